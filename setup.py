@@ -1,0 +1,32 @@
+from configparser import ConfigParser
+import setuptools, shlex
+
+cfg = ConfigParser(delimiters=['='])
+cfg.read('settings.ini', encoding='utf-8')
+cfg = cfg['DEFAULT']
+
+expected = 'version description keywords author author_email'.split()
+missing = [o for o in expected if o not in cfg]
+if missing: raise ValueError(f"settings.ini is missing: {missing}")
+
+requirements = shlex.split(cfg.get('requirements', ''))
+dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
+
+setuptools.setup(
+    name=cfg['lib_name'],
+    version=cfg['version'],
+    description=cfg['description'],
+    long_description=open('README.md', encoding='utf-8').read(),
+    long_description_content_type='text/markdown',
+    author=cfg['author'], author_email=cfg['author_email'],
+    license='Apache-2.0',
+    url=cfg['git_url'],
+    keywords=cfg['keywords'],
+    packages=setuptools.find_packages(include=['litnn', 'litnn.*']),
+    include_package_data=True,
+    python_requires='>=' + cfg['min_python'],
+    install_requires=requirements,
+    extras_require={'dev': dev_requirements, 'cuda': ['cupy-cuda12x']},
+    zip_safe=False,
+    entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
+)
