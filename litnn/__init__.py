@@ -6,3 +6,8 @@ from .backend import *
 from .backend import dtype, device, Generator, default_generator, manual_seed, seed, initial_seed
 from . import cuda
 from .tensor import *
+from ._tensor_str import set_printoptions
+from . import autograd
+from .autograd.engine import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                              is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
+from .utils import hooks as _hooks

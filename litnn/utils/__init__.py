@@ -1,0 +1,1 @@
+"""litnn.utils: helpers, as torch.utils."""

@@ -1,0 +1,71 @@
+"""The project's own rules: what `import litnn` pulls in, how notebooks are named and started,
+and that README.md, nbs/index.ipynb and .ci/run agree."""
+import json, re, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NBS = ROOT/'nbs'
+
+def notebooks():
+    "Every notebook nbdev sees: under nbs/, skipping files and folders that start with `_` or `.`."
+    return sorted(p for p in NBS.rglob('*.ipynb')
+                  if not any(part.startswith(('_', '.')) for part in p.relative_to(NBS).parts))
+
+def first_cell(nb): return ''.join(json.loads(nb.read_text(encoding='utf-8'))['cells'][0]['source'])
+
+def imported_top_modules(prelude=''):
+    "Top-level names of the modules that `import litnn` adds to a fresh interpreter."
+    # Diffing against the start leaves out what site's .pth files load (editable finders, setuptools).
+    code = (f"{prelude}\nimport sys, json; before = set(sys.modules)\nimport litnn\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+def test_import_litnn_pulls_in_no_dev_tools():
+    mods = imported_top_modules()
+    assert not mods & {'torch', 'fastcore', 'nbdev', 'execnb', 'matplotlib', 'IPython', 'pytest', 'hypothesis'}
+
+def test_import_litnn_needs_only_numpy_ml_dtypes_and_stdlib():
+    # Block CuPy, as on a machine without it: then nothing outside these may be imported.
+    mods = imported_top_modules("import sys; sys.modules['cupy'] = None")
+    allowed = set(sys.stdlib_module_names) | {'litnn', 'numpy', 'ml_dtypes', 'cupy'}
+    cython = {m for m in mods if m == 'cython_runtime' or m.startswith('_cython_')}  # compiled numpy/ml_dtypes
+    assert mods - allowed - cython == set()
+
+def test_notebooks_exist():
+    assert (NBS/'index.ipynb') in notebooks()
+    assert len(notebooks()) > 1
+
+@pytest.mark.parametrize('nb', notebooks(), ids=lambda p: str(p.relative_to(NBS)))
+def test_notebook_first_cell(nb):
+    "A part's notebook starts with `#| default_exp`; index.ipynb (the README) exports nothing."
+    has_exp = re.search(r'^#\|\s*default_exp\s', first_cell(nb), re.M) is not None
+    assert has_exp == (nb.name != 'index.ipynb'), f'{nb.name}: first cell is {first_cell(nb)!r}'
+
+def test_no_auto_in_notebook_paths():
+    # nbdev 2.4.14 silently leaves any notebook whose path contains "auto" out of _modidx.py.
+    bad = [str(p.relative_to(ROOT)) for p in notebooks() if 'auto' in str(p.relative_to(ROOT)).lower()]
+    assert bad == []
+
+def readme_test_command():
+    "The one line in README.md that runs every test."
+    lines = [l.strip() for l in (ROOT/'README.md').read_text(encoding='utf-8').splitlines()
+             if l.strip().endswith('bash tools/test_all.sh')]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+def test_ci_runs_the_readme_test_command():
+    cmds = re.findall(r"^cmd='(.*)'$", (ROOT/'.ci'/'run').read_text(encoding='utf-8'), re.M)
+    assert cmds == [readme_test_command()]
+
+def test_readme_is_generated_from_index():
+    sys.path.insert(0, str(ROOT/'tools'))
+    try: from make_readme import make_readme
+    finally: sys.path.pop(0)
+    assert (ROOT/'README.md').read_text(encoding='utf-8') == make_readme(NBS/'index.ipynb')
+
+def test_top_quarto_yml_is_the_nbs_one():
+    top = ROOT/'_quarto.yml'
+    assert top.is_symlink() and top.resolve() == (NBS/'_quarto.yml').resolve()

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Every test litnn has, in order, stopping at the first failure:
+#   1. drift: notebooks, litnn/ and README.md agree (export + clean + make_readme change nothing)
+#   2. nbdev_test: every notebook (+ `#| cuda` cells when a GPU is there)
+#   3. doctests in litnn/
+#   4. tests/ (GPU tests skip themselves without a GPU)
+# Uses the tools of the active environment: activate the venv first (see README.md).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+for tool in python nbdev_export nbdev_clean nbdev_test; do
+    command -v "$tool" >/dev/null || { echo "test_all.sh: '$tool' not found: activate the venv with litnn's dev tools first (see README.md)" >&2; exit 1; }
+done
+
+T0=$SECONDS; STEP_T0=$SECONDS; TIMES=()
+step() {  # step "title": close the previous step's clock, print a header
+    if [ -n "${STEP:-}" ]; then TIMES+=("$(printf '%5ds  %s' $((SECONDS-STEP_T0)) "$STEP")"); fi
+    STEP=$1; STEP_T0=$SECONDS
+    printf '\n==== %s ====\n' "$STEP"
+}
+
+# Everything the generators may touch: tracked and untracked (not ignored) files.
+snapshot() { git ls-files -z -co --exclude-standard -- litnn nbs README.md | sort -z | xargs -0 -r sha1sum; }
+
+step "1/4 drift: nbdev_export, nbdev_clean, tools/make_readme.py change nothing"
+git_clean_before=$(git status --porcelain -- litnn nbs README.md)
+before=$(snapshot)
+nbdev_export
+nbdev_clean
+python tools/make_readme.py
+after=$(snapshot)
+if [ "$before" != "$after" ]; then
+    echo "DRIFT: these files changed when regenerated from the notebooks:" >&2
+    diff <(echo "$before") <(echo "$after") | sed -n 's/^[<>] [0-9a-f]*  /  /p' | sort -u >&2
+    echo "Edit the notebook (not litnn/*.py, not README.md), run nbdev_export, nbdev_clean and" >&2
+    echo "python tools/make_readme.py, and commit the notebook and the generated files together." >&2
+    exit 1
+fi
+# In a clean checkout (CI's fresh clone) the generated files must also equal what is committed.
+if [ -z "$git_clean_before" ] && [ -n "$(git status --porcelain -- litnn nbs README.md)" ]; then
+    echo "DRIFT: regenerating left these files different from the commit:" >&2
+    git status --porcelain -- litnn nbs README.md >&2
+    echo "Edit the notebook, export, commit both." >&2
+    exit 1
+fi
+echo "no drift"
+
+step "2/4 notebooks: nbdev_test"
+flags=()
+if [ "$(python -c 'import litnn.cuda as c; print(c.is_available())')" = True ]; then
+    flags=(--flags cuda); echo "GPU found: also running the cells marked #| cuda"
+fi
+nbdev_test --n_workers 2 --timing "${flags[@]}"
+
+step "3/4 doctests: pytest --doctest-modules litnn"
+rc=0; python -m pytest --doctest-modules litnn -q || rc=$?
+if [ "$rc" = 5 ]; then echo "(no doctests collected yet)"
+elif [ "$rc" != 0 ]; then exit "$rc"; fi
+
+step "4/4 tests/: pytest tests"
+python -m pytest tests -q
+
+step "timings"
+printf '%s\n' "${TIMES[@]}"; printf '%5ds  total\n' $((SECONDS-T0))
+echo "test_all.sh: all tests passed"
