@@ -177,3 +177,41 @@ def test_cuda(k):
     suffixes = ["device='cuda:0'"] + ([f"dtype={tt.dtype}"] if tt.dtype not in (torch.float32, torch.int64, torch.bool) else [])
     expected = _add_suffixes('tensor(' + _tensor_str(tt, 7), suffixes, 7, force_newline=False)
     assert repr(litnn.tensor(arr, device='cuda')) == expected.replace('torch.', 'litnn.')
+
+def _fuzz_array(seed):
+    "A random array: random shape, dtype, magnitude, with the odd nan, inf, zero and whole number."
+    r = np.random.default_rng(seed)
+    shape = tuple(r.integers(1, 6, size=r.integers(0, 4)))
+    if r.random() < 0.1: shape = (int(r.integers(1000, 1500)),)
+    kind = r.choice(['float32', 'float64', 'float16', 'int64', 'int32', 'uint8', 'bool'])
+    if kind == 'bool': return r.random(shape) < 0.5
+    if kind in ('int64', 'int32', 'uint8'):
+        hi = {'int64': 10**12, 'int32': 10**6, 'uint8': 256}[kind]
+        return r.integers(0 if kind == 'uint8' else -hi, hi, shape).astype(kind)
+    a = r.standard_normal(shape) * 10.0 ** r.integers(-9, 10, shape if r.random() < 0.3 else ())
+    if r.random() < 0.3: a = np.round(a)
+    a = np.asarray(a)
+    flat = a.reshape(-1)
+    for v in (nan, inf, -inf, 0.0, -0.0):
+        if r.random() < 0.15: flat[r.integers(flat.size)] = v
+    with np.errstate(over='ignore', invalid='ignore'): return a.astype(kind)
+
+@pytest.mark.parametrize('seed', range(300))
+def test_fuzz(seed):
+    arr = _fuzz_array(seed)
+    assert repr(litnn.tensor(arr)) == want(torch.tensor(arr))
+
+@pytest.mark.parametrize('seed', range(100))
+def test_fuzz_bfloat16(seed):
+    arr = _fuzz_array(seed).astype(np.float32)
+    assert repr(litnn.tensor(arr, dtype=litnn.bfloat16)) == want(torch.tensor(arr).to(torch.bfloat16))
+
+@pytest.mark.parametrize('seed', range(100))
+def test_fuzz_printoptions(seed, restore):
+    r = np.random.default_rng(10_000 + seed)
+    opts = dict(precision=int(r.integers(0, 9)), threshold=int(r.integers(1, 200)), edgeitems=int(r.integers(0, 5)),
+                linewidth=int(r.integers(10, 150)), sci_mode=[None, True, False][r.integers(3)])
+    litnn.set_printoptions(**opts); torch.set_printoptions(**opts)
+    arr = _fuzz_array(seed)
+    rg = arr.dtype.kind == 'f' and r.random() < 0.5
+    assert repr(litnn.tensor(arr, requires_grad=rg)) == want(torch.tensor(arr, requires_grad=rg)), opts
