@@ -11,3 +11,5 @@ from . import autograd
 from .autograd.engine import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                               is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
 from .utils import hooks as _hooks
+from .ops import *
+from .views import *

@@ -69,3 +69,24 @@ def test_readme_is_generated_from_index():
 def test_top_quarto_yml_is_the_nbs_one():
     top = ROOT/'_quarto.yml'
     assert top.is_symlink() and top.resolve() == (NBS/'_quarto.yml').resolve()
+
+def export_directives(nb):
+    "The `#| default_exp` module and the modules named by `#| export MOD` cells of a notebook."
+    default, others = None, set()
+    for c in json.loads(nb.read_text(encoding='utf-8'))['cells']:
+        if c['cell_type'] != 'code': continue
+        for l in ''.join(c['source']).splitlines():
+            if m := re.match(r'#\|\s*default_exp\s+(\S+)', l): default = m[1]
+            elif m := re.match(r'#\|\s*export[is]?\s+(\S+)', l): others.add(m[1])
+    return default, others
+
+def test_export_to_another_module_is_rewritten_first():
+    # nbdev_export (sorted by file name) rewrites a module only for its `#| default_exp` notebook;
+    # a `#| export MOD` cell *appends* to MOD's file, so MOD grows on every export unless a notebook
+    # that sorts earlier has `#| default_exp MOD`. Fix: move those cells to a notebook of their own.
+    nbs = sorted(notebooks(), key=lambda p: p.name)
+    first = {}
+    for nb in nbs: first.setdefault(export_directives(nb)[0], nb.name)
+    bad = [f'{nb.name}: `#| export {mod}`' for nb in nbs for mod in sorted(export_directives(nb)[1])
+           if mod != export_directives(nb)[0] and not (mod in first and first[mod] < nb.name)]
+    assert bad == [], 'these modules are appended to on every nbdev_export: ' + '; '.join(bad)
