@@ -1,0 +1,1271 @@
+"""litnn's autograd engine against torch's: the graph of grad_fn nodes, backward and its errors, retain_grad,
+tensor hooks, grad modes, in-place checks, `autograd.grad` and higher order, custom Functions, gradcheck,
+broadcasting, type promotion, and freeing graphs by reference counting."""
+import gc, weakref
+import numpy as np, pytest
+import litnn
+
+torch = pytest.importorskip('torch')
+hyp = pytest.importorskip('hypothesis')
+from hypothesis import given, settings, strategies as st, HealthCheck
+from hypothesis.extra import numpy as hnp
+
+LIBS = [litnn, torch]
+
+def name(d): return str(d).rsplit('.', 1)[-1]
+
+@pytest.fixture(autouse=True)
+def grad_mode_on():
+    "Every test starts, and leaves, with grad mode on in both libraries."
+    yield
+    litnn.set_grad_enabled(True); torch.set_grad_enabled(True)
+
+def same_error(f):
+    "Run `f(lib)` in torch and in litnn: both must raise, and the same exception type."
+    with pytest.raises(Exception) as te: f(torch)
+    with pytest.raises(te.type): f(litnn)
+    return te.type
+
+def both(f):
+    "`f(lib)` for litnn and torch, asserted equal; returns the litnn result."
+    l, t = f(litnn), f(torch)
+    assert l == t
+    return l
+
+def close(f, rtol=1e-12, atol=1e-12):
+    "`f(lib)` gives (lists of) arrays; compare them numerically."
+    l, t = f(litnn), f(torch)
+    assert len(l) == len(t)
+    for a, b in zip(l, t):
+        if a is None or b is None: assert a is b
+        else: np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
+    return l
+
+def arr(t): return None if t is None else np.array(t.tolist())
+
+def leaf(lib, vals, dtype='float64', rg=True):
+    return lib.tensor(vals, dtype=getattr(lib, dtype), requires_grad=rg)
+
+def exp(lib, x):
+    "exp of a tensor, without recording a graph (used inside custom Functions' forward)."
+    if lib is torch: return torch.exp(x)
+    if hasattr(litnn, 'exp'): return litnn.exp(x)
+    return litnn.tensor(np.exp(x.detach().numpy()))
+
+## the graph: grad_fn names and next_functions
+
+def tree(fn):
+    "The graph below `fn` as nested (name, ((child, output_nr), ...)); leaves are 'AccumulateGrad'."
+    if fn is None: return None
+    n = type(fn).__name__
+    if n == 'AccumulateGrad': return n
+    return (n, tuple((tree(f), nr) for f, nr in fn.next_functions))
+
+def _xw(lib):
+    return leaf(lib, [1., 2.]), leaf(lib, [3., 4.])
+
+GRAPHS = {
+    'add_mul': lambda lib, x, w: (x + w) * (w + 1),
+    'scalar_ops': lambda lib, x, w: ((x * 2) - 1) / 3,
+    'sub_div': lambda lib, x, w: (x - w) / (x * w),
+    'neg': lambda lib, x, w: -(x + w),
+    'sum': lambda lib, x, w: (x * w).sum(),
+    'sum_dim': lambda lib, x, w: (x * w).sum(0),
+    'sum_keepdim': lambda lib, x, w: (x + w).sum(dim=0, keepdim=True),
+    'expand': lambda lib, x, w: x.expand(3, 2) * w,
+    'reshape': lambda lib, x, w: (x * w).reshape(2, 1),
+    'no_grad_operand': lambda lib, x, w: lib.tensor([5., 6.], dtype=lib.float64) + w,
+    'no_grad_operand_right': lambda lib, x, w: w * lib.tensor([5., 6.], dtype=lib.float64),
+    'int_operand': lambda lib, x, w: x * lib.tensor([2, 3]),
+    'shared_leaf': lambda lib, x, w: x * x,
+    'diamond': lambda lib, x, w: (lambda a: (a + 1) * (a * 2))(x * w),
+    'broadcast': lambda lib, x, w: x.reshape(2, 1) + w,
+    'method_forms': lambda lib, x, w: x.add(w, alpha=2).mul(w).sub(x).div(w),
+}
+
+@pytest.mark.parametrize('k', GRAPHS)
+def test_grad_fn_tree(k):
+    assert both(lambda lib: tree(GRAPHS[k](lib, *_xw(lib)).grad_fn)) is not None
+
+def test_grad_fn_tree_of_add_mul_explicitly():
+    want = ('MulBackward0', ((('AddBackward0', (('AccumulateGrad', 0), ('AccumulateGrad', 0))), 0),
+                             (('AddBackward0', (('AccumulateGrad', 0), (None, 0))), 0)))
+    assert both(lambda lib: tree(GRAPHS['add_mul'](lib, *_xw(lib)).grad_fn)) == want
+
+GRAPHS_REFLECTED = {
+    'rsub': lambda lib, x, w: 1 - x,
+    'rdiv': lambda lib, x, w: 2 / x,
+    'reshape_same_shape': lambda lib, x, w: (x * w).reshape(2),
+    'expand_same_shape': lambda lib, x, w: (x * w).expand(2),
+}
+
+@pytest.mark.parametrize('k', GRAPHS_REFLECTED)
+def test_grad_fn_tree_reflected_and_identity_ops(k):
+    both(lambda lib: tree(GRAPHS_REFLECTED[k](lib, *_xw(lib)).grad_fn))
+
+def test_grad_fn_tree_mixed_dtypes():
+    # torch promotes inside the kernel: no cast node appears in the graph
+    def f(lib):
+        x, y = leaf(lib, [1., 2.], 'float32'), leaf(lib, 3., 'float64')
+        return tree((x * y).grad_fn)
+    both(f)
+
+def test_grad_fn_name_and_accumulate_grad_variable():
+    for lib in LIBS:
+        x, w = _xw(lib)
+        y = x * w
+        assert y.grad_fn.name() == 'MulBackward0'
+        acc = y.grad_fn.next_functions[0][0]
+        assert type(acc).__name__ == 'AccumulateGrad' and acc.variable is x
+        assert acc.next_functions == ()
+
+def test_accumulate_grad_node_is_shared():
+    for lib in LIBS:
+        x = leaf(lib, [1., 2.])
+        a, b = x * 2, x + 1
+        assert a.grad_fn.next_functions[0][0] is b.grad_fn.next_functions[0][0]
+        y = x * x
+        assert y.grad_fn.next_functions[0][0] is y.grad_fn.next_functions[1][0]
+
+def test_output_nr_of_single_output_ops():
+    assert both(lambda lib: [nr for _, nr in (leaf(lib, [1.]) * leaf(lib, [2.])).grad_fn.next_functions]) == [0, 0]
+
+## leaves
+
+def test_leaf_rules():
+    def f(lib):
+        x, c = leaf(lib, [1., 2.]), lib.tensor([1., 2.])
+        with lib.no_grad(): n = x * 2
+        return [t.is_leaf for t in (x, c, c * 2, x * 2, n, x.detach(), (x * 2).detach())] + \
+               [t.requires_grad for t in (x, c, c * 2, x * 2, n, x.detach())]
+    assert both(f) == [True, True, True, False, True, True, True, True, False, False, True, False, False]
+
+def test_grad_accumulates_across_backward_calls():
+    def f(lib):
+        x, w = _xw(lib)
+        (x * w).sum().backward()
+        g1 = x.grad.tolist()
+        (x * x * w).sum().backward()
+        return g1, x.grad.tolist(), w.grad.tolist()
+    assert both(f) == ([3., 4.], [3. + 6., 4. + 16.], [1. + 1., 2. + 4.])
+
+def test_grad_zeroing_by_assigning_none():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        (x * 3).sum().backward()
+        x.grad = None
+        (x * 5).sum().backward()
+        return x.grad.tolist()
+    assert both(f) == [5., 5.]
+
+def test_accumulation_keeps_the_grad_tensor_object():
+    for lib in LIBS:
+        x = leaf(lib, [1., 2.])
+        (x * 3).sum().backward()
+        g = x.grad
+        (x * 3).sum().backward()
+        assert x.grad is g and g.tolist() == [6., 6.]
+
+def test_first_grad_is_not_the_incoming_gradient_object():
+    # y.backward(g): the leaf's .grad must not alias the caller's g (torch copies or steals only when safe)
+    for lib in LIBS:
+        x = leaf(lib, [1., 2.])
+        g = lib.tensor([1., 1.], dtype=lib.float64)
+        (x + 0).backward(g)
+        x.grad.mul_(5)
+        assert g.tolist() == [1., 1.]
+
+def test_non_leaf_grad_is_none():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        y.sum().backward()
+        with pytest.warns(UserWarning) if lib is torch else _nothing(): g = y.grad
+        return g
+    assert both(f) is None
+
+class _nothing:
+    def __enter__(self): pass
+    def __exit__(self, *a): pass
+
+def test_non_leaf_grad_access_warns():
+    for lib in LIBS:
+        y = leaf(lib, [1., 2.]) * 2
+        with pytest.warns(UserWarning, match='not a leaf'): y.grad
+
+## retain_grad
+
+def test_retain_grad_values_and_accumulation():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * x
+        y.retain_grad()
+        z = (y * 3).sum()
+        z.backward(retain_graph=True)
+        a = y.grad.tolist()
+        z.backward()
+        return a, y.grad.tolist(), x.grad.tolist(), y.retains_grad, x.retains_grad, y.is_leaf
+    assert both(f) == ([3., 3.], [6., 6.], [12., 24.], True, False, False)
+
+def test_retain_grad_on_leaf_is_a_no_op():
+    assert both(lambda lib: (lambda x: (x.retain_grad(), x.retains_grad)[1])(leaf(lib, [1.]))) is False
+
+def test_retain_grad_requires_grad():
+    same_error(lambda lib: lib.tensor([1., 2.]).retain_grad())
+
+def test_retain_grad_twice_is_idempotent():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        y.retain_grad(); y.retain_grad()
+        (y * y).sum().backward()
+        return y.grad.tolist()
+    assert both(f) == [4., 8.]
+
+def test_retain_grad_on_intermediate_used_twice():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        a = x * 2
+        a.retain_grad()
+        (a * a + a * 3).sum().backward()
+        return a.grad.tolist(), x.grad.tolist()
+    both(f)
+
+def test_retains_grad_default():
+    assert both(lambda lib: ((leaf(lib, [1.]) * 2).retains_grad, lib.tensor([1.]).retains_grad)) == (False, False)
+
+## backward: gradients, errors, inputs=
+
+def test_backward_with_gradient_argument():
+    def f(lib):
+        x, w = _xw(lib)
+        y = x * w
+        y.backward(gradient=lib.tensor([10., 100.], dtype=lib.float64))
+        return x.grad.tolist(), w.grad.tolist()
+    assert both(f) == ([30., 400.], [10., 200.])
+
+def test_backward_of_scalar_is_implicit_one():
+    def f(lib):
+        x = leaf(lib, 3.)
+        (x * x).backward()
+        return x.grad.item()
+    assert both(f) == 6.
+
+def test_backward_one_element_non_scalar():
+    def f(lib):
+        x = leaf(lib, [[3.]])
+        (x * x).backward()
+        return x.grad.tolist()
+    assert both(f) == [[6.]]
+
+def test_backward_gradient_of_other_dtype():
+    def f(lib):
+        x = leaf(lib, [1., 2.], 'float32')
+        (x * 2).backward(lib.tensor([1, 1]))
+        return name(x.grad.dtype), x.grad.tolist()
+    assert both(f) == ('float32', [2., 2.])
+
+def test_functional_backward_multiple_roots():
+    def f(lib):
+        x, w = _xw(lib)
+        a, b = x * w, x + w
+        lib.autograd.backward([a, b], [lib.ones(2, dtype=lib.float64), lib.tensor([2., 3.], dtype=lib.float64)])
+        return x.grad.tolist(), w.grad.tolist()
+    assert both(f) == ([5., 7.], [3., 5.])
+
+BACKWARD_ERRORS = {
+    'implicit_non_scalar': lambda lib: (leaf(lib, [1., 2.]) * 2).backward(),
+    'no_grad_fn': lambda lib: lib.tensor([1., 2.]).sum().backward(),
+    'leaf_without_grad': lambda lib: lib.tensor(1.).backward(),
+    'gradient_shape': lambda lib: (leaf(lib, [1., 2.]) * 2).backward(lib.ones(3, dtype=lib.float64)),
+    'gradient_shape_2d': lambda lib: (leaf(lib, [1., 2.]) * 2).backward(lib.ones(2, 1, dtype=lib.float64)),
+    'inputs_empty': lambda lib: (leaf(lib, [1., 2.]) * 2).sum().backward(inputs=[]),
+    'result_under_no_grad': lambda lib: _under_no_grad(lib).backward(),
+}
+
+def _under_no_grad(lib):
+    x = leaf(lib, 2.)
+    with lib.no_grad(): return x * 2
+
+@pytest.mark.parametrize('k', BACKWARD_ERRORS)
+def test_backward_errors_match_torch(k):
+    same_error(BACKWARD_ERRORS[k])
+
+def test_backward_error_messages():
+    with pytest.raises(RuntimeError, match='grad can be implicitly created only for scalar outputs'):
+        BACKWARD_ERRORS['implicit_non_scalar'](litnn)
+    with pytest.raises(RuntimeError, match='does not require grad and does not have a grad_fn'):
+        BACKWARD_ERRORS['no_grad_fn'](litnn)
+    with pytest.raises(RuntimeError, match='Mismatch in shape'):
+        BACKWARD_ERRORS['gradient_shape'](litnn)
+
+def _second_backward(lib, make):
+    x = leaf(lib, [1., 2.])
+    z = make(x).sum()
+    z.backward()
+    z.backward()
+    return x.grad.tolist()
+
+def test_second_backward_without_retain_graph():
+    for make in (lambda x: x * x, lambda x: x * 2, lambda x: (x * x + 1) / 2):
+        t = same_error(lambda lib: _second_backward(lib, make))
+        assert t is RuntimeError
+    with pytest.raises(RuntimeError, match='Trying to backward through the graph a second time'):
+        _second_backward(litnn, lambda x: x * x)
+
+def test_second_backward_of_graph_without_saved_tensors():
+    # nothing was freed, so torch runs it again: so must litnn
+    assert both(lambda lib: _second_backward(lib, lambda x: (x + 1) - 2)) == [2., 2.]
+
+def test_second_backward_with_retain_graph():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        z = (x * x).sum()
+        z.backward(retain_graph=True)
+        z.backward()
+        return x.grad.tolist()
+    assert both(f) == [4., 8.]
+
+def test_backward_inputs_only_accumulates_given_leaves():
+    def f(lib):
+        x, w = _xw(lib)
+        b = leaf(lib, [5., 6.])
+        z = (x * w + b).sum()
+        z.backward(inputs=[w], retain_graph=True)
+        r1 = (x.grad, w.grad.tolist(), b.grad)
+        z.backward(inputs=(x, b))
+        return r1, x.grad.tolist(), w.grad.tolist(), b.grad.tolist()
+    assert both(f) == ((None, [1., 2.], None), [3., 4.], [1., 2.], [1., 1.])
+
+def test_backward_inputs_single_tensor():
+    def f(lib):
+        x, w = _xw(lib)
+        (x * w).sum().backward(inputs=x)
+        return x.grad.tolist(), w.grad
+    assert both(f) == ([3., 4.], None)
+
+def test_backward_inputs_non_leaf():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        (y * y).sum().backward(inputs=[y])
+        return y.grad.tolist(), x.grad
+    assert both(f) == ([4., 8.], None)
+
+## tensor hooks
+
+def test_hook_order_across_the_graph():
+    def f(lib):
+        calls = []
+        x = leaf(lib, [1., 2.])
+        a, b = x * 2, x * 3
+        c = a * b
+        for nm, t in (('x', x), ('a', a), ('b', b), ('c', c)):
+            t.register_hook(lambda g, nm=nm: calls.append((nm, g.tolist())))
+        x.register_post_accumulate_grad_hook(lambda t: calls.append(('post', t.grad.tolist())))
+        c.sum().backward()
+        return calls
+    calls = both(f)
+    assert [c[0] for c in calls] == ['c', 'b', 'a', 'x', 'post']
+
+def test_hook_order_on_one_tensor_is_registration_order():
+    def f(lib):
+        calls = []
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        for i in range(3): y.register_hook(lambda g, i=i: calls.append(i))
+        for i in range(3, 5): x.register_hook(lambda g, i=i: calls.append(i))
+        y.sum().backward()
+        return calls
+    assert both(f) == [0, 1, 2, 3, 4]
+
+def test_hook_replaces_gradient():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * x
+        seen = []
+        y.register_hook(lambda g: g * 10)
+        y.register_hook(lambda g: seen.append(g.tolist()))     # sees the replaced gradient
+        x.register_hook(lambda g: g + 1)
+        y.sum().backward()
+        return seen, x.grad.tolist()
+    assert both(f) == ([[10., 10.]], [21., 41.])
+
+def test_hook_on_leaf_replaces_what_is_accumulated():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        h = x.register_hook(lambda g: g * 10)
+        (x * x).sum().backward()
+        a = x.grad.tolist()
+        h.remove()
+        x.grad = None
+        (x * x).sum().backward()
+        return a, x.grad.tolist()
+    assert both(f) == ([20., 40.], [2., 4.])
+
+def test_hook_removal_via_handle():
+    def f(lib):
+        calls = []
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        h1 = y.register_hook(lambda g: calls.append(1))
+        y.register_hook(lambda g: calls.append(2))
+        h1.remove(); h1.remove()    # twice is fine
+        y.sum().backward()
+        return calls
+    assert both(f) == [2]
+
+def test_hook_removal_via_context_manager():
+    def f(lib):
+        calls = []
+        x = leaf(lib, [1., 2.])
+        with x.register_hook(lambda g: calls.append('in')):
+            (x * 2).sum().backward()
+        (x * 2).sum().backward()
+        return calls, x.grad.tolist()
+    assert both(f) == (['in'], [4., 4.])
+
+def test_leaf_hook_sees_grad_before_accumulation():
+    def f(lib):
+        x = leaf(lib, [1.])
+        seen = []
+        x.register_hook(lambda g: seen.append((g.tolist(), None if x.grad is None else x.grad.tolist())))
+        (x * 2).sum().backward()
+        (x * 2).sum().backward()
+        return seen, x.grad.tolist()
+    assert both(f) == ([([2.], None), ([2.], [2.])], [4.])
+
+def test_non_leaf_hook_runs_in_autograd_grad():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        seen = []
+        y.register_hook(lambda g: seen.append(g.tolist()))
+        (g,) = lib.autograd.grad((y * y).sum(), x)
+        return seen, g.tolist(), x.grad
+    assert both(f) == ([[4., 8.]], [8., 16.], None)
+
+def test_post_accumulate_grad_hook():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        calls = []
+        h = x.register_post_accumulate_grad_hook(lambda t: calls.append((t is x, t.grad.tolist())))
+        (x * 3).sum().backward()
+        (x * 3).sum().backward()
+        h.remove()
+        (x * 3).sum().backward()
+        return calls, x.grad.tolist()
+    assert both(f) == ([(True, [3., 3.]), (True, [6., 6.])], [9., 9.])
+
+def test_post_accumulate_grad_hook_can_modify_grad_in_place():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        def h(t):
+            with lib.no_grad(): t.grad.mul_(0.5)
+        x.register_post_accumulate_grad_hook(h)
+        (x * 4).sum().backward()
+        return x.grad.tolist()
+    assert both(f) == [2., 2.]
+
+def test_post_accumulate_grad_hook_must_return_none():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        x.register_post_accumulate_grad_hook(lambda t: t.grad * 100)
+        (x * 2).sum().backward()
+        return x.grad.tolist()
+    same_error(f)
+
+HOOK_ERRORS = {
+    'hook_no_grad': lambda lib: lib.tensor([1.]).register_hook(lambda g: g),
+    'post_acc_non_leaf': lambda lib: (leaf(lib, [1.]) * 2).register_post_accumulate_grad_hook(lambda t: None),
+    'post_acc_no_grad': lambda lib: lib.tensor([1.]).register_post_accumulate_grad_hook(lambda t: None),
+}
+
+@pytest.mark.parametrize('k', HOOK_ERRORS)
+def test_hook_errors_match_torch(k):
+    same_error(HOOK_ERRORS[k])
+
+@pytest.mark.parametrize('order', ['retain_first', 'hook_first'])
+def test_hooks_run_before_retain_grad_stores(order):
+    "torch runs retain_grad last, whatever the registration order: .grad holds the hooked gradient."
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 3
+        calls = []
+        if order == 'retain_first': y.retain_grad()
+        y.register_hook(lambda g: (calls.append(('double', g.tolist())), g * 2)[1])
+        if order == 'hook_first': y.retain_grad()
+        y.register_hook(lambda g: calls.append(('see', g.tolist())))
+        y.sum().backward()
+        return y.grad.tolist(), x.grad.tolist(), calls
+    assert both(f) == ([2., 2.], [6., 6.], [('double', [1., 1.]), ('see', [2., 2.])])
+
+def test_hook_added_after_retain_grad_changes_retained_value():
+    def f(lib):
+        x = leaf(lib, [1.])
+        y = x * 2
+        y.retain_grad()
+        y.register_hook(lambda g: g + 1)
+        (y * 3).sum().backward()
+        return y.grad.tolist(), x.grad.tolist()
+    assert both(f) == ([4.], [8.])
+
+## grad modes
+
+def test_no_grad_context():
+    def f(lib):
+        x = leaf(lib, [1.])
+        with lib.no_grad():
+            y = x * 2
+            inner = lib.is_grad_enabled()
+        return y.requires_grad, y.grad_fn, inner, lib.is_grad_enabled()
+    assert both(f) == (False, None, False, True)
+
+def test_enable_grad_inside_no_grad():
+    def f(lib):
+        x = leaf(lib, [1.])
+        with lib.no_grad():
+            with lib.enable_grad(): y = x * 2
+            z = x * 2
+        return y.requires_grad, z.requires_grad
+    assert both(f) == (True, False)
+
+def test_grad_mode_restored_after_exception():
+    for lib in LIBS:
+        with pytest.raises(ValueError):
+            with lib.no_grad(): raise ValueError
+        assert lib.is_grad_enabled()
+
+def test_set_grad_enabled_as_function_and_context():
+    def f(lib):
+        lib.set_grad_enabled(False)
+        a = lib.is_grad_enabled()
+        lib.set_grad_enabled(True)
+        with lib.set_grad_enabled(False): b = lib.is_grad_enabled(), (leaf(lib, [1.]) * 2).requires_grad
+        c = lib.is_grad_enabled()
+        with lib.no_grad():
+            with lib.set_grad_enabled(True): d = (leaf(lib, [1.]) * 2).requires_grad
+            e = lib.is_grad_enabled()
+        return a, b, c, d, e
+    assert both(f) == (False, (False, False), True, True, False)
+
+def test_decorators_called():
+    def f(lib):
+        @lib.no_grad()
+        def a(x): return (x * 2).requires_grad
+        @lib.enable_grad()
+        def b(x): return (x * 2).requires_grad
+        @lib.inference_mode()
+        def c(x): return (x * 2).requires_grad
+        x = leaf(lib, [1.])
+        with lib.no_grad(): rb = b(x)
+        return a(x), rb, c(x), a.__name__, lib.is_grad_enabled()
+    assert both(f) == (False, True, False, 'a', True)
+
+def test_bare_no_grad_decorator():
+    def f(lib):
+        @lib.no_grad
+        def g(x, k=2):
+            "doc"
+            return (x * k).requires_grad, lib.is_grad_enabled()
+        return g(leaf(lib, [1.])), g(leaf(lib, [1.]), k=3), g.__name__, g.__doc__, lib.is_grad_enabled()
+    assert both(f) == ((False, False), (False, False), 'g', 'doc', True)
+
+def test_set_grad_enabled_decorator_does_not_leak():
+    def f(lib):
+        @lib.set_grad_enabled(False)
+        def g(x): return (x * 2).requires_grad
+        after_decorating = lib.is_grad_enabled()
+        return after_decorating, g(leaf(lib, [1.])), lib.is_grad_enabled()
+    assert both(f) == (True, False, True)
+
+def test_decorated_function_is_reusable_and_nests():
+    def f(lib):
+        @lib.no_grad()
+        def inner(x): return lib.is_grad_enabled()
+        @lib.enable_grad()
+        def outer(x): return lib.is_grad_enabled(), inner(x), lib.is_grad_enabled()
+        with lib.no_grad(): r = outer(1)
+        return r, outer(1), inner(1), lib.is_grad_enabled()
+    assert both(f) == ((True, False, True), (True, False, True), False, True)
+
+def test_inference_mode_flags():
+    def f(lib):
+        with lib.no_grad(): a = lib.is_inference_mode_enabled(), lib.is_grad_enabled()
+        with lib.inference_mode(): b = lib.is_inference_mode_enabled(), lib.is_grad_enabled()
+        with lib.inference_mode(False): c = lib.is_inference_mode_enabled(), lib.is_grad_enabled()
+        return a, b, c, lib.is_inference_mode_enabled()
+    assert both(f) == ((False, False), (True, False), (False, True), False)
+
+def test_inference_mode_results():
+    def f(lib):
+        x = leaf(lib, [1.])
+        with lib.inference_mode(): y = x * 2
+        return y.requires_grad, y.is_leaf, y.grad_fn
+    assert both(f) == (False, True, None)
+
+## detach
+
+def test_detach():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        d = y.detach()
+        return d.requires_grad, d.is_leaf, d.grad_fn, d.tolist(), y.requires_grad
+    assert both(f) == (False, True, None, [2., 4.], True)
+
+def test_detach_shares_memory_and_version():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        d = x.detach()
+        d.add_(1)
+        return x.tolist(), x._version, d._version
+    assert both(f) == ([2., 3.], 1, 1)
+
+def test_detach_in_place():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        r = y.detach_()
+        return r is y, y.requires_grad, y.is_leaf, y.grad_fn
+    assert both(f) == (True, False, True, None)
+
+def test_backward_stops_at_detach():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        z = (y.detach() * x).sum()
+        z.backward()
+        return x.grad.tolist()
+    assert both(f) == [2., 4.]
+
+## in-place operations and the version counter
+
+def test_in_place_on_leaf_requiring_grad():
+    same_error(lambda lib: leaf(lib, [1., 2.]).add_(1))
+    same_error(lambda lib: leaf(lib, [1., 2.]).mul_(2))
+    with pytest.raises(RuntimeError, match='a leaf Variable that requires grad is being used in an in-place operation'):
+        leaf(litnn, [1., 2.]).add_(1)
+
+def test_in_place_on_leaf_under_no_grad():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        v0 = x._version
+        with lib.no_grad():
+            x.add_(1)
+            x.mul_(2)
+            x.add_(lib.tensor([1., 1.], dtype=lib.float64), alpha=2)
+        return v0, x._version, x.tolist(), x.requires_grad, x.is_leaf, x.grad_fn
+    assert both(f) == (0, 3, [6., 8.], True, True, None)
+
+def test_version_counter():
+    def f(lib):
+        x = lib.tensor([1., 2.])
+        vs = [x._version]
+        x.add_(1); vs.append(x._version)
+        x.mul_(x); vs.append(x._version)
+        y = x * 2; vs.append(x._version); vs.append(y._version)
+        return vs
+    assert both(f) == [0, 1, 2, 2, 0]
+
+def test_in_place_on_non_leaf_records_graph():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        y.add_(1)
+        n1 = y.grad_fn.name()
+        y.mul_(3)
+        n2 = y.grad_fn.name()
+        y.sum().backward()
+        return n1, n2, y._version, y.tolist(), x.grad.tolist()
+    assert both(f) == ('AddBackward0', 'MulBackward0', 2, [9., 15.], [6., 6.])
+
+def test_in_place_mul_by_tensor_on_non_leaf():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * 2
+        y.mul_(x)          # y = 2x*x: torch keeps what backward needs despite the in-place change
+        y.sum().backward()
+        return y.grad_fn.name(), x.grad.tolist()
+    assert both(f) == ('MulBackward0', [4., 8.])
+
+def test_in_place_makes_plain_tensor_part_of_graph():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        a = lib.tensor([3., 4.], dtype=lib.float64)
+        a.mul_(x)
+        r = a.requires_grad, a.is_leaf, tree(a.grad_fn)
+        a.sum().backward()
+        return r, x.grad.tolist()
+    both(f)
+
+def test_in_place_dtype_errors():
+    same_error(lambda lib: lib.tensor([1, 2]).add_(1.5))
+    same_error(lambda lib: lib.tensor([True]).add_(lib.tensor([2])))
+
+def test_in_place_keeps_dtype():
+    assert both(lambda lib: name(lib.tensor([1., 2.], dtype=lib.float32).mul_(lib.tensor(2., dtype=lib.float64)).dtype)) == 'float32'
+    assert both(lambda lib: lib.tensor([1, 2]).mul_(lib.tensor([True, False])).tolist()) == [1, 0]
+
+def test_modified_saved_tensor_raises():
+    def non_leaf(lib):
+        x = leaf(lib, [1., 2.])
+        a = x * 2
+        b = a * a
+        a.add_(1)
+        b.sum().backward()
+    def leaf_under_no_grad(lib):
+        x = leaf(lib, [1., 2.])
+        y = x * x
+        with lib.no_grad(): x.mul_(2)
+        y.sum().backward()
+    def through_detach(lib):
+        x = leaf(lib, [1., 2.])
+        y = (x * x).sum()
+        x.detach().add_(1)
+        y.backward()
+    for f in (non_leaf, leaf_under_no_grad, through_detach):
+        assert same_error(f) is RuntimeError
+    with pytest.raises(RuntimeError, match='modified by an inplace operation'):
+        non_leaf(litnn)
+
+def test_modifying_unsaved_tensor_is_fine():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        a = x * 2
+        b = a + 1     # add saves nothing
+        a.mul_(10)
+        b.sum().backward()
+        return x.grad.tolist()
+    assert both(f) == [2., 2.]
+
+## autograd.grad
+
+def test_grad_single():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        (g,) = lib.autograd.grad((x * x).sum(), x)
+        return g.tolist(), g.requires_grad, x.grad
+    assert both(f) == ([2., 4.], False, None)
+
+def test_grad_multiple_inputs_and_outputs():
+    def f(lib):
+        x, w = _xw(lib)
+        y1, y2 = (x * w).sum(), (x * x + w).sum()
+        gx, gw = lib.autograd.grad([y1, y2], [x, w])
+        return gx.tolist(), gw.tolist(), x.grad, w.grad
+    assert both(f) == ([3. + 2., 4. + 4.], [1. + 1., 2. + 1.], None, None)
+
+def test_grad_outputs():
+    def f(lib):
+        x, w = _xw(lib)
+        y = x * w
+        gx, gw = lib.autograd.grad(y, (x, w), grad_outputs=lib.tensor([1., -1.], dtype=lib.float64))
+        return gx.tolist(), gw.tolist()
+    assert both(f) == ([3., -4.], [1., -2.])
+
+def test_grad_outputs_list_for_several_outputs():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        a, b = x * 2, x * 3
+        (g,) = lib.autograd.grad([a, b], [x], grad_outputs=[lib.ones(2, dtype=lib.float64), lib.tensor([2., 0.], dtype=lib.float64)])
+        return g.tolist()
+    assert both(f) == [8., 2.]
+
+def test_grad_allow_unused():
+    def f(lib):
+        x, w = _xw(lib)
+        gx, gw = lib.autograd.grad((x * 2).sum(), [x, w], allow_unused=True)
+        return gx.tolist(), gw
+    assert both(f) == ([2., 2.], None)
+    same_error(lambda lib: lib.autograd.grad((leaf(lib, [1.]) * 2).sum(), [leaf(lib, [1.])]))
+
+def test_grad_materialize_grads():
+    def f(lib):
+        x, w = _xw(lib)
+        gx, gw = lib.autograd.grad((x * 2).sum(), [x, w], materialize_grads=True)
+        return gx.tolist(), gw.tolist(), name(gw.dtype)
+    assert both(f) == ([2., 2.], [0., 0.], 'float64')
+
+def test_grad_materialize_grads_with_allow_unused_false():
+    same_error(lambda lib: lib.autograd.grad((leaf(lib, [1.]) * 2).sum(), [leaf(lib, [1.])],
+                                             allow_unused=False, materialize_grads=True))
+
+def test_grad_errors():
+    same_error(lambda lib: lib.autograd.grad((leaf(lib, [1.]) * lib.tensor([1.], dtype=lib.float64)).sum(),
+                                             [lib.tensor([1.], dtype=lib.float64)]))
+    same_error(lambda lib: lib.autograd.grad(leaf(lib, [1., 2.]) * 2, [leaf(lib, [1.])]))
+    def twice(lib):
+        x = leaf(lib, [1., 2.])
+        y = (x * x).sum()
+        lib.autograd.grad(y, x)
+        lib.autograd.grad(y, x)
+    same_error(twice)
+
+def test_grad_retain_graph():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        y = (x * x).sum()
+        a = lib.autograd.grad(y, x, retain_graph=True)[0].tolist()
+        return a, lib.autograd.grad(y, x)[0].tolist()
+    assert both(f) == ([2., 4.], [2., 4.])
+
+def test_grad_wrt_non_leaf():
+    def f(lib):
+        x = leaf(lib, [1., 2.])
+        a = x * 3
+        y = (a * a).sum()
+        ga, gx = lib.autograd.grad(y, [a, x])
+        return ga.tolist(), gx.tolist(), x.grad
+    assert both(f) == ([6., 12.], [18., 36.], None)
+
+def test_grad_create_graph_higher_order():
+    def f(lib):
+        x = leaf(lib, [1., 2., -3.])
+        y = (x * x * x).sum()
+        (g1,) = lib.autograd.grad(y, x, create_graph=True)
+        (g2,) = lib.autograd.grad(g1.sum(), x, create_graph=True)
+        (g3,) = lib.autograd.grad(g2.sum(), x)
+        return (g1.tolist(), g1.requires_grad, g2.tolist(), g2.requires_grad, g3.tolist(), g3.requires_grad)
+    assert both(f) == ([3., 12., 27.], True, [6., 12., -18.], True, [6., 6., 6.], False)
+
+@pytest.mark.filterwarnings('ignore:Using backward\\(\\) with create_graph=True')
+def test_backward_create_graph_then_grad_of_grad():
+    def f(lib):
+        x = leaf(lib, 2.)
+        y = x * x * x
+        y.backward(create_graph=True)
+        g = x.grad
+        r = (g.item(), g.requires_grad)
+        (gg,) = lib.autograd.grad(g, x)
+        return r, gg.item()
+    assert both(f) == ((12., True), 12.)
+
+def test_higher_order_with_division():
+    def f(lib):
+        x = leaf(lib, [0.5, 2.])
+        y = (1 / x + x / (x + 1)).sum()
+        (g1,) = lib.autograd.grad(y, x, create_graph=True)
+        (g2,) = lib.autograd.grad(g1.sum(), x)
+        return arr(g1), arr(g2)
+    close(f)
+
+## custom autograd.Function
+
+def make_exp(lib):
+    class Exp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            r = exp(lib, x)
+            ctx.save_for_backward(r)
+            return r
+        @staticmethod
+        def backward(ctx, g):
+            (r,) = ctx.saved_tensors
+            return g * r
+    return Exp
+
+def test_custom_function_exp():
+    def f(lib):
+        x = leaf(lib, [0., 1., -2.])
+        y = make_exp(lib).apply(x)
+        names = type(y.grad_fn).__name__, tree(y.grad_fn)[1]
+        (y * 2).sum().backward()
+        return names, y.requires_grad, y.is_leaf, arr(y), arr(x.grad)
+    l, t = f(litnn), f(torch)
+    assert l[:3] == t[:3] and l[0][0] == 'ExpBackward'
+    np.testing.assert_allclose(l[3], t[3], rtol=1e-15); np.testing.assert_allclose(l[4], t[4], rtol=1e-15)
+
+def test_custom_function_without_grad_input_records_nothing():
+    def f(lib):
+        y = make_exp(lib).apply(lib.tensor([0., 1.], dtype=lib.float64))
+        return y.requires_grad, y.grad_fn
+    assert both(f) == (False, None)
+
+def test_custom_function_under_no_grad():
+    def f(lib):
+        with lib.no_grad(): y = make_exp(lib).apply(leaf(lib, [0., 1.]))
+        return y.requires_grad, y.grad_fn
+    assert both(f) == (False, None)
+
+def test_custom_function_forward_runs_without_grad():
+    def f(lib):
+        seen = []
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                seen.append((lib.is_grad_enabled(), (x * 2).requires_grad))
+                return x * 2
+            @staticmethod
+            def backward(ctx, g): return g * 2
+        y = F.apply(leaf(lib, [1.]))
+        return seen, y.requires_grad
+    assert both(f) == ([(False, False)], True)
+
+def make_mul_setup_context(lib):
+    class Mul(lib.autograd.Function):
+        @staticmethod
+        def forward(x, y, scale):
+            return x * y * scale
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, y, scale = inputs
+            ctx.save_for_backward(x, y)
+            ctx.scale = scale
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y * ctx.scale, g * x * ctx.scale, None
+    return Mul
+
+def test_custom_function_setup_context():
+    def f(lib):
+        x, w = _xw(lib)
+        y = make_mul_setup_context(lib).apply(x, w, 2.)
+        y.sum().backward()
+        return type(y.grad_fn).__name__, y.tolist(), x.grad.tolist(), w.grad.tolist()
+    assert both(f) == ('MulBackward', [6., 16.], [6., 8.], [2., 4.])
+
+def test_custom_function_needs_input_grad():
+    def f(lib):
+        seen = []
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w, k):
+                seen.append(('fwd', ctx.needs_input_grad))
+                return x * w * k
+            @staticmethod
+            def backward(ctx, g):
+                seen.append(('bwd', ctx.needs_input_grad))
+                return g, None, None
+        x, w = leaf(lib, [1.]), lib.tensor([2.], dtype=lib.float64)
+        F.apply(x, w, 3).sum().backward()
+        F.apply(w, x, 3).sum().backward()
+        return seen
+    assert both(f) == [('fwd', (True, False, False)), ('bwd', (True, False, False)),
+                       ('fwd', (False, True, False)), ('bwd', (False, True, False))]
+
+def test_custom_function_mark_non_differentiable():
+    def f(lib):
+        got = []
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out, flag = x * 2, x * 0
+                ctx.mark_non_differentiable(flag)
+                return out, flag
+            @staticmethod
+            def backward(ctx, g, gflag):
+                got.append((g.tolist(), None if gflag is None else gflag.tolist()))
+                return g * 2
+        x = leaf(lib, [1., 2.])
+        out, flag = F.apply(x)
+        r = out.requires_grad, flag.requires_grad, flag.is_leaf, flag.grad_fn
+        out.sum().backward()
+        return r, got, x.grad.tolist()
+    assert both(f) == ((True, False, True, None), [([1., 1.], [0., 0.])], [2., 2.])
+
+def test_custom_function_wrong_number_of_gradients():
+    def too_many(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): return x * 2
+            @staticmethod
+            def backward(ctx, g): return g * 2, g
+        F.apply(leaf(lib, [1.])).sum().backward()
+    def too_few(lib):
+        class G(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y): return x * y
+            @staticmethod
+            def backward(ctx, g): return g
+        G.apply(leaf(lib, [1.]), leaf(lib, [2.])).sum().backward()
+    assert same_error(too_many) is RuntimeError
+    assert same_error(too_few) is RuntimeError
+    with pytest.raises(RuntimeError, match='incorrect number of gradients'): too_few(litnn)
+
+def test_custom_function_extra_none_gradients_are_allowed():
+    def f(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): return x * 2
+            @staticmethod
+            def backward(ctx, g): return g * 2, None
+        x = leaf(lib, [1.])
+        F.apply(x).sum().backward()
+        return x.grad.tolist()
+    assert both(f) == [2.]
+
+def make_two_outputs(lib, materialize):
+    got = []
+    class F(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            return x * 2, x * 3
+        @staticmethod
+        def backward(ctx, g1, g2):
+            got.append((None if g1 is None else g1.tolist(), None if g2 is None else g2.tolist()))
+            out = None
+            if g1 is not None: out = g1 * 2
+            if g2 is not None: out = g2 * 3 if out is None else out + g2 * 3
+            return out
+    return F, got
+
+@pytest.mark.parametrize('materialize', [True, False])
+def test_custom_function_set_materialize_grads(materialize):
+    def f(lib):
+        F, got = make_two_outputs(lib, materialize)
+        x = leaf(lib, [1., 2.])
+        a, b = F.apply(x)
+        a.sum().backward()
+        return got, x.grad.tolist(), b.grad_fn is a.grad_fn, b.requires_grad
+    want = [([1., 1.], [0., 0.] if materialize else None)]
+    assert both(f) == (want, [2., 2.], True, True)
+
+def test_custom_function_returning_input_unchanged():
+    def f(lib):
+        class Id(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): return x
+            @staticmethod
+            def backward(ctx, g): return g * 5
+        x = leaf(lib, [1., 2.])
+        y = Id.apply(x)
+        y.sum().backward()
+        return y is x, y.is_leaf, x.is_leaf, x.grad.tolist()
+    assert both(f) == (False, False, True, [5., 5.])
+
+def test_custom_function_double_backward():
+    def f(lib):
+        class Cube(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x * x
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 3 * x * x
+        x = leaf(lib, [1., -2.])
+        (g1,) = lib.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+        (g2,) = lib.autograd.grad(g1.sum(), x)
+        return g1.tolist(), g2.tolist()
+    assert both(f) == ([3., 12.], [6., -12.])
+
+## gradcheck / gradgradcheck
+
+def make_bad_exp(lib):
+    class BadExp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            r = exp(lib, x)
+            ctx.save_for_backward(r)
+            return r
+        @staticmethod
+        def backward(ctx, g):
+            (r,) = ctx.saved_tensors
+            return g * r * 2
+    return BadExp
+
+def make_detached_cube(lib):
+    "Correct first derivative, written with a detached input: its second derivative is wrong."
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            xd = x.detach()
+            return g * 3 * xd * xd
+    return Cube
+
+def _gc_input(lib): return leaf(lib, [0.3, -1.2, 2.])
+
+def test_gradcheck_passes():
+    for lib in LIBS:
+        assert lib.autograd.gradcheck(lambda x: x * x * x, (_gc_input(lib),))
+        assert lib.autograd.gradcheck(lambda x, y: x / (y * y + 1), (_gc_input(lib), leaf(lib, [1., 2., 3.])))
+        assert lib.autograd.gradcheck(make_exp(lib).apply, (_gc_input(lib),))
+        assert lib.autograd.gradcheck(make_detached_cube(lib).apply, (_gc_input(lib),))
+
+def gradcheck_error(lib):
+    from torch.autograd.gradcheck import GradcheckError as TorchGradcheckError   # the module, not the function
+    return litnn.autograd.GradcheckError if lib is litnn else TorchGradcheckError
+
+def test_gradcheck_fails_on_wrong_derivative():
+    assert issubclass(litnn.autograd.GradcheckError, RuntimeError)
+    assert issubclass(gradcheck_error(torch), RuntimeError)
+    for lib in LIBS:
+        with pytest.raises(gradcheck_error(lib)):
+            lib.autograd.gradcheck(make_bad_exp(lib).apply, (_gc_input(lib),))
+        with pytest.raises(RuntimeError):
+            lib.autograd.gradcheck(make_bad_exp(lib).apply, (_gc_input(lib),))
+        assert lib.autograd.gradcheck(make_bad_exp(lib).apply, (_gc_input(lib),), raise_exception=False) is False
+
+def test_gradgradcheck():
+    for lib in LIBS:
+        assert lib.autograd.gradgradcheck(lambda x: x * x * x, (_gc_input(lib),))
+        assert lib.autograd.gradgradcheck(lambda x, y: x * y / (y + 3), (_gc_input(lib), leaf(lib, [1., 2., 3.])))
+        with pytest.raises(gradcheck_error(lib)):
+            lib.autograd.gradgradcheck(make_detached_cube(lib).apply, (_gc_input(lib),))
+        assert lib.autograd.gradgradcheck(make_detached_cube(lib).apply, (_gc_input(lib),), raise_exception=False) is False
+
+## broadcasting
+
+BCAST = [((3, 1), (1, 4)), ((4,), (2, 3, 4)), ((2, 3, 4), (4,)), ((), (2, 3)), ((2, 1, 3), (4, 1)), ((1,), (5,))]
+BOPS = {'add': lambda a, b: a + b, 'sub': lambda a, b: a - b, 'mul': lambda a, b: a * b, 'div': lambda a, b: a / b}
+
+def _vals(shape, seed):
+    r = np.random.default_rng(seed)
+    return (r.uniform(0.5, 2., shape) * r.choice([-1, 1], shape)).astype(np.float64)
+
+@pytest.mark.parametrize('op', BOPS)
+@pytest.mark.parametrize('sa,sb', BCAST, ids=[f'{a}-{b}' for a, b in BCAST])
+def test_broadcasting_gradients(op, sa, sb):
+    a0, b0 = _vals(sa, 0), _vals(sb, 1)
+    def f(lib):
+        a, b = lib.tensor(a0, requires_grad=True), lib.tensor(b0, requires_grad=True)
+        y = BOPS[op](a, b)
+        y.backward(lib.tensor(_vals(tuple(y.shape), 2)))
+        assert tuple(a.grad.shape) == sa and tuple(b.grad.shape) == sb
+        return arr(y), arr(a.grad), arr(b.grad)
+    close(f)
+
+@pytest.mark.parametrize('op', BOPS)
+def test_broadcasting_with_python_scalar(op):
+    a0 = _vals((2, 3), 0)
+    def f(lib):
+        a = lib.tensor(a0, requires_grad=True)
+        (BOPS[op](a, 1.5).sum() + BOPS[op](2.5, a).sum()).backward()
+        return [arr(a.grad)]
+    close(f)
+
+## type promotion in the graph
+
+def test_promotion_float32_leaf_times_float64_0d():
+    def f(lib):
+        x = leaf(lib, [1., 2.], 'float32')
+        s = leaf(lib, 3., 'float64')
+        y = x * s
+        y.sum().backward()
+        return name(y.dtype), name(x.grad.dtype), name(s.grad.dtype), x.grad.tolist(), s.grad.item()
+    assert both(f) == ('float32', 'float32', 'float64', [3., 3.], 3.)
+
+def test_promotion_float32_with_float64_dimensioned():
+    def f(lib):
+        x, w = leaf(lib, [1., 2.], 'float32'), leaf(lib, [3., 4.], 'float64')
+        y = x * w + x
+        y.sum().backward()
+        return name(y.dtype), name(x.grad.dtype), name(w.grad.dtype), x.grad.tolist(), w.grad.tolist()
+    assert both(f) == ('float64', 'float32', 'float64', [4., 5.], [1., 2.])
+
+def test_promotion_with_int_tensor():
+    def f(lib):
+        x = leaf(lib, [1., 2.], 'float32')
+        y = x * lib.tensor([2, 3]) + lib.tensor([1, 1]) / x
+        y.sum().backward()
+        return name(y.dtype), name(x.grad.dtype), x.grad.tolist()
+    assert both(f) == ('float32', 'float32', [1., 2.75])
+
+def test_float16_grads():
+    def f(lib):
+        x = leaf(lib, [1., 2.], 'float16')
+        (x * x * 0.5).sum().backward()
+        return name(x.grad.dtype), x.grad.tolist()
+    assert both(f) == ('float16', [1., 2.])
+
+## property test
+
+@st.composite
+def two_broadcastable(draw):
+    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3))
+    return shapes.input_shapes, draw(st.integers(0, 2**16))
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(two_broadcastable())
+def test_property_grads_of_x_times_y_plus_x_over_y(case):
+    (sx, sy), seed = case
+    x0, y0 = _vals(sx, seed), _vals(sy, seed + 1)
+    def f(lib):
+        x, y = lib.tensor(x0, requires_grad=True), lib.tensor(y0, requires_grad=True)
+        z = x * y + x / y
+        g = lib.tensor(_vals(tuple(z.shape), seed + 2))
+        z.backward(g)
+        return arr(z), arr(x.grad), arr(y.grad)
+    close(f)
+
+## memory: graphs die by reference counting
+
+@pytest.fixture
+def no_gc():
+    was = gc.isenabled()
+    gc.disable()     # a cycle would now survive: only reference counting frees the graph
+    yield
+    if was: gc.enable()
+
+def test_graph_freed_without_gc(no_gc):
+    x = leaf(litnn, [1., 2.])
+    y = (x * 2 + 1) * 3
+    r = weakref.ref(y.grad_fn)
+    inner = weakref.ref(y.grad_fn.next_functions[0][0])
+    del y
+    assert r() is None and inner() is None
+
+def test_graph_with_retain_grad_and_hooks_freed_without_gc(no_gc):
+    x = leaf(litnn, [1., 2.])
+    a = x * 2
+    a.retain_grad()
+    a.register_hook(lambda g: g * 1)
+    y = (a * a).sum()
+    ra, ry = weakref.ref(a), weakref.ref(y.grad_fn)
+    del a, y
+    assert ra() is None and ry() is None
+
+def test_saved_tensors_released_after_backward(no_gc):
+    x = leaf(litnn, [1., 2.])
+    a = x * 2
+    b = a * a
+    ra = weakref.ref(a)
+    node = b.grad_fn
+    del a
+    assert ra() is not None          # saved for backward
+    b.sum().backward()
+    assert ra() is None              # released by backward without retain_graph
+    with pytest.raises(RuntimeError): node.saved_tensors
+
+def test_saved_tensors_kept_with_retain_graph(no_gc):
+    x = leaf(litnn, [1., 2.])
+    a = x * 2
+    b = a * a
+    ra = weakref.ref(a)
+    del a
+    b.sum().backward(retain_graph=True)
+    assert ra() is not None
+    del b
+    assert ra() is None
+
+def test_graph_after_backward_freed_without_gc(no_gc):
+    x = leaf(litnn, [1., 2.])
+    y = (x * x + 1).sum()
+    r = weakref.ref(y.grad_fn)
+    y.backward()
+    del y
+    assert r() is None and x.grad.tolist() == [2., 4.]
+
+def test_custom_function_saving_its_output_freed_without_gc(no_gc):
+    # torch stores a saved output without its grad_fn, so output -> node -> output is no cycle
+    x = leaf(litnn, [0., 1.])
+    y = make_exp(litnn).apply(x)
+    ry, rf = weakref.ref(y), weakref.ref(y.grad_fn)
+    del y
+    assert ry() is None and rf() is None
+
+def test_create_graph_grad_freed_without_gc(no_gc):
+    x = leaf(litnn, [1., 2.])
+    (g,) = litnn.autograd.grad((x * x * x).sum(), x, create_graph=True)
+    r = weakref.ref(g.grad_fn)
+    del g
+    assert r() is None

@@ -1,0 +1,288 @@
+"litnn's backend against torch: dtypes and their promotion, devices, the default dtype, seeding."
+import itertools
+import numpy as np, pytest
+import litnn
+
+torch = pytest.importorskip('torch')
+
+NAMES = ['float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool']
+PAIRS = list(itertools.product(NAMES, NAMES))
+
+def name(d):
+    "The bare name of a litnn or torch dtype: 'float32'."
+    return str(d).rsplit('.', 1)[-1]
+
+def ld(n): return getattr(litnn, n)
+def td(n): return getattr(torch, n)
+
+def one(n):
+    "A value every dtype holds exactly."
+    return True if n == 'bool' else 1
+
+## promote_types
+
+@pytest.mark.parametrize('a,b', PAIRS)
+def test_promote_types_all_pairs(a, b):
+    assert name(litnn.promote_types(ld(a), ld(b))) == name(torch.promote_types(td(a), td(b)))
+
+def test_promote_types_returns_litnn_dtypes():
+    assert litnn.promote_types(litnn.int8, litnn.uint8) is litnn.int16
+    assert litnn.promote_types(litnn.float16, litnn.bfloat16) is litnn.float32
+    assert isinstance(litnn.promote_types(litnn.bool, litnn.bool), litnn.dtype)
+
+## result type of binary ops
+
+def _pair(lib, a, b, da, db, op):
+    x = lib.tensor([one(a)] * 2 if da else one(a), dtype=getattr(lib, a))
+    y = lib.tensor([one(b)] * 2 if db else one(b), dtype=getattr(lib, b))
+    return name(op(x, y).dtype)
+
+OPS = {'add': lambda x, y: x + y, 'mul': lambda x, y: x * y}
+
+@pytest.mark.parametrize('op', OPS)
+@pytest.mark.parametrize('dims', [(True, True), (True, False), (False, True), (False, False)],
+                         ids=['dim-dim', 'dim-0d', '0d-dim', '0d-0d'])
+def test_binary_result_dtype_tensor_tensor(op, dims):
+    bad = []
+    for a, b in PAIRS:
+        l, t = _pair(litnn, a, b, *dims, OPS[op]), _pair(torch, a, b, *dims, OPS[op])
+        if l != t: bad.append((a, b, l, t))
+    assert bad == []
+
+@pytest.mark.parametrize('dims', [(True, True), (True, False), (False, True)], ids=['dim-dim', 'dim-0d', '0d-dim'])
+def test_true_division_result_dtype(dims):
+    bad = []
+    for a, b in PAIRS:
+        if b == 'bool': continue   # x / False is a division by zero: skip the values, not the dtype logic
+        l, t = _pair(litnn, a, b, *dims, lambda x, y: x / y), _pair(torch, a, b, *dims, lambda x, y: x / y)
+        if l != t: bad.append((a, b, l, t))
+    assert bad == []
+
+PY_SCALARS = [True, 2, 2.5]
+NP_SCALARS = [np.float64(2.5), np.float32(2.5), np.int64(2), np.int32(2)]
+
+def _scalar_mismatches(dim, side, op, scalars):
+    bad = []
+    for a in NAMES:
+        for s in scalars:
+            res = []
+            for lib in (litnn, torch):
+                x = lib.tensor([one(a)] * 3 if dim else one(a), dtype=getattr(lib, a))
+                r = OPS[op](x, s) if side == 'left' else OPS[op](s, x)
+                res.append(f"{type(r).__name__}:{name(r.dtype)}")
+            if res[0] != res[1]: bad.append((a, repr(s), *res))
+    return bad
+
+@pytest.mark.parametrize('dim', [True, False], ids=['dim', '0d'])
+@pytest.mark.parametrize('side', ['left', 'right'])
+@pytest.mark.parametrize('op', OPS)
+def test_binary_result_dtype_tensor_python_scalar(dim, side, op):
+    assert _scalar_mismatches(dim, side, op, PY_SCALARS) == []
+
+@pytest.mark.parametrize('dim', [True, False], ids=['dim', '0d'])
+@pytest.mark.parametrize('side', ['left', 'right'])
+@pytest.mark.parametrize('op', OPS)
+def test_binary_result_dtype_tensor_numpy_scalar(dim, side, op):
+    # numpy scalars count as Python numbers in torch: they never widen a tensor's dtype
+    assert _scalar_mismatches(dim, side, op, NP_SCALARS) == []
+
+def test_numpy_scalar_times_tensor_is_a_tensor():
+    # `np.float64(2.5) * t` first asks numpy; torch makes numpy defer, so the result is a Tensor
+    x, tx = litnn.tensor([1., 2.]), torch.tensor([1., 2.])
+    assert isinstance(np.float64(2.5) * tx, torch.Tensor)
+    r = np.float64(2.5) * x
+    assert isinstance(r, litnn.Tensor)
+    assert r.dtype is litnn.float32 and r.tolist() == (np.float64(2.5) * tx).tolist()
+
+def test_out_of_range_int_scalar_wraps_like_torch():
+    # torch converts the number to the tensor's dtype (wrapping); it does not raise
+    for a, s in [('uint8', -3), ('int8', 200)]:
+        want = (torch.tensor([1, 2], dtype=td(a)) + s).tolist()
+        assert (litnn.tensor([1, 2], dtype=ld(a)) + s).tolist() == want
+
+def test_bfloat16_tensor_times_python_float_stays_bfloat16():
+    for lib in (litnn, torch):
+        x = lib.tensor([1., 2.], dtype=lib.bfloat16)
+        assert name((x * 2.5).dtype) == name((2.5 + x).dtype) == 'bfloat16'
+
+def test_scalar_result_values_match():
+    for lib_vals in [(lambda lib: (lib.tensor([1, 2]) * 2.5).tolist()),
+                     (lambda lib: (lib.tensor([True, False]) + 3).tolist()),
+                     (lambda lib: (lib.tensor([1, 2], dtype=lib.uint8) * True).tolist()),
+                     (lambda lib: (7 / lib.tensor([2, 4])).tolist())]:
+        assert lib_vals(litnn) == lib_vals(torch)
+
+def test_scalar_promotion_follows_default_dtype():
+    prev = litnn.get_default_dtype(), torch.get_default_dtype()
+    try:
+        litnn.set_default_dtype(litnn.float64); torch.set_default_dtype(torch.float64)
+        for lib in (litnn, torch):
+            assert name((lib.tensor([1, 2]) * 0.5).dtype) == 'float64'
+            assert name((lib.tensor([1, 2], dtype=lib.float32) * 0.5).dtype) == 'float32'
+            assert name((lib.tensor([1, 2]) / 2).dtype) == 'float64'
+    finally:
+        litnn.set_default_dtype(prev[0]); torch.set_default_dtype(prev[1])
+
+## dtypes
+
+def test_dtype_aliases():
+    assert litnn.float is litnn.float32 and torch.float is torch.float32
+    assert litnn.double is litnn.float64 and torch.double is torch.float64
+    assert litnn.half is litnn.float16 and torch.half is torch.float16
+    assert litnn.long is litnn.int64 and torch.long is torch.int64
+    assert litnn.int is litnn.int32 and torch.int is torch.int32
+    assert litnn.short is litnn.int16 and torch.short is torch.int16
+
+@pytest.mark.parametrize('n', NAMES)
+def test_dtype_properties(n):
+    l, t = ld(n), td(n)
+    assert repr(l) == repr(t).replace('torch.', 'litnn.')
+    assert l.is_floating_point == t.is_floating_point
+    assert l.is_signed == t.is_signed
+    assert l.itemsize == t.itemsize
+    assert l.is_complex == t.is_complex
+
+def test_dtype_pickles_to_itself():
+    import pickle
+    for n in NAMES: assert pickle.loads(pickle.dumps(ld(n))) is ld(n)
+
+## default dtype
+
+@pytest.fixture
+def restore_default():
+    prev = litnn.get_default_dtype(), torch.get_default_dtype()
+    yield
+    litnn.set_default_dtype(prev[0]); torch.set_default_dtype(prev[1])
+
+def test_default_dtype_is_float32():
+    assert litnn.get_default_dtype() is litnn.float32
+    assert name(torch.get_default_dtype()) == 'float32'
+
+@pytest.mark.parametrize('d', ['float64', 'float16', 'float32'])
+def test_set_default_dtype_effect(d, restore_default):
+    litnn.set_default_dtype(ld(d)); torch.set_default_dtype(td(d))
+    assert litnn.get_default_dtype() is ld(d)
+    mk = [lambda lib: lib.tensor(2.5), lambda lib: lib.tensor([1., 2]), lambda lib: lib.ones(2),
+          lambda lib: lib.zeros(2, 3), lambda lib: lib.arange(0., 1., 0.25), lambda lib: lib.arange(3),
+          lambda lib: lib.linspace(0, 1, 5), lambda lib: lib.full((2,), 1.5), lambda lib: lib.rand(2),
+          lambda lib: lib.tensor(3), lambda lib: lib.eye(2), lambda lib: lib.full((2,), 3)]
+    for f in mk: assert name(f(litnn).dtype) == name(f(torch).dtype)
+
+@pytest.mark.parametrize('d', ['float64', 'float16'])
+def test_set_default_dtype_effect_on_Tensor_constructor(d, restore_default):
+    # torch.Tensor(...) is the legacy constructor of the default tensor type
+    litnn.set_default_dtype(ld(d)); torch.set_default_dtype(td(d))
+    for args in [(2,), (2, 3), ([1, 2],)]:
+        assert name(litnn.Tensor(*args).dtype) == name(torch.Tensor(*args).dtype) == d
+
+def test_set_default_dtype_restored():
+    # the fixture in the previous tests must leave float32 behind
+    assert litnn.get_default_dtype() is litnn.float32
+    assert litnn.tensor(2.5).dtype is litnn.float32
+
+@pytest.mark.parametrize('bad', ['int64', 'bool', 'uint8'])
+def test_set_default_dtype_rejects_non_float(bad, restore_default):
+    with pytest.raises(TypeError): torch.set_default_dtype(td(bad))
+    with pytest.raises(TypeError): litnn.set_default_dtype(ld(bad))
+    assert litnn.get_default_dtype() is litnn.float32
+
+## devices
+
+DEVICES = ['cpu', 'cuda', 'cuda:0', 'cuda:1', 'cuda:12', 'cpu:0']
+
+@pytest.mark.parametrize('s', DEVICES)
+def test_device_from_string(s):
+    l, t = litnn.device(s), torch.device(s)
+    assert str(l) == str(t)
+    assert repr(l) == repr(t)
+    assert (l.type, l.index) == (t.type, t.index)
+
+@pytest.mark.parametrize('args', [('cuda', 1), ('cuda', 0), ('cpu', 0), ('cuda', None)])
+def test_device_from_type_and_index(args):
+    l, t = litnn.device(*args), torch.device(*args)
+    assert (repr(l), str(l)) == (repr(t), str(t))
+
+def test_device_from_device():
+    assert litnn.device(litnn.device('cuda:1')) == litnn.device('cuda', 1)
+    assert torch.device(torch.device('cuda:1')) == torch.device('cuda', 1)
+
+def test_device_equality_and_hash():
+    for lib in (litnn, torch):
+        assert lib.device('cuda:1') == lib.device('cuda', 1)
+        assert lib.device('cuda:1') != lib.device('cuda:0')
+        assert lib.device('cuda') != lib.device('cuda:0')    # no index is not index 0
+        assert lib.device('cpu') != lib.device('cuda')
+        assert hash(lib.device('cuda:1')) == hash(lib.device('cuda', 1))
+        assert len({lib.device('cpu'), lib.device('cpu'), lib.device('cuda:0')}) == 2
+
+def test_device_equality_with_string():
+    for s in ['cpu', 'cuda:0']:
+        assert (litnn.device(s) == s) == (torch.device(s) == s)
+
+def test_device_pickles():
+    import pickle
+    d = litnn.device('cuda:3')
+    assert pickle.loads(pickle.dumps(d)) == d
+
+BAD_DEVICES = [('tpu',), ('cuda:x',), ('cuda:-1',), ('cuda:1:2',), ('CUDA',), ('cuda: 1',), ('',), ('cuda:01',),
+               ('cuda:1', 2), ('cuda', -1), ('cpu', -1), ('cpu:1',)]
+
+@pytest.mark.parametrize('args', BAD_DEVICES, ids=[repr(a) for a in BAD_DEVICES])
+def test_device_errors_match_torch(args):
+    try: torch.device(*args); terr = None
+    except Exception as e: terr = type(e)
+    try: litnn.device(*args); lerr = None
+    except Exception as e: lerr = type(e)
+    assert lerr == terr
+
+def test_device_tpu_message():
+    with pytest.raises(RuntimeError, match='tpu'): torch.device('tpu')
+    with pytest.raises(RuntimeError, match='tpu'): litnn.device('tpu')
+
+def test_tensor_device_is_cpu():
+    t = litnn.tensor([1., 2.])
+    assert t.device == litnn.device('cpu') and str(t.device) == str(torch.tensor([1.]).device)
+    assert t.is_cuda is False and t.get_device() == torch.tensor([1.]).get_device()
+
+def test_cuda_is_available_is_a_bool():
+    assert isinstance(litnn.cuda.is_available(), bool)
+
+## seeds
+
+def test_manual_seed_reproducible():
+    litnn.manual_seed(123)
+    a = litnn.rand(5).tolist(), litnn.randn(2, 3).tolist(), litnn.randint(0, 10, (4,)).tolist(), litnn.randperm(6).tolist()
+    litnn.manual_seed(123)
+    b = litnn.rand(5).tolist(), litnn.randn(2, 3).tolist(), litnn.randint(0, 10, (4,)).tolist(), litnn.randperm(6).tolist()
+    assert a == b
+    litnn.manual_seed(124)
+    assert litnn.rand(5).tolist() != a[0]
+
+def test_manual_seed_returns_generator_and_initial_seed():
+    g = litnn.manual_seed(7)
+    tg = torch.manual_seed(7)
+    assert isinstance(g, litnn.Generator) and isinstance(tg, torch.Generator)
+    assert litnn.initial_seed() == torch.initial_seed() == 7
+    assert g.initial_seed() == tg.initial_seed() == 7
+
+def test_generator_object_reproducible_and_independent():
+    g1 = litnn.Generator().manual_seed(5)
+    a = litnn.rand(4, generator=g1).tolist()
+    litnn.manual_seed(0); litnn.rand(3)   # the global generator does not disturb g1
+    g2 = litnn.Generator().manual_seed(5)
+    assert litnn.rand(4, generator=g2).tolist() == a
+
+def test_generator_state_roundtrip():
+    litnn.manual_seed(3)
+    s = litnn.default_generator.get_state()
+    a = litnn.rand(3).tolist()
+    litnn.default_generator.set_state(s)
+    assert litnn.rand(3).tolist() == a
+
+def test_random_ranges():
+    litnn.manual_seed(0)
+    r = litnn.rand(1000).numpy()
+    assert r.min() >= 0 and r.max() < 1
+    i = litnn.randint(3, 7, (1000,)).numpy()
+    assert set(i.tolist()) == {3, 4, 5, 6}
+    assert sorted(litnn.randperm(10).tolist()) == list(range(10))
