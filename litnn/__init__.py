@@ -13,3 +13,4 @@ from .autograd.engine import (no_grad, enable_grad, set_grad_enabled, inference_
 from .utils import hooks as _hooks
 from .ops import *
 from .views import *
+from . import nn

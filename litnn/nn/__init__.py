@@ -1,0 +1,4 @@
+"""litnn.nn: neural network modules, as `torch.nn`. Hand-written: importing it completes `Module`."""
+from .parameter import Parameter, Buffer
+from .modules import *
+from . import modules

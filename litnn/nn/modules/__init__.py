@@ -1,0 +1,11 @@
+"""litnn.nn.modules: `Module`, built part by part, and the modules made from it (as `torch.nn.modules`).
+
+`Module` is defined in `module.py` (nbs/10_registration); each later part adds its methods to
+that one class with `@patch` when it is imported, so the imports below, in dependency order,
+are what make `Module` complete. Hand-written: add each new part here."""
+from .module import Module
+from . import traversal, train_eval   # 11_traversal, 12_train_eval: methods patched onto Module
+from .traversal import set_repr_options
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+
+__all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict']
