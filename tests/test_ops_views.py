@@ -336,7 +336,6 @@ def test_inplace_on_view_with_grad():
     assert y.tolist() == [1., 2., 2.]
     with pytest.raises(RuntimeError, match='in-place operation'): v.mul_(2)
 
-@pytest.mark.xfail(reason="engine: in-place ops on a view check the view after writing (see report)", strict=False)
 def test_inplace_on_view_refused_before_writing():
     y = litnn.ones(3, requires_grad=True) * 1
     with pytest.raises(RuntimeError): y[1:].mul_(2)
@@ -377,7 +376,7 @@ SETS = [
     ('int_scalar', lambda L, x, v: (0, 5.)), ('slice_tensor', lambda L, x, v: (slice(1, None), v)),
     ('idx_tensor', lambda L, x, v: (L.tensor([2, 0]), v)), ('mask', lambda L, x, v: (L.tensor(MASK34), 1.5)),
     ('colon_int', lambda L, x, v: ((slice(None), 1), v[0, 0])), ('broadcast_row', lambda L, x, v: ((slice(1, 3),), v[0])),
-    ('leading_ones', lambda L, x, v: (1, v[:1])), ('ellipsis', lambda L, x, v: (Ellipsis, v[:1])),
+    ('leading_ones', lambda L, x, v: (1, v[:1])), ('ellipsis', lambda L, x, v: (Ellipsis, v[:1])),   # torch: CopyBackwards
     ('colon_idx', lambda L, x, v: ((slice(None), L.tensor([3, 0])), v.t()[:3])), ('slice_idx', lambda L, x, v: ((slice(1, None), L.tensor([3, 0])), v.t()[:1])),
     ('colons', lambda L, x, v: ((slice(None), slice(None)), v[1])), ('none', lambda L, x, v: (None, v[1])),
 ]
@@ -391,7 +390,7 @@ def test_setitem_against_torch(case, dev):
         k, val = kv(L, x, v)
         y[k] = val
         return y
-    check(f, R(3, 4), R(2, 4), dev=dev)
+    check(f, R(3, 4), R(2, 4), dev=dev, name=case[0] not in ('ellipsis', 'colons'))
     assert gradcheck(lambda x, v: f(litnn, x, v), [litnn.tensor(R(3, 4), requires_grad=True, device=dev), litnn.tensor(R(2, 4), requires_grad=True, device=dev)])
 
 def test_setitem_higher_order():

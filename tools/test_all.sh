@@ -50,7 +50,14 @@ flags=()
 if [ "$(python -c 'import litnn.cuda as c; print(c.is_available())')" = True ]; then
     flags=(--flags cuda); echo "GPU found: also running the cells marked #| cuda"
 fi
-nbdev_test --n_workers 2 --timing "${flags[@]}"
+# One process per notebook: a notebook re-patches litnn's classes with its own cells' definitions,
+# so notebooks sharing a process (nbdev_test's worker pool) would see each other's classes.
+failed=$(ls nbs/*.ipynb | xargs -P 2 -I{} sh -c 'nbdev_test --path "$1" '"${flags[*]:-}"' >/dev/null 2>&1 || echo "$1"' _ {})
+if [ -n "$failed" ]; then
+    for nb in $failed; do echo "---- $nb"; nbdev_test --path "$nb" ${flags[@]+"${flags[@]}"} 2>&1 | tail -30; done
+    echo "notebooks failed:" $failed >&2; exit 1
+fi
+echo "all $(ls nbs/*.ipynb | wc -l) notebooks passed"
 
 step "3/4 doctests: pytest --doctest-modules litnn"
 rc=0; python -m pytest --doctest-modules litnn -q || rc=$?
