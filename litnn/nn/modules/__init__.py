@@ -5,6 +5,7 @@ that one class with `@patch` when it is imported, so the imports below, in depen
 are what make `Module` complete. Hand-written: add each new part here."""
 from .module import Module
 from . import traversal, train_eval   # 11_traversal, 12_train_eval: methods patched onto Module
+from . import apply_to                # 13_apply_to
 from .traversal import set_repr_options
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 
