@@ -14,3 +14,4 @@ from .utils import hooks as _hooks
 from .ops import *
 from .views import *
 from . import nn
+from .serialization import save, load   # 17_save_load

@@ -1276,3 +1276,13 @@ def test_create_graph_grad_freed_without_gc(no_gc):
     r = weakref.ref(g.grad_fn)
     del g
     assert r() is None
+
+def test_gradient_kept_by_a_tensor_hook_is_not_changed_by_a_later_backward():
+    "A hook may keep the gradient it sees: the engine must not adopt that memory as .grad and add into it later."
+    def f(lib):
+        x = leaf(lib, [1.])
+        kept = []
+        x.register_hook(kept.append)
+        (x * 2).sum().backward(); (x * 2).sum().backward()
+        return [k.tolist() for k in kept], x.grad.tolist()
+    assert both(f) == ([[2.], [2.]], [4.])

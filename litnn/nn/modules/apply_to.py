@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../../nbs/13_apply_to.ipynb #b856ab87
+# %% ../../../nbs/13_apply_to.ipynb #c67bc793
 from ...backend import patch
 from ...tensor import empty_like
 from ...autograd.engine import no_grad
@@ -13,7 +13,7 @@ from ...views import _to_args
 from .module import Module
 from . import traversal   # children(), used below
 
-# %% ../../../nbs/13_apply_to.ipynb #277ad6b7
+# %% ../../../nbs/13_apply_to.ipynb #05cacbb8
 @patch
 def _apply(self:Module, fn, # tensor -> tensor: the conversion
            recurse:bool=True): # convert the submodules too (before this module)
@@ -30,7 +30,7 @@ def _apply(self:Module, fn, # tensor -> tensor: the conversion
         if buf is not None: self._buffers[key] = fn(buf)
     return self
 
-# %% ../../../nbs/13_apply_to.ipynb #5d31f918
+# %% ../../../nbs/13_apply_to.ipynb #6b9a691e
 @patch
 def apply(self:Module, fn): # called as fn(module) for every submodule, then for this module
     "Call `fn` on every submodule (children first) and on this module; returns self."
@@ -38,7 +38,7 @@ def apply(self:Module, fn): # called as fn(module) for every submodule, then for
     fn(self)
     return self
 
-# %% ../../../nbs/13_apply_to.ipynb #d18853aa
+# %% ../../../nbs/13_apply_to.ipynb #dfc092c1
 @patch
 def to(self:Module, *args, **kwargs):
     "Move and/or cast the parameters and buffers: `to(device, dtype)`, `to(dtype)`, `to(tensor)`; returns self."
@@ -48,7 +48,7 @@ def to(self:Module, *args, **kwargs):
     def convert(t): return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
     return self._apply(convert)
 
-# %% ../../../nbs/13_apply_to.ipynb #406af7d7
+# %% ../../../nbs/13_apply_to.ipynb #2ef8cf94
 @patch
 def cpu(self:Module):
     "Move every parameter and buffer to the CPU; returns self."
@@ -64,7 +64,7 @@ def type(self:Module, dst_type): # a dtype or a legacy type name such as 'litnn.
     "Cast every parameter and buffer, integer ones included, to `dst_type`; returns self."
     return self._apply(lambda t: t.type(dst_type))
 
-# %% ../../../nbs/13_apply_to.ipynb #0f8f042a
+# %% ../../../nbs/13_apply_to.ipynb #22a5a56a
 @patch
 def float(self:Module):
     "Cast the floating-point parameters and buffers to float32; returns self."
@@ -85,14 +85,14 @@ def bfloat16(self:Module):
     "Cast the floating-point parameters and buffers to bfloat16; returns self."
     return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
-# %% ../../../nbs/13_apply_to.ipynb #7617a197
+# %% ../../../nbs/13_apply_to.ipynb #6c945060
 @patch
 def to_empty(self:Module, *, device, # where the new, uninitialised tensors live
              recurse:bool=True): # include the submodules
     "Give every parameter and buffer new uninitialised memory of the same shape and dtype on `device`; returns self."
     return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
-# %% ../../../nbs/13_apply_to.ipynb #dbba5e29
+# %% ../../../nbs/13_apply_to.ipynb #7a4e6dc5
 @patch
 def share_memory(self:Module):
     "Nothing to do on numpy (arrays live in their process's memory): returns self, for torch compatibility."

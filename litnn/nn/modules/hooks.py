@@ -8,7 +8,7 @@ __all__ = ['HOOK_KINDS', 'register_module_forward_pre_hook', 'register_module_fo
            'register_module_backward_hook', 'BackwardHookFunction', 'BackwardHook', 'record_hook_calls',
            'plot_hook_calls']
 
-# %% ../../../nbs/14_hooks.ipynb #6abfa955
+# %% ../../../nbs/14_hooks.ipynb #8c569b26
 import warnings, weakref
 from collections import OrderedDict
 from ...backend import patch
@@ -18,7 +18,7 @@ from ...utils.hooks import RemovableHandle
 from .module import Module
 from . import module as _module
 
-# %% ../../../nbs/14_hooks.ipynb #d055dfe7
+# %% ../../../nbs/14_hooks.ipynb #d9da4aea
 _global_backward_pre_hooks = OrderedDict()
 _global_backward_hooks = OrderedDict()
 _global_is_full_backward_hook = None     # set by the first global backward hook: True full, False legacy
@@ -27,7 +27,7 @@ _global_forward_hooks = OrderedDict()
 _global_forward_hooks_always_called = OrderedDict()   # ids of global forward hooks run even if forward raises
 _global_forward_hooks_with_kwargs = OrderedDict()     # ids of global forward hooks that take kwargs
 
-# %% ../../../nbs/14_hooks.ipynb #fd16dec1
+# %% ../../../nbs/14_hooks.ipynb #fe3654a1
 def register_module_forward_pre_hook(hook): # hook(module, args) -> None or new args
     "Register a forward pre-hook common to all modules; it runs before their own."
     handle = RemovableHandle(_global_forward_pre_hooks)
@@ -46,7 +46,7 @@ def register_module_forward_hook(hook, # hook(module, args, output) -> None or n
     if always_call: _global_forward_hooks_always_called[handle.id] = True
     return handle
 
-# %% ../../../nbs/14_hooks.ipynb #d5899769
+# %% ../../../nbs/14_hooks.ipynb #9a9168f5
 def _set_global_backward_kind(full):
     global _global_is_full_backward_hook
     if _global_is_full_backward_hook is (not full):
@@ -74,7 +74,7 @@ def register_module_backward_hook(hook): # hook(module, grad_input, grad_output)
     _global_backward_hooks[handle.id] = hook
     return handle
 
-# %% ../../../nbs/14_hooks.ipynb #18a86f7b
+# %% ../../../nbs/14_hooks.ipynb #5eb131d5
 _GLOBAL_HOOK_API = ['register_module_forward_pre_hook', 'register_module_forward_hook', 'register_module_backward_hook',
                     'register_module_full_backward_pre_hook', 'register_module_full_backward_hook']
 for _name in _GLOBAL_HOOK_API + ['_global_backward_pre_hooks', '_global_backward_hooks', '_global_forward_pre_hooks',
@@ -83,7 +83,7 @@ for _name in _GLOBAL_HOOK_API + ['_global_backward_pre_hooks', '_global_backward
     setattr(_module, _name, globals()[_name])
 _module.__all__ = [*_module.__all__, *(n for n in _GLOBAL_HOOK_API if n not in _module.__all__)]
 
-# %% ../../../nbs/14_hooks.ipynb #7922d149
+# %% ../../../nbs/14_hooks.ipynb #70563cf5
 @patch
 def register_forward_pre_hook(self:Module, hook, # hook(module, args) -> None or new args
                               *, prepend:bool=False, # run before the hooks already registered
@@ -95,7 +95,7 @@ def register_forward_pre_hook(self:Module, hook, # hook(module, args) -> None or
     if prepend: self._forward_pre_hooks.move_to_end(handle.id, last=False)
     return handle
 
-# %% ../../../nbs/14_hooks.ipynb #29f5c2de
+# %% ../../../nbs/14_hooks.ipynb #5d372123
 @patch
 def register_forward_hook(self:Module, hook, # hook(module, args, output) -> None or new output
                           *, prepend:bool=False, # run before the hooks already registered
@@ -110,7 +110,7 @@ def register_forward_hook(self:Module, hook, # hook(module, args, output) -> Non
     if prepend: self._forward_hooks.move_to_end(handle.id, last=False)
     return handle
 
-# %% ../../../nbs/14_hooks.ipynb #bdb536e4
+# %% ../../../nbs/14_hooks.ipynb #807a0939
 _MIXED = "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only one of them."
 
 @patch
@@ -133,7 +133,7 @@ def register_full_backward_hook(self:Module, hook, # hook(module, grad_input, gr
     if prepend: self._backward_hooks.move_to_end(handle.id, last=False)
     return handle
 
-# %% ../../../nbs/14_hooks.ipynb #1f31eab9
+# %% ../../../nbs/14_hooks.ipynb #cb46dc6b
 @patch
 def register_backward_hook(self:Module, hook): # hook(module, grad_input, grad_output), on forward's last operation
     "Deprecated: register a legacy backward hook (use `register_full_backward_hook`)."
@@ -143,7 +143,7 @@ def register_backward_hook(self:Module, hook): # hook(module, grad_input, grad_o
     self._backward_hooks[handle.id] = hook
     return handle
 
-# %% ../../../nbs/14_hooks.ipynb #fcc8891f
+# %% ../../../nbs/14_hooks.ipynb #89c2e91b
 @patch
 def _get_backward_hooks(self:Module):
     "The full and the legacy backward hooks that apply to this module: global ones first."
@@ -159,7 +159,7 @@ def _get_backward_pre_hooks(self:Module):
     "The backward pre-hooks that apply to this module: global ones first."
     return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
-# %% ../../../nbs/14_hooks.ipynb #b9e81883
+# %% ../../../nbs/14_hooks.ipynb #49f579de
 class _Call:
     "One hooked call: its (maybe replaced) arguments and output, and the always-call hooks already run."
     __slots__ = ('args', 'kwargs', 'result', 'called')
@@ -178,7 +178,7 @@ def _run_forward_pre_hooks(self, call):
             res = hook(self, call.args)
             if res is not None: call.args = res if isinstance(res, tuple) else (res,)
 
-# %% ../../../nbs/14_hooks.ipynb #af958461
+# %% ../../../nbs/14_hooks.ipynb #16d5b039
 def _run_forward_hooks(self, call):
     "Step 4: global then local forward hooks; each may replace the output."
     for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
@@ -204,7 +204,7 @@ def _run_always_called_hooks(self, call):
                 warnings.warn(f"{who} forward hook with ``always_call=True`` raised an exception that was silenced as "
                               f"another error was raised in forward: {str(e)}", stacklevel=3)
 
-# %% ../../../nbs/14_hooks.ipynb #c0b66bd7
+# %% ../../../nbs/14_hooks.ipynb #6e3f561e
 @patch
 def _call_impl(self:Module, *args, **kwargs):
     "Run `forward` between the module's hooks and the global ones, in PyTorch's order."
@@ -234,7 +234,7 @@ def _hooked_call(self, call):
     if legacy: _register_legacy_backward_hooks(self, call, legacy)
     return call.result
 
-# %% ../../../nbs/14_hooks.ipynb #9e281321
+# %% ../../../nbs/14_hooks.ipynb #cdf83762
 class BackwardHookFunction(Function):
     "Identity on tensors; its graph node marks a module's boundary for the backward hooks."
     @staticmethod
@@ -245,7 +245,7 @@ class BackwardHookFunction(Function):
     @staticmethod
     def backward(ctx, *args): return args
 
-# %% ../../../nbs/14_hooks.ipynb #74e8a06d
+# %% ../../../nbs/14_hooks.ipynb #02eacdac
 class BackwardHook:
     "Connects a module's backward hooks to the graph nodes around one call of the module (as PyTorch's)."
     def __init__(self, module, user_hooks, user_pre_hooks):
@@ -260,7 +260,7 @@ class BackwardHook:
 
     def _unpack_none(self, indices, values): return tuple(values[idx] for idx in indices)
 
-# %% ../../../nbs/14_hooks.ipynb #299d8823
+# %% ../../../nbs/14_hooks.ipynb #51a969a1
 @patch
 def _apply_on_tensors(self:BackwardHook, fn, args):
     "Pass the tensors of `args` through `BackwardHookFunction`, call `fn` on its node; new args and tensor positions."
@@ -276,7 +276,7 @@ def _apply_on_tensors(self:BackwardHook, fn, args):
     for idx, val in zip(tensors_idx, new_tensors, strict=True): arg_list[idx] = val
     return (tuple(arg_list) if type(args) is tuple else type(args)(*arg_list)), tensors_idx
 
-# %% ../../../nbs/14_hooks.ipynb #84b2f07e
+# %% ../../../nbs/14_hooks.ipynb #788e9243
 @patch
 def setup_output_hook(self:BackwardHook, args):
     "Wrap the module's output(s); their node runs the backward pre-hooks."
@@ -309,7 +309,7 @@ def _hooks_without_input_grads(self):
             raise RuntimeError("Backward hook for Modules where no input requires gradient should always return None or None for all gradients.")
     self.grad_outputs = None
 
-# %% ../../../nbs/14_hooks.ipynb #b9320aea
+# %% ../../../nbs/14_hooks.ipynb #c5188ba7
 @patch
 def setup_input_hook(self:BackwardHook, args):
     "Wrap the module's tensor arguments; their node runs the full backward hooks."
@@ -332,7 +332,7 @@ def _set_user_hook(self:BackwardHook, grad_fn):
         return self._unpack_none(self.input_tensors_index, res)
     grad_fn.register_hook(hook)
 
-# %% ../../../nbs/14_hooks.ipynb #18eb1cf2
+# %% ../../../nbs/14_hooks.ipynb #082f9ff6
 class _WrappedHook:
     "A legacy backward hook, called with its module (held by a weak reference) first."
     def __init__(self, hook, module):
@@ -351,7 +351,7 @@ def _register_legacy_backward_hooks(self, call, hooks):
     for hook in hooks: var.grad_fn.register_hook(_WrappedHook(hook, self))
     self._maybe_warn_non_full_backward_hook(call.args, call.result, var.grad_fn)
 
-# %% ../../../nbs/14_hooks.ipynb #7d0ca07f
+# %% ../../../nbs/14_hooks.ipynb #388b51b7
 def _legacy_warning(what, missing, advise=True):
     warnings.warn(f"Using {what} is deprecated and will be removed in future versions. This hook will be missing some "
                   f"{missing}." + (" Please use register_full_backward_hook to get the documented behavior." if advise else ""),
@@ -376,7 +376,7 @@ def _maybe_warn_non_full_backward_hook(self:Module, inputs, result, grad_fn):
     elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {fn for fn, _ in grad_fn.next_functions}:
         _legacy_warning("a non-full backward hook when the forward contains multiple autograd Nodes", "grad_input")
 
-# %% ../../../nbs/14_hooks.ipynb #77c7211c
+# %% ../../../nbs/14_hooks.ipynb #073b7761
 HOOK_KINDS = ('forward_pre', 'forward', 'backward_pre', 'backward')
 
 def record_hook_calls(model, # a litnn (or PyTorch) module
@@ -397,7 +397,7 @@ def record_hook_calls(model, # a litnn (or PyTorch) module
         for (_, m), mark in zip(modules, marks): m._is_full_backward_hook = mark
     return calls
 
-# %% ../../../nbs/14_hooks.ipynb #eca9d350
+# %% ../../../nbs/14_hooks.ipynb #c4fe8774
 _KIND_STYLE = {'forward_pre': ('#9ecae1', '>'), 'forward': ('#2171b5', 'o'),
                'backward_pre': ('#fdae6b', '<'), 'backward': ('#d94801', 's')}
 
@@ -415,10 +415,11 @@ def plot_hook_calls(calls, # `[(name, kind)]` from `record_hook_calls`
         if pts: ax.scatter(*zip(*pts), color=_KIND_STYLE[kind][0], marker=_KIND_STYLE[kind][1], s=60, zorder=2, label=kind)
     n_fwd = sum(k.startswith('forward') for _, k in calls)
     ax.axvline(n_fwd - 0.5, color='0.5', ls='--', lw=1)
-    label = lambda n: ('  ' * (n.count('.') + bool(n)) + (n or '(model)') +
-                       (f'  {type(model.get_submodule(n)).__name__}' if model is not None else ''))
-    ax.set_yticks(range(len(names)), [label(n) for n in names], family='monospace')
-    ax.set_ylim(len(names) - 0.5, -0.5)
-    ax.set_xlabel('call order  (forward | backward)'); ax.set_xticks(range(0, len(calls), 2))
+    for x, text in ((n_fwd / 2 - 0.5, 'forward'), (n_fwd + (len(calls) - n_fwd) / 2 - 0.5, 'backward')):
+        ax.text(x, -0.75, text, ha='center', va='bottom', color='0.3')
+    cls_of = lambda n: f'  {type(model.get_submodule(n)).__name__}' if model is not None else ''
+    ax.set_yticks(range(len(names)), [(n or '(model)') + cls_of(n) for n in names], family='monospace')
+    ax.set_ylim(len(names) - 0.5, -1)
+    ax.set_xlabel('order of the calls'); ax.set_xticks(range(0, len(calls), 2))
     ax.legend(loc='upper left', bbox_to_anchor=(1.01, 1), frameon=False)
     return fig
