@@ -290,8 +290,6 @@ def test_to_empty_on_cuda():
     assert {t.device.type for t in list(m.parameters()) + list(m.buffers())} == {'cuda'}
 
 
-@pytest.mark.xfail(strict=True, reason="foundation bug (nbs/01_tensor, Tensor.data setter): litnn lets `param.data = int_tensor` "
-                                       "on a tensor that requires grad; torch raises RuntimeError, so Module.type(int64) differs")
 def test_type_to_integer_refused_for_parameters_requiring_grad():
     def run(lib):
         m = stand_ins(lib).Linear(2, 2)
