@@ -12,6 +12,8 @@ from .autograd.engine import (no_grad, enable_grad, set_grad_enabled, inference_
                               is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
 from .utils import hooks as _hooks
 from .ops import *
+from .reductions import *
 from .views import *
+from .indexing import *
 from . import nn
 from .serialization import save, load   # 17_save_load

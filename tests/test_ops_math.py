@@ -1,4 +1,4 @@
-"Ops of 03_ops against finite differences and against PyTorch: values, dtypes, grad_fn names, gradients, errors."
+"Ops of 03_ops and 03a_reductions against finite differences and against PyTorch: values, dtypes, grad_fn names, gradients, errors."
 import math, numpy as np, pytest
 import litnn
 from litnn.backend import to_device
@@ -414,9 +414,9 @@ def test_matmul_grads(dev):
     gc(lambda x, y: x @ y, randn(3), randn(3), dev=dev, gg=True)
     gc(lambda x, y: x @ y, randn(2, 2, 3), randn(3), dev=dev, gg=True)
     x, w = litnn.tensor(randn(4, 3), device=dev), litnn.tensor(randn(2, 3), device=dev)
-    gc(lambda x, w: litnn.ops.MmBackward0.apply(x, w, ty=True), randn(4, 3), randn(2, 3), dev=dev, gg=True)  # x @ wᵀ, no transpose node
-    gc(lambda x, w: litnn.ops.MmBackward0.apply(x, w, tx=True), randn(3, 4), randn(3, 2), dev=dev, gg=True)
-    np.testing.assert_allclose(host(litnn.ops.MmBackward0.apply(x, w, ty=True)), host(x) @ host(w).T, rtol=1e-5)
+    gc(lambda x, w: litnn.reductions.MmBackward0.apply(x, w, ty=True), randn(4, 3), randn(2, 3), dev=dev, gg=True)  # x @ wᵀ, no transpose node
+    gc(lambda x, w: litnn.reductions.MmBackward0.apply(x, w, tx=True), randn(3, 4), randn(3, 2), dev=dev, gg=True)
+    np.testing.assert_allclose(host(litnn.reductions.MmBackward0.apply(x, w, ty=True)), host(x) @ host(w).T, rtol=1e-5)
     check(litnn.matmul, torch.matmul, np.array([[1, 2]]), np.array([[3], [4]]), dev=dev)          # integers multiply too
 
 @pytest.mark.parametrize('dev', DEVICES)
@@ -435,8 +435,8 @@ def test_products(dev):
     check(lambda b, x, y: b.addmm(x, y, beta=0), lambda b, x, y: b.addmm(x, y, beta=0), randn(4), randn(2, 3), randn(3, 4), dev=dev, atol=1e-5)
     gc(lambda b, x, y: litnn.addmm(b, x, y, alpha=1.5, beta=-2), randn(3), randn(2, 2), randn(2, 3), dev=dev)
     gc(lambda b, x, y: litnn.addmm(b, x, y, alpha=1.5, beta=-2), randn(3), randn(2, 2), randn(2, 3), dev=dev, gg=True, rg=(1, 2))
-    gc(lambda b, x, w: litnn.ops.AddmmBackward0.apply(b, x, w, t2=True), randn(2), randn(4, 3), randn(2, 3), dev=dev)  # nn.Linear
-    gc(lambda b, x, w: litnn.ops.AddmmBackward0.apply(b, x, w, t2=True), randn(2), randn(4, 3), randn(2, 3), dev=dev, gg=True, rg=(1, 2))
+    gc(lambda b, x, w: litnn.reductions.AddmmBackward0.apply(b, x, w, t2=True), randn(2), randn(4, 3), randn(2, 3), dev=dev)  # nn.Linear
+    gc(lambda b, x, w: litnn.reductions.AddmmBackward0.apply(b, x, w, t2=True), randn(2), randn(4, 3), randn(2, 3), dev=dev, gg=True, rg=(1, 2))
     gc(litnn.bmm, randn(2, 2, 3), randn(2, 3, 2), dev=dev, gg=True)
     gc(litnn.outer, randn(2), randn(3), dev=dev)
 

@@ -1,6 +1,7 @@
-"""Views, shape operations, indexing, `__setitem__`, joining/splitting and conversions (litnn.views)
-against torch: values, dtypes, grad_fn names, gradients (finite differences and torch's), memory
-sharing and version counters, errors, and random slicing with hypothesis."""
+"""Views, shape operations, joining/splitting and conversions (litnn.views), indexing and
+`__setitem__` (litnn.indexing) against torch: values, dtypes, grad_fn names, gradients (finite
+differences and torch's), memory sharing and version counters, errors, and random slicing with
+hypothesis."""
 import numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck, gradgradcheck
