@@ -8,8 +8,9 @@ import builtins, math, numpy as np
 from . import backend as B
 from .backend import array_namespace, get_default_dtype, result_type, _generator, patch
 from .tensor import Tensor, _arr, _by_np, _LEGACY, zeros_like, tensor as _tensor
-from .autograd.engine import (Op, _Mode, _NO_CTX, _promote, _levels, _reduce, _cast, _d, _shape,
-                                   _float_dtype, _inplace, _vc, _num, no_grad, add, sub, mul, div, ToCopyBackward0)
+from .autograd.graph import (Op, _Mode, _NO_CTX, _promote, _levels, _reduce, _cast, _d, _shape,
+                                  _float_dtype, _vc, _num, no_grad, add, sub, mul, div, ToCopyBackward0)
+from .autograd.engine import _inplace
 
 # %% auto #0
 __all__ = ['clip', 'negative', 'bitwise_not', 'isclose', 'allclose', 'equal', 'gelu', 'leaky_relu', 'RoundBackward1', 'round',

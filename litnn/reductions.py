@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from . import backend as B
 from .backend import array_namespace, to_dtype
 from .tensor import Tensor, _arr, _wrap_dim, _LEGACY, zeros_like
-from .autograd.engine import Op, _Mode, _reduce, _cast, _d, _shape, _dims, _kept_shape, _float_dtype
+from .autograd.graph import Op, _Mode, _reduce, _cast, _d, _shape, _dims, _kept_shape, _float_dtype
 from .ops import _floating, _const, _masked, _dname, where
 from .ops import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 

@@ -28,7 +28,7 @@ class Tensor:
     _accumulator = None     # weakref to this leaf's AccumulateGrad node
 
     # `_vc` is the version counter: None until an in-place operation or a view needs one, then a
-    # one-element list shared with the tensor's views (see 02_backprop)
+    # one-element list shared with the tensor's views (see 02a_engine)
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None):
         "Wrap array `data` without checks: the constructor of the hot path."

@@ -9,7 +9,7 @@ from . import backend as B
 from .backend import patch, array_namespace, array_device, to_dtype, promote_types
 from .tensor import (
     Tensor, _wrap_dim, _LEGACY, zeros as _zeros, ones as _ones, full as _full, empty as _empty, tensor as _tensor)
-from .autograd.engine import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _dims, no_grad
+from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _dims, no_grad
 
 # %% auto #0
 __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'reshape', 'flatten', 'unflatten', 'SelectBackward0',

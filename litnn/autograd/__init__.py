@@ -1,3 +1,10 @@
-"""litnn.autograd: automatic differentiation, as torch.autograd."""
-from .engine import (Function, FunctionCtx, Node, grad, backward, gradcheck, gradgradcheck, GradcheckError,
-                     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled)
+"""litnn.autograd: automatic differentiation, as torch.autograd.
+
+Three parts (nbs/02_backprop, 02a_engine, 02b_function): `graph` (grad modes, nodes, how operations
+record themselves), `engine` (backward, grad, hooks, in-place safety) and `function` (custom
+`Function`s and `gradcheck`)."""
+from .graph import (Node, no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                    is_inference_mode_enabled)
+from .engine import grad, backward
+from .function import Function, FunctionCtx, gradcheck, gradgradcheck, GradcheckError
+from . import graph, engine, function

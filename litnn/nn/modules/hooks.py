@@ -13,7 +13,8 @@ import warnings, weakref
 from collections import OrderedDict
 from ...backend import patch
 from ...tensor import Tensor
-from ...autograd.engine import Function, is_grad_enabled
+from ...autograd.graph import is_grad_enabled
+from ...autograd.function import Function
 from ...utils.hooks import RemovableHandle
 from .module import Module
 from . import module as _module
