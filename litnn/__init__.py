@@ -10,7 +10,6 @@ from ._tensor_str import set_printoptions
 from . import autograd
 from .autograd.graph import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
-from .utils import hooks as _hooks
 from .ops import *
 from .reductions import *
 from .views import *

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, numpy as np
 from . import backend as B
-from .backend import (dtype, device, to_dtype, get_default_dtype, array_namespace, array_device, to_device,
+from .backend import (dtype, device, to_dtype, get_default_dtype, array_device, to_device,
                       xp_for, _by_np, _generator, patch)
 
 # %% auto #0
