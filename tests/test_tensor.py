@@ -2,16 +2,11 @@
 import warnings
 import numpy as np, pytest
 import litnn
+from torch_pairs import same_error
 
 torch = pytest.importorskip('torch')
 
 def name(d): return str(d).rsplit('.', 1)[-1]
-
-def same_error(f):
-    "Run `f(lib)` in torch and in litnn: both must raise, and the same exception type."
-    with pytest.raises(Exception) as te: f(torch)
-    with pytest.raises(te.type): f(litnn)
-    return te.type
 
 def same(f):
     "`f(lib)` gives equal results in litnn and torch (dtypes and sizes compared by name)."
