@@ -2,3 +2,4 @@
 from .parameter import Parameter, Buffer
 from .modules import *
 from . import modules
+from . import functional
