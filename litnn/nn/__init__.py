@@ -3,3 +3,4 @@ from .parameter import Parameter, Buffer
 from .modules import *
 from . import modules
 from . import functional
+from . import init

@@ -10,5 +10,7 @@ from . import hooks                   # 14_hooks (also installs the global hook 
 from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear, Bilinear, Flatten, Unflatten   # 21_linear
 
-__all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict']
+__all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
+           'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten']
