@@ -11,6 +11,8 @@ from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import Identity, Linear, Bilinear, Flatten, Unflatten   # 21_linear
+from .activation import ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax   # 22_activation
 
 __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
-           'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten']
+           'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten',
+           'ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax']
