@@ -4,4 +4,6 @@ Each function is built in the notebook of its part, beside the module that uses 
 `Linear` in `litnn/nn/modules/linear.py`, `conv2d` with `Conv2d`, ...). Hand-written: it only gathers
 them under torch's name, one line per part, in the parts' order."""
 from .modules.linear import linear, bilinear   # 21_linear
+from .modules.dropout import dropout           # 21a_dropout
+from .modules.sparse import embedding          # 21b_sparse
 from .modules.activation import relu, leaky_relu, gelu, silu, tanh, sigmoid, softmax, log_softmax   # 22_activation

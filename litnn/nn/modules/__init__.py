@@ -11,8 +11,10 @@ from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import Identity, Linear, Bilinear, Flatten, Unflatten   # 21_linear
+from .dropout import Dropout          # 21a_dropout
+from .sparse import Embedding         # 21b_sparse
 from .activation import ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax   # 22_activation
 
 __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
-           'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten',
+           'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten', 'Dropout', 'Embedding',
            'ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax']
