@@ -1,0 +1,360 @@
+"""litnn.utils.data side by side with torch.utils.data: the same batches, lengths, collated structures
+(types, dtypes, shapes, values), splits and errors; seeded shuffling reproducible (litnn's order is
+its own, so shuffles are checked as permutations, never against torch's order)."""
+import warnings
+from collections import namedtuple, OrderedDict
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import litnn
+from litnn.utils.data import _tensor_batch
+from nn_pairs import err, same
+
+torch = pytest.importorskip('torch')
+
+
+def plain(x):
+    "A library-free picture of a collated value: containers by type name, tensors as (dtype, shape, values)."
+    if isinstance(x, (torch.Tensor, litnn.Tensor)):
+        return ('tensor', str(x.dtype).split('.')[-1], tuple(x.shape), x.tolist())
+    if isinstance(x, tuple) and hasattr(x, '_fields'): return (type(x).__name__, *map(plain, x))
+    if isinstance(x, dict): return (type(x).__name__, {k: plain(v) for k, v in x.items()})
+    if isinstance(x, (list, tuple)): return (type(x).__name__, [plain(v) for v in x])
+    return x
+
+
+def tensor_data(lib, n=10):
+    "Images and labels of `n` samples: float32 (n, 2, 3) and int64 (n,)."
+    x = np.arange(n * 6, dtype=np.float32).reshape(n, 2, 3)
+    return lib.utils.data.TensorDataset(lib.tensor(x), lib.tensor(np.arange(n) % 3))
+
+
+def batches(loader): return [plain(b) for b in loader]
+
+
+# --- datasets -------------------------------------------------------------------------------------
+
+def test_tensor_dataset_samples_and_len():
+    same(lambda lib: (len(tensor_data(lib)), plain(tensor_data(lib)[4]), plain(tensor_data(lib)[-1])))
+
+
+def test_tensor_dataset_size_mismatch():
+    same(lambda lib: err(lib.utils.data.TensorDataset, lib.zeros(3), lib.zeros(4)))
+
+
+def test_subset_and_concat():
+    def run(lib):
+        D = lib.utils.data
+        ds = tensor_data(lib)
+        sub = D.Subset(ds, [7, 2, 5])
+        cat = ds + D.Subset(ds, [0, 1])
+        return (len(sub), plain(sub[1]), plain(sub.__getitems__([0, 2])), len(cat), plain(cat[10]), plain(cat[-1]),
+                cat.cumulative_sizes, err(cat.__getitem__, -13), err(D.ConcatDataset, []))
+    same(run)
+
+
+def test_subset_subclass_must_override_getitems():
+    def run(lib):
+        class Bad(lib.utils.data.Subset):
+            def __getitem__(self, i): return 0
+        return err(Bad, range(3), [0])[0]
+    same(run)
+
+
+def test_dataset_base_class():
+    same(lambda lib: err(lib.utils.data.Dataset().__getitem__, 0))
+    assert litnn.utils.data.Dataset[int] is not None   # generic, as torch's
+
+
+# --- DataLoader batching --------------------------------------------------------------------------
+
+@pytest.mark.parametrize('n,bs,drop_last', [(10, 1, False), (10, 3, False), (10, 3, True), (10, 5, True),
+                                            (10, 10, False), (10, 11, False), (10, 11, True), (7, 2, True)])
+def test_loader_batches_and_len(n, bs, drop_last):
+    def run(lib):
+        dl = lib.utils.data.DataLoader(tensor_data(lib, n), batch_size=bs, drop_last=drop_last)
+        return len(dl), batches(dl)
+    same(run)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 30), bs=st.integers(1, 12), drop_last=st.booleans(),
+       shape=st.lists(st.integers(1, 3), max_size=2), dt=st.sampled_from(['float32', 'float64', 'int64', 'int32', 'bool']))
+def test_loader_batches_fuzz(n, bs, drop_last, shape, dt):
+    x = (np.arange(n * int(np.prod(shape)), dtype=np.float64).reshape(n, *shape) % 5).astype(dt)
+    def run(lib):
+        ds = lib.utils.data.TensorDataset(lib.tensor(x), lib.arange(n))
+        dl = lib.utils.data.DataLoader(ds, batch_size=bs, drop_last=drop_last)
+        return len(dl), batches(dl)
+    same(run)
+
+
+def test_loader_without_batching():
+    def run(lib):
+        dl = lib.utils.data.DataLoader(tensor_data(lib, 4), batch_size=None)
+        return len(dl), batches(dl)
+    same(run)
+
+
+def test_loader_with_sampler_and_batch_sampler():
+    def run(lib):
+        D, ds = lib.utils.data, tensor_data(lib)
+        a = D.DataLoader(ds, batch_size=3, sampler=[9, 0, 4, 4, 1])
+        b = D.DataLoader(ds, batch_sampler=[[3, 1], [0], [9, 8, 7]])
+        c = D.DataLoader(ds, batch_size=2, sampler=D.SequentialSampler(range(5)))
+        return len(a), batches(a), len(b), batches(b), len(c), batches(c)
+    same(run)
+
+
+def test_loader_over_numpy_and_python_samples():
+    "A plain list of samples: numpy arrays, numbers, strings, nested containers."
+    P = namedtuple('P', 'a b')
+    samples = [{'img': np.full((2, 2), i, np.uint8), 'y': i, 'w': i / 2, 'ok': i % 2 == 0, 'name': f's{i}',
+                'pair': (np.float32(i), [i, i + 1]), 'p': P(np.int32(i), np.float64(i)), 'od': OrderedDict(k=i)}
+               for i in range(5)]
+    same(lambda lib: batches(lib.utils.data.DataLoader(samples, batch_size=2)))
+
+
+def test_loader_calls_getitems():
+    def run(lib):
+        calls = []
+        class DS(lib.utils.data.Dataset):
+            def __len__(self): return 5
+            def __getitem__(self, i): raise AssertionError('the loader should use __getitems__')
+            def __getitems__(self, idx): calls.append(list(idx)); return [(i, float(i)) for i in idx]
+        out = batches(lib.utils.data.DataLoader(DS(), batch_size=2))
+        sub = batches(lib.utils.data.DataLoader(lib.utils.data.Subset(DS(), [4, 3, 2]), batch_size=2))
+        return out, sub, calls
+    same(run)
+
+
+def test_loader_custom_collate_fn():
+    same(lambda lib: batches(lib.utils.data.DataLoader(list(range(5)), batch_size=2, collate_fn=lambda b: sum(b))))
+
+
+def test_iterable_dataset():
+    def run(lib):
+        class Stream(lib.utils.data.IterableDataset):
+            def __iter__(self): return iter([lib.tensor([i, -i]) for i in range(7)])
+            def __len__(self): return 7
+        D = lib.utils.data
+        out = []
+        for kw in [dict(batch_size=3), dict(batch_size=3, drop_last=True), dict(batch_size=None)]:
+            dl = D.DataLoader(Stream(), **kw)
+            out += [len(dl), batches(dl)]
+        out += [err(D.DataLoader, Stream(), shuffle=True), err(D.DataLoader, Stream(), sampler=[0]),
+                err(D.ConcatDataset, [Stream()])]
+        return out
+    same(run)
+
+
+def test_num_workers_warns_and_loads_the_same_batches():
+    ds = tensor_data(litnn)
+    with pytest.warns(UserWarning, match="num_workers=2 is ignored"):
+        dl = litnn.utils.data.DataLoader(ds, batch_size=3, num_workers=2, persistent_workers=True, prefetch_factor=4)
+    assert batches(dl) == batches(litnn.utils.data.DataLoader(ds, batch_size=3))
+    assert litnn.utils.data.get_worker_info() is None
+
+
+# --- default_collate ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('case', ['ints', 'floats', 'bools', 'mixed', 'strs', 'bytes', 'np_scalars', 'np_int8',
+                                  'np_bool', 'np_arrays', 'tensors', 'tuples', 'lists', 'dicts', 'namedtuples', 'nested'])
+def test_default_collate(case):
+    P = namedtuple('P', 'x y')
+    def batch(lib):
+        return {'ints': [1, 2, 3], 'floats': [0.5, 1.5], 'bools': [True, False], 'mixed': [1, 2.5], 'strs': ['a', 'b'],
+                'bytes': [b'a', b'b'], 'np_scalars': [np.float32(1), np.float32(2)], 'np_int8': [np.int8(1), np.int8(-2)],
+                'np_bool': [np.bool_(True), np.bool_(False)],
+                'np_arrays': [np.arange(6, dtype=np.int16).reshape(2, 3)] * 2,
+                'tensors': [lib.tensor([1., 2.], dtype=lib.float64), lib.tensor([3., 4.], dtype=lib.float64)],
+                'tuples': [(lib.tensor([1]), 2, 'a'), (lib.tensor([3]), 4, 'b')],
+                'lists': [[1, 2.0], [3, 4.0]],
+                'dicts': [{'a': 1, 'b': [np.ones(2)]}, {'a': 2, 'b': [np.zeros(2)]}],
+                'namedtuples': [P(1, lib.zeros(2, 2)), P(2, lib.ones(2, 2))],
+                'nested': [{'x': (1, {'y': [0.5, np.int64(3)]})}, {'x': (2, {'y': [1.5, np.int64(4)]})}]}[case]
+    same(lambda lib: plain(lib.utils.data.default_collate(batch(lib))))
+
+
+def test_default_collate_errors():
+    def run(lib):
+        c = lib.utils.data.default_collate
+        return [err(c, [[1, 2], [3]]), err(c, [object()]), err(c, [np.array(['a'])]),
+                err(c, [lib.zeros(2), lib.zeros(3)])[0], err(c, [])[0]]
+    same(run)
+
+
+def test_default_collate_keeps_the_graph():
+    a, b = litnn.tensor([1., 2.], requires_grad=True), litnn.tensor([3., 4.], requires_grad=True)
+    (litnn.utils.data.default_collate([a, b]) * litnn.tensor([[1.], [2.]])).sum().backward()
+    assert a.grad.tolist() == [1., 1.] and b.grad.tolist() == [2., 2.]
+
+
+def test_default_convert():
+    P = namedtuple('P', 'x y')
+    data = [np.arange(3), (np.float32(2), 'a', [np.ones((1, 2))]), {'k': np.int8(1)}, P(np.zeros(1), 3), 7, 'x']
+    same(lambda lib: [plain(lib.utils.data.default_convert(d)) for d in data])
+
+
+# --- the one-step path of TensorDatasets ----------------------------------------------------------
+
+def slow(b): return litnn.utils.data.default_collate(b)   # any other collate function takes the general path
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 40), bs=st.integers(1, 16), drop_last=st.booleans(), seed=st.integers(0, 2**31))
+def test_one_step_path_equals_general_path(n, bs, drop_last, seed):
+    D = litnn.utils.data
+    ds = D.TensorDataset(litnn.randn(n, 2, 2), litnn.arange(n), litnn.randn(n) > 0)
+    splits = D.random_split(ds, [0.5, 0.5], generator=litnn.Generator().manual_seed(seed))
+    for d in [ds, *splits, D.Subset(splits[0], list(range(len(splits[0]))[::-1]))]:
+        fast = D.DataLoader(d, batch_size=bs, shuffle=True, drop_last=drop_last, generator=litnn.Generator().manual_seed(seed))
+        gen = D.DataLoader(d, batch_size=bs, shuffle=True, drop_last=drop_last, generator=litnn.Generator().manual_seed(seed),
+                           collate_fn=slow)
+        assert batches(fast) == batches(gen)
+
+
+def test_one_step_path_only_where_it_cannot_differ():
+    D = litnn.utils.data
+    ds = tensor_data(litnn)
+    assert _tensor_batch(ds, [0, 3]) is not None and _tensor_batch(D.Subset(ds, [1, 2]), [1]) is not None
+    class Doubled(D.TensorDataset):
+        def __getitem__(self, i): return tuple(2 * t[i] for t in self.tensors)
+    class Listed(D.TensorDataset):
+        def __getitems__(self, idx): return [self[i] for i in idx]
+    assert _tensor_batch(Doubled(*ds.tensors), [1]) is None and _tensor_batch(Listed(*ds.tensors), [1]) is None
+    assert _tensor_batch(ds, [np.int64(1)]) is None and _tensor_batch(ds, [True]) is None and _tensor_batch(ds, []) is None
+    # a subclass's own __getitem__ is honoured by the loader
+    xb, yb = next(iter(D.DataLoader(Doubled(*ds.tensors), batch_size=4)))
+    assert yb.tolist() == [0, 2, 4, 0] and xb.tolist() == (2 * ds.tensors[0][:4]).tolist()
+    # tensors that require grad: the batch carries the graph, as torch.stack's would
+    w = litnn.randn(10, 2, requires_grad=True)
+    xb, = next(iter(D.DataLoader(D.TensorDataset(w), batch_size=3, sampler=[4, 4, 0])))
+    xb.sum().backward()
+    assert xb.grad_fn is not None and w.grad[:, 0].tolist() == [1., 0., 0., 0., 2., 0., 0., 0., 0., 0.]
+
+
+def test_one_step_path_out_of_range_index():
+    same(lambda lib: err(list, lib.utils.data.DataLoader(tensor_data(lib), batch_sampler=[[0, 10]]))[0])
+
+
+# --- random_split ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('n,lengths', [(10, [3, 7]), (10, [0.3, 0.7]), (30, [0.3, 0.3, 0.4]), (10, [0.34, 0.33, 0.33]),
+                                       (7, [0.5, 0.5]), (5, [1.0]), (11, [0.1] * 10), (3, [0, 3])])
+def test_random_split_sizes(n, lengths):
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter('always')
+        sizes = same(lambda lib: [len(s) for s in lib.utils.data.random_split(range(n), lengths)])
+    parts = litnn.utils.data.random_split(range(n), lengths, generator=litnn.Generator().manual_seed(1))
+    assert sorted(i for p in parts for i in p) == list(range(n)) and [len(p) for p in parts] == sizes
+
+
+def test_random_split_errors_and_warning():
+    def run(lib):
+        rs = lib.utils.data.random_split
+        return [err(rs, range(10), [3, 3]), err(rs, range(10), [1.2, -0.2]), err(rs, range(10), [0.5, 0.6])]
+    same(run)
+    for lib in (torch, litnn):
+        with pytest.warns(UserWarning, match="Length of split at index 1 is 0"): lib.utils.data.random_split(range(2), [1.0, 0.0])
+
+
+def test_random_split_reproducible():
+    rs = litnn.utils.data.random_split
+    a = [p.indices for p in rs(range(50), [20, 30], generator=litnn.Generator().manual_seed(5))]
+    assert a == [p.indices for p in rs(range(50), [0.4, 0.6], generator=litnn.Generator().manual_seed(5))]
+    assert a != [p.indices for p in rs(range(50), [20, 30], generator=litnn.Generator().manual_seed(6))]
+    litnn.manual_seed(2); b = [p.indices for p in rs(range(50), [20, 30])]
+    litnn.manual_seed(2); assert b == [p.indices for p in rs(range(50), [20, 30])]
+
+
+# --- seeded shuffling -----------------------------------------------------------------------------
+
+def order(loader): return [i for _, y in loader for i in y.tolist()]
+
+
+def test_shuffle_with_generator_reproducible_and_new_each_epoch():
+    ds = litnn.utils.data.TensorDataset(litnn.zeros(100, 1), litnn.arange(100))
+    def loader(seed): return litnn.utils.data.DataLoader(ds, batch_size=16, shuffle=True, generator=litnn.Generator().manual_seed(seed))
+    l1, l2 = loader(0), loader(0)
+    e1 = [order(l1) for _ in range(3)]
+    assert e1 == [order(l2) for _ in range(3)]
+    assert all(sorted(e) == list(range(100)) for e in e1)
+    assert len({tuple(e) for e in e1}) == 3 and e1[0] != list(range(100))
+    assert order(loader(1)) != e1[0]
+    # torch's loader shuffles too; the orders differ (another RNG), but both are permutations
+    t = order(torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.zeros(100, 1), torch.arange(100)),
+                                          batch_size=16, shuffle=True, generator=torch.Generator().manual_seed(0)))
+    assert sorted(t) == sorted(e1[0])
+
+
+def test_shuffle_with_manual_seed():
+    ds = litnn.utils.data.TensorDataset(litnn.zeros(50, 1), litnn.arange(50))
+    def run():
+        litnn.manual_seed(7)
+        dl = litnn.utils.data.DataLoader(ds, batch_size=8, shuffle=True)
+        return order(dl), order(dl), litnn.rand(()).item()
+    a, b = run(), run()
+    assert a == b and a[0] != a[1] and sorted(a[0]) == list(range(50))
+    # one draw of the global generator per epoch, whatever the dataset's size (as torch)
+    litnn.manual_seed(7); litnn.randint(2**62, ()); litnn.randint(2**62, ())
+    assert litnn.rand(()).item() == a[2]
+
+
+def test_random_sampler_options():
+    RS = litnn.utils.data.RandomSampler
+    g = lambda: litnn.Generator().manual_seed(3)
+    r = list(RS(range(10), replacement=True, num_samples=25, generator=g()))
+    assert len(r) == 25 and all(0 <= i < 10 for i in r) and r == list(RS(range(10), True, 25, generator=g()))
+    over = list(RS(range(4), num_samples=10, generator=g()))
+    assert len(over) == 10 and sorted(over[:4]) == sorted(over[4:8]) == [0, 1, 2, 3]
+    assert len(RS(range(4), num_samples=10)) == 10
+    s = list(litnn.utils.data.SubsetRandomSampler([5, 7, 9], generator=g()))
+    assert sorted(s) == [5, 7, 9]
+    same(lambda lib: (err(lib.utils.data.RandomSampler, range(3), replacement=1),
+                      err(lib.utils.data.RandomSampler, range(3), num_samples=0),
+                      err(lib.utils.data.RandomSampler, range(0))))
+
+
+# --- samplers and argument checks -----------------------------------------------------------------
+
+def test_batch_sampler():
+    def run(lib):
+        BS = lib.utils.data.BatchSampler
+        out = [(list(BS(range(n), b, d)), len(BS(range(n), b, d))) for n in (0, 1, 7, 9) for b in (1, 3, 9) for d in (False, True)]
+        return out + [err(BS, range(3), 0, False), err(BS, range(3), True, False), err(BS, range(3), 2, 1)]
+    same(run)
+
+
+def test_loader_argument_errors():
+    def run(lib):
+        D, ds = lib.utils.data, tensor_data(lib)
+        dl = D.DataLoader(ds)
+        return [err(D.DataLoader, ds, shuffle=True, sampler=[0]), err(D.DataLoader, ds, batch_sampler=[[0]], batch_size=2),
+                err(D.DataLoader, ds, batch_sampler=[[0]], drop_last=True), err(D.DataLoader, ds, batch_size=None, drop_last=True),
+                err(D.DataLoader, ds, num_workers=-1), err(D.DataLoader, ds, timeout=-1),
+                err(D.DataLoader, ds, prefetch_factor=2), err(D.DataLoader, ds, persistent_workers=True),
+                err(D.DataLoader, ds, batch_size=0), err(setattr, dl, 'batch_size', 4), err(setattr, dl, 'dataset', ds)]
+    same(run)
+    dl = litnn.utils.data.DataLoader(tensor_data(litnn)); dl.collate_fn = list   # other attributes may change
+    assert dl.collate_fn is list
+
+
+def test_loader_attributes():
+    def run(lib):
+        D, ds = lib.utils.data, tensor_data(lib)
+        a, b = D.DataLoader(ds, batch_size=4, shuffle=True), D.DataLoader(ds, batch_sampler=[[0]])
+        return (a.batch_size, a.drop_last, type(a.sampler).__name__, type(a.batch_sampler).__name__, a.collate_fn.__name__,
+                b.batch_size, type(b.sampler).__name__, D.DataLoader(ds, batch_size=None).collate_fn.__name__)
+    same(run)
+
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+def test_loader_on_gpu():
+    D = litnn.utils.data
+    ds = D.TensorDataset(litnn.randn(20, 3).cuda(), litnn.arange(20).cuda())
+    xb, yb = next(iter(D.DataLoader(ds, batch_size=8, shuffle=True, generator=litnn.Generator().manual_seed(0))))
+    assert xb.device.type == yb.device.type == 'cuda' and xb.shape == (8, 3)
+    assert (xb.cpu() == ds.tensors[0].cpu()[yb.cpu()]).all().item()
