@@ -15,4 +15,5 @@ from .reductions import *
 from .views import *
 from .indexing import *
 from . import nn
+from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 17_save_load

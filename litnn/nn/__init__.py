@@ -4,3 +4,4 @@ from .modules import *
 from . import modules
 from . import functional
 from . import init
+from . import utils                       # 30b_clip_grad
