@@ -7,3 +7,4 @@ from .modules.linear import linear, bilinear   # 21_linear
 from .modules.dropout import dropout           # 21a_dropout
 from .modules.sparse import embedding          # 21b_sparse
 from .modules.activation import relu, leaky_relu, gelu, silu, tanh, sigmoid, softmax, log_softmax   # 22_activation
+from .modules.normalization import batch_norm, layer_norm   # 25_normalization
