@@ -7,7 +7,7 @@ __all__ = ['T_co', 'Dataset', 'IterableDataset', 'TensorDataset', 'Subset', 'Con
            'SequentialSampler', 'RandomSampler', 'SubsetRandomSampler', 'BatchSampler', 'default_collate',
            'default_convert', 'get_worker_info', 'DataLoader']
 
-# %% ../../nbs/31_data.ipynb #865b4e62
+# %% ../../nbs/31_data.ipynb #1d2e5332
 import bisect, collections.abc, copy, itertools, math, re, warnings
 from typing import Generic, TypeVar
 import numpy as np
@@ -15,7 +15,7 @@ import litnn
 from ..backend import Generator, default_generator, array_namespace, float64, patch
 from ..tensor import Tensor, tensor, randperm, randint
 
-# %% ../../nbs/31_data.ipynb #7351a123
+# %% ../../nbs/31_data.ipynb #78d1db5a
 T_co = TypeVar('T_co', covariant=True)
 
 class Dataset(Generic[T_co]):
@@ -27,7 +27,7 @@ class IterableDataset(Dataset[T_co]):
     "A stream of samples: subclasses define `__iter__` (as `torch.utils.data.IterableDataset`)."
     def __iter__(self): raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
-# %% ../../nbs/31_data.ipynb #3dba922f
+# %% ../../nbs/31_data.ipynb #6c18c3fd
 class TensorDataset(Dataset):
     "Samples are the tuples of the `i`-th rows of `tensors` (as `torch.utils.data.TensorDataset`)."
     def __init__(self, *tensors):
@@ -36,7 +36,7 @@ class TensorDataset(Dataset):
     def __getitem__(self, index): return tuple(t[index] for t in self.tensors)
     def __len__(self): return self.tensors[0].size(0)
 
-# %% ../../nbs/31_data.ipynb #d86e9638
+# %% ../../nbs/31_data.ipynb #036aad8c
 class Subset(Dataset):
     "The samples of `dataset` at `indices` (as `torch.utils.data.Subset`)."
     def __init__(self, dataset, indices):
@@ -68,7 +68,7 @@ class ConcatDataset(Dataset):
         d = bisect.bisect_right(self.cumulative_sizes, idx)
         return self.datasets[d][idx - (self.cumulative_sizes[d - 1] if d else 0)]
 
-# %% ../../nbs/31_data.ipynb #c5453437
+# %% ../../nbs/31_data.ipynb #8e6a21b5
 def _split_lengths(n, fractions):
     "Sample counts for `fractions` of `n` items: floors, then the remainder dealt round robin."
     for i, f in enumerate(fractions):
@@ -86,7 +86,7 @@ def random_split(dataset, lengths, generator=default_generator):
     indices = randperm(sum(lengths), generator=generator).tolist()
     return [Subset(dataset, indices[end - k:end]) for end, k in zip(itertools.accumulate(lengths), lengths)]
 
-# %% ../../nbs/31_data.ipynb #2a40f162
+# %% ../../nbs/31_data.ipynb #f5ad78dc
 class Sampler(Generic[T_co]):
     "Base class of the iterables of dataset indices (as `torch.utils.data.Sampler`)."
     def __init__(self, data_source=None): pass
@@ -98,7 +98,7 @@ class SequentialSampler(Sampler):
     def __iter__(self): return iter(range(len(self.data_source)))
     def __len__(self): return len(self.data_source)
 
-# %% ../../nbs/31_data.ipynb #cedf337d
+# %% ../../nbs/31_data.ipynb #4fd0143c
 class RandomSampler(Sampler):
     "The indices of `data_source` shuffled anew each epoch, or `num_samples` drawn with `replacement`."
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
@@ -122,7 +122,7 @@ class SubsetRandomSampler(Sampler):
     def __iter__(self): return (self.indices[i] for i in randperm(len(self.indices), generator=self.generator).tolist())
     def __len__(self): return len(self.indices)
 
-# %% ../../nbs/31_data.ipynb #10ac72d0
+# %% ../../nbs/31_data.ipynb #fc178b7a
 class BatchSampler(Sampler):
     "Lists of `batch_size` indices from `sampler`; the last short one dropped if `drop_last`."
     def __init__(self, sampler, batch_size, drop_last):
@@ -138,7 +138,7 @@ class BatchSampler(Sampler):
         n, b = len(self.sampler), self.batch_size
         return n // b if self.drop_last else (n + b - 1) // b
 
-# %% ../../nbs/31_data.ipynb #6b51c612
+# %% ../../nbs/31_data.ipynb #617616a6
 _np_str_obj = re.compile(r"[SaUO]")   # numpy dtype codes of strings and objects: not numbers
 _collate_err = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
@@ -155,7 +155,7 @@ def _rebuild(elem, values):
         return type(elem)(values)
     except TypeError: return dict(values) if isinstance(elem, collections.abc.Mapping) else list(values)
 
-# %% ../../nbs/31_data.ipynb #5708031b
+# %% ../../nbs/31_data.ipynb #5b2b772c
 def default_collate(batch):
     "The samples of `batch` joined into one batch, recursively: tensors stacked, numbers to tensors (as torch's)."
     elem = batch[0]
@@ -175,7 +175,7 @@ def default_collate(batch):
         return cols if isinstance(elem, tuple) else _rebuild(elem, cols)
     raise TypeError(_collate_err.format(type(elem)))
 
-# %% ../../nbs/31_data.ipynb #de91e006
+# %% ../../nbs/31_data.ipynb #f2841e58
 def _tensor_batch(dataset, index):
     "`default_collate` of the samples at `index` of a TensorDataset (or Subsets of one), by one indexing per tensor; else None."
     while isinstance(dataset, Subset) and type(dataset).__getitems__ is Subset.__getitems__:
@@ -185,7 +185,7 @@ def _tensor_batch(dataset, index):
     if not index or any(type(i) is not int for i in index) or any(t.requires_grad for t in dataset.tensors): return None
     return [Tensor._make(t._data[array_namespace(t._data).asarray(index)]) for t in dataset.tensors]
 
-# %% ../../nbs/31_data.ipynb #12805095
+# %% ../../nbs/31_data.ipynb #5bc27e50
 def default_convert(data):
     "`data` with every numpy array (and numpy scalar) turned into a tensor, recursively (as torch's)."
     if isinstance(data, Tensor): return data
@@ -197,7 +197,7 @@ def default_convert(data):
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)): return _rebuild(data, [default_convert(d) for d in data])
     return data
 
-# %% ../../nbs/31_data.ipynb #4fbd6692
+# %% ../../nbs/31_data.ipynb #441a14ee
 def get_worker_info():
     "None: litnn's DataLoader runs no worker processes (as torch's in the main process)."
     return None
@@ -214,9 +214,17 @@ def _check_workers(num_workers, timeout, prefetch_factor, persistent_workers):
     if num_workers > 0: warnings.warn(f"litnn's DataLoader loads batches in the main process: num_workers={num_workers} "
                                       "is ignored (the batches are the same)", stacklevel=3)
 
-# %% ../../nbs/31_data.ipynb #9068ea4c
+# %% ../../nbs/31_data.ipynb #629cae32
 class DataLoader:
-    "Batches of `dataset`'s samples, ordered by a sampler, joined by `collate_fn` (as `torch.utils.data.DataLoader`)."
+    """Batches of `dataset`'s samples, ordered by a sampler, joined by `collate_fn` (as `torch.utils.data.DataLoader`).
+
+    ```python
+    >>> import litnn; from litnn.utils.data import DataLoader, TensorDataset
+    >>> [y.tolist() for x, y in DataLoader(TensorDataset(litnn.zeros(5, 2), litnn.arange(5)), batch_size=2)]
+    [[0, 1], [2, 3], [4]]
+
+    ```
+    """
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
@@ -250,7 +258,7 @@ class DataLoader:
             raise ValueError(f"{attr} attribute should not be set after {type(self).__name__} is initialized")
         super().__setattr__(attr, val)
 
-# %% ../../nbs/31_data.ipynb #bac40e9b
+# %% ../../nbs/31_data.ipynb #eaaeff8f
 @patch
 def __len__(self:DataLoader):
     if not self._iterable: return len(self._index_sampler)
@@ -270,7 +278,7 @@ def _fetch(self:DataLoader, index):
     getitems = getattr(self.dataset, '__getitems__', None)
     return self.collate_fn(getitems(index) if getitems else [self.dataset[i] for i in index])
 
-# %% ../../nbs/31_data.ipynb #4353e27e
+# %% ../../nbs/31_data.ipynb #7528724c
 def _check_iterable(shuffle, sampler, batch_sampler):
     "torch's refusals of orderings for an IterableDataset, whose order is its own."
     if shuffle not in {False, None}: raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}")
