@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['UnsafeViewBackward0', 'linear', 'Linear', 'bilinear', 'Bilinear', 'Identity', 'Flatten', 'Unflatten']
 
-# %% ../../../nbs/21_linear.ipynb #41431947
+# %% ../../../nbs/21_linear.ipynb #2cf6f71f
 import math
 from ...tensor import Tensor, empty
 from ...autograd.graph import ViewBackward0
@@ -15,7 +15,7 @@ from ..parameter import Parameter
 from .module import Module
 from .. import init
 
-# %% ../../../nbs/21_linear.ipynb #b424644b
+# %% ../../../nbs/21_linear.ipynb #5dce53d0
 class UnsafeViewBackward0(ViewBackward0):
     "A reshape of a fresh result, not marked as a view of its input (torch's `_unsafe_view`)."
 
@@ -29,19 +29,24 @@ def linear(input, # (..., in_features)
         if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
     return _linear(input, weight, bias)
 
-# %% ../../../nbs/21_linear.ipynb #aa05f669
+# %% ../../../nbs/21_linear.ipynb #5d3e8d75
+_C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
+def _cname(t): return _C_NAMES.get(t.dtype.name, t.dtype.name)     # a dtype as torch's C++ messages name it
+
 def _linear(input, weight, bias):
     "`linear` for the cases off the hot path: checks, vectors, batches of any rank."
     x, w = input._data, weight._data
     if not (x.ndim and w.ndim): raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D")
+    if x.dtype != w.dtype:
+        if bias is None: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != {_cname(weight)}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dname(input)} and {_dname(weight)}")
     if bias is not None and bias._data.dtype != x.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dname(bias)} and {_dname(input)}")
-    if x.dtype != w.dtype: raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dname(input)} and {_dname(weight)}")
+    if w.ndim == 2 and x.shape[-1] != w.shape[1]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(x.shape[:-1])}x{x.shape[-1]} and {w.shape[1]}x{w.shape[0]})")
     if w.ndim != 2 or (x.ndim == 1 and bias is None):
         out = matmul(input, weight.t())      # what torch does here: its checks and its grad_fn names
         return out if bias is None else out + bias
-    if x.shape[-1] != w.shape[1]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(x.shape[:-1])}x{x.shape[-1]} and {w.shape[1]}x{w.shape[0]})")
     if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True)   # a bias that broadcasts
     shape = x.shape[:-1] + (w.shape[0],)
     if bias is not None and (x.ndim == 1 or x.flags.c_contiguous):
@@ -49,7 +54,7 @@ def _linear(input, weight, bias):
     out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(-1, x.shape[-1]), weight, ty=True), shape=shape)
     return out if bias is None else out + bias
 
-# %% ../../../nbs/21_linear.ipynb #c9b5eb98
+# %% ../../../nbs/21_linear.ipynb #d4df61a1
 class Linear(Module):
     """y = x Wᵀ + b on the last dim of the input (as `torch.nn.Linear`).
 
@@ -81,7 +86,7 @@ class Linear(Module):
 
     def extra_repr(self): return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
-# %% ../../../nbs/21_linear.ipynb #33c64a8a
+# %% ../../../nbs/21_linear.ipynb #794800ac
 def bilinear(input1, # (..., in1_features)
              input2, # (..., in2_features), the same leading dims
              weight, # (out_features, in1_features, in2_features)
@@ -97,11 +102,10 @@ def bilinear(input1, # (..., in1_features)
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but expected {o}")
     x1, x2 = input1.reshape(-1, i1), input2.reshape(-1, i2)
     t = (x1 @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)    # x1 A_o for every o at once
-    y = (t * x2.unsqueeze(1)).sum(-1)
-    if bias is not None: y = y + bias
-    return y if len(s1) == 2 else y.reshape(s1[:-1] + (o,))
+    y = (t * x2.unsqueeze(1)).sum(-1).view(s1[:-1] + (o,))
+    return y if bias is None else y + bias
 
-# %% ../../../nbs/21_linear.ipynb #9587588d
+# %% ../../../nbs/21_linear.ipynb #327adf1a
 class Bilinear(Module):
     "y = x1ᵀ A x2 + b (as `torch.nn.Bilinear`)."
     __constants__ = ['in1_features', 'in2_features', 'out_features']
@@ -126,7 +130,7 @@ class Bilinear(Module):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
-# %% ../../../nbs/21_linear.ipynb #0eaf8a05
+# %% ../../../nbs/21_linear.ipynb #2195c606
 class Identity(Module):
     "Returns its input; constructor arguments are ignored (as `torch.nn.Identity`)."
     def __init__(self, *args, **kwargs): super().__init__()
@@ -141,7 +145,7 @@ class Flatten(Module):
     def forward(self, input): return input.flatten(self.start_dim, self.end_dim)
     def extra_repr(self): return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
-# %% ../../../nbs/21_linear.ipynb #ec933e3f
+# %% ../../../nbs/21_linear.ipynb #386fdb8e
 class Unflatten(Module):
     "Splits dim `dim` into `unflattened_size` (as `torch.nn.Unflatten`)."
     __constants__ = ['dim', 'unflattened_size']

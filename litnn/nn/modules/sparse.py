@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'Embedding']
 
-# %% ../../../nbs/21b_sparse.ipynb #834a160e
+# %% ../../../nbs/21b_sparse.ipynb #70477aa5
 from ...backend import array_namespace, patch
 from ...tensor import Tensor, empty
 from ...autograd.graph import Op, no_grad
@@ -14,7 +14,7 @@ from ..parameter import Parameter
 from .module import Module
 from .. import init
 
-# %% ../../../nbs/21b_sparse.ipynb #a94d8000
+# %% ../../../nbs/21b_sparse.ipynb #e4da326c
 class EmbeddingBackward0(Op):
     "weight[indices]: rows of the weight, looked up"
     @staticmethod
@@ -26,14 +26,14 @@ class EmbeddingBackward0(Op):
     def backward(ctx, g): return EmbeddingDenseBackward0.apply(g, idx=ctx.idx, n=ctx.n, scale=_row_scale(ctx.idx, *ctx.opts))
 
 def _row_scale(idx, padding_idx, by_freq):
-    "The weight of each looked-up row in the gradient (0 at padding_idx, 1/count by frequency), or None for all 1."
+    "The weight of each looked-up row in the gradient (0 at padding_idx, 1/count by frequency), flat, or None for all 1."
     if padding_idx is None and not by_freq: return None
-    xp = array_namespace(idx)
-    s = xp.ones(idx.shape, dtype='float64')
+    xp, flat = array_namespace(idx), idx.reshape(-1)
     if by_freq:
-        _, inv, counts = xp.unique(idx.reshape(-1), return_inverse=True, return_counts=True)
-        s = s / counts[inv.reshape(-1)].reshape(idx.shape)
-    if padding_idx is not None: s[idx == padding_idx] = 0
+        _, inv, counts = xp.unique(flat, return_inverse=True, return_counts=True)
+        s = 1 / counts[inv.reshape(-1)]
+    else: s = xp.ones(flat.shape)
+    if padding_idx is not None: s[flat == padding_idx] = 0
     return s
 
 class EmbeddingDenseBackward0(Op):
@@ -50,9 +50,9 @@ class EmbeddingDenseBackward0(Op):
     @staticmethod
     def backward(ctx, gg):
         out = EmbeddingBackward0.apply(gg, indices=ctx.idx)
-        return out if ctx.scale is None else out * _const(ctx.scale[..., None].astype(gg._data.dtype))
+        return out if ctx.scale is None else out * _const(ctx.scale.reshape(ctx.idx.shape + (1,)).astype(gg._data.dtype))
 
-# %% ../../../nbs/21b_sparse.ipynb #3cd9aa82
+# %% ../../../nbs/21b_sparse.ipynb #d86d3de0
 def _renorm_(weight, idx, max_norm, norm_type):
     "Scale the rows `idx` of `weight` whose `norm_type`-norm exceeds `max_norm` down to `max_norm`, in place."
     xp = array_namespace(idx)
@@ -78,7 +78,7 @@ def embedding(input, # ids, an integer tensor of any shape
     if max_norm is not None: _renorm_(weight, idx, max_norm, norm_type)
     return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
-# %% ../../../nbs/21b_sparse.ipynb #9e714f78
+# %% ../../../nbs/21b_sparse.ipynb #7256e8c6
 class Embedding(Module):
     """A lookup table of `num_embeddings` vectors of size `embedding_dim` (as `torch.nn.Embedding`).
 
@@ -118,7 +118,7 @@ class Embedding(Module):
     def forward(self, input):
         return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
 
-# %% ../../../nbs/21b_sparse.ipynb #095cfa6e
+# %% ../../../nbs/21b_sparse.ipynb #4f5d62d4
 @patch
 def extra_repr(self:Embedding):
     s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -129,7 +129,7 @@ def extra_repr(self:Embedding):
     if self.sparse is not False: s += ", sparse=True"
     return s
 
-# %% ../../../nbs/21b_sparse.ipynb #d16ed462
+# %% ../../../nbs/21b_sparse.ipynb #2fa2f269
 def _from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     "An Embedding whose weight is `embeddings` (2-D); frozen (no gradient) unless `freeze=False`."
     if embeddings.dim() != 2: raise AssertionError("Embeddings parameter is expected to be 2-dimensional")

@@ -1,0 +1,177 @@
+"""Activation modules and their functional forms side by side with torch: reprs, values, grad_fn names, gradients,
+in-place behaviour, softmax's implicit dim (and its warning), errors; finite-difference checks in float64."""
+import warnings
+import numpy as np
+import pytest
+
+import litnn
+from litnn.autograd import gradcheck, gradgradcheck
+
+torch = pytest.importorskip('torch')
+lnn, tnn = litnn.nn, torch.nn
+LF, TF = litnn.nn.functional, torch.nn.functional
+rng = np.random.default_rng(0)
+
+
+def randn(*shape, dtype=np.float32):
+    "Random values away from 0 (the kinks of relu and leaky_relu)."
+    a = rng.standard_normal(shape)
+    return np.asarray(np.where(np.abs(a) < 0.05, 0.5, a), dtype)
+
+
+def np_(t): return np.asarray(t.tolist(), dtype=np.float64).reshape(tuple(t.shape))
+
+
+MODULES = [
+    lambda nn: nn.ReLU(), lambda nn: nn.ReLU(inplace=True), lambda nn: nn.ReLU(True),
+    lambda nn: nn.LeakyReLU(), lambda nn: nn.LeakyReLU(0.2), lambda nn: nn.LeakyReLU(0.2, inplace=True),
+    lambda nn: nn.GELU(), lambda nn: nn.GELU('tanh'), lambda nn: nn.GELU(approximate='none'),
+    lambda nn: nn.SiLU(), lambda nn: nn.SiLU(inplace=True), lambda nn: nn.Tanh(), lambda nn: nn.Sigmoid(),
+    lambda nn: nn.Softmax(dim=1), lambda nn: nn.Softmax(-1), lambda nn: nn.LogSoftmax(dim=0), lambda nn: nn.LogSoftmax(1),
+]
+
+
+@pytest.mark.parametrize('make', MODULES)
+def test_module_matches_torch(make):
+    "repr, empty state_dict, value, grad_fn name and input gradient (through a multiply so in-place is legal)."
+    lm, tm = make(lnn), make(tnn)
+    assert repr(lm) == repr(tm)
+    assert lm.state_dict() == {} and list(tm.state_dict()) == []
+    a, r = randn(4, 5), randn(4, 5)
+    lx, tx = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    lo, to = lm(lx * 1), tm(tx * 1)
+    np.testing.assert_allclose(np_(lo), to.detach().numpy(), atol=2e-6, rtol=1e-5)
+    assert lo.grad_fn.name() == type(to.grad_fn).__name__
+    (lo * litnn.tensor(r)).sum().backward(); (to * torch.tensor(r)).sum().backward()
+    np.testing.assert_allclose(np_(lx.grad), tx.grad.numpy(), atol=2e-6, rtol=1e-5)
+
+
+def test_module_reprs_in_a_sequential():
+    def build(nn): return nn.Sequential(nn.Linear(3, 4), nn.ReLU(True), nn.LeakyReLU(0.1), nn.GELU('tanh'), nn.SiLU(), nn.Tanh(),
+                                        nn.Sigmoid(), nn.Softmax(), nn.LogSoftmax(dim=-1))
+    assert repr(build(lnn)) == repr(build(tnn))
+
+
+@pytest.mark.parametrize('name,kw', [('relu', {}), ('leaky_relu', {}), ('leaky_relu', dict(negative_slope=0.3)), ('gelu', {}),
+                                     ('gelu', dict(approximate='tanh')), ('silu', {}), ('tanh', {}), ('sigmoid', {}),
+                                     ('softmax', dict(dim=0)), ('softmax', dict(dim=-1, dtype=torch.float64)),
+                                     ('log_softmax', dict(dim=1)), ('log_softmax', dict(dim=0, dtype=torch.float64))])
+@pytest.mark.parametrize('shape', [(3, 4), (2, 3, 4), (5,)])
+def test_functional_matches_torch(name, kw, shape):
+    if 'dim' in kw and kw['dim'] == 1 and len(shape) == 1: kw = dict(kw, dim=0)
+    lkw = {k: (litnn.float64 if v is torch.float64 else v) for k, v in kw.items()}
+    a = randn(*shape)
+    lx, tx = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    lo, to = getattr(LF, name)(lx, **lkw), getattr(TF, name)(tx, **kw)
+    assert lo.dtype.name == str(to.dtype)[6:] and lo.grad_fn.name() == type(to.grad_fn).__name__
+    np.testing.assert_allclose(np_(lo), to.detach().numpy(), atol=2e-6, rtol=1e-5)
+    lo.exp().sum().backward(); to.exp().sum().backward()
+    np.testing.assert_allclose(np_(lx.grad), tx.grad.numpy(), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize('f', [lambda F, x: F.relu(x, inplace=True), lambda F, x: F.leaky_relu(x, 0.2, inplace=True),
+                               lambda F, x: F.leaky_relu(x, inplace=True), lambda F, x: F.silu(x, inplace=True)])
+def test_inplace_forms_match_torch(f):
+    "The result is the input tensor itself, with torch's grad_fn, values and gradients; without autograd, too."
+    a = randn(3, 4)
+    lx, tx = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ly, ty = lx * 2, tx * 2
+    lo, to = f(LF, ly), f(TF, ty)
+    assert lo is ly and to is ty
+    assert lo.grad_fn.name() == type(to.grad_fn).__name__
+    np.testing.assert_allclose(np_(lo), to.detach().numpy(), atol=2e-6)
+    lo.sum().backward(); to.sum().backward()
+    np.testing.assert_allclose(np_(lx.grad), tx.grad.numpy(), atol=2e-6)
+    lz, tz = litnn.tensor(a), torch.tensor(a)
+    assert f(LF, lz) is lz and f(TF, tz) is tz
+    np.testing.assert_allclose(np_(lz), tz.numpy(), atol=2e-6)
+
+
+def test_inplace_on_a_saved_tensor_is_caught_like_torch():
+    for lib in (litnn, torch):
+        x = lib.ones(3, requires_grad=True)
+        s = x.sigmoid()
+        lib.nn.functional.relu(s, inplace=True)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"): s.sum().backward()
+
+
+def test_inplace_on_a_leaf_that_requires_grad_raises_like_torch():
+    for f in (lambda F, x: F.relu(x, inplace=True), lambda F, x: F.leaky_relu(x, inplace=True), lambda F, x: F.silu(x, inplace=True)):
+        with pytest.raises(RuntimeError) as te: f(TF, torch.ones(2, requires_grad=True))
+        with pytest.raises(RuntimeError) as le: f(LF, litnn.ones(2, requires_grad=True))
+        assert str(le.value) == str(te.value)
+
+
+@pytest.mark.parametrize('ndim', [0, 1, 2, 3, 4])
+@pytest.mark.parametrize('name', ['softmax', 'log_softmax'])
+def test_softmax_implicit_dim_like_torch(ndim, name):
+    "dim=None: torch's legacy choice of dim (0 for 0-, 1- and 3-d, else 1) and its deprecation warning."
+    a = randn(*(2, 3, 4, 5)[:ndim])
+    with pytest.warns(UserWarning, match=f"Implicit dimension choice for {name} has been deprecated") as wl:
+        lo = getattr(LF, name)(litnn.tensor(a))
+    with pytest.warns(UserWarning) as wt: to = getattr(TF, name)(torch.tensor(a))
+    assert str(wl[0].message) == str(wt[0].message)
+    np.testing.assert_allclose(np_(lo), to.numpy(), atol=2e-6)
+    mod = {'softmax': 'Softmax', 'log_softmax': 'LogSoftmax'}[name]
+    with pytest.warns(UserWarning, match="Implicit dimension choice"):
+        np.testing.assert_allclose(np_(getattr(lnn, mod)()(litnn.tensor(a))), to.numpy(), atol=2e-6)
+
+
+def test_softmax_with_dim_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        LF.softmax(litnn.ones(2, 3), dim=1); lnn.LogSoftmax(dim=0)(litnn.ones(2, 3))
+
+
+@pytest.mark.parametrize('f', [lambda lib: lib.nn.GELU('fast')(lib.ones(2)),
+                               lambda lib: lib.nn.functional.gelu(lib.ones(2), approximate='exact'),
+                               lambda lib: lib.nn.functional.softmax(lib.ones(2, 3), dim=2),
+                               lambda lib: lib.nn.Softmax(dim=-3)(lib.ones(2, 3)),
+                               lambda lib: lib.nn.functional.log_softmax(lib.ones(2, 3), dim=5)])
+def test_errors_like_torch(f):
+    with pytest.raises(Exception) as te: f(torch)
+    with pytest.raises(te.type): f(litnn)
+
+
+def test_integer_inputs_like_torch():
+    "relu keeps integers; softmax of integers refuses (torch: no implicit float)."
+    x = [[-1, 2], [3, -4]]
+    lo, to = LF.relu(litnn.tensor(x)), TF.relu(torch.tensor(x))
+    assert lo.dtype.name == 'int64' and lo.tolist() == to.tolist()
+    with pytest.raises(Exception) as te: TF.softmax(torch.tensor(x), 1)
+    with pytest.raises(te.type): LF.softmax(litnn.tensor(x), 1)
+
+
+@pytest.mark.parametrize('f', [lambda F, x: F.relu(x), lambda F, x: F.leaky_relu(x, 0.1), lambda F, x: F.gelu(x),
+                               lambda F, x: F.gelu(x, approximate='tanh'), lambda F, x: F.silu(x), lambda F, x: F.tanh(x),
+                               lambda F, x: F.sigmoid(x), lambda F, x: F.softmax(x, 1), lambda F, x: F.log_softmax(x, 0),
+                               lambda F, x: F.leaky_relu(x * 1, 0.1, inplace=True), lambda F, x: F.silu(x * 1, inplace=True)])
+def test_gradcheck_float64(f):
+    x = litnn.tensor(randn(3, 4, dtype=np.float64), requires_grad=True)
+    assert gradcheck(lambda x: f(LF, x), (x,)) and gradgradcheck(lambda x: f(LF, x), (x,))
+
+
+def test_modules_in_a_network_match_torch():
+    "Linear + each activation, torch's weights: the same output and weight gradients."
+    for act in ('ReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'LeakyReLU'):
+        tnet = tnn.Sequential(tnn.Linear(5, 6), getattr(tnn, act)(), tnn.Linear(6, 3), tnn.LogSoftmax(dim=1))
+        lnet = lnn.Sequential(lnn.Linear(5, 6), getattr(lnn, act)(), lnn.Linear(6, 3), lnn.LogSoftmax(dim=1))
+        lnet.load_state_dict({k: litnn.tensor(v.detach().numpy()) for k, v in tnet.state_dict().items()})
+        x = randn(7, 5)
+        lo, to = lnet(litnn.tensor(x)), tnet(torch.tensor(x))
+        np.testing.assert_allclose(np_(lo), to.detach().numpy(), atol=1e-5)
+        lo.sum().backward(); to.sum().backward()
+        for lp, tp in zip(lnet.parameters(), tnet.parameters()):
+            np.testing.assert_allclose(np_(lp.grad), tp.grad.numpy(), atol=1e-5, err_msg=act)
+
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+def test_activations_on_gpu():
+    a = randn(3, 4)
+    for make in MODULES:
+        x = litnn.tensor(a, device='cuda', requires_grad=True)
+        y = make(lnn)(x * 1)
+        y.sum().backward()
+        ref = make(lnn)(litnn.tensor(a))
+        np.testing.assert_allclose(np_(y), np_(ref), atol=1e-5)
+        assert x.grad.device.type == 'cuda'
