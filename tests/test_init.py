@@ -14,7 +14,7 @@ tinit = torch.nn.init
 NONLINEARITIES = ['linear', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d',
                   'sigmoid', 'tanh', 'relu', 'leaky_relu', 'selu']
 PUBLIC = ['calculate_gain', 'uniform_', 'normal_', 'constant_', 'ones_', 'zeros_', 'eye_', 'xavier_uniform_', 'xavier_normal_',
-          'kaiming_uniform_', 'kaiming_normal_', 'trunc_normal_', 'orthogonal_', '_calculate_fan_in_and_fan_out',
+          'kaiming_uniform_', 'kaiming_normal_', 'trunc_normal_', 'orthogonal_', 'dirac_', 'sparse_', '_calculate_fan_in_and_fan_out',
           '_calculate_correct_fan']
 
 
@@ -63,6 +63,10 @@ def test_fans_equal_torch(shape):
     lambda lib, t: lib.nn.init.eye_(t(lib, 3)),
     lambda lib, t: lib.nn.init.eye_(t(lib, 2, 2, 2)),
     lambda lib, t: lib.nn.init.orthogonal_(t(lib, 4)),
+    lambda lib, t: lib.nn.init.dirac_(t(lib, 3, 3)),
+    lambda lib, t: lib.nn.init.dirac_(t(lib, 3, 3, 3, 3, 3, 3)),
+    lambda lib, t: lib.nn.init.dirac_(t(lib, 5, 3, 3), groups=2),
+    lambda lib, t: lib.nn.init.sparse_(t(lib, 3), 0.1),
 ])
 def test_errors_same_type_and_message(f):
     def t(lib, *s): return lib.empty(*s)
@@ -127,6 +131,19 @@ def test_trunc_normal_bounds_and_warning():
         with pytest.warns(UserWarning, match="mean is more than 2 std from"): lib.nn.init.trunc_normal_(lib.empty(10), mean=10.)
 
 
+@pytest.mark.parametrize('shape,groups', [((4, 2, 3, 3), 1), ((6, 4, 3), 2), ((4, 4, 1, 3, 3), 2), ((3, 5, 2, 2), 1), ((2, 2, 4), 1)])
+def test_dirac_equals_torch(shape, groups):
+    np.testing.assert_array_equal(arr(init.dirac_(litnn.empty(*shape), groups)), tinit.dirac_(torch.empty(*shape), groups).numpy())
+
+
+@pytest.mark.parametrize('sparsity', [0., 0.1, 0.5, 1.])
+def test_sparse_matches_torch(sparsity):
+    "Exactly ceil(sparsity * rows) zeros in every column, the rest N(0, std²), as torch's."
+    l, t = arr(init.sparse_(litnn.empty(200, 300), sparsity, std=0.5)), tinit.sparse_(torch.empty(200, 300), sparsity, std=0.5).numpy()
+    np.testing.assert_array_equal((l == 0).sum(0), (t == 0).sum(0))
+    if sparsity < 1: assert abs(l[l != 0].std() - t[t != 0].std()) < 0.02 and abs(l[l != 0].std() - 0.5) < 0.02
+
+
 def test_orthogonal_matches_torch_properties():
     for shape, gain in [((5, 5), 1.), ((3, 7), 2.), ((7, 3), 0.5), ((4, 2, 3), 1.)]:
         w = arr(init.orthogonal_(litnn.empty(*shape), gain=gain)).reshape(shape[0], -1)
@@ -145,7 +162,7 @@ def test_fills_match_torch():
 
 @pytest.mark.parametrize('name,args', [('uniform_', ()), ('normal_', ()), ('constant_', (1.,)), ('ones_', ()), ('zeros_', ()),
                                        ('eye_', ()), ('xavier_uniform_', ()), ('xavier_normal_', ()), ('kaiming_uniform_', ()),
-                                       ('kaiming_normal_', ()), ('trunc_normal_', ()), ('orthogonal_', ())])
+                                       ('kaiming_normal_', ()), ('trunc_normal_', ()), ('orthogonal_', ()), ('sparse_', (0.5,))])
 def test_in_place_on_a_parameter_without_graph(name, args):
     "On a leaf that requires grad (where a plain in-place op raises): filled in place, no grad_fn, dtype kept, version bumped."
     p = litnn.nn.Parameter(litnn.zeros(6, 4, dtype=litnn.float64))
@@ -158,11 +175,13 @@ def test_in_place_on_a_parameter_without_graph(name, args):
 
 
 def test_generator_makes_draws_reproducible():
-    for name in ['uniform_', 'normal_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_', 'kaiming_normal_', 'trunc_normal_', 'orthogonal_']:
-        draws = [arr(getattr(init, name)(litnn.empty(5, 6), generator=litnn.Generator().manual_seed(7))) for _ in range(2)]
+    for name in ['uniform_', 'normal_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_', 'kaiming_normal_', 'trunc_normal_',
+                 'orthogonal_', 'sparse_']:
+        args = (0.5,) if name == 'sparse_' else ()
+        draws = [arr(getattr(init, name)(litnn.empty(5, 6), *args, generator=litnn.Generator().manual_seed(7))) for _ in range(2)]
         np.testing.assert_array_equal(*draws)
-        litnn.manual_seed(3); a = arr(getattr(init, name)(litnn.empty(5, 6)))
-        litnn.manual_seed(3); b = arr(getattr(init, name)(litnn.empty(5, 6)))
+        litnn.manual_seed(3); a = arr(getattr(init, name)(litnn.empty(5, 6), *args))
+        litnn.manual_seed(3); b = arr(getattr(init, name)(litnn.empty(5, 6), *args))
         np.testing.assert_array_equal(a, b)
         assert not np.array_equal(a, draws[0])
 
@@ -177,6 +196,7 @@ def test_zero_element_kaiming_warns_like_torch():
 
 @pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
 def test_initializers_on_gpu():
-    for name in ['uniform_', 'normal_', 'xavier_uniform_', 'kaiming_normal_', 'trunc_normal_', 'orthogonal_', 'eye_']:
-        w = getattr(init, name)(litnn.empty(20, 30, device='cuda'))
+    for name in ['uniform_', 'normal_', 'xavier_uniform_', 'kaiming_normal_', 'trunc_normal_', 'orthogonal_', 'eye_', 'sparse_']:
+        w = getattr(init, name)(litnn.empty(20, 30, device='cuda'), *((0.3,) if name == 'sparse_' else ()))
         assert w.device.type == 'cuda' and np.isfinite(arr(w)).all()
+    assert init.dirac_(litnn.empty(4, 2, 3, 3, device='cuda')).sum().item() == 2
