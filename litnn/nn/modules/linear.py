@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['UnsafeViewBackward0', 'linear', 'Linear', 'bilinear', 'Bilinear', 'Identity', 'Flatten', 'Unflatten']
 
-# %% ../../../nbs/21_linear.ipynb #2cf6f71f
+# %% ../../../nbs/21_linear.ipynb #d2999bf9
 import math
 from ...tensor import Tensor, empty
 from ...autograd.graph import ViewBackward0
@@ -15,7 +15,7 @@ from ..parameter import Parameter
 from .module import Module
 from .. import init
 
-# %% ../../../nbs/21_linear.ipynb #5dce53d0
+# %% ../../../nbs/21_linear.ipynb #ebdf54fd
 class UnsafeViewBackward0(ViewBackward0):
     "A reshape of a fresh result, not marked as a view of its input (torch's `_unsafe_view`)."
 
@@ -29,7 +29,7 @@ def linear(input, # (..., in_features)
         if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
     return _linear(input, weight, bias)
 
-# %% ../../../nbs/21_linear.ipynb #5d3e8d75
+# %% ../../../nbs/21_linear.ipynb #82782f30
 _C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
 def _cname(t): return _C_NAMES.get(t.dtype.name, t.dtype.name)     # a dtype as torch's C++ messages name it
 
@@ -54,7 +54,7 @@ def _linear(input, weight, bias):
     out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(-1, x.shape[-1]), weight, ty=True), shape=shape)
     return out if bias is None else out + bias
 
-# %% ../../../nbs/21_linear.ipynb #d4df61a1
+# %% ../../../nbs/21_linear.ipynb #e783a4d3
 class Linear(Module):
     """y = x Wᵀ + b on the last dim of the input (as `torch.nn.Linear`).
 
@@ -86,7 +86,7 @@ class Linear(Module):
 
     def extra_repr(self): return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
-# %% ../../../nbs/21_linear.ipynb #794800ac
+# %% ../../../nbs/21_linear.ipynb #099e65e4
 def bilinear(input1, # (..., in1_features)
              input2, # (..., in2_features), the same leading dims
              weight, # (out_features, in1_features, in2_features)
@@ -105,7 +105,7 @@ def bilinear(input1, # (..., in1_features)
     y = (t * x2.unsqueeze(1)).sum(-1).view(s1[:-1] + (o,))
     return y if bias is None else y + bias
 
-# %% ../../../nbs/21_linear.ipynb #327adf1a
+# %% ../../../nbs/21_linear.ipynb #9384354e
 class Bilinear(Module):
     "y = x1ᵀ A x2 + b (as `torch.nn.Bilinear`)."
     __constants__ = ['in1_features', 'in2_features', 'out_features']
@@ -130,7 +130,7 @@ class Bilinear(Module):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
-# %% ../../../nbs/21_linear.ipynb #2195c606
+# %% ../../../nbs/21_linear.ipynb #75ce9ab4
 class Identity(Module):
     "Returns its input; constructor arguments are ignored (as `torch.nn.Identity`)."
     def __init__(self, *args, **kwargs): super().__init__()
@@ -145,7 +145,7 @@ class Flatten(Module):
     def forward(self, input): return input.flatten(self.start_dim, self.end_dim)
     def extra_repr(self): return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
-# %% ../../../nbs/21_linear.ipynb #386fdb8e
+# %% ../../../nbs/21_linear.ipynb #460c6d27
 class Unflatten(Module):
     "Splits dim `dim` into `unflattened_size` (as `torch.nn.Unflatten`)."
     __constants__ = ['dim', 'unflattened_size']
