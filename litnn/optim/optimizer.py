@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['required', 'Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop']
 
-# %% ../../nbs/30_optim.ipynb #c972d707
+# %% ../../nbs/30_optim.ipynb #3037eab8
 import warnings
 from collections import defaultdict
 from collections.abc import Iterable
@@ -15,7 +15,7 @@ from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from ..autograd.graph import enable_grad, _vc
 
-# %% ../../nbs/30_optim.ipynb #d380beb2
+# %% ../../nbs/30_optim.ipynb #037b1d4f
 class _RequiredParameter:
     "The default of a hyperparameter that every group must give."
     def __repr__(self): return "<required parameter>"
@@ -31,7 +31,7 @@ def _typename(o):
     t = type(o)
     return t.__qualname__ if t.__module__ in ('builtins', '') else f"{t.__module__}.{t.__qualname__}"
 
-# %% ../../nbs/30_optim.ipynb #0b84be5f
+# %% ../../nbs/30_optim.ipynb #91b9046b
 class Optimizer:
     "Base class of all optimizers: parameter groups, per-parameter state, `zero_grad`, checkpoints (as `torch.optim.Optimizer`)."
     def __init__(self, params, # an iterable of tensors, of (name, tensor) pairs, or of dicts (param groups)
@@ -59,7 +59,7 @@ class Optimizer:
             s += ''.join(f"    {k}: {group[k]}\n" for k in sorted(group) if k != 'params')
         return s + ")"
 
-# %% ../../nbs/30_optim.ipynb #63a36218
+# %% ../../nbs/30_optim.ipynb #d41f42a3
 @patch
 def add_param_group(self:Optimizer, param_group:dict):
     "Add a group of parameters (a dict with 'params' and optional hyperparameters) to `param_groups`."
@@ -92,7 +92,7 @@ def add_param_group(self:Optimizer, param_group:dict):
     if not seen.isdisjoint(params): raise ValueError("some parameters appear in more than one parameter group")
     self.param_groups.append(param_group)
 
-# %% ../../nbs/30_optim.ipynb #f2703721
+# %% ../../nbs/30_optim.ipynb #c8635b75
 @patch
 def zero_grad(self:Optimizer, set_to_none:bool=True):
     "Reset the gradients of all optimized tensors: to None (the default), or to zeros."
@@ -106,7 +106,7 @@ def zero_grad(self:Optimizer, set_to_none:bool=True):
                 else: g.requires_grad_(False)
                 g.zero_()
 
-# %% ../../nbs/30_optim.ipynb #c698e689
+# %% ../../nbs/30_optim.ipynb #e2b24f41
 @patch
 def state_dict(self:Optimizer):
     "The optimizer's state as a dict, parameters replaced by their position: `{'state': ..., 'param_groups': ...}`."
@@ -122,7 +122,7 @@ def state_dict(self:Optimizer):
     state = {(ids[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
     return {'state': state, 'param_groups': groups}
 
-# %% ../../nbs/30_optim.ipynb #52a590f0
+# %% ../../nbs/30_optim.ipynb #f9c0cfea
 def _cast(p, value, key=None):
     "A copy of a loaded state `value` for parameter `p`: tensors on p's device (and dtype, if p is floating point)."
     if key == 'step' and not isinstance(value, Tensor): return tensor(float(value), dtype=float32)
@@ -153,7 +153,7 @@ def load_state_dict(self:Optimizer, state_dict:dict):
         if 'param_names' in g and 'param_names' not in s: s['param_names'] = g['param_names']
     self.state, self.param_groups = state, saved
 
-# %% ../../nbs/30_optim.ipynb #4715f08d
+# %% ../../nbs/30_optim.ipynb #eaf3cb90
 def _eval_closure(closure):
     "The loss of `closure()`, evaluated with gradients enabled; None without a closure."
     if closure is None: return None
@@ -175,7 +175,7 @@ def _lerp_(xp, a, end, weight):
 def _check_not_differentiable(differentiable):
     if differentiable: raise NotImplementedError("litnn's optimizers are not differentiable: their steps run on arrays")
 
-# %% ../../nbs/30_optim.ipynb #7f2a5208
+# %% ../../nbs/30_optim.ipynb #73355a82
 class SGD(Optimizer):
     "Stochastic gradient descent, optionally with momentum, Nesterov momentum and weight decay (as `torch.optim.SGD`)."
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
@@ -190,7 +190,7 @@ class SGD(Optimizer):
         _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
 
-# %% ../../nbs/30_optim.ipynb #0aa55060
+# %% ../../nbs/30_optim.ipynb #34371ac6
 @patch
 def step(self:SGD, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
@@ -219,7 +219,7 @@ def step(self:SGD, closure=None):
             _bump(p)
     return loss
 
-# %% ../../nbs/30_optim.ipynb #7cc1566a
+# %% ../../nbs/30_optim.ipynb #a29afc94
 class Adam(Optimizer):
     "Adam, with optional AMSGrad, L2 or decoupled weight decay (as `torch.optim.Adam`)."
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *, foreach=None,
@@ -245,7 +245,7 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
                          capturable=capturable, differentiable=differentiable, fused=fused, decoupled_weight_decay=True)
 
-# %% ../../nbs/30_optim.ipynb #7f0a3159
+# %% ../../nbs/30_optim.ipynb #22957dfc
 def _new_state(p, *names):
     "A fresh state: the step counter (a float32 CPU tensor) and zero buffers shaped like `p`."
     xp = array_namespace(p._data)
@@ -268,7 +268,7 @@ def step(self:Adam, closure=None):
             state['step']._data += 1
             t = float(state['step']._data)
             if wd != 0:
-                if group['decoupled_weight_decay']: a *= 1 - lr * wd
+                if group['decoupled_weight_decay']: a *= 1 - lr * wd; _bump(p)   # a change of its own, as PyTorch's mul_
                 else: d = d + wd * a
             m, v = state['exp_avg']._data, state['exp_avg_sq']._data
             _lerp_(xp, m, d, 1 - beta1)
@@ -284,7 +284,7 @@ def step(self:Adam, closure=None):
             _bump(p)
     return loss
 
-# %% ../../nbs/30_optim.ipynb #8e109e22
+# %% ../../nbs/30_optim.ipynb #7042411b
 class RMSprop(Optimizer):
     "RMSprop, optionally centered and with momentum (as `torch.optim.RMSprop`)."
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
@@ -300,7 +300,7 @@ class RMSprop(Optimizer):
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-# %% ../../nbs/30_optim.ipynb #f7818e1e
+# %% ../../nbs/30_optim.ipynb #7b7b6417
 @patch
 def step(self:RMSprop, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
