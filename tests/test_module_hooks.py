@@ -207,23 +207,7 @@ def test_order_with_global_prepended_and_local_hooks():
     assert ('Linear', 'g_bwd') in calls and calls.index(('Linear', 'g_bwd')) < calls.index(('Linear', 'bwd0'))
 
 
-def test_plot_of_the_order_is_produced(tmp_path):
-    for lib in LIBS:
-        calls = lhooks.record_hook_calls(nested(lib), data(lib, (4, 2)))
-        fig = lhooks.plot_hook_calls(calls, nested(lib))
-        ax = fig.axes[0]
-        assert sum(len(c.get_offsets()) for c in ax.collections) == len(calls)
-        assert [t.get_text() for t in ax.get_yticklabels()] == ['(model)  Sequential', '0  Linear', '1  ReLU',
-                                                               '2  Sequential', '2.0  Linear', '2.1  ReLU', '3  Linear']
-        assert sorted(ax.get_legend_handles_labels()[1]) == sorted(lhooks.HOOK_KINDS)
-        path = tmp_path/f'order_{lib.__name__}.png'
-        fig.savefig(path)
-        assert path.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n' and path.stat().st_size > 10_000
-
-
-def test_plot_without_model_labels_by_name():
-    fig = lhooks.plot_hook_calls([('', 'forward_pre'), ('a', 'forward_pre'), ('a', 'forward'), ('', 'forward')])
-    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ['(model)', 'a']
+# (the picture of the order, litnn.viz.hook_timeline, is tested in tests/test_viz.py)
 
 
 # --- what the hooks receive -------------------------------------------------------------------------

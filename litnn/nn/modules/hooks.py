@@ -5,8 +5,7 @@
 # %% auto #0
 __all__ = ['HOOK_KINDS', 'register_module_forward_pre_hook', 'register_module_forward_hook',
            'register_module_full_backward_pre_hook', 'register_module_full_backward_hook',
-           'register_module_backward_hook', 'BackwardHookFunction', 'BackwardHook', 'record_hook_calls',
-           'plot_hook_calls']
+           'register_module_backward_hook', 'BackwardHookFunction', 'BackwardHook', 'record_hook_calls']
 
 # %% ../../../nbs/14_hooks.ipynb #8c569b26
 import warnings, weakref
@@ -397,30 +396,3 @@ def record_hook_calls(model, # a litnn (or PyTorch) module
         for h in handles: h.remove()
         for (_, m), mark in zip(modules, marks): m._is_full_backward_hook = mark
     return calls
-
-# %% ../../../nbs/14_hooks.ipynb #c4fe8774
-_KIND_STYLE = {'forward_pre': ('#9ecae1', '>'), 'forward': ('#2171b5', 'o'),
-               'backward_pre': ('#fdae6b', '<'), 'backward': ('#d94801', 's')}
-
-def plot_hook_calls(calls, # `[(name, kind)]` from `record_hook_calls`
-                    model=None): # the model, to label each row with its module's class
-    "A timeline of hook calls: x the order of the calls, y the module, colour and marker the kind of hook."
-    from matplotlib.figure import Figure      # a development dependency: imported only to draw
-    names = list(dict.fromkeys(n for n, _ in calls))
-    row = {n: i for i, n in enumerate(names)}
-    fig = Figure(figsize=(2 + 0.32 * len(calls), 1.2 + 0.42 * len(names)), layout='constrained')
-    ax = fig.subplots()
-    ax.plot(range(len(calls)), [row[n] for n, _ in calls], color='0.8', lw=1, zorder=1)
-    for kind in HOOK_KINDS:
-        pts = [(i, row[n]) for i, (n, k) in enumerate(calls) if k == kind]
-        if pts: ax.scatter(*zip(*pts), color=_KIND_STYLE[kind][0], marker=_KIND_STYLE[kind][1], s=60, zorder=2, label=kind)
-    n_fwd = sum(k.startswith('forward') for _, k in calls)
-    ax.axvline(n_fwd - 0.5, color='0.5', ls='--', lw=1)
-    for x, text in ((n_fwd / 2 - 0.5, 'forward'), (n_fwd + (len(calls) - n_fwd) / 2 - 0.5, 'backward')):
-        ax.text(x, -0.75, text, ha='center', va='bottom', color='0.3')
-    cls_of = lambda n: f'  {type(model.get_submodule(n)).__name__}' if model is not None else ''
-    ax.set_yticks(range(len(names)), [(n or '(model)') + cls_of(n) for n in names], family='monospace')
-    ax.set_ylim(len(names) - 0.5, -1)
-    ax.set_xlabel('order of the calls'); ax.set_xticks(range(0, len(calls), 2))
-    ax.legend(loc='upper left', bbox_to_anchor=(1.01, 1), frameon=False)
-    return fig
