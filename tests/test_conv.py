@@ -1,0 +1,291 @@
+"""Convolution side by side with torch: conv1d/conv2d outputs and gradients (input, weight, bias) on many
+configurations, double backward, gradcheck, the modules' attributes, reprs, init, state_dict, padding modes
+and errors (type and message)."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import litnn
+import litnn.nn.functional as LF
+from litnn.autograd import gradcheck, gradgradcheck
+from litnn.nn.modules import conv as conv_mod
+from nn_pairs import err
+
+torch = pytest.importorskip('torch')
+TF = torch.nn.functional
+torch.set_num_threads(1)
+
+
+def both(a, requires_grad=True):
+    "The same array as a litnn and a torch tensor."
+    return (litnn.tensor(a, requires_grad=requires_grad), torch.tensor(a, requires_grad=requires_grad))
+
+
+def compare(fn, x, w, b, atol=1e-10, **kw):
+    "Run `fn` (conv1d/conv2d) in litnn and torch on x, w, b: same output, same gradients of a random projection."
+    (lx, tx), (lw, tw) = both(x), both(w)
+    lb, tb = both(b) if b is not None else (None, None)
+    ly, ty = getattr(LF, fn)(lx, lw, lb, **kw), getattr(TF, fn)(tx, tw, tb, **kw)
+    assert ly.shape == tuple(ty.shape)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), atol=atol, rtol=1e-6)
+    g = np.random.default_rng(1).standard_normal(ty.shape).astype(x.dtype)
+    ly.backward(litnn.tensor(g)); ty.backward(torch.tensor(g))
+    for l, t in [(lx, tx), (lw, tw)] + ([(lb, tb)] if b is not None else []):
+        np.testing.assert_allclose(l.grad.numpy(), t.grad.numpy(), atol=atol, rtol=1e-6)
+    return ly, ty
+
+
+CASES2 = [  # (input shape, weight shape, kwargs)
+    ((2, 3, 8, 8), (4, 3, 3, 3), {}),
+    ((2, 3, 8, 7), (4, 3, 3, 3), dict(stride=2)),
+    ((2, 3, 8, 7), (4, 3, 3, 2), dict(stride=(1, 3), padding=(2, 1))),
+    ((2, 3, 9, 9), (4, 3, 3, 3), dict(padding=1, dilation=2)),
+    ((1, 4, 7, 6), (6, 2, 3, 3), dict(groups=2, padding=1)),
+    ((2, 6, 5, 5), (6, 1, 3, 3), dict(groups=6, padding='same')),          # depthwise
+    ((2, 3, 6, 7), (4, 3, 2, 4), dict(padding='same')),                     # even kernels: extra zero at the end
+    ((2, 3, 9, 8), (4, 3, 2, 3), dict(padding='same', dilation=(3, 2))),
+    ((2, 3, 6, 7), (4, 3, 3, 3), dict(padding='valid')),
+    ((3, 2, 5, 5), (4, 2, 1, 1), {}),                                       # 1x1
+    ((2, 2, 5, 5), (3, 2, 5, 5), {}),                                       # the kernel covers the image
+    ((2, 2, 4, 4), (3, 2, 3, 3), dict(padding=3)),                          # more padding than image
+    ((2, 2, 11, 3), (3, 2, 2, 3), dict(stride=(3, 1), dilation=(4, 1))),
+    ((1, 1, 28, 28), (8, 1, 3, 3), {}),
+    ((4, 8, 26, 26), (16, 8, 3, 3), {}),
+]
+
+
+@pytest.mark.parametrize('xs,ws,kw', CASES2)
+@pytest.mark.parametrize('bias', [True, False])
+def test_conv2d_matches_torch(xs, ws, kw, bias):
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    compare('conv2d', x, w, rng.standard_normal(ws[0]) if bias else None, **kw)
+
+
+CASES1 = [
+    ((2, 3, 10), (4, 3, 3), {}),
+    ((2, 3, 10), (4, 3, 3), dict(stride=2, padding=1)),
+    ((2, 4, 9), (6, 2, 4), dict(padding='same', dilation=2, groups=2)),
+    ((1, 2, 7), (3, 2, 2), dict(padding=(3,), stride=(3,))),
+    ((3, 2, 6), (3, 2, 6), {}),
+]
+
+
+@pytest.mark.parametrize('xs,ws,kw', CASES1)
+def test_conv1d_matches_torch(xs, ws, kw):
+    rng = np.random.default_rng(2)
+    ly, ty = compare('conv1d', rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(ws[0]), **kw)
+    assert type(ly.grad_fn).__name__ == type(ty.grad_fn).__name__ == 'ConvolutionBackward0'
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_conv2d_fuzz(data):
+    "Random geometries: size, kernel, stride, padding (int, pair, same, valid), dilation, groups, bias."
+    d = data.draw
+    G = d(st.sampled_from([1, 2, 3]))
+    C, O = G * d(st.integers(1, 2)), G * d(st.integers(1, 2))
+    kh, kw = d(st.integers(1, 4)), d(st.integers(1, 4))
+    dil = (d(st.integers(1, 3)), d(st.integers(1, 3)))
+    mode = d(st.sampled_from(['int', 'pair', 'same', 'valid']))
+    stride = (1, 1) if mode == 'same' else (d(st.integers(1, 3)), d(st.integers(1, 3)))
+    pad = dict(int=d(st.integers(0, 2)), pair=(d(st.integers(0, 2)), d(st.integers(0, 2))), same='same', valid='valid')[mode]
+    ph, pw = (pad, pad) if mode == 'int' else pad if mode == 'pair' else (9, 9) if mode == 'same' else (0, 0)
+    lo_h, lo_w = max(1, dil[0] * (kh - 1) + 1 - 2 * ph), max(1, dil[1] * (kw - 1) + 1 - 2 * pw)   # the kernel fits
+    H, W = d(st.integers(lo_h, lo_h + 6)), d(st.integers(lo_w, lo_w + 6))
+    N = d(st.integers(1, 3))
+    rng = np.random.default_rng(d(st.integers(0, 2**16)))
+    b = rng.standard_normal(O) if d(st.booleans()) else None
+    compare('conv2d', rng.standard_normal((N, C, H, W)), rng.standard_normal((O, C // G, kh, kw)), b,
+            stride=stride, padding=pad, dilation=dil, groups=G)
+
+
+def test_float32_and_chunked_batches(monkeypatch):
+    "float32 as the CNN uses it; and a batch cut into chunks (a tiny budget) gives the same results."
+    rng = np.random.default_rng(3)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((5, 3, 9, 9), (4, 3, 3, 3), (4,)))
+    compare('conv2d', x, w, b, atol=1e-4, padding=1)
+    monkeypatch.setattr(conv_mod, '_BUDGET', 100)
+    assert len(conv_mod._chunks(conv_mod._Geom(x.shape, (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)))) == 5
+    compare('conv2d', x, w, b, atol=1e-4, padding=1)
+    compare('conv2d', x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), stride=2, groups=1)
+
+
+def test_unbatched_and_grad_fn():
+    rng = np.random.default_rng(4)
+    for fn, xs, ws in [('conv2d', (3, 6, 5), (4, 3, 3, 3)), ('conv1d', (3, 6), (4, 3, 2))]:
+        ly, ty = compare(fn, rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(4), padding=1)
+        assert type(ly.grad_fn).__name__ == type(ty.grad_fn).__name__ == 'SqueezeBackward1'
+    ly, ty = compare('conv2d', rng.standard_normal((1, 3, 5, 5)), rng.standard_normal((4, 3, 3, 3)), None)
+    assert type(ly.grad_fn).__name__ == type(ty.grad_fn).__name__ == 'ConvolutionBackward0'
+
+
+def test_only_some_inputs_need_grad():
+    rng = np.random.default_rng(5)
+    x, w, b = rng.standard_normal((2, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3)), rng.standard_normal(3)
+    for rx, rw, rb in [(True, False, False), (False, True, False), (False, False, True), (False, False, False)]:
+        lx, lw, lb = litnn.tensor(x, requires_grad=rx), litnn.tensor(w, requires_grad=rw), litnn.tensor(b, requires_grad=rb)
+        y = LF.conv2d(lx, lw, lb, padding=1)
+        np.testing.assert_allclose(y.detach().numpy(), TF.conv2d(*map(torch.tensor, (x, w, b)), padding=1).numpy(), atol=1e-10)
+        if rx or rw or rb:
+            y.sum().backward()
+            for t, r in ((lx, rx), (lw, rw), (lb, rb)): assert (t.grad is not None) == r
+
+
+def test_empty_batch_and_integers():
+    ly, ty = compare('conv2d', np.zeros((0, 3, 5, 5)), np.ones((4, 3, 3, 3)), np.ones(4))
+    assert ly.shape == (0, 4, 3, 3)
+    x, w = np.arange(2 * 3 * 4 * 4).reshape(2, 3, 4, 4), np.arange(2 * 3 * 2 * 2).reshape(2, 3, 2, 2) - 5
+    assert LF.conv2d(litnn.tensor(x), litnn.tensor(w), stride=2).tolist() == TF.conv2d(torch.tensor(x), torch.tensor(w), stride=2).tolist()
+
+
+def test_gradcheck_float64():
+    rng = np.random.default_rng(6)
+    for xs, ws, kw in [((2, 2, 5, 4), (4, 1, 2, 3), dict(padding='same', dilation=(2, 1), groups=2)),
+                       ((1, 2, 6, 5), (3, 2, 3, 2), dict(stride=(2, 1), padding=(1, 0))),
+                       ((2, 2, 7), (3, 2, 3), dict(stride=2, padding=1))]:
+        fn = LF.conv2d if len(xs) == 4 else LF.conv1d
+        args = [litnn.tensor(rng.standard_normal(s), requires_grad=True) for s in (xs, ws, ws[:1])]
+        f = lambda x, w, b: fn(x, w, b, **kw)
+        assert gradcheck(f, args)
+        assert gradgradcheck(f, args)
+
+
+def test_double_backward_matches_torch():
+    "create_graph=True: gradients of a function of the gradients, against torch."
+    rng = np.random.default_rng(7)
+    x, w, b = rng.standard_normal((2, 4, 6, 5)), rng.standard_normal((4, 2, 3, 3)), rng.standard_normal(4)
+    out = []
+    for lib in (litnn, torch):
+        tx, tw, tb = (lib.tensor(a, requires_grad=True) for a in (x, w, b))
+        y = lib.nn.functional.conv2d(tx, tw, tb, stride=(1, 2), padding=1, groups=2)
+        gx, gw = lib.autograd.grad((y * y).sum(), (tx, tw), create_graph=True)
+        ((gx * gx).sum() + (gw ** 3).sum()).backward()
+        out.append([t.grad.detach().numpy() for t in (tx, tw, tb)])
+    for l, t in zip(*out): np.testing.assert_allclose(l, t, rtol=1e-8, atol=1e-9)
+
+
+# --- modules ----------------------------------------------------------------------------------------
+
+MODULE_ARGS = [
+    (1, 8, 3, {}),
+    (1, 8, (3, 5), dict(stride=2, padding=1, dilation=2, bias=False, padding_mode='circular')),
+    (4, 8, 3, dict(padding='same', groups=2)),
+    (4, 8, (2, 4), dict(padding='same', dilation=(1, 3))),
+    (4, 8, 3, dict(padding='valid', padding_mode='reflect')),
+    (4, 4, 3, dict(padding=(1, 2), stride=(2, 1), groups=4, padding_mode='replicate')),
+    (4, 8, 3, dict(padding=(1,), dilation=(1, 1), stride=1)),
+]
+ATTRS = ['in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation', 'transposed', 'output_padding',
+         'groups', 'padding_mode', '_reversed_padding_repeated_twice']
+
+
+@pytest.mark.parametrize('args', MODULE_ARGS + [(4, 8, 3, dict(padding=2, padding_mode='reflect', bias=False))])
+@pytest.mark.parametrize('name', ['Conv1d', 'Conv2d'])
+def test_module_attributes_repr_state_dict(name, args):
+    i, o, k, kw = args
+    if name == 'Conv1d':
+        k = k if isinstance(k, int) else k[:1]
+        kw = {a: (v[:1] if isinstance(v, tuple) else v) for a, v in kw.items()}
+    lm, tm = getattr(litnn.nn, name)(i, o, k, **kw), getattr(torch.nn, name)(i, o, k, **kw)
+    assert repr(lm) == repr(tm)
+    for a in ATTRS: assert getattr(lm, a) == getattr(tm, a), a
+    assert list(lm.state_dict()) == list(tm.state_dict())
+    assert lm.__constants__ == tm.__constants__
+    lm.load_state_dict({k: litnn.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    shape = (2, i, 9) + ((8,) if name == 'Conv2d' else ())
+    x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
+    lx, tx = both(x)
+    ly, ty = lm(lx), tm(tx)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), atol=1e-5, rtol=1e-5)
+    ly.square().sum().backward(); ty.square().sum().backward()
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), atol=1e-4, rtol=1e-4)
+    for (n, lp), (_, tp) in zip(lm.named_parameters(), tm.named_parameters()):
+        np.testing.assert_allclose(lp.grad.numpy(), tp.grad.numpy(), atol=1e-3, rtol=1e-4, err_msg=n)
+    np.testing.assert_allclose(lm(lx[0]).detach().numpy(), tm(tx[0]).detach().numpy(), atol=1e-5, rtol=1e-5)   # unbatched
+
+
+def test_default_init():
+    "kaiming_uniform_(a=sqrt(5)): U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias."
+    litnn.manual_seed(0)
+    m = litnn.nn.Conv2d(16, 32, 3, groups=2)
+    bound = 1 / math.sqrt(8 * 9)
+    w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
+    assert w.shape == (32, 8, 3, 3) and np.abs(w).max() <= bound and np.abs(b).max() <= bound
+    assert abs(w.std() - bound / math.sqrt(3)) < 0.1 * bound           # uniform: std = bound / sqrt(3)
+    assert abs(b.std() - bound / math.sqrt(3)) < 0.3 * bound
+    m = litnn.nn.Conv1d(2, 3, 4, dtype=litnn.float64)
+    assert m.weight.dtype == m.bias.dtype == litnn.float64
+
+
+def test_padding_modes_with_same():
+    "padding_mode with padding='same' (even kernel): the mode's padding split as torch splits it."
+    rng = np.random.default_rng(9)
+    for mode in ('reflect', 'replicate', 'circular'):
+        lm, tm = litnn.nn.Conv2d(2, 3, (2, 3), padding='same', padding_mode=mode), torch.nn.Conv2d(2, 3, (2, 3), padding='same', padding_mode=mode)
+        lm.load_state_dict({k: litnn.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+        x = rng.standard_normal((1, 2, 4, 5)).astype(np.float32)
+        np.testing.assert_allclose(lm(litnn.tensor(x)).detach().numpy(), tm(torch.tensor(x)).detach().numpy(), atol=1e-5)
+
+
+# --- errors -----------------------------------------------------------------------------------------
+
+def same_message(f):
+    "f(lib) raises the same exception type with the same message in litnn and torch."
+    le, te = err(f, litnn), err(f, torch)
+    assert le == te, f"litnn: {le}\ntorch: {te}"
+
+
+ERRORS = [
+    lambda L: L.nn.functional.conv2d(L.ones(3, 3), L.ones(8, 3, 3, 3)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3, 3), L.ones(8, 3, 3, 3)),
+    lambda L: L.nn.functional.conv2d(L.ones(2, 1, 8, 8), L.ones(8, 3, 3, 3)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 8, 8), L.ones(8, 3, 3, 3)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 3, 2, 2), L.ones(8, 3, 3, 3)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 3, 4, 4), L.ones(8, 3, 3, 3), dilation=2),
+    lambda L: L.nn.functional.conv1d(L.ones(3), L.ones(8, 3, 3)),
+    lambda L: L.nn.functional.conv1d(L.ones(2, 1, 8), L.ones(8, 3, 3)),
+    lambda L: L.nn.functional.conv1d(L.ones(1, 3, 2), L.ones(8, 3, 3)),
+    lambda L: L.nn.functional.conv1d(L.ones(1, 4, 5), L.ones(8, 4, 3, 3)),
+    lambda L: L.nn.functional.conv1d(L.ones(1, 4, 5), L.ones(8, 4, 3), padding=(1, 1)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), stride=0),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), stride=(1, 1, 1)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), padding=-1),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), dilation=(1, 0)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), padding='foo'),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), padding='same', stride=2),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), groups=0),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 2, 3, 3), groups=3),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(0, 4, 3, 3)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), L.ones(7)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), L.ones(8, 1)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), L.ones(8, dtype=L.float64)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5, dtype=L.float64), L.ones(8, 4, 3, 3)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3, dtype=L.float64)),
+    lambda L: L.nn.Conv2d(3, 8, 3)(L.ones(2, 1, 8, 8)),
+    lambda L: L.nn.Conv2d(3, 8, 3, groups=2),
+    lambda L: L.nn.Conv2d(4, 6, 3, groups=4),
+    lambda L: L.nn.Conv2d(4, 6, 3, groups=0),
+    lambda L: L.nn.Conv2d(4, 8, 3, padding='foo'),
+    lambda L: L.nn.Conv2d(4, 8, 3, padding='same', stride=2),
+    lambda L: L.nn.Conv1d(4, 8, 3, padding='same', stride=(2,)),
+    lambda L: L.nn.Conv2d(4, 8, 3, padding_mode='reflect', padding=3)(L.ones(1, 4, 3, 3)),
+    lambda L: L.nn.Conv2d(4, 8, 3, padding_mode='circular', padding=4)(L.ones(1, 4, 3, 3)),
+]
+
+
+@pytest.mark.parametrize('f', ERRORS)
+def test_errors_as_torch(f):
+    same_message(f)
+
+
+def test_error_types_only():
+    "Where torch's message names its own machinery (a set's order, its C++ signatures), the type and the gist."
+    for f, gist in [(lambda L: L.nn.Conv2d(4, 8, 3, padding_mode='bad'), "padding_mode must be one of"),
+                    (lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), stride=1.5), "stride")]:
+        (lt, lm), (tt, tm) = err(f, litnn), err(f, torch)
+        assert lt is tt and gist in lm and gist in tm
