@@ -403,3 +403,25 @@ def test_norms_fuzz(shape, k, training, eps, seed):
     close(ly, ty, rtol=1e-3, atol=1e-3)
     ly.backward(litnn.tensor(g)); ty.backward(torch.tensor(g))
     close(lx.grad, tx.grad, rtol=1e-3, atol=2e-3)
+
+
+# --- GPU: the same results on CuPy arrays -----------------------------------------------------------
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU (CuPy)")
+@pytest.mark.parametrize('kind', ['bn-train', 'bn-eval', 'ln'])
+def test_gpu_matches_cpu(kind):
+    x, w, b = rand(6, 3, 4), rand(3, seed=1) + 1, rand(3, seed=2)
+    out = {}
+    for dev in ('cpu', 'cuda'):
+        m = (litnn.nn.LayerNorm((3, 4)) if kind == 'ln' else litnn.nn.BatchNorm1d(3)).to(dev)
+        if kind != 'ln':
+            with litnn.no_grad(): m.weight.copy_(litnn.tensor(w).to(dev)); m.bias.copy_(litnn.tensor(b).to(dev))
+        if kind == 'bn-eval':
+            m(litnn.tensor(x).to(dev)); m.eval()
+        tx = litnn.tensor(x).to(dev).requires_grad_()
+        y = m(tx)
+        y.backward(litnn.tensor(x * 0.5).to(dev))
+        out[dev] = [y.cpu().detach().numpy(), tx.grad.cpu().numpy()] + [v.detach().cpu().numpy() for v in m.state_dict().values()] + \
+                   [p.grad.cpu().numpy() for p in m.parameters()]
+        assert y.device.type == dev
+    for a, c in zip(out['cpu'], out['cuda']): np.testing.assert_allclose(c, a, rtol=1e-4, atol=1e-5)
