@@ -459,3 +459,20 @@ def test_gpu_matches_cpu(name):
     (a, ga), (b, gb) = run('cpu'), run('cuda')
     np.testing.assert_allclose(b, a, rtol=1e-5)
     np.testing.assert_allclose(gb, ga, rtol=1e-4, atol=1e-6)
+
+
+def test_ignored_targets_are_exact_zeros():
+    "An ignored target contributes 0 even where its picked log-probability is -inf or its upstream gradient is nan."
+    x = np.array([[-np.inf, 0., -1.], [-2., -np.inf, -0.5], [-1., -1., -1.]], np.float32)
+    t = np.array([-100, 2, 1])
+    g = np.array([np.nan, 1., 2.], np.float32)
+    for weight in (None, np.array([1., 2., 3.], np.float32)):
+        res = []
+        for lib, F in ((litnn, LF), (torch, TF)):
+            tx = lib.tensor(x, requires_grad=True)
+            kw = {} if weight is None else dict(weight=lib.tensor(weight))
+            y = F.nll_loss(tx, lib.tensor(t), reduction='none', **kw)
+            y.backward(lib.tensor(g))
+            s = F.nll_loss(lib.tensor(x), lib.tensor(t), **kw)
+            res.append((y.detach().numpy(), tx.grad.numpy(), s.numpy()))
+        for a, b in zip(*res): np.testing.assert_array_equal(a, b)
