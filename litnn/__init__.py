@@ -16,4 +16,4 @@ from .views import *
 from .indexing import *
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
-from .serialization import save, load   # 17_save_load
+from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)

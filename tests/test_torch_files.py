@@ -1,0 +1,381 @@
+"""litnn.load on PyTorch's own `torch.save` files, read without importing torch: real files written by torch
+(trained models, checkpoints with optimizer state, every dtype, views and tied weights) give what
+`torch.load(weights_only=True)` gives, and crafted files that try to run code are refused without running it."""
+import io, os, pickle, zipfile
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import litnn
+import litnn._torch_files as T
+from nn_pairs import stand_ins
+from test_serialization import DTYPES, arr, describe, from_litnn, tensor, torch_training, values
+
+torch = pytest.importorskip('torch')
+
+
+def saved(obj, **kw):
+    b = io.BytesIO(); torch.save(obj, b, **kw); b.seek(0)
+    return b
+
+
+def both(obj, **kw):
+    "What litnn.load and torch.load(weights_only=True) make of the file torch.save writes for `obj`."
+    b = saved(obj, **kw)
+    ours = litnn.load(b)
+    b.seek(0)
+    return ours, torch.load(b, weights_only=True)
+
+
+def same(obj, **kw):
+    ours, theirs = both(obj, **kw)
+    a, b = describe(ours, litnn), describe(theirs, torch)
+    assert a == b, f'litnn: {a!r}\ntorch: {b!r}'
+    return ours
+
+
+# --- the proof that it is useful -----------------------------------------------------------------------
+
+def test_model_trained_in_torch_gives_same_outputs_in_litnn(tmp_path):
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    opt = torch.optim.Adam(tm.parameters(), lr=0.01)
+    x, y = torch.randn(32, 4), torch.randn(32, 3)
+    for _ in range(20):
+        opt.zero_grad(); ((tm(x) - y) ** 2).mean().backward(); opt.step()
+    torch.save(tm.state_dict(), tmp_path / 'model.pth')
+    lm = litnn.nn.Sequential(litnn.nn.Linear(4, 16), litnn.nn.ReLU(), litnn.nn.Linear(16, 3))
+    sd = litnn.load(tmp_path / 'model.pth')
+    assert type(sd) is OrderedDict and list(sd) == list(tm.state_dict()) and sd._metadata == tm.state_dict()._metadata
+    assert repr(lm.load_state_dict(sd)) == '<All keys matched successfully>'
+    np.testing.assert_allclose(lm(litnn.tensor(x.numpy()))._data, tm(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize('opt_name', ['SGD', 'Adam'])
+def test_training_checkpoint_with_optimizer_state(opt_name, tmp_path):
+    model, opt, loss = torch_training(opt_name)
+    ckpt = {'epoch': 2, 'model_state_dict': model.state_dict(), 'optimizer_state_dict': opt.state_dict(), 'loss': loss,
+            'best': 0.25, 'tag': 'run-1', 'history': [1.0, 0.5], 'shape': torch.Size([3, 4])}
+    torch.save(ckpt, tmp_path / 'ckpt.tar')
+    back = litnn.load(tmp_path / 'ckpt.tar')
+    assert describe(back, litnn) == describe(torch.load(tmp_path / 'ckpt.tar', weights_only=True), torch)
+    assert [type(k) for k in back['optimizer_state_dict']['state']] == [int] * len(opt.state_dict()['state'])
+    model2, opt2, _ = torch_training(opt_name)                 # back into torch, through litnn's own format
+    b = io.BytesIO(); litnn.save(back, b); b.seek(0)
+    again = litnn.load(b)
+    model2.load_state_dict(from_litnn(again['model_state_dict']))
+    opt2.load_state_dict(from_litnn(again['optimizer_state_dict']))
+    assert describe(opt2.state_dict(), torch) == describe(opt.state_dict(), torch)
+    assert describe(model2.state_dict(), torch) == describe(model.state_dict(), torch)
+
+
+# --- values ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_every_dtype_bit_for_bit(dtype):
+    ts = [tensor(torch, dtype, values(dtype, shape, seed=i)) for i, shape in enumerate([(), (0,), (7,), (3, 4), (2, 0, 5)])]
+    ours = same(ts)
+    for o, t in zip(ours, ts):
+        assert o.dtype == getattr(litnn, dtype)
+        raw = (t.view(torch.int16) if dtype == 'bfloat16' else t).numpy().tobytes()
+        assert o._data.tobytes() == raw and o._data.flags.writeable
+
+
+def test_python_values_like_torch():
+    same({'none': None, 'b': (True, False), 'i': [0, -1, 2**100], 'f': [1.5, -0.0, float('inf'), 1e-320], 's': 'ünï 🚀',
+          'bytes': b'\x00\xffab', 'set': {1, 2}, 'dtypes': [torch.float16, torch.bfloat16, torch.int64, torch.bool],
+          'devices': [torch.device('cpu'), torch.device('cuda', 1)], 'size': torch.Size([2, 3]), 3: 'int key',
+          (1, 'a'): 'tuple key', 'nested': OrderedDict(a={'b': [1, (2, 3)]})})
+
+
+def test_parameters_and_requires_grad_like_torch():
+    x = torch.ones(2, requires_grad=True)
+    ours = same([torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.zeros(3), requires_grad=False), x, (x * 2).detach()])
+    assert [type(o) for o in ours] == [litnn.nn.Parameter, litnn.nn.Parameter, litnn.Tensor, litnn.Tensor]
+
+
+@pytest.mark.parametrize('protocol', [2, 3, 4, 5])
+def test_pickle_protocols(protocol):
+    "torch.save(pickle_protocol=4) files: torch's weights_only reader refuses them (FRAME); litnn reads them."
+    obj = {'w': torch.arange(6.).reshape(2, 3), 'meta': OrderedDict(x=1), 'p': torch.nn.Parameter(torch.ones(2))}
+    b = saved(obj, pickle_protocol=protocol)
+    assert describe(litnn.load(b), litnn) == describe(obj, torch)
+
+
+def test_views_share_memory_like_torch():
+    def run(objs):
+        ours, theirs = objs
+        with torch.no_grad(): theirs[0].mul_(-1)
+        with litnn.no_grad(): ours[0].mul_(-1)
+        return [arr(t).tolist() for t in theirs], [arr(t).tolist() for t in ours]
+    base = torch.arange(60.).reshape(6, 10)
+    views = [base, base.t(), base[2:5, 1::3], base[:, 7], base.reshape(-1)[13:29], base[1].expand(4, 10)]
+    theirs, ours = run(both(views))
+    assert ours == theirs
+    ours, _ = both(views)
+    assert ours[2]._data.strides == (40, 12) and ours[5]._data.strides == (0, 4)
+    assert all(np.shares_memory(o._data, ours[0]._data) for o in ours[1:])
+
+
+def test_tied_weights_state_dict_like_torch():
+    m = stand_ins(torch).Deep()
+    with torch.no_grad():
+        for i, t in enumerate(m.state_dict().values()): t.copy_(torch.full(t.shape, float(i)))
+    sd = same(m.state_dict())
+    assert list(sd) == list(m.state_dict())
+    with litnn.no_grad(): sd['net.fc1.weight'].add_(100.)
+    assert sd['tied.weight'].tolist() == sd['net.fc1.weight'].tolist() == sd['again.weight'].tolist()
+    model = stand_ins(litnn).Deep()
+    assert repr(model.load_state_dict(sd)) == '<All keys matched successfully>'
+
+
+def test_archive_names_and_file_objects(tmp_path):
+    torch.save({'w': torch.ones(2)}, tmp_path / 'my.model.v2.pt')
+    assert zipfile.ZipFile(tmp_path / 'my.model.v2.pt').namelist()[0].split('/')[0] != 'archive'
+    for src in [tmp_path / 'my.model.v2.pt', str(tmp_path / 'my.model.v2.pt'), open(tmp_path / 'my.model.v2.pt', 'rb'), saved({'w': torch.ones(2)})]:
+        assert litnn.load(src)['w'].tolist() == [1., 1.]
+        if hasattr(src, 'close'): src.close()
+
+
+def rewrite(f, changes):
+    "A copy of zip `f` with entries replaced (name -> bytes, or a function of the old bytes; None drops it)."
+    f.seek(0)
+    z, out = zipfile.ZipFile(f), io.BytesIO()
+    with zipfile.ZipFile(out, 'w') as w:
+        for n in z.namelist():
+            new = changes.get(n.split('/', 1)[1], z.read(n))
+            if callable(new): new = new(z.read(n))
+            if new is not None: w.writestr(n, new)
+    out.seek(0)
+    return out
+
+
+def test_big_endian_file():
+    t = torch.tensor([1.5, -2., 3.25], dtype=torch.float64)
+    f = rewrite(saved({'w': t, 'i': torch.tensor([1, 2], dtype=torch.int32)}),
+                {'byteorder': b'big', 'data/0': lambda b: np.frombuffer(b, '<f8').astype('>f8').tobytes(),
+                 'data/1': lambda b: np.frombuffer(b, '<i4').astype('>i4').tobytes()})
+    assert torch.load(f, weights_only=True)['w'].tolist() == [1.5, -2., 3.25]      # the file is a valid torch file
+    f.seek(0)
+    back = litnn.load(f)
+    assert back['w'].tolist() == [1.5, -2., 3.25] and back['i'].tolist() == [1, 2] and back['w'].dtype == litnn.float64
+
+
+# --- map_location ------------------------------------------------------------------------------------
+
+def on_cuda(obj):
+    "A torch file whose storages say they were saved on cuda:0 (no GPU here to save one for real)."
+    return rewrite(saved(obj), {'data.pkl': lambda b: b.replace(b'X\x03\x00\x00\x00cpu', b'X\x06\x00\x00\x00cuda:0')})
+
+
+def test_cuda_file_with_map_location():
+    base = torch.arange(4.)
+    f = on_cuda({'w': base, 'v': base[1:]})
+    assert torch.load(f, map_location='cpu', weights_only=True)['v'].tolist() == [1., 2., 3.]
+    if not litnn.cuda.is_available():
+        f.seek(0)
+        with pytest.raises(RuntimeError, match=r"storage '0'.*map_location=litnn.device\('cpu'\)"): litnn.load(f)
+    seen = []
+    for loc in ['cpu', litnn.device('cpu'), {'cuda:0': 'cpu'}, lambda s, l: seen.append(l) or s]:
+        f.seek(0)
+        back = litnn.load(f, map_location=loc)
+        assert back['v'].tolist() == [1., 2., 3.] and back['w'].device == litnn.device('cpu')
+        assert np.shares_memory(back['v']._data, back['w']._data)
+    assert seen == ['cuda:0']                                       # one storage, placed once
+
+
+# --- files that must be refused ---------------------------------------------------------------------------
+
+def G(module, name):
+    "A stand-in that a crafted pickle names as global `module.name` (whatever that is, nothing is imported)."
+    return type(name, (), {'_global': (module, name)})
+
+class Call:
+    "In a crafted pickle: call `func(*args)` while loading, then BUILD with `state` if given."
+    def __init__(self, func, *args, state=None): self.func, self.args, self.state = func, args, state
+
+class Pid:
+    def __init__(self, *pid): self.pid = pid
+
+class Crafter(pickle._Pickler):
+    "Python's pickler, able to name any global and to write any call: the tool of an attacker."
+    def persistent_id(self, obj): return obj.pid if type(obj) is Pid else None
+    def reducer_override(self, obj):
+        if type(obj) is not Call: return NotImplemented
+        return (obj.func, obj.args) if obj.state is None else (obj.func, obj.args, obj.state)
+    def save_global(self, obj, name=None):
+        g = obj.__dict__.get('_global') if isinstance(obj, type) else None
+        if g is None: return super().save_global(obj, name)
+        if self.proto >= 4: self.save(g[0]); self.save(g[1]); self.write(pickle.STACK_GLOBAL)
+        else: self.write(pickle.GLOBAL + f'{g[0]}\n{g[1]}\n'.encode())
+        self.memoize(obj)
+
+def torch_zip(obj, storages=None, protocol=2, raw_pickle=None):
+    pkl = io.BytesIO()
+    if raw_pickle is None: Crafter(pkl, protocol).dump(obj)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, 'w') as z:
+        z.writestr('archive/data.pkl', pkl.getvalue() if raw_pickle is None else raw_pickle)
+        z.writestr('archive/byteorder', 'little')
+        for k, v in (storages or {}).items(): z.writestr(f'archive/data/{k}', v)
+        z.writestr('archive/version', '3\n')
+    out.seek(0)
+    return out
+
+REBUILD = G('torch._utils', '_rebuild_tensor_v2')
+FLOATS = G('torch', 'FloatStorage')
+DATA = {'0': np.arange(6, dtype=np.float32).tobytes()}
+
+def tensor_call(storage=None, offset=0, size=(2, 3), stride=(3, 1)):
+    storage = Pid('storage', FLOATS, '0', 'cpu', 6) if storage is None else storage
+    return Call(REBUILD, storage, offset, size, stride, False, OrderedDict())
+
+
+def test_crafted_good_file_loads_in_both():
+    "The crafting tools write what torch.save writes: a sound file loads in torch and in litnn alike."
+    obj = {'w': tensor_call(), 'p': Call(G('torch._utils', '_rebuild_parameter'), tensor_call(offset=3, size=(3,), stride=(1,)),
+                                         True, OrderedDict())}
+    f = torch_zip(obj, DATA)
+    theirs = torch.load(f, weights_only=True); f.seek(0)
+    assert describe(litnn.load(f), litnn) == describe(theirs, torch)
+    assert describe(litnn.load(torch_zip(obj, DATA, protocol=4)), litnn) == describe(theirs, torch)
+
+
+def test_one_storage_under_two_dtypes_shares_memory():
+    "torch.save refuses to write this, but the format allows it: two typed views of one storage's bytes."
+    ints = Pid('storage', G('torch', 'IntStorage'), '0', 'cpu', 6)
+    back = litnn.load(torch_zip([tensor_call(), tensor_call(storage=ints, size=(6,), stride=(1,))], DATA))
+    assert back[1].dtype == litnn.int32 and back[1].tolist() == np.arange(6, dtype=np.float32).view(np.int32).tolist()
+    assert np.shares_memory(back[0]._data, back[1]._data)
+
+
+def test_code_execution_refused_and_not_run(tmp_path):
+    marker = tmp_path / 'ran'
+    class Evil:
+        def __reduce__(self): return (os.system, (f'touch {marker}',))
+    class EvalEvil:
+        def __reduce__(self): return (eval, (f"open({str(marker)!r}, 'w')",))
+    cases = [(torch_zip(None, raw_pickle=pickle.dumps({'w': Evil()}, protocol=2)), 'posix.system'),
+             (torch_zip(None, raw_pickle=pickle.dumps({'w': EvalEvil()}, protocol=2)), 'builtins.eval'),
+             (torch_zip(None, raw_pickle=pickle.dumps([EvalEvil()], protocol=4)), 'builtins.eval'),       # STACK_GLOBAL
+             (torch_zip({'w': tensor_call(), 'x': Call(G('builtins', 'exec'), f"open({str(marker)!r}, 'w')")}, DATA), 'builtins.exec'),
+             (torch_zip({'x': Call(G('subprocess', 'Popen'), ['touch', str(marker)])}), 'subprocess.Popen'),
+             (torch_zip({'x': Call(G('builtins', 'getattr'), 'os', 'system')}), 'builtins.getattr'),
+             (torch_zip({'x': Call(G('torch', 'load'), 'other.pt')}), 'torch.load'),
+             (torch_zip({'x': Call(G('torch.serialization', 'add_safe_globals'), [])}), 'torch.serialization.add_safe_globals'),
+             (torch_zip({'x': Call(G('numpy.core.multiarray', '_reconstruct'), 1)}), 'numpy.core.multiarray._reconstruct')]
+    for f, name in cases:
+        with pytest.raises(pickle.UnpicklingError, match=f"asks for the global '{name}'.*nothing was run"): litnn.load(f)
+    assert not marker.exists()
+    with pytest.raises(pickle.UnpicklingError, match='numpy'): litnn.load(saved({'loss': np.float64(1.5)}))
+
+
+GADGETS = {
+    'call a storage type': ({'x': Call(FLOATS)}, {}, 'is not a function'),
+    'call a dtype': ({'x': Call(G('torch', 'float32'))}, {}, 'is not a function'),
+    'BUILD on a set': ({'x': Call(G('builtins', 'set'), [1], state={'a': 1})}, {}, 'BUILD may only set plain attributes of an OrderedDict, not of a set'),
+    'BUILD a dunder': ({'x': Call(G('collections', 'OrderedDict'), state={'__class__': 1})}, {}, 'BUILD may only set plain attributes'),
+    'BUILD on a tensor': ({'x': Call(REBUILD, Pid('storage', FLOATS, '0', 'cpu', 6), 0, (6,), (1,), False, OrderedDict(), state={'_data': 1})},
+                          DATA, 'not of a Tensor'),
+    'storage is not a storage': ({'x': tensor_call(storage='/etc/passwd')}, DATA, "a tensor's storage is a str"),
+    'view past the end': ({'x': tensor_call(size=(4, 3))}, DATA, 'does not fit its storage: shape [4, 3], offset 0 and stride [3, 1] reach past'),
+    'offset past the end': ({'x': tensor_call(offset=6, size=(1,), stride=(1,))}, DATA, 'reach past the end'),
+    'negative stride': ({'x': tensor_call(stride=(-3, 1))}, DATA, 'does not fit its storage'),
+    'size not a tuple': ({'x': tensor_call(size=5)}, DATA, 'does not fit its storage'),
+    'other persistent id': ({'x': Pid('module', 'os')}, {}, 'unexpected persistent id'),
+    'storage type not allowed': ({'x': tensor_call(storage=Pid('storage', G('torch', 'ComplexFloatStorage'), '0', 'cpu', 3))}, DATA,
+                                 'tensors of a type litnn does not have (torch.ComplexFloatStorage)'),
+    'parameter of a string': ({'x': Call(G('torch._utils', '_rebuild_parameter'), 'w', True, OrderedDict())}, {}, "a Parameter's data is a str"),
+    'codecs for other things': ({'x': Call(G('_codecs', 'encode'), 'abc', 'rot13')}, {}, '_codecs.encode used for something other than bytes'),
+    'REDUCE with a list of args': (None, {}, 'the arguments of'),
+}
+
+
+@pytest.mark.parametrize('case', list(GADGETS))
+def test_allowed_names_cannot_be_misused(case):
+    obj, storages, reason = GADGETS[case]
+    if obj is None:   # REDUCE whose argument is a list, written by hand: GLOBAL set, EMPTY_LIST, REDUCE
+        f = torch_zip(None, raw_pickle=b'\x80\x02c__builtin__\nset\n]R.')
+    else: f = torch_zip(obj, storages)
+    with pytest.raises(pickle.UnpicklingError, match='litnn.load: cannot load') as e: litnn.load(f)
+    assert reason in str(e.value)
+
+
+MALFORMED = {
+    'garbage': b'\x80\x02\xff\xfe',
+    'no STOP': b'\x80\x02}q\x00',
+    'stack underflow': b'\x80\x02t.',
+    'memo miss': b'\x80\x02h\x05.',
+    'unhashable key': b'\x80\x02}(]K\x01u.',
+    'SETITEMS on a list': b'\x80\x02](K\x01K\x02u.',
+    'APPEND on a dict': b'\x80\x02}K\x01a.',
+}
+
+@pytest.mark.parametrize('case', list(MALFORMED))
+def test_malformed_pickles_refused(case):
+    with pytest.raises(pickle.UnpicklingError, match='litnn.load: cannot load'): litnn.load(torch_zip(None, raw_pickle=MALFORMED[case]))
+
+
+def test_instructions_torch_never_writes_are_refused():
+    f = torch_zip(None, raw_pickle=pickle.dumps({'a': 1}, protocol=0))   # text instructions
+    with pytest.raises(pickle.UnpicklingError, match='unsupported pickle instruction'): litnn.load(f)
+
+
+def test_dtypes_litnn_lacks_are_named():
+    for dt in [torch.complex64, torch.uint16, torch.float8_e4m3fn]:
+        with pytest.raises(pickle.UnpicklingError, match='tensors of a type litnn does not have'): litnn.load(saved(torch.zeros(2, dtype=dt)))
+
+
+CORRUPT = {
+    'truncated': (lambda f: io.BytesIO(f.getvalue()[:len(f.getvalue()) // 2]), 'not a valid zip file'),
+    'storage missing': (lambda f: rewrite(f, {'data/0': None}), "storage '0' is missing"),
+    'storage too short': (lambda f: rewrite(f, {'data/0': lambda b: b[:-4]}), "storage '0' holds 20 bytes, not the 6 x 4 bytes"),
+    'storage too long': (lambda f: rewrite(f, {'data/0': lambda b: b + bytes(4)}), "storage '0' holds 28 bytes"),
+    'bit flip (CRC)': (lambda f: io.BytesIO(f.getvalue().replace(np.arange(6, dtype=np.float32)[1:].tobytes(),
+                                                                 np.arange(6, dtype=np.float32)[:-1].tobytes())), "storage '0' cannot be read"),
+    'no data.pkl': (lambda f: rewrite(f, {'data.pkl': None}), 'not a PyTorch checkpoint'),
+}
+
+@pytest.mark.parametrize('case', list(CORRUPT))
+def test_corrupt_torch_files_refused(case, tmp_path):
+    make, reason = CORRUPT[case]
+    path = tmp_path / 'bad.pt'
+    path.write_bytes(make(saved({'w': torch.arange(6.)})).getvalue())
+    with pytest.raises(RuntimeError, match='litnn.load: cannot load') as e: litnn.load(path)
+    assert reason in str(e.value) and str(path) in str(e.value)
+
+
+def test_torchscript_archive_refused(tmp_path):
+    torch.jit.save(torch.jit.script(torch.nn.Linear(2, 2)), tmp_path / 'scripted.pt')
+    with pytest.raises(RuntimeError, match=r'TorchScript archive \(torch.jit.save\)'): litnn.load(tmp_path / 'scripted.pt')
+
+
+def test_bad_file_leaves_the_model_unchanged():
+    model = litnn.nn.Linear(3, 2)
+    before = {k: v.tolist() for k, v in model.state_dict().items()}
+    evil = torch_zip({'weight': tensor_call(), 'bias': Call(G('os', 'system'), 'true')}, DATA)
+    with pytest.raises(pickle.UnpicklingError): model.load_state_dict(litnn.load(evil))
+    short = rewrite(saved(torch.nn.Linear(3, 2).state_dict()), {'data/1': lambda b: b[:4]})
+    with pytest.raises(RuntimeError, match='holds 4 bytes'): model.load_state_dict(litnn.load(short))
+    assert {k: v.tolist() for k, v in model.state_dict().items()} == before
+
+
+def test_no_torch_import(monkeypatch):
+    "The reader never imports torch: it works with torch made unimportable."
+    import sys
+    f = saved(torch.nn.Linear(2, 2).state_dict())
+    monkeypatch.setitem(sys.modules, 'torch', None)                 # `import torch` would now raise ImportError
+    assert list(litnn.load(f)) == ['weight', 'bias']
+    assert not any(isinstance(v, type(sys)) and v.__name__.startswith('torch') for v in vars(T).values())
+
+
+# --- GPU ------------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason='no GPU (CuPy) here')
+def test_torch_file_onto_gpu():
+    base = torch.arange(12.).reshape(3, 4)
+    back = litnn.load(saved([base, base.t()]), map_location='cuda')
+    assert back[0].device.type == 'cuda' and back[1].tolist() == base.t().tolist()
+    back[0][0, 1] = 100.
+    assert back[1][1, 0].item() == 100.
