@@ -289,3 +289,15 @@ def test_error_types_only():
                     (lambda L: L.nn.functional.conv2d(L.ones(1, 4, 5, 5), L.ones(8, 4, 3, 3), stride=1.5), "stride")]:
         (lt, lm), (tt, tm) = err(f, litnn), err(f, torch)
         assert lt is tt and gist in lm and gist in tm
+
+
+def test_results_do_not_share_scratch_memory():
+    "Temporaries are reused between calls; outputs and gradients must not be among them."
+    rng = np.random.default_rng(10)
+    w = litnn.tensor(rng.standard_normal((2, 1, 3, 3)), requires_grad=True)
+    xa, xb = (litnn.tensor(rng.standard_normal((1, 1, 5, 5)), requires_grad=True) for _ in range(2))
+    ya = LF.conv2d(xa, w, padding=1); ya.sum().backward()
+    ga, gw, yc = xa.grad.numpy().copy(), w.grad.numpy().copy(), ya.detach().numpy().copy()
+    LF.conv2d(xb, w, padding=1).square().sum().backward()
+    np.testing.assert_array_equal(xa.grad.numpy(), ga)
+    np.testing.assert_array_equal(ya.detach().numpy(), yc)

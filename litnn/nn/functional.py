@@ -8,5 +8,6 @@ from .modules.dropout import dropout           # 21a_dropout
 from .modules.sparse import embedding          # 21b_sparse
 from .modules.activation import relu, leaky_relu, gelu, silu, tanh, sigmoid, softmax, log_softmax   # 22_activation
 from .modules.conv import conv1d, conv2d   # 23_conv
+from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
 from .modules.loss import cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26_loss

@@ -15,12 +15,13 @@ from .dropout import Dropout          # 21a_dropout
 from .sparse import Embedding         # 21b_sparse
 from .activation import ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax   # 22_activation
 from .conv import Conv1d, Conv2d     # 23_conv
+from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
 from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss   # 26_loss
 
 __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
            'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten', 'Dropout', 'Embedding',
            'ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
-           'Conv1d', 'Conv2d',
+           'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d',
            'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LayerNorm',
            'L1Loss', 'NLLLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'CrossEntropyLoss']
