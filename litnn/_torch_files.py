@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Unpickler']
 
-# %% ../nbs/32a_torch_files.ipynb #290fb3b5
+# %% ../nbs/32a_torch_files.ipynb #14fa939e
 import pickle, pickletools, sys, zipfile
 from collections import OrderedDict
 import numpy as np
@@ -14,7 +14,7 @@ from .tensor import Tensor, Size
 from .nn.parameter import Parameter
 from .serialization import _fail, _name, _place, _strided
 
-# %% ../nbs/32a_torch_files.ipynb #225ceae7
+# %% ../nbs/32a_torch_files.ipynb #715ca892
 class _StorageType:
     "What `torch.FloatStorage` (and the others) means in a file: a dtype for the storage's bytes."
     def __init__(self, dtype): self.dtype = dtype
@@ -41,7 +41,7 @@ def _encode(s, encoding="latin1"):
     if type(s) is not str or encoding not in ("latin1", "latin-1"): raise pickle.UnpicklingError("_codecs.encode used for something other than bytes")
     return s.encode("latin1")
 
-# %% ../nbs/32a_torch_files.ipynb #5f440ee6
+# %% ../nbs/32a_torch_files.ipynb #29df3713
 _STORAGE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
                    "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
 
@@ -66,7 +66,7 @@ def _find_class(module, name, f):
         "checkpoint (litnn reads tensors, Parameters, OrderedDicts, numbers, strings, lists, tuples, dicts, sets, "
         "dtypes and devices from PyTorch files). Loading it could run code; nothing was run.")
 
-# %% ../nbs/32a_torch_files.ipynb #153180bb
+# %% ../nbs/32a_torch_files.ipynb #579ff8bb
 def _call(func, args):
     if id(func) not in _CALLABLE: raise pickle.UnpicklingError(f"the file calls {func!r}, which is not a function")
     if type(args) is not tuple: raise pickle.UnpicklingError(f"the arguments of {func!r} are a {type(args).__name__}")
@@ -78,7 +78,7 @@ def _build(inst, state):
         raise pickle.UnpicklingError(f"BUILD may only set plain attributes of an OrderedDict, not of a {type(inst).__name__}")
     inst.__dict__.update(state)
 
-# %% ../nbs/32a_torch_files.ipynb #310d42ab
+# %% ../nbs/32a_torch_files.ipynb #bb6c8307
 class Unpickler:
     "Reads a pickle by running only the instructions data needs, calling only allowed functions (torch's weights_only Unpickler)."
     def __init__(self, data, persistent_load, f): self.data, self.persistent_load, self.f = data, persistent_load, f
@@ -136,7 +136,7 @@ _ARG_OPS = {"BININT", "BININT1", "BININT2", "LONG1", "LONG4", "BINFLOAT", "BINUN
 _NEW_OPS = {"NONE": lambda: None, "NEWTRUE": lambda: True, "NEWFALSE": lambda: False, "EMPTY_TUPLE": tuple,
             "EMPTY_LIST": list, "EMPTY_DICT": dict, "EMPTY_SET": set}
 
-# %% ../nbs/32a_torch_files.ipynb #4bc8ef62
+# %% ../nbs/32a_torch_files.ipynb #f66f314d
 class _Storages:
     "The persistent_load of a PyTorch zip: storages from `{prefix}data/{key}`, read once each."
     def __init__(self, zf, prefix, f, map_location):
@@ -176,7 +176,7 @@ class _Storages:
             self.raw[key] = raw
         return self.raw[key]
 
-# %% ../nbs/32a_torch_files.ipynb #e8c71d82
+# %% ../nbs/32a_torch_files.ipynb #c097207b
 def _load_zip(fh, f, map_location):
     "The object in a PyTorch zip checkpoint (torch.save's format since 1.6), read without PyTorch and without running code."
     try: zf = zipfile.ZipFile(fh)

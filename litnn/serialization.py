@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['save', 'load', 'save_file', 'load_file']
 
-# %% ../nbs/32_serialization.ipynb #531d3d80
+# %% ../nbs/32_serialization.ipynb #0906a908
 import contextlib, json, math, os, pickle, sys
 from collections import OrderedDict
 import numpy as np
@@ -13,7 +13,7 @@ from . import backend as B
 from .tensor import Tensor, Size
 from .nn.parameter import Parameter
 
-# %% ../nbs/32_serialization.ipynb #a4b27686
+# %% ../nbs/32_serialization.ipynb #e706281e
 _FORMAT, _VERSION = "litnn", 2
 
 class _Encoder:
@@ -29,7 +29,7 @@ class _Encoder:
             self.tensors.append((t, keys))   # keeping `t` alive keeps its id unique
         return self.index[id(t)]
 
-# %% ../nbs/32_serialization.ipynb #f312ec48
+# %% ../nbs/32_serialization.ipynb #32b4ee19
 def _encode(enc, x, keys=(), where="obj"):
     "`x` as JSON-able data; TypeError naming `where` for what cannot be saved."
     if x is None or type(x) in (bool, int, str): return x
@@ -51,7 +51,7 @@ def _encode(enc, x, keys=(), where="obj"):
                     "(it stores tensors, None, bools, ints, floats, strings, bytes, lists, tuples, sets, dicts, "
                     "dtypes, devices and sizes)")
 
-# %% ../nbs/32_serialization.ipynb #8762d651
+# %% ../nbs/32_serialization.ipynb #e991b423
 def _block(a):
     "The object that owns array `a`'s memory, and the address of `a`'s first element."
     root = a
@@ -66,7 +66,7 @@ def _unique(name, used):
     used.add(out)
     return out
 
-# %% ../nbs/32_serialization.ipynb #b3a05deb
+# %% ../nbs/32_serialization.ipynb #08ae5e33
 def _storages(enc):
     "The arrays to store, by entry name; sets `storage` (and `offset`/`stride` for views) in each record."
     groups = {}
@@ -94,7 +94,7 @@ def _storages(enc):
                 enc.records[i].update(offset=(p - lo) // a.itemsize, stride=[s // a.itemsize for s in a.strides])
     return entries
 
-# %% ../nbs/32_serialization.ipynb #d460ede4
+# %% ../nbs/32_serialization.ipynb #61c8e4e1
 def _host(a):
     "Array `a` as a C-contiguous little-endian numpy array (safetensors' byte order)."
     a = np.asarray(B.to_device(a, "cpu"), order="C")   # (not ascontiguousarray: it makes 0-d arrays 1-d)
@@ -120,7 +120,7 @@ def _fsync(path):
         if not os.path.isdir(path): raise
     finally: os.close(fd)
 
-# %% ../nbs/32_serialization.ipynb #6a6ffc5f
+# %% ../nbs/32_serialization.ipynb #61426b31
 def _write(arrays, metadata, f):
     "Write named arrays as a safetensors file to `f`: a file object as is, a path atomically."
     import safetensors   # here, not at the top: `import litnn` needs only numpy and ml_dtypes
@@ -141,7 +141,7 @@ def _write(arrays, metadata, f):
         raise
     _fsync(os.path.dirname(path))
 
-# %% ../nbs/32_serialization.ipynb #6150c073
+# %% ../nbs/32_serialization.ipynb #7ce0f754
 def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
          f): # a path (str or os.PathLike) or a writable binary file object
     """Save `obj` to `f` as a litnn checkpoint (safetensors + JSON, never a pickle); a path is replaced atomically.
@@ -161,9 +161,10 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
     structure = json.dumps({"tensors": enc.records, "root": root}, allow_nan=False)
     _write(entries, {"format": _FORMAT, "version": str(_VERSION), "structure": structure}, f)
 
-# %% ../nbs/32_serialization.ipynb #ba24ebde
+# %% ../nbs/32_serialization.ipynb #9148ce1c
 _ST_DTYPES = {"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64", "I8": "int8", "I16": "int16",
               "I32": "int32", "I64": "int64", "U8": "uint8", "BOOL": "bool"}   # safetensors' names -> litnn's
+_MAX_HEADER = 100_000_000   # the safetensors library's limit
 
 def _name(f):
     "How error messages name `f`: its path, or the name of the file object."
@@ -173,47 +174,66 @@ def _name(f):
 
 def _fail(f, what): return RuntimeError(f"litnn.load: cannot load {_name(f)!r}: {what}")
 
-# %% ../nbs/32_serialization.ipynb #abaf3066
-def _check_header(data, f):
-    "The JSON header of safetensors bytes `data`, after checking every tensor's bytes are there and fit its shape."
-    if len(data) < 9: raise _fail(f, f"it is {len(data)} bytes long, too short for a checkpoint" if data else "the file is empty")
-    n = int.from_bytes(data[:8], "little")
-    if data[8:9] != b"{": raise _fail(f, "it is not a checkpoint (neither safetensors, litnn's format, nor a PyTorch zip file)")
-    if 8 + n > len(data): raise _fail(f, f"it is truncated: its header needs {8 + n} bytes, the file has {len(data)}")
-    try: header = json.loads(data[8:8 + n])
-    except (ValueError, RecursionError) as e: raise _fail(f, f"its header is not valid JSON ({e})") from None
-    if not isinstance(header, dict): raise _fail(f, "its header is not a JSON object")
-    end = 0
-    for k, v in header.items():
-        if k == "__metadata__": continue
-        try: dt, shape, (start, stop) = v["dtype"], v["shape"], v["data_offsets"]
-        except (KeyError, TypeError, ValueError): raise _fail(f, f"the header entry of tensor {k!r} is malformed: {v!r}"[:300]) from None
-        if dt not in _ST_DTYPES: raise _fail(f, f"tensor {k!r} has dtype {dt!r}, which litnn does not have")
-        if not _is_shape(shape) or type(start) is not int or type(stop) is not int: raise _fail(f, f"tensor {k!r} has a malformed entry {v!r}")
-        want = math.prod(shape) * B._by_name[_ST_DTYPES[dt]].itemsize
-        if stop - start != want:
-            raise _fail(f, f"tensor {k!r} is declared {_ST_DTYPES[dt]} {shape} ({want} bytes) but its data holds {stop - start} bytes")
-        end = max(end, stop)
-    if 8 + n + end > len(data): raise _fail(f, f"it is truncated: its tensors need {8 + n + end} bytes, the file has {len(data)}")
-    return header
-
 def _is_shape(s): return isinstance(s, list) and all(type(d) is int and d >= 0 for d in s)
 
-# %% ../nbs/32_serialization.ipynb #ff119f9e
-def _read_safetensors(data, f):
-    "The metadata and the arrays (by name) of the safetensors file whose bytes are `data`."
-    header = _check_header(data, f)
-    import safetensors
-    try: parsed = safetensors.deserialize(data)
-    except safetensors.SafetensorError as e: raise _fail(f, f"it is not a valid safetensors file ({e})") from None
-    arrays = {}
-    for k, v in parsed:   # each tensor's bytes come as a bytearray: writable, so no copy is needed
-        a = np.frombuffer(v["data"], B._by_name[_ST_DTYPES[v["dtype"]]].np).reshape(v["shape"])
-        arrays[k] = a.byteswap() if sys.byteorder == "big" else a
-    meta = header.get("__metadata__")
-    return (meta if isinstance(meta, dict) else {}), arrays
+# %% ../nbs/32_serialization.ipynb #dce37e85
+def _entry(f, k, v):
+    "Header entry `v` of tensor `k` as (name, litnn dtype, shape, start, stop), checked."
+    try: dt, shape, (start, stop) = v["dtype"], v["shape"], v["data_offsets"]
+    except (KeyError, TypeError, ValueError): raise _fail(f, f"the header entry of tensor {k!r} is malformed: {v!r}"[:300]) from None
+    if dt not in _ST_DTYPES: raise _fail(f, f"tensor {k!r} has dtype {dt!r}, which litnn does not have")
+    if not (_is_shape(shape) and type(start) is int and type(stop) is int and 0 <= start):
+        raise _fail(f, f"the header entry of tensor {k!r} is malformed: {v!r}"[:300])
+    dt = B._by_name[_ST_DTYPES[dt]]
+    if stop - start != math.prod(shape) * dt.itemsize:
+        raise _fail(f, f"tensor {k!r} is declared {dt.name} {shape} ({math.prod(shape) * dt.itemsize} bytes) "
+                       f"but its data_offsets give it {stop - start} bytes")
+    return k, dt, shape, start, stop
 
-# %% ../nbs/32_serialization.ipynb #64f1cb80
+# %% ../nbs/32_serialization.ipynb #d892c267
+def _read_header(fh, f):
+    "The metadata and the checked entries (in file order) of the safetensors file open as `fh`; the data's size."
+    start = fh.tell()
+    size = fh.seek(0, os.SEEK_END) - start
+    fh.seek(start)
+    head = fh.read(9)
+    if len(head) < 9: raise _fail(f, f"it is {len(head)} bytes long, too short for a checkpoint" if head else "the file is empty")
+    n = int.from_bytes(head[:8], "little")
+    if head[8:9] != b"{": raise _fail(f, "it is not a checkpoint (neither safetensors, litnn's format, nor a PyTorch zip file)")
+    if n > _MAX_HEADER: raise _fail(f, f"its header would be {n} bytes, more than safetensors allows")
+    if 8 + n > size: raise _fail(f, f"it is truncated: its header needs {8 + n} bytes, the file has {size}")
+    try: header = json.loads((head[8:] + fh.read(n - 1)).decode("utf-8"))
+    except (ValueError, RecursionError) as e: raise _fail(f, f"its header is not valid JSON ({e})") from None
+    if not isinstance(header, dict): raise _fail(f, "its header is not a JSON object")
+    meta = header.pop("__metadata__", None)
+    meta = {} if meta is None else meta
+    if not (isinstance(meta, dict) and all(type(v) is str for v in meta.values())):
+        raise _fail(f, "its __metadata__ is not a JSON object of strings")
+    entries = sorted((_entry(f, k, v) for k, v in header.items()), key=lambda e: (e[3], e[4]))   # empty tensors first
+    end = 0
+    for k, _, _, a, b in entries:
+        if a != end: raise _fail(f, f"the bytes of tensor {k!r} start at {a}, but the tensor before ends at {end} (a gap or an overlap)")
+        end = b
+    if 8 + n + end > size: raise _fail(f, f"it is truncated: its tensors need {8 + n + end} bytes, the file has {size}")
+    if 8 + n + end < size: raise _fail(f, f"it has {size - 8 - n - end} bytes after its last tensor")
+    return meta, entries, list(header)
+
+# %% ../nbs/32_serialization.ipynb #d30dddca
+def _read_safetensors(fh, f):
+    "The metadata and the arrays (by name) of the safetensors file open as `fh`."
+    meta, entries, names = _read_header(fh, f)
+    arrays = {}
+    for k, dt, shape, _, _ in entries:   # in file order: one pass through the data
+        a = np.empty(shape, dt.np)
+        buf, got = memoryview(a.reshape(-1).view(np.uint8)), 0
+        while got < a.nbytes:
+            n = fh.readinto(buf[got:])
+            if not n: raise _fail(f, f"it is truncated in the data of tensor {k!r}")
+            got += n
+        arrays[k] = a.byteswap() if sys.byteorder == "big" else a   # safetensors is little-endian
+    return meta, {k: arrays[k] for k in names}
+
+# %% ../nbs/32_serialization.ipynb #73931b6e
 def _strided(storage, shape, offset, stride):
     "The view (`shape`, `offset`, `stride`, in elements) of a storage array, checked to lie inside it."
     flat = storage.reshape(-1)
@@ -226,7 +246,7 @@ def _strided(storage, shape, offset, stride):
     xp = B.array_namespace(flat)
     return xp.lib.stride_tricks.as_strided(flat[offset:], tuple(shape), tuple(s * flat.itemsize for s in stride))
 
-# %% ../nbs/32_serialization.ipynb #92c74c30
+# %% ../nbs/32_serialization.ipynb #2e91f74a
 def _place(a, location, map_location):
     "CPU array `a`, of a storage saved on device `location`, moved where `map_location` says (as torch.load)."
     dev = location
@@ -248,7 +268,7 @@ def _check_map_location(m):
     if not (m is None or isinstance(m, (str, B.device, dict)) or callable(m)):
         raise TypeError(f"map_location should be None, a str, a litnn.device, a dict or a callable, not {type(m).__name__}")
 
-# %% ../nbs/32_serialization.ipynb #40613204
+# %% ../nbs/32_serialization.ipynb #9ba0e1b3
 def _tensors(f, records, arrays, map_location):
     "The tensors of a checkpoint, in the order of its records."
     if not isinstance(records, list): raise _fail(f, "its structure has no list of tensors")
@@ -275,7 +295,7 @@ def _tensors(f, records, arrays, map_location):
         out.append(t)
     return out
 
-# %% ../nbs/32_serialization.ipynb #2338de99
+# %% ../nbs/32_serialization.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
 
 def _decode(x, tensors, f):
@@ -299,7 +319,7 @@ def _decode(x, tensors, f):
         raise _fail(f, f"bad {kind} record {json.dumps(x)[:80]} ({e!r})") from None
     raise _fail(f, f"unknown record {json.dumps(x)[:80]}")
 
-# %% ../nbs/32_serialization.ipynb #9df53f1b
+# %% ../nbs/32_serialization.ipynb #6b2ee51a
 def _from_litnn(meta, arrays, f, map_location):
     "The object stored in a litnn checkpoint, from its metadata and arrays."
     v = meta.get("version")
@@ -315,7 +335,7 @@ def _from_litnn(meta, arrays, f, map_location):
     try: return _decode(structure.get("root"), tensors, f)
     except RecursionError: raise _fail(f, "its structure is nested too deeply") from None
 
-# %% ../nbs/32_serialization.ipynb #f44543eb
+# %% ../nbs/32_serialization.ipynb #48bf462e
 _LEGACY_TORCH = b"\x80\x02\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "little")  # pickled magic number
 
 @contextlib.contextmanager
@@ -331,7 +351,7 @@ def _refuse_pickle(f, head):
             "a pickle, and litnn never unpickles: loading a pickle can run any code the file names")
     return pickle.UnpicklingError(f"litnn.load: {_name(f)!r} is {what}")
 
-# %% ../nbs/32_serialization.ipynb #f4b3c3dc
+# %% ../nbs/32_serialization.ipynb #38f64c32
 def load(f, # a path (str or os.PathLike) or a readable, seekable binary file object
          map_location=None, # None, a device or device name, a dict of device names, or a callable(storage, location)
          *, weights_only=None): # accepted for PyTorch code: litnn only ever loads data
@@ -346,12 +366,11 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
                 from litnn._torch_files import _load_zip   # the next part
                 return _load_zip(fh, f, map_location)
             if head.startswith(b"\x80"): raise _refuse_pickle(f, head)
-        data = fh.read()
-    meta, arrays = _read_safetensors(data, f)
+        meta, arrays = _read_safetensors(fh, f)
     if meta.get("format") == _FORMAT: return _from_litnn(meta, arrays, f, map_location)
     return {k: Tensor._make(_place(a, "cpu", map_location)) for k, a in arrays.items()}
 
-# %% ../nbs/32_serialization.ipynb #f68bd1ac
+# %% ../nbs/32_serialization.ipynb #b10802d2
 def save_file(tensors, # a dict of names to tensors
               filename, # where to write (a path)
               metadata=None): # optional dict of str to str, stored in the header
@@ -365,6 +384,5 @@ def save_file(tensors, # a dict of names to tensors
 def load_file(filename, # a path, or a readable binary file object
               device="cpu"): # where the tensors go
     "The tensors of a `.safetensors` file, by name (as `safetensors.torch.load_file`)."
-    with _binary(filename) as fh: data = fh.read()
-    _, arrays = _read_safetensors(data, filename)
+    with _binary(filename) as fh: _, arrays = _read_safetensors(fh, filename)
     return {k: Tensor._make(_place(a, "cpu", device)) for k, a in arrays.items()}

@@ -595,14 +595,19 @@ BAD = {
     'cut in the data': (GOOD[:-4], 'it is truncated: its tensors need'),
     'header not JSON': (b'\x05' + bytes(7) + b'{abc}', 'its header is not valid JSON'),
     'bytes do not match shape': (header_file({'w': {'dtype': 'F32', 'shape': [3], 'data_offsets': [0, 8]}}, bytes(8)),
-                                 "tensor 'w' is declared float32 [3] (12 bytes) but its data holds 8 bytes"),
+                                 "tensor 'w' is declared float32 [3] (12 bytes) but its data_offsets give it 8 bytes"),
     'dtype litnn lacks': (header_file({'w': {'dtype': 'U16', 'shape': [1], 'data_offsets': [0, 2]}}, bytes(2)),
                           "tensor 'w' has dtype 'U16', which litnn does not have"),
     'malformed entry': (header_file({'w': {'dtype': 'F32', 'shape': [1]}}, bytes(4)), "the header entry of tensor 'w' is malformed"),
-    'negative shape': (header_file({'w': {'dtype': 'F32', 'shape': [-1], 'data_offsets': [0, 0]}}), 'malformed entry'),
+    'negative shape': (header_file({'w': {'dtype': 'F32', 'shape': [-1], 'data_offsets': [0, 0]}}), "entry of tensor 'w' is malformed"),
     'overlapping data': (header_file({'a': {'dtype': 'F32', 'shape': [1], 'data_offsets': [0, 4]},
-                                      'b': {'dtype': 'F32', 'shape': [1], 'data_offsets': [0, 4]}}, bytes(4)), 'not a valid safetensors file'),
-    'extra bytes': (header_file({'a': {'dtype': 'F32', 'shape': [1], 'data_offsets': [0, 4]}}, bytes(8)), 'not a valid safetensors file'),
+                                      'b': {'dtype': 'F32', 'shape': [1], 'data_offsets': [0, 4]}}, bytes(4)), 'start at 0, but the tensor before ends at 4'),
+    'gap in the data': (header_file({'a': {'dtype': 'F32', 'shape': [1], 'data_offsets': [0, 4]},
+                                     'b': {'dtype': 'F32', 'shape': [1], 'data_offsets': [8, 12]}}, bytes(12)), 'start at 8, but the tensor before ends at 4'),
+    'extra bytes': (header_file({'a': {'dtype': 'F32', 'shape': [1], 'data_offsets': [0, 4]}}, bytes(8)), 'it has 4 bytes after its last tensor'),
+    'metadata not strings': (header_file({'__metadata__': {'a': 1}}), '__metadata__ is not a JSON object of strings'),
+    'header too large': ((10**9).to_bytes(8, 'little') + b'{}', 'more than safetensors allows'),
+    'header not UTF-8': (b'\x03' + bytes(7) + b'{\xff}', 'its header is not valid JSON'),
     'newer version': (craft(good(), version='3'), 'format version 3, newer than this litnn reads (version 2): upgrade litnn'),
     'bad version': (craft(good(), version='x'), "format version 'x'"),
     'structure not JSON': (craft('{"tensors": '), 'its structure is not valid JSON'),
@@ -649,6 +654,55 @@ def test_bad_files_refused_with_the_file_and_the_reason(case, tmp_path):
     path.write_bytes(data() if callable(data) else data)
     with pytest.raises(RuntimeError, match='litnn.load: cannot load') as e: litnn.load(path)
     assert reason in str(e.value) and str(path) in str(e.value)
+
+
+ST_SIZES = {'F32': 4, 'F16': 2, 'BF16': 2, 'I64': 8, 'U8': 1, 'BOOL': 1, 'F64': 8}
+
+@st.composite
+def st_files(draw):
+    "A hand-made safetensors file: a valid layout (tensors back to back), then maybe one thing broken."
+    entries, pos = [], 0
+    for k in draw(st.lists(st.sampled_from('abcd'), unique=True, max_size=3)):
+        d, sh = draw(st.sampled_from(sorted(ST_SIZES))), draw(st.lists(st.integers(0, 3), max_size=2))
+        n = math.prod(sh) * ST_SIZES[d]
+        entries.append([k, d, sh, pos, pos + n]); pos += n
+    data = draw(st.binary(min_size=pos, max_size=pos))
+    entries = draw(st.permutations(entries))                     # header order need not be data order
+    meta = draw(st.sampled_from([None, {'k': 'v'}, {'k': 1}, [], {}]))
+    broken = draw(st.sampled_from(['nothing', 'nothing', 'start', 'stop', 'dtype', 'shape', 'pad', 'cut']))
+    if broken in ('start', 'stop', 'dtype', 'shape') and entries:
+        e = entries[draw(st.integers(0, len(entries) - 1))]
+        if broken == 'start': e[3] += draw(st.integers(-3, 3))
+        if broken == 'stop': e[4] += draw(st.integers(-3, 3))
+        if broken == 'dtype': e[1] = draw(st.sampled_from(sorted(ST_SIZES)))
+        if broken == 'shape': e[2] = draw(st.lists(st.integers(0, 3), max_size=2))
+    h = {k: {'dtype': d, 'shape': sh, 'data_offsets': [a, b]} for k, d, sh, a, b in entries}
+    if meta is not None: h['__metadata__'] = meta
+    j = json.dumps(h).encode()
+    raw = len(j).to_bytes(8, 'little') + j + data
+    if broken == 'pad': raw += bytes(draw(st.integers(1, 4)))
+    if broken == 'cut': raw = raw[:len(raw) - draw(st.integers(1, len(raw)))]
+    return raw
+
+@settings(max_examples=400, deadline=None)
+@given(st_files())
+def test_reader_accepts_exactly_what_the_safetensors_library_accepts(raw):
+    "Hand-made files, right and wrong: litnn accepts a file iff the safetensors library does, and reads the same bytes."
+    import safetensors
+    try: ref = {k: bytes(v['data']) for k, v in safetensors.deserialize(raw)}
+    except safetensors.SafetensorError: ref = None
+    try: got = {k: v._data.tobytes() for k, v in S.load_file(io.BytesIO(raw)).items()}
+    except RuntimeError as e:
+        assert 'litnn.load: cannot load' in str(e)
+        got = None
+    assert got == ref, (raw, got, ref)
+
+
+def test_reader_agrees_with_library_on_real_files():
+    import safetensors
+    raw = saved({'w': litnn.arange(6.).reshape(2, 3), 'h': litnn.ones(3, dtype=litnn.bfloat16), 'e': litnn.zeros(0), 'b': litnn.tensor(True)})
+    ref = {k: bytes(v['data']) for k, v in safetensors.deserialize(raw)}
+    assert {k: v._data.tobytes() for k, v in S.load_file(io.BytesIO(raw)).items()} == ref
 
 
 def test_good_file_of_the_bad_file_tests_loads():
