@@ -254,3 +254,17 @@ def test_results_do_not_share_scratch_memory():
         f(xb).square().sum().backward()
         np.testing.assert_array_equal(xa.grad.numpy(), ga)
         np.testing.assert_array_equal(ya.detach().numpy(), yc)
+
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+def test_pooling_on_gpu():
+    "The same code on CuPy arrays: outputs, indices and gradients equal the CPU's."
+    a = np.random.default_rng(12).standard_normal((2, 3, 9, 8))
+    res = []
+    for dev in ('cpu', 'cuda'):
+        x = litnn.tensor(a, device=dev, requires_grad=True)
+        m, i = LF.max_pool2d(x, 3, 2, 1, ceil_mode=True, return_indices=True)
+        y = m.sum() + LF.avg_pool2d(x, 3, 2, 1, count_include_pad=False).square().sum() + LF.adaptive_avg_pool2d(x, (4, 3)).square().sum()
+        y.backward()
+        res.append([m.detach().cpu().numpy(), i.cpu().numpy(), x.grad.cpu().numpy()])
+    for c, g in zip(*res): np.testing.assert_allclose(g, c, rtol=1e-6, atol=1e-8)
