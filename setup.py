@@ -12,6 +12,7 @@ if missing: raise ValueError(f"settings.ini is missing: {missing}")
 requirements = shlex.split(cfg.get('requirements', ''))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 train_requirements = shlex.split(cfg.get('train_requirements', ''))
+docs_requirements = shlex.split(cfg.get('docs_requirements', ''))   # tools/build_docs.py
 
 setuptools.setup(
     name=cfg['lib_name'],
@@ -27,7 +28,8 @@ setuptools.setup(
     include_package_data=True,
     python_requires='>=' + cfg['min_python'],
     install_requires=requirements,
-    extras_require={'dev': dev_requirements, 'train': train_requirements, 'cuda': ['cupy-cuda12x']},
+    extras_require={'dev': dev_requirements + docs_requirements, 'train': train_requirements, 'docs': docs_requirements,
+                    'cuda': ['cupy-cuda12x']},
     zip_safe=False,
     entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
 )

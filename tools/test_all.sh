@@ -12,6 +12,18 @@ for tool in python nbdev_export nbdev_clean nbdev_test; do
     command -v "$tool" >/dev/null || { echo "test_all.sh: '$tool' not found: activate the venv with litnn's dev tools first (see README.md)" >&2; exit 1; }
 done
 
+# tests/test_docs.py opens the docs site in a real headless browser: Debian's chromium and chromedriver.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "test_all.sh: installing chromium and chromium-driver (for tests/test_docs.py)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 ||   # package lists may be missing: update once
+            { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
+    else
+        echo "test_all.sh: tests/test_docs.py needs chromium and chromedriver: apt-get install chromium chromium-driver (as root)" >&2; exit 1
+    fi
+fi
+
 T0=$SECONDS; STEP_T0=$SECONDS; TIMES=()
 step() {  # step "title": close the previous step's clock, print a header
     if [ -n "${STEP:-}" ]; then TIMES+=("$(printf '%5ds  %s' $((SECONDS-STEP_T0)) "$STEP")"); fi

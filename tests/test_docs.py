@@ -1,0 +1,245 @@
+"""The docs site, as a reader sees it: `tools/build_docs.py` builds it from every notebook in nbs/
+(offline), and a real headless Chromium (Debian's `chromium` and `chromedriver`, driven by selenium)
+opens every page. Each page must show its title, its headings, its images and an API entry for each
+exported definition, must not leak raw markdown or notebook JSON, and every link on it must
+resolve; search must work from `file://`; math must be MathML. Screenshots of the home page and of
+a part are kept in `_site_test/screenshots/`.
+
+Why selenium and not `chromium --dump-dom`: the checks need the page after its scripts ran (the
+search box, the navigation) and measurements a DOM dump lacks (an image's decoded size, a formula's
+height, the browser's own console errors). chromedriver comes from Debian with the browser and
+selenium talks to it directly, so nothing is downloaded."""
+import ast, json, os, re, shutil, subprocess, sys, tempfile, time
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT/'_site_test'
+SITE, BUILD, SHOTS = OUT/'site', OUT/'build', OUT/'screenshots'
+sys.path.insert(0, str(ROOT/'tools'))
+from build_docs import notebooks  # noqa: E402
+
+NBS = notebooks()
+CHROMIUM, CHROMEDRIVER = shutil.which('chromium'), shutil.which('chromedriver')
+
+
+# --- what each page must show, read from its notebook ---------------------------------------------
+
+def _src(c): return ''.join(c['source']) if isinstance(c['source'], list) else c['source']
+
+
+def _directives(c): return {l[2:].strip().split(':')[0].strip() for l in _src(c).splitlines() if l.startswith('#|')}
+
+
+def _plain(md):
+    "Markdown inline text as a browser shows it."
+    md = re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', md)
+    md = re.sub(r'<[^>]+>', '', md).replace('`', '').replace('**', '').replace('\\', '')
+    return ' '.join(md.split())
+
+
+@lru_cache(maxsize=None)
+def expected(nb_path):
+    "The title, `##` headings, image count and documented definitions the page of `nb_path` must show."
+    cells = json.loads(Path(nb_path).read_text(encoding='utf-8'))['cells']
+    title, headings, images, defs = None, [], 0, []
+    for c in cells:
+        src, dirs = _src(c), _directives(c)
+        if c['cell_type'] == 'markdown':
+            in_code = False
+            for line in src.splitlines():
+                if line.startswith('```'): in_code = not in_code
+                elif not in_code and (m := re.match(r'(#{1,2}) (.+)', line)):
+                    if m[1] == '#' and title is None: title = _plain(m[2])
+                    elif m[1] == '##': headings.append(_plain(m[2]))
+        elif c['cell_type'] == 'code' and not dirs & {'hide', 'export', 'exporti', 'default_exp'}:
+            images += sum(1 for o in c.get('outputs', []) if 'image/png' in o.get('data', {}))
+        if c['cell_type'] == 'code' and dirs & {'export', 'exports'}:
+            defs += _documented(src)
+    return title or Path(nb_path).stem, headings, images, defs
+
+
+def private_module(nb):
+    "Is the notebook's module private (`litnn/_tensor_str.py`)? nbdev indexes no source links there."
+    first = _src(json.loads(Path(nb).read_text(encoding='utf-8'))['cells'][0])
+    m = re.search(r'#\|\s*default_exp\s+(\S+)', first)
+    return bool(m) and any(part.startswith('_') for part in m[1].split('.'))
+
+
+def _documented(src):
+    "Ids of the API entries nbdev makes for an export cell: public functions and classes, `@patch`ed methods."
+    try: tree = ast.parse('\n'.join(l for l in src.splitlines() if not l.startswith('#|')))
+    except SyntaxError: return []
+    ids = []
+    for n in tree.body:
+        if not isinstance(n, (ast.FunctionDef, ast.ClassDef)) or n.name.startswith('_'): continue
+        patched = [a for a in getattr(n, 'decorator_list', []) if 'patch' in ast.unparse(a)]
+        if patched and isinstance(n, ast.FunctionDef) and n.args.args and n.args.args[0].annotation is not None:
+            cls = ast.unparse(n.args.args[0].annotation)
+            if '|' in cls or '(' in cls or ',' in cls: continue     # patched onto several classes
+            ids.append(f'{cls}.{n.name}'.lower())
+        elif not patched: ids.append(n.name.lower())
+    return ids
+
+
+# --- the site and the browser ----------------------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def site():
+    if OUT.exists(): shutil.rmtree(OUT)
+    t = time.time()
+    r = subprocess.run([sys.executable, 'tools/build_docs.py', '--out', str(SITE), '--build-dir', str(BUILD)],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, f'tools/build_docs.py failed:\n{r.stdout[-5000:]}\n{r.stderr[-5000:]}'
+    print(f'\ndocs site built in {time.time() - t:.0f}s: {SITE}')
+    return SITE
+
+
+@pytest.fixture(scope='module')
+def browser():
+    assert CHROMIUM and CHROMEDRIVER, ('tests/test_docs.py opens the docs in Chromium: install Debian\'s packages '
+                                       '`apt-get install -y chromium chromium-driver` (tools/test_all.sh does it as root)')
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix='litnn-chromium-')
+    for a in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+              '--disable-background-networking', '--disable-component-update', '--disable-sync',
+              '--disable-dev-shm-usage', f'--user-data-dir={profile}', '--window-size=1280,1000'):
+        opts.add_argument(a)
+    opts.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
+    os.environ.setdefault('SE_OFFLINE', 'true')            # selenium must never try to download a driver
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def page_of(nb): return SITE/(nb.relative_to(ROOT/'nbs').with_suffix('.html').as_posix().replace('/', '__'))
+
+
+def open_page(browser, path, wait_for='.md-content h1'):
+    browser.get(path.as_uri())
+    for _ in range(100):
+        if browser.execute_script(f"return !!document.querySelector('{wait_for}') && document.readyState === 'complete'"): break
+        time.sleep(0.05)
+    return browser.get_log('browser')      # and empties it for the next page
+
+
+@lru_cache(maxsize=None)
+def ids_in(path):
+    return set(re.findall(r'\sid="([^"]+)"', Path(path).read_text(encoding='utf-8')))
+
+
+# --- the tests ---------------------------------------------------------------------------------------
+
+def test_every_notebook_is_a_page_in_the_parts_order(site, browser):
+    open_page(browser, site/'index.html')
+    nav = browser.execute_script(
+        "return [...document.querySelectorAll('nav.md-nav--primary > ul > li > a.md-nav__link')]"
+        ".map(a => [a.textContent.trim(), a.getAttribute('href')])")
+    want = [('Home' if nb.name == 'index.ipynb' else expected(nb)[0], page_of(nb).name) for nb in NBS]
+    assert [(t, h.split('#')[0]) for t, h in nav] == want
+    assert all(page_of(nb).is_file() for nb in NBS)
+
+
+JS_PAGE = r"""
+const art = document.querySelector('article.md-content__inner');
+const text = el => el.textContent.replace(/¶/g, '').replace(/\s+/g, ' ').trim();
+const clone = art.cloneNode(true);
+clone.querySelectorAll('pre, code, math, script, style, .md-source-file').forEach(e => e.remove());
+return {
+  title: document.title,
+  h1: [...art.querySelectorAll('h1')].map(text),
+  h2: [...art.querySelectorAll('h2')].map(text),
+  images: [...art.querySelectorAll('img')].map(i => [i.getAttribute('src'), i.complete, i.naturalWidth, i.getBoundingClientRect().width]),
+  prose: clone.innerText,
+  tex_left: art.querySelectorAll('.arithmatex').length,
+  toc: document.querySelectorAll('nav.md-nav--secondary a.md-nav__link').length,
+  links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+  entries: [...art.querySelectorAll('h2[id], h3[id], h4[id]')].map(h => [h.id, !!(h.nextElementSibling && h.nextElementSibling.querySelector('pre')),
+             !!(h.previousElementSibling && [...h.previousElementSibling.querySelectorAll('a')].some(a => a.textContent.trim() === 'source'))]),
+};
+"""
+
+LEAKS = {  # what unrendered markdown, Quarto syntax or notebook JSON would look like on the page
+    'a markdown heading': r'(?m)^\s*#{1,6} \S', 'a code fence': r'```', 'notebook JSON': r'"(cell_type|execution_count|outputs)":',
+    'an attribute list': r'\{:|\{target=', 'a markdown link': r'\]\((https?:|\S+\.(md|html|ipynb))', 'a directive': r'(?m)^#\| ',
+    'display math': r'\$\$', 'a Quarto div': r'(?m)^:::', 'raw HTML': r'</?(div|span|img|table)\b',
+}
+
+
+@pytest.mark.parametrize('nb', NBS, ids=lambda p: p.stem)
+def test_page(site, browser, nb):
+    path = page_of(nb)
+    console = open_page(browser, path)
+    got = browser.execute_script(JS_PAGE)
+    title, headings, n_images, defs = expected(nb)
+    assert got['h1'] == [title] and got['title'].startswith(title)
+    assert [h for h in headings if h not in got['h2']] == [], 'headings missing'
+    assert len(got['images']) >= n_images, f"{n_images} images in the notebook, {len(got['images'])} on the page"
+    assert [i for i in got['images'] if not (i[1] and i[2] > 0 and i[3] > 0)] == [], 'images that do not show'
+    leaks = {k: m.group(0) for k, p in LEAKS.items() if (m := re.search(p, got['prose']))}
+    assert leaks == {}, 'raw source on the page'
+    assert got['tex_left'] == 0, 'math left as TeX'
+    if got['h2']: assert got['toc'] >= len(got['h2']), 'the table of contents lacks headings'
+    # an API entry: a heading followed by its signature; its id is the name, `_1`, `_2`... when a section
+    # heading (`## Sequential`) or another definition (`tensor` beside `Tensor`) came first
+    entries = [(re.sub(r'_\d+$', '', i), src) for i, sig, src in got['entries'] if sig]
+    have = Counter(i for i, _ in entries)
+    assert sorted((Counter(defs) - have).elements()) == [], 'exported definitions without an API entry'
+    if entries and not private_module(nb):   # nbdev links each entry to its source, but not in private modules
+        assert sum(src for _, src in entries) >= 0.8 * len(entries), 'API entries without a link to the source'
+    bad = []
+    for href in got['links']:
+        u = urlparse(href)
+        if u.scheme != 'file': continue
+        target = Path(unquote(u.path))
+        if not target.is_file(): bad.append(href)
+        elif u.fragment and target.suffix == '.html' and unquote(u.fragment) not in ids_in(target): bad.append(href)
+    assert bad == [], 'links that do not resolve'
+    errors = [e['message'] for e in console if e['level'] == 'SEVERE']
+    assert errors == [], 'errors in the browser console'
+
+
+def test_search_works_offline(site, browser):
+    open_page(browser, site/'index.html')
+    from selenium.webdriver.common.by import By
+    box = browser.find_element(By.CSS_SELECTOR, 'input.md-search__input')
+    box.click(); box.send_keys('register_forward_hook')
+    hits = []
+    for _ in range(100):
+        hits = browser.execute_script("return [...document.querySelectorAll('.md-search-result__item a')].map(a => a.href)")
+        if hits: break
+        time.sleep(0.05)
+    hooks = [nb for nb in NBS if nb.stem.endswith('14_hooks')]
+    assert any(page_of(hooks[0]).name + '?h=register_forward_hook#module.register_forward_hook' in h for h in hits), hits
+
+
+def test_math_is_mathml(site, browser):
+    open_page(browser, page_of(ROOT/'nbs'/'02_backprop.ipynb'))
+    sizes = browser.execute_script("return [...document.querySelectorAll('article math')].map(m => m.getBoundingClientRect().height)")
+    assert len(sizes) >= 3 and min(sizes) > 10                # drawn by the browser, no script, no network
+
+
+def test_screenshots(site, browser):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = {'home': site/'index.html', 'backprop_graph': page_of(ROOT/'nbs'/'02_backprop.ipynb')}
+    for name, page in shots.items():
+        open_page(browser, page)
+        if name == 'backprop_graph':
+            browser.execute_script("document.getElementById('the-graph-drawn').scrollIntoView()")
+            for _ in range(40):       # the picture is loaded before the shot
+                if browser.execute_script("return [...document.images].every(i => i.complete)"): break
+                time.sleep(0.05)
+        out = SHOTS/f'{name}.png'
+        browser.save_screenshot(str(out))
+        data = out.read_bytes()
+        assert data[:8] == b'\x89PNG\r\n\x1a\n' and len(data) > 30_000, f'{out} looks empty'
+    print(f'\nscreenshots: {SHOTS}')
