@@ -189,6 +189,14 @@ def mlp(lib):
     return m
 
 
+def cnn(lib):
+    nn = lib.nn
+    m = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(8, 16, 3, bias=False),
+                      nn.ReLU(), nn.Flatten(), nn.Linear(16 * 5 * 5, 10))
+    m[0].requires_grad_(False)
+    return m
+
+
 def tower(lib):
     nn = lib.nn
     class Tower(nn.Module):
@@ -219,6 +227,7 @@ def comparable(lines):
 CASES = {
     'mlp': (mlp, (2, 1, 8, 8), {}),
     'mlp, mult-adds column': (mlp, (5, 64), {'col_names': ('output_size', 'num_params', 'mult_adds', 'trainable')}),
+    'cnn, mult-adds column': (cnn, (4, 1, 14, 14), {'col_names': ('output_size', 'num_params', 'mult_adds', 'trainable')}),
     'tower': (tower, (3, 4), {}),
     'tower, depth 1': (tower, (3, 4), {'depth': 1}),
     'tower, depth 2': (tower, (3, 4), {'depth': 2, 'col_names': ('num_params', 'trainable')}),
@@ -235,10 +244,10 @@ def test_summary_prints_what_torchinfo_prints(case):
     assert len(ours) == len(theirs)
 
 
-@pytest.mark.parametrize('build', [mlp, tower])
+@pytest.mark.parametrize('build', [mlp, cnn, tower])
 def test_summary_totals(build):
     model, tmodel = build(litnn), build(torch)
-    size = (2, 1, 8, 8) if build is mlp else (3, 4)
+    size = {mlp: (2, 1, 8, 8), cnn: (4, 1, 14, 14), tower: (3, 4)}[build]
     s, t = summary(model, size), torchinfo.summary(tmodel, input_size=size, verbose=0)
     ps = list(model.parameters())
     assert s.total_params == sum(p.numel() for p in ps) == t.total_params
