@@ -238,6 +238,7 @@ def test_screenshots(site, browser):
             for _ in range(40):       # the picture is loaded before the shot
                 if browser.execute_script("return [...document.images].every(i => i.complete)"): break
                 time.sleep(0.05)
+            time.sleep(0.5)           # and the header has finished its change to the page's title
         out = SHOTS/f'{name}.png'
         browser.save_screenshot(str(out))
         data = out.read_bytes()

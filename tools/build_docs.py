@@ -63,7 +63,7 @@ def _process(src_dst):
         # does not run fails (and fails nbdev_docs too). Here such a cell runs its imports only.
         imports = _imports_only(cell) if getattr(self, 'k', None) is not None else None
         if imports is None: return run_cell(self, cell)
-        mixed.append(cell.idx_)
+        mixed.append(cell.source.strip().splitlines()[0][:60])
         self.k.run_cell(imports)
         if self.k.exc: raise RuntimeError(f'cell {cell.idx_}: {imports}') from self.k.exc
     exec_show_docs.__call__ = call
@@ -84,9 +84,9 @@ def process_all(nbs, proc_dir, jobs):
         import matplotlib.pyplot, matplotlib_inline.backend_inline   # noqa: F401  (what each shell loads)
     else: ctx = get_context('spawn')
     with ctx.Pool(jobs, maxtasksperchild=1) as pool: done = pool.map(_process, pairs, chunksize=1)
-    mixed = [f'{Path(src).name} (cells {", ".join(map(str, cells))})' for (src, _), (_, cells) in zip(pairs, done) if cells]
-    if mixed: print('docs: note: these cells mix imports with other code, which breaks nbdev_docs (Quarto); '
-                    'only their imports ran here: ' + '; '.join(mixed))
+    mixed = [f'  {Path(src).name}: the cell starting {first!r}' for (src, _), (_, firsts) in zip(pairs, done) for first in firsts]
+    if mixed: print('docs: note: these cells mix imports with other code, which breaks nbdev_docs (Quarto); only their '
+                    'imports ran here (put the imports in a cell of their own):\n' + '\n'.join(mixed))
     return [Path(d) for d, _ in done]
 
 
