@@ -245,15 +245,27 @@ def write_site(pages, build_dir, out_dir, strict=True):
     except Abort as e: raise SystemExit(f'docs: mkdocs stopped: {e} (the warnings above say why)') from None
 
 
+def _check_clearable(path):
+    "A folder this script may replace: never the repository, a folder above it, a git tree or home."
+    if path == ROOT or path in ROOT.parents or (path/'.git').exists() or path == Path.home():
+        raise SystemExit(f'docs: will not replace {path}: choose another --out / --build-dir')
+
+
+def _clear(path):
+    _check_clearable(path)
+    if path.exists(): shutil.rmtree(path)
+
+
 def main(argv=None):
     global _DOC_LINK
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--out', default=str(ROOT/'_site'), help='where the site goes (default: _site/)')
     ap.add_argument('--build-dir', default=None, help='working folder (default: _site_build/ beside --out)')
     ap.add_argument('--jobs', type=int, default=min(2, os.cpu_count() or 1), help='notebooks processed at once')
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
     build_dir = Path(args.build_dir).resolve() if args.build_dir else out.parent/(out.name + '_build')
+    for p in (out, build_dir): _check_clearable(p)
     sys.path.insert(0, str(DOCS_CFG))
     from nbdev.config import get_config
     cfg = get_config(path=ROOT)
@@ -261,12 +273,12 @@ def main(argv=None):
     _DOC_LINK = re.compile(r'\[([^\]\n]*)\]\(' + site + r'([\w./-]+?\.html)(#[^\s)"\'>]*)?\)')
     t0 = time.time()
     nbs = notebooks()
-    if build_dir.exists(): shutil.rmtree(build_dir)
+    _clear(build_dir)
     procs = process_all(nbs, build_dir/'proc', args.jobs)
     t1 = time.time()
     pages = [Page(proc, src) for proc, src in zip(procs, nbs)]
     _relink(pages)
-    if out.exists(): shutil.rmtree(out)
+    _clear(out)
     write_site(pages, build_dir, out)
     print(f'docs: {len(pages)} pages in {out} (nbdev processing {t1 - t0:.0f}s, rendering {time.time() - t1:.0f}s); '
           f'open {out/"index.html"}')
