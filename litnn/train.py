@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['parse_args', 'build_model', 'main']
 
-# %% ../nbs/41_train.ipynb #8a9e9637
+# %% ../nbs/41_train.ipynb #ed8d207a
 import argparse, pathlib, sys, time
 import litnn
 from . import nn
 from .utils.data import DataLoader, Subset
 from .training import NeuralNetwork, ConvNet, digits_datasets, fit, cosine_schedule
 
-# %% ../nbs/41_train.ipynb #a317be33
+# %% ../nbs/41_train.ipynb #da08de29
 def parse_args(argv=None):
     "The command's flags, parsed from `argv` (default: the command line)."
     p = argparse.ArgumentParser(prog="python -m litnn.train", description="Train the seed's network (or a small CNN) on handwritten digits with litnn.",
@@ -38,14 +38,14 @@ def parse_args(argv=None):
         p.error("--device cuda: no GPU is available to litnn (it needs CuPy and an NVIDIA GPU: pip install \"litnn[cuda]\")")
     return args
 
-# %% ../nbs/41_train.ipynb #cc5526e6
+# %% ../nbs/41_train.ipynb #484e177e
 def build_model(kind, in_shape, classes=10):
     "The MLP (`'mlp'`) or the CNN (`'cnn'`) for images of shape `in_shape` (C, H, W)."
     if kind == "mlp": return NeuralNetwork(in_features=in_shape[0] * in_shape[1] * in_shape[2], classes=classes)
     if kind == "cnn": return ConvNet(in_shape=tuple(in_shape), classes=classes)
     raise ValueError(f"unknown model {kind!r}: expected 'mlp' or 'cnn'")
 
-# %% ../nbs/41_train.ipynb #0adf3120
+# %% ../nbs/41_train.ipynb #5d202ed8
 def main(argv=None):
     "Train as the flags say; returns the history. Exit status 130 after Ctrl-C."
     args = parse_args(argv)
@@ -93,6 +93,6 @@ def main(argv=None):
     print(f"wrote {path} and {png}")
     return history
 
-# %% ../nbs/41_train.ipynb #9b6ade3d
+# %% ../nbs/41_train.ipynb #ccbddcb3
 #| eval: false
 if __name__ == "__main__": main()

@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['digits_datasets', 'NeuralNetwork', 'train_loop', 'test_loop', 'fit', 'cosine_schedule', 'ConvNet']
 
-# %% ../nbs/40_training.ipynb #75861cab
+# %% ../nbs/40_training.ipynb #5834e525
 import math, time
 import litnn
 from . import nn
 from .utils.data import DataLoader
 
-# %% ../nbs/40_training.ipynb #dc062795
+# %% ../nbs/40_training.ipynb #a2cf48ec
 def digits_datasets(data_dir=None, # a folder with MNIST's IDX files; None: the 8x8 digits litnn ships
                     test_fraction=0.2, # share of the bundled digits held out for testing
                     seed=0): # seed of the train/test split
@@ -20,7 +20,7 @@ def digits_datasets(data_dir=None, # a folder with MNIST's IDX files; None: the 
     if data_dir is None: return Digits(train=True, test_size=test_fraction, seed=seed), Digits(train=False, test_size=test_fraction, seed=seed)
     return MNIST(data_dir, train=True), MNIST(data_dir, train=False)
 
-# %% ../nbs/40_training.ipynb #3506e569
+# %% ../nbs/40_training.ipynb #6d17470c
 class NeuralNetwork(nn.Module):
     "The seed's MLP: Flatten, then Linear-ReLU-Linear-ReLU-Linear."
     def __init__(self, in_features=28*28, hidden=512, classes=10):
@@ -39,7 +39,7 @@ class NeuralNetwork(nn.Module):
         logits = self.linear_relu_stack(x)
         return logits
 
-# %% ../nbs/40_training.ipynb #9d407407
+# %% ../nbs/40_training.ipynb #508d2ad1
 def train_loop(dataloader, model, loss_fn, optimizer, progress=None):
     "One epoch of training: (mean loss, accuracy) over the batches seen."
     model.train()
@@ -59,7 +59,7 @@ def train_loop(dataloader, model, loss_fn, optimizer, progress=None):
         if progress is not None: progress(n, loss.item())
     return total_loss / seen, correct / seen
 
-# %% ../nbs/40_training.ipynb #fa3abea8
+# %% ../nbs/40_training.ipynb #44122f81
 def test_loop(dataloader, model, loss_fn):
     "Evaluate without gradients: (mean loss, accuracy) over the dataset."
     model.eval()
@@ -74,7 +74,7 @@ def test_loop(dataloader, model, loss_fn):
             seen += len(y)
     return total_loss / seen, correct / seen
 
-# %% ../nbs/40_training.ipynb #c834bbd7
+# %% ../nbs/40_training.ipynb #09660878
 def fit(model, train_dl, test_dl, loss_fn, optimizer, epochs, scheduler=None, history=None, on_epoch=None, progress=True):
     "Train for `epochs` more epochs (stepping `scheduler` after each); the history dict grows by one row per epoch."
     from tqdm import tqdm
@@ -93,12 +93,12 @@ def fit(model, train_dl, test_dl, loss_fn, optimizer, epochs, scheduler=None, hi
     finally: bar.close()
     return history
 
-# %% ../nbs/40_training.ipynb #ac836a9f
+# %% ../nbs/40_training.ipynb #e5deff72
 def cosine_schedule(optimizer, epochs):
     "The learning rate annealed from its initial value to 0 along a half cosine over `epochs` epochs."
     return litnn.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.5 * (1 + math.cos(math.pi * min(e, epochs) / epochs)))
 
-# %% ../nbs/40_training.ipynb #56f12cbd
+# %% ../nbs/40_training.ipynb #3afebb34
 class ConvNet(nn.Module):
     "A small CNN: (conv 3x3, ReLU, max-pool 2x2) twice, then a linear classifier."
     def __init__(self, in_shape=(1, 28, 28), classes=10, width=16):
