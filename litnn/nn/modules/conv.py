@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ConvolutionBackward0', 'conv1d', 'conv2d', 'Conv1d', 'Conv2d']
 
-# %% ../../../nbs/23_conv.ipynb #f79aa02b
+# %% ../../../nbs/23_conv.ipynb #59300510
 import math, threading, numpy as np
 from ...tensor import Tensor, empty
 from ...backend import array_namespace, array_device
@@ -16,7 +16,7 @@ from ..parameter import Parameter
 from .module import Module
 from .. import init
 
-# %% ../../../nbs/23_conv.ipynb #4b163407
+# %% ../../../nbs/23_conv.ipynb #5f1157ee
 def _ntuple(v, n):
     "An int as an n-tuple; a sequence as a tuple (as torch's `_pair`, `_single`)."
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
@@ -31,7 +31,7 @@ def _expand(v, k, name, fn, n=1):
     if len(v) != k: raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values to match the convolution dimensions, but got {name}={list(v)}")
     return tuple(int(i) for i in v)
 
-# %% ../../../nbs/23_conv.ipynb #c6a18131
+# %% ../../../nbs/23_conv.ipynb #6e84497f
 def _pads(padding, k, ksize, dilation, stride, fn, n=1):
     "The (before, after) zero padding per spatial dim for an int, a sequence, 'valid' or 'same'."
     if isinstance(padding, str):
@@ -42,10 +42,10 @@ def _pads(padding, k, ksize, dilation, stride, fn, n=1):
         return tuple((t // 2, t - t // 2) for t in tot)
     return tuple((p, p) for p in _expand(padding, k, 'padding', fn, n))
 
-# %% ../../../nbs/23_conv.ipynb #63ee9e1f
+# %% ../../../nbs/23_conv.ipynb #5e8a34f6
 class _Geom:
     "Where the windows of a convolution lie in the padded channel-major copy of its input (counts in elements)."
-    def __init__(self, xshape, ksize, stride, pads, dilation):
+    def __init__(self, xshape, ksize, stride, pads, dilation, groups=1):
         N, C = xshape[:2]
         H, W = ((1,) + tuple(xshape[2:]))[-2:]          # conv1d: one row
         (KH, KW), (sh, sw), (dh, dw), ((ph, _), (pw, _)) = ksize, stride, dilation, pads
@@ -55,8 +55,8 @@ class _Geom:
         R, Q = (Hp, Wp) if whole else (OH, OW)
         img = Hp * Wp
         last = (N - 1) * img + ((R - 1) * sh + (KH - 1) * dh) * Wp + (Q - 1) * sw + (KW - 1) * dw + 1
-        self.args = ksize, stride, pads, dilation
-        self.xshape, self.n, self.L = tuple(xshape), max(N * img, last), N * R * Q
+        self.args, self.G = (ksize, stride, pads, dilation, groups), groups
+        self.xshape, self.n, self.L, self.M = tuple(xshape), max(N * img, last), N * R * Q, OH * Q
         self.dims, self.pad0 = (N, C, H, W, Hp, Wp, OH, OW, R, Q), (ph, pw)
         self.view = _merge((N, R, Q), (img, sh * Wp, sw))   # the output positions, in a channel of the buffer
         self.tap = (KH, KW), (dh * Wp, dw)               # the kernel taps' shape and strides
@@ -70,7 +70,7 @@ class _Geom:
 # `_merge` joins the axes that are one run in memory: numpy's loops do not always do it by
 # themselves, and an addition over `(C, N, R, Q)` views measured twice as slow as over `(C, N·R·Q)`.
 
-# %% ../../../nbs/23_conv.ipynb #6fdfc0cb
+# %% ../../../nbs/23_conv.ipynb #3d8e1f30
 def _merge(shape, strides):
     "The same positions with adjacent axes merged wherever one axis steps exactly over the next."
     s, t = [shape[0]], [strides[0]]
@@ -79,7 +79,7 @@ def _merge(shape, strides):
         else: s.append(n); t.append(d)
     return tuple(s), tuple(t)
 
-# %% ../../../nbs/23_conv.ipynb #673c9e7c
+# %% ../../../nbs/23_conv.ipynb #16066fd7
 def _strided(a, shape, strides, offset=0):
     "A view of the flat array `a` from element `offset`, strides counted in elements (numpy or CuPy)."
     return array_namespace(a).lib.stride_tricks.as_strided(a[offset:], shape, tuple(s * a.itemsize for s in strides))
@@ -103,7 +103,7 @@ def _unfold(buf, geo, alloc=_fresh):
     out = alloc(buf, 1, v.shape); out[...] = v
     return out.reshape(C * ks[0] * ks[1], -1)
 
-# %% ../../../nbs/23_conv.ipynb #07dbf54b
+# %% ../../../nbs/23_conv.ipynb #bbd60b4d
 def _fold(cols, geo, alloc=_fresh):
     "The adjoint of `_unfold`: each tap's rows added back onto its window of a zeroed buffer (C, n)."
     C = geo.dims[1]
@@ -122,27 +122,44 @@ def _crop(buf, geo, out=None):
     out.reshape(N, C, H, W)[...] = v
     return out
 
-# %% ../../../nbs/23_conv.ipynb #e2a0f11e
+# %% ../../../nbs/23_conv.ipynb #9a988c13
+def _per_image(cols, geo):
+    "The window matrix (C·KH·KW, N·R·Q) as a view (N, G, C/G·KH·KW, OH·Q): each image's real output rows."
+    N, R, Q = geo.dims[0], *geo.dims[8:]
+    return cols.reshape(geo.G, -1, N, R * Q)[..., :geo.M].transpose(2, 0, 1, 3)
+
+def _cols_for(like, geo, alloc=_fresh):
+    "A window matrix with zero junk rows, and its `_per_image` view to write the images' blocks into."
+    N, C, R, Q = geo.dims[0], geo.dims[1], *geo.dims[8:]
+    m = alloc(like, 1, (C * len(geo.offsets), N * R * Q))
+    if R * Q > geo.M: m.reshape(m.shape[0], N, R * Q)[:, :, geo.M:] = 0
+    return m, _per_image(m, geo)
+
+def _place(c, geo):
+    "The adjoint of `_per_image`: blocks (N, G, C/G·KH·KW, OH·Q) as a window matrix."
+    m, v = _cols_for(c, geo)
+    v[...] = c
+    return m
+
 def _out(y, geo, bias=None, out=None):
-    "The product (O, N·R·Q) as the output (N, O, [OH,] OW), plus `bias`, written into `out`."
-    N, (OH, OW, R, Q), O = geo.dims[0], geo.dims[6:], y.shape[0]
+    "Products (N, O, OH·Q) as the output (N, O, [OH,] OW) without junk columns, plus `bias`, written into `out`."
+    N, O, (OH, OW, R, Q) = y.shape[0], y.shape[1], geo.dims[6:]
     xp = array_namespace(y)
-    v = y.reshape(O, N, R, Q)[:, :, :OH, :OW].transpose(1, 0, 2, 3)
     if out is None: out = xp.empty((N, O) + geo.oshape[1:], y.dtype)
-    o = out.reshape(N, O, OH, OW)
+    v, o = y.reshape(N, O, OH, Q)[..., :OW], out.reshape(N, O, OH, OW)
     if bias is None: o[...] = v
     else: xp.add(v, bias.reshape(O, 1, 1), out=o)
     return out
 
 def _out_t(g, geo, alloc=_fresh):
-    "The adjoint of `_out`: a gradient (N, O, [OH,] OW) as (O, N·R·Q), zero at the junk positions."
-    N, (OH, OW, R, Q), O = geo.dims[0], geo.dims[6:], g.shape[1]
-    y = alloc(g, 2, (O, N, R, Q))
-    y[:, :, OH:] = 0; y[:, :, :OH, OW:] = 0
-    y[:, :, :OH, :OW] = g.reshape(N, O, OH, OW).transpose(1, 0, 2, 3)
-    return y.reshape(O, -1)
+    "The adjoint of `_out`: a gradient (N, O, [OH,] OW) as (N, O, OH·Q), zero in the junk columns."
+    N, O, (OH, OW, R, Q) = g.shape[0], g.shape[1], geo.dims[6:]
+    y = alloc(g, 2, (N, O, OH, Q))
+    y[..., OW:] = 0
+    y[..., :OW] = g.reshape(N, O, OH, OW)
+    return y.reshape(N, O, OH * Q)
 
-# %% ../../../nbs/23_conv.ipynb #c4bea68b
+# %% ../../../nbs/23_conv.ipynb #6f330151
 class _Scratch(threading.local):
     "Per-thread temporaries reused across calls, one growing buffer per (device, slot)."
     def __init__(self): self.bufs = {}
@@ -163,43 +180,46 @@ def _chunks(geo):
     m = max(1, min(N, _BUDGET // max(per, 1)))
     return [(i, min(i + m, N), geo if m == N else geo.sub(min(m, N - i))) for i in range(0, N, m)]
 
-# %% ../../../nbs/23_conv.ipynb #e66db575
+# %% ../../../nbs/23_conv.ipynb #2ca7283e
 class ConvolutionBackward0(Op):
-    "conv1d/conv2d: y = W ⋆ x + b as one product per chunk of the batch"
+    "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch"
     @staticmethod
-    def forward(ctx, x, w, b, geo, groups=1):
+    def forward(ctx, x, w, b, geo):
         a, wa, xp = x._data, w._data, array_namespace(x._data)
-        G, O = groups, wa.shape[0]
+        G, O = geo.G, wa.shape[0]
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
         for n0, n1, gc in _chunks(geo):
-            cols = _unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch)
-            y = xp.matmul(wa.reshape(G, O // G, -1), cols.reshape(G, -1, gc.L), out=_scratch(a, 2, (G, O // G, gc.L)))
-            _out(y.reshape(O, -1), gc, None if b is None else b._data, out[n0:n1])
+            cols = _per_image(_unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch), gc)
+            direct = gc.dims[7] == gc.dims[9]        # no junk columns: the products are the output
+            y = out[n0:n1].reshape(n1 - n0, O, gc.M) if direct else _scratch(a, 2, (n1 - n0, O, gc.M))
+            xp.matmul(wa.reshape(G, O // G, -1), cols, out=y.reshape(n1 - n0, G, O // G, gc.M))
+            if direct and b is not None: xp.add(y, b._data.reshape(O, 1), out=y)
+            elif not direct: _out(y, gc, None if b is None else b._data, out[n0:n1])
         if ctx is not _NO_CTX:
             nx, nw, _ = ctx.needs_input_grad
             ctx.save_for_backward(x if nw else None, w if nx else None)
-            ctx.geo, ctx.groups, ctx.wshape = geo, groups, wa.shape
+            ctx.geo, ctx.wshape = geo, wa.shape
         return out
 
     @staticmethod
     def backward(ctx, g):
         if _Mode.grad: return _graph_backward(ctx, g)
-        (x, w), (nx, nw, nb), G, ga = ctx.saved_tensors, ctx.needs_input_grad, ctx.groups, g._data
-        O, xp = ctx.wshape[0], array_namespace(ga)
+        (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g._data
+        O, G, xp = ctx.wshape[0], ctx.geo.G, array_namespace(ga)
         gw = xp.zeros((G, O // G, math.prod(ctx.wshape[1:])), ga.dtype) if nw else None
-        gb = xp.zeros(O, ga.dtype) if nb else None
+        gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb else None
         gx = xp.empty(ctx.geo.xshape, ga.dtype) if nx else None
         for n0, n1, gc in _chunks(ctx.geo):
-            gy = _out_t(ga[n0:n1], gc, _scratch).reshape(G, O // G, gc.L)
-            if nb: gb += gy.reshape(O, -1).sum(1)
-            if nw: gw += gy @ _unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch).reshape(G, -1, gc.L).swapaxes(1, 2)
+            N, M = n1 - n0, gc.M
+            gy = (ga[n0:n1] if gc.dims[7] == gc.dims[9] else _out_t(ga[n0:n1], gc, _scratch)).reshape(N, G, O // G, M)
+            if nw: gw += (gy @ _per_image(_unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch), gc).swapaxes(-1, -2)).sum(0)
             if nx:
-                wt = w._data.reshape(G, O // G, -1).swapaxes(1, 2)
-                c = xp.matmul(wt, gy, out=_scratch(ga, 1, (G, wt.shape[1], gc.L)))
-                _crop(_fold(c, gc, _scratch), gc, gx[n0:n1])
+                m, v = _cols_for(ga, gc, _scratch)
+                xp.matmul(w._data.reshape(G, O // G, -1).swapaxes(1, 2), gy, out=v)
+                _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
         return tuple(None if v is None else Tensor._make(v) for v in (gx, None if gw is None else gw.reshape(ctx.wshape), gb))
 
-# %% ../../../nbs/23_conv.ipynb #35366e67
+# %% ../../../nbs/23_conv.ipynb #ea903bc2
 class _LinearMap(Op):
     "A linear map `f` on arrays; its backward is its `adjoint`, another `_LinearMap`."
     f = adjoint = None
@@ -210,22 +230,22 @@ class _LinearMap(Op):
     @classmethod
     def backward(cls, ctx, g): return cls.adjoint.apply(g, geo=ctx.geo)
 
-class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _unfold(_pack(a, geo), geo))
-class _Col2im(_LinearMap): f = staticmethod(lambda a, geo: _crop(_fold(a, geo), geo))
+class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())
+class _Col2im(_LinearMap): f = staticmethod(lambda c, geo: _crop(_fold(_place(c, geo), geo), geo))
 class _Out(_LinearMap): f = staticmethod(_out)
 class _OutT(_LinearMap): f = staticmethod(_out_t)
 _Im2col.adjoint, _Col2im.adjoint, _Out.adjoint, _OutT.adjoint = _Col2im, _Im2col, _OutT, _Out
 
 def _graph_backward(ctx, g):
     "The backward in Tensor ops, recorded, for gradients of gradients."
-    (x, w), (nx, nw, nb), G, geo = ctx.saved_tensors, ctx.needs_input_grad, ctx.groups, ctx.geo
-    O = ctx.wshape[0]
-    gy = _OutT.apply(g, geo=geo).reshape(G, O // G, geo.L)
-    gw = (gy @ _Im2col.apply(x, geo=geo).reshape(G, -1, geo.L).mT).reshape(ctx.wshape) if nw else None
-    gx = _Col2im.apply((w.reshape(G, O // G, -1).mT @ gy).reshape(-1, geo.L), geo=geo) if nx else None
-    return gx, gw, gy.reshape(O, -1).sum(1) if nb else None
+    (x, w), (nx, nw, nb), geo = ctx.saved_tensors, ctx.needs_input_grad, ctx.geo
+    O, G, N = ctx.wshape[0], geo.G, geo.dims[0]
+    gy = _OutT.apply(g, geo=geo).reshape(N, G, O // G, geo.M)
+    gw = (gy @ _Im2col.apply(x, geo=geo).mT).sum(0).reshape(ctx.wshape) if nw else None
+    gx = _Col2im.apply(w.reshape(G, O // G, -1).mT @ gy, geo=geo) if nx else None
+    return gx, gw, gy.sum((0, 3)).reshape(O) if nb else None
 
-# %% ../../../nbs/23_conv.ipynb #96feefda
+# %% ../../../nbs/23_conv.ipynb #da583374
 def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     "conv1d (k=1) and conv2d (k=2): PyTorch's checks, then one `ConvolutionBackward0`."
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
@@ -244,11 +264,12 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     if w.ndim != x.ndim: raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
     _check_shapes(input, weight, bias, groups)
     pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
-    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, sp + dilation)
+    dilation2 = sp + dilation
+    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups)
     if any(o <= 0 for o in geo.dims[6:8]):
         size = lambda v: ' x '.join(map(str, v[2 - k:]))
-        raise RuntimeError(f"Calculated padded input size per channel: ({size(geo.dims[4:6])}). Kernel size: ({size([d * (s - 1) + 1 for d, s in zip(geo.args[3], geo.args[0])])}). Kernel size can't be greater than actual input size")
-    return ConvolutionBackward0.apply(input, weight, bias, geo=geo, groups=groups)
+        raise RuntimeError(f"Calculated padded input size per channel: ({size(geo.dims[4:6])}). Kernel size: ({size([d * (s - 1) + 1 for d, s in zip(dilation2, geo.args[0])])}). Kernel size can't be greater than actual input size")
+    return ConvolutionBackward0.apply(input, weight, bias, geo=geo)
 
 def _check_shapes(input, weight, bias, groups):
     "PyTorch's checks of the weight against groups and the input's channels, the bias, the dtypes."
@@ -266,7 +287,7 @@ def _check_shapes(input, weight, bias, groups):
 
 _C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
 
-# %% ../../../nbs/23_conv.ipynb #648fa140
+# %% ../../../nbs/23_conv.ipynb #3a9effb2
 def conv1d(input, # (N, C, L) or (C, L)
            weight, # (O, C/groups, K)
            bias=None, # (O,) or None
@@ -289,7 +310,7 @@ def conv2d(input, # (N, C, H, W) or (C, H, W)
     """
     return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
 
-# %% ../../../nbs/23_conv.ipynb #52c8862b
+# %% ../../../nbs/23_conv.ipynb #a046b0e4
 def _pad_index(n, lo, hi, mode, shape, dim):
     "Which input index each padded position takes along a dim of size n, for `mode`."
     i = np.arange(-lo, n + hi)
@@ -310,7 +331,7 @@ def _mode_pad(input, pads, mode):
         input = index_select(input, dim, Tensor._make(array_namespace(input._data).asarray(idx)))
     return input
 
-# %% ../../../nbs/23_conv.ipynb #62ed1d59
+# %% ../../../nbs/23_conv.ipynb #edc378b2
 _MODES = ('zeros', 'reflect', 'replicate', 'circular')
 
 class _ConvNd(Module):
@@ -345,7 +366,7 @@ class _ConvNd(Module):
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             if fan_in: init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
-# %% ../../../nbs/23_conv.ipynb #9d670b14
+# %% ../../../nbs/23_conv.ipynb #1eb2a3fe
 def _extra_repr(self):
     s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
     if self.padding != (0,) * len(self.padding): s += f", padding={self.padding}"
@@ -366,7 +387,7 @@ def _conv_forward(self, input, weight, bias):
 
 _ConvNd.extra_repr, _ConvNd._conv_forward = _extra_repr, _conv_forward
 
-# %% ../../../nbs/23_conv.ipynb #19e71e76
+# %% ../../../nbs/23_conv.ipynb #bf2f81d3
 class Conv1d(_ConvNd):
     "1-d convolution layer over (N, C, L) or (C, L) inputs (as `torch.nn.Conv1d`)."
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
