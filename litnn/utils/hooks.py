@@ -8,6 +8,7 @@ __all__ = ['RemovableHandle']
 # %% ../../nbs/01c_hooks.ipynb #cfe89f31
 import weakref
 
+# %% ../../nbs/01c_hooks.ipynb #cfe89f3b
 class RemovableHandle:
     "A handle that removes a hook from its dictionary (as `torch.utils.hooks.RemovableHandle`)."
     next_id = 0
