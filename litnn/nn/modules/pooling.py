@@ -7,16 +7,16 @@ __all__ = ['MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackwar
            'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0',
            'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d']
 
-# %% ../../../nbs/24_pooling.ipynb #925a4deb
+# %% ../../../nbs/24_pooling.ipynb #a4e14726
 import math, numpy as np
 from ...tensor import Tensor
 from ...backend import array_namespace
-from ...autograd.graph import Op
+from ...autograd.graph import Op, _NO_CTX
 from ...ops import _dname
 from .module import Module
 from .conv import _LinearMap, _strided, _scratch, _ntuple
 
-# %% ../../../nbs/24_pooling.ipynb #278bdb05
+# %% ../../../nbs/24_pooling.ipynb #241a1dd4
 def _pool_pair(v, fn, name, what="must either be a single int, or a tuple of two ints"):
     "An int or a 1- or 2-sequence as a pair, with torch's error otherwise."
     if isinstance(v, float): raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not float")
@@ -32,7 +32,7 @@ def _out_size(n, k, p, s, d, ceil_mode):
     o = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
     return o - 1 if ceil_mode and (o - 1) * s >= n + p else o
 
-# %% ../../../nbs/24_pooling.ipynb #07d46b3a
+# %% ../../../nbs/24_pooling.ipynb #e0909236
 class _PoolGeom:
     "Where the windows of a 2-d pooling lie in the padded planes of its input."
     def __init__(self, shape, k, s, p, d, ceil_mode, divisor=None):
@@ -45,6 +45,7 @@ class _PoolGeom:
         self.view = (self.P, OH, OW), (Hb * Wb, sh * Wb, sw)
         self.offsets = [i * dh * Wb + j * dw for i in range(KH) for j in range(KW)]
         self.direct = (Hb, Wb) == (H, W)
+        self.disjoint = sh >= (KH - 1) * dh + 1 and sw >= (KW - 1) * dw + 1     # windows do not overlap
 
     def first_tap(self):
         "The first tap of each window that lies inside the input (not in the padding), (OH, OW)."
@@ -55,7 +56,7 @@ class _PoolGeom:
 
 def _ceil_div(a, b): return -(-a // b)
 
-# %% ../../../nbs/24_pooling.ipynb #c1342b17
+# %% ../../../nbs/24_pooling.ipynb #cc1b4d13
 def _planes(a, geo, fill):
     "The planes of `a` in the padded buffer (P, Hb·Wb), filled with `fill` around them."
     H, W, Hb, Wb = geo.dims[:4]
@@ -71,34 +72,40 @@ def _taps(buf, geo):
     flat = buf.reshape(-1)
     return [_strided(flat, shape, strides, off) for off in geo.offsets]
 
-def _add_taps(parts, geo, like):
-    "The adjoint of `_taps`: `parts(k)` added onto tap k's view of a zero buffer, cropped to the input's shape."
+def _add_taps(add, geo, like):
+    "The adjoint of `_taps`: `add(k, view)` adds onto tap k's view of a zero buffer; cropped to the input's shape."
     H, W, Hb, Wb = geo.dims[:4]
     xp = array_namespace(like)
     buf = xp.zeros((geo.P, H * W), like.dtype) if geo.direct else _scratch(like, 0, (geo.P, Hb * Wb))
     if not geo.direct: buf.fill(0)
-    for k, v in enumerate(_taps(buf, geo)):
-        p = parts(k)
-        if p is not None: v += p
+    for k, v in enumerate(_taps(buf, geo)): add(k, v)
     if geo.direct: return buf.reshape(geo.shape)
     ph, pw = geo.p
     return buf.reshape(geo.P, Hb, Wb)[:, ph:ph + H, pw:pw + W].copy().reshape(geo.shape)   # out of the scratch buffer
 
-# %% ../../../nbs/24_pooling.ipynb #a5f8dcae
-def _max(a, geo):
-    "The maxima of the windows and the winning tap of each, PyTorch's way (NaN wins, first of ties)."
-    xp = array_namespace(a)
-    floating = a.dtype.kind == 'f' or a.dtype.name == 'bfloat16'
-    lowest = -np.inf if floating else np.iinfo(a.dtype).min
-    m = xp.full(geo.view[0], lowest, a.dtype)
-    tap = xp.empty(geo.view[0], np.int16)
-    tap[...] = xp.asarray(geo.first_tap())
-    for k, v in enumerate(_taps(_planes(a, geo, lowest), geo)):
-        win = v > m
-        if floating: win |= xp.isnan(v)
-        xp.copyto(m, v, where=win)
-        xp.copyto(tap, k, where=win)
-    return m.reshape(geo.oshape), tap
+# %% ../../../nbs/24_pooling.ipynb #f8607b6c
+def _lowest(a):
+    "The padding value of a max pooling: -inf, or the integer minimum."
+    return -np.inf if a.dtype.kind == 'f' or a.dtype.name == 'bfloat16' else np.iinfo(a.dtype).min
+
+def _max(a, geo, winners=False):
+    "The maximum of each window, and optionally (PyTorch's) winning tap of each."
+    xp, lowest = array_namespace(a), _lowest(a)
+    taps = _taps(_planes(a, geo, lowest), geo)
+    m = taps[0].copy()
+    for v in taps[1:]: xp.maximum(m, v, out=m)
+    return m.reshape(geo.oshape), (_winners(taps, m, geo, lowest) if winners else None)
+
+def _winners(taps, m, geo, lowest):
+    "For each window, the first tap equal to its maximum, the last NaN, or for a window of `lowest` its first real element."
+    xp = array_namespace(m)
+    tap = xp.zeros(m.shape, np.int16 if len(taps) < 2**15 else np.int32)
+    for k in range(len(taps) - 1, -1, -1): xp.copyto(tap, k, where=taps[k] == m)    # the first equal tap last
+    if m.dtype.kind == 'f' and xp.isnan(m).any():
+        for k, v in enumerate(taps): xp.copyto(tap, k, where=xp.isnan(v))
+    low = m == lowest
+    if not geo.direct and low.any(): xp.copyto(tap, xp.asarray(geo.first_tap()).astype(tap.dtype), where=low)
+    return tap
 
 def _indices(tap, geo):
     "Winning taps as flat indices into each input plane (what `return_indices` returns)."
@@ -108,12 +115,12 @@ def _indices(tap, geo):
     c = xp.arange(OW) * sw - pw + (tap % KW) * dw
     return (r * W + c).astype(np.int64).reshape(geo.oshape)
 
-# %% ../../../nbs/24_pooling.ipynb #8e0e2a49
+# %% ../../../nbs/24_pooling.ipynb #0f53f702
 class MaxPool2DWithIndicesBackward0(Op):
     "max_pool2d: the maximum of each window; the gradient goes to the winner"
     @staticmethod
     def forward(ctx, x, geo, return_indices=False):
-        m, tap = _max(x._data, geo)
+        m, tap = _max(x._data, geo, ctx is not _NO_CTX or return_indices)
         ctx.geo = (geo, tap)
         if not return_indices: return m
         ctx.mark_non_differentiable(1)
@@ -124,8 +131,9 @@ class MaxPool2DWithIndicesBackward0(Op):
 def _scatter(g, geo_tap):
     "Each output's gradient added onto its window's winner."
     geo, tap = geo_tap
-    g = g.reshape(geo.view[0])
-    return _add_taps(lambda k: g * (tap == k), geo, g)
+    g, xp = g.reshape(geo.view[0]), array_namespace(g)
+    if geo.disjoint: return _add_taps(lambda k, v: xp.copyto(v, g, where=tap == k), geo, g)
+    return _add_taps(lambda k, v: xp.add(v, g * (tap == k), out=v), geo, g)
 
 def _gather(u, geo_tap):
     "The adjoint of `_scatter`: each window's value at its winner."
@@ -139,7 +147,7 @@ class MaxPool2DWithIndicesBackwardBackward0(_LinearMap): f = staticmethod(_scatt
 class _MaxPoolGather(_LinearMap): f = staticmethod(_gather)
 MaxPool2DWithIndicesBackwardBackward0.adjoint, _MaxPoolGather.adjoint = _MaxPoolGather, MaxPool2DWithIndicesBackwardBackward0
 
-# %% ../../../nbs/24_pooling.ipynb #8a246496
+# %% ../../../nbs/24_pooling.ipynb #fafa82eb
 def _divisor(geo, count_include_pad, divisor_override):
     "PyTorch's divisor of each window (OH, OW): its size to the end of the padding, or its real elements, or fixed."
     if divisor_override: return np.full(geo.dims[4:], divisor_override)
@@ -162,14 +170,15 @@ def _avg(a, geo):
 
 def _avg_t(g, geo):
     "The adjoint of `_avg`: each output's gradient, divided, added onto every element of its window."
-    gd = g.reshape(geo.view[0]) / array_namespace(g).asarray(geo.divisor).astype(g.dtype)
-    return _add_taps(lambda k: gd, geo, g)
+    xp = array_namespace(g)
+    gd = g.reshape(geo.view[0]) / xp.asarray(geo.divisor).astype(g.dtype)
+    return _add_taps(lambda k, v: xp.add(v, gd, out=v), geo, g)
 
 class AvgPool2DBackward0(_LinearMap): f = staticmethod(_avg)
 class AvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_avg_t)
 AvgPool2DBackward0.adjoint, AvgPool2DBackwardBackward0.adjoint = AvgPool2DBackwardBackward0, AvgPool2DBackward0
 
-# %% ../../../nbs/24_pooling.ipynb #c7e3b91a
+# %% ../../../nbs/24_pooling.ipynb #91ba8f3b
 class _Separable:
     "An adaptive pooling as averaging matrices over rows and columns."
     def __init__(self, shape, out):
@@ -201,7 +210,7 @@ class AdaptiveAvgPool2DBackward0(_LinearMap): f = staticmethod(_adaptive)
 class AdaptiveAvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_adaptive_t)
 AdaptiveAvgPool2DBackward0.adjoint, AdaptiveAvgPool2DBackwardBackward0.adjoint = AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackward0
 
-# %% ../../../nbs/24_pooling.ipynb #3effc617
+# %% ../../../nbs/24_pooling.ipynb #1f26437a
 def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     "PyTorch's argument parsing and checks for max_pool2d/avg_pool2d, then the geometry."
     k = _pool_pair(kernel_size, fn, 'kernel_size')
@@ -226,7 +235,7 @@ def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError(f"Given input size: ({C}x{H}x{W}). Calculated output size: ({C}x{OH}x{OW}). Output size is too small")
     return _PoolGeom(x.shape, k, s, p, d, ceil_mode)
 
-# %% ../../../nbs/24_pooling.ipynb #75cc3ab0
+# %% ../../../nbs/24_pooling.ipynb #cfe7fac7
 def max_pool2d(input, # (N, C, H, W) or (C, H, W)
                kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The maximum of each window; with `return_indices`, also where it is (flat, per input plane).
@@ -269,7 +278,7 @@ def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
     else: geo = _Separable(x.shape, out)
     return AdaptiveAvgPool2DBackward0.apply(input, geo=geo)
 
-# %% ../../../nbs/24_pooling.ipynb #08724af2
+# %% ../../../nbs/24_pooling.ipynb #ff019837
 class MaxPool2d(Module):
     "Max pooling over 2-d windows (as `torch.nn.MaxPool2d`)."
     __constants__ = ['kernel_size', 'stride', 'padding', 'dilation', 'return_indices', 'ceil_mode']
