@@ -318,3 +318,27 @@ def test_conv_on_gpu():
     for c, g in zip(*res): np.testing.assert_allclose(g, c, rtol=1e-6, atol=1e-8)
     m = litnn.nn.Conv1d(4, 2, 3, padding_mode='circular', padding=1).cuda()
     assert m(litnn.ones(2, 4, 5, device='cuda')).device.type == 'cuda'
+
+
+def test_reused_window_matrix_and_retain_graph():
+    "The last convolution reuses its forward's window matrix (still in scratch); others, and a second backward, rebuild it."
+    rng = np.random.default_rng(13)
+    x, w1, w2 = rng.standard_normal((2, 3, 9, 8)), rng.standard_normal((4, 3, 3, 3)), rng.standard_normal((5, 4, 2, 2))
+    out = []
+    for lib in (litnn, torch):
+        tx, t1, t2 = (lib.tensor(a, requires_grad=True) for a in (x, w1, w2))
+        F = lib.nn.functional
+        y = F.conv2d(F.max_pool2d(F.conv2d(tx, t1, padding=1), 2, 1), t2, stride=1)
+        g = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
+        y.backward(g, retain_graph=True); y.backward(g)
+        out.append([t.grad.numpy() for t in (tx, t1, t2)])
+    for l, t in zip(*out): np.testing.assert_allclose(l, t, rtol=1e-9, atol=1e-10)
+
+
+def test_input_changed_in_place_after_forward():
+    for lib in (litnn, torch):
+        x, w = lib.ones(1, 2, 5, 5, requires_grad=True), lib.ones(3, 2, 3, 3, requires_grad=True)
+        h = x * 1
+        y = lib.nn.functional.conv2d(h, w)
+        with lib.no_grad(): h.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"): y.sum().backward()

@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['ConvolutionBackward0', 'conv1d', 'conv2d', 'Conv1d', 'Conv2d']
 
-# %% ../../../nbs/23_conv.ipynb #59300510
-import math, threading, numpy as np
+# %% ../../../nbs/23_conv.ipynb #fce731e2
+import itertools, math, threading, numpy as np
 from ...tensor import Tensor, empty
 from ...backend import array_namespace, array_device
 from ...autograd.graph import Op, _Mode, _NO_CTX
@@ -16,7 +16,7 @@ from ..parameter import Parameter
 from .module import Module
 from .. import init
 
-# %% ../../../nbs/23_conv.ipynb #5f1157ee
+# %% ../../../nbs/23_conv.ipynb #d3dc343d
 def _ntuple(v, n):
     "An int as an n-tuple; a sequence as a tuple (as torch's `_pair`, `_single`)."
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
@@ -31,7 +31,7 @@ def _expand(v, k, name, fn, n=1):
     if len(v) != k: raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values to match the convolution dimensions, but got {name}={list(v)}")
     return tuple(int(i) for i in v)
 
-# %% ../../../nbs/23_conv.ipynb #6e84497f
+# %% ../../../nbs/23_conv.ipynb #536ae6ee
 def _pads(padding, k, ksize, dilation, stride, fn, n=1):
     "The (before, after) zero padding per spatial dim for an int, a sequence, 'valid' or 'same'."
     if isinstance(padding, str):
@@ -42,7 +42,7 @@ def _pads(padding, k, ksize, dilation, stride, fn, n=1):
         return tuple((t // 2, t - t // 2) for t in tot)
     return tuple((p, p) for p in _expand(padding, k, 'padding', fn, n))
 
-# %% ../../../nbs/23_conv.ipynb #5e8a34f6
+# %% ../../../nbs/23_conv.ipynb #0ea796d5
 class _Geom:
     "Where the windows of a convolution lie in the padded channel-major copy of its input (counts in elements)."
     def __init__(self, xshape, ksize, stride, pads, dilation, groups=1):
@@ -70,7 +70,7 @@ class _Geom:
 # `_merge` joins the axes that are one run in memory: numpy's loops do not always do it by
 # themselves, and an addition over `(C, N, R, Q)` views measured twice as slow as over `(C, N·R·Q)`.
 
-# %% ../../../nbs/23_conv.ipynb #3d8e1f30
+# %% ../../../nbs/23_conv.ipynb #08cc8f72
 def _merge(shape, strides):
     "The same positions with adjacent axes merged wherever one axis steps exactly over the next."
     s, t = [shape[0]], [strides[0]]
@@ -79,7 +79,7 @@ def _merge(shape, strides):
         else: s.append(n); t.append(d)
     return tuple(s), tuple(t)
 
-# %% ../../../nbs/23_conv.ipynb #16066fd7
+# %% ../../../nbs/23_conv.ipynb #2e3ba1e1
 def _strided(a, shape, strides, offset=0):
     "A view of the flat array `a` from element `offset`, strides counted in elements (numpy or CuPy)."
     return array_namespace(a).lib.stride_tricks.as_strided(a[offset:], shape, tuple(s * a.itemsize for s in strides))
@@ -103,7 +103,7 @@ def _unfold(buf, geo, alloc=_fresh):
     out = alloc(buf, 1, v.shape); out[...] = v
     return out.reshape(C * ks[0] * ks[1], -1)
 
-# %% ../../../nbs/23_conv.ipynb #bbd60b4d
+# %% ../../../nbs/23_conv.ipynb #62bfd66c
 def _fold(cols, geo, alloc=_fresh):
     "The adjoint of `_unfold`: each tap's rows added back onto its window of a zeroed buffer (C, n)."
     C = geo.dims[1]
@@ -122,7 +122,7 @@ def _crop(buf, geo, out=None):
     out.reshape(N, C, H, W)[...] = v
     return out
 
-# %% ../../../nbs/23_conv.ipynb #9a988c13
+# %% ../../../nbs/23_conv.ipynb #b0b22616
 def _per_image(cols, geo):
     "The window matrix (C·KH·KW, N·R·Q) as a view (N, G, C/G·KH·KW, OH·Q): each image's real output rows."
     N, R, Q = geo.dims[0], *geo.dims[8:]
@@ -159,18 +159,27 @@ def _out_t(g, geo, alloc=_fresh):
     y[..., :OW] = g.reshape(N, O, OH, OW)
     return y.reshape(N, O, OH * Q)
 
-# %% ../../../nbs/23_conv.ipynb #6f330151
+# %% ../../../nbs/23_conv.ipynb #e75230a8
 class _Scratch(threading.local):
     "Per-thread temporaries reused across calls, one growing buffer per (device, slot)."
-    def __init__(self): self.bufs = {}
+    def __init__(self): self.bufs, self.marks = {}, {}
     def __call__(self, like, slot, shape, dtype=None):
         dtype = np.dtype(dtype or like.dtype)
         n, key = math.prod(shape) * dtype.itemsize, (array_device(like), slot)
         b = self.bufs.get(key)
         if b is None or b.nbytes < n: b = self.bufs[key] = array_namespace(like).empty(n, np.uint8)
+        self.marks.pop(key, None)          # whatever was marked in this slot is being overwritten
         return b[:n].view(dtype).reshape(shape)
+    def mark(self, like, slot, token, a):
+        "Remember that `slot` now holds `a`, written for `token`."
+        self.marks[(array_device(like), slot)] = token, a
+    def marked(self, like, slot, token):
+        "What `slot` holds if it was last written for `token`, else None."
+        t, a = self.marks.get((array_device(like), slot), (None, None))
+        return a if t == token else None
 
 _scratch = _Scratch()
+_tokens = itertools.count()
 _BUDGET = 1 << 24    # elements of one chunk's window matrix
 
 def _chunks(geo):
@@ -180,7 +189,7 @@ def _chunks(geo):
     m = max(1, min(N, _BUDGET // max(per, 1)))
     return [(i, min(i + m, N), geo if m == N else geo.sub(min(m, N - i))) for i in range(0, N, m)]
 
-# %% ../../../nbs/23_conv.ipynb #2ca7283e
+# %% ../../../nbs/23_conv.ipynb #685494a7
 class ConvolutionBackward0(Op):
     "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch"
     @staticmethod
@@ -188,8 +197,10 @@ class ConvolutionBackward0(Op):
         a, wa, xp = x._data, w._data, array_namespace(x._data)
         G, O = geo.G, wa.shape[0]
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
-        for n0, n1, gc in _chunks(geo):
-            cols = _per_image(_unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch), gc)
+        chunks = _chunks(geo)
+        for n0, n1, gc in chunks:
+            full = _unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch)
+            cols = _per_image(full, gc)
             direct = gc.dims[7] == gc.dims[9]        # no junk columns: the products are the output
             y = out[n0:n1].reshape(n1 - n0, O, gc.M) if direct else _scratch(a, 2, (n1 - n0, O, gc.M))
             xp.matmul(wa.reshape(G, O // G, -1), cols, out=y.reshape(n1 - n0, G, O // G, gc.M))
@@ -198,7 +209,8 @@ class ConvolutionBackward0(Op):
         if ctx is not _NO_CTX:
             nx, nw, _ = ctx.needs_input_grad
             ctx.save_for_backward(x if nw else None, w if nx else None)
-            ctx.geo, ctx.wshape = geo, wa.shape
+            ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
+            if len(chunks) == 1: _scratch.mark(a, 1, ctx.token, full)     # for the backward, if still there
         return out
 
     @staticmethod
@@ -212,14 +224,17 @@ class ConvolutionBackward0(Op):
         for n0, n1, gc in _chunks(ctx.geo):
             N, M = n1 - n0, gc.M
             gy = (ga[n0:n1] if gc.dims[7] == gc.dims[9] else _out_t(ga[n0:n1], gc, _scratch)).reshape(N, G, O // G, M)
-            if nw: gw += (gy @ _per_image(_unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch), gc).swapaxes(-1, -2)).sum(0)
+            if nw:
+                full = _scratch.marked(ga, 1, ctx.token)
+                if full is None: full = _unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch)
+                gw += (gy @ _per_image(full, gc).swapaxes(-1, -2)).sum(0)
             if nx:
                 m, v = _cols_for(ga, gc, _scratch)
                 xp.matmul(w._data.reshape(G, O // G, -1).swapaxes(1, 2), gy, out=v)
                 _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
         return tuple(None if v is None else Tensor._make(v) for v in (gx, None if gw is None else gw.reshape(ctx.wshape), gb))
 
-# %% ../../../nbs/23_conv.ipynb #ea903bc2
+# %% ../../../nbs/23_conv.ipynb #ab6be8f5
 class _LinearMap(Op):
     "A linear map `f` on arrays; its backward is its `adjoint`, another `_LinearMap`."
     f = adjoint = None
@@ -245,7 +260,7 @@ def _graph_backward(ctx, g):
     gx = _Col2im.apply(w.reshape(G, O // G, -1).mT @ gy, geo=geo) if nx else None
     return gx, gw, gy.sum((0, 3)).reshape(O) if nb else None
 
-# %% ../../../nbs/23_conv.ipynb #da583374
+# %% ../../../nbs/23_conv.ipynb #76b09019
 def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     "conv1d (k=1) and conv2d (k=2): PyTorch's checks, then one `ConvolutionBackward0`."
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
@@ -287,7 +302,7 @@ def _check_shapes(input, weight, bias, groups):
 
 _C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
 
-# %% ../../../nbs/23_conv.ipynb #3a9effb2
+# %% ../../../nbs/23_conv.ipynb #e832128d
 def conv1d(input, # (N, C, L) or (C, L)
            weight, # (O, C/groups, K)
            bias=None, # (O,) or None
@@ -310,7 +325,7 @@ def conv2d(input, # (N, C, H, W) or (C, H, W)
     """
     return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
 
-# %% ../../../nbs/23_conv.ipynb #a046b0e4
+# %% ../../../nbs/23_conv.ipynb #b410a80a
 def _pad_index(n, lo, hi, mode, shape, dim):
     "Which input index each padded position takes along a dim of size n, for `mode`."
     i = np.arange(-lo, n + hi)
@@ -331,7 +346,7 @@ def _mode_pad(input, pads, mode):
         input = index_select(input, dim, Tensor._make(array_namespace(input._data).asarray(idx)))
     return input
 
-# %% ../../../nbs/23_conv.ipynb #edc378b2
+# %% ../../../nbs/23_conv.ipynb #e9d900c1
 _MODES = ('zeros', 'reflect', 'replicate', 'circular')
 
 class _ConvNd(Module):
@@ -366,7 +381,7 @@ class _ConvNd(Module):
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             if fan_in: init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
-# %% ../../../nbs/23_conv.ipynb #1eb2a3fe
+# %% ../../../nbs/23_conv.ipynb #c000dda2
 def _extra_repr(self):
     s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
     if self.padding != (0,) * len(self.padding): s += f", padding={self.padding}"
@@ -387,7 +402,7 @@ def _conv_forward(self, input, weight, bias):
 
 _ConvNd.extra_repr, _ConvNd._conv_forward = _extra_repr, _conv_forward
 
-# %% ../../../nbs/23_conv.ipynb #bf2f81d3
+# %% ../../../nbs/23_conv.ipynb #d47a6fd4
 class Conv1d(_ConvNd):
     "1-d convolution layer over (N, C, L) or (C, L) inputs (as `torch.nn.Conv1d`)."
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
