@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 import litnn
 import litnn.nn.functional as LF
 from litnn.autograd import gradcheck, gradgradcheck
-from litnn.nn.modules import conv as conv_mod
+from litnn.nn import im2col
 from nn_pairs import err
 
 torch = pytest.importorskip('torch')
@@ -108,8 +108,8 @@ def test_float32_and_chunked_batches(monkeypatch):
     rng = np.random.default_rng(3)
     x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((5, 3, 9, 9), (4, 3, 3, 3), (4,)))
     compare('conv2d', x, w, b, atol=1e-4, padding=1)
-    monkeypatch.setattr(conv_mod, '_BUDGET', 100)
-    assert len(conv_mod._chunks(conv_mod._Geom(x.shape, (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)))) == 5
+    monkeypatch.setattr(im2col, '_BUDGET', 100)
+    assert len(im2col._chunks(im2col._Geom(x.shape, (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)))) == 5
     compare('conv2d', x, w, b, atol=1e-4, padding=1)
     compare('conv2d', x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), stride=2, groups=1)
 

@@ -7,16 +7,17 @@ __all__ = ['MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackwar
            'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0',
            'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d']
 
-# %% ../../../nbs/24_pooling.ipynb #a4e14726
+# %% ../../../nbs/24_pooling.ipynb #4353cfb9
 import math, numpy as np
 from ...tensor import Tensor
 from ...backend import array_namespace
 from ...autograd.graph import Op, _NO_CTX
 from ...ops import _dname
 from .module import Module
-from .conv import _LinearMap, _strided, _scratch, _ntuple
+from ..im2col import _LinearMap, _strided, _scratch
+from .conv import _ntuple
 
-# %% ../../../nbs/24_pooling.ipynb #241a1dd4
+# %% ../../../nbs/24_pooling.ipynb #613833ca
 def _pool_pair(v, fn, name, what="must either be a single int, or a tuple of two ints"):
     "An int or a 1- or 2-sequence as a pair, with torch's error otherwise."
     if isinstance(v, float): raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not float")
@@ -32,7 +33,7 @@ def _out_size(n, k, p, s, d, ceil_mode):
     o = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
     return o - 1 if ceil_mode and (o - 1) * s >= n + p else o
 
-# %% ../../../nbs/24_pooling.ipynb #e0909236
+# %% ../../../nbs/24_pooling.ipynb #459d1f43
 class _PoolGeom:
     "Where the windows of a 2-d pooling lie in the padded planes of its input."
     def __init__(self, shape, k, s, p, d, ceil_mode, divisor=None):
@@ -56,7 +57,7 @@ class _PoolGeom:
 
 def _ceil_div(a, b): return -(-a // b)
 
-# %% ../../../nbs/24_pooling.ipynb #cc1b4d13
+# %% ../../../nbs/24_pooling.ipynb #8d6b7f05
 def _planes(a, geo, fill):
     "The planes of `a` in the padded buffer (P, Hb·Wb), filled with `fill` around them."
     H, W, Hb, Wb = geo.dims[:4]
@@ -83,7 +84,7 @@ def _add_taps(add, geo, like):
     ph, pw = geo.p
     return buf.reshape(geo.P, Hb, Wb)[:, ph:ph + H, pw:pw + W].copy().reshape(geo.shape)   # out of the scratch buffer
 
-# %% ../../../nbs/24_pooling.ipynb #f8607b6c
+# %% ../../../nbs/24_pooling.ipynb #ad1590d0
 def _lowest(a):
     "The padding value of a max pooling: -inf, or the integer minimum."
     return -np.inf if a.dtype.kind == 'f' or a.dtype.name == 'bfloat16' else np.iinfo(a.dtype).min
@@ -115,7 +116,7 @@ def _indices(tap, geo):
     c = xp.arange(OW) * sw - pw + (tap % KW) * dw
     return (r * W + c).astype(np.int64).reshape(geo.oshape)
 
-# %% ../../../nbs/24_pooling.ipynb #0f53f702
+# %% ../../../nbs/24_pooling.ipynb #c7a249b6
 class MaxPool2DWithIndicesBackward0(Op):
     "max_pool2d: the maximum of each window; the gradient goes to the winner"
     @staticmethod
@@ -147,7 +148,7 @@ class MaxPool2DWithIndicesBackwardBackward0(_LinearMap): f = staticmethod(_scatt
 class _MaxPoolGather(_LinearMap): f = staticmethod(_gather)
 MaxPool2DWithIndicesBackwardBackward0.adjoint, _MaxPoolGather.adjoint = _MaxPoolGather, MaxPool2DWithIndicesBackwardBackward0
 
-# %% ../../../nbs/24_pooling.ipynb #fafa82eb
+# %% ../../../nbs/24_pooling.ipynb #2ef33da1
 def _divisor(geo, count_include_pad, divisor_override):
     "PyTorch's divisor of each window (OH, OW): its size to the end of the padding, or its real elements, or fixed."
     if divisor_override: return np.full(geo.dims[4:], divisor_override)
@@ -178,7 +179,7 @@ class AvgPool2DBackward0(_LinearMap): f = staticmethod(_avg)
 class AvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_avg_t)
 AvgPool2DBackward0.adjoint, AvgPool2DBackwardBackward0.adjoint = AvgPool2DBackwardBackward0, AvgPool2DBackward0
 
-# %% ../../../nbs/24_pooling.ipynb #91ba8f3b
+# %% ../../../nbs/24_pooling.ipynb #06c07814
 class _Separable:
     "An adaptive pooling as averaging matrices over rows and columns."
     def __init__(self, shape, out):
@@ -210,7 +211,7 @@ class AdaptiveAvgPool2DBackward0(_LinearMap): f = staticmethod(_adaptive)
 class AdaptiveAvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_adaptive_t)
 AdaptiveAvgPool2DBackward0.adjoint, AdaptiveAvgPool2DBackwardBackward0.adjoint = AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackward0
 
-# %% ../../../nbs/24_pooling.ipynb #1f26437a
+# %% ../../../nbs/24_pooling.ipynb #9710c1c8
 def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     "PyTorch's argument parsing and checks for max_pool2d/avg_pool2d, then the geometry."
     k = _pool_pair(kernel_size, fn, 'kernel_size')
@@ -235,7 +236,7 @@ def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError(f"Given input size: ({C}x{H}x{W}). Calculated output size: ({C}x{OH}x{OW}). Output size is too small")
     return _PoolGeom(x.shape, k, s, p, d, ceil_mode)
 
-# %% ../../../nbs/24_pooling.ipynb #cfe7fac7
+# %% ../../../nbs/24_pooling.ipynb #96d87f47
 def max_pool2d(input, # (N, C, H, W) or (C, H, W)
                kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The maximum of each window; with `return_indices`, also where it is (flat, per input plane).
@@ -278,7 +279,7 @@ def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
     else: geo = _Separable(x.shape, out)
     return AdaptiveAvgPool2DBackward0.apply(input, geo=geo)
 
-# %% ../../../nbs/24_pooling.ipynb #ff019837
+# %% ../../../nbs/24_pooling.ipynb #edef067c
 class MaxPool2d(Module):
     "Max pooling over 2-d windows (as `torch.nn.MaxPool2d`)."
     __constants__ = ['kernel_size', 'stride', 'padding', 'dilation', 'return_indices', 'ceil_mode']
