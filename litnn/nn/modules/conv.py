@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ConvolutionBackward0', 'conv1d', 'conv2d', 'Conv1d', 'Conv2d']
 
-# %% ../../../nbs/23_conv.ipynb #e47cd56f
+# %% ../../../nbs/23_conv.ipynb #379b1287
 import itertools, math, numpy as np
 from ...tensor import Tensor, empty
 from ...backend import array_namespace
@@ -18,7 +18,7 @@ from ..parameter import Parameter
 from .module import Module
 from .. import init
 
-# %% ../../../nbs/23_conv.ipynb #6d2c4c65
+# %% ../../../nbs/23_conv.ipynb #35d894e7
 def _ntuple(v, n):
     "An int as an n-tuple; a sequence as a tuple (as torch's `_pair`, `_single`)."
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
@@ -33,7 +33,7 @@ def _expand(v, k, name, fn, n=1):
     if len(v) != k: raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values to match the convolution dimensions, but got {name}={list(v)}")
     return tuple(int(i) for i in v)
 
-# %% ../../../nbs/23_conv.ipynb #5541e985
+# %% ../../../nbs/23_conv.ipynb #d32ebb05
 def _pads(padding, k, ksize, dilation, stride, fn, n=1):
     "The (before, after) zero padding per spatial dim for an int, a sequence, 'valid' or 'same'."
     if isinstance(padding, str):
@@ -44,7 +44,7 @@ def _pads(padding, k, ksize, dilation, stride, fn, n=1):
         return tuple((t // 2, t - t // 2) for t in tot)
     return tuple((p, p) for p in _expand(padding, k, 'padding', fn, n))
 
-# %% ../../../nbs/23_conv.ipynb #f8110faf
+# %% ../../../nbs/23_conv.ipynb #b1b24ab9
 _tokens = itertools.count()     # names a forward's window matrix in scratch (see `_Scratch.mark`)
 
 class ConvolutionBackward0(Op):
@@ -91,7 +91,7 @@ class ConvolutionBackward0(Op):
                 _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
         return tuple(None if v is None else Tensor._make(v) for v in (gx, None if gw is None else gw.reshape(ctx.wshape), gb))
 
-# %% ../../../nbs/23_conv.ipynb #bed4b72a
+# %% ../../../nbs/23_conv.ipynb #c8ace543
 class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())
 class _Col2im(_LinearMap): f = staticmethod(lambda c, geo: _crop(_fold(_place(c, geo), geo), geo))
 class _Out(_LinearMap): f = staticmethod(_out)
@@ -107,7 +107,7 @@ def _graph_backward(ctx, g):
     gx = _Col2im.apply(w.reshape(G, O // G, -1).mT @ gy, geo=geo) if nx else None
     return gx, gw, gy.sum((0, 3)).reshape(O) if nb else None
 
-# %% ../../../nbs/23_conv.ipynb #f288f854
+# %% ../../../nbs/23_conv.ipynb #bb6b86e9
 def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     "conv1d (k=1) and conv2d (k=2): PyTorch's checks, then one `ConvolutionBackward0`."
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
@@ -149,7 +149,7 @@ def _check_shapes(input, weight, bias, groups):
 
 _C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
 
-# %% ../../../nbs/23_conv.ipynb #21f81ae9
+# %% ../../../nbs/23_conv.ipynb #dd7ca434
 def conv1d(input, # (N, C, L) or (C, L)
            weight, # (O, C/groups, K)
            bias=None, # (O,) or None
@@ -172,7 +172,7 @@ def conv2d(input, # (N, C, H, W) or (C, H, W)
     """
     return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
 
-# %% ../../../nbs/23_conv.ipynb #3d11c469
+# %% ../../../nbs/23_conv.ipynb #e0cab72e
 def _pad_index(n, lo, hi, mode, shape, dim):
     "Which input index each padded position takes along a dim of size n, for `mode`."
     i = np.arange(-lo, n + hi)
@@ -193,7 +193,7 @@ def _mode_pad(input, pads, mode):
         input = index_select(input, dim, Tensor._make(array_namespace(input._data).asarray(idx)))
     return input
 
-# %% ../../../nbs/23_conv.ipynb #8b54a335
+# %% ../../../nbs/23_conv.ipynb #6842cd21
 _MODES = ('zeros', 'reflect', 'replicate', 'circular')
 
 class _ConvNd(Module):
@@ -228,7 +228,7 @@ class _ConvNd(Module):
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             if fan_in: init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
-# %% ../../../nbs/23_conv.ipynb #c5ae8de4
+# %% ../../../nbs/23_conv.ipynb #9cf00a02
 def _extra_repr(self):
     s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
     if self.padding != (0,) * len(self.padding): s += f", padding={self.padding}"
@@ -249,7 +249,7 @@ def _conv_forward(self, input, weight, bias):
 
 _ConvNd.extra_repr, _ConvNd._conv_forward = _extra_repr, _conv_forward
 
-# %% ../../../nbs/23_conv.ipynb #83410d89
+# %% ../../../nbs/23_conv.ipynb #6cabdb3a
 class Conv1d(_ConvNd):
     "1-d convolution layer over (N, C, L) or (C, L) inputs (as `torch.nn.Conv1d`)."
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
