@@ -4,9 +4,7 @@
 Target (issue 4): litnn at most 1.15x the hand-written numpy step of `mlp_step.py`; the same
 program in torch for comparison.
 """
-import numpy as np
-from _common import interleave, report
-from mlp_step import B, X, Y, W0, B0, lr, make_numpy_step
+from mlp_step import X, Y, W0, B0, lr, compare
 import litnn, torch
 torch.set_num_threads(1)
 
@@ -23,13 +21,7 @@ def make_step(lib):
         loss.backward()
         opt.step()
         return loss
-    return step, [p for lin in model[::2] for p in (lin.weight,)] + [lin.bias for lin in model[::2]]
+    return step, [lin.weight for lin in model[::2]] + [lin.bias for lin in model[::2]]
 
 if __name__ == '__main__':
-    (ls, lp), (ts, tp), (ns, npar) = make_step(litnn), make_step(torch), make_numpy_step()
-    for _ in range(3):
-        a, b, c = ls().item(), ts().item(), ns()
-        assert abs(a - b) < 1e-4 and abs(a - c) < 1e-4, (a, b, c)
-    for p, q in zip(lp, npar): np.testing.assert_allclose(p.detach().numpy(), q, rtol=1e-3, atol=1e-5)
-    med = interleave({'litnn': ls, 'torch': ts, 'numpy': ns}, reps=15, inner=5)
-    report("MLP 784-512-512-10, batch 64, nn.Linear + CrossEntropyLoss + optim.SGD: one training step", med, 'ms', 1e3)
+    compare("MLP 784-512-512-10, batch 64, nn.Linear + CrossEntropyLoss + optim.SGD: one training step", make_step)

@@ -53,11 +53,15 @@ def make_numpy_step():
         return loss
     return step, ws + bs
 
-if __name__ == '__main__':
+def compare(title, make_step):
+    "Check that litnn, torch and numpy compute the same step from the same weights, then time them interleaved."
     (ls, lp), (ts, tp), (ns, npar) = make_step(litnn), make_step(torch), make_numpy_step()
     for _ in range(3):
         a, b, c = ls().item(), ts().item(), ns()
         assert abs(a - b) < 1e-4 and abs(a - c) < 1e-4, (a, b, c)
     for p, q in zip(lp, npar): np.testing.assert_allclose(p.detach().numpy(), q, rtol=1e-3, atol=1e-5)
     med = interleave({'litnn': ls, 'torch': ts, 'numpy': ns}, reps=15, inner=5)
-    report("MLP 784-512-512-10, batch 64: one training step", med, 'ms', 1e3)
+    report(title, med, 'ms', 1e3)
+
+if __name__ == '__main__':
+    compare("MLP 784-512-512-10, batch 64: one training step", make_step)
