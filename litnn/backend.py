@@ -135,7 +135,7 @@ _ndarray = np.ndarray
 
 def array_namespace(a):
     "The array library (`numpy` or `cupy`) that `a` belongs to."
-    return np if type(a) is _ndarray else cupy
+    return np if type(a) is _ndarray or isinstance(a, np.generic) else cupy   # numpy's 0-d results may be scalars
 
 def array_device(a):
     "The `device` that holds array `a`."

@@ -32,8 +32,8 @@ def _const(a):
     return Tensor._make(_arr(a))
 
 def _masked(g, m):
-    "Gradient `g` times the constant array `m` (a mask or weights), recorded for higher order."
-    return g * _const(m.astype(g._data.dtype))
+    "Gradient `g` times the constant array `m` (a mask or weights), recorded for higher order when `g` is a tensor."
+    return g * _const(m.astype(g._data.dtype)) if isinstance(g, Tensor) else g * m
 
 def _dname(t): return _LEGACY[t.dtype.name]      # torch's name of a dtype in messages: Float, Long...
 
@@ -121,21 +121,16 @@ class _Unary(Op):
     @staticmethod
     def backward(ctx, g):
         if ctx.df is None: return zeros_like(g)       # piecewise constant: sign, floor, round...
-        x = ctx.saved_tensors[0] if ctx.saves == 'x' else None
-        if ctx.on_arrays and not _Mode.grad:          # a plain backward: one call on the arrays
-            y = ctx._out if ctx.saves == 'y' else None
-            if y is _FREED or (y is not None and ctx._out_vc[0]): y = ctx.result   # raises the right error
-            r = ctx.df(g._data, x if x is None else x._data, y, **ctx.kw)
-            return Tensor._make(_arr(r if r.dtype == g._data.dtype else r.astype(g._data.dtype)))
-        return ctx.df(g, x, ctx.result if ctx.saves == 'y' else None, **ctx.kw)
+        x = ctx._saved_like(g)[0] if ctx.saves == 'x' else None
+        r = ctx.df(g, x, ctx._result_like(g) if ctx.saves == 'y' else None, **ctx.kw)
+        return r if isinstance(r, Tensor) or r.dtype == g.dtype else r.astype(g.dtype)   # numbers in df may widen arrays
 
 def _sigmoid(xp, a):
-    "1 / (1 + e^-a), with e^-a kept below overflow (the result is 0 to the dtype's precision there, as torch's)."
+    "e^a / (e^a + 1), a clamped below exp's overflow at 88 (where sigmoid is 1 to float64 precision)."
     if a.dtype.itemsize < 4: return _sigmoid(xp, a.astype(np.float32)).astype(a.dtype)
-    e = _arr(xp.negative(xp.maximum(a, _scalar(-88.7 if a.dtype.itemsize == 4 else -709., a))))
+    e = _arr(xp.minimum(a, _scalar(88, a)))
     xp.exp(e, out=e)
-    e += _scalar(1, e)
-    return xp.reciprocal(e, out=e)
+    return xp.divide(e, e + _scalar(1, e), out=e)
 def _rounding(name):
     "A rounding function on arrays that keeps integers as they are (numpy would make them float)."
     return lambda xp, a, **kw: getattr(xp, name)(a, **kw) if _by_np[a.dtype].is_floating_point else a.copy()
@@ -202,8 +197,8 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     silu       = ('SiluBackward0',       lambda xp, a: a * _sigmoid(xp, a), _dsilu,                          'x', True),
     gelu       = ('GeluBackward0',       _gelu,                        _dgelu,                                'x', True),
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
-                  lambda g, x, y, negative_slope=0.01: _masked(g, (x._data > 0) * (1 - negative_slope) + negative_slope), 'x', True),
-    relu       = ('ReluBackward0',       lambda xp, a: xp.maximum(a, 0), lambda g, x, y: _masked(g, y._data > 0), 'y', False),
+                  lambda g, x, y, negative_slope=0.01: _masked(g, (_d(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
+    relu       = ('ReluBackward0',       lambda xp, a: xp.maximum(a, 0), lambda g, x, y: _masked(g, _d(y) > 0), 'y', False),
     abs        = ('AbsBackward0',        lambda xp, a: xp.abs(a),      lambda g, x, y: g * x.sign(),          'x', False),
     sign       = ('SignBackward0',       lambda xp, a: xp.sign(a),     None, '', False),
     floor      = ('FloorBackward0',      _rounding('floor'),           None, '', False),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, operator, sys, weakref
 from collections import OrderedDict
 from ..backend import patch, array_namespace
-from ..tensor import Tensor, _by_np, ones_like, zeros_like, tensor as _tensor, _LEGACY
+from ..tensor import Tensor, _arr, _by_np, ones_like, zeros_like, tensor as _tensor, _LEGACY
 from ..utils.hooks import RemovableHandle
 from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version, add, mul
 
@@ -33,14 +33,23 @@ def _needed(order, targets):
     return need
 
 # %% ../../nbs/02a_engine.ipynb #ac781c03
+def _tensor(g):
+    "Gradient `g` as a tensor (user code sees tensors; a plain backward passes arrays, or numpy's 0-d scalars)."
+    return g if g is None or isinstance(g, Tensor) else Tensor._make(_arr(g))
+
+def _value(g, plain):
+    "What the walk passes on for gradient `g` returned by user code: its array in a plain backward."
+    return g._data if plain and isinstance(g, Tensor) else g
+
 def _run_tensor_hooks(node, grads, claimed, create_graph):
     "Run tensor hooks and retain_grad for the outputs of `node`; returns the (maybe replaced) grads."
+    plain = not create_graph
     if node._tensor_hooks:
         for nr, hooks in node._tensor_hooks.items():
             for h in list(hooks.values()):
                 _claim(grads[nr], claimed)        # the hook may keep it: never adopt it as a .grad
-                r = h(grads[nr])
-                if r is not None: grads[nr] = r
+                r = h(_tensor(grads[nr]))
+                if r is not None: grads[nr] = _value(r, plain)
     if node._retained:
         for nr, ref in node._retained.items():
             t = ref()
@@ -48,42 +57,37 @@ def _run_tensor_hooks(node, grads, claimed, create_graph):
     if node._pre_hooks:
         for h in list(node._pre_hooks.values()):
             for g in grads: _claim(g, claimed)
-            r = h(tuple(grads))
-            if r is not None: grads[:] = list(r)
+            r = h(tuple(_tensor(g) for g in grads))
+            if r is not None: grads[:] = [_value(g, plain) for g in r]
     return grads
 
 # %% ../../nbs/02a_engine.ipynb #6de326cf
-def _owned(g, claimed):
-    "Whether gradient `g`'s array can become a `.grad` without a copy; claims its memory if so."
-    a = g._data
+def _owned(a, claimed):
+    "Whether gradient array `a` can become a `.grad` without a copy; claims its memory if so."
     root = a.base if a.base is not None else a
     if id(root) in claimed or not a.flags.writeable: return False
-    if root is not a:
-        expected = 3                       # `a.base`, `root` and the call's argument
-        b = g._base                        # a view tensor also keeps the tensor it views
-        if b is not None and b._data is root:
-            if sys.getrefcount(b) > 3: return False      # `g._base`, `b` and the argument
-            expected += 1
-        if sys.getrefcount(root) > expected: return False
+    if root is not a and sys.getrefcount(root) > 3: return False     # `a.base`, `root` and the call's argument
     claimed.add(id(root))
     return True
 
 def _claim(g, claimed):
     "Mark the memory of gradient `g` as seen by someone else (a hook): it will be copied, not adopted."
-    if g is not None: claimed.add(id(g._data if g._data.base is None else g._data.base))
+    if g is not None:
+        a = g._data if isinstance(g, Tensor) else g
+        claimed.add(id(a if a.base is None else a.base))
 
 def _store_grad(t, g, claimed, create_graph):
     "Accumulate gradient `g` into `t.grad`."
-    if g._data.dtype != t._data.dtype: g = Tensor._make(g._data.astype(t._data.dtype))
-    old = t._grad
     if create_graph:
-        t._grad = g if old is None else old + g
+        if g._data.dtype != t._data.dtype: g = Tensor._make(g._data.astype(t._data.dtype))
+        t._grad = g if t._grad is None else t._grad + g
         return
-    if old is None:
-        a = g._data
-        t._grad = Tensor._make(a if _owned(g, claimed) else a.copy())
+    g = _arr(g)       # numpy gives 0-d results as scalars
+    if g.dtype != t._data.dtype: g = g.astype(t._data.dtype)
+    old = t._grad
+    if old is None: t._grad = Tensor._make(g if _owned(g, claimed) else g.copy())
     else:
-        old._data += g._data
+        old._data += g
         if old._vc is not None: old._vc[0] += 1
 
 # %% ../../nbs/02a_engine.ipynb #48af81c2
@@ -92,9 +96,12 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     order = _topo([n for n, _ in roots])
     needed = None
     if capture is not None or only is not None: needed = _needed(order, set(capture or ()) | set(only or ()))
+    plain = not create_graph
     buffers, captured = {}, {}
-    claimed = set(id(g._data if g._data.base is None else g._data.base) for g in root_grads)   # the caller's memory
+    claimed = set()
+    for g in root_grads: _claim(g, claimed)    # the caller's memory
     for (n, nr), g in zip(roots, root_grads):
+        g = _value(g, plain)
         buf = buffers.setdefault(n, [None] * n._n_out)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     prev, _Mode.grad = _Mode.grad, create_graph
@@ -108,15 +115,15 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
             if type(node) is AccumulateGrad:
                 if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
                 continue
-            if node._n_out == 1 and grads[0] is not None:    # the common case of `_call_backward`, inlined
+            if node._n_out == 1 and grads[0] is not None and (node.on_arrays or not plain):  # the common case, inlined
                 outs = node.backward(node, grads[0])
                 if type(outs) is not tuple: outs = (outs,)
-            else: outs = _call_backward(node, grads)
+            else: outs = _call_backward(node, grads, plain)
             if node._post_hooks:
                 for h in list(node._post_hooks.values()):
                     for g in outs: _claim(g, claimed)
-                    r = h(outs, tuple(grads))
-                    if r is not None: outs = tuple(r)
+                    r = h(tuple(map(_tensor, outs)), tuple(map(_tensor, grads)))
+                    if r is not None: outs = tuple(_value(g, plain) for g in r)
             if not retain_graph:   # free what backward no longer needs
                 if node._saved: node._saved = _FREED
                 if node._out is not None: node._out = _FREED
@@ -130,7 +137,11 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     return captured
 
 # %% ../../nbs/02a_engine.ipynb #75b17903
-def _call_backward(node, grads):
+def _call_backward(node, grads, plain):
+    "Call `node`'s backward with one gradient per output (tensors, unless it computes on arrays); one gradient per input back."
+    if plain and not node.on_arrays:        # a formula in tensor ops: give it tensors, pass arrays on
+        out = _call_backward(node, [_tensor(g) for g in grads], False)
+        return tuple(_value(g, True) for g in out)
     if node._n_out == 1:
         g = grads[0]
         out = node.backward(node, g) if g is not None else None
@@ -147,7 +158,9 @@ def _materialize(node, grads):
     for g, (shape, dt) in zip(grads, node._out_meta):
         if g is None:
             like = next(x for x in grads if x is not None)
-            g = Tensor._make(array_namespace(like._data).zeros(shape, dt))
+            a = like._data if isinstance(like, Tensor) else like
+            g = array_namespace(a).zeros(shape, dt)
+            if a is not like: g = Tensor._make(g)
         res.append(g)
     return res
 
@@ -157,8 +170,8 @@ def _accumulate(node, g, claimed, create_graph):
     if t._hooks:
         for h in list(t._hooks.values()):
             _claim(g, claimed)
-            r = h(g)
-            if r is not None: g = r
+            r = h(_tensor(g))
+            if r is not None: g = _value(r, not create_graph)
     _store_grad(t, g, claimed, create_graph)
     if t._post_acc_hooks:
         for h in list(t._post_acc_hooks.values()):
@@ -284,7 +297,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                                    "Set allow_unused=True if this is the desired behavior.")
-        elif not create_graph and g.grad_fn is not None: g = Tensor._make(g._data)
+        elif not create_graph: g = _tensor(g)
         res.append(g)
     return tuple(res)
 

@@ -100,6 +100,7 @@ class Node:
     _hooked = False         # any of the three above before backward: one flag for the engine to test
     _n_out = 1              # number of outputs
     _seq = 0                # creation order: the engine runs later nodes first
+    on_arrays = False       # is backward written to run on arrays too? a plain backward then passes it arrays
 
     def name(self): return type(self).__name__
     def __repr__(self): return f"<{type(self).__name__}>"
@@ -152,6 +153,20 @@ def result(self:Node):
     if out is _FREED: raise RuntimeError(_SECOND_TIME)
     if self._out_vc[0] != 0: _modified_error(Tensor._make(out, True, self), 0, self)
     return Tensor._make(out, True, self) if _Mode.grad else Tensor._make(out)
+
+@patch
+def _saved_like(self:Node, g):
+    "The saved tensors in the kind of gradient `g`: their arrays in a plain backward, else the tensors."
+    saved = self.saved_tensors
+    if isinstance(g, Tensor): return saved
+    return [v._data if isinstance(v, Tensor) else v if v is None else _scalar(v, g) for v in saved]
+
+@patch
+def _result_like(self:Node, g):
+    "The saved output in the kind of gradient `g`: its array in a plain backward, else `result`."
+    out = self._out
+    if isinstance(g, Tensor) or out is _FREED or self._out_vc[0]: return self.result   # (which raises the right error)
+    return out
 
 # %% ../../nbs/02_backprop.ipynb #5448ab8b
 @patch(as_prop=True)
@@ -276,10 +291,18 @@ def _wrap_many(ctx, outs):
 
 # %% ../../nbs/02_backprop.ipynb #13972114
 def _reduce(g, shape):
-    "Sum gradient `g` down to `shape`, undoing broadcasting (a no-op when shapes match or are unknown)."
-    return g if g is None or shape is None or g._data.shape == shape else g.sum_to_size(shape)
+    "Sum gradient `g` (a tensor, or an array) down to `shape`, undoing broadcasting (a no-op when shapes match or are unknown)."
+    if g is None or shape is None: return g
+    if isinstance(g, Tensor): return g if g._data.shape == shape else g.sum_to_size(shape)
+    if g.shape == shape: return g
+    dims = _summed_dims(g.shape, shape)
+    return g.sum(axis=dims, keepdims=True).reshape(shape) if dims else g.reshape(shape)
 
-def _shape(v): return v._data.shape if isinstance(v, Tensor) else ()
+def _expand(g, shape):
+    "Gradient `g` (a tensor, or an array) broadcast to `shape`."
+    return g.expand(shape) if isinstance(g, Tensor) else array_namespace(g).broadcast_to(g, shape)
+
+def _shape(v): return v._data.shape if isinstance(v, Tensor) else getattr(v, 'shape', ())
 
 def _shapes(x, y):
     "Both input shapes if they differ (broadcasting), else None: backward has nothing to undo."
@@ -289,6 +312,7 @@ def _shapes(x, y):
 class AddBackward0(Op):
     "x + alpha * y, broadcasting: the gradient passes through, summed back to each input's shape."
     shapes, alpha, sign, op = None, 1, 1, staticmethod(operator.add)
+    on_arrays = True
     @classmethod
     def forward(cls, ctx, x, y, alpha=1):
         if ctx is not _NO_CTX:
@@ -298,9 +322,9 @@ class AddBackward0(Op):
         return cls.op(a, b) if alpha == 1 else cls.op(a, alpha * b)
     @classmethod
     def backward(cls, ctx, g):
-        (sx, sy), (nx, ny), k = ctx.shapes or (None, None), ctx.needs_input_grad, cls.sign * ctx.alpha
-        return (_reduce(g, sx) if nx else None,
-                _reduce(g if k == 1 else -g if k == -1 else g * k, sy) if ny else None)
+        (sx, sy), ((fx, _), (fy, _)), k = ctx.shapes or (None, None), ctx.next_functions, cls.sign * ctx.alpha
+        return (_reduce(g, sx) if fx is not None else None,
+                _reduce(g if k == 1 else -g if k == -1 else g * k, sy) if fy is not None else None)
 
 class SubBackward0(AddBackward0):
     "x - alpha * y: the same, with the sign of y's term flipped."
@@ -332,6 +356,7 @@ def _scalar(v, like):
 
 # %% ../../nbs/02_backprop.ipynb #d2aeeaa1
 class MulBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, y):
         if ctx is not _NO_CTX:    # recording: each input's gradient needs the other input
@@ -342,12 +367,13 @@ class MulBackward0(Op):
         return a * b
     @staticmethod
     def backward(ctx, g):
-        x, y = ctx.saved_tensors
+        x, y = ctx._saved_like(g)
         sx, sy = ctx.shapes or (None, None)
         return (_reduce(g * y, sx) if y is not None else None,
                 _reduce(g * x, sy) if x is not None else None)
 
 class DivBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
@@ -355,13 +381,14 @@ class DivBackward0(Op):
         return a / b
     @staticmethod
     def backward(ctx, g):
-        x, y = ctx.saved_tensors
+        x, y = ctx._saved_like(g)
         nx, ny = ctx.needs_input_grad
         return (_reduce(g / y, _shape(x)) if nx else None,
                 _reduce(-g * x / (y * y), _shape(y)) if ny else None)
 
 class RsubBackward1(Op):
     "number - tensor: the number is an option, not an input, so the node has one edge (as torch's)."
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, other, alpha=1):
         ctx.alpha = alpha
@@ -370,6 +397,7 @@ class RsubBackward1(Op):
     def backward(ctx, g): return -g if ctx.alpha == 1 else g * -ctx.alpha
 
 class NegBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x): return -x._data
     @staticmethod
@@ -538,14 +566,16 @@ def _dims(dim, ndim):
     return dims if ndim else ()
 
 class SumBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, dtype=None):
         ctx.shape = x._data.shape
         return x._data.sum(dtype=_sum_dtype(x, dtype))
     @staticmethod
-    def backward(ctx, g): return g.expand(ctx.shape)
+    def backward(ctx, g): return _expand(g, ctx.shape)
 
 class SumBackward1(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, dim, keepdim=False, dtype=None):
         ctx.shape, ctx.dim, ctx.keepdim = x._data.shape, dim, keepdim
@@ -553,7 +583,7 @@ class SumBackward1(Op):
     @staticmethod
     def backward(ctx, g):
         if not ctx.keepdim: g = g.reshape(_kept_shape(ctx.shape, ctx.dim))
-        return g.expand(ctx.shape)
+        return _expand(g, ctx.shape)
 
 def _kept_shape(shape, dims): return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
@@ -564,12 +594,13 @@ def _sum_dtype(x, dtype):
 
 # %% ../../nbs/02_backprop.ipynb #be0a1484
 class ExpandBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, shape):
         ctx.shape = x._data.shape
         return array_namespace(x._data).broadcast_to(x._data, shape)
     @staticmethod
-    def backward(ctx, g): return g.sum_to_size(ctx.shape)
+    def backward(ctx, g): return _reduce(g, ctx.shape)
 
 @patch
 def sum(self:Tensor, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
@@ -593,13 +624,18 @@ def sum_to_size(self:Tensor, *size):
     "Sum this tensor down to `size`, undoing a broadcast."
     shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     shape, own = tuple(shape), self._data.shape
-    lead = len(own) - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and own[lead + i] != 1)
+    dims = _summed_dims(own, shape)
     out = self.sum(dims, keepdim=True) if dims else self
-    return out.reshape(shape) if lead else out
+    return out.reshape(shape) if len(own) > len(shape) else out
+
+def _summed_dims(own, shape):
+    "The dims of shape `own` that summing down to `shape` removes: leading ones, and those broadcast from 1."
+    lead = len(own) - len(shape)
+    return tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and own[lead + i] != 1)
 
 # %% ../../nbs/02_backprop.ipynb #8ce6fc67
 class ViewBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, shape):
         ctx.shape = x._data.shape
