@@ -128,9 +128,8 @@ class _Unary(Op):
 def _sigmoid(xp, a):
     "e^a / (e^a + 1), a clamped below exp's overflow at 88 (where sigmoid is 1 to float64 precision)."
     if a.dtype.itemsize < 4: return _sigmoid(xp, a.astype(np.float32)).astype(a.dtype)
-    e = _arr(xp.minimum(a, _scalar(88, a)))
-    xp.exp(e, out=e)
-    return xp.divide(e, e + _scalar(1, e), out=e)
+    e = xp.exp(xp.minimum(a, _scalar(88, a)))
+    return e / (e + _scalar(1, a))
 def _rounding(name):
     "A rounding function on arrays that keeps integers as they are (numpy would make them float)."
     return lambda xp, a, **kw: getattr(xp, name)(a, **kw) if _by_np[a.dtype].is_floating_point else a.copy()

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from . import backend as B
 from .backend import array_namespace, to_dtype
 from .tensor import Tensor, _arr, _wrap_dim, _LEGACY, zeros_like
-from .autograd.graph import Op, _Mode, _reduce, _cast, _d, _shape, _dims, _kept_shape, _float_dtype
+from .autograd.graph import Op, _Mode, _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype
 from .ops import _floating, _const, _masked, _dname, where
 from .ops import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 
@@ -41,13 +41,14 @@ def _kept(v, ctx):
 # %% ../nbs/03a_reductions.ipynb #ae494fae
 class MeanBackward1(Op):
     "mean over dims"
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         a = x._data
         _keep(ctx, a, dim, keepdim)
         return _mean(a, dim, keepdim)
     @staticmethod
-    def backward(ctx, g): return _kept(g / math.prod(ctx.shape[d] for d in ctx.dim), ctx).expand(ctx.shape)
+    def backward(ctx, g): return _expand(_kept(g / math.prod(ctx.shape[d] for d in ctx.dim), ctx), ctx.shape)
 
 class MeanBackward0(MeanBackward1): "mean of all elements"
 
@@ -337,36 +338,40 @@ for _f in (logsumexp, norm, all, any, cumsum): setattr(Tensor, _f.__name__, _f)
 # %% ../nbs/03a_reductions.ipynb #7cac997a
 class MmBackward0(Op):
     "op(x) @ op(y), op transposing the last two dims when `tx`/`ty`: matrices, batches, 1-D operands"
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, y, tx=False, ty=False):
         ctx.save_for_backward(x, y); ctx.t = (tx, ty)
         a, b = x._data, y._data
         return (a.swapaxes(-1, -2) if tx else a) @ (b.swapaxes(-1, -2) if ty else b)
     @staticmethod
-    def backward(ctx, g): return _mm_grads(g, *ctx.saved_tensors, *ctx.t, *ctx.needs_input_grad)
+    def backward(ctx, g): return _mm_grads(g, *ctx._saved_like(g), *ctx.t, *ctx.needs_input_grad)
 
-def _mm(a, b, ta, tb): return MmBackward0.apply(a, b, tx=ta, ty=tb)
+def _mm(a, b, ta, tb):
+    "op(a) @ op(b): recorded for tensors, computed directly for arrays (a plain backward)."
+    if isinstance(a, Tensor): return MmBackward0.apply(a, b, tx=ta, ty=tb)
+    return (a.swapaxes(-1, -2) if ta else a) @ (b.swapaxes(-1, -2) if tb else b)
 
 def _mm_grads(g, x, y, tx, ty, nx, ny):
     "Gradients of op(x) @ op(y): products again, with the transposes swapped; 1-D operands as a row/column."
-    x1, y1 = x._data.ndim == 1, y._data.ndim == 1
+    x1, y1 = x.ndim == 1, y.ndim == 1
     x2, y2 = x.reshape(1, -1) if x1 else x, y.reshape(-1, 1) if y1 else y
-    s = g._data.shape
+    s = tuple(g.shape)
     if x1: g = g.reshape(1, 1) if y1 else g.reshape(s[:-1] + (1,) + s[-1:])
     elif y1: g = g.reshape(s + (1,))
     # Each gradient is computed in its input's memory layout: the weight of `x @ w.t()` is seen by
     # the product as a transposed (column-major) view, and its gradient, transposed back by `t()`'s
     # backward, then comes out row-major like the weight, so the optimizer's update runs contiguously.
-    gx = _reduce(_in_layout(x2, lambda: _mm(g, y2, False, not ty), lambda: _mm(y2, g, not ty, True).mT) if not tx else
-                 _in_layout(x2, lambda: _mm(y2, g, ty, True), lambda: _mm(g, y2, False, not ty).mT), x2.shape) if nx else None
-    gy = _reduce(_in_layout(y2, lambda: _mm(x2, g, not tx, False), lambda: _mm(g, x2, True, tx).mT) if not ty else
-                 _in_layout(y2, lambda: _mm(g, x2, True, tx), lambda: _mm(x2, g, not tx, False).mT), y2.shape) if ny else None
+    gx = _reduce(_in_layout(x2, lambda: _mm(g, y2, False, not ty), lambda: _mm(y2, g, not ty, True).swapaxes(-1, -2)) if not tx else
+                 _in_layout(x2, lambda: _mm(y2, g, ty, True), lambda: _mm(g, y2, False, not ty).swapaxes(-1, -2)), tuple(x2.shape)) if nx else None
+    gy = _reduce(_in_layout(y2, lambda: _mm(x2, g, not tx, False), lambda: _mm(g, x2, True, tx).swapaxes(-1, -2)) if not ty else
+                 _in_layout(y2, lambda: _mm(g, x2, True, tx), lambda: _mm(x2, g, not tx, False).swapaxes(-1, -2)), tuple(y2.shape)) if ny else None
     return (gx.reshape(x.shape) if x1 and gx is not None else gx), (gy.reshape(y.shape) if y1 and gy is not None else gy)
 
 def _in_layout(t, rowmajor, colmajor):
     "The gradient for `t`, computed by `colmajor()` when `t` is a column-major matrix, else by `rowmajor()`."
-    f = t._data.flags
-    return colmajor() if t._data.ndim == 2 and f.f_contiguous and not f.c_contiguous else rowmajor()
+    a = _d(t)
+    return colmajor() if a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous else rowmajor()
 
 class BmmBackward0(MmBackward0): "batched matrices"
 class MvBackward0(MmBackward0): "matrix @ vector"
@@ -430,6 +435,7 @@ def outer(input, vec2):
 # %% ../nbs/03a_reductions.ipynb #fd068bfc
 class AddmmBackward0(Op):
     "beta * input + alpha * (op(mat1) @ op(mat2))"
+    on_arrays = True
     @staticmethod
     def forward(ctx, input, mat1, mat2, beta=1, alpha=1, t1=False, t2=False):
         ctx.save_for_backward(mat1, mat2); ctx.o = (_shape(input), beta, alpha, t1, t2)
@@ -440,7 +446,7 @@ class AddmmBackward0(Op):
         return out
     @staticmethod
     def backward(ctx, g):
-        (m1, m2), (shape, beta, alpha, t1, t2), (ni, n1, n2) = ctx.saved_tensors, ctx.o, ctx.needs_input_grad
+        (m1, m2), (shape, beta, alpha, t1, t2), (ni, n1, n2) = ctx._saved_like(g), ctx.o, ctx.needs_input_grad
         return (_reduce(g if beta == 1 else g * beta, shape) if ni else None,
                 *_mm_grads(g if alpha == 1 else g * alpha, m1, m2, t1, t2, n1, n2))
 
@@ -460,6 +466,7 @@ Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 
 # %% ../nbs/03a_reductions.ipynb #d445f416
 class SoftmaxBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data
@@ -470,10 +477,11 @@ class SoftmaxBackward0(Op):
         return e
     @staticmethod
     def backward(ctx, g):
-        y = ctx.result; gy = g * y
-        return gy - y * gy.sum(ctx.dim, keepdim=True)
+        y = ctx._result_like(g); gy = g * y
+        return gy - y * _sum_kept(gy, ctx.dim)
 
 class LogSoftmaxBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data; xp = array_namespace(a)
@@ -482,7 +490,13 @@ class LogSoftmaxBackward0(Op):
         ctx.save_output(s); ctx.dim = dim
         return s
     @staticmethod
-    def backward(ctx, g): return g - ctx.result.exp() * g.sum(ctx.dim, keepdim=True)
+    def backward(ctx, g):
+        y = ctx._result_like(g)
+        return g - (y.exp() if isinstance(y, Tensor) else array_namespace(y).exp(y)) * _sum_kept(g, ctx.dim)
+
+def _sum_kept(v, dim):
+    "Tensor or array `v` summed over `dim`, keeping it as size 1."
+    return v.sum(dim, keepdim=True) if isinstance(v, Tensor) else v.sum(axis=dim, keepdims=True)
 
 def _softmax(cls, x, dim, dtype, name):
     if dtype is not None: x = _cast(x, to_dtype(dtype))

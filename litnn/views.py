@@ -9,7 +9,7 @@ from . import backend as B
 from .backend import patch, array_namespace, array_device, to_dtype, promote_types
 from .tensor import (
     Tensor, _wrap_dim, _LEGACY, zeros as _zeros, ones as _ones, full as _full, empty as _empty, tensor as _tensor)
-from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _dims, no_grad
+from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _d, _dims, no_grad
 
 # %% auto #0
 __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'reshape', 'flatten', 'unflatten', 'SelectBackward0',
@@ -137,14 +137,16 @@ def unflatten(self:Tensor, dim, sizes): return unflatten(self, dim, sizes)
 class _Index(Op):
     "`x[key]`; backward puts the gradient back at `key` in zeros (adding where an advanced index repeats)."
     adv = False
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, key):
         ctx.shape, ctx.key = x._data.shape, key
         return _get(x._data, key)
     @staticmethod
     def backward(ctx, g):
-        if not ctx.adv and g._data.size == math.prod(ctx.shape): return g.reshape(ctx.shape)
-        return IndexPutImplBackward0.apply(g, key=ctx.key, shape=ctx.shape, op=type(ctx))
+        if not ctx.adv and _d(g).size == math.prod(ctx.shape): return g.reshape(ctx.shape)
+        if isinstance(g, Tensor): return IndexPutImplBackward0.apply(g, key=ctx.key, shape=ctx.shape, op=type(ctx))
+        return _index_put(g, ctx.key, ctx.shape, ctx.adv)
 
 class SelectBackward0(_Index): pass
 class SliceBackward0(_Index): pass
@@ -159,9 +161,7 @@ class IndexPutImplBackward0(Op):
     @staticmethod
     def forward(ctx, g, key, shape, op):
         ctx.key, ctx.op = key, op
-        out = array_namespace(g._data).zeros(shape, g._data.dtype)
-        _put(out, key, g._data, op.adv)
-        return out
+        return _index_put(g._data, key, shape, op.adv)
     @staticmethod
     def backward(ctx, gg): return ctx.op.apply(gg, key=ctx.key)
 
@@ -174,6 +174,12 @@ class _Chain(tuple):
     "An index in two numpy steps, (basic, advanced): PyTorch applies integers before index tensors."
 
 def _get(a, key): return a[key[0]][key[1]] if type(key) is _Chain else a[key]
+
+def _index_put(v, key, shape, accumulate):
+    "Zeros of `shape` with array `v` put at `key` (added up where indices repeat, if `accumulate`)."
+    out = array_namespace(v).zeros(shape, v.dtype)
+    _put(out, key, v, accumulate)
+    return out
 
 def _put(out, key, v, accumulate):
     "`out[key] = v`, or `out[key] += v` adding at repeated indices."
@@ -189,8 +195,8 @@ def _scatter_add(out, key, v):
     while k < len(key) and _is_all(key[k]): k += 1
     m = k
     while m < len(key) and hasattr(key[m], 'ndim'): m += 1
-    if m == k or not out.flags.c_contiguous or not builtins.all(r is Ellipsis or _is_all(r) for r in key[m:]):
-        return xp.add.at(out, key, v)
+    if m == k or (k == 0 and m == out.ndim) or not out.flags.c_contiguous or not builtins.all(r is Ellipsis or _is_all(r) for r in key[m:]):
+        return xp.add.at(out, key, v)    # add.at is fast for single elements; the flat route below pays off for slices
     s = out.shape
     lin = 0
     for j in range(k, m): lin = lin * s[j] + key[j].astype(xp.int64) % s[j]
@@ -244,26 +250,29 @@ def unsqueeze(self:Tensor, dim): return unsqueeze(self, dim)
 
 # %% ../nbs/03b_views.ipynb #89e2d1a9
 class TransposeBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, dim0, dim1):
         ctx.dims = dim0, dim1
         return array_namespace(x._data).swapaxes(x._data, dim0, dim1)
     @staticmethod
-    def backward(ctx, g): return g.transpose(*ctx.dims)
+    def backward(ctx, g): return g.swapaxes(*ctx.dims)
 
 class TBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x): return x._data.T
     @staticmethod
-    def backward(ctx, g): return g.t()
+    def backward(ctx, g): return g.t() if isinstance(g, Tensor) else g.T
 
 class PermuteBackward0(Op):
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, dims):
         ctx.inv = tuple(sorted(range(len(dims)), key=dims.__getitem__))
         return x._data.transpose(dims)
     @staticmethod
-    def backward(ctx, g): return g.permute(ctx.inv)
+    def backward(ctx, g): return g.permute(ctx.inv) if isinstance(g, Tensor) else g.transpose(ctx.inv)
 
 # %% ../nbs/03b_views.ipynb #03e5f30a
 def transpose(input, dim0, dim1):

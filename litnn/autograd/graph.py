@@ -305,9 +305,11 @@ def _expand(g, shape):
 def _shape(v): return v._data.shape if isinstance(v, Tensor) else getattr(v, 'shape', ())
 
 def _shapes(x, y):
-    "Both input shapes if they differ (broadcasting), else None: backward has nothing to undo."
-    sx, sy = _shape(x), _shape(y)
-    return None if sx == sy else (sx, sy)
+    "Both input shapes if two tensors of different shapes meet (broadcasting), else None: backward has nothing to undo."
+    if isinstance(x, Tensor) and isinstance(y, Tensor):    # a number never changes the other operand's shape
+        sx, sy = x._data.shape, y._data.shape
+        if sx != sy: return sx, sy
+    return None
 
 class AddBackward0(Op):
     "x + alpha * y, broadcasting: the gradient passes through, summed back to each input's shape."
@@ -340,18 +342,19 @@ def _operands(x, y):
     b = y._data if isinstance(y, Tensor) else None
     return (_scalar(x, b) if a is None else a), (_scalar(y, a) if b is None else b)
 
-_SCALARS = {}
+_SCALARS = {}     # dtype -> {number: read-only 0-d array}
 def _scalar(v, like):
     "Number `v` as a read-only 0-d array of array `like`'s dtype, when `like` is a numpy array."
     if type(like) is not _ndarray: return v
-    key = (v, type(v), like.dtype)          # the type too: 1, 1.0 and True are equal keys
-    s = _SCALARS.get(key)
-    if s is None:
-        try: s = np.array(v, like.dtype)
-        except (OverflowError, ValueError, TypeError): return v
-        s.flags.writeable = False
-        if len(_SCALARS) > 4096: _SCALARS.clear()
-        _SCALARS[key] = s
+    try: return _SCALARS[like.dtype][v]      # 1, 1.0 and True share a key: as arrays of one dtype they are equal too
+    except (KeyError, TypeError): pass
+    try: s = np.array(v, like.dtype)
+    except (OverflowError, ValueError, TypeError): return v
+    s.flags.writeable = False
+    if v == 0: return s                      # 0.0 and -0.0 share a key but not a sign
+    cache = _SCALARS.setdefault(like.dtype, {})
+    if len(cache) > 1024: cache.clear()
+    cache[v] = s
     return s
 
 # %% ../../nbs/02_backprop.ipynb #d2aeeaa1
