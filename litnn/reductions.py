@@ -359,19 +359,21 @@ def _mm_grads(g, x, y, tx, ty, nx, ny):
     s = tuple(g.shape)
     if x1: g = g.reshape(1, 1) if y1 else g.reshape(s[:-1] + (1,) + s[-1:])
     elif y1: g = g.reshape(s + (1,))
-    # Each gradient is computed in its input's memory layout: the weight of `x @ w.t()` is seen by
-    # the product as a transposed (column-major) view, and its gradient, transposed back by `t()`'s
-    # backward, then comes out row-major like the weight, so the optimizer's update runs contiguously.
-    gx = _reduce(_in_layout(x2, lambda: _mm(g, y2, False, not ty), lambda: _mm(y2, g, not ty, True).swapaxes(-1, -2)) if not tx else
-                 _in_layout(x2, lambda: _mm(y2, g, ty, True), lambda: _mm(g, y2, False, not ty).swapaxes(-1, -2)), tuple(x2.shape)) if nx else None
-    gy = _reduce(_in_layout(y2, lambda: _mm(x2, g, not tx, False), lambda: _mm(g, x2, True, tx).swapaxes(-1, -2)) if not ty else
-                 _in_layout(y2, lambda: _mm(g, x2, True, tx), lambda: _mm(x2, g, not tx, False).swapaxes(-1, -2)), tuple(y2.shape)) if ny else None
+    gx = gy = None       # d op(x) = g @ op(y)^T and d op(y) = op(x)^T @ g, transposed back where op transposed
+    if nx: gx = _reduce(_product(y2, g, ty, True, x2) if tx else _product(g, y2, False, not ty, x2), tuple(x2.shape))
+    if ny: gy = _reduce(_product(g, x2, True, tx, y2) if ty else _product(x2, g, not tx, False, y2), tuple(y2.shape))
     return (gx.reshape(x.shape) if x1 and gx is not None else gx), (gy.reshape(y.shape) if y1 and gy is not None else gy)
 
-def _in_layout(t, rowmajor, colmajor):
-    "The gradient for `t`, computed by `colmajor()` when `t` is a column-major matrix, else by `rowmajor()`."
-    a = _d(t)
-    return colmajor() if a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous else rowmajor()
+def _product(a, b, ta, tb, like):
+    """op(a) @ op(b), computed in the memory layout of `like`, the input it is the gradient of.
+
+    The weight of `x @ w.t()` is seen by the product as a transposed (column-major) view; its gradient is
+    then computed as (op(b)^T @ op(a)^T)^T, which comes out column-major too, so that after `t()`'s backward
+    it is row-major like the weight, and the optimizer's update runs over contiguous memory."""
+    t = _d(like)
+    if t.ndim == 2 and t.flags.f_contiguous and not t.flags.c_contiguous:
+        return _mm(b, a, not tb, not ta).swapaxes(-1, -2)
+    return _mm(a, b, ta, tb)
 
 class BmmBackward0(MmBackward0): "batched matrices"
 class MvBackward0(MmBackward0): "matrix @ vector"

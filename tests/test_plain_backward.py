@@ -30,6 +30,8 @@ CASES = {
     'PermuteBackward0': (lambda x: x.permute(2, 0, 1) * 2, [randn(2, 3, 4)]),
     'MmBackward0': (lambda x, y: x @ y, [randn(3, 4), randn(4, 5)]),
     'MmBackward0_transposed': (lambda x, y: x @ y.t(), [randn(3, 4), randn(5, 4)]),
+    'MmBackward0_first_transposed': (lambda x, y: x.t() @ y, [randn(3, 4), randn(3, 5)]),    # a column-major input
+    'MmBackward0_both_transposed': (lambda x, y: x.t() @ y.t(), [randn(3, 4), randn(5, 3)]),
     'MvBackward0': (lambda x, y: x @ y, [randn(3, 4), randn(4)]),
     'DotBackward0': (lambda x, y: x @ y, [randn(4), randn(4)]),
     'BmmBackward0': (lambda x, y: x.bmm(y), [randn(2, 3, 4), randn(2, 4, 5)]),
