@@ -4,7 +4,7 @@
 
 # %% ../../nbs/02a_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import builtins, operator, sys, weakref
+import builtins, operator, sys, weakref, numpy as np
 from collections import OrderedDict
 from ..backend import patch, array_namespace
 from ..tensor import Tensor, _arr, _by_np, ones_like, zeros_like, tensor as _tensor, _LEGACY
@@ -65,10 +65,14 @@ def _run_tensor_hooks(node, grads, claimed, create_graph):
 def _owned(a, claimed):
     "Whether gradient array `a` can become a `.grad` without a copy; claims its memory if so."
     root = a.base if a.base is not None else a
-    if id(root) in claimed or not a.flags.writeable: return False
+    if id(root) in claimed or not _writeable(a): return False
     if root is not a and sys.getrefcount(root) > 3: return False     # `a.base`, `root` and the call's argument
     claimed.add(id(root))
     return True
+
+def _writeable(a):
+    "False for a read-only array: numpy marks broadcast views so; CuPy has no such flag, so a 0 stride tells."
+    return a.flags.writeable if type(a) is np.ndarray else getattr(a.flags, 'writeable', True) and 0 not in a.strides
 
 def _claim(g, claimed):
     "Mark the memory of gradient `g` as seen by someone else (a hook): it will be copied, not adopted."
