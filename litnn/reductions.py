@@ -381,10 +381,12 @@ class DotBackward0(MmBackward0): "vector . vector"
 _NAMED = {n: type(n, (MmBackward0,), {'__doc__': 'matmul, named as torch names this case'})
           for n in ('SqueezeBackward4', 'UnsafeViewBackward0', 'CloneBackward0', 'TransposeBackward0')}
 
+_BY_RANKS = {(1, 1): DotBackward0, (2, 1): MvBackward0, (1, 2): _NAMED['SqueezeBackward4'], (2, 2): MmBackward0}
+
 def _matmul_op(x, y):
     "The Op class for matmul of `x` and `y`: one implementation, with the grad_fn name torch reports for the case."
     nx, ny = x._data.ndim, y._data.ndim
-    if nx <= 2 and ny <= 2: return {(1, 1): DotBackward0, (2, 1): MvBackward0, (1, 2): _NAMED['SqueezeBackward4'], (2, 2): MmBackward0}[nx, ny]
+    if nx <= 2 and ny <= 2: return _BY_RANKS[nx, ny]
     if nx == 2 and x._requires_grad: return _NAMED['TransposeBackward0' if x._data.shape[0] == 1 else 'CloneBackward0']  # torch transposes back
     return _NAMED['UnsafeViewBackward0']
 
@@ -397,8 +399,9 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
         bad = 0 if x._data.ndim != ranks[0] else 1
         raise RuntimeError(f"{fn}: {names[bad]} must be a {ranks[bad]}D tensor, but got {(x, y)[bad]._data.ndim}D")
     if x._data.dtype != y._data.dtype: raise RuntimeError(f"{fn}: expected both operands to have the same dtype, but got {_dname(x)} and {_dname(y)}")
-    if x.device != y.device: raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
     a, b = x._data, y._data
+    if (type(a) is not np.ndarray or type(b) is not np.ndarray) and x.device != y.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
         raise RuntimeError(f"{fn}: shapes cannot be multiplied ({_shape_str(a)} and {_shape_str(b)})")
 

@@ -8,6 +8,10 @@ torch = pytest.importorskip('torch')
 rng = np.random.default_rng(0)
 def randn(*s, dtype=np.float64): return rng.standard_normal(s).astype(dtype)
 
+def F(x): return litnn.nn.functional if isinstance(x, litnn.Tensor) else torch.nn.functional
+def _lib(x): return litnn if isinstance(x, litnn.Tensor) else torch
+TARGETS, CLASS_WEIGHTS = np.array([1, 0, 3]), rng.random(5) + 0.5
+
 # name: (function of tensors, input arrays); every `on_arrays` op must appear in some case (see the last test)
 IDX, IDX2 = np.array([0, 2, 2, 1]), np.array([1, 3, 3, 0])
 CASES = {
@@ -52,7 +56,15 @@ CASES = {
     'unary_more': (lambda x: x.expm1() + (x * x + 1).log() + (x * x + 1).rsqrt() + (x * x + 1).reciprocal(), [randn(6)]),
     'relu': (lambda x: x.relu(), [randn(6)]),
     'leaky_relu_inplace': (lambda x: (litnn.nn.functional if isinstance(x, litnn.Tensor) else torch.nn.functional).leaky_relu(x * 1, 0.2, inplace=True), [randn(6)]),
-    'leaky_relu': (lambda x: litnn.nn.functional.leaky_relu(x, 0.2) if isinstance(x, litnn.Tensor) else torch.nn.functional.leaky_relu(x, 0.2), [randn(6)]),
+    'leaky_relu': (lambda x: F(x).leaky_relu(x, 0.2), [randn(6)]),
+    'conv2d': (lambda x, w, b: F(x).conv2d(x, w, b, stride=2, padding=1), [randn(2, 3, 7, 6), randn(4, 3, 3, 3), randn(4)]),
+    'conv1d_groups': (lambda x, w: F(x).conv1d(x, w, groups=2, dilation=2), [randn(2, 4, 9), randn(6, 2, 3)]),
+    'max_pool2d': (lambda x: F(x).max_pool2d(x, 2), [randn(2, 3, 6, 6)]),
+    'max_pool2d_overlapping': (lambda x: F(x).max_pool2d(x, 3, stride=1, padding=1), [randn(1, 2, 5, 5)]),
+    'avg_pool2d': (lambda x: F(x).avg_pool2d(x, 3, stride=2, padding=1), [randn(2, 3, 7, 7)]),
+    'adaptive_avg_pool2d': (lambda x: F(x).adaptive_avg_pool2d(x, (2, 3)), [randn(2, 3, 5, 7)]),
+    'cross_entropy': (lambda x: F(x).cross_entropy(x, _lib(x).tensor(TARGETS)), [randn(3, 5)]),
+    'nll_loss_weighted': (lambda x: F(x).nll_loss(x, _lib(x).tensor(TARGETS), weight=_lib(x).tensor(CLASS_WEIGHTS).to(x.dtype), reduction='sum'), [randn(3, 5)]),
     'zero_d': (lambda x, y: -(x * y) / y, [randn(), randn()]),
 }
 

@@ -8,6 +8,7 @@ __all__ = []
 # %% ../../nbs/22a_im2col.ipynb #06f57c2a
 import math, threading, numpy as np
 from ..backend import array_namespace, array_device
+from ..tensor import Tensor
 from ..autograd.graph import Op
 
 # %% ../../nbs/22a_im2col.ipynb #cc909fa8
@@ -160,9 +161,14 @@ def _chunks(geo):
 class _LinearMap(Op):
     "A linear map `f` on arrays; its backward is its `adjoint`, another `_LinearMap`."
     f = adjoint = None
+    on_arrays = True
     @classmethod
     def forward(cls, ctx, x, geo):
         ctx.geo = geo
         return cls.f(x._data, geo)
     @classmethod
-    def backward(cls, ctx, g): return cls.adjoint.apply(g, geo=ctx.geo)
+    def backward(cls, ctx, g): return cls.adjoint.map(g, ctx.geo)
+    @classmethod
+    def map(cls, v, geo):
+        "The map applied to `v`: recorded for a tensor, straight `f` for an array (a plain backward)."
+        return cls.apply(v, geo=geo) if isinstance(v, Tensor) else cls.f(v, geo)

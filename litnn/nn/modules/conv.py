@@ -9,7 +9,7 @@ __all__ = ['ConvolutionBackward0', 'conv1d', 'conv2d', 'Conv1d', 'Conv2d']
 import itertools, math, numpy as np
 from ...tensor import Tensor, empty
 from ...backend import array_namespace
-from ...autograd.graph import Op, _Mode, _NO_CTX
+from ...autograd.graph import Op, _NO_CTX
 from ..im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out, _out_t,
                              _scratch, _chunks, _LinearMap)
 from ...indexing import index_select
@@ -49,6 +49,7 @@ _tokens = itertools.count()     # names a forward's window matrix in scratch (se
 
 class ConvolutionBackward0(Op):
     "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch"
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, w, b, geo):
         a, wa, xp = x._data, w._data, array_namespace(x._data)
@@ -72,8 +73,8 @@ class ConvolutionBackward0(Op):
 
     @staticmethod
     def backward(ctx, g):
-        if _Mode.grad: return _graph_backward(ctx, g)
-        (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g._data
+        if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
+        (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
         O, G, xp = ctx.wshape[0], ctx.geo.G, array_namespace(ga)
         gw = xp.zeros((G, O // G, math.prod(ctx.wshape[1:])), ga.dtype) if nw else None
         gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb else None
@@ -89,7 +90,7 @@ class ConvolutionBackward0(Op):
                 m, v = _cols_for(ga, gc, _scratch)
                 xp.matmul(w._data.reshape(G, O // G, -1).swapaxes(1, 2), gy, out=v)
                 _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
-        return tuple(None if v is None else Tensor._make(v) for v in (gx, None if gw is None else gw.reshape(ctx.wshape), gb))
+        return gx, None if gw is None else gw.reshape(ctx.wshape), gb
 
 # %% ../../../nbs/23_conv.ipynb #c8ace543
 class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())

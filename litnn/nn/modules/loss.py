@@ -8,7 +8,7 @@ import warnings, numpy as np
 import litnn
 from ...backend import array_namespace
 from ...tensor import Tensor, _LEGACY
-from ...autograd.graph import Op, _Mode, _float_dtype, _promote
+from ...autograd.graph import Op, _d, _float_dtype, _promote
 from ...ops import _const
 from ...reductions import log_softmax
 from .module import Module
@@ -79,6 +79,7 @@ def _pick(xp, shape, t, cd):
 # %% ../../../nbs/26_loss.ipynb #8e1f09b0
 class NllLossBackward0(Op):
     "-weight[t] * input[..., t, ...], reduced; its gradient lands on the picked entries only."
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, target, weight, reduction, ignore_index):
         a, t = x._data, target._data; xp = array_namespace(a)
@@ -102,17 +103,17 @@ class NllLossBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         shape, dtype, idx, coef, keep, reduction, denom, cd = ctx.o
-        xp = array_namespace(g._data)
+        xp = array_namespace(_d(g))
         v = -1 if coef is None else -coef                           # d out / d input at the picked entries
         if reduction == 'mean' and coef is None: v = v / denom
         elif reduction == 'mean':
             with np.errstate(invalid='ignore', divide='ignore'): v = v / denom
         if keep is not None: v = xp.where(keep, v, 0)               # 0 for ignored targets, even when all are (0/0)
         out = xp.zeros(shape, dtype)
-        if not _Mode.grad:                                          # a plain backward: one write into zeros
-            v = v * g._data
+        if not isinstance(g, Tensor):                               # a plain backward: one write into zeros
+            v = v * g
             out[idx] = v if keep is None else xp.where(keep, v, 0)  # (whatever g holds at ignored positions)
-            return Tensor._make(out)
+            return out
         out[idx] = v                                                # create_graph: g times a constant, recorded
         return (g.unsqueeze(cd) if g.ndim else g) * _const(out)
 

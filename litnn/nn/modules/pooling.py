@@ -119,6 +119,7 @@ def _indices(tap, geo):
 # %% ../../../nbs/24_pooling.ipynb #c7a249b6
 class MaxPool2DWithIndicesBackward0(Op):
     "max_pool2d: the maximum of each window; the gradient goes to the winner"
+    on_arrays = True
     @staticmethod
     def forward(ctx, x, geo, return_indices=False):
         m, tap = _max(x._data, geo, ctx is not _NO_CTX or return_indices)
@@ -127,7 +128,7 @@ class MaxPool2DWithIndicesBackward0(Op):
         ctx.mark_non_differentiable(1)
         return m, _indices(tap, geo)
     @staticmethod
-    def backward(ctx, g, *_): return MaxPool2DWithIndicesBackwardBackward0.apply(g, geo=ctx.geo)
+    def backward(ctx, g, *_): return MaxPool2DWithIndicesBackwardBackward0.map(g, ctx.geo)
 
 def _scatter(g, geo_tap):
     "Each output's gradient added onto its window's winner."
