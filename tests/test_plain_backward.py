@@ -177,3 +177,9 @@ def test_sigmoid_extremes_and_gradients(dt):
     # y (1 - y), torch's formula too, cancels near saturation: both lose digits there (x = 20: 1e-8 in float64)
     np.testing.assert_allclose(xl.grad.numpy(), xt.grad.numpy(), rtol=max(rtol * 4, 1e-7), atol=tiny)
     assert not np.isnan(yl.detach().numpy()[:-1]).any() and np.isnan(yl.detach().numpy()[-1])
+
+def test_gradient_given_as_array_is_converted():
+    "`backward(gradient)` with a non-tensor gradient goes through `tensor()` (a helper once shadowed it)."
+    w = litnn.tensor([1., 2.], requires_grad=True)
+    (w * 2).backward(np.array([1., 0.5], np.float32))
+    assert w.grad.tolist() == [2., 1.]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, operator, sys, weakref, numpy as np
 from collections import OrderedDict
 from ..backend import patch, array_namespace
-from ..tensor import Tensor, _arr, _by_np, ones_like, zeros_like, tensor as _tensor, _LEGACY
+from ..tensor import Tensor, _arr, _by_np, zeros_like, tensor as _tensor, _LEGACY
 from ..utils.hooks import RemovableHandle
 from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version, add, mul
 
@@ -33,7 +33,7 @@ def _needed(order, targets):
     return need
 
 # %% ../../nbs/02a_engine.ipynb #ac781c03
-def _tensor(g):
+def _as_tensor(g):
     "Gradient `g` as a tensor (user code sees tensors; a plain backward passes arrays, or numpy's 0-d scalars)."
     return g if g is None or isinstance(g, Tensor) else Tensor._make(_arr(g))
 
@@ -48,7 +48,7 @@ def _run_tensor_hooks(node, grads, claimed, create_graph):
         for nr, hooks in node._tensor_hooks.items():
             for h in list(hooks.values()):
                 _claim(grads[nr], claimed)        # the hook may keep it: never adopt it as a .grad
-                r = h(_tensor(grads[nr]))
+                r = h(_as_tensor(grads[nr]))
                 if r is not None: grads[nr] = _value(r, plain)
     if node._retained:
         for nr, ref in node._retained.items():
@@ -57,7 +57,7 @@ def _run_tensor_hooks(node, grads, claimed, create_graph):
     if node._pre_hooks:
         for h in list(node._pre_hooks.values()):
             for g in grads: _claim(g, claimed)
-            r = h(tuple(_tensor(g) for g in grads))
+            r = h(tuple(_as_tensor(g) for g in grads))
             if r is not None: grads[:] = [_value(g, plain) for g in r]
     return grads
 
@@ -126,7 +126,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
             if node._post_hooks:
                 for h in list(node._post_hooks.values()):
                     for g in outs: _claim(g, claimed)
-                    r = h(tuple(map(_tensor, outs)), tuple(map(_tensor, grads)))
+                    r = h(tuple(map(_as_tensor, outs)), tuple(map(_as_tensor, grads)))
                     if r is not None: outs = tuple(_value(g, plain) for g in r)
             if not retain_graph:   # free what backward no longer needs
                 if node._saved: node._saved = _FREED
@@ -144,7 +144,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
 def _call_backward(node, grads, plain):
     "Call `node`'s backward with one gradient per output (tensors, unless it computes on arrays); one gradient per input back."
     if plain and not node.on_arrays:        # a formula in tensor ops: give it tensors, pass arrays on
-        out = _call_backward(node, [_tensor(g) for g in grads], False)
+        out = _call_backward(node, [_as_tensor(g) for g in grads], False)
         return tuple(_value(g, True) for g in out)
     if node._n_out == 1:
         g = grads[0]
@@ -174,7 +174,7 @@ def _accumulate(node, g, claimed, create_graph):
     if t._hooks:
         for h in list(t._hooks.values()):
             _claim(g, claimed)
-            r = h(_tensor(g))
+            r = h(_as_tensor(g))
             if r is not None: g = _value(r, not create_graph)
     _store_grad(t, g, claimed, create_graph)
     if t._post_acc_hooks:
@@ -301,7 +301,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                                    "Set allow_unused=True if this is the desired behavior.")
-        elif not create_graph: g = _tensor(g)
+        elif not create_graph: g = _as_tensor(g)
         res.append(g)
     return tuple(res)
 
