@@ -192,7 +192,7 @@ def _grad_for(t, g, i=0):
     "The gradient to start from for output `t`: the given one, checked, or the implicit 1."
     if g is None:
         if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        return ones_like(t)
+        return Tensor._make(array_namespace(t._data).ones_like(t._data))
     if not isinstance(g, Tensor): g = _tensor(g, dtype=t.dtype)
     if g._data.shape != t._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of {t.shape!r}.".replace('litnn.Size', 'litnn.Size'))
