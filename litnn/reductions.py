@@ -345,7 +345,9 @@ class MmBackward0(Op):
         a, b = x._data, y._data
         return (a.swapaxes(-1, -2) if tx else a) @ (b.swapaxes(-1, -2) if ty else b)
     @staticmethod
-    def backward(ctx, g): return _mm_grads(g, *ctx._saved_like(g), *ctx.t, *ctx.needs_input_grad)
+    def backward(ctx, g):
+        (fx, _), (fy, _) = ctx.next_functions
+        return _mm_grads(g, *ctx._saved_like(g), *ctx.t, fx is not None, fy is not None)
 
 def _mm(a, b, ta, tb):
     "op(a) @ op(b): recorded for tensors, computed directly for arrays (a plain backward)."
@@ -356,9 +358,9 @@ def _mm_grads(g, x, y, tx, ty, nx, ny):
     "Gradients of op(x) @ op(y): products again, with the transposes swapped; 1-D operands as a row/column."
     x1, y1 = x.ndim == 1, y.ndim == 1
     x2, y2 = x.reshape(1, -1) if x1 else x, y.reshape(-1, 1) if y1 else y
-    s = tuple(g.shape)
-    if x1: g = g.reshape(1, 1) if y1 else g.reshape(s[:-1] + (1,) + s[-1:])
-    elif y1: g = g.reshape(s + (1,))
+    if x1 or y1:
+        s = tuple(g.shape)
+        g = (g.reshape(1, 1) if y1 else g.reshape(s[:-1] + (1,) + s[-1:])) if x1 else g.reshape(s + (1,))
     gx = gy = None       # d op(x) = g @ op(y)^T and d op(y) = op(x)^T @ g, transposed back where op transposed
     if nx: gx = _reduce(_product(y2, g, ty, True, x2) if tx else _product(g, y2, False, not ty, x2), tuple(x2.shape))
     if ny: gy = _reduce(_product(g, x2, True, tx, y2) if ty else _product(x2, g, not tx, False, y2), tuple(y2.shape))
@@ -371,7 +373,8 @@ def _product(a, b, ta, tb, like):
     then computed as (op(b)^T @ op(a)^T)^T, which comes out column-major too, so that after `t()`'s backward
     it is row-major like the weight, and the optimizer's update runs over contiguous memory."""
     t = _d(like)
-    if t.ndim == 2 and t.flags.f_contiguous and not t.flags.c_contiguous:
+    f = t.flags
+    if t.ndim == 2 and f.f_contiguous and not f.c_contiguous:
         return _mm(b, a, not tb, not ta).swapaxes(-1, -2)
     return _mm(a, b, ta, tb)
 
