@@ -8,7 +8,7 @@ import builtins, math, numpy as np
 from . import backend as B
 from .backend import array_namespace, get_default_dtype, result_type, _generator, patch
 from .tensor import Tensor, _arr, _by_np, _LEGACY, zeros_like, tensor as _tensor
-from .autograd.graph import (Op, _Mode, _NO_CTX, _FREED, _promote, _levels, _reduce, _cast, _d, _shape, _scalar,
+from .autograd.graph import (Op, _Mode, _NO_CTX, _FREED, _promote, _levels, _reduce, _cast, _d, _shape, _scalar, _check_divisor,
                                   _float_dtype, _num, no_grad, sub, div, ToCopyBackward0)
 from .autograd.engine import _inplace
 
@@ -381,7 +381,10 @@ class RemainderBackward0(Op):
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
-        return array_namespace((x if isinstance(x, Tensor) else y)._data).remainder(_d(x), _d(y))
+        t = x if isinstance(x, Tensor) else y
+        xp = array_namespace(t._data)
+        if t._data.dtype.kind in 'iu': _check_divisor(xp, _d(y))
+        return xp.remainder(_d(x), _d(y))
     @staticmethod
     def backward(ctx, g):
         (x, y), (nx, ny) = ctx.saved_tensors, ctx.needs_input_grad

@@ -167,6 +167,24 @@ def test_remainder_floordiv(dev):
     xs = np.array([5.3, -5.2, 7.7]); ys = np.array([3., 2.5, -2.])
     gc(lambda x, y: x % y, xs, ys, dev=dev)
 
+@pytest.mark.parametrize('dt', [np.int64, np.int32, np.int8, np.uint8])
+def test_integer_division_is_exact(dt):
+    "Rounded division and remainder of integers stay in integers: exact beyond 2**53, as torch (not via float64)."
+    info = np.iinfo(dt)
+    a = rng.integers(info.min // 2, info.max // 2, 500).astype(dt)
+    b = rng.integers(1 if info.min == 0 else -40, 40, 500).astype(dt); b[b == 0] = 3
+    if dt == np.int64: a[:6] = [2**60 + 1, -2**62 - 3, 2**53 + 1, -2**53 - 1, 7, -7]
+    for mode in ('floor', 'trunc'):
+        check(lambda x, y: litnn.div(x, y, rounding_mode=mode), lambda x, y: torch.div(x, y, rounding_mode=mode), a, b, atol=0, rtol=0, name=False)
+        check(lambda x: litnn.div(x, 3, rounding_mode=mode), lambda x: torch.div(x, 3, rounding_mode=mode), a, atol=0, rtol=0, name=False)
+    check(lambda x, y: x % y, lambda x, y: x % y, a, b, atol=0, rtol=0)
+
+@pytest.mark.parametrize('f', [lambda lib: lib.tensor([7, -7]) // lib.tensor([0, 2]), lambda lib: lib.tensor([7]) % 0,
+                               lambda lib: lib.div(lib.tensor([7]), 0, rounding_mode='trunc')])
+def test_integer_division_by_zero_raises(f):
+    for lib in (litnn, torch):
+        with pytest.raises(RuntimeError, match='ZeroDivisionError'): f(lib)
+
 # ---------------------------------------------------------------- comparisons and logic
 CMP = [('eq', '__eq__'), ('ne', '__ne__'), ('lt', '__lt__'), ('le', '__le__'), ('gt', '__gt__'), ('ge', '__ge__')]
 

@@ -514,13 +514,19 @@ class DivBackward2(Op):
     def forward(ctx, x, y, rounding_mode):
         a, b = _d(x), _d(y)
         xp = array_namespace(a if isinstance(x, Tensor) else b)
-        q = xp.trunc(a / b) if rounding_mode == 'trunc' else xp.floor(a / b)
-        dt = (x if isinstance(x, Tensor) else y)._data.dtype
-        return q.astype(dt) if dt.kind in 'iu' else q
+        if (x if isinstance(x, Tensor) else y)._data.dtype.kind in 'iu':   # in integers: through floats it is wrong above 2**53
+            _check_divisor(xp, b)
+            q = xp.floor_divide(a, b)
+            return q + ((q < 0) & (q * b != a)) if rounding_mode == 'trunc' else q   # trunc: inexact negatives one up
+        return xp.trunc(a / b) if rounding_mode == 'trunc' else xp.floor(a / b)
     @staticmethod
     def backward(ctx, g):
         nx, ny = ctx.needs_input_grad
         return (g * 0 if nx else None, None)
+
+def _check_divisor(xp, b):
+    "Integer division by zero has no answer: PyTorch raises (numpy would warn and return 0)."
+    if xp.any(b == 0): raise RuntimeError("ZeroDivisionError")
 
 def _rounded_div(x, y, mode):
     if mode not in ('trunc', 'floor'):
