@@ -60,6 +60,7 @@ CASES = {
     'conv2d': (lambda x, w, b: F(x).conv2d(x, w, b, stride=2, padding=1), [randn(2, 3, 7, 6), randn(4, 3, 3, 3), randn(4)]),
     'conv1d_groups': (lambda x, w: F(x).conv1d(x, w, groups=2, dilation=2), [randn(2, 4, 9), randn(6, 2, 3)]),
     'max_pool2d': (lambda x: F(x).max_pool2d(x, 2), [randn(2, 3, 6, 6)]),
+    'max_pool2d_indices': (lambda x: F(x).max_pool2d(x, 2, return_indices=True)[0] * 2, [randn(2, 3, 6, 6)]),   # a node of two outputs
     'max_pool2d_overlapping': (lambda x: F(x).max_pool2d(x, 3, stride=1, padding=1), [randn(1, 2, 5, 5)]),
     'avg_pool2d': (lambda x: F(x).avg_pool2d(x, 3, stride=2, padding=1), [randn(2, 3, 7, 7)]),
     'adaptive_avg_pool2d': (lambda x: F(x).adaptive_avg_pool2d(x, (2, 3)), [randn(2, 3, 5, 7)]),
@@ -183,3 +184,15 @@ def test_gradient_given_as_a_number_is_converted():
     w = litnn.tensor([1., 2.], requires_grad=True)
     (w * 2).sum().backward([0.5])
     assert w.grad.tolist() == [1., 1.]
+
+@pytest.mark.parametrize('name', ['MulBackward0', 'LogSoftmaxBackward0', 'sigmoid', 'MmBackward0_first_transposed', 'conv2d'])
+def test_retained_graph_runs_twice(name):
+    "With retain_graph=True the saved arrays serve a second plain backward (and gradients accumulate), as in torch."
+    f, arrays = CASES[name]
+    res = []
+    for lib in (litnn, torch):
+        xs = _lib_args(lib, arrays)
+        out = f(*xs).sum()
+        out.backward(retain_graph=True); out.backward()
+        res.append([x.grad.numpy() for x in xs])
+    for a, b in zip(*res): np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
