@@ -14,6 +14,7 @@ from .ops import *
 from .reductions import *
 from .views import *
 from .indexing import *
+from .einsum import einsum          # 03d_einsum
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)

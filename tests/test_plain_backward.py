@@ -66,6 +66,8 @@ CASES = {
     'adaptive_avg_pool2d': (lambda x: F(x).adaptive_avg_pool2d(x, (2, 3)), [randn(2, 3, 5, 7)]),
     'cross_entropy': (lambda x: F(x).cross_entropy(x, _lib(x).tensor(TARGETS)), [randn(3, 5)]),
     'nll_loss_weighted': (lambda x: F(x).nll_loss(x, _lib(x).tensor(TARGETS), weight=_lib(x).tensor(CLASS_WEIGHTS).to(x.dtype), reduction='sum'), [randn(3, 5)]),
+    'einsum': (lambda x, y: _lib(x).einsum('bij,jk->bik', x, y), [randn(2, 3, 4), randn(4, 5)]),
+    'einsum_diagonal': (lambda x, y: _lib(x).einsum('iij,j->ij', x, y), [randn(3, 3, 4), randn(4)]),
     'zero_d': (lambda x, y: -(x * y) / y, [randn(), randn()]),
 }
 
@@ -104,10 +106,13 @@ def _formula(c):
     return next((k for k in c.__mro__ if 'backward' in vars(k)), None), getattr(c, 'df', None)
 
 def test_every_array_formula_has_a_case():
-    "Each backward formula that runs on arrays is exercised above (a new op that opts in needs a case)."
+    "Each backward formula that runs on arrays is exercised above (a new op that opts in needs a case), forward or in a recorded backward."
     seen = set()
     for name, (f, arrays) in CASES.items():
-        stack = [f(*_lib_args(litnn, arrays)).grad_fn]
+        xs = _lib_args(litnn, arrays)
+        out = f(*xs)
+        grads = litnn.autograd.grad(out, xs, litnn.ones_like(out), create_graph=True, allow_unused=True)
+        stack = [out.grad_fn] + [g.grad_fn for g in grads if g is not None]
         while stack:
             n = stack.pop()
             if n is not None: seen.add(_formula(type(n))); stack += [fn for fn, _ in n.next_functions]

@@ -1,0 +1,79 @@
+"einsum against PyTorch (values, gradients, implicit outputs, broadcasting, diagonals, errors) and finite differences."
+import numpy as np, pytest
+import litnn
+from litnn.autograd import gradcheck, gradgradcheck
+torch = pytest.importorskip('torch')
+
+rng = np.random.default_rng(0)
+CASES = [  # equation, operand shapes
+    ('ij,jk->ik', [(2, 3), (3, 4)]), ('ij,jk', [(2, 3), (3, 4)]), ('ij,kj->ik', [(2, 3), (4, 3)]),
+    ('ij->ji', [(2, 3)]), ('ij->', [(2, 3)]), ('ij', [(2, 3)]), ('ba', [(2, 3)]), ('Ab,bC->AC', [(2, 3), (3, 4)]),
+    ('i,j->ij', [(3,), (4,)]), ('i,i->', [(5,), (5,)]), ('i,i->i', [(5,), (5,)]), ('ij,ij->ij', [(2, 3), (2, 3)]),
+    ('bij,bjk->bik', [(2, 3, 4), (2, 4, 5)]), ('bij,jk->bik', [(2, 3, 4), (4, 5)]),
+    ('abc,cd,de->abe', [(2, 3, 4), (4, 5), (5, 2)]), ('ij,jk,kl->il', [(2, 3), (3, 4), (4, 2)]),
+    ('i,jk->k', [(3,), (2, 4)]), ('ij,k->', [(2, 3), (4,)]),
+    ('ii->i', [(3, 3)]), ('ii', [(3, 3)]), ('iji->ij', [(2, 3, 2)]), ('ijj->i', [(2, 3, 3)]), ('iij,j->i', [(3, 3, 4), (4,)]),
+    ('...ij->...ji', [(2, 5, 3, 4)]), ('...ij->...ji', [(3, 4)]), ('b...,...', [(2, 3, 4), (4,)]),
+    ('...i,...i->...', [(2, 1, 3), (4, 3)]), ('ij,jk->ik', [(2, 1), (3, 4)]), ('...', [(2, 3)]), ('i->i', [(4,)]),
+    ('i j , j k -> i k', [(2, 3), (3, 4)]),
+]
+
+def run(lib, eq, arrays, create_graph=False):
+    xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+    out = lib.einsum(eq, *xs)
+    g = rng.standard_normal(tuple(out.shape)) if out.dim() else np.float64(rng.standard_normal())
+    grads = lib.autograd.grad(out, xs, lib.tensor(np.asarray(g)), create_graph=create_graph)
+    return out, grads
+
+@pytest.mark.parametrize('eq,shapes', CASES)
+def test_einsum_matches_torch(eq, shapes):
+    arrays = [rng.standard_normal(s) for s in shapes]
+    state = rng.bit_generator.state
+    ol, gl = run(litnn, eq, arrays)
+    rng.bit_generator.state = state                     # the same output gradient for torch
+    ot, gt = run(torch, eq, arrays)
+    assert tuple(ol.shape) == tuple(ot.shape) and ol.dtype.name == str(ot.dtype).split('.')[-1]
+    np.testing.assert_allclose(ol.detach().numpy(), ot.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for a, b in zip(gl, gt): np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+    rng.bit_generator.state = state
+    _, gr = run(litnn, eq, arrays, create_graph=True)  # the recorded backward gives the same
+    for a, b in zip(gr, gl): np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
+
+@pytest.mark.parametrize('eq,shapes', [c for c in CASES if c[0] in ('ij,jk->ik', 'iij,j->i', 'ijj->i', 'i,jk->k', 'abc,cd,de->abe', '...i,...i->...', 'ii')])
+def test_einsum_gradcheck(eq, shapes):
+    xs = [litnn.tensor(rng.standard_normal(s), requires_grad=True) for s in shapes]
+    assert gradcheck(lambda *t: litnn.einsum(eq, *t), xs)
+    assert gradgradcheck(lambda *t: litnn.einsum(eq, *t), xs)
+
+def test_einsum_float32_list_and_same_operand_twice():
+    a = rng.standard_normal((3, 3)).astype(np.float32)
+    res = []
+    for lib in (litnn, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.einsum('ij,jk->ik', [x, x])             # operands as one list; x used twice: gradients add
+        y.sum().backward()
+        res.append((y.detach().numpy(), x.grad.numpy(), str(y.dtype).split('.')[-1]))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-5); np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5)
+    assert res[0][2] == res[1][2] == 'float32'
+
+def test_einsum_integers():
+    a, b = np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4)
+    l, t = litnn.einsum('ij,jk', litnn.tensor(a), litnn.tensor(b)), torch.einsum('ij,jk', torch.tensor(a), torch.tensor(b))
+    assert l.tolist() == t.tolist() and l.dtype is litnn.int64
+
+ERRORS = [('ij,jk', [(2, 3), (4, 2)]), ('ijk', [(2, 2)]), ('ij,jk', [(2, 2)]), ('ij', [(2, 2), (2,)]), ('i1', [(2, 2)]),
+          ('ij->iji', [(2, 2)]), ('ij->k', [(2, 2)]), ('...ij', [(2,)])]
+
+@pytest.mark.parametrize('eq,shapes', ERRORS)
+def test_einsum_errors_match_torch(eq, shapes):
+    msgs = []
+    for lib in (litnn, torch):
+        with pytest.raises(RuntimeError) as e: lib.einsum(eq, *[lib.ones(*s) for s in shapes])
+        msgs.append(str(e.value).split('\n')[0])
+    assert msgs[0] == msgs[1]
+
+def test_einsum_dtype_error_and_no_operand():
+    for lib in (litnn, torch):
+        with pytest.raises(RuntimeError, match='expected scalar type Float but found Double'):
+            lib.einsum('ij,jk', lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64))
+    with pytest.raises(RuntimeError, match='at least one operand'): litnn.einsum('ij')
