@@ -486,7 +486,7 @@ class SoftmaxBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         y = ctx._result_like(g); gy = g * y
-        return gy - y * _sum_kept(gy, ctx.dim)
+        return gy - y * gy.sum(axis=ctx.dim, keepdims=True)     # numpy's keywords: tensors take them too
 
 class LogSoftmaxBackward0(Op):
     on_arrays = True
@@ -500,11 +500,7 @@ class LogSoftmaxBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         y = ctx._result_like(g)
-        return g - (y.exp() if isinstance(y, Tensor) else array_namespace(y).exp(y)) * _sum_kept(g, ctx.dim)
-
-def _sum_kept(v, dim):
-    "Tensor or array `v` summed over `dim`, keeping it as size 1."
-    return v.sum(dim, keepdim=True) if isinstance(v, Tensor) else v.sum(axis=dim, keepdims=True)
+        return g - (y.exp() if isinstance(y, Tensor) else array_namespace(y).exp(y)) * g.sum(axis=ctx.dim, keepdims=True)
 
 def _softmax(cls, x, dim, dtype, name):
     if dtype is not None: x = _cast(x, to_dtype(dtype))

@@ -164,7 +164,7 @@ def _materialize(node, grads):
             like = next(x for x in grads if x is not None)
             a = like._data if isinstance(like, Tensor) else like
             g = array_namespace(a).zeros(shape, dt)
-            if a is not like: g = Tensor._make(g)
+            if isinstance(like, Tensor): g = Tensor._make(g)
         res.append(g)
     return res
 
