@@ -1,0 +1,30 @@
+"""Run notebooks top to bottom and save their outputs in place, so the site shows what each demo computes.
+
+    python tools/run_nb.py nbs/21a_dropout.ipynb [more.ipynb ...]
+
+Each notebook runs in a fresh process (notebooks re-patch litnn's classes, as in tools/test_all.sh),
+with its folder as the working directory; the first failing cell stops it with the error and exit 1.
+`nbdev_clean` then strips metadata, so a saved notebook stays free of drift."""
+import subprocess, sys
+from pathlib import Path
+
+def run_one(path):
+    "Execute one notebook in this process and write its outputs back into the file."
+    from execnb.shell import CaptureShell
+    import os
+    path = Path(path).resolve()
+    os.chdir(path.parent)
+    CaptureShell().execute(path, path, exc_stop=True)
+
+def main(paths):
+    if not paths: sys.exit(__doc__)
+    for p in paths:
+        if not Path(p).is_file(): sys.exit(f"run_nb.py: no such notebook: {p}")
+        r = subprocess.run([sys.executable, __file__, '--one', str(p)])
+        if r.returncode: sys.exit(f"run_nb.py: {p} failed (its outputs were not saved)")
+        subprocess.run(['nbdev_clean', '--fname', str(p)], check=True)
+        print(f"ran and saved {p}")
+
+if __name__ == '__main__':
+    if sys.argv[1:2] == ['--one']: run_one(sys.argv[2])
+    else: main(sys.argv[1:])
