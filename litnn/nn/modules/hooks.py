@@ -234,6 +234,12 @@ def _hooked_call(self, call):
     if legacy: _register_legacy_backward_hooks(self, call, legacy)
     return call.result
 
+# %% ../../../nbs/14_hooks.ipynb #a15bca2b
+@patch
+def _slow_forward(self:Module, *input, **kwargs):
+    "`forward`, as PyTorch's `_slow_forward` is outside JIT tracing (litnn has no tracer, so always)."
+    return self.forward(*input, **kwargs)
+
 # %% ../../../nbs/14_hooks.ipynb #cdf83762
 class BackwardHookFunction(Function):
     "Identity on tensors; its graph node marks a module's boundary for the backward hooks."
