@@ -14,9 +14,10 @@ except Exception: cupy = None
 
 # %% auto #0
 __all__ = ['float16', 'float32', 'float64', 'bfloat16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'half', 'float',
-           'double', 'short', 'int', 'long', 'default_generator', 'dtype', 'get_default_dtype', 'set_default_dtype',
-           'to_dtype', 'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device',
-           'xp_for', 'Generator', 'manual_seed', 'seed', 'initial_seed']
+           'double', 'short', 'int', 'long', 'default_generator', 'contiguous_format', 'channels_last',
+           'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'set_default_dtype', 'to_dtype',
+           'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for',
+           'Generator', 'manual_seed', 'seed', 'initial_seed', 'memory_format']
 
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
@@ -61,8 +62,8 @@ def set_default_dtype(d):
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default['dtype'] = d
 
-_PY_TYPES = {builtins.float: lambda: _default['dtype'], builtins.int: lambda: int64,
-             builtins.bool: lambda: bool}
+# as torch: a Python type names one dtype, whatever the default (`dtype=float` is float64, as in numpy)
+_PY_TYPES = {builtins.float: lambda: float64, builtins.int: lambda: int64, builtins.bool: lambda: bool}
 
 def to_dtype(d):
     "A litnn dtype from a litnn dtype, a numpy dtype, a dtype name or a Python type."
@@ -216,3 +217,13 @@ def patch(f=None, *, as_prop=False):
     f.__qualname__ = f"{cls.__name__}.{f.__name__}"
     setattr(cls, f.__name__, property(f) if as_prop else f)
     return f.__globals__.get(f.__name__, getattr(builtins, f.__name__, f))
+
+# %% ../nbs/00_backend.ipynb #0eac1b77
+class memory_format:
+    "A tensor memory layout, as `torch.memory_format`: accepted wherever torch takes one; litnn's arrays keep theirs."
+    def __init__(self, name): self.name = name
+    def __repr__(self): return f'litnn.{self.name}'
+    def __reduce__(self): return self.name   # pickles as the module-level instance
+
+contiguous_format, channels_last, channels_last_3d, preserve_format = (
+    memory_format(n) for n in ('contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format'))

@@ -4,13 +4,13 @@
 __all__ = ['conv1d', 'conv2d', 'dropout', 'max_pool2d', 'batch_norm', 'layer_norm', 'embedding', 'bilinear',
            'binary_cross_entropy_with_logits']
 
-# %% ../nbs/35_functional_aliases.ipynb #32453d2e
+# %% ../nbs/35_functional_aliases.ipynb #3a8f481e
 from .nn import functional as F
 
-# %% ../nbs/35_functional_aliases.ipynb #b3101678
+# %% ../nbs/35_functional_aliases.ipynb #e8410494
 conv1d, conv2d = F.conv1d, F.conv2d   # torch.conv2d is torch.nn.functional.conv2d
 
-# %% ../nbs/35_functional_aliases.ipynb #77256dae
+# %% ../nbs/35_functional_aliases.ipynb #2d0fe0cc
 def dropout(input, p, train):
     "torch.dropout: `F.dropout` with every argument required."
     return F.dropout(input, p, train)
@@ -19,7 +19,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     "torch.max_pool2d: the pooled values only (no `return_indices`); an empty `stride` means `kernel_size`."
     return F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
 
-# %% ../nbs/35_functional_aliases.ipynb #bddd5957
+# %% ../nbs/35_functional_aliases.ipynb #1036c3ff
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     "torch.batch_norm: `F.batch_norm` with the operator's argument order, all required."
     return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
@@ -36,7 +36,7 @@ def bilinear(input1, input2, weight, bias=None):
     "torch.bilinear: the same as `F.bilinear`."
     return F.bilinear(input1, input2, weight, bias)
 
-# %% ../nbs/35_functional_aliases.ipynb #d0792e33
+# %% ../nbs/35_functional_aliases.ipynb #f884900c
 _REDUCTIONS = {0: 'none', 1: 'mean', 2: 'sum'}
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):

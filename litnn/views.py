@@ -14,7 +14,7 @@ from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _d, 
 # %% auto #0
 __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'reshape', 'flatten', 'unflatten', 'SelectBackward0',
            'SliceBackward0', 'AliasBackward0', 'UnsqueezeBackward0', 'SqueezeBackward0', 'SqueezeBackward1',
-           'SqueezeBackward2', 'IndexPutImplBackward0', 'select', 'narrow', 'squeeze', 'unsqueeze',
+           'SqueezeBackward2', 'SqueezeBackward4', 'IndexPutImplBackward0', 'select', 'narrow', 'squeeze', 'unsqueeze',
            'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'transpose', 't', 'permute', 'movedim',
            'CatBackward0', 'StackBackward0', 'cat', 'stack', 'SplitBackward0', 'SplitWithSizesBackward0',
            'UnbindBackward0', 'split', 'chunk', 'unbind', 'RepeatBackward0', 'FlipBackward0', 'TrilBackward0',
@@ -155,6 +155,7 @@ class UnsqueezeBackward0(_Index): pass
 class SqueezeBackward0(_Index): pass
 class SqueezeBackward1(_Index): pass
 class SqueezeBackward2(_Index): pass
+class SqueezeBackward4(_Index): "squeeze_(dim) in place: torch's matmul drops the 1 it put before a vector"
 
 class IndexPutImplBackward0(Op):
     "Zeros of `shape` with `g` put at `key`: the gradient of indexing. Its derivative is indexing again."

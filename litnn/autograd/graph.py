@@ -103,7 +103,7 @@ class Node:
     on_arrays = False       # is backward written to run on arrays too? a plain backward then passes it arrays
 
     def name(self): return type(self).__name__
-    def __repr__(self): return f"<{type(self).__name__}>"
+    def __repr__(self): return f"<{type(self).__name__} object at {id(self):#x}>"   # as torch's
 
     def save_for_backward(self, *tensors):
         "Keep `tensors` (and their versions) for backward."

@@ -234,7 +234,7 @@ def _hooked_call(self, call):
     if legacy: _register_legacy_backward_hooks(self, call, legacy)
     return call.result
 
-# %% ../../../nbs/14_hooks.ipynb #a15bca2b
+# %% ../../../nbs/14_hooks.ipynb #b4bec310
 @patch
 def _slow_forward(self:Module, *input, **kwargs):
     "`forward`, as PyTorch's `_slow_forward` is outside JIT tracing (litnn has no tracer, so always)."
