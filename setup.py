@@ -14,6 +14,15 @@ dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 train_requirements = shlex.split(cfg.get('train_requirements', ''))
 docs_requirements = shlex.split(cfg.get('docs_requirements', ''))   # tools/build_docs.py
 
+def _merged(*lists):
+    "The requirements of several extras, each package once (the first spec of a name wins)."
+    seen, out = set(), []
+    for req in (r for reqs in lists for r in reqs):
+        name = req.split(';')[0].split('[')[0]
+        for sep in '=<>!~ ': name = name.split(sep)[0]
+        if name.lower() not in seen: seen.add(name.lower()); out.append(req)
+    return out
+
 setuptools.setup(
     name=cfg['lib_name'],
     version=cfg['version'],
@@ -22,13 +31,14 @@ setuptools.setup(
     long_description_content_type='text/markdown',
     author=cfg['author'], author_email=cfg['author_email'],
     license='Apache-2.0',
+    license_files=['LICENSE'],
     url=cfg['git_url'],
     keywords=cfg['keywords'],
     packages=setuptools.find_packages(include=['litnn', 'litnn.*']),
     include_package_data=True,
     python_requires='>=' + cfg['min_python'],
     install_requires=requirements,
-    extras_require={'dev': dev_requirements + docs_requirements, 'train': train_requirements, 'docs': docs_requirements,
+    extras_require={'dev': _merged(dev_requirements, docs_requirements), 'train': train_requirements, 'docs': docs_requirements,
                     'cuda': ['cupy-cuda12x']},
     zip_safe=False,
     entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},

@@ -1,6 +1,6 @@
 """The project's own rules: what `import litnn` pulls in, how notebooks are named and started,
 and that README.md, nbs/index.ipynb and .ci/run agree."""
-import json, re, subprocess, sys
+import json, re, subprocess, sys, zipfile
 from pathlib import Path
 
 import pytest
@@ -90,3 +90,27 @@ def test_export_to_another_module_is_rewritten_first():
     bad = [f'{nb.name}: `#| export {mod}`' for nb in nbs for mod in sorted(export_directives(nb)[1])
            if mod != export_directives(nb)[0] and not (mod in first and first[mod] < nb.name)]
     assert bad == [], 'these modules are appended to on every nbdev_export: ' + '; '.join(bad)
+
+
+def test_license_is_apache_and_ships_in_the_wheel(tmp_path):
+    "settings.ini says apache2: the repository has the license text and the wheel carries it."
+    text = (ROOT/'LICENSE').read_text(encoding='utf-8')
+    assert 'Apache License' in text and 'Version 2.0, January 2004' in text
+    subprocess.run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(tmp_path), str(ROOT)], check=True)
+    wheel = next(tmp_path.glob('litnn-*.whl'))
+    with zipfile.ZipFile(wheel) as z:
+        assert any(n.endswith('/LICENSE') and 'dist-info' in n for n in z.namelist())
+
+
+def test_each_extra_lists_each_package_once():
+    "The dev extra is dev + docs requirements, merged so that a package they share is listed once."
+    ns = {}
+    prelude = (ROOT/'setup.py').read_text(encoding='utf-8').split('setuptools.setup(')[0]   # everything but the call
+    cwd = Path.cwd()
+    try:
+        import os; os.chdir(ROOT); exec(compile(prelude, 'setup.py', 'exec'), ns)
+    finally: os.chdir(cwd)
+    dev = ns['_merged'](ns['dev_requirements'], ns['docs_requirements'])
+    names = [re.split(r'[=<>!~ \[;]', r)[0].lower() for r in dev]
+    assert len(names) == len(set(names)), names
+    assert {'nbdev', 'matplotlib', 'torch', 'mkdocs'} <= set(names)
