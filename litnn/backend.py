@@ -218,7 +218,7 @@ def patch(f=None, *, as_prop=False):
     setattr(cls, f.__name__, property(f) if as_prop else f)
     return f.__globals__.get(f.__name__, getattr(builtins, f.__name__, f))
 
-# %% ../nbs/00_backend.ipynb #0eac1b77
+# %% ../nbs/00_backend.ipynb #c4b052e0
 class memory_format:
     "A tensor memory layout, as `torch.memory_format`: accepted wherever torch takes one; litnn's arrays keep theirs."
     def __init__(self, name): self.name = name

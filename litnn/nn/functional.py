@@ -7,6 +7,9 @@ from .modules.linear import linear, bilinear   # 21_linear
 from .modules.dropout import dropout           # 21a_dropout
 from .modules.sparse import embedding          # 21b_sparse
 from .modules.activation import relu, leaky_relu, gelu, silu, tanh, sigmoid, softmax, log_softmax   # 22_activation
+from .modules.more_activations import (elu, selu, celu, glu, hardtanh, relu6, hardsigmoid, hardswish, mish, prelu, rrelu,   # 22b
+                                       softplus, softsign, softshrink, hardshrink, tanhshrink, threshold, logsigmoid, softmin,
+                                       elu_, selu_, celu_, hardtanh_, rrelu_, threshold_)
 from .modules.conv import conv1d, conv2d   # 23_conv
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization

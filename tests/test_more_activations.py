@@ -1,0 +1,113 @@
+"""22b_more_activations against torch 2.13: values, first and second derivatives, in-place forms, reprs, errors."""
+import numpy as np, pytest
+import litnn
+import litnn.nn.functional as LF
+torch = pytest.importorskip('torch')
+import torch.nn.functional as TF
+
+# name, kwargs: each function on the same inputs in both libraries
+CASES = [('elu', {}), ('elu', {'alpha': 0.5}), ('selu', {}), ('celu', {}), ('celu', {'alpha': 2.0}),
+         ('hardtanh', {}), ('hardtanh', {'min_val': -2., 'max_val': 0.5}), ('relu6', {}), ('hardsigmoid', {}),
+         ('hardswish', {}), ('mish', {}), ('softplus', {}), ('softplus', {'beta': 2., 'threshold': 3.}), ('softsign', {}),
+         ('softshrink', {}), ('softshrink', {'lambd': 1.2}), ('hardshrink', {}), ('hardshrink', {'lambd': 1.2}),
+         ('tanhshrink', {}), ('threshold', {'threshold': 0.3, 'value': -2.}), ('logsigmoid', {}), ('softmin', {'dim': 1}),
+         ('glu', {}), ('glu', {'dim': 0}), ('rrelu', {'training': False})]
+SMOOTH = {'elu', 'selu', 'celu', 'mish', 'softplus', 'softsign', 'tanhshrink', 'logsigmoid', 'softmin', 'glu'}
+
+def inputs(dtype):
+    rng = np.random.default_rng(0)
+    a = rng.normal(scale=3, size=(4, 6))
+    a[0, :6] = [-3., 3., 0.5, -0.5, 6., 0.]          # on the kinks of hardtanh/hardswish/shrink/relu6 (torch's side)
+    return a.astype(dtype)
+
+@pytest.mark.parametrize('name,kw', CASES, ids=[f"{n}-{'-'.join(map(str, k.values()))}" for n, k in CASES])
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+def test_values_and_gradients_match_torch(name, kw, dtype):
+    a = inputs(dtype)
+    lx = litnn.tensor(a, requires_grad=True); tx = torch.tensor(a, requires_grad=True)
+    ly, ty = getattr(LF, name)(lx, **kw), getattr(TF, name)(tx, **kw)
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype == 'float32' else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **tol)
+    assert ly.dtype.name == str(ty.dtype).removeprefix('torch.')
+    gy = np.random.default_rng(1).normal(size=ly.shape).astype(dtype)
+    ly.backward(litnn.tensor(gy)); ty.backward(torch.tensor(gy))
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), **tol)
+    assert type(ly.grad_fn).__name__ == type(ty.grad_fn).__name__
+
+@pytest.mark.parametrize('name,kw', [c for c in CASES if c[0] in SMOOTH], ids=lambda v: str(v))
+def test_second_derivatives_match_torch(name, kw):
+    a = inputs('float64')[1:3]      # off the kinks; an even number of rows for glu
+    lx = litnn.tensor(a, requires_grad=True); tx = torch.tensor(a, requires_grad=True)
+    (lg,) = litnn.autograd.grad(getattr(LF, name)(lx, **kw).sum(), lx, create_graph=True)
+    (tg,) = torch.autograd.grad(getattr(TF, name)(tx, **kw).sum(), tx, create_graph=True)
+    np.testing.assert_allclose(lg.detach().numpy(), tg.detach().numpy(), rtol=1e-10, atol=1e-12)
+    (lh,) = litnn.autograd.grad((lg * lg).sum(), lx); (th,) = torch.autograd.grad((tg * tg).sum(), tx)
+    np.testing.assert_allclose(lh.numpy(), th.numpy(), rtol=1e-9, atol=1e-12)
+
+@pytest.mark.parametrize('name', ['elu', 'selu', 'celu', 'mish', 'softplus', 'logsigmoid', 'hardswish', 'glu'])
+def test_gradcheck(name):
+    x = litnn.tensor(inputs('float64')[1:3] + 0.01, requires_grad=True)   # off the kinks
+    assert litnn.autograd.gradcheck(getattr(LF, name), (x,))
+
+@pytest.mark.parametrize('name,kw', [('elu', {}), ('selu', {}), ('celu', {}), ('hardtanh', {}), ('relu6', {}),
+                                     ('hardsigmoid', {}), ('hardswish', {}), ('mish', {}),
+                                     ('threshold', {'threshold': 0.3, 'value': -2.}), ('rrelu', {})])
+def test_inplace(name, kw):
+    a = inputs('float64')
+    lx, tx = litnn.tensor(a), torch.tensor(a)
+    ly = getattr(LF, name)(lx, **kw, inplace=True); ty = getattr(TF, name)(tx, **kw, inplace=True)
+    assert ly is lx
+    np.testing.assert_allclose(lx.numpy(), tx.numpy(), rtol=1e-12)
+
+def test_prelu_against_torch():
+    a = inputs('float64').reshape(2, 3, 4)
+    for w in ([0.25], [0.1, -0.2, 0.3]):
+        lx, tx = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        lw, tw = litnn.tensor(w, requires_grad=True, dtype=litnn.float64), torch.tensor(w, requires_grad=True, dtype=torch.float64)
+        ly, ty = LF.prelu(lx, lw), TF.prelu(tx, tw)
+        np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy())
+        (ly * ly).sum().backward(); (ty * ty).sum().backward()
+        np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(lw.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match='Mismatch of parameter numbers'): LF.prelu(litnn.ones(2, 4), litnn.ones(3))
+    with pytest.raises(RuntimeError): TF.prelu(torch.ones(2, 4), torch.ones(3))
+
+def test_rrelu_training_draws_slopes_in_range():
+    litnn.manual_seed(0)
+    x = litnn.full((20_000,), -1., requires_grad=True)
+    y = LF.rrelu(x, 0.1, 0.3, training=True)
+    y.sum().backward()
+    slopes = -y.detach().numpy()
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3
+    assert abs(slopes.mean() - 0.2) < 5 * (0.2 / np.sqrt(12)) / np.sqrt(slopes.size)   # uniform: 5 sigma
+    np.testing.assert_array_equal(x.grad.numpy(), slopes)                             # gradient = the slope used
+
+MODULES = [('ELU', ()), ('ELU', (0.5, True)), ('SELU', ()), ('SELU', (True,)), ('CELU', (2.0,)), ('GLU', ()), ('GLU', (0,)),
+           ('Hardtanh', ()), ('Hardtanh', (-2., 2., True)), ('ReLU6', ()), ('ReLU6', (True,)), ('Hardsigmoid', ()),
+           ('Hardswish', (True,)), ('Mish', ()), ('PReLU', ()), ('PReLU', (3, 0.1)), ('RReLU', ()), ('RReLU', (0.1, 0.2, True)),
+           ('Softplus', ()), ('Softplus', (2, 10)), ('Softsign', ()), ('Softshrink', ()), ('Hardshrink', (1.5,)),
+           ('Tanhshrink', ()), ('Threshold', (0.1, 2.)), ('Threshold', (0.1, 2., True)), ('LogSigmoid', ()), ('Softmin', ()),
+           ('Softmin', (1,)), ('Softmax2d', ())]
+
+@pytest.mark.parametrize('name,args', MODULES, ids=lambda v: str(v))
+def test_modules_repr_state_dict_and_forward(name, args):
+    lm, tm = getattr(litnn.nn, name)(*args), getattr(torch.nn, name)(*args)
+    assert repr(lm) == repr(tm)
+    assert list(lm.state_dict()) == list(tm.state_dict())
+    lm.eval(); tm.eval()
+    a = inputs('float64').reshape(2, 3, 2, 2)[:, :2] if name in ('GLU', 'Softmax2d', 'PReLU') else inputs('float64')
+    if name == 'PReLU' and args: a = inputs('float64').reshape(2, 3, 4)
+    lm.double(); tm.double()
+    with torch.no_grad():
+        want = tm(torch.tensor(a.copy()))
+    np.testing.assert_allclose(lm(litnn.tensor(a.copy())).detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+def test_errors_match_torch():
+    from torch_pairs import same_error
+    same_error(lambda lib: lib.nn.functional.glu(lib.ones(3)))
+    same_error(lambda lib: lib.nn.functional.glu(lib.tensor(1.)))
+    same_error(lambda lib: lib.nn.functional.softshrink(lib.ones(3), -1.))
+    same_error(lambda lib: lib.nn.Hardtanh(2., 1.))
+    same_error(lambda lib: lib.nn.Softmax2d()(lib.ones(2, 3)))
+    with pytest.raises(RuntimeError, match='Halving dimension must be even, but dimension 0 is size 3'):
+        LF.glu(litnn.ones(3))
