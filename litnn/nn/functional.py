@@ -11,6 +11,7 @@ from .modules.more_activations import (elu, selu, celu, glu, hardtanh, relu6, ha
                                        softplus, softsign, softshrink, hardshrink, tanhshrink, threshold, logsigmoid, softmin,
                                        elu_, selu_, celu_, hardtanh_, rrelu_, threshold_)
 from .modules.conv import conv1d, conv2d   # 23_conv
+from .modules.padding import pad           # 23b_padding
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
 from .modules.loss import cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26_loss

@@ -31,3 +31,9 @@ _MORE_ACTIVATIONS = ['ELU', 'SELU', 'CELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsig
 from .more_activations import (ELU, SELU, CELU, GLU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, PReLU, RReLU,   # 22b_more_activations
                                Softplus, Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, LogSigmoid, Softmin, Softmax2d)
 __all__ += _MORE_ACTIVATIONS
+
+_PADDING = [f'{kind}Pad{n}d' for kind in ('Constant', 'Zero', 'Reflection', 'Replication', 'Circular') for n in (1, 2, 3)]
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,   # 23b_padding
+                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
+                      CircularPad1d, CircularPad2d, CircularPad3d)
+__all__ += _PADDING
