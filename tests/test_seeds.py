@@ -671,3 +671,4 @@ def test_003_functional_forms_are_one_function():
     assert litnn.conv2d is F.conv2d and torch.conv2d is torch.nn.functional.conv2d
     x, w = litnn.ones(1, 1, 4, 4), litnn.ones(2, 1, 3, 3)
     assert litnn.conv2d(x, w).tolist() == torch.conv2d(torch.ones(1, 1, 4, 4), torch.ones(2, 1, 3, 3)).tolist()
+

@@ -151,7 +151,8 @@ def result(self:Node):
     "The saved output as a tensor; part of the graph when backward itself is being recorded."
     out = self._out
     if out is _FREED: raise RuntimeError(_SECOND_TIME)
-    if self._out_vc[0] != 0: _modified_error(Tensor._make(out, True, self), 0, self)
+    if self._out_vc[0] != 0:                     # modified in place since: name its version in the error
+        t = Tensor._make(out, True, self); t._vc = self._out_vc; _modified_error(t, 0, self)
     return Tensor._make(out, True, self) if _Mode.grad else Tensor._make(out)
 
 @patch

@@ -14,4 +14,5 @@ from .modules.conv import conv1d, conv2d   # 23_conv
 from .modules.padding import pad           # 23b_padding
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
+from .modules.distance import one_hot, cosine_similarity, pairwise_distance, pdist   # 26a_distance
 from .modules.loss import cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26_loss

@@ -37,3 +37,6 @@ from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, Ze
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
                       CircularPad1d, CircularPad2d, CircularPad3d)
 __all__ += _PADDING
+
+from .distance import CosineSimilarity, PairwiseDistance   # 26a_distance
+__all__ += ['CosineSimilarity', 'PairwiseDistance']
