@@ -40,3 +40,11 @@ __all__ += _PADDING
 
 from .distance import CosineSimilarity, PairwiseDistance   # 26a_distance
 __all__ += ['CosineSimilarity', 'PairwiseDistance']
+
+_MORE_LOSSES = ['SmoothL1Loss', 'HuberLoss', 'KLDivLoss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'MarginRankingLoss',
+                'HingeEmbeddingLoss', 'CosineEmbeddingLoss', 'SoftMarginLoss', 'TripletMarginLoss', 'TripletMarginWithDistanceLoss',
+                'MultiLabelMarginLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss']
+from .more_losses import (SmoothL1Loss, HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,   # 26b_more_losses
+                          HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
+                          MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss)
+__all__ += _MORE_LOSSES
