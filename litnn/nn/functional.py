@@ -5,6 +5,7 @@ Each function is built in the notebook of its part, beside the module that uses 
 them under torch's name, one line per part, in the parts' order."""
 from .modules.linear import linear, bilinear   # 21_linear
 from .modules.dropout import dropout           # 21a_dropout
+from .modules.feature_dropout import dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout   # 21c
 from .modules.sparse import embedding          # 21b_sparse
 from .modules.activation import relu, leaky_relu, gelu, silu, tanh, sigmoid, softmax, log_softmax   # 22_activation
 from .modules.more_activations import (elu, selu, celu, glu, hardtanh, relu6, hardsigmoid, hardswish, mish, prelu, rrelu,   # 22b

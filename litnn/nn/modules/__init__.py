@@ -48,3 +48,6 @@ from .more_losses import (SmoothL1Loss, HuberLoss, KLDivLoss, PoissonNLLLoss, Ga
                           HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
                           MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss)
 __all__ += _MORE_LOSSES
+
+from .feature_dropout import Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout   # 21c_feature_dropout
+__all__ += ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout']
