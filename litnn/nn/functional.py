@@ -15,6 +15,7 @@ from .modules.conv import conv1d, conv2d   # 23_conv
 from .modules.padding import pad           # 23b_padding
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
+from .modules.more_normalization import instance_norm, local_response_norm, normalize   # 25b_more_normalization
 from .modules.distance import one_hot, cosine_similarity, pairwise_distance, pdist   # 26a_distance
 from .modules.loss import cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26_loss
 from .modules.more_losses import (smooth_l1_loss, huber_loss, kl_div, poisson_nll_loss, gaussian_nll_loss,   # 26b_more_losses

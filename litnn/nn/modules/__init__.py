@@ -51,3 +51,6 @@ __all__ += _MORE_LOSSES
 
 from .feature_dropout import Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout   # 21c_feature_dropout
 __all__ += ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout']
+
+from .more_normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm   # 25b_more_normalization
+__all__ += ['InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d', 'LocalResponseNorm']

@@ -1,0 +1,71 @@
+"""25b_more_normalization against torch 2.13: instance norm (functional and modules, running stats), local response norm, normalize."""
+import warnings
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+from torch_pairs import same_error
+
+rng = np.random.default_rng(0)
+
+def compare(f, arrays, grads, dtype='float64'):
+    lt = [litnn.tensor(a.astype(dtype), requires_grad=i in grads) for i, a in enumerate(arrays)]
+    tt = [torch.tensor(a.astype(dtype), requires_grad=i in grads) for i, a in enumerate(arrays)]
+    ly, ty = f(litnn, *lt), f(torch, *tt)
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == 'float32' else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **tol)
+    g = rng.normal(size=tuple(ty.shape)).astype(dtype)
+    ly.backward(litnn.tensor(g)); ty.backward(torch.tensor(g))
+    for i in grads: np.testing.assert_allclose(lt[i].grad.numpy(), tt[i].grad.numpy(), **tol)
+    return lt, tt
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('shape', [(2, 3, 5), (2, 3, 4, 5), (2, 2, 3, 2, 4)])
+def test_instance_norm_functional(shape, dtype):
+    c = shape[1]
+    x, w, b = rng.normal(size=shape) * 3 + 1, rng.normal(size=c), rng.normal(size=c)
+    rm, rv = rng.normal(size=c), rng.uniform(0.5, 2, size=c)
+    compare(lambda lib, x, w, b: lib.nn.functional.instance_norm(x, None, None, w, b), [x, w, b], (0, 1, 2), dtype)
+    lt, tt = compare(lambda lib, x, rm, rv: lib.nn.functional.instance_norm(x, rm, rv, momentum=0.3), [x, rm, rv], (0,), dtype)
+    np.testing.assert_allclose(lt[1].detach().numpy(), tt[1].detach().numpy(), rtol=1e-5)      # running stats updated alike
+    np.testing.assert_allclose(lt[2].detach().numpy(), tt[2].detach().numpy(), rtol=1e-5)
+    compare(lambda lib, x, rm, rv: lib.nn.functional.instance_norm(x, rm, rv, use_input_stats=False), [x, rm, rv], (0,), dtype)
+
+@pytest.mark.parametrize('n', [1, 2, 3])
+@pytest.mark.parametrize('kw', [{}, {'affine': True}, {'track_running_stats': True}, {'affine': True, 'track_running_stats': True, 'momentum': None}])
+def test_instance_norm_modules(n, kw):
+    name = f'InstanceNorm{n}d'
+    lm, tm = getattr(litnn.nn, name)(3, **kw), getattr(torch.nn, name)(3, **kw)
+    assert repr(lm) == repr(tm) and list(lm.state_dict()) == list(tm.state_dict())
+    lm.double(); tm.double()
+    tm.load_state_dict({k: torch.tensor(rng.normal(size=tuple(v.shape))) if v.is_floating_point() else v for k, v in tm.state_dict().items()})
+    lm.load_state_dict({k: litnn.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    for shape in [(2, 3) + (4,) * n, (3,) + (4,) * n]:                 # batched and unbatched
+        for train in (True, False):
+            lm.train(train); tm.train(train)
+            a = rng.normal(size=shape)
+            np.testing.assert_allclose(lm(litnn.tensor(a)).detach().numpy(), tm(torch.tensor(a)).detach().numpy(), rtol=1e-5, atol=1e-6)
+        for k, v in tm.state_dict().items(): np.testing.assert_allclose(lm.state_dict()[k].numpy(), v.numpy(), rtol=1e-6)
+
+def test_instance_norm_warnings_and_errors():
+    with pytest.warns(UserWarning, match="does not match num_features"): litnn.nn.InstanceNorm1d(4)(litnn.ones(2, 3, 5))
+    for f in [lambda lib: lib.nn.InstanceNorm1d(4, affine=True)(lib.ones(2, 3, 5)), lambda lib: lib.nn.InstanceNorm2d(3)(lib.ones(3, 4)),
+              lambda lib: lib.nn.functional.instance_norm(lib.ones(2, 3, 1))]:
+        kind = same_error(f)
+        with pytest.raises(kind) as t: f(torch)
+        with pytest.raises(kind) as l: f(litnn)
+        assert str(l.value).replace('litnn.', 'torch.') == str(t.value)
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('shape,size', [((2, 5, 7), 3), ((2, 6, 3, 4), 2), ((1, 4, 2, 3, 2), 5), ((2, 3, 4), 1)])
+def test_local_response_norm(shape, size, dtype):
+    compare(lambda lib, x: lib.nn.functional.local_response_norm(x, size, 0.01, 0.6, 1.5), [rng.normal(size=shape) * 3], (0,), dtype)
+    lm, tm = litnn.nn.LocalResponseNorm(size, 1e-3), torch.nn.LocalResponseNorm(size, 1e-3)
+    assert repr(lm) == repr(tm)
+
+@pytest.mark.parametrize('p,dim', [(2.0, 1), (1.0, 0), (3.0, -1)])
+def test_normalize(p, dim):
+    a = rng.normal(size=(4, 5)); a[1] = 0
+    compare(lambda lib, x: lib.nn.functional.normalize(x, p, dim), [a], (0,))
+
+def test_lrn_rank_error():
+    same_error(lambda lib: lib.nn.functional.local_response_norm(lib.ones(2, 3), 2))
