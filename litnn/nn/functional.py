@@ -13,6 +13,7 @@ from .modules.more_activations import (elu, selu, celu, glu, hardtanh, relu6, ha
                                        elu_, selu_, celu_, hardtanh_, rrelu_, threshold_)
 from .modules.conv import conv1d, conv2d   # 23_conv
 from .modules.padding import pad           # 23b_padding
+from .modules.conv_transpose import conv_transpose1d, conv_transpose2d   # 23c_conv_transpose
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
 from .modules.more_normalization import instance_norm, local_response_norm, normalize   # 25b_more_normalization

@@ -54,3 +54,6 @@ __all__ += ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlpha
 
 from .more_normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm   # 25b_more_normalization
 __all__ += ['InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d', 'LocalResponseNorm']
+
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d   # 23c_conv_transpose
+__all__ += ['ConvTranspose1d', 'ConvTranspose2d']
