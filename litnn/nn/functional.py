@@ -15,6 +15,7 @@ from .modules.conv import conv1d, conv2d   # 23_conv
 from .modules.padding import pad           # 23b_padding
 from .modules.conv_transpose import conv_transpose1d, conv_transpose2d   # 23c_conv_transpose
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
+from .modules.upsampling import interpolate, pixel_shuffle, pixel_unshuffle   # 24c_upsampling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
 from .modules.more_normalization import instance_norm, local_response_norm, normalize   # 25b_more_normalization
 from .modules.distance import one_hot, cosine_similarity, pairwise_distance, pdist   # 26a_distance

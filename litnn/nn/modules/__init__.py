@@ -57,3 +57,6 @@ __all__ += ['InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d', 'LocalResponse
 
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d   # 23c_conv_transpose
 __all__ += ['ConvTranspose1d', 'ConvTranspose2d']
+
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle   # 24c_upsampling
+__all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'PixelShuffle', 'PixelUnshuffle']

@@ -3,14 +3,14 @@
 # %% auto #0
 __all__ = ['conv_transpose1d', 'conv_transpose2d', 'ConvTranspose1d', 'ConvTranspose2d']
 
-# %% ../../../nbs/23c_conv_transpose.ipynb #3ae68470
+# %% ../../../nbs/23c_conv_transpose.ipynb #175ff17a
 import math
 from ...tensor import Tensor, empty
 from ..im2col import _Geom
 from .conv import _ConvNd, _Col2im, _OutT, _expand, _check_shapes
 from ..parameter import Parameter
 
-# %% ../../../nbs/23c_conv_transpose.ipynb #7cdca4ef
+# %% ../../../nbs/23c_conv_transpose.ipynb #64c2dbae
 def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation, groups):
     "The `_Geom` of the convolution whose adjoint this is: its input is the transposed convolution's output."
     st, pad, op, dil = (_expand(v, k, n, fn) for v, n in ((stride, 'stride'), (padding, 'padding'),
@@ -25,7 +25,7 @@ def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation,
     return _Geom((x.shape[0], w.shape[1] * groups) + out, sp + ks, sp + st, ((0, 0),) * (2 - k) + tuple((p, p) for p in pad),
                  sp + dil, groups)
 
-# %% ../../../nbs/23c_conv_transpose.ipynb #240120cb
+# %% ../../../nbs/23c_conv_transpose.ipynb #fbec01f0
 def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
     "conv_transpose1d (k=1) and conv_transpose2d (k=2): the convolution's input-gradient maps applied to `input`."
     if input.dim() not in (k + 1, k + 2):
@@ -49,7 +49,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     "2-d transposed convolution of (N, C_in, H, W) or (C_in, H, W) inputs; weight (C_in, C_out/groups, KH, KW)."
     return _conv_transpose('conv_transpose2d', 2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
-# %% ../../../nbs/23c_conv_transpose.ipynb #0af2e5d3
+# %% ../../../nbs/23c_conv_transpose.ipynb #d66304e7
 class _ConvTransposeNd(_ConvNd):
     "The transposed convolutions' parameters: a convolution's, with the weight (in, out/groups, ...) and output_padding."
     k, fn = 2, None
@@ -85,7 +85,7 @@ class _ConvTransposeNd(_ConvNd):
         op = self._output_padding(input, output_size)
         return type(self).fn(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
 
-# %% ../../../nbs/23c_conv_transpose.ipynb #7375410d
+# %% ../../../nbs/23c_conv_transpose.ipynb #b5c79ce2
 class ConvTranspose1d(_ConvTransposeNd):
     "1-d transposed convolution layer (as `torch.nn.ConvTranspose1d`)."
     k, fn = 1, staticmethod(conv_transpose1d)

@@ -1,0 +1,90 @@
+"""24c_upsampling against torch 2.13: F.interpolate in every mode and option, Upsample modules, pixel (un)shuffle, errors."""
+import warnings
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+from torch_pairs import same_error
+
+rng = np.random.default_rng(0)
+CASES = [('nearest', (1, 2, 5), dict(size=9)), ('nearest', (1, 2, 5), dict(scale_factor=1.7)), ('nearest', (2, 2, 4, 5), dict(size=(7, 3))),
+         ('nearest', (2, 2, 4, 5), dict(scale_factor=(2, 0.6))), ('nearest', (1, 1, 3, 4, 5), dict(scale_factor=1.5)),
+         ('nearest-exact', (2, 2, 4, 5), dict(size=(7, 3))), ('nearest-exact', (1, 2, 5), dict(scale_factor=0.5)),
+         ('linear', (1, 2, 5), dict(size=9)), ('linear', (1, 2, 5), dict(size=3, align_corners=True)),
+         ('linear', (1, 2, 5), dict(scale_factor=2.5)), ('linear', (1, 2, 5), dict(scale_factor=2.5, recompute_scale_factor=True)),
+         ('bilinear', (2, 3, 4, 5), dict(size=(8, 3))), ('bilinear', (2, 3, 4, 5), dict(size=(8, 3), align_corners=True)),
+         ('bilinear', (2, 3, 4, 5), dict(scale_factor=(1.5, 2.0))), ('bilinear', (1, 1, 1, 5), dict(size=(3, 1), align_corners=True)),
+         ('bicubic', (2, 2, 5, 6), dict(size=(9, 4))), ('bicubic', (2, 2, 5, 6), dict(scale_factor=2, align_corners=True)),
+         ('bicubic', (1, 1, 4, 4), dict(scale_factor=0.75)),
+         ('trilinear', (1, 2, 3, 4, 5), dict(size=(5, 3, 7))), ('trilinear', (1, 2, 3, 4, 5), dict(scale_factor=2, align_corners=True)),
+         ('bilinear', (2, 2, 9, 13), dict(size=(4, 5), antialias=True)), ('bilinear', (1, 2, 5, 6), dict(size=(9, 3), antialias=True)),
+         ('bicubic', (2, 2, 9, 13), dict(size=(4, 5), antialias=True)), ('bicubic', (1, 1, 8, 8), dict(scale_factor=0.3, antialias=True)),
+         ('bilinear', (1, 1, 9, 7), dict(size=(4, 3), antialias=True, align_corners=True)),
+         ('lanczos', (2, 2, 11, 9), dict(size=(4, 5), antialias=True)), ('lanczos', (1, 1, 4, 5), dict(size=(9, 12), antialias=True)),
+         ('area', (2, 2, 7, 5), dict(size=(3, 4))), ('area', (1, 2, 9), dict(scale_factor=0.5)), ('area', (1, 1, 2, 3, 8), dict(size=(1, 2, 3)))]
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('mode,shape,kw', CASES, ids=lambda v: str(v))
+def test_interpolate(mode, shape, kw, dtype):
+    a = rng.normal(size=shape).astype(dtype)
+    lx, tx = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ly = litnn.nn.functional.interpolate(lx, mode=mode, **kw); ty = torch.nn.functional.interpolate(tx, mode=mode, **kw)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == 'float32' else dict(rtol=1e-10, atol=1e-12)
+    assert tuple(ly.shape) == tuple(ty.shape)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **tol)
+    g = rng.normal(size=tuple(ty.shape)).astype(dtype)
+    ly.backward(litnn.tensor(g)); ty.backward(torch.tensor(g))
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), **tol)
+
+def test_gradcheck():
+    x = litnn.tensor(rng.normal(size=(1, 1, 3, 4)), requires_grad=True)
+    assert litnn.autograd.gradcheck(lambda t: litnn.nn.functional.interpolate(t, size=(5, 2), mode='bicubic'), (x,))
+
+ERRORS = [lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), scale_factor=2, mode='linear'),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2), scale_factor=2, mode='bilinear'),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2), scale_factor=2, mode='bicubic'),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), size=(2, 2, 2)),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), scale_factor=(2, 2, 2)),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), size=2, scale_factor=2),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2)),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), size=3, align_corners=True),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), size=3, mode='bilinear', recompute_scale_factor=True),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(2, 2), size=3),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 4, 4), size=3, mode='lanczos'),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 4, 4), size=3, mode='lanczos', antialias=True, align_corners=True),
+          lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 4), size=3, mode='linear', antialias=True),
+          lambda lib: lib.nn.functional.pixel_shuffle(lib.ones(1, 5, 2, 2), 2),
+          lambda lib: lib.nn.functional.pixel_shuffle(lib.ones(5, 2), 2),
+          lambda lib: lib.nn.functional.pixel_unshuffle(lib.ones(1, 1, 3, 4), 2),
+          lambda lib: lib.nn.functional.pixel_unshuffle(lib.ones(1, 1, 4, 3), 2)]
+
+@pytest.mark.parametrize('f', ERRORS)
+def test_errors(f):
+    kind = same_error(f)
+    with pytest.raises(kind) as t: f(torch)
+    with pytest.raises(kind) as l: f(litnn)
+    assert str(l.value) == str(t.value)
+
+MODULES = [('Upsample', dict(scale_factor=2)), ('Upsample', dict(size=(5, 3), mode='bilinear')),
+           ('Upsample', dict(scale_factor=(2, 1.5), mode='bicubic', align_corners=True)), ('UpsamplingNearest2d', dict(scale_factor=3)),
+           ('UpsamplingBilinear2d', dict(size=(6, 7)))]
+
+@pytest.mark.parametrize('name,kw', MODULES, ids=lambda v: str(v))
+def test_modules(name, kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        lm, tm = getattr(litnn.nn, name)(**kw), getattr(torch.nn, name)(**kw)
+        assert repr(lm) == repr(tm)
+        a = rng.normal(size=(2, 3, 4, 5))
+        np.testing.assert_allclose(lm(litnn.tensor(a)).numpy(), tm(torch.tensor(a)).numpy(), rtol=1e-10, atol=1e-12)
+
+@pytest.mark.parametrize('shape,r', [((1, 8, 3, 2), 2), ((2, 3, 18, 2, 4), 3), ((9, 2, 2), 3)])
+def test_pixel_shuffle(shape, r):
+    a = rng.normal(size=shape)
+    lx, tx = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ly, ty = litnn.nn.functional.pixel_shuffle(lx, r), torch.nn.functional.pixel_shuffle(tx, r)
+    np.testing.assert_array_equal(ly.detach().numpy(), ty.detach().numpy())
+    np.testing.assert_array_equal(litnn.nn.functional.pixel_unshuffle(ly, r).detach().numpy(), a)
+    (ly * ly).sum().backward(); (ty * ty).sum().backward()
+    np.testing.assert_array_equal(lx.grad.numpy(), tx.grad.numpy())
+    assert repr(litnn.nn.PixelShuffle(r)) == repr(torch.nn.PixelShuffle(r))
+    assert repr(litnn.nn.PixelUnshuffle(r)) == repr(torch.nn.PixelUnshuffle(r))
