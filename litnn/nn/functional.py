@@ -15,6 +15,8 @@ from .modules.conv import conv1d, conv2d   # 23_conv
 from .modules.padding import pad           # 23b_padding
 from .modules.conv_transpose import conv_transpose1d, conv_transpose2d   # 23c_conv_transpose
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
+from .modules.more_pooling import (max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,   # 24b
+                                   lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d)
 from .modules.upsampling import interpolate, pixel_shuffle, pixel_unshuffle   # 24c_upsampling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
 from .modules.more_normalization import instance_norm, local_response_norm, normalize   # 25b_more_normalization

@@ -60,3 +60,9 @@ __all__ += ['ConvTranspose1d', 'ConvTranspose2d']
 
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle   # 24c_upsampling
 __all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'PixelShuffle', 'PixelUnshuffle']
+
+_MORE_POOLING = ['MaxPool1d', 'AvgPool1d', 'AdaptiveAvgPool1d', 'AdaptiveMaxPool1d', 'AdaptiveMaxPool2d', 'LPPool1d', 'LPPool2d',
+                 'MaxUnpool1d', 'MaxUnpool2d']
+from .more_pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d,   # 24b
+                           MaxUnpool1d, MaxUnpool2d)
+__all__ += _MORE_POOLING

@@ -1,0 +1,90 @@
+"""24b_more_pooling against torch 2.13: 1-d max/avg/adaptive pooling, adaptive max pooling, LP pooling, max unpooling."""
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+from torch_pairs import same_error
+
+rng = np.random.default_rng(0)
+
+def compare(f, a, dtype='float64', n_out=1):
+    lx, tx = litnn.tensor(a.astype(dtype), requires_grad=True), torch.tensor(a.astype(dtype), requires_grad=True)
+    ly, ty = f(litnn, lx), f(torch, tx)
+    if isinstance(ty, tuple):
+        np.testing.assert_array_equal(ly[1].numpy(), ty[1].numpy()); ly, ty = ly[0], ty[0]
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == 'float32' else dict(rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **tol)
+    g = rng.normal(size=tuple(ty.shape)).astype(dtype)
+    ly.backward(litnn.tensor(g)); ty.backward(torch.tensor(g))
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), **tol)
+
+F1 = [lambda lib, x: lib.nn.functional.max_pool1d(x, 3), lambda lib, x: lib.nn.functional.max_pool1d(x, 3, 2, 1, 2, True),
+      lambda lib, x: lib.nn.functional.max_pool1d(x, 2, return_indices=True),
+      lambda lib, x: lib.nn.functional.avg_pool1d(x, 3), lambda lib, x: lib.nn.functional.avg_pool1d(x, 4, 2, 2, True, False),
+      lambda lib, x: lib.nn.functional.adaptive_avg_pool1d(x, 4), lambda lib, x: lib.nn.functional.adaptive_max_pool1d(x, 4),
+      lambda lib, x: lib.nn.functional.adaptive_max_pool1d(x, 5, True),
+      lambda lib, x: lib.nn.functional.lp_pool1d(x, 2, 3), lambda lib, x: lib.nn.functional.lp_pool1d(x, 3., 2, 1)]
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('i', range(len(F1)))
+@pytest.mark.parametrize('shape', [(2, 3, 11), (3, 9)])
+def test_one_dimensional(i, shape, dtype):
+    a = rng.normal(size=shape)
+    if 'lp_pool' in F1[i].__code__.co_names or i >= 8: a = np.abs(a) + 0.1
+    compare(F1[i], a, dtype)
+
+F2 = [lambda lib, x: lib.nn.functional.adaptive_max_pool2d(x, 3), lambda lib, x: lib.nn.functional.adaptive_max_pool2d(x, (4, None), True),
+      lambda lib, x: lib.nn.functional.adaptive_max_pool2d(x, (2, 5)), lambda lib, x: lib.nn.functional.lp_pool2d(x, 2, 2),
+      lambda lib, x: lib.nn.functional.lp_pool2d(x, 1.5, (2, 3), 1, True)]
+
+@pytest.mark.parametrize('i', range(len(F2)))
+@pytest.mark.parametrize('shape', [(2, 3, 7, 9), (3, 6, 5)])
+def test_two_dimensional(i, shape):
+    a = rng.normal(size=shape)
+    if i >= 3: a = np.abs(a) + 0.1
+    compare(F2[i], a)
+
+@pytest.mark.parametrize('n,kw', [(1, dict(kernel_size=2)), (1, dict(kernel_size=3, stride=2, padding=1)),
+                                  (2, dict(kernel_size=2)), (2, dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0)))], ids=str)
+def test_max_unpool(n, kw):
+    a = rng.normal(size=(2, 3) + (8,) * n)
+    pool = lambda lib, x: getattr(lib.nn.functional, f'max_pool{n}d')(x, **kw, return_indices=True)
+    ty, ti = pool(torch, torch.tensor(a)); ly, li = pool(litnn, litnn.tensor(a))
+    unpool = lambda lib, y, i, **o: getattr(lib.nn.functional, f'max_unpool{n}d')(y, i, **kw, **o)
+    for extra in ({}, {'output_size': (8,) * n}):
+        lx, tx = litnn.tensor(ly.numpy(), requires_grad=True), torch.tensor(ty.numpy(), requires_grad=True)
+        try: tu = unpool(torch, tx, ti, **extra)
+        except RuntimeError as e:               # an index past the default size: the same error
+            with pytest.raises(RuntimeError) as l: unpool(litnn, lx, li, **extra)
+            import re                       # which invalid index is named first depends on the loop order
+            assert re.sub(r'index: \d+', 'index: #', str(l.value)) == re.sub(r'index: \d+', 'index: #', str(e)); continue
+        lu = unpool(litnn, lx, li, **extra)
+        np.testing.assert_array_equal(lu.detach().numpy(), tu.detach().numpy())
+        g = rng.normal(size=tuple(tu.shape))
+        lu.backward(litnn.tensor(g)); tu.backward(torch.tensor(g))
+        np.testing.assert_array_equal(lx.grad.numpy(), tx.grad.numpy())
+
+ERRORS = [lambda lib: lib.nn.functional.max_pool1d(lib.ones(2, 3, 4, 5), 2), lambda lib: lib.nn.functional.avg_pool1d(lib.ones(3), 2),
+          lambda lib: lib.nn.functional.adaptive_avg_pool1d(lib.ones(3), 2), lambda lib: lib.nn.functional.adaptive_max_pool2d(lib.ones(3, 4), 2),
+          lambda lib: lib.nn.functional.adaptive_max_pool1d(lib.ones(2, 3, 4), (2, 2)),
+          lambda lib: lib.nn.functional.max_unpool2d(lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 2, 2, dtype=lib.long), 2, output_size=(9, 9))]
+
+@pytest.mark.parametrize('f', ERRORS)
+def test_errors(f):
+    kind = same_error(f)
+    with pytest.raises(kind) as t: f(torch)
+    with pytest.raises(kind) as l: f(litnn)
+    assert str(l.value) == str(t.value)
+
+MODULES = [('MaxPool1d', (2,), (2, 3, 8)), ('MaxPool1d', (3, 2, 1, 1, False, True), (2, 3, 8)), ('AvgPool1d', (3,), (2, 3, 8)),
+           ('AvgPool1d', (3, 1, 1, True, False), (2, 3, 8)), ('AdaptiveAvgPool1d', (5,), (2, 3, 8)), ('AdaptiveMaxPool1d', (3,), (2, 3, 8)),
+           ('AdaptiveMaxPool2d', ((5, 7),), (2, 3, 9, 9)), ('AdaptiveMaxPool2d', (3,), (3, 6, 6)), ('LPPool2d', (2, 3), (2, 3, 9, 9)),
+           ('LPPool1d', (1.5, 2, 1), (2, 3, 8))]
+
+@pytest.mark.parametrize('name,args,shape', MODULES, ids=lambda v: str(v))
+def test_modules(name, args, shape):
+    lm, tm = getattr(litnn.nn, name)(*args), getattr(torch.nn, name)(*args)
+    assert repr(lm) == repr(tm)
+    a = np.abs(rng.normal(size=shape)) + 0.1
+    np.testing.assert_allclose(lm(litnn.tensor(a)).numpy(), tm(torch.tensor(a)).numpy(), rtol=1e-11)
+    for n, args in (('MaxUnpool2d', (2,)), ('MaxUnpool1d', (3, 2, 1))):
+        assert repr(getattr(litnn.nn, n)(*args)) == repr(getattr(torch.nn, n)(*args))
