@@ -7,6 +7,7 @@ from .modules.linear import linear, bilinear   # 21_linear
 from .modules.dropout import dropout           # 21a_dropout
 from .modules.feature_dropout import dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout   # 21c
 from .modules.sparse import embedding          # 21b_sparse
+from .modules.embedding_bag import embedding_bag   # 21d_embedding_bag
 from .modules.activation import relu, leaky_relu, gelu, silu, tanh, sigmoid, softmax, log_softmax   # 22_activation
 from .modules.more_activations import (elu, selu, celu, glu, hardtanh, relu6, hardsigmoid, hardswish, mish, prelu, rrelu,   # 22b
                                        softplus, softsign, softshrink, hardshrink, tanhshrink, threshold, logsigmoid, softmin,

@@ -66,3 +66,6 @@ _MORE_POOLING = ['MaxPool1d', 'AvgPool1d', 'AdaptiveAvgPool1d', 'AdaptiveMaxPool
 from .more_pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d,   # 24b
                            MaxUnpool1d, MaxUnpool2d)
 __all__ += _MORE_POOLING
+
+from .embedding_bag import EmbeddingBag   # 21d_embedding_bag
+__all__ += ['EmbeddingBag']

@@ -1,0 +1,80 @@
+"""21d_embedding_bag against torch 2.13: every mode, offsets and 2-D input, per-sample weights, padding_idx, gradients, module."""
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+from torch_pairs import same_error
+
+rng = np.random.default_rng(0)
+W = rng.normal(size=(10, 4))
+IDS = np.array([1, 2, 4, 4, 3, 9, 0, 2, 2])
+CASES = [dict(offsets=[0, 2, 2, 5]), dict(offsets=[0, 3, 9], include_last_offset=True), dict(offsets=[0, 4], padding_idx=2),
+         dict(offsets=[0, 1, 1, 8], padding_idx=-1), dict(offsets=[0, 2, 5], max_norm=1.0), dict(offsets=[0, 5], scale_grad_by_freq=True)]
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('mode', ['sum', 'mean', 'max'])
+@pytest.mark.parametrize('kw', CASES, ids=str)
+def test_one_dimensional(kw, mode, dtype):
+    kw = dict(kw)
+    if mode == 'max' and kw.get('scale_grad_by_freq'): return
+    offsets = kw.pop('offsets')
+    lw, tw = litnn.tensor(W.astype(dtype), requires_grad=True), torch.tensor(W.astype(dtype), requires_grad=True)
+    ly = litnn.nn.functional.embedding_bag(litnn.tensor(IDS), lw, litnn.tensor(offsets), mode=mode, **kw)
+    if kw.get('scale_grad_by_freq'):
+        # torch 2.13's embedding_bag kernel scales rows by the wrong counts (here rows 3 and 4 by index 2's count of 3, see
+        # test_torch_scale_grad_by_freq_quirk); the documented meaning is embedding's: each row by its own frequency
+        e = torch.nn.functional.embedding(torch.tensor(IDS), tw, scale_grad_by_freq=True)
+        ty = torch.stack([e[:5].sum(0), e[5:].sum(0)]) / (torch.tensor([[5.], [4.]], dtype=e.dtype) if mode == 'mean' else 1)
+    else: ty = torch.nn.functional.embedding_bag(torch.tensor(IDS), tw, torch.tensor(offsets), mode=mode, **kw)
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == 'float32' else dict(rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **tol)
+    g = rng.normal(size=tuple(ty.shape)).astype(dtype)
+    ly.backward(litnn.tensor(g)); ty.backward(torch.tensor(g))
+    np.testing.assert_allclose(lw.grad.numpy(), tw.grad.numpy(), **tol)
+
+@pytest.mark.parametrize('mode', ['sum', 'mean', 'max'])
+def test_two_dimensional_and_per_sample_weights(mode):
+    ids = IDS[:8].reshape(2, 4)
+    psw = rng.uniform(size=ids.shape) if mode == 'sum' else None
+    lw, tw = litnn.tensor(W, requires_grad=True), torch.tensor(W, requires_grad=True)
+    lp = None if psw is None else litnn.tensor(psw, requires_grad=True); tp = None if psw is None else torch.tensor(psw, requires_grad=True)
+    ly = litnn.nn.functional.embedding_bag(litnn.tensor(ids), lw, mode=mode, per_sample_weights=lp)
+    ty = torch.nn.functional.embedding_bag(torch.tensor(ids), tw, mode=mode, per_sample_weights=tp)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), rtol=1e-12)
+    (ly ** 2).sum().backward(); (ty ** 2).sum().backward()
+    np.testing.assert_allclose(lw.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
+    if psw is not None: np.testing.assert_allclose(lp.grad.numpy(), tp.grad.numpy(), rtol=1e-12)
+
+ERRORS = [lambda lib: lib.nn.functional.embedding_bag(lib.tensor([[1, 2]]), lib.ones(5, 2), lib.tensor([0])),
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2)),
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='bogus'),
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='max', per_sample_weights=lib.ones(2)),
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='sum', per_sample_weights=lib.ones(3)),
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5), lib.tensor([0])),
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='max', scale_grad_by_freq=True)]
+
+@pytest.mark.parametrize('f', ERRORS)
+def test_errors(f):
+    kind = same_error(f)
+    with pytest.raises(kind) as t: f(torch)
+    with pytest.raises(kind) as l: f(litnn)
+    assert str(l.value).replace('litnn.', 'torch.').replace("<class 'torch.tensor.Tensor'>", "<class 'torch.Tensor'>") == str(t.value)
+
+def test_module():
+    for kw in [dict(mode='sum'), dict(max_norm=1.0, padding_idx=-1), dict(mode='max', norm_type=1.0, scale_grad_by_freq=False)]:
+        lm, tm = litnn.nn.EmbeddingBag(10, 3, **kw), torch.nn.EmbeddingBag(10, 3, **kw)
+        assert repr(lm) == repr(tm) and list(lm.state_dict()) == list(tm.state_dict())
+    lm = litnn.nn.EmbeddingBag(10, 3, padding_idx=2)
+    assert lm.weight[2].tolist() == [0., 0., 0.]
+    lm = litnn.nn.EmbeddingBag.from_pretrained(litnn.tensor(W), mode='max')
+    tm = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(W), mode='max')
+    np.testing.assert_allclose(lm(litnn.tensor(IDS), litnn.tensor([0, 3])).numpy(), tm(torch.tensor(IDS), torch.tensor([0, 3])).numpy())
+    assert not lm.weight.requires_grad
+
+
+def test_torch_scale_grad_by_freq_quirk():
+    "What the test above works around: torch's embedding_bag gives row 3 (seen once) a third of its gradient."
+    w = torch.ones(10, 1, dtype=torch.float64, requires_grad=True)
+    torch.nn.functional.embedding_bag(torch.tensor(IDS), w, torch.tensor([0, 5]), mode='sum', scale_grad_by_freq=True).sum().backward()
+    lw = litnn.ones(10, 1, dtype=litnn.float64, requires_grad=True)
+    litnn.nn.functional.embedding_bag(litnn.tensor(IDS), lw, litnn.tensor([0, 5]), mode='sum', scale_grad_by_freq=True).sum().backward()
+    assert w.grad[3].item() == pytest.approx(1 / 3) and lw.grad[3].item() == 1.0      # litnn: 1 occurrence, count 1
