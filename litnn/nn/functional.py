@@ -19,6 +19,7 @@ from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_
 from .modules.more_pooling import (max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,   # 24b
                                    lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d)
 from .modules.upsampling import interpolate, pixel_shuffle, pixel_unshuffle   # 24c_upsampling
+from .modules.grid_sample import affine_grid, grid_sample   # 24f_grid_sample
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
 from .modules.more_normalization import instance_norm, local_response_norm, normalize   # 25b_more_normalization
 from .modules.distance import one_hot, cosine_similarity, pairwise_distance, pdist   # 26a_distance

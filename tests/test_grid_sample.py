@@ -1,0 +1,70 @@
+"""24f_grid_sample against torch 2.13: affine_grid and grid_sample in every mode, padding mode and alignment; both gradients."""
+import warnings
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+from torch_pairs import same_error
+
+rng = np.random.default_rng(0)
+
+@pytest.mark.parametrize('align', [False, True])
+@pytest.mark.parametrize('size', [(2, 3, 4, 5), (1, 1, 1, 3), (2, 1, 6, 1)])
+def test_affine_grid(size, align):
+    th = rng.normal(size=(size[0], 2, 3))
+    lt, tt = litnn.tensor(th, requires_grad=True), torch.tensor(th, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        lg, tg = litnn.nn.functional.affine_grid(lt, size, align), torch.nn.functional.affine_grid(tt, size, align)
+    np.testing.assert_allclose(lg.detach().numpy(), tg.detach().numpy(), rtol=1e-12, atol=1e-14)
+    g = rng.normal(size=tuple(tg.shape))
+    lg.backward(litnn.tensor(g)); tg.backward(torch.tensor(g))
+    np.testing.assert_allclose(lt.grad.numpy(), tt.grad.numpy(), rtol=1e-12, atol=1e-13)
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('align', [False, True])
+@pytest.mark.parametrize('padding', ['zeros', 'border', 'reflection'])
+@pytest.mark.parametrize('mode', ['bilinear', 'nearest'])
+def test_grid_sample(mode, padding, align, dtype):
+    x = rng.normal(size=(2, 3, 5, 6)).astype(dtype)
+    grid = (rng.uniform(-1.6, 1.6, size=(2, 4, 7, 2))).astype(dtype)      # inside and outside the image
+    lx, lg = litnn.tensor(x, requires_grad=True), litnn.tensor(grid, requires_grad=True)
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    ly = litnn.nn.functional.grid_sample(lx, lg, mode, padding, align)
+    ty = torch.nn.functional.grid_sample(tx, tg, mode, padding, align)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == 'float32' else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **tol)
+    g = rng.normal(size=tuple(ty.shape)).astype(dtype)
+    ly.backward(litnn.tensor(g)); ty.backward(torch.tensor(g))
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), **tol)
+    np.testing.assert_allclose(lg.grad.numpy(), tg.grad.numpy(), **tol)
+
+def test_spatial_transformer_step():
+    "affine_grid then grid_sample, differentiated with respect to theta, as the STN tutorial trains it."
+    # a theta whose sampling points fall on no pixel exactly: there bilinear sampling has one-sided derivatives, and
+    # a last-bit difference in the grid would pick the other side
+    th = np.array([[[0.913, 0.107, 0.0513], [-0.0971, 1.093, 0.0117]]]); x = rng.normal(size=(1, 1, 8, 8))
+    out = []
+    for lib in (litnn, torch):
+        t = lib.tensor(th, requires_grad=True)
+        y = lib.nn.functional.grid_sample(lib.tensor(x), lib.nn.functional.affine_grid(t, (1, 1, 8, 8), False), align_corners=False)
+        (y ** 2).sum().backward()
+        out.append((y.detach().numpy(), t.grad.numpy()))
+    for a, b in zip(*out): np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+def test_warning_without_align_corners():
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        litnn.nn.functional.affine_grid(litnn.ones(1, 2, 3), (1, 1, 2, 2))
+
+ERRORS = [lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 2, 2, 2), 'bogus', align_corners=False),
+          lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 2, 2, 2), padding_mode='bogus', align_corners=False),
+          lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 3, 3), (1, 1, 2, 2), False),
+          lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3, dtype=lib.long), (1, 1, 2, 2), False),
+          lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3), (1, 2, 2), False),
+          lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3), (1, 1, 0, 2), False)]
+
+@pytest.mark.parametrize('f', ERRORS)
+def test_errors(f):
+    kind = same_error(f)
+    with pytest.raises(kind) as t: f(torch)
+    with pytest.raises(kind) as l: f(litnn)
+    assert str(l.value).replace('litnn.', 'torch.') == str(t.value)
