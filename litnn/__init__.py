@@ -17,6 +17,7 @@ from .indexing import *
 from .einsum import einsum          # 03d_einsum
 from .sorting import *                # 03e_sorting
 from .random import *                 # 03f_random
+from .scatter import *                # 03h_scatter
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
