@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins, math, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace, array_device, to_device, _generator, promote_types
-from .tensor import Tensor, _LEGACY, _size, _factory, zeros as _zeros
+from .tensor import Tensor, _LEGACY, _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
 from .ops import FillBackward2, _refill
 
@@ -100,7 +100,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (tm or ts):
         if size is None: raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, {type(std).__name__})")
-        s, g = _size((size,)), _generator(device or 'cpu', generator)
+        s, g = _size((size,)), _generator(_on(device), generator)
         return _factory(lambda xp, d: (g.standard_normal(s) * std + mean).astype(d), dtype, device, requires_grad)
     ref = mean if tm else std
     xp = array_namespace(ref._data)
