@@ -18,7 +18,8 @@ from .indexing import *
 from .einsum import einsum          # 03d_einsum
 from .sorting import *                # 03e_sorting
 from .random import *                 # 03f_random
-from .scatter import *                # 03h_scatter
+from .scatter import *                # 03g_scatter
+from .shapes import *                 # 03h_shapes
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)

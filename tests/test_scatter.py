@@ -1,5 +1,5 @@
 """scatter, scatter_reduce, index_add/copy/fill, masked_scatter, take, take_along_dim
-(litnn.scatter, nbs/03h_scatter) and indexing with ranges, nested lists and tuples of tensors
+(litnn.scatter, nbs/03g_scatter) and indexing with ranges, nested lists and tuples of tensors
 (litnn.indexing, nbs/03c_indexing) against torch 2.13: values, dtypes, grad_fn names, gradients
 (torch's and gradcheck), in-place forms and errors."""
 import warnings, numpy as np, pytest
