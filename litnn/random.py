@@ -37,14 +37,16 @@ class PoissonBackward0(_Drawn): pass
 def _multinomial_rows(p, k, replacement, g):
     "`k` category indices per row of the 2-D float64 array `p` (weights), drawn from random generator `g`."
     xp, (rows, n) = array_namespace(p), p.shape
-    if replacement:
+    if replacement or k == 1:          # one draw is the same with or without replacement, and cheaper this way
         cum = xp.cumsum(p, axis=1)
         u = xp.asarray(g.random((rows, k))) * cum[:, -1:]
         idx = xp.stack([xp.searchsorted(c, v, side='right') for c, v in zip(cum, u)])
         return xp.minimum(idx, n - 1)            # rounding at the very top stays in range
     keys = xp.asarray(g.standard_exponential((rows, n)))
     keys = xp.where(p > 0, keys / xp.where(p > 0, p, 1), xp.inf)
-    return xp.argsort(keys, axis=1, kind='stable')[:, :k]
+    if k < n: keys_k = xp.argpartition(keys, k - 1, axis=1)[:, :k]    # the k smallest keys, unordered: O(n)
+    else: keys_k = xp.broadcast_to(xp.arange(n), (rows, n))
+    return xp.take_along_axis(keys_k, xp.argsort(xp.take_along_axis(keys, keys_k, 1), axis=1, kind='stable'), 1)
 
 # %% ../nbs/03f_random.ipynb #d02b1695
 def multinomial(input, num_samples, replacement=False, *, generator=None):

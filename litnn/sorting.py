@@ -88,8 +88,13 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     a, d = input._data, _dim_of(input, dim)
     n = a.shape[d] if a.ndim else 1
     if not 0 <= k <= n: raise RuntimeError("selected index k out of range")
-    if not a.ndim: return _select(TopkBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='topk')
-    idx = _order(a, d, largest)[(slice(None),) * d + (slice(0, k),)]
+    xp = array_namespace(a)
+    if not a.ndim: return _select(TopkBackward0, input, xp.zeros((), np.int64), 0, kind='topk')
+    pre = (slice(None),) * d
+    if not 0 < k < n: return _select(TopkBackward0, input, _order(a, d, largest)[pre + (slice(0, k),)], d, kind='topk')
+    part = xp.argpartition(a, n - k if largest else k - 1, axis=d)      # the k wanted, unordered: O(n)
+    part = part[pre + (slice(n - k, n) if largest else slice(0, k),)]
+    idx = xp.take_along_axis(part, _order(xp.take_along_axis(a, part, d), d, largest), d)   # then sort only those
     return _select(TopkBackward0, input, idx, d, kind='topk')
 
 def kthvalue(input, k, dim=-1, keepdim=False):

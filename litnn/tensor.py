@@ -351,8 +351,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _factory(lambda xp, d: xp.full(s, fill_value, d), dtype, device, requires_grad, _scalar_dtype(fill_value))
 
 # %% ../nbs/01_tensor.ipynb #07444a93
-def _like(f, t, dtype, device, requires_grad, *args):
-    return f(*((t.shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+def _like(f, t, dtype, device, requires_grad, *args, **kw):
+    return f(*((t.shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
     return _like(zeros, input, dtype, device, requires_grad)
@@ -362,13 +362,13 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False):
     return _like(empty, input, dtype, device, requires_grad)
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
     return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _like(rand, input, dtype, device, requires_grad)
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _like(randn, input, dtype, device, requires_grad)
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return _like(rand, input, dtype, device, requires_grad, generator=generator)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return _like(randn, input, dtype, device, requires_grad, generator=generator)
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     if high is None: low, high = 0, low
-    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 # %% ../nbs/01_tensor.ipynb #bf0b65f4
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):

@@ -186,7 +186,9 @@ SAMPLERS = [lambda g: litnn.multinomial(litnn.tensor([0.2, 0.3, 0.5]), 5, True, 
             lambda g: litnn.empty(5).cauchy_(generator=g), lambda g: litnn.empty(5).bernoulli_(generator=g),
             lambda g: litnn.empty(5).uniform_(generator=g), lambda g: litnn.empty(5).normal_(generator=g),
             lambda g: litnn.rand(4, generator=g), lambda g: litnn.randn(4, generator=g),
-            lambda g: litnn.randint(0, 9, (4,), generator=g), lambda g: litnn.randperm(6, generator=g)]
+            lambda g: litnn.randint(0, 9, (4,), generator=g), lambda g: litnn.randperm(6, generator=g),
+            lambda g: litnn.rand_like(litnn.ones(3), generator=g), lambda g: litnn.randn_like(litnn.ones(3), generator=g),
+            lambda g: litnn.randint_like(litnn.ones(3), 10, generator=g)]
 
 @pytest.mark.parametrize('draw', SAMPLERS)
 def test_determinism(draw):
