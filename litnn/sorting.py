@@ -93,7 +93,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     pre = (slice(None),) * d
     if not 0 < k < n: return _select(TopkBackward0, input, _order(a, d, largest)[pre + (slice(0, k),)], d, kind='topk')
     part = xp.argpartition(a, n - k if largest else k - 1, axis=d)      # the k wanted, unordered: O(n)
-    part = part[pre + (slice(n - k, n) if largest else slice(0, k),)]
+    part = xp.sort(part[pre + (slice(n - k, n) if largest else slice(0, k),)], axis=d)   # ties: lower index first
     idx = xp.take_along_axis(part, _order(xp.take_along_axis(a, part, d), d, largest), d)   # then sort only those
     return _select(TopkBackward0, input, idx, d, kind='topk')
 

@@ -151,3 +151,17 @@ def test_nonzero(a):
     check(lambda L, x: x.nonzero(as_tuple=True), a, grads=False)
     check(lambda L, x: L.argwhere(x), a, grads=False)
     check(lambda L, x: x.argwhere(), a, grads=False)
+
+def test_topk_ties_and_nan():
+    a = rng.integers(0, 4, (5, 30)).astype(float)
+    a[0, 3] = np.nan
+    for largest in (True, False):
+        for k in (1, 7, 30):
+            l, t = litnn.topk(litnn.tensor(a), k, largest=largest), torch.topk(torch.tensor(a), k, largest=largest)
+            np.testing.assert_array_equal(host(l.values), host(t.values))       # tie order is unspecified: values must agree
+            np.testing.assert_array_equal(np.take_along_axis(a, host(l.indices), 1), host(l.values))
+            assert all(len(set(r)) == k for r in host(l.indices))
+
+def test_topk_large():
+    check(lambda L, x: L.topk(x, 10), perm(3, 500))
+    check(lambda L, x: x.topk(10, dim=0, largest=False), perm(500, 3))
