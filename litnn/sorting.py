@@ -48,10 +48,14 @@ def _select(node, x, idx, d, keepdim=True, kind=None):
     out = (v, Tensor._make(i))
     return getattr(return_types, kind)(*out) if kind else out
 
-# %% ../nbs/03e_sorting.ipynb #78c287da
+# %% ../nbs/03e_sorting.ipynb #ad63740a
+def _sortable(a):
+    "`a`, or for bfloat16 its exact float32 copy (ml_dtypes' comparisons misplace NaN in small sorts)."
+    return a.astype(np.float32) if a.dtype.name == 'bfloat16' else a
+
 def _order(a, axis, descending=False):
     "Indices that sort array `a` along `axis`, stably (descending: NaN first, ties in original order)."
-    xp = array_namespace(a)
+    xp, a = array_namespace(a), _sortable(a)
     if not descending: return xp.argsort(a, axis=axis, kind='stable')
     n = a.shape[axis]
     rev = xp.flip(a, axis)
@@ -94,7 +98,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if not a.ndim: return _select(TopkBackward0, input, xp.zeros((), np.int64), 0, kind='topk')
     pre = (slice(None),) * d
     if not 0 < k < n: return _select(TopkBackward0, input, _order(a, d, largest)[pre + (slice(0, k),)], d, kind='topk')
-    part = xp.argpartition(a, n - k if largest else k - 1, axis=d)      # the k wanted, unordered: O(n)
+    part = xp.argpartition(_sortable(a), n - k if largest else k - 1, axis=d)      # the k wanted, unordered: O(n)
     part = xp.sort(part[pre + (slice(n - k, n) if largest else slice(0, k),)], axis=d)   # ties: lower index first
     idx = xp.take_along_axis(part, _order(xp.take_along_axis(a, part, d), d, largest), d)   # then sort only those
     return _select(TopkBackward0, input, idx, d, kind='topk')

@@ -165,3 +165,11 @@ def test_topk_ties_and_nan():
 def test_topk_large():
     check(lambda L, x: L.topk(x, 10), perm(3, 500))
     check(lambda L, x: x.topk(10, dim=0, largest=False), perm(500, 3))
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
+def test_low_precision_with_nan(dtype):
+    a = np.array([[3., 1., np.nan, 2.], [0.5, 4., -1., 2.5]])
+    for f in [lambda L, x: x.sort(descending=True), lambda L, x: x.topk(2), lambda L, x: x.topk(2, largest=False),
+              lambda L, x: x.median(1), lambda L, x: x.nanmedian(1), lambda L, x: x.kthvalue(3)]:
+        l, t = f(litnn, litnn.tensor(a, dtype=getattr(litnn, dtype))), f(torch, torch.tensor(a, dtype=getattr(torch, dtype)))
+        for lv, tv in zip(l, t): np.testing.assert_array_equal(host(lv).astype(np.float64), host(tv).astype(np.float64))
