@@ -162,6 +162,11 @@ def random_(self:Tensor, from_=0, to=None, *, generator=None):
     if to is None and from_ != 0: from_, to = 0, from_      # random_(to)
     lo, hi = from_, (_top(self.dtype) + 1 if to is None else to)
     if lo >= hi: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    d = self.dtype
+    if not d.is_floating_point:
+        lim = (0, 1) if d.name == 'bool' else (builtins.int(np.iinfo(d.np).min), builtins.int(np.iinfo(d.np).max))
+        if not lim[0] <= lo <= lim[1]: raise RuntimeError(f"from is out of bounds for {_C_NAMES[d.name]}")
+        if not lim[0] <= hi - 1 <= lim[1]: raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[d.name]}")
     v = _draw(self, generator, lambda g, s: g.integers(lo, hi, s, dtype=np.int64) if hi <= 2 ** 63 else g.integers(lo, hi - 1, s, dtype=np.int64, endpoint=True))
     return _refill(self, node, v)
 
