@@ -202,3 +202,8 @@ def test_determinism(draw):
     litnn.manual_seed(11)
     assert draw(g1).tolist() == draw(g2).tolist()         # equal generators, equal draws
     assert draw(None).tolist() == a                       # and drawing from them left the default stream alone
+
+def test_random_module_names():
+    litnn.random.manual_seed(3); a = litnn.rand(3).tolist()
+    litnn.manual_seed(3)
+    assert litnn.rand(3).tolist() == a and litnn.random.initial_seed() == 3 == torch.random.manual_seed(3).initial_seed()
