@@ -7,6 +7,7 @@ from .backend import dtype, device, Generator, default_generator, manual_seed, s
 from . import cuda
 from .tensor import *
 from ._tensor_str import set_printoptions
+from .creation import *              # 01d_creation
 from . import autograd
 from .autograd.graph import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
@@ -15,6 +16,10 @@ from .reductions import *
 from .views import *
 from .indexing import *
 from .einsum import einsum          # 03d_einsum
+from .sorting import *                # 03e_sorting
+from .random import *                 # 03f_random
+from .scatter import *                # 03g_scatter
+from .shapes import *                 # 03h_shapes
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)

@@ -4,9 +4,9 @@
 
 # %% ../nbs/03c_indexing.ipynb #69fc1a2f
 from __future__ import annotations
-import builtins, numpy as np
+import builtins, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
-from .tensor import Tensor, _wrap_dim, _by_np, _LEGACY
+from .tensor import Tensor, _wrap_dim, _by_np, _LEGACY, _infer
 from .autograd.graph import Op, _Mode, _vc, _cast, _reduce, _d, _shape
 from .autograd.engine import _inplace, _check_inplace
 from .views import (_view_of, _Index, _Chain, _ALL, _is_all, _put, unbind,
@@ -21,6 +21,7 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 def _index_key(x, key):
     "The numpy form of index `key` into tensor `x`, and the op class that applies it."
     t = type(key)
+    if t is list: key = _list_key(key); t = type(key)
     if t is not tuple:
         if t is builtins.int: return (key, Ellipsis), SelectBackward0
         if t is slice and (key.step is None or key.step > 0): return (key, Ellipsis), SliceBackward0
@@ -43,6 +44,17 @@ def _index_key(x, key):
     if Ellipsis not in out: out.append(Ellipsis)
     return tuple(out), op
 
+_LIST_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; "
+                  "use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                  "which will result either in an error or a different result")
+
+def _list_key(key):
+    "A short list holding sequences, slices, None, ... or tensors is a tuple of indices (PyTorch's NumPy-era rule)."
+    if len(key) < 32 and builtins.any(isinstance(k, (list, tuple, range, slice, Tensor)) or k is None or k is Ellipsis for k in key):
+        warnings.warn(_LIST_AS_TUPLE, UserWarning, stacklevel=4)
+        return tuple(key)
+    return key
+
 def _torch_order(key):
     "numpy counts an integer next to index arrays as one of them (moving dims); PyTorch selects first."
     first, then = [], []
@@ -56,7 +68,9 @@ def _torch_order(key):
 def _index_array(k, x):
     "An index tensor, array or list as an integer or bool array on `x`'s device."
     if isinstance(k, Tensor): a = k._data
-    elif isinstance(k, (list, builtins.bool, np.ndarray, np.bool_)) or hasattr(k, '__cuda_array_interface__'): a = k if hasattr(k, 'dtype') else np.asarray(k)
+    elif isinstance(k, (list, tuple, range)):    # a sequence is an index tensor (it may hold tensors)
+        a = _infer(list(k)) if len(k) else np.zeros(0, np.int64)
+    elif isinstance(k, (builtins.bool, np.ndarray, np.bool_)) or hasattr(k, '__cuda_array_interface__'): a = k if hasattr(k, 'dtype') else np.asarray(k)
     else: raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {type(k).__name__})")
     if a.dtype.kind not in 'biu': raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if a.dtype == np.uint8: a = a.astype(bool)   # byte tensors index as masks, as in PyTorch

@@ -193,6 +193,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than litnn.tensor(sourceTensor).", stacklevel=2)
     a = _infer(data, dtype)
+    device = device if device is not None else _default_device['device']
     a = to_device(a, device) if device is not None else a
     src = data._data if isinstance(data, Tensor) else data
     if a is src or getattr(a, 'base', None) is not None: a = a.copy()   # never alias the caller's data
@@ -201,17 +202,28 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     return Tensor._make(a, requires_grad)
 
 # %% ../nbs/01_tensor.ipynb #5449c20f
+_default_device = {'device': None}    # set by `litnn.set_default_device` (01d_creation)
+
+def _on(device):
+    "`device`, or the default device when it is None."
+    return device if device is not None else _default_device['device'] or 'cpu'
+
+def _legacy_array(args, device, d):
+    "The array of a legacy constructor call: nothing, sizes (uninitialised), data (as dtype `d`), or a tensor (shared)."
+    dev, d = _on(device), d.np
+    if not args: return xp_for(dev).empty((0,), d)
+    if builtins.all(isinstance(s, (builtins.int, np.integer)) and not isinstance(s, builtins.bool) for s in args) or len(args) == 1 and type(args[0]) is Size:
+        shape = tuple(args[0] if type(args[0]) is Size else args)
+        if builtins.any(s < 0 for s in shape): raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(shape)}: {list(shape)}")
+        return xp_for(dev).empty(shape, d)
+    if len(args) == 1 and isinstance(args[0], Tensor): return args[0]._data
+    if len(args) == 1 and not isinstance(args[0], (builtins.float, builtins.bool, np.generic)):
+        return to_device(_infer(args[0], d), dev)
+    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})" if len(args) == 1 else
+                    f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
+
 def _tensor_init(self, *args, device=None):
-    dev, d = 'cpu' if device is None else device, get_default_dtype().np
-    if not args: a = xp_for(dev).empty((0,), d)
-    elif builtins.all(isinstance(s, (builtins.int, np.integer)) and not isinstance(s, builtins.bool) for s in args):
-        a = xp_for(dev).empty(tuple(args), d)
-    elif len(args) == 1 and isinstance(args[0], Tensor): a = args[0]._data
-    elif len(args) == 1 and not isinstance(args[0], (builtins.float, builtins.bool, np.generic)):
-        a = to_device(_infer(args[0], get_default_dtype()), dev)
-    else: raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})" if len(args) == 1 else
-                          f"Tensor() got an invalid combination of arguments: {args}")
-    self._data, self._requires_grad, self.grad_fn, self._vc = a, False, None, None
+    self._data, self._requires_grad, self.grad_fn, self._vc = _legacy_array(args, device, get_default_dtype()), False, None, None
 
 Tensor.__init__ = _tensor_init
 
@@ -229,6 +241,7 @@ def _type_name(self):
 def type(self:Tensor, dtype=None, non_blocking=False):
     "The legacy type name without arguments; else this tensor converted to `dtype` (a dtype or a type name)."
     if dtype is None: return _type_name(self)
+    if isinstance(dtype, type) and isinstance(getattr(dtype, 'dtype', None), B.dtype): dtype = dtype.dtype   # litnn.LongTensor
     if isinstance(dtype, str) and dtype.rsplit('.', 1)[-1] in _FROM_LEGACY:
         dtype = _FROM_LEGACY[dtype.rsplit('.', 1)[-1]]
     return self.to(to_dtype(dtype))   # `to` is an operation on the graph: see 03_ops
@@ -310,7 +323,8 @@ def _size(size):
 def _factory(make, dtype, device, requires_grad, default=None):
     "Run `make(xp, np_dtype)` on the right device with the right dtype, and wrap the result."
     d = to_dtype(dtype) if dtype is not None else (default or get_default_dtype())
-    a = make(xp_for(device or 'cpu'), d.np)
+    device = _on(device)
+    a = make(xp_for(device), d.np)
     if device is not None and B.device(device).type == 'cuda': a = to_device(a, device)
     _check_grad_dtype(a, requires_grad)
     return Tensor._make(a, requires_grad)
@@ -337,8 +351,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _factory(lambda xp, d: xp.full(s, fill_value, d), dtype, device, requires_grad, _scalar_dtype(fill_value))
 
 # %% ../nbs/01_tensor.ipynb #07444a93
-def _like(f, t, dtype, device, requires_grad, *args):
-    return f(*((t.shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+def _like(f, t, dtype, device, requires_grad, *args, **kw):
+    return f(*((t.shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
     return _like(zeros, input, dtype, device, requires_grad)
@@ -348,13 +362,13 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False):
     return _like(empty, input, dtype, device, requires_grad)
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
     return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _like(rand, input, dtype, device, requires_grad)
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _like(randn, input, dtype, device, requires_grad)
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return _like(rand, input, dtype, device, requires_grad, generator=generator)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return _like(randn, input, dtype, device, requires_grad, generator=generator)
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     if high is None: low, high = 0, low
-    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 # %% ../nbs/01_tensor.ipynb #bf0b65f4
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -383,22 +397,22 @@ def _float_only(name, dtype):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     "Uniform samples from [0, 1)."
     _float_only('check_uniform_bounds', dtype)
-    s, g = _size(size), _generator(device or 'cpu', generator)
+    s, g = _size(size), _generator(_on(device), generator)
     return _factory(lambda xp, d: g.random(s, dtype=np.float64).astype(d), dtype, device, requires_grad)
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples from the standard normal distribution."
     _float_only('normal_kernel_cpu', dtype)
-    s, g = _size(size), _generator(device or 'cpu', generator)
+    s, g = _size(size), _generator(_on(device), generator)
     return _factory(lambda xp, d: g.standard_normal(s, dtype=np.float64).astype(d), dtype, device, requires_grad)
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     "Random integers from `low` up to, not including, `high` (int64 by default)."
     if size is None: low, high, size = 0, low, high
-    s, g = _size((size,)), _generator(device or 'cpu', generator)
+    s, g = _size((size,)), _generator(_on(device), generator)
     return _factory(lambda xp, d: g.integers(low, high, s).astype(d), dtype, device, requires_grad, B.int64)
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     "A random permutation of `0..n-1` (int64 by default)."
-    g = _generator(device or 'cpu', generator)
+    g = _generator(_on(device), generator)
     return _factory(lambda xp, d: g.permutation(n).astype(d), dtype, device, requires_grad, B.int64)

@@ -7,4 +7,5 @@ from .graph import (Node, no_grad, enable_grad, set_grad_enabled, inference_mode
                     is_inference_mode_enabled)
 from .engine import grad, backward
 from .function import Function, FunctionCtx, gradcheck, gradgradcheck, GradcheckError
+from ..creation import Variable     # 01d_creation: the legacy alias
 from . import graph, engine, function

@@ -1,0 +1,180 @@
+"""Creation and conversion (litnn.creation, nbs/01d_creation; the legacy forms in nbs/01_tensor)
+against torch 2.13: from_numpy, Tensor.numpy, as_tensor, asarray, the typed legacy constructors,
+new_* factories, is_tensor, finfo/iinfo, the default device and autograd.Variable."""
+import warnings, numpy as np, pytest
+import litnn
+from api_pairs import torch, same_error, host, DEVICES
+
+LEGACY = ['FloatTensor', 'DoubleTensor', 'HalfTensor', 'BFloat16Tensor', 'LongTensor', 'IntTensor',
+          'ShortTensor', 'CharTensor', 'ByteTensor', 'BoolTensor']
+
+def same(l, t):
+    "Same shape, dtype and values."
+    assert tuple(l.shape) == tuple(t.shape) and l.dtype.name == str(t.dtype)[6:], (l, t)
+    np.testing.assert_array_equal(host(l), host(t))
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32', 'float16', 'int64', 'int32', 'int16', 'int8', 'uint8', 'bool'])
+def test_from_numpy_shares_and_keeps_dtype(dtype):
+    a = np.arange(6).reshape(2, 3).astype(dtype)
+    l, t = litnn.from_numpy(a), torch.from_numpy(a)
+    same(l, t)
+    assert l.numpy() is a
+    a[0, 0] = 1
+    assert l.tolist() == t.tolist()                       # both see the write
+    l[1, 1] = 0
+    assert a[1, 1] == 0
+
+def test_from_numpy_views_and_errors():
+    a = np.arange(12.).reshape(3, 4)
+    for v in (a[:, 1], a.T, a[1:, ::2]):
+        l = litnn.from_numpy(v); same(l, torch.from_numpy(v))
+        v[0] = -5; assert host(l)[0].tolist() == v[0].tolist()
+    for f in [lambda L: L.from_numpy([1, 2]), lambda L: L.from_numpy(np.arange(3.)[::-1]), lambda L: L.from_numpy(np.float64(3.)),
+              lambda L: L.from_numpy(np.array(['a'])), lambda L: L.from_numpy(np.array([1 + 2j], np.complex128)) if L is litnn else L.from_numpy(np.array(['b']))]:
+        same_error(f, match=False)
+    same_error(lambda L: L.from_numpy([1, 2]))
+    same_error(lambda L: L.from_numpy(np.arange(3.)[::-1]))
+    with pytest.warns(UserWarning, match='not writable'): litnn.from_numpy(np.broadcast_to(np.arange(3.), (2, 3)))
+
+def test_numpy_force():
+    l, t = litnn.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    same_error(lambda L: (l if L is litnn else t).numpy())
+    np.testing.assert_array_equal(l.numpy(force=True), t.numpy(force=True))
+    a = litnn.ones(2); assert a.numpy() is a._data
+
+@pytest.mark.parametrize('data', [np.arange(3.), np.arange(3), [1, 2], [1., 2.], 3.5, [[True]]])
+@pytest.mark.parametrize('dtype', [None, 'float32', 'int64'])
+def test_as_tensor(data, dtype):
+    l = litnn.as_tensor(data, dtype=None if dtype is None else getattr(litnn, dtype))
+    t = torch.as_tensor(data, dtype=None if dtype is None else getattr(torch, dtype))
+    same(l, t)
+    if isinstance(data, np.ndarray):
+        assert (l.numpy() is data or np.shares_memory(l.numpy(), data)) == np.shares_memory(t.numpy(), data)
+
+def test_as_tensor_numpy_scalar():
+    same(litnn.as_tensor(np.float32(2.)), torch.as_tensor(np.float32(2.)))
+    same(litnn.as_tensor(np.int16(2), dtype=litnn.float64), torch.as_tensor(np.int16(2), dtype=torch.float64))
+
+def test_as_tensor_identity():
+    for lib in (litnn, torch):
+        x = lib.ones(2)
+        assert lib.as_tensor(x) is x and lib.as_tensor(x, dtype=lib.float32) is x
+        assert lib.as_tensor(x, dtype=lib.float64) is not x
+    y = litnn.ones(2, requires_grad=True)
+    assert litnn.as_tensor(y, dtype=litnn.float64).grad_fn.name() == torch.as_tensor(torch.ones(2, requires_grad=True), dtype=torch.float64).grad_fn.name()
+
+def test_asarray():
+    a = np.arange(3.)
+    for copy in (None, True, False):
+        l, t = litnn.asarray(a, copy=copy), torch.asarray(a, copy=copy)
+        same(l, t)
+        assert np.shares_memory(l.numpy(), a) == np.shares_memory(t.numpy(), a)
+    for lib in (litnn, torch):
+        x = lib.ones(2)
+        assert lib.asarray(x) is x and lib.asarray(x, copy=True) is not x
+        assert lib.asarray(x, dtype=lib.float64).dtype == lib.float64
+        assert lib.asarray([1., 2.], requires_grad=True).requires_grad
+        assert lib.asarray(np.float64(2.)).dtype == lib.float64 and lib.asarray(2).dtype == lib.int64
+    for f in [lambda L: L.asarray(a, dtype=L.float32, copy=False), lambda L: L.asarray([1, 2], copy=False),
+              lambda L: L.asarray(L.ones(2), dtype=L.int64, copy=False)]:
+        same_error(f)
+
+@pytest.mark.parametrize('name', LEGACY)
+def test_legacy_constructors(name):
+    L, T = getattr(litnn, name), getattr(torch, name)
+    assert repr(L) == repr(T).replace('torch', 'litnn') and L.__name__ == T.__name__
+    assert L.dtype.name == str(T.dtype)[6:] and L.is_cuda is False
+    for args in [([1, 0, 1],), ([[1, 2], [3, 4]],), ((1, 2),), (), (np.array([1, 0]),), ([1.5, -2.7],) if name not in ('ByteTensor', 'BoolTensor') else ([0, 1],)]:
+        l, t = L(*args), T(*args)
+        same(l, t)
+        assert type(l) is litnn.Tensor and l.type() == t.type().replace('torch', 'litnn')
+    for args in [(2, 3), (0,), (litnn.Size([2]),)]:
+        targs = tuple(torch.Size(a) if isinstance(a, litnn.Size) else a for a in args)
+        l, t = L(*args), T(*targs)
+        assert tuple(l.shape) == tuple(t.shape) and l.dtype.name == str(t.dtype)[6:]
+    x = litnn.zeros(2, dtype=L.dtype)
+    assert isinstance(x, L) and isinstance(x, litnn.Tensor) and isinstance(T(2), T)
+    others = [n for n in LEGACY if n != name]
+    assert not any(isinstance(x, getattr(litnn, n)) for n in others)
+    assert not any(isinstance(T(2), getattr(torch, n)) for n in others)
+    shared = L(x); assert shared.numpy() is x._data or np.shares_memory(shared.numpy(), x.numpy())
+    assert litnn.ones(2).type(L).dtype == L.dtype and litnn.ones(2).type(f'litnn.{name}').dtype == L.dtype
+
+def test_legacy_errors():
+    same_error(lambda L: L.FloatTensor(L.tensor([1])), match=False)
+    same_error(lambda L: L.FloatTensor(2.5))
+    same_error(lambda L: L.LongTensor(-1))
+    same_error(lambda L: L.FloatTensor([1], [2]), match=False)
+    same_error(lambda L: L.Tensor(-1))
+
+def test_tensor_vs_FloatTensor():
+    same(litnn.Tensor([0, 2, 1]), torch.Tensor([0, 2, 1]))
+    same(litnn.LongTensor([0, 2, 1]), torch.LongTensor([0, 2, 1]))
+    assert isinstance(litnn.Tensor(2), litnn.FloatTensor)
+
+@pytest.mark.parametrize('dev', DEVICES)
+def test_new_factories(dev):
+    for dt in ('float64', 'int32', 'float16'):
+        l, t = litnn.ones(2, dtype=getattr(litnn, dt), device=dev), torch.ones(2, dtype=getattr(torch, dt))
+        for f in [lambda x: x.new_zeros(2, 3), lambda x: x.new_zeros((2,)), lambda x: x.new_ones([3]), lambda x: x.new_full((2, 2), 7),
+                  lambda x: x.new_tensor([1, 2]), lambda x: x.new_empty(0, 4)]:
+            lo, to = f(l), f(t)
+            assert tuple(lo.shape) == tuple(to.shape) and lo.dtype.name == str(to.dtype)[6:] and lo.device == l.device
+        same(l.new_full((2,), 3).cpu(), t.new_full((2,), 3))
+        same(l.new_tensor([[1.5]]).cpu(), t.new_tensor([[1.5]]))
+    assert litnn.ones(1).new_zeros(2, requires_grad=True).requires_grad
+    assert litnn.ones(1).new_ones(2, dtype=litnn.int64).dtype == litnn.int64
+
+def test_is_tensor():
+    for lib in (litnn, torch):
+        assert lib.is_tensor(lib.ones(1)) and not lib.is_tensor(np.ones(1)) and not lib.is_tensor([1])
+
+@pytest.mark.parametrize('dt', ['float16', 'bfloat16', 'float32', 'float64'])
+def test_finfo(dt):
+    l, t = litnn.finfo(getattr(litnn, dt)), torch.finfo(getattr(torch, dt))
+    for a in ('bits', 'eps', 'max', 'min', 'tiny', 'smallest_normal', 'resolution', 'dtype'):
+        assert getattr(l, a) == getattr(t, a) and type(getattr(l, a)) is type(getattr(t, a)), a
+    assert repr(l) == repr(t)
+
+@pytest.mark.parametrize('dt', ['uint8', 'int8', 'int16', 'int32', 'int64'])
+def test_iinfo(dt):
+    l, t = litnn.iinfo(getattr(litnn, dt)), torch.iinfo(getattr(torch, dt))
+    for a in ('bits', 'max', 'min', 'dtype'):
+        assert getattr(l, a) == getattr(t, a) and type(getattr(l, a)) is type(getattr(t, a)), a
+    assert repr(l) == repr(t)
+
+def test_info_defaults_and_errors():
+    assert repr(litnn.finfo()) == repr(torch.finfo()) and repr(litnn.finfo(float)) == repr(torch.finfo(float))
+    for f in [lambda L: L.finfo(L.int32), lambda L: L.iinfo(L.float32), lambda L: L.iinfo(L.bool)]:
+        same_error(f)
+    with pytest.raises(TypeError, match='requires a floating point'): litnn.finfo(litnn.int32)
+
+def test_default_device():
+    assert litnn.get_default_device() == litnn.device('cpu') and repr(litnn.get_default_device()) == repr(torch.get_default_device())
+    litnn.set_default_device('cpu')
+    try:
+        for f in [lambda L: L.zeros(2), lambda L: L.tensor([1]), lambda L: L.arange(3), lambda L: L.rand(2), lambda L: L.LongTensor([1]),
+                  lambda L: L.normal(0., 1., size=(2,)), lambda L: L.full((1,), 2.)]:
+            assert f(litnn).device == litnn.device('cpu')
+    finally: litnn.set_default_device(None)
+    assert litnn.get_default_device() == litnn.device('cpu')
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason='needs a GPU')
+def test_default_device_cuda():
+    litnn.set_default_device('cuda')
+    try:
+        for f in [lambda L: L.zeros(2), lambda L: L.tensor([1]), lambda L: L.arange(3), lambda L: L.rand(2), lambda L: L.randn(2),
+                  lambda L: L.randint(0, 3, (2,)), lambda L: L.randperm(3), lambda L: L.LongTensor([1]), lambda L: L.normal(0., 1., size=(2,)), lambda L: L.Tensor(2)]:
+            assert f(litnn).device.type == 'cuda'
+        assert litnn.zeros(2, device='cpu').device.type == 'cpu'
+    finally: litnn.set_default_device(None)
+
+def test_variable():
+    t = litnn.ones(2)
+    v = litnn.autograd.Variable(t, requires_grad=True)
+    tv = torch.autograd.Variable(torch.ones(2), requires_grad=True)
+    assert type(v) is litnn.Tensor and v.requires_grad == tv.requires_grad and not t.requires_grad
+    assert v.numpy(force=True) is t._data
+    assert isinstance(t, litnn.autograd.Variable) and not isinstance(3, litnn.autograd.Variable)
+    (v * 2).sum().backward()
+    assert v.grad.tolist() == [2., 2.]

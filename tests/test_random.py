@@ -1,0 +1,209 @@
+"""Random sampling (litnn.random, nbs/03f_random): the distributions against their formulas
+(every bin or value within 5 standard deviations of its expected count), determinism under
+manual_seed and Generator objects, and dtypes, shapes, grad_fn names and errors against torch 2.13.
+The streams differ from torch's (PCG64, not Mersenne Twister): only distributions are compared."""
+import math, numpy as np, pytest
+import litnn
+from api_pairs import torch, same_error, host, DEVICES
+
+N = 200_000
+
+def check_counts(counts, probs, n):
+    "Each observed count within 5 sigma (binomial) of n * p."
+    counts, probs = np.asarray(counts, float), np.asarray(probs, float)
+    sd = np.sqrt(n * probs * (1 - probs))
+    assert np.all(np.abs(counts - n * probs) <= 5 * sd + 1), (counts, n * probs)
+
+def check_cdf(samples, cdf, edges):
+    "The fraction of samples in each bin between `edges` (and beyond both ends) matches `cdf`."
+    s = np.asarray(samples, np.float64).ravel()
+    e = np.asarray(edges, np.float64)
+    counts = np.histogram(s, np.concatenate([[-np.inf], e, [np.inf]]))[0]
+    c = np.array([cdf(v) for v in e])
+    check_counts(counts, np.diff(np.concatenate([[0.], c, [1.]])), s.size)
+
+def normal_cdf(x): return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+Z_EDGES = np.linspace(-3, 3, 13)
+
+@pytest.mark.parametrize('dev', DEVICES)
+def test_multinomial_with_replacement(dev):
+    litnn.manual_seed(0)
+    p = np.array([[1., 0., 3., 6.], [0.5, 0.5, 0., 0.]])
+    s = litnn.multinomial(litnn.tensor(p, device=dev), N, replacement=True)
+    assert s.shape == (2, N) and s.dtype == litnn.int64 and s.device == litnn.device(dev)
+    for row, pr in zip(host(s), p):
+        check_counts(np.bincount(row, minlength=4), pr / pr.sum(), N)
+        assert not np.isin(np.flatnonzero(pr == 0), row).any()          # zero weights never drawn
+    one = litnn.tensor(p[0], device=dev).multinomial(N, True)
+    check_counts(np.bincount(host(one), minlength=4), p[0] / 10, N)
+
+@pytest.mark.parametrize('dev', DEVICES)
+def test_multinomial_without_replacement(dev):
+    litnn.manual_seed(1)
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    n = 50_000
+    s = host(litnn.multinomial(litnn.tensor(np.tile(p, (n, 1)), device=dev), 2))
+    assert (s[:, 0] != s[:, 1]).all()
+    pairs = np.zeros((4, 4)); np.add.at(pairs, (s[:, 0], s[:, 1]), 1)
+    expected = np.array([[0 if i == j else p[i] * p[j] / (1 - p[i]) for j in range(4)] for i in range(4)])
+    check_counts(pairs.ravel(), expected.ravel(), n)                    # ordered pairs: sequential sampling
+    full = host(litnn.multinomial(litnn.tensor([1., 0., 2.], device=dev), 3))
+    assert sorted(full) == [0, 1, 2] and full[2] == 1                   # the zero weight comes last, as torch
+
+def test_multinomial_matches_torch_shapes():
+    for shape, k, r in [((5,), 3, False), ((2, 5), 4, True), ((3, 2), 7, True)]:
+        w = np.random.default_rng(0).random(shape)
+        l, t = litnn.multinomial(litnn.tensor(w), k, r), torch.multinomial(torch.tensor(w), k, r)
+        assert tuple(l.shape) == tuple(t.shape) and str(t.dtype).endswith(l.dtype.name)
+
+MULTINOMIAL_ERRORS = [lambda L: L.multinomial(L.tensor([1., 2.]), 3), lambda L: L.multinomial(L.tensor([1., -1.]), 1),
+                      lambda L: L.multinomial(L.tensor([0., 0.]), 1, True), lambda L: L.multinomial(L.tensor([1, 2]), 1),
+                      lambda L: L.multinomial(L.ones(2, 2, 2), 1), lambda L: L.multinomial(L.ones(3), 0),
+                      lambda L: L.multinomial(L.tensor([1., float('inf')]), 1), lambda L: L.multinomial(L.tensor([1., float('nan')]), 1)]
+
+@pytest.mark.parametrize('f', MULTINOMIAL_ERRORS)
+def test_multinomial_errors(f): same_error(f)
+
+@pytest.mark.parametrize('dev', DEVICES)
+def test_bernoulli(dev):
+    litnn.manual_seed(2)
+    p = np.array([0., 0.2, 0.5, 0.9, 1.])
+    s = host(litnn.bernoulli(litnn.tensor(np.tile(p, (N // 5, 1)), device=dev)))
+    check_counts(s.sum(0), p, N // 5)
+    assert set(np.unique(s)) <= {0., 1.}
+    s = host(litnn.bernoulli(litnn.zeros(N, device=dev), 0.3))
+    check_counts([s.sum()], [0.3], N)
+    s = host(litnn.empty(N, device=dev).bernoulli_(litnn.full((N,), 0.7, device=dev)))
+    check_counts([s.sum()], [0.7], N)
+    s = host(litnn.empty(N, dtype=litnn.int64, device=dev).bernoulli_())
+    assert s.dtype == np.int64
+    check_counts([s.sum()], [0.5], N)
+
+@pytest.mark.parametrize('dev', DEVICES)
+def test_normal_overloads(dev):
+    litnn.manual_seed(3)
+    mean, std = np.array([-2., 0., 5.]), np.array([0.5, 1., 3.])
+    m, s = litnn.tensor(np.tile(mean, (N // 3, 1)), device=dev), litnn.tensor(std, device=dev)
+    for out, mu, sd in [(litnn.normal(m, s), mean, std), (litnn.normal(m, 2.), mean, 2.), (litnn.normal(1.5, s.expand(N // 3, 3)), 1.5, std)]:
+        z = (host(out) - mu) / sd
+        check_cdf(z, normal_cdf, Z_EDGES)
+    z = (host(litnn.normal(4., 2., size=(N,), device=dev)) - 4.) / 2.
+    check_cdf(z, normal_cdf, Z_EDGES)
+    z = host(litnn.empty(N, dtype=litnn.float64, device=dev).normal_(1., 3.))
+    check_cdf((z - 1.) / 3., normal_cdf, Z_EDGES)
+
+def test_normal_against_torch():
+    cases = [lambda L: L.normal(L.zeros(2, 1), L.ones(3)), lambda L: L.normal(L.zeros(2, dtype=L.float64), 1.),
+             lambda L: L.normal(0., L.ones(4)), lambda L: L.normal(L.zeros(2, dtype=L.float64), L.ones(2)),
+             lambda L: L.normal(2., 3., size=(2, 3)), lambda L: L.normal(2., 3., (2,), dtype=L.float64),
+             lambda L: L.normal(0., 1., size=(2,), requires_grad=True)]
+    for f in cases:
+        l, t = f(litnn), f(torch)
+        assert (tuple(l.shape), l.dtype.name, l.requires_grad) == (tuple(t.shape), str(t.dtype)[6:], t.requires_grad)
+
+def test_zero_gradients_and_nodes():
+    for f in [lambda L, m: L.normal(m, 1.), lambda L, m: L.normal(0., m + 1), lambda L, m: L.normal(m, m + 1),
+              lambda L, m: L.bernoulli(m.sigmoid()), lambda L, m: L.poisson(m.exp())]:
+        lm, tm = litnn.zeros(3, requires_grad=True), torch.zeros(3, requires_grad=True)
+        l, t = f(litnn, lm), f(torch, tm)
+        assert type(l.grad_fn).__name__ == type(t.grad_fn).__name__
+        l.sum().backward(); t.sum().backward()
+        np.testing.assert_array_equal(host(lm.grad), host(tm.grad))
+    for name, args in [('random_', ()), ('random_', (5,)), ('random_', (1, 5)), ('exponential_', ()), ('geometric_', (0.3,)),
+                       ('log_normal_', ()), ('cauchy_', ()), ('bernoulli_', (0.3,)), ('uniform_', ()), ('normal_', ())]:
+        l = getattr(litnn.zeros(3, requires_grad=True).clone(), name)(*args)
+        t = getattr(torch.zeros(3, requires_grad=True).clone(), name)(*args)
+        assert type(l.grad_fn).__name__ == type(t.grad_fn).__name__
+    l = litnn.zeros(3, requires_grad=True).clone().bernoulli_(litnn.full((3,), 0.3))
+    assert type(l.grad_fn).__name__ == type(torch.zeros(3, requires_grad=True).clone().bernoulli_(torch.full((3,), 0.3)).grad_fn).__name__
+
+@pytest.mark.parametrize('dev', DEVICES)
+def test_poisson(dev):
+    litnn.manual_seed(4)
+    for rate in (0.5, 4.0, 30.0):
+        s = host(litnn.poisson(litnn.full((N,), rate, dtype=litnn.float64, device=dev))).astype(int)
+        k = np.arange(int(rate * 3 + 10))
+        pmf = np.array([math.exp(-rate + i * math.log(rate) - math.lgamma(i + 1)) for i in k])
+        check_counts(np.bincount(s, minlength=len(k))[:len(k)], pmf, N)
+    assert litnn.poisson(litnn.ones(2, dtype=litnn.float16)).dtype == litnn.float16
+
+@pytest.mark.parametrize('dev', DEVICES)
+def test_continuous_in_place(dev):
+    litnn.manual_seed(5)
+    x = litnn.empty(N, dtype=litnn.float64, device=dev)
+    check_cdf(host(x.exponential_(2.)), lambda v: 0. if v < 0 else 1 - math.exp(-2 * v), np.linspace(0, 3, 13))
+    check_cdf(host(x.log_normal_(1., 0.5)), lambda v: 0. if v <= 0 else normal_cdf((math.log(v) - 1) / 0.5), np.exp(1 + 0.5 * Z_EDGES))
+    check_cdf(host(x.cauchy_(3., 2.)), lambda v: 0.5 + math.atan((v - 3) / 2) / math.pi, np.linspace(-20, 26, 15))
+    s = host(x.geometric_(0.3)).astype(int)
+    assert s.min() >= 1
+    k = np.arange(1, 25)
+    check_counts(np.bincount(s, minlength=25)[1:25], 0.3 * 0.7 ** (k - 1), N)
+    s = host(litnn.empty(N, dtype=litnn.float32, device=dev).uniform_(-1, 3))
+    check_cdf(s, lambda v: min(max((v + 1) / 4, 0.), 1.), np.linspace(-1, 3, 9))
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'int8', 'uint8', 'int32', 'int64', 'bool'])
+def test_random_(dtype):
+    litnn.manual_seed(6)
+    d = getattr(litnn, dtype)
+    if dtype != 'bool':                       # bool holds only 0 and 1 (random_(1, 6) is refused, as in torch)
+        s = host(litnn.empty(N, dtype=d).random_(1, 6)).astype(np.int64)
+        check_counts(np.bincount(s, minlength=6), [0] + [0.2] * 5, N)
+    s = host(litnn.empty(N, dtype=d).random_(2)).astype(np.int64)
+    check_counts(np.bincount(s, minlength=2), [0.5, 0.5], N)
+    s = host(litnn.empty(N, dtype=d).random_()).astype(np.float64)
+    top = {'float32': 2 ** 24, 'float64': 2 ** 53, 'float16': 2 ** 11, 'bool': 1}.get(dtype) or np.iinfo(dtype).max
+    assert s.min() >= 0 and s.max() <= top
+    sd = (top + 1) / math.sqrt(12 * N)
+    assert abs(s.mean() - top / 2) < 5 * sd            # uniform over [0, top]
+    t = torch.empty(1000, dtype=getattr(torch, dtype)).random_()   # torch's range agrees
+    assert host(t).astype(np.float64).max() <= top
+
+def test_random_signed_range():
+    s = host(litnn.empty(N, dtype=litnn.int64).random_(-5, -2))
+    check_counts(np.bincount(s + 5, minlength=3), [1 / 3] * 3, N)
+
+IN_PLACE_ERRORS = [lambda L: L.zeros(2).random_(5, 2), lambda L: L.zeros(2, dtype=L.uint8).random_(300),
+                   lambda L: L.zeros(2, dtype=L.uint8).random_(-1, 5), lambda L: L.zeros(2, dtype=L.int8).random_(0, 200), lambda L: L.zeros(2, dtype=L.bool).random_(3),
+                   lambda L: L.zeros(2).geometric_(0), lambda L: L.zeros(2).geometric_(1.5),
+                   lambda L: L.zeros(2).exponential_(-1), lambda L: L.zeros(2).log_normal_(1, 0), lambda L: L.zeros(2).cauchy_(0, 0),
+                   lambda L: L.zeros(2, dtype=L.int64).exponential_(), lambda L: L.zeros(2, dtype=L.int64).cauchy_(),
+                   lambda L: L.zeros(2, dtype=L.int64).log_normal_(), lambda L: L.zeros(2, dtype=L.uint8).cauchy_(),
+                   lambda L: L.zeros(2).bernoulli_(1.5), lambda L: L.zeros(2).bernoulli_(L.tensor([1.5, 0.])), lambda L: L.poisson(L.tensor([-1.])),
+                   lambda L: L.poisson(L.tensor([1, 2])), lambda L: L.bernoulli(L.tensor([1.5])), lambda L: L.bernoulli(L.tensor([1, 0])),
+                   lambda L: L.normal(0., -1., size=(2,)), lambda L: L.normal(L.zeros(2), -1.),
+                   lambda L: L.normal(L.zeros(2), L.tensor([1., -1.])), lambda L: L.zeros(2, requires_grad=True).exponential_()]
+
+@pytest.mark.parametrize('f', IN_PLACE_ERRORS)
+def test_sampler_errors(f): same_error(f)
+
+def test_normal_needs_size(): same_error(lambda L: L.normal(0., 1.), match=False)
+
+SAMPLERS = [lambda g: litnn.multinomial(litnn.tensor([0.2, 0.3, 0.5]), 5, True, generator=g),
+            lambda g: litnn.multinomial(litnn.ones(2, 6), 4, generator=g),
+            lambda g: litnn.bernoulli(litnn.full((8,), 0.5), generator=g),
+            lambda g: litnn.normal(litnn.zeros(4), litnn.ones(4), generator=g),
+            lambda g: litnn.normal(0., 1., size=(4,), generator=g),
+            lambda g: litnn.poisson(litnn.full((4,), 3.), generator=g),
+            lambda g: litnn.empty(5).random_(100, generator=g), lambda g: litnn.empty(5).exponential_(generator=g),
+            lambda g: litnn.empty(5).geometric_(0.2, generator=g), lambda g: litnn.empty(5).log_normal_(generator=g),
+            lambda g: litnn.empty(5).cauchy_(generator=g), lambda g: litnn.empty(5).bernoulli_(generator=g),
+            lambda g: litnn.empty(5).uniform_(generator=g), lambda g: litnn.empty(5).normal_(generator=g),
+            lambda g: litnn.rand(4, generator=g), lambda g: litnn.randn(4, generator=g),
+            lambda g: litnn.randint(0, 9, (4,), generator=g), lambda g: litnn.randperm(6, generator=g),
+            lambda g: litnn.rand_like(litnn.ones(3), generator=g), lambda g: litnn.randn_like(litnn.ones(3), generator=g),
+            lambda g: litnn.randint_like(litnn.ones(3), 10, generator=g)]
+
+@pytest.mark.parametrize('draw', SAMPLERS)
+def test_determinism(draw):
+    litnn.manual_seed(11); a = draw(None).tolist()
+    litnn.manual_seed(11); b = draw(None).tolist()
+    assert a == b                                         # manual_seed repeats the default stream
+    g1, g2 = litnn.Generator().manual_seed(5), litnn.Generator().manual_seed(5)
+    litnn.manual_seed(11)
+    assert draw(g1).tolist() == draw(g2).tolist()         # equal generators, equal draws
+    assert draw(None).tolist() == a                       # and drawing from them left the default stream alone
+
+def test_random_module_names():
+    litnn.random.manual_seed(3); a = litnn.rand(3).tolist()
+    litnn.manual_seed(3)
+    assert litnn.rand(3).tolist() == a and litnn.random.initial_seed() == 3 == torch.random.manual_seed(3).initial_seed()

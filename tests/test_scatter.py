@@ -1,0 +1,163 @@
+"""scatter, scatter_reduce, index_add/copy/fill, masked_scatter, take, take_along_dim
+(litnn.scatter, nbs/03g_scatter) and indexing with ranges, nested lists and tuples of tensors
+(litnn.indexing, nbs/03c_indexing) against torch 2.13: values, dtypes, grad_fn names, gradients
+(torch's and gradcheck), in-place forms and errors."""
+import warnings, numpy as np, pytest
+import litnn
+from litnn.autograd import gradcheck, gradgradcheck
+from api_pairs import torch, check, same_error, host, DEVICES
+
+rng = np.random.default_rng(0)
+def R(*s): return rng.standard_normal(s)
+def T(L, a): return L.tensor(np.asarray(a))
+x34, src23 = R(3, 4), R(2, 3)
+idx = np.array([[0, 1, 3], [2, 0, 1]])          # no repeats within a row: scatter is deterministic
+I2 = np.array([[0, 2], [1, 2]])
+
+CASES = [
+    ('scatter_src', lambda L, x, s: x.scatter(1, T(L, idx), s), [x34, src23]),
+    ('scatter_dim0', lambda L, x, s: x.scatter(0, T(L, [[2, 0, 1, 1]]), s), [x34, R(1, 4)]),
+    ('scatter_value', lambda L, x: x.scatter(1, T(L, idx), 2.5), [x34]),
+    ('scatter_value_kw', lambda L, x: L.scatter(x, 0, T(L, [[1, 2]]), value=-1.), [x34]),
+    ('scatter_add', lambda L, x, s: x.scatter_add(1, T(L, [[0, 0, 1], [3, 3, 3]]), s), [x34, src23]),
+    ('index_add', lambda L, x, s: x.index_add(0, T(L, [2, 0, 2]), s), [x34, R(3, 4)]),
+    ('index_add_alpha', lambda L, x, s: L.index_add(x, 1, T(L, [3, 1]), s, alpha=-2.), [x34, R(3, 2)]),
+    ('index_copy', lambda L, x, s: x.index_copy(1, T(L, [3, 0]), s), [x34, R(3, 2)]),
+    ('index_copy0', lambda L, x, s: L.index_copy(x, 0, T(L, [1]), s), [x34, R(1, 4)]),
+    ('index_fill', lambda L, x: x.index_fill(1, T(L, [0, 2]), -1.), [x34]),
+    ('index_fill_t', lambda L, x, v: L.index_fill(x, 0, T(L, [1]), v), [x34, np.array(3.)]),
+    ('masked_scatter', lambda L, x, s: x.masked_scatter(x > 0, s), [x34, R(12)]),
+    ('masked_scatter_bcast', lambda L, x, s: x.masked_scatter(T(L, [True, False, False, True]), s), [x34, R(4, 4)]),
+    ('take', lambda L, x: L.take(x, T(L, [[0, 11], [5, -1]])), [x34]),
+    ('take_m', lambda L, x: x.take(T(L, [3, 3, 0])), [x34]),
+    ('take_along_dim', lambda L, x: L.take_along_dim(x, L.argsort(x, 1), 1), [x34]),
+    ('take_along_flat', lambda L, x: x.take_along_dim(T(L, [0, 7, 7])), [x34]),
+    ('take_along_bcast', lambda L, x: L.take_along_dim(x, T(L, [[0], [2]]), 1), [R(1, 4)]),
+]
+
+@pytest.mark.parametrize('f, arrays', [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize('dev', DEVICES)
+def test_against_torch(f, arrays, dev): check(f, *arrays, dev=dev)
+
+def test_scatter_index_smaller_than_src():
+    # torch's own backward fails here (ScatterBackward0 returns a gradient of the index's shape for src)
+    check(lambda L, x, s: L.scatter(x, 1, T(L, I2), s), x34, src23, grads=False)
+    x, s = litnn.tensor(x34, requires_grad=True), litnn.tensor(src23, requires_grad=True)
+    assert gradcheck(lambda x, s: x.scatter(1, litnn.tensor(I2), s), (x, s))
+    x.scatter(1, litnn.tensor(I2), s).sum().backward()
+    assert s.grad.tolist() == [[1., 1., 0.], [1., 1., 0.]]
+
+@pytest.mark.parametrize('reduce', ['sum', 'prod', 'mean', 'amax', 'amin'])
+@pytest.mark.parametrize('include_self', [True, False])
+def test_scatter_reduce(reduce, include_self):
+    index = np.array([[0, 0, 1, 3], [2, 2, 2, 0]])
+    src = np.round(R(2, 4) * 3) / 2                     # ties, for amax/amin's shared gradient
+    src[0, 1] = 0.                                      # a zero factor, for prod
+    check(lambda L, x, s: x.scatter_reduce(1, T(L, index), s, reduce, include_self=include_self), np.round(x34 * 2) / 2, src)
+    check(lambda L, x, s: L.scatter_reduce(x, 1, T(L, index), s, reduce, include_self=include_self),
+          rng.integers(-3, 4, (3, 4)), rng.integers(-3, 4, (2, 4)))
+
+@pytest.mark.parametrize('reduce', ['sum', 'prod', 'mean', 'amax', 'amin'])
+def test_scatter_reduce_gradcheck(reduce):
+    x = litnn.tensor(R(3, 4), requires_grad=True)
+    s = litnn.tensor(R(2, 4), requires_grad=True)
+    i = litnn.tensor([[0, 0, 1, 3], [2, 2, 2, 0]])
+    assert gradcheck(lambda x, s: x.scatter_reduce(1, i, s, reduce, include_self=False), (x, s))
+    assert gradcheck(lambda x, s: x.scatter_reduce(1, i, s, reduce), (x, s))
+
+@pytest.mark.parametrize('f', [lambda x, s: x.scatter(1, litnn.tensor(idx), s), lambda x, s: x.index_add(0, litnn.tensor([2, 0]), s[:, :2].t().repeat(1, 2)),
+                               lambda x, s: x.masked_scatter(x > 0, s.repeat(1, 2)), lambda x, s: x.take(litnn.tensor([1, 1, 7])) * s.sum()])
+def test_gradcheck(f):
+    x = litnn.tensor(R(3, 4), requires_grad=True)
+    s = litnn.tensor(R(2, 3), requires_grad=True)
+    assert gradcheck(f, (x, s)) and gradgradcheck(f, (x, s))
+
+def test_legacy_reduce():
+    x = np.ones((2, 3))
+    check(lambda L, x: x.scatter(1, T(L, [[0, 0], [2, 1]]), 3., reduce='multiply'), x, name=False, grads=False)
+    check(lambda L, x, s: x.scatter(1, T(L, [[0, 0], [2, 1]]), s, reduce='add'), x, R(2, 2), name=False, grads=False)
+    l = litnn.ones(2, 3, requires_grad=True).scatter(1, litnn.tensor([[0]]), 2., reduce='add')
+    t = torch.ones(2, 3, requires_grad=True).scatter(1, torch.tensor([[0]]), 2., reduce='add')
+    assert type(l.grad_fn).__name__ == type(t.grad_fn).__name__ == 'NotImplemented'
+    same_error(lambda L: L.ones(2, 3, requires_grad=True).scatter(1, L.tensor([[0]]), 2., reduce='add').sum().backward())
+
+def test_in_place():
+    r14, r31, r12 = R(1, 4), R(3, 1), R(12)
+    for name, args in [('scatter_', lambda L: (1, T(L, idx), T(L, src23))), ('scatter_', lambda L: (0, T(L, [[1]]), 7.)),
+                       ('scatter_reduce_', lambda L: (1, T(L, idx), T(L, src23), 'amax')), ('index_add_', lambda L: (0, T(L, [1]), T(L, r14))),
+                       ('index_copy_', lambda L: (1, T(L, [0]), T(L, r31))), ('index_fill_', lambda L: (1, T(L, [0, 3]), 9.)),
+                       ('masked_scatter_', lambda L: (T(L, x34 > 0), T(L, r12))), ('scatter_add_', lambda L: (1, T(L, idx), T(L, src23)))]:
+        a = x34.copy()
+        l, t = litnn.tensor(a), torch.tensor(a)
+        rl = getattr(l, name)(*args(litnn)); rt = getattr(t, name)(*args(torch))
+        assert rl is l and l._version == 1
+        np.testing.assert_allclose(host(l), host(t))
+    one_hot = litnn.zeros(3, 4).scatter_(1, litnn.tensor([2, 0, 3])[:, None], 1.)
+    assert one_hot.tolist() == torch.zeros(3, 4).scatter_(1, torch.tensor([2, 0, 3])[:, None], 1.).tolist()
+
+def test_in_place_through_graph():
+    l, t = litnn.tensor(x34, requires_grad=True), torch.tensor(x34, requires_grad=True)
+    yl, yt = l * 2, t * 2
+    yl.index_fill_(1, litnn.tensor([1]), 0.); yt.index_fill_(1, torch.tensor([1]), 0.)
+    (yl ** 2).sum().backward(); (yt ** 2).sum().backward()
+    np.testing.assert_allclose(host(l.grad), host(t.grad))
+
+ERRORS = [
+    lambda L: L.ones(3, 4).scatter(1, L.tensor([[5]]), 1.),
+    lambda L: L.ones(3, 4).scatter(1, L.tensor([[-1]]), 1.),
+    lambda L: L.ones(3, 4).scatter(1, L.tensor([[0, 1]]), L.ones(1, 1)),
+    lambda L: L.ones(3, 4).scatter(1, L.tensor([[0.]]), 1.),
+    lambda L: L.ones(3, 4).scatter(1, L.tensor([[0]]), 1., reduce='mean'),
+    lambda L: L.ones(3, 4).scatter_reduce(1, L.tensor([[0]]), L.ones(1, 1), 'maximum'),
+    lambda L: L.ones(3, 4).index_copy(0, L.tensor([0, 5]), L.ones(2, 4)),
+    lambda L: L.ones(3, 4).index_fill(0, L.tensor([0, 5]), 1.),
+    lambda L: L.ones(3, 4).index_add(0, L.tensor([0, 5]), L.ones(2, 4)),
+    lambda L: L.ones(3, 4).index_add(0, L.tensor([0, 1]), L.ones(3, 4)),
+    lambda L: L.ones(3, 4).index_add(0, L.tensor([0]), L.ones(1, 4, dtype=L.float64)),
+    lambda L: L.ones(3, 4).index_copy(0, L.tensor([0]), L.ones(2, 4)),
+    lambda L: L.ones(3, 4).index_fill(1, L.tensor([0]), L.tensor([3.])),
+    lambda L: L.ones(3, 4).masked_scatter(L.ones(3, 4) > 0, L.ones(2)),
+    lambda L: L.ones(3, 4).masked_scatter(L.ones(3, 4), L.ones(12)),
+    lambda L: L.take(L.ones(3, 4), L.tensor([12])),
+    lambda L: L.take_along_dim(L.ones(3, 4), L.tensor([1]), 1),
+]
+
+@pytest.mark.parametrize('f', ERRORS)
+def test_errors(f): same_error(f)
+
+# indexing with Python sequences
+N = np.arange(12.).reshape(3, 4)
+INDEX = [
+    ('range_and_tensor', lambda L, x: x[range(3), T(L, [1, 0, 3])]),
+    ('range', lambda L, x: x[range(2)]),
+    ('range_step', lambda L, x: x[:, range(0, 4, 2)]),
+    ('tuple_in_tuple', lambda L, x: x[(0, 2),]),
+    ('nested_list', lambda L, x: x[[[0, 1], [2, 2]]]),
+    ('list_of_lists_3', lambda L, x: x[[[0, 1], [1, 2]], :]),
+    ('tuple_of_tensors', lambda L, x: x[(T(L, [0, 1]), T(L, [2, 3]))]),
+    ('list_of_tensors', lambda L, x: x[[T(L, [0, 1]), T(L, [2, 3])]]),
+    ('list_with_slice', lambda L, x: x[[slice(None), 1]]),
+    ('list_with_none', lambda L, x: x[[None, 0]]),
+    ('list_ints', lambda L, x: x[[0, 2, 2]]),
+    ('tensor_list', lambda L, x: x[[T(L, 1), T(L, 2)]]),
+    ('empty_list', lambda L, x: x[[]]),
+    ('nll', lambda L, x: -x.log_softmax(1)[range(3), [1, 0, 3]].mean()),
+]
+
+@pytest.mark.parametrize('f', [c[1] for c in INDEX], ids=[c[0] for c in INDEX])
+def test_sequence_indexing(f):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        check(f, N, name=False)
+
+def test_list_as_tuple_warns():
+    with pytest.warns(UserWarning, match='non-tuple sequence'): litnn.ones(3, 4)[[[0, 1], [1, 2]]]
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        litnn.ones(3, 4)[[0, 1]]; litnn.ones(3, 4)[range(3), [0, 1, 2]]
+
+def test_sequence_setitem():
+    l, t = litnn.tensor(N), torch.tensor(N)
+    l[range(3), [1, 0, 3]] = -1.; t[range(3), [1, 0, 3]] = -1.
+    l[(0, 2),] = 5.; t[(0, 2),] = 5.
+    np.testing.assert_array_equal(host(l), host(t))

@@ -1,0 +1,175 @@
+"""Sorting and selection (litnn.sorting, nbs/03e_sorting) against torch 2.13: values, indices,
+dtypes, grad_fn names, gradients (torch's and gradcheck), reprs and errors."""
+import numpy as np, pytest
+import litnn
+from litnn.autograd import gradcheck
+from api_pairs import torch, check, same_error, host, DEVICES
+
+rng = np.random.default_rng(0)
+def R(*s): return rng.standard_normal(s)
+def perm(*s): return rng.permutation(int(np.prod(s))).reshape(s).astype(np.float64)   # distinct values: indices are unique
+x34 = perm(3, 4)
+x345 = perm(3, 4, 5)
+nan = np.array([[1., np.nan, 3., 4.], [2., 5., 2.5, 0.], [np.nan, np.nan, 1., 7.]])
+
+CASES = [
+    ('sort', lambda L, x: L.sort(x), [x345]),
+    ('sort_dim0_desc', lambda L, x: x.sort(0, descending=True), [x345]),
+    ('sort_stable_kw', lambda L, x: L.sort(x, stable=True, dim=1), [x345]),
+    ('sort_nan', lambda L, x: L.sort(x, descending=True), [nan]),
+    ('sort_nan_asc', lambda L, x: L.sort(x), [nan]),
+    ('sort_0d', lambda L, x: L.sort(x), [np.array(3.)]),
+    ('argsort', lambda L, x: L.argsort(x, dim=1, descending=True), [x345]),
+    ('argsort_m', lambda L, x: x.argsort(), [x34]),
+    ('msort', lambda L, x: L.msort(x), [x34]),
+    ('topk', lambda L, x: L.topk(x, 2), [x345]),
+    ('topk_small', lambda L, x: x.topk(3, dim=0, largest=False), [x345]),
+    ('topk_all', lambda L, x: x.topk(4), [x34]),
+    ('topk_0', lambda L, x: x.topk(0), [x34]),
+    ('kthvalue', lambda L, x: L.kthvalue(x, 2), [x345]),
+    ('kthvalue_keep', lambda L, x: x.kthvalue(3, 0, keepdim=True), [x345]),
+    ('median', lambda L, x: L.median(x), [x34]),
+    ('median_dim', lambda L, x: L.median(x, 1), [x345]),
+    ('median_keep', lambda L, x: x.median(0, keepdim=True), [x34]),
+    ('median_nan', lambda L, x: L.median(x, 1), [nan]),
+    ('median_nan_all', lambda L, x: L.median(x), [nan]),
+    ('nanmedian', lambda L, x: L.nanmedian(x, 1), [nan]),
+    ('nanmedian_all', lambda L, x: x.nanmedian(), [nan]),
+    ('mode_int', lambda L, x: L.mode(x), [np.array([[1, 2, 2, 1, 3], [4, 4, 5, 5, 5], [7, 6, 6, 7, 6]])]),
+    ('mode_float', lambda L, x: x.mode(0), [np.array([[1., 2.], [1., 3.], [0., 3.]])]),
+    ('mode_keep', lambda L, x: L.mode(x, 1, keepdim=True), [np.array([[1., 2., 2.], [3., 3., 0.]])]),
+]
+
+@pytest.mark.parametrize('f, arrays', [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize('dev', DEVICES)
+def test_against_torch(f, arrays, dev): check(f, *arrays, dev=dev)
+
+@pytest.mark.parametrize('dtype', ['float32', 'int64', 'int8', 'uint8', 'bool', 'float16'])
+def test_sort_dtypes_stable(dtype):
+    a = rng.integers(0, 3, (4, 9)).astype(dtype)     # many ties: stable order is fully determined
+    for desc in (False, True):
+        check(lambda L, x: L.sort(x, descending=desc, stable=True), a)
+
+def test_return_types_repr():
+    l, t = litnn.topk(litnn.tensor([1., 3., 2.]), 2), torch.topk(torch.tensor([1., 3., 2.]), 2)
+    assert repr(l) == repr(t).replace('torch', 'litnn')
+    assert type(l).__name__ == 'topk' and l._fields == ('values', 'indices')
+    v, i = litnn.sort(litnn.tensor([2, 1]))
+    assert (v.tolist(), i.tolist()) == ([1, 2], [1, 0])
+    for n in ('sort', 'kthvalue', 'median', 'nanmedian', 'mode'): assert hasattr(litnn.return_types, n)
+
+@pytest.mark.parametrize('f', [lambda L, x: L.sort(x, 1).values, lambda L, x: L.topk(x, 2, 0).values,
+                               lambda L, x: L.kthvalue(x, 2).values, lambda L, x: L.median(x, 0).values,
+                               lambda L, x: L.median(x), lambda L, x: L.mode(x, 1).values, lambda L, x: L.nanmedian(x, 1).values])
+def test_gradcheck(f):
+    x = litnn.tensor(perm(3, 4) / 7, requires_grad=True)
+    assert gradcheck(lambda x: f(litnn, x), (x,))
+
+def test_double_backward():
+    x = litnn.tensor(perm(5), requires_grad=True)
+    v = x.topk(2).values
+    g, = litnn.autograd.grad((v ** 2).sum(), x, create_graph=True)
+    g.sum().backward()
+    tx = torch.tensor(host(x), requires_grad=True)
+    tg, = torch.autograd.grad((tx.topk(2).values ** 2).sum(), tx, create_graph=True)
+    tg.sum().backward()
+    np.testing.assert_allclose(host(x.grad), host(tx.grad))
+
+def test_median_ties_share_gradient():
+    check(lambda L, x: L.median(x), np.array([2., 1., 2., 5., 2.]))
+
+ERRORS = [
+    lambda L: L.topk(L.ones(2, 3), 4),
+    lambda L: L.topk(L.ones(2, 3), -1),
+    lambda L: L.kthvalue(L.ones(2, 3), 0),
+    lambda L: L.kthvalue(L.ones(2, 3), 4, 1),
+    lambda L: L.sort(L.ones(2, 3), 2),
+    lambda L: L.median(L.ones(2, 0), 1),
+    lambda L: L.bincount(L.tensor([-1, 2])),
+    lambda L: L.bincount(L.tensor([[1, 2]])),
+    lambda L: L.bincount(L.tensor([1., 2.])),
+    lambda L: L.histc(L.tensor([1, 2])),
+    lambda L: L.histc(L.tensor([1., 2.]), bins=3, min=2, max=1),
+    lambda L: L.searchsorted(L.tensor([[1, 2], [3, 4]]), L.tensor([[1], [2], [3]])),
+    lambda L: L.searchsorted(L.tensor([1, 2]), L.tensor([1]), side='middle'),
+    lambda L: L.bucketize(L.tensor([1]), L.tensor([[1, 2]])),
+]
+
+@pytest.mark.parametrize('f', ERRORS)
+def test_errors(f): same_error(f)
+
+@pytest.mark.parametrize('kw', [{}, dict(return_inverse=True), dict(return_counts=True),
+                                dict(return_inverse=True, return_counts=True), dict(dim=0), dict(dim=1, return_inverse=True, return_counts=True)])
+def test_unique(kw):
+    a = rng.integers(0, 3, (5, 3))
+    a[3] = a[1]
+    check(lambda L, x: L.unique(x, **kw), a)
+    check(lambda L, x: x.unique(sorted=True, **kw), a.astype(np.float32), name=False, grads=False)   # torch: a node that refuses backward
+
+@pytest.mark.parametrize('kw', [{}, dict(return_inverse=True), dict(return_counts=True),
+                                dict(return_inverse=True, return_counts=True), dict(dim=0, return_inverse=True, return_counts=True), dict(dim=1)])
+def test_unique_consecutive(kw):
+    a = np.array([[1, 1, 2, 2, 3], [1, 1, 2, 2, 1], [1, 1, 2, 2, 1], [0, 0, 0, 1, 1]])
+    check(lambda L, x: L.unique_consecutive(x, **kw), a)
+
+@pytest.mark.parametrize('right', [False, True])
+def test_search(right):
+    seq = np.array([1, 3, 3, 5, 7])
+    check(lambda L, s, v: L.searchsorted(s, v, right=right), seq, np.array([[3, 6], [9, 0]]))
+    check(lambda L, s, v: L.searchsorted(s, v, side='right' if right else 'left', out_int32=True), seq.astype(np.float32), np.array([3., 3.5]))
+    check(lambda L, s, v: L.searchsorted(s, v, right=right), np.sort(R(2, 3, 5), -1), R(2, 3, 4))
+    check(lambda L, v, b: L.bucketize(v, b, right=right), np.array([[1, 5], [9, 3]]), seq)
+    check(lambda L, v, b: L.bucketize(v, b, right=right), np.array([0.5, 3.]), seq.astype(np.float64), grads=False)
+    s = np.array([5, 1, 3])
+    check(lambda L, s: L.searchsorted(s, L.tensor([2, 4]), sorter=L.argsort(s)), s)
+    assert litnn.searchsorted(litnn.tensor(seq), 3, right=right).item() == torch.searchsorted(torch.tensor(seq), 3, right=right).item()
+
+def test_isin():
+    a, b = np.array([[1, 2, 3], [4, 5, 6]]), np.array([2, 6, 9])
+    check(lambda L, a, b: L.isin(a, b), a, b)
+    check(lambda L, a, b: L.isin(a, b, invert=True), a, b)
+    check(lambda L, a: L.isin(a, 2), a)
+    check(lambda L, b: L.isin(2, b), b)
+
+def test_counting():
+    check(lambda L, x: L.histc(x, bins=4, min=0, max=3), np.array([1., 2., 1., 3., -1., 4.], dtype=np.float32), name=False)
+    check(lambda L, x: x.histc(), R(50), name=False)
+    check(lambda L, x: L.histc(x, bins=2), np.array([1., 1.]), name=False)
+    check(lambda L, x: L.bincount(x), np.array([1, 1, 3, 0]))
+    check(lambda L, x: x.bincount(minlength=7), np.array([1, 1, 3, 0]))
+    check(lambda L, x: L.bincount(x), np.array([], dtype=np.int64))
+    for w in (np.array([1., 2, 3]), np.array([1., 2, 3], dtype=np.float32), np.array([1, 2, 3])):
+        check(lambda L, x, w: L.bincount(x, weights=w), np.array([1, 1, 3]), w, grads=False, name=False)
+    check(lambda L, x: L.count_nonzero(x), np.array([[1, 0], [0, 0], [2, 3]]))
+    check(lambda L, x: x.count_nonzero(dim=0), np.array([[1, 0], [0, 0], [2, 3]]))
+    check(lambda L, x: L.count_nonzero(x, dim=(0, 1)), np.array([[1., 0], [0, 0], [2, 3]]), grads=False)
+
+@pytest.mark.parametrize('a', [np.array([[0, 3], [4, 0]]), np.array([[True, False, True]]), np.array(3.), np.array(0.),
+                               np.zeros((2, 3)), rng.integers(0, 2, (2, 3, 4))])
+def test_nonzero(a):
+    check(lambda L, x: L.nonzero(x), a, grads=False)
+    check(lambda L, x: x.nonzero(as_tuple=True), a, grads=False)
+    check(lambda L, x: L.argwhere(x), a, grads=False)
+    check(lambda L, x: x.argwhere(), a, grads=False)
+
+def test_topk_ties_and_nan():
+    a = rng.integers(0, 4, (5, 30)).astype(float)
+    a[0, 3] = np.nan
+    for largest in (True, False):
+        for k in (1, 7, 30):
+            l, t = litnn.topk(litnn.tensor(a), k, largest=largest), torch.topk(torch.tensor(a), k, largest=largest)
+            np.testing.assert_array_equal(host(l.values), host(t.values))       # tie order is unspecified: values must agree
+            np.testing.assert_array_equal(np.take_along_axis(a, host(l.indices), 1), host(l.values))
+            assert all(len(set(r)) == k for r in host(l.indices))
+
+def test_topk_large():
+    check(lambda L, x: L.topk(x, 10), perm(3, 500))
+    check(lambda L, x: x.topk(10, dim=0, largest=False), perm(500, 3))
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
+def test_low_precision_with_nan(dtype):
+    a = np.array([[3., 1., np.nan, 2.], [0.5, 4., -1., 2.5]])
+    for f in [lambda L, x: x.sort(descending=True), lambda L, x: x.topk(2), lambda L, x: x.topk(2, largest=False),
+              lambda L, x: x.median(1), lambda L, x: x.nanmedian(1), lambda L, x: x.kthvalue(3)]:
+        l, t = f(litnn, litnn.tensor(a, dtype=getattr(litnn, dtype))), f(torch, torch.tensor(a, dtype=getattr(torch, dtype)))
+        for lv, tv in zip(l, t): np.testing.assert_array_equal(host(lv).astype(np.float64), host(tv).astype(np.float64))
