@@ -52,6 +52,12 @@ class Size(tuple):
         n = 1
         for s in self: n *= s
         return n
+    # slices, sums and repeats of a Size are Sizes, as torch's (a tuple's would be plain tuples)
+    def __getitem__(self, i): r = tuple.__getitem__(self, i); return Size(r) if isinstance(i, slice) else r
+    def __add__(self, other): return Size(tuple(self) + tuple(other))
+    def __radd__(self, other): return Size(tuple(other) + tuple(self))
+    def __mul__(self, n): return Size(tuple(self) * n)
+    __rmul__ = __mul__
 
 # %% ../nbs/01_tensor.ipynb #24cc0a1a
 @patch(as_prop=True)

@@ -71,6 +71,9 @@ CASES = {
     'zero_d': (lambda x, y: -(x * y) / y, [randn(), randn()]),
 }
 
+from plain_backward_cases import NN_CASES      # the later parts' formulas
+CASES.update(NN_CASES)
+
 def _lib_args(lib, arrays, rg=True):
     return [lib.tensor(a.copy(), requires_grad=rg) for a in arrays]
 
