@@ -8,11 +8,11 @@ __all__ = ['is_available', 'device_count', 'current_device', 'synchronize', 'set
            'memory_allocated', 'memory_reserved', 'reset_peak_memory_stats', 'max_memory_allocated',
            'max_memory_reserved', 'is_bf16_supported']
 
-# %% ../nbs/00b_cuda.ipynb #e86971ca
+# %% ../nbs/00b_cuda.ipynb #f50febc1
 import builtins
 from .backend import cupy, _NO_CUDA, device, Generator, _cuda_generators
 
-# %% ../nbs/00b_cuda.ipynb #973c7179
+# %% ../nbs/00b_cuda.ipynb #7d393b28
 def is_available():
     "True when CuPy is installed and sees at least one GPU."
     return cupy is not None
@@ -32,7 +32,7 @@ def synchronize(device=None):
     "Wait for all work on the GPU to finish (use it before timing GPU code)."
     _check(); cupy.cuda.runtime.deviceSynchronize()
 
-# %% ../nbs/00b_cuda.ipynb #a421d04c
+# %% ../nbs/00b_cuda.ipynb #8df21d0e
 def _device_index(d=None):
     "The GPU index that `d` (None, int, 'cuda[:i]' or a `device`) names."
     if isinstance(d, builtins.int): return d
@@ -47,7 +47,7 @@ def set_device(device):
     if i < 0: return
     _check(); cupy.cuda.runtime.setDevice(i)
 
-# %% ../nbs/00b_cuda.ipynb #2e6c3d8d
+# %% ../nbs/00b_cuda.ipynb #bea43292
 class _CudaDeviceProperties:
     "What CuPy knows of one GPU, with the names of torch's `_CudaDeviceProperties`."
     def __init__(self, i):
@@ -73,7 +73,7 @@ def get_device_capability(device=None):
     "The GPU's compute capability (major, minor): (8, 0) for an A100, (9, 0) for an H100."
     p = get_device_properties(device); return p.major, p.minor
 
-# %% ../nbs/00b_cuda.ipynb #e0253d05
+# %% ../nbs/00b_cuda.ipynb #7e7b4b7f
 def manual_seed(seed):
     "Seed the current GPU's generator (nothing without a GPU)."
     seed = builtins.int(seed)
@@ -88,7 +88,7 @@ def _seed_gpu(i, seed):
     if i in _cuda_generators: _cuda_generators[i].manual_seed(seed)
     else: _cuda_generators[i] = Generator(device('cuda', i)).manual_seed(seed)
 
-# %% ../nbs/00b_cuda.ipynb #d71f6476
+# %% ../nbs/00b_cuda.ipynb #feaa7200
 def _pool(): return cupy.get_default_memory_pool()
 
 def empty_cache():
@@ -105,7 +105,7 @@ def memory_reserved(device=None):
     if cupy is None: return 0
     with cupy.cuda.Device(_device_index(device)): return _pool().total_bytes()
 
-# %% ../nbs/00b_cuda.ipynb #b625d42e
+# %% ../nbs/00b_cuda.ipynb #43ab1cc9
 _peak = {}   # the hook, once installed
 
 def _peak_hook():
@@ -139,7 +139,7 @@ def max_memory_reserved(device=None):
     "What the memory pool holds now: CuPy's pool keeps its blocks until `empty_cache`, so this is its peak too."
     return memory_reserved(device)
 
-# %% ../nbs/00b_cuda.ipynb #963ad457
+# %% ../nbs/00b_cuda.ipynb #3f4b5405
 def is_bf16_supported(including_emulation=True):
     "True when litnn can keep bfloat16 tensors on the current GPU and the card computes in bfloat16."
     if cupy is None: return False

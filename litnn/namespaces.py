@@ -7,14 +7,14 @@ __all__ = ['accelerator', 'backends', 'compiler', 'jit', 'set_float32_matmul_pre
            'cuda', 'mps', 'cpu', 'mkldnn', 'mkl', 'use_deterministic_algorithms',
            'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled', 'compile']
 
-# %% ../nbs/04_namespaces.ipynb #3e52bf84
+# %% ../nbs/04_namespaces.ipynb #0d8ad4ac
 import contextlib, sys, types, typing, warnings
 import numpy as np
 from . import cuda as _cuda
 from .backend import device, patch
 from .nn.modules.module import Module
 
-# %% ../nbs/04_namespaces.ipynb #5df9e784
+# %% ../nbs/04_namespaces.ipynb #4a52fd5d
 def _as_module(ns, parent='litnn'):
     "A module named `parent.<ns's name>` holding the names of class body `ns`; `import` finds it."
     m = types.ModuleType(f'{parent}.{ns.__name__}', ns.__doc__)
@@ -23,7 +23,7 @@ def _as_module(ns, parent='litnn'):
     sys.modules[m.__name__] = m
     return m
 
-# %% ../nbs/04_namespaces.ipynb #24bd4c0a
+# %% ../nbs/04_namespaces.ipynb #cd3a3165
 _NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 
 def _accelerated(f, name):
@@ -34,7 +34,7 @@ def _accelerated(f, name):
     g.__name__ = g.__qualname__ = name; g.__doc__ = f.__doc__
     return g
 
-# %% ../nbs/04_namespaces.ipynb #02a4be4d
+# %% ../nbs/04_namespaces.ipynb #dea27ddb
 class accelerator:
     "The machine's accelerator (CUDA through CuPy, or none), as `torch.accelerator`."
     def is_available():
@@ -56,7 +56,7 @@ class accelerator:
 
 accelerator = _as_module(accelerator)
 
-# %% ../nbs/04_namespaces.ipynb #32c015dd
+# %% ../nbs/04_namespaces.ipynb #d0f85773
 _precision = {'float32_matmul': 'highest'}
 
 def set_float32_matmul_precision(precision):
@@ -78,14 +78,14 @@ class _CublasSwitches:
     @allow_tf32.setter
     def allow_tf32(self, v): _precision['float32_matmul'] = 'high' if v else 'highest'
 
-# %% ../nbs/04_namespaces.ipynb #fa335a0b
+# %% ../nbs/04_namespaces.ipynb #b1bfacc9
 def _cpu_capability(features):
     "torch's name for the widest vector instruction set in numpy's CPU `features`."
     if all(features.get(f) for f in ('AVX512F', 'AVX512BW', 'AVX512VL', 'AVX512DQ')): return 'AVX512'
     if features.get('AVX2'): return 'AVX2'
     return 'DEFAULT'
 
-# %% ../nbs/04_namespaces.ipynb #8183240d
+# %% ../nbs/04_namespaces.ipynb #3a8033e8
 class cudnn:
     "cuDNN's switches, as `torch.backends.cudnn` (litnn does not call cuDNN)."
     enabled, benchmark, deterministic, allow_tf32 = True, False, False, True
@@ -130,13 +130,13 @@ class mkl:
     "Intel MKL (`torch.backends.mkl`): numpy's BLAS does litnn's products."
     def is_available(): return False
 
-# %% ../nbs/04_namespaces.ipynb #0ecfa651
+# %% ../nbs/04_namespaces.ipynb #809279e6
 class backends:
     "The switches of the libraries PyTorch calls, as `torch.backends`."
 backends = _as_module(backends)
 for _ns in (cudnn, cuda, mps, cpu, mkldnn, mkl): setattr(backends, _ns.__name__, _as_module(_ns, 'litnn.backends'))
 
-# %% ../nbs/04_namespaces.ipynb #dc9e9680
+# %% ../nbs/04_namespaces.ipynb #2a9c54ae
 _deterministic = {'mode': False, 'warn_only': False}
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -146,7 +146,7 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 def are_deterministic_algorithms_enabled(): return _deterministic['mode']
 def is_deterministic_algorithms_warn_only_enabled(): return _deterministic['warn_only']
 
-# %% ../nbs/04_namespaces.ipynb #5a009d9d
+# %% ../nbs/04_namespaces.ipynb #41301c0d
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
     "Returns `model` unchanged (a decorator without `model`): litnn runs eagerly, without compiling."
     if model is None: return lambda m: m
@@ -157,7 +157,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
 def compile(self:Module, *args, **kwargs):
     "Compile in place: nothing to do in litnn (returns None, as torch's)."
 
-# %% ../nbs/04_namespaces.ipynb #0ace3804
+# %% ../nbs/04_namespaces.ipynb #752e13b5
 class compiler:
     "Questions about compiled regions, as `torch.compiler`: litnn never compiles."
     def is_compiling(): return False
@@ -166,12 +166,12 @@ class compiler:
     def reset(): pass
 compiler = _as_module(compiler)
 
-# %% ../nbs/04_namespaces.ipynb #e3e4adf4
+# %% ../nbs/04_namespaces.ipynb #d5f5eead
 def _decorator(fn=None, **kwargs):
     "A decorator that returns its function: `@d`, or `@d(...)`."
     return fn if callable(fn) else (lambda f: f)
 
-# %% ../nbs/04_namespaces.ipynb #dd0516de
+# %% ../nbs/04_namespaces.ipynb #c043589b
 class jit:
     "TorchScript's entry points, as `torch.jit`: litnn runs Python, so each returns what it is given."
     Final = typing.Final
