@@ -10,6 +10,8 @@ from ._tensor_str import set_printoptions
 from . import autograd
 from .autograd.graph import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
+from . import amp                        # 02d_amp: autocast, GradScaler
+from .amp import autocast, is_autocast_enabled, get_autocast_dtype
 from .ops import *
 from .reductions import *
 from .views import *

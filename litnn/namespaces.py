@@ -5,16 +5,17 @@
 # %% auto #0
 __all__ = ['accelerator', 'backends', 'compiler', 'jit', 'set_float32_matmul_precision', 'get_float32_matmul_precision', 'cudnn',
            'cuda', 'mps', 'cpu', 'mkldnn', 'mkl', 'use_deterministic_algorithms',
-           'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled', 'compile']
+           'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled', 'compile', 'amp']
 
-# %% ../nbs/04_namespaces.ipynb #0d8ad4ac
+# %% ../nbs/04_namespaces.ipynb #e4e0fbc2
 import contextlib, sys, types, typing, warnings
 import numpy as np
-from . import cuda as _cuda
+from . import cuda as _cuda, amp as _amp
+from .backend import float16
 from .backend import device, patch
 from .nn.modules.module import Module
 
-# %% ../nbs/04_namespaces.ipynb #4a52fd5d
+# %% ../nbs/04_namespaces.ipynb #c7ef9d41
 def _as_module(ns, parent='litnn'):
     "A module named `parent.<ns's name>` holding the names of class body `ns`; `import` finds it."
     m = types.ModuleType(f'{parent}.{ns.__name__}', ns.__doc__)
@@ -23,7 +24,7 @@ def _as_module(ns, parent='litnn'):
     sys.modules[m.__name__] = m
     return m
 
-# %% ../nbs/04_namespaces.ipynb #cd3a3165
+# %% ../nbs/04_namespaces.ipynb #12267258
 _NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 
 def _accelerated(f, name):
@@ -34,7 +35,7 @@ def _accelerated(f, name):
     g.__name__ = g.__qualname__ = name; g.__doc__ = f.__doc__
     return g
 
-# %% ../nbs/04_namespaces.ipynb #dea27ddb
+# %% ../nbs/04_namespaces.ipynb #546cd6e7
 class accelerator:
     "The machine's accelerator (CUDA through CuPy, or none), as `torch.accelerator`."
     def is_available():
@@ -56,7 +57,7 @@ class accelerator:
 
 accelerator = _as_module(accelerator)
 
-# %% ../nbs/04_namespaces.ipynb #d0f85773
+# %% ../nbs/04_namespaces.ipynb #ea3cd7e1
 _precision = {'float32_matmul': 'highest'}
 
 def set_float32_matmul_precision(precision):
@@ -78,14 +79,14 @@ class _CublasSwitches:
     @allow_tf32.setter
     def allow_tf32(self, v): _precision['float32_matmul'] = 'high' if v else 'highest'
 
-# %% ../nbs/04_namespaces.ipynb #b1bfacc9
+# %% ../nbs/04_namespaces.ipynb #c9f3b1a4
 def _cpu_capability(features):
     "torch's name for the widest vector instruction set in numpy's CPU `features`."
     if all(features.get(f) for f in ('AVX512F', 'AVX512BW', 'AVX512VL', 'AVX512DQ')): return 'AVX512'
     if features.get('AVX2'): return 'AVX2'
     return 'DEFAULT'
 
-# %% ../nbs/04_namespaces.ipynb #3a8033e8
+# %% ../nbs/04_namespaces.ipynb #b67887c7
 class cudnn:
     "cuDNN's switches, as `torch.backends.cudnn` (litnn does not call cuDNN)."
     enabled, benchmark, deterministic, allow_tf32 = True, False, False, True
@@ -130,13 +131,13 @@ class mkl:
     "Intel MKL (`torch.backends.mkl`): numpy's BLAS does litnn's products."
     def is_available(): return False
 
-# %% ../nbs/04_namespaces.ipynb #809279e6
+# %% ../nbs/04_namespaces.ipynb #8fde2200
 class backends:
     "The switches of the libraries PyTorch calls, as `torch.backends`."
 backends = _as_module(backends)
 for _ns in (cudnn, cuda, mps, cpu, mkldnn, mkl): setattr(backends, _ns.__name__, _as_module(_ns, 'litnn.backends'))
 
-# %% ../nbs/04_namespaces.ipynb #2a9c54ae
+# %% ../nbs/04_namespaces.ipynb #9cbacf59
 _deterministic = {'mode': False, 'warn_only': False}
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -146,7 +147,7 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 def are_deterministic_algorithms_enabled(): return _deterministic['mode']
 def is_deterministic_algorithms_warn_only_enabled(): return _deterministic['warn_only']
 
-# %% ../nbs/04_namespaces.ipynb #41301c0d
+# %% ../nbs/04_namespaces.ipynb #6a24262d
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
     "Returns `model` unchanged (a decorator without `model`): litnn runs eagerly, without compiling."
     if model is None: return lambda m: m
@@ -157,7 +158,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
 def compile(self:Module, *args, **kwargs):
     "Compile in place: nothing to do in litnn (returns None, as torch's)."
 
-# %% ../nbs/04_namespaces.ipynb #752e13b5
+# %% ../nbs/04_namespaces.ipynb #bc8ad7dc
 class compiler:
     "Questions about compiled regions, as `torch.compiler`: litnn never compiles."
     def is_compiling(): return False
@@ -166,12 +167,12 @@ class compiler:
     def reset(): pass
 compiler = _as_module(compiler)
 
-# %% ../nbs/04_namespaces.ipynb #d5f5eead
+# %% ../nbs/04_namespaces.ipynb #a4e0b4aa
 def _decorator(fn=None, **kwargs):
     "A decorator that returns its function: `@d`, or `@d(...)`."
     return fn if callable(fn) else (lambda f: f)
 
-# %% ../nbs/04_namespaces.ipynb #c043589b
+# %% ../nbs/04_namespaces.ipynb #aec01939
 class jit:
     "TorchScript's entry points, as `torch.jit`: litnn runs Python, so each returns what it is given."
     Final = typing.Final
@@ -183,3 +184,18 @@ class jit:
     ignore = unused = export = _decorator
 
 jit = _as_module(jit)
+
+# %% ../nbs/04_namespaces.ipynb #10f504ee
+class amp:
+    "The older spellings of `autocast('cuda')` and `GradScaler('cuda')`, as `torch.cuda.amp`."
+    class autocast(_amp.autocast):
+        def __init__(self, enabled=True, dtype=float16, cache_enabled=True):
+            warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.",
+                          FutureWarning, stacklevel=2)
+            super().__init__('cuda', dtype, enabled, cache_enabled)
+    class GradScaler(_amp.GradScaler):
+        def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
+            warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.",
+                          FutureWarning, stacklevel=2)
+            super().__init__('cuda', init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+_cuda.amp = _as_module(amp, 'litnn.cuda')
