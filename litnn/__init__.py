@@ -12,6 +12,8 @@ from .autograd.graph import (no_grad, enable_grad, set_grad_enabled, inference_m
                              is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
 from . import amp                        # 02d_amp: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype
+from .utils import checkpoint as _         # 02e_checkpoint: litnn.utils.checkpoint (needs autograd: not from litnn.utils)
+del _
 from .ops import *
 from .reductions import *
 from .views import *
