@@ -8,3 +8,4 @@ from .graph import (Node, no_grad, enable_grad, set_grad_enabled, inference_mode
 from .engine import grad, backward
 from .function import Function, FunctionCtx, gradcheck, gradgradcheck, GradcheckError
 from . import graph, engine, function
+from . import functional                 # 02c_jacobians: jacobian, hessian, vjp, jvp, vhp, hvp
