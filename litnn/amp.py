@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['autocast', 'is_autocast_enabled', 'get_autocast_dtype', 'GradScaler']
 
-# %% ../nbs/02d_amp.ipynb #f7f300d6
+# %% ../nbs/02d_amp.ipynb #c51fb66e
 import collections, collections.abc, functools, warnings
 from .backend import float16, bfloat16, float32, float64, int32 as litnn_int32, patch
 from .tensor import Tensor, full, zeros
 from .autograd.graph import no_grad
 from . import cuda
 
-# %% ../nbs/02d_amp.ipynb #116ee037
+# %% ../nbs/02d_amp.ipynb #a8a6e45c
 _PRODUCTS = {'matmul', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'linear', 'conv1d', 'conv2d', 'conv3d',
              'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'prelu', 'scaled_dot_product_attention'}
 _LOSSES = {'cross_entropy', 'nll_loss', 'mse_loss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'kl_div',
@@ -24,7 +24,7 @@ _FP32 = {'cpu': _LOSSES | {'binary_cross_entropy', 'cdist', 'prod', 'trace'},
                             'log10', 'pow', 'reciprocal', 'rsqrt', 'acos', 'asin', 'cosh', 'sinh', 'tan', 'erfinv',
                             'cdist', 'cosine_similarity', 'dist', 'renorm'}}
 
-# %% ../nbs/02d_amp.ipynb #f592ea5e
+# %% ../nbs/02d_amp.ipynb #79cb7020
 _dtype_on = {'cpu': None, 'cuda': None}   # the dtype autocast casts products to, per device type; None: off
 _active = False                           # any region active: the one check ops make outside autocast
 
@@ -51,7 +51,7 @@ _BCE_UNSAFE = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss ar
                "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
                "safe to autocast.")
 
-# %% ../nbs/02d_amp.ipynb #92f5dc3f
+# %% ../nbs/02d_amp.ipynb #f9cdf5af
 _DEFAULT_DTYPE = {'cpu': bfloat16, 'cuda': float16}
 
 def _check_autocast(device_type, dtype, enabled):
@@ -71,7 +71,7 @@ def _check_autocast(device_type, dtype, enabled):
         return False
     return True
 
-# %% ../nbs/02d_amp.ipynb #c6b47404
+# %% ../nbs/02d_amp.ipynb #9627b6c6
 class autocast:
     "Run the products of a region (or a decorated function) in `dtype`, the losses in float32, as `torch.autocast`."
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
@@ -92,7 +92,7 @@ class autocast:
         _active = any(d is not None for d in _dtype_on.values())
         return False
 
-# %% ../nbs/02d_amp.ipynb #a33d93c8
+# %% ../nbs/02d_amp.ipynb #5234bb69
 @patch
 def __call__(self:autocast, func):
     "Decorate `func` to run inside this autocast."
@@ -112,7 +112,7 @@ def get_autocast_dtype(device_type):
     "The dtype autocast casts products to on `device_type` (its default outside a region)."
     return _dtype_on[device_type] or _DEFAULT_DTYPE[device_type]
 
-# %% ../nbs/02d_amp.ipynb #1da3eb75
+# %% ../nbs/02d_amp.ipynb #ebb7a769
 _READY, _UNSCALED, _STEPPED = 'READY', 'UNSCALED', 'STEPPED'
 def _fresh_state(): return {'stage': _READY, 'found_inf_per_device': {}}
 
@@ -136,7 +136,7 @@ class GradScaler:
         if self._scale is None: raise AssertionError(f"Attempted {funcname} but _scale is None.  " + fix)
         return self._scale, self._growth_tracker
 
-# %% ../nbs/02d_amp.ipynb #b81810e2
+# %% ../nbs/02d_amp.ipynb #59a2fd29
 @patch
 def scale(self:GradScaler, outputs):
     "`outputs` (a tensor, or an iterable of them) times the current scale."
@@ -150,7 +150,7 @@ def scale(self:GradScaler, outputs):
     if isinstance(outputs, collections.abc.Iterable): return map(self.scale, outputs)
     raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
-# %% ../nbs/02d_amp.ipynb #ec955dc4
+# %% ../nbs/02d_amp.ipynb #d8b04cb8
 @patch
 def _unscale_grads_(self:GradScaler, optimizer, inv_scale, allow_fp16):
     "Multiply the gradients by `inv_scale`; the per-device flags (0-d float32 tensors) of non-finite gradients."
@@ -178,7 +178,7 @@ def unscale_(self:GradScaler, optimizer):
     state['found_inf_per_device'] = self._unscale_grads_(optimizer, inv_scale, False)
     state['stage'] = _UNSCALED
 
-# %% ../nbs/02d_amp.ipynb #104fab1c
+# %% ../nbs/02d_amp.ipynb #b0a2857d
 @patch
 def step(self:GradScaler, optimizer, *args, **kwargs):
     "Unscale (unless done), then `optimizer.step()` if every gradient is finite; skip it otherwise."
@@ -194,7 +194,7 @@ def step(self:GradScaler, optimizer, *args, **kwargs):
     state['stage'] = _STEPPED
     return retval
 
-# %% ../nbs/02d_amp.ipynb #5f41d660
+# %% ../nbs/02d_amp.ipynb #bfd5d3f5
 @patch
 def update(self:GradScaler, new_scale=None):
     "Back off after an overflow, grow after `growth_interval` clean steps (or set `new_scale`)."
@@ -217,7 +217,7 @@ def update(self:GradScaler, new_scale=None):
         else: tracker.fill_(tracker.item() + 1)
     self._per_optimizer_states = collections.defaultdict(_fresh_state)
 
-# %% ../nbs/02d_amp.ipynb #2b8730ee
+# %% ../nbs/02d_amp.ipynb #cabbfd7d
 @patch
 def get_scale(self:GradScaler):
     "The current scale as a Python float (1.0 when disabled)."
@@ -246,7 +246,7 @@ def load_state_dict(self:GradScaler, state_dict):
     self._init_growth_tracker = state_dict['_growth_tracker']
     if self._scale is not None: self._scale.fill_(state_dict['scale']); self._growth_tracker.fill_(state_dict['_growth_tracker'])
 
-# %% ../nbs/02d_amp.ipynb #c519a084
+# %% ../nbs/02d_amp.ipynb #927f39dc
 @patch
 def get_growth_factor(self:GradScaler): return self._growth_factor
 @patch
