@@ -7,7 +7,7 @@ __all__ = ['accelerator', 'backends', 'compiler', 'jit', 'set_float32_matmul_pre
            'cuda', 'mps', 'cpu', 'mkldnn', 'mkl', 'use_deterministic_algorithms',
            'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled', 'compile', 'amp']
 
-# %% ../nbs/04_namespaces.ipynb #3719ce93
+# %% ../nbs/04_namespaces.ipynb #e3d232b6
 import contextlib, sys, types, typing, warnings
 import numpy as np
 from . import cuda as _cuda, amp as _amp
@@ -15,7 +15,7 @@ from .backend import float16
 from .backend import device, patch
 from .nn.modules.module import Module
 
-# %% ../nbs/04_namespaces.ipynb #7edfdb97
+# %% ../nbs/04_namespaces.ipynb #a168e4db
 def _as_module(ns, parent='litnn'):
     "A module named `parent.<ns's name>` holding the names of class body `ns`; `import` finds it."
     m = types.ModuleType(f'{parent}.{ns.__name__}', ns.__doc__)
@@ -24,7 +24,7 @@ def _as_module(ns, parent='litnn'):
     sys.modules[m.__name__] = m
     return m
 
-# %% ../nbs/04_namespaces.ipynb #291ff2c1
+# %% ../nbs/04_namespaces.ipynb #1eecd08c
 _NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 
 def _accelerated(f, name):
@@ -35,7 +35,7 @@ def _accelerated(f, name):
     g.__name__ = g.__qualname__ = name; g.__doc__ = f.__doc__
     return g
 
-# %% ../nbs/04_namespaces.ipynb #5947cb31
+# %% ../nbs/04_namespaces.ipynb #36090606
 class accelerator:
     "The machine's accelerator (CUDA through CuPy, or none), as `torch.accelerator`."
     def is_available():
@@ -55,10 +55,10 @@ class accelerator:
     max_memory_reserved = _accelerated(_cuda.max_memory_reserved, 'max_memory_reserved')
     reset_peak_memory_stats = _accelerated(_cuda.reset_peak_memory_stats, 'reset_peak_memory_stats')
 
-# %% ../nbs/04_namespaces.ipynb #5a4cc211
+# %% ../nbs/04_namespaces.ipynb #dbc3aa04
 accelerator = _as_module(accelerator)
 
-# %% ../nbs/04_namespaces.ipynb #f0d50f04
+# %% ../nbs/04_namespaces.ipynb #d3c828ce
 _precision = {'float32_matmul': 'highest'}
 
 def set_float32_matmul_precision(precision):
@@ -80,14 +80,14 @@ class _CublasSwitches:
     @allow_tf32.setter
     def allow_tf32(self, v): _precision['float32_matmul'] = 'high' if v else 'highest'
 
-# %% ../nbs/04_namespaces.ipynb #64bd2155
+# %% ../nbs/04_namespaces.ipynb #53b94721
 def _cpu_capability(features):
     "torch's name for the widest vector instruction set in numpy's CPU `features`."
     if all(features.get(f) for f in ('AVX512F', 'AVX512BW', 'AVX512VL', 'AVX512DQ')): return 'AVX512'
     if features.get('AVX2'): return 'AVX2'
     return 'DEFAULT'
 
-# %% ../nbs/04_namespaces.ipynb #ed6feea6
+# %% ../nbs/04_namespaces.ipynb #d7fbd59b
 class cudnn:
     "cuDNN's switches, as `torch.backends.cudnn` (litnn does not call cuDNN)."
     enabled, benchmark, deterministic, allow_tf32 = True, False, False, True
@@ -132,15 +132,15 @@ class mkl:
     "Intel MKL (`torch.backends.mkl`): numpy's BLAS does litnn's products."
     def is_available(): return False
 
-# %% ../nbs/04_namespaces.ipynb #7ff41f1f
+# %% ../nbs/04_namespaces.ipynb #653e27fa
 class backends:
     "The switches of the libraries PyTorch calls, as `torch.backends`."
 
-# %% ../nbs/04_namespaces.ipynb #44706a4c
+# %% ../nbs/04_namespaces.ipynb #d0e9ff49
 backends = _as_module(backends)
 for _ns in (cudnn, cuda, mps, cpu, mkldnn, mkl): setattr(backends, _ns.__name__, _as_module(_ns, 'litnn.backends'))
 
-# %% ../nbs/04_namespaces.ipynb #32eff498
+# %% ../nbs/04_namespaces.ipynb #b0e39497
 _deterministic = {'mode': False, 'warn_only': False}
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -150,7 +150,7 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 def are_deterministic_algorithms_enabled(): return _deterministic['mode']
 def is_deterministic_algorithms_warn_only_enabled(): return _deterministic['warn_only']
 
-# %% ../nbs/04_namespaces.ipynb #36428ecb
+# %% ../nbs/04_namespaces.ipynb #34d02e64
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
     "Returns `model` unchanged (a decorator without `model`): litnn runs eagerly, without compiling."
     if model is None: return lambda m: m
@@ -161,7 +161,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
 def compile(self:Module, *args, **kwargs):
     "Compile in place: nothing to do in litnn (returns None, as torch's)."
 
-# %% ../nbs/04_namespaces.ipynb #276b7079
+# %% ../nbs/04_namespaces.ipynb #33e1c203
 class compiler:
     "Questions about compiled regions, as `torch.compiler`: litnn never compiles."
     def is_compiling(): return False
@@ -169,15 +169,15 @@ class compiler:
     def disable(fn=None, recursive=True, *, reason=None): return fn if fn is not None else (lambda f: f)
     def reset(): pass
 
-# %% ../nbs/04_namespaces.ipynb #da2e6a71
+# %% ../nbs/04_namespaces.ipynb #2d5cb14d
 compiler = _as_module(compiler)
 
-# %% ../nbs/04_namespaces.ipynb #ba96eff3
+# %% ../nbs/04_namespaces.ipynb #f0334388
 def _decorator(fn=None, **kwargs):
     "A decorator that returns its function: `@d`, or `@d(...)`."
     return fn if callable(fn) else (lambda f: f)
 
-# %% ../nbs/04_namespaces.ipynb #71913150
+# %% ../nbs/04_namespaces.ipynb #e2224e10
 class jit:
     "TorchScript's entry points, as `torch.jit`: litnn runs Python, so each returns what it is given."
     Final = typing.Final
@@ -188,10 +188,10 @@ class jit:
     def is_tracing(): return False
     ignore = unused = export = _decorator
 
-# %% ../nbs/04_namespaces.ipynb #dd3e4600
+# %% ../nbs/04_namespaces.ipynb #9f47f879
 jit = _as_module(jit)
 
-# %% ../nbs/04_namespaces.ipynb #1938283c
+# %% ../nbs/04_namespaces.ipynb #c5651434
 class amp:
     "The older spellings of `autocast('cuda')` and `GradScaler('cuda')`, as `torch.cuda.amp`."
     class autocast(_amp.autocast):
@@ -204,6 +204,14 @@ class amp:
             warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.",
                           FutureWarning, stacklevel=2)
             super().__init__('cuda', init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+    def custom_fwd(fwd=None, *, cast_inputs=None):
+        warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use `torch.amp.custom_fwd(args..., device_type='cuda')` instead.",
+                      FutureWarning, stacklevel=2)
+        return _amp.custom_fwd(fwd, device_type='cuda', cast_inputs=cast_inputs)
+    def custom_bwd(bwd):
+        warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use `torch.amp.custom_bwd(args..., device_type='cuda')` instead.",
+                      FutureWarning, stacklevel=2)
+        return _amp.custom_bwd(bwd, device_type='cuda')
 
-# %% ../nbs/04_namespaces.ipynb #026e6ea3
+# %% ../nbs/04_namespaces.ipynb #e6b8991e
 _cuda.amp = _as_module(amp, 'litnn.cuda')

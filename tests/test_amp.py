@@ -317,3 +317,45 @@ def test_cuda_scaler_without_gpu():
         return a.is_enabled(), b.is_enabled(), a.get_scale(), [(type(m.message), str(m.message).replace('torch', 'litnn')) for m in w]
     same(run)
     from litnn.cuda.amp import GradScaler, autocast   # noqa: F401 (the import form of older programs)
+
+
+# --- custom_fwd / custom_bwd --------------------------------------------------------------------------
+
+def custom_function_run(lib, cast_inputs):
+    seen = []
+    class F(lib.autograd.Function):
+        @staticmethod
+        @lib.amp.custom_fwd(device_type='cpu', cast_inputs=cast_inputs)
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            seen.append(('fwd', str(a.dtype).split('.')[-1], lib.is_autocast_enabled('cpu')))
+            return lib.mm(a, b)
+        @staticmethod
+        @lib.amp.custom_bwd(device_type='cpu')
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            seen.append(('bwd', lib.is_autocast_enabled('cpu'), str(lib.get_autocast_dtype('cpu')).split('.')[-1]))
+            return lib.mm(g, b.t()), lib.mm(a.t(), g)
+    x, w = pair((2, 3), (3, 4))
+    a = lib.tensor(x, requires_grad=True)
+    with lib.autocast('cpu', dtype=lib.float16):
+        y = F.apply(a, lib.tensor(w))
+    y.float().sum().backward()
+    return seen, str(y.dtype).split('.')[-1], str(a.grad.dtype).split('.')[-1], np.round(a.grad.float().numpy(), 2).tolist()
+
+
+@pytest.mark.parametrize('cast_inputs', [None, 'float32', 'float64'])
+def test_custom_fwd_bwd(ops_hooked, cast_inputs):
+    same(lambda lib: custom_function_run(lib, cast_inputs and getattr(lib, cast_inputs)))
+    same(lambda lib: err(lib.amp.custom_fwd, lambda: 0, device_type=3))
+    same(lambda lib: err(lib.amp.custom_bwd, lambda: 0, device_type=None))
+
+
+def test_cuda_amp_custom_decorators_warn_as_torchs():
+    def run(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            f = lib.cuda.amp.custom_fwd(lambda ctx, a: a)
+            b = lib.cuda.amp.custom_bwd(lambda ctx, g: g)
+        return callable(f), callable(b), [(type(m.message), str(m.message).replace('torch', 'litnn')) for m in w]
+    same(run)
