@@ -21,7 +21,7 @@ from .indexing import *
 from .einsum import einsum          # 03d_einsum
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
-from .namespaces import (accelerator, backends, compile, compiler, jit, set_float32_matmul_precision,   # 04_namespaces
+from .namespaces import (accelerator, backends, compile, compiler, jit, set_float32_matmul_precision,   # 16a_namespaces
                          get_float32_matmul_precision, use_deterministic_algorithms,
                          are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled)
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
