@@ -5,15 +5,16 @@
 # %% auto #0
 __all__ = ['CheckpointFunction', 'checkpoint', 'checkpoint_sequential']
 
-# %% ../../nbs/02e_checkpoint.ipynb #60fda3c0
-import warnings
+# %% ../../nbs/02e_checkpoint.ipynb #d87120a2
+import contextlib, warnings
+from .. import amp
 from ..backend import default_generator, _cuda_generators
 from ..tensor import Tensor, empty
 from ..autograd.graph import no_grad, enable_grad
 from ..autograd.engine import backward
 from ..autograd.function import Function
 
-# %% ../../nbs/02e_checkpoint.ipynb #776925c4
+# %% ../../nbs/02e_checkpoint.ipynb #b207db68
 def _rng_states():
     "The states of the CPU generator and of the GPU generators made so far."
     return default_generator.get_state(), {i: g.get_state() for i, g in _cuda_generators.items()}
@@ -23,13 +24,14 @@ def _set_rng_states(states):
     default_generator.set_state(cpu)
     for i, s in gpus.items(): _cuda_generators[i].set_state(s)
 
-# %% ../../nbs/02e_checkpoint.ipynb #4b98edfd
+# %% ../../nbs/02e_checkpoint.ipynb #4a29815d
 class CheckpointFunction(Function):
     "Run `run_function` without recording; run it again, recording, when backward reaches it."
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
         ctx.run_function, ctx.preserve_rng_state = run_function, preserve_rng_state
         if preserve_rng_state: ctx.rng = _rng_states()
+        ctx.autocast = [(d, amp.get_autocast_dtype(d)) for d in ('cpu', 'cuda') if amp.is_autocast_enabled(d)]
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]   # tensors go through save_for_backward
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
         with no_grad(): return run_function(*args)
@@ -43,23 +45,25 @@ class CheckpointFunction(Function):
         backward([o for o, _ in pairs], [g for _, g in pairs])
         return (None, None) + tuple(a.grad if isinstance(a, Tensor) else None for a in inputs)
 
-# %% ../../nbs/02e_checkpoint.ipynb #9a96416d
+# %% ../../nbs/02e_checkpoint.ipynb #4562d880
 def _saved_like(ctx):
     "For each argument: its saved tensor, or None for a non-tensor argument (kept in ctx.inputs)."
     tensors = iter(ctx.saved_tensors)
     return [next(tensors) if a is None else None for a in ctx.inputs]
 
 def _rerun(ctx, inputs):
-    "The segment's outputs (a tuple), recomputed with gradients on, from the forward's random state."
+    "The segment's outputs (a tuple), recomputed with gradients on, from the forward's random state and autocast."
     now = _rng_states() if ctx.preserve_rng_state else None
     if now: _set_rng_states(ctx.rng)
     try:
-        with enable_grad(): out = ctx.run_function(*inputs)
+        with enable_grad(), contextlib.ExitStack() as regions:
+            for device_type, dtype in ctx.autocast: regions.enter_context(amp.autocast(device_type, dtype))
+            out = ctx.run_function(*inputs)
     finally:
         if now: _set_rng_states(now)
     return out if isinstance(out, tuple) else (out,)
 
-# %% ../../nbs/02e_checkpoint.ipynb #5ce17499
+# %% ../../nbs/02e_checkpoint.ipynb #8fc3bd15
 _USE_REENTRANT = ("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
                   "calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is recommended, but if "
                   "you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more "
@@ -78,7 +82,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     run = lambda _, *a: function(*a, **kwargs)
     return CheckpointFunction.apply(run, preserve_rng_state, always, *args)
 
-# %% ../../nbs/02e_checkpoint.ipynb #c8100ee1
+# %% ../../nbs/02e_checkpoint.ipynb #a6b2a039
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
     "The layers of `functions` in `segments` checkpointed runs, the last one run normally (as torch's)."
     if use_reentrant is None:
