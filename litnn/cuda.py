@@ -4,15 +4,16 @@
 
 # %% auto #0
 __all__ = ['is_available', 'device_count', 'current_device', 'synchronize', 'set_device', 'get_device_properties',
-           'get_device_name', 'get_device_capability', 'manual_seed', 'manual_seed_all', 'empty_cache',
-           'memory_allocated', 'memory_reserved', 'reset_peak_memory_stats', 'max_memory_allocated',
-           'max_memory_reserved', 'is_bf16_supported']
+           'get_device_name', 'get_device_capability', 'manual_seed', 'manual_seed_all', 'seed', 'seed_all',
+           'initial_seed', 'empty_cache', 'memory_allocated', 'memory_reserved', 'reset_peak_memory_stats',
+           'max_memory_allocated', 'max_memory_reserved', 'is_bf16_supported']
 
-# %% ../nbs/00b_cuda.ipynb #f50febc1
+# %% ../nbs/00b_cuda.ipynb #29528b75
 import builtins
-from .backend import cupy, _NO_CUDA, device, Generator, _cuda_generators
+import numpy as np
+from .backend import cupy, _NO_CUDA, device, Generator, _cuda_generators, default_generator
 
-# %% ../nbs/00b_cuda.ipynb #7d393b28
+# %% ../nbs/00b_cuda.ipynb #10fbbe19
 def is_available():
     "True when CuPy is installed and sees at least one GPU."
     return cupy is not None
@@ -32,7 +33,7 @@ def synchronize(device=None):
     "Wait for all work on the GPU to finish (use it before timing GPU code)."
     _check(); cupy.cuda.runtime.deviceSynchronize()
 
-# %% ../nbs/00b_cuda.ipynb #8df21d0e
+# %% ../nbs/00b_cuda.ipynb #f178fcb3
 def _device_index(d=None):
     "The GPU index that `d` (None, int, 'cuda[:i]' or a `device`) names."
     if isinstance(d, builtins.int): return d
@@ -47,7 +48,7 @@ def set_device(device):
     if i < 0: return
     _check(); cupy.cuda.runtime.setDevice(i)
 
-# %% ../nbs/00b_cuda.ipynb #bea43292
+# %% ../nbs/00b_cuda.ipynb #ac9c5f3c
 class _CudaDeviceProperties:
     "What CuPy knows of one GPU, with the names of torch's `_CudaDeviceProperties`."
     def __init__(self, i):
@@ -73,7 +74,7 @@ def get_device_capability(device=None):
     "The GPU's compute capability (major, minor): (8, 0) for an A100, (9, 0) for an H100."
     p = get_device_properties(device); return p.major, p.minor
 
-# %% ../nbs/00b_cuda.ipynb #7e7b4b7f
+# %% ../nbs/00b_cuda.ipynb #f76d169b
 def manual_seed(seed):
     "Seed the current GPU's generator (nothing without a GPU)."
     seed = builtins.int(seed)
@@ -84,11 +85,25 @@ def manual_seed_all(seed):
     seed = builtins.int(seed)
     for i in range(device_count()): _seed_gpu(i, seed)
 
+def seed():
+    "Seed the current GPU's generator from fresh entropy (nothing without a GPU)."
+    if cupy is not None: _seed_gpu(current_device(), np.random.SeedSequence().entropy % 2**63)
+
+def seed_all():
+    "Seed every GPU's generator from fresh entropy (nothing without a GPU)."
+    for i in range(device_count()): _seed_gpu(i, np.random.SeedSequence().entropy % 2**63)
+
+def initial_seed():
+    "The seed of the current GPU's generator."
+    _check(); i = current_device()
+    if i not in _cuda_generators: _seed_gpu(i, default_generator.initial_seed())   # as litnn.backend makes it on first use
+    return _cuda_generators[i].initial_seed()
+
 def _seed_gpu(i, seed):
     if i in _cuda_generators: _cuda_generators[i].manual_seed(seed)
     else: _cuda_generators[i] = Generator(device('cuda', i)).manual_seed(seed)
 
-# %% ../nbs/00b_cuda.ipynb #feaa7200
+# %% ../nbs/00b_cuda.ipynb #3d92c793
 def _pool(): return cupy.get_default_memory_pool()
 
 def empty_cache():
@@ -105,7 +120,7 @@ def memory_reserved(device=None):
     if cupy is None: return 0
     with cupy.cuda.Device(_device_index(device)): return _pool().total_bytes()
 
-# %% ../nbs/00b_cuda.ipynb #43ab1cc9
+# %% ../nbs/00b_cuda.ipynb #a8e3cebd
 _peak = {}   # the hook, once installed
 
 def _peak_hook():
@@ -139,7 +154,7 @@ def max_memory_reserved(device=None):
     "What the memory pool holds now: CuPy's pool keeps its blocks until `empty_cache`, so this is its peak too."
     return memory_reserved(device)
 
-# %% ../nbs/00b_cuda.ipynb #3f4b5405
+# %% ../nbs/00b_cuda.ipynb #96544fdf
 def is_bf16_supported(including_emulation=True):
     "True when litnn can keep bfloat16 tensors on the current GPU and the card computes in bfloat16."
     if cupy is None: return False

@@ -7,7 +7,7 @@ __all__ = ['accelerator', 'backends', 'compiler', 'jit', 'set_float32_matmul_pre
            'cuda', 'mps', 'cpu', 'mkldnn', 'mkl', 'use_deterministic_algorithms',
            'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled', 'compile', 'amp']
 
-# %% ../nbs/16a_namespaces.ipynb #35509feb
+# %% ../nbs/16a_namespaces.ipynb #e19a0d49
 import contextlib, sys, types, typing, warnings
 import numpy as np
 from . import cuda as _cuda, amp as _amp
@@ -15,7 +15,7 @@ from .backend import float16
 from .backend import device, patch
 from .nn.modules.module import Module
 
-# %% ../nbs/16a_namespaces.ipynb #bfd3a24d
+# %% ../nbs/16a_namespaces.ipynb #a6a06d87
 def _as_module(ns, parent='litnn'):
     "A module named `parent.<ns's name>` holding the names of class body `ns`; `import` finds it."
     m = types.ModuleType(f'{parent}.{ns.__name__}', ns.__doc__)
@@ -24,7 +24,7 @@ def _as_module(ns, parent='litnn'):
     sys.modules[m.__name__] = m
     return m
 
-# %% ../nbs/16a_namespaces.ipynb #f1fc2ef7
+# %% ../nbs/16a_namespaces.ipynb #25d6fbe2
 _NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 
 def _accelerated(f, name):
@@ -35,7 +35,7 @@ def _accelerated(f, name):
     g.__name__ = g.__qualname__ = name; g.__doc__ = f.__doc__
     return g
 
-# %% ../nbs/16a_namespaces.ipynb #148edb34
+# %% ../nbs/16a_namespaces.ipynb #dc53ebd9
 class accelerator:
     "The machine's accelerator (CUDA through CuPy, or none), as `torch.accelerator`."
     def is_available():
@@ -55,10 +55,10 @@ class accelerator:
     max_memory_reserved = _accelerated(_cuda.max_memory_reserved, 'max_memory_reserved')
     reset_peak_memory_stats = _accelerated(_cuda.reset_peak_memory_stats, 'reset_peak_memory_stats')
 
-# %% ../nbs/16a_namespaces.ipynb #ec2d7341
+# %% ../nbs/16a_namespaces.ipynb #952e192d
 accelerator = _as_module(accelerator)
 
-# %% ../nbs/16a_namespaces.ipynb #10352e84
+# %% ../nbs/16a_namespaces.ipynb #262d5ccc
 _precision = {'float32_matmul': 'highest'}
 
 def set_float32_matmul_precision(precision):
@@ -80,14 +80,17 @@ class _CublasSwitches:
     @allow_tf32.setter
     def allow_tf32(self, v): _precision['float32_matmul'] = 'high' if v else 'highest'
 
-# %% ../nbs/16a_namespaces.ipynb #51434a6c
+# %% ../nbs/16a_namespaces.ipynb #93cbf690
+_sdp = dict(flash=True, mem_efficient=True, math=True, cudnn=True)   # the attention kernels' switches
+
+# %% ../nbs/16a_namespaces.ipynb #0847a303
 def _cpu_capability(features):
     "torch's name for the widest vector instruction set in numpy's CPU `features`."
     if all(features.get(f) for f in ('AVX512F', 'AVX512BW', 'AVX512VL', 'AVX512DQ')): return 'AVX512'
     if features.get('AVX2'): return 'AVX2'
     return 'DEFAULT'
 
-# %% ../nbs/16a_namespaces.ipynb #bf13e3cf
+# %% ../nbs/16a_namespaces.ipynb #d0c0c1bc
 class cudnn:
     "cuDNN's switches, as `torch.backends.cudnn` (litnn does not call cuDNN)."
     enabled, benchmark, deterministic, allow_tf32 = True, False, False, True
@@ -106,6 +109,14 @@ class cudnn:
 class cuda:
     "The CUDA build's switches, as `torch.backends.cuda`."
     matmul = _CublasSwitches()
+    def flash_sdp_enabled(): return _sdp['flash']
+    def enable_flash_sdp(enabled): _sdp['flash'] = bool(enabled)
+    def mem_efficient_sdp_enabled(): return _sdp['mem_efficient']
+    def enable_mem_efficient_sdp(enabled): _sdp['mem_efficient'] = bool(enabled)
+    def math_sdp_enabled(): return _sdp['math']
+    def enable_math_sdp(enabled): _sdp['math'] = bool(enabled)
+    def cudnn_sdp_enabled(): return _sdp['cudnn']
+    def enable_cudnn_sdp(enabled): _sdp['cudnn'] = bool(enabled)
     def is_built():
         "True when litnn can compute on NVIDIA GPUs: CuPy is installed."
         import importlib.util
@@ -132,15 +143,15 @@ class mkl:
     "Intel MKL (`torch.backends.mkl`): numpy's BLAS does litnn's products."
     def is_available(): return False
 
-# %% ../nbs/16a_namespaces.ipynb #ea56de07
+# %% ../nbs/16a_namespaces.ipynb #25484c39
 class backends:
     "The switches of the libraries PyTorch calls, as `torch.backends`."
 
-# %% ../nbs/16a_namespaces.ipynb #8c3384db
+# %% ../nbs/16a_namespaces.ipynb #45b66e8b
 backends = _as_module(backends)
 for _ns in (cudnn, cuda, mps, cpu, mkldnn, mkl): setattr(backends, _ns.__name__, _as_module(_ns, 'litnn.backends'))
 
-# %% ../nbs/16a_namespaces.ipynb #4f4081da
+# %% ../nbs/16a_namespaces.ipynb #0769b90e
 _deterministic = {'mode': False, 'warn_only': False}
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -150,7 +161,7 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 def are_deterministic_algorithms_enabled(): return _deterministic['mode']
 def is_deterministic_algorithms_warn_only_enabled(): return _deterministic['warn_only']
 
-# %% ../nbs/16a_namespaces.ipynb #183b5c7a
+# %% ../nbs/16a_namespaces.ipynb #8021a622
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
     "Returns `model` unchanged (a decorator without `model`): litnn runs eagerly, without compiling."
     if model is None: return lambda m: m
@@ -161,7 +172,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
 def compile(self:Module, *args, **kwargs):
     "Compile in place: nothing to do in litnn (returns None, as torch's)."
 
-# %% ../nbs/16a_namespaces.ipynb #c7856ee9
+# %% ../nbs/16a_namespaces.ipynb #83ab6977
 class compiler:
     "Questions about compiled regions, as `torch.compiler`: litnn never compiles."
     def is_compiling(): return False
@@ -169,15 +180,15 @@ class compiler:
     def disable(fn=None, recursive=True, *, reason=None): return fn if fn is not None else (lambda f: f)
     def reset(): pass
 
-# %% ../nbs/16a_namespaces.ipynb #9c31569f
+# %% ../nbs/16a_namespaces.ipynb #112b8ba2
 compiler = _as_module(compiler)
 
-# %% ../nbs/16a_namespaces.ipynb #dd64c6f0
+# %% ../nbs/16a_namespaces.ipynb #192d7af5
 def _decorator(fn=None, **kwargs):
     "A decorator that returns its function: `@d`, or `@d(...)`."
     return fn if callable(fn) else (lambda f: f)
 
-# %% ../nbs/16a_namespaces.ipynb #bbe5954c
+# %% ../nbs/16a_namespaces.ipynb #8297388c
 class jit:
     "TorchScript's entry points, as `torch.jit`: litnn runs Python, so each returns what it is given."
     Final = typing.Final
@@ -188,10 +199,10 @@ class jit:
     def is_tracing(): return False
     ignore = unused = export = _decorator
 
-# %% ../nbs/16a_namespaces.ipynb #459652e4
+# %% ../nbs/16a_namespaces.ipynb #a1e19b13
 jit = _as_module(jit)
 
-# %% ../nbs/16a_namespaces.ipynb #aac15c85
+# %% ../nbs/16a_namespaces.ipynb #c75bc5c2
 class amp:
     "The older spellings of `autocast('cuda')` and `GradScaler('cuda')`, as `torch.cuda.amp`."
     class autocast(_amp.autocast):
@@ -213,5 +224,5 @@ class amp:
                       FutureWarning, stacklevel=2)
         return _amp.custom_bwd(bwd, device_type='cuda')
 
-# %% ../nbs/16a_namespaces.ipynb #6f48a347
+# %% ../nbs/16a_namespaces.ipynb #bc387118
 _cuda.amp = _as_module(amp, 'litnn.cuda')

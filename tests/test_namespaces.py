@@ -24,7 +24,7 @@ CUDA_CALLS = [('is_available', ()), ('device_count', ()), ('is_bf16_supported', 
               ('memory_allocated', ('cpu',)), ('manual_seed', (1,)), ('manual_seed_all', (1,)), ('manual_seed', ('a',)),
               ('current_device', ()), ('synchronize', ()), ('get_device_name', ()), ('get_device_name', (0,)),
               ('get_device_properties', (0,)), ('get_device_capability', ()), ('set_device', ('cpu',)),
-              ('set_device', (-1,))]
+              ('set_device', (-1,)), ('seed', ()), ('seed_all', ()), ('initial_seed', ())]
 
 
 @needs_no_gpu
@@ -73,7 +73,8 @@ def test_accelerator_like_torch_cpu_build(name):
 BACKEND_VALUES = ['cudnn.benchmark', 'cudnn.deterministic', 'cudnn.enabled', 'cudnn.allow_tf32', 'cuda.matmul.allow_tf32',
                   'cuda.matmul.allow_fp16_reduced_precision_reduction', 'cuda.matmul.allow_bf16_reduced_precision_reduction',
                   'mkldnn.enabled']
-BACKEND_CALLS = ['cudnn.is_available', 'cudnn.version', 'mps.is_available', 'mps.is_built', 'cpu.get_cpu_capability']
+BACKEND_CALLS = ['cuda.flash_sdp_enabled', 'cuda.mem_efficient_sdp_enabled', 'cuda.math_sdp_enabled', 'cuda.cudnn_sdp_enabled',
+                 'cudnn.is_available', 'cudnn.version', 'mps.is_available', 'mps.is_built', 'cpu.get_cpu_capability']
 
 
 def attr(obj, path):
@@ -194,3 +195,13 @@ def test_nn_module_file_paths(f):
 def test_serialization_module():
     import litnn.serialization
     assert litnn.serialization.save is litnn.save and litnn.serialization.load is litnn.load
+
+
+def test_attention_kernel_switches():
+    def steps(lib):
+        b = lib.backends.cuda
+        b.enable_flash_sdp(False); b.enable_math_sdp(False)
+        out = [b.flash_sdp_enabled(), b.math_sdp_enabled(), b.mem_efficient_sdp_enabled()]
+        b.enable_flash_sdp(True); b.enable_math_sdp(True)
+        return out + [b.flash_sdp_enabled(), b.math_sdp_enabled()]
+    same(steps)
