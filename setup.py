@@ -13,6 +13,7 @@ requirements = shlex.split(cfg.get('requirements', ''))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 train_requirements = shlex.split(cfg.get('train_requirements', ''))
 docs_requirements = shlex.split(cfg.get('docs_requirements', ''))   # tools/build_docs.py
+tensorboard_requirements = shlex.split(cfg.get('tensorboard_requirements', ''))   # litnn.utils.tensorboard
 
 def _merged(*lists):
     "The requirements of several extras, each package once (the first spec of a name wins)."
@@ -39,7 +40,7 @@ setuptools.setup(
     python_requires='>=' + cfg['min_python'],
     install_requires=requirements,
     extras_require={'dev': _merged(dev_requirements, docs_requirements), 'train': train_requirements, 'docs': docs_requirements,
-                    'cuda': ['cupy-cuda12x']},
+                    'cuda': ['cupy-cuda12x'], 'tensorboard': tensorboard_requirements},
     zip_safe=False,
     entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
 )

@@ -11,6 +11,10 @@ from .creation import *              # 01d_creation
 from . import autograd
 from .autograd.graph import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
+from . import amp                        # 02d_amp: autocast, GradScaler
+from .amp import autocast, is_autocast_enabled, get_autocast_dtype
+from .utils import checkpoint as _         # 02e_checkpoint: litnn.utils.checkpoint (needs autograd: not from litnn.utils)
+del _
 from .ops import *
 from .reductions import *
 from .views import *
@@ -22,5 +26,8 @@ from .scatter import *                # 03g_scatter
 from .shapes import *                 # 03h_shapes
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
+from .namespaces import (accelerator, backends, compile, compiler, jit, set_float32_matmul_precision,   # 16a_namespaces
+                         get_float32_matmul_precision, use_deterministic_algorithms,
+                         are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled)
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
 from .functional_aliases import *   # 35_functional_aliases: torch.conv2d, torch.dropout... beside nn.functional

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import litnn
-from litnn.utils.data import _tensor_batch
+from litnn.utils.data.dataloader import _tensor_batch
 from nn_pairs import err, same
 
 torch = pytest.importorskip('torch')
@@ -358,3 +358,58 @@ def test_loader_on_gpu():
     xb, yb = next(iter(D.DataLoader(ds, batch_size=8, shuffle=True, generator=litnn.Generator().manual_seed(0))))
     assert xb.device.type == yb.device.type == 'cuda' and xb.shape == (8, 3)
     assert (xb.cpu() == ds.tensors[0].cpu()[yb.cpu()]).all().item()
+
+
+# --- torch's submodule paths, lazy and weighted sampling ---------------------------------------------
+
+SUBMODULE_NAMES = {'dataloader': ['DataLoader', 'default_collate', 'default_convert', 'get_worker_info'],
+                   'dataset': ['Dataset', 'IterableDataset', 'TensorDataset', 'Subset', 'ConcatDataset', 'random_split'],
+                   'sampler': ['Sampler', 'SequentialSampler', 'RandomSampler', 'SubsetRandomSampler',
+                               'WeightedRandomSampler', 'BatchSampler']}
+
+
+@pytest.mark.parametrize('mod', SUBMODULE_NAMES)
+def test_submodule_imports(mod):
+    import importlib
+    for lib in ('litnn', 'torch'):
+        m = importlib.import_module(f'{lib}.utils.data.{mod}')
+        for name in SUBMODULE_NAMES[mod]:
+            assert getattr(m, name) is getattr(importlib.import_module(f'{lib}.utils.data'), name), (lib, mod, name)
+
+
+def test_random_sampler_endless_stream_is_lazy():
+    import itertools, tracemalloc
+    tracemalloc.start()
+    for lib in (litnn, torch):
+        s = lib.utils.data.RandomSampler(range(7), replacement=True, num_samples=10**10)
+        assert len(s) == 10**10
+        head = list(itertools.islice(iter(s), 1000))
+        assert len(head) == 1000 and set(head) <= set(range(7))
+    assert tracemalloc.get_traced_memory()[1] < 50 * 2**20   # the whole stream would be 75 GiB
+    tracemalloc.stop()
+    # without replacement, many epochs lazily too
+    s = litnn.utils.data.RandomSampler(range(3), num_samples=10**10)
+    assert sorted(itertools.islice(iter(s), 3)) == [0, 1, 2]
+
+
+@pytest.mark.parametrize('n', [1, 31, 32, 33, 100])
+def test_random_sampler_with_replacement_counts(n):
+    same(lambda lib: len(list(lib.utils.data.RandomSampler(range(5), replacement=True, num_samples=n))))
+
+
+def test_weighted_random_sampler():
+    for lib in (litnn, torch):
+        g = lib.Generator().manual_seed(0)
+        idx = list(lib.utils.data.WeightedRandomSampler([0., 1., 3.], 4000, generator=g))
+        counts = np.bincount(idx, minlength=3)
+        assert counts[0] == 0 and abs(counts[2] / counts[1] - 3) < 0.4
+        assert sorted(lib.utils.data.WeightedRandomSampler(lib.tensor([1., 2., 3.]), 3, replacement=False)) == [0, 1, 2]
+    W = lambda lib, *a, **k: lib.utils.data.WeightedRandomSampler(*a, **k)
+    same(lambda lib: len(W(lib, [1., 2.], 5)))
+    same(lambda lib: err(W, lib, [[1., 2.]], 2))
+    same(lambda lib: err(W, lib, [1., 2.], 0))
+    same(lambda lib: err(W, lib, [1., 2.], 2, replacement=1))
+    same(lambda lib: sorted(W(lib, [1., 0.], 2, replacement=False)))
+    same(lambda lib: err(lambda: list(W(lib, [1., 0.], 3, replacement=False))))
+    for bad in ([1., float('nan')], [1., float('inf')], [0., 0.]): same(lambda lib: err(lambda: list(W(lib, bad, 2))))
+    same(lambda lib: err(lambda: list(W(lib, [1., -1.], 2))))

@@ -9,3 +9,4 @@ from .engine import grad, backward
 from .function import Function, FunctionCtx, gradcheck, gradgradcheck, GradcheckError
 from ..creation import Variable     # 01d_creation: the legacy alias
 from . import graph, engine, function
+from . import functional                 # 02c_jacobians: jacobian, hessian, vjp, jvp, vhp, hvp

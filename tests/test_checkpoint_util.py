@@ -1,0 +1,123 @@
+"""litnn.utils.checkpoint side by side with torch.utils.checkpoint: outputs and gradients (inputs and
+parameters) equal to the un-checkpointed run and to torch's, both variants, dropout recomputed with
+the same mask, multiple outputs, non-tensor arguments, checkpoint_sequential, warnings and errors."""
+import warnings
+
+import numpy as np
+import pytest
+
+import litnn
+from litnn.utils.checkpoint import checkpoint as lcheckpoint
+from nn_pairs import err, same
+
+torch = pytest.importorskip('torch')
+import torch.utils.checkpoint  # noqa: E402
+
+
+def mlp(lib, seed=0):
+    "A 3-layer MLP with the same float64 weights in both libraries."
+    r = np.random.default_rng(seed)
+    net = lib.nn.Sequential(lib.nn.Linear(4, 6), lib.nn.Tanh(), lib.nn.Linear(6, 6), lib.nn.ReLU(), lib.nn.Linear(6, 2)).double()
+    with lib.no_grad():
+        for p in net.parameters(): p.copy_(lib.tensor(r.standard_normal(tuple(p.shape))))
+    return net
+
+
+def run(lib, use_ckpt, use_reentrant, x_requires_grad=True, seq=False):
+    net = mlp(lib)
+    x = lib.tensor(np.random.default_rng(1).standard_normal((3, 4)), requires_grad=x_requires_grad)
+    if seq: y = lib.utils.checkpoint.checkpoint_sequential(net, 2, x, use_reentrant=use_reentrant) if use_ckpt else net(x)
+    else: y = lib.utils.checkpoint.checkpoint(net, x, use_reentrant=use_reentrant) if use_ckpt else net(x)
+    (y * y).sum().backward()
+    rnd = lambda t: None if t is None else np.round(t.detach().numpy(), 10).tolist()
+    return rnd(y), rnd(x.grad), [rnd(p.grad) for p in net.parameters()]
+
+
+@pytest.mark.parametrize('use_reentrant', [True, False])
+@pytest.mark.parametrize('seq', [False, True])
+def test_gradients_equal_plain_and_torch(use_reentrant, seq):
+    plain = run(litnn, False, use_reentrant, seq=seq)
+    assert run(litnn, True, use_reentrant, seq=seq) == plain
+    same(lambda lib: run(lib, True, use_reentrant, seq=seq))
+
+
+def test_no_input_requires_grad():
+    # reentrant: torch warns and the parameters get no gradient; non-reentrant: they do
+    def reentrant(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            net = mlp(lib)
+            y = lib.utils.checkpoint.checkpoint(net, lib.ones(2, 4, dtype=lib.float64), use_reentrant=True)
+        return y.requires_grad, [str(m.message) for m in w]
+    same(reentrant)
+    same(lambda lib: run(lib, True, False, x_requires_grad=False))
+    assert run(litnn, True, False, x_requires_grad=False) == run(litnn, False, False, x_requires_grad=False)
+
+
+def test_dropout_recomputed_with_the_same_mask():
+    net = litnn.nn.Sequential(litnn.nn.Linear(5, 50), litnn.nn.Dropout(0.5), litnn.nn.Linear(50, 1))
+    x = litnn.randn(8, 5, requires_grad=True)
+    def grads(ckpt, preserve=True):
+        net.zero_grad(); x.grad = None
+        litnn.manual_seed(7)
+        y = lcheckpoint(net, x, use_reentrant=True, preserve_rng_state=preserve) if ckpt else net(x)
+        y.sum().backward()
+        after = litnn.rand(3).tolist()          # the global stream continues as without checkpointing
+        return [x.grad.tolist()] + [p.grad.tolist() for p in net.parameters()], after
+    plain = grads(False)
+    assert grads(True) == plain
+    assert grads(True, preserve=False)[0] != plain[0]     # without the state, another mask: another gradient
+
+
+def test_multiple_outputs_and_non_tensor_arguments():
+    def f(lib):
+        a = lib.tensor([1., 2., 3.], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([0.5, -1., 2.], dtype=lib.float64, requires_grad=True)
+        def fn(u, k, v): return u * v * k, (u + v).exp()
+        p, q = lib.utils.checkpoint.checkpoint(fn, a, 3, b, use_reentrant=True)
+        (p.sum() + q.sum()).backward()
+        return p.tolist(), q.tolist(), a.grad.tolist(), b.grad.tolist()
+    same(f)
+
+
+def test_gradcheck_through_checkpoint():
+    a = litnn.tensor([0.3, -0.7, 1.1], dtype=litnn.float64, requires_grad=True)
+    f = lambda t: lcheckpoint(lambda u: (u.sin() * u).sum(), t, use_reentrant=True)
+    assert litnn.autograd.gradcheck(f, (a,))
+
+
+def test_warnings_and_errors():
+    x = np.ones((2, 4))
+    def warned(lib, **kw):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            lib.utils.checkpoint.checkpoint(lambda t: t * 2, lib.tensor(x, requires_grad=True), **kw)
+        return [str(m.message) for m in w]
+    same(warned)
+    def warned_seq(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            lib.utils.checkpoint.checkpoint_sequential(lib.nn.Sequential(lib.nn.ReLU(), lib.nn.ReLU()), 2, lib.tensor(x, requires_grad=True))
+        return [str(m.message) for m in w]
+    same(warned_seq)
+    same(lambda lib: err(lib.utils.checkpoint.checkpoint, lambda a, b=1: a, lib.tensor(x, requires_grad=True), b=2, use_reentrant=True))
+    same(lambda lib: lib.utils.checkpoint.checkpoint(lambda a, b=1: a * b, lib.tensor(x), b=2, use_reentrant=False).tolist())
+
+
+def test_recomputed_under_the_forwards_autocast():
+    # the same program in both libraries: a product cast to float16 by autocast, checkpointed; the
+    # recomputation must run in float16 again, so the gradients equal the un-checkpointed ones
+    def grads(lib, use_checkpoint):
+        w = lib.tensor(np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32))
+        x = lib.tensor(np.random.default_rng(4).standard_normal((2, 4)).astype(np.float32), requires_grad=True)
+        def f(a):
+            if lib is litnn: a, w16 = litnn.amp._autocast('mm', a, w)      # litnn's hook, as its ops call it
+            else: w16 = w
+            return lib.mm(a, w16).float().tanh()
+        with lib.autocast('cpu', dtype=lib.float16):
+            y = lib.utils.checkpoint.checkpoint(f, x, use_reentrant=True) if use_checkpoint else f(x)
+        y.sum().backward()
+        return np.round(x.grad.numpy(), 4).tolist()
+    assert grads(litnn, True) == grads(litnn, False)
+    assert grads(torch, True) == grads(torch, False)
+    np.testing.assert_allclose(grads(litnn, True), grads(torch, True), atol=2e-3)
