@@ -15,6 +15,7 @@ from .reductions import *
 from .views import *
 from .indexing import *
 from .einsum import einsum          # 03d_einsum
+from .pointwise import *            # 03h_math
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
