@@ -47,7 +47,7 @@ def _erfinv(xp, a):
     with np.errstate(all='ignore'):
         w = -xp.log((1 - t) * (1 + t))
         z = t * xp.where(w < 5, _poly(w - 2.5, _GILES_SMALL), _poly(xp.sqrt(w) - 3, _GILES_LARGE))
-        for _ in range(2):
+        for _ in range(3):
             err = xp.where(t < 0.5, _erf(xp, z) - t, (1 - t) - _erfc(xp, z))
             d = err / (_2SPI * xp.exp(-z * z))
             z = z - d / (1 + z * d)
@@ -131,13 +131,13 @@ def _xlogy(xp, a, b):
     "x log y, 0 where x is 0 (unless y is NaN)."
     return xp.where((a == 0) & ~xp.isnan(b), 0, a * xp.log(b))
 
-def _dxlogy(g, x, y, z): return g * xlogy((x != 0).to(g.dtype), y)
+def _dxlogy(g, x, y, z): return where((x == 0) & (y <= 0), 0., xlogy(g, y))
 
 _BINARY = dict(  # grad_fn: (forward on arrays, d/dx, d/dy)
     Atan2Backward0     = (lambda xp, a, b: xp.arctan2(a, b), lambda g, x, y, z: g * y * _safe_recip(x * x + y * y),
                           lambda g, x, y, z: g * -x * _safe_recip(x * x + y * y)),
     HypotBackward0     = (lambda xp, a, b: xp.hypot(a, b), lambda g, x, y, z: g * x / z, lambda g, x, y, z: g * y / z),
-    XlogyBackward0     = (_xlogy, _dxlogy, lambda g, x, y, z: g * x / y),
+    XlogyBackward0     = (_xlogy, _dxlogy, lambda g, x, y, z: g * x / y),     # torch: d/dx is log y, even at x = 0
     CopysignBackward0  = (lambda xp, a, b: xp.copysign(a, b), lambda g, x, y, z: g * where(x == 0, 0., z / where(x == 0, 1., x)),
                           lambda g, x, y, z: zeros_like(y)),
     FmodBackward1      = (lambda xp, a, b: xp.fmod(a, b), lambda g, x, y, z: g, lambda g, x, y, z: -g * div(x, y, rounding_mode='trunc')),
@@ -219,7 +219,7 @@ class LerpBackward0(Op):
         return _lerp(array_namespace(x._data), x._data, end._data, weight)
     @staticmethod
     def backward(ctx, g):
-        (sx, se), w, (nx, ne) = ctx.shapes, ctx.weight, ctx.needs_input_grad
+        (sx, se), w, (nx, ne, _) = ctx.shapes, ctx.weight, ctx.needs_input_grad
         return _reduce(g * (1 - w), sx) if nx else None, _reduce(g * w, se) if ne else None
 
 class LerpBackward1(Op):
