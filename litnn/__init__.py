@@ -18,6 +18,7 @@ from .einsum import einsum          # 03d_einsum
 from .pointwise import *            # 03h_math
 from .special import lgamma, digamma, polygamma   # 03h_special
 from . import special
+from .products import *             # 03h_products
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
