@@ -19,6 +19,8 @@ from .pointwise import *            # 03h_math
 from .special import lgamma, digamma, polygamma   # 03h_special
 from . import special
 from .products import *             # 03h_products
+from . import linalg                # 03i_linalg, 03i_linalg_decompositions
+from .linalg.decompositions import _OLD; globals().update(_OLD); del _OLD   # torch.det, torch.inverse, torch.svd...
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)

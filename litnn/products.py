@@ -6,11 +6,11 @@
 from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .backend import array_namespace, to_dtype, int64
-from .tensor import Tensor, _wrap_dim, zeros_like
-from .autograd.graph import Op, _reduce, _cast, _d, _shape
+from .tensor import Tensor, _wrap_dim, zeros_like, eye
+from .autograd.graph import Op, _Mode, _reduce, _cast, _d, _shape
 from .ops import _const, _masked, _dname, _floating, where
 from .reductions import cumsum, return_types, _return_type, _check_mat, _shape_str
-from .views import cat, flip
+from .views import cat, flip, movedim, triu
 
 # %% auto #0
 __all__ = ['CumprodBackward0', 'cumprod', 'CummaxBackward0', 'CumminBackward0', 'cummax', 'cummin', 'LogcumsumexpBackward0',
@@ -37,10 +37,19 @@ class CumprodBackward0(Op):
         if x._data.ndim == 0: return g
         zero = x._data == 0
         if not zero.any(): return _rcumsum(g * y, d) / x
+        if _Mode.grad: return _cumprod_grad_by_products(g, x, d)
         seen = array_namespace(zero).cumsum(zero, axis=d)
         before, first = _const(seen == 0), _const(zero & (seen == 1))
         at_first = _rcumsum(g * cumprod(where(first, 1., x), d), d)
         return where(before, _rcumsum(g * y, d) / where(before, x, 1.), 0.) + where(first, at_first, 0.)
+
+def _cumprod_grad_by_products(g, x, d):
+    "Σ_{k≥i} g_k ∏_{j≤k, j≠i} x_j for every i, as products without division (n² of them): differentiable again at zeros."
+    xm, gm = movedim(x, d, -1), movedim(g, d, -1)
+    n = xm.shape[-1]
+    I = eye(n, dtype=x.dtype, device=x.device)
+    skip_i = cumprod(xm.unsqueeze(-2) * (1 - I) + I, -1)           # row i: the running products with x_i replaced by 1
+    return movedim((triu(skip_i) * gm.unsqueeze(-2)).sum(-1), -1, d)
 
 def cumprod(input, dim, *, dtype=None):
     "Running products along `dim` (integers multiply in int64)."
@@ -204,8 +213,8 @@ class LinalgCrossBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         (x, y), (nx, ny), d = ctx.saved_tensors, ctx.needs_input_grad, ctx.dim
-        return (_reduce(LinalgCrossBackward0.apply(*_bcast(y, g), d), x.shape) if nx else None,
-                _reduce(LinalgCrossBackward0.apply(*_bcast(g, x), d), y.shape) if ny else None)
+        return (_reduce(LinalgCrossBackward0.apply(*_bcast(y, g), dim=d), x.shape) if nx else None,
+                _reduce(LinalgCrossBackward0.apply(*_bcast(g, x), dim=d), y.shape) if ny else None)
 
 def _bcast(x, y):
     s = np.broadcast_shapes(x.shape, y.shape)
@@ -216,7 +225,7 @@ def _cross(input, other, dim):
     d = _wrap_dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
-    return LinalgCrossBackward0.apply(*_bcast(input, other), d)
+    return LinalgCrossBackward0.apply(*_bcast(input, other), dim=d)
 
 def cross(input, other, dim=None):
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3)."
