@@ -10,7 +10,8 @@ from .tensor import Tensor, _by_np, zeros_like
 from .autograd.graph import (Op, _promote, _levels, _reduce, _cast, _d, _shape, _operands, _check_divisor,
                                   _float_dtype, div)
 from .autograd.engine import _inplace
-from .ops import (_Unary, _on_arrays, _floating, _const, _masked, _dname, _erf, _poly, _ERFC_P, _ERFC_Q,
+from . import ops as _ops
+from .ops import (_Unary, _floating, _const, _masked, _dname, _erf, _poly, _ERFC_P, _ERFC_Q,
                        _ERFC_R, _ERFC_S, _2SPI, where, pow, trunc, abs, ClampBackward0, ClampBackward1)
 
 # %% auto #0
@@ -96,9 +97,8 @@ def _unary(name, node):
     f.__doc__ = f"Elementwise `{name}` (its gradient node is `{node.__name__}`)."
     return f
 
-for _name, (_node, _f, _df, _saves) in _MORE_UNARY.items():
-    with np.errstate(all='ignore'): _arrays = _df is not None and _on_arrays(_df)     # (it tries df on ones)
-    globals()[_node] = type(_node, (_QuietUnary,), dict(f=staticmethod(_f), df=_df and staticmethod(_df), saves=_saves, on_arrays=_arrays))
+for _name, (_node, _f, _df, _saves) in _MORE_UNARY.items():   # (their backward always gets tensors: on_arrays stays False)
+    globals()[_node] = type(_node, (_QuietUnary,), dict(f=staticmethod(_f), df=_df and staticmethod(_df), saves=_saves))
     globals()[_name] = _unary(_name, globals()[_node])
     setattr(Tensor, _name, globals()[_name])
 _all_ = ['tan', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh', 'log2', 'log10', 'exp2', 'erfc', 'erfinv',
@@ -267,6 +267,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if not _float_dtype(input): return input.clone()
     return NanToNumBackward0.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
+@patch
+def float_power_(self:Tensor, exponent):
+    "In-place `float_power`: self must already be float64; returns self."
+    if self.dtype is not float64: raise RuntimeError(f"the base given to float_power_ has dtype {_dname(self)} but the operation's result requires dtype Double")
+    return _inplace(self, float_power, exponent)
+
 Tensor.float_power, Tensor.nan_to_num = float_power, nan_to_num
 
 # %% ../nbs/03h_math.ipynb #942a7e60
@@ -329,4 +335,6 @@ for _name in (*_MORE_UNARY, 'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 
               'atan2', 'arctan2', 'hypot', 'xlogy', 'copysign', 'fmod', 'lerp', 'nan_to_num', 'clamp_min', 'clamp_max',
               'bitwise_left_shift', 'bitwise_right_shift'):
     setattr(Tensor, _name + '_', _inplace_form(globals()[_name], _name))
+for _name in ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'logical_and', 'logical_or', 'logical_xor', 'logical_not'):
+    setattr(Tensor, _name + '_', _inplace_form(getattr(_ops, _name), _name))
 Tensor.__ilshift__, Tensor.__irshift__ = Tensor.bitwise_left_shift_, Tensor.bitwise_right_shift_

@@ -62,7 +62,8 @@ def test_frac_of_integers_is_an_error():
     assert same_error(lambda lib: lib.frac(lib.tensor([1, 2]))) is NotImplementedError
 
 def test_special_values_vs_torch():
-    x = np.array([0., -0., 1., -1., 0.5, -0.5, 1e-300, 1e300, np.inf, -np.inf, np.nan, 2., -2.5, 1.5, 1 - 1e-12, -1e-10])
+    x = np.array([0., -0., 1., -1., 0.5, -0.5, 1e-300, 1e300, np.inf, -np.inf, np.nan, 2., -2.5, 1.5, 1 - 1e-12, -1e-10,
+                  -2., -3., -100., -1e20, 171.5, 1e-8, -1 + 1e-9])
     for name in ('erfc', 'erfinv', 'lgamma', 'digamma', 'asin', 'atanh', 'acosh', 'tan'):
         ol, ot = getattr(litnn, name)(litnn.tensor(x)), getattr(torch, name)(torch.tensor(x))
         np.testing.assert_allclose(ol.numpy(), ot.numpy(), rtol=1e-13, atol=1e-300, equal_nan=True, err_msg=name)
@@ -192,3 +193,39 @@ def test_special_namespace():
     check(litnn.special.xlogy, torch.special.xlogy, a, a, rtol=1e-12)
     q = rng.uniform(0.5, 3, 5)
     check(litnn.special.zeta, torch.special.zeta, a + 1.5, q, rtol=1e-12, grad=False)
+
+def test_float_power_inplace():
+    x, y = litnn.tensor([2., 3.], dtype=litnn.float64), torch.tensor([2., 3.], dtype=torch.float64)
+    x.float_power_(0.5); y.float_power_(0.5)
+    np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-15)
+    with pytest.raises(RuntimeError) as te: torch.tensor([2.]).float_power_(2)
+    with pytest.raises(RuntimeError) as le: litnn.tensor([2.]).float_power_(2)
+    assert str(le.value) == str(te.value)
+
+DEVICES = ['cpu'] + (['cuda'] if litnn.cuda.is_available() else [])
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_on_each_device(device):
+    "The array code is backend-neutral: the same values on every device as numpy's on the CPU."
+    x = rng.uniform(0.1, 0.9, (3, 4))
+    for f in (litnn.erfinv, litnn.erfc, litnn.lgamma, litnn.digamma, lambda t: litnn.polygamma(2, t), litnn.atanh,
+              lambda t: litnn.atan2(t, t.flip(0)), lambda t: litnn.lerp(t, t * 2, 0.3), lambda t: litnn.xlogy(t, t),
+              lambda t: litnn.logaddexp(t, -t), litnn.nan_to_num):
+        on = f(litnn.tensor(x, device=device))
+        assert on.device.type == device
+        np.testing.assert_allclose(on.cpu().numpy(), f(litnn.tensor(x)).numpy(), rtol=1e-12)
+        t = litnn.tensor(x, device=device, requires_grad=True)
+        f(t).sum().backward()
+        assert t.grad.device.type == device
+
+def test_bitwise_logical_inplace():
+    for name, other in (('bitwise_and_', [6, 3]), ('bitwise_or_', [6, 3]), ('bitwise_xor_', [6, 3]), ('logical_and_', [0, 3]),
+                        ('logical_or_', [0, 0]), ('logical_xor_', [1, 0])):
+        x, y = litnn.tensor([5, 2]), torch.tensor([5, 2])
+        assert getattr(x, name)(litnn.tensor(other)) is x
+        getattr(y, name)(torch.tensor(other))
+        assert x.tolist() == y.tolist() and x.dtype.name == str(y.dtype).split('.')[-1]
+    x, y = litnn.tensor([5, 2]), torch.tensor([5, 2])
+    x.bitwise_not_(); y.bitwise_not_(); assert x.tolist() == y.tolist()
+    x, y = litnn.tensor([0., 2.]), torch.tensor([0., 2.])
+    x.logical_not_(); y.logical_not_(); assert x.tolist() == y.tolist()

@@ -13,8 +13,9 @@ from ..ops import _const, _dname, where
 from ..views import tril
 
 # %% auto #0
-__all__ = ['linalg_slogdet', 'LinAlgError', 'LinalgInvExBackward0', 'inv', 'LinalgDetBackward0', 'det', 'LinalgSlogdetBackward0',
-           'slogdet', 'LinalgSolveExBackward0', 'solve', 'LinalgCholeskyExBackward0', 'cholesky']
+__all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'LinAlgError', 'LinalgInvExBackward0',
+           'inv', 'LinalgDetBackward0', 'det', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve',
+           'LinalgCholeskyExBackward0', 'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex']
 
 # %% ../../nbs/03i_linalg.ipynb #08794671
 class LinAlgError(RuntimeError):
@@ -193,3 +194,35 @@ def cholesky(A, *, upper=False):
     "The Cholesky factor of each symmetric positive-definite matrix of A: lower L (A = L Lᵀ), or upper U = Lᵀ."
     _check_matrix('linalg.cholesky', A)
     return LinalgCholeskyExBackward0.apply(A, upper=upper)
+
+# %% ../../nbs/03i_linalg.ipynb #2b1674ba
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    "X with A X = B (left) or X A = B, reading only the upper or lower triangle of A."
+    _check_matrix('linalg.solve_triangular', A)
+    T = A.triu(1 if unitriangular else 0) if upper else A.tril(-1 if unitriangular else 0)
+    if unitriangular: T = T + _eye_like(A)
+    return solve(T, B, left=left)
+
+linalg_inv_ex = _named('linalg_inv_ex', ('inverse', 'info'))
+linalg_solve_ex = _named('linalg_solve_ex', ('result', 'info'))
+linalg_cholesky_ex = _named('linalg_cholesky_ex', ('L', 'info'))
+
+def _ex(kind, f, A, check_errors, like):
+    "f(A) and its info: 0 where it succeeded; on failure, NaNs shaped as `like` and 1 (or the error, with check_errors)."
+    info = lambda v: _const(array_namespace(A._data).full(A.shape[:-2], v, np.int32))
+    try: return kind(f(A), info(0))
+    except LinAlgError:
+        if check_errors: raise
+        return kind(like.detach() * math.nan, info(1))
+
+def inv_ex(A, *, check_errors=False):
+    "`inv` and its info tensor."
+    return _ex(linalg_inv_ex, inv, A, check_errors, A)
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    "`solve` and its info tensor."
+    return _ex(linalg_solve_ex, lambda a: solve(a, B, left=left), A, check_errors, B)
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    "`cholesky` and its info tensor."
+    return _ex(linalg_cholesky_ex, lambda a: cholesky(a, upper=upper), A, check_errors, A)

@@ -16,9 +16,10 @@ from .core import (_check_matrix, _check_float, _named, _eye_like, _diag_embed, 
                                cholesky, LinalgCholeskyExBackward0)
 
 # %% auto #0
-__all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'svd_', 'qr_', 'slogdet_', 'LinalgSvdBackward0', 'svd', 'svdvals',
-           'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh', 'LinalgPinvBackward0', 'pinv',
-           'matrix_rank', 'vector_norm', 'matrix_norm', 'norm', 'vecdot', 'cross', 'CholeskyBackward0']
+__all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'svd_', 'qr_', 'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd',
+           'svdvals', 'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh', 'LinalgPinvBackward0',
+           'pinv', 'matrix_rank', 'vector_norm', 'matrix_norm', 'norm', 'vecdot', 'cross', 'CholeskyBackward0',
+           'multi_dot', 'matrix_power', 'cond', 'lstsq']
 
 # %% ../../nbs/03i_linalg_decompositions.ipynb #06743b06
 def _given(g): return g is not None and builtins.bool(g._data.any())
@@ -255,3 +256,39 @@ def _pinverse(input, rcond=1e-15): return pinv(input, rtol=rcond)
 _OLD = dict(det=det, logdet=_logdet, slogdet=_slogdet_old, inverse=inv, pinverse=_pinverse, cholesky=_cholesky_old,
             qr=_qr_old, svd=_svd_old)
 for _name, _f in _OLD.items(): setattr(Tensor, _name, _f)
+
+# %% ../../nbs/03i_linalg_decompositions.ipynb #334e098a
+def multi_dot(tensors):
+    "The product of a chain of matrices, left to right (the first and last may be vectors)."
+    if len(tensors) < 2: raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    out = tensors[0]
+    for t in tensors[1:]: out = out @ t
+    return out
+
+def matrix_power(A, n):
+    "A multiplied by itself n times (the identity for 0, the inverse's power for n < 0)."
+    _check_matrix('linalg.matrix_power', A)
+    if n < 0: A, n = inv(A), -n
+    result, square = None, A
+    while n:
+        if n & 1: result = square if result is None else result @ square
+        n >>= 1
+        if n: square = square @ square
+    return result if result is not None else A * 0 + _eye_like(A)      # (A^0 has a zero gradient, not none)
+
+def cond(A, p=None):
+    "The condition number of each matrix of A in the `p` norm (2 by default)."
+    if p in (None, 2, -2):
+        S = svdvals(A)
+        return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+linalg_lstsq = _named('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    "The X minimising ‖A X - B‖, for each matrix of A (through its pseudo-inverse)."
+    _check_matrix('linalg.lstsq', A, square=False)
+    vector = B.dim() == A.dim() - 1
+    X = pinv(A, rtol=rcond) @ (B.unsqueeze(-1) if vector else B)
+    empty = _const(array_namespace(A._data).zeros((0,), A._data.dtype))
+    return linalg_lstsq(X.squeeze(-1) if vector else X, empty, _const(array_namespace(A._data).zeros((0,), np.int64)), empty)
