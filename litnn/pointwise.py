@@ -41,6 +41,14 @@ _GILES_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
 _GILES_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
                 -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
 
+def _halley(xp, z, t):
+    "One Halley step for erf(z) = t (t >= 0): past t = 0.5 it solves erfc(z) = 1 - t, exact where erf(z) rounds to 1."
+    err, near = xp.empty_like(z), t < 0.5
+    err[near] = _erf(xp, z[near]) - t[near]
+    err[~near] = (1 - t[~near]) - _erfc(xp, z[~near])
+    d = err / (_2SPI * xp.exp(-z * z))
+    return z - d / (1 + z * d)
+
 def _erfinv(xp, a):
     "The inverse of erf on arrays: Giles' start, then Halley steps; ±inf at ±1, NaN beyond."
     if a.dtype.itemsize < 4: return _erfinv(xp, a.astype(np.float32)).astype(a.dtype)
@@ -48,10 +56,11 @@ def _erfinv(xp, a):
     with np.errstate(all='ignore'):
         w = -xp.log((1 - t) * (1 + t))
         z = t * xp.where(w < 5, _poly(w - 2.5, _GILES_SMALL), _poly(xp.sqrt(w) - 3, _GILES_LARGE))
-        for _ in range(3):
-            err = xp.where(t < 0.5, _erf(xp, z) - t, (1 - t) - _erfc(xp, z))
-            d = err / (_2SPI * xp.exp(-z * z))
-            z = z - d / (1 + z * d)
+        far = w > 16                          # |t| > 1 - 1e-7, beyond Giles' range: erfc's asymptotics instead
+        L = -xp.log(1 - t[far])
+        z[far] = xp.sqrt(L - 0.5 * math.log(math.pi) - 0.5 * xp.log(L))
+        z = _halley(xp, _halley(xp, z, t), t)
+        if far.any(): z[far] = _halley(xp, z[far], t[far])
         z = xp.where(t == 1, np.inf, xp.where(t > 1, np.nan, z))
     return xp.copysign(z, a)
 

@@ -47,7 +47,7 @@ def _zeta(xp, s, q):
 
 # %% ../nbs/03h_special.ipynb #548de1dd
 _EULER = 0.57721566490153286061
-_LGAMMA_SERIES = [(-1) ** k * float(_zeta(np, np.float64(k), np.float64(2.))) / k for k in range(2, 60)]
+_LGAMMA_SERIES = [(-1) ** k * float(_zeta(np, np.float64(k), np.float64(2.))) / k for k in range(2, 32)]   # |term| < 4^-k
 _STIRLING = [float(_B[2 * k] / (2 * k * (2 * k - 1))) for k in range(1, 9)]
 
 def _lgamma_series(xp, e, near_one):
@@ -70,6 +70,7 @@ def _lgamma_positive(xp, x):
     prod = xp.ones_like(x)
     for _ in range(11):                         # lgamma(x) = log((x-1)...(x-n)) + lgamma(x-n), x-n in [1.5, 2.5)
         down = small >= 2.5
+        if not down.any(): break
         small = xp.where(down, small - 1, small)
         prod = prod * xp.where(down, small, 1)
     e = xp.where(small < 1.5, small - 1, small - 2)

@@ -63,7 +63,7 @@ def test_frac_of_integers_is_an_error():
 
 def test_special_values_vs_torch():
     x = np.array([0., -0., 1., -1., 0.5, -0.5, 1e-300, 1e300, np.inf, -np.inf, np.nan, 2., -2.5, 1.5, 1 - 1e-12, -1e-10,
-                  -2., -3., -100., -1e20, 171.5, 1e-8, -1 + 1e-9])
+                  -2., -3., -100., -1e20, 171.5, 1e-8, -1 + 1e-9, 1 - 2 ** -53, 1 - 1e-9, 1 - 3e-8])
     for name in ('erfc', 'erfinv', 'lgamma', 'digamma', 'asin', 'atanh', 'acosh', 'tan'):
         ol, ot = getattr(litnn, name)(litnn.tensor(x)), getattr(torch, name)(torch.tensor(x))
         np.testing.assert_allclose(ol.numpy(), ot.numpy(), rtol=1e-13, atol=1e-300, equal_nan=True, err_msg=name)
