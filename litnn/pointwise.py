@@ -246,6 +246,8 @@ class LerpBackward1(Op):
 # %% ../nbs/03h_math.ipynb #216c6781
 def lerp(input, end, weight):
     "input + weight * (end - input): linear interpolation (`weight` a number or a tensor)."
+    for pos, (name, v) in enumerate((('input', input), ('end', end))):
+        if not isinstance(v, Tensor): raise TypeError(f"lerp(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     kind = 'tensor' if isinstance(weight, Tensor) else 'scalar'
     if not _float_dtype(input): raise NotImplementedError(f'"lerp_kernel_{kind}" not implemented for \'{_dname(input)}\'')
     for name, v in (('end', end), ('weight', weight)):

@@ -280,3 +280,13 @@ def test_matrix_functions():
     M, Y = mats(5, 3), mats(5, 2)
     run(lambda a, b: litnn.linalg.lstsq(a, b).solution, lambda a, b: torch.linalg.lstsq(a, b).solution, [M, Y], rtol=1e-8, name=False)
     assert litnn.linalg.matmul is litnn.matmul
+
+def test_return_types_pickle_and_repr():
+    import pickle
+    r = litnn.linalg.slogdet(litnn.tensor([[2., 0.], [0., 3.]]))
+    assert type(r) is litnn.return_types.linalg_slogdet and repr(r).startswith('litnn.return_types.linalg_slogdet(\nsign=')
+    back = pickle.loads(pickle.dumps(r))
+    assert type(back) is type(r) and back.logabsdet.item() == r.logabsdet.item()
+    assert type(litnn.svd(litnn.eye(2))).__name__ == type(torch.svd(torch.eye(2))).__name__ == 'svd'
+    lc, tc = litnn.cummax(litnn.tensor([1., 2.]), 0), torch.cummax(torch.tensor([1., 2.]), 0)
+    assert lc.values.tolist() == tc.values.tolist() and lc.indices.tolist() == tc.indices.tolist()

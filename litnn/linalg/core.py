@@ -11,6 +11,7 @@ from ..tensor import Tensor, _wrap_dim, zeros_like, eye
 from ..autograd.graph import Op, _Mode, _reduce, _cast, _float_dtype
 from ..ops import _const, _dname, where
 from ..views import tril
+from ..reductions import return_types, _return_type
 
 # %% auto #0
 __all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'LinAlgError', 'LinalgInvExBackward0',
@@ -58,10 +59,11 @@ def _check_matrix(fn, A, square=True):
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
 
 def _named(name, fields):
-    "A named tuple type printed as `torch.return_types.<name>`."
+    "A named tuple type, `litnn.return_types.<name>` as in torch (where pickle finds it too)."
     T = namedtuple(name, fields)
-    T.__qualname__ = f'return_types.{name}'
+    T.__module__, T.__qualname__ = _return_type.__module__, f"return_types.{name}"
     T.__repr__ = lambda self: f"litnn.return_types.{name}(\n" + ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self)) + ")"
+    setattr(return_types, name, T)
     return T
 
 def _eye_like(t): return eye(t.shape[-1], dtype=t.dtype, device=t.device)
