@@ -16,7 +16,7 @@ from .views import *
 from .indexing import *
 from .einsum import einsum          # 03d_einsum
 from .pointwise import *            # 03h_math
-from .special import lgamma, digamma, polygamma   # 03h_special
+from .special import lgamma, digamma, polygamma, logit, sinc, mvlgamma   # 03h_special
 from . import special
 from .products import *             # 03h_products
 from . import linalg                # 03i_linalg, 03i_linalg_decompositions

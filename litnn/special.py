@@ -7,16 +7,19 @@ from __future__ import annotations
 import math, numpy as np
 from fractions import Fraction
 from .backend import array_namespace
-from .tensor import Tensor
-from .ops import _Unary, _floating, _const, erf, expm1, log1p, sigmoid, round, _dname
+from .tensor import Tensor, tensor
+from .ops import _Unary, _floating, _const, erf, expm1, log1p, sigmoid, round, _dname, where
 from .reductions import logsumexp, softmax, log_softmax
-from .autograd.graph import _promote, _cast, _float_dtype
+from .autograd.graph import Op, _promote, _cast, _float_dtype, _reduce
 from .autograd.engine import _inplace
-from .pointwise import erfc, erfinv, exp2, xlogy
+from .pointwise import erfc, erfinv, exp2, xlogy, _erfc, _erfinv
+from .ops import _poly
 
 # %% auto #0
-__all__ = ['gammaln', 'psi', 'expit', 'LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'lgamma', 'digamma',
-           'polygamma', 'zeta']
+__all__ = ['gammaln', 'psi', 'expit', 'mvlgamma', 'LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'lgamma',
+           'digamma', 'polygamma', 'zeta', 'logit', 'sinc', 'entr', 'ndtr', 'ndtri', 'log_ndtr',
+           'SpecialXlog1PyBackward0', 'xlog1py', 'MvlgammaBackward0', 'multigammaln', 'LogitBackward0', 'SincBackward0',
+           'SpecialEntrBackward0', 'SpecialNdtriBackward0', 'SpecialLogNdtrBackward0']
 
 # %% ../nbs/03h_special.ipynb #b5569a5b
 def _bernoulli(n):
@@ -166,3 +169,117 @@ def zeta(input, other):
     xp, d = array_namespace(t._data), t._data.dtype
     s, qq = (xp.asarray(v._data if isinstance(v, Tensor) else v, dtype=np.float64) for v in (x, q))
     return _const(_zeta(xp, s, qq).astype(d))
+
+# %% ../nbs/03h_special.ipynb #b1d8dd7c
+_SQRT2, _SQRT2PI = math.sqrt(2), math.sqrt(2 * math.pi)
+
+def _logit(xp, a, eps=None):
+    z = a if eps is None else xp.clip(a, eps, 1 - eps)
+    return xp.log(z / (1 - z))
+
+def _dlogit(g, x, y, eps=None):
+    d = g / (x * (1 - x))
+    return d if eps is None else where((x < eps) | (x > 1 - eps), 0., d)
+
+def _dsinc(g, x, y):
+    px = x * math.pi
+    return where(x == 0, 0., g * (px * px.cos() - px.sin()) / (px * x))
+
+def _entr(xp, a): return (xp.where(a > 0, -a * xp.log(xp.where(a > 0, a, 1)), xp.where(a == 0, 0, -np.inf)) + 0 * a).astype(a.dtype)   # (+0·a keeps NaN)
+
+def _log_ndtr(xp, a):
+    "log Φ(a) in float64: log1p(-Φ(-a)) above 0, log Φ(a) down to -20, then the asymptotic series of log erfc."
+    x = a.astype(np.float64)
+    xn = xp.minimum(x, -20)
+    tail = -xn * xn / 2 - xp.log(-xn) - 0.5 * math.log(2 * math.pi) + xp.log1p(_poly(1 / (xn * xn), (-135135., 10395., -945., 105., -15., 3., -1., 0.)))
+    mid = xp.log(0.5 * _erfc(xp, -xp.minimum(x, 0) / _SQRT2))
+    pos = xp.log1p(-0.5 * _erfc(xp, xp.maximum(x, 0) / _SQRT2))
+    return xp.where(x > 0, pos, xp.where(x < -20, tail, mid)).astype(a.dtype)
+
+class _Quiet(_Unary):
+    @classmethod
+    def forward(cls, ctx, x, **kw):
+        with np.errstate(all='ignore'): return super().forward.__func__(cls, ctx, x, **kw)
+
+_SPECIAL = dict(   # grad_fn: (forward on arrays, gradient from (g, x, y), saves)
+    LogitBackward0         = (_logit, _dlogit, 'x'),
+    SincBackward0          = (lambda xp, a: xp.sinc(a), _dsinc, 'x'),
+    SpecialEntrBackward0   = (_entr, lambda g, x, y: g * -(1 + x.log()), 'x'),
+    SpecialNdtriBackward0  = (lambda xp, a: _SQRT2 * _erfinv(xp, 2 * a - 1), lambda g, x, y: g * _SQRT2PI * (y * y / 2).exp(), 'y'),
+    SpecialLogNdtrBackward0 = (_log_ndtr, lambda g, x, y: g / _SQRT2PI * (-(y + x * x / 2)).exp(), 'xy'),
+)
+for _node, (_f, _df, _saves) in _SPECIAL.items():
+    globals()[_node] = type(_node, (_Quiet,), dict(f=staticmethod(_f), df=staticmethod(_df), saves=_saves))
+_all_ = ['LogitBackward0', 'SincBackward0', 'SpecialEntrBackward0', 'SpecialNdtriBackward0', 'SpecialLogNdtrBackward0']
+
+# %% ../nbs/03h_special.ipynb #ba3d0e88
+@classmethod
+def _save_both(cls, ctx, x, **kw):
+    out = _Quiet.forward.__func__(cls, ctx, x, **kw)
+    ctx.save_output(out)
+    return out
+
+def _both_backward(ctx, g):
+    return ctx.df(g, ctx.saved_tensors[0], ctx.result)
+
+SpecialLogNdtrBackward0.forward, SpecialLogNdtrBackward0.backward = _save_both, staticmethod(_both_backward)
+SpecialLogNdtrBackward0.saves = 'x'
+
+# %% ../nbs/03h_special.ipynb #8cc4ace1
+def logit(input, eps=None):
+    "log(p / (1 - p)), p clamped into [eps, 1 - eps] when eps is given."
+    return LogitBackward0.apply(_floating(input), **({} if eps is None else {'eps': eps}))
+
+def sinc(input):
+    "sin(πx) / (πx), and 1 at 0."
+    return SincBackward0.apply(_floating(input))
+
+def entr(input):
+    "-x log x elementwise: 0 at 0, -inf below."
+    return SpecialEntrBackward0.apply(_floating(input))
+
+def ndtr(input):
+    "The standard normal CDF."
+    return 0.5 * erfc(_floating(input) * -math.sqrt(0.5))
+
+def ndtri(input):
+    "The inverse of the standard normal CDF."
+    return SpecialNdtriBackward0.apply(_floating(input))
+
+def log_ndtr(input):
+    "log of the standard normal CDF."
+    return SpecialLogNdtrBackward0.apply(_floating(input))
+
+# %% ../nbs/03h_special.ipynb #7ca789d9
+class SpecialXlog1PyBackward0(Op):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        a, b = x._data, y._data; xp = array_namespace(a)
+        with np.errstate(all='ignore'): return xp.where((a == 0) & ~xp.isnan(b), 0, a * xp.log1p(b))
+    @staticmethod
+    def backward(ctx, g):
+        (x, y), (nx, ny) = ctx.saved_tensors, ctx.needs_input_grad
+        return (_reduce(where((x == 0) & (y <= -1), 0., g * y.log1p()), x.shape) if nx else None,
+                _reduce(g * x / (1 + y), y.shape) if ny else None)
+
+def xlog1py(input, other):
+    "input * log1p(other), and 0 where input is 0."
+    x, y = _promote(input, other)
+    x, y = (_floating(v) if isinstance(v, Tensor) else v for v in (x, y))
+    x, y = (v if isinstance(v, Tensor) else tensor(v, dtype=(y if isinstance(y, Tensor) else x).dtype) for v in (x, y))
+    return SpecialXlog1PyBackward0.apply(x, y)
+
+class MvlgammaBackward0(_Unary):
+    f, saves = staticmethod(lambda xp, a, p: p * (p - 1) / 4 * math.log(math.pi) + sum(_lgamma(xp, a - i / 2) for i in range(p))), 'x'
+    df = staticmethod(lambda g, x, y, p: g * sum(digamma(x - i / 2) for i in range(p)))
+
+def multigammaln(input, p):
+    "The multivariate log-gamma function of dimension p."
+    return MvlgammaBackward0.apply(_floating(input), p=p)
+
+mvlgamma = multigammaln
+Tensor.logit, Tensor.sinc, Tensor.mvlgamma = logit, sinc, lambda self, p: multigammaln(self, p)
+Tensor.logit_ = lambda self, eps=None: _inplace(self, logit, eps)
+Tensor.sinc_ = lambda self: _inplace(self, sinc)
+Tensor.mvlgamma_ = lambda self, p: _inplace(self, multigammaln, p)
