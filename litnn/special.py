@@ -206,7 +206,7 @@ _SPECIAL = dict(   # grad_fn: (forward on arrays, gradient from (g, x, y), saves
     SincBackward0          = (lambda xp, a: xp.sinc(a), _dsinc, 'x'),
     SpecialEntrBackward0   = (_entr, lambda g, x, y: g * -(1 + x.log()), 'x'),
     SpecialNdtriBackward0  = (lambda xp, a: _SQRT2 * _erfinv(xp, 2 * a - 1), lambda g, x, y: g * _SQRT2PI * (y * y / 2).exp(), 'y'),
-    SpecialLogNdtrBackward0 = (_log_ndtr, lambda g, x, y: g / _SQRT2PI * (-(y + x * x / 2)).exp(), 'xy'),
+    SpecialLogNdtrBackward0 = (_log_ndtr, lambda g, x, y: g / _SQRT2PI * (-(y + x * x / 2)).exp(), 'x'),
 )
 for _node, (_f, _df, _saves) in _SPECIAL.items():
     globals()[_node] = type(_node, (_Quiet,), dict(f=staticmethod(_f), df=staticmethod(_df), saves=_saves))
@@ -223,7 +223,6 @@ def _both_backward(ctx, g):
     return ctx.df(g, ctx.saved_tensors[0], ctx.result)
 
 SpecialLogNdtrBackward0.forward, SpecialLogNdtrBackward0.backward = _save_both, staticmethod(_both_backward)
-SpecialLogNdtrBackward0.saves = 'x'
 
 # %% ../nbs/03h_special.ipynb #8cc4ace1
 def logit(input, eps=None):
