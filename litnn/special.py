@@ -50,7 +50,8 @@ def _zeta(xp, s, q):
 
 # %% ../nbs/03h_special.ipynb #548de1dd
 _EULER = 0.57721566490153286061
-_LGAMMA_SERIES = [(-1) ** k * float(_zeta(np, np.float64(k), np.float64(2.))) / k for k in range(2, 32)]   # |term| < 4^-k
+_K = np.arange(2, 32)
+_LGAMMA_SERIES = list((-1.) ** _K * _zeta(np, _K.astype(np.float64), np.float64(2.)) / _K)   # |term| < 4^-k
 _STIRLING = [float(_B[2 * k] / (2 * k * (2 * k - 1))) for k in range(1, 9)]
 
 def _lgamma_series(xp, e, near_one):
