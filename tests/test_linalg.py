@@ -290,3 +290,15 @@ def test_return_types_pickle_and_repr():
     assert type(litnn.svd(litnn.eye(2))).__name__ == type(torch.svd(torch.eye(2))).__name__ == 'svd'
     lc, tc = litnn.cummax(litnn.tensor([1., 2.]), 0), torch.cummax(torch.tensor([1., 2.]), 0)
     assert lc.values.tolist() == tc.values.tolist() and lc.indices.tolist() == tc.indices.tolist()
+
+def test_matrix_exp_vander():
+    for scale in (0.1, 1., 30.):
+        a = mats(2, 4, 4) * scale
+        run(litnn.linalg.matrix_exp, torch.linalg.matrix_exp, [a], rtol=1e-9, atol=1e-9)
+    run(litnn.matrix_exp, torch.matrix_exp, [mats(3, 3)], rtol=1e-10)
+    A = litnn.tensor(mats(3, 3) * 0.5, requires_grad=True)
+    assert gradcheck(litnn.linalg.matrix_exp, (A,)) and gradgradcheck(litnn.linalg.matrix_exp, (A,))
+    same_error(lambda lib: lib.linalg.vander(lib.ones(3), N=1))
+    for n in (None, 2, 4):
+        run(lambda x: litnn.linalg.vander(x, N=n), lambda x: torch.linalg.vander(x, N=n), [mats(2, 3)], name=False)
+    assert litnn.linalg.vander(litnn.tensor([1, 2, 3]), N=4).tolist() == torch.linalg.vander(torch.tensor([1, 2, 3]), N=4).tolist()

@@ -10,13 +10,14 @@ from ..backend import array_namespace, to_device, to_dtype, int64
 from ..tensor import Tensor, _wrap_dim, zeros_like, eye
 from ..autograd.graph import Op, _Mode, _reduce, _cast, _float_dtype
 from ..ops import _const, _dname, where
-from ..views import tril
+from ..views import tril, cat
 from ..reductions import return_types, _return_type
 
 # %% auto #0
 __all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'LinAlgError', 'LinalgInvExBackward0',
            'inv', 'LinalgDetBackward0', 'det', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve',
-           'LinalgCholeskyExBackward0', 'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex']
+           'LinalgCholeskyExBackward0', 'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex',
+           'LinalgMatrixExpBackward0', 'matrix_exp', 'vander']
 
 # %% ../../nbs/03i_linalg.ipynb #08794671
 class LinAlgError(RuntimeError):
@@ -228,3 +229,44 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 def cholesky_ex(A, *, upper=False, check_errors=False):
     "`cholesky` and its info tensor."
     return _ex(linalg_cholesky_ex, lambda a: cholesky(a, upper=upper), A, check_errors, A)
+
+# %% ../../nbs/03i_linalg.ipynb #afe562c9
+_PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
+           10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)
+
+def _expm(a):
+    "e^a for a batch of square matrices (array)."
+    xp, b = array_namespace(a), _PADE13
+    norm = xp.abs(a).sum(-2).max(-1)
+    s = xp.maximum(0, xp.ceil(xp.log2(xp.maximum(norm, 1e-300) / 5.371920351148152))).astype(np.int64)
+    A = a / (2.0 ** s)[..., None, None]
+    I = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    A2 = A @ A; A4 = A2 @ A2; A6 = A4 @ A2
+    U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * I)
+    V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 + b[0] * I
+    R = xp.linalg.solve(V - U, V + U)
+    for k in range(int(s.max()) if s.size else 0): R = xp.where((k < s)[..., None, None], R @ R, R)
+    return R
+
+class LinalgMatrixExpBackward0(Op):
+    @staticmethod
+    def forward(ctx, A):
+        ctx.save_for_backward(A)
+        return _expm(A._data)
+    @staticmethod
+    def backward(ctx, g):
+        A = ctx.saved_tensors[0]
+        n, At = A.shape[-1], A.mT
+        M = cat([cat([At, g], -1), cat([zeros_like(At), At], -1)], -2)
+        return LinalgMatrixExpBackward0.apply(M)[..., :n, n:]
+
+def matrix_exp(A):
+    "The exponential e^A of each square matrix of A."
+    _check_matrix('linalg.matrix_exp', A)
+    return LinalgMatrixExpBackward0.apply(A)
+
+def vander(x, N=None):
+    "The Vandermonde matrix of x: its columns are x^0, x^1, ... x^(N-1)."
+    N = x.shape[-1] if N is None else N
+    if N <= 1: raise RuntimeError("N must be greater than 1.")
+    return cat([x.unsqueeze(-1).pow(0), x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)], -1)

@@ -13,7 +13,7 @@ from ..reductions import LinalgVectorNormBackward0, _rdims, amax, amin
 from ..views import movedim, cat
 from ..products import _cross
 from .core import (_check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, det, slogdet,
-                               cholesky, LinalgCholeskyExBackward0)
+                               cholesky, matrix_exp, LinalgCholeskyExBackward0)
 
 # %% auto #0
 __all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'svd_', 'qr_', 'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd',
@@ -253,7 +253,7 @@ def _slogdet_old(input): return slogdet_(*slogdet(input))
 def _pinverse(input, rcond=1e-15): return pinv(input, rtol=rcond)
 
 # %% ../../nbs/03i_linalg_decompositions.ipynb #aafaa1d6
-_OLD = dict(det=det, logdet=_logdet, slogdet=_slogdet_old, inverse=inv, pinverse=_pinverse, cholesky=_cholesky_old,
+_OLD = dict(det=det, logdet=_logdet, matrix_exp=matrix_exp, slogdet=_slogdet_old, inverse=inv, pinverse=_pinverse, cholesky=_cholesky_old,
             qr=_qr_old, svd=_svd_old)
 for _name, _f in _OLD.items(): setattr(Tensor, _name, _f)
 
