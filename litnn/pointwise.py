@@ -28,12 +28,16 @@ __all__ = ['arctan2', 'bitwise_left_shift', 'bitwise_right_shift', 'arcsin', 'ar
 def _erfc(xp, a):
     "erfc on arrays: 1 - erf(x) for |x| < 1, else e^(-x²) P(|x|)/Q(|x|) (R/S past 8), reflected for x < 0."
     if a.dtype.itemsize < 4: return _erfc(xp, a.astype(np.float32)).astype(a.dtype)
-    x = xp.abs(a)
-    xc = xp.minimum(xp.maximum(x, 1), 30)            # erfc(30) is 0 in double precision
-    m = xp.floor(xc * 16 + 0.5) / 16
-    e = xp.exp(-m * m) * xp.exp(-(xc - m) * (xc + m))  # e^(-x²) without the rounding of x*x
-    tail = e * xp.where(xc < 8, _poly(xc, _ERFC_P) / _poly(xc, _ERFC_Q), _poly(xc, _ERFC_R) / _poly(xc, _ERFC_S))
-    return xp.where(x < 1, 1 - _erf(xp, a), xp.where(a < 0, 2 - tail, tail))
+    if a.ndim != 1: return _erfc(xp, a.reshape(-1)).reshape(a.shape)     # (masks index 1-D arrays)
+    out, x = xp.empty_like(a), xp.abs(a)
+    near = x < 1                                      # (NaN goes to the tail, which keeps it)
+    out[near] = 1 - _erf(xp, a[near])
+    far, xf = ~near, xp.minimum(x[~near], 30)         # erfc(30) is 0 in double precision
+    m = xp.floor(xf * 16 + 0.5) / 16
+    e = xp.exp(-m * m) * xp.exp(-(xf - m) * (xf + m))  # e^(-x²) without the rounding of x*x
+    tail = e * xp.where(xf < 8, _poly(xf, _ERFC_P) / _poly(xf, _ERFC_Q), _poly(xf, _ERFC_R) / _poly(xf, _ERFC_S))
+    out[far] = xp.where(a[far] < 0, 2 - tail, tail)
+    return out
 
 # %% ../nbs/03h_math.ipynb #cdab5a42
 _GILES_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
@@ -52,6 +56,7 @@ def _halley(xp, z, t):
 def _erfinv(xp, a):
     "The inverse of erf on arrays: Giles' start, then Halley steps; ±inf at ±1, NaN beyond."
     if a.dtype.itemsize < 4: return _erfinv(xp, a.astype(np.float32)).astype(a.dtype)
+    if a.ndim != 1: return _erfinv(xp, a.reshape(-1)).reshape(a.shape)
     t = xp.abs(a)
     with np.errstate(all='ignore'):
         w = -xp.log((1 - t) * (1 + t))
@@ -225,7 +230,8 @@ class LerpBackward0(Op):
     @staticmethod
     def forward(ctx, x, end, weight):
         ctx.shapes, ctx.weight = (x._data.shape, end._data.shape), weight
-        return _lerp(array_namespace(x._data), x._data, end._data, weight)
+        a, b = x._data, end._data
+        return a + weight * (b - a) if weight < 0.5 else b - (b - a) * (1 - weight)   # one branch for a number
     @staticmethod
     def backward(ctx, g):
         (sx, se), w, (nx, ne, _) = ctx.shapes, ctx.weight, ctx.needs_input_grad

@@ -252,3 +252,19 @@ def test_logit_eps_sinc_mvlgamma_xlog1py():
     x = np.array([-1e5, -30., -20.5, -19.5, -5., 0., 5., 10., 40.])
     np.testing.assert_allclose(litnn.special.log_ndtr(litnn.tensor(x)).numpy(), torch.special.log_ndtr(torch.tensor(x)).numpy(), rtol=1e-13)
     np.testing.assert_allclose(litnn.special.log_ndtr(litnn.tensor(x, dtype=litnn.float32)).numpy(), torch.special.log_ndtr(torch.tensor(x, dtype=torch.float32)).numpy(), rtol=1e-6)
+
+def test_zero_d_and_empty():
+    for name in ('erfc', 'erfinv', 'lgamma', 'digamma', 'tan', 'logit', 'sinc'):
+        f, g = getattr(litnn, name) if hasattr(litnn, name) else getattr(litnn.special, name), getattr(torch, name) if hasattr(torch, name) else getattr(torch.special, name)
+        for v in (0.5, -0.25):
+            ol, ot = f(litnn.tensor(v)), g(torch.tensor(v))
+            assert ol.shape == () and (abs(ol.item() - ot.item()) < 1e-6 or (math.isnan(ol.item()) and math.isnan(ot.item())))
+        assert f(litnn.ones(2, 0)).shape == (2, 0)
+    assert litnn.polygamma(2, litnn.ones(0)).shape == (0,)
+    assert litnn.cumprod(litnn.ones(0), 0).shape == (0,) and litnn.logcumsumexp(litnn.ones(3, 0), 1).shape == (3, 0)
+    assert litnn.cummax(litnn.ones(3, 0), 1).values.shape == (3, 0)
+    x = litnn.tensor(2., requires_grad=True)
+    litnn.erfinv(x * 0.1).backward()
+    y = torch.tensor(2., requires_grad=True)
+    torch.erfinv(y * 0.1).backward()
+    assert abs(x.grad.item() - y.grad.item()) < 1e-6
