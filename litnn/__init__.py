@@ -24,6 +24,12 @@ from .sorting import *                # 03e_sorting
 from .random import *                 # 03f_random
 from .scatter import *                # 03g_scatter
 from .shapes import *                 # 03h_shapes
+from .pointwise import *            # 03h_math
+from .special import lgamma, digamma, polygamma, logit, sinc, mvlgamma   # 03h_special
+from . import special
+from .products import *             # 03h_products
+from . import linalg                # 03i_linalg, 03i_linalg_decompositions
+from .linalg.decompositions import _OLD; globals().update(_OLD); del _OLD   # torch.det, torch.inverse, torch.svd...
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .namespaces import (accelerator, backends, compile, compiler, jit, set_float32_matmul_precision,   # 16a_namespaces
