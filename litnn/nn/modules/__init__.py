@@ -70,3 +70,13 @@ __all__ += _MORE_POOLING
 
 from .embedding_bag import EmbeddingBag   # 21d_embedding_bag
 __all__ += ['EmbeddingBag']
+
+# Where torch keeps each class: `torch.nn.modules.<file>.<Class>`. The classes of the later parts are also reachable from
+# the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
+# are hand-written alias modules: batchnorm.py, flatten.py, instancenorm.py, pixelshuffle.py.)
+from . import instancenorm, pixelshuffle
+_TORCH_FILES = {activation: _MORE_ACTIVATIONS, conv: ['ConvTranspose1d', 'ConvTranspose2d'], pooling: _MORE_POOLING,
+                dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
+                normalization: ['LocalResponseNorm'], loss: _MORE_LOSSES}
+for _file, _names in _TORCH_FILES.items():
+    for _name in _names: setattr(_file, _name, globals()[_name])
