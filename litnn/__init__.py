@@ -18,3 +18,4 @@ from .einsum import einsum          # 03d_einsum
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
+from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors
