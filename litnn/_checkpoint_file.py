@@ -157,19 +157,15 @@ def _write_to(out, header, arrays):
     for a in arrays.values():
         if a.size: out.write(a.reshape(-1).view(np.uint8))
 
-def _write(arrays, # arrays by entry name (any device)
-           metadata, # a dict of str to str, or None
-           f, # a path (written atomically) or a writable binary file object (written as is)
-           checksums:bool=False): # add litnn's checksums (litnn checkpoints)
-    "Write named arrays as a safetensors file."
-    arrays = {k: _host(a) for k, a in arrays.items()}   # CPU copies of GPU arrays; CPU arrays as they are
-    header = _header(arrays, metadata, checksums)
-    if hasattr(f, "write"): _write_to(f, header, arrays); return
+def _write_atomically(f, # a path (replaced atomically) or a writable binary file object (written as is)
+                      write): # write(out): writes the whole file to binary file object `out`
+    "Have `write` write the file `f`: a path only ever holds the old file or the whole new one."
+    if hasattr(f, "write"): write(f); return
     path = os.path.abspath(os.fspath(f))
     _remove_stale_temporaries(path)
     tmp, fd = _temp_file(path)
     try:
-        with open(fd, "wb", closefd=False) as out: _write_to(out, header, arrays)
+        with open(fd, "wb", closefd=False) as out: write(out)
         os.fsync(fd)
         os.replace(tmp, path)
     except BaseException:
@@ -177,6 +173,15 @@ def _write(arrays, # arrays by entry name (any device)
         raise
     finally: os.close(fd)
     _fsync(os.path.dirname(path))
+
+def _write(arrays, # arrays by entry name (any device)
+           metadata, # a dict of str to str, or None
+           f, # a path (written atomically) or a writable binary file object (written as is)
+           checksums:bool=False): # add litnn's checksums (litnn checkpoints)
+    "Write named arrays as a safetensors file."
+    arrays = {k: _host(a) for k, a in arrays.items()}   # CPU copies of GPU arrays; CPU arrays as they are
+    header = _header(arrays, metadata, checksums)
+    _write_atomically(f, lambda out: _write_to(out, header, arrays))
 
 # %% ../nbs/32_checkpoint_files.ipynb #a1c7cec1
 _MAX_HEADER = 100_000_000   # the safetensors library's limit

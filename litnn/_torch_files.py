@@ -6,13 +6,15 @@
 __all__ = ['Unpickler']
 
 # %% ../nbs/32a_torch_files.ipynb #14fa939e
-import pickle, pickletools, sys, zipfile, zlib
+import functools, io, pickle, pickletools, sys, zipfile, zlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
 from .tensor import Tensor, Size
 from .nn.parameter import Parameter
-from .serialization import CheckpointError, _fail, _name, _place, _strided
+from .serialization import CheckpointError, _fail, _name, _place, _strided, _Encoder, _storages
+from .serialization import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
+from ._checkpoint_file import _host, _write_atomically
 
 # %% ../nbs/32a_torch_files.ipynb #715ca892
 class _StorageType:
@@ -230,3 +232,79 @@ def _load_zip(fh, f, map_location):
         except pickle.UnpicklingError as e:
             if str(e).startswith("litnn.load"): raise
             raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {e}") from None
+
+# %% ../nbs/32a_torch_files.ipynb #d0d1661a
+class _Global:
+    "A PyTorch name in a pickle: written as a GLOBAL instruction, never imported."
+    def __init__(self, module, name): self.module, self.name = module, name
+    def __call__(self, *args): raise TypeError(f"{self.module}.{self.name} is PyTorch's, named in a pickle, not callable here")
+
+@functools.lru_cache(None)
+def _torch_global(module, name): return _Global(module, name)   # one object per name: pickle's memo shares it
+
+class _Pid(tuple): "A persistent id: the pickle names a storage record instead of holding its bytes."
+
+class _Call:
+    "A call the pickle makes while loading (REDUCE), for a value that is not an object here."
+    def __init__(self, func, args): self.func, self.args = func, args
+
+_STORAGE_TYPES = {v: f"{k}Storage" for k, v in _STORAGE_DTYPES.items()}   # litnn dtype name -> torch storage class
+
+# %% ../nbs/32a_torch_files.ipynb #2dc2bd45
+class _TorchPickler(pickle._Pickler):
+    "pickle's pure-Python pickler, writing tensors, storages, dtypes, devices and sizes as torch.save does."
+    def __init__(self, file, where): # where: id(tensor) -> (storage key, storage numel, offset, stride)
+        super().__init__(file, protocol=2)
+        self.where = where
+
+    def persistent_id(self, obj): return tuple(obj) if type(obj) is _Pid else None   # a plain tuple, as torch writes
+
+    def save(self, obj, save_persistent_id=True):
+        if type(obj) is _Global:
+            if id(obj) in self.memo: return self.write(self.get(self.memo[id(obj)][0]))
+            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode()); self.memoize(obj); return
+        if type(obj) is _Call: return self.save_reduce(obj.func, obj.args)
+        if isinstance(obj, Tensor) and id(obj) not in self.memo: return self._save_tensor(obj)
+        if isinstance(obj, B.dtype): return self.save(_torch_global("torch", obj.name))
+        if isinstance(obj, B.device): return self.save_reduce(_torch_global("torch", "device"), (str(obj),), obj=obj)
+        if type(obj) is Size: return self.save_reduce(_torch_global("torch", "Size"), (tuple(obj),), obj=obj)
+        super().save(obj, save_persistent_id)
+
+    def _save_tensor(self, t):
+        key, numel, offset, stride = self.where[id(t)]
+        pid = _Pid(("storage", _torch_global("torch", _STORAGE_TYPES[t.dtype.name]), key, str(t.device), numel))
+        rebuild = _torch_global("torch._utils", "_rebuild_tensor_v2")
+        if not isinstance(t, Parameter):
+            return self.save_reduce(rebuild, (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()), obj=t)
+        data = _Call(rebuild, (pid, offset, tuple(t.shape), stride, False, OrderedDict()))
+        self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()), obj=t)
+
+# %% ../nbs/32a_torch_files.ipynb #96138a55
+def _contiguous_strides(shape):
+    "PyTorch's strides of a contiguous tensor of `shape` (a dimension of size 0 counts as 1)."
+    out, step = [], 1
+    for n in reversed(shape): out.append(step); step *= max(n, 1)
+    return tuple(reversed(out))
+
+def _entry(z, name, data=b""):
+    "Write zip entry `name` (stored, with a fixed date: the same object, the same bytes)."
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    with z.open(info, "w", force_zip64=len(data) > 2**31) as w: w.write(data)
+
+def _save_torch(obj, f):
+    "Write `obj` to `f` as torch.save does (a zip of a protocol-2 pickle and storages)."
+    enc = _Encoder()
+    _encode_data(enc, obj)                 # only data, and the tensors it holds
+    entries = _storages(enc)               # memory blocks, each stored once
+    keys = {name: str(i) for i, name in enumerate(entries)}
+    where = {id(t): (keys[r["storage"]], entries[r["storage"]].size, r.get("offset", 0),
+                     tuple(r["stride"]) if "stride" in r else _contiguous_strides(t.shape)) for (t, _), r in zip(enc.tensors, enc.records)}
+    pkl = io.BytesIO()
+    _TorchPickler(pkl, where).dump(obj)
+    def write(out):
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+            for name, data in [("data.pkl", pkl.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"), ("byteorder", b"little")]:
+                _entry(z, f"archive/{name}", data)
+            for name, k in keys.items(): _entry(z, f"archive/data/{k}", _host(entries[name]).reshape(-1).view(np.uint8))
+            _entry(z, "archive/version", b"3\n")
+    _write_atomically(f, write)

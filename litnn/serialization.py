@@ -20,7 +20,7 @@ _MAX_DEPTH = 100   # containers inside containers: far more than any checkpoint 
 
 class _Encoder:
     "Collects the tensors of an object while `_encode` walks it: one record per tensor object."
-    def __init__(self): self.index, self.records, self.tensors = {}, [], []
+    def __init__(self): self.index, self.records, self.tensors, self.arrays = {}, [], [], {}
 
     def tensor(self, t, keys):
         "The index of tensor `t` in the checkpoint's list of tensor records."
@@ -43,6 +43,7 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     if x is None or type(x) in (bool, int, str): return x
     if type(x) is float: return x if math.isfinite(x) else {"type": "float", "value": repr(x)}
     if isinstance(x, Tensor): return {"type": "tensor", "index": enc.tensor(x, keys)}
+    if type(x) is np.ndarray or isinstance(x, np.generic): return _encode_numpy(enc, x, keys, where)
     if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
     if isinstance(x, B.device): return {"type": "device", "name": str(x)}
     if type(x) is bytes: return {"type": "bytes", "hex": x.hex()}
@@ -63,6 +64,17 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     raise TypeError(f"litnn.save cannot store {where}, of type {type(x).__module__}.{type(x).__qualname__}{hint} "
                     "(it stores tensors, None, bools, ints, floats, strings, bytes, lists, tuples, sets, dicts, "
                     "dtypes, devices and sizes)")
+
+# %% ../nbs/32_serialization.ipynb #29e69a11
+def _encode_numpy(enc, x, keys, where):
+    "The record of numpy array (or scalar) `x`: stored like a tensor, given back as numpy."
+    a = np.asarray(x)
+    if a.dtype not in B._by_np:
+        raise TypeError(f"litnn.save cannot store {where}, a numpy array of dtype {a.dtype} (litnn stores numpy arrays of "
+                        f"the dtypes it has: {', '.join(sorted(d.name for d in B._by_name.values()))})")
+    if id(x) not in enc.arrays: enc.arrays[id(x)] = (x, Tensor._make(a))   # keeping `x` alive keeps its id unique
+    out = {"type": "ndarray", "index": enc.tensor(enc.arrays[id(x)][1], keys)}
+    return {**out, "scalar": True} if isinstance(x, np.generic) else out
 
 # %% ../nbs/32_serialization.ipynb #e991b423
 def _block(a):
@@ -109,7 +121,8 @@ def _storages(enc):
 
 # %% ../nbs/32_serialization.ipynb #7ce0f754
 def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
-         f): # a path (str or os.PathLike) or a writable binary file object
+         f, # a path (str or os.PathLike) or a writable binary file object
+         *, format:str="litnn"): # "litnn": a litnn checkpoint; "torch": what torch.save writes (32a_torch_files)
     """Save `obj` to `f` as a litnn checkpoint (safetensors + JSON, never a pickle); a path is replaced atomically.
 
     ```python
@@ -120,6 +133,10 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
 
     ```
     """
+    if format == "torch":
+        from litnn._torch_files import _save_torch   # the next part
+        return _save_torch(obj, f)
+    if format != "litnn": raise ValueError(f"litnn.save: format must be 'litnn' or 'torch', not {format!r}")
     enc = _Encoder()
     root = _encode(enc, obj)
     entries = _storages(enc)
@@ -202,7 +219,7 @@ def _tensors(f, records, arrays, map_location):
 
 # %% ../nbs/32_serialization.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
-_FIELDS = {"tensor": ("index",), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
+_FIELDS = {"tensor": ("index",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
            "dict": ("items", "metadata"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
@@ -226,6 +243,13 @@ def _tensor_record(x, tensors, f, depth):
     if not (_is_index(x["index"]) and x["index"] < len(tensors)): raise IndexError(f"no tensor {x['index']!r}")
     return tensors[x["index"]]
 
+def _ndarray_record(x, tensors, f, depth):
+    a = B.to_device(_tensor_record(x, tensors, f, depth)._data, "cpu")
+    if x.get("scalar", False) is not False:
+        if x["scalar"] is not True or a.ndim: raise ValueError("a scalar is a 0-d array")
+        return a[()]
+    return a
+
 def _items(x, f):
     if type(x["items"]) is not list: raise TypeError("its items are not a list")
     return x["items"]
@@ -248,7 +272,7 @@ def _device_record(x, tensors, f, depth):
     try: return B.device(x["name"])
     except RuntimeError as e: raise ValueError(str(e)) from None
 
-_DECODERS = {"tensor": _tensor_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
+_DECODERS = {"tensor": _tensor_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
              **{k: _sequence_record for k in _SEQUENCES},
              "float": lambda x, *_: _FLOATS[x["value"]],
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
