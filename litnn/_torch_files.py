@@ -295,6 +295,8 @@ def _save_torch(obj, f):
     "Write `obj` to `f` as torch.save does (a zip of a protocol-2 pickle and storages)."
     enc = _Encoder()
     _encode_data(enc, obj)                 # only data, and the tensors it holds
+    if enc.objects: raise TypeError(f"litnn.save(format='torch') stores data, not objects such as a {enc.objects[0]['class']}: "
+                                    "save its state_dict() instead")
     entries = _storages(enc)               # memory blocks, each stored once
     keys = {name: str(i) for i, name in enumerate(entries)}
     where = {id(t): (keys[r["storage"]], entries[r["storage"]].size, r.get("offset", 0),

@@ -13,6 +13,7 @@ from . import backend as B
 from .tensor import Tensor, Size
 from .nn.parameter import Parameter
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape, _read_safetensors, _write
+from ._objects import _encode_object, _make_objects, _set_states, add_safe_globals, safe_globals, get_safe_globals, clear_safe_globals
 
 # %% ../nbs/32_serialization.ipynb #e706281e
 _FORMAT, _VERSION = "litnn", 3   # 3: checksums (version 2 files, without them, are still read)
@@ -20,7 +21,9 @@ _MAX_DEPTH = 100   # containers inside containers: far more than any checkpoint 
 
 class _Encoder:
     "Collects the tensors of an object while `_encode` walks it: one record per tensor object."
-    def __init__(self): self.index, self.records, self.tensors, self.arrays = {}, [], [], {}
+    def __init__(self):
+        self.index, self.records, self.tensors, self.arrays = {}, [], [], {}
+        self.objects, self.object_index, self.kept = [], {}, []   # whole objects (32_objects)
 
     def tensor(self, t, keys):
         "The index of tensor `t` in the checkpoint's list of tensor records."
@@ -47,7 +50,7 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
     if isinstance(x, B.device): return {"type": "device", "name": str(x)}
     if type(x) is bytes: return {"type": "bytes", "hex": x.hex()}
-    if depth >= _MAX_DEPTH and type(x) in (list, tuple, Size, set, frozenset, dict, OrderedDict):
+    if depth >= _MAX_DEPTH:
         raise ValueError(f"litnn.save: the object contains itself or is nested more than {_MAX_DEPTH} levels deep")
     d = depth + 1
     if type(x) is list: return [_encode(enc, v, keys + (i,), f"{where}[{i}]", d) for i, v in enumerate(x)]
@@ -60,10 +63,12 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
         out = {"type": type(x).__name__, "items": items}
         if hasattr(x, "_metadata"): out["metadata"] = _encode(enc, x._metadata, keys, f"{where}._metadata", d)
         return out
+    obj = _encode_object(enc, x, lambda state: _encode(enc, state, keys, f"{where}.__dict__", d))   # a whole object
+    if obj is not None: return obj
     hint = ": save its state_dict() instead" if hasattr(x, "state_dict") else ""
     raise TypeError(f"litnn.save cannot store {where}, of type {type(x).__module__}.{type(x).__qualname__}{hint} "
-                    "(it stores tensors, None, bools, ints, floats, strings, bytes, lists, tuples, sets, dicts, "
-                    "dtypes, devices and sizes)")
+                    "(it stores tensors, numpy arrays, None, bools, ints, floats, strings, bytes, lists, tuples, sets, "
+                    "dicts, dtypes, devices, sizes, and objects whose state is a dict of these)")
 
 # %% ../nbs/32_serialization.ipynb #29e69a11
 def _encode_numpy(enc, x, keys, where):
@@ -140,7 +145,8 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
     enc = _Encoder()
     root = _encode(enc, obj)
     entries = _storages(enc)
-    structure = json.dumps({"tensors": enc.records, "root": root}, allow_nan=False, separators=(",", ":"))
+    structure = {"tensors": enc.records, "root": root, **({"objects": enc.objects} if enc.objects else {})}
+    structure = json.dumps(structure, allow_nan=False, separators=(",", ":"))
     _write(entries, {"format": _FORMAT, "version": str(_VERSION), "structure": structure}, f, checksums=True)
 
 # %% ../nbs/32_serialization.ipynb #73931b6e
@@ -219,7 +225,7 @@ def _tensors(f, records, arrays, map_location):
 
 # %% ../nbs/32_serialization.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
-_FIELDS = {"tensor": ("index",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
+_FIELDS = {"tensor": ("index",), "object": ("index",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
            "dict": ("items", "metadata"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
@@ -250,6 +256,15 @@ def _ndarray_record(x, tensors, f, depth):
         return a[()]
     return a
 
+class _Refs(list):
+    "The tensors of a checkpoint (indexed by tensor records) and, as `.objects`, its objects (32_objects)."
+    objects = ()
+
+def _object_record(x, tensors, f, depth):
+    objects = getattr(tensors, "objects", ())
+    if not (_is_index(x["index"]) and x["index"] < len(objects)): raise IndexError(f"no object {x['index']!r}")
+    return objects[x["index"]]
+
 def _items(x, f):
     if type(x["items"]) is not list: raise TypeError("its items are not a list")
     return x["items"]
@@ -272,7 +287,7 @@ def _device_record(x, tensors, f, depth):
     try: return B.device(x["name"])
     except RuntimeError as e: raise ValueError(str(e)) from None
 
-_DECODERS = {"tensor": _tensor_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
+_DECODERS = {"tensor": _tensor_record, "object": _object_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
              **{k: _sequence_record for k in _SEQUENCES},
              "float": lambda x, *_: _FLOATS[x["value"]],
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
@@ -290,10 +305,15 @@ def _from_litnn(meta, arrays, f, map_location):
     if meta.get("format") != _FORMAT: raise _fail(f, f"its format is {meta.get('format')!r}, not {_FORMAT!r}")
     if int(v) >= 3 and not {"checksum", "checksums"} <= meta.keys(): raise _fail(f, "its checksums are missing")
     structure = _json(meta.get("structure", ""), f, "its structure")
-    if type(structure) is not dict or set(structure) != {"tensors", "root"}:
+    if type(structure) is not dict or set(structure) - {"objects"} != {"tensors", "root"}:
         raise _fail(f, "its structure is not a JSON object of tensors and root")
-    tensors = _tensors(f, structure["tensors"], arrays, map_location)
-    return _decode(structure["root"], tensors, f)
+    refs = _Refs(_tensors(f, structure["tensors"], arrays, map_location))
+    if "objects" in structure:   # whole objects: only of allow-listed classes (32_objects)
+        def fail(what, unpickling=False):
+            return pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {what}") if unpickling else _fail(f, what)
+        refs.objects = _make_objects(structure["objects"], fail)
+        _set_states(refs.objects, structure["objects"], lambda state: _decode(state, refs, f, 1), fail)
+    return _decode(structure["root"], refs, f)
 
 # %% ../nbs/32_serialization.ipynb #48bf462e
 _LEGACY_TORCH = b"\x80\x02\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "little")  # pickled magic number

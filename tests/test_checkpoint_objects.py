@@ -1,6 +1,6 @@
 """Issue 14, objects in checkpoints: numpy arrays kept by litnn.save/load (as torch.save keeps them), and
 litnn.save(obj, f, format="torch") read by real torch.load(weights_only=True)."""
-import io, os
+import io, os, pickle
 from collections import OrderedDict
 import numpy as np
 import pytest
@@ -104,3 +104,82 @@ def test_torch_format_is_deterministic_atomic_and_refuses_code(tmp_path):
     with pytest.raises(TypeError, match='save its state_dict'): litnn.save({'m': litnn.nn.Linear(1, 1)}, path, format='torch')
     assert torch.load(path, weights_only=True) == {'old': 1} and os.listdir(tmp_path) == ['m.pt']
     with pytest.raises(ValueError, match="format must be 'litnn' or 'torch'"): litnn.save(obj, io.BytesIO(), format='pt')
+
+
+# --- whole objects: saved as data, loaded only from allow-listed classes ---------------------------
+
+class Tied(litnn.nn.Module):
+    "A model whose decoder shares the encoder module (tied), with a plain attribute."
+    def __init__(self):
+        super().__init__()
+        self.enc = litnn.nn.Linear(3, 3)
+        self.dec = self.enc
+        self.norm = litnn.nn.BatchNorm1d(3)
+        self.scale = 0.5
+    def forward(self, x): return self.dec(litnn.relu(self.norm(self.enc(x)))) * self.scale
+
+
+CLASSES = [Tied, litnn.nn.Linear, litnn.nn.BatchNorm1d]
+
+def test_whole_module_refused_until_allow_listed_then_loads_whole(tmp_path):
+    litnn.manual_seed(0)
+    m = Tied()
+    x = litnn.randn(4, 3)
+    m(x).sum().backward()                                          # after backward: grads are not saved
+    path = tmp_path / 'model.pt'
+    litnn.save(m, path)
+    with pytest.raises(pickle.UnpicklingError, match=r"object of class test_checkpoint_objects.Tied, which is not allow-listed"):
+        litnn.load(path)
+    with litnn.serialization.safe_globals([Tied]):
+        with pytest.raises(pickle.UnpicklingError, match='litnn.nn.modules.linear.Linear'): litnn.load(path)
+    with litnn.serialization.safe_globals(CLASSES): back = litnn.load(path)
+    assert litnn.serialization.get_safe_globals() == []              # the context manager restored the list
+    assert type(back) is Tied and back.dec is back.enc and back.scale == 0.5 and back.training
+    assert type(back.enc.weight) is litnn.nn.Parameter and back.enc.weight.grad is None
+    m.eval(); back.eval()
+    assert back(x).tolist() == m(x).tolist()
+    assert {k: v.tolist() for k, v in back.state_dict().items()} == {k: v.tolist() for k, v in m.state_dict().items()}
+    back.train(); back(x).sum().backward()                           # it trains
+    assert back.enc.weight.grad is not None
+
+
+def test_add_and_clear_safe_globals():
+    S = litnn.serialization
+    try:
+        S.add_safe_globals([Tied, (litnn.nn.Linear, 'my.Linear')])
+        assert S.get_safe_globals() == [Tied, (litnn.nn.Linear, 'my.Linear')]
+    finally: S.clear_safe_globals()
+    assert S.get_safe_globals() == []
+
+
+def test_like_torch_a_whole_model_needs_its_classes_allow_listed():
+    "The same rule in torch 2.13: refused by default, loaded under safe_globals."
+    m = torch.nn.Linear(2, 2)
+    b = io.BytesIO(); torch.save(m, b); b.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match='add_safe_globals'): torch.load(b)
+    b.seek(0)
+    with torch.serialization.safe_globals([torch.nn.Linear]): assert type(torch.load(b)) is torch.nn.Linear
+
+
+def test_objects_cannot_name_code_to_run(tmp_path):
+    "A crafted file naming os.system as an object's class: refused, nothing imported or run."
+    import json
+    import litnn._checkpoint_file as CF
+    marker = tmp_path / 'ran'
+    structure = {'tensors': [], 'root': {'type': 'object', 'index': 0},
+                 'objects': [{'class': 'os.system', 'state': {'cmd': f'touch {marker}'}}]}
+    b = io.BytesIO()
+    CF._write({}, {'format': 'litnn', 'version': '3', 'structure': json.dumps(structure)}, b, checksums=True)
+    with pytest.raises(pickle.UnpicklingError, match='os.system, which is not allow-listed'): litnn.load(io.BytesIO(b.getvalue()))
+    assert not marker.exists()
+
+
+def test_module_with_a_hook_function_is_refused_with_its_path():
+    m = litnn.nn.Linear(1, 1)
+    m.register_forward_hook(lambda *a: None)
+    with pytest.raises(TypeError, match=r"obj.__dict__\['_forward_hooks'\]"): litnn.save(m, io.BytesIO())
+
+
+def test_torch_format_refuses_objects():
+    with pytest.raises(TypeError, match="stores data, not objects such as a litnn.nn.modules.linear.Linear"):
+        litnn.save(litnn.nn.Linear(1, 1), io.BytesIO(), format='torch')
