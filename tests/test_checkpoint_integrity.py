@@ -280,9 +280,10 @@ def test_sigkill_loop_file_holds_last_completed_or_in_flight(tmp_path):
             try: os.close(r); saver(path, w, started + 1)
             finally: os._exit(0)
         os.close(w)
-        time.sleep(rng.uniform(0, 0.03))
-        os.kill(pid, signal.SIGKILL); os.waitpid(pid, 0)
         log = b''
+        while b'done' not in log and (more := os.read(r, 65536)): log += more   # one save made (however loaded the machine)
+        time.sleep(rng.uniform(0, 0.02))                                           # then somewhere in the next saves
+        os.kill(pid, signal.SIGKILL); os.waitpid(pid, 0)
         while (more := os.read(r, 65536)): log += more
         os.close(r)
         kills += 1
