@@ -49,8 +49,10 @@ def parse_args(argv=None):
     for flag, value, least in (("--epochs", args.epochs, 1), ("--batch-size", args.batch_size, 1), ("--limit", args.limit, 1)):
         if value is not None and value < least: p.error(f"{flag} must be >= {least}, got {value}")
     if args.lr <= 0: p.error(f"--lr must be > 0, got {args.lr}")
-    if args.data is not None and not args.data.is_dir(): p.error(f"--data {args.data}: no such folder")
-    if args.resume is not None and not args.resume.is_file(): p.error(f"--resume {args.resume}: no such file")
+    if args.data is not None and not args.data.is_dir():
+        p.error(f"--data {args.data}: " + ("not a folder" if args.data.exists() else "no such folder"))
+    if args.resume is not None and not args.resume.is_file():
+        p.error(f"--resume {args.resume}: " + ("not a file" if args.resume.exists() else "no such file"))
     if args.device == "cuda" and not litnn.cuda.is_available():
         p.error("--device cuda: no GPU is available to litnn (it needs CuPy and an NVIDIA GPU: pip install \"litnn[cuda]\")")
     args.given = {k: getattr(args, k) for k in _SETTINGS if getattr(args, k) is not None}   # to check against a checkpoint

@@ -150,6 +150,9 @@ def test_resume_of_something_that_is_not_a_checkpoint_exits_1(tmp_path):
 
 def test_data_folder_without_mnist_files_exits_1(tmp_path):
     one_line_error(train('--data', tmp_path, '--out', tmp_path / 'o'), 1, f'--data {tmp_path}:')
+    notes = tmp_path / 'notes.txt'; notes.write_text('x')
+    one_line_error(train('--data', notes, '--resume', tmp_path, '--out', tmp_path / 'o'), 2, f'--data {notes}: not a folder')
+    one_line_error(train('--resume', tmp_path, '--out', tmp_path / 'o'), 2, f'--resume {tmp_path}: not a file')
 
 
 def test_unwritable_out_exits_1_before_training(tmp_path):
