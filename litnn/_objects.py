@@ -6,7 +6,7 @@
 __all__ = ['add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals']
 
 # %% ../nbs/32_objects.ipynb #04f10a1f
-import types
+import sys, types
 import numpy as np
 
 # %% ../nbs/32_objects.ipynb #226144fd
@@ -44,6 +44,7 @@ def _encode_object(enc, x, encode):
     if id(x) in enc.object_index: return {"type": "object", "index": enc.object_index[id(x)]}
     if isinstance(x, _NOT_OBJECTS) or "<locals>" in type(x).__qualname__: return None
     state = x.__getstate__()
+    if state is None and hasattr(x, "__dict__"): state = {}   # Python gives None for an empty __dict__
     if type(state) is not dict: return None
     i = enc.object_index[id(x)] = len(enc.objects)
     enc.objects.append(None); enc.kept.append(x)   # keeping `x` alive keeps its id unique
@@ -56,14 +57,24 @@ def _refused(name):
             "or the `litnn.serialization.safe_globals([{0}])` context manager to allowlist this global if you trust this "
             "class/function.").format(name)
 
-def _make_objects(records, fail):
-    "The objects of a checkpoint's table, created without state: (instances, records); `fail(what)` makes the error."
+def _imported_module_class(name):
+    "The litnn Module subclass called `name` in a module that is already imported, or None. Nothing is imported."
+    from litnn.nn.modules.module import Module
+    parts = name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        obj = sys.modules.get(".".join(parts[:i]))
+        if obj is None: continue
+        for attr in parts[i:]: obj = getattr(obj, attr, None)
+        return obj if isinstance(obj, type) and issubclass(obj, Module) else None
+
+def _make_objects(records, fail, trusted=False):
+    "The objects of a checkpoint's table, created without state; `fail(what)` makes the error."
     if type(records) is not list: raise fail("its objects are not a list")
     out = []
     for i, rec in enumerate(records):
         if not (type(rec) is dict and set(rec) == {"class", "state"} and type(rec["class"]) is str):
             raise fail(f"object {i} is not a record of class and state")
-        cls = _safe_globals.get(rec["class"])
+        cls = _safe_globals.get(rec["class"]) or (_imported_module_class(rec["class"]) if trusted else None)
         if cls is None: raise fail(_refused(rec["class"]), unpickling=True)
         out.append(cls.__new__(cls))
     return out

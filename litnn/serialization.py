@@ -294,7 +294,7 @@ _DECODERS = {"tensor": _tensor_record, "object": _object_record, "ndarray": _nda
              "dtype": lambda x, *_: B._by_name[x["name"]]}
 
 # %% ../nbs/32_serialization.ipynb #6b2ee51a
-def _from_litnn(meta, arrays, f, map_location):
+def _from_litnn(meta, arrays, f, map_location, trusted=False):
     "The object stored in a litnn checkpoint, from its metadata and arrays."
     v = meta.get("version")
     if not (type(v) is str and re.fullmatch("[0-9]{1,9}", v) and int(v) >= 2):
@@ -311,7 +311,7 @@ def _from_litnn(meta, arrays, f, map_location):
     if "objects" in structure:   # whole objects: only of allow-listed classes (32_objects)
         def fail(what, unpickling=False):
             return pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {what}") if unpickling else _fail(f, what)
-        refs.objects = _make_objects(structure["objects"], fail)
+        refs.objects = _make_objects(structure["objects"], fail, trusted)
         _set_states(refs.objects, structure["objects"], lambda state: _decode(state, refs, f, 1), fail)
     return _decode(structure["root"], refs, f)
 
@@ -334,7 +334,7 @@ def _refuse_pickle(f, head):
 # %% ../nbs/32_serialization.ipynb #38f64c32
 def load(f, # a path (str or os.PathLike) or a readable, seekable binary file object
          map_location=None, # None, a device or device name, a dict of device names, or a callable(storage, location)
-         *, weights_only=None, # accepted for PyTorch code: litnn only ever loads data
+         *, weights_only=None, # False: also rebuild litnn Modules of already imported classes (32_objects); litnn never runs a pickle
          verify:bool=True): # check every tensor's checksum (litnn checkpoints)
     "Load a litnn checkpoint, a `.safetensors` file or a PyTorch `torch.save` file. Nothing in the file can run code."
     _check_map_location(map_location)
@@ -348,7 +348,8 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
                 return _load_zip(fh, f, map_location)
             if head.startswith(b"\x80"): raise _refuse_pickle(f, head)
         meta, arrays = _read_safetensors(fh, f, verify)
-    if meta.get("format") == _FORMAT or {"structure", "checksums"} & meta.keys(): return _from_litnn(meta, arrays, f, map_location)
+    if meta.get("format") == _FORMAT or {"structure", "checksums"} & meta.keys():
+        return _from_litnn(meta, arrays, f, map_location, trusted=weights_only is False)
     return {k: Tensor._make(_place(a, "cpu", map_location)) for k, a in arrays.items()}
 
 # %% ../nbs/32_serialization.ipynb #b10802d2

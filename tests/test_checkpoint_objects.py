@@ -183,3 +183,21 @@ def test_module_with_a_hook_function_is_refused_with_its_path():
 def test_torch_format_refuses_objects():
     with pytest.raises(TypeError, match="stores data, not objects such as a litnn.nn.modules.linear.Linear"):
         litnn.save(litnn.nn.Linear(1, 1), io.BytesIO(), format='torch')
+
+
+def test_weights_only_false_loads_imported_litnn_modules_but_nothing_else(tmp_path):
+    "As example programs do (torch.load(f, weights_only=False)): litnn Modules of imported classes load; other classes do not."
+    m = Tied()
+    path = tmp_path / 'model.pt'
+    litnn.save(m, path)
+    back = litnn.load(path, weights_only=False)
+    assert type(back) is Tied and back.dec is back.enc
+    with pytest.raises(pickle.UnpicklingError, match='not allow-listed'): litnn.load(path, weights_only=True)
+    class Plain: pass
+    import test_checkpoint_objects as me
+    me.Plain = Plain; Plain.__qualname__ = 'Plain'
+    try:
+        litnn.save(Plain(), path)
+        with pytest.raises(pickle.UnpicklingError, match='test_checkpoint_objects.Plain, which is not allow-listed'):
+            litnn.load(path, weights_only=False)                   # not a Module: the allow-list is still needed
+    finally: del me.Plain
