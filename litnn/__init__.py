@@ -37,3 +37,4 @@ from .namespaces import (accelerator, backends, compile, compiler, jit, set_floa
                          are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled)
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
 from .functional_aliases import *   # 35_functional_aliases: torch.conv2d, torch.dropout... beside nn.functional
+from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors

@@ -6,13 +6,15 @@
 __all__ = ['Unpickler']
 
 # %% ../nbs/32a_torch_files.ipynb #14fa939e
-import pickle, pickletools, sys, zipfile
+import functools, io, pickle, pickletools, sys, zipfile, zlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
 from .tensor import Tensor, Size
 from .nn.parameter import Parameter
-from .serialization import _fail, _name, _place, _strided
+from .serialization import CheckpointError, _fail, _name, _place, _strided, _Encoder, _storages
+from .serialization import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
+from ._checkpoint_file import _host, _write_atomically
 
 # %% ../nbs/32a_torch_files.ipynb #715ca892
 class _StorageType:
@@ -136,12 +138,48 @@ _ARG_OPS = {"BININT", "BININT1", "BININT2", "LONG1", "LONG4", "BINFLOAT", "BINUN
 _NEW_OPS = {"NONE": lambda: None, "NEWTRUE": lambda: True, "NEWFALSE": lambda: False, "EMPTY_TUPLE": tuple,
             "EMPTY_LIST": list, "EMPTY_DICT": dict, "EMPTY_SET": set}
 
+# %% ../nbs/32a_torch_files.ipynb #7f87ed09
+_CHUNK = 1 << 18            # a record is read this much at a time: about the memory a read takes beyond its array
+_DEFLATE_MAX_RATIO = 1032   # deflate cannot expand data more than this: a larger declared size is a lie
+
+def _record_info(zf, name, f):
+    "The zip directory entry of record `name` (None if absent), checked before anything is read."
+    try: info = zf.getinfo(name)
+    except KeyError: return None
+    if info.flag_bits & 0x1: raise _fail(f, f"record {name!r} is encrypted")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise _fail(f, f"record {name!r} uses compression method {info.compress_type}, which PyTorch files do not use")
+    most = info.compress_size if info.compress_type == zipfile.ZIP_STORED else _DEFLATE_MAX_RATIO * info.compress_size + 64
+    if info.file_size > most: raise _fail(f, f"record {name!r} declares {info.file_size} bytes but holds {info.compress_size}")
+    return info
+
+# %% ../nbs/32a_torch_files.ipynb #5c8b5eef
+def _read_record(zf, info, f):
+    "The bytes of checked record `info`, read in chunks into one numpy array."
+    try: out = np.empty(info.file_size, np.uint8)
+    except MemoryError: raise _fail(f, f"record {info.filename!r} needs {info.file_size} bytes, more memory than there is") from None
+    view, got = memoryview(out), 0
+    try:
+        with zf.open(info) as src:
+            while got < info.file_size:
+                chunk = src.read(min(_CHUNK, info.file_size - got))
+                if not chunk: break
+                view[got:got + len(chunk)] = chunk
+                got += len(chunk)
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, NotImplementedError, ValueError) as e:
+        raise _fail(f, f"record {info.filename!r} cannot be read ({e})") from None
+    if got != info.file_size: raise _fail(f, f"record {info.filename!r} is truncated")
+    return out
+
 # %% ../nbs/32a_torch_files.ipynb #f66f314d
 class _Storages:
     "The persistent_load of a PyTorch zip: storages from `{prefix}data/{key}`, read once each."
     def __init__(self, zf, prefix, f, map_location):
         self.zf, self.prefix, self.f, self.map_location, self.raw, self.typed = zf, prefix, f, map_location, {}, {}
-        self.big = zf.read(prefix + "byteorder") == b"big" if prefix + "byteorder" in zf.namelist() else False
+        info = _record_info(zf, prefix + "byteorder", f)
+        order = b"little" if info is None else (b"?" if info.file_size > 16 else _read_record(zf, info, f).tobytes())
+        if order not in (b"little", b"big"): raise ValueError("Unknown endianness type: " + order.decode(errors="replace"))
+        self.big = order == b"big"
 
     def __call__(self, pid):
         if not (type(pid) is tuple and len(pid) == 5 and pid[0] == "storage" and type(pid[1]) is _StorageType
@@ -149,7 +187,7 @@ class _Storages:
             raise pickle.UnpicklingError(f"unexpected persistent id {pid!r}"[:200])
         _, kind, key, location, numel = pid
         if (key, kind.dtype) not in self.typed:
-            size = self.size(key)   # checked before any memory is taken for it
+            size = self.info(key).file_size   # checked before any memory is taken for it
             if size != numel * kind.dtype.itemsize:
                 raise _fail(self.f, f"storage {key!r} holds {size} bytes, not the {numel} x {kind.dtype.itemsize} "
                                     f"bytes of {numel} {kind.dtype.name} elements its tensors need")
@@ -159,40 +197,116 @@ class _Storages:
             except RuntimeError as e: raise _fail(self.f, f"storage {key!r}: {e}") from None
         return self.typed[key, kind.dtype]
 
-    def size(self, key):
-        "The size in bytes of storage `key`, as the zip's directory gives it."
-        try: return self.zf.getinfo(f"{self.prefix}data/{key}").file_size
-        except KeyError: raise _fail(self.f, f"storage {key!r} is missing (no {self.prefix}data/{key} in the zip)") from None
+    def info(self, key):
+        "The checked directory entry of storage `key`."
+        info = _record_info(self.zf, f"{self.prefix}data/{key}", self.f)
+        if info is None: raise _fail(self.f, f"storage {key!r} is missing (no {self.prefix}data/{key} in the zip)")
+        return info
 
     def bytes(self, key):
         "The bytes of storage `key`, read once."
-        if key not in self.raw:
-            size, name = self.size(key), f"{self.prefix}data/{key}"
-            raw = np.empty(size, np.uint8)
-            try:
-                with self.zf.open(name) as src: got = src.readinto(memoryview(raw))
-            except (zipfile.BadZipFile, OSError, EOFError) as e: raise _fail(self.f, f"storage {key!r} cannot be read ({e})") from None
-            if got != size: raise _fail(self.f, f"storage {key!r} is truncated")
-            self.raw[key] = raw
+        if key not in self.raw: self.raw[key] = _read_record(self.zf, self.info(key), self.f)
         return self.raw[key]
 
 # %% ../nbs/32a_torch_files.ipynb #c097207b
 def _load_zip(fh, f, map_location):
     "The object in a PyTorch zip checkpoint (torch.save's format since 1.6), read without PyTorch and without running code."
     try: zf = zipfile.ZipFile(fh)
-    except zipfile.BadZipFile as e: raise _fail(f, f"it is not a valid zip file, maybe truncated ({e})") from None
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, OverflowError, NotImplementedError) as e:
+        raise _fail(f, f"it is not a valid zip file, maybe truncated ({e})") from None
     with zf:
         names = zf.namelist()
         if any(n.endswith("/constants.pkl") for n in names):
             raise _fail(f, "it is a TorchScript archive (torch.jit.save), not a torch.save checkpoint")
         pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
         if not pkl:
-            if "structure.json" in names: raise _fail(f, "it is a litnn checkpoint of format version 1 (a zip); this litnn reads version 2")
+            if "structure.json" in names: raise _fail(f, "it is a litnn checkpoint of format version 1 (a zip); this litnn reads versions 2 and 3")
             raise _fail(f, "it is a zip file but not a PyTorch checkpoint (no data.pkl)")
+        data = _read_record(zf, _record_info(zf, pkl[0], f), f).tobytes()
         storages = _Storages(zf, pkl[0][:-len("data.pkl")], f, map_location)
-        try: return Unpickler(zf.read(pkl[0]), storages, f).load()
+        try: return Unpickler(data, storages, f).load()
         except (ValueError, IndexError, KeyError, TypeError, AttributeError, EOFError) as e:
             raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: its data.pkl is malformed ({e!r})"[:400]) from None
+        except (OverflowError, MemoryError) as e:
+            raise _fail(f, f"record {pkl[0]!r} describes a tensor too large to make ({e!r})") from None
         except pickle.UnpicklingError as e:
             if str(e).startswith("litnn.load"): raise
             raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {e}") from None
+
+# %% ../nbs/32a_torch_files.ipynb #d0d1661a
+class _Global:
+    "A PyTorch name in a pickle: written as a GLOBAL instruction, never imported."
+    def __init__(self, module, name): self.module, self.name = module, name
+    def __call__(self, *args): raise TypeError(f"{self.module}.{self.name} is PyTorch's, named in a pickle, not callable here")
+
+@functools.lru_cache(None)
+def _torch_global(module, name): return _Global(module, name)   # one object per name: pickle's memo shares it
+
+class _Pid(tuple): "A persistent id: the pickle names a storage record instead of holding its bytes."
+
+class _Call:
+    "A call the pickle makes while loading (REDUCE), for a value that is not an object here."
+    def __init__(self, func, args): self.func, self.args = func, args
+
+_STORAGE_TYPES = {v: f"{k}Storage" for k, v in _STORAGE_DTYPES.items()}   # litnn dtype name -> torch storage class
+
+# %% ../nbs/32a_torch_files.ipynb #2dc2bd45
+class _TorchPickler(pickle._Pickler):
+    "pickle's pure-Python pickler, writing tensors, storages, dtypes, devices and sizes as torch.save does."
+    def __init__(self, file, where): # where: id(tensor) -> (storage key, storage numel, offset, stride)
+        super().__init__(file, protocol=2)
+        self.where = where
+
+    def persistent_id(self, obj): return tuple(obj) if type(obj) is _Pid else None   # a plain tuple, as torch writes
+
+    def save(self, obj, save_persistent_id=True):
+        if type(obj) is _Global:
+            if id(obj) in self.memo: return self.write(self.get(self.memo[id(obj)][0]))
+            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode()); self.memoize(obj); return
+        if type(obj) is _Call: return self.save_reduce(obj.func, obj.args)
+        if isinstance(obj, Tensor) and id(obj) not in self.memo: return self._save_tensor(obj)
+        if isinstance(obj, B.dtype): return self.save(_torch_global("torch", obj.name))
+        if isinstance(obj, B.device): return self.save_reduce(_torch_global("torch", "device"), (str(obj),), obj=obj)
+        if type(obj) is Size: return self.save_reduce(_torch_global("torch", "Size"), (tuple(obj),), obj=obj)
+        super().save(obj, save_persistent_id)
+
+    def _save_tensor(self, t):
+        key, numel, offset, stride = self.where[id(t)]
+        pid = _Pid(("storage", _torch_global("torch", _STORAGE_TYPES[t.dtype.name]), key, str(t.device), numel))
+        rebuild = _torch_global("torch._utils", "_rebuild_tensor_v2")
+        if not isinstance(t, Parameter):
+            return self.save_reduce(rebuild, (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()), obj=t)
+        data = _Call(rebuild, (pid, offset, tuple(t.shape), stride, False, OrderedDict()))
+        self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()), obj=t)
+
+# %% ../nbs/32a_torch_files.ipynb #96138a55
+def _contiguous_strides(shape):
+    "PyTorch's strides of a contiguous tensor of `shape` (a dimension of size 0 counts as 1)."
+    out, step = [], 1
+    for n in reversed(shape): out.append(step); step *= max(n, 1)
+    return tuple(reversed(out))
+
+def _entry(z, name, data=b""):
+    "Write zip entry `name` (stored, with a fixed date: the same object, the same bytes)."
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    with z.open(info, "w", force_zip64=len(data) > 2**31) as w: w.write(data)
+
+def _save_torch(obj, f):
+    "Write `obj` to `f` as torch.save does (a zip of a protocol-2 pickle and storages)."
+    enc = _Encoder()
+    _encode_data(enc, obj)                 # only data, and the tensors it holds
+    if enc.objects: raise TypeError(f"litnn.save(format='torch') stores data, not objects such as a {enc.objects[0]['class']}: "
+                                    "save its state_dict() instead")
+    entries = _storages(enc)               # memory blocks, each stored once
+    keys = {name: str(i) for i, name in enumerate(entries)}
+    where = {id(t): (keys[r["storage"]], entries[r["storage"]].size, r.get("offset", 0),
+                     tuple(r["stride"]) if "stride" in r else _contiguous_strides(t.shape)) for (t, _), r in zip(enc.tensors, enc.records)}
+    pkl = io.BytesIO()
+    _TorchPickler(pkl, where).dump(obj)
+    def write(out):
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+            for name, data in [("data.pkl", pkl.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"), ("byteorder", b"little")]:
+                _entry(z, f"archive/{name}", data)
+            for name, k in keys.items(): _entry(z, f"archive/data/{k}", _host(entries[name]).reshape(-1).view(np.uint8))
+            _entry(z, "archive/version", b"3\n")
+    _write_atomically(f, write)

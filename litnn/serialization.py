@@ -6,19 +6,24 @@
 __all__ = ['save', 'load', 'save_file', 'load_file']
 
 # %% ../nbs/32_serialization.ipynb #0906a908
-import contextlib, json, math, os, pickle, sys
+import contextlib, json, math, os, pickle, re, reprlib, sys
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
 from .tensor import Tensor, Size
 from .nn.parameter import Parameter
+from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape, _read_safetensors, _write
+from ._objects import _encode_object, _make_objects, _set_states, add_safe_globals, safe_globals, get_safe_globals, clear_safe_globals
 
 # %% ../nbs/32_serialization.ipynb #e706281e
-_FORMAT, _VERSION = "litnn", 2
+_FORMAT, _VERSION = "litnn", 3   # 3: checksums (version 2 files, without them, are still read)
+_MAX_DEPTH = 100   # containers inside containers: far more than any checkpoint needs, far less than Python's stack
 
 class _Encoder:
     "Collects the tensors of an object while `_encode` walks it: one record per tensor object."
-    def __init__(self): self.index, self.records, self.tensors = {}, [], []
+    def __init__(self):
+        self.index, self.records, self.tensors, self.arrays = {}, [], [], {}
+        self.objects, self.object_index, self.kept = [], {}, []   # whole objects (32_objects)
 
     def tensor(self, t, keys):
         "The index of tensor `t` in the checkpoint's list of tensor records."
@@ -30,26 +35,51 @@ class _Encoder:
         return self.index[id(t)]
 
 # %% ../nbs/32_serialization.ipynb #32b4ee19
-def _encode(enc, x, keys=(), where="obj"):
+def _sort_key(v):
+    "A key that orders the members of a set the same way in every process (set order follows str hashes, which do not)."
+    if type(v) in (tuple, Size): return (type(v).__name__, tuple(map(_sort_key, v)))
+    if type(v) is frozenset: return ("frozenset", tuple(sorted(map(_sort_key, v))))
+    return (type(v).__name__, repr(v))
+
+def _encode(enc, x, keys=(), where="obj", depth=0):
     "`x` as JSON-able data; TypeError naming `where` for what cannot be saved."
     if x is None or type(x) in (bool, int, str): return x
     if type(x) is float: return x if math.isfinite(x) else {"type": "float", "value": repr(x)}
     if isinstance(x, Tensor): return {"type": "tensor", "index": enc.tensor(x, keys)}
+    if type(x) is np.ndarray or isinstance(x, np.generic): return _encode_numpy(enc, x, keys, where)
     if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
     if isinstance(x, B.device): return {"type": "device", "name": str(x)}
-    if type(x) is list: return [_encode(enc, v, keys + (i,), f"{where}[{i}]") for i, v in enumerate(x)]
-    if type(x) in (tuple, Size, set, frozenset): return {"type": type(x).__name__, "items": _encode(enc, list(x), keys, where)}
     if type(x) is bytes: return {"type": "bytes", "hex": x.hex()}
+    if depth >= _MAX_DEPTH:
+        raise ValueError(f"litnn.save: the object contains itself or is nested more than {_MAX_DEPTH} levels deep")
+    d = depth + 1
+    if type(x) is list: return [_encode(enc, v, keys + (i,), f"{where}[{i}]", d) for i, v in enumerate(x)]
+    if type(x) in (tuple, Size, set, frozenset):
+        items = sorted(x, key=_sort_key) if type(x) in (set, frozenset) else x
+        return {"type": type(x).__name__, "items": [_encode(enc, v, keys, f"{where}[{i}]", d) for i, v in enumerate(items)]}
     if type(x) in (dict, OrderedDict):
-        items = [[_encode(enc, k, keys, f"{where} key {k!r}"), _encode(enc, v, keys + (k,), f"{where}[{k!r}]")]
+        items = [[_encode(enc, k, keys, f"{where} key {k!r}", d), _encode(enc, v, keys + (k,), f"{where}[{k!r}]", d)]
                  for k, v in x.items()]
         out = {"type": type(x).__name__, "items": items}
-        if hasattr(x, "_metadata"): out["metadata"] = _encode(enc, x._metadata, keys, f"{where}._metadata")
+        if hasattr(x, "_metadata"): out["metadata"] = _encode(enc, x._metadata, keys, f"{where}._metadata", d)
         return out
+    obj = _encode_object(enc, x, lambda state: _encode(enc, state, keys, f"{where}.__dict__", d))   # a whole object
+    if obj is not None: return obj
     hint = ": save its state_dict() instead" if hasattr(x, "state_dict") else ""
     raise TypeError(f"litnn.save cannot store {where}, of type {type(x).__module__}.{type(x).__qualname__}{hint} "
-                    "(it stores tensors, None, bools, ints, floats, strings, bytes, lists, tuples, sets, dicts, "
-                    "dtypes, devices and sizes)")
+                    "(it stores tensors, numpy arrays, None, bools, ints, floats, strings, bytes, lists, tuples, sets, "
+                    "dicts, dtypes, devices, sizes, and objects whose state is a dict of these)")
+
+# %% ../nbs/32_serialization.ipynb #29e69a11
+def _encode_numpy(enc, x, keys, where):
+    "The record of numpy array (or scalar) `x`: stored like a tensor, given back as numpy."
+    a = np.asarray(x)
+    if a.dtype not in B._by_np:
+        raise TypeError(f"litnn.save cannot store {where}, a numpy array of dtype {a.dtype} (litnn stores numpy arrays of "
+                        f"the dtypes it has: {', '.join(sorted(d.name for d in B._by_name.values()))})")
+    if id(x) not in enc.arrays: enc.arrays[id(x)] = (x, Tensor._make(a))   # keeping `x` alive keeps its id unique
+    out = {"type": "ndarray", "index": enc.tensor(enc.arrays[id(x)][1], keys)}
+    return {**out, "scalar": True} if isinstance(x, np.generic) else out
 
 # %% ../nbs/32_serialization.ipynb #e991b423
 def _block(a):
@@ -94,56 +124,10 @@ def _storages(enc):
                 enc.records[i].update(offset=(p - lo) // a.itemsize, stride=[s // a.itemsize for s in a.strides])
     return entries
 
-# %% ../nbs/32_serialization.ipynb #61c8e4e1
-def _host(a):
-    "Array `a` as a C-contiguous little-endian numpy array (safetensors' byte order)."
-    a = np.asarray(B.to_device(a, "cpu"), order="C")   # (not ascontiguousarray: it makes 0-d arrays 1-d)
-    return a.byteswap() if sys.byteorder == "big" else a
-
-def _temp_file(path):
-    "A new empty file beside `path`, with the permissions `open` would give it."
-    folder, name = os.path.split(path)
-    for _ in range(100):
-        tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-        try: os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)); return tmp
-        except FileExistsError: continue
-    raise FileExistsError(f"could not create a temporary file beside {path}")
-
-def _fsync(path):
-    "Ask the OS to put `path` (a file or a folder) on disk; folders cannot be synced everywhere."
-    try: fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        if os.path.isdir(path): return
-        raise
-    try: os.fsync(fd)
-    except OSError:
-        if not os.path.isdir(path): raise
-    finally: os.close(fd)
-
-# %% ../nbs/32_serialization.ipynb #61426b31
-def _write(arrays, metadata, f):
-    "Write named arrays as a safetensors file to `f`: a file object as is, a path atomically."
-    import safetensors   # here, not at the top: `import litnn` needs only numpy and ml_dtypes
-    arrays = {k: _host(a) for k, a in arrays.items()}   # kept alive while safetensors reads their memory
-    specs = {k: safetensors.TensorSpec(dtype=B._by_np[a.dtype].name, shape=list(a.shape), data_ptr=a.ctypes.data,
-                                       data_len=a.nbytes) for k, a in arrays.items()}
-    if hasattr(f, "write"): f.write(safetensors.serialize(specs, metadata=metadata)); return
-    path = os.path.abspath(os.fspath(f))
-    tmp = _temp_file(path)
-    try:
-        mode = os.stat(tmp).st_mode & 0o7777
-        safetensors.serialize_file(specs, tmp, metadata=metadata)
-        os.chmod(tmp, mode)   # recent safetensors writes a file of its own (mode 0o600) and renames it onto `tmp`
-        _fsync(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError): os.remove(tmp)
-        raise
-    _fsync(os.path.dirname(path))
-
 # %% ../nbs/32_serialization.ipynb #7ce0f754
 def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
-         f): # a path (str or os.PathLike) or a writable binary file object
+         f, # a path (str or os.PathLike) or a writable binary file object
+         *, format:str="litnn"): # "litnn": a litnn checkpoint; "torch": what torch.save writes (32a_torch_files)
     """Save `obj` to `f` as a litnn checkpoint (safetensors + JSON, never a pickle); a path is replaced atomically.
 
     ```python
@@ -154,84 +138,16 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
 
     ```
     """
+    if format == "torch":
+        from litnn._torch_files import _save_torch   # the next part
+        return _save_torch(obj, f)
+    if format != "litnn": raise ValueError(f"litnn.save: format must be 'litnn' or 'torch', not {format!r}")
     enc = _Encoder()
-    try: root = _encode(enc, obj)
-    except RecursionError: raise ValueError("litnn.save: the object contains itself or is nested too deeply") from None
+    root = _encode(enc, obj)
     entries = _storages(enc)
-    structure = json.dumps({"tensors": enc.records, "root": root}, allow_nan=False)
-    _write(entries, {"format": _FORMAT, "version": str(_VERSION), "structure": structure}, f)
-
-# %% ../nbs/32_serialization.ipynb #9148ce1c
-_ST_DTYPES = {"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64", "I8": "int8", "I16": "int16",
-              "I32": "int32", "I64": "int64", "U8": "uint8", "BOOL": "bool"}   # safetensors' names -> litnn's
-_MAX_HEADER = 100_000_000   # the safetensors library's limit
-
-def _name(f):
-    "How error messages name `f`: its path, or the name of the file object."
-    if isinstance(f, (str, os.PathLike)): return os.fspath(f)
-    name = getattr(f, "name", None)
-    return name if isinstance(name, str) else f"<{type(f).__name__}>"
-
-def _fail(f, what): return RuntimeError(f"litnn.load: cannot load {_name(f)!r}: {what}")
-
-def _is_shape(s): return isinstance(s, list) and all(type(d) is int and d >= 0 for d in s)
-
-# %% ../nbs/32_serialization.ipynb #dce37e85
-def _entry(f, k, v):
-    "Header entry `v` of tensor `k` as (name, litnn dtype, shape, start, stop), checked."
-    try: dt, shape, (start, stop) = v["dtype"], v["shape"], v["data_offsets"]
-    except (KeyError, TypeError, ValueError): raise _fail(f, f"the header entry of tensor {k!r} is malformed: {v!r}"[:300]) from None
-    if dt not in _ST_DTYPES: raise _fail(f, f"tensor {k!r} has dtype {dt!r}, which litnn does not have")
-    if not (_is_shape(shape) and type(start) is int and type(stop) is int and 0 <= start):
-        raise _fail(f, f"the header entry of tensor {k!r} is malformed: {v!r}"[:300])
-    dt = B._by_name[_ST_DTYPES[dt]]
-    if stop - start != math.prod(shape) * dt.itemsize:
-        raise _fail(f, f"tensor {k!r} is declared {dt.name} {shape} ({math.prod(shape) * dt.itemsize} bytes) "
-                       f"but its data_offsets give it {stop - start} bytes")
-    return k, dt, shape, start, stop
-
-# %% ../nbs/32_serialization.ipynb #d892c267
-def _read_header(fh, f):
-    "The metadata and the checked entries (in file order) of the safetensors file open as `fh`; the data's size."
-    start = fh.tell()
-    size = fh.seek(0, os.SEEK_END) - start
-    fh.seek(start)
-    head = fh.read(9)
-    if len(head) < 9: raise _fail(f, f"it is {len(head)} bytes long, too short for a checkpoint" if head else "the file is empty")
-    n = int.from_bytes(head[:8], "little")
-    if head[8:9] != b"{": raise _fail(f, "it is not a checkpoint (neither safetensors, litnn's format, nor a PyTorch zip file)")
-    if n > _MAX_HEADER: raise _fail(f, f"its header would be {n} bytes, more than safetensors allows")
-    if 8 + n > size: raise _fail(f, f"it is truncated: its header needs {8 + n} bytes, the file has {size}")
-    try: header = json.loads((head[8:] + fh.read(n - 1)).decode("utf-8"))
-    except (ValueError, RecursionError) as e: raise _fail(f, f"its header is not valid JSON ({e})") from None
-    if not isinstance(header, dict): raise _fail(f, "its header is not a JSON object")
-    meta = header.pop("__metadata__", None)
-    meta = {} if meta is None else meta
-    if not (isinstance(meta, dict) and all(type(v) is str for v in meta.values())):
-        raise _fail(f, "its __metadata__ is not a JSON object of strings")
-    entries = sorted((_entry(f, k, v) for k, v in header.items()), key=lambda e: (e[3], e[4]))   # empty tensors first
-    end = 0
-    for k, _, _, a, b in entries:
-        if a != end: raise _fail(f, f"the bytes of tensor {k!r} start at {a}, but the tensor before ends at {end} (a gap or an overlap)")
-        end = b
-    if 8 + n + end > size: raise _fail(f, f"it is truncated: its tensors need {8 + n + end} bytes, the file has {size}")
-    if 8 + n + end < size: raise _fail(f, f"it has {size - 8 - n - end} bytes after its last tensor")
-    return meta, entries, list(header)
-
-# %% ../nbs/32_serialization.ipynb #d30dddca
-def _read_safetensors(fh, f):
-    "The metadata and the arrays (by name) of the safetensors file open as `fh`."
-    meta, entries, names = _read_header(fh, f)
-    arrays = {}
-    for k, dt, shape, _, _ in entries:   # in file order: one pass through the data
-        a = np.empty(shape, dt.np)
-        buf, got = memoryview(a.reshape(-1).view(np.uint8)), 0
-        while got < a.nbytes:
-            n = fh.readinto(buf[got:])
-            if not n: raise _fail(f, f"it is truncated in the data of tensor {k!r}")
-            got += n
-        arrays[k] = a.byteswap() if sys.byteorder == "big" else a   # safetensors is little-endian
-    return meta, {k: arrays[k] for k in names}
+    structure = {"tensors": enc.records, "root": root, **({"objects": enc.objects} if enc.objects else {})}
+    structure = json.dumps(structure, allow_nan=False, separators=(",", ":"))
+    _write(entries, {"format": _FORMAT, "version": str(_VERSION), "structure": structure}, f, checksums=True)
 
 # %% ../nbs/32_serialization.ipynb #73931b6e
 def _strided(storage, shape, offset, stride):
@@ -269,71 +185,135 @@ def _check_map_location(m):
         raise TypeError(f"map_location should be None, a str, a litnn.device, a dict or a callable, not {type(m).__name__}")
 
 # %% ../nbs/32_serialization.ipynb #9ba0e1b3
+_RECORD_FIELDS = {"dtype", "shape", "device", "requires_grad", "parameter", "storage", "offset", "stride"}
+_DEVICE_NAME = re.compile(r"[a-z]+(:(0|[1-9][0-9]{0,8}))?")   # ASCII letters and digits only
+
+def _record(f, i, rec, arrays):
+    "The dtype, shape, entry name and device of tensor record `rec`, every field checked."
+    if type(rec) is not dict: raise _fail(f, f"tensor {i} is not a JSON object")
+    if not set(rec) <= _RECORD_FIELDS: raise _fail(f, f"tensor {i} has unknown fields {sorted(set(rec) - _RECORD_FIELDS)}")
+    dt, shape, name, dev = rec.get("dtype"), rec.get("shape"), rec.get("storage"), rec.get("device", "cpu")
+    if type(dt) is not str or dt not in B._by_name: raise _fail(f, f"tensor {i} has dtype {dt!r}")
+    if not _is_shape(shape): raise _fail(f, f"tensor {i} has shape {shape!r}")
+    if type(name) is not str or name not in arrays: raise _fail(f, f"tensor {i}: its storage {name!r} is not in the file")
+    if arrays[name].dtype != B._by_name[dt].np: raise _fail(f, f"tensor {i} is {dt} but its storage {name!r} is {arrays[name].dtype}")
+    if type(dev) is not str or not _DEVICE_NAME.fullmatch(dev): raise _fail(f, f"tensor {i} has device {dev!r}")
+    for flag in ("requires_grad", "parameter"):
+        if type(rec.get(flag, False)) is not bool: raise _fail(f, f"tensor {i} has {flag} {rec[flag]!r}, not a bool")
+    return dt, shape, name, dev
+
+# %% ../nbs/32_serialization.ipynb #b2698320
 def _tensors(f, records, arrays, map_location):
     "The tensors of a checkpoint, in the order of its records."
-    if not isinstance(records, list): raise _fail(f, "its structure has no list of tensors")
+    if type(records) is not list: raise _fail(f, "its structure has no list of tensors")
     placed, out = {}, []
     for i, rec in enumerate(records):
-        if not isinstance(rec, dict): raise _fail(f, f"tensor {i} is not a JSON object")
-        dt, shape, name, dev = rec.get("dtype"), rec.get("shape"), rec.get("storage"), rec.get("device", "cpu")
-        if dt not in B._by_name: raise _fail(f, f"tensor {i} has dtype {dt!r}")
-        if not _is_shape(shape): raise _fail(f, f"tensor {i} has shape {shape!r}")
-        if not isinstance(name, str) or name not in arrays: raise _fail(f, f"tensor {i}: its storage {name!r} is not in the file")
-        if arrays[name].dtype != B._by_name[dt].np: raise _fail(f, f"tensor {i} is {dt} but its storage {name!r} is {arrays[name].dtype}")
-        if not isinstance(dev, str): raise _fail(f, f"tensor {i} has device {dev!r}")
+        dt, shape, name, dev = _record(f, i, rec, arrays)
         if (name, dev) not in placed:
             try: placed[name, dev] = _place(arrays[name], dev, map_location)
-            except RuntimeError as e: raise _fail(f, f"tensor {i}: {e}") from None
+            except (RuntimeError, ValueError) as e: raise _fail(f, f"tensor {i}: {e}") from None
         a = placed[name, dev]
         try:
             if "offset" in rec or "stride" in rec: a = _strided(a, shape, rec.get("offset"), rec.get("stride"))
             elif list(a.shape) != shape: raise ValueError(f"its shape is {shape} but its storage {name!r} has shape {list(a.shape)}")
             t = Tensor._make(a)
-            if rec.get("parameter"): t = Parameter(t, requires_grad=bool(rec.get("requires_grad")))
+            if rec.get("parameter"): t = Parameter(t, requires_grad=rec.get("requires_grad", False))
             elif rec.get("requires_grad"): t.requires_grad_(True)
-        except (ValueError, TypeError, RuntimeError) as e: raise _fail(f, f"tensor {i}: {e}") from None
+        except (ValueError, TypeError, RuntimeError, OverflowError) as e: raise _fail(f, f"tensor {i}: {e}") from None
         out.append(t)
     return out
 
 # %% ../nbs/32_serialization.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
+_FIELDS = {"tensor": ("index",), "object": ("index",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
+           "dict": ("items", "metadata"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
+_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+_short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
+_short.maxlevel, _short.maxstring, _short.maxother, _short.maxlist, _short.maxdict = 2, 40, 40, 4, 4
 
-def _decode(x, tensors, f):
-    "The Python object for JSON-able data `x` (the inverse of `_encode`)."
-    if x is None or isinstance(x, (bool, int, float, str)): return x
-    if isinstance(x, list): return [_decode(v, tensors, f) for v in x]
-    kind = x.get("type") if isinstance(x, dict) else None
-    try:
-        if kind == "tensor": return tensors[x["index"]]
-        if kind == "float": return float({"nan": "nan", "inf": "inf", "-inf": "-inf"}[x["value"]])
-        if kind in _SEQUENCES: return _SEQUENCES[kind](_decode(v, tensors, f) for v in x["items"])
-        if kind == "bytes": return bytes.fromhex(x["hex"])
-        if kind == "dtype": return B._by_name[x["name"]]
-        if kind == "device": return B.device(x["name"])
-        if kind in ("dict", "OrderedDict"):
-            pairs = ((_decode(k, tensors, f), _decode(v, tensors, f)) for k, v in x["items"])
-            out = dict(pairs) if kind == "dict" else OrderedDict(pairs)
-            if "metadata" in x: out._metadata = _decode(x["metadata"], tensors, f)
-            return out
-    except (KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
-        raise _fail(f, f"bad {kind} record {json.dumps(x)[:80]} ({e!r})") from None
-    raise _fail(f, f"unknown record {json.dumps(x)[:80]}")
+def _decode(x, tensors, f, depth=0):
+    "The Python object for JSON-able data `x` (the inverse of `_encode`), every record checked."
+    if x is None or type(x) in (bool, int, float, str): return x
+    if depth >= _MAX_DEPTH: raise _fail(f, f"its structure is nested more than {_MAX_DEPTH} levels deep")
+    if type(x) is list: return [_decode(v, tensors, f, depth + 1) for v in x]
+    kind = x.get("type") if type(x) is dict else None
+    if kind not in _FIELDS: raise _fail(f, f"unknown record {_short.repr(x)}")
+    fields = set(x) - {"type"}
+    if not ({_FIELDS[kind][0]} <= fields <= set(_FIELDS[kind])): raise _fail(f, f"bad {kind} record {_short.repr(x)}: wrong fields")
+    try: return _DECODERS[kind](x, tensors, f, depth + 1)
+    except (KeyError, IndexError, TypeError, ValueError) as e:   # raised by this record's own checks, never a nested record's
+        raise _fail(f, f"bad {kind} record {_short.repr(x)} ({e})") from None
+
+# %% ../nbs/32_serialization.ipynb #fb293869
+def _tensor_record(x, tensors, f, depth):
+    if not (_is_index(x["index"]) and x["index"] < len(tensors)): raise IndexError(f"no tensor {x['index']!r}")
+    return tensors[x["index"]]
+
+def _ndarray_record(x, tensors, f, depth):
+    a = B.to_device(_tensor_record(x, tensors, f, depth)._data, "cpu")
+    if x.get("scalar", False) is not False:
+        if x["scalar"] is not True or a.ndim: raise ValueError("a scalar is a 0-d array")
+        return a[()]
+    return a
+
+class _Refs(list):
+    "The tensors of a checkpoint (indexed by tensor records) and, as `.objects`, its objects (32_objects)."
+    objects = ()
+
+def _object_record(x, tensors, f, depth):
+    objects = getattr(tensors, "objects", ())
+    if not (_is_index(x["index"]) and x["index"] < len(objects)): raise IndexError(f"no object {x['index']!r}")
+    return objects[x["index"]]
+
+def _items(x, f):
+    if type(x["items"]) is not list: raise TypeError("its items are not a list")
+    return x["items"]
+
+def _dict_record(x, tensors, f, depth):
+    pairs = _items(x, f)
+    if not all(type(p) is list and len(p) == 2 for p in pairs): raise ValueError("its items are not [key, value] pairs")
+    out = (dict if x["type"] == "dict" else OrderedDict)((_decode(k, tensors, f, depth), _decode(v, tensors, f, depth)) for k, v in pairs)
+    if len(out) != len(pairs): raise ValueError("a key appears twice")
+    if "metadata" in x: out._metadata = _decode(x["metadata"], tensors, f, depth)
+    return out
+
+def _sequence_record(x, tensors, f, depth):
+    items = [_decode(v, tensors, f, depth) for v in _items(x, f)]
+    if x["type"] == "Size" and not all(type(v) is int for v in items): raise TypeError("a Size holds ints")
+    return _SEQUENCES[x["type"]](items)
+
+def _device_record(x, tensors, f, depth):
+    if not (type(x["name"]) is str and _DEVICE_NAME.fullmatch(x["name"])): raise ValueError("not a device name")
+    try: return B.device(x["name"])
+    except RuntimeError as e: raise ValueError(str(e)) from None
+
+_DECODERS = {"tensor": _tensor_record, "object": _object_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
+             **{k: _sequence_record for k in _SEQUENCES},
+             "float": lambda x, *_: _FLOATS[x["value"]],
+             "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
+             "dtype": lambda x, *_: B._by_name[x["name"]]}
 
 # %% ../nbs/32_serialization.ipynb #6b2ee51a
-def _from_litnn(meta, arrays, f, map_location):
+def _from_litnn(meta, arrays, f, map_location, trusted=False):
     "The object stored in a litnn checkpoint, from its metadata and arrays."
     v = meta.get("version")
-    if not (isinstance(v, str) and v.isdigit() and int(v) == _VERSION):
-        if isinstance(v, str) and v.isdigit() and int(v) > _VERSION:
-            raise _fail(f, f"it was written in litnn checkpoint format version {v}, newer than this litnn reads "
-                           f"(version {_VERSION}): upgrade litnn")
-        raise _fail(f, f"it has litnn checkpoint format version {v!r}; this litnn reads version {_VERSION}")
-    try: structure = json.loads(meta.get("structure", ""))
-    except (ValueError, RecursionError) as e: raise _fail(f, f"its structure is not valid JSON ({e})") from None
-    if not isinstance(structure, dict): raise _fail(f, "its structure is not a JSON object")
-    tensors = _tensors(f, structure.get("tensors"), arrays, map_location)
-    try: return _decode(structure.get("root"), tensors, f)
-    except RecursionError: raise _fail(f, "its structure is nested too deeply") from None
+    if not (type(v) is str and re.fullmatch("[0-9]{1,9}", v) and int(v) >= 2):
+        raise _fail(f, f"it has litnn checkpoint format version {v!r}; this litnn reads versions 2 to {_VERSION}")
+    if int(v) > _VERSION:
+        raise _fail(f, f"it was written in litnn checkpoint format version {v}, newer than this litnn reads "
+                       f"(version {_VERSION}): upgrade litnn")
+    if meta.get("format") != _FORMAT: raise _fail(f, f"its format is {meta.get('format')!r}, not {_FORMAT!r}")
+    if int(v) >= 3 and not {"checksum", "checksums"} <= meta.keys(): raise _fail(f, "its checksums are missing")
+    structure = _json(meta.get("structure", ""), f, "its structure")
+    if type(structure) is not dict or set(structure) - {"objects"} != {"tensors", "root"}:
+        raise _fail(f, "its structure is not a JSON object of tensors and root")
+    refs = _Refs(_tensors(f, structure["tensors"], arrays, map_location))
+    if "objects" in structure:   # whole objects: only of allow-listed classes (32_objects)
+        def fail(what, unpickling=False):
+            return pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {what}") if unpickling else _fail(f, what)
+        refs.objects = _make_objects(structure["objects"], fail, trusted)
+        _set_states(refs.objects, structure["objects"], lambda state: _decode(state, refs, f, 1), fail)
+    return _decode(structure["root"], refs, f)
 
 # %% ../nbs/32_serialization.ipynb #48bf462e
 _LEGACY_TORCH = b"\x80\x02\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "little")  # pickled magic number
@@ -354,7 +334,8 @@ def _refuse_pickle(f, head):
 # %% ../nbs/32_serialization.ipynb #38f64c32
 def load(f, # a path (str or os.PathLike) or a readable, seekable binary file object
          map_location=None, # None, a device or device name, a dict of device names, or a callable(storage, location)
-         *, weights_only=None): # accepted for PyTorch code: litnn only ever loads data
+         *, weights_only=None, # False: also rebuild litnn Modules of already imported classes (32_objects); litnn never runs a pickle
+         verify:bool=True): # check every tensor's checksum (litnn checkpoints)
     "Load a litnn checkpoint, a `.safetensors` file or a PyTorch `torch.save` file. Nothing in the file can run code."
     _check_map_location(map_location)
     with _binary(f) as fh:
@@ -366,8 +347,9 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
                 from litnn._torch_files import _load_zip   # the next part
                 return _load_zip(fh, f, map_location)
             if head.startswith(b"\x80"): raise _refuse_pickle(f, head)
-        meta, arrays = _read_safetensors(fh, f)
-    if meta.get("format") == _FORMAT: return _from_litnn(meta, arrays, f, map_location)
+        meta, arrays = _read_safetensors(fh, f, verify)
+    if meta.get("format") == _FORMAT or {"structure", "checksums"} & meta.keys():
+        return _from_litnn(meta, arrays, f, map_location, trusted=weights_only is False)
     return {k: Tensor._make(_place(a, "cpu", map_location)) for k, a in arrays.items()}
 
 # %% ../nbs/32_serialization.ipynb #b10802d2

@@ -6,36 +6,58 @@
 __all__ = ['parse_args', 'build_model', 'main']
 
 # %% ../nbs/41_train.ipynb #ed8d207a
-import argparse, pathlib, sys, time
+import argparse, importlib, pathlib, pickle, sys, tempfile, time
 import litnn
 from . import nn
 from .utils.data import DataLoader, Subset
 from .training import NeuralNetwork, ConvNet, digits_datasets, fit, cosine_schedule
 
 # %% ../nbs/41_train.ipynb #da08de29
-def parse_args(argv=None):
-    "The command's flags, parsed from `argv` (default: the command line)."
-    p = argparse.ArgumentParser(prog="python -m litnn.train", description="Train the seed's network (or a small CNN) on handwritten digits with litnn.",
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--model", choices=["mlp", "cnn"], default="mlp", help="the seed's MLP or a small CNN")
-    p.add_argument("--epochs", type=int, default=20, help="epochs of the whole run (a resumed run continues up to this)")
-    p.add_argument("--lr", type=float, default=0.1, help="SGD learning rate at the start of the cosine schedule")
-    p.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
-    p.add_argument("--weight-decay", type=float, default=5e-4, help="SGD weight decay")
-    p.add_argument("--batch-size", type=int, default=64, help="images per training step")
-    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where to train (cuda needs CuPy and a GPU)")
-    p.add_argument("--data", type=pathlib.Path, default=None, help="folder with MNIST IDX files (default: the 8x8 digits litnn ships)")
-    p.add_argument("--limit", type=int, default=None, help="train on the first N training images only (quick runs)")
-    p.add_argument("--seed", type=int, default=0, help="seed of initialisation, split and shuffling")
-    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs/litnn"), help="folder for checkpoint.lnn and history.png")
-    p.add_argument("--resume", type=pathlib.Path, default=None, help="checkpoint to continue from")
+_SETTINGS = dict(model="mlp", seed=0, data=None, limit=None)   # what decides the run, recorded in its checkpoint
+
+def _exit(status, msg):
+    "End the command with one line on stderr and `status` (2: a usage error, 1: the run failed)."
+    print(f"python -m litnn.train: error: {msg}" + (" (see --help)" if status == 2 else ""), file=sys.stderr)
+    raise SystemExit(status)
+
+class _Parser(argparse.ArgumentParser):
+    "argparse, with its errors in one line (its usage message wraps over several)."
+    def error(self, message): _exit(2, message)
+
+def _parser():
+    p = _Parser(prog="python -m litnn.train", description="Train the seed's network (or a small CNN) on handwritten digits with litnn.")
+    p.add_argument("--model", choices=["mlp", "cnn"], help="the seed's MLP or a small CNN (default: mlp)")
+    p.add_argument("--epochs", type=int, default=20, help="epochs of the whole run; a resumed run continues up to this (default: 20)")
+    p.add_argument("--lr", type=float, default=0.1, help="SGD learning rate at the start of the cosine schedule (default: 0.1)")
+    p.add_argument("--momentum", type=float, default=0.9, help="SGD momentum (default: 0.9)")
+    p.add_argument("--weight-decay", type=float, default=5e-4, help="SGD weight decay (default: 5e-4)")
+    p.add_argument("--batch-size", type=int, default=64, help="images per training step (default: 64)")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where to train; cuda needs CuPy and a GPU (default: cpu)")
+    p.add_argument("--data", type=pathlib.Path, help="folder with MNIST IDX files (default: the 8x8 digits litnn ships)")
+    p.add_argument("--limit", type=int, help="train on the first N training images only, for quick runs (default: all)")
+    p.add_argument("--seed", type=int, help="seed of initialisation, split and shuffling (default: 0)")
+    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs/litnn"), help="folder for checkpoint.lnn and history.png (default: runs/litnn)")
+    p.add_argument("--resume", type=pathlib.Path, help="checkpoint to continue from (it fixes --model, --data, --limit and --seed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+# %% ../nbs/41_train.ipynb #807b813d
+def parse_args(argv=None):
+    "The command's flags, parsed from `argv` (default: the command line); a usage error exits with status 2."
+    p = _parser()
     args = p.parse_args(argv)
-    if args.epochs < 0: p.error(f"--epochs must be >= 0, got {args.epochs}")
-    if args.batch_size < 1: p.error(f"--batch-size must be >= 1, got {args.batch_size}")
+    for flag, value, least in (("--epochs", args.epochs, 1), ("--batch-size", args.batch_size, 1), ("--limit", args.limit, 1)):
+        if value is not None and value < least: p.error(f"{flag} must be >= {least}, got {value}")
     if args.lr <= 0: p.error(f"--lr must be > 0, got {args.lr}")
+    if args.data is not None and not args.data.is_dir():
+        p.error(f"--data {args.data}: " + ("not a folder" if args.data.exists() else "no such folder"))
+    if args.resume is not None and not args.resume.is_file():
+        p.error(f"--resume {args.resume}: " + ("not a file" if args.resume.exists() else "no such file"))
     if args.device == "cuda" and not litnn.cuda.is_available():
         p.error("--device cuda: no GPU is available to litnn (it needs CuPy and an NVIDIA GPU: pip install \"litnn[cuda]\")")
+    args.given = {k: getattr(args, k) for k in _SETTINGS if getattr(args, k) is not None}   # to check against a checkpoint
+    for k, default in _SETTINGS.items():
+        if getattr(args, k) is None: setattr(args, k, default)
     return args
 
 # %% ../nbs/41_train.ipynb #484e177e
@@ -45,14 +67,52 @@ def build_model(kind, in_shape, classes=10):
     if kind == "cnn": return ConvNet(in_shape=tuple(in_shape), classes=classes)
     raise ValueError(f"unknown model {kind!r}: expected 'mlp' or 'cnn'")
 
+# %% ../nbs/41_train.ipynb #e90d4596
+def _load_checkpoint(path):
+    "The training checkpoint at `path`, or exit 1 saying why it is not one."
+    try: ckpt = litnn.load(path, map_location="cpu")
+    except (RuntimeError, pickle.UnpicklingError, OSError) as e: _exit(1, f"--resume {path}: {str(e).removeprefix('litnn.load: ')}")
+    if not (isinstance(ckpt, dict) and {"model", "optimizer", "scheduler", "history", "settings"} <= set(ckpt)):
+        _exit(1, f"--resume {path}: not a checkpoint of this command (it needs model, optimizer, scheduler, history and settings)")
+    return ckpt
+
+# %% ../nbs/41_train.ipynb #9ef83f13
+def _settings(args, ckpt):
+    "The run's settings: the flags', or the checkpoint's, which flags given with `--resume` must not contradict."
+    if ckpt is None: return dict(model=args.model, seed=args.seed, data=args.data and str(args.data), limit=args.limit)
+    settings = ckpt["settings"]
+    for k, v in args.given.items():
+        same = pathlib.Path(v).resolve() == pathlib.Path(settings[k] or "").resolve() if k == "data" else v == settings[k]
+        if not same:
+            _exit(2, f"--{k} {v} contradicts the checkpoint {args.resume}, trained with --{k} {settings[k]}: drop --{k} to resume it")
+    if args.epochs < len(ckpt["history"]["epoch"]):
+        _exit(2, f"--epochs {args.epochs}: the checkpoint {args.resume} has {len(ckpt['history']['epoch'])} epochs already")
+    return settings
+
+def _writable(folder):
+    "Make `folder` and write a file in it, or exit 1 saying why not."
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as e: _exit(1, f"--out {folder}: cannot write there ({e.strerror or e})")
+
+def _optional(module, without):
+    "Import an optional dependency, or say what the run does `without` it."
+    try: return importlib.import_module(module)
+    except ImportError:
+        print(f"{module} is not installed: {without} (pip install \"litnn[train]\" installs it)", file=sys.stderr)
+
 # %% ../nbs/41_train.ipynb #5d202ed8
 def main(argv=None):
-    "Train as the flags say; returns the history. Exit status 130 after Ctrl-C."
+    "Train as the flags say; returns the history. Exit status 2 for bad flags, 1 for a failed run, 130 after Ctrl-C."
     args = parse_args(argv)
-    ckpt = litnn.load(args.resume, map_location="cpu") if args.resume else None
-    settings = ckpt["settings"] if ckpt else dict(model=args.model, seed=args.seed, data=args.data and str(args.data), limit=args.limit)
-    train_data, test_data = digits_datasets(settings["data"], seed=settings["seed"])
+    ckpt = _load_checkpoint(args.resume) if args.resume else None
+    settings = _settings(args, ckpt)
+    try: train_data, test_data = digits_datasets(settings["data"], seed=settings["seed"])
+    except (OSError, RuntimeError, ValueError) as e: _exit(1, f"--data {settings['data']}: {e}")
     if settings["limit"]: train_data = Subset(train_data, range(min(settings["limit"], len(train_data))))
+    _writable(args.out)
+    progress = not args.no_progress and _optional("tqdm", "training without a progress bar") is not None
     in_shape = tuple(train_data[0][0].shape)
     litnn.manual_seed(settings["seed"])
     model = build_model(settings["model"], in_shape).to(args.device)
@@ -60,9 +120,12 @@ def main(argv=None):
     scheduler = cosine_schedule(optimizer, args.epochs)
     history = None
     if ckpt:
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        scheduler.load_state_dict(ckpt["scheduler"])
+        try:
+            model.load_state_dict(ckpt["model"])
+            optimizer.load_state_dict(ckpt["optimizer"])
+            scheduler.load_state_dict(ckpt["scheduler"])
+        except (RuntimeError, ValueError, KeyError, TypeError) as e:
+            _exit(1, f"--resume {args.resume}: its state does not fit the model: {str(e).splitlines()[0]}")
         history = ckpt["history"]
         print(f"resumed from {args.resume} after epoch {len(history['epoch'])}")
     done = len(history["epoch"]) if history else 0
@@ -71,7 +134,6 @@ def main(argv=None):
     order = litnn.Generator().manual_seed(settings["seed"] * 100_003 + done)
     train_dl = DataLoader(train_data, batch_size=args.batch_size, shuffle=True, generator=order)
     test_dl = DataLoader(test_data, batch_size=1000)
-    args.out.mkdir(parents=True, exist_ok=True)
     path, png = args.out / "checkpoint.lnn", args.out / "history.png"
     def save(epoch, history):
         order.manual_seed(settings["seed"] * 100_003 + epoch)
@@ -79,18 +141,21 @@ def main(argv=None):
                         history=history, settings=settings), path)
     t0 = time.perf_counter()
     try: history = fit(model, train_dl, test_dl, nn.CrossEntropyLoss(), optimizer, args.epochs - done, scheduler, history,
-                       on_epoch=save, progress=not args.no_progress)
+                       on_epoch=save, progress=progress)
     except KeyboardInterrupt:
         kept = len(litnn.load(path)["history"]["epoch"]) if path.exists() else 0
         print(f"\ninterrupted: {path} holds epoch {kept}" if kept else "\ninterrupted before the first epoch ended: no checkpoint written",
               file=sys.stderr)
         raise SystemExit(130)
-    if not history["epoch"]: return history
-    from litnn.viz import plot_history
-    plot_history(history, path=png, title=f"litnn: {settings['model']} on {'MNIST' if settings['data'] else 'digits'}")
+    except OSError as e: _exit(1, f"cannot save {path}: {e.strerror or e}")
+    wrote = f"wrote {path}"
+    if _optional("matplotlib", "no plot written") is not None:
+        from litnn.viz import plot_history
+        plot_history(history, path=png, title=f"litnn: {settings['model']} on {'MNIST' if settings['data'] else 'digits'}")
+        wrote += f" and {png}"
     print(f"{len(history['epoch'])} epochs ({args.epochs - done} now, {time.perf_counter() - t0:.1f} s): "
           f"test accuracy {history['test_acc'][-1]:.2%}, test loss {history['test_loss'][-1]:.4f}")
-    print(f"wrote {path} and {png}")
+    print(wrote)
     return history
 
 # %% ../nbs/41_train.ipynb #ccbddcb3

@@ -75,12 +75,25 @@ def test_loop(dataloader, model, loss_fn):
     return total_loss / seen, correct / seen
 
 # %% ../nbs/40_training.ipynb #09660878
+class _NoBar:
+    "What `fit` reports progress to when there is no bar to show."
+    def update(self, n): pass
+    def set_description(self, desc): pass
+    def set_postfix(self, **kwargs): pass
+    def close(self): pass
+
+def _progress_bar(total, progress):
+    "A tqdm bar over `total` images, or a `_NoBar` if `progress` is off or tqdm is not installed."
+    if not progress: return _NoBar()
+    try: from tqdm import tqdm
+    except ImportError: return _NoBar()   # tqdm comes with the optional `[train]` extra
+    return tqdm(total=total, unit="img", mininterval=0.5)
+
 def fit(model, train_dl, test_dl, loss_fn, optimizer, epochs, scheduler=None, history=None, on_epoch=None, progress=True):
     "Train for `epochs` more epochs (stepping `scheduler` after each); the history dict grows by one row per epoch."
-    from tqdm import tqdm
     history = history if history is not None else dict(epoch=[], train_loss=[], train_acc=[], test_loss=[], test_acc=[])
     start = len(history["epoch"])
-    bar = tqdm(total=epochs * len(train_dl.dataset), unit="img", disable=not progress, mininterval=0.5)
+    bar = _progress_bar(epochs * len(train_dl.dataset), progress)
     try:
         for epoch in range(start + 1, start + epochs + 1):
             bar.set_description(f"epoch {epoch}/{start + epochs}")
@@ -96,7 +109,7 @@ def fit(model, train_dl, test_dl, loss_fn, optimizer, epochs, scheduler=None, hi
 # %% ../nbs/40_training.ipynb #e5deff72
 def cosine_schedule(optimizer, epochs):
     "The learning rate annealed from its initial value to 0 along a half cosine over `epochs` epochs."
-    return litnn.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.5 * (1 + math.cos(math.pi * min(e, epochs) / epochs)))
+    return litnn.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.5 * (1 + math.cos(math.pi * min(e, epochs) / max(epochs, 1))))
 
 # %% ../nbs/40_training.ipynb #3afebb34
 class ConvNet(nn.Module):

@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import litnn
 import litnn.serialization as S
+import litnn._checkpoint_file as CF
 from nn_pairs import stand_ins
 
 torch = pytest.importorskip('torch')
@@ -368,7 +369,7 @@ def test_file_is_safetensors_with_litnn_metadata(tmp_path):
     with safetensors.safe_open(tmp_path / 'x.pt', framework='numpy') as f:
         meta = f.metadata()
         assert sorted(f.keys()) == ['a', 'c'] and f.get_tensor('c').tolist() == 1
-    assert (meta['format'], meta['version']) == ('litnn', '2')
+    assert (meta['format'], meta['version']) == ('litnn', '3')
     structure = json.loads(meta['structure'])
     assert structure['tensors'][0] == {'dtype': 'float32', 'shape': [2, 3], 'device': 'cpu', 'requires_grad': False,
                                        'parameter': False, 'storage': 'a'}
@@ -456,14 +457,14 @@ def test_paths_and_file_objects(tmp_path):
 # --- atomic saving ----------------------------------------------------------------------------------
 
 def test_failed_write_leaves_old_file(tmp_path, monkeypatch):
-    import safetensors
+    import litnn._checkpoint_file as CF
     path = tmp_path / 'ck.pt'
     litnn.save({'version': 1, 'w': litnn.ones(2)}, path)
     old = path.read_bytes()
-    def half_then_fail(specs, filename, metadata=None):
-        with open(filename, 'wb') as out: out.write(b'\0' * 100)
+    def half_then_fail(out, header, arrays):
+        out.write(header); out.write(b'\0' * 100)
         raise OSError('disk full (simulated)')
-    monkeypatch.setattr(safetensors, 'serialize_file', half_then_fail)
+    monkeypatch.setattr(CF, '_write_to', half_then_fail)
     with pytest.raises(OSError, match='simulated'): litnn.save({'version': 2, 'a': litnn.ones(1000)}, path)
     monkeypatch.undo()
     assert path.read_bytes() == old and litnn.load(path)['version'] == 1
@@ -543,19 +544,20 @@ def test_unsaveable_objects_rejected_before_writing(tmp_path):
     path.write_bytes(b'old')
     class Thing: pass
     class MyList(list): pass
-    for obj, where in [({'model': stand_ins(litnn).Net()}, "obj['model']"), ([1, {2: Thing()}], 'obj[1][2]'),
-                       ({'a': np.zeros(2)}, "obj['a']"), ({'s': range(3)}, "obj['s']"), ({'f': print}, "obj['f']"),
-                       ({'n': np.int64(3)}, "obj['n']"), ({Thing(): 1}, "obj key <"), (MyList([1]), 'obj,'),
-                       ({'set': {Thing()}}, "obj['set'][0]"), ({'b': bytearray(2)}, "obj['b']")]:
+    for obj, where in [({'model': stand_ins(litnn).Net()}, "obj['model']"), ({'f': print}, "obj['f']"), ([1, {2: Thing}], 'obj[1][2]'),
+                       ({'a': np.zeros(2, complex)}, "obj['a']"), ({'s': range(3)}, "obj['s']"), ({'f': print}, "obj['f']"),
+                       ({'n': np.array(['x'])}, "obj['n']"), ({Thing: 1}, "obj key <"), (MyList([1]), 'obj,'),
+                       ({'set': {print}}, "obj['set'][0]"), ({'b': bytearray(2)}, "obj['b']")]:
         with pytest.raises(TypeError, match=r'litnn.save cannot store ' + where.replace('[', r'\[').replace(']', r'\]')):
             litnn.save(obj, path)
     assert path.read_bytes() == b'old' and os.listdir(tmp_path) == ['x.pt']
-    with pytest.raises(TypeError, match='save its state_dict'): litnn.save(stand_ins(litnn).Net(), io.BytesIO())
+    class Local: pass
+    with pytest.raises(TypeError, match='litnn.save cannot store obj, of type'): litnn.save(Local(), io.BytesIO())   # no name to load it by
 
 
 def test_cyclic_and_shared_containers():
     a = []; a.append(a)
-    with pytest.raises(ValueError, match='contains itself or is nested too deeply'): litnn.save(a, io.BytesIO())
+    with pytest.raises(ValueError, match='contains itself or is nested more than 100 levels deep'): litnn.save(a, io.BytesIO())
     shared, t = [1, 2], litnn.ones(2)
     back = roundtrip({'a': shared, 'b': shared, 'x': t, 'y': t})
     assert back['a'] == back['b'] == [1, 2] and back['a'] is not back['b']      # containers by value
@@ -564,12 +566,12 @@ def test_cyclic_and_shared_containers():
 
 # --- refused files ----------------------------------------------------------------------------------
 
-def craft(structure, arrays=None, version='2', meta=None):
-    "A litnn checkpoint with the given structure and arrays, as bytes."
+def craft(structure, arrays=None, version='3', meta=None):
+    "A litnn checkpoint with the given structure and arrays, as bytes (with valid checksums: what is wrong is the content)."
     b = io.BytesIO()
     arrays = {'w': np.ones(2, np.float32)} if arrays is None else arrays
     m = {'format': 'litnn', 'version': version, 'structure': structure if isinstance(structure, str) else json.dumps(structure)}
-    S._write(arrays, {**m, **(meta or {})}, b)
+    S._write(arrays, {**m, **(meta or {})}, b, checksums=True)
     return b.getvalue()
 
 
@@ -608,11 +610,11 @@ BAD = {
     'metadata not strings': (header_file({'__metadata__': {'a': 1}}), '__metadata__ is not a JSON object of strings'),
     'header too large': ((10**9).to_bytes(8, 'little') + b'{}', 'more than safetensors allows'),
     'header not UTF-8': (b'\x03' + bytes(7) + b'{\xff}', 'its header is not valid JSON'),
-    'newer version': (craft(good(), version='3'), 'format version 3, newer than this litnn reads (version 2): upgrade litnn'),
+    'newer version': (craft(good(), version='4'), 'format version 4, newer than this litnn reads (version 3): upgrade litnn'),
     'bad version': (craft(good(), version='x'), "format version 'x'"),
     'structure not JSON': (craft('{"tensors": '), 'its structure is not valid JSON'),
     'structure not an object': (craft([1]), 'its structure is not a JSON object'),
-    'structure nested too deeply': (craft('{"tensors": [], "root": ' + '[' * 100_000 + ']' * 100_000 + '}'), 'its structure is not valid JSON'),
+    'structure nested too deeply': (craft('{"tensors": [], "root": ' + '[' * 100_000 + ']' * 100_000 + '}'), 'its structure is nested too deeply'),
     'no tensor list': (craft({**good(), 'tensors': {}}), 'no list of tensors'),
     'record not an object': (craft({**good(), 'tensors': [3]}), 'tensor 0 is not a JSON object'),
     'bad dtype': (craft(good(dtype='object')), "tensor 0 has dtype 'object'"),
@@ -758,9 +760,10 @@ def with_device(raw, device):
     meta = json.loads(raw[8:8 + int.from_bytes(raw[:8], 'little')])['__metadata__']
     structure = json.loads(meta['structure'])
     for r in structure['tensors']: r['device'] = device
-    arrays = {k: np.frombuffer(v['data'], S.B._by_name[S._ST_DTYPES[v['dtype']]].np).reshape(v['shape'])
+    arrays = {k: np.frombuffer(v['data'], S.B._by_name[CF._ST_DTYPES[v['dtype']]].np).reshape(v['shape'])
               for k, v in safetensors.deserialize(raw)}
-    b = io.BytesIO(); S._write(arrays, {**meta, 'structure': json.dumps(structure)}, b)
+    meta = {k: v for k, v in meta.items() if k not in ('checksum', 'checksums')}
+    b = io.BytesIO(); S._write(arrays, {**meta, 'structure': json.dumps(structure)}, b, checksums=True)
     return b.getvalue()
 
 

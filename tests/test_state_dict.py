@@ -671,3 +671,108 @@ def test_random_trees_and_corruptions_like_torch(tree, corruptions, strict, assi
         after = {k: (str(v.dtype).split('.')[-1], arr(v).tolist()) for k, v in dst.state_dict().items()}
         return keys, meta, out, after
     same(run)
+
+
+# --- issue 12: what can fail while the changes are made ----------------------------------------
+
+def expanded_linear(lib, post_hook=False):
+    "Linear(3, 2) with a buffer made by expand (its elements share memory: it cannot be copied into)."
+    m = seeded(lib, lib.nn.Linear(3, 2), 0)
+    m.register_buffer('mask', lib.ones(1, 3).expand(2, 3))
+    if post_hook: m.register_load_state_dict_post_hook(lambda mod, keys: None)
+    return m
+
+@pytest.mark.parametrize('post_hook', [False, True])
+def test_expanded_buffer_found_before_any_change(post_hook):
+    "torch copies weight and bias, then raises on the expanded buffer; litnn raises the same error and changed nothing."
+    def run(lib):
+        m = expanded_linear(lib, post_hook)
+        snap = snapshot(m)
+        return load_err(m, {k: v + 1 for k, v in m.state_dict().items()}), unchanged(m, snap)
+    lit, tor = run(litnn), run(torch)
+    assert lit[0] == (tor[0][0], norm(tor[0][1])) and 'refers to a single memory location' in lit[0][1]
+    assert lit[1] is True and tor[1] is False
+
+def test_expanded_buffer_strict_false_and_assign():
+    "strict=False raises the same; assign=True replaces the buffer (no copy into it), as torch does."
+    def run(lib):
+        m = expanded_linear(lib)
+        sd = {k: v + 1 for k, v in m.state_dict().items()}
+        out = load_err(m, sd, strict=False)
+        ok = load_err(m, sd, assign=True)
+        return out[0], ok, arr(m.mask).tolist()
+    lit, tor = run(litnn), run(torch)
+    assert lit == tor and lit[0] is RuntimeError
+
+def test_read_only_destination_found_before_any_change():
+    "A parameter viewing read-only memory: litnn's error names it; nothing was copied."
+    m = litnn.nn.Linear(2, 2)
+    ro = np.zeros((2,), np.float32); ro.flags.writeable = False
+    m.register_buffer('frozen', litnn.from_numpy(ro) if hasattr(litnn, 'from_numpy') else litnn.Tensor._make(ro))
+    snap = snapshot(m)
+    kind, msg = load_err(m, {k: v + 1 for k, v in m.state_dict().items()})
+    assert kind is RuntimeError and 'While copying the parameter named "frozen"' in msg and 'read-only' in msg
+    assert unchanged(m, snap)
+
+def extra_pair(lib):
+    "Two children with extra state; the second refuses the state 'bad'."
+    class Extra(lib.nn.Module):
+        def __init__(self):
+            super().__init__(); self.state = {'n': 0}; self.w = lib.nn.Parameter(lib.zeros(2))
+        def get_extra_state(self): return self.state
+        def set_extra_state(self, state):
+            if state == 'bad': raise ValueError('refused')
+            self.state['n'] = state['n']        # in place, as many real modules do
+    return lib.nn.Sequential(Extra(), Extra())
+
+def test_second_set_extra_state_raising_restores_the_first():
+    def run(lib):
+        m = extra_pair(lib)
+        sd = m.state_dict(); sd['0._extra_state'] = {'n': 7}; sd['1._extra_state'] = 'bad'; sd['0.w'] = lib.ones(2)
+        out = err(m.load_state_dict, sd)
+        return out, m[0].state, arr(m[0].w).tolist()
+    lit, tor = run(litnn), run(torch)
+    assert lit[0] == tor[0] == (ValueError, 'refused')
+    assert lit[1:] == ({'n': 0}, [0., 0.])
+    assert tor[1:] == ({'n': 7}, [1., 1.])       # torch keeps what it made before the error
+
+def test_extra_state_rolled_back_with_post_hooks():
+    "The same failure when the tree has post-hooks (changes made during the walk): every change undone."
+    m = extra_pair(litnn)
+    m.register_load_state_dict_post_hook(lambda mod, keys: None)
+    sd = m.state_dict(); sd['0._extra_state'] = {'n': 7}; sd['1._extra_state'] = 'bad'; sd['0.w'] = litnn.ones(2)
+    with pytest.raises(ValueError, match='refused'): m.load_state_dict(sd)
+    assert m[0].state == {'n': 0} and m[0].w.tolist() == [0., 0.]
+
+@pytest.mark.parametrize('failure', [MemoryError, KeyboardInterrupt])
+def test_copy_failing_during_commit_rolls_back(monkeypatch, failure):
+    "Whatever still fails while tensors are copied (out of memory, ^C) takes back the copies already made."
+    m = seeded(litnn, stand_ins(litnn).Net(), 0)
+    sd = seeded(litnn, stand_ins(litnn).Net(), 1).state_dict()
+    snap, real, calls = snapshot(m), litnn.Tensor.copy_, []
+    def flaky(self, src, *a, **k):
+        calls.append(1)
+        if len(calls) == 4: raise failure()
+        return real(self, src, *a, **k)
+    monkeypatch.setattr(litnn.Tensor, 'copy_', flaky)
+    with pytest.raises(failure): m.load_state_dict(sd)
+    monkeypatch.setattr(litnn.Tensor, 'copy_', real)
+    assert len(calls) == 4 and unchanged(m, snap)
+
+def test_pre_hook_raising_changes_nothing():
+    "A load pre-hook of the last module raises: torch has already copied the first modules, litnn has not."
+    def run(lib):
+        m = seeded(lib, stand_ins(lib).Net(), 0)
+        sd = seeded(lib, stand_ins(lib).Net(), 1).state_dict()
+        m.fc2.register_load_state_dict_pre_hook(lambda *a: 1 / 0)
+        snap = snapshot(m)
+        return err(m.load_state_dict, sd)[0], unchanged(m, snap)
+    lit, tor = run(litnn), run(torch)
+    assert lit == (ZeroDivisionError, True) and tor == (ZeroDivisionError, False)
+
+def test_assign_then_extra_state_failure_restores_the_objects():
+    m = extra_pair(litnn)
+    w0 = m[0].w
+    sd = m.state_dict(); sd['0.w'] = litnn.ones(2); sd['1._extra_state'] = 'bad'
+    with pytest.raises(ValueError): m.load_state_dict(sd, assign=True)
+    assert m[0].w is w0 and m[0].w.tolist() == [0., 0.]

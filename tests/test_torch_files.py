@@ -333,7 +333,7 @@ CORRUPT = {
     'storage too short': (lambda f: rewrite(f, {'data/0': lambda b: b[:-4]}), "storage '0' holds 20 bytes, not the 6 x 4 bytes"),
     'storage too long': (lambda f: rewrite(f, {'data/0': lambda b: b + bytes(4)}), "storage '0' holds 28 bytes"),
     'bit flip (CRC)': (lambda f: io.BytesIO(f.getvalue().replace(np.arange(6, dtype=np.float32)[1:].tobytes(),
-                                                                 np.arange(6, dtype=np.float32)[:-1].tobytes())), "storage '0' cannot be read"),
+                                                                 np.arange(6, dtype=np.float32)[:-1].tobytes())), "record 'archive/data/0' cannot be read (Bad CRC-32"),
     'no data.pkl': (lambda f: rewrite(f, {'data.pkl': None}), 'not a PyTorch checkpoint'),
 }
 
@@ -379,3 +379,120 @@ def test_torch_file_onto_gpu():
     assert back[0].device.type == 'cuda' and back[1].tolist() == base.t().tolist()
     back[0][0, 1] = 100.
     assert back[1][1, 0].item() == 100.
+
+
+# --- issue 12: zip errors, declared sizes, memory ------------------------------------------------------
+
+def patch_sizes(raw, name, size):
+    "Zip bytes `raw` with the uncompressed size of entry `name` changed to `size`, in both its headers (a lie)."
+    out, enc = bytearray(raw), name.encode()
+    for sig, at in [(b'PK\x03\x04', 22), (b'PK\x01\x02', 24)]:
+        i = 0
+        while (i := out.find(sig, i)) >= 0:
+            n = 30 if sig == b'PK\x03\x04' else 46
+            if out[i + n: i + n + len(enc)] == enc: out[i + at: i + at + 4] = size.to_bytes(4, 'little')
+            i += 4
+    return bytes(out)
+
+
+def set_flag(raw, name, bit):
+    "Zip bytes with general-purpose flag `bit` set for entry `name` (0x1: encrypted)."
+    out, enc = bytearray(raw), name.encode()
+    for sig, at, n in [(b'PK\x03\x04', 6, 30), (b'PK\x01\x02', 8, 46)]:
+        i = 0
+        while (i := out.find(sig, i)) >= 0:
+            if out[i + n: i + n + len(enc)] == enc: out[i + at] |= bit
+            i += 4
+    return bytes(out)
+
+
+def recompressed(f, method):
+    "A copy of zip `f` with every entry compressed with `method`."
+    f.seek(0)
+    z, out = zipfile.ZipFile(f), io.BytesIO()
+    with zipfile.ZipFile(out, 'w', compression=method) as w:
+        for n in z.namelist(): w.writestr(n, z.read(n))
+    out.seek(0)
+    return out
+
+
+def load_error(raw):
+    class Named(io.BytesIO): name = 'bad.pt'
+    with pytest.raises(Exception) as e: litnn.load(Named(raw if isinstance(raw, bytes) else raw.getvalue()))
+    return e.value
+
+
+ZIP_ERRORS = {
+    'declared size larger than a stored record': (lambda: patch_sizes(torch_zip({'w': Call(REBUILD, Pid('storage', FLOATS, '0', 'cpu', 2**28),
+                                                                                  0, (2**28,), (1,), False, OrderedDict())}, DATA).getvalue(),
+                                                                      'archive/data/0', 2**30),
+                                                   "record 'archive/data/0' declares 1073741824 bytes but holds 24"),
+    'deflate bomb beyond deflate\'s ratio': (lambda: patch_sizes(recompressed(saved(torch.arange(6.)), zipfile.ZIP_DEFLATED).getvalue(),
+                                                                 'archive/data/0', 2**31), "declares 2147483648 bytes but holds"),
+    'unknown compression method': (lambda: recompressed(saved(torch.arange(6.)), zipfile.ZIP_BZIP2), 'uses compression method 12'),
+    'encrypted entry': (lambda: set_flag(saved(torch.arange(6.)).getvalue(), 'archive/data/0', 0x1), "record 'archive/data/0' is encrypted"),
+    'damaged deflate stream': (lambda: _damaged_deflate(), "record 'archive/data/0' cannot be read"),
+    'bad CRC in data.pkl': (lambda: _flip_stored(saved({'weight': torch.ones(2)}), 'archive/data.pkl', b'weight', b'weighu'),
+                            "record 'archive/data.pkl' cannot be read (Bad CRC-32"),
+    'not a zip at all after PK': (lambda: b'PK\x03\x04' + bytes(100), 'it is not a valid zip file'),
+}
+
+
+def _damaged_deflate():
+    "A deflated torch file whose storage's compressed bytes are garbled (a zlib error while reading)."
+    raw = bytearray(recompressed(saved(torch.arange(600.)), zipfile.ZIP_DEFLATED).getvalue())
+    z = zipfile.ZipFile(io.BytesIO(bytes(raw)))
+    info = z.getinfo('archive/data/0')
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for i in range(start + 2, start + min(40, info.compress_size)): raw[i] ^= 0xA5
+    return bytes(raw)
+
+
+def _flip_stored(f, name, old, new):
+    raw = f.getvalue()
+    assert raw.count(old) == 1
+    return raw.replace(old, new)
+
+
+@pytest.mark.parametrize('case', list(ZIP_ERRORS))
+def test_zip_errors_are_litnns_load_error_naming_file_and_record(case):
+    make, reason = ZIP_ERRORS[case]
+    e = load_error(make())
+    assert isinstance(e, litnn.serialization.CheckpointError), repr(e)
+    assert 'bad.pt' in str(e) and reason in str(e), str(e)
+
+
+def test_absurd_shapes_and_memory_errors_are_litnns_load_error(monkeypatch):
+    for size, stride in [((2**70,), (1,)), ((2**40, 2**40), (2**40, 1)), ((-1,), (1,))]:
+        e = load_error(torch_zip({'w': tensor_call(size=size, stride=stride)}, DATA))
+        assert isinstance(e, (litnn.serialization.CheckpointError, pickle.UnpicklingError)) and 'bad.pt' in str(e), repr(e)
+    big = Call(REBUILD, Pid('storage', FLOATS, '0', 'cpu', 2**62), 0, (2**62,), (1,), False, OrderedDict())
+    e = load_error(torch_zip({'w': big}, DATA))
+    assert isinstance(e, litnn.serialization.CheckpointError) and "storage '0' holds 24 bytes" in str(e)
+    def no_memory(*a, **k): raise MemoryError()
+    monkeypatch.setattr(T.np, 'empty', no_memory)
+    e = load_error(saved(torch.arange(6.)))
+    monkeypatch.undo()
+    assert isinstance(e, litnn.serialization.CheckpointError) and 'more memory than there is' in str(e) and "'archive/data.pkl'" in str(e)
+
+
+def test_byteorder_other_than_little_or_big_raises_like_torch():
+    f = rewrite(saved(torch.arange(3.)), {'byteorder': b'middle'})
+    with pytest.raises(ValueError, match='Unknown endianness type: middle'): torch.load(f, weights_only=True)
+    f.seek(0)
+    with pytest.raises(ValueError, match='Unknown endianness type: middle'): litnn.load(f)
+
+
+@pytest.mark.parametrize('method', [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_peak_memory_is_the_tensor_plus_a_small_buffer(method):
+    "A 32 MB tensor, stored and deflated: loading it takes its size plus at most a few MB (torch's bound), not twice."
+    import tracemalloc
+    f = recompressed(saved({'w': torch.zeros(8 * 2**20)}), method)
+    nbytes = 32 * 2**20
+    tracemalloc.start()
+    try:
+        back = litnn.load(f)
+        _, peak = tracemalloc.get_traced_memory()
+    finally: tracemalloc.stop()
+    assert back['w'].shape == (8 * 2**20,)
+    assert peak < nbytes + 2**20, (peak - nbytes) / 2**20

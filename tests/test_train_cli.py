@@ -95,7 +95,7 @@ def test_cnn_model(tmp_path):
     assert 'Conv2d(1, 16, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))' in r.stdout
     assert 'features.0.weight' in weights(tmp_path / 'checkpoint.lnn')
 
-@pytest.mark.parametrize('flags, msg', [(['--model', 'rnn'], "invalid choice: 'rnn'"), (['--epochs', '-1'], '--epochs must be >= 0'),
+@pytest.mark.parametrize('flags, msg', [(['--model', 'rnn'], "invalid choice: 'rnn'"), (['--epochs', '-1'], '--epochs must be >= 1'),
                                         (['--batch-size', '0'], '--batch-size must be >= 1')])
 def test_bad_flags_exit_2_with_a_message(tmp_path, flags, msg):
     r = train(*flags, '--out', tmp_path)
@@ -112,3 +112,83 @@ def test_cuda_run(tmp_path):
     r = train('--device', 'cuda', '--epochs', 2, '--limit', 300, '--out', tmp_path)
     assert r.returncode == 0, r.stderr
     assert litnn.load(tmp_path / 'checkpoint.lnn', map_location='cpu')['history']['epoch'] == [1, 2]
+
+
+
+# --- issue 12: a new user's mistakes: one line, exit 2 (usage) or 1 (runtime), never a traceback --------
+
+def one_line_error(r, status, msg):
+    assert r.returncode == status, (r.returncode, r.stderr)
+    assert 'Traceback' not in r.stderr and 'Traceback' not in r.stdout, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith('python -m litnn.train: error: ') and msg in last, r.stderr
+    assert len(r.stderr.strip().splitlines()) <= 2                  # argparse's usage line, then the error
+
+
+@pytest.mark.parametrize('flags, msg', [
+    (['--epochs', '0'], '--epochs must be >= 1, got 0'),
+    (['--limit', '-3'], '--limit must be >= 1, got -3'),
+    (['--limit', '0'], '--limit must be >= 1, got 0'),
+    (['--data', '/nonexistent'], '--data /nonexistent: no such folder'),
+    (['--resume', '/nonexistent/checkpoint.lnn'], '--resume /nonexistent/checkpoint.lnn: no such file'),
+])
+def test_usage_mistakes_exit_2_in_one_line(tmp_path, flags, msg):
+    one_line_error(train(*flags, '--out', tmp_path), 2, msg)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_resume_of_something_that_is_not_a_checkpoint_exits_1(tmp_path):
+    notes = tmp_path / 'notes.txt'; notes.write_text('hello, not a checkpoint')
+    one_line_error(train('--resume', notes, '--out', tmp_path / 'o'), 1, f"--resume {notes}: cannot load '{notes}': it is not a checkpoint")
+    other = tmp_path / 'weights.pt'; litnn.save({'w': litnn.ones(2)}, other)
+    one_line_error(train('--resume', other, '--out', tmp_path / 'o'), 1, 'not a checkpoint of this command')
+    flipped = tmp_path / 'flipped.lnn'
+    assert train('--epochs', 1, '--limit', 50, '--out', tmp_path / 'run').returncode == 0
+    raw = bytearray((tmp_path / 'run' / 'checkpoint.lnn').read_bytes()); raw[-10] ^= 1; flipped.write_bytes(bytes(raw))
+    one_line_error(train('--resume', flipped, '--out', tmp_path / 'o'), 1, 'is corrupt')
+
+
+def test_data_folder_without_mnist_files_exits_1(tmp_path):
+    one_line_error(train('--data', tmp_path, '--out', tmp_path / 'o'), 1, f'--data {tmp_path}:')
+    notes = tmp_path / 'notes.txt'; notes.write_text('x')
+    one_line_error(train('--data', notes, '--resume', tmp_path, '--out', tmp_path / 'o'), 2, f'--data {notes}: not a folder')
+    one_line_error(train('--resume', tmp_path, '--out', tmp_path / 'o'), 2, f'--resume {tmp_path}: not a file')
+
+
+def test_unwritable_out_exits_1_before_training(tmp_path):
+    blocker = tmp_path / 'file'; blocker.write_text('x')
+    r = train('--out', blocker / 'run')
+    one_line_error(r, 1, f'--out {blocker / "run"}: cannot write there')
+    assert 'Linear' not in r.stdout                                  # nothing trained
+
+
+def test_resume_with_a_contradicting_model_exits_2(tmp_path):
+    assert train('--epochs', 1, '--limit', 50, '--out', tmp_path).returncode == 0
+    ck = tmp_path / 'checkpoint.lnn'
+    one_line_error(train('--resume', ck, '--model', 'cnn', '--epochs', 2, '--out', tmp_path), 2,
+                   f'--model cnn contradicts the checkpoint {ck}, trained with --model mlp')
+    one_line_error(train('--resume', ck, '--limit', 60, '--epochs', 2, '--out', tmp_path), 2, '--limit 60 contradicts')
+    one_line_error(train('--resume', ck, '--epochs', 2, '--seed', 1, '--out', tmp_path), 2, '--seed 1 contradicts')
+    r = train('--resume', ck, '--model', 'mlp', '--limit', 50, '--seed', 0, '--epochs', 2, '--out', tmp_path)   # agreeing: fine
+    assert r.returncode == 0, r.stderr
+
+
+BLOCK_IMPORTS = r"""
+import runpy, sys
+for name in sys.argv[1].split(','): sys.modules[name] = None      # `import name` now raises ImportError
+sys.argv = ['python -m litnn.train'] + sys.argv[2:]
+runpy.run_module('litnn.train', run_name='__main__', alter_sys=True)
+"""
+
+def test_runs_without_tqdm_and_matplotlib_saying_so(tmp_path):
+    r = subprocess.run([sys.executable, '-c', BLOCK_IMPORTS, 'tqdm,matplotlib', '--epochs', '1', '--limit', '50', '--out', str(tmp_path)],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert 'tqdm is not installed: training without a progress bar' in r.stderr
+    assert 'matplotlib is not installed: no plot written' in r.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ['checkpoint.lnn'] and f'wrote {tmp_path / "checkpoint.lnn"}\n' in r.stdout
+
+
+def test_runs_dir_is_ignored_by_git():
+    root = Path(__file__).resolve().parent.parent
+    assert 'runs/' in (root / '.gitignore').read_text().split()

@@ -252,3 +252,20 @@ def __delattr__(self:Module, name:str):
         self._non_persistent_buffers_set.discard(name)
     elif name in self._modules: del self._modules[name]
     else: super(Module, self).__delattr__(name)
+
+# %% ../../../nbs/10_registration.ipynb #5eabee1a
+@patch
+def __getstate__(self:Module):
+    "What pickle and deepcopy save: the `__dict__`, without a compiled call."
+    state = self.__dict__.copy()
+    state.pop("_compiled_call_impl", None)
+    return state
+
+@patch
+def __setstate__(self:Module, state):
+    "Restore a pickled module, adding the registries that a module pickled by an older version lacks."
+    self.__dict__.update(state)
+    fresh = object.__new__(Module)
+    Module.__init__(fresh)
+    for name, value in fresh.__dict__.items():
+        if name not in self.__dict__: self.__dict__[name] = value

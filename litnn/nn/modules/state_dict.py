@@ -6,7 +6,7 @@
 __all__ = []
 
 # %% ../../../nbs/15_state_dict.ipynb #46bb0fb7
-import functools, itertools, warnings, weakref
+import copy, functools, itertools, warnings, weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from contextvars import ContextVar
@@ -111,7 +111,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 # %% ../../../nbs/15_state_dict.ipynb #9ba9addc
 class _Changes:
-    "The changes of one `load_state_dict`: queued until all is checked, or made at once with an undo log."
+    "The changes of one `load_state_dict`: queued until all is checked, or made at once; each one logged for undo."
     def __init__(self, defer:bool): self.defer, self.queue, self.log = defer, [], []
 
     def add(self, change, args):
@@ -120,15 +120,19 @@ class _Changes:
 
     def commit(self):
         "Make the queued changes, in order; if one raises, undo the others and re-raise."
-        log = self.log if any(change is _load_extra_state for change, _ in self.queue) else None
         try:
-            for change, args in self.queue: change(*args, log=log)
+            for change, args in self.queue: change(*args, log=self.log)
         except BaseException:
             self.rollback(); raise
 
     def rollback(self):
-        for undo in reversed(self.log): undo()
-        self.log.clear()
+        "Undo the logged changes, newest first; an undo that raises does not stop the others."
+        log, self.log = self.log, []
+        def undo(i):
+            try: log[i]()
+            finally:
+                if i: undo(i - 1)
+        if log: undo(len(log) - 1)
 
 _changes = ContextVar('litnn_load_changes', default=None)   # the _Changes of the load_state_dict in progress
 
@@ -151,7 +155,14 @@ def _load_tensor(module, name, param, value, assign, log=None):
         if log is not None: log.append(functools.partial(_restore, param, param._data.copy()))
         with no_grad(): param.copy_(value)
 
-def _load_extra_state(module, state, log=None): module.set_extra_state(state)
+def _load_extra_state(module, state, log=None):
+    "Hand `state` to `module.set_extra_state`, logging how to give the old state back."
+    if log is not None and _overrides(module, 'get_extra_state'):
+        old = module.get_extra_state()
+        try: old = copy.deepcopy(old)
+        except Exception: pass   # not copyable: the object itself is the best record there is
+        log.append(functools.partial(module.set_extra_state, old))
+    module.set_extra_state(state)
 
 # %% ../../../nbs/15_state_dict.ipynb #989fc798
 def _as_assigned(param, value):
@@ -159,6 +170,16 @@ def _as_assigned(param, value):
     if not isinstance(param, Parameter): return value
     if isinstance(value, Parameter): return value.requires_grad_(param.requires_grad)
     return Parameter(value, requires_grad=param.requires_grad)
+
+def _check_copyable(param, value):
+    "Raise, before anything is copied, what copying `value` into `param` in place would raise."
+    a = param._data
+    if any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides)):   # an expanded tensor: PyTorch's check and words
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+    if not getattr(getattr(a, "flags", None), "writeable", True):
+        raise RuntimeError("the tensor's memory is read-only (it views read-only data). Please clone() the tensor "
+                           "before performing the operation.")
 
 # %% ../../../nbs/15_state_dict.ipynb #6a984159
 @patch
@@ -186,6 +207,7 @@ def _load_from_state_dict(self:Module, state_dict, prefix, local_metadata, stric
             continue
         try:
             if assign: value = _as_assigned(param, value)
+            else: _check_copyable(param, value)
         except Exception as ex:
             error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} '
                               f'and whose dimensions in the checkpoint are {value.size()}, an exception occurred : {ex.args}.')

@@ -1,0 +1,97 @@
+"""pickle and copy.deepcopy of tensors, Parameters and modules, before and after backward, side by side with torch 2.13
+(issue 14: "cannot pickle 'weakref.ReferenceType' object" after backward)."""
+import copy, pickle
+import numpy as np
+import pytest
+import litnn
+
+torch = pytest.importorskip('torch')
+
+
+def net(lib): return lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3), lib.nn.ReLU(), lib.nn.Linear(3, 1))
+
+
+def trained(lib, seed=0):
+    "A small net (with BatchNorm buffers) after one forward/backward, and its input."
+    m = net(lib)
+    rng = np.random.default_rng(seed)
+    with lib.no_grad():
+        for p in m.parameters(): p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32)))
+    x = lib.tensor(rng.standard_normal((4, 2)).astype(np.float32))
+    m(x).pow(2).sum().backward()
+    return m, x
+
+
+def arr(t): return None if t is None else t.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize('op', ['pickle', 'deepcopy'])
+@pytest.mark.parametrize('after_backward', [False, True])
+def test_module_copies_like_torch(op, after_backward):
+    def run(lib):
+        m, x = trained(lib) if after_backward else (net(lib), None)
+        if x is None:
+            x = lib.ones(4, 2)
+            with lib.no_grad():
+                for p in m.parameters(): p.fill_(0.5)
+        c = pickle.loads(pickle.dumps(m)) if op == 'pickle' else copy.deepcopy(m)
+        out = [arr(c(x)), sorted(c.state_dict()), [arr(p.grad) is None for p in c.parameters()]]
+        out.append(all(a is not b for a, b in zip(c.parameters(), m.parameters())))
+        return out
+    lit, tor = run(litnn), run(torch)
+    assert np.allclose(lit[0], tor[0], atol=1e-6) and lit[1:] == tor[1:]
+
+
+@pytest.mark.parametrize('kind', ['tensor', 'parameter', 'nonleaf', 'int'])
+def test_tensor_pickle_like_torch(kind):
+    def run(lib):
+        if kind == 'int': t = lib.arange(5)
+        else:
+            leaf = lib.nn.Parameter(lib.ones(3)) if kind == 'parameter' else lib.ones(3, requires_grad=True)
+            (leaf * lib.tensor([1., 2., 3.])).sum().backward()
+            t = leaf * 2 if kind == 'nonleaf' else leaf
+        if kind != 'nonleaf': t.label = ['x']
+        b = pickle.loads(pickle.dumps(t))
+        return (type(b).__name__, arr(b).tolist(), str(b.dtype).split('.')[-1], b.requires_grad, b.is_leaf, b.grad is None,
+                getattr(b, 'label', None))
+    assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('kind', ['tensor', 'parameter'])
+def test_tensor_deepcopy_after_backward_like_torch(kind):
+    "deepcopy keeps .grad on a plain tensor and drops it on a Parameter, as torch 2.13."
+    def run(lib):
+        t = lib.nn.Parameter(lib.ones(3)) if kind == 'parameter' else lib.ones(3, requires_grad=True)
+        (t * lib.tensor([1., 2., 3.])).sum().backward()
+        if kind == 'tensor': t.label = ['x']
+        c = copy.deepcopy(t)
+        shares = np.shares_memory(c.detach().numpy(), t.detach().numpy())
+        return type(c).__name__, arr(c.grad) if c.grad is None else arr(c.grad).tolist(), getattr(c, 'label', None), shares
+    assert run(litnn) == run(torch)
+
+
+def test_deepcopy_of_a_non_leaf_raises_like_torch():
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError) as e: copy.deepcopy(x * 2)
+        return str(e.value)
+    assert run(litnn) == run(torch)
+
+
+def test_optimizer_and_training_continue_after_a_pickled_round_trip():
+    "A model pickled after backward trains on, in another object, to the same weights as the original."
+    m, x = trained(litnn)
+    c = pickle.loads(pickle.dumps(m))
+    for model in (m, c):
+        opt = litnn.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad(); model(x).pow(2).sum().backward(); opt.step()
+    assert all(np.array_equal(arr(a), arr(b)) for a, b in zip(m.parameters(), c.parameters()))
+
+
+def test_module_setstate_fills_registries_of_old_pickles_like_torch():
+    for lib in (litnn, torch):
+        m = lib.nn.Module.__new__(lib.nn.Module)
+        m.__setstate__({'training': True, '_parameters': {}, '_buffers': {}, '_modules': {}})
+        assert m._forward_pre_hooks == {} and m._state_dict_hooks == {} and m._non_persistent_buffers_set == set()
+        assert '_compiled_call_impl' not in lib.nn.Linear(1, 1).__getstate__()
