@@ -3,10 +3,16 @@
     python tools/run_nb.py nbs/21a_dropout.ipynb [more.ipynb ...]
 
 Each notebook runs in a fresh process (notebooks re-patch litnn's classes, as in tools/test_all.sh),
-with its folder as the working directory; the first failing cell stops it with the error and exit 1.
+with its folder as the working directory; the first failing cell stops it with the error and exit 1. Cells
+that nbdev_test skips are skipped here too: `#| eval: false`, and `#| cuda` ones on a machine without a GPU.
 `nbdev_clean` then strips metadata, so a saved notebook stays free of drift."""
 import subprocess, sys
 from pathlib import Path
+
+def _skipped(cell, gpu):
+    "Cells nbdev_test would not run: `#| eval: false`, and `#| cuda` ones without a GPU."
+    flags = [l.replace(' ', '') for l in cell.source.splitlines() if l.startswith('#|')]
+    return '#|eval:false' in flags or ('#|cuda' in flags and not gpu)
 
 def run_one(path):
     "Execute one notebook in this process and write its outputs back into the file."
@@ -14,7 +20,9 @@ def run_one(path):
     import os
     path = Path(path).resolve()
     os.chdir(path.parent)
-    CaptureShell().execute(path, path, exc_stop=True)
+    import litnn.cuda
+    gpu = litnn.cuda.is_available()
+    CaptureShell().execute(path, path, exc_stop=True, preproc=lambda cell: _skipped(cell, gpu))
 
 def main(paths):
     if not paths: sys.exit(__doc__)
