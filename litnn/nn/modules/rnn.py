@@ -219,12 +219,12 @@ def forward(self:RNNBase, input, hx=None):
     else:
         x = input.transpose(0, 1) if self.batch_first else input
         if x.size(0) == 0: raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        data, steps = x.reshape(-1, x.size(2)), (x.size(1),) * x.size(0)
+        data, steps = x.reshape(x.size(0) * x.size(1), x.size(2)), (x.size(1),) * x.size(0)
     out, states = self._layers(data, steps, states)
     if unsorted_indices is not None: states = tuple(s.index_select(1, unsorted_indices) for s in states)
     if packed: out = type(orig)(out, batch_sizes, sorted_indices, unsorted_indices)
     else:
-        out = out.view(x.size(0), x.size(1), -1)
+        out = out.view(x.size(0), x.size(1), out.size(-1))
         if self.batch_first: out = out.transpose(0, 1)
         if not batched: out, states = out.squeeze(0 if self.batch_first else 1), tuple(s.squeeze(1) for s in states)
     return out, (states if self.mode == 'LSTM' else states[0])
