@@ -69,7 +69,17 @@ CASES = {
     'einsum': (lambda x, y: _lib(x).einsum('bij,jk->bik', x, y), [randn(2, 3, 4), randn(4, 5)]),
     'einsum_diagonal': (lambda x, y: _lib(x).einsum('iij,j->ij', x, y), [randn(3, 3, 4), randn(4)]),
     'zero_d': (lambda x, y: -(x * y) / y, [randn(), randn()]),
+    'lstm': (lambda x, h, c: _lstm(x, h, c), [randn(2, 1, 3), randn(1, 1, 2), randn(1, 1, 2)]),   # 2 steps: the walk below visits every path
 }
+
+LSTM_WEIGHTS = [randn(8, 3), randn(8, 2), randn(8), randn(8)]
+def _lstm(x, h, c):
+    "nn.LSTM(3, 2) with fixed weights: LstmLayerBackward0 (27_recurrence) in litnn."
+    lib = _lib(x)
+    m = lib.nn.LSTM(3, 2).to(x.dtype)
+    with lib.no_grad():
+        for p, w in zip(m.parameters(), LSTM_WEIGHTS): p.copy_(lib.tensor(w))
+    return m(x, (h, c))[0]
 
 def _lib_args(lib, arrays, rg=True):
     return [lib.tensor(a.copy(), requires_grad=rg) for a in arrays]
