@@ -119,7 +119,7 @@ def _lstm_backward(xp, gout, dh, dc, W, Wr, steps, reverse, saved):
         d[:, H:2 * H] = dcb * cs[r] * f * (1 - f)
         d[:, 2 * H:3 * H] = dcb * i * (1 - g * g)
         d[:, 3 * H:] = dm * tc * o * (1 - o)
-        xp.matmul(d, W, out=dh[:b]) if dh[:b].flags.c_contiguous else dh.__setitem__(slice(0, b), d @ W)
+        xp.matmul(d, W, out=dh[:b])                         # (dh is a C-ordered copy: its rows are contiguous)
         dc[:b] = dcb * f
     return D, dh, dc, D.T @ hprev, (dhs.T @ ms if Wr is not None else None)
 
