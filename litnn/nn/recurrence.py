@@ -84,39 +84,43 @@ def _sigmoid_(xp, a):
 
 def _lstm_forward(xp, xw, h, c, W, Wr, steps, reverse):
     "The LSTM loop on arrays; `h`, `c` are updated in place. Returns the outputs and what backward needs."
-    H = c.shape[1]
-    acts, hs = xp.empty_like(xw), xp.empty((xw.shape[0], h.shape[1]), xw.dtype)   # each row's gates; its output
-    cs, hprev, tcs = xp.empty((xw.shape[0], H), xw.dtype), xp.empty_like(hs), xp.empty((xw.shape[0], H), xw.dtype)
-    ms = xp.empty_like(tcs) if Wr is not None else None      # o tanh(c) before the projection
+    H, N = c.shape[1], xw.shape[0]
+    hT, cT = h.T.copy(), c.T.copy()                        # the states as (features, batch): see below
+    hs, hprev = xp.empty((N, h.shape[1]), xw.dtype), xp.empty((N, h.shape[1]), xw.dtype)
+    ms = xp.empty((N, H), xw.dtype) if Wr is not None else None    # o tanh(c) before the projection
+    acts, cs, tcs = [], [], []                              # per step: the gates, the cell it started from, tanh(c')
     for off, b in _schedule(steps, reverse):
         r = slice(off, off + b)
-        a = acts[r]
-        xp.matmul(h[:b], W.T, out=a); a += xw[r]
-        _sigmoid_(xp, a[:, :2 * H]); xp.tanh(a[:, 2 * H:3 * H], out=a[:, 2 * H:3 * H]); _sigmoid_(xp, a[:, 3 * H:])
-        cs[r], hprev[r] = c[:b], h[:b]                      # the state this step started from
-        c[:b] = a[:, H:2 * H] * c[:b] + a[:, :H] * a[:, 2 * H:3 * H]
-        tc = tcs[r] = xp.tanh(c[:b])
-        m = a[:, 3 * H:] * tc
-        if Wr is not None: ms[r] = m; m = m @ Wr.T
-        h[:b] = hs[r] = m
+        a = W @ hT[:, :b]; a += xw[r].T                    # (4H, b): each gate's rows are contiguous
+        _sigmoid_(xp, a[:2 * H]); xp.tanh(a[2 * H:3 * H], out=a[2 * H:3 * H]); _sigmoid_(xp, a[3 * H:])
+        cp = cT[:, :b].copy(); hprev[r] = hT[:, :b].T
+        cT[:, :b] = a[H:2 * H] * cp + a[:H] * a[2 * H:3 * H]
+        tc = xp.tanh(cT[:, :b])
+        m = a[3 * H:] * tc
+        if Wr is not None: ms[r] = m.T; m = Wr @ m
+        hT[:, :b] = m; hs[r] = m.T
+        acts.append(a); cs.append(cp); tcs.append(tc)
+    h[...], c[...] = hT.T, cT.T
     return hs, (acts, cs, hprev, tcs, ms)
 
 # %% ../../nbs/27_recurrence.ipynb #c777ea58
 def _lstm_backward(xp, gout, dh, dc, W, Wr, steps, reverse, saved):
     "Backpropagation through time on arrays: gradients of (xw, h0, c0, W_hh, W_hr); `dh`, `dc` are updated in place."
     acts, cs, hprev, tcs, ms = saved
-    H = cs.shape[1]
-    D = xp.empty_like(acts)                                 # each row's gates' gradients
+    H = cs[0].shape[0]
+    D = xp.empty((gout.shape[0], 4 * H), gout.dtype)        # each row's gates' gradients
     dhs = xp.empty_like(gout) if Wr is not None else None
-    for off, b in _schedule(steps, reverse)[::-1]:
+    sched = _schedule(steps, reverse)
+    for k in range(len(sched) - 1, -1, -1):
+        off, b = sched[k]
         r = slice(off, off + b)
-        a, tc, d = acts[r], tcs[r], D[r]
+        a, tc, d = acts[k].T, tcs[k].T, D[r]                # (b, ·) views of the forward's (·, b) arrays
         i, f, g, o = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
         dm = dh[:b] + gout[r]                               # from this step's output and from the next step
         if Wr is not None: dhs[r] = dm; dm = dm @ Wr
         dcb = dc[:b] + dm * o * (1 - tc * tc)
         d[:, :H] = dcb * g * i * (1 - i)
-        d[:, H:2 * H] = dcb * cs[r] * f * (1 - f)
+        d[:, H:2 * H] = dcb * cs[k].T * f * (1 - f)
         d[:, 2 * H:3 * H] = dcb * i * (1 - g * g)
         d[:, 3 * H:] = dm * tc * o * (1 - o)
         xp.matmul(d, W, out=dh[:b])                         # (dh is a C-ordered copy: its rows are contiguous)
