@@ -359,3 +359,46 @@ def test_on_gpu(kind):
         sum(o.square().sum() for o in outs).backward()
         res.append([o.detach().cpu().numpy() for o in outs] + [xt.grad.cpu().numpy()] + [p.grad.cpu().numpy() for p in m.parameters()])
     for a, b in zip(*res): np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize('kind', ['LSTM', 'GRU', 'RNN'])
+def test_word_language_model_training_matches_torch(kind):
+    """A word-level language model trained as pytorch/examples' word_language_model trains it (embedding, a 2-layer
+    recurrent net whose state is carried over and detached between batches, a decoder, log_softmax + NLLLoss,
+    clip_grad_norm_, a manual SGD update through `p.data`): the same losses as torch, step after step."""
+    ntokens, emb, nhid, bsz, bptt, lr = 30, 8, 12, 4, 5, 5.0
+    stream = np.random.default_rng(0).integers(0, ntokens, 200)
+    def train(lib, sd):
+        nn = lib.nn
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder, self.rnn = nn.Embedding(ntokens, emb), getattr(nn, kind)(emb, nhid, 2, dropout=0.0)
+                self.decoder = nn.Linear(nhid, ntokens)
+            def forward(self, x, hidden):
+                out, hidden = self.rnn(self.encoder(x), hidden)
+                return lib.nn.functional.log_softmax(self.decoder(out).view(-1, ntokens), dim=1), hidden
+        model = Model()
+        model.load_state_dict({k: lib.tensor(v) for k, v in sd.items()})
+        data = lib.tensor(stream).narrow(0, 0, len(stream) // bsz * bsz).view(bsz, -1).t().contiguous()
+        zeros = next(model.parameters()).new_zeros(2, bsz, nhid)
+        hidden, losses = ((zeros, zeros) if kind == 'LSTM' else zeros), []
+        for i in range(0, data.size(0) - 1, bptt):
+            n = min(bptt, data.size(0) - 1 - i)
+            x, y = data[i:i + n], data[i + 1:i + 1 + n].reshape(-1)
+            hidden = tuple(h.detach() for h in hidden) if isinstance(hidden, tuple) else hidden.detach()
+            model.zero_grad()
+            out, hidden = model(x, hidden)
+            loss = lib.nn.NLLLoss()(out, y)
+            loss.backward()
+            lib.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+            for p in model.parameters(): p.data.add_(p.grad, alpha=-lr)
+            losses.append(loss.item())
+        return losses
+    torch.manual_seed(0)
+    ref = torch.nn.Module()
+    ref.encoder, ref.rnn, ref.decoder = torch.nn.Embedding(ntokens, emb), getattr(torch.nn, kind)(emb, nhid, 2), torch.nn.Linear(nhid, ntokens)
+    sd = {k: v.detach().numpy().copy() for k, v in ref.state_dict().items()}
+    tl, ll = train(torch, sd), train(litnn, sd)
+    assert len(tl) == 10
+    np.testing.assert_allclose(ll, tl, rtol=2e-5, atol=2e-5)
