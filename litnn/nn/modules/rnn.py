@@ -307,9 +307,18 @@ class RNN(RNNBase):
         a = linear(state[0], w_hh, xw_t)                  # xw_t + h W_hhᵀ, one addmm
         return (a.tanh() if self.mode == 'RNN_TANH' else a.relu(),)
 
-# %% ../../../nbs/27_rnn.ipynb #264a7561
+# %% ../../../nbs/27_rnn.ipynb #0e3a30c7
 class LSTM(RNNBase):
-    "A multi-layer long short-term memory RNN (as `torch.nn.LSTM`): returns (output, (h_n, c_n))."
+    '''A multi-layer long short-term memory RNN (as `torch.nn.LSTM`): returns (output, (h_n, c_n)).
+
+    ```python
+    >>> import litnn
+    >>> out, (h, c) = litnn.nn.LSTM(10, 20, num_layers=2)(litnn.randn(5, 3, 10))
+    >>> out.shape, h.shape
+    (litnn.Size([5, 3, 20]), litnn.Size([2, 3, 20]))
+
+    ```
+    '''
     _name, _rank_word = 'LSTM', ''
     def __init__(self, *args, **kwargs): super().__init__('LSTM', *args, **kwargs)
 

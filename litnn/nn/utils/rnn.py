@@ -79,7 +79,15 @@ def _pack(input, lengths, batch_first):
 def pack_padded_sequence(input, # (T, B, *) padded sequences, or (B, T, *) with `batch_first`
                          lengths, # their lengths: a list or a CPU tensor
                          batch_first=False, enforce_sorted=True): # require the lengths sorted, longest first
-    "Pack a padded batch of sequences of different lengths into a `PackedSequence`."
+    '''Pack a padded batch of sequences of different lengths into a `PackedSequence`.
+
+    ```python
+    >>> import litnn
+    >>> pack_padded_sequence(litnn.zeros(3, 2), [3, 1]).batch_sizes.tolist()
+    [2, 1, 1]
+
+    ```
+    '''
     lengths = _lengths(lengths)
     sorted_indices = None
     if not enforce_sorted:
