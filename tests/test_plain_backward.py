@@ -69,8 +69,17 @@ CASES = {
     'einsum': (lambda x, y: _lib(x).einsum('bij,jk->bik', x, y), [randn(2, 3, 4), randn(4, 5)]),
     'einsum_diagonal': (lambda x, y: _lib(x).einsum('iij,j->ij', x, y), [randn(3, 3, 4), randn(4)]),
     'zero_d': (lambda x, y: -(x * y) / y, [randn(), randn()]),
+    'lstm': (lambda x, h, c: _lstm(x, h, c), [randn(2, 1, 3), randn(1, 1, 2), randn(1, 1, 2)]),   # 2 steps: the walk below visits every path
 }
 
+LSTM_WEIGHTS = [randn(8, 3), randn(8, 2), randn(8), randn(8)]
+def _lstm(x, h, c):
+    "nn.LSTM(3, 2) with fixed weights: LstmLayerBackward0 (27_recurrence) in litnn."
+    lib = _lib(x)
+    m = lib.nn.LSTM(3, 2).to(x.dtype)
+    with lib.no_grad():
+        for p, w in zip(m.parameters(), LSTM_WEIGHTS): p.copy_(lib.tensor(w))
+    return m(x, (h, c))[0]
 from plain_backward_cases import NN_CASES      # the later parts' formulas
 CASES.update(NN_CASES)
 
@@ -116,9 +125,11 @@ def test_every_array_formula_has_a_case():
         out = f(*xs)
         grads = litnn.autograd.grad(out, xs, litnn.ones_like(out), create_graph=True, allow_unused=True)
         stack = [out.grad_fn] + [g.grad_fn for g in grads if g is not None]
+        visited = set()                 # each node once: shared paths would make the walk exponential
         while stack:
             n = stack.pop()
-            if n is not None: seen.add(_formula(type(n))); stack += [fn for fn, _ in n.next_functions]
+            if n is None or id(n) in visited: continue
+            visited.add(id(n)); seen.add(_formula(type(n))); stack += [fn for fn, _ in n.next_functions]
     on_arrays = {c for c in _subclasses(Op) if c.on_arrays and _formula(c)[0] is not None}
     assert len(on_arrays) > 30
     assert {c.__name__ for c in on_arrays if _formula(c) not in seen} == set()

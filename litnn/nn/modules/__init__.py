@@ -18,6 +18,7 @@ from .conv import Conv1d, Conv2d     # 23_conv
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
 from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss   # 26_loss
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn
 from . import batchnorm, flatten      # torch's file names for classes defined in normalization.py and linear.py
 
 __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
@@ -25,7 +26,8 @@ __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 
            'ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
            'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d',
            'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LayerNorm',
-           'L1Loss', 'NLLLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'CrossEntropyLoss']
+           'L1Loss', 'NLLLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'CrossEntropyLoss',
+           'RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']
 
 _MORE_ACTIVATIONS = ['ELU', 'SELU', 'CELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'PReLU', 'RReLU',
                      'Softplus', 'Softsign', 'Softshrink', 'Hardshrink', 'Tanhshrink', 'Threshold', 'LogSigmoid', 'Softmin', 'Softmax2d']
