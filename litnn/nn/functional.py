@@ -27,3 +27,4 @@ from .modules.more_losses import (smooth_l1_loss, huber_loss, kl_div, poisson_nl
                                   margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, cosine_embedding_loss,
                                   triplet_margin_loss, triplet_margin_with_distance_loss, multi_margin_loss,
                                   multilabel_margin_loss, multilabel_soft_margin_loss)
+from .modules.fold import fold, unfold   # 24d_fold

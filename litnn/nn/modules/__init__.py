@@ -69,3 +69,6 @@ __all__ += _MORE_POOLING
 
 from .embedding_bag import EmbeddingBag   # 21d_embedding_bag
 __all__ += ['EmbeddingBag']
+
+from .fold import Fold, Unfold   # 24d_fold
+__all__ += ['Fold', 'Unfold']
