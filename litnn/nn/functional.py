@@ -28,3 +28,4 @@ from .modules.more_losses import (smooth_l1_loss, huber_loss, kl_div, poisson_nl
                                   triplet_margin_loss, triplet_margin_with_distance_loss, multi_margin_loss,
                                   multilabel_margin_loss, multilabel_soft_margin_loss)
 from .modules.fold import fold, unfold   # 24d_fold
+from .modules.conv3d import conv3d, conv_transpose3d   # 23d_conv3d

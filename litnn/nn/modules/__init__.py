@@ -72,3 +72,6 @@ __all__ += ['EmbeddingBag']
 
 from .fold import Fold, Unfold   # 24d_fold
 __all__ += ['Fold', 'Unfold']
+
+from .conv3d import Conv3d, ConvTranspose3d   # 23d_conv3d
+__all__ += ['Conv3d', 'ConvTranspose3d']
