@@ -75,3 +75,6 @@ __all__ += ['Fold', 'Unfold']
 
 from .conv3d import Conv3d, ConvTranspose3d   # 23d_conv3d
 __all__ += ['Conv3d', 'ConvTranspose3d']
+
+from .pooling3d import MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d   # 24e_pooling3d
+__all__ += ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d']
