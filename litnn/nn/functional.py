@@ -30,3 +30,4 @@ from .modules.more_losses import (smooth_l1_loss, huber_loss, kl_div, poisson_nl
 from .modules.fold import fold, unfold   # 24d_fold
 from .modules.conv3d import conv3d, conv_transpose3d   # 23d_conv3d
 from .modules.pooling3d import max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d   # 24e_pooling3d
+from .modules.ctc_loss import ctc_loss   # 26c_ctc_loss

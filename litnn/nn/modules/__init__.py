@@ -78,3 +78,6 @@ __all__ += ['Conv3d', 'ConvTranspose3d']
 
 from .pooling3d import MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d   # 24e_pooling3d
 __all__ += ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d']
+
+from .ctc_loss import CTCLoss   # 26c_ctc_loss
+__all__ += ['CTCLoss']
