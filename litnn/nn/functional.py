@@ -31,3 +31,4 @@ from .modules.fold import fold, unfold   # 24d_fold
 from .modules.conv3d import conv3d, conv_transpose3d   # 23d_conv3d
 from .modules.pooling3d import max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d   # 24e_pooling3d
 from .modules.ctc_loss import ctc_loss   # 26c_ctc_loss
+from .modules.fractional_max_pool import fractional_max_pool2d   # 24f_fractional_max_pool

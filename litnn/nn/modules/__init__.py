@@ -81,3 +81,6 @@ __all__ += ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d']
 
 from .ctc_loss import CTCLoss   # 26c_ctc_loss
 __all__ += ['CTCLoss']
+
+from .fractional_max_pool import FractionalMaxPool2d   # 24f_fractional_max_pool
+__all__ += ['FractionalMaxPool2d']
