@@ -28,3 +28,8 @@ from .modules.more_losses import (smooth_l1_loss, huber_loss, kl_div, poisson_nl
                                   margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, cosine_embedding_loss,
                                   triplet_margin_loss, triplet_margin_with_distance_loss, multi_margin_loss,
                                   multilabel_margin_loss, multilabel_soft_margin_loss)
+from .modules.fold import fold, unfold   # 24d_fold
+from .modules.conv3d import conv3d, conv_transpose3d   # 23d_conv3d
+from .modules.pooling3d import max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d   # 24e_pooling3d
+from .modules.ctc_loss import ctc_loss   # 26c_ctc_loss
+from .modules.fractional_max_pool import fractional_max_pool2d   # 24f_fractional_max_pool

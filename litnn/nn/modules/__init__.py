@@ -73,12 +73,28 @@ __all__ += _MORE_POOLING
 from .embedding_bag import EmbeddingBag   # 21d_embedding_bag
 __all__ += ['EmbeddingBag']
 
+from .fold import Fold, Unfold   # 24d_fold
+__all__ += ['Fold', 'Unfold']
+
+from .conv3d import Conv3d, ConvTranspose3d   # 23d_conv3d
+__all__ += ['Conv3d', 'ConvTranspose3d']
+
+from .pooling3d import MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d   # 24e_pooling3d
+__all__ += ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d']
+
+from .ctc_loss import CTCLoss   # 26c_ctc_loss
+__all__ += ['CTCLoss']
+
+from .fractional_max_pool import FractionalMaxPool2d   # 24f_fractional_max_pool
+__all__ += ['FractionalMaxPool2d']
+
 # Where torch keeps each class: `torch.nn.modules.<file>.<Class>`. The classes of the later parts are also reachable from
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
 # are hand-written alias modules: batchnorm.py, flatten.py, instancenorm.py, pixelshuffle.py.)
 from . import instancenorm, pixelshuffle
-_TORCH_FILES = {activation: _MORE_ACTIVATIONS, conv: ['ConvTranspose1d', 'ConvTranspose2d'], pooling: _MORE_POOLING,
+_TORCH_FILES = {activation: _MORE_ACTIVATIONS, conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
+                pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
-                normalization: ['LocalResponseNorm'], loss: _MORE_LOSSES}
+                normalization: ['LocalResponseNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
 for _file, _names in _TORCH_FILES.items():
     for _name in _names: setattr(_file, _name, globals()[_name])
