@@ -8,3 +8,8 @@ from .exponential import Exponential
 from .gamma import Gamma                                    # 33h_gamma (33c_special: lgamma, digamma...)
 from .dirichlet import Dirichlet                            # 33j_dirichlet
 from .beta import Beta                                      # 33k_beta
+from .bernoulli import Bernoulli                            # 33l_bernoulli
+from .categorical import Categorical                        # 33m_categorical
+from .one_hot_categorical import OneHotCategorical          # 33n_one_hot_categorical
+from .poisson import Poisson                                # 33o_poisson
+from .binomial import Binomial                              # 33p_binomial
