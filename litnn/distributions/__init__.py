@@ -13,3 +13,5 @@ from .categorical import Categorical                        # 33m_categorical
 from .one_hot_categorical import OneHotCategorical          # 33n_one_hot_categorical
 from .poisson import Poisson                                # 33o_poisson
 from .binomial import Binomial                              # 33p_binomial
+from .multivariate_normal import MultivariateNormal          # 33q_multivariate_normal
+from .independent import Independent                        # 33r_independent
