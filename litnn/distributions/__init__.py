@@ -15,3 +15,7 @@ from .poisson import Poisson                                # 33o_poisson
 from .binomial import Binomial                              # 33p_binomial
 from .multivariate_normal import MultivariateNormal          # 33q_multivariate_normal
 from .independent import Independent                        # 33r_independent
+from . import transforms                                    # 33s_transforms
+from .transforms import *
+from .transformed_distribution import TransformedDistribution  # 33t_transformed_distribution
+from .log_normal import LogNormal                           # 33u_log_normal
