@@ -17,4 +17,5 @@ from .indexing import *
 from .einsum import einsum          # 03d_einsum
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
+from . import distributions              # 33_distributions ... 33v_kl
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)

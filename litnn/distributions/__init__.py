@@ -19,3 +19,4 @@ from . import transforms                                    # 33s_transforms
 from .transforms import *
 from .transformed_distribution import TransformedDistribution  # 33t_transformed_distribution
 from .log_normal import LogNormal                           # 33u_log_normal
+from .kl import kl_divergence, register_kl                 # 33v_kl
