@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Uniform']
 
-# %% ../../nbs/33e_uniform.ipynb #19994648
+# %% ../../nbs/33e_uniform.ipynb #32dffca5
 from numbers import Number
 import numpy as np
 from ..backend import patch
@@ -14,17 +14,16 @@ from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _uniform
 
-# %% ../../nbs/33e_uniform.ipynb #749d358f
+# %% ../../nbs/33e_uniform.ipynb #0e873f25
 class Uniform(Distribution):
     "The uniform distribution on [low, high) (as `torch.distributions.Uniform`)."
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
+    @property
+    def arg_constraints(self): return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
         shape = Size() if isinstance(low, Number) and isinstance(high, Number) else self.low.size()
         super().__init__(shape, validate_args=validate_args)
-        if self._validate_args and not (self.low < self.high).all(): raise ValueError("Uniform is not defined when low>= high")
     def expand(self, batch_shape, _instance=None): return self._expand_params(Uniform, batch_shape, _instance, ('low', 'high'))
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self): return constraints.interval(self.low, self.high)
@@ -37,7 +36,7 @@ class Uniform(Distribution):
     @property
     def variance(self): return (self.high - self.low).pow(2) / 12
 
-# %% ../../nbs/33e_uniform.ipynb #d362e317
+# %% ../../nbs/33e_uniform.ipynb #702ec330
 @patch
 def rsample(self:Uniform, sample_shape=Size()):
     u = _uniform(self._extended_shape(sample_shape), self.low.dtype, self.low.device)
