@@ -1,6 +1,15 @@
 """litnn.optim: optimizers and learning-rate schedulers, as `torch.optim`. Hand-written."""
-from .optimizer import Optimizer, SGD, Adam, AdamW, RMSprop
+from .optimizer import Optimizer, SGD, Adam, AdamW, RMSprop   # 30_optim
+from .adadelta import Adadelta                                # 30c_adadelta
+from .adagrad import Adagrad                                  # 30d_adagrad
+from .adamax import Adamax                                    # 30e_adamax
+from .nadam import NAdam                                      # 30f_nadam
+from .radam import RAdam                                      # 30g_radam
+from .asgd import ASGD                                        # 30h_asgd
+from .rprop import Rprop                                      # 30i_rprop
+from .sparse_adam import SparseAdam                           # 30j_sparse_adam
 from . import optimizer
 from . import lr_scheduler
 
-__all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'lr_scheduler']
+__all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adadelta', 'Adagrad', 'Adamax', 'NAdam', 'RAdam', 'ASGD', 'Rprop',
+           'SparseAdam', 'lr_scheduler']

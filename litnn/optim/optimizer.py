@@ -244,6 +244,13 @@ def _lerp_(xp, a, end, weight):
     if abs(weight) < 0.5: a += weight * (end - a)
     else: xp.subtract(end, (end - a) * (1 - weight), out=a)
 
+def _each_grad(group):
+    "(parameter, its array, its gradient's array, negated if the group maximizes) for each parameter with a gradient."
+    for p in group['params']:
+        if p._grad is None: continue
+        d = p._grad._data
+        yield p, p._data, (-d if group['maximize'] else d)
+
 def _check_not_differentiable(differentiable):
     if differentiable: raise NotImplementedError("litnn's optimizers are not differentiable: their steps run on arrays")
 
