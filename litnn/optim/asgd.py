@@ -5,12 +5,14 @@
 # %% auto #0
 __all__ = ['ASGD']
 
-# %% ../../nbs/30h_asgd.ipynb #9f0d7d11
+# %% ../../nbs/30h_asgd.ipynb #2b80d0a8
+import numpy as np
+
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30h_asgd.ipynb #12189772
+# %% ../../nbs/30h_asgd.ipynb #6643d5ca
 class ASGD(Optimizer):
     "ASGD (as `torch.optim.ASGD`)."
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
@@ -22,7 +24,7 @@ class ASGD(Optimizer):
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable, capturable=capturable))
 
-# %% ../../nbs/30h_asgd.ipynb #d542c39d
+# %% ../../nbs/30h_asgd.ipynb #0dcedaee
 @patch
 def step(self:ASGD, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
@@ -43,7 +45,8 @@ def step(self:ASGD, closure=None):
             if mu != 1: ax += (a - ax) * mu
             else: ax[...] = a
             t = float(state['step']._data)
-            state['eta']._data[...] = lr / ((1 + lambd * lr * t) ** alpha)
-            state['mu']._data[...] = 1 / max(1, t - t0)
+            # PyTorch builds the new values as float32 tensors (torch.as_tensor of a float), then copies them in
+            state['eta']._data[...] = np.float32(lr / ((1 + lambd * lr * t) ** alpha))
+            state['mu']._data[...] = np.float32(1 / max(1, t - t0))
             _bump(p)
     return loss
