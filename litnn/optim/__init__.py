@@ -8,8 +8,9 @@ from .radam import RAdam                                      # 30g_radam
 from .asgd import ASGD                                        # 30h_asgd
 from .rprop import Rprop                                      # 30i_rprop
 from .sparse_adam import SparseAdam                           # 30j_sparse_adam
+from .lbfgs import LBFGS                                      # 30k_lbfgs
 from . import optimizer
 from . import lr_scheduler
 
 __all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adadelta', 'Adagrad', 'Adamax', 'NAdam', 'RAdam', 'ASGD', 'Rprop',
-           'SparseAdam', 'lr_scheduler']
+           'SparseAdam', 'LBFGS', 'lr_scheduler']
