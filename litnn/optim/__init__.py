@@ -11,6 +11,7 @@ from .sparse_adam import SparseAdam                           # 30j_sparse_adam
 from .lbfgs import LBFGS                                      # 30k_lbfgs
 from . import optimizer
 from . import lr_scheduler
+from . import swa_utils                                       # 30m_swa
 
 __all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adadelta', 'Adagrad', 'Adamax', 'NAdam', 'RAdam', 'ASGD', 'Rprop',
-           'SparseAdam', 'LBFGS', 'lr_scheduler']
+           'SparseAdam', 'LBFGS', 'lr_scheduler', 'swa_utils']
