@@ -451,3 +451,38 @@ def test_mvn_lazy_matrices_and_cholesky_grad():
     L = litnn.tensor(lower(3, (2,)), requires_grad=True)
     assert litnn.autograd.gradcheck(lambda l, b: _solve_triangular(l.tril(), b), (L, B))
     assert litnn.autograd.gradgradcheck(lambda l, b: _solve_triangular(l.tril(), b), (L, B))
+
+
+# --- on the GPU ---------------------------------------------------------------------------------------------
+
+needs_gpu = pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU (CuPy)")
+
+
+@needs_gpu
+@pytest.mark.parametrize('name', list(CASES))
+def test_cuda_matches_cpu(name):
+    "Densities, entropies and gradients on CuPy arrays equal the CPU's; samples are drawn on the GPU."
+    def go(device):
+        ctor, params, values = CASES[name]
+        ps = {k: litnn.tensor(v, device=device, requires_grad=True) for k, v in params.items()}
+        d = ctor(LD, ps)
+        lp = d.log_prob(litnn.tensor(values, device=device))
+        try: lp = lp.sum() + d.entropy().sum()
+        except NotImplementedError: lp = lp.sum()
+        lp.backward()
+        s = d.sample((3,))
+        assert s.device.type == device
+        if d.has_rsample: assert d.rsample((2,)).device.type == device
+        return lp.item(), {k: p.grad.cpu().numpy() for k, p in ps.items() if p.grad is not None}
+    (lc, gc), (lg, gg) = go('cpu'), go('cuda')
+    assert lg == pytest.approx(lc, rel=1e-10)
+    for k in gc: np.testing.assert_allclose(gg[k], gc[k], rtol=1e-8, atol=1e-10)
+
+
+@needs_gpu
+def test_cuda_sampling_statistics():
+    litnn.manual_seed(0)
+    for d, mean in [(LD.Gamma(litnn.tensor(3., device='cuda'), 2.), 1.5), (LD.Poisson(litnn.tensor(4., device='cuda')), 4.),
+                    (LD.Categorical(litnn.tensor([0.2, 0.8], device='cuda')), 0.8), (LD.Binomial(10, litnn.tensor(0.3, device='cuda')), 3.)]:
+        s = d.sample((40000,)).float()
+        assert abs(s.mean().item() - mean) < 5 * (d.variance.item() if not isinstance(d, LD.Categorical) else 0.16) ** 0.5 / 200

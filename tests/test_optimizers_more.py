@@ -258,3 +258,41 @@ def test_lbfgs_float32_and_errors():
         opt.step(closure)
     assert err(bad_search, litnn) == err(bad_search, torch)
     assert str(litnn.optim.LBFGS([litnn.nn.Parameter(litnn.ones(1))])) == str(torch.optim.LBFGS([torch.nn.Parameter(torch.ones(1))]))
+
+
+# --- on the GPU ---------------------------------------------------------------------------------------------
+
+needs_gpu = pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU (CuPy)")
+ON_DEVICE = {'ASGD': {'step', 'eta', 'mu', 'ax'}}    # torch keeps ASGD's scalars on the parameter's device
+
+
+@needs_gpu
+@pytest.mark.parametrize('name', list(GRIDS))
+def test_cuda_matches_cpu(name):
+    "The same run on CuPy arrays: the same parameters; buffers on the GPU, step counters where torch keeps them."
+    kw, arrs, grads = GRIDS[name][5], arrays(9), grad_seq(10, 8)
+    def go(device):
+        ps = [litnn.nn.Parameter(litnn.tensor(a.copy(), device=device)) for a in arrs]
+        opt = getattr(litnn.optim, name)(ps, **kw)
+        for gs in grads:
+            for p, g in zip(ps, gs): p.grad = litnn.tensor(g.copy(), device=device)
+            opt.step()
+        return [p.detach().cpu().numpy() for p in ps], opt
+    (cpu, _), (gpu, opt) = go('cpu'), go('cuda')
+    for a, b in zip(cpu, gpu): np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for s in opt.state.values():
+        for k, v in s.items():
+            on_gpu = k in ON_DEVICE.get(name, set()) or (k not in ('step', 'mu_product'))
+            assert v.device.type == ('cuda' if on_gpu else 'cpu'), (name, k)
+
+
+@needs_gpu
+def test_lbfgs_on_cuda_matches_cpu():
+    def go(device):
+        x = litnn.nn.Parameter(litnn.tensor([-1.5, 2.], dtype=litnn.float64, device=device))
+        opt = litnn.optim.LBFGS([x], line_search_fn='strong_wolfe')
+        def closure():
+            opt.zero_grad(); l = (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2; l.backward(); return l
+        opt.step(closure)
+        return x.detach().cpu().numpy()
+    np.testing.assert_allclose(go('cuda'), go('cpu'), rtol=1e-6)

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['Adadelta']
 
-# %% ../../nbs/30c_adadelta.ipynb #13aab7db
+# %% ../../nbs/30c_adadelta.ipynb #81b57721
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30c_adadelta.ipynb #bbd2a7d6
+# %% ../../nbs/30c_adadelta.ipynb #12e6f1f0
 class Adadelta(Optimizer):
     "Adadelta (as `torch.optim.Adadelta`)."
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,

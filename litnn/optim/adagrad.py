@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['Adagrad']
 
-# %% ../../nbs/30d_adagrad.ipynb #2b9e69c0
+# %% ../../nbs/30d_adagrad.ipynb #e542617c
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30d_adagrad.ipynb #b97b8461
+# %% ../../nbs/30d_adagrad.ipynb #4ec699c2
 class Adagrad(Optimizer):
     "Adagrad (as `torch.optim.Adagrad`)."
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, foreach=None, *,
@@ -36,7 +36,7 @@ def _init_state(self:Adagrad, p, group):
     self.state[p].update(step=tensor(0.0, dtype=float32),
                          sum=Tensor._make(xp.full_like(p._data, group['initial_accumulator_value'])))
 
-# %% ../../nbs/30d_adagrad.ipynb #25cbfc77
+# %% ../../nbs/30d_adagrad.ipynb #04a87d5b
 @patch
 def step(self:Adagrad, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."

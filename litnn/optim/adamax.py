@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['Adamax']
 
-# %% ../../nbs/30e_adamax.ipynb #cb2f367b
+# %% ../../nbs/30e_adamax.ipynb #5e8eb4bf
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30e_adamax.ipynb #13a0441a
+# %% ../../nbs/30e_adamax.ipynb #1b5be12f
 class Adamax(Optimizer):
     "Adamax (as `torch.optim.Adamax`)."
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *, maximize=False,

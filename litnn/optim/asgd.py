@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['ASGD']
 
-# %% ../../nbs/30h_asgd.ipynb #2b80d0a8
+# %% ../../nbs/30h_asgd.ipynb #1779f3fd
 import numpy as np
 
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30h_asgd.ipynb #6643d5ca
+# %% ../../nbs/30h_asgd.ipynb #12706bfa
 class ASGD(Optimizer):
     "ASGD (as `torch.optim.ASGD`)."
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
@@ -24,7 +24,7 @@ class ASGD(Optimizer):
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable, capturable=capturable))
 
-# %% ../../nbs/30h_asgd.ipynb #0dcedaee
+# %% ../../nbs/30h_asgd.ipynb #6de3ad24
 @patch
 def step(self:ASGD, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
@@ -33,8 +33,9 @@ def step(self:ASGD, closure=None):
         lr, lambd, alpha, t0, wd = _scalar(group['lr']), group['lambd'], group['alpha'], group['t0'], group['weight_decay']
         for p, a, d in _each_grad(group):
             state = self.state[p]
-            if not state:
-                state.update(step=tensor(0.0, dtype=float32), eta=tensor(float(lr), dtype=float32), mu=tensor(1.0, dtype=float32))
+            if not state:     # unlike the other optimizers' step counters, ASGD's scalars live on the parameter's device
+                state.update(step=tensor(0.0, dtype=float32, device=p.device), eta=tensor(float(lr), dtype=float32, device=p.device),
+                             mu=tensor(1.0, dtype=float32, device=p.device))
                 state['ax'] = Tensor._make(array_namespace(a).zeros_like(a))
             state['step']._data += 1
             if wd != 0: d = d + wd * a

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['NAdam']
 
-# %% ../../nbs/30f_nadam.ipynb #90bb4d07
+# %% ../../nbs/30f_nadam.ipynb #e0d55b28
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30f_nadam.ipynb #76a281b2
+# %% ../../nbs/30f_nadam.ipynb #ea8bf3f5
 class NAdam(Optimizer):
     "NAdam (as `torch.optim.NAdam`)."
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
@@ -27,7 +27,7 @@ class NAdam(Optimizer):
                                       decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
                                       capturable=capturable, differentiable=differentiable))
 
-# %% ../../nbs/30f_nadam.ipynb #1ce1983a
+# %% ../../nbs/30f_nadam.ipynb #bc610d34
 @patch
 def step(self:NAdam, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['RAdam']
 
-# %% ../../nbs/30g_radam.ipynb #9a2814b0
+# %% ../../nbs/30g_radam.ipynb #44c09cfb
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30g_radam.ipynb #28e7a17b
+# %% ../../nbs/30g_radam.ipynb #d9251479
 class RAdam(Optimizer):
     "RAdam (as `torch.optim.RAdam`)."
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False, *,
@@ -26,7 +26,7 @@ class RAdam(Optimizer):
                                       capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
                                       differentiable=differentiable))
 
-# %% ../../nbs/30g_radam.ipynb #20303a1d
+# %% ../../nbs/30g_radam.ipynb #6a5a5b65
 @patch
 def step(self:RAdam, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['Rprop']
 
-# %% ../../nbs/30i_rprop.ipynb #5e08c4ce
+# %% ../../nbs/30i_rprop.ipynb #9ff9c567
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30i_rprop.ipynb #275c1cce
+# %% ../../nbs/30i_rprop.ipynb #37888453
 class Rprop(Optimizer):
     "Rprop (as `torch.optim.Rprop`)."
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
@@ -22,7 +22,7 @@ class Rprop(Optimizer):
         super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
                                       differentiable=differentiable, capturable=capturable))
 
-# %% ../../nbs/30i_rprop.ipynb #6e925362
+# %% ../../nbs/30i_rprop.ipynb #a19513fa
 @patch
 def step(self:Rprop, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['SparseAdam']
 
-# %% ../../nbs/30j_sparse_adam.ipynb #29a253b4
+# %% ../../nbs/30j_sparse_adam.ipynb #88d9be54
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
-# %% ../../nbs/30j_sparse_adam.ipynb #e70f4932
+# %% ../../nbs/30j_sparse_adam.ipynb #ee72df24
 class SparseAdam(Optimizer):
     "SparseAdam's constructor and errors (as `torch.optim.SparseAdam`): litnn's dense gradients are refused."
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
