@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Exponential']
 
-# %% ../../nbs/33g_exponential.ipynb #df73d53a
+# %% ../../nbs/33g_exponential.ipynb #a76fe237
 from numbers import Number
 from ..backend import patch
 from ..tensor import Size
@@ -13,7 +13,7 @@ from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _draw
 
-# %% ../../nbs/33g_exponential.ipynb #597b7f81
+# %% ../../nbs/33g_exponential.ipynb #9745e663
 class Exponential(Distribution):
     "The exponential distribution with `rate` (as `torch.distributions.Exponential`)."
     arg_constraints = {"rate": constraints.positive}
@@ -32,7 +32,7 @@ class Exponential(Distribution):
     @property
     def variance(self): return self.rate.pow(-2)
 
-# %% ../../nbs/33g_exponential.ipynb #1294c300
+# %% ../../nbs/33g_exponential.ipynb #c6630b11
 @patch
 def rsample(self:Exponential, sample_shape=Size()):
     e = _draw('standard_exponential', self._extended_shape(sample_shape), self.rate.dtype, self.rate.device)

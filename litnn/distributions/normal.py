@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Normal']
 
-# %% ../../nbs/33d_normal.ipynb #e3b52255
+# %% ../../nbs/33d_normal.ipynb #fdbd29b7
 import math
 from numbers import Number, Real
 from ..backend import patch
@@ -14,7 +14,7 @@ from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _standard_normal, _erfinv
 
-# %% ../../nbs/33d_normal.ipynb #a4366912
+# %% ../../nbs/33d_normal.ipynb #b47e31d0
 class Normal(Distribution):
     "The normal distribution N(loc, scale²) (as `torch.distributions.Normal`)."
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -34,7 +34,7 @@ class Normal(Distribution):
     @property
     def variance(self): return self.stddev.pow(2)
 
-# %% ../../nbs/33d_normal.ipynb #67502e4e
+# %% ../../nbs/33d_normal.ipynb #0201bc57
 @patch
 def rsample(self:Normal, sample_shape=Size()):
     shape = self._extended_shape(sample_shape)
