@@ -486,3 +486,31 @@ def test_cuda_sampling_statistics():
                     (LD.Categorical(litnn.tensor([0.2, 0.8], device='cuda')), 0.8), (LD.Binomial(10, litnn.tensor(0.3, device='cuda')), 3.)]:
         s = d.sample((40000,)).float()
         assert abs(s.mean().item() - mean) < 5 * (d.variance.item() if not isinstance(d, LD.Categorical) else 0.16) ** 0.5 / 200
+
+
+# --- exponential families ---------------------------------------------------------------------------------------
+
+EXPFAM = ['Normal', 'Exponential', 'Gamma', 'Beta', 'Dirichlet', 'Bernoulli', 'BernoulliLogits', 'Poisson']
+
+
+@pytest.mark.parametrize('name', EXPFAM)
+def test_exponential_families_match_torch(name):
+    "The same class hierarchy, natural parameters, log-normalizer and generic (Bregman) entropy and KL as torch."
+    ld, _ = build(name, litnn)
+    td, _ = build(name, torch)
+    assert isinstance(ld, LD.ExponentialFamily) and isinstance(td, TD.ExponentialFamily)
+    for a, b in zip(ld._natural_params, td._natural_params): np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ld._log_normalizer(*ld._natural_params).detach().numpy(),
+                               td._log_normalizer(*td._natural_params).detach().numpy(), rtol=1e-12)
+    close(attempt(lambda: LD.ExponentialFamily.entropy(ld)), attempt(lambda: TD.ExponentialFamily.entropy(td)), 1e-10)
+    from litnn.distributions.kl import _kl_expfamily_expfamily as lkl
+    from torch.distributions.kl import _kl_expfamily_expfamily as tkl
+    lq, _ = build(name, litnn); tq, _ = build(name, torch)
+    lq, tq = lq.expand(ld.batch_shape), tq.expand(td.batch_shape)
+    close(attempt(lambda: lkl(ld, lq)), attempt(lambda: tkl(td, tq)), 1e-10)
+
+
+def test_cross_family_kl_error_matches_torch():
+    f = lambda D, lib: D.kl_divergence(D.Normal(0., 1.), D.Poisson(1.))
+    assert err(f, LD, litnn) == err(f, TD, torch)
+    assert not isinstance(LD.Binomial(3, 0.5), LD.ExponentialFamily) and not isinstance(LD.Categorical(litnn.ones(2)), LD.ExponentialFamily)

@@ -1,6 +1,7 @@
 """litnn.distributions: probability distributions, as `torch.distributions`. Hand-written."""
 from . import constraints
 from .distribution import Distribution                      # 33_distributions
+from .exp_family import ExponentialFamily                   # 33ca_exp_family
 from .normal import Normal
 from .uniform import Uniform
 from .laplace import Laplace

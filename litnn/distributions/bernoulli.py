@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Bernoulli']
 
-# %% ../../nbs/33l_bernoulli.ipynb #978ad8f5
+# %% ../../nbs/33l_bernoulli.ipynb #b382b840
 import math
 from numbers import Number
 import numpy as np
@@ -13,10 +13,11 @@ from ..backend import patch, array_namespace
 from ..tensor import Size, Tensor, tensor, arange, full
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
 from ._special import _lgamma, _xlogy
 
-# %% ../../nbs/33l_bernoulli.ipynb #380bf836
+# %% ../../nbs/33l_bernoulli.ipynb #ff22e058
 def _bce_with_logits(logits, target):
     "Binary cross-entropy of `target` under log-odds `logits`, elementwise: max(l, 0) - l t + log(1 + e^-|l|)."
     return logits.clamp(min=0) - logits * target + (-logits.abs()).exp().log1p()
@@ -27,8 +28,8 @@ def _one_param(name, probs, logits):
     p = probs if probs is not None else logits
     return p, isinstance(p, Number)
 
-# %% ../../nbs/33l_bernoulli.ipynb #48b1e851
-class Bernoulli(Distribution):
+# %% ../../nbs/33l_bernoulli.ipynb #083b991c
+class Bernoulli(ExponentialFamily):
     "1 with probability `probs` (or sigmoid(`logits`)), else 0 (as `torch.distributions.Bernoulli`)."
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -49,7 +50,7 @@ class Bernoulli(Distribution):
     @property
     def param_shape(self): return self._param.size()
 
-# %% ../../nbs/33l_bernoulli.ipynb #525c35a2
+# %% ../../nbs/33l_bernoulli.ipynb #5bf5aff3
 @patch(as_prop=True)
 def mean(self:Bernoulli): return self.probs
 @patch(as_prop=True)
@@ -71,6 +72,10 @@ def log_prob(self:Bernoulli, value):
 
 @patch
 def entropy(self:Bernoulli): return _bce_with_logits(self.logits, self.probs)
+
+Bernoulli._mean_carrier_measure = 0
+Bernoulli._natural_params = property(lambda self: (self.probs.log() - (-self.probs).log1p(),))   # logit(probs)
+Bernoulli._log_normalizer = lambda self, x: x.exp().log1p()
 
 @patch
 def enumerate_support(self:Bernoulli, expand=True):

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Beta']
 
-# %% ../../nbs/33k_beta.ipynb #3a924e44
+# %% ../../nbs/33k_beta.ipynb #f9b16912
 from numbers import Number
 import numpy as np
 from ..backend import patch
@@ -13,12 +13,13 @@ from ..tensor import Size, Tensor, tensor, arange
 from ..views import stack
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 from ._special import _lgamma, _digamma, _xlogy, _gammainc, _standard_gamma
 from .dirichlet import Dirichlet
 
-# %% ../../nbs/33k_beta.ipynb #2667d4ff
-class Beta(Distribution):
+# %% ../../nbs/33k_beta.ipynb #1e6a4e80
+class Beta(ExponentialFamily):
     "The beta distribution with `concentration1` (a) and `concentration0` (b) (as `torch.distributions.Beta`)."
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
@@ -36,7 +37,7 @@ class Beta(Distribution):
         new._validate_args = self._validate_args
         return new
 
-# %% ../../nbs/33k_beta.ipynb #94233c27
+# %% ../../nbs/33k_beta.ipynb #3da35b6e
 @patch(as_prop=True)
 def concentration1(self:Beta): return self._dirichlet.concentration[..., 0]
 @patch(as_prop=True)
@@ -60,3 +61,6 @@ def log_prob(self:Beta, value):
 
 @patch
 def entropy(self:Beta): return self._dirichlet.entropy()
+
+Beta._natural_params = property(lambda self: (self.concentration1, self.concentration0))
+Beta._log_normalizer = lambda self, x, y: _lgamma(x) + _lgamma(y) - _lgamma(x + y)

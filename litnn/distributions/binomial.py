@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Binomial']
 
-# %% ../../nbs/33p_binomial.ipynb #4fff9e7a
+# %% ../../nbs/33p_binomial.ipynb #348feddc
 import math
 from numbers import Number
 import numpy as np
@@ -13,11 +13,12 @@ from ..backend import patch, array_namespace
 from ..tensor import Size, Tensor, tensor, arange, full
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
 from ._special import _lgamma, _xlogy
 from .bernoulli import _one_param
 
-# %% ../../nbs/33p_binomial.ipynb #6fb5b906
+# %% ../../nbs/33p_binomial.ipynb #1cc46ab4
 class Binomial(Distribution):
     "Successes in `total_count` trials of probability `probs` or sigmoid(`logits`) (as `torch.distributions.Binomial`)."
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval, "logits": constraints.real}
@@ -39,7 +40,7 @@ class Binomial(Distribution):
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self): return constraints.integer_interval(0, self.total_count)
 
-# %% ../../nbs/33p_binomial.ipynb #ece867de
+# %% ../../nbs/33p_binomial.ipynb #7eeb072d
 @patch(as_prop=True)
 def param_shape(self:Binomial): return self._param.size()
 @patch(as_prop=True)
@@ -64,7 +65,7 @@ def log_prob(self:Binomial, value):
     normalize = n * _clamp_by_zero(l) + n * (-l.abs()).exp().log1p() - _lgamma(n + 1)
     return value * l - _lgamma(value + 1) - _lgamma(n - value + 1) - normalize
 
-# %% ../../nbs/33p_binomial.ipynb #93e9b8b5
+# %% ../../nbs/33p_binomial.ipynb #1e3aff06
 def _homogeneous_count(self, what):
     n = int(self.total_count.max())
     if not self.total_count.min() == n: raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Categorical']
 
-# %% ../../nbs/33m_categorical.ipynb #a77f117d
+# %% ../../nbs/33m_categorical.ipynb #0316cde0
 import math
 from numbers import Number
 import numpy as np
@@ -13,10 +13,11 @@ from ..backend import patch, array_namespace
 from ..tensor import Size, Tensor, tensor, arange, full
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
 from ._special import _lgamma, _xlogy
 
-# %% ../../nbs/33m_categorical.ipynb #e9212a3d
+# %% ../../nbs/33m_categorical.ipynb #edbfd86e
 class Categorical(Distribution):
     "A draw from {0, ..., K-1} with probabilities `probs` or softmax(`logits`) (as `torch.distributions.Categorical`)."
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -36,7 +37,7 @@ class Categorical(Distribution):
         new._param, new._num_events = new.__dict__.get('probs', new.__dict__.get('logits')), self._num_events
         return new
 
-# %% ../../nbs/33m_categorical.ipynb #1e5a6b0b
+# %% ../../nbs/33m_categorical.ipynb #1659a498
 @patch
 def _new(self:Categorical, *args, **kwargs): return self._param.new_tensor(*args, **kwargs)
 Categorical.logits = lazy_property(lambda self: probs_to_logits(self.probs)); Categorical.logits.__name__ = 'logits'
@@ -56,7 +57,7 @@ def mode(self:Categorical): return self.probs.argmax(-1)
 @patch(as_prop=True)
 def variance(self:Categorical): return full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
 
-# %% ../../nbs/33m_categorical.ipynb #da305367
+# %% ../../nbs/33m_categorical.ipynb #1e7f1af0
 @patch
 def sample(self:Categorical, sample_shape=Size()):
     sample_shape = Size(sample_shape)

@@ -8,11 +8,11 @@ __all__ = ['dependent', 'dependent_property', 'independent', 'boolean', 'one_hot
            'less_than', 'unit_interval', 'interval', 'half_open_interval', 'simplex', 'lower_triangular',
            'lower_cholesky', 'square', 'symmetric', 'positive_definite', 'Constraint', 'is_dependent']
 
-# %% ../../nbs/33a_constraints.ipynb #cb853df6
+# %% ../../nbs/33a_constraints.ipynb #f139ea43
 from ..backend import array_namespace
 from ..tensor import Tensor
 
-# %% ../../nbs/33a_constraints.ipynb #46e8724a
+# %% ../../nbs/33a_constraints.ipynb #3c67f500
 class Constraint:
     "A region of valid values; `check` gives one boolean per event (as `torch.distributions.constraints.Constraint`)."
     is_discrete = False   # is the region countable?
@@ -50,7 +50,7 @@ class _DependentProperty(property, _Dependent):
     def __call__(self, fn):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
-# %% ../../nbs/33a_constraints.ipynb #c319e2d0
+# %% ../../nbs/33a_constraints.ipynb #ff373df7
 class _IndependentConstraint(Constraint):
     "`base_constraint` with its rightmost `reinterpreted_batch_ndims` batch dims read as one event."
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
@@ -68,7 +68,7 @@ class _IndependentConstraint(Constraint):
     def __repr__(self):
         return f"{self.__class__.__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
-# %% ../../nbs/33a_constraints.ipynb #41fa0f90
+# %% ../../nbs/33a_constraints.ipynb #491406b3
 class _Bounds(Constraint):
     "A constraint set by bounds, shown in its repr: `GreaterThan(lower_bound=0.0)`."
     _bounds = ()
@@ -94,7 +94,7 @@ class _Interval(_Bounds):
 class _HalfOpenInterval(_Interval):
     def check(self, value): return (self.lower_bound <= value) & (value < self.upper_bound)
 
-# %% ../../nbs/33a_constraints.ipynb #8b116d60
+# %% ../../nbs/33a_constraints.ipynb #18742ec4
 class _Boolean(Constraint):
     is_discrete = True
     def check(self, value): return (value == 0) | (value == 1)
@@ -111,7 +111,7 @@ class _Simplex(Constraint):
     event_dim = 1
     def check(self, value): return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
-# %% ../../nbs/33a_constraints.ipynb #cd509dee
+# %% ../../nbs/33a_constraints.ipynb #2ece6e09
 class _Square(Constraint):
     event_dim = 2
     def check(self, value):
@@ -141,7 +141,7 @@ def _diagonal(m):
     n = m.shape[-1]
     return m.reshape(tuple(m.shape[:-2]) + (n * n,))[..., ::n + 1]
 
-# %% ../../nbs/33a_constraints.ipynb #b7056445
+# %% ../../nbs/33a_constraints.ipynb #37c238d1
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint

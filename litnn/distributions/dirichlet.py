@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Dirichlet']
 
-# %% ../../nbs/33j_dirichlet.ipynb #66f84038
+# %% ../../nbs/33j_dirichlet.ipynb #0cd5c9ce
 from numbers import Number
 import numpy as np
 from ..backend import patch
@@ -13,11 +13,12 @@ from ..tensor import Size, Tensor, tensor, arange
 from ..views import stack
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 from ._special import _lgamma, _digamma, _xlogy, _gammainc, _standard_gamma
 
-# %% ../../nbs/33j_dirichlet.ipynb #632736cb
-class Dirichlet(Distribution):
+# %% ../../nbs/33j_dirichlet.ipynb #7fdb5271
+class Dirichlet(ExponentialFamily):
     "The Dirichlet distribution with `concentration` α (as `torch.distributions.Dirichlet`)."
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
@@ -31,7 +32,7 @@ class Dirichlet(Distribution):
         g = _standard_gamma(self.concentration.expand(self._extended_shape(sample_shape)))
         return g / g.sum(-1, keepdim=True)
 
-# %% ../../nbs/33j_dirichlet.ipynb #d300715a
+# %% ../../nbs/33j_dirichlet.ipynb #9784d6b6
 @patch
 def log_prob(self:Dirichlet, value):
     if self._validate_args: self._validate_sample(value)
@@ -61,3 +62,6 @@ def entropy(self:Dirichlet):
     c = self.concentration
     k, a0 = c.size(-1), c.sum(-1)
     return _lgamma(c).sum(-1) - _lgamma(a0) - (k - a0) * _digamma(a0) - ((c - 1.0) * _digamma(c)).sum(-1)
+
+Dirichlet._natural_params = property(lambda self: (self.concentration,))
+Dirichlet._log_normalizer = lambda self, x: _lgamma(x).sum(-1) - _lgamma(x.sum(-1))   # (no carrier measure, as in PyTorch)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Distribution']
 
-# %% ../../nbs/33_distributions.ipynb #fc84d446
+# %% ../../nbs/33_distributions.ipynb #e6295c2b
 import math, warnings
 from ..backend import patch
 from ..tensor import Tensor, Size
@@ -13,7 +13,7 @@ from ..autograd.graph import no_grad
 from . import constraints
 from .utils import lazy_property
 
-# %% ../../nbs/33_distributions.ipynb #cf2f1dd4
+# %% ../../nbs/33_distributions.ipynb #93fbf4c3
 class Distribution:
     "The base class of probability distributions (as `torch.distributions.Distribution`)."
     has_rsample = False
@@ -41,7 +41,7 @@ class Distribution:
     @property
     def support(self): raise NotImplementedError
 
-# %% ../../nbs/33_distributions.ipynb #b2b9d40f
+# %% ../../nbs/33_distributions.ipynb #9b465256
 @patch
 def _check_args(self:Distribution):
     "Raise a ValueError for the first parameter outside its constraint."
@@ -64,7 +64,7 @@ def __repr__(self:Distribution):
     args = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}" for p in names)
     return self.__class__.__name__ + "(" + args + ")"
 
-# %% ../../nbs/33_distributions.ipynb #f013c833
+# %% ../../nbs/33_distributions.ipynb #0cf07f81
 @patch(as_prop=True)
 def mean(self:Distribution): raise NotImplementedError
 @patch(as_prop=True)
@@ -94,7 +94,7 @@ for _n, _d in [('rsample', "A reparameterised sample: differentiable in the para
 @patch
 def perplexity(self:Distribution): return self.entropy().exp()
 
-# %% ../../nbs/33_distributions.ipynb #2ec03756
+# %% ../../nbs/33_distributions.ipynb #21d28631
 @patch
 def _extended_shape(self:Distribution, sample_shape=Size()):
     "`sample_shape + batch_shape + event_shape`."
@@ -120,7 +120,7 @@ def _validate_sample(self:Distribution, value):
         raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be within the "
                          f"support ({support!r}) of the distribution {self!r}, but found invalid values:\n{value}")
 
-# %% ../../nbs/33_distributions.ipynb #8d9116c7
+# %% ../../nbs/33_distributions.ipynb #13d61103
 @patch
 def _get_checked_instance(self:Distribution, cls, _instance=None):
     if _instance is None and type(self).__init__ != cls.__init__:

@@ -5,16 +5,17 @@
 # %% auto #0
 __all__ = ['Exponential']
 
-# %% ../../nbs/33g_exponential.ipynb #a76fe237
+# %% ../../nbs/33g_exponential.ipynb #685838a8
 from numbers import Number
 from ..backend import patch
 from ..tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _draw
+from .exp_family import ExponentialFamily
 
-# %% ../../nbs/33g_exponential.ipynb #9745e663
-class Exponential(Distribution):
+# %% ../../nbs/33g_exponential.ipynb #3a0e34cc
+class Exponential(ExponentialFamily):
     "The exponential distribution with `rate` (as `torch.distributions.Exponential`)."
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
@@ -32,7 +33,7 @@ class Exponential(Distribution):
     @property
     def variance(self): return self.rate.pow(-2)
 
-# %% ../../nbs/33g_exponential.ipynb #c6630b11
+# %% ../../nbs/33g_exponential.ipynb #2c45ecfe
 @patch
 def rsample(self:Exponential, sample_shape=Size()):
     e = _draw('standard_exponential', self._extended_shape(sample_shape), self.rate.dtype, self.rate.device)
@@ -52,3 +53,7 @@ def cdf(self:Exponential, value):
 def icdf(self:Exponential, value): return -(-value).log1p() / self.rate
 @patch
 def entropy(self:Exponential): return 1.0 - self.rate.log()
+
+Exponential._mean_carrier_measure = 0
+Exponential._natural_params = property(lambda self: (-self.rate,))
+Exponential._log_normalizer = lambda self, x: -(-x).log()

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Gamma']
 
-# %% ../../nbs/33h_gamma.ipynb #34a46ad1
+# %% ../../nbs/33h_gamma.ipynb #7ba7a190
 from numbers import Number
 import numpy as np
 from ..backend import patch
@@ -13,11 +13,12 @@ from ..tensor import Size, Tensor, tensor, arange
 from ..views import stack
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 from ._special import _lgamma, _digamma, _xlogy, _gammainc, _standard_gamma
 
-# %% ../../nbs/33h_gamma.ipynb #38867cef
-class Gamma(Distribution):
+# %% ../../nbs/33h_gamma.ipynb #d5347eb0
+class Gamma(ExponentialFamily):
     "The gamma distribution with shape `concentration` and `rate` (as `torch.distributions.Gamma`)."
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
@@ -35,7 +36,7 @@ class Gamma(Distribution):
     @property
     def variance(self): return self.concentration / self.rate.pow(2)
 
-# %% ../../nbs/33h_gamma.ipynb #24bfdb8f
+# %% ../../nbs/33h_gamma.ipynb #9e568f4a
 @patch
 def rsample(self:Gamma, sample_shape=Size()):
     shape = self._extended_shape(sample_shape)
@@ -57,3 +58,7 @@ def cdf(self:Gamma, value):
 def entropy(self:Gamma):
     c = self.concentration
     return c - self.rate.log() + _lgamma(c) + (1.0 - c) * _digamma(c)
+
+Gamma._natural_params = property(lambda self: (self.concentration - 1, -self.rate))
+Gamma._log_normalizer = lambda self, x, y: _lgamma(x + 1) + (x + 1) * (-y.reciprocal()).log()
+Gamma._mean_carrier_measure = 0

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['register_kl', 'kl_divergence']
 
-# %% ../../nbs/33v_kl.ipynb #c35a6d64
+# %% ../../nbs/33v_kl.ipynb #0917fa48
 import math, warnings
 from functools import total_ordering
 from ..tensor import full_like
@@ -15,10 +15,12 @@ from ._special import _lgamma, _digamma, _xlogy
 from .transforms import _softplus
 from .constraints import _diagonal
 from .multivariate_normal import _solve_triangular
+from .exp_family import ExponentialFamily
+from ..autograd import grad
 from . import (Bernoulli, Beta, Binomial, Categorical, Dirichlet, Exponential, Gamma, Independent, Laplace,
                                  MultivariateNormal, Normal, OneHotCategorical, Poisson, TransformedDistribution, Uniform)
 
-# %% ../../nbs/33v_kl.ipynb #fcc14ba8
+# %% ../../nbs/33v_kl.ipynb #060b2f3f
 _KL_REGISTRY = {}   # (type_p, type_q) -> function
 _KL_MEMOIZE = {}    # (type(p), type(q)) -> the function the dispatch chose
 
@@ -33,7 +35,7 @@ def register_kl(type_p, type_q):
         return fun
     return decorator
 
-# %% ../../nbs/33v_kl.ipynb #41bc6bb2
+# %% ../../nbs/33v_kl.ipynb #f7155862
 @total_ordering
 class _Match:
     "A pair of types, ordered by specificity: (A, B) <= (C, D) when A is a subclass of C, then B of D."
@@ -66,7 +68,7 @@ def kl_divergence(p, q):
         raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type {q.__class__.__name__}")
     return fun(p, q)
 
-# %% ../../nbs/33v_kl.ipynb #6d68571b
+# %% ../../nbs/33v_kl.ipynb #6927a8ef
 def _inf_where(cond, t): return t.where(~cond, math.inf)
 def _infinite_like(t): return full_like(t, math.inf)
 
@@ -93,7 +95,7 @@ def _kl_categorical_categorical(p, q):
 @register_kl(OneHotCategorical, OneHotCategorical)
 def _kl_onehotcategorical_onehotcategorical(p, q): return _kl_categorical_categorical(p._categorical, q._categorical)
 
-# %% ../../nbs/33v_kl.ipynb #04907647
+# %% ../../nbs/33v_kl.ipynb #6bdfc881
 @register_kl(Beta, Beta)
 def _kl_beta_beta(p, q):
     sp, sq = p.concentration1 + p.concentration0, q.concentration1 + q.concentration0
@@ -130,7 +132,7 @@ def _kl_gamma_gamma(p, q):
     t3 = (p.concentration - q.concentration) * _digamma(p.concentration)
     return t1 + t2 + t3 + (q.rate - p.rate) * (p.concentration / p.rate)
 
-# %% ../../nbs/33v_kl.ipynb #59bc94f2
+# %% ../../nbs/33v_kl.ipynb #9c1c61f7
 @register_kl(Laplace, Laplace)
 def _kl_laplace_laplace(p, q):
     scale_ratio, loc_abs_diff = p.scale / q.scale, (p.loc - q.loc).abs()
@@ -164,7 +166,21 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims: raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
-# %% ../../nbs/33v_kl.ipynb #d9fd7f23
+# %% ../../nbs/33v_kl.ipynb #acf7892c
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    if not type(p) == type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential families cannot" + " " * 29 +   # PyTorch's spacing
+                                  "be computed using Bregman divergences")
+    p_nparams = [t.detach().requires_grad_() for t in p._natural_params]
+    lg_normal = p._log_normalizer(*p_nparams)
+    gradients = grad(lg_normal.sum(), p_nparams)
+    result = q._log_normalizer(*q._natural_params) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q._natural_params, gradients):
+        result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
+
+# %% ../../nbs/33v_kl.ipynb #e220f84a
 @register_kl(Bernoulli, Poisson)
 def _kl_bernoulli_poisson(p, q): return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
@@ -191,7 +207,7 @@ def _kl_beta_normal(p, q):
 def _kl_beta_uniform(p, q):
     return _inf_where((q.low > p.support.lower_bound) | (q.high < p.support.upper_bound), -p.entropy() + (q.high - q.low).log())
 
-# %% ../../nbs/33v_kl.ipynb #7400e5f9
+# %% ../../nbs/33v_kl.ipynb #bfde55bc
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
@@ -228,7 +244,7 @@ def _kl_normal_laplace(p, q):
     t3 = loc_diff * (math.sqrt(0.5) * z).erf()
     return -scale_ratio.log() + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
-# %% ../../nbs/33v_kl.ipynb #13f801b1
+# %% ../../nbs/33v_kl.ipynb #d54a4781
 def _x_log_x(t): return _xlogy(t, t)
 
 @register_kl(Uniform, Beta)
@@ -256,7 +272,7 @@ def _kl_uniform_normal(p, q):
     t1 = (math.sqrt(math.pi * 2) * q.scale / w).log()
     return t1 + 0.5 * (w.pow(2) / 12 + ((p.high + p.low - 2 * q.loc) / 2).pow(2)) / q.scale.pow(2)
 
-# %% ../../nbs/33v_kl.ipynb #230b1319
+# %% ../../nbs/33v_kl.ipynb #0f48cdeb
 def _infinite(attr):
     "A KL function that is infinite everywhere (p's support is not inside q's), shaped like `p.<attr>`."
     return lambda p, q: _infinite_like(getattr(p, attr))

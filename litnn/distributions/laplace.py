@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Laplace']
 
-# %% ../../nbs/33f_laplace.ipynb #86817b41
+# %% ../../nbs/33f_laplace.ipynb #189c2942
 from numbers import Number
 import numpy as np
 from ..backend import patch
@@ -14,7 +14,7 @@ from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _uniform
 
-# %% ../../nbs/33f_laplace.ipynb #0a783388
+# %% ../../nbs/33f_laplace.ipynb #57c971b6
 class Laplace(Distribution):
     "The Laplace distribution, density exp(-|x - loc| / scale) / (2 scale) (as `torch.distributions.Laplace`)."
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -34,7 +34,7 @@ class Laplace(Distribution):
     @property
     def stddev(self): return 2 ** 0.5 * self.scale
 
-# %% ../../nbs/33f_laplace.ipynb #0b7395c2
+# %% ../../nbs/33f_laplace.ipynb #5638248d
 @patch
 def rsample(self:Laplace, sample_shape=Size()):
     eps = float(np.finfo(self.loc.dtype.np).eps)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Normal']
 
-# %% ../../nbs/33d_normal.ipynb #fdbd29b7
+# %% ../../nbs/33d_normal.ipynb #01a94123
 import math
 from numbers import Number, Real
 from ..backend import patch
@@ -13,9 +13,10 @@ from ..tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _standard_normal, _erfinv
+from .exp_family import ExponentialFamily
 
-# %% ../../nbs/33d_normal.ipynb #b47e31d0
-class Normal(Distribution):
+# %% ../../nbs/33d_normal.ipynb #dddd8164
+class Normal(ExponentialFamily):
     "The normal distribution N(loc, scale²) (as `torch.distributions.Normal`)."
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -34,7 +35,7 @@ class Normal(Distribution):
     @property
     def variance(self): return self.stddev.pow(2)
 
-# %% ../../nbs/33d_normal.ipynb #0201bc57
+# %% ../../nbs/33d_normal.ipynb #cf2fbab9
 @patch
 def rsample(self:Normal, sample_shape=Size()):
     shape = self._extended_shape(sample_shape)
@@ -56,3 +57,7 @@ def icdf(self:Normal, value): return self.loc + self.scale * _erfinv(2 * value -
 
 @patch
 def entropy(self:Normal): return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+Normal._mean_carrier_measure = 0
+Normal._natural_params = property(lambda self: (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal()))
+Normal._log_normalizer = lambda self, x, y: -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['OneHotCategorical']
 
-# %% ../../nbs/33n_one_hot_categorical.ipynb #ef89a85a
+# %% ../../nbs/33n_one_hot_categorical.ipynb #b1994739
 import math
 from numbers import Number
 import numpy as np
@@ -13,11 +13,12 @@ from ..backend import patch, array_namespace
 from ..tensor import Size, Tensor, tensor, arange, full
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
 from ._special import _lgamma, _xlogy
 from .categorical import Categorical
 
-# %% ../../nbs/33n_one_hot_categorical.ipynb #f67de711
+# %% ../../nbs/33n_one_hot_categorical.ipynb #b6e5141f
 class OneHotCategorical(Distribution):
     "A one-hot vector whose hot index is Categorical(`probs` or `logits`) (as `torch.distributions.OneHotCategorical`)."
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -37,7 +38,7 @@ def _one_hot(idx, k, like):
     "One-hot vectors of `idx` (a new last dim of size k), in `like`'s dtype."
     return (idx.unsqueeze(-1) == arange(k, device=idx.device)).type_as(like)
 
-# %% ../../nbs/33n_one_hot_categorical.ipynb #a690008d
+# %% ../../nbs/33n_one_hot_categorical.ipynb #a26d3f74
 @patch(as_prop=True)
 def probs(self:OneHotCategorical): return self._categorical.probs
 @patch(as_prop=True)

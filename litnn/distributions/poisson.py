@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Poisson']
 
-# %% ../../nbs/33o_poisson.ipynb #0f8aac7a
+# %% ../../nbs/33o_poisson.ipynb #54bb78b8
 import math
 from numbers import Number
 import numpy as np
@@ -13,11 +13,12 @@ from ..backend import patch, array_namespace
 from ..tensor import Size, Tensor, tensor, arange, full
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
 from ._special import _lgamma, _xlogy
 
-# %% ../../nbs/33o_poisson.ipynb #b0607a36
-class Poisson(Distribution):
+# %% ../../nbs/33o_poisson.ipynb #02a6baf7
+class Poisson(ExponentialFamily):
     "Counts with mean `rate` (as `torch.distributions.Poisson`)."
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
@@ -38,3 +39,6 @@ class Poisson(Distribution):
         if self._validate_args: self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return _xlogy(value, rate) - rate - _lgamma(value + 1)
+    @property
+    def _natural_params(self): return (self.rate.log(),)
+    def _log_normalizer(self, x): return x.exp()

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Uniform']
 
-# %% ../../nbs/33e_uniform.ipynb #36a8e2dc
+# %% ../../nbs/33e_uniform.ipynb #27420043
 from numbers import Number
 import numpy as np
 from ..backend import patch
@@ -14,7 +14,7 @@ from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _uniform
 
-# %% ../../nbs/33e_uniform.ipynb #721359db
+# %% ../../nbs/33e_uniform.ipynb #3b09270b
 class Uniform(Distribution):
     "The uniform distribution on [low, high) (as `torch.distributions.Uniform`)."
     has_rsample = True
@@ -36,7 +36,7 @@ class Uniform(Distribution):
     @property
     def variance(self): return (self.high - self.low).pow(2) / 12
 
-# %% ../../nbs/33e_uniform.ipynb #421e9874
+# %% ../../nbs/33e_uniform.ipynb #b861c142
 @patch
 def rsample(self:Uniform, sample_shape=Size()):
     u = _uniform(self._extended_shape(sample_shape), self.low.dtype, self.low.device)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['euler_constant', 'broadcast_all', 'clamp_probs', 'probs_to_logits', 'logits_to_probs', 'lazy_property']
 
-# %% ../../nbs/33b_dist_utils.ipynb #d769042f
+# %% ../../nbs/33b_dist_utils.ipynb #68e90e25
 import math
 from numbers import Number
 import numpy as np
@@ -15,7 +15,7 @@ from ..ops import _erf
 from ..autograd import Function
 from ..autograd.graph import enable_grad
 
-# %% ../../nbs/33b_dist_utils.ipynb #59bff628
+# %% ../../nbs/33b_dist_utils.ipynb #ba0af1cc
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni
 
 def _broadcast_tensors(*ts):
@@ -35,7 +35,7 @@ def _sum_rightmost(value, dim):
     "Sum out the `dim` rightmost dimensions."
     return value if dim == 0 else value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
 
-# %% ../../nbs/33b_dist_utils.ipynb #69b5f8a7
+# %% ../../nbs/33b_dist_utils.ipynb #5e56604e
 def clamp_probs(probs):
     "Probabilities clamped into [eps, 1 - eps], eps the dtype's machine epsilon."
     eps = float(np.finfo(probs.dtype.np).eps)
@@ -61,7 +61,7 @@ class lazy_property:
         setattr(instance, self.wrapped.__name__, value)
         return value
 
-# %% ../../nbs/33b_dist_utils.ipynb #39b1faed
+# %% ../../nbs/33b_dist_utils.ipynb #1f9ae767
 def _draw(method, shape, dtype, device, *args):
     "A tensor of `shape` filled by the generator's `method` (`standard_normal`, `random`...), as `dtype` on `device`."
     a = getattr(_generator(device), method)(*args, size=tuple(shape))
@@ -70,7 +70,7 @@ def _draw(method, shape, dtype, device, *args):
 def _standard_normal(shape, dtype, device): return _draw('standard_normal', shape, dtype, device)
 def _uniform(shape, dtype, device): return _draw('random', shape, dtype, device)   # in [0, 1)
 
-# %% ../../nbs/33b_dist_utils.ipynb #41160e99
+# %% ../../nbs/33b_dist_utils.ipynb #be6e114f
 def _erfinv_array(xp, y):
     "erfinv on arrays: Giles' approximation, then two Newton steps."
     w = -xp.log((1 - y) * (1 + y))
