@@ -117,25 +117,28 @@ def test_values_match_torch(name, dtype):
     assert repr(ld.support) == norm(repr(td.support))
 
 
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
 @pytest.mark.parametrize('name', list(CASES))
-def test_gradients_match_torch(name):
-    ld, lp = build(name, litnn, grad=True)
-    td, tp = build(name, torch, grad=True)
+def test_gradients_match_torch(name, dtype):
+    rtol, atol = (1e-8, 1e-10) if dtype == np.float64 else (2e-4, 1e-5)
+    ld, lp = build(name, litnn, dtype, grad=True)
+    td, tp = build(name, torch, dtype, grad=True)
     def loss(d, lib):
-        l = d.log_prob(value(name, lib)).sum()
+        l = d.log_prob(value(name, lib, dtype)).sum()
         try: l = l + d.entropy().sum()
         except NotImplementedError: pass
         try: l = l + d.mean.sum() * 0.3 + d.variance.sum() * 0.7
         except NotImplementedError: pass
         return l
     lo, to = loss(ld, litnn), loss(td, torch)
-    np.testing.assert_allclose(lo.item(), to.item(), rtol=1e-10)
+    np.testing.assert_allclose(lo.item(), to.item(), rtol=1e-10 if dtype == np.float64 else 2e-4)
     lo.backward(); to.backward()
     for k in lp:
         tg = tp[k].grad
         lg = lp[k].grad
         if tg is None: assert lg is None or not lg.numpy().any(); continue
-        np.testing.assert_allclose(lg.numpy(), tg.numpy(), rtol=1e-8, atol=1e-10, err_msg=f"{name}.{k}")
+        assert lg.dtype == lp[k].dtype
+        np.testing.assert_allclose(lg.numpy(), tg.numpy(), rtol=rtol, atol=atol, err_msg=f"{name}.{k}")
 
 
 @pytest.mark.parametrize('name', list(CASES))
