@@ -329,10 +329,18 @@ def test_param_group_errors():
     assert err(lambda lib: lib.optim.SGD([P(lib) * 2]), litnn) == (ValueError, "can't optimize a non-leaf Tensor")
 
 
-def test_set_of_parameters_is_refused():
-    "Deliberate difference: torch lets a bare set through `list()`; litnn refuses it as it refuses a group's set."
-    p = litnn.nn.Parameter(litnn.ones(2))
-    with pytest.raises(TypeError, match="the ordering of tensors in sets will change between runs"): litnn.optim.SGD({p})
+def test_set_of_parameters_is_accepted_as_torch():
+    "A bare set goes through `list()` silently, as in torch 2.13 (no warning); a group's set is refused by both."
+    for lib in (litnn, torch):
+        ps = {lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.zeros(3))}
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            opt = lib.optim.SGD(ps, lr=0.1)
+        assert {id(p) for p in opt.param_groups[0]['params']} == {id(p) for p in ps}
+        for p in ps: p.grad = lib.ones_like(p)
+        opt.step()
+        assert sorted(float(p.sum()) for p in ps) == [pytest.approx(-0.3), pytest.approx(1.8)]
+    same_err(lambda lib: lib.optim.SGD([{'params': {lib.nn.Parameter(lib.ones(2))}}]))
 
 
 def test_retained_non_leaf_is_accepted_as_torch():

@@ -1,0 +1,23 @@
+"""litnn.distributions: probability distributions, as `torch.distributions`. Hand-written."""
+from . import constraints                                   # 33a_constraints
+from .distribution import Distribution                      # 33_distributions
+from .exp_family import ExponentialFamily                   # 33ca_exp_family (33b_dist_utils, 33c_special: helpers)
+from .normal import Normal                                  # 33d_normal
+from .uniform import Uniform                                # 33e_uniform
+from .laplace import Laplace                                # 33f_laplace
+from .exponential import Exponential                        # 33g_exponential
+from .gamma import Gamma                                    # 33h_gamma
+from .dirichlet import Dirichlet                            # 33j_dirichlet
+from .beta import Beta                                      # 33k_beta
+from .bernoulli import Bernoulli                            # 33l_bernoulli
+from .categorical import Categorical                        # 33m_categorical
+from .one_hot_categorical import OneHotCategorical          # 33n_one_hot_categorical
+from .poisson import Poisson                                # 33o_poisson
+from .binomial import Binomial                              # 33p_binomial
+from .multivariate_normal import MultivariateNormal         # 33q_multivariate_normal
+from .independent import Independent                        # 33r_independent
+from . import transforms                                    # 33s_transforms
+from .transforms import *
+from .transformed_distribution import TransformedDistribution  # 33t_transformed_distribution
+from .log_normal import LogNormal                           # 33u_log_normal
+from .kl import kl_divergence, register_kl                  # 33v_kl
