@@ -8,8 +8,9 @@ import pytest
 
 import litnn
 from nn_pairs import err, norm
-from litnn.distributions._special import (_lgamma_array, _digamma_array, _trigamma_array, _gammainc_array,
-                                          _standard_gamma_grad_array)
+from litnn.distributions._special import _gammainc_array, _standard_gamma_grad_array
+from litnn.special import _lgamma as _lgamma_array, _digamma as _digamma_array, _polygamma   # the distributions use these
+def _trigamma_array(xp, a): return _polygamma(xp, a, 1)
 
 torch = pytest.importorskip('torch')
 LD, TD = litnn.distributions, torch.distributions

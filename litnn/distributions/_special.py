@@ -11,84 +11,20 @@ import numpy as np
 from ..backend import array_namespace, _generator
 from ..tensor import Tensor
 from ..autograd import Function
+from ..special import lgamma, digamma, polygamma, _lgamma as _lgamma_array, _digamma as _digamma_array
 
-# %% ../../nbs/33c_special.ipynb #01aea207
-_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-            12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7)
+# %% ../../nbs/33c_special.ipynb #dac7cea1
+_lgamma, _digamma = lgamma, digamma             # litnn.special's, with their gradients
 
-def _lgamma_array(xp, x):
-    "log|Γ(x)| on a float64 array."
-    reflect = x < 0.5
-    z = xp.where(reflect, 1 - x, x) - 1                   # Lanczos on z + 1 >= 1/2
-    a = xp.full_like(z, _LANCZOS[0])
-    for i, c in enumerate(_LANCZOS[1:], 1): a = a + c / (z + i)
-    t = z + 7.5
-    lg = 0.5 * math.log(2 * math.pi) + (z + 0.5) * xp.log(t) - t + xp.log(a)
-    with np.errstate(divide='ignore'):
-        refl = math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * x))) - lg
-    return xp.where(reflect & (x == xp.floor(x)), np.inf, xp.where(reflect, refl, lg))   # poles at 0, -1, -2...
+def _trigamma(x):
+    "ψ'(x) = polygamma(1, x)."
+    return polygamma(1, x)
 
-# %% ../../nbs/33c_special.ipynb #68721fb8
-def _shift_up(xp, x, term):
-    "x moved to >= 10 by the recurrence, with the sum of `term(x)` over the steps taken."
-    acc = xp.zeros_like(x)
-    while True:
-        low = x < 10
-        if not low.any(): return x, acc
-        acc = acc + xp.where(low, term(xp.where(low, x, 1)), 0)
-        x = xp.where(low, x + 1, x)
-
-def _digamma_array(xp, x):
-    "ψ(x) on a float64 array (-inf at 0, nan at the negative integers, as torch)."
-    neg = x < 0
-    with np.errstate(divide='ignore', invalid='ignore'):
-        refl = -math.pi / xp.tan(math.pi * x)
-        y, acc = _shift_up(xp, xp.where(neg, 1 - x, xp.where(x == 0, 1, x)), lambda v: 1 / v)
-        z = 1 / (y * y)
-        series = z * (1/12 - z * (1/120 - z * (1/252 - z * (1/240 - z * (1/132 - z * (691/32760 - z / 12))))))
-        out = xp.log(y) - 0.5 / y - series - acc
-        out = xp.where(neg, out + refl, out)
-        out = xp.where(x == 0, -np.inf, out)
-        return xp.where(neg & (x == xp.floor(x)), np.nan, out)
-
-def _trigamma_array(xp, x):
-    "ψ'(x) on a float64 array."
-    neg = x < 0
-    with np.errstate(divide='ignore', invalid='ignore'):
-        y, acc = _shift_up(xp, xp.where(neg, 1 - x, x), lambda v: 1 / (v * v))
-        z = 1 / (y * y)
-        series = 1 / y + z / 2 + z / y * (1/6 - z * (1/30 - z * (1/42 - z * (1/30 - z * (5/66 - z * 691/2730)))))
-        out = series + acc
-        return xp.where(neg, (math.pi / xp.sin(math.pi * x)) ** 2 - out, out)
-
-# %% ../../nbs/33c_special.ipynb #0f41d2e3
 def _on_float64(f, x):
     "`f(xp, a)` on tensor `x`'s array in float64, returned as a tensor of x's dtype."
     a = x._data
     xp = array_namespace(a)
     return Tensor._make(f(xp, a.astype(np.float64)).astype(a.dtype, copy=False))
-
-class _Lgamma(Function):
-    @staticmethod
-    def forward(ctx, x): ctx.save_for_backward(x); return _on_float64(_lgamma_array, x)
-    @staticmethod
-    def backward(ctx, g): return g * _digamma(ctx.saved_tensors[0])
-
-class _Digamma(Function):
-    @staticmethod
-    def forward(ctx, x): ctx.save_for_backward(x); return _on_float64(_digamma_array, x)
-    @staticmethod
-    def backward(ctx, g): return g * _trigamma(ctx.saved_tensors[0])
-
-class _Trigamma(Function):
-    @staticmethod
-    def forward(ctx, x): return _on_float64(_trigamma_array, x)
-    @staticmethod
-    def backward(ctx, g): raise NotImplementedError("litnn: the derivative of trigamma (polygamma(2, x)) is not implemented")
-
-def _lgamma(x): return _Lgamma.apply(x)
-def _digamma(x): return _Digamma.apply(x)
-def _trigamma(x): return _Trigamma.apply(x)
 
 # %% ../../nbs/33c_special.ipynb #7e0a01d0
 def _xlogy(x, y):
