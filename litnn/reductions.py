@@ -77,7 +77,7 @@ class VarBackward0(Op):
     @classmethod
     def forward(cls, ctx, x, dim, correction=1, keepdim=False):
         ctx.save_for_backward(x); _keep(ctx, x._data, dim, keepdim); ctx.correction = correction
-        out = getattr(x._data, cls.fn)(axis=dim, ddof=correction, keepdims=keepdim)
+        out = _var_std(x._data, cls.fn, dim, correction, keepdim)
         if cls.fn == 'std': ctx.save_output(out)
         return out
     @staticmethod
@@ -89,6 +89,11 @@ class VarBackward0(Op):
         return g * (x - x.mean(ctx.dim, keepdim=True)) * (2 / dof if dof > 0 else math.inf)
 
 class StdBackward0(VarBackward0): fn = 'std'
+
+def _var_std(a, fn, dim, correction, keepdim):
+    "numpy's two-pass var or std, accumulated in float64 for narrower floats (as torch's CPU kernel): their squares stay in range."
+    wide = a.astype(np.float64) if a.dtype.itemsize < 8 else a
+    return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
 
 def _safe_div(n, d):
     "n / d, and 0 where d == 0 (the subgradient torch picks at a norm's or std's kink)."

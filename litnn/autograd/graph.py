@@ -387,7 +387,7 @@ class DivBackward0(Op):
         x, y = ctx._saved_like(g)
         nx, ny = ctx.needs_input_grad
         return (_reduce(g / y, _shape(x)) if nx else None,
-                _reduce(-g * x / (y * y), _shape(y)) if ny else None)
+                _reduce(-g * (x / y / y), _shape(y)) if ny else None)   # not x / (y*y): y*y overflows (see below)
 
 class RsubBackward1(Op):
     "number - tensor: the number is an option, not an input, so the node has one edge (as torch's)."
