@@ -321,7 +321,8 @@ class AddBackward0(Op):
             ctx.shapes = _shapes(x, y)
             if alpha != 1: ctx.alpha = alpha
         a, b = _operands(x, y)
-        return cls.op(a, b) if alpha == 1 else cls.op(a, alpha * b)
+        try: return cls.op(a, b) if alpha == 1 else cls.op(a, alpha * b)
+        except TypeError: _bool_error(a, 'sub'); raise
     @classmethod
     def backward(cls, ctx, g):
         (sx, sy), ((fx, _), (fy, _)), k = ctx.shapes or (None, None), ctx.next_functions, cls.sign * ctx.alpha
@@ -395,16 +396,25 @@ class RsubBackward1(Op):
     @staticmethod
     def forward(ctx, x, other, alpha=1):
         ctx.alpha = alpha
-        return other - _d(x) if alpha == 1 else other - alpha * _d(x)
+        try: return other - _d(x) if alpha == 1 else other - alpha * _d(x)
+        except TypeError: _bool_error(x._data, 'sub'); raise
     @staticmethod
     def backward(ctx, g): return -g if ctx.alpha == 1 else g * -ctx.alpha
 
 class NegBackward0(Op):
     on_arrays = True
     @staticmethod
-    def forward(ctx, x): return -x._data
+    def forward(ctx, x):
+        try: return -x._data
+        except TypeError: _bool_error(x._data, 'neg'); raise
     @staticmethod
     def backward(ctx, g): return -g
+
+def _bool_error(a, op):
+    "PyTorch's RuntimeError for `-` on bools (numpy raises a TypeError, with its own advice)."
+    if a.dtype != np.bool_: return
+    if op == 'neg': raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
 
 # %% ../../nbs/02_backprop.ipynb #cab297a1
 class ToCopyBackward0(Op):
@@ -449,6 +459,14 @@ def _promote(x, y):
         # does not fit: make the number a 0-d tensor of the result dtype (wrapping, as torch does)
         s = Tensor._make(array_namespace(t._data).asarray(np.asarray(s).astype(d.np)))
     return (t, s) if isinstance(x, Tensor) else (s, t)
+
+def _check_tensors(fn, **args):
+    "torch's TypeError for the first argument of `fn` that is neither a Tensor nor None (an optional argument left out)."
+    for pos, (name, v) in enumerate(args.items(), 1):
+        if v is not None and not isinstance(v, Tensor):
+            t = type(v)
+            raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{t.__name__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__}")
 
 def _fits(i, npd):
     if npd.kind not in 'iu': return True

@@ -8,7 +8,7 @@ __all__ = ['UnsafeViewBackward0', 'linear', 'Linear', 'bilinear', 'Bilinear', 'I
 # %% ../../../nbs/21_linear.ipynb #d2999bf9
 import math
 from ...tensor import Tensor, empty
-from ...autograd.graph import ViewBackward0
+from ...autograd.graph import ViewBackward0, _check_tensors
 from ...reductions import MmBackward0, AddmmBackward0, matmul
 from ...ops import _dname
 from ..parameter import Parameter
@@ -23,11 +23,13 @@ def linear(input, # (..., in_features)
            weight, # (out_features, in_features)
            bias=None): # (out_features,) or None
     "input @ weight.T + bias, recorded as one `AddmmBackward0` (`MmBackward0` without bias) for a matrix input."
-    x, w = input._data, weight._data
-    if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1]:   # the hot path
-        if bias is None: return MmBackward0.apply(input, weight, ty=True)
-        if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
-    return _linear(input, weight, bias)
+    try:
+        x, w = input._data, weight._data
+        if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1]:   # the hot path
+            if bias is None: return MmBackward0.apply(input, weight, ty=True)
+            if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
+        return _linear(input, weight, bias)
+    except AttributeError: _check_tensors('linear', input=input, weight=weight, bias=bias); raise
 
 # %% ../../../nbs/21_linear.ipynb #82782f30
 _C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')

@@ -91,6 +91,8 @@ def _check_batch_norm(x, running_mean, running_var, weight, bias, training):
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
     if x.ndim < 2: raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if c == 0 and (weight is not None or bias is not None):      # torch's kernel reads element 0 of each
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0 (batch_norm with 0 channels and a weight or bias)")
     if not _float_dtype(x): raise NotImplementedError(f"\"batch_norm\" not implemented for '{_LEGACY[x.dtype.name]}'")
     _check_dtypes(x, weight, bias, running_mean, running_var)
     return c
