@@ -11,6 +11,7 @@ from .tensor import Tensor, _arr, _by_np, _LEGACY, zeros_like, tensor as _tensor
 from .autograd.graph import (Op, _Mode, _NO_CTX, _promote, _levels, _reduce, _cast, _d, _shape, _scalar, _check_divisor,
                                   _float_dtype, _num, no_grad, sub, div, ToCopyBackward0)
 from .autograd.engine import _inplace
+from .autograd.graph import _bool_error, _check_tensors
 
 # %% auto #0
 __all__ = ['clip', 'negative', 'bitwise_not', 'isclose', 'allclose', 'equal', 'gelu', 'leaky_relu', 'RoundBackward1', 'round',
@@ -130,6 +131,9 @@ def _sigmoid(xp, a):
     if a.dtype.itemsize < 4: return _sigmoid(xp, a.astype(np.float32)).astype(a.dtype)
     e = xp.exp(xp.minimum(a, _scalar(88, a)))
     return e / (e + _scalar(1, a))
+def _relu(xp, a):
+    if a.dtype == np.bool_: raise RuntimeError("Boolean inputs not supported for relu")
+    return xp.maximum(a, 0)
 def _rounding(name):
     "A rounding function on arrays that keeps integers as they are (numpy would make them float)."
     return lambda xp, a, **kw: getattr(xp, name)(a, **kw) if _by_np[a.dtype].is_floating_point else a.copy()
@@ -197,7 +201,7 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     gelu       = ('GeluBackward0',       _gelu,                        _dgelu,                                'x', True),
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
                   lambda g, x, y, negative_slope=0.01: _masked(g, (_d(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
-    relu       = ('ReluBackward0',       lambda xp, a: xp.maximum(a, 0), lambda g, x, y: _masked(g, _d(y) > 0), 'y', False),
+    relu       = ('ReluBackward0',       _relu,                        lambda g, x, y: _masked(g, ~(_d(y) <= 0)), 'y', False),   # NaN passes g, as torch
     abs        = ('AbsBackward0',        lambda xp, a: xp.abs(a),      lambda g, x, y: g * x.sign(),          'x', False),
     sign       = ('SignBackward0',       lambda xp, a: xp.sign(a),     None, '', False),
     floor      = ('FloorBackward0',      _rounding('floor'),           None, '', False),
@@ -207,8 +211,15 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
 )
 
 # %% ../nbs/03_ops.ipynb #e8e7d1e1
+_FLOAT_KERNELS = dict(silu='silu_cpu', leaky_relu='leaky_relu_cpu')   # activations whose torch kernels refuse integers
+
 def _unary_function(name, cls, to_float):
-    def f(input, **options): return cls.apply(_floating(input) if to_float else input, **options)
+    kernel = _FLOAT_KERNELS.get(name)
+    def f(input, **options):
+        try:
+            if kernel and not _float_dtype(input): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dname(input)}\'')
+            return cls.apply(_floating(input) if to_float else input, **options)
+        except AttributeError: _check_tensors(name, dict(input=input)); raise
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{name}` (its gradient node is `{cls.__name__}`)."
     return f
@@ -218,10 +229,11 @@ def _on_arrays(df):
     try: df(np.ones(1), np.ones(1), np.ones(1)); return True
     except (AttributeError, TypeError): return False
 
+_UNARY_FUNCTIONS = {}
 for _name, (_node, _f, _df, _saves, _to_float) in _UNARY.items():
     globals()[_node] = type(_node, (_Unary,), dict(f=staticmethod(_f), df=_df and staticmethod(_df), saves=_saves,
                                                    on_arrays=_df is not None and _on_arrays(_df)))
-    globals()[_name] = _unary_function(_name, globals()[_node], _to_float)
+    globals()[_name] = _UNARY_FUNCTIONS[_name] = _unary_function(_name, globals()[_node], _to_float)
     if _name not in ('gelu', 'silu', 'leaky_relu'): setattr(Tensor, _name, globals()[_name])   # those are nn.functional only
 
 def gelu(input, approximate='none'):
@@ -231,7 +243,7 @@ def gelu(input, approximate='none'):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     "x where x > 0, else `negative_slope` * x."
-    out = LeakyReluBackward0.apply(_floating(input), negative_slope=negative_slope)
+    out = _UNARY_FUNCTIONS['leaky_relu'](input, negative_slope=negative_slope)
     return input.copy_(out) if inplace else out
 
 class RoundBackward1(RoundBackward0): "round with `decimals`"
@@ -418,6 +430,7 @@ Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
 @patch
 def sub_(self:Tensor, other, *, alpha=1):
     "In-place `sub`; returns self."
+    _bool_error(self, other)
     return _inplace(self, sub, other, alpha=alpha, _write=lambda xp, a, b: xp.subtract(a, b if alpha == 1 else b * alpha, out=a))
 
 @patch

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from . import backend as B
 from .backend import array_namespace, to_dtype
 from .tensor import Tensor, _arr, _wrap_dim, _LEGACY, zeros_like
-from .autograd.graph import Op, _Mode, _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype
+from .autograd.graph import Op, _Mode, _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype, _check_tensors
 from .ops import _floating, _const, _masked, _dname, where
 from .ops import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 
@@ -508,9 +508,11 @@ class LogSoftmaxBackward0(Op):
         return g - (y.exp() if isinstance(y, Tensor) else array_namespace(y).exp(y)) * g.sum(axis=ctx.dim, keepdims=True)
 
 def _softmax(cls, x, dim, dtype, name):
+    if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
     if not _float_dtype(x): raise NotImplementedError(f"\"{name}\" not implemented for '{_dname(x)}'")
     d = _wrap_dim(dim, x._data.ndim)
+    if not x._data.size: return x.clone()        # nothing to normalize (numpy's max refuses an empty dim)
     return cls.apply(x, dim=d if x._data.ndim else None)
 
 def softmax(input, dim, dtype=None):

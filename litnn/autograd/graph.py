@@ -234,6 +234,7 @@ class Op(Node):
                 if isinstance(a, Tensor) and a._requires_grad: return _record(cls, args, kw)
         try: out = cls.forward(_NO_CTX, *args, **kw)
         except ValueError as e: raise _as_torch_error(e, args) from None
+        except AttributeError: _check_op_args(cls, args); raise
         if type(out) is _ndarray:      # the common case, inlined: a plain result tensor
             t = _new(Tensor); t._data, t._requires_grad, t.grad_fn, t._vc = out, False, None, None
             return t
@@ -253,6 +254,7 @@ def _record(cls, args, kw):
     ctx._seq = next(_counter)
     try: out = cls.forward(ctx, *args, **kw)
     except ValueError as e: raise _as_torch_error(e, args) from None
+    except AttributeError: _check_op_args(cls, args); raise
     if type(out) is tuple: return _wrap_many(ctx, out)
     t = _new(Tensor)           # `Tensor._make(_arr(out), True, ctx)`, inlined
     t._data, t._requires_grad, t.grad_fn, t._vc = out if type(out) is _ndarray else _arr(out), True, ctx, None
@@ -260,6 +262,19 @@ def _record(cls, args, kw):
     return t
 
 # %% ../../nbs/02_backprop.ipynb #8f7363e3
+def _op_name(cls):
+    "The function an op's node stands for, in torch's messages: `LeakyReluBackward0` -> 'leaky_relu'."
+    base = cls.__name__.split('Backward')[0]
+    return ''.join('_' + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(base))
+
+def _check_op_args(cls, args):
+    "After an AttributeError in op `cls`'s forward: torch's TypeError for the argument that is not a tensor."
+    code = cls.forward.__code__
+    names = [n for n in code.co_varnames[:code.co_argcount] if n not in ('cls', 'ctx')]
+    named = {('input' if n == 'x' else n): a for n, a in zip(names, args)}    # `x` is torch's `input`
+    _check_tensors(_op_name(cls), named, skip=_num)     # numbers are often options: blame anything else first
+    _check_tensors(_op_name(cls), named)
+
 def _as_torch_error(e, args):
     "The RuntimeError torch raises for the numpy ValueError `e` of an op on `args`."
     shapes = [a._data.shape for a in args if isinstance(a, Tensor)]
@@ -321,8 +336,7 @@ class AddBackward0(Op):
             ctx.shapes = _shapes(x, y)
             if alpha != 1: ctx.alpha = alpha
         a, b = _operands(x, y)
-        try: return cls.op(a, b) if alpha == 1 else cls.op(a, alpha * b)
-        except TypeError: _bool_error(a, 'sub'); raise
+        return cls.op(a, b) if alpha == 1 else cls.op(a, alpha * b)
     @classmethod
     def backward(cls, ctx, g):
         (sx, sy), ((fx, _), (fy, _)), k = ctx.shapes or (None, None), ctx.next_functions, cls.sign * ctx.alpha
@@ -396,8 +410,7 @@ class RsubBackward1(Op):
     @staticmethod
     def forward(ctx, x, other, alpha=1):
         ctx.alpha = alpha
-        try: return other - _d(x) if alpha == 1 else other - alpha * _d(x)
-        except TypeError: _bool_error(x._data, 'sub'); raise
+        return other - _d(x) if alpha == 1 else other - alpha * _d(x)
     @staticmethod
     def backward(ctx, g): return -g if ctx.alpha == 1 else g * -ctx.alpha
 
@@ -406,15 +419,21 @@ class NegBackward0(Op):
     @staticmethod
     def forward(ctx, x):
         try: return -x._data
-        except TypeError: _bool_error(x._data, 'neg'); raise
+        except TypeError: _bool_error(x, None); raise
     @staticmethod
     def backward(ctx, g): return -g
 
-def _bool_error(a, op):
-    "PyTorch's RuntimeError for `-` on bools (numpy raises a TypeError, with its own advice)."
-    if a.dtype != np.bool_: return
-    if op == 'neg': raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
+_BOOL = np.dtype(np.bool_)
+def _is_bool(v): return v._data.dtype is _BOOL if isinstance(v, Tensor) else isinstance(v, (builtins.bool, np.bool_))
+
+def _bool_error(x, y):
+    "PyTorch's RuntimeError for `-x` (y None) or `x - y` where a bool tensor takes part (numpy negates none, subtracts some)."
+    if y is None:
+        if _is_bool(x): raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    elif _is_bool(x) and _is_bool(y):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
+    elif _is_bool(x) and isinstance(x, Tensor) or _is_bool(y) and isinstance(y, Tensor):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 # %% ../../nbs/02_backprop.ipynb #cab297a1
 class ToCopyBackward0(Op):
@@ -460,10 +479,10 @@ def _promote(x, y):
         s = Tensor._make(array_namespace(t._data).asarray(np.asarray(s).astype(d.np)))
     return (t, s) if isinstance(x, Tensor) else (s, t)
 
-def _check_tensors(fn, **args):
-    "torch's TypeError for the first argument of `fn` that is neither a Tensor nor None (an optional argument left out)."
+def _check_tensors(fn, args, optional=(), skip=()):
+    "torch's TypeError for the first of `args` ({name: value}) of function `fn` that is not a Tensor (None for `optional` names)."
     for pos, (name, v) in enumerate(args.items(), 1):
-        if v is not None and not isinstance(v, Tensor):
+        if not isinstance(v, (Tensor, *skip)) and not (v is None and name in optional):
             t = type(v)
             raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
                             f"{t.__name__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__}")
@@ -506,6 +525,7 @@ def add(input, other, *, alpha=1):
 
 def sub(input, other, *, alpha=1):
     "input - alpha * other."
+    _bool_error(input, other)
     x, y = _promote(input, other)
     opts = {'alpha': alpha} if alpha != 1 else {}
     if not isinstance(x, Tensor): return RsubBackward1.apply(y, other=x, **opts)
@@ -559,7 +579,9 @@ def __add__(self:Tensor, other): return AddBackward0.apply(*_promote(self, other
 @patch
 def __radd__(self:Tensor, other): return AddBackward0.apply(*_promote(other, self))
 @patch
-def __sub__(self:Tensor, other): return SubBackward0.apply(*_promote(self, other))
+def __sub__(self:Tensor, other):
+    if self._data.dtype is _BOOL or type(other) is Tensor and other._data.dtype is _BOOL: _bool_error(self, other)
+    return SubBackward0.apply(*_promote(self, other))
 @patch
 def __rsub__(self:Tensor, other): return sub(other, self)
 @patch
