@@ -33,7 +33,8 @@ def _const(a):
     return Tensor._make(_arr(a))
 
 def _masked(g, m):
-    "Gradient `g` times the constant array `m` (a mask or weights), recorded for higher order when `g` is a tensor."
+    "Gradient `g` where bool array `m` holds and exactly 0 elsewhere, even where `g` is NaN or inf (torch's `where`/`masked_fill`); for weights `m`, `g * m`. Recorded for higher order when `g` is a tensor."
+    if m.dtype == np.bool_: return where(_const(m), g, 0.) if isinstance(g, Tensor) else array_namespace(g).where(m, g, 0)
     return g * _const(m.astype(g._data.dtype)) if isinstance(g, Tensor) else g * m
 
 def _dname(t): return _LEGACY[t.dtype.name]      # torch's name of a dtype in messages: Float, Long...
@@ -131,6 +132,10 @@ def _sigmoid(xp, a):
     if a.dtype.itemsize < 4: return _sigmoid(xp, a.astype(np.float32)).astype(a.dtype)
     e = xp.exp(xp.minimum(a, _scalar(88, a)))
     return e / (e + _scalar(1, a))
+def _sign(xp, a):
+    "-1, 0 or 1; 0 for NaN, as torch (numpy's sign keeps NaN)."
+    s = xp.sign(a)
+    return xp.where(s != s, 0, s) if s.dtype.kind == 'f' else s
 def _relu(xp, a):
     if a.dtype == np.bool_: raise RuntimeError("Boolean inputs not supported for relu")
     return xp.maximum(a, 0)
@@ -177,8 +182,7 @@ def _dgelu(g, x, y, approximate='none'):
     return g * (0.5 * (1 + (x * _S2).erf()) + x * (-0.5 * x * x).exp() * (_S2PI / 2))
 
 def _dsigmoid(g, x, y):
-    gy = g * y                                       # g y (1 - y), without a Python number (see _operands)
-    return gy - gy * y
+    return g * (_scalar(1, y) - y) * y               # torch's order: g (1 - y) y (g y - g y² makes inf - inf)
 
 def _dsilu(g, x, y):
     s = x.sigmoid()                                  # silu = x sigmoid(x)
@@ -194,7 +198,7 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     reciprocal = ('ReciprocalBackward0', lambda xp, a: 1 / a,          lambda g, x, y: -g * y * y,            'y', True),
     sin        = ('SinBackward0',        lambda xp, a: xp.sin(a),      lambda g, x, y: g * x.cos(),           'x', True),
     cos        = ('CosBackward0',        lambda xp, a: xp.cos(a),      lambda g, x, y: -g * x.sin(),          'x', True),
-    tanh       = ('TanhBackward0',       lambda xp, a: xp.tanh(a),     lambda g, x, y: g - g * y * y,         'y', True),
+    tanh       = ('TanhBackward0',       lambda xp, a: xp.tanh(a),     lambda g, x, y: g * (_scalar(1, y) - y * y), 'y', True),
     sigmoid    = ('SigmoidBackward0',    _sigmoid,                     _dsigmoid,                             'y', True),
     erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: g * (-x * x).exp() * _2SPI, 'x', True),
     silu       = ('SiluBackward0',       lambda xp, a: a * _sigmoid(xp, a), _dsilu,                          'x', True),
@@ -203,7 +207,7 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
                   lambda g, x, y, negative_slope=0.01: _masked(g, (_d(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
     relu       = ('ReluBackward0',       _relu,                        lambda g, x, y: _masked(g, ~(_d(y) <= 0)), 'y', False),   # NaN passes g, as torch
     abs        = ('AbsBackward0',        lambda xp, a: xp.abs(a),      lambda g, x, y: g * x.sign(),          'x', False),
-    sign       = ('SignBackward0',       lambda xp, a: xp.sign(a),     None, '', False),
+    sign       = ('SignBackward0',       _sign,                        None, '', False),
     floor      = ('FloorBackward0',      _rounding('floor'),           None, '', False),
     ceil       = ('CeilBackward0',       _rounding('ceil'),            None, '', False),
     trunc      = ('TruncBackward0',      _rounding('trunc'),           None, '', False),
@@ -334,8 +338,10 @@ class MaximumBackward0(Op):
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         (nx, ny), a, b = ctx.needs_input_grad, x._data, y._data
-        w = (a > b if ctx.fn == 'maximum' else a < b) + 0.5 * (a == b)     # share of the gradient that goes to x
-        return _reduce(_masked(g, w), x.shape) if nx else None, _reduce(_masked(g, 1 - w), y.shape) if ny else None
+        x_loses, y_loses = (a < b, a > b) if ctx.fn == 'maximum' else (a > b, a < b)
+        tie = 0.5 * (a == b)      # ties share the gradient; a NaN beats nothing and loses to nothing: both get it (as torch)
+        return (_reduce(_masked(_masked(g, ~x_loses), 1 - tie), x.shape) if nx else None,
+                _reduce(_masked(_masked(g, ~y_loses), 1 - tie), y.shape) if ny else None)
 
 class MinimumBackward0(MaximumBackward0): fn = 'minimum'
 
@@ -368,9 +374,9 @@ class PowBackward0(Op):
     def backward(ctx, g):
         (x, p), (nx, np_) = ctx.saved_tensors, ctx.needs_input_grad
         gx = gp = None
-        if nx and isinstance(p, Tensor): gx = _reduce(g * where(p == 0, 0., p * x ** (p - 1)), x.shape)
+        if nx and isinstance(p, Tensor): gx = _reduce(where(p == 0, 0., g * (p * x ** (p - 1))), x.shape)   # 0 even for g NaN, as torch
         elif nx: gx = g * (p * x ** (p - 1)) if p != 0 else zeros_like(g)
-        if np_: gp = _reduce(g * where((x == 0) & (p >= 0), 0., ctx.result * x.log()), p.shape)
+        if np_: gp = _reduce(g * where((x == 0) & (p >= 0), 0., ctx.result * x.log()), p.shape)    # (here torch multiplies)
         return gx, gp
 
 class PowBackward1(PowBackward0): "tensor ** tensor"

@@ -91,9 +91,14 @@ class VarBackward0(Op):
 class StdBackward0(VarBackward0): fn = 'std'
 
 def _var_std(a, fn, dim, correction, keepdim):
-    "numpy's two-pass var or std, accumulated in float64 for narrower floats (as torch's CPU kernel): their squares stay in range."
+    "numpy's two-pass var or std in float64 (as torch's CPU kernel for narrower floats), each slice scaled by a power of two first."
+    xp = array_namespace(a)
     wide = a.astype(np.float64) if a.dtype.itemsize < 8 else a
-    return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
+    if not wide.size: return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
+    _, e = xp.frexp(xp.abs(wide).max(axis=dim, keepdims=True))     # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
+    out = xp.var(xp.ldexp(wide, -e), axis=dim, ddof=correction, keepdims=True)      # exact scaling: squares near 1
+    out = xp.ldexp(out, 2 * e) if fn == 'var' else xp.ldexp(xp.sqrt(out), e)
+    return (out if keepdim else out.reshape([s for i, s in enumerate(a.shape) if i not in dim])).astype(a.dtype, copy=False)
 
 def _safe_div(n, d):
     "n / d, and 0 where d == 0 (the subgradient torch picks at a norm's or std's kink)."
