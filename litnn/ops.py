@@ -34,8 +34,12 @@ def _const(a):
 
 def _masked(g, m):
     "Gradient `g` where bool array `m` holds and exactly 0 elsewhere, even where `g` is NaN or inf (torch's `where`/`masked_fill`); for weights `m`, `g * m`. Recorded for higher order when `g` is a tensor."
-    if m.dtype == np.bool_: return where(_const(m), g, 0.) if isinstance(g, Tensor) else array_namespace(g).where(m, g, 0)
-    return g * _const(m.astype(g._data.dtype)) if isinstance(g, Tensor) else g * m
+    if isinstance(g, Tensor): return where(_const(m), g, 0.) if m.dtype == np.bool_ else g * _const(m.astype(g._data.dtype))
+    out = g * m
+    if m.dtype != np.bool_: return out
+    xp = array_namespace(g)     # g * m is 4x faster than where: take it when it has no NaN or inf (a finite dot says so)
+    flat = out.reshape(-1)
+    return out if xp.isfinite(xp.dot(flat, flat)) else xp.where(m, g, 0)
 
 def _dname(t): return _LEGACY[t.dtype.name]      # torch's name of a dtype in messages: Float, Long...
 
