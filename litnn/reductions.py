@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from . import backend as B
 from .backend import array_namespace, to_dtype
 from .tensor import Tensor, _arr, _wrap_dim, _LEGACY, zeros_like
-from .autograd.graph import Op, _Mode, _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype, _check_tensors
+from .autograd.graph import Op, _Mode, _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype, _check_tensors, _into
 from .ops import _floating, _const, _masked, _dname, where
 from .ops import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 
@@ -418,8 +418,9 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
         raise RuntimeError(f"{fn}: shapes cannot be multiplied ({_shape_str(a)} and {_shape_str(b)})")
 
-def matmul(input, other):
+def matmul(input, other, *, out=None):
     "Matrix product with torch's rules for 1-D operands and broadcast batch dims."
+    if out is not None: return _into('matmul', out, (input, other), lambda: matmul(input, other), same_dtype=True)
     if not (input._data.ndim and other._data.ndim):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input._data.ndim}D and {other._data.ndim}D")
     _check_mat('matmul', input, other)

@@ -9,7 +9,7 @@ from . import backend as B
 from .backend import patch, array_namespace, array_device, to_dtype, promote_types
 from .tensor import (
     Tensor, _wrap_dim, _LEGACY, zeros as _zeros, ones as _ones, full as _full, empty as _empty, tensor as _tensor)
-from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _d, _dims, no_grad
+from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _d, _dims, no_grad, _into
 from .autograd.engine import _EXPANDED_VIEW
 
 # %% auto #0
@@ -374,8 +374,9 @@ def _joinable(tensors, what):
         ts = [_cast(t, d) for t in ts]
     return ts
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, out=None):
     "The tensors joined along dimension `dim`; their other sizes must match."
+    if out is not None: return _into('cat', out, tuple(tensors), lambda: cat(tensors, dim))
     ts = _joinable(tensors, 'cat')
     for i, t in enumerate(ts):
         if t._data.ndim == 0: raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -392,8 +393,9 @@ def cat(tensors, dim=0):
 
 concat = concatenate = cat
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     "The tensors, all of the same shape, joined along a new dimension `dim`."
+    if out is not None: return _into('stack', out, tuple(tensors), lambda: stack(tensors, dim))
     if not isinstance(tensors, (list, tuple)) or not tensors: raise RuntimeError("stack expects a non-empty TensorList")
     ts = _joinable(tensors, 'stack')
     for i, t in enumerate(ts):

@@ -363,3 +363,49 @@ def test_every_public_name_has_bad_input_cases():
     modules = {n for n in dir(nn) if isinstance(getattr(nn, n), type) and issubclass(getattr(nn, n), nn.Module)}
     functionals = {n for n in dir(LF) if not n.startswith('_') and callable(getattr(LF, n)) and not isinstance(getattr(LF, n), type)}
     assert modules - CONTAINERS - set(MODULES) == set() and functionals - set(FUNCTIONALS) == set()
+
+
+# --- out= (torch's rules: resize with a warning unless empty, castable dtype, never differentiable) -----------
+
+OUT_CALLS = dict(
+    add=lambda lib, out: lib.add(lib.ones(3), lib.tensor([1., 2., 3.]), alpha=2, out=out),
+    sub=lambda lib, out: lib.sub(lib.ones(3), 0.5, out=out),
+    mul=lambda lib, out: lib.mul(lib.ones(3), lib.tensor([1., 2., 3.]), out=out),
+    div=lambda lib, out: lib.div(lib.tensor([1., 2., 3.]), 2, out=out),
+    div_floor=lambda lib, out: lib.div(lib.tensor([1., 2., 3.]), 2, rounding_mode='floor', out=out),
+    matmul=lambda lib, out: lib.matmul(lib.ones(2, 3), lib.ones(3), out=out),
+    cat=lambda lib, out: lib.cat([lib.ones(1), lib.zeros(2)], out=out),
+    stack=lambda lib, out: lib.stack([lib.ones(2), lib.zeros(2)], 1, out=out)[:, 0],
+)
+
+
+@pytest.mark.parametrize('name', list(OUT_CALLS))
+@pytest.mark.parametrize('out', ['same', 'empty', 'wrong_shape', 'float64', 'int64', 'requires_grad', 'list'])
+def test_out_argument(name, out):
+    def run(lib):
+        def go():
+            shape = tuple(OUT_CALLS[name](lib, None).shape) if name != 'stack' else (2, 2)
+            o = dict(same=lambda: lib.empty(shape), empty=lambda: lib.empty(0), wrong_shape=lambda: lib.empty(7),
+                     float64=lambda: lib.empty(shape, dtype=lib.float64), int64=lambda: lib.empty(shape, dtype=lib.int64),
+                     requires_grad=lambda: lib.empty(shape, requires_grad=True), list=lambda: [0.] * 3)[out]()
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                r = OUT_CALLS[name](lib, o)
+            resized = [str(x.message)[:40] for x in w if 'resized' in str(x.message)]
+            return (r.detach().numpy() if name == 'stack' else o.numpy()), (r is o or name == 'stack'), resized
+        return go
+    l, t = outcome(run(litnn)), outcome(run(torch))
+    if t[0] == 'raise': return assert_same(l, t, what=f'{name} out={out}')
+    assert l[0] == 'ok', l
+    np.testing.assert_array_equal(l[1][0], t[1][0])
+    assert l[1][0].dtype == t[1][0].dtype and l[1][1:] == t[1][1:]
+
+
+def test_out_with_inputs_requiring_grad():
+    for name in ('add', 'mul', 'matmul', 'cat'):
+        f = {'add': lambda lib, x, o: lib.add(x, 1, out=o), 'mul': lambda lib, x, o: lib.mul(x, x, out=o),
+             'matmul': lambda lib, x, o: lib.matmul(x, x, out=o), 'cat': lambda lib, x, o: lib.cat([x], out=o)}[name]
+        m = both(lambda lib: f(lib, lib.ones(2, 2, requires_grad=True), lib.empty(2, 2)))
+        assert f"{name}(): functions with out=... arguments don't support automatic differentiation" in m
+    with litnn.no_grad(), torch.no_grad():     # without recording, torch writes: so does litnn
+        for lib in (litnn, torch): assert lib.add(lib.ones(2, requires_grad=True), 1, out=lib.empty(2)).tolist() == [2., 2.]

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from ..backend import patch, array_namespace
 from ..tensor import Tensor, _arr, _by_np, zeros_like, tensor as _tensor, _LEGACY
 from ..utils.hooks import RemovableHandle
-from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version, add, mul
+from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version, add, mul, _can_cast
 
 # %% auto #0
 __all__ = ['backward', 'grad']
@@ -388,10 +388,6 @@ def add_(self:Tensor, other, *, alpha=1):
 def mul_(self:Tensor, other):
     "In-place `mul`; returns self."
     return _inplace(self, mul, other, _write=lambda xp, a, b: xp.multiply(a, b, out=a))
-
-def _can_cast(src, dst):
-    "In-place results may narrow within a category, never go float -> int (torch's rule)."
-    return not (src.kind == 'f' and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
 
 @patch(as_prop=True)
 def _version(self:Tensor):

@@ -4,11 +4,11 @@
 
 # %% ../../nbs/02_backprop.ipynb #a2352317
 from __future__ import annotations
-import builtins, itertools, operator, weakref, numpy as np
+import builtins, itertools, operator, warnings, weakref, numpy as np
 from collections import OrderedDict
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
-from ..tensor import Tensor, _arr, _by_np, _wrap_dim
+from ..tensor import Tensor, _arr, _by_np, _wrap_dim, _LEGACY
 from ..utils.hooks import RemovableHandle
 
 # %% auto #0
@@ -519,24 +519,28 @@ def _same_device(x, y):
     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
 
 # %% ../../nbs/02_backprop.ipynb #1ca6b654
-def add(input, other, *, alpha=1):
+def add(input, other, *, alpha=1, out=None):
     "input + alpha * other, with broadcasting and type promotion."
+    if out is not None: return _into('add', out, (input, other), lambda: add(input, other, alpha=alpha))
     return AddBackward0.apply(*_promote(input, other), **({'alpha': alpha} if alpha != 1 else {}))
 
-def sub(input, other, *, alpha=1):
+def sub(input, other, *, alpha=1, out=None):
     "input - alpha * other."
+    if out is not None: return _into('sub', out, (input, other), lambda: sub(input, other, alpha=alpha))
     _bool_error(input, other)
     x, y = _promote(input, other)
     opts = {'alpha': alpha} if alpha != 1 else {}
     if not isinstance(x, Tensor): return RsubBackward1.apply(y, other=x, **opts)
     return SubBackward0.apply(x, y, **opts)
 
-def mul(input, other):
+def mul(input, other, *, out=None):
     "Elementwise product."
+    if out is not None: return _into('mul', out, (input, other), lambda: mul(input, other))
     return MulBackward0.apply(*_promote(input, other))
 
-def div(input, other, *, rounding_mode=None):
+def div(input, other, *, rounding_mode=None, out=None):
     "Elementwise quotient (true division; `rounding_mode` 'trunc' or 'floor' is not differentiable)."
+    if out is not None: return _into('div', out, (input, other), lambda: div(input, other, rounding_mode=rounding_mode))
     x, y = _promote(input, other)
     if rounding_mode is not None: return _rounded_div(x, y, rounding_mode)
     if not _float_dtype(x if isinstance(x, Tensor) else y):
@@ -545,6 +549,34 @@ def div(input, other, *, rounding_mode=None):
     return DivBackward0.apply(x, y)
 
 def _float_dtype(t): return t._data.dtype.kind == 'f' or t._data.dtype.name == 'bfloat16'
+
+def _can_cast(src, dst):
+    "Results written into existing memory (in place, `out=`) may narrow within a category, never go float -> int (torch's rule)."
+    return not (src.kind == 'f' and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
+
+def _into(fn, out, inputs, compute, same_dtype=False):
+    "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
+    if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
+        raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+    r, a = compute()._data, out._data
+    if same_dtype and r.dtype != a.dtype:         # matmul's kernels write no other dtype
+        c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int')
+        raise RuntimeError(f"Expected out tensor to have dtype {c.get(r.dtype.name, r.dtype.name)}, but got {c.get(a.dtype.name, a.dtype.name)} instead")
+    if r.dtype != a.dtype and not _can_cast(r.dtype, a.dtype):
+        name = _LEGACY[_by_np[a.dtype].name]
+        if fn in ('cat', 'stack'): raise TypeError(f"{fn}(): input types can't be cast to the desired output type {name}")
+        raise RuntimeError(f"result type {_LEGACY[_by_np[r.dtype].name]} can't be cast to the desired output type {name}")
+    if type(r) is not type(a): raise RuntimeError(f"Expected out tensor to have device {Tensor._make(r).device}, but got {out.device} instead")
+    if a.shape != r.shape:
+        if a.size: warnings.warn(f"An output with one or more elements was resized since it had shape {list(a.shape)}, which does not match the "
+                                 f"required output shape {list(r.shape)}. This behavior is deprecated, and in a future PyTorch release outputs "
+                                 "will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+                                 "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out._data = a = array_namespace(a).empty(r.shape, a.dtype)     # new memory, as torch's resize
+    a[...] = r
+    _vc(out)[0] += 1
+    return out
 
 class DivBackward2(Op):
     "Division rounded to an integer: a step function, so its gradient is zero."
