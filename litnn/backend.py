@@ -175,13 +175,19 @@ class Generator:
         self.manual_seed(np.random.SeedSequence().entropy % 2**63)
     def manual_seed(self, seed):
         "Reset to a reproducible state; returns self."
-        self._seed = builtins.int(seed)
+        self._seed = _seed_value(seed)
         xp = xp_for(self.device)
         self.rng = xp.random.default_rng(self._seed) if xp is np else xp.random.default_rng(self._seed % 2**32)
         return self
     def initial_seed(self): return self._seed
     def get_state(self): return self.rng.bit_generator.state
     def set_state(self, state): self.rng.bit_generator.state = state
+
+def _seed_value(seed):
+    "A seed as torch reads it: an integer in [-2**63, 2**64), negative ones taken modulo 2**64."
+    s = builtins.int(seed)
+    if not -2**63 <= s < 2**64: raise ValueError(f"Overflow when unpacking long long: seed {s} is outside [-2**63, 2**64 - 1]")
+    return s % 2**64
 
 default_generator = Generator('cpu')
 _cuda_generators = {}

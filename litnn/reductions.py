@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from . import backend as B
 from .backend import array_namespace, to_dtype
 from .tensor import Tensor, _arr, _wrap_dim, _LEGACY, zeros_like
-from .autograd.graph import Op, _Mode, _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype
+from .autograd.graph import Op, _Mode, _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype, _check_tensors, _into
 from .ops import _floating, _const, _masked, _dname, where
 from .ops import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 
@@ -77,7 +77,7 @@ class VarBackward0(Op):
     @classmethod
     def forward(cls, ctx, x, dim, correction=1, keepdim=False):
         ctx.save_for_backward(x); _keep(ctx, x._data, dim, keepdim); ctx.correction = correction
-        out = getattr(x._data, cls.fn)(axis=dim, ddof=correction, keepdims=keepdim)
+        out = _var_std(x._data, cls.fn, dim, correction, keepdim)
         if cls.fn == 'std': ctx.save_output(out)
         return out
     @staticmethod
@@ -89,6 +89,16 @@ class VarBackward0(Op):
         return g * (x - x.mean(ctx.dim, keepdim=True)) * (2 / dof if dof > 0 else math.inf)
 
 class StdBackward0(VarBackward0): fn = 'std'
+
+def _var_std(a, fn, dim, correction, keepdim):
+    "numpy's two-pass var or std in float64 (as torch's CPU kernel for narrower floats), each slice scaled by a power of two first."
+    xp = array_namespace(a)
+    wide = a.astype(np.float64) if a.dtype.itemsize < 8 else a
+    if not wide.size: return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
+    _, e = xp.frexp(xp.abs(wide).max(axis=dim, keepdims=True))     # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
+    out = xp.var(xp.ldexp(wide, -e), axis=dim, ddof=correction, keepdims=True)      # exact scaling: squares near 1
+    out = xp.ldexp(out, 2 * e) if fn == 'var' else xp.ldexp(xp.sqrt(out), e)
+    return (out if keepdim else out.reshape([s for i, s in enumerate(a.shape) if i not in dim])).astype(a.dtype, copy=False)
 
 def _safe_div(n, d):
     "n / d, and 0 where d == 0 (the subgradient torch picks at a norm's or std's kink)."
@@ -413,8 +423,9 @@ def _vector_matrix(v, m):
     from litnn.views import _basic, UnsqueezeBackward0, SqueezeBackward4   # 03b_views comes after this part
     return _basic(mm(_basic(v, (None, Ellipsis), UnsqueezeBackward0), m), (0, Ellipsis), SqueezeBackward4)
 
-def matmul(input, other):
+def matmul(input, other, *, out=None):
     "Matrix product with torch's rules for 1-D operands and broadcast batch dims."
+    if out is not None: return _into('matmul', out, (input, other), lambda: matmul(input, other), same_dtype=True)
     if not (input._data.ndim and other._data.ndim):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input._data.ndim}D and {other._data.ndim}D")
     _check_mat('matmul', input, other)
@@ -509,9 +520,11 @@ class LogSoftmaxBackward0(Op):
         return g - (y.exp() if isinstance(y, Tensor) else array_namespace(y).exp(y)) * g.sum(axis=ctx.dim, keepdims=True)
 
 def _softmax(cls, x, dim, dtype, name):
+    if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
     if not _float_dtype(x): raise NotImplementedError(f"\"{name}\" not implemented for '{_dname(x)}'")
     d = _wrap_dim(dim, x._data.ndim)
+    if not x._data.size: return x.clone()        # nothing to normalize (numpy's max refuses an empty dim)
     return cls.apply(x, dim=d if x._data.ndim else None)
 
 def softmax(input, dim, dtype=None):

@@ -9,7 +9,8 @@ from . import backend as B
 from .backend import patch, array_namespace, array_device, to_dtype, promote_types
 from .tensor import (
     Tensor, _wrap_dim, _LEGACY, zeros as _zeros, ones as _ones, full as _full, empty as _empty, tensor as _tensor)
-from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _d, _dims, no_grad
+from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _d, _dims, no_grad, _into
+from .autograd.engine import _EXPANDED_VIEW
 
 # %% auto #0
 __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'reshape', 'flatten', 'unflatten', 'SelectBackward0',
@@ -115,8 +116,8 @@ def _view_dtype(t, d):
 def flatten(input, start_dim=0, end_dim=-1):
     "Merge dimensions `start_dim`..`end_dim` into one (a view when possible)."
     s = input._data.shape
+    a, b = _wrap_dim(start_dim, len(s)), _wrap_dim(end_dim, len(s))   # a 0-d tensor takes dims -1 and 0, as torch
     if not s: return input.reshape(1)
-    a, b = _wrap_dim(start_dim, len(s)), _wrap_dim(end_dim, len(s))
     if a > b: raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     return input if a == b else input.reshape(s[:a] + (math.prod(s[a:b + 1]),) + s[b + 1:])
 
@@ -186,7 +187,11 @@ def _put(out, key, v, accumulate):
     "`out[key] = v`, or `out[key] += v` adding at repeated indices."
     if type(key) is _Chain: out, key = out[key[0]], key[1]     # a view: writing into it writes into `out`
     if accumulate: _scatter_add(out, key, v)
-    else: out[key] = v
+    else:
+        try: out[key] = v
+        except ValueError:
+            if getattr(out.flags, 'writeable', True): raise
+            raise RuntimeError(_EXPANDED_VIEW) from None
 
 def _scatter_add(out, key, v):
     "`out[key] += v` where indices may repeat, via one flat `add.at` when the key's form allows."
@@ -370,8 +375,9 @@ def _joinable(tensors, what):
         ts = [_cast(t, d) for t in ts]
     return ts
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, out=None):
     "The tensors joined along dimension `dim`; their other sizes must match."
+    if out is not None: return _into('cat', out, tuple(tensors), lambda: cat(tensors, dim))
     ts = _joinable(tensors, 'cat')
     for i, t in enumerate(ts):
         if t._data.ndim == 0: raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -388,8 +394,9 @@ def cat(tensors, dim=0):
 
 concat = concatenate = cat
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     "The tensors, all of the same shape, joined along a new dimension `dim`."
+    if out is not None: return _into('stack', out, tuple(tensors), lambda: stack(tensors, dim))
     if not isinstance(tensors, (list, tuple)) or not tensors: raise RuntimeError("stack expects a non-empty TensorList")
     ts = _joinable(tensors, 'stack')
     for i, t in enumerate(ts):

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from ..backend import patch, array_namespace
 from ..tensor import Tensor, _arr, _by_np, zeros_like, tensor as _tensor, _LEGACY
 from ..utils.hooks import RemovableHandle
-from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version, add, mul
+from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version, add, mul, _can_cast
 
 # %% auto #0
 __all__ = ['backward', 'grad']
@@ -333,12 +333,22 @@ def _check_inplace(self, recording=True):
         raise RuntimeError("litnn does not record in-place operations on views (PyTorch rewrites the base's history); "
                            "use the out-of-place operation, or apply it to the base tensor")
 
+_EXPANDED_VIEW = ("litnn cannot write in place into a view of an expanded tensor (its memory is shared and read-only); "
+                  "clone() the tensor before performing the operation")
+
+def _check_overlap(a):
+    "Refuse to write into an array whose elements share memory (an `expand`ed tensor: a stride 0), as torch."
+    if a.size and builtins.any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+
 def _inplace(self, op, *args, _write=None, **kw):
     """Make `self` hold `op(self, *args, **kw)`: values in self's own memory, the op's history, a new version.
 
     `op` may also be a result tensor already computed, for operations that never save `self` (setitem).
     `_write(xp, array, *arg_arrays)`, if given, is the fast path when nothing is recorded: it writes the
     result straight into the array (a ufunc's `out=`)."""
+    if 0 in self._data.strides: _check_overlap(self._data)
     recording = _Mode.grad and (self._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)
                                 or (isinstance(op, Tensor) and op._requires_grad))
     if _write is not None and not recording:
@@ -362,7 +372,8 @@ def _inplace(self, op, *args, _write=None, **kw):
     if result._data is not a:
         if result._data.dtype != a.dtype and not _can_cast(result._data.dtype, a.dtype):
             raise RuntimeError(f"result type {_LEGACY[_by_np[result._data.dtype].name]} can't be cast to the desired output type {_LEGACY[_by_np[a.dtype].name]}")
-        a[...] = result._data
+        try: a[...] = result._data
+        except ValueError: raise RuntimeError(_EXPANDED_VIEW) from None   # numpy's read-only broadcast memory
     if result.grad_fn is not None:
         self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, result._output_nr, True
     _vc(self)[0] += 1
@@ -377,10 +388,6 @@ def add_(self:Tensor, other, *, alpha=1):
 def mul_(self:Tensor, other):
     "In-place `mul`; returns self."
     return _inplace(self, mul, other, _write=lambda xp, a, b: xp.multiply(a, b, out=a))
-
-def _can_cast(src, dst):
-    "In-place results may narrow within a category, never go float -> int (torch's rule)."
-    return not (src.kind == 'f' and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
 
 @patch(as_prop=True)
 def _version(self:Tensor):

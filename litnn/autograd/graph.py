@@ -4,11 +4,11 @@
 
 # %% ../../nbs/02_backprop.ipynb #a2352317
 from __future__ import annotations
-import builtins, itertools, operator, weakref, numpy as np
+import builtins, itertools, operator, warnings, weakref, numpy as np
 from collections import OrderedDict
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
-from ..tensor import Tensor, _arr, _by_np, _wrap_dim
+from ..tensor import Tensor, _arr, _by_np, _wrap_dim, _LEGACY
 from ..utils.hooks import RemovableHandle
 
 # %% auto #0
@@ -235,6 +235,7 @@ class Op(Node):
                 if isinstance(a, Tensor) and a._requires_grad: return _record(cls, args, kw)
         try: out = cls.forward(_NO_CTX, *args, **kw)
         except ValueError as e: raise _as_torch_error(e, args) from None
+        except AttributeError: _check_op_args(cls, args); raise
         if type(out) is _ndarray:      # the common case, inlined: a plain result tensor
             t = _new(Tensor); t._data, t._requires_grad, t.grad_fn, t._vc = out, False, None, None
             return t
@@ -254,6 +255,7 @@ def _record(cls, args, kw):
     ctx._seq = next(_counter)
     try: out = cls.forward(ctx, *args, **kw)
     except ValueError as e: raise _as_torch_error(e, args) from None
+    except AttributeError: _check_op_args(cls, args); raise
     if type(out) is tuple: return _wrap_many(ctx, out)
     t = _new(Tensor)           # `Tensor._make(_arr(out), True, ctx)`, inlined
     t._data, t._requires_grad, t.grad_fn, t._vc = out if type(out) is _ndarray else _arr(out), True, ctx, None
@@ -261,6 +263,19 @@ def _record(cls, args, kw):
     return t
 
 # %% ../../nbs/02_backprop.ipynb #8f7363e3
+def _op_name(cls):
+    "The function an op's node stands for, in torch's messages: `LeakyReluBackward0` -> 'leaky_relu'."
+    base = cls.__name__.split('Backward')[0]
+    return ''.join('_' + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(base))
+
+def _check_op_args(cls, args):
+    "After an AttributeError in op `cls`'s forward: torch's TypeError for the argument that is not a tensor."
+    code = cls.forward.__code__
+    names = [n for n in code.co_varnames[:code.co_argcount] if n not in ('cls', 'ctx')]
+    named = {('input' if n == 'x' else n): a for n, a in zip(names, args)}    # `x` is torch's `input`
+    _check_tensors(_op_name(cls), named, skip=_num)     # numbers are often options: blame anything else first
+    _check_tensors(_op_name(cls), named)
+
 def _as_torch_error(e, args):
     "The RuntimeError torch raises for the numpy ValueError `e` of an op on `args`."
     shapes = [a._data.shape for a in args if isinstance(a, Tensor)]
@@ -388,7 +403,7 @@ class DivBackward0(Op):
         x, y = ctx._saved_like(g)
         nx, ny = ctx.needs_input_grad
         return (_reduce(g / y, _shape(x)) if nx else None,
-                _reduce(-g * x / (y * y), _shape(y)) if ny else None)
+                _reduce(-g * (x / y / y), _shape(y)) if ny else None)   # not x / (y*y): y*y overflows (see below)
 
 class RsubBackward1(Op):
     "number - tensor: the number is an option, not an input, so the node has one edge (as torch's)."
@@ -403,9 +418,23 @@ class RsubBackward1(Op):
 class NegBackward0(Op):
     on_arrays = True
     @staticmethod
-    def forward(ctx, x): return -x._data
+    def forward(ctx, x):
+        try: return -x._data
+        except TypeError: _bool_error(x, None); raise
     @staticmethod
     def backward(ctx, g): return -g
+
+_BOOL = np.dtype(np.bool_)
+def _is_bool(v): return v._data.dtype is _BOOL if isinstance(v, Tensor) else isinstance(v, (builtins.bool, np.bool_))
+
+def _bool_error(x, y):
+    "PyTorch's RuntimeError for `-x` (y None) or `x - y` where a bool tensor takes part (numpy negates none, subtracts some)."
+    if y is None:
+        if _is_bool(x): raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    elif _is_bool(x) and _is_bool(y):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
+    elif _is_bool(x) and isinstance(x, Tensor) or _is_bool(y) and isinstance(y, Tensor):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 # %% ../../nbs/02_backprop.ipynb #cab297a1
 class ToCopyBackward0(Op):
@@ -451,6 +480,14 @@ def _promote(x, y):
         s = Tensor._make(array_namespace(t._data).asarray(np.asarray(s).astype(d.np)))
     return (t, s) if isinstance(x, Tensor) else (s, t)
 
+def _check_tensors(fn, args, optional=(), skip=()):
+    "torch's TypeError for the first of `args` ({name: value}) of function `fn` that is not a Tensor (None for `optional` names)."
+    for pos, (name, v) in enumerate(args.items(), 1):
+        if not isinstance(v, (Tensor, *skip)) and not (v is None and name in optional):
+            t = type(v)
+            raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{t.__name__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__}")
+
 def _fits(i, npd):
     if npd.kind not in 'iu': return True
     info = np.iinfo(npd)
@@ -483,23 +520,28 @@ def _same_device(x, y):
     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
 
 # %% ../../nbs/02_backprop.ipynb #1ca6b654
-def add(input, other, *, alpha=1):
+def add(input, other, *, alpha=1, out=None):
     "input + alpha * other, with broadcasting and type promotion."
+    if out is not None: return _into('add', out, (input, other), lambda: add(input, other, alpha=alpha))
     return AddBackward0.apply(*_promote(input, other), **({'alpha': alpha} if alpha != 1 else {}))
 
-def sub(input, other, *, alpha=1):
+def sub(input, other, *, alpha=1, out=None):
     "input - alpha * other."
+    if out is not None: return _into('sub', out, (input, other), lambda: sub(input, other, alpha=alpha))
+    _bool_error(input, other)
     x, y = _promote(input, other)
     opts = {'alpha': alpha} if alpha != 1 else {}
     if not isinstance(x, Tensor): return RsubBackward1.apply(y, other=x, **opts)
     return SubBackward0.apply(x, y, **opts)
 
-def mul(input, other):
+def mul(input, other, *, out=None):
     "Elementwise product."
+    if out is not None: return _into('mul', out, (input, other), lambda: mul(input, other))
     return MulBackward0.apply(*_promote(input, other))
 
-def div(input, other, *, rounding_mode=None):
+def div(input, other, *, rounding_mode=None, out=None):
     "Elementwise quotient (true division; `rounding_mode` 'trunc' or 'floor' is not differentiable)."
+    if out is not None: return _into('div', out, (input, other), lambda: div(input, other, rounding_mode=rounding_mode))
     x, y = _promote(input, other)
     if rounding_mode is not None: return _rounded_div(x, y, rounding_mode)
     if not _float_dtype(x if isinstance(x, Tensor) else y):
@@ -508,6 +550,34 @@ def div(input, other, *, rounding_mode=None):
     return DivBackward0.apply(x, y)
 
 def _float_dtype(t): return t._data.dtype.kind == 'f' or t._data.dtype.name == 'bfloat16'
+
+def _can_cast(src, dst):
+    "Results written into existing memory (in place, `out=`) may narrow within a category, never go float -> int (torch's rule)."
+    return not (src.kind == 'f' and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
+
+def _into(fn, out, inputs, compute, same_dtype=False):
+    "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
+    if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
+        raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+    r, a = compute()._data, out._data
+    if same_dtype and r.dtype != a.dtype:         # matmul's kernels write no other dtype
+        c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int')
+        raise RuntimeError(f"Expected out tensor to have dtype {c.get(r.dtype.name, r.dtype.name)}, but got {c.get(a.dtype.name, a.dtype.name)} instead")
+    if r.dtype != a.dtype and not _can_cast(r.dtype, a.dtype):
+        name = _LEGACY[_by_np[a.dtype].name]
+        if fn in ('cat', 'stack'): raise TypeError(f"{fn}(): input types can't be cast to the desired output type {name}")
+        raise RuntimeError(f"result type {_LEGACY[_by_np[r.dtype].name]} can't be cast to the desired output type {name}")
+    if type(r) is not type(a): raise RuntimeError(f"Expected out tensor to have device {Tensor._make(r).device}, but got {out.device} instead")
+    if a.shape != r.shape:
+        if a.size: warnings.warn(f"An output with one or more elements was resized since it had shape {list(a.shape)}, which does not match the "
+                                 f"required output shape {list(r.shape)}. This behavior is deprecated, and in a future PyTorch release outputs "
+                                 "will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+                                 "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out._data = a = array_namespace(a).empty(r.shape, a.dtype)     # new memory, as torch's resize
+    a[...] = r
+    _vc(out)[0] += 1
+    return out
 
 class DivBackward2(Op):
     "Division rounded to an integer: a step function, so its gradient is zero."
@@ -542,7 +612,9 @@ def __add__(self:Tensor, other): return AddBackward0.apply(*_promote(self, other
 @patch
 def __radd__(self:Tensor, other): return AddBackward0.apply(*_promote(other, self))
 @patch
-def __sub__(self:Tensor, other): return SubBackward0.apply(*_promote(self, other))
+def __sub__(self:Tensor, other):
+    if self._data.dtype is _BOOL or type(other) is Tensor and other._data.dtype is _BOOL: _bool_error(self, other)
+    return SubBackward0.apply(*_promote(self, other))
 @patch
 def __rsub__(self:Tensor, other): return sub(other, self)
 @patch

@@ -8,7 +8,7 @@ __all__ = ['UnsafeViewBackward0', 'linear', 'Linear', 'bilinear', 'Bilinear', 'I
 # %% ../../../nbs/21_linear.ipynb #d2999bf9
 import math
 from ...tensor import Tensor, empty
-from ...autograd.graph import ViewBackward0
+from ...autograd.graph import ViewBackward0, _check_tensors
 from ...reductions import MmBackward0, AddmmBackward0, matmul
 from ...ops import _dname
 from ..parameter import Parameter
@@ -23,11 +23,13 @@ def linear(input, # (..., in_features)
            weight, # (out_features, in_features)
            bias=None): # (out_features,) or None
     "input @ weight.T + bias, recorded as one `AddmmBackward0` (`MmBackward0` without bias) for a matrix input."
-    x, w = input._data, weight._data
-    if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1]:   # the hot path
-        if bias is None: return MmBackward0.apply(input, weight, ty=True)
-        if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
-    return _linear(input, weight, bias)
+    try:
+        x, w = input._data, weight._data
+        if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1]:   # the hot path
+            if bias is None: return MmBackward0.apply(input, weight, ty=True)
+            if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
+        return _linear(input, weight, bias)
+    except AttributeError: _check_tensors('linear', dict(input=input, weight=weight, bias=bias), optional={'bias'}); raise
 
 # %% ../../../nbs/21_linear.ipynb #82782f30
 _C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
@@ -87,19 +89,39 @@ class Linear(Module):
     def extra_repr(self): return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 # %% ../../../nbs/21_linear.ipynb #099e65e4
+_CTYPE = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
+              int16='short int', int8='signed char', uint8='unsigned char', bool='bool')    # dtypes as torch's messages name them
+
+def _size(t, d):
+    "`t.size(d)`, with torch's IndexError for a 0-d tensor."
+    if not t.ndim: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return t.shape[d]
+
+def _check_bilinear(input1, input2, weight, bias):
+    "torch's checks of bilinear's arguments that its computation would not make: types, dtypes, ranks."
+    args = dict(input1=input1, input2=input2, weight=weight, bias=bias)
+    _check_tensors('bilinear', args, optional={'bias'})
+    if len({t.dtype for t in args.values() if t is not None}) > 1:
+        raise RuntimeError("All tensors must have the same dtype, got " +
+                           ", ".join(f"{k}: {_CTYPE.get(t.dtype.name, t.dtype.name)}" for k, t in args.items() if t is not None))
+    if input1.ndim != input2.ndim: raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    _size(weight, 1)
+    if weight.ndim < 3: raise RuntimeError(f"bilinear(): weight must be 3-D (out_features, in1_features, in2_features), got {weight.ndim}-D")
+
 def bilinear(input1, # (..., in1_features)
              input2, # (..., in2_features), the same leading dims
              weight, # (out_features, in1_features, in2_features)
              bias=None): # (out_features,) or None
     "out[..., o] = input1 @ weight[o] @ input2 + bias[o]."
-    (o, i1, i2), s1, s2 = weight.shape, input1.shape, input2.shape
+    _check_bilinear(input1, input2, weight, bias)
+    (o, i1, i2), s1, s2 = weight.shape[:3], input1.shape, input2.shape
     if s1[:-1] != s2[:-1]:
         d = next((k for k, (a, b) in enumerate(zip(s1[:-1], s2[:-1])) if a != b), 0)
         raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {s1[d]} and {s2[d]}")
     for n, s, e in ((1, s1, i1), (2, s2, i2)):
         if s[-1] != e: raise RuntimeError(f"bilinear(): input{n} size does not match weight size: got {s[-1]} but expected {e}")
-    if bias is not None and bias.shape[-1] != o:
-        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but expected {o}")
+    if bias is not None and _size(bias, 0) != o:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {o}")
     x1, x2 = input1.reshape(-1, i1), input2.reshape(-1, i2)
     t = (x1 @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)    # x1 A_o for every o at once
     y = (t * x2.unsqueeze(1)).sum(-1).view(s1[:-1] + (o,))

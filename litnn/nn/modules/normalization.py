@@ -8,7 +8,7 @@ import numbers, numpy as np
 import litnn
 from ...backend import array_namespace
 from ...tensor import _LEGACY
-from ...autograd.graph import Op, _Mode, no_grad, _float_dtype
+from ...autograd.graph import Op, _Mode, no_grad, _float_dtype, _check_tensors
 from ...ops import _const
 from ..parameter import Parameter
 from .module import Module
@@ -26,7 +26,7 @@ class NativeBatchNormBackward0(Op):
         if a.dtype.itemsize < 4: a = a.astype(np.float32)      # float16/bfloat16: statistics in float32
         mean, var = (a.mean(axis=dims, keepdims=True), None) if stats is None else (s.astype(a.dtype, copy=False) for s in stats)
         xc = a - mean
-        if var is None: var = (xc * xc).mean(axis=dims, keepdims=True)
+        if var is None: var = _batch_var(xp, xc, dims)
         invstd = 1 / xp.sqrt(var + eps)
         if running is not None: _update_running(*running, mean, var, a.size // mean.size)
         ctx.save_for_backward(x, weight)
@@ -62,6 +62,14 @@ class NativeLayerNormBackward0(NativeBatchNormBackward0):
 
 def _sum(t, dims): return t.sum(dims) if dims else t    # `sum(())` would sum everything
 
+def _batch_var(xp, xc, dims):
+    "mean(xc²) over `dims`; in float64 where float32's squares overflow (deviations past 1.8e19) though the answer is in range."
+    var = (xc * xc).mean(axis=dims, keepdims=True)
+    if xc.dtype.itemsize < 8 and not xp.isfinite(var).all() and xp.isfinite(xc).all():
+        wide = xc.astype(np.float64)
+        var = (wide * wide).mean(axis=dims, keepdims=True)    # kept in float64: 1/sqrt(var + eps) is in float32's range
+    return var
+
 def _update_running(rm, rv, momentum, mean, var, n):
     "Move the running statistics towards the batch's, in place; the variance unbiased (times n / (n-1)), as torch."
     rm *= 1 - momentum; rm += (momentum * mean).reshape(rm.shape).astype(rm.dtype, copy=False)
@@ -82,6 +90,12 @@ def _check_dtypes(x, *params):
     raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype." if x.dtype is litnn.float64 else
                        "mixed dtype (CPU): expect parameter to have scalar type of Float")
 
+def _empty_batch_norm(x, weight, bias):
+    "An empty batch, as torch: no statistics and no checks, a copy times weight[0] plus bias[0] (so 0 channels and a weight raise)."
+    out = x.clone()
+    if weight is not None: out = out * weight[0]
+    return out + bias[0] if bias is not None else out
+
 def _check_batch_norm(x, running_mean, running_var, weight, bias, training):
     "The number of channels, once every tensor is checked against it."
     c = x.shape[1] if x.ndim > 1 else 0
@@ -91,6 +105,10 @@ def _check_batch_norm(x, running_mean, running_var, weight, bias, training):
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
     if x.ndim < 2: raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    for name, t in (('running_mean', running_mean), ('running_var', running_var)):
+        if t is not None and t.ndim != 1: raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.ndim} ({name} must be 1-D)")
+        if t is not None and t.requires_grad and _Mode.grad:
+            raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to argument '{name}'. This input cannot have requires_grad True.")
     if not _float_dtype(x): raise NotImplementedError(f"\"batch_norm\" not implemented for '{_LEGACY[x.dtype.name]}'")
     _check_dtypes(x, weight, bias, running_mean, running_var)
     return c
@@ -106,11 +124,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
     ```
     """
+    _check_tensors('batch_norm', dict(input=input, weight=weight, bias=bias, running_mean=running_mean, running_var=running_var),
+                   optional={'weight', 'bias', 'running_mean', 'running_var'})     # in the order of torch's positions
     if training: _verify_batch_size(input.size())
     if training and eps <= 0: raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0: raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0 and input.ndim > 1: return _empty_batch_norm(input, weight, bias)
     c = _check_batch_norm(input, running_mean, running_var, weight, bias, training)
-    if input.numel() == 0: return input.clone()
     dims, pshape = (0, *range(2, input.ndim)), (1, c) + (1,) * (input.ndim - 2)
     stats = None if training else (running_mean._data.reshape(pshape), running_var._data.reshape(pshape))
     running = (running_mean._data, running_var._data, momentum) if training and running_mean is not None else None
@@ -129,12 +149,16 @@ def _check_layer_norm(x, normalized_shape, weight, bias):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and normalized_shape = {list(shape)}")
     if tuple(x.shape[x.ndim - len(shape):]) != shape or x.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{''.join(f', {s}' for s in shape)}], but got input of size{list(x.shape)}")
-    if not _float_dtype(x): raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    if not _float_dtype(x):
+        if any(p is not None and p.dtype != x.dtype for p in (weight, bias)):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_LEGACY[x.dtype.name]}'")
     _check_dtypes(x, weight, bias)
     return shape
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     "Normalize each example over its last `len(normalized_shape)` dims, then scale and shift it."
+    _check_tensors('layer_norm', dict(input=input, normalized_shape=None, weight=weight, bias=bias), optional={'normalized_shape', 'weight', 'bias'})
     shape = _check_layer_norm(input, normalized_shape, weight, bias)
     if input.numel() == 0: return input.clone()
     n, k = input.ndim, len(shape)
