@@ -5,3 +5,5 @@ from . import modules
 from . import functional
 from . import init
 from . import utils                       # 30b_clip_grad
+from . import parallel                    # 50_data_parallel
+from .parallel import DataParallel
