@@ -13,10 +13,10 @@ from .autograd.graph import (Op, _Mode, _NO_CTX, _promote, _levels, _reduce, _ca
 from .autograd.engine import _inplace
 
 # %% auto #0
-__all__ = ['clip', 'negative', 'bitwise_not', 'isclose', 'allclose', 'equal', 'gelu', 'leaky_relu', 'RoundBackward1', 'round',
-           'square', 'WhereBackward0', 'where', 'ClampBackward1', 'ClampBackward0', 'clamp', 'MaximumBackward0',
-           'MinimumBackward0', 'maximum', 'minimum', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'pow',
-           'RemainderBackward0', 'RemainderBackward1', 'remainder', 'neg', 'floor_divide', 'FillBackward2',
+__all__ = ['clip', 'negative', 'bitwise_not', 'isclose', 'allclose', 'equal', 'GeluBackward0', 'gelu', 'leaky_relu',
+           'RoundBackward1', 'round', 'square', 'WhereBackward0', 'where', 'ClampBackward1', 'ClampBackward0', 'clamp',
+           'MaximumBackward0', 'MinimumBackward0', 'maximum', 'minimum', 'PowBackward0', 'PowBackward1', 'PowBackward2',
+           'pow', 'RemainderBackward0', 'RemainderBackward1', 'remainder', 'neg', 'floor_divide', 'FillBackward2',
            'ZeroBackward0', 'UniformBackward0', 'NormalBackward0', 'FillBackward3', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
            'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'logical_not',
            'isnan', 'isinf', 'isfinite', 'exp', 'expm1', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal', 'sin', 'cos',
@@ -159,18 +159,78 @@ def _erf(xp, a):
     erfc = xp.exp(-z) * xp.where(xc < 8, _poly(xc, _ERFC_P) / _poly(xc, _ERFC_Q), _poly(xc, _ERFC_R) / _poly(xc, _ERFC_S))
     return xp.where(x <= 1, near, xp.sign(a) * (1 - erfc))
 
+# %% ../nbs/03_ops.ipynb #c0e1a002
+_ERF32_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06, -5.69250639462346e-05,
+            -7.34990630326855e-04, -2.95459980854025e-03, -1.60960333262415e-02)      # x P(x²): odd
+_ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03, -7.37332916720468e-03, -1.42647390514189e-02)
+
+def _horner(z, cs):
+    "cs[0] z^n + ... + cs[n], in place after the first product."
+    r = z * cs[0]
+    for c in cs[1:-1]: r += c; r *= z
+    r += cs[-1]
+    return r
+
+def _erf32(xp, a):
+    "erf of a float32 array, as x P(x²)/Q(x²) on [-4, 4] (Eigen's float32 erf): float32 throughout, in place."
+    x = xp.clip(a, -4, 4)
+    z = x * x
+    p = _horner(z, _ERF32_P)
+    p *= x
+    p /= _horner(z, _ERF32_Q)
+    return p
+
+# %% ../nbs/03_ops.ipynb #c0e1a004
+_S2, _S2PI, _2SPI = math.sqrt(0.5), math.sqrt(2 / math.pi), 2 / math.sqrt(math.pi)   # 1/√2, √(2/π), 2/√π
+_K = 0.044715                                                                        # tanh approximation's cubic term
+
+def _gelu_aux(xp, a, approximate):
+    "What forward and backward share: Φ(a), or the tanh of the approximation."
+    if approximate == 'tanh':
+        inner = a * a; inner *= a; inner *= _K; inner += a; inner *= _S2PI   # √(2/π) (x + 0.044715 x³), torch's order
+        return xp.tanh(inner)
+    cdf = _erf32(xp, a * _S2) if a.dtype == np.float32 else _erf(xp, a * _S2)
+    cdf += 1; cdf *= 0.5
+    return cdf
+
+def _dgelu(xp, g, x, aux, approximate):
+    "g times gelu's derivative, on arrays: Φ(x) + x φ(x), or the derivative of the tanh formula."
+    if approximate == 'tanh':
+        d = 1 - aux * aux; d *= 0.5 * _S2PI * x; d *= 1 + 3 * _K * x * x; d += 0.5 * (1 + aux)
+    else:
+        d = x * x; d *= -0.5; d = xp.exp(d); d *= x; d *= _S2PI / 2; d += aux
+    d *= g
+    return d
+
+# %% ../nbs/03_ops.ipynb #c0e1a005
+class GeluBackward0(_Unary):
+    "gelu(x) = x Φ(x); forward keeps Φ(x) (or the tanh) so that backward needs no second erf."
+    on_arrays = True
+    @classmethod
+    def forward(cls, ctx, x, approximate='none'):
+        a = x._data; xp = array_namespace(a)
+        half = a.dtype.itemsize < 4                                  # float16/bfloat16: in float32
+        if half: a = a.astype(np.float32)
+        aux = _gelu_aux(xp, a, approximate)
+        out = 0.5 * a * (1 + aux) if approximate == 'tanh' else a * aux
+        if ctx is not _NO_CTX: ctx.save_for_backward(x); ctx.aux, ctx.approximate = aux, approximate
+        return out.astype(x._data.dtype) if half else out
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx._saved_like(g)[0]
+        if isinstance(g, Tensor): return _dgelu_recorded(g, x, ctx.approximate)
+        d = _dgelu(array_namespace(g), g.astype(np.float32) if g.dtype.itemsize < 4 else g, x.astype(ctx.aux.dtype), ctx.aux, ctx.approximate)
+        return d.astype(g.dtype, copy=False)
+
+def _dgelu_recorded(g, x, approximate):
+    "The same derivative in tensor ops, for a recorded backward (second derivatives)."
+    if approximate == 'tanh':
+        t = (_S2PI * (x + _K * x * x * x)).tanh()
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _S2PI * (1 + 3 * _K * x * x))
+    return g * (0.5 * (1 + (x * _S2).erf()) + x * (-0.5 * x * x).exp() * (_S2PI / 2))
+
 # %% ../nbs/03_ops.ipynb #5ae24202
 _S2, _S2PI, _2SPI = math.sqrt(0.5), math.sqrt(2 / math.pi), 2 / math.sqrt(math.pi)   # 1/√2, √(2/π), 2/√π
-
-def _gelu(xp, a, approximate='none'):
-    if approximate == 'tanh': return 0.5 * a * (1 + xp.tanh(_S2PI * (a + 0.044715 * a * a * a)))
-    return 0.5 * a * (1 + _erf(xp, a * _S2))
-
-def _dgelu(g, x, y, approximate='none'):
-    if approximate == 'tanh':
-        t = (_S2PI * (x + 0.044715 * x * x * x)).tanh()
-        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _S2PI * (1 + 3 * 0.044715 * x * x))
-    return g * (0.5 * (1 + (x * _S2).erf()) + x * (-0.5 * x * x).exp() * (_S2PI / 2))
 
 def _dsigmoid(g, x, y):
     gy = g * y                                       # g y (1 - y), without a Python number (see _operands)
@@ -194,7 +254,6 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     sigmoid    = ('SigmoidBackward0',    _sigmoid,                     _dsigmoid,                             'y', True),
     erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: g * (-x * x).exp() * _2SPI, 'x', True),
     silu       = ('SiluBackward0',       lambda xp, a: a * _sigmoid(xp, a), _dsilu,                          'x', True),
-    gelu       = ('GeluBackward0',       _gelu,                        _dgelu,                                'x', True),
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
                   lambda g, x, y, negative_slope=0.01: _masked(g, (_d(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
     relu       = ('ReluBackward0',       lambda xp, a: xp.maximum(a, 0), lambda g, x, y: _masked(g, _d(y) > 0), 'y', False),

@@ -11,3 +11,4 @@ from .modules.conv import conv1d, conv2d   # 23_conv
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
 from .modules.loss import cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26_loss
+from .modules.attention import scaled_dot_product_attention, multi_head_attention_forward   # 28_attention

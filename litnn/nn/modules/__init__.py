@@ -18,10 +18,12 @@ from .conv import Conv1d, Conv2d     # 23_conv
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
 from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss   # 26_loss
+from .attention import MultiheadAttention   # 28_attention
 
 __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
            'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten', 'Dropout', 'Embedding',
            'ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
            'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d',
            'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LayerNorm',
-           'L1Loss', 'NLLLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'CrossEntropyLoss']
+           'L1Loss', 'NLLLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'CrossEntropyLoss',
+           'MultiheadAttention']
