@@ -171,9 +171,10 @@ def _horner(z, cs):
     r += cs[-1]
     return r
 
-def _erf32(xp, a):
-    "erf of a float32 array, as x P(x²)/Q(x²) on [-4, 4] (Eigen's float32 erf): float32 throughout, in place."
-    x = xp.clip(a, -4, 4)
+def _erf32(xp, a, scale=1.0):
+    "erf(a scale) for a float32 array, as x P(x²)/Q(x²) on [-4, 4] (Eigen's float32 erf): float32 throughout, in place."
+    x = xp.multiply(a, scale, out=xp.empty_like(a))       # (fresh big arrays cost page faults: few and reused)
+    xp.clip(x, -4, 4, out=x)
     z = x * x
     p = _horner(z, _ERF32_P)
     p *= x
@@ -189,7 +190,7 @@ def _gelu_aux(xp, a, approximate):
     if approximate == 'tanh':
         inner = a * a; inner *= a; inner *= _K; inner += a; inner *= _S2PI   # √(2/π) (x + 0.044715 x³), torch's order
         return xp.tanh(inner)
-    cdf = _erf32(xp, a * _S2) if a.dtype == np.float32 else _erf(xp, a * _S2)
+    cdf = _erf32(xp, a, _S2) if a.dtype == np.float32 else _erf(xp, a * _S2)
     cdf += 1; cdf *= 0.5
     return cdf
 
