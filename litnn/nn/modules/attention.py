@@ -48,7 +48,7 @@ class ScaledDotProductAttentionBackward0(Op):
         keep = None
         if dropout_p > 0:
             keep = (_generator(q.device).random(p.shape, dtype=np.float32) >= dropout_p).astype(p.dtype)
-            keep *= 1 / (1 - dropout_p)
+            if dropout_p < 1: keep *= 1 / (1 - dropout_p)      # (p = 1 keeps nothing: zeros, as torch)
         if ctx is not _NO_CTX:
             ctx.save_for_backward(q, k, v)
             ctx.p, ctx.keep, ctx.o = p, keep, (mask, causal, scale)
@@ -73,7 +73,7 @@ def _attention_math(q, k, v, mask=None, causal=False, scale=1.0, keep=None):
     "The same attention composed of tensor ops (`mask`, `keep` arrays): readable, and what a recorded backward differentiates."
     s = (q @ k.mT) * scale
     if mask is not None: s = s.masked_fill(_const(~mask), -math.inf) if mask.dtype == bool else s + _const(mask)
-    if causal: s = s.masked_fill(_const(~np.tri(*s.shape[-2:], dtype=bool)), -math.inf)
+    if causal: s = s.masked_fill(_const(~array_namespace(s._data).tri(*s.shape[-2:], dtype=bool)), -math.inf)
     dead = (s == -math.inf).all(-1, keepdim=True)        # rows with nothing to attend to give 0, not nan
     p = s.masked_fill(dead, 0).softmax(-1).masked_fill(dead, 0)
     return (p if keep is None else p * _const(keep)) @ v
