@@ -86,7 +86,10 @@ def _recorded_backward(ctx, g, q, k, v):
     grads = iter(litnn.autograd.grad(out, [t for t, n in zip((q, k, v), need) if n], g, create_graph=True))
     return tuple(next(grads) if n else None for n in need)
 
-# %% ../../../nbs/28_attention.ipynb #531cf2ec
+# %% ../../../nbs/28_attention.ipynb #bb9f24a5
+_CPP_INTS = dict(int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char', bool='bool')
+def _ctype(t): return _CPP_INTS.get(t.dtype.name) or _cname(t)     # a dtype as torch's C++ messages name it
+
 def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
     "torch's checks of the arguments of `scaled_dot_product_attention`, with its messages."
     if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
@@ -95,7 +98,7 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cname(q)} key.dtype: {_cname(k)} and value.dtype: {_cname(v)} instead.")
     if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dname(q)}")
     if mask is not None and mask.dtype is not litnn.bool and mask.dtype != q.dtype:
-        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_cname(mask)} and  query.dtype: {_cname(q)} instead.")
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_ctype(mask)} and  query.dtype: {_ctype(q)} instead.")
     if is_causal and mask is not None: raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if not 0 <= dropout_p <= 1: raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if k.shape[-1] != q.shape[-1] or v.shape[-2] != k.shape[-2]:       # torch's message from its batched product
@@ -104,6 +107,13 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {q.shape[-1]}] but got: [{batch}, {k.shape[-1]}].")
     if v.shape[-2] != k.shape[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k.shape[-2]}] but got: [{batch}, {v.shape[-2]}].")
+    if mask is not None:                  # the mask must broadcast to the scores' shape
+        try: a = tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2])
+        except ValueError: a = tuple(q.shape[:-1]) + (k.shape[-2],)     # grouped heads: the query's
+        n = max(len(a), mask.dim()); a, b = (1,) * (n - len(a)) + a, (1,) * (n - mask.dim()) + tuple(mask.shape)
+        for d in range(n):
+            if a[d] != b[d] and 1 not in (a[d], b[d]):
+                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at non-singleton dimension {d}")
 
 def _grouped(q, k, v, mask):
     "Grouped-query attention: q's heads, in groups of q_heads / kv_heads, each share one key and value head (as views)."
@@ -201,7 +211,7 @@ def _attend(q, k, v, mask, dropout_p, is_causal, need_weights, average_attn_weig
     "Attention over the heads; with `need_weights`, composed as torch does it, so that the weights can be returned."
     if not need_weights: return scaled_dot_product_attention(q, k, v, mask, dropout_p, is_causal), None
     s = (q * math.sqrt(1.0 / q.shape[-1])) @ k.mT
-    w = (s if mask is None else s + mask).softmax(-1)
+    with np.errstate(invalid='ignore'): w = (s if mask is None else s + mask).softmax(-1)   # a fully masked row: nan, as torch
     if dropout_p > 0: w = dropout(w, dropout_p)
     return w @ v, w.mean(1) if average_attn_weights else w
 
