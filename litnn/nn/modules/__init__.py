@@ -19,6 +19,7 @@ from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
 from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss   # 26_loss
 from .attention import MultiheadAttention   # 28_attention
+activation.MultiheadAttention = MultiheadAttention   # where torch keeps it: torch.nn.modules.activation
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
                           Transformer)   # 29_transformer
 
