@@ -10,5 +10,6 @@ from .modules.activation import relu, leaky_relu, gelu, silu, tanh, sigmoid, sof
 from .modules.conv import conv1d, conv2d   # 23_conv
 from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
+from .modules.group_norm import group_norm, rms_norm   # 25a_group_norm
 from .modules.loss import cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26_loss
 from .modules.attention import scaled_dot_product_attention, multi_head_attention_forward   # 28_attention

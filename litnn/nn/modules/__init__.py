@@ -17,6 +17,7 @@ from .activation import ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, Log
 from .conv import Conv1d, Conv2d     # 23_conv
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
+from .group_norm import GroupNorm, RMSNorm   # 25a_group_norm
 from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss   # 26_loss
 from .attention import MultiheadAttention   # 28_attention
 activation.MultiheadAttention = MultiheadAttention   # where torch keeps it: torch.nn.modules.activation
@@ -27,7 +28,7 @@ __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 
            'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten', 'Dropout', 'Embedding',
            'ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
            'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d',
-           'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LayerNorm',
+           'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LayerNorm', 'GroupNorm', 'RMSNorm',
            'L1Loss', 'NLLLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'CrossEntropyLoss',
            'MultiheadAttention', 'TransformerEncoderLayer', 'TransformerDecoderLayer', 'TransformerEncoder',
            'TransformerDecoder', 'Transformer']
