@@ -164,22 +164,22 @@ _ERF32_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06, 
             -7.34990630326855e-04, -2.95459980854025e-03, -1.60960333262415e-02)      # x P(x²): odd
 _ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03, -7.37332916720468e-03, -1.42647390514189e-02)
 
-def _horner(z, cs):
-    "cs[0] z^n + ... + cs[n], in place after the first product."
-    r = z * cs[0]
+def _horner(xp, z, cs, out=None):
+    "cs[0] z^n + ... + cs[n], computed in place in `out` (or in one new array)."
+    r = xp.multiply(z, cs[0], out=out)
     for c in cs[1:-1]: r += c; r *= z
     r += cs[-1]
     return r
 
 def _erf32(xp, a, scale=1.0):
-    "erf(a scale) for a float32 array, as x P(x²)/Q(x²) on [-4, 4] (Eigen's float32 erf): float32 throughout, in place."
-    x = xp.multiply(a, scale, out=xp.empty_like(a))       # (fresh big arrays cost page faults: few and reused)
+    "erf(a scale) for a float32 array, as x P(x²)/Q(x²) on [-4, 4] (Eigen's float32 erf): float32, in place in three arrays."
+    x = xp.multiply(a.reshape(-1), scale, dtype=a.dtype)   # 1-D: every result an array, even for a 0-d `a`
     xp.clip(x, -4, 4, out=x)
-    z = x * x
-    p = _horner(z, _ERF32_P)
+    z = x * x                                              # (fresh big arrays cost page faults: few, and reused)
+    p = _horner(xp, z, _ERF32_P)
     p *= x
-    p /= _horner(z, _ERF32_Q)
-    return p
+    p /= _horner(xp, z, _ERF32_Q, out=x)
+    return p.reshape(a.shape)
 
 # %% ../nbs/03_ops.ipynb #c0e1a004
 _S2, _S2PI, _2SPI = math.sqrt(0.5), math.sqrt(2 / math.pi), 2 / math.sqrt(math.pi)   # 1/√2, √(2/π), 2/√π
@@ -196,12 +196,13 @@ def _gelu_aux(xp, a, approximate):
 
 def _dgelu(xp, g, x, aux, approximate):
     "g times gelu's derivative, on arrays: Φ(x) + x φ(x), or the derivative of the tanh formula."
+    shape, (g, x, aux) = x.shape, (t.reshape(-1) for t in (g, x, aux))    # 1-D: in-place ops work for 0-d too
     if approximate == 'tanh':
         d = 1 - aux * aux; d *= 0.5 * _S2PI * x; d *= 1 + 3 * _K * x * x; d += 0.5 * (1 + aux)
     else:
-        d = x * x; d *= -0.5; d = xp.exp(d); d *= x; d *= _S2PI / 2; d += aux
+        d = x * x; d *= -0.5; xp.exp(d, out=d); d *= x; d *= _S2PI / 2; d += aux
     d *= g
-    return d
+    return d.reshape(shape)
 
 # %% ../nbs/03_ops.ipynb #c0e1a005
 class GeluBackward0(_Unary):
@@ -220,7 +221,7 @@ class GeluBackward0(_Unary):
     def backward(ctx, g):
         x = ctx._saved_like(g)[0]
         if isinstance(g, Tensor): return _dgelu_recorded(g, x, ctx.approximate)
-        d = _dgelu(array_namespace(g), g.astype(np.float32) if g.dtype.itemsize < 4 else g, x.astype(ctx.aux.dtype), ctx.aux, ctx.approximate)
+        d = _dgelu(array_namespace(g), g.astype(np.float32) if g.dtype.itemsize < 4 else g, x.astype(ctx.aux.dtype, copy=False), ctx.aux, ctx.approximate)
         return d.astype(g.dtype, copy=False)
 
 def _dgelu_recorded(g, x, approximate):

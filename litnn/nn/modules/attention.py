@@ -20,13 +20,20 @@ from .dropout import dropout
 __all__ = ['ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward',
            'NonDynamicallyQuantizableLinear', 'MultiheadAttention']
 
-# %% ../../../nbs/28_attention.ipynb #386dfc55
+# %% ../../../nbs/28_attention.ipynb #0b882302
+_CAUSAL = {}
+def _causal_mask(xp, L, S, dtype):
+    "The additive causal mask (0 where key j <= query i, -inf above), made once per shape and kept."
+    key = (xp.__name__, L, S, dtype)
+    if key not in _CAUSAL: _CAUSAL[key] = xp.where(xp.tri(L, S, dtype=bool), 0, -xp.inf).astype(dtype)
+    return _CAUSAL[key]
+
 def _probabilities(xp, q, k, scale, mask, causal):
     "softmax(q kᵀ scale + mask) along the last dim, on arrays; a row that may attend to nothing gives 0s, as torch."
     s = q @ k.swapaxes(-1, -2)
     s *= scale
     if mask is not None: s = xp.where(mask, s, -xp.inf) if mask.dtype == bool else s + mask
-    if causal: s = xp.where(xp.tri(*s.shape[-2:], dtype=bool), s, -xp.inf)    # position i sees keys 0..i
+    if causal: s += _causal_mask(xp, *s.shape[-2:], s.dtype)      # position i sees keys 0..i
     m = s.max(-1, keepdims=True)
     dead = m == -xp.inf                       # nothing to attend to: e^(-inf - -inf) would be nan
     if dead.any(): m[dead] = 0
@@ -62,9 +69,10 @@ class ScaledDotProductAttentionBackward0(Op):
         nq, nk, nv = ctx.needs_input_grad[:3]
         dv = _reduce((p if keep is None else p * keep).swapaxes(-1, -2) @ g, v.shape) if nv else None
         if not (nq or nk): return None, None, dv
-        dp = g @ v.swapaxes(-1, -2)               # d out / d (dropped p)
-        if keep is not None: dp *= keep
-        ds = p * (dp - (dp * p).sum(-1, keepdims=True))   # back through softmax
+        ds = g @ v.swapaxes(-1, -2)               # d out / d (dropped p)
+        if keep is not None: ds *= keep
+        ds -= (ds * p).sum(-1, keepdims=True)     # back through softmax: p (dp - rowsum(dp p)), in place
+        ds *= p
         ds *= scale
         return (_reduce(ds @ k, q.shape) if nq else None, _reduce(ds.swapaxes(-1, -2) @ q, k.shape) if nk else None, dv)
 
