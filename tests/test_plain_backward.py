@@ -69,6 +69,8 @@ CASES = {
     'einsum': (lambda x, y: _lib(x).einsum('bij,jk->bik', x, y), [randn(2, 3, 4), randn(4, 5)]),
     'einsum_diagonal': (lambda x, y: _lib(x).einsum('iij,j->ij', x, y), [randn(3, 3, 4), randn(4)]),
     'zero_d': (lambda x, y: -(x * y) / y, [randn(), randn()]),
+    'gelu': (lambda x: F(x).gelu(x) + F(x).gelu(x, approximate='tanh'), [randn(6) * 3]),
+    'scaled_dot_product_attention': (lambda q, k, v: F(q).scaled_dot_product_attention(q, k, v, is_causal=True), [randn(2, 3, 4), randn(2, 5, 4), randn(1, 5, 2)]),
 }
 
 def _lib_args(lib, arrays, rg=True):
