@@ -205,7 +205,7 @@ def _dgelu(xp, g, x, aux, approximate):
     return d.reshape(shape)
 
 # %% ../nbs/03_ops.ipynb #c0e1a005
-class GeluBackward0(_Unary):
+class GeluBackward0(Op):
     "gelu(x) = x Φ(x); forward keeps Φ(x) (or the tanh) so that backward needs no second erf."
     on_arrays = True
     @classmethod
@@ -232,8 +232,6 @@ def _dgelu_recorded(g, x, approximate):
     return g * (0.5 * (1 + (x * _S2).erf()) + x * (-0.5 * x * x).exp() * (_S2PI / 2))
 
 # %% ../nbs/03_ops.ipynb #5ae24202
-_S2, _S2PI, _2SPI = math.sqrt(0.5), math.sqrt(2 / math.pi), 2 / math.sqrt(math.pi)   # 1/√2, √(2/π), 2/√π
-
 def _dsigmoid(g, x, y):
     gy = g * y                                       # g y (1 - y), without a Python number (see _operands)
     return gy - gy * y
