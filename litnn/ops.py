@@ -5,6 +5,7 @@
 # %% ../nbs/03_ops.ipynb #63dcbc31
 from __future__ import annotations
 import builtins, math, numpy as np
+import threading
 from . import backend as B
 from .backend import array_namespace, get_default_dtype, result_type, _generator, patch
 from .tensor import Tensor, _arr, _by_np, _LEGACY, zeros_like, tensor as _tensor
@@ -171,12 +172,25 @@ def _horner(xp, z, cs, out=None):
     r += cs[-1]
     return r
 
+class _Temporaries(threading.local):
+    "Per-thread scratch arrays reused across calls: a fresh big array costs page faults on first touch, a reused one nothing."
+    def __init__(self): self.bufs = {}
+    def __call__(self, like, slot, shape=None):
+        "An array of `shape` (default: `like`'s size, 1-D) in `like`'s dtype and device, from scratch slot `slot`; garbage inside."
+        xp, n = array_namespace(like), like.size if shape is None else math.prod(shape)
+        key = (xp.__name__, getattr(like, 'device', None), slot, like.dtype)
+        b = self.bufs.get(key)
+        if b is None or b.size < n: b = self.bufs[key] = xp.empty(n, like.dtype)
+        return b[:n] if shape is None else b[:n].reshape(shape)
+
+_temporaries = _Temporaries()
+
 def _erf32(xp, a, scale=1.0):
-    "erf(a scale) for a float32 array, as x P(x²)/Q(x²) on [-4, 4] (Eigen's float32 erf): float32, in place in three arrays."
-    x = xp.multiply(a.reshape(-1), scale, dtype=a.dtype)   # 1-D: every result an array, even for a 0-d `a`
+    "erf(a scale) for a float32 array, as x P(x²)/Q(x²) on [-4, 4] (Eigen's float32 erf): float32, in place."
+    x = xp.multiply(a.reshape(-1), scale, out=_temporaries(a, 'erf x'))    # 1-D: every result an array, even for a 0-d `a`
     xp.clip(x, -4, 4, out=x)
-    z = x * x                                              # (fresh big arrays cost page faults: few, and reused)
-    p = _horner(xp, z, _ERF32_P)
+    z = xp.multiply(x, x, out=_temporaries(a, 'erf z'))
+    p = _horner(xp, z, _ERF32_P)                           # the result: a new array
     p *= x
     p /= _horner(xp, z, _ERF32_Q, out=x)
     return p.reshape(a.shape)

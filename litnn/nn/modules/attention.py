@@ -9,7 +9,7 @@ import litnn
 from ...backend import array_namespace, _generator, patch
 from ...tensor import Tensor
 from ...autograd.graph import Op, _NO_CTX, _reduce, enable_grad
-from ...ops import _const, _dname
+from ...ops import _const, _dname, _temporaries
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -69,9 +69,10 @@ class ScaledDotProductAttentionBackward0(Op):
         nq, nk, nv = ctx.needs_input_grad[:3]
         dv = _reduce((p if keep is None else p * keep).swapaxes(-1, -2) @ g, v.shape) if nv else None
         if not (nq or nk): return None, None, dv
-        ds = g @ v.swapaxes(-1, -2)               # d out / d (dropped p)
+        xp = array_namespace(g)                   # (temporaries in reused scratch arrays: no page faults)
+        ds = xp.matmul(g, v.swapaxes(-1, -2), out=_temporaries(g, 'sdpa ds', g.shape[:-1] + v.shape[-2:-1]))   # d out / d (dropped p)
         if keep is not None: ds *= keep
-        ds -= (ds * p).sum(-1, keepdims=True)     # back through softmax: p (dp - rowsum(dp p)), in place
+        ds -= xp.multiply(ds, p, out=_temporaries(g, 'sdpa ds p', ds.shape)).sum(-1, keepdims=True)   # back through softmax
         ds *= p
         ds *= scale
         return (_reduce(ds @ k, q.shape) if nq else None, _reduce(ds.swapaxes(-1, -2) @ q, k.shape) if nk else None, dv)
