@@ -209,14 +209,18 @@ def _gelu_aux(xp, a, approximate):
     return cdf
 
 def _dgelu(xp, g, x, aux, approximate):
-    "g times gelu's derivative, on arrays: Φ(x) + x φ(x), or the derivative of the tanh formula."
+    "g times gelu's derivative, on arrays, written over `aux`: Φ(x) + x φ(x), or the derivative of the tanh formula."
     shape, (g, x, aux) = x.shape, (t.reshape(-1) for t in (g, x, aux))    # 1-D: in-place ops work for 0-d too
-    if approximate == 'tanh':
-        d = 1 - aux * aux; d *= 0.5 * _S2PI * x; d *= 1 + 3 * _K * x * x; d += 0.5 * (1 + aux)
-    else:
-        d = x * x; d *= -0.5; xp.exp(d, out=d); d *= x; d *= _S2PI / 2; d += aux
-    d *= g
-    return d.reshape(shape)
+    u = xp.multiply(x, x, out=_temporaries(x, 'gelu u'))
+    if approximate == 'tanh':                    # 0.5 (1 + t) + 0.5 x (1 - t²) √(2/π) (1 + 3 · 0.044715 x²)
+        u *= 3 * _K; u += 1; u *= x; u *= 0.5 * _S2PI
+        w = xp.multiply(aux, aux, out=_temporaries(x, 'gelu w')); w -= 1; u *= w
+        aux += 1; aux *= 0.5; aux -= u
+    else:                                        # Φ(x) + x e^(-x²/2) / √(2π)
+        u *= -0.5; xp.exp(u, out=u); u *= x; u *= _S2PI / 2
+        aux += u
+    aux *= g
+    return aux.reshape(shape)
 
 # %% ../nbs/03_ops.ipynb #c0e1a005
 class GeluBackward0(Op):
@@ -235,7 +239,10 @@ class GeluBackward0(Op):
     def backward(ctx, g):
         x = ctx._saved_like(g)[0]
         if isinstance(g, Tensor): return _dgelu_recorded(g, x, ctx.approximate)
-        d = _dgelu(array_namespace(g), g.astype(np.float32) if g.dtype.itemsize < 4 else g, x.astype(ctx.aux.dtype, copy=False), ctx.aux, ctx.approximate)
+        xp, x32 = array_namespace(g), x.astype(np.float32) if x.dtype.itemsize < 4 else x
+        aux = ctx.aux if ctx.aux is not None else _gelu_aux(xp, x32, ctx.approximate)   # (again only after retain_graph)
+        ctx.aux = None                          # its memory becomes the gradient: no new array
+        d = _dgelu(xp, g.astype(np.float32) if g.dtype.itemsize < 4 else g, x32, aux, ctx.approximate)
         return d.astype(g.dtype, copy=False)
 
 def _dgelu_recorded(g, x, approximate):

@@ -374,3 +374,15 @@ def test_attention_on_gpu():
         m.load_state_dict({k: v.to(dev) for k, v in twins(embed_dim=5, num_heads=1)[0].state_dict().items()})
         res.append([y.detach().cpu().numpy(), m(t[0][0], t[1][0], t[2][0])[0].detach().cpu().numpy()] + [a.grad.cpu().numpy() for a in t])
     for c, g in zip(*res): np.testing.assert_allclose(g, c, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
+@pytest.mark.parametrize('approximate', ['none', 'tanh'])
+def test_gelu_backward_twice_with_retain_graph(dtype, approximate):
+    "Backward writes the gradient over the saved Φ(x); a second backward (retain_graph) recomputes it."
+    x = litnn.tensor(rand(7).astype(dtype), requires_grad=True)
+    y = LF.gelu(x, approximate=approximate)
+    y.backward(litnn.ones_like(y), retain_graph=True)
+    first = x.grad.clone()
+    y.backward(litnn.ones_like(y) * 3)
+    np.testing.assert_allclose(x.grad.numpy(), 4 * first.numpy(), rtol=1e-6)
