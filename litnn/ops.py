@@ -185,14 +185,18 @@ class _Temporaries(threading.local):
 
 _temporaries = _Temporaries()
 
-def _erf32(xp, a, scale=1.0):
-    "erf(a scale) for a float32 array, as x P(x²)/Q(x²) on [-4, 4] (Eigen's float32 erf): float32, in place."
-    x = xp.multiply(a.reshape(-1), scale, out=_temporaries(a, 'erf x'))    # 1-D: every result an array, even for a 0-d `a`
-    xp.clip(x, -4, 4, out=x)
-    z = xp.multiply(x, x, out=_temporaries(a, 'erf z'))
-    p = _horner(xp, z, _ERF32_P)                           # the result: a new array
-    p *= x
-    p /= _horner(xp, z, _ERF32_Q, out=x)
+_CDF32_P = tuple(c / 2 ** (len(_ERF32_P) - 1 - i) * 0.5 ** 1.5 for i, c in enumerate(_ERF32_P))   # in y = x √2: z = y²/2,
+_CDF32_Q = tuple(c / 2 ** (len(_ERF32_Q) - 1 - i) for i, c in enumerate(_ERF32_Q))                # and ½ erf's factor ½/√2
+
+def _normal_cdf32(xp, a):
+    "Φ(a) = ½ + ½ erf(a/√2) of a float32 array: Eigen's erf with the scalings folded into its coefficients, in place."
+    y = xp.clip(a.reshape(-1), -4 * math.sqrt(2), 4 * math.sqrt(2), out=_temporaries(a, 'cdf y'))   # 1-D: arrays even for 0-d
+    w = xp.multiply(y, y, out=_temporaries(a, 'cdf w'))
+    p = _horner(xp, w, _CDF32_P)                           # the result: a new array
+    p *= y
+    p /= _horner(xp, w, _CDF32_Q, out=y)
+    p += 0.5
+    xp.clip(p, 0, 1, out=p)                                # the rational overshoots ±½ by an ulp at ±4
     return p.reshape(a.shape)
 
 # %% ../nbs/03_ops.ipynb #c0e1a004
@@ -204,7 +208,8 @@ def _gelu_aux(xp, a, approximate):
     if approximate == 'tanh':
         inner = a * a; inner *= a; inner *= _K; inner += a; inner *= _S2PI   # √(2/π) (x + 0.044715 x³), torch's order
         return xp.tanh(inner)
-    cdf = _erf32(xp, a, _S2) if a.dtype == np.float32 else _erf(xp, a * _S2)
+    if a.dtype == np.float32: return _normal_cdf32(xp, a)
+    cdf = _erf(xp, a * _S2)
     cdf += 1; cdf *= 0.5
     return cdf
 
