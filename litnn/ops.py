@@ -5,6 +5,7 @@
 # %% ../nbs/03_ops.ipynb #63dcbc31
 from __future__ import annotations
 import builtins, math, numpy as np
+import threading
 from . import backend as B
 from .backend import array_namespace, get_default_dtype, result_type, _generator, patch
 from .tensor import Tensor, _arr, _by_np, _LEGACY, zeros_like, tensor as _tensor
@@ -14,10 +15,10 @@ from .autograd.engine import _inplace
 from .autograd.graph import _bool_error, _check_tensors
 
 # %% auto #0
-__all__ = ['clip', 'negative', 'bitwise_not', 'isclose', 'allclose', 'equal', 'gelu', 'leaky_relu', 'RoundBackward1', 'round',
-           'square', 'WhereBackward0', 'where', 'ClampBackward1', 'ClampBackward0', 'clamp', 'MaximumBackward0',
-           'MinimumBackward0', 'maximum', 'minimum', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'pow',
-           'RemainderBackward0', 'RemainderBackward1', 'remainder', 'neg', 'floor_divide', 'FillBackward2',
+__all__ = ['clip', 'negative', 'bitwise_not', 'isclose', 'allclose', 'equal', 'GeluBackward0', 'gelu', 'leaky_relu',
+           'RoundBackward1', 'round', 'square', 'WhereBackward0', 'where', 'ClampBackward1', 'ClampBackward0', 'clamp',
+           'MaximumBackward0', 'MinimumBackward0', 'maximum', 'minimum', 'PowBackward0', 'PowBackward1', 'PowBackward2',
+           'pow', 'RemainderBackward0', 'RemainderBackward1', 'remainder', 'neg', 'floor_divide', 'FillBackward2',
            'ZeroBackward0', 'UniformBackward0', 'NormalBackward0', 'FillBackward3', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
            'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'logical_not',
            'isnan', 'isinf', 'isfinite', 'exp', 'expm1', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal', 'sin', 'cos',
@@ -172,19 +173,104 @@ def _erf(xp, a):
     erfc = xp.exp(-z) * xp.where(xc < 8, _poly(xc, _ERFC_P) / _poly(xc, _ERFC_Q), _poly(xc, _ERFC_R) / _poly(xc, _ERFC_S))
     return xp.where(x <= 1, near, xp.sign(a) * (1 - erfc))
 
-# %% ../nbs/03_ops.ipynb #5ae24202
+# %% ../nbs/03_ops.ipynb #c0e1a002
+_ERF32_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06, -5.69250639462346e-05,
+            -7.34990630326855e-04, -2.95459980854025e-03, -1.60960333262415e-02)      # x P(x²): odd
+_ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03, -7.37332916720468e-03, -1.42647390514189e-02)
+
+def _horner(xp, z, cs, out=None):
+    "cs[0] z^n + ... + cs[n], computed in place in `out` (or in one new array)."
+    r = xp.multiply(z, cs[0], out=out)
+    for c in cs[1:-1]: r += c; r *= z
+    r += cs[-1]
+    return r
+
+class _Temporaries(threading.local):
+    "Per-thread scratch arrays reused across calls: a fresh big array costs page faults on first touch, a reused one nothing."
+    def __init__(self): self.bufs = {}
+    def __call__(self, like, slot, shape=None):
+        "An array of `shape` (default: `like`'s size, 1-D) in `like`'s dtype and device, from scratch slot `slot`; garbage inside."
+        xp, n = array_namespace(like), like.size if shape is None else math.prod(shape)
+        key = (xp.__name__, getattr(like, 'device', None), slot, like.dtype)
+        b = self.bufs.get(key)
+        if b is None or b.size < n: b = self.bufs[key] = xp.empty(n, like.dtype)
+        return b[:n] if shape is None else b[:n].reshape(shape)
+
+_temporaries = _Temporaries()
+
+_CDF32_P = tuple(c / 2 ** (len(_ERF32_P) - 1 - i) * 0.5 ** 1.5 for i, c in enumerate(_ERF32_P))   # in y = x √2: z = y²/2,
+_CDF32_Q = tuple(c / 2 ** (len(_ERF32_Q) - 1 - i) for i, c in enumerate(_ERF32_Q))                # and ½ erf's factor ½/√2
+
+def _normal_cdf32(xp, a):
+    "Φ(a) = ½ + ½ erf(a/√2) of a float32 array: Eigen's erf with the scalings folded into its coefficients, in place."
+    y = xp.clip(a.reshape(-1), -4 * math.sqrt(2), 4 * math.sqrt(2), out=_temporaries(a, 'cdf y'))   # 1-D: arrays even for 0-d
+    w = xp.multiply(y, y, out=_temporaries(a, 'cdf w'))
+    p = _horner(xp, w, _CDF32_P)                           # the result: a new array
+    p *= y
+    p /= _horner(xp, w, _CDF32_Q, out=y)
+    p += 0.5
+    xp.clip(p, 0, 1, out=p)                                # the rational overshoots ±½ by an ulp at ±4
+    return p.reshape(a.shape)
+
+# %% ../nbs/03_ops.ipynb #c0e1a004
 _S2, _S2PI, _2SPI = math.sqrt(0.5), math.sqrt(2 / math.pi), 2 / math.sqrt(math.pi)   # 1/√2, √(2/π), 2/√π
+_K = 0.044715                                                                        # tanh approximation's cubic term
 
-def _gelu(xp, a, approximate='none'):
-    if approximate == 'tanh': return 0.5 * a * (1 + xp.tanh(_S2PI * (a + 0.044715 * a * a * a)))
-    return 0.5 * a * (1 + _erf(xp, a * _S2))
-
-def _dgelu(g, x, y, approximate='none'):
+def _gelu_aux(xp, a, approximate):
+    "What forward and backward share: Φ(a), or the tanh of the approximation."
     if approximate == 'tanh':
-        t = (_S2PI * (x + 0.044715 * x * x * x)).tanh()
-        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _S2PI * (1 + 3 * 0.044715 * x * x))
+        inner = a * a; inner *= a; inner *= _K; inner += a; inner *= _S2PI   # √(2/π) (x + 0.044715 x³), torch's order
+        return xp.tanh(inner)
+    if a.dtype == np.float32: return _normal_cdf32(xp, a)
+    cdf = _erf(xp, a * _S2)
+    cdf += 1; cdf *= 0.5
+    return cdf
+
+def _dgelu(xp, g, x, aux, approximate):
+    "g times gelu's derivative, on arrays, written over `aux`: Φ(x) + x φ(x), or the derivative of the tanh formula."
+    shape, (g, x, aux) = x.shape, (t.reshape(-1) for t in (g, x, aux))    # 1-D: in-place ops work for 0-d too
+    u = xp.multiply(x, x, out=_temporaries(x, 'gelu u'))
+    if approximate == 'tanh':                    # 0.5 (1 + t) + 0.5 x (1 - t²) √(2/π) (1 + 3 · 0.044715 x²)
+        u *= 3 * _K; u += 1; u *= x; u *= 0.5 * _S2PI
+        w = xp.multiply(aux, aux, out=_temporaries(x, 'gelu w')); w -= 1; u *= w
+        aux += 1; aux *= 0.5; aux -= u
+    else:                                        # Φ(x) + x e^(-x²/2) / √(2π)
+        u *= -0.5; xp.exp(u, out=u); u *= x; u *= _S2PI / 2
+        aux += u
+    aux *= g
+    return aux.reshape(shape)
+
+# %% ../nbs/03_ops.ipynb #c0e1a005
+class GeluBackward0(Op):
+    "gelu(x) = x Φ(x); forward keeps Φ(x) (or the tanh) so that backward needs no second erf."
+    on_arrays = True
+    @classmethod
+    def forward(cls, ctx, x, approximate='none'):
+        a = x._data; xp = array_namespace(a)
+        half = a.dtype.itemsize < 4                                  # float16/bfloat16: in float32
+        if half: a = a.astype(np.float32)
+        aux = _gelu_aux(xp, a, approximate)
+        out = 0.5 * a * (1 + aux) if approximate == 'tanh' else a * aux
+        if ctx is not _NO_CTX: ctx.save_for_backward(x); ctx.aux, ctx.approximate = aux, approximate
+        return out.astype(x._data.dtype) if half else out
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx._saved_like(g)[0]
+        if isinstance(g, Tensor): return _dgelu_recorded(g, x, ctx.approximate)
+        xp, x32 = array_namespace(g), x.astype(np.float32) if x.dtype.itemsize < 4 else x
+        aux = ctx.aux if ctx.aux is not None else _gelu_aux(xp, x32, ctx.approximate)   # (again only after retain_graph)
+        ctx.aux = None                          # its memory becomes the gradient: no new array
+        d = _dgelu(xp, g.astype(np.float32) if g.dtype.itemsize < 4 else g, x32, aux, ctx.approximate)
+        return d.astype(g.dtype, copy=False)
+
+def _dgelu_recorded(g, x, approximate):
+    "The same derivative in tensor ops, for a recorded backward (second derivatives)."
+    if approximate == 'tanh':
+        t = (_S2PI * (x + _K * x * x * x)).tanh()
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _S2PI * (1 + 3 * _K * x * x))
     return g * (0.5 * (1 + (x * _S2).erf()) + x * (-0.5 * x * x).exp() * (_S2PI / 2))
 
+# %% ../nbs/03_ops.ipynb #5ae24202
 def _dsigmoid(g, x, y):
     return g * (_scalar(1, y) - y) * y               # torch's order: g (1 - y) y (g y - g y² makes inf - inf)
 
@@ -206,7 +292,6 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     sigmoid    = ('SigmoidBackward0',    _sigmoid,                     _dsigmoid,                             'y', True),
     erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: g * (-x * x).exp() * _2SPI, 'x', True),
     silu       = ('SiluBackward0',       lambda xp, a: a * _sigmoid(xp, a), _dsilu,                          'x', True),
-    gelu       = ('GeluBackward0',       _gelu,                        _dgelu,                                'x', True),
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
                   lambda g, x, y, negative_slope=0.01: _masked(g, (_d(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
     relu       = ('ReluBackward0',       _relu,                        lambda g, x, y: _masked(g, ~(_d(y) <= 0)), 'y', False),   # NaN passes g, as torch

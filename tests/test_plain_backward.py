@@ -70,6 +70,8 @@ CASES = {
     'einsum_diagonal': (lambda x, y: _lib(x).einsum('iij,j->ij', x, y), [randn(3, 3, 4), randn(4)]),
     'zero_d': (lambda x, y: -(x * y) / y, [randn(), randn()]),
     'lstm': (lambda x, h, c: _lstm(x, h, c), [randn(2, 1, 3), randn(1, 1, 2), randn(1, 1, 2)]),   # 2 steps: the walk below visits every path
+    'gelu': (lambda x: F(x).gelu(x) + F(x).gelu(x, approximate='tanh'), [randn(6) * 3]),
+    'scaled_dot_product_attention': (lambda q, k, v: F(q).scaled_dot_product_attention(q, k, v, is_causal=True), [randn(2, 3, 4), randn(2, 5, 4), randn(1, 5, 2)]),
 }
 
 LSTM_WEIGHTS = [randn(8, 3), randn(8, 2), randn(8), randn(8)]

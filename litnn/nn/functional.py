@@ -21,6 +21,7 @@ from .modules.more_pooling import (max_pool1d, avg_pool1d, adaptive_avg_pool1d, 
 from .modules.upsampling import interpolate, pixel_shuffle, pixel_unshuffle   # 24c_upsampling
 from .modules.grid_sample import affine_grid, grid_sample   # 24f_grid_sample
 from .modules.normalization import batch_norm, layer_norm   # 25_normalization
+from .modules.group_norm import group_norm, rms_norm   # 25a_group_norm
 from .modules.more_normalization import instance_norm, local_response_norm, normalize   # 25b_more_normalization
 from .modules.distance import one_hot, cosine_similarity, pairwise_distance, pdist   # 26a_distance
 from .modules.loss import cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26_loss
@@ -33,3 +34,4 @@ from .modules.conv3d import conv3d, conv_transpose3d   # 23d_conv3d
 from .modules.pooling3d import max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d   # 24e_pooling3d
 from .modules.ctc_loss import ctc_loss   # 26c_ctc_loss
 from .modules.fractional_max_pool import fractional_max_pool2d   # 24f_fractional_max_pool
+from .modules.attention import scaled_dot_product_attention, multi_head_attention_forward   # 28_attention

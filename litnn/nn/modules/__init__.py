@@ -17,17 +17,23 @@ from .activation import ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, Log
 from .conv import Conv1d, Conv2d     # 23_conv
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
+from .group_norm import GroupNorm, RMSNorm   # 25a_group_norm
 from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss   # 26_loss
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn
 from . import batchnorm, flatten      # torch's file names for classes defined in normalization.py and linear.py
+from .attention import MultiheadAttention   # 28_attention
+from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
+                          Transformer)   # 29_transformer
 
 __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
            'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten', 'Dropout', 'Embedding',
            'ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
            'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d',
-           'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LayerNorm',
+           'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LayerNorm', 'GroupNorm', 'RMSNorm',
            'L1Loss', 'NLLLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'CrossEntropyLoss',
-           'RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']
+           'RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell',
+           'MultiheadAttention', 'TransformerEncoderLayer', 'TransformerDecoderLayer', 'TransformerEncoder',
+           'TransformerDecoder', 'Transformer']
 
 _MORE_ACTIVATIONS = ['ELU', 'SELU', 'CELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'PReLU', 'RReLU',
                      'Softplus', 'Softsign', 'Softshrink', 'Hardshrink', 'Tanhshrink', 'Threshold', 'LogSigmoid', 'Softmin', 'Softmax2d']
@@ -92,9 +98,9 @@ __all__ += ['FractionalMaxPool2d']
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
 # are hand-written alias modules: batchnorm.py, flatten.py, instancenorm.py, pixelshuffle.py.)
 from . import instancenorm, pixelshuffle
-_TORCH_FILES = {activation: _MORE_ACTIVATIONS, conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
+_TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
                 pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
-                normalization: ['LocalResponseNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
+                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
 for _file, _names in _TORCH_FILES.items():
     for _name in _names: setattr(_file, _name, globals()[_name])

@@ -1,0 +1,388 @@
+"""F.scaled_dot_product_attention, F.multi_head_attention_forward and nn.MultiheadAttention side by side with
+torch 2.13: values and gradients from the same inputs and weights in float64 and float32, for every mask kind and
+option; gradcheck; errors; reprs, state_dict keys, hooks, a torch-saved state_dict; GELU's accuracy; CuPy."""
+import io, math, warnings
+import numpy as np
+import pytest
+
+import litnn
+import litnn.nn.functional as LF
+from litnn.autograd import gradcheck, gradgradcheck
+from nn_pairs import err
+
+torch = pytest.importorskip('torch')
+import torch.nn.functional as TF
+
+TOL = {np.float64: dict(rtol=1e-10, atol=1e-12), np.float32: dict(rtol=2e-4, atol=2e-5)}
+
+
+def rand(*shape, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def pair(a, requires_grad=False):
+    return litnn.tensor(a.copy(), requires_grad=requires_grad), torch.tensor(a.copy(), requires_grad=requires_grad)
+
+
+def close(l, t, dtype=np.float64, msg=''):
+    if l is None or t is None:
+        assert l is None and t is None, msg
+        return
+    l, t = l.detach().numpy(), t.detach().numpy()
+    assert l.shape == t.shape, (msg, l.shape, t.shape)
+    np.testing.assert_allclose(l, t, err_msg=msg, equal_nan=True, **TOL[dtype])
+
+
+def both(f, arrays, dtype, grad_out_seed=9):
+    "Run `f(lib, *tensors)` on litnn and torch; compare the outputs and the gradients of every input."
+    res = []
+    for lib, k in ((litnn, 0), (torch, 1)):
+        ts = [pair(a.astype(dtype), True)[k] for a in arrays]
+        out = f(lib, *ts)
+        outs = out if isinstance(out, tuple) else (out,)
+        loss = sum((o * lib.tensor(rand(*o.shape, seed=grad_out_seed + i, dtype=dtype))).sum()
+                   for i, o in enumerate(outs) if o is not None and o.requires_grad)
+        loss.backward()
+        res.append((outs, [t.grad for t in ts]))
+    (lo, lg), (to, tg) = res
+    for i, (a, b) in enumerate(zip(lo, to)): close(a, b, dtype, f'output {i}')
+    for i, (a, b) in enumerate(zip(lg, tg)): close(a, b, dtype, f'grad {i}')
+    return lo
+
+
+# --- scaled_dot_product_attention ------------------------------------------------------------------------
+
+MASKS = ['none', 'bool', 'bool_heads', 'float', 'causal', 'dead_rows', 'dead_rows_float']
+
+
+def make_mask(kind, lib, L, S, dtype):
+    rng = np.random.default_rng(3)
+    if kind in ('none', 'causal'): return None
+    if kind == 'bool': return lib.tensor(rng.random((L, S)) > 0.3)                     # broadcast over batch and heads
+    if kind == 'bool_heads': return lib.tensor(rng.random((2, 1, L, S)) > 0.4)         # per batch, shared by heads
+    if kind == 'float': return lib.tensor(rng.standard_normal((3, L, S)).astype(dtype))  # per head
+    m = rng.random((L, S)) > 0.3
+    m[1] = False                                                                        # a query that sees nothing
+    if kind == 'dead_rows': return lib.tensor(m)
+    return lib.tensor(np.where(m, 0, -np.inf).astype(dtype))
+
+
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
+@pytest.mark.parametrize('kind', MASKS)
+@pytest.mark.parametrize('L,S', [(4, 4), (3, 5), (5, 3)])
+def test_sdpa_values_and_grads(dtype, kind, L, S):
+    q, k, v = rand(2, 3, L, 6, seed=1), rand(2, 3, S, 6, seed=2), rand(2, 3, S, 5, seed=3)
+    def f(lib, q, k, v):
+        return lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=make_mask(kind, lib, L, S, dtype),
+                                                              is_causal=kind == 'causal')
+    out = both(f, (q, k, v), dtype)[0]
+    if kind.startswith('dead_rows'): assert (out[:, :, 1] == 0).all()      # torch's 0 for a fully masked row
+
+
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
+def test_sdpa_scale_broadcast_unbatched_gqa(dtype):
+    f = lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v, scale=0.7)
+    both(f, (rand(4, 6, seed=1), rand(5, 6, seed=2), rand(5, 3, seed=3)), dtype)                  # 2-D
+    both(f, (rand(2, 3, 4, 6, seed=1), rand(1, 5, 6, seed=2), rand(3, 5, 3, seed=3)), dtype)      # batch dims broadcast
+    g = lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True, is_causal=True)
+    both(g, (rand(2, 6, 4, 8, seed=1), rand(2, 2, 4, 8, seed=2), rand(2, 2, 4, 8, seed=3)), dtype)
+    h = lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q, k, v, enable_gqa=True, attn_mask=lib.tensor(np.random.default_rng(0).random((2, 6, 4, 4)) > 0.3))
+    both(h, (rand(2, 6, 4, 8, seed=1), rand(2, 2, 4, 8, seed=2), rand(2, 2, 4, 8, seed=3)), dtype)
+
+
+def test_sdpa_large_logits_are_stable():
+    q, k, v = rand(2, 4, 8, seed=1) * 1e4, rand(2, 5, 8, seed=2) * 1e4, rand(2, 5, 3, seed=3)
+    for dtype in (np.float64, np.float32):
+        out = both(lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v), (q, k, v), dtype)[0]
+        assert np.isfinite(out.detach().numpy()).all()
+
+
+def test_sdpa_is_one_node_and_matches_the_composed_ops():
+    q, k, v = (litnn.tensor(rand(2, 3, 4, seed=i), requires_grad=True) for i in range(3))
+    out = LF.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert type(out.grad_fn).__name__ == 'ScaledDotProductAttentionBackward0'
+    assert out.grad_fn.next_functions[0][0].variable is q
+
+
+def test_sdpa_gradcheck():
+    m = litnn.tensor(np.random.default_rng(0).random((3, 4)) > 0.3)
+    for kw in (dict(), dict(is_causal=True), dict(attn_mask=m), dict(attn_mask=litnn.tensor(rand(3, 4)), scale=0.3)):
+        f = lambda q, k, v: LF.scaled_dot_product_attention(q, k, v, **kw)
+        args = [litnn.tensor(rand(2, *s, seed=i), requires_grad=True) for i, s in enumerate(((3, 2), (4, 2), (4, 3)))]
+        assert gradcheck(f, args)
+        assert gradgradcheck(f, args)
+
+
+def test_sdpa_dropout():
+    "Dropout zeroes weights after the softmax and scales the rest by 1/(1-p); p=1 gives zeros, as torch."
+    litnn.manual_seed(0)
+    S = 50
+    v = litnn.eye(S, dtype=litnn.float64, requires_grad=True)
+    q = k = litnn.zeros(S, 4, dtype=litnn.float64)
+    out = LF.scaled_dot_product_attention(q, k, v, dropout_p=0.25)
+    vals = set(np.round(out.detach().numpy().ravel(), 12))
+    assert vals == {0.0, round(1 / S / 0.75, 12)}
+    assert 0.2 < (out == 0).float().mean().item() < 0.3
+    out.sum().backward()
+    kept = out.detach().numpy()                                   # out = the kept weights (v is the identity)
+    np.testing.assert_allclose(v.grad.numpy(), np.repeat(kept.sum(0)[:, None], S, 1), rtol=1e-12)   # backward used the same
+    assert (LF.scaled_dot_product_attention(q, k, v, dropout_p=1.0) == 0).all()
+
+
+SDPA_ERRORS = [
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(1, 3, 4), lib.ones(1, 5, 4), lib.ones(1, 5, 2),
+                                                               attn_mask=lib.ones(3, 5, dtype=lib.bool), is_causal=True),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(2, 3, 4), lib.ones(2, 5, 3), lib.ones(2, 5, 2)),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(2, 3, 4), lib.ones(2, 5, 4), lib.ones(2, 4, 2)),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(3, 4, dtype=lib.float64), lib.ones(5, 4), lib.ones(5, 2)),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(3, 4), lib.ones(5, 4), lib.ones(5, 2),
+                                                               attn_mask=lib.ones(3, 5, dtype=lib.long)),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(4), lib.ones(4), lib.ones(4)),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(3, 4), lib.ones(5, 4), lib.ones(5, 2), dropout_p=1.5),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(1, 3, 2, 4), lib.ones(1, 2, 2, 4), lib.ones(1, 2, 2, 4),
+                                                               enable_gqa=True),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(3, 4), lib.ones(5, 4), lib.ones(5, 2),
+                                                               attn_mask=lib.ones(4, 5, dtype=lib.bool)),
+]
+
+
+@pytest.mark.parametrize('i', range(len(SDPA_ERRORS)))
+def test_sdpa_errors(i):
+    assert err(SDPA_ERRORS[i], litnn) == err(SDPA_ERRORS[i], torch)
+
+
+# --- MultiheadAttention ---------------------------------------------------------------------------------
+
+def twins(dtype=np.float64, seed=0, **kw):
+    "torch's MultiheadAttention and litnn's, with torch's weights (nonzero biases)."
+    torch.manual_seed(seed)
+    t = torch.nn.MultiheadAttention(**kw).to(torch.float64 if dtype == np.float64 else torch.float32)
+    with torch.no_grad():
+        for p in t.parameters(): p.add_(torch.randn_like(p) * 0.1)
+    l = litnn.nn.MultiheadAttention(**kw).to(litnn.float64 if dtype == np.float64 else litnn.float32)
+    l.load_state_dict({k: litnn.tensor(v.numpy()) for k, v in t.state_dict().items()})
+    return l, t
+
+
+OPTIONS = [dict(), dict(bias=False), dict(add_bias_kv=True), dict(add_zero_attn=True), dict(kdim=3, vdim=5),
+           dict(kdim=3, vdim=5, add_bias_kv=True, add_zero_attn=True, batch_first=True), dict(batch_first=True)]
+MHA_MASKS = ['none', 'attn_bool', 'attn_float', 'attn_3d', 'kpm_bool', 'kpm_float', 'both', 'causal']
+
+
+def mha_masks(kind, lib, L, S, N, H, dtype):
+    rng = np.random.default_rng(5)
+    am = kpm = None
+    if kind in ('attn_bool', 'both'): am = lib.tensor(rng.random((L, S)) > 0.7)
+    if kind == 'attn_float': am = lib.tensor((rng.standard_normal((L, S))).astype(dtype))
+    if kind == 'attn_3d': am = lib.tensor(rng.standard_normal((N * H, L, S)).astype(dtype))
+    if kind == 'causal': am = lib.tensor(np.triu(np.full((L, S), -np.inf), 1).astype(dtype))
+    if kind in ('kpm_bool', 'both'): kpm = lib.tensor(np.arange(S)[None] >= np.array([[S], [S - 2]]))
+    if kind == 'kpm_float': kpm = lib.tensor(np.where(np.arange(S)[None] >= np.array([[S], [S - 2]]), -np.inf, 0.).astype(dtype))
+    return am, kpm
+
+
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
+@pytest.mark.parametrize('opt', range(len(OPTIONS)))
+@pytest.mark.parametrize('kind', MHA_MASKS)
+@pytest.mark.parametrize('need_weights,average', [(True, True), (True, False), (False, True)])
+def test_mha_against_torch(dtype, opt, kind, need_weights, average):
+    kw = dict(embed_dim=8, num_heads=2, **OPTIONS[opt])
+    L, S, N = 4, 4 if kind == 'causal' else 6, 2
+    lm, tm = twins(dtype, **kw)
+    bf = kw.get('batch_first', False)
+    shape = lambda seq, d: (N, seq, d) if bf else (seq, N, d)
+    xs = (rand(*shape(L, 8), seed=1), rand(*shape(S, kw.get('kdim', 8)), seed=2), rand(*shape(S, kw.get('vdim', 8)), seed=3))
+    if 'kdim' not in kw and opt % 2 == 0: xs = (xs[0], xs[1], xs[1])       # key is value, as often
+    def f(lib, q, k, v):
+        m = lm if lib is litnn else tm
+        am, kpm = mha_masks(kind, lib, L, S, N, 2, dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            out = m(q, k, v, key_padding_mask=kpm, attn_mask=am, need_weights=need_weights, average_attn_weights=average,
+                    is_causal=kind == 'causal' and not need_weights)
+        return out
+    both(f, xs, dtype)
+    for (n, lp), tp in zip(lm.named_parameters(), tm.parameters()): close(lp.grad, tp.grad, dtype, n)
+
+
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
+def test_mha_self_attention_unbatched_and_eval(dtype):
+    lm, tm = twins(dtype, embed_dim=8, num_heads=4, dropout=0.3)
+    lm.eval(); tm.eval()
+    x = rand(5, 8, seed=4)
+    for need in (True, False):
+        both(lambda lib, x: (lm if lib is litnn else tm)(x, x, x, need_weights=need), (x,), dtype)
+    am = np.random.default_rng(0).random((4, 5, 5)) > 0.5
+    both(lambda lib, x: (lm if lib is litnn else tm)(x, x, x, attn_mask=lib.tensor(am)), (x,), dtype)
+
+
+def test_mha_dropout_in_training_only():
+    lm, _ = twins(embed_dim=8, num_heads=2, dropout=0.5)
+    x = litnn.tensor(rand(4, 2, 8))
+    a, b = lm(x, x, x)[0], lm(x, x, x)[0]
+    assert not litnn.allclose(a, b)
+    lm.eval()
+    assert litnn.allclose(lm(x, x, x)[0], lm(x, x, x)[0])
+
+
+def test_mha_functional_form():
+    lm, tm = twins(embed_dim=8, num_heads=2)
+    x = rand(4, 2, 8)
+    def f(lib, x):
+        m = lm if lib is litnn else tm
+        return lib.nn.functional.multi_head_attention_forward(
+            x, x, x, 8, 2, m.in_proj_weight, m.in_proj_bias, None, None, False, 0.0, m.out_proj.weight, m.out_proj.bias,
+            training=False, need_weights=True)
+    both(f, (x,), np.float64)
+
+
+def test_mha_gradcheck():
+    lm, _ = twins(embed_dim=4, num_heads=2, add_bias_kv=True, add_zero_attn=True)
+    kpm = litnn.tensor([[False, False, True], [False, False, False]])
+    f = lambda q, k: lm(q, k, k, key_padding_mask=kpm, need_weights=False)[0]
+    assert gradcheck(f, [litnn.tensor(rand(2, 2, 4, seed=1), requires_grad=True), litnn.tensor(rand(3, 2, 4, seed=2), requires_grad=True)])
+
+
+def test_mha_parameters_repr_state_dict():
+    for kw in OPTIONS + [dict(add_bias_kv=True, bias=False)]:
+        lm, tm = twins(embed_dim=8, num_heads=2, **kw)
+        assert repr(lm) == repr(tm)
+        assert list(lm.state_dict()) == list(tm.state_dict())
+        assert [(n, tuple(p.shape)) for n, p in lm.named_parameters()] == [(n, tuple(p.shape)) for n, p in tm.named_parameters()]
+        assert lm._qkv_same_embed_dim == tm._qkv_same_embed_dim and lm.head_dim == tm.head_dim
+    assert type(lm.out_proj).__name__ == 'NonDynamicallyQuantizableLinear'
+    assert litnn.nn.MultiheadAttention(8, 2).bias_k is None
+
+
+def test_mha_initialisation():
+    "Xavier-uniform projections, zero biases, as torch: the statistics of the weights match."
+    m = litnn.nn.MultiheadAttention(64, 4)
+    bound = math.sqrt(6 / (64 + 3 * 64))
+    w = m.in_proj_weight.detach().numpy()
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
+    assert (m.in_proj_bias == 0).all() and (m.out_proj.bias == 0).all()
+
+
+MHA_ERRORS = [
+    lambda lib: lib.nn.MultiheadAttention(8, 3),
+    lambda lib: lib.nn.MultiheadAttention(0, 2),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(3, 8), lib.ones(3, 8)),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 6), lib.ones(3, 2, 6), lib.ones(3, 2, 6)),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(3, 2, 8), lib.ones(3, 2, 8), attn_mask=lib.ones(3, 4, dtype=lib.bool)),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(3, 2, 8), lib.ones(3, 2, 8), attn_mask=lib.ones(5, 3, 3)),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(3, 2, 8), lib.ones(3, 2, 8), key_padding_mask=lib.ones(2, 4, dtype=lib.bool)),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(3, 2, 8), lib.ones(3, 2, 8), key_padding_mask=lib.ones(2, 3, dtype=lib.long)),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(3, 2, 8), lib.ones(3, 2, 8), is_causal=True),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(4, 2, 8), lib.ones(3, 2, 8)),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(2, 3, 2, 8), lib.ones(2, 3, 2, 8), lib.ones(2, 3, 2, 8)),
+]
+
+
+@pytest.mark.parametrize('i', range(len(MHA_ERRORS)))
+def test_mha_errors(i):
+    l, t = err(MHA_ERRORS[i], litnn), err(MHA_ERRORS[i], torch)
+    assert l[0] is t[0] and l[1] == t[1].replace('torch.Size', 'litnn.Size')
+
+
+def test_mha_mismatched_mask_types_warn():
+    x = litnn.ones(3, 2, 8)
+    with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and attn_mask is deprecated"):
+        litnn.nn.MultiheadAttention(8, 2)(x, x, x, key_padding_mask=litnn.zeros(2, 3, dtype=litnn.bool), attn_mask=litnn.zeros(3, 3))
+
+
+def test_mha_hooks_fire_as_torch():
+    calls = {}
+    for lib in (litnn, torch):
+        m, log = lib.nn.MultiheadAttention(8, 2), []
+        m.register_forward_pre_hook(lambda mod, args: log.append(('pre', len(args))))
+        m.register_forward_hook(lambda mod, args, out: log.append(('fwd', type(out).__name__, len(out))))
+        m.out_proj.register_forward_hook(lambda mod, args, out: log.append('out_proj'))
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(('bwd', len(go))))
+        x = lib.ones(3, 2, 8, requires_grad=True)
+        m(x, x, x)[0].sum().backward()
+        calls[lib.__name__] = log
+    assert calls['litnn'] == calls['torch']
+    assert calls['litnn'][:2] == [('pre', 3), ('fwd', 'tuple', 2)] and ('bwd', 2) in calls['litnn']
+    assert 'out_proj' not in calls['litnn']       # the function uses out_proj's weights, not the module (as torch)
+
+
+def test_torch_saved_state_dict_loads(tmp_path):
+    torch.manual_seed(1)
+    tm = torch.nn.MultiheadAttention(8, 2, kdim=4, vdim=6, add_bias_kv=True).double()
+    path = tmp_path / 'mha.pt'
+    torch.save(tm.state_dict(), path)
+    lm = litnn.nn.MultiheadAttention(8, 2, kdim=4, vdim=6, add_bias_kv=True).double()
+    lm.load_state_dict(litnn.load(path))
+    q, k, v = rand(3, 2, 8, seed=1), rand(5, 2, 4, seed=2), rand(5, 2, 6, seed=3)
+    lo, lw = lm(*(litnn.tensor(a) for a in (q, k, v)))
+    to, tw = tm(*(torch.tensor(a) for a in (q, k, v)))
+    close(lo, to); close(lw, tw)
+
+
+def test_activation_module_path():
+    "torch keeps MultiheadAttention in torch.nn.modules.activation; litnn builds it in attention and names it there too."
+    from litnn.nn.modules.attention import MultiheadAttention
+    from litnn.nn.modules.activation import MultiheadAttention as M2
+    assert litnn.nn.MultiheadAttention is MultiheadAttention is M2
+
+
+# --- GELU's accuracy and speed path ------------------------------------------------------------------------
+
+@pytest.mark.parametrize('approximate', ['none', 'tanh'])
+def test_gelu_accuracy_against_torch(approximate):
+    "Exact GELU: float64 to double precision, float32 within torch's float32 tolerance (atol 1e-5, rtol 1.3e-6)."
+    x = np.concatenate([np.linspace(-12, 12, 200001), [0.0, -0.0, 1e-8, -1e-30, 50, -50]])
+    for dtype, tol in ((np.float64, dict(rtol=1e-13, atol=1e-14)), (np.float32, dict(rtol=1.3e-6, atol=1e-5))):
+        l = litnn.tensor(x.astype(dtype), requires_grad=True)
+        t = torch.tensor(x.astype(dtype), requires_grad=True)
+        ly, ty = LF.gelu(l, approximate=approximate), TF.gelu(t, approximate=approximate)
+        assert ly.dtype == l.dtype
+        np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **tol)
+        ly.sum().backward(); ty.sum().backward()
+        np.testing.assert_allclose(l.grad.numpy(), t.grad.numpy(), **tol)
+        err_f = np.abs(ly.detach().numpy().astype(np.float64) - TF.gelu(torch.tensor(x), approximate=approximate).numpy()).max()
+        terr = np.abs(ty.detach().numpy().astype(np.float64) - TF.gelu(torch.tensor(x), approximate=approximate).numpy()).max()
+        assert err_f <= max(4 * terr, 1e-15), (dtype, err_f, terr)      # litnn's error is of the order of torch's own
+
+
+def test_gelu_second_derivative_and_half():
+    for approximate in ('none', 'tanh'):
+        x = litnn.tensor(rand(7), requires_grad=True)
+        assert gradgradcheck(lambda x: LF.gelu(x, approximate=approximate), [x])
+    h = litnn.tensor(rand(5), dtype=litnn.float16, requires_grad=True)
+    y = LF.gelu(h)
+    y.sum().backward()
+    assert y.dtype == h.grad.dtype == litnn.float16
+    th = torch.tensor(rand(5), dtype=torch.float16, requires_grad=True)
+    TF.gelu(th).sum().backward()
+    np.testing.assert_allclose(h.grad.numpy().astype(np.float32), th.grad.numpy().astype(np.float32), atol=2e-3)
+
+
+# --- CuPy -------------------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+def test_attention_on_gpu():
+    q, k, v = rand(2, 3, 4, 5, seed=1), rand(2, 3, 4, 5, seed=2), rand(2, 3, 4, 5, seed=3)
+    res = []
+    for dev in ('cpu', 'cuda'):
+        t = [litnn.tensor(a, device=dev, requires_grad=True) for a in (q, k, v)]
+        y = LF.scaled_dot_product_attention(*t, is_causal=True)
+        gq, = litnn.autograd.grad(y.square().sum(), t[0], create_graph=True)
+        (y.sum() + gq.square().sum()).backward()
+        m = litnn.nn.MultiheadAttention(5, 1).double().to(dev)
+        m.load_state_dict({k: v.to(dev) for k, v in twins(embed_dim=5, num_heads=1)[0].state_dict().items()})
+        res.append([y.detach().cpu().numpy(), m(t[0][0], t[1][0], t[2][0])[0].detach().cpu().numpy()] + [a.grad.cpu().numpy() for a in t])
+    for c, g in zip(*res): np.testing.assert_allclose(g, c, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
+@pytest.mark.parametrize('approximate', ['none', 'tanh'])
+def test_gelu_backward_twice_with_retain_graph(dtype, approximate):
+    "Backward writes the gradient over the saved Φ(x); a second backward (retain_graph) recomputes it."
+    x = litnn.tensor(rand(7).astype(dtype), requires_grad=True)
+    y = LF.gelu(x, approximate=approximate)
+    y.backward(litnn.ones_like(y), retain_graph=True)
+    first = x.grad.clone()
+    y.backward(litnn.ones_like(y) * 3)
+    np.testing.assert_allclose(x.grad.numpy(), 4 * first.numpy(), rtol=1e-6)
