@@ -13,6 +13,7 @@ from .tensor import Tensor, _arr, _wrap_dim, _LEGACY, zeros_like
 from .autograd.graph import Op, _Mode, _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype, _check_tensors, _into
 from .ops import _floating, _const, _masked, _dname, where
 from .ops import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
+from . import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% auto #0
 __all__ = ['return_types', 'MeanBackward1', 'MeanBackward0', 'mean', 'sum', 'VarBackward0', 'StdBackward0', 'var', 'std',
@@ -425,6 +426,7 @@ def _vector_matrix(v, m):
 
 def matmul(input, other, *, out=None):
     "Matrix product with torch's rules for 1-D operands and broadcast batch dims."
+    if amp._active: input, other = amp._autocast('matmul', input, other)
     if out is not None: return _into('matmul', out, (input, other), lambda: matmul(input, other), same_dtype=True)
     if not (input._data.ndim and other._data.ndim):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input._data.ndim}D and {other._data.ndim}D")
@@ -434,10 +436,12 @@ def matmul(input, other, *, out=None):
 
 def mm(input, mat2):
     "Product of two matrices."
+    if amp._active: input, mat2 = amp._autocast('mm', input, mat2)
     _check_mat('mm', input, mat2, (2, 2)); return MmBackward0.apply(input, mat2)
 
 def mv(input, vec):
     "Product of a matrix and a vector."
+    if amp._active: input, vec = amp._autocast('mv', input, vec)
     _check_mat('mv', input, vec, (2, 1), ('self', 'vec')); return MvBackward0.apply(input, vec)
 
 def dot(input, other):
@@ -446,6 +450,7 @@ def dot(input, other):
 
 def bmm(input, mat2):
     "Products of two batches of matrices (no broadcasting)."
+    if amp._active: input, mat2 = amp._autocast('bmm', input, mat2)
     _check_mat('bmm', input, mat2, (3, 3), ('batch1', 'batch2'))
     if input._data.shape[0] != mat2._data.shape[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {[input.shape[0], input.shape[2]]} but got: {list(mat2.shape[:2])}.")
@@ -477,6 +482,7 @@ class AddmmBackward0(Op):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     "beta * input + alpha * (mat1 @ mat2), `input` broadcast to the product's shape."
+    if amp._active: input, mat1, mat2 = amp._autocast('addmm', input, mat1, mat2)
     _check_mat('addmm', mat1, mat2, (2, 2), ('mat1', 'mat2'))
     if isinstance(input, Tensor) and input._data.dtype != mat1._data.dtype:
         raise RuntimeError(f"addmm: expected input and mat1 to have the same dtype, but got {_dname(input)} and {_dname(mat1)}")

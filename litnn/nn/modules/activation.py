@@ -13,6 +13,7 @@ from ... import reductions
 from ...ops import ReluBackward0, LeakyReluBackward0, tanh, sigmoid
 from ...autograd.engine import _inplace
 from .module import Module
+from ... import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../../nbs/22_activation.ipynb #92d0b0c9
 def relu(input, inplace=False):
@@ -43,11 +44,13 @@ def _get_softmax_dim(name, ndim, stacklevel):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     "exp(x) / sum(exp(x)) along `dim`."
+    if amp._active: input, = amp._autocast('softmax', input)
     if dim is None: dim = _get_softmax_dim('softmax', input.dim(), _stacklevel)
     return reductions.softmax(input, dim, dtype)
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     "log(softmax(x)) along `dim`, computed stably."
+    if amp._active: input, = amp._autocast('log_softmax', input)
     if dim is None: dim = _get_softmax_dim('log_softmax', input.dim(), _stacklevel)
     return reductions.log_softmax(input, dim, dtype)
 

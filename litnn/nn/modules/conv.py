@@ -17,6 +17,7 @@ from ...ops import _dname
 from ..parameter import Parameter
 from .module import Module
 from .. import init
+from ... import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../../nbs/23_conv.ipynb #35d894e7
 def _ntuple(v, n):
@@ -156,6 +157,7 @@ def conv1d(input, # (N, C, L) or (C, L)
            bias=None, # (O,) or None
            stride=1, padding=0, dilation=1, groups=1):
     "1-d convolution (cross-correlation, as PyTorch) over the last dim; padding an int, a 1-tuple, 'valid' or 'same'."
+    if amp._active: input, weight, bias = amp._autocast('conv1d', input, weight, bias)
     return _conv('conv1d', 1, input, weight, bias, stride, padding, dilation, groups)
 
 def conv2d(input, # (N, C, H, W) or (C, H, W)
@@ -171,6 +173,7 @@ def conv2d(input, # (N, C, H, W) or (C, H, W)
 
     ```
     """
+    if amp._active: input, weight, bias = amp._autocast('conv2d', input, weight, bias)
     return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
 
 # %% ../../../nbs/23_conv.ipynb #e0cab72e

@@ -14,6 +14,7 @@ from ...ops import _dname
 from ..parameter import Parameter
 from .module import Module
 from .. import init
+from ... import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../../nbs/21_linear.ipynb #ebdf54fd
 class UnsafeViewBackward0(ViewBackward0):
@@ -23,6 +24,7 @@ def linear(input, # (..., in_features)
            weight, # (out_features, in_features)
            bias=None): # (out_features,) or None
     "input @ weight.T + bias, recorded as one `AddmmBackward0` (`MmBackward0` without bias) for a matrix input."
+    if amp._active: input, weight, bias = amp._autocast('linear', input, weight, bias)
     try:
         x, w = input._data, weight._data
         if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1]:   # the hot path

@@ -12,6 +12,7 @@ from ...autograd.graph import Op, _d, _float_dtype, _promote
 from ...ops import _const
 from ...reductions import log_softmax
 from .module import Module
+from ... import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% auto #0
 __all__ = ['NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'MseLossBackward0', 'mse_loss', 'l1_loss',
@@ -166,6 +167,7 @@ def _nll_loss_nd(x, t, weight, reduction, ignore_index):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'):
     "The negative log likelihood of the `target` classes under the log-probabilities `input` (class dim 1)."
+    if amp._active: input, weight = amp._autocast('nll_loss', input, weight)
     return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
 # %% ../../../nbs/26_loss.ipynb #c451dbbd
@@ -213,6 +215,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     ```
     """
+    if amp._active: input, weight = amp._autocast('cross_entropy', input, weight)
     reduction = _reduction(size_average, reduce, reduction)
     cd = 0 if input._data.ndim == 1 else 1
     probs = input._data.shape == target._data.shape
@@ -275,12 +278,14 @@ def _weighted(loss, weight, input, reduction):
 # %% ../../../nbs/26_loss.ipynb #60584b28
 def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
     "The (mean, summed or elementwise) squared difference of `input` and `target`."
+    if amp._active: input, target = amp._autocast('mse_loss', input, target)
     x, y, reduction = _pointwise_args('mse_cpu', input, target, size_average, reduce, reduction)
     if weight is not None: return _weighted((x - y) ** 2, weight, input, reduction)
     return MseLossBackward0.apply(x, y, reduction=('none', 'mean', 'sum')[_Reduction.get_enum(reduction)])
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
     "The (mean, summed or elementwise) absolute difference of `input` and `target`."
+    if amp._active: input, target = amp._autocast('l1_loss', input, target)
     x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
     if weight is not None: return _weighted((x - y).abs(), weight, input, reduction)
     return _apply_reduction((x - y).abs(), ('none', 'mean', 'sum')[_Reduction.get_enum(reduction)])
@@ -338,6 +343,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 # %% ../../../nbs/26_loss.ipynb #43fadca6
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Binary cross-entropy between probabilities `input` and targets in [0, 1]."
+    if amp._active: input, target, weight = amp._autocast('binary_cross_entropy', input, target, weight)
     reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
                                         else _Reduction.get_enum(reduction)]
     if target.shape != input.shape:
@@ -355,6 +361,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None):
     "Binary cross-entropy between the logits `input` (through a sigmoid) and targets in [0, 1], computed stably."
+    if amp._active: input, target, weight, pos_weight = amp._autocast('binary_cross_entropy_with_logits', input, target, weight, pos_weight)
     reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
                                         else _Reduction.get_enum(reduction)]
     if target.shape != input.shape: raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")

@@ -12,6 +12,7 @@ from ...autograd.graph import Op, _Mode, no_grad, _float_dtype, _check_tensors
 from ...ops import _const
 from ..parameter import Parameter
 from .module import Module
+from ... import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% auto #0
 __all__ = ['NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'BatchNorm1d', 'BatchNorm2d',
@@ -158,6 +159,7 @@ def _check_layer_norm(x, normalized_shape, weight, bias):
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     "Normalize each example over its last `len(normalized_shape)` dims, then scale and shift it."
+    if amp._active: input, weight, bias = amp._autocast('layer_norm', input, weight, bias)
     _check_tensors('layer_norm', dict(input=input, normalized_shape=None, weight=weight, bias=bias), optional={'normalized_shape', 'weight', 'bias'})
     shape = _check_layer_norm(input, normalized_shape, weight, bias)
     if input.numel() == 0: return input.clone()
