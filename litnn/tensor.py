@@ -316,9 +316,13 @@ def _set_data(self, new):
 Tensor.data = property(_get_data, _set_data)
 
 # %% ../nbs/01_tensor.ipynb #906fa33e
-def _size(size):
-    "A shape tuple from `f(2, 3)` or `f((2, 3))` style arguments (`f(())` is a 0-d tensor)."
-    if not size: raise TypeError('missing 1 required positional arguments: "size"')
+def _size(size, size_kw=None, fn=None):
+    "A shape tuple from `f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (`f(())` is a 0-d tensor)."
+    name = f"{fn}() " if fn else ''
+    if size_kw is not None:
+        if size: raise TypeError(f"{name}got multiple values for argument 'size'")
+        size = (size_kw,)
+    if not size: raise TypeError(f'{name}missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
     for s in size:
         if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
@@ -336,17 +340,17 @@ def _factory(make, dtype, device, requires_grad, default=None):
     return Tensor._make(a, requires_grad)
 
 # %% ../nbs/01_tensor.ipynb #ec46decc
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*args, size=None, dtype=None, device=None, requires_grad=False):
     "A tensor filled with 0."
-    s = _size(size); return _factory(lambda xp, d: xp.zeros(s, d), dtype, device, requires_grad)
+    s = _size(args, size, 'zeros'); return _factory(lambda xp, d: xp.zeros(s, d), dtype, device, requires_grad)
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*args, size=None, dtype=None, device=None, requires_grad=False):
     "A tensor filled with 1."
-    s = _size(size); return _factory(lambda xp, d: xp.ones(s, d), dtype, device, requires_grad)
+    s = _size(args, size, 'ones'); return _factory(lambda xp, d: xp.ones(s, d), dtype, device, requires_grad)
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*args, size=None, dtype=None, device=None, requires_grad=False):
     "An uninitialised tensor."
-    s = _size(size); return _factory(lambda xp, d: xp.empty(s, d), dtype, device, requires_grad)
+    s = _size(args, size, 'empty'); return _factory(lambda xp, d: xp.empty(s, d), dtype, device, requires_grad)
 
 def _scalar_dtype(v):
     return B.bool if isinstance(v, builtins.bool) else B.int64 if isinstance(v, (builtins.int, np.integer)) else None
@@ -400,16 +404,16 @@ def _float_only(name, dtype):
     if dtype is not None and not to_dtype(dtype).is_floating_point:
         raise NotImplementedError(f'"{name}" not implemented for \'{_LEGACY[to_dtype(dtype).name]}\'')
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Uniform samples from [0, 1)."
     _float_only('check_uniform_bounds', dtype)
-    s, g = _size(size), _generator(_on(device), generator)
+    s, g = _size(args, size, 'rand'), _generator(_on(device), generator)
     return _factory(lambda xp, d: g.random(s, dtype=np.float64).astype(d), dtype, device, requires_grad)
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples from the standard normal distribution."
     _float_only('normal_kernel_cpu', dtype)
-    s, g = _size(size), _generator(_on(device), generator)
+    s, g = _size(args, size, 'randn'), _generator(_on(device), generator)
     return _factory(lambda xp, d: g.standard_normal(s, dtype=np.float64).astype(d), dtype, device, requires_grad)
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
