@@ -16,5 +16,5 @@ def test_modified_saved_output_names_its_version():
 def test_factories_take_size_as_a_keyword(name):
     for kw in ({'size': (2, 3)}, {'size': [4]}, {'size': ()}):
         assert tuple(getattr(litnn, name)(**kw).shape) == tuple(getattr(torch, name)(**kw).shape)
-    for lib in (torch, litnn):
-        with pytest.raises(TypeError, match="multiple values for argument 'size'"): getattr(lib, name)(2, size=(2,))
+    for lib in (torch, litnn):      # the same TypeError (torch's rand/randn word it as an invalid combination)
+        with pytest.raises(TypeError, match=name): getattr(lib, name)(2, size=(2,))
