@@ -18,5 +18,7 @@ NN_CASES = {
     'constant_pad': (lambda x: F(x).pad(x, (1, -1, 2, 0), value=0.5), [randn(2, 3, 4)]),
     'reflection_pad': (lambda x: F(x).pad(x, (2, 1), mode='reflect'), [randn(2, 5)]),
     'ctc_loss': (lambda x: F(x).ctc_loss(x.log_softmax(2), _lib(x).tensor([[1, 2]]), [4], [2]), [randn(4, 1, 3)]),
+    'batch_norm': (lambda x, w, b: F(x).batch_norm(x, None, None, w, b, training=True), [randn(4, 3, 2), randn(3), randn(3)]),
+    'layer_norm': (lambda x, w, b: F(x).layer_norm(x, [3], w, b), [randn(4, 3), randn(3), randn(3)]),
     'max_unpool2d': (lambda x: F(x).max_unpool2d(*F(x).max_pool2d(x, 2, return_indices=True), 2), [randn(1, 2, 4, 4)]),
 }

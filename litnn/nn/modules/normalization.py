@@ -7,7 +7,7 @@ from __future__ import annotations
 import numbers, numpy as np
 import litnn
 from ...backend import array_namespace
-from ...tensor import _LEGACY
+from ...tensor import _LEGACY, Tensor
 from ...autograd.graph import Op, _Mode, no_grad, _float_dtype, _check_tensors
 from ...ops import _const
 from ..parameter import Parameter
@@ -38,8 +38,10 @@ class NativeBatchNormBackward0(Op):
         if bias is not None: out += bias._data.reshape(pshape)
         return out.astype(x._data.dtype, copy=False)
 
+    on_arrays = True      # a plain backward: `_array_backward`, the same formulas on arrays
     @staticmethod
     def backward(ctx, g):
+        if not isinstance(g, Tensor): return _array_backward(ctx, g)
         x, w = ctx.saved_tensors
         (dims, pdims, pshape, eps), (shape, bias_dtype), dtype = ctx.o, ctx.param, x.dtype
         if x._data.dtype.itemsize < 4: x, g = x.float(), g.float()     # as forward: in float32
@@ -62,6 +64,23 @@ class NativeLayerNormBackward0(NativeBatchNormBackward0):
     "The same operation over the last dims of each example, under the name torch gives LayerNorm's node."
 
 def _sum(t, dims): return t.sum(dims) if dims else t    # `sum(())` would sum everything
+
+def _array_backward(ctx, g):
+    "The backward above on arrays (a plain backward: the statistics are the saved numbers)."
+    x, w = ctx.saved_tensors
+    (dims, pdims, pshape, eps), (shape, bias_dtype) = ctx.o, ctx.param
+    a, dtype = x._data, x._data.dtype
+    if a.dtype.itemsize < 4: a, g = a.astype(np.float32), g.astype(np.float32)
+    xhat = (a - ctx.mean) * ctx.invstd
+    nx, nw, nb = ctx.needs_input_grad
+    gx = gw = gb = None
+    if nx:
+        gy = g if w is None else g * w._data.reshape(pshape).astype(g.dtype, copy=False)
+        if ctx.batch: gy = gy - gy.mean(axis=dims, keepdims=True) - xhat * (gy * xhat).mean(axis=dims, keepdims=True)
+        gx = (gy * ctx.invstd).astype(dtype, copy=False)
+    if nw: gw = ((g * xhat).sum(axis=pdims) if pdims else g * xhat).reshape(shape).astype(w._data.dtype, copy=False)
+    if nb: gb = (g.sum(axis=pdims) if pdims else g).reshape(shape).astype(bias_dtype.np, copy=False)
+    return gx, gw, gb
 
 def _batch_var(xp, xc, dims):
     "mean(xc²) over `dims`; in float64 where float32's squares overflow (deviations past 1.8e19) though the answer is in range."

@@ -36,6 +36,13 @@ def _row_scale(idx, padding_idx, by_freq):
     if padding_idx is not None: s[flat == padding_idx] = 0
     return s
 
+def _index_sum(xp, idx, rows, n):
+    "`rows` added up into n rows by `idx`: a one-hot product when that matrix is small (one GEMM), else `add.at`."
+    if idx.size * n <= 1 << 22: return (idx == xp.arange(n).reshape(-1, 1)).astype(rows.dtype) @ rows
+    out = xp.zeros((n, rows.shape[-1]), dtype=rows.dtype)
+    xp.add.at(out, idx, rows)
+    return out
+
 class EmbeddingDenseBackward0(Op):
     "The embedding's weight gradient: each row of g added into row idx of a zero matrix"
     @staticmethod
@@ -44,9 +51,7 @@ class EmbeddingDenseBackward0(Op):
         a = g._data; xp = array_namespace(a)
         rows = a.reshape(-1, a.shape[-1])
         if scale is not None: rows = rows * scale.reshape(-1, 1).astype(a.dtype)
-        out = xp.zeros((n, a.shape[-1]), dtype=a.dtype)
-        xp.add.at(out, idx.reshape(-1), rows)
-        return out
+        return _index_sum(xp, idx.reshape(-1), rows, n)
     @staticmethod
     def backward(ctx, gg):
         out = EmbeddingBackward0.apply(gg, indices=ctx.idx)
