@@ -11,6 +11,7 @@ from ...backend import _generator
 from ...tensor import Tensor
 from .module import Module
 from .dropout import _check_p
+from ...autograd.graph import _check_tensors
 
 # %% ../../../nbs/21c_feature_dropout.ipynb #b158d89d
 _ALPHA = 1.7580993408473766          # SELU's lambda * alpha: the value a dropped unit takes before the correction
@@ -77,10 +78,12 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     "Dropout that keeps a SELU network's mean and variance: dropped units at -λα, then an affine correction."
+    _check_tensors('alpha_dropout', dict(input=input))
     _check_p(p); return _dropout_impl(input, p, training, inplace, False, True)
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     "alpha_dropout of whole channels."
+    _check_tensors('feature_alpha_dropout', dict(input=input))
     _check_p(p); return _dropout_impl(input, p, training, inplace, True, True)
 
 # %% ../../../nbs/21c_feature_dropout.ipynb #59076d3d

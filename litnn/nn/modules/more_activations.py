@@ -15,7 +15,7 @@ import math
 import numpy as np
 from ...backend import array_namespace, _generator
 from ...tensor import Tensor
-from ...autograd.graph import Op
+from ...autograd.graph import Op, _check_tensors, _op_name
 from ...autograd.engine import _inplace
 from ...ops import _Unary, _UNARY, _masked, _sigmoid, _floating, _on_arrays
 from ...views import cat, chunk
@@ -60,6 +60,7 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804
 # %% ../../../nbs/22b_more_activations.ipynb #f6ff83e3
 def _elementwise(op, input, inplace, **kw):
     "Apply node class `op` to `input` (integers become floats), or overwrite `input` with the result."
+    _check_tensors(_op_name(op), dict(input=input))     # torch's TypeError for a list, an array, None
     if inplace: return _inplace(input, op.apply, **kw)
     return op.apply(_floating(input), **kw)
 
@@ -224,6 +225,7 @@ class PreluKernelBackward0(Op):
 
 def prelu(input, weight):
     "x where x > 0, else weight * x (one weight, or one per channel of dimension 1)."
+    _check_tensors('prelu', dict(input=input, weight=weight))
     if weight.numel() != 1:
         if input.dim() == 0: raise RuntimeError("Not allow zero-dim input tensor.")
         if weight.numel() != input.shape[1]:
@@ -249,6 +251,7 @@ class RreluWithNoiseBackward0(Op):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     "Leaky ReLU with random slopes in [lower, upper] in training, their mean otherwise."
+    _check_tensors('rrelu', dict(input=input))
     if inplace: return _inplace(input, RreluWithNoiseBackward0.apply, lower=lower, upper=upper, training=training)
     return RreluWithNoiseBackward0.apply(input, lower=lower, upper=upper, training=training)
 

@@ -3,12 +3,12 @@
 # %% auto #0
 __all__ = ['DataParallel', 'data_parallel']
 
-# %% ../../../nbs/50_data_parallel.ipynb #3df9ee00
+# %% ../../../nbs/50_data_parallel.ipynb #ce9ec35c
 import warnings
 from ... import cuda
 from ..modules.module import Module
 
-# %% ../../../nbs/50_data_parallel.ipynb #f43b39d9
+# %% ../../../nbs/50_data_parallel.ipynb #10564313
 class DataParallel(Module):
     "Wraps `module` (as `self.module`, so its state_dict keys gain `module.`) and runs it on its device."
     def __init__(self, module, device_ids=None, output_device=None, dim=0):
@@ -24,7 +24,7 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs): return self.module(*inputs, **kwargs)
 
-# %% ../../../nbs/50_data_parallel.ipynb #80457a82
+# %% ../../../nbs/50_data_parallel.ipynb #9f5e968a
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
     "module(*inputs) (on one device; see `DataParallel`)."
     if not cuda.is_available(): raise RuntimeError("device type could not be determined")
