@@ -13,7 +13,7 @@ import math, warnings
 import numpy as np
 from ...backend import array_namespace, int64
 from ...tensor import Tensor, ones_like
-from ...ops import where
+from ...ops import where, _dname
 from ...autograd.graph import _check_tensors
 from .module import Module
 from .loss import (_Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction, _pointwise_args, _weighted)
@@ -46,6 +46,7 @@ def _xlogx(t):
 def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
     "Σ target (log target - input), input a log-probability; `log_target`: the target is one too."
     _check_tensors('kl_div', dict(input=input, target=target))
+    if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
     elif reduction == 'mean':
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -114,6 +115,13 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     loss = where(target == 1, 1 - cos, 0.) + where(target == -1, (cos - margin).clamp(min=0), 0.)
     return _reduce(loss, size_average, reduce, reduction)
 
+def _check_triplet(fn, anchor, positive, negative):
+    "torch's TypeError for a non-tensor, RuntimeError for different numbers of dimensions."
+    _check_tensors(fn, dict(anchor=anchor, positive=positive, negative=negative))
+    if not (anchor.dim() == positive.dim() == negative.dim()):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+                           f"but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative {negative.dim()}D inputs")
+
 def _triplet(dist, anchor, positive, negative, margin, swap):
     d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
     if swap: d_neg = d_neg.minimum(dist(positive, negative))
@@ -122,10 +130,7 @@ def _triplet(dist, anchor, positive, negative, margin, swap):
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction='mean'):
     "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."
-    _check_tensors('triplet_margin_loss', dict(anchor=anchor, positive=positive, negative=negative))
-    if not (anchor.dim() == positive.dim() == negative.dim()):
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
-                           f"but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative {negative.dim()}D inputs")
+    _check_triplet('triplet_margin_loss', anchor, positive, negative)
     dist = lambda a, b: pairwise_distance(a, b, p, eps)
     return _reduce(_triplet(dist, anchor, positive, negative, margin, swap), size_average, reduce, reduction)
 
@@ -134,6 +139,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     "The triplet margin loss with any `distance_function` (pairwise_distance by default)."
     if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_triplet('triplet_margin_with_distance_loss', anchor, positive, negative)
     return _apply_reduction(_triplet(distance_function or pairwise_distance, anchor, positive, negative, margin, swap), reduction)
 
 # %% ../../../nbs/26b_more_losses.ipynb #df682862
@@ -144,6 +150,7 @@ def _batched(input, target):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
+    if not input.is_floating_point(): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dname(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
     x, t, single = _batched(input, target)
@@ -156,6 +163,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
     _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
+    if not input.is_floating_point(): raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for \'{_dname(input)}\'')
     x, t, single = _batched(input, target)
     c = x.shape[1]
     xp = array_namespace(t._data)
