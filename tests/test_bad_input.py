@@ -439,7 +439,6 @@ NOT_YET = {
     '24f_grid_sample: litnn computes where torch raises RuntimeError': {'grid_sample-in0': 'float64', 'grid_sample-in1': 'int64 float64'},
     '25a_group_norm: NotImplementedError where torch raises RuntimeError': {'GroupNorm-in0': 'int64', 'group_norm-in0': 'int64'},
     '25a_group_norm: RuntimeError where torch raises ValueError': {'RMSNorm-in0': 'scalar_tensor', 'rms_norm-in0': 'scalar_tensor'},
-    '26a_distance: litnn raises RuntimeError where torch computes': {'CosineSimilarity-in0': 'int64', 'CosineSimilarity-in1': 'int64', 'cosine_similarity-in0': 'int64', 'cosine_similarity-in1': 'int64'},
     '26b_more_losses: AxisError where torch raises RuntimeError': {'MultiLabelMarginLoss-in1': 'scalar_tensor', 'multilabel_margin_loss-in1': 'scalar_tensor'},
     '26b_more_losses: IndexError where torch raises RuntimeError': {'CosineEmbeddingLoss-in1': 'scalar_tensor', 'MultiLabelMarginLoss-in0': 'scalar_tensor empty_batch', 'MultiLabelMarginLoss-in1': 'float64', 'MultiMarginLoss-in0': 'scalar_tensor', 'MultiMarginLoss-in1': 'scalar_tensor', 'cosine_embedding_loss-in1': 'scalar_tensor', 'multi_margin_loss-in0': 'scalar_tensor', 'multi_margin_loss-in1': 'scalar_tensor', 'multilabel_margin_loss-in0': 'scalar_tensor empty_batch', 'multilabel_margin_loss-in1': 'float64'},
     '26b_more_losses: NaN/inf positions of the result or gradient differ': {'KLDivLoss-in1': 'nan', 'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'kl_div-in1': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
@@ -456,8 +455,6 @@ NOT_YET = {
     '28_attention: None as in_proj_weight raises AttributeError (torch asserts: AssertionError)': {'multi_head_attention_forward-in3': 'none'},
     '28_attention: litnn raises RuntimeError where torch computes': {'MultiheadAttention-in0': 'empty_batch', 'multi_head_attention_forward-in0': 'empty_batch', 'scaled_dot_product_attention-in2': 'empty_batch'},
     '29_transformer: litnn raises RuntimeError where torch computes': {'Transformer-in0': 'empty_batch', 'Transformer-in1': 'empty_batch', 'TransformerDecoder-in0': 'empty_batch', 'TransformerDecoder-in1': 'empty_batch', 'TransformerDecoderLayer-in0': 'empty_batch', 'TransformerDecoderLayer-in1': 'empty_batch', 'TransformerEncoder-in0': 'empty_batch', 'TransformerEncoderLayer-in0': 'empty_batch'},
-    # the second round's parts: one entry per notebook and kind of difference
-
 }
 _NOT_YET = {f'{k}-{v}': owner for owner, m in NOT_YET.items() for k, vs in m.items() for v in vs.split()}
 
