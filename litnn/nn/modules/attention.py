@@ -15,6 +15,7 @@ from ..parameter import Parameter
 from .module import Module
 from .linear import Linear, linear, _cname
 from .dropout import dropout
+from ...autograd.graph import _check_tensors
 
 # %% auto #0
 __all__ = ['ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward',
@@ -142,6 +143,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
     ```
     """
+    _check_tensors('scaled_dot_product_attention', dict(query=query, key=key, value=value))
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     q, k, v, mask = query, key, value, None if attn_mask is None else attn_mask._data

@@ -13,6 +13,7 @@ from ..im2col import _LinearMap
 from .conv import _ConvNd, _expand, _pads, _check_shapes, _mode_pad, conv2d
 from .conv_transpose import _ConvTransposeNd, conv_transpose2d
 from .padding import pad
+from ...autograd.graph import _check_tensors
 
 # %% ../../../nbs/23d_conv3d.ipynb #4fbc3b83
 class _DepthGeom:
@@ -97,6 +98,7 @@ def _check_transposed(input, weight, stride, padding, output_padding, dilation, 
 # %% ../../../nbs/23d_conv3d.ipynb #e3bd9eb5
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "3-d transposed convolution of (N, C_in, D, H, W) or (C_in, D, H, W) inputs; weight (C_in, C_out/groups, KD, KH, KW)."
+    _check_tensors('conv_transpose3d', dict(input=input, weight=weight))
     if input.dim() not in (4, 5):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: {list(input.shape)}")
     if input.dim() == 4: return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)

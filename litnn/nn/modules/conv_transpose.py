@@ -11,6 +11,7 @@ from ...tensor import Tensor, empty
 from ..im2col import _Geom
 from .conv import _ConvNd, _Col2im, _OutT, _expand, _check_shapes
 from ..parameter import Parameter
+from ...autograd.graph import _check_tensors
 
 # %% ../../../nbs/23c_conv_transpose.ipynb #64c2dbae
 def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation, groups):
@@ -45,10 +46,12 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "1-d transposed convolution of (N, C_in, L) or (C_in, L) inputs; weight (C_in, C_out/groups, K)."
+    _check_tensors('conv_transpose1d', dict(input=input, weight=weight))
     return _conv_transpose('conv_transpose1d', 1, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "2-d transposed convolution of (N, C_in, H, W) or (C_in, H, W) inputs; weight (C_in, C_out/groups, KH, KW)."
+    _check_tensors('conv_transpose2d', dict(input=input, weight=weight))
     return _conv_transpose('conv_transpose2d', 2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 # %% ../../../nbs/23c_conv_transpose.ipynb #d66304e7

@@ -9,7 +9,7 @@ __all__ = ['CtcLossBackward0', 'ctc_loss', 'CTCLoss']
 import numpy as np
 from ...backend import array_namespace
 from ...tensor import Tensor
-from ...autograd.graph import Op
+from ...autograd.graph import Op, _check_tensors
 from .loss import _Loss, _reduction
 
 # %% ../../../nbs/26c_ctc_loss.ipynb #5f369ae5
@@ -137,6 +137,7 @@ def ctc_loss(log_probs, # (T, N, C) or (T, C): log-probabilities over C classes 
              input_lengths, target_lengths, # per sample: tensors or sequences of ints
              blank=0, reduction='mean', zero_infinity=False):
     "The connectionist temporal classification loss (as `torch.nn.functional.ctc_loss`)."
+    _check_tensors('ctc_loss', dict(log_probs=log_probs, targets=targets))
     reduction = _reduction(None, None, reduction)
     if log_probs.dim() == 2:            # one sample
         tg = targets.unsqueeze(0) if isinstance(targets, Tensor) else [targets]

@@ -11,10 +11,13 @@ from ...backend import array_namespace, int64
 from ...tensor import Tensor
 from ...reductions import norm
 from .module import Module
+from ...autograd.graph import _check_tensors, _promote
+from ...ops import _dname
 
 # %% ../../../nbs/26a_distance.ipynb #9e8aa66a
 def one_hot(tensor, num_classes=-1):
     "Integer tensor with a new last dimension of `num_classes`, 1 at each index of `tensor`, 0 elsewhere."
+    _check_tensors('one_hot', dict(input=tensor))
     if tensor.dtype is not int64: raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     a = tensor._data
     xp = array_namespace(a)
@@ -28,6 +31,9 @@ def one_hot(tensor, num_classes=-1):
 # %% ../../../nbs/26a_distance.ipynb #149bf26d
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     "cos of the angle between `x1` and `x2` along `dim` (broadcast first)."
+    _check_tensors('cosine_similarity', dict(x1=x1, x2=x2))
+    x1, x2 = _promote(x1, x2)       # an integer tensor computes with a float one, in their common dtype
+    if not x1.is_floating_point(): raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dname(x1)}")
     x1, x2 = _broadcast(x1, x2)
     n1, n2 = (_floor(norm(x, 2, dim, keepdim=True), eps) for x in (x1, x2))
     return ((x1 / n1) * (x2 / n2)).sum(dim)
@@ -49,6 +55,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def pdist(input, p=2):
     "The p-norm distance between each pair of rows i < j of a 2-D `input`, row by row."
+    _check_tensors('pdist', dict(input=input))
     if input.dim() != 2: raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     i, j = np.triu_indices(input.shape[0], 1)
     xp = array_namespace(input._data)

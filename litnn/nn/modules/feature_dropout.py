@@ -13,6 +13,8 @@ from ...backend import _generator
 from ...tensor import Tensor
 from .module import Module
 from .dropout import _check_p
+from ...autograd.graph import _check_tensors
+from ...ops import _dname
 
 # %% ../../../nbs/21c_feature_dropout.ipynb #b158d89d
 _ALPHA = 1.7580993408473766          # SELU's lambda * alpha: the value a dropped unit takes before the correction
@@ -28,6 +30,8 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     "torch's `_dropout_impl`: plain or feature noise, scaled (dropout) or affinely corrected (alpha dropout)."
     if p == 0 or not train or input.numel() == 0: return input
     if p == 1: return input.mul_(0.) if inplace else input * 0.
+    if not input.is_floating_point():     # the noise is float: an integer result cannot hold input * noise
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_dname(input)}")
     keep = _noise(input, p, feature)
     if alpha:
         a = 1. / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
@@ -79,10 +83,12 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     "Dropout that keeps a SELU network's mean and variance: dropped units at -λα, then an affine correction."
+    _check_tensors('alpha_dropout', dict(input=input))
     _check_p(p); return _dropout_impl(input, p, training, inplace, False, True)
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     "alpha_dropout of whole channels."
+    _check_tensors('feature_alpha_dropout', dict(input=input))
     _check_p(p); return _dropout_impl(input, p, training, inplace, True, True)
 
 # %% ../../../nbs/21c_feature_dropout.ipynb #59076d3d

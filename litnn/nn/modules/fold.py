@@ -12,6 +12,7 @@ from ...backend import array_namespace
 from ...ops import _dname
 from ..im2col import _Geom, _LinearMap, _pack, _unfold, _fold, _crop, _per_image, _place, _out, _out_t
 from .module import Module
+from ...autograd.graph import _check_tensors
 
 # %% ../../../nbs/24d_fold.ipynb #2a3947eb
 def _im2col(a, geo):
@@ -75,6 +76,7 @@ def _geometry(shape, k, d, p, s):
 # %% ../../../nbs/24d_fold.ipynb #3d204173
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     "The sliding blocks of `input` (N, C, H, W) or (C, H, W) as columns: (N, C·KH·KW, L) (im2col, as `torch.nn.functional.unfold`)."
+    _check_tensors('unfold', dict(input=input))
     k, d, p, s = (_pair2(v, n, 'im2col', i) for i, (v, n) in enumerate(
         ((kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
     _check_sizes(('kernel_size', 'dilation', 'padding', 'stride'), kernel_size=k, dilation=d, padding=p, stride=s)
@@ -93,6 +95,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 # %% ../../../nbs/24d_fold.ipynb #e63a9ca6
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     "Columns (N, C·KH·KW, L) or (C·KH·KW, L) summed back onto their blocks of (N, C, *output_size) images (col2im, as `torch.nn.functional.fold`)."
+    _check_tensors('fold', dict(input=input))
     o, k, d, p, s = (_pair2(v, n, 'col2im', i) for i, (v, n) in enumerate(((output_size, 'output_size'),
         (kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
     _check_sizes(('kernel_size', 'stride', 'dilation', 'padding'), kernel_size=k, dilation=d, padding=p, stride=s)

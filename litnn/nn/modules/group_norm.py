@@ -11,6 +11,7 @@ from ...tensor import _LEGACY
 from ..parameter import Parameter
 from .module import Module
 from .normalization import NativeBatchNormBackward0, _verify_batch_size, _check_dtypes
+from ...autograd.graph import _check_tensors
 
 # %% auto #0
 __all__ = ['NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'GroupNorm', 'RMSNorm']
@@ -33,6 +34,7 @@ def _check_group_norm(x, num_groups, weight, bias):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     "Normalize each example over each group of `C / num_groups` channels and the spatial dims, then scale and shift per channel."
+    _check_tensors('group_norm', dict(input=input, weight=weight, bias=bias), optional={'bias', 'weight'})
     _check_group_norm(input, num_groups, weight, bias)
     n, c, *spatial = input.shape
     g = num_groups
@@ -57,6 +59,7 @@ def _check_rms_norm(x, normalized_shape, weight):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     "x / sqrt(mean(x²) + eps) over the last `len(normalized_shape)` dims, times `weight`."
+    _check_tensors('rms_norm', dict(input=input, weight=weight), optional={'weight'})
     shape = _check_rms_norm(input, normalized_shape, weight)
     x = input.float() if input._data.dtype.itemsize < 4 else input
     if eps is None: eps = float(np.finfo(x._data.dtype).eps)

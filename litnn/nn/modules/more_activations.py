@@ -17,9 +17,9 @@ import math
 import numpy as np
 from ...backend import array_namespace, _generator
 from ...tensor import Tensor
-from ...autograd.graph import Op
+from ...autograd.graph import Op, _check_tensors, _op_name, _float_dtype
 from ...autograd.engine import _inplace
-from ...ops import _Unary, _UNARY, _masked, _sigmoid, _floating, _on_arrays
+from ...ops import _dname, _Unary, _UNARY, _masked, _sigmoid, _floating, _on_arrays
 from ...views import cat, chunk
 from ...tensor import empty
 from ..parameter import Parameter
@@ -38,9 +38,15 @@ def _sig(t): return t.sigmoid() if isinstance(t, Tensor) else _sigmoid(array_nam
 
 def _arr(t): return t._data if isinstance(t, Tensor) else t
 
-def _node(name, f, df, saves):
-    "An elementwise node class in 03_ops's pattern: forward `f(xp, a, **kw)`, derivative `df(g, x, y, **kw)`."
-    return type(name, (_Unary,), dict(f=staticmethod(f), df=staticmethod(df), saves=saves, on_arrays=_on_arrays(df)))
+def _node(name, f, df, saves, kernel=None):
+    """An elementwise node class in 03_ops's pattern: forward `f(xp, a, **kw)`, derivative `df(g, x, y, **kw)`;
+    `kernel`: torch's float-only kernel, which refuses integers (None: integers keep their dtype)."""
+    return type(name, (_Unary,), dict(f=staticmethod(f), df=staticmethod(df), saves=saves, on_arrays=_on_arrays(df), kernel=kernel))
+
+def _float_only(input, kernel):
+    "torch's NotImplementedError for an integer or bool tensor given to a float-only kernel."
+    if kernel and isinstance(input, Tensor) and not _float_dtype(input):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dname(input)}\'')
 
 # %% ../../../nbs/22b_more_activations.ipynb #31a5cbd6
 def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -55,15 +61,17 @@ def _dcelu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     neg = _arr(x) <= 0
     return _masked(g, ~neg) + _masked(g * _exp(x * s) * (alpha * s), neg)
 
-EluBackward0 = _node('EluBackward0', _elu, _delu, 'y')
-CeluBackward0 = _node('CeluBackward0', _elu, _dcelu, 'x')
+EluBackward0 = _node('EluBackward0', _elu, _delu, 'y', 'elu_cpu')
+CeluBackward0 = _node('CeluBackward0', _elu, _dcelu, 'x', 'elu_cpu')
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 # %% ../../../nbs/22b_more_activations.ipynb #f6ff83e3
 def _elementwise(op, input, inplace, **kw):
-    "Apply node class `op` to `input` (integers become floats), or overwrite `input` with the result."
+    "Apply node class `op` to `input` (refused if integer for a float-only kernel), or overwrite `input` with the result."
+    _check_tensors(_op_name(op), dict(input=input))     # torch's TypeError for a list, an array, None
+    _float_only(input, op.kernel)
     if inplace: return _inplace(input, op.apply, **kw)
-    return op.apply(_floating(input), **kw)
+    return op.apply(input, **kw)
 
 def elu(input, alpha=1.0, inplace=False):
     "x for x > 0, else alpha (e^x - 1)."
@@ -82,17 +90,17 @@ def celu(input, alpha=1.0, inplace=False):
 def _in(x, lo, hi): a = _arr(x); return (a > lo) & (a < hi)
 def _out(x, lambd): a = _arr(x); return (a > lambd) | (a < -lambd)
 
-HardtanhBackward0 = _node('HardtanhBackward0', lambda xp, a, min_val=-1.0, max_val=1.0: xp.clip(a, min_val, max_val),
+HardtanhBackward0 = _node('HardtanhBackward0', lambda xp, a, min_val=-1.0, max_val=1.0: xp.clip(a, min_val, max_val).astype(a.dtype, copy=False),
                           lambda g, x, y, min_val=-1.0, max_val=1.0: _masked(g, _in(x, min_val, max_val)), 'x')
 _SIXTH = float(np.float32(1 / 6))   # torch's hardsigmoid slope is the float 1.0f/6.0f, in every dtype
 HardsigmoidBackward0 = _node('HardsigmoidBackward0', lambda xp, a: xp.clip(a / 6 + 0.5, 0, 1),
-                             lambda g, x, y: _masked(g, _in(x, -3, 3) * _SIXTH), 'x')
+                             lambda g, x, y: _masked(g, _in(x, -3, 3) * _SIXTH), 'x', 'hardsigmoid_cpu')
 HardswishBackward0 = _node('HardswishBackward0', lambda xp, a: a * xp.clip(a + 3, 0, 6) / 6,
-                           lambda g, x, y: _masked(g * (x / 3 + 0.5), _in(x, -3, 3)) + _masked(g, _arr(x) >= 3), 'x')
+                           lambda g, x, y: _masked(g * (x / 3 + 0.5), _in(x, -3, 3)) + _masked(g, _arr(x) >= 3), 'x', 'hardswish_cpu')
 SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, 0 * a)),
-                            lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x')
+                            lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'softshrink_check')
 HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(_out(a, lambd), a, 0 * a),
-                            lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x')
+                            lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
 ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a > threshold, a, xp.asarray(value, dtype=a.dtype)),
                            lambda g, x, y, threshold=0., value=0.: _masked(g, _arr(x) > threshold), 'x')
 
@@ -119,11 +127,11 @@ def _check_lambd(lambd):
 
 def softshrink(input, lambd=0.5):
     "x - lambd above lambd, x + lambd below -lambd, 0 between."
-    _check_lambd(lambd); return SoftshrinkBackward0.apply(input, lambd=lambd)
+    _check_lambd(lambd); _float_only(input, SoftshrinkBackward0.kernel); return SoftshrinkBackward0.apply(input, lambd=lambd)
 
 def hardshrink(input, lambd=0.5):
     "x outside [-lambd, lambd], 0 inside."
-    return HardshrinkBackward0.apply(input, lambd=lambd)
+    _float_only(input, HardshrinkBackward0.kernel); return HardshrinkBackward0.apply(input, lambd=lambd)
 
 def threshold(input, threshold, value, inplace=False):
     "x where x > threshold, else value."
@@ -137,11 +145,11 @@ def _dsoftplus(g, x, y, beta=1.0, threshold=20.0):
     over = _arr(x) * beta > threshold
     return _masked(g, over) + _masked(g * _sig(beta * x), ~over)
 
-SoftplusBackward0 = _node('SoftplusBackward0', _softplus, _dsoftplus, 'x')
+SoftplusBackward0 = _node('SoftplusBackward0', _softplus, _dsoftplus, 'x', 'softplus_cpu')
 
 def softplus(input, beta=1.0, threshold=20.0):
     "log(1 + e^(beta x)) / beta; x itself where beta x > threshold."
-    return SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
+    _float_only(input, SoftplusBackward0.kernel); return SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
 
 # %% ../../../nbs/22b_more_activations.ipynb #c1f752c4
 def _mish(xp, a): return a * xp.tanh(xp.logaddexp(0, a))
@@ -150,10 +158,10 @@ def _dmish(g, x, y):
     t = _tanh(_log1p(_exp(-abs(x))) + (x + abs(x)) / 2)          # tanh(softplus(x)), without overflow
     return g * (t + x * _sig(x) * (1 - t * t))
 
-MishBackward0 = _node('MishBackward0', _mish, _dmish, 'x')
+MishBackward0 = _node('MishBackward0', _mish, _dmish, 'x', 'mish_cpu')
 LogSigmoidBackward0 = _node('LogSigmoidBackward0',
                             lambda xp, a: xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a))),
-                            lambda g, x, y: g * _sig(-x), 'x')
+                            lambda g, x, y: g * _sig(-x), 'x', 'log_sigmoid_cpu')
 
 def mish(input, inplace=False):
     "x tanh(softplus(x))."
@@ -161,7 +169,7 @@ def mish(input, inplace=False):
 
 def logsigmoid(input):
     "log(sigmoid(x)), stable for large |x|."
-    return LogSigmoidBackward0.apply(input)
+    _float_only(input, LogSigmoidBackward0.kernel); return LogSigmoidBackward0.apply(input)
 
 # %% ../../../nbs/22b_more_activations.ipynb #a9f4ba3f
 def softsign(input):
@@ -197,7 +205,7 @@ def glu(input, dim=-1):
     d = dim % input.dim()
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
-    return GluBackward0.apply(input, dim=d)
+    _float_only(input, 'glu_cpu'); return GluBackward0.apply(input, dim=d)
 
 # %% ../../../nbs/22b_more_activations.ipynb #ce125aba
 class PreluKernelBackward0(Op):
@@ -226,6 +234,7 @@ class PreluKernelBackward0(Op):
 
 def prelu(input, weight):
     "x where x > 0, else weight * x (one weight, or one per channel of dimension 1)."
+    _check_tensors('prelu', dict(input=input, weight=weight))
     if weight.numel() != 1:
         if input.dim() == 0: raise RuntimeError("Not allow zero-dim input tensor.")
         if weight.numel() != input.shape[1]:
@@ -251,6 +260,7 @@ class RreluWithNoiseBackward0(Op):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     "Leaky ReLU with random slopes in [lower, upper] in training, their mean otherwise."
+    _check_tensors('rrelu', dict(input=input)); _float_only(input, 'leaky_relu_cpu')
     if inplace: return _inplace(input, RreluWithNoiseBackward0.apply, lower=lower, upper=upper, training=training)
     return RreluWithNoiseBackward0.apply(input, lower=lower, upper=upper, training=training)
 

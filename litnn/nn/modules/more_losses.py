@@ -15,7 +15,8 @@ import math, warnings
 import numpy as np
 from ...backend import array_namespace, int64
 from ...tensor import Tensor, ones_like
-from ...ops import where
+from ...ops import where, _dname
+from ...autograd.graph import _check_tensors
 from .module import Module
 from .loss import (_Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction, _pointwise_args, _weighted)
 from .more_activations import logsigmoid
@@ -46,6 +47,8 @@ def _xlogx(t):
 
 def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
     "Σ target (log target - input), input a log-probability; `log_target`: the target is one too."
+    _check_tensors('kl_div', dict(input=input, target=target))
+    if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
     elif reduction == 'mean':
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -58,6 +61,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_
 # %% ../../../nbs/26b_more_losses.ipynb #6974f4ae
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction='mean'):
     "exp(x) - t x (x a log-rate), or x - t log(x + eps); `full` adds Stirling's t log t - t + log(2πt)/2."
+    _check_tensors('poisson_nll_loss', dict(input=input, target=target))
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
@@ -68,6 +72,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'):
     "(log var + (input - target)² / var) / 2, var clamped below at eps (+ log(2π)/2 if `full`)."
+    _check_tensors('gaussian_nll_loss', dict(input=input))     # a target torch's arithmetic takes (an array) is fine
+    _check_tensors('gaussian_nll_loss', dict(var=var), skip=(int, float))     # var may be a number
     if isinstance(var, (int, float)):
         if var < 0: raise ValueError("var has negative entry/entries")
         var = var * ones_like(input)
@@ -93,6 +99,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'):
     "input where target is 1, max(0, margin - input) where it is -1."
+    _check_tensors('hinge_embedding_loss', dict(input=input, target=target))
     loss = where(target != 1, (margin - input).clamp(min=0), 0.) + where(target != -1, input, 0.)
     return _reduce(loss, size_average, reduce, reduction)
 
@@ -103,11 +110,19 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='m
 # %% ../../../nbs/26b_more_losses.ipynb #0fe34b2a
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."
+    _check_tensors('cosine_embedding_loss', dict(input1=input1, input2=input2, target=target))
     d = 1 if input1.dim() == 2 else 0
     prod = (input1 * input2).sum(d)
     cos = prod / (((input1 * input1).sum(d) + 1e-12) * ((input2 * input2).sum(d) + 1e-12)).sqrt()
     loss = where(target == 1, 1 - cos, 0.) + where(target == -1, (cos - margin).clamp(min=0), 0.)
     return _reduce(loss, size_average, reduce, reduction)
+
+def _check_triplet(fn, anchor, positive, negative):
+    "torch's TypeError for a non-tensor, RuntimeError for different numbers of dimensions."
+    _check_tensors(fn, dict(anchor=anchor, positive=positive, negative=negative))
+    if not (anchor.dim() == positive.dim() == negative.dim()):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+                           f"but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative {negative.dim()}D inputs")
 
 def _triplet(dist, anchor, positive, negative, margin, swap):
     d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
@@ -117,9 +132,7 @@ def _triplet(dist, anchor, positive, negative, margin, swap):
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction='mean'):
     "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."
-    if not (anchor.dim() == positive.dim() == negative.dim()):
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
-                           f"but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative {negative.dim()}D inputs")
+    _check_triplet('triplet_margin_loss', anchor, positive, negative)
     dist = lambda a, b: pairwise_distance(a, b, p, eps)
     return _reduce(_triplet(dist, anchor, positive, negative, margin, swap), size_average, reduce, reduction)
 
@@ -128,6 +141,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     "The triplet margin loss with any `distance_function` (pairwise_distance by default)."
     if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_triplet('triplet_margin_with_distance_loss', anchor, positive, negative)
     return _apply_reduction(_triplet(distance_function or pairwise_distance, anchor, positive, negative, margin, swap), reduction)
 
 # %% ../../../nbs/26b_more_losses.ipynb #df682862
@@ -137,6 +151,8 @@ def _batched(input, target):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
+    _check_tensors('multi_margin_loss', dict(input=input, target=target))
+    if not input.is_floating_point(): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dname(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
     x, t, single = _batched(input, target)
@@ -148,6 +164,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
+    _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
+    if not input.is_floating_point(): raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for \'{_dname(input)}\'')
     x, t, single = _batched(input, target)
     c = x.shape[1]
     xp = array_namespace(t._data)

@@ -16,6 +16,7 @@ from ...autograd.graph import Op
 from .module import Module
 from .pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d
 from .conv import _ntuple
+from ...autograd.graph import _check_tensors
 
 # %% ../../../nbs/24b_more_pooling.ipynb #0b8b426c
 def _as_row(fn, input, f):
@@ -33,6 +34,7 @@ def _one(v, fn, name):
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     "The maximum of each window of the last dim (with `return_indices`, also where it is)."
+    _check_tensors('max_pool1d', dict(input=input))
     if input.dim() not in (2, 3):
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(input.shape)}")
     s = _one(kernel_size if stride is None or stride == () else stride, 'max_pool1d', 'stride')
@@ -41,12 +43,14 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     "The mean of each window of the last dim."
+    _check_tensors('avg_pool1d', dict(input=input))
     s = _one(kernel_size if stride is None or stride == () else stride, 'avg_pool1d', 'stride')
     return _as_row('avg_pool1d', input, lambda x: avg_pool2d(x, (1, _one(kernel_size, 'avg_pool1d', 'kernel_size')), (1, s),
                    (0, _one(padding, 'avg_pool1d', 'padding')), ceil_mode, count_include_pad))
 
 def adaptive_avg_pool1d(input, output_size):
     "Average pooling of the last dim to `output_size`."
+    _check_tensors('adaptive_avg_pool1d', dict(input=input))
     return _as_row('adaptive_avg_pool1d', input, lambda x: adaptive_avg_pool2d(x, (1, _one(output_size, 'adaptive_avg_pool1d', 'output_size'))))
 
 # %% ../../../nbs/24b_more_pooling.ipynb #9da30a13
@@ -66,6 +70,7 @@ def _adaptive_max_indices(a, out):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
+    _check_tensors('adaptive_max_pool2d', dict(input=input))
     if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     out = _ntuple(output_size, 2)
     out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
@@ -75,6 +80,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     "Max pooling of the last dim to `output_size`."
+    _check_tensors('adaptive_max_pool1d', dict(input=input))
     if input.dim() not in (2, 3): raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: {list(input.shape)}")
     m = _one(output_size, 'adaptive_max_pool1d', 'output_size')
     return _as_row('adaptive_max_pool1d', input, lambda x: adaptive_max_pool2d(x, (1, m), return_indices))
@@ -128,6 +134,7 @@ def _check_indices(indices, size, volume):
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     "Each value of `input` put back at its `indices` (from max_pool2d) in zeros."
+    _check_tensors('max_unpool2d', dict(input=input, indices=indices))
     k = _ntuple(kernel_size, 2); s = _ntuple(stride, 2) if stride is not None else k; p = _ntuple(padding, 2)
     size = _unpool_size('max_unpool2d', input, k, s, p, output_size, 2)
     _check_indices(indices, size, f"{size[0]}x{size[1]}")
@@ -135,6 +142,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     "Each value of `input` put back at its `indices` (from max_pool1d) in zeros."
+    _check_tensors('max_unpool1d', dict(input=input, indices=indices))
     k = _one(kernel_size, 'max_unpool1d', 'kernel_size'); s = _one(stride, 'max_unpool1d', 'stride') if stride is not None else k
     size = _unpool_size('max_unpool1d', input, (k,), (s,), (_one(padding, 'max_unpool1d', 'padding'),), output_size, 1)
     _check_indices(indices, (1, size[0]), f"{size[0]}x1")

@@ -11,10 +11,11 @@ __all__ = ['ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'ZeroPad1d', 'Zero
 
 # %% ../../../nbs/23b_padding.ipynb #502f08d9
 import builtins
+from collections.abc import Iterable
 import numpy as np
 from ...backend import array_namespace
 from ...tensor import Tensor
-from ...autograd.graph import Op
+from ...autograd.graph import Op, _check_tensors
 from ...views import _Index
 from .conv import _pad_index
 from .module import Module
@@ -87,6 +88,7 @@ def _pairs(pad, ndim):
 
 def pad(input, pad, mode="constant", value=None):
     "`input` with its last len(pad)//2 dims padded: (left, right[, top, bottom[, front, back]]) in `mode`."
+    _check_tensors('pad', dict(input=input))     # torch's TypeError for a list, an array, None
     pads = _pairs(pad, input.dim())
     if mode == 'constant': return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else value)
     if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
@@ -102,7 +104,8 @@ class _PadNd(Module):
     __constants__ = ['padding']
     def __init__(self, padding):
         super().__init__()
-        self.padding = (padding,) * (2 * self.n) if isinstance(padding, (builtins.int, np.integer)) else tuple(padding)
+        # torch's _ntuple: an iterable becomes a tuple, anything else is repeated (checked only by forward)
+        self.padding = tuple(padding) if isinstance(padding, Iterable) else (padding,) * (2 * self.n)
     def forward(self, input): return pad(input, self.padding, self.mode)
     def extra_repr(self): return f"{self.padding}"
 

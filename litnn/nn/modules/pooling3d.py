@@ -16,6 +16,7 @@ from .module import Module
 from .conv import _ntuple
 from .pooling import _out_size, _averaging, _lowest
 from .more_pooling import _windows
+from ...autograd.graph import _check_tensors
 
 # %% ../../../nbs/24e_pooling3d.ipynb #636a4a18
 class _Pool3Geom:
@@ -84,6 +85,7 @@ def _pool3_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
 # %% ../../../nbs/24e_pooling3d.ipynb #f690a000
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     "The maximum of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs; with their flat indices if `return_indices`."
+    _check_tensors('max_pool3d', dict(input=input))
     geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
     return _gather_max(input, _max_indices(input._data, geo), return_indices)
 
@@ -119,6 +121,7 @@ AvgPool3DBackward0.adjoint, AvgPool3DBackwardBackward0.adjoint = AvgPool3DBackwa
 # %% ../../../nbs/24e_pooling3d.ipynb #798b6b5e
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     "The average of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs."
+    _check_tensors('avg_pool3d', dict(input=input))
     geo = _pool3_geom('avg_pool3d', input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     if divisor_override: geo.divisor = np.full(geo.out, divisor_override)
@@ -138,6 +141,7 @@ def _adaptive_size(fn, input, output_size, msg):
 # %% ../../../nbs/24e_pooling3d.ipynb #f663fba9
 def adaptive_avg_pool3d(input, output_size):
     "Average pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    _check_tensors('adaptive_avg_pool3d', dict(input=input))
     out = _adaptive_size('adaptive_avg_pool3d', input, output_size, '')
     if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]},{out[2]}}}")
     for i in range(1, input.dim()):
@@ -163,6 +167,7 @@ def _adaptive_max_indices3(a, out):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     "Max pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    _check_tensors('adaptive_max_pool3d', dict(input=input))
     out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
     return _gather_max(input, _adaptive_max_indices3(input._data, out), return_indices)

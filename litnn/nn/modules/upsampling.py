@@ -12,6 +12,7 @@ import numpy as np
 from ...backend import array_namespace
 from ...tensor import Tensor
 from .module import Module
+from ...autograd.graph import _check_tensors
 
 # %% ../../../nbs/24c_upsampling.ipynb #8e3ea027
 def _cubic_weights(t, A=-0.75):
@@ -160,6 +161,7 @@ class UpsamplingBilinear2d(Upsample):
 # %% ../../../nbs/24c_upsampling.ipynb #fb3a940e
 def pixel_shuffle(input, upscale_factor):
     "(*, C r², H, W) -> (*, C, H r, W r)."
+    _check_tensors('pixel_shuffle', dict(input=input))
     r = upscale_factor
     if input.dim() < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)")
@@ -174,6 +176,7 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     "(*, C, H r, W r) -> (*, C r², H, W)."
+    _check_tensors('pixel_unshuffle', dict(input=input))
     r = downscale_factor
     if input.dim() < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)")
