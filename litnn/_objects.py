@@ -57,15 +57,26 @@ def _refused(name):
             "or the `litnn.serialization.safe_globals([{0}])` context manager to allowlist this global if you trust this "
             "class/function.").format(name)
 
-def _imported_module_class(name):
-    "The litnn Module subclass called `name` in a module that is already imported, or None. Nothing is imported."
-    from litnn.nn.modules.module import Module
+def _imported_global(name):
+    "The object called `name` (\"module.qualname\") in a module that is already imported, or None. Nothing is imported."
     parts = name.split(".")
     for i in range(len(parts) - 1, 0, -1):
         obj = sys.modules.get(".".join(parts[:i]))
         if obj is None: continue
         for attr in parts[i:]: obj = getattr(obj, attr, None)
-        return obj if isinstance(obj, type) and issubclass(obj, Module) else None
+        return obj
+
+def _imported_module_class(name):
+    "The litnn Module subclass called `name` in a module that is already imported, or None."
+    from litnn.nn.modules.module import Module
+    obj = _imported_global(name)
+    return obj if isinstance(obj, type) and issubclass(obj, Module) else None
+
+def _encode_global(x):
+    "The record of function or class `x` by its name, as pickle stores globals (a TransformerEncoderLayer's `activation`), or None."
+    if not isinstance(x, (type, types.FunctionType, types.BuiltinFunctionType)): return None
+    if not isinstance(getattr(x, "__module__", None), str) or "<" in x.__qualname__: return None   # lambdas, locals: no name to find
+    return {"type": "global", "name": _global_name(x)}
 
 def _make_objects(records, fail, trusted=False):
     "The objects of a checkpoint's table, created without state; `fail(what)` makes the error."

@@ -31,7 +31,8 @@ def from_numpy(ndarray):
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means writing to this "
                       "tensor will result in undefined behavior. You may want to copy the array to protect its data or make it writable "
                       "before converting it to a tensor.", UserWarning, stacklevel=2)
-    return Tensor._make(ndarray)
+    # a subclass (np.memmap, np.matrix...) is seen through a plain ndarray view: same memory, no subclass behaviour
+    return Tensor._make(ndarray if type(ndarray) is np.ndarray else ndarray.view(np.ndarray))
 
 # %% ../nbs/01d_creation.ipynb #20b86dbc
 def _shared(obj, dtype, device):

@@ -21,6 +21,7 @@ def _as_module(ns, parent='litnn'):
     m = types.ModuleType(f'{parent}.{ns.__name__}', ns.__doc__)
     for k, v in vars(ns).items():
         if not k.startswith('__'): setattr(m, k, v)
+    m.__path__ = []   # a package, as torch's are: `import torch.backends.cudnn` needs its parent to have a path
     sys.modules[m.__name__] = m
     return m
 

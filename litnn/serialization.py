@@ -13,7 +13,7 @@ from . import backend as B
 from .tensor import Tensor, Size
 from .nn.parameter import Parameter
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape, _read_safetensors, _write
-from ._objects import _encode_object, _make_objects, _set_states, add_safe_globals, safe_globals, get_safe_globals, clear_safe_globals
+from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states, add_safe_globals, safe_globals, get_safe_globals, clear_safe_globals
 
 # %% ../nbs/32_serialization.ipynb #e706281e
 _FORMAT, _VERSION = "litnn", 3   # 3: checksums (version 2 files, without them, are still read)
@@ -63,6 +63,8 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
         out = {"type": type(x).__name__, "items": items}
         if hasattr(x, "_metadata"): out["metadata"] = _encode(enc, x._metadata, keys, f"{where}._metadata", d)
         return out
+    glob = _encode_global(x)   # a function or class, by name
+    if glob is not None: return glob
     obj = _encode_object(enc, x, lambda state: _encode(enc, state, keys, f"{where}.__dict__", d))   # a whole object
     if obj is not None: return obj
     hint = ": save its state_dict() instead" if hasattr(x, "state_dict") else ""
@@ -225,7 +227,7 @@ def _tensors(f, records, arrays, map_location):
 
 # %% ../nbs/32_serialization.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
-_FIELDS = {"tensor": ("index",), "object": ("index",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
+_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
            "dict": ("items", "metadata"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
@@ -258,7 +260,15 @@ def _ndarray_record(x, tensors, f, depth):
 
 class _Refs(list):
     "The tensors of a checkpoint (indexed by tensor records) and, as `.objects`, its objects (32_objects)."
-    objects = ()
+    objects, trusted = (), False
+
+def _global_record(x, tensors, f, depth):
+    "A function or class stored by name: allow-listed, or (weights_only=False) litnn's own, found in an imported module."
+    if type(x["name"]) is not str: raise TypeError("its name is not a string")
+    own = tensors.trusted and x["name"].startswith("litnn.")   # never another library's function (os.system) without the user's say
+    obj = _safe_globals.get(x["name"]) or (_imported_global(x["name"]) if own else None)
+    if not callable(obj): raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {_refused(x['name'])}")
+    return obj
 
 def _object_record(x, tensors, f, depth):
     objects = getattr(tensors, "objects", ())
@@ -287,7 +297,7 @@ def _device_record(x, tensors, f, depth):
     try: return B.device(x["name"])
     except RuntimeError as e: raise ValueError(str(e)) from None
 
-_DECODERS = {"tensor": _tensor_record, "object": _object_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
+_DECODERS = {"tensor": _tensor_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
              **{k: _sequence_record for k in _SEQUENCES},
              "float": lambda x, *_: _FLOATS[x["value"]],
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
@@ -308,6 +318,7 @@ def _from_litnn(meta, arrays, f, map_location, trusted=False):
     if type(structure) is not dict or set(structure) - {"objects"} != {"tensors", "root"}:
         raise _fail(f, "its structure is not a JSON object of tensors and root")
     refs = _Refs(_tensors(f, structure["tensors"], arrays, map_location))
+    refs.trusted = trusted
     if "objects" in structure:   # whole objects: only of allow-listed classes (32_objects)
         def fail(what, unpickling=False):
             return pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {what}") if unpickling else _fail(f, what)

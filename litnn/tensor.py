@@ -79,6 +79,15 @@ def itemsize(self:Tensor): return self._data.itemsize
 @patch(as_prop=True)
 def nbytes(self:Tensor): return self._data.nbytes
 
+# %% ../nbs/01_tensor.ipynb #d92a9912
+@patch(as_prop=True)
+def is_cpu(self:Tensor): return type(self._data) is np.ndarray
+
+def _never(self:Tensor): return False   # the devices and layouts litnn has not: programs ask before they use them
+for _name in ('is_xpu', 'is_mps', 'is_meta', 'is_ipu', 'is_maia', 'is_mtia', 'is_xla', 'is_vulkan', 'is_mkldnn',
+              'is_nested', 'is_quantized', 'is_sparse', 'is_sparse_csr'):
+    setattr(Tensor, _name, property(_never))
+
 # %% ../nbs/01_tensor.ipynb #4a72b49a
 @patch
 def size(self:Tensor, dim=None):

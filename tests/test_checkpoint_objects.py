@@ -201,3 +201,51 @@ def test_weights_only_false_loads_imported_litnn_modules_but_nothing_else(tmp_pa
         with pytest.raises(pickle.UnpicklingError, match='test_checkpoint_objects.Plain, which is not allow-listed'):
             litnn.load(path, weights_only=False)                   # not a Module: the allow-list is still needed
     finally: del me.Plain
+
+
+class WithActivation(litnn.nn.Module):
+    "A module holding a function, as TransformerEncoderLayer holds its activation (F.relu)."
+    def __init__(self): super().__init__(); self.lin = litnn.nn.Linear(2, 2); self.act = litnn.nn.functional.relu
+    def forward(self, x): return self.act(self.lin(x))
+
+
+class TorchWithActivation(torch.nn.Module):
+    def __init__(self): super().__init__(); self.lin = torch.nn.Linear(2, 2); self.act = torch.nn.functional.relu
+
+
+def test_functions_are_stored_by_name_and_need_allow_listing_like_torch(tmp_path):
+    "word_language_model's torch.save(model) of a Transformer: the activation function is stored by its name, as pickle does."
+    path = tmp_path / 'm.pt'
+    litnn.save(WithActivation(), path)
+    back = litnn.load(path, weights_only=False)
+    assert back.act is litnn.nn.functional.relu and type(back.lin) is litnn.nn.Linear
+    tm = TorchWithActivation(); b = io.BytesIO(); torch.save(tm, b)
+    for L, f, cls in [(litnn, path, WithActivation), (torch, b, TorchWithActivation)]:
+        if L is torch: b.seek(0)
+        with L.serialization.safe_globals([cls, L.nn.Linear]):   # the class is allowed but not the function: refused, naming it
+            with pytest.raises(pickle.UnpicklingError, match=r'relu'): L.load(f)
+        if L is torch: b.seek(0)
+        with L.serialization.safe_globals([cls, L.nn.Linear, L.nn.functional.relu]):
+            assert L.load(f).act is L.nn.functional.relu
+    litnn.save(litnn.nn.TransformerEncoderLayer(4, 2, 8), path)
+    assert litnn.load(path, weights_only=False).activation is litnn.nn.functional.relu
+
+
+def test_a_crafted_global_outside_litnn_is_refused_even_when_trusted():
+    import json
+    import litnn._checkpoint_file as CF
+    structure = {'tensors': [], 'root': {'type': 'global', 'name': 'os.system'}}
+    b = io.BytesIO()
+    CF._write({}, {'format': 'litnn', 'version': '3', 'structure': json.dumps(structure)}, b, checksums=True)
+    for wo in (True, False):
+        with pytest.raises(pickle.UnpicklingError, match='os.system, which is not allow-listed'):
+            litnn.load(io.BytesIO(b.getvalue()), weights_only=wo)
+    with pytest.raises(TypeError, match=r"obj\['f'\], of type builtins.function"): litnn.save({'f': lambda x: x}, io.BytesIO())
+
+
+def test_a_builtin_function_saves_by_name_and_loads_only_allow_listed_like_torch():
+    for L in (litnn, torch):
+        b = io.BytesIO(); L.save({'f': print}, b); b.seek(0)
+        with pytest.raises(pickle.UnpicklingError, match=r'safe_globals\(\[(builtins.)?print\]\)'): L.load(b)
+        b.seek(0)
+        with L.serialization.safe_globals([print]): assert L.load(b)['f'] is print

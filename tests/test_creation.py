@@ -178,3 +178,12 @@ def test_variable():
     assert isinstance(t, litnn.autograd.Variable) and not isinstance(3, litnn.autograd.Variable)
     (v * 2).sum().backward()
     assert v.grad.tolist() == [2., 2.]
+
+def test_from_numpy_memmap_is_a_cpu_tensor_sharing_memory(tmp_path):
+    "nanoGPT's get_batch: a slice of an np.memmap (an ndarray subclass) becomes a CPU tensor that stacks."
+    m = np.memmap(tmp_path / 'x.bin', dtype=np.float32, mode='w+', shape=(6,))
+    m[:] = np.arange(6)
+    l, t = litnn.from_numpy(m[1:4]), torch.from_numpy(m[1:4])
+    same(l, t); assert str(l.device) == 'cpu'
+    same(litnn.stack([l, l]), torch.stack([t, t]))
+    m[1] = 9; assert l[0].item() == t[0].item() == 9

@@ -352,3 +352,11 @@ def test_layers_on_gpu():
     (y.sum() + z.sum()).backward()
     assert lin.weight.grad.device.type == 'cuda' and e.weight.grad.device.type == 'cuda'
     np.testing.assert_allclose(np_(e.weight.grad)[1], [2., 2., 2.])
+
+
+def test_non_dynamically_quantizable_linear_where_torch_has_it():
+    "word_language_model allow-lists torch.nn.modules.linear.NonDynamicallyQuantizableLinear (MultiheadAttention's out_proj)."
+    import torch, litnn
+    L = litnn.nn.modules.linear.NonDynamicallyQuantizableLinear
+    assert L is type(litnn.nn.MultiheadAttention(4, 2).out_proj) and issubclass(L, litnn.nn.Linear)
+    assert torch.nn.modules.linear.NonDynamicallyQuantizableLinear is type(torch.nn.MultiheadAttention(4, 2).out_proj)

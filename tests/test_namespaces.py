@@ -205,3 +205,23 @@ def test_attention_kernel_switches():
         b.enable_flash_sdp(True); b.enable_math_sdp(True)
         return out + [b.flash_sdp_enabled(), b.math_sdp_enabled()]
     same(steps)
+
+
+def test_namespaces_are_packages_so_submodule_imports_resolve_under_another_name():
+    "dcgan's `import torch.backends.cudnn as cudnn` with litnn standing in for torch: the parent must be a package, as torch's is."
+    import sys, importlib, importlib.abc, importlib.util
+    import torch
+    class Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, name, path, target=None):
+            if name == 'tch' or name.startswith('tch.'): return importlib.util.spec_from_loader(name, self)
+        def create_module(self, spec): return importlib.import_module('litnn' + spec.name[3:])
+        def exec_module(self, module): pass
+    finder = Alias(); sys.meta_path.insert(0, finder)
+    try:
+        import tch.backends.cudnn as cudnn
+        assert cudnn is litnn.backends.cudnn and hasattr(cudnn, 'benchmark')
+    finally:
+        sys.meta_path.remove(finder)
+        for k in [k for k in sys.modules if k == 'tch' or k.startswith('tch.')]: del sys.modules[k]
+    for name in ('backends', 'accelerator', 'compiler', 'jit'):
+        assert hasattr(getattr(torch, name), '__path__') and hasattr(getattr(litnn, name), '__path__'), name

@@ -401,3 +401,12 @@ def test_is_leaf_and_grad_fn():
 
 def test_device_of_tensors():
     assert same(lambda lib: (str(lib.zeros(1).device), lib.zeros(1).is_cuda, lib.zeros(1).get_device()))
+
+
+def test_device_and_layout_flags_like_torch_on_cpu():
+    "dcgan asks `input.is_cuda or input.is_xpu`: every is_* flag torch has, with its CPU answers."
+    import torch
+    names = [a for a in dir(torch.ones(1)) if a.startswith('is_') and not callable(getattr(torch.ones(1), a))]
+    for make in (lambda L: L.ones(2), lambda L: L.nn.Parameter(L.ones(2))):
+        l, t = make(litnn), make(torch)
+        assert {a: getattr(l, a) for a in names} == {a: getattr(t, a) for a in names}

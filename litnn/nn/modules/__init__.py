@@ -22,6 +22,7 @@ from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEnt
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn
 from . import batchnorm, flatten      # torch's file names for classes defined in normalization.py and linear.py
 from .attention import MultiheadAttention   # 28_attention
+from . import linear, attention; linear.NonDynamicallyQuantizableLinear = attention.NonDynamicallyQuantizableLinear   # torch's file for it (28_attention defines it)
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
                           Transformer)   # 29_transformer
 
