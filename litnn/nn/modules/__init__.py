@@ -22,7 +22,7 @@ from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEnt
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn
 from . import batchnorm, flatten      # torch's file names for classes defined in normalization.py and linear.py
 from .attention import MultiheadAttention   # 28_attention
-from . import linear, attention; linear.NonDynamicallyQuantizableLinear = attention.NonDynamicallyQuantizableLinear   # torch's file for it (28_attention defines it)
+from .attention import NonDynamicallyQuantizableLinear   # 28_attention (torch keeps it in linear.py: see _TORCH_FILES)
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
                           Transformer)   # 29_transformer
 
@@ -99,7 +99,7 @@ __all__ += ['FractionalMaxPool2d']
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
 # are hand-written alias modules: batchnorm.py, flatten.py, instancenorm.py, pixelshuffle.py.)
 from . import instancenorm, pixelshuffle
-_TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
+_TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: ['NonDynamicallyQuantizableLinear'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
                 pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
                 normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
