@@ -4,15 +4,14 @@
 
 # %% ../nbs/01_tensor.ipynb #690f4c2a
 from __future__ import annotations
-import builtins, numpy as np
+import builtins, functools, numpy as np
 from . import backend as B
 from .backend import (dtype, device, to_dtype, get_default_dtype, array_device, to_device,
                       xp_for, _by_np, _generator, patch)
 
 # %% auto #0
-__all__ = ['Tensor', 'Size', 'tensor', 'zeros', 'ones', 'empty', 'full', 'zeros_like', 'ones_like', 'empty_like', 'full_like',
-           'rand_like', 'randn_like', 'randint_like', 'arange', 'linspace', 'eye', 'rand', 'randn', 'randint',
-           'randperm']
+__all__ = ['zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand', 'randn', 'randint', 'Tensor', 'Size', 'tensor',
+           'zeros_like', 'ones_like', 'empty_like', 'full_like', 'rand_like', 'randn_like', 'randint_like', 'randperm']
 
 # %% ../nbs/01_tensor.ipynb #ca5d7458
 class Tensor:
@@ -435,3 +434,20 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     "A random permutation of `0..n-1` (int64 by default)."
     g = _generator(_on(device), generator)
     return _factory(lambda xp, d: g.permutation(n).astype(d), dtype, device, requires_grad, B.int64)
+
+# %% ../nbs/01_tensor.ipynb #5244b164
+def _with_out(f):
+    "Factory `f` with torch's `out=`: made in out's dtype and device, then written into `out`."
+    @functools.wraps(f)
+    def g(*args, out=None, **kw):
+        if out is None: return f(*args, **kw)
+        from litnn.autograd.graph import _into            # 02_backprop: after this part
+        if not isinstance(out, Tensor): raise TypeError(f"{f.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if kw.get('dtype') is None: kw['dtype'] = out.dtype
+        if kw.get('device') is None: kw['device'] = out.device
+        # torch warns when out had elements and is resized, except in the factories that resize silently
+        return _into(f.__name__, out, (), lambda: f(*args, **kw), warn=f.__name__ in ('arange', 'linspace'))
+    return g
+
+zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint = (
+    _with_out(f) for f in (zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint))

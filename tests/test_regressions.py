@@ -18,3 +18,25 @@ def test_factories_take_size_as_a_keyword(name):
         assert tuple(getattr(litnn, name)(**kw).shape) == tuple(getattr(torch, name)(**kw).shape)
     for lib in (torch, litnn):      # the same TypeError (torch's rand/randn word it as an invalid combination)
         with pytest.raises(TypeError, match=name): getattr(lib, name)(2, size=(2,))
+
+
+@pytest.mark.parametrize('call', [lambda lib, out: lib.zeros(2, 3, out=out), lambda lib, out: lib.ones(size=(4,), out=out),
+                                  lambda lib, out: lib.full((2,), 7, out=out), lambda lib, out: lib.arange(5, out=out),
+                                  lambda lib, out: lib.linspace(0, 1, 3, out=out), lambda lib, out: lib.eye(2, out=out)])
+@pytest.mark.parametrize('dtype', ['float32', 'int64', 'float64'])
+def test_factories_take_out(call, dtype):
+    "out= on the factories: out's dtype, resized to the result (with torch's warning when it had elements), returned."
+    for size in (0, 3):
+        import warnings
+        with warnings.catch_warnings(record=True) as lw:
+            warnings.simplefilter('always'); lo = litnn.empty(size, dtype=getattr(litnn, dtype)); lr = call(litnn, lo)
+        with warnings.catch_warnings(record=True) as tw:
+            warnings.simplefilter('always'); to = torch.empty(size, dtype=getattr(torch, dtype)); tr = call(torch, to)
+        assert lr is lo and tr is to and lr.tolist() == tr.tolist() and lr.dtype.name == dtype
+        assert len(lw) == len(tw)
+
+
+def test_factory_out_with_requires_grad_fails_as_torch():
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+            lib.zeros(2, out=lib.ones(2, requires_grad=True))

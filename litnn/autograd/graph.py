@@ -555,7 +555,7 @@ def _can_cast(src, dst):
     "Results written into existing memory (in place, `out=`) may narrow within a category, never go float -> int (torch's rule)."
     return not (src.kind == 'f' and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
 
-def _into(fn, out, inputs, compute, same_dtype=False):
+def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
     if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
@@ -570,7 +570,7 @@ def _into(fn, out, inputs, compute, same_dtype=False):
         raise RuntimeError(f"result type {_LEGACY[_by_np[r.dtype].name]} can't be cast to the desired output type {name}")
     if type(r) is not type(a): raise RuntimeError(f"Expected out tensor to have device {Tensor._make(r).device}, but got {out.device} instead")
     if a.shape != r.shape:
-        if a.size: warnings.warn(f"An output with one or more elements was resized since it had shape {list(a.shape)}, which does not match the "
+        if a.size and warn: warnings.warn(f"An output with one or more elements was resized since it had shape {list(a.shape)}, which does not match the "
                                  f"required output shape {list(r.shape)}. This behavior is deprecated, and in a future PyTorch release outputs "
                                  "will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
                                  "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
