@@ -435,7 +435,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     g = _generator(_on(device), generator)
     return _factory(lambda xp, d: g.permutation(n).astype(d), dtype, device, requires_grad, B.int64)
 
-# %% ../nbs/01_tensor.ipynb #5244b164
+# %% ../nbs/01_tensor.ipynb #268b1460
 def _with_out(f):
     "Factory `f` with torch's `out=`: made in out's dtype and device, then written into `out`."
     @functools.wraps(f)
