@@ -3,8 +3,9 @@
     python tools/build_docs.py             # -> _site/index.html (open it in a browser; no server needed)
     python tools/build_docs.py --out DIR   # somewhere else
 
-nbdev renders its docs with Quarto, which cannot be installed on our machines (see
-shared/NBDEV_NOTES.md); `nbdev_docs` still works wherever Quarto is (`_quarto.yml` is kept for it).
+nbdev renders its docs with Quarto, which cannot be installed on our machines (its PyPI package downloads
+the binary at install time, and no other registry carries it); `nbdev_docs` still works wherever Quarto is
+(`_quarto.yml` is kept for it).
 This script does nbdev's part itself and hands the rendering to mkdocs-material:
 
 1. nbdev's own processing of every notebook in nbs/ (what `nbdev_proc_nbs` runs before Quarto):
