@@ -12,6 +12,7 @@ from ..backend import array_namespace, _generator
 from ..tensor import Tensor
 from ..autograd import Function
 from ..special import lgamma, digamma, polygamma, _lgamma as _lgamma_array, _digamma as _digamma_array
+from ..pointwise import xlogy
 
 # %% ../../nbs/33c_special.ipynb #dac7cea1
 _lgamma, _digamma = lgamma, digamma             # litnn.special's, with their gradients
@@ -27,11 +28,7 @@ def _on_float64(f, x):
     return Tensor._make(f(xp, a.astype(np.float64)).astype(a.dtype, copy=False))
 
 # %% ../../nbs/33c_special.ipynb #7e0a01d0
-def _xlogy(x, y):
-    "x log y, 0 where x is 0 (even where y is 0); `x` may be a tensor or a number."
-    if not isinstance(x, Tensor): return y.log() * x if x != 0 else y * 0
-    safe_y = y.where(x != 0, 1.)
-    return x * safe_y.log()
+_xlogy = xlogy                                   # 03h_math's, a number or a tensor first
 
 # %% ../../nbs/33c_special.ipynb #96758036
 def _gammainc_array(xp, a, x):

@@ -176,27 +176,6 @@ def conv2d(input, # (N, C, H, W) or (C, H, W)
     if amp._active: input, weight, bias = amp._autocast('conv2d', input, weight, bias)
     return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
 
-# %% ../../../nbs/23_conv.ipynb #e0cab72e
-def _pad_index(n, lo, hi, mode, shape, dim):
-    "Which input index each padded position takes along a dim of size n, for `mode`."
-    i = np.arange(-lo, n + hi)
-    if mode == 'circular':
-        if max(lo, hi) > n: raise RuntimeError("Padding value causes wrapping around more than once.")
-        return i % n
-    if mode == 'replicate': return i.clip(0, n - 1)
-    if max(lo, hi) >= n: raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
-    i = np.abs(i)
-    return np.where(i > n - 1, 2 * (n - 1) - i, i)
-
-def _mode_pad(input, pads, mode):
-    "`input` padded by `pads` ((before, after) per spatial dim) in `mode`: reflect, replicate or circular."
-    k = len(pads)
-    for d, (lo, hi) in reversed(list(enumerate(pads))):      # last dim first, as F.pad (and its errors)
-        dim = input.ndim - k + d
-        idx = _pad_index(input.shape[dim], lo, hi, mode, input.shape, dim)
-        input = index_select(input, dim, Tensor._make(array_namespace(input._data).asarray(idx)))
-    return input
-
 # %% ../../../nbs/23_conv.ipynb #6842cd21
 _MODES = ('zeros', 'reflect', 'replicate', 'circular')
 
@@ -247,9 +226,9 @@ def _conv_forward(self, input, weight, bias):
     "The convolution, padding first by `padding_mode` when it is not zeros (as PyTorch)."
     f = conv2d if len(self.kernel_size) == 2 else conv1d
     if self.padding_mode == 'zeros': return f(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-    r = self._reversed_padding_repeated_twice
-    pads = [(r[2 * i], r[2 * i + 1]) for i in reversed(range(len(r) // 2))]
-    return f(_mode_pad(input, pads, self.padding_mode), weight, bias, self.stride, 0, self.dilation, self.groups)
+    from litnn.nn.modules.padding import pad         # 23b_padding: F.pad, a later part
+    return f(pad(input, self._reversed_padding_repeated_twice, self.padding_mode), weight, bias, self.stride, 0,
+             self.dilation, self.groups)
 
 _ConvNd.extra_repr, _ConvNd._conv_forward = _extra_repr, _conv_forward
 

@@ -10,7 +10,7 @@ import math
 from ...backend import array_namespace
 from ...tensor import Tensor, empty
 from ..im2col import _LinearMap
-from .conv import _ConvNd, _expand, _pads, _check_shapes, _mode_pad, conv2d
+from .conv import _ConvNd, _expand, _pads, _check_shapes, conv2d
 from .conv_transpose import _ConvTransposeNd, conv_transpose2d
 from .padding import pad
 from ...autograd.graph import _check_tensors
@@ -118,9 +118,8 @@ class Conv3d(_ConvNd):
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, device, dtype)
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode == 'zeros': return conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-        r = self._reversed_padding_repeated_twice
-        pads = [(r[2 * i], r[2 * i + 1]) for i in reversed(range(len(r) // 2))]
-        return conv3d(_mode_pad(input, pads, self.padding_mode), weight, bias, self.stride, 0, self.dilation, self.groups)
+        return conv3d(pad(input, self._reversed_padding_repeated_twice, self.padding_mode), weight, bias, self.stride, 0,
+                      self.dilation, self.groups)
     def forward(self, input): return self._conv_forward(input, self.weight, self.bias)
 
 class ConvTranspose3d(_ConvTransposeNd):

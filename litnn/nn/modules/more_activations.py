@@ -266,13 +266,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 # %% ../../../nbs/22b_more_activations.ipynb #5bd62b09
 class _Activation(Module):
-    "A module that calls `fn` with the stored arguments `args` (names of attributes)."
+    "A module that calls `fn` with its attributes named in `args` (then `inplace`, if it has one)."
     fn, args, repr_args, inplace_in_repr = None, (), (), True
-    def __init__(self, *values, **kw):
+    def __init__(self, **attrs):
         super().__init__()
-        names = self.args + (('inplace',) if 'inplace' in type(self).__init__.__code__.co_varnames else ())
-        for n, v in zip(names, values): setattr(self, n, v)
-        for n, v in kw.items(): setattr(self, n, v)
+        for n, v in attrs.items(): setattr(self, n, v)
     def forward(self, input): return type(self).fn(input, *(getattr(self, n) for n in self.call_args()))
     def call_args(self): return self.args + (('inplace',) if hasattr(self, 'inplace') else ())
     def extra_repr(self):
@@ -284,28 +282,28 @@ class _Activation(Module):
 class ELU(_Activation):
     "elu as a module."
     fn, args, repr_args = staticmethod(elu), ('alpha',), ('alpha',)
-    def __init__(self, alpha=1.0, inplace=False): super().__init__(alpha, inplace)
+    def __init__(self, alpha=1.0, inplace=False): super().__init__(alpha=alpha, inplace=inplace)
 
 class CELU(_Activation):
     "celu as a module."
     fn, args, repr_args = staticmethod(celu), ('alpha',), ('alpha',)
-    def __init__(self, alpha=1.0, inplace=False): super().__init__(alpha, inplace)
+    def __init__(self, alpha=1.0, inplace=False): super().__init__(alpha=alpha, inplace=inplace)
 
 class SELU(_Activation):
     "selu as a module."
     fn = staticmethod(selu)
-    def __init__(self, inplace=False): super().__init__(inplace)
+    def __init__(self, inplace=False): super().__init__(inplace=inplace)
 
 class GLU(_Activation):
     "glu as a module."
     fn, args, repr_args = staticmethod(glu), ('dim',), ('dim',)
-    def __init__(self, dim=-1): super().__init__(dim)
+    def __init__(self, dim=-1): super().__init__(dim=dim)
 
 class Hardtanh(_Activation):
     "hardtanh as a module."
     fn, args, repr_args = staticmethod(hardtanh), ('min_val', 'max_val'), ('min_val', 'max_val')
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
-        super().__init__(min_val, max_val, inplace)
+        super().__init__(min_val=min_val, max_val=max_val, inplace=inplace)
         assert self.max_val > self.min_val, f"max_val ({max_val}) must be greater than min_val ({min_val})"   # torch's check
 
 class ReLU6(Hardtanh):
@@ -316,7 +314,7 @@ class ReLU6(Hardtanh):
 class Hardsigmoid(_Activation):
     "hardsigmoid as a module."
     fn, inplace_in_repr = staticmethod(hardsigmoid), False
-    def __init__(self, inplace=False): super().__init__(inplace)
+    def __init__(self, inplace=False): super().__init__(inplace=inplace)
 
 class Hardswish(Hardsigmoid):
     "hardswish as a module."
@@ -330,12 +328,12 @@ class Mish(Hardsigmoid):
 class Softplus(_Activation):
     "softplus as a module."
     fn, args, repr_args = staticmethod(softplus), ('beta', 'threshold'), ('beta', 'threshold')
-    def __init__(self, beta=1.0, threshold=20.0): super().__init__(beta, threshold)
+    def __init__(self, beta=1.0, threshold=20.0): super().__init__(beta=beta, threshold=threshold)
 
 class Softshrink(_Activation):
     "softshrink as a module."
     fn, args = staticmethod(softshrink), ('lambd',)
-    def __init__(self, lambd=0.5): super().__init__(lambd)
+    def __init__(self, lambd=0.5): super().__init__(lambd=lambd)
     def extra_repr(self): return str(self.lambd)
 
 class Hardshrink(Softshrink):
@@ -345,12 +343,12 @@ class Hardshrink(Softshrink):
 class Threshold(_Activation):
     "threshold as a module."
     fn, args, repr_args = staticmethod(threshold), ('threshold', 'value'), ('threshold', 'value')
-    def __init__(self, threshold, value, inplace=False): super().__init__(threshold, value, inplace)
+    def __init__(self, threshold, value, inplace=False): super().__init__(threshold=threshold, value=value, inplace=inplace)
 
 class RReLU(_Activation):
     "rrelu as a module: random slopes in training, their mean in evaluation."
     args, repr_args = ('lower', 'upper'), ('lower', 'upper')
-    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False): super().__init__(lower, upper, inplace)
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False): super().__init__(lower=lower, upper=upper, inplace=inplace)
     def forward(self, input): return rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
 class Softsign(_Activation):
@@ -368,7 +366,7 @@ class LogSigmoid(_Activation):
 class Softmin(_Activation):
     "softmin as a module."
     fn, args, repr_args = staticmethod(softmin), ('dim',), ('dim',)
-    def __init__(self, dim=None): super().__init__(dim)
+    def __init__(self, dim=None): super().__init__(dim=dim)
 
 class Softmax2d(Module):
     "softmax over the channels of each position of a (N, C, H, W) or (C, H, W) input."

@@ -17,7 +17,6 @@ from ...backend import array_namespace
 from ...tensor import Tensor
 from ...autograd.graph import Op, _check_tensors
 from ...views import _Index
-from .conv import _pad_index
 from .module import Module
 
 # %% ../../../nbs/23b_padding.ipynb #f5f3b1df
@@ -45,6 +44,18 @@ class ConstantPadNdBackward0(Op):
         back = tuple((-lo, -hi) for lo, hi in ctx.pads)
         if isinstance(g, Tensor): return ConstantPadNdBackward0.apply(g, pads=back, value=0)
         return _constant_pad(array_namespace(g), g, back, 0)
+
+# %% ../../../nbs/23b_padding.ipynb #c40ed34d
+def _pad_index(n, lo, hi, mode, shape, dim):
+    "Which input index each padded position takes along a dim of size n, for `mode`."
+    i = np.arange(-lo, n + hi)
+    if mode == 'circular':
+        if max(lo, hi) > n: raise RuntimeError("Padding value causes wrapping around more than once.")
+        return i % n
+    if mode == 'replicate': return i.clip(0, n - 1)
+    if max(lo, hi) >= n: raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
+    i = np.abs(i)
+    return np.where(i > n - 1, 2 * (n - 1) - i, i)
 
 # %% ../../../nbs/23b_padding.ipynb #74f2a6d4
 class ReflectionPad1DBackward0(_Index): adv = True
