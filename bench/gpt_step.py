@@ -10,12 +10,14 @@ a numpy backend cannot go below.
 Target (issue 13): litnn / torch <= 1.0 (aim 0.9), with torch using its fused attention.
 
     OMP_NUM_THREADS=1 python bench/gpt_step.py [--profile]
+    python bench/gpt_step.py --device cuda      # litnn on CuPy against torch on CUDA (no numpy row); each step synchronizes
 """
 import sys, math
 import numpy as np
 from _common import interleave, report
 import litnn, torch
-torch.set_num_threads(1)
+DEVICE = sys.argv[sys.argv.index('--device') + 1] if '--device' in sys.argv else 'cpu'
+if DEVICE == 'cpu': torch.set_num_threads(1)
 
 N_LAYER, N_HEAD, N_EMBD, BLOCK, BATCH, VOCAB = 4, 4, 128, 64, 16, 65
 
@@ -52,7 +54,7 @@ def build(torch):
             self.ln_f, self.lm_head = nn.LayerNorm(N_EMBD), nn.Linear(N_EMBD, VOCAB, bias=False)
             self.wte.weight = self.lm_head.weight        # tied, as nanoGPT
         def forward(self, idx, targets):
-            x = self.wte(idx) + self.wpe(torch.arange(idx.size(1)))
+            x = self.wte(idx) + self.wpe(torch.arange(idx.size(1), device=idx.device))
             for block in self.h: x = block(x)
             logits = self.lm_head(self.ln_f(x))
             return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
@@ -67,15 +69,24 @@ STATE = {k: v.numpy().copy() for k, v in build(torch)().state_dict().items()}
 def make_step(lib):
     model = build(lib)()
     model.load_state_dict({k: lib.tensor(v) for k, v in STATE.items()})
+    model.to(DEVICE)
     opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
-    idx, targets = lib.tensor(IDX), lib.tensor(TARGETS)
+    idx, targets = lib.tensor(IDX, device=DEVICE), lib.tensor(TARGETS, device=DEVICE)
     def step():
         loss = model(idx, targets)
         opt.zero_grad()
         loss.backward()
         opt.step()
+        if DEVICE != 'cpu': sync(lib)
         return loss
     return step
+
+def sync(lib):
+    "Wait for the GPU's queued work: without it a timing measures only the launches."
+    if lib is torch: torch.cuda.synchronize()
+    else:
+        import cupy
+        cupy.cuda.Device().synchronize()
 
 def make_matmul_step():
     "The step's matrix products alone, in numpy float32: forward, and the two products of each backward."
@@ -96,7 +107,8 @@ def make_matmul_step():
     return step
 
 if __name__ == '__main__':
-    ls, ts, ns = make_step(litnn), make_step(torch), make_matmul_step()
+    ls, ts = make_step(litnn), make_step(torch)
+    steps = {'litnn': ls, 'torch': ts} if DEVICE != 'cpu' else {'litnn': ls, 'torch': ts, 'numpy-matmul': make_matmul_step()}
     for _ in range(3):
         a, b = ls().item(), ts().item()
         assert abs(a - b) < 1e-3 * max(1, abs(b)), (a, b)
@@ -105,6 +117,6 @@ if __name__ == '__main__':
         cProfile.run('for _ in range(20): ls()', '/tmp/gpt_step.prof')
         pstats.Stats('/tmp/gpt_step.prof').sort_stats('tottime').print_stats(25)
         sys.exit()
-    med = interleave({'litnn': ls, 'torch': ts, 'numpy-matmul': ns}, reps=15, inner=3)
-    report(f"nanoGPT-style step ({N_LAYER} layers, {N_HEAD} heads, embedding {N_EMBD}, block {BLOCK}, batch {BATCH}, vocabulary {VOCAB}): "
-           "forward, cross-entropy, backward, AdamW", med, 'ms', 1e3, base=('torch', 'numpy-matmul'))
+    med = interleave(steps, reps=15, inner=3)
+    report(f"nanoGPT-style step ({N_LAYER} layers, {N_HEAD} heads, embedding {N_EMBD}, block {BLOCK}, batch {BATCH}, vocabulary {VOCAB}) "
+           f"on {DEVICE}: forward, cross-entropy, backward, AdamW", med, 'ms', 1e3, base=tuple(k for k in steps if k != 'litnn'))

@@ -59,7 +59,7 @@ def check(steps):
     assert np.allclose(a, b, rtol=1e-4, atol=1e-5), (a, b)
     for pa, pb in zip(ma.parameters(), mb.parameters()):
         ga, gb = host(pa.grad), host(pb.grad)
-        assert np.allclose(ga, gb, rtol=1e-3, atol=1e-3 * np.abs(gb).max()), np.abs(ga - gb).max()   # float32 sums of 1024 terms
+        assert np.allclose(ga, gb, rtol=1e-3, atol=1e-3 * np.abs(gb).max() + 1e-5), np.abs(ga - gb).max()   # float32 sums of 1024 terms
 
 
 def timed(steps, device, reps=15, inner=10, warmup=5):

@@ -191,7 +191,7 @@ class _Temporaries(threading.local):
     def __call__(self, like, slot, shape=None):
         "An array of `shape` (default: `like`'s size, 1-D) in `like`'s dtype and device, from scratch slot `slot`; garbage inside."
         xp, n = array_namespace(like), like.size if shape is None else math.prod(shape)
-        key = (xp.__name__, getattr(like, 'device', None), slot, like.dtype)
+        key = (xp.__name__, str(getattr(like, 'device', '')), slot, like.dtype)   # a CuPy Device is not hashable
         b = self.bufs.get(key)
         if b is None or b.size < n: b = self.bufs[key] = xp.empty(n, like.dtype)
         return b[:n] if shape is None else b[:n].reshape(shape)

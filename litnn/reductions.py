@@ -97,7 +97,10 @@ def _var_std(a, fn, dim, correction, keepdim):
     wide = a.astype(np.float64) if a.dtype.itemsize < 8 else a
     if not wide.size: return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
     _, e = xp.frexp(xp.abs(wide).max(axis=dim, keepdims=True))     # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
-    out = xp.var(xp.ldexp(wide, -e), axis=dim, ddof=correction, keepdims=True)      # exact scaling: squares near 1
+    dev = xp.ldexp(wide, -e)                                        # exact scaling: squares near 1
+    dev -= dev.mean(axis=dim, keepdims=True)                         # numpy's two passes, written out: CuPy's var gives NaN
+    n = math.prod(a.shape[d] for d in dim)                           # where no degrees of freedom are left, torch (and numpy) inf
+    out = (dev * dev).sum(axis=dim, keepdims=True) / builtins.max(n - correction, 0)
     out = xp.ldexp(out, 2 * e) if fn == 'var' else xp.ldexp(xp.sqrt(out), e)
     return (out if keepdim else out.reshape([s for i, s in enumerate(a.shape) if i not in dim])).astype(a.dtype, copy=False)
 

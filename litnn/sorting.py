@@ -178,8 +178,9 @@ def _mode_index(a, axis):
     s = xp.take_along_axis(a2, order, -1)
     n = s.shape[-1]
     starts = xp.ones(s.shape, bool); starts[..., 1:] = s[..., 1:] != s[..., :-1]
-    pos = xp.broadcast_to(xp.arange(n), s.shape)
-    count = pos - xp.maximum.accumulate(xp.where(starts, pos, 0), axis=-1) + 1   # place within its run
+    flat = starts.ravel()                                        # rows laid end to end: each row begins a run
+    pos = xp.arange(flat.size)
+    count = (pos - pos[flat][xp.cumsum(flat) - 1] + 1).reshape(s.shape)   # place within its run (CuPy has no maximum.accumulate)
     end = count.argmax(-1)[..., None]
     return xp.moveaxis(xp.take_along_axis(order, end, -1), -1, axis)
 

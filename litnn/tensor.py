@@ -430,10 +430,14 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     s, g = _size((size,)), _generator(_on(device), generator)
     return _factory(lambda xp, d: g.integers(low, high, s).astype(d), dtype, device, requires_grad, B.int64)
 
+def _permutation(g, n):
+    "A random permutation of 0..n-1 from generator `g`: CuPy's Generator has no `permutation`, so there it is an argsort of uniforms."
+    return g.permutation(n) if hasattr(g, 'permutation') else g.random(n).argsort()
+
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     "A random permutation of `0..n-1` (int64 by default)."
     g = _generator(_on(device), generator)
-    return _factory(lambda xp, d: g.permutation(n).astype(d), dtype, device, requires_grad, B.int64)
+    return _factory(lambda xp, d: _permutation(g, n).astype(d), dtype, device, requires_grad, B.int64)
 
 # %% ../nbs/01_tensor.ipynb #268b1460
 def _with_out(f):

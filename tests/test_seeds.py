@@ -414,7 +414,7 @@ x = x.to(device)
 print(x_float, x.device)
 '''
     out, _ = run(src, tmp_path)
-    assert out == "tensor([1., 2., 3.]) cpu\n"
+    assert out == f"tensor([1., 2., 3.]) {'cuda:0' if litnn.cuda.is_available() else 'cpu'}\n"
 
 def test_000_get_parameter_the_way_torch_does(tmp_path):
     src = '''

@@ -597,7 +597,7 @@ class DivBackward2(Op):
 
 def _check_divisor(xp, b):
     "Integer division by zero has no answer: PyTorch raises (numpy would warn and return 0)."
-    if xp.any(b == 0): raise RuntimeError("ZeroDivisionError")
+    if (b == 0).any() if hasattr(b, 'any') else b == 0: raise RuntimeError("ZeroDivisionError")   # b: an array or a number
 
 def _rounded_div(x, y, mode):
     if mode not in ('trunc', 'floor'):

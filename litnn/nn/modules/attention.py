@@ -100,6 +100,15 @@ def _recorded_backward(ctx, g, q, k, v):
 _CPP_INTS = dict(int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char', bool='bool')
 def _ctype(t): return _CPP_INTS.get(t.dtype.name) or _cname(t)     # a dtype as torch's C++ messages name it
 
+def _check_batches(*ts):
+    "The batch dims (all but the last two) must broadcast: an error, the same on numpy and CuPy (whose products differ there)."
+    for t in ts[1:]:
+        a, b = ts[0].shape[:-2], t.shape[:-2]
+        n = max(len(a), len(b)); a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+        for d in range(n):
+            if a[d] != b[d] and 1 not in (a[d], b[d]):
+                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at non-singleton dimension {d}")
+
 def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
     "torch's checks of the arguments of `scaled_dot_product_attention`, with its messages."
     if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
@@ -148,6 +157,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     q, k, v, mask = query, key, value, None if attn_mask is None else attn_mask._data
     if enable_gqa and q.dim() >= 3: q, k, v, mask = _grouped(q, k, v, mask)
+    _check_batches(q, k, v)
     out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask, causal=is_causal, scale=scale, dropout_p=dropout_p)
     return out.flatten(-4, -3) if q is not query else out
 

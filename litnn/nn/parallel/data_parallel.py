@@ -6,9 +6,28 @@
 __all__ = ['DataParallel', 'data_parallel']
 
 # %% ../../../nbs/50_data_parallel.ipynb #ce9ec35c
-import warnings
+import itertools, warnings
 from ... import cuda
+from ...backend import device
+from ...tensor import Tensor
 from ..modules.module import Module
+
+# %% ../../../nbs/50_data_parallel.ipynb #b7d2c4a1
+def _to_device(obj, dev):
+    "The tensors inside `obj` (tuples, lists, dicts of them) moved to `dev`; anything else as it is (torch's scatter, one device)."
+    if isinstance(obj, Tensor): return obj.to(dev)
+    if isinstance(obj, tuple) and hasattr(obj, '_fields'): return type(obj)(*(_to_device(o, dev) for o in obj))
+    if isinstance(obj, (tuple, list)): return type(obj)(_to_device(o, dev) for o in obj)
+    if isinstance(obj, dict): return type(obj)((k, _to_device(v, dev)) for k, v in obj.items())
+    return obj
+
+def _run_on(module, index, inputs, kwargs):
+    "module(*inputs, **kwargs) on GPU `index`, where torch first checks that every parameter and buffer already is."
+    dev = device('cuda', index)
+    for t in itertools.chain(module.parameters(), module.buffers()):
+        if t.device != dev:
+            raise RuntimeError(f"module must have its parameters and buffers on device {dev} (device_ids[0]) but found one of them on device: {t.device}")
+    return module(*_to_device(inputs, dev), **_to_device(kwargs, dev))
 
 # %% ../../../nbs/50_data_parallel.ipynb #10564313
 class DataParallel(Module):
@@ -24,11 +43,14 @@ class DataParallel(Module):
             warnings.warn("litnn's DataParallel runs the module on one device (device_ids[0]); splitting the batch across "
                           "several GPUs is not built yet", stacklevel=2)
 
-    def forward(self, *inputs, **kwargs): return self.module(*inputs, **kwargs)
+    def forward(self, *inputs, **kwargs):
+        if not self.device_ids: return self.module(*inputs, **kwargs)
+        return _run_on(self.module, self.device_ids[0], inputs, kwargs)
 
 # %% ../../../nbs/50_data_parallel.ipynb #9f5e968a
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
     "module(*inputs) (on one device; see `DataParallel`)."
     if not cuda.is_available(): raise RuntimeError("device type could not be determined")
     inputs = inputs if isinstance(inputs, tuple) else (inputs,) if inputs is not None else ()
-    return module(*inputs, **(module_kwargs or {}))
+    index = 0 if device_ids is None else getattr(device_ids[0], 'index', device_ids[0]) or 0
+    return _run_on(module, index, inputs, module_kwargs or {})
