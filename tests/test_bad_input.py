@@ -343,7 +343,7 @@ def outcome(run):
 
 def arrays(v):
     "The result as comparable numpy arrays: tensors (and their gradients), tuples of them, or other values."
-    if hasattr(v, 'detach'): return [v.detach().numpy()]
+    if hasattr(v, 'detach'): return [v.detach().cpu().numpy()]
     if isinstance(v, (tuple, list)): return [a for x in v for a in arrays(x)]
     return [v]
 
@@ -382,7 +382,7 @@ def make_module(lib, name, args, kwargs):
 def copy_weights(lm, tm):
     "Give litnn's module torch's parameters and buffers, so values can be compared."
     with litnn.no_grad():
-        sd = {k: litnn.tensor(v.detach().numpy().copy()) for k, v in tm.state_dict().items()}
+        sd = {k: litnn.tensor(v.detach().cpu().numpy().copy()) for k, v in tm.state_dict().items()}
         lm.load_state_dict(sd)
 
 

@@ -39,9 +39,9 @@ class DataParallel(Module):
         ids = list(range(cuda.device_count())) if device_ids is None else [getattr(d, 'index', d) or 0 for d in device_ids]
         self.device_ids = ids
         self.output_device = ids[0] if output_device is None else getattr(output_device, 'index', output_device)
-        if len(ids) > 1:
-            warnings.warn("litnn's DataParallel runs the module on one device (device_ids[0]); splitting the batch across "
-                          "several GPUs is not built yet", stacklevel=2)
+        if len(ids) == 1: module.to(device('cuda', ids[0]))     # as torch: with one device the module moves there at once
+        else: warnings.warn("litnn's DataParallel runs the module on one device (device_ids[0]); splitting the batch across "
+                           "several GPUs is not built yet", stacklevel=2)
 
     def forward(self, *inputs, **kwargs):
         if not self.device_ids: return self.module(*inputs, **kwargs)
