@@ -14,6 +14,8 @@ dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 train_requirements = shlex.split(cfg.get('train_requirements', ''))
 docs_requirements = shlex.split(cfg.get('docs_requirements', ''))   # tools/build_docs.py
 tensorboard_requirements = shlex.split(cfg.get('tensorboard_requirements', ''))   # litnn.utils.tensorboard
+onnx_requirements = shlex.split(cfg.get('onnx_requirements', ''))   # litnn.onnx (export)
+distributed_requirements = shlex.split(cfg.get('distributed_requirements', ''))   # litnn.distributed (MPI through mpi4py and the MPICH wheels)
 
 def _merged(*lists):
     "The requirements of several extras, each package once (the first spec of a name wins)."
@@ -40,7 +42,8 @@ setuptools.setup(
     python_requires='>=' + cfg['min_python'],
     install_requires=requirements,
     extras_require={'dev': _merged(dev_requirements, docs_requirements), 'train': train_requirements, 'docs': docs_requirements,
-                    'cuda': ['cupy-cuda12x'], 'tensorboard': tensorboard_requirements},
+                    'cuda': ['cupy-cuda12x'], 'tensorboard': tensorboard_requirements,
+                    'onnx': onnx_requirements, 'distributed': distributed_requirements},
     zip_safe=False,
     entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
 )
