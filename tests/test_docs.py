@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT/'_site_test'
 SITE, BUILD, SHOTS = OUT/'site', OUT/'build', OUT/'screenshots'
 sys.path.insert(0, str(ROOT/'tools'))
-from build_docs import notebooks  # noqa: E402
+from build_docs import SECTIONS, notebooks, section_of  # noqa: E402
 
 NBS = notebooks()
 CHROMIUM, CHROMEDRIVER = shutil.which('chromium'), shutil.which('chromedriver')
@@ -140,13 +140,37 @@ def ids_in(path):
 # --- the tests ---------------------------------------------------------------------------------------
 
 def test_every_notebook_is_a_page_in_the_parts_order(site, browser):
+    "Home and the overview first, then each group of parts (tools/build_docs.py's SECTIONS) with its pages, in order."
     open_page(browser, site/'index.html')
-    nav = browser.execute_script(
-        "return [...document.querySelectorAll('nav.md-nav--primary > ul > li > a.md-nav__link')]"
-        ".map(a => [a.textContent.trim(), a.getAttribute('href')])")
-    want = [('Home' if nb.name == 'index.ipynb' else expected(nb)[0], page_of(nb).name) for nb in NBS]
-    assert [(t, h.split('#')[0]) for t, h in nav] == want
-    assert all(page_of(nb).is_file() for nb in NBS)
+    nav = browser.execute_script("""
+      const link = a => [a.textContent.trim(), a.getAttribute('href').split('#')[0]];
+      return [...document.querySelectorAll('nav.md-nav--primary > ul > li')].map(li => {
+        const a = li.querySelector(':scope > a.md-nav__link');
+        if (a) return link(a);
+        return [li.querySelector(':scope > label.md-nav__link').textContent.trim(),
+                [...li.querySelectorAll(':scope > nav > ul > li > a.md-nav__link')].map(link)];
+      });""")
+    want = []
+    for nb in NBS:
+        entry, group = ['Home' if nb.name == 'index.ipynb' else expected(nb)[0], page_of(nb).name], section_of(nb.stem)
+        if group is None: want.append(entry)
+        elif want and want[-1][0] == group and isinstance(want[-1][1], list): want[-1][1].append(entry)
+        else: want.append([group, [entry]])
+    assert nav == want
+    assert len({g for g, _ in SECTIONS}) == len(SECTIONS) and all(page_of(nb).is_file() for nb in NBS)
+
+
+# The code of the mechanisms the notebooks teach is on their pages, not only their API entries (`#| exports`).
+KEY_CODE = {'02_backprop': ['def apply(cls', 'def _record('], '02a_engine': ['def _execute('],
+            '10_registration': ['def __setattr__(self'], '13_apply_to': ['def _apply(self'],
+            '14_hooks': ['def _call_impl(self'], '15_state_dict': ['def state_dict(self', 'def _load_from_state_dict(self']}
+
+
+@pytest.mark.parametrize('stem', KEY_CODE)
+def test_key_mechanisms_show_their_code(site, stem):
+    text = page_of(ROOT/'nbs'/f'{stem}.ipynb').read_text(encoding='utf-8')
+    code = re.sub(r'<[^>]+>', '', text).replace('&quot;', '"').replace('&#39;', "'").replace('&lt;', '<').replace('&gt;', '>').replace('&amp;', '&')
+    assert [k for k in KEY_CODE[stem] if k not in code] == []
 
 
 JS_PAGE = r"""
@@ -163,7 +187,10 @@ return {
   tex_left: art.querySelectorAll('.arithmatex').length,
   toc: document.querySelectorAll('nav.md-nav--secondary a.md-nav__link').length,
   links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-  entries: [...art.querySelectorAll('h2[id], h3[id], h4[id]')].map(h => [h.id, !!(h.nextElementSibling && h.nextElementSibling.querySelector('pre')),
+  entries: [...art.querySelectorAll('h2[id], h3[id], h4[id]')].map(h => [h.id, (() => {   // a signature before the next heading
+               for (let e = h.nextElementSibling; e && !/^H[1-4]$/.test(e.tagName); e = e.nextElementSibling)
+                 if (e.matches('div.highlight, pre') || e.querySelector('pre')) return true;
+               return false; })(),
              !!(h.previousElementSibling && [...h.previousElementSibling.querySelectorAll('a')].some(a => a.textContent.trim() === 'source'))]),
 };
 """

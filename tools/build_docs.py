@@ -30,11 +30,29 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS, DOCS_CFG = ROOT/'nbs', ROOT/'tools'/'docs'
 
 
+FIRST = ('index.ipynb', 'overview.ipynb')      # the home page, then the map of the parts
+
 def notebooks(nbs=NBS):
-    "The notebooks nbdev sees, in the parts' order (file names), index first."
+    "The notebooks nbdev sees, in the parts' order (file names), the home page and the overview first."
     found = [p for p in nbs.rglob('*.ipynb')
              if not any(part.startswith(('_', '.')) for part in p.relative_to(nbs).parts)]
-    return sorted(found, key=lambda p: (p.relative_to(nbs).as_posix() != 'index.ipynb', p.relative_to(nbs).as_posix()))
+    def key(p):
+        name = p.relative_to(nbs).as_posix()
+        return (FIRST.index(name) if name in FIRST else len(FIRST), name)
+    return sorted(found, key=key)
+
+
+# The navigation's groups: a notebook belongs to the last group whose first file name it reaches (the parts are
+# numbered so that each group is one run of file names). A new part needs a row only if it starts a new group.
+SECTIONS = [('00', 'Tensors and autograd'), ('03', 'Operations on tensors'), ('09', 'The Module'),
+            ('17', 'More Module machinery'), ('19', 'Pictures'), ('20', 'Layers'), ('30', 'Optimizers'),
+            ('31', 'Data'), ('32', 'Saving and loading'), ('33', 'Distributions'), ('35', 'The functional API'),
+            ('40', 'Training'), ('50', 'Parallel and distributed training'), ('60', 'Export')]
+
+def section_of(stem):
+    "The navigation group of the page of notebook `stem` (None: a top-level page, the home page and overview)."
+    if stem + '.ipynb' in FIRST: return None
+    return [title for start, title in SECTIONS if stem >= start][-1]
 
 
 # --- 1. nbdev's processing ------------------------------------------------------------------------
@@ -159,7 +177,9 @@ class Page:
         self.title = str(fm.get('title') or self.stem)
         parts = [f'# {self.title}']
         if fm.get('description'): parts.append(f"{fm['description']}\n{{: .description }}")
-        for cell in cells: parts += self._cell(cell)
+        blocks = [self._cell(cell) for cell in cells]
+        _hoist_entry_headings(cells, blocks)
+        for b in blocks: parts += b
         self.md = '\n\n'.join(p for p in parts if p and p.strip()) + '\n'
 
     def _cell(self, cell):
@@ -190,6 +210,26 @@ class Page:
         return ''
 
 
+_ENTRY_HEAD = re.compile(r'(?s)\A(---\s*\n(?:\s*\[source\]\([^)]*\)\{[^}]*\}\s*\n)?\s*#{2,4} (\S[^\n]*)\n)(.*)\Z')
+
+def _hoist_entry_headings(cells, blocks):
+    """Put an API entry's heading (and its source link) above the prose that introduces it, so that the prose sits
+    under the heading it explains (and search shows it there) rather than under the previous entry. Only for a
+    prose cell without headings of its own that names the entry and is followed by the entry itself (or by the
+    exported code and then the entry)."""
+    for i, cell in enumerate(cells[:-1]):
+        if cell['cell_type'] != 'markdown' or not blocks[i] or re.search(r'(?m)^#{1,6} ', _text(cell['source'])): continue
+        for j in (i + 1, i + 2):
+            if j >= len(cells) or not blocks[j]: continue
+            m = _ENTRY_HEAD.match(blocks[j][-1])
+            if m is None: continue
+            name = re.sub(r'\\([_*])', r'\1', m[2]).split('.')[-1]
+            if name not in _text(cell['source']): break
+            if j == i + 2 and not (cells[i + 1]['cell_type'] == 'code' and len(blocks[i + 1]) == 1): break
+            blocks[i].insert(0, m[1].strip()); blocks[j][-1] = m[3]
+            break
+
+
 def _relink(pages):
     "Point nbdev's links to the published site (`.../hooks.html#name`) at this site's page that has `#name`."
     from slugify_docs import slugify
@@ -209,6 +249,16 @@ def _relink(pages):
 
 # --- 3. mkdocs -----------------------------------------------------------------------------------------
 
+def _nav(pages):
+    "Home and the overview at the top, then every other page inside its group (`SECTIONS`), in file-name order."
+    nav = []
+    for p in pages:
+        entry, group = {'Home' if p.stem == 'index' else p.title: f'{p.stem}.md'}, section_of(p.stem)
+        if group is None: nav.append(entry)
+        elif nav and isinstance(nav[-1].get(group), list): nav[-1][group].append(entry)
+        else: nav.append({group: [entry]})
+    return nav
+
 def write_site(pages, build_dir, out_dir, strict=True):
     import yaml
     docs = build_dir/'docs'
@@ -227,7 +277,7 @@ def write_site(pages, build_dir, out_dir, strict=True):
     shutil.copy2(DOCS_CFG/'iframe-worker-shim.js', docs/'javascripts'/'iframe-worker-shim.js')
     cfg = yaml.safe_load((DOCS_CFG/'mkdocs.yml').read_text(encoding='utf-8'))
     cfg.update(docs_dir=str(docs), site_dir=str(out_dir), hooks=[str(DOCS_CFG/'hooks.py')],
-               nav=[{'Home' if p.stem == 'index' else p.title: f'{p.stem}.md'} for p in pages])
+               nav=_nav(pages))
     for ext in cfg['markdown_extensions']:        # headings get Quarto's ids, which nbdev's doc links use
         if isinstance(ext, dict) and 'toc' in ext: ext['toc']['slugify'] = '!!python/name:slugify_docs.slugify'
     text = yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True).replace("'!!python/name:slugify_docs.slugify'",
