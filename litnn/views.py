@@ -9,7 +9,7 @@ from . import backend as B
 from .backend import patch, array_namespace, array_device, to_dtype, promote_types
 from .tensor import (
     Tensor, _wrap_dim, _LEGACY, zeros as _zeros, ones as _ones, full as _full, empty as _empty, tensor as _tensor)
-from .autograd.graph import Op, ViewBackward0, ToCopyBackward0, _vc, _cast, _d, _dims, no_grad, _into
+from .autograd.graph import Op, ViewBackward0, ExpandBackward0, ToCopyBackward0, _vc, _cast, _d, _dims, no_grad, _into
 from .autograd.engine import _EXPANDED_VIEW
 
 # %% auto #0
@@ -60,18 +60,21 @@ def _viewable(a, shape):
             if d > 0: chunk, t_numel, v_numel = st[d - 1], 1, 1
     return view_d == -1
 
-_reshape, _expand = Tensor.reshape, Tensor.expand
-
 @patch
 def reshape(self:Tensor, *shape):
     "This tensor with a new shape (one size may be -1): a view when the strides allow, else a copy."
-    out = _reshape(self, *shape)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
+    try: out = ViewBackward0.apply(self, shape=shape)
+    except RuntimeError: raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}") from None
     return out if out is self or not _viewable(self._data, out._data.shape) else _view_of(out, self)
 
 @patch
 def expand(self:Tensor, *sizes):
     "A broadcast view of this tensor with `sizes` (-1 keeps a size)."
-    out = _expand(self, *sizes)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)): sizes = tuple(sizes[0])
+    shape, n = self._data.shape, len(sizes) - self._data.ndim
+    if n < 0: raise RuntimeError(f"expand(litnn.{self.dtype.name}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
+    out = ExpandBackward0.apply(self, shape=tuple(shape[i - n] if s == -1 else s for i, s in enumerate(sizes)))
     return out if out is self else _view_of(out, self)
 
 def reshape(input, shape):

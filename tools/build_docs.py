@@ -75,7 +75,7 @@ def _process(src_dst):
     os.environ['IN_TEST'] = '1'               # as nbdev's own docs step sets it
     warnings.simplefilter('ignore')           # nbdev's "cells containing imports and other code" notes
     from nbdev.serve_drv import exec_nb
-    from nbdev.processors import FilterDefaults, exec_show_docs
+    from nbdev.processors import FilterDefaults, exec_show_docs, mv_exports
     mixed, run_cell = [], exec_show_docs.__call__
     def call(self, cell):
         # nbdev runs every cell that contains an import, so a cell that also uses names from cells it
@@ -86,10 +86,21 @@ def _process(src_dst):
         self.k.run_cell(imports)
         if self.k.exc: raise RuntimeError(f'cell {cell.idx_}: {imports}') from self.k.exc
     exec_show_docs.__call__ = call
+    mv_exports.begin = _mv_exports_begin
     try: exec_nb(Path(src), Path(dst), FilterDefaults)
     except Exception as e:
         raise RuntimeError(f"nbdev could not process {Path(src).relative_to(ROOT)} for the docs: {e}") from None
     return dst, mixed
+
+
+def _mv_exports_begin(self):
+    "nbdev's `mv_exports` (an `#| exports` cell's API entry goes first, then its code), not failing on a last cell."
+    cells = self.nb.cells
+    for cell in reversed([c for c in cells if c.cell_type == 'code' and 'exports' in c.directives_]):
+        idx = cell.idx_
+        if idx + 1 < len(cells) and getattr(cells[idx + 1], 'has_sd', 0):
+            doc, src = cells.pop(idx + 1), cells.pop(idx)
+            cells[idx:idx] = [doc, src]
 
 
 def process_all(nbs, proc_dir, jobs):

@@ -693,15 +693,6 @@ def sum(self:Tensor, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims
     return SumBackward1.apply(self, dim=_dims(dim, self._data.ndim), keepdim=keepdim, dtype=dtype)
 
 @patch
-def expand(self:Tensor, *sizes):
-    "A broadcast view of this tensor with `sizes` (-1 keeps a size)."
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)): sizes = tuple(sizes[0])
-    shape, n = self._data.shape, len(sizes) - self._data.ndim
-    if n < 0: raise RuntimeError(f"expand(litnn.{self.dtype.name}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
-    sizes = tuple(shape[i - n] if s == -1 else s for i, s in enumerate(sizes))
-    return ExpandBackward0.apply(self, shape=sizes)
-
-@patch
 def sum_to_size(self:Tensor, *size):
     "Sum this tensor down to `size`, undoing a broadcast."
     shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
@@ -724,10 +715,3 @@ class ViewBackward0(Op):
         return x._data.reshape(shape)
     @staticmethod
     def backward(ctx, g): return g.reshape(ctx.shape)
-
-@patch
-def reshape(self:Tensor, *shape):
-    "This tensor with a new shape (a view when possible); one size may be -1."
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
-    try: return ViewBackward0.apply(self, shape=shape)
-    except RuntimeError: raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}") from None

@@ -8,7 +8,7 @@ __all__ = ['HOOK_KINDS', 'register_module_forward_pre_hook', 'register_module_fo
            'register_module_backward_hook', 'BackwardHookFunction', 'BackwardHook', 'record_hook_calls']
 
 # %% ../../../nbs/14_hooks.ipynb #8c569b26
-import warnings, weakref
+import functools, warnings, weakref
 from collections import OrderedDict
 from ...backend import patch
 from ...tensor import Tensor
@@ -338,16 +338,31 @@ def _set_user_hook(self:BackwardHook, grad_fn):
         return self._unpack_none(self.input_tensors_index, res)
     grad_fn.register_hook(hook)
 
-# %% ../../../nbs/14_hooks.ipynb #082f9ff6
+# %% ../../../nbs/14_hooks.ipynb #wrappedhook1
 class _WrappedHook:
-    "A legacy backward hook, called with its module (held by a weak reference) first."
-    def __init__(self, hook, module):
-        self.hook, self.module = hook, weakref.ref(module)
+    "A hook called with its module (held by weak reference) as first argument, if `module` is given."
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = module is not None
+        if self.with_module: self.module = weakref.ref(module)
+
     def __call__(self, *args, **kwargs):
+        if not self.with_module: return self.hook(*args, **kwargs)
         module = self.module()
         if module is None: raise RuntimeError("You are trying to call the hook of a dead Module!")
         return self.hook(module, *args, **kwargs)
 
+    def __getstate__(self):   # copy.deepcopy of a module re-points the hook to the copy
+        return dict(hook=self.hook, with_module=self.with_module, **({'module': self.module()} if self.with_module else {}))
+
+    def __setstate__(self, state):
+        self.hook, self.with_module = state["hook"], state["with_module"]
+        if self.with_module:
+            if state["module"] is None: raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
+
+# %% ../../../nbs/14_hooks.ipynb #082f9ff6
 def _register_legacy_backward_hooks(self, call, hooks):
     "Step 5, legacy: register `hooks` on the grad_fn of the first tensor of the output."
     var = call.result

@@ -16,6 +16,7 @@ from ...autograd.graph import no_grad
 from ..parameter import Parameter
 from .module import Module
 from ...utils.hooks import RemovableHandle
+from .hooks import _WrappedHook
 
 # %% ../../../nbs/15_state_dict.ipynb #3dfc33b6
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
@@ -285,30 +286,6 @@ def load_state_dict(self:Module, state_dict, # parameters and persistent buffers
         raise _load_error(self, keys, errors, strict)
     changes.commit()
     return keys
-
-# %% ../../../nbs/15_state_dict.ipynb #98052c54
-class _WrappedHook:
-    "A hook called with its module (held by weak reference) as first argument, if `module` is given."
-    def __init__(self, hook, module=None):
-        self.hook = hook
-        functools.update_wrapper(self, hook)
-        self.with_module = module is not None
-        if self.with_module: self.module = weakref.ref(module)
-
-    def __call__(self, *args, **kwargs):
-        if not self.with_module: return self.hook(*args, **kwargs)
-        module = self.module()
-        if module is None: raise RuntimeError("You are trying to call the hook of a dead Module!")
-        return self.hook(module, *args, **kwargs)
-
-    def __getstate__(self):   # copy.deepcopy of a module re-points the hook to the copy
-        return dict(hook=self.hook, with_module=self.with_module, **({'module': self.module()} if self.with_module else {}))
-
-    def __setstate__(self, state):
-        self.hook, self.with_module = state["hook"], state["with_module"]
-        if self.with_module:
-            if state["module"] is None: raise RuntimeError("You are trying to revive the hook of a dead Module!")
-            self.module = weakref.ref(state["module"])
 
 # %% ../../../nbs/15_state_dict.ipynb #ba064a87
 @patch
