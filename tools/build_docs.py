@@ -255,7 +255,10 @@ def _relink(pages):
         best = next((p for p in cands if not anchor or anchor[1:] in anchors[p.stem]), None)
         # nbdev links every exported name, private helpers too, but only documented ones have an entry
         return f'[{text}]({best.stem}.md{anchor})' if best else text
-    for p in pages: p.md = _DOC_LINK.sub(local, p.md)
+    stems = {p.stem for p in pages}
+    def notebook(m):                               # a link to a notebook of nbs/ (which works in Jupyter) -> its page
+        return f'({m[1]}.md{m[2] or ""})' if m[1] in stems else m[0]
+    for p in pages: p.md = re.sub(r'\(([\w-]+)\.ipynb(#[^)\s]*)?\)', notebook, _DOC_LINK.sub(local, p.md))
 
 
 # --- 3. mkdocs -----------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from ...autograd.graph import is_grad_enabled
 from ...autograd.function import Function
 from ...utils.hooks import RemovableHandle
 from .module import Module
-from . import module as _module
 
 # %% ../../../nbs/14_hooks.ipynb #d9da4aea
 _global_backward_pre_hooks = OrderedDict()
@@ -73,15 +72,6 @@ def register_module_backward_hook(hook): # hook(module, grad_input, grad_output)
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
-
-# %% ../../../nbs/14_hooks.ipynb #5eb131d5
-_GLOBAL_HOOK_API = ['register_module_forward_pre_hook', 'register_module_forward_hook', 'register_module_backward_hook',
-                    'register_module_full_backward_pre_hook', 'register_module_full_backward_hook']
-for _name in _GLOBAL_HOOK_API + ['_global_backward_pre_hooks', '_global_backward_hooks', '_global_forward_pre_hooks',
-                                 '_global_forward_hooks', '_global_forward_hooks_always_called',
-                                 '_global_forward_hooks_with_kwargs']:
-    setattr(_module, _name, globals()[_name])
-_module.__all__ = [*_module.__all__, *(n for n in _GLOBAL_HOOK_API if n not in _module.__all__)]
 
 # %% ../../../nbs/14_hooks.ipynb #70563cf5
 @patch

@@ -4,7 +4,9 @@
 
 # %% auto #0
 __all__ = ['register_module_buffer_registration_hook', 'register_module_module_registration_hook',
-           'register_module_parameter_registration_hook', 'Module']
+           'register_module_parameter_registration_hook', 'Module', 'register_module_forward_pre_hook',
+           'register_module_forward_hook', 'register_module_backward_hook', 'register_module_full_backward_pre_hook',
+           'register_module_full_backward_hook']
 
 # %% ../../../nbs/10_registration.ipynb #fe4471f9
 import inspect
@@ -100,7 +102,7 @@ class Module:
 
     forward = _forward_unimplemented
 
-    def _call_impl(self, *args, **kwargs): return self.forward(*args, **kwargs)
+    def _call_impl(self, *args, **kwargs): return self.forward(*args, **kwargs)   # a stand-in: 14_hooks replaces it
     def _wrapped_call_impl(self, *args, **kwargs): return self._call_impl(*args, **kwargs)
     __call__ = _wrapped_call_impl
 
@@ -269,3 +271,19 @@ def __setstate__(self:Module, state):
     Module.__init__(fresh)
     for name, value in fresh.__dict__.items():
         if name not in self.__dict__: self.__dict__[name] = value
+
+# %% ../../../nbs/10_registration.ipynb #globalhooks1
+_HOOKS_DEFINED_IN_14 = ('register_module_forward_pre_hook', 'register_module_forward_hook', 'register_module_backward_hook',
+                        'register_module_full_backward_pre_hook', 'register_module_full_backward_hook',
+                        '_global_backward_pre_hooks', '_global_backward_hooks', '_global_is_full_backward_hook',
+                        '_global_forward_pre_hooks', '_global_forward_hooks', '_global_forward_hooks_always_called',
+                        '_global_forward_hooks_with_kwargs')
+_all_ = ['register_module_forward_pre_hook', 'register_module_forward_hook', 'register_module_backward_hook',
+         'register_module_full_backward_pre_hook', 'register_module_full_backward_hook']
+
+def __getattr__(name):
+    "The hooks for every module, which `14_hooks` defines, reached through this module as in PyTorch."
+    if name in _HOOKS_DEFINED_IN_14:
+        from litnn.nn.modules import hooks
+        return getattr(hooks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
