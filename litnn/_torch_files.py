@@ -12,8 +12,9 @@ import numpy as np
 from . import backend as B
 from .tensor import Tensor, Size
 from .nn.parameter import Parameter
-from .serialization import CheckpointError, _fail, _name, _place, _strided, _Encoder, _storages
-from .serialization import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
+from ._checkpoint_file import CheckpointError, _fail, _name
+from ._checkpoint_records import _place, _strided, _Encoder, _storages
+from ._checkpoint_records import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
 from ._checkpoint_file import _host, _write_atomically
 
 # %% ../nbs/32a_torch_files.ipynb #715ca892

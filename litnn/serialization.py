@@ -6,125 +6,12 @@
 __all__ = ['save', 'load', 'save_file', 'load_file']
 
 # %% ../nbs/32_serialization.ipynb #0906a908
-import contextlib, json, math, os, pickle, re, reprlib, sys
-from collections import OrderedDict
-import numpy as np
-from . import backend as B
-from .tensor import Tensor, Size
-from .nn.parameter import Parameter
-from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape, _read_safetensors, _write
-from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states, add_safe_globals, safe_globals, get_safe_globals, clear_safe_globals
-
-# %% ../nbs/32_serialization.ipynb #e706281e
-_FORMAT, _VERSION = "litnn", 3   # 3: checksums (version 2 files, without them, are still read)
-_MAX_DEPTH = 100   # containers inside containers: far more than any checkpoint needs, far less than Python's stack
-
-class _Encoder:
-    "Collects the tensors of an object while `_encode` walks it: one record per tensor object."
-    def __init__(self):
-        self.index, self.records, self.tensors, self.arrays = {}, [], [], {}
-        self.objects, self.object_index, self.kept = [], {}, []   # whole objects (32_objects)
-
-    def tensor(self, t, keys):
-        "The index of tensor `t` in the checkpoint's list of tensor records."
-        if id(t) not in self.index:
-            self.index[id(t)] = len(self.records)
-            self.records.append(dict(dtype=t.dtype.name, shape=list(t.shape), device=str(t.device),
-                                     requires_grad=t.requires_grad, parameter=isinstance(t, Parameter)))
-            self.tensors.append((t, keys))   # keeping `t` alive keeps its id unique
-        return self.index[id(t)]
-
-# %% ../nbs/32_serialization.ipynb #32b4ee19
-def _sort_key(v):
-    "A key that orders the members of a set the same way in every process (set order follows str hashes, which do not)."
-    if type(v) in (tuple, Size): return (type(v).__name__, tuple(map(_sort_key, v)))
-    if type(v) is frozenset: return ("frozenset", tuple(sorted(map(_sort_key, v))))
-    return (type(v).__name__, repr(v))
-
-def _encode(enc, x, keys=(), where="obj", depth=0):
-    "`x` as JSON-able data; TypeError naming `where` for what cannot be saved."
-    if x is None or type(x) in (bool, int, str): return x
-    if type(x) is float: return x if math.isfinite(x) else {"type": "float", "value": repr(x)}
-    if isinstance(x, Tensor): return {"type": "tensor", "index": enc.tensor(x, keys)}
-    if type(x) is np.ndarray or isinstance(x, np.generic): return _encode_numpy(enc, x, keys, where)
-    if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
-    if isinstance(x, B.device): return {"type": "device", "name": str(x)}
-    if type(x) is bytes: return {"type": "bytes", "hex": x.hex()}
-    if depth >= _MAX_DEPTH:
-        raise ValueError(f"litnn.save: the object contains itself or is nested more than {_MAX_DEPTH} levels deep")
-    d = depth + 1
-    if type(x) is list: return [_encode(enc, v, keys + (i,), f"{where}[{i}]", d) for i, v in enumerate(x)]
-    if type(x) in (tuple, Size, set, frozenset):
-        items = sorted(x, key=_sort_key) if type(x) in (set, frozenset) else x
-        return {"type": type(x).__name__, "items": [_encode(enc, v, keys, f"{where}[{i}]", d) for i, v in enumerate(items)]}
-    if type(x) in (dict, OrderedDict):
-        items = [[_encode(enc, k, keys, f"{where} key {k!r}", d), _encode(enc, v, keys + (k,), f"{where}[{k!r}]", d)]
-                 for k, v in x.items()]
-        out = {"type": type(x).__name__, "items": items}
-        if hasattr(x, "_metadata"): out["metadata"] = _encode(enc, x._metadata, keys, f"{where}._metadata", d)
-        return out
-    glob = _encode_global(x)   # a function or class, by name
-    if glob is not None: return glob
-    obj = _encode_object(enc, x, lambda state: _encode(enc, state, keys, f"{where}.__dict__", d))   # a whole object
-    if obj is not None: return obj
-    hint = ": save its state_dict() instead" if hasattr(x, "state_dict") else ""
-    raise TypeError(f"litnn.save cannot store {where}, of type {type(x).__module__}.{type(x).__qualname__}{hint} "
-                    "(it stores tensors, numpy arrays, None, bools, ints, floats, strings, bytes, lists, tuples, sets, "
-                    "dicts, dtypes, devices, sizes, and objects whose state is a dict of these)")
-
-# %% ../nbs/32_serialization.ipynb #29e69a11
-def _encode_numpy(enc, x, keys, where):
-    "The record of numpy array (or scalar) `x`: stored like a tensor, given back as numpy."
-    a = np.asarray(x)
-    if a.dtype not in B._by_np:
-        raise TypeError(f"litnn.save cannot store {where}, a numpy array of dtype {a.dtype} (litnn stores numpy arrays of "
-                        f"the dtypes it has: {', '.join(sorted(d.name for d in B._by_name.values()))})")
-    if id(x) not in enc.arrays: enc.arrays[id(x)] = (x, Tensor._make(a))   # keeping `x` alive keeps its id unique
-    out = {"type": "ndarray", "index": enc.tensor(enc.arrays[id(x)][1], keys)}
-    return {**out, "scalar": True} if isinstance(x, np.generic) else out
-
-# %% ../nbs/32_serialization.ipynb #e991b423
-def _block(a):
-    "The object that owns array `a`'s memory, and the address of `a`'s first element."
-    root = a
-    while getattr(root, "base", None) is not None: root = root.base
-    iface = getattr(a, "__cuda_array_interface__", None) or a.__array_interface__
-    return root, iface["data"][0]
-
-def _unique(name, used):
-    "`name`, or `name#1`, `name#2`... if it is taken: safetensors entry names must differ."
-    out, i = name, 0
-    while out in used: i += 1; out = f"{name}#{i}"
-    used.add(out)
-    return out
-
-# %% ../nbs/32_serialization.ipynb #08ae5e33
-def _storages(enc):
-    "The arrays to store, by entry name; sets `storage` (and `offset`/`stride` for views) in each record."
-    groups = {}
-    for i, (t, _) in enumerate(enc.tensors):
-        a = t._data
-        root, ptr = _block(a)
-        describable = a.size > 0 and all(s >= 0 and s % a.itemsize == 0 for s in a.strides)
-        key = (id(root), ptr % a.itemsize, a.dtype, str(t.device)) if describable else i
-        groups.setdefault(key, []).append((i, a, ptr))
-    entries, used = {}, {"__metadata__"}
-    for key, members in groups.items():
-        name = _unique(".".join(map(str, enc.tensors[members[0][0]][1])) or "obj", used)
-        if type(key) is int:   # stored as its own (contiguous) copy
-            entries[name] = members[0][1]; enc.records[key]["storage"] = name; continue
-        lo = min(p for _, _, p in members)
-        hi = max(p + a.itemsize + sum((n - 1) * s for n, s in zip(a.shape, a.strides)) for _, a, p in members)
-        whole = next((a for _, a, p in members if p == lo and a.nbytes == hi - lo and a.flags.c_contiguous), None)
-        if whole is None:   # the span of memory the group uses, as a flat array
-            first = next(a for _, a, p in members if p == lo)
-            whole = B.array_namespace(first).lib.stride_tricks.as_strided(first, ((hi - lo) // first.itemsize,), (first.itemsize,))
-        entries[name] = whole
-        for i, a, p in members:
-            enc.records[i]["storage"] = name
-            if (p, a.shape, a.strides) != (lo, whole.shape, whole.strides):
-                enc.records[i].update(offset=(p - lo) // a.itemsize, stride=[s // a.itemsize for s in a.strides])
-    return entries
+import contextlib, json, os, pickle, sys
+from .tensor import Tensor
+from ._checkpoint_file import CheckpointError, _fail, _name, _read_safetensors, _write
+from ._objects import add_safe_globals, safe_globals, get_safe_globals, clear_safe_globals
+from ._checkpoint_records import _FORMAT, _VERSION, _Encoder, _encode, _storages, _from_litnn, _check_map_location, _tensors, _place
+from ._torch_files import _save_torch, _load_zip   # PyTorch's zip files (32a_torch_files)
 
 # %% ../nbs/32_serialization.ipynb #7ce0f754
 def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
@@ -141,7 +28,6 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
     ```
     """
     if format == "torch":
-        from litnn._torch_files import _save_torch   # the next part
         return _save_torch(obj, f)
     if format != "litnn": raise ValueError(f"litnn.save: format must be 'litnn' or 'torch', not {format!r}")
     enc = _Encoder()
@@ -150,181 +36,6 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
     structure = {"tensors": enc.records, "root": root, **({"objects": enc.objects} if enc.objects else {})}
     structure = json.dumps(structure, allow_nan=False, separators=(",", ":"))
     _write(entries, {"format": _FORMAT, "version": str(_VERSION), "structure": structure}, f, checksums=True)
-
-# %% ../nbs/32_serialization.ipynb #73931b6e
-def _strided(storage, shape, offset, stride):
-    "The view (`shape`, `offset`, `stride`, in elements) of a storage array, checked to lie inside it."
-    flat = storage.reshape(-1)
-    ok = type(offset) is int and offset >= 0 and all(isinstance(x, (list, tuple)) and _is_shape(list(x)) for x in (shape, stride))
-    if not (ok and len(stride) == len(shape)):
-        raise ValueError(f"offset {offset!r} and stride {stride!r} do not describe a tensor of shape {list(shape)}")
-    if math.prod(shape) and offset + sum((n - 1) * s for n, s in zip(shape, stride)) >= flat.size:
-        raise ValueError(f"shape {list(shape)}, offset {offset} and stride {list(stride)} reach past the end of "
-                         f"its storage of {flat.size} elements")
-    xp = B.array_namespace(flat)
-    return xp.lib.stride_tricks.as_strided(flat[offset:], tuple(shape), tuple(s * flat.itemsize for s in stride))
-
-# %% ../nbs/32_serialization.ipynb #2e91f74a
-def _place(a, location, map_location):
-    "CPU array `a`, of a storage saved on device `location`, moved where `map_location` says (as torch.load)."
-    dev = location
-    if callable(map_location):
-        out = map_location(Tensor._make(a), location)
-        if isinstance(out, Tensor): return out._data
-        if out is not None: raise TypeError(f"map_location returned a {type(out).__name__}; expected a litnn Tensor or None")
-    elif isinstance(map_location, dict): dev = map_location.get(location, location)
-    elif map_location is not None: dev = map_location
-    try: dev = B.device(dev)
-    except RuntimeError as e: raise RuntimeError(f"cannot place a tensor saved on {location!r}: {e}; use map_location") from None
-    if dev.type == "cuda" and B.cupy is None:
-        raise RuntimeError("Attempting to deserialize object on a CUDA device but litnn.cuda.is_available() is False. "
-                           "If you are running on a CPU-only machine, please use litnn.load with "
-                           "map_location=litnn.device('cpu') to map your storages to the CPU.")
-    return B.to_device(a, dev)
-
-def _check_map_location(m):
-    if not (m is None or isinstance(m, (str, B.device, dict)) or callable(m)):
-        raise TypeError(f"map_location should be None, a str, a litnn.device, a dict or a callable, not {type(m).__name__}")
-
-# %% ../nbs/32_serialization.ipynb #9ba0e1b3
-_RECORD_FIELDS = {"dtype", "shape", "device", "requires_grad", "parameter", "storage", "offset", "stride"}
-_DEVICE_NAME = re.compile(r"[a-z]+(:(0|[1-9][0-9]{0,8}))?")   # ASCII letters and digits only
-
-def _record(f, i, rec, arrays):
-    "The dtype, shape, entry name and device of tensor record `rec`, every field checked."
-    if type(rec) is not dict: raise _fail(f, f"tensor {i} is not a JSON object")
-    if not set(rec) <= _RECORD_FIELDS: raise _fail(f, f"tensor {i} has unknown fields {sorted(set(rec) - _RECORD_FIELDS)}")
-    dt, shape, name, dev = rec.get("dtype"), rec.get("shape"), rec.get("storage"), rec.get("device", "cpu")
-    if type(dt) is not str or dt not in B._by_name: raise _fail(f, f"tensor {i} has dtype {dt!r}")
-    if not _is_shape(shape): raise _fail(f, f"tensor {i} has shape {shape!r}")
-    if type(name) is not str or name not in arrays: raise _fail(f, f"tensor {i}: its storage {name!r} is not in the file")
-    if arrays[name].dtype != B._by_name[dt].np: raise _fail(f, f"tensor {i} is {dt} but its storage {name!r} is {arrays[name].dtype}")
-    if type(dev) is not str or not _DEVICE_NAME.fullmatch(dev): raise _fail(f, f"tensor {i} has device {dev!r}")
-    for flag in ("requires_grad", "parameter"):
-        if type(rec.get(flag, False)) is not bool: raise _fail(f, f"tensor {i} has {flag} {rec[flag]!r}, not a bool")
-    return dt, shape, name, dev
-
-# %% ../nbs/32_serialization.ipynb #b2698320
-def _tensors(f, records, arrays, map_location):
-    "The tensors of a checkpoint, in the order of its records."
-    if type(records) is not list: raise _fail(f, "its structure has no list of tensors")
-    placed, out = {}, []
-    for i, rec in enumerate(records):
-        dt, shape, name, dev = _record(f, i, rec, arrays)
-        if (name, dev) not in placed:
-            try: placed[name, dev] = _place(arrays[name], dev, map_location)
-            except (RuntimeError, ValueError) as e: raise _fail(f, f"tensor {i}: {e}") from None
-        a = placed[name, dev]
-        try:
-            if "offset" in rec or "stride" in rec: a = _strided(a, shape, rec.get("offset"), rec.get("stride"))
-            elif list(a.shape) != shape: raise ValueError(f"its shape is {shape} but its storage {name!r} has shape {list(a.shape)}")
-            t = Tensor._make(a)
-            if rec.get("parameter"): t = Parameter(t, requires_grad=rec.get("requires_grad", False))
-            elif rec.get("requires_grad"): t.requires_grad_(True)
-        except (ValueError, TypeError, RuntimeError, OverflowError) as e: raise _fail(f, f"tensor {i}: {e}") from None
-        out.append(t)
-    return out
-
-# %% ../nbs/32_serialization.ipynb #60e192d9
-_SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
-_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
-           "dict": ("items", "metadata"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
-_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-_short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
-_short.maxlevel, _short.maxstring, _short.maxother, _short.maxlist, _short.maxdict = 2, 40, 40, 4, 4
-
-def _decode(x, tensors, f, depth=0):
-    "The Python object for JSON-able data `x` (the inverse of `_encode`), every record checked."
-    if x is None or type(x) in (bool, int, float, str): return x
-    if depth >= _MAX_DEPTH: raise _fail(f, f"its structure is nested more than {_MAX_DEPTH} levels deep")
-    if type(x) is list: return [_decode(v, tensors, f, depth + 1) for v in x]
-    kind = x.get("type") if type(x) is dict else None
-    if kind not in _FIELDS: raise _fail(f, f"unknown record {_short.repr(x)}")
-    fields = set(x) - {"type"}
-    if not ({_FIELDS[kind][0]} <= fields <= set(_FIELDS[kind])): raise _fail(f, f"bad {kind} record {_short.repr(x)}: wrong fields")
-    try: return _DECODERS[kind](x, tensors, f, depth + 1)
-    except (KeyError, IndexError, TypeError, ValueError) as e:   # raised by this record's own checks, never a nested record's
-        raise _fail(f, f"bad {kind} record {_short.repr(x)} ({e})") from None
-
-# %% ../nbs/32_serialization.ipynb #fb293869
-def _tensor_record(x, tensors, f, depth):
-    if not (_is_index(x["index"]) and x["index"] < len(tensors)): raise IndexError(f"no tensor {x['index']!r}")
-    return tensors[x["index"]]
-
-def _ndarray_record(x, tensors, f, depth):
-    a = B.to_device(_tensor_record(x, tensors, f, depth)._data, "cpu")
-    if x.get("scalar", False) is not False:
-        if x["scalar"] is not True or a.ndim: raise ValueError("a scalar is a 0-d array")
-        return a[()]
-    return a
-
-class _Refs(list):
-    "The tensors of a checkpoint (indexed by tensor records) and, as `.objects`, its objects (32_objects)."
-    objects, trusted = (), False
-
-def _global_record(x, tensors, f, depth):
-    "A function or class stored by name: allow-listed, or (weights_only=False) litnn's own, found in an imported module."
-    if type(x["name"]) is not str: raise TypeError("its name is not a string")
-    own = tensors.trusted and x["name"].startswith("litnn.")   # never another library's function (os.system) without the user's say
-    obj = _safe_globals.get(x["name"]) or (_imported_global(x["name"]) if own else None)
-    if not callable(obj): raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {_refused(x['name'])}")
-    return obj
-
-def _object_record(x, tensors, f, depth):
-    objects = getattr(tensors, "objects", ())
-    if not (_is_index(x["index"]) and x["index"] < len(objects)): raise IndexError(f"no object {x['index']!r}")
-    return objects[x["index"]]
-
-def _items(x, f):
-    if type(x["items"]) is not list: raise TypeError("its items are not a list")
-    return x["items"]
-
-def _dict_record(x, tensors, f, depth):
-    pairs = _items(x, f)
-    if not all(type(p) is list and len(p) == 2 for p in pairs): raise ValueError("its items are not [key, value] pairs")
-    out = (dict if x["type"] == "dict" else OrderedDict)((_decode(k, tensors, f, depth), _decode(v, tensors, f, depth)) for k, v in pairs)
-    if len(out) != len(pairs): raise ValueError("a key appears twice")
-    if "metadata" in x: out._metadata = _decode(x["metadata"], tensors, f, depth)
-    return out
-
-def _sequence_record(x, tensors, f, depth):
-    items = [_decode(v, tensors, f, depth) for v in _items(x, f)]
-    if x["type"] == "Size" and not all(type(v) is int for v in items): raise TypeError("a Size holds ints")
-    return _SEQUENCES[x["type"]](items)
-
-def _device_record(x, tensors, f, depth):
-    if not (type(x["name"]) is str and _DEVICE_NAME.fullmatch(x["name"])): raise ValueError("not a device name")
-    try: return B.device(x["name"])
-    except RuntimeError as e: raise ValueError(str(e)) from None
-
-_DECODERS = {"tensor": _tensor_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
-             **{k: _sequence_record for k in _SEQUENCES},
-             "float": lambda x, *_: _FLOATS[x["value"]],
-             "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
-             "dtype": lambda x, *_: B._by_name[x["name"]]}
-
-# %% ../nbs/32_serialization.ipynb #6b2ee51a
-def _from_litnn(meta, arrays, f, map_location, trusted=False):
-    "The object stored in a litnn checkpoint, from its metadata and arrays."
-    v = meta.get("version")
-    if not (type(v) is str and re.fullmatch("[0-9]{1,9}", v) and int(v) >= 2):
-        raise _fail(f, f"it has litnn checkpoint format version {v!r}; this litnn reads versions 2 to {_VERSION}")
-    if int(v) > _VERSION:
-        raise _fail(f, f"it was written in litnn checkpoint format version {v}, newer than this litnn reads "
-                       f"(version {_VERSION}): upgrade litnn")
-    if meta.get("format") != _FORMAT: raise _fail(f, f"its format is {meta.get('format')!r}, not {_FORMAT!r}")
-    if int(v) >= 3 and not {"checksum", "checksums"} <= meta.keys(): raise _fail(f, "its checksums are missing")
-    structure = _json(meta.get("structure", ""), f, "its structure")
-    if type(structure) is not dict or set(structure) - {"objects"} != {"tensors", "root"}:
-        raise _fail(f, "its structure is not a JSON object of tensors and root")
-    refs = _Refs(_tensors(f, structure["tensors"], arrays, map_location))
-    refs.trusted = trusted
-    if "objects" in structure:   # whole objects: only of allow-listed classes (32_objects)
-        def fail(what, unpickling=False):
-            return pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {what}") if unpickling else _fail(f, what)
-        refs.objects = _make_objects(structure["objects"], fail, trusted)
-        _set_states(refs.objects, structure["objects"], lambda state: _decode(state, refs, f, 1), fail)
-    return _decode(structure["root"], refs, f)
 
 # %% ../nbs/32_serialization.ipynb #48bf462e
 _LEGACY_TORCH = b"\x80\x02\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "little")  # pickled magic number
@@ -355,7 +66,6 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
         fh.seek(start)
         if head[8:9] != b"{":   # not a safetensors header (whose first 8 bytes are its length)
             if head.startswith(b"PK"):
-                from litnn._torch_files import _load_zip   # the next part
                 return _load_zip(fh, f, map_location)
             if head.startswith(b"\x80"): raise _refuse_pickle(f, head)
         meta, arrays = _read_safetensors(fh, f, verify)

@@ -110,7 +110,7 @@ def browser():
     profile = tempfile.mkdtemp(prefix='litnn-chromium-')
     for a in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
               '--disable-background-networking', '--disable-component-update', '--disable-sync',
-              '--disable-dev-shm-usage', f'--user-data-dir={profile}', '--window-size=1280,1000'):
+              '--disable-dev-shm-usage', f'--user-data-dir={profile}', '--window-size=1400,1000'):
         opts.add_argument(a)
     opts.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
     os.environ.setdefault('SE_OFFLINE', 'true')            # selenium must never try to download a driver
@@ -187,9 +187,14 @@ return {
   tex_left: art.querySelectorAll('.arithmatex').length,
   toc: document.querySelectorAll('nav.md-nav--secondary a.md-nav__link').length,
   links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-  entries: [...art.querySelectorAll('h2[id], h3[id], h4[id]')].map(h => [h.id, (() => {   // a signature before the next heading
-               for (let e = h.nextElementSibling; e && !/^H[1-4]$/.test(e.tagName); e = e.nextElementSibling)
-                 if (e.matches('div.highlight, pre') || e.querySelector('pre')) return true;
+  sideways: [document.documentElement.scrollWidth > window.innerWidth ? 'the page' : null,   // at 1400 px nothing scrolls sideways
+             ...[...art.querySelectorAll('pre, table, .math-block')].filter(e => e.scrollWidth > e.clientWidth + 1)
+                  .map(e => e.textContent.trim().slice(0, 60))].filter(x => x),
+  entries: [...art.querySelectorAll('h2[id], h3[id], h4[id]')].map(h => [h.id, (() => {   // its signature: next, or after the
+               const next = h.nextElementSibling;                                             // prose hoisted under it
+               if (next && next.querySelector('pre')) return true;
+               for (let e = next; e && !/^H[1-4]$/.test(e.tagName); e = e.nextElementSibling)
+                 if ([...e.querySelectorAll('pre')].some(p => /^(async def|def|class) \w/.test(p.textContent.trim()))) return true;
                return false; })(),
              !!(h.previousElementSibling && [...h.previousElementSibling.querySelectorAll('a')].some(a => a.textContent.trim() === 'source'))]),
 };
@@ -215,6 +220,7 @@ def test_page(site, browser, nb):
     leaks = {k: m.group(0) for k, p in LEAKS.items() if (m := re.search(p, got['prose']))}
     assert leaks == {}, 'raw source on the page'
     assert got['tex_left'] == 0, 'math left as TeX'
+    assert got['sideways'] == [], 'content wider than the page at 1400 px'
     if got['h2']: assert got['toc'] >= len(got['h2']), 'the table of contents lacks headings'
     # an API entry: a heading followed by its signature; its id is the name, `_1`, `_2`... when a section
     # heading (`## Sequential`) or another definition (`tensor` beside `Tensor`) came first
@@ -257,9 +263,15 @@ def test_math_is_mathml(site, browser):
 
 def test_screenshots(site, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    shots = {'home': site/'index.html', 'backprop_graph': page_of(ROOT/'nbs'/'02_backprop.ipynb')}
+    shots = {'home': site/'index.html', 'backprop_graph': page_of(ROOT/'nbs'/'02_backprop.ipynb'),
+             'overview': page_of(ROOT/'nbs'/'overview.ipynb'), 'engine_walk': page_of(ROOT/'nbs'/'02a_engine.ipynb')}
     for name, page in shots.items():
         open_page(browser, page)
+        if name == 'engine_walk':       # the real engine's walk, its code on the page
+            assert browser.execute_script(
+                "const c = [...document.querySelectorAll('article pre')].find(p => p.textContent.includes('def _execute('));"
+                "if (c) c.scrollIntoView(); return !!c;")
+            time.sleep(0.5)
         if name == 'backprop_graph':
             browser.execute_script("document.getElementById('the-graph-drawn').scrollIntoView()")
             for _ in range(40):       # the picture is loaded before the shot

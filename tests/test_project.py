@@ -40,9 +40,9 @@ def test_notebooks_exist():
 
 @pytest.mark.parametrize('nb', notebooks(), ids=lambda p: str(p.relative_to(NBS)))
 def test_notebook_first_cell(nb):
-    "A part's notebook starts with `#| default_exp`; index.ipynb (the README) exports nothing."
+    "A part's notebook starts with `#| default_exp`; index.ipynb (the README) and overview.ipynb (the map) export nothing."
     has_exp = re.search(r'^#\|\s*default_exp\s', first_cell(nb), re.M) is not None
-    assert has_exp == (nb.name != 'index.ipynb'), f'{nb.name}: first cell is {first_cell(nb)!r}'
+    assert has_exp == (nb.name not in ('index.ipynb', 'overview.ipynb')), f'{nb.name}: first cell is {first_cell(nb)!r}'
 
 def test_no_auto_in_notebook_paths():
     # nbdev 2.4.14 silently leaves any notebook whose path contains "auto" out of _modidx.py.

@@ -760,7 +760,7 @@ def with_device(raw, device):
     meta = json.loads(raw[8:8 + int.from_bytes(raw[:8], 'little')])['__metadata__']
     structure = json.loads(meta['structure'])
     for r in structure['tensors']: r['device'] = device
-    arrays = {k: np.frombuffer(v['data'], S.B._by_name[CF._ST_DTYPES[v['dtype']]].np).reshape(v['shape'])
+    arrays = {k: np.frombuffer(v["data"], litnn.backend._by_name[CF._ST_DTYPES[v['dtype']]].np).reshape(v['shape'])
               for k, v in safetensors.deserialize(raw)}
     meta = {k: v for k, v in meta.items() if k not in ('checksum', 'checksums')}
     b = io.BytesIO(); S._write(arrays, {**meta, 'structure': json.dumps(structure)}, b, checksums=True)

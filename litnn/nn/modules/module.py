@@ -284,6 +284,6 @@ _all_ = ['register_module_forward_pre_hook', 'register_module_forward_hook', 're
 def __getattr__(name):
     "The hooks for every module, which `14_hooks` defines, reached through this module as in PyTorch."
     if name in _HOOKS_DEFINED_IN_14:
-        from litnn.nn.modules import hooks
+        from . import hooks        # (within the package: 14_hooks' module)
         return getattr(hooks, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,74 @@
+"""The house rules that a reader of litnn's code relies on, checked on the exported package:
+
+- one definition per method: a method of a class (in its body, or `@patch`ed on from any notebook) is defined once.
+  The only exception is a simpler stand-in that an early part needs before the real method exists: the stand-in
+  says so on its line ("stand-in") and the method is private;
+- one class per private helper name inside a module's family: no two copies of one helper class with small
+  variations (the same name in two files is allowed only for unrelated classes listed below).
+"""
+import ast, sys
+from collections import defaultdict
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent/'litnn'
+
+
+def _files(): return [f for f in sorted(PKG.rglob('*.py')) if f.name != '_modidx.py']
+
+
+def _method_definitions():
+    "(class name, method name) -> [(file, line, source line)] for class bodies and `@patch`ed functions."
+    defs = defaultdict(list)
+    for f in _files():
+        text = f.read_text(encoding='utf-8')
+        lines, tree = text.splitlines(), ast.parse(text)
+        for n in tree.body:
+            if isinstance(n, ast.ClassDef):
+                for m in n.body:
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(
+                            'setter' in ast.unparse(d) or 'deleter' in ast.unparse(d) for d in m.decorator_list):
+                        defs[(f'{f.relative_to(PKG)}:{n.name}', m.name)].append((f, m.lineno, lines[m.lineno - 1]))
+            elif isinstance(n, ast.FunctionDef) and any('patch' in ast.unparse(d) for d in n.decorator_list):
+                ann = n.args.args[0].annotation if n.args.args else None
+                if ann is None: continue
+                for cls in ast.unparse(ann).strip('()').split('|'):
+                    defs[(cls.strip(), n.name)].append((f, n.lineno, lines[n.lineno - 1]))
+    # a class body and @patch onto the same class meet under the class's plain name
+    merged = defaultdict(list)
+    for (cls, name), where in defs.items(): merged[(cls.split(':')[-1], name)] += where
+    return merged
+
+
+def test_each_method_is_defined_once():
+    twice = {}
+    for (cls, name), where in _method_definitions().items():
+        if len({(f, line) for f, line, _ in where}) < 2: continue
+        if len({f for f, _, _ in where}) < 2: continue                   # one file: a property's getter and setter
+        earlier = sorted(where, key=lambda w: (w[0] != where[0][0], w[1]))[:-1]
+        if not name.startswith('_') or name.startswith('__') and name.endswith('__'):
+            twice[f'{cls}.{name}'] = [f'{f.relative_to(PKG)}:{line}' for f, line, _ in where]
+        elif not any('stand-in' in src for _, _, src in where):
+            twice[f'{cls}.{name}'] = [f'{f.relative_to(PKG)}:{line}' for f, line, _ in where]
+    # unrelated classes that share a private name (each file's own helper), not copies of one another
+    twice = {k: v for k, v in twice.items() if k.split('.')[0] not in UNRELATED}
+    assert twice == {}, f'methods defined more than once (define each once, or mark a private stand-in): {twice}'
+
+
+UNRELATED = {'_Call': "hooks.py's record of one module call; _torch_files.py's unpickled call of a torch class",
+             '_DiagonalPut': "einsum.py's diagonal of repeated letters; shapes.py's diagonal at an offset (diag_embed)"}
+
+
+def test_a_stand_in_is_replaced_by_the_real_method():
+    "The stand-in is the first definition loaded; the class ends up with the later, real one."
+    import litnn
+    assert litnn.nn.Module._call_impl.__module__ == 'litnn.nn.modules.hooks'
+
+
+def test_the_checker_finds_a_method_defined_twice(tmp_path, monkeypatch):
+    "The rule's check fails on a package where a public method is defined in two files."
+    pkg = tmp_path/'litnn'; pkg.mkdir()
+    (pkg/'a.py').write_text('class T:\n    def reshape(self): pass\n')
+    (pkg/'b.py').write_text('@patch\ndef reshape(self:T): pass\n')
+    monkeypatch.setattr(sys.modules[__name__], "PKG", pkg)
+    import pytest
+    with pytest.raises(AssertionError, match='T.reshape'): test_each_method_is_defined_once()
