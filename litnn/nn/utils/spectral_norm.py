@@ -4,7 +4,7 @@
 __all__ = ['SpectralNorm', 'SpectralNormStateDictHook', 'SpectralNormLoadStateDictPreHook', 'spectral_norm',
            'remove_spectral_norm']
 
-# %% ../../../nbs/17d_spectral_norm_hook.ipynb #2e76a3e8
+# %% ../../../nbs/17d_spectral_norm_hook.ipynb #e22684c5
 from ...backend import patch
 from ...tensor import Tensor
 import litnn
@@ -16,7 +16,7 @@ from ..modules.conv_transpose import ConvTranspose1d, ConvTranspose2d
 from ..modules.conv3d import ConvTranspose3d
 from .parametrizations import _normalize_into
 
-# %% ../../../nbs/17d_spectral_norm_hook.ipynb #8809436a
+# %% ../../../nbs/17d_spectral_norm_hook.ipynb #3b409a4f
 class SpectralNorm:
     "A forward pre-hook that sets `module.<name>` to `<name>_orig / sigma`, iterating on buffers `<name>_u`, `<name>_v`."
     _version = 1   # 1: `<name>_v` is saved; 0: it was recomputed on load
@@ -32,7 +32,7 @@ class SpectralNorm:
     def __call__(self, module, inputs):
         setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))
 
-# %% ../../../nbs/17d_spectral_norm_hook.ipynb #021fc148
+# %% ../../../nbs/17d_spectral_norm_hook.ipynb #04684748
 @patch
 def compute_weight(self:SpectralNorm, module, do_power_iteration:bool):
     "`<name>_orig / sigma`, after refining `u` and `v` in place if `do_power_iteration`."
@@ -57,7 +57,7 @@ def _solve_v_and_rescale(self:SpectralNorm, weight_mat, u, target_sigma):
     v = litnn.linalg.multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
     return v.mul_(target_sigma / litnn.dot(u, litnn.mv(weight_mat, v)))
 
-# %% ../../../nbs/17d_spectral_norm_hook.ipynb #1b907012
+# %% ../../../nbs/17d_spectral_norm_hook.ipynb #5b51ba35
 @staticmethod
 def _apply_spectral_norm(module, name, n_power_iterations, dim, eps):
     "Move `module.<name>` to `<name>_orig`, add the `u`, `v` buffers and the hooks."
@@ -110,7 +110,7 @@ class SpectralNormLoadStateDictPreHook:
             sigma = (weight_orig / weight).mean()
             state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(fn.reshape_weight_to_matrix(weight_orig), state_dict[weight_key + "_u"], sigma)
 
-# %% ../../../nbs/17d_spectral_norm_hook.ipynb #aa40521a
+# %% ../../../nbs/17d_spectral_norm_hook.ipynb #3ab13e16
 def spectral_norm(module:Module, name:str="weight", n_power_iterations:int=1, eps:float=1e-12, dim:int|None=None):
     "Spectral normalization by a forward pre-hook (see also `parametrizations.spectral_norm`)."
     if dim is None: dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0

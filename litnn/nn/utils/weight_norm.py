@@ -3,7 +3,7 @@
 # %% auto #0
 __all__ = ['WeightNorm', 'weight_norm', 'remove_weight_norm']
 
-# %% ../../../nbs/17c_weight_norm_hook.ipynb #5d175068
+# %% ../../../nbs/17c_weight_norm_hook.ipynb #d2835392
 import warnings
 from ..parameter import Parameter
 from ..modules.module import Module
