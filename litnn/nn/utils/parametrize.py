@@ -174,12 +174,21 @@ def _inject_property(module:Module, tensor_name:str):
     def set_original(self, value): self.parametrizations[tensor_name].right_inverse(value)
     setattr(module.__class__, tensor_name, property(get_parametrized, set_original))
 
-# %% ../../../nbs/17_parametrize.ipynb #3634c1a0
+# %% ../../../nbs/17_parametrize.ipynb #0b9dcadb
 def register_parametrization(module:Module, # the module holding the tensor
                              tensor_name:str, # the name of a parameter, buffer or parametrized tensor
                              parametrization:Module, # maps the original(s) to the tensor; may have `right_inverse`
                              *, unsafe:bool=False): # allow a change of shape or dtype, skip the checks
-    "Make `module.<tensor_name>` the output of `parametrization` (stacked on earlier ones)."
+    """Make `module.<tensor_name>` the output of `parametrization` (stacked on earlier ones).
+
+    ```python
+    >>> import litnn
+    >>> m = register_parametrization(litnn.nn.Linear(2, 2), "weight", litnn.nn.Identity())
+    >>> type(m).__name__, list(m.state_dict())
+    ('ParametrizedLinear', ['bias', 'parametrizations.weight.original'])
+
+    ```
+    """
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
         if not unsafe: _check_stacked(module, tensor_name, parametrization)

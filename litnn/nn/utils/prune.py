@@ -259,7 +259,7 @@ class CustomFromMask(BasePruningMethod):
             raise AssertionError(f"default_mask shape {default_mask.shape} must match self.mask shape {self.mask.shape}")
         return default_mask * self.mask.to(dtype=default_mask.dtype)
 
-# %% ../../../nbs/17b_prune.ipynb #341826a8
+# %% ../../../nbs/17b_prune.ipynb #8356b65c
 def identity(module, name):
     "Make `module.<name>` pruned with a mask of ones."
     Identity.apply(module, name); return module
@@ -269,7 +269,16 @@ def random_unstructured(module, name, amount):
     RandomUnstructured.apply(module, name, amount=amount); return module
 
 def l1_unstructured(module, name, amount, importance_scores=None):
-    "Prune the `amount` entries of `module.<name>` (or of `importance_scores`) of smallest magnitude."
+    """Prune the `amount` entries of `module.<name>` (or of `importance_scores`) of smallest magnitude.
+
+    ```python
+    >>> import litnn
+    >>> m = l1_unstructured(litnn.nn.Linear(4, 2), "weight", amount=0.5)
+    >>> int((m.weight == 0).sum()), list(m.state_dict())
+    (4, ['bias', 'weight_orig', 'weight_mask'])
+
+    ```
+    """
     L1Unstructured.apply(module, name, amount=amount, importance_scores=importance_scores); return module
 
 def random_structured(module, name, amount, dim):
