@@ -2,5 +2,11 @@
 from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_, get_total_norm, clip_grads_with_norm_   # 30b_clip_grad
 from . import clip_grad
 from . import rnn                         # 27a_packed_sequences
+from . import parametrize                 # 17_parametrize
+from . import parametrizations            # 17a_parametrizations
+from . import prune                       # 17b_prune
+from .weight_norm import weight_norm, remove_weight_norm          # 17c_weight_norm_hook
+from .spectral_norm import spectral_norm, remove_spectral_norm    # 17d_spectral_norm_hook
 
-__all__ = ['clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'get_total_norm', 'clip_grads_with_norm_', 'rnn']
+__all__ = ['clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'get_total_norm', 'clip_grads_with_norm_', 'rnn',
+           'parametrize', 'parametrizations', 'prune', 'weight_norm', 'remove_weight_norm', 'spectral_norm', 'remove_spectral_norm']
