@@ -4,7 +4,7 @@
 
 # %% ../../nbs/02a_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import builtins, operator, sys, weakref, numpy as np
+import builtins, itertools, operator, sys, threading, weakref, numpy as np
 from collections import OrderedDict
 from ..backend import patch, array_namespace
 from ..tensor import Tensor, _arr, _by_np, zeros_like, tensor as _tensor, _LEGACY
@@ -94,6 +94,14 @@ def _store_grad(t, g, claimed, create_graph):
         old._data += g
         if old._vc is not None: old._vc[0] += 1
 
+# %% ../../nbs/02a_engine.ipynb #ef3909a4
+class _GraphTask(threading.local):
+    "The backward running in this thread: (id, its nodes in order, the nodes it runs or None for all), else None."
+    current = None
+
+_graph_task = _GraphTask()
+_task_ids = itertools.count(1)
+
 # %% ../../nbs/02a_engine.ipynb #48af81c2
 def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumulate=True, only=None):
     "Run backward from `roots` (node, output_nr) seeded with `root_grads`."
@@ -109,6 +117,8 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
         buf = buffers.setdefault(n, [None] * n._n_out)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     prev, _Mode.grad = _Mode.grad, create_graph
+    prev_task, _graph_task.current = _graph_task.current, (next(_task_ids), order, needed)
+    anomaly, node = _Mode.anomaly, None
     try:
         for node in order:
             grads = buffers.pop(node, None)
@@ -131,13 +141,17 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
             if not retain_graph:   # free what backward no longer needs
                 if node._saved: node._saved = _FREED
                 if node._out is not None: node._out = _FREED
+            if anomaly is not None: anomaly.check(node, outs)    # NaN in a gradient (02h_anomaly)
             for (fn, nr), g in zip(node.next_functions, outs):
                 if fn is None or g is None: continue
                 buf = buffers.get(fn)
                 if buf is None: buffers[fn] = buf = [None] * fn._n_out
                 buf[nr] = g if buf[nr] is None else buf[nr] + g
+    except Exception:
+        if anomaly is not None: anomaly.report(node)   # warn with where forward created the failing node (02h)
+        raise
     finally:
-        _Mode.grad = prev
+        _Mode.grad, _graph_task.current = prev, prev_task
     return captured
 
 # %% ../../nbs/02a_engine.ipynb #75b17903

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/02_backprop.ipynb #a2352317
 from __future__ import annotations
-import builtins, itertools, operator, warnings, weakref, numpy as np
+import builtins, itertools, operator, threading, warnings, weakref, numpy as np
 from collections import OrderedDict
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
@@ -21,6 +21,8 @@ __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'is_grad_enabled', '
 class _Mode:
     grad = True          # is the graph being recorded?
     inference = False    # inside inference_mode()?
+    packing = 0          # saved_tensors_hooks contexts open in any thread (02f): 0, the common case, is one test
+    anomaly = None       # anomaly mode's checks while it is on (02h_anomaly), else None
 
 def is_grad_enabled():
     "True when operations record the graph."
@@ -100,13 +102,15 @@ class Node:
     _hooked = False         # any of the three above before backward: one flag for the engine to test
     _n_out = 1              # number of outputs
     _seq = 0                # creation order: the engine runs later nodes first
+    _packed = False         # were the saved tensors packed by saved-tensor hooks (02f)?
     on_arrays = False       # is backward written to run on arrays too? a plain backward then passes it arrays
 
     def name(self): return type(self).__name__
     def __repr__(self): return f"<{type(self).__name__} object at {id(self):#x}>"   # as torch's
 
     def save_for_backward(self, *tensors):
-        "Keep `tensors` (and their versions) for backward."
+        "Keep `tensors` (and their versions) for backward; through this thread's pack hook, if one is set (02f)."
+        if _Mode.packing and _saved_hooks.stack: tensors = self._pack(tensors)
         self._saved = tensors
         for t in tensors:   # the common case, no tensor ever changed in place, records nothing more
             if isinstance(t, Tensor) and t._vc is not None:
@@ -123,7 +127,7 @@ def saved_tensors(self:Node):
         if isinstance(t, Tensor):
             if t._vc is not None and t._vc[0] != v: _modified_error(t, v, self)
         elif type(t) is _SavedOutput and t.vc[0] != v: _modified_error(t.unpack(self), v, self)
-    return saved
+    return tuple(t.unpack(self) if type(t) is _Packed else t for t in saved) if self._packed else saved
 
 class _SavedOutput:
     "An output of a Function saved for its backward, without the reference cycle output -> ctx -> output."
@@ -151,6 +155,7 @@ def result(self:Node):
     "The saved output as a tensor; part of the graph when backward itself is being recorded."
     out = self._out
     if out is _FREED: raise RuntimeError(_SECOND_TIME)
+    if type(out) is _Packed: return out.unpack(self)
     if self._out_vc[0] != 0:                     # modified in place since: name its version in the error
         t = Tensor._make(out, True, self); t._vc = self._out_vc; _modified_error(t, 0, self)
     return Tensor._make(out, True, self) if _Mode.grad else Tensor._make(out)
@@ -166,8 +171,55 @@ def _saved_like(self:Node, g):
 def _result_like(self:Node, g):
     "The saved output in the kind of gradient `g`: its array in a plain backward, else `result`."
     out = self._out
-    if isinstance(g, Tensor) or out is _FREED or self._out_vc[0]: return self.result   # (which raises the right error)
+    if isinstance(g, Tensor) or out is _FREED or self._out_vc[0] or type(out) is _Packed:
+        r = self.result     # (which raises the right error)
+        return r if isinstance(g, Tensor) else r._data
     return out
+
+# %% ../../nbs/02_backprop.ipynb #c4503012
+class _SavedHooks(threading.local):
+    "This thread's saved-tensor hooks: a stack of (pack, unpack) pairs, innermost last, and why they are disabled (02f)."
+    def __init__(self): self.stack, self.disabled = [], None
+
+_saved_hooks = _SavedHooks()
+_SELF = object()     # the edge of a saved output: the node itself, stored so to make no reference cycle
+
+class _Packed:
+    "A saved tensor as the innermost pack hook returned it, with its unpack hook and its graph edge."
+    __slots__ = ('packed', 'unpack_hook', 'edge')
+    def __init__(self, t, edge):
+        pack, self.unpack_hook = _saved_hooks.stack[-1]
+        v, self.edge = _version(t), edge
+        self.packed = pack(t)
+        if _version(t) != v: raise RuntimeError(_PACK_MODIFIED)
+
+@patch
+def _pack(self:Node, tensors):
+    "`tensors` with each tensor replaced by its `_Packed` form."
+    self._packed = True
+    return tuple(_Packed(t, _edge(t)) if isinstance(t, Tensor) else t for t in tensors)
+
+_PACK_MODIFIED = ("A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot be "
+    "modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if you need to perform "
+    "in-place operations on the input to a pack hook.")
+
+# %% ../../nbs/02_backprop.ipynb #ae93c419
+@patch
+def unpack(self:_Packed, node):
+    "The tensor the unpack hook gives back; on the saved tensor's graph edge when backward is recorded."
+    t = self.unpack_hook(self.packed)
+    if not isinstance(t, Tensor):
+        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(t).__name__}")
+    fn, nr = self.edge
+    if fn is None or not _Mode.grad: return t          # a plain backward needs only the values
+    if fn is _SELF: fn = node
+    if type(fn) is AccumulateGrad:                      # a leaf: its gradient must still reach the saved leaf
+        if t is fn.variable: return t
+        r = Tensor._make(t._data, True); r._accumulator = weakref.ref(fn)
+        return r
+    if t.grad_fn is fn and t._output_nr == nr: return t
+    r = Tensor._make(t._data, True, fn); r._output_nr = nr
+    return r
 
 # %% ../../nbs/02_backprop.ipynb #5448ab8b
 @patch(as_prop=True)
@@ -253,13 +305,16 @@ def _record(cls, args, kw):
         else: edges.append((_accumulator(a), 0) if a._requires_grad else _NO_EDGE)
     ctx.next_functions = tuple(edges)
     ctx._seq = next(_counter)
+    if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)     # where forward ran, for backward's errors (02h)
     try: out = cls.forward(ctx, *args, **kw)
     except ValueError as e: raise _as_torch_error(e, args) from None
     except AttributeError: _check_op_args(cls, args); raise
     if type(out) is tuple: return _wrap_many(ctx, out)
     t = _new(Tensor)           # `Tensor._make(_arr(out), True, ctx)`, inlined
     t._data, t._requires_grad, t.grad_fn, t._vc = out if type(out) is _ndarray else _arr(out), True, ctx, None
-    if ctx._out is not None: t._vc = ctx._out_vc = [0]   # share the output's version with ctx.result
+    if ctx._out is not None:
+        t._vc = ctx._out_vc = [0]   # share the output's version with ctx.result
+        if _Mode.packing and _saved_hooks.stack: ctx._out = _Packed(t, (_SELF, 0))   # the output through the pack hook (02f)
     return t
 
 # %% ../../nbs/02_backprop.ipynb #8f7363e3
