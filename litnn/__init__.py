@@ -11,6 +11,7 @@ from .creation import *              # 01d_creation
 from . import autograd
 from .autograd.graph import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
+from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled   # 02h_anomaly
 from . import amp                        # 02d_amp: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype
 from .utils import checkpoint as _         # 02e_checkpoint: litnn.utils.checkpoint (needs autograd: not from litnn.utils)

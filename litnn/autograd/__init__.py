@@ -14,3 +14,5 @@ from . import saved_hooks                # 02f_saved_tensor_hooks: torch's names
 for _n in ('saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook'):
     setattr(graph, _n, getattr(saved_hooks, _n))
 del _n
+from . import anomaly_mode               # 02h_anomaly
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
