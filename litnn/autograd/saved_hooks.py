@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook']
 
-# %% ../../nbs/02f_saved_tensor_hooks.ipynb #ede18dd6
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #7f984ebb
 import contextlib, functools, threading
 from ..tensor import Tensor
 from ..utils.hooks import RemovableHandle
 from .graph import _Mode, _saved_hooks, _accumulator
 from .engine import _graph_task
 
-# %% ../../nbs/02f_saved_tensor_hooks.ipynb #8c659ba8
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #9fff80cb
 _lock = threading.Lock()
 
 class saved_tensors_hooks:
@@ -26,7 +26,7 @@ class saved_tensors_hooks:
         _saved_hooks.stack.pop()
         with _lock: _Mode.packing -= 1
 
-# %% ../../nbs/02f_saved_tensor_hooks.ipynb #8f40da58
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #77ffc8ba
 class save_on_cpu(saved_tensors_hooks):
     "Context manager: saved tensors are kept on the CPU and moved back to their device for backward."
     def __init__(self, pin_memory=False, device_type="cuda"):
@@ -36,7 +36,7 @@ class save_on_cpu(saved_tensors_hooks):
             return t.to(device)
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
-# %% ../../nbs/02f_saved_tensor_hooks.ipynb #0d253870
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #a6e0ca29
 @contextlib.contextmanager
 def disable_saved_tensors_hooks(error_message):
     "Context manager: setting saved-tensor hooks inside raises RuntimeError(`error_message`)."
@@ -47,7 +47,7 @@ def disable_saved_tensors_hooks(error_message):
         yield
     finally: _saved_hooks.disabled = prev
 
-# %% ../../nbs/02f_saved_tensor_hooks.ipynb #3b9e0558
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #08d422d1
 class _MultiHandle(RemovableHandle):
     "One handle for the hooks of several tensors."
     def __init__(self, handles): self.handles = handles
@@ -73,7 +73,7 @@ def _will_execute(fn):
     _, order, needed = _current_task()
     return (needed is None or fn in needed) and any(n is fn for n in order)
 
-# %% ../../nbs/02f_saved_tensor_hooks.ipynb #5241121f
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #aa631675
 def _all_hooks(tensors, fn):
     "Hooks on `tensors` calling `fn(grads)` once the gradient of each tensor the backward reaches is computed."
     nodes, n, lock = [_grad_fn_or_acc(t) for t in tensors], len(tensors), threading.Lock()
@@ -91,7 +91,7 @@ def _all_hooks(tensors, fn):
         return hook
     return tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors))
 
-# %% ../../nbs/02f_saved_tensor_hooks.ipynb #c743a0da
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #6ed75f85
 def _any_hooks(tensors, fn):
     "Hooks on `tensors` calling `fn(grad)` with the first of their gradients, once per backward."
     ran, lock = set(), threading.Lock()
