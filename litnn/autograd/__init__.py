@@ -10,9 +10,6 @@ from .function import Function, FunctionCtx, gradcheck, gradgradcheck, Gradcheck
 from ..creation import Variable     # 01d_creation: the legacy alias
 from . import graph, engine, function
 from . import functional                 # 02c_jacobians: jacobian, hessian, vjp, jvp, vhp, hvp
-from . import saved_hooks                # 02f_saved_tensor_hooks: torch's names live in autograd.graph
-for _n in ('saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook'):
-    setattr(graph, _n, getattr(saved_hooks, _n))
-del _n
+from . import saved_hooks                # 02f_saved_tensor_hooks (torch's names: autograd.graph reaches them)
 from . import anomaly_mode               # 02h_anomaly
 from .anomaly_mode import detect_anomaly, set_detect_anomaly

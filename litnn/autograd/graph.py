@@ -770,3 +770,13 @@ class ViewBackward0(Op):
         return x._data.reshape(shape)
     @staticmethod
     def backward(ctx, g): return g.reshape(ctx.shape)
+
+# %% ../../nbs/02_backprop.ipynb #graphsh1
+_DEFINED_IN_02F = ('saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook')
+
+def __getattr__(name):
+    "torch.autograd.graph's hooks around saved tensors, which `02f_saved_tensor_hooks` defines, reached through this module."
+    if name in _DEFINED_IN_02F:
+        from . import saved_hooks        # (within the package: 02f's module)
+        return getattr(saved_hooks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
