@@ -65,6 +65,12 @@ def _same_place(a, old, new):
     start = _offset(new, seg) + _address(a) - _address(old)
     return np.ndarray(a.shape, a.dtype, buffer=seg, offset=start, strides=a.strides)
 
+# %% ../nbs/53_shared_memory.ipynb #2589e1d8
+def _inside(a, b):
+    "Does array `a`'s memory lie within array `b`'s?"
+    (lo, hi), (blo, bhi) = np.lib.array_utils.byte_bounds(a), np.lib.array_utils.byte_bounds(b)
+    return blo <= lo and hi <= bhi
+
 # %% ../nbs/53_shared_memory.ipynb #63ac2f23
 @patch
 def share_memory_(self:Tensor):
@@ -83,9 +89,3 @@ def share_memory_(self:Tensor):
 def is_shared(self:Tensor):
     "Whether the data lives in shared memory (always True on the GPU, as in torch)."
     return type(self._data) is not np.ndarray or _segment_of(self._data) is not None
-
-# %% ../nbs/53_shared_memory.ipynb #2589e1d8
-def _inside(a, b):
-    "Does array `a`'s memory lie within array `b`'s?"
-    (lo, hi), (blo, bhi) = np.lib.array_utils.byte_bounds(a), np.lib.array_utils.byte_bounds(b)
-    return blo <= lo and hi <= bhi

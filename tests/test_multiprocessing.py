@@ -216,3 +216,20 @@ def test_cuda_tensors():
     t = litnn.ones(3, device='cuda')
     assert t.share_memory_() is t and t.is_shared()      # torch: a no-op, CUDA tensors are always shareable
     with pytest.raises(RuntimeError, match='Send tensor.cpu'): reduction.ForkingPickler.dumps(t)
+
+
+def strides(t):
+    "Strides in elements (litnn has no Tensor.stride() yet: read its array's)."
+    return tuple(t.stride()) if isinstance(t, torch.Tensor) else tuple(s // t._data.itemsize for s in t._data.strides)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'int8', 'int64', 'bool', 'float16', 'bfloat16'])
+def test_forking_pickler_round_trip_like_torch(dtype):
+    out = []
+    for lib in (litnn, torch):
+        cases = [lib.arange(4.).to(getattr(lib, dtype)), lib.tensor(5.).to(getattr(lib, dtype)),
+                 lib.arange(2.).to(getattr(lib, dtype)).reshape(2, 1).expand(2, 3),    # stride 0 survives
+                 lib.arange(6.).to(getattr(lib, dtype)).reshape(2, 3).t()]
+        back = [pickle.loads(reduction.ForkingPickler.dumps(t)) for t in cases]
+        out.append([(b.tolist(), tuple(b.shape), strides(b), str(b.dtype).split('.')[-1], b.is_shared()) for b in back])
+    assert out[0] == out[1]
