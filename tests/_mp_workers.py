@@ -48,3 +48,9 @@ def train(rank, model, X, Y, nprocs, epochs=5):
             opt.step()
 
 def accuracy(model, X, Y): return (model(X).argmax(1) == Y).float().mean().item()
+
+def fail_or_sleep(i):
+    "Process 0 fails at once; the others would sleep for a minute unless stopped."
+    import time
+    if i == 0: raise RuntimeError("process 0 fails first")
+    time.sleep(60)

@@ -172,6 +172,16 @@ def test_exit_code_and_signal():
     assert ctx.join() is True
 
 
+def test_first_failure_stops_the_others():
+    import time
+    start = time.monotonic()
+    ctx = mp.start_processes(W.fail_or_sleep, nprocs=2, join=False, start_method='fork')
+    with pytest.raises(mp.ProcessRaisedException, match='process 0 fails first'):
+        while not ctx.join(grace_period=0.5): pass
+    assert time.monotonic() - start < 20 and not any(p.is_alive() for p in ctx.processes)
+    assert ctx.processes[1].exitcode == -15   # SIGTERM, after the grace period
+
+
 def test_exceptions_pickle_like_torch():
     for lib in (mp, tmp):
         e = pickle.loads(pickle.dumps(lib.ProcessExitedException('m', 1, 2, -9, 'SIGKILL')))
