@@ -95,5 +95,5 @@ def to_empty(self:Module, *, device, # where the new, uninitialised tensors live
 # %% ../../../nbs/13_apply_to.ipynb #7a4e6dc5
 @patch
 def share_memory(self:Module):
-    "Nothing to do on numpy (arrays live in their process's memory): returns self, for torch compatibility."
-    return self
+    "Move every parameter, gradient and buffer to shared memory (`Tensor.share_memory_`, 53_shared_memory); returns self."
+    return self._apply(lambda t: t.share_memory_())
