@@ -21,6 +21,7 @@ __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'is_grad_enabled', '
 class _Mode:
     grad = True          # is the graph being recorded?
     inference = False    # inside inference_mode()?
+    trace = None         # while exporting (litnn.onnx, nbs/60_onnx_tracing): called by every Op instead of running it
 
 def is_grad_enabled():
     "True when operations record the graph."
@@ -230,6 +231,7 @@ class Op(Node):
     "A built-in differentiable operation: forward on arrays, backward in Tensor ops."
     @classmethod
     def apply(cls, *args, **kw):
+        if _Mode.trace is not None: return _Mode.trace(cls, args, kw)
         if _Mode.grad:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad: return _record(cls, args, kw)
