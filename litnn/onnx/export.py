@@ -48,7 +48,7 @@ def _plain(x):
     if isinstance(x, slice): return (x.start, x.stop, x.step)
     return x if isinstance(x, (int, float, str, bool, type(None), type(Ellipsis))) else type(x).__name__
 
-_SIZED = {'ViewBackward0', 'ExpandBackward0', 'SliceBackward0', 'SelectBackward0', 'AliasBackward0', 'UnsqueezeBackward0', 'IndexBackward0', *_LEAVES}
+_SIZED = {'ViewBackward0', 'UnsafeViewBackward0', 'ExpandBackward0', 'SliceBackward0', 'SelectBackward0', 'AliasBackward0', 'UnsqueezeBackward0', 'IndexBackward0', *_LEAVES}
 
 def _pair(a, b):
     "Check that two traces of the same forward (on other inputs) record one graph; tie each node to its twin."
@@ -127,13 +127,17 @@ def _traces(model, args, kwargs, input_names, dynamic_axes):
     for i, ax in axes.items():          # one new size per symbolic name, all different, so each size tells its axis
         for a, sym in ax.items(): sizes.setdefault(sym, builtins.max(t._data.shape[k] for t in flat for k in range(t._data.ndim)) + 1 + len(sizes))
         new[i] = {a: sizes[ax[a]] for a in ax}
-    modes = [(m, m.training) for m in model.modules()]
-    model.eval()
+    mods = list(model.modules())
+    before = [(m, dict(m.__dict__)) for m in mods]       # attributes the forward may set (a cached mask): the second trace starts as the first
     try:
+        for m in mods: m.training = False
         ta = trace_module(model, args, kwargs, names, _LEAVES)
+        after = [(m, dict(m.__dict__)) for m in mods]
+        for m, d in before: m.__dict__.update(d)
         tb = trace_module(model, *_perturbed((args, kwargs), new), names, _LEAVES)
+        for m, d in after: m.__dict__.clear(); m.__dict__.update(d)     # as after one forward, as torch's export leaves it
     finally:
-        for m, t in modes: m.training = t
+        for m, d in before: m.training = d['training']
     _pair(ta[0], tb[0])
     ins_a, ins_b = _values_in(ta[1]), _values_in(tb[1])
     dims = {}
