@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../nbs/60b_onnx_shape_ops.ipynb #a36e9460
+# %% ../../nbs/60b_onnx_shape_ops.ipynb #268d0b09
 import builtins, numpy as np
 from .tracing import Value, _values_in
 from .translate import translates, _bound, _out, _swap_last, UnsupportedOperatorError
 
-# %% ../../nbs/60b_onnx_shape_ops.ipynb #1e787ec4
+# %% ../../nbs/60b_onnx_shape_ops.ipynb #9b807ba2
 @translates('ExpandBackward0')
 def _expand(g, x, shape): return g.op('Expand', [x, g.ints(lambda n: _bound(n)['shape'])])
 
@@ -40,7 +40,7 @@ def _stack(g, xs, dim):
     axes = g.const([dim], np.int64, 'axes')
     return g.op('Concat', [g.op('Unsqueeze', [x, axes]) for x in xs], axis=dim)
 
-# %% ../../nbs/60b_onnx_shape_ops.ipynb #40e84430
+# %% ../../nbs/60b_onnx_shape_ops.ipynb #6d80f65c
 _BIG = np.iinfo(np.int64).max
 
 def _plain_key(key, ndim):
@@ -85,7 +85,7 @@ def _index(g, x, key):
 @translates('EmbeddingBackward0')
 def _embedding(g, weight, indices, padding_idx=None, scale_grad_by_freq=False): return g.op('Gather', [weight, indices], axis=0)
 
-# %% ../../nbs/60b_onnx_shape_ops.ipynb #dd02d1cc
+# %% ../../nbs/60b_onnx_shape_ops.ipynb #501b0a61
 @translates('MaskedFillBackward0', 'MaskedFillBackward1')
 def _masked_fill(g, x, value, mask): return g.op('Where', [mask, g.operand(value, x.dtype), x])
 
@@ -112,7 +112,7 @@ def _compare(g, *args, **kw):
     y = g.op(_COMPARE[g.node.kind], names)
     return g.op('Not', [y]) if g.node.kind == 'ne' else y
 
-# %% ../../nbs/60b_onnx_shape_ops.ipynb #f082f157
+# %% ../../nbs/60b_onnx_shape_ops.ipynb #d398b871
 @translates('ScaledDotProductAttentionBackward0')
 def _sdpa(g, q, k, v, mask, causal, scale, dropout_p):
     "softmax(q kᵀ scale + mask) v; the causal mask is built from the shapes at run time (so the sequence may be a dynamic axis)."
@@ -126,7 +126,7 @@ def _sdpa(g, q, k, v, mask, causal, scale, dropout_p):
     if mask is not None: s = g.op('Where', [mask, s, ninf]) if mask.dtype == bool else g.op('Add', [s, mask])
     return g.op('MatMul', [g.op('Softmax', [s], axis=-1), v])
 
-# %% ../../nbs/60b_onnx_shape_ops.ipynb #bcaf4a0e
+# %% ../../nbs/60b_onnx_shape_ops.ipynb #20bad616
 _GATES = dict(LSTM=(4, [0, 3, 1, 2]), GRU=(3, [1, 0, 2]), RNN=(1, [0]))   # torch's gate order (i f g o, r z n) in ONNX's (i o f c, z r h)
 
 def _gates(g, w, kind):

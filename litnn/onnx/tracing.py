@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['is_in_onnx_export', 'Value', 'TraceNode', 'Trace', 'trace_module']
 
-# %% ../../nbs/60_onnx_tracing.ipynb #e42393f2
+# %% ../../nbs/60_onnx_tracing.ipynb #157a859e
 import builtins, contextlib, numpy as np
 from .. import backend as B
 from ..tensor import Tensor, _arr
 from ..backend import patch
 from ..autograd.graph import _Mode, _NO_EDGE, _as_torch_error, _version, no_grad
 
-# %% ../../nbs/60_onnx_tracing.ipynb #2f45c0dc
+# %% ../../nbs/60_onnx_tracing.ipynb #1fbd2488
 class _Export:
     trace = None        # the Trace being recorded, while `litnn.onnx.export` runs
 
@@ -20,7 +20,7 @@ def is_in_onnx_export():
     "True while `litnn.onnx.export` traces a model's forward (as `torch.onnx.is_in_onnx_export`)."
     return _Export.trace is not None
 
-# %% ../../nbs/60_onnx_tracing.ipynb #3af3876d
+# %% ../../nbs/60_onnx_tracing.ipynb #b98a596e
 class Value:
     "A tensor of the traced graph: a graph input, a parameter or buffer, a constant, or an operation's output."
     def __init__(self, name, kind, shape, dtype, data=None):
@@ -42,7 +42,7 @@ def _values_in(x):
     if isinstance(x, (tuple, list)): return [v for e in x for v in _values_in(e)]
     return []
 
-# %% ../../nbs/60_onnx_tracing.ipynb #08a1844a
+# %% ../../nbs/60_onnx_tracing.ipynb #68c74e04
 _CPU = B.device('cpu')
 
 def _is_array(a): return isinstance(a, np.ndarray) or hasattr(a, '__cuda_array_interface__')
@@ -63,7 +63,7 @@ class Trace:
 
     def where(self): return self.path[-1]
 
-# %% ../../nbs/60_onnx_tracing.ipynb #297ab04d
+# %% ../../nbs/60_onnx_tracing.ipynb #a2b22b86
 _IN_PLACE = ("litnn.onnx.export: tensor {} of the traced graph was changed in place, in module '{}', by an operation "
              "the trace does not record (an in-place method such as add_ or relu_, or an assignment into it): use the out-of-place form")
 
@@ -109,7 +109,7 @@ def record(self:Trace, kind, fn, args, kw, attrs, out):
     self.nodes.append(node)
     return out
 
-# %% ../../nbs/60_onnx_tracing.ipynb #81683d0c
+# %% ../../nbs/60_onnx_tracing.ipynb #3b3f164d
 def _traced_op(cls, args, kw):
     "What `Op.apply` calls while tracing: run op `cls` plainly (its inner operations are part of it) and record it."
     _Mode.trace = None
@@ -121,7 +121,7 @@ def _traced_op(cls, args, kw):
         return _Export.trace.record(cls.__name__, cls, args, kw, dict(vars(ctx)), out)
     finally: _Mode.trace = _traced_op
 
-# %% ../../nbs/60_onnx_tracing.ipynb #93d393d0
+# %% ../../nbs/60_onnx_tracing.ipynb #5a1e9fcc
 def _traced_function(name, f):
     "`f`, recording itself as operation `name` while tracing: for the operations that do not go through `Op.apply` (comparisons)."
     def traced(*args, **kw):
@@ -146,7 +146,7 @@ def _functions_traced():
     finally:
         for o, a, n, f in saved: setattr(o, a, f)
 
-# %% ../../nbs/60_onnx_tracing.ipynb #196d5466
+# %% ../../nbs/60_onnx_tracing.ipynb #6b7e2338
 def _module_forward(trace, path, module, forward, leaf):
     "`forward` of the submodule at `path`, which keeps the trace's module stack; a leaf records itself as one node."
     def traced_forward(*args, **kw):
@@ -170,7 +170,7 @@ def _modules_traced(trace, model, leaves):
     finally:
         for _, m in mods: m.__dict__.pop('forward', None)
 
-# %% ../../nbs/60_onnx_tracing.ipynb #7a0f10b5
+# %% ../../nbs/60_onnx_tracing.ipynb #8982eb39
 @contextlib.contextmanager
 def _tracing(trace):
     "Every operation records itself in `trace` (whatever the grad mode) while inside."
@@ -180,7 +180,7 @@ def _tracing(trace):
         with no_grad(), _functions_traced(): yield trace
     finally: _Export.trace = _Mode.trace = None
 
-# %% ../../nbs/60_onnx_tracing.ipynb #88d1e204
+# %% ../../nbs/60_onnx_tracing.ipynb #965d45c5
 def trace_module(model, args=(), kwargs=None, input_names=None, leaves=()):
     "Run `model(*args, **kwargs)` once in tracing mode: (the Trace, the inputs and the outputs as Values)."
     trace = Trace(model.state_dict(keep_vars=True).items())

@@ -5,16 +5,16 @@
 # %% auto #0
 __all__ = ['UnsupportedOperatorError', 'GraphBuilder', 'translates']
 
-# %% ../../nbs/60a_onnx_translate.ipynb #ce3c0e80
+# %% ../../nbs/60a_onnx_translate.ipynb #57aac735
 import builtins, inspect, math, numpy as np
 from ..backend import patch
 from .tracing import Value, _values_in
 
-# %% ../../nbs/60a_onnx_translate.ipynb #4e0713ae
+# %% ../../nbs/60a_onnx_translate.ipynb #0549e150
 class UnsupportedOperatorError(RuntimeError):
     "An operation of the traced forward that the exporter cannot translate (as `torch.onnx.errors.UnsupportedOperatorError`)."
 
-# %% ../../nbs/60a_onnx_translate.ipynb #2f19c90d
+# %% ../../nbs/60a_onnx_translate.ipynb #6bcf0bb6
 class GraphBuilder:
     "The ONNX nodes and initializers being written, and the helpers the translations share."
     def __init__(self, onnx, dims=None):
@@ -51,7 +51,7 @@ class GraphBuilder:
         "The ONNX name of `x`: a Value's tensor, or a name already."
         return self.names[x] if isinstance(x, Value) else x
 
-# %% ../../nbs/60a_onnx_translate.ipynb #10b72b1f
+# %% ../../nbs/60a_onnx_translate.ipynb #df81af1b
 @patch
 def operand(self:GraphBuilder, x, dtype):
     "The ONNX name of operand `x`: a Value's tensor, or a number as a constant of `dtype`."
@@ -76,7 +76,7 @@ def dim(self:GraphBuilder, a, b):
     value, axis = self.dims[(a, b)]
     return self.op('Shape', [value], start=axis, end=axis + 1)
 
-# %% ../../nbs/60a_onnx_translate.ipynb #857286ac
+# %% ../../nbs/60a_onnx_translate.ipynb #61cf91d2
 _TRANSLATIONS = {}
 
 def translates(*kinds):
@@ -109,7 +109,7 @@ def _bound(node):
         if sig.parameters[k].kind is inspect.Parameter.VAR_KEYWORD: args.update(args.pop(k))
     return args
 
-# %% ../../nbs/60a_onnx_translate.ipynb #4b99d0f2
+# %% ../../nbs/60a_onnx_translate.ipynb #ff03f46c
 def _out(node, i=0):
     "The i-th output Value of a node."
     return _values_in(node.outputs)[i]
@@ -133,7 +133,7 @@ def _rsub(g, x, other, alpha=1):
 def _pow(g, x, p):
     return g.op('Pow', [x, g.operand(p, _out(g.node).dtype)])
 
-# %% ../../nbs/60a_onnx_translate.ipynb #234d4d41
+# %% ../../nbs/60a_onnx_translate.ipynb #0f44838c
 _UNARY = dict(ExpBackward0='Exp', LogBackward0='Log', SqrtBackward0='Sqrt', TanhBackward0='Tanh', SigmoidBackward0='Sigmoid',
               ReluBackward0='Relu', AbsBackward0='Abs', NegBackward0='Neg', SinBackward0='Sin', CosBackward0='Cos', ErfBackward0='Erf',
               ReciprocalBackward0='Reciprocal', FloorBackward0='Floor', CeilBackward0='Ceil', SignBackward0='Sign',
@@ -185,7 +185,7 @@ def _softmax(g, x, dim): return g.op('Softmax' if g.node.kind == 'SoftmaxBackwar
 def _cast(g, x, dtype=None, device=None):
     return g.op('Identity', [x]) if dtype is None else g.op('Cast', [x], to=g.onnx.helper.np_dtype_to_tensor_dtype(_out(g.node).dtype))
 
-# %% ../../nbs/60a_onnx_translate.ipynb #f2eb9348
+# %% ../../nbs/60a_onnx_translate.ipynb #9303dd6f
 @translates('ViewBackward0')
 def _view(g, x, shape): return g.op('Reshape', [x, g.ints(lambda n: _bound(n)['shape'], reshape=True)])
 
@@ -203,7 +203,7 @@ def _matmul(g, x, y=None, tx=False, ty=False, shape=None):
     if shape is not None: return _view(g, x, shape)     # linear's UnsafeViewBackward0 is a view (matmul's, a product)
     return g.op('MatMul', [_swap_last(g, x) if tx else x, _swap_last(g, y) if ty else y])
 
-# %% ../../nbs/60a_onnx_translate.ipynb #7fc599d5
+# %% ../../nbs/60a_onnx_translate.ipynb #8e3ddbc9
 @translates('NativeLayerNormBackward0', 'NativeBatchNormBackward0', 'NativeGroupNormBackward0')
 def _norm(g, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None):
     "Layer norm as `LayerNormalization`; batch norm with running statistics as `BatchNormalization`; else the formula."
@@ -230,7 +230,7 @@ def _norm(g, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None
     if bias is not None: y = g.op('Add', [y, g.op('Reshape', [bias, shape])])
     return y
 
-# %% ../../nbs/60a_onnx_translate.ipynb #15096bd6
+# %% ../../nbs/60a_onnx_translate.ipynb #35824efc
 def _conv_attrs(geo, nd):
     "ONNX's kernel_shape, strides, pads, dilations of a convolution's geometry (1-d convolutions are stored as rows)."
     ksize, stride, pads, dilation, groups = geo.args
@@ -249,7 +249,7 @@ def _max_pool(g, x, geo, return_indices=False):
     ceil = OH != (H + 2 * ph - dh * (KH - 1) - 1) // sh + 1 or OW != (W + 2 * pw - dw * (KW - 1) - 1) // sw + 1
     return g.op('MaxPool', [x], kernel_shape=[KH, KW], strides=[sh, sw], pads=[ph, pw, ph, pw], dilations=[dh, dw], ceil_mode=int(ceil))
 
-# %% ../../nbs/60a_onnx_translate.ipynb #c660ffc5
+# %% ../../nbs/60a_onnx_translate.ipynb #9432e521
 _REDUCE = dict(SumBackward0='ReduceSum', SumBackward1='ReduceSum', MeanBackward0='ReduceMean', MeanBackward1='ReduceMean', AmaxBackward0='ReduceMax')
 
 @translates(*_REDUCE)
