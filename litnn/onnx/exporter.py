@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['TrainingMode', 'export']
 
-# %% ../../nbs/60c_onnx_export.ipynb #c186668b
+# %% ../../nbs/60c_onnx_export.ipynb #8e485cc1
 import builtins, enum, io, os, numpy as np
 from .. import backend as B
 from ..tensor import Tensor
@@ -14,7 +14,7 @@ from .tracing import Value, trace_module, _values_in, _tensors_in, _CPU
 from .translate import _TRANSLATIONS, _bound, GraphBuilder, UnsupportedOperatorError
 from . import shape_ops as _           # (registers the rest of the table)
 
-# %% ../../nbs/60c_onnx_export.ipynb #95b01b0c
+# %% ../../nbs/60c_onnx_export.ipynb #5cd9f2f0
 class TrainingMode(enum.IntEnum):
     "The mode a model is exported in (as `torch.onnx.TrainingMode`); litnn exports in EVAL."
     EVAL, PRESERVE, TRAINING = 0, 1, 2
@@ -28,7 +28,7 @@ def _onnx():
     except ImportError: raise ModuleNotFoundError("litnn.onnx.export needs the onnx package: pip install 'litnn[onnx]' (or pip install onnx)") from None
     return onnx
 
-# %% ../../nbs/60c_onnx_export.ipynb #7bb9ae73
+# %% ../../nbs/60c_onnx_export.ipynb #8f9cb3ed
 def _perturbed(args, dynamic):
     "Inputs for the second trace: float values changed (signs flipped), integers shifted within their range, each dynamic axis given a new size."
     def change(t, axes):
@@ -46,7 +46,7 @@ def _perturbed(args, dynamic):
         return x
     return walk(args)
 
-# %% ../../nbs/60c_onnx_export.ipynb #e989e500
+# %% ../../nbs/60c_onnx_export.ipynb #54e9b968
 def _plain(x):
     "A node's arguments for comparison between two traces: Values by name, arrays by shape."
     if isinstance(x, Value): return x.name
@@ -74,7 +74,7 @@ def _pair(a, b):
                                "(a computation on .data or numpy, a creation function sized by the input, .item()) made it, and "
                                "the graph would hold it as a constant")
 
-# %% ../../nbs/60c_onnx_export.ipynb #5eff28cf
+# %% ../../nbs/60c_onnx_export.ipynb #769451cd
 def _needed(nodes, outputs):
     "The nodes that the outputs depend on, in order (the rest of the trace, such as checks computed by the forward, is dropped)."
     need, keep = {id(v) for v in outputs}, []
@@ -95,7 +95,7 @@ def _translate(g, node, model):
     names = f(g, **_bound(node))
     for v, name in zip(_values_in(node.outputs), [names] if isinstance(names, str) else names): g.names[v] = name
 
-# %% ../../nbs/60c_onnx_export.ipynb #5cf4bb91
+# %% ../../nbs/60c_onnx_export.ipynb #b018915c
 def _check_args(model, args, f, input_names, output_names, opset_version, dynamic_axes, onnx):
     "torch's errors for what export cannot take, before anything runs."
     if not hasattr(model, 'named_modules'): raise TypeError(f"litnn.onnx.export: model must be an nn.Module, not {type(model).__name__}")
@@ -124,7 +124,7 @@ def _split_args(args, kwargs):
     if args and isinstance(args[-1], dict): kwargs, args = {**args[-1], **kwargs}, args[:-1]
     return args, kwargs
 
-# %% ../../nbs/60c_onnx_export.ipynb #e7245b80
+# %% ../../nbs/60c_onnx_export.ipynb #c7f7be5f
 def _traces(model, args, kwargs, input_names, dynamic_axes):
     "Trace the model in eval mode twice (the second time on changed inputs); its state is unchanged afterwards."
     flat = _tensors_in((args, kwargs))
@@ -152,13 +152,13 @@ def _traces(model, args, kwargs, input_names, dynamic_axes):
         for a in ax: dims.setdefault((ins_a[i].shape[a], ins_b[i].shape[a]), (ins_a[i], a))
     return ta, tb, names, dims
 
-# %% ../../nbs/60c_onnx_export.ipynb #320cb831
+# %% ../../nbs/60c_onnx_export.ipynb #45caec92
 def _value_info(onnx, name, v, other, axes):
     "The type of graph input or output `name`: symbolic where named in `axes`, or where the two traces disagree."
     shape = [axes.get(k, f"{name}_dim_{k}" if other is not None and s != other.shape[k] else s) for k, s in enumerate(v.shape)]
     return onnx.helper.make_tensor_value_info(name, onnx.helper.np_dtype_to_tensor_dtype(v.dtype), shape)
 
-# %% ../../nbs/60c_onnx_export.ipynb #1f6804e0
+# %% ../../nbs/60c_onnx_export.ipynb #9ef133be
 def _graph(onnx, model, trace, ins, in_names, outs, outs_b, output_names, dims, dynamic_axes, export_params, keep_inits, opset):
     "The ONNX model of a trace: its needed nodes translated, parameters and buffers as initializers named by their state_dict keys."
     g = GraphBuilder(onnx, dims)
@@ -186,7 +186,7 @@ def _graph(onnx, model, trace, ins, in_names, outs, outs_b, output_names, dims, 
     graph = onnx.helper.make_graph(g.nodes, 'main_graph', inputs, outputs, inits + g.inits)
     return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid('', opset)], producer_name='litnn')
 
-# %% ../../nbs/60c_onnx_export.ipynb #23ac2c6e
+# %% ../../nbs/60c_onnx_export.ipynb #407743dd
 def export(model, args=(), f=None, kwargs=None, export_params=True, verbose=False, input_names=None, output_names=None,
            opset_version=None, dynamic_axes=None, do_constant_folding=True, keep_initializers_as_inputs=False, dynamo=False):
     "Export `model` to ONNX file or binary stream `f`, by tracing its forward on `args` in eval mode (as `torch.onnx.export`)."
