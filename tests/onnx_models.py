@@ -105,3 +105,32 @@ def gpt(torch, flash=True, n_layer=2, n_head=2, n_embd=16, block_size=16, vocab_
                 return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
             return self.lm_head(x[:, [-1], :]), None
     return GPT()
+
+
+def zoo(torch):
+    "One module that uses many of the translated operations at once (written for torch or litnn)."
+    nn, F = torch.nn, torch.nn.functional
+
+    class Zoo(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(4, 6, 3, padding=2, dilation=2)
+            self.bn = nn.BatchNorm1d(6, affine=False)
+            self.gn = nn.GroupNorm(3, 6, affine=False)
+            self.emb = nn.Embedding(9, 5, padding_idx=0)
+            self.avg, self.ada = nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False), nn.AdaptiveAvgPool2d((2, 3))
+            self.maxp = nn.MaxPool2d(2, ceil_mode=True)
+
+        def forward(self, x, ids):
+            y = self.gn(self.bn(self.conv(x)))                       # (N, 6, L)
+            a = F.silu(y) + F.elu(y, 0.5) - F.hardtanh(y, -0.5, 0.5) * F.softplus(y) + F.leaky_relu(y, 0.2)
+            a = a.clamp(-2, 3) ** 2 + torch.rsqrt(y.abs() + 1) - (-y).exp().add(1).log()
+            b = torch.where(y > 0, y, y * 0.1).masked_fill(y < -1, 0.5) + (y >= 0).float() + (y != 0).to(y.dtype)
+            c = torch.cat([a, b], 1).permute(0, 2, 1)                  # (N, L, 12)
+            c = torch.stack(c.chunk(3, dim=-1), 1).sum(1)              # (N, L, 4)
+            d = c[:, 1:-1:2, None, ...].flatten(2) + c[:, 0].unsqueeze(1) + c.amax(1, keepdim=True) - c.mean(dim=(1, 2), keepdim=True)
+            e = self.emb(ids)[:, torch.tensor([2, 0])].tril(1) + torch.triu(self.emb(ids)[:, 1:3], -1).sum(1, keepdim=True)
+            img = d.reshape(d.shape[0], 1, -1, 4).expand(-1, 3, -1, -1)
+            f = self.avg(img).sum((2, 3)) + self.ada(img).sum((2, 3)) + self.maxp(img).sum((2, 3))
+            return F.gelu(d, approximate='tanh'), e.softmax(-1), torch.unbind(f, 1), (ids % 3 == 1) | (ids > 6)
+    return Zoo()

@@ -307,3 +307,28 @@ def test_word_language_model_transformer(tmp_path):
     got, = run(str(tmp_path / 'lm.onnx'), (ids,), ['input_0'])
     with litnn.no_grad(): want = model.eval()(ids)
     np.testing.assert_allclose(got, want.numpy(), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.filterwarnings('ignore')
+def test_operator_zoo_against_torch():
+    "Activations, comparisons, casts, where/masked_fill, joins, indexing, reductions, tril/triu, pooling, 1-d conv and norms at once."
+    torch.manual_seed(0)
+    tm = onnx_models.zoo(torch).eval()
+    lm = onnx_models.zoo(litnn)
+    lm.load_state_dict({k: litnn.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    f = io.BytesIO()
+    litnn.onnx.export(lm, (litnn.randn(2, 4, 10), litnn.randint(0, 9, (2, 5))), f, input_names=['x', 'ids'], dynamic_axes={'x': [0], 'ids': [0]})
+    proto = onnx.load_from_string(f.getvalue())
+    assert {n.op_type for n in proto.graph.node} >= {'Conv', 'BatchNormalization', 'Where', 'Greater', 'Or', 'Mod', 'Trilu', 'Gather',
+                                                   'Slice', 'Unsqueeze', 'Concat', 'Split', 'ReduceMax', 'MaxPool', 'Cast', 'Clip'}
+    used = {i for n in proto.graph.node for i in n.input}
+    assert all(i.name in used for i in proto.graph.initializer)
+    x, ids = torch.randn(3, 4, 10), torch.randint(0, 9, (3, 5))
+    got = run(f, (litnn.tensor(x.numpy()), litnn.tensor(ids.numpy())), ['x', 'ids'])
+    with litnn.no_grad(): want = tensors(lm.eval()(litnn.tensor(x.numpy()), litnn.tensor(ids.numpy())))
+    with torch.no_grad(): ref = tensors(tm(x, ids))
+    assert len(got) == len(want) == len(ref) == 6
+    for g, w, r in zip(got, want, ref):
+        assert g.dtype == w.numpy().dtype and g.shape == tuple(r.shape)
+        np.testing.assert_allclose(g, w.numpy(), rtol=RTOL, atol=1e-5)
+        np.testing.assert_allclose(g, r.numpy(), rtol=RTOL, atol=1e-4)

@@ -183,7 +183,7 @@ def _graph(onnx, model, trace, ins, in_names, outs, outs_b, output_names, dims, 
     out_names = list(output_names or []) + [f"output_{i}" for i in range(len(output_names or []), len(outs))]
     for v, name in zip(outs, out_names): g.nodes.append(onnx.helper.make_node('Identity', [g.name(v)], [name], name=f"output/{name}"))
     outputs = [_value_info(onnx, name, v, vb, _axes(dynamic_axes, name)) for v, vb, name in zip(outs, outs_b, out_names)]
-    graph = onnx.helper.make_graph(g.nodes, 'main_graph', inputs, outputs, inits + g.inits)
+    graph = onnx.helper.make_graph(g.nodes, 'main_graph', inputs, outputs, inits + [i for i in g.inits if i.name in used])
     return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid('', opset)], producer_name='litnn')
 
 # %% ../../nbs/60c_onnx_export.ipynb #407743dd

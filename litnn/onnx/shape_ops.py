@@ -98,13 +98,17 @@ def _where(g, cond, x, y):
 def _tril(g, x, diagonal, upper=False): return g.op('Trilu', [x, g.const(diagonal, np.int64, 'k')], upper=int(upper))
 
 _COMPARE = dict(eq='Equal', ne='Equal', lt='Less', le='LessOrEqual', gt='Greater', ge='GreaterOrEqual',
-                logical_and='And', logical_or='Or', logical_xor='Xor', logical_not='Not')
+                logical_and='And', logical_or='Or', logical_xor='Xor', logical_not='Not',
+                bitwise_and='And', bitwise_or='Or', bitwise_xor='Xor', bitwise_not='Not')
 
 @translates(*_COMPARE)
 def _compare(g, *args, **kw):
-    "A comparison or logical operation: its operands in their common dtype (logical ones as bool)."
+    "A comparison, logical or bitwise operation: its operands in their common dtype (logical ones as bool)."
     ops = [a for a in list(args) + list(kw.values())][:2]
     if g.node.kind.startswith('logical'): dt = np.dtype(bool)
+    elif g.node.kind.startswith('bitwise'):
+        dt = _out(g.node).dtype
+        if dt != bool: return g.op('Bitwise' + _COMPARE[g.node.kind].title(), [g.operand(o, dt) for o in ops])   # on integers
     else: dt = np.result_type(*[o.dtype if isinstance(o, Value) else type(o)(0) for o in ops]) if all(isinstance(o, Value) for o in ops) else \
          next(o.dtype for o in ops if isinstance(o, Value))
     if not g.node.kind.startswith('logical') and any(isinstance(o, float) for o in ops) and dt.kind != 'f': dt = np.dtype(np.float32)

@@ -132,7 +132,8 @@ def _traced_function(name, f):
         return out if out is NotImplemented else _Export.trace.record(name, f, args, kw, {}, out)
     return traced
 
-_COMPARISONS = ('eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'logical_not')
+_COMPARISONS = ('eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'logical_not',
+                'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not')
 
 @contextlib.contextmanager
 def _functions_traced():
@@ -140,6 +141,7 @@ def _functions_traced():
     import litnn
     places = [(Tensor, n, n) for n in _COMPARISONS] + [(litnn, n, n) for n in _COMPARISONS]
     places += [(Tensor, f'__{n}__', n) for n in ('eq', 'ne', 'lt', 'le', 'gt', 'ge')]
+    places += [(Tensor, f'__{r}{n}__', f'bitwise_{n}') for n in ('and', 'or', 'xor') for r in ('', 'r')] + [(Tensor, '__invert__', 'bitwise_not')]
     saved = [(o, a, n, o.__dict__[a]) for o, a, n in places]
     for o, a, n, f in saved: setattr(o, a, _traced_function(n, f))
     try: yield

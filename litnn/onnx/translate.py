@@ -133,6 +133,15 @@ def _rsub(g, x, other, alpha=1):
 def _pow(g, x, p):
     return g.op('Pow', [x, g.operand(p, _out(g.node).dtype)])
 
+# %% ../../nbs/60a_onnx_translate.ipynb #12ea410d
+@translates('RemainderBackward0', 'RemainderBackward1')
+def _remainder(g, x, y):
+    "torch's remainder has the divisor's sign: ONNX's `Mod` on integers; x - floor(x / y) y on floats."
+    dt = _out(g.node).dtype
+    a, b = g.operand(x, dt), g.operand(y, dt)
+    if dt.kind in 'iu': return g.op('Mod', [a, b])
+    return g.op('Sub', [a, g.op('Mul', [g.op('Floor', [g.op('Div', [a, b])]), b])])
+
 # %% ../../nbs/60a_onnx_translate.ipynb #0f44838c
 _UNARY = dict(ExpBackward0='Exp', LogBackward0='Log', SqrtBackward0='Sqrt', TanhBackward0='Tanh', SigmoidBackward0='Sigmoid',
               ReluBackward0='Relu', AbsBackward0='Abs', NegBackward0='Neg', SinBackward0='Sin', CosBackward0='Cos', ErfBackward0='Erf',
@@ -248,6 +257,23 @@ def _max_pool(g, x, geo, return_indices=False):
     (H, W, _, _, OH, OW), (KH, KW), (sh, sw), (ph, pw), (dh, dw) = geo.dims, geo.k, geo.s, geo.p, geo.d
     ceil = OH != (H + 2 * ph - dh * (KH - 1) - 1) // sh + 1 or OW != (W + 2 * pw - dw * (KW - 1) - 1) // sw + 1
     return g.op('MaxPool', [x], kernel_shape=[KH, KW], strides=[sh, sw], pads=[ph, pw, ph, pw], dilations=[dh, dw], ceil_mode=int(ceil))
+
+# %% ../../nbs/60a_onnx_translate.ipynb #66985646
+@translates('AvgPool2DBackward0')
+def _avg_pool(g, x, geo):
+    "Window sums as a depthwise convolution with a kernel of ones (zero padding, and more at the end for ceil_mode), over torch's divisors."
+    if len(x.shape) != 4: raise UnsupportedOperatorError(f"litnn.onnx.export: avg_pool2d of unbatched input (module '{g.node.path}') has no translation")
+    (H, W, _, _, OH, OW), (KH, KW), (sh, sw), (ph, pw) = geo.dims, geo.k, geo.s, geo.p
+    C, dt = x.shape[1], x.dtype
+    ends = [(OH - 1) * sh + KH - H - ph, (OW - 1) * sw + KW - W - pw]
+    s = g.op('Conv', [x, g.const(np.ones((C, 1, KH, KW), dt), hint='ones')], kernel_shape=[KH, KW], strides=[sh, sw],
+             pads=[ph, pw, builtins.max(ends[0], 0), builtins.max(ends[1], 0)], group=C)
+    return g.op('Div', [s, g.const(np.asarray(geo.divisor, dt), hint='divisor')])
+
+@translates('AdaptiveAvgPool2DBackward0')
+def _adaptive_avg_pool(g, x, geo):
+    "A @ x @ Bᵀ: the averaging matrices over rows and columns."
+    return g.op('MatMul', [g.op('MatMul', [g.const(geo.A.astype(x.dtype), hint='rows'), x]), g.const(geo.B.T.astype(x.dtype), hint='cols')])
 
 # %% ../../nbs/60a_onnx_translate.ipynb #9432e521
 _REDUCE = dict(SumBackward0='ReduceSum', SumBackward1='ReduceSum', MeanBackward0='ReduceMean', MeanBackward1='ReduceMean', AmaxBackward0='ReduceMax')
