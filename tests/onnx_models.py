@@ -134,3 +134,18 @@ def zoo(torch):
             f = self.avg(img).sum((2, 3)) + self.ada(img).sum((2, 3)) + self.maxp(img).sum((2, 3))
             return F.gelu(d, approximate='tanh'), e.softmax(-1), torch.unbind(f, 1), (ids % 3 == 1) | (ids > 6)
     return Zoo()
+
+
+def seq2seq(torch):
+    "nn.Transformer (encoder and decoder, pre-norm, gelu, batch first) with a causal target mask."
+    nn = torch.nn
+
+    class Seq2Seq(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.t = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=16,
+                                    batch_first=True, norm_first=True, activation='gelu')
+        def forward(self, src, tgt):
+            mask = nn.Transformer.generate_square_subsequent_mask(tgt.size(1))
+            return self.t(src, tgt, tgt_mask=mask, tgt_is_causal=True)
+    return Seq2Seq()

@@ -64,6 +64,8 @@ FAMILIES = {
                    {'input': {0: 'seq', 1: 'batch'}, 'h': {1: 'batch'}, 'c': {1: 'batch'}} if k == 'LSTM' else
                    {'input': {0: 'seq', 1: 'batch'}, 'h': {1: 'batch'}})
        for k in ('LSTM', 'GRU', 'RNN_TANH', 'RNN_RELU')},
+    'nn_transformer': (onnx_models.seq2seq, lambda lib, b, s: (lib.randn(b, 6, 8), lib.randn(b, 5, 8)), ['src', 'tgt'], None,
+                       {'src': _BATCH, 'tgt': _BATCH}),
     'transformer': (lambda lib: wlm_models(lib).TransformerModel(20, 8, 2, 16, 2), lambda lib, b, s: (_ids(lib, (s, b)),), ['src'], None,
                     {'src': {1: 'batch'}}),
 }
@@ -332,3 +334,23 @@ def test_operator_zoo_against_torch():
         assert g.dtype == w.numpy().dtype and g.shape == tuple(r.shape)
         np.testing.assert_allclose(g, w.numpy(), rtol=RTOL, atol=1e-5)
         np.testing.assert_allclose(g, r.numpy(), rtol=RTOL, atol=1e-4)
+
+
+DEVICES = ['cpu'] + (['cuda'] if litnn.cuda.is_available() else [])
+
+@pytest.mark.filterwarnings('ignore')
+@pytest.mark.parametrize('device', DEVICES)
+@pytest.mark.parametrize('family', ['cnn', 'gpt_masked', 'lstm'])
+def test_export_on_each_device(device, family):
+    "A model on the GPU exports the same file, run on the CPU by onnxruntime."
+    build, inputs, names, out_names, axes = FAMILIES[family]
+    litnn.manual_seed(0)
+    model = build(litnn).to(device).eval()
+    args = inputs(litnn, 2, 5)
+    moved = tuple(a.to(device) if isinstance(a, litnn.Tensor) else tuple(t.to(device) for t in a) for a in args)
+    f = io.BytesIO()
+    litnn.onnx.export(model, moved, f, input_names=names, dynamic_axes=axes)
+    got = run(f, args, names)
+    with litnn.no_grad(): want = [t.cpu().numpy() for t in tensors(model(*moved))]
+    for g, w in zip(got, want): np.testing.assert_allclose(g, w, rtol=RTOL, atol=1e-5)
+    assert all(p.device.type == device for p in model.parameters())
