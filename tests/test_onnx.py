@@ -349,7 +349,7 @@ def test_export_on_each_device(device, family):
     args = inputs(litnn, 2, 5)
     moved = tuple(a.to(device) if isinstance(a, litnn.Tensor) else tuple(t.to(device) for t in a) for a in args)
     f = io.BytesIO()
-    litnn.onnx.export(model, moved, f, input_names=names, dynamic_axes=axes)
+    litnn.onnx.export(model, moved, f, input_names=names, output_names=out_names, dynamic_axes=axes)
     got = run(f, args, names)
     with litnn.no_grad(): want = [t.cpu().numpy() for t in tensors(model(*moved))]
     for g, w in zip(got, want): np.testing.assert_allclose(g, w, rtol=RTOL, atol=1e-5)
