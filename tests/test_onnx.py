@@ -218,6 +218,10 @@ def test_bad_arguments():
     m, x = litnn.nn.Linear(3, 2), litnn.randn(1, 3)
     with pytest.raises(TypeError, match='must be an nn.Module, not function'): litnn.onnx.export(lambda x: x, x, io.BytesIO())
     with pytest.raises(TypeError, match='binary stream, not int'): litnn.onnx.export(m, x, 3)
+    with pytest.raises(TypeError, match='positional'): litnn.onnx.export(m, x, io.BytesIO(), None)      # keyword-only, as torch 2.13
+    with pytest.raises(ValueError, match='only training=TrainingMode.EVAL'):
+        litnn.onnx.export(m, x, io.BytesIO(), training=litnn.onnx.TrainingMode.TRAINING)
+    assert isinstance(litnn.onnx.export(m, x), onnx.ModelProto)                                          # f=None: the model
     with pytest.raises(ValueError, match='opset_version 9 is not supported'): litnn.onnx.export(m, x, io.BytesIO(), opset_version=9)
     with pytest.raises(TypeError, match='input_names must be a list of strings'): litnn.onnx.export(m, x, io.BytesIO(), input_names='x')
     with pytest.raises(ValueError, match="dynamic_axes names 'z'"):

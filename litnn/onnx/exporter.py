@@ -96,10 +96,12 @@ def _translate(g, node, model):
     for v, name in zip(_values_in(node.outputs), [names] if isinstance(names, str) else names): g.names[v] = name
 
 # %% ../../nbs/60c_onnx_export.ipynb #b018915c
-def _check_args(model, args, f, input_names, output_names, opset_version, dynamic_axes, onnx):
+def _check_args(model, args, f, input_names, output_names, opset_version, dynamic_axes, training, onnx):
     "torch's errors for what export cannot take, before anything runs."
     if not hasattr(model, 'named_modules'): raise TypeError(f"litnn.onnx.export: model must be an nn.Module, not {type(model).__name__}")
-    if not (isinstance(f, (str, os.PathLike)) or hasattr(f, 'write')): raise TypeError(f"litnn.onnx.export: f must be a file name or a binary stream, not {type(f).__name__}")
+    if training != TrainingMode.EVAL:     # (training-mode graphs would need dropout's randomness and batch statistics updates)
+        raise ValueError(f"litnn.onnx.export: only training=TrainingMode.EVAL is supported, got {training!r}")
+    if not (f is None or isinstance(f, (str, os.PathLike)) or hasattr(f, 'write')): raise TypeError(f"litnn.onnx.export: f must be a file name or a binary stream, not {type(f).__name__}")
     top = onnx.defs.onnx_opset_version()
     if opset_version is not None and not (isinstance(opset_version, int) and _MIN_OPSET <= opset_version <= top):
         raise ValueError(f"litnn.onnx.export: opset_version {opset_version!r} is not supported: litnn exports opsets {_MIN_OPSET} to {top}")
@@ -187,11 +189,12 @@ def _graph(onnx, model, trace, ins, in_names, outs, outs_b, output_names, dims, 
     return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid('', opset)], producer_name='litnn')
 
 # %% ../../nbs/60c_onnx_export.ipynb #407743dd
-def export(model, args=(), f=None, kwargs=None, export_params=True, verbose=False, input_names=None, output_names=None,
-           opset_version=None, dynamic_axes=None, do_constant_folding=True, keep_initializers_as_inputs=False, dynamo=False):
-    "Export `model` to ONNX file or binary stream `f`, by tracing its forward on `args` in eval mode (as `torch.onnx.export`)."
+def export(model, args=(), f=None, *, kwargs=None, export_params=True, verbose=False, input_names=None, output_names=None,
+           opset_version=None, dynamic_axes=None, do_constant_folding=True, keep_initializers_as_inputs=False, dynamo=False,
+           training=TrainingMode.EVAL):
+    "Export `model` to ONNX file or binary stream `f` (the ModelProto is returned when `f` is None), by tracing its forward on `args` in eval mode, as `torch.onnx.export`."
     onnx = _onnx()
-    _check_args(model, args, f, input_names, output_names, opset_version, dynamic_axes, onnx)
+    _check_args(model, args, f, input_names, output_names, opset_version, dynamic_axes, training, onnx)
     args, kwargs = _split_args(args, kwargs)
     (ta, ins, outs, _), (tb, _, outs_b, _), names, dims = _traces(model, args, kwargs, input_names, dynamic_axes)
     proto = _graph(onnx, model, ta, _values_in(ins), names, _values_in(outs), _values_in(outs_b), output_names, dims, dynamic_axes,
@@ -199,6 +202,7 @@ def export(model, args=(), f=None, kwargs=None, export_params=True, verbose=Fals
     if verbose: print(onnx.helper.printable_graph(proto.graph))
     onnx.checker.check_model(proto)
     onnx.shape_inference.infer_shapes(proto, check_type=True, strict_mode=True)
+    if f is None: return proto
     data = proto.SerializeToString()
     if hasattr(f, 'write'): f.write(data)
     else:
