@@ -59,7 +59,7 @@ _SIZED = {'ViewBackward0', 'UnsafeViewBackward0', 'ExpandBackward0', 'SliceBackw
 
 def _pair(a, b):
     "Check that two traces of the same forward (on other inputs) record one graph; tie each node to its twin."
-    where = lambda n: f"{n.kind} in module '{n.path}'"
+    where = lambda n: f"{n.kind} in module '{n.path or '(the model)'}'"
     for na, nb in zip(a.nodes, b.nodes):
         if (na.kind, na.path) != (nb.kind, nb.path) or (na.kind not in _SIZED and _plain((na.args, na.kw)) != _plain((nb.args, nb.kw))):
             raise RuntimeError(f"litnn.onnx.export: the traced operations depend on the input's values or dynamic sizes ({where(na)} "
@@ -70,7 +70,7 @@ def _pair(a, b):
         if ca.data.shape != cb.data.shape or not np.array_equal(ca.data, cb.data, equal_nan=True):
             user = next((n for n in a.nodes if any(v is ca for v in _values_in((n.args, n.kw)))), None)
             raise RuntimeError(f"litnn.onnx.export: a tensor made outside the traced operations, used by {where(user) if user else 'the output'} "
-                               f"(first seen in module '{where_a}'), changes with the input: an operation the trace cannot record "
+                               f"(first seen in module '{where_a or '(the model)'}'), changes with the input: an operation the trace cannot record "
                                "(a computation on .data or numpy, a creation function sized by the input, .item()) made it, and "
                                "the graph would hold it as a constant")
 

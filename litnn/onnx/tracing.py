@@ -76,7 +76,7 @@ def value(self:Trace, x):
             v, vc, version = known
             if x._vc is not vc and vc is None and x._base is not None:     # a view, given its base's counter after it was made
                 self._tensors[id(x)] = (v, x._vc, _version(x))
-            elif _version(x) != version: raise RuntimeError(_IN_PLACE.format(v.name, self.where()))
+            elif _version(x) != version: raise RuntimeError(_IN_PLACE.format(v.name, self.where() or '(the model)'))
             return v
         x = x._data
     v = self._arrays.get(id(x))
