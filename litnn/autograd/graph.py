@@ -23,6 +23,7 @@ class _Mode:
     inference = False    # inside inference_mode()?
     packing = 0          # saved_tensors_hooks contexts open in any thread (02f): 0, the common case, is one test
     anomaly = None       # anomaly mode's checks while it is on (02h_anomaly), else None
+    trace = None         # while exporting (litnn.onnx, nbs/60_onnx_tracing): called by every Op instead of running it
 
 def is_grad_enabled():
     "True when operations record the graph."
@@ -282,6 +283,7 @@ class Op(Node):
     "A built-in differentiable operation: forward on arrays, backward in Tensor ops."
     @classmethod
     def apply(cls, *args, **kw):
+        if _Mode.trace is not None: return _Mode.trace(cls, args, kw)
         if _Mode.grad:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad: return _record(cls, args, kw)
