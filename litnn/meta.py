@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['meta', 'MetaArray', 'skip_init']
 
-# %% ../nbs/18_meta_device.ipynb #3421f6b0
+# %% ../nbs/18_meta_device.ipynb #e8ebc67b
 import builtins, math, inspect, numpy as np
 from types import SimpleNamespace
 from numpy.lib.mixins import NDArrayOperatorsMixin
@@ -13,7 +13,7 @@ from . import backend as B
 from .backend import patch
 from .tensor import _default_device
 
-# %% ../nbs/18_meta_device.ipynb #8eddb7b1
+# %% ../nbs/18_meta_device.ipynb #fb572242
 def _c_strides(shape, itemsize):
     "The strides of a C-contiguous array: what a real array of this shape would have."
     strides, step = [], itemsize
@@ -38,7 +38,7 @@ class MetaArray(NDArrayOperatorsMixin):
         "A read-only array of this shape and dtype whose memory is one element."
         return np.broadcast_to(np.zeros((), self.dtype), self.shape)
 
-# %% ../nbs/18_meta_device.ipynb #5d750900
+# %% ../nbs/18_meta_device.ipynb #7caf587f
 def _unwrap(x):
     "Stand-ins for the MetaArrays in `x` (lists and tuples searched too)."
     if type(x) is MetaArray: return x._standin()
@@ -55,7 +55,7 @@ def _on_standins(f, args, kwargs):
     "`f` computed by numpy on stand-ins, as MetaArrays (numpy's warnings about the stand-ins' values are silenced)."
     with np.errstate(all='ignore'): return _wrap(f(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
 
-# %% ../nbs/18_meta_device.ipynb #d51e5158
+# %% ../nbs/18_meta_device.ipynb #c275d5ab
 def _zero_d(x):
     "A 0-d array of `x`'s dtype (Python numbers stay themselves: numpy 2 promotes them as weak)."
     if type(x) is MetaArray or isinstance(x, (np.ndarray, np.generic)): return np.zeros((), x.dtype)
@@ -73,7 +73,7 @@ def _shrunk(f, args, kwargs):
     grow = lambda m: MetaArray([back.get(s, s) for s in m.shape], m.dtype)
     return tuple(grow(m) for m in r) if type(r) is tuple else grow(r)
 
-# %% ../nbs/18_meta_device.ipynb #b77d854a
+# %% ../nbs/18_meta_device.ipynb #fd3b41a1
 def _no_values(name):
     return NotImplementedError(f"{name}() on the meta device: a correct data-independent implementation does not exist "
                                "(the shape of its result depends on the values, which a meta tensor does not have)")
@@ -89,9 +89,8 @@ def _into(out, r):
             raise ValueError(f"non-broadcastable output operand with shape {o.shape} doesn't match the broadcast shape {v.shape}")
     return out
 
-# %% ../nbs/18_meta_device.ipynb #596c9a4b
-@patch
-def __array_ufunc__(self:MetaArray, ufunc, method, *inputs, out=None, **kwargs):
+# %% ../nbs/18_meta_device.ipynb #60718fad
+def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if method == 'at': return None                     # an in-place scatter: nothing to write
     if method == '__call__' and ufunc.signature is None:     # elementwise: broadcast shape, 0-d dtype
         shape = np.broadcast_shapes(*(x.shape if hasattr(x, 'shape') else () for x in inputs))
@@ -101,9 +100,10 @@ def __array_ufunc__(self:MetaArray, ufunc, method, *inputs, out=None, **kwargs):
     else: r = _on_standins(getattr(ufunc, method), inputs, kwargs)           # reduce, accumulate, outer...
     return r if out is None else _into(out[0] if len(out) == 1 else out, r)
 
-# %% ../nbs/18_meta_device.ipynb #e2612257
-@patch
-def __array_function__(self:MetaArray, func, types, args, kwargs):
+MetaArray.__array_ufunc__ = _array_ufunc   # (a module-level `__getattr__` would be the module's: so these are assigned)
+
+# %% ../nbs/18_meta_device.ipynb #63f27da3
+def _array_function(self, func, types, args, kwargs):
     if func in _VALUE_SHAPED or (func is np.where and len(args) == 1): raise _no_values(func.__name__)
     if func is np.copyto:                               # writing into a meta array: check, write nothing
         if type(args[0]) is not MetaArray: raise NotImplementedError(_NO_DATA)   # out of one: no values to write
@@ -115,38 +115,53 @@ def __array_function__(self:MetaArray, func, types, args, kwargs):
     r = (_shrunk if func in _CONTRACTIONS else _on_standins)(func, args, kwargs)
     return r if out is None else _into(out, r)
 
-# %% ../nbs/18_meta_device.ipynb #b12f6b8c
+MetaArray.__array_function__ = _array_function
+
+# %% ../nbs/18_meta_device.ipynb #e13a6b84
 _NO_DATA = "Cannot copy out of meta tensor; no data!"
 
-@patch
-def __getattr__(self:MetaArray, name):
+def _method(self, name):
+    "A method of the stand-in, computing on stand-ins."
     if name.startswith('__'): raise AttributeError(name)
     method = getattr(self._standin(), name)
     return lambda *args, **kwargs: _on_standins(method, args, kwargs)
+
+MetaArray.__getattr__ = _method
 
 @patch
 def astype(self:MetaArray, dtype, order='K', casting='unsafe', subok=True, copy=True): return MetaArray(self.shape, dtype)
 @patch
 def copy(self:MetaArray, order='C'): return MetaArray(self.shape, self.dtype)
 @patch
-def __len__(self:MetaArray):
+def fill(self:MetaArray, value): pass   # a write: nothing to write
+
+@patch
+def view(self:MetaArray, dtype=None, type=None):
+    "The same bytes seen as `dtype`: the last axis rescaled, as numpy's `view`."
+    if dtype is None: return self.copy()
+    d, last = np.dtype(dtype), (self.shape[-1] if self.shape else 1) * self.itemsize
+    if last % d.itemsize: raise ValueError(f"To change to a dtype of a different size, the last axis must be a multiple of {d.itemsize} bytes")
+    return MetaArray(self.shape[:-1] + (last // d.itemsize,), d)
+def _len(self):
     if not self.shape: raise TypeError("len() of unsized object")
     return self.shape[0]
 
-# %% ../nbs/18_meta_device.ipynb #ddf1efb9
+MetaArray.__len__ = _len
+
+# %% ../nbs/18_meta_device.ipynb #9d215704
 def _is_mask(i): return getattr(i, 'dtype', None) == np.bool_ or (type(i) is tuple and builtins.any(_is_mask(j) for j in i))
 
-@patch
-def __getitem__(self:MetaArray, index):
+def _getitem(self, index):
     if _is_mask(index): raise _no_values('nonzero')
     return _on_standins(lambda a, i: a[i], (self, index), {})
 
-@patch
-def __setitem__(self:MetaArray, index, value):
+def _setitem(self, index, value):
     if _is_mask(index): raise _no_values('nonzero')
     shape = list(np.shape(value))
     while len(shape) > self[index].ndim and shape[0] == 1: shape.pop(0)   # numpy drops leading 1s of a value
     _into(self[index], MetaArray(shape, self.dtype))
+
+MetaArray.__getitem__, MetaArray.__setitem__ = _getitem, _setitem
 
 def _refuse(self, *args, **kwargs): raise NotImplementedError(_NO_DATA)
 MetaArray.__array__ = MetaArray.tolist = MetaArray.item = MetaArray.__float__ = MetaArray.__int__ = _refuse
@@ -154,7 +169,7 @@ MetaArray.__index__ = MetaArray.__iter__ = _refuse
 MetaArray.__bool__ = lambda self: False   # a kernel's own test of values (an overflow check) takes its usual path
 MetaArray.__hash__ = None
 
-# %% ../nbs/18_meta_device.ipynb #7b8aac5f
+# %% ../nbs/18_meta_device.ipynb #5ec2bbc9
 def _shape(s): return (s,) if isinstance(s, (builtins.int, np.integer)) else tuple(s)
 
 class _MetaRandom:
@@ -173,7 +188,7 @@ class _MetaRandom:
             return MetaArray(shape, np.asarray(one).dtype)
         return draw
 
-# %% ../nbs/18_meta_device.ipynb #98e2e72c
+# %% ../nbs/18_meta_device.ipynb #64d8c30c
 class _MetaNamespace:
     "The array library of the meta device: numpy's functions, with factories that make MetaArrays."
     device, random = B.device('meta'), _MetaRandom()
@@ -203,20 +218,20 @@ class _MetaNamespace:
 meta = _MetaNamespace()
 B._array_types[MetaArray] = B._backends['meta'] = meta
 
-# %% ../nbs/18_meta_device.ipynb #c4397872
+# %% ../nbs/18_meta_device.ipynb #ab513770
 _device_stack = []   # the defaults that `with device(...)` blocks replaced, innermost last
 
-@patch
-def __enter__(self:B.device):
+def _enter(self):
     "Make factories allocate on this device until the block ends (as `with torch.device(...)`)."
     _device_stack.append(_default_device['device'])
     _default_device['device'] = self
     return self
 
-@patch
-def __exit__(self:B.device, *exc): _default_device['device'] = _device_stack.pop()
+def _exit(self, *exc): _default_device['device'] = _device_stack.pop()
 
-# %% ../nbs/18_meta_device.ipynb #efb2d734
+B.device.__enter__, B.device.__exit__ = _enter, _exit
+
+# %% ../nbs/18_meta_device.ipynb #d02da74a
 def skip_init(module_cls, *args, **kwargs):
     "A `module_cls(*args, **kwargs)` whose parameters are left uninitialised (as `torch.nn.utils.skip_init`)."
     from litnn.nn import Module
