@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['meta', 'MetaArray', 'skip_init']
 
-# %% ../nbs/18_meta_device.ipynb #e8ebc67b
+# %% ../nbs/18_meta_device.ipynb #7d9fa0cc
 import builtins, math, inspect, numpy as np
 from types import SimpleNamespace
 from numpy.lib.mixins import NDArrayOperatorsMixin
@@ -13,7 +13,7 @@ from . import backend as B
 from .backend import patch
 from .tensor import _default_device
 
-# %% ../nbs/18_meta_device.ipynb #fb572242
+# %% ../nbs/18_meta_device.ipynb #a2ed4700
 def _c_strides(shape, itemsize):
     "The strides of a C-contiguous array: what a real array of this shape would have."
     strides, step = [], itemsize
@@ -38,7 +38,9 @@ class MetaArray(NDArrayOperatorsMixin):
         "A read-only array of this shape and dtype whose memory is one element."
         return np.broadcast_to(np.zeros((), self.dtype), self.shape)
 
-# %% ../nbs/18_meta_device.ipynb #7caf587f
+# %% ../nbs/18_meta_device.ipynb #8e410c64
+def _shape(s): return (s,) if isinstance(s, (builtins.int, np.integer)) else tuple(s)
+
 def _unwrap(x):
     "Stand-ins for the MetaArrays in `x` (lists and tuples searched too)."
     if type(x) is MetaArray: return x._standin()
@@ -55,7 +57,7 @@ def _on_standins(f, args, kwargs):
     "`f` computed by numpy on stand-ins, as MetaArrays (numpy's warnings about the stand-ins' values are silenced)."
     with np.errstate(all='ignore'): return _wrap(f(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
 
-# %% ../nbs/18_meta_device.ipynb #c275d5ab
+# %% ../nbs/18_meta_device.ipynb #4f7761c1
 def _zero_d(x):
     "A 0-d array of `x`'s dtype (Python numbers stay themselves: numpy 2 promotes them as weak)."
     if type(x) is MetaArray or isinstance(x, (np.ndarray, np.generic)): return np.zeros((), x.dtype)
@@ -73,7 +75,7 @@ def _shrunk(f, args, kwargs):
     grow = lambda m: MetaArray([back.get(s, s) for s in m.shape], m.dtype)
     return tuple(grow(m) for m in r) if type(r) is tuple else grow(r)
 
-# %% ../nbs/18_meta_device.ipynb #fd3b41a1
+# %% ../nbs/18_meta_device.ipynb #aee77f87
 def _no_values(name):
     return NotImplementedError(f"{name}() on the meta device: a correct data-independent implementation does not exist "
                                "(the shape of its result depends on the values, which a meta tensor does not have)")
@@ -89,7 +91,7 @@ def _into(out, r):
             raise ValueError(f"non-broadcastable output operand with shape {o.shape} doesn't match the broadcast shape {v.shape}")
     return out
 
-# %% ../nbs/18_meta_device.ipynb #60718fad
+# %% ../nbs/18_meta_device.ipynb #dbc94661
 def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if method == 'at': return None                     # an in-place scatter: nothing to write
     if method == '__call__' and ufunc.signature is None:     # elementwise: broadcast shape, 0-d dtype
@@ -102,22 +104,22 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
 
 MetaArray.__array_ufunc__ = _array_ufunc   # (a module-level `__getattr__` would be the module's: so these are assigned)
 
-# %% ../nbs/18_meta_device.ipynb #63f27da3
+# %% ../nbs/18_meta_device.ipynb #ebf0b0eb
 def _array_function(self, func, types, args, kwargs):
     if func in _VALUE_SHAPED or (func is np.where and len(args) == 1): raise _no_values(func.__name__)
     if func is np.copyto:                               # writing into a meta array: check, write nothing
         if type(args[0]) is not MetaArray: raise NotImplementedError(_NO_DATA)   # out of one: no values to write
         _into(args[0], MetaArray(np.shape(args[1]), args[0].dtype)); return None
-    if func in _LIKE:
-        a, dt = args[0], kwargs.get('dtype', args[1 + (func is np.full_like)] if len(args) > 1 + (func is np.full_like) else None)
-        return MetaArray(kwargs.get('shape', a.shape), a.dtype if dt is None else dt)
+    if func in _LIKE:                                   # a new array like `a`: nothing to compute
+        p = dict(zip(('a', 'fill_value', 'dtype') if func is np.full_like else ('a', 'dtype'), args), **kwargs)
+        return MetaArray(p['a'].shape if p.get('shape') is None else _shape(p['shape']), p.get('dtype') or p['a'].dtype)
     out = kwargs.pop('out', None)
     r = (_shrunk if func in _CONTRACTIONS else _on_standins)(func, args, kwargs)
     return r if out is None else _into(out, r)
 
 MetaArray.__array_function__ = _array_function
 
-# %% ../nbs/18_meta_device.ipynb #e13a6b84
+# %% ../nbs/18_meta_device.ipynb #26704115
 _NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 def _method(self, name):
@@ -142,13 +144,14 @@ def view(self:MetaArray, dtype=None, type=None):
     d, last = np.dtype(dtype), (self.shape[-1] if self.shape else 1) * self.itemsize
     if last % d.itemsize: raise ValueError(f"To change to a dtype of a different size, the last axis must be a multiple of {d.itemsize} bytes")
     return MetaArray(self.shape[:-1] + (last // d.itemsize,), d)
+
 def _len(self):
     if not self.shape: raise TypeError("len() of unsized object")
     return self.shape[0]
 
 MetaArray.__len__ = _len
 
-# %% ../nbs/18_meta_device.ipynb #9d215704
+# %% ../nbs/18_meta_device.ipynb #52693d68
 def _is_mask(i): return getattr(i, 'dtype', None) == np.bool_ or (type(i) is tuple and builtins.any(_is_mask(j) for j in i))
 
 def _getitem(self, index):
@@ -169,9 +172,7 @@ MetaArray.__index__ = MetaArray.__iter__ = _refuse
 MetaArray.__bool__ = lambda self: False   # a kernel's own test of values (an overflow check) takes its usual path
 MetaArray.__hash__ = None
 
-# %% ../nbs/18_meta_device.ipynb #5ec2bbc9
-def _shape(s): return (s,) if isinstance(s, (builtins.int, np.integer)) else tuple(s)
-
+# %% ../nbs/18_meta_device.ipynb #fcf6f33d
 class _MetaRandom:
     "A random generator whose draws are MetaArrays: numpy's generator tells the dtype, `size` the shape."
     _rng, _size_at = np.random.default_rng(0), dict(random=0, standard_normal=0, standard_exponential=0, integers=2, uniform=2,
@@ -188,7 +189,7 @@ class _MetaRandom:
             return MetaArray(shape, np.asarray(one).dtype)
         return draw
 
-# %% ../nbs/18_meta_device.ipynb #64d8c30c
+# %% ../nbs/18_meta_device.ipynb #93086983
 class _MetaNamespace:
     "The array library of the meta device: numpy's functions, with factories that make MetaArrays."
     device, random = B.device('meta'), _MetaRandom()
@@ -218,7 +219,7 @@ class _MetaNamespace:
 meta = _MetaNamespace()
 B._array_types[MetaArray] = B._backends['meta'] = meta
 
-# %% ../nbs/18_meta_device.ipynb #ab513770
+# %% ../nbs/18_meta_device.ipynb #f6bdd5e0
 _device_stack = []   # the defaults that `with device(...)` blocks replaced, innermost last
 
 def _enter(self):
@@ -231,7 +232,7 @@ def _exit(self, *exc): _default_device['device'] = _device_stack.pop()
 
 B.device.__enter__, B.device.__exit__ = _enter, _exit
 
-# %% ../nbs/18_meta_device.ipynb #d02da74a
+# %% ../nbs/18_meta_device.ipynb #bd707989
 def skip_init(module_cls, *args, **kwargs):
     "A `module_cls(*args, **kwargs)` whose parameters are left uninitialised (as `torch.nn.utils.skip_init`)."
     from litnn.nn import Module
