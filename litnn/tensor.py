@@ -254,7 +254,7 @@ _FROM_LEGACY = {v + 'Tensor': k for k, v in _LEGACY.items()}
 
 def _type_name(self):
     "The legacy type name of a tensor, such as `litnn.FloatTensor`."
-    where = 'litnn.' if type(self._data) is np.ndarray else 'litnn.cuda.'
+    where = 'litnn.' if type(self._data) is np.ndarray else f'litnn.{self.device.type}.'   # litnn.cuda., litnn.meta.
     return f"{where}{_LEGACY[self.dtype.name]}Tensor"
 
 @patch

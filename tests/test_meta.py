@@ -68,6 +68,7 @@ def test_device_and_flags():
         assert (str(t.device), repr(t.device), t.is_meta, t.is_cuda, t.is_cpu, t.get_device()) == \
                ('meta', "device(type='meta')", True, False, False, -1)
         assert not L.ones(2).is_meta and L.device('meta') == t.device and t.nbytes == 8 and t.numel() == 2
+    same(lambda L: norm(L.empty(2, device='meta').type()))
 
 
 @pytest.mark.parametrize('use', [lambda t: t.sum().item(), lambda t: bool(t.sum()), lambda t: float(t.sum()),
