@@ -8,7 +8,7 @@ __all__ = ['UninitializedTensorMixin', 'is_lazy', 'UninitializedParameter', 'Uni
            'LazyConvTranspose3d', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d', 'LazyInstanceNorm1d',
            'LazyInstanceNorm2d', 'LazyInstanceNorm3d']
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #da3c8060
+# %% ../../../nbs/18a_lazy_modules.ipynb #91913f24
 import sys, itertools
 import litnn
 from ...tensor import Tensor, Size, empty
@@ -21,20 +21,22 @@ from .conv3d import Conv3d, ConvTranspose3d
 from .normalization import _NormBase, _BatchNorm, BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .more_normalization import _InstanceNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #d461cbbe
+# %% ../../../nbs/18a_lazy_modules.ipynb #d0924d62
 _SLOT = Tensor._data   # the slot descriptor that stores a tensor's array
 
-def _caller(depth=2):
-    "Name of the function that asked an uninitialized tensor for its array."
-    code = sys._getframe(depth).f_code
-    return getattr(code, 'co_qualname', code.co_name)
+def _caller():
+    "The function that asked an uninitialized tensor for its array: the first that is neither private nor an `Op`'s."
+    f = sys._getframe(2)
+    inner = lambda name: name[0] == '<' or (name[0] == '_' and not name.startswith('__')) or name in ('forward', 'apply')
+    while f.f_back and inner(f.f_code.co_name): f = f.f_back
+    return f.f_code.co_name
 
 def _refuse(self, name=None):
     raise ValueError(f"Attempted to use an uninitialized parameter in {name or _caller()}. This error happens when you are using a "
                      f"`LazyModule` or explicitly manipulating `litnn.nn.parameter.{type(self).__name__}` objects. When "
                      "using LazyModules Call `forward` with a dummy batch to initialize the parameters before calling torch functions")
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #6a815be9
+# %% ../../../nbs/18a_lazy_modules.ipynb #9f67e036
 class UninitializedTensorMixin:
     "What an uninitialized parameter or buffer shares: no usable array until `materialize(shape)`."
     _data = property(_refuse, _SLOT.__set__)   # reads refused, writes (materialize, `.data =`) go to the slot
@@ -58,7 +60,7 @@ class UninitializedTensorMixin:
     def __repr__(self): return f"<{type(self).__name__}>"
     def __reduce_ex__(self, proto): return (type(self), (self.requires_grad,))
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #8e8bc316
+# %% ../../../nbs/18a_lazy_modules.ipynb #877ac5d6
 def _plain(self): return Tensor._make(_SLOT.__get__(self))
 
 def _allow(name, prop=False):
@@ -77,12 +79,12 @@ for _n in ('size', 'is_floating_point', 'is_complex', 'get_device', 'to', 'cpu',
 for _n in ('numpy', 'tolist', 'item'):
     setattr(UninitializedTensorMixin, _n, lambda self, *args, _n=_n, **kwargs: _refuse(self, f'Tensor.{_n}'))
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #8fa29384
+# %% ../../../nbs/18a_lazy_modules.ipynb #24200a44
 def is_lazy(param):
     "Whether `param` is an `UninitializedParameter` or `UninitializedBuffer`."
     return isinstance(param, UninitializedTensorMixin)
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #ddaa2a49
+# %% ../../../nbs/18a_lazy_modules.ipynb #76822fe0
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
     "A `Parameter` whose shape is not known yet (as `torch.nn.UninitializedParameter`)."
     cls_to_become, _keeps_type = Parameter, False
@@ -102,7 +104,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         return t
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True): pass
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #b55435cf
+# %% ../../../nbs/18a_lazy_modules.ipynb #c72472e6
 class LazyModuleMixin:
     "Mixin for modules whose parameters are created by `initialize_parameters(input)` on their first call."
     cls_to_become = None   # the concrete class the module becomes once initialized
@@ -118,7 +120,7 @@ class LazyModuleMixin:
         "Whether any parameter or buffer of this module (not its children) is still a placeholder."
         return any(is_lazy(t) for t in itertools.chain(self._parameters.values(), self._buffers.values()))
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #e9b2c0db
+# %% ../../../nbs/18a_lazy_modules.ipynb #8ab1ba81
 def _infer_parameters(self:LazyModuleMixin, module, args, kwargs=None):
     "The forward pre-hook: initialize from the first call's arguments, then drop the hooks and become `cls_to_become`."
     module.initialize_parameters(*args, **(kwargs or {}))
@@ -136,7 +138,7 @@ def _lazy_load_hook(self:LazyModuleMixin, state_dict, prefix, local_metadata, st
 
 LazyModuleMixin._infer_parameters, LazyModuleMixin._lazy_load_hook = _infer_parameters, _lazy_load_hook
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #2c2691cf
+# %% ../../../nbs/18a_lazy_modules.ipynb #d6612f96
 def _save_to_state_dict(self:LazyModuleMixin, destination, prefix, keep_vars):
     "Module's `_save_to_state_dict`, with placeholders stored as they are."
     for name, param in self._parameters.items():
@@ -151,7 +153,7 @@ def _replicate_for_data_parallel(self:LazyModuleMixin):
 
 LazyModuleMixin._save_to_state_dict, LazyModuleMixin._replicate_for_data_parallel = _save_to_state_dict, _replicate_for_data_parallel
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #bb3e6862
+# %% ../../../nbs/18a_lazy_modules.ipynb #495e2809
 class LazyLinear(LazyModuleMixin, Linear):
     "A `Linear` whose `in_features` is the last dimension of its first input (as `torch.nn.LazyLinear`)."
     cls_to_become = Linear
@@ -171,7 +173,7 @@ class LazyLinear(LazyModuleMixin, Linear):
                 if self.bias is not None: self.bias.materialize((self.out_features,))
                 self.reset_parameters()
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #fffb8b7a
+# %% ../../../nbs/18a_lazy_modules.ipynb #c7137253
 class _LazyConvXdMixin(LazyModuleMixin):
     "What the lazy convolutions share: placeholders for weight and bias, `in_channels` from the input."
     def _placeholders(self, out_channels, bias, device, dtype):
@@ -188,7 +190,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
                                f"input of size: {input.shape}")
         return input.shape[1] if input.dim() == n + 1 else input.shape[0]
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #ccc0422e
+# %% ../../../nbs/18a_lazy_modules.ipynb #d083860a
 def _initialize_conv(self:_LazyConvXdMixin, input, *args, **kwargs):
     "Materialise the weight (transposed layout for a transposed convolution) and bias, then initialise them."
     if not self.has_uninitialized_params(): return
@@ -202,7 +204,7 @@ def _initialize_conv(self:_LazyConvXdMixin, input, *args, **kwargs):
 
 _LazyConvXdMixin.initialize_parameters = _initialize_conv
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #7300b67b
+# %% ../../../nbs/18a_lazy_modules.ipynb #babb1965
 class LazyConv1d(_LazyConvXdMixin, Conv1d):
     "A `Conv1d` whose `in_channels` comes from its first input (as `torch.nn.LazyConv1d`)."
     cls_to_become = Conv1d
@@ -227,7 +229,7 @@ class LazyConv3d(_LazyConvXdMixin, Conv3d):
         self._placeholders(out_channels, bias, device, dtype)
     def _get_num_spatial_dims(self): return 3
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #78cf9f5f
+# %% ../../../nbs/18a_lazy_modules.ipynb #54f2907c
 class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
     "A `ConvTranspose1d` whose `in_channels` comes from its first input (as `torch.nn.LazyConvTranspose1d`)."
     cls_to_become = ConvTranspose1d
@@ -252,7 +254,7 @@ class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
         self._placeholders(out_channels, bias, device, dtype)
     def _get_num_spatial_dims(self): return 3
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #48e17ae3
+# %% ../../../nbs/18a_lazy_modules.ipynb #38f1ae9b
 class _LazyNormBase(LazyModuleMixin, _NormBase):
     "What the lazy normalization layers share: placeholders for the affine parameters and running statistics."
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *, bias=True):
@@ -277,7 +279,7 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
                 if t is not None: t.materialize((self.num_features,))
             self.reset_parameters()
 
-# %% ../../../nbs/18a_lazy_modules.ipynb #c8917552
+# %% ../../../nbs/18a_lazy_modules.ipynb #ff734914
 class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
     "A `BatchNorm1d` whose `num_features` comes from its first input (as `torch.nn.LazyBatchNorm1d`)."
     cls_to_become, _check_input_dim = BatchNorm1d, BatchNorm1d._check_input_dim
