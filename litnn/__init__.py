@@ -8,6 +8,7 @@ from . import cuda
 from .tensor import *
 from ._tensor_str import set_printoptions
 from .creation import *              # 01d_creation
+from . import meta                  # 18_meta_device: registers device='meta' with the backend
 from . import autograd
 from .autograd.graph import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)

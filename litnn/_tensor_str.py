@@ -136,7 +136,11 @@ def _str_intern(t, tensor_contents=None):
     prefix = "tensor(" if plain else f"{type(t).__name__}("
     indent, suffixes, a, dt = len(prefix), [], t._data, t.dtype
     if t.device.type != 'cpu': suffixes.append(f"device='{t.device}'")
-    if a.size == 0:   # no values to read the shape or the dtype from
+    if t.device.type == 'meta':   # no values: '...', and the shape they would have (18_meta_device)
+        suffixes.append(f"size={tuple(a.shape)}")
+        if dt is not B.get_default_dtype(): suffixes.append(f"dtype={dt}")
+        tensor_contents = '...' if tensor_contents is None else tensor_contents
+    elif a.size == 0:   # no values to read the shape or the dtype from
         if a.ndim != 1: suffixes.append(f"size={tuple(a.shape)}")
         if dt is not B.get_default_dtype(): suffixes.append(f"dtype={dt}")
     else:

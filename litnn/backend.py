@@ -119,7 +119,7 @@ class device:
             type, _, i = type.partition(':')
             if not i.isdigit() or (len(i) > 1 and i[0] == '0'): raise RuntimeError(f"Invalid device string: '{type}:{i}'")
             index = builtins.int(i)
-        if type not in ('cpu', 'cuda'):
+        if type not in ('cpu', 'cuda', 'meta'):   # meta: shapes and dtypes without storage (18_meta_device)
             raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
         if index is not None and index < 0: raise RuntimeError(f"Device index must be -1 or non-negative, got {index}")
         self.type, self.index = type, index
@@ -134,17 +134,23 @@ class device:
 _CPU = device('cpu')
 _ndarray = np.ndarray
 
+# array libraries registered by later parts, by array type and by device type: the meta device (18_meta_device)
+_array_types, _backends = {}, {}
+
 def array_namespace(a):
-    "The array library (`numpy` or `cupy`) that `a` belongs to."
-    return np if type(a) is _ndarray or isinstance(a, np.generic) else cupy   # numpy's 0-d results may be scalars
+    "The array library (`numpy`, `cupy`, or a registered one such as the meta device's) that `a` belongs to."
+    if type(a) is _ndarray or isinstance(a, np.generic): return np   # numpy's 0-d results may be scalars
+    return _array_types.get(type(a), cupy)
 
 def array_device(a):
     "The `device` that holds array `a`."
-    return _CPU if type(a) is _ndarray else device('cuda', a.device.id)
+    if type(a) is _ndarray: return _CPU
+    xp = _array_types.get(type(a))
+    return device('cuda', a.device.id) if xp is None else xp.device
 
 def _broadcast_to(a, shape):
     "A read-only view of array `a` broadcast to `shape` (as `xp.broadcast_to`)."
-    if type(a) is not _ndarray and not isinstance(a, np.generic): return cupy.broadcast_to(a, shape)
+    if type(a) is not _ndarray and not isinstance(a, np.generic): return array_namespace(a).broadcast_to(a, shape)
     if a.size != 1 or a.ndim > len(shape): return np.broadcast_to(a, shape)
     # one value everywhere (the gradient of a full sum or mean): numpy's broadcast_to is written in Python
     # and takes 3 us, the same view made directly a tenth of that
@@ -157,6 +163,8 @@ _NO_CUDA = "litnn found no CUDA device: install CuPy (pip install 'litnn[cuda]')
 def to_device(a, dev):
     "Array `a` on device `dev` (the same array if it is already there)."
     dev = dev if type(dev) is device else device(dev)
+    other = _backends.get(dev.type) or _array_types.get(type(a))
+    if other is not None: return other.to_device(a, dev)   # a registered library moves its own arrays
     if dev.type == 'cpu': return a if type(a) is _ndarray else cupy.asnumpy(a)
     if cupy is None: raise AssertionError(_NO_CUDA)
     idx = cupy.cuda.runtime.getDevice() if dev.index is None else dev.index
@@ -165,7 +173,8 @@ def to_device(a, dev):
 
 def xp_for(dev):
     "The array library for device `dev`."
-    return np if device(dev).type == 'cpu' else cupy
+    t = device(dev).type
+    return np if t == 'cpu' else _backends.get(t, cupy)
 
 # %% ../nbs/00_backend.ipynb #8fffd9c9
 class Generator:
@@ -197,6 +206,7 @@ def _generator(dev, generator=None):
     if generator is not None: return generator.rng
     dev = device(dev)
     if dev.type == 'cpu': return default_generator.rng
+    if dev.type in _backends: return _backends[dev.type].random.default_rng()
     idx = dev.index or 0
     if idx not in _cuda_generators: _cuda_generators[idx] = Generator(device('cuda', idx)).manual_seed(default_generator.initial_seed())
     return _cuda_generators[idx].rng

@@ -40,7 +40,8 @@ _new = object.__new__
 # %% ../nbs/01_tensor.ipynb #2b4a1b2b
 def _arr(a):
     "`a` as an array of its own type (numpy turns 0-d results into scalars)."
-    return a if type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__') else np.asarray(a)
+    if type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__') or type(a) in B._array_types: return a
+    return np.asarray(a)
 
 # %% ../nbs/01_tensor.ipynb #c582b566
 class Size(tuple):
@@ -68,7 +69,7 @@ def device(self:Tensor): return array_device(self._data)
 @patch(as_prop=True)
 def ndim(self:Tensor): return self._data.ndim
 @patch(as_prop=True)
-def is_cuda(self:Tensor): return type(self._data) is not np.ndarray
+def is_cuda(self:Tensor): return type(self._data) is not np.ndarray and array_device(self._data).type == 'cuda'
 @patch(as_prop=True)
 def is_leaf(self:Tensor):
     "True unless an operation recorded in the graph produced this tensor."
@@ -83,7 +84,12 @@ def nbytes(self:Tensor): return self._data.nbytes
 def is_cpu(self:Tensor): return type(self._data) is np.ndarray
 
 def _never(self:Tensor): return False   # the devices and layouts litnn has not: programs ask before they use them
-for _name in ('is_xpu', 'is_mps', 'is_meta', 'is_ipu', 'is_maia', 'is_mtia', 'is_xla', 'is_vulkan', 'is_mkldnn',
+@patch(as_prop=True)
+def is_meta(self:Tensor):
+    "True for a tensor on the meta device: a shape and a dtype, no values (18_meta_device)."
+    return type(self._data) in B._array_types and array_device(self._data).type == 'meta'
+
+for _name in ('is_xpu', 'is_mps', 'is_ipu', 'is_maia', 'is_mtia', 'is_xla', 'is_vulkan', 'is_mkldnn',
               'is_nested', 'is_quantized', 'is_sparse', 'is_sparse_csr'):
     setattr(Tensor, _name, property(_never))
 
@@ -102,7 +108,7 @@ def element_size(self:Tensor): return self._data.itemsize
 @patch
 def is_floating_point(self:Tensor): return self.dtype.is_floating_point
 @patch
-def get_device(self:Tensor): return -1 if type(self._data) is np.ndarray else self._data.device.id
+def get_device(self:Tensor): return -1 if type(self._data) is np.ndarray or self.is_meta else self._data.device.id
 @patch
 def __len__(self:Tensor):
     if self._data.ndim == 0: raise TypeError("len() of a 0-d tensor")
@@ -173,7 +179,7 @@ def _infer(data, dtype=None):
     elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data):
         a = np.asarray([_to_host(v) for v in data])
     else: a = data
-    if not (type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__')):
+    if not (type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__') or type(a) in B._array_types):
         is_np = isinstance(_first(a), (np.generic, np.ndarray))
         try: a = np.asarray(a)
         except OverflowError: raise ValueError("Overflow when unpacking long long") from None
@@ -248,7 +254,7 @@ _FROM_LEGACY = {v + 'Tensor': k for k, v in _LEGACY.items()}
 
 def _type_name(self):
     "The legacy type name of a tensor, such as `litnn.FloatTensor`."
-    where = 'litnn.' if type(self._data) is np.ndarray else 'litnn.cuda.'
+    where = 'litnn.' if type(self._data) is np.ndarray else f'litnn.{self.device.type}.'   # litnn.cuda., litnn.meta.
     return f"{where}{_LEGACY[self.dtype.name]}Tensor"
 
 @patch
@@ -276,6 +282,7 @@ def item(self:Tensor):
     "The value of a one-element tensor as a Python number."
     if self._data.size != 1:
         raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+    if self.is_meta: raise RuntimeError("Tensor.item() cannot be called on meta tensors")
     return _py(self._data.reshape(()))
 
 @patch

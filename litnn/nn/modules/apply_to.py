@@ -45,7 +45,12 @@ def to(self:Module, *args, **kwargs):
     dtype, device, _ = _to_args(args, dict(kwargs))
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
-    def convert(t): return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+    def convert(t):
+        try: return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+        except NotImplementedError as e:   # out of the meta device (18_meta_device): say what to use instead
+            if str(e) != "Cannot copy out of meta tensor; no data!": raise
+            raise NotImplementedError(f"{e} Please use litnn.nn.Module.to_empty() instead of litnn.nn.Module.to() when "
+                                      "moving module from meta to a different device.") from None
     return self._apply(convert)
 
 # %% ../../../nbs/13_apply_to.ipynb #2ef8cf94

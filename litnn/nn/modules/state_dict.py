@@ -174,6 +174,7 @@ def _as_assigned(param, value):
 
 def _check_copyable(param, value):
     "Raise, before anything is copied, what copying `value` into `param` in place would raise."
+    if value.is_meta and not param.is_meta: raise NotImplementedError("Cannot copy out of meta tensor; no data!")   # 18_meta_device
     a = param._data
     if any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides)):   # an expanded tensor: PyTorch's check and words
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -206,6 +207,10 @@ def _load_from_state_dict(self:Module, state_dict, prefix, local_metadata, stric
             error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {param.shape}.")
             continue
+        if param.is_meta and not value.is_meta and not assign:   # 18_meta_device: a copy into no storage
+            warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in the current "
+                          "model, which is a no-op. (Did you mean to pass `assign=True` to assign items in the state dictionary "
+                          "to their corresponding key in the module instead of copying them in place?)")
         try:
             if assign: value = _as_assigned(param, value)
             else: _check_copyable(param, value)
