@@ -8,6 +8,4 @@ from . import utils                       # 30b_clip_grad
 from . import parallel                    # 50_data_parallel
 from .parallel import DataParallel
 
-from .modules.lazy import UninitializedParameter, UninitializedBuffer   # 18a_lazy_modules: also in nn.parameter, as torch
-parameter.UninitializedParameter, parameter.UninitializedBuffer = UninitializedParameter, UninitializedBuffer
-parameter.is_lazy = modules.lazy.is_lazy
+from .modules.lazy import UninitializedParameter, UninitializedBuffer   # 18a_lazy_modules (nn.parameter reaches them too)

@@ -44,3 +44,13 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t = data.detach().requires_grad_(data.requires_grad)
         t.persistent, t._is_buffer = persistent, True
         return t
+
+# %% ../../nbs/09_parameter.ipynb #paramlazy1
+_DEFINED_IN_18A = ('UninitializedParameter', 'UninitializedBuffer', 'UninitializedTensorMixin', 'is_lazy')
+
+def __getattr__(name):
+    "torch.nn.parameter's lazy placeholders, which `18a_lazy_modules` defines, reached through this module."
+    if name in _DEFINED_IN_18A:
+        from .modules import lazy        # (within the package: 18a's module)
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
