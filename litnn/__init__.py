@@ -39,3 +39,4 @@ from . import distributions              # 33_distributions ... 33v_kl
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
 from .functional_aliases import *   # 35_functional_aliases: torch.conv2d, torch.dropout... beside nn.functional
 from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors
+from . import func                      # 36_functional_call, 36a_func, 36b_vmap: litnn.func.functional_call, grad, vmap...
