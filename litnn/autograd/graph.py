@@ -21,6 +21,7 @@ __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'is_grad_enabled', '
 class _Mode:
     grad = True          # is the graph being recorded?
     inference = False    # inside inference_mode()?
+    batched = None       # inside vmap (36b_vmap): the function each op first offers its arguments to
 
 def is_grad_enabled():
     "True when operations record the graph."
@@ -230,6 +231,9 @@ class Op(Node):
     "A built-in differentiable operation: forward on arrays, backward in Tensor ops."
     @classmethod
     def apply(cls, *args, **kw):
+        if _Mode.batched is not None:   # vmap's hook: an op on batched tensors runs by its batching rule
+            out = _Mode.batched(cls, args, kw)
+            if out is not NotImplemented: return out
         if _Mode.grad:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad: return _record(cls, args, kw)

@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['functional_call', 'grad_and_value', 'grad', 'vjp', 'jvp', 'jacrev', 'jacfwd', 'hessian']
 
-# %% ../../nbs/36a_func.ipynb #9d5f34ec
+# %% ../../nbs/36a_func.ipynb #5805b554
 import litnn
 from ..tensor import Tensor, zeros_like, ones_like
-from ..autograd.graph import enable_grad
+from ..autograd.graph import enable_grad, _Mode
 from ..autograd.functional import _autograd_grad
 from ..nn.utils.stateless import _functional_call
 
-# %% ../../nbs/36a_func.ipynb #a567258d
+# %% ../../nbs/36a_func.ipynb #a0d63784
 def functional_call(module, # the module to call
                     parameter_and_buffer_dicts, # a dict name -> tensor, or a tuple or list of such dicts
                     args=None, # a tuple of arguments, or one argument
@@ -31,7 +31,7 @@ def functional_call(module, # the module to call
     else: raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got {type(parameter_and_buffer_dicts)}")
     return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)
 
-# %% ../../nbs/36a_func.ipynb #3b8d9390
+# %% ../../nbs/36a_func.ipynb #a256f3e1
 def _tree_flatten(tree):
     "(the leaves of `tree` in order, its nesting): tuples, lists and dicts are nodes, anything else a leaf."
     if isinstance(tree, (tuple, list, dict)):
@@ -50,8 +50,11 @@ def _tree_unflatten(leaves, spec):
         return dict(zip(keys, items)) if kind is dict else kind(items)
     return build(spec)
 
-# %% ../../nbs/36a_func.ipynb #9a455ef9
+# %% ../../nbs/36a_func.ipynb #d7cd2d3b
 _level = [0]   # how many transforms are running now
+
+class _NotBatchable(Exception):
+    "Raised inside `vmap` (`36b_vmap`) by what cannot run on batched tensors: `vmap` then runs the function sample by sample."
 
 def _check_tensor(t):
     if not isinstance(t, Tensor): raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
@@ -68,11 +71,14 @@ def _done(tree, keep):
 
 class _Level:
     "Count one running transform; say on exit whether results must keep their graph."
-    def __init__(self, originals): self.keep = _level[0] > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in originals)
+    def __init__(self, originals):
+        if _Mode.batched is not None:    # inside vmap (36b_vmap): autograd.grad needs real arrays, so vmap runs sample by sample
+            raise _NotBatchable("a func transform")
+        self.keep = _level[0] > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in originals)
     def __enter__(self): _level[0] += 1; return self
     def __exit__(self, *exc): _level[0] -= 1
 
-# %% ../../nbs/36a_func.ipynb #411dd7cf
+# %% ../../nbs/36a_func.ipynb #533c2beb
 def _check_argnums(argnums, n):
     if isinstance(argnums, tuple):
         if not argnums: raise RuntimeError("argnums must be non-empty")
@@ -93,7 +99,7 @@ def _diff_args(args, argnums):
         args[a] = _tree_unflatten(fresh, spec)[i] if isinstance(argnums, tuple) else _tree_unflatten(fresh, spec)
     return args, fresh, spec, leaves
 
-# %% ../../nbs/36a_func.ipynb #f3782a5f
+# %% ../../nbs/36a_func.ipynb #74fc8435
 def _split_aux(out, has_aux, api):
     if not has_aux: return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
@@ -105,7 +111,7 @@ def _grads(outputs, fresh, grad_outputs=None):
     gs = _autograd_grad(tuple(outputs), tuple(fresh), grad_outputs, create_graph=True, retain_graph=True)
     return [zeros_like(t) if g is None else g for g, t in zip(gs, fresh)]
 
-# %% ../../nbs/36a_func.ipynb #b3692af6
+# %% ../../nbs/36a_func.ipynb #063d77ec
 def grad_and_value(func, # a function returning a scalar tensor (and an aux with `has_aux`)
                    argnums=0, # the positional argument(s) to differentiate: int or tuple of ints
                    has_aux=False): # `func` returns `(output, aux)`
@@ -124,7 +130,7 @@ def grad_and_value(func, # a function returning a scalar tensor (and an aux with
         return _done(grads, level.keep), _done(value, level.keep)
     return wrapper
 
-# %% ../../nbs/36a_func.ipynb #56b59a07
+# %% ../../nbs/36a_func.ipynb #83e0ea9b
 def grad(func, # a function returning a scalar tensor (and an aux with `has_aux`)
          argnums=0, # the positional argument(s) to differentiate: int or tuple of ints
          has_aux=False): # `func` returns `(output, aux)`
@@ -135,7 +141,7 @@ def grad(func, # a function returning a scalar tensor (and an aux with `has_aux`
         return (g, value[1]) if has_aux else g
     return wrapper
 
-# %% ../../nbs/36a_func.ipynb #a66c78de
+# %% ../../nbs/36a_func.ipynb #665a9ac1
 def vjp(func, # a function of tensors (or trees of them) returning tensors
         *primals, # the point at which to linearize `func`
         has_aux=False): # `func` returns `(output, aux)`
@@ -157,7 +163,7 @@ def vjp(func, # a function of tensors (or trees of them) returning tensors
     res = (_done(output, level.keep), vjp_fn)
     return res + (_done(aux, level.keep),) if has_aux else res
 
-# %% ../../nbs/36a_func.ipynb #dcb7f0dc
+# %% ../../nbs/36a_func.ipynb #99ff4915
 def _jvp_outputs(outs, fresh, tangents):
     "`J·t` for each output, by differentiating the vjp `uᵀJ` with respect to a dummy `u`."
     us = [zeros_like(o).requires_grad_() for o in outs]
@@ -175,7 +181,7 @@ def _check_jvp_args(primals, tangents):
             raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the original Tensor, this is not supported. "
                                f"Tensor is of size {list(p.shape)} while the given forward gradient is of size {list(t.shape)}.")
 
-# %% ../../nbs/36a_func.ipynb #d076541f
+# %% ../../nbs/36a_func.ipynb #993f9aad
 def jvp(func, # a function of tensors (or trees of them) returning tensors
         primals:tuple, # the point: `func(*primals)`
         tangents:tuple, # the direction, shaped like `primals`
@@ -192,7 +198,7 @@ def jvp(func, # a function of tensors (or trees of them) returning tensors
         res = (_done(output, level.keep), _done(_tree_unflatten(_jvp_outputs(outs, fresh, _tree_flatten(tangents)[0]), out_spec), level.keep))
     return res + (_done(aux, level.keep),) if has_aux else res
 
-# %% ../../nbs/36a_func.ipynb #ad822d1b
+# %% ../../nbs/36a_func.ipynb #2634b94d
 def _one_hots(t):
     "One-hot tensors shaped like `t`, one per element, in order."
     eye = litnn.eye(t.numel(), dtype=t.dtype, device=t.device)
@@ -217,7 +223,7 @@ def _jacobian(func, argnums, has_aux, args, kwargs, forward):
         res = _done(_tree_unflatten([_tree_unflatten(j, spec) for j in jac], out_spec), level.keep)
     return (res, _done(aux, level.keep)) if has_aux else res
 
-# %% ../../nbs/36a_func.ipynb #7244f6aa
+# %% ../../nbs/36a_func.ipynb #0c5c5420
 def jacrev(func, # a function of tensors (or trees of them) returning tensors
            argnums=0, # the positional argument(s) to differentiate: int or tuple of ints
            *, has_aux=False, # `func` returns `(output, aux)`

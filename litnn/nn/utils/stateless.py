@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['functional_call']
 
-# %% ../../../nbs/36_functional_call.ipynb #111ccfc8
+# %% ../../../nbs/36_functional_call.ipynb #6f5254cc
 import contextlib
 import warnings
 from ...tensor import Tensor
 from ..modules.module import Module
 
-# %% ../../../nbs/36_functional_call.ipynb #4c0862ed
+# %% ../../../nbs/36_functional_call.ipynb #376371a5
 _MISSING = object()   # "no tensor under this name": what swapping in a new name returns, and what removes it again
 
 def _swap_tensor(module:Module, name:str, tensor):
@@ -31,7 +31,7 @@ def _swap_tensor(module:Module, name:str, tensor):
     elif hasattr(module, name): delattr(module, name)
     return orig
 
-# %% ../../../nbs/36_functional_call.ipynb #08109a89
+# %% ../../../nbs/36_functional_call.ipynb #e09f22e2
 def _submodule(module:Module, path:str):
     "The submodule at dotted `path` ('' is `module` itself), with PyTorch's errors."
     for attr in path.split('.') if path else ():
@@ -53,7 +53,7 @@ def _swap_tensors_dict(module:Module, named:dict):
         raise
     return orig
 
-# %% ../../../nbs/36_functional_call.ipynb #d32a47b6
+# %% ../../../nbs/36_functional_call.ipynb #8d55529e
 def _untie_named_tensors_map(module:Module, parameters_and_buffers:dict):
     "`parameters_and_buffers` completed so that a value given for one of several tied names serves them all."
     names_of = {}   # tensor -> the names it has in the module
@@ -69,7 +69,7 @@ def _untie_named_tensors_map(module:Module, parameters_and_buffers:dict):
     for n in given: untied.update({m: parameters_and_buffers[n] for m in tied[n]})
     return untied
 
-# %% ../../../nbs/36_functional_call.ipynb #69b596a3
+# %% ../../../nbs/36_functional_call.ipynb #bc8e2e8d
 def _check_keys(module:Module, keys):
     "PyTorch's `strict` error for keys that are not exactly the module's parameters and buffers."
     valid = {n for n, _ in [*module.named_parameters(remove_duplicate=False), *module.named_buffers(remove_duplicate=False)]}
@@ -91,7 +91,7 @@ def _reparametrize_module(module:Module, parameters_and_buffers:dict, tie_weight
         new = _swap_tensors_dict(module, orig)
         parameters_and_buffers.update({k: new[k] for k in parameters_and_buffers if k in new})
 
-# %% ../../../nbs/36_functional_call.ipynb #2eca6ce7
+# %% ../../../nbs/36_functional_call.ipynb #c1f91878
 def _functional_call(module:Module, parameters_and_buffers:dict, args=None, kwargs=None, *, tie_weights=True, strict=False):
     "`module(*args, **kwargs)` computed with `parameters_and_buffers` in place of the module's own."
     from litnn.nn.parallel import DataParallel    # nn.parallel imports nn.utils: import it when called
@@ -101,7 +101,7 @@ def _functional_call(module:Module, parameters_and_buffers:dict, args=None, kwar
     with _reparametrize_module(module, parameters_and_buffers, tie_weights=tie_weights, strict=strict):
         return module(*args, **kwargs)
 
-# %% ../../../nbs/36_functional_call.ipynb #f3596332
+# %% ../../../nbs/36_functional_call.ipynb #0b6ae23b
 def functional_call(module:Module, # the module to call
                     parameters_and_buffers:dict, # name -> tensor used in place of the module's own
                     args=None, # a tuple of arguments, or one argument
