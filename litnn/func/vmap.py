@@ -17,7 +17,7 @@ from ..ops import _Unary
 from ..pointwise import _Binary
 from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable
 
-# %% ../../nbs/36b_vmap.ipynb #3652beff
+# %% ../../nbs/36b_vmap.ipynb #16d9bbd9
 def _loop_call(func, args, kwargs, in_dims, n, out_dims, randomness='different'):
     "`func` called on each of `n` samples of `args` (mapped at `in_dims`, a flat list), outputs stacked at `out_dims`."
     leaves, spec = _tree_flatten(args)
@@ -30,36 +30,45 @@ def _loop_call(func, args, kwargs, in_dims, n, out_dims, randomness='different')
             outs.append(func(*_tree_unflatten([x.select(d, i) if d is not None else x for x, d in zip(leaves, in_dims)], spec), **kwargs))
     flat = [_tree_flatten(o)[0] for o in outs]
     _, out_spec = _tree_flatten(outs[0])
-    return _tree_unflatten([_stack_out([f[k] for f in flat], d) for k, d in enumerate(_out_dims_for(out_dims, outs[0]))], out_spec)
+    fname = getattr(func, '__name__', 'f')
+    return _tree_unflatten([_stack_out([f[k] for f in flat], d, fname) for k, d in enumerate(_out_dims_for(out_dims, outs[0], fname))], out_spec)
 
-def _stack_out(samples, d):
+def _stack_out(samples, d, fname):
     "The per-sample outputs `samples` stacked at dimension `d` (None: one output for all, which must not vary)."
-    return samples[0] if d is None else litnn.stack(samples, d)
+    if d is not None: return litnn.stack(samples, d)
+    s0 = samples[0]
+    if any(s is not s0 and (s.shape != s0.shape or not bool((s == s0).all())) for s in samples[1:]):
+        raise ValueError(f"vmap({fname}, ...): `{fname}` can not return a BatchedTensor when out_dim is None")
+    return s0
 
-# %% ../../nbs/36b_vmap.ipynb #469d472f
+# %% ../../nbs/36b_vmap.ipynb #4aedb4ab
 def _broadcast_dims(dims, tree, what, name):
     "One dim (int or None) per leaf of `tree`: `dims` is one for all, or a tree prefix of `tree`."
     if dims is None or isinstance(dims, int): return [dims] * len(_tree_flatten(tree)[0])
+    if isinstance(dims, dict) and isinstance(tree, dict) and dims.keys() == tree.keys():
+        return [d for k in tree for d in _broadcast_dims(dims[k], tree[k], what, name)]
     if not isinstance(dims, (tuple, list)) or not isinstance(tree, (tuple, list)) or len(dims) != len(tree):
-        if not isinstance(dims, (tuple, list)):
+        if not isinstance(dims, (tuple, list, dict)):
             raise ValueError(f"{name}: expected `{what}` to be int or a (potentially nested) tuple matching the structure of inputs, got: {type(dims)}.")
         raise ValueError(f"{name}: {what} is not compatible with the structure of `{'inputs' if what == 'in_dims' else 'outputs'}`. "
                          f"{what} has structure {_tree_flatten(dims)[1]} but {'inputs' if what == 'in_dims' else 'outputs'} has structure {_tree_flatten(tree)[1]}.")
     return [d for sub, t in zip(dims, tree) for d in _broadcast_dims(sub, t, what, name)]
 
-def _out_dims_for(out_dims, output, name="vmap(f, ...)"):
+def _out_dims_for(out_dims, output, fname):
+    "One out_dim per output tensor (`fname`: the function's name, for the messages)."
     for o in _tree_flatten(output)[0]:
         if not isinstance(o, Tensor):
-            raise ValueError(f"{name}: `f` must only return Tensors, got type {type(o)}. Did you mean to set out_dims= to None for output?")
-    return _broadcast_dims(out_dims, output, 'out_dims', name)
+            raise ValueError(f"vmap({fname}, ...): `{fname}` must only return Tensors, got type {type(o)}. Did you mean to set out_dims= to None for output?")
+    return _broadcast_dims(out_dims, output, 'out_dims', f"vmap({fname}, ..., out_dims={out_dims})(<inputs>)")
 
-# %% ../../nbs/36b_vmap.ipynb #7f5b7fa1
+# %% ../../nbs/36b_vmap.ipynb #857457f9
 def _not_batchable(self, *args, **kw): raise _NotBatchable(type(self).__name__)
 
 class _LogicalArray:
-    "The array a batched tensor shows: one sample's shape and dtype, nothing to compute with."
-    __slots__ = ('shape', 'dtype')
-    def __init__(self, shape, dtype): self.shape, self.dtype = tuple(shape), dtype
+    "The array a batched tensor shows: one sample's shape, dtype and device, nothing to compute with."
+    __slots__ = ('shape', 'dtype', 'device', 'flags')
+    def __init__(self, physical):
+        self.shape, self.dtype, self.device, self.flags = tuple(physical.shape[1:]), physical.dtype, physical.device, physical.flags
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
     itemsize = property(lambda self: self.dtype.itemsize)
@@ -71,16 +80,21 @@ for _n in ('__array__', '__array_function__', '__len__', '__iter__', '__getitem_
     setattr(_LogicalArray, _n, _not_batchable)
 _LogicalArray.__array_ufunc__ = _not_batchable
 
-# %% ../../nbs/36b_vmap.ipynb #25eb335d
+# %% ../../nbs/36b_vmap.ipynb #32b9764e
 class BatchedTensor(Tensor):
     "A tensor seen one sample at a time inside `vmap`: `_value` holds all samples, batch dimension first."
-    _data = property(lambda self: _LogicalArray(self._value.shape[1:], self._value._data.dtype), _not_batchable)
+    _data = property(lambda self: _LogicalArray(self._value._data), _not_batchable)
     device = property(lambda self: self._value.device)
     requires_grad = property(lambda self: self._value.requires_grad)
     def __repr__(self): return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r})"
-    def item(self): raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a Tensor, "
+    def item(self): raise _VmapError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a Tensor, "
                                        "please try to rewrite what you're doing with other operations.")
     tolist = numpy = __float__ = __int__ = __bool__ = item
+    def detach(self): return _batched(self._value.detach(), self._level)
+    data = property(detach)
+
+class _VmapError(RuntimeError):
+    "An error of vmap itself (`.item()`, a random draw refused): raised as it is, never retried sample by sample."
 
 def _batched(value, level):
     "`value` (batch dimension first) as a `BatchedTensor` of `level`."
@@ -109,7 +123,7 @@ def _dispatch(cls, args, kw):
         if out is not NotImplemented: return out
     return _loop_op(cls, args, kw, level)
 
-# %% ../../nbs/36b_vmap.ipynb #7999029a
+# %% ../../nbs/36b_vmap.ipynb #8ec65856
 def _loop_op(cls, args, kw, level):
     "Op `cls` run once per sample of `level`, results stacked: the fallback for operations without a rule."
     n = next(a._value.shape[0] for a in args if _is_b(a, level))
@@ -121,9 +135,11 @@ _SIGS = {}
 def _bind(cls, args, kw):
     "The op's arguments by name (its `forward`'s signature, without ctx)."
     sig = _SIGS.get(cls) or _SIGS.setdefault(cls, inspect.signature(cls.forward))
-    ba = sig.bind(None, *args, **kw)
-    ba.apply_defaults()
-    return ba
+    return sig.bind(None, *args, **kw)      # only the arguments given: the op is called again the same way
+
+def _arg(cls, ba, name):
+    "Argument `name` of the op, given or by default."
+    return ba.arguments[name] if name in ba.arguments else _SIGS[cls].parameters[name].default
 
 def _call(cls, ba, **changes):
     "Op `cls` applied to bound arguments `ba` with some replaced."
@@ -163,7 +179,22 @@ for _c in [_Unary, _Binary, *_op_classes('AddBackward0', 'SubBackward0', 'MulBac
            'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'ToCopyBackward0', 'NanToNumBackward0')]:
     _RULES[_c] = _elementwise
 
-# %% ../../nbs/36b_vmap.ipynb #6e4232b0
+# %% ../../nbs/36b_vmap.ipynb #e1bacb3d
+def _elementwise_method(name):
+    "A comparison (or reflected power) method of `BatchedTensor`: the elementwise rule around `Tensor`'s."
+    def method(self, other):
+        if not isinstance(other, (Tensor, int, float, bool)): return NotImplemented
+        level = max(_level_of(self), _level_of(other))
+        rank = max(self.dim(), other.dim() if isinstance(other, Tensor) else 0)
+        a, b = (_aligned(t, rank, level) if _is_b(t, level) else t for t in (self, other))
+        return _batched(getattr(Tensor, name)(a, b), level) if _is_b(self, level) else _batched(getattr(Tensor, _FLIPPED[name])(b, a), level)
+    return method
+
+_FLIPPED = {'__lt__': '__gt__', '__le__': '__ge__', '__gt__': '__lt__', '__ge__': '__le__', '__eq__': '__eq__', '__ne__': '__ne__',
+            '__rpow__': '__pow__'}
+for _n in _FLIPPED: setattr(BatchedTensor, _n, _elementwise_method(_n))
+
+# %% ../../nbs/36b_vmap.ipynb #da7b4b37
 def _shift(dim, ndim):
     "Sample dimension(s) `dim` of a tensor with `ndim` sample dims as batch dims (None: all sample dims)."
     if dim is None: return tuple(range(1, ndim + 1))
@@ -172,15 +203,15 @@ def _shift(dim, ndim):
 
 def _reduction(cls, ba, level):
     "Rule of ops with a `dim` argument on one batched input: shift `dim` past the batch dim."
-    x = ba.arguments[next(iter(ba.arguments.keys() - {'ctx'}))] if 'x' not in ba.arguments else ba.arguments['x']
+    x = ba.arguments['x']
     if not _is_b(x, level) or x.dim() == 0 or sum(_is_b(a, level) for a in ba.args) > 1: return NotImplemented
-    return _wrap(_call(cls, ba, x=x._value, dim=_shift(ba.arguments['dim'], x.dim())), level)
+    return _wrap(_call(cls, ba, x=x._value, dim=_shift(_arg(cls, ba, 'dim'), x.dim())), level)
 
 def _full_sum(cls, ba, level):
     "`sum()` of a batched tensor: the sum over every sample dimension."
     x = ba.arguments['x']
     if not _is_b(x, level): return NotImplemented
-    return _wrap(x._value.sum(tuple(range(1, x.dim() + 1)), dtype=ba.arguments['dtype']), level)
+    return _wrap(x._value.sum(tuple(range(1, x.dim() + 1)), dtype=_arg(cls, ba, 'dtype')), level)
 
 for _c in _op_classes('SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0',
                       'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'StdBackward0', 'VarBackward0', 'LogsumexpBackward0',
@@ -188,10 +219,10 @@ for _c in _op_classes('SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBac
     _RULES[_c] = _reduction
 for _c in _op_classes('SumBackward0'): _RULES[_c] = _full_sum
 
-# %% ../../nbs/36b_vmap.ipynb #38d86e73
+# %% ../../nbs/36b_vmap.ipynb #146095dc
 def _matmul(cls, ba, level):
     "Rule of the matrix products (mm, bmm, mv, dot and their transposed forms): one broadcasting matmul."
-    x, y, tx, ty = (ba.arguments[k] for k in ('x', 'y', 'tx', 'ty'))
+    x, y, tx, ty = (_arg(cls, ba, k) for k in ('x', 'y', 'tx', 'ty'))
     rx, ry = x.dim(), y.dim()
     px, py = _phys(x, level), _phys(y, level)
     if tx: px = px.transpose(-1, -2)
@@ -202,30 +233,47 @@ def _matmul(cls, ba, level):
     if _is_b(x, level) and rx < rank: px = px.reshape((px.shape[0],) + (1,) * (rank - rx) + tuple(px.shape[1:]))
     if _is_b(y, level) and ry < rank: py = py.reshape((py.shape[0],) + (1,) * (rank - ry) + tuple(py.shape[1:]))
     out = litnn.matmul(px, py)
-    if y.dim() == 1: out = out.squeeze(-1)
     if x.dim() == 1: out = out.squeeze(-2)
+    if y.dim() == 1: out = out.squeeze(-1)
     return _batched(out, level)
 
 for _c in _op_classes('MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'TransposeBackward0', 'CloneBackward0', 'UnsafeViewBackward0'):
     if list(inspect.signature(_c.forward).parameters)[-2:] == ['tx', 'ty']: _RULES[_c] = _matmul
 
-# %% ../../nbs/36b_vmap.ipynb #f43f3e0c
+# %% ../../nbs/36b_vmap.ipynb #d8d61a27
 def _is_advanced(k): return not isinstance(k, (int, slice, type(None), type(Ellipsis)))
+
+def _batch_key(key):
+    "Sample index `key` as a key of the batch, or None where numpy would move the result dims in front of the batch dim."
+    key = key if isinstance(key, tuple) else (key,)
+    adv = [i for i, k in enumerate(key) if _is_advanced(k) or isinstance(k, int) and any(map(_is_advanced, key))]
+    if adv and adv != list(range(adv[0], adv[-1] + 1)): return None   # separated advanced indices
+    return (slice(None),) + key
 
 def _indexing(cls, ba, level):
     "Rule of indexing and basic views by a numpy key: the key behind a full slice of the batch dim."
     x, key = ba.arguments['x'], ba.arguments['key']
     if not _is_b(x, level) or not isinstance(key, tuple) and type(key).__name__ == '_Chain': return NotImplemented
-    key = key if isinstance(key, tuple) else (key,)
-    adv = [i for i, k in enumerate(key) if _is_advanced(k) or isinstance(k, int) and any(map(_is_advanced, key))]
-    if adv and adv != list(range(adv[0], adv[-1] + 1)): return NotImplemented   # separated advanced indices
-    return _wrap(_call(cls, ba, x=x._value, key=(slice(None),) + key), level)
+    key = _batch_key(key)
+    return NotImplemented if key is None else _wrap(_call(cls, ba, x=x._value, key=key), level)
 
 for _c in _op_classes('IndexBackward0', 'SelectBackward0', 'SliceBackward0', 'UnsqueezeBackward0', 'SqueezeBackward0', 'SqueezeBackward1',
                       'SqueezeBackward2', 'SqueezeBackward4', 'AliasBackward0', '_Index'):
     if 'key' in inspect.signature(_c.forward).parameters: _RULES[_c] = _indexing
 
-# %% ../../nbs/36b_vmap.ipynb #517a111c
+# %% ../../nbs/36b_vmap.ipynb #021caccf
+def _getitem(self, key):
+    "Index a batched tensor: the batch indexed with the key behind a full slice, or the per-sample loop."
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, BatchedTensor) and k.dtype == litnn.bool for k in parts):
+        raise _VmapError("vmap: We do not support batching operators that can support dynamic shape. Attempting to batch over indexing with a boolean mask.")
+    bkey = _batch_key(tuple(k._value if _is_b(k, self._level) else k for k in parts))
+    if bkey is None or any(isinstance(k, BatchedTensor) for k in parts): raise _NotBatchable("a batched or separated index")
+    return _batched(Tensor.__getitem__(self._value, bkey), self._level)
+
+BatchedTensor.__getitem__ = _getitem
+
+# %% ../../nbs/36b_vmap.ipynb #a258c436
 def _one_batched(ba, level):
     x = ba.arguments['x']
     return x if _is_b(x, level) and sum(_is_b(a, level) for a in ba.args) == 1 else None
@@ -246,21 +294,28 @@ def _permute(cls, ba, level):
     if 'dims' in ba.arguments: return _batched(_call(cls, ba, x=x._value, dims=(0,) + _shift(tuple(ba.arguments['dims']), x.dim())), level)
     return _batched(_call(cls, ba, x=x._value, dim0=_shift(ba.arguments['dim0'], x.dim()), dim1=_shift(ba.arguments['dim1'], x.dim())), level)
 
+def _t(cls, ba, level):
+    "`t()`: the last two sample dims swapped (a vector or a number is its own transpose)."
+    x = ba.arguments['x']
+    v = x._value
+    return _batched(v.transpose(1, 2) if x.dim() == 2 else v.view(tuple(v.shape)), level)
+
 def _join(cls, ba, level):
     "`cat`/`stack`: unbatched members expanded over the batch, `dim` shifted."
     xs = ba.arguments['xs']
     n = next(a._value.shape[0] for a in xs if _is_b(a, level))
     ndim = xs[0].dim() + (cls.__name__ == 'StackBackward0')
     vs = [a._value if _is_b(a, level) else a.unsqueeze(0).expand((n,) + tuple(a.shape)) for a in xs]
-    return _batched(cls.apply(*vs, dim=ba.arguments['dim'] % ndim + 1), level)
+    return _batched(cls.apply(*vs, dim=_arg(cls, ba, 'dim') % ndim + 1), level)
 
 for _c in _op_classes('ViewBackward0', 'ExpandBackward0', 'UnsafeViewBackward0'):
     if 'shape' in inspect.signature(_c.forward).parameters: _RULES[_c] = _reshape
 for _c in _op_classes('PermuteBackward0', 'TransposeBackward0'):
     if 'tx' not in inspect.signature(_c.forward).parameters: _RULES[_c] = _permute
 for _c in _op_classes('CatBackward0', 'StackBackward0'): _RULES[_c] = _join
+for _c in _op_classes('TBackward0'): _RULES[_c] = _t
 
-# %% ../../nbs/36b_vmap.ipynb #abb6a0e6
+# %% ../../nbs/36b_vmap.ipynb #6cca1bdb
 _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
                  "randomness flags on vmap or perform the randomness operation out of vmap")
 
@@ -268,7 +323,7 @@ class _GuardedRng:
     "Stands in for a generator's array generator while vmap runs: a draw raises."
     def __init__(self, mode): self.mode = mode
     def __getattr__(self, name):
-        if self.mode == 'error': raise RuntimeError(_RANDOM_ERROR)
+        if self.mode == 'error': raise _VmapError(_RANDOM_ERROR)
         raise _NotBatchable('a random draw')
 
 def _generators(): return [litnn.default_generator, *B._cuda_generators.values()]
@@ -283,7 +338,7 @@ def _guarded_rng(mode):
     finally:
         for g, r in zip(gens, saved): g.rng = r
 
-# %% ../../nbs/36b_vmap.ipynb #b7a3c57e
+# %% ../../nbs/36b_vmap.ipynb #2f7c1cb3
 _level = [0]   # the level of the innermost running vmap
 
 def _fname(func): return getattr(func, '__name__', repr(func))
@@ -308,28 +363,26 @@ def _check_inputs(func, args, in_dims):
     if len(set(sizes)) > 1: raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes {sizes} for the mapped dimension")
     return leaves, dims, sizes[0]
 
-# %% ../../nbs/36b_vmap.ipynb #ab40cf4f
-def _unwrap_out(o, d, level, n, name):
+# %% ../../nbs/36b_vmap.ipynb #d7d89776
+def _unwrap_out(o, d, level, n, fname):
     "Output `o` of the batched call with its batch dim at `d` (expanded over the batch if it does not depend on it)."
     if d is None:
-        if _is_b(o, level): raise ValueError(f"{name}: `{name.split('(')[1].split(',')[0]}` can not return a BatchedTensor when out_dim is None")
+        if _is_b(o, level): raise ValueError(f"vmap({fname}, ...): `{fname}` can not return a BatchedTensor when out_dim is None")
         return o
     v = o._value if _is_b(o, level) else o.unsqueeze(0).expand((n,) + tuple(o.shape))
     return v.movedim(0, d) if d % (v.dim()) else v
 
-def _batched_call(func, leaves, dims, spec, kwargs, n, out_dims, randomness):
-    "`func` run once on batched tensors of a new level; raises `_NotBatchable` if it cannot be."
+def _batched_call(func, leaves, dims, spec, kwargs, randomness):
+    "(`func`'s output on batched tensors of a new level, the level); raises `_NotBatchable` if it cannot run so."
     prev, level = _Mode.batched, _level[0] + 1
     args = _tree_unflatten([_batched(x.movedim(d, 0), level) if d is not None else x for x, d in zip(leaves, dims)], spec)
     _level[0], _Mode.batched = level, _dispatch
     try:
         with _guarded_rng(randomness): out = func(*args, **kwargs)
     finally: _level[0], _Mode.batched = level - 1, prev
-    name = f"vmap({_fname(func)}, ...)"
-    flat, out_spec = _tree_flatten(out)
-    return _tree_unflatten([_unwrap_out(o, d, level, n, name) for o, d in zip(flat, _out_dims_for(out_dims, out, name))], out_spec)
+    return out, level
 
-# %% ../../nbs/36b_vmap.ipynb #2b392640
+# %% ../../nbs/36b_vmap.ipynb #b0d7daff
 def vmap(func, # a function of one sample
          in_dims=0, # the mapped dimension of each argument: int, None (not mapped), or a tree of them matching the arguments
          out_dims=0, # where the batch dimension goes in each output: int, None, or a tree of them
@@ -346,11 +399,15 @@ def vmap(func, # a function of one sample
         chunks = [_run(func, [x.narrow(d, i, min(chunk_size, n - i)) if d is not None else x for x, d in zip(leaves, dims)],
                        dims, spec, kwargs, min(chunk_size, n - i), out_dims, randomness) for i in range(0, n, chunk_size)]
         flat = [_tree_flatten(c)[0] for c in chunks]
-        cat = [litnn.cat([f[k] for f in flat], d) if d is not None else flat[0][k] for k, d in enumerate(_out_dims_for(out_dims, chunks[0]))]
+        cat = [litnn.cat([f[k] for f in flat], d) if d is not None else flat[0][k] for k, d in enumerate(_out_dims_for(out_dims, chunks[0], _fname(func)))]
         return _tree_unflatten(cat, _tree_flatten(chunks[0])[1])
     return wrapped
 
 def _run(func, leaves, dims, spec, kwargs, n, out_dims, randomness):
     "The batched call, or the loop when `func` cannot be batched."
-    try: return _batched_call(func, leaves, dims, spec, kwargs, n, out_dims, randomness)
-    except _NotBatchable: return _loop_call(func, _tree_unflatten(leaves, spec), kwargs, dims, n, out_dims, randomness)
+    try: out, level = _batched_call(func, leaves, dims, spec, kwargs, randomness)
+    except _VmapError: raise
+    except Exception:   # _NotBatchable, or anything else: the loop is the definition, so its result (or its error) is the answer
+        return _loop_call(func, _tree_unflatten(leaves, spec), kwargs, dims, n, out_dims, randomness)
+    flat, out_spec = _tree_flatten(out)
+    return _tree_unflatten([_unwrap_out(o, d, level, n, _fname(func)) for o, d in zip(flat, _out_dims_for(out_dims, out, _fname(func)))], out_spec)
