@@ -50,7 +50,7 @@ def _tree_unflatten(leaves, spec):
         return dict(zip(keys, items)) if kind is dict else kind(items)
     return build(spec)
 
-# %% ../../nbs/36a_func.ipynb #d7cd2d3b
+# %% ../../nbs/36a_func.ipynb #a30a9e7d
 _level = [0]   # how many transforms are running now
 
 class _NotBatchable(Exception):
@@ -71,9 +71,9 @@ def _done(tree, keep):
 
 class _Level:
     "Count one running transform; say on exit whether results must keep their graph."
-    def __init__(self, originals):
-        if _Mode.batched is not None:    # inside vmap (36b_vmap): autograd.grad needs real arrays, so vmap runs sample by sample
-            raise _NotBatchable("a func transform")
+    def __init__(self, originals, batched=False):
+        if _Mode.batched is not None and not batched:   # inside vmap (36b_vmap): autograd.grad needs real arrays,
+            raise _NotBatchable("a func transform")      # so vmap runs sample by sample
         self.keep = _level[0] > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in originals)
     def __enter__(self): _level[0] += 1; return self
     def __exit__(self, *exc): _level[0] -= 1
@@ -99,32 +99,39 @@ def _diff_args(args, argnums):
         args[a] = _tree_unflatten(fresh, spec)[i] if isinstance(argnums, tuple) else _tree_unflatten(fresh, spec)
     return args, fresh, spec, leaves
 
-# %% ../../nbs/36a_func.ipynb #74fc8435
+# %% ../../nbs/36a_func.ipynb #73636dd8
 def _split_aux(out, has_aux, api):
     if not has_aux: return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
         raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
     return out
 
+def _scalar_output(out, has_aux):
+    "(output, aux) of the function `grad` differentiates, checked to be a scalar tensor."
+    api = "grad_and_value(f)(*args)"
+    output, aux = _split_aux(out, has_aux, api)
+    if not isinstance(output, Tensor): raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
+    if output.dim() != 0:
+        raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with {output.dim()} dims. "
+                           "Maybe you wanted to use the vjp or jacrev APIs instead?")
+    return output, aux
+
 def _grads(outputs, fresh, grad_outputs=None):
     "Gradients of `outputs` w.r.t. `fresh` with the graph recorded (zeros where unused), for the next level."
     gs = _autograd_grad(tuple(outputs), tuple(fresh), grad_outputs, create_graph=True, retain_graph=True)
     return [zeros_like(t) if g is None else g for g, t in zip(gs, fresh)]
 
-# %% ../../nbs/36a_func.ipynb #063d77ec
+# %% ../../nbs/36a_func.ipynb #b89494b2
 def grad_and_value(func, # a function returning a scalar tensor (and an aux with `has_aux`)
                    argnums=0, # the positional argument(s) to differentiate: int or tuple of ints
                    has_aux=False): # `func` returns `(output, aux)`
     "A function returning `(gradient, value)` (`(gradient, (value, aux))` with `has_aux`) of `func`."
     api = "grad_and_value(f)(*args)"
     def wrapper(*args, **kwargs):
+        if _Mode.batched is not None: return _Mode.batched.grad_and_value(func, argnums, has_aux, args, kwargs)   # in vmap: 36b_vmap
         with enable_grad(), _Level(args) as level:
             args, fresh, spec, _ = _diff_args(args, argnums)
-            output, aux = _split_aux(func(*args, **kwargs), has_aux, api)
-            if not isinstance(output, Tensor): raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
-            if output.dim() != 0:
-                raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with {output.dim()} dims. "
-                                   "Maybe you wanted to use the vjp or jacrev APIs instead?")
+            output, aux = _scalar_output(func(*args, **kwargs), has_aux)
             grads = _tree_unflatten(_grads([output], fresh), spec)
         value = (output, aux) if has_aux else output
         return _done(grads, level.keep), _done(value, level.keep)

@@ -219,10 +219,28 @@ for _c in _op_classes('SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBac
     _RULES[_c] = _reduction
 for _c in _op_classes('SumBackward0'): _RULES[_c] = _full_sum
 
-# %% ../../nbs/36b_vmap.ipynb #146095dc
+# %% ../../nbs/36b_vmap.ipynb #39286b5c
+def _mse_loss(cls, ba, level):
+    "Rule of `mse_loss`: the elementwise square and the reduction, each by its rule."
+    d = (ba.arguments['x'] - ba.arguments['y']) ** 2
+    r = _arg(cls, ba, 'reduction')
+    return d if r == 'none' else d.mean() if r == 'mean' else d.sum() if r == 'sum' else NotImplemented
+
+for _c in _op_classes('MseLossBackward0'): _RULES[_c] = _mse_loss
+
+# %% ../../nbs/36b_vmap.ipynb #1afa1ac1
 def _matmul(cls, ba, level):
     "Rule of the matrix products (mm, bmm, mv, dot and their transposed forms): one broadcasting matmul."
-    x, y, tx, ty = (_arg(cls, ba, k) for k in ('x', 'y', 'tx', 'ty'))
+    return _batched_matmul(*(_arg(cls, ba, k) for k in ('x', 'y', 'tx', 'ty')), level)
+
+def _addmm(cls, ba, level):
+    "Rule of `addmm` (the op of `linear`): beta * input + alpha * the batched product."
+    prod = _batched_matmul(*(_arg(cls, ba, k) for k in ('mat1', 'mat2', 't1', 't2')), level)
+    beta, alpha = _arg(cls, ba, 'beta'), _arg(cls, ba, 'alpha')
+    return (prod if alpha == 1 else prod * alpha) + (ba.arguments['input'] if beta == 1 else ba.arguments['input'] * beta)
+
+def _batched_matmul(x, y, tx, ty, level):
+    "`x @ y` (either transposed first), one of them batched at `level`, as a batched tensor."
     rx, ry = x.dim(), y.dim()
     px, py = _phys(x, level), _phys(y, level)
     if tx: px = px.transpose(-1, -2)
@@ -239,8 +257,10 @@ def _matmul(cls, ba, level):
 
 for _c in _op_classes('MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'TransposeBackward0', 'CloneBackward0', 'UnsafeViewBackward0'):
     if list(inspect.signature(_c.forward).parameters)[-2:] == ['tx', 'ty']: _RULES[_c] = _matmul
+for _c in _op_classes('AddmmBackward0'):
+    if 't1' in inspect.signature(_c.forward).parameters: _RULES[_c] = _addmm
 
-# %% ../../nbs/36b_vmap.ipynb #d8d61a27
+# %% ../../nbs/36b_vmap.ipynb #7410cbea
 def _is_advanced(k): return not isinstance(k, (int, slice, type(None), type(Ellipsis)))
 
 def _batch_key(key):
@@ -261,7 +281,7 @@ for _c in _op_classes('IndexBackward0', 'SelectBackward0', 'SliceBackward0', 'Un
                       'SqueezeBackward2', 'SqueezeBackward4', 'AliasBackward0', '_Index'):
     if 'key' in inspect.signature(_c.forward).parameters: _RULES[_c] = _indexing
 
-# %% ../../nbs/36b_vmap.ipynb #021caccf
+# %% ../../nbs/36b_vmap.ipynb #84d078b7
 def _getitem(self, key):
     "Index a batched tensor: the batch indexed with the key behind a full slice, or the per-sample loop."
     parts = key if isinstance(key, tuple) else (key,)
@@ -273,7 +293,7 @@ def _getitem(self, key):
 
 BatchedTensor.__getitem__ = _getitem
 
-# %% ../../nbs/36b_vmap.ipynb #a258c436
+# %% ../../nbs/36b_vmap.ipynb #5cb87e1b
 def _one_batched(ba, level):
     x = ba.arguments['x']
     return x if _is_b(x, level) and sum(_is_b(a, level) for a in ba.args) == 1 else None
@@ -315,7 +335,7 @@ for _c in _op_classes('PermuteBackward0', 'TransposeBackward0'):
 for _c in _op_classes('CatBackward0', 'StackBackward0'): _RULES[_c] = _join
 for _c in _op_classes('TBackward0'): _RULES[_c] = _t
 
-# %% ../../nbs/36b_vmap.ipynb #6cca1bdb
+# %% ../../nbs/36b_vmap.ipynb #e50effde
 _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
                  "randomness flags on vmap or perform the randomness operation out of vmap")
 
@@ -338,7 +358,7 @@ def _guarded_rng(mode):
     finally:
         for g, r in zip(gens, saved): g.rng = r
 
-# %% ../../nbs/36b_vmap.ipynb #2f7c1cb3
+# %% ../../nbs/36b_vmap.ipynb #e5bee9de
 _level = [0]   # the level of the innermost running vmap
 
 def _fname(func): return getattr(func, '__name__', repr(func))
@@ -363,7 +383,7 @@ def _check_inputs(func, args, in_dims):
     if len(set(sizes)) > 1: raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes {sizes} for the mapped dimension")
     return leaves, dims, sizes[0]
 
-# %% ../../nbs/36b_vmap.ipynb #d7d89776
+# %% ../../nbs/36b_vmap.ipynb #790b17c6
 def _unwrap_out(o, d, level, n, fname):
     "Output `o` of the batched call with its batch dim at `d` (expanded over the batch if it does not depend on it)."
     if d is None:
@@ -382,7 +402,7 @@ def _batched_call(func, leaves, dims, spec, kwargs, randomness):
     finally: _level[0], _Mode.batched = level - 1, prev
     return out, level
 
-# %% ../../nbs/36b_vmap.ipynb #b0d7daff
+# %% ../../nbs/36b_vmap.ipynb #338f5f7f
 def vmap(func, # a function of one sample
          in_dims=0, # the mapped dimension of each argument: int, None (not mapped), or a tree of them matching the arguments
          out_dims=0, # where the batch dimension goes in each output: int, None, or a tree of them
@@ -411,3 +431,30 @@ def _run(func, leaves, dims, spec, kwargs, n, out_dims, randomness):
         return _loop_call(func, _tree_unflatten(leaves, spec), kwargs, dims, n, out_dims, randomness)
     flat, out_spec = _tree_flatten(out)
     return _tree_unflatten([_unwrap_out(o, d, level, n, _fname(func)) for o, d in zip(flat, _out_dims_for(out_dims, out, _fname(func)))], out_spec)
+
+# %% ../../nbs/36b_vmap.ipynb #5c6ccc5e
+from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
+
+def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
+    "`grad_and_value` inside a vmap: per-sample gradients from one backward pass over the batch."
+    level = _level[0]
+    _check_argnums(argnums, len(args))
+    chosen = tuple(args[a] for a in argnums) if isinstance(argnums, tuple) else args[argnums]
+    leaves, spec = _tree_flatten(chosen)
+    sizes = {a._value.shape[0] for a in _tree_flatten(args)[0] if _is_b(a, level)}
+    if len(sizes) != 1 or any(isinstance(t, BatchedTensor) and (not _is_b(t, level) or isinstance(t._value, BatchedTensor)) for t in leaves):
+        raise _NotBatchable("grad over a nested or closed-over batch")
+    n = sizes.pop()
+    phys = [t._value if _is_b(t, level) else _check_tensor(t).unsqueeze(0).expand((n,) + tuple(t.shape)) for t in leaves]
+    fresh = [p.view_as(p) if p.requires_grad else p.detach().requires_grad_() for p in phys]
+    with litnn.enable_grad(), _Level(args, batched=True) as lvl:
+        new = iter(_tree_unflatten([_batched(q, level) for q in fresh], spec) if isinstance(argnums, tuple) else [_tree_unflatten([_batched(q, level) for q in fresh], spec)])
+        args = [next(new) if i in (argnums if isinstance(argnums, tuple) else (argnums,)) else a for i, a in enumerate(args)]
+        output, aux = _scalar_output(func(*args, **kwargs), has_aux)
+        if not _is_b(output, level) or isinstance(output._value, BatchedTensor): raise _NotBatchable("a loss that is not batched")
+        loss = output._value
+        gs = _autograd_grad((loss,), tuple(fresh), (litnn.ones_like(loss),), create_graph=True, retain_graph=True)
+        grads = _tree_unflatten([_batched(litnn.zeros_like(q) if g is None else g, level) for g, q in zip(gs, fresh)], spec)
+    return _done(grads, lvl.keep), _done((output, aux) if has_aux else output, lvl.keep)
+
+_dispatch.grad_and_value = _batched_grad_and_value   # what `grad` (36a_func) calls while a vmap runs
