@@ -147,13 +147,21 @@ def test_chunk_size():
         np.testing.assert_allclose(vmap(lambda a: a.softmax(0), chunk_size=c)(x).numpy(), torch.func.vmap(lambda a: a.softmax(0), chunk_size=c)(tx).numpy())
 
 
-def test_fallback_to_whole_function_loop():
-    "A function that reads values directly (item-free but data-dependent Python control flow through numpy) runs per sample."
-    x = pair((4, 3))[0]
-    f = lambda a: a * float(np.asarray(a._data.sum() if False else 1.0)) + (a.numpy().sum() if False else 0)
-    np.testing.assert_allclose(vmap(f)(x).numpy(), x.numpy())
-    g = lambda a: litnn.tensor(np.cumsum(a.detach().numpy())) if False else a.detach() * 2   # detach: no rule, still exact
-    np.testing.assert_allclose(vmap(g)(x).numpy(), 2 * x.numpy())
+def test_fallbacks(monkeypatch):
+    "An op without a rule loops over the samples for itself; a function that reads values loops as a whole: both exact."
+    calls = []
+    for name in ('_loop_op', '_loop_call'):
+        orig = getattr(V, name)
+        monkeypatch.setattr(V, name, lambda *a, _o=orig, _n=name, **k: (calls.append(_n), _o(*a, **k))[1])
+    (x, tx) = pair((4, 3))
+    f = lambda T, a: a.roll(1, 0).sin() * 2
+    np.testing.assert_allclose(vmap(lambda a: f(litnn, a))(x).numpy(), torch.func.vmap(lambda a: f(torch, a))(tx).numpy())
+    assert calls == ['_loop_op']
+    calls.clear()
+    idx = litnn.tensor([[0, 2], [1, 1], [3, 0], [2, 2]])
+    g = lambda i: litnn.nn.functional.one_hot(i, 4).sum(0)      # one_hot checks the values of its input
+    np.testing.assert_array_equal(vmap(g)(idx).numpy(), litnn.stack([g(i) for i in idx]).numpy())
+    assert calls[-1] == '_loop_call'
 
 
 def test_randomness():
