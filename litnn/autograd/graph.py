@@ -24,6 +24,7 @@ class _Mode:
     packing = 0          # saved_tensors_hooks contexts open in any thread (02f): 0, the common case, is one test
     anomaly = None       # anomaly mode's checks while it is on (02h_anomaly), else None
     trace = None         # while exporting (litnn.onnx, nbs/60_onnx_tracing): called by every Op instead of running it
+    batched = None       # inside vmap (36b_vmap): the function each op first offers its arguments to
 
 def is_grad_enabled():
     "True when operations record the graph."
@@ -284,6 +285,9 @@ class Op(Node):
     @classmethod
     def apply(cls, *args, **kw):
         if _Mode.trace is not None: return _Mode.trace(cls, args, kw)
+        if _Mode.batched is not None:   # vmap's hook: an op on batched tensors runs by its batching rule
+            out = _Mode.batched(cls, args, kw)
+            if out is not NotImplemented: return out
         if _Mode.grad:
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad: return _record(cls, args, kw)

@@ -8,7 +8,8 @@ from . import prune                       # 17b_prune
 from .weight_norm import weight_norm, remove_weight_norm          # 17c_weight_norm_hook
 from .spectral_norm import spectral_norm, remove_spectral_norm    # 17d_spectral_norm_hook
 from ...meta import skip_init            # 18_meta_device
+from . import stateless                   # 36_functional_call
 
 __all__ = ['clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'get_total_norm', 'clip_grads_with_norm_', 'rnn',
            'parametrize', 'parametrizations', 'prune', 'weight_norm', 'remove_weight_norm', 'spectral_norm', 'remove_spectral_norm',
-           'skip_init']
+           'skip_init', 'stateless']

@@ -1,0 +1,7 @@
+"""litnn.func: function transforms, as `torch.func`. Hand-written."""
+from .eager_transforms import functional_call, grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian   # 36_functional_call, 36a_func
+from .vmap import vmap                    # 36b_vmap
+from . import batching_rules as _         # 36c_batching_rules: registers vmap's batching rules
+del _
+
+__all__ = ['functional_call', 'grad', 'grad_and_value', 'vjp', 'jvp', 'jacrev', 'jacfwd', 'hessian', 'vmap']

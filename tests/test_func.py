@@ -1,0 +1,209 @@
+"""litnn.func's transforms (grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian) against torch.func on the same inputs (36a_func)."""
+import numpy as np
+import pytest
+import litnn
+torch = pytest.importorskip('torch')
+import torch.func
+
+DEVICES = ['cpu'] + (['cuda'] if litnn.cuda.is_available() else [])
+
+
+def pair(shape, dtype='float64', seed=0, device='cpu'):
+    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return litnn.tensor(a, device=device), torch.tensor(a)
+
+
+def close(ours, theirs, tol=1e-10):
+    "Trees of tensors equal in structure, shape and value."
+    if isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs)
+        for o, t in zip(ours, theirs): close(o, t, tol)
+    elif isinstance(theirs, dict):
+        assert ours.keys() == theirs.keys()
+        for k in theirs: close(ours[k], theirs[k], tol)
+    else:
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        np.testing.assert_allclose(ours.detach().cpu().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol)
+
+
+SCALAR_FUNCS = {
+    'sin_sum': lambda T, x, y: x.sin().sum(),
+    'product': lambda T, x, y: (x * y).sum() + (x ** 3).mean(),
+    'matmul': lambda T, x, y: (x @ y.t()).tanh().sum(),
+    'softmax': lambda T, x, y: (x.softmax(-1) * y).sum() + x.exp().logsumexp(0).sum(),
+    'unused_y': lambda T, x, y: x.abs().sum(),
+}
+
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('argnums', [0, 1, (0, 1), (1,)])
+@pytest.mark.parametrize('name', SCALAR_FUNCS)
+def test_grad_and_value_against_torch(name, argnums, dtype):
+    f = SCALAR_FUNCS[name]
+    (x, tx), (y, ty) = pair((3, 4), dtype), pair((3, 4), dtype, seed=1)
+    tol = 1e-10 if dtype == 'float64' else 1e-5
+    close(litnn.func.grad(lambda a, b: f(litnn, a, b), argnums)(x, y), torch.func.grad(lambda a, b: f(torch, a, b), argnums)(tx, ty), tol)
+    g, v = litnn.func.grad_and_value(lambda a, b: f(litnn, a, b), argnums)(x, y)
+    tg, tv = torch.func.grad_and_value(lambda a, b: f(torch, a, b), argnums)(tx, ty)
+    close(g, tg, tol); close(v, tv, tol)
+    assert not v.requires_grad and not any(t.requires_grad for t in (g if isinstance(g, tuple) else (g,)))
+
+
+def test_nested_grad_higher_derivatives():
+    x, tx = litnn.tensor(0.7, dtype=litnn.float64), torch.tensor(0.7, dtype=torch.float64)
+    f = lambda T: (lambda a: a.sin() * a ** 3)
+    g, tg = f(litnn), f(torch)
+    for _ in range(4):
+        g, tg = litnn.func.grad(g), torch.func.grad(tg)
+        close(g(x), tg(tx))
+
+
+def test_grad_of_closure_and_mixed_nesting():
+    (x, tx), (y, ty) = pair((3,)), pair((3,), seed=1)
+    def f(T):
+        return lambda a: T.func.grad(lambda b: (a * b.sin()).sum())(a * 2).pow(2).sum()
+    close(litnn.func.grad(f(litnn))(x), torch.func.grad(f(torch))(tx))
+    # a grad inside ordinary autograd: differentiable when the input requires grad
+    xr = x.clone().requires_grad_()
+    litnn.func.grad(lambda a: (a ** 3).sum())(xr).sum().backward()
+    close(xr.grad, 6 * tx)
+
+
+def test_grad_trees_and_aux():
+    (w, tw), (b, tb), (x, tx) = pair((2, 3)), pair((2,), seed=1), pair((5, 3), seed=2)
+    f = lambda T: (lambda p, a: (((a @ p['w'].t() + p['b']).tanh() ** 2).sum(), {'out': a.sum()}))
+    g, aux = litnn.func.grad(f(litnn), has_aux=True)({'w': w, 'b': b}, x)
+    tg, taux = torch.func.grad(f(torch), has_aux=True)({'w': tw, 'b': tb}, tx)
+    close(g, tg); close(aux, taux)
+    g, (v, aux) = litnn.func.grad_and_value(f(litnn), has_aux=True)({'w': w, 'b': b}, x)
+    tg, (tv, taux) = torch.func.grad_and_value(f(torch), has_aux=True)({'w': tw, 'b': tb}, tx)
+    close(g, tg); close(v, tv); close(aux, taux)
+    close(litnn.func.grad(lambda ps: sum((p ** 2).sum() for p in ps))([w, b]), torch.func.grad(lambda ps: sum((p ** 2).sum() for p in ps))([tw, tb]))
+
+
+def test_grad_of_a_model_matches_backward():
+    litnn.manual_seed(0)
+    model = litnn.nn.Sequential(litnn.nn.Linear(4, 6), litnn.nn.ReLU(), litnn.nn.Linear(6, 3))
+    x, y = litnn.randn(8, 4), litnn.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    loss = lambda p: litnn.nn.functional.cross_entropy(litnn.func.functional_call(model, p, x), y)
+    g = litnn.func.grad(loss)(params)
+    litnn.nn.functional.cross_entropy(model(x), y).backward()
+    for k, p in model.named_parameters(): np.testing.assert_allclose(g[k].numpy(), p.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
+GRAD_ERRORS = [
+    lambda T, x: T.func.grad(lambda a: a)(x),
+    lambda T, x: T.func.grad(lambda a: 3.)(x),
+    lambda T, x: T.func.grad(lambda a: a.sum(), argnums=2)(x),
+    lambda T, x: T.func.grad(lambda a: a.sum(), argnums=1.5)(x),
+    lambda T, x: T.func.grad(lambda a, b: a.sum(), argnums=(0, 0))(x, x),
+    lambda T, x: T.func.grad(lambda a: a.sum(), argnums=())(x),
+    lambda T, x: T.func.grad(lambda a: a.sum(), has_aux=True)(x),
+    lambda T, x: T.func.grad(lambda a: (a.sum(), 1, 2), has_aux=True)(x),
+    lambda T, x: T.func.grad(lambda a: a.sum())(3.),
+    lambda T, x: T.func.grad(lambda a: a.sum())(),
+    lambda T, x: T.func.jvp(lambda a: a, x, x),
+    lambda T, x: T.func.jvp(lambda a: a, (x,), (x, x)),
+    lambda T, x: T.func.jvp(lambda a: a, (x,), (T.ones(2),)),
+    lambda T, x: T.func.jvp(lambda a: a, (x,), x),
+    lambda T, x: T.func.vjp(lambda a: a, x)[1](T.ones(2)),
+    lambda T, x: T.func.vjp(lambda a: 3, x),
+]
+
+
+@pytest.mark.parametrize('i', range(len(GRAD_ERRORS)))
+def test_errors_as_torch(i):
+    f = GRAD_ERRORS[i]
+    with pytest.raises(Exception) as te: f(torch, torch.ones(3))
+    with pytest.raises(te.type) as le: f(litnn, litnn.ones(3))
+    theirs = str(te.value).split(' Got primals with structure')[0].replace('torch.Size', 'litnn.Size')
+    assert theirs in str(le.value), (str(te.value), str(le.value))
+
+
+def test_vjp_against_torch():
+    (x, tx), (y, ty) = pair((3, 4)), pair((4,), seed=1)
+    f = lambda T: (lambda a, b: ((a @ b).sin(), a * b))
+    out, fn = litnn.func.vjp(f(litnn), x, y)
+    tout, tfn = torch.func.vjp(f(torch), tx, ty)
+    close(out, tout)
+    (c1, tc1), (c2, tc2) = pair((3,), seed=3), pair((3, 4), seed=4)
+    close(fn((c1, c2)), tfn((tc1, tc2)))
+    close(fn((2 * c1, c2)), tfn((2 * tc1, tc2)))          # called again
+    out, fn, aux = litnn.func.vjp(lambda a: (a.exp(), a.sum()), x, has_aux=True)
+    tout, tfn, taux = torch.func.vjp(lambda a: (a.exp(), a.sum()), tx, has_aux=True)
+    close(aux, taux); close(fn(c2), tfn(tc2))
+
+
+def test_jvp_against_torch():
+    (x, tx), (y, ty), (u, tu), (v, tv) = pair((3, 4)), pair((4,), seed=1), pair((3, 4), seed=2), pair((4,), seed=3)
+    f = lambda T: (lambda a, b: ((a @ b).sin(), (a * b).exp()))
+    close(litnn.func.jvp(f(litnn), (x, y), (u, v)), torch.func.jvp(f(torch), (tx, ty), (tu, tv)))
+    ours = litnn.func.jvp(lambda a: (a.tanh(), a.sum()), (x,), (u,), has_aux=True)
+    theirs = torch.func.jvp(lambda a: (a.tanh(), a.sum()), (tx,), (tu,), has_aux=True)
+    close(ours, theirs)
+
+
+JAC_FUNCS = {
+    'elementwise': (lambda T, x, y: x.sin() * y, (3,), (3,)),
+    'matrix_out': (lambda T, x, y: T.outer(x, y).tanh(), (3,), (2,)),
+    'tuple_out': (lambda T, x, y: (x.sum() * y, (x ** 2).cumsum(0)), (3,), (2,)),
+    'matrix_in': (lambda T, x, y: (x @ y).softmax(0), (2, 3), (3,)),
+    'scalar_out': (lambda T, x, y: (x * x).sum() + y.sum(), (2, 2), (2,)),
+}
+
+
+@pytest.mark.parametrize('argnums', [0, 1, (0, 1)])
+@pytest.mark.parametrize('name', JAC_FUNCS)
+def test_jacobians_against_torch(name, argnums):
+    f, xs, ys = JAC_FUNCS[name]
+    (x, tx), (y, ty) = pair(xs), pair(ys, seed=1)
+    theirs = torch.func.jacrev(lambda a, b: f(torch, a, b), argnums)(tx, ty)
+    close(litnn.func.jacrev(lambda a, b: f(litnn, a, b), argnums)(x, y), theirs)
+    close(litnn.func.jacfwd(lambda a, b: f(litnn, a, b), argnums)(x, y), torch.func.jacfwd(lambda a, b: f(torch, a, b), argnums)(tx, ty))
+
+
+def test_jacobian_aux_and_hessian():
+    (x, tx), (y, ty) = pair((3,)), pair((2, 3), seed=1)
+    j, aux = litnn.func.jacrev(lambda a: (a.exp(), a.sum()), has_aux=True)(x)
+    tj, taux = torch.func.jacrev(lambda a: (a.exp(), a.sum()), has_aux=True)(tx)
+    close(j, tj); close(aux, taux)
+    j, aux = litnn.func.jacfwd(lambda a: (a.exp(), a.sum()), has_aux=True)(x)
+    close(j, tj); close(aux, taux)
+    f = lambda T: (lambda a, b: ((b @ a).tanh() ** 2).sum() + (a ** 4).sum())
+    close(litnn.func.hessian(f(litnn))(x, y), torch.func.hessian(f(torch))(tx, ty))
+    close(litnn.func.hessian(f(litnn), argnums=(0, 1))(x, y), torch.func.hessian(f(torch), argnums=(0, 1))(tx, ty))
+
+
+def test_hessian_by_finite_differences():
+    x = litnn.tensor([0.3, -0.2, 0.5], dtype=litnn.float64)
+    f = lambda a: (a.sin() * a.roll(1, 0)).sum() + (a ** 3).prod()
+    H = litnn.func.hessian(f)(x).numpy()
+    g = lambda a: litnn.func.grad(f)(litnn.tensor(a)).numpy()
+    eps = 1e-6
+    fd = np.stack([(g(x.numpy() + eps * e) - g(x.numpy() - eps * e)) / (2 * eps) for e in np.eye(3)], 1)
+    np.testing.assert_allclose(H, fd, rtol=1e-6, atol=1e-7)
+
+
+def test_functional_call_tuple_of_dicts():
+    litnn.manual_seed(0)
+    model = litnn.nn.Sequential(litnn.nn.Linear(3, 4), litnn.nn.BatchNorm1d(4)).eval()
+    tmodel = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4)).eval()
+    tmodel.load_state_dict({k: torch.tensor(v.numpy()) for k, v in model.state_dict().items()})
+    x, tx = pair((5, 3), 'float32')
+    params = {k: v * 2 for k, v in model.named_parameters()}
+    tparams = {k: v * 2 for k, v in tmodel.named_parameters()}
+    ours = litnn.func.functional_call(model, (params, dict(model.named_buffers())), (x,))
+    theirs = torch.func.functional_call(tmodel, (tparams, dict(tmodel.named_buffers())), (tx,))
+    close(ours, theirs, 1e-5)
+    for bad in [(params, params), 3, (params, 3)]:
+        with pytest.raises(ValueError) as te: torch.func.functional_call(tmodel, bad if bad != (params, params) else (tparams, tparams), (tx,))
+        with pytest.raises(ValueError) as le: litnn.func.functional_call(model, bad, (x,))
+        assert str(te.value).split(' but got')[0].split('[')[0] in str(le.value)
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_transforms_on_device(device):
+    x, tx = pair((3,), 'float32', device=device)
+    close(litnn.func.grad(lambda a: a.sin().sum())(x), torch.func.grad(lambda a: a.sin().sum())(tx), 1e-5)
+    close(litnn.func.jacfwd(lambda a: a.exp())(x), torch.func.jacfwd(lambda a: a.exp())(tx), 1e-5)

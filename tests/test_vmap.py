@@ -1,0 +1,303 @@
+"""litnn.func.vmap against a per-sample loop and against torch.func.vmap on the same inputs (36b_vmap, 36c_batching_rules)."""
+import numpy as np
+import pytest
+import litnn
+import importlib
+V = importlib.import_module("litnn.func.vmap")   # the module (litnn.func.vmap is the function)
+from litnn.func import vmap, grad, functional_call
+torch = pytest.importorskip('torch')
+import torch.func
+
+DEVICES = ['cpu'] + (['cuda'] if litnn.cuda.is_available() else [])
+
+
+def pair(shape, dtype='float64', seed=0, positive=False):
+    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    if positive: a = np.abs(a) + 0.5
+    return litnn.tensor(a), torch.tensor(a)
+
+
+@pytest.fixture
+def no_loop(monkeypatch):
+    "Fail if vmap falls back to a per-sample loop: the op must go through a batching rule."
+    def fail(*a, **k): raise AssertionError(f"fell back to a loop for {a[0]}")
+    monkeypatch.setattr(V, '_loop_op', fail)
+    monkeypatch.setattr(V, '_loop_call', fail)
+
+
+# (name, function of (lib, x, y), x shape, y shape, in_dims); y has the batch dim only when in_dims says so
+CASES = [
+    ('sin', lambda T, x, y: x.sin(), (4, 3), (3,), (0, None)),
+    ('exp_tanh_sigmoid', lambda T, x, y: T.exp(x).tanh() + T.sigmoid(x) - x.abs() + T.relu(-x), (4, 3), (3,), (0, None)),
+    ('neg_pow_sqrt', lambda T, x, y: -(x ** 2) + (x * x + 1).sqrt() + 2 ** x, (4, 3), (3,), (0, None)),
+    ('add_broadcast_unbatched', lambda T, x, y: x + y, (4, 3), (2, 1), (0, None)),
+    ('mul_both_batched', lambda T, x, y: x * y - y / (x.abs() + 1), (4, 3), (4, 2, 3), (0, 0)),
+    ('rank_mismatch', lambda T, x, y: x * y, (4, 3), (4, 2, 3), (0, 0)),
+    ('where_clamp', lambda T, x, y: T.where(x > 0, x, y).clamp(-0.5, 0.5), (4, 3), (4, 3), (0, 0)),
+    ('maximum', lambda T, x, y: T.maximum(x, y) + T.minimum(x, y), (4, 3), (3,), (0, None)),
+    ('sum_dims', lambda T, x, y: x.sum(0) + x.sum(-1, keepdim=True) + x.sum(), (4, 2, 3), (3,), (0, None)),
+    ('mean_prod', lambda T, x, y: x.mean(1) + x.prod(0).sum() + x.mean(), (4, 2, 3), (3,), (0, None)),
+    ('amax_max', lambda T, x, y: x.amax(0) + x.max(1).values.sum() + x.min(-1)[0].sum(), (4, 2, 3), (3,), (0, None)),
+    ('std_var', lambda T, x, y: x.std(0) + x.var(1).sum() + x.std(), (4, 2, 3), (3,), (0, None)),
+    ('softmax_logsumexp', lambda T, x, y: x.softmax(-1) + x.log_softmax(0) + x.logsumexp(1, keepdim=True), (4, 2, 3), (3,), (0, None)),
+    ('cumsum', lambda T, x, y: x.cumsum(1) + x.cumprod(0), (4, 2, 3), (3,), (0, None)),
+    ('mat_vec', lambda T, x, y: x @ y, (4, 2, 3), (3,), (0, None)),
+    ('vec_mat', lambda T, x, y: y @ x.t(), (4, 2, 3), (3,), (0, None)),
+    ('vec_vec_both', lambda T, x, y: T.dot(x, y) + x @ y, (4, 3), (4, 3), (0, 0)),
+    ('mat_mat_both', lambda T, x, y: x @ y.t() + T.mm(x, y.t()), (4, 2, 3), (4, 5, 3), (0, 0)),
+    ('mv_linear', lambda T, x, y: T.mv(y, x) + T.nn.functional.linear(x, y), (4, 3), (5, 3), (0, None)),
+    ('batched_rank3', lambda T, x, y: x @ y, (4, 5, 2, 3), (3, 2), (0, None)),
+    ('unbatched_rank3', lambda T, x, y: y @ x, (4, 3, 2), (5, 2, 3), (0, None)),
+    ('bmm', lambda T, x, y: T.bmm(x, y), (4, 2, 3, 3), (2, 3, 3), (0, None)),
+    ('index_basic', lambda T, x, y: x[1] + x[:, 1:].sum() + x[None, ..., 0].sum(), (4, 2, 3), (3,), (0, None)),
+    ('index_tensor', lambda T, x, y: x[T.tensor([1, 0, 1])] * 2, (4, 2, 3), (3,), (0, None)),
+    ('index_adjacent_adv', lambda T, x, y: x[:, T.tensor([2, 0])], (4, 2, 3), (3,), (0, None)),
+    ('index_mask', lambda T, x, y: x[:, T.tensor([True, False, True])].sum() + x[T.tensor([False, True])], (4, 2, 3), (3,), (0, None)),
+    ('reshape_view', lambda T, x, y: x.reshape(3, 2) + x.view(-1).view(3, 2) + x.flatten().reshape(3, -1), (4, 2, 3), (3,), (0, None)),
+    ('squeeze_unsqueeze', lambda T, x, y: x.unsqueeze(0).unsqueeze(-1).squeeze(0).squeeze(-1) + x[:, None].squeeze(1), (4, 2, 3), (3,), (0, None)),
+    ('transpose_permute', lambda T, x, y: x.transpose(0, 1).permute(1, 0).t().t() + x.mT.mT, (4, 2, 3), (3,), (0, None)),
+    ('expand', lambda T, x, y: x[:, None].expand(2, 5, 3) + x.expand(2, 2, 3).sum(0)[:, None], (4, 2, 3), (3,), (0, None)),
+    ('cat_stack', lambda T, x, y: T.cat([x, y[None].expand(1, 3), x], 0).sum() + T.stack([x[0], y], -1), (4, 2, 3), (3,), (0, None)),
+    ('movedim', lambda T, x, y: x.movedim(0, -1) * 1, (4, 2, 3), (3,), (0, None)),
+]
+VECTORIZED_CASES = CASES
+
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('case', CASES, ids=[c[0] for c in CASES])
+def test_vmap_against_torch_and_loop(case, dtype):
+    name, f, xs, ys, in_dims = case
+    (x, tx), (y, ty) = pair(xs, dtype), pair(ys, dtype, seed=1)
+    ours = vmap(lambda a, b: f(litnn, a, b), in_dims=in_dims)(x, y)
+    theirs = torch.func.vmap(lambda a, b: f(torch, a, b), in_dims=in_dims)(tx, ty)
+    loop = litnn.stack([f(litnn, x[i], y[i] if in_dims[1] == 0 else y) for i in range(x.shape[0])])
+    tol = 1e-12 if dtype == 'float64' else 1e-5
+    assert tuple(ours.shape) == tuple(theirs.shape) == tuple(loop.shape)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(ours.numpy(), loop.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize('case', VECTORIZED_CASES, ids=[c[0] for c in VECTORIZED_CASES])
+def test_covered_ops_need_no_loop(case, no_loop):
+    name, f, xs, ys, in_dims = case
+    x, y = pair(xs)[0], pair(ys, seed=1)[0]
+    vmap(lambda a, b: f(litnn, a, b), in_dims=in_dims)(x, y)
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c[0] for c in CASES])
+def test_gradients_flow_through_vmap(case):
+    "backward through the batched computation gives torch's gradients for both inputs."
+    name, f, xs, ys, in_dims = case
+    (x, tx), (y, ty) = pair(xs), pair(ys, seed=1)
+    for t in (x, tx, y, ty): t.requires_grad_()
+    vmap(lambda a, b: f(litnn, a, b), in_dims=in_dims)(x, y).pow(2).sum().backward()
+    torch.func.vmap(lambda a, b: f(torch, a, b), in_dims=in_dims)(tx, ty).pow(2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    if ty.grad is not None: np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_separated_advanced_indices_loop_per_op():
+    "numpy moves separated advanced indices to the front: that key runs per sample, and still equals torch."
+    (x, tx) = pair((4, 2, 3, 5))
+    f = lambda T, a: a[T.tensor([1, 0]), :, T.tensor([0, 4])]
+    ours, theirs = vmap(lambda a: f(litnn, a))(x), torch.func.vmap(lambda a: f(torch, a))(tx)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize('in_dims,out_dims', [(1, 0), (-1, 1), (2, -1), ((1, None), (0, 1))])
+def test_in_dims_out_dims(in_dims, out_dims):
+    (x, tx), (y, ty) = pair((3, 4, 5)), pair((4, 5), seed=1)
+    f = lambda a, b: (a * 2, a.sum(0))
+    args, targs = ((x, y), (tx, ty)) if isinstance(in_dims, tuple) else ((x,), (tx,))
+    g = (lambda a, b: f(a, b)) if isinstance(in_dims, tuple) else (lambda a: f(a, None))
+    ours = vmap(g, in_dims=in_dims, out_dims=out_dims)(*args)
+    theirs = torch.func.vmap(g, in_dims=in_dims, out_dims=out_dims)(*targs)
+    for o, t in zip(ours, theirs):
+        assert tuple(o.shape) == tuple(t.shape)
+        np.testing.assert_allclose(o.numpy(), t.numpy())
+
+
+def test_trees_and_unbatched_outputs():
+    (x, tx), (y, ty) = pair((3, 2)), pair((2,), seed=1)
+    f = lambda d: {'s': d['a'] + d['b'], 'c': d['b'] * 1, 'l': [d['a'].sum()]}
+    ours = vmap(f, in_dims=({'a': 0, 'b': None},))({'a': x, 'b': y})
+    theirs = torch.func.vmap(f, in_dims=({'a': 0, 'b': None},))({'a': tx, 'b': ty})
+    for k in ('s', 'c'): np.testing.assert_allclose(ours[k].numpy(), theirs[k].numpy())
+    np.testing.assert_allclose(ours['l'][0].numpy(), theirs['l'][0].numpy())
+    assert tuple(ours['c'].shape) == (3, 2)          # unbatched output: expanded over the batch
+    out = vmap(lambda a, b: b, in_dims=(0, None), out_dims=(None))(x, y)
+    np.testing.assert_allclose(out.numpy(), y.numpy())
+
+
+def test_nested_vmap():
+    (x, tx), (y, ty) = pair((3, 4)), pair((5, 4), seed=1)
+    f = lambda a, b: (a * b).sum() + a @ b
+    ours = vmap(vmap(f, in_dims=(None, 0)), in_dims=(0, None))(x, y)
+    theirs = torch.func.vmap(torch.func.vmap(f, in_dims=(None, 0)), in_dims=(0, None))(tx, ty)
+    assert tuple(ours.shape) == (3, 5)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    both = vmap(vmap(lambda a: a.sin().sum(-1)), in_dims=1)(pair((2, 3, 4))[0])
+    np.testing.assert_allclose(both.numpy(), np.sin(pair((2, 3, 4))[0].numpy()).sum(-1).transpose(1, 0))
+
+
+def test_chunk_size():
+    (x, tx) = pair((7, 3))
+    for c in (1, 2, 3, 7, 100):
+        np.testing.assert_allclose(vmap(lambda a: a.softmax(0), chunk_size=c)(x).numpy(), torch.func.vmap(lambda a: a.softmax(0), chunk_size=c)(tx).numpy())
+
+
+def test_fallbacks(monkeypatch):
+    "An op without a rule loops over the samples for itself; a function that reads values loops as a whole: both exact."
+    calls = []
+    for name in ('_loop_op', '_loop_call'):
+        orig = getattr(V, name)
+        monkeypatch.setattr(V, name, lambda *a, _o=orig, _n=name, **k: (calls.append(_n), _o(*a, **k))[1])
+    (x, tx) = pair((4, 3))
+    f = lambda T, a: a.roll(1, 0).sin() * 2
+    np.testing.assert_allclose(vmap(lambda a: f(litnn, a))(x).numpy(), torch.func.vmap(lambda a: f(torch, a))(tx).numpy())
+    assert calls == ['_loop_op']
+    calls.clear()
+    idx = litnn.tensor([[0, 2], [1, 1], [3, 0], [2, 2]])
+    g = lambda i: litnn.nn.functional.one_hot(i, 4).sum(0)      # one_hot checks the values of its input
+    np.testing.assert_array_equal(vmap(g)(idx).numpy(), litnn.stack([g(i) for i in idx]).numpy())
+    assert calls[-1] == '_loop_call'
+
+
+def test_randomness():
+    x = litnn.full((3, 4), 0.5)
+    with pytest.raises(RuntimeError, match="randomness error mode"): vmap(lambda a: a + litnn.rand(4))(x)
+    with pytest.raises(RuntimeError, match="randomness error mode"): vmap(lambda a: a.bernoulli())(x)
+    with pytest.raises(RuntimeError, match="randomness error mode"): torch.func.vmap(lambda a: a + torch.rand(4))(torch.full((3, 4), 0.5))
+    same = vmap(lambda a: litnn.nn.functional.dropout(a, 0.5), randomness='same')(x)
+    assert (same == same[0]).all()
+    litnn.manual_seed(1)
+    diff = vmap(lambda a: a + litnn.rand(4), randomness='different')(x)
+    assert not (diff[0] == diff[1]).all()
+    assert litnn.rand(1).shape == (1,)           # the generators are back
+
+
+ERRORS = [
+    ("in_dim out of range", lambda T, x: T.func.vmap(T.sin, in_dims=2)(x)),
+    ("in_dim negative", lambda T, x: T.func.vmap(T.sin, in_dims=-3)(x)),
+    ("in_dims type", lambda T, x: T.func.vmap(T.sin, in_dims=1.5)(x)),
+    ("in_dims structure", lambda T, x: T.func.vmap(T.add, in_dims=(0,))(x, x)),
+    ("sizes", lambda T, x: T.func.vmap(T.add)(x, T.ones(3, 3))),
+    ("nothing mapped", lambda T, x: T.func.vmap(T.add, in_dims=(None, None))(x, x)),
+    ("non-tensor mapped", lambda T, x: T.func.vmap(T.add, in_dims=(0, 0))(x, 2.)),
+    ("scalar input", lambda T, x: T.func.vmap(T.sin)(T.tensor(1.))),
+    ("non-tensor output", lambda T, x: T.func.vmap(lambda a: 3)(x)),
+    ("out_dims None batched", lambda T, x: T.func.vmap(T.sin, out_dims=None)(x)),
+    ("randomness value", lambda T, x: T.func.vmap(T.sin, randomness='x')(x)),
+    ("no inputs", lambda T, x: T.func.vmap(T.sin)()),
+    ("chunk_size", lambda T, x: T.func.vmap(T.sin, chunk_size=0)(x)),
+    ("item", lambda T, x: T.func.vmap(lambda a: a.sum().item())(x)),
+    ("in_dims dict", lambda T, x: T.func.vmap(T.sin, in_dims={'a': 0})(x)),
+    ("batched boolean mask", lambda T, x: T.func.vmap(lambda a: a[a > 0])(x)),
+]
+
+
+@pytest.mark.parametrize('i', range(len(ERRORS)), ids=[e[0] for e in ERRORS])
+def test_errors_as_torch(i):
+    _, f = ERRORS[i]
+    with pytest.raises(Exception) as te: f(torch, torch.ones(2, 3))
+    with pytest.raises(te.type) as le: f(litnn, litnn.ones(2, 3))
+    theirs, ours = str(te.value), str(le.value)
+    if 'TreeSpec' in theirs: theirs = theirs.split(' in_dims has structure')[0]    # torch's tree reprs differ
+    else: theirs = theirs.replace('sin', 'sin').replace('torch.', '')
+    assert theirs.split(':')[-1].strip()[:60] in ours or theirs[:60] in ours, (theirs, ours)
+
+
+def test_per_sample_gradients_of_a_model():
+    "vmap(grad(loss)) over functional_call equals a loop, and torch.func on the same weights."
+    litnn.manual_seed(0)
+    model = litnn.nn.Sequential(litnn.nn.Linear(3, 5), litnn.nn.Tanh(), litnn.nn.Linear(5, 2))
+    tmodel = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2)).double()
+    model.double()
+    tmodel.load_state_dict({k: torch.tensor(v.numpy()) for k, v in model.state_dict().items()})
+    (x, tx), (y, ty) = pair((6, 3)), (litnn.tensor([0, 1, 1, 0, 1, 0]), torch.tensor([0, 1, 1, 0, 1, 0]))
+    def loss(T, m, p, a, b): return T.nn.functional.cross_entropy(T.func.functional_call(m, p, (a[None],)), b[None])
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    tparams = {k: v.detach() for k, v in tmodel.named_parameters()}
+    ours = vmap(grad(lambda p, a, b: loss(litnn, model, p, a, b)), in_dims=(None, 0, 0))(params, x, y)
+    theirs = torch.func.vmap(torch.func.grad(lambda p, a, b: loss(torch, tmodel, p, a, b)), in_dims=(None, 0, 0))(tparams, tx, ty)
+    for k in params:
+        assert tuple(ours[k].shape) == tuple(theirs[k].shape) == (6,) + tuple(params[k].shape)
+        np.testing.assert_allclose(ours[k].numpy(), theirs[k].numpy(), rtol=1e-10, atol=1e-12)
+        for i in range(6):
+            np.testing.assert_allclose(ours[k][i].numpy(), grad(lambda p: loss(litnn, model, p, x[i], y[i]))(params)[k].numpy(), rtol=1e-12)
+
+
+def test_hook_is_off_outside_vmap():
+    from litnn.autograd.graph import _Mode
+    assert _Mode.batched is None
+    with pytest.raises(ValueError): vmap(litnn.sin)(litnn.tensor(1.))
+    assert _Mode.batched is None
+    with pytest.raises(ZeroDivisionError): vmap(lambda a: 1 / 0)(litnn.ones(2))
+    assert _Mode.batched is None and V._level[0] == 0
+
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+def test_vmap_cuda():
+    x = litnn.randn(4, 2, 3, device='cuda')
+    w = litnn.randn(3, 5, device='cuda')
+    f = lambda a: (a @ w).softmax(-1).sum(0) + a[1, :2].sum()
+    np.testing.assert_allclose(vmap(f)(x).cpu().numpy(), litnn.stack([f(a) for a in x]).cpu().numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="randomness error mode"): vmap(lambda a: a + litnn.rand(3, device='cuda'))(x)
+
+
+def _twin_mlp():
+    litnn.manual_seed(0)
+    model = litnn.nn.Sequential(litnn.nn.Linear(3, 5), litnn.nn.Tanh(), litnn.nn.Linear(5, 2)).double()
+    tmodel = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2)).double()
+    tmodel.load_state_dict({k: torch.tensor(v.numpy()) for k, v in model.state_dict().items()})
+    return model, tmodel
+
+
+def test_per_sample_gradients_run_batched(no_loop):
+    "vmap(grad(mse)) over functional_call: one backward over the batch, no loop, torch's numbers."
+    model, tmodel = _twin_mlp()
+    (x, tx), (y, ty) = pair((6, 3)), pair((6, 2), seed=1)
+    def loss(T, m, p, a, b): return T.nn.functional.mse_loss(T.func.functional_call(m, p, (a,)), b)
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    tparams = {k: v.detach() for k, v in tmodel.named_parameters()}
+    g, v = vmap(litnn.func.grad_and_value(lambda p, a, b: loss(litnn, model, p, a, b)), in_dims=(None, 0, 0))(params, x, y)
+    tg, tv = torch.func.vmap(torch.func.grad_and_value(lambda p, a, b: loss(torch, tmodel, p, a, b)), in_dims=(None, 0, 0))(tparams, tx, ty)
+    np.testing.assert_allclose(v.numpy(), tv.numpy(), rtol=1e-12)
+    for k in params: np.testing.assert_allclose(g[k].numpy(), tg[k].numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize('in_dims,argnums', [((0, 0), 0), ((0, None), (0, 1)), ((None, 0), 1), ((0, 0), (0, 1))])
+def test_batched_grad_argnums_against_torch(in_dims, argnums, no_loop):
+    (x, tx), (w, tw) = pair((4, 3)), pair((4, 3), seed=1)
+    if in_dims[0] is None: x, tx = x[0], tx[0]
+    if in_dims[1] is None: w, tw = w[0], tw[0]
+    f = lambda T: (lambda a, b: ((a * b).sin().sum() + (a @ b) ** 2, {'aux': a.exp()}))
+    ours = vmap(litnn.func.grad(f(litnn), argnums, has_aux=True), in_dims=in_dims)(x, w)
+    theirs = torch.func.vmap(torch.func.grad(f(torch), argnums, has_aux=True), in_dims=in_dims)(tx, tw)
+    flat = lambda t: [t] if hasattr(t, 'shape') else [l for s in (t.values() if isinstance(t, dict) else t) for l in flat(s)]
+    for o, t in zip(flat(ours), flat(theirs)):
+        assert tuple(o.shape) == tuple(t.shape)
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_grad_of_grad_in_vmap_and_fallbacks():
+    (x, tx) = pair((5, 3))
+    f = lambda T: (lambda a: (a.sin() * a ** 2).sum())
+    ours = vmap(litnn.func.grad(lambda a: litnn.func.grad(f(litnn))(a).pow(2).sum()))(x)
+    theirs = torch.func.vmap(torch.func.grad(lambda a: torch.func.grad(f(torch))(a).pow(2).sum()))(tx)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10)
+    # nested vmaps and a batch closed over: the loop, same numbers
+    ours = vmap(vmap(litnn.func.grad(f(litnn))))(x[:, None].expand(5, 2, 3))
+    np.testing.assert_allclose(ours.numpy(), theirs[:, None].expand(5, 2, 3).numpy() * 0 + torch.func.vmap(torch.func.grad(f(torch)))(tx)[:, None].numpy(), rtol=1e-10)
+    w = litnn.ones(3, dtype=litnn.float64)
+    ours = vmap(lambda a: litnn.func.grad(lambda v: (v * a).sin().sum())(w))(x)
+    theirs = torch.func.vmap(lambda a: torch.func.grad(lambda v: (v * a).sin().sum())(torch.ones(3, dtype=torch.float64)))(tx)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10)
+    # cross_entropy reads its targets' values: the whole-function loop, still torch's numbers
+    model, tmodel = _twin_mlp()
+    y, ty = litnn.tensor([0, 1, 1, 0, 1]), torch.tensor([0, 1, 1, 0, 1])
+    def ce(T, m, p, a, b): return T.nn.functional.cross_entropy(T.func.functional_call(m, p, (a[None],)), b[None])
+    g = vmap(litnn.func.grad(lambda p, a, b: ce(litnn, model, p, a, b)), in_dims=(None, 0, 0))(dict(model.named_parameters()), x, y)
+    tg = torch.func.vmap(torch.func.grad(lambda p, a, b: ce(torch, tmodel, p, a, b)), in_dims=(None, 0, 0))(dict(tmodel.named_parameters()), tx, ty)
+    for k in g: np.testing.assert_allclose(g[k].detach().numpy(), tg[k].detach().numpy(), rtol=1e-10, atol=1e-12)
