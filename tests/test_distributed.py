@@ -130,3 +130,74 @@ def test_import_litnn_does_not_import_mpi4py():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}).stdout
     assert out.split() == ["False", "True"]
+
+
+# --- the collectives that move pieces (51a) ---
+
+def xs(shape=(2, 3), dt="float64"): return np.stack([inputs(r, shape, dt) for r in range(N)])
+
+def test_all_gather(core):
+    for r in range(N):
+        np.testing.assert_allclose(core[r]["all_gather"], xs(dt="float32"))
+        np.testing.assert_allclose(core[r]["all_gather/async"], xs(dt="float32"))
+        import ml_dtypes
+        np.testing.assert_allclose(core[r]["all_gather/bfloat16"], xs().astype(ml_dtypes.bfloat16).astype(np.float32))
+        np.testing.assert_allclose(core[r]["all_gather_into_tensor/2"], np.concatenate(xs()))
+        np.testing.assert_allclose(core[r]["all_gather_into_tensor/3"], xs())
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_reduce_scatter(core, op):
+    lists = np.stack([[inputs(r) * (k + 1) for k in range(N)] for r in range(N)])   # [rank, piece]
+    for r in range(N): np.testing.assert_allclose(core[r][f"reduce_scatter/{op}"], expected(op, lists[:, r]))
+
+
+def test_reduce_scatter_tensor_and_all_to_all_single(core):
+    whole = np.sum([inputs(r, (2 * N, 3)) for r in range(N)], 0)
+    for r in range(N):
+        np.testing.assert_allclose(core[r]["reduce_scatter_tensor"], whole[2 * r:2 * r + 2])
+        np.testing.assert_allclose(core[r]["all_to_all_single"], np.concatenate([inputs(i, (2 * N, 3))[2 * r:2 * r + 2] for i in range(N)]))
+
+
+def test_gather_and_scatter(core):
+    np.testing.assert_allclose(core[1]["gather"], xs())
+    assert core[0]["gather"] is None
+    for r in range(N): np.testing.assert_allclose(core[r]["scatter"], inputs(1) * (r + 1))
+
+
+def test_all_to_all_uneven_pieces(core):
+    for j in range(N):
+        for i in range(N): np.testing.assert_allclose(core[j]["all_to_all"][i], inputs(i, (i + j + 1,)) + 10 * j)
+
+
+def test_send_recv_isend_irecv(core):
+    src0, back = core[0]["send_recv"]
+    src1, a, b, done = core[1]["send_recv"]
+    assert (src0, src1, done) == (1, 0, True)
+    np.testing.assert_allclose(a, inputs(0)); np.testing.assert_allclose(b, inputs(0) * 2); np.testing.assert_allclose(back, inputs(0) * 3)
+
+
+def test_point_to_point_errors(core):
+    assert core[1]["recv/mismatch"]["error"] == ("RuntimeError: litnn.distributed.recv on rank 1: rank 0 sent float64[2, 2], "
+                                                 "but the tensor to receive into is float64[3]")
+    assert core[0]["send/self"]["error"] == ("ValueError: Invalid destination rank: destination rank should not be the same as the "
+                                             "rank of the current process.")
+    for r in range(N): assert core[r]["broadcast/no_src"]["error"] == "ValueError: Must specify global_rank or group_rank"
+
+
+def test_a_bad_list_on_one_rank_fails_every_rank(core):
+    for r in range(N):
+        assert core[r]["all_gather/wrong_list"]["error"] == ("RuntimeError: litnn.distributed.all_gather: rank 1: tensor_list has 1 "
+                                                            "tensors, but the group has 2 ranks")
+        assert core[r]["all_to_all/mismatch"]["error"] == ("RuntimeError: litnn.distributed.all_to_all: the pieces do not match: "
+                                                          "rank 0 sends [1] to rank 1, which expects [2]; rank 1 sends [1] to rank 1, which expects [2]")
+
+
+def test_new_group(core):
+    g0, g1 = core[0]["groups"], core[1]["groups"]
+    assert (g0["member"], g0["rank_in_g1"], g0["size_g1"], g0["outsider_call"]) == (False, -1, -1, None)
+    assert (g1["member"], g1["rank_in_g1"], g1["size_g1"]) == (True, 0, 1)
+    np.testing.assert_allclose(g1["solo"], inputs(1))
+    for g in (g0, g1):
+        assert g["ranks"] == [0, 1]
+        np.testing.assert_allclose(g["sum"], xs().sum(0)); np.testing.assert_allclose(g["b"], inputs(1))

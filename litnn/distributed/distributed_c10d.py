@@ -260,11 +260,14 @@ def get_group_rank(group, global_rank):
     if global_rank not in ranks: raise ValueError(f"Global rank {global_rank} is not part of group {group}")
     return ranks.index(global_rank)
 
-def _root(pg, rank, group_rank, name):
-    "The group rank of a collective's `src`/`dst`, given as a global rank or (`group_src`...) a group rank."
+def _root(pg, rank, group_rank, default=None):
+    "The group rank of a `src`/`dst` given as a global rank or (`group_src`...) a group rank; `default` (global) if neither."
+    if rank is None and group_rank is None: rank = default
     if rank is not None and group_rank is not None: raise ValueError("Can't specify both group_rank and global_rank")
-    if rank is None and group_rank is None: rank = 0 if pg is GroupMember.WORLD else pg.ranks[0]   # torch's default src/dst 0
-    if group_rank is not None: return get_global_rank(pg, group_rank) and group_rank
+    if rank is None and group_rank is None: raise ValueError("Must specify global_rank or group_rank")
+    if group_rank is not None:
+        get_global_rank(pg, group_rank)   # ValueError outside the group
+        return group_rank
     return get_group_rank(pg, rank)
 
 # %% ../../nbs/51_distributed.ipynb #d5663373
@@ -338,9 +341,11 @@ def is_completed(self:Work):
     "True when the operation is done (or failed); moves pending transfers along."
     if self._done or self._error is not None: return True
     _pump(self.pg)
-    if self._request is not None and self._request.Test():
-        if self._finish is not None: self._finish()
-        self._done = True
+    try:
+        if self._request is not None and self._request.Test():
+            if self._finish is not None: self._finish()
+            self._done = True
+    except Exception as e: self._error = e   # a receive that found a mismatch (51a): raised by `wait`
     return self._done or self._error is not None
 
 def _seconds(t): return t.total_seconds() if isinstance(t, datetime.timedelta) else float(t)
@@ -465,7 +470,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     pg = _group(group)
     if pg == GroupMember.NON_GROUP_MEMBER: return None
     _tensor_arg(tensor, "tensor", "reduce")
-    root, engine_op, a = _root(pg, dst, group_dst, "dst"), _reduction(op), _outgoing(pg, tensor, reduce=True)
+    root, engine_op, a = _root(pg, dst, group_dst), _reduction(op), _outgoing(pg, tensor, reduce=True)
     finish = (lambda: _finish_reduce(pg, tensor, a, op)) if pg.rank() == root else None
     return _run(pg, {"call": f"reduce({_show(tensor)}, dst={root}, op={op.name})"}, lambda: pg.engine.reduce(a, engine_op, root), finish, async_op)
 
@@ -475,7 +480,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     pg = _group(group)
     if pg == GroupMember.NON_GROUP_MEMBER: return None
     _tensor_arg(tensor, "tensor", "broadcast")
-    root, a = _root(pg, src, group_src, "src"), _outgoing(pg, tensor)
+    root, a = _root(pg, src, group_src), _outgoing(pg, tensor)
     return _run(pg, {"call": f"broadcast({_show(tensor)}, src={root})"}, lambda: pg.engine.broadcast(_bytes(a), root),
                 lambda: _land(tensor, a), async_op)
 
