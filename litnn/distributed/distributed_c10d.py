@@ -66,7 +66,7 @@ class _MPIEngine:
     def broadcast(self, a, root): return self.comm.Ibcast(a, root)
     def barrier(self): return self.comm.Ibarrier()
 
-# %% ../../nbs/51_distributed.ipynb #72c7c54c
+# %% ../../nbs/51_distributed.ipynb #90de5d5d
 @patch
 def all_gather(self:_MPIEngine, a, out): return self.comm.Iallgather(a, out)
 @patch
@@ -98,13 +98,14 @@ class _NCCLEngine:
     def __init__(self, comm):
         import cupy
         from cupy.cuda import nccl
-        uid = comm.bcast(nccl.get_unique_id() if comm.rank == 0 else None, root=0)
+        uid = np.array(nccl.get_unique_id() if comm.rank == 0 else [0] * 128, np.int64)   # sent as numbers: no pickle
+        comm.Bcast(uid, root=0)
         self.cupy, self.nccl, self.mpi_comm = cupy, nccl, comm
-        self.comm = nccl.NcclCommunicator(comm.size, uid, comm.rank)
+        self.comm = nccl.NcclCommunicator(comm.size, tuple(uid.tolist()), comm.rank)
         self.stream = cupy.cuda.Stream(non_blocking=True)
         self.ops = {"SUM": nccl.NCCL_SUM, "PRODUCT": nccl.NCCL_PROD, "MIN": nccl.NCCL_MIN, "MAX": nccl.NCCL_MAX}
 
-# %% ../../nbs/51_distributed.ipynb #8254a9a6
+# %% ../../nbs/51_distributed.ipynb #ec32ae8f
 _NCCL_TYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32", "int64": "NCCL_INT64", "float16": "NCCL_FLOAT16",
                "float32": "NCCL_FLOAT32", "float64": "NCCL_FLOAT64", "bfloat16": "NCCL_BFLOAT16"}
 
@@ -129,7 +130,7 @@ def reduce_scatter(self:_NCCLEngine, a, out, op):
 @patch
 def barrier(self:_NCCLEngine): return self.mpi_comm.Ibarrier()
 
-# %% ../../nbs/51_distributed.ipynb #69f14f0b
+# %% ../../nbs/51_distributed.ipynb #2e62f4ef
 @patch
 def _pairs(self:_NCCLEngine, sends, recvs):
     "NCCL's point-to-point calls `sends` [(array, peer)] and `recvs` [(array, peer)] as one group."
@@ -279,6 +280,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     bad = [r for r in ranks if not (isinstance(r, int) and 0 <= r < world.size())]
     if bad or len(set(ranks)) != len(ranks):
         raise ValueError(f"new_group: ranks must be distinct ranks of the world (0 to {world.size() - 1}), got {ranks}")
+    Work(world, {"call": f"new_group(ranks={ranks})"}, _Agreed).wait()   # all ranks are here, with the same ranks: Split cannot hang
     me = world.rank()
     comm = world.checks.Split(0 if me in ranks else _mpi().UNDEFINED, ranks.index(me) if me in ranks else 0)
     if me not in ranks: return GroupMember.NON_GROUP_MEMBER
@@ -324,6 +326,10 @@ class Work:
         self._done = False
         pg.waiting.append(self)
     def __repr__(self): return f"<litnn.distributed.Work {self.name} {'completed' if self._done else 'pending'}>"
+
+class _Agreed:
+    "The request of an operation that is done when the ranks' signatures agree: nothing else moves."
+    def Test(self): return True
 
 def _pump(pg):
     "Start, in order, the transfers of `pg`'s works whose signatures have all arrived and agree."
@@ -417,14 +423,16 @@ def _outgoing(pg, t, reduce=False):
     "Tensor `t`'s data as the engine takes it: flat, contiguous, on its device (the host for MPI), reducible if `reduce`."
     a = t._data
     if pg.engine.on_host: a = B.to_device(a, "cpu")
+    elif t.device.type != "cuda":
+        raise RuntimeError(f"the 'nccl' backend works on CUDA tensors, not a tensor on {t.device} (use 'gloo' for CPU tensors)")
     a = a.reshape(-1)
     if not a.flags.c_contiguous: a = a.copy()
     return a.astype(_WIDER[a.dtype.name]) if reduce and a.dtype.name in _WIDER else a
 
 def _land(t, a):
     "Write flat array `a` into tensor `t` (nothing to do when `a` is `t`'s own memory)."
-    if a.size and B.array_namespace(a).may_share_memory(a, t._data): return
     xp = B.array_namespace(t._data)
+    if a.size and B.array_namespace(a) is xp and xp.may_share_memory(a, t._data): return
     xp.copyto(t._data, B.to_device(a, t.device).reshape(t.shape), casting="unsafe")
 
 def _bytes(a): return a.view(np.uint8)
