@@ -1,6 +1,6 @@
 """litnn.distributed in real MPI jobs (`mpiexec -n 2`): every collective and reduction against numpy on the ranks'
 inputs, work handles, mismatches, timeouts, a failing rank (issue 17). Few jobs: each runs many checks."""
-import json, os, subprocess, sys, time
+import json, os, subprocess, sys
 from pathlib import Path
 import numpy as np
 import pytest

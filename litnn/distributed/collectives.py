@@ -10,7 +10,6 @@ __all__ = ['all_gather', 'all_gather_into_tensor', 'gather', 'scatter', 'reduce_
 import json
 import numpy as np
 from .. import backend as B
-from ..backend import patch
 from ..tensor import Tensor
 from .distributed_c10d import (ReduceOp, GroupMember, Work, _group, _root, _run, _outgoing, _land, _bytes,
                                                 _show, _tensor_arg, _reduction, _finish_reduce, _same_calls, _mpi)
@@ -165,11 +164,7 @@ class _PeerWork(Work):
     "The handle of a send or a receive: no signature to agree on, no queue to wait in."
     def __init__(self, pg, name, request, finish=None):
         self.pg, self.name, self._request, self._finish, self._error, self._done = pg, name, request, finish, None, False
-
-@patch
-def source_rank(self:_PeerWork):
-    "The global rank a finished receive came from."
-    return self.pg.ranks[self._request.sender]
+    def source_rank(self): return self.pg.ranks[self._request.sender]   # the global rank a finished receive came from
 
 def _header(t): return np.frombuffer(json.dumps([t.dtype.name, list(t.shape)]).encode().ljust(_HEAD), np.uint8)
 
