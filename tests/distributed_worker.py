@@ -35,6 +35,11 @@ def core(out, me, n):
         return {"values": [t.tolist() for t in ts], "waited": done, "completed": [w.is_completed() for w in works],
                 "type": type(works[0]).__name__}
     record(out, "all_reduce/async", asynchronous)
+    def polled():   # is_completed alone drives the operation to its end
+        t = t_(inputs(me)); w = dist.all_reduce(t, async_op=True); polls = 0
+        while not w.is_completed(): polls += 1; time.sleep(1e-3)
+        return [t.tolist(), w.wait(timeout=datetime.timedelta(seconds=5)), repr(w)]
+    record(out, "all_reduce/polled", polled)
     def view():
         base = t_(inputs(me, (3, 2))); v = base.t(); dist.all_reduce(v); return base.tolist()
     record(out, "all_reduce/noncontiguous", view)

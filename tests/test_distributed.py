@@ -60,6 +60,13 @@ def test_all_reduce_async_works_wait_in_any_order(core):
         np.testing.assert_allclose(got["values"], want)
 
 
+def test_is_completed_alone_finishes_the_work(core):
+    for r in range(N):
+        values, waited, rep = core[r]["all_reduce/polled"]
+        np.testing.assert_allclose(values, np.sum([inputs(q) for q in range(N)], 0))
+        assert (waited, rep) == (True, "<litnn.distributed.Work all_reduce completed>")
+
+
 def test_all_reduce_writes_into_a_noncontiguous_view(core):
     want = np.sum([inputs(r, (3, 2)) for r in range(N)], 0)
     for r in range(N): np.testing.assert_allclose(core[r]["all_reduce/noncontiguous"], want)
