@@ -32,6 +32,8 @@ def is_torchelastic_launched():
 # %% ../../nbs/50_distributed_engines.ipynb #a9ff5f0b
 def _mpi():
     "mpi4py's MPI, imported (which starts MPI) only when a process group is made."
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is not None: return MPI
     if not is_available(): raise RuntimeError("litnn.distributed needs MPI: pip install 'litnn[distributed]'")
     from mpi4py import MPI
     return MPI
