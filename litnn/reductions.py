@@ -496,7 +496,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 for _f in (matmul, mm, mv, dot, bmm, outer, addmm): setattr(Tensor, _f.__name__, _f)
 Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented   # `None @ t`: TypeError, as torch
 
 # %% ../nbs/03a_reductions.ipynb #d445f416
 class SoftmaxBackward0(Op):

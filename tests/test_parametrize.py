@@ -461,7 +461,6 @@ def test_parametrizations_on_gpu():
         litnn.manual_seed(0)
         m = litnn.nn.Linear(4, 4)
         m.weight.data = litnn.tensor(np.linspace(-1, 1, 16, dtype='float32').reshape(4, 4))
-        P(litnn).register_parametrization(m, 'weight', parametrizations(litnn)['Symmetric']())
         litnn.nn.utils.parametrizations.orthogonal(m, orthogonal_map='cayley')
         w = litnn.nn.utils.parametrizations.weight_norm(litnn.nn.Linear(4, 2))
         w.parametrizations.weight.original1.data = litnn.ones(2, 4)
@@ -470,3 +469,12 @@ def test_parametrizations_on_gpu():
         y.sum().backward()
         out[dev] = [arr(y), arr(m.parametrizations.weight.original.grad), arr(w.parametrizations.weight.original0.grad)]
     for a, c in zip(out['cpu'], out['cuda']): np.testing.assert_allclose(c, a, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize('lib', [litnn, torch], ids=['litnn', 'torch'])
+def test_orthogonal_on_top_of_another_parametrization_fails_as_torch(lib):
+    "Its base is only set when orthogonal is the first parametrization: on top of another, reading the weight is torch's TypeError."
+    m = lib.nn.Linear(4, 4)
+    P(lib).register_parametrization(m, 'weight', parametrizations(lib)['Symmetric']())
+    lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map='cayley')
+    with pytest.raises(TypeError, match="unsupported operand type"): m.weight

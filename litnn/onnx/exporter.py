@@ -186,7 +186,10 @@ def _graph(onnx, model, trace, ins, in_names, outs, outs_b, output_names, dims, 
     for v, name in zip(outs, out_names): g.nodes.append(onnx.helper.make_node('Identity', [g.name(v)], [name], name=f"output/{name}"))
     outputs = [_value_info(onnx, name, v, vb, _axes(dynamic_axes, name)) for v, vb, name in zip(outs, outs_b, out_names)]
     graph = onnx.helper.make_graph(g.nodes, 'main_graph', inputs, outputs, inits + [i for i in g.inits if i.name in used])
-    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid('', opset)], producer_name='litnn')
+    opsets = [onnx.helper.make_opsetid('', opset)]
+    # the oldest IR version that carries this opset, not the onnx package's newest: older runtimes read the file too
+    return onnx.helper.make_model(graph, opset_imports=opsets, producer_name='litnn',
+                                  ir_version=onnx.helper.find_min_ir_version_for(opsets))
 
 # %% ../../nbs/60c_onnx_export.ipynb #407743dd
 def export(model, args=(), f=None, *, kwargs=None, export_params=True, verbose=False, input_names=None, output_names=None,
