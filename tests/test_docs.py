@@ -81,6 +81,7 @@ def _documented(src):
         if patched and isinstance(n, ast.FunctionDef) and n.args.args and n.args.args[0].annotation is not None:
             cls = ast.unparse(n.args.args[0].annotation)
             if '|' in cls or '(' in cls or ',' in cls: continue     # patched onto several classes
+            if cls.startswith('_'): continue                         # onto a private class: nbdev documents none
             ids.append(f'{cls}.{n.name}'.lower())
         elif not patched: ids.append(n.name.lower())
     return ids
