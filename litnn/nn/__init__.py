@@ -6,4 +6,4 @@ from . import functional
 from . import init
 from . import utils                       # 30b_clip_grad
 from . import parallel                    # 50_data_parallel
-from .parallel import DataParallel, DistributedDataParallel   # 52_ddp: DistributedDataParallel
+from .parallel import DataParallel

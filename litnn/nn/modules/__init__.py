@@ -95,13 +95,16 @@ __all__ += ['CTCLoss']
 from .fractional_max_pool import FractionalMaxPool2d   # 24f_fractional_max_pool
 __all__ += ['FractionalMaxPool2d']
 
+from .sync_batchnorm import SyncBatchNorm   # 52a_sync_batchnorm
+__all__ += ['SyncBatchNorm']
+
 # Where torch keeps each class: `torch.nn.modules.<file>.<Class>`. The classes of the later parts are also reachable from
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
 # are hand-written alias modules: batchnorm.py, flatten.py, instancenorm.py, pixelshuffle.py.)
-from . import instancenorm, pixelshuffle
+from . import instancenorm, pixelshuffle, batchnorm
 _TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: ['NonDynamicallyQuantizableLinear'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
                 pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
-                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
+                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
 for _file, _names in _TORCH_FILES.items():
     for _name in _names: setattr(_file, _name, globals()[_name])
