@@ -36,6 +36,7 @@ from .namespaces import (accelerator, backends, compile, compiler, jit, set_floa
                          get_float32_matmul_precision, use_deterministic_algorithms,
                          are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled)
 from . import distributions              # 33_distributions ... 33v_kl
+from . import distributed                # 51_distributed: torch.distributed on MPI/NCCL (mpi4py imported by init_process_group only)
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
 from .functional_aliases import *   # 35_functional_aliases: torch.conv2d, torch.dropout... beside nn.functional
 from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors

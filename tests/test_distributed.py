@@ -1,0 +1,203 @@
+"""litnn.distributed in real MPI jobs (`mpiexec -n 2`): every collective and reduction against numpy on the ranks'
+inputs, work handles, mismatches, timeouts, a failing rank (issue 17). Few jobs: each runs many checks."""
+import json, os, subprocess, sys, time
+from pathlib import Path
+import numpy as np
+import pytest
+import litnn
+import litnn.distributed as dist
+
+sys.path.insert(0, str(Path(__file__).parent))
+from distributed_worker import inputs, DTYPES, OPS
+
+WORKER = Path(__file__).parent / "distributed_worker.py"
+N = 2
+pytestmark = pytest.mark.skipif(not dist.is_available(), reason="mpi4py is not installed")
+
+
+def mpiexec(suite, tmp, n=N, timeout=120):
+    "Run the worker's `suite` in `n` MPI processes; the completed process and each rank's results."
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
+    r = subprocess.run(["mpiexec", "-n", str(n), sys.executable, str(WORKER), suite, str(tmp)],
+                       capture_output=True, text=True, timeout=timeout, env=env)
+    results = [json.loads((tmp / f"rank{i}.json").read_text()) if (tmp / f"rank{i}.json").exists() else None for i in range(n)]
+    return r, results
+
+
+@pytest.fixture(scope="module")
+def core(tmp_path_factory):
+    r, results = mpiexec("core", tmp_path_factory.mktemp("core"))
+    assert r.returncode == 0, r.stderr
+    return results
+
+
+REDUCE = {"SUM": np.sum, "PRODUCT": np.prod, "MIN": np.min, "MAX": np.max}
+
+def expected(op, xs):
+    if op == "AVG":
+        s = np.sum(xs, 0)
+        return s // len(xs) if s.dtype.kind == "i" else s / len(xs)
+    return REDUCE[op](xs, 0)
+
+
+def test_world(core):
+    assert [r["world"] for r in core] == [[True, 0, 2, "gloo"], [True, 1, 2, "gloo"]]
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("op", OPS)
+def test_all_reduce_against_numpy(core, op, dt):
+    want = expected(op, np.stack([inputs(r, dtype=dt) for r in range(N)]))
+    for r in range(N):
+        np.testing.assert_allclose(core[r][f"all_reduce/{op}/{dt}"], want, rtol=1e-6)
+
+
+def test_all_reduce_async_works_wait_in_any_order(core):
+    want = [np.sum([inputs(r) * k for r in range(N)], 0) for k in (1, 2, 3)]
+    for r in range(N):
+        got = core[r]["all_reduce/async"]
+        assert got["type"] == "Work" and got["waited"] == [True] * 3 and got["completed"] == [True] * 3
+        np.testing.assert_allclose(got["values"], want)
+
+
+def test_all_reduce_writes_into_a_noncontiguous_view(core):
+    want = np.sum([inputs(r, (3, 2)) for r in range(N)], 0)
+    for r in range(N): np.testing.assert_allclose(core[r]["all_reduce/noncontiguous"], want)
+
+
+def test_all_reduce_float16_and_bool(core):
+    want = np.sum([inputs(r, dtype="float32").astype(np.float16) for r in range(N)], 0)
+    for r in range(N):
+        assert core[r]["all_reduce/float16"][0] == "float16"
+        np.testing.assert_allclose(core[r]["all_reduce/float16"][1], want, rtol=1e-3)
+        assert core[r]["all_reduce/bool"] == [True, False, True]   # a sum of bools is their OR, as in torch
+
+
+@pytest.mark.parametrize("op", ["SUM", "MAX"])
+def test_reduce_only_dst_gets_the_result(core, op):
+    np.testing.assert_allclose(core[0][f"reduce/{op}"], REDUCE[op](np.stack([inputs(r) for r in range(N)]), 0))
+    np.testing.assert_allclose(core[1][f"reduce/{op}"], inputs(1))
+
+
+def test_broadcast(core):
+    for r in range(N):
+        np.testing.assert_allclose(core[r]["broadcast"], inputs(1, dtype="float32"))
+        np.testing.assert_allclose(core[r]["broadcast/async"], inputs(0))
+
+
+def test_barrier(core):
+    for r in range(N): assert core[r]["barrier"] == [None, True]
+
+
+@pytest.mark.parametrize("case,words", [("shape", ["rank 0 called all_reduce(float64[2, 2], op=SUM)", "rank 1 called all_reduce(float64[2, 3], op=SUM)"]),
+                                        ("dtype", ["rank 0 called all_reduce(float32[2, 3]", "rank 1 called all_reduce(float64[2, 3]"]),
+                                        ("op", ["op=SUM", "op=MAX"])])
+def test_mismatches_fail_every_rank_with_a_clear_error(core, case, words):
+    for r in range(N):
+        err = core[r][f"mismatch/{case}"]["error"]
+        assert err.startswith("RuntimeError: litnn.distributed.all_reduce: the ranks' calls do not match"), err
+        for w in words: assert w in err
+
+
+def test_the_group_still_works_after_a_mismatch(core):
+    for r in range(N): np.testing.assert_allclose(core[r]["after_mismatch"], np.sum([inputs(q) for q in range(N)], 0))
+
+
+def test_timeout(tmp_path):
+    r, (r0, _) = mpiexec("timeout", tmp_path)
+    assert r0["timeout"]["error"].startswith("RuntimeError: litnn.distributed.all_reduce timed out after 2 s on rank 0")
+    assert 2 <= r0["seconds"] < 3.5
+
+
+def test_a_failing_rank_makes_the_others_fail_at_once(tmp_path):
+    r, (r0, _) = mpiexec("failure", tmp_path)
+    assert r.returncode != 0 and "ValueError: rank 1 gives up" in r.stderr
+    assert r0["failure"]["error"] == ("RuntimeError: litnn.distributed.all_reduce on rank 0: rank 1 failed (ValueError: rank 1 "
+                                      "gives up), so this operation cannot complete")
+    assert r0["seconds"] < 10   # the group's timeout is 60 s
+
+
+def test_before_init_process_group_torch_error():
+    for f in (lambda: dist.all_reduce(litnn.ones(2)), dist.get_rank, dist.get_world_size, dist.barrier,
+              lambda: dist.broadcast(litnn.ones(2), 0)):
+        with pytest.raises(ValueError, match="^Default process group has not been initialized, please make sure to call init_process_group.$"):
+            f()
+    assert dist.is_initialized() is False
+
+
+def test_import_litnn_does_not_import_mpi4py():
+    code = "import sys, litnn, litnn.distributed as d; print('mpi4py' in sys.modules, d.is_available())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}).stdout
+    assert out.split() == ["False", "True"]
+
+
+# --- the collectives that move pieces (51a) ---
+
+def xs(shape=(2, 3), dt="float64"): return np.stack([inputs(r, shape, dt) for r in range(N)])
+
+def test_all_gather(core):
+    for r in range(N):
+        np.testing.assert_allclose(core[r]["all_gather"], xs(dt="float32"))
+        np.testing.assert_allclose(core[r]["all_gather/async"], xs(dt="float32"))
+        import ml_dtypes
+        np.testing.assert_allclose(core[r]["all_gather/bfloat16"], xs().astype(ml_dtypes.bfloat16).astype(np.float32))
+        np.testing.assert_allclose(core[r]["all_gather_into_tensor/2"], np.concatenate(xs()))
+        np.testing.assert_allclose(core[r]["all_gather_into_tensor/3"], xs())
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_reduce_scatter(core, op):
+    lists = np.stack([[inputs(r) * (k + 1) for k in range(N)] for r in range(N)])   # [rank, piece]
+    for r in range(N): np.testing.assert_allclose(core[r][f"reduce_scatter/{op}"], expected(op, lists[:, r]))
+
+
+def test_reduce_scatter_tensor_and_all_to_all_single(core):
+    whole = np.sum([inputs(r, (2 * N, 3)) for r in range(N)], 0)
+    for r in range(N):
+        np.testing.assert_allclose(core[r]["reduce_scatter_tensor"], whole[2 * r:2 * r + 2])
+        np.testing.assert_allclose(core[r]["all_to_all_single"], np.concatenate([inputs(i, (2 * N, 3))[2 * r:2 * r + 2] for i in range(N)]))
+
+
+def test_gather_and_scatter(core):
+    np.testing.assert_allclose(core[1]["gather"], xs())
+    assert core[0]["gather"] is None
+    for r in range(N): np.testing.assert_allclose(core[r]["scatter"], inputs(1) * (r + 1))
+
+
+def test_all_to_all_uneven_pieces(core):
+    for j in range(N):
+        for i in range(N): np.testing.assert_allclose(core[j]["all_to_all"][i], inputs(i, (i + j + 1,)) + 10 * j)
+
+
+def test_send_recv_isend_irecv(core):
+    src0, back = core[0]["send_recv"]
+    src1, a, b, done = core[1]["send_recv"]
+    assert (src0, src1, done) == (1, 0, True)
+    np.testing.assert_allclose(a, inputs(0)); np.testing.assert_allclose(b, inputs(0) * 2); np.testing.assert_allclose(back, inputs(0) * 3)
+
+
+def test_point_to_point_errors(core):
+    assert core[1]["recv/mismatch"]["error"] == ("RuntimeError: litnn.distributed.recv on rank 1: rank 0 sent float64[2, 2], "
+                                                 "but the tensor to receive into is float64[3]")
+    assert core[0]["send/self"]["error"] == ("ValueError: Invalid destination rank: destination rank should not be the same as the "
+                                             "rank of the current process.")
+    for r in range(N): assert core[r]["broadcast/no_src"]["error"] == "ValueError: Must specify global_rank or group_rank"
+
+
+def test_a_bad_list_on_one_rank_fails_every_rank(core):
+    for r in range(N):
+        assert core[r]["all_gather/wrong_list"]["error"] == ("RuntimeError: litnn.distributed.all_gather: rank 1: tensor_list has 1 "
+                                                            "tensors, but the group has 2 ranks")
+        assert core[r]["all_to_all/mismatch"]["error"] == ("RuntimeError: litnn.distributed.all_to_all: the pieces do not match: "
+                                                          "rank 0 sends [1] to rank 1, which expects [2]; rank 1 sends [1] to rank 1, which expects [2]")
+
+
+def test_new_group(core):
+    g0, g1 = core[0]["groups"], core[1]["groups"]
+    assert (g0["member"], g0["rank_in_g1"], g0["size_g1"], g0["outsider_call"]) == (False, -1, -1, None)
+    assert (g1["member"], g1["rank_in_g1"], g1["size_g1"]) == (True, 0, 1)
+    np.testing.assert_allclose(g1["solo"], inputs(1))
+    for g in (g0, g1):
+        assert g["ranks"] == [0, 1]
+        np.testing.assert_allclose(g["sum"], xs().sum(0)); np.testing.assert_allclose(g["b"], inputs(1))
