@@ -24,13 +24,13 @@ def _sync_module_states(module, process_group=None, src=0):
         for t in itertools.chain(module.parameters(), module.buffers()):
             dist.broadcast(t, src, group=process_group)
 
-# %% ../../../nbs/52_ddp.ipynb #ba45f25f
+# %% ../../../nbs/52_ddp.ipynb #bf379c52
 def _compute_bucket_assignment_by_size(tensors, size_limits, tensor_indices=None):
     "Bucket the indices of `tensors` by torch's rule; returns (buckets, each bucket's size limit)."
     open_, nth, done = {}, {}, []
     limit = lambda key: size_limits[min(nth.get(key, 0), len(size_limits) - 1)]
-    for i in (range(len(tensors)) if tensor_indices is None else tensor_indices):
-        t = tensors[i]; key = (t.dtype, t.device)
+    for t, i in zip(tensors, range(len(tensors)) if tensor_indices is None else tensor_indices):
+        key = (t.dtype, t.device)
         bucket = open_.setdefault(key, [[], 0])
         bucket[0].append(i); bucket[1] += t.numel() * t.element_size()
         if bucket[1] >= limit(key):
@@ -167,12 +167,12 @@ def _finalize_backward(self:_Reducer):
                 elif p.grad is None: p.grad = g.clone()
                 else: p.grad._data[...] = g._data
 
-# %% ../../../nbs/52_ddp.ipynb #e3920dbd
+# %% ../../../nbs/52_ddp.ipynb #a99d49ab
 @patch
 def _rebuild_buckets(self:_Reducer):
     "Regroup the parameters in the order their gradients arrived in the first backward (once)."
     if not self.rebuild_due or len(self.arrival) != len(self.params): return False
-    indices, _ = _compute_bucket_assignment_by_size(self.params, self.bucket_caps, tensor_indices=self.arrival)
+    indices, _ = _compute_bucket_assignment_by_size([self.params[i] for i in self.arrival], self.bucket_caps, tensor_indices=self.arrival)
     self._set_buckets(indices)
     self.rebuild_due, self.arrival = False, []
     return True
@@ -195,13 +195,14 @@ def _check_devices(module, device_ids, output_device):
         raise ValueError("DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-device "
                          f"GPU modules or CPU modules, but got device_ids {device_ids}, output_device {output_device}, and module parameters {shown}.")
 
-# %% ../../../nbs/52_ddp.ipynb #a9569401
+# %% ../../../nbs/52_ddp.ipynb #ed8ed833
 class DistributedDataParallel(Module):
     "Data-parallel training of `module` over the processes of `process_group` (as `torch.nn.parallel.DistributedDataParallel`)."
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True, init_sync=True,
                  process_group=None, bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False):
         super().__init__()
+        if process_group is None: dist.get_world_size()       # torch's ValueError without a default process group
         params = _params_for_reducer(module)
         if not params: raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter that requires a gradient.")
         _check_devices(module, device_ids, output_device)
