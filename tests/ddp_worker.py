@@ -110,10 +110,50 @@ def state_check():
     return {'params': max_diff(ref.parameters(), net.parameters()), 'running_mean': net[1].running_mean.abs().max().item(),
             'keys': list(ddp.state_dict())[:3]}
 
+def syncbn_check():
+    "SyncBatchNorm on half batches against one BatchNorm on the full batch: outputs, input and parameter gradients, running stats."
+    rank, out = dist.get_rank(), {}
+    for name, shape, momentum, dtype, bn in [('1d', (8, 3), 0.1, litnn.float32, nn.BatchNorm1d), ('1d_seq', (8, 3, 5), None, litnn.float32, nn.BatchNorm1d),
+                                             ('2d_f64', (6, 4, 3, 3), 0.3, litnn.float64, nn.BatchNorm2d)]:
+        g = litnn.Generator().manual_seed(7)
+        full, sync = bn(shape[1], momentum=momentum, dtype=dtype), nn.SyncBatchNorm(shape[1], momentum=momentum, dtype=dtype)
+        with litnn.no_grad():
+            w, b = litnn.randn(shape[1], generator=g, dtype=dtype), litnn.randn(shape[1], generator=g, dtype=dtype)
+            for m in (full, sync): m.weight.copy_(w); m.bias.copy_(b)
+        worst = 0.0
+        for it in range(3):
+            x = (litnn.randn(*shape, generator=g, dtype=dtype) * 2 + 1).requires_grad_()
+            gy = litnn.randn(*shape, generator=g, dtype=dtype)
+            half = slice(rank * shape[0] // 2, (rank + 1) * shape[0] // 2)
+            xs = x.detach()[half].clone().requires_grad_()
+            yf, ys = full(x), sync(xs)
+            (yf * gy).sum().backward(); (ys * gy[half]).sum().backward()
+            worst = max(worst, (yf[half] - ys).abs().max().item(), (x.grad[half] - xs.grad).abs().max().item())
+        for p in sync.parameters(): dist.all_reduce(p.grad)
+        worst = max(worst, max_diff([p.grad for p in full.parameters()], [p.grad for p in sync.parameters()]),
+                    max_diff([full.running_mean, full.running_var], [sync.running_mean, sync.running_var]))
+        full.eval(); sync.eval()
+        x = litnn.randn(*shape, generator=g, dtype=dtype)
+        out[name] = max(worst, (full(x) - sync(x)).abs().max().item())
+    return out
+
+def run_job(outdir):
+    "Run this file on 2 MPI processes (once per pytest session); each rank's results."
+    import os, subprocess
+    from pathlib import Path
+    if outdir in _JOBS: return _JOBS[outdir]
+    Path(outdir).mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
+    r = subprocess.run(["mpiexec", "-n", "2", sys.executable, __file__, str(outdir)], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    _JOBS[outdir] = [json.loads((Path(outdir) / f"rank{i}.json").read_text()) for i in range(2)]
+    return _JOBS[outdir]
+_JOBS = {}
+
 if __name__ == '__main__':
     dist.init_process_group('gloo')
     res = {'state': state_check(), 'sgd': train('sgd'), 'adam': train('adam'),
            'adam_small_buckets': train('adam', bucket_cap_mb=0.001, gradient_as_bucket_view=True),
            'sgd_find_unused': train('sgd', find_unused_parameters=True),
-           'no_sync': no_sync_check(), 'unused': unused_check(), 'hooks': hooks_check(), 'sampler': sampler_check()}
+           'no_sync': no_sync_check(), 'unused': unused_check(), 'hooks': hooks_check(), 'sampler': sampler_check(), 'syncbn': syncbn_check()}
     with open(f"{sys.argv[1]}/rank{dist.get_rank()}.json", 'w') as f: json.dump(res, f)

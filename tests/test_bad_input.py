@@ -227,6 +227,7 @@ MORE_MODULES = dict(
     TransformerDecoder=((Of(DLAYER), 1), {}, [f32(3, 2, 4), f32(2, 2, 4)]),
     Transformer=((4, 2, 1, 1, 8, 0.0), {}, [f32(3, 2, 4), f32(2, 2, 4)]),
     DataParallel=((Of(lambda lib: lib.nn.Linear(3, 2)),), {}, [f32(4, 3)]),
+    SyncBatchNorm=((3,), {}, [f32(4, 3)]),
 )
 MHA = lambda F, q, k, v, w, b, ow, ob: F.multi_head_attention_forward(q, k, v, 4, 2, w, b, None, None, False, 0., ow, ob)
 MORE_FUNCTIONALS = dict(

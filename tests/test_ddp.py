@@ -9,18 +9,16 @@ from litnn.nn.parallel import DistributedDataParallel
 from litnn.nn.parallel.distributed import _compute_bucket_assignment_by_size, GradBucket
 import torch.utils.data.distributed as tdist
 
-WORKER = Path(__file__).parent / "ddp_worker.py"
+sys.path.insert(0, str(Path(__file__).parent))
+from ddp_worker import run_job
+
 needs_mpi = pytest.mark.skipif(not dist.is_available(), reason="mpi4py is not installed")
 ROUND_OFF = 1e-6        # float32: a few ulps of values of order 1
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def job(tmp_path_factory):
-    out = tmp_path_factory.mktemp("ddp")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
-    r = subprocess.run(["mpiexec", "-n", "2", sys.executable, str(WORKER), str(out)], capture_output=True, text=True, timeout=300, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return [json.loads((out / f"rank{i}.json").read_text()) for i in range(2)]
+    return run_job(tmp_path_factory.getbasetemp() / "ddp_job")
 
 
 @needs_mpi
