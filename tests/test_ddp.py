@@ -2,7 +2,7 @@
 (tests/ddp_worker.py) runs every multi-process check; the rest compares with torch in this process."""
 import json, os, subprocess, sys
 from pathlib import Path
-import pytest, torch
+import numpy as np, pytest, torch
 import litnn
 import litnn.distributed as dist
 from litnn.nn.parallel import DistributedDataParallel
@@ -103,3 +103,19 @@ def test_names_where_torch_has_them():
     assert DDP is litnn.nn.parallel.DistributedDataParallel
     assert litnn.nn.modules.batchnorm.SyncBatchNorm is litnn.nn.SyncBatchNorm
     assert callable(allreduce_hook) and callable(fp16_compress_hook)
+
+
+@needs_mpi
+def test_train_command_on_two_processes_equals_one(tmp_path):
+    "`mpiexec -n 2 python -m litnn.train` trains the model one process trains (same global batches), printing once."
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
+    flags = ["-m", "litnn.train", "--epochs", "2", "--limit", "300", "--no-progress", "--model", "cnn"]
+    one = subprocess.run([sys.executable, *flags, "--out", str(tmp_path / "one")], capture_output=True, text=True, env=env, timeout=300)
+    two = subprocess.run(["mpiexec", "-n", "2", sys.executable, *flags, "--out", str(tmp_path / "two")], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    assert two.stdout.count("test accuracy") == 1 and "(2 processes)" in two.stdout      # rank 0 reports, once
+    a, b = (litnn.load(tmp_path / d / "checkpoint.lnn") for d in ("one", "two"))
+    assert list(a["model"]) == list(b["model"])                                             # no `module.` prefix in the file
+    assert max((a["model"][k].double() - b["model"][k].double()).abs().max().item() for k in a["model"]) < ROUND_OFF
+    for k in a["history"]: np.testing.assert_allclose(a["history"][k], b["history"][k], rtol=1e-6)
