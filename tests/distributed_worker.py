@@ -106,6 +106,34 @@ def pieces(out, me, n):
                 "outsider_call": dist.all_reduce(x(), group=g1) if g1 == dist.GroupMember.NON_GROUP_MEMBER else "member"}
     record(out, "groups", groups)
 
+class Allowed:
+    def __init__(self, v): self.v = v
+
+class Refused: pass
+
+def objects(out, me, n):
+    "The object collectives (51c): allow-listed types only."
+    def gathered(obj):
+        got = [None] * n; dist.all_gather_object(got, obj); return got
+    record(out, "all_gather_object", lambda: [[g["rank"], g["w"].tolist(), g["a"].tolist(), g["nested"]] for g in
+                                              gathered({"rank": me, "w": litnn.ones(2) * me, "a": np.arange(3) + me, "nested": ("x", {1: [me, None]})})])
+    def bcast():
+        objs = [{"lr": 0.1}, "s", 3] if me == 1 else [None, None, None]
+        dist.broadcast_object_list(objs, src=1); return objs
+    record(out, "broadcast_object_list", bcast)
+    def gobj():
+        got = [None] * n if me == 0 else None
+        dist.gather_object(["x" * (me + 1)], got, dst=0); return got
+    record(out, "gather_object", gobj)
+    def sobj():
+        o = [None]; dist.scatter_object_list(o, [{"to": r} for r in range(n)] if me == 0 else None, src=0); return o
+    record(out, "scatter_object_list", sobj)
+    record(out, "object/refused", lambda: gathered(Refused() if me == 1 else 0))
+    record(out, "object/code", lambda: gathered((lambda: 0) if me == 1 else 0))
+    litnn.serialization.add_safe_globals([Allowed])
+    record(out, "object/allowed", lambda: [g.v for g in gathered(Allowed(me))])
+    record(out, "object/after", lambda: gathered(me))
+
 def timeout(out, me, n):
     "Rank 1 never calls all_reduce: rank 0 must give up after the group's 2 s timeout."
     if me == 1: time.sleep(4); return
@@ -122,7 +150,7 @@ def failure(out, me, n):
     record(out, "failure", lambda: dist.all_reduce(t_(inputs(me))))
     out["seconds"] = time.monotonic() - start
 
-def everything(out, me, n): core(out, me, n); pieces(out, me, n)
+def everything(out, me, n): core(out, me, n); pieces(out, me, n); objects(out, me, n)
 
 SUITES = {"core": everything, "timeout": timeout, "failure": failure}
 

@@ -201,3 +201,23 @@ def test_new_group(core):
     for g in (g0, g1):
         assert g["ranks"] == [0, 1]
         np.testing.assert_allclose(g["sum"], xs().sum(0)); np.testing.assert_allclose(g["b"], inputs(1))
+
+
+# --- objects (51c) ---
+
+def test_object_collectives(core):
+    for r in range(N):
+        assert core[r]["all_gather_object"] == [[q, [float(q)] * 2, list(range(q, q + 3)), ["x", {"1": [q, None]}]] for q in range(N)]
+        assert core[r]["broadcast_object_list"] == [{"lr": 0.1}, "s", 3]
+        assert core[r]["scatter_object_list"] == [{"to": r}]
+        assert core[r]["object/allowed"] == [0, 1] and core[r]["object/after"] == [0, 1]
+    assert core[0]["gather_object"] == [["x"], ["xx"]] and core[1]["gather_object"] is None
+
+
+def test_object_collectives_refuse_what_is_not_allow_listed(core):
+    for r in range(N):
+        err = core[r]["object/refused"]["error"]
+        assert err.startswith("UnpicklingError: litnn.load: cannot load 'the object from rank 1': it holds an object of class "
+                              "__main__.Refused, which is not allow-listed."), err
+        assert core[r]["object/code"]["error"].startswith("TypeError: all_gather_object: the object of rank 1 cannot be sent: "
+                                                          "TypeError: litnn.save cannot store obj, of type builtins.function")

@@ -3,3 +3,4 @@ from .distributed_c10d import *   # 51_distributed: process groups, all_reduce, 
 from .distributed_c10d import (Backend, ReduceOp, ProcessGroup, GroupMember, group, Work, is_available, is_mpi_available,
                                is_gloo_available, is_nccl_available, is_torchelastic_launched)
 from .collectives import *        # 51a_collectives: all_gather, reduce_scatter, gather, scatter, all_to_all, send/recv
+from .objects import *            # 51c_distributed_objects: all_gather_object, broadcast_object_list... (allow-listed types only)
