@@ -78,7 +78,7 @@ class _Reducer:
         self.buckets = [_Bucket(ix, self.params) for ix in bucket_indices]
         self.where = {i: (b, j) for b, bucket in enumerate(self.buckets) for j, i in enumerate(bucket.indices)}
 
-# %% ../../../nbs/52_ddp.ipynb #35def33a
+# %% ../../../nbs/52_ddp.ipynb #7520ade8
 def _used_params(outputs):
     "The ids of the leaves (parameters) the autograd graph of `outputs` reaches."
     seen, stack, used = set(), [t.grad_fn for t in outputs if t.grad_fn is not None], set()
@@ -96,7 +96,7 @@ _UNFINISHED = ("Expected to have finished reduction in the prior iteration befor
     "making sure all `forward` function outputs participate in calculating loss.")
 
 @patch
-def prepare_for_backward(self:_Reducer, outputs):
+def _prepare_for_backward(self:_Reducer, outputs):
     "Reset the per-backward state; with `find_unused_parameters`, find the parameters `outputs` do not depend on."
     if self.require_finalize: raise RuntimeError(_UNFINISHED)
     self.expect_hooks = self.require_finalize = True
@@ -221,7 +221,7 @@ class DistributedDataParallel(Module):
         self.reducer = _Reducer(params, list(reversed(indices)), process_group, caps, find_unused_parameters,
                                 gradient_as_bucket_view, rebuild=one_bucket)
 
-# %% ../../../nbs/52_ddp.ipynb #bc811757
+# %% ../../../nbs/52_ddp.ipynb #d3802d6c
 def _find_tensors(obj):
     "The tensors inside `obj` (nested tuples, lists, dicts)."
     if isinstance(obj, Tensor): return [obj]
@@ -239,18 +239,21 @@ def forward(self:DistributedDataParallel, *inputs, **kwargs):
     if self.device_ids: inputs, kwargs = _to_device(inputs, litnn.device('cuda', self.device_ids[0])), _to_device(kwargs, litnn.device('cuda', self.device_ids[0]))
     out = self.module(*inputs, **kwargs)
     self.require_forward_param_sync = sync
-    if sync: self.reducer.prepare_for_backward(_find_tensors(out) if self.find_unused_parameters else [])
+    if sync: self.reducer._prepare_for_backward(_find_tensors(out) if self.find_unused_parameters else [])
     else: self.reducer.expect_hooks = False
     return out
 
-# %% ../../../nbs/52_ddp.ipynb #9d2f29f6
+# %% ../../../nbs/52_ddp.ipynb #30f1e810
 @patch
-@contextlib.contextmanager
 def no_sync(self:DistributedDataParallel):
-    "Within this context, backward accumulates gradients locally without synchronizing."
-    old, self.require_backward_grad_sync = self.require_backward_grad_sync, False
+    "A context manager: within it, backward accumulates gradients locally without synchronizing."
+    return _no_sync(self)
+
+@contextlib.contextmanager
+def _no_sync(ddp):
+    old, ddp.require_backward_grad_sync = ddp.require_backward_grad_sync, False
     try: yield
-    finally: self.require_backward_grad_sync = old
+    finally: ddp.require_backward_grad_sync = old
 
 @patch
 def register_comm_hook(self:DistributedDataParallel, state, hook):
