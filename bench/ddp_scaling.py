@@ -1,7 +1,8 @@
 """Data-parallel scaling: the 784-512-512-10 MLP trained with SGD at global batch 512, on 2 processes of 1 thread each
 (DistributedDataParallel, 256 images per process) against 1 process of 1 thread (the plain model, 512 images).
 
-Prints images/s of both and their ratio (target, issue 17: >= 1.8), and, on 2 processes, how backward's time splits:
+Prints images/s of both and their ratio (target, issue 17: >= 1.8); the same 2 processes without communication (steps
+under `no_sync`), the ceiling that the machine's other load leaves; and, on 2 processes, how backward's time splits:
 compute alone (backward under `no_sync`), DDP's backward (compute + hooks + the exposed part of the all-reduces), and
 one blocking all-reduce of all the gradients; the fraction of that communication hidden behind backward is
 1 - (DDP backward - compute) / all-reduce. Rounds alternate 1 and 2 processes; medians.
@@ -43,12 +44,19 @@ def worker(steps, global_batch=512):
         t = time.perf_counter(); step(); times.append(time.perf_counter() - t)
     out = {"world": world, "step_s": statistics.median(times)}
     if world > 1:
+        def local_step():
+            opt.zero_grad()
+            with ddp.no_sync(): loss_fn(ddp(x), y).backward()
+            opt.step()
+        dist.barrier(); times = []
+        for _ in range(steps):
+            t = time.perf_counter(); local_step(); times.append(time.perf_counter() - t)
+        out["step_nosync_s"] = statistics.median(times)     # the same compute with no communication: what the machine allows
         flat = litnn.cat([p.detach().reshape(-1) for p in net.parameters()])
         def allreduce_time():
             dist.barrier(); t = time.perf_counter(); dist.all_reduce(flat); return time.perf_counter() - t
-        out["backward_compute_s"] = statistics.median(backward_time(False) for _ in range(steps))
-        out["backward_ddp_s"] = statistics.median(backward_time(True) for _ in range(steps))
-        out["allreduce_s"] = statistics.median(allreduce_time() for _ in range(steps))
+        split = [(backward_time(False), backward_time(True), allreduce_time()) for _ in range(steps)]   # interleaved: same load
+        for k, col in zip(("backward_compute_s", "backward_ddp_s", "allreduce_s"), zip(*split)): out[k] = statistics.median(col)
         out["buckets"] = len(ddp.reducer.buckets)
     if rank == 0: print(json.dumps(out))
 
@@ -74,7 +82,10 @@ def main():
     print(f"784-512-512-10 MLP, SGD, global batch 512, 1 thread per process ({a.rounds} rounds of {a.steps} steps, medians)")
     print(f"  1 process : {one:8.0f} images/s")
     print(f"  2 processes: {two:8.0f} images/s   (DDP, {twos[0]['buckets']} buckets)")
+    ceiling = 512 / med(twos, "step_nosync_s")
     print(f"  2 processes / 1 process = {two / one:.2f}   (target >= 1.8)")
+    print(f"  2 processes without communication (no_sync): {ceiling:8.0f} images/s = {ceiling / one:.2f} x 1 process: "
+          f"the machine's ceiling now; DDP reaches {two / ceiling:.0%} of it")
     print(f"  backward on 2 processes: compute {comp * 1e3:.1f} ms, with DDP {ddp * 1e3:.1f} ms; one blocking all-reduce of all "
           f"gradients {comm * 1e3:.1f} ms ({comm / comp:.0%} of the compute)")
     print(f"  communication hidden behind backward: {hidden:.0%}")

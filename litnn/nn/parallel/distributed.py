@@ -138,7 +138,7 @@ def _is_view_of(t, buffer):
     "Whether tensor `t` already lives in `buffer` (gradient_as_bucket_view): nothing to copy then."
     return t._data.base is buffer._data
 
-# %% ../../../nbs/52_ddp.ipynb #b1902106
+# %% ../../../nbs/52_ddp.ipynb #9cbadb6a
 @patch
 def _launch(self:_Reducer, b):
     "Start the (non-blocking) reduction of bucket `b` through the communication hook."
@@ -146,6 +146,7 @@ def _launch(self:_Reducer, b):
     grad_bucket = GradBucket(b, bucket.buffer, bucket.params, bucket.offsets, b == len(self.buckets) - 1)
     hook, state = (self.comm_hook, self.comm_state) if self.comm_hook is not None else (allreduce_hook, self.group)
     bucket.future = hook(state, grad_bucket)
+    bucket.future.done()      # a first poll: MPI starts moving the bytes only inside an MPI call
 
 # %% ../../../nbs/52_ddp.ipynb #d9868319
 @patch
