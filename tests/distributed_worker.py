@@ -35,6 +35,11 @@ def core(out, me, n):
         return {"values": [t.tolist() for t in ts], "waited": done, "completed": [w.is_completed() for w in works],
                 "type": type(works[0]).__name__}
     record(out, "all_reduce/async", asynchronous)
+    def polled():   # is_completed alone drives the operation to its end
+        t = t_(inputs(me)); w = dist.all_reduce(t, async_op=True); polls = 0
+        while not w.is_completed(): polls += 1; time.sleep(1e-3)
+        return [t.tolist(), w.wait(timeout=datetime.timedelta(seconds=5)), repr(w)]
+    record(out, "all_reduce/polled", polled)
     def view():
         base = t_(inputs(me, (3, 2))); v = base.t(); dist.all_reduce(v); return base.tolist()
     record(out, "all_reduce/noncontiguous", view)
@@ -105,6 +110,11 @@ def pieces(out, me, n):
                 "ranks": dist.get_process_group_ranks(g), "sum": t.tolist(), "solo": solo, "b": b.tolist(),
                 "outsider_call": dist.all_reduce(x(), group=g1) if g1 == dist.GroupMember.NON_GROUP_MEMBER else "member"}
     record(out, "groups", groups)
+    record(out, "new_group/mismatch", lambda: dist.new_group([0, 1] if me == 0 else [1]))
+    def source():
+        if me == 0: dist.send(x(), dst=1); return None
+        w = dist.irecv(litnn.zeros(2, 3, dtype=litnn.float64)); w.wait(); return w.source_rank()
+    record(out, "irecv/source_rank", source)
 
 class Allowed:
     def __init__(self, v): self.v = v
@@ -134,6 +144,20 @@ def objects(out, me, n):
     record(out, "object/allowed", lambda: [g.v for g in gathered(Allowed(me))])
     record(out, "object/after", lambda: gathered(me))
 
+def gpu(out, me, n):
+    "CuPy tensors: through the host with the MPI engine ('gloo'), on the GPU with 'nccl' (one GPU per rank)."
+    dev = "cuda"
+    t = litnn.tensor(inputs(me), device=dev); dist.all_reduce(t); out["all_reduce"] = [t.device.type, t.tolist()]
+    got = [litnn.zeros(2, 3, dtype=litnn.float64, device=dev) for _ in range(n)]
+    dist.all_gather(got, litnn.tensor(inputs(me), device=dev)); out["all_gather"] = [g.tolist() for g in got]
+    b = litnn.tensor(inputs(me), device=dev); dist.broadcast(b, src=1); out["broadcast"] = b.tolist()
+    rs = litnn.zeros(2, 3, dtype=litnn.float64, device=dev)
+    dist.reduce_scatter_tensor(rs, litnn.tensor(inputs(me, (2 * n, 3)), device=dev)); out["reduce_scatter_tensor"] = rs.tolist()
+    if me == 0: dist.send(litnn.tensor(inputs(0), device=dev), dst=1)
+    else:
+        r = litnn.zeros(2, 3, dtype=litnn.float64, device=dev); dist.recv(r, src=0); out["recv"] = r.tolist()
+    objs = [None] * n; dist.all_gather_object(objs, {"rank": me}); out["objects"] = objs
+
 def timeout(out, me, n):
     "Rank 1 never calls all_reduce: rank 0 must give up after the group's 2 s timeout."
     if me == 1: time.sleep(4); return
@@ -152,11 +176,12 @@ def failure(out, me, n):
 
 def everything(out, me, n): core(out, me, n); pieces(out, me, n); objects(out, me, n)
 
-SUITES = {"core": everything, "timeout": timeout, "failure": failure}
+SUITES = {"core": everything, "gpu": gpu, "nccl": gpu, "timeout": timeout, "failure": failure}
 
 if __name__ == "__main__":
     suite, out_dir = sys.argv[1], sys.argv[2]
-    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=2 if suite == "timeout" else 60))
+    if suite == "nccl": litnn.cuda.set_device(int(os.environ.get("PMI_RANK", 0)))   # one GPU per rank, before NCCL starts
+    dist.init_process_group("nccl" if suite == "nccl" else "gloo", timeout=datetime.timedelta(seconds=2 if suite == "timeout" else 60))
     me, n, out = dist.get_rank(), dist.get_world_size(), {}
     SUITES[suite](out, me, n)
     with open(os.path.join(out_dir, f"rank{me}.json"), "w") as f: json.dump(out, f)

@@ -1,6 +1,6 @@
 """litnn.distributed in real MPI jobs (`mpiexec -n 2`): every collective and reduction against numpy on the ranks'
 inputs, work handles, mismatches, timeouts, a failing rank (issue 17). Few jobs: each runs many checks."""
-import json, os, subprocess, sys, time
+import json, os, subprocess, sys
 from pathlib import Path
 import numpy as np
 import pytest
@@ -58,6 +58,13 @@ def test_all_reduce_async_works_wait_in_any_order(core):
         got = core[r]["all_reduce/async"]
         assert got["type"] == "Work" and got["waited"] == [True] * 3 and got["completed"] == [True] * 3
         np.testing.assert_allclose(got["values"], want)
+
+
+def test_is_completed_alone_finishes_the_work(core):
+    for r in range(N):
+        values, waited, rep = core[r]["all_reduce/polled"]
+        np.testing.assert_allclose(values, np.sum([inputs(q) for q in range(N)], 0))
+        assert (waited, rep) == (True, "<litnn.distributed.Work all_reduce completed>")
 
 
 def test_all_reduce_writes_into_a_noncontiguous_view(core):
@@ -221,3 +228,33 @@ def test_object_collectives_refuse_what_is_not_allow_listed(core):
                               "__main__.Refused, which is not allow-listed."), err
         assert core[r]["object/code"]["error"].startswith("TypeError: all_gather_object: the object of rank 1 cannot be sent: "
                                                           "TypeError: litnn.save cannot store obj, of type builtins.function")
+
+
+def test_new_group_mismatch_and_irecv_source_rank(core):
+    for r in range(N):
+        assert core[r]["new_group/mismatch"]["error"] == ("RuntimeError: litnn.distributed.new_group: the ranks' calls do not match "
+            "(each rank must call the same collective with tensors of the same shape and dtype): rank 0 called new_group(ranks=[0, 1]); "
+            "rank 1 called new_group(ranks=[1])")
+    assert core[1]["irecv/source_rank"] == 0
+
+
+# --- GPUs: CuPy tensors through the host with MPI; NCCL with a GPU per rank ---
+
+def gpus():
+    try: import cupy; return cupy.cuda.runtime.getDeviceCount()
+    except Exception: return 0
+
+
+@pytest.mark.parametrize("suite,needs", [("gpu", 1), ("nccl", 2)])
+def test_cupy_tensors(tmp_path, suite, needs):
+    if gpus() < needs: pytest.skip(f"needs {needs} GPU(s) and CuPy")
+    r, results = mpiexec(suite, tmp_path)
+    assert r.returncode == 0, r.stderr
+    for rank, got in enumerate(results):
+        assert got["all_reduce"][0] == "cuda"
+        np.testing.assert_allclose(got["all_reduce"][1], xs().sum(0))
+        np.testing.assert_allclose(got["all_gather"], xs())
+        np.testing.assert_allclose(got["broadcast"], inputs(1))
+        np.testing.assert_allclose(got["reduce_scatter_tensor"], np.sum([inputs(q, (2 * N, 3)) for q in range(N)], 0)[2 * rank:2 * rank + 2])
+        assert got["objects"] == [{"rank": 0}, {"rank": 1}]
+    np.testing.assert_allclose(results[1]["recv"], inputs(0))

@@ -30,7 +30,7 @@ out = dict(env={{k: os.environ.get(k) for k in {KEYS!r}}}, argv=sys.argv[1:], su
 open(os.path.join({str(tmp_path)!r}, f"rank{{dist.get_rank()}}.json"), "w").write(json.dumps(out))
 """)
     (tmp_path / "helper.py").write_text("X = 42\n")
-    r = launch("--nproc_per_node", 2, "--master-port", 1234, script, "--lr", "0.1")
+    r = launch("--nproc_per_node", 2, "--master-port", 1234, "--rdzv-backend=c10d", "--rdzv_endpoint", "localhost:0", script, "--lr", "0.1")
     assert r.returncode == 0, r.stderr
     for rank in range(2):
         got = json.loads((tmp_path / f"rank{rank}.json").read_text())
@@ -61,6 +61,7 @@ def test_a_failing_rank_is_reported_and_the_launcher_exits_1(tmp_path):
     (["--node-rank", "1", "-m", "x"], "--node-rank: run this command once, on one machine"),
     (["--hostfile", "/no/such/file", "-m", "x"], "--hostfile: no such file: /no/such/file"),
     (["no_such_script.py"], "no such script: no_such_script.py"),
+    (["--max-restarts", "3", "-m", "x"], "--max-restarts: litnn does not restart a failed job (give 0)"),
     (["--nproc-per-node", "2", "--bogus", "x.py"], "unrecognized arguments"),
 ])
 def test_command_line_mistakes_are_usage_errors(argv, message, capsys):

@@ -164,6 +164,7 @@ class _PeerWork(Work):
     "The handle of a send or a receive: no signature to agree on, no queue to wait in."
     def __init__(self, pg, name, request, finish=None):
         self.pg, self.name, self._request, self._finish, self._error, self._done = pg, name, request, finish, None, False
+    def source_rank(self): return self.pg.ranks[self._request.sender]   # the global rank a finished receive came from
 
 def _header(t): return np.frombuffer(json.dumps([t.dtype.name, list(t.shape)]).encode().ljust(_HEAD), np.uint8)
 
@@ -223,4 +224,4 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     w = irecv(tensor, src, group, tag, group_src)
     if w is None: return -1
     w.wait()
-    return w.pg.ranks[w._request.sender]
+    return w.source_rank()

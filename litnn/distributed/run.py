@@ -21,6 +21,8 @@ def get_args_parser():
     opt("master-addr", default="127.0.0.1", help="passed to the scripts as MASTER_ADDR (MPI does not need it)")
     opt("master-port", type=int, default=29500, help="passed to the scripts as MASTER_PORT")
     opt("standalone", action="store_true", help="torchrun's single-machine mode: the default here")
+    for name in ("rdzv-backend", "rdzv-endpoint", "rdzv-id", "rdzv-conf"): opt(name, default=None, help="torchrun's rendezvous: MPI does it")
+    opt("max-restarts", type=int, default=0, help="torchrun's; litnn does not restart a failed job: 0 only")
     opt("hosts", default=None, help="MPI's host list, comma separated: the machines when --nnodes > 1")
     opt("hostfile", default=None, help="a file naming the machines, one per line (MPI's -f)")
     p.add_argument("-m", "--module", action="store_true", help="run training_script as a module, as python -m")
@@ -52,6 +54,7 @@ def _settings(argv):
         parser.error(f"--nnodes {nnodes}: name the machines with --hosts or --hostfile (MPI starts every machine's processes from here)")
     if a.node_rank != 0:
         parser.error("--node-rank: run this command once, on one machine; MPI starts the processes of every node (see --hosts)")
+    if a.max_restarts != 0: parser.error("--max-restarts: litnn does not restart a failed job (give 0)")
     if a.hostfile and not Path(a.hostfile).is_file(): parser.error(f"--hostfile: no such file: {a.hostfile}")
     if not (a.module or a.no_python) and not Path(a.training_script).is_file():
         parser.error(f"no such script: {a.training_script}")
