@@ -6,10 +6,13 @@
 __all__ = ['parse_args', 'build_model', 'main']
 
 # %% ../nbs/41_train.ipynb #ed8d207a
-import argparse, importlib, pathlib, pickle, sys, tempfile, time
+import argparse, importlib, os, pathlib, pickle, sys, tempfile, time
 import litnn
 from . import nn
+from . import distributed as dist
 from .utils.data import DataLoader, Subset
+from .utils.data.distributed import DistributedSampler
+from .nn.parallel import DistributedDataParallel
 from .training import NeuralNetwork, ConvNet, digits_datasets, fit, cosine_schedule
 
 # %% ../nbs/41_train.ipynb #da08de29
@@ -102,6 +105,16 @@ def _optional(module, without):
     except ImportError:
         print(f"{module} is not installed: {without} (pip install \"litnn[train]\" installs it)", file=sys.stderr)
 
+# %% ../nbs/41_train.ipynb #98e6c3a2
+def _data_parallel():
+    "(world size, rank): started by a launcher with several processes, join them in the default process group."
+    size = max(int(os.environ.get(k, 1)) for k in ("WORLD_SIZE", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE"))
+    if size == 1: return 1, 0
+    if not dist.is_initialized(): dist.init_process_group("gloo")
+    return dist.get_world_size(), dist.get_rank()
+
+def _quiet(*args, **kwargs): "The `print` of the ranks that are not rank 0."
+
 # %% ../nbs/41_train.ipynb #5d202ed8
 def main(argv=None):
     "Train as the flags say; returns the history. Exit status 2 for bad flags, 1 for a failed run, 130 after Ctrl-C."
@@ -112,32 +125,38 @@ def main(argv=None):
     except (OSError, RuntimeError, ValueError) as e: _exit(1, f"--data {settings['data']}: {e}")
     if settings["limit"]: train_data = Subset(train_data, range(min(settings["limit"], len(train_data))))
     _writable(args.out)
-    progress = not args.no_progress and _optional("tqdm", "training without a progress bar") is not None
+    world, rank = _data_parallel()
+    if args.batch_size % world: _exit(2, f"--batch-size {args.batch_size}: the global batch must split evenly among {world} processes")
+    say = print if rank == 0 else _quiet        # rank 0 reports for all
+    progress = rank == 0 and not args.no_progress and _optional("tqdm", "training without a progress bar") is not None
     in_shape = tuple(train_data[0][0].shape)
     litnn.manual_seed(settings["seed"])
-    model = build_model(settings["model"], in_shape).to(args.device)
-    optimizer = litnn.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum, weight_decay=args.weight_decay)
+    net = build_model(settings["model"], in_shape).to(args.device)
+    model = DistributedDataParallel(nn.SyncBatchNorm.convert_sync_batchnorm(net)) if world > 1 else net
+    optimizer = litnn.optim.SGD(net.parameters(), lr=args.lr, momentum=args.momentum, weight_decay=args.weight_decay)
     scheduler = cosine_schedule(optimizer, args.epochs)
     history = None
     if ckpt:
         try:
-            model.load_state_dict(ckpt["model"])
+            net.load_state_dict(ckpt["model"])
             optimizer.load_state_dict(ckpt["optimizer"])
             scheduler.load_state_dict(ckpt["scheduler"])
         except (RuntimeError, ValueError, KeyError, TypeError) as e:
             _exit(1, f"--resume {args.resume}: its state does not fit the model: {str(e).splitlines()[0]}")
         history = ckpt["history"]
-        print(f"resumed from {args.resume} after epoch {len(history['epoch'])}")
+        say(f"resumed from {args.resume} after epoch {len(history['epoch'])}")
     done = len(history["epoch"]) if history else 0
-    print(model)
-    # Epoch e shuffles with a generator seeded by (seed, e): a resumed run sees the same orders as an uninterrupted one.
-    order = litnn.Generator().manual_seed(settings["seed"] * 100_003 + done)
-    train_dl = DataLoader(train_data, batch_size=args.batch_size, shuffle=True, generator=order)
+    say(net)
+    # Epoch e shuffles with the seed (seed, e): a resumed run sees the same orders as an uninterrupted one, and each of
+    # `world` processes takes every world-th image of that order, so N processes train on the global batches of one.
+    sampler = DistributedSampler(train_data, num_replicas=world, rank=rank, seed=settings["seed"] * 100_003)
+    sampler.set_epoch(done)
+    train_dl = DataLoader(train_data, batch_size=args.batch_size // world, sampler=sampler)
     test_dl = DataLoader(test_data, batch_size=1000)
     path, png = args.out / "checkpoint.lnn", args.out / "history.png"
     def save(epoch, history):
-        order.manual_seed(settings["seed"] * 100_003 + epoch)
-        litnn.save(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), scheduler=scheduler.state_dict(),
+        sampler.set_epoch(epoch)
+        if rank == 0: litnn.save(dict(model=net.state_dict(), optimizer=optimizer.state_dict(), scheduler=scheduler.state_dict(),
                         history=history, settings=settings), path)
     t0 = time.perf_counter()
     try: history = fit(model, train_dl, test_dl, nn.CrossEntropyLoss(), optimizer, args.epochs - done, scheduler, history,
@@ -149,13 +168,14 @@ def main(argv=None):
         raise SystemExit(130)
     except OSError as e: _exit(1, f"cannot save {path}: {e.strerror or e}")
     wrote = f"wrote {path}"
-    if _optional("matplotlib", "no plot written") is not None:
+    if rank == 0 and _optional("matplotlib", "no plot written") is not None:
         from litnn.viz import plot_history
         plot_history(history, path=png, title=f"litnn: {settings['model']} on {'MNIST' if settings['data'] else 'digits'}")
         wrote += f" and {png}"
-    print(f"{len(history['epoch'])} epochs ({args.epochs - done} now, {time.perf_counter() - t0:.1f} s): "
-          f"test accuracy {history['test_acc'][-1]:.2%}, test loss {history['test_loss'][-1]:.4f}")
-    print(wrote)
+    say(f"{len(history['epoch'])} epochs ({args.epochs - done} now, {time.perf_counter() - t0:.1f} s): "
+        f"test accuracy {history['test_acc'][-1]:.2%}, test loss {history['test_loss'][-1]:.4f}"
+        + (f" ({world} processes)" if world > 1 else ""))
+    say(wrote)
     return history
 
 # %% ../nbs/41_train.ipynb #ccbddcb3

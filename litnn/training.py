@@ -8,6 +8,7 @@ __all__ = ['digits_datasets', 'NeuralNetwork', 'train_loop', 'test_loop', 'fit',
 # %% ../nbs/40_training.ipynb #5834e525
 import math, time
 import litnn
+from . import distributed as dist
 from . import nn
 from .utils.data import DataLoader
 
@@ -57,6 +58,10 @@ def train_loop(dataloader, model, loss_fn, optimizer, progress=None):
         correct += (pred.argmax(1) == y).sum().item()
         seen += n
         if progress is not None: progress(n, loss.item())
+    if dist.is_initialized() and dist.get_world_size() > 1:    # data-parallel (nbs/52_ddp): the metrics of all processes' batches
+        sums = litnn.tensor([total_loss, correct, seen], dtype=litnn.float64)
+        dist.all_reduce(sums)
+        total_loss, correct, seen = sums.tolist()
     return total_loss / seen, correct / seen
 
 # %% ../nbs/40_training.ipynb #44122f81
@@ -93,7 +98,7 @@ def fit(model, train_dl, test_dl, loss_fn, optimizer, epochs, scheduler=None, hi
     "Train for `epochs` more epochs (stepping `scheduler` after each); the history dict grows by one row per epoch."
     history = history if history is not None else dict(epoch=[], train_loss=[], train_acc=[], test_loss=[], test_acc=[])
     start = len(history["epoch"])
-    bar = _progress_bar(epochs * len(train_dl.dataset), progress)
+    bar = _progress_bar(epochs * len(train_dl.sampler), progress)   # the images this process trains on
     try:
         for epoch in range(start + 1, start + epochs + 1):
             bar.set_description(f"epoch {epoch}/{start + epochs}")

@@ -235,6 +235,7 @@ MORE_MODULES = dict(
     LazyBatchNorm1d=((), {}, [f32(4, 3)]), LazyBatchNorm2d=((), {}, [f32(2, 3, 4, 4)]), LazyBatchNorm3d=((), {}, [f32(2, 3, 2, 2, 2)]),
     LazyInstanceNorm1d=((), {}, [f32(2, 3, 5)]), LazyInstanceNorm2d=((), {}, [f32(2, 3, 4, 4)]),
     LazyInstanceNorm3d=((), {}, [f32(2, 3, 3, 3, 3)]),
+    SyncBatchNorm=((3,), {}, [f32(4, 3)]),
 )
 MHA = lambda F, q, k, v, w, b, ow, ob: F.multi_head_attention_forward(q, k, v, 4, 2, w, b, None, None, False, 0., ow, ob)
 MORE_FUNCTIONALS = dict(

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from ..backend import patch, array_namespace
 from ..tensor import Tensor, _arr, _by_np, zeros_like, tensor as _tensor, _LEGACY
 from ..utils.hooks import RemovableHandle
+from ..creation import Variable
 from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version, add, mul, _can_cast
 
 # %% auto #0
@@ -103,6 +104,13 @@ _graph_task = _GraphTask()
 _task_ids = itertools.count(1)
 
 # %% ../../nbs/02a_engine.ipynb #48af81c2
+_final_callbacks = []   # one list per running backward: see `queue_callback` below
+
+def _run_final_callbacks(callbacks):
+    "Run the callbacks queued during this backward, in order, including any they queue themselves."
+    i = 0
+    while i < len(callbacks): callbacks[i](); i += 1
+
 def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumulate=True, only=None):
     "Run backward from `roots` (node, output_nr) seeded with `root_grads`."
     order = _topo([n for n, _ in roots])
@@ -119,6 +127,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     prev, _Mode.grad = _Mode.grad, create_graph
     prev_task, _graph_task.current = _graph_task.current, (next(_task_ids), order, needed)
     anomaly, node = _Mode.anomaly, None
+    _final_callbacks.append([])
     try:
         for node in order:
             grads = buffers.pop(node, None)
@@ -147,11 +156,13 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 buf = buffers.get(fn)
                 if buf is None: buffers[fn] = buf = [None] * fn._n_out
                 buf[nr] = g if buf[nr] is None else buf[nr] + g
+        _run_final_callbacks(_final_callbacks[-1])   # DDP's wait for its last buckets (queue_callback)
     except Exception:
         if anomaly is not None: anomaly.report(node)   # warn with where forward created the failing node (02h)
         raise
     finally:
         _Mode.grad, _graph_task.current = prev, prev_task
+        _final_callbacks.pop()
     return captured
 
 # %% ../../nbs/02a_engine.ipynb #75b17903
@@ -280,6 +291,16 @@ def register_post_accumulate_grad_hook(self:Tensor, hook):
     if self._post_acc_hooks is None: self._post_acc_hooks = OrderedDict()
     h = RemovableHandle(self._post_acc_hooks); self._post_acc_hooks[h.id] = hook
     return h
+
+# %% ../../nbs/02a_engine.ipynb #710dd0c9
+class _ExecutionEngine:
+    "torch's `Variable._execution_engine`, reduced to its one public hook."
+    def queue_callback(self, callback):
+        "Run `callback()` when the running backward has finished walking the graph."
+        if not _final_callbacks: raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        _final_callbacks[-1].append(callback)
+
+Variable._execution_engine = _ExecutionEngine()
 
 # %% ../../nbs/02a_engine.ipynb #275f3586
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,

@@ -100,16 +100,18 @@ _LAZY = ['LazyLinear', 'LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTransp
 from . import lazy   # 18a_lazy_modules
 from .lazy import *
 __all__ += _LAZY
+from .sync_batchnorm import SyncBatchNorm   # 52a_sync_batchnorm
+__all__ += ['SyncBatchNorm']
 
 # Where torch keeps each class: `torch.nn.modules.<file>.<Class>`. The classes of the later parts are also reachable from
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
 # are hand-written alias modules: batchnorm.py, flatten.py, instancenorm.py, pixelshuffle.py.)
-from . import instancenorm, pixelshuffle
+from . import instancenorm, pixelshuffle, batchnorm
 _TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: ['NonDynamicallyQuantizableLinear'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
                 pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
-                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
+                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
 _TORCH_FILES[linear] += _LAZY[:1]; _TORCH_FILES[conv] += _LAZY[1:7]                 # 18a_lazy_modules
-_TORCH_FILES[batchnorm], _TORCH_FILES[instancenorm] = _LAZY[7:10], _LAZY[10:]
+_TORCH_FILES[batchnorm] += _LAZY[7:10]; _TORCH_FILES[instancenorm] = _LAZY[10:]
 for _file, _names in _TORCH_FILES.items():
     for _name in _names: setattr(_file, _name, globals()[_name])

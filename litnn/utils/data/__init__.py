@@ -3,4 +3,5 @@
 nbs/31_data.ipynb exports them all to `dataloader.py`; `dataset.py` and `sampler.py` re-export
 them under torch's file names, so `from litnn.utils.data.sampler import RandomSampler` works."""
 from .dataloader import *   # 31_data
-from . import dataset, sampler, dataloader
+from .distributed import DistributedSampler   # 52b_distributed_sampler
+from . import dataset, sampler, dataloader, distributed

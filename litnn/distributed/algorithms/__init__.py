@@ -1,0 +1,2 @@
+"""litnn.distributed.algorithms, as `torch.distributed.algorithms`: DDP's communication hooks (nbs/52_ddp.ipynb). Hand-written."""
+from . import ddp_comm_hooks   # 52_ddp
