@@ -5,9 +5,8 @@
 # %% ../../../nbs/25a_group_norm.ipynb #dfec9c06
 from __future__ import annotations
 import numbers, numpy as np
-import litnn
 from ...autograd.graph import no_grad
-from ...tensor import _LEGACY
+from ...tensor import _LEGACY, empty
 from ..parameter import Parameter
 from .module import Module
 from .normalization import NativeBatchNormBackward0, _verify_batch_size, _check_dtypes
@@ -77,7 +76,7 @@ class GroupNorm(Module):
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         for name, on in (('weight', affine), ('bias', affine and bias)):
-            self.register_parameter(name, Parameter(litnn.empty(num_channels, device=device, dtype=dtype)) if on else None)
+            self.register_parameter(name, Parameter(empty(num_channels, device=device, dtype=dtype)) if on else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -96,7 +95,7 @@ class RMSNorm(Module):
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral): normalized_shape = (normalized_shape,)
         self.normalized_shape, self.eps, self.elementwise_affine = tuple(normalized_shape), eps, elementwise_affine
-        self.register_parameter('weight', Parameter(litnn.empty(self.normalized_shape, device=device, dtype=dtype)) if elementwise_affine else None)
+        self.register_parameter('weight', Parameter(empty(self.normalized_shape, device=device, dtype=dtype)) if elementwise_affine else None)
         self.reset_parameters()
 
     def reset_parameters(self):

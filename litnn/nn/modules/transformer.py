@@ -5,8 +5,10 @@
 # %% ../../../nbs/29_transformer.ipynb #b8c400fd
 from __future__ import annotations
 import copy, warnings
-import litnn
 from ...backend import patch
+from ...tensor import full
+from ...views import triu
+from ...autograd.graph import is_grad_enabled
 from .. import init
 from .module import Module
 from .container import ModuleList
@@ -36,7 +38,7 @@ def _get_seq_len(src, batch_first):
 # %% ../../../nbs/29_transformer.ipynb #112900d8
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     "The causal mask as an additive float mask: 0 on and below the diagonal, -inf above (the future)."
-    return litnn.triu(litnn.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
+    return triu(full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 def _detect_is_causal_mask(mask, is_causal=None, size=None):
     "`is_causal` if given, else whether `mask` is exactly the causal mask (then attention may use the faster causal path)."
@@ -174,7 +176,7 @@ def forward(self:TransformerEncoder, src, mask=None, src_key_padding_mask=None, 
 def _pads_with_zeros(self:TransformerEncoder, src, mask, key_padding_mask):
     "Whether torch would run this call on nested tensors (inference, batched, a padding mask and no other mask)."
     if not self.use_nested_tensor or self.layers[0].training or src.dim() != 3 or key_padding_mask is None or mask is not None: return False
-    if litnn.is_grad_enabled() and any(p.requires_grad for p in self.layers[0].parameters()) or src.requires_grad: return False
+    if is_grad_enabled() and any(p.requires_grad for p in self.layers[0].parameters()) or src.requires_grad: return False
     keep = key_padding_mask == 0                                    # left-aligned: every sequence is a prefix
     return not self.mask_check or not bool((keep[:, 1:] & ~keep[:, :-1]).any())
 

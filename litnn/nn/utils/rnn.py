@@ -10,10 +10,10 @@ __all__ = ['invert_permutation', 'PackedSequence', 'pack_padded_sequence', 'pad_
 from collections import namedtuple
 from collections.abc import Iterable
 import numpy as np
+from ... import backend as B
 from ...backend import array_namespace
 from ...tensor import Tensor, tensor, full
 from ...views import cat
-import litnn
 
 # %% ../../../nbs/27a_packed_sequences.ipynb #6b1286c6
 def invert_permutation(permutation):
@@ -49,7 +49,7 @@ PackedSequence.to = _to
 PackedSequence.cuda = lambda self, device=None, non_blocking=False: self.to('cuda' if device is None else device)
 PackedSequence.cpu = lambda self: self.to('cpu')
 for _name in ('double', 'float', 'half', 'long', 'int', 'short', 'char', 'byte'):
-    setattr(PackedSequence, _name, lambda self, _d=dict(char='int8', byte='uint8').get(_name, _name): self.to(dtype=getattr(litnn, _d)))
+    setattr(PackedSequence, _name, lambda self, _d=dict(char='int8', byte='uint8').get(_name, _name): self.to(dtype=getattr(B, _d)))
 PackedSequence.is_cuda = property(lambda self: self.data.is_cuda)
 PackedSequence.is_pinned = lambda self: False           # litnn has no pinned memory
 

@@ -11,7 +11,6 @@ __all__ = ['Dataset', 'IterableDataset', 'TensorDataset', 'Subset', 'ConcatDatas
 import bisect, collections.abc, copy, itertools, math, re, warnings
 from typing import Generic, TypeVar
 import numpy as np
-import litnn
 from ...backend import Generator, default_generator, array_namespace, float64, patch, _generator
 from ...tensor import Tensor, tensor, randperm, randint
 
@@ -185,7 +184,9 @@ def _rebuild(elem, values):
 def default_collate(batch):
     "The samples of `batch` joined into one batch, recursively: tensors stacked, numbers to tensors (as torch's)."
     elem = batch[0]
-    if isinstance(elem, Tensor): return litnn.stack(list(batch), 0)
+    if isinstance(elem, Tensor):
+        from litnn.views import stack      # (views load after this: autograd's import of litnn.utils.hooks loads litnn.utils first)
+        return stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
         if _np_str_obj.search(elem.dtype.str): raise TypeError(_collate_err.format(elem.dtype))
         return default_collate([tensor(b) for b in batch])
