@@ -1,5 +1,5 @@
 "litnn.linalg (03i_linalg, 03i_linalg_decompositions) and the products/scans (03h_products) against PyTorch: values, gradients, gradcheck, errors."
-import math, numpy as np, pytest
+import math, warnings, numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck, gradgradcheck
 torch = pytest.importorskip('torch')
@@ -290,6 +290,16 @@ def test_return_types_pickle_and_repr():
     assert type(litnn.svd(litnn.eye(2))).__name__ == type(torch.svd(torch.eye(2))).__name__ == 'svd'
     lc, tc = litnn.cummax(litnn.tensor([1., 2.]), 0), torch.cummax(torch.tensor([1., 2.]), 0)
     assert lc.values.tolist() == tc.values.tolist() and lc.indices.tolist() == tc.indices.tolist()
+
+def test_matrix_exp_float32_stays_float32():
+    "Scaling by 2^-s keeps the dtype (it used to promote float32 to float64); a zero matrix gives I without a warning."
+    a = mats(2, 3, 3).astype(np.float32) * 3
+    run(litnn.linalg.matrix_exp, torch.linalg.matrix_exp, [a], rtol=1e-4, atol=1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        test = litnn.linalg.matrix_exp(litnn.zeros(2, 2))
+    assert test.dtype == litnn.float32 and test.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
 
 def test_matrix_exp_vander():
     for scale in (0.1, 1., 30.):

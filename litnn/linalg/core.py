@@ -238,8 +238,8 @@ def _expm(a):
     "e^a for a batch of square matrices (array)."
     xp, b = array_namespace(a), _PADE13
     norm = xp.abs(a).sum(-2).max(-1)
-    s = xp.maximum(0, xp.ceil(xp.log2(xp.maximum(norm, 1e-300) / 5.371920351148152))).astype(np.int64)
-    A = a / (2.0 ** s)[..., None, None]
+    s = xp.maximum(0, xp.ceil(xp.log2(xp.maximum(norm, np.finfo(a.dtype).tiny) / 5.371920351148152))).astype(np.int32)
+    A = xp.ldexp(a, -s[..., None, None])       # exact scaling by 2^-s, in a's own dtype (float32 stays float32)
     I = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape)
     A2 = A @ A; A4 = A2 @ A2; A6 = A4 @ A2
     U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * I)

@@ -178,7 +178,7 @@ def _skew_map(self:_Orthogonal, X, n, k):
     X = X.tril()
     if n != k: X = litnn.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
     A = X - X.mT
-    if self.orthogonal_map == _OrthMaps.matrix_exp: Q = litnn.linalg.matrix_exp(A).to(A.dtype)   # litnn's matrix_exp returns float64 for float32
+    if self.orthogonal_map == _OrthMaps.matrix_exp: Q = litnn.linalg.matrix_exp(A)
     else:
         Id = litnn.eye(n, dtype=A.dtype, device=A.device)
         Q = litnn.linalg.solve(Id - 0.5 * A, Id + 0.5 * A)
