@@ -245,7 +245,7 @@ def _torch_global(module, name): return _Global(module, name)   # one object per
 
 class _Pid(tuple): "A persistent id: the pickle names a storage record instead of holding its bytes."
 
-class _Call:
+class _Reduce:
     "A call the pickle makes while loading (REDUCE), for a value that is not an object here."
     def __init__(self, func, args): self.func, self.args = func, args
 
@@ -264,7 +264,7 @@ class _TorchPickler(pickle._Pickler):
         if type(obj) is _Global:
             if id(obj) in self.memo: return self.write(self.get(self.memo[id(obj)][0]))
             self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode()); self.memoize(obj); return
-        if type(obj) is _Call: return self.save_reduce(obj.func, obj.args)
+        if type(obj) is _Reduce: return self.save_reduce(obj.func, obj.args)
         if isinstance(obj, Tensor) and id(obj) not in self.memo: return self._save_tensor(obj)
         if isinstance(obj, B.dtype): return self.save(_torch_global("torch", obj.name))
         if isinstance(obj, B.device): return self.save_reduce(_torch_global("torch", "device"), (str(obj),), obj=obj)
@@ -277,7 +277,7 @@ class _TorchPickler(pickle._Pickler):
         rebuild = _torch_global("torch._utils", "_rebuild_tensor_v2")
         if not isinstance(t, Parameter):
             return self.save_reduce(rebuild, (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()), obj=t)
-        data = _Call(rebuild, (pid, offset, tuple(t.shape), stride, False, OrderedDict()))
+        data = _Reduce(rebuild, (pid, offset, tuple(t.shape), stride, False, OrderedDict()))
         self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()), obj=t)
 
 # %% ../nbs/32a_torch_files.ipynb #96138a55

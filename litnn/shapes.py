@@ -86,7 +86,7 @@ class DiagonalBackward0_copy(DiagonalBackward0):
     @staticmethod
     def forward(ctx, x, offset, dim1, dim2): return DiagonalBackward0.forward(ctx, x, offset, dim1, dim2).copy()
 
-class _DiagonalPut(Op):
+class _DiagonalScatter(Op):
     "Zeros of `shape` with `v` on a diagonal; its derivative reads the diagonal."
     @staticmethod
     def forward(ctx, v, shape, offset, dim1, dim2):
@@ -97,8 +97,8 @@ class _DiagonalPut(Op):
     @staticmethod
     def backward(ctx, g): return diagonal(g, *ctx.args)
 
-class DiagonalBackwardBackward0(_DiagonalPut): pass
-class DiagEmbedBackward0(_DiagonalPut): pass
+class DiagonalBackwardBackward0(_DiagonalScatter): pass
+class DiagEmbedBackward0(_DiagonalScatter): pass
 
 class TraceBackward0(Op):
     @staticmethod

@@ -3,8 +3,7 @@
 - one definition per method: a method of a class (in its body, or `@patch`ed on from any notebook) is defined once.
   The only exception is a simpler stand-in that an early part needs before the real method exists: the stand-in
   says so on its line ("stand-in") and the method is private;
-- one class per private helper name inside a module's family: no two copies of one helper class with small
-  variations (the same name in two files is allowed only for unrelated classes listed below).
+- one class per name: two classes of the same name in two files would read as copies with small variations.
 """
 import ast, sys
 from collections import defaultdict
@@ -49,13 +48,7 @@ def test_each_method_is_defined_once():
             twice[f'{cls}.{name}'] = [f'{f.relative_to(PKG)}:{line}' for f, line, _ in where]
         elif not any('stand-in' in src for _, _, src in where):
             twice[f'{cls}.{name}'] = [f'{f.relative_to(PKG)}:{line}' for f, line, _ in where]
-    # unrelated classes that share a private name (each file's own helper), not copies of one another
-    twice = {k: v for k, v in twice.items() if k.split('.')[0] not in UNRELATED}
     assert twice == {}, f'methods defined more than once (define each once, or mark a private stand-in): {twice}'
-
-
-UNRELATED = {'_Call': "hooks.py's record of one module call; _torch_files.py's unpickled call of a torch class",
-             '_DiagonalPut': "einsum.py's diagonal of repeated letters; shapes.py's diagonal at an offset (diag_embed)"}
 
 
 def test_a_stand_in_is_replaced_by_the_real_method():
