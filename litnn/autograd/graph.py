@@ -4,7 +4,7 @@
 
 # %% ../../nbs/02_backprop.ipynb #a2352317
 from __future__ import annotations
-import builtins, itertools, operator, threading, warnings, weakref, numpy as np
+import builtins, itertools, math, operator, threading, warnings, weakref, numpy as np
 from collections import OrderedDict
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
@@ -373,7 +373,18 @@ def _reduce(g, shape):
     if isinstance(g, Tensor): return g if g._data.shape == shape else g.sum_to_size(shape)
     if g.shape == shape: return g
     dims = _summed_dims(g.shape, shape)
-    return g.sum(axis=dims, keepdims=True).reshape(shape) if dims else g.reshape(shape)
+    if not dims: return g.reshape(shape)
+    if dims == tuple(range(len(dims))) and g.size and g.dtype.kind == 'f' and g.dtype.itemsize >= 4 and _c_contiguous(g):
+        return _sum_leading(g, len(dims)).reshape(shape)       # a bias's gradient: summed over the batch
+    return g.sum(axis=dims, keepdims=True).reshape(shape)
+
+def _c_contiguous(a): return getattr(getattr(a, 'flags', None), 'c_contiguous', False)   # (a meta array has no memory)
+
+def _sum_leading(a, k):
+    """`a` summed over its first `k` axes, as one matrix-vector product with ones: BLAS reads the rows in one
+    pass, where numpy's column sums pay per row; the order of the additions is a row at a time either way."""
+    rows = math.prod(a.shape[:k])
+    return array_namespace(a).ones(rows, a.dtype) @ a.reshape(rows, -1)
 
 def _expand(g, shape):
     "Gradient `g` (a tensor, or an array) broadcast to `shape`."

@@ -4,12 +4,12 @@
 
 # %% ../../../nbs/25_normalization.ipynb #fe9d47f4
 from __future__ import annotations
-import numbers, numpy as np
+import math, numbers, numpy as np
 import litnn
 from ...backend import array_namespace
 from ...tensor import _LEGACY, Tensor
-from ...autograd.graph import Op, _Mode, no_grad, _float_dtype, _check_tensors
-from ...ops import _const
+from ...autograd.graph import Op, _Mode, no_grad, _float_dtype, _check_tensors, _c_contiguous, _sum_leading
+from ...ops import _const, _temporaries
 from ..parameter import Parameter
 from .module import Module
 from ... import amp   # autocast: the `_autocast` hook of the ops below
@@ -25,8 +25,8 @@ class NativeBatchNormBackward0(Op):
     def forward(ctx, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None):
         a = x._data; xp = array_namespace(a)
         if a.dtype.itemsize < 4: a = a.astype(np.float32)      # float16/bfloat16: statistics in float32
-        mean, var = (a.mean(axis=dims, keepdims=True), None) if stats is None else (s.astype(a.dtype, copy=False) for s in stats)
-        xc = a - mean
+        mean, var = (_mean(a, dims), None) if stats is None else (s.astype(a.dtype, copy=False) for s in stats)
+        xc = xp.subtract(a, mean, out=_temporaries(a, 'norm xc', a.shape))   # scratch memory: only `out` is new
         if var is None: var = _batch_var(xp, xc, dims)
         invstd = 1 / xp.sqrt(var + eps)
         if running is not None: _update_running(*running, mean, var, a.size // mean.size)
@@ -34,7 +34,7 @@ class NativeBatchNormBackward0(Op):
         ctx.mean, ctx.invstd, ctx.batch, ctx.o = mean, invstd, stats is None, (dims, pdims, pshape, eps)
         p = weight if weight is not None else bias
         ctx.param = (None if p is None else p._data.shape, None if bias is None else bias.dtype)
-        out = xc * (invstd if weight is None else invstd * weight._data.reshape(pshape))
+        out = _scale(xc, invstd, weight, pshape)
         if bias is not None: out += bias._data.reshape(pshape)
         return out.astype(x._data.dtype, copy=False)
 
@@ -66,25 +66,57 @@ class NativeLayerNormBackward0(NativeBatchNormBackward0):
 def _sum(t, dims): return t.sum(dims) if dims else t    # `sum(())` would sum everything
 
 def _array_backward(ctx, g):
-    "The backward above on arrays (a plain backward: the statistics are the saved numbers)."
+    "The backward above on arrays (a plain backward: the statistics are the saved numbers), in as few passes as it can."
     x, w = ctx.saved_tensors
     (dims, pdims, pshape, eps), (shape, bias_dtype) = ctx.o, ctx.param
     a, dtype = x._data, x._data.dtype
     if a.dtype.itemsize < 4: a, g = a.astype(np.float32), g.astype(np.float32)
-    xhat = (a - ctx.mean) * ctx.invstd
+    xp, scratch = array_namespace(a), lambda slot: _temporaries(a, slot, a.shape)   # scratch memory: only the gradients are new
+    xhat = xp.subtract(a, ctx.mean, out=scratch('norm xc')); xhat *= ctx.invstd
     nx, nw, nb = ctx.needs_input_grad
     gx = gw = gb = None
+    if nw: gw = _sum_over(xp.multiply(g, xhat, out=scratch('norm sq')), pdims).reshape(shape).astype(w._data.dtype, copy=False)
+    if nb: gb = _sum_over(g, pdims).reshape(shape).astype(bias_dtype.np, copy=False)
     if nx:
-        gy = g if w is None else g * w._data.reshape(pshape).astype(g.dtype, copy=False)
-        if ctx.batch: gy = gy - gy.mean(axis=dims, keepdims=True) - xhat * (gy * xhat).mean(axis=dims, keepdims=True)
-        gx = (gy * ctx.invstd).astype(dtype, copy=False)
-    if nw: gw = ((g * xhat).sum(axis=pdims) if pdims else g * xhat).reshape(shape).astype(w._data.dtype, copy=False)
-    if nb: gb = (g.sum(axis=pdims) if pdims else g).reshape(shape).astype(bias_dtype.np, copy=False)
+        gy = g * w._data.reshape(pshape).astype(g.dtype, copy=False) if w is not None else g.copy()
+        if ctx.batch:               # gy - mean(gy) - xhat mean(gy xhat), written over gy
+            m2 = _mean(xp.multiply(gy, xhat, out=scratch('norm sq')), dims)
+            gy -= _mean(gy, dims); xhat *= m2; gy -= xhat
+        gy *= ctx.invstd
+        gx = gy.astype(dtype, copy=False)
     return gx, gw, gb
+
+def _trailing(a, dims):
+    "The size of the trailing axes `dims` cover, if they are exactly the trailing axes of a C-contiguous float32/64 array; else 0."
+    k = len(dims)
+    if not k or dims != tuple(range(a.ndim - k, a.ndim)) or not a.size or a.dtype.kind != 'f' or a.dtype.itemsize < 4 or not _c_contiguous(a): return 0
+    return math.prod(a.shape[a.ndim - k:])
+
+def _mean(a, dims):
+    """`a.mean(axis=dims, keepdims=True)`; over trailing axes (LayerNorm's case) as a matrix-vector product with ones,
+    which BLAS does in one pass where numpy's reduction pays per row (4x faster on (1024, 128))."""
+    n = _trailing(a, dims)
+    if not n: return a.mean(axis=dims, keepdims=True)
+    s = a.reshape(-1, n) @ array_namespace(a).ones(n, a.dtype)
+    s /= n
+    return s.reshape(a.shape[:a.ndim - len(dims)] + (1,) * len(dims))
+
+def _sum_over(a, pdims):
+    "`a` summed over the leading axes `pdims` (the parameters' gradients), always a new array; BLAS's ones-product where it can."
+    if not pdims: return a.copy()          # `a` may be scratch memory
+    return _sum_leading(a, len(pdims)) if pdims == tuple(range(len(pdims))) and a.dtype.itemsize >= 4 and _c_contiguous(a) else a.sum(axis=pdims)
+
+def _scale(xc, invstd, weight, pshape):
+    "xc * invstd * weight: for BatchNorm (per-channel invstd) one product by their small product, for LayerNorm two passes in place."
+    if weight is None: return xc * invstd
+    w = weight._data.reshape(pshape)
+    if invstd.size <= w.size: return xc * (invstd * w)
+    out = xc * invstd; out *= w
+    return out
 
 def _batch_var(xp, xc, dims):
     "mean(xc²) over `dims`; in float64 where float32's squares overflow (deviations past 1.8e19) though the answer is in range."
-    var = (xc * xc).mean(axis=dims, keepdims=True)
+    var = _mean(xp.multiply(xc, xc, out=_temporaries(xc, 'norm sq', xc.shape)), dims)
     if xc.dtype.itemsize < 8 and not xp.isfinite(var).all() and xp.isfinite(xc).all():
         wide = xc.astype(np.float64)
         var = (wide * wide).mean(axis=dims, keepdims=True)    # kept in float64: 1/sqrt(var + eps) is in float32's range
