@@ -97,6 +97,22 @@ def hooks_check():
     except RuntimeError as e: twice = str(e)
     return {'allreduce': max_diff(grads['none'], grads['allreduce']), 'fp16': max_diff(grads['none'], grads['fp16']), 'twice': twice}
 
+def agreed_check():
+    "A bucket's first reduction exchanges the ranks' signatures; once its layout has passed, its reductions skip that round trip."
+    from litnn.distributed import distributed_c10d as c10d
+    rank, count, encode = dist.get_rank(), [0], c10d._encode_signature
+    def counting(desc): count[0] += 1; return encode(desc)
+    net = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 3))    # no buffers: no broadcast in forward
+    ddp, (x, y), per_step = DDP(net, bucket_cap_mb=0.001), data(), []
+    c10d._encode_signature = counting
+    try:
+        for _ in range(5):
+            count[0] = 0
+            nn.CrossEntropyLoss()(ddp(x[rank * 8:rank * 8 + 8]), y[rank * 8:rank * 8 + 8]).backward()
+            per_step.append(count[0])
+    finally: c10d._encode_signature = encode
+    return {'signatures_per_step': per_step, 'buckets': len(ddp.reducer.buckets)}
+
 def sampler_check():
     s = DistributedSampler(list(range(11)), seed=5)
     return {'num_replicas': s.num_replicas, 'rank': s.rank, 'indices': list(s)}
@@ -155,5 +171,5 @@ if __name__ == '__main__':
     res = {'state': state_check(), 'sgd': train('sgd'), 'adam': train('adam'),
            'adam_small_buckets': train('adam', bucket_cap_mb=0.001, gradient_as_bucket_view=True),
            'sgd_find_unused': train('sgd', find_unused_parameters=True),
-           'no_sync': no_sync_check(), 'unused': unused_check(), 'hooks': hooks_check(), 'sampler': sampler_check(), 'syncbn': syncbn_check()}
+           'no_sync': no_sync_check(), 'unused': unused_check(), 'hooks': hooks_check(), 'agreed': agreed_check(), 'sampler': sampler_check(), 'syncbn': syncbn_check()}
     with open(f"{sys.argv[1]}/rank{dist.get_rank()}.json", 'w') as f: json.dump(res, f)

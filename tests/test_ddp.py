@@ -51,6 +51,15 @@ def test_find_unused_parameters(job):
 
 
 @needs_mpi
+def test_checked_layouts_skip_the_signature_round_trip(job):
+    for rank in job:
+        a = rank['agreed']
+        assert a['buckets'] > 1 and a['signatures_per_step'][0] >= 1        # the first layout is checked...
+        assert a['signatures_per_step'][1] == a['buckets']                 # ...and the rebuilt one, bucket by bucket...
+        assert a['signatures_per_step'][2:] == [0, 0, 0]                   # ...then trusted
+
+
+@needs_mpi
 def test_comm_hooks(job):
     for rank in job:
         h = rank['hooks']

@@ -15,7 +15,9 @@ from ...autograd.graph import no_grad, is_grad_enabled, AccumulateGrad
 from ...autograd import Variable
 from ..modules.module import Module
 from .data_parallel import _to_device
-from ...distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+from ...distributed.algorithms.ddp_comm_hooks.default_hooks import _work_future
+from ...distributed.distributed_c10d import _agreed_calls
+from ...backend import array_namespace
 
 # %% ../../../nbs/52_ddp.ipynb #7bf12e04
 def _sync_module_states(module, process_group=None, src=0):
@@ -61,6 +63,7 @@ class _Bucket:
         self.offsets = list(itertools.accumulate([0] + [p.numel() for p in self.params]))[:-1]
         self.buffer = litnn.zeros(sum(p.numel() for p in self.params), dtype=self.params[0].dtype, device=self.params[0].device)
         self.pending, self.future = len(indices), None
+        self.checked = False        # has one reduction of this layout passed the ranks' signature check?
 
 # %% ../../../nbs/52_ddp.ipynb #af3e366d
 class _Reducer:
@@ -68,7 +71,7 @@ class _Reducer:
     def __init__(self, params, bucket_indices, process_group, bucket_caps, find_unused_parameters, gradient_as_bucket_view, rebuild):
         self.params, self.group, self.bucket_caps = params, process_group, bucket_caps
         self.find_unused, self.as_view, self.rebuild_due = find_unused_parameters, gradient_as_bucket_view, rebuild
-        self.comm_hook, self.comm_state = None, None
+        self.comm_hook, self.comm_state, self.group_size = None, None, dist.get_world_size(process_group)
         self.expect_hooks = self.require_finalize = False
         self.arrival = []                                    # gradient-ready order, for the one rebuild
         self._set_buckets(bucket_indices)
@@ -128,6 +131,8 @@ def _mark_ready(self:_Reducer, i):
     p, o = bucket.params[j], bucket.offsets[j]
     flat = bucket.buffer._data[o:o + p.numel()]
     if p.grad is None: flat[...] = 0
+    elif self.comm_hook is None and self.group_size > 1:     # the default averages: divide on the way in (one pass, not two)
+        array_namespace(flat).divide(p.grad._data.reshape(-1), self.group_size, out=flat)
     elif not _is_view_of(p.grad, bucket.buffer): flat[...] = p.grad._data.reshape(-1)
     bucket.pending -= 1
     while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
@@ -144,9 +149,15 @@ def _launch(self:_Reducer, b):
     "Start the (non-blocking) reduction of bucket `b` through the communication hook."
     bucket = self.buckets[b]
     grad_bucket = GradBucket(b, bucket.buffer, bucket.params, bucket.offsets, b == len(self.buckets) - 1)
-    hook, state = (self.comm_hook, self.comm_state) if self.comm_hook is not None else (allreduce_hook, self.group)
-    bucket.future = hook(state, grad_bucket)
+    hook, state = (self.comm_hook, self.comm_state) if self.comm_hook is not None else (_sum_hook, self.group)
+    with _agreed_calls if bucket.checked else contextlib.nullcontext():   # a checked layout needs no signature round trip
+        bucket.future = hook(state, grad_bucket)
     bucket.future.done()      # a first poll: MPI starts moving the bytes only inside an MPI call
+
+def _sum_hook(process_group, bucket):
+    "`allreduce_hook` for a bucket divided by the group size as its gradients were copied in: the sum is then the average."
+    buffer = bucket.buffer()
+    return _work_future(dist.all_reduce(buffer, group=process_group, async_op=True), [buffer]).then(lambda fut: fut.value()[0])
 
 # %% ../../../nbs/52_ddp.ipynb #d9868319
 @patch
@@ -160,6 +171,7 @@ def _finalize_backward(self:_Reducer):
     with no_grad():
         for bucket in self.buckets:
             result = bucket.future.wait()
+            bucket.checked = True
             result = result[0] if isinstance(result, (list, tuple)) else result
             for p, o, i in zip(bucket.params, bucket.offsets, bucket.indices):
                 if self.find_unused and not used[i]: continue
