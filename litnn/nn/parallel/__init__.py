@@ -1,5 +1,5 @@
-"""litnn.nn.parallel: DataParallel and data_parallel, as `torch.nn.parallel` (one device for now), and DistributedDataParallel. Hand-written."""
-from .data_parallel import DataParallel, data_parallel   # 50_data_parallel
-from .distributed import DistributedDataParallel         # 52_ddp
+"""litnn.nn.parallel: DataParallel and its steps (scatter, replicate, parallel_apply, gather), data_parallel, and DistributedDataParallel, as `torch.nn.parallel`. Hand-written."""
+from .data_parallel import DataParallel, data_parallel, scatter, gather, replicate, parallel_apply   # 50_data_parallel
+from .distributed import DistributedDataParallel                                                      # 52_ddp
 
-__all__ = ['DataParallel', 'data_parallel', 'DistributedDataParallel']
+__all__ = ['replicate', 'scatter', 'parallel_apply', 'gather', 'data_parallel', 'DataParallel', 'DistributedDataParallel']
