@@ -6,7 +6,7 @@
 from __future__ import annotations
 import math, warnings, numpy as np
 import litnn
-from ...backend import array_namespace, _generator, patch
+from ...backend import array_namespace, array_device, _generator, patch
 from ...tensor import Tensor
 from ...autograd.graph import Op, _NO_CTX, _reduce, enable_grad
 from ...ops import _const, _dname, _temporaries
@@ -33,17 +33,32 @@ def _probabilities(xp, q, k, scale, mask, causal):
     "softmax(q kᵀ scale + mask) along the last dim, on arrays; a row that may attend to nothing gives 0s, as torch."
     s = q @ k.swapaxes(-1, -2)
     s *= scale
+    shift = not _exp_safe(s, mask)            # (decided on the raw scores: masks only add -inf)
     if mask is not None: s = xp.where(mask, s, -xp.inf) if mask.dtype == bool else s + mask
     if causal: s += _causal_mask(xp, *s.shape[-2:], s.dtype)      # position i sees keys 0..i
-    m = s.max(-1, keepdims=True)
-    dead = m == -xp.inf                       # nothing to attend to: e^(-inf - -inf) would be nan
-    if dead.any(): m[dead] = 0
-    s -= m
+    if shift:
+        m = s.max(-1, keepdims=True)
+        m[m == -xp.inf] = 0                   # nothing to attend to: e^(-inf - -inf) would be nan
+        s -= m
     p = xp.exp(s, out=s)
-    total = p.sum(-1, keepdims=True)
-    if dead.any(): total[dead] = 1
+    total = _row_sums(xp, p)
+    total[total == 0] = 1                     # a row that may attend to nothing: 0s
     p /= total
     return p
+
+_EXP_SAFE = 80.0      # e^x for |x| <= 80 neither overflows nor underflows, in float32 (its limits are e^±88.7) and float64
+
+def _exp_safe(s, mask):
+    """Whether softmax may skip subtracting each row's max: every score within ±80 (softmax does not change when a row
+    is shifted, so this changes only the rounding), no additive mask, and on the CPU, where numpy's max along rows
+    of 64 costs more than the rest of the softmax (two reductions over the whole array cost a twentieth of it)."""
+    if array_device(s).type != 'cpu' or (mask is not None and mask.dtype != bool) or s.dtype.itemsize < 4: return False
+    return bool(-_EXP_SAFE <= s.min()) and bool(s.max() <= _EXP_SAFE)     # (a nan fails both)
+
+def _row_sums(xp, a):
+    "Sums along the last axis, kept: a product with ones (BLAS), where numpy's reduction pays per short row."
+    if a.dtype.kind != 'f' or a.dtype.itemsize < 4: return a.sum(-1, keepdims=True)
+    return (a @ xp.ones(a.shape[-1], a.dtype))[..., None]
 
 # %% ../../../nbs/28_attention.ipynb #d1498f46
 class ScaledDotProductAttentionBackward0(Op):
@@ -73,7 +88,7 @@ class ScaledDotProductAttentionBackward0(Op):
         xp = array_namespace(g)                   # (temporaries in reused scratch arrays: no page faults)
         ds = xp.matmul(g, v.swapaxes(-1, -2), out=_temporaries(g, 'sdpa ds', g.shape[:-1] + v.shape[-2:-1]))   # d out / d (dropped p)
         if keep is not None: ds *= keep
-        ds -= xp.multiply(ds, p, out=_temporaries(g, 'sdpa ds p', ds.shape)).sum(-1, keepdims=True)   # back through softmax
+        ds -= _row_sums(xp, xp.multiply(ds, p, out=_temporaries(g, 'sdpa ds p', ds.shape)))   # back through softmax
         ds *= p
         ds *= scale
         return (_reduce(ds @ k, q.shape) if nq else None, _reduce(ds.swapaxes(-1, -2) @ q, k.shape) if nk else None, dv)
