@@ -11,7 +11,8 @@ from .creation import *              # 01d_creation
 from . import meta                  # 18_meta_device: registers device='meta' with the backend
 from . import autograd
 from .autograd.graph import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
-                             is_inference_mode_enabled, add, sub, mul, div, multiply, divide, subtract, true_divide)
+                             is_inference_mode_enabled)
+from .autograd.operators import add, sub, mul, div, multiply, divide, subtract, true_divide   # 02_operators
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled   # 02h_anomaly
 from . import amp                        # 02d_amp: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype

@@ -8,7 +8,8 @@ import string
 from collections import Counter
 from .backend import array_namespace
 from .tensor import Tensor
-from .autograd.graph import Op, _reduce, _expand
+from .autograd.graph import Op
+from .autograd.broadcasting import _reduce, _expand
 from .ops import _dname
 
 # %% auto #0

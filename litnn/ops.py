@@ -9,10 +9,12 @@ import threading
 from . import backend as B
 from .backend import array_namespace, get_default_dtype, result_type, _generator, patch
 from .tensor import Tensor, _arr, _by_np, _LEGACY, zeros_like, tensor as _tensor
-from .autograd.graph import (Op, _Mode, _NO_CTX, _promote, _levels, _reduce, _cast, _d, _shape, _scalar, _check_divisor,
-                                  _float_dtype, _num, no_grad, sub, div, ToCopyBackward0)
+from .autograd.graph import Op, _Mode, _NO_CTX, _num, no_grad
+from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _d, _shape, _scalar, _float_dtype, ToCopyBackward0
+from .autograd.operators import _check_divisor, sub, div
 from .autograd.engine import _inplace
-from .autograd.graph import _bool_error, _check_tensors
+from .autograd.graph import _check_tensors
+from .autograd.operators import _bool_error
 
 # %% auto #0
 __all__ = ['clip', 'negative', 'bitwise_not', 'isclose', 'allclose', 'equal', 'GeluBackward0', 'gelu', 'leaky_relu',

@@ -7,8 +7,9 @@ from __future__ import annotations
 import builtins, math, numpy as np
 from .backend import array_namespace, get_default_dtype, result_type, float64, patch
 from .tensor import Tensor, _by_np, zeros_like
-from .autograd.graph import (Op, _promote, _levels, _reduce, _cast, _d, _shape, _operands, _check_divisor,
-                                  _float_dtype, div)
+from .autograd.graph import Op
+from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _d, _shape, _operands, _float_dtype
+from .autograd.operators import _check_divisor, div
 from .autograd.engine import _inplace
 from . import ops as _ops
 from .ops import (_Unary, _floating, _const, _masked, _dname, _erf, _poly, _ERFC_P, _ERFC_Q,

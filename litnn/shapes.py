@@ -8,7 +8,8 @@ import builtins, warnings, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace
 from .tensor import Tensor, _wrap_dim, _factory, _on
-from .autograd.graph import Op, _dims
+from .autograd.graph import Op
+from .autograd.broadcasting import _dims
 from .views import _view_of, cat, stack
 from .scatter import index_add
 

@@ -8,7 +8,7 @@ import builtins, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace, array_device, to_device
 from .tensor import Tensor, _wrap_dim, _LEGACY, tensor as _tensor
-from .autograd.graph import _dims
+from .autograd.broadcasting import _dims
 from .views import _Index
 from .reductions import return_types, _return_type, AmaxBackward0, _keep
 from .ops import _masked

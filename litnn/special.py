@@ -10,7 +10,8 @@ from .backend import array_namespace
 from .tensor import Tensor, tensor
 from .ops import _Unary, _floating, _const, erf, expm1, log1p, sigmoid, round, _dname, where
 from .reductions import logsumexp, softmax, log_softmax
-from .autograd.graph import Op, _promote, _cast, _float_dtype, _reduce
+from .autograd.graph import Op
+from .autograd.broadcasting import _promote, _cast, _float_dtype, _reduce
 from .autograd.engine import _inplace
 from .pointwise import erfc, erfinv, exp2, xlogy, _erfc, _erfinv
 from .ops import _poly

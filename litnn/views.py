@@ -9,7 +9,8 @@ from . import backend as B
 from .backend import patch, array_namespace, array_device, to_dtype, promote_types
 from .tensor import (
     Tensor, _wrap_dim, _LEGACY, zeros as _zeros, ones as _ones, full as _full, empty as _empty, tensor as _tensor)
-from .autograd.graph import Op, ViewBackward0, ExpandBackward0, ToCopyBackward0, _vc, _cast, _d, _dims, no_grad, _into
+from .autograd.graph import Op, _vc, no_grad
+from .autograd.broadcasting import ViewBackward0, ExpandBackward0, ToCopyBackward0, _cast, _d, _dims, _into
 from .autograd.engine import _EXPANDED_VIEW
 
 # %% auto #0

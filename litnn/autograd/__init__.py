@@ -1,10 +1,12 @@
 """litnn.autograd: automatic differentiation, as torch.autograd.
 
-Three parts (nbs/02_backprop, 02a_engine, 02b_function): `graph` (grad modes, nodes, how operations
-record themselves), `engine` (backward, grad, hooks, in-place safety) and `function` (custom
+Its core parts (nbs/02_backprop, 02_broadcasting, 02_operators, 02a_engine, 02b_function): `graph` (grad
+modes, nodes, how operations record themselves), `broadcasting` (type promotion, broadcasting),
+`operators` (`+ - * /`), `engine` (backward, grad, hooks, in-place safety) and `function` (custom
 `Function`s and `gradcheck`)."""
 from .graph import (Node, no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                     is_inference_mode_enabled)
+from . import broadcasting, operators   # 02_broadcasting, 02_operators: promotion, sum/expand, + - * / (patched onto Tensor)
 from .engine import grad, backward
 from .function import Function, FunctionCtx, gradcheck, gradgradcheck, GradcheckError
 from ..creation import Variable     # 01d_creation: the legacy alias

@@ -9,14 +9,15 @@ __all__ = ['set_anomaly_enabled', 'is_anomaly_enabled', 'is_anomaly_check_nan_en
 import traceback, warnings
 from ..tensor import Tensor
 from ..backend import array_namespace
-from . import graph as _graph
+from . import graph as _graph, broadcasting as _broadcasting, operators as _operators
 from .graph import _Mode
 
 # %% ../../nbs/02h_anomaly.ipynb #67863591
 def _forward_trace():
     "The formatted stack that is recording a node now, without the frames of the recording machinery."
     frames = traceback.extract_stack()[:-3]     # this function, `_Anomaly.record`, and `_record` (02_backprop)
-    while frames and frames[-1].filename == _graph.__file__: frames.pop()    # the op's own code: `apply`, `__mul__`...
+    own = (_graph.__file__, _broadcasting.__file__, _operators.__file__)     # 02_backprop, 02_broadcasting, 02_operators
+    while frames and frames[-1].filename in own: frames.pop()    # the op's own code: `apply`, `_promote`, `__mul__`...
     return ''.join(traceback.format_list(frames))
 
 # %% ../../nbs/02h_anomaly.ipynb #bd68443a

@@ -10,7 +10,9 @@ from ..backend import patch, array_namespace
 from ..tensor import Tensor, _arr, _by_np, zeros_like, tensor as _tensor, _LEGACY
 from ..utils.hooks import RemovableHandle
 from ..creation import Variable
-from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version, add, mul, _can_cast
+from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version
+from .broadcasting import _can_cast
+from .operators import add, mul
 
 # %% auto #0
 __all__ = ['backward', 'grad']

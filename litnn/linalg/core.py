@@ -8,7 +8,8 @@ import builtins, math, numpy as np
 from collections import namedtuple
 from ..backend import array_namespace, to_device, to_dtype, int64
 from ..tensor import Tensor, _wrap_dim, zeros_like, eye
-from ..autograd.graph import Op, _Mode, _reduce, _cast, _float_dtype
+from ..autograd.graph import Op, _Mode
+from ..autograd.broadcasting import _reduce, _cast, _float_dtype
 from ..ops import _const, _dname, where
 from ..views import tril, cat
 from ..reductions import return_types, _return_type

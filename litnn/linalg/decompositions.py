@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins, math, numpy as np
 from ..backend import array_namespace, to_dtype
 from ..tensor import Tensor, _wrap_dim, zeros_like
-from ..autograd.graph import Op, _cast
+from ..autograd.graph import Op
+from ..autograd.broadcasting import _cast
 from ..ops import _const, where
 from ..reductions import LinalgVectorNormBackward0, _rdims, amax, amin
 from ..views import movedim, cat

@@ -8,7 +8,8 @@ import math, warnings, numpy as np
 import litnn
 from ...backend import array_namespace, array_device, _generator, patch
 from ...tensor import Tensor
-from ...autograd.graph import Op, _NO_CTX, _reduce, enable_grad
+from ...autograd.graph import Op, _NO_CTX, enable_grad
+from ...autograd.broadcasting import _reduce
 from ...ops import _const, _dname, _temporaries
 from .. import init
 from ..parameter import Parameter

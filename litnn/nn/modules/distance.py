@@ -11,7 +11,8 @@ from ...backend import array_namespace, int64
 from ...tensor import Tensor
 from ...reductions import norm
 from .module import Module
-from ...autograd.graph import _check_tensors, _promote
+from ...autograd.graph import _check_tensors
+from ...autograd.broadcasting import _promote
 from ...ops import _dname
 
 # %% ../../../nbs/26a_distance.ipynb #9e8aa66a

@@ -8,7 +8,8 @@ import warnings, numpy as np
 import litnn
 from ...backend import array_namespace
 from ...tensor import Tensor, _LEGACY
-from ...autograd.graph import Op, _d, _float_dtype, _promote
+from ...autograd.graph import Op
+from ...autograd.broadcasting import _d, _float_dtype, _promote
 from ...ops import _const
 from ...reductions import log_softmax
 from .module import Module

@@ -17,7 +17,8 @@ import math
 import numpy as np
 from ...backend import array_namespace, _generator
 from ...tensor import Tensor
-from ...autograd.graph import Op, _check_tensors, _op_name, _float_dtype
+from ...autograd.graph import Op, _check_tensors, _op_name
+from ...autograd.broadcasting import _float_dtype
 from ...autograd.engine import _inplace
 from ...ops import _dname, _Unary, _UNARY, _masked, _sigmoid, _floating, _on_arrays
 from ...views import cat, chunk

@@ -8,7 +8,8 @@ import math, numbers, numpy as np
 import litnn
 from ...backend import array_namespace
 from ...tensor import _LEGACY, Tensor
-from ...autograd.graph import Op, _Mode, no_grad, _float_dtype, _check_tensors, _c_contiguous, _sum_leading
+from ...autograd.graph import Op, _Mode, no_grad, _check_tensors
+from ...autograd.broadcasting import _float_dtype, _c_contiguous, _sum_leading
 from ...ops import _const, _temporaries
 from ..parameter import Parameter
 from .module import Module
