@@ -6,6 +6,7 @@ from .backend import *
 from .backend import dtype, device, Generator, default_generator, manual_seed, seed, initial_seed
 from . import cuda
 from .tensor import *
+from .factories import *            # 01a_factories
 from ._tensor_str import set_printoptions
 from .creation import *              # 01d_creation
 from . import meta                  # 18_meta_device: registers device='meta' with the backend
@@ -21,6 +22,8 @@ del _
 from .ops import *
 from .reductions import *
 from .views import *
+from .dims import *                  # 03ba_dims
+from .conversions import *           # 03bb_conversions
 from .indexing import *
 from .einsum import einsum          # 03d_einsum
 from .sorting import *                # 03e_sorting

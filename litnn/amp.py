@@ -8,7 +8,8 @@ __all__ = ['autocast', 'is_autocast_enabled', 'get_autocast_dtype', 'custom_fwd'
 # %% ../nbs/02d_amp.ipynb #e0177bbc
 import collections, collections.abc, functools, warnings
 from .backend import float16, bfloat16, float32, float64, int32 as litnn_int32, patch
-from .tensor import Tensor, full, zeros
+from .tensor import Tensor
+from .factories import full, zeros
 from .autograd.graph import no_grad
 from . import cuda
 

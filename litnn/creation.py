@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins, warnings, numpy as np
 from . import backend as B
 from .backend import to_device, array_device, to_dtype, get_default_dtype, _by_np, _by_name
-from .tensor import Tensor, Size, tensor, _infer, _legacy_array, _default_device, _LEGACY, _check_grad_dtype
+from .tensor import Tensor, Size, _LEGACY
+from .factories import tensor, _infer, _legacy_array, _default_device, _check_grad_dtype
 
 # %% auto #0
 __all__ = ['FloatTensor', 'DoubleTensor', 'HalfTensor', 'LongTensor', 'IntTensor', 'ShortTensor', 'CharTensor', 'ByteTensor',

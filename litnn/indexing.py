@@ -6,12 +6,14 @@
 from __future__ import annotations
 import builtins, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
-from .tensor import Tensor, _wrap_dim, _by_np, _LEGACY, _infer
+from .tensor import Tensor, _wrap_dim, _by_np, _LEGACY
+from .factories import _infer
 from .autograd.graph import Op, _Mode, _vc
 from .autograd.broadcasting import _cast, _reduce, _d, _shape
 from .autograd.engine import _inplace, _check_inplace
-from .views import (_view_of, _Index, _Chain, _ALL, _is_all, _put, unbind,
-                         SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0)
+from .views import (_view_of, _Index, _Chain, _ALL, _is_all, _put, SelectBackward0, SliceBackward0,
+                         AliasBackward0, UnsqueezeBackward0)
+from .dims import unbind
 
 # %% auto #0
 __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather', 'index_select', 'IndexPutBackward0',

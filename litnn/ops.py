@@ -8,7 +8,8 @@ import builtins, math, numpy as np
 import threading
 from . import backend as B
 from .backend import array_namespace, get_default_dtype, result_type, _generator, patch
-from .tensor import Tensor, _arr, _by_np, _LEGACY, zeros_like, tensor as _tensor
+from .tensor import Tensor, _arr, _by_np, _LEGACY
+from .factories import zeros_like, tensor as _tensor
 from .autograd.graph import Op, _Mode, _NO_CTX, _num, no_grad
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _d, _shape, _scalar, _float_dtype, ToCopyBackward0
 from .autograd.operators import _check_divisor, sub, div

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import builtins, math, numpy as np
 from .backend import array_namespace, get_default_dtype, result_type, float64, patch
-from .tensor import Tensor, _by_np, zeros_like
+from .tensor import Tensor, _by_np
+from .factories import zeros_like
 from .autograd.graph import Op
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _d, _shape, _operands, _float_dtype
 from .autograd.operators import _check_divisor, div

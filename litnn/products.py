@@ -6,12 +6,14 @@
 from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .backend import array_namespace, to_dtype, int64
-from .tensor import Tensor, _wrap_dim, zeros_like, eye
+from .tensor import Tensor, _wrap_dim
+from .factories import zeros_like, eye
 from .autograd.graph import Op, _Mode
 from .autograd.broadcasting import _reduce, _cast, _d, _shape
 from .ops import _const, _masked, _dname, _floating, where
 from .reductions import cumsum, return_types, _return_type, _check_mat, _shape_str
-from .views import cat, flip, movedim, triu
+from .dims import cat, movedim
+from .conversions import flip, triu
 
 # %% auto #0
 __all__ = ['CumprodBackward0', 'cumprod', 'CummaxBackward0', 'CumminBackward0', 'cummax', 'cummin', 'LogcumsumexpBackward0',

@@ -8,7 +8,8 @@ import builtins, math, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace, array_device, to_device, _generator, promote_types
 from .backend import manual_seed, seed, initial_seed     # torch.random's names: litnn.random.manual_seed(0)
-from .tensor import Tensor, _LEGACY, _size, _factory, _on, zeros as _zeros
+from .tensor import Tensor, _LEGACY
+from .factories import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
 from .ops import FillBackward2, _refill
 

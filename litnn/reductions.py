@@ -9,7 +9,8 @@ from collections import namedtuple
 from types import SimpleNamespace
 from . import backend as B
 from .backend import array_namespace, to_dtype
-from .tensor import Tensor, _arr, _wrap_dim, _LEGACY, zeros_like
+from .tensor import Tensor, _arr, _wrap_dim, _LEGACY
+from .factories import zeros_like
 from .autograd.graph import Op, _Mode, _check_tensors
 from .autograd.broadcasting import _reduce, _expand, _cast, _d, _shape, _dims, _kept_shape, _float_dtype, _into
 from .ops import _floating, _const, _masked, _dname, where

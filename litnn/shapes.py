@@ -7,10 +7,12 @@ from __future__ import annotations
 import builtins, warnings, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace
-from .tensor import Tensor, _wrap_dim, _factory, _on
+from .tensor import Tensor, _wrap_dim
+from .factories import _factory, _on
 from .autograd.graph import Op
 from .autograd.broadcasting import _dims
-from .views import _view_of, cat, stack
+from .views import _view_of
+from .dims import cat, stack
 from .scatter import index_add
 
 # %% auto #0

@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace, array_device, to_device
-from .tensor import Tensor, _wrap_dim, _LEGACY, tensor as _tensor
+from .tensor import Tensor, _wrap_dim, _LEGACY
+from .factories import tensor as _tensor
 from .autograd.broadcasting import _dims
 from .views import _Index
 from .reductions import return_types, _return_type, AmaxBackward0, _keep

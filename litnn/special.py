@@ -7,7 +7,8 @@ from __future__ import annotations
 import math, numpy as np
 from fractions import Fraction
 from .backend import array_namespace
-from .tensor import Tensor, tensor
+from .tensor import Tensor
+from .factories import tensor
 from .ops import _Unary, _floating, _const, erf, expm1, log1p, sigmoid, round, _dname, where
 from .reductions import logsumexp, softmax, log_softmax
 from .autograd.graph import Op

@@ -1,4 +1,5 @@
-"""Views, shape operations, joining/splitting and conversions (litnn.views), indexing and
+"""Views, shape operations, joining/splitting and conversions (litnn.views, litnn.dims,
+litnn.conversions), indexing and
 `__setitem__` (litnn.indexing) against torch: values, dtypes, grad_fn names, gradients (finite
 differences and torch's), memory sharing and version counters, errors, and random slicing with
 hypothesis."""

@@ -1,4 +1,4 @@
-"""Shape operations (litnn.shapes, nbs/03h_shapes; movedim/swapaxes/expand_as from litnn.views)
+"""Shape operations (litnn.shapes, nbs/03h_shapes; movedim/swapaxes/expand_as from litnn.dims)
 against torch 2.13: values, dtypes, grad_fn names, gradients (torch's, gradcheck and
 gradgradcheck), views sharing memory, and errors."""
 import warnings, numpy as np, pytest

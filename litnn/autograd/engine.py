@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins, itertools, operator, sys, threading, weakref, numpy as np
 from collections import OrderedDict
 from ..backend import patch, array_namespace
-from ..tensor import Tensor, _arr, _by_np, zeros_like, tensor as _tensor, _LEGACY
+from ..tensor import Tensor, _arr, _by_np, _LEGACY
+from ..factories import zeros_like, tensor as _tensor
 from ..utils.hooks import RemovableHandle
 from ..creation import Variable
 from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version

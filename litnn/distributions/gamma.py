@@ -9,8 +9,9 @@ __all__ = ['Gamma']
 from numbers import Number
 import numpy as np
 from ..backend import patch
-from ..tensor import Size, Tensor, tensor, arange
-from ..views import stack
+from ..tensor import Size, Tensor
+from ..factories import tensor, arange
+from ..dims import stack
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily

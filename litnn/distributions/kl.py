@@ -8,7 +8,7 @@ __all__ = ['register_kl', 'kl_divergence']
 # %% ../../nbs/33v_kl.ipynb #0917fa48
 import math, warnings
 from functools import total_ordering
-from ..tensor import full_like
+from ..factories import full_like
 from .distribution import Distribution
 from .utils import _sum_rightmost, euler_constant
 from ._special import _lgamma, _digamma, _xlogy

@@ -12,7 +12,8 @@ from functools import reduce
 from numbers import Number
 import numpy as np
 from ..backend import patch
-from ..tensor import Tensor, Size, zeros_like, full_like
+from ..tensor import Tensor, Size
+from ..factories import zeros_like, full_like
 from . import constraints
 from .utils import _sum_rightmost
 

@@ -7,7 +7,8 @@ __all__ = ['functional_call', 'grad_and_value', 'grad', 'vjp', 'jvp', 'jacrev', 
 
 # %% ../../nbs/36a_func.ipynb #5805b554
 import litnn
-from ..tensor import Tensor, zeros_like, ones_like
+from ..tensor import Tensor
+from ..factories import zeros_like, ones_like
 from ..autograd.graph import enable_grad, _Mode
 from ..autograd.functional import _autograd_grad
 from ..nn.utils.stateless import _functional_call

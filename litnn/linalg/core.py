@@ -7,11 +7,13 @@ from __future__ import annotations
 import builtins, math, numpy as np
 from collections import namedtuple
 from ..backend import array_namespace, to_device, to_dtype, int64
-from ..tensor import Tensor, _wrap_dim, zeros_like, eye
+from ..tensor import Tensor, _wrap_dim
+from ..factories import zeros_like, eye
 from ..autograd.graph import Op, _Mode
 from ..autograd.broadcasting import _reduce, _cast, _float_dtype
 from ..ops import _const, _dname, where
-from ..views import tril, cat
+from ..dims import cat
+from ..conversions import tril
 from ..reductions import return_types, _return_type
 
 # %% auto #0

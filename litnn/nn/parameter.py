@@ -6,7 +6,8 @@
 __all__ = ['Parameter', 'Buffer']
 
 # %% ../../nbs/09_parameter.ipynb #19de0d14
-from ..tensor import Tensor, empty, _check_grad_dtype
+from ..tensor import Tensor
+from ..factories import empty, _check_grad_dtype
 
 # %% ../../nbs/09_parameter.ipynb #9f1105d5
 class Parameter(Tensor):

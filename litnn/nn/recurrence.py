@@ -10,7 +10,7 @@ import numpy as np
 from functools import partial
 from ..backend import array_namespace
 from ..tensor import Tensor
-from ..views import cat
+from ..dims import cat
 from ..autograd.graph import Op, enable_grad, _NO_CTX
 from ..autograd.engine import grad as _autograd_grad
 from .modules.linear import linear

@@ -7,7 +7,8 @@ __all__ = ['Adam', 'AdamW']
 
 # %% ../../nbs/30o_adam.ipynb #129395e4
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor, tensor
+from ..tensor import Tensor
+from ..factories import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable
 
 # %% ../../nbs/30o_adam.ipynb #f443ce69

@@ -9,7 +9,7 @@ __all__ = ['LBFGS']
 import math
 from ..backend import patch
 from ..tensor import Tensor
-from ..views import cat
+from ..dims import cat
 from ..autograd.graph import no_grad, enable_grad
 from .optimizer import Optimizer, _scalar
 

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor, tensor
+from ..tensor import Tensor
+from ..factories import tensor
 from ..autograd.graph import enable_grad, _vc
 from ..utils.hooks import RemovableHandle
 

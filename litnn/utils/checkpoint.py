@@ -9,7 +9,8 @@ __all__ = ['CheckpointFunction', 'checkpoint', 'checkpoint_sequential']
 import contextlib, warnings
 from .. import amp
 from ..backend import default_generator, _cuda_generators
-from ..tensor import Tensor, empty
+from ..tensor import Tensor
+from ..factories import empty
 from ..autograd.graph import no_grad, enable_grad
 from ..autograd.engine import backward
 from ..autograd.function import Function

@@ -7,9 +7,9 @@ __all__ = []
 
 # %% ../../../nbs/13_apply_to.ipynb #c67bc793
 from ...backend import patch
-from ...tensor import empty_like
+from ...factories import empty_like
 from ...autograd.graph import no_grad
-from ...views import _to_args
+from ...conversions import _to_args
 from .module import Module
 from . import traversal   # children(), used below
 

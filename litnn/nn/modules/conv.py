@@ -7,7 +7,8 @@ __all__ = ['ConvolutionBackward0', 'conv1d', 'conv2d', 'Conv1d', 'Conv2d']
 
 # %% ../../../nbs/23_conv.ipynb #379b1287
 import itertools, math, numpy as np
-from ...tensor import Tensor, empty
+from ...tensor import Tensor
+from ...factories import empty
 from ...backend import array_namespace
 from ...autograd.graph import Op, _NO_CTX
 from ..im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out, _out_t,

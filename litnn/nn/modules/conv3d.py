@@ -8,7 +8,8 @@ __all__ = ['conv3d', 'conv_transpose3d', 'Conv3d', 'ConvTranspose3d']
 # %% ../../../nbs/23d_conv3d.ipynb #d2d59247
 import math
 from ...backend import array_namespace
-from ...tensor import Tensor, empty
+from ...tensor import Tensor
+from ...factories import empty
 from ..im2col import _LinearMap
 from .conv import _ConvNd, _expand, _pads, _check_shapes, conv2d
 from .conv_transpose import _ConvTransposeNd, conv_transpose2d

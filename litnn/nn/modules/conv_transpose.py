@@ -7,7 +7,8 @@ __all__ = ['conv_transpose1d', 'conv_transpose2d', 'ConvTranspose1d', 'ConvTrans
 
 # %% ../../../nbs/23c_conv_transpose.ipynb #175ff17a
 import math
-from ...tensor import Tensor, empty
+from ...tensor import Tensor
+from ...factories import empty
 from ..im2col import _Geom
 from .conv import _ConvNd, _Col2im, _OutT, _expand, _check_shapes
 from ..parameter import Parameter

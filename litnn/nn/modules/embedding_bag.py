@@ -9,9 +9,10 @@ __all__ = ['embedding_bag', 'EmbeddingBag']
 import warnings
 import numpy as np
 from ...backend import array_namespace
-from ...tensor import Tensor, empty
+from ...tensor import Tensor
+from ...factories import empty
 from ...autograd.graph import no_grad
-from ...views import cat
+from ...dims import cat
 from ..parameter import Parameter
 from .module import Module
 from .sparse import embedding

@@ -8,7 +8,8 @@ __all__ = ['fractional_max_pool2d', 'FractionalMaxPool2d']
 # %% ../../../nbs/24f_fractional_max_pool.ipynb #88333554
 import numpy as np
 from ...backend import array_namespace
-from ...tensor import Tensor, rand
+from ...tensor import Tensor
+from ...factories import rand
 from .module import Module
 from .conv import _ntuple
 

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import numbers, numpy as np
 from ...autograd.graph import no_grad
-from ...tensor import _LEGACY, empty
+from ...tensor import _LEGACY
+from ...factories import empty
 from ..parameter import Parameter
 from .module import Module
 from .normalization import NativeBatchNormBackward0, _verify_batch_size, _check_dtypes

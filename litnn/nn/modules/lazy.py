@@ -11,7 +11,8 @@ __all__ = ['UninitializedTensorMixin', 'is_lazy', 'UninitializedParameter', 'Uni
 # %% ../../../nbs/18a_lazy_modules.ipynb #91913f24
 import sys, itertools
 import litnn
-from ...tensor import Tensor, Size, empty
+from ...tensor import Tensor, Size
+from ...factories import empty
 from ...autograd.graph import no_grad
 from ..parameter import Parameter
 from .linear import Linear

@@ -7,7 +7,8 @@ __all__ = ['UnsafeViewBackward0', 'linear', 'Linear', 'bilinear', 'Bilinear', 'I
 
 # %% ../../../nbs/21_linear.ipynb #d2999bf9
 import math
-from ...tensor import Tensor, empty
+from ...tensor import Tensor
+from ...factories import empty
 from ...autograd.graph import _check_tensors
 from ...autograd.broadcasting import ViewBackward0
 from ...reductions import MmBackward0, AddmmBackward0, matmul

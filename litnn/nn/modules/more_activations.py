@@ -21,8 +21,8 @@ from ...autograd.graph import Op, _check_tensors, _op_name
 from ...autograd.broadcasting import _float_dtype
 from ...autograd.engine import _inplace
 from ...ops import _dname, _Unary, _UNARY, _masked, _sigmoid, _floating, _on_arrays
-from ...views import cat, chunk
-from ...tensor import empty
+from ...dims import cat, chunk
+from ...factories import empty
 from ..parameter import Parameter
 from ..init import constant_
 from .module import Module

@@ -14,7 +14,8 @@ __all__ = ['smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussi
 import math, warnings
 import numpy as np
 from ...backend import array_namespace, int64
-from ...tensor import Tensor, ones_like
+from ...tensor import Tensor
+from ...factories import ones_like
 from ...ops import where, _dname
 from ...autograd.graph import _check_tensors
 from .module import Module

@@ -8,8 +8,8 @@ __all__ = ['RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell', 'RNNBase', 'RNN', 'L
 # %% ../../../nbs/27_rnn.ipynb #75a60c21
 import math, numbers, warnings
 from functools import partial
-from ...tensor import empty, zeros
-from ...views import cat, stack
+from ...factories import empty, zeros
+from ...dims import cat, stack
 from ...backend import patch
 from ..parameter import Parameter
 from .module import Module

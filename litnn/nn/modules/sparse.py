@@ -7,7 +7,8 @@ __all__ = ['EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'Embedd
 
 # %% ../../../nbs/21b_sparse.ipynb #70477aa5
 from ...backend import array_namespace, patch
-from ...tensor import Tensor, empty
+from ...tensor import Tensor
+from ...factories import empty
 from ...autograd.graph import Op, no_grad
 from ...ops import _const
 from ..parameter import Parameter

@@ -6,8 +6,8 @@
 from __future__ import annotations
 import copy, warnings
 from ...backend import patch
-from ...tensor import full
-from ...views import triu
+from ...factories import full
+from ...conversions import triu
 from ...autograd.graph import is_grad_enabled
 from .. import init
 from .module import Module

@@ -10,7 +10,7 @@ import contextlib, itertools, traceback, warnings
 from ... import cuda
 from ...backend import device, patch
 from ...tensor import Tensor
-from ...views import cat
+from ...dims import cat
 from ...autograd.graph import is_grad_enabled
 from ..modules.module import Module
 

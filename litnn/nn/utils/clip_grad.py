@@ -8,10 +8,11 @@ __all__ = ['get_total_norm', 'clip_grads_with_norm_', 'clip_grad_norm_', 'clip_g
 # %% ../../../nbs/30b_clip_grad.ipynb #f2831727
 import math, types, warnings
 from ...backend import array_namespace
-from ...tensor import Tensor, tensor
+from ...tensor import Tensor
+from ...factories import tensor
 from ...autograd.graph import no_grad
 from ...reductions import norm
-from ...views import stack
+from ...dims import stack
 
 # %% ../../../nbs/30b_clip_grad.ipynb #b20a16dc
 def _tensors(t):

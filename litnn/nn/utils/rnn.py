@@ -12,8 +12,9 @@ from collections.abc import Iterable
 import numpy as np
 from ... import backend as B
 from ...backend import array_namespace
-from ...tensor import Tensor, tensor, full
-from ...views import cat
+from ...tensor import Tensor
+from ...factories import tensor, full
+from ...dims import cat
 
 # %% ../../../nbs/27a_packed_sequences.ipynb #6b1286c6
 def invert_permutation(permutation):

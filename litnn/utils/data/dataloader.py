@@ -12,7 +12,8 @@ import bisect, collections.abc, copy, itertools, math, re, warnings
 from typing import Generic, TypeVar
 import numpy as np
 from ...backend import Generator, default_generator, array_namespace, float64, patch, _generator
-from ...tensor import Tensor, tensor, randperm, randint
+from ...tensor import Tensor
+from ...factories import tensor, randperm, randint
 
 # %% ../../../nbs/31_data.ipynb #9546f63b
 _T_co = TypeVar('_T_co', covariant=True)
@@ -185,7 +186,7 @@ def default_collate(batch):
     "The samples of `batch` joined into one batch, recursively: tensors stacked, numbers to tensors (as torch's)."
     elem = batch[0]
     if isinstance(elem, Tensor):
-        from litnn.views import stack      # (views load after this: autograd's import of litnn.utils.hooks loads litnn.utils first)
+        from litnn.dims import stack       # (dims load after this: autograd's import of litnn.utils.hooks loads litnn.utils first)
         return stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
         if _np_str_obj.search(elem.dtype.str): raise TypeError(_collate_err.format(elem.dtype))
