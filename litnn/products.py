@@ -9,7 +9,9 @@ from .backend import array_namespace, to_dtype, int64
 from .tensor import Tensor, _wrap_dim, zeros_like, eye
 from .autograd.graph import Op, _Mode, _reduce, _cast, _d, _shape
 from .ops import _const, _masked, _dname, _floating, where
-from .reductions import cumsum, return_types, _return_type, _check_mat, _shape_str
+from .reductions import return_types, _return_type
+from .more_reductions import cumsum
+from .matrix_products import _check_mat, _shape_str
 from .views import cat, flip, movedim, triu
 
 # %% auto #0

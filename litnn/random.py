@@ -10,7 +10,7 @@ from .backend import patch, array_namespace, array_device, to_device, _generator
 from .backend import manual_seed, seed, initial_seed     # torch.random's names: litnn.random.manual_seed(0)
 from .tensor import Tensor, _LEGACY, _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
-from .ops import FillBackward2, _refill
+from .unary import FillBackward2, _refill
 
 # %% auto #0
 __all__ = ['BernoulliBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'PoissonBackward0', 'multinomial',

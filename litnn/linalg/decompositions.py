@@ -9,7 +9,8 @@ from ..backend import array_namespace, to_dtype
 from ..tensor import Tensor, _wrap_dim, zeros_like
 from ..autograd.graph import Op, _cast
 from ..ops import _const, where
-from ..reductions import LinalgVectorNormBackward0, _rdims, amax, amin
+from ..reductions import _rdims, amax, amin
+from ..more_reductions import LinalgVectorNormBackward0
 from ..views import movedim, cat
 from ..products import _cross
 from .core import (_check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, det, slogdet,

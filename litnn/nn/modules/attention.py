@@ -9,7 +9,8 @@ import litnn
 from ...backend import array_namespace, _generator, patch
 from ...tensor import Tensor
 from ...autograd.graph import Op, _NO_CTX, _reduce, enable_grad
-from ...ops import _const, _dname, _temporaries
+from ...ops import _const, _dname
+from ...erf_gelu import _temporaries
 from .. import init
 from ..parameter import Parameter
 from .module import Module

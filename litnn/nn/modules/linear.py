@@ -9,7 +9,7 @@ __all__ = ['UnsafeViewBackward0', 'linear', 'Linear', 'bilinear', 'Bilinear', 'I
 import math
 from ...tensor import Tensor, empty
 from ...autograd.graph import ViewBackward0, _check_tensors
-from ...reductions import MmBackward0, AddmmBackward0, matmul
+from ...matrix_products import MmBackward0, AddmmBackward0, matmul
 from ...ops import _dname
 from ..parameter import Parameter
 from .module import Module

@@ -10,7 +10,7 @@ from ...backend import array_namespace
 from ...tensor import Tensor, _LEGACY
 from ...autograd.graph import Op, _d, _float_dtype, _promote
 from ...ops import _const
-from ...reductions import log_softmax
+from ...more_reductions import log_softmax
 from .module import Module
 from ... import amp   # autocast: the `_autocast` hook of the ops below
 

@@ -10,7 +10,7 @@ import math, types, warnings
 from ...backend import array_namespace
 from ...tensor import Tensor, tensor
 from ...autograd.graph import no_grad
-from ...reductions import norm
+from ...more_reductions import norm
 from ...views import stack
 
 # %% ../../../nbs/30b_clip_grad.ipynb #b20a16dc
