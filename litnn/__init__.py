@@ -20,7 +20,11 @@ from .amp import autocast, is_autocast_enabled, get_autocast_dtype
 from .utils import checkpoint as _         # 02e_checkpoint: litnn.utils.checkpoint (needs autograd: not from litnn.utils)
 del _
 from .ops import *
+from .erf_gelu import *               # 03_ops_erf_gelu
+from .unary import *                  # 03_ops_unary
 from .reductions import *
+from .more_reductions import *        # 03aa_more_reductions
+from .matrix_products import *        # 03ab_matrix_products
 from .views import *
 from .dims import *                  # 03ba_dims
 from .conversions import *           # 03bb_conversions

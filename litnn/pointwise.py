@@ -13,8 +13,9 @@ from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _d, _shape
 from .autograd.operators import _check_divisor, div
 from .autograd.engine import _inplace
 from . import ops as _ops
-from .ops import (_Unary, _floating, _const, _masked, _dname, _erf, _poly, _ERFC_P, _ERFC_Q,
-                       _ERFC_R, _ERFC_S, _2SPI, where, pow, trunc, abs, ClampBackward0, ClampBackward1)
+from .ops import _floating, _const, _masked, _dname, where, pow, ClampBackward0, ClampBackward1
+from .erf_gelu import _erf, _poly, _ERFC_P, _ERFC_Q, _ERFC_R, _ERFC_S, _2SPI
+from .unary import _Unary, trunc, abs
 
 # %% auto #0
 __all__ = ['arctan2', 'bitwise_left_shift', 'bitwise_right_shift', 'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh',

@@ -11,7 +11,9 @@ from .factories import zeros_like, eye
 from .autograd.graph import Op, _Mode
 from .autograd.broadcasting import _reduce, _cast, _d, _shape
 from .ops import _const, _masked, _dname, _floating, where
-from .reductions import cumsum, return_types, _return_type, _check_mat, _shape_str
+from .reductions import return_types, _return_type
+from .more_reductions import cumsum
+from .matrix_products import _check_mat, _shape_str
 from .dims import cat, movedim
 from .conversions import flip, triu
 

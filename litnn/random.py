@@ -11,7 +11,7 @@ from .backend import manual_seed, seed, initial_seed     # torch.random's names:
 from .tensor import Tensor, _LEGACY
 from .factories import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
-from .ops import FillBackward2, _refill
+from .unary import FillBackward2, _refill
 
 # %% auto #0
 __all__ = ['BernoulliBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'PoissonBackward0', 'multinomial',

@@ -9,13 +9,14 @@ from fractions import Fraction
 from .backend import array_namespace
 from .tensor import Tensor
 from .factories import tensor
-from .ops import _Unary, _floating, _const, erf, expm1, log1p, sigmoid, round, _dname, where
-from .reductions import logsumexp, softmax, log_softmax
+from .ops import _floating, _const, _dname, where
+from .unary import _Unary, erf, expm1, log1p, sigmoid, round
+from .more_reductions import logsumexp, softmax, log_softmax
 from .autograd.graph import Op
 from .autograd.broadcasting import _promote, _cast, _float_dtype, _reduce
 from .autograd.engine import _inplace
 from .pointwise import erfc, erfinv, exp2, xlogy, _erfc, _erfinv
-from .ops import _poly
+from .erf_gelu import _poly
 
 # %% auto #0
 __all__ = ['gammaln', 'psi', 'expit', 'mvlgamma', 'LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'lgamma',

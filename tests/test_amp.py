@@ -17,8 +17,8 @@ NO_GPU = not litnn.cuda.is_available()
 # --- the ops' hook ------------------------------------------------------------------------------------
 # Each product and loss calls `_autocast(op, ...)` first (one line at its top, see nbs/02d_amp). The fixture
 # checks that every entry point has that line, so the tests below exercise the real ops.
-ENTRY_POINTS = [('linear', 'litnn.nn.modules.linear', 'linear'), ('matmul', 'litnn.reductions', 'matmul'),
-                ('mm', 'litnn.reductions', 'mm'), ('bmm', 'litnn.reductions', 'bmm'), ('addmm', 'litnn.reductions', 'addmm'),
+ENTRY_POINTS = [('linear', 'litnn.nn.modules.linear', 'linear'), ('matmul', 'litnn.matrix_products', 'matmul'),
+                ('mm', 'litnn.matrix_products', 'mm'), ('bmm', 'litnn.matrix_products', 'bmm'), ('addmm', 'litnn.matrix_products', 'addmm'),
                 ('conv1d', 'litnn.nn.modules.conv', 'conv1d'), ('conv2d', 'litnn.nn.modules.conv', 'conv2d'),
                 ('cross_entropy', 'litnn.nn.modules.loss', 'cross_entropy'), ('nll_loss', 'litnn.nn.modules.loss', 'nll_loss'),
                 ('mse_loss', 'litnn.nn.modules.loss', 'mse_loss'), ('l1_loss', 'litnn.nn.modules.loss', 'l1_loss'),
@@ -96,7 +96,7 @@ def test_products_inputs_cast_to_bfloat16(ops_hooked, name):
 
 
 @pytest.mark.xfail(strict=True, reason="litnn's products of two bfloat16 tensors return float32 (numpy's ml_dtypes matmul "
-                                        "loop); torch returns bfloat16. A bug in nbs/03a_reductions (MmBackward0.forward)")
+                                        "loop); torch returns bfloat16. A bug in nbs/03ab_matrix_products (MmBackward0.forward)")
 def test_bfloat16_products_stay_bfloat16(ops_hooked):
     (ldt, *_), (tdt, *_) = run_both(PRODUCTS['mm'][0], 'bfloat16', pair((4, 3), (5, 3)))
     assert ldt == tdt

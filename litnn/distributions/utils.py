@@ -12,7 +12,7 @@ import numpy as np
 from ..backend import array_namespace, get_default_dtype, _generator
 from ..tensor import Tensor
 from ..factories import tensor
-from ..ops import _erf
+from ..erf_gelu import _erf
 from ..autograd import Function
 from ..autograd.graph import enable_grad
 

@@ -9,7 +9,7 @@ __all__ = []
 import inspect
 import litnn
 from ..tensor import Tensor
-from ..ops import _Unary
+from ..unary import _Unary
 from ..pointwise import _Binary
 from .vmap import (BatchedTensor, _RULES, _batched, _is_b, _level_of, _phys, _wrap, _arg, _call,
                              _NotBatchable, _VmapError)

@@ -1,4 +1,4 @@
 """litnn.linalg: PyTorch's torch.linalg. Hand-written: the parts are exported from their notebooks."""
 from .core import *                 # 03i_linalg
 from .decompositions import *       # 03i_linalg_decompositions
-from ..reductions import matmul     # torch.linalg.matmul is torch.matmul (03a_reductions)
+from ..matrix_products import matmul   # torch.linalg.matmul is torch.matmul (03ab_matrix_products)

@@ -11,7 +11,8 @@ from ..factories import zeros_like
 from ..autograd.graph import Op
 from ..autograd.broadcasting import _cast
 from ..ops import _const, where
-from ..reductions import LinalgVectorNormBackward0, _rdims, amax, amin
+from ..reductions import _rdims, amax, amin
+from ..more_reductions import LinalgVectorNormBackward0
 from ..dims import movedim, cat
 from ..products import _cross
 from .core import (_check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, det, slogdet,

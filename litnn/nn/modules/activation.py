@@ -8,9 +8,9 @@ __all__ = ['relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'softmax'
 
 # %% ../../../nbs/22_activation.ipynb #a6b60bdc
 import warnings
-from ... import ops
-from ... import reductions
-from ...ops import ReluBackward0, LeakyReluBackward0, tanh, sigmoid
+from ... import unary, erf_gelu
+from ... import more_reductions
+from ...unary import ReluBackward0, LeakyReluBackward0, tanh, sigmoid
 from ...autograd.engine import _inplace
 from .module import Module
 from ... import amp   # autocast: the `_autocast` hook of the ops below
@@ -24,16 +24,16 @@ class LeakyReluBackward1(LeakyReluBackward0): "in-place leaky_relu_"
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     "x where x > 0, else `negative_slope` * x; `inplace` overwrites `input`."
-    if not inplace: return ops.leaky_relu(input, negative_slope)
+    if not inplace: return unary.leaky_relu(input, negative_slope)
     return _inplace(input, LeakyReluBackward1.apply, negative_slope=negative_slope)
 
 def silu(input, inplace=False):
     "x * sigmoid(x) (the swish); `inplace` overwrites `input`."
-    return _inplace(input, ops.silu) if inplace else ops.silu(input)
+    return _inplace(input, unary.silu) if inplace else unary.silu(input)
 
 def gelu(input, approximate='none'):
     "x Φ(x), Φ the standard normal CDF; `approximate='tanh'` uses tanh's approximation."
-    return ops.gelu(input, approximate)
+    return erf_gelu.gelu(input, approximate)
 
 # %% ../../../nbs/22_activation.ipynb #7333209d
 def _get_softmax_dim(name, ndim, stacklevel):
@@ -46,13 +46,13 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     "exp(x) / sum(exp(x)) along `dim`."
     if amp._active: input, = amp._autocast('softmax', input)
     if dim is None: dim = _get_softmax_dim('softmax', input.dim(), _stacklevel)
-    return reductions.softmax(input, dim, dtype)
+    return more_reductions.softmax(input, dim, dtype)
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     "log(softmax(x)) along `dim`, computed stably."
     if amp._active: input, = amp._autocast('log_softmax', input)
     if dim is None: dim = _get_softmax_dim('log_softmax', input.dim(), _stacklevel)
-    return reductions.log_softmax(input, dim, dtype)
+    return more_reductions.log_softmax(input, dim, dtype)
 
 # %% ../../../nbs/22_activation.ipynb #40e52df1
 class ReLU(Module):

@@ -10,7 +10,8 @@ from ...backend import array_namespace, array_device, _generator, patch
 from ...tensor import Tensor
 from ...autograd.graph import Op, _NO_CTX, enable_grad
 from ...autograd.broadcasting import _reduce
-from ...ops import _const, _dname, _temporaries
+from ...ops import _const, _dname
+from ...erf_gelu import _temporaries
 from .. import init
 from ..parameter import Parameter
 from .module import Module

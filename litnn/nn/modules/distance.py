@@ -9,7 +9,7 @@ __all__ = ['one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'Cosine
 import numpy as np
 from ...backend import array_namespace, int64
 from ...tensor import Tensor
-from ...reductions import norm
+from ...more_reductions import norm
 from .module import Module
 from ...autograd.graph import _check_tensors
 from ...autograd.broadcasting import _promote

@@ -11,7 +11,7 @@ from ...tensor import Tensor
 from ...factories import empty
 from ...autograd.graph import _check_tensors
 from ...autograd.broadcasting import ViewBackward0
-from ...reductions import MmBackward0, AddmmBackward0, matmul
+from ...matrix_products import MmBackward0, AddmmBackward0, matmul
 from ...ops import _dname
 from ..parameter import Parameter
 from .module import Module

@@ -11,7 +11,7 @@ from ...tensor import Tensor, _LEGACY
 from ...autograd.graph import Op
 from ...autograd.broadcasting import _d, _float_dtype, _promote
 from ...ops import _const
-from ...reductions import log_softmax
+from ...more_reductions import log_softmax
 from .module import Module
 from ... import amp   # autocast: the `_autocast` hook of the ops below
 

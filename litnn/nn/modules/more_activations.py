@@ -20,7 +20,8 @@ from ...tensor import Tensor
 from ...autograd.graph import Op, _check_tensors, _op_name
 from ...autograd.broadcasting import _float_dtype
 from ...autograd.engine import _inplace
-from ...ops import _dname, _Unary, _UNARY, _masked, _sigmoid, _floating, _on_arrays
+from ...ops import _dname, _masked, _floating
+from ...unary import _Unary, _UNARY, _sigmoid, _on_arrays
 from ...dims import cat, chunk
 from ...factories import empty
 from ..parameter import Parameter

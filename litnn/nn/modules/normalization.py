@@ -10,7 +10,8 @@ from ...backend import array_namespace
 from ...tensor import _LEGACY, Tensor
 from ...autograd.graph import Op, _Mode, no_grad, _check_tensors
 from ...autograd.broadcasting import _float_dtype, _c_contiguous, _sum_leading
-from ...ops import _const, _temporaries
+from ...ops import _const
+from ...erf_gelu import _temporaries
 from ..parameter import Parameter
 from .module import Module
 from ... import amp   # autocast: the `_autocast` hook of the ops below

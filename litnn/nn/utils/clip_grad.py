@@ -11,7 +11,7 @@ from ...backend import array_namespace
 from ...tensor import Tensor
 from ...factories import tensor
 from ...autograd.graph import no_grad
-from ...reductions import norm
+from ...more_reductions import norm
 from ...dims import stack
 
 # %% ../../../nbs/30b_clip_grad.ipynb #b20a16dc
