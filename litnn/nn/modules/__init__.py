@@ -7,6 +7,7 @@ from .module import Module
 from . import traversal, train_eval   # 11_traversal, 12_train_eval: methods patched onto Module
 from . import apply_to                # 13_apply_to
 from . import hooks                   # 14_hooks (also installs the global hook functions into module.py)
+from . import backward_hooks          # 14a_backward_hooks
 from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
