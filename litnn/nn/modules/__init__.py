@@ -10,7 +10,8 @@ from . import hooks                   # 14_hooks (also installs the global hook 
 from . import backward_hooks          # 14a_backward_hooks
 from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .container import Sequential, ModuleList   # 16_containers
+from .more_containers import ModuleDict, ParameterList, ParameterDict   # 16b_more_containers
 from .linear import Identity, Linear, Bilinear, Flatten, Unflatten   # 21_linear
 from .dropout import Dropout          # 21a_dropout
 from .sparse import Embedding         # 21b_sparse
@@ -111,7 +112,8 @@ from . import instancenorm, pixelshuffle, batchnorm
 _TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: ['NonDynamicallyQuantizableLinear'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
                 pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
-                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
+                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss'],
+                container: ['ModuleDict', 'ParameterList', 'ParameterDict']}   # 16b_more_containers
 _TORCH_FILES[linear] += _LAZY[:1]; _TORCH_FILES[conv] += _LAZY[1:7]                 # 18a_lazy_modules
 _TORCH_FILES[batchnorm] += _LAZY[7:10]; _TORCH_FILES[instancenorm] = _LAZY[10:]
 for _file, _names in _TORCH_FILES.items():
