@@ -21,9 +21,9 @@ ENTRY_POINTS = [('linear', 'litnn.nn.modules.linear', 'linear'), ('matmul', 'lit
                 ('mm', 'litnn.matrix_products', 'mm'), ('bmm', 'litnn.matrix_products', 'bmm'), ('addmm', 'litnn.matrix_products', 'addmm'),
                 ('conv1d', 'litnn.nn.modules.conv', 'conv1d'), ('conv2d', 'litnn.nn.modules.conv', 'conv2d'),
                 ('cross_entropy', 'litnn.nn.modules.loss', 'cross_entropy'), ('nll_loss', 'litnn.nn.modules.loss', 'nll_loss'),
-                ('mse_loss', 'litnn.nn.modules.loss', 'mse_loss'), ('l1_loss', 'litnn.nn.modules.loss', 'l1_loss'),
-                ('binary_cross_entropy_with_logits', 'litnn.nn.modules.loss', 'binary_cross_entropy_with_logits'),
-                ('binary_cross_entropy', 'litnn.nn.modules.loss', 'binary_cross_entropy')]
+                ('mse_loss', 'litnn.nn.modules.elementwise_loss', 'mse_loss'), ('l1_loss', 'litnn.nn.modules.elementwise_loss', 'l1_loss'),
+                ('binary_cross_entropy_with_logits', 'litnn.nn.modules.elementwise_loss', 'binary_cross_entropy_with_logits'),
+                ('binary_cross_entropy', 'litnn.nn.modules.elementwise_loss', 'binary_cross_entropy')]
 
 
 @pytest.fixture

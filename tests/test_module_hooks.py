@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import litnn
-from litnn.nn.modules import hooks as lhooks, module as lmodule
+from litnn.nn.modules import hooks as lhooks, backward_hooks as lbackward_hooks, module as lmodule
 from nn_pairs import err, norm
 
 torch = pytest.importorskip('torch')
@@ -165,14 +165,14 @@ def test_global_dicts_are_shared_with_module_py():
 # --- the order hooks fire in ------------------------------------------------------------------------
 
 def test_hook_order_of_a_nested_model_is_torchs():
-    calls = both(lambda lib: lhooks.record_hook_calls(nested(lib), data(lib, (4, 2))))
+    calls = both(lambda lib: lbackward_hooks.record_hook_calls(nested(lib), data(lib, (4, 2))))
     assert len(calls) == 4 * 7 and calls[0] == ('', 'forward_pre') and calls[-1] == ('', 'backward')
     assert calls[13:17] == [('', 'forward'), ('', 'backward_pre'), ('3', 'backward_pre'), ('3', 'backward')]
 
 
 def test_hook_order_when_the_input_needs_no_grad():
     "Modules whose inputs need no grad (the root, the first layer) fire their full backward hook at their output."
-    calls, ws = both(lambda lib: warned(lambda: lhooks.record_hook_calls(nested(lib), data(lib, (4, 2), requires_grad=False))))
+    calls, ws = both(lambda lib: warned(lambda: lbackward_hooks.record_hook_calls(nested(lib), data(lib, (4, 2), requires_grad=False))))
     assert calls[14:18] == [('', 'backward_pre'), ('', 'backward'), ('3', 'backward_pre'), ('3', 'backward')]
     assert calls[-2:] == [('0', 'backward_pre'), ('0', 'backward')]
     assert len(ws) == 2 and all(c == 'UserWarning' and 'no inputs require gradients' in m for c, m in ws)
@@ -181,7 +181,7 @@ def test_hook_order_when_the_input_needs_no_grad():
 def test_record_hook_calls_leaves_no_hook_and_no_mark():
     def run(lib):
         model = nested(lib)
-        lhooks.record_hook_calls(model, data(lib, (1, 2)))
+        lbackward_hooks.record_hook_calls(model, data(lib, (1, 2)))
         return [(len(m._forward_pre_hooks), len(m._forward_hooks), len(m._backward_pre_hooks), len(m._backward_hooks),
                  m._is_full_backward_hook) for m in model.modules()]
     assert both(run) == [(0, 0, 0, 0, None)] * 7

@@ -9,7 +9,7 @@ import pytest
 
 import litnn
 from litnn.viz import autograd_graph, draw_graph, hook_timeline, plot_hook_calls, plot_history, summary
-from litnn.nn.modules.hooks import record_hook_calls, HOOK_KINDS
+from litnn.nn.modules.backward_hooks import record_hook_calls, HOOK_KINDS
 
 torch = pytest.importorskip('torch')
 torchinfo = pytest.importorskip('torchinfo')

@@ -8,7 +8,8 @@ import builtins, numpy as np
 from .. import backend as B
 from ..tensor import Tensor
 from .graph import Node, _Mode, _edge, _counter, _SavedOutput, no_grad
-from .engine import grad, _as_tuple
+from .engine import _as_tuple
+from .grad_hooks import grad
 
 # %% auto #0
 __all__ = ['FunctionCtx', 'Function', 'GradcheckError', 'gradcheck', 'gradgradcheck']

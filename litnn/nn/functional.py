@@ -24,7 +24,8 @@ from .modules.normalization import batch_norm, layer_norm   # 25_normalization
 from .modules.group_norm import group_norm, rms_norm   # 25a_group_norm
 from .modules.more_normalization import instance_norm, local_response_norm, normalize   # 25b_more_normalization
 from .modules.distance import one_hot, cosine_similarity, pairwise_distance, pdist   # 26a_distance
-from .modules.loss import cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26_loss
+from .modules.loss import cross_entropy, nll_loss   # 26_loss
+from .modules.elementwise_loss import mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26d_elementwise_losses
 from .modules.more_losses import (smooth_l1_loss, huber_loss, kl_div, poisson_nll_loss, gaussian_nll_loss,   # 26b_more_losses
                                   margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, cosine_embedding_loss,
                                   triplet_margin_loss, triplet_margin_with_distance_loss, multi_margin_loss,

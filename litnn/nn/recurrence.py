@@ -12,7 +12,7 @@ from ..backend import array_namespace
 from ..tensor import Tensor
 from ..dims import cat
 from ..autograd.graph import Op, enable_grad, _NO_CTX
-from ..autograd.engine import grad as _autograd_grad
+from ..autograd.grad_hooks import grad as _autograd_grad
 from .modules.linear import linear
 
 # %% ../../nbs/27_recurrence.ipynb #1761f67c

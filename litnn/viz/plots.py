@@ -5,7 +5,7 @@
 # %% ../../nbs/19_viz.ipynb #0ecdf86d
 from __future__ import annotations
 from dataclasses import dataclass, field
-from ..nn.modules.hooks import record_hook_calls, HOOK_KINDS
+from ..nn.modules.backward_hooks import record_hook_calls, HOOK_KINDS
 
 # %% auto #0
 __all__ = ['GraphNode', 'Graph', 'autograd_graph', 'draw_graph', 'plot_hook_calls', 'hook_timeline', 'plot_history']

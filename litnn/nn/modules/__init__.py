@@ -7,9 +7,11 @@ from .module import Module
 from . import traversal, train_eval   # 11_traversal, 12_train_eval: methods patched onto Module
 from . import apply_to                # 13_apply_to
 from . import hooks                   # 14_hooks (also installs the global hook functions into module.py)
+from . import backward_hooks          # 14a_backward_hooks
 from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .container import Sequential, ModuleList   # 16_containers
+from .more_containers import ModuleDict, ParameterList, ParameterDict   # 16b_more_containers
 from .linear import Identity, Linear, Bilinear, Flatten, Unflatten   # 21_linear
 from .dropout import Dropout          # 21a_dropout
 from .sparse import Embedding         # 21b_sparse
@@ -18,7 +20,8 @@ from .conv import Conv1d, Conv2d     # 23_conv
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
 from .group_norm import GroupNorm, RMSNorm   # 25a_group_norm
-from .loss import L1Loss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss   # 26_loss
+from .loss import NLLLoss, CrossEntropyLoss   # 26_loss
+from .elementwise_loss import L1Loss, MSELoss, BCELoss, BCEWithLogitsLoss   # 26d_elementwise_losses
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn
 from . import batchnorm, flatten      # torch's file names for classes defined in normalization.py and linear.py
 from .attention import MultiheadAttention   # 28_attention
@@ -110,7 +113,8 @@ from . import instancenorm, pixelshuffle, batchnorm
 _TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: ['NonDynamicallyQuantizableLinear'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
                 pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
-                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss']}
+                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss', 'L1Loss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss'],   # 26b, 26c, 26d
+                container: ['ModuleDict', 'ParameterList', 'ParameterDict']}   # 16b_more_containers
 _TORCH_FILES[linear] += _LAZY[:1]; _TORCH_FILES[conv] += _LAZY[1:7]                 # 18a_lazy_modules
 _TORCH_FILES[batchnorm] += _LAZY[7:10]; _TORCH_FILES[instancenorm] = _LAZY[10:]
 for _file, _names in _TORCH_FILES.items():

@@ -19,7 +19,8 @@ from ...factories import ones_like
 from ...ops import where, _dname
 from ...autograd.graph import _check_tensors
 from .module import Module
-from .loss import (_Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction, _pointwise_args, _weighted)
+from .loss import _Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction
+from .elementwise_loss import _pointwise_args, _weighted
 from .more_activations import logsigmoid
 from .distance import pairwise_distance, one_hot, _floor, PairwiseDistance
 

@@ -16,7 +16,7 @@ from ...autograd.graph import no_grad
 from ..parameter import Parameter
 from .module import Module
 from ...utils.hooks import RemovableHandle
-from .hooks import _WrappedHook
+from .backward_hooks import _WrappedHook
 
 # %% ../../../nbs/15_state_dict.ipynb #3dfc33b6
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"

@@ -15,7 +15,8 @@ from ...tensor import Tensor
 from ...autograd.graph import no_grad
 from ..parameter import Parameter
 from ..modules.module import Module
-from ..modules.container import ModuleList, ModuleDict
+from ..modules.container import ModuleList
+from ..modules.more_containers import ModuleDict
 
 # %% ../../../nbs/17_parametrize.ipynb #cde9045f
 _cache_enabled = 0
