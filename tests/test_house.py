@@ -3,7 +3,9 @@
 - one definition per method: a method of a class (in its body, or `@patch`ed on from any notebook) is defined once.
   The only exception is a simpler stand-in that an early part needs before the real method exists: the stand-in
   says so on its line ("stand-in") and the method is private;
-- one class per name: two classes of the same name in two files would read as copies with small variations.
+- one class per name: two classes of the same name in two files would read as copies with small variations;
+- a module imports what it uses, by name, from the module that defines it (relative imports in the package), not the
+  whole package: `import litnn` and then `litnn.something` hides where a name comes from and what loads first.
 """
 import ast, sys
 from collections import defaultdict
@@ -65,3 +67,44 @@ def test_the_checker_finds_a_method_defined_twice(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "PKG", pkg)
     import pytest
     with pytest.raises(AssertionError, match='T.reshape'): test_each_method_is_defined_once()
+
+
+# Modules that may `import litnn`, and why. The integrator moves the last four to direct imports.
+IMPORTS_THE_PACKAGE = {
+    'training.py': 'a user program (trains a model as a script would)',
+    'train.py': 'a user program (trains a model as a script would)',
+    'onnx/tracing.py': "the package itself is what is patched while tracing: user code calls `torch.eq(...)`",
+    'nn/modules/attention.py': 'to be moved to direct imports',
+    'nn/modules/normalization.py': 'to be moved to direct imports',
+    'nn/modules/loss.py': 'to be moved to direct imports',
+    'nn/parallel/distributed.py': 'to be moved to direct imports',
+}
+
+
+def _package_imports():
+    "{file: [line]} of `import litnn` (at module level or in a function) in the package's modules."
+    found = defaultdict(list)
+    for f in _files():
+        for n in ast.walk(ast.parse(f.read_text(encoding='utf-8'))):
+            if isinstance(n, ast.Import) and any(a.name == 'litnn' for a in n.names):
+                found[f.relative_to(PKG).as_posix()].append(n.lineno)
+    return dict(found)
+
+
+def test_modules_import_names_not_the_package():
+    extra = {f: lines for f, lines in _package_imports().items() if f not in IMPORTS_THE_PACKAGE}
+    assert extra == {}, f'modules that `import litnn` (import each name from the module that defines it): {extra}'
+
+
+def test_the_allow_list_of_package_imports_is_current():
+    "A module that no longer imports the package leaves the list."
+    assert set(IMPORTS_THE_PACKAGE) <= set(_package_imports()), set(IMPORTS_THE_PACKAGE) - set(_package_imports())
+
+
+def test_the_checker_finds_a_package_import(tmp_path, monkeypatch):
+    pkg = tmp_path/'litnn'; (pkg/'nn').mkdir(parents=True)
+    (pkg/'nn'/'a.py').write_text('def f():\n    import litnn\n    return litnn.zeros(1)\n')
+    (pkg/'b.py').write_text('from .nn import a\nimport litnn.nn as nn\n')     # names from a module: allowed
+    monkeypatch.setattr(sys.modules[__name__], "PKG", pkg)
+    import pytest
+    with pytest.raises(AssertionError, match="'nn/a.py': \\[2\\]"): test_modules_import_names_not_the_package()

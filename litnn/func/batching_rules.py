@@ -7,10 +7,12 @@ __all__ = []
 
 # %% ../../nbs/36c_batching_rules.ipynb #9aa08b5c
 import inspect
-import litnn
+from .. import backend as B
 from ..tensor import Tensor
+from ..autograd.graph import Op
 from ..unary import _Unary
 from ..pointwise import _Binary
+from ..matrix_products import matmul
 from .vmap import (BatchedTensor, _RULES, _batched, _is_b, _level_of, _phys, _wrap, _arg, _call,
                              _NotBatchable, _VmapError)
 
@@ -30,7 +32,6 @@ def _elementwise(cls, ba, level):
 # %% ../../nbs/36c_batching_rules.ipynb #db7522fc
 def _op_classes(*names):
     "The litnn op classes of these names (torch's grad_fn names), from every module that defines one."
-    from litnn.autograd.graph import Op
     def subs(c):
         for s in c.__subclasses__(): yield s; yield from subs(s)
     return [c for c in set(subs(Op)) if c.__name__ in names]
@@ -112,7 +113,7 @@ def _batched_matmul(x, y, tx, ty, level):
     rank = max(rx, ry)
     if _is_b(x, level) and rx < rank: px = px.reshape((px.shape[0],) + (1,) * (rank - rx) + tuple(px.shape[1:]))
     if _is_b(y, level) and ry < rank: py = py.reshape((py.shape[0],) + (1,) * (rank - ry) + tuple(py.shape[1:]))
-    out = litnn.matmul(px, py)
+    out = matmul(px, py)
     if x.dim() == 1: out = out.squeeze(-2)
     if y.dim() == 1: out = out.squeeze(-1)
     return _batched(out, level)
@@ -147,7 +148,7 @@ for _c in _op_classes('IndexBackward0', 'SelectBackward0', 'SliceBackward0', 'Un
 def _getitem(self, key):
     "Index a batched tensor: the batch indexed with the key behind a full slice, or the per-sample loop."
     parts = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, BatchedTensor) and k.dtype == litnn.bool for k in parts):
+    if any(isinstance(k, BatchedTensor) and k.dtype == B.bool for k in parts):
         raise _VmapError("vmap: We do not support batching operators that can support dynamic shape. Attempting to batch over indexing with a boolean mask.")
     bkey = _batch_key(tuple(k._value if _is_b(k, self._level) else k for k in parts))
     if bkey is None or any(isinstance(k, BatchedTensor) for k in parts): raise _NotBatchable("a batched or separated index")

@@ -6,11 +6,11 @@
 __all__ = ['functional_call', 'grad_and_value', 'grad', 'vjp', 'jvp', 'jacrev', 'jacfwd', 'hessian']
 
 # %% ../../nbs/36a_func.ipynb #5805b554
-import litnn
 from ..tensor import Tensor
-from ..factories import zeros_like, ones_like
+from ..factories import zeros_like, ones_like, zeros, eye
 from ..autograd.graph import enable_grad, _Mode
 from ..autograd.functional import _autograd_grad
+from ..dims import stack
 from ..nn.utils.stateless import _functional_call
 
 # %% ../../nbs/36a_func.ipynb #a0d63784
@@ -209,8 +209,8 @@ def jvp(func, # a function of tensors (or trees of them) returning tensors
 # %% ../../nbs/36a_func.ipynb #2634b94d
 def _one_hots(t):
     "One-hot tensors shaped like `t`, one per element, in order."
-    eye = litnn.eye(t.numel(), dtype=t.dtype, device=t.device)
-    return [eye[i].reshape(t.shape) for i in range(t.numel())]
+    identity = eye(t.numel(), dtype=t.dtype, device=t.device)
+    return [identity[i].reshape(t.shape) for i in range(t.numel())]
 
 def _jacobian(func, argnums, has_aux, args, kwargs, forward):
     "Jacobians of `func` at `args` w.r.t. `argnums`: nested outputs outside, arguments inside."
@@ -223,10 +223,10 @@ def _jacobian(func, argnums, has_aux, args, kwargs, forward):
             if not isinstance(o, Tensor): raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got {output})")
         if forward:   # columns: J·e_j for every input element j, stacked last
             cols = [[_jvp_outputs(outs, fresh, [e if k == i else zeros_like(f) for k, f in enumerate(fresh)]) for e in _one_hots(x)] for i, x in enumerate(fresh)]
-            jac = [[litnn.stack([c[oi] for c in cols[i]], -1).reshape(o.shape + x.shape) for i, x in enumerate(fresh)] for oi, o in enumerate(outs)]
+            jac = [[stack([c[oi] for c in cols[i]], -1).reshape(o.shape + x.shape) for i, x in enumerate(fresh)] for oi, o in enumerate(outs)]
         else:         # rows: e_iᵀJ for every output element i, stacked first
             rows = [[_grads([o], fresh, [e]) for e in _one_hots(o)] for o in outs]
-            jac = [[litnn.stack([r[i] for r in rows[oi]]).reshape(o.shape + x.shape) if rows[oi] else litnn.zeros(o.shape + x.shape)
+            jac = [[stack([r[i] for r in rows[oi]]).reshape(o.shape + x.shape) if rows[oi] else zeros(o.shape + x.shape)
                     for i, x in enumerate(fresh)] for oi, o in enumerate(outs)]
         res = _done(_tree_unflatten([_tree_unflatten(j, spec) for j in jac], out_spec), level.keep)
     return (res, _done(aux, level.keep)) if has_aux else res

@@ -9,11 +9,13 @@ __all__ = ['BatchedTensor', 'vmap']
 import contextlib
 import inspect
 import math
-import litnn
 from .. import backend as B
 from ..tensor import Tensor
-from ..autograd.graph import _Mode
+from ..factories import ones_like, zeros_like
+from ..autograd.graph import _Mode, enable_grad
+from ..dims import stack, cat
 from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable
+from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
 
 # %% ../../nbs/36b_vmap.ipynb #16d9bbd9
 def _loop_call(func, args, kwargs, in_dims, n, out_dims, randomness='different'):
@@ -33,7 +35,7 @@ def _loop_call(func, args, kwargs, in_dims, n, out_dims, randomness='different')
 
 def _stack_out(samples, d, fname):
     "The per-sample outputs `samples` stacked at dimension `d` (None: one output for all, which must not vary)."
-    if d is not None: return litnn.stack(samples, d)
+    if d is not None: return stack(samples, d)
     s0 = samples[0]
     if any(s is not s0 and (s.shape != s0.shape or not bool((s == s0).all())) for s in samples[1:]):
         raise ValueError(f"vmap({fname}, ...): `{fname}` can not return a BatchedTensor when out_dim is None")
@@ -126,8 +128,8 @@ def _loop_op(cls, args, kw, level):
     "Op `cls` run once per sample of `level`, results stacked: the fallback for operations without a rule."
     n = next(a._value.shape[0] for a in args if _is_b(a, level))
     outs = [cls.apply(*[a._value[i] if _is_b(a, level) else a for a in args], **kw) for i in range(n)]
-    if isinstance(outs[0], tuple): return tuple(_batched(litnn.stack([o[k] for o in outs]), level) for k in range(len(outs[0])))
-    return _batched(litnn.stack(outs), level)
+    if isinstance(outs[0], tuple): return tuple(_batched(stack([o[k] for o in outs]), level) for k in range(len(outs[0])))
+    return _batched(stack(outs), level)
 
 _SIGS = {}
 def _bind(cls, args, kw):
@@ -161,7 +163,7 @@ class _GuardedRng:
         if self.mode == 'error': raise _VmapError(_RANDOM_ERROR)
         raise _NotBatchable('a random draw')
 
-def _generators(): return [litnn.default_generator, *B._cuda_generators.values()]
+def _generators(): return [B.default_generator, *B._cuda_generators.values()]
 
 @contextlib.contextmanager
 def _guarded_rng(mode):
@@ -234,8 +236,8 @@ def vmap(func, # a function of one sample
         chunks = [_run(func, [x.narrow(d, i, min(chunk_size, n - i)) if d is not None else x for x, d in zip(leaves, dims)],
                        dims, spec, kwargs, min(chunk_size, n - i), out_dims, randomness) for i in range(0, n, chunk_size)]
         flat = [_tree_flatten(c)[0] for c in chunks]
-        cat = [litnn.cat([f[k] for f in flat], d) if d is not None else flat[0][k] for k, d in enumerate(_out_dims_for(out_dims, chunks[0], _fname(func)))]
-        return _tree_unflatten(cat, _tree_flatten(chunks[0])[1])
+        joined = [cat([f[k] for f in flat], d) if d is not None else flat[0][k] for k, d in enumerate(_out_dims_for(out_dims, chunks[0], _fname(func)))]
+        return _tree_unflatten(joined, _tree_flatten(chunks[0])[1])
     return wrapped
 
 def _run(func, leaves, dims, spec, kwargs, n, out_dims, randomness):
@@ -248,8 +250,6 @@ def _run(func, leaves, dims, spec, kwargs, n, out_dims, randomness):
     return _tree_unflatten([_unwrap_out(o, d, level, n, _fname(func)) for o, d in zip(flat, _out_dims_for(out_dims, out, _fname(func)))], out_spec)
 
 # %% ../../nbs/36b_vmap.ipynb #6e871407
-from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
-
 def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
     "`grad_and_value` inside a vmap: per-sample gradients from one backward pass over the batch."
     level = _level[0]
@@ -262,14 +262,14 @@ def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
     n = sizes.pop()
     phys = [t._value if _is_b(t, level) else _check_tensor(t).unsqueeze(0).expand((n,) + tuple(t.shape)) for t in leaves]
     fresh = [p.view_as(p) if p.requires_grad else p.detach().requires_grad_() for p in phys]
-    with litnn.enable_grad(), _Level(args, batched=True) as lvl:
+    with enable_grad(), _Level(args, batched=True) as lvl:
         new = iter(_tree_unflatten([_batched(q, level) for q in fresh], spec) if isinstance(argnums, tuple) else [_tree_unflatten([_batched(q, level) for q in fresh], spec)])
         args = [next(new) if i in (argnums if isinstance(argnums, tuple) else (argnums,)) else a for i, a in enumerate(args)]
         output, aux = _scalar_output(func(*args, **kwargs), has_aux)
         if not _is_b(output, level) or isinstance(output._value, BatchedTensor): raise _NotBatchable("a loss that is not batched")
         loss = output._value
-        gs = _autograd_grad((loss,), tuple(fresh), (litnn.ones_like(loss),), create_graph=True, retain_graph=True)
-        grads = _tree_unflatten([_batched(litnn.zeros_like(q) if g is None else g, level) for g, q in zip(gs, fresh)], spec)
+        gs = _autograd_grad((loss,), tuple(fresh), (ones_like(loss),), create_graph=True, retain_graph=True)
+        grads = _tree_unflatten([_batched(zeros_like(q) if g is None else g, level) for g, q in zip(gs, fresh)], spec)
     return _done(grads, lvl.keep), _done((output, aux) if has_aux else output, lvl.keep)
 
 _dispatch.grad_and_value = _batched_grad_and_value   # what `grad` (36a_func) calls while a vmap runs

@@ -138,7 +138,7 @@ _COMPARISONS = ('eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or',
 @contextlib.contextmanager
 def _functions_traced():
     "While tracing, the comparisons (methods, operators and `litnn.` functions) record themselves."
-    import litnn
+    import litnn   # the package itself, not a name in it: `torch.eq(...)` looks `eq` up there, so that entry is what gets replaced
     places = [(Tensor, n, n) for n in _COMPARISONS] + [(litnn, n, n) for n in _COMPARISONS]
     places += [(Tensor, f'__{n}__', n) for n in ('eq', 'ne', 'lt', 'le', 'gt', 'ge')]
     places += [(Tensor, f'__{r}{n}__', f'bitwise_{n}') for n in ('and', 'or', 'xor') for r in ('', 'r')] + [(Tensor, '__invert__', 'bitwise_not')]

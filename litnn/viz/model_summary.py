@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from ..backend import patch
+from ..factories import rand
 from ..autograd.graph import no_grad
 
 # %% auto #0
@@ -157,14 +158,13 @@ def summary(model, # a litnn Module
             device=None, # where to make the inputs (default: where the model's first parameter is)
             mode:str='eval'): # run in 'eval' or 'train' mode, or 'same'; every module's mode is restored
     "A torchinfo-style table of `model`: the layers a forward pass runs, their output shapes and parameters, and memory."
-    import litnn
     bad = [c for c in col_names if c not in _HEADERS]
     if bad: raise ValueError(f"summary: unknown col_names {bad}; choose from {list(_HEADERS)}")
     if input_data is not None: inputs = list(input_data) if isinstance(input_data, (list, tuple)) else [input_data]
     elif input_size is not None:
         sizes = [tuple(input_size)] if all(isinstance(s, int) for s in input_size) else [tuple(s) for s in input_size]
         if device is None: device = next((p.device for p in model.parameters()), None)
-        inputs = [litnn.rand(*s, device=device) for s in sizes]
+        inputs = [rand(*s, device=device) for s in sizes]
         inputs = [x if d is None else x.to(d) for x, d in zip(inputs, dtypes or [None] * len(inputs))]
     else: raise ValueError("summary needs input_size or input_data")
     modes = [(m, m.training) for m in model.modules()]

@@ -10,9 +10,9 @@ __all__ = ['UninitializedTensorMixin', 'is_lazy', 'UninitializedParameter', 'Uni
 
 # %% ../../../nbs/18a_lazy_modules.ipynb #91913f24
 import sys, itertools
-import litnn
+from ...backend import long
 from ...tensor import Tensor, Size
-from ...factories import empty
+from ...factories import empty, tensor
 from ...autograd.graph import no_grad
 from ..parameter import Parameter
 from .linear import Linear
@@ -267,7 +267,7 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
             if bias: self.bias = UninitializedParameter(**kw)
         if track_running_stats:
             self.running_mean, self.running_var = UninitializedBuffer(**kw), UninitializedBuffer(**kw)
-            self.num_batches_tracked = litnn.tensor(0, dtype=litnn.long, device=device)
+            self.num_batches_tracked = tensor(0, dtype=long, device=device)
 
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.num_features != 0: super().reset_parameters()

@@ -6,9 +6,9 @@
 __all__ = ['SyncBatchNorm', 'convert_sync_batchnorm']
 
 # %% ../../../nbs/52a_sync_batchnorm.ipynb #e55fb32c
-import litnn
 from ... import distributed as dist
-from ...backend import patch
+from ...backend import patch, float64
+from ...factories import tensor
 from ...autograd.function import Function
 from ...autograd.graph import no_grad
 from .normalization import _BatchNorm, batch_norm
@@ -30,7 +30,7 @@ class _AllReduceSum(Function):
 def _sync_batch_norm(x, weight, bias, running_mean, running_var, eps, momentum, group):
     "Batch norm of `x` with the mean and variance of the global batch (the union of all processes' `x`)."
     dims, shape = [0] + list(range(2, x.dim())), [1, -1] + [1] * (x.dim() - 2)
-    count = litnn.tensor(float(x.numel() // x.size(1)), dtype=litnn.float64)
+    count = tensor(float(x.numel() // x.size(1)), dtype=float64)
     dist.all_reduce(count, group=group); n = count.item()
     if n == 1: raise ValueError(f"Expected more than 1 value per channel when training, got input size {int(n)}")
     mean = _AllReduceSum.apply(x.sum(dims), group) / n

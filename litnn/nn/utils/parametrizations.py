@@ -9,9 +9,15 @@ __all__ = ['norm_except_dim', 'weight_norm', 'spectral_norm', 'householder_produ
 from enum import Enum, auto
 from ...backend import array_namespace, patch
 from ...tensor import Tensor
+from ...factories import eye, randn, zeros_like
+from ...creation import finfo
 from ...autograd.graph import no_grad
-import litnn
+from ...ops import allclose, where
+from ...matrix_products import mv, dot
+from ...dims import cat
 from ...linalg import vector_norm
+from ...linalg.core import matrix_exp, solve
+from ...linalg.decompositions import qr
 from ..modules.module import Module
 from ..modules.more_normalization import normalize
 from ..modules.conv_transpose import ConvTranspose1d, ConvTranspose2d
@@ -87,8 +93,8 @@ def _power_method(self:_SpectralNorm, weight_mat, n_power_iterations:int):
     "Refine `_u` and `_v` in place, towards the top singular vectors of `weight_mat`."
     with no_grad():
         for _ in range(n_power_iterations):
-            _normalize_into(self._u, litnn.mv(weight_mat, self._v), self.eps)
-            _normalize_into(self._v, litnn.mv(weight_mat.mT, self._u), self.eps)   # litnn's tensors are real: .H is .mT
+            _normalize_into(self._u, mv(weight_mat, self._v), self.eps)
+            _normalize_into(self._v, mv(weight_mat.mT, self._u), self.eps)   # litnn's tensors are real: .H is .mT
 
 @patch
 def forward(self:_SpectralNorm, weight):
@@ -96,7 +102,7 @@ def forward(self:_SpectralNorm, weight):
     weight_mat = self._reshape_weight_to_matrix(weight)
     if self.training: self._power_method(weight_mat, self.n_power_iterations)
     u, v = self._u.clone(), self._v.clone()   # autograd must not see the in-place updates of the next call
-    return weight / litnn.dot(u, litnn.mv(weight_mat, v))
+    return weight / dot(u, mv(weight_mat, v))
 
 @patch
 def right_inverse(self:_SpectralNorm, value): return value
@@ -118,9 +124,9 @@ def spectral_norm(module:Module, # the module to normalize
 def householder_product(A:Tensor, tau:Tensor):
     "The first columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i: column i of `A` below the diagonal, 1 on it."
     n, k = A.size(-2), A.size(-1)
-    eye = litnn.eye(n, dtype=A.dtype, device=A.device)
-    V = A.tril(-1) + eye[:, :k]
-    Q = eye.expand(*A.shape[:-2], n, n)
+    identity = eye(n, dtype=A.dtype, device=A.device)
+    V = A.tril(-1) + identity[:, :k]
+    Q = identity.expand(*A.shape[:-2], n, n)
     for i in range(k):
         v = V[..., :, i:i + 1]
         Q = Q - (Q @ v) @ v.mT * tau[..., i, None, None]
@@ -135,13 +141,13 @@ def _geqrf(A:Tensor):
 # %% ../../../nbs/17a_parametrizations.ipynb #0c6d0d9a
 def _is_orthogonal(Q, eps=None):
     n, k = Q.size(-2), Q.size(-1)
-    Id = litnn.eye(k, dtype=Q.dtype, device=Q.device)
-    eps = 10.0 * n * litnn.finfo(Q.dtype).eps
-    return litnn.allclose(Q.mT @ Q, Id, atol=eps)
+    Id = eye(k, dtype=Q.dtype, device=Q.device)
+    eps = 10.0 * n * finfo(Q.dtype).eps
+    return allclose(Q.mT @ Q, Id, atol=eps)
 
 def _make_orthogonal(A):
     "The Q of the QR decomposition of `A`, its columns' signs chosen so that R's diagonal is positive."
-    Q, R = litnn.linalg.qr(A)
+    Q, R = qr(A)
     return Q * R.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 class _OrthMaps(Enum):
@@ -176,12 +182,12 @@ class _Orthogonal(Module):
 def _skew_map(self:_Orthogonal, X, n, k):
     "matrix_exp or Cayley of the skew-symmetric matrix made of X's lower triangle (padded to n x n)."
     X = X.tril()
-    if n != k: X = litnn.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+    if n != k: X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
     A = X - X.mT
-    if self.orthogonal_map == _OrthMaps.matrix_exp: Q = litnn.linalg.matrix_exp(A)
+    if self.orthogonal_map == _OrthMaps.matrix_exp: Q = matrix_exp(A)
     else:
-        Id = litnn.eye(n, dtype=A.dtype, device=A.device)
-        Q = litnn.linalg.solve(Id - 0.5 * A, Id + 0.5 * A)
+        Id = eye(n, dtype=A.dtype, device=A.device)
+        Q = solve(Id - 0.5 * A, Id + 0.5 * A)
     return Q[..., :k] if n != k else Q
 
 # %% ../../../nbs/17a_parametrizations.ipynb #b15a36b8
@@ -195,9 +201,9 @@ def right_inverse(self:_Orthogonal, Q):
         if transpose: Q, n, k = Q.mT, k, n
         if not hasattr(self, "base"): return _householder_inverse(self, Q, transpose)
         if n == k: Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
-        else: Q = _make_orthogonal(litnn.cat([Q, litnn.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)], dim=-1))
+        else: Q = _make_orthogonal(cat([Q, randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)], dim=-1))
         self.base = Q
-        neg_Id = litnn.zeros_like(Q_init)
+        neg_Id = zeros_like(Q_init)
         neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
         return neg_Id
 
@@ -206,7 +212,7 @@ def _householder_inverse(self, Q, transpose):
         raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley parametrizations when use_trivialization=False.")
     A, tau = _geqrf(Q)
     diag = A.diagonal(dim1=-2, dim2=-1)
-    diag.copy_(litnn.where(tau == 0.0, -diag.sign(), diag.sign()))   # torch: sign_, then flip where tau == 0
+    diag.copy_(where(tau == 0.0, -diag.sign(), diag.sign()))   # torch: sign_, then flip where tau == 0
     return A.mT if transpose else A
 
 # %% ../../../nbs/17a_parametrizations.ipynb #879480c6

@@ -11,8 +11,11 @@ __all__ = ['BasePruningMethod', 'PruningContainer', 'Identity', 'RandomUnstructu
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-import litnn
 from ...backend import patch
+from ...factories import ones_like, zeros_like, rand_like, rand
+from ...more_reductions import norm
+from ...sorting import topk, kthvalue
+from ...dims import cat
 
 # %% ../../../nbs/17b_prune.ipynb #34cd51d4
 class BasePruningMethod(ABC):
@@ -45,7 +48,7 @@ def _apply(cls, module, name, *args, importance_scores=None, **kwargs):
     if not isinstance(method, PruningContainer):   # first pruning of this tensor
         module.register_parameter(name + "_orig", orig)
         del module._parameters[name]
-        default_mask = litnn.ones_like(orig)
+        default_mask = ones_like(orig)
     else: default_mask = getattr(module, name + "_mask").detach().clone()
     try:
         mask = method.compute_mask(importance_scores, default_mask=default_mask)
@@ -91,7 +94,7 @@ def prune(self:BasePruningMethod, t, default_mask=None, importance_scores=None):
         if importance_scores.shape != t.shape:
             raise AssertionError(f"importance_scores should have the same shape as tensor t, got {importance_scores.shape} vs {t.shape}")
     else: importance_scores = t
-    default_mask = default_mask if default_mask is not None else litnn.ones_like(t)
+    default_mask = default_mask if default_mask is not None else ones_like(t)
     return t * self.compute_mask(importance_scores, default_mask=default_mask)
 
 @patch
@@ -177,7 +180,7 @@ def _compute_norm(t, n, dim):
     "The `n`-norm of each slice of `t` along `dim`."
     dims = list(range(t.dim()))
     dims.remove(dims[dim])
-    return litnn.norm(t, p=n, dim=dims)
+    return norm(t, p=n, dim=dims)
 
 # %% ../../../nbs/17b_prune.ipynb #73a97e97
 class Identity(BasePruningMethod):
@@ -196,24 +199,24 @@ class _AmountPruning(BasePruningMethod):
         nparams_toprune = _compute_nparams_toprune(self.amount, scores.nelement())
         _validate_pruning_amount(nparams_toprune, scores.nelement())
         mask = default_mask.clone()
-        if nparams_toprune != 0: mask.view(-1)[litnn.topk(scores.view(-1), k=nparams_toprune, largest=False).indices] = 0
+        if nparams_toprune != 0: mask.view(-1)[topk(scores.view(-1), k=nparams_toprune, largest=False).indices] = 0
         return mask
 
 # %% ../../../nbs/17b_prune.ipynb #3d6aa7df
 class RandomUnstructured(_AmountPruning):
     "Prune `amount` entries chosen uniformly at random."
     PRUNING_TYPE = "unstructured"
-    def compute_mask(self, t, default_mask): return self._unstructured_mask(1 - litnn.rand_like(t), default_mask)
+    def compute_mask(self, t, default_mask): return self._unstructured_mask(1 - rand_like(t), default_mask)
 
 class L1Unstructured(_AmountPruning):
     "Prune the `amount` entries of smallest absolute value."
     PRUNING_TYPE = "unstructured"
-    def compute_mask(self, t, default_mask): return self._unstructured_mask(litnn.abs(t), default_mask)
+    def compute_mask(self, t, default_mask): return self._unstructured_mask(t.abs(), default_mask)
 
 # %% ../../../nbs/17b_prune.ipynb #43a6e8d1
 def _channel_mask(t, dim, keep):
     "Zeros shaped like `t`, ones on the channels `keep` (indices or booleans) along `dim`."
-    mask = litnn.zeros_like(t)
+    mask = zeros_like(t)
     slc = [slice(None)] * len(t.shape)
     slc[dim] = keep
     mask[tuple(slc)] = 1
@@ -231,8 +234,8 @@ class RandomStructured(_AmountPruning):
         nparams_toprune = _compute_nparams_toprune(self.amount, nchannels)
         _validate_pruning_amount(nparams_toprune, nchannels)
         if nparams_toprune == 0: return default_mask
-        prob = litnn.rand(nchannels)
-        mask = _channel_mask(t, self.dim, prob > litnn.kthvalue(prob, k=nparams_toprune).values)
+        prob = rand(nchannels)
+        mask = _channel_mask(t, self.dim, prob > kthvalue(prob, k=nparams_toprune).values)
         return mask * default_mask.to(dtype=mask.dtype)
 
 # %% ../../../nbs/17b_prune.ipynb #2d2b24d6
@@ -247,9 +250,9 @@ class LnStructured(_AmountPruning):
         nchannels = t.shape[self.dim]
         nparams_toprune = _compute_nparams_toprune(self.amount, nchannels)
         _validate_pruning_amount(nparams_toprune, nchannels)
-        topk = litnn.topk(_compute_norm(t, self.n, self.dim), k=nchannels - nparams_toprune, largest=True)
+        kept = topk(_compute_norm(t, self.n, self.dim), k=nchannels - nparams_toprune, largest=True)
         if nparams_toprune == 0: return default_mask
-        mask = _channel_mask(t, self.dim, topk.indices)
+        mask = _channel_mask(t, self.dim, kept.indices)
         return mask * default_mask.to(dtype=mask.dtype)
 
 class CustomFromMask(BasePruningMethod):
@@ -305,9 +308,9 @@ def global_unstructured(parameters, # (module, name) pairs to prune together
     importance_scores = importance_scores if importance_scores is not None else {}
     if not isinstance(importance_scores, dict): raise TypeError("global_unstructured(): importance_scores must be of type dict")
     parameters = list(parameters)
-    flat = lambda ts: litnn.cat([t.reshape(-1) for t in ts])   # torch's parameters_to_vector
+    flat = lambda ts: cat([t.reshape(-1) for t in ts])   # torch's parameters_to_vector
     scores = flat([importance_scores.get((m, n), getattr(m, n)) for m, n in parameters])
-    default_mask = flat([getattr(m, n + "_mask", litnn.ones_like(getattr(m, n))) for m, n in parameters])
+    default_mask = flat([getattr(m, n + "_mask", ones_like(getattr(m, n))) for m, n in parameters])
     container = PruningContainer()
     container._tensor_name = "temp"
     method = pruning_method(**kwargs)

@@ -9,8 +9,9 @@ __all__ = ['SpectralNorm', 'SpectralNormStateDictHook', 'SpectralNormLoadStateDi
 # %% ../../../nbs/17d_spectral_norm_hook.ipynb #e22684c5
 from ...backend import patch
 from ...tensor import Tensor
-import litnn
 from ...autograd.graph import no_grad
+from ...matrix_products import mv, dot
+from ...linalg.decompositions import multi_dot
 from ..parameter import Parameter
 from ..modules.module import Module
 from ..modules.more_normalization import normalize
@@ -43,10 +44,10 @@ def compute_weight(self:SpectralNorm, module, do_power_iteration:bool):
     if do_power_iteration:
         with no_grad():
             for _ in range(self.n_power_iterations):
-                v = _normalize_into(v, litnn.mv(weight_mat.t(), u), self.eps)
-                u = _normalize_into(u, litnn.mv(weight_mat, v), self.eps)
+                v = _normalize_into(v, mv(weight_mat.t(), u), self.eps)
+                u = _normalize_into(u, mv(weight_mat, v), self.eps)
             u, v = u.clone(), v.clone()
-    return weight / litnn.dot(u, litnn.mv(weight_mat, v))
+    return weight / dot(u, mv(weight_mat, v))
 
 @patch
 def remove(self:SpectralNorm, module):
@@ -56,8 +57,8 @@ def remove(self:SpectralNorm, module):
 
 @patch
 def _solve_v_and_rescale(self:SpectralNorm, weight_mat, u, target_sigma):
-    v = litnn.linalg.multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
-    return v.mul_(target_sigma / litnn.dot(u, litnn.mv(weight_mat, v)))
+    v = multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
+    return v.mul_(target_sigma / dot(u, mv(weight_mat, v)))
 
 # %% ../../../nbs/17d_spectral_norm_hook.ipynb #5b51ba35
 @staticmethod

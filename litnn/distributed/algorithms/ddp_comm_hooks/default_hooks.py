@@ -6,8 +6,8 @@
 __all__ = ['allreduce_hook', 'fp16_compress_hook']
 
 # %% ../../../../nbs/52c_comm_hooks.ipynb #e8614bcf
-import litnn
 from .... import distributed as dist
+from ....backend import float16
 
 # %% ../../../../nbs/52c_comm_hooks.ipynb #0073fa3f
 class _Future:
@@ -42,7 +42,7 @@ def fp16_compress_hook(process_group, bucket):
     "Average a float16 copy of the bucket (half the bytes), then write it back into the bucket's buffer."
     group = process_group if process_group is not None else dist.group.WORLD
     buffer = bucket.buffer()
-    compressed = buffer.to(litnn.float16).div_(group.size())
+    compressed = buffer.to(float16).div_(group.size())
     def decompress(fut):
         buffer.copy_(fut.value()[0])
         return buffer
