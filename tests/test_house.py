@@ -69,15 +69,11 @@ def test_the_checker_finds_a_method_defined_twice(tmp_path, monkeypatch):
     with pytest.raises(AssertionError, match='T.reshape'): test_each_method_is_defined_once()
 
 
-# Modules that may `import litnn`, and why. The integrator moves the last four to direct imports.
+# Modules that may `import litnn`, and why.
 IMPORTS_THE_PACKAGE = {
     'training.py': 'a user program (trains a model as a script would)',
     'train.py': 'a user program (trains a model as a script would)',
     'onnx/tracing.py': "the package itself is what is patched while tracing: user code calls `torch.eq(...)`",
-    'nn/modules/attention.py': 'to be moved to direct imports',
-    'nn/modules/normalization.py': 'to be moved to direct imports',
-    'nn/modules/loss.py': 'to be moved to direct imports',
-    'nn/parallel/distributed.py': 'to be moved to direct imports',
 }
 
 

@@ -5,7 +5,10 @@
 # %% ../../../nbs/28_attention.ipynb #03ba1cd4
 from __future__ import annotations
 import math, warnings, numpy as np
-import litnn
+from ... import backend as B
+from ...factories import empty, zeros_like
+from ...dims import cat
+from ...autograd.grad_hooks import grad
 from ...backend import array_namespace, array_device, _generator, patch
 from ...tensor import Tensor
 from ...autograd.graph import Op, _NO_CTX, enable_grad
@@ -110,7 +113,7 @@ def _recorded_backward(ctx, g, q, k, v):
     mask, causal, scale = ctx.o
     need = ctx.needs_input_grad[:3]
     with enable_grad(): out = _attention_math(q, k, v, mask, causal, scale, ctx.keep)
-    grads = iter(litnn.autograd.grad(out, [t for t, n in zip((q, k, v), need) if n], g, create_graph=True))
+    grads = iter(grad(out, [t for t, n in zip((q, k, v), need) if n], g, create_graph=True))
     return tuple(next(grads) if n else None for n in need)
 
 # %% ../../../nbs/28_attention.ipynb #bb9f24a5
@@ -133,7 +136,7 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cname(q)} key.dtype: {_cname(k)} and value.dtype: {_cname(v)} instead.")
     if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dname(q)}")
-    if mask is not None and mask.dtype is not litnn.bool and mask.dtype != q.dtype:
+    if mask is not None and mask.dtype is not B.bool and mask.dtype != q.dtype:
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_ctype(mask)} and  query.dtype: {_ctype(q)} instead.")
     if is_causal and mask is not None: raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if not 0 <= dropout_p <= 1: raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
@@ -182,11 +185,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
     "A bool mask (True: masked out) as an additive float mask (-inf where masked); float masks pass through."
     if mask is None: return None
-    if mask.dtype is not litnn.bool and not mask.dtype.is_floating_point:
+    if mask.dtype is not B.bool and not mask.dtype.is_floating_point:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.", stacklevel=2)
-    if mask.dtype is litnn.bool: mask = litnn.zeros_like(mask, dtype=target_type).masked_fill_(mask, -math.inf)
+    if mask.dtype is B.bool: mask = zeros_like(mask, dtype=target_type).masked_fill_(mask, -math.inf)
     return mask
 
 def _none_or_dtype(input):
@@ -229,7 +232,7 @@ def _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads):
 
 def _pad_key(mask):
     "`mask` with one more key (column), not masked: for bias_k and the zero key."
-    return None if mask is None else litnn.cat([mask, mask.new_zeros(mask.shape[:-1] + (1,))], -1)
+    return None if mask is None else cat([mask, mask.new_zeros(mask.shape[:-1] + (1,))], -1)
 
 def _combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads):
     "The attention mask and the key padding mask as one additive mask that broadcasts to (batch, heads, tgt, src)."
@@ -286,12 +289,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if attn_mask is not None: _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads)
     if (bias_k is None) != (bias_v is None): raise AssertionError(f"bias_{'k' if bias_v is None else 'v'} is set but bias_{'v' if bias_v is None else 'k'} is None")
     if bias_k is not None:
-        k, v = litnn.cat([k, bias_k.expand(1, bsz, embed_dim)]), litnn.cat([v, bias_v.expand(1, bsz, embed_dim)])
+        k, v = cat([k, bias_k.expand(1, bsz, embed_dim)]), cat([v, bias_v.expand(1, bsz, embed_dim)])
         attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
     q, k, v = _heads(q, bsz, num_heads), _heads(k, bsz, num_heads) if static_k is None else static_k.view(bsz, num_heads, -1, static_k.shape[-1]), \
               _heads(v, bsz, num_heads) if static_v is None else static_v.view(bsz, num_heads, -1, static_v.shape[-1])
     if add_zero_attn:
-        k, v = (litnn.cat([t, t.new_zeros(t.shape[:2] + (1, t.shape[3]))], 2) for t in (k, v))
+        k, v = (cat([t, t.new_zeros(t.shape[:2] + (1, t.shape[3]))], 2) for t in (k, v))
         attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
     mask = _combined_mask(attn_mask, key_padding_mask, tgt_len, k.shape[2], bsz, num_heads)
     out, weights = _attend(q, k, v, mask, dropout_p if training else 0.0, is_causal, need_weights, average_attn_weights)
@@ -319,15 +322,15 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim: raise AssertionError("embed_dim must be divisible by num_heads")
         separate = {'q_proj_weight': embed_dim, 'k_proj_weight': self.kdim, 'v_proj_weight': self.vdim}
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(litnn.empty((3 * embed_dim, embed_dim), **kw))
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **kw))
             for name in separate: self.register_parameter(name, None)
         else:
-            for name, d in separate.items(): setattr(self, name, Parameter(litnn.empty((embed_dim, d), **kw)))
+            for name, d in separate.items(): setattr(self, name, Parameter(empty((embed_dim, d), **kw)))
             self.register_parameter('in_proj_weight', None)
-        if bias: self.in_proj_bias = Parameter(litnn.empty(3 * embed_dim, **kw))
+        if bias: self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
         else: self.register_parameter('in_proj_bias', None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
-        if add_bias_kv: self.bias_k, self.bias_v = (Parameter(litnn.empty((1, 1, embed_dim), **kw)) for _ in 'kv')
+        if add_bias_kv: self.bias_k, self.bias_v = (Parameter(empty((1, 1, embed_dim), **kw)) for _ in 'kv')
         else: self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()

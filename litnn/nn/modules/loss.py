@@ -5,7 +5,7 @@
 # %% ../../../nbs/26_loss.ipynb #aaaf91b3
 from __future__ import annotations
 import warnings, numpy as np
-import litnn
+from ... import backend as B
 from ...backend import array_namespace
 from ...tensor import Tensor, _LEGACY
 from ...autograd.graph import Op
@@ -128,7 +128,7 @@ def _check_nll(op, x, t, weight):
     "torch's checks of nll_loss's (nll_loss2d's) arguments."
     name = 'nll_loss' if op is NllLossBackward0 else 'nll_loss2d'
     xs, ts = x._data.shape, t._data.shape         # the arrays' shapes: this runs at every step
-    if t.dtype is not litnn.int64 and t.dtype is not litnn.uint8: raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_LEGACY[t.dtype.name]}")
+    if t.dtype is not B.int64 and t.dtype is not B.uint8: raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_LEGACY[t.dtype.name]}")
     if op is NllLossBackward0:
         if len(ts) > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if not (len(xs) == 1 and not ts) and xs[0] != ts[0]:

@@ -5,7 +5,8 @@
 # %% ../../../nbs/25_normalization.ipynb #fe9d47f4
 from __future__ import annotations
 import math, numbers, numpy as np
-import litnn
+from ... import backend as B
+from ...factories import empty, zeros, ones, tensor
 from ...backend import array_namespace
 from ...tensor import _LEGACY, Tensor
 from ...autograd.graph import Op, _Mode, no_grad, _check_tensors
@@ -140,8 +141,8 @@ def _check_dtypes(x, *params):
     "The parameters' dtype must be the input's (or float32 for a half precision input), as torch's CPU kernels."
     if not _float_dtype(x): return
     dts = {p.dtype for p in params if p is not None}
-    if not dts or dts == {x.dtype} or (x._data.dtype.itemsize < 4 and dts == {litnn.float32}): return
-    raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype." if x.dtype is litnn.float64 else
+    if not dts or dts == {x.dtype} or (x._data.dtype.itemsize < 4 and dts == {B.float32}): return
+    raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype." if x.dtype is B.float64 else
                        "mixed dtype (CPU): expect parameter to have scalar type of Float")
 
 def _empty_batch_norm(x, weight, bias):
@@ -231,10 +232,10 @@ class _NormBase(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         for name, on in (('weight', affine), ('bias', affine and bias)):     # a None slot when off, as torch
-            self.register_parameter(name, Parameter(litnn.empty(num_features, **kw)) if on else None)
-        for name, make in (('running_mean', litnn.zeros), ('running_var', litnn.ones)):
+            self.register_parameter(name, Parameter(empty(num_features, **kw)) if on else None)
+        for name, make in (('running_mean', zeros), ('running_var', ones)):
             self.register_buffer(name, make(num_features, **kw) if track_running_stats else None)
-        self.register_buffer('num_batches_tracked', litnn.tensor(0, dtype=litnn.long, device=device) if track_running_stats else None)
+        self.register_buffer('num_batches_tracked', tensor(0, dtype=B.long, device=device) if track_running_stats else None)
         self.reset_parameters()
 
     def reset_running_stats(self):
@@ -261,7 +262,7 @@ class _NormBase(Module):
         if (version is None or version < 2) and self.track_running_stats:   # checkpoints from before num_batches_tracked
             key = prefix + "num_batches_tracked"
             if key not in state_dict:
-                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else litnn.tensor(0, dtype=litnn.long)
+                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else tensor(0, dtype=B.long)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
 
 # %% ../../../nbs/25_normalization.ipynb #64a231fe
@@ -305,7 +306,7 @@ class LayerNorm(Module):
         if isinstance(normalized_shape, numbers.Integral): normalized_shape = (normalized_shape,)
         self.normalized_shape, self.eps, self.elementwise_affine = tuple(normalized_shape), eps, elementwise_affine
         for name, on in (('weight', elementwise_affine), ('bias', elementwise_affine and bias)):
-            self.register_parameter(name, Parameter(litnn.empty(self.normalized_shape, device=device, dtype=dtype)) if on else None)
+            self.register_parameter(name, Parameter(empty(self.normalized_shape, device=device, dtype=dtype)) if on else None)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -7,7 +7,8 @@ __all__ = ['GradBucket', 'DistributedDataParallel']
 
 # %% ../../../nbs/52_ddp.ipynb #7aafdb35
 import contextlib, functools, itertools, sys
-import litnn
+from ... import backend as B
+from ...factories import zeros, tensor
 from ... import distributed as dist
 from ...backend import patch
 from ...tensor import Tensor
@@ -61,7 +62,7 @@ class _Bucket:
     def __init__(self, indices, params):
         self.indices, self.params = indices, [params[i] for i in indices]
         self.offsets = list(itertools.accumulate([0] + [p.numel() for p in self.params]))[:-1]
-        self.buffer = litnn.zeros(sum(p.numel() for p in self.params), dtype=self.params[0].dtype, device=self.params[0].device)
+        self.buffer = zeros(sum(p.numel() for p in self.params), dtype=self.params[0].dtype, device=self.params[0].device)
         self.pending, self.future = len(indices), None
         self.checked = False        # has one reduction of this layout passed the ranks' signature check?
 
@@ -165,7 +166,7 @@ def _finalize_backward(self:_Reducer):
     "Wait for every bucket and write the reduced gradients into the parameters' `.grad`."
     self.expect_hooks = self.require_finalize = False
     if self.find_unused:
-        used = litnn.tensor(self.local_used, dtype=litnn.int32)
+        used = tensor(self.local_used, dtype=B.int32)
         dist.all_reduce(used, group=self.group)
         used = used.tolist()
     with no_grad():
@@ -249,7 +250,7 @@ def forward(self:DistributedDataParallel, *inputs, **kwargs):
     if self.require_forward_param_sync and self.broadcast_buffers:
         with no_grad():
             for b in self.module.buffers(): dist.broadcast(b, 0, group=self.process_group)
-    if self.device_ids: inputs, kwargs = _to_device(inputs, litnn.device('cuda', self.device_ids[0])), _to_device(kwargs, litnn.device('cuda', self.device_ids[0]))
+    if self.device_ids: inputs, kwargs = _to_device(inputs, B.device('cuda', self.device_ids[0])), _to_device(kwargs, B.device('cuda', self.device_ids[0]))
     out = self.module(*inputs, **kwargs)
     self.require_forward_param_sync = sync
     if sync: self.reducer._prepare_for_backward(_find_tensors(out) if self.find_unused_parameters else [])
