@@ -59,6 +59,8 @@ CASES = [   # (id, f(lib, *tensors), arrays): the arrays become tensors (floats 
     ('gcd', lambda L, a, b: (L.gcd(a, b), a.lcm(b), L.gcd(a, b[0]), L.lcm(a, -b)), [i34, j34]),
     ('ldexp', lambda L, a, b: (L.ldexp(a, b), a.ldexp(b[:1])), [x34, np.abs(i34) // 4]),   # (torch's gradient for a negative exponent is 0: see test_ldexp_gradient)
     ('ldexp_int', lambda L, a, b: L.ldexp(a, b), [i34, j34 // 5]),
+    ('gcd_inplace', lambda L, a, b: ((a * 1).gcd_(b), L.lcm_(a * 1, b[0]), L.gcd_(a * 1, b)), [i34, j34]),
+    ('ldexp_inplace_function', lambda L, a, b: L.ldexp_(a * 1, b), [x34, np.abs(i34) // 4]),
     ('ldexp_inplace', lambda L, a, b: (a * 1).ldexp_(b), [x34, np.abs(i34) // 4]),   # (torch's gradient for a negative exponent is 0: see test_ldexp_gradient)
     ('frexp', lambda L, a: tuple(L.frexp(a)), [np.concatenate([x34.ravel(), special, [1e-310, 1e300, 8., 0.5]])]),
     ('frexp_method', lambda L, a: tuple(a.frexp()), [x34]),
