@@ -242,3 +242,99 @@ def test_nanmean_of_only_nan():
     l.sum().backward(); t.sum().backward()
     assert x.grad.tolist()[0] == [0., 0.] and np.isnan(host(tx.grad)[0]).all()
     np.testing.assert_allclose(host(x.grad)[1], host(tx.grad)[1])
+
+
+# --- 03n_more_extras ----------------------------------------------------------------------------------------
+
+INPLACE_FUNCS = ['abs_', 'ceil_', 'clamp_', 'cos_', 'exp_', 'floor_', 'neg_', 'negative_', 'relu_', 'sigmoid_', 'sqrt_',
+                 'square_', 'tanh_', 'trunc_', 'zero_', 'round_', 'frac_', 'sin_', 'rsqrt_', 'reciprocal_']
+
+@pytest.mark.parametrize('name', INPLACE_FUNCS)
+def test_inplace_function_forms(name):
+    args = dict(clamp_=(-0.5, 0.5)).get(name, ())
+    check(lambda L, a: getattr(L, name)(a * 1, *args), np.abs(x34) + 0.1, name=False)
+
+
+MORE_CASES = [
+    ('inplace_aliases', lambda L, a, b: ((a * 1).negative_(), (a * 1).subtract_(b), (a * 1).multiply_(b), (a * 1).divide_(b),
+                                         (a * 1).true_divide_(b, ), (a * 1).square_()), [x34, y34]),
+    ('written_back', lambda L, a: ((a * 1).cumsum_(1), (a * 1).tril_(), (a * 1).triu_(-1), (a * 1).remainder_(0.7),
+                                   a.detach().clone().floor_divide_(0.3)), [x34]),   # (torch gives floor_divide_ no derivative)
+    ('comparisons_inplace', lambda L, a, b: tuple(getattr(a.detach().clone(), n)(b.detach()) for n in
+                                                  ('gt_', 'ge_', 'lt_', 'le_', 'eq_', 'ne_', 'greater_', 'greater_equal_',
+                                                   'less_', 'less_equal_', 'not_equal_')), [x34, np.where(x34 > 0, x34, y34)]),
+    ('comparisons_inplace_int', lambda L, a: (a.clone().gt_(0), a.clone().eq_(a[0])), [i34]),
+    ('square_int', lambda L, a: (a.clone().square_(), L.square_(a.clone())), [i34]),
+    ('broadcast_tensors', lambda L, a, b, c: L.broadcast_tensors(a, b, c), [v4, x34[:, :1], R(2, 1, 1)]),
+    ('block_diag', lambda L, a, b, c: (L.block_diag(a, b, c), L.block_diag(b[0, 0]), L.block_diag(a, a)), [x34, y34[:2, :1], v4]),
+    ('block_diag_int', lambda L, a, b: L.block_diag(a, b[0, 0], b[1]), [i34, x34]),
+    ('var_mean', lambda L, a: (*L.var_mean(a), *L.var_mean(a, 1), *L.std_mean(a, 0, keepdim=True), *L.var_mean(a, False),
+                               *L.std_mean(a, dim=1, correction=0), *L.var_mean(a, 1, True, True)), [x34]),
+    ('aminmax', lambda L, a: (*L.aminmax(a), *a.aminmax(dim=1), *L.aminmax(a, dim=0, keepdim=True)), [x34]),
+    ('aminmax_int', lambda L, a: tuple(a.aminmax(dim=-1)), [i34]),
+    ('addr', lambda L, a, b, c: (L.addr(a, b, c), a.addr(b, c, beta=0.5, alpha=-2), L.addr(a[0], b, c)), [x34, R(3), v4]),
+    ('addr_beta0', lambda L, a, b, c: L.addr(a.detach() * np.nan, b, c, beta=0, alpha=3), [x34, R(3), v4]),
+    ('addr_int', lambda L, a, b, c: L.addr(a, b, c, beta=2, alpha=3), [i34, i34[:, 0].copy(), i34[0]]),
+    ('addr_inplace', lambda L, a, b, c: (a * 1).addr_(b, c, alpha=0.5), [x34, R(3), v4]),
+    ('logspace', lambda L: (L.logspace(0, 2, 3), L.logspace(-1, 1, 5, base=2.), L.logspace(0, 3, 4, base=2, dtype=L.int64),
+                            L.logspace(1, 0, 4, dtype=L.float64), L.logspace(0, 1, 1)), []),
+    ('scalar_tensor', lambda L: (L.scalar_tensor(3), L.scalar_tensor(True), L.scalar_tensor(2.5, dtype=L.float64)), []),
+    ('nextafter', lambda L, a, b: (L.nextafter(a.detach(), b.detach()), a.detach().nextafter(b[0].detach()),
+                                   a.detach().clone().nextafter_(b.detach())), [x34, y34]),
+    ('unravel_index', lambda L: (*L.unravel_index(L.tensor([5, 7, 0]), (2, 4)), *L.unravel_index(L.tensor(5), (3, 2)),
+                                 *L.unravel_index(L.tensor([[3, 23]]), L.Size([2, 3, 4]))), []),
+    ('H', lambda L, a, b: (a.H, b.mH, b.adjoint(), L.adjoint(a)), [x34, R(2, 3, 4)]),
+    ('fill_diagonal', lambda L, a: ((a * 1).fill_diagonal_(5.), (a.t() * 1).fill_diagonal_(-1, wrap=True),
+                                    L.cat([a, a]).fill_diagonal_(2., wrap=True), L.cat([a, a]).fill_diagonal_(2.)), [x34]),
+]
+for _id, _f, _arrays in list(MORE_CASES):
+    if any(a.dtype.kind == 'f' for a in _arrays): MORE_CASES.append((_id + '_f32', _f, [a.astype(np.float32) if a.dtype.kind == 'f' else a for a in _arrays]))
+
+@pytest.mark.parametrize('case', MORE_CASES, ids=[c[0] for c in MORE_CASES])
+@pytest.mark.parametrize('dev', DEVICES)
+def test_more_against_torch(case, dev):
+    name, f, arrays = case
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        check(f, *arrays, dev=dev, name=False, **(dict(rtol=2e-6, atol=2e-6) if name.endswith('_f32') else {}))
+
+
+def test_broadcast_shapes_layout_rng_state():
+    for shapes in [((2, 3), (4, 1, 3), 1), ((5,), ()), (litnn.Size([2, 1]), [3]), ()]:
+        assert tuple(litnn.broadcast_shapes(*shapes)) == tuple(torch.broadcast_shapes(*shapes))
+    assert type(litnn.broadcast_shapes((2, 1))) is litnn.Size
+    assert litnn.ones(2).layout is litnn.strided and repr(litnn.strided) == repr(torch.strided).replace('torch', 'litnn')
+    st = litnn.get_rng_state(); a = litnn.randn(3)
+    litnn.rand(5); litnn.set_rng_state(st)
+    assert litnn.randn(3).tolist() == a.tolist()
+    assert repr(litnn.aminmax(litnn.tensor([1, 2]))) == repr(torch.aminmax(torch.tensor([1, 2]))).replace('torch', 'litnn')
+    assert repr(litnn.frexp(litnn.tensor([1., 2.]))) == repr(torch.frexp(torch.tensor([1., 2.]))).replace('torch', 'litnn')
+
+
+@pytest.mark.parametrize('f', [lambda x: litnn.block_diag(x, x[0]), lambda x: litnn.var_mean(x, 1)[0], lambda x: litnn.std_mean(x, 0)[0],
+                               lambda x: litnn.aminmax(x, dim=1).max, lambda x: litnn.addr(x, x[:, 0], x[0], beta=2),
+                               lambda x: litnn.broadcast_tensors(x, x[0])[1], lambda x: (x * 1).fill_diagonal_(0.5),
+                               lambda x: (x * 1).cumsum_(0), lambda x: x.mH])
+def test_more_gradcheck(f):
+    assert gradcheck(f, (litnn.tensor(R(3, 4), requires_grad=True),))
+
+
+MORE_BAD = [
+    lambda L: L.broadcast_shapes((2, 3), (4,)), lambda L: L.broadcast_tensors(L.ones(3), L.ones(2)),
+    lambda L: L.unravel_index(L.tensor([1.]), (2, 4)), lambda L: L.aminmax(L.tensor([])),
+    lambda L: L.block_diag(L.ones(2, 2, 2)), lambda L: L.ones(2, 3, 4).H, lambda L: L.ones(3).H, lambda L: L.ones(3).mH,
+    lambda L: L.ones(3).adjoint(), lambda L: L.zeros(2, 3, 4).fill_diagonal_(1), lambda L: L.zeros(3).fill_diagonal_(1),
+    lambda L: L.addr(L.zeros(2, 2, dtype=L.int64), L.tensor([1, 2]), L.tensor([3, 4]), beta=0.5),
+    lambda L: L.addr(L.zeros(2, 2, dtype=L.int64), L.tensor([1, 2]), L.tensor([3, 4]), alpha=0.5),
+    lambda L: L.nextafter(L.tensor([1]), L.tensor([2])),
+]
+
+@pytest.mark.parametrize('i', range(len(MORE_BAD)))
+def test_more_bad_input(i):
+    same_error(MORE_BAD[i], match=i not in (0, 1, 2))
+
+
+def test_method_functions():
+    for lib in (litnn, torch):
+        x = lib.ones(2, 3, requires_grad=True) * 2
+        assert (lib.numel(x), lib.is_floating_point(x), lib.detach(x).requires_grad, lib.is_floating_point(lib.tensor([1]))) == (6, True, False, False)
