@@ -7,10 +7,9 @@ from __future__ import annotations
 import string
 from collections import Counter
 from .backend import array_namespace
-from .tensor import Tensor
+from .tensor import Tensor, _dtype_name
 from .autograd.graph import Op
 from .autograd.broadcasting import _reduce, _expand
-from .ops import _dname
 
 # %% auto #0
 __all__ = ['EinsumBackward0', 'einsum']
@@ -122,5 +121,5 @@ def einsum(equation, *operands):
     if not operands: raise RuntimeError("einsum(): must provide at least one operand")
     for x in operands[1:]:
         if x._data.dtype != operands[0]._data.dtype:
-            raise RuntimeError(f"expected scalar type {_dname(operands[0])} but found {_dname(x)}")
+            raise RuntimeError(f"expected scalar type {_dtype_name(operands[0])} but found {_dtype_name(x)}")
     return _einsum(_subscripts(equation, [x._data.shape for x in operands]), *operands)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 from collections import namedtuple
 from .backend import array_namespace, patch, float32, float64
-from .tensor import Tensor, Size, _wrap_dim
+from .tensor import Tensor, Size, _wrap_dim, _dtype_name
 from .autograd.graph import Op, no_grad, _check_tensors, _as_torch_error
 from .autograd.broadcasting import _promote, _float_dtype
-from .ops import where, gt, ge, lt, le, ne, pow, _nondiff_binary, _const, _dname, _floating
+from .ops import where, gt, ge, lt, le, ne, pow, _nondiff_binary, _const, _floating
 from .matrix_products import outer, dot
 from .reductions import return_types
 from .shapes import diag
@@ -148,7 +148,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     "The mean of the values that are not NaN."
-    if not _float_dtype(input): raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {_dname(input)}")
+    if not _float_dtype(input): raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {_dtype_name(input)}")
     total, count = nansum(input, dim, keepdim, dtype=dtype), input.isnan().logical_not().sum(dim, keepdim)._data
     with np.errstate(all='ignore'):    # a slice of NaNs is 0/0: NaN, silently, in the value and the gradient (as torch)
         return total * _const((1 / count).astype(total._data.dtype))
@@ -254,7 +254,7 @@ def vdot(input, other): return dot(input, other)
 def dist(input, other, p=2):
     "The p-norm of input - other."
     d = input - other
-    if not _float_dtype(d): raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_dname(d)} instead.")
+    if not _float_dtype(d): raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_dtype_name(d)} instead.")
     return vector_norm(d, p)
 
 # %% ../nbs/03m_everyday_extras.ipynb #72f1e1df
@@ -312,7 +312,7 @@ def _integer_only(name):
     def g(input, other):
         _check_tensors(name, dict(input=input, other=other))
         with no_grad(): t = _promote(input, other)[0]
-        if t._data.dtype.kind not in 'iu': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dname(t)}\'')
+        if t._data.dtype.kind not in 'iu': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
         return f(input, other)
     g.__name__ = g.__qualname__ = name
     g.__doc__ = f"Elementwise `{name}` of two integer tensors."

@@ -6,10 +6,10 @@
 from __future__ import annotations
 import builtins, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
-from .tensor import Tensor, _wrap_dim, _by_np, _LEGACY
+from .tensor import Tensor, _wrap_dim, _by_np, _LEGACY, _version_counter, _array_of
 from .factories import _infer
-from .autograd.graph import Op, _Mode, _vc
-from .autograd.broadcasting import _cast, _reduce, _d, _shape
+from .autograd.graph import Op, _Mode
+from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace
 from .views import (_view_of, _Index, _Chain, _ALL, _is_all, _put, SelectBackward0, SliceBackward0,
                          AliasBackward0, UnsqueezeBackward0)
@@ -132,7 +132,7 @@ class IndexPutBackward0(Op):
     def forward(ctx, x, value, key, op, accumulate=False, inplace=False):
         ctx.key, ctx.op, ctx.acc, ctx.vshape = key, op, accumulate, _shape(value)
         out = x._data if inplace else x._data.copy()
-        _put(out, key, _d(value), accumulate)
+        _put(out, key, _array_of(value), accumulate)
         return out
     @staticmethod
     def backward(ctx, g):
@@ -163,7 +163,7 @@ def __setitem__(self:Tensor, key, value):
     if vt and type(value._data) is not type(self._data): value = value.to(self.device)
     if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad) and _floating(self)):
         _put(self._data, k, value._data if vt else value, False)
-        _vc(self)[0] += 1
+        _version_counter(self)[0] += 1
         return
     _check_inplace(self)
     b = self._base

@@ -5,10 +5,9 @@
 # %% ../nbs/03ab_matrix_products.ipynb #f3616e59
 from __future__ import annotations
 import builtins, numpy as np
-from .tensor import Tensor
+from .tensor import Tensor, _array_of, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _reduce, _d, _shape, _into
-from .ops import _dname
+from .autograd.broadcasting import _reduce, _shape, _into
 from . import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% auto #0
@@ -55,7 +54,7 @@ def _product(a, b, ta, tb, like):
     The weight of `x @ w.t()` is seen by the product as a transposed (column-major) view; its gradient is
     then computed as (op(b)^T @ op(a)^T)^T, which comes out column-major too, so that after `t()`'s backward
     it is row-major like the weight, and the optimizer's update runs over contiguous memory."""
-    t = _d(like)
+    t = _array_of(like)
     f = t.flags
     if t.ndim == 2 and f.f_contiguous and not f.c_contiguous:
         return _mm(b, a, not tb, not ta).swapaxes(-1, -2)
@@ -85,7 +84,7 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
     if ranks and (x._data.ndim, y._data.ndim) != ranks:
         bad = 0 if x._data.ndim != ranks[0] else 1
         raise RuntimeError(f"{fn}: {names[bad]} must be a {ranks[bad]}D tensor, but got {(x, y)[bad]._data.ndim}D")
-    if x._data.dtype != y._data.dtype: raise RuntimeError(f"{fn}: expected both operands to have the same dtype, but got {_dname(x)} and {_dname(y)}")
+    if x._data.dtype != y._data.dtype: raise RuntimeError(f"{fn}: expected both operands to have the same dtype, but got {_dtype_name(x)} and {_dtype_name(y)}")
     a, b = x._data, y._data
     if (type(a) is not np.ndarray or type(b) is not np.ndarray) and x.device != y.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
@@ -149,7 +148,7 @@ class AddmmBackward0(Op):
         a, b = mat1._data, mat2._data
         out = (a.T if t1 else a) @ (b.T if t2 else b)
         if alpha != 1: out *= alpha
-        if beta != 0: out += _d(input) if beta == 1 else beta * _d(input)
+        if beta != 0: out += _array_of(input) if beta == 1 else beta * _array_of(input)
         return out
     @staticmethod
     def backward(ctx, g):
@@ -163,7 +162,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if amp._active: input, mat1, mat2 = amp._autocast('addmm', input, mat1, mat2)
     _check_mat('addmm', mat1, mat2, (2, 2), ('mat1', 'mat2'))
     if isinstance(input, Tensor) and input._data.dtype != mat1._data.dtype:
-        raise RuntimeError(f"addmm: expected input and mat1 to have the same dtype, but got {_dname(input)} and {_dname(mat1)}")
+        raise RuntimeError(f"addmm: expected input and mat1 to have the same dtype, but got {_dtype_name(input)} and {_dtype_name(mat1)}")
     s, out = _shape(input), (mat1._data.shape[0], mat2._data.shape[1])
     if len(s) > 2 or not builtins.all(a in (1, b) for a, b in zip(s[::-1], out[::-1])):
         raise RuntimeError(f"addmm: input of shape {list(s)} does not broadcast to the product's shape {list(out)}")

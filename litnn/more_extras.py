@@ -6,10 +6,10 @@
 from __future__ import annotations
 import numpy as np
 from .backend import array_namespace, patch, get_default_dtype, float64, default_generator
-from .tensor import Tensor, Size
+from .tensor import Tensor, Size, _dtype_name
 from .factories import tensor, linspace
 from .autograd.graph import _check_tensors, _as_torch_error
-from .ops import gt, ge, lt, le, eq, ne, _nondiff_binary, _const, _dname, _float_dtype
+from .ops import gt, ge, lt, le, eq, ne, _nondiff_binary, _const, _float_dtype
 from .matrix_products import outer
 from .reductions import return_types
 from .dims import cat
@@ -137,7 +137,7 @@ _nextafter = _nondiff_binary('nextafter', 'nextafter')
 def nextafter(input, other):
     "The next representable value after `input` toward `other`."
     _check_tensors('nextafter', dict(input=input, other=other))
-    if not _float_dtype(input): raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_dname(input)}\'')
+    if not _float_dtype(input): raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_dtype_name(input)}\'')
     return _nextafter(input, other)
 
 @patch

@@ -7,11 +7,11 @@ from __future__ import annotations
 import builtins, math
 from . import backend as B
 from .backend import array_namespace, to_dtype
-from .tensor import Tensor, _arr, _wrap_dim
+from .tensor import Tensor, _as_array, _wrap_dim, _dtype_name
 from .factories import zeros_like
 from .autograd.graph import Op, _Mode, _check_tensors
 from .autograd.broadcasting import _cast, _float_dtype
-from .ops import _floating, _const, _masked, _dname, where
+from .ops import _floating, _const, _masked, where
 from .reductions import _rdims, _keep, _kept, _safe_div
 
 # %% auto #0
@@ -109,7 +109,7 @@ def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
     if p == 'fro' or p is None: p = 2
     elif isinstance(p, str): raise RuntimeError(f"norm: litnn supports vector norms only (p a number or 'fro'), got p='{p}'")
     if dtype is not None: input = _cast(input, to_dtype(dtype))
-    if not _float_dtype(input): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dname(input)}")
+    if not _float_dtype(input): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
     return LinalgVectorNormBackward0.apply(input, p=builtins.float(p), dim=_rdims(input, dim), keepdim=keepdim)
 
 # %% ../nbs/03aa_more_reductions.ipynb #30e51720
@@ -147,7 +147,7 @@ class SoftmaxBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data
-        e = _arr(a - a.max(axis=dim, keepdims=True))
+        e = _as_array(a - a.max(axis=dim, keepdims=True))
         array_namespace(a).exp(e, out=e)
         e /= e.sum(axis=dim, keepdims=True)
         ctx.save_output(e); ctx.dim = dim
@@ -163,7 +163,7 @@ class LogSoftmaxBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data; xp = array_namespace(a)
-        s = _arr(a - a.max(axis=dim, keepdims=True))
+        s = _as_array(a - a.max(axis=dim, keepdims=True))
         s -= xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
         ctx.save_output(s); ctx.dim = dim
         return s
@@ -176,7 +176,7 @@ class LogSoftmaxBackward0(Op):
 def _softmax(cls, x, dim, dtype, name):
     if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
-    if not _float_dtype(x): raise NotImplementedError(f"\"{name}\" not implemented for '{_dname(x)}'")
+    if not _float_dtype(x): raise NotImplementedError(f"\"{name}\" not implemented for '{_dtype_name(x)}'")
     d = _wrap_dim(dim, x._data.ndim)
     if not x._data.size: return x.clone()        # nothing to normalize (numpy's max refuses an empty dim)
     return cls.apply(x, dim=d if x._data.ndim else None)

@@ -6,10 +6,10 @@
 from __future__ import annotations
 import builtins, numpy as np
 from .backend import array_namespace, get_default_dtype, result_type, patch
-from .tensor import Tensor, _arr, _LEGACY
+from .tensor import Tensor, _as_array, _LEGACY, _array_of
 from .factories import zeros_like, tensor as _tensor
 from .autograd.graph import Op, _num, no_grad
-from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _d, _shape, _float_dtype
+from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
 from .autograd.operators import _check_divisor, div
 
 # %% auto #0
@@ -26,7 +26,7 @@ def _floating(x):
 
 def _const(a):
     "A constant tensor (no gradient) from an array result (numpy turns 0-d results into scalars)."
-    return Tensor._make(_arr(a))
+    return Tensor._make(_as_array(a))
 
 # %% ../nbs/03_ops.ipynb #a2a8fa91
 def _masked(g, m):
@@ -38,16 +38,14 @@ def _masked(g, m):
     flat = out.reshape(-1)
     return out if xp.isfinite(xp.dot(flat, flat)) else xp.where(m, g, 0)
 
-def _dname(t): return _LEGACY[t.dtype.name]      # torch's name of a dtype in messages: Float, Long...
-
 # %% ../nbs/03_ops.ipynb #6003a0cf
 def _nondiff_binary(name, ufunc):
     "The function `name(input, other)`: the promoted operands through `xp.<ufunc>`, with no gradient."
     def f(input, other):
         with no_grad(): x, y = _promote(input, other)
         t = x if isinstance(x, Tensor) else y
-        if name.startswith('bitwise') and _float_dtype(t): raise NotImplementedError(f'"{name}" not implemented for \'{_dname(t)}\'')
-        return _const(getattr(array_namespace(t._data), ufunc)(_d(x), _d(y)))
+        if name.startswith('bitwise') and _float_dtype(t): raise NotImplementedError(f'"{name}" not implemented for \'{_dtype_name(t)}\'')
+        return _const(getattr(array_namespace(t._data), ufunc)(_array_of(x), _array_of(y)))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{ufunc}` of `input` and `other` (tensors or numbers), without gradient."
     return f
@@ -114,7 +112,7 @@ class WhereBackward0(Op):
     @staticmethod
     def forward(ctx, cond, x, y):
         ctx.save_for_backward(cond); ctx.shapes = (_shape(x), _shape(y))
-        return array_namespace(cond._data).where(cond._data, _d(x), _d(y))
+        return array_namespace(cond._data).where(cond._data, _array_of(x), _array_of(y))
     @staticmethod
     def backward(ctx, g):
         (c,), (sx, sy), (_, nx, ny) = ctx.saved_tensors, ctx.shapes, ctx.needs_input_grad
@@ -124,7 +122,7 @@ class WhereBackward0(Op):
 def where(condition, input=None, other=None):
     "`input` where `condition` holds, else `other` (tensors or numbers); `where(condition)` gives the indices of its True values."
     if input is None and other is None: return tuple(Tensor._make(i) for i in array_namespace(condition._data).nonzero(condition._data))
-    if condition._data.dtype != np.bool_: raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_dname(condition)}")
+    if condition._data.dtype != np.bool_: raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_dtype_name(condition)}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor): input = _tensor(input, device=condition.device)
     return WhereBackward0.apply(condition, *_promote(input, other))
 
@@ -155,11 +153,11 @@ class ClampBackward0(Op):
     @staticmethod
     def forward(ctx, x, min, max):
         ctx.save_for_backward(x, min, max)
-        return _clip(array_namespace(x._data), x._data, _d(min), _d(max))
+        return _clip(array_namespace(x._data), x._data, _array_of(min), _array_of(max))
     @staticmethod
     def backward(ctx, g):
         x, lo, hi = ctx.saved_tensors
-        a, l, h = x._data, _d(lo), _d(hi)
+        a, l, h = x._data, _array_of(lo), _array_of(hi)
         nx, nl, nh = ctx.needs_input_grad
         inside = (a >= l if l is not None else True) & (a <= h if h is not None else True)
         below = None if l is None else (a < l) & (l < h) if h is not None else a < l
@@ -218,7 +216,7 @@ class PowBackward0(Op):
     @staticmethod
     def forward(ctx, x, p):
         ctx.save_for_backward(x, p)
-        out = x._data ** _d(p)
+        out = x._data ** _array_of(p)
         if isinstance(p, Tensor): ctx.save_output(out)      # the exponent's gradient is x^p log x
         return out
     @staticmethod
@@ -253,8 +251,8 @@ class RemainderBackward0(Op):
         ctx.save_for_backward(x, y)
         t = x if isinstance(x, Tensor) else y
         xp = array_namespace(t._data)
-        if t._data.dtype.kind in 'iu': _check_divisor(xp, _d(y))
-        return xp.remainder(_d(x), _d(y))
+        if t._data.dtype.kind in 'iu': _check_divisor(xp, _array_of(y))
+        return xp.remainder(_array_of(x), _array_of(y))
     @staticmethod
     def backward(ctx, g):
         (x, y), (nx, ny) = ctx.saved_tensors, ctx.needs_input_grad

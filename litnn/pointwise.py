@@ -6,14 +6,14 @@
 from __future__ import annotations
 import builtins, math, numpy as np
 from .backend import array_namespace, get_default_dtype, result_type, float64, patch
-from .tensor import Tensor, _by_np
+from .tensor import Tensor, _by_np, _array_of, _dtype_name
 from .factories import zeros_like
 from .autograd.graph import Op
-from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _d, _shape, _operands, _float_dtype
+from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _operands, _float_dtype
 from .autograd.operators import _check_divisor, div
 from .autograd.engine import _inplace
 from . import ops as _ops
-from .ops import _floating, _const, _masked, _dname, where, pow, ClampBackward0, ClampBackward1
+from .ops import _floating, _const, _masked, where, pow, ClampBackward0, ClampBackward1
 from .erf_gelu import _erf, _poly, _ERFC_P, _ERFC_Q, _ERFC_R, _ERFC_S, _2SPI
 from .unary import _Unary, trunc, abs
 
@@ -108,7 +108,7 @@ class _QuietUnary(_Unary):
 def _unary(name, node):
     def f(input):
         if not isinstance(input, Tensor): raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-        if name in _INT_ERROR and not _float_dtype(input): raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dname(input)}\'')
+        if name in _INT_ERROR and not _float_dtype(input): raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(input)}\'')
         return node.apply(input if name in _INT_OK + _INT_ERROR else _floating(input))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{name}` (its gradient node is `{node.__name__}`)."
@@ -183,11 +183,11 @@ def _binary(name, x, y, nodes, ints='float', numbers=True):
     x, y = _promote(x, y)
     t = x if isinstance(x, Tensor) else y
     if not _float_dtype(t):
-        if ints == 'error': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dname(t)}\'')
+        if ints == 'error': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
         if ints == 'float':
             d = get_default_dtype()
             x, y = (_cast(v, d) if isinstance(v, Tensor) else v for v in (x, y))
-        elif name == 'fmod': _check_divisor(array_namespace(t._data), _d(y))
+        elif name == 'fmod': _check_divisor(array_namespace(t._data), _array_of(y))
     node = nodes[0] if isinstance(x, Tensor) and isinstance(y, Tensor) else nodes[1] if isinstance(y, Tensor) else nodes[2]
     return node.apply(x, y)
 
@@ -258,7 +258,7 @@ def lerp(input, end, weight):
     for pos, (name, v) in enumerate((('input', input), ('end', end))):
         if not isinstance(v, Tensor): raise TypeError(f"lerp(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     kind = 'tensor' if isinstance(weight, Tensor) else 'scalar'
-    if not _float_dtype(input): raise NotImplementedError(f'"lerp_kernel_{kind}" not implemented for \'{_dname(input)}\'')
+    if not _float_dtype(input): raise NotImplementedError(f'"lerp_kernel_{kind}" not implemented for \'{_dtype_name(input)}\'')
     for name, v in (('end', end), ('weight', weight)):
         if isinstance(v, Tensor) and v.dtype is not input.dtype:
             raise RuntimeError(f"expected dtype {input.dtype.name} for `{name}` but got dtype {v.dtype.name}")
@@ -290,7 +290,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 @patch
 def float_power_(self:Tensor, exponent):
     "In-place `float_power`: self must already be float64; returns self."
-    if self.dtype is not float64: raise RuntimeError(f"the base given to float_power_ has dtype {_dname(self)} but the operation's result requires dtype Double")
+    if self.dtype is not float64: raise RuntimeError(f"the base given to float_power_ has dtype {_dtype_name(self)} but the operation's result requires dtype Double")
     return _inplace(self, float_power, exponent)
 
 Tensor.float_power, Tensor.nan_to_num = float_power, nan_to_num
@@ -324,8 +324,8 @@ def _shift(name, kernel, ufunc):
     def f(input, other):
         x, y = _promote(input, other)
         t = x if isinstance(x, Tensor) else y
-        if _float_dtype(t): raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_dname(t)}\'')
-        return _const(getattr(array_namespace(t._data), ufunc)(_d(x), _d(y)))
+        if _float_dtype(t): raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_dtype_name(t)}\'')
+        return _const(getattr(array_namespace(t._data), ufunc)(_array_of(x), _array_of(y)))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{ufunc}` of integers (tensors or numbers), without gradient."
     return f

@@ -6,11 +6,11 @@
 from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .backend import array_namespace, to_dtype, int64
-from .tensor import Tensor, _wrap_dim
+from .tensor import Tensor, _wrap_dim, _array_of, _dtype_name
 from .factories import zeros_like, eye
 from .autograd.graph import Op, _Mode
-from .autograd.broadcasting import _reduce, _cast, _d, _shape
-from .ops import _const, _masked, _dname, _floating, where
+from .autograd.broadcasting import _reduce, _cast, _shape
+from .ops import _const, _masked, _floating, where
 from .reductions import return_types, _return_type
 from .more_reductions import cumsum
 from .matrix_products import _check_mat, _shape_str
@@ -250,7 +250,7 @@ class BaddbmmBackward0(Op):
         ctx.save_for_backward(m1, m2); ctx.o = (_shape(input), beta, alpha)
         p = cls._product(m1._data, m2._data)
         if alpha != 1: p = p * alpha
-        return p if beta == 0 else p + (_d(input) if beta == 1 else beta * _d(input))
+        return p if beta == 0 else p + (_array_of(input) if beta == 1 else beta * _array_of(input))
     _product = staticmethod(lambda a, b: a @ b)
     @classmethod
     def backward(cls, ctx, g):
@@ -337,5 +337,5 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     if x1.dim() < 2 or x2.dim() < 2: raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.dim() < 2 else 2} got: {min(x1.dim(), x2.dim())}D")
     if x1.shape[-1] != x2.shape[-1]: raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0: raise RuntimeError("cdist only supports non-negative p values")
-    if not (x1.is_floating_point() and x2.is_floating_point()): raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_dname(x1)}")
+    if not (x1.is_floating_point() and x2.is_floating_point()): raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_dtype_name(x1)}")
     return CdistBackward0.apply(x1, x2, p=float(p))

@@ -8,10 +8,10 @@ import builtins, math, numpy as np
 from collections import namedtuple
 from types import SimpleNamespace
 from .backend import array_namespace, to_dtype
-from .tensor import Tensor, _arr, _wrap_dim, _LEGACY
+from .tensor import Tensor, _as_array, _wrap_dim, _LEGACY, _dtype_name
 from .autograd.graph import Op
 from .autograd.broadcasting import _expand, _cast, _dims, _kept_shape, _float_dtype
-from .ops import _const, _masked, _dname, where
+from .ops import _const, _masked, where
 from .ops import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 
 # %% auto #0
@@ -61,7 +61,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         if not to_dtype(dtype).is_floating_point: raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")
         input = _cast(input, to_dtype(dtype))
-    if not _float_dtype(input): raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {_dname(input)}")
+    if not _float_dtype(input): raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {_dtype_name(input)}")
     return (MeanBackward0 if dim is None else MeanBackward1).apply(input, dim=_rdims(input, dim), keepdim=keepdim)
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -169,7 +169,7 @@ class MaxBackward0(Op):
         else:
             idx = getattr(a, 'arg' + cls.fn)(axis=dim[0], keepdims=keepdim)
             v = getattr(a, cls.fn)(axis=dim[0], keepdims=keepdim)          # two passes beat take_along_axis
-        ctx.idx = idx = _arr(idx)
+        ctx.idx = idx = _as_array(idx)
         ctx.mark_non_differentiable(1)
         return v, idx
     @staticmethod

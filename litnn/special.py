@@ -7,9 +7,9 @@ from __future__ import annotations
 import math, numpy as np
 from fractions import Fraction
 from .backend import array_namespace
-from .tensor import Tensor
+from .tensor import Tensor, _dtype_name
 from .factories import tensor
-from .ops import _floating, _const, _dname, where
+from .ops import _floating, _const, where
 from .unary import _Unary, erf, expm1, log1p, sigmoid, round
 from .more_reductions import logsumexp, softmax, log_softmax
 from .autograd.graph import Op

@@ -24,7 +24,7 @@ class Tensor:
     _post_acc_hooks = None  # post-accumulate-grad hooks of a leaf
     _accumulator = None     # weakref to this leaf's AccumulateGrad node
 
-    # `_vc` is the version counter: None until an in-place operation or a view needs one, then a
+    # `_version_counter` is the version counter: None until an in-place operation or a view needs one, then a
     # one-element list shared with the tensor's views (see 02a_engine)
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None):
@@ -36,7 +36,7 @@ class Tensor:
 _new = object.__new__
 
 # %% ../nbs/01_tensor.ipynb #2b4a1b2b
-def _arr(a):
+def _as_array(a):
     "`a` as an array of its own type (numpy turns 0-d results into scalars)."
     if type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__') or type(a) in B._array_types: return a
     return np.asarray(a)
@@ -192,6 +192,18 @@ def type(self:Tensor, dtype=None, non_blocking=False):
     if isinstance(dtype, str) and dtype.rsplit('.', 1)[-1] in _FROM_LEGACY:
         dtype = _FROM_LEGACY[dtype.rsplit('.', 1)[-1]]
     return self.to(to_dtype(dtype))   # `to` is an operation on the graph: see 03_ops
+
+# %% ../nbs/01_tensor.ipynb #e5a67f0a
+def _array_of(v):
+    "The array of a tensor; anything else (a number, an array) as it is."
+    return v._data if isinstance(v, Tensor) else v
+
+def _version_counter(t):
+    "The version counter of tensor `t` (a one-element list that its views share), created on first use."
+    if t._vc is None: t._vc = [0]
+    return t._vc
+
+def _dtype_name(t): return _LEGACY[t.dtype.name]      # torch's name of a tensor's dtype in its messages: Float, Long...
 
 # %% ../nbs/01_tensor.ipynb #25e39534
 @patch

@@ -7,15 +7,15 @@ from __future__ import annotations
 import numpy as np
 from . import backend as B
 from .backend import array_namespace, _generator, patch
-from .tensor import Tensor, _by_np
+from .tensor import Tensor, _by_np, _array_of, _dtype_name
 from .factories import zeros_like
 from .autograd.graph import Op, _Mode, _NO_CTX
-from .autograd.broadcasting import _reduce, _d, _scalar, _float_dtype, ToCopyBackward0
+from .autograd.broadcasting import _reduce, _scalar, _float_dtype, ToCopyBackward0
 from .autograd.operators import sub, div
 from .autograd.engine import _inplace
 from .autograd.operators import _bool_error
 from .autograd.graph import _check_tensors
-from .ops import _floating, _masked, _dname, pow, clamp, _clip, neg
+from .ops import _floating, _masked, pow, clamp, _clip, neg
 from .erf_gelu import _erf, _2SPI
 
 # %% auto #0
@@ -87,8 +87,8 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: g * (-x * x).exp() * _2SPI, 'x', True),
     silu       = ('SiluBackward0',       lambda xp, a: a * _sigmoid(xp, a), _dsilu,                          'x', True),
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
-                  lambda g, x, y, negative_slope=0.01: _masked(g, (_d(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
-    relu       = ('ReluBackward0',       _relu,                        lambda g, x, y: _masked(g, ~(_d(y) <= 0)), 'y', False),   # NaN passes g, as torch
+                  lambda g, x, y, negative_slope=0.01: _masked(g, (_array_of(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
+    relu       = ('ReluBackward0',       _relu,                        lambda g, x, y: _masked(g, ~(_array_of(y) <= 0)), 'y', False),   # NaN passes g, as torch
     abs        = ('AbsBackward0',        lambda xp, a: xp.abs(a),      lambda g, x, y: g * x.sign(),          'x', False),
     sign       = ('SignBackward0',       _sign,                        None, '', False),
     floor      = ('FloorBackward0',      _rounding('floor'),           None, '', False),
@@ -104,7 +104,7 @@ def _unary_function(name, cls, to_float):
     kernel = _FLOAT_KERNELS.get(name)
     def f(input, **options):
         try:
-            if kernel and not _float_dtype(input): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dname(input)}\'')
+            if kernel and not _float_dtype(input): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(input)}\'')
             return cls.apply(_floating(input) if to_float else input, **options)
         except AttributeError: _check_tensors(name, dict(input=input)); raise
     f.__name__ = f.__qualname__ = name
@@ -201,7 +201,7 @@ class FillBackward2(Op):
     @staticmethod
     def forward(ctx, x, value):
         out = array_namespace(x._data).empty_like(x._data)
-        out[...] = _d(value)
+        out[...] = _array_of(value)
         return out
     @staticmethod
     def backward(ctx, g): return zeros_like(g)

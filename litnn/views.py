@@ -7,9 +7,9 @@ from __future__ import annotations
 import builtins, math, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace, to_dtype
-from .tensor import Tensor, _wrap_dim, _LEGACY
-from .autograd.graph import Op, _vc
-from .autograd.broadcasting import ViewBackward0, ExpandBackward0, _d, _dims
+from .tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of
+from .autograd.graph import Op
+from .autograd.broadcasting import ViewBackward0, ExpandBackward0, _dims
 from .autograd.engine import _EXPANDED_VIEW
 
 # %% auto #0
@@ -22,7 +22,7 @@ def _view_of(out, base):
     "Mark `out` as a view of `base`'s memory: `_base` is the root tensor, the version counter is shared."
     root = base._base
     if root is None: root = base
-    out._base, out._vc = root, _vc(root)
+    out._base, out._vc = root, _version_counter(root)
     return out
 
 # %% ../nbs/03b_views.ipynb #8e3fd3d0
@@ -150,7 +150,7 @@ class _Index(Op):
         return _get(x._data, key)
     @staticmethod
     def backward(ctx, g):
-        if not ctx.adv and _d(g).size == math.prod(ctx.shape): return g.reshape(ctx.shape)
+        if not ctx.adv and _array_of(g).size == math.prod(ctx.shape): return g.reshape(ctx.shape)
         if isinstance(g, Tensor): return IndexPutImplBackward0.apply(g, key=ctx.key, shape=ctx.shape, op=type(ctx))
         return _index_put(g, ctx.key, ctx.shape, ctx.adv)
 

@@ -7,17 +7,13 @@ from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
-from ..tensor import Tensor, _by_np, _wrap_dim, _LEGACY
-from .graph import Op, Node, _Mode, _FREED, _Packed, _vc, _num, _ndarray
+from ..tensor import Tensor, _by_np, _wrap_dim, _LEGACY, _version_counter
+from .graph import Op, Node, _Mode, _FREED, _Packed, _num, _ndarray
 
 # %% auto #0
 __all__ = ['ToCopyBackward0', 'SumBackward0', 'SumBackward1', 'ExpandBackward0', 'ViewBackward0']
 
 # %% ../../nbs/02_broadcasting.ipynb #3e71638c
-def _d(v):
-    "The array of a tensor, or a number as it is."
-    return v._data if isinstance(v, Tensor) else v
-
 def _operands(x, y):
     "The arrays to compute with for tensors or numbers `x`, `y` (see `_scalar`)."
     a = x._data if isinstance(x, Tensor) else None
@@ -163,7 +159,7 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
                                  "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
         out._data = a = array_namespace(a).empty(r.shape, a.dtype)     # new memory, as torch's resize
     a[...] = r
-    _vc(out)[0] += 1
+    _version_counter(out)[0] += 1
     return out
 
 # %% ../../nbs/02_broadcasting.ipynb #610e5cd5

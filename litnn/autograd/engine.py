@@ -6,9 +6,9 @@
 from __future__ import annotations
 import builtins, itertools, operator, sys, threading, numpy as np
 from ..backend import patch, array_namespace
-from ..tensor import Tensor, _arr, _by_np, _LEGACY
+from ..tensor import Tensor, _as_array, _by_np, _LEGACY, _version_counter
 from ..factories import tensor as _tensor
-from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _vc, _version
+from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _version
 from .broadcasting import _can_cast
 from .operators import add, mul
 
@@ -37,7 +37,7 @@ def _needed(order, targets):
 # %% ../../nbs/02a_engine.ipynb #ac781c03
 def _as_tensor(g):
     "Gradient `g` as a tensor (user code sees tensors; a plain backward passes arrays, or numpy's 0-d scalars)."
-    return g if g is None or isinstance(g, Tensor) else Tensor._make(_arr(g))
+    return g if g is None or isinstance(g, Tensor) else Tensor._make(_as_array(g))
 
 def _value(g, plain):
     "What the walk passes on for gradient `g` returned by user code: its array in a plain backward."
@@ -91,7 +91,7 @@ def _store_grad(t, g, claimed, create_graph):
         if g._data.dtype != t._data.dtype: g = Tensor._make(g._data.astype(t._data.dtype))
         t._grad = g if t._grad is None else t._grad + g
         return
-    g = _arr(g)       # numpy gives 0-d results as scalars
+    g = _as_array(g)       # numpy gives 0-d results as scalars
     if g.dtype != t._data.dtype: g = g.astype(t._data.dtype)
     old = t._grad
     if old is None: t._grad = Tensor._make(g if _owned(g, claimed) else g.copy())
@@ -304,7 +304,7 @@ def _inplace(self, op, *args, _write=None, **kw):
         try: _write(array_namespace(a), a, *[v._data if isinstance(v, Tensor) else v for v in args])
         except (TypeError, ValueError): pass    # a dtype, shape or device problem: the general path raises torch's error
         else:
-            _vc(self)[0] += 1
+            _version_counter(self)[0] += 1
             return self
     _check_inplace(self, recording)
     if isinstance(op, Tensor): result = op
@@ -324,7 +324,7 @@ def _inplace(self, op, *args, _write=None, **kw):
         except ValueError: raise RuntimeError(_EXPANDED_VIEW) from None   # numpy's read-only broadcast memory
     if result.grad_fn is not None:
         self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, result._output_nr, True
-    _vc(self)[0] += 1
+    _version_counter(self)[0] += 1
     return self
 
 # %% ../../nbs/02a_engine.ipynb #81e41c92

@@ -7,11 +7,11 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from ..backend import patch
-from ..tensor import Tensor
+from ..tensor import Tensor, _version_counter
 from ..factories import zeros_like
 from ..utils.hooks import RemovableHandle
 from ..creation import Variable
-from .graph import _edge, _vc
+from .graph import _edge
 from .engine import _final_callbacks, _execute, _root, _grad_for, _as_tuple, _as_tensor
 
 # %% auto #0
@@ -106,7 +106,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def detach(self:Tensor):
     "A tensor sharing this one's values, cut from the graph."
     t = Tensor._make(self._data)
-    t._vc = _vc(self)
+    t._vc = _version_counter(self)
     return t
 
 @patch

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, itertools, threading, weakref, numpy as np
 from collections import OrderedDict
 from ..backend import patch
-from ..tensor import Tensor, _arr
+from ..tensor import Tensor, _as_array
 from ..utils.hooks import RemovableHandle
 
 # %% auto #0
@@ -88,10 +88,7 @@ _SECOND_TIME = ("Trying to backward through the graph a second time (or directly
 
 def _version(t): return t._vc[0] if t._vc is not None else 0
 
-def _vc(t):
-    "The version counter of `t`, created on first use."
-    if t._vc is None: t._vc = [0]
-    return t._vc
+
 
 # %% ../../nbs/02_backprop.ipynb #07219c73
 class Node:
@@ -144,7 +141,7 @@ def _modified_error(t, v, node):
 # %% ../../nbs/02_backprop.ipynb #813b3a81
 class _SavedOutput:
     "An output of a Function saved for its backward, without the reference cycle output -> ctx -> output."
-    def __init__(self, t, ctx): self.data, self.nr, self.vc = t._data, t._output_nr, _vc(t)
+    def __init__(self, t, ctx): self.data, self.nr, self.vc = t._data, t._output_nr, _version_counter(t)
     def unpack(self, ctx):
         t = Tensor._make(self.data, True, ctx) if _Mode.grad else Tensor._make(self.data)
         if self.nr: t._output_nr = self.nr
@@ -155,7 +152,7 @@ class _SavedOutput:
 @patch
 def save_output(self:Node, out):
     "Keep the output array of forward for backward (see `result`)."
-    self._out = _arr(out)     # numpy gives 0-d results as scalars
+    self._out = _as_array(out)     # numpy gives 0-d results as scalars
 
 @patch(as_prop=True)
 def result(self:Node):
@@ -292,7 +289,7 @@ class Op(Node):
         if type(out) is _ndarray:      # the common case, inlined: a plain result tensor
             t = _new(Tensor); t._data, t._requires_grad, t.grad_fn, t._vc = out, False, None, None
             return t
-        return tuple(_make(_arr(o)) for o in out) if type(out) is tuple else _make(_arr(out))
+        return tuple(_make(_as_array(o)) for o in out) if type(out) is tuple else _make(_as_array(out))
 
 # %% ../../nbs/02_backprop.ipynb #13a3f5d1
 def _record(cls, args, kw):
@@ -310,8 +307,8 @@ def _record(cls, args, kw):
     except ValueError as e: raise _as_torch_error(e, args) from None
     except AttributeError: _check_op_args(cls, args); raise
     if type(out) is tuple: return _wrap_many(ctx, out)
-    t = _new(Tensor)           # `Tensor._make(_arr(out), True, ctx)`, inlined
-    t._data, t._requires_grad, t.grad_fn, t._vc = out if type(out) is _ndarray else _arr(out), True, ctx, None
+    t = _new(Tensor)           # `Tensor._make(_as_array(out), True, ctx)`, inlined
+    t._data, t._requires_grad, t.grad_fn, t._vc = out if type(out) is _ndarray else _as_array(out), True, ctx, None
     if ctx._out is not None:
         t._vc = ctx._out_vc = [0]   # share the output's version with ctx.result
         if _Mode.packing and _saved_hooks.stack: ctx._out = _Packed(t, (_SELF, 0))   # the output through the pack hook (02f)
@@ -366,8 +363,8 @@ def _wrap_many(ctx, outs):
     nd = getattr(ctx, '_non_diff', ())
     res = []
     for i, o in enumerate(outs):
-        if i in nd: res.append(_make(_arr(o))); continue
-        t = _make(_arr(o), True, ctx)
+        if i in nd: res.append(_make(_as_array(o))); continue
+        t = _make(_as_array(o), True, ctx)
         if i: t._output_nr = i
         res.append(t)
     ctx._out_meta = [(o.shape, o.dtype) for o in outs]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace
-from ..tensor import Tensor
+from ..tensor import Tensor, _array_of
 from .graph import Op, _NO_CTX
-from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _d, _operands
+from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
@@ -78,7 +78,7 @@ class RsubBackward1(Op):
     @staticmethod
     def forward(ctx, x, other, alpha=1):
         ctx.alpha = alpha
-        return other - _d(x) if alpha == 1 else other - alpha * _d(x)
+        return other - _array_of(x) if alpha == 1 else other - alpha * _array_of(x)
     @staticmethod
     def backward(ctx, g): return -g if ctx.alpha == 1 else g * -ctx.alpha
 
@@ -141,7 +141,7 @@ class DivBackward2(Op):
     "Division rounded to an integer: a step function, so its gradient is zero."
     @staticmethod
     def forward(ctx, x, y, rounding_mode):
-        a, b = _d(x), _d(y)
+        a, b = _array_of(x), _array_of(y)
         xp = array_namespace(a if isinstance(x, Tensor) else b)
         if (x if isinstance(x, Tensor) else y)._data.dtype.kind in 'iu':   # in integers: through floats it is wrong above 2**53
             _check_divisor(xp, b)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import builtins, math, numpy as np
 from collections import namedtuple
 from ..backend import array_namespace, to_device, to_dtype, int64
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _wrap_dim, _dtype_name
 from ..factories import zeros_like, eye
 from ..autograd.graph import Op, _Mode
 from ..autograd.broadcasting import _reduce, _cast, _float_dtype
-from ..ops import _const, _dname, where
+from ..ops import _const, where
 from ..dims import cat
 from ..conversions import tril
 from ..reductions import return_types, _return_type
@@ -54,7 +54,7 @@ def _raise_per_matrix(fn, A, find, message):
 
 # %% ../../nbs/03i_linalg.ipynb #642fa560
 def _check_float(fn, A):
-    if not _float_dtype(A): raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {_dname(A)}")
+    if not _float_dtype(A): raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {_dtype_name(A)}")
 
 def _check_matrix(fn, A, square=True):
     _check_float(fn, A)
@@ -174,7 +174,7 @@ def solve(A, B, *, left=True):
     rows, cols = (B.shape[-1], 1) if vector else tuple(B.shape[-2:])
     if rows != A.shape[-1]:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
-    if A.dtype is not B.dtype: raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_dname(A)} and B of type {_dname(B)} instead")
+    if A.dtype is not B.dtype: raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_dtype_name(A)} and B of type {_dtype_name(B)} instead")
     return LinalgSolveExBackward0.apply(A, B, vector=vector)
 
 # %% ../../nbs/03i_linalg.ipynb #f120770c

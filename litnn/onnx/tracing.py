@@ -8,7 +8,7 @@ __all__ = ['is_in_onnx_export', 'Value', 'TraceNode', 'Trace', 'trace_module']
 # %% ../../nbs/60_onnx_tracing.ipynb #157a859e
 import builtins, contextlib, numpy as np
 from .. import backend as B
-from ..tensor import Tensor, _arr
+from ..tensor import Tensor, _as_array
 from ..backend import patch
 from ..autograd.graph import _Mode, _NO_EDGE, _as_torch_error, _version, no_grad
 
@@ -117,7 +117,7 @@ def _traced_op(cls, args, kw):
         ctx = object.__new__(cls); ctx.next_functions = (_NO_EDGE,) * len(args)
         try: out = cls.forward(ctx, *args, **kw)
         except ValueError as e: raise _as_torch_error(e, args) from None
-        out = tuple(Tensor._make(_arr(o)) for o in out) if type(out) is tuple else Tensor._make(_arr(out))
+        out = tuple(Tensor._make(_as_array(o)) for o in out) if type(out) is tuple else Tensor._make(_as_array(out))
         return _Export.trace.record(cls.__name__, cls, args, kw, dict(vars(ctx)), out)
     finally: _Mode.trace = _traced_op
 

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
+from ..tensor import Tensor, _version_counter
 from ..factories import tensor
-from ..autograd.graph import enable_grad, _vc
+from ..autograd.graph import enable_grad
 from ..utils.hooks import RemovableHandle
 
 # %% ../../nbs/30_optim.ipynb #037b1d4f
@@ -237,7 +237,7 @@ def _scalar(x):
 
 def _bump(p):
     "Count an in-place change of `p` in its version counter, as PyTorch's in-place ops do."
-    _vc(p)[0] += 1
+    _version_counter(p)[0] += 1
 
 def _lerp_(xp, a, end, weight):
     "`a.lerp_(end, weight)` in PyTorch's two-sided form (exact at both ends)."

@@ -10,10 +10,10 @@ from ...factories import empty, zeros_like
 from ...dims import cat
 from ...autograd.grad_hooks import grad
 from ...backend import array_namespace, array_device, _generator, patch
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...autograd.graph import Op, _NO_CTX, enable_grad
 from ...autograd.broadcasting import _reduce
-from ...ops import _const, _dname
+from ...ops import _const
 from ...erf_gelu import _temporaries
 from .. import init
 from ..parameter import Parameter
@@ -135,7 +135,7 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: {q.dim()} key.dim: {k.dim()} and value.dim: {v.dim()} instead.")
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cname(q)} key.dtype: {_cname(k)} and value.dtype: {_cname(v)} instead.")
-    if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dname(q)}")
+    if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dtype_name(q)}")
     if mask is not None and mask.dtype is not B.bool and mask.dtype != q.dtype:
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_ctype(mask)} and  query.dtype: {_ctype(q)} instead.")
     if is_causal and mask is not None: raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")

@@ -7,14 +7,13 @@ __all__ = ['ConvolutionBackward0', 'conv1d', 'conv2d', 'Conv1d', 'Conv2d']
 
 # %% ../../../nbs/23_conv.ipynb #379b1287
 import itertools, math, numpy as np
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...factories import empty
 from ...backend import array_namespace
 from ...autograd.graph import Op, _NO_CTX
 from ..im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out, _out_t,
                              _scratch, _chunks, _LinearMap)
 from ...indexing import index_select
-from ...ops import _dname
 from ..parameter import Parameter
 from .module import Module
 from .. import init
@@ -145,7 +144,7 @@ def _check_shapes(input, weight, bias, groups):
         raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} to have {w.shape[1] * groups} channels, but got {x.shape[1]} channels instead")
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
         raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {w.shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
-    if x.dtype != w.dtype: raise RuntimeError(f"expected scalar type {_dname(input)} but found {_dname(weight)}")
+    if x.dtype != w.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
     if bias is not None and bias._data.dtype != x.dtype:
         c = lambda t: _C_NAMES.get(t.dtype.name, t.dtype.name)
         raise RuntimeError(f"Input type ({c(input)}) and bias type ({c(bias)}) should be the same")

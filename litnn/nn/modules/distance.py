@@ -8,12 +8,11 @@ __all__ = ['one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'Cosine
 # %% ../../../nbs/26a_distance.ipynb #b4202419
 import numpy as np
 from ...backend import array_namespace, int64
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...more_reductions import norm
 from .module import Module
 from ...autograd.graph import _check_tensors
 from ...autograd.broadcasting import _promote
-from ...ops import _dname
 
 # %% ../../../nbs/26a_distance.ipynb #9e8aa66a
 def one_hot(tensor, num_classes=-1):
@@ -34,7 +33,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     "cos of the angle between `x1` and `x2` along `dim` (broadcast first)."
     _check_tensors('cosine_similarity', dict(x1=x1, x2=x2))
     x1, x2 = _promote(x1, x2)       # an integer tensor computes with a float one, in their common dtype
-    if not x1.is_floating_point(): raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dname(x1)}")
+    if not x1.is_floating_point(): raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dtype_name(x1)}")
     x1, x2 = _broadcast(x1, x2)
     n1, n2 = (_floor(norm(x, 2, dim, keepdim=True), eps) for x in (x1, x2))
     return ((x1 / n1) * (x2 / n2)).sum(dim)

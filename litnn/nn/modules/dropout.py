@@ -8,8 +8,7 @@ __all__ = ['dropout', 'Dropout']
 # %% ../../../nbs/21a_dropout.ipynb #09f196b4
 import numpy as np
 from ...backend import array_namespace, _generator
-from ...tensor import Tensor
-from ...ops import _dname
+from ...tensor import Tensor, _dtype_name
 from .module import Module
 
 # %% ../../../nbs/21a_dropout.ipynb #0b81825d
@@ -29,7 +28,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     "Zero each element with probability `p` and scale the rest by 1/(1-p), in training; else the identity."
     _check_p(p)
     if not training or p == 0 or input._data.size == 0: return input
-    if not input.dtype.is_floating_point: raise RuntimeError(f"result type Float can't be cast to the desired output type {_dname(input)}")
+    if not input.dtype.is_floating_point: raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
     m = _mask(input, p)
     return input.mul_(m) if inplace else input * m
 

@@ -10,11 +10,10 @@ __all__ = ['dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alph
 import math, warnings
 import numpy as np
 from ...backend import _generator
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from .module import Module
 from .dropout import _check_p
 from ...autograd.graph import _check_tensors
-from ...ops import _dname
 
 # %% ../../../nbs/21c_feature_dropout.ipynb #b158d89d
 _ALPHA = 1.7580993408473766          # SELU's lambda * alpha: the value a dropped unit takes before the correction
@@ -31,7 +30,7 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     if p == 0 or not train or input.numel() == 0: return input
     if p == 1: return input.mul_(0.) if inplace else input * 0.
     if not input.is_floating_point():     # the noise is float: an integer result cannot hold input * noise
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {_dname(input)}")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
     keep = _noise(input, p, feature)
     if alpha:
         a = 1. / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))

@@ -7,9 +7,8 @@ __all__ = ['Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'Unfold', 'Fo
 
 # %% ../../../nbs/24d_fold.ipynb #81a5a857
 import math, numpy as np
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...backend import array_namespace
-from ...ops import _dname
 from ..im2col import _Geom, _LinearMap, _pack, _unfold, _fold, _crop, _per_image, _place, _out, _out_t
 from .module import Module
 from ...autograd.graph import _check_tensors
@@ -62,7 +61,7 @@ def _blocks(size, k, d, p, s):
 
 # %% ../../../nbs/24d_fold.ipynb #d4827d17
 def _check_float(input, fn):
-    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dname(input)}'")
+    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
 
 def _index_error(n):
     "What torch raises for an input of fewer than 3 dims (its im2col reads a size past the last dim)."

@@ -7,12 +7,11 @@ __all__ = ['UnsafeViewBackward0', 'linear', 'Linear', 'bilinear', 'Bilinear', 'I
 
 # %% ../../../nbs/21_linear.ipynb #d2999bf9
 import math
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...factories import empty
 from ...autograd.graph import _check_tensors
 from ...autograd.broadcasting import ViewBackward0
 from ...matrix_products import MmBackward0, AddmmBackward0, matmul
-from ...ops import _dname
 from ..parameter import Parameter
 from .module import Module
 from .. import init
@@ -45,9 +44,9 @@ def _linear(input, weight, bias):
     if not (x.ndim and w.ndim): raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D")
     if x.dtype != w.dtype:
         if bias is None: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != {_cname(weight)}")
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dname(input)} and {_dname(weight)}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(weight)}")
     if bias is not None and bias._data.dtype != x.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dname(bias)} and {_dname(input)}")
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(bias)} and {_dtype_name(input)}")
     if w.ndim == 2 and x.shape[-1] != w.shape[1]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(x.shape[:-1])}x{x.shape[-1]} and {w.shape[1]}x{w.shape[0]})")
     if w.ndim != 2 or (x.ndim == 1 and bias is None):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import warnings, numpy as np
 from ... import backend as B
 from ...backend import array_namespace
-from ...tensor import Tensor, _LEGACY
+from ...tensor import Tensor, _LEGACY, _array_of
 from ...autograd.graph import Op
-from ...autograd.broadcasting import _d, _float_dtype
+from ...autograd.broadcasting import _float_dtype
 from ...ops import _const
 from ...more_reductions import log_softmax
 from .module import Module
@@ -105,7 +105,7 @@ class NllLossBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         shape, dtype, idx, coef, keep, reduction, denom, cd = ctx.o
-        xp = array_namespace(_d(g))
+        xp = array_namespace(_array_of(g))
         v = -1 if coef is None else -coef                           # d out / d input at the picked entries
         if reduction == 'mean' and coef is None: v = v / denom
         elif reduction == 'mean':

@@ -16,11 +16,11 @@ __all__ = ['EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBac
 import math
 import numpy as np
 from ...backend import array_namespace, _generator
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name, _array_of
 from ...autograd.graph import Op, _check_tensors, _op_name
 from ...autograd.broadcasting import _float_dtype
 from ...autograd.engine import _inplace
-from ...ops import _dname, _masked, _floating
+from ...ops import _masked, _floating
 from ...unary import _Unary, _UNARY, _sigmoid, _on_arrays
 from ...dims import cat, chunk
 from ...factories import empty
@@ -38,8 +38,6 @@ _exp, _tanh, _log1p = _kind('exp'), _kind('tanh'), _kind('log1p')
 
 def _sig(t): return t.sigmoid() if isinstance(t, Tensor) else _sigmoid(array_namespace(t), t)
 
-def _arr(t): return t._data if isinstance(t, Tensor) else t
-
 def _node(name, f, df, saves, kernel=None):
     """An elementwise node class in 03_ops's pattern: forward `f(xp, a, **kw)`, derivative `df(g, x, y, **kw)`;
     `kernel`: torch's float-only kernel, which refuses integers (None: integers keep their dtype)."""
@@ -48,19 +46,19 @@ def _node(name, f, df, saves, kernel=None):
 def _float_only(input, kernel):
     "torch's NotImplementedError for an integer or bool tensor given to a float-only kernel."
     if kernel and isinstance(input, Tensor) and not _float_dtype(input):
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dname(input)}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(input)}\'')
 
 # %% ../../../nbs/22b_more_activations.ipynb #31a5cbd6
 def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
     return scale * xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0) * input_scale))
 
 def _delu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
-    pos = _arr(y) > 0
+    pos = _array_of(y) > 0
     return _masked(g, pos * scale) + _masked(g * (y + scale * alpha) * input_scale, ~pos)
 
 def _dcelu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     s = 1 / float(np.float32(alpha))   # torch's CeluBackward0 takes 1/alpha of alpha as a float32 (derivatives.yaml)
-    neg = _arr(x) <= 0
+    neg = _array_of(x) <= 0
     return _masked(g, ~neg) + _masked(g * _exp(x * s) * (alpha * s), neg)
 
 EluBackward0 = _node('EluBackward0', _elu, _delu, 'y', 'elu_cpu')
@@ -89,8 +87,8 @@ def celu(input, alpha=1.0, inplace=False):
     return _elementwise(CeluBackward0, input, inplace, alpha=alpha, input_scale=1 / alpha)
 
 # %% ../../../nbs/22b_more_activations.ipynb #ea3bb2f6
-def _in(x, lo, hi): a = _arr(x); return (a > lo) & (a < hi)
-def _out(x, lambd): a = _arr(x); return (a > lambd) | (a < -lambd)
+def _in(x, lo, hi): a = _array_of(x); return (a > lo) & (a < hi)
+def _out(x, lambd): a = _array_of(x); return (a > lambd) | (a < -lambd)
 
 HardtanhBackward0 = _node('HardtanhBackward0', lambda xp, a, min_val=-1.0, max_val=1.0: xp.clip(a, min_val, max_val).astype(a.dtype, copy=False),
                           lambda g, x, y, min_val=-1.0, max_val=1.0: _masked(g, _in(x, min_val, max_val)), 'x')
@@ -98,13 +96,13 @@ _SIXTH = float(np.float32(1 / 6))   # torch's hardsigmoid slope is the float 1.0
 HardsigmoidBackward0 = _node('HardsigmoidBackward0', lambda xp, a: xp.clip(a / 6 + 0.5, 0, 1),
                              lambda g, x, y: _masked(g, _in(x, -3, 3) * _SIXTH), 'x', 'hardsigmoid_cpu')
 HardswishBackward0 = _node('HardswishBackward0', lambda xp, a: a * xp.clip(a + 3, 0, 6) / 6,
-                           lambda g, x, y: _masked(g * (x / 3 + 0.5), _in(x, -3, 3)) + _masked(g, _arr(x) >= 3), 'x', 'hardswish_cpu')
+                           lambda g, x, y: _masked(g * (x / 3 + 0.5), _in(x, -3, 3)) + _masked(g, _array_of(x) >= 3), 'x', 'hardswish_cpu')
 SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, 0 * a)),
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'softshrink_check')
 HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(_out(a, lambd), a, 0 * a),
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
 ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a > threshold, a, xp.asarray(value, dtype=a.dtype)),
-                           lambda g, x, y, threshold=0., value=0.: _masked(g, _arr(x) > threshold), 'x')
+                           lambda g, x, y, threshold=0., value=0.: _masked(g, _array_of(x) > threshold), 'x')
 
 # %% ../../../nbs/22b_more_activations.ipynb #2aa4f3ab
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -144,7 +142,7 @@ def _softplus(xp, a, beta=1.0, threshold=20.0):
     return xp.where(a * beta > threshold, a, xp.logaddexp(0, a * beta) / beta)
 
 def _dsoftplus(g, x, y, beta=1.0, threshold=20.0):
-    over = _arr(x) * beta > threshold
+    over = _array_of(x) * beta > threshold
     return _masked(g, over) + _masked(g * _sig(beta * x), ~over)
 
 SoftplusBackward0 = _node('SoftplusBackward0', _softplus, _dsoftplus, 'x', 'softplus_cpu')
@@ -215,7 +213,7 @@ class PreluKernelBackward0(Op):
     @staticmethod
     def _slopes(x, w):
         shape = [1] * x.ndim
-        n = _arr(w).size
+        n = _array_of(w).size
         if x.ndim >= 2 and n > 1: shape[1] = n
         return w.reshape(shape) if x.ndim else w.reshape(())
     @staticmethod

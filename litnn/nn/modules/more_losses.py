@@ -14,9 +14,9 @@ __all__ = ['smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussi
 import math, warnings
 import numpy as np
 from ...backend import array_namespace, int64
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...factories import ones_like
-from ...ops import where, _dname
+from ...ops import where
 from ...autograd.graph import _check_tensors
 from .module import Module
 from .loss import _Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction
@@ -154,7 +154,7 @@ def _batched(input, target):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
-    if not input.is_floating_point(): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dname(input)}\'')
+    if not input.is_floating_point(): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
     x, t, single = _batched(input, target)
@@ -167,7 +167,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
     _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
-    if not input.is_floating_point(): raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for \'{_dname(input)}\'')
+    if not input.is_floating_point(): raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for \'{_dtype_name(input)}\'')
     x, t, single = _batched(input, target)
     c = x.shape[1]
     xp = array_namespace(t._data)

@@ -9,10 +9,9 @@ __all__ = ['MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackwar
 
 # %% ../../../nbs/24_pooling.ipynb #4353cfb9
 import math, numpy as np
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...backend import array_namespace
 from ...autograd.graph import Op, _NO_CTX
-from ...ops import _dname
 from .module import Module
 from ..im2col import _LinearMap, _strided, _scratch
 from .conv import _ntuple
@@ -271,7 +270,7 @@ def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
     if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]}}}")
     for i in range(x.ndim - 2, x.ndim):
         if x.shape[i] == 0: raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(x.shape)} with dimension {i} being empty")
-    if x.dtype.kind != 'f' and x.dtype.name != 'bfloat16': raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{_dname(input)}'")
+    if x.dtype.kind != 'f' and x.dtype.name != 'bfloat16': raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{_dtype_name(input)}'")
     if out == (1, 1): return input.mean((-2, -1), keepdim=True)
     (H, W), (OH, OW) = x.shape[-2:], out
     if OH and OW and H % OH == 0 and W % OW == 0:

@@ -9,8 +9,7 @@ __all__ = ['max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'av
 # %% ../../../nbs/24e_pooling3d.ipynb #6139390e
 import math, numpy as np
 from ...backend import array_namespace
-from ...tensor import Tensor
-from ...ops import _dname
+from ...tensor import Tensor, _dtype_name
 from ..im2col import _LinearMap
 from .module import Module
 from .conv import _ntuple
@@ -146,7 +145,7 @@ def adaptive_avg_pool3d(input, output_size):
     if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]},{out[2]}}}")
     for i in range(1, input.dim()):
         if input.shape[i] == 0: raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
-    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dname(input)}'")
+    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dtype_name(input)}'")
     xp, dt = array_namespace(input._data), input._data.dtype
     Ad, Ah, Aw = (Tensor._make(xp.asarray(_averaging(n, o).T, dtype=dt)) for n, o in zip(input.shape[-3:], out))
     y = (input @ Aw).transpose(-1, -2) @ Ah              # (..., D, OW, OH)
