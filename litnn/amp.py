@@ -10,7 +10,7 @@ import collections, collections.abc, functools, warnings
 from .backend import float16, bfloat16, float32, float64, int32 as litnn_int32, patch
 from .tensor import Tensor
 from .factories import full, zeros
-from .autograd.graph import no_grad
+from .autograd.grad_mode import no_grad
 from . import cuda
 
 # %% ../nbs/02d_amp.ipynb #6dd643c6

@@ -9,7 +9,8 @@ from . import backend as B
 from .backend import patch, array_namespace, array_device, to_dtype
 from .tensor import Tensor
 from .factories import zeros as _zeros, ones as _ones, full as _full, empty as _empty, tensor as _tensor
-from .autograd.graph import Op, no_grad
+from .autograd.graph import Op
+from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import ToCopyBackward0, _dims
 
 # %% auto #0

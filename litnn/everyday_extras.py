@@ -8,7 +8,8 @@ import numpy as np
 from collections import namedtuple
 from .backend import array_namespace, patch, float32, float64
 from .tensor import Tensor, Size, _wrap_dim, _dtype_name
-from .autograd.graph import Op, no_grad, _check_tensors, _as_torch_error
+from .autograd.graph import Op, _check_tensors, _as_torch_error
+from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _float_dtype
 from .ops import where, gt, ge, lt, le, ne, pow, _nondiff_binary, _const, _floating
 from .matrix_products import outer, dot

@@ -8,7 +8,8 @@ import builtins, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
 from .tensor import Tensor, _wrap_dim, _by_np, _LEGACY, _version_counter, _array_of
 from .factories import _infer
-from .autograd.graph import Op, _Mode
+from .autograd.graph import Op
+from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace
 from .views import (_view_of, _Index, _Chain, _ALL, _is_all, _put, SelectBackward0, SliceBackward0,

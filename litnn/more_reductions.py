@@ -9,7 +9,8 @@ from . import backend as B
 from .backend import array_namespace, to_dtype
 from .tensor import Tensor, _as_array, _wrap_dim, _dtype_name
 from .factories import zeros_like
-from .autograd.graph import Op, _Mode, _check_tensors
+from .autograd.graph import Op, _check_tensors
+from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _float_dtype
 from .ops import _floating, _const, _masked, where
 from .reductions import _rdims, _keep, _kept, _safe_div

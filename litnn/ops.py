@@ -8,7 +8,8 @@ import builtins, numpy as np
 from .backend import array_namespace, get_default_dtype, result_type, patch
 from .tensor import Tensor, _as_array, _LEGACY, _array_of, _dtype_name
 from .factories import zeros_like, tensor as _tensor
-from .autograd.graph import Op, _num, no_grad
+from .autograd.graph import Op, _num
+from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
 from .autograd.operators import _check_divisor, div
 

@@ -8,7 +8,8 @@ import builtins, math, warnings, numpy as np
 from .backend import array_namespace, to_dtype, int64
 from .tensor import Tensor, _wrap_dim, _array_of, _dtype_name
 from .factories import zeros_like, eye
-from .autograd.graph import Op, _Mode
+from .autograd.graph import Op
+from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _reduce, _cast, _shape
 from .ops import _const, _masked, _floating, where
 from .reductions import return_types, _return_type

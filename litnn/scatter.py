@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
 from .tensor import Tensor, _wrap_dim, _LEGACY
-from .autograd.graph import Op, _Mode, no_grad
+from .autograd.graph import Op
+from .autograd.grad_mode import _Mode, no_grad
 from .autograd.broadcasting import _cast
 from .autograd.engine import _inplace
 from .views import _Index, _ALL

@@ -9,7 +9,8 @@ from . import backend as B
 from .backend import array_namespace, _generator, patch
 from .tensor import Tensor, _by_np, _array_of, _dtype_name
 from .factories import zeros_like
-from .autograd.graph import Op, _Mode, _NO_CTX
+from .autograd.graph import Op, _NO_CTX
+from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _reduce, _scalar, _float_dtype, ToCopyBackward0
 from .autograd.operators import sub, div
 from .autograd.engine import _inplace

@@ -10,7 +10,7 @@ import traceback, warnings
 from ..tensor import Tensor
 from ..backend import array_namespace
 from . import graph as _graph, broadcasting as _broadcasting, operators as _operators
-from .graph import _Mode
+from .grad_mode import _Mode
 
 # %% ../../nbs/02h_anomaly.ipynb #67863591
 def _forward_trace():

@@ -8,7 +8,8 @@ import builtins, math, warnings, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
 from ..tensor import Tensor, _by_np, _wrap_dim, _LEGACY, _version_counter
-from .graph import Op, Node, _Mode, _FREED, _Packed, _num, _ndarray
+from .graph import Op, Node, _FREED, _Packed, _num, _ndarray
+from .grad_mode import _Mode
 
 # %% auto #0
 __all__ = ['ToCopyBackward0', 'SumBackward0', 'SumBackward1', 'ExpandBackward0', 'ViewBackward0']

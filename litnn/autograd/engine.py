@@ -8,7 +8,8 @@ import builtins, itertools, operator, sys, threading, numpy as np
 from ..backend import patch, array_namespace
 from ..tensor import Tensor, _as_array, _by_np, _LEGACY, _version_counter
 from ..factories import tensor as _tensor
-from .graph import _Mode, AccumulateGrad, _accumulator, _edge, _FREED, _version
+from .graph import AccumulateGrad, _accumulator, _edge, _FREED, _version
+from .grad_mode import _Mode
 from .broadcasting import _can_cast
 from .operators import add, mul
 

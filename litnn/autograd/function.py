@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins, numpy as np
 from .. import backend as B
 from ..tensor import Tensor
-from .graph import Node, _Mode, _edge, _counter, _SavedOutput, no_grad
+from .graph import Node, _edge, _counter, _SavedOutput
+from .grad_mode import _Mode, no_grad
 from .engine import _as_tuple
 from .grad_hooks import grad
 

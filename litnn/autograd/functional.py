@@ -8,7 +8,7 @@ __all__ = ['vjp', 'jvp', 'jacobian', 'hessian', 'vhp', 'hvp']
 # %% ../../nbs/02c_jacobians.ipynb #6ce9b42a
 from ..tensor import Tensor
 from ..factories import zeros, zeros_like
-from .graph import enable_grad, set_grad_enabled, is_grad_enabled
+from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
 from .grad_hooks import grad
 
 # %% ../../nbs/02c_jacobians.ipynb #4a88530e

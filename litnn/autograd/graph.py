@@ -9,75 +9,10 @@ from collections import OrderedDict
 from ..backend import patch
 from ..tensor import Tensor, _as_array, _version_counter
 from ..utils.hooks import RemovableHandle
+from .grad_mode import _Mode, is_grad_enabled, no_grad, enable_grad, set_grad_enabled, inference_mode, is_inference_mode_enabled
 
 # %% auto #0
-__all__ = ['is_grad_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode', 'is_inference_mode_enabled', 'Node',
-           'AccumulateGrad', 'Op']
-
-# %% ../../nbs/02_backprop.ipynb #d9df1292
-class _Mode:
-    grad = True          # is the graph being recorded?
-    inference = False    # inside inference_mode()?
-    packing = 0          # saved_tensors_hooks contexts open in any thread (02f): 0, the common case, is one test
-    anomaly = None       # anomaly mode's checks while it is on (02h_anomaly), else None
-    trace = None         # while exporting (litnn.onnx, nbs/60_onnx_tracing): called by every Op instead of running it
-    batched = None       # inside vmap (36b_vmap): the function each op first offers its arguments to
-
-def is_grad_enabled():
-    "True when operations record the graph."
-    return _Mode.grad
-
-# %% ../../nbs/02_backprop.ipynb #6c8f7f56
-class _GradMode:
-    "Base of the grad-mode context managers; also usable as decorators."
-    mode = None
-    def __enter__(self): self.prev = _Mode.grad; _Mode.grad = self.mode
-    def __exit__(self, *exc): _Mode.grad = self.prev
-    def __call__(self, f):
-        import functools
-        @functools.wraps(f)
-        def wrapper(*args, **kwargs):
-            with self.__class__(*self._args): return f(*args, **kwargs)
-        return wrapper
-    _args = ()
-    def clone(self): return self.__class__(*self._args)
-
-# %% ../../nbs/02_backprop.ipynb #f04ed6bb
-class no_grad(_GradMode):
-    "Context manager and decorator that turns graph recording off."
-    mode = False
-    def __new__(cls, orig_func=None):
-        if orig_func is not None and callable(orig_func): return cls()(orig_func)   # bare @no_grad
-        return super().__new__(cls)
-    def __init__(self, orig_func=None): pass
-
-class enable_grad(no_grad):
-    "Context manager and decorator that turns graph recording on (inside a `no_grad`)."
-    mode = True
-
-# %% ../../nbs/02_backprop.ipynb #206ea0ce
-class set_grad_enabled(_GradMode):
-    "Set grad mode to `mode` now (as a function) or for a `with` block or a decorated function."
-    def __init__(self, mode):
-        self.prev, self.mode, self._args = _Mode.grad, builtins.bool(mode), (mode,)
-        _Mode.grad = self.mode
-    def __enter__(self): pass
-    def __call__(self, f):
-        _Mode.grad = self.prev       # as a decorator, it must not change the mode now
-        return super().__call__(f)
-
-# %% ../../nbs/02_backprop.ipynb #1a1cb670
-class inference_mode(_GradMode):
-    "`no_grad` for inference; `is_inference_mode_enabled()` tells it apart from a plain `no_grad`."
-    def __init__(self, mode=True): self.mode, self._args, self.inference = not mode, (mode,), builtins.bool(mode)
-    def __enter__(self):
-        super().__enter__(); self.prev_inf, _Mode.inference = _Mode.inference, self.inference
-    def __exit__(self, *exc):
-        super().__exit__(*exc); _Mode.inference = self.prev_inf
-
-def is_inference_mode_enabled():
-    "True inside `inference_mode()`."
-    return _Mode.inference
+__all__ = ['Node', 'AccumulateGrad', 'Op']
 
 # %% ../../nbs/02_backprop.ipynb #839c4398
 _FREED = object()

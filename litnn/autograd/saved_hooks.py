@@ -9,7 +9,8 @@ __all__ = ['saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 
 import contextlib, functools, threading
 from ..tensor import Tensor
 from ..utils.hooks import RemovableHandle
-from .graph import _Mode, _saved_hooks, _accumulator
+from .graph import _saved_hooks, _accumulator
+from .grad_mode import _Mode
 from .engine import _graph_task
 
 # %% ../../nbs/02f_saved_tensor_hooks.ipynb #9fff80cb

@@ -9,7 +9,7 @@ __all__ = ['Distribution']
 import math, warnings
 from ..backend import patch
 from ..tensor import Tensor, Size
-from ..autograd.graph import no_grad
+from ..autograd.grad_mode import no_grad
 from . import constraints
 from .utils import lazy_property
 

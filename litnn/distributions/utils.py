@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from ..factories import tensor
 from ..erf_gelu import _erf
 from ..autograd import Function
-from ..autograd.graph import enable_grad
+from ..autograd.grad_mode import enable_grad
 
 # %% ../../nbs/33b_dist_utils.ipynb #ba0af1cc
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni

@@ -8,7 +8,7 @@ __all__ = ['functional_call', 'grad_and_value', 'grad', 'vjp', 'jvp', 'jacrev', 
 # %% ../../nbs/36a_func.ipynb #5805b554
 from ..tensor import Tensor
 from ..factories import zeros_like, ones_like, zeros, eye
-from ..autograd.graph import enable_grad, _Mode
+from ..autograd.grad_mode import enable_grad, _Mode
 from ..autograd.functional import _autograd_grad
 from ..dims import stack
 from ..nn.utils.stateless import _functional_call

@@ -12,7 +12,7 @@ import math
 from .. import backend as B
 from ..tensor import Tensor
 from ..factories import ones_like, zeros_like
-from ..autograd.graph import _Mode, enable_grad
+from ..autograd.grad_mode import _Mode, enable_grad
 from ..dims import stack, cat
 from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable
 from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad

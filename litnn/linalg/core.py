@@ -9,7 +9,8 @@ from collections import namedtuple
 from ..backend import array_namespace, to_device, to_dtype, int64
 from ..tensor import Tensor, _wrap_dim, _dtype_name
 from ..factories import zeros_like, eye
-from ..autograd.graph import Op, _Mode
+from ..autograd.graph import Op
+from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _reduce, _cast, _float_dtype
 from ..ops import _const, where
 from ..dims import cat

@@ -10,7 +10,7 @@ __all__ = ['calculate_gain', 'uniform_', 'normal_', 'constant_', 'ones_', 'zeros
 import math, warnings, numpy as np
 from ..backend import array_namespace, _generator
 from ..tensor import Tensor
-from ..autograd.graph import no_grad
+from ..autograd.grad_mode import no_grad
 
 # %% ../../nbs/20_init.ipynb #e3a86d8c
 _LINEAR = ('linear', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d')

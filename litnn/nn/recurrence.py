@@ -11,7 +11,8 @@ from functools import partial
 from ..backend import array_namespace
 from ..tensor import Tensor
 from ..dims import cat
-from ..autograd.graph import Op, enable_grad, _NO_CTX
+from ..autograd.graph import Op, _NO_CTX
+from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_hooks import grad as _autograd_grad
 from .modules.linear import linear
 

@@ -10,7 +10,8 @@ import builtins, contextlib, numpy as np
 from .. import backend as B
 from ..tensor import Tensor, _as_array
 from ..backend import patch
-from ..autograd.graph import _Mode, _NO_EDGE, _as_torch_error, _version, no_grad
+from ..autograd.graph import _NO_EDGE, _as_torch_error, _version
+from ..autograd.grad_mode import _Mode, no_grad
 
 # %% ../../nbs/60_onnx_tracing.ipynb #1fbd2488
 class _Export:

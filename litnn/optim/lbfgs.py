@@ -10,7 +10,7 @@ import math
 from ..backend import patch
 from ..tensor import Tensor
 from ..dims import cat
-from ..autograd.graph import no_grad, enable_grad
+from ..autograd.grad_mode import no_grad, enable_grad
 from .optimizer import Optimizer, _scalar
 
 # %% ../../nbs/30k_lbfgs.ipynb #162acd2a

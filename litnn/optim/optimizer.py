@@ -14,7 +14,7 @@ from itertools import chain
 from ..backend import array_namespace, float32, patch
 from ..tensor import Tensor, _version_counter
 from ..factories import tensor
-from ..autograd.graph import enable_grad
+from ..autograd.grad_mode import enable_grad
 from ..utils.hooks import RemovableHandle
 
 # %% ../../nbs/30_optim.ipynb #037b1d4f

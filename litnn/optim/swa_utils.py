@@ -12,7 +12,7 @@ from copy import deepcopy
 from ..backend import array_namespace, patch, int64
 from ..tensor import Tensor
 from ..factories import tensor
-from ..autograd.graph import no_grad
+from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
 from ..nn.modules.normalization import _BatchNorm
 from .optimizer import _lerp_

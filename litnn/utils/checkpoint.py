@@ -11,7 +11,7 @@ from .. import amp
 from ..backend import default_generator, _cuda_generators
 from ..tensor import Tensor
 from ..factories import empty
-from ..autograd.graph import no_grad, enable_grad
+from ..autograd.grad_mode import no_grad, enable_grad
 from ..autograd.engine import backward
 from ..autograd.function import Function
 

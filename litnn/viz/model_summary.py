@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from ..backend import patch
 from ..factories import rand
-from ..autograd.graph import no_grad
+from ..autograd.grad_mode import no_grad
 
 # %% auto #0
 __all__ = ['LayerInfo', 'ModelStatistics', 'summary']

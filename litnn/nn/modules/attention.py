@@ -11,7 +11,8 @@ from ...dims import cat
 from ...autograd.grad_hooks import grad
 from ...backend import array_namespace, array_device, _generator, patch
 from ...tensor import Tensor, _dtype_name
-from ...autograd.graph import Op, _NO_CTX, enable_grad
+from ...autograd.graph import Op, _NO_CTX
+from ...autograd.grad_mode import enable_grad
 from ...autograd.broadcasting import _reduce
 from ...ops import _const
 from ...erf_gelu import _temporaries

@@ -9,7 +9,7 @@ __all__ = ['HOOK_KINDS', 'BackwardHookFunction', 'BackwardHook', 'record_hook_ca
 import functools, warnings, weakref
 from ...backend import patch
 from ...tensor import Tensor
-from ...autograd.graph import is_grad_enabled
+from ...autograd.grad_mode import is_grad_enabled
 from ...autograd.function import Function
 from ...utils.hooks import RemovableHandle
 from .module import Module

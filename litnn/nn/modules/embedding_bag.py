@@ -11,7 +11,7 @@ import numpy as np
 from ...backend import array_namespace
 from ...tensor import Tensor
 from ...factories import empty
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from ...dims import cat
 from ..parameter import Parameter
 from .module import Module

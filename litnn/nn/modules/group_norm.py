@@ -5,7 +5,7 @@
 # %% ../../../nbs/25a_group_norm.ipynb #dfec9c06
 from __future__ import annotations
 import numbers, numpy as np
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from ...tensor import _LEGACY
 from ...factories import empty
 from ..parameter import Parameter

@@ -13,7 +13,7 @@ import sys, itertools
 from ...backend import long
 from ...tensor import Tensor, Size
 from ...factories import empty, tensor
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from .linear import Linear
 from .conv import Conv1d, Conv2d

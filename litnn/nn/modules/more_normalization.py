@@ -8,7 +8,7 @@ __all__ = ['instance_norm', 'InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d'
 
 # %% ../../../nbs/25b_more_normalization.ipynb #f56798f4
 import warnings
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from .module import Module
 from .normalization import batch_norm, _NormBase, _input_dim_check
 from .padding import pad

@@ -9,7 +9,8 @@ from ... import backend as B
 from ...factories import empty, zeros, ones, tensor
 from ...backend import array_namespace
 from ...tensor import _LEGACY, Tensor
-from ...autograd.graph import Op, _Mode, no_grad, _check_tensors
+from ...autograd.graph import Op, _check_tensors
+from ...autograd.grad_mode import _Mode, no_grad
 from ...autograd.broadcasting import _float_dtype, _c_contiguous, _sum_leading
 from ...ops import _const
 from ...erf_gelu import _temporaries

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from ...backend import patch
 from ...tensor import Tensor
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from .module import Module
 from ...utils.hooks import RemovableHandle

@@ -10,7 +10,7 @@ from ... import distributed as dist
 from ...backend import patch, float64
 from ...factories import tensor
 from ...autograd.function import Function
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from .normalization import _BatchNorm, batch_norm
 
 # %% ../../../nbs/52a_sync_batchnorm.ipynb #f99f56d7

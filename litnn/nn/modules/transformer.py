@@ -8,7 +8,7 @@ import copy, warnings
 from ...backend import patch
 from ...factories import full
 from ...conversions import triu
-from ...autograd.graph import is_grad_enabled
+from ...autograd.grad_mode import is_grad_enabled
 from .. import init
 from .module import Module
 from .container import ModuleList

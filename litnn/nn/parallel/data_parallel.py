@@ -11,7 +11,7 @@ from ... import cuda
 from ...backend import device, patch
 from ...tensor import Tensor
 from ...dims import cat
-from ...autograd.graph import is_grad_enabled
+from ...autograd.grad_mode import is_grad_enabled
 from ..modules.module import Module
 
 # %% ../../../nbs/50_data_parallel.ipynb #b7d2c4a1

@@ -12,7 +12,8 @@ from ...factories import zeros, tensor
 from ... import distributed as dist
 from ...backend import patch
 from ...tensor import Tensor
-from ...autograd.graph import no_grad, is_grad_enabled, AccumulateGrad
+from ...autograd.graph import AccumulateGrad
+from ...autograd.grad_mode import no_grad, is_grad_enabled
 from ...autograd import Variable
 from ..modules.module import Module
 from .data_parallel import _to_device

@@ -10,7 +10,7 @@ import math, types, warnings
 from ...backend import array_namespace
 from ...tensor import Tensor
 from ...factories import tensor
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from ...more_reductions import norm
 from ...dims import stack
 

@@ -11,7 +11,7 @@ from ...backend import array_namespace, patch
 from ...tensor import Tensor
 from ...factories import eye, randn, zeros_like
 from ...creation import finfo
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from ...ops import allclose, where
 from ...matrix_products import mv, dot
 from ...dims import cat

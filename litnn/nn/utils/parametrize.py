@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from copy import deepcopy
 from ...backend import patch
 from ...tensor import Tensor
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from ..modules.module import Module
 from ..modules.container import ModuleList

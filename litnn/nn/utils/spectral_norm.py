@@ -9,7 +9,7 @@ __all__ = ['SpectralNorm', 'SpectralNormStateDictHook', 'SpectralNormLoadStateDi
 # %% ../../../nbs/17d_spectral_norm_hook.ipynb #e22684c5
 from ...backend import patch
 from ...tensor import Tensor
-from ...autograd.graph import no_grad
+from ...autograd.grad_mode import no_grad
 from ...matrix_products import mv, dot
 from ...linalg.decompositions import multi_dot
 from ..parameter import Parameter
