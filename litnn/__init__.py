@@ -11,7 +11,7 @@ from ._tensor_str import set_printoptions
 from .creation import *              # 01d_creation
 from . import meta                  # 18_meta_device: registers device='meta' with the backend
 from . import autograd
-from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,   # 02_autograd_mode
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,   # 02_grad_mode
                                  is_inference_mode_enabled)
 from .autograd.operators import add, sub, mul, div, multiply, divide, subtract, true_divide   # 02_operators
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled   # 02h_anomaly

@@ -1,10 +1,10 @@
 """litnn.autograd: automatic differentiation, as torch.autograd.
 
-Its parts (nbs/02_autograd_mode, 02_backprop, 02_broadcasting, 02_operators, 02a_engine, 02a_grad_and_hooks,
+Its parts (nbs/02_grad_mode, 02_backprop, 02_broadcasting, 02_operators, 02a_engine, 02a_grad_and_hooks,
 02b_function): `grad_mode` (no_grad, enable_grad, inference_mode), `graph` (nodes, how operations record themselves), `broadcasting` (type promotion, broadcasting), `operators`
 (`+ - * /`), `engine` (the backward walk, in-place safety), `grad_hooks` (retain_grad, tensor hooks, grad, detach)
 and `function` (custom `Function`s and `gradcheck`)."""
-from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,   # 02_autograd_mode
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,   # 02_grad_mode
                         is_inference_mode_enabled)
 from .graph import Node
 from . import broadcasting, operators   # 02_broadcasting, 02_operators: promotion, sum/expand, + - * / (patched onto Tensor)

@@ -41,8 +41,8 @@ __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 
 
 _MORE_ACTIVATIONS = ['ELU', 'SELU', 'CELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'PReLU', 'RReLU',
                      'Softplus', 'Softsign', 'Softshrink', 'Hardshrink', 'Tanhshrink', 'Threshold', 'LogSigmoid', 'Softmin', 'Softmax2d']
-from .more_activations import (ELU, SELU, CELU, GLU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, PReLU, RReLU,   # 22b_more_activations
-                               Softplus, Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, LogSigmoid, Softmin, Softmax2d)
+from .more_activation_modules import (ELU, SELU, CELU, GLU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, PReLU, RReLU,   # 22c_more_activation_modules
+                                      Softplus, Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, LogSigmoid, Softmin, Softmax2d)
 __all__ += _MORE_ACTIVATIONS
 
 _PADDING = [f'{kind}Pad{n}d' for kind in ('Constant', 'Zero', 'Reflection', 'Replication', 'Circular') for n in (1, 2, 3)]

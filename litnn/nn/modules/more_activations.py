@@ -7,10 +7,8 @@ __all__ = ['EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBac
            'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0',
            'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink',
            'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin',
-           'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'ELU', 'CELU',
-           'SELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'Softplus', 'Softshrink',
-           'Hardshrink', 'Threshold', 'RReLU', 'Softsign', 'Tanhshrink', 'LogSigmoid', 'Softmin', 'Softmax2d', 'PReLU',
-           'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_']
+           'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_',
+           'celu_', 'hardtanh_', 'rrelu_', 'threshold_']
 
 # %% ../../../nbs/22b_more_activations.ipynb #b3b00614
 import math
@@ -263,130 +261,6 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _check_tensors('rrelu', dict(input=input)); _float_only(input, 'leaky_relu_cpu')
     if inplace: return _inplace(input, RreluWithNoiseBackward0.apply, lower=lower, upper=upper, training=training)
     return RreluWithNoiseBackward0.apply(input, lower=lower, upper=upper, training=training)
-
-# %% ../../../nbs/22b_more_activations.ipynb #5bd62b09
-class _Activation(Module):
-    "A module that calls `fn` with its attributes named in `args` (then `inplace`, if it has one)."
-    fn, args, repr_args, inplace_in_repr = None, (), (), True
-    def __init__(self, **attrs):
-        super().__init__()
-        for n, v in attrs.items(): setattr(self, n, v)
-    def forward(self, input): return type(self).fn(input, *(getattr(self, n) for n in self.call_args()))
-    def call_args(self): return self.args + (('inplace',) if hasattr(self, 'inplace') else ())
-    def extra_repr(self):
-        s = ', '.join(f'{n}={getattr(self, n)}' for n in self.repr_args)
-        if getattr(self, 'inplace', False) and self.inplace_in_repr: s += ', inplace=True' if s else 'inplace=True'
-        return s
-
-# %% ../../../nbs/22b_more_activations.ipynb #f3fca1e3
-class ELU(_Activation):
-    "elu as a module."
-    fn, args, repr_args = staticmethod(elu), ('alpha',), ('alpha',)
-    def __init__(self, alpha=1.0, inplace=False): super().__init__(alpha=alpha, inplace=inplace)
-
-class CELU(_Activation):
-    "celu as a module."
-    fn, args, repr_args = staticmethod(celu), ('alpha',), ('alpha',)
-    def __init__(self, alpha=1.0, inplace=False): super().__init__(alpha=alpha, inplace=inplace)
-
-class SELU(_Activation):
-    "selu as a module."
-    fn = staticmethod(selu)
-    def __init__(self, inplace=False): super().__init__(inplace=inplace)
-
-class GLU(_Activation):
-    "glu as a module."
-    fn, args, repr_args = staticmethod(glu), ('dim',), ('dim',)
-    def __init__(self, dim=-1): super().__init__(dim=dim)
-
-class Hardtanh(_Activation):
-    "hardtanh as a module."
-    fn, args, repr_args = staticmethod(hardtanh), ('min_val', 'max_val'), ('min_val', 'max_val')
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
-        super().__init__(min_val=min_val, max_val=max_val, inplace=inplace)
-        assert self.max_val > self.min_val, f"max_val ({max_val}) must be greater than min_val ({min_val})"   # torch's check
-
-class ReLU6(Hardtanh):
-    "relu6 as a module (a Hardtanh from 0 to 6, as in torch)."
-    repr_args = ()
-    def __init__(self, inplace=False): super().__init__(0.0, 6.0, inplace)
-
-class Hardsigmoid(_Activation):
-    "hardsigmoid as a module."
-    fn, inplace_in_repr = staticmethod(hardsigmoid), False
-    def __init__(self, inplace=False): super().__init__(inplace=inplace)
-
-class Hardswish(Hardsigmoid):
-    "hardswish as a module."
-    fn = staticmethod(hardswish)
-
-class Mish(Hardsigmoid):
-    "mish as a module."
-    fn = staticmethod(mish)
-
-# %% ../../../nbs/22b_more_activations.ipynb #4d29a11d
-class Softplus(_Activation):
-    "softplus as a module."
-    fn, args, repr_args = staticmethod(softplus), ('beta', 'threshold'), ('beta', 'threshold')
-    def __init__(self, beta=1.0, threshold=20.0): super().__init__(beta=beta, threshold=threshold)
-
-class Softshrink(_Activation):
-    "softshrink as a module."
-    fn, args = staticmethod(softshrink), ('lambd',)
-    def __init__(self, lambd=0.5): super().__init__(lambd=lambd)
-    def extra_repr(self): return str(self.lambd)
-
-class Hardshrink(Softshrink):
-    "hardshrink as a module."
-    fn = staticmethod(hardshrink)
-
-class Threshold(_Activation):
-    "threshold as a module."
-    fn, args, repr_args = staticmethod(threshold), ('threshold', 'value'), ('threshold', 'value')
-    def __init__(self, threshold, value, inplace=False): super().__init__(threshold=threshold, value=value, inplace=inplace)
-
-class RReLU(_Activation):
-    "rrelu as a module: random slopes in training, their mean in evaluation."
-    args, repr_args = ('lower', 'upper'), ('lower', 'upper')
-    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False): super().__init__(lower=lower, upper=upper, inplace=inplace)
-    def forward(self, input): return rrelu(input, self.lower, self.upper, self.training, self.inplace)
-
-class Softsign(_Activation):
-    "softsign as a module."
-    fn = staticmethod(softsign)
-
-class Tanhshrink(_Activation):
-    "tanhshrink as a module."
-    fn = staticmethod(tanhshrink)
-
-class LogSigmoid(_Activation):
-    "logsigmoid as a module."
-    fn = staticmethod(logsigmoid)
-
-class Softmin(_Activation):
-    "softmin as a module."
-    fn, args, repr_args = staticmethod(softmin), ('dim',), ('dim',)
-    def __init__(self, dim=None): super().__init__(dim=dim)
-
-class Softmax2d(Module):
-    "softmax over the channels of each position of a (N, C, H, W) or (C, H, W) input."
-    def forward(self, input):
-        if input.dim() not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
-        return softmax(input, -3, _stacklevel=5)
-
-# %% ../../../nbs/22b_more_activations.ipynb #e19184a2
-class PReLU(Module):
-    "prelu as a module, with `num_parameters` learned slopes initialised to `init`."
-    __constants__ = ['num_parameters']
-    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
-        super().__init__()
-        self.num_parameters, self.init = num_parameters, init
-        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
-        self.reset_parameters()
-    def reset_parameters(self): constant_(self.weight, self.init)
-    def forward(self, input): return prelu(input, self.weight)
-    def extra_repr(self): return f"num_parameters={self.num_parameters}"
 
 # %% ../../../nbs/22b_more_activations.ipynb #3fb3281a
 def elu_(input, alpha=1.0): return elu(input, alpha, True)
