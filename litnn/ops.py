@@ -270,7 +270,7 @@ def remainder(input, other):
 
 # %% ../nbs/03_ops.ipynb #622fd735
 def neg(input):
-    "-input (its node, NegBackward0, is in 02_backprop)."
+    "-input (its node, NegBackward0, is in 02_operators)."
     return -input
 
 negative = neg

@@ -37,7 +37,7 @@ _exp, _tanh, _log1p = _kind('exp'), _kind('tanh'), _kind('log1p')
 def _sig(t): return t.sigmoid() if isinstance(t, Tensor) else _sigmoid(array_namespace(t), t)
 
 def _node(name, f, df, saves, kernel=None):
-    """An elementwise node class in 03_ops's pattern: forward `f(xp, a, **kw)`, derivative `df(g, x, y, **kw)`;
+    """An elementwise node class in 03_ops_unary's pattern: forward `f(xp, a, **kw)`, derivative `df(g, x, y, **kw)`;
     `kernel`: torch's float-only kernel, which refuses integers (None: integers keep their dtype)."""
     return type(name, (_Unary,), dict(f=staticmethod(f), df=staticmethod(df), saves=saves, on_arrays=_on_arrays(df), kernel=kernel))
 
