@@ -49,7 +49,8 @@ from . import distributions              # 33_distributions ... 33v_kl
 from . import distributed                # 51_distributed: torch.distributed on MPI/NCCL (mpi4py imported by init_process_group only)
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
 from .functional_aliases import *   # 35_functional_aliases: torch.conv2d, torch.dropout... beside nn.functional
-from .everyday_extras import *      # 03m_everyday_extras: addcmul, nansum, quantile, masked_select, repeat_interleave, cov... and Tensor.stride, new
+from .everyday_extras import *      # 03m_everyday_extras: addcmul, masked_select, repeat_interleave, inner, gcd... and Tensor.stride, new
+from .statistics import *           # 03ma_statistics: nansum, nanmean, quantile, nanquantile, cov, corrcoef
 from .more_extras import *          # 03n_more_extras: torch.relu_, zero_..., broadcast_tensors, block_diag, unravel_index, var_mean, aminmax, addr, logspace, layout, get_rng_state
 from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors
 from . import func                      # 36_functional_call, 36a_func, 36b_vmap: litnn.func.functional_call, grad, vmap...

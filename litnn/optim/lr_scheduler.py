@@ -290,7 +290,8 @@ def get_lr(self:OneCycleLR):
 
 # %% ../../nbs/30a_lr_scheduler.ipynb #063ebd76
 from ._schedulers import (ExponentialLR, LinearLR, ConstantLR, PolynomialLR, MultiplicativeLR, CosineAnnealingWarmRestarts,
-                                     CyclicLR, ReduceLROnPlateau, SequentialLR, ChainedScheduler)   # 30l_schedulers (imports this module)
+                                     CyclicLR)                                       # 30l_schedulers (imports this module)
+from ._plateau_sequential import ReduceLROnPlateau, SequentialLR, ChainedScheduler   # 30la_plateau_sequential (imports this module)
 
 # %% ../../nbs/30a_lr_scheduler.ipynb #6fd39980
 _all_ = ['ExponentialLR', 'LinearLR', 'ConstantLR', 'PolynomialLR', 'MultiplicativeLR', 'CosineAnnealingWarmRestarts', 'CyclicLR',
