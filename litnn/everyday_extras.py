@@ -86,6 +86,7 @@ def _strides(shape, byte_strides, itemsize, empty):
         after = out[d] * max(shape[d], 1)
     return tuple(out)
 
+# %% ../nbs/03m_everyday_extras.ipynb #984060fb
 @patch
 def stride(self:Tensor, dim=None):
     "Steps, in elements, between neighbours along each dimension (or along `dim`)."
@@ -95,6 +96,7 @@ def stride(self:Tensor, dim=None):
     if a.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return s[_wrap_dim(dim, a.ndim)]
 
+# %% ../nbs/03m_everyday_extras.ipynb #24eb191f
 def _address(a): return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0]
 
 @patch
@@ -129,6 +131,7 @@ def _quotient(t1, t2):
     if not (_float_dtype(t1) or _float_dtype(t2)): raise RuntimeError(_ADDCDIV_INT)
     return t1 / t2
 
+# %% ../nbs/03m_everyday_extras.ipynb #bfd76563
 def addcmul(input, tensor1, tensor2, *, value=1): return input + value * (tensor1 * tensor2)
 def addcdiv(input, tensor1, tensor2, *, value=1): return input + value * _quotient(tensor1, tensor2)
 
@@ -162,6 +165,7 @@ def masked_select(input, mask):
     except ValueError as e: raise _as_torch_error(e, (mask, input)) from None
     return input.expand(*shape)[mask.expand(*shape)]
 
+# %% ../nbs/03m_everyday_extras.ipynb #7fb72b8d
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     "Each element (or slice along `dim`) repeated `repeats` times; `repeat_interleave(counts)` gives the index."
     if repeats is None: input, repeats, dim = input.new_tensor(np.arange(input.numel())), input, 0
@@ -205,6 +209,7 @@ def fmin(input, other):
     _check_tensors('fmin', dict(input=input, other=other))
     return where(le(input, other).logical_or(other.isnan()), input, other)
 
+# %% ../nbs/03m_everyday_extras.ipynb #d7ba59e1
 class HeavisideBackward0(Op):
     "heaviside: torch defines no derivative, so its backward raises."
     @staticmethod
@@ -232,6 +237,7 @@ def _integer_only(name):
     g.__doc__ = f"Elementwise `{name}` of two integer tensors."
     return g
 
+# %% ../nbs/03m_everyday_extras.ipynb #0d5e08ad
 gcd, lcm = _integer_only('gcd'), _integer_only('lcm')
 
 @patch
@@ -247,6 +253,7 @@ def ldexp(input, other): return input * pow(2., other)
 def ldexp_(self:Tensor, other): return self.mul_(pow(2., other))
 _all_ = ['ldexp_']
 
+# %% ../nbs/03m_everyday_extras.ipynb #c3251b8f
 def _named_tuple(name, fields):
     "A named tuple that prints as `torch.return_types.<name>` does."
     T = namedtuple(name, fields)
@@ -256,6 +263,7 @@ def _named_tuple(name, fields):
 
 return_types.frexp = _named_tuple('frexp', ('mantissa', 'exponent'))
 
+# %% ../nbs/03m_everyday_extras.ipynb #dd1aabf8
 class FrexpBackward0(Op):
     "frexp's mantissa; its gradient is grad / 2^exponent."
     @staticmethod
@@ -266,6 +274,7 @@ class FrexpBackward0(Op):
     def backward(ctx, g):
         with np.errstate(over='ignore'): return g / ctx.saved_tensors[0].to(g.dtype).exp2(), None
 
+# %% ../nbs/03m_everyday_extras.ipynb #6be2fa99
 def frexp(input):
     "(mantissa, exponent): input = mantissa·2^exponent, |mantissa| in [0.5, 1) (0 for 0)."
     if not _float_dtype(input): raise RuntimeError("torch.frexp() only supports floating-point dtypes")

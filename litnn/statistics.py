@@ -52,6 +52,7 @@ def _ranks(s, q, skip_nan, interpolation):
     r = where(r < 0, 0., r) if skip_nan else where(s.isnan().any(-1, keepdim=True), float(s.shape[-1] - 1), r)
     return dict(lower=r.floor, higher=r.ceil, nearest=r.round).get(interpolation, lambda: r)()
 
+# %% ../nbs/03ma_statistics.ipynb #319273eb
 def _quantile(fn, input, q, dim, keepdim, interpolation, skip_nan):
     qs = _check_quantile(fn, input, q, interpolation)
     x = input.reshape(-1) if dim is None or input.dim() == 0 else input.movedim(dim, -1)
@@ -91,6 +92,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     c = xm @ (xm if w is None else xm * w).t()
     return (c / (norm.clamp(min=0) if isinstance(norm, Tensor) else max(norm, 0))).squeeze()
 
+# %% ../nbs/03ma_statistics.ipynb #c01a8ffa
 def corrcoef(input):
     "Pearson's correlation coefficients of the variables in the rows of `input`."
     c = cov(input)

@@ -52,6 +52,7 @@ def step(self:ReduceLROnPlateau, metrics, epoch=None):
         self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
     self._last_lr = _param_groups_val_list(self.optimizer, 'lr')
 
+# %% ../../nbs/30la_plateau_sequential.ipynb #853f2c49
 @patch
 def _reduce_lr(self:ReduceLROnPlateau, epoch):
     if len(self.optimizer.param_groups) != len(self.min_lrs):
@@ -78,6 +79,7 @@ def _init_is_better(self:ReduceLROnPlateau, mode, threshold, threshold_mode):
     self.mode_worse = math.inf if mode == 'min' else -math.inf
     self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
 
+# %% ../../nbs/30la_plateau_sequential.ipynb #f380234b
 @patch
 def load_state_dict(self:ReduceLROnPlateau, state_dict):
     self.__dict__.update(state_dict)
@@ -94,6 +96,7 @@ def _check_schedulers(cls, schedulers, optimizer):
             raise ValueError(f"{cls.__name__} expects all schedulers to belong to the same optimizer, but got scheduler "
                              f"{s.__class__.__name__} at index {i} has {s.optimizer}, which is different from {optimizer.__class__.__name__}.")
 
+# %% ../../nbs/30la_plateau_sequential.ipynb #f8735009
 class _Composite(LRScheduler):
     "A scheduler over `_schedulers`, whose state dict holds theirs."
     def state_dict(self):
@@ -121,19 +124,24 @@ class SequentialLR(_Composite):
         idx = bisect_right(self._milestones, 0)
         self._schedulers[idx]._initial_step()
         self._last_lr = schedulers[idx].get_last_lr()
-    def recursive_undo(self, sched=None):
-        "Step `last_epoch` of every (nested) scheduler back by one: their construction counted a step."
-        s = self if sched is None else sched
-        if hasattr(s, '_schedulers'):
-            for sub in s._schedulers: self.recursive_undo(sub)
-        elif hasattr(s, 'last_epoch'): s.last_epoch -= 1
-    def step(self):
-        self.last_epoch += 1
-        idx = bisect_right(self._milestones, self.last_epoch)
-        scheduler = self._schedulers[idx]
-        if idx > 0 and self._milestones[idx - 1] == self.last_epoch: scheduler._update_lr(0)   # a fresh start at the milestone
-        else: scheduler.step()
-        self._last_lr = scheduler.get_last_lr()
+
+# %% ../../nbs/30la_plateau_sequential.ipynb #96ce0915
+@patch
+def recursive_undo(self:SequentialLR, sched=None):
+    "Step `last_epoch` of every (nested) scheduler back by one: their construction counted a step."
+    s = self if sched is None else sched
+    if hasattr(s, '_schedulers'):
+        for sub in s._schedulers: self.recursive_undo(sub)
+    elif hasattr(s, 'last_epoch'): s.last_epoch -= 1
+
+@patch
+def step(self:SequentialLR):
+    self.last_epoch += 1
+    idx = bisect_right(self._milestones, self.last_epoch)
+    scheduler = self._schedulers[idx]
+    if idx > 0 and self._milestones[idx - 1] == self.last_epoch: scheduler._update_lr(0)   # a fresh start at the milestone
+    else: scheduler.step()
+    self._last_lr = scheduler.get_last_lr()
 
 # %% ../../nbs/30la_plateau_sequential.ipynb #c3354142
 class ChainedScheduler(_Composite):

@@ -166,11 +166,13 @@ def _init_momentum(self:CyclicLR, optimizer, base_momentum, max_momentum, last_e
             self._set_momentum(g, mx)
             g['max_momentum'], g['base_momentum'] = mx, bs
 
+# %% ../../nbs/30l_schedulers.ipynb #b48bbcc1
 @patch
 def _set_momentum(self:CyclicLR, group, m):
     if self.use_beta1: group['betas'] = (m, *group['betas'][1:])
     else: group['momentum'] = m
 
+# %% ../../nbs/30l_schedulers.ipynb #95e8df30
 @patch
 def _init_scale_fn(self:CyclicLR):
     if self._scale_fn_custom is not None: return
@@ -196,6 +198,7 @@ def get_lr(self:CyclicLR):
             self._set_momentum(g, m - (m - b) * scale_factor * self.scale_fn(at))
     return lrs
 
+# %% ../../nbs/30l_schedulers.ipynb #6b8a140e
 @patch
 def state_dict(self:CyclicLR):
     state = {k: v for k, v in self.__dict__.items() if k not in ('optimizer', '_scale_fn_ref', '_scale_fn_custom')}
