@@ -179,13 +179,15 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
-    def _reset_parameters(self):
-        "Xavier-uniform projections, zero biases, Xavier-normal bias_k and bias_v (torch's initialisation)."
-        for w in (self.in_proj_weight,) if self._qkv_same_embed_dim else (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
-            init.xavier_uniform_(w)
-        if self.in_proj_bias is not None: init.constant_(self.in_proj_bias, 0.0); init.constant_(self.out_proj.bias, 0.0)
-        for b in (self.bias_k, self.bias_v):
-            if b is not None: init.xavier_normal_(b)
+# %% ../../../nbs/28a_multihead_attention.ipynb #85d88e2e
+@patch
+def _reset_parameters(self:MultiheadAttention):
+    "Xavier-uniform projections, zero biases, Xavier-normal bias_k and bias_v (torch's initialisation)."
+    for w in (self.in_proj_weight,) if self._qkv_same_embed_dim else (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+        init.xavier_uniform_(w)
+    if self.in_proj_bias is not None: init.constant_(self.in_proj_bias, 0.0); init.constant_(self.out_proj.bias, 0.0)
+    for b in (self.bias_k, self.bias_v):
+        if b is not None: init.xavier_normal_(b)
 
 # %% ../../../nbs/28a_multihead_attention.ipynb #a4425280
 @patch

@@ -247,26 +247,32 @@ class LSTM(RNNBase):
     _name, _rank_word = 'LSTM', ''
     def __init__(self, *args, **kwargs): super().__init__('LSTM', *args, **kwargs)
 
-    def get_expected_cell_size(self, input, batch_sizes):
-        mini_batch = int(batch_sizes[0]) if batch_sizes is not None else input.size(0 if self.batch_first else 1)
-        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
-
-    def check_forward_args(self, input, hidden, batch_sizes):
-        self.check_input(input, batch_sizes)
-        self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes), "Expected hidden[0] size {}, got {}")
-        self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes), "Expected hidden[1] size {}, got {}")
-
-    def permute_hidden(self, hx, permutation):
-        return hx if permutation is None else tuple(h.index_select(1, permutation) for h in hx)
-
     def _step(self, xw_t, state, w_hh, b_hh, w_hr): return _lstm_step(xw_t, state, w_hh, w_hr)
 
-    def _direction(self, data, steps, state, weights, reverse):
-        "The input product, then the fused loop (`LstmLayerBackward0`)."
-        w_ih, w_hh, b_ih, b_hh, w_hr = weights
-        xw = linear(data, w_ih, None if b_ih is None else b_ih + b_hh)
-        out, h, c = LstmLayerBackward0.apply(xw, *state, w_hh, w_hr, steps=steps, reverse=reverse)
-        return out, (h, c)
+# %% ../../../nbs/27_rnn.ipynb #97d4a1ed
+@patch
+def get_expected_cell_size(self:LSTM, input, batch_sizes):
+    mini_batch = int(batch_sizes[0]) if batch_sizes is not None else input.size(0 if self.batch_first else 1)
+    return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
+
+@patch
+def check_forward_args(self:LSTM, input, hidden, batch_sizes):
+    self.check_input(input, batch_sizes)
+    self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes), "Expected hidden[0] size {}, got {}")
+    self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes), "Expected hidden[1] size {}, got {}")
+
+@patch
+def permute_hidden(self:LSTM, hx, permutation):
+    return hx if permutation is None else tuple(h.index_select(1, permutation) for h in hx)
+
+# %% ../../../nbs/27_rnn.ipynb #426302e3
+@patch
+def _direction(self:LSTM, data, steps, state, weights, reverse):
+    "The input product, then the fused loop (`LstmLayerBackward0`)."
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    xw = linear(data, w_ih, None if b_ih is None else b_ih + b_hh)
+    out, h, c = LstmLayerBackward0.apply(xw, *state, w_hh, w_hr, steps=steps, reverse=reverse)
+    return out, (h, c)
 
 # %% ../../../nbs/27_rnn.ipynb #439afb2d
 class GRU(RNNBase):
