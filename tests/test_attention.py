@@ -321,8 +321,8 @@ def test_torch_saved_state_dict_loads(tmp_path):
 
 
 def test_activation_module_path():
-    "torch keeps MultiheadAttention in torch.nn.modules.activation; litnn builds it in attention and names it there too."
-    from litnn.nn.modules.attention import MultiheadAttention
+    "torch keeps MultiheadAttention in torch.nn.modules.activation; litnn builds it in multihead_attention and names it there too."
+    from litnn.nn.modules.multihead_attention import MultiheadAttention
     from litnn.nn.modules.activation import MultiheadAttention as M2
     assert litnn.nn.MultiheadAttention is MultiheadAttention is M2
 

@@ -35,4 +35,5 @@ from .modules.conv3d import conv3d, conv_transpose3d   # 23d_conv3d
 from .modules.pooling3d import max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d   # 24e_pooling3d
 from .modules.ctc_loss import ctc_loss   # 26c_ctc_loss
 from .modules.fractional_max_pool import fractional_max_pool2d   # 24f_fractional_max_pool
-from .modules.attention import scaled_dot_product_attention, multi_head_attention_forward   # 28_attention
+from .modules.attention import scaled_dot_product_attention   # 28_attention
+from .modules.multihead_attention import multi_head_attention_forward   # 28a_multihead_attention

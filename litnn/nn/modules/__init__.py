@@ -22,10 +22,11 @@ from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 
 from .group_norm import GroupNorm, RMSNorm   # 25a_group_norm
 from .loss import NLLLoss, CrossEntropyLoss   # 26_loss
 from .elementwise_loss import L1Loss, MSELoss, BCELoss, BCEWithLogitsLoss   # 26d_elementwise_losses
-from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn
+from .rnn import RNNBase, RNN, LSTM, GRU   # 27_rnn
+from .rnn_cells import RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn_cells
 from . import batchnorm, flatten      # torch's file names for classes defined in normalization.py and linear.py
-from .attention import MultiheadAttention   # 28_attention
-from .attention import NonDynamicallyQuantizableLinear   # 28_attention (torch keeps it in linear.py: see _TORCH_FILES)
+from .multihead_attention import MultiheadAttention   # 28a_multihead_attention
+from .multihead_attention import NonDynamicallyQuantizableLinear   # 28a_multihead_attention (torch keeps it in linear.py: see _TORCH_FILES)
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
                           Transformer)   # 29_transformer
 
@@ -114,7 +115,8 @@ _TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: 
                 pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
                 normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss', 'L1Loss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss'],   # 26b, 26c, 26d
-                container: ['ModuleDict', 'ParameterList', 'ParameterDict']}   # 16b_more_containers
+                container: ['ModuleDict', 'ParameterList', 'ParameterDict'],   # 16b_more_containers
+                rnn: ['RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']}   # 27_rnn_cells
 _TORCH_FILES[linear] += _LAZY[:1]; _TORCH_FILES[conv] += _LAZY[1:7]                 # 18a_lazy_modules
 _TORCH_FILES[batchnorm] += _LAZY[7:10]; _TORCH_FILES[instancenorm] = _LAZY[10:]
 for _file, _names in _TORCH_FILES.items():

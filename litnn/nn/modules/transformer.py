@@ -16,7 +16,7 @@ from .linear import Linear
 from .dropout import Dropout
 from .normalization import LayerNorm
 from .activation import ReLU, GELU, relu, gelu
-from .attention import MultiheadAttention, _canonical_mask, _none_or_dtype
+from .multihead_attention import MultiheadAttention, _canonical_mask, _none_or_dtype
 
 # %% auto #0
 __all__ = ['TransformerEncoderLayer', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerDecoder', 'Transformer']
