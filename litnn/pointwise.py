@@ -51,6 +51,7 @@ def _halley(xp, z, t):
     d = err / (_2SPI * xp.exp(-z * z))
     return z - d / (1 + z * d)
 
+# %% ../nbs/03h_math.ipynb #e209a1bc
 def _erfinv(xp, a):
     "The inverse of erf on arrays: Giles' start, then Halley steps; ±inf at ±1, NaN beyond."
     if a.dtype.itemsize < 4: return _erfinv(xp, a.astype(np.float32)).astype(a.dtype)
@@ -100,6 +101,7 @@ class _QuietUnary(_Unary):
     def forward(cls, ctx, x, **kw):
         with np.errstate(all='ignore'): return super().forward.__func__(cls, ctx, x, **kw)
 
+# %% ../nbs/03h_math.ipynb #f07c484a
 def _unary(name, node):
     def f(input):
         if not isinstance(input, Tensor): raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
@@ -109,6 +111,7 @@ def _unary(name, node):
     f.__doc__ = f"Elementwise `{name}` (its gradient node is `{node.__name__}`)."
     return f
 
+# %% ../nbs/03h_math.ipynb #ac5e2c2f
 for _name, (_node, _f, _df, _saves) in _MORE_UNARY.items():   # (their backward always gets tensors: on_arrays stays False)
     globals()[_node] = type(_node, (_QuietUnary,), dict(f=staticmethod(_f), df=_df and staticmethod(_df), saves=_saves))
     globals()[_name] = _unary(_name, globals()[_node])
@@ -132,6 +135,7 @@ class LerpBackward0(Op):
         (sx, se), w, (nx, ne, _) = ctx.shapes, ctx.weight, ctx.needs_input_grad
         return _reduce(g * (1 - w), sx) if nx else None, _reduce(g * w, se) if ne else None
 
+# %% ../nbs/03h_math.ipynb #9859cf2c
 class LerpBackward1(Op):
     "lerp with a tensor weight"
     @staticmethod
@@ -164,6 +168,7 @@ def float_power(input, exponent):
     up = lambda v: _cast(v, float64) if isinstance(v, Tensor) else builtins.float(v)
     return pow(up(input), up(exponent))
 
+# %% ../nbs/03h_math.ipynb #5fd90087
 class NanToNumBackward0(Op):
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
@@ -179,6 +184,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if not _float_dtype(input): return input.clone()
     return NanToNumBackward0.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
+# %% ../nbs/03h_math.ipynb #2a82b20f
 @patch
 def float_power_(self:Tensor, exponent):
     "In-place `float_power`: self must already be float64; returns self."
@@ -193,6 +199,7 @@ class ClampMaxBackward0(ClampBackward1): "clamp_max with a number"
 class ClampMinBackward1(ClampBackward0): "clamp_min with a tensor"
 class ClampMaxBackward1(ClampBackward0): "clamp_max with a tensor"
 
+# %% ../nbs/03h_math.ipynb #b8a8b0fa
 def _one_sided(input, bound, nodes, lower):
     if isinstance(bound, Tensor):
         x, b = _promote(input, bound)
@@ -201,6 +208,7 @@ def _one_sided(input, bound, nodes, lower):
     x = _cast(input, d)
     return nodes[0].apply(x, min=bound) if lower else nodes[0].apply(x, max=bound)
 
+# %% ../nbs/03h_math.ipynb #493b1231
 def clamp_min(input, min):
     "input, raised to at least `min` (a number or a tensor)."
     return _one_sided(input, min, (ClampMinBackward0, ClampMinBackward1), True)
@@ -218,6 +226,7 @@ _all_ = ['arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh', 'fix', '
 for _f, _name in ((asin, 'arcsin'), (acos, 'arccos'), (atan, 'arctan'), (asinh, 'arcsinh'), (acosh, 'arccosh'),
                   (atanh, 'arctanh'), (trunc, 'fix'), (abs, 'absolute')): setattr(Tensor, _name, _f)
 
+# %% ../nbs/03h_math.ipynb #4a7c6076
 def _inplace_form(f, name):
     def method(self, *args, **kw): return _inplace(self, f, *args, **kw)
     method.__name__ = method.__qualname__ = name + '_'

@@ -49,6 +49,7 @@ def _xlogy(xp, a, b):
 
 def _dxlogy(g, x, y, z): return where((x == 0) & (y <= 0), 0., xlogy(g, y))
 
+# %% ../nbs/03h_math_binary.ipynb #a2e875bd
 _BINARY = dict(  # grad_fn: (forward on arrays, d/dx, d/dy)
     Atan2Backward0     = (lambda xp, a, b: xp.arctan2(a, b), lambda g, x, y, z: g * y * _safe_recip(x * x + y * y),
                           lambda g, x, y, z: g * -x * _safe_recip(x * x + y * y)),
@@ -68,6 +69,7 @@ for _node, (_f, _dx, _dy) in _BINARY.items():
 _all_ = ['Atan2Backward0', 'HypotBackward0', 'XlogyBackward0', 'CopysignBackward0', 'FmodBackward1', 'LogaddexpBackward0',
          'Logaddexp2Backward0']
 
+# %% ../nbs/03h_math_binary.ipynb #e9d76ce3
 class XlogyBackward1(XlogyBackward0): "xlogy(number, tensor)"
 class XlogyBackward2(XlogyBackward0): "xlogy(tensor, number)"
 class CopysignBackward1(CopysignBackward0): "copysign(tensor, number)"
@@ -99,6 +101,7 @@ def hypot(input, other):
     "sqrt(input² + other²), without overflow."
     return _binary('hypot', input, other, (HypotBackward0,) * 3, ints='error', numbers=False)
 
+# %% ../nbs/03h_math_binary.ipynb #215bcf01
 def xlogy(input, other):
     "input * log(other), and 0 where input is 0."
     return _binary('xlogy', input, other, (XlogyBackward0, XlogyBackward1, XlogyBackward2))
@@ -111,6 +114,7 @@ def fmod(input, other):
     "The remainder of input / other rounded toward zero (C's fmod: the sign of input)."
     return _binary('fmod', input, other, (FmodBackward1, None, FmodBackward0), ints='keep')
 
+# %% ../nbs/03h_math_binary.ipynb #93376d31
 def logaddexp(input, other):
     "log(e^input + e^other), without overflow."
     return _binary('logaddexp', input, other, (LogaddexpBackward0,) * 3, ints='error', numbers=False)
@@ -134,6 +138,7 @@ def _shift(name, kernel, ufunc):
     f.__doc__ = f"Elementwise `{ufunc}` of integers (tensors or numbers), without gradient."
     return f
 
+# %% ../nbs/03h_math_binary.ipynb #9c29c4cb
 bitwise_left_shift = _shift('bitwise_left_shift', 'lshift', 'left_shift')
 bitwise_right_shift = _shift('bitwise_right_shift', 'rshift', 'right_shift')
 Tensor.bitwise_left_shift, Tensor.bitwise_right_shift = bitwise_left_shift, bitwise_right_shift

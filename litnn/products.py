@@ -35,6 +35,7 @@ def tensordot(a, b, dims=2, out=None):
     r = m.reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
     return out.copy_(r) if out is not None else r
 
+# %% ../nbs/03h_products.ipynb #67715b59
 def kron(input, other):
     "The Kronecker product: every element of `input` times the whole of `other`, in blocks."
     n = builtins.max(input.dim(), other.dim())
@@ -57,6 +58,7 @@ class LinalgCrossBackward0(Op):
         return (_reduce(LinalgCrossBackward0.apply(*_bcast(y, g), dim=d), x.shape) if nx else None,
                 _reduce(LinalgCrossBackward0.apply(*_bcast(g, x), dim=d), y.shape) if ny else None)
 
+# %% ../nbs/03h_products.ipynb #ab12c96d
 def _bcast(x, y):
     s = np.broadcast_shapes(x.shape, y.shape)
     return (x if x.shape == s else x.expand(s)), (y if y.shape == s else y.expand(s))
@@ -68,6 +70,7 @@ def _cross(input, other, dim):
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
     return LinalgCrossBackward0.apply(*_bcast(input, other), dim=d)
 
+# %% ../nbs/03h_products.ipynb #81b2835d
 def cross(input, other, dim=None):
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3)."
     if dim is None:
@@ -97,6 +100,7 @@ class BaddbmmBackward0(Op):
     @staticmethod
     def _grads(g, m1, m2, n1, n2): return (g @ m2.mT if n1 else None), (m1.mT @ g if n2 else None)
 
+# %% ../nbs/03h_products.ipynb #88c1d713
 class AddbmmBackward0(BaddbmmBackward0):
     "beta * input + alpha * sum_b (m1[b] @ m2[b])"
     _product = staticmethod(lambda a, b: (a @ b).sum(0))
@@ -122,6 +126,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _broadcastable('baddbmm', input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     return BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
 
+# %% ../nbs/03h_products.ipynb #73d35e22
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * Σ_b batch1[b] @ batch2[b]."
     _check_mat('addbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
@@ -136,6 +141,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     _check_mat('addmv', mat, vec)
     return AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha)
 
+# %% ../nbs/03h_products.ipynb #85517268
 Tensor.baddbmm, Tensor.addbmm, Tensor.addmv = baddbmm, addbmm, addmv
 Tensor.baddbmm_ = lambda self, b1, b2, *, beta=1, alpha=1: self.copy_(baddbmm(self, b1, b2, beta=beta, alpha=alpha))
 Tensor.addbmm_ = lambda self, b1, b2, *, beta=1, alpha=1: self.copy_(addbmm(self, b1, b2, beta=beta, alpha=alpha))
@@ -151,6 +157,7 @@ def _pnorm_grad(diff, dist, p):
     w = diff * diff.abs() ** (p - 2) if p >= 2 else diff.sign() * diff.abs() ** (p - 1)
     return where(dist == 0, 0., w / safe ** (p - 1))
 
+# %% ../nbs/03h_products.ipynb #56522a6d
 class CdistBackward0(Op):
     @staticmethod
     def forward(ctx, x1, x2, p):
@@ -168,6 +175,7 @@ class CdistBackward0(Op):
         w = g.unsqueeze(-1) * _pnorm_grad(diff, ctx.result.unsqueeze(-1), ctx.p)
         return _reduce(w.sum(-2), x1.shape) if n1 else None, _reduce(-w.sum(-3), x2.shape) if n2 else None
 
+# %% ../nbs/03h_products.ipynb #87c7c839
 def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     "p-norm distances between the rows of x1 and the rows of x2 (batched)."
     if x1.dim() < 2 or x2.dim() < 2: raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.dim() < 2 else 2} got: {min(x1.dim(), x2.dim())}D")

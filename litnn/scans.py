@@ -47,6 +47,7 @@ class CumprodBackward0(Op):
         at_first = _rcumsum(g * cumprod(where(first, 1., x), d), d)
         return where(before, _rcumsum(g * y, d) / where(before, x, 1.), 0.) + where(first, at_first, 0.)
 
+# %% ../nbs/03h_scans.ipynb #a97d5375
 def _cumprod_grad_by_products(g, x, d):
     "Σ_{k≥i} g_k ∏_{j≤k, j≠i} x_j for every i, as products without division (n² of them): differentiable again at zeros."
     xm, gm = movedim(x, d, -1), movedim(g, d, -1)
@@ -55,6 +56,7 @@ def _cumprod_grad_by_products(g, x, d):
     skip_i = cumprod(xm.unsqueeze(-2) * (1 - I) + I, -1)           # row i: the running products with x_i replaced by 1
     return movedim((triu(skip_i) * gm.unsqueeze(-2)).sum(-1), -1, d)
 
+# %% ../nbs/03h_scans.ipynb #64f70557
 def cumprod(input, dim, *, dtype=None):
     "Running products along `dim` (integers multiply in int64)."
     if dtype is not None: input = _cast(input, to_dtype(dtype))
@@ -74,6 +76,7 @@ def _scan(xp, a, dim, step):
     if not out: return None
     return [xp.moveaxis(xp.stack([o[i] for o in out]), 0, dim) for i in range(len(out[0]))]
 
+# %% ../nbs/03h_scans.ipynb #215ffe4e
 def _extreme_step(xp, better):
     def step(carry, row, k):
         if carry is None: return row, xp.zeros(row.shape, np.int64)
@@ -100,6 +103,7 @@ class _IndexAdd(Op):
     @staticmethod
     def backward(ctx, gg): return _Gather.apply(gg, ctx.index, ctx.dim)
 
+# %% ../nbs/03h_scans.ipynb #8a6fa856
 class _Gather(Op):
     @staticmethod
     def forward(ctx, x, index, dim):
@@ -127,6 +131,7 @@ class CummaxBackward0(Op):
 
 class CumminBackward0(CummaxBackward0): fn = 'min'
 
+# %% ../nbs/03h_scans.ipynb #a34c1756
 return_types.cummax, return_types.cummin = _return_type('cummax'), _return_type('cummin')
 
 def cummax(input, dim):
@@ -157,6 +162,7 @@ class LogcumsumexpBackward0(Op):
         part = lambda mask: (flip(logcumsumexp(flip(where(mask, log_g, low) - y, [d]), d), [d]) + x).exp()
         return part(g > 0) - part(g < 0)
 
+# %% ../nbs/03h_scans.ipynb #61366eed
 def logcumsumexp(input, dim):
     "log of the running sums of exp(input) along `dim`, without overflow."
     input = _floating(input)
