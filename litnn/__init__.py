@@ -35,9 +35,11 @@ from .random import *                 # 03f_random
 from .scatter import *                # 03g_scatter
 from .shapes import *                 # 03h_shapes
 from .pointwise import *            # 03h_math
+from .pointwise_binary import *     # 03h_math_binary
 from .special import lgamma, digamma, polygamma, logit, sinc, mvlgamma   # 03h_special
 from . import special
 from .products import *             # 03h_products
+from .scans import *                # 03h_scans
 from . import linalg                # 03i_linalg, 03i_linalg_decompositions
 from .linalg.decompositions import _OLD; globals().update(_OLD); del _OLD   # torch.det, torch.inverse, torch.svd...
 from . import nn

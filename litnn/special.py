@@ -15,7 +15,8 @@ from .more_reductions import logsumexp, softmax, log_softmax
 from .autograd.graph import Op
 from .autograd.broadcasting import _promote, _cast, _float_dtype, _reduce
 from .autograd.engine import _inplace
-from .pointwise import erfc, erfinv, exp2, xlogy, _erfc, _erfinv
+from .pointwise import erfc, erfinv, exp2, _erfc, _erfinv
+from .pointwise_binary import xlogy
 from .erf_gelu import _poly
 
 # %% auto #0

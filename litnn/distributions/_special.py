@@ -12,7 +12,7 @@ from ..backend import array_namespace, _generator
 from ..tensor import Tensor
 from ..autograd import Function
 from ..special import lgamma, digamma, polygamma, _lgamma as _lgamma_array, _digamma as _digamma_array
-from ..pointwise import xlogy
+from ..pointwise_binary import xlogy
 
 # %% ../../nbs/33c_special.ipynb #dac7cea1
 _lgamma, _digamma = lgamma, digamma             # litnn.special's, with their gradients

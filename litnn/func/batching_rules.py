@@ -11,7 +11,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from ..autograd.graph import Op
 from ..unary import _Unary
-from ..pointwise import _Binary
+from ..pointwise_binary import _Binary
 from ..matrix_products import matmul
 from .vmap import (BatchedTensor, _RULES, _batched, _is_b, _level_of, _phys, _wrap, _arg, _call,
                              _NotBatchable, _VmapError)
