@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, numpy as np
 from .backend import array_namespace, get_default_dtype, result_type, patch
-from .tensor import Tensor, _as_array, _LEGACY, _array_of, _dtype_name
+from .tensor import Tensor, _as_array, _array_of, _dtype_name
 from .factories import zeros_like, tensor as _tensor
 from .autograd.graph import Op, _num
 from .autograd.grad_mode import no_grad

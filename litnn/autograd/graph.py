@@ -9,7 +9,7 @@ from collections import OrderedDict
 from ..backend import patch
 from ..tensor import Tensor, _as_array, _version_counter
 from ..utils.hooks import RemovableHandle
-from .grad_mode import _Mode, is_grad_enabled, no_grad, enable_grad, set_grad_enabled, inference_mode, is_inference_mode_enabled
+from .grad_mode import _Mode
 
 # %% auto #0
 __all__ = ['Node', 'AccumulateGrad', 'Op']

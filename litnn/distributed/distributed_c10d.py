@@ -201,9 +201,11 @@ class _Agreed:
 class _AgreedCalls(threading.local):
     """`with _agreed_calls:` the collectives started inside skip the signature exchange (a round trip per call). Only for
     calls already known to match on every rank: DistributedDataParallel's buckets, once their layout has been checked."""
-    on = False
-    def __enter__(self): self.on = True
-    def __exit__(self, *exc): self.on = False
+    depth = 0                                  # (blocks may nest)
+    @property
+    def on(self): return self.depth > 0
+    def __enter__(self): self.depth += 1
+    def __exit__(self, *exc): self.depth -= 1
 
 _agreed_calls = _AgreedCalls()
 

@@ -11,7 +11,7 @@ from ...backend import array_namespace, array_device, _generator
 from ...tensor import Tensor, _dtype_name
 from ...autograd.graph import Op, _NO_CTX
 from ...autograd.grad_mode import enable_grad
-from ...autograd.broadcasting import _reduce
+from ...autograd.broadcasting import _reduce, _sum_trailing
 from ...ops import _const
 from ...erf_gelu import _temporaries
 from .linear import _cname
@@ -41,7 +41,7 @@ def _probabilities(xp, q, k, scale, mask, causal):
         m[m == -xp.inf] = 0                   # nothing to attend to: e^(-inf - -inf) would be nan
         s -= m
     p = xp.exp(s, out=s)
-    total = _row_sums(xp, p)
+    total = _sum_trailing(p, 1)          # a product with ones: numpy pays per row of a reduction over short rows
     total[total == 0] = 1                     # a row that may attend to nothing: 0s
     p /= total
     return p
@@ -55,12 +55,6 @@ def _exp_safe(s, mask):
     of 64 costs more than the rest of the softmax (two reductions over the whole array cost a twentieth of it)."""
     if array_device(s).type != 'cpu' or (mask is not None and mask.dtype != bool) or s.dtype.itemsize < 4: return False
     return bool(-_EXP_SAFE <= s.min()) and bool(s.max() <= _EXP_SAFE)     # (a nan fails both)
-
-# %% ../../../nbs/28_attention.ipynb #4ae75608
-def _row_sums(xp, a):
-    "Sums along the last axis, kept: a product with ones (BLAS), where numpy's reduction pays per short row."
-    if a.dtype.kind != 'f' or a.dtype.itemsize < 4: return a.sum(-1, keepdims=True)
-    return (a @ xp.ones(a.shape[-1], a.dtype))[..., None]
 
 # %% ../../../nbs/28_attention.ipynb #d1498f46
 class ScaledDotProductAttentionBackward0(Op):
@@ -90,7 +84,7 @@ class ScaledDotProductAttentionBackward0(Op):
         xp = array_namespace(g)                   # (temporaries in reused scratch arrays: no page faults)
         ds = xp.matmul(g, v.swapaxes(-1, -2), out=_temporaries(g, 'sdpa ds', g.shape[:-1] + v.shape[-2:-1]))   # d out / d (dropped p)
         if keep is not None: ds *= keep
-        ds -= _row_sums(xp, xp.multiply(ds, p, out=_temporaries(g, 'sdpa ds p', ds.shape)))   # back through softmax
+        ds -= _sum_trailing(xp.multiply(ds, p, out=_temporaries(g, 'sdpa ds p', ds.shape)), 1)   # back through softmax
         ds *= p
         ds *= scale
         return (_reduce(ds @ k, q.shape) if nq else None, _reduce(ds.swapaxes(-1, -2) @ q, k.shape) if nk else None, dv)

@@ -12,7 +12,7 @@ from ..parameter import Parameter
 from ..init import constant_
 from .module import Module
 from .activation import softmax
-from .more_activations import (celu, elu, glu, hardshrink, hardsigmoid, hardswish, hardtanh, logsigmoid, mish, prelu, relu6, rrelu, selu, softmin, softplus, softshrink, softsign, tanhshrink, threshold)
+from .more_activations import (celu, elu, glu, hardshrink, hardsigmoid, hardswish, hardtanh, logsigmoid, mish, prelu, rrelu, selu, softmin, softplus, softshrink, softsign, tanhshrink, threshold)
 
 # %% ../../../nbs/22c_more_activation_modules.ipynb #5bd62b09
 class _Activation(Module):

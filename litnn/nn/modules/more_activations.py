@@ -11,20 +11,15 @@ __all__ = ['EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBac
            'celu_', 'hardtanh_', 'rrelu_', 'threshold_']
 
 # %% ../../../nbs/22b_more_activations.ipynb #b3b00614
-import math
 import numpy as np
 from ...backend import array_namespace, _generator
 from ...tensor import Tensor, _dtype_name, _array_of
 from ...autograd.graph import Op, _check_tensors, _op_name
 from ...autograd.broadcasting import _float_dtype
 from ...autograd.engine import _inplace
-from ...ops import _masked, _floating
-from ...unary import _Unary, _UNARY, _sigmoid, _on_arrays
+from ...ops import _masked
+from ...unary import _Unary, _sigmoid, _on_arrays
 from ...dims import cat, chunk
-from ...factories import empty
-from ..parameter import Parameter
-from ..init import constant_
-from .module import Module
 from .activation import softmax
 
 # %% ../../../nbs/22b_more_activations.ipynb #328f90af

@@ -62,13 +62,7 @@ class SyncBatchNorm(_BatchNorm):
 @patch
 def forward(self:SyncBatchNorm, input):
     self._check_input_dim(input); self._check_non_zero_input_channels(input)
-    factor = 0.0 if self.momentum is None else self.momentum
-    if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-        self.num_batches_tracked.add_(1)
-        factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
-    bn_training = self.training or (self.running_mean is None and self.running_var is None)
-    use = not self.training or self.track_running_stats
-    running_mean, running_var = (self.running_mean, self.running_var) if use else (None, None)
+    running_mean, running_var, bn_training, factor = self._step_statistics()     # as BatchNorm
     need_sync = bn_training and self.training and dist.is_available() and dist.is_initialized()
     if need_sync: need_sync = dist.get_world_size(self.process_group) > 1
     if not need_sync:       # torch's fallback: plain batch norm

@@ -153,15 +153,19 @@ def _check_on(module, src):
         if t.device != src:
             raise RuntimeError(f"module must have its parameters and buffers on device {src} (device_ids[0]) but found one of them on device: {t.device}")
 
+def _parallel_forward(module, inputs, kwargs, ids, output_device, dim, detach):
+    "The four steps: scatter the arguments over GPUs `ids`, replicate `module`, run each replica, gather on `output_device`."
+    _check_on(module, device('cuda', ids[0]))
+    inputs, kwargs = scatter_kwargs(inputs, kwargs, ids, dim)
+    if not inputs and not kwargs: inputs, kwargs = ((),), ({},)
+    if len(ids) == 1: return module(*inputs[0], **kwargs[0])     # one device: nothing to split
+    used = ids[:len(inputs)]                                      # (a short batch makes fewer chunks)
+    return gather(parallel_apply(replicate(module, used, detach), inputs, kwargs, used), output_device, dim)
+
 @patch
 def forward(self:DataParallel, *inputs, **kwargs):
     if not self.device_ids: return self.module(*inputs, **kwargs)
-    _check_on(self.module, self.src_device_obj)
-    inputs, kwargs = scatter_kwargs(inputs, kwargs, self.device_ids, self.dim)
-    if not inputs and not kwargs: inputs, kwargs = ((),), ({},)
-    if len(self.device_ids) == 1: return self.module(*inputs[0], **kwargs[0])
-    replicas = replicate(self.module, self.device_ids[:len(inputs)], not is_grad_enabled())
-    return gather(parallel_apply(replicas, inputs, kwargs, self.device_ids[:len(replicas)]), self.output_device, self.dim)
+    return _parallel_forward(self.module, inputs, kwargs, self.device_ids, self.output_device, self.dim, not is_grad_enabled())
 
 # %% ../../../nbs/50_data_parallel.ipynb #9f5e968a
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
@@ -170,9 +174,4 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, mo
     if not cuda.is_available(): raise RuntimeError("device type could not be determined")
     ids = [cuda._device_index(d) for d in (range(cuda.device_count()) if device_ids is None else device_ids)]
     out_dev = cuda._device_index(ids[0] if output_device is None else output_device)
-    _check_on(module, device('cuda', ids[0]))
-    inputs, kwargs = scatter_kwargs(inputs, module_kwargs, ids, dim)
-    if not inputs and not kwargs: inputs, kwargs = ((),), ({},)
-    if len(ids) == 1: return module(*inputs[0], **kwargs[0])
-    used = ids[:len(inputs)]
-    return gather(parallel_apply(replicate(module, used), inputs, kwargs, used), out_dev, dim)
+    return _parallel_forward(module, inputs, module_kwargs, ids, out_dev, dim, detach=False)

@@ -17,7 +17,7 @@ from ...autograd.grad_mode import no_grad, is_grad_enabled
 from ...autograd import Variable
 from ..modules.module import Module
 from .data_parallel import _to_device
-from ...distributed.algorithms.ddp_comm_hooks.default_hooks import _work_future
+from ...distributed.algorithms.ddp_comm_hooks.default_hooks import _sum_fut
 from ...distributed.distributed_c10d import _agreed_calls
 from ...backend import array_namespace
 
@@ -158,8 +158,7 @@ def _launch(self:_Reducer, b):
 
 def _sum_hook(process_group, bucket):
     "`allreduce_hook` for a bucket divided by the group size as its gradients were copied in: the sum is then the average."
-    buffer = bucket.buffer()
-    return _work_future(dist.all_reduce(buffer, group=process_group, async_op=True), [buffer]).then(lambda fut: fut.value()[0])
+    return _sum_fut(process_group, bucket.buffer())
 
 # %% ../../../nbs/52_ddp.ipynb #d9868319
 @patch

@@ -28,11 +28,15 @@ def _work_future(work, tensors):
     return _Future(lambda: (work.wait(), tensors)[1], work.is_completed)
 
 # %% ../../../../nbs/52c_comm_hooks.ipynb #942898c9
+def _sum_fut(process_group, tensor):
+    "Sum `tensor` over the group, without blocking: a future of `tensor`."
+    return _work_future(dist.all_reduce(tensor, group=process_group, async_op=True), [tensor]).then(lambda fut: fut.value()[0])
+
 def _allreduce_fut(process_group, tensor):
     "Average `tensor` over the group, without blocking: a future of `tensor`."
     group = process_group if process_group is not None else dist.group.WORLD
     tensor.div_(group.size())                 # divide first: sums of float16 overflow sooner than averages
-    return _work_future(dist.all_reduce(tensor, group=group, async_op=True), [tensor]).then(lambda fut: fut.value()[0])
+    return _sum_fut(group, tensor)
 
 def allreduce_hook(process_group, bucket):
     "Average the bucket's gradients over `process_group` (what DDP does without a hook)."
