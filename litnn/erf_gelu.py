@@ -7,9 +7,9 @@ from __future__ import annotations
 import math, numpy as np
 import threading
 from .backend import array_namespace
-from .tensor import Tensor
-from .autograd.graph import Op, _NO_CTX
-from .ops import _floating
+from .tensor import Tensor, _LEGACY
+from .autograd.graph import Op, _NO_CTX, _check_tensors
+from .autograd.broadcasting import _float_dtype
 
 # %% auto #0
 __all__ = ['GeluBackward0', 'gelu']
@@ -139,5 +139,7 @@ def _dgelu_recorded(g, x, approximate):
 # %% ../nbs/03_ops_erf_gelu.ipynb #dced0320
 def gelu(input, approximate='none'):
     "x Φ(x), Φ the standard normal CDF; `approximate='tanh'` uses the tanh approximation."
+    _check_tensors('gelu', dict(input=input))
     if approximate not in ('none', 'tanh'): raise RuntimeError("approximate argument must be either none or tanh.")
-    return GeluBackward0.apply(_floating(input), **({} if approximate == 'none' else {'approximate': approximate}))
+    if not _float_dtype(input): raise NotImplementedError(f'"GeluKernelImpl" not implemented for \'{_LEGACY[input.dtype.name]}\'')
+    return GeluBackward0.apply(input, **({} if approximate == 'none' else {'approximate': approximate}))

@@ -106,9 +106,9 @@ def _size(size, size_kw=None, fn=None):
         size = (size_kw,)
     if not size: raise TypeError(f'{name}missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
-    for s in size:
-        if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
-            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
+    for i, s in enumerate(size):       # torch's parser takes a bool as an int, except first (where it decides "ints?")
+        if not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):
+            raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos {i}")
         if s < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     return tuple(builtins.int(s) for s in size)
 

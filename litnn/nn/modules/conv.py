@@ -113,6 +113,8 @@ def _graph_backward(ctx, g):
 def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     "conv1d (k=1) and conv2d (k=2): PyTorch's checks, then one `ConvolutionBackward0`."
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, Tensor, {type(bias).__name__}): 'bias' must be Tensor or None")
     x, w = input._data, weight._data
     if x.ndim not in (k + 1, k + 2): raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(x.shape)}")
     if x.ndim == k + 1: return _conv(fn, k, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)

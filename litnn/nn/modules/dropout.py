@@ -9,6 +9,7 @@ __all__ = ['dropout', 'Dropout']
 import numpy as np
 from ...backend import array_namespace, _generator
 from ...tensor import Tensor, _dtype_name
+from ...autograd.graph import _check_tensors
 from .module import Module
 
 # %% ../../../nbs/21a_dropout.ipynb #0b81825d
@@ -20,12 +21,13 @@ def _mask(x, p):
     a = x._data
     if p == 1: return Tensor._make(array_namespace(a).zeros_like(a))
     keep = _generator(x.device).random(a.shape, dtype=np.float32) >= p
-    m = keep.astype(a.dtype)
+    m = array_namespace(a).asarray(keep, dtype=a.dtype)    # an array even for a 0-d input (whose comparison gives a scalar)
     m *= 1 / (1 - p)
     return Tensor._make(m)
 
 def dropout(input, p=0.5, training=True, inplace=False):
     "Zero each element with probability `p` and scale the rest by 1/(1-p), in training; else the identity."
+    _check_tensors('dropout', dict(input=input))
     _check_p(p)
     if not training or p == 0 or input._data.size == 0: return input
     if not input.dtype.is_floating_point: raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")

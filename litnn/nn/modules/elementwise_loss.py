@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings, numpy as np
 from ...backend import array_namespace
 from ...tensor import _LEGACY
-from ...autograd.graph import Op
+from ...autograd.graph import Op, _check_tensors
 from ...autograd.broadcasting import _float_dtype, _promote
 from ...ops import _const
 from .loss import _Reduction, _apply_reduction, _not_differentiable, _Loss, _WeightedLoss
@@ -138,6 +138,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 # %% ../../../nbs/26d_elementwise_losses.ipynb #43fadca6
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Binary cross-entropy between probabilities `input` and targets in [0, 1]."
+    _check_tensors('binary_cross_entropy', dict(input=input, target=target))
     if amp._active: input, target, weight = amp._autocast('binary_cross_entropy', input, target, weight)
     reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
                                         else _Reduction.get_enum(reduction)]
@@ -157,6 +158,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 # %% ../../../nbs/26d_elementwise_losses.ipynb #2d4d09a6
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None):
     "Binary cross-entropy between the logits `input` (through a sigmoid) and targets in [0, 1], computed stably."
+    _check_tensors('binary_cross_entropy_with_logits', dict(input=input, target=target))
     if amp._active: input, target, weight, pos_weight = amp._autocast('binary_cross_entropy_with_logits', input, target, weight, pos_weight)
     reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
                                         else _Reduction.get_enum(reduction)]

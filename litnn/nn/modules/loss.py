@@ -8,7 +8,7 @@ import warnings, numpy as np
 from ... import backend as B
 from ...backend import array_namespace
 from ...tensor import Tensor, _LEGACY, _array_of
-from ...autograd.graph import Op
+from ...autograd.graph import Op, _check_tensors
 from ...autograd.broadcasting import _float_dtype
 from ...ops import _const
 from ...more_reductions import log_softmax
@@ -172,6 +172,7 @@ def _nll_loss_nd(x, t, weight, reduction, ignore_index):
 # %% ../../../nbs/26_loss.ipynb #7e988d66
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'):
     "The negative log likelihood of the `target` classes under the log-probabilities `input` (class dim 1)."
+    _check_tensors('nll_loss_nd', dict(input=input, target=target))
     if amp._active: input, weight = amp._autocast('nll_loss', input, weight)
     return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
@@ -222,6 +223,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     ```
     """
+    _check_tensors('cross_entropy_loss', dict(input=input, target=target))
     if amp._active: input, weight = amp._autocast('cross_entropy', input, weight)
     reduction = _reduction(size_average, reduce, reduction)
     cd = 0 if input._data.ndim == 1 else 1

@@ -11,7 +11,7 @@ __all__ = ['MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackwar
 import math, numpy as np
 from ...tensor import Tensor, _dtype_name
 from ...backend import array_namespace
-from ...autograd.graph import Op, _NO_CTX
+from ...autograd.graph import Op, _NO_CTX, _check_tensors
 from .module import Module
 from ..im2col import _LinearMap, _strided, _scratch
 from .conv import _ntuple
@@ -214,6 +214,7 @@ AdaptiveAvgPool2DBackward0.adjoint, AdaptiveAvgPool2DBackwardBackward0.adjoint =
 # %% ../../../nbs/24_pooling.ipynb #9710c1c8
 def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     "PyTorch's argument parsing and checks for max_pool2d/avg_pool2d, then the geometry."
+    _check_tensors(fn, dict(input=input))
     k = _pool_pair(kernel_size, fn, 'kernel_size')
     s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
         _pool_pair(stride, fn, 'stride', "must either be omitted, a single int, or a tuple of two ints")

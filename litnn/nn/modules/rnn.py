@@ -38,6 +38,10 @@ def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first
 
 _GATES = dict(LSTM=4, GRU=3, RNN_TANH=1, RNN_RELU=1)    # row blocks of the weights
 
+def _gate_size(mode, hidden_size):
+    "Rows of the gate weights; torch multiplies only for several gates, so `hidden_size=True` stays a bool (refused) for RNN."
+    return hidden_size if _GATES[mode] == 1 else _GATES[mode] * hidden_size
+
 # %% ../../../nbs/27_rnn.ipynb #d7021d72
 class RNNBase(Module):
     "What RNN, LSTM and GRU share: parameters, checks, the stack of layers (as `torch.nn.RNNBase`)."
@@ -50,7 +54,7 @@ class RNNBase(Module):
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, proj_size
         self._flat_weights_names, self._all_weights = [], []
-        nd, real_hidden, gate_size = 2 if bidirectional else 1, proj_size or hidden_size, _GATES[mode] * hidden_size
+        nd, real_hidden, gate_size = 2 if bidirectional else 1, proj_size or hidden_size, _gate_size(mode, hidden_size)
         for layer in range(num_layers):
             for suffix in ('', '_reverse')[:nd]:
                 shapes = dict(weight_ih=(gate_size, input_size if layer == 0 else real_hidden * nd), weight_hh=(gate_size, real_hidden))

@@ -9,7 +9,7 @@ __all__ = ['EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'Embedd
 from ...backend import array_namespace, patch
 from ...tensor import Tensor
 from ...factories import empty
-from ...autograd.graph import Op
+from ...autograd.graph import Op, _check_tensors
 from ...autograd.grad_mode import no_grad
 from ...ops import _const
 from ..parameter import Parameter
@@ -75,6 +75,7 @@ def embedding(input, # ids, an integer tensor of any shape
               weight, # (num_embeddings, embedding_dim)
               padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     "The rows of `weight` at the ids in `input`: shape `input.shape + (embedding_dim,)`."
+    _check_tensors('embedding', dict(weight=weight, indices=input))     # torch's C++ signature: embedding(weight, indices)
     idx, n = input._data, weight.shape[0]
     if idx.dtype.kind not in 'iu':
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
