@@ -94,8 +94,8 @@ SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: xp.w
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'softshrink_check')
 HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(_out(a, lambd), a, 0 * a),
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
-ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a > threshold, a, xp.asarray(value, dtype=a.dtype)),
-                           lambda g, x, y, threshold=0., value=0.: _masked(g, _array_of(x) > threshold), 'x')
+ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
+                           lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x')
 
 # %% ../../../nbs/22b_more_activations.ipynb #2aa4f3ab
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
