@@ -134,6 +134,10 @@ def _same_device(x, y):
 # %% ../../nbs/02_broadcasting.ipynb #6c14fb00
 def _float_dtype(t): return t._data.dtype.kind == 'f' or t._data.dtype.name == 'bfloat16'
 
+def _refuse_integers(t, kernel):
+    "torch's NotImplementedError when an integer or bool tensor `t` reaches a float-only kernel (named as torch names it)."
+    if not _float_dtype(t): raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY[t._data.dtype.name]}\'')
+
 def _can_cast(src, dst):
     "Results written into existing memory (in place, `out=`) may narrow within a category, never go float -> int (torch's rule)."
     return not (src.kind == 'f' and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')

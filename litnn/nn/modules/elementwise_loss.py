@@ -8,7 +8,7 @@ import warnings, numpy as np
 from ...backend import array_namespace
 from ...tensor import _LEGACY
 from ...autograd.graph import Op, _check_tensors
-from ...autograd.broadcasting import _float_dtype, _promote
+from ...autograd.broadcasting import _float_dtype, _promote, _refuse_integers
 from ...ops import _const
 from .loss import _Reduction, _apply_reduction, _not_differentiable, _Loss, _WeightedLoss
 from ... import amp   # autocast: the `_autocast` hook of the ops below
@@ -163,6 +163,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
                                         else _Reduction.get_enum(reduction)]
     if target.shape != input.shape: raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    _refuse_integers(input, 'log_sigmoid_cpu')
     if not _float_dtype(target):
         raise RuntimeError(f"result type {_LEGACY[input.dtype.name]} can't be cast to the desired output type {_LEGACY[target.dtype.name]}")
     _not_differentiable('binary_cross_entropy_with_logits', weight=weight, pos_weight=pos_weight)

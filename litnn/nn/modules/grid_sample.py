@@ -9,9 +9,10 @@ __all__ = ['affine_grid', 'grid_sample']
 import warnings
 import numpy as np
 from ...backend import array_namespace
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...ops import where
 from ...autograd.graph import _check_tensors
+from ...autograd.broadcasting import _refuse_integers
 
 # %% ../../../nbs/24f_grid_sample.ipynb #63401a6f
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
@@ -78,6 +79,8 @@ def _read(input, iy, ix, valid):
 def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
     "`input` (N, C, H, W) sampled at the normalised coordinates `grid` (N, Ho, Wo, 2): (N, C, Ho, Wo)."
     _check_tensors('grid_sample', dict(input=input, grid=grid))
+    _refuse_integers(input, 'grid_sampler_2d_cpu_kernel_impl')
+    if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
     if mode not in ('bilinear', 'nearest', 'bicubic'):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ('zeros', 'border', 'reflection'):

@@ -17,6 +17,7 @@ from .module import Module
 from .pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d
 from .conv import _ntuple
 from ...autograd.graph import _check_tensors
+from ...autograd.broadcasting import _refuse_integers
 
 # %% ../../../nbs/24b_more_pooling.ipynb #0b8b426c
 def _as_row(fn, input, f):
@@ -35,6 +36,7 @@ def _one(v, fn, name):
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     "The maximum of each window of the last dim (with `return_indices`, also where it is)."
     _check_tensors('max_pool1d', dict(input=input))
+    if not return_indices: _refuse_integers(input, 'max_pool1d_impl')    # torch's own 1-d kernel is float-only
     if input.dim() not in (2, 3):
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(input.shape)}")
     s = _one(kernel_size if stride is None or stride == () else stride, 'max_pool1d', 'stride')
@@ -71,6 +73,7 @@ def _adaptive_max_indices(a, out):
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
     _check_tensors('adaptive_max_pool2d', dict(input=input))
+    _refuse_integers(input, 'adaptive_max_pool2d')
     if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     out = _ntuple(output_size, 2)
     out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
@@ -135,6 +138,7 @@ def _check_indices(indices, size, volume):
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     "Each value of `input` put back at its `indices` (from max_pool2d) in zeros."
     _check_tensors('max_unpool2d', dict(input=input, indices=indices))
+    _refuse_integers(input, 'max_unpool2d')
     k = _ntuple(kernel_size, 2); s = _ntuple(stride, 2) if stride is not None else k; p = _ntuple(padding, 2)
     size = _unpool_size('max_unpool2d', input, k, s, p, output_size, 2)
     _check_indices(indices, size, f"{size[0]}x{size[1]}")
@@ -143,6 +147,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     "Each value of `input` put back at its `indices` (from max_pool1d) in zeros."
     _check_tensors('max_unpool1d', dict(input=input, indices=indices))
+    _refuse_integers(input, 'max_unpool2d')                             # torch's 1-d unpooling is its 2-d kernel
     k = _one(kernel_size, 'max_unpool1d', 'kernel_size'); s = _one(stride, 'max_unpool1d', 'stride') if stride is not None else k
     size = _unpool_size('max_unpool1d', input, (k,), (s,), (_one(padding, 'max_unpool1d', 'padding'),), output_size, 1)
     _check_indices(indices, (1, size[0]), f"{size[0]}x1")

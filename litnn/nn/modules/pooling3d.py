@@ -16,6 +16,7 @@ from .conv import _ntuple
 from .pooling import _out_size, _averaging, _lowest
 from .more_pooling import _windows
 from ...autograd.graph import _check_tensors
+from ...autograd.broadcasting import _refuse_integers
 
 # %% ../../../nbs/24e_pooling3d.ipynb #636a4a18
 class _Pool3Geom:
@@ -167,6 +168,7 @@ def _adaptive_max_indices3(a, out):
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     "Max pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
     _check_tensors('adaptive_max_pool3d', dict(input=input))
+    _refuse_integers(input, 'adaptive_max_pool3d_cpu')
     out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
     return _gather_max(input, _adaptive_max_indices3(input._data, out), return_indices)

@@ -13,6 +13,7 @@ from ...backend import array_namespace
 from ...tensor import Tensor
 from .module import Module
 from ...autograd.graph import _check_tensors
+from ...autograd.broadcasting import _refuse_integers
 
 # %% ../../../nbs/24c_upsampling.ipynb #8e3ea027
 def _cubic_weights(t, A=-0.75):
@@ -100,6 +101,16 @@ def _per_dim(v, dim, what, input):
                          f"{'output size in (o1, o2, ...,oK)' if what == 'size' else 'scale_factor in (s1, s2, ...,sK)'} format.")
     return list(v)
 
+def _refuse_integer_images(input, mode):
+    "torch's NotImplementedError for integer inputs, named by the kernel torch reaches; uint8 images may be resized (not linearly in 1-d/3-d)."
+    d = input.dim()
+    if input.dtype.name == 'uint8' and mode in ('nearest', 'nearest-exact', 'bilinear', 'bicubic'): return
+    kernel = {'bilinear': 'upsample_bilinear2d_channels_last', 'bicubic': 'compute_indices_weights_cubic',
+              'linear': 'compute_indices_weights_linear', 'trilinear': 'compute_indices_weights_linear',
+              'area': 'adaptive_avg_pool3d_cpu' if d == 5 else 'adaptive_avg_pool2d'}.get(
+              mode, 'upsample_nearest2d_channels_last' if d == 4 else 'compute_indices_weights_nearest')
+    _refuse_integers(input, kernel)
+
 def _check_rank(input, mode):
     if mode in _MODES and input.dim() in _MODES[mode]: return
     for m, r in _RANK.items():
@@ -131,6 +142,7 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
         if align_corners: raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias: raise ValueError("Lanczos mode requires antialias=True")
     _check_rank(input, mode)
+    _refuse_integer_images(input, mode)
     return _resample(input, sizes, scales, mode, align_corners, antialias)
 
 # %% ../../../nbs/24c_upsampling.ipynb #7a7d5165
