@@ -423,18 +423,12 @@ NOT_YET = {
     '22b_more_activations: values differ': {'Hardshrink-in0': 'nan', 'Hardswish-in0': 'nan', 'Hardtanh-in0': 'nan', 'ReLU6-in0': 'nan', 'Softshrink-in0': 'nan', 'hardshrink-in0': 'nan', 'hardswish-in0': 'nan', 'hardtanh-in0': 'nan', 'relu6-in0': 'nan', 'softshrink-in0': 'nan'},
     '23b_padding: RuntimeError where torch raises ValueError': {'CircularPad1d-in0': 'scalar_tensor', 'CircularPad2d-in0': 'scalar_tensor', 'CircularPad3d-in0': 'scalar_tensor'},
     '23c_conv_transpose: IndexError where torch raises RuntimeError': {'conv_transpose1d-in1': 'scalar_tensor', 'conv_transpose2d-in1': 'scalar_tensor'},
-    '23c_conv_transpose: litnn raises RuntimeError where torch computes': {'ConvTranspose1d-in0': 'empty_batch', 'ConvTranspose2d-in0': 'empty_batch', 'conv_transpose1d-in0': 'empty_batch', 'conv_transpose2d-in0': 'empty_batch'},
     '23d_conv3d: IndexError where torch raises RuntimeError': {'conv_transpose3d-in1': 'scalar_tensor'},
-    '23d_conv3d: litnn raises RuntimeError where torch computes': {'ConvTranspose3d-in0': 'empty_batch', 'conv_transpose3d-in0': 'empty_batch'},
-    '23c_conv_transpose, 23d_conv3d (reached through 18a_lazy_modules): litnn raises RuntimeError where torch computes': {'LazyConvTranspose1d-in0': 'empty_batch', 'LazyConvTranspose2d-in0': 'empty_batch', 'LazyConvTranspose3d-in0': 'empty_batch'},
     '24b_more_pooling: IndexError where torch raises RuntimeError': {'MaxUnpool1d-in1': 'scalar_tensor float64', 'MaxUnpool2d-in1': 'float64', 'max_unpool1d-in1': 'scalar_tensor float64', 'max_unpool2d-in1': 'float64'},
-    '24b_more_pooling: litnn raises ValueError where torch computes': {'AdaptiveMaxPool1d-in0': 'empty_batch', 'AdaptiveMaxPool2d-in0': 'empty_batch', 'adaptive_max_pool1d-in0': 'empty_batch', 'adaptive_max_pool2d-in0': 'empty_batch'},
     '24c_upsampling: NaN/inf positions of the result or gradient differ': {'Upsample-in0': 'nan', 'UpsamplingBilinear2d-in0': 'nan', 'UpsamplingNearest2d-in0': 'nan', 'interpolate-in0': 'nan'},
     '24c_upsampling: result shape or dtype differs': {'PixelUnshuffle-in0': 'empty_batch', 'pixel_unshuffle-in0': 'empty_batch'},
     '24e_pooling3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
-    '24e_pooling3d: litnn raises ValueError where torch computes': {'AdaptiveMaxPool3d-in0': 'empty_batch', 'MaxPool3d-in0': 'empty_batch', 'adaptive_max_pool3d-in0': 'empty_batch', 'max_pool3d-in0': 'empty_batch'},
     '24f_fractional_max_pool: RuntimeError where torch raises IndexError': {'FractionalMaxPool2d-in0': 'scalar_tensor', 'fractional_max_pool2d-in0': 'scalar_tensor'},
-    '24f_fractional_max_pool: litnn raises ValueError where torch computes': {'FractionalMaxPool2d-in0': 'empty_batch', 'fractional_max_pool2d-in0': 'empty_batch'},
     '24f_grid_sample: IndexError where torch raises RuntimeError': {'grid_sample-in0': 'empty_batch', 'grid_sample-in1': 'empty_batch'},
     '24f_grid_sample: NaN/inf positions of the result or gradient differ': {'grid_sample-in1': 'nan'},
     '24f_grid_sample: NotImplementedError where torch raises IndexError': {'grid_sample-in0': 'scalar_tensor'},
@@ -454,8 +448,7 @@ NOT_YET = {
     "27_rnn: RNNBase runs a forward of its own (torch's RNNBase has none: NotImplementedError)": {'RNNBase-in0': 'numpy none scalar_tensor empty_batch nan int64 float64'},
     '28_attention: IndexError where torch raises RuntimeError': {'multi_head_attention_forward-in3': 'scalar_tensor', 'multi_head_attention_forward-in4': 'scalar_tensor'},
     '28_attention: None as in_proj_weight raises AttributeError (torch asserts: AssertionError)': {'multi_head_attention_forward-in3': 'none'},
-    '28_attention: litnn raises RuntimeError where torch computes': {'MultiheadAttention-in0': 'empty_batch', 'multi_head_attention_forward-in0': 'empty_batch', 'scaled_dot_product_attention-in2': 'empty_batch'},
-    '29_transformer: litnn raises RuntimeError where torch computes': {'Transformer-in0': 'empty_batch', 'Transformer-in1': 'empty_batch', 'TransformerDecoder-in0': 'empty_batch', 'TransformerDecoder-in1': 'empty_batch', 'TransformerDecoderLayer-in0': 'empty_batch', 'TransformerDecoderLayer-in1': 'empty_batch', 'TransformerEncoder-in0': 'empty_batch', 'TransformerEncoderLayer-in0': 'empty_batch'},
+    '28_attention: litnn raises RuntimeError where torch computes': {'scaled_dot_product_attention-in2': 'empty_batch'},
 }
 _NOT_YET = {f'{k}-{v}': owner for owner, m in NOT_YET.items() for k, vs in m.items() for v in vs.split()}
 

@@ -70,7 +70,7 @@ def _unfold(buf, geo, alloc=_fresh):
     C, (shape, strides), (ks, ts) = buf.shape[0], geo.view, geo.tap
     v = _strided(buf.reshape(-1), (C,) + ks + shape, (geo.n,) + ts + strides)
     out = alloc(buf, 1, v.shape); out[...] = v
-    return out.reshape(C * ks[0] * ks[1], -1)
+    return out.reshape(C * ks[0] * ks[1], math.prod(shape))     # (not -1: an empty batch makes it ambiguous)
 
 # %% ../../nbs/22a_im2col.ipynb #74d99b1d
 def _fold(cols, geo, alloc=_fresh):
@@ -95,7 +95,7 @@ def _crop(buf, geo, out=None):
 def _per_image(cols, geo):
     "The window matrix (C·KH·KW, N·R·Q) as a view (N, G, C/G·KH·KW, OH·Q): each image's real output rows."
     N, R, Q = geo.dims[0], *geo.dims[8:]
-    return cols.reshape(geo.G, -1, N, R * Q)[..., :geo.M].transpose(2, 0, 1, 3)
+    return cols.reshape(geo.G, cols.shape[0] // geo.G, N, R * Q)[..., :geo.M].transpose(2, 0, 1, 3)
 
 def _cols_for(like, geo, alloc=_fresh):
     "A window matrix with zero junk rows, and its `_per_image` view to write the images' blocks into."

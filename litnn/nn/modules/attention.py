@@ -54,6 +54,7 @@ def _exp_safe(s, mask):
     is shifted, so this changes only the rounding), no additive mask, and on the CPU, where numpy's max along rows
     of 64 costs more than the rest of the softmax (two reductions over the whole array cost a twentieth of it)."""
     if array_device(s).type != 'cpu' or (mask is not None and mask.dtype != bool) or s.dtype.itemsize < 4: return False
+    if s.size == 0: return True               # an empty batch: nothing to shift (and min/max of nothing would raise)
     return bool(-_EXP_SAFE <= s.min()) and bool(s.max() <= _EXP_SAFE)     # (a nan fails both)
 
 # %% ../../../nbs/28_attention.ipynb #d1498f46

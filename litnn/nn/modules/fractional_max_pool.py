@@ -31,7 +31,7 @@ def _fractional_indices(a, k, out, u):
     rows = _starts(u[:, 1], H, out[0], KH)[:, :, None] + xp.arange(KH)              # (P, OH, KH)
     cols = _starts(u[:, 0], W, out[1], KW)[:, :, None] + xp.arange(KW)              # (P, OW, KW)
     flat = (rows[:, :, None, :, None] * W + cols[:, None, :, None, :]).reshape(P, out[0], out[1], KH * KW)
-    win = xp.take_along_axis(a.reshape(P, 1, 1, H * W), flat.reshape(P, 1, 1, -1), -1).reshape(flat.shape)
+    win = xp.take_along_axis(a.reshape(P, 1, 1, H * W), flat.reshape(P, 1, 1, out[0] * out[1] * KH * KW), -1).reshape(flat.shape)
     tap = xp.argmax(win, -1)
     nan = xp.isnan(win)
     tap = xp.where(nan.any(-1), KH * KW - 1 - xp.argmax(nan[..., ::-1], -1), tap)

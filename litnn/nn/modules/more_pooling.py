@@ -65,7 +65,7 @@ def _adaptive_max_indices(a, out):
     idx = xp.empty(a.shape[:-2] + (OH, OW), dtype=np.int64)
     for i, (r0, r1) in enumerate(_windows(H, OH)):
         for j, (c0, c1) in enumerate(_windows(W, OW)):
-            win = a[..., r0:r1, c0:c1].reshape(a.shape[:-2] + (-1,))
+            win = a[..., r0:r1, c0:c1].reshape(a.shape[:-2] + ((r1 - r0) * (c1 - c0),))   # (not -1: empty batches)
             k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win), -1)           # a NaN is the maximum, as torch's
             idx[..., i, j] = (r0 + k // (c1 - c0)) * W + c0 + k % (c1 - c0)
     return idx

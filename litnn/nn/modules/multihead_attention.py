@@ -88,7 +88,7 @@ def _combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads
 # %% ../../../nbs/28a_multihead_attention.ipynb #f7794486
 def _heads(x, bsz, num_heads):
     "(seq, batch, embed) -> (batch, heads, seq, head_dim)."
-    return x.reshape(x.shape[0], bsz, num_heads, -1).permute(1, 2, 0, 3)
+    return x.reshape(x.shape[0], bsz, num_heads, x.shape[-1] // num_heads).permute(1, 2, 0, 3)   # no -1: an empty batch has any
 
 # %% ../../../nbs/28a_multihead_attention.ipynb #6b307fe1
 def _attend(q, k, v, mask, dropout_p, is_causal, need_weights, average_attn_weights):
@@ -142,7 +142,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
     mask = _combined_mask(attn_mask, key_padding_mask, tgt_len, k.shape[2], bsz, num_heads)
     out, weights = _attend(q, k, v, mask, dropout_p if training else 0.0, is_causal, need_weights, average_attn_weights)
-    out = linear(out.permute(2, 0, 1, 3).reshape(tgt_len * bsz, embed_dim), out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+    out = linear(out.permute(2, 0, 1, 3).reshape(tgt_len * bsz, embed_dim), out_proj_weight, out_proj_bias).view(tgt_len, bsz, out_proj_weight.shape[0])
     if not batched: out, weights = out.squeeze(1), None if weights is None else weights.squeeze(0)
     return out, weights
 

@@ -45,7 +45,7 @@ def _window_view(buf, geo):
 def _max_indices(a, geo):
     "Flat index in each plane of `a` of the maximum of each window (..., OD, OH, OW)."
     xp, (KD, KH, KW) = array_namespace(a), geo.k
-    win = _window_view(_padded(a, geo, _lowest(a)), geo).reshape((geo.P,) + geo.out + (-1,))
+    win = _window_view(_padded(a, geo, _lowest(a)), geo).reshape((geo.P,) + geo.out + (KD * KH * KW,))   # (not -1: empty batches)
     if a.dtype.kind == 'f': win = xp.where(xp.isnan(win), xp.inf, win)
     tap = xp.argmax(win, -1)
     at = lambda i, t: xp.arange(geo.out[i]).reshape([-1 if j == i else 1 for j in range(3)]) * geo.s[i] - geo.p[i] + t * geo.d[i]
@@ -159,7 +159,7 @@ def _adaptive_max_indices3(a, out):
     for i, (z0, z1) in enumerate(_windows(D, out[0])):
         for j, (y0, y1) in enumerate(_windows(H, out[1])):
             for l, (x0, x1) in enumerate(_windows(W, out[2])):
-                win = a[..., z0:z1, y0:y1, x0:x1].reshape(a.shape[:-3] + (-1,))
+                win = a[..., z0:z1, y0:y1, x0:x1].reshape(a.shape[:-3] + ((z1 - z0) * (y1 - y0) * (x1 - x0),))
                 k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win) if a.dtype.kind == 'f' else win, -1)
                 h, w = y1 - y0, x1 - x0
                 idx[..., i, j, l] = ((z0 + k // (h * w)) * H + y0 + k // w % h) * W + x0 + k % w
