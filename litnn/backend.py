@@ -144,7 +144,7 @@ def array_namespace(a):
 
 def array_device(a):
     "The `device` that holds array `a`."
-    if type(a) is _ndarray: return _CPU
+    if type(a) is _ndarray or isinstance(a, np.generic): return _CPU    # (a numpy scalar, as array_namespace allows)
     xp = _array_types.get(type(a))
     return device('cuda', a.device.id) if xp is None else xp.device
 

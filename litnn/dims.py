@@ -216,6 +216,7 @@ def split(tensor, split_size_or_sections, dim=0):
 # %% ../nbs/03ba_dims.ipynb #8a59a969
 def chunk(input, chunks, dim=0):
     "At most `chunks` views of equal size (the last may be smaller) along `dim`."
+    if input._data.ndim == 0: raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0: raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.size(dim)
     return split(input, -(-n // chunks), dim) if n else split(input, [0] * chunks, dim)

@@ -83,6 +83,7 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
 # %% ../../../nbs/23d_conv3d.ipynb #939af636
 def _check_transposed(input, weight, stride, padding, output_padding, dilation, fn='conv_transpose3d'):
     "torch's checks of conv_transpose3d's sizes: the stride, padding, output_padding and dilation triples."
+    if weight.dim() < 3: raise RuntimeError("weight should have at least three dimensions")
     if input.shape[1] != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")

@@ -32,6 +32,7 @@ def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation,
 # %% ../../../nbs/23c_conv_transpose.ipynb #fbec01f0
 def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
     "conv_transpose1d (k=1) and conv_transpose2d (k=2): the convolution's input-gradient maps applied to `input`."
+    if weight.dim() < 3: raise RuntimeError("weight should have at least three dimensions")
     if input.dim() not in (k + 1, k + 2):
         raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(input.shape)}")
     if input.dim() == k + 1:

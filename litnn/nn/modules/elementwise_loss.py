@@ -101,6 +101,7 @@ class BinaryCrossEntropyBackward0(Op):
     def forward(ctx, x, y, weight, reduction):
         a, t = x._data, y._data; xp = array_namespace(a)
         if not ((a >= 0) & (a <= 1)).all(): raise RuntimeError("all elements of input should be between 0 and 1")
+        if not ((t >= 0) & (t <= 1)).all(): raise RuntimeError("all elements of target should be between 0 and 1")   # (NaN too)
         with np.errstate(divide='ignore'): loss = (t - 1) * xp.maximum(xp.log1p(-a), -100) - t * xp.maximum(xp.log(a), -100)
         ctx.save_for_backward(x, y)
         return _reduced(ctx, loss, weight, reduction)

@@ -9,7 +9,7 @@ __all__ = ['dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alph
 # %% ../../../nbs/21c_feature_dropout.ipynb #525fb513
 import math, warnings
 import numpy as np
-from ...backend import _generator
+from ...backend import _generator, array_namespace
 from ...tensor import Tensor, _dtype_name
 from .module import Module
 from .dropout import _check_p
@@ -23,7 +23,7 @@ def _noise(x, p, feature):
     a = x._data
     if feature and a.ndim < 2: raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = a.shape[:2] + (1,) * (a.ndim - 2) if feature else a.shape
-    return (_generator(x.device).random(shape) >= p).astype(a.dtype)
+    return array_namespace(a).asarray(_generator(x.device).random(shape) >= p, dtype=a.dtype)   # an array even for 0-d
 
 def _dropout_impl(input, p, train, inplace, feature, alpha):
     "torch's `_dropout_impl`: plain or feature noise, scaled (dropout) or affinely corrected (alpha dropout)."

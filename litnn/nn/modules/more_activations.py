@@ -228,6 +228,8 @@ class PreluKernelBackward0(Op):
 def prelu(input, weight):
     "x where x > 0, else weight * x (one weight, or one per channel of dimension 1)."
     _check_tensors('prelu', dict(input=input, weight=weight))
+    if input.dtype != weight.dtype: raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype_name(input)} and {_dtype_name(weight)}")
+    _float_only(input, 'prelu_cpu')
     if weight.numel() != 1:
         if input.dim() == 0: raise RuntimeError("Not allow zero-dim input tensor.")
         if weight.numel() != input.shape[1]:

@@ -11,7 +11,7 @@ __all__ = ['max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool
 # %% ../../../nbs/24b_more_pooling.ipynb #f866d527
 import numpy as np
 from ...backend import array_namespace
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
 from ...autograd.graph import Op
 from .module import Module
 from .pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d
@@ -122,6 +122,7 @@ class MaxUnpool2DBackward0(Op):
 # %% ../../../nbs/24b_more_pooling.ipynb #09f5eaab
 def _unpool_size(fn, input, k, s, p, output_size, n):
     "The unpooled spatial size: from output_size (checked as torch), or what the pooling came from."
+    if input.dim() < n: raise IndexError("tuple index out of range")        # torch's Python reads input.size()[-n + d]
     default = [(i - 1) * st - 2 * pd + kk for i, st, pd, kk in zip(input.shape[-n:], s, p, k)]
     if output_size is None: return default
     size = list(output_size)[-n:]
@@ -132,6 +133,7 @@ def _unpool_size(fn, input, k, s, p, output_size, n):
 
 def _check_indices(indices, size, volume):
     a = indices._data
+    if a.dtype != np.int64: raise RuntimeError(f"elements in indices should be type int64 but got: {_dtype_name(indices)}")
     bad = a[(a < 0) | (a >= size[0] * size[1])]
     if bad.size: raise RuntimeError(f"Found an invalid max index: {int(bad.reshape(-1)[0])} (output volumes are of size {volume})")
 
@@ -141,6 +143,8 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     _refuse_integers(input, 'max_unpool2d')
     k = _ntuple(kernel_size, 2); s = _ntuple(stride, 2) if stride is not None else k; p = _ntuple(padding, 2)
     size = _unpool_size('max_unpool2d', input, k, s, p, output_size, 2)
+    if indices.shape != input.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
     _check_indices(indices, size, f"{size[0]}x{size[1]}")
     return MaxUnpool2DBackward0.apply(input, indices, size=tuple(size))
 

@@ -131,10 +131,16 @@ class _ZeroPadNd(_ConstantPadNd):
     def __init__(self, padding): super().__init__(padding, 0.0)
     def extra_repr(self): return f"{self.padding}"
 
+class _CircularPadNd(_PadNd):
+    "torch's circular pads check the input's rank themselves (a ValueError, before `pad` sees it)."
+    def forward(self, input):
+        if input.dim() not in (self.n + 1, self.n + 2): raise ValueError(f"expected {self.n + 1}D or {self.n + 2}D input (got {input.dim()}D input)")
+        return pad(input, self.padding, self.mode)
+
 # %% ../../../nbs/23b_padding.ipynb #001757ca
 def _pad_class(kind, n):
     base, mode = {'Constant': (_ConstantPadNd, 'constant'), 'Zero': (_ZeroPadNd, 'constant'), 'Reflection': (_PadNd, 'reflect'),
-                  'Replication': (_PadNd, 'replicate'), 'Circular': (_PadNd, 'circular')}[kind]
+                  'Replication': (_PadNd, 'replicate'), 'Circular': (_CircularPadNd, 'circular')}[kind]
     doc = f"Pads the last {n} dimension{'s' if n > 1 else ''} ({mode})" + (" with `value`." if kind == 'Constant' else ".")
     return type(f"{kind}Pad{n}d", (base,), dict(n=n, mode=mode, __doc__=doc, __module__=__name__))
 

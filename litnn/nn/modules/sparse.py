@@ -76,6 +76,8 @@ def embedding(input, # ids, an integer tensor of any shape
               padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     "The rows of `weight` at the ids in `input`: shape `input.shape + (embedding_dim,)`."
     _check_tensors('embedding', dict(weight=weight, indices=input))     # torch's C++ signature: embedding(weight, indices)
+    if weight.dim() != 2: raise RuntimeError("'weight' must be 2-D")
+    if weight.shape[0] == 0 and input.numel(): raise RuntimeError("index_select(): self indexing axis dim should be positive")
     idx, n = input._data, weight.shape[0]
     if idx.dtype.kind not in 'iu':
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
