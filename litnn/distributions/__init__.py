@@ -28,4 +28,7 @@ from .studentT import StudentT                               # 33wd_student_t
 from .gumbel import Gumbel                                   # 33we_gumbel
 from .weibull import Weibull                                 # 33wf_weibull
 from .pareto import Pareto                                   # 33wg_pareto
+from .geometric import Geometric                             # 33x_geometric
+from .negative_binomial import NegativeBinomial             # 33xa_negative_binomial
+from .multinomial import Multinomial                         # 33xb_multinomial (adds constraints.multinomial)
 from .kl import kl_divergence, register_kl                  # 33v_kl
