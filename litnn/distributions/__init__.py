@@ -32,3 +32,4 @@ from .geometric import Geometric                             # 33x_geometric
 from .negative_binomial import NegativeBinomial             # 33xa_negative_binomial
 from .multinomial import Multinomial                         # 33xb_multinomial (adds constraints.multinomial)
 from .kl import kl_divergence, register_kl                  # 33v_kl
+from . import _kl_more                                      # 33xc_more_kl: the KL pairs of 33w_cauchy ... 33xb_multinomial
