@@ -365,3 +365,11 @@ def test_cuda_matches_cpu(name):
     (lc, gc), (lg, gg) = go('cpu'), go('cuda')
     assert lg == pytest.approx(lc, rel=1e-10)
     for k in gc: np.testing.assert_allclose(gg[k], gc[k], rtol=1e-8, atol=1e-10)
+
+
+def test_multinomial_constraint_matches_torch():
+    x = np.array([[0., 1., 2.], [1., 1., 2.], [-1., 2., 0.], [3., 0., 0.]])
+    for lib in (litnn, torch): assert lib.distributions.constraints.multinomial(3).event_dim == 1
+    np.testing.assert_array_equal(LD.constraints.multinomial(3).check(litnn.tensor(x)).numpy(),
+                                  TD.constraints.multinomial(3).check(torch.tensor(x)).numpy())
+    assert LD.constraints.multinomial(3).is_discrete and repr(LD.constraints.multinomial(3)) == repr(TD.constraints.multinomial(3))
