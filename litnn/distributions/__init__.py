@@ -20,4 +20,16 @@ from . import transforms                                    # 33s_transforms
 from .transforms import *
 from .transformed_distribution import TransformedDistribution  # 33t_transformed_distribution
 from .log_normal import LogNormal                           # 33u_log_normal
+from .cauchy import Cauchy                                   # 33w_cauchy
+from .half_cauchy import HalfCauchy                         # 33wa_half_cauchy
+from .half_normal import HalfNormal                         # 33wb_half_normal
+from .chi2 import Chi2                                       # 33wc_chi2
+from .studentT import StudentT                               # 33wd_student_t
+from .gumbel import Gumbel                                   # 33we_gumbel
+from .weibull import Weibull                                 # 33wf_weibull
+from .pareto import Pareto                                   # 33wg_pareto
+from .geometric import Geometric                             # 33x_geometric
+from .negative_binomial import NegativeBinomial             # 33xa_negative_binomial
+from .multinomial import Multinomial                         # 33xb_multinomial (adds constraints.multinomial)
 from .kl import kl_divergence, register_kl                  # 33v_kl
+from . import _kl_more                                      # 33xc_more_kl: the KL pairs of 33w_cauchy ... 33xb_multinomial
