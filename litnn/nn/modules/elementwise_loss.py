@@ -8,6 +8,7 @@ import warnings, numpy as np
 from ...backend import array_namespace
 from ...tensor import _LEGACY
 from ...autograd.graph import Op, _check_tensors
+from ...autograd.operators import _bool_error
 from ...autograd.broadcasting import _float_dtype, _promote, _refuse_integers
 from ...ops import _const
 from .loss import _Reduction, _apply_reduction, _not_differentiable, _Loss, _WeightedLoss
@@ -58,6 +59,12 @@ def _pointwise_args(fn, input, target, size_average, reduce, reduction):
     return (x if x.shape == shape else x.expand(shape)), (y if y.shape == shape else y.expand(shape)), reduction
 
 # %% ../../../nbs/26d_elementwise_losses.ipynb #4381689e
+def _like_input(loss, input):
+    "huber and soft-margin losses as torch writes them, into a tensor of `input`'s dtype (integers refused)."
+    if loss.dtype == input.dtype: return loss
+    if not _float_dtype(input): raise RuntimeError(f"result type {_LEGACY[loss.dtype.name]} can't be cast to the desired output type {_LEGACY[input.dtype.name]}")
+    return loss.to(input.dtype)
+
 def _weighted(loss, weight, input, reduction):
     "torch 2.13's elementwise `weight` of mse_loss and l1_loss."
     if weight.shape != input.shape: raise ValueError("Weights and input must have the same size.")
@@ -77,6 +84,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', we
 def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
     "The (mean, summed or elementwise) absolute difference of `input` and `target`."
     if amp._active: input, target = amp._autocast('l1_loss', input, target)
+    _bool_error(input, target)                      # torch subtracts before anything is promoted
     x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
     if weight is not None: return _weighted((x - y).abs(), weight, input, reduction)
     return _apply_reduction((x - y).abs(), ('none', 'mean', 'sum')[_Reduction.get_enum(reduction)])
@@ -170,7 +178,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _not_differentiable('binary_cross_entropy_with_logits', weight=weight, pos_weight=pos_weight)
     if weight is not None: _check_broadcast(input.shape, weight.shape)
     if pos_weight is not None: _check_broadcast(pos_weight.shape, input.shape)
-    input, target = _promote(input, target)          # a float64 target makes a float64 loss, as torch's
+    if input.dtype != target.dtype: input = input.to(target.dtype)   # torch's formula starts from the target: its dtype wins
     return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 
 # %% ../../../nbs/26d_elementwise_losses.ipynb #9028b1bc

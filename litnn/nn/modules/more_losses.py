@@ -12,15 +12,13 @@ __all__ = ['smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussi
 
 # %% ../../../nbs/26b_more_losses.ipynb #2b271f81
 import math, warnings
-import numpy as np
-from ...backend import array_namespace, int64
+from ...backend import array_namespace
 from ...tensor import Tensor, _dtype_name
 from ...factories import ones_like
 from ...ops import where
 from ...autograd.graph import _check_tensors
-from .module import Module
-from .loss import _Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction
-from .elementwise_loss import _pointwise_args, _weighted
+from .loss import _Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction, _not_differentiable
+from .elementwise_loss import _pointwise_args, _weighted, _like_input
 from .more_activations import logsigmoid
 from .distance import pairwise_distance, one_hot, _floor, PairwiseDistance
 
@@ -38,7 +36,7 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = (x - y).abs()
-    loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    loss = _like_input(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), input)
     if weight is not None: return _weighted(loss, weight, input, reduction)
     return _apply_reduction(loss, _reduction(None, None, reduction))
 
@@ -107,7 +105,12 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "log(1 + exp(-target input))."
-    return _reduce((-target * input).exp().log1p(), size_average, reduce, reduction)
+    _check_tensors('soft_margin_loss', dict(input=input, target=target))
+    _not_differentiable('soft_margin_loss', target=target)
+    loss = (-target * input).exp().log1p()
+    if loss.shape != input.shape:        # torch writes into a tensor like `input`
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(loss.shape)}")
+    return _reduce(_like_input(loss, input), size_average, reduce, reduction)
 
 # %% ../../../nbs/26b_more_losses.ipynb #0fe34b2a
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
