@@ -6270,4 +6270,10 @@ d = { 'settings': { 'branch': 'main',
                                  'litnn.viz.plots.draw_graph': ('viz.html#draw_graph', 'litnn/viz/plots.py'),
                                  'litnn.viz.plots.hook_timeline': ('viz.html#hook_timeline', 'litnn/viz/plots.py'),
                                  'litnn.viz.plots.plot_history': ('viz.html#plot_history', 'litnn/viz/plots.py'),
-                                 'litnn.viz.plots.plot_hook_calls': ('viz.html#plot_hook_calls', 'litnn/viz/plots.py')}}}
+                                 'litnn.viz.plots.plot_hook_calls': ('viz.html#plot_hook_calls', 'litnn/viz/plots.py')},
+            'litnn.windows': { 'litnn.windows._window': ('windows.html#_window', 'litnn/windows.py'),
+                               'litnn.windows.bartlett_window': ('windows.html#bartlett_window', 'litnn/windows.py'),
+                               'litnn.windows.blackman_window': ('windows.html#blackman_window', 'litnn/windows.py'),
+                               'litnn.windows.hamming_window': ('windows.html#hamming_window', 'litnn/windows.py'),
+                               'litnn.windows.hann_window': ('windows.html#hann_window', 'litnn/windows.py'),
+                               'litnn.windows.kaiser_window': ('windows.html#kaiser_window', 'litnn/windows.py')}}}
