@@ -97,6 +97,28 @@ INDEX_PUT = [
     ('diagonal_scatter', lambda L, a, v: L.diagonal_scatter(a, v, -1), [x34, R(2)]),
     ('diagonal_scatter_3d', lambda L, a, v: a.diagonal_scatter(v, 0, 2, 0), [R(3, 2, 3), R(2, 3)]),
 ]
+
+def _as_strided_scatter(L, x, v, *args):
+    "torch 2.13's own as_strided_scatter gives the input the wrong gradient (the written part, not the rest) and refuses"
+    "non-contiguous inputs that require grad: the reference is the in-place form it stands for, on a contiguous copy."
+    if L is litnn: return L.as_strided_scatter(x, v, *args)
+    out = x.contiguous().clone()
+    out.as_strided(*args).copy_(v)
+    return out
+
+AS_STRIDED_SCATTER = [
+    ('plain', lambda L, a, v: _as_strided_scatter(L, a, v, (2, 2), (1, 4), 1), [x34, R(2, 2)]),
+    ('transposed', lambda L, a, v: _as_strided_scatter(L, a.t(), v, (3,), (2,)), [x34, R(3)]),
+    ('summed', lambda L, a, v: _as_strided_scatter(L, a * 2, v, (2, 3), (3, 1)).sum(), [x23, R(2, 3)]),
+]
+
+@pytest.mark.parametrize('case', AS_STRIDED_SCATTER, ids=[c[0] for c in AS_STRIDED_SCATTER])
+@pytest.mark.parametrize('dt', [np.float64, np.float32])
+def test_as_strided_scatter(case, dt):
+    _, f, arrays = case
+    check(f, *[a.astype(dt) for a in arrays], name=False, rtol=1e-6, atol=1e-6)
+    x, v = (litnn.tensor(a, requires_grad=True) for a in arrays)
+    assert gradcheck(lambda a, b: f(litnn, a, b), (x, v))
 REDUCES = [(r, inc) for r in ('prod', 'mean', 'amax', 'amin') for inc in (True, False)]
 IDX_R = np.array([0, 2, 0, 0])
 
@@ -147,7 +169,7 @@ def test_index_reduce_ints_and_warning():
     lambda L: L.zeros(2, 3).index_reduce(1, L.tensor([0]), L.ones(2, 1, dtype=L.float64), 'prod'),
     lambda L: L.select_scatter(L.zeros(2, 3), L.ones(2), 0, 1), lambda L: L.select_scatter(L.zeros(2, 3), L.ones(3), 0, 5),
     lambda L: L.slice_scatter(L.zeros(4, 3), L.ones(3, 3), start=0, step=2),
-    lambda L: L.diagonal_scatter(L.zeros(3, 3), L.ones(3), 1), lambda L: L.diagonal_scatter(L.zeros(3, 3), L.ones(3), 0, 1, 1),
+    lambda L: L.diagonal_scatter(L.zeros(3, 3), L.ones(3), 1), lambda L: L.as_strided_scatter(L.zeros(3, 3), L.ones(3), (2,), (1,)), lambda L: L.diagonal_scatter(L.zeros(3, 3), L.ones(3), 0, 1, 1),
 ])
 def test_index_put_errors(f):
     with warnings.catch_warnings():
