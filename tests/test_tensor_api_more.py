@@ -47,6 +47,16 @@ def test_inplace_views_share_memory_and_bump_versions(dev):
         x[1, 0] = 5.
         assert tuple(x.shape) == (3, 2) and x._version == v + 4 and base[0, 1].item() == 5.
 
+def test_inplace_view_on_a_view_of_a_non_leaf():
+    res = []
+    for lib in (litnn, torch):
+        a = lib.ones(3, requires_grad=True)
+        v = (a * 2)[1:]
+        v.unsqueeze_(0).t_()
+        (v * lib.tensor([[3.], [4.]])).sum().backward()
+        res.append((tuple(v.shape), type(v.grad_fn).__name__, a.grad.tolist()))
+    assert res[0] == res[1] == ((2, 1), 'TBackward1', [0., 6., 8.])
+
 def test_inplace_view_of_saved_tensor_refuses_backward():
     for lib in (litnn, torch):
         a = lib.ones(3, requires_grad=True)
