@@ -52,6 +52,11 @@ from . import distributed                # 51_distributed: torch.distributed on 
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
 from .functional_aliases import *   # 35_functional_aliases: torch.conv2d, torch.dropout... beside nn.functional
 from .everyday_extras import *      # 03m_everyday_extras: addcmul, masked_select, repeat_interleave, inner, gcd... and Tensor.stride, new
+from .inplace_views import as_strided, as_strided_   # 03o_inplace_views: Tensor.unsqueeze_, squeeze_, t_, transpose_, swapaxes_, swapdims_, as_strided(_)
+from .index_put import *             # 03p_index_put: index_put(_), put, index_reduce, select_scatter, slice_scatter, diagonal_scatter
+from .more_math import *             # 03q_more_math: matrix_power, vander, combinations, trapezoid, cumulative_trapezoid, gradient, heaviside, renorm, chain_matmul, rsub
+from .tensor_odds import *           # 03qa_tensor_odds: fill, range, split_with_sizes, unsafe_split/chunk, can_cast, typename, is_neg, resolve_neg, get_device, empty_strided, frombuffer
+from .windows import *               # 03r_windows: hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window
 from .statistics import *           # 03ma_statistics: nansum, nanmean, quantile, nanquantile, cov, corrcoef
 from .more_extras import *          # 03n_more_extras: torch.relu_, zero_..., broadcast_tensors, block_diag, unravel_index, var_mean, aminmax, addr, logspace, layout, get_rng_state
 from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors
