@@ -76,7 +76,7 @@ def test_module_and_gradcheck():
     np.testing.assert_allclose(lm(litnn.tensor(lp).log_softmax(2), litnn.tensor(tg), litnn.tensor(il), litnn.tensor(tl)).numpy(),
                                tm(torch.tensor(lp).log_softmax(2), torch.tensor(tg), torch.tensor(il), torch.tensor(tl)).numpy(), rtol=1e-10)
     x = litnn.tensor(lp, requires_grad=True)
-    assert litnn.autograd.gradcheck(lambda x: litnn.nn.functional.ctc_loss(x.log_softmax(2), litnn.tensor(tg), il, tl, blank=3), (x,))
+    assert litnn.autograd.gradcheck(lambda x: litnn.nn.functional.ctc_loss(x.log_softmax(2), litnn.tensor(tg), litnn.tensor(il), litnn.tensor(tl), blank=3), (x,))
 
 def test_no_second_derivative():
     errs = []

@@ -10,6 +10,7 @@ import numpy as np
 from ...backend import array_namespace
 from ...tensor import Tensor
 from ...autograd.graph import Op, _check_tensors
+from ...autograd.broadcasting import _refuse_integers
 from .loss import _Loss, _reduction
 
 # %% ../../../nbs/26c_ctc_loss.ipynb #5f369ae5
@@ -109,6 +110,18 @@ class _CtcLossGrad(Op):
 CtcLossBackward0.backward = staticmethod(lambda ctx, g: _CtcLossGrad.apply(g, ctx.log_probs, saved=ctx.o) if isinstance(g, Tensor) else _ctc_grad(ctx.o, g))
 
 # %% ../../../nbs/26c_ctc_loss.ipynb #032ec341
+def _check_lengths(input_lengths, target_lengths):
+    "torch's two signatures: both lengths int sequences, or both integer tensors."
+    tensors = [isinstance(v, Tensor) for v in (input_lengths, target_lengths)]
+    if not (all(tensors) or not any(tensors) and all(isinstance(v, (list, tuple)) for v in (input_lengths, target_lengths))):
+        got = ', '.join('Tensor' if t else _type_name(v) for t, v in zip(tensors, (input_lengths, target_lengths)))
+        raise TypeError(f"ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, {got}, int, int, bool), but expected "
+                        "one of (Tensor, Tensor, tuple of ints, tuple of ints, ...) or (Tensor, Tensor, Tensor, Tensor, ...)")
+    for name, v in (('input_lengths', input_lengths), ('target_lengths', target_lengths)):
+        if isinstance(v, Tensor) and v.dtype.is_floating_point: raise RuntimeError(f"{name} must be integral")
+
+def _type_name(v): t = type(v); return t.__name__ if t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
+
 def _lengths(v, name, N, limit=None):
     "A lengths argument as an int array of N values, with torch's checks."
     a = np.asarray(v.tolist() if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)
@@ -139,6 +152,11 @@ def ctc_loss(log_probs, # (T, N, C) or (T, C): log-probabilities over C classes 
     "The connectionist temporal classification loss (as `torch.nn.functional.ctc_loss`)."
     _check_tensors('ctc_loss', dict(log_probs=log_probs, targets=targets))
     reduction = _reduction(None, None, reduction)
+    if log_probs.dim() == 0: raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if targets.dim() == 0:
+        raise RuntimeError("Expected 1 to 2 dimensions, but got 0-dimensional tensor for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)")
+    _refuse_integers(log_probs, 'ctc_loss_cpu')
+    _check_lengths(input_lengths, target_lengths)
     if log_probs.dim() == 2:            # one sample
         tg = targets.unsqueeze(0) if isinstance(targets, Tensor) else [targets]
         out = ctc_loss(log_probs.unsqueeze(1), tg, [int(input_lengths)], [int(target_lengths)], blank, reduction, zero_infinity)
