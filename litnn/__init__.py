@@ -58,6 +58,7 @@ from . import _pickling                 # 09a_pickling: pickle and deepcopy of t
 from . import func                      # 36_functional_call, 36a_func, 36b_vmap: litnn.func.functional_call, grad, vmap...
 from . import onnx                       # 60_onnx_tracing, 60a_onnx_translate, 60b_onnx_export (the onnx package only when export runs)
 from . import _shared_memory            # 53_shared_memory: Tensor.share_memory_, is_shared (litnn.multiprocessing loads on first use)
+from . import testing                   # 37_testing: assert_close, make_tensor, assert_allclose
 
 def __getattr__(name):   # 53a_multiprocessing: litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
     if name == 'multiprocessing':
