@@ -54,6 +54,8 @@ from .functional_aliases import *   # 35_functional_aliases: torch.conv2d, torch
 from .everyday_extras import *      # 03m_everyday_extras: addcmul, masked_select, repeat_interleave, inner, gcd... and Tensor.stride, new
 from .statistics import *           # 03ma_statistics: nansum, nanmean, quantile, nanquantile, cov, corrcoef
 from .more_extras import *          # 03n_more_extras: torch.relu_, zero_..., broadcast_tensors, block_diag, unravel_index, var_mean, aminmax, addr, logspace, layout, get_rng_state
+from .rng_state import (get_num_threads, set_num_threads, get_num_interop_threads, set_num_interop_threads,   # 03fa_rng_state (and litnn.random.fork_rng,
+                        init_num_threads)                                                                  #   get_rng_state, set_rng_state)
 from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors
 from . import func                      # 36_functional_call, 36a_func, 36b_vmap: litnn.func.functional_call, grad, vmap...
 from . import onnx                       # 60_onnx_tracing, 60a_onnx_translate, 60b_onnx_export (the onnx package only when export runs)
