@@ -58,6 +58,7 @@ from .rng_state import (get_num_threads, set_num_threads, get_num_interop_thread
                         init_num_threads)                                                                  #   get_rng_state, set_rng_state)
 from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors
 from . import func                      # 36_functional_call, 36a_func, 36b_vmap: litnn.func.functional_call, grad, vmap...
+from .func import vmap                  # 36b_vmap: torch.vmap is torch.func.vmap
 from . import onnx                       # 60_onnx_tracing, 60a_onnx_translate, 60b_onnx_export (the onnx package only when export runs)
 from . import _shared_memory            # 53_shared_memory: Tensor.share_memory_, is_shared (litnn.multiprocessing loads on first use)
 from . import testing                   # 37_testing: assert_close, make_tensor, assert_allclose
