@@ -355,3 +355,14 @@ def test_stack_dataset_errors_as_torch(case):
 def test_datasets_where_torch_defines_them():
     from litnn.utils.data.dataset import ChainDataset, StackDataset
     assert ChainDataset is litnn.utils.data.ChainDataset and StackDataset is litnn.utils.data.StackDataset
+
+
+# ---- torch.autograd.variable ----
+
+def test_autograd_variable_module_as_torch():
+    from litnn.autograd.variable import Variable, VariableMeta
+    from torch.autograd.variable import Variable as TorchVariable
+    assert Variable is litnn.autograd.Variable and isinstance(Variable, VariableMeta)
+    assert isinstance(litnn.zeros(1), Variable) and isinstance(torch.zeros(1), TorchVariable)
+    v, tv = Variable(litnn.ones(2), requires_grad=True), TorchVariable(torch.ones(2), requires_grad=True)
+    assert (v.requires_grad, v.tolist()) == (tv.requires_grad, tv.tolist())
