@@ -89,7 +89,7 @@ def _bool_pair(actual, expected, id, **opts):
         if a is not e: raise _Fail(AssertionError, f"Booleans mismatch: {a} is not {e}", id)
     return compare
 
-# %% ../nbs/37_testing.ipynb #6eef3790
+# %% ../nbs/37_testing.ipynb #2082d339
 def _number_tolerances(a, e, rtol, atol, id):
     "Tolerances for two Python numbers: as given, or the looser of their types' defaults."
     if rtol is None and atol is None:
@@ -109,7 +109,7 @@ def _number_pair(actual, expected, id, rtol=None, atol=None, equal_nan=False, ch
         raise _Fail(AssertionError, _scalar_mismatch_msg(a, e, rtol, atol), id)
     return compare
 
-# %% ../nbs/37_testing.ipynb #d15b2a7d
+# %% ../nbs/37_testing.ipynb #652f6338
 def _as_tensors(actual, expected, allow_subclasses):
     "Both inputs as tensors, or None when they are not tensor-likes of related types."
     if not (isinstance(actual, type(expected)) or isinstance(expected, type(actual))): return None
@@ -126,7 +126,7 @@ def _attribute_mismatch(a, e, check_layout, check_stride, check_device, check_dt
     if check_device and a.device != e.device: return "device", a.device, e.device
     if check_dtype and a.dtype != e.dtype: return "dtype", a.dtype, e.dtype
 
-# %% ../nbs/37_testing.ipynb #c62d449e
+# %% ../nbs/37_testing.ipynb #03146182
 def _close_values(a, e, rtol, atol, equal_nan, id):
     "Raise a `_Fail` unless every element of `a` is close to `e`'s."
     if a.device != e.device: a, e = a.cpu(), e.cpu()
@@ -150,7 +150,7 @@ def _tensor_pair(actual, expected, id, allow_subclasses=True, rtol=None, atol=No
         if 'meta' not in (a.device.type, e.device.type): _close_values(a, e, rtol, atol, equal_nan, id)
     return compare
 
-# %% ../nbs/37_testing.ipynb #d100eeac
+# %% ../nbs/37_testing.ipynb #f10c776d
 _PAIRS = (_none_pair, _bool_pair, _number_pair, _tensor_pair)
 
 def _is_seq(x): return isinstance(x, collections.abc.Sequence) and not isinstance(x, str)
@@ -167,7 +167,7 @@ def _originate(actual, expected, id=(), **opts):
         if compare is not None: return [compare]
     raise _Fail(TypeError, f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.", id)
 
-# %% ../nbs/37_testing.ipynb #aaaa1ff4
+# %% ../nbs/37_testing.ipynb #95b9b50f
 def _originate_mapping(actual, expected, id, **opts):
     "The comparisons for two mappings with the same keys, in sorted key order where keys sort."
     a_keys, e_keys = set(actual.keys()), set(expected.keys())
@@ -179,7 +179,7 @@ def _originate_mapping(actual, expected, id, **opts):
     except Exception: keys = a_keys
     return [c for k in keys for c in _originate(actual[k], expected[k], (*id, k), **opts)]
 
-# %% ../nbs/37_testing.ipynb #4c167a49
+# %% ../nbs/37_testing.ipynb #3efe1639
 def assert_close(actual, expected, *,
                  allow_subclasses:bool=True, # related types allowed (a Parameter against a Tensor); False: same type
                  rtol:float=None, # relative tolerance; with `atol`, or both omitted for the dtype's default
@@ -198,7 +198,7 @@ def assert_close(actual, expected, *,
         try: compare()
         except _Fail as f: raise f.to_error(msg) from None
 
-# %% ../nbs/37_testing.ipynb #cc59f230
+# %% ../nbs/37_testing.ipynb #534d7d39
 _ALLCLOSE_PRECISIONS = {float16: (1e-3, 1e-3), float32: (1e-4, 1e-5), float64: (1e-5, 1e-8)}
 
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
@@ -212,7 +212,7 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
     assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True, check_dtype=False,
                  check_stride=False, msg=msg or None)
 
-# %% ../nbs/37_testing.ipynb #7464f4e1
+# %% ../nbs/37_testing.ipynb #2c022102
 _INTEGRAL = (uint8, int8, int16, int32, int64)
 _FLOATING = (float16, bfloat16, float32, float64)
 
@@ -230,7 +230,7 @@ def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
     low, high = min(max(low, lowest), highest), min(max(high, lowest), highest)
     return (math.ceil(low), math.ceil(high)) if dtype not in _FLOATING else (low, high)
 
-# %% ../nbs/37_testing.ipynb #fe9db01a
+# %% ../nbs/37_testing.ipynb #60ed9a12
 def _draw(shape, dtype, device, low, high):
     "A tensor of `shape` with values drawn uniformly from `[low, high)` for `dtype`."
     if dtype == _dtype_bool:
@@ -247,7 +247,7 @@ def _draw(shape, dtype, device, low, high):
     raise TypeError(f"The requested dtype '{dtype}' is not supported by torch.testing.make_tensor(). "
                     "To request support, file an issue at: https://github.com/pytorch/pytorch/issues")
 
-# %% ../nbs/37_testing.ipynb #8fed1fea
+# %% ../nbs/37_testing.ipynb #d84cf2c0
 def make_tensor(*shape, # the sizes, as integers or one sequence
                 dtype, device, # required, as in PyTorch
                 low=None, high=None, # the range [low, high) of the values; defaults depend on the dtype

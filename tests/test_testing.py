@@ -236,3 +236,26 @@ def test_default_tolerances_as_torch():
 def test_importable_as_torch_uses_it():
     from litnn.testing import assert_close, make_tensor
     assert litnn.testing.assert_close is assert_close and callable(make_tensor)
+
+
+DEVICES = ['cpu'] + (['cuda'] if litnn.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_on_each_device(device):
+    x = litnn.testing.make_tensor(3, 4, dtype=litnn.float32, device=device, noncontiguous=True, exclude_zero=True)
+    assert x.device.type == device and x.shape == (3, 4) and not x.is_contiguous()
+    litnn.testing.assert_close(x, x.clone())
+    with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 12 \(8.3%\)"):
+        y = x.clone(); y[1, 2] += 1
+        litnn.testing.assert_close(y, x)
+
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason='needs a GPU')
+def test_device_mismatch():
+    a, b = litnn.ones(2), litnn.ones(2, device='cuda')
+    with pytest.raises(AssertionError, match=r"^The values for attribute 'device' do not match: cpu != cuda:0\.$"):
+        litnn.testing.assert_close(a, b)
+    litnn.testing.assert_close(a, b, check_device=False)
+    with pytest.raises(AssertionError, match="Tensor-likes are not close!"):
+        litnn.testing.assert_close(a, b * 2, check_device=False)
