@@ -59,19 +59,18 @@ def _scalar_mismatch_msg(actual, expected, rtol, atol, identifier="Scalars"):
     rel_diff = float("inf") if expected == 0 else abs_diff / abs(expected)
     return _mismatch_msg(identifier, f"Expected {expected} but got {actual}.", abs_diff, atol, rel_diff, rtol)
 
-# %% ../nbs/37_testing.ipynb #cbb992aa
+# %% ../nbs/37_testing.ipynb #baae83fc
 def _tensor_mismatch_msg(actual, expected, matches, rtol, atol, identifier="Tensor-likes"):
     "The message for tensors with mismatched elements (`matches` is False there)."
     n = matches.numel(); bad = n - int(matches.sum())
     extra = f"Mismatched elements: {bad} / {n} ({bad / n:.1%})"
     a, e, m = actual.flatten(), expected.flatten(), matches.flatten()
     if not a.dtype.is_floating_point: a, e = a.to(int64), e.to(int64)
-    abs_diff = (a - e).abs(); abs_diff[m] = 0
-    with warnings.catch_warnings():   # x/0 is inf or nan here, as in PyTorch, which does not warn
+    with warnings.catch_warnings():   # inf - inf, x/0 and the max of nans are nan or inf here, as in PyTorch, which does not warn
         warnings.simplefilter('ignore', RuntimeWarning)
-        rel_diff = abs_diff / e.abs()
-    rel_diff[m] = 0
-    (abs_max, abs_i), (rel_max, rel_i) = abs_diff.max(0), rel_diff.max(0)
+        abs_diff = (a - e).abs(); abs_diff[m] = 0
+        rel_diff = abs_diff / e.abs(); rel_diff[m] = 0
+        (abs_max, abs_i), (rel_max, rel_i) = abs_diff.max(0), rel_diff.max(0)
     where = lambda i: tuple(int(k) for k in np.unravel_index(int(i), tuple(matches.shape)))
     return _mismatch_msg(identifier, extra, abs_max.item(), atol, rel_max.item(), rtol, where(abs_i), where(rel_i))
 

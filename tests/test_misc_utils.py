@@ -25,9 +25,10 @@ def err(f):
 # ---- fork_rng and the random state ----
 
 def test_random_module_has_torchs_public_names():
-    names = ['fork_rng', 'get_rng_state', 'set_rng_state', 'manual_seed', 'seed', 'initial_seed']
+    names = ['fork_rng', 'get_rng_state', 'set_rng_state', 'manual_seed', 'seed', 'initial_seed', 'thread_safe_generator']
     assert all(hasattr(torch.random, n) for n in names) and all(hasattr(litnn.random, n) for n in names)
     assert litnn.random.get_rng_state is litnn.get_rng_state and litnn.random.set_rng_state is litnn.set_rng_state
+    assert litnn.random.thread_safe_generator() is None and torch.random.thread_safe_generator() is None   # outside thread workers
 
 
 @pytest.mark.parametrize('lib', [torch, litnn], ids=['torch', 'litnn'])

@@ -116,6 +116,35 @@ CASES.update({
 })
 
 
+def random_case(seed):
+    "A seeded random case: values with perturbations of every size, some nan/inf/zeros, maybe explicit tolerances."
+    rng = np.random.default_rng(seed)
+    dt = ['float16', 'bfloat16', 'float32', 'float64', 'int32', 'int64', 'uint8', 'bool'][seed % 8]
+    shape = [(), (5,), (2, 3), (2, 1, 4)][rng.integers(4)]
+    a = rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4)
+    b = a + rng.standard_normal(shape) * 10.0 ** rng.integers(-12, 1, size=shape) * (rng.random(shape) < 0.5)
+    if dt.startswith('float') or dt == 'bfloat16':
+        for arr in (a, b):
+            arr.reshape(-1)[rng.random(arr.size) < 0.1] = rng.choice([np.nan, np.inf, -np.inf, 0.0])
+    else:
+        lo = 0 if dt in ('uint8', 'bool') else -50
+        a, b = rng.integers(lo, 50, shape), rng.integers(lo, 50, shape)
+        b = np.where(rng.random(shape) < 0.7, a, b)
+        if dt == 'bool': a, b = a % 2, b % 2
+    kw = {}
+    if rng.random() < 0.3: kw.update(rtol=float(10.0 ** rng.integers(-8, 0)), atol=float(10.0 ** rng.integers(-8, 0)))
+    if rng.random() < 0.3: kw.update(equal_nan=True)
+    a, b = np.asarray(a).tolist(), np.asarray(b).tolist()
+    return lambda lib: (lib.tensor(a, dtype=getattr(lib, dt)), lib.tensor(b, dtype=getattr(lib, dt)), kw)
+
+
+@pytest.mark.parametrize('seed', range(300))
+def test_assert_close_on_a_random_grid_as_torch(seed):
+    want, got = outcome(torch, random_case(seed)), outcome(litnn, random_case(seed))
+    if want is None: assert got is None, got
+    else: assert got is not None and (got[0], got[1].splitlines()) == (want[0], torch_msg(want[1]).splitlines())
+
+
 @pytest.mark.parametrize('name', list(CASES))
 def test_assert_close_decides_and_reports_as_torch(name):
     want, got = outcome(torch, CASES[name]), outcome(litnn, CASES[name])
@@ -167,6 +196,7 @@ DTYPES = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat
 @pytest.mark.parametrize('low,high', [(None, None), (-3, 4), (0.5, 2.5), (-1e3, 1e3), (None, 5), (2, None)])
 def test_make_tensor_range_shape_and_dtype(dt, low, high):
     kw = dict(dtype=getattr(litnn, dt), device='cpu', low=low, high=high)
+    litnn.manual_seed(0); torch.manual_seed(0)
     try: want = torch.testing.make_tensor(5000, dtype=getattr(torch, dt), device='cpu', low=low, high=high)
     except Exception as e:
         with pytest.raises(type(e)) as got: litnn.testing.make_tensor(5000, **kw)
@@ -197,13 +227,18 @@ def test_make_tensor_shapes_and_strides(shape, noncontiguous):
 
 @pytest.mark.parametrize('dt', DTYPES)
 def test_make_tensor_exclude_zero_and_requires_grad(dt):
-    got = litnn.testing.make_tensor(3000, dtype=getattr(litnn, dt), device='cpu', low=0 if dt != 'bool' else None, high=2 if dt != 'bool' else None, exclude_zero=True)
-    assert not (got == 0).any().item()
-    if dt.startswith('float') or dt == 'bfloat16':
-        tiny = litnn.finfo(getattr(litnn, dt)).tiny
-        assert got.requires_grad is False
-        assert litnn.testing.make_tensor(2, dtype=getattr(litnn, dt), device='cpu', requires_grad=True).requires_grad
-        assert got.double().min().item() >= tiny
+    "The same seed draws the same values; exclude_zero then replaces exactly the zeros, with 1 or the smallest normal number."
+    dtype, floating = getattr(litnn, dt), dt.startswith('float') or dt == 'bfloat16'
+    info = litnn.finfo(dtype) if floating else None
+    kw = dict(low=0, high=info.tiny * info.eps) if floating else dict(low=None, high=None) if dt == 'bool' else dict(low=0, high=2)
+    litnn.manual_seed(7); plain = litnn.testing.make_tensor(500, dtype=dtype, device='cpu', **kw).double().numpy()
+    litnn.manual_seed(7); kept = litnn.testing.make_tensor(500, dtype=dtype, device='cpu', exclude_zero=True, **kw).double().numpy()
+    assert (plain == 0).sum() > 50 and not (kept == 0).any()
+    fill = float(litnn.tensor(info.tiny, dtype=dtype).double().item()) if floating else 1.0
+    assert np.array_equal(kept, np.where(plain == 0, fill, plain))
+    if floating:
+        assert litnn.testing.make_tensor(2, dtype=dtype, device='cpu', requires_grad=True).requires_grad
+        assert fill == torch.finfo(getattr(torch, dt)).tiny
 
 
 ERRORS = [dict(low=math.nan), dict(high=math.nan), dict(low=3, high=1), dict(low=1, high=1, dtype='int64'),
