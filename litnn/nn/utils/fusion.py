@@ -37,7 +37,7 @@ def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
     b = ((linear_b - bn_rm) * scale + bn_b).to(dtype=b_dtype)
     return Parameter(w, linear_w.requires_grad), Parameter(b, linear_b.requires_grad)
 
-# %% ../../../nbs/30bb_fusion.ipynb #427e5b81
+# %% ../../../nbs/30bb_fusion.ipynb #0c6b0fff
 def fuse_conv_bn_eval(conv, bn, transpose:bool=False):
     "A copy of `conv` that computes `bn(conv(x))` (both in eval mode)."
     if conv.training or bn.training: raise AssertionError("Fusion only for eval!")
@@ -47,6 +47,7 @@ def fuse_conv_bn_eval(conv, bn, transpose:bool=False):
                                                     bn.eps, bn.weight, bn.bias, transpose)
     return fused
 
+# %% ../../../nbs/30bb_fusion.ipynb #9cfc7c44
 def fuse_linear_bn_eval(linear, bn):
     "A copy of `linear` that computes `bn(linear(x))` (both in eval mode)."
     if linear.training or bn.training: raise AssertionError("Fusion only for eval!")
