@@ -72,13 +72,18 @@ def thread_safe_generator():
 _random.fork_rng, _random.get_rng_state, _random.set_rng_state = fork_rng, get_rng_state, set_rng_state
 _random.thread_safe_generator = thread_safe_generator
 
-# %% ../nbs/03fa_rng_state.ipynb #75b6420a
+# %% ../nbs/03fa_rng_state.ipynb #097c6bab
 _threads = {'intra': None, 'interop': None}
 
-def _default_threads():
-    "The thread count PyTorch would start with: OMP_NUM_THREADS, else the CPUs this process may use."
-    if os.environ.get('OMP_NUM_THREADS', '').isdigit() and int(os.environ['OMP_NUM_THREADS']) > 0: return int(os.environ['OMP_NUM_THREADS'])
+def _cpus():
+    "The CPUs this process may run on."
     return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1
+
+def _default_threads(env=('OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
+    "The count PyTorch starts with: the CPUs, capped by the first of the `env` variables that is set."
+    for var in env:
+        if os.environ.get(var, '').isdigit() and int(os.environ[var]) > 0: return min(int(os.environ[var]), _cpus())
+    return _cpus()
 
 def _check_threads(name, n):
     if isinstance(n, bool) or not isinstance(n, int): raise RuntimeError(f"{name} expects an int, but got {type(n).__name__}")
@@ -104,10 +109,10 @@ def set_num_threads(n):
     except ImportError: return
     threadpoolctl.threadpool_limits(limits=n, user_api='blas')
 
-# %% ../nbs/03fa_rng_state.ipynb #da7064d0
+# %% ../nbs/03fa_rng_state.ipynb #52a26716
 def get_num_interop_threads():
     "The recorded number of inter-op threads (litnn runs ops one after another)."
-    return _threads['interop'] or _default_threads()
+    return _threads['interop'] or _default_threads(env=())   # PyTorch sizes this pool by the CPUs alone
 
 def set_num_interop_threads(n):
     "Record the number of inter-op threads; only once, as in PyTorch."

@@ -90,12 +90,21 @@ def threads():
 
 def test_thread_counts_as_torch(threads):
     assert isinstance(litnn.get_num_threads(), int) and litnn.get_num_threads() >= 1
-    assert litnn.get_num_threads() == torch.get_num_threads()     # both: the CPUs this process may use
     for n in (1, 3, 2):
         torch.set_num_threads(n); litnn.set_num_threads(n)
         assert litnn.get_num_threads() == torch.get_num_threads() == n
     assert litnn.init_num_threads() is None and torch.init_num_threads() is None
     assert isinstance(litnn.get_num_interop_threads(), int)
+
+
+@pytest.mark.parametrize('env', [{}, {'OMP_NUM_THREADS': '1'}, {'OMP_NUM_THREADS': '64'}, {'MKL_NUM_THREADS': '1'}], ids=str)
+def test_default_thread_counts_as_torch(env):
+    "In a fresh process (other tests here change the counts): the CPUs, capped by OMP_NUM_THREADS or MKL_NUM_THREADS."
+    import os, subprocess, sys
+    env = {k: v for k, v in os.environ.items() if k not in ('OMP_NUM_THREADS', 'MKL_NUM_THREADS')} | env
+    code = 'import torch, litnn; print(torch.get_num_threads(), litnn.get_num_threads(), torch.get_num_interop_threads(), litnn.get_num_interop_threads())'
+    t, l, ti, li = map(int, subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True).stdout.split())
+    assert l == t and li == ti
 
 
 @pytest.mark.parametrize('name', ['set_num_threads', 'set_num_interop_threads'])
