@@ -59,10 +59,14 @@ from .tensor_odds import *           # 03qa_tensor_odds: fill, range, split_with
 from .windows import *               # 03r_windows: hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window
 from .statistics import *           # 03ma_statistics: nansum, nanmean, quantile, nanquantile, cov, corrcoef
 from .more_extras import *          # 03n_more_extras: torch.relu_, zero_..., broadcast_tensors, block_diag, unravel_index, var_mean, aminmax, addr, logspace, layout, get_rng_state
+from .rng_state import (get_num_threads, set_num_threads, get_num_interop_threads, set_num_interop_threads,   # 03fa_rng_state (and litnn.random.fork_rng,
+                        init_num_threads)                                                                  #   get_rng_state, set_rng_state)
 from . import _pickling                 # 09a_pickling: pickle and deepcopy of tensors
 from . import func                      # 36_functional_call, 36a_func, 36b_vmap: litnn.func.functional_call, grad, vmap...
+from .func import vmap                  # 36b_vmap: torch.vmap is torch.func.vmap
 from . import onnx                       # 60_onnx_tracing, 60a_onnx_translate, 60b_onnx_export (the onnx package only when export runs)
 from . import _shared_memory            # 53_shared_memory: Tensor.share_memory_, is_shared (litnn.multiprocessing loads on first use)
+from . import testing                   # 37_testing: assert_close, make_tensor, assert_allclose
 
 def __getattr__(name):   # 53a_multiprocessing: litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
     if name == 'multiprocessing':

@@ -9,7 +9,12 @@ from .weight_norm import weight_norm, remove_weight_norm          # 17c_weight_n
 from .spectral_norm import spectral_norm, remove_spectral_norm    # 17d_spectral_norm_hook
 from ...meta import skip_init            # 18_meta_device
 from . import stateless                   # 36_functional_call
+from .convert_parameters import parameters_to_vector, vector_to_parameters   # 30ba_convert_parameters
+from . import convert_parameters
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights   # 30bb_fusion
+from . import fusion
 
 __all__ = ['clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'get_total_norm', 'clip_grads_with_norm_', 'rnn',
            'parametrize', 'parametrizations', 'prune', 'weight_norm', 'remove_weight_norm', 'spectral_norm', 'remove_spectral_norm',
-           'skip_init', 'stateless']
+           'skip_init', 'stateless', 'parameters_to_vector', 'vector_to_parameters', 'convert_parameters',
+           'fuse_conv_bn_eval', 'fuse_conv_bn_weights', 'fuse_linear_bn_eval', 'fuse_linear_bn_weights', 'fusion']
