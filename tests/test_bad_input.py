@@ -409,7 +409,6 @@ def run_with_grads(out, leaves):
 # Differences that remain in parts other helpers own this round (issue 12 lists them for their notebooks): strict
 # xfails, so that each fix shows up as an XPASS failure and its entry here is deleted. {owner: {name-input: variants}}
 NOT_YET = {
-    '24_pooling': {'AdaptiveAvgPool2d-in0': 'numpy', 'adaptive_avg_pool2d-in0': 'numpy scalar_tensor'},
     '03_ops gelu cells, 22_activation': {'GELU-in0': 'inf', 'gelu-in0': 'inf'},
     '23_conv': {'conv1d-in0': 'nan inf bool', 'conv1d-in1': 'nan inf'},
     '21d_embedding_bag: NaN/inf positions of the result or gradient differ': {'embedding_bag-in1': 'nan'},
@@ -420,19 +419,14 @@ NOT_YET = {
     '24c_upsampling: NaN/inf positions of the result or gradient differ': {'Upsample-in0': 'nan', 'UpsamplingBilinear2d-in0': 'nan', 'UpsamplingNearest2d-in0': 'nan', 'interpolate-in0': 'nan'},
     '24c_upsampling: result shape or dtype differs': {'PixelUnshuffle-in0': 'empty_batch', 'pixel_unshuffle-in0': 'empty_batch'},
     '24e_pooling3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
-    '24f_fractional_max_pool: RuntimeError where torch raises IndexError': {'FractionalMaxPool2d-in0': 'scalar_tensor', 'fractional_max_pool2d-in0': 'scalar_tensor'},
     '24f_grid_sample: IndexError where torch raises RuntimeError': {'grid_sample-in0': 'empty_batch', 'grid_sample-in1': 'empty_batch'},
     '24f_grid_sample: NaN/inf positions of the result or gradient differ': {'grid_sample-in1': 'nan'},
     '24f_grid_sample: NotImplementedError where torch raises IndexError': {'grid_sample-in0': 'scalar_tensor'},
-    '25a_group_norm: NotImplementedError where torch raises RuntimeError': {'GroupNorm-in0': 'int64', 'group_norm-in0': 'int64'},
-    '25a_group_norm: RuntimeError where torch raises ValueError': {'RMSNorm-in0': 'scalar_tensor', 'rms_norm-in0': 'scalar_tensor'},
     '26b_more_losses: AxisError where torch raises RuntimeError': {'MultiLabelMarginLoss-in1': 'scalar_tensor', 'multilabel_margin_loss-in1': 'scalar_tensor'},
     '26b_more_losses: IndexError where torch raises RuntimeError': {'CosineEmbeddingLoss-in1': 'scalar_tensor', 'MultiLabelMarginLoss-in0': 'scalar_tensor empty_batch', 'MultiLabelMarginLoss-in1': 'float64', 'MultiMarginLoss-in0': 'scalar_tensor', 'MultiMarginLoss-in1': 'scalar_tensor', 'cosine_embedding_loss-in1': 'scalar_tensor', 'multi_margin_loss-in0': 'scalar_tensor', 'multi_margin_loss-in1': 'scalar_tensor', 'multilabel_margin_loss-in0': 'scalar_tensor empty_batch', 'multilabel_margin_loss-in1': 'float64'},
     '26b_more_losses: NaN/inf positions of the result or gradient differ': {'KLDivLoss-in1': 'nan', 'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'kl_div-in1': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
     '26b_more_losses: litnn computes where torch raises RuntimeError': {'CosineEmbeddingLoss-in2': 'scalar_tensor', 'GaussianNLLLoss-in2': 'int64', 'HingeEmbeddingLoss-in0': 'int64', 'cosine_embedding_loss-in2': 'scalar_tensor', 'gaussian_nll_loss-in2': 'int64', 'hinge_embedding_loss-in0': 'int64'},
     '26b_more_losses: litnn raises TypeError where torch computes': {'GaussianNLLLoss-in1': 'numpy', 'gaussian_nll_loss-in1': 'numpy'},
-    "27_rnn: RNNBase runs a forward of its own (torch's RNNBase has none: NotImplementedError)": {'RNNBase-in0': 'numpy none scalar_tensor empty_batch nan int64 float64'},
-    '28_attention: None as in_proj_weight raises AttributeError (torch asserts: AssertionError)': {'multi_head_attention_forward-in3': 'none'},
     '28_attention: litnn raises RuntimeError where torch computes': {'scaled_dot_product_attention-in2': 'empty_batch'},
 }
 _NOT_YET = {f'{k}-{v}': owner for owner, m in NOT_YET.items() for k, vs in m.items() for v in vs.split()}

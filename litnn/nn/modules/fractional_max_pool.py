@@ -42,6 +42,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     "Fractional max pooling of (N, C, H, W) or (C, H, W) inputs to `output_size` or `output_ratio` of the input's size."
     if output_size is None and output_ratio is None:
         raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
+    if input.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")    # torch's Python reads input.size(0)
     if output_size is None:
         if len(output_ratio) > 2: raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
         r = _ntuple(output_ratio, 2)

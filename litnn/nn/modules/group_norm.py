@@ -29,7 +29,9 @@ def _check_group_norm(x, num_groups, weight, bias):
     for name, t in (('weight', weight), ('bias', bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
-    if not x.dtype.is_floating_point: raise NotImplementedError(f"\"GroupNormKernelImpl\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    if not x.dtype.is_floating_point:      # with float parameters torch's dtype check comes first
+        if weight is not None or bias is not None: raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        raise NotImplementedError(f"\"GroupNormKernelImpl\" not implemented for '{_LEGACY[x.dtype.name]}'")
     _check_dtypes(x, weight, bias)
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -50,6 +52,7 @@ def _check_rms_norm(x, normalized_shape, weight):
         raise TypeError(f"rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not {type(normalized_shape).__name__}")
     shape = tuple(normalized_shape)
     if not shape: raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = {list(shape)}")
+    if x.ndim < len(shape): raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {x.ndim}")
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape {list(weight.shape)} and normalized_shape = {list(shape)}")
     if x.ndim < len(shape) or tuple(x.shape[x.ndim - len(shape):]) != shape:

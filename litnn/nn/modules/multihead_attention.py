@@ -128,6 +128,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if key_padding_mask is not None: is_causal = False
     _check_mha_sizes(query, key, value, embed_dim_to_check, num_heads, use_separate_proj_weight)
+    if not use_separate_proj_weight and in_proj_weight is None: raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
     q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias,
                              (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None)
     if attn_mask is not None: _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads)

@@ -263,6 +263,9 @@ def avg_pool2d(input, # (N, C, H, W) or (C, H, W)
 def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
                         output_size): # an int, or a pair whose entries may be None (keep that size)
     "Average pooling to a fixed output size (windows from ⌊i·H/OH⌋ to ⌈(i+1)·H/OH⌉)."
+    _check_tensors('adaptive_avg_pool2d', dict(input=input))
+    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):     # torch's Python fills Nones from input.size()
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     x = input._data
     if x.ndim not in (3, 4): raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x.shape)}")
     out = _ntuple(output_size, 2)

@@ -12,7 +12,7 @@ from ...factories import empty, zeros
 from ...dims import cat, stack
 from ...backend import patch
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _forward_unimplemented
 from .linear import linear
 from .dropout import dropout
 from .. import init
@@ -145,6 +145,7 @@ def _is_packed(x):
 # %% ../../../nbs/27_rnn.ipynb #ada977b4
 @patch
 def forward(self:RNNBase, input, hx=None):
+    if not hasattr(self, '_step'): return _forward_unimplemented(self)     # torch's RNNBase has no forward: only RNN, LSTM, GRU run
     packed, orig = _is_packed(input), input
     if packed: input, batch_sizes, sorted_indices, unsorted_indices = input; batched = True
     else:
