@@ -38,6 +38,11 @@ from .pointwise import *            # 03h_math
 from .pointwise_binary import *     # 03h_math_binary
 from .special import lgamma, digamma, polygamma, logit, sinc, mvlgamma   # 03h_special
 from . import special
+def _into_special(part):
+    "torch.special gathers functions from several notebooks: add a part's public names to litnn.special."
+    names = [n for n in part.__all__ if not n.endswith('Backward0')]
+    vars(special).update({n: getattr(part, n) for n in names}); special.__all__ += names
+from .bessel import i0; from . import bessel as _p; _into_special(_p)                 # 03ha_bessel
 from .products import *             # 03h_products
 from .scans import *                # 03h_scans
 from . import linalg                # 03i_linalg, 03i_linalg_decompositions
