@@ -44,6 +44,7 @@ def _into_special(part):
     vars(special).update({n: getattr(part, n) for n in names}); special.__all__ += names
 from .bessel import i0; from . import bessel as _p; _into_special(_p)                 # 03ha_bessel
 from .incomplete_gamma import igamma, igammac; from . import incomplete_gamma as _p; _into_special(_p)   # 03hb_incomplete_gamma
+from . import polynomials as _p; _into_special(_p); del _p                          # 03hc_polynomials
 from .products import *             # 03h_products
 from .scans import *                # 03h_scans
 from . import linalg                # 03i_linalg, 03i_linalg_decompositions
