@@ -49,6 +49,8 @@ from .products import *             # 03h_products
 from .scans import *                # 03h_scans
 from . import linalg                # 03i_linalg, 03i_linalg_decompositions
 from .linalg.decompositions import _OLD; globals().update(_OLD); del _OLD   # torch.det, torch.inverse, torch.svd...
+from .linalg.lu import _OLD; globals().update(_OLD); del _OLD             # 03ib_lu: torch.lu, torch.lu_solve, torch.lu_unpack
+from .linalg.solvers import cholesky_solve, cholesky_inverse, triangular_solve, orgqr   # 03ic_linalg_solvers
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .namespaces import (accelerator, backends, compile, compiler, jit, set_float32_matmul_precision,   # 16a_namespaces
