@@ -9,7 +9,7 @@ rng = np.random.default_rng(0)
 WIDE = np.concatenate([rng.standard_normal(200) * 3, rng.standard_normal(100) * 30, np.logspace(-30, 3, 120), -np.logspace(-30, 3, 60),
                        [0., -0., np.inf, -np.inf, np.nan, 2., 5., 8., 1e-5, 88., 89., 700., 710., -700., -26., -27.]])
 BESSEL = ['i0', 'i0e', 'i1', 'i1e', 'erfcx', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1',
-          'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0']
+          'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai']
 TOL = {np.float64: (1e-13, 1e-15), np.float32: (2e-6, 1e-6)}    # (absolute: near the zeros of J and Y)
 
 def assert_like(l, t, rtol, atol):
