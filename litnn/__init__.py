@@ -38,12 +38,12 @@ from .pointwise import *            # 03h_math
 from .pointwise_binary import *     # 03h_math_binary
 from .special import lgamma, digamma, polygamma, logit, sinc, mvlgamma   # 03h_special
 from . import special
-def _into_special(part):
+def _into_special(part, skip=()):
     "torch.special gathers functions from several notebooks: add a part's public names to litnn.special."
-    names = [n for n in part.__all__ if not n.endswith('Backward0')]
+    names = [n for n in part.__all__ if not n.endswith(('Backward0', '_')) and n not in skip]
     vars(special).update({n: getattr(part, n) for n in names}); special.__all__ += names
-from .bessel import i0; from . import bessel as _p; _into_special(_p)                 # 03ha_bessel
-from .incomplete_gamma import igamma, igammac; from . import incomplete_gamma as _p; _into_special(_p)   # 03hb_incomplete_gamma
+from .bessel import i0, i0_; from . import bessel as _p; _into_special(_p)            # 03ha_bessel
+from .incomplete_gamma import igamma, igammac; from . import incomplete_gamma as _p; _into_special(_p, ('igamma', 'igammac'))   # 03hb_incomplete_gamma
 from . import polynomials as _p; _into_special(_p); del _p                          # 03hc_polynomials
 from .products import *             # 03h_products
 from .scans import *                # 03h_scans

@@ -16,7 +16,7 @@ from .erf_gelu import _poly
 __all__ = ['bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0',
            'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0',
            'airy_ai', 'I0Backward0', 'SpecialI0EBackward0', 'SpecialI1Backward0', 'SpecialI1EBackward0', 'i0', 'i0e',
-           'i1', 'i1e']
+           'i1', 'i1e', 'i0_']
 
 # %% ../nbs/03ha_bessel.ipynb #55b0753e
 def _chbevl(x, cs):
@@ -218,7 +218,7 @@ class SpecialI1EBackward0(_Unary):
     f, saves = staticmethod(_i1e), 'x'
     df = staticmethod(lambda g, x, y: g * _tiny_safe(x, lambda s: i0e(s) - i1e(s) * (s.sgn() + 1 / s)))
 
-# %% ../nbs/03ha_bessel.ipynb #a7764315
+# %% ../nbs/03ha_bessel.ipynb #20b92ab1
 def i0(input):
     "The modified Bessel function of the first kind of order 0, I0."
     return I0Backward0.apply(_floating(input))
@@ -235,8 +235,11 @@ def i1e(input):
     "e^-|x| I1(x), without overflow."
     return SpecialI1EBackward0.apply(_floating(input))
 
-Tensor.i0 = i0
-Tensor.i0_ = lambda self: _inplace(self, i0)
+def i0_(input):
+    "I0 in place (`torch.i0_`, `Tensor.i0_`)."
+    return _inplace(input, i0)
+
+Tensor.i0, Tensor.i0_ = i0, i0_
 
 # %% ../nbs/03ha_bessel.ipynb #1f9fb1f1
 def _constant(f, name, doc):

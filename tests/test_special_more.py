@@ -68,13 +68,16 @@ def test_i0_methods_and_inplace():
     np.testing.assert_allclose(litnn.i0(l).numpy(), torch.i0(t).numpy(), rtol=1e-14)
     l.i0_(); t.i0_()
     np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-14)
+    litnn.i0_(l); torch.i0_(t)
+    np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-14)
     same_error(lambda lib: lib.tensor([1, 2]).i0_())
 
 def test_namespace_has_torch_names():
     for name in BESSEL + ['gammainc', 'gammaincc']:
         assert hasattr(torch.special, name) and callable(getattr(litnn.special, name)), name
     assert litnn.special.gammainc.__name__ == "gammainc" and litnn.igammac.__name__ == "igammac"
-    assert {'i0', 'igamma', 'igammac'} <= set(dir(litnn)) and 'bessel_j0' in litnn.special.__all__
+    assert {'i0', 'i0_', 'igamma', 'igammac'} <= set(dir(litnn)) and 'bessel_j0' in litnn.special.__all__
+    assert not [n for n in litnn.special.__all__ if not hasattr(torch.special, n) and not n.endswith('Backward0') and n not in ('lgamma', 'mvlgamma')]
 
 A = np.logspace(-5, 4, 40)
 X = np.logspace(-6, 4.3, 45)
