@@ -50,46 +50,48 @@ def erfcx(input):
     "The scaled complementary error function e^(x²) erfc(x), without overflow or underflow."
     return SpecialErfcxBackward0.apply(_floating(input))
 
-# %% ../nbs/03hb_incomplete_gamma.ipynb #aa499e94
+# %% ../nbs/03hb_incomplete_gamma.ipynb #1a9b1be6
 _EPS, _MAXITER = np.finfo(np.float64).eps / 2, 2000
 
-def _converged(i, err):
-    "Whether every element's last correction is below the precision (checked every 16 steps: each check syncs a GPU)."
-    return i % 16 == 15 and not bool((err > _EPS).any())
+def _all_done(i, done):
+    "Whether every element has converged (checked every 16 steps: each check syncs a GPU)."
+    return i % 16 == 15 and bool(done.all())
 
 def _p_series(xp, a, x):
     "P(a, x) = x^a e^-x / Γ(a+1) · Σ_n x^n / ((a+1)...(a+n)) (DLMF 8.11.4): for x below about a."
-    r, c, s = a, xp.ones_like(x), xp.ones_like(x)
-    for i in range(_MAXITER):
-        r = r + 1; c = c * x / r; s = s + c
-        if _converged(i, c / s): break
+    r, c, s, done = a, xp.ones_like(x), xp.ones_like(x), xp.zeros(x.shape, bool)
+    for i in range(_MAXITER):                  # each element stops adding at its first term below precision, as Cephes
+        r = r + 1; c = c * x / r; s = s + xp.where(done, 0, c)
+        done |= c <= _EPS * s
+        if _all_done(i, done): break
     return s * xp.exp(a * xp.log(x) - x - _lgamma(xp, a + 1))
 
 def _q_series(xp, a, x):
     "Q(a, x) for x <= 1.1 without the cancellation of 1 - P: 1 - x^a/Γ(a+1) - x^a/Γ(a) Σ (-x)^n / (n! (a+n)) (DLMF 8.7.3)."
-    fac, s = xp.ones_like(x), xp.zeros_like(x)
+    fac, s, done = xp.ones_like(x), xp.zeros_like(x), xp.zeros(x.shape, bool)
     for n in range(1, _MAXITER):
-        fac = fac * -x / n; term = fac / (a + n); s = s + term
-        if _converged(n - 1, xp.abs(term) / xp.maximum(xp.abs(s), 1e-300)): break
+        fac = fac * -x / n; term = fac / (a + n); s = s + xp.where(done, 0, term)
+        done |= xp.abs(term) <= _EPS * xp.abs(s)
+        if _all_done(n - 1, done): break
     logx = xp.log(x)
     return -xp.expm1(a * logx - _lgamma(xp, 1 + a)) - xp.exp(a * logx - _lgamma(xp, a)) * s
 
-# %% ../nbs/03hb_incomplete_gamma.ipynb #56aa7c5c
+# %% ../nbs/03hb_incomplete_gamma.ipynb #e6f5bfc9
 def _q_fraction(xp, a, x):
     "Q(a, x) by the continued fraction of DLMF 8.9.2, in Cephes' form (numerators p, denominators q, rescaled before they overflow): for x above a."
     y, z = 1 - a, x + 2 - a
     pm2, qm2, pm1, qm1 = xp.ones_like(x), x, x + 1, z * x
-    ans = pm1 / qm1
+    ans, done = pm1 / qm1, xp.zeros(x.shape, bool)
     for c in range(1, _MAXITER + 1):
         y = y + 1; z = z + 2; yc = y * c
         pk, qk = pm1 * z - pm2 * yc, qm1 * z - qm2 * yc
-        ok = qk != 0
+        ok = (qk != 0) & ~done
         r = pk / xp.where(ok, qk, 1)
-        err = xp.where(ok, xp.abs((ans - r) / r), 1)
+        done |= ok & (xp.abs((ans - r) / xp.where(ok, r, 1)) <= _EPS)
         ans = xp.where(ok, r, ans)
         scale = xp.where(xp.abs(pk) > 2 ** 52, 2. ** -52, 1)
         pm2, pm1, qm2, qm1 = pm1 * scale, pk * scale, qm1 * scale, qk * scale
-        if _converged(c - 1, err): break
+        if _all_done(c - 1, done): break
     return ans * xp.exp(a * xp.log(x) - x - _lgamma(xp, a))
 
 # %% ../nbs/03hb_incomplete_gamma.ipynb #a4753f47
