@@ -38,10 +38,19 @@ from .pointwise import *            # 03h_math
 from .pointwise_binary import *     # 03h_math_binary
 from .special import lgamma, digamma, polygamma, logit, sinc, mvlgamma   # 03h_special
 from . import special
+def _into_special(part, skip=()):
+    "torch.special gathers functions from several notebooks: add a part's public names to litnn.special."
+    names = [n for n in part.__all__ if not n.endswith(('Backward0', '_')) and n not in skip]
+    vars(special).update({n: getattr(part, n) for n in names}); special.__all__ += names
+from .bessel import i0, i0_; from . import bessel as _p; _into_special(_p)            # 03ha_bessel
+from .incomplete_gamma import igamma, igammac; from . import incomplete_gamma as _p; _into_special(_p, ('igamma', 'igammac'))   # 03hb_incomplete_gamma
+from . import polynomials as _p; _into_special(_p); del _p                          # 03hc_polynomials
 from .products import *             # 03h_products
 from .scans import *                # 03h_scans
 from . import linalg                # 03i_linalg, 03i_linalg_decompositions
 from .linalg.decompositions import _OLD; globals().update(_OLD); del _OLD   # torch.det, torch.inverse, torch.svd...
+from .linalg.lu import _OLD; globals().update(_OLD); del _OLD             # 03ib_lu: torch.lu, torch.lu_solve, torch.lu_unpack
+from .linalg.solvers import cholesky_solve, cholesky_inverse, triangular_solve, orgqr   # 03ic_linalg_solvers
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
 from .namespaces import (accelerator, backends, compile, compiler, jit, set_float32_matmul_precision,   # 16a_namespaces
