@@ -81,6 +81,9 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     _check_tensors('grid_sample', dict(input=input, grid=grid))
     _refuse_integers(input, 'grid_sampler_2d_cpu_kernel_impl')
     if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
+    if input.dim() == 0 or grid.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode not in ('bilinear', 'nearest', 'bicubic'):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ('zeros', 'border', 'reflection'):

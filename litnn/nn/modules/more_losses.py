@@ -116,6 +116,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='m
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."
     _check_tensors('cosine_embedding_loss', dict(input1=input1, input2=input2, target=target))
+    if target.dim() > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if (input1.dim(), input2.dim()) != ((2, 2) if target.dim() == 1 else (1, 1)):
+        raise RuntimeError(f"{target.dim()}D target tensor expects {target.dim() + 1}D input tensors, but found inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
     d = 1 if input1.dim() == 2 else 0
     prod = (input1 * input2).sum(d)
     cos = prod / (((input1 * input1).sum(d) + 1e-12) * ((input2 * input2).sum(d) + 1e-12)).sqrt()
@@ -150,6 +153,11 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return _apply_reduction(_triplet(distance_function or pairwise_distance, anchor, positive, negative, margin, swap), reduction)
 
 # %% ../../../nbs/26b_more_losses.ipynb #df682862
+def _check_margin_shapes(input):
+    "The margin losses' input: a non-empty vector, or a matrix with classes (as torch's shape checks)."
+    if not (input.dim() <= 1 and input.numel() > 0 or input.dim() == 2 and input.shape[1] != 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}")
+
 def _batched(input, target):
     "A 1-D input as a batch of one: (input, target, and whether to drop the batch dim again)."
     return (input.unsqueeze(0), target.unsqueeze(0), True) if input.dim() <= 1 else (input, target, False)
@@ -160,7 +168,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if not input.is_floating_point(): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
-    x, t, single = _batched(input, target)
+    _check_margin_shapes(input)
+    nframe = 1 if input.dim() <= 1 else input.shape[0]
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples (batch size). "
+                           f"Expected target size [{nframe}], but got {list(target.shape)}. Input has shape {list(input.shape)}.")
+    x, t, single = _batched(input, target.reshape(()) if input.dim() <= 1 else target)
     z = (margin - x.gather(1, t.unsqueeze(1)) + x).clamp(min=0)
     if p == 2: z = z * z
     if weight is not None: z = z * weight[t].unsqueeze(1)
@@ -171,7 +184,12 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
     _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
     if not input.is_floating_point(): raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for \'{_dtype_name(input)}\'')
-    x, t, single = _batched(input, target)
+    _check_margin_shapes(input)
+    seen = lambda t: (t.numel(),) if t.dim() <= 1 else tuple(t.shape)      # a vector's targets: one per class
+    if (target.dim() <= 1) != (input.dim() <= 1) or seen(target) != seen(input):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
+    x, t, single = _batched(input.reshape(-1), target.reshape(-1)) if input.dim() == 0 else _batched(input, target)   # 0-d: one class
     c = x.shape[1]
     xp = array_namespace(t._data)
     ta = t._data

@@ -154,6 +154,8 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     _refuse_integers(input, 'max_unpool2d')                             # torch's 1-d unpooling is its 2-d kernel
     k = _one(kernel_size, 'max_unpool1d', 'kernel_size'); s = _one(stride, 'max_unpool1d', 'stride') if stride is not None else k
     size = _unpool_size('max_unpool1d', input, (k,), (s,), (_one(padding, 'max_unpool1d', 'padding'),), output_size, 1)
+    if indices.shape != input.shape:       # (as torch's 2-d kernel sees them, with a last dim of 1)
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape) + [1]}) but got indices tensor with shape: {list(indices.shape) + [1]}")
     _check_indices(indices, (1, size[0]), f"{size[0]}x1")
     return MaxUnpool2DBackward0.apply(input.unsqueeze(-2), indices.unsqueeze(-2), size=(1, size[0])).squeeze(-2)
 
