@@ -21,3 +21,7 @@ from .transforms import *
 from .transformed_distribution import TransformedDistribution  # 33t_transformed_distribution
 from .log_normal import LogNormal                           # 33u_log_normal
 from .kl import kl_divergence, register_kl                  # 33v_kl
+from .mixture_same_family import MixtureSameFamily       # 33y_mixture_same_family (and constraints.MixtureSameFamilyConstraint)
+from .relaxed_bernoulli import RelaxedBernoulli   # 33ya_relaxed_bernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical, OneHotCategoricalStraightThrough   # 33yb_relaxed_categorical
+from .lowrank_multivariate_normal import LowRankMultivariateNormal   # 33yc_lowrank_multivariate_normal
