@@ -25,3 +25,5 @@ from .mixture_same_family import MixtureSameFamily       # 33y_mixture_same_fami
 from .relaxed_bernoulli import RelaxedBernoulli   # 33ya_relaxed_bernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical, OneHotCategoricalStraightThrough   # 33yb_relaxed_categorical
 from .lowrank_multivariate_normal import LowRankMultivariateNormal   # 33yc_lowrank_multivariate_normal
+from . import _more_constraints                           # 33z_more_constraints (adds cat, stack, multinomial, corr_cholesky, positive_semidefinite to constraints)
+from ._more_transforms import *                             # 33za_more_transforms (adds its transforms to .transforms)

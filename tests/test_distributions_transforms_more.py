@@ -1,0 +1,175 @@
+"""The transforms and constraints of nbs/33z_more_constraints and 33za_more_transforms side by side with torch 2.13:
+forward, inverse, log_abs_det_jacobian and their gradients (float64 and float32), shapes, domains, reprs, checks and errors."""
+import math
+
+import numpy as np
+import pytest
+
+import litnn
+from nn_pairs import err, norm
+
+torch = pytest.importorskip('torch')
+LD, TD = litnn.distributions, torch.distributions
+rng = np.random.default_rng(5)
+
+
+def spd(n, batch=()):
+    a = rng.standard_normal(batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+# name: (make(D), x as a numpy array)
+TRANSFORMS = {
+    'Softmax': (lambda D: D.SoftmaxTransform(), rng.uniform(-2, 2, (3, 4))),
+    'StickBreaking': (lambda D: D.StickBreakingTransform(), rng.uniform(-2, 2, (3, 4))),
+    'LowerCholesky': (lambda D: D.LowerCholeskyTransform(), rng.uniform(-1, 1, (2, 3, 3))),
+    'PositiveDefinite': (lambda D: D.PositiveDefiniteTransform(), rng.uniform(-1, 1, (2, 3, 3))),
+    'CorrCholesky': (lambda D: D.CorrCholeskyTransform(), rng.uniform(-2, 2, (2, 6))),
+    'Reshape': (lambda D: D.ReshapeTransform((2, 3), (3, 2)), rng.uniform(-1, 1, (4, 2, 3))),
+    'Cat': (lambda D: D.CatTransform([D.ExpTransform(), D.AffineTransform(1., -2.), D.SigmoidTransform()], dim=1, lengths=[1, 2, 1]),
+            rng.uniform(-1, 1, (3, 4))),
+    'CatEvent': (lambda D: D.CatTransform([D.ExpTransform(), D.transforms.IndependentTransform(D.SigmoidTransform(), 1)], dim=0, lengths=[2, 1]),
+                 rng.uniform(-1, 1, (3, 4))),
+    'Stack': (lambda D: D.StackTransform([D.ExpTransform(), D.TanhTransform(), D.AffineTransform(0.5, 3.)], dim=-1), rng.uniform(-1, 1, (4, 3))),
+    'CDF': (lambda D: D.CumulativeDistributionTransform(D.Normal(0.5, 2.)), rng.uniform(-2, 2, (3, 4))),
+    'CDFInverse': (lambda D: D.CumulativeDistributionTransform(D.Laplace(0.5, 2.)).inv, rng.uniform(0.05, 0.95, (3, 4))),
+}
+
+
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
+@pytest.mark.parametrize('name', list(TRANSFORMS))
+def test_transforms_match_torch(name, dtype):
+    make, x = TRANSFORMS[name]
+    x = x.astype(dtype)
+    tol = dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5, atol=2e-6)
+    lt, tt = make(LD), make(TD)
+    xl, xt = litnn.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    yl, yt = lt(xl), tt(xt)
+    assert yl.dtype == xl.dtype
+    np.testing.assert_allclose(yl.detach().numpy(), yt.detach().numpy(), **tol)
+    w = rng.standard_normal(tuple(yt.shape)).astype(dtype)
+    loss_l, loss_t = (yl * litnn.tensor(w)).sum(), (yt * torch.tensor(w)).sum()
+    np.testing.assert_allclose(lt.inv(yl).detach().numpy(), tt.inv(yt).detach().numpy(), **tol)
+    try: jt = tt.log_abs_det_jacobian(xt, yt)
+    except NotImplementedError:
+        with pytest.raises(NotImplementedError): lt.log_abs_det_jacobian(xl, yl)
+    else:
+        jl = lt.log_abs_det_jacobian(xl, yl)
+        np.testing.assert_allclose(jl.detach().numpy(), jt.detach().numpy(), **tol)
+        loss_l, loss_t = loss_l + jl.sum(), loss_t + jt.sum()
+    loss_l.backward(); loss_t.backward()
+    np.testing.assert_allclose(xl.grad.numpy(), xt.grad.numpy(), rtol=tol['rtol'] * 10, atol=tol['atol'] * 10)
+    assert lt.bijective == tt.bijective and repr(lt) == norm(repr(tt))
+    assert lt.domain.event_dim == tt.domain.event_dim and lt.codomain.event_dim == tt.codomain.event_dim
+    assert repr(lt.domain) == norm(repr(tt.domain)) and repr(lt.codomain) == norm(repr(tt.codomain))
+    assert tuple(lt.forward_shape(x.shape)) == tuple(tt.forward_shape(x.shape))
+    assert tuple(lt.inverse_shape(tuple(yt.shape))) == tuple(tt.inverse_shape(tuple(yt.shape)))
+    lc, tc = outcome(lambda: lt.codomain.check(yl)), outcome(lambda: tt.codomain.check(yt))
+    assert lc[0] == tc[0] and np.array_equal(lc[1], tc[1])      # (a cat of checks with different event dims fails in both)
+    cached = lt.with_cache(1)
+    assert cached(xl) is cached(xl)
+
+
+def outcome(f):
+    "f()'s result as ('value', numpy array) or ('raises', exception type)."
+    try: return 'value', f().numpy()
+    except Exception as e: return 'raises', type(e).__name__
+
+
+def test_transforms_are_in_torchs_namespaces():
+    for n in TD.transforms.__all__:
+        assert hasattr(LD.transforms, n) and hasattr(LD, n), n
+        assert getattr(LD.transforms, n) is getattr(LD, n)
+    assert set(TD.transforms.__all__) <= set(LD.transforms.__all__)
+    for n in ['cat', 'stack', 'multinomial', 'positive_semidefinite', 'corr_cholesky', 'MixtureSameFamilyConstraint']:
+        assert hasattr(LD.constraints, n), n
+
+
+def test_tril_vec_helpers_match_torch():
+    from torch.distributions.utils import tril_matrix_to_vec as ttv, vec_to_tril_matrix as tvt
+    from litnn.distributions._more_transforms import tril_matrix_to_vec as ltv, vec_to_tril_matrix as lvt
+    m = rng.standard_normal((2, 4, 4))
+    for diag in (-2, -1, 0, 1):
+        v = ttv(torch.tensor(m), diag)
+        np.testing.assert_array_equal(ltv(litnn.tensor(m), diag).numpy(), v.numpy())
+        np.testing.assert_array_equal(lvt(litnn.tensor(v.numpy()), diag).numpy(), tvt(v, diag).numpy())
+    assert err(ltv, litnn.tensor(m), 4) == err(ttv, torch.tensor(m), 4)
+    assert err(lvt, litnn.zeros(5), -1) == err(tvt, torch.zeros(5), -1)
+
+
+def test_corr_cholesky_gives_correlation_matrices():
+    t = LD.CorrCholeskyTransform()
+    L = t(litnn.tensor(rng.standard_normal((5, 10))))
+    C = (L @ L.mT).numpy()
+    np.testing.assert_allclose(np.diagonal(C, axis1=-2, axis2=-1), 1., rtol=1e-12)
+    assert (np.linalg.eigvalsh(C) > 0).all() and LD.constraints.corr_cholesky.check(L).all()
+
+
+def test_stick_breaking_jacobian_by_finite_differences():
+    "log|det J| of ℝ^K → the first K coordinates of the simplex, against numerical differentiation."
+    t = LD.StickBreakingTransform()
+    x = rng.standard_normal(4)
+    J = litnn.autograd.functional.jacobian(lambda a: t(a)[:-1], litnn.tensor(x)).numpy()
+    jl = t.log_abs_det_jacobian(litnn.tensor(x), t(litnn.tensor(x))).item()
+    assert jl == pytest.approx(np.linalg.slogdet(J)[1], rel=1e-10)
+
+
+def test_more_constraints_match_torch():
+    m = np.stack([spd(3), -spd(3), np.linalg.cholesky(spd(3)), np.zeros((3, 3)), np.ones((3, 3))])
+    for name in ['positive_semidefinite', 'corr_cholesky']:
+        a, b = getattr(LD.constraints, name).check(litnn.tensor(m)), getattr(TD.constraints, name).check(torch.tensor(m))
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
+        assert getattr(LD.constraints, name).event_dim == getattr(TD.constraints, name).event_dim
+        assert repr(getattr(LD.constraints, name)) == repr(getattr(TD.constraints, name))
+    L = TD.CorrCholeskyTransform()(torch.randn(4, 3, dtype=torch.float64))
+    np.testing.assert_array_equal(LD.constraints.corr_cholesky.check(litnn.tensor(L.numpy())).numpy(), TD.constraints.corr_cholesky.check(L).numpy())
+    c = np.array([[1., 2.], [3., 1.], [-1., 1.], [0., 0.]])
+    np.testing.assert_array_equal(LD.constraints.multinomial(3).check(litnn.tensor(c)).numpy(), TD.constraints.multinomial(3).check(torch.tensor(c)).numpy())
+    x = rng.uniform(-1, 2, (3, 4))
+    for make in [lambda D: D.constraints.cat([D.constraints.positive, D.constraints.unit_interval], 1, [3, 1]),
+                 lambda D: D.constraints.cat([D.constraints.real, D.constraints.positive], 0, [1, 2]),
+                 lambda D: D.constraints.stack([D.constraints.positive, D.constraints.real, D.constraints.unit_interval, D.constraints.real], -1),
+                 lambda D: D.constraints.stack([D.constraints.positive, D.constraints.unit_interval, D.constraints.real], 0)]:
+        lc, tc = make(LD), make(TD)
+        np.testing.assert_array_equal(lc.check(litnn.tensor(x)).numpy(), tc.check(torch.tensor(x)).numpy())
+        assert lc.event_dim == tc.event_dim and lc.is_discrete == tc.is_discrete
+
+
+def both(f):
+    return err(f, LD, litnn), err(f, TD, torch)
+
+
+@pytest.mark.parametrize('f', [
+    lambda D, lib: D.ReshapeTransform((2, 3), (5,)),
+    lambda D, lib: D.ReshapeTransform((2, 3), (6,)).forward_shape((3, 2)),
+    lambda D, lib: D.ReshapeTransform((2, 3), (6,)).inverse_shape((3,)),
+    lambda D, lib: D.ReshapeTransform((2, 3), (6,)).forward_shape((3,)),
+    lambda D, lib: D.SoftmaxTransform().forward_shape(()),
+    lambda D, lib: D.StickBreakingTransform().inverse_shape(()),
+    lambda D, lib: D.CorrCholeskyTransform().forward_shape((4,)),
+    lambda D, lib: D.CorrCholeskyTransform().inverse_shape((3, 2)),
+    lambda D, lib: D.CorrCholeskyTransform().inverse_shape((3,)),
+    lambda D, lib: D.CatTransform([D.ExpTransform(), 1]),
+    lambda D, lib: D.CatTransform([D.ExpTransform()], lengths=[1, 2]),
+    lambda D, lib: D.CatTransform([D.ExpTransform(), D.ExpTransform()], dim=-1)(lib.zeros(3)),
+    lambda D, lib: D.CatTransform([D.ExpTransform(), D.ExpTransform()], dim=2)(lib.zeros(2)),
+    lambda D, lib: D.CatTransform([D.ExpTransform(), D.ExpTransform()], dim=-1).inv(lib.zeros(3)),
+    lambda D, lib: D.CatTransform([D.ExpTransform(), D.ExpTransform()], dim=-1).log_abs_det_jacobian(lib.zeros(3), lib.zeros(2)),
+    lambda D, lib: D.CatTransform([D.ExpTransform(), D.ExpTransform()], dim=-1).log_abs_det_jacobian(lib.zeros(2), lib.zeros(3)),
+    lambda D, lib: D.StackTransform([D.ExpTransform(), 'exp']),
+    lambda D, lib: D.StackTransform([D.ExpTransform(), D.ExpTransform()], dim=-1)(lib.zeros(3)),
+    lambda D, lib: D.StackTransform([D.ExpTransform(), D.ExpTransform()], dim=1)(lib.zeros(2)),
+    lambda D, lib: D.StackTransform([D.ExpTransform(), D.ExpTransform()], dim=-1).inv(lib.zeros(3)),
+    lambda D, lib: D.StackTransform([D.ExpTransform(), D.ExpTransform()], dim=-1).log_abs_det_jacobian(lib.zeros(3), lib.zeros(2)),
+    lambda D, lib: D.StackTransform([D.ExpTransform(), D.ExpTransform()], dim=-1).log_abs_det_jacobian(lib.zeros(2), lib.zeros(3)),
+    lambda D, lib: D.SoftmaxTransform().log_abs_det_jacobian(lib.zeros(2), lib.zeros(2)),
+    lambda D, lib: D.constraints.cat([D.constraints.real, 2]),
+    lambda D, lib: D.constraints.cat([D.constraints.real], 0, [1, 2]),
+    lambda D, lib: D.constraints.cat([D.constraints.real], 1).check(lib.zeros(2)),
+    lambda D, lib: D.constraints.stack([D.constraints.real, None]),
+    lambda D, lib: D.constraints.stack([D.constraints.real], -2).check(lib.zeros(2)),
+    lambda D, lib: D.TransformedDistribution(D.Normal(lib.zeros(3), 1.), D.ReshapeTransform((2,), (2,))),
+])
+def test_errors_match_torch(f):
+    l, t = both(f)
+    assert l == t
