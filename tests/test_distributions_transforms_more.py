@@ -173,3 +173,60 @@ def both(f):
 def test_errors_match_torch(f):
     l, t = both(f)
     assert l == t
+
+
+# --- biject_to and transform_to (nbs/33zb_constraint_registry) ---------------------------------------------------
+
+REGISTRY_CASES = [  # (constraint(D), shape of an unconstrained input)
+    (lambda D: D.constraints.real, (3,)), (lambda D: D.constraints.positive, (3,)), (lambda D: D.constraints.nonnegative, (3,)),
+    (lambda D: D.constraints.greater_than(2.), (3,)), (lambda D: D.constraints.greater_than_eq(-1.), (3,)),
+    (lambda D: D.constraints.less_than(1.5), (3,)), (lambda D: D.constraints.unit_interval, (3,)),
+    (lambda D: D.constraints.interval(-2., 3.), (3,)), (lambda D: D.constraints.half_open_interval(0., 1.), (3,)),
+    (lambda D: D.constraints.simplex, (2, 3)), (lambda D: D.constraints.real_vector, (2, 3)),
+    (lambda D: D.constraints.independent(D.constraints.positive, 2), (2, 3)), (lambda D: D.constraints.corr_cholesky, (2, 6)),
+    (lambda D: D.constraints.lower_cholesky, (2, 3, 3)), (lambda D: D.constraints.positive_definite, (2, 3, 3)),
+    (lambda D: D.constraints.positive_semidefinite, (3, 3)),
+    (lambda D: D.constraints.cat([D.constraints.positive, D.constraints.interval(0., 2.)], -1, [2, 1]), (4, 3)),
+    (lambda D: D.constraints.stack([D.constraints.positive, D.constraints.real, D.constraints.unit_interval], -1), (4, 3)),
+    (lambda D: D.Uniform(-1., 2.).support, (3,)), (lambda D: D.LogNormal(0., 1.).support, (3,)),
+]
+
+
+@pytest.mark.parametrize('registry', ['biject_to', 'transform_to'])
+@pytest.mark.parametrize('case', range(len(REGISTRY_CASES)))
+def test_registries_match_torch(registry, case):
+    make, shape = REGISTRY_CASES[case]
+    lc, tc = make(LD), make(TD)
+    lr, tr = getattr(LD, registry), getattr(TD, registry)
+    l, t = outcome_t(lambda: lr(lc)), outcome_t(lambda: tr(tc))
+    assert (l[0], norm(str(l[1])) if l[0] == 'raises' else None) == (t[0], norm(str(t[1])) if t[0] == 'raises' else None)
+    if t[0] == 'raises': return
+    lt, tt = l[1], t[1]
+    assert repr(lt) == norm(repr(tt)) and type(lt).__name__ == type(tt).__name__
+    x = rng.standard_normal(shape)
+    xl, xt = litnn.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    yl, yt = lt(xl), tt(xt)
+    np.testing.assert_allclose(yl.detach().numpy(), yt.detach().numpy(), rtol=1e-10, atol=1e-12)
+    assert lc.check(yl).all()
+    if tt.bijective:
+        jl, jt = lt.log_abs_det_jacobian(xl, yl), tt.log_abs_det_jacobian(xt, yt)
+        np.testing.assert_allclose(jl.detach().numpy(), jt.detach().numpy(), rtol=1e-10, atol=1e-12)
+        (jl.sum() + yl.sum()).backward(); (jt.sum() + yt.sum()).backward()
+        np.testing.assert_allclose(xl.grad.numpy(), xt.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def outcome_t(f):
+    try: return 'value', f()
+    except Exception as e: return 'raises', (type(e).__name__, e.args[0] if e.args else '')
+
+
+def test_registry_errors_and_custom_registrations():
+    class Mine(LD.constraints.Constraint): pass
+    class TMine(TD.constraints.Constraint): pass
+    l, t = err(LD.biject_to, Mine()), err(TD.biject_to, TMine())
+    assert l[0] is t[0] is NotImplementedError and l[1] == "Cannot transform Mine constraints" and t[1] == "Cannot transform TMine constraints"
+    assert err(LD.biject_to.register, int, abs) == err(TD.biject_to.register, int, abs)
+    assert err(LD.transform_to.register, 'x', abs) == err(TD.transform_to.register, 'x', abs)
+    reg = LD.constraint_registry.ConstraintRegistry()
+    f = reg.register(Mine)(lambda c: LD.ExpTransform())
+    assert reg(Mine()) == LD.ExpTransform() and reg._registry[Mine] is f

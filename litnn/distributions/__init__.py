@@ -27,3 +27,4 @@ from .relaxed_categorical import RelaxedOneHotCategorical, OneHotCategoricalStra
 from .lowrank_multivariate_normal import LowRankMultivariateNormal   # 33yc_lowrank_multivariate_normal
 from . import _more_constraints                           # 33z_more_constraints (adds cat, stack, multinomial, corr_cholesky, positive_semidefinite to constraints)
 from ._more_transforms import *                             # 33za_more_transforms (adds its transforms to .transforms)
+from .constraint_registry import biject_to, transform_to   # 33zb_constraint_registry
