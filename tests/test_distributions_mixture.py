@@ -1,5 +1,5 @@
-"""MixtureSameFamily, the relaxed Bernoulli and categorical distributions, OneHotCategoricalStraightThrough and
-LowRankMultivariateNormal (nbs/33y*, 33yc) side by side with torch.distributions: log_prob, cdf, entropy and moments
+"""MixtureSameFamily, the relaxed Bernoulli and categorical distributions, OneHotCategoricalStraightThrough,
+LowRankMultivariateNormal (nbs/33y*) and InverseGamma, Kumaraswamy, LogisticNormal, FisherSnedecor... (nbs/33zc-33zh) side by side with torch.distributions: log_prob, cdf, entropy and moments
 in float64 and float32, their gradients, sample shapes and moments, rsample gradients (gradcheck on fixed noise, and
 torch's formula on the same noise), reprs and errors."""
 import math
@@ -50,6 +50,11 @@ CASES = {
                    P(5, 2, 4, lo=-2, hi=2)),
     'LowRankMVNBatched': (lambda D, p: D.LowRankMultivariateNormal(p['loc'], p['W'], p['D']), dict(loc=P(4), W=P(3, 4, 2), D=P(2, 1, 4, lo=0.5, hi=2)),
                           P(5, 2, 3, 4, lo=-2, hi=2)),
+    'InverseGamma': (lambda D, p: D.InverseGamma(p['a'], p['b']), dict(a=P(4, lo=0.5, hi=5), b=P(4, lo=0.5, hi=2)), P(3, 4, lo=0.05, hi=4)),
+    'Kumaraswamy': (lambda D, p: D.Kumaraswamy(p['a'], p['b']), dict(a=P(4, lo=0.3, hi=4), b=P(4, lo=0.3, hi=4)), P(3, 4, lo=0.02, hi=0.98)),
+    'LogisticNormal': (lambda D, p: D.LogisticNormal(p['loc'], p['scale']), dict(loc=P(2, 3), scale=P(2, 3, lo=0.5, hi=2)), simplex(5, 2, 4)),
+    'FisherSnedecor': (lambda D, p: D.FisherSnedecor(p['d1'], p['d2']), dict(d1=P(4, lo=0.5, hi=8), d2=P(4, lo=1, hi=12)), P(3, 4, lo=0.05, hi=5)),
+    'FisherSnedecorMoments': (lambda D, p: D.FisherSnedecor(p['d1'], p['d2']), dict(d1=P(4, lo=3, hi=8), d2=P(4, lo=9, hi=12)), P(3, 4, lo=0.05, hi=5)),
 }
 
 
@@ -103,7 +108,9 @@ def test_gradients_match_torch(name, dtype):
     td, tp = build(name, torch, dtype, grad=True)
     def loss(d, lib):
         l = d.log_prob(value(name, lib, dtype)).sum()
-        for extra in (lambda: d.entropy().sum(), lambda: d.mean.sum() * 0.3 + d.variance.sum() * 0.7, lambda: d.cdf(value(name, lib, dtype)).sum()):
+        extras = [lambda: d.entropy().sum(), lambda: d.mean.sum() * 0.3 + d.variance.sum() * 0.7]
+        if name.startswith('Mixture'): extras.append(lambda: d.cdf(value(name, lib, dtype)).sum())   # (Gamma's cdf has no gradient in its shape)
+        for extra in extras:
             try: l = l + extra()
             except NotImplementedError: pass
         return l
@@ -147,7 +154,9 @@ def test_sample_statistics(name):
     except NotImplementedError:      # no closed form (the relaxations): against torch's sample, both uncertain
         t = td.sample((n,)).numpy()
         mean, var = t.mean(0), t.var(0) * 2
-    assert np.all(np.abs(s.mean(0) - mean) <= 5 * np.sqrt(var / n) + 1e-12), (s.mean(0), mean)
+    finite = np.isfinite(var)                   # (heavy tails: no finite variance, no reliable sample mean)
+    assert finite.any()
+    assert np.all(np.abs(s.mean(0) - mean)[finite] <= 5 * np.sqrt(var / n)[finite] + 1e-12), (s.mean(0), mean)
     if not isinstance(td, TD.relaxed_categorical.ExpRelaxedCategorical):     # its support is real_vector; the rounding of exp may leave the simplex
         assert td.support.check(torch.tensor(s)).all()
 
@@ -173,7 +182,7 @@ def noise_fn(name, p):
 
 
 @pytest.mark.parametrize('name', ['LogitRelaxedBernoulli', 'RelaxedBernoulli', 'RelaxedBernoulliLogits', 'ExpRelaxedCategorical',
-                                  'RelaxedOneHotCategorical', 'LowRankMVN', 'LowRankMVNBatched'])
+                                  'RelaxedOneHotCategorical', 'LowRankMVN', 'LowRankMVNBatched', 'Kumaraswamy', 'LogisticNormal'])
 def test_rsample_gradcheck(name):
     ps = {k: litnn.tensor(v, requires_grad=True) for k, v in CASES[name][1].items()}
     assert litnn.autograd.gradcheck(noise_fn(name, ps), tuple(ps.values()))
@@ -257,6 +266,15 @@ def both(f):
     lambda D, lib: D.LowRankMultivariateNormal(lib.zeros(2, 3), lib.ones(3, 3, 1), lib.ones(3)),
     lambda D, lib: D.LowRankMultivariateNormal(lib.zeros(3), lib.zeros(3, 1), -lib.ones(3)),
     lambda D, lib: D.LowRankMultivariateNormal(lib.zeros(3), lib.zeros(3, 1), lib.ones(3)).log_prob(lib.zeros(2)),
+    lambda D, lib: D.InverseGamma(-1., 1.),
+    lambda D, lib: D.InverseGamma(lib.ones(2), 1.).log_prob(lib.tensor([1., -1.])),
+    lambda D, lib: D.Kumaraswamy(lib.tensor([-1.]), 1.),
+    lambda D, lib: D.Kumaraswamy(2., 3.).log_prob(lib.tensor(1.5)),
+    lambda D, lib: D.LogisticNormal(0., -1.),
+    lambda D, lib: D.LogisticNormal(lib.zeros(2), 1.).log_prob(lib.tensor([0.5, 0.6, 0.2])),
+    lambda D, lib: D.LogisticNormal(lib.zeros(2), 1.).log_prob(lib.tensor([0.5, 0.5])),
+    lambda D, lib: D.FisherSnedecor(1., -1.),
+    lambda D, lib: D.FisherSnedecor(lib.ones(2), 2.).log_prob(lib.tensor([-1., 1.])),
 ])
 def test_errors_match_torch(f):
     l, t = both(f)
@@ -269,7 +287,8 @@ def test_reprs_match_torch():
                                   D.RelaxedBernoulli(lib.tensor(0.5), lib.tensor([0.3])), D.relaxed_bernoulli.LogitRelaxedBernoulli(lib.tensor(0.5), logits=lib.zeros(2)),
                                   D.RelaxedOneHotCategorical(lib.tensor(0.5), lib.ones(3) / 3), D.relaxed_categorical.ExpRelaxedCategorical(lib.tensor(0.5), lib.ones(3) / 3),
                                   D.OneHotCategoricalStraightThrough(lib.ones(2, 3) / 3),
-                                  D.LowRankMultivariateNormal(lib.zeros(3), lib.ones(3, 1), lib.ones(3)))] + \
+                                  D.LowRankMultivariateNormal(lib.zeros(3), lib.ones(3, 1), lib.ones(3)), D.InverseGamma(2., 3.),
+                                  D.Kumaraswamy(lib.ones(2), 3.), D.LogisticNormal(lib.zeros(2), 1.), D.FisherSnedecor(2., lib.ones(3)))] + \
                [repr(D.constraints.MixtureSameFamilyConstraint(D.constraints.positive))]
     assert reprs(LD, litnn) == [norm(r) for r in reprs(TD, torch)]
 

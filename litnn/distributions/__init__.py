@@ -28,3 +28,7 @@ from .lowrank_multivariate_normal import LowRankMultivariateNormal   # 33yc_lowr
 from . import _more_constraints                           # 33z_more_constraints (adds cat, stack, multinomial, corr_cholesky, positive_semidefinite to constraints)
 from ._more_transforms import *                             # 33za_more_transforms (adds its transforms to .transforms)
 from .constraint_registry import biject_to, transform_to   # 33zb_constraint_registry
+from .inverse_gamma import InverseGamma                     # 33zc_inverse_gamma
+from .kumaraswamy import Kumaraswamy                        # 33zd_kumaraswamy
+from .logistic_normal import LogisticNormal                 # 33ze_logistic_normal
+from .fishersnedecor import FisherSnedecor                  # 33zf_fishersnedecor
