@@ -55,6 +55,10 @@ CASES = {
     'LogisticNormal': (lambda D, p: D.LogisticNormal(p['loc'], p['scale']), dict(loc=P(2, 3), scale=P(2, 3, lo=0.5, hi=2)), simplex(5, 2, 4)),
     'FisherSnedecor': (lambda D, p: D.FisherSnedecor(p['d1'], p['d2']), dict(d1=P(4, lo=0.5, hi=8), d2=P(4, lo=1, hi=12)), P(3, 4, lo=0.05, hi=5)),
     'FisherSnedecorMoments': (lambda D, p: D.FisherSnedecor(p['d1'], p['d2']), dict(d1=P(4, lo=3, hi=8), d2=P(4, lo=9, hi=12)), P(3, 4, lo=0.05, hi=5)),
+    'ContinuousBernoulli': (lambda D, p: D.ContinuousBernoulli(p['probs']), dict(probs=np.array([0.1, 0.4995, 0.5, 0.7, 0.97])),
+                            P(3, 5, lo=0.01, hi=0.99)),
+    'ContinuousBernoulliLogits': (lambda D, p: D.ContinuousBernoulli(logits=p['logits']), dict(logits=np.array([-3., -0.001, 0., 0.5, 4.])),
+                                  P(3, 5, lo=0.01, hi=0.99)),
 }
 
 
@@ -182,7 +186,7 @@ def noise_fn(name, p):
 
 
 @pytest.mark.parametrize('name', ['LogitRelaxedBernoulli', 'RelaxedBernoulli', 'RelaxedBernoulliLogits', 'ExpRelaxedCategorical',
-                                  'RelaxedOneHotCategorical', 'LowRankMVN', 'LowRankMVNBatched', 'Kumaraswamy', 'LogisticNormal'])
+                                  'RelaxedOneHotCategorical', 'LowRankMVN', 'LowRankMVNBatched', 'Kumaraswamy', 'LogisticNormal', 'ContinuousBernoulli'])
 def test_rsample_gradcheck(name):
     ps = {k: litnn.tensor(v, requires_grad=True) for k, v in CASES[name][1].items()}
     assert litnn.autograd.gradcheck(noise_fn(name, ps), tuple(ps.values()))
@@ -266,6 +270,9 @@ def both(f):
     lambda D, lib: D.LowRankMultivariateNormal(lib.zeros(2, 3), lib.ones(3, 3, 1), lib.ones(3)),
     lambda D, lib: D.LowRankMultivariateNormal(lib.zeros(3), lib.zeros(3, 1), -lib.ones(3)),
     lambda D, lib: D.LowRankMultivariateNormal(lib.zeros(3), lib.zeros(3, 1), lib.ones(3)).log_prob(lib.zeros(2)),
+    lambda D, lib: D.ContinuousBernoulli(lib.tensor([1.5]), validate_args=True),
+    lambda D, lib: D.ContinuousBernoulli(),
+    lambda D, lib: D.ContinuousBernoulli(lib.tensor([0.3])).log_prob(lib.tensor([1.5])),
     lambda D, lib: D.InverseGamma(-1., 1.),
     lambda D, lib: D.InverseGamma(lib.ones(2), 1.).log_prob(lib.tensor([1., -1.])),
     lambda D, lib: D.Kumaraswamy(lib.tensor([-1.]), 1.),
@@ -288,7 +295,8 @@ def test_reprs_match_torch():
                                   D.RelaxedOneHotCategorical(lib.tensor(0.5), lib.ones(3) / 3), D.relaxed_categorical.ExpRelaxedCategorical(lib.tensor(0.5), lib.ones(3) / 3),
                                   D.OneHotCategoricalStraightThrough(lib.ones(2, 3) / 3),
                                   D.LowRankMultivariateNormal(lib.zeros(3), lib.ones(3, 1), lib.ones(3)), D.InverseGamma(2., 3.),
-                                  D.Kumaraswamy(lib.ones(2), 3.), D.LogisticNormal(lib.zeros(2), 1.), D.FisherSnedecor(2., lib.ones(3)))] + \
+                                  D.Kumaraswamy(lib.ones(2), 3.), D.LogisticNormal(lib.zeros(2), 1.), D.FisherSnedecor(2., lib.ones(3)),
+                                  D.ContinuousBernoulli(lib.tensor([0.3])), D.ContinuousBernoulli(logits=lib.tensor(0.3)))] + \
                [repr(D.constraints.MixtureSameFamilyConstraint(D.constraints.positive))]
     assert reprs(LD, litnn) == [norm(r) for r in reprs(TD, torch)]
 
@@ -314,3 +322,17 @@ def test_cuda_matches_cpu(name):
     (lc, gc), (lg, gg) = go('cpu'), go('cuda')
     assert lg == pytest.approx(lc, rel=1e-10)
     for k in gc: np.testing.assert_allclose(gg[k], gc[k], rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize('name', ['ContinuousBernoulli', 'ContinuousBernoulliLogits'])
+def test_continuous_bernoulli_exponential_family_matches_torch(name):
+    "Also: probs outside [0, 1] without validate_args are clamped, not refused, as in torch."
+    assert LD.ContinuousBernoulli(litnn.tensor([1.5])).probs.item() == pytest.approx(TD.ContinuousBernoulli(torch.tensor([1.5])).probs.item())
+    ld, _ = build(name, litnn)
+    td, _ = build(name, torch)
+    assert isinstance(ld, LD.ExponentialFamily)
+    np.testing.assert_allclose(ld._natural_params[0].detach().numpy(), td._natural_params[0].detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ld._log_normalizer(*ld._natural_params).detach().numpy(), td._log_normalizer(*td._natural_params).detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(LD.ExponentialFamily.entropy(ld).detach().numpy(), TD.ExponentialFamily.entropy(td).detach().numpy(), rtol=1e-8, atol=1e-10)
+    pv = rng.uniform(0.02, 0.98, (3, 5))
+    np.testing.assert_allclose(ld.icdf(litnn.tensor(pv)).numpy(), td.icdf(torch.tensor(pv)).numpy(), rtol=1e-10, atol=1e-12)

@@ -32,3 +32,4 @@ from .inverse_gamma import InverseGamma                     # 33zc_inverse_gamma
 from .kumaraswamy import Kumaraswamy                        # 33zd_kumaraswamy
 from .logistic_normal import LogisticNormal                 # 33ze_logistic_normal
 from .fishersnedecor import FisherSnedecor                  # 33zf_fishersnedecor
+from .continuous_bernoulli import ContinuousBernoulli         # 33zg_continuous_bernoulli
