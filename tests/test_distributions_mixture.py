@@ -59,6 +59,7 @@ CASES = {
                             P(3, 5, lo=0.01, hi=0.99)),
     'ContinuousBernoulliLogits': (lambda D, p: D.ContinuousBernoulli(logits=p['logits']), dict(logits=np.array([-3., -0.001, 0., 0.5, 4.])),
                                   P(3, 5, lo=0.01, hi=0.99)),
+    'VonMises': (lambda D, p: D.VonMises(p['loc'], p['k']), dict(loc=P(5, lo=-3, hi=3), k=np.array([1e-6, 0.3, 2., 3.8, 40.])), P(3, 5, lo=-4, hi=4)),
 }
 
 
@@ -154,6 +155,11 @@ def test_sample_statistics(name):
     litnn.manual_seed(1); torch.manual_seed(1)
     n = 40000
     s = ld.sample((n,)).numpy()
+    if isinstance(td, TD.VonMises):      # the circular moment: E[cos(x - loc)] = 1 - the circular variance
+        c = np.cos(s - td.loc.numpy())
+        assert np.all(np.abs(c.mean(0) - (1 - td.variance.numpy())) <= 5 * c.std(0) / math.sqrt(n) + 1e-6)
+        assert (s >= -math.pi).all() and (s < math.pi).all()
+        return
     try: mean, var = td.mean.numpy(), td.variance.numpy()
     except NotImplementedError:      # no closed form (the relaxations): against torch's sample, both uncertain
         t = td.sample((n,)).numpy()
@@ -273,6 +279,9 @@ def both(f):
     lambda D, lib: D.ContinuousBernoulli(lib.tensor([1.5]), validate_args=True),
     lambda D, lib: D.ContinuousBernoulli(),
     lambda D, lib: D.ContinuousBernoulli(lib.tensor([0.3])).log_prob(lib.tensor([1.5])),
+    lambda D, lib: D.VonMises(0., -1.),
+    lambda D, lib: D.VonMises(lib.zeros(2), 1.).rsample(),
+    lambda D, lib: D.VonMises(lib.zeros(2), 1.).log_prob(lib.zeros(3)),
     lambda D, lib: D.InverseGamma(-1., 1.),
     lambda D, lib: D.InverseGamma(lib.ones(2), 1.).log_prob(lib.tensor([1., -1.])),
     lambda D, lib: D.Kumaraswamy(lib.tensor([-1.]), 1.),
@@ -296,7 +305,8 @@ def test_reprs_match_torch():
                                   D.OneHotCategoricalStraightThrough(lib.ones(2, 3) / 3),
                                   D.LowRankMultivariateNormal(lib.zeros(3), lib.ones(3, 1), lib.ones(3)), D.InverseGamma(2., 3.),
                                   D.Kumaraswamy(lib.ones(2), 3.), D.LogisticNormal(lib.zeros(2), 1.), D.FisherSnedecor(2., lib.ones(3)),
-                                  D.ContinuousBernoulli(lib.tensor([0.3])), D.ContinuousBernoulli(logits=lib.tensor(0.3)))] + \
+                                  D.ContinuousBernoulli(lib.tensor([0.3])), D.ContinuousBernoulli(logits=lib.tensor(0.3)),
+                                  D.VonMises(lib.zeros(2), 1.))] + \
                [repr(D.constraints.MixtureSameFamilyConstraint(D.constraints.positive))]
     assert reprs(LD, litnn) == [norm(r) for r in reprs(TD, torch)]
 

@@ -33,3 +33,4 @@ from .kumaraswamy import Kumaraswamy                        # 33zd_kumaraswamy
 from .logistic_normal import LogisticNormal                 # 33ze_logistic_normal
 from .fishersnedecor import FisherSnedecor                  # 33zf_fishersnedecor
 from .continuous_bernoulli import ContinuousBernoulli         # 33zg_continuous_bernoulli
+from .von_mises import VonMises                             # 33zh_von_mises
