@@ -81,13 +81,16 @@ def test_transforms_are_in_torchs_namespaces():
         assert hasattr(LD.transforms, n) and hasattr(LD, n), n
         assert getattr(LD.transforms, n) is getattr(LD, n)
     assert set(TD.transforms.__all__) <= set(LD.transforms.__all__)
-    for n in ['cat', 'stack', 'multinomial', 'positive_semidefinite', 'corr_cholesky', 'MixtureSameFamilyConstraint']:
-        assert hasattr(LD.constraints, n), n
+    assert set(TD.constraints.__all__) <= set(LD.constraints.__all__)
+    for n in TD.constraints.__all__: assert hasattr(LD.constraints, n), n
+    for n in ('biject_to', 'transform_to', 'MixtureSameFamily', 'RelaxedBernoulli', 'RelaxedOneHotCategorical', 'OneHotCategoricalStraightThrough',
+              'LowRankMultivariateNormal', 'InverseGamma', 'Kumaraswamy', 'LogisticNormal', 'FisherSnedecor', 'ContinuousBernoulli', 'VonMises'):
+        assert n in TD.__all__ and hasattr(LD, n), n
 
 
 def test_tril_vec_helpers_match_torch():
     from torch.distributions.utils import tril_matrix_to_vec as ttv, vec_to_tril_matrix as tvt
-    from litnn.distributions._more_transforms import tril_matrix_to_vec as ltv, vec_to_tril_matrix as lvt
+    from litnn.distributions.utils import tril_matrix_to_vec as ltv, vec_to_tril_matrix as lvt
     m = rng.standard_normal((2, 4, 4))
     for diag in (-2, -1, 0, 1):
         v = ttv(torch.tensor(m), diag)
@@ -230,3 +233,34 @@ def test_registry_errors_and_custom_registrations():
     reg = LD.constraint_registry.ConstraintRegistry()
     f = reg.register(Mine)(lambda c: LD.ExpTransform())
     assert reg(Mine()) == LD.ExpTransform() and reg._registry[Mine] is f
+
+
+needs_gpu = pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU (CuPy)")
+
+
+@needs_gpu
+@pytest.mark.parametrize('name', list(TRANSFORMS))
+def test_cuda_matches_cpu(name):
+    "Forward, inverse, log-Jacobian and gradients on CuPy arrays equal the CPU's."
+    make, x = TRANSFORMS[name]
+    def go(device):
+        t = make(LD)
+        xl = litnn.tensor(x, device=device, requires_grad=True)
+        y = t(xl)
+        assert y.device.type == device
+        loss = y.sum() + t.inv(y).sum()
+        try: loss = loss + t.log_abs_det_jacobian(xl, y).sum()
+        except NotImplementedError: pass
+        loss.backward()
+        return y.detach().cpu().numpy(), xl.grad.cpu().numpy()
+    (yc, gc), (yg, gg) = go('cpu'), go('cuda')
+    np.testing.assert_allclose(yg, yc, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gg, gc, rtol=1e-8, atol=1e-10)
+
+
+@needs_gpu
+def test_cuda_constraints_and_registry():
+    m = litnn.tensor(np.stack([spd(3), -spd(3)]), device='cuda')
+    assert LD.constraints.positive_semidefinite.check(m).cpu().tolist() == [True, False]
+    u = litnn.tensor(rng.standard_normal((2, 3)), device='cuda')
+    assert LD.constraints.simplex.check(LD.biject_to(LD.constraints.simplex)(u)).all().item()

@@ -26,7 +26,8 @@ from .relaxed_bernoulli import RelaxedBernoulli   # 33ya_relaxed_bernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical, OneHotCategoricalStraightThrough   # 33yb_relaxed_categorical
 from .lowrank_multivariate_normal import LowRankMultivariateNormal   # 33yc_lowrank_multivariate_normal
 from . import _more_constraints                           # 33z_more_constraints (adds cat, stack, multinomial, corr_cholesky, positive_semidefinite to constraints)
-from ._more_transforms import *                             # 33za_more_transforms (adds its transforms to .transforms)
+from ._more_transforms import (SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,   # 33za_more_transforms
+    CorrCholeskyTransform, ReshapeTransform, CatTransform, StackTransform, CumulativeDistributionTransform)   # (also added to .transforms)
 from .constraint_registry import biject_to, transform_to   # 33zb_constraint_registry
 from .inverse_gamma import InverseGamma                     # 33zc_inverse_gamma
 from .kumaraswamy import Kumaraswamy                        # 33zd_kumaraswamy

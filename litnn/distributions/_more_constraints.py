@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../nbs/33z_more_constraints.ipynb #e2756873
+# %% ../../nbs/33z_more_constraints.ipynb #468fa7e5
 import numpy as np
 from ..backend import array_namespace
 from ..tensor import Tensor
@@ -13,7 +13,7 @@ from ..dims import cat as _cat_tensors, stack as _stack_tensors
 from . import constraints
 from .constraints import Constraint, _LowerCholesky, _Symmetric
 
-# %% ../../nbs/33z_more_constraints.ipynb #e87906ee
+# %% ../../nbs/33z_more_constraints.ipynb #4ffba0cf
 class _Multinomial(Constraint):
     is_discrete, event_dim = True, 1
     def __init__(self, upper_bound): self.upper_bound = upper_bound
@@ -34,7 +34,7 @@ class _PositiveSemidefinite(_Symmetric):
         xp = array_namespace(a)
         return Tensor._make(xp.asarray(xp.linalg.eigvalsh(a).min(-1) >= 0))
 
-# %% ../../nbs/33z_more_constraints.ipynb #7c4f39ed
+# %% ../../nbs/33z_more_constraints.ipynb #c0dee23c
 class _Cat(Constraint):
     def __init__(self, cseq, dim=0, lengths=None):
         if not all(isinstance(c, Constraint) for c in cseq): raise AssertionError("All elements of cseq must be Constraint instances")
@@ -55,7 +55,7 @@ class _Cat(Constraint):
 def _check_dim(dim, t, what):
     if not (-t.dim() <= dim < t.dim()): raise AssertionError(f"dim {dim} out of range for {what} with {t.dim()} dimensions")
 
-# %% ../../nbs/33z_more_constraints.ipynb #70a90dad
+# %% ../../nbs/33z_more_constraints.ipynb #19b03283
 class _Stack(Constraint):
     def __init__(self, cseq, dim=0):
         if not all(isinstance(c, Constraint) for c in cseq): raise AssertionError("All elements of cseq must be Constraint instances")
@@ -70,7 +70,8 @@ class _Stack(Constraint):
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return _stack_tensors([constr.check(v) for v, constr in zip(vs, self.cseq)], self.dim)
 
-# %% ../../nbs/33z_more_constraints.ipynb #464852de
+# %% ../../nbs/33z_more_constraints.ipynb #a54fb95a
 for _name, _c in dict(multinomial=_Multinomial, corr_cholesky=_CorrCholesky(), positive_semidefinite=_PositiveSemidefinite(),
                       cat=_Cat, stack=_Stack).items():
     setattr(constraints, _name, _c)
+constraints.__all__ = list(constraints.__all__) + ['multinomial', 'corr_cholesky', 'positive_semidefinite', 'cat', 'stack']

@@ -7,20 +7,20 @@ __all__ = ['SoftmaxTransform', 'StickBreakingTransform', 'LowerCholeskyTransform
            'tril_matrix_to_vec', 'vec_to_tril_matrix', 'CorrCholeskyTransform', 'ReshapeTransform', 'CatTransform',
            'StackTransform', 'CumulativeDistributionTransform']
 
-# %% ../../nbs/33za_more_transforms.ipynb #ae6e53c5
+# %% ../../nbs/33za_more_transforms.ipynb #a115177f
 import math
 import numpy as np
 from ..tensor import Size
 from ..factories import eye, tensor
 from ..backend import int64
 from ..dims import cat, stack
-from . import constraints, transforms as _transforms_module
+from . import constraints, transforms as _transforms_module, utils as _utils_module
 from .transforms import Transform, _softplus
 from .utils import _sum_rightmost
 from .multivariate_normal import _cholesky
 import litnn.distributions._more_constraints   # constraints.cat, stack, corr_cholesky
 
-# %% ../../nbs/33za_more_transforms.ipynb #8f168aa0
+# %% ../../nbs/33za_more_transforms.ipynb #5f6b2df7
 def _clipped_sigmoid(x):
     fi = np.finfo(x.dtype.np)
     return x.sigmoid().clamp(min=float(fi.tiny), max=1. - float(fi.eps))
@@ -46,7 +46,7 @@ class SoftmaxTransform(Transform):
     def forward_shape(self, shape): return _at_least_1d(shape)
     def inverse_shape(self, shape): return _at_least_1d(shape)
 
-# %% ../../nbs/33za_more_transforms.ipynb #4ae5b4e3
+# %% ../../nbs/33za_more_transforms.ipynb #80fe7fa8
 class StickBreakingTransform(Transform):
     "ℝ^{K−1} onto the K-simplex by stick breaking (as `torch.distributions.transforms.StickBreakingTransform`)."
     domain, codomain, bijective = constraints.real_vector, constraints.simplex, True
@@ -68,7 +68,7 @@ class StickBreakingTransform(Transform):
     def forward_shape(self, shape): return _at_least_1d(shape)[:-1] + (shape[-1] + 1,)
     def inverse_shape(self, shape): return _at_least_1d(shape)[:-1] + (shape[-1] - 1,)
 
-# %% ../../nbs/33za_more_transforms.ipynb #7911ec97
+# %% ../../nbs/33za_more_transforms.ipynb #d2a887f7
 def _diag_part(x): return x.diagonal(dim1=-2, dim2=-1)
 
 class LowerCholeskyTransform(Transform):
@@ -89,7 +89,7 @@ class PositiveDefiniteTransform(Transform):
         return x @ x.mT
     def _inverse(self, y): return LowerCholeskyTransform().inv(_cholesky(y))
 
-# %% ../../nbs/33za_more_transforms.ipynb #b57549b0
+# %% ../../nbs/33za_more_transforms.ipynb #965d509f
 def _tril_indices(n, diag):
     "Flat positions (row order) of the entries j < i + diag + 1 of an n × n matrix."
     i, j = np.indices((n, n))
@@ -115,7 +115,7 @@ def vec_to_tril_matrix(vec, diag=0):
     padded = cat([vec, vec.new_zeros(batch + (1,))], -1)
     return padded[..., _index(source, vec)].reshape(batch + (n, n))
 
-# %% ../../nbs/33za_more_transforms.ipynb #8862a1a5
+# %% ../../nbs/33za_more_transforms.ipynb #ca2f2bcf
 class CorrCholeskyTransform(Transform):
     "ℝ^{D(D−1)/2} onto Cholesky factors of D × D correlation matrices (as `torch.distributions.transforms.CorrCholeskyTransform`)."
     domain, codomain, bijective = constraints.real_vector, constraints.corr_cholesky, True
@@ -135,7 +135,7 @@ class CorrCholeskyTransform(Transform):
         tanh_logdet = -2 * (x + _softplus(-2 * x) - math.log(2.0)).sum(-1)
         return stick_breaking_logdet + tanh_logdet
 
-# %% ../../nbs/33za_more_transforms.ipynb #9cbe6512
+# %% ../../nbs/33za_more_transforms.ipynb #e8de47e4
 def _corr_forward_shape(self, shape):
     if len(shape) < 1: raise ValueError("Too few dimensions on input")
     N = shape[-1]
@@ -149,7 +149,7 @@ def _corr_inverse_shape(self, shape):
     return shape[:-2] + (shape[-1] * (shape[-1] - 1) // 2,)
 CorrCholeskyTransform.forward_shape, CorrCholeskyTransform.inverse_shape = _corr_forward_shape, _corr_inverse_shape
 
-# %% ../../nbs/33za_more_transforms.ipynb #266e3a48
+# %% ../../nbs/33za_more_transforms.ipynb #6509dffb
 class ReshapeTransform(Transform):
     "The rightmost `in_shape` dims reshaped to `out_shape` (as `torch.distributions.transforms.ReshapeTransform`)."
     bijective = True
@@ -173,7 +173,7 @@ def _reshaped(shape, old, new):
     if tuple(shape[cut:]) != tuple(old): raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {old}")
     return Size(tuple(shape[:cut]) + tuple(new))
 
-# %% ../../nbs/33za_more_transforms.ipynb #11ebd341
+# %% ../../nbs/33za_more_transforms.ipynb #dcdf499a
 class CatTransform(Transform):
     "Each transform of `tseq` on its slice of `dim`, concatenated (as `torch.distributions.transforms.CatTransform`)."
     def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
@@ -193,7 +193,7 @@ class CatTransform(Transform):
     def with_cache(self, cache_size=1):
         return self if self._cache_size == cache_size else CatTransform(self.transforms, self.dim, self.lengths, cache_size)
 
-# %% ../../nbs/33za_more_transforms.ipynb #6e64440d
+# %% ../../nbs/33za_more_transforms.ipynb #2e6ae858
 def _check_size(t, dim, size, name, what, words='length'):
     "PyTorch's checks of `t` (called `name`) along `dim`, with its messages."
     if not (-t.dim() <= dim < t.dim()): raise AssertionError(f"dim {dim} out of range for {what} with {t.dim()} dimensions")
@@ -220,7 +220,7 @@ def _cat_ladj(self, x, y):
     return cat(terms, dim=dim) if dim < 0 else sum(terms)
 CatTransform._call, CatTransform._inverse, CatTransform.log_abs_det_jacobian = _cat_call, _cat_inverse, _cat_ladj
 
-# %% ../../nbs/33za_more_transforms.ipynb #0e375bd4
+# %% ../../nbs/33za_more_transforms.ipynb #bc1af2dd
 class StackTransform(Transform):
     "The i-th transform of `tseq` on index i of `dim`, stacked (as `torch.distributions.transforms.StackTransform`)."
     def __init__(self, tseq, dim=0, cache_size=0):
@@ -244,7 +244,7 @@ class StackTransform(Transform):
         ys = iter(self._slice(y))
         return self._map(x, 'x', 'x', lambda t, s: t.log_abs_det_jacobian(s, next(ys)))
 
-# %% ../../nbs/33za_more_transforms.ipynb #e754774b
+# %% ../../nbs/33za_more_transforms.ipynb #915667a7
 class CumulativeDistributionTransform(Transform):
     "y = distribution.cdf(x) (as `torch.distributions.transforms.CumulativeDistributionTransform`)."
     bijective, codomain, sign = True, constraints.unit_interval, +1
@@ -259,8 +259,9 @@ class CumulativeDistributionTransform(Transform):
     def with_cache(self, cache_size=1):
         return self if self._cache_size == cache_size else CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
 
-# %% ../../nbs/33za_more_transforms.ipynb #279a943c
+# %% ../../nbs/33za_more_transforms.ipynb #dbeec901
 _NEW_TRANSFORMS = ['SoftmaxTransform', 'StickBreakingTransform', 'LowerCholeskyTransform', 'PositiveDefiniteTransform',
                    'CorrCholeskyTransform', 'ReshapeTransform', 'CatTransform', 'StackTransform', 'CumulativeDistributionTransform']
 for _n in _NEW_TRANSFORMS: setattr(_transforms_module, _n, globals()[_n])
 _transforms_module.__all__ = list(_transforms_module.__all__) + [n for n in _NEW_TRANSFORMS if n not in _transforms_module.__all__]
+_utils_module.tril_matrix_to_vec, _utils_module.vec_to_tril_matrix = tril_matrix_to_vec, vec_to_tril_matrix   # torch's home for them

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['MixtureSameFamilyConstraint', 'MixtureSameFamily']
 
-# %% ../../nbs/33y_mixture_same_family.ipynb #daf895b3
+# %% ../../nbs/33y_mixture_same_family.ipynb #c13e68a4
 from ..backend import patch
 from ..tensor import Size
 from ..autograd.grad_mode import no_grad
@@ -13,7 +13,7 @@ from . import constraints
 from .distribution import Distribution
 from .categorical import Categorical
 
-# %% ../../nbs/33y_mixture_same_family.ipynb #4b64c282
+# %% ../../nbs/33y_mixture_same_family.ipynb #6dff1d0c
 class MixtureSameFamilyConstraint(constraints.Constraint):
     "The support of a `MixtureSameFamily`: `base_constraint` checked with the component dim added back."
     def __init__(self, base_constraint):
@@ -31,8 +31,9 @@ class MixtureSameFamilyConstraint(constraints.Constraint):
     def __repr__(self): return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 constraints.MixtureSameFamilyConstraint = MixtureSameFamilyConstraint   # torch's name for it in `constraints`
+constraints.__all__ = list(constraints.__all__) + ['MixtureSameFamilyConstraint']
 
-# %% ../../nbs/33y_mixture_same_family.ipynb #fa12a697
+# %% ../../nbs/33y_mixture_same_family.ipynb #974cc546
 class MixtureSameFamily(Distribution):
     "A mixture of the components of `component_distribution`, weighted by `mixture_distribution` (as `torch.distributions.MixtureSameFamily`)."
     arg_constraints = {}
@@ -52,7 +53,7 @@ class MixtureSameFamily(Distribution):
         self._num_component, self._event_ndims = km, len(component_distribution.event_shape)
         super().__init__(batch_shape=cdbs, event_shape=component_distribution.event_shape, validate_args=validate_args)
 
-# %% ../../nbs/33y_mixture_same_family.ipynb #db7909f7
+# %% ../../nbs/33y_mixture_same_family.ipynb #c146c79d
 @patch
 def expand(self:MixtureSameFamily, batch_shape, _instance=None):
     batch_shape = Size(batch_shape)
@@ -75,7 +76,7 @@ def component_distribution(self:MixtureSameFamily): return self._component_distr
 @patch
 def __repr__(self:MixtureSameFamily): return f"MixtureSameFamily(\n  {self.mixture_distribution},\n  {self.component_distribution})"
 
-# %% ../../nbs/33y_mixture_same_family.ipynb #5cb23d6a
+# %% ../../nbs/33y_mixture_same_family.ipynb #88fefdde
 @patch
 def _pad(self:MixtureSameFamily, x): return x.unsqueeze(-1 - self._event_ndims)
 
@@ -99,7 +100,7 @@ def variance(self:MixtureSameFamily):
     var_cond_mean = (probs * (self.component_distribution.mean - self._pad(self.mean)).pow(2.0)).sum(dim)
     return mean_cond_var + var_cond_mean
 
-# %% ../../nbs/33y_mixture_same_family.ipynb #189c914a
+# %% ../../nbs/33y_mixture_same_family.ipynb #af858776
 @patch
 def log_prob(self:MixtureSameFamily, x):
     if self._validate_args: self._validate_sample(x)
