@@ -229,6 +229,8 @@ def test_rsample_matches_torchs_formula_on_the_same_noise():
 
 
 def test_straight_through_gradient_is_the_gradient_of_probs():
+    from litnn.distributions.one_hot_categorical import OneHotCategoricalStraightThrough    # torch's module for it
+    assert OneHotCategoricalStraightThrough is LD.OneHotCategoricalStraightThrough
     probs = simplex(2, 4)
     lp, tp = litnn.tensor(probs, requires_grad=True), torch.tensor(probs, requires_grad=True)
     w = rng.standard_normal((3, 2, 4))

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ExpRelaxedCategorical', 'RelaxedOneHotCategorical', 'OneHotCategoricalStraightThrough']
 
-# %% ../../nbs/33yb_relaxed_categorical.ipynb #942b9dcd
+# %% ../../nbs/33yb_relaxed_categorical.ipynb #aa3132ba
 from ..backend import patch
 from ..tensor import Size
 from ..factories import full_like
@@ -13,11 +13,12 @@ from . import constraints
 from .distribution import Distribution
 from .categorical import Categorical
 from .one_hot_categorical import OneHotCategorical
+from . import one_hot_categorical as _one_hot_categorical_module
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs, _uniform
 
-# %% ../../nbs/33yb_relaxed_categorical.ipynb #f5f02d3c
+# %% ../../nbs/33yb_relaxed_categorical.ipynb #104e1d66
 class ExpRelaxedCategorical(Distribution):
     "log of a `RelaxedOneHotCategorical` sample: log_softmax((logits + Gumbel) / temperature) (as `torch.distributions.ExpRelaxedCategorical`)."
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -38,7 +39,7 @@ class ExpRelaxedCategorical(Distribution):
     logits = property(lambda self: self._categorical.logits)
     probs = property(lambda self: self._categorical.probs)
 
-# %% ../../nbs/33yb_relaxed_categorical.ipynb #84569197
+# %% ../../nbs/33yb_relaxed_categorical.ipynb #40bc60a0
 @patch
 def rsample(self:ExpRelaxedCategorical, sample_shape=Size()):
     uniforms = clamp_probs(_uniform(self._extended_shape(sample_shape), self.logits.dtype, self.logits.device))
@@ -55,7 +56,7 @@ def log_prob(self:ExpRelaxedCategorical, value):
     score = logits - value.mul(self.temperature)
     return (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1) + log_scale
 
-# %% ../../nbs/33yb_relaxed_categorical.ipynb #56c3544b
+# %% ../../nbs/33yb_relaxed_categorical.ipynb #a0018dd0
 class RelaxedOneHotCategorical(TransformedDistribution):
     "softmax((logits + Gumbel) / temperature): a differentiable relaxation of OneHotCategorical on the simplex (as `torch.distributions.RelaxedOneHotCategorical`)."
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -70,7 +71,7 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     logits = property(lambda self: self.base_dist.logits)
     probs = property(lambda self: self.base_dist.probs)
 
-# %% ../../nbs/33yb_relaxed_categorical.ipynb #569cb246
+# %% ../../nbs/33yb_relaxed_categorical.ipynb #c6d257f5
 class OneHotCategoricalStraightThrough(OneHotCategorical):
     "OneHotCategorical whose `rsample` carries the straight-through gradient of `probs` (as `torch.distributions.OneHotCategoricalStraightThrough`)."
     has_rsample = True
@@ -78,3 +79,5 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
         samples = self.sample(sample_shape)
         probs = self._categorical.probs                    # cached by its lazy_property, so the graph is shared
         return samples + (probs - probs.detach())
+
+_one_hot_categorical_module.OneHotCategoricalStraightThrough = OneHotCategoricalStraightThrough   # where torch has it
