@@ -32,4 +32,18 @@ from .geometric import Geometric                             # 33x_geometric
 from .negative_binomial import NegativeBinomial             # 33xa_negative_binomial
 from .multinomial import Multinomial                         # 33xb_multinomial (adds constraints.multinomial)
 from .kl import kl_divergence, register_kl                  # 33v_kl
+from .mixture_same_family import MixtureSameFamily       # 33y_mixture_same_family (and constraints.MixtureSameFamilyConstraint)
+from .relaxed_bernoulli import RelaxedBernoulli   # 33ya_relaxed_bernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical, OneHotCategoricalStraightThrough   # 33yb_relaxed_categorical
+from .lowrank_multivariate_normal import LowRankMultivariateNormal   # 33yc_lowrank_multivariate_normal
+from . import _more_constraints                           # 33z_more_constraints (adds cat, stack, multinomial, corr_cholesky, positive_semidefinite to constraints)
+from ._more_transforms import (SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,   # 33za_more_transforms
+    CorrCholeskyTransform, ReshapeTransform, CatTransform, StackTransform, CumulativeDistributionTransform)   # (also added to .transforms)
+from .constraint_registry import biject_to, transform_to   # 33zb_constraint_registry
+from .inverse_gamma import InverseGamma                     # 33zc_inverse_gamma
+from .kumaraswamy import Kumaraswamy                        # 33zd_kumaraswamy
+from .logistic_normal import LogisticNormal                 # 33ze_logistic_normal
+from .fishersnedecor import FisherSnedecor                  # 33zf_fishersnedecor
+from .continuous_bernoulli import ContinuousBernoulli         # 33zg_continuous_bernoulli
+from .von_mises import VonMises                             # 33zh_von_mises
 from . import _kl_more                                      # 33xc_more_kl: the KL pairs of 33w_cauchy ... 33xb_multinomial

@@ -19,13 +19,7 @@ from .utils import broadcast_all
 from ._special import _lgamma
 
 # %% ../../nbs/33xb_multinomial.ipynb #d80b7d4c
-class _Multinomial(constraints.Constraint):
-    "Non-negative count vectors whose sum is at most `upper_bound` (as `torch.distributions.constraints.multinomial`)."
-    is_discrete, event_dim = True, 1
-    def __init__(self, upper_bound): self.upper_bound = upper_bound
-    def check(self, x): return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
-
-constraints.multinomial = _Multinomial
+from . import _more_constraints   # constraints.multinomial, the support below, is defined with the other constraints (33z_more_constraints)
 
 # %% ../../nbs/33xb_multinomial.ipynb #5dbfca1e
 class Multinomial(Distribution):
