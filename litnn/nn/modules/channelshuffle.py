@@ -5,11 +5,13 @@
 # %% auto #0
 __all__ = ['channel_shuffle', 'native_channel_shuffle', 'ChannelShuffle']
 
-# %% ../../../nbs/24h_channel_shuffle.ipynb #62eecd4e
+# %% ../../../nbs/24h_channel_shuffle.ipynb #02f6a900
 from ...autograd.graph import _check_tensors
+from ...autograd.grad_mode import is_grad_enabled
+from ...scatter import _NoDerivative
 from .module import Module
 
-# %% ../../../nbs/24h_channel_shuffle.ipynb #1a18ebfc
+# %% ../../../nbs/24h_channel_shuffle.ipynb #efea46e8
 def _shuffle(fn, input, groups):
     "The channel shuffle of `input` (N, C, *) in `groups`, with the checks and messages of torch's `fn`."
     _check_tensors(fn, dict(input=input))
@@ -25,10 +27,12 @@ def channel_shuffle(input, groups):
     return _shuffle('channel_shuffle', input, groups)
 
 def native_channel_shuffle(input, groups):
-    "torch's operator behind `channel_shuffle`: the same result."
-    return _shuffle('native_channel_shuffle', input, groups)
+    "torch's operator behind `channel_shuffle`: the same result, with no derivative (backward raises, as in torch)."
+    out = _shuffle('native_channel_shuffle', input, groups)
+    if not (is_grad_enabled() and input.requires_grad): return out
+    return _NoDerivative.apply(input, out=out.detach()._data, what='aten::native_channel_shuffle')
 
-# %% ../../../nbs/24h_channel_shuffle.ipynb #b8819ac7
+# %% ../../../nbs/24h_channel_shuffle.ipynb #50b01cf8
 class ChannelShuffle(Module):
     "Divides the channels into `groups` and shuffles them (as `torch.nn.ChannelShuffle`)."
     __constants__ = ['groups']

@@ -5,23 +5,30 @@
 # %% auto #0
 __all__ = ['relu_', 'leaky_relu_', 'gumbel_softmax']
 
-# %% ../../../nbs/22d_gumbel_and_inplace.ipynb #7f976d91
+# %% ../../../nbs/22d_gumbel_and_inplace.ipynb #e4d9f47b
 import warnings
-from ...tensor import Tensor
+from ...tensor import Tensor, _dtype_name
+from ...autograd.graph import _check_tensors
 from ...factories import empty_like, zeros_like
 from .activation import leaky_relu
 
-# %% ../../../nbs/22d_gumbel_and_inplace.ipynb #a212cb42
-relu_ = Tensor.relu_          # F.relu_ is torch.relu_: one function behind both names
+# %% ../../../nbs/22d_gumbel_and_inplace.ipynb #b8e7d968
+def relu_(input):
+    "In-place `relu`: `input` becomes max(x, 0)."
+    _check_tensors('relu_', dict(input=input))
+    return input.relu_()
 
 def leaky_relu_(input, negative_slope=0.01):
     "In-place `leaky_relu`: `input` becomes x where x > 0, else `negative_slope` * x."
+    _check_tensors('leaky_relu_', dict(input=input))
+    if not input.dtype.is_floating_point: raise NotImplementedError(f'"leaky_relu_cpu" not implemented for \'{_dtype_name(input)}\'')
     return leaky_relu(input, negative_slope, inplace=True)
 
-# %% ../../../nbs/22d_gumbel_and_inplace.ipynb #0d8bb2b4
+# %% ../../../nbs/22d_gumbel_and_inplace.ipynb #d152a910
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     "A sample of the Gumbel-softmax distribution over `dim`: soft, or one-hot with the soft sample's gradient (`hard`)."
     if eps != 1e-10: warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    _check_tensors('empty_like', dict(input=logits))              # torch's first use of `logits`, and its message
     gumbels = -empty_like(logits).exponential_().log()          # standard Gumbel noise
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard: return y_soft

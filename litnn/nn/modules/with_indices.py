@@ -7,33 +7,35 @@ __all__ = ['max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_wit
            'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices',
            'upsample', 'upsample_nearest', 'upsample_bilinear']
 
-# %% ../../../nbs/24g_with_indices.ipynb #bc0e5ec7
+# %% ../../../nbs/24g_with_indices.ipynb #161697a6
 import inspect, warnings
 from .more_pooling import max_pool1d, adaptive_max_pool1d, adaptive_max_pool2d
 from .pooling import max_pool2d
 from .pooling3d import max_pool3d, adaptive_max_pool3d
 from .fractional_max_pool import fractional_max_pool2d
 from .upsampling import interpolate
+from ...autograd.graph import _check_tensors
 
-# %% ../../../nbs/24g_with_indices.ipynb #4d3ee276
+# %% ../../../nbs/24g_with_indices.ipynb #2656d7aa
 def _with_indices(pool):
     "torch's `<pool>_with_indices`: `pool`, with its signature, returning (values, indices) whatever `return_indices` says."
     sig = inspect.signature(pool)
     def with_indices(*args, **kwargs):
         bound = sig.bind(*args, **kwargs)
+        _check_tensors(with_indices.__name__, dict(input=bound.arguments['input']))
         bound.arguments['return_indices'] = True
         return pool(*bound.args, **bound.kwargs)
     with_indices.__name__ = with_indices.__qualname__ = f'{pool.__name__}_with_indices'
     with_indices.__signature__, with_indices.__doc__ = sig, f"`{pool.__name__}` and the indices of its maxima: (values, indices)."
     return with_indices
 
-# %% ../../../nbs/24g_with_indices.ipynb #a18dd17f
+# %% ../../../nbs/24g_with_indices.ipynb #3f043530
 max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices = map(_with_indices, (max_pool1d, max_pool2d, max_pool3d))
 adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices = map(
     _with_indices, (adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d))
 fractional_max_pool2d_with_indices = _with_indices(fractional_max_pool2d)
 
-# %% ../../../nbs/24g_with_indices.ipynb #21e2fa09
+# %% ../../../nbs/24g_with_indices.ipynb #c4cb0175
 def _deprecated(name):
     warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
 
