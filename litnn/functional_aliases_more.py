@@ -11,7 +11,7 @@ __all__ = ['cosine_similarity', 'pairwise_distance', 'pdist', 'pixel_shuffle', '
            'hinge_embedding_loss', 'margin_ranking_loss', 'triplet_margin_loss', 'poisson_nll_loss', 'ctc_loss',
            'adaptive_max_pool1d', 'constant_pad_nd']
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #1f8f3c68
+# %% ../nbs/35a_more_functional_aliases.ipynb #723de656
 import warnings
 from .backend import patch
 from .tensor import Tensor
@@ -19,14 +19,14 @@ from .autograd.grad_mode import no_grad
 from .nn import functional as F
 from .nn.modules.feature_dropout import _dropout_impl
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #f14a3e73
+# %% ../nbs/35a_more_functional_aliases.ipynb #fdbe043f
 cosine_similarity, pairwise_distance, pdist = F.cosine_similarity, F.pairwise_distance, F.pdist
 pixel_shuffle, pixel_unshuffle, channel_shuffle, native_channel_shuffle = (F.pixel_shuffle, F.pixel_unshuffle,
                                                                            F.channel_shuffle, F.native_channel_shuffle)
 conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d = F.conv3d, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d
 avg_pool1d, adaptive_avg_pool1d, rms_norm = F.avg_pool1d, F.adaptive_avg_pool1d, F.rms_norm
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #0aac8593
+# %% ../nbs/35a_more_functional_aliases.ipynb #2da58481
 _CONVS = {(1, False): F.conv1d, (2, False): F.conv2d, (3, False): F.conv3d,
           (1, True): F.conv_transpose1d, (2, True): F.conv_transpose2d, (3, True): F.conv_transpose3d}
 
@@ -39,7 +39,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if transposed: return conv(input, weight, bias, tuple(stride), tuple(padding), tuple(output_padding), groups, tuple(dilation))
     return conv(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #2e27f47a
+# %% ../nbs/35a_more_functional_aliases.ipynb #0373c9cb
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     "torch.group_norm: `F.group_norm` with a `cudnn_enabled` flag."
     return F.group_norm(input, num_groups, weight, bias, eps)
@@ -56,32 +56,32 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         mean = input.mean(dims, keepdim=True)
         return out, mean, (input.var(dims, keepdim=True, correction=0) + eps).rsqrt()
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #659be35b
+# %% ../nbs/35a_more_functional_aliases.ipynb #14272d78
 def _reduction(fn, reduction, position):
     "F's `reduction` string for at::Reduction's number: 1 'mean', 2 'sum', any other int 'none' (as ATen)."
     if type(reduction) is not int: raise TypeError(f"{fn}(): argument 'reduction' (position {position}) must be int, not {type(reduction).__name__}")
     return {1: 'mean', 2: 'sum'}.get(reduction, 'none')
 
-def kl_div(input, target, reduction=1, *, log_target=False):
-    "torch.kl_div: `F.kl_div` with `reduction` as a number (1 is the plain mean, without F's warning)."
+def kl_div(input, target, reduction=0, *, log_target=False):
+    "torch.kl_div: `F.kl_div` with `reduction` as a number (1 is the plain mean, without F's warning; left out: none)."
     r = _reduction('kl_div', reduction, 3)
     loss = F.kl_div(input, target, reduction='none' if r == 'mean' else r, log_target=log_target)
     return loss.mean() if r == 'mean' else loss
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #f9f1b872
-def cosine_embedding_loss(input1, input2, target, margin=0., reduction=1):
+# %% ../nbs/35a_more_functional_aliases.ipynb #f134ffce
+def cosine_embedding_loss(input1, input2, target, margin=0., reduction=0):
     "torch.cosine_embedding_loss: `F.cosine_embedding_loss` with `reduction` as a number."
     return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction('cosine_embedding_loss', reduction, 5))
 
-def hinge_embedding_loss(input, target, margin=1., reduction=1):
+def hinge_embedding_loss(input, target, margin=1., reduction=0):
     "torch.hinge_embedding_loss: `F.hinge_embedding_loss` with `reduction` as a number."
     return F.hinge_embedding_loss(input, target, margin, reduction=_reduction('hinge_embedding_loss', reduction, 4))
 
-def margin_ranking_loss(input1, input2, target, margin=0., reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0., reduction=0):
     "torch.margin_ranking_loss: `F.margin_ranking_loss` with `reduction` as a number."
     return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction('margin_ranking_loss', reduction, 5))
 
-def triplet_margin_loss(anchor, positive, negative, margin=1., p=2., eps=1e-06, swap=False, reduction=1):
+def triplet_margin_loss(anchor, positive, negative, margin=1., p=2., eps=1e-06, swap=False, reduction=0):
     "torch.triplet_margin_loss: `F.triplet_margin_loss` with `reduction` as a number."
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction('triplet_margin_loss', reduction, 8))
 
@@ -89,11 +89,11 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     "torch.poisson_nll_loss: `F.poisson_nll_loss` with `reduction` as a number (every argument required)."
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction('poisson_nll_loss', reduction, 6))
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     "torch.ctc_loss: `F.ctc_loss` with `reduction` as a number."
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction('ctc_loss', reduction, 6), zero_infinity)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #75c7c497
+# %% ../nbs/35a_more_functional_aliases.ipynb #10ef02d2
 def _values_only(pool):
     "The operator of max pooling `pool`: values only, an empty `stride` meaning `kernel_size`."
     def op(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -108,7 +108,7 @@ def adaptive_max_pool1d(input, output_size):
     "torch.adaptive_max_pool1d: (values, indices), always."
     return F.adaptive_max_pool1d_with_indices(input, output_size)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #11ba19f8
+# %% ../nbs/35a_more_functional_aliases.ipynb #04ca9352
 def _dropout_op(name, inplace, feature, alpha):
     "torch.`name`: `_dropout_impl` with the operator's signature and check."
     def op(input, p, train):
@@ -122,7 +122,7 @@ dropout_, alpha_dropout, alpha_dropout_ = _dropout_op('dropout_', True, False, F
 feature_dropout, feature_dropout_ = _dropout_op('feature_dropout', False, True, False), _dropout_op('feature_dropout_', True, True, False)
 feature_alpha_dropout, feature_alpha_dropout_ = _dropout_op('feature_alpha_dropout', False, True, True), _dropout_op('feature_alpha_dropout_', True, True, True)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #667d64e0
+# %% ../nbs/35a_more_functional_aliases.ipynb #97d32131
 def constant_pad_nd(input, pad, value=0):
     "torch.constant_pad_nd: pad (or crop, with negative sizes) the last dims with `value`."
     if len(pad) % 2: raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
