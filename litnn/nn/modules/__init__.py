@@ -108,6 +108,8 @@ from .sync_batchnorm import SyncBatchNorm   # 52a_sync_batchnorm
 __all__ += ['SyncBatchNorm']
 from .channelshuffle import ChannelShuffle   # 24h_channel_shuffle (torch's file name too)
 __all__ += ['ChannelShuffle']
+from .adaptive import AdaptiveLogSoftmaxWithLoss   # 26e_adaptive_softmax (torch's file name too)
+__all__ += ['AdaptiveLogSoftmaxWithLoss']
 
 # Where torch keeps each class: `torch.nn.modules.<file>.<Class>`. The classes of the later parts are also reachable from
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
