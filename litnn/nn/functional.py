@@ -42,3 +42,4 @@ from .modules.with_indices import (max_pool1d_with_indices, max_pool2d_with_indi
                                    adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices,
                                    fractional_max_pool2d_with_indices, upsample, upsample_nearest, upsample_bilinear)
 from .modules.channelshuffle import channel_shuffle, native_channel_shuffle   # 24h_channel_shuffle
+from .modules.more_pooling3d import lp_pool3d, max_unpool3d   # 24i_more_pooling3d
