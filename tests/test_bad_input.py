@@ -315,7 +315,8 @@ MORE_MODULES.update(ChannelShuffle=((2,), {}, [f32(2, 4, 3)]),
                     AdaptiveLogSoftmaxWithLoss=((16, 20, [4, 10]), {}, [f32(4, 16), idx(20, 4)]),   # 26e_adaptive_softmax
                     LPPool3d=((2, 2), {}, [f32(2, 3, 4, 4, 4)]),                                        # 24i_more_pooling3d
                     MaxUnpool3d=((2,), {}, [f32(2, 3, 2, 2, 2), TF.max_pool3d(torch.tensor(f32(2, 3, 4, 4, 4)), 2, return_indices=True)[1].numpy()]),
-                    NLLLoss2d=((), {}, [f32(2, 5, 3, 3), idx(5, 2, 3, 3)]))                              # 26f_deprecated_modules
+                    NLLLoss2d=((), {}, [f32(2, 5, 3, 3), idx(5, 2, 3, 3)]),                              # 26f_deprecated_modules
+                    FractionalMaxPool3d=((2,), dict(output_size=2), [f32(2, 3, 5, 5, 5)]))                 # 24j_fractional_max_pool3d
 MORE_FUNCTIONALS.update(
     gumbel_softmax=(lambda F, x: F.gumbel_softmax(x), ACT), gumbel_softmax_hard=(lambda F, x: F.gumbel_softmax(x, hard=True), ACT),
     relu_=(lambda F, x: F.relu_(x), ACT), leaky_relu_=(lambda F, x: F.leaky_relu_(x, 0.2), ACT),
@@ -332,6 +333,8 @@ MORE_FUNCTIONALS.update(
     channel_shuffle=(lambda F, x: F.channel_shuffle(x, 2), [f32(2, 4, 3)]),
     native_channel_shuffle=(lambda F, x: F.native_channel_shuffle(x, 2), [f32(2, 4, 3)]),
     lp_pool3d=(lambda F, x: F.lp_pool3d(x, 2, 2), [f32(2, 3, 4, 4, 4)]),
+    fractional_max_pool3d=(lambda F, x: F.fractional_max_pool3d(x, 2, output_size=2), [f32(2, 3, 5, 5, 5)]),
+    fractional_max_pool3d_with_indices=(lambda F, x: F.fractional_max_pool3d_with_indices(x, 2, output_size=2), [f32(2, 3, 5, 5, 5)]),
     max_unpool3d=(lambda F, x, i: F.max_unpool3d(x, i, 2), [f32(2, 3, 2, 2, 2), TF.max_pool3d(torch.tensor(f32(2, 3, 4, 4, 4)), 2, return_indices=True)[1].numpy()]),
 )
 FEW = ['numpy', 'none', 'scalar_tensor', 'empty_batch', 'nan', 'int64', 'float64']
@@ -340,7 +343,8 @@ RANDOM |= {'LazyLinear', 'LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTran
            'LazyConvTranspose3d'}                                                  # in their first call: nothing to copy before
 RANDOM |= {'AlphaDropout', 'FeatureAlphaDropout', 'Dropout1d', 'Dropout2d', 'Dropout3d', 'RReLU', 'FractionalMaxPool2d',
            'alpha_dropout', 'feature_alpha_dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'rrelu', 'rrelu_', 'fractional_max_pool2d',
-           'gumbel_softmax', 'gumbel_softmax_hard', 'fractional_max_pool2d_with_indices'}
+           'gumbel_softmax', 'gumbel_softmax_hard', 'fractional_max_pool2d_with_indices', 'FractionalMaxPool3d', 'fractional_max_pool3d',
+           'fractional_max_pool3d_with_indices'}
 def variants_of(name): return FEW if name in MORE_MODULES or name in MORE_FUNCTIONALS else list(VARIANTS)
 
 

@@ -43,3 +43,4 @@ from .modules.with_indices import (max_pool1d_with_indices, max_pool2d_with_indi
                                    fractional_max_pool2d_with_indices, upsample, upsample_nearest, upsample_bilinear)
 from .modules.channelshuffle import channel_shuffle, native_channel_shuffle   # 24h_channel_shuffle
 from .modules.more_pooling3d import lp_pool3d, max_unpool3d   # 24i_more_pooling3d
+from .modules.fractional_max_pool3d import fractional_max_pool3d, fractional_max_pool3d_with_indices   # 24j_fractional_max_pool3d
