@@ -7,26 +7,27 @@ __all__ = ['cosine_similarity', 'pairwise_distance', 'pdist', 'pixel_shuffle', '
            'native_channel_shuffle', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'avg_pool1d',
            'adaptive_avg_pool1d', 'rms_norm', 'max_pool1d', 'max_pool3d', 'dropout_', 'alpha_dropout', 'alpha_dropout_',
            'feature_dropout', 'feature_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'convolution',
-           'group_norm', 'instance_norm', 'native_layer_norm', 'kl_div', 'cosine_embedding_loss',
-           'hinge_embedding_loss', 'margin_ranking_loss', 'triplet_margin_loss', 'poisson_nll_loss', 'ctc_loss',
-           'adaptive_max_pool1d', 'constant_pad_nd']
+           'group_norm', 'instance_norm', 'native_layer_norm', 'native_batch_norm', 'native_group_norm', 'kl_div',
+           'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'triplet_margin_loss',
+           'poisson_nll_loss', 'ctc_loss', 'adaptive_max_pool1d', 'native_dropout', 'constant_pad_nd']
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #723de656
+# %% ../nbs/35a_more_functional_aliases.ipynb #f70b99e1
 import warnings
 from .backend import patch
 from .tensor import Tensor
 from .autograd.grad_mode import no_grad
 from .nn import functional as F
-from .nn.modules.feature_dropout import _dropout_impl
+from .nn.modules.feature_dropout import _dropout_impl, _noise
+from .factories import ones_like, empty
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #fdbe043f
+# %% ../nbs/35a_more_functional_aliases.ipynb #82b75f1d
 cosine_similarity, pairwise_distance, pdist = F.cosine_similarity, F.pairwise_distance, F.pdist
 pixel_shuffle, pixel_unshuffle, channel_shuffle, native_channel_shuffle = (F.pixel_shuffle, F.pixel_unshuffle,
                                                                            F.channel_shuffle, F.native_channel_shuffle)
 conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d = F.conv3d, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d
 avg_pool1d, adaptive_avg_pool1d, rms_norm = F.avg_pool1d, F.adaptive_avg_pool1d, F.rms_norm
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #2da58481
+# %% ../nbs/35a_more_functional_aliases.ipynb #4ed59494
 _CONVS = {(1, False): F.conv1d, (2, False): F.conv2d, (3, False): F.conv3d,
           (1, True): F.conv_transpose1d, (2, True): F.conv_transpose2d, (3, True): F.conv_transpose3d}
 
@@ -39,7 +40,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if transposed: return conv(input, weight, bias, tuple(stride), tuple(padding), tuple(output_padding), groups, tuple(dilation))
     return conv(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #0373c9cb
+# %% ../nbs/35a_more_functional_aliases.ipynb #1a563273
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     "torch.group_norm: `F.group_norm` with a `cudnn_enabled` flag."
     return F.group_norm(input, num_groups, weight, bias, eps)
@@ -56,7 +57,22 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         mean = input.mean(dims, keepdim=True)
         return out, mean, (input.var(dims, keepdim=True, correction=0) + eps).rsqrt()
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #14272d78
+# %% ../nbs/35a_more_functional_aliases.ipynb #cb318bc3
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    "torch.native_batch_norm: (`batch_norm`, batch mean, 1/std) in training; the statistics are empty in evaluation."
+    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training: return out, empty(0, dtype=input.dtype, device=input.device), empty(0, dtype=input.dtype, device=input.device)
+    dims = (0,) + tuple(range(2, input.dim()))
+    with no_grad(): return out, input.mean(dims), (input.var(dims, correction=0) + eps).rsqrt()
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    "torch.native_group_norm: (`group_norm`, mean, 1/std) with the statistics per (sample, group)."
+    out = F.group_norm(input, group, weight, bias, eps)
+    with no_grad():
+        g = input.reshape(N, group, (C // group) * HxW)
+        return out, g.mean(-1), (g.var(-1, correction=0) + eps).rsqrt()
+
+# %% ../nbs/35a_more_functional_aliases.ipynb #211b9862
 def _reduction(fn, reduction, position):
     "F's `reduction` string for at::Reduction's number: 1 'mean', 2 'sum', any other int 'none' (as ATen)."
     if type(reduction) is not int: raise TypeError(f"{fn}(): argument 'reduction' (position {position}) must be int, not {type(reduction).__name__}")
@@ -68,7 +84,7 @@ def kl_div(input, target, reduction=0, *, log_target=False):
     loss = F.kl_div(input, target, reduction='none' if r == 'mean' else r, log_target=log_target)
     return loss.mean() if r == 'mean' else loss
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #f134ffce
+# %% ../nbs/35a_more_functional_aliases.ipynb #436ae512
 def cosine_embedding_loss(input1, input2, target, margin=0., reduction=0):
     "torch.cosine_embedding_loss: `F.cosine_embedding_loss` with `reduction` as a number."
     return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction('cosine_embedding_loss', reduction, 5))
@@ -93,7 +109,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     "torch.ctc_loss: `F.ctc_loss` with `reduction` as a number."
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction('ctc_loss', reduction, 6), zero_infinity)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #10ef02d2
+# %% ../nbs/35a_more_functional_aliases.ipynb #13ff881e
 def _values_only(pool):
     "The operator of max pooling `pool`: values only, an empty `stride` meaning `kernel_size`."
     def op(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -108,7 +124,7 @@ def adaptive_max_pool1d(input, output_size):
     "torch.adaptive_max_pool1d: (values, indices), always."
     return F.adaptive_max_pool1d_with_indices(input, output_size)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #04ca9352
+# %% ../nbs/35a_more_functional_aliases.ipynb #db4f9dbc
 def _dropout_op(name, inplace, feature, alpha):
     "torch.`name`: `_dropout_impl` with the operator's signature and check."
     def op(input, p, train):
@@ -122,7 +138,15 @@ dropout_, alpha_dropout, alpha_dropout_ = _dropout_op('dropout_', True, False, F
 feature_dropout, feature_dropout_ = _dropout_op('feature_dropout', False, True, False), _dropout_op('feature_dropout_', True, True, False)
 feature_alpha_dropout, feature_alpha_dropout_ = _dropout_op('feature_alpha_dropout', False, True, True), _dropout_op('feature_alpha_dropout_', True, True, True)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #97d32131
+# %% ../nbs/35a_more_functional_aliases.ipynb #02dde28e
+def native_dropout(input, p, train):
+    "torch.native_dropout: (output, mask), the kept elements scaled by 1/(1-p); `train=None` means training."
+    if train is False: return input * 1, ones_like(input).bool()
+    if not 0 <= 1 - p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={1 - p}")
+    keep = _noise(input, p, False)
+    return input * Tensor._make(keep * (0. if p == 1 else 1. / (1 - p))), Tensor._make(keep.astype(bool))
+
+# %% ../nbs/35a_more_functional_aliases.ipynb #3cbdbc85
 def constant_pad_nd(input, pad, value=0):
     "torch.constant_pad_nd: pad (or crop, with negative sizes) the last dims with `value`."
     if len(pad) % 2: raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")

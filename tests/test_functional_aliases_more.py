@@ -170,3 +170,36 @@ def test_dropout_operator_gradients():
     scale = (y.detach() != y.detach().min()).double()             # kept units: gradient a; dropped: 0
     a = 1. / ((1.7580993408473766 ** 2 * 0.4 + 1) * 0.6) ** 0.5
     np.testing.assert_allclose(x.grad.numpy(), (scale * a).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('training', [True, False])
+def test_native_batch_norm_like_torch(dt, training):
+    a, w, b = r(4, 3, 5).astype(dt), r(3).astype(dt), r(3).astype(dt)
+    rm, rv = r(3).astype(dt), np.abs(r(3)).astype(dt) + 0.5
+    lrm, lrv, trm, trv = litnn.tensor(rm), litnn.tensor(rv), torch.tensor(rm), torch.tensor(rv)
+    f = lambda lib, x, w, b: lib.native_batch_norm(x, w, b, *((lrm, lrv) if lib is litnn else (trm, trv)), training, 0.1, 1e-5)
+    ly, ty = both(f, a, w, b, dt=dt)
+    assert [tuple(t.shape) for t in ly] == [tuple(t.shape) for t in ty] and not ly[1].requires_grad and not ly[2].requires_grad
+    np.testing.assert_allclose(lrm.numpy(), trm.numpy(), **tol(dt)); np.testing.assert_allclose(lrv.numpy(), trv.numpy(), **tol(dt))
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+def test_native_group_norm_like_torch(dt):
+    ly, ty = both(lambda lib, x, w, b: lib.native_group_norm(x, w, b, 2, 6, 4, 3, 1e-5), r(2, 6, 2, 2), r(6), r(6), dt=dt)
+    assert [tuple(t.shape) for t in ly] == [(2, 6, 2, 2), (2, 3), (2, 3)]
+
+
+def test_native_dropout_like_torch():
+    for lib in (litnn, torch):
+        x = lib.ones(300, 40, requires_grad=True)
+        out, mask = lib.native_dropout(x, 0.3, True)
+        assert mask.dtype == lib.bool and abs(mask.double().mean().item() - 0.7) < 0.02
+        np.testing.assert_allclose(out.detach().numpy(), mask.double().numpy() / 0.7, rtol=1e-6)
+        out.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), mask.double().numpy() / 0.7, rtol=1e-6)
+        out, mask = lib.native_dropout(x, 0.3, False)
+        assert out is not x and bool(mask.all()) and out.requires_grad
+        out, mask = lib.native_dropout(x, 1., True)
+        assert not bool(mask.any()) and out.abs().sum().item() == 0
+    same_error(lambda: litnn.native_dropout(litnn.ones(2), 1.5, True), lambda: torch.native_dropout(torch.ones(2), 1.5, True))
