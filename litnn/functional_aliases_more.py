@@ -9,25 +9,29 @@ __all__ = ['cosine_similarity', 'pairwise_distance', 'pdist', 'pixel_shuffle', '
            'feature_dropout', 'feature_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'convolution',
            'group_norm', 'instance_norm', 'native_layer_norm', 'native_batch_norm', 'native_group_norm', 'kl_div',
            'cosine_embedding_loss', 'hinge_embedding_loss', 'margin_ranking_loss', 'triplet_margin_loss',
-           'poisson_nll_loss', 'ctc_loss', 'adaptive_max_pool1d', 'native_dropout', 'constant_pad_nd']
+           'poisson_nll_loss', 'ctc_loss', 'adaptive_max_pool1d', 'native_dropout', 'embedding_bag', 'constant_pad_nd']
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #f70b99e1
+# %% ../nbs/35a_more_functional_aliases.ipynb #354896ca
 import warnings
+import numpy as np
 from .backend import patch
 from .tensor import Tensor
 from .autograd.grad_mode import no_grad
 from .nn import functional as F
 from .nn.modules.feature_dropout import _dropout_impl, _noise
-from .factories import ones_like, empty
+from .factories import ones_like, empty, zeros
+from .backend import array_namespace, int64, float32
+from .autograd.grad_mode import is_grad_enabled
+from .autograd.graph import _check_tensors
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #82b75f1d
+# %% ../nbs/35a_more_functional_aliases.ipynb #efd31c3b
 cosine_similarity, pairwise_distance, pdist = F.cosine_similarity, F.pairwise_distance, F.pdist
 pixel_shuffle, pixel_unshuffle, channel_shuffle, native_channel_shuffle = (F.pixel_shuffle, F.pixel_unshuffle,
                                                                            F.channel_shuffle, F.native_channel_shuffle)
 conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d = F.conv3d, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d
 avg_pool1d, adaptive_avg_pool1d, rms_norm = F.avg_pool1d, F.adaptive_avg_pool1d, F.rms_norm
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #4ed59494
+# %% ../nbs/35a_more_functional_aliases.ipynb #85db3bdb
 _CONVS = {(1, False): F.conv1d, (2, False): F.conv2d, (3, False): F.conv3d,
           (1, True): F.conv_transpose1d, (2, True): F.conv_transpose2d, (3, True): F.conv_transpose3d}
 
@@ -40,7 +44,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if transposed: return conv(input, weight, bias, tuple(stride), tuple(padding), tuple(output_padding), groups, tuple(dilation))
     return conv(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #1a563273
+# %% ../nbs/35a_more_functional_aliases.ipynb #928d1a96
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     "torch.group_norm: `F.group_norm` with a `cudnn_enabled` flag."
     return F.group_norm(input, num_groups, weight, bias, eps)
@@ -57,7 +61,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         mean = input.mean(dims, keepdim=True)
         return out, mean, (input.var(dims, keepdim=True, correction=0) + eps).rsqrt()
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #cb318bc3
+# %% ../nbs/35a_more_functional_aliases.ipynb #67bcb327
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     "torch.native_batch_norm: (`batch_norm`, batch mean, 1/std) in training; the statistics are empty in evaluation."
     out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
@@ -72,7 +76,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         g = input.reshape(N, group, (C // group) * HxW)
         return out, g.mean(-1), (g.var(-1, correction=0) + eps).rsqrt()
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #211b9862
+# %% ../nbs/35a_more_functional_aliases.ipynb #98500400
 def _reduction(fn, reduction, position):
     "F's `reduction` string for at::Reduction's number: 1 'mean', 2 'sum', any other int 'none' (as ATen)."
     if type(reduction) is not int: raise TypeError(f"{fn}(): argument 'reduction' (position {position}) must be int, not {type(reduction).__name__}")
@@ -84,7 +88,7 @@ def kl_div(input, target, reduction=0, *, log_target=False):
     loss = F.kl_div(input, target, reduction='none' if r == 'mean' else r, log_target=log_target)
     return loss.mean() if r == 'mean' else loss
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #436ae512
+# %% ../nbs/35a_more_functional_aliases.ipynb #0ea04352
 def cosine_embedding_loss(input1, input2, target, margin=0., reduction=0):
     "torch.cosine_embedding_loss: `F.cosine_embedding_loss` with `reduction` as a number."
     return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction('cosine_embedding_loss', reduction, 5))
@@ -109,7 +113,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     "torch.ctc_loss: `F.ctc_loss` with `reduction` as a number."
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction('ctc_loss', reduction, 6), zero_infinity)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #13ff881e
+# %% ../nbs/35a_more_functional_aliases.ipynb #e327f802
 def _values_only(pool):
     "The operator of max pooling `pool`: values only, an empty `stride` meaning `kernel_size`."
     def op(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -124,7 +128,7 @@ def adaptive_max_pool1d(input, output_size):
     "torch.adaptive_max_pool1d: (values, indices), always."
     return F.adaptive_max_pool1d_with_indices(input, output_size)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #db4f9dbc
+# %% ../nbs/35a_more_functional_aliases.ipynb #1aa9de64
 def _dropout_op(name, inplace, feature, alpha):
     "torch.`name`: `_dropout_impl` with the operator's signature and check."
     def op(input, p, train):
@@ -138,7 +142,7 @@ dropout_, alpha_dropout, alpha_dropout_ = _dropout_op('dropout_', True, False, F
 feature_dropout, feature_dropout_ = _dropout_op('feature_dropout', False, True, False), _dropout_op('feature_dropout_', True, True, False)
 feature_alpha_dropout, feature_alpha_dropout_ = _dropout_op('feature_alpha_dropout', False, True, True), _dropout_op('feature_alpha_dropout_', True, True, True)
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #02dde28e
+# %% ../nbs/35a_more_functional_aliases.ipynb #1dba8e6f
 def native_dropout(input, p, train):
     "torch.native_dropout: (output, mask), the kept elements scaled by 1/(1-p); `train=None` means training."
     if train is False: return input * 1, ones_like(input).bool()
@@ -146,7 +150,43 @@ def native_dropout(input, p, train):
     keep = _noise(input, p, False)
     return input * Tensor._make(keep * (0. if p == 1 else 1. / (1 - p))), Tensor._make(keep.astype(bool))
 
-# %% ../nbs/35a_more_functional_aliases.ipynb #3cbdbc85
+# %% ../nbs/35a_more_functional_aliases.ipynb #2b7d3b2f
+def _bag_of_each(offsets, n, bags):
+    "The bag of each of `n` indices: the last of the first `bags` offsets at or before it."
+    xp, o = array_namespace(offsets._data), offsets._data[:bags]
+    return (xp.arange(n)[:, None] >= o[None, :]).sum(1).astype(np.int64) - 1
+
+def _max_rows(weight, idx, bag, keep, bags):
+    "The row of `weight` that holds each column's maximum in each bag (first in bag order); 0 for an empty bag."
+    xp, w = array_namespace(weight), weight
+    out = xp.zeros((bags, w.shape[1]), dtype=np.int64)
+    for b in range(bags):
+        rows = idx[(bag == b) & keep]
+        if rows.size: out[b] = rows[xp.argmax(w[rows], 0)]
+    return out
+
+# %% ../nbs/35a_more_functional_aliases.ipynb #422ab3d2
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    "torch.embedding_bag: (bag values, offset2bag, bag_size, max_indices), the table first and `mode` a number."
+    _check_tensors('embedding_bag', dict(weight=weight, indices=indices, offsets=offsets))
+    if mode not in (0, 1, 2): raise RuntimeError("`mode` must be sum, mean, or max.")
+    out = F.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, ('sum', 'mean', 'max')[mode], sparse,
+                          per_sample_weights, include_last_offset, padding_idx)
+    idx, n_off = indices._data.reshape(-1), offsets.shape[0]
+    bags = n_off - 1 if include_last_offset else n_off
+    keep = idx != (-1 if padding_idx is None else padding_idx % weight.shape[0])
+    bag = _bag_of_each(offsets, idx.size, bags)
+    size = array_namespace(idx).bincount(bag[keep], minlength=bags).astype(np.int64)
+    T = lambda a: Tensor._make(a)
+    if mode == 0:     # the sum: torch fills only what its kernel needs (checked against torch 2.13's CPU kernel)
+        no = zeros(bags if weight.requires_grad and is_grad_enabled() else n_off, dtype=int64, device=weight.device)
+        fast = weight.dtype == float32 and padding_idx is None
+        return out, empty(0, dtype=int64, device=weight.device) if fast else T(bag), no, no.clone()
+    max_rows = size.copy() if mode == 1 else _max_rows(weight._data, idx, bag, keep, bags)
+    return out, T(bag), T(size), T(max_rows)
+
+# %% ../nbs/35a_more_functional_aliases.ipynb #d91cd5c3
 def constant_pad_nd(input, pad, value=0):
     "torch.constant_pad_nd: pad (or crop, with negative sizes) the last dims with `value`."
     if len(pad) % 2: raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")

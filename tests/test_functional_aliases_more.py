@@ -203,3 +203,38 @@ def test_native_dropout_like_torch():
         out, mask = lib.native_dropout(x, 1., True)
         assert not bool(mask.any()) and out.abs().sum().item() == 0
     same_error(lambda: litnn.native_dropout(litnn.ones(2), 1.5, True), lambda: torch.native_dropout(torch.ones(2), 1.5, True))
+
+
+EB_CASES = [dict(mode=m, offsets=o, last=l, pad=p, psw=s) for m in (0, 1, 2) for o, l in (([0, 4], False), ([0, 4, 4], False), ([0, 3, 8], True), ([0, 0, 5], False))
+            for p in (None, 2, -1) for s in ((False, True) if m == 0 else (False,))]
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('case', EB_CASES, ids=lambda c: '-'.join(f'{k}{v}' for k, v in c.items()).replace(' ', ''))
+def test_embedding_bag_operator_like_torch(dt, case):
+    w = r(10, 3)
+    w[1] = w[4]                                                      # ties between rows
+    idx = np.array([1, 2, 4, 9, 4, 3, 2, 9])
+    psw = r(8) if case['psw'] else None
+    f = lambda lib, w, *s: lib.embedding_bag(w, lib.tensor(idx), lib.tensor(case['offsets']), False, case['mode'], False,
+                                             s[0] if s else None, case['last'], case['pad'])
+    ly, ty = both(f, w, *([psw] if psw is not None else []), dt=dt)
+    for l, t in zip(ly[1:], ty[1:]):
+        assert l.dtype == litnn.int64 and l.tolist() == t.tolist()
+
+
+def test_embedding_bag_operator_errors_like_torch():
+    same_error(lambda: litnn.embedding_bag(litnn.ones(3, 2), litnn.tensor([1]), litnn.tensor([0]), False, 3),
+               lambda: torch.embedding_bag(torch.ones(3, 2), torch.tensor([1]), torch.tensor([0]), False, 3))
+    with pytest.raises(TypeError): litnn.embedding_bag(litnn.ones(3, 2), litnn.tensor([1]), None)
+    with pytest.raises(TypeError): torch.embedding_bag(torch.ones(3, 2), torch.tensor([1]), None)
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('mode,last,pad', [(m, l, p) for m in (0, 1, 2) for l in (False, True) for p in (None, 2)])
+def test_embedding_bag_operator_without_grad_like_torch(dt, mode, last, pad):
+    w, idx, off = r(10, 3).astype(dt), [1, 2, 4, 9, 4, 3, 2, 9], [0, 3, 8]
+    ly = litnn.embedding_bag(litnn.tensor(w), litnn.tensor(idx), litnn.tensor(off), False, mode, False, None, last, pad)
+    ty = torch.embedding_bag(torch.tensor(w), torch.tensor(idx), torch.tensor(off), False, mode, False, None, last, pad)
+    np.testing.assert_allclose(ly[0].numpy(), ty[0].numpy(), **tol(dt))
+    assert [t.tolist() for t in ly[1:]] == [t.tolist() for t in ty[1:]]
