@@ -60,6 +60,7 @@ from . import distributions              # 33_distributions ... 33v_kl
 from . import distributed                # 51_distributed: torch.distributed on MPI/NCCL (mpi4py imported by init_process_group only)
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
 from .functional_aliases import *   # 35_functional_aliases: torch.conv2d, torch.dropout... beside nn.functional
+from .functional_aliases_more import *   # 35a_more_functional_aliases: torch.convolution, kl_div (reduction as a number), max_pool1d, alpha_dropout_, constant_pad_nd...
 from .everyday_extras import *      # 03m_everyday_extras: addcmul, masked_select, repeat_interleave, inner, gcd... and Tensor.stride, new
 from .inplace_views import as_strided, as_strided_   # 03o_inplace_views: Tensor.unsqueeze_, squeeze_, t_, transpose_, swapaxes_, swapdims_, as_strided(_)
 from .index_put import *             # 03p_index_put: index_put(_), put, index_reduce, select_scatter, slice_scatter, diagonal_scatter

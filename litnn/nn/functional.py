@@ -37,3 +37,10 @@ from .modules.ctc_loss import ctc_loss   # 26c_ctc_loss
 from .modules.fractional_max_pool import fractional_max_pool2d   # 24f_fractional_max_pool
 from .modules.attention import scaled_dot_product_attention   # 28_attention
 from .modules.multihead_attention import multi_head_attention_forward   # 28a_multihead_attention
+from .modules.gumbel import gumbel_softmax, relu_, leaky_relu_   # 22d_gumbel_and_inplace
+from .modules.with_indices import (max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices,   # 24g_with_indices
+                                   adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices,
+                                   fractional_max_pool2d_with_indices, upsample, upsample_nearest, upsample_bilinear)
+from .modules.channelshuffle import channel_shuffle, native_channel_shuffle   # 24h_channel_shuffle
+from .modules.more_pooling3d import lp_pool3d, max_unpool3d   # 24i_more_pooling3d
+from .modules.fractional_max_pool3d import fractional_max_pool3d, fractional_max_pool3d_with_indices   # 24j_fractional_max_pool3d

@@ -106,6 +106,16 @@ from .lazy import *
 __all__ += _LAZY
 from .sync_batchnorm import SyncBatchNorm   # 52a_sync_batchnorm
 __all__ += ['SyncBatchNorm']
+from .channelshuffle import ChannelShuffle   # 24h_channel_shuffle (torch's file name too)
+__all__ += ['ChannelShuffle']
+from .adaptive import AdaptiveLogSoftmaxWithLoss   # 26e_adaptive_softmax (torch's file name too)
+__all__ += ['AdaptiveLogSoftmaxWithLoss']
+from .more_pooling3d import LPPool3d, MaxUnpool3d   # 24i_more_pooling3d
+__all__ += ['LPPool3d', 'MaxUnpool3d']
+from .fractional_max_pool3d import FractionalMaxPool3d   # 24j_fractional_max_pool3d
+__all__ += ['FractionalMaxPool3d']
+from .deprecated import NLLLoss2d, Container   # 26f_deprecated_modules
+__all__ += ['NLLLoss2d', 'Container']
 
 # Where torch keeps each class: `torch.nn.modules.<file>.<Class>`. The classes of the later parts are also reachable from
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
@@ -117,6 +127,8 @@ _TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: 
                 normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss', 'L1Loss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss'],   # 26b, 26c, 26d
                 container: ['ModuleDict', 'ParameterList', 'ParameterDict'],   # 16b_more_containers
                 rnn: ['RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']}   # 27_rnn_cells
+_TORCH_FILES[pooling] += ['LPPool3d', 'MaxUnpool3d', 'FractionalMaxPool3d']         # 24i_more_pooling3d, 24j
+_TORCH_FILES[loss] += ['NLLLoss2d']; _TORCH_FILES[container] += ['Container']       # 26f_deprecated_modules
 _TORCH_FILES[linear] += _LAZY[:1]; _TORCH_FILES[conv] += _LAZY[1:7]                 # 18a_lazy_modules
 _TORCH_FILES[batchnorm] += _LAZY[7:10]; _TORCH_FILES[instancenorm] = _LAZY[10:]
 for _file, _names in _TORCH_FILES.items():
