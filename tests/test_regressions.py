@@ -40,3 +40,26 @@ def test_factory_out_with_requires_grad_fails_as_torch():
     for lib in (torch, litnn):
         with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
             lib.zeros(2, out=lib.ones(2, requires_grad=True))
+
+
+def test_zero_element_parameters_load_their_state_dict():
+    "A zero-element parameter has no overlapping memory to refuse (strides of 0 but nothing to write), as torch."
+    import warnings
+    for lib in (torch, litnn):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')          # "Initializing zero-element tensors is a no-op"
+            m = lib.nn.Linear(8, 0)
+        assert not m.load_state_dict(m.state_dict()).missing_keys
+
+
+@pytest.mark.parametrize('value', [0.0, -3.0, 2.5, 40.0])
+def test_softplus_based_formulas_have_torchs_gradient_at_every_point(value):
+    "Bernoulli's entropy and SoftplusTransform's log-Jacobian: σ(x) as the derivative of log(1 + e^x), at 0 too."
+    def grads(lib):
+        l, x = lib.tensor(value, requires_grad=True), lib.tensor(value, requires_grad=True)
+        p = lib.tensor(1 / (1 + 2.718281828459045 ** -value), requires_grad=True)
+        lib.distributions.Bernoulli(logits=l).entropy().backward()
+        lib.distributions.Bernoulli(probs=p).entropy().backward() if 0 < p.item() < 1 else None
+        lib.distributions.transforms.SoftplusTransform().log_abs_det_jacobian(x, None).backward()
+        return [l.grad.item(), x.grad.item()] + ([p.grad.item()] if p.grad is not None else [])
+    assert grads(litnn) == pytest.approx(grads(torch), abs=1e-6)

@@ -15,13 +15,13 @@ from ..factories import tensor, arange, full
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
+from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw, _softplus
 from ._special import _lgamma, _xlogy
 
 # %% ../../nbs/33l_bernoulli.ipynb #ff22e058
 def _bce_with_logits(logits, target):
-    "Binary cross-entropy of `target` under log-odds `logits`, elementwise: max(l, 0) - l t + log(1 + e^-|l|)."
-    return logits.clamp(min=0) - logits * target + (-logits.abs()).exp().log1p()
+    "Binary cross-entropy of `target` under log-odds `logits`, elementwise: log(1 + e^l) - l t."
+    return _softplus(logits) - logits * target
 
 def _one_param(name, probs, logits):
     "Check that exactly one of probs and logits is given; returns the one given and whether it is a number."

@@ -15,7 +15,7 @@ from ..backend import patch
 from ..tensor import Tensor, Size
 from ..factories import zeros_like, full_like
 from . import constraints
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, _softplus
 
 # %% ../../nbs/33s_transforms.ipynb #51520d17
 class Transform:
@@ -100,8 +100,6 @@ class _InverseTransform(Transform):
     def inverse_shape(self, shape): return self._inv.forward_shape(shape)
 
 # %% ../../nbs/33s_transforms.ipynb #048c87fa
-def _softplus(x): return x.clamp(min=0) + (-x.abs()).exp().log1p()   # log(1 + e^x) without overflow
-
 class _Elementwise(Transform):
     "A bijective elementwise transform, equal to any other of its class."
     bijective, sign = True, +1

@@ -34,7 +34,13 @@ def broadcast_all(*values):
 
 def _sum_rightmost(value, dim):
     "Sum out the `dim` rightmost dimensions."
-    return value if dim == 0 else value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+    return value if dim == 0 else value.sum(tuple(range(-dim, 0)))
+
+def _softplus(x):
+    """log(1 + e^x) without overflow, written m + log(e^-m + e^(x-m)) with m = max(x, 0) (as torch's BCE with logits): its
+    autograd derivative is σ(x) everywhere, at 0 too, where max(x, 0) + log1p(e^-|x|) would give 1 (clamp passes, abs stops)."""
+    m = x.clamp(min=0)
+    return m + ((-m).exp() + (x - m).exp()).log()
 
 # %% ../../nbs/33b_dist_utils.ipynb #5e56604e
 def clamp_probs(probs):

@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from ...backend import patch
 from ...tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...autograd.engine import _check_overlap
 from ..parameter import Parameter
 from .module import Module
 from ...utils.hooks import RemovableHandle
@@ -176,9 +177,7 @@ def _check_copyable(param, value):
     "Raise, before anything is copied, what copying `value` into `param` in place would raise."
     if value.is_meta and not param.is_meta: raise NotImplementedError("Cannot copy out of meta tensor; no data!")   # 18_meta_device
     a = param._data
-    if any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides)):   # an expanded tensor: PyTorch's check and words
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
-                           "memory location. Please clone() the tensor before performing the operation.")
+    _check_overlap(a)                     # an expanded tensor: what an in-place copy would raise (a zero-element one is fine)
     if not getattr(getattr(a, "flags", None), "writeable", True):
         raise RuntimeError("the tensor's memory is read-only (it views read-only data). Please clone() the tensor "
                            "before performing the operation.")
