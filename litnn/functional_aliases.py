@@ -41,12 +41,16 @@ def bilinear(input1, input2, weight, bias=None):
     return F.bilinear(input1, input2, weight, bias)
 
 # %% ../nbs/35_functional_aliases.ipynb #a035fee2
-_REDUCTIONS = {0: 'none', 1: 'mean', 2: 'sum'}
+def _reduction(fn, reduction, position):
+    """F's `reduction` string for at::Reduction's number: 1 'mean', 2 'sum', any other int 'none' (as ATen). torch's
+    top-level losses behave as if their `reduction` were 0 when it is left out, whatever their schema says."""
+    if type(reduction) is not int: raise TypeError(f"{fn}(): argument 'reduction' (position {position}) must be int, not {type(reduction).__name__}")
+    return {1: 'mean', 2: 'sum'}.get(reduction, 'none')
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     "torch.binary_cross_entropy_with_logits: `reduction` as at::Reduction's number."
-    if reduction not in _REDUCTIONS: raise ValueError(f"{reduction} is not a valid value for reduction")
-    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_REDUCTIONS[reduction], pos_weight=pos_weight)
+    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction('binary_cross_entropy_with_logits', reduction, 5),
+                                              pos_weight=pos_weight)
 
 # %% ../nbs/35_functional_aliases.ipynb #b26b0ff0
 def selu(input): return _act.selu(input)

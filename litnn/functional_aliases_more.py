@@ -23,6 +23,7 @@ from .factories import ones_like, empty, zeros
 from .backend import array_namespace, int64, float32
 from .autograd.grad_mode import is_grad_enabled
 from .autograd.graph import _check_tensors
+from .functional_aliases import _reduction
 
 # %% ../nbs/35a_more_functional_aliases.ipynb #efd31c3b
 cosine_similarity, pairwise_distance, pdist = F.cosine_similarity, F.pairwise_distance, F.pdist
@@ -77,11 +78,6 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         return out, g.mean(-1), (g.var(-1, correction=0) + eps).rsqrt()
 
 # %% ../nbs/35a_more_functional_aliases.ipynb #98500400
-def _reduction(fn, reduction, position):
-    "F's `reduction` string for at::Reduction's number: 1 'mean', 2 'sum', any other int 'none' (as ATen)."
-    if type(reduction) is not int: raise TypeError(f"{fn}(): argument 'reduction' (position {position}) must be int, not {type(reduction).__name__}")
-    return {1: 'mean', 2: 'sum'}.get(reduction, 'none')
-
 def kl_div(input, target, reduction=0, *, log_target=False):
     "torch.kl_div: `F.kl_div` with `reduction` as a number (1 is the plain mean, without F's warning; left out: none)."
     r = _reduction('kl_div', reduction, 3)
