@@ -18,12 +18,7 @@ __all__ = ['matrix_power', 'vander', 'combinations', 'trapezoid', 'cumulative_tr
            'renorm', 'chain_matmul', 'rsub']
 
 # %% ../nbs/03q_more_math.ipynb #94348ea7
-def matrix_power(input, n):
-    "The `n`-th power of a square matrix (or of each in a batch); `n < 0` inverts first."
-    if input.is_floating_point() or n < 0 or input.dim() < 2 or input.shape[-1] != input.shape[-2]: return linalg.matrix_power(input, n)
-    out = input.new_ones(input.shape[-1]).diag_embed().expand(input.shape).clone()   # integers: torch allows n >= 0 (linalg's refuses them)
-    for _ in range(n): out = out @ input
-    return out
+matrix_power = linalg.matrix_power      # the same function in torch
 
 Tensor.matrix_power = matrix_power
 

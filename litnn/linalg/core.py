@@ -57,8 +57,8 @@ def _raise_per_matrix(fn, A, find, message):
 def _check_float(fn, A):
     if not _float_dtype(A): raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {_dtype_name(A)}")
 
-def _check_matrix(fn, A, square=True):
-    _check_float(fn, A)
+def _check_matrix(fn, A, square=True, floats=True):
+    if floats: _check_float(fn, A)
     if A.dim() < 2: raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")

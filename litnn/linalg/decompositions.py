@@ -270,7 +270,7 @@ def multi_dot(tensors):
 
 def matrix_power(A, n):
     "A multiplied by itself n times (the identity for 0, the inverse's power for n < 0)."
-    _check_matrix('linalg.matrix_power', A)
+    _check_matrix('linalg.matrix_power', A, floats=False)     # integer matrices have powers (inv refuses them below 0, as torch)
     if n < 0: A, n = inv(A), -n
     result, square = None, A
     while n:
