@@ -31,7 +31,15 @@ _all_ = ['abs_', 'acos_', 'acosh_', 'arccos_', 'arccosh_', 'arcsin_', 'arcsinh_'
          'detach_', 'erf_', 'erfc_', 'exp2_', 'exp_', 'expm1_', 'fill_', 'fix_', 'floor_', 'frac_', 'log10_', 'log1p_',
          'log2_', 'log_', 'logit_', 'nan_to_num_', 'neg_', 'rad2deg_', 'reciprocal_', 'relu_', 'round_', 'rsqrt_',
          'sigmoid_', 'sin_', 'sinc_', 'sinh_', 'sqrt_', 'tan_', 'tanh_', 'trunc_', 'xlogy_', 'zero_']
-for _n in _all_: globals()[_n] = getattr(Tensor, _n)
+def _function(name, method):
+    "torch.`name`: the in-place method as a function, refusing a non-tensor with torch's TypeError (not an AttributeError)."
+    def f(input, *args, **kwargs):
+        if not isinstance(input, Tensor): _check_tensors(name, dict(input=input))
+        return method(input, *args, **kwargs)
+    f.__name__ = f.__qualname__ = name; f.__doc__ = method.__doc__
+    return f
+
+for _n in _all_: globals()[_n] = _function(_n, getattr(Tensor, _n))
 
 Tensor.negative_ = Tensor.neg_
 Tensor.subtract_ = Tensor.sub_
