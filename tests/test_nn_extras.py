@@ -92,7 +92,6 @@ def test_inplace_rectifiers_errors_like_torch():
     same_error(lambda: LF.leaky_relu_(litnn.ones(2, requires_grad=True)), lambda: TF.leaky_relu_(torch.ones(2, requires_grad=True)))
 
 
-@pytest.mark.xfail(strict=True, reason='not yet (22_activation): LeakyReluBackward1 computes where torch refuses a negative slope in backward')
 def test_inplace_leaky_relu_negative_slope_backward():
     def negative_slope_backward(lib, F):
         x = lib.tensor([1., -2.], requires_grad=True)

@@ -20,7 +20,16 @@ def relu(input, inplace=False):
     "max(x, 0); `inplace` overwrites `input`."
     return input.relu_() if inplace else ReluBackward0.apply(input)
 
-class LeakyReluBackward1(LeakyReluBackward0): "in-place leaky_relu_"
+class LeakyReluBackward1(LeakyReluBackward0):
+    "in-place leaky_relu_: its backward reads the output, whose sign tells the input's only for a non-negative slope"
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.kw.get('negative_slope', 0.01) < 0:
+            raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+                               "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+                               "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+                               "in-place leakRelu backward calculation with negative slope")
+        return LeakyReluBackward0.backward(ctx, g)
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     "x where x > 0, else `negative_slope` * x; `inplace` overwrites `input`."
