@@ -51,7 +51,7 @@ def _scatter_key(input, dim, index, what, src=None):
     if a.size:
         bad = (a < 0) | (a >= (s[d] if s else 1))
         if bool(bad.any()): raise RuntimeError(f"index {builtins.int(a[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {s[d] if s else 1}")
-    return _along(a, d) if s else (a,)
+    return _along(a, d) if s else ()         # a 0-d tensor: its one element (the index is 0, checked above)
 
 def _src_part(src, index, input):
     "The part of `src` that `index` covers, in `input`'s dtype."
