@@ -83,8 +83,7 @@ def can_cast(from_, to):
     for name, d in (('from_', from_), ('to', to)):
         if not isinstance(d, _dtype):
             raise TypeError(f"can_cast(): argument '{name}' (position {1 if name == 'from_' else 2}) must be litnn.dtype, not {type(d).__name__}")
-    kind = lambda d: np.dtype(np.float32) if d.is_floating_point else d.np    # bfloat16's numpy dtype has no float kind
-    return _can_cast(kind(from_), kind(to))
+    return _can_cast(from_.np, to.np)
 
 def typename(obj):
     "The name of `obj`'s type as torch prints it."

@@ -140,7 +140,8 @@ def _refuse_integers(t, kernel):
 
 def _can_cast(src, dst):
     "Results written into existing memory (in place, `out=`) may narrow within a category, never go float -> int (torch's rule)."
-    return not (src.kind == 'f' and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
+    floating = src.kind == 'f' or src.name == 'bfloat16'          # (bfloat16's numpy dtype has no float kind)
+    return not (floating and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
 
 # %% ../../nbs/02_broadcasting.ipynb #56258b5c
 def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
