@@ -63,3 +63,36 @@ def test_softplus_based_formulas_have_torchs_gradient_at_every_point(value):
         lib.distributions.transforms.SoftplusTransform().log_abs_det_jacobian(x, None).backward()
         return [l.grad.item(), x.grad.item()] + ([p.grad.item()] if p.grad is not None else [])
     assert grads(litnn) == pytest.approx(grads(torch), abs=1e-6)
+
+
+def _outcome(f):
+    "('ok', value as a list) or ('raise', exception type)."
+    try: r = f()
+    except Exception as e: return ('raise', type(e))
+    return ('ok', r.tolist() if hasattr(r, 'tolist') else r)
+
+
+@pytest.mark.parametrize('case', [
+    lambda L: L.tensor([1, 2]).add_(L.tensor([1.5, 1.5]).bfloat16()),          # a float result into integer memory
+    lambda L: L.tensor([1., 2.]).bfloat16().add_(L.tensor([1, 1])),
+    lambda L: L.linalg.matrix_power(L.tensor([[1, 2], [3, 4]]), 3),              # integer matrices have powers...
+    lambda L: L.matrix_power(L.tensor([[1, 2], [3, 4]]), 0),
+    lambda L: L.linalg.matrix_power(L.tensor([[1, 2], [3, 4]]), -1),             # ...but no inverse
+    lambda L: L.relu_([1., -1.]),                                                  # torch-level in-place functions: TypeError
+    lambda L: L.binary_cross_entropy_with_logits(L.tensor([0.5, -1.]), L.tensor([1., 0.])),               # unreduced
+    lambda L: L.binary_cross_entropy_with_logits(L.tensor([0.5, -1.]), L.tensor([1., 0.]), reduction=1),
+    lambda L: L.tensor(1.).scatter_(0, L.tensor(0), L.tensor(5.)),               # a 0-d tensor's one element
+])
+def test_outcomes_as_torch(case):
+    lo, to = _outcome(lambda: case(litnn)), _outcome(lambda: case(torch))
+    assert lo[0] == to[0] and (lo[1] == pytest.approx(to[1], abs=1e-6) if lo[0] == 'ok' else lo[1] is to[1]), (lo, to)
+
+
+def test_inplace_leaky_relu_with_a_negative_slope_has_no_backward():
+    for lib in (torch, litnn):
+        x = lib.tensor([1., -2.], requires_grad=True)
+        y = lib.nn.functional.leaky_relu_(x * 1, -0.5)
+        with pytest.raises(RuntimeError, match='negative slope'): y.sum().backward()
+        x.grad = None
+        lib.nn.functional.leaky_relu_(x * 1, 0.2).sum().backward()
+        assert x.grad.tolist() == pytest.approx([1.0, 0.2])
