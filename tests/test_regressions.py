@@ -69,7 +69,8 @@ def _outcome(f):
     "('ok', value as a list) or ('raise', exception type)."
     try: r = f()
     except Exception as e: return ('raise', type(e))
-    return ('ok', r.tolist() if hasattr(r, 'tolist') else r)
+    import numpy as np
+    return ('ok', np.asarray(r.tolist() if hasattr(r, 'tolist') else r, dtype=float).ravel().tolist())
 
 
 @pytest.mark.parametrize('case', [
