@@ -440,7 +440,7 @@ def run_with_grads(out, leaves):
 NOT_YET = {
     '03_ops gelu cells, 22_activation': {'GELU-in0': 'inf', 'gelu-in0': 'inf'},
     '23_conv': {'conv1d-in0': 'nan inf bool', 'conv1d-in1': 'nan inf'},
-    '24c_upsampling (seen through 24g_with_indices upsample*): NaN positions differ; litnn computes where torch raises NotImplementedError': {'upsample-in0': 'nan', 'upsample_nearest-in0': 'nan', 'upsample_bilinear-in0': 'nan'},
+    '24c_upsampling (seen through 24g_with_indices upsample*): NaN positions differ': {'upsample-in0': 'nan', 'upsample_nearest-in0': 'nan', 'upsample_bilinear-in0': 'nan'},
     '21d_embedding_bag: NaN/inf positions of the result or gradient differ': {'embedding_bag-in1': 'nan'},
     '21d_embedding_bag: litnn computes where torch raises RuntimeError': {'embedding_bag-in1': 'int64'},
     "22b_more_activations (torch's vectorized and scalar loops disagree at NaN; the test tensor is small enough for the scalar one), NaN positions": {'ELU-in0': 'nan', 'SELU-in0': 'nan', 'elu-in0': 'nan', 'prelu-in1': 'nan', 'selu-in0': 'nan'},
