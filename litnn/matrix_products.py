@@ -14,6 +14,13 @@ from . import amp   # autocast: the `_autocast` hook of the ops below
 __all__ = ['MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'matmul', 'mm', 'mv', 'dot', 'bmm', 'outer',
            'AddmmBackward0', 'addmm']
 
+# %% ../nbs/03ab_matrix_products.ipynb #5b1f0c2a
+def _op_product(a, b, ta=False, tb=False):
+    """op(a) @ op(b) on arrays, in their dtype: numpy's bfloat16 product (ml_dtypes' loop) accumulates in float32 and
+    returns float32, where torch rounds the result back to bfloat16."""
+    r = (a.swapaxes(-1, -2) if ta else a) @ (b.swapaxes(-1, -2) if tb else b)
+    return r.astype(a.dtype) if r.dtype != a.dtype and a.dtype == b.dtype else r
+
 # %% ../nbs/03ab_matrix_products.ipynb #7cac997a
 class MmBackward0(Op):
     "op(x) @ op(y), op transposing the last two dims when `tx`/`ty`: matrices, batches, 1-D operands"
@@ -21,8 +28,7 @@ class MmBackward0(Op):
     @staticmethod
     def forward(ctx, x, y, tx=False, ty=False):
         ctx.save_for_backward(x, y); ctx.t = (tx, ty)
-        a, b = x._data, y._data
-        return (a.swapaxes(-1, -2) if tx else a) @ (b.swapaxes(-1, -2) if ty else b)
+        return _op_product(x._data, y._data, tx, ty)
     @staticmethod
     def backward(ctx, g):
         (fx, _), (fy, _) = ctx.next_functions
@@ -32,7 +38,7 @@ class MmBackward0(Op):
 def _mm(a, b, ta, tb):
     "op(a) @ op(b): recorded for tensors, computed directly for arrays (a plain backward)."
     if isinstance(a, Tensor): return MmBackward0.apply(a, b, tx=ta, ty=tb)
-    return (a.swapaxes(-1, -2) if ta else a) @ (b.swapaxes(-1, -2) if tb else b)
+    return _op_product(a, b, ta, tb)
 
 # %% ../nbs/03ab_matrix_products.ipynb #0196ebb4
 def _mm_grads(g, x, y, tx, ty, nx, ny):
@@ -146,7 +152,7 @@ class AddmmBackward0(Op):
     def forward(ctx, input, mat1, mat2, beta=1, alpha=1, t1=False, t2=False):
         ctx.save_for_backward(mat1, mat2); ctx.o = (_shape(input), beta, alpha, t1, t2)
         a, b = mat1._data, mat2._data
-        out = (a.T if t1 else a) @ (b.T if t2 else b)
+        out = _op_product(a, b, t1, t2)
         if alpha != 1: out *= alpha
         if beta != 0: out += _array_of(input) if beta == 1 else beta * _array_of(input)
         return out

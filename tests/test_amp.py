@@ -95,8 +95,6 @@ def test_products_inputs_cast_to_bfloat16(ops_hooked, name):
         if a is not None or b is not None: np.testing.assert_allclose(a, b, rtol=2e-2, atol=5e-2)
 
 
-@pytest.mark.xfail(strict=True, reason="litnn's products of two bfloat16 tensors return float32 (numpy's ml_dtypes matmul "
-                                        "loop); torch returns bfloat16. A bug in nbs/03ab_matrix_products (MmBackward0.forward)")
 def test_bfloat16_products_stay_bfloat16(ops_hooked):
     (ldt, *_), (tdt, *_) = run_both(PRODUCTS['mm'][0], 'bfloat16', pair((4, 3), (5, 3)))
     assert ldt == tdt
