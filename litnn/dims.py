@@ -4,7 +4,7 @@
 
 # %% ../nbs/03ba_dims.ipynb #7f60febf
 from __future__ import annotations
-import builtins, numpy as np
+import builtins, warnings, numpy as np
 from .backend import patch, array_namespace, promote_types
 from .tensor import Tensor, _wrap_dim
 from .autograd.graph import Op
@@ -90,9 +90,16 @@ def movedim(self:Tensor, source, destination): return movedim(self, source, dest
 Tensor.moveaxis = Tensor.movedim
 
 # %% ../nbs/03ba_dims.ipynb #71f7e299
+_T_WARNED = []       # torch warns once per process (TORCH_WARN_ONCE)
+
 @patch(as_prop=True)
 def T(self:Tensor):
-    "All dimensions reversed."
+    "All dimensions reversed (torch deprecates this for anything but a matrix, with a warning once)."
+    if self._data.ndim != 2 and not _T_WARNED:
+        _T_WARNED.append(True)
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an "
+                      "error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "
+                      "-1, -1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
     return permute(self, tuple(range(self._data.ndim))[::-1])
 @patch(as_prop=True)
 def mT(self:Tensor):
