@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_backend.ipynb #949ecf6a
 from __future__ import annotations
-import builtins, numpy as np
+import builtins, warnings, numpy as np
 try: import ml_dtypes
 except ImportError: ml_dtypes = None
 try:
@@ -243,3 +243,7 @@ class memory_format:
 
 contiguous_format, channels_last, channels_last_3d, preserve_format = (
     memory_format(n) for n in ('contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format'))
+
+# %% ../nbs/00_backend.ipynb #f1a2b3c5
+warnings.filterwarnings('ignore', message=r'(divide by zero|invalid value|overflow|underflow) encountered',
+                        category=RuntimeWarning, module=r'litnn(\.|$)')

@@ -97,3 +97,17 @@ def test_inplace_leaky_relu_with_a_negative_slope_has_no_backward():
         x.grad = None
         lib.nn.functional.leaky_relu_(x * 1, 0.2).sum().backward()
         assert x.grad.tolist() == pytest.approx([1.0, 0.2])
+
+
+def test_numpy_floating_point_warnings_stay_inside_litnn():
+    "1/0, log(0), sqrt(-1), exp overflow are silent as in torch; a user's own numpy code still warns (a fresh process, -W default)."
+    import subprocess, sys, pathlib
+    code = ("import litnn, numpy as np\n"
+            "r = [litnn.tensor([1.]) / 0, litnn.tensor([0.]).log(), litnn.tensor([-1.]).sqrt(), litnn.tensor([1000.]).exp()]\n"
+            "print([x.item() for x in r])\n"
+            "np.log(np.zeros(1))\n")
+    p = subprocess.run([sys.executable, '-W', 'default', '-c', code], capture_output=True, text=True,
+                       cwd=pathlib.Path(__file__).parent.parent, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[inf, -inf, nan, inf]"
+    assert p.stderr.count('RuntimeWarning') == 1 and 'encountered in log' in p.stderr, p.stderr
