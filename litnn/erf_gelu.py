@@ -7,9 +7,9 @@ from __future__ import annotations
 import math, numpy as np
 import threading
 from .backend import array_namespace
-from .tensor import Tensor, _LEGACY
+from .tensor import Tensor
 from .autograd.graph import Op, _NO_CTX, _check_tensors
-from .autograd.broadcasting import _float_dtype
+from .autograd.broadcasting import _refuse_integers
 
 # %% auto #0
 __all__ = ['GeluBackward0', 'gelu']
@@ -141,5 +141,5 @@ def gelu(input, approximate='none'):
     "x Φ(x), Φ the standard normal CDF; `approximate='tanh'` uses the tanh approximation."
     _check_tensors('gelu', dict(input=input))
     if approximate not in ('none', 'tanh'): raise RuntimeError("approximate argument must be either none or tanh.")
-    if not _float_dtype(input): raise NotImplementedError(f'"GeluKernelImpl" not implemented for \'{_LEGACY[input.dtype.name]}\'')
+    _refuse_integers(input, 'GeluKernelImpl')
     return GeluBackward0.apply(input, **({} if approximate == 'none' else {'approximate': approximate}))

@@ -6,11 +6,11 @@
 from __future__ import annotations
 import math, numpy as np
 from .backend import array_namespace
-from .tensor import Tensor, _dtype_name
+from .tensor import Tensor
 from .ops import _floating, where
 from .unary import _Unary
 from .autograd.graph import Op, _check_tensors
-from .autograd.broadcasting import _promote, _float_dtype, _reduce
+from .autograd.broadcasting import _promote, _reduce, _refuse_integers
 from .autograd.engine import _inplace
 from .pointwise import _erfc
 from .special import _lgamma, lgamma
@@ -133,7 +133,7 @@ def _igamma_args(name, input, other):
     "torch's checks: two tensors, promoted together, of a floating dtype."
     _check_tensors(name, dict(input=input, other=other))
     a, x = _promote(input, other)
-    if not _float_dtype(a): raise NotImplementedError(f"\"igamma_cpu\" not implemented for '{_dtype_name(a)}'")
+    _refuse_integers(a, 'igamma_cpu')
     return a, x
 
 def igamma(input, other):

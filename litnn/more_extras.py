@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numpy as np
 from .backend import array_namespace, patch, get_default_dtype, float64, default_generator
-from .tensor import Tensor, Size, _dtype_name
+from .tensor import Tensor, Size
 from .factories import tensor, linspace
 from .autograd.graph import _check_tensors, _as_torch_error
 from .ops import gt, ge, lt, le, eq, ne, _nondiff_binary, _const, _float_dtype
@@ -14,6 +14,7 @@ from .matrix_products import outer
 from .reductions import return_types
 from .dims import cat
 from .everyday_extras import _named_tuple
+from .autograd.broadcasting import _refuse_integers
 
 # %% auto #0
 __all__ = ['numel', 'is_floating_point', 'detach', 'negative_', 'square_', 'adjoint', 'strided', 'broadcast_shapes',
@@ -145,7 +146,7 @@ _nextafter = _nondiff_binary('nextafter', 'nextafter')
 def nextafter(input, other):
     "The next representable value after `input` toward `other`."
     _check_tensors('nextafter', dict(input=input, other=other))
-    if not _float_dtype(input): raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_dtype_name(input)}\'')
+    _refuse_integers(input, 'nextafter_cpu')
     return _nextafter(input, other)
 
 @patch

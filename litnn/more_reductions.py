@@ -11,7 +11,7 @@ from .tensor import Tensor, _as_array, _wrap_dim, _dtype_name
 from .factories import zeros_like
 from .autograd.graph import Op, _check_tensors
 from .autograd.grad_mode import _Mode
-from .autograd.broadcasting import _cast, _float_dtype
+from .autograd.broadcasting import _cast, _float_dtype, _refuse_integers
 from .ops import _floating, _const, _masked, where
 from .reductions import _rdims, _keep, _kept, _safe_div
 
@@ -177,7 +177,7 @@ class LogSoftmaxBackward0(Op):
 def _softmax(cls, x, dim, dtype, name):
     if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
-    if not _float_dtype(x): raise NotImplementedError(f"\"{name}\" not implemented for '{_dtype_name(x)}'")
+    _refuse_integers(x, name)
     d = _wrap_dim(dim, x._data.ndim)
     if not x._data.size: return x.clone()        # nothing to normalize (numpy's max refuses an empty dim)
     return cls.apply(x, dim=d if x._data.ndim else None)

@@ -8,7 +8,7 @@ import builtins, math, numpy as np
 from .backend import array_namespace, result_type, float64, patch
 from .tensor import Tensor, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype
+from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers
 from .autograd.engine import _inplace
 from . import ops as _ops
 from .ops import _floating, _masked, pow, ClampBackward0, ClampBackward1
@@ -105,7 +105,7 @@ class _QuietUnary(_Unary):
 def _unary(name, node):
     def f(input):
         if not isinstance(input, Tensor): raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-        if name in _INT_ERROR and not _float_dtype(input): raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(input)}\'')
+        if name in _INT_ERROR: _refuse_integers(input, f'{name}_cpu')
         return node.apply(input if name in _INT_OK + _INT_ERROR else _floating(input))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{name}` (its gradient node is `{node.__name__}`)."
@@ -154,7 +154,7 @@ def lerp(input, end, weight):
     for pos, (name, v) in enumerate((('input', input), ('end', end))):
         if not isinstance(v, Tensor): raise TypeError(f"lerp(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     kind = 'tensor' if isinstance(weight, Tensor) else 'scalar'
-    if not _float_dtype(input): raise NotImplementedError(f'"lerp_kernel_{kind}" not implemented for \'{_dtype_name(input)}\'')
+    _refuse_integers(input, f'lerp_kernel_{kind}')
     for name, v in (('end', end), ('weight', weight)):
         if isinstance(v, Tensor) and v.dtype is not input.dtype:
             raise RuntimeError(f"expected dtype {input.dtype.name} for `{name}` but got dtype {v.dtype.name}")

@@ -12,6 +12,7 @@ from .tensor import Tensor, _LEGACY
 from .factories import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
 from .unary import FillBackward2, _refill
+from .autograd.broadcasting import _refuse_integers
 
 # %% auto #0
 __all__ = ['BernoulliBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'PoissonBackward0', 'multinomial',
@@ -74,7 +75,7 @@ def multinomial(self:Tensor, num_samples, replacement=False, *, generator=None):
 
 # %% ../nbs/03f_random.ipynb #6bafe80d
 def _floats(x, what):
-    if not x.dtype.is_floating_point: raise NotImplementedError(f"\"{what}\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    _refuse_integers(x, what)
 
 _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
             "If so, please report an enhancement request to PyTorch.)")

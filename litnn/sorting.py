@@ -9,7 +9,7 @@ from . import backend as B
 from .backend import patch, array_namespace, array_device, to_device
 from .tensor import Tensor, _wrap_dim, _LEGACY
 from .factories import tensor as _tensor
-from .autograd.broadcasting import _dims
+from .autograd.broadcasting import _dims, _refuse_integers
 from .views import _Index
 from .reductions import return_types, _return_type, AmaxBackward0, _keep
 from .ops import _masked
@@ -265,7 +265,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 def histc(input, bins=100, min=0, max=0):
     "Counts of the values of `input` in `bins` equal bins over [min, max] (the data's range when both are 0)."
     a = input._data
-    if not input.dtype.is_floating_point: raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_LEGACY[input.dtype.name]}'")
+    _refuse_integers(input, 'histogram_cpu')
     if bins <= 0: raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     xp = array_namespace(a)
     lo, hi = builtins.float(min), builtins.float(max)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 from . import backend as B
 from .backend import array_namespace, _generator, patch
-from .tensor import Tensor, _by_np, _array_of, _dtype_name
+from .tensor import Tensor, _by_np, _array_of
 from .factories import zeros_like
 from .autograd.graph import Op, _NO_CTX
 from .autograd.grad_mode import _Mode
-from .autograd.broadcasting import _reduce, _scalar, _float_dtype, ToCopyBackward0
+from .autograd.broadcasting import _reduce, _scalar, ToCopyBackward0, _refuse_integers
 from .autograd.operators import sub, div
 from .autograd.engine import _inplace
 from .autograd.operators import _bool_error
@@ -105,7 +105,7 @@ def _unary_function(name, cls, to_float):
     kernel = _FLOAT_KERNELS.get(name)
     def f(input, **options):
         try:
-            if kernel and not _float_dtype(input): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(input)}\'')
+            if kernel: _refuse_integers(input, kernel)
             return cls.apply(_floating(input) if to_float else input, **options)
         except AttributeError: _check_tensors(name, dict(input=input)); raise
     f.__name__ = f.__qualname__ = name

@@ -2,18 +2,16 @@
 and float32) give the same log_prob, cdf, icdf, entropy, moments, supports and reprs, the same gradients, the same shapes and
 errors; sampling is checked statistically (litnn draws from its own generators), with margins of 5 standard errors, and
 reparameterised gradients against torch's through the same draws."""
-import math
-
 import numpy as np
 import pytest
 
 import litnn
 from nn_pairs import err, norm
+from test_distributions import DT, attempt, close      # the comparison helpers of the first distributions
 
 torch = pytest.importorskip('torch')
 LD, TD = litnn.distributions, torch.distributions
 rng = np.random.default_rng(0)
-DT = {np.float64: (litnn.float64, torch.float64), np.float32: (litnn.float32, torch.float32)}
 
 
 def P(*shape, lo=-1., hi=1.): return rng.uniform(lo, hi, shape)
@@ -60,21 +58,6 @@ def build(name, lib, dtype=np.float64, grad=False):
 
 
 def value(name, lib, dtype=np.float64): return lib.tensor(CASES[name][2].astype(dtype))
-
-
-def attempt(f):
-    "f()'s result as a numpy array, or the type of the exception it raised."
-    try: r = f()
-    except Exception as e: return type(e)
-    return r.detach().numpy() if hasattr(r, 'detach') else r
-
-
-def close(a, b, tol):
-    if isinstance(b, type):
-        assert a is b or (isinstance(a, type) and issubclass(a, b)), (a, b)
-        return
-    assert not isinstance(a, type), f"litnn raised {a}, torch returned {b}"
-    np.testing.assert_allclose(a, b, rtol=tol, atol=tol, equal_nan=True)
 
 
 @pytest.mark.parametrize('dtype', [np.float64, np.float32])

@@ -6,13 +6,13 @@
 from __future__ import annotations
 import math, numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor, _dtype_name
+from ..tensor import Tensor
 from ..factories import zeros_like, eye
 from ..autograd.graph import Op
-from ..autograd.broadcasting import _float_dtype
 from ..ops import _const
 from ..dims import cat
 from .core import _named, solve_triangular
+from ..autograd.broadcasting import _refuse_integers
 
 # %% auto #0
 __all__ = ['linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu', 'lu_unpack_', 'LinalgLuFactorExBackward0', 'lu_factor_ex',
@@ -97,7 +97,7 @@ class LinalgLuFactorExBackward0(Op):
 # %% ../../nbs/03ib_lu.ipynb #4f01c3ce
 def _check_lu(fn, A, pivot):
     if A.dim() < 2: raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
-    if not _float_dtype(A): raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype_name(A)}'")
+    _refuse_integers(A, 'lu_cpu')
     if not pivot: raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):

@@ -55,7 +55,7 @@ def _pointwise_args(fn, input, target, size_average, reduce, reduction):
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
     shape = _check_broadcast(input.shape, target.shape)
     x, y = _promote(input, target)
-    if fn and not _float_dtype(x): raise NotImplementedError(f"\"{fn}\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    if fn: _refuse_integers(x, fn)
     return (x if x.shape == shape else x.expand(shape)), (y if y.shape == shape else y.expand(shape)), reduction
 
 # %% ../../../nbs/26d_elementwise_losses.ipynb #4381689e

@@ -6,12 +6,12 @@
 from __future__ import annotations
 import numbers, numpy as np
 from ...autograd.grad_mode import no_grad
-from ...tensor import _LEGACY
 from ...factories import empty
 from ..parameter import Parameter
 from .module import Module
 from .normalization import NativeBatchNormBackward0, _verify_batch_size, _check_dtypes
 from ...autograd.graph import _check_tensors
+from ...autograd.broadcasting import _refuse_integers
 
 # %% auto #0
 __all__ = ['NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'GroupNorm', 'RMSNorm']
@@ -29,9 +29,9 @@ def _check_group_norm(x, num_groups, weight, bias):
     for name, t in (('weight', weight), ('bias', bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
-    if not x.dtype.is_floating_point:      # with float parameters torch's dtype check comes first
-        if weight is not None or bias is not None: raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-        raise NotImplementedError(f"\"GroupNormKernelImpl\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    if not x.dtype.is_floating_point and (weight is not None or bias is not None):     # torch's dtype check comes first
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _refuse_integers(x, 'GroupNormKernelImpl')
     _check_dtypes(x, weight, bias)
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -57,7 +57,7 @@ def _check_rms_norm(x, normalized_shape, weight):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape {list(weight.shape)} and normalized_shape = {list(shape)}")
     if x.ndim < len(shape) or tuple(x.shape[x.ndim - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}], but got input of size{list(x.shape)}")
-    if not x.dtype.is_floating_point: raise NotImplementedError(f"\"rms_norm\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    _refuse_integers(x, 'rms_norm')
     return shape
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

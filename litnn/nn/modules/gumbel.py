@@ -7,10 +7,11 @@ __all__ = ['relu_', 'leaky_relu_', 'gumbel_softmax']
 
 # %% ../../../nbs/22d_gumbel_and_inplace.ipynb #e4d9f47b
 import warnings
-from ...tensor import Tensor, _dtype_name
+from ...tensor import Tensor
 from ...autograd.graph import _check_tensors
 from ...factories import empty_like, zeros_like
 from .activation import leaky_relu
+from ...autograd.broadcasting import _refuse_integers
 
 # %% ../../../nbs/22d_gumbel_and_inplace.ipynb #b8e7d968
 def relu_(input):
@@ -21,7 +22,7 @@ def relu_(input):
 def leaky_relu_(input, negative_slope=0.01):
     "In-place `leaky_relu`: `input` becomes x where x > 0, else `negative_slope` * x."
     _check_tensors('leaky_relu_', dict(input=input))
-    if not input.dtype.is_floating_point: raise NotImplementedError(f'"leaky_relu_cpu" not implemented for \'{_dtype_name(input)}\'')
+    _refuse_integers(input, 'leaky_relu_cpu')
     return leaky_relu(input, negative_slope, inplace=True)
 
 # %% ../../../nbs/22d_gumbel_and_inplace.ipynb #d152a910

@@ -9,7 +9,7 @@ from ... import backend as B
 from ...backend import array_namespace
 from ...tensor import Tensor, _LEGACY, _array_of
 from ...autograd.graph import Op, _check_tensors
-from ...autograd.broadcasting import _float_dtype
+from ...autograd.broadcasting import _float_dtype, _refuse_integers
 from ...ops import _const
 from ...more_reductions import log_softmax
 from .module import Module
@@ -136,7 +136,7 @@ def _check_nll(op, x, t, weight):
     else:
         if len(ts) != 3: raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {len(ts)}")
         if (xs[0], *xs[2:]) != ts: raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
-    if not _float_dtype(x): raise NotImplementedError(f"\"{name}{'_out_frame' if op is NllLossBackward0 else '_forward_out_frame'}\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    _refuse_integers(x, name + ('_out_frame' if op is NllLossBackward0 else '_forward_out_frame'))
     if weight is None: return
     c = xs[-1 if op is NllLossBackward0 else 1]
     if weight.ndim != 1 or weight.numel() != c:
@@ -232,9 +232,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if not _float_dtype(target): raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_LEGACY[target.dtype.name]}")
         if ignore_index >= 0: raise RuntimeError("ignore_index is not supported for floating point target")
     if label_smoothing > 1: raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-    if not _float_dtype(input):
-        kernel = 'log_softmax_lastdim_kernel_impl' if cd == input.ndim - 1 else 'log_softmax_kernel_impl'
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_LEGACY[input.dtype.name]}'")
+    _refuse_integers(input, 'log_softmax_lastdim_kernel_impl' if cd == input.ndim - 1 else 'log_softmax_kernel_impl')
     logp = log_softmax(input, cd)
     if probs: return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cd)
     if label_smoothing > 0: return _cross_entropy_smoothed(logp, target, weight, reduction, ignore_index, label_smoothing, cd)

@@ -15,12 +15,12 @@ import numpy as np
 from ...backend import array_namespace, _generator
 from ...tensor import Tensor, _dtype_name, _array_of
 from ...autograd.graph import Op, _check_tensors, _op_name
-from ...autograd.broadcasting import _float_dtype
 from ...autograd.engine import _inplace
 from ...ops import _masked
 from ...unary import _Unary, _sigmoid, _on_arrays
 from ...dims import cat, chunk
 from .activation import softmax
+from ...autograd.broadcasting import _refuse_integers
 
 # %% ../../../nbs/22b_more_activations.ipynb #328f90af
 def _kind(name):
@@ -38,8 +38,7 @@ def _node(name, f, df, saves, kernel=None):
 
 def _float_only(input, kernel):
     "torch's NotImplementedError for an integer or bool tensor given to a float-only kernel."
-    if kernel and isinstance(input, Tensor) and not _float_dtype(input):
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(input)}\'')
+    if kernel and isinstance(input, Tensor): _refuse_integers(input, kernel)
 
 # %% ../../../nbs/22b_more_activations.ipynb #31a5cbd6
 def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):

@@ -21,6 +21,7 @@ from .loss import _Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction
 from .elementwise_loss import _pointwise_args, _weighted, _like_input
 from .more_activations import logsigmoid
 from .distance import pairwise_distance, one_hot, _floor, PairwiseDistance
+from ...autograd.broadcasting import _refuse_integers
 
 # %% ../../../nbs/26b_more_losses.ipynb #e2aa78db
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
@@ -165,7 +166,7 @@ def _batched(input, target):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
-    if not input.is_floating_point(): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
+    _refuse_integers(input, 'multi_margin_loss_cpu_kernel')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
     _check_margin_shapes(input)
@@ -183,7 +184,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
     _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
-    if not input.is_floating_point(): raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for \'{_dtype_name(input)}\'')
+    _refuse_integers(input, 'multilabel_margin_loss_forward_out_frame')
     _check_margin_shapes(input)
     seen = lambda t: (t.numel(),) if t.dim() <= 1 else tuple(t.shape)      # a vector's targets: one per class
     if (target.dim() <= 1) != (input.dim() <= 1) or seen(target) != seen(input):

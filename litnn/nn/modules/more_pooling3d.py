@@ -6,12 +6,12 @@
 __all__ = ['lp_pool3d', 'LPPool3d', 'max_unpool3d', 'MaxUnpool3d']
 
 # %% ../../../nbs/24i_more_pooling3d.ipynb #0cbf54d7
-from ...tensor import _dtype_name
 from ...backend import int64
 from ...autograd.graph import _check_tensors
 from .conv import _ntuple
 from .pooling3d import avg_pool3d
 from .more_pooling import _lp, _LPPool, _MaxUnpool, _unpool_size, _check_indices, MaxUnpool2DBackward0
+from ...autograd.broadcasting import _refuse_integers
 
 # %% ../../../nbs/24i_more_pooling3d.ipynb #41d35241
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -37,7 +37,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     if indices.shape != input.shape:
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
                            f"but got indices tensor with shape: {list(indices.shape)}")
-    if not input.is_floating_point(): raise NotImplementedError(f"\"max_unpool3d\" not implemented for '{_dtype_name(input)}'")
+    _refuse_integers(input, 'max_unpool3d')
     _check_indices(indices, (1, D * H * W), f"{D}x{H}x{W}")
     row = lambda t: t.reshape(*t.shape[:-3], 1, -1)           # the volume as one flat row
     return MaxUnpool2DBackward0.apply(row(input), row(indices), size=(1, D * H * W)).reshape(*input.shape[:-3], D, H, W)

@@ -8,10 +8,10 @@ import math, numbers, numpy as np
 from ... import backend as B
 from ...factories import empty, zeros, ones, tensor
 from ...backend import array_namespace
-from ...tensor import _LEGACY, Tensor
+from ...tensor import Tensor
 from ...autograd.graph import Op, _check_tensors
 from ...autograd.grad_mode import _Mode, no_grad
-from ...autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing
+from ...autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing, _refuse_integers
 from ...ops import _const
 from ...erf_gelu import _temporaries
 from ..parameter import Parameter
@@ -161,7 +161,7 @@ def _check_batch_norm(x, running_mean, running_var, weight, bias, training):
         if t is not None and t.ndim != 1: raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.ndim} ({name} must be 1-D)")
         if t is not None and t.requires_grad and _Mode.grad:
             raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to argument '{name}'. This input cannot have requires_grad True.")
-    if not _float_dtype(x): raise NotImplementedError(f"\"batch_norm\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    _refuse_integers(x, 'batch_norm')
     _check_dtypes(x, weight, bias, running_mean, running_var)
     return c
 
@@ -201,10 +201,9 @@ def _check_layer_norm(x, normalized_shape, weight, bias):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and normalized_shape = {list(shape)}")
     if tuple(x.shape[x.ndim - len(shape):]) != shape or x.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{''.join(f', {s}' for s in shape)}], but got input of size{list(x.shape)}")
-    if not _float_dtype(x):
-        if any(p is not None and p.dtype != x.dtype for p in (weight, bias)):
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_LEGACY[x.dtype.name]}'")
+    if not _float_dtype(x) and any(p is not None and p.dtype != x.dtype for p in (weight, bias)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")     # (before the kernel's refusal)
+    _refuse_integers(x, 'LayerNormKernelImpl')
     _check_dtypes(x, weight, bias)
     return shape
 
