@@ -7,6 +7,7 @@ from __future__ import annotations
 import math, numpy as np
 import threading
 from .backend import array_namespace
+from . import fused
 from .tensor import Tensor
 from .autograd.graph import Op, _NO_CTX, _check_tensors
 from .autograd.broadcasting import _refuse_integers
@@ -66,6 +67,7 @@ _temporaries = _Temporaries()
 
 _CDF32_P = tuple(c / 2 ** (len(_ERF32_P) - 1 - i) * 0.5 ** 1.5 for i, c in enumerate(_ERF32_P))   # in y = x √2: z = y²/2,
 _CDF32_Q = tuple(c / 2 ** (len(_ERF32_Q) - 1 - i) for i, c in enumerate(_ERF32_Q))                # and ½ erf's factor ½/√2
+_CDF32_PQ = tuple(np.array(cs, np.float32) for cs in (_CDF32_P, _CDF32_Q))                         # for the fused kernel
 
 def _normal_cdf32(xp, a):
     "Φ(a) = ½ + ½ erf(a/√2) of a float32 array: Eigen's erf with the scalings folded into its coefficients, in place."
@@ -82,6 +84,13 @@ def _normal_cdf32(xp, a):
 _S2, _S2PI, _2SPI = math.sqrt(0.5), math.sqrt(2 / math.pi), 2 / math.sqrt(math.pi)   # 1/√2, √(2/π), 2/√π
 _K = 0.044715                                                                        # tanh approximation's cubic term
 
+def _gelu_forward(xp, a, approximate):
+    "(gelu(a), aux) on arrays: one fused loop where numba runs it (02j_fused_kernels), else numpy's passes."
+    fast = fused.gelu(a, *_CDF32_PQ) if approximate == 'none' else None
+    if fast is not None: return fast
+    aux = _gelu_aux(xp, a, approximate)
+    return (0.5 * a * (1 + aux) if approximate == 'tanh' else a * aux), aux
+
 def _gelu_aux(xp, a, approximate):
     "What forward and backward share: Φ(a), or the tanh of the approximation."
     if approximate == 'tanh':
@@ -94,6 +103,8 @@ def _gelu_aux(xp, a, approximate):
 
 def _dgelu(xp, g, x, aux, approximate):
     "g times gelu's derivative, on arrays, written over `aux`: Φ(x) + x φ(x), or the derivative of the tanh formula."
+    fast = fused.gelu_backward(g, x, aux) if approximate == 'none' else None
+    if fast is not None: return fast
     shape, (g, x, aux) = x.shape, (t.reshape(-1) for t in (g, x, aux))    # 1-D: in-place ops work for 0-d too
     u = xp.multiply(x, x, out=_temporaries(x, 'gelu u'))
     if approximate == 'tanh':                    # 0.5 (1 + t) + 0.5 x (1 - t²) √(2/π) (1 + 3 · 0.044715 x²)
@@ -115,8 +126,7 @@ class GeluBackward0(Op):
         a = x._data; xp = array_namespace(a)
         half = a.dtype.itemsize < 4                                  # float16/bfloat16: in float32
         if half: a = a.astype(np.float32)
-        aux = _gelu_aux(xp, a, approximate)
-        out = 0.5 * a * (1 + aux) if approximate == 'tanh' else a * aux
+        out, aux = _gelu_forward(xp, a, approximate)
         if ctx is not _NO_CTX: ctx.save_for_backward(x); ctx.aux, ctx.approximate = aux, approximate
         return out.astype(x._data.dtype) if half else out
     @staticmethod

@@ -14,6 +14,7 @@ from ...autograd.grad_mode import _Mode, no_grad
 from ...autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing, _refuse_integers
 from ...ops import _const
 from ...erf_gelu import _temporaries
+from ... import fused
 from ..parameter import Parameter
 from .module import Module
 from ... import amp   # autocast: the `_autocast` hook of the ops below
@@ -34,10 +35,7 @@ class NativeBatchNormBackward0(Op):
         if var is None: var = _batch_var(xp, xc, dims)
         invstd = 1 / xp.sqrt(var + eps)
         if running is not None: _update_running(*running, mean, var, a.size // mean.size)
-        ctx.save_for_backward(x, weight)
-        ctx.mean, ctx.invstd, ctx.batch, ctx.o = mean, invstd, stats is None, (dims, pdims, pshape, eps)
-        p = weight if weight is not None else bias
-        ctx.param = (None if p is None else p._data.shape, None if bias is None else bias.dtype)
+        _save(ctx, x, weight, bias, mean, invstd, stats is None, (dims, pdims, pshape, eps))
         out = _scale(xc, invstd, weight, pshape)
         if bias is not None: out += bias._data.reshape(pshape)
         return out.astype(x._data.dtype, copy=False)
@@ -64,8 +62,44 @@ class NativeBatchNormBackward0(Op):
         if nb: gb = _sum(g, pdims).reshape(shape).to(bias_dtype)
         return gx, gw, gb
 
+def _save(ctx, x, weight, bias, mean, invstd, batch, o):
+    "What backward needs: the input and weight, the statistics (in the input's shape, 1 along `dims`), the options."
+    ctx.save_for_backward(x, weight)
+    ctx.mean, ctx.invstd, ctx.batch, ctx.o = mean, invstd, batch, o
+    p = weight if weight is not None else bias
+    ctx.param = (None if p is None else p._data.shape, None if bias is None else bias.dtype)
+
 class NativeLayerNormBackward0(NativeBatchNormBackward0):
-    "The same operation over the last dims of each example, under the name torch gives LayerNorm's node."
+    """The same operation over the last dims of each example, under the name torch gives LayerNorm's node; on numpy
+    arrays one fused loop per row where numba runs it (02j_fused_kernels), else the passes above."""
+    @staticmethod
+    def forward(ctx, x, weight, bias, dims, pdims, pshape, eps):
+        a = x._data.astype(np.float32) if x._data.dtype.itemsize < 4 else x._data
+        fast = fused.layer_norm(a.reshape(-1, math.prod(pshape)), *(p if p is None else p._data for p in (weight, bias)), eps)
+        ctx.fused = fast is not None
+        if fast is None: return NativeBatchNormBackward0.forward(ctx, x, weight, bias, dims, pdims, pshape, eps)
+        out, mean, rstd = fast
+        keep = a.shape[:a.ndim - len(pshape)] + (1,) * len(pshape)
+        _save(ctx, x, weight, bias, mean.reshape(keep), rstd.reshape(keep), True, (dims, pdims, pshape, eps))
+        return out.reshape(a.shape).astype(x._data.dtype, copy=False)
+    @staticmethod
+    def backward(ctx, g):
+        fast = _fused_backward(ctx, g) if ctx.fused and not isinstance(g, Tensor) else None
+        return fast if fast is not None else NativeBatchNormBackward0.backward(ctx, g)
+
+def _fused_backward(ctx, g):
+    "The plain backward of a fused forward, fused too (None where the kernels were turned off in between)."
+    x, w = ctx.saved_tensors
+    (_, _, pshape, _), (shape, bias_dtype) = ctx.o, ctx.param
+    a, cols = x._data, math.prod(pshape)
+    if a.dtype.itemsize < 4: a, g = a.astype(np.float32), g.astype(np.float32)
+    fast = fused.layer_norm_backward(g.reshape(-1, cols), a.reshape(-1, cols), None if w is None else w._data,
+                                     ctx.mean.reshape(-1), ctx.invstd.reshape(-1))
+    if fast is None: return None
+    (gx, gw, gb), (nx, nw, nb) = fast, ctx.needs_input_grad
+    return (gx.reshape(a.shape).astype(x._data.dtype, copy=False) if nx else None,
+            gw.reshape(shape).astype(w._data.dtype, copy=False) if nw else None,
+            gb.reshape(shape).astype(bias_dtype.np, copy=False) if nb else None)
 
 def _sum(t, dims): return t.sum(dims) if dims else t    # `sum(())` would sum everything
 
