@@ -16,6 +16,7 @@ docs_requirements = shlex.split(cfg.get('docs_requirements', ''))   # tools/buil
 tensorboard_requirements = shlex.split(cfg.get('tensorboard_requirements', ''))   # litnn.utils.tensorboard
 onnx_requirements = shlex.split(cfg.get('onnx_requirements', ''))   # litnn.onnx (export)
 distributed_requirements = shlex.split(cfg.get('distributed_requirements', ''))   # litnn.distributed (MPI through mpi4py and the MPICH wheels)
+fast_requirements = shlex.split(cfg.get('fast_requirements', ''))   # litnn.fused (numba: fused CPU kernels)
 
 def _merged(*lists):
     "The requirements of several extras, each package once (the first spec of a name wins)."
@@ -43,7 +44,7 @@ setuptools.setup(
     install_requires=requirements,
     extras_require={'dev': _merged(dev_requirements, docs_requirements), 'train': train_requirements, 'docs': docs_requirements,
                     'cuda': ['cupy-cuda12x'], 'tensorboard': tensorboard_requirements,
-                    'onnx': onnx_requirements, 'distributed': distributed_requirements},
+                    'onnx': onnx_requirements, 'distributed': distributed_requirements, 'fast': fast_requirements},
     zip_safe=False,
     entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
 )
