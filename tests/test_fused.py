@@ -186,3 +186,32 @@ def test_without_numba_the_numpy_passes_run(monkeypatch):
     lx, tx = both(x)
     close(litnn.nn.functional.layer_norm(litnn.nn.functional.gelu(lx), (8,)),
           torch.nn.functional.layer_norm(torch.nn.functional.gelu(tx), (8,)), np.float32, rtol=1e-5, atol=1e-5)
+
+@pytest.mark.parametrize('opt,kw', [('AdamW', {}), ('Adam', {}), ('Adam', dict(weight_decay=0.1)),
+                                    ('AdamW', dict(maximize=True, betas=(0.3, 0.99))), ('AdamW', dict(amsgrad=True)),
+                                    ('AdamW', dict(lr=0.0))])
+@pytest.mark.parametrize('dt', [np.float32, np.float64])
+def test_adam_steps_match_torch(kernels, opt, kw, dt):
+    "Five steps of Adam/AdamW (L2 decay, maximize, beta1 < 0.5 (lerp's other side), AMSGrad, lr 0) from the same weights."
+    rng = np.random.default_rng(11)
+    ws, gs = [rng.standard_normal(s).astype(dt) for s in ((4, 3), (3,), ())], rng.standard_normal((5, 16)).astype(dt)
+    lp = [litnn.nn.Parameter(litnn.tensor(w)) for w in ws]; tp = [torch.nn.Parameter(torch.tensor(w)) for w in ws]
+    lo, to = getattr(litnn.optim, opt)(lp, **{'lr': 1e-2, **kw}), getattr(torch.optim, opt)(tp, **{'lr': 1e-2, **kw})
+    for g in gs:
+        for ps, lib in ((lp, litnn), (tp, torch)):
+            parts = np.split(g, [12, 15])
+            for p, part in zip(ps, parts): p.grad = lib.tensor(part.reshape(p.shape))
+        lo.step(); to.step()
+    for l, t in zip(lp, tp): close(l, t, dt, rtol=1e-5 if dt == np.float32 else 1e-12, atol=1e-6 if dt == np.float32 else 1e-13)
+    for l, t in zip(lp, tp):
+        for key in ('exp_avg', 'exp_avg_sq'):
+            close(lo.state[l][key], to.state[t][key], dt, rtol=1e-5 if dt == np.float32 else 1e-12, atol=1e-7 if dt == np.float32 else 1e-14)
+
+def test_adam_bumps_versions_as_torch(kernels):
+    "AdamW changes a parameter twice per step (mul_ then addcdiv_), so its version counter moves by 2, as torch's."
+    lp, tp = litnn.nn.Parameter(litnn.ones(3)), torch.nn.Parameter(torch.ones(3))
+    lo, to = litnn.optim.AdamW([lp]), torch.optim.AdamW([tp])
+    lp.grad, tp.grad = litnn.ones(3), torch.ones(3)
+    v0, w0 = lp._version, tp._version
+    lo.step(); to.step()
+    assert lp._version - v0 == tp._version - w0 == 2

@@ -111,3 +111,22 @@ def test_numpy_floating_point_warnings_stay_inside_litnn():
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[inf, -inf, nan, inf]"
     assert p.stderr.count('RuntimeWarning') == 1 and 'encountered in log' in p.stderr, p.stderr
+
+def test_every_optimizer_steps_a_0d_parameter_as_torch():
+    "A scalar (0-d) parameter: Adam and RMSprop raised TypeError (numpy's sqrt of a 0-d array is a scalar, not an `out`)."
+    import inspect
+    names = [n for n in dir(torch.optim) if isinstance(getattr(torch.optim, n), type) and hasattr(litnn.optim, n)
+             and issubclass(getattr(torch.optim, n), torch.optim.Optimizer) and n not in ('Optimizer', 'SparseAdam')]
+    assert len(names) >= 12, names
+    for name in names:
+        decays = 'weight_decay' in inspect.signature(getattr(torch.optim, name)).parameters
+        for kw in ({}, dict(weight_decay=0.1)) if decays else ({},):
+            out = []
+            for lib in (litnn, torch):
+                p = lib.nn.Parameter(lib.tensor(1.5, dtype=lib.float64))
+                opt = getattr(lib.optim, name)([p], **({'lr': 0.1} | kw))
+                for i in range(3):
+                    p.grad = lib.tensor(0.3 + i, dtype=lib.float64)
+                    opt.step((lambda: (p * p).sum()) if name == 'LBFGS' else None)
+                out.append(float(p.detach()))
+            assert abs(out[0] - out[1]) < 1e-9, (name, kw, out)

@@ -7,6 +7,7 @@ __all__ = ['Adam', 'AdamW']
 
 # %% ../../nbs/30o_adam.ipynb #129395e4
 from ..backend import array_namespace, float32, patch
+from .. import fused
 from ..tensor import Tensor
 from ..factories import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable
@@ -54,18 +55,22 @@ def step(self:Adam, closure=None):
             if group['maximize']: d = -d
             state['step']._data += 1
             t = float(state['step']._data)
-            if wd != 0:
-                if group['decoupled_weight_decay']: a *= 1 - lr * wd; _bump(p)   # a change of its own, as PyTorch's mul_
-                else: d = d + wd * a
+            decoupled = wd != 0 and group['decoupled_weight_decay']
+            if wd != 0 and not decoupled: d = d + wd * a                      # L2: weight decay through the gradient
+            decay = 1 - lr * wd if decoupled else 1
             m, v = state['exp_avg']._data, state['exp_avg_sq']._data
+            step_size, bc2_sqrt = lr / (1 - beta1 ** t), (1 - beta2 ** t) ** 0.5
+            if decoupled: _bump(p)               # a change of its own, as PyTorch's mul_
+            if not amsgrad and fused.adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
+                _bump(p); continue               # one loop (02j_fused_kernels)
+            if decoupled: a *= decay
             _lerp_(xp, m, d, 1 - beta1)
             v *= beta2; v += (1 - beta2) * d * d
-            step_size, bc2_sqrt = lr / (1 - beta1 ** t), (1 - beta2 ** t) ** 0.5
             if amsgrad:
                 vmax = state['max_exp_avg_sq']._data
                 xp.maximum(vmax, v, out=vmax)
                 v = vmax
-            denom = xp.sqrt(v); denom /= bc2_sqrt; denom += eps
+            denom = xp.sqrt(v, out=xp.empty_like(v)); denom /= bc2_sqrt; denom += eps   # (an array for 0-d too)
             xp.divide(m * step_size, denom, out=denom)   # PyTorch's addcdiv order: (value * m) / denom
             a -= denom
             _bump(p)

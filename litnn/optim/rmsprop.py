@@ -50,8 +50,8 @@ def step(self:RMSprop, closure=None):
             if group['centered']:
                 ga = state['grad_avg']._data
                 _lerp_(xp, ga, d, 1 - alpha)
-                avg = v - ga * ga; xp.sqrt(avg, out=avg)
-            else: avg = xp.sqrt(v)
+                avg = xp.subtract(v, ga * ga, out=xp.empty_like(v)); xp.sqrt(avg, out=avg)   # arrays, for 0-d too
+            else: avg = xp.sqrt(v, out=xp.empty_like(v))
             avg += eps
             if mom > 0:
                 buf = state['momentum_buffer']._data
