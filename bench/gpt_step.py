@@ -7,7 +7,9 @@ The model is written once, for a library passed in (`build(torch)`), and runs un
 torch from the same weights. "numpy-matmul" is the step's matrix products alone, in numpy: the floor
 a numpy backend cannot go below.
 
-Target (issue 13): litnn / torch <= 1.0 (aim 0.9), with torch using its fused attention.
+Target (issue 13): litnn / torch <= 1.0 (aim 0.9), with torch using its fused attention. litnn's GELU, LayerNorm and
+AdamW run as fused loops where numba is installed (the `fast` extra, in `dev` too): 0.94-0.95 on the 2-core dev
+machine; with `LITNN_NUMBA=0` (numpy's passes) 1.06.
 
     OMP_NUM_THREADS=1 python bench/gpt_step.py [--profile]
     python bench/gpt_step.py --device cuda      # litnn on CuPy against torch on CUDA (no numpy row); each step synchronizes
@@ -117,6 +119,8 @@ if __name__ == '__main__':
         cProfile.run('for _ in range(20): ls()', '/tmp/gpt_step.prof')
         pstats.Stats('/tmp/gpt_step.prof').sort_stats('tottime').print_stats(25)
         sys.exit()
+    import litnn.fused
+    print(f"litnn's fused kernels: {'on' if litnn.fused.compiled(litnn.fused._adam) else 'off (numba missing or LITNN_NUMBA=0)'}")
     med = interleave(steps, reps=15, inner=3)
     report(f"nanoGPT-style step ({N_LAYER} layers, {N_HEAD} heads, embedding {N_EMBD}, block {BLOCK}, batch {BATCH}, vocabulary {VOCAB}) "
            f"on {DEVICE}: forward, cross-entropy, backward, AdamW", med, 'ms', 1e3, base=tuple(k for k in steps if k != 'litnn'))
