@@ -152,10 +152,15 @@ class AddmmBackward0(Op):
     def forward(ctx, input, mat1, mat2, beta=1, alpha=1, t1=False, t2=False):
         ctx.save_for_backward(mat1, mat2); ctx.o = (_shape(input), beta, alpha, t1, t2)
         a, b = mat1._data, mat2._data
+        half = a.dtype.itemsize == 2 and mat1.dtype.is_floating_point   # torch: beta c + alpha ab in float32, rounded once
+        if half: a, b = a.astype(np.float32), b.astype(np.float32)
         out = _op_product(a, b, t1, t2)
         if alpha != 1: out *= alpha
-        if beta != 0: out += _array_of(input) if beta == 1 else beta * _array_of(input)
-        return out
+        if beta != 0:
+            c = _array_of(input)
+            c = c.astype(np.float32) if half and hasattr(c, 'astype') else c
+            out += c if beta == 1 else beta * c
+        return out.astype(mat1._data.dtype) if half else out
     @staticmethod
     def backward(ctx, g):
         (m1, m2), (shape, beta, alpha, t1, t2), (ni, n1, n2) = ctx._saved_like(g), ctx.o, ctx.needs_input_grad

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03aa_more_reductions.ipynb #2d79eafd
 from __future__ import annotations
-import builtins, math
+import builtins, math, numpy as np
 from . import backend as B
 from .backend import array_namespace, to_dtype
 from .tensor import Tensor, _as_array, _wrap_dim, _dtype_name
@@ -86,9 +86,12 @@ class LinalgVectorNormBackward0(Op):
     @staticmethod
     def forward(ctx, x, p, dim, keepdim=False):
         a = x._data; xp = array_namespace(a); kw = dict(axis=dim, keepdims=keepdim)
+        half = a.dtype.itemsize == 2                           # float16/bfloat16: in float32, rounded once (as torch)
+        if half: a = a.astype(np.float32)
         out = (xp.sqrt((a * a).sum(**kw)) if p == 2 else xp.abs(a).sum(**kw) if p == 1 else
                xp.abs(a).max(**kw) if p == math.inf else xp.abs(a).min(**kw) if p == -math.inf else
                (a != 0).sum(**kw).astype(a.dtype) if p == 0 else (xp.abs(a) ** p).sum(**kw) ** (1 / p))
+        if half: out = out.astype(x._data.dtype)
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim); ctx.p = p
         return out
     @staticmethod
@@ -129,7 +132,9 @@ class CumsumBackward0(Op):
         a = x._data; xp = array_namespace(a)
         ctx.dim, ctx.reverse = dim, reverse
         if a.ndim == 0: return a.copy()
-        return xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim), dim) if reverse else xp.cumsum(a, axis=dim)
+        wide = np.float32 if a.dtype.itemsize == 2 and a.dtype.kind not in 'iu' else None   # half precision: sums in float32
+        r = xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim, dtype=wide), dim) if reverse else xp.cumsum(a, axis=dim, dtype=wide)
+        return r.astype(a.dtype, copy=False)
     @staticmethod
     def backward(ctx, g): return CumsumBackward0.apply(g, dim=ctx.dim, reverse=not ctx.reverse)
 

@@ -142,7 +142,8 @@ class ClampBackward1(Op):
     @staticmethod
     def forward(ctx, x, min=None, max=None):
         ctx.save_for_backward(x); ctx.bounds = (min, max)
-        return _clip(array_namespace(x._data), x._data, min, max)
+        r = _clip(array_namespace(x._data), x._data, min, max)
+        return r if r.dtype == x._data.dtype else r.astype(x._data.dtype)   # bfloat16 and a Python float: numpy gives float32
     @staticmethod
     def backward(ctx, g):
         a, (lo, hi) = ctx.saved_tensors[0]._data, ctx.bounds
