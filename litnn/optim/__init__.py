@@ -13,9 +13,10 @@ from .rprop import Rprop                                      # 30i_rprop
 from .sparse_adam import SparseAdam                           # 30j_sparse_adam
 from .lbfgs import LBFGS                                      # 30k_lbfgs
 from .adafactor import Adafactor                              # 30q_adafactor
+from .muon import Muon                                        # 30r_muon
 from . import optimizer
 from . import lr_scheduler                                    # 30a_lr_scheduler, 30l_schedulers, 30la_plateau_sequential
 from . import swa_utils                                       # 30m_swa
 
 __all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adadelta', 'Adagrad', 'Adamax', 'NAdam', 'RAdam', 'ASGD', 'Rprop',
-           'SparseAdam', 'LBFGS', 'Adafactor', 'lr_scheduler', 'swa_utils']
+           'SparseAdam', 'LBFGS', 'Adafactor', 'Muon', 'lr_scheduler', 'swa_utils']
