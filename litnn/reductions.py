@@ -85,7 +85,9 @@ class VarBackward0(Op):
         g = _kept(g, ctx)
         if ctx.fn == 'std': g = _safe_div(g, 2 * _kept(ctx.result, ctx))
         dof = math.prod(ctx.shape[d] for d in ctx.dim) - ctx.correction
-        return g * (x - x.mean(ctx.dim, keepdim=True)) * (2 / dof if dof > 0 else math.inf)
+        dev = x - x.mean(ctx.dim, keepdim=True)
+        dev = dev - dev.mean(ctx.dim, keepdim=True)     # the mean's rounding, taken out: exact where deviations are tiny
+        return g * dev * (2 / dof if dof > 0 else math.inf)
 
 # %% ../nbs/03a_reductions.ipynb #2c70111f
 class StdBackward0(VarBackward0): fn = 'std'
@@ -98,6 +100,7 @@ def _var_std(a, fn, dim, correction, keepdim):
     _, e = xp.frexp(xp.abs(wide).max(axis=dim, keepdims=True))     # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
     dev = xp.ldexp(wide, -e)                                        # exact scaling: squares near 1
     dev -= dev.mean(axis=dim, keepdims=True)                         # numpy's two passes, written out: CuPy's var gives NaN
+    dev -= dev.mean(axis=dim, keepdims=True)                         # again: the mean's rounding, where deviations are tiny
     n = math.prod(a.shape[d] for d in dim)                           # where no degrees of freedom are left, torch (and numpy) inf
     out = (dev * dev).sum(axis=dim, keepdims=True) / builtins.max(n - correction, 0)
     out = xp.ldexp(out, 2 * e) if fn == 'var' else xp.ldexp(xp.sqrt(out), e)
