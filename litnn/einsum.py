@@ -9,7 +9,7 @@ from collections import Counter
 from .backend import array_namespace
 from .tensor import Tensor, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _reduce, _expand
+from .autograd.broadcasting import _reduce, _expand, _half
 
 # %% auto #0
 __all__ = ['EinsumBackward0', 'einsum']
@@ -59,7 +59,8 @@ def _check_sizes(spelt, shapes):
 def _einsum(subs, *xs):
     "einsum with spelt-out letters: recorded for tensors, computed directly for arrays (a plain backward)."
     if isinstance(xs[0], Tensor): return EinsumBackward0.apply(*xs, subs=subs)
-    return array_namespace(xs[0]).einsum(','.join(subs[:-1]) + '->' + subs[-1], *xs, optimize=len(xs) > 1)
+    r = array_namespace(xs[0]).einsum(','.join(subs[:-1]) + '->' + subs[-1], *xs, optimize=len(xs) > 1)
+    return r.astype(xs[0].dtype) if r.dtype != xs[0].dtype and _half(xs[0]) else r    # numpy's bfloat16 products are float32
 
 class EinsumBackward0(Op):
     "Einstein summation as one node (PyTorch's grad_fn is that of the permutes and products it decomposes into)"

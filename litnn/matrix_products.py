@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, numpy as np
 from .tensor import Tensor, _array_of, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _reduce, _shape, _into
+from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath
 from . import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% auto #0
@@ -151,16 +151,7 @@ class AddmmBackward0(Op):
     @staticmethod
     def forward(ctx, input, mat1, mat2, beta=1, alpha=1, t1=False, t2=False):
         ctx.save_for_backward(mat1, mat2); ctx.o = (_shape(input), beta, alpha, t1, t2)
-        a, b = mat1._data, mat2._data
-        half = a.dtype.itemsize == 2 and mat1.dtype.is_floating_point   # torch: beta c + alpha ab in float32, rounded once
-        if half: a, b = a.astype(np.float32), b.astype(np.float32)
-        out = _op_product(a, b, t1, t2)
-        if alpha != 1: out *= alpha
-        if beta != 0:
-            c = _array_of(input)
-            c = c.astype(np.float32) if half and hasattr(c, 'astype') else c
-            out += c if beta == 1 else beta * c
-        return out.astype(mat1._data.dtype) if half else out
+        return _scaled_sum(_array_of(input), mat1._data, mat2._data, beta, alpha, lambda a, b: _op_product(a, b, t1, t2))
     @staticmethod
     def backward(ctx, g):
         (m1, m2), (shape, beta, alpha, t1, t2), (ni, n1, n2) = ctx._saved_like(g), ctx.o, ctx.needs_input_grad
@@ -168,6 +159,19 @@ class AddmmBackward0(Op):
                 *_mm_grads(g if alpha == 1 else g * alpha, m1, m2, t1, t2, n1, n2))
 
 # %% ../nbs/03ab_matrix_products.ipynb #dcc31317
+def _scaled_sum(c, a, b, beta, alpha, product):
+    """beta c + alpha product(a, b) on arrays (addmm, baddbmm, addbmm, addmv); in half precision computed in float32
+    and rounded once, as torch's CPU kernels (numpy would round the product, then the sum)."""
+    dt, half = a.dtype, _half(a)
+    if half: a, b, c = _opmath(a), _opmath(b), _opmath(c) if hasattr(c, 'astype') else c
+    out = product(a, b)
+    if alpha != 1: out = out * alpha
+    if beta != 0:
+        c = c if beta == 1 else beta * c
+        if getattr(c, 'dtype', None) == out.dtype: out += c     # in place: Linear's bias, no new array
+        else: out = out + c
+    return out.astype(dt) if half else out
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     "beta * input + alpha * (mat1 @ mat2), `input` broadcast to the product's shape."
     if amp._active: input, mat1, mat2 = amp._autocast('addmm', input, mat1, mat2)

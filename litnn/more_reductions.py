@@ -11,7 +11,7 @@ from .tensor import Tensor, _as_array, _wrap_dim, _dtype_name
 from .factories import zeros_like
 from .autograd.graph import Op, _check_tensors
 from .autograd.grad_mode import _Mode
-from .autograd.broadcasting import _cast, _float_dtype, _refuse_integers
+from .autograd.broadcasting import _cast, _float_dtype, _refuse_integers, _half, _opmath
 from .ops import _floating, _const, _masked, where
 from .reductions import _rdims, _keep, _kept, _safe_div
 
@@ -86,12 +86,11 @@ class LinalgVectorNormBackward0(Op):
     @staticmethod
     def forward(ctx, x, p, dim, keepdim=False):
         a = x._data; xp = array_namespace(a); kw = dict(axis=dim, keepdims=keepdim)
-        half = a.dtype.itemsize == 2                           # float16/bfloat16: in float32, rounded once (as torch)
-        if half: a = a.astype(np.float32)
+        a = _opmath(a)                                         # float16/bfloat16: in float32, rounded once (as torch)
         out = (xp.sqrt((a * a).sum(**kw)) if p == 2 else xp.abs(a).sum(**kw) if p == 1 else
                xp.abs(a).max(**kw) if p == math.inf else xp.abs(a).min(**kw) if p == -math.inf else
                (a != 0).sum(**kw).astype(a.dtype) if p == 0 else (xp.abs(a) ** p).sum(**kw) ** (1 / p))
-        if half: out = out.astype(x._data.dtype)
+        out = out.astype(x._data.dtype, copy=False)
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim); ctx.p = p
         return out
     @staticmethod
@@ -132,7 +131,7 @@ class CumsumBackward0(Op):
         a = x._data; xp = array_namespace(a)
         ctx.dim, ctx.reverse = dim, reverse
         if a.ndim == 0: return a.copy()
-        wide = np.float32 if a.dtype.itemsize == 2 and a.dtype.kind not in 'iu' else None   # half precision: sums in float32
+        wide = np.float32 if _half(a) else None               # half precision: sums in float32
         r = xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim, dtype=wide), dim) if reverse else xp.cumsum(a, axis=dim, dtype=wide)
         return r.astype(a.dtype, copy=False)
     @staticmethod
@@ -152,10 +151,11 @@ class SoftmaxBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, x, dim):
-        a = x._data
+        a = _opmath(x._data)
         e = _as_array(a - a.max(axis=dim, keepdims=True))
         array_namespace(a).exp(e, out=e)
         e /= e.sum(axis=dim, keepdims=True)
+        e = e.astype(x._data.dtype, copy=False)
         ctx.save_output(e); ctx.dim = dim
         return e
     @staticmethod
@@ -168,9 +168,10 @@ class LogSoftmaxBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, x, dim):
-        a = x._data; xp = array_namespace(a)
+        a = _opmath(x._data); xp = array_namespace(a)
         s = _as_array(a - a.max(axis=dim, keepdims=True))
         s -= xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
+        s = s.astype(x._data.dtype, copy=False)
         ctx.save_output(s); ctx.dim = dim
         return s
     @staticmethod

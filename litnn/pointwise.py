@@ -8,7 +8,7 @@ import builtins, math, numpy as np
 from .backend import array_namespace, result_type, float64, patch
 from .tensor import Tensor, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers
+from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath
 from .autograd.engine import _inplace
 from . import ops as _ops
 from .ops import _floating, _masked, pow, ClampBackward0, ClampBackward1
@@ -123,16 +123,12 @@ _all_ = ['tan', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh
 def _lerp(xp, a, b, w):
     return xp.where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
-def _wide(a):
-    "float16/bfloat16 as float32: torch's lerp computes in float32 and rounds once (numpy would round every step)."
-    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind not in 'iu' else a
-
 class LerpBackward0(Op):
     "lerp with a number weight"
     @staticmethod
     def forward(ctx, x, end, weight):
         ctx.shapes, ctx.weight = (x._data.shape, end._data.shape), weight
-        a, b = _wide(x._data), _wide(end._data)
+        a, b = _opmath(x._data), _opmath(end._data)          # half precision: in float32, rounded once (as torch)
         r = a + weight * (b - a) if weight < 0.5 else b - (b - a) * (1 - weight)   # one branch for a number
         return r.astype(x._data.dtype, copy=False)
     @staticmethod
@@ -146,7 +142,7 @@ class LerpBackward1(Op):
     @staticmethod
     def forward(ctx, x, end, weight):
         ctx.save_for_backward(x, end, weight)
-        return _lerp(array_namespace(x._data), *map(_wide, (x._data, end._data, weight._data))).astype(x._data.dtype, copy=False)
+        return _lerp(array_namespace(x._data), *map(_opmath, (x._data, end._data, weight._data))).astype(x._data.dtype, copy=False)
     @staticmethod
     def backward(ctx, g):
         (x, e, w), (nx, ne, nw) = ctx.saved_tensors, ctx.needs_input_grad

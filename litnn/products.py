@@ -11,7 +11,7 @@ from .factories import zeros_like
 from .autograd.graph import Op
 from .autograd.broadcasting import _reduce, _shape
 from .ops import where
-from .matrix_products import _check_mat, _shape_str
+from .matrix_products import _check_mat, _shape_str, _scaled_sum
 
 # %% auto #0
 __all__ = ['tensordot', 'kron', 'LinalgCrossBackward0', 'cross', 'BaddbmmBackward0', 'AddbmmBackward0', 'AddmvBackward0',
@@ -87,9 +87,7 @@ class BaddbmmBackward0(Op):
     @classmethod
     def forward(cls, ctx, input, m1, m2, beta=1, alpha=1):
         ctx.save_for_backward(m1, m2); ctx.o = (_shape(input), beta, alpha)
-        p = cls._product(m1._data, m2._data)
-        if alpha != 1: p = p * alpha
-        return p if beta == 0 else p + (_array_of(input) if beta == 1 else beta * _array_of(input))
+        return _scaled_sum(_array_of(input), m1._data, m2._data, beta, alpha, cls._product)
     _product = staticmethod(lambda a, b: a @ b)
     @classmethod
     def backward(cls, ctx, g):

@@ -11,7 +11,7 @@ from ...backend import array_namespace, array_device, _generator
 from ...tensor import Tensor, _dtype_name
 from ...autograd.graph import Op, _NO_CTX
 from ...autograd.grad_mode import enable_grad
-from ...autograd.broadcasting import _reduce, _sum_trailing
+from ...autograd.broadcasting import _reduce, _sum_trailing, _half, _opmath
 from ...ops import _const
 from ...erf_gelu import _temporaries
 from .linear import _cname
@@ -63,7 +63,7 @@ class ScaledDotProductAttentionBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, q, k, v, mask, causal, scale, dropout_p):
-        a, b, c = q._data, k._data, v._data; xp = array_namespace(a)
+        a, b, c = (_opmath(t._data) for t in (q, k, v)); xp = array_namespace(a)    # half precision: in float32
         p = _probabilities(xp, a, b, scale, mask, causal)
         keep = None
         if dropout_p > 0:
@@ -72,12 +72,15 @@ class ScaledDotProductAttentionBackward0(Op):
         if ctx is not _NO_CTX:
             ctx.save_for_backward(q, k, v)
             ctx.p, ctx.keep, ctx.o = p, keep, (mask, causal, scale)
-        return (p if keep is None else p * keep) @ c
+        return ((p if keep is None else p * keep) @ c).astype(q._data.dtype, copy=False)     # rounded once
 
     @staticmethod
     def backward(ctx, g):
         q, k, v = ctx._saved_like(g)
         if isinstance(g, Tensor): return _recorded_backward(ctx, g, q, k, v)
+        if _half(g):                              # as forward: in float32, each gradient rounded once
+            return tuple(t if t is None else t.astype(g.dtype) for t in ScaledDotProductAttentionBackward0.backward(ctx, _opmath(g)))
+        q, k, v = (_opmath(t) for t in (q, k, v))
         p, keep, (mask, causal, scale) = ctx.p, ctx.keep, ctx.o
         nq, nk, nv = ctx.needs_input_grad[:3]
         dv = _reduce((p if keep is None else p * keep).swapaxes(-1, -2) @ g, v.shape) if nv else None

@@ -9,7 +9,8 @@ from ...backend import array_namespace
 from ...tensor import _LEGACY
 from ...autograd.graph import Op, _check_tensors
 from ...autograd.operators import _bool_error
-from ...autograd.broadcasting import _float_dtype, _promote, _refuse_integers
+from ...autograd.broadcasting import _float_dtype, _promote, _refuse_integers, _summed
+from ...reductions import _mean
 from ...ops import _const
 from .loss import _Reduction, _apply_reduction, _not_differentiable, _Loss, _WeightedLoss
 from ... import amp   # autocast: the `_autocast` hook of the ops below
@@ -27,7 +28,7 @@ class MseLossBackward0(Op):
         ctx.save_for_backward(x, y); ctx.reduction = reduction
         d = x._data - y._data
         d *= d
-        return d if reduction == 'none' else d.sum() if reduction == 'sum' else d.mean()
+        return _reduced_array(d, reduction)
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
@@ -100,7 +101,12 @@ def _reduced(ctx, loss, weight, reduction):
     "Weigh and reduce an elementwise loss array; remember both for backward."
     ctx.weight, ctx.reduction = None if weight is None else _const(weight._data), reduction
     if weight is not None: loss = loss * weight._data
-    return loss if reduction == 'none' else loss.sum() if reduction == 'sum' else loss.mean()
+    return _reduced_array(loss, reduction)
+
+def _reduced_array(loss, reduction):
+    "An elementwise loss array reduced; half precision summed in float32 and rounded once, as torch (numpy's rounds each step)."
+    if reduction == 'none': return loss
+    return _summed(loss, None) if reduction == 'sum' else _mean(loss, tuple(range(loss.ndim)), False)
 
 # %% ../../../nbs/26d_elementwise_losses.ipynb #5b8462ed
 class BinaryCrossEntropyBackward0(Op):
