@@ -95,6 +95,27 @@ def close(a, b, tol):
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol, equal_nan=True)
 
 
+def same_grads(lp, tp, rtol, atol, name):
+    "Each litnn parameter's gradient (dict `lp`) as torch's (`tp`), in the parameter's dtype; none (or zeros) where torch has none."
+    for k in lp:
+        tg, lg = tp[k].grad, lp[k].grad
+        if tg is None: assert lg is None or not lg.numpy().any(); continue
+        assert lg.dtype == lp[k].dtype
+        np.testing.assert_allclose(lg.numpy(), tg.numpy(), rtol=rtol, atol=atol, err_msg=f"{name}.{k}")
+
+
+def same_samples_and_expand(ld, td, value):
+    "sample/rsample shapes as torch's; `expand` to a batch of 4 more: its batch shape, type and log_prob of `value`. (le, te, big)."
+    for shape in [(), (5,), (2, 3)]:
+        assert tuple(ld.sample(shape).shape) == tuple(td.sample(shape).shape)
+        if td.has_rsample: assert tuple(ld.rsample(shape).shape) == tuple(td.rsample(shape).shape)
+    big = (4,) + tuple(ld.batch_shape)
+    le, te = ld.expand(big), td.expand(big)
+    assert tuple(le.batch_shape) == tuple(te.batch_shape) and type(le) is type(ld)
+    close(attempt(lambda: le.log_prob(litnn.tensor(value))), attempt(lambda: te.log_prob(torch.tensor(value))), 1e-10)
+    return le, te, big
+
+
 STATS = ['mean', 'mode', 'variance', 'stddev']
 METHODS = ['log_prob', 'cdf', 'icdf', 'entropy']
 
@@ -134,26 +155,14 @@ def test_gradients_match_torch(name, dtype):
     lo, to = loss(ld, litnn), loss(td, torch)
     np.testing.assert_allclose(lo.item(), to.item(), rtol=1e-10 if dtype == np.float64 else 2e-4)
     lo.backward(); to.backward()
-    for k in lp:
-        tg = tp[k].grad
-        lg = lp[k].grad
-        if tg is None: assert lg is None or not lg.numpy().any(); continue
-        assert lg.dtype == lp[k].dtype
-        np.testing.assert_allclose(lg.numpy(), tg.numpy(), rtol=rtol, atol=atol, err_msg=f"{name}.{k}")
+    same_grads(lp, tp, rtol, atol, name)
 
 
 @pytest.mark.parametrize('name', list(CASES))
 def test_sample_shapes_and_expand(name):
     ld, _ = build(name, litnn)
     td, _ = build(name, torch)
-    for shape in [(), (5,), (2, 3)]:
-        assert tuple(ld.sample(shape).shape) == tuple(td.sample(shape).shape)
-        if td.has_rsample: assert tuple(ld.rsample(shape).shape) == tuple(td.rsample(shape).shape)
-    big = (4,) + tuple(ld.batch_shape)
-    le, te = ld.expand(big), td.expand(big)
-    assert tuple(le.batch_shape) == tuple(te.batch_shape) and type(le) is type(ld)
-    v = CASES[name][2][:1]
-    close(attempt(lambda: le.log_prob(litnn.tensor(v))), attempt(lambda: te.log_prob(torch.tensor(v))), 1e-10)
+    same_samples_and_expand(ld, td, CASES[name][2][:1])
     if ld.has_enumerate_support and not isinstance(ld, LD.Binomial):
         np.testing.assert_array_equal(ld.enumerate_support().numpy(), td.enumerate_support().numpy())
 

@@ -9,7 +9,7 @@ import pytest
 
 import litnn
 from nn_pairs import err, norm
-from test_distributions import DT, attempt, close      # the comparison helpers of the first distributions
+from test_distributions import DT, attempt, close, same_grads, same_samples_and_expand   # the first distributions' helpers
 
 torch = pytest.importorskip('torch')
 LD, TD = litnn.distributions, torch.distributions
@@ -107,27 +107,16 @@ def test_gradients_match_torch(name, dtype):
     lo, to = loss(ld, litnn), loss(td, torch)
     np.testing.assert_allclose(lo.item(), to.item(), rtol=1e-10 if dtype == np.float64 else 2e-4)
     lo.backward(); to.backward()
-    for k in lp:
-        tg, lg = tp[k].grad, lp[k].grad
-        if tg is None: assert lg is None or not lg.numpy().any(); continue
-        assert lg.dtype == lp[k].dtype
-        np.testing.assert_allclose(lg.numpy(), tg.numpy(), rtol=rtol, atol=atol, err_msg=f"{name}.{k}")
+    same_grads(lp, tp, rtol, atol, name)
 
 
 @pytest.mark.parametrize('name', list(CASES))
 def test_sample_shapes_and_expand(name):
     ld, _ = build(name, litnn)
     td, _ = build(name, torch)
-    for shape in [(), (5,), (2, 3)]:
-        assert tuple(ld.sample(shape).shape) == tuple(td.sample(shape).shape)
-        if td.has_rsample: assert tuple(ld.rsample(shape).shape) == tuple(td.rsample(shape).shape)
+    le, te, big = same_samples_and_expand(ld, td, CASES[name][2][:1])
     assert ld.sample((3,)).dtype == litnn.float64
-    big = (4,) + tuple(ld.batch_shape)
-    le, te = ld.expand(big), td.expand(big)
-    assert tuple(le.batch_shape) == tuple(te.batch_shape) and type(le) is type(ld)
     assert tuple(le.sample((2,)).shape) == tuple(te.sample((2,)).shape)
-    v = CASES[name][2][:1]
-    close(attempt(lambda: le.log_prob(litnn.tensor(v))), attempt(lambda: te.log_prob(torch.tensor(v))), 1e-10)
     ls, ts = litnn.tensor(CASES[name][2]), torch.tensor(CASES[name][2])
     np.testing.assert_array_equal(ld.support.check(ls).numpy(), td.support.check(ts).numpy())
 

@@ -30,7 +30,22 @@ def _one_param(name, probs, logits):
     return p, isinstance(p, Number)
 
 # %% ../../nbs/33l_bernoulli.ipynb #083b991c
-class Bernoulli(ExponentialFamily):
+class _BinaryParam:
+    """What the distributions of one success probability share (Bernoulli, Binomial, NegativeBinomial): the parameter
+    given, `probs` or `logits`, kept as `_param` too; the other one derived from it when first read."""
+    @lazy_property
+    def logits(self): return probs_to_logits(self.probs, is_binary=True)
+    @lazy_property
+    def probs(self): return logits_to_probs(self.logits, is_binary=True)
+    @property
+    def param_shape(self): return self._param.size()
+    def _expand_binary(self, cls, batch_shape, _instance, names):
+        "`expand` through `_expand_params`, with `_param` the expanded copy of the parameter given."
+        new = self._expand_params(cls, batch_shape, _instance, names)
+        new._param = new.__dict__.get('probs', new.__dict__.get('logits'))
+        return new
+
+class Bernoulli(_BinaryParam, ExponentialFamily):
     "1 with probability `probs` (or sigmoid(`logits`)), else 0 (as `torch.distributions.Bernoulli`)."
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -40,16 +55,7 @@ class Bernoulli(ExponentialFamily):
         (self._param,) = broadcast_all(p)
         setattr(self, 'probs' if probs is not None else 'logits', self._param)
         super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
-    def expand(self, batch_shape, _instance=None):
-        new = self._expand_params(Bernoulli, batch_shape, _instance, ('probs', 'logits'))
-        new._param = new.__dict__.get('probs', new.__dict__.get('logits'))
-        return new
-    @lazy_property
-    def logits(self): return probs_to_logits(self.probs, is_binary=True)
-    @lazy_property
-    def probs(self): return logits_to_probs(self.logits, is_binary=True)
-    @property
-    def param_shape(self): return self._param.size()
+    def expand(self, batch_shape, _instance=None): return self._expand_binary(Bernoulli, batch_shape, _instance, ('probs', 'logits'))
 
 # %% ../../nbs/33l_bernoulli.ipynb #5bf5aff3
 @patch(as_prop=True)

@@ -17,33 +17,29 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
 from ._special import _lgamma, _xlogy
-from .bernoulli import _one_param
+from .bernoulli import _one_param, _BinaryParam
 
 # %% ../../nbs/33p_binomial.ipynb #1cc46ab4
-class Binomial(Distribution):
+def _counts_and_param(d, name, total_count, probs, logits):
+    "Set `total_count` and the probability parameter of `d` (Binomial, NegativeBinomial), broadcast together; the batch shape."
+    p, _ = _one_param(name, probs, logits)
+    d.total_count, d._param = broadcast_all(total_count, p)
+    d.total_count = d.total_count.type_as(d._param)
+    setattr(d, 'probs' if probs is not None else 'logits', d._param)
+    return d._param.size()
+
+class Binomial(_BinaryParam, Distribution):
     "Successes in `total_count` trials of probability `probs` or sigmoid(`logits`) (as `torch.distributions.Binomial`)."
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        p, _ = _one_param('Binomial', probs, logits)
-        self.total_count, self._param = broadcast_all(total_count, p)
-        self.total_count = self.total_count.type_as(self._param)
-        setattr(self, 'probs' if probs is not None else 'logits', self._param)
-        super().__init__(self._param.size(), validate_args=validate_args)
+        super().__init__(_counts_and_param(self, 'Binomial', total_count, probs, logits), validate_args=validate_args)
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_params(Binomial, batch_shape, _instance, ('total_count', 'probs', 'logits'))
-        new._param = new.__dict__.get('probs', new.__dict__.get('logits'))
-        return new
-    @lazy_property
-    def logits(self): return probs_to_logits(self.probs, is_binary=True)
-    @lazy_property
-    def probs(self): return logits_to_probs(self.logits, is_binary=True)
+        return self._expand_binary(Binomial, batch_shape, _instance, ('total_count', 'probs', 'logits'))
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self): return constraints.integer_interval(0, self.total_count)
 
 # %% ../../nbs/33p_binomial.ipynb #7eeb072d
-@patch(as_prop=True)
-def param_shape(self:Binomial): return self._param.size()
 @patch(as_prop=True)
 def mean(self:Binomial): return self.total_count * self.probs
 @patch(as_prop=True)

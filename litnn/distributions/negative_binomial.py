@@ -13,33 +13,22 @@ from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs
-from .bernoulli import _one_param
+from .utils import lazy_property
+from .bernoulli import _BinaryParam
+from .binomial import _counts_and_param
 from .geometric import _log1p_exp
 from ._special import _lgamma
 
 # %% ../../nbs/33xa_negative_binomial.ipynb #f7679dc4
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_BinaryParam, Distribution):
     "Successes before `total_count` failures in Bernoulli(`probs`) trials (as `torch.distributions.NegativeBinomial`)."
     arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0., 1.),
                        "logits": constraints.real}
     support = constraints.nonnegative_integer
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        p, _ = _one_param('NegativeBinomial', probs, logits)
-        self.total_count, self._param = broadcast_all(total_count, p)
-        self.total_count = self.total_count.type_as(self._param)
-        setattr(self, 'probs' if probs is not None else 'logits', self._param)
-        super().__init__(self._param.size(), validate_args=validate_args)
+        super().__init__(_counts_and_param(self, 'NegativeBinomial', total_count, probs, logits), validate_args=validate_args)
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_params(NegativeBinomial, batch_shape, _instance, ('total_count', 'probs', 'logits'))
-        new._param = new.__dict__.get('probs', new.__dict__.get('logits'))
-        return new
-    @lazy_property
-    def logits(self): return probs_to_logits(self.probs, is_binary=True)
-    @lazy_property
-    def probs(self): return logits_to_probs(self.logits, is_binary=True)
-    @property
-    def param_shape(self): return self._param.size()
+        return self._expand_binary(NegativeBinomial, batch_shape, _instance, ('total_count', 'probs', 'logits'))
 
 # %% ../../nbs/33xa_negative_binomial.ipynb #539674be
 def _logsigmoid(x): return -_log1p_exp(-x)
