@@ -17,6 +17,7 @@ tensorboard_requirements = shlex.split(cfg.get('tensorboard_requirements', '')) 
 onnx_requirements = shlex.split(cfg.get('onnx_requirements', ''))   # litnn.onnx (export)
 distributed_requirements = shlex.split(cfg.get('distributed_requirements', ''))   # litnn.distributed (MPI through mpi4py and the MPICH wheels)
 fast_requirements = shlex.split(cfg.get('fast_requirements', ''))   # litnn.fused (numba: fused CPU kernels)
+notebooks_requirements = shlex.split(cfg.get('notebooks_requirements', ''))   # running the notebooks in Jupyter
 
 def _merged(*lists):
     "The requirements of several extras, each package once (the first spec of a name wins)."
@@ -42,7 +43,12 @@ setuptools.setup(
     include_package_data=True,
     python_requires='>=' + cfg['min_python'],
     install_requires=requirements,
-    extras_require={'dev': _merged(dev_requirements, docs_requirements), 'train': train_requirements, 'docs': docs_requirements,
+    # `notebooks` and `docs` carry what the notebooks themselves import (tensorboard, onnx, mpi4py...), so that every
+    # notebook runs, and every page builds, from that one extra
+    extras_require={'dev': _merged(dev_requirements, docs_requirements), 'train': train_requirements,
+                    'notebooks': _merged(notebooks_requirements, train_requirements, tensorboard_requirements,
+                                         onnx_requirements, distributed_requirements, fast_requirements),
+                    'docs': _merged(docs_requirements, tensorboard_requirements, onnx_requirements, distributed_requirements),
                     'cuda': ['cupy-cuda12x'], 'tensorboard': tensorboard_requirements,
                     'onnx': onnx_requirements, 'distributed': distributed_requirements, 'fast': fast_requirements},
     zip_safe=False,

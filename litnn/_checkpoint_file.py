@@ -30,6 +30,16 @@ def _fail(f, what):
     if len(what) > _MAX_MESSAGE: what = what[:_MAX_MESSAGE] + "... (cut)"
     return CheckpointError(f"litnn.load: cannot load {_name(f)!r}: {what}")
 
+# %% ../nbs/32_checkpoint_files.ipynb #b1a7e002
+_ROOM, _ROOM_PER_BYTE = 64 << 20, 16   # the memory a file's structure may make: 64 MiB plus 16 bytes per byte of the file
+_JSON_COSTS = {"[": 64, "{": 64, ",": 56, ":": 144, '"': 32}   # the most memory each of these stands for, in bytes
+
+def _json_cost(text): # a JSON text, str or bytes
+    "A bound from above on the memory `json.loads(text)` takes, counted from the text (in C, without parsing it)."
+    enc = not isinstance(text, str)
+    chars = len(text) * (1 if text.isascii() else 4)   # the decoded text, and its strings: up to 4 bytes a character
+    return chars + sum(w * text.count(c.encode() if enc else c) for c, w in _JSON_COSTS.items())
+
 # %% ../nbs/32_checkpoint_files.ipynb #15fc6ff7
 def _no_duplicates(pairs):
     "A JSON object as a dict, refusing a key that appears twice."
@@ -46,8 +56,13 @@ def _finite(s):
 
 def _not_json(s): raise ValueError(f"{s} is not JSON")
 
-def _json(text, f, what): # `what` names the text in errors: "its header", "its structure"
-    "`text` parsed as strict JSON, or a CheckpointError."
+def _json(text, f, what, # `what` names the text in errors: "its header", "its structure"
+          room=None): # the memory its objects may take; by default _ROOM plus _ROOM_PER_BYTE per character
+    "`text` parsed as strict JSON, or a CheckpointError; a text that could take more memory than `room` is refused unparsed."
+    room = _ROOM + _ROOM_PER_BYTE * len(text) if room is None else room
+    if (cost := _json_cost(text)) > room:
+        raise _fail(f, f"{what} could take {cost} bytes of memory to read, more than the {room} bytes a file's structure "
+                       f"may ({len(text)} bytes of JSON, made of brackets and separators): it is damaged or made to exhaust memory")
     try: return json.loads(text, object_pairs_hook=_no_duplicates, parse_float=_finite, parse_constant=_not_json)
     except RecursionError: raise _fail(f, f"{what} is nested too deeply") from None
     except ValueError as e: raise _fail(f, f"{what} is not valid JSON ({e})") from None
@@ -209,10 +224,11 @@ def _read_header(fh, f):
     if len(head) < 9: raise _fail(f, f"it is {len(head)} bytes long, too short for a checkpoint" if head else "the file is empty")
     n = int.from_bytes(head[:8], "little")
     if head[8:9] != b"{": raise _fail(f, "it is not a checkpoint (neither safetensors, litnn's format, nor a PyTorch zip file)")
+    if n < 2: raise _fail(f, f"its header's length field says {n} bytes, too few for a JSON object")
     if n > _MAX_HEADER: raise _fail(f, f"its header would be {n} bytes, more than safetensors allows")
     if 8 + n > size: raise _fail(f, f"it is truncated: its header needs {8 + n} bytes, the file has {size}")
-    raw = head + fh.read(n - 1)
-    header = _json(raw[8:], f, "its header")
+    raw = head + fh.read(n - 1)   # n - 1 >= 1: never read(-1), the whole rest of the file
+    header = _json(raw[8:], f, "its header", _ROOM + _ROOM_PER_BYTE * size)
     if not isinstance(header, dict): raise _fail(f, "its header is not a JSON object")
     meta = header.pop("__metadata__", None)
     meta = {} if meta is None else meta

@@ -183,13 +183,15 @@ def _record(f, i, rec, arrays):
 def _tensors(f, records, arrays, map_location):
     "The tensors of a checkpoint, in the order of its records."
     if type(records) is not list: raise _fail(f, "its structure has no list of tensors")
-    placed, out = {}, []
+    placed, out = {}, []   # entry name -> (its device, its array placed by map_location): each entry placed once
     for i, rec in enumerate(records):
         dt, shape, name, dev = _record(f, i, rec, arrays)
-        if (name, dev) not in placed:
-            try: placed[name, dev] = _place(arrays[name], dev, map_location)
+        if name not in placed:
+            try: placed[name] = dev, _place(arrays[name], dev, map_location)
             except (RuntimeError, ValueError) as e: raise _fail(f, f"tensor {i}: {e}") from None
-        a = placed[name, dev]
+        if placed[name][0] != dev:   # litnn.save gives each device its own entries: copies per device would multiply memory
+            raise _fail(f, f"tensor {i}: its storage {name!r} is on {dev}, but an earlier tensor's is on {placed[name][0]}")
+        a = placed[name][1]
         try:
             if "offset" in rec or "stride" in rec: a = _strided(a, shape, rec.get("offset"), rec.get("stride"))
             elif list(a.shape) != shape: raise ValueError(f"its shape is {shape} but its storage {name!r} has shape {list(a.shape)}")
@@ -227,15 +229,19 @@ def _tensor_record(x, tensors, f, depth):
     return tensors[x["index"]]
 
 def _ndarray_record(x, tensors, f, depth):
-    a = B.to_device(_tensor_record(x, tensors, f, depth)._data, "cpu")
+    t = _tensor_record(x, tensors, f, depth)
+    host = getattr(tensors, "host", {})   # one CPU array per tensor, however many records name it (map_location='cuda')
+    if x["index"] not in host: host[x["index"]] = B.to_device(t._data, "cpu")
+    a = host[x["index"]]
     if x.get("scalar", False) is not False:
         if x["scalar"] is not True or a.ndim: raise ValueError("a scalar is a 0-d array")
         return a[()]
     return a
 
 class _Refs(list):
-    "The tensors of a checkpoint (indexed by tensor records) and, as `.objects`, its objects (32_objects)."
+    "The tensors of a checkpoint (indexed by tensor records), as `.objects` its objects (32_objects), as `.host` ndarrays made."
     objects, trusted = (), False
+    def __init__(self, tensors): super().__init__(tensors); self.host = {}
 
 def _global_record(x, tensors, f, depth):
     "A function or class stored by name: allow-listed, or (weights_only=False) litnn's own, found in an imported module."

@@ -6,13 +6,13 @@
 __all__ = ['Unpickler']
 
 # %% ../nbs/32a_torch_files.ipynb #14fa939e
-import functools, io, pickle, pickletools, sys, zipfile, zlib
+import functools, io, os, pickle, pickletools, reprlib, sys, zipfile, zlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
 from .tensor import Tensor, Size
 from .nn.parameter import Parameter
-from ._checkpoint_file import CheckpointError, _fail, _name
+from ._checkpoint_file import CheckpointError, _fail, _name, _ROOM, _ROOM_PER_BYTE
 from ._checkpoint_records import _place, _strided, _Encoder, _storages
 from ._checkpoint_records import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
 from ._checkpoint_file import _host, _write_atomically
@@ -62,6 +62,7 @@ def _find_class(module, name, f):
     "The stand-in for global `module.name`, if it is allowed."
     full = f"{'builtins' if module == '__builtin__' else module}.{name}"   # protocol 2 writes Python 2's name
     if full in _ALLOWED: return _ALLOWED[full]
+    if len(full) > 200: full = full[:200] + "..."   # a name is as long as the file makes it: the message is not
     if full == "torch._utils._rebuild_tensor_v3" or module == "torch" and (name.endswith("Storage") or name in _TORCH_ONLY_DTYPES):
         raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: it holds tensors of a type litnn does not have ({full})")
     raise pickle.UnpicklingError(
@@ -71,8 +72,8 @@ def _find_class(module, name, f):
 
 # %% ../nbs/32a_torch_files.ipynb #579ff8bb
 def _call(func, args):
-    if id(func) not in _CALLABLE: raise pickle.UnpicklingError(f"the file calls {func!r}, which is not a function")
-    if type(args) is not tuple: raise pickle.UnpicklingError(f"the arguments of {func!r} are a {type(args).__name__}")
+    if id(func) not in _CALLABLE: raise pickle.UnpicklingError(f"the file calls {reprlib.repr(func)}, which is not a function")
+    if type(args) is not tuple: raise pickle.UnpicklingError(f"the arguments of {reprlib.repr(func)} are a {type(args).__name__}")
     try: return func(*args)
     except RuntimeError as e: raise pickle.UnpicklingError(f"{getattr(func, '__name__', func)}: {e}") from None
 
@@ -81,56 +82,72 @@ def _build(inst, state):
         raise pickle.UnpicklingError(f"BUILD may only set plain attributes of an OrderedDict, not of a {type(inst).__name__}")
     inst.__dict__.update(state)
 
+# %% ../nbs/32a_torch_files.ipynb #b1a7e102
+_SLOT, _ENTRY, _TENSOR = 8, 80, 512   # bytes: a reference; an entry in a dict, set or memo (with its growth); a tensor or storage
+
+def _cost(x):
+    "About the memory a new object `x` takes on the machine's stack: its slot, its size (none for Python's shared constants)."
+    if x is None or type(x) is bool or type(x) is int and -5 <= x <= 256 or type(x) is tuple and not x: return _SLOT
+    return _SLOT + sys.getsizeof(x) + (_TENSOR if isinstance(x, Tensor) else 0)
+
 # %% ../nbs/32a_torch_files.ipynb #bb6c8307
 class Unpickler:
     "Reads a pickle by running only the instructions data needs, calling only allowed functions (torch's weights_only Unpickler)."
-    def __init__(self, data, persistent_load, f): self.data, self.persistent_load, self.f = data, persistent_load, f
+    def __init__(self, data, # the pickle: bytes, or a binary file object read as a stream
+                 persistent_load, # persistent_load(pid): the storage a persistent id names
+                 f, # the file, as errors name it
+                 room:int=_ROOM): # the memory the objects it makes may take, in bytes, counted as they are made
+        self.data, self.persistent_load, self.f, self.room = data, persistent_load, f, room
 
     def load(self):
-        stack, metastack, memo = [], [], {}
+        stack, metastack, memo, used = [], [], {}, 0
         def pop_mark():
             nonlocal stack
             items, stack = stack, metastack.pop()
             return items
         for op, arg, pos in pickletools.genops(self.data):
+            if used > self.room:
+                raise _fail(self.f, f"its pickle had made {used} bytes of objects by byte {pos}, more than the {self.room} "
+                                    "bytes a file's structure may: it is damaged or made to exhaust memory")
             n = op.name
             if n in ("PROTO", "FRAME"): continue
-            elif n in _ARG_OPS: stack.append(arg)                    # numbers, strings, bytes: decoded by genops
-            elif n in _NEW_OPS: stack.append(_NEW_OPS[n]())            # None, True, False, (), [], {}, set()
-            elif n == "MARK": metastack.append(stack); stack = []
-            elif n == "TUPLE": items = pop_mark(); stack.append(tuple(items))
+            elif n in _ARG_OPS: stack.append(arg); used += _cost(arg)   # numbers, strings, bytes: decoded by genops
+            elif n in _NEW_OPS: stack.append(_NEW_OPS[n]()); used += _cost(stack[-1])   # None, True, False, (), [], {}, set()
+            elif n == "MARK": metastack.append(stack); stack = []; used += _cost(stack)
+            elif n == "TUPLE": items = pop_mark(); stack.append(tuple(items)); used += _cost(stack[-1])
             elif n in ("TUPLE1", "TUPLE2", "TUPLE3"):
                 k = int(n[-1]); items = tuple(stack[-k:])
                 if len(items) < k: raise IndexError("stack underflow")
-                del stack[-k:]; stack.append(items)
+                del stack[-k:]; stack.append(items); used += _cost(items)
             elif n == "LIST": items = pop_mark(); stack.append(items)
-            elif n == "DICT": items = pop_mark(); stack.append(dict(zip(items[::2], items[1::2])))
+            elif n == "DICT": items = pop_mark(); stack.append(dict(zip(items[::2], items[1::2]))); used += _cost(stack[-1])
             elif n in ("APPEND", "APPENDS"):
                 items = [stack.pop()] if n == "APPEND" else pop_mark()
                 if type(stack[-1]) is not list: raise pickle.UnpicklingError(f"{n} on a {type(stack[-1]).__name__}")
-                stack[-1].extend(items)
+                stack[-1].extend(items); used += _SLOT * len(items)
             elif n == "ADDITEMS":
                 items = pop_mark()
                 if type(stack[-1]) is not set: raise pickle.UnpicklingError(f"ADDITEMS on a {type(stack[-1]).__name__}")
-                stack[-1].update(items)
+                stack[-1].update(items); used += _ENTRY * len(items)
             elif n in ("SETITEM", "SETITEMS"):
                 if n == "SETITEM": items = stack[-2:]; del stack[-2:]
                 else: items = pop_mark()
                 if type(stack[-1]) not in (dict, OrderedDict): raise pickle.UnpicklingError(f"{n} on a {type(stack[-1]).__name__}")
                 for k, v in zip(items[::2], items[1::2]): stack[-1][k] = v
-            elif n in ("PUT", "BINPUT", "LONG_BINPUT"): memo[arg] = stack[-1]
-            elif n == "MEMOIZE": memo[len(memo)] = stack[-1]
-            elif n in ("GET", "BINGET", "LONG_BINGET"): stack.append(memo[arg])
-            elif n == "GLOBAL": stack.append(_find_class(*arg.split(" ", 1), self.f))
+                used += _ENTRY * (len(items) // 2)
+            elif n in ("PUT", "BINPUT", "LONG_BINPUT"): memo[arg] = stack[-1]; used += _ENTRY
+            elif n == "MEMOIZE": memo[len(memo)] = stack[-1]; used += _ENTRY
+            elif n in ("GET", "BINGET", "LONG_BINGET"): stack.append(memo[arg]); used += _SLOT
+            elif n == "GLOBAL": stack.append(_find_class(*arg.split(" ", 1), self.f)); used += _SLOT
             elif n == "STACK_GLOBAL": name, module = stack.pop(), stack.pop(); stack.append(_find_class(module, name, self.f))
-            elif n == "REDUCE": args = stack.pop(); stack[-1] = _call(stack[-1], args)
-            elif n == "BUILD": state = stack.pop(); _build(stack[-1], state)
-            elif n == "BINPERSID": stack.append(self.persistent_load(stack.pop()))
+            elif n == "REDUCE": args = stack.pop(); stack[-1] = _call(stack[-1], args); used += _cost(stack[-1])
+            elif n == "BUILD": state = stack.pop(); _build(stack[-1], state); used += _ENTRY * len(state)
+            elif n == "BINPERSID": stack.append(self.persistent_load(stack.pop())); used += _TENSOR   # its bytes: checked by the loader
             elif n == "POP":
                 if stack: stack.pop()
                 else: pop_mark()
             elif n == "POP_MARK": pop_mark()
-            elif n == "DUP": stack.append(stack[-1])
+            elif n == "DUP": stack.append(stack[-1]); used += _SLOT
             elif n == "STOP": return stack.pop()
             else: raise pickle.UnpicklingError(f"unsupported pickle instruction {n} at byte {pos}")
 
@@ -142,6 +159,7 @@ _NEW_OPS = {"NONE": lambda: None, "NEWTRUE": lambda: True, "NEWFALSE": lambda: F
 # %% ../nbs/32a_torch_files.ipynb #7f87ed09
 _CHUNK = 1 << 18            # a record is read this much at a time: about the memory a read takes beyond its array
 _DEFLATE_MAX_RATIO = 1032   # deflate cannot expand data more than this: a larger declared size is a lie
+_MAX_PICKLE = 64 << 20      # the most a compressed data.pkl may inflate to (a stored one is as large as the file says)
 
 def _record_info(zf, name, f):
     "The zip directory entry of record `name` (None if absent), checked before anything is read."
@@ -152,6 +170,9 @@ def _record_info(zf, name, f):
         raise _fail(f, f"record {name!r} uses compression method {info.compress_type}, which PyTorch files do not use")
     most = info.compress_size if info.compress_type == zipfile.ZIP_STORED else _DEFLATE_MAX_RATIO * info.compress_size + 64
     if info.file_size > most: raise _fail(f, f"record {name!r} declares {info.file_size} bytes but holds {info.compress_size}")
+    if info.header_offset + info.compress_size > zf.start_dir:   # the records end where the zip's directory starts
+        raise _fail(f, f"record {name!r} declares {info.compress_size} bytes from byte {info.header_offset}, "
+                       f"past the end of the zip's records (byte {zf.start_dir})")
     return info
 
 # %% ../nbs/32a_torch_files.ipynb #5c8b5eef
@@ -172,14 +193,67 @@ def _read_record(zf, info, f):
     if got != info.file_size: raise _fail(f, f"record {info.filename!r} is truncated")
     return out
 
+# %% ../nbs/32a_torch_files.ipynb #b1a7e105
+class _PickleStream:
+    "Checked record `info` (a data.pkl) as a binary stream for `pickletools.genops`, read a chunk at a time, never past its size."
+    def __init__(self, zf, info, f):
+        self.info, self.f, self.buf, self.at, self.pos = info, f, b"", 0, 0   # the last chunk, the next byte in it, bytes handed out
+        self.src = self._zip(lambda: zf.open(info))
+
+    def _zip(self, read):
+        "`read()`, with the zip layer's errors as litnn's load error naming the record."
+        try: return read()
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, NotImplementedError, ValueError) as e:
+            raise _fail(self.f, f"record {self.info.filename!r} cannot be read ({e})") from None
+
+    def _more(self):
+        "The next chunk (b'' at the record's end): the zip module never inflates more than the size declared."
+        self.buf, self.at = self._zip(lambda: self.src.read(_CHUNK)), 0
+        return self.buf
+
+    def tell(self): return self.pos
+
+    def read(self, n):
+        if self.at + n <= len(self.buf):   # inside the chunk (the zip module cuts chunks at the record's declared size)
+            self.at += n; self.pos += n
+            return self.buf[self.at - n:self.at]
+        if n > self.info.file_size - self.pos and not (n == 1 and self.pos == self.info.file_size):   # (there genops says it ended)
+            raise ValueError(f"{n} bytes at byte {self.pos} run past the end of the record ({self.info.file_size} bytes)")
+        parts, want = [], n
+        while want and (self.at < len(self.buf) or self._more()):
+            parts.append(self.buf[self.at:self.at + want])
+            self.at += len(parts[-1]); want -= len(parts[-1])
+        self.pos += n - want
+        return b"".join(parts)
+
+    def readline(self):
+        parts = []
+        while self.at < len(self.buf) or self._more():
+            end = self.buf.find(b"\n", self.at)
+            stop = len(self.buf) if end < 0 else end + 1
+            parts.append(self.buf[self.at:stop]); self.pos += stop - self.at; self.at = stop
+            if end >= 0: break
+        return b"".join(parts)
+
+    def finish(self):
+        "Read to the record's end, so that its CRC is checked; a record shorter than its declared size is truncated."
+        self.pos += len(self.buf) - self.at
+        while self._more(): self.pos += len(self.buf)
+        if self.pos != self.info.file_size: raise _fail(self.f, f"record {self.info.filename!r} is truncated")
+
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.src.close()
+
 # %% ../nbs/32a_torch_files.ipynb #f66f314d
 class _Storages:
     "The persistent_load of a PyTorch zip: storages from `{prefix}data/{key}`, read once each."
     def __init__(self, zf, prefix, f, map_location):
         self.zf, self.prefix, self.f, self.map_location, self.raw, self.typed = zf, prefix, f, map_location, {}, {}
         info = _record_info(zf, prefix + "byteorder", f)
-        order = b"little" if info is None else (b"?" if info.file_size > 16 else _read_record(zf, info, f).tobytes())
-        if order not in (b"little", b"big"): raise ValueError("Unknown endianness type: " + order.decode(errors="replace"))
+        order = b"little" if info is None else None if info.file_size > 16 else _read_record(zf, info, f).tobytes()
+        if order not in (b"little", b"big"):
+            said = f"{info.file_size} bytes long" if order is None else f"{order.decode(errors='replace')!r}"
+            raise _fail(f, f"its byte order is unknown: record {info.filename!r} is {said}, neither 'little' nor 'big'")
         self.big = order == b"big"
 
     def __call__(self, pid):
@@ -212,6 +286,9 @@ class _Storages:
 # %% ../nbs/32a_torch_files.ipynb #c097207b
 def _load_zip(fh, f, map_location):
     "The object in a PyTorch zip checkpoint (torch.save's format since 1.6), read without PyTorch and without running code."
+    start = fh.tell()
+    size = fh.seek(0, os.SEEK_END) - start   # what the objects of the pickle may take depends on it
+    fh.seek(start)
     try: zf = zipfile.ZipFile(fh)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, OverflowError, NotImplementedError) as e:
         raise _fail(f, f"it is not a valid zip file, maybe truncated ({e})") from None
@@ -223,9 +300,16 @@ def _load_zip(fh, f, map_location):
         if not pkl:
             if "structure.json" in names: raise _fail(f, "it is a litnn checkpoint of format version 1 (a zip); this litnn reads versions 2 and 3")
             raise _fail(f, "it is a zip file but not a PyTorch checkpoint (no data.pkl)")
-        data = _read_record(zf, _record_info(zf, pkl[0], f), f).tobytes()
+        info = _record_info(zf, pkl[0], f)
+        if info.compress_type != zipfile.ZIP_STORED and info.file_size > _MAX_PICKLE:
+            raise _fail(f, f"record {pkl[0]!r} would inflate to {info.file_size} bytes, more than the {_MAX_PICKLE} a compressed "
+                           "data.pkl may (it holds a checkpoint's structure; the tensors are other records)")
         storages = _Storages(zf, pkl[0][:-len("data.pkl")], f, map_location)
-        try: return Unpickler(data, storages, f).load()
+        try:
+            with _PickleStream(zf, info, f) as data:
+                obj = Unpickler(data, storages, f, _ROOM + _ROOM_PER_BYTE * size).load()
+                data.finish()
+            return obj
         except (ValueError, IndexError, KeyError, TypeError, AttributeError, EOFError) as e:
             raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: its data.pkl is malformed ({e!r})"[:400]) from None
         except (OverflowError, MemoryError) as e:

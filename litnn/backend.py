@@ -7,10 +7,6 @@ from __future__ import annotations
 import builtins, warnings, numpy as np
 try: import ml_dtypes
 except ImportError: ml_dtypes = None
-try:
-    import cupy
-    cupy.cuda.runtime.getDeviceCount()
-except Exception: cupy = None
 
 # %% auto #0
 __all__ = ['float16', 'float32', 'float64', 'bfloat16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'half', 'float',
@@ -130,6 +126,31 @@ class device:
     def __hash__(self): return hash((self.type, self.index))
     def __reduce__(self): return (device, (self.type, self.index))
 
+# %% ../nbs/00_backend.ipynb #31f96e9e
+def _load_cupy():
+    "CuPy if it imports and sees a GPU, else None; and why not (None when CuPy is not installed at all)."
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() > 0: return cupy, None
+        return None, "CUDA sees no device"
+    except ModuleNotFoundError as e:
+        if e.name == 'cupy': return None, None
+        return None, f"{type(e).__name__}: {e}"
+    except Exception as e: return None, f"{type(e).__name__}: {e}"   # CuPy's reason, whatever its exception type
+
+cupy, _cupy_problem = _load_cupy()
+
+def _no_cuda(problem):
+    "Why litnn cannot serve a CUDA device: CuPy is missing, or CuPy's own `problem`."
+    if problem is None: return "litnn found no CUDA device: install CuPy (pip install 'litnn[cuda]') on a machine with an NVIDIA GPU"
+    return (f"litnn found no CUDA device: CuPy is installed but cannot be used ({problem}); "
+            "check the NVIDIA driver, and that the CuPy package matches its CUDA version")
+
+def _cuda_xp():
+    "CuPy, or the AssertionError PyTorch's CPU build raises for a CUDA device, saying why there is none."
+    if cupy is None: raise AssertionError(_no_cuda(_cupy_problem))
+    return cupy
+
 # %% ../nbs/00_backend.ipynb #ecc00c5f
 _CPU = device('cpu')
 _ndarray = np.ndarray
@@ -158,15 +179,13 @@ def _broadcast_to(a, shape):
     v.flags.writeable = False
     return v
 
-_NO_CUDA = "litnn found no CUDA device: install CuPy (pip install 'litnn[cuda]') on a machine with an NVIDIA GPU"
-
 def to_device(a, dev):
     "Array `a` on device `dev` (the same array if it is already there)."
     dev = dev if type(dev) is device else device(dev)
     other = _backends.get(dev.type) or _array_types.get(type(a))
     if other is not None: return other.to_device(a, dev)   # a registered library moves its own arrays
     if dev.type == 'cpu': return a if type(a) is _ndarray else cupy.asnumpy(a)
-    if cupy is None: raise AssertionError(_NO_CUDA)
+    _cuda_xp()
     idx = cupy.cuda.runtime.getDevice() if dev.index is None else dev.index
     if type(a) is not _ndarray and a.device.id == idx: return a
     with cupy.cuda.Device(idx): return cupy.asarray(a)
@@ -174,7 +193,7 @@ def to_device(a, dev):
 def xp_for(dev):
     "The array library for device `dev`."
     t = device(dev).type
-    return np if t == 'cpu' else _backends.get(t, cupy)
+    return np if t == 'cpu' else _backends[t] if t in _backends else _cuda_xp()
 
 # %% ../nbs/00_backend.ipynb #8fffd9c9
 class Generator:

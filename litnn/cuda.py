@@ -11,7 +11,7 @@ __all__ = ['is_available', 'device_count', 'current_device', 'synchronize', 'set
 # %% ../nbs/00b_cuda.ipynb #29528b75
 import builtins
 import numpy as np
-from .backend import cupy, _NO_CUDA, device, Generator, _cuda_generators, default_generator
+from .backend import cupy, _cuda_xp, device, Generator, _cuda_generators, default_generator
 
 # %% ../nbs/00b_cuda.ipynb #10fbbe19
 def is_available():
@@ -22,8 +22,7 @@ def device_count():
     "How many GPUs CuPy sees."
     return cupy.cuda.runtime.getDeviceCount() if cupy is not None else 0
 
-def _check():
-    if cupy is None: raise AssertionError(_NO_CUDA)
+def _check(): _cuda_xp()   # the backend's one check: AssertionError, saying why there is no GPU
 
 def current_device():
     "The index of the current GPU."

@@ -10,7 +10,9 @@ from .backend import array_namespace, patch
 from .tensor import Tensor, Size, _wrap_dim, _dtype_name
 from .autograd.graph import Op, _check_tensors, _as_torch_error
 from .autograd.grad_mode import no_grad
-from .autograd.broadcasting import _promote, _float_dtype
+from .autograd.broadcasting import _promote, _float_dtype, _cast, _levels, _half
+from .autograd.engine import _inplace
+from .backend import result_type, float32, float16, bfloat16
 from .ops import where, gt, ge, lt, le, ne, pow, _nondiff_binary, _const
 from .matrix_products import outer, dot
 from .reductions import return_types
@@ -127,18 +129,39 @@ _ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a 
                 "tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
                 "(input + value * tensor1 / tensor2), for all dtypes.")
 
-def _quotient(t1, t2):
+def _check_division(t1, t2):
     if not (_float_dtype(t1) or _float_dtype(t2)): raise RuntimeError(_ADDCDIV_INT)
-    return t1 / t2
 
 # %% ../nbs/03m_everyday_extras.ipynb #bfd76563
-def addcmul(input, tensor1, tensor2, *, value=1): return input + value * (tensor1 * tensor2)
-def addcdiv(input, tensor1, tensor2, *, value=1): return input + value * _quotient(tensor1, tensor2)
+def _addc(input, tensor1, tensor2, value, divide):
+    "`input + (value * tensor1) * tensor2` (or `/ tensor2`) as torch's kernel: in the three's promoted dtype, half precision in float32."
+    d = result_type(*_levels(input, tensor1, tensor2))
+    w = float32 if d in (float16, bfloat16) else d
+    x, t1, t2 = (_cast(t, w) if isinstance(t, Tensor) else t for t in (input, tensor1, tensor2))
+    t = t1 if value == 1 else value * t1
+    r = x + (t / t2 if divide else t * t2)
+    return _cast(r, d) if w is not d else r
+
+def addcmul(input, tensor1, tensor2, *, value=1): return _addc(input, tensor1, tensor2, value, False)
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    _check_division(tensor1, tensor2)
+    return _addc(input, tensor1, tensor2, value, True)
+
+def _addc_write(ufunc, value):
+    "The fast path of `addcmul_`/`addcdiv_`: straight into `a` where all three share a's floating dtype, not half precision."
+    def write(xp, a, b, c):
+        if a.dtype.kind != 'f' or _half(a) or getattr(b, 'dtype', None) != a.dtype or getattr(c, 'dtype', None) != a.dtype:
+            raise TypeError                                           # -> the general path, which computes as `addcmul`
+        a += getattr(xp, ufunc)(b * value, c)                     # torch's order: (value * b) then * c (or / c)
+    return write
 
 @patch
-def addcmul_(self:Tensor, tensor1, tensor2, *, value=1): return self.add_(tensor1 * tensor2, alpha=value)
+def addcmul_(self:Tensor, tensor1, tensor2, *, value=1):
+    return _inplace(self, addcmul, tensor1, tensor2, value=value, _write=_addc_write('multiply', value))
 @patch
-def addcdiv_(self:Tensor, tensor1, tensor2, *, value=1): return self.add_(_quotient(tensor1, tensor2), alpha=value)
+def addcdiv_(self:Tensor, tensor1, tensor2, *, value=1):
+    _check_division(tensor1, tensor2)
+    return _inplace(self, addcdiv, tensor1, tensor2, value=value, _write=_addc_write('divide', value))
 
 Tensor.addcmul, Tensor.addcdiv = addcmul, addcdiv
 

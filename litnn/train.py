@@ -8,6 +8,7 @@ __all__ = ['parse_args', 'build_model', 'main']
 # %% ../nbs/41_train.ipynb #ed8d207a
 import argparse, importlib, os, pathlib, pickle, sys, tempfile, time
 import litnn
+from . import backend as B
 from . import nn
 from . import distributed as dist
 from .utils.data import DataLoader, Subset
@@ -22,6 +23,10 @@ def _exit(status, msg):
     "End the command with one line on stderr and `status` (2: a usage error, 1: the run failed)."
     print(f"python -m litnn.train: error: {msg}" + (" (see --help)" if status == 2 else ""), file=sys.stderr)
     raise SystemExit(status)
+
+def _count(n, noun):
+    "`n` and `noun`, plural unless n is 1: '1 epoch', '3 epochs'."
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 class _Parser(argparse.ArgumentParser):
     "argparse, with its errors in one line (its usage message wraps over several)."
@@ -56,8 +61,10 @@ def parse_args(argv=None):
         p.error(f"--data {args.data}: " + ("not a folder" if args.data.exists() else "no such folder"))
     if args.resume is not None and not args.resume.is_file():
         p.error(f"--resume {args.resume}: " + ("not a file" if args.resume.exists() else "no such file"))
-    if args.device == "cuda" and not litnn.cuda.is_available():
-        p.error("--device cuda: no GPU is available to litnn (it needs CuPy and an NVIDIA GPU: pip install \"litnn[cuda]\")")
+    if args.out.exists() and not args.out.is_dir(): p.error(f"--out {args.out}: is a file, not a folder")
+    if args.device == "cuda":
+        try: B._cuda_xp()                       # the backend's check: it says why there is no GPU
+        except AssertionError as e: p.error(f"--device cuda: no GPU: {e}")
     args.given = {k: getattr(args, k) for k in _SETTINGS if getattr(args, k) is not None}   # to check against a checkpoint
     for k, default in _SETTINGS.items():
         if getattr(args, k) is None: setattr(args, k, default)
@@ -89,7 +96,7 @@ def _settings(args, ckpt):
         if not same:
             _exit(2, f"--{k} {v} contradicts the checkpoint {args.resume}, trained with --{k} {settings[k]}: drop --{k} to resume it")
     if args.epochs < len(ckpt["history"]["epoch"]):
-        _exit(2, f"--epochs {args.epochs}: the checkpoint {args.resume} has {len(ckpt['history']['epoch'])} epochs already")
+        _exit(2, f"--epochs {args.epochs}: the checkpoint {args.resume} has {_count(len(ckpt['history']['epoch']), 'epoch')} already")
     return settings
 
 def _writable(folder):
@@ -172,7 +179,7 @@ def main(argv=None):
         from litnn.viz import plot_history
         plot_history(history, path=png, title=f"litnn: {settings['model']} on {'MNIST' if settings['data'] else 'digits'}")
         wrote += f" and {png}"
-    say(f"{len(history['epoch'])} epochs ({args.epochs - done} now, {time.perf_counter() - t0:.1f} s): "
+    say(f"{_count(len(history['epoch']), 'epoch')} ({args.epochs - done} now, {time.perf_counter() - t0:.1f} s): "
         f"test accuracy {history['test_acc'][-1]:.2%}, test loss {history['test_loss'][-1]:.4f}"
         + (f" ({world} processes)" if world > 1 else ""))
     say(wrote)

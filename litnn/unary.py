@@ -13,7 +13,7 @@ from .autograd.graph import Op, _NO_CTX
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _reduce, _scalar, ToCopyBackward0, _refuse_integers
 from .autograd.operators import sub, div
-from .autograd.engine import _inplace
+from .autograd.engine import _inplace, _axpy
 from .autograd.operators import _bool_error
 from .autograd.graph import _check_tensors
 from .ops import _floating, _masked, pow, clamp, _clip, neg
@@ -156,7 +156,7 @@ Tensor.__rtruediv__ = lambda self, other: reciprocal(self) * other      # as tor
 def sub_(self:Tensor, other, *, alpha=1):
     "In-place `sub`; returns self."
     _bool_error(self, other)
-    return _inplace(self, sub, other, alpha=alpha, _write=lambda xp, a, b: xp.subtract(a, b if alpha == 1 else b * alpha, out=a))
+    return _inplace(self, sub, other, alpha=alpha, _write=_axpy('subtract', alpha))
 
 @patch
 def div_(self:Tensor, other, *, rounding_mode=None):

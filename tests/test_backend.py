@@ -286,3 +286,99 @@ def test_random_ranges():
     i = litnn.randint(3, 7, (1000,)).numpy()
     assert set(i.tolist()) == {3, 4, 5, 6}
     assert sorted(litnn.randperm(10).tolist()) == list(range(10))
+
+## no GPU: every road from a device to an array library ends in one check (backend._cuda_xp)
+
+import os, subprocess, sys, textwrap, types
+from litnn import backend as B
+
+CUDA_ENTRY_POINTS = {
+    'zeros': lambda L: L.zeros(2, device='cuda'), 'ones': lambda L: L.ones(2, 3, device='cuda:0'),
+    'empty': lambda L: L.empty(2, device='cuda'), 'full': lambda L: L.full((2,), 1., device='cuda'),
+    'rand': lambda L: L.rand(2, device='cuda'), 'randn': lambda L: L.randn(3, device='cuda'),
+    'randint': lambda L: L.randint(0, 3, (2,), device='cuda'), 'randperm': lambda L: L.randperm(3, device='cuda'),
+    'normal': lambda L: L.normal(0., 1., (2,), device='cuda'), 'arange': lambda L: L.arange(3, device='cuda'),
+    'linspace': lambda L: L.linspace(0, 1, 3, device='cuda'), 'logspace': lambda L: L.logspace(0, 1, 3, device='cuda'),
+    'eye': lambda L: L.eye(2, device='cuda'), 'tril_indices': lambda L: L.tril_indices(3, 3, device='cuda'),
+    'empty_strided': lambda L: L.empty_strided((2,), (1,), device='cuda'), 'scalar_tensor': lambda L: L.scalar_tensor(1., device='cuda'),
+    'tensor': lambda L: L.tensor([1.], device='cuda'), 'as_tensor': lambda L: L.as_tensor([1.], device='cuda'),
+    'asarray': lambda L: L.asarray(np.ones(2), device='cuda'),
+    'zeros_like': lambda L: L.zeros_like(L.ones(2), device='cuda'), 'full_like': lambda L: L.full_like(L.ones(2), 3., device='cuda'),
+    'randn_like': lambda L: L.randn_like(L.ones(2), device='cuda'),
+    'new_zeros': lambda L: L.ones(2).new_zeros(3, device='cuda'), 'new_tensor': lambda L: L.ones(2).new_tensor([1.], device='cuda'),
+    'Tensor.cuda': lambda L: L.ones(2).cuda(), 'Tensor.to': lambda L: L.ones(2).to('cuda'),
+    'Tensor.to(device=)': lambda L: L.ones(2).to(device=L.device('cuda', 0)),
+    'Linear': lambda L: L.nn.Linear(2, 2, device='cuda'), 'Conv2d': lambda L: L.nn.Conv2d(1, 1, 3, device='cuda'),
+    'Embedding': lambda L: L.nn.Embedding(3, 2, device='cuda'), 'LayerNorm': lambda L: L.nn.LayerNorm(2, device='cuda'),
+    'Module.cuda': lambda L: L.nn.Linear(2, 2).cuda(), 'Module.to': lambda L: L.nn.Linear(2, 2).to('cuda'),
+    'cuda.current_device': lambda L: L.cuda.current_device(),
+}
+
+@pytest.mark.skipif(litnn.cuda.is_available(), reason='a GPU is present')
+@pytest.mark.parametrize('name', list(CUDA_ENTRY_POINTS))
+def test_cuda_without_a_gpu_raises_torchs_assertion_error(name):
+    f = CUDA_ENTRY_POINTS[name]
+    with pytest.raises(AssertionError, match='litnn found no CUDA device: ') as e: f(litnn)
+    assert B._no_cuda(B._cupy_problem) == str(e.value)          # the backend's one message, whichever road
+    if not torch.cuda.is_available():
+        if name == 'asarray':     # torch's CPU build says it differently here; litnn keeps one exception for all
+            with pytest.raises(RuntimeError, match='not linked with support for cuda'): f(torch)
+        else:
+            with pytest.raises(AssertionError, match='not compiled with CUDA'): f(torch)
+
+NO_DEVICE = 'CUDARuntimeError: cudaErrorNoDevice: no CUDA-capable device is detected'
+
+def test_message_when_cupy_is_installed_but_unusable(monkeypatch):
+    monkeypatch.setattr(B, 'cupy', None)
+    monkeypatch.setattr(B, '_cupy_problem', NO_DEVICE)
+    for f in (lambda: litnn.zeros(2, device='cuda'), lambda: litnn.ones(2).cuda(), lambda: litnn.nn.Linear(2, 2, device='cuda')):
+        with pytest.raises(AssertionError) as e: f()
+        msg = str(e.value)
+        assert 'CuPy is installed but cannot be used' in msg and NO_DEVICE in msg and 'install CuPy (' not in msg, msg
+    monkeypatch.setattr(B, '_cupy_problem', None)                  # not installed: say how to install it
+    with pytest.raises(AssertionError, match=r"install CuPy \(pip install 'litnn\[cuda\]'\)"): litnn.zeros(2, device='cuda')
+
+class CUDARuntimeError(RuntimeError): pass                          # as cupy_backends names it
+
+def fake_cupy(count):
+    "A stand-in for CuPy whose getDeviceCount returns `count`, or raises it when it is an exception."
+    def get():
+        if isinstance(count, Exception): raise count
+        return count
+    return types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=get)))
+
+def test_load_cupy_reports_cupys_own_reason(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, 'cupy', None)                  # not installed
+    assert B._load_cupy() == (None, None)
+    monkeypatch.setitem(sys.modules, 'cupy', fake_cupy(CUDARuntimeError('cudaErrorNoDevice: no CUDA-capable device is detected')))
+    assert B._load_cupy() == (None, NO_DEVICE)
+    monkeypatch.setitem(sys.modules, 'cupy', fake_cupy(0))
+    assert B._load_cupy() == (None, 'CUDA sees no device')
+    ok = fake_cupy(1)
+    monkeypatch.setitem(sys.modules, 'cupy', ok)
+    assert B._load_cupy() == (ok, None)
+    # a CuPy whose import itself fails (a wheel for another CUDA): its ImportError is the reason
+    (tmp_path / 'cupy').mkdir()
+    (tmp_path / 'cupy' / '__init__.py').write_text("raise ImportError('CuPy failed to load libnvrtc.so.12: cannot open shared object file')\n")
+    monkeypatch.delitem(sys.modules, 'cupy')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert B._load_cupy() == (None, 'ImportError: CuPy failed to load libnvrtc.so.12: cannot open shared object file')
+
+def test_a_cupy_without_a_driver_at_import(tmp_path):
+    "End to end: `import litnn` with an installed CuPy that finds no driver."
+    (tmp_path / 'cupy').mkdir()
+    (tmp_path / 'cupy' / '__init__.py').write_text(textwrap.dedent("""
+        class CUDARuntimeError(RuntimeError): pass
+        class _runtime:
+            def getDeviceCount(): raise CUDARuntimeError('cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version')
+        class cuda: runtime = _runtime
+        """))
+    code = ("import litnn\nprint(litnn.cuda.is_available())\n"
+            "try: litnn.zeros(2, device='cuda')\nexcept AssertionError as e: print(e)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path)] + sys.path))
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    available, msg = r.stdout.strip().splitlines()
+    assert available == 'False'
+    assert 'CuPy is installed but cannot be used' in msg
+    assert 'CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version' in msg

@@ -169,6 +169,16 @@ def test_default_device_cuda():
         assert litnn.zeros(2, device='cpu').device.type == 'cpu'
     finally: litnn.set_default_device(None)
 
+@pytest.mark.skipif(litnn.cuda.is_available(), reason='a GPU is present')
+def test_default_device_cuda_without_a_gpu():
+    for L in (litnn,) + (() if torch.cuda.is_available() else (torch,)):
+        L.set_default_device('cuda')                           # allowed; allocating is not
+        try:
+            for f in (lambda: L.zeros(2), lambda: L.tensor([1]), lambda: L.arange(3), lambda: L.randn(2), lambda: L.as_tensor([1.]),
+                      lambda: L.nn.Linear(2, 2)):
+                with pytest.raises(AssertionError): f()
+        finally: L.set_default_device(None)
+
 def test_variable():
     t = litnn.ones(2)
     v = litnn.autograd.Variable(t, requires_grad=True)

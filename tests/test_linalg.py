@@ -42,9 +42,56 @@ def test_inv_det_slogdet(shape):
     run(lambda t: t.logdet(), lambda t: t.logdet(), [a], name=False)
     run(litnn.inv, torch.inverse, [a.astype(np.float32)], rtol=1e-4, atol=1e-5) if hasattr(litnn, 'inv') else None
 
+def cofactors(a):
+    "The cofactor matrix adj(A)ᵀ, the gradient of det, of each matrix of float64 array a, from the determinants of its minors."
+    n = a.shape[-1]
+    if n == 1: return np.ones_like(a)
+    C = np.empty_like(a)
+    for i in range(n):
+        for j in range(n):
+            C[..., i, j] = (-1) ** (i + j) * np.linalg.det(np.delete(np.delete(a, i, -2), j, -1))
+    return C
+
+def low_rank(r, n, *batch): return mats(*batch, n, r) @ mats(*batch, r, n)
+
+def det_grad(lib, a, create_graph=False):
+    t = lib.tensor(a, requires_grad=True)
+    return lib.autograd.grad(lib.linalg.det(t).sum(), t, create_graph=create_graph)[0].detach().numpy()
+
 def test_det_of_singular_matrices_gradient():
-    a = np.array([[[1., 2., 3.], [2., 4., 6.], [0., 1., 1.]], [[2., 0., 0.], [0., 3., 0.], [0., 0., 4.]], [[0., 0., 0.], [0., 0., 0.], [1., 1., 1.]]])
-    run(litnn.linalg.det, torch.linalg.det, [a])
+    """The gradient of det is the adjugate (transposed) at singular matrices too, whether LAPACK's det of them comes out
+    exactly 0 or tiny: on every CPU. (torch's first-order backward gives 0 where its det is exactly 0; its create_graph one,
+    the formula litnn uses for both, the adjugate.)"""
+    e = np.zeros((4, 4)); e[3, 3] = 1.
+    exact_zero = [np.array([[1., 0., 2.], [3., 0., 4.], [5., 0., 7.]]),   # a zero column or row: every LU ends on a 0 pivot
+                  np.array([[1., 2., 3.], [0., 0., 0.], [4., 5., 7.]]), np.zeros((1, 1))]
+    for a in exact_zero:
+        assert np.linalg.det(a) == 0 and litnn.linalg.det(litnn.tensor(a)).item() == 0 and torch.linalg.det(torch.tensor(a)).item() == 0
+    B = low_rank(3, 4)
+    cases = exact_zero + [np.array([[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]),   # det 0 or ±7e-16, by CPU
+                          low_rank(2, 3), low_rank(3, 4), low_rank(2, 4), low_rank(1, 4), np.zeros((3, 3)),
+                          B + 2. ** -50 * e,                                        # det tiny: below 100 ε
+                          B + 2. ** -20 * e, mats(4, 4)]                            # det small but not tiny; regular
+    for a in cases:
+        ref = cofactors(a)
+        scale = np.abs(a).max() ** (a.shape[-1] - 1) + 1                           # the size of a cofactor
+        np.testing.assert_allclose(det_grad(litnn, a), ref, rtol=1e-7, atol=1e-9 * scale)
+        np.testing.assert_allclose(det_grad(litnn, a, create_graph=True), ref, rtol=1e-7, atol=1e-9 * scale)
+        np.testing.assert_allclose(det_grad(torch, a, create_graph=True), ref, rtol=1e-7, atol=1e-9 * scale)
+        if torch.linalg.det(torch.tensor(a)).item() != 0:                          # torch's first order: det A⁻ᵀ from its LU
+            np.testing.assert_allclose(det_grad(torch, a), ref, rtol=1e-7, atol=1e-9 * scale)
+    assert np.abs(det_grad(litnn, exact_zero[0])).max() > 1                         # the adjugate of a rank n-1 matrix is not 0
+    # batched: every kind of matrix in one batch (each gets its own formula), and float32
+    batch = np.stack([c for c in cases if c.shape == (4, 4)]).reshape(2, 3, 4, 4)
+    np.testing.assert_allclose(det_grad(litnn, batch), cofactors(batch), rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(det_grad(litnn, batch, create_graph=True), cofactors(batch), rtol=1e-7, atol=1e-7)
+    g32 = det_grad(litnn, batch.astype(np.float32))
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32, cofactors(batch), rtol=1e-3, atol=1e-3 * np.abs(cofactors(batch)).max())
+    # det is a polynomial, smooth at singular matrices: finite differences of it and of its gradient
+    for a in (exact_zero[0], cases[3], low_rank(2, 4), low_rank(1, 4), batch[:, :2]):
+        A = litnn.tensor(a, requires_grad=True)
+        assert gradcheck(litnn.linalg.det, (A,)) and gradgradcheck(litnn.linalg.det, (A,))
 
 def test_solve():
     A = mats(2, 3, 3)

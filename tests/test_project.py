@@ -60,11 +60,31 @@ def test_ci_runs_the_readme_test_command():
     cmds = re.findall(r"^cmd='(.*)'$", (ROOT/'.ci'/'run').read_text(encoding='utf-8'), re.M)
     assert cmds == [readme_test_command()]
 
+def test_ci_runs_the_readme_docs_command():
+    lines = [l.strip() for l in (ROOT/'README.md').read_text(encoding='utf-8').splitlines()
+             if l.strip().endswith('python tools/build_docs.py')]
+    cmds = re.findall(r"^docs_cmd='(.*)'$", (ROOT/'.ci'/'run').read_text(encoding='utf-8'), re.M)
+    assert len(lines) == 1 and cmds == lines
+
 def test_readme_is_generated_from_index():
     sys.path.insert(0, str(ROOT/'tools'))
     try: from make_readme import make_readme
     finally: sys.path.pop(0)
     assert (ROOT/'README.md').read_text(encoding='utf-8') == make_readme(NBS/'index.ipynb')
+
+def _texts(nb):
+    "The text each code cell of notebook file `nb` printed, cell by cell."
+    cells = json.loads(Path(nb).read_text(encoding='utf-8'))['cells']
+    return [''.join(''.join(o.get('text', '')) for o in c.get('outputs', []) if o['output_type'] == 'stream')
+            for c in cells if c['cell_type'] == 'code']
+
+def test_readme_outputs_are_what_its_code_prints(tmp_path):
+    "The README's outputs are index.ipynb's saved ones: running the notebook afresh prints exactly those."
+    fresh = tmp_path/'index.ipynb'
+    code = f"from execnb.shell import CaptureShell; CaptureShell().execute({str(NBS/'index.ipynb')!r}, {str(fresh)!r}, exc_stop=True)"
+    subprocess.run([sys.executable, '-c', code], cwd=tmp_path, check=True, capture_output=True)
+    saved = _texts(NBS/'index.ipynb')
+    assert any(saved) and _texts(fresh) == saved
 
 def test_top_quarto_yml_is_the_nbs_one():
     top = ROOT/'_quarto.yml'

@@ -110,3 +110,62 @@ def test_figure(tmp_path):
         with lib.utils.tensorboard.SummaryWriter(d) as w: w.add_figure('fig', fig, 0)
         return read(d)['images']
     same(run)
+
+
+def hparams_log(lib, logdir):
+    "A sweep of three runs written with `lib`'s add_hparams; what EventAccumulator reads in each run's folder."
+    from tensorboard.plugins.hparams import metadata
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    with lib.utils.tensorboard.SummaryWriter(str(logdir)) as w:
+        w.add_hparams({'lr': 0.1, 'bsize': 32, 'optim': 'sgd', 'nesterov': True, 'skipped': None},
+                      {'hparam/accuracy': 0.75, 'hparam/loss': lib.tensor(0.5)}, run_name='a')
+        w.add_hparams({'lr': 0.01, 'bsize': 64, 'optim': 'adam', 'nesterov': False},
+                      {'hparam/accuracy': 0.8}, hparam_domain_discrete={'optim': ['sgd', 'adam'], 'bsize': [32, 64], 'nesterov': [True, False]},
+                      run_name='b', global_step=7)
+        w.add_hparams({'lr': lib.tensor([0.5]), 'name': 'x'}, {'m': 1}, run_name='c', global_step=2)
+    out = {}
+    for run in sorted(os.listdir(logdir)):
+        if not os.path.isdir(logdir / run): continue
+        acc = EventAccumulator(str(logdir / run)); acc.Reload()
+        contents = acc.PluginTagToContent(metadata.PLUGIN_NAME)
+        out[run] = dict(
+            tags=sorted(contents),
+            content=contents,                                         # the plugin data, byte for byte
+            experiment=metadata.parse_experiment_plugin_data(contents[metadata.EXPERIMENT_TAG]),
+            start=metadata.parse_session_start_info_plugin_data(contents[metadata.SESSION_START_INFO_TAG]),
+            end=metadata.parse_session_end_info_plugin_data(contents[metadata.SESSION_END_INFO_TAG]),
+            scalars={t: [(e.step, e.value) for e in acc.Scalars(t)] for t in acc.Tags()['scalars']},
+            events=[(e.step, [v.tag for v in e.summary.value])                 # every event, in order, with its step
+                    for f in sorted(os.listdir(logdir / run)) if not os.path.isdir(logdir / run / f)
+                    for e in EventFileLoader(str(logdir / run / f)).Load() if e.HasField('summary')])
+    return out
+
+
+def test_add_hparams_writes_what_torch_writes(tmp_path):
+    from tensorboard.plugins.hparams import metadata
+    ours, theirs = hparams_log(litnn, tmp_path / 'litnn'), hparams_log(torch, tmp_path / 'torch')
+    assert sorted(ours) == sorted(theirs) == ['a', 'b', 'c']
+    assert ours == theirs
+    a, b = ours['a'], ours['b']
+    assert a['tags'] == sorted([metadata.EXPERIMENT_TAG, metadata.SESSION_START_INFO_TAG, metadata.SESSION_END_INFO_TAG])
+    assert a['scalars'] == {'hparam/accuracy': [(0, 0.75)], 'hparam/loss': [(0, 0.5)]}
+    assert b['scalars'] == {'hparam/accuracy': [(7, pytest.approx(0.8))]}
+    assert b['events'] == [(7, [metadata.EXPERIMENT_TAG]), (7, [metadata.SESSION_START_INFO_TAG]), (7, [metadata.SESSION_END_INFO_TAG]),
+                           (7, ['hparam/accuracy'])]
+    assert {h.name for h in a['experiment'].hparam_infos} == {'lr', 'bsize', 'optim', 'nesterov'}     # None: left out
+    assert [m.name.tag for m in a['experiment'].metric_infos] == ['hparam/accuracy', 'hparam/loss']
+    assert a['start'].hparams['optim'].string_value == 'sgd' and a['start'].hparams['lr'].number_value == 0.1
+    assert a['end'].status == 1                                                     # STATUS_SUCCESS
+    assert [v.string_value for v in next(h for h in b['experiment'].hparam_infos if h.name == 'optim').domain_discrete.values] == ['sgd', 'adam']
+
+
+def test_add_hparams_errors_as_torchs(tmp_path):
+    def run(lib):
+        w = lib.utils.tensorboard.SummaryWriter(str(tmp_path / lib.__name__))
+        out = [err(w.add_hparams, [('lr', 0.1)], {}), err(w.add_hparams, {'lr': 0.1}, 'acc'),
+               err(w.add_hparams, {'lr': [0.1]}, {}), err(w.add_hparams, {'lr': np.int64(3)}, {}),
+               err(w.add_hparams, {'lr': 0.1}, {}, {'lr': [1]}), err(w.add_hparams, {'lr': 0.1}, {}, {'bs': [1.]}),
+               err(w.add_hparams, {'lr': 0.1}, {}, [0.1])]
+        w.close()
+        return out
+    same(run)

@@ -1,5 +1,9 @@
-"""`python -m litnn.train` end to end, as a user runs it: in a child process, on small runs."""
-import os, signal, subprocess, sys, time
+"""`python -m litnn.train` end to end, as a user runs it: in a child process, on small runs.
+
+Nothing here reads the clock: a run is long in steps, not seconds, Ctrl-C is sent when the child says (on its
+stdout) that it reached a given training step and waits there, and the only timeouts are 600 s safety nets
+against a hung child."""
+import os, signal, subprocess, sys, tempfile, threading
 from pathlib import Path
 import numpy as np
 import pytest
@@ -7,11 +11,12 @@ import litnn
 from litnn.datasets import write_idx
 
 ENV = dict(os.environ, OMP_NUM_THREADS='1', PYTHONUNBUFFERED='1', MPLBACKEND='Agg')
+HUNG = 600     # seconds: only a hung child gets near this, never a slow one
 
 def train(*flags, **kw):
     "Run the command with `flags`; the finished process (stdout and stderr as text)."
     return subprocess.run([sys.executable, '-m', 'litnn.train', '--no-progress', *map(str, flags)],
-                          capture_output=True, text=True, env=ENV, timeout=300, **kw)
+                          capture_output=True, text=True, env=ENV, timeout=HUNG, **kw)
 
 def weights(path): return {k: v.numpy() for k, v in litnn.load(path)['model'].items()}
 
@@ -19,7 +24,7 @@ def test_a_short_run_writes_checkpoint_and_plot(tmp_path):
     r = train('--epochs', 2, '--limit', 300, '--out', tmp_path)
     assert r.returncode == 0, r.stderr
     assert 'Linear(in_features=64, out_features=512, bias=True)' in r.stdout     # the model is printed
-    assert 'test accuracy' in r.stdout
+    assert 'test accuracy' in r.stdout and '2 epochs (2 now, ' in r.stdout
     ck = litnn.load(tmp_path / 'checkpoint.lnn')
     assert sorted(ck) == ['history', 'model', 'optimizer', 'scheduler', 'settings']
     assert ck['history']['epoch'] == [1, 2] and len(ck['history']['test_acc']) == 2
@@ -28,48 +33,85 @@ def test_a_short_run_writes_checkpoint_and_plot(tmp_path):
     assert (tmp_path / 'history.png').read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
 def test_default_run_reaches_97_percent(tmp_path):
-    t = time.perf_counter()
     r = train('--out', tmp_path)
     assert r.returncode == 0, r.stderr
-    acc = litnn.load(tmp_path / 'checkpoint.lnn')['history']['test_acc'][-1]
-    assert acc >= 0.97, acc
-    assert time.perf_counter() - t < 60
+    h = litnn.load(tmp_path / 'checkpoint.lnn')['history']
+    assert h['epoch'] == list(range(1, 21))                          # the default: 20 epochs
+    assert h['test_acc'][-1] >= 0.97, h['test_acc']
 
-def interrupt_once_saved(flags, ck):
-    "Start the command, send Ctrl-C once `ck` exists (after a few more epochs); the finished process and its output."
-    p = subprocess.Popen([sys.executable, '-m', 'litnn.train', '--no-progress', *map(str, flags)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    deadline = time.time() + 120
-    while not ck.exists() and time.time() < deadline: time.sleep(0.05)
-    assert ck.exists(), 'no checkpoint after 120 s'
-    time.sleep(0.5)                          # be in the middle of later epochs (and saves)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
-    return p, out, err
+# The child runs the command with SGD.step wrapped: after step `stop` it prints "reached step <stop>" and blocks
+# reading its stdin, which the parent never writes. The parent reads the child's stdout up to that line, then sends
+# SIGINT, so Ctrl-C always lands at that step, however fast or loaded the machine is.
+INTERRUPT_AT_STEP = r"""
+import runpy, sys
+import litnn
+stop, done, real_step = int(sys.argv[1]), [0], litnn.optim.SGD.step
+def step_then_wait(self, *args, **kwargs):
+    out = real_step(self, *args, **kwargs)
+    done[0] += 1
+    if done[0] == stop:
+        print(f'reached step {stop}', flush=True)
+        sys.stdin.readline()                 # blocks: only the parent's SIGINT (KeyboardInterrupt) ends it
+    return out
+litnn.optim.SGD.step = step_then_wait
+sys.argv = ['python -m litnn.train'] + sys.argv[2:]
+runpy.run_module('litnn.train', run_name='__main__', alter_sys=True)
+"""
+
+def interrupt_at_step(flags, stop):
+    "Run the command, send Ctrl-C once it finished training step `stop`; the finished process, its stdout and stderr."
+    with tempfile.TemporaryFile('w+') as err:        # a file, not a pipe: nothing the child writes can block it
+        p = subprocess.Popen([sys.executable, '-c', INTERRUPT_AT_STEP, str(stop), '--no-progress', *map(str, flags)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=ENV)
+        hung = threading.Timer(HUNG, p.kill); hung.start()     # a safety net only
+        try:
+            out = []
+            for line in p.stdout:
+                out.append(line)
+                if line == f'reached step {stop}\n': break
+            reached = bool(out) and out[-1] == f'reached step {stop}\n'
+            if reached: p.send_signal(signal.SIGINT)
+            rest = p.stdout.read()           # up to the child's exit; its stdin stays open, so only SIGINT ends the wait
+            p.wait()
+        finally:
+            hung.cancel()
+            p.stdin.close(); p.stdout.close()
+        err.seek(0); err = err.read()
+    assert reached, f'the child ended before step {stop}: {err}'
+    return p, ''.join(out) + rest, err
+
+# --limit 100 --batch-size 32: 4 steps an epoch, so step 10 is in the middle of epoch 3, after 2 saved epochs
+SMALL, STOP, SAVED = ['--limit', 100, '--batch-size', 32], 10, 2
 
 def test_ctrl_c_keeps_the_last_completed_checkpoint(tmp_path):
     ck = tmp_path / 'checkpoint.lnn'
-    p, out, err = interrupt_once_saved(['--epochs', 100000, '--out', tmp_path], ck)
+    p, out, err = interrupt_at_step([*SMALL, '--epochs', 100000, '--out', tmp_path], STOP)
     assert p.returncode == 130, err
-    assert 'interrupted' in err and str(ck) in err
-    h = litnn.load(ck)['history']            # readable, and a whole number of completed epochs
-    assert h['epoch'] == list(range(1, len(h['epoch']) + 1)) and len(h['test_acc']) == len(h['epoch'])
-    assert f"holds epoch {len(h['epoch'])}" in err
+    assert 'interrupted' in err and str(ck) in err and 'Traceback' not in err, err
+    h = litnn.load(ck)['history']            # readable, and the epochs completed before Ctrl-C, whole
+    assert h['epoch'] == list(range(1, SAVED + 1)) and len(h['test_acc']) == SAVED
+    assert f"holds epoch {SAVED}" in err
     assert [f.name for f in tmp_path.iterdir()] == ['checkpoint.lnn']   # no temporary file left behind
+
+def test_ctrl_c_before_the_first_epoch_ends(tmp_path):
+    p, out, err = interrupt_at_step([*SMALL, '--epochs', 3, '--out', tmp_path], 2)
+    assert p.returncode == 130, err
+    assert 'interrupted before the first epoch ended: no checkpoint written' in err, err
+    assert list(tmp_path.iterdir()) == []
 
 def test_interrupted_and_resumed_run_equals_uninterrupted_run(tmp_path):
     a, b = tmp_path / 'a', tmp_path / 'b'
-    flags = ['--epochs', 150, '--limit', 100, '--batch-size', 32]
+    flags = [*SMALL, '--epochs', 6]
     assert train(*flags, '--out', a).returncode == 0
-    p, _, err = interrupt_once_saved([*flags, '--out', b], b / 'checkpoint.lnn')
+    p, _, err = interrupt_at_step([*flags, '--out', b], STOP)
     assert p.returncode == 130, err
-    stopped = len(litnn.load(b / 'checkpoint.lnn')['history']['epoch'])
-    assert 0 < stopped < 150
+    assert litnn.load(b / 'checkpoint.lnn')['history']['epoch'] == list(range(1, SAVED + 1))
     r = train(*flags, '--resume', b / 'checkpoint.lnn', '--out', b)
     assert r.returncode == 0, r.stderr
-    assert f'resumed from {b / "checkpoint.lnn"} after epoch {stopped}' in r.stdout
+    assert f'resumed from {b / "checkpoint.lnn"} after epoch {SAVED}' in r.stdout
+    assert '6 epochs (4 now, ' in r.stdout
     ha, hb = litnn.load(a / 'checkpoint.lnn')['history'], litnn.load(b / 'checkpoint.lnn')['history']
-    assert hb['epoch'] == list(range(1, 151)) and ha == hb
+    assert hb['epoch'] == list(range(1, 7)) and ha == hb
     wa, wb = weights(a / 'checkpoint.lnn'), weights(b / 'checkpoint.lnn')
     assert all(np.array_equal(wa[k], wb[k]) for k in wa)
 
@@ -93,6 +135,7 @@ def test_cnn_model(tmp_path):
     r = train('--model', 'cnn', '--epochs', 1, '--limit', 200, '--out', tmp_path)
     assert r.returncode == 0, r.stderr
     assert 'Conv2d(1, 16, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))' in r.stdout
+    assert '\n1 epoch (1 now, ' in r.stdout                          # not "1 epochs"
     assert 'features.0.weight' in weights(tmp_path / 'checkpoint.lnn')
 
 @pytest.mark.parametrize('flags, msg', [(['--model', 'rnn'], "invalid choice: 'rnn'"), (['--epochs', '-1'], '--epochs must be >= 1'),
@@ -105,7 +148,7 @@ def test_bad_flags_exit_2_with_a_message(tmp_path, flags, msg):
 @pytest.mark.skipif(litnn.cuda.is_available(), reason='a GPU is present')
 def test_cuda_without_gpu_is_refused(tmp_path):
     r = train('--device', 'cuda', '--out', tmp_path)
-    assert r.returncode == 2 and 'no GPU' in r.stderr
+    one_line_error(r, 2, '--device cuda: no GPU: litnn found no CUDA device: ')   # the backend's message, saying why
 
 @pytest.mark.skipif(not litnn.cuda.is_available(), reason='no GPU (CuPy) here')
 def test_cuda_run(tmp_path):
@@ -155,6 +198,13 @@ def test_data_folder_without_mnist_files_exits_1(tmp_path):
     one_line_error(train('--resume', tmp_path, '--out', tmp_path / 'o'), 2, f'--resume {tmp_path}: not a file')
 
 
+def test_out_that_is_a_file_exits_2_in_one_line(tmp_path):
+    notes = tmp_path / 'notes.txt'; notes.write_text('x')
+    r = train('--out', notes)
+    one_line_error(r, 2, f'--out {notes}: is a file, not a folder')
+    assert 'File exists' not in r.stderr and notes.read_text() == 'x'
+
+
 def test_unwritable_out_exits_1_before_training(tmp_path):
     blocker = tmp_path / 'file'; blocker.write_text('x')
     r = train('--out', blocker / 'run')
@@ -182,7 +232,7 @@ runpy.run_module('litnn.train', run_name='__main__', alter_sys=True)
 
 def test_runs_without_tqdm_and_matplotlib_saying_so(tmp_path):
     r = subprocess.run([sys.executable, '-c', BLOCK_IMPORTS, 'tqdm,matplotlib', '--epochs', '1', '--limit', '50', '--out', str(tmp_path)],
-                       capture_output=True, text=True, env=ENV, timeout=300)
+                       capture_output=True, text=True, env=ENV, timeout=HUNG)
     assert r.returncode == 0, r.stderr
     assert 'tqdm is not installed: training without a progress bar' in r.stderr
     assert 'matplotlib is not installed: no plot written' in r.stderr

@@ -316,3 +316,30 @@ def test_plot_history_from_a_dict_of_lists():
     train, val = fig.axes[0].lines
     assert list(train.get_xdata()) == [1, 2, 3, 4] and list(val.get_xdata()) == [1, 2, 3]   # a shorter series stops early
     assert list(fig.axes[1].lines[0].get_ydata()) == [.2, .5, .7, .8]
+
+
+# --- without matplotlib ----------------------------------------------------------------------------
+
+WITHOUT_MATPLOTLIB = r"""
+import sys
+sys.modules['matplotlib'] = None        # `import matplotlib...` now fails as if it were not installed
+import litnn, litnn.viz                 # importing needs nothing more
+print(len(litnn.viz.summary(litnn.nn.Linear(2, 3), (1, 2)).summary_list))   # nor does summary, which draws nothing
+x = litnn.tensor(2., requires_grad=True)
+for draw in (lambda: litnn.viz.draw_graph(x * 3), lambda: litnn.viz.plot_history({'loss': [1., .5]}),
+             lambda: litnn.viz.hook_timeline(litnn.nn.Linear(2, 1), litnn.ones(1, 2))):
+    try: draw()
+    except ModuleNotFoundError as e: print(type(e).__name__, e.name, e, sep='|')
+"""
+
+def test_drawing_without_matplotlib_says_which_extra_installs_it():
+    import subprocess, sys
+    r = subprocess.run([sys.executable, '-c', WITHOUT_MATPLOTLIB], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    rows, *errors = r.stdout.strip().splitlines()
+    assert int(rows) >= 1
+    assert len(errors) == 3, r.stdout
+    for line in errors:
+        kind, name, msg = line.split('|')
+        assert kind == 'ModuleNotFoundError' and name == 'matplotlib'
+        assert 'matplotlib' in msg and 'pip install "litnn[train]"' in msg

@@ -103,7 +103,7 @@ def _mv_exports_begin(self):
             cells[idx:idx] = [doc, src]
 
 
-def process_all(nbs, proc_dir, jobs):
+def process_all(nbs, proc_dir, jobs, verbose=False):
     proc_dir.mkdir(parents=True, exist_ok=True)
     pairs = [(str(p), str(proc_dir/(p.relative_to(NBS).as_posix().replace('/', '__')))) for p in nbs]
     # One process per notebook, forked from this one after the heavy imports (about 1.5 s each)
@@ -115,7 +115,7 @@ def process_all(nbs, proc_dir, jobs):
     else: ctx = get_context('spawn')
     with ctx.Pool(jobs, maxtasksperchild=1) as pool: done = pool.map(_process, pairs, chunksize=1)
     mixed = [f'  {Path(src).name}: the cell starting {first!r}' for (src, _), (_, firsts) in zip(pairs, done) for first in firsts]
-    if mixed: print('docs: note: these cells mix imports with other code, which breaks nbdev_docs (Quarto); only their '
+    if mixed and verbose: print('docs: note (for nbdev_docs with Quarto): these cells mix imports with other code, which breaks nbdev_docs (Quarto); only their '
                     'imports ran here (put the imports in a cell of their own):\n' + '\n'.join(mixed))
     return [Path(d) for d, _ in done]
 
@@ -327,6 +327,7 @@ def main(argv=None):
     ap.add_argument('--out', default=str(ROOT/'_site'), help='where the site goes (default: _site/)')
     ap.add_argument('--build-dir', default=None, help='working folder (default: _site_build/ beside --out)')
     ap.add_argument('--jobs', type=int, default=min(2, os.cpu_count() or 1), help='notebooks processed at once')
+    ap.add_argument('--verbose', action='store_true', help="also list the cells that would trouble nbdev_docs (Quarto)")
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
     build_dir = Path(args.build_dir).resolve() if args.build_dir else out.parent/(out.name + '_build')
@@ -339,7 +340,7 @@ def main(argv=None):
     t0 = time.time()
     nbs = notebooks()
     _clear(build_dir)
-    procs = process_all(nbs, build_dir/'proc', args.jobs)
+    procs = process_all(nbs, build_dir/'proc', args.jobs, args.verbose)
     t1 = time.time()
     pages = [Page(proc, src) for proc, src in zip(procs, nbs)]
     _relink(pages)

@@ -30,6 +30,15 @@ step() {  # step "title": close the previous step's clock, print a header
     STEP=$1; STEP_T0=$SECONDS
     printf '\n==== %s ====\n' "$STEP"
 }
+timings() {  # on any exit, passed or failed: how long each step took
+    local rc=$?
+    [ -n "${STEP:-}" ] || exit $rc
+    TIMES+=("$(printf '%5ds  %s' $((SECONDS-STEP_T0)) "$STEP")")
+    printf '\n==== timings ====\n'; printf '%s\n' "${TIMES[@]}"; printf '%5ds  total\n' $((SECONDS-T0))
+    if [ "$rc" = 0 ]; then echo "test_all.sh: all tests passed"; else echo "test_all.sh: FAILED in step '$STEP' (exit $rc)" >&2; fi
+    exit $rc
+}
+trap timings EXIT
 
 # Everything the generators may touch: tracked and untracked (not ignored) files.
 snapshot() { git ls-files -z -co --exclude-standard -- litnn nbs README.md | sort -z | xargs -0 -r sha1sum; }
@@ -64,9 +73,13 @@ if [ "$(python -c 'import litnn.cuda as c; print(c.is_available())')" = True ]; 
 fi
 # One process per notebook: a notebook re-patches litnn's classes with its own cells' definitions,
 # so notebooks sharing a process (nbdev_test's worker pool) would see each other's classes.
-failed=$(ls nbs/*.ipynb | xargs -P 2 -I{} sh -c 'nbdev_test --path "$1" '"${flags[*]:-}"' >/dev/null 2>&1 || echo "$1"' _ {})
+nbtimes=$(mktemp)
+failed=$(ls nbs/*.ipynb | xargs -P 2 -I{} sh -c 's=$(date +%s); nbdev_test --path "$1" '"${flags[*]:-}"' >/dev/null 2>&1 || echo "$1"
+                                                echo "$(($(date +%s) - s))s $1" >> "$2"' _ {} "$nbtimes")
+echo "slowest notebooks:" $(sort -rn "$nbtimes" | head -8 | tr '\n' ' '); rm -f "$nbtimes"
 if [ -n "$failed" ]; then
-    for nb in $failed; do echo "---- $nb"; nbdev_test --path "$nb" ${flags[@]+"${flags[@]}"} 2>&1 | tail -30; done
+    # each failing notebook's own error (`|| true`: under pipefail one failure must not hide the others)
+    for nb in $failed; do echo "---- $nb"; { nbdev_test --path "$nb" ${flags[@]+"${flags[@]}"} 2>&1 || true; } | tail -30; done
     echo "notebooks failed:" $failed >&2; exit 1
 fi
 echo "all $(ls nbs/*.ipynb | wc -l) notebooks passed"
@@ -78,7 +91,3 @@ elif [ "$rc" != 0 ]; then exit "$rc"; fi
 
 step "4/4 tests/: pytest tests"
 python -m pytest tests -q
-
-step "timings"
-printf '%s\n' "${TIMES[@]}"; printf '%5ds  total\n' $((SECONDS-T0))
-echo "test_all.sh: all tests passed"

@@ -200,7 +200,8 @@ def _sum_dtype(x, dtype):
 
 def _half(a):
     "Whether array `a` is float16 or bfloat16 (whose numpy kind is 'V'), which torch's CPU kernels compute in float32."
-    return a.dtype.itemsize == 2 and a.dtype.kind not in 'iu'
+    d = getattr(a, 'dtype', None)     # a Python number is not
+    return d is not None and d.itemsize == 2 and d.kind not in 'iu'
 
 def _opmath(a):
     "`a` as float32 if it is half precision, else as it is: what torch computes in (its 'opmath' type), rounding once."

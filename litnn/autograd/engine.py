@@ -10,7 +10,7 @@ from ..tensor import Tensor, _as_array, _by_np, _LEGACY, _version_counter
 from ..factories import tensor as _tensor
 from .graph import AccumulateGrad, _accumulator, _edge, _FREED, _version
 from .grad_mode import _Mode
-from .broadcasting import _can_cast
+from .broadcasting import _can_cast, _half
 from .operators import add, mul
 
 # %% auto #0
@@ -332,7 +332,17 @@ def _inplace(self, op, *args, _write=None, **kw):
 @patch
 def add_(self:Tensor, other, *, alpha=1):
     "In-place `add`; returns self."
-    return _inplace(self, add, other, alpha=alpha, _write=lambda xp, a, b: xp.add(a, b if alpha == 1 else b * alpha, out=a))
+    return _inplace(self, add, other, alpha=alpha, _write=_axpy('add', alpha))
+
+def _axpy(ufunc, alpha):
+    """The fast path of `add_`/`sub_` (`ufunc` 'add' or 'subtract'): `a += alpha * b` straight into `a`. numpy computes
+    `b * alpha` in b's own dtype, torch in the promoted one (float32 for half precision): so with an `alpha` it takes
+    only a `b` of a's own dtype, not half precision, and leaves the rest to the general path, which computes as `add`."""
+    if alpha == 1: return lambda xp, a, b: getattr(xp, ufunc)(a, b, out=a)
+    def write(xp, a, b):
+        if _half(a) or getattr(b, 'dtype', a.dtype) != a.dtype: raise TypeError   # -> the general path
+        getattr(xp, ufunc)(a, b * alpha, out=a)
+    return write
 
 @patch
 def mul_(self:Tensor, other):

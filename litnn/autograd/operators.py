@@ -9,7 +9,7 @@ from .. import backend as B
 from ..backend import patch, array_namespace
 from ..tensor import Tensor, _array_of
 from .graph import Op, _NO_CTX
-from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands
+from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
@@ -26,7 +26,11 @@ class AddBackward0(Op):
             ctx.shapes = _shapes(x, y)
             if alpha != 1: ctx.alpha = alpha
         a, b = _operands(x, y)
-        return cls.op(a, b) if alpha == 1 else cls.op(a, alpha * b)
+        if alpha == 1: return cls.op(a, b)
+        t = a if hasattr(a, 'dtype') else b        # the array operand: its dtype is the result's
+        if _half(t):     # as torch: alpha rounded to the half dtype, the rest in float32, rounded once
+            return cls.op(_opmath(a), np.float32(np.asarray(alpha).astype(t.dtype)) * _opmath(b)).astype(t.dtype)
+        return cls.op(a, alpha * b)
     @classmethod
     def backward(cls, ctx, g):
         (sx, sy), ((fx, _), (fy, _)), k = ctx.shapes or (None, None), ctx.next_functions, cls.sign * ctx.alpha

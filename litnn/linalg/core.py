@@ -100,15 +100,14 @@ def inv(A):
     return LinalgInvExBackward0.apply(A)
 
 # %% ../../nbs/03i_linalg.ipynb #a5ca6dea
-def _adjugate_t(a):
-    "The transposed adjugate of each matrix of array `a`, from its SVD (defined for singular matrices too)."
-    xp = array_namespace(a)
-    U, S, Vh = xp.linalg.svd(a)
-    ones = xp.ones(S.shape[:-1] + (1,), S.dtype)
-    before = xp.cumprod(xp.concatenate([ones, S[..., :-1]], -1), -1)          # ∏_{j<i} s_j
-    after = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(S, -1)[..., :-1]], -1), -1), -1)   # ∏_{j>i} s_j
-    sign = xp.linalg.det(U) * xp.linalg.det(Vh)
-    return sign[..., None, None] * ((U * (before * after)[..., None, :]) @ Vh)
+def _adjugate_t(A):
+    "adj(A)ᵀ for each matrix of A from its SVD, det(U) det(Vᵀ) U diag(∏_{j≠i} s_j) Vᵀ: products only, so singular A too."
+    from litnn.linalg.decompositions import svd     # 03i_linalg_decompositions, which imports this module
+    U, S, Vh = svd(A)
+    xp = array_namespace(A._data)
+    sign = _const(xp.linalg.det(U._data) * xp.linalg.det(Vh._data))                          # ±1
+    others = where(_const(xp.eye(S.shape[-1], dtype=bool)), 1., S.unsqueeze(-2)).prod(-1)   # ∏_{j≠i} s_j
+    return sign[..., None, None] * ((U * others.unsqueeze(-2)) @ Vh)
 
 class LinalgDetBackward0(Op):
     @staticmethod
@@ -119,13 +118,13 @@ class LinalgDetBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         A, d = ctx.saved_tensors[0], ctx.result
-        a = array_namespace(d._data).abs(d._data)
-        # first order, PyTorch solves Aᵀ X = det · g I: 0 for an exactly singular A; for higher orders, the adjugate
-        singular = (a == 0) if not _Mode.grad else a < 100 * np.finfo(d._data.dtype).eps
+        xp = array_namespace(d._data)
+        singular = xp.abs(d._data) < 100 * np.finfo(d._data.dtype).eps        # PyTorch's line between the formulas
         if not singular.any(): return (g * d)[..., None, None] * inv(A).mT
-        s = _const(singular[..., None, None])
-        regular = (g * d)[..., None, None] * inv(where(s, _eye_like(A), A)).mT
-        return where(s, g[..., None, None] * _const(_adjugate_t(A._data)) if _Mode.grad else 0., regular)
+        if singular.all(): return g[..., None, None] * _adjugate_t(A)
+        # each formula on its matrices, stand-ins elsewhere: I (invertible) and diag(n..1) (distinct singular values)
+        s, D = _const(singular[..., None, None]), _const(xp.diag(xp.arange(A.shape[-1], 0, -1).astype(d._data.dtype)))
+        return where(s, g[..., None, None] * _adjugate_t(where(s, A, D)), (g * d)[..., None, None] * inv(where(s, _eye_like(A), A)).mT)
 
 def det(A):
     "The determinant of each square matrix of A."

@@ -4,11 +4,22 @@
 
 # %% ../../nbs/19_viz.ipynb #0ecdf86d
 from __future__ import annotations
+import importlib
 from dataclasses import dataclass, field
 from ..nn.modules.backward_hooks import record_hook_calls, HOOK_KINDS
 
 # %% auto #0
 __all__ = ['GraphNode', 'Graph', 'autograd_graph', 'draw_graph', 'plot_hook_calls', 'hook_timeline', 'plot_history']
+
+# %% ../../nbs/19_viz.ipynb #f2a2297f
+_NO_MATPLOTLIB = 'litnn.viz draws with matplotlib, which is not installed: pip install "litnn[train]" (or pip install matplotlib)'
+
+def _mpl(module):
+    "matplotlib's `module`, imported when a picture is drawn; without matplotlib, an error saying how to install it."
+    try: return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if (e.name or '').split('.')[0] != 'matplotlib': raise    # matplotlib is there; one of its own needs is not
+        raise ModuleNotFoundError(_NO_MATPLOTLIB, name='matplotlib') from None
 
 # %% ../../nbs/19_viz.ipynb #7457c490
 @dataclass
@@ -136,7 +147,7 @@ def draw_graph(tensors, # a tensor or a list of tensors (litnn's or PyTorch's)
                path=None, # save the figure there (PNG, SVG, PDF by the suffix)
                show_none:bool=True): # show inputs that need no gradient
     "Draw the autograd graph behind `tensors` (see `autograd_graph`); arrows point the way gradients flow."
-    from matplotlib.figure import Figure          # not a requirement of litnn: imported only to draw
+    Figure = _mpl('matplotlib.figure').Figure          # not a requirement of litnn: imported only to draw
     g = autograd_graph(tensors, params, show_none)
     pos, bends = _layout(g)
     every = list(pos.values()) + [p for ps in bends.values() for p in ps]
@@ -168,7 +179,7 @@ def plot_hook_calls(calls, # `[(name, kind)]`, as `record_hook_calls` returns
                     model=None, # the model, to label each row with its module's class
                     path=None): # save the figure there
     "A timeline of hook calls: x the order of the calls, y the module, colour and marker the kind of hook."
-    from matplotlib.figure import Figure          # not a requirement of litnn: imported only to draw
+    Figure = _mpl('matplotlib.figure').Figure          # not a requirement of litnn: imported only to draw
     names = list(dict.fromkeys(n for n, _ in calls))
     row = {n: i for i, n in enumerate(names)}
     fig = Figure(figsize=(2 + 0.32 * len(calls), 1.2 + 0.42 * len(names)), layout='constrained')
@@ -208,8 +219,7 @@ def plot_history(history, # `{'loss': [...], 'val_loss': [...]}` or `[{'epoch': 
                  path=None, # save the figure there (PNG, SVG, PDF by the suffix)
                  title:str=None): # a title above the panels
     "Training curves: one panel per metric, its train and validation values together, against the epoch."
-    from matplotlib.figure import Figure          # not a requirement of litnn: imported only to draw
-    from matplotlib.ticker import MaxNLocator
+    Figure, MaxNLocator = _mpl('matplotlib.figure').Figure, _mpl('matplotlib.ticker').MaxNLocator   # imported only to draw
     cols = _columns(history)
     epochs = cols.pop('epoch', None) or list(range(1, 1 + max(map(len, cols.values()), default=0)))
     panels = {}
