@@ -45,5 +45,6 @@ if __name__ == '__main__':
                'constraints': [constraints.positive_semidefinite, constraints.corr_cholesky, constraints.positive],
                'sgd': litnn.optim.SGD(m.parameters(), lr=0.1).state_dict()}
     (HERE/'objects.pkl').write_bytes(pickle.dumps(objects))
+    litnn.save({k: v for k, v in objects.items() if k != 'sgd'}, HERE/'objects.litnn')   # records of class and state
     print({p.name: p.stat().st_size for p in sorted(HERE.iterdir()) if p.suffix != '.py'})
     print(sorted({type(x).__module__ + '.' + type(x).__name__ for x in m.modules()}))
