@@ -11,7 +11,7 @@ needs_no_gpu = pytest.mark.skipif(litnn.cuda.is_available(), reason='a GPU is he
 
 def run(env_extra=None):
     env = {**os.environ, 'PYTHON': sys.executable, 'LITNN_WHEELS': '/nonexistent-wheels', **(env_extra or {})}
-    return subprocess.run(['bash', str(SCRIPT)], capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run(['bash', str(SCRIPT)], capture_output=True, text=True, env=env, timeout=600)
 
 
 def test_script_is_valid_bash_and_executable():

@@ -13,7 +13,7 @@ ENV.pop("OMP_NUM_THREADS", None)
 KEYS = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK", "OMP_NUM_THREADS"]
 
 
-def launch(*argv, timeout=120):
+def launch(*argv, timeout=600):
     return subprocess.run([sys.executable, "-m", "litnn.distributed.run", *map(str, argv)], capture_output=True, text=True,
                           timeout=timeout, env=ENV, cwd=ROOT)
 
@@ -71,7 +71,7 @@ def test_command_line_mistakes_are_usage_errors(argv, message, capsys):
 
 
 def test_a_usage_error_on_the_real_command_line_has_no_traceback():
-    r = launch("--nproc-per-node", "two", "x.py", timeout=60)
+    r = launch("--nproc-per-node", "two", "x.py", timeout=600)
     assert (r.returncode, r.stdout) == (2, "") and "Traceback" not in r.stderr
     assert r.stderr.splitlines()[-1] == "python -m litnn.distributed.run: error: --nproc-per-node must be a positive number, got 'two'"
 

@@ -119,9 +119,9 @@ def test_queue_child_modifies_parent_sees(ctx):
     q, done = ctx.Queue(), ctx.Queue()
     shared, unshared = litnn.tensor([1., 2.]).share_memory_(), litnn.tensor([3., 4.])
     p = ctx.Process(target=W.double_from_queue, args=(q, done)); p.start()
-    q.put(shared); done.get(timeout=60)
+    q.put(shared); done.get(timeout=600)
     p2 = ctx.Process(target=W.double_from_queue, args=(q, done)); p2.start()
-    q.put(unshared); done.get(timeout=60)          # not shared: moved to shared memory on sending, as torch
+    q.put(unshared); done.get(timeout=600)          # not shared: moved to shared memory on sending, as torch
     p.join(); p2.join()
     assert (p.exitcode, p2.exitcode) == (0, 0)
     assert shared.tolist() == [2., 4.] and unshared.tolist() == [6., 8.] and unshared.is_shared()
@@ -131,11 +131,11 @@ def test_what_arrives_through_a_queue():
     q, out = FORK.Queue(), FORK.Queue()
     p = FORK.Process(target=W.describe_from_queue, args=(q, out)); p.start()
     q.put(nn.Parameter(litnn.ones(2)))
-    assert out.get(timeout=60) == ('Parameter', True, True, [1., 1.])
+    assert out.get(timeout=600) == ('Parameter', True, True, [1., 1.])
     p.join()
     p = FORK.Process(target=W.describe_from_queue, args=(q, out)); p.start()
     q.put(litnn.arange(6.).reshape(2, 3)[:, 1])     # a strided view travels as a view of its base's memory
-    assert out.get(timeout=60) == ('Tensor', False, True, [1., 4.])
+    assert out.get(timeout=600) == ('Tensor', False, True, [1., 4.])
     p.join()
 
 
