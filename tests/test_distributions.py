@@ -8,9 +8,11 @@ import pytest
 
 import litnn
 from nn_pairs import err, norm
-from litnn.distributions._special import _gammainc_array, _standard_gamma_grad_array
+from litnn.distributions.gamma import _standard_gamma_grad_array
 from litnn.special import _lgamma as _lgamma_array, _digamma as _digamma_array, _polygamma   # the distributions use these
+from litnn.incomplete_gamma import _igamma
 def _trigamma_array(xp, a): return _polygamma(xp, a, 1)
+def _gammainc_array(xp, a, x): return _igamma(xp, a, x, False).reshape(np.broadcast_shapes(a.shape, x.shape))   # special.gammainc, Gamma.cdf's
 
 torch = pytest.importorskip('torch')
 LD, TD = litnn.distributions, torch.distributions
