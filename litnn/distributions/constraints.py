@@ -192,6 +192,8 @@ class MixtureSameFamilyConstraint(Constraint):
 
 # %% ../../nbs/33z_structured_constraints.ipynb #468fa7e5
 import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor
 from ..dims import cat as _cat_tensors, stack as _stack_tensors
 
 # %% ../../nbs/33z_structured_constraints.ipynb #4ffba0cf
