@@ -16,7 +16,7 @@ from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw, _softplus
-from ._special import _lgamma, _xlogy
+
 
 # %% ../../nbs/33l_bernoulli.ipynb #ff22e058
 def _bce_with_logits(logits, target):

@@ -16,7 +16,7 @@ from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
-from ._special import _lgamma, _digamma, _xlogy, _gammainc, _standard_gamma
+from ..special import lgamma
 from .dirichlet import Dirichlet
 
 # %% ../../nbs/33k_beta.ipynb #1e6a4e80
@@ -64,4 +64,4 @@ def log_prob(self:Beta, value):
 def entropy(self:Beta): return self._dirichlet.entropy()
 
 Beta._natural_params = property(lambda self: (self.concentration1, self.concentration0))
-Beta._log_normalizer = lambda self, x, y: _lgamma(x) + _lgamma(y) - _lgamma(x + y)
+Beta._log_normalizer = lambda self, x, y: lgamma(x) + lgamma(y) - lgamma(x + y)

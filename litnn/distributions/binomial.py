@@ -16,7 +16,7 @@ from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
-from ._special import _lgamma, _xlogy
+from ..special import lgamma
 from .bernoulli import _one_param, _BinaryParam
 
 # %% ../../nbs/33p_binomial.ipynb #1cc46ab4
@@ -59,8 +59,8 @@ def _clamp_by_zero(x): return (x.clamp(min=0) + x - x.clamp(max=0)) / 2   # max(
 def log_prob(self:Binomial, value):
     if self._validate_args: self._validate_sample(value)
     n, l = self.total_count, self.logits
-    normalize = n * _clamp_by_zero(l) + n * (-l.abs()).exp().log1p() - _lgamma(n + 1)
-    return value * l - _lgamma(value + 1) - _lgamma(n - value + 1) - normalize
+    normalize = n * _clamp_by_zero(l) + n * (-l.abs()).exp().log1p() - lgamma(n + 1)
+    return value * l - lgamma(value + 1) - lgamma(n - value + 1) - normalize
 
 # %% ../../nbs/33p_binomial.ipynb #1e3aff06
 def _homogeneous_count(self, what):

@@ -8,7 +8,6 @@ __all__ = ['biject_to', 'transform_to', 'ConstraintRegistry']
 # %% ../../nbs/33zb_constraint_registry.ipynb #d70d8227
 from numbers import Number
 from . import constraints, transforms
-import litnn.distributions._more_constraints, litnn.distributions._more_transforms   # cat, stack, corr_cholesky...; StickBreaking...
 
 # %% ../../nbs/33zb_constraint_registry.ipynb #e2194b89
 class ConstraintRegistry:

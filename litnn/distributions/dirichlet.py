@@ -16,7 +16,9 @@ from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
-from ._special import _lgamma, _digamma, _xlogy, _gammainc, _standard_gamma
+from ..special import lgamma, digamma
+from ..pointwise_binary import xlogy
+from .gamma import _standard_gamma
 
 # %% ../../nbs/33j_dirichlet.ipynb #7fdb5271
 class Dirichlet(ExponentialFamily):
@@ -38,7 +40,7 @@ class Dirichlet(ExponentialFamily):
 def log_prob(self:Dirichlet, value):
     if self._validate_args: self._validate_sample(value)
     c = self.concentration
-    return _xlogy(c - 1.0, value).sum(-1) + _lgamma(c.sum(-1)) - _lgamma(c).sum(-1)
+    return xlogy(c - 1.0, value).sum(-1) + lgamma(c.sum(-1)) - lgamma(c).sum(-1)
 
 @patch(as_prop=True)
 def mean(self:Dirichlet): return self.concentration / self.concentration.sum(-1, keepdim=True)
@@ -62,7 +64,7 @@ def variance(self:Dirichlet):
 def entropy(self:Dirichlet):
     c = self.concentration
     k, a0 = c.size(-1), c.sum(-1)
-    return _lgamma(c).sum(-1) - _lgamma(a0) - (k - a0) * _digamma(a0) - ((c - 1.0) * _digamma(c)).sum(-1)
+    return lgamma(c).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0) - ((c - 1.0) * digamma(c)).sum(-1)
 
 Dirichlet._natural_params = property(lambda self: (self.concentration,))
-Dirichlet._log_normalizer = lambda self, x: _lgamma(x).sum(-1) - _lgamma(x.sum(-1))   # (no carrier measure, as in PyTorch)
+Dirichlet._log_normalizer = lambda self, x: lgamma(x).sum(-1) - lgamma(x.sum(-1))   # (no carrier measure, as in PyTorch)

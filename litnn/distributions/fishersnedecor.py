@@ -16,7 +16,7 @@ from ..ops import where
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, euler_constant
-from ._special import _lgamma, _digamma
+from ..special import lgamma
 from .gamma import Gamma
 
 # %% ../../nbs/33zf_fishersnedecor.ipynb #d245cfcb
@@ -62,6 +62,6 @@ def rsample(self:FisherSnedecor, sample_shape=Size(())):
 def log_prob(self:FisherSnedecor, value):
     if self._validate_args: self._validate_sample(value)
     ct1, ct2, ct3 = self.df1 * 0.5, self.df2 * 0.5, self.df1 / self.df2
-    t1 = _lgamma(ct1 + ct2) - _lgamma(ct1) - _lgamma(ct2)
+    t1 = lgamma(ct1 + ct2) - lgamma(ct1) - lgamma(ct2)
     t2 = ct1 * ct3.log() + (ct1 - 1) * value.log()
     return t1 + t2 - (ct1 + ct2) * (ct3 * value).log1p()

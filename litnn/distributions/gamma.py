@@ -8,15 +8,48 @@ __all__ = ['Gamma']
 # %% ../../nbs/33h_gamma.ipynb #7ba7a190
 from numbers import Number
 import numpy as np
-from ..backend import patch
+from ..backend import patch, array_namespace, _generator
 from ..tensor import Size, Tensor
 from ..factories import tensor, arange
 from ..dims import stack
+from ..autograd import Function
+from ..special import lgamma, digamma, _digamma as _digamma_array
+from ..pointwise_binary import xlogy
+from ..incomplete_gamma import gammainc
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
-from ._special import _lgamma, _digamma, _xlogy, _gammainc, _standard_gamma
+
+# %% ../../nbs/33h_gamma.ipynb #f19a3f24
+def _standard_gamma_grad_array(xp, alpha, x):
+    "dx/dα for standard-gamma samples `x` with shape `alpha` (float64 arrays), from the series of P(α, x)."
+    n_terms = int(xp.max(xp.maximum(x - alpha, 0) + 9 * xp.sqrt(x))) + 40 if x.size else 0   # past the largest term, then ~9σ of its tail
+    u = xp.ones_like(x); psi = _digamma_array(xp, alpha + 1)
+    su, sup = u.copy(), psi.copy()
+    for k in range(1, n_terms):
+        u = u * x / (alpha + k); psi = psi + 1 / (alpha + k)
+        su += u; sup += u * psi
+    return -(x / alpha) * (xp.log(x) * su - sup)
+
+class _StandardGamma(Function):
+    @staticmethod
+    def forward(ctx, alpha):
+        a = alpha._data
+        x = _generator(alpha.device).standard_gamma(a.astype(np.float64))
+        x = array_namespace(a).asarray(x).astype(a.dtype, copy=False)
+        x = array_namespace(a).maximum(x, np.finfo(a.dtype).tiny)     # never exactly 0 (its log is taken), as torch clamps
+        out = Tensor._make(x)
+        ctx.save_for_backward(alpha, out)
+        return out
+    @staticmethod
+    def backward(ctx, g):
+        alpha, x = ctx.saved_tensors
+        xp = array_namespace(x._data)
+        d = _standard_gamma_grad_array(xp, alpha._data.astype(np.float64), x._data.astype(np.float64))
+        return g * Tensor._make(d.astype(x._data.dtype, copy=False))
+
+def _standard_gamma(alpha): return _StandardGamma.apply(alpha)
 
 # %% ../../nbs/33h_gamma.ipynb #d5347eb0
 class Gamma(ExponentialFamily):
@@ -48,18 +81,18 @@ def log_prob(self:Gamma, value):
     if not isinstance(value, Tensor): value = tensor(value, dtype=self.rate.dtype, device=self.rate.device)
     if self._validate_args: self._validate_sample(value)
     c, r = self.concentration, self.rate
-    return _xlogy(c, r) + _xlogy(c - 1, value) - r * value - _lgamma(c)
+    return xlogy(c, r) + xlogy(c - 1, value) - r * value - lgamma(c)
 
 @patch
 def cdf(self:Gamma, value):
     if self._validate_args: self._validate_sample(value)
-    return _gammainc(self.concentration, value * self.rate)
+    return gammainc(self.concentration, value * self.rate)
 
 @patch
 def entropy(self:Gamma):
     c = self.concentration
-    return c - self.rate.log() + _lgamma(c) + (1.0 - c) * _digamma(c)
+    return c - self.rate.log() + lgamma(c) + (1.0 - c) * digamma(c)
 
 Gamma._natural_params = property(lambda self: (self.concentration - 1, -self.rate))
-Gamma._log_normalizer = lambda self, x, y: _lgamma(x + 1) + (x + 1) * (-y.reciprocal()).log()
+Gamma._log_normalizer = lambda self, x, y: lgamma(x + 1) + (x + 1) * (-y.reciprocal()).log()
 Gamma._mean_carrier_measure = 0

@@ -16,7 +16,7 @@ from ..ops import where
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, euler_constant
-from ._special import _lgamma, _digamma
+from ..special import lgamma, digamma
 from .gamma import Gamma
 from .transforms import PowerTransform
 from .transformed_distribution import TransformedDistribution
@@ -47,4 +47,4 @@ def variance(self:InverseGamma):
 @patch
 def entropy(self:InverseGamma):
     a = self.concentration
-    return a + self.rate.log() + _lgamma(a) - (1 + a) * _digamma(a)
+    return a + self.rate.log() + lgamma(a) - (1 + a) * digamma(a)

@@ -11,7 +11,8 @@ from functools import total_ordering
 from ..factories import full_like
 from .distribution import Distribution
 from .utils import _sum_rightmost, euler_constant
-from ._special import _lgamma, _digamma, _xlogy
+from ..special import lgamma, digamma
+from ..pointwise_binary import xlogy
 from .transforms import _softplus
 from .constraints import _diagonal
 from .multivariate_normal import _solve_triangular
@@ -99,11 +100,11 @@ def _kl_onehotcategorical_onehotcategorical(p, q): return _kl_categorical_catego
 @register_kl(Beta, Beta)
 def _kl_beta_beta(p, q):
     sp, sq = p.concentration1 + p.concentration0, q.concentration1 + q.concentration0
-    t1 = _lgamma(q.concentration1) + _lgamma(q.concentration0) + _lgamma(sp)
-    t2 = _lgamma(p.concentration1) + _lgamma(p.concentration0) + _lgamma(sq)
-    t3 = (p.concentration1 - q.concentration1) * _digamma(p.concentration1)
-    t4 = (p.concentration0 - q.concentration0) * _digamma(p.concentration0)
-    return t1 - t2 + t3 + t4 + (sq - sp) * _digamma(sp)
+    t1 = lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(sp)
+    t2 = lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(sq)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    return t1 - t2 + t3 + t4 + (sq - sp) * digamma(sp)
 
 @register_kl(Binomial, Binomial)
 def _kl_binomial_binomial(p, q):
@@ -115,9 +116,9 @@ def _kl_binomial_binomial(p, q):
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p, q):
     sp, sq = p.concentration.sum(-1), q.concentration.sum(-1)
-    t1 = _lgamma(sp) - _lgamma(sq)
-    t2 = (_lgamma(p.concentration) - _lgamma(q.concentration)).sum(-1)
-    t4 = _digamma(p.concentration) - _digamma(sp).unsqueeze(-1)
+    t1 = lgamma(sp) - lgamma(sq)
+    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t4 = digamma(p.concentration) - digamma(sp).unsqueeze(-1)
     return t1 - t2 + ((p.concentration - q.concentration) * t4).sum(-1)
 
 @register_kl(Exponential, Exponential)
@@ -128,8 +129,8 @@ def _kl_exponential_exponential(p, q):
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
     t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = _lgamma(q.concentration) - _lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * _digamma(p.concentration)
+    t2 = lgamma(q.concentration) - lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
     return t1 + t2 + t3 + (q.rate - p.rate) * (p.concentration / p.rate)
 
 # %% ../../nbs/33v_kl.ipynb #9c1c61f7
@@ -191,8 +192,8 @@ def _kl_beta_exponential(p, q):
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
     s = p.concentration1 + p.concentration0
-    t2 = _lgamma(q.concentration) - q.concentration * q.rate.log()
-    t3 = (q.concentration - 1) * (_digamma(p.concentration1) - _digamma(s))
+    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (digamma(p.concentration1) - digamma(s))
     return -p.entropy() + t2 - t3 + q.rate * p.concentration1 / s
 
 @register_kl(Beta, Normal)
@@ -211,7 +212,7 @@ def _kl_beta_uniform(p, q):
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
-    return -q.concentration * ratio.log() + ratio + _lgamma(q.concentration) + q.concentration * euler_constant - (1 + euler_constant)
+    return -q.concentration * ratio.log() + ratio + lgamma(q.concentration) + q.concentration * euler_constant - (1 + euler_constant)
 
 @register_kl(Exponential, Normal)
 def _kl_exponential_normal(p, q):
@@ -225,9 +226,9 @@ def _kl_gamma_exponential(p, q): return -p.entropy() - q.rate.log() + q.rate * p
 @register_kl(Gamma, Normal)
 def _kl_gamma_normal(p, q):
     var, beta_sqr, c = q.scale.pow(2), p.rate.pow(2), p.concentration
-    t1 = 0.5 * (beta_sqr * var * 2 * math.pi).log() - c - _lgamma(c)
+    t1 = 0.5 * (beta_sqr * var * 2 * math.pi).log() - c - lgamma(c)
     t2 = 0.5 * (c.pow(2) + c) / beta_sqr
-    return t1 + (c - 1) * _digamma(c) + (t2 - q.loc * c / p.rate + 0.5 * q.loc.pow(2)) / var
+    return t1 + (c - 1) * digamma(c) + (t2 - q.loc * c / p.rate + 0.5 * q.loc.pow(2)) / var
 
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p, q):
@@ -245,14 +246,14 @@ def _kl_normal_laplace(p, q):
     return -scale_ratio.log() + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 # %% ../../nbs/33v_kl.ipynb #d54a4781
-def _x_log_x(t): return _xlogy(t, t)
+def _x_log_x(t): return xlogy(t, t)
 
 @register_kl(Uniform, Beta)
 def _kl_uniform_beta(p, q):
     w = p.high - p.low
     t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - w) / w
     t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + w) / w
-    t4 = _lgamma(q.concentration1) + _lgamma(q.concentration0) - _lgamma(q.concentration1 + q.concentration0)
+    t4 = lgamma(q.concentration1) + lgamma(q.concentration0) - lgamma(q.concentration1 + q.concentration0)
     return _inf_where((p.high > q.support.upper_bound) | (p.low < q.support.lower_bound), t3 + t4 - w.log() - t2)
 
 @register_kl(Uniform, Exponential)
@@ -262,7 +263,7 @@ def _kl_uniform_exponential(p, q):
 @register_kl(Uniform, Gamma)
 def _kl_uniform_gamma(p, q):
     w = p.high - p.low
-    t2 = _lgamma(q.concentration) - q.concentration * q.rate.log()
+    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
     t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - w) / w
     return _inf_where(p.low < q.support.lower_bound, -w.log() + t2 + t3 + q.rate * (p.high + p.low) / 2)
 
@@ -282,3 +283,100 @@ for _p, _qs, _attr in [(Exponential, (Beta, Uniform), 'rate'), (Gamma, (Beta, Un
                        (Poisson, (Bernoulli, Binomial), 'rate')]:
     _f = _infinite(_attr)
     for _q in _qs: register_kl(_p, _q)(_f)
+
+# %% ../../nbs/33xc_kl_cauchy_gumbel_pareto.ipynb #1d010872
+from ..ops import where
+from .cauchy import Cauchy
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .pareto import Pareto
+
+# %% ../../nbs/33xc_kl_cauchy_gumbel_pareto.ipynb #6383bd16
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log()
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q): return _kl_normal_normal(p.base_dist, q.base_dist)
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q): return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ct1, ct2, ct3 = p.scale / q.scale, q.loc / q.scale, p.loc / q.scale
+    t1, t2, t3 = -ct1.log() - ct2 + ct3, ct1 * euler_constant, (ct2 + (1 + ct1).lgamma() - ct3).exp()
+    return t1 + t2 + t3 - (1 + euler_constant)
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return where(p.support.lower_bound < q.support.lower_bound, math.inf, result)
+
+# %% ../../nbs/33xc_kl_cauchy_gumbel_pareto.ipynb #9cad1a39
+for _p, _qs, _attr in [(Gumbel, (Beta, Exponential, Gamma, Pareto, Uniform), 'loc'), (Pareto, (Beta, Uniform), 'scale'),
+                       (Beta, (Pareto,), 'concentration1'), (Exponential, (Pareto,), 'rate'), (Gamma, (Pareto,), 'concentration'),
+                       (Laplace, (Pareto,), 'loc'), (Normal, (Pareto,), 'loc')]:
+    _f = _infinite(_attr)
+    for _q in _qs: register_kl(_p, _q)(_f)
+
+# %% ../../nbs/33xc_kl_cauchy_gumbel_pareto.ipynb #a1aca6f6
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    srp, lsr = p.rate * q.scale, q.loc / q.scale
+    return srp.log() - 1 - lsr + lsr.exp() * srp / (srp + 1) + srp.reciprocal()
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    bsp, lsr, c = p.rate * q.scale, q.loc / q.scale, p.concentration
+    t1 = (c - 1) * c.digamma() - c.lgamma() - c
+    return t1 + bsp.log() + c / bsp + lsr.exp() * (1 + bsp.reciprocal()).pow(-c) - lsr
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    ratio = p.scale / q.scale
+    t1 = (ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * euler_constant - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (euler_constant + 1)
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    msr, vsr, lsr = p.loc / q.scale, (p.scale / q.scale).pow(2), q.loc / q.scale
+    return -vsr.log() * 0.5 + msr - lsr + (-msr + 0.5 * vsr + lsr).exp() - (0.5 * (1 + math.log(2 * math.pi)))
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    ct, hld, lld = q.scale / (p.high - p.low), (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
+    return ct.log() + 0.5 * (hld + lld) - ct * ((-hld).exp() - (-lld).exp())
+
+# %% ../../nbs/33xc_kl_cauchy_gumbel_pareto.ipynb #6995d907
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    srp = p.scale * q.rate
+    result = (p.alpha / srp).log() - p.alpha.reciprocal() + p.alpha * srp / (p.alpha - 1) - 1
+    return where(p.alpha <= 1, math.inf, result)
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common = p.scale.log() + p.alpha.reciprocal()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    result = p.alpha.log() - common + t2 + (1 - q.concentration) * common + q.rate * p.alpha * p.scale / (p.alpha - 1) - 1
+    return where(p.alpha <= 1, math.inf, result)
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    common = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3, t4 = p.alpha * common.pow(2) / (p.alpha - 2), (p.alpha * common - q.loc).pow(2)
+    result = t1 - p.alpha.reciprocal() + (t3 + t4) / (2 * q.scale.pow(2)) - 1
+    return where(p.alpha <= 2, math.inf, result)
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return where(p.low < q.support.lower_bound, math.inf, t2 * (q.alpha + 1) - t1)

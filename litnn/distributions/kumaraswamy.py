@@ -16,7 +16,7 @@ from ..ops import where
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, euler_constant
-from ._special import _lgamma, _digamma
+from ..special import lgamma, digamma
 from .uniform import Uniform
 from .transforms import AffineTransform, PowerTransform
 from .transformed_distribution import TransformedDistribution
@@ -25,7 +25,7 @@ from .transformed_distribution import TransformedDistribution
 def _moments(a, b, n):
     "E[Xⁿ] = b B(1 + n/a, b)."
     arg1 = 1 + n / a
-    return b * (_lgamma(arg1) + _lgamma(b) - _lgamma(arg1 + b)).exp()
+    return b * (lgamma(arg1) + lgamma(b) - lgamma(arg1 + b)).exp()
 
 class Kumaraswamy(TransformedDistribution):
     "Kumaraswamy(concentration1, concentration0) on (0, 1) (as `torch.distributions.Kumaraswamy`)."
@@ -58,5 +58,5 @@ def variance(self:Kumaraswamy): return _moments(self.concentration1, self.concen
 @patch
 def entropy(self:Kumaraswamy):
     t1, t0 = 1 - self.concentration1.reciprocal(), 1 - self.concentration0.reciprocal()
-    H0 = _digamma(self.concentration0 + 1) + euler_constant
+    H0 = digamma(self.concentration0 + 1) + euler_constant
     return t0 + t1 * H0 - self.concentration1.log() - self.concentration0.log()

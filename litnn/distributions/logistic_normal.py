@@ -9,7 +9,7 @@ __all__ = ['LogisticNormal']
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
-from ._more_transforms import StickBreakingTransform
+from .transforms import StickBreakingTransform
 
 # %% ../../nbs/33ze_logistic_normal.ipynb #3e7b2130
 class LogisticNormal(TransformedDistribution):

@@ -16,10 +16,7 @@ from .distribution import Distribution
 from .categorical import Categorical
 from .binomial import Binomial
 from .utils import broadcast_all
-from ._special import _lgamma
-
-# %% ../../nbs/33xb_multinomial.ipynb #d80b7d4c
-from . import _more_constraints   # constraints.multinomial, the support below, is defined with the other constraints (33z_more_constraints)
+from ..special import lgamma
 
 # %% ../../nbs/33xb_multinomial.ipynb #5dbfca1e
 class Multinomial(Distribution):
@@ -67,11 +64,11 @@ def log_prob(self:Multinomial, value):
     if self._validate_args: self._validate_sample(value)
     logits, value = broadcast_all(self.logits, value)
     logits = where((value == 0) & (logits == -math.inf), 0., logits)
-    return _lgamma(value.sum(-1) + 1) - _lgamma(value + 1).sum(-1) + (logits * value).sum(-1)
+    return lgamma(value.sum(-1) + 1) - lgamma(value + 1).sum(-1) + (logits * value).sum(-1)
 
 @patch
 def entropy(self:Multinomial):
     n = self.total_count
     support = self._binomial.enumerate_support(expand=False)[1:]
-    term2 = (self._binomial.log_prob(support).exp() * _lgamma(support + 1)).sum([0, -1])
+    term2 = (self._binomial.log_prob(support).exp() * lgamma(support + 1)).sum([0, -1])
     return n * self._categorical.entropy() - math.lgamma(n + 1) + term2

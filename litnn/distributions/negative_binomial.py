@@ -17,7 +17,7 @@ from .utils import lazy_property
 from .bernoulli import _BinaryParam
 from .binomial import _counts_and_param
 from .geometric import _log1p_exp
-from ._special import _lgamma
+from ..special import lgamma
 
 # %% ../../nbs/33xa_negative_binomial.ipynb #f7679dc4
 class NegativeBinomial(_BinaryParam, Distribution):
@@ -52,5 +52,5 @@ def log_prob(self:NegativeBinomial, value):
     if self._validate_args: self._validate_sample(value)
     n, l = self.total_count, self.logits
     log_unnormalized = n * _logsigmoid(-l) + value * _logsigmoid(l)
-    log_normalization = (-_lgamma(n + value) + _lgamma(1. + value) + _lgamma(n)).masked_fill(n + value == 0., 0.)
+    log_normalization = (-lgamma(n + value) + lgamma(1. + value) + lgamma(n)).masked_fill(n + value == 0., 0.)
     return log_unnormalized - log_normalization

@@ -12,7 +12,7 @@ from ..backend import patch
 from ..tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, _standard_normal, _erfinv
+from .utils import broadcast_all, _standard_normal
 from .exp_family import ExponentialFamily
 
 # %% ../../nbs/33d_normal.ipynb #dddd8164
@@ -53,7 +53,7 @@ def cdf(self:Normal, value):
     return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
 
 @patch
-def icdf(self:Normal, value): return self.loc + self.scale * _erfinv(2 * value - 1) * math.sqrt(2)
+def icdf(self:Normal, value): return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
 
 @patch
 def entropy(self:Normal): return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

@@ -16,7 +16,8 @@ from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
-from ._special import _lgamma, _xlogy
+from ..special import lgamma
+from ..pointwise_binary import xlogy
 
 # %% ../../nbs/33o_poisson.ipynb #02a6baf7
 class Poisson(ExponentialFamily):
@@ -39,7 +40,7 @@ class Poisson(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args: self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
-        return _xlogy(value, rate) - rate - _lgamma(value + 1)
+        return xlogy(value, rate) - rate - lgamma(value + 1)
     @property
     def _natural_params(self): return (self.rate.log(),)
     def _log_normalizer(self, x): return x.exp()

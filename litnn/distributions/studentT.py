@@ -14,7 +14,7 @@ from . import constraints
 from .distribution import Distribution
 from .chi2 import Chi2
 from .utils import broadcast_all, _standard_normal
-from ._special import _lgamma, _digamma
+from ..special import lgamma, digamma
 
 # %% ../../nbs/33wd_student_t.ipynb #57fdd574
 class StudentT(Distribution):
@@ -50,11 +50,11 @@ def rsample(self:StudentT, sample_shape=Size()):
 def log_prob(self:StudentT, value):
     if self._validate_args: self._validate_sample(value)
     y = (value - self.loc) / self.scale
-    z = self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + _lgamma(0.5 * self.df) - _lgamma(0.5 * (self.df + 1.))
+    z = self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + lgamma(0.5 * self.df) - lgamma(0.5 * (self.df + 1.))
     return -0.5 * (self.df + 1.) * (y.pow(2) / self.df).log1p() - z
 
 @patch
 def entropy(self:StudentT):
-    lbeta = _lgamma(0.5 * self.df) + math.lgamma(0.5) - _lgamma(0.5 * (self.df + 1))
-    return (self.scale.log() + 0.5 * (self.df + 1) * (_digamma(0.5 * (self.df + 1)) - _digamma(0.5 * self.df))
+    lbeta = lgamma(0.5 * self.df) + math.lgamma(0.5) - lgamma(0.5 * (self.df + 1))
+    return (self.scale.log() + 0.5 * (self.df + 1) * (digamma(0.5 * (self.df + 1)) - digamma(0.5 * self.df))
             + 0.5 * self.df.log() + lbeta)

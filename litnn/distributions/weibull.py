@@ -13,7 +13,7 @@ from .exponential import Exponential
 from .transforms import PowerTransform, AffineTransform
 from .transformed_distribution import TransformedDistribution
 from .utils import broadcast_all, euler_constant
-from ._special import _lgamma
+from ..special import lgamma
 
 # %% ../../nbs/33wf_weibull.ipynb #c5be6ed5
 class Weibull(TransformedDistribution):
@@ -37,12 +37,12 @@ class Weibull(TransformedDistribution):
 
 # %% ../../nbs/33wf_weibull.ipynb #b427fe32
 @patch(as_prop=True)
-def mean(self:Weibull): return self.scale * _lgamma(1 + self.concentration_reciprocal).exp()
+def mean(self:Weibull): return self.scale * lgamma(1 + self.concentration_reciprocal).exp()
 @patch(as_prop=True)
 def mode(self:Weibull): return self.scale * ((self.concentration - 1) / self.concentration) ** self.concentration.reciprocal()
 @patch(as_prop=True)
 def variance(self:Weibull):
-    return self.scale.pow(2) * (_lgamma(1 + 2 * self.concentration_reciprocal).exp() - (2 * _lgamma(1 + self.concentration_reciprocal)).exp())
+    return self.scale.pow(2) * (lgamma(1 + 2 * self.concentration_reciprocal).exp() - (2 * lgamma(1 + self.concentration_reciprocal)).exp())
 @patch
 def entropy(self:Weibull):
     return euler_constant * (1 - self.concentration_reciprocal) + (self.scale * self.concentration_reciprocal).log() + 1

@@ -1,4 +1,5 @@
-"""The transforms and constraints of nbs/33z_more_constraints and 33za_more_transforms side by side with torch 2.13:
+"""The structured constraints and transforms (nbs/33z_structured_constraints, 33za_structured_transforms) and the
+constraint registries (33zb_constraint_registry) side by side with torch 2.13:
 forward, inverse, log_abs_det_jacobian and their gradients (float64 and float32), shapes, domains, reprs, checks and errors."""
 import math
 
@@ -117,7 +118,7 @@ def test_stick_breaking_jacobian_by_finite_differences():
     assert jl == pytest.approx(np.linalg.slogdet(J)[1], rel=1e-10)
 
 
-def test_more_constraints_match_torch():
+def test_structured_constraints_match_torch():
     # no matrix whose smallest eigenvalue is a rounding error (np.ones((3, 3)): -6e-16 here, maybe +1e-17 on another CPU)
     m = np.stack([spd(3), -spd(3), np.linalg.cholesky(spd(3)), np.zeros((3, 3)), np.array([[1., 2, 0], [2, 1, 0], [0, 0, 1]])])
     for name in ['positive_semidefinite', 'corr_cholesky']:
