@@ -1,7 +1,7 @@
 """Small torch names side by side with torch 2.13: torch.random.fork_rng and the thread settings (03fa_rng_state),
 nn.utils.parameters_to_vector / vector_to_parameters (30ba_convert_parameters), the batch-norm fusions (30bb_fusion:
 fused outputs equal the unfused modules' and torch's fused weights from the same weights), the deprecated nn.init names
-(20a_init_aliases), torch.vmap, ChainDataset and StackDataset (31c_more_datasets)."""
+(20a_init_aliases), torch.vmap, ChainDataset and StackDataset (31e_chain_stack_datasets)."""
 import warnings
 
 import numpy as np

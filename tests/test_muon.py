@@ -14,8 +14,8 @@ else (momentum, Nesterov, learning-rate adjustment, weight decay), against torch
 iteration put in both libraries' place."""
 import math, numpy as np, pytest, torch
 import litnn
-import litnn.optim.muon, torch.optim._muon
-from litnn.optim.muon import _zeropower_via_newtonschulz as lns
+import litnn.optim._muon, torch.optim._muon
+from litnn.optim._muon import _zeropower_via_newtonschulz as lns
 from torch.optim._muon import _zeropower_via_newtonschulz as tns, _adjust_lr
 
 NS, NS_RTOL = (3.4445, -4.7750, 2.0315), 2 ** -3    # ‖bfloat16 iteration - other‖_F / ‖other‖_F, other: torch's or exact
@@ -53,7 +53,7 @@ def both(ws, grads, kw):
 @pytest.mark.parametrize('dt', [np.float32, np.float64])
 def test_muon_step_matches_torch(kw, dt, monkeypatch):
     "Everything in a step but the bfloat16 iteration, to float rounding: the exact iteration in both libraries' place."
-    for lib, mod in ((litnn, litnn.optim.muon), (torch, torch.optim._muon)):
+    for lib, mod in ((litnn, litnn.optim._muon), (torch, torch.optim._muon)):
         exact = lambda g, c, n, eps, lib=lib: lib.tensor(exact_newton_schulz(g.numpy(), c, n, eps).astype(g.numpy().dtype))
         monkeypatch.setattr(mod, '_zeropower_via_newtonschulz', exact)
     ws, grads = problem(dt)

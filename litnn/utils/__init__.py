@@ -1,2 +1,2 @@
 """litnn.utils: helpers, as torch.utils."""
-from . import data   # 31_data: Dataset, DataLoader, samplers, default_collate
+from . import data   # 31_dataset to 31e_chain_stack_datasets: Dataset, samplers, default_collate, DataLoader

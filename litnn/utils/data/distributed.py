@@ -8,7 +8,7 @@ __all__ = ['DistributedSampler']
 # %% ../../../nbs/52b_distributed_sampler.ipynb #9158f002
 import math, numpy as np
 from ...backend import patch
-from .dataloader import Sampler
+from .sampler import Sampler
 
 # %% ../../../nbs/52b_distributed_sampler.ipynb #1af2f2a1
 def _torch_cpu_randperm(n, seed):

@@ -1,4 +1,5 @@
-"""Adadelta, Adagrad, Adamax, NAdam, RAdam, ASGD, Rprop and SparseAdam side by side with torch.optim: 25 steps from the
+"""The algorithms of torch.optim beyond SGD, Adam, AdamW and RMSprop (those are in test_optim.py; Adafactor and Muon have
+their own files). Adadelta, Adagrad, Adamax, NAdam, RAdam, ASGD, Rprop, SparseAdam and LBFGS side by side with torch.optim: 25 steps from the
 same start give the same parameters (float64 to 1e-12, float32 to 2e-5) and state dicts over grids of options;
 checkpoints cross between the libraries; hooks run in torch's order; bad arguments raise torch's errors."""
 import importlib, itertools, warnings

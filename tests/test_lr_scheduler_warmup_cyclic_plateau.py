@@ -1,4 +1,4 @@
-"""ExponentialLR, LinearLR, ConstantLR, PolynomialLR, MultiplicativeLR, CosineAnnealingWarmRestarts, CyclicLR,
+"""The schedulers of torch.optim.lr_scheduler beyond those of test_lr_scheduler.py: ExponentialLR, LinearLR, ConstantLR, PolynomialLR, MultiplicativeLR, CosineAnnealingWarmRestarts, CyclicLR,
 ReduceLROnPlateau, SequentialLR and ChainedScheduler side by side with torch: the same lr (and momentum or betas)
 sequences, exactly, over many steps and two groups; the same state dicts; resumed runs; the same errors."""
 import warnings
