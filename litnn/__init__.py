@@ -15,8 +15,9 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inferen
                                  is_inference_mode_enabled)
 from .autograd.operators import add, sub, mul, div, multiply, divide, subtract, true_divide   # 02_operators
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled   # 02h_anomaly
-from . import amp                        # 02d_amp: autocast, GradScaler
+from . import amp                        # 02d_amp, 02da_amp_mode, 02db_grad_scaler: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype
+from .cuda import amp as _             # 02dc, 02dd: litnn.cuda.amp (needs litnn.amp: not from litnn.cuda)
 from .utils import checkpoint as _         # 02e_checkpoint: litnn.utils.checkpoint (needs autograd: not from litnn.utils)
 del _
 from .ops import *

@@ -5,13 +5,12 @@
 # %% auto #0
 __all__ = ['accelerator', 'backends', 'compiler', 'jit', 'set_float32_matmul_precision', 'get_float32_matmul_precision', 'cudnn',
            'cuda', 'mps', 'cpu', 'mkldnn', 'mkl', 'use_deterministic_algorithms',
-           'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled', 'compile', 'amp']
+           'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled', 'compile']
 
 # %% ../nbs/16a_namespaces.ipynb #e19a0d49
 import contextlib, sys, types, typing, warnings
 import numpy as np
-from . import cuda as _cuda, amp as _amp
-from .backend import float16
+from . import cuda as _cuda
 from .backend import device, patch
 from .nn.modules.module import Module
 
@@ -202,28 +201,3 @@ class jit:
 
 # %% ../nbs/16a_namespaces.ipynb #a1e19b13
 jit = _as_module(jit)
-
-# %% ../nbs/16a_namespaces.ipynb #c75bc5c2
-class amp:
-    "The older spellings of `autocast('cuda')` and `GradScaler('cuda')`, as `torch.cuda.amp`."
-    class autocast(_amp.autocast):
-        def __init__(self, enabled=True, dtype=float16, cache_enabled=True):
-            warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.",
-                          FutureWarning, stacklevel=2)
-            super().__init__('cuda', dtype, enabled, cache_enabled)
-    class GradScaler(_amp.GradScaler):
-        def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
-            warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.",
-                          FutureWarning, stacklevel=2)
-            super().__init__('cuda', init_scale, growth_factor, backoff_factor, growth_interval, enabled)
-    def custom_fwd(fwd=None, *, cast_inputs=None):
-        warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use `torch.amp.custom_fwd(args..., device_type='cuda')` instead.",
-                      FutureWarning, stacklevel=2)
-        return _amp.custom_fwd(fwd, device_type='cuda', cast_inputs=cast_inputs)
-    def custom_bwd(bwd):
-        warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use `torch.amp.custom_bwd(args..., device_type='cuda')` instead.",
-                      FutureWarning, stacklevel=2)
-        return _amp.custom_bwd(bwd, device_type='cuda')
-
-# %% ../nbs/16a_namespaces.ipynb #bc387118
-_cuda.amp = _as_module(amp, 'litnn.cuda')
