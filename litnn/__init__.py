@@ -54,9 +54,14 @@ from .linalg.lu import _OLD; globals().update(_OLD); del _OLD             # 03ib
 from .linalg.solvers import cholesky_solve, cholesky_inverse, triangular_solve, orgqr   # 03ic_linalg_solvers
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
-from .namespaces import (accelerator, backends, compile, compiler, jit, set_float32_matmul_precision,   # 16a_namespaces
-                         get_float32_matmul_precision, use_deterministic_algorithms,
-                         are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled)
+from ._flags import (set_float32_matmul_precision, get_float32_matmul_precision,   # 16a_namespaces
+                     use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                     is_deterministic_algorithms_warn_only_enabled)
+from . import accelerator              # 16aa_accelerator, 16ab_accelerator_memory
+from . import backends                 # 16ac_backends_cudnn ... 16ah_backends_mkl
+from . import compiler                 # 16ai_compiler (and Module.compile)
+from .compiler import compile
+from . import jit                      # 16aj_jit_internal, 16ak_jit_script, 16al_jit_trace
 from . import distributions              # 33_distributions ... 33v_kl
 from . import distributed                # 51_distributed: torch.distributed on MPI/NCCL (mpi4py imported by init_process_group only)
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)
