@@ -15,8 +15,9 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inferen
                                  is_inference_mode_enabled)
 from .autograd.operators import add, sub, mul, div, multiply, divide, subtract, true_divide   # 02_operators
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled   # 02h_anomaly
-from . import amp                        # 02d_amp: autocast, GradScaler
+from . import amp                        # 02d_amp, 02da_amp_mode, 02db_grad_scaler: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype
+from .cuda import amp as _             # 02dc, 02dd: litnn.cuda.amp (needs litnn.amp: not from litnn.cuda)
 from .utils import checkpoint as _         # 02e_checkpoint: litnn.utils.checkpoint (needs autograd: not from litnn.utils)
 del _
 from .ops import *
@@ -53,9 +54,14 @@ from .linalg.lu import _OLD; globals().update(_OLD); del _OLD             # 03ib
 from .linalg.solvers import cholesky_solve, cholesky_inverse, triangular_solve, orgqr   # 03ic_linalg_solvers
 from . import nn
 from . import optim                      # 30_optim, 30a_lr_scheduler
-from .namespaces import (accelerator, backends, compile, compiler, jit, set_float32_matmul_precision,   # 16a_namespaces
-                         get_float32_matmul_precision, use_deterministic_algorithms,
-                         are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled)
+from ._flags import (set_float32_matmul_precision, get_float32_matmul_precision,   # 16a_namespaces
+                     use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                     is_deterministic_algorithms_warn_only_enabled)
+from . import accelerator              # 16aa_accelerator, 16ab_accelerator_memory
+from . import backends                 # 16ac_backends_cudnn ... 16ah_backends_mkl
+from . import compiler                 # 16ai_compiler (and Module.compile)
+from .compiler import compile
+from . import jit                      # 16aj_jit_internal, 16ak_jit_script, 16al_jit_trace
 from . import distributions              # 33_distributions ... 33v_kl
 from . import distributed                # 51_distributed: torch.distributed on MPI/NCCL (mpi4py imported by init_process_group only)
 from .serialization import save, load   # 32_serialization (32a_torch_files: PyTorch files)

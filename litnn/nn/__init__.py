@@ -4,7 +4,6 @@ from .modules import *
 from . import modules
 from . import functional
 from . import init
-from . import init_aliases              # 20a_init_aliases: the deprecated nn.init.normal, uniform, xavier_uniform... (set on nn.init)
 from . import utils                       # 30b_clip_grad
 from . import parallel                    # 50_data_parallel
 from .parallel import DataParallel
