@@ -64,7 +64,34 @@ def _imported_global(name):
         obj = sys.modules.get(".".join(parts[:i]))
         if obj is None: continue
         for attr in parts[i:]: obj = getattr(obj, attr, None)
+        if obj is None and name != _current_name(name): return _imported_global(_current_name(name))
         return obj
+    if name != _current_name(name): return _imported_global(_current_name(name))
+
+# Where litnn's classes were before its package took torch's layout (issue 26: "the torch path decides the file"):
+# a checkpoint written then names a class by its old module, and the loader finds it at the new one. Keys are old
+# modules (every class of it moved) or old "module.Class" names (one class moved, the module stays).
+_MOVED = {
+    'litnn.distributions._more_constraints': 'litnn.distributions.constraints',
+    'litnn.distributions._more_transforms': 'litnn.distributions.transforms',
+    'litnn.distributions._special': 'litnn.distributions.gamma',
+    'litnn.distributions.relaxed_categorical.OneHotCategoricalStraightThrough': 'litnn.distributions.one_hot_categorical',
+    'litnn.distributions.mixture_same_family.MixtureSameFamilyConstraint': 'litnn.distributions.constraints',
+    'litnn.optim._schedulers': 'litnn.optim.lr_scheduler', 'litnn.optim._plateau_sequential': 'litnn.optim.lr_scheduler',
+    'litnn.optim.adafactor': 'litnn.optim', 'litnn.optim.muon': 'litnn.optim', 'litnn.optim.adam.AdamW': 'litnn.optim.adamw',
+    'litnn.utils.data.more_datasets': 'litnn.utils.data.dataset',
+    **{f'litnn.utils.data.dataloader.{c}': 'litnn.utils.data.dataset'
+       for c in ('Dataset', 'IterableDataset', 'TensorDataset', 'Subset', 'ConcatDataset')},
+    **{f'litnn.utils.data.dataloader.{c}': 'litnn.utils.data.sampler' for c in
+       ('Sampler', 'SequentialSampler', 'RandomSampler', 'SubsetRandomSampler', 'WeightedRandomSampler', 'BatchSampler')},
+    'litnn.namespaces': 'litnn.backends.cuda', 'litnn.nn.init_aliases': 'litnn.nn.init',
+}
+
+def _current_name(name):
+    "Today's \"module.qualname\" of a class that a file written before issue 26's move names `name`."
+    module, _, qual = name.rpartition(".")
+    new = _MOVED.get(name) or _MOVED.get(module)
+    return f"{new}.{qual}" if new else name
 
 def _imported_module_class(name):
     "The litnn Module subclass called `name` in a module that is already imported, or None."
@@ -85,7 +112,8 @@ def _make_objects(records, fail, trusted=False):
     for i, rec in enumerate(records):
         if not (type(rec) is dict and set(rec) == {"class", "state"} and type(rec["class"]) is str):
             raise fail(f"object {i} is not a record of class and state")
-        cls = _safe_globals.get(rec["class"]) or (_imported_module_class(rec["class"]) if trusted else None)
+        cls = (_safe_globals.get(rec["class"]) or _safe_globals.get(_current_name(rec["class"]))
+               or (_imported_module_class(rec["class"]) if trusted else None))
         if cls is None: raise fail(_refused(rec["class"]), unpickling=True)
         out.append(cls.__new__(cls))
     return out

@@ -6,7 +6,7 @@ This script ran once, at commit 85dc241 plus this session's fixes; it cannot run
 gone), and it need not: the files are the test data.
 
     python tests/data/pre_move/make.py"""
-import pickle, warnings
+import warnings
 from pathlib import Path
 import litnn
 from litnn import nn
@@ -38,13 +38,11 @@ def model():
 if __name__ == '__main__':
     m = model()
     litnn.save(m, HERE/'model.litnn')                          # litnn's format: class paths in its JSON records
-    (HERE/'model.pkl').write_bytes(pickle.dumps(m))             # Python's pickle: class paths in the pickle
     objects = {'normal': Normal(litnn.zeros(2), litnn.ones(2)), 'categorical': Categorical(logits=litnn.zeros(3)),
                'transformed': TransformedDistribution(Normal(0., 1.), [transforms.ExpTransform()]),
                'transforms': [transforms.SoftmaxTransform(), transforms.StickBreakingTransform(), transforms.CorrCholeskyTransform()],
                'constraints': [constraints.positive_semidefinite, constraints.corr_cholesky, constraints.positive],
                'sgd': litnn.optim.SGD(m.parameters(), lr=0.1).state_dict()}
-    (HERE/'objects.pkl').write_bytes(pickle.dumps(objects))
     litnn.save({k: v for k, v in objects.items() if k != 'sgd'}, HERE/'objects.litnn')   # records of class and state
     print({p.name: p.stat().st_size for p in sorted(HERE.iterdir()) if p.suffix != '.py'})
     print(sorted({type(x).__module__ + '.' + type(x).__name__ for x in m.modules()}))
