@@ -11,14 +11,13 @@ from . import backward_hooks          # 14a_backward_hooks
 from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict   # 16_containers, 16b_dict_and_parameter_containers
-from .linear import Identity, Linear, Bilinear, NonDynamicallyQuantizableLinear   # 21_linear, 28a_multihead_attention
+from .linear import Identity, Linear, Bilinear   # 21_linear
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout   # 21a_dropout, 21c_feature_dropout
 from .sparse import Embedding, EmbeddingBag   # 21b_sparse, 21d_embedding_bag
 from .flatten import Flatten, Unflatten   # 21e_flatten
-from .activation import ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax   # 22_activation
-from .activation import (ELU, SELU, CELU, GLU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, PReLU, RReLU,   # 22c_activation_modules
-                         Softplus, Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, LogSigmoid, Softmin, Softmax2d)
-from .activation import MultiheadAttention   # 28a_multihead_attention
+from .activation import (ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax,   # 22_activation, 22c_activation_modules, 28a
+                         ELU, SELU, CELU, GLU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, PReLU, RReLU, Softplus, Softsign,
+                         Softshrink, Hardshrink, Tanhshrink, Threshold, LogSigmoid, Softmin, Softmax2d, MultiheadAttention)
 from .conv import Conv1d, Conv2d     # 23_conv
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
