@@ -9,7 +9,6 @@ __all__ = ['conv1d', 'conv2d', 'selu_', 'celu_', 'rrelu_', 'threshold_', 'dropou
 
 # %% ../nbs/35_functional_aliases.ipynb #99f5786b
 from .nn import functional as F
-from .nn.modules import more_activations as _act
 
 # %% ../nbs/35_functional_aliases.ipynb #a45f7b6b
 conv1d, conv2d = F.conv1d, F.conv2d   # torch.conv2d is torch.nn.functional.conv2d
@@ -53,10 +52,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
                                               pos_weight=pos_weight)
 
 # %% ../nbs/35_functional_aliases.ipynb #b26b0ff0
-def selu(input): return _act.selu(input)
-def celu(input, alpha=1.0): return _act.celu(input, alpha)
-def prelu(input, weight): return _act.prelu(input, weight)
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None): return _act.rrelu(input, lower, upper, training)
-def threshold(input, threshold, value): return _act.threshold(input, threshold, value)
-def hardshrink(input, lambd=0.5): return _act.hardshrink(input, lambd)
-selu_, celu_, rrelu_, threshold_ = _act.selu_, _act.celu_, _act.rrelu_, _act.threshold_
+def selu(input): return F.selu(input)
+def celu(input, alpha=1.0): return F.celu(input, alpha)
+def prelu(input, weight): return F.prelu(input, weight)
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None): return F.rrelu(input, lower, upper, training)
+def threshold(input, threshold, value): return F.threshold(input, threshold, value)
+def hardshrink(input, lambd=0.5): return F.hardshrink(input, lambd)
+selu_, celu_, rrelu_, threshold_ = F.selu_, F.celu_, F.rrelu_, F.threshold_

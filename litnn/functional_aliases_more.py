@@ -18,7 +18,7 @@ from .backend import patch
 from .tensor import Tensor
 from .autograd.grad_mode import no_grad
 from .nn import functional as F
-from .nn.modules.feature_dropout import _dropout_impl, _noise
+from .nn.functional import _dropout_impl, _noise
 from .factories import ones_like, empty, zeros
 from .backend import array_namespace, int64, float32
 from .autograd.grad_mode import is_grad_enabled

@@ -17,7 +17,7 @@ NO_GPU = not litnn.cuda.is_available()
 # --- the ops' hook ------------------------------------------------------------------------------------
 # Each product and loss calls `_autocast(op, ...)` first (one line at its top, see nbs/02d_amp). The fixture
 # checks that every entry point has that line, so the tests below exercise the real ops.
-ENTRY_POINTS = [('linear', 'litnn.nn.modules.linear', 'linear'), ('matmul', 'litnn.matrix_products', 'matmul'),
+ENTRY_POINTS = [('linear', 'litnn.nn.functional', 'linear'), ('matmul', 'litnn.matrix_products', 'matmul'),
                 ('mm', 'litnn.matrix_products', 'mm'), ('bmm', 'litnn.matrix_products', 'bmm'), ('addmm', 'litnn.matrix_products', 'addmm'),
                 ('conv1d', 'litnn.nn.modules.conv', 'conv1d'), ('conv2d', 'litnn.nn.modules.conv', 'conv2d'),
                 ('cross_entropy', 'litnn.nn.modules.loss', 'cross_entropy'), ('nll_loss', 'litnn.nn.modules.loss', 'nll_loss'),

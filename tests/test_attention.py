@@ -321,10 +321,10 @@ def test_torch_saved_state_dict_loads(tmp_path):
 
 
 def test_activation_module_path():
-    "torch keeps MultiheadAttention in torch.nn.modules.activation; litnn builds it in multihead_attention and names it there too."
-    from litnn.nn.modules.multihead_attention import MultiheadAttention
-    from litnn.nn.modules.activation import MultiheadAttention as M2
-    assert litnn.nn.MultiheadAttention is MultiheadAttention is M2
+    "torch keeps MultiheadAttention in torch.nn.modules.activation, and so does litnn (28a_multihead_attention writes it there)."
+    from litnn.nn.modules.activation import MultiheadAttention
+    assert litnn.nn.MultiheadAttention is MultiheadAttention
+    assert MultiheadAttention.__module__ == 'litnn.nn.modules.activation' == torch.nn.MultiheadAttention.__module__.replace('torch', 'litnn')
 
 
 # --- GELU's accuracy and speed path ------------------------------------------------------------------------

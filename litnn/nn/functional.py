@@ -6,22 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = []
-
-# %% ../../nbs/20b_functional.ipynb #95b6d82f
-# Functions still defined beside their modules (activations, dropout, embeddings, attention): being moved here
-from .modules.linear import linear, bilinear   # 21_linear
-from .modules.dropout import dropout           # 21a_dropout
-from .modules.feature_dropout import dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout   # 21c
-from .modules.sparse import embedding          # 21b_sparse
-from .modules.embedding_bag import embedding_bag   # 21d_embedding_bag
-from .modules.activation import relu, leaky_relu, gelu, silu, tanh, sigmoid, softmax, log_softmax   # 22_activation
-from .modules.more_activations import (elu, selu, celu, glu, hardtanh, relu6, hardsigmoid, hardswish, mish, prelu, rrelu,   # 22b
-                                       softplus, softsign, softshrink, hardshrink, tanhshrink, threshold, logsigmoid, softmin,
-                                       elu_, selu_, celu_, hardtanh_, rrelu_, threshold_)
-from .modules.attention import scaled_dot_product_attention   # 28_attention
-from .modules.multihead_attention import multi_head_attention_forward   # 28a_multihead_attention
-from .modules.gumbel import gumbel_softmax, relu_, leaky_relu_   # 22d_gumbel_and_inplace
+__all__ = ['UnsafeViewBackward0', 'linear', 'bilinear', 'dropout', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'embedding_bag', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward']
 
 # %% ../../nbs/20b_functional.ipynb #637892cb
 # Functions still defined beside their modules (convolution, pooling, normalization, losses): being moved here
@@ -54,3 +39,1005 @@ from .modules.with_indices import (max_pool1d_with_indices, max_pool2d_with_indi
 from .modules.channelshuffle import channel_shuffle, native_channel_shuffle   # 24h_channel_shuffle
 from .modules.more_pooling3d import lp_pool3d, max_unpool3d   # 24i_more_pooling3d
 from .modules.fractional_max_pool3d import fractional_max_pool3d, fractional_max_pool3d_with_indices   # 24j_fractional_max_pool3d
+
+# %% ../../nbs/21_linear.ipynb #13eee039
+import math
+from ..tensor import Tensor, _dtype_name
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import ViewBackward0
+from ..matrix_products import MmBackward0, AddmmBackward0, matmul
+from .. import amp   # autocast: the `_autocast` hook of the ops below
+
+# %% ../../nbs/21_linear.ipynb #ebdf54fd
+class UnsafeViewBackward0(ViewBackward0):
+    "A reshape of a fresh result, not marked as a view of its input (torch's `_unsafe_view`)."
+
+def linear(input, # (..., in_features)
+           weight, # (out_features, in_features)
+           bias=None): # (out_features,) or None
+    "input @ weight.T + bias, recorded as one `AddmmBackward0` (`MmBackward0` without bias) for a matrix input."
+    if amp._active: input, weight, bias = amp._autocast('linear', input, weight, bias)
+    try:
+        x, w = input._data, weight._data
+        if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1]:   # the hot path
+            if bias is None: return MmBackward0.apply(input, weight, ty=True)
+            if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
+        return _linear(input, weight, bias)
+    except AttributeError: _check_tensors('linear', dict(input=input, weight=weight, bias=bias), optional={'bias'}); raise
+
+# %% ../../nbs/21_linear.ipynb #82782f30
+_C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
+def _cname(t): return _C_NAMES.get(t.dtype.name, t.dtype.name)     # a dtype as torch's C++ messages name it
+
+def _linear(input, weight, bias):
+    "`linear` for the cases off the hot path: checks, vectors, batches of any rank."
+    x, w = input._data, weight._data
+    if not (x.ndim and w.ndim): raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D")
+    if x.dtype != w.dtype:
+        if bias is None: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != {_cname(weight)}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(weight)}")
+    if bias is not None and bias._data.dtype != x.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(bias)} and {_dtype_name(input)}")
+    if w.ndim == 2 and x.shape[-1] != w.shape[1]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(x.shape[:-1])}x{x.shape[-1]} and {w.shape[1]}x{w.shape[0]})")
+    if w.ndim != 2 or (x.ndim == 1 and bias is None):
+        out = matmul(input, weight.t())      # what torch does here: its checks and its grad_fn names
+        return out if bias is None else out + bias
+    if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True)   # a bias that broadcasts
+    shape = x.shape[:-1] + (w.shape[0],)
+    if bias is not None and (x.ndim == 1 or x.flags.c_contiguous):
+        return AddmmBackward0.apply(bias, input.reshape(-1, x.shape[-1]), weight, t2=True).view(shape)
+    out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(-1, x.shape[-1]), weight, ty=True), shape=shape)
+    return out if bias is None else out + bias
+
+# %% ../../nbs/21_linear.ipynb #099e65e4
+_CTYPE = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
+              int16='short int', int8='signed char', uint8='unsigned char', bool='bool')    # dtypes as torch's messages name them
+
+def _size(t, d):
+    "`t.size(d)`, with torch's IndexError for a 0-d tensor."
+    if not t.ndim: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return t.shape[d]
+
+def _check_bilinear(input1, input2, weight, bias):
+    "torch's checks of bilinear's arguments that its computation would not make: types, dtypes, ranks."
+    args = dict(input1=input1, input2=input2, weight=weight, bias=bias)
+    _check_tensors('bilinear', args, optional={'bias'})
+    if len({t.dtype for t in args.values() if t is not None}) > 1:
+        raise RuntimeError("All tensors must have the same dtype, got " +
+                           ", ".join(f"{k}: {_CTYPE.get(t.dtype.name, t.dtype.name)}" for k, t in args.items() if t is not None))
+    if input1.ndim != input2.ndim: raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    _size(weight, 1)
+    if weight.ndim < 3: raise RuntimeError(f"bilinear(): weight must be 3-D (out_features, in1_features, in2_features), got {weight.ndim}-D")
+
+def bilinear(input1, # (..., in1_features)
+             input2, # (..., in2_features), the same leading dims
+             weight, # (out_features, in1_features, in2_features)
+             bias=None): # (out_features,) or None
+    "out[..., o] = input1 @ weight[o] @ input2 + bias[o]."
+    _check_bilinear(input1, input2, weight, bias)
+    (o, i1, i2), s1, s2 = weight.shape[:3], input1.shape, input2.shape
+    if s1[:-1] != s2[:-1]:
+        d = next((k for k, (a, b) in enumerate(zip(s1[:-1], s2[:-1])) if a != b), 0)
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {s1[d]} and {s2[d]}")
+    for n, s, e in ((1, s1, i1), (2, s2, i2)):
+        if s[-1] != e: raise RuntimeError(f"bilinear(): input{n} size does not match weight size: got {s[-1]} but expected {e}")
+    if bias is not None and _size(bias, 0) != o:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {o}")
+    x1, x2 = input1.reshape(-1, i1), input2.reshape(-1, i2)
+    t = (x1 @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)    # x1 A_o for every o at once
+    y = (t * x2.unsqueeze(1)).sum(-1).view(s1[:-1] + (o,))
+    return y if bias is None else y + bias
+
+# %% ../../nbs/21a_dropout.ipynb #6bbea16e
+import numpy as np
+from ..backend import array_namespace, _generator
+from ..tensor import Tensor, _dtype_name
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/21a_dropout.ipynb #0b81825d
+def _check_p(p):
+    if p < 0.0 or p > 1.0: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+def _mask(x, p):
+    "A constant tensor of 0 and 1/(1-p), each element kept with probability 1-p, in `x`'s dtype and device."
+    a = x._data
+    if p == 1: return Tensor._make(array_namespace(a).zeros_like(a))
+    keep = _generator(x.device).random(a.shape, dtype=np.float32) >= p
+    m = array_namespace(a).asarray(keep, dtype=a.dtype)    # an array even for a 0-d input (whose comparison gives a scalar)
+    m *= 1 / (1 - p)
+    return Tensor._make(m)
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    "Zero each element with probability `p` and scale the rest by 1/(1-p), in training; else the identity."
+    _check_tensors('dropout', dict(input=input))
+    _check_p(p)
+    if not training or p == 0 or input._data.size == 0: return input
+    if not input.dtype.is_floating_point: raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
+    m = _mask(input, p)
+    return input.mul_(m) if inplace else input * m
+
+# %% ../../nbs/21b_sparse.ipynb #6371bfd4
+from ..backend import array_namespace
+from ..tensor import Tensor
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.grad_mode import no_grad
+from ..ops import _const
+
+# %% ../../nbs/21b_sparse.ipynb #e4da326c
+class EmbeddingBackward0(Op):
+    "weight[indices]: rows of the weight, looked up"
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx=None, scale_grad_by_freq=False):
+        w = weight._data
+        ctx.idx, ctx.n, ctx.opts = indices, w.shape[0], (padding_idx, scale_grad_by_freq)
+        return w.take(indices, axis=0)
+    @staticmethod
+    def backward(ctx, g): return EmbeddingDenseBackward0.apply(g, idx=ctx.idx, n=ctx.n, scale=_row_scale(ctx.idx, *ctx.opts))
+
+def _row_scale(idx, padding_idx, by_freq):
+    "The weight of each looked-up row in the gradient (0 at padding_idx, 1/count by frequency), flat, or None for all 1."
+    if padding_idx is None and not by_freq: return None
+    xp, flat = array_namespace(idx), idx.reshape(-1)
+    if by_freq:
+        _, inv, counts = xp.unique(flat, return_inverse=True, return_counts=True)
+        s = 1 / counts[inv.reshape(-1)]
+    else: s = xp.ones(flat.shape)
+    if padding_idx is not None: s[flat == padding_idx] = 0
+    return s
+
+def _index_sum(xp, idx, rows, n):
+    "`rows` added up into n rows by `idx`: a one-hot product when that matrix is small (one GEMM), else `add.at`."
+    if idx.size * n <= 1 << 22: return (idx == xp.arange(n).reshape(-1, 1)).astype(rows.dtype) @ rows
+    out = xp.zeros((n, rows.shape[-1]), dtype=rows.dtype)
+    xp.add.at(out, idx, rows)
+    return out
+
+class EmbeddingDenseBackward0(Op):
+    "The embedding's weight gradient: each row of g added into row idx of a zero matrix"
+    @staticmethod
+    def forward(ctx, g, idx, n, scale=None):
+        ctx.idx, ctx.scale = idx, scale
+        a = g._data; xp = array_namespace(a)
+        rows = a.reshape(-1, a.shape[-1])
+        if scale is not None: rows = rows * scale.reshape(-1, 1).astype(a.dtype)
+        return _index_sum(xp, idx.reshape(-1), rows, n)
+    @staticmethod
+    def backward(ctx, gg):
+        out = EmbeddingBackward0.apply(gg, indices=ctx.idx)
+        return out if ctx.scale is None else out * _const(ctx.scale.reshape(ctx.idx.shape + (1,)).astype(gg._data.dtype))
+
+# %% ../../nbs/21b_sparse.ipynb #d86d3de0
+def _renorm_(weight, idx, max_norm, norm_type):
+    "Scale the rows `idx` of `weight` whose `norm_type`-norm exceeds `max_norm` down to `max_norm`, in place."
+    xp = array_namespace(idx)
+    rows = xp.unique(idx.reshape(-1))
+    w = weight._data[rows]
+    norms = (xp.abs(w) ** norm_type).sum(axis=1) ** (1 / norm_type)
+    big = norms > max_norm
+    if big.any():
+        scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
+        with no_grad(): weight[Tensor._make(rows[big])] = Tensor._make(w[big] * scale[:, None])
+
+def embedding(input, # ids, an integer tensor of any shape
+              weight, # (num_embeddings, embedding_dim)
+              padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    "The rows of `weight` at the ids in `input`: shape `input.shape + (embedding_dim,)`."
+    _check_tensors('embedding', dict(weight=weight, indices=input))     # torch's C++ signature: embedding(weight, indices)
+    if weight.dim() != 2: raise RuntimeError("'weight' must be 2-D")
+    if weight.shape[0] == 0 and input.numel(): raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    idx, n = input._data, weight.shape[0]
+    if idx.dtype.kind not in 'iu':
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if padding_idx is not None:
+        if not -n <= padding_idx < n: raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= n
+    if idx.size and (idx.min() < 0 or idx.max() >= n): raise IndexError("index out of range in self")
+    if max_norm is not None: _renorm_(weight, idx, max_norm, norm_type)
+    return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+# %% ../../nbs/21c_feature_dropout.ipynb #525fb513
+import math, warnings
+import numpy as np
+from ..backend import _generator, array_namespace
+from ..tensor import Tensor, _dtype_name
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/21c_feature_dropout.ipynb #b158d89d
+_ALPHA = 1.7580993408473766          # SELU's lambda * alpha: the value a dropped unit takes before the correction
+
+def _noise(x, p, feature):
+    "1 (kept, probability 1-p) or 0: per element, or per (sample, channel) broadcast over the rest."
+    a = x._data
+    if feature and a.ndim < 2: raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = a.shape[:2] + (1,) * (a.ndim - 2) if feature else a.shape
+    return array_namespace(a).asarray(_generator(x.device).random(shape) >= p, dtype=a.dtype)   # an array even for 0-d
+
+def _dropout_impl(input, p, train, inplace, feature, alpha):
+    "torch's `_dropout_impl`: plain or feature noise, scaled (dropout) or affinely corrected (alpha dropout)."
+    if p == 0 or not train or input.numel() == 0: return input
+    if p == 1: return input.mul_(0.) if inplace else input * 0.
+    if not input.is_floating_point():     # the noise is float: an integer result cannot hold input * noise
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
+    keep = _noise(input, p, feature)
+    if alpha:
+        a = 1. / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+        scale, shift = Tensor._make(keep * a), Tensor._make((keep - 1) * (_ALPHA * a) + _ALPHA * a * p)
+        return input.mul_(scale).add_(shift) if inplace else input * scale + shift
+    scale = Tensor._make(keep / (1 - p))
+    return input.mul_(scale) if inplace else input * scale
+
+# %% ../../nbs/21c_feature_dropout.ipynb #281de8aa
+def _unbatched(input, inplace, f):
+    "Run `f` on `input` with a batch dimension of 1 added, then removed (as torch's dropout1d/3d)."
+    out = f(input.unsqueeze(0))
+    return input if inplace else out.squeeze(0)       # in place: written through the view into `input`
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    "Zero whole channels of a (N, C, L) or (C, L) input with probability `p`, in training."
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists to "
+                           "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
+                           "batch dimension (i.e. 2D or 3D inputs).")
+    f = lambda x: _dropout_impl(x, p, training, inplace, True, False)
+    return f(input) if input.dim() == 3 else _unbatched(input, inplace, f)
+
+# %% ../../nbs/21c_feature_dropout.ipynb #874af13e
+def _deprecated_rank(name, n, ndim):
+    warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in a future "
+                  "release. To retain the behavior and silence this warning, please use dropout instead. Note that "
+                  f"{name} exists to provide channel-wise dropout on inputs with {n} spatial dimensions, a channel dimension, "
+                  f"and an optional batch dimension (i.e. {n + 1}D or {n + 2}D inputs).", stacklevel=3)
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    "Zero whole channels of a (N, C, H, W) input with probability `p`, in training (a 3-D input is taken as (N, C, L))."
+    _check_p(p)
+    if input.dim() not in (3, 4): _deprecated_rank('dropout2d', 2, input.dim())
+    if input.dim() == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
+                      "input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future "
+                      "release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+                      "channel-wise dropout behavior, please switch to using dropout1d instead.", stacklevel=2)
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    "Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability `p`, in training."
+    _check_p(p)
+    if input.dim() not in (4, 5): _deprecated_rank('dropout3d', 3, input.dim())
+    f = lambda x: _dropout_impl(x, p, training, inplace, True, False)
+    return f(input) if input.dim() == 5 else _unbatched(input, inplace, f)
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    "Dropout that keeps a SELU network's mean and variance: dropped units at -λα, then an affine correction."
+    _check_tensors('alpha_dropout', dict(input=input))
+    _check_p(p); return _dropout_impl(input, p, training, inplace, False, True)
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    "alpha_dropout of whole channels."
+    _check_tensors('feature_alpha_dropout', dict(input=input))
+    _check_p(p); return _dropout_impl(input, p, training, inplace, True, True)
+
+# %% ../../nbs/21d_embedding_bag.ipynb #fca5cb9f
+import warnings
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor
+from ..dims import cat
+
+# %% ../../nbs/21d_embedding_bag.ipynb #05062fc7
+def _bags(input, offsets, include_last_offset, per_sample_weights):
+    "torch's preamble: a flat input, the start of each bag, and the flat per-sample weights."
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the same "
+                         f"shape as the input ({input.shape})")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
+                             f"sequences. However, found offsets of type {type(offsets)}")
+        starts = np.arange(0, input.numel(), input.shape[1])
+        return input.reshape(-1), starts, False, None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    if input.dim() != 1: raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if offsets is None: raise ValueError("offsets has to be a 1D Tensor but got None")
+    if offsets.dim() != 1: raise ValueError("offsets has to be a 1D Tensor")
+    return input, np.asarray(offsets.tolist(), dtype=np.int64), include_last_offset, per_sample_weights
+
+def _bag_of(starts, n, include_last_offset):
+    "The bag of each of the n entries (-1: after the last bag), and the number of bags."
+    n_bags = len(starts) - 1 if include_last_offset else len(starts)
+    bag = np.searchsorted(starts, np.arange(n), 'right') - 1
+    return np.where(bag < n_bags, bag, -1), n_bags
+
+# %% ../../nbs/21d_embedding_bag.ipynb #df097f4a
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode='mean', sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    "Each bag of `input` (rows of a 2-D input, or runs of a 1-D one from `offsets`) reduced by sum, mean or max of its embeddings."
+    if weight.dim() != 2: raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    flat, starts, include_last_offset, psw = _bags(input, offsets, include_last_offset, per_sample_weights)
+    if mode not in ('sum', 'mean', 'max'): raise ValueError("mode has to be one of sum, mean or max")
+    if mode == 'max' and scale_grad_by_freq: raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == 'max' and sparse: raise ValueError("max mode does not support sparse weights")
+    if psw is not None and mode != 'sum':
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
+                                  f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)        # (n, D)
+    ids = np.asarray(flat.tolist(), dtype=np.int64).reshape(-1)
+    bag, n_bags = _bag_of(starts, len(ids), include_last_offset)
+    keep = (bag >= 0) & (ids != (weight.shape[0] + padding_idx if padding_idx is not None and padding_idx < 0 else padding_idx))
+    xp = array_namespace(weight._data)
+    if mode == 'max': return _bag_max(rows, bag, keep, n_bags, xp)
+    B = np.zeros((n_bags, len(ids)))
+    B[bag[keep], np.nonzero(keep)[0]] = 1
+    if mode == 'mean': B /= np.maximum(B.sum(1, keepdims=True), 1)
+    B = Tensor._make(xp.asarray(B.astype(weight._data.dtype)))
+    return B @ (rows if psw is None else rows * psw.unsqueeze(1))
+
+# %% ../../nbs/21d_embedding_bag.ipynb #0fefe53d
+def _bag_max(rows, bag, keep, n_bags, xp):
+    "Per bag and dimension, the first entry that reaches the maximum, gathered (zeros for an empty bag)."
+    a = rows._data
+    n, D = a.shape
+    idx = np.full((n_bags, D), n)                    # n: the zero row appended below
+    for b in range(n_bags):
+        sel = np.nonzero(keep & (bag == b))[0]
+        if len(sel): idx[b] = sel[np.asarray(xp.argmax(a[sel], 0).tolist())]
+    ext = cat([rows, rows.new_zeros((1, D))])
+    return ext.gather(0, Tensor._make(xp.asarray(idx)))
+
+# %% ../../nbs/22_activation.ipynb #ef76e3e1
+import warnings
+from .. import unary, erf_gelu
+from .. import more_reductions
+from ..unary import ReluBackward0, LeakyReluBackward0
+from ..autograd.engine import _inplace
+from .. import amp   # autocast: the `_autocast` hook of the ops below
+
+# %% ../../nbs/22_activation.ipynb #92d0b0c9
+def relu(input, inplace=False):
+    "max(x, 0); `inplace` overwrites `input`."
+    return input.relu_() if inplace else ReluBackward0.apply(input)
+
+class LeakyReluBackward1(LeakyReluBackward0):
+    "in-place leaky_relu_: its backward reads the output, whose sign tells the input's only for a non-negative slope"
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.kw.get('negative_slope', 0.01) < 0:
+            raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+                               "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+                               "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+                               "in-place leakRelu backward calculation with negative slope")
+        return LeakyReluBackward0.backward(ctx, g)
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    "x where x > 0, else `negative_slope` * x; `inplace` overwrites `input`."
+    if not inplace: return unary.leaky_relu(input, negative_slope)
+    return _inplace(input, LeakyReluBackward1.apply, negative_slope=negative_slope)
+
+def silu(input, inplace=False):
+    "x * sigmoid(x) (the swish); `inplace` overwrites `input`."
+    return _inplace(input, unary.silu) if inplace else unary.silu(input)
+
+def gelu(input, approximate='none'):
+    "x Φ(x), Φ the standard normal CDF; `approximate='tanh'` uses tanh's approximation."
+    return erf_gelu.gelu(input, approximate)
+
+# %% ../../nbs/22_activation.ipynb #bf5b1292
+def tanh(input):
+    "tanh(x), elementwise: `input.tanh()`."
+    return input.tanh()
+
+def sigmoid(input):
+    "1 / (1 + exp(-x)), elementwise: `input.sigmoid()`."
+    return input.sigmoid()
+
+# %% ../../nbs/22_activation.ipynb #7333209d
+def _get_softmax_dim(name, ndim, stacklevel):
+    "The dim PyTorch's legacy softmax picks when none is given, with its deprecation warning."
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+                  stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    "exp(x) / sum(exp(x)) along `dim`."
+    if amp._active: input, = amp._autocast('softmax', input)
+    if dim is None: dim = _get_softmax_dim('softmax', input.dim(), _stacklevel)
+    return more_reductions.softmax(input, dim, dtype)
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    "log(softmax(x)) along `dim`, computed stably."
+    if amp._active: input, = amp._autocast('log_softmax', input)
+    if dim is None: dim = _get_softmax_dim('log_softmax', input.dim(), _stacklevel)
+    return more_reductions.log_softmax(input, dim, dtype)
+
+# %% ../../nbs/22b_activation_functions.ipynb #b3b00614
+import numpy as np
+from ..backend import array_namespace, _generator
+from ..tensor import Tensor, _dtype_name, _array_of
+from ..autograd.graph import Op, _check_tensors, _op_name
+from ..autograd.engine import _inplace
+from ..ops import _masked
+from ..unary import _Unary, _sigmoid, _on_arrays
+from ..dims import cat, chunk
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/22b_activation_functions.ipynb #328f90af
+def _kind(name):
+    "The function `name` for either kind of value: the tensor method, or the array namespace's function."
+    def f(t): return getattr(t, name)() if isinstance(t, Tensor) else getattr(array_namespace(t), name)(t)
+    return f
+_exp, _tanh, _log1p = _kind('exp'), _kind('tanh'), _kind('log1p')
+
+def _sig(t): return t.sigmoid() if isinstance(t, Tensor) else _sigmoid(array_namespace(t), t)
+
+def _node(name, f, df, saves, kernel=None):
+    """An elementwise node class in 03_ops_unary's pattern: forward `f(xp, a, **kw)`, derivative `df(g, x, y, **kw)`;
+    `kernel`: torch's float-only kernel, which refuses integers (None: integers keep their dtype)."""
+    return type(name, (_Unary,), dict(f=staticmethod(f), df=staticmethod(df), saves=saves, on_arrays=_on_arrays(df), kernel=kernel))
+
+def _float_only(input, kernel):
+    "torch's NotImplementedError for an integer or bool tensor given to a float-only kernel."
+    if kernel and isinstance(input, Tensor): _refuse_integers(input, kernel)
+
+# %% ../../nbs/22b_activation_functions.ipynb #31a5cbd6
+def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
+    return scale * xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0) * input_scale))
+
+def _delu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
+    pos = _array_of(y) > 0
+    return _masked(g, pos * scale) + _masked(g * (y + scale * alpha) * input_scale, ~pos)
+
+def _dcelu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
+    s = 1 / float(np.float32(alpha))   # torch's CeluBackward0 takes 1/alpha of alpha as a float32 (derivatives.yaml)
+    neg = _array_of(x) <= 0
+    return _masked(g, ~neg) + _masked(g * _exp(x * s) * (alpha * s), neg)
+
+EluBackward0 = _node('EluBackward0', _elu, _delu, 'y', 'elu_cpu')
+CeluBackward0 = _node('CeluBackward0', _elu, _dcelu, 'x', 'elu_cpu')
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+# %% ../../nbs/22b_activation_functions.ipynb #f6ff83e3
+def _elementwise(op, input, inplace, **kw):
+    "Apply node class `op` to `input` (refused if integer for a float-only kernel), or overwrite `input` with the result."
+    _check_tensors(_op_name(op), dict(input=input))     # torch's TypeError for a list, an array, None
+    _float_only(input, op.kernel)
+    if inplace: return _inplace(input, op.apply, **kw)
+    return op.apply(input, **kw)
+
+def elu(input, alpha=1.0, inplace=False):
+    "x for x > 0, else alpha (e^x - 1)."
+    return _elementwise(EluBackward0, input, inplace, alpha=alpha)
+
+def selu(input, inplace=False):
+    "scale * elu(x, alpha) with SELU's fixed scale and alpha."
+    return _elementwise(EluBackward0, input, inplace, alpha=_SELU_ALPHA, scale=_SELU_SCALE)
+
+def celu(input, alpha=1.0, inplace=False):
+    "max(0, x) + min(0, alpha (e^(x/alpha) - 1))."
+    if alpha == 0: raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _elementwise(CeluBackward0, input, inplace, alpha=alpha, input_scale=1 / alpha)
+
+# %% ../../nbs/22b_activation_functions.ipynb #ea3bb2f6
+def _in(x, lo, hi): a = _array_of(x); return (a > lo) & (a < hi)
+def _out(x, lambd): a = _array_of(x); return (a > lambd) | (a < -lambd)
+
+HardtanhBackward0 = _node('HardtanhBackward0', lambda xp, a, min_val=-1.0, max_val=1.0: xp.clip(a, min_val, max_val).astype(a.dtype, copy=False),
+                          lambda g, x, y, min_val=-1.0, max_val=1.0: _masked(g, _in(x, min_val, max_val)), 'x')
+_SIXTH = float(np.float32(1 / 6))   # torch's hardsigmoid slope is the float 1.0f/6.0f, in every dtype
+HardsigmoidBackward0 = _node('HardsigmoidBackward0', lambda xp, a: xp.clip(a / 6 + 0.5, 0, 1),
+                             lambda g, x, y: _masked(g, _in(x, -3, 3) * _SIXTH), 'x', 'hardsigmoid_cpu')
+HardswishBackward0 = _node('HardswishBackward0', lambda xp, a: a * xp.clip(a + 3, 0, 6) / 6,
+                           lambda g, x, y: _masked(g * (x / 3 + 0.5), _in(x, -3, 3)) + _masked(g, _array_of(x) >= 3), 'x', 'hardswish_cpu')
+SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, 0 * a)),
+                            lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'softshrink_check')
+HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(_out(a, lambd), a, 0 * a),
+                            lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
+ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
+                           lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x')
+
+# %% ../../nbs/22b_activation_functions.ipynb #2aa4f3ab
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    "x clipped to [min_val, max_val]."
+    if min_val > max_val: raise ValueError("min_val cannot be greater than max_val")
+    return _elementwise(HardtanhBackward0, input, inplace, min_val=min_val, max_val=max_val)
+
+def relu6(input, inplace=False):
+    "x clipped to [0, 6] (hardtanh's node, as in torch)."
+    return hardtanh(input, 0., 6., inplace)
+
+def hardsigmoid(input, inplace=False):
+    "x/6 + 1/2 clipped to [0, 1]."
+    return _elementwise(HardsigmoidBackward0, input, inplace)
+
+def hardswish(input, inplace=False):
+    "x * hardsigmoid(x)."
+    return _elementwise(HardswishBackward0, input, inplace)
+
+def _check_lambd(lambd):
+    if lambd < 0: raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype Float, but found {lambd}")
+
+def softshrink(input, lambd=0.5):
+    "x - lambd above lambd, x + lambd below -lambd, 0 between."
+    _check_lambd(lambd); _float_only(input, SoftshrinkBackward0.kernel); return SoftshrinkBackward0.apply(input, lambd=lambd)
+
+def hardshrink(input, lambd=0.5):
+    "x outside [-lambd, lambd], 0 inside."
+    _float_only(input, HardshrinkBackward0.kernel); return HardshrinkBackward0.apply(input, lambd=lambd)
+
+def threshold(input, threshold, value, inplace=False):
+    "x where x > threshold, else value."
+    return _elementwise(ThresholdBackward0, input, inplace, threshold=threshold, value=value)
+
+# %% ../../nbs/22b_activation_functions.ipynb #a26f5128
+def _softplus(xp, a, beta=1.0, threshold=20.0):
+    return xp.where(a * beta > threshold, a, xp.logaddexp(0, a * beta) / beta)
+
+def _dsoftplus(g, x, y, beta=1.0, threshold=20.0):
+    over = _array_of(x) * beta > threshold
+    return _masked(g, over) + _masked(g * _sig(beta * x), ~over)
+
+SoftplusBackward0 = _node('SoftplusBackward0', _softplus, _dsoftplus, 'x', 'softplus_cpu')
+
+def softplus(input, beta=1.0, threshold=20.0):
+    "log(1 + e^(beta x)) / beta; x itself where beta x > threshold."
+    _float_only(input, SoftplusBackward0.kernel); return SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
+
+# %% ../../nbs/22b_activation_functions.ipynb #c1f752c4
+def _mish(xp, a): return a * xp.tanh(xp.logaddexp(0, a))
+
+def _dmish(g, x, y):
+    t = _tanh(_log1p(_exp(-abs(x))) + (x + abs(x)) / 2)          # tanh(softplus(x)), without overflow
+    return g * (t + x * _sig(x) * (1 - t * t))
+
+MishBackward0 = _node('MishBackward0', _mish, _dmish, 'x', 'mish_cpu')
+LogSigmoidBackward0 = _node('LogSigmoidBackward0',
+                            lambda xp, a: xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a))),
+                            lambda g, x, y: g * _sig(-x), 'x', 'log_sigmoid_cpu')
+
+def mish(input, inplace=False):
+    "x tanh(softplus(x))."
+    return _elementwise(MishBackward0, input, inplace)
+
+def logsigmoid(input):
+    "log(sigmoid(x)), stable for large |x|."
+    _float_only(input, LogSigmoidBackward0.kernel); return LogSigmoidBackward0.apply(input)
+
+# %% ../../nbs/22b_activation_functions.ipynb #a9f4ba3f
+def softsign(input):
+    "x / (1 + |x|)."
+    return input / (input.abs() + 1)
+
+def tanhshrink(input):
+    "x - tanh(x)."
+    return input - input.tanh()
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    "softmax(-x) along `dim`."
+    return softmax(-input, dim, _stacklevel + 1, dtype)
+
+# %% ../../nbs/22b_activation_functions.ipynb #fadc1268
+class GluBackward0(Op):
+    "a * sigmoid(b), a and b the halves of the input along `dim`."
+    @staticmethod
+    def forward(ctx, x, dim):
+        xp, a = array_namespace(x._data), x._data
+        h, s = xp.split(a, 2, axis=dim)
+        ctx.save_for_backward(x); ctx.dim = dim
+        return h * _sigmoid(xp, s)
+    @staticmethod
+    def backward(ctx, g):
+        a, b = chunk(ctx.saved_tensors[0], 2, ctx.dim)
+        s = b.sigmoid()
+        return cat([g * s, g * a * s * (1 - s)], ctx.dim)
+
+def glu(input, dim=-1):
+    "a * sigmoid(b), a and b the two halves of `input` along `dim`."
+    if input.dim() == 0: raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    _float_only(input, 'glu_cpu'); return GluBackward0.apply(input, dim=d)
+
+# %% ../../nbs/22b_activation_functions.ipynb #ce125aba
+class PreluKernelBackward0(Op):
+    "x where x > 0, else weight * x, the weight broadcast along the channel dimension (1)."
+    @staticmethod
+    def _slopes(x, w):
+        shape = [1] * x.ndim
+        n = _array_of(w).size
+        if x.ndim >= 2 and n > 1: shape[1] = n
+        return w.reshape(shape) if x.ndim else w.reshape(())
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        a = x._data
+        return array_namespace(a).where(a > 0, a, PreluKernelBackward0._slopes(a, w._data) * a)
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        pos = x._data > 0
+        slopes = PreluKernelBackward0._slopes(x, w)
+        gx = _masked(g, pos) + _masked(g, ~pos) * slopes
+        gw = (_masked(g, ~pos) * x)
+        dims = [d for d in range(x.dim()) if not (d == 1 and w.numel() > 1)]
+        gw = gw.sum(dims) if dims else gw
+        return gx, gw.reshape(w.shape)
+
+def prelu(input, weight):
+    "x where x > 0, else weight * x (one weight, or one per channel of dimension 1)."
+    _check_tensors('prelu', dict(input=input, weight=weight))
+    if input.dtype != weight.dtype: raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype_name(input)} and {_dtype_name(weight)}")
+    _float_only(input, 'prelu_cpu')
+    if weight.numel() != 1:
+        if input.dim() == 0: raise RuntimeError("Not allow zero-dim input tensor.")
+        if weight.numel() != input.shape[1]:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {input.shape[1]}.")
+    return PreluKernelBackward0.apply(input, weight)
+
+# %% ../../nbs/22b_activation_functions.ipynb #e0a05bcc
+class RreluWithNoiseBackward0(Op):
+    "x where x > 0, else noise * x; the noise drawn per element (training) or (lower+upper)/2."
+    @staticmethod
+    def forward(ctx, x, lower, upper, training, generator=None):
+        a = x._data
+        xp = array_namespace(a)
+        if training:
+            u = _generator(x.device, generator).random(a.shape).astype(a.dtype)
+            noise = xp.where(a > 0, xp.ones_like(a), lower + (upper - lower) * u)
+        else: noise = xp.where(a > 0, xp.ones_like(a), xp.full_like(a, (lower + upper) / 2))
+        ctx.noise = noise
+        return a * noise
+    @staticmethod
+    def backward(ctx, g): return _masked(g, ctx.noise)
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    "Leaky ReLU with random slopes in [lower, upper] in training, their mean otherwise."
+    _check_tensors('rrelu', dict(input=input)); _float_only(input, 'leaky_relu_cpu')
+    if inplace: return _inplace(input, RreluWithNoiseBackward0.apply, lower=lower, upper=upper, training=training)
+    return RreluWithNoiseBackward0.apply(input, lower=lower, upper=upper, training=training)
+
+# %% ../../nbs/22b_activation_functions.ipynb #3fb3281a
+def elu_(input, alpha=1.0): return elu(input, alpha, True)
+def selu_(input): return selu(input, True)
+def celu_(input, alpha=1.0): return celu(input, alpha, True)
+def hardtanh_(input, min_val=-1.0, max_val=1.0): return hardtanh(input, min_val, max_val, True)
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False): return rrelu(input, lower, upper, training, True)
+def threshold_(input, threshold_, value): return threshold(input, threshold_, value, True)
+
+# %% ../../nbs/22d_gumbel_and_inplace.ipynb #e4d9f47b
+import warnings
+from ..tensor import Tensor
+from ..autograd.graph import _check_tensors
+from ..factories import empty_like, zeros_like
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/22d_gumbel_and_inplace.ipynb #b8e7d968
+def relu_(input):
+    "In-place `relu`: `input` becomes max(x, 0)."
+    _check_tensors('relu_', dict(input=input))
+    return input.relu_()
+
+def leaky_relu_(input, negative_slope=0.01):
+    "In-place `leaky_relu`: `input` becomes x where x > 0, else `negative_slope` * x."
+    _check_tensors('leaky_relu_', dict(input=input))
+    _refuse_integers(input, 'leaky_relu_cpu')
+    return leaky_relu(input, negative_slope, inplace=True)
+
+# %% ../../nbs/22d_gumbel_and_inplace.ipynb #d152a910
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    "A sample of the Gumbel-softmax distribution over `dim`: soft, or one-hot with the soft sample's gradient (`hard`)."
+    if eps != 1e-10: warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    _check_tensors('empty_like', dict(input=logits))              # torch's first use of `logits`, and its message
+    gumbels = -empty_like(logits).exponential_().log()          # standard Gumbel noise
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard: return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft                   # one-hot forward, soft backward
+
+# %% ../../nbs/28_attention.ipynb #03ba1cd4
+import math, numpy as np
+from .. import backend as B
+from ..autograd.grad_hooks import grad
+from ..backend import array_namespace, array_device, _generator
+from ..tensor import Tensor, _dtype_name
+from ..autograd.graph import Op, _NO_CTX
+from ..autograd.grad_mode import enable_grad
+from ..autograd.broadcasting import _reduce, _sum_trailing, _half, _opmath
+from ..ops import _const
+from ..erf_gelu import _temporaries
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/28_attention.ipynb #0b882302
+_CAUSAL = {}
+def _causal_mask(xp, L, S, dtype):
+    "The additive causal mask (0 where key j <= query i, -inf above), made once per shape and kept."
+    key = (xp.__name__, L, S, dtype)
+    if key not in _CAUSAL: _CAUSAL[key] = xp.where(xp.tri(L, S, dtype=bool), 0, -xp.inf).astype(dtype)
+    return _CAUSAL[key]
+
+# %% ../../nbs/28_attention.ipynb #773e358c
+def _probabilities(xp, q, k, scale, mask, causal):
+    "softmax(q kᵀ scale + mask) along the last dim, on arrays; a row that may attend to nothing gives 0s, as torch."
+    s = q @ k.swapaxes(-1, -2)
+    s *= scale
+    shift = not _exp_safe(s, mask)            # (decided on the raw scores: masks only add -inf)
+    if mask is not None: s = xp.where(mask, s, -xp.inf) if mask.dtype == bool else s + mask
+    if causal: s += _causal_mask(xp, *s.shape[-2:], s.dtype)      # position i sees keys 0..i
+    if shift:
+        m = s.max(-1, keepdims=True)
+        m[m == -xp.inf] = 0                   # nothing to attend to: e^(-inf - -inf) would be nan
+        s -= m
+    p = xp.exp(s, out=s)
+    total = _sum_trailing(p, 1)          # a product with ones: numpy pays per row of a reduction over short rows
+    total[total == 0] = 1                     # a row that may attend to nothing: 0s
+    p /= total
+    return p
+
+# %% ../../nbs/28_attention.ipynb #7d8b56de
+_EXP_SAFE = 80.0      # e^x for |x| <= 80 neither overflows nor underflows, in float32 (its limits are e^±88.7) and float64
+
+def _exp_safe(s, mask):
+    """Whether softmax may skip subtracting each row's max: every score within ±80 (softmax does not change when a row
+    is shifted, so this changes only the rounding), no additive mask, and on the CPU, where numpy's max along rows
+    of 64 costs more than the rest of the softmax (two reductions over the whole array cost a twentieth of it)."""
+    if array_device(s).type != 'cpu' or (mask is not None and mask.dtype != bool) or s.dtype.itemsize < 4: return False
+    if s.size == 0: return True               # an empty batch: nothing to shift (and min/max of nothing would raise)
+    return bool(-_EXP_SAFE <= s.min()) and bool(s.max() <= _EXP_SAFE)     # (a nan fails both)
+
+# %% ../../nbs/28_attention.ipynb #d1498f46
+class ScaledDotProductAttentionBackward0(Op):
+    "softmax(q kᵀ scale + mask) v as one node: forward and backward on arrays, the composed ops when backward is recorded."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, q, k, v, mask, causal, scale, dropout_p):
+        a, b, c = (_opmath(t._data) for t in (q, k, v)); xp = array_namespace(a)    # half precision: in float32
+        p = _probabilities(xp, a, b, scale, mask, causal)
+        keep = None
+        if dropout_p > 0:
+            keep = (_generator(q.device).random(p.shape, dtype=np.float32) >= dropout_p).astype(p.dtype)
+            if dropout_p < 1: keep *= 1 / (1 - dropout_p)      # (p = 1 keeps nothing: zeros, as torch)
+        if ctx is not _NO_CTX:
+            ctx.save_for_backward(q, k, v)
+            ctx.p, ctx.keep, ctx.o = p, keep, (mask, causal, scale)
+        return ((p if keep is None else p * keep) @ c).astype(q._data.dtype, copy=False)     # rounded once
+
+    @staticmethod
+    def backward(ctx, g):
+        q, k, v = ctx._saved_like(g)
+        if isinstance(g, Tensor): return _recorded_backward(ctx, g, q, k, v)
+        if _half(g):                              # as forward: in float32, each gradient rounded once
+            return tuple(t if t is None else t.astype(g.dtype) for t in ScaledDotProductAttentionBackward0.backward(ctx, _opmath(g)))
+        q, k, v = (_opmath(t) for t in (q, k, v))
+        p, keep, (mask, causal, scale) = ctx.p, ctx.keep, ctx.o
+        nq, nk, nv = ctx.needs_input_grad[:3]
+        dv = _reduce((p if keep is None else p * keep).swapaxes(-1, -2) @ g, v.shape) if nv else None
+        if not (nq or nk): return None, None, dv
+        xp = array_namespace(g)                   # (temporaries in reused scratch arrays: no page faults)
+        ds = xp.matmul(g, v.swapaxes(-1, -2), out=_temporaries(g, 'sdpa ds', g.shape[:-1] + v.shape[-2:-1]))   # d out / d (dropped p)
+        if keep is not None: ds *= keep
+        ds -= _sum_trailing(xp.multiply(ds, p, out=_temporaries(g, 'sdpa ds p', ds.shape)), 1)   # back through softmax
+        ds *= p
+        ds *= scale
+        return (_reduce(ds @ k, q.shape) if nq else None, _reduce(ds.swapaxes(-1, -2) @ q, k.shape) if nk else None, dv)
+
+# %% ../../nbs/28_attention.ipynb #5333741b
+def _attention_math(q, k, v, mask=None, causal=False, scale=1.0, keep=None):
+    "The same attention composed of tensor ops (`mask`, `keep` arrays): readable, and what a recorded backward differentiates."
+    s = (q @ k.mT) * scale
+    if mask is not None: s = s.masked_fill(_const(~mask), -math.inf) if mask.dtype == bool else s + _const(mask)
+    if causal: s = s.masked_fill(_const(~array_namespace(s._data).tri(*s.shape[-2:], dtype=bool)), -math.inf)
+    dead = (s == -math.inf).all(-1, keepdim=True)        # rows with nothing to attend to give 0, not nan
+    p = s.masked_fill(dead, 0).softmax(-1).masked_fill(dead, 0)
+    return (p if keep is None else p * _const(keep)) @ v
+
+# %% ../../nbs/28_attention.ipynb #8783c706
+def _recorded_backward(ctx, g, q, k, v):
+    "The gradients as tensor ops, recorded (create_graph): the composed attention, differentiated by autograd."
+    mask, causal, scale = ctx.o
+    need = ctx.needs_input_grad[:3]
+    with enable_grad(): out = _attention_math(q, k, v, mask, causal, scale, ctx.keep)
+    grads = iter(grad(out, [t for t, n in zip((q, k, v), need) if n], g, create_graph=True))
+    return tuple(next(grads) if n else None for n in need)
+
+# %% ../../nbs/28_attention.ipynb #e82c8e8e
+_CPP_INTS = dict(int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char', bool='bool')
+def _ctype(t): return _CPP_INTS.get(t.dtype.name) or _cname(t)     # a dtype as torch's C++ messages name it
+
+def _check_batches(*ts):
+    "The batch dims (all but the last two) must broadcast: an error, the same on numpy and CuPy (whose products differ there)."
+    for t in ts[1:]:
+        a, b = ts[0].shape[:-2], t.shape[:-2]
+        n = max(len(a), len(b)); a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+        for d in range(n):
+            if a[d] != b[d] and 1 not in (a[d], b[d]):
+                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at non-singleton dimension {d}")
+
+# %% ../../nbs/28_attention.ipynb #55b0c5af
+def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
+    "torch's checks of the arguments of `scaled_dot_product_attention`, with its messages."
+    if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: {q.dim()} key.dim: {k.dim()} and value.dim: {v.dim()} instead.")
+    if not (q.dtype == k.dtype == v.dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cname(q)} key.dtype: {_cname(k)} and value.dtype: {_cname(v)} instead.")
+    if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dtype_name(q)}")
+    if mask is not None and mask.dtype is not B.bool and mask.dtype != q.dtype:
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_ctype(mask)} and  query.dtype: {_ctype(q)} instead.")
+    if is_causal and mask is not None: raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if not 0 <= dropout_p <= 1: raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if k.shape[-1] != q.shape[-1] or v.shape[-2] != k.shape[-2]:       # torch's message from its batched product
+        batch = math.prod(np.broadcast_shapes(q.shape[:-2], k.shape[:-2]))
+    if k.shape[-1] != q.shape[-1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {q.shape[-1]}] but got: [{batch}, {k.shape[-1]}].")
+    if v.shape[-2] != k.shape[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k.shape[-2]}] but got: [{batch}, {v.shape[-2]}].")
+    if mask is not None:                  # the mask must broadcast to the scores' shape
+        try: a = tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2])
+        except ValueError: a = tuple(q.shape[:-1]) + (k.shape[-2],)     # grouped heads: the query's
+        n = max(len(a), mask.dim()); a, b = (1,) * (n - len(a)) + a, (1,) * (n - mask.dim()) + tuple(mask.shape)
+        for d in range(n):
+            if a[d] != b[d] and 1 not in (a[d], b[d]):
+                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at non-singleton dimension {d}")
+
+# %% ../../nbs/28_attention.ipynb #6ac60f56
+def _grouped(q, k, v, mask):
+    "Grouped-query attention: q's heads, in groups of q_heads / kv_heads, each share one key and value head (as views)."
+    hq, hk = q.shape[-3], k.shape[-3]
+    if hq % hk or v.shape[-3] != hk: raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    if mask is not None and mask.ndim >= 3:
+        mask = mask.reshape(mask.shape[:-3] + ((hk, hq // hk) if mask.shape[-3] == hq else (1, 1)) + mask.shape[-2:])
+    return q.unflatten(-3, (hk, hq // hk)), k.unsqueeze(-3), v.unsqueeze(-3), mask
+
+# %% ../../nbs/28_attention.ipynb #bb9f24a5
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """softmax(query keyᵀ · scale + attn_mask) value, over the last two dims; `attn_mask` True (or 0) where a query may attend.
+
+    ```python
+    >>> import litnn; import litnn.nn.functional as F
+    >>> F.scaled_dot_product_attention(litnn.ones(1, 2), litnn.ones(2, 2), litnn.tensor([[1., 0.], [3., 4.]])).tolist()
+    [[2.0, 2.0]]
+
+    ```
+    """
+    _check_tensors('scaled_dot_product_attention', dict(query=query, key=key, value=value))
+    _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    q, k, v, mask = query, key, value, None if attn_mask is None else attn_mask._data
+    if enable_gqa and q.dim() >= 3: q, k, v, mask = _grouped(q, k, v, mask)
+    _check_batches(q, k, v)
+    out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask, causal=is_causal, scale=scale, dropout_p=dropout_p)
+    return out.flatten(-4, -3) if q is not query else out
+
+# %% ../../nbs/28a_multihead_attention.ipynb #d3809230
+import math, warnings, numpy as np
+from .. import backend as B
+from ..factories import empty, zeros_like
+from ..dims import cat
+from ..tensor import Tensor
+
+# %% ../../nbs/28a_multihead_attention.ipynb #dba2ed4e
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    "A bool mask (True: masked out) as an additive float mask (-inf where masked); float masks pass through."
+    if mask is None: return None
+    if mask.dtype is not B.bool and not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.", stacklevel=2)
+    if mask.dtype is B.bool: mask = zeros_like(mask, dtype=target_type).masked_fill_(mask, -math.inf)
+    return mask
+
+# %% ../../nbs/28a_multihead_attention.ipynb #fdc443ee
+def _none_or_dtype(input):
+    if input is None: return None
+    if isinstance(input, Tensor): return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+# %% ../../nbs/28a_multihead_attention.ipynb #e0ecc09c
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    "torch's checks of the ranks of multi-head attention's inputs; whether they are batched."
+    batched = query.dim() == 3
+    if query.dim() not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor")
+    kind = "batched (3-D)" if batched else "unbatched (2-D)"
+    if key.dim() != query.dim() or value.dim() != query.dim():
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {query.dim()}-D but found {key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != query.dim() - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or {query.dim() - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None and attn_mask.dim() not in (2, 3):
+        raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found {attn_mask.dim()}-D tensor instead")
+    if not batched and attn_mask is not None and attn_mask.dim() == 3:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if attn_mask.shape != expected: raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+    return batched
+
+# %% ../../nbs/28a_multihead_attention.ipynb #578de40b
+def _in_projection(query, key, value, w, b, ws=None):
+    "q, k, v: one product when query, key and value are one tensor (self-attention), else one per input."
+    if ws is None and query is key is value: return linear(query, w, b).chunk(3, -1)
+    ws = ws or w.chunk(3)
+    bs = (None,) * 3 if b is None else b.chunk(3)
+    return tuple(linear(x, wi, bi) for x, wi, bi in zip((query, key, value), ws, bs))
+
+# %% ../../nbs/28a_multihead_attention.ipynb #c454d7a8
+def _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads):
+    "A 2-D mask is (tgt, src), shared by the batch and heads; a 3-D one is (batch * heads, tgt, src)."
+    for d, want in ((2, (tgt_len, src_len)), (3, (bsz * num_heads, tgt_len, src_len))):
+        if attn_mask.dim() == d and attn_mask.shape != want:
+            raise RuntimeError(f"The shape of the {d}D attn_mask is {attn_mask.shape}, but should be {want}.")
+
+# %% ../../nbs/28a_multihead_attention.ipynb #ba14af90
+def _pad_key(mask):
+    "`mask` with one more key (column), not masked: for bias_k and the zero key."
+    return None if mask is None else cat([mask, mask.new_zeros(mask.shape[:-1] + (1,))], -1)
+
+# %% ../../nbs/28a_multihead_attention.ipynb #daa7ec9a
+def _combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads):
+    "The attention mask and the key padding mask as one additive mask that broadcasts to (batch, heads, tgt, src)."
+    if attn_mask is not None: attn_mask = attn_mask.view(1, 1, tgt_len, src_len) if attn_mask.dim() == 2 else attn_mask.view(bsz, num_heads, tgt_len, src_len)
+    if key_padding_mask is None: return attn_mask
+    if key_padding_mask.shape[0] != bsz: raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+    if key_padding_mask.shape[1] != src_len: raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got {key_padding_mask.shape[1]}")
+    kpm = key_padding_mask.view(bsz, 1, 1, src_len)
+    return kpm if attn_mask is None else attn_mask + kpm
+
+# %% ../../nbs/28a_multihead_attention.ipynb #f7794486
+def _heads(x, bsz, num_heads):
+    "(seq, batch, embed) -> (batch, heads, seq, head_dim)."
+    return x.reshape(x.shape[0], bsz, num_heads, x.shape[-1] // num_heads).permute(1, 2, 0, 3)   # no -1: an empty batch has any
+
+# %% ../../nbs/28a_multihead_attention.ipynb #6b307fe1
+def _attend(q, k, v, mask, dropout_p, is_causal, need_weights, average_attn_weights):
+    "Attention over the heads; with `need_weights`, composed as torch does it, so that the weights can be returned."
+    if not need_weights: return scaled_dot_product_attention(q, k, v, mask, dropout_p, is_causal), None
+    s = (q * math.sqrt(1.0 / q.shape[-1])) @ k.mT
+    with np.errstate(invalid='ignore'): w = (s if mask is None else s + mask).softmax(-1)   # a fully masked row: nan, as torch
+    if dropout_p > 0: w = dropout(w, dropout_p)
+    return w @ v, w.mean(1) if average_attn_weights else w
+
+# %% ../../nbs/28a_multihead_attention.ipynb #58a2c792
+def _check_mha_sizes(query, key, value, embed_dim_to_check, num_heads, separate):
+    E = query.shape[-1]
+    if E != embed_dim_to_check: raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
+    if (E // num_heads) * num_heads != E: raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
+    if separate and key.shape[:2] != value.shape[:2]:
+        raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's {value.shape[:2]}")
+    if not separate and key.shape != value.shape: raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+
+# %% ../../nbs/28a_multihead_attention.ipynb #ac662cf3
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
+                                 add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training=True, key_padding_mask=None,
+                                 need_weights=True, attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    "Multi-head attention of (seq, batch, embed) inputs (or unbatched (seq, embed)), as torch's function of that name."
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None: key_padding_mask = key_padding_mask.unsqueeze(0)
+    (tgt_len, bsz, embed_dim), src_len = query.shape, key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights: attn_mask = None     # the hint replaces the mask
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None: is_causal = False
+    _check_mha_sizes(query, key, value, embed_dim_to_check, num_heads, use_separate_proj_weight)
+    if not use_separate_proj_weight and in_proj_weight is None: raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias,
+                             (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None)
+    if attn_mask is not None: _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads)
+    if (bias_k is None) != (bias_v is None): raise AssertionError(f"bias_{'k' if bias_v is None else 'v'} is set but bias_{'v' if bias_v is None else 'k'} is None")
+    if bias_k is not None:
+        k, v = cat([k, bias_k.expand(1, bsz, embed_dim)]), cat([v, bias_v.expand(1, bsz, embed_dim)])
+        attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
+    q, k, v = _heads(q, bsz, num_heads), _heads(k, bsz, num_heads) if static_k is None else static_k.view(bsz, num_heads, -1, static_k.shape[-1]), \
+              _heads(v, bsz, num_heads) if static_v is None else static_v.view(bsz, num_heads, -1, static_v.shape[-1])
+    if add_zero_attn:
+        k, v = (cat([t, t.new_zeros(t.shape[:2] + (1, t.shape[3]))], 2) for t in (k, v))
+        attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
+    mask = _combined_mask(attn_mask, key_padding_mask, tgt_len, k.shape[2], bsz, num_heads)
+    out, weights = _attend(q, k, v, mask, dropout_p if training else 0.0, is_causal, need_weights, average_attn_weights)
+    out = linear(out.permute(2, 0, 1, 3).reshape(tgt_len * bsz, embed_dim), out_proj_weight, out_proj_bias).view(tgt_len, bsz, out_proj_weight.shape[0])
+    if not batched: out, weights = out.squeeze(1), None if weights is None else weights.squeeze(0)
+    return out, weights

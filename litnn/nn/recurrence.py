@@ -14,12 +14,12 @@ from ..dims import cat
 from ..autograd.graph import Op, _NO_CTX
 from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_hooks import grad as _autograd_grad
-from .modules.linear import linear
+from . import functional as F
 
 # %% ../../nbs/27_recurrence.ipynb #1761f67c
 def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
     "x W_ihᵀ + b_ih + h W_hhᵀ + b_hh: the pre-activations of every gate, side by side."
-    return linear(input, w_ih, b_ih) + linear(hx, w_hh, b_hh)
+    return F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     "One step of an Elman RNN: tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh)."
@@ -51,7 +51,7 @@ def _gru_update(xg, hg, h):
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     "One GRU step: h' = (1 - z) n + z h."
-    return _gru_update(linear(input, w_ih, b_ih), linear(hx, w_hh, b_hh), hx)
+    return _gru_update(F.linear(input, w_ih, b_ih), F.linear(hx, w_hh, b_hh), hx)
 
 # %% ../../nbs/27_recurrence.ipynb #8caed8f1
 def _schedule(steps, reverse):
@@ -153,8 +153,8 @@ class LstmLayerBackward0(Op):
 # %% ../../nbs/27_recurrence.ipynb #8972d8da
 def _lstm_step(xw_t, state, w_hh, w_hr=None):
     "One step of an LSTM layer, composed: xw_t + h W_hhᵀ as one addmm, the update, the projection."
-    h, c = _lstm_update(linear(state[0], w_hh, xw_t), state[1])
-    return (h if w_hr is None else linear(h, w_hr)), c
+    h, c = _lstm_update(F.linear(state[0], w_hh, xw_t), state[1])
+    return (h if w_hr is None else F.linear(h, w_hr)), c
 
 def _lstm_layer_double(ctx, gout, gh, gc):
     "The op's gradients as a graph: recompute the layer by composition and differentiate it."

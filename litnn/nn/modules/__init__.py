@@ -10,23 +10,22 @@ from . import hooks                   # 14_hooks (also installs the global hook 
 from . import backward_hooks          # 14a_backward_hooks
 from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options
-from .container import Sequential, ModuleList   # 16_containers
-from .more_containers import ModuleDict, ParameterList, ParameterDict   # 16b_more_containers
-from .linear import Identity, Linear, Bilinear, Flatten, Unflatten   # 21_linear
-from .dropout import Dropout          # 21a_dropout
-from .sparse import Embedding         # 21b_sparse
-from .activation import ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax   # 22_activation
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict   # 16_containers, 16b_dict_and_parameter_containers
+from .linear import Identity, Linear, Bilinear   # 21_linear
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout   # 21a_dropout, 21c_feature_dropout
+from .sparse import Embedding, EmbeddingBag   # 21b_sparse, 21d_embedding_bag
+from .flatten import Flatten, Unflatten   # 21e_flatten
+from .activation import (ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax,   # 22_activation, 22c_activation_modules, 28a
+                         ELU, SELU, CELU, GLU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, PReLU, RReLU, Softplus, Softsign,
+                         Softshrink, Hardshrink, Tanhshrink, Threshold, LogSigmoid, Softmin, Softmax2d, MultiheadAttention)
 from .conv import Conv1d, Conv2d     # 23_conv
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
 from .group_norm import GroupNorm, RMSNorm   # 25a_group_norm
 from .loss import NLLLoss, CrossEntropyLoss   # 26_loss
 from .elementwise_loss import L1Loss, MSELoss, BCELoss, BCEWithLogitsLoss   # 26d_elementwise_losses
-from .rnn import RNNBase, RNN, LSTM, GRU   # 27_rnn
-from .rnn_cells import RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn_cells
-from . import batchnorm, flatten      # torch's file names for classes defined in normalization.py and linear.py
-from .multihead_attention import MultiheadAttention   # 28a_multihead_attention
-from .multihead_attention import NonDynamicallyQuantizableLinear   # 28a_multihead_attention (torch keeps it in linear.py: see _TORCH_FILES)
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn, 27_rnn_cells
+from . import batchnorm              # torch's file name for classes defined in normalization.py
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
                           Transformer)   # 29_transformer
 
@@ -40,11 +39,8 @@ __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 
            'MultiheadAttention', 'TransformerEncoderLayer', 'TransformerDecoderLayer', 'TransformerEncoder',
            'TransformerDecoder', 'Transformer']
 
-_MORE_ACTIVATIONS = ['ELU', 'SELU', 'CELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'PReLU', 'RReLU',
-                     'Softplus', 'Softsign', 'Softshrink', 'Hardshrink', 'Tanhshrink', 'Threshold', 'LogSigmoid', 'Softmin', 'Softmax2d']
-from .more_activation_modules import (ELU, SELU, CELU, GLU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, PReLU, RReLU,   # 22c_more_activation_modules
-                                      Softplus, Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, LogSigmoid, Softmin, Softmax2d)
-__all__ += _MORE_ACTIVATIONS
+__all__ += ['ELU', 'SELU', 'CELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'PReLU', 'RReLU',
+            'Softplus', 'Softsign', 'Softshrink', 'Hardshrink', 'Tanhshrink', 'Threshold', 'LogSigmoid', 'Softmin', 'Softmax2d']
 
 _PADDING = [f'{kind}Pad{n}d' for kind in ('Constant', 'Zero', 'Reflection', 'Replication', 'Circular') for n in (1, 2, 3)]
 from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,   # 23b_padding
@@ -63,7 +59,6 @@ from .more_losses import (SmoothL1Loss, HuberLoss, KLDivLoss, PoissonNLLLoss, Ga
                           MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss)
 __all__ += _MORE_LOSSES
 
-from .feature_dropout import Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout   # 21c_feature_dropout
 __all__ += ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout']
 
 from .more_normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm   # 25b_more_normalization
@@ -81,7 +76,6 @@ from .more_pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxP
                            MaxUnpool1d, MaxUnpool2d)
 __all__ += _MORE_POOLING
 
-from .embedding_bag import EmbeddingBag   # 21d_embedding_bag
 __all__ += ['EmbeddingBag']
 
 from .fold import Fold, Unfold   # 24d_fold
@@ -119,17 +113,15 @@ __all__ += ['NLLLoss2d', 'Container']
 
 # Where torch keeps each class: `torch.nn.modules.<file>.<Class>`. The classes of the later parts are also reachable from
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
-# are hand-written alias modules: batchnorm.py, flatten.py, instancenorm.py, pixelshuffle.py.)
+# are hand-written alias modules: batchnorm.py, instancenorm.py, pixelshuffle.py.)
 from . import instancenorm, pixelshuffle, batchnorm
-_TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: ['NonDynamicallyQuantizableLinear'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
+_TORCH_FILES = {conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
                 pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
-                dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
                 normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss', 'L1Loss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss'],   # 26b, 26c, 26d
-                container: ['ModuleDict', 'ParameterList', 'ParameterDict'],   # 16b_more_containers
-                rnn: ['RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']}   # 27_rnn_cells
+                container: []}
 _TORCH_FILES[pooling] += ['LPPool3d', 'MaxUnpool3d', 'FractionalMaxPool3d']         # 24i_more_pooling3d, 24j
 _TORCH_FILES[loss] += ['NLLLoss2d']; _TORCH_FILES[container] += ['Container']       # 26f_deprecated_modules
-_TORCH_FILES[linear] += _LAZY[:1]; _TORCH_FILES[conv] += _LAZY[1:7]                 # 18a_lazy_modules
+_TORCH_FILES[linear] = _LAZY[:1]; _TORCH_FILES[conv] += _LAZY[1:7]                 # 18a_lazy_modules
 _TORCH_FILES[batchnorm] += _LAZY[7:10]; _TORCH_FILES[instancenorm] = _LAZY[10:]
 for _file, _names in _TORCH_FILES.items():
     for _name in _names: setattr(_file, _name, globals()[_name])

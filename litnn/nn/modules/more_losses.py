@@ -19,7 +19,7 @@ from ...ops import where
 from ...autograd.graph import _check_tensors
 from .loss import _Loss, _WeightedLoss, _Reduction, _reduction, _apply_reduction, _not_differentiable
 from .elementwise_loss import _pointwise_args, _weighted, _like_input
-from .more_activations import logsigmoid
+from .. import functional as F
 from .distance import pairwise_distance, one_hot, _floor, PairwiseDistance
 from ...autograd.broadcasting import _refuse_integers
 
@@ -206,7 +206,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
     "-(t log σ(x) + (1 - t) log σ(-x)), weighted, averaged over classes."
-    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    loss = -(target * F.logsigmoid(input) + (1 - target) * F.logsigmoid(-input))
     if weight is not None: loss = loss * weight
     loss = loss.sum(input.dim() - 1) / input.shape[-1]
     return _reduce(loss, size_average, reduce, reduction)

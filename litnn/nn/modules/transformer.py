@@ -15,8 +15,8 @@ from .container import ModuleList
 from .linear import Linear
 from .dropout import Dropout
 from .normalization import LayerNorm
-from .activation import ReLU, GELU, relu, gelu
-from .multihead_attention import MultiheadAttention, _canonical_mask, _none_or_dtype
+from .activation import ReLU, GELU, MultiheadAttention
+from .. import functional as F
 
 # %% auto #0
 __all__ = ['TransformerEncoderLayer', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerDecoder', 'Transformer']
@@ -24,8 +24,8 @@ __all__ = ['TransformerEncoderLayer', 'TransformerDecoderLayer', 'TransformerEnc
 # %% ../../../nbs/29_transformer.ipynb #ff70345c
 def _get_activation_fn(activation):
     "relu or gelu by name, as torch's layers accept them."
-    if activation == "relu": return relu
-    if activation == "gelu": return gelu
+    if activation == "relu": return F.relu
+    if activation == "gelu": return F.gelu
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 def _get_clones(module, N):
@@ -70,8 +70,8 @@ class _TransformerLayer(Module):
     def _set_activation(self, activation):
         "The activation by name or as a callable; torch notes whether it is relu (1) or gelu (2) for its fast path."
         if isinstance(activation, str): activation = _get_activation_fn(activation)
-        self.activation_relu_or_gelu = 1 if activation is relu or isinstance(activation, ReLU) else \
-                                       2 if activation is gelu or isinstance(activation, GELU) else 0
+        self.activation_relu_or_gelu = 1 if activation is F.relu or isinstance(activation, ReLU) else \
+                                       2 if activation is F.gelu or isinstance(activation, GELU) else 0
         self.activation = activation
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
@@ -83,7 +83,7 @@ class _TransformerLayer(Module):
 # %% ../../../nbs/29_transformer.ipynb #81dcd042
 class TransformerEncoderLayer(_TransformerLayer):
     "Self-attention then a feed-forward network, each a residual branch with a LayerNorm (as `torch.nn.TransformerEncoderLayer`)."
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-5,
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first, bias,
@@ -95,8 +95,8 @@ class TransformerEncoderLayer(_TransformerLayer):
 @patch
 def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
     "Post-norm: x = norm(x + block(x)); pre-norm (`norm_first`): x = x + block(norm(x))."
-    src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(src_mask), "src_mask", src.dtype)
-    src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+    src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask", F._none_or_dtype(src_mask), "src_mask", src.dtype)
+    src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
     x = src
     if self.norm_first:
         x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
@@ -107,7 +107,7 @@ def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_ma
 # %% ../../../nbs/29_transformer.ipynb #032479c9
 class TransformerDecoderLayer(_TransformerLayer):
     "Self-attention, attention to the encoder's output (`memory`), then a feed-forward network (as `torch.nn.TransformerDecoderLayer`)."
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-5,
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first, bias,
@@ -162,8 +162,8 @@ def _why_not_nested(layer):
 @patch
 def forward(self:TransformerEncoder, src, mask=None, src_key_padding_mask=None, is_causal=None):
     "Every layer in turn, with the same masks; a mask equal to the causal one runs as `is_causal`."
-    src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(mask), "mask", src.dtype)
-    mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
+    src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask", F._none_or_dtype(mask), "mask", src.dtype)
+    mask = F._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
     batch_first = self.layers[0].self_attn.batch_first
     is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
     output = src
@@ -202,7 +202,7 @@ class TransformerDecoder(Module):
 class Transformer(Module):
     "An encoder and a decoder stack, as in 'Attention Is All You Need' (as `torch.nn.Transformer`)."
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048, dropout=0.1,
-                 activation=relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5, batch_first=False,
+                 activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5, batch_first=False,
                  norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)

@@ -15,8 +15,7 @@ from ...tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from ..modules.module import Module
-from ..modules.container import ModuleList
-from ..modules.more_containers import ModuleDict
+from ..modules.container import ModuleList, ModuleDict
 
 # %% ../../../nbs/17_parametrize.ipynb #cde9045f
 _cache_enabled = 0
