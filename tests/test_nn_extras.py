@@ -380,7 +380,7 @@ def test_nll_loss2d_like_torch(dt):
     same(ly, ty, dt); ly.backward(); ty.backward(); same(l.grad, t.grad, dt)
     assert isinstance(lm, litnn.nn.NLLLoss) and list(lm.state_dict()) == list(tm.state_dict())
     assert list(c.state_dict()) == ['a.weight', 'a.bias']
-    assert type(lm).__module__ == 'litnn.nn.modules.deprecated' and litnn.nn.modules.loss.NLLLoss2d is type(lm)
+    assert type(lm).__module__ == 'litnn.nn.modules.loss' and litnn.nn.modules.loss.NLLLoss2d is type(lm)
 
 
 # --- 24j_fractional_max_pool3d: the same _random_samples in both libraries ---------------------------------------

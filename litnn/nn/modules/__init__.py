@@ -16,15 +16,36 @@ from .linear import Identity, Linear, Bilinear, Flatten, Unflatten   # 21_linear
 from .dropout import Dropout          # 21a_dropout
 from .sparse import Embedding         # 21b_sparse
 from .activation import ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax   # 22_activation
-from .conv import Conv1d, Conv2d     # 23_conv
-from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d   # 24_pooling
-from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm   # 25_normalization
-from .group_norm import GroupNorm, RMSNorm   # 25a_group_norm
-from .loss import NLLLoss, CrossEntropyLoss   # 26_loss
-from .elementwise_loss import L1Loss, MSELoss, BCELoss, BCEWithLogitsLoss   # 26d_elementwise_losses
+from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,   # 23_conv, 23c, 23d, 29b_lazy_modules
+                   LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,   # 23b_padding
+                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
+                      CircularPad1d, CircularPad2d, CircularPad3d)
+from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,   # 24_pooling, 24b, 24e, 24f, 24i, 24j
+                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d, LPPool2d,
+                      LPPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AdaptiveAvgPool1d, AdaptiveAvgPool2d,
+                      AdaptiveAvgPool3d)
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d   # 24c_upsampling
+from .pixelshuffle import PixelShuffle, PixelUnshuffle   # 24ca_pixel_shuffle
+from .fold import Fold, Unfold   # 24d_fold
+from .channelshuffle import ChannelShuffle   # 24h_channel_shuffle
+from .batchnorm import (BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm,   # 25_batch_norm, 52a_sync_batchnorm, 29b
+                        LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d)
+from .normalization import LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm   # 25a_layer_group_norm, 25b_instance_norm
+from .instancenorm import (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,   # 25b_instance_norm, 29b_lazy_modules
+                           LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d)
+from .loss import (L1Loss, NLLLoss, NLLLoss2d, PoissonNLLLoss, GaussianNLLLoss, KLDivLoss, MSELoss, BCELoss,   # 26_loss, 26b-d, 26f
+                   BCEWithLogitsLoss, HingeEmbeddingLoss, MultiLabelMarginLoss, SmoothL1Loss, HuberLoss, SoftMarginLoss,
+                   CrossEntropyLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, MultiMarginLoss,
+                   TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss)
+from .distance import PairwiseDistance, CosineSimilarity   # 26a_distance
+from .adaptive import AdaptiveLogSoftmaxWithLoss   # 26e_adaptive_softmax
+from .container import Container   # 26f_deprecated_modules
+from .linear import LazyLinear   # 29b_lazy_modules
+from . import lazy   # 29b_lazy_modules
 from .rnn import RNNBase, RNN, LSTM, GRU   # 27_rnn
 from .rnn_cells import RNNCellBase, RNNCell, LSTMCell, GRUCell   # 27_rnn_cells
-from . import batchnorm, flatten      # torch's file names for classes defined in normalization.py and linear.py
+from . import flatten      # torch's file name for classes defined in linear.py
 from .multihead_attention import MultiheadAttention   # 28a_multihead_attention
 from .multihead_attention import NonDynamicallyQuantizableLinear   # 28a_multihead_attention (torch keeps it in linear.py: see _TORCH_FILES)
 from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
@@ -33,12 +54,27 @@ from .transformer import (TransformerEncoderLayer, TransformerDecoderLayer, Tran
 __all__ = ['Module', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
            'Identity', 'Linear', 'Bilinear', 'Flatten', 'Unflatten', 'Dropout', 'Embedding',
            'ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
-           'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d',
-           'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'LayerNorm', 'GroupNorm', 'RMSNorm',
-           'L1Loss', 'NLLLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'CrossEntropyLoss',
            'RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell',
            'MultiheadAttention', 'TransformerEncoderLayer', 'TransformerDecoderLayer', 'TransformerEncoder',
            'TransformerDecoder', 'Transformer']
+__all__ += ['Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d', 'ConvTranspose3d', 'LazyConv1d',
+            'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d', 'LazyConvTranspose3d',
+            'ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'ZeroPad1d', 'ZeroPad2d', 'ZeroPad3d',
+            'ReflectionPad1d', 'ReflectionPad2d', 'ReflectionPad3d', 'ReplicationPad1d', 'ReplicationPad2d',
+            'ReplicationPad3d', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'MaxPool1d', 'MaxPool2d',
+            'MaxPool3d', 'AvgPool1d', 'AvgPool2d', 'AvgPool3d', 'MaxUnpool1d', 'MaxUnpool2d', 'MaxUnpool3d',
+            'FractionalMaxPool2d', 'FractionalMaxPool3d', 'LPPool1d', 'LPPool2d', 'LPPool3d', 'AdaptiveMaxPool1d',
+            'AdaptiveMaxPool2d', 'AdaptiveMaxPool3d', 'AdaptiveAvgPool1d', 'AdaptiveAvgPool2d', 'AdaptiveAvgPool3d',
+            'Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'PixelShuffle', 'PixelUnshuffle', 'Fold',
+            'Unfold', 'ChannelShuffle', 'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'SyncBatchNorm',
+            'LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d', 'LayerNorm', 'GroupNorm', 'RMSNorm',
+            'LocalResponseNorm', 'InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d', 'LazyInstanceNorm1d',
+            'LazyInstanceNorm2d', 'LazyInstanceNorm3d', 'L1Loss', 'NLLLoss', 'NLLLoss2d', 'PoissonNLLLoss',
+            'GaussianNLLLoss', 'KLDivLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'HingeEmbeddingLoss',
+            'MultiLabelMarginLoss', 'SmoothL1Loss', 'HuberLoss', 'SoftMarginLoss', 'CrossEntropyLoss',
+            'MultiLabelSoftMarginLoss', 'CosineEmbeddingLoss', 'MarginRankingLoss', 'MultiMarginLoss',
+            'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'CTCLoss', 'PairwiseDistance', 'CosineSimilarity',
+            'AdaptiveLogSoftmaxWithLoss', 'Container', 'LazyLinear']
 
 _MORE_ACTIVATIONS = ['ELU', 'SELU', 'CELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'PReLU', 'RReLU',
                      'Softplus', 'Softsign', 'Softshrink', 'Hardshrink', 'Tanhshrink', 'Threshold', 'LogSigmoid', 'Softmin', 'Softmax2d']
@@ -46,90 +82,18 @@ from .more_activation_modules import (ELU, SELU, CELU, GLU, Hardtanh, ReLU6, Har
                                       Softplus, Softsign, Softshrink, Hardshrink, Tanhshrink, Threshold, LogSigmoid, Softmin, Softmax2d)
 __all__ += _MORE_ACTIVATIONS
 
-_PADDING = [f'{kind}Pad{n}d' for kind in ('Constant', 'Zero', 'Reflection', 'Replication', 'Circular') for n in (1, 2, 3)]
-from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,   # 23b_padding
-                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
-                      CircularPad1d, CircularPad2d, CircularPad3d)
-__all__ += _PADDING
-
-from .distance import CosineSimilarity, PairwiseDistance   # 26a_distance
-__all__ += ['CosineSimilarity', 'PairwiseDistance']
-
-_MORE_LOSSES = ['SmoothL1Loss', 'HuberLoss', 'KLDivLoss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'MarginRankingLoss',
-                'HingeEmbeddingLoss', 'CosineEmbeddingLoss', 'SoftMarginLoss', 'TripletMarginLoss', 'TripletMarginWithDistanceLoss',
-                'MultiLabelMarginLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss']
-from .more_losses import (SmoothL1Loss, HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,   # 26b_more_losses
-                          HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
-                          MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss)
-__all__ += _MORE_LOSSES
-
 from .feature_dropout import Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout   # 21c_feature_dropout
 __all__ += ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout']
-
-from .more_normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm   # 25b_more_normalization
-__all__ += ['InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d', 'LocalResponseNorm']
-
-from .conv_transpose import ConvTranspose1d, ConvTranspose2d   # 23c_conv_transpose
-__all__ += ['ConvTranspose1d', 'ConvTranspose2d']
-
-from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle   # 24c_upsampling
-__all__ += ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d', 'PixelShuffle', 'PixelUnshuffle']
-
-_MORE_POOLING = ['MaxPool1d', 'AvgPool1d', 'AdaptiveAvgPool1d', 'AdaptiveMaxPool1d', 'AdaptiveMaxPool2d', 'LPPool1d', 'LPPool2d',
-                 'MaxUnpool1d', 'MaxUnpool2d']
-from .more_pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d,   # 24b
-                           MaxUnpool1d, MaxUnpool2d)
-__all__ += _MORE_POOLING
 
 from .embedding_bag import EmbeddingBag   # 21d_embedding_bag
 __all__ += ['EmbeddingBag']
 
-from .fold import Fold, Unfold   # 24d_fold
-__all__ += ['Fold', 'Unfold']
-
-from .conv3d import Conv3d, ConvTranspose3d   # 23d_conv3d
-__all__ += ['Conv3d', 'ConvTranspose3d']
-
-from .pooling3d import MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d   # 24e_pooling3d
-__all__ += ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d']
-
-from .ctc_loss import CTCLoss   # 26c_ctc_loss
-__all__ += ['CTCLoss']
-
-from .fractional_max_pool import FractionalMaxPool2d   # 24f_fractional_max_pool
-__all__ += ['FractionalMaxPool2d']
-
-_LAZY = ['LazyLinear', 'LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d', 'LazyConvTranspose3d',
-         'LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d', 'LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d']
-from . import lazy   # 18a_lazy_modules
-from .lazy import *
-__all__ += _LAZY
-from .sync_batchnorm import SyncBatchNorm   # 52a_sync_batchnorm
-__all__ += ['SyncBatchNorm']
-from .channelshuffle import ChannelShuffle   # 24h_channel_shuffle (torch's file name too)
-__all__ += ['ChannelShuffle']
-from .adaptive import AdaptiveLogSoftmaxWithLoss   # 26e_adaptive_softmax (torch's file name too)
-__all__ += ['AdaptiveLogSoftmaxWithLoss']
-from .more_pooling3d import LPPool3d, MaxUnpool3d   # 24i_more_pooling3d
-__all__ += ['LPPool3d', 'MaxUnpool3d']
-from .fractional_max_pool3d import FractionalMaxPool3d   # 24j_fractional_max_pool3d
-__all__ += ['FractionalMaxPool3d']
-from .deprecated import NLLLoss2d, Container   # 26f_deprecated_modules
-__all__ += ['NLLLoss2d', 'Container']
-
 # Where torch keeps each class: `torch.nn.modules.<file>.<Class>`. The classes of the later parts are also reachable from
 # the module of torch's file name, so `from litnn.nn.modules.activation import ELU` runs as in torch. (Files litnn lacks
-# are hand-written alias modules: batchnorm.py, flatten.py, instancenorm.py, pixelshuffle.py.)
-from . import instancenorm, pixelshuffle, batchnorm
-_TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: ['NonDynamicallyQuantizableLinear'], conv: ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'ConvTranspose3d'],
-                pooling: _MORE_POOLING + ['MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'FractionalMaxPool2d'],
+# are hand-written alias modules: flatten.py.)
+_TORCH_FILES = {activation: _MORE_ACTIVATIONS + ['MultiheadAttention'], linear: ['NonDynamicallyQuantizableLinear'],
                 dropout: ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout'], sparse: ['EmbeddingBag'],
-                normalization: ['LocalResponseNorm', 'GroupNorm', 'RMSNorm'], batchnorm: ['SyncBatchNorm'], loss: _MORE_LOSSES + ['CTCLoss', 'L1Loss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss'],   # 26b, 26c, 26d
                 container: ['ModuleDict', 'ParameterList', 'ParameterDict'],   # 16b_more_containers
                 rnn: ['RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']}   # 27_rnn_cells
-_TORCH_FILES[pooling] += ['LPPool3d', 'MaxUnpool3d', 'FractionalMaxPool3d']         # 24i_more_pooling3d, 24j
-_TORCH_FILES[loss] += ['NLLLoss2d']; _TORCH_FILES[container] += ['Container']       # 26f_deprecated_modules
-_TORCH_FILES[linear] += _LAZY[:1]; _TORCH_FILES[conv] += _LAZY[1:7]                 # 18a_lazy_modules
-_TORCH_FILES[batchnorm] += _LAZY[7:10]; _TORCH_FILES[instancenorm] = _LAZY[10:]
 for _file, _names in _TORCH_FILES.items():
     for _name in _names: setattr(_file, _name, globals()[_name])

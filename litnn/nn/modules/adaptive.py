@@ -13,7 +13,7 @@ from ...dims import cat
 from .module import Module
 from .linear import Linear
 from .container import Sequential, ModuleList
-from .activation import log_softmax
+from .. import functional as F
 
 # %% ../../../nbs/26e_adaptive_softmax.ipynb #0c6572c8
 _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
@@ -75,19 +75,19 @@ def forward(self:AdaptiveLogSoftmaxWithLoss, input_, target_):
         rows = ((target >= low) & (target < high)).nonzero().flatten()
         if rows.numel() == 0: continue
         head_index = head_index.index_fill(0, rows, self.shortlist_size + i)      # the head's entry: the cluster
-        logprob = log_softmax(self.tail[i](input.index_select(0, rows)), dim=1)
+        logprob = F.log_softmax(self.tail[i](input.index_select(0, rows)), dim=1)
         in_cluster = in_cluster.index_add(0, rows, logprob.gather(1, (target.index_select(0, rows) - low).unsqueeze(1)).squeeze(1))
-    output = in_cluster + log_softmax(self.head(input), dim=1).gather(1, head_index.unsqueeze(1)).squeeze(1)
+    output = in_cluster + F.log_softmax(self.head(input), dim=1).gather(1, head_index.unsqueeze(1)).squeeze(1)
     return _ASMoutput(output if batched else output.squeeze(0), (-output).mean())
 
 # %% ../../../nbs/26e_adaptive_softmax.ipynb #da0fcfde
 @patch
 def _get_full_log_prob(self:AdaptiveLogSoftmaxWithLoss, input, head_output):
     "The log-probabilities of all classes, from `input` and the head's output."
-    head_logprob = log_softmax(head_output, dim=1)
+    head_logprob = F.log_softmax(head_output, dim=1)
     parts = [head_logprob[:, :self.shortlist_size]]
     for i, tail in enumerate(self.tail):
-        parts.append(log_softmax(tail(input), dim=1) + head_logprob[:, self.shortlist_size + i].unsqueeze(1))
+        parts.append(F.log_softmax(tail(input), dim=1) + head_logprob[:, self.shortlist_size + i].unsqueeze(1))
     return cat(parts, 1)
 
 @patch
