@@ -285,7 +285,7 @@ def test_adaptive_log_softmax_bad_input(make):
     same_error(lambda: l(*make(litnn)), lambda: t(*make(torch)))
 
 
-# --- 24i_more_pooling3d: lp_pool3d, max_unpool3d -----------------------------------------------------------------
+# --- 24i_lp_unpool_3d: lp_pool3d, max_unpool3d -----------------------------------------------------------------
 
 @pytest.mark.parametrize('dt', DTYPES)
 @pytest.mark.parametrize('norm,k,s,ceil', [(2., 2, None, False), (3., (2, 1, 2), (1, 2, 1), True), (1.5, 3, 2, True), (1., 2, 1, False)])

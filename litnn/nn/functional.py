@@ -1840,7 +1840,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 import numbers
 import numpy as np
 from ..autograd.graph import _check_tensors
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _float_dtype, _refuse_integers
+from .. import amp
 
 # %% ../../nbs/25a_layer_group_norm.ipynb #05240135
 def _check_layer_norm(x, normalized_shape, weight, bias):
