@@ -19,11 +19,11 @@ NO_GPU = not litnn.cuda.is_available()
 # checks that every entry point has that line, so the tests below exercise the real ops.
 ENTRY_POINTS = [('linear', 'litnn.nn.functional', 'linear'), ('matmul', 'litnn.matrix_products', 'matmul'),
                 ('mm', 'litnn.matrix_products', 'mm'), ('bmm', 'litnn.matrix_products', 'bmm'), ('addmm', 'litnn.matrix_products', 'addmm'),
-                ('conv1d', 'litnn.nn.modules.conv', 'conv1d'), ('conv2d', 'litnn.nn.modules.conv', 'conv2d'),
-                ('cross_entropy', 'litnn.nn.modules.loss', 'cross_entropy'), ('nll_loss', 'litnn.nn.modules.loss', 'nll_loss'),
-                ('mse_loss', 'litnn.nn.modules.elementwise_loss', 'mse_loss'), ('l1_loss', 'litnn.nn.modules.elementwise_loss', 'l1_loss'),
-                ('binary_cross_entropy_with_logits', 'litnn.nn.modules.elementwise_loss', 'binary_cross_entropy_with_logits'),
-                ('binary_cross_entropy', 'litnn.nn.modules.elementwise_loss', 'binary_cross_entropy')]
+                ('conv1d', 'litnn.nn.functional', 'conv1d'), ('conv2d', 'litnn.nn.functional', 'conv2d'),
+                ('cross_entropy', 'litnn.nn.functional', 'cross_entropy'), ('nll_loss', 'litnn.nn.functional', 'nll_loss'),
+                ('mse_loss', 'litnn.nn.functional', 'mse_loss'), ('l1_loss', 'litnn.nn.functional', 'l1_loss'),
+                ('binary_cross_entropy_with_logits', 'litnn.nn.functional', 'binary_cross_entropy_with_logits'),
+                ('binary_cross_entropy', 'litnn.nn.functional', 'binary_cross_entropy')]
 
 
 @pytest.fixture

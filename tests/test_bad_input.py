@@ -227,7 +227,7 @@ MORE_MODULES = dict(
     TransformerDecoder=((Of(DLAYER), 1), {}, [f32(3, 2, 4), f32(2, 2, 4)]),
     Transformer=((4, 2, 1, 1, 8, 0.0), {}, [f32(3, 2, 4), f32(2, 2, 4)]),
     DataParallel=((Of(lambda lib: lib.nn.Linear(3, 2)),), {}, [f32(4, 3)]),
-    # 18a_lazy_modules: the first (bad) input is also the one the shapes are learnt from
+    # 29b_lazy_modules: the first (bad) input is also the one the shapes are learnt from
     LazyLinear=((2,), {}, [f32(4, 3)]),
     LazyConv1d=((2, 3), {}, [f32(2, 2, 8)]), LazyConv2d=((2, 3), {}, [f32(2, 2, 6, 6)]), LazyConv3d=((2, 2), {}, [f32(2, 2, 4, 4, 4)]),
     LazyConvTranspose1d=((2, 3), {}, [f32(2, 2, 5)]), LazyConvTranspose2d=((2, 3), {}, [f32(2, 2, 4, 4)]),
@@ -313,7 +313,7 @@ MORE_FUNCTIONALS = dict(
 # 22d_gumbel_and_inplace, 24g_with_indices, 24h_channel_shuffle, 26e_adaptive_softmax
 MORE_MODULES.update(ChannelShuffle=((2,), {}, [f32(2, 4, 3)]),
                     AdaptiveLogSoftmaxWithLoss=((16, 20, [4, 10]), {}, [f32(4, 16), idx(20, 4)]),   # 26e_adaptive_softmax
-                    LPPool3d=((2, 2), {}, [f32(2, 3, 4, 4, 4)]),                                        # 24i_more_pooling3d
+                    LPPool3d=((2, 2), {}, [f32(2, 3, 4, 4, 4)]),                                        # 24i_lp_unpool_3d
                     MaxUnpool3d=((2,), {}, [f32(2, 3, 2, 2, 2), TF.max_pool3d(torch.tensor(f32(2, 3, 4, 4, 4)), 2, return_indices=True)[1].numpy()]),
                     NLLLoss2d=((), {}, [f32(2, 5, 3, 3), idx(5, 2, 3, 3)]),                              # 26f_deprecated_modules
                     FractionalMaxPool3d=((2,), dict(output_size=2), [f32(2, 3, 5, 5, 5)]))                 # 24j_fractional_max_pool3d
@@ -421,7 +421,7 @@ def make_module(lib, name, args, kwargs):
 
 def copy_weights(lm, tm):
     "Give litnn's module torch's parameters and buffers, so values can be compared."
-    if any(torch.nn.parameter.is_lazy(v) for v in tm.state_dict().values()): return   # nothing to copy yet (18a_lazy_modules)
+    if any(torch.nn.parameter.is_lazy(v) for v in tm.state_dict().values()): return   # nothing to copy yet (29b_lazy_modules)
     with litnn.no_grad():
         sd = {k: litnn.tensor(v.detach().cpu().numpy().copy()) for k, v in tm.state_dict().items()}
         lm.load_state_dict(sd)
@@ -449,9 +449,9 @@ NOT_YET = {
     '24c_upsampling: result shape or dtype differs': {'PixelUnshuffle-in0': 'empty_batch', 'pixel_unshuffle-in0': 'empty_batch'},
     '24e_pooling3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
     '24f_grid_sample: NaN/inf positions of the result or gradient differ': {'grid_sample-in1': 'nan'},
-    '26b_more_losses: NaN/inf positions of the result or gradient differ': {'KLDivLoss-in1': 'nan', 'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'kl_div-in1': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
-    '26b_more_losses: litnn computes where torch raises RuntimeError': {'GaussianNLLLoss-in2': 'int64', 'HingeEmbeddingLoss-in0': 'int64', 'gaussian_nll_loss-in2': 'int64', 'hinge_embedding_loss-in0': 'int64'},
-    '26b_more_losses: litnn raises TypeError where torch computes': {'GaussianNLLLoss-in1': 'numpy', 'gaussian_nll_loss-in1': 'numpy'},
+    '26b_regression_margin_losses: NaN/inf positions of the result or gradient differ': {'KLDivLoss-in1': 'nan', 'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'kl_div-in1': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
+    '26b_regression_margin_losses: litnn computes where torch raises RuntimeError': {'GaussianNLLLoss-in2': 'int64', 'HingeEmbeddingLoss-in0': 'int64', 'gaussian_nll_loss-in2': 'int64', 'hinge_embedding_loss-in0': 'int64'},
+    '26b_regression_margin_losses: litnn raises TypeError where torch computes': {'GaussianNLLLoss-in1': 'numpy', 'gaussian_nll_loss-in1': 'numpy'},
     '28_attention: litnn raises RuntimeError where torch computes': {'scaled_dot_product_attention-in2': 'empty_batch'},
 }
 _NOT_YET = {f'{k}-{v}': owner for owner, m in NOT_YET.items() for k, vs in m.items() for v in vs.split()}

@@ -1,4 +1,4 @@
-"""Lazy modules (nbs/18a_lazy_modules) side by side with torch: shapes learnt on the first call, the class switch,
+"""Lazy modules (nbs/29b_lazy_modules) side by side with torch: shapes learnt on the first call, the class switch,
 state dicts before and after, loading into a placeholder, values and gradients, `_apply` and hooks, and the errors."""
 import copy, pickle, re
 import numpy as np, pytest

@@ -285,7 +285,7 @@ def test_adaptive_log_softmax_bad_input(make):
     same_error(lambda: l(*make(litnn)), lambda: t(*make(torch)))
 
 
-# --- 24i_more_pooling3d: lp_pool3d, max_unpool3d -----------------------------------------------------------------
+# --- 24i_lp_unpool_3d: lp_pool3d, max_unpool3d -----------------------------------------------------------------
 
 @pytest.mark.parametrize('dt', DTYPES)
 @pytest.mark.parametrize('norm,k,s,ceil', [(2., 2, None, False), (3., (2, 1, 2), (1, 2, 1), True), (1.5, 3, 2, True), (1., 2, 1, False)])
@@ -380,7 +380,7 @@ def test_nll_loss2d_like_torch(dt):
     same(ly, ty, dt); ly.backward(); ty.backward(); same(l.grad, t.grad, dt)
     assert isinstance(lm, litnn.nn.NLLLoss) and list(lm.state_dict()) == list(tm.state_dict())
     assert list(c.state_dict()) == ['a.weight', 'a.bias']
-    assert type(lm).__module__ == 'litnn.nn.modules.deprecated' and litnn.nn.modules.loss.NLLLoss2d is type(lm)
+    assert type(lm).__module__ == 'litnn.nn.modules.loss' and litnn.nn.modules.loss.NLLLoss2d is type(lm)
 
 
 # --- 24j_fractional_max_pool3d: the same _random_samples in both libraries ---------------------------------------

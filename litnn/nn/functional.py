@@ -6,39 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['UnsafeViewBackward0', 'linear', 'bilinear', 'dropout', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'embedding_bag', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward']
-
-# %% ../../nbs/20b_functional.ipynb #637892cb
-# Functions still defined beside their modules (convolution, pooling, normalization, losses): being moved here
-from .modules.conv import conv1d, conv2d   # 23_conv
-from .modules.padding import pad           # 23b_padding
-from .modules.conv_transpose import conv_transpose1d, conv_transpose2d   # 23c_conv_transpose
-from .modules.pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d   # 24_pooling
-from .modules.more_pooling import (max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,   # 24b
-                                   lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d)
-from .modules.upsampling import interpolate, pixel_shuffle, pixel_unshuffle   # 24c_upsampling
-from .modules.grid_sample import affine_grid, grid_sample   # 24f_grid_sample
-from .modules.normalization import batch_norm, layer_norm   # 25_normalization
-from .modules.group_norm import group_norm, rms_norm   # 25a_group_norm
-from .modules.more_normalization import instance_norm, local_response_norm, normalize   # 25b_more_normalization
-from .modules.distance import one_hot, cosine_similarity, pairwise_distance, pdist   # 26a_distance
-from .modules.loss import cross_entropy, nll_loss   # 26_loss
-from .modules.elementwise_loss import mse_loss, l1_loss, binary_cross_entropy, binary_cross_entropy_with_logits   # 26d_elementwise_losses
-from .modules.more_losses import (smooth_l1_loss, huber_loss, kl_div, poisson_nll_loss, gaussian_nll_loss,   # 26b_more_losses
-                                  margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, cosine_embedding_loss,
-                                  triplet_margin_loss, triplet_margin_with_distance_loss, multi_margin_loss,
-                                  multilabel_margin_loss, multilabel_soft_margin_loss)
-from .modules.fold import fold, unfold   # 24d_fold
-from .modules.conv3d import conv3d, conv_transpose3d   # 23d_conv3d
-from .modules.pooling3d import max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d   # 24e_pooling3d
-from .modules.ctc_loss import ctc_loss   # 26c_ctc_loss
-from .modules.fractional_max_pool import fractional_max_pool2d   # 24f_fractional_max_pool
-from .modules.with_indices import (max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices,   # 24g_with_indices
-                                   adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices,
-                                   fractional_max_pool2d_with_indices, upsample, upsample_nearest, upsample_bilinear)
-from .modules.channelshuffle import channel_shuffle, native_channel_shuffle   # 24h_channel_shuffle
-from .modules.more_pooling3d import lp_pool3d, max_unpool3d   # 24i_more_pooling3d
-from .modules.fractional_max_pool3d import fractional_max_pool3d, fractional_max_pool3d_with_indices   # 24j_fractional_max_pool3d
+__all__ = ['UnsafeViewBackward0', 'linear', 'bilinear', 'dropout', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'embedding_bag', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'interpolate', 'pixel_shuffle', 'pixel_unshuffle', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'affine_grid', 'grid_sample', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'channel_shuffle', 'native_channel_shuffle', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward']
 
 # %% ../../nbs/21_linear.ipynb #13eee039
 import math
@@ -734,6 +702,2780 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft                   # one-hot forward, soft backward
+
+# %% ../../nbs/23_conv.ipynb #379b1287
+import itertools
+import math
+import numpy as np
+from ..tensor import Tensor, _dtype_name
+from ..backend import array_namespace
+from ..autograd.graph import Op, _NO_CTX
+from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out_t, _scratch,
+                             _chunks, _LinearMap, _out as _im2col_out)
+from .. import amp
+
+# %% ../../nbs/23_conv.ipynb #35d894e7
+def _ntuple(v, n):
+    "An int as an n-tuple; a sequence as a tuple (as torch's `_pair`, `_single`)."
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+def _expand(v, k, name, fn, n=1):
+    "`v` (int or sequence) as k ints, with torch's errors for a wrong length or type; an int counts as n values."
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer, tuple, list)) or \
+       (isinstance(v, (tuple, list)) and not all(isinstance(i, (int, np.integer)) for i in v)):
+        raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+    v = _ntuple(v, n)
+    if len(v) == 1: v = v * k
+    if len(v) != k: raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values to match the convolution dimensions, but got {name}={list(v)}")
+    return tuple(int(i) for i in v)
+
+# %% ../../nbs/23_conv.ipynb #d32ebb05
+def _pads(padding, k, ksize, dilation, stride, fn, n=1):
+    "The (before, after) zero padding per spatial dim for an int, a sequence, 'valid' or 'same'."
+    if isinstance(padding, str):
+        if padding == 'valid': return ((0, 0),) * k
+        if padding != 'same': raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if any(s != 1 for s in stride): raise RuntimeError("padding='same' is not supported for strided convolutions")
+        tot = [d * (n - 1) for d, n in zip(dilation, ksize)]
+        return tuple((t // 2, t - t // 2) for t in tot)
+    return tuple((p, p) for p in _expand(padding, k, 'padding', fn, n))
+
+# %% ../../nbs/23_conv.ipynb #b1b24ab9
+_tokens = itertools.count()     # names a forward's window matrix in scratch (see `_Scratch.mark`)
+
+class ConvolutionBackward0(Op):
+    "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch"
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, w, b, geo):
+        a, wa, xp = x._data, w._data, array_namespace(x._data)
+        G, O = geo.G, wa.shape[0]
+        out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
+        chunks = _chunks(geo)
+        for n0, n1, gc in chunks:
+            full = _unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch)
+            cols = _per_image(full, gc)
+            direct = gc.dims[7] == gc.dims[9]        # no junk columns: the products are the output
+            y = out[n0:n1].reshape(n1 - n0, O, gc.M) if direct else _scratch(a, 2, (n1 - n0, O, gc.M))
+            xp.matmul(wa.reshape(G, O // G, -1), cols, out=y.reshape(n1 - n0, G, O // G, gc.M))
+            if direct and b is not None: xp.add(y, b._data.reshape(O, 1), out=y)
+            elif not direct: _im2col_out(y, gc, None if b is None else b._data, out[n0:n1])
+        if ctx is not _NO_CTX:
+            nx, nw, _ = ctx.needs_input_grad
+            ctx.save_for_backward(x if nw else None, w if nx else None)
+            ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
+            if len(chunks) == 1: _scratch.mark(a, 1, ctx.token, full)     # for the backward, if still there
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
+        (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
+        O, G, xp = ctx.wshape[0], ctx.geo.G, array_namespace(ga)
+        gw = xp.zeros((G, O // G, math.prod(ctx.wshape[1:])), ga.dtype) if nw else None
+        gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb else None
+        gx = xp.empty(ctx.geo.xshape, ga.dtype) if nx else None
+        for n0, n1, gc in _chunks(ctx.geo):
+            N, M = n1 - n0, gc.M
+            gy = (ga[n0:n1] if gc.dims[7] == gc.dims[9] else _out_t(ga[n0:n1], gc, _scratch)).reshape(N, G, O // G, M)
+            if nw:
+                full = _scratch.marked(ga, 1, ctx.token)
+                if full is None: full = _unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch)
+                gw += (gy @ _per_image(full, gc).swapaxes(-1, -2)).sum(0)
+            if nx:
+                m, v = _cols_for(ga, gc, _scratch)
+                xp.matmul(w._data.reshape(G, O // G, -1).swapaxes(1, 2), gy, out=v)
+                _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
+        return gx, None if gw is None else gw.reshape(ctx.wshape), gb
+
+# %% ../../nbs/23_conv.ipynb #c8ace543
+class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())
+class _Col2im(_LinearMap): f = staticmethod(lambda c, geo: _crop(_fold(_place(c, geo), geo), geo))
+class _Out(_LinearMap): f = staticmethod(_im2col_out)
+class _OutT(_LinearMap): f = staticmethod(_out_t)
+_Im2col.adjoint, _Col2im.adjoint, _Out.adjoint, _OutT.adjoint = _Col2im, _Im2col, _OutT, _Out
+
+def _graph_backward(ctx, g):
+    "The backward in Tensor ops, recorded, for gradients of gradients."
+    (x, w), (nx, nw, nb), geo = ctx.saved_tensors, ctx.needs_input_grad, ctx.geo
+    O, G, N = ctx.wshape[0], geo.G, geo.dims[0]
+    gy = _OutT.apply(g, geo=geo).reshape(N, G, O // G, geo.M)
+    gw = (gy @ _Im2col.apply(x, geo=geo).mT).sum(0).reshape(ctx.wshape) if nw else None
+    gx = _Col2im.apply(w.reshape(G, O // G, -1).mT @ gy, geo=geo) if nx else None
+    return gx, gw, gy.sum((0, 3)).reshape(O) if nb else None
+
+# %% ../../nbs/23_conv.ipynb #bb6b86e9
+def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
+    "conv1d (k=1) and conv2d (k=2): PyTorch's checks, then one `ConvolutionBackward0`."
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, Tensor, {type(bias).__name__}): 'bias' must be Tensor or None")
+    x, w = input._data, weight._data
+    if x.ndim not in (k + 1, k + 2): raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(x.shape)}")
+    if x.ndim == k + 1: return _conv(fn, k, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    nd = max(w.ndim - 2, 0)
+    # an int means one value per dim of the *function* (conv2d: 2), as in PyTorch: so a weight of the
+    # wrong rank shows first as a mismatch of lengths
+    stride, dilation = _expand(stride, nd, 'stride', fn, k), _expand(dilation, nd, 'dilation', fn, k)
+    if any(s <= 0 for s in stride): raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation): raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    pads = _pads(padding, nd, w.shape[2:], dilation, stride, fn, k)
+    if any(p < 0 for p, _ in pads): raise RuntimeError("negative padding is not supported")
+    if groups <= 0: raise RuntimeError("non-positive groups is not supported")
+    if w.ndim != x.ndim: raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
+    _check_shapes(input, weight, bias, groups)
+    pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
+    dilation2 = sp + dilation
+    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups)
+    if any(o <= 0 for o in geo.dims[6:8]):
+        size = lambda v: ' x '.join(map(str, v[2 - k:]))
+        raise RuntimeError(f"Calculated padded input size per channel: ({size(geo.dims[4:6])}). Kernel size: ({size([d * (s - 1) + 1 for d, s in zip(dilation2, geo.args[0])])}). Kernel size can't be greater than actual input size")
+    return ConvolutionBackward0.apply(input, weight, bias, geo=geo)
+
+def _check_shapes(input, weight, bias, groups):
+    "PyTorch's checks of the weight against groups and the input's channels, the bias, the dtypes."
+    x, w = input._data, weight._data
+    if w.shape[0] < 1: raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got weight of size {list(w.shape)} instead")
+    if w.shape[0] % groups: raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{list(w.shape)}] instead")
+    if x.shape[1] != w.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} to have {w.shape[1] * groups} channels, but got {x.shape[1]} channels instead")
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {w.shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
+    if x.dtype != w.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
+    if bias is not None and bias._data.dtype != x.dtype:
+        c = lambda t: _CONV_C_NAMES.get(t.dtype.name, t.dtype.name)
+        raise RuntimeError(f"Input type ({c(input)}) and bias type ({c(bias)}) should be the same")
+
+_CONV_C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
+
+# %% ../../nbs/23_conv.ipynb #dd7ca434
+def conv1d(input, # (N, C, L) or (C, L)
+           weight, # (O, C/groups, K)
+           bias=None, # (O,) or None
+           stride=1, padding=0, dilation=1, groups=1):
+    "1-d convolution (cross-correlation, as PyTorch) over the last dim; padding an int, a 1-tuple, 'valid' or 'same'."
+    if amp._active: input, weight, bias = amp._autocast('conv1d', input, weight, bias)
+    return _conv('conv1d', 1, input, weight, bias, stride, padding, dilation, groups)
+
+def conv2d(input, # (N, C, H, W) or (C, H, W)
+           weight, # (O, C/groups, KH, KW)
+           bias=None, # (O,) or None
+           stride=1, padding=0, dilation=1, groups=1):
+    """2-d convolution (cross-correlation, as PyTorch) over the last two dims; padding an int, a pair, 'valid' or 'same'.
+
+    ```python
+    >>> import litnn
+    >>> litnn.nn.functional.conv2d(litnn.ones(1, 1, 3, 3), litnn.ones(1, 1, 2, 2)).tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+
+    ```
+    """
+    if amp._active: input, weight, bias = amp._autocast('conv2d', input, weight, bias)
+    return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
+
+# %% ../../nbs/23_conv.ipynb #6842cd21
+_MODES = ('zeros', 'reflect', 'replicate', 'circular')
+
+# %% ../../nbs/23b_padding.ipynb #502f08d9
+import builtins
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor
+from ..autograd.graph import Op, _check_tensors
+from ..views import _Index
+
+# %% ../../nbs/23b_padding.ipynb #f5f3b1df
+def _constant_pad(xp, a, pads, value):
+    "Array `a` with its last len(pads) dims grown by pads[d] = (before, after) (negative: cropped), filled with `value`."
+    k = len(pads)
+    lead = a.shape[:a.ndim - k]
+    size = [n + lo + hi for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads)]
+    if builtins.any(s < 0 for s in size): raise RuntimeError("narrow(): length must be non-negative.")
+    out = xp.full(lead + tuple(size), value, dtype=a.dtype)
+    src = tuple(slice(max(0, -lo), n - max(0, -hi)) for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads))
+    dst = tuple(slice(max(0, lo), max(0, lo) + s.stop - s.start) for (lo, _), s in zip(pads, src))
+    out[(Ellipsis,) + dst] = a[(Ellipsis,) + src]
+    return out
+
+class ConstantPadNdBackward0(Op):
+    "`x` padded with `value`; backward pads the gradient by the negated pads (a crop)."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, pads, value):
+        ctx.pads = pads
+        return _constant_pad(array_namespace(x._data), x._data, pads, value)
+    @staticmethod
+    def backward(ctx, g):
+        back = tuple((-lo, -hi) for lo, hi in ctx.pads)
+        if isinstance(g, Tensor): return ConstantPadNdBackward0.apply(g, pads=back, value=0)
+        return _constant_pad(array_namespace(g), g, back, 0)
+
+# %% ../../nbs/23b_padding.ipynb #c40ed34d
+def _pad_index(n, lo, hi, mode, shape, dim):
+    "Which input index each padded position takes along a dim of size n, for `mode`."
+    i = np.arange(-lo, n + hi)
+    if mode == 'circular':
+        if max(lo, hi) > n: raise RuntimeError("Padding value causes wrapping around more than once.")
+        return i % n
+    if mode == 'replicate': return i.clip(0, n - 1)
+    if max(lo, hi) >= n: raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
+    i = np.abs(i)
+    return np.where(i > n - 1, 2 * (n - 1) - i, i)
+
+# %% ../../nbs/23b_padding.ipynb #74f2a6d4
+class ReflectionPad1DBackward0(_Index): adv = True
+class ReflectionPad2DBackward0(_Index): adv = True
+class ReflectionPad3DBackward0(_Index): adv = True
+class ReplicationPad1DBackward0(_Index): adv = True
+class ReplicationPad2DBackward0(_Index): adv = True
+class ReplicationPad3DBackward0(_Index): adv = True
+class CopySlices(_Index): "circular padding (torch builds it by slice copies)"; adv = True
+
+_NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPad2DBackward0,
+          ('reflect', 3): ReflectionPad3DBackward0, ('replicate', 1): ReplicationPad1DBackward0,
+          ('replicate', 2): ReplicationPad2DBackward0, ('replicate', 3): ReplicationPad3DBackward0}
+
+def _copy_pad(input, pads, mode):
+    "`input` padded by copies of itself (reflect, replicate, circular): one indexing node."
+    shape, k = input.shape, len(pads)
+    idx = [None] * k
+    for d in reversed(range(k)):        # last dimension first: torch's order, and so its errors
+        dim = len(shape) - k + d
+        idx[d] = _pad_index(shape[dim], *pads[d], mode, shape, dim)
+    xp = array_namespace(input._data)
+    key = (Ellipsis,) + tuple(xp.asarray(i) for i in np.ix_(*idx))
+    return _NODES.get((mode, k), CopySlices).apply(input, key=key)
+
+# %% ../../nbs/23b_padding.ipynb #ce9b9efd
+_COMBOS = ("Supported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+           "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+def _pairs(pad, ndim):
+    "torch's checks of `pad`; the (before, after) pairs, first padded dimension first."
+    for i, p in enumerate(pad):
+        if not isinstance(p, (builtins.int, np.integer)) or isinstance(p, builtins.bool):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                            f"{type(p).__name__} at pos {i}")
+    if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {ndim}")
+    return tuple((builtins.int(pad[2 * i]), builtins.int(pad[2 * i + 1])) for i in reversed(range(len(pad) // 2)))
+
+def pad(input, pad, mode="constant", value=None):
+    "`input` with its last len(pad)//2 dims padded: (left, right[, top, bottom[, front, back]]) in `mode`."
+    _check_tensors('pad', dict(input=input))     # torch's TypeError for a list, an array, None
+    pads = _pairs(pad, input.dim())
+    if mode == 'constant': return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else value)
+    if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if input.dim() not in (len(pads) + 1, len(pads) + 2):
+        raise NotImplementedError(f"Padding size {2 * len(pads)} is not supported for {input.dim()}D input tensor.\n{_COMBOS}")
+    return _copy_pad(input, pads, mode)
+
+# %% ../../nbs/23c_conv_transpose.ipynb #175ff17a
+from .im2col import _Geom
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/23c_conv_transpose.ipynb #64c2dbae
+def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation, groups):
+    "The `_Geom` of the convolution whose adjoint this is: its input is the transposed convolution's output."
+    st, pad, op, dil = (_expand(v, k, n, fn) for v, n in ((stride, 'stride'), (padding, 'padding'),
+                                                            (output_padding, 'output_padding'), (dilation, 'dilation')))
+    if any(o >= s and o >= d for o, s, d in zip(op, st, dil)):
+        hw = lambda name, v: f"{name}_height: {v[0] if k == 2 else (0 if name == 'output_padding' else 1)} {name}_width: {v[-1]}"
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {hw('output_padding', op)} "
+                           f"{hw('stride', st)} {hw('dilation', dil)}")
+    ks = w.shape[2:]
+    out = tuple((n - 1) * s - 2 * p + d * (kk - 1) + o + 1 for n, s, p, d, kk, o in zip(x.shape[2:], st, pad, dil, ks, op))
+    sp = (1,) * (2 - k)
+    return _Geom((x.shape[0], w.shape[1] * groups) + out, sp + ks, sp + st, ((0, 0),) * (2 - k) + tuple((p, p) for p in pad),
+                 sp + dil, groups)
+
+# %% ../../nbs/23c_conv_transpose.ipynb #fbec01f0
+def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    "conv_transpose1d (k=1) and conv_transpose2d (k=2): the convolution's input-gradient maps applied to `input`."
+    if weight.dim() < 3: raise RuntimeError("weight should have at least three dimensions")
+    if input.dim() not in (k + 1, k + 2):
+        raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(input.shape)}")
+    if input.dim() == k + 1:
+        return _conv_transpose(fn, k, input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
+                           f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")
+    geo = _transposed_geometry(fn, k, input, weight, stride, padding, output_padding, dilation, groups)
+    O, G, N = weight.shape[0], groups, input.shape[0]
+    gy = _OutT.apply(input, geo=geo).reshape(N, G, O // G, geo.M)
+    out = _Col2im.apply(weight.reshape(G, O // G, -1).mT @ gy, geo=geo)
+    return out if bias is None else out + bias.reshape((1, -1) + (1,) * k)
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    "1-d transposed convolution of (N, C_in, L) or (C_in, L) inputs; weight (C_in, C_out/groups, K)."
+    _check_tensors('conv_transpose1d', dict(input=input, weight=weight))
+    return _conv_transpose('conv_transpose1d', 1, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    "2-d transposed convolution of (N, C_in, H, W) or (C_in, H, W) inputs; weight (C_in, C_out/groups, KH, KW)."
+    _check_tensors('conv_transpose2d', dict(input=input, weight=weight))
+    return _conv_transpose('conv_transpose2d', 2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+# %% ../../nbs/23d_conv3d.ipynb #d2d59247
+from ..backend import array_namespace
+from ..tensor import Tensor
+from .im2col import _LinearMap
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/23d_conv3d.ipynb #4fbc3b83
+class _DepthGeom:
+    "Depth `D` read by `OD` outputs through `KD` taps, with stride `sd` and dilation `dd`."
+    def __init__(self, D, OD, KD, sd, dd): self.D, self.OD, self.KD, self.sd, self.dd = D, OD, KD, sd, dd
+    def taps(self):
+        "The input depths read by tap `i`, for each i, as slices."
+        return [slice(i * self.dd, i * self.dd + self.sd * (self.OD - 1) + 1, self.sd) for i in range(self.KD)]
+
+def _depth_cols(a, geo):
+    "(N, C, D, H, W) -> (N, OD, C, KD, H, W): for each output depth, the input slices its taps read."
+    N, C, _, H, W = a.shape
+    out = array_namespace(a).empty((N, geo.OD, C, geo.KD, H, W), a.dtype)
+    for i, s in enumerate(geo.taps()): out[:, :, :, i] = a[:, :, s].transpose(0, 2, 1, 3, 4)
+    return out
+
+def _depth_cols_t(c, geo):
+    "The adjoint: each slice added back onto the depth it came from, (N, C, D, H, W)."
+    N, _, C, _, H, W = c.shape
+    a = array_namespace(c).zeros((N, C, geo.D, H, W), c.dtype)
+    for i, s in enumerate(geo.taps()): a[:, :, s] += c[:, :, :, i].transpose(0, 2, 1, 3, 4)
+    return a
+
+class _DepthCols(_LinearMap): f = staticmethod(_depth_cols)
+class _DepthColsT(_LinearMap): f = staticmethod(_depth_cols_t)
+_DepthCols.adjoint, _DepthColsT.adjoint = _DepthColsT, _DepthCols
+
+# %% ../../nbs/23d_conv3d.ipynb #21da74c5
+def _check_conv3d(input, weight, bias, stride, padding, dilation, groups, fn='conv3d'):
+    "torch's checks of conv3d's arguments; the stride, dilation and (before, after) padding per dim."
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
+    nd = max(weight.dim() - 2, 0)
+    stride, dilation = _expand(stride, nd, 'stride', fn, 3), _expand(dilation, nd, 'dilation', fn, 3)
+    if any(s <= 0 for s in stride): raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation): raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    pads = _pads(padding, nd, weight.shape[2:], dilation, stride, fn, 3)
+    if any(p < 0 for p, _ in pads): raise RuntimeError("negative padding is not supported")
+    if groups <= 0: raise RuntimeError("non-positive groups is not supported")
+    if weight.dim() != input.dim(): raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight {list(weight.shape)}, but got {input.dim()}-dimensional input of size {list(input.shape)} instead")
+    _check_shapes(input, weight, bias, groups)
+    padded = [n + lo + hi for n, (lo, hi) in zip(input.shape[2:], pads)]
+    span = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
+    if any(s > p for s, p in zip(span, padded)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: ({' x '.join(map(str, span))}). Kernel size can't be greater than actual input size")
+    return stride, dilation, pads
+
+# %% ../../nbs/23d_conv3d.ipynb #bb53eb43
+def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
+           weight, # (O, C/groups, KD, KH, KW)
+           bias=None, # (O,) or None
+           stride=1, padding=0, dilation=1, groups=1):
+    "3-d convolution (cross-correlation, as PyTorch) over the last three dims; padding an int, a triple, 'valid' or 'same'."
+    if isinstance(input, Tensor) and input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
+    if isinstance(input, Tensor) and input.dim() == 4: return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    stride, dilation, pads = _check_conv3d(input, weight, bias, stride, padding, dilation, groups)
+    if pads[0] != (0, 0): input = pad(input, (0, 0, 0, 0) + pads[0])       # depth padding, before the depth im2col
+    (N, C, D, H, W), (O, _, KD, KH, KW) = input.shape, weight.shape
+    OD = (D - dilation[0] * (KD - 1) - 1) // stride[0] + 1
+    cols = _DepthCols.apply(input, geo=_DepthGeom(D, OD, KD, stride[0], dilation[0])).reshape(N * OD, C * KD, H, W)
+    pad_hw = padding if isinstance(padding, str) else tuple(lo for lo, _ in pads[1:])
+    y = conv2d(cols, weight.reshape(O, -1, KH, KW), None, stride[1:], pad_hw, dilation[1:], groups)
+    y = y.reshape((N, OD, O) + y.shape[2:]).transpose(1, 2)
+    return y if bias is None else y + bias.reshape(O, 1, 1, 1)
+
+# %% ../../nbs/23d_conv3d.ipynb #939af636
+def _check_transposed(input, weight, stride, padding, output_padding, dilation, fn='conv_transpose3d'):
+    "torch's checks of conv_transpose3d's sizes: the stride, padding, output_padding and dilation triples."
+    if weight.dim() < 3: raise RuntimeError("weight should have at least three dimensions")
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
+                           f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")
+    st, pd, op, dl = (_expand(v, 3, n, fn) for v, n in ((stride, 'stride'), (padding, 'padding'), (output_padding, 'output_padding'), (dilation, 'dilation')))
+    if any(o >= s and o >= d for o, s, d in zip(op, st, dl)):
+        dhw = lambda name, v: ' '.join(f"{name}_{a}: {n}" for a, n in zip(('depth', 'height', 'width'), v))
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {dhw('output_padding', op)} {dhw('stride', st)} {dhw('dilation', dl)}")
+    if any(p < 0 for p in pd): raise RuntimeError("negative padding is not supported")
+    out = [(n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in zip(input.shape[2:], st, pd, dl, weight.shape[2:], op)]
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). Calculated output size per channel: ({' x '.join(map(str, out))}). Output size is too small")
+    return st, pd, op, dl, out
+
+# %% ../../nbs/23d_conv3d.ipynb #e3bd9eb5
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    "3-d transposed convolution of (N, C_in, D, H, W) or (C_in, D, H, W) inputs; weight (C_in, C_out/groups, KD, KH, KW)."
+    _check_tensors('conv_transpose3d', dict(input=input, weight=weight))
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: {list(input.shape)}")
+    if input.dim() == 4: return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)
+    st, pd, op, dl, out = _check_transposed(input, weight, stride, padding, output_padding, dilation)
+    (N, Ci, ID, H, W), (_, Og, KD, KH, KW) = input.shape, weight.shape
+    slices = input.transpose(1, 2).reshape(N * ID, Ci, H, W)
+    z = conv_transpose2d(slices, weight.reshape(Ci, Og * KD, KH, KW), None, st[1:], pd[1:], op[1:], groups, dl[1:])
+    z = z.reshape((N, ID, Og * groups, KD) + z.shape[2:])
+    y = _DepthColsT.apply(z, geo=_DepthGeom(out[0] + 2 * pd[0], ID, KD, st[0], dl[0]))[:, :, pd[0]:pd[0] + out[0]]
+    return y if bias is None else y + bias.reshape(-1, 1, 1, 1)
+
+# %% ../../nbs/24_pooling.ipynb #4353cfb9
+import math
+import numpy as np
+from ..tensor import _dtype_name
+from ..backend import array_namespace
+from ..autograd.graph import Op, _NO_CTX, _check_tensors
+from .im2col import _LinearMap, _strided, _scratch
+
+# %% ../../nbs/24_pooling.ipynb #613833ca
+def _pool_pair(v, fn, name, what="must either be a single int, or a tuple of two ints"):
+    "An int or a 1- or 2-sequence as a pair, with torch's error otherwise."
+    if isinstance(v, float): raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not float")
+    v = _ntuple(v, 2)
+    if len(v) not in (1, 2): raise RuntimeError(f"{fn}: {name} {what}")
+    return v * 2 if len(v) == 1 else v
+
+def _out_size(n, k, p, s, d, ceil_mode):
+    "Output size along one dim (torch's `pooling_output_shape`), with its checks of the stride and padding."
+    if s == 0: raise RuntimeError("stride should not be zero")
+    if p < 0: raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    if p > ((k - 1) * d + 1) // 2: raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} and dilation={d}")
+    o = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    return o - 1 if ceil_mode and (o - 1) * s >= n + p else o
+
+# %% ../../nbs/24_pooling.ipynb #459d1f43
+class _PoolGeom:
+    "Where the windows of a 2-d pooling lie in the padded planes of its input."
+    def __init__(self, shape, k, s, p, d, ceil_mode, divisor=None):
+        H, W = shape[-2:]
+        (KH, KW), (sh, sw), (ph, pw), (dh, dw) = k, s, p, d
+        OH, OW = _out_size(H, KH, ph, sh, dh, ceil_mode), _out_size(W, KW, pw, sw, dw, ceil_mode)
+        Hb, Wb = max(H + 2 * ph, (OH - 1) * sh + (KH - 1) * dh + 1), max(W + 2 * pw, (OW - 1) * sw + (KW - 1) * dw + 1)
+        self.shape, self.oshape, self.P = tuple(shape), tuple(shape[:-2]) + (OH, OW), math.prod(shape[:-2])
+        self.dims, self.k, self.s, self.p, self.d, self.divisor = (H, W, Hb, Wb, OH, OW), k, s, p, d, divisor
+        self.view = (self.P, OH, OW), (Hb * Wb, sh * Wb, sw)
+        self.offsets = [i * dh * Wb + j * dw for i in range(KH) for j in range(KW)]
+        self.direct = (Hb, Wb) == (H, W)
+        self.disjoint = sh >= (KH - 1) * dh + 1 and sw >= (KW - 1) * dw + 1     # windows do not overlap
+
+    def first_tap(self):
+        "The first tap of each window that lies inside the input (not in the padding), (OH, OW)."
+        (sh, sw), (ph, pw), (dh, dw), (OH, OW) = self.s, self.p, self.d, self.dims[4:]
+        i = np.maximum(0, _ceil_div(ph - np.arange(OH) * sh, dh))
+        j = np.maximum(0, _ceil_div(pw - np.arange(OW) * sw, dw))
+        return i[:, None] * self.k[1] + j
+
+def _ceil_div(a, b): return -(-a // b)
+
+# %% ../../nbs/24_pooling.ipynb #8d6b7f05
+def _planes(a, geo, fill):
+    "The planes of `a` in the padded buffer (P, Hb·Wb), filled with `fill` around them."
+    H, W, Hb, Wb = geo.dims[:4]
+    if geo.direct: return array_namespace(a).ascontiguousarray(a).reshape(geo.P, H * W)
+    buf = _scratch(a, 0, (geo.P, Hb * Wb)); buf.fill(fill)
+    ph, pw = geo.p
+    buf.reshape(geo.P, Hb, Wb)[:, ph:ph + H, pw:pw + W] = a.reshape(geo.P, H, W)
+    return buf
+
+def _taps(buf, geo):
+    "One strided view (P, OH, OW) of the buffer per kernel tap, in row-major tap order."
+    shape, strides = geo.view
+    flat = buf.reshape(-1)
+    return [_strided(flat, shape, strides, off) for off in geo.offsets]
+
+def _add_taps(add, geo, like):
+    "The adjoint of `_taps`: `add(k, view)` adds onto tap k's view of a zero buffer; cropped to the input's shape."
+    H, W, Hb, Wb = geo.dims[:4]
+    xp = array_namespace(like)
+    buf = xp.zeros((geo.P, H * W), like.dtype) if geo.direct else _scratch(like, 0, (geo.P, Hb * Wb))
+    if not geo.direct: buf.fill(0)
+    for k, v in enumerate(_taps(buf, geo)): add(k, v)
+    if geo.direct: return buf.reshape(geo.shape)
+    ph, pw = geo.p
+    return buf.reshape(geo.P, Hb, Wb)[:, ph:ph + H, pw:pw + W].copy().reshape(geo.shape)   # out of the scratch buffer
+
+# %% ../../nbs/24_pooling.ipynb #ad1590d0
+def _lowest(a):
+    "The padding value of a max pooling: -inf, or the integer minimum."
+    return -np.inf if a.dtype.kind == 'f' or a.dtype.name == 'bfloat16' else np.iinfo(a.dtype).min
+
+def _max(a, geo, winners=False):
+    "The maximum of each window, and optionally (PyTorch's) winning tap of each."
+    xp, lowest = array_namespace(a), _lowest(a)
+    taps = _taps(_planes(a, geo, lowest), geo)
+    m = taps[0].copy()
+    for v in taps[1:]: xp.maximum(m, v, out=m)
+    return m.reshape(geo.oshape), (_winners(taps, m, geo, lowest) if winners else None)
+
+def _winners(taps, m, geo, lowest):
+    "For each window, the first tap equal to its maximum, the last NaN, or for a window of `lowest` its first real element."
+    xp = array_namespace(m)
+    tap = xp.zeros(m.shape, np.int16 if len(taps) < 2**15 else np.int32)
+    for k in range(len(taps) - 1, -1, -1): xp.copyto(tap, k, where=taps[k] == m)    # the first equal tap last
+    if m.dtype.kind == 'f' and xp.isnan(m).any():
+        for k, v in enumerate(taps): xp.copyto(tap, k, where=xp.isnan(v))
+    low = m == lowest
+    if not geo.direct and low.any(): xp.copyto(tap, xp.asarray(geo.first_tap()).astype(tap.dtype), where=low)
+    return tap
+
+def _indices(tap, geo):
+    "Winning taps as flat indices into each input plane (what `return_indices` returns)."
+    (W, OH, OW), (KH, KW), (sh, sw), (ph, pw), (dh, dw) = (geo.dims[1], *geo.dims[4:]), geo.k, geo.s, geo.p, geo.d
+    xp = array_namespace(tap)
+    r = xp.arange(OH)[:, None] * sh - ph + (tap // KW) * dh
+    c = xp.arange(OW) * sw - pw + (tap % KW) * dw
+    return (r * W + c).astype(np.int64).reshape(geo.oshape)
+
+# %% ../../nbs/24_pooling.ipynb #c7a249b6
+class MaxPool2DWithIndicesBackward0(Op):
+    "max_pool2d: the maximum of each window; the gradient goes to the winner"
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, geo, return_indices=False):
+        m, tap = _max(x._data, geo, ctx is not _NO_CTX or return_indices)
+        ctx.geo = (geo, tap)
+        if not return_indices: return m
+        ctx.mark_non_differentiable(1)
+        return m, _indices(tap, geo)
+    @staticmethod
+    def backward(ctx, g, *_): return MaxPool2DWithIndicesBackwardBackward0.map(g, ctx.geo)
+
+def _scatter(g, geo_tap):
+    "Each output's gradient added onto its window's winner."
+    geo, tap = geo_tap
+    g, xp = g.reshape(geo.view[0]), array_namespace(g)
+    if geo.disjoint: return _add_taps(lambda k, v: xp.copyto(v, g, where=tap == k), geo, g)
+    return _add_taps(lambda k, v: xp.add(v, g * (tap == k), out=v), geo, g)
+
+def _gather(u, geo_tap):
+    "The adjoint of `_scatter`: each window's value at its winner."
+    geo, tap = geo_tap
+    xp = array_namespace(u)
+    out = xp.zeros(geo.view[0], u.dtype)
+    for k, v in enumerate(_taps(_planes(u, geo, 0), geo)): xp.copyto(out, v, where=tap == k)
+    return out.reshape(geo.oshape)
+
+class MaxPool2DWithIndicesBackwardBackward0(_LinearMap): f = staticmethod(_scatter)
+class _MaxPoolGather(_LinearMap): f = staticmethod(_gather)
+MaxPool2DWithIndicesBackwardBackward0.adjoint, _MaxPoolGather.adjoint = _MaxPoolGather, MaxPool2DWithIndicesBackwardBackward0
+
+# %% ../../nbs/24_pooling.ipynb #2ef33da1
+def _divisor(geo, count_include_pad, divisor_override):
+    "PyTorch's divisor of each window (OH, OW): its size to the end of the padding, or its real elements, or fixed."
+    if divisor_override: return np.full(geo.dims[4:], divisor_override)
+    def counts(n, k, s, p, o):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        return end - start if count_include_pad else np.minimum(end, n) - np.maximum(start, 0)
+    (H, W), (OH, OW), (KH, KW), (sh, sw), (ph, pw) = geo.dims[:2], geo.dims[4:], geo.k, geo.s, geo.p
+    return counts(H, KH, sh, ph, OH)[:, None] * counts(W, KW, sw, pw, OW)
+
+def _avg(a, geo):
+    "The mean of each window: a running sum over the taps, divided by the window's divisor."
+    xp, floating = array_namespace(a), a.dtype.kind == 'f' or a.dtype.name == 'bfloat16'
+    taps = _taps(_planes(a, geo, 0), geo)
+    s = taps[0].astype(a.dtype if floating else np.int64)       # a fresh copy
+    for v in taps[1:]: s += v
+    d = xp.asarray(geo.divisor)
+    s = s / d.astype(a.dtype) if floating else (s / d).astype(a.dtype)     # integers: truncated, as torch
+    return s.reshape(geo.oshape)
+
+def _avg_t(g, geo):
+    "The adjoint of `_avg`: each output's gradient, divided, added onto every element of its window."
+    xp = array_namespace(g)
+    gd = g.reshape(geo.view[0]) / xp.asarray(geo.divisor).astype(g.dtype)
+    return _add_taps(lambda k, v: xp.add(v, gd, out=v), geo, g)
+
+class AvgPool2DBackward0(_LinearMap): f = staticmethod(_avg)
+class AvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_avg_t)
+AvgPool2DBackward0.adjoint, AvgPool2DBackwardBackward0.adjoint = AvgPool2DBackwardBackward0, AvgPool2DBackward0
+
+# %% ../../nbs/24_pooling.ipynb #06c07814
+class _Separable:
+    "An adaptive pooling as averaging matrices over rows and columns."
+    def __init__(self, shape, out):
+        (H, W), (OH, OW) = shape[-2:], out
+        self.shape, self.oshape, self.P = tuple(shape), tuple(shape[:-2]) + out, math.prod(shape[:-2])
+        self.A, self.B = _averaging(H, OH), _averaging(W, OW)
+
+def _averaging(n, o):
+    "The (o, n) matrix whose row i averages elements ⌊i·n/o⌋ to ⌈(i+1)·n/o⌉."
+    A = np.zeros((o, n))
+    for i in range(o): a, b = i * n // o, -(-(i + 1) * n // o); A[i, a:b] = 1 / (b - a)
+    return A
+
+def _sep(a, A, B, P, shape):
+    "y[p] = A @ a[p] @ Bᵀ for every plane p, as two matrix products over all planes."
+    xp = array_namespace(a)
+    (m, h), (k, w) = A.shape, B.shape
+    A, B = xp.asarray(A, a.dtype), xp.asarray(B, a.dtype)
+    t = (a.reshape(P * h, w) @ B.T).reshape(P, h, k).transpose(1, 0, 2).reshape(h, P * k)
+    return (A @ t).reshape(m, P, k).transpose(1, 0, 2).reshape(shape)
+
+def _adaptive(a, geo):
+    return _avg(a, geo) if isinstance(geo, _PoolGeom) else _sep(a, geo.A, geo.B, geo.P, geo.oshape)
+
+def _adaptive_t(g, geo):
+    return _avg_t(g, geo) if isinstance(geo, _PoolGeom) else _sep(g, geo.A.T, geo.B.T, geo.P, geo.shape)
+
+class AdaptiveAvgPool2DBackward0(_LinearMap): f = staticmethod(_adaptive)
+class AdaptiveAvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_adaptive_t)
+AdaptiveAvgPool2DBackward0.adjoint, AdaptiveAvgPool2DBackwardBackward0.adjoint = AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackward0
+
+# %% ../../nbs/24_pooling.ipynb #9710c1c8
+def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
+    "PyTorch's argument parsing and checks for max_pool2d/avg_pool2d, then the geometry."
+    _check_tensors(fn, dict(input=input))
+    k = _pool_pair(kernel_size, fn, 'kernel_size')
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        _pool_pair(stride, fn, 'stride', "must either be omitted, a single int, or a tuple of two ints")
+    p = _pool_pair(padding, fn, 'padding')
+    d = _pool_pair(dilation, fn, 'dilation', "must be either a single int, or a tuple of two ints")
+    x = input._data
+    if fn == 'max_pool2d' and x.ndim not in (3, 4): raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if x.ndim < 3: raise IndexError(f"Dimension out of range (expected to be in range of [{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got -3)")
+    if x.dtype == bool: raise NotImplementedError(f"\"{fn}\" not implemented for 'Bool'")
+    OH, OW = (_out_size(n, *a, ceil_mode) for n, a in zip(x.shape[-2:], zip(k, p, s, d)))
+    if min(k) <= 0: raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if min(s) <= 0: raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if min(d) <= 0: raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
+    if x.ndim > 4 or 0 in x.shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(x.shape)}")
+    if k[1] // 2 < p[1] or k[0] // 2 < p[0]:     # torch checks this too, without the dilation
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    if OH < 1 or OW < 1:
+        C, H, W = x.shape[-3:]
+        raise RuntimeError(f"Given input size: ({C}x{H}x{W}). Calculated output size: ({C}x{OH}x{OW}). Output size is too small")
+    return _PoolGeom(x.shape, k, s, p, d, ceil_mode)
+
+# %% ../../nbs/24_pooling.ipynb #96d87f47
+def max_pool2d(input, # (N, C, H, W) or (C, H, W)
+               kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each window; with `return_indices`, also where it is (flat, per input plane).
+
+    ```python
+    >>> import litnn
+    >>> litnn.nn.functional.max_pool2d(litnn.arange(16.).reshape(1, 4, 4), 2).tolist()
+    [[[5.0, 7.0], [13.0, 15.0]]]
+
+    ```
+    """
+    geo = _pool_geom('max_pool2d', input, kernel_size, stride, padding, dilation, ceil_mode)
+    return MaxPool2DWithIndicesBackward0.apply(input, geo=geo, return_indices=return_indices)
+
+def avg_pool2d(input, # (N, C, H, W) or (C, H, W)
+               kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    "The mean of each window, divided as PyTorch divides (see `count_include_pad`, `divisor_override`)."
+    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
+    geo = _pool_geom('avg_pool2d', input, kernel_size, stride, padding, 1, ceil_mode)
+    geo.divisor = _divisor(geo, count_include_pad, divisor_override)
+    return AvgPool2DBackward0.apply(input, geo=geo)
+
+def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
+                        output_size): # an int, or a pair whose entries may be None (keep that size)
+    "Average pooling to a fixed output size (windows from ⌊i·H/OH⌋ to ⌈(i+1)·H/OH⌉)."
+    _check_tensors('adaptive_avg_pool2d', dict(input=input))
+    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):     # torch's Python fills Nones from input.size()
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    x = input._data
+    if x.ndim not in (3, 4): raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x.shape)}")
+    out = _ntuple(output_size, 2)
+    if len(out) != 2: raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    out = tuple(n if o is None else o for o, n in zip(out, x.shape[-2:]))
+    if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]}}}")
+    for i in range(x.ndim - 2, x.ndim):
+        if x.shape[i] == 0: raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(x.shape)} with dimension {i} being empty")
+    if x.dtype.kind != 'f' and x.dtype.name != 'bfloat16': raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{_dtype_name(input)}'")
+    if out == (1, 1): return input.mean((-2, -1), keepdim=True)
+    (H, W), (OH, OW) = x.shape[-2:], out
+    if OH and OW and H % OH == 0 and W % OW == 0:
+        k = (H // OH, W // OW)
+        geo = _PoolGeom(x.shape, k, k, (0, 0), (1, 1), False, divisor=np.full(out, k[0] * k[1]))
+    else: geo = _Separable(x.shape, out)
+    return AdaptiveAvgPool2DBackward0.apply(input, geo=geo)
+
+# %% ../../nbs/24b_pooling_1d_lp_unpool.ipynb #f866d527
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor, _dtype_name
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/24b_pooling_1d_lp_unpool.ipynb #0b8b426c
+def _as_row(fn, input, f):
+    "Run 2-d pooling `f` on `input` (N, C, L) or (C, L) seen as one row; drop the row from the result(s)."
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' "
+                           f"(while checking arguments for {fn})")
+    out = f(input.unsqueeze(-2))
+    return tuple(o.squeeze(-2) for o in out) if isinstance(out, tuple) else out.squeeze(-2)
+
+def _one(v, fn, name):
+    v = _ntuple(v, 1)
+    if len(v) != 1: raise RuntimeError(f"{fn}() argument '{name}' should contain one int (got {len(v)})")
+    return v[0]
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    "The maximum of each window of the last dim (with `return_indices`, also where it is)."
+    _check_tensors('max_pool1d', dict(input=input))
+    if not return_indices: _refuse_integers(input, 'max_pool1d_impl')    # torch's own 1-d kernel is float-only
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(input.shape)}")
+    s = _one(kernel_size if stride is None or stride == () else stride, 'max_pool1d', 'stride')
+    return _as_row('max_pool1d', input, lambda x: max_pool2d(x, (1, _one(kernel_size, 'max_pool1d', 'kernel_size')), (1, s),
+                   (0, _one(padding, 'max_pool1d', 'padding')), (1, _one(dilation, 'max_pool1d', 'dilation')), ceil_mode, return_indices))
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    "The mean of each window of the last dim."
+    _check_tensors('avg_pool1d', dict(input=input))
+    s = _one(kernel_size if stride is None or stride == () else stride, 'avg_pool1d', 'stride')
+    return _as_row('avg_pool1d', input, lambda x: avg_pool2d(x, (1, _one(kernel_size, 'avg_pool1d', 'kernel_size')), (1, s),
+                   (0, _one(padding, 'avg_pool1d', 'padding')), ceil_mode, count_include_pad))
+
+def adaptive_avg_pool1d(input, output_size):
+    "Average pooling of the last dim to `output_size`."
+    _check_tensors('adaptive_avg_pool1d', dict(input=input))
+    return _as_row('adaptive_avg_pool1d', input, lambda x: adaptive_avg_pool2d(x, (1, _one(output_size, 'adaptive_avg_pool1d', 'output_size'))))
+
+# %% ../../nbs/24b_pooling_1d_lp_unpool.ipynb #9da30a13
+def _windows(n, m): return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+def _adaptive_max_indices(a, out):
+    "Flat (per plane) index of the maximum of each adaptive window of array `a` (..., H, W)."
+    (H, W), (OH, OW) = a.shape[-2:], out
+    xp = array_namespace(a)
+    idx = xp.empty(a.shape[:-2] + (OH, OW), dtype=np.int64)
+    for i, (r0, r1) in enumerate(_windows(H, OH)):
+        for j, (c0, c1) in enumerate(_windows(W, OW)):
+            win = a[..., r0:r1, c0:c1].reshape(a.shape[:-2] + ((r1 - r0) * (c1 - c0),))   # (not -1: empty batches)
+            k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win), -1)           # a NaN is the maximum, as torch's
+            idx[..., i, j] = (r0 + k // (c1 - c0)) * W + c0 + k % (c1 - c0)
+    return idx
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
+    _check_tensors('adaptive_max_pool2d', dict(input=input))
+    _refuse_integers(input, 'adaptive_max_pool2d')
+    if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    out = _ntuple(output_size, 2)
+    out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
+    idx = Tensor._make(_adaptive_max_indices(input._data, out))
+    values = input.flatten(-2).gather(-1, idx.flatten(-2)).reshape(idx.shape)
+    return (values, idx) if return_indices else values
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    "Max pooling of the last dim to `output_size`."
+    _check_tensors('adaptive_max_pool1d', dict(input=input))
+    if input.dim() not in (2, 3): raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: {list(input.shape)}")
+    m = _one(output_size, 'adaptive_max_pool1d', 'output_size')
+    return _as_row('adaptive_max_pool1d', input, lambda x: adaptive_max_pool2d(x, (1, m), return_indices))
+
+# %% ../../nbs/24b_pooling_1d_lp_unpool.ipynb #47814aec
+def _lp(pooled, n, norm_type): return (pooled.sign() * pooled.abs().relu()).mul(n).pow(1.0 / norm_type)
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each window)^(1/p)."
+    kh, kw = _ntuple(kernel_size, 2)
+    return _lp(avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kh * kw, norm_type)
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each window of the last dim)^(1/p)."
+    return _lp(avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kernel_size, norm_type)
+
+# %% ../../nbs/24b_pooling_1d_lp_unpool.ipynb #412838d1
+class MaxUnpool2DBackward0(Op):
+    "Zeros of the unpooled size with each value put at its index (per plane); backward gathers."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, idx, size):
+        a, i = x._data, idx._data
+        xp = array_namespace(a)
+        out = xp.zeros(a.shape[:-2] + (size[0] * size[1],), a.dtype)
+        flat = i.reshape(a.shape[:-2] + (-1,))
+        out[tuple(xp.indices(flat.shape)[:-1]) + (flat,)] = a.reshape(flat.shape)     # numpy and CuPy alike
+        ctx.idx, ctx.shape = flat, a.shape
+        return out.reshape(a.shape[:-2] + tuple(size))
+    @staticmethod
+    def backward(ctx, g):
+        if isinstance(g, Tensor): return g.flatten(-2).gather(-1, Tensor._make(ctx.idx)).reshape(ctx.shape), None
+        xp = array_namespace(g)
+        return xp.take_along_axis(g.reshape(g.shape[:-2] + (-1,)), ctx.idx, -1).reshape(ctx.shape), None
+
+# %% ../../nbs/24b_pooling_1d_lp_unpool.ipynb #09f5eaab
+def _unpool_size(fn, input, k, s, p, output_size, n):
+    "The unpooled spatial size: from output_size (checked as torch), or what the pooling came from."
+    if input.dim() < n: raise IndexError("tuple index out of range")        # torch's Python reads input.size()[-n + d]
+    default = [(i - 1) * st - 2 * pd + kk for i, st, pd, kk in zip(input.shape[-n:], s, p, k)]
+    if output_size is None: return default
+    size = list(output_size)[-n:]
+    for d, (o, dflt, st) in enumerate(zip(size, default, s)):
+        if not dflt - st < o < dflt + st:
+            raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be between {dflt - st} and {dflt + st})')
+    return size
+
+def _check_indices(indices, size, volume):
+    a = indices._data
+    if a.dtype != np.int64: raise RuntimeError(f"elements in indices should be type int64 but got: {_dtype_name(indices)}")
+    bad = a[(a < 0) | (a >= size[0] * size[1])]
+    if bad.size: raise RuntimeError(f"Found an invalid max index: {int(bad.reshape(-1)[0])} (output volumes are of size {volume})")
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool2d) in zeros."
+    _check_tensors('max_unpool2d', dict(input=input, indices=indices))
+    _refuse_integers(input, 'max_unpool2d')
+    k = _ntuple(kernel_size, 2); s = _ntuple(stride, 2) if stride is not None else k; p = _ntuple(padding, 2)
+    size = _unpool_size('max_unpool2d', input, k, s, p, output_size, 2)
+    if indices.shape != input.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    _check_indices(indices, size, f"{size[0]}x{size[1]}")
+    return MaxUnpool2DBackward0.apply(input, indices, size=tuple(size))
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool1d) in zeros."
+    _check_tensors('max_unpool1d', dict(input=input, indices=indices))
+    _refuse_integers(input, 'max_unpool2d')                             # torch's 1-d unpooling is its 2-d kernel
+    k = _one(kernel_size, 'max_unpool1d', 'kernel_size'); s = _one(stride, 'max_unpool1d', 'stride') if stride is not None else k
+    size = _unpool_size('max_unpool1d', input, (k,), (s,), (_one(padding, 'max_unpool1d', 'padding'),), output_size, 1)
+    if indices.shape != input.shape:       # (as torch's 2-d kernel sees them, with a last dim of 1)
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape) + [1]}) but got indices tensor with shape: {list(indices.shape) + [1]}")
+    _check_indices(indices, (1, size[0]), f"{size[0]}x1")
+    return MaxUnpool2DBackward0.apply(input.unsqueeze(-2), indices.unsqueeze(-2), size=(1, size[0])).squeeze(-2)
+
+# %% ../../nbs/24c_upsampling.ipynb #1d206c63
+import math
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/24c_upsampling.ipynb #8e3ea027
+def _cubic_weights(t, A=-0.75):
+    "Keys' cubic convolution weights of the 4 taps around a point at fraction `t` past the second tap."
+    c1 = lambda x: ((A + 2) * x - (A + 3)) * x * x + 1
+    c2 = lambda x: ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return np.stack([c2(t + 1), c1(t), c1(1 - t), c2(2 - t)], -1)
+
+def _source(m, n, scale, align_corners, cubic=False):
+    "Where each of the m outputs falls in the n inputs (torch's area_pixel_compute_source_index)."
+    i = np.arange(m, dtype=np.float64)
+    if align_corners: return i * ((n - 1) / (m - 1) if m > 1 else 0.)
+    src = (i + 0.5) * scale - 0.5
+    return src if cubic else np.maximum(src, 0)
+
+# %% ../../nbs/24c_upsampling.ipynb #81593196
+def _resample_matrix(mode, m, n, scale, align_corners):
+    "The m×n matrix of `mode` along one dimension of n samples resampled to m; `scale` is torch's per-dim scale."
+    W, rows = np.zeros((m, n)), np.arange(m)
+    if mode in ('nearest', 'nearest-exact'):
+        shift = 0.5 if mode == 'nearest-exact' else 0.
+        W[rows, np.minimum(np.floor((rows + shift) * scale).astype(int), n - 1)] = 1
+    elif mode == 'area':                                        # adaptive average pooling's windows
+        lo, hi = (rows * n) // m, -((-(rows + 1) * n) // m)
+        for r in rows: W[r, lo[r]:hi[r]] = 1 / (hi[r] - lo[r])
+    elif mode == 'cubic':
+        src = _source(m, n, scale, align_corners, cubic=True)
+        i0 = np.floor(src).astype(int)
+        for k, w in enumerate(_cubic_weights(src - i0).T): np.add.at(W, (rows, np.clip(i0 - 1 + k, 0, n - 1)), w)
+    else:                                                       # linear
+        src = _source(m, n, scale, align_corners)
+        i0 = np.minimum(np.floor(src).astype(int), n - 1)
+        i1, t = np.minimum(i0 + 1, n - 1), src - i0
+        np.add.at(W, (rows, i0), 1 - t); np.add.at(W, (rows, i1), t)
+    return W
+
+# %% ../../nbs/24c_upsampling.ipynb #93d945bb
+def _aa_filter(kind):
+    "The antialiasing filter of `kind` and its half-width in input samples at scale 1."
+    if kind == 'linear': return (lambda x: np.maximum(1 - np.abs(x), 0)), 1.
+    if kind == 'cubic':
+        def cubic(x, a=-0.5):
+            x = np.abs(x)
+            return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1, np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.))
+        return cubic, 2.
+    return (lambda x: np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.)), 3.     # lanczos-3
+
+def _antialias_matrix(kind, m, n, scale):
+    "The m×n matrix of an antialiased resampling (the filter widened by `scale` when it is above 1)."
+    f, half = _aa_filter(kind)
+    support, inv = (half * scale, 1 / scale) if scale >= 1 else (half, 1.)
+    W = np.zeros((m, n))
+    for i in range(m):
+        center = scale * (i + 0.5)
+        lo, hi = max(int(center - support + 0.5), 0), min(int(center + support + 0.5), n)
+        w = f((np.arange(lo, hi) - center + 0.5) * inv)
+        W[i, lo:hi] = w / w.sum() if w.sum() != 0 else w
+    return W
+
+# %% ../../nbs/24c_upsampling.ipynb #784eef6c
+def _resample(input, sizes, scales, mode, align_corners, antialias=False):
+    "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
+    x, xp = input, array_namespace(input._data)
+    kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
+    for d, (m, s) in enumerate(zip(sizes, scales)):
+        n = x.shape[d + 2]
+        if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
+        else: scale = 1 / s if s is not None and s > 0 else n / m
+        W = _antialias_matrix(kind, m, n, scale) if antialias else _resample_matrix(kind, m, n, scale, align_corners)
+        W = Tensor._make(xp.asarray(W.T.astype(input._data.dtype)))
+        x = (x.movedim(d + 2, -1) @ W).movedim(-1, d + 2)
+    return x
+
+# %% ../../nbs/24c_upsampling.ipynb #185f850b
+_RESAMPLE_MODES = {'nearest': (3, 4, 5), 'nearest-exact': (3, 4, 5), 'area': (3, 4, 5), 'linear': (3,), 'bilinear': (4,), 'bicubic': (4,),
+          'trilinear': (5,), 'lanczos': (4,)}
+_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5}
+
+def _per_dim(v, dim, what, input):
+    if not isinstance(v, (list, tuple)): return [v] * dim
+    if len(v) != dim:
+        a, b = ('output', 'output size of') if what == 'size' else ('scale_factor', 'scale_factor of shape')
+        raise ValueError(f"Input and {a} must have the same number of spatial dimensions, but got input with spatial dimensions of "
+                         f"{list(input.shape[2:])} and {b} {v}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                         f"{'output size in (o1, o2, ...,oK)' if what == 'size' else 'scale_factor in (s1, s2, ...,sK)'} format.")
+    return list(v)
+
+def _refuse_integer_images(input, mode):
+    "torch's NotImplementedError for integer inputs, named by the kernel torch reaches; uint8 images may be resized (not linearly in 1-d/3-d)."
+    d = input.dim()
+    if input.dtype.name == 'uint8' and mode in ('nearest', 'nearest-exact', 'bilinear', 'bicubic'): return
+    kernel = {'bilinear': 'upsample_bilinear2d_channels_last', 'bicubic': 'compute_indices_weights_cubic',
+              'linear': 'compute_indices_weights_linear', 'trilinear': 'compute_indices_weights_linear',
+              'area': 'adaptive_avg_pool3d_cpu' if d == 5 else 'adaptive_avg_pool2d'}.get(
+              mode, 'upsample_nearest2d_channels_last' if d == 4 else 'compute_indices_weights_nearest')
+    _refuse_integers(input, kernel)
+
+def _check_rank(input, mode):
+    if mode in _RESAMPLE_MODES and input.dim() in _RESAMPLE_MODES[mode]: return
+    for m, r in _RANK.items():
+        if mode == m and input.dim() in (3, 4, 5):
+            raise NotImplementedError(f"Got {input.dim()}D input, but {m} mode needs {r}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: "
+                              f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
+
+# %% ../../nbs/24c_upsampling.ipynb #c8aa26cc
+def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    "`input` resampled to `size` (or by `scale_factor`) along its spatial dims, in `mode`."
+    if mode in ('nearest', 'area', 'nearest-exact'):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None: align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None: raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None: raise ValueError("either size or scale_factor should be defined")
+    sizes = _per_dim(size, dim, 'size', input) if size is not None else None
+    scales = _per_dim(scale_factor, dim, 'scale', input) if scale_factor is not None else [None] * dim
+    if recompute_scale_factor and size is not None: raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if sizes is None:
+        sizes = [math.floor(float(n) * s) for n, s in zip(input.shape[2:], scales)]
+        if recompute_scale_factor or mode == 'area': scales = [None] * dim
+    if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input")
+    if mode == 'lanczos' and input.dim() == 4:
+        if align_corners: raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias: raise ValueError("Lanczos mode requires antialias=True")
+    _check_rank(input, mode)
+    _refuse_integer_images(input, mode)
+    return _resample(input, sizes, scales, mode, align_corners, antialias)
+
+# %% ../../nbs/24ca_pixel_shuffle.ipynb #18b4bd57
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/24ca_pixel_shuffle.ipynb #fb3a940e
+def pixel_shuffle(input, upscale_factor):
+    "(*, C r², H, W) -> (*, C, H r, W r)."
+    _check_tensors('pixel_shuffle', dict(input=input))
+    r = upscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)")
+    if r <= 0: raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+                           f"but input.size(-3)={c} is not divisible by {r * r}")
+    k = len(lead)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w).permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+def pixel_unshuffle(input, downscale_factor):
+    "(*, C, H r, W r) -> (*, C r², H, W)."
+    _check_tensors('pixel_unshuffle', dict(input=input))
+    r = downscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)")
+    if r <= 0: raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if h % r: raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not divisible by {r}")
+    if w % r: raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not divisible by {r}")
+    k = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r).permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+# %% ../../nbs/24d_fold.ipynb #81a5a857
+import math
+import numpy as np
+from ..tensor import _dtype_name
+from ..backend import array_namespace
+from .im2col import (_Geom, _LinearMap, _pack, _unfold, _fold, _crop, _per_image, _place, _out_t,
+                             _out as _im2col_out)
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/24d_fold.ipynb #2a3947eb
+def _im2col(a, geo):
+    "The sliding blocks of images `a` (N, C, H, W) as columns (N, C·KH·KW, OH·OW)."
+    N, CK = a.shape[0], a.shape[1] * len(geo.offsets)
+    if N == 0: return array_namespace(a).zeros((0, CK, math.prod(geo.dims[6:8])), a.dtype)   # an empty batch
+    cols = _per_image(_unfold(_pack(a, geo), geo), geo)            # (N, 1, C·KH·KW, OH·Q)
+    return _im2col_out(cols.reshape(N, CK, geo.M), geo).reshape(N, CK, -1)   # without the junk columns
+
+def _col2im(c, geo):
+    "The adjoint: columns (N, C·KH·KW, OH·OW) added back onto their blocks of (N, C, H, W) images."
+    N, CK, (OH, OW) = c.shape[0], c.shape[1], geo.dims[6:8]
+    if N == 0: return array_namespace(c).zeros(geo.xshape, c.dtype)
+    y = _out_t(c.reshape(N, CK, OH, OW), geo).reshape(N, 1, CK, geo.M)
+    return _crop(_fold(_place(y, geo), geo), geo)
+
+class Im2ColBackward0(_LinearMap): f = staticmethod(_im2col)
+class Col2ImBackward0(_LinearMap): f = staticmethod(_col2im)
+Im2ColBackward0.adjoint, Col2ImBackward0.adjoint = Col2ImBackward0, Im2ColBackward0
+
+# %% ../../nbs/24d_fold.ipynb #52e047f8
+def _pair2(v, name, fn, pos):
+    "`v` as a pair of ints, with the C++ argument parser's errors (torch's `_pair`, then the `IntArrayRef[2]` check)."
+    v = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+    for i, e in enumerate(v):
+        if isinstance(e, bool) or not isinstance(e, (int, np.integer)):
+            raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints, but found element of type {type(e).__name__} at pos {i}")
+    if len(v) != 2: raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+    return tuple(int(e) for e in v)
+
+_CHECKS = dict(kernel_size=("kernel size should be greater than zero", 'kernel', lambda v: v > 0),
+               dilation=("dilation should be greater than zero", 'dilation', lambda v: v > 0),
+               padding=("padding should be non-negative", 'pad', lambda v: v >= 0),
+               stride=("stride should be greater than zero", 'stride', lambda v: v > 0))
+
+def _check_sizes(order, **sizes):
+    "torch's checks of the kernel, dilation, padding and stride, in the order its function makes them."
+    for name in order:
+        msg, short, ok = _CHECKS[name]
+        h, w = sizes[name]
+        if not (ok(h) and ok(w)): raise RuntimeError(f"{msg}, but got {short}_height: {h} {short}_width: {w}")
+
+def _blocks(size, k, d, p, s):
+    "The number of blocks along one dim (C's division, truncating toward zero, as torch's check computes it)."
+    n = size + 2 * p - (d * (k - 1) + 1)
+    return int(n / s) + 1
+
+# %% ../../nbs/24d_fold.ipynb #d4827d17
+def _check_float(input, fn):
+    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
+
+def _index_error(n):
+    "What torch raises for an input of fewer than 3 dims (its im2col reads a size past the last dim)."
+    if n == 0: raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {n})")
+
+def _geometry(shape, k, d, p, s):
+    "The `_Geom` of blocks over images of `shape` (N, C, H, W)."
+    return _Geom(shape, k, s, ((p[0], p[0]), (p[1], p[1])), d)
+
+# %% ../../nbs/24d_fold.ipynb #3d204173
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    "The sliding blocks of `input` (N, C, H, W) or (C, H, W) as columns: (N, C·KH·KW, L) (im2col, as `torch.nn.functional.unfold`)."
+    _check_tensors('unfold', dict(input=input))
+    k, d, p, s = (_pair2(v, n, 'im2col', i) for i, (v, n) in enumerate(
+        ((kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
+    _check_sizes(('kernel_size', 'dilation', 'padding', 'stride'), kernel_size=k, dilation=d, padding=p, stride=s)
+    shape = tuple(input.shape)
+    if len(shape) < 3: _index_error(len(shape))
+    if len(shape) not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(shape)}")
+    _check_float(input, 'im2col')
+    if len(shape) == 3: return unfold(input.unsqueeze(0), k, d, p, s).squeeze(0)
+    oh, ow = (_blocks(n, *t) for n, t in zip(shape[2:], zip(k, d, p, s)))
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input with spatial size ({shape[2]}, {shape[3]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+                           f"padding=({p[0]}, {p[1]}), calculated shape of the array of sliding blocks as ({oh}, {ow}), but its components must be at least one.")
+    return Im2ColBackward0.apply(input, geo=_geometry(shape, k, d, p, s))
+
+# %% ../../nbs/24d_fold.ipynb #e63a9ca6
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    "Columns (N, C·KH·KW, L) or (C·KH·KW, L) summed back onto their blocks of (N, C, *output_size) images (col2im, as `torch.nn.functional.fold`)."
+    _check_tensors('fold', dict(input=input))
+    o, k, d, p, s = (_pair2(v, n, 'col2im', i) for i, (v, n) in enumerate(((output_size, 'output_size'),
+        (kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
+    _check_sizes(('kernel_size', 'stride', 'dilation', 'padding'), kernel_size=k, dilation=d, padding=p, stride=s)
+    shape = tuple(input.shape)
+    if len(shape) not in (2, 3) or 0 in shape[-2:]:
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {list(shape)}")
+    _check_float(input, 'col2im')
+    if len(shape) == 2: return fold(input.unsqueeze(0), o, k, d, p, s).squeeze(0)
+    if shape[1] % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)={shape[1]} and kernel_size=({k[0]}, {k[1]}).")
+    oh, ow = (_blocks(n, *t) for n, t in zip(o, zip(k, d, p, s)))
+    if oh < 1 or ow < 1 or oh * ow != shape[2]:
+        raise RuntimeError(f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
+                           f"stride=({s[0]}, {s[1]}), expected size of input's dimension 2 to match the calculated number of sliding blocks "
+                           f"{oh} * {ow} = {oh * ow}, but got input.size(2)={shape[2]}.")
+    return Col2ImBackward0.apply(input, geo=_geometry((shape[0], shape[1] // (k[0] * k[1])) + o, k, d, p, s))
+
+# %% ../../nbs/24e_pooling3d.ipynb #6139390e
+import math
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor, _dtype_name
+from .im2col import _LinearMap
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/24e_pooling3d.ipynb #636a4a18
+class _Pool3Geom:
+    "The windows of a 3-d pooling: kernel `k`, stride `s`, padding `p`, dilation `d` per dim, in a padded buffer."
+    def __init__(self, shape, k, s, p, d, ceil_mode):
+        self.shape, self.k, self.s, self.p, self.d = tuple(shape), k, s, p, d
+        self.n = tuple(shape[-3:])
+        self.out = tuple(_out_size(n, *a, ceil_mode) for n, a in zip(self.n, zip(k, p, s, d)))
+        self.buf = tuple(max(n + 2 * pp, (o - 1) * ss + (kk - 1) * dd + 1) for n, o, kk, ss, pp, dd in zip(self.n, self.out, k, s, p, d))
+        self.P, self.oshape = math.prod(shape[:-3]), tuple(shape[:-3]) + self.out
+
+def _padded(a, geo, fill):
+    "The planes of `a` in a buffer (P, Db, Hb, Wb) filled with `fill` around them."
+    (D, H, W), (pd, ph, pw) = geo.n, geo.p
+    buf = array_namespace(a).full((geo.P,) + geo.buf, fill, a.dtype)
+    buf[:, pd:pd + D, ph:ph + H, pw:pw + W] = a.reshape((geo.P,) + geo.n)
+    return buf
+
+def _window_view(buf, geo):
+    "Every window of the buffer as a view (P, OD, OH, OW, KD, KH, KW)."
+    sp, *sx = buf.strides
+    strides = (sp,) + tuple(t * s for t, s in zip(sx, geo.s)) + tuple(t * d for t, d in zip(sx, geo.d))
+    return array_namespace(buf).lib.stride_tricks.as_strided(buf, (geo.P,) + geo.out + geo.k, strides)
+
+# %% ../../nbs/24e_pooling3d.ipynb #d75777bd
+def _max_indices(a, geo):
+    "Flat index in each plane of `a` of the maximum of each window (..., OD, OH, OW)."
+    xp, (KD, KH, KW) = array_namespace(a), geo.k
+    win = _window_view(_padded(a, geo, _lowest(a)), geo).reshape((geo.P,) + geo.out + (KD * KH * KW,))   # (not -1: empty batches)
+    if a.dtype.kind == 'f': win = xp.where(xp.isnan(win), xp.inf, win)
+    tap = xp.argmax(win, -1)
+    at = lambda i, t: xp.arange(geo.out[i]).reshape([-1 if j == i else 1 for j in range(3)]) * geo.s[i] - geo.p[i] + t * geo.d[i]
+    z, y, x = at(0, tap // (KH * KW)), at(1, tap // KW % KH), at(2, tap % KW)
+    return ((z * geo.n[1] + y) * geo.n[2] + x).astype(np.int64).reshape(geo.oshape)
+
+def _gather_max(input, idx, return_indices):
+    "The values at the flat indices `idx` of each plane (differentiable by `gather`), and the indices if asked."
+    idx = Tensor._make(idx)
+    values = input.flatten(-3).gather(-1, idx.flatten(-3)).reshape(idx.shape)
+    return (values, idx) if return_indices else values
+
+# %% ../../nbs/24e_pooling3d.ipynb #1c0b2bce
+def _triple(v, fn, name, what):
+    "An int or a 1- or 3-sequence as a triple, with torch's error otherwise."
+    if isinstance(v, float): raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not float")
+    v = _ntuple(v, 3)
+    if len(v) not in (1, 3): raise RuntimeError(f"{fn}: {name} {what}")
+    return v * 3 if len(v) == 1 else v
+
+def _pool3_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
+    "torch's checks of a 3-d pooling's arguments, then its geometry."
+    m = 'must either be' if fn == 'max_pool3d' else 'must be'
+    k = _triple(kernel_size, fn, 'kernel_size', f"{m} a single int, or a tuple of three ints")
+    s = k if stride is None or stride == [] else _triple(stride, fn, 'stride', f"{m} omitted, a single int, or a tuple of three ints")
+    p = _triple(padding, fn, 'padding', f"{m} a single int, or a tuple of three ints")
+    d = _triple(dilation, fn, 'dilation', "dilation must be either a single int, or a tuple of three ints")
+    if input.dim() not in (4, 5) or 0 in input.shape[-4:]: raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if min(d) <= 0: raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} dilationW: {d[2]}")
+    geo = _Pool3Geom(input.shape, k, s, p, d, ceil_mode)
+    if min(geo.out) < 1:
+        C = input.shape[-4]
+        if fn == 'avg_pool3d': raise RuntimeError(f"input image (T: {geo.n[0]} H: {geo.n[1]} W: {geo.n[2]}) smaller than kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (C,) + geo.n))}). Calculated output size: ({'x'.join(map(str, (C,) + geo.out))}). Output size is too small")
+    return geo
+
+# %% ../../nbs/24e_pooling3d.ipynb #f690a000
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    "The maximum of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs; with their flat indices if `return_indices`."
+    _check_tensors('max_pool3d', dict(input=input))
+    geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _gather_max(input, _max_indices(input._data, geo), return_indices)
+
+# %% ../../nbs/24e_pooling3d.ipynb #a0851434
+def _counts(n, k, s, p, o, include_pad):
+    "Elements of each of the `o` windows along a dim of size `n` that count toward torch's divisor."
+    start = np.arange(o) * s - p
+    end = np.minimum(start + k, n + p)
+    return end - start if include_pad else np.minimum(end, n) - np.maximum(start, 0)
+
+def _avg3(a, geo):
+    "The sum of each window over its divisor, (..., OD, OH, OW) (integers truncated, as torch)."
+    xp, floating = array_namespace(a), a.dtype.kind == 'f'
+    view = _window_view(_padded(a, geo, 0), geo)
+    s = view[..., 0, 0, 0].astype(a.dtype if floating else np.int64)      # a fresh copy
+    for t in list(np.ndindex(*geo.k))[1:]: s += view[(Ellipsis,) + t]    # tap by tap: 6× faster than .sum over the kernel axes
+    d = xp.asarray(geo.divisor)
+    return (s / d.astype(a.dtype) if floating else (s / d).astype(a.dtype)).reshape(geo.oshape)
+
+def _avg3_t(g, geo):
+    "The adjoint: each output's share added onto every element of its window; the padding cropped off."
+    xp, (D, H, W), (pd, ph, pw) = array_namespace(g), geo.n, geo.p
+    share = g.reshape((geo.P,) + geo.out) / xp.asarray(geo.divisor).astype(g.dtype)
+    buf = xp.zeros((geo.P,) + geo.buf, g.dtype)
+    view = _window_view(buf, geo)
+    for t in np.ndindex(*geo.k): view[(Ellipsis,) + t] += share     # one tap: distinct elements
+    return buf[:, pd:pd + D, ph:ph + H, pw:pw + W].reshape(geo.shape)
+
+class AvgPool3DBackward0(_LinearMap): f = staticmethod(_avg3)
+class AvgPool3DBackwardBackward0(_LinearMap): f = staticmethod(_avg3_t)
+AvgPool3DBackward0.adjoint, AvgPool3DBackwardBackward0.adjoint = AvgPool3DBackwardBackward0, AvgPool3DBackward0
+
+# %% ../../nbs/24e_pooling3d.ipynb #798b6b5e
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    "The average of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs."
+    _check_tensors('avg_pool3d', dict(input=input))
+    geo = _pool3_geom('avg_pool3d', input, kernel_size, stride, padding, 1, ceil_mode)
+    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
+    if divisor_override: geo.divisor = np.full(geo.out, divisor_override)
+    else:
+        c = [_counts(n, k, s, p, o, count_include_pad) for n, k, s, p, o in zip(geo.n, geo.k, geo.s, geo.p, geo.out)]
+        geo.divisor = c[0][:, None, None] * c[1][:, None] * c[2]
+    return AvgPool3DBackward0.apply(input, geo=geo)
+
+# %% ../../nbs/24e_pooling3d.ipynb #9f9687b9
+def _adaptive_size(fn, input, output_size, msg):
+    "The output size (None keeps the input's size), with torch's checks."
+    if input.dim() not in (4, 5): raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got{msg} {list(input.shape)}")
+    out = _ntuple(output_size, 3)
+    if len(out) != 3: raise RuntimeError(f"{fn}: output_size must be 3" if fn == 'adaptive_avg_pool3d' else f"{fn}(): internal error: output_size.size() must be 3")
+    return tuple(n if o is None else o for o, n in zip(out, input.shape[-3:]))
+
+# %% ../../nbs/24e_pooling3d.ipynb #f663fba9
+def adaptive_avg_pool3d(input, output_size):
+    "Average pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    _check_tensors('adaptive_avg_pool3d', dict(input=input))
+    out = _adaptive_size('adaptive_avg_pool3d', input, output_size, '')
+    if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]},{out[2]}}}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0: raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
+    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dtype_name(input)}'")
+    xp, dt = array_namespace(input._data), input._data.dtype
+    Ad, Ah, Aw = (Tensor._make(xp.asarray(_averaging(n, o).T, dtype=dt)) for n, o in zip(input.shape[-3:], out))
+    y = (input @ Aw).transpose(-1, -2) @ Ah              # (..., D, OW, OH)
+    return (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2)
+
+def _adaptive_max_indices3(a, out):
+    "Flat index in each plane of `a` (..., D, H, W) of the maximum of each adaptive window."
+    xp, (D, H, W) = array_namespace(a), a.shape[-3:]
+    idx = xp.empty(a.shape[:-3] + tuple(out), dtype=np.int64)
+    for i, (z0, z1) in enumerate(_windows(D, out[0])):
+        for j, (y0, y1) in enumerate(_windows(H, out[1])):
+            for l, (x0, x1) in enumerate(_windows(W, out[2])):
+                win = a[..., z0:z1, y0:y1, x0:x1].reshape(a.shape[:-3] + ((z1 - z0) * (y1 - y0) * (x1 - x0),))
+                k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win) if a.dtype.kind == 'f' else win, -1)
+                h, w = y1 - y0, x1 - x0
+                idx[..., i, j, l] = ((z0 + k // (h * w)) * H + y0 + k // w % h) * W + x0 + k % w
+    return idx
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    "Max pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    _check_tensors('adaptive_max_pool3d', dict(input=input))
+    _refuse_integers(input, 'adaptive_max_pool3d_cpu')
+    out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')
+    if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
+    return _gather_max(input, _adaptive_max_indices3(input._data, out), return_indices)
+
+# %% ../../nbs/24f_fractional_max_pool.ipynb #88333554
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor
+from ..factories import rand
+
+# %% ../../nbs/24f_fractional_max_pool.ipynb #79893084
+def _starts(u, n, o, k):
+    "Window starts (P, o) along a dim of size n for samples `u` (P,), as torch's `generate_intervals`."
+    xp = array_namespace(u)
+    starts = xp.full(u.shape + (o,), n - k, dtype=np.int64)
+    if o > 1:
+        alpha = u.dtype.type(n - k) / u.dtype.type(o - 1)          # in the input's precision
+        i = xp.arange(o - 1, dtype=u.dtype)
+        starts[:, :-1] = ((i + u[:, None]) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)[:, None]
+    return starts
+
+# %% ../../nbs/24f_fractional_max_pool.ipynb #6b504303
+def _fractional_indices(a, k, out, u):
+    "Flat index in each plane of `a` (P, H, W) of the maximum of each window, (P, OH, OW)."
+    xp, (P, H, W), (KH, KW) = array_namespace(a), a.shape, k
+    rows = _starts(u[:, 1], H, out[0], KH)[:, :, None] + xp.arange(KH)              # (P, OH, KH)
+    cols = _starts(u[:, 0], W, out[1], KW)[:, :, None] + xp.arange(KW)              # (P, OW, KW)
+    flat = (rows[:, :, None, :, None] * W + cols[:, None, :, None, :]).reshape(P, out[0], out[1], KH * KW)
+    win = xp.take_along_axis(a.reshape(P, 1, 1, H * W), flat.reshape(P, 1, 1, out[0] * out[1] * KH * KW), -1).reshape(flat.shape)
+    tap = xp.argmax(win, -1)
+    nan = xp.isnan(win)
+    tap = xp.where(nan.any(-1), KH * KW - 1 - xp.argmax(nan[..., ::-1], -1), tap)
+    return xp.take_along_axis(flat, tap[..., None], -1)[..., 0]
+
+# %% ../../nbs/24f_fractional_max_pool.ipynb #b1760084
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+    "Fractional max pooling of (N, C, H, W) or (C, H, W) inputs to `output_size` or `output_ratio` of the input's size."
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
+    if input.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")    # torch's Python reads input.size(0)
+    if output_size is None:
+        if len(output_ratio) > 2: raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        r = _ntuple(output_ratio, 2)
+        output_size = [int(input.shape[-2] * r[0]), int(input.shape[-1] * r[1])]
+    if input.dim() not in (3, 4): raise RuntimeError(f"fractional_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    N, C, (H, W) = (1 if input.dim() == 3 else input.shape[0]), input.shape[-3], input.shape[-2:]
+    if _random_samples is None: _random_samples = rand(N, C, 2, dtype=input.dtype, device=input.device)
+    k, out = _ntuple(kernel_size, 2), _ntuple(output_size, 2)
+    k, out = (k * 2 if len(k) == 1 else k), (out * 2 if len(out) == 1 else out)
+    _check_samples(_random_samples, input, N, C)
+    for name, o, kk, n in (('height', out[0], k[0], H), ('width', out[1], k[1], W)):
+        if o + kk - 1 > n: raise RuntimeError(f"fractional_max_pool2d(): pool {name} {kk} too large relative to input {name} {n}")
+    idx = _fractional_indices(input._data.reshape(N * C, H, W), k, out, _random_samples._data.reshape(N * C, 2))
+    idx = Tensor._make(idx.reshape(tuple(input.shape[:-2]) + tuple(out)))
+    values = input.flatten(-2).gather(-1, idx.flatten(-2)).reshape(idx.shape)
+    return (values, idx) if return_indices else values
+
+def _check_samples(s, input, N, C):
+    "torch's checks of `_random_samples`: (N, C, 2), the input's dtype."
+    if s.dtype != input.dtype: raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if s.dim() != 3: raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {s.dim()}")
+    if s.shape[0] != N: raise RuntimeError("Expect _random_samples.size(0) no less than input batch size.")
+    if s.shape[1] != C: raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if s.shape[2] != 2: raise RuntimeError(f"Expect _random_samples.size(2) equals to 2; got {s.shape[2]}.")
+
+# %% ../../nbs/24f_grid_sample.ipynb #fe17263b
+import warnings
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor, _dtype_name
+from ..ops import where
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/24f_grid_sample.ipynb #63401a6f
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
+                  "align_corners=True if the old behavior is desired. See the documentation of grid_sample for details.")
+
+def _base_coords(n, align_corners):
+    "The normalised coordinates of n pixel centres."
+    if n == 1: return np.zeros(1)
+    c = np.linspace(-1, 1, n)
+    return c if align_corners else c * (n - 1) / n
+
+# %% ../../nbs/24f_grid_sample.ipynb #cb6b3997
+def affine_grid(theta, size, align_corners=None):
+    "The (N, H, W, 2) sampling grid of the affine maps `theta` (N, 2, 3) for an output of `size` (N, C, H, W)."
+    if align_corners is None: warnings.warn(_ALIGN_WARNING, stacklevel=2); align_corners = False
+    if not theta.is_floating_point(): raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got {theta.shape}.")
+    elif len(size) == 5: raise NotImplementedError("affine_grid: litnn supports 2D affine transforms (4D sizes) only")
+    else: raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. Got size {size}.")
+    if align_corners and min(size[-2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. This is "
+                      "not an intended use case of affine_grid. See the documentation of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0: raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    H, W = size[-2:]
+    ys, xs = np.meshgrid(_base_coords(H, align_corners), _base_coords(W, align_corners), indexing='ij')
+    base = np.stack([xs, ys, np.ones_like(xs)], -1).reshape(1, H * W, 3)          # (x, y, 1) per output pixel
+    xp = array_namespace(theta._data)
+    base = Tensor._make(xp.asarray(base.astype(theta._data.dtype)))
+    return (base @ theta.mT).reshape(size[0], H, W, 2)
+
+# %% ../../nbs/24f_grid_sample.ipynb #8879107e
+def _to_pixels(c, n, align_corners):
+    "Normalised coordinates -> pixel coordinates along a side of n pixels."
+    return (c + 1) / 2 * (n - 1) if align_corners else ((c + 1) * n - 1) / 2
+
+def _reflect(c, lo2, hi2):
+    "torch's reflect_coordinates: `c` mirrored into [lo2/2, hi2/2] as often as needed."
+    if lo2 == hi2: return c * 0
+    lo, span = lo2 / 2, (hi2 - lo2) / 2
+    d = (c - lo).abs()
+    flips = np.floor(d._data / span)
+    extra = d - Tensor._make(flips * span)            # fmod, with its gradient (1)
+    return where(Tensor._make(flips % 2 == 0), extra + lo, span - extra + lo)
+
+def _inside(c, n, padding_mode, align_corners):
+    "Coordinates moved inside by the padding mode (`zeros` leaves them)."
+    if padding_mode == 'border': return c.clamp(0, n - 1)
+    if padding_mode == 'reflection':
+        c = _reflect(c, 0, 2 * (n - 1)) if align_corners else _reflect(c, -1, 2 * n - 1)
+        return c.clamp(0, n - 1)
+    return c
+
+# %% ../../nbs/24f_grid_sample.ipynb #7f508df3
+def _read(input, iy, ix, valid):
+    "input[n, :, iy, ix] for integer arrays (N, Ho, Wo), 0 where not `valid`: (N, C, Ho, Wo)."
+    xp = array_namespace(input._data)
+    H, W = input.shape[-2:]
+    n = xp.arange(input.shape[0]).reshape(-1, 1, 1)
+    v = input[Tensor._make(n), :, Tensor._make(xp.asarray(np.clip(iy, 0, H - 1))), Tensor._make(xp.asarray(np.clip(ix, 0, W - 1)))]
+    return (v * Tensor._make(xp.asarray(valid[..., None].astype(input._data.dtype)))).movedim(-1, 1)
+
+def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
+    "`input` (N, C, H, W) sampled at the normalised coordinates `grid` (N, Ho, Wo, 2): (N, C, Ho, Wo)."
+    _check_tensors('grid_sample', dict(input=input, grid=grid))
+    _refuse_integers(input, 'grid_sampler_2d_cpu_kernel_impl')
+    if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
+    if input.dim() == 0 or grid.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if mode not in ('bilinear', 'nearest', 'bicubic'):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ('zeros', 'border', 'reflection'):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None: warnings.warn(_ALIGN_WARNING, stacklevel=2); align_corners = False
+    if mode == 'bicubic' or input.dim() != 4: raise NotImplementedError("grid_sample: litnn samples 4-D inputs, bilinear or nearest")
+    H, W = input.shape[-2:]
+    x = _inside(_to_pixels(grid[..., 0], W, align_corners), W, padding_mode, align_corners)
+    y = _inside(_to_pixels(grid[..., 1], H, align_corners), H, padding_mode, align_corners)
+    ok = lambda iy, ix: (iy >= 0) & (iy < H) & (ix >= 0) & (ix < W)
+    if mode == 'nearest':
+        iy, ix = np.rint(y._data).astype(np.int64), np.rint(x._data).astype(np.int64)
+        flat = (x * 0 + y * 0).unsqueeze(1)            # the grid's gradient is zeros (not None), as torch's
+        return _read(input, iy, ix, ok(iy, ix)) + flat
+    x0, y0 = np.floor(x._data).astype(np.int64), np.floor(y._data).astype(np.int64)
+    fx, fy = (x - Tensor._make(x0.astype(x._data.dtype))).unsqueeze(1), (y - Tensor._make(y0.astype(y._data.dtype))).unsqueeze(1)
+    out = 0
+    for dy, wy in ((0, 1 - fy), (1, fy)):
+        for dx, wx in ((0, 1 - fx), (1, fx)):
+            out = out + _read(input, y0 + dy, x0 + dx, ok(y0 + dy, x0 + dx)) * wy * wx
+    return out
+
+# %% ../../nbs/24g_with_indices.ipynb #161697a6
+import inspect
+import warnings
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/24g_with_indices.ipynb #2656d7aa
+def _with_indices(pool):
+    "torch's `<pool>_with_indices`: `pool`, with its signature, returning (values, indices) whatever `return_indices` says."
+    sig = inspect.signature(pool)
+    def with_indices(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        _check_tensors(with_indices.__name__, dict(input=bound.arguments['input']))
+        bound.arguments['return_indices'] = True
+        return pool(*bound.args, **bound.kwargs)
+    with_indices.__name__ = with_indices.__qualname__ = f'{pool.__name__}_with_indices'
+    with_indices.__signature__, with_indices.__doc__ = sig, f"`{pool.__name__}` and the indices of its maxima: (values, indices)."
+    return with_indices
+
+# %% ../../nbs/24g_with_indices.ipynb #3f043530
+max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices = map(_with_indices, (max_pool1d, max_pool2d, max_pool3d))
+adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices = map(
+    _with_indices, (adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d))
+fractional_max_pool2d_with_indices = _with_indices(fractional_max_pool2d)
+
+# %% ../../nbs/24g_with_indices.ipynb #c4cb0175
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+def upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):
+    "Deprecated: `interpolate(input, size, scale_factor, mode, align_corners)`."
+    _deprecated('upsample'); return interpolate(input, size, scale_factor, mode, align_corners)
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    "Deprecated: `interpolate(..., mode='nearest')`."
+    _deprecated('upsample_nearest'); return interpolate(input, size, scale_factor, mode='nearest')
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    "Deprecated: `interpolate(..., mode='bilinear', align_corners=True)`."
+    _deprecated('upsample_bilinear'); return interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)
+
+# %% ../../nbs/24h_channel_shuffle.ipynb #02f6a900
+from ..autograd.graph import _check_tensors
+from ..autograd.grad_mode import is_grad_enabled
+from ..scatter import _NoDerivative
+
+# %% ../../nbs/24h_channel_shuffle.ipynb #efea46e8
+def _shuffle(fn, input, groups):
+    "The channel shuffle of `input` (N, C, *) in `groups`, with the checks and messages of torch's `fn`."
+    _check_tensors(fn, dict(input=input))
+    if type(groups) is not int: raise TypeError(f"{fn}(): argument 'groups' (position 2) must be int, not {type(groups).__name__}")
+    if input.dim() <= 2: raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+    if groups <= 0: raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups: raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+def channel_shuffle(input, groups):
+    "Channels (N, C, *) as a (groups, C/groups) grid, transposed: each output group takes one channel of every input group."
+    return _shuffle('channel_shuffle', input, groups)
+
+def native_channel_shuffle(input, groups):
+    "torch's operator behind `channel_shuffle`: the same result, with no derivative (backward raises, as in torch)."
+    out = _shuffle('native_channel_shuffle', input, groups)
+    if not (is_grad_enabled() and input.requires_grad): return out
+    return _NoDerivative.apply(input, out=out.detach()._data, what='aten::native_channel_shuffle')
+
+# %% ../../nbs/24i_lp_unpool_3d.ipynb #0cbf54d7
+from ..backend import int64
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/24i_lp_unpool_3d.ipynb #41d35241
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each 3-d window)^(1/p)."
+    kd, kh, kw = _ntuple(kernel_size, 3)
+    return _lp(avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kd * kh * kw, norm_type)
+
+# %% ../../nbs/24i_lp_unpool_3d.ipynb #2f33ab0b
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool3d) in zeros."
+    _check_tensors('max_unpool3d', dict(input=input, indices=indices))
+    k = _ntuple(kernel_size, 3); s = _ntuple(stride, 3) if stride is not None else k; p = _ntuple(padding, 3)
+    if input.dim() < 3:     # torch's Python computes the size first and indexes past the shape: an IndexError
+        raise IndexError(f"max_unpool3d: input of shape {list(input.shape)} has fewer than 3 spatial dims")
+    D, H, W = _unpool_size('max_unpool3d', input, k, s, p, output_size, 3)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions.")
+    if indices.dtype != int64: raise RuntimeError("elements in indices should be type int64")
+    if indices.shape != input.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    _refuse_integers(input, 'max_unpool3d')
+    _check_indices(indices, (1, D * H * W), f"{D}x{H}x{W}")
+    row = lambda t: t.reshape(*t.shape[:-3], 1, -1)           # the volume as one flat row
+    return MaxUnpool2DBackward0.apply(row(input), row(indices), size=(1, D * H * W)).reshape(*input.shape[:-3], D, H, W)
+
+# %% ../../nbs/24j_fractional_max_pool3d.ipynb #1c02ab43
+from ..backend import array_namespace
+from ..tensor import Tensor
+from ..factories import rand
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/24j_fractional_max_pool3d.ipynb #20246e46
+def _window_argmax(win):
+    "Index along the last axis of torch's pick in each window: the last NaN, else the first maximum."
+    xp, n = array_namespace(win), win.shape[-1]
+    nan = xp.isnan(win)
+    return xp.where(nan.any(-1), n - 1 - xp.argmax(nan[..., ::-1], -1), xp.argmax(win, -1))
+
+def _fractional_indices3(a, k, out, u):
+    "Flat index in each volume of `a` (P, T, H, W) of the maximum of each window, (P, OT, OH, OW)."
+    xp, (P, T, H, W) = array_namespace(a), a.shape
+    t, h, w = (_starts(u[:, d], n, o, kk)[:, :, None] + xp.arange(kk) for d, (n, o, kk) in enumerate(zip((T, H, W), out, k)))
+    flat = ((t[:, :, None, None, :, None, None] * H + h[:, None, :, None, None, :, None]) * W
+            + w[:, None, None, :, None, None, :]).reshape(P, *out, k[0] * k[1] * k[2])     # sizes spelt out: P may be 0
+    win = xp.take_along_axis(a.reshape(P, T * H * W), flat.reshape(P, flat[0].size if P else 0), -1).reshape(flat.shape)
+    return xp.take_along_axis(flat, _window_argmax(win)[..., None], -1)[..., 0]
+
+# %% ../../nbs/24j_fractional_max_pool3d.ipynb #25fe259b
+def _check_fmp3(input, k, out, s, N, C):
+    if len(k) != 3: raise RuntimeError("fractional_max_pool3d: kernel_size must either be a single Int or tuple of three Ints")
+    if len(out) != 3: raise RuntimeError("fractional_max_pool3d: output_size must either be a single Int or tuple of three Ints")
+    if input.dim() not in (4, 5): raise RuntimeError(f"fractional_max_pool3d_out(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"fractional_max_pool3d_out(): Expected input to have non-zero size for non-batch dimensions, but got"
+                               f"{list(input.shape)} with dimension {i} being empty.")
+    for name, o, kk, n in zip(('time', 'height', 'width'), out, k, input.shape[-3:]):
+        if o + kk - 1 >= n: raise RuntimeError(f"fractional_max_pool3d_out(): pool {name} {kk} too large relative to input {name} {n}")
+    if s.dtype != input.dtype: raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if s.dim() != 3: raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {s.dim()}")
+    if s.shape[0] < N: raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if s.shape[1] != C: raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if s.shape[2] != 3: raise RuntimeError(f"Expect _random_samples.size(2) equals to 3; got {s.shape[2]}.")
+
+# %% ../../nbs/24j_fractional_max_pool3d.ipynb #c7df6b91
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+    "Fractional max pooling of (N, C, T, H, W) or (C, T, H, W) inputs to `output_size` or `output_ratio` of the input's size."
+    _check_tensors('fractional_max_pool3d', dict(input=input))
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool3d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        r = _ntuple(output_ratio, 3)
+        output_size = [int(n * q) for n, q in zip(input.shape[-3:], r)]
+    if _random_samples is None:
+        _random_samples = rand(1 if input.dim() == 4 else input.size(0), input.size(-4), 3, dtype=input.dtype, device=input.device)
+    k, out = _ntuple(kernel_size, 3), _ntuple(output_size, 3)
+    N, C = (1 if input.dim() == 4 else input.shape[0]), (input.shape[-4] if input.dim() >= 4 else 0)
+    _check_fmp3(input, k, out, _random_samples, N, C)
+    planes = input.reshape(N * C, *input.shape[-3:])
+    idx = _fractional_indices3(planes._data, k, out, _random_samples._data[:N].reshape(N * C, 3))
+    idx = Tensor._make(idx.reshape(tuple(input.shape[:-3]) + tuple(out)))
+    values = input.flatten(-3).gather(-1, idx.flatten(-3)).reshape(idx.shape)
+    return (values, idx) if return_indices else values
+
+fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
+
+# %% ../../nbs/25_batch_norm.ipynb #fe9d47f4
+import math
+import numpy as np
+from .. import backend as B, fused
+from ..backend import array_namespace
+from ..tensor import Tensor
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.grad_mode import _Mode
+from ..autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing, _refuse_integers
+from ..ops import _const
+from ..erf_gelu import _temporaries
+
+# %% ../../nbs/25_batch_norm.ipynb #9dcd2cfa
+class NativeBatchNormBackward0(Op):
+    "Normalize `x` over `dims` (with its own statistics, or `stats`), then scale by `weight` and shift by `bias`."
+    @staticmethod
+    def forward(ctx, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None):
+        a = x._data; xp = array_namespace(a)
+        if a.dtype.itemsize < 4: a = a.astype(np.float32)      # float16/bfloat16: statistics in float32
+        mean, var = (_norm_mean(a, dims), None) if stats is None else (s.astype(a.dtype, copy=False) for s in stats)
+        xc = xp.subtract(a, mean, out=_temporaries(a, 'norm xc', a.shape))   # scratch memory: only `out` is new
+        if var is None: var = _batch_var(xp, xc, dims)
+        invstd = 1 / xp.sqrt(var + eps)
+        if running is not None: _update_running(*running, mean, var, a.size // mean.size)
+        _save(ctx, x, weight, bias, mean, invstd, stats is None, (dims, pdims, pshape, eps))
+        out = _norm_scale(xc, invstd, weight, pshape)
+        if bias is not None: out += bias._data.reshape(pshape)
+        return out.astype(x._data.dtype, copy=False)
+
+    on_arrays = True      # a plain backward: `_array_backward`, the same formulas on arrays
+    @staticmethod
+    def backward(ctx, g):
+        if not isinstance(g, Tensor): return _array_backward(ctx, g)
+        x, w = ctx.saved_tensors
+        (dims, pdims, pshape, eps), (shape, bias_dtype), dtype = ctx.o, ctx.param, x.dtype
+        if x._data.dtype.itemsize < 4: x, g = x.float(), g.float()     # as forward: in float32
+        if ctx.batch and _Mode.grad:     # create_graph: the statistics are functions of x
+            xc = x - x.mean(dims, keepdim=True)
+            invstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+        else: xc, invstd = x - _const(ctx.mean), _const(ctx.invstd)
+        xhat = xc * invstd
+        nx, nw, nb = ctx.needs_input_grad
+        gx = gw = gb = None
+        if nx:
+            gy = g if w is None else g * w.reshape(pshape).to(g.dtype)
+            if ctx.batch: gy = gy - gy.mean(dims, keepdim=True) - xhat * (gy * xhat).mean(dims, keepdim=True)
+            gx = (gy * invstd).to(dtype)
+        if nw: gw = _sum(g * xhat, pdims).reshape(shape).to(w.dtype)
+        if nb: gb = _sum(g, pdims).reshape(shape).to(bias_dtype)
+        return gx, gw, gb
+
+def _save(ctx, x, weight, bias, mean, invstd, batch, o):
+    "What backward needs: the input and weight, the statistics (in the input's shape, 1 along `dims`), the options."
+    ctx.save_for_backward(x, weight)
+    ctx.mean, ctx.invstd, ctx.batch, ctx.o = mean, invstd, batch, o
+    p = weight if weight is not None else bias
+    ctx.param = (None if p is None else p._data.shape, None if bias is None else bias.dtype)
+
+class NativeLayerNormBackward0(NativeBatchNormBackward0):
+    """The same operation over the last dims of each example, under the name torch gives LayerNorm's node; on numpy
+    arrays one fused loop per row where numba runs it (02j_fused_kernels), else the passes above."""
+    @staticmethod
+    def forward(ctx, x, weight, bias, dims, pdims, pshape, eps):
+        a = x._data.astype(np.float32) if x._data.dtype.itemsize < 4 else x._data
+        fast = fused.layer_norm(a.reshape(-1, math.prod(pshape)), *(p if p is None else p._data for p in (weight, bias)), eps)
+        ctx.fused = fast is not None
+        if fast is None: return NativeBatchNormBackward0.forward(ctx, x, weight, bias, dims, pdims, pshape, eps)
+        out, mean, rstd = fast
+        keep = a.shape[:a.ndim - len(pshape)] + (1,) * len(pshape)
+        _save(ctx, x, weight, bias, mean.reshape(keep), rstd.reshape(keep), True, (dims, pdims, pshape, eps))
+        return out.reshape(a.shape).astype(x._data.dtype, copy=False)
+    @staticmethod
+    def backward(ctx, g):
+        fast = _fused_backward(ctx, g) if ctx.fused and not isinstance(g, Tensor) else None
+        return fast if fast is not None else NativeBatchNormBackward0.backward(ctx, g)
+
+def _fused_backward(ctx, g):
+    "The plain backward of a fused forward, fused too (None where the kernels were turned off in between)."
+    x, w = ctx.saved_tensors
+    (_, _, pshape, _), (shape, bias_dtype) = ctx.o, ctx.param
+    a, cols = x._data, math.prod(pshape)
+    if a.dtype.itemsize < 4: a, g = a.astype(np.float32), g.astype(np.float32)
+    fast = fused.layer_norm_backward(g.reshape(-1, cols), a.reshape(-1, cols), None if w is None else w._data,
+                                     ctx.mean.reshape(-1), ctx.invstd.reshape(-1))
+    if fast is None: return None
+    (gx, gw, gb), (nx, nw, nb) = fast, ctx.needs_input_grad
+    return (gx.reshape(a.shape).astype(x._data.dtype, copy=False) if nx else None,
+            gw.reshape(shape).astype(w._data.dtype, copy=False) if nw else None,
+            gb.reshape(shape).astype(bias_dtype.np, copy=False) if nb else None)
+
+def _sum(t, dims): return t.sum(dims) if dims else t    # `sum(())` would sum everything
+
+def _array_backward(ctx, g):
+    "The backward above on arrays (a plain backward: the statistics are the saved numbers), in as few passes as it can."
+    x, w = ctx.saved_tensors
+    (dims, pdims, pshape, eps), (shape, bias_dtype) = ctx.o, ctx.param
+    a, dtype = x._data, x._data.dtype
+    if a.dtype.itemsize < 4: a, g = a.astype(np.float32), g.astype(np.float32)
+    xp, scratch = array_namespace(a), lambda slot: _temporaries(a, slot, a.shape)   # scratch memory: only the gradients are new
+    xhat = xp.subtract(a, ctx.mean, out=scratch('norm xc')); xhat *= ctx.invstd
+    nx, nw, nb = ctx.needs_input_grad
+    gx = gw = gb = None
+    if nw: gw = _sum_over(xp.multiply(g, xhat, out=scratch('norm sq')), pdims).reshape(shape).astype(w._data.dtype, copy=False)
+    if nb: gb = _sum_over(g, pdims).reshape(shape).astype(bias_dtype.np, copy=False)
+    if nx:
+        gy = g * w._data.reshape(pshape).astype(g.dtype, copy=False) if w is not None else g.copy()
+        if ctx.batch:               # gy - mean(gy) - xhat mean(gy xhat), written over gy
+            m2 = _norm_mean(xp.multiply(gy, xhat, out=scratch('norm sq')), dims)
+            gy -= _norm_mean(gy, dims); xhat *= m2; gy -= xhat
+        gy *= ctx.invstd
+        gx = gy.astype(dtype, copy=False)
+    return gx, gw, gb
+
+# %% ../../nbs/25_batch_norm.ipynb #523c62f8
+def _norm_mean(a, dims):
+    """`a.mean(axis=dims, keepdims=True)`; over trailing axes (LayerNorm's case) through `_sum_trailing`, a BLAS product
+    with ones (4x faster on (1024, 128) than numpy's reduction)."""
+    k = len(dims)
+    if not k or dims != tuple(range(a.ndim - k, a.ndim)): return a.mean(axis=dims, keepdims=True)
+    s = _sum_trailing(a, k)
+    s /= math.prod(a.shape[a.ndim - k:])
+    return s
+
+def _sum_over(a, pdims):
+    "`a` summed over the axes `pdims` (the parameters' gradients), always a new array; over leading axes through `_sum_leading`."
+    if not pdims: return a.copy()          # `a` may be scratch memory
+    return _sum_leading(a, len(pdims)) if pdims == tuple(range(len(pdims))) else a.sum(axis=pdims)
+
+def _norm_scale(xc, invstd, weight, pshape):
+    "xc * invstd * weight: for BatchNorm (per-channel invstd) one product by their small product, for LayerNorm two passes in place."
+    if weight is None: return xc * invstd
+    w = weight._data.reshape(pshape)
+    if invstd.size <= w.size: return xc * (invstd * w)
+    out = xc * invstd; out *= w
+    return out
+
+# %% ../../nbs/25_batch_norm.ipynb #1ddc77a3
+def _batch_var(xp, xc, dims):
+    "mean(xc²) over `dims`; in float64 where float32's squares overflow (deviations past 1.8e19) though the answer is in range."
+    var = _norm_mean(xp.multiply(xc, xc, out=_temporaries(xc, 'norm sq', xc.shape)), dims)
+    if xc.dtype.itemsize < 8 and not xp.isfinite(var).all() and xp.isfinite(xc).all():
+        wide = xc.astype(np.float64)
+        var = (wide * wide).mean(axis=dims, keepdims=True)    # kept in float64: 1/sqrt(var + eps) is in float32's range
+    return var
+
+def _update_running(rm, rv, momentum, mean, var, n):
+    "Move the running statistics towards the batch's, in place; the variance unbiased (times n / (n-1)), as torch."
+    rm *= 1 - momentum; rm += (momentum * mean).reshape(rm.shape).astype(rm.dtype, copy=False)
+    rv *= 1 - momentum; rv += (momentum * n / max(n - 1, 1) * var).reshape(rv.shape).astype(rv.dtype, copy=False)
+
+# %% ../../nbs/25_batch_norm.ipynb #35f6cf69
+def _verify_batch_size(size):
+    "Training needs more than one value per channel."
+    n = size[0]
+    for s in size[2:]: n *= s
+    if n == 1: raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+def _check_dtypes(x, *params):
+    "The parameters' dtype must be the input's (or float32 for a half precision input), as torch's CPU kernels."
+    if not _float_dtype(x): return
+    dts = {p.dtype for p in params if p is not None}
+    if not dts or dts == {x.dtype} or (x._data.dtype.itemsize < 4 and dts == {B.float32}): return
+    raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype." if x.dtype is B.float64 else
+                       "mixed dtype (CPU): expect parameter to have scalar type of Float")
+
+def _empty_batch_norm(x, weight, bias):
+    "An empty batch, as torch: no statistics and no checks, a copy times weight[0] plus bias[0] (so 0 channels and a weight raise)."
+    out = x.clone()
+    if weight is not None: out = out * weight[0]
+    return out + bias[0] if bias is not None else out
+
+def _check_batch_norm(x, running_mean, running_var, weight, bias, training):
+    "The number of channels, once every tensor is checked against it."
+    c = x.shape[1] if x.ndim > 1 else 0
+    for name, t in (('running_mean', running_mean), ('running_var', running_var), ('weight', weight), ('bias', bias)):
+        if t is not None and t.numel() != c: raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+        if t is None and not training and name.startswith('running'): raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    if x.ndim < 2: raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    for name, t in (('running_mean', running_mean), ('running_var', running_var)):
+        if t is not None and t.ndim != 1: raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.ndim} ({name} must be 1-D)")
+        if t is not None and t.requires_grad and _Mode.grad:
+            raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to argument '{name}'. This input cannot have requires_grad True.")
+    _refuse_integers(x, 'batch_norm')
+    _check_dtypes(x, weight, bias, running_mean, running_var)
+    return c
+
+# %% ../../nbs/25_batch_norm.ipynb #5af4cc8e
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalize each channel (dim 1) over the batch and the other dims, then scale and shift it.
+
+    ```python
+    >>> import litnn; from litnn.nn.functional import batch_norm
+    >>> batch_norm(litnn.tensor([[1., 5.], [3., 5.]]), None, None, training=True).tolist()
+    [[-0.9999949932098389, 0.0], [0.9999949932098389, 0.0]]
+
+    ```
+    """
+    _check_tensors('batch_norm', dict(input=input, weight=weight, bias=bias, running_mean=running_mean, running_var=running_var),
+                   optional={'weight', 'bias', 'running_mean', 'running_var'})     # in the order of torch's positions
+    if training: _verify_batch_size(input.size())
+    if training and eps <= 0: raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0: raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0 and input.ndim > 1: return _empty_batch_norm(input, weight, bias)
+    c = _check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    dims, pshape = (0, *range(2, input.ndim)), (1, c) + (1,) * (input.ndim - 2)
+    stats = None if training else (running_mean._data.reshape(pshape), running_var._data.reshape(pshape))
+    running = (running_mean._data, running_var._data, momentum) if training and running_mean is not None else None
+    return NativeBatchNormBackward0.apply(input, weight, bias, dims=dims, pdims=dims, pshape=pshape, eps=eps,
+                                          stats=stats, running=running)
+
+# %% ../../nbs/25a_layer_group_norm.ipynb #dfec9c06
+import numbers
+import numpy as np
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _float_dtype, _refuse_integers
+from .. import amp
+
+# %% ../../nbs/25a_layer_group_norm.ipynb #05240135
+def _check_layer_norm(x, normalized_shape, weight, bias):
+    "torch's checks of `layer_norm`'s arguments; the normalized shape as a tuple."
+    if isinstance(normalized_shape, numbers.Integral) or not all(isinstance(s, numbers.Integral) for s in normalized_shape):
+        raise TypeError(f"layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not {type(normalized_shape).__name__}")
+    shape = tuple(normalized_shape)
+    if not shape: raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = {list(shape)}")
+    for name, t in (('weight', weight), ('bias', bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and normalized_shape = {list(shape)}")
+    if tuple(x.shape[x.ndim - len(shape):]) != shape or x.ndim < len(shape):
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{''.join(f', {s}' for s in shape)}], but got input of size{list(x.shape)}")
+    if not _float_dtype(x) and any(p is not None and p.dtype != x.dtype for p in (weight, bias)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")     # (before the kernel's refusal)
+    _refuse_integers(x, 'LayerNormKernelImpl')
+    _check_dtypes(x, weight, bias)
+    return shape
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    "Normalize each example over its last `len(normalized_shape)` dims, then scale and shift it."
+    if amp._active: input, weight, bias = amp._autocast('layer_norm', input, weight, bias)
+    _check_tensors('layer_norm', dict(input=input, normalized_shape=None, weight=weight, bias=bias), optional={'normalized_shape', 'weight', 'bias'})
+    shape = _check_layer_norm(input, normalized_shape, weight, bias)
+    if input.numel() == 0: return input.clone()
+    n, k = input.ndim, len(shape)
+    return NativeLayerNormBackward0.apply(input, weight, bias, dims=tuple(range(n - k, n)), pdims=tuple(range(n - k)),
+                                          pshape=shape, eps=eps)
+
+# %% ../../nbs/25a_layer_group_norm.ipynb #50ff1823
+class NativeGroupNormBackward0(NativeBatchNormBackward0):
+    "Normalization over each group of channels (a view of the input with the groups as a dim), as torch's node is named."
+
+def _check_group_norm(x, num_groups, weight, bias):
+    if x.dim() < 2: raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.dim()}")
+    n, c = x.shape[0], x.shape[1]
+    _verify_batch_size([n * c // num_groups, num_groups] + list(x.shape[2:]))
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of shape {list(x.shape)} and num_groups={num_groups}")
+    for name, t in (('weight', weight), ('bias', bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
+    if not x.dtype.is_floating_point and (weight is not None or bias is not None):     # torch's dtype check comes first
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _refuse_integers(x, 'GroupNormKernelImpl')
+    _check_dtypes(x, weight, bias)
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    "Normalize each example over each group of `C / num_groups` channels and the spatial dims, then scale and shift per channel."
+    _check_tensors('group_norm', dict(input=input, weight=weight, bias=bias), optional={'bias', 'weight'})
+    _check_group_norm(input, num_groups, weight, bias)
+    n, c, *spatial = input.shape
+    g = num_groups
+    grouped = input.reshape(n, g, c // g, *spatial)
+    dims, rest = tuple(range(2, grouped.dim())), tuple(range(3, grouped.dim()))
+    out = NativeGroupNormBackward0.apply(grouped, weight, bias, dims=dims, pdims=(0,) + rest,
+                                         pshape=(1, g, c // g) + (1,) * len(spatial), eps=eps)
+    return out.reshape(input.shape)
+
+# %% ../../nbs/25a_layer_group_norm.ipynb #b9a11882
+def _check_rms_norm(x, normalized_shape, weight):
+    if isinstance(normalized_shape, numbers.Integral) or not all(isinstance(s, numbers.Integral) for s in normalized_shape):
+        raise TypeError(f"rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not {type(normalized_shape).__name__}")
+    shape = tuple(normalized_shape)
+    if not shape: raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = {list(shape)}")
+    if x.ndim < len(shape): raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {x.ndim}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape {list(weight.shape)} and normalized_shape = {list(shape)}")
+    if x.ndim < len(shape) or tuple(x.shape[x.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}], but got input of size{list(x.shape)}")
+    _refuse_integers(x, 'rms_norm')
+    return shape
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    "x / sqrt(mean(x²) + eps) over the last `len(normalized_shape)` dims, times `weight`."
+    _check_tensors('rms_norm', dict(input=input, weight=weight), optional={'weight'})
+    shape = _check_rms_norm(input, normalized_shape, weight)
+    x = input.float() if input._data.dtype.itemsize < 4 else input
+    if eps is None: eps = float(np.finfo(x._data.dtype).eps)
+    out = x * (x * x).mean(tuple(range(-len(shape), 0)), keepdim=True).add(eps).rsqrt()
+    if weight is not None: out = out * weight
+    return out.to(input.dtype)
+
+# %% ../../nbs/25b_instance_norm.ipynb #f56798f4
+from ..autograd.grad_mode import no_grad
+
+# %% ../../nbs/25b_instance_norm.ipynb #4fc7d027
+def _verify_spatial_size(size):
+    n = 1
+    for s in size[2:]: n *= s
+    if n == 1: raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+def _repeated(t, b): return None if t is None else t.expand(b, t.shape[0]).reshape(-1)
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    "Normalize each channel of each sample over its spatial dims (batch_norm of the (1, N*C, ...) view)."
+    if use_input_stats: _verify_spatial_size(input.size())
+    b, c = input.shape[:2]
+    rm, rv = _repeated(running_mean, b), _repeated(running_var, b)
+    if rm is not None: rm, rv = rm.clone(), rv.clone()            # batch_norm updates them in place
+    out = batch_norm(input.reshape(1, b * c, *input.shape[2:]), rm, rv, _repeated(weight, b), _repeated(bias, b),
+                     use_input_stats, momentum, eps)
+    if running_mean is not None and use_input_stats:
+        with no_grad():
+            running_mean.copy_(rm.view(b, c).mean(0)); running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(input.shape)
+
+# %% ../../nbs/25b_instance_norm.ipynb #a58b04bf
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    "x / (k + alpha * mean of x² over `size` neighbouring channels)^beta."
+    if input.dim() < 3: raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0: return input
+    sq = input.mul(input).movedim(1, -1)
+    sq = pad(sq, (size // 2, (size - 1) // 2))                 # the channels, now last, padded with zeros
+    c = input.shape[1]
+    window = sum(sq[..., i:i + c] for i in range(size)) / size
+    window = window.movedim(-1, 1)
+    return input / window.mul(alpha).add(k).pow(beta)
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    "`input` divided by its p-norm along `dim` (at least `eps`)."
+    if out is not None: raise NotImplementedError("normalize: litnn does not take out=")
+    return input / input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+
+# %% ../../nbs/26_loss.ipynb #aaaf91b3
+import warnings
+import numpy as np
+from .. import backend as B, amp
+from ..backend import array_namespace
+from ..tensor import Tensor, _LEGACY, _array_of
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.broadcasting import _float_dtype, _refuse_integers
+from ..ops import _const
+from ..more_reductions import log_softmax as _log_softmax
+
+# %% ../../nbs/26_loss.ipynb #a2056330
+class _Reduction:
+    "torch.nn._reduction: validate a `reduction` name; map the deprecated `size_average`/`reduce` flags onto one."
+    @staticmethod
+    def get_enum(reduction):
+        if reduction == 'elementwise_mean':
+            warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=2)
+            return 1
+        if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+        return ('none', 'mean', 'sum').index(reduction)
+
+    @staticmethod
+    def legacy_get_string(size_average, reduce, emit_warning=True):
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        ret = 'mean' if size_average and reduce else 'sum' if reduce else 'none'
+        if emit_warning: warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.", stacklevel=2)
+        return ret
+
+    @staticmethod
+    def legacy_get_enum(size_average, reduce, emit_warning=True):
+        return _Reduction.get_enum(_Reduction.legacy_get_string(size_average, reduce, emit_warning))
+
+# %% ../../nbs/26_loss.ipynb #d0522e20
+def _reduction(size_average, reduce, reduction):
+    "The reduction a loss function applies: `reduction`, or what the legacy flags mean; always checked."
+    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    return ('none', 'mean', 'sum')[_Reduction.get_enum(reduction)]
+
+def _apply_reduction(loss, reduction):
+    "Reduce the elementwise `loss` tensor."
+    return loss if reduction == 'none' else loss.mean() if reduction == 'mean' else loss.sum()
+
+# %% ../../nbs/26_loss.ipynb #586276ed
+def _not_differentiable(fn, **tensors):
+    "torch refuses a weight that requires grad where it does not differentiate it."
+    for name, t in tensors.items():
+        if t is not None and t.requires_grad:
+            raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. This input cannot have requires_grad True.")
+
+# %% ../../nbs/26_loss.ipynb #96fdf635
+def _targets(t, n_classes, ignore_index):
+    "The mask of targets to use (None: all of them), after checking the others are class indices."
+    if t.size == 0: return None
+    lo, hi = int(t.min()), int(t.max())
+    if 0 <= lo and hi < n_classes and not lo <= ignore_index <= hi: return None      # the common case
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= n_classes))
+    if bad.any(): raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
+    return keep
+
+# %% ../../nbs/26_loss.ipynb #f5dfb30f
+def _pick(xp, shape, t, cd):
+    "The index of `input[..., t, ...]` (class dim `cd`) for every example and position: aranges around `t`."
+    if cd == 0: return t
+    if len(shape) == 2: return xp.arange(shape[0]), t       # the common case, spelled out
+    n = len(shape)
+    ar = [xp.arange(s).reshape([s if i == d else 1 for i in range(n - 1)]) for d, s in enumerate(s for i, s in enumerate(shape) if i != cd)]
+    return (ar[0], t, *ar[1:])
+
+# %% ../../nbs/26_loss.ipynb #8e1f09b0
+class NllLossBackward0(Op):
+    "-weight[t] * input[..., t, ...], reduced; its gradient lands on the picked entries only."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, target, weight, reduction, ignore_index):
+        a, t = x._data, target._data; xp = array_namespace(a)
+        cd = 0 if a.ndim == 1 else 1
+        keep = _targets(t, a.shape[cd], ignore_index)
+        if keep is not None: t = xp.where(keep, t, 0)              # ignored targets pick class 0, times 0
+        idx = _pick(xp, a.shape, t, cd)
+        coef = None if weight is None else weight._data[t]         # the weights, 0 where ignored: for the mean and backward
+        if keep is not None: coef = keep.astype(a.dtype) if coef is None else coef * keep
+        out = -a[idx] if weight is None else -(a[idx] * coef)
+        if keep is not None: out = xp.where(keep, out, 0)          # 0, even where the picked entry is -inf
+        denom = (out.size if coef is None else coef.sum()) if reduction == 'mean' else 1
+        if reduction == 'sum': out = out.sum()
+        elif reduction == 'mean':
+            if coef is None and out.size: out = out.sum() / denom
+            else:                                                   # nothing counted: 0/0, nan as torch, silently
+                with np.errstate(invalid='ignore', divide='ignore'): out = out.sum() / denom
+        ctx.o = (a.shape, a.dtype, idx, coef, keep, reduction, denom, cd)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        shape, dtype, idx, coef, keep, reduction, denom, cd = ctx.o
+        xp = array_namespace(_array_of(g))
+        v = -1 if coef is None else -coef                           # d out / d input at the picked entries
+        if reduction == 'mean' and coef is None: v = v / denom
+        elif reduction == 'mean':
+            with np.errstate(invalid='ignore', divide='ignore'): v = v / denom
+        if keep is not None: v = xp.where(keep, v, 0)               # 0 for ignored targets, even when all are (0/0)
+        out = xp.zeros(shape, dtype)
+        if not isinstance(g, Tensor):                               # a plain backward: one write into zeros
+            v = v * g
+            out[idx] = v if keep is None else xp.where(keep, v, 0)  # (whatever g holds at ignored positions)
+            return out
+        out[idx] = v                                                # create_graph: g times a constant, recorded
+        return (g.unsqueeze(cd) if g.ndim else g) * _const(out)
+
+# %% ../../nbs/26_loss.ipynb #b0f3018a
+class NllLoss2DBackward0(NllLossBackward0):
+    "The same, for inputs of shape (N, C, H, W) (as torch names that case)."
+
+# %% ../../nbs/26_loss.ipynb #70033c86
+def _check_nll(op, x, t, weight):
+    "torch's checks of nll_loss's (nll_loss2d's) arguments."
+    name = 'nll_loss' if op is NllLossBackward0 else 'nll_loss2d'
+    xs, ts = x._data.shape, t._data.shape         # the arrays' shapes: this runs at every step
+    if t.dtype is not B.int64 and t.dtype is not B.uint8: raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_LEGACY[t.dtype.name]}")
+    if op is NllLossBackward0:
+        if len(ts) > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if not (len(xs) == 1 and not ts) and xs[0] != ts[0]:
+            raise RuntimeError(f"size mismatch (got input: {list(xs)}, target: {list(ts)})")
+    else:
+        if len(ts) != 3: raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {len(ts)}")
+        if (xs[0], *xs[2:]) != ts: raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
+    _refuse_integers(x, name + ('_out_frame' if op is NllLossBackward0 else '_forward_out_frame'))
+    if weight is None: return
+    c = xs[-1 if op is NllLossBackward0 else 1]
+    if weight.ndim != 1 or weight.numel() != c:
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got weight tensor of shape: {list(weight.shape)}"
+                           if op is NllLossBackward0 else "weight tensor should be defined either for all or no classes")
+    if weight.dtype != x.dtype: raise RuntimeError(f"expected scalar type {_LEGACY[x.dtype.name]} but found {_LEGACY[weight.dtype.name]}")
+    _not_differentiable(f'{name}_forward', weight=weight)
+
+# %% ../../nbs/26_loss.ipynb #dd6f3a6d
+def _nll(op, x, t, weight, reduction, ignore_index):
+    _check_nll(op, x, t, weight)
+    return op.apply(x, target=t, weight=weight, reduction=reduction, ignore_index=ignore_index)
+
+# %% ../../nbs/26_loss.ipynb #a8a76670
+def _nll_loss_nd(x, t, weight, reduction, ignore_index):
+    "torch's nll_loss_nd: any input of 1 or more dims, (N, C, d1, d2, ...) seen as 4-D."
+    xs, ts = x._data.shape, t._data.shape
+    if not xs: raise ValueError("Expected 1 or more dimensions (got 0)")
+    if len(xs) != 1 and xs[0] != (ts[0] if ts else 0):
+        raise ValueError(f"Expected input batch_size ({xs[0]}) to match target batch_size ({ts[0] if ts else 0}).")
+    if len(xs) == 1 and len(ts) == 1:
+        if ts[0] != 1: raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {ts[0]}")
+        t = t.reshape(())
+    if len(xs) <= 2: return _nll(NllLossBackward0, x, t, weight, reduction, ignore_index)
+    if len(xs) == 4: return _nll(NllLoss2DBackward0, x, t, weight, reduction, ignore_index)
+    n, c, out_size = xs[0], xs[1], (xs[0], *xs[2:])
+    if ts[1:] != xs[2:]: raise RuntimeError(f"Expected target size {list(out_size)}, got {list(ts)}")
+    empty = x.numel() == 0
+    out = _nll(NllLoss2DBackward0, x.reshape(n, c, 0, 0) if empty else x.reshape(n, c, 1, -1),
+               t.reshape(n, 0, 0) if empty else t.reshape(n, 1, -1), weight, reduction, ignore_index)
+    return out.reshape(out_size) if reduction == 'none' else out
+
+# %% ../../nbs/26_loss.ipynb #7e988d66
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'):
+    "The negative log likelihood of the `target` classes under the log-probabilities `input` (class dim 1)."
+    _check_tensors('nll_loss_nd', dict(input=input, target=target))
+    if amp._active: input, weight = amp._autocast('nll_loss', input, weight)
+    return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
+
+# %% ../../nbs/26_loss.ipynb #c451dbbd
+def _class_shape(x, cd, c):
+    "The shape that lines a per-class vector up with the class dim `cd` of `x`."
+    return [c if i == cd else 1 for i in range(x.ndim)]
+
+# %% ../../nbs/26_loss.ipynb #bbbb8736
+def _cross_entropy_probs(logp, t, weight, reduction, label_smoothing, cd):
+    "Cross-entropy against class probabilities `t` (same shape as the input)."
+    c = logp.shape[cd]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != c):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no classes but got weight tensor of shape: {list(weight.shape)}")
+    if label_smoothing > 0: t = t * (1 - label_smoothing) + label_smoothing / c
+    p = logp * t
+    if weight is not None: p = p * weight.reshape(_class_shape(logp, cd, c))
+    if reduction == 'none': return -p.sum(cd)
+    if reduction == 'sum': return -p.sum()
+    return -p.sum() / (logp.numel() // c) if logp.numel() else -p.sum() * float('nan')
+
+# %% ../../nbs/26_loss.ipynb #f4d9703e
+def _cross_entropy_smoothed(logp, t, weight, reduction, ignore_index, label_smoothing, cd):
+    "Cross-entropy against class indices with label smoothing, as torch computes it."
+    c = logp.shape[cd]
+    nll = _nll_loss_nd(logp, t, weight, reduction, ignore_index)
+    ignored = t == ignore_index
+    smooth = -(logp if weight is None else logp * weight.reshape(_class_shape(logp, cd, c))).sum(cd)
+    smooth.masked_fill_(ignored, 0.)                  # in place, as torch (so a (1,) target of a 1-D input fails as there)
+    if reduction == 'none': ret = smooth
+    elif reduction == 'sum': ret = smooth.sum()
+    else:
+        kept = t._data[~ignored._data]
+        denom = weight._data[kept].sum() if weight is not None else kept.size
+        denom = _const(array_namespace(logp._data).asarray(denom, dtype=logp._data.dtype))
+        with np.errstate(invalid='ignore', divide='ignore'): ret = smooth.sum() / denom
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / c)
+
+# %% ../../nbs/26_loss.ipynb #47826260
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean',
+                  label_smoothing=0.0):
+    """Cross-entropy between the logits `input` (class dim 1) and class indices or class probabilities `target`.
+
+    ```python
+    >>> import litnn; import litnn.nn.functional as F
+    >>> round(F.cross_entropy(litnn.tensor([[2., 0.], [0., 2.]]), litnn.tensor([0, 1])).item(), 4)
+    0.1269
+
+    ```
+    """
+    _check_tensors('cross_entropy_loss', dict(input=input, target=target))
+    if amp._active: input, weight = amp._autocast('cross_entropy', input, weight)
+    reduction = _reduction(size_average, reduce, reduction)
+    cd = 0 if input._data.ndim == 1 else 1
+    probs = input._data.shape == target._data.shape
+    if probs:                                         # class probabilities
+        if not _float_dtype(target): raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_LEGACY[target.dtype.name]}")
+        if ignore_index >= 0: raise RuntimeError("ignore_index is not supported for floating point target")
+    if label_smoothing > 1: raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    _refuse_integers(input, 'log_softmax_lastdim_kernel_impl' if cd == input.ndim - 1 else 'log_softmax_kernel_impl')
+    logp = _log_softmax(input, cd)
+    if probs: return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cd)
+    if label_smoothing > 0: return _cross_entropy_smoothed(logp, target, weight, reduction, ignore_index, label_smoothing, cd)
+    return _nll_loss_nd(logp, target, weight, reduction, ignore_index)
+
+# %% ../../nbs/26a_distance.ipynb #b4202419
+import numpy as np
+from ..backend import array_namespace, int64
+from ..tensor import Tensor, _dtype_name
+from ..more_reductions import norm
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _promote
+
+# %% ../../nbs/26a_distance.ipynb #9e8aa66a
+def one_hot(tensor, num_classes=-1):
+    "Integer tensor with a new last dimension of `num_classes`, 1 at each index of `tensor`, 0 elsewhere."
+    _check_tensors('one_hot', dict(input=tensor))
+    if tensor.dtype is not int64: raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    a = tensor._data
+    xp = array_namespace(a)
+    if num_classes == -1:
+        if a.size == 0: raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size and int(a.min()) < 0: raise RuntimeError("Class values must be non-negative.")
+    if a.size and int(a.max()) >= num_classes: raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((a[..., None] == xp.arange(num_classes)).astype(np.int64))
+
+# %% ../../nbs/26a_distance.ipynb #149bf26d
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    "cos of the angle between `x1` and `x2` along `dim` (broadcast first)."
+    _check_tensors('cosine_similarity', dict(x1=x1, x2=x2))
+    x1, x2 = _promote(x1, x2)       # an integer tensor computes with a float one, in their common dtype
+    if not x1.is_floating_point(): raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dtype_name(x1)}")
+    x1, x2 = _broadcast(x1, x2)
+    n1, n2 = (_floor(norm(x, 2, dim, keepdim=True), eps) for x in (x1, x2))
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+def _floor(n, eps):
+    "`n` clamped below at `eps`, the clamp unrecorded: a constant shift, so gradients pass as through `n`."
+    return n + (n.detach().clamp(min=eps) - n.detach())
+
+def _broadcast(a, b):
+    "`a` and `b` expanded to their common shape."
+    try: shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError: a * b          # no common shape: the product raises torch's message
+    return a.expand(shape), b.expand(shape)
+
+# %% ../../nbs/26a_distance.ipynb #afaec82c
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    "‖x1 - x2 + eps‖_p over the last dimension."
+    return norm(x1 - x2 + eps, p, -1, keepdim)
+
+def pdist(input, p=2):
+    "The p-norm distance between each pair of rows i < j of a 2-D `input`, row by row."
+    _check_tensors('pdist', dict(input=input))
+    if input.dim() != 2: raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    i, j = np.triu_indices(input.shape[0], 1)
+    xp = array_namespace(input._data)
+    return norm(input[Tensor._make(xp.asarray(i))] - input[Tensor._make(xp.asarray(j))], p, 1)
+
+# %% ../../nbs/26b_regression_margin_losses.ipynb #2b271f81
+import math
+import warnings
+from ..backend import array_namespace
+from ..tensor import Tensor, _dtype_name
+from ..factories import ones_like
+from ..ops import where
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/26b_regression_margin_losses.ipynb #e2aa78db
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
+    "0.5 d²/beta where |d| < beta, else |d| - beta/2, d = input - target."
+    x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
+    if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (x - y).abs()
+    loss = d if beta == 0 else where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _apply_reduction(loss, _reduction(None, None, reduction))
+
+def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
+    "0.5 d² where |d| < delta, else delta (|d| - delta/2), d = input - target."
+    x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
+    if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = (x - y).abs()
+    loss = _like_input(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), input)
+    if weight is not None: return _weighted(loss, weight, input, reduction)
+    return _apply_reduction(loss, _reduction(None, None, reduction))
+
+# %% ../../nbs/26b_regression_margin_losses.ipynb #68ecf701
+def _xlogx(t):
+    "t log t with 0 at t = 0 (and a finite gradient there)."
+    return t * where(t > 0, t, 1).log()
+
+def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
+    "Σ target (log target - input), input a log-probability; `log_target`: the target is one too."
+    _check_tensors('kl_div', dict(input=input, target=target))
+    if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
+    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    elif reduction == 'mean':
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.", stacklevel=2)
+    loss = target.exp() * (target - input) if log_target else _xlogx(target) - target * input
+    if reduction == 'batchmean': return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return _apply_reduction(loss, _reduction(None, None, reduction))
+
+# %% ../../nbs/26b_regression_margin_losses.ipynb #6974f4ae
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction='mean'):
+    "exp(x) - t x (x a log-rate), or x - t log(x + eps); `full` adds Stirling's t log t - t + log(2πt)/2."
+    _check_tensors('poisson_nll_loss', dict(input=input, target=target))
+    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        t = where(target > 1, target, 1)                # Stirling's term is 0 where target <= 1
+        loss = loss + where(target > 1, t * t.log() - t + 0.5 * (2 * math.pi * t).log(), 0.)
+    return _apply_reduction(loss, reduction)
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'):
+    "(log var + (input - target)² / var) / 2, var clamped below at eps (+ log(2π)/2 if `full`)."
+    _check_tensors('gaussian_nll_loss', dict(input=input))     # a target torch's arithmetic takes (an array) is fine
+    _check_tensors('gaussian_nll_loss', dict(var=var), skip=(int, float))     # var may be a number
+    if isinstance(var, (int, float)):
+        if var < 0: raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape: var = var.unsqueeze(-1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1): raise ValueError("var is of incorrect size")
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()): raise ValueError("var has negative entry/entries")
+    var = _floor(var, eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full: loss = loss + 0.5 * math.log(2 * math.pi)
+    return _apply_reduction(loss, reduction)
+
+# %% ../../nbs/26b_regression_margin_losses.ipynb #8be7de9a
+def _margin_reduce(loss, size_average, reduce, reduction): return _apply_reduction(loss, _reduction(size_average, reduce, reduction))
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
+    "max(0, -target (input1 - input2) + margin)."
+    if not (input1.dim() == input2.dim() == target.dim()):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
+                           f"{input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _margin_reduce((-target * (input1 - input2) + margin).clamp(min=0), size_average, reduce, reduction)
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'):
+    "input where target is 1, max(0, margin - input) where it is -1."
+    _check_tensors('hinge_embedding_loss', dict(input=input, target=target))
+    loss = where(target != 1, (margin - input).clamp(min=0), 0.) + where(target != -1, input, 0.)
+    return _margin_reduce(loss, size_average, reduce, reduction)
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    "log(1 + exp(-target input))."
+    _check_tensors('soft_margin_loss', dict(input=input, target=target))
+    _not_differentiable('soft_margin_loss', target=target)
+    loss = (-target * input).exp().log1p()
+    if loss.shape != input.shape:        # torch writes into a tensor like `input`
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(loss.shape)}")
+    return _margin_reduce(_like_input(loss, input), size_average, reduce, reduction)
+
+# %% ../../nbs/26b_regression_margin_losses.ipynb #0fe34b2a
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
+    "1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."
+    _check_tensors('cosine_embedding_loss', dict(input1=input1, input2=input2, target=target))
+    if target.dim() > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if (input1.dim(), input2.dim()) != ((2, 2) if target.dim() == 1 else (1, 1)):
+        raise RuntimeError(f"{target.dim()}D target tensor expects {target.dim() + 1}D input tensors, but found inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    d = 1 if input1.dim() == 2 else 0
+    prod = (input1 * input2).sum(d)
+    cos = prod / (((input1 * input1).sum(d) + 1e-12) * ((input2 * input2).sum(d) + 1e-12)).sqrt()
+    loss = where(target == 1, 1 - cos, 0.) + where(target == -1, (cos - margin).clamp(min=0), 0.)
+    return _margin_reduce(loss, size_average, reduce, reduction)
+
+def _check_triplet(fn, anchor, positive, negative):
+    "torch's TypeError for a non-tensor, RuntimeError for different numbers of dimensions."
+    _check_tensors(fn, dict(anchor=anchor, positive=positive, negative=negative))
+    if not (anchor.dim() == positive.dim() == negative.dim()):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+                           f"but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative {negative.dim()}D inputs")
+
+def _triplet(dist, anchor, positive, negative, margin, swap):
+    d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap: d_neg = d_neg.minimum(dist(positive, negative))
+    return (margin + d_pos - d_neg).clamp(min=0)
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction='mean'):
+    "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."
+    _check_triplet('triplet_margin_loss', anchor, positive, negative)
+    dist = lambda a, b: pairwise_distance(a, b, p, eps)
+    return _margin_reduce(_triplet(dist, anchor, positive, negative, margin, swap), size_average, reduce, reduction)
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction='mean'):
+    "The triplet margin loss with any `distance_function` (pairwise_distance by default)."
+    if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_triplet('triplet_margin_with_distance_loss', anchor, positive, negative)
+    return _apply_reduction(_triplet(distance_function or pairwise_distance, anchor, positive, negative, margin, swap), reduction)
+
+# %% ../../nbs/26b_regression_margin_losses.ipynb #df682862
+def _check_margin_shapes(input):
+    "The margin losses' input: a non-empty vector, or a matrix with classes (as torch's shape checks)."
+    if not (input.dim() <= 1 and input.numel() > 0 or input.dim() == 2 and input.shape[1] != 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}")
+
+def _batched(input, target):
+    "A 1-D input as a batch of one: (input, target, and whether to drop the batch dim again)."
+    return (input.unsqueeze(0), target.unsqueeze(0), True) if input.dim() <= 1 else (input, target, False)
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
+    "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
+    _check_tensors('multi_margin_loss', dict(input=input, target=target))
+    _refuse_integers(input, 'multi_margin_loss_cpu_kernel')
+    if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
+    _check_margin_shapes(input)
+    nframe = 1 if input.dim() <= 1 else input.shape[0]
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples (batch size). "
+                           f"Expected target size [{nframe}], but got {list(target.shape)}. Input has shape {list(input.shape)}.")
+    x, t, single = _batched(input, target.reshape(()) if input.dim() <= 1 else target)
+    z = (margin - x.gather(1, t.unsqueeze(1)) + x).clamp(min=0)
+    if p == 2: z = z * z
+    if weight is not None: z = z * weight[t].unsqueeze(1)
+    loss = (z * (1 - one_hot(t, x.shape[1]).to(x.dtype))).sum(1) / x.shape[1]
+    return _margin_reduce(loss[0] if single else loss, size_average, reduce, reduction)
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
+    _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
+    _refuse_integers(input, 'multilabel_margin_loss_forward_out_frame')
+    _check_margin_shapes(input)
+    seen = lambda t: (t.numel(),) if t.dim() <= 1 else tuple(t.shape)      # a vector's targets: one per class
+    if (target.dim() <= 1) != (input.dim() <= 1) or seen(target) != seen(input):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
+    x, t, single = _batched(input.reshape(-1), target.reshape(-1)) if input.dim() == 0 else _batched(input, target)   # 0-d: one class
+    c = x.shape[1]
+    xp = array_namespace(t._data)
+    ta = t._data
+    listed = xp.cumprod(ta != -1, axis=1).astype(bool)               # the targets, up to the first -1
+    is_target = xp.zeros(x.shape, dtype=bool)
+    rows = xp.nonzero(listed)
+    is_target[rows[0], ta[rows]] = True
+    xj = x.gather(1, Tensor._make(xp.where(listed, ta, 0)))           # score of each listed target
+    z = (1 - xj.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0)          # [n, target slot, class]
+    mask = Tensor._make((listed[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype))
+    loss = (z * mask).sum((1, 2)) / c
+    return _margin_reduce(loss[0] if single else loss, size_average, reduce, reduction)
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
+    "-(t log σ(x) + (1 - t) log σ(-x)), weighted, averaged over classes."
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None: loss = loss * weight
+    loss = loss.sum(input.dim() - 1) / input.shape[-1]
+    return _margin_reduce(loss, size_average, reduce, reduction)
+
+# %% ../../nbs/26c_ctc_loss.ipynb #4d3a7167
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import Tensor
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.broadcasting import _refuse_integers
+
+# %% ../../nbs/26c_ctc_loss.ipynb #5f369ae5
+def _extended(targets, blank):
+    "The extended targets l′ (N, 2·S+1): blanks between and around the labels."
+    xp = array_namespace(targets)
+    ext = xp.full((targets.shape[0], 2 * targets.shape[1] + 1), blank, dtype=targets.dtype)
+    ext[:, 1::2] = targets
+    return ext
+
+def _lse(*xs):
+    "log(Σ exp) of arrays of one shape, −inf where all are −inf."
+    xp = array_namespace(xs[0])
+    m = xs[0]
+    for x in xs[1:]: m = xp.maximum(m, x)
+    safe = xp.where(xp.isinf(m), 0, m)
+    with np.errstate(divide='ignore'): return safe + xp.log(sum(xp.exp(x - safe) for x in xs))
+
+def _shift(a, k, fill):
+    "`a` moved k places along its last axis (right for k > 0, left for k < 0), `fill` coming in."
+    out = array_namespace(a).full(a.shape, fill, a.dtype)
+    n = a.shape[-1]
+    if k >= 0: out[..., k:] = a[..., :n - k]
+    else: out[..., :n + k] = a[..., -k:]
+    return out
+
+# %% ../../nbs/26c_ctc_loss.ipynb #52d1c870
+def _alpha(lpe, skip, T):
+    "The forward variables α (T, N, 2S+1) from the log-probabilities of the extended targets `lpe` (T, N, 2S+1)."
+    xp, ninf = array_namespace(lpe), -np.inf
+    a = xp.full(lpe.shape, ninf, lpe.dtype)
+    a[0, :, :2] = lpe[0, :, :2]
+    for t in range(1, T):
+        prev = a[t - 1]
+        a[t] = lpe[t] + _lse(prev, _shift(prev, 1, ninf), xp.where(skip, _shift(prev, 2, ninf), ninf))
+    return a
+
+# %% ../../nbs/26c_ctc_loss.ipynb #f712dec9
+def _beta(lpe, skip_back, ends, last):
+    "The backward variables β (T, N, 2S+1); sample n ends at frame `ends[n]` in states `last[n]` − 1 and `last[n]`."
+    xp, ninf = array_namespace(lpe), -np.inf
+    T, N, S2 = lpe.shape
+    s = xp.arange(S2)
+    final = (s == last[:, None]) | (s == last[:, None] - 1)
+    b = xp.full(lpe.shape, ninf, lpe.dtype)
+    for t in range(T - 1, -1, -1):
+        nxt = b[t + 1] if t + 1 < T else b[t]
+        rec = lpe[t] + _lse(nxt, _shift(nxt, -1, ninf), xp.where(skip_back, _shift(nxt, -2, ninf), ninf))
+        b[t] = xp.where((t == ends)[:, None], xp.where(final, lpe[t], ninf), xp.where((t < ends)[:, None], rec, ninf))
+    return b
+
+# %% ../../nbs/26c_ctc_loss.ipynb #61754d1a
+class CtcLossBackward0(Op):
+    "ctc_loss: −log Σ over the alignments, per sample (N,); backward is torch's alpha-beta formula"
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+        "`targets` (N, S) padded, the lengths (N,): arrays on the device of `log_probs` (T, N, C)."
+        lp, xp = log_probs._data, array_namespace(log_probs._data)
+        T, N, C = lp.shape
+        il, tl = input_lengths, target_lengths
+        ext = _extended(xp.clip(targets, 0, C - 1), blank)                  # padding past a target's length is never read
+        lpe = xp.take_along_axis(lp, xp.broadcast_to(ext[None], (T,) + ext.shape), 2)
+        skip = (ext != blank) & (ext != _shift(ext, 2, blank))
+        a = _alpha(lpe, skip, T)
+        ends, last = il - 1, 2 * tl
+        n = xp.arange(N)
+        at_end = a[xp.maximum(ends, 0), n]
+        nll = -_lse(at_end[n, last], xp.where(last > 0, at_end[n, xp.maximum(last - 1, 0)], -np.inf))
+        nll = xp.where(il == 0, xp.where(tl == 0, 0, np.inf), nll).astype(lp.dtype)
+        ctx.o, ctx.log_probs = (lp, a, lpe, ext, skip, ends, last, nll, zero_infinity), log_probs
+        return xp.where(xp.isinf(nll), 0, nll).astype(lp.dtype) if zero_infinity else nll
+
+# %% ../../nbs/26c_ctc_loss.ipynb #e7664f81
+def _ctc_grad(saved, g):
+    "torch's gradient of the per-sample losses for `log_probs`, given their gradient `g` (N,)."
+    lp, a, lpe, ext, skip, ends, last, nll, zero_inf = saved
+    xp, (T, N, C) = array_namespace(lp), lp.shape
+    b = _beta(lpe, _shift(skip, -2, False), ends, last)          # state s may jump to s+2 where s+2 may be reached by a skip
+    with np.errstate(invalid='ignore', over='ignore'):
+        share = xp.exp(a + b - lpe + nll[None, :, None])        # (T, N, 2S+1): the paths' share through (t, s)
+    onehot = (ext[:, :, None] == xp.arange(C)).astype(lp.dtype)                    # (N, 2S+1, C)
+    occupancy = xp.matmul(share.transpose(1, 0, 2), onehot).transpose(1, 0, 2)      # (T, N, C)
+    grad = (xp.exp(lp) - occupancy) * g[None, :, None]
+    keep = (xp.arange(T)[:, None] <= ends[None, :])
+    if zero_inf: keep = keep & ~xp.isinf(nll)[None, :]
+    return xp.where(keep[..., None], grad, 0)
+
+class _CtcLossGrad(Op):
+    "The gradient as a recorded op (for `create_graph`), which, as torch's, has no derivative itself."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, g, log_probs, saved): return _ctc_grad(saved, g._data)      # recorded when log_probs requires grad
+    @staticmethod
+    def backward(ctx, gg): raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+
+CtcLossBackward0.backward = staticmethod(lambda ctx, g: _CtcLossGrad.apply(g, ctx.log_probs, saved=ctx.o) if isinstance(g, Tensor) else _ctc_grad(ctx.o, g))
+
+# %% ../../nbs/26c_ctc_loss.ipynb #032ec341
+def _check_lengths(input_lengths, target_lengths):
+    "torch's two signatures: both lengths int sequences, or both integer tensors."
+    tensors = [isinstance(v, Tensor) for v in (input_lengths, target_lengths)]
+    if not (all(tensors) or not any(tensors) and all(isinstance(v, (list, tuple)) for v in (input_lengths, target_lengths))):
+        got = ', '.join('Tensor' if t else _type_name(v) for t, v in zip(tensors, (input_lengths, target_lengths)))
+        raise TypeError(f"ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, {got}, int, int, bool), but expected "
+                        "one of (Tensor, Tensor, tuple of ints, tuple of ints, ...) or (Tensor, Tensor, Tensor, Tensor, ...)")
+    for name, v in (('input_lengths', input_lengths), ('target_lengths', target_lengths)):
+        if isinstance(v, Tensor) and v.dtype.is_floating_point: raise RuntimeError(f"{name} must be integral")
+
+def _type_name(v): t = type(v); return t.__name__ if t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
+
+def _lengths(v, name, N, limit=None):
+    "A lengths argument as an int array of N values, with torch's checks."
+    a = np.asarray(v.tolist() if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)
+    if a.size != N: raise RuntimeError(f"{name} must be of size batch_size")
+    for x in a:
+        if x < 0: raise RuntimeError(f"Expected {name} to have value at least 0, but got value {x} (while checking arguments for ctc_loss_allocate_outputs)")
+        if limit is not None and x > limit: raise RuntimeError(f"Expected {name} to have value at most {limit}, but got value {x} (while checking arguments for ctc_loss_allocate_outputs)")
+    return a
+
+def _padded_targets(targets, tl):
+    "Targets as an (N, max length) int array: padded ones as they are, concatenated ones split by the lengths."
+    t = np.asarray(targets.tolist() if isinstance(targets, Tensor) else targets).astype(np.int64)
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if t.ndim == 1:
+        if t.shape[0] != tl.sum(): raise RuntimeError(f"Expected tensor to have size {tl.sum()} at dimension 0, but got size {t.shape[0]} for argument #2 'targets' {where}")
+        out, ends = np.zeros((len(tl), max(tl.max(initial=0), 1)), np.int64), np.cumsum(tl)
+        for n, (e, k) in enumerate(zip(ends, tl)): out[n, :k] = t[e - k:e]
+        return out
+    if tl.max(initial=0) > t.shape[1]:
+        raise RuntimeError(f"Expected tensor to have size at least {tl.max()} at dimension 1, but got size {t.shape[1]} for argument #2 'targets' {where}")
+    return t if t.shape[1] else np.zeros((t.shape[0], 1), np.int64)
+
+# %% ../../nbs/26c_ctc_loss.ipynb #e0d98b67
+def ctc_loss(log_probs, # (T, N, C) or (T, C): log-probabilities over C classes (a log_softmax's output)
+             targets, # (N, S) padded, (sum(target_lengths),) concatenated, or (S,) for one sample
+             input_lengths, target_lengths, # per sample: tensors or sequences of ints
+             blank=0, reduction='mean', zero_infinity=False):
+    "The connectionist temporal classification loss (as `torch.nn.functional.ctc_loss`)."
+    _check_tensors('ctc_loss', dict(log_probs=log_probs, targets=targets))
+    reduction = _reduction(None, None, reduction)
+    if log_probs.dim() == 0: raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if targets.dim() == 0:
+        raise RuntimeError("Expected 1 to 2 dimensions, but got 0-dimensional tensor for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)")
+    _refuse_integers(log_probs, 'ctc_loss_cpu')
+    _check_lengths(input_lengths, target_lengths)
+    if log_probs.dim() == 2:            # one sample
+        tg = targets.unsqueeze(0) if isinstance(targets, Tensor) else [targets]
+        out = ctc_loss(log_probs.unsqueeze(1), tg, [int(input_lengths)], [int(target_lengths)], blank, reduction, zero_infinity)
+        return out.squeeze(0) if reduction == 'none' else out
+    # torch treats any log_probs but 3-d as one sample and unsqueezes it: its message counts that dim
+    if log_probs.dim() != 3: raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim() + 1}-dimensional tensor for argument #1 'log_probs' (while checking arguments for ctc_loss_allocate_outputs)")
+    T, N, C = log_probs.shape
+    if not 0 <= blank < C: raise RuntimeError("blank must be in label range")
+    il, tl = _lengths(input_lengths, 'input_lengths', N, T), _lengths(target_lengths, 'target_lengths', N)
+    xp = array_namespace(log_probs._data)
+    tg, il_a, tl_a = (xp.asarray(v) for v in (_padded_targets(targets, tl), il, tl))
+    nll = CtcLossBackward0.apply(log_probs, targets=tg, input_lengths=il_a, target_lengths=tl_a, blank=blank, zero_infinity=zero_infinity)
+    if reduction == 'none': return nll
+    if reduction == 'sum': return nll.sum()
+    return (nll / Tensor._make(xp.asarray(np.maximum(tl, 1)).astype(log_probs._data.dtype))).mean()
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #3e11cfc8
+import warnings
+import numpy as np
+from ..backend import array_namespace
+from ..tensor import _LEGACY
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.operators import _bool_error
+from ..autograd.broadcasting import _float_dtype, _promote, _refuse_integers, _summed
+from ..reductions import _mean
+from ..ops import _const
+from .. import amp
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #aee40faa
+class MseLossBackward0(Op):
+    "(input - target)², reduced."
+    @staticmethod
+    def forward(ctx, x, y, reduction):
+        ctx.save_for_backward(x, y); ctx.reduction = reduction
+        d = x._data - y._data
+        d *= d
+        return _reduced_array(d, reduction)
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        k = 2 / x.numel() if ctx.reduction == 'mean' else 2
+        gx = (x - y) * (g * k)
+        nx, ny = ctx.needs_input_grad
+        return gx if nx else None, -gx if ny else None
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #65e9b2b4
+def _check_broadcast(sa, sb):
+    "torch's error when shapes `sa` and `sb` do not broadcast."
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    for d in reversed(range(n)):                      # torch reports the last mismatch
+        if sa[d] != sb[d] and 1 not in (sa[d], sb[d]):
+            raise RuntimeError(f"The size of tensor a ({sa[d]}) must match the size of tensor b ({sb[d]}) at non-singleton dimension {d}")
+    return tuple(max(a, b) if 0 not in (a, b) else 0 for a, b in zip(sa, sb))
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #bf0cae34
+def _pointwise_args(fn, input, target, size_average, reduce, reduction):
+    "torch's preamble of mse_loss and l1_loss: the size warning, the reduction, both operands broadcast to one shape."
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). This will likely "
+                      "lead to incorrect results due to broadcasting. Please ensure they have the same size.", stacklevel=3)
+    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    shape = _check_broadcast(input.shape, target.shape)
+    x, y = _promote(input, target)
+    if fn: _refuse_integers(x, fn)
+    return (x if x.shape == shape else x.expand(shape)), (y if y.shape == shape else y.expand(shape)), reduction
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #4381689e
+def _like_input(loss, input):
+    "huber and soft-margin losses as torch writes them, into a tensor of `input`'s dtype (integers refused)."
+    if loss.dtype == input.dtype: return loss
+    if not _float_dtype(input): raise RuntimeError(f"result type {_LEGACY[loss.dtype.name]} can't be cast to the desired output type {_LEGACY[input.dtype.name]}")
+    return loss.to(input.dtype)
+
+def _weighted(loss, weight, input, reduction):
+    "torch 2.13's elementwise `weight` of mse_loss and l1_loss."
+    if weight.shape != input.shape: raise ValueError("Weights and input must have the same size.")
+    if reduction not in ('none', 'sum', 'mean'): raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    loss = loss * weight
+    return loss if reduction == 'none' else loss.sum() if reduction == 'sum' else loss.sum() / weight.sum()
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #60584b28
+def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
+    "The (mean, summed or elementwise) squared difference of `input` and `target`."
+    if amp._active: input, target = amp._autocast('mse_loss', input, target)
+    x, y, reduction = _pointwise_args('mse_cpu', input, target, size_average, reduce, reduction)
+    if weight is not None: return _weighted((x - y) ** 2, weight, input, reduction)
+    return MseLossBackward0.apply(x, y, reduction=('none', 'mean', 'sum')[_Reduction.get_enum(reduction)])
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #e9651cde
+def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
+    "The (mean, summed or elementwise) absolute difference of `input` and `target`."
+    if amp._active: input, target = amp._autocast('l1_loss', input, target)
+    _bool_error(input, target)                      # torch subtracts before anything is promoted
+    x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
+    if weight is not None: return _weighted((x - y).abs(), weight, input, reduction)
+    return _apply_reduction((x - y).abs(), ('none', 'mean', 'sum')[_Reduction.get_enum(reduction)])
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #4a8573a1
+def _scale(ctx, g, t):
+    "The gradient factor the reduction and the weight add: g (broadcast), times weight, over n for a mean."
+    if ctx.weight is not None: t = t * ctx.weight
+    return g * t / t.numel() if ctx.reduction == 'mean' else g * t
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #09950ccf
+def _reduced(ctx, loss, weight, reduction):
+    "Weigh and reduce an elementwise loss array; remember both for backward."
+    ctx.weight, ctx.reduction = None if weight is None else _const(weight._data), reduction
+    if weight is not None: loss = loss * weight._data
+    return _reduced_array(loss, reduction)
+
+def _reduced_array(loss, reduction):
+    "An elementwise loss array reduced; half precision summed in float32 and rounded once, as torch (numpy's rounds each step)."
+    if reduction == 'none': return loss
+    return _summed(loss, None) if reduction == 'sum' else _mean(loss, tuple(range(loss.ndim)), False)
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #5b8462ed
+class BinaryCrossEntropyBackward0(Op):
+    "-(t log p + (1 - t) log(1 - p)), each log clamped at -100."
+    @staticmethod
+    def forward(ctx, x, y, weight, reduction):
+        a, t = x._data, y._data; xp = array_namespace(a)
+        if not ((a >= 0) & (a <= 1)).all(): raise RuntimeError("all elements of input should be between 0 and 1")
+        if not ((t >= 0) & (t <= 1)).all(): raise RuntimeError("all elements of target should be between 0 and 1")   # (NaN too)
+        with np.errstate(divide='ignore'): loss = (t - 1) * xp.maximum(xp.log1p(-a), -100) - t * xp.maximum(xp.log(a), -100)
+        ctx.save_for_backward(x, y)
+        return _reduced(ctx, loss, weight, reduction)
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        nx, ny = ctx.needs_input_grad
+        return (_scale(ctx, g, (x - y) / ((1 - x) * x).clamp(min=1e-12)) if nx else None,
+                _scale(ctx, g, (1 - x).log() - x.log()) if ny else None)
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #dd778eb3
+def _log_sigmoid(x):
+    "log σ(x) in Tensor ops, without overflow."
+    return x.clamp(max=0) - (-x.abs()).exp().log1p()
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #ba6f05e5
+class BinaryCrossEntropyWithLogitsBackward0(Op):
+    "(1 - t) x - (1 + (pos_weight - 1) t) log σ(x)."
+    @staticmethod
+    def forward(ctx, x, y, weight, pos_weight, reduction):
+        a, t = x._data, y._data; xp = array_namespace(a)
+        ls = xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
+        if pos_weight is not None: ls = ls * ((pos_weight._data - 1) * t + 1)
+        ctx.save_for_backward(x, y); ctx.pos_weight = None if pos_weight is None else _const(pos_weight._data)
+        return _reduced(ctx, (1 - t) * a - ls, weight, reduction)
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        pw, (nx, ny) = ctx.pos_weight, ctx.needs_input_grad
+        gx = gy = None
+        if nx: gx = _scale(ctx, g, x.sigmoid() - y if pw is None else (pw * y + 1 - y) * x.sigmoid() - pw * y)
+        if ny: gy = _scale(ctx, g, -x if pw is None else _log_sigmoid(-x) - pw * _log_sigmoid(x))
+        return gx, gy
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #43fadca6
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
+    "Binary cross-entropy between probabilities `input` and targets in [0, 1]."
+    _check_tensors('binary_cross_entropy', dict(input=input, target=target))
+    if amp._active: input, target, weight = amp._autocast('binary_cross_entropy', input, target, weight)
+    reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
+                                        else _Reduction.get_enum(reduction)]
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) is deprecated. "
+                         "Please ensure they have the same size.")
+    if target.dtype != input.dtype: raise RuntimeError(f"Found dtype {_LEGACY[target.dtype.name]} but expected {_LEGACY[input.dtype.name]}")
+    _not_differentiable('binary_cross_entropy', weight=weight)
+    if weight is not None:
+        try: shape = np.broadcast_shapes(tuple(target.shape), tuple(weight.shape))
+        except ValueError:
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {weight.shape[-1]} at -1! Mismatching argument at index 1 "
+                               f"had {weight.size()}; but expected shape should be broadcastable to {list(target.shape)}") from None
+        weight = weight.expand(shape)
+    return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=reduction)
+
+# %% ../../nbs/26d_elementwise_losses.ipynb #2d4d09a6
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None):
+    "Binary cross-entropy between the logits `input` (through a sigmoid) and targets in [0, 1], computed stably."
+    _check_tensors('binary_cross_entropy_with_logits', dict(input=input, target=target))
+    if amp._active: input, target, weight, pos_weight = amp._autocast('binary_cross_entropy_with_logits', input, target, weight, pos_weight)
+    reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
+                                        else _Reduction.get_enum(reduction)]
+    if target.shape != input.shape: raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    _refuse_integers(input, 'log_sigmoid_cpu')
+    if not _float_dtype(target):
+        raise RuntimeError(f"result type {_LEGACY[input.dtype.name]} can't be cast to the desired output type {_LEGACY[target.dtype.name]}")
+    _not_differentiable('binary_cross_entropy_with_logits', weight=weight, pos_weight=pos_weight)
+    if weight is not None: _check_broadcast(input.shape, weight.shape)
+    if pos_weight is not None: _check_broadcast(pos_weight.shape, input.shape)
+    if input.dtype != target.dtype: input = input.to(target.dtype)   # torch's formula starts from the target: its dtype wins
+    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 
 # %% ../../nbs/28_attention.ipynb #03ba1cd4
 import math, numpy as np

@@ -50,7 +50,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 _DEFINED_IN_18A = ('UninitializedParameter', 'UninitializedBuffer', 'UninitializedTensorMixin', 'is_lazy')
 
 def __getattr__(name):
-    "torch.nn.parameter's lazy placeholders, which `18a_lazy_modules` defines, reached through this module."
+    "torch.nn.parameter's lazy placeholders, which `29b_lazy_modules` defines, reached through this module."
     if name in _DEFINED_IN_18A:
         from .modules import lazy        # (within the package: 18a's module)
         return getattr(lazy, name)

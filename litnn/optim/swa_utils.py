@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from ..factories import tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
-from ..nn.modules.normalization import _BatchNorm
+from ..nn.modules.batchnorm import _BatchNorm
 from .optimizer import _lerp_
 from .lr_scheduler import LRScheduler, _format_param
 

@@ -5,108 +5,12 @@
 # %% auto #0
 __all__ = ['ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'ZeroPad1d', 'ZeroPad2d', 'ZeroPad3d', 'ReflectionPad1d',
            'ReflectionPad2d', 'ReflectionPad3d', 'ReplicationPad1d', 'ReplicationPad2d', 'ReplicationPad3d',
-           'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0',
-           'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0',
-           'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad']
+           'CircularPad1d', 'CircularPad2d', 'CircularPad3d']
 
-# %% ../../../nbs/23b_padding.ipynb #502f08d9
-import builtins
+# %% ../../../nbs/23b_padding.ipynb #6f1d77d7
 from collections.abc import Iterable
-import numpy as np
-from ...backend import array_namespace
-from ...tensor import Tensor
-from ...autograd.graph import Op, _check_tensors
-from ...views import _Index
 from .module import Module
-
-# %% ../../../nbs/23b_padding.ipynb #f5f3b1df
-def _constant_pad(xp, a, pads, value):
-    "Array `a` with its last len(pads) dims grown by pads[d] = (before, after) (negative: cropped), filled with `value`."
-    k = len(pads)
-    lead = a.shape[:a.ndim - k]
-    size = [n + lo + hi for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads)]
-    if builtins.any(s < 0 for s in size): raise RuntimeError("narrow(): length must be non-negative.")
-    out = xp.full(lead + tuple(size), value, dtype=a.dtype)
-    src = tuple(slice(max(0, -lo), n - max(0, -hi)) for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads))
-    dst = tuple(slice(max(0, lo), max(0, lo) + s.stop - s.start) for (lo, _), s in zip(pads, src))
-    out[(Ellipsis,) + dst] = a[(Ellipsis,) + src]
-    return out
-
-class ConstantPadNdBackward0(Op):
-    "`x` padded with `value`; backward pads the gradient by the negated pads (a crop)."
-    on_arrays = True
-    @staticmethod
-    def forward(ctx, x, pads, value):
-        ctx.pads = pads
-        return _constant_pad(array_namespace(x._data), x._data, pads, value)
-    @staticmethod
-    def backward(ctx, g):
-        back = tuple((-lo, -hi) for lo, hi in ctx.pads)
-        if isinstance(g, Tensor): return ConstantPadNdBackward0.apply(g, pads=back, value=0)
-        return _constant_pad(array_namespace(g), g, back, 0)
-
-# %% ../../../nbs/23b_padding.ipynb #c40ed34d
-def _pad_index(n, lo, hi, mode, shape, dim):
-    "Which input index each padded position takes along a dim of size n, for `mode`."
-    i = np.arange(-lo, n + hi)
-    if mode == 'circular':
-        if max(lo, hi) > n: raise RuntimeError("Padding value causes wrapping around more than once.")
-        return i % n
-    if mode == 'replicate': return i.clip(0, n - 1)
-    if max(lo, hi) >= n: raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
-    i = np.abs(i)
-    return np.where(i > n - 1, 2 * (n - 1) - i, i)
-
-# %% ../../../nbs/23b_padding.ipynb #74f2a6d4
-class ReflectionPad1DBackward0(_Index): adv = True
-class ReflectionPad2DBackward0(_Index): adv = True
-class ReflectionPad3DBackward0(_Index): adv = True
-class ReplicationPad1DBackward0(_Index): adv = True
-class ReplicationPad2DBackward0(_Index): adv = True
-class ReplicationPad3DBackward0(_Index): adv = True
-class CopySlices(_Index): "circular padding (torch builds it by slice copies)"; adv = True
-
-_NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPad2DBackward0,
-          ('reflect', 3): ReflectionPad3DBackward0, ('replicate', 1): ReplicationPad1DBackward0,
-          ('replicate', 2): ReplicationPad2DBackward0, ('replicate', 3): ReplicationPad3DBackward0}
-
-def _copy_pad(input, pads, mode):
-    "`input` padded by copies of itself (reflect, replicate, circular): one indexing node."
-    shape, k = input.shape, len(pads)
-    idx = [None] * k
-    for d in reversed(range(k)):        # last dimension first: torch's order, and so its errors
-        dim = len(shape) - k + d
-        idx[d] = _pad_index(shape[dim], *pads[d], mode, shape, dim)
-    xp = array_namespace(input._data)
-    key = (Ellipsis,) + tuple(xp.asarray(i) for i in np.ix_(*idx))
-    return _NODES.get((mode, k), CopySlices).apply(input, key=key)
-
-# %% ../../../nbs/23b_padding.ipynb #ce9b9efd
-_COMBOS = ("Supported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-           "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-
-def _pairs(pad, ndim):
-    "torch's checks of `pad`; the (before, after) pairs, first padded dimension first."
-    for i, p in enumerate(pad):
-        if not isinstance(p, (builtins.int, np.integer)) or isinstance(p, builtins.bool):
-            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
-                            f"{type(p).__name__} at pos {i}")
-    if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > ndim:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
-                           f"padding length {len(pad)} and input of dimension {ndim}")
-    return tuple((builtins.int(pad[2 * i]), builtins.int(pad[2 * i + 1])) for i in reversed(range(len(pad) // 2)))
-
-def pad(input, pad, mode="constant", value=None):
-    "`input` with its last len(pad)//2 dims padded: (left, right[, top, bottom[, front, back]]) in `mode`."
-    _check_tensors('pad', dict(input=input))     # torch's TypeError for a list, an array, None
-    pads = _pairs(pad, input.dim())
-    if mode == 'constant': return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else value)
-    if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    if input.dim() not in (len(pads) + 1, len(pads) + 2):
-        raise NotImplementedError(f"Padding size {2 * len(pads)} is not supported for {input.dim()}D input tensor.\n{_COMBOS}")
-    return _copy_pad(input, pads, mode)
+from .. import functional as F
 
 # %% ../../../nbs/23b_padding.ipynb #7d1a82b3
 class _PadNd(Module):
@@ -117,14 +21,14 @@ class _PadNd(Module):
         super().__init__()
         # torch's _ntuple: an iterable becomes a tuple, anything else is repeated (checked only by forward)
         self.padding = tuple(padding) if isinstance(padding, Iterable) else (padding,) * (2 * self.n)
-    def forward(self, input): return pad(input, self.padding, self.mode)
+    def forward(self, input): return F.pad(input, self.padding, self.mode)
     def extra_repr(self): return f"{self.padding}"
 
 class _ConstantPadNd(_PadNd):
     __constants__ = ['padding', 'value']
     def __init__(self, padding, value):
         super().__init__(padding); self.value = value
-    def forward(self, input): return pad(input, self.padding, 'constant', self.value)
+    def forward(self, input): return F.pad(input, self.padding, 'constant', self.value)
     def extra_repr(self): return f"padding={self.padding}, value={self.value}"
 
 class _ZeroPadNd(_ConstantPadNd):
@@ -135,7 +39,7 @@ class _CircularPadNd(_PadNd):
     "torch's circular pads check the input's rank themselves (a ValueError, before `pad` sees it)."
     def forward(self, input):
         if input.dim() not in (self.n + 1, self.n + 2): raise ValueError(f"expected {self.n + 1}D or {self.n + 2}D input (got {input.dim()}D input)")
-        return pad(input, self.padding, self.mode)
+        return F.pad(input, self.padding, self.mode)
 
 # %% ../../../nbs/23b_padding.ipynb #001757ca
 def _pad_class(kind, n):

@@ -19,9 +19,8 @@ from ...linalg import vector_norm
 from ...linalg.core import matrix_exp, solve
 from ...linalg.decompositions import qr
 from ..modules.module import Module
-from ..modules.more_normalization import normalize
-from ..modules.conv_transpose import ConvTranspose1d, ConvTranspose2d
-from ..modules.conv3d import ConvTranspose3d
+from ..functional import normalize
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from . import parametrize
 
 # %% ../../../nbs/17a_parametrizations.ipynb #c071899f

@@ -14,9 +14,8 @@ from ...matrix_products import mv, dot
 from ...linalg.decompositions import multi_dot
 from ..parameter import Parameter
 from ..modules.module import Module
-from ..modules.more_normalization import normalize
-from ..modules.conv_transpose import ConvTranspose1d, ConvTranspose2d
-from ..modules.conv3d import ConvTranspose3d
+from ..functional import normalize
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .parametrizations import _normalize_into
 
 # %% ../../../nbs/17d_spectral_norm_hook.ipynb #3b409a4f
