@@ -8,4 +8,4 @@ from . import utils                       # 30b_clip_grad
 from . import parallel                    # 50_data_parallel
 from .parallel import DataParallel
 
-from .modules.lazy import UninitializedParameter, UninitializedBuffer   # 18a_lazy_modules (nn.parameter reaches them too)
+from .parameter import UninitializedParameter, UninitializedBuffer   # written by 29b_lazy_modules into nn/parameter.py

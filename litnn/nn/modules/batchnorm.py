@@ -99,7 +99,8 @@ class BatchNorm3d(_BatchNorm):
 from ...backend import long
 from ...factories import tensor
 from ...autograd.grad_mode import no_grad
-from .lazy import LazyModuleMixin, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
+from ..parameter import UninitializedBuffer, UninitializedParameter
 
 # %% ../../../nbs/29b_lazy_modules.ipynb #38f1ae9b
 class _LazyNormBase(LazyModuleMixin, _NormBase):

@@ -160,7 +160,8 @@ class ConvTranspose3d(_ConvTransposeNd):
 
 # %% ../../../nbs/29b_lazy_modules.ipynb #5ffe761b
 from ...autograd.grad_mode import no_grad
-from .lazy import LazyModuleMixin, UninitializedParameter
+from .lazy import LazyModuleMixin
+from ..parameter import UninitializedParameter
 
 # %% ../../../nbs/29b_lazy_modules.ipynb #c7137253
 class _LazyConvXdMixin(LazyModuleMixin):

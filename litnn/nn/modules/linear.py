@@ -83,7 +83,8 @@ class NonDynamicallyQuantizableLinear(Linear):
 # %% ../../../nbs/29b_lazy_modules.ipynb #ca00f9a6
 from ...autograd.grad_mode import no_grad
 from .linear import Linear
-from .lazy import LazyModuleMixin, UninitializedParameter
+from .lazy import LazyModuleMixin
+from ..parameter import UninitializedParameter
 
 # %% ../../../nbs/29b_lazy_modules.ipynb #495e2809
 class LazyLinear(LazyModuleMixin, Linear):
