@@ -10,7 +10,7 @@ import json, math, pickle, re, reprlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
-from .tensor import Tensor, Size
+from ._tensor import Tensor, Size
 from .nn.parameter import Parameter
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states

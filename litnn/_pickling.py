@@ -8,7 +8,7 @@ __all__ = []
 # %% ../nbs/09a_pickling.ipynb #2e1156e6
 import copy
 from .backend import patch
-from .tensor import Tensor
+from ._tensor import Tensor
 from .nn.parameter import Parameter
 
 # %% ../nbs/09a_pickling.ipynb #9548fbea

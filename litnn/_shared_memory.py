@@ -9,7 +9,7 @@ __all__ = []
 import os, mmap, tempfile, weakref
 import numpy as np
 from .backend import patch
-from .tensor import Tensor
+from ._tensor import Tensor
 
 # %% ../nbs/53_shared_memory.ipynb #014ea332
 class _Segment(mmap.mmap):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib, dataclasses, math, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace, to_device, _by_np
-from .tensor import Tensor
+from ._tensor import Tensor
 
 # %% auto #0
 __all__ = ['PRINT_OPTS', 'set_printoptions', 'get_printoptions', 'printoptions']

@@ -10,7 +10,7 @@ import functools, io, os, pickle, pickletools, reprlib, sys, zipfile, zlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
-from .tensor import Tensor, Size
+from ._tensor import Tensor, Size
 from .nn.parameter import Parameter
 from ._checkpoint_file import CheckpointError, _fail, _name, _ROOM, _ROOM_PER_BYTE
 from ._checkpoint_records import _place, _strided, _Encoder, _storages

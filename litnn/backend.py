@@ -13,11 +13,12 @@ __all__ = ['float16', 'float32', 'float64', 'bfloat16', 'int8', 'int16', 'int32'
            'double', 'short', 'int', 'long', 'default_generator', 'contiguous_format', 'channels_last',
            'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'set_default_dtype', 'to_dtype',
            'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for',
-           'Generator', 'manual_seed', 'seed', 'initial_seed', 'memory_format']
+           'Generator', 'memory_format']
 
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
     "An element type, as `torch.dtype`: wraps the numpy dtype that stores it."
+    __module__ = 'litnn'   # shown as torch shows its own: litnn.dtype, not the private file that defines it
     __slots__ = ('name', 'np', 'is_floating_point', 'is_signed', 'itemsize')
     def __init__(self, name, np_dtype):
         self.name, self.np = name, np.dtype(np_dtype)
@@ -106,6 +107,7 @@ def result_type(dims=(), zero_dims=(), scalars=()):
 # %% ../nbs/00_backend.ipynb #8964377c
 class device:
     "Where a tensor's memory lives: `cpu` or `cuda[:index]`, as `torch.device`."
+    __module__ = 'litnn'   # shown as torch shows its own: litnn.device, not the private file that defines it
     __slots__ = ('type', 'index')
     def __init__(self, type, index=None):
         if isinstance(type, device): type, index = type.type, type.index
@@ -230,19 +232,6 @@ def _generator(dev, generator=None):
     if idx not in _cuda_generators: _cuda_generators[idx] = Generator(device('cuda', idx)).manual_seed(default_generator.initial_seed())
     return _cuda_generators[idx].rng
 
-def manual_seed(seed):
-    "Seed the generators of every device; returns the CPU generator."
-    default_generator.manual_seed(seed)
-    for g in _cuda_generators.values(): g.manual_seed(seed)
-    return default_generator
-
-def seed():
-    "Seed every generator from fresh entropy; returns the seed."
-    s = np.random.SeedSequence().entropy % 2**63
-    manual_seed(s); return s
-
-def initial_seed(): return default_generator.initial_seed()
-
 # %% ../nbs/00_backend.ipynb #6e146c11
 def patch(f=None, *, as_prop=False):
     "Decorator: add `f` to the class annotated on its first argument, as a method or a property."
@@ -256,6 +245,7 @@ def patch(f=None, *, as_prop=False):
 # %% ../nbs/00_backend.ipynb #c4b052e0
 class memory_format:
     "A tensor memory layout, as `torch.memory_format`: accepted wherever torch takes one; litnn's arrays keep theirs."
+    __module__ = 'litnn'   # shown as torch shows its own: litnn.memory_format, not the private file that defines it
     def __init__(self, name): self.name = name
     def __repr__(self): return f'litnn.{self.name}'
     def __reduce__(self): return self.name   # pickles as the module-level instance

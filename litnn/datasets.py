@@ -11,8 +11,8 @@ from importlib.resources import files
 from pathlib import Path
 import numpy as np
 from .backend import Generator, uint8
-from .tensor import Tensor
-from .factories import tensor, randperm
+from ._tensor import Tensor
+from ._creation import tensor, randperm
 from .utils.data import TensorDataset
 
 # %% ../nbs/31f_datasets.ipynb #1b048bb1

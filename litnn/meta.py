@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from numpy.lib.mixins import NDArrayOperatorsMixin
 from . import backend as B
 from .backend import patch
-from .factories import _default_device
+from ._creation import _default_device
 
 # %% ../nbs/18_meta_device.ipynb #a2ed4700
 def _c_strides(shape, itemsize):

@@ -7,7 +7,7 @@ __all__ = ['save', 'load', 'save_file', 'load_file']
 
 # %% ../nbs/32_serialization.ipynb #0906a908
 import contextlib, json, os, pickle, sys
-from .tensor import Tensor
+from ._tensor import Tensor
 from ._checkpoint_file import CheckpointError, _fail, _name, _read_safetensors, _write
 from ._objects import add_safe_globals, safe_globals, get_safe_globals, clear_safe_globals
 from ._checkpoint_records import _FORMAT, _VERSION, _Encoder, _encode, _storages, _from_litnn, _check_map_location, _tensors, _place

@@ -10,10 +10,11 @@ import cmath, collections.abc, math, warnings
 import numpy as np
 from .backend import dtype as _dtype, float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, promote_types
 from .backend import bool as _dtype_bool   # the boolean dtype, not shadowing Python's bool
-from .tensor import Tensor
-from .factories import tensor, empty, randint
-from .creation import as_tensor, finfo, iinfo
-from .ops import isclose
+from ._tensor import Tensor
+from ._creation import tensor, empty, randint
+from ._creation import as_tensor
+from ._tensor import finfo, iinfo
+from ._pointwise import isclose
 
 # %% ../nbs/37_testing.ipynb #7634631f
 _DTYPE_PRECISIONS = {float16: (1e-3, 1e-5), bfloat16: (1.6e-2, 1e-5), float32: (1.3e-6, 1e-5), float64: (1e-7, 1e-7)}

@@ -80,7 +80,7 @@ UNARY = [  # litnn, torch, input maker, gradgradcheck?
 @pytest.mark.parametrize('dev', DEVICES)
 @pytest.mark.parametrize('name,tf,maker,gg', UNARY, ids=[u[0] for u in UNARY])
 def test_unary(name, tf, maker, gg, dev):
-    lf = getattr(litnn, name) if hasattr(litnn, name) else getattr(litnn.ops, name)
+    lf = getattr(litnn, name) if hasattr(litnn, name) else getattr(litnn._pointwise, name)
     check(lf, tf, maker(3, 4), dev=dev)
     check(lf, tf, maker(), dev=dev)                                  # 0-d
     a = maker(2, 3).astype(np.float64)
@@ -102,7 +102,7 @@ def test_unary_dtypes(name):
 def test_unary_extremes():
     big = np.array([-1000., -50., -10., 0., 10., 50., 1000.], np.float32)
     for lf, tf in ((litnn.sigmoid, torch.sigmoid), (litnn.tanh, torch.tanh), (litnn.erf, torch.erf),
-                   (litnn.unary.silu, F.silu), (litnn.erf_gelu.gelu, F.gelu)):
+                   (litnn._pointwise.silu, F.silu), (litnn._pointwise.gelu, F.gelu)):
         check(lf, tf, big)
     x = np.linspace(-9, 9, 301)
     check(litnn.erf, torch.erf, x, atol=1e-15, rtol=1e-14)           # Cephes erf to double precision
@@ -112,7 +112,7 @@ def test_unary_options():
     x = randn(3, 4)
     check(lambda t: litnn.erf_gelu.gelu(t, approximate='tanh'), lambda t: F.gelu(t, approximate='tanh'), x)
     gc(lambda t: litnn.erf_gelu.gelu(t, approximate='tanh'), x, gg=True)
-    check(lambda t: litnn.unary.leaky_relu(t, 0.2), lambda t: F.leaky_relu(t, 0.2), away(5))
+    check(lambda t: litnn._pointwise.leaky_relu(t, 0.2), lambda t: F.leaky_relu(t, 0.2), away(5))
     check(lambda t: t.round(decimals=2), lambda t: t.round(decimals=2), np.array([1.2345, -2.555, 0.005], np.float64))
     with pytest.raises(RuntimeError, match='approximate'): litnn.erf_gelu.gelu(litnn.tensor(x), approximate='fast')
 

@@ -357,7 +357,7 @@ def test_view_incompatible():
 @given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.data())
 def test_viewable_matches_torch(shape, data):
     "`_viewable` agrees with torch's view and numpy's copy-free reshape on random strided layouts."
-    from litnn.views import _viewable
+    from litnn._views import _viewable
     a = np.arange(np.prod(shape) * 2.).reshape(shape + [2])[..., 0]     # non-contiguous
     perm = data.draw(st.permutations(range(len(shape))))
     a = a.transpose(perm)

@@ -18,21 +18,40 @@ SKIP = re.compile(r'sparse|quantiz|q_|quant|qparams|qscheme|int_repr|dequantize|
 _SECTIONS = {'Elementwise Unary References': '_pointwise', 'Elementwise Binary References': '_pointwise',
              'Elementwise Ternary References': '_pointwise', 'Conditional references': '_pointwise',
              'Data conversion and movement references': '_conversions', 'Reduction ops': '_reductions',
-             'Statistical operations': '_reductions', 'Linear algebra ops': '_products', 'View & Shape Ops': '_views',
-             'Tensor Creation': '_creation'}
-_BY_NAME = [(re.compile(r'^(batch_norm|grid_sampler|affine_grid|gru|lstm|rnn_|conv_tbc|embedding_renorm)'), '_nn_ops'),
-            (re.compile(r'_norm$'), '_reductions'), (re.compile(r'smm$|spmm$'), '_products'),
-            (re.compile(r'rand|normal|bernoulli|multinomial|poisson|binomial|exponential_|geometric_|cauchy_|log_normal'), '_random'),
-            (re.compile(r'sort|topk|kthvalue|median|mode$|unique|searchsorted|bucketize|histc|bincount'), '_sorting'),
-            (re.compile(r'index|gather|scatter|masked|take|put|nonzero|where$|select'), '_indexing'),
-            (re.compile(r'^(mm|bmm|mv|matmul|dot|vdot|inner|outer|addmm|addmv|addbmm|baddbmm|addr|ger|kron|tensordot|einsum|chain_matmul)'), '_products'),
-            (re.compile(r'^(sum|prod|mean|std|var|amax|amin|max|min|all|any|norm|logsumexp|cum|nan|count)'), '_reductions'),
-            (re.compile(r'^(to|type|float|double|half|bfloat16|int|long|short|bool|byte|char|cpu|cuda|numpy|tolist|item|'
-                        r'cfloat|cdouble|chalf|view_as_real|view_as_complex|from_file|frombuffer)$'), '_conversions'),
-            (re.compile(r'eig|lstsq|solve|geqrf|ormqr|qr$|svd|cholesky|^lu|det$|inverse|lobpcg|lowrank|triangular|matrix_'), '_products'),
-            (re.compile(r'^(angle|polar|complex|histogram|histogramdd)$'), '_pointwise'),
-            (re.compile(r'_copy$|^(as_strided|unfold|view|expand|permute|squeeze|unsqueeze|alias|detach|split|slice|t|transpose)'), '_views'),
-            (re.compile(r'^(empty|zeros|ones|full|arange|range|linspace|logspace|eye|tensor)'), '_creation')]
+             'Statistical operations': '_reductions', 'Test-related functions': '_pointwise',
+             'Linear algebra ops': '_products', 'View & Shape Ops': '_views', 'Tensor Creation': '_creation'}
+# 1. looked up first: the families torch/_refs/__init__.py has no section for (random sampling, sorting, indexing,
+#    the Tensor's own attributes), and products and reductions it files among elementwise ops
+# 2. then torch's neural-network operators (_NN below); 3. then the section of torch/_refs/__init__.py (_SECTIONS)
+_FAMILIES = [(re.compile(r'^(normal|bernoulli|multinomial|poisson|binomial|uniform|random|exponential|geometric|cauchy|'
+                         r'log_normal|standard_gamma|sample_dirichlet)$'), '_random'),
+             (re.compile(r'^(sort|argsort|msort|topk|kthvalue|median|nanmedian|mode|unique|unique_consecutive|'
+                         r'searchsorted|bucketize|histc|bincount|isin)$'), '_sorting'),
+             (re.compile(r'index|gather|scatter|^masked_|^take|^put$|^nonzero|^argwhere$'), '_indexing'),
+             (re.compile(r'smm$|spmm$|^(mm|bmm|mv|matmul|dot|vdot|inner|outer|addmm|addmv|addbmm|baddbmm|addr|ger|'
+                         r'kron|tensordot|einsum|chain_matmul|cross|cdist)$'), '_products'),
+             (re.compile(r'^(is_\w+|numel|nelement|get_device|element_size|ndimension|dim|size|stride|storage_offset|'
+                         r'data_ptr|copy_|new|type|pin_memory|resolve_neg|resolve_conj|item|tolist|numpy)$'), '_tensor'),
+             (re.compile(r'^(count_nonzero|trace|logsumexp|logcumsumexp|cum\w+|argmax|argmin|aminmax|var_mean|std_mean|'
+                         r'nansum|nanmean|quantile|nanquantile|cov|corrcoef|dist|renorm|max|min)$'), '_reductions')]
+# the neural-network operators of torch/_refs/nn/functional and kin
+_NN = re.compile(r'^(batch_norm|instance_norm|group_norm|layer_norm|native_\w+|grid_sampler|affine_grid|gru|lstm|rnn_|'
+                 r'conv\w*|embedding\w*|dropout|alpha_dropout|feature_\w*dropout|\w+_pool\d?d|\w+_loss|kl_div|bilinear|'
+                 r'prelu|rrelu|selu|celu|relu|hardshrink|threshold|pixel_\w+|channel_shuffle|pdist|pairwise_distance|'
+                 r'cosine_similarity|constant_pad_nd)_?$')
+# 4. what is left, by name; 5. anything else is pointwise (a function) or the Tensor's plumbing (a method)
+_BY_NAME = [(re.compile(r'eig|lstsq|(^|_)solve|geqrf|ormqr|qr$|svd|cholesky|^lu|det$|inverse|lobpcg|lowrank|triangular|matrix_'),
+             '_products'),
+            (re.compile(r'^(sum|prod|mean|std|var|amax|amin|all|any|norm)'), '_reductions'),
+            (re.compile(r'^(to|type|type_as|float|double|half|bfloat16|int|long|short|bool|byte|char|cpu|cuda|numpy|tolist|'
+                        r'item|cfloat|cdouble|chalf|view_as_real|view_as_complex|from_file|frombuffer|can_cast)$'),
+             '_conversions'),
+            (re.compile(r'_copy$|^(as_strided|unfold|view|expand|permute|squeeze|unsqueeze|alias|detach|split|split_with_sizes|slice|t|'
+                        r'transpose|tile|narrow|select|unsafe_split|unsafe_chunk|unsafe_split_with_sizes|adjoint|diagflat|'
+                        r'repeat_interleave|T|mT|H|mH)$'), '_views'),
+            (re.compile(r'^(empty|zeros|ones|full|arange|range|linspace|logspace|eye|tensor|rand|randn|randint|randperm|'
+                        r'from_numpy|as_tensor|asarray|scalar_tensor|vander|combinations|\w+_window|tril_indices|'
+                        r'triu_indices)'), '_creation')]
 
 def refs_groups():
     "name -> litnn group file, read from the sections of torch._refs' __all__."
@@ -42,26 +61,37 @@ def refs_groups():
     block, groups, section = block[:block.index('\n]\n')], {}, None
     for line in block.splitlines():
         s = line.strip()
-        if s.startswith('#') and '"' not in s and "'" not in s: section = s.lstrip('# ').strip()
+        if s.startswith('#') and '"' not in s and "'" not in s:
+            if s.lstrip('# ').strip(): section = s.lstrip('# ').strip()     # a section's title, between bare '#' lines
         elif not s.startswith('#'):
             for n in re.findall(r'["\'](\w+)["\']', s.split('#')[0]): groups[n] = _SECTIONS.get(section)
     return groups
 
 _GROUPS = None
+def group(name, method=False, fallback=True):
+    """The group file of a name torch implements in C++ (CONTRIBUTING.md): its family (random sampling, sorting,
+    indexing, the Tensor's attributes, the products and reductions torch/_refs files elsewhere), else a neural-network
+    operator, else its section of torch/_refs/__init__.py, else by name; what is in none is pointwise (a function) or
+    the Tensor's own plumbing (a method, litnn/_tensor.py). An alias goes with the name it aliases."""
+    global _GROUPS
+    if _GROUPS is None: _GROUPS = refs_groups()
+    base = name.rstrip('_') if name not in ('__and__',) else name
+    for rx, g in _FAMILIES:
+        if rx.search(base): return g
+    if _NN.search(base): return '_nn_ops'
+    if _GROUPS.get(base): return _GROUPS[base]
+    for rx, g in _BY_NAME:
+        if rx.search(base): return g
+    if not fallback: return None
+    return '_tensor' if method else '_pointwise'
+
 def home(name, obj, method=False):
     "The litnn file where `name` (torch's object `obj`) belongs."
-    global _GROUPS
     m = getattr(obj, '__module__', None)
     python = inspect.isfunction(obj) or inspect.isclass(obj)      # torch wrote it in Python (a builtin says 'torch' too)
     if python and not method and isinstance(m, str) and m.startswith('torch') and not m.startswith('torch._C'):
         return 'litnn/' + '/'.join(m.split('.')[1:]) + '.py' if m != 'torch' else 'litnn/__init__.py'
-    if _GROUPS is None: _GROUPS = refs_groups()
-    base = name.rstrip('_')
-    group = _GROUPS.get(base) or next((g for rx, g in _BY_NAME if rx.search(base)), None)
-    if group: return f'litnn/{group}.py'
-    # a Tensor method in no group is the Tensor's own plumbing (attributes, hooks, subclassing), which torch keeps in
-    # torch/_tensor.py and litnn in litnn/_tensor.py; a function in no group is an operator of its own: ask in review
-    return 'litnn/_tensor.py' if method else 'litnn/_pointwise.py (?: no torch/_refs group; decide in review)'
+    return f'litnn/{group(name, method)}.py'
 
 def missing(space, names, everything):
     out = []

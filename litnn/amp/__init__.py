@@ -7,7 +7,7 @@ __all__ = ['is_autocast_enabled', 'get_autocast_dtype']
 
 # %% ../../nbs/02d_amp.ipynb #e0177bbc
 from ..backend import float16, bfloat16, float32, float64
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 # %% ../../nbs/02d_amp.ipynb #6dd643c6
 _PRODUCTS = {'matmul', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'linear', 'conv1d', 'conv2d', 'conv3d',

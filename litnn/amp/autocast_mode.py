@@ -8,7 +8,7 @@ __all__ = ['autocast', 'custom_fwd', 'custom_bwd']
 # %% ../../nbs/02da_amp_mode.ipynb #bd57abb1
 import functools, warnings
 from ..backend import float16, bfloat16, patch
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .. import cuda
 from . import _DEFAULT_DTYPE, _cast, _set_autocast, is_autocast_enabled, get_autocast_dtype
 

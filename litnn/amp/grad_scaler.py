@@ -8,8 +8,8 @@ __all__ = ['GradScaler']
 # %% ../../nbs/02db_grad_scaler.ipynb #e9736606
 import collections, collections.abc, warnings
 from ..backend import float16, float32, int32 as litnn_int32, patch
-from ..tensor import Tensor
-from ..factories import full, zeros
+from .._tensor import Tensor
+from .._creation import full, zeros
 from ..autograd.grad_mode import no_grad
 from .. import cuda
 

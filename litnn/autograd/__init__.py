@@ -11,7 +11,7 @@ from . import broadcasting, operators   # 02_broadcasting, 02_operators: promoti
 from .engine import backward
 from .grad_hooks import grad          # 02a_grad_and_hooks
 from .function import Function, FunctionCtx, gradcheck, gradgradcheck, GradcheckError
-from ..creation import Variable     # 01d_creation: the legacy alias
+from ..autograd.variable import Variable   # 01d_creation: the legacy alias
 from . import variable                   # 02i_variable: torch.autograd.variable.Variable, VariableMeta
 from . import grad_mode, graph, engine, grad_hooks, function
 from . import functional                 # 02c_jacobians: jacobian, hessian, vjp, jvp, vhp, hvp

@@ -7,7 +7,7 @@ __all__ = ['set_anomaly_enabled', 'is_anomaly_enabled', 'is_anomaly_check_nan_en
 
 # %% ../../nbs/02h_anomaly.ipynb #a28c0c17
 import traceback, warnings
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..backend import array_namespace
 from . import graph as _graph, broadcasting as _broadcasting, operators as _operators
 from .grad_mode import _Mode

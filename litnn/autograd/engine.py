@@ -6,8 +6,9 @@
 from __future__ import annotations
 import builtins, itertools, operator, sys, threading, numpy as np
 from ..backend import patch, array_namespace
-from ..tensor import Tensor, _as_array, _by_np, _LEGACY, _version_counter
-from ..factories import tensor as _tensor
+from .._tensor import Tensor, _as_array, _LEGACY, _version_counter
+from ..backend import _by_np
+from .._creation import tensor as _tensor
 from .graph import AccumulateGrad, _accumulator, _edge, _FREED, _version
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, numpy as np
 from .. import backend as B
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .graph import Node, _edge, _counter, _SavedOutput
 from .grad_mode import _Mode, no_grad
 from .engine import _as_tuple

@@ -7,10 +7,10 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from ..backend import patch
-from ..tensor import Tensor, _version_counter
-from ..factories import zeros_like
+from .._tensor import Tensor, _version_counter
+from .._creation import zeros_like
 from ..utils.hooks import RemovableHandle
-from ..creation import Variable
+from .variable import Variable
 from .graph import _edge
 from .engine import _final_callbacks, _execute, _root, _grad_for, _as_tuple, _as_tensor
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, itertools, threading, weakref, numpy as np
 from collections import OrderedDict
 from ..backend import patch
-from ..tensor import Tensor, _as_array, _version_counter
+from .._tensor import Tensor, _as_array, _version_counter
 from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace
-from ..tensor import Tensor, _array_of
+from .._tensor import Tensor, _array_of
 from .graph import Op, _NO_CTX
 from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath
 

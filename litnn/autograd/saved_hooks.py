@@ -7,7 +7,7 @@ __all__ = ['saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 
 
 # %% ../../nbs/02f_saved_tensor_hooks.ipynb #7f984ebb
 import contextlib, functools, threading
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 from .graph import _saved_hooks, _accumulator
 from .grad_mode import _Mode

@@ -9,12 +9,11 @@ __all__ = ['compile', 'is_compiling', 'is_dynamo_compiling', 'disable', 'reset']
 #| export
 
 
-# %% ../../nbs/16ai_compiler.ipynb #067d6415
-def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
-    "Returns `model` unchanged (a decorator without `model`): litnn runs eagerly, without compiling."
-    if model is None: return lambda m: m
-    if not callable(model): raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
-    return model
+# %% ../../nbs/16ai_compiler.ipynb #7cfa338a
+def compile(*args, **kwargs):
+    "`torch.compiler.compile` is `torch.compile` (litnn.compile, in the package's `__init__`)."
+    import litnn
+    return litnn.compile(*args, **kwargs)
 
 # %% ../../nbs/16ai_compiler.ipynb #cf5631cd
 def is_compiling():

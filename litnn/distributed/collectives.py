@@ -10,7 +10,7 @@ __all__ = ['all_gather', 'all_gather_into_tensor', 'gather', 'scatter', 'reduce_
 import json
 import numpy as np
 from .. import backend as B
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .distributed_c10d import (ReduceOp, GroupMember, Work, _group, _root, _run, _outgoing, _land, _bytes,
                                                 _show, _tensor_arg, _reduction, _finish_reduce, _same_calls, _mpi)
 

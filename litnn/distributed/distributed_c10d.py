@@ -13,7 +13,7 @@ from enum import Enum
 import numpy as np
 from .. import backend as B
 from ..backend import patch
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .engines import _mpi, _MPIEngine, _NCCLEngine, _watch_for_failures, _check_peers
 
 # %% ../../nbs/51_distributed.ipynb #a3613eca

@@ -8,7 +8,7 @@ __all__ = ['all_gather_object', 'broadcast_object_list', 'gather_object', 'scatt
 # %% ../../nbs/51c_distributed_objects.ipynb #42dc92f9
 import io
 import numpy as np
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..serialization import save, load
 from .distributed_c10d import GroupMember, _group, _root, broadcast
 from .collectives import all_gather, gather, scatter

@@ -10,8 +10,8 @@ import math
 from numbers import Number
 import numpy as np
 from ..backend import patch, array_namespace
-from ..tensor import Size, Tensor
-from ..factories import tensor, arange, full
+from .._tensor import Size, Tensor
+from .._creation import tensor, arange, full
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily

@@ -9,14 +9,14 @@ __all__ = ['Beta']
 from numbers import Number
 import numpy as np
 from ..backend import patch
-from ..tensor import Size, Tensor
-from ..factories import tensor, arange
-from ..dims import stack
+from .._tensor import Size, Tensor
+from .._creation import tensor, arange
+from .._views import stack
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
-from ..special import lgamma
+from .._pointwise import lgamma
 from .dirichlet import Dirichlet
 
 # %% ../../nbs/33k_beta.ipynb #1e6a4e80

@@ -10,13 +10,13 @@ import math
 from numbers import Number
 import numpy as np
 from ..backend import patch, array_namespace
-from ..tensor import Size, Tensor
-from ..factories import tensor, arange, full
+from .._tensor import Size, Tensor
+from .._creation import tensor, arange, full
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
-from ..special import lgamma
+from .._pointwise import lgamma
 from .bernoulli import _one_param, _BinaryParam
 
 # %% ../../nbs/33p_binomial.ipynb #1cc46ab4

@@ -9,8 +9,8 @@ __all__ = ['Cauchy']
 import math
 from numbers import Number
 from ..backend import patch
-from ..tensor import Size
-from ..factories import full
+from .._tensor import Size
+from .._creation import full
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _uniform

@@ -7,7 +7,7 @@ __all__ = ['dependent', 'dependent_property', 'independent', 'boolean', 'one_hot
 
 # %% ../../nbs/33a_constraints.ipynb #f139ea43
 from ..backend import array_namespace
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 # %% ../../nbs/33a_constraints.ipynb #3c67f500
 class Constraint:
@@ -193,8 +193,8 @@ class MixtureSameFamilyConstraint(Constraint):
 # %% ../../nbs/33z_structured_constraints.ipynb #468fa7e5
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor
-from ..dims import cat as _cat_tensors, stack as _stack_tensors
+from .._tensor import Tensor
+from .._views import cat as _cat_tensors, stack as _stack_tensors
 
 # %% ../../nbs/33z_structured_constraints.ipynb #4ffba0cf
 class _CorrCholesky(Constraint):

@@ -9,8 +9,8 @@ __all__ = ['ContinuousBernoulli']
 import math
 from numbers import Number
 from ..backend import patch
-from ..tensor import Size
-from ..ops import where
+from .._tensor import Size
+from .._pointwise import where
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .exp_family import ExponentialFamily

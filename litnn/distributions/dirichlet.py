@@ -9,15 +9,15 @@ __all__ = ['Dirichlet']
 from numbers import Number
 import numpy as np
 from ..backend import patch
-from ..tensor import Size, Tensor
-from ..factories import tensor, arange
-from ..dims import stack
+from .._tensor import Size, Tensor
+from .._creation import tensor, arange
+from .._views import stack
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
-from ..special import lgamma, digamma
-from ..pointwise_binary import xlogy
+from .._pointwise import lgamma, digamma
+from .._pointwise import xlogy
 from .gamma import _standard_gamma
 
 # %% ../../nbs/33j_dirichlet.ipynb #7fdb5271

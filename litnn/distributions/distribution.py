@@ -8,7 +8,7 @@ __all__ = ['Distribution']
 # %% ../../nbs/33_distributions.ipynb #e6295c2b
 import math, warnings
 from ..backend import patch
-from ..tensor import Tensor, Size
+from .._tensor import Tensor, Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .utils import lazy_property

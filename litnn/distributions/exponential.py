@@ -8,7 +8,7 @@ __all__ = ['Exponential']
 # %% ../../nbs/33g_exponential.ipynb #685838a8
 from numbers import Number
 from ..backend import patch
-from ..tensor import Size
+from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _draw

@@ -10,13 +10,13 @@ import math
 import numpy as np
 from numbers import Number
 from ..backend import patch
-from ..tensor import Size
-from ..factories import full_like
-from ..ops import where
+from .._tensor import Size
+from .._creation import full_like
+from .._pointwise import where
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, euler_constant
-from ..special import lgamma
+from .._pointwise import lgamma
 from .gamma import Gamma
 
 # %% ../../nbs/33zf_fishersnedecor.ipynb #d245cfcb

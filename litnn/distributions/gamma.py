@@ -9,13 +9,13 @@ __all__ = ['Gamma']
 from numbers import Number
 import numpy as np
 from ..backend import patch, array_namespace, _generator
-from ..tensor import Size, Tensor
-from ..factories import tensor, arange
-from ..dims import stack
+from .._tensor import Size, Tensor
+from .._creation import tensor, arange
+from .._views import stack
 from ..autograd import Function
-from ..special import lgamma, digamma, _digamma as _digamma_array
-from ..pointwise_binary import xlogy
-from ..incomplete_gamma import gammainc
+from .._pointwise import lgamma, digamma, _digamma as _digamma_array
+from .._pointwise import xlogy
+from ..special import gammainc
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily

@@ -8,9 +8,9 @@ __all__ = ['Geometric']
 # %% ../../nbs/33x_geometric.ipynb #cbf500a4
 import numpy as np
 from ..backend import patch
-from ..tensor import Size
-from ..factories import zeros_like
-from ..ops import where
+from .._tensor import Size
+from .._creation import zeros_like
+from .._pointwise import where
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution

@@ -10,7 +10,7 @@ import math
 from numbers import Number
 import numpy as np
 from ..backend import patch
-from ..factories import full_like, ones_like
+from .._creation import full_like, ones_like
 from . import constraints
 from .uniform import Uniform
 from .transforms import ExpTransform, AffineTransform

@@ -7,9 +7,9 @@ __all__ = ['HalfCauchy']
 
 # %% ../../nbs/33wa_half_cauchy.ipynb #51f0faf6
 import math
-from ..factories import full, zeros_like
-from ..creation import as_tensor
-from ..ops import where
+from .._creation import full, zeros_like
+from .._creation import as_tensor
+from .._pointwise import where
 from . import constraints
 from .cauchy import Cauchy
 from .transforms import AbsTransform

@@ -7,7 +7,7 @@ __all__ = ['Independent']
 
 # %% ../../nbs/33r_independent.ipynb #49334cf6
 from ..backend import patch
-from ..tensor import Size
+from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import _sum_rightmost

@@ -8,11 +8,11 @@ __all__ = ['register_kl', 'kl_divergence']
 # %% ../../nbs/33v_kl.ipynb #0917fa48
 import math, warnings
 from functools import total_ordering
-from ..factories import full_like
+from .._creation import full_like
 from .distribution import Distribution
 from .utils import _sum_rightmost, euler_constant
-from ..special import lgamma, digamma
-from ..pointwise_binary import xlogy
+from .._pointwise import lgamma, digamma
+from .._pointwise import xlogy
 from .transforms import _softplus
 from .constraints import _diagonal
 from .multivariate_normal import _solve_triangular
@@ -285,7 +285,7 @@ for _p, _qs, _attr in [(Exponential, (Beta, Uniform), 'rate'), (Gamma, (Beta, Un
     for _q in _qs: register_kl(_p, _q)(_f)
 
 # %% ../../nbs/33xc_kl_cauchy_gumbel_pareto.ipynb #1d010872
-from ..ops import where
+from .._pointwise import where
 from .cauchy import Cauchy
 from .geometric import Geometric
 from .gumbel import Gumbel

@@ -8,8 +8,8 @@ __all__ = ['LowRankMultivariateNormal']
 # %% ../../nbs/33yc_lowrank_multivariate_normal.ipynb #8629f6d5
 import math
 from ..backend import patch
-from ..tensor import Size
-from ..factories import eye
+from .._tensor import Size
+from .._creation import eye
 from . import constraints
 from .constraints import _diagonal
 from .distribution import Distribution

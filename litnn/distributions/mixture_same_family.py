@@ -7,7 +7,7 @@ __all__ = ['MixtureSameFamily']
 
 # %% ../../nbs/33y_mixture_same_family.ipynb #c13e68a4
 from ..backend import patch
-from ..tensor import Size
+from .._tensor import Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution

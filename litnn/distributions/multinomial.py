@@ -8,15 +8,15 @@ __all__ = ['Multinomial']
 # %% ../../nbs/33xb_multinomial.ipynb #5b5b3e7d
 import math
 from ..backend import patch
-from ..tensor import Size
-from ..factories import zeros, ones_like, full_like
-from ..ops import where
+from .._tensor import Size
+from .._creation import zeros, ones_like, full_like
+from .._pointwise import where
 from . import constraints
 from .distribution import Distribution
 from .categorical import Categorical
 from .binomial import Binomial
 from .utils import broadcast_all
-from ..special import lgamma
+from .._pointwise import lgamma
 
 # %% ../../nbs/33xb_multinomial.ipynb #5dbfca1e
 class Multinomial(Distribution):

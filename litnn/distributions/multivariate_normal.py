@@ -9,8 +9,8 @@ __all__ = ['MultivariateNormal']
 import math
 import numpy as np
 from ..backend import patch, array_namespace
-from ..tensor import Size, Tensor
-from ..factories import eye
+from .._tensor import Size, Tensor
+from .._creation import eye
 from ..autograd import Function
 from . import constraints
 from .constraints import _diagonal

@@ -7,8 +7,8 @@ __all__ = ['NegativeBinomial']
 
 # %% ../../nbs/33xa_negative_binomial.ipynb #4ab046a3
 from ..backend import patch
-from ..tensor import Size
-from ..random import poisson
+from .._tensor import Size
+from .._random import poisson
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
@@ -17,7 +17,7 @@ from .utils import lazy_property
 from .bernoulli import _BinaryParam
 from .binomial import _counts_and_param
 from .geometric import _log1p_exp
-from ..special import lgamma
+from .._pointwise import lgamma
 
 # %% ../../nbs/33xa_negative_binomial.ipynb #f7679dc4
 class NegativeBinomial(_BinaryParam, Distribution):

@@ -9,7 +9,7 @@ __all__ = ['Normal']
 import math
 from numbers import Number, Real
 from ..backend import patch
-from ..tensor import Size
+from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _standard_normal

@@ -10,14 +10,14 @@ import math
 from numbers import Number
 import numpy as np
 from ..backend import patch, array_namespace
-from ..tensor import Size, Tensor
-from ..factories import tensor, arange, full
+from .._tensor import Size, Tensor
+from .._creation import tensor, arange, full
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
-from ..special import lgamma
-from ..pointwise_binary import xlogy
+from .._pointwise import lgamma
+from .._pointwise import xlogy
 
 # %% ../../nbs/33o_poisson.ipynb #02a6baf7
 class Poisson(ExponentialFamily):

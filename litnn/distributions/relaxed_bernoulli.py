@@ -8,7 +8,7 @@ __all__ = ['LogitRelaxedBernoulli', 'RelaxedBernoulli']
 # %% ../../nbs/33ya_relaxed_bernoulli.ipynb #d4af1484
 from numbers import Number
 from ..backend import patch
-from ..tensor import Size
+from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution

@@ -7,8 +7,8 @@ __all__ = ['ExpRelaxedCategorical', 'RelaxedOneHotCategorical']
 
 # %% ../../nbs/33yb_relaxed_categorical.ipynb #aa3132ba
 from ..backend import patch
-from ..tensor import Size
-from ..factories import full_like
+from .._tensor import Size
+from .._creation import full_like
 from . import constraints
 from .distribution import Distribution
 from .categorical import Categorical

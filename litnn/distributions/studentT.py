@@ -8,13 +8,13 @@ __all__ = ['StudentT']
 # %% ../../nbs/33wd_student_t.ipynb #b88f1f32
 import math
 from ..backend import patch
-from ..tensor import Size
-from ..ops import where
+from .._tensor import Size
+from .._pointwise import where
 from . import constraints
 from .distribution import Distribution
 from .chi2 import Chi2
 from .utils import broadcast_all, _standard_normal
-from ..special import lgamma, digamma
+from .._pointwise import lgamma, digamma
 
 # %% ../../nbs/33wd_student_t.ipynb #57fdd574
 class StudentT(Distribution):

@@ -7,7 +7,7 @@ __all__ = ['TransformedDistribution']
 
 # %% ../../nbs/33t_transformed_distribution.ipynb #3b96f6a6
 from ..backend import patch
-from ..tensor import Size
+from .._tensor import Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution

@@ -11,8 +11,8 @@ from functools import reduce
 from numbers import Number
 import numpy as np
 from ..backend import patch
-from ..tensor import Tensor, Size
-from ..factories import zeros_like, full_like
+from .._tensor import Tensor, Size
+from .._creation import zeros_like, full_like
 from . import constraints
 from .utils import _sum_rightmost, _softplus
 
@@ -298,9 +298,9 @@ class IndependentTransform(Transform):
 # %% ../../nbs/33za_structured_transforms.ipynb #a115177f
 import math
 import numpy as np
-from ..tensor import Size
-from ..factories import eye
-from ..dims import cat, stack
+from .._tensor import Size
+from .._creation import eye
+from .._views import cat, stack
 from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 from .multivariate_normal import _cholesky
 

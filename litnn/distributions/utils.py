@@ -10,8 +10,8 @@ import math
 from numbers import Number
 import numpy as np
 from ..backend import get_default_dtype, _generator
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from ..autograd.grad_mode import enable_grad
 
 # %% ../../nbs/33b_dist_utils.ipynb #ba0af1cc
@@ -77,7 +77,7 @@ def _uniform(shape, dtype, device): return _draw('random', shape, dtype, device)
 
 # %% ../../nbs/33za_structured_transforms.ipynb #01936def
 from ..backend import int64
-from ..dims import cat
+from .._views import cat
 
 # %% ../../nbs/33za_structured_transforms.ipynb #965d509f
 def _tril_indices(n, diag):

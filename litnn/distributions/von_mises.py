@@ -9,8 +9,8 @@ __all__ = ['VonMises']
 import math
 import numpy as np
 from ..backend import patch, array_namespace, float64
-from ..tensor import Size, Tensor
-from ..ops import where
+from .._tensor import Size, Tensor
+from .._pointwise import where
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution

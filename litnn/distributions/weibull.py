@@ -7,13 +7,13 @@ __all__ = ['Weibull']
 
 # %% ../../nbs/33wf_weibull.ipynb #9f3a4faf
 from ..backend import patch
-from ..factories import ones_like
+from .._creation import ones_like
 from . import constraints
 from .exponential import Exponential
 from .transforms import PowerTransform, AffineTransform
 from .transformed_distribution import TransformedDistribution
 from .utils import broadcast_all, euler_constant
-from ..special import lgamma
+from .._pointwise import lgamma
 
 # %% ../../nbs/33wf_weibull.ipynb #c5be6ed5
 class Weibull(TransformedDistribution):

@@ -8,11 +8,11 @@ __all__ = []
 # %% ../../nbs/36c_batching_rules.ipynb #9aa08b5c
 import inspect
 from .. import backend as B
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.graph import Op
-from ..unary import _Unary
-from ..pointwise_binary import _Binary
-from ..matrix_products import matmul
+from .._pointwise import _Unary
+from .._pointwise import _Binary
+from .._products import matmul
 from .vmap import (BatchedTensor, _RULES, _batched, _is_b, _level_of, _phys, _wrap, _arg, _call,
                              _NotBatchable, _VmapError)
 

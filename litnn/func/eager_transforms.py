@@ -6,11 +6,11 @@
 __all__ = ['functional_call', 'grad_and_value', 'grad', 'vjp', 'jvp', 'jacrev', 'jacfwd', 'hessian']
 
 # %% ../../nbs/36a_func.ipynb #5805b554
-from ..tensor import Tensor
-from ..factories import zeros_like, ones_like, zeros, eye
+from .._tensor import Tensor
+from .._creation import zeros_like, ones_like, zeros, eye
 from ..autograd.grad_mode import enable_grad, _Mode
 from ..autograd.functional import _autograd_grad
-from ..dims import stack
+from .._views import stack
 from ..nn.utils.stateless import _functional_call
 
 # %% ../../nbs/36a_func.ipynb #a0d63784

@@ -10,10 +10,10 @@ import contextlib
 import inspect
 import math
 from .. import backend as B
-from ..tensor import Tensor
-from ..factories import ones_like, zeros_like
+from .._tensor import Tensor
+from .._creation import ones_like, zeros_like
 from ..autograd.grad_mode import _Mode, enable_grad
-from ..dims import stack, cat
+from .._views import stack, cat
 from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable
 from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
 

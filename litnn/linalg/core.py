@@ -7,15 +7,15 @@ from __future__ import annotations
 import builtins, math, numpy as np
 from collections import namedtuple
 from ..backend import array_namespace, to_device, to_dtype, int64
-from ..tensor import Tensor, _wrap_dim, _dtype_name
-from ..factories import zeros_like, eye
+from .._tensor import Tensor, _wrap_dim, _dtype_name
+from .._creation import zeros_like, eye
 from ..autograd.graph import Op
 from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _reduce, _cast, _float_dtype
-from ..ops import _const, where
-from ..dims import cat
-from ..conversions import tril
-from ..reductions import return_types, _return_type
+from .._pointwise import _const, where
+from .._views import cat
+from .._views import tril
+from .._reductions import return_types, _return_type
 
 # %% auto #0
 __all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'LinAlgError', 'LinalgInvExBackward0',

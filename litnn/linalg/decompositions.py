@@ -6,15 +6,15 @@
 from __future__ import annotations
 import builtins, math, numpy as np
 from ..backend import array_namespace, to_dtype
-from ..tensor import Tensor, _wrap_dim
-from ..factories import zeros_like
+from .._tensor import Tensor, _wrap_dim
+from .._creation import zeros_like
 from ..autograd.graph import Op
 from ..autograd.broadcasting import _cast
-from ..ops import _const, where
-from ..reductions import _rdims, amax, amin
-from ..more_reductions import LinalgVectorNormBackward0
-from ..dims import movedim, cat
-from ..products import _cross
+from .._pointwise import _const, where
+from .._reductions import _rdims, amax, amin
+from .._reductions import LinalgVectorNormBackward0
+from .._views import movedim, cat
+from .._products import _cross
 from .core import (_check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, det, slogdet,
                                cholesky, matrix_exp, LinalgCholeskyExBackward0)
 

@@ -6,11 +6,11 @@
 from __future__ import annotations
 import math, numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor
-from ..factories import zeros_like, eye
+from .._tensor import Tensor
+from .._creation import zeros_like, eye
 from ..autograd.graph import Op
-from ..ops import _const
-from ..dims import cat
+from .._pointwise import _const
+from .._views import cat
 from .core import _named, solve_triangular
 from ..autograd.broadcasting import _refuse_integers
 

@@ -5,9 +5,9 @@
 # %% ../../nbs/03ic_linalg_solvers.ipynb #6c85c7b1
 from __future__ import annotations
 import math
-from ..tensor import Tensor
-from ..factories import eye
-from ..shapes import diagonal as _diagonal
+from .._tensor import Tensor
+from .._creation import eye
+from .._views import diagonal as _diagonal
 from .core import _named, _check_matrix, inv, solve, solve_triangular
 
 # %% auto #0

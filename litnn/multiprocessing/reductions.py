@@ -9,7 +9,7 @@ __all__ = ['set_sharing_strategy', 'get_sharing_strategy', 'get_all_sharing_stra
 # %% ../../nbs/53a_multiprocessing.ipynb #f913938a
 from multiprocessing import reduction
 import numpy as np
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .._pickling import _rebuild_tensor, _user_state
 from .._shared_memory import _map, _segment_of, _offset
 

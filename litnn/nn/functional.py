@@ -10,10 +10,10 @@ __all__ = ['UnsafeViewBackward0', 'linear', 'bilinear', 'dropout', 'EmbeddingBac
 
 # %% ../../nbs/21_linear.ipynb #13eee039
 import math
-from ..tensor import Tensor, _dtype_name
+from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import ViewBackward0
-from ..matrix_products import MmBackward0, AddmmBackward0, matmul
+from .._products import MmBackward0, AddmmBackward0, matmul
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/21_linear.ipynb #ebdf54fd
@@ -100,7 +100,7 @@ def bilinear(input1, # (..., in1_features)
 # %% ../../nbs/21a_dropout.ipynb #6bbea16e
 import numpy as np
 from ..backend import array_namespace, _generator
-from ..tensor import Tensor, _dtype_name
+from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
 
 # %% ../../nbs/21a_dropout.ipynb #0b81825d
@@ -127,10 +127,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 # %% ../../nbs/21b_sparse.ipynb #6371bfd4
 from ..backend import array_namespace
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.grad_mode import no_grad
-from ..ops import _const
+from .._pointwise import _const
 
 # %% ../../nbs/21b_sparse.ipynb #e4da326c
 class EmbeddingBackward0(Op):
@@ -208,7 +208,7 @@ def embedding(input, # ids, an integer tensor of any shape
 import math, warnings
 import numpy as np
 from ..backend import _generator, array_namespace
-from ..tensor import Tensor, _dtype_name
+from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
 
 # %% ../../nbs/21c_feature_dropout.ipynb #b158d89d
@@ -290,8 +290,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 import warnings
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor
-from ..dims import cat
+from .._tensor import Tensor
+from .._views import cat
 
 # %% ../../nbs/21d_embedding_bag.ipynb #05062fc7
 def _bags(input, offsets, include_last_offset, per_sample_weights):
@@ -356,7 +356,7 @@ def _bag_max(rows, bag, keep, n_bags, xp):
 import warnings
 from .. import unary, erf_gelu
 from .. import more_reductions
-from ..unary import ReluBackward0, LeakyReluBackward0
+from .._pointwise import ReluBackward0, LeakyReluBackward0
 from ..autograd.engine import _inplace
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
@@ -420,12 +420,12 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 # %% ../../nbs/22b_activation_functions.ipynb #b3b00614
 import numpy as np
 from ..backend import array_namespace, _generator
-from ..tensor import Tensor, _dtype_name, _array_of
+from .._tensor import Tensor, _dtype_name, _array_of
 from ..autograd.graph import Op, _check_tensors, _op_name
 from ..autograd.engine import _inplace
-from ..ops import _masked
-from ..unary import _Unary, _sigmoid, _on_arrays
-from ..dims import cat, chunk
+from .._pointwise import _masked
+from .._pointwise import _Unary, _sigmoid, _on_arrays
+from .._views import cat, chunk
 from ..autograd.broadcasting import _refuse_integers
 
 # %% ../../nbs/22b_activation_functions.ipynb #328f90af
@@ -674,9 +674,9 @@ def threshold_(input, threshold_, value): return threshold(input, threshold_, va
 
 # %% ../../nbs/22d_gumbel_and_inplace.ipynb #e4d9f47b
 import warnings
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.graph import _check_tensors
-from ..factories import empty_like, zeros_like
+from .._creation import empty_like, zeros_like
 from ..autograd.broadcasting import _refuse_integers
 
 # %% ../../nbs/22d_gumbel_and_inplace.ipynb #b8e7d968
@@ -707,7 +707,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 import itertools
 import math
 import numpy as np
-from ..tensor import Tensor, _dtype_name
+from .._tensor import Tensor, _dtype_name
 from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX
 from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out_t, _scratch,
@@ -880,9 +880,9 @@ _MODES = ('zeros', 'reflect', 'replicate', 'circular')
 import builtins
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
-from ..views import _Index
+from .._views import _Index
 
 # %% ../../nbs/23b_padding.ipynb #f5f3b1df
 def _constant_pad(xp, a, pads, value):
@@ -1021,7 +1021,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # %% ../../nbs/23d_conv3d.ipynb #d2d59247
 from ..backend import array_namespace
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
 
@@ -1124,7 +1124,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 # %% ../../nbs/24_pooling.ipynb #4353cfb9
 import math
 import numpy as np
-from ..tensor import _dtype_name
+from .._tensor import _dtype_name
 from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX, _check_tensors
 from .im2col import _LinearMap, _strided, _scratch
@@ -1399,7 +1399,7 @@ def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
 # %% ../../nbs/24b_pooling_1d_lp_unpool.ipynb #f866d527
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor, _dtype_name
+from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.broadcasting import _refuse_integers
 
@@ -1547,7 +1547,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 import math
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.broadcasting import _refuse_integers
 
 # %% ../../nbs/24c_upsampling.ipynb #8e3ea027
@@ -1716,7 +1716,7 @@ def pixel_unshuffle(input, downscale_factor):
 # %% ../../nbs/24d_fold.ipynb #81a5a857
 import math
 import numpy as np
-from ..tensor import _dtype_name
+from .._tensor import _dtype_name
 from ..backend import array_namespace
 from .im2col import (_Geom, _LinearMap, _pack, _unfold, _fold, _crop, _per_image, _place, _out_t,
                              _out as _im2col_out)
@@ -1825,7 +1825,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 import math
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor, _dtype_name
+from .._tensor import Tensor, _dtype_name
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _refuse_integers
@@ -1988,8 +1988,8 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 # %% ../../nbs/24f_fractional_max_pool.ipynb #88333554
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor
-from ..factories import rand
+from .._tensor import Tensor
+from .._creation import rand
 
 # %% ../../nbs/24f_fractional_max_pool.ipynb #79893084
 def _starts(u, n, o, k):
@@ -2050,8 +2050,8 @@ def _check_samples(s, input, N, C):
 import warnings
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor, _dtype_name
-from ..ops import where
+from .._tensor import Tensor, _dtype_name
+from .._pointwise import where
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _refuse_integers
 
@@ -2190,7 +2190,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 # %% ../../nbs/24h_channel_shuffle.ipynb #02f6a900
 from ..autograd.graph import _check_tensors
 from ..autograd.grad_mode import is_grad_enabled
-from ..scatter import _NoDerivative
+from .._indexing import _NoDerivative
 
 # %% ../../nbs/24h_channel_shuffle.ipynb #efea46e8
 def _shuffle(fn, input, groups):
@@ -2245,8 +2245,8 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 # %% ../../nbs/24j_fractional_max_pool3d.ipynb #1c02ab43
 from ..backend import array_namespace
-from ..tensor import Tensor
-from ..factories import rand
+from .._tensor import Tensor
+from .._creation import rand
 from ..autograd.graph import _check_tensors
 
 # %% ../../nbs/24j_fractional_max_pool3d.ipynb #20246e46
@@ -2309,12 +2309,12 @@ import math
 import numpy as np
 from .. import backend as B, fused
 from ..backend import array_namespace
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing, _refuse_integers
-from ..ops import _const
-from ..erf_gelu import _temporaries
+from .._pointwise import _const
+from .._pointwise import _temporaries
 
 # %% ../../nbs/25_batch_norm.ipynb #9dcd2cfa
 class NativeBatchNormBackward0(Op):
@@ -2652,11 +2652,11 @@ import warnings
 import numpy as np
 from .. import backend as B, amp
 from ..backend import array_namespace
-from ..tensor import Tensor, _LEGACY, _array_of
+from .._tensor import Tensor, _LEGACY, _array_of
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.broadcasting import _float_dtype, _refuse_integers
-from ..ops import _const
-from ..more_reductions import log_softmax as _log_softmax
+from .._pointwise import _const
+from .._pointwise import log_softmax as _log_softmax
 
 # %% ../../nbs/26_loss.ipynb #a2056330
 class _Reduction:
@@ -2881,8 +2881,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 # %% ../../nbs/26a_distance.ipynb #b4202419
 import numpy as np
 from ..backend import array_namespace, int64
-from ..tensor import Tensor, _dtype_name
-from ..more_reductions import norm
+from .._tensor import Tensor, _dtype_name
+from ..functional import norm
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _promote
 
@@ -2937,9 +2937,9 @@ def pdist(input, p=2):
 import math
 import warnings
 from ..backend import array_namespace
-from ..tensor import Tensor, _dtype_name
-from ..factories import ones_like
-from ..ops import where
+from .._tensor import Tensor, _dtype_name
+from .._creation import ones_like
+from .._pointwise import where
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _refuse_integers
 
@@ -3134,7 +3134,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 # %% ../../nbs/26c_ctc_loss.ipynb #4d3a7167
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.broadcasting import _refuse_integers
 
@@ -3302,12 +3302,12 @@ def ctc_loss(log_probs, # (T, N, C) or (T, C): log-probabilities over C classes 
 import warnings
 import numpy as np
 from ..backend import array_namespace
-from ..tensor import _LEGACY
+from .._tensor import _LEGACY
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.operators import _bool_error
 from ..autograd.broadcasting import _float_dtype, _promote, _refuse_integers, _summed
-from ..reductions import _mean
-from ..ops import _const
+from .._reductions import _mean
+from .._pointwise import _const
 from .. import amp
 
 # %% ../../nbs/26d_elementwise_losses.ipynb #aee40faa
@@ -3482,12 +3482,12 @@ import math, numpy as np
 from .. import backend as B
 from ..autograd.grad_hooks import grad
 from ..backend import array_namespace, array_device, _generator
-from ..tensor import Tensor, _dtype_name
+from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _NO_CTX
 from ..autograd.grad_mode import enable_grad
 from ..autograd.broadcasting import _reduce, _sum_trailing, _half, _opmath
-from ..ops import _const
-from ..erf_gelu import _temporaries
+from .._pointwise import _const
+from .._pointwise import _temporaries
 from ..autograd.graph import _check_tensors
 
 # %% ../../nbs/28_attention.ipynb #0b882302
@@ -3653,9 +3653,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 # %% ../../nbs/28a_multihead_attention.ipynb #d3809230
 import math, warnings, numpy as np
 from .. import backend as B
-from ..factories import empty, zeros_like
-from ..dims import cat
-from ..tensor import Tensor
+from .._creation import empty, zeros_like
+from .._views import cat
+from .._tensor import Tensor
 
 # %% ../../nbs/28a_multihead_attention.ipynb #dba2ed4e
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):

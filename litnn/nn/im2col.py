@@ -8,7 +8,7 @@ __all__ = []
 # %% ../../nbs/22a_im2col.ipynb #06f57c2a
 import math, threading, numpy as np
 from ..backend import array_namespace, array_device
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.graph import Op
 
 # %% ../../nbs/22a_im2col.ipynb #cc909fa8

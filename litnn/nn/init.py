@@ -8,7 +8,7 @@ __all__ = ['calculate_gain', 'uniform_', 'normal_', 'constant_', 'ones_', 'zeros
 # %% ../../nbs/20_init.ipynb #b33f39a2
 import math, warnings, numpy as np
 from ..backend import array_namespace, _generator
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
 # %% ../../nbs/20_init.ipynb #e3a86d8c

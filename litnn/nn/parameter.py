@@ -6,8 +6,8 @@
 __all__ = ['Parameter', 'Buffer', 'UninitializedTensorMixin', 'is_lazy', 'UninitializedParameter', 'UninitializedBuffer']
 
 # %% ../../nbs/09_parameter.ipynb #19de0d14
-from ..tensor import Tensor
-from ..factories import empty, _check_grad_dtype
+from .._tensor import Tensor
+from .._creation import empty, _check_grad_dtype
 
 # %% ../../nbs/09_parameter.ipynb #9f1105d5
 class Parameter(Tensor):
@@ -49,8 +49,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 # %% ../../nbs/29b_lazy_modules.ipynb #c863c0f9
 # the placeholders are torch.nn.parameter's: this notebook writes them into litnn/nn/parameter.py
 import sys
-from ..tensor import Tensor
-from ..factories import empty
+from .._tensor import Tensor
+from .._creation import empty
 from ..autograd.grad_mode import no_grad
 
 

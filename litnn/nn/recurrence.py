@@ -9,8 +9,8 @@ __all__ = ['rnn_tanh_cell', 'rnn_relu_cell', 'lstm_cell', 'gru_cell', 'LstmLayer
 import numpy as np
 from functools import partial
 from ..backend import array_namespace
-from ..tensor import Tensor
-from ..dims import cat
+from .._tensor import Tensor
+from .._views import cat
 from ..autograd.graph import Op, _NO_CTX
 from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_hooks import grad as _autograd_grad

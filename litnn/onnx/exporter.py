@@ -8,7 +8,7 @@ __all__ = ['TrainingMode', 'export']
 # %% ../../nbs/60c_onnx_export.ipynb #8e485cc1
 import builtins, enum, io, os, numpy as np
 from .. import backend as B
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..autograd.graph import _op_name
 from .tracing import Value, trace_module, _values_in, _tensors_in, _CPU
 from .translate import _TRANSLATIONS, _bound, GraphBuilder, UnsupportedOperatorError

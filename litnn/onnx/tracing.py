@@ -8,7 +8,7 @@ __all__ = ['is_in_onnx_export', 'Value', 'TraceNode', 'Trace', 'trace_module']
 # %% ../../nbs/60_onnx_tracing.ipynb #157a859e
 import builtins, contextlib, numpy as np
 from .. import backend as B
-from ..tensor import Tensor, _as_array
+from .._tensor import Tensor, _as_array
 from ..backend import patch
 from ..autograd.graph import _NO_EDGE, _as_torch_error, _version
 from ..autograd.grad_mode import _Mode, no_grad

@@ -8,8 +8,8 @@ __all__ = ['Adafactor']
 # %% ../../nbs/30q_adafactor.ipynb #824f2867
 import numpy as np
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad
 
 # %% ../../nbs/30q_adafactor.ipynb #aef163bd

@@ -8,10 +8,10 @@ __all__ = ['Muon']
 # %% ../../nbs/30r_muon.ipynb #045270cf
 import math
 from ..backend import patch
-from ..tensor import Tensor
-from ..factories import zeros_like
+from .._tensor import Tensor
+from .._creation import zeros_like
 from ..autograd.grad_mode import no_grad
-from ..matrix_products import addmm
+from .._products import addmm
 from .optimizer import Optimizer, _eval_closure, _scalar
 
 # %% ../../nbs/30r_muon.ipynb #347691b4

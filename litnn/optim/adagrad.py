@@ -7,8 +7,8 @@ __all__ = ['Adagrad']
 
 # %% ../../nbs/30d_adagrad.ipynb #e542617c
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
 # %% ../../nbs/30d_adagrad.ipynb #4ec699c2

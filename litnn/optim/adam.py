@@ -8,8 +8,8 @@ __all__ = ['Adam']
 # %% ../../nbs/30o_adam.ipynb #129395e4
 from ..backend import array_namespace, float32, patch
 from .. import fused
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable
 
 # %% ../../nbs/30o_adam.ipynb #f443ce69

@@ -7,8 +7,8 @@ __all__ = ['Adamax']
 
 # %% ../../nbs/30e_adamax.ipynb #5e8eb4bf
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
 # %% ../../nbs/30e_adamax.ipynb #1b5be12f

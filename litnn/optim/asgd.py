@@ -9,8 +9,8 @@ __all__ = ['ASGD']
 import numpy as np
 
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
 # %% ../../nbs/30h_asgd.ipynb #12706bfa

@@ -8,8 +8,8 @@ __all__ = ['LBFGS']
 # %% ../../nbs/30k_lbfgs.ipynb #740d1d79
 import math
 from ..backend import patch
-from ..tensor import Tensor
-from ..dims import cat
+from .._tensor import Tensor
+from .._views import cat
 from ..autograd.grad_mode import no_grad, enable_grad
 from .optimizer import Optimizer, _scalar
 

@@ -11,7 +11,7 @@ from bisect import bisect_right
 from collections import Counter
 from functools import wraps
 from weakref import ref
-from ..tensor import Tensor
+from .._tensor import Tensor
 from ..backend import patch
 from .optimizer import Optimizer
 

@@ -7,8 +7,8 @@ __all__ = ['NAdam']
 
 # %% ../../nbs/30f_nadam.ipynb #e0d55b28
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
 # %% ../../nbs/30f_nadam.ipynb #ea8bf3f5

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor, _version_counter
-from ..factories import tensor
+from .._tensor import Tensor, _version_counter
+from .._creation import tensor
 from ..autograd.grad_mode import enable_grad
 from ..utils.hooks import RemovableHandle
 

@@ -7,8 +7,8 @@ __all__ = ['RMSprop']
 
 # %% ../../nbs/30p_rmsprop.ipynb #9b54801c
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable
 
 # %% ../../nbs/30p_rmsprop.ipynb #77caa2c8

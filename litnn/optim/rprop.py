@@ -7,8 +7,8 @@ __all__ = ['Rprop']
 
 # %% ../../nbs/30i_rprop.ipynb #9ff9c567
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
 # %% ../../nbs/30i_rprop.ipynb #37888453

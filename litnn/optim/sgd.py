@@ -7,8 +7,8 @@ __all__ = ['SGD']
 
 # %% ../../nbs/30n_sgd.ipynb #6dbcd03d
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable
 
 # %% ../../nbs/30n_sgd.ipynb #5d1442ff

@@ -7,8 +7,8 @@ __all__ = ['SparseAdam']
 
 # %% ../../nbs/30j_sparse_adam.ipynb #88d9be54
 from ..backend import array_namespace, float32, patch
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
 
 # %% ../../nbs/30j_sparse_adam.ipynb #ee72df24

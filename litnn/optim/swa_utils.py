@@ -10,8 +10,8 @@ __all__ = ['get_ema_multi_avg_fn', 'get_swa_multi_avg_fn', 'get_ema_avg_fn', 'ge
 import itertools, math, warnings
 from copy import deepcopy
 from ..backend import array_namespace, patch, int64
-from ..tensor import Tensor
-from ..factories import tensor
+from .._tensor import Tensor
+from .._creation import tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
 from ..nn.modules.batchnorm import _BatchNorm

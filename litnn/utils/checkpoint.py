@@ -9,8 +9,8 @@ __all__ = ['CheckpointFunction', 'checkpoint', 'checkpoint_sequential']
 import contextlib, warnings
 from .. import amp
 from ..backend import default_generator, _cuda_generators
-from ..tensor import Tensor
-from ..factories import empty
+from .._tensor import Tensor
+from .._creation import empty
 from ..autograd.grad_mode import no_grad, enable_grad
 from ..autograd.engine import backward
 from ..autograd.function import Function

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from ..backend import patch
-from ..factories import rand
+from .._creation import rand
 from ..autograd.grad_mode import no_grad
 
 # %% auto #0

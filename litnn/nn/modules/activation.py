@@ -6,7 +6,7 @@
 __all__ = ['ReLU', 'LeakyReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'ELU', 'CELU', 'SELU', 'GLU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'Softplus', 'Softshrink', 'Hardshrink', 'Threshold', 'RReLU', 'Softsign', 'Tanhshrink', 'LogSigmoid', 'Softmin', 'Softmax2d', 'PReLU', 'MultiheadAttention']
 
 # %% ../../../nbs/22_activation.ipynb #a6b60bdc
-from ...unary import tanh, sigmoid
+from ..._pointwise import tanh, sigmoid
 from .module import Module
 from .. import functional as F
 
@@ -76,7 +76,7 @@ class LogSoftmax(Module):
     def extra_repr(self): return f"dim={self.dim}"
 
 # %% ../../../nbs/22c_activation_modules.ipynb #06ccac47
-from ...factories import empty
+from ..._creation import empty
 from ..parameter import Parameter
 from ..init import constant_
 from .module import Module
@@ -208,7 +208,7 @@ class PReLU(Module):
 
 # %% ../../../nbs/28a_multihead_attention.ipynb #0133c53e
 from ...backend import patch
-from ...factories import empty
+from ..._creation import empty
 from .. import init
 from ..parameter import Parameter
 from .module import Module

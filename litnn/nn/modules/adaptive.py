@@ -9,7 +9,7 @@ __all__ = ['AdaptiveLogSoftmaxWithLoss']
 from collections import namedtuple
 from ...backend import patch
 from ...autograd.graph import _check_tensors
-from ...dims import cat
+from ..._views import cat
 from .module import Module
 from .linear import Linear
 from .container import Sequential, ModuleList

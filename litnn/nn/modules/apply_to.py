@@ -7,9 +7,9 @@ __all__ = []
 
 # %% ../../../nbs/13_apply_to.ipynb #c67bc793
 from ...backend import patch
-from ...factories import empty_like
+from ..._creation import empty_like
 from ...autograd.grad_mode import no_grad
-from ...conversions import _to_args
+from ..._conversions import _to_args
 from .module import Module
 from . import traversal   # children(), used below
 

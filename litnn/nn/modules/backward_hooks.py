@@ -8,7 +8,7 @@ __all__ = ['HOOK_KINDS', 'BackwardHookFunction', 'BackwardHook', 'record_hook_ca
 # %% ../../../nbs/14a_backward_hooks.ipynb #927a4238
 import functools, warnings, weakref
 from ...backend import patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 from ...autograd.function import Function
 from ...utils.hooks import RemovableHandle

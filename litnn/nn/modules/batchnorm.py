@@ -5,7 +5,7 @@
 # %% ../../../nbs/25_batch_norm.ipynb #02d45fb9
 from __future__ import annotations
 from ... import backend as B
-from ...factories import empty, zeros, ones, tensor
+from ..._creation import empty, zeros, ones, tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from .module import Module
@@ -97,7 +97,7 @@ class BatchNorm3d(_BatchNorm):
 
 # %% ../../../nbs/29b_lazy_modules.ipynb #3d5ece46
 from ...backend import long
-from ...factories import tensor
+from ..._creation import tensor
 from ...autograd.grad_mode import no_grad
 from .lazy import LazyModuleMixin
 from ..parameter import UninitializedBuffer, UninitializedParameter
@@ -143,7 +143,7 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 # %% ../../../nbs/52a_sync_batchnorm.ipynb #e55fb32c
 from ... import distributed as dist
 from ...backend import patch, float64
-from ...factories import tensor
+from ..._creation import tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from .. import functional as F

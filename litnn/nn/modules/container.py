@@ -235,7 +235,7 @@ def __repr__(self:ModuleList):
 import operator
 from collections import OrderedDict, abc as container_abcs
 from ...backend import patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module
 

@@ -7,7 +7,7 @@ __all__ = ['Conv1d', 'Conv2d', 'ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', '
 
 # %% ../../../nbs/23_conv.ipynb #1e4fdadb
 import math
-from ...factories import empty
+from ..._creation import empty
 from ..parameter import Parameter
 from .module import Module
 from .. import init, functional as F
@@ -90,7 +90,7 @@ class Conv2d(_ConvNd):
     def forward(self, input): return self._conv_forward(input, self.weight, self.bias)
 
 # %% ../../../nbs/23c_conv_transpose.ipynb #46a09d50
-from ...factories import empty
+from ..._creation import empty
 from ..parameter import Parameter
 from .. import functional as F
 

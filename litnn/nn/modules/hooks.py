@@ -10,7 +10,7 @@ __all__ = ['register_module_forward_pre_hook', 'register_module_forward_hook', '
 import warnings
 from collections import OrderedDict
 from ...backend import patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ...utils.hooks import RemovableHandle
 from .module import Module
 from .backward_hooks import BackwardHook, _register_legacy_backward_hooks

@@ -8,8 +8,8 @@ __all__ = ['LazyModuleMixin']
 # %% ../../../nbs/29b_lazy_modules.ipynb #91913f24
 import sys
 import itertools
-from ...tensor import Tensor
-from ...factories import empty
+from ..._tensor import Tensor
+from ..._creation import empty
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from ..parameter import UninitializedTensorMixin, UninitializedParameter, UninitializedBuffer, is_lazy

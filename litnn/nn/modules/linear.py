@@ -7,7 +7,7 @@ __all__ = ['Linear', 'Bilinear', 'Identity', 'NonDynamicallyQuantizableLinear', 
 
 # %% ../../../nbs/21_linear.ipynb #d2999bf9
 import math
-from ...factories import empty
+from ..._creation import empty
 from ..parameter import Parameter
 from .module import Module
 from .. import init

@@ -9,7 +9,7 @@ __all__ = ['register_module_buffer_registration_hook', 'register_module_module_r
 import inspect
 from collections import OrderedDict
 from ...backend import patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ..parameter import Parameter, Buffer
 from ...utils.hooks import RemovableHandle
 

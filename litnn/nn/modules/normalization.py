@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numbers
 from ...autograd.grad_mode import no_grad
-from ...factories import empty
+from ..._creation import empty
 from ..parameter import Parameter
 from .module import Module
 from .. import functional as F

@@ -8,8 +8,8 @@ __all__ = ['RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell'
 # %% ../../../nbs/27_rnn.ipynb #75a60c21
 import math, numbers, warnings
 from functools import partial
-from ...factories import empty, zeros
-from ...dims import cat, stack
+from ..._creation import empty, zeros
+from ..._views import cat, stack
 from ...backend import patch
 from ..parameter import Parameter
 from .module import Module, _forward_unimplemented
@@ -290,7 +290,7 @@ class GRU(RNNBase):
 
 # %% ../../../nbs/27_rnn_cells.ipynb #92ce5eaf
 import math
-from ...factories import empty, zeros
+from ..._creation import empty, zeros
 from ...backend import patch
 from ..parameter import Parameter
 from .module import Module

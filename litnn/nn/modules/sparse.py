@@ -7,7 +7,7 @@ __all__ = ['Embedding', 'EmbeddingBag']
 
 # %% ../../../nbs/21b_sparse.ipynb #70477aa5
 from ...backend import patch
-from ...factories import empty
+from ..._creation import empty
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from .module import Module
@@ -76,7 +76,7 @@ def _from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=No
 Embedding.from_pretrained = classmethod(_from_pretrained)
 
 # %% ../../../nbs/21d_embedding_bag.ipynb #87efcaa2
-from ...factories import empty
+from ..._creation import empty
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from .module import Module

@@ -11,7 +11,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from contextvars import ContextVar
 from ...backend import patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...autograd.engine import _check_overlap
 from ..parameter import Parameter

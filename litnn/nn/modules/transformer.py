@@ -6,8 +6,8 @@
 from __future__ import annotations
 import copy, warnings
 from ...backend import patch
-from ...factories import full
-from ...conversions import triu
+from ..._creation import full
+from ..._views import triu
 from ...autograd.grad_mode import is_grad_enabled
 from .. import init
 from .module import Module

@@ -9,8 +9,8 @@ __all__ = ['scatter', 'scatter_kwargs', 'replicate', 'parallel_apply', 'gather',
 import contextlib, itertools, traceback, warnings
 from ... import cuda
 from ...backend import device, patch
-from ...tensor import Tensor
-from ...dims import cat
+from ..._tensor import Tensor
+from ..._views import cat
 from ...autograd.grad_mode import is_grad_enabled
 from ..modules.module import Module
 

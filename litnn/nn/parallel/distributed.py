@@ -8,10 +8,10 @@ __all__ = ['GradBucket', 'DistributedDataParallel']
 # %% ../../../nbs/52_ddp.ipynb #7aafdb35
 import contextlib, functools, itertools, sys
 from ... import backend as B
-from ...factories import zeros, tensor
+from ..._creation import zeros, tensor
 from ... import distributed as dist
 from ...backend import patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ...autograd.graph import AccumulateGrad
 from ...autograd.grad_mode import no_grad, is_grad_enabled
 from ...autograd import Variable

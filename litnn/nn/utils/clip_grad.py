@@ -8,11 +8,11 @@ __all__ = ['get_total_norm', 'clip_grads_with_norm_', 'clip_grad_norm_', 'clip_g
 # %% ../../../nbs/30b_clip_grad.ipynb #f2831727
 import math, types, warnings
 from ...backend import array_namespace
-from ...tensor import Tensor
-from ...factories import tensor
+from ..._tensor import Tensor
+from ..._creation import tensor
 from ...autograd.grad_mode import no_grad
-from ...more_reductions import norm
-from ...dims import stack
+from ...functional import norm
+from ..._views import stack
 
 # %% ../../../nbs/30b_clip_grad.ipynb #b20a16dc
 def _tensors(t):

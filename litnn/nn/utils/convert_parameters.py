@@ -6,8 +6,8 @@
 __all__ = ['parameters_to_vector', 'vector_to_parameters']
 
 # %% ../../../nbs/30ba_convert_parameters.ipynb #d736222d
-from ...tensor import Tensor
-from ...dims import cat
+from ..._tensor import Tensor
+from ..._views import cat
 
 # %% ../../../nbs/30ba_convert_parameters.ipynb #22fec040
 def _check_param_device(param, old_param_device):

@@ -8,8 +8,8 @@ __all__ = ['fuse_conv_bn_weights', 'fuse_linear_bn_weights', 'fuse_conv_bn_eval'
 # %% ../../../nbs/30bb_fusion.ipynb #0acb147a
 import copy
 from ..parameter import Parameter
-from ...factories import zeros_like, ones_like
-from ...unary import rsqrt
+from ..._creation import zeros_like, ones_like
+from ..._pointwise import rsqrt
 
 # %% ../../../nbs/30bb_fusion.ipynb #b6247800
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b,

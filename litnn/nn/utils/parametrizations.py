@@ -8,13 +8,13 @@ __all__ = ['norm_except_dim', 'weight_norm', 'spectral_norm', 'householder_produ
 # %% ../../../nbs/17a_parametrizations.ipynb #264afa93
 from enum import Enum, auto
 from ...backend import array_namespace, patch
-from ...tensor import Tensor
-from ...factories import eye, randn, zeros_like
-from ...creation import finfo
+from ..._tensor import Tensor
+from ..._creation import eye, randn, zeros_like
+from ..._tensor import finfo
 from ...autograd.grad_mode import no_grad
-from ...ops import allclose, where
-from ...matrix_products import mv, dot
-from ...dims import cat
+from ..._pointwise import allclose, where
+from ..._products import mv, dot
+from ..._views import cat
 from ...linalg import vector_norm
 from ...linalg.core import matrix_exp, solve
 from ...linalg.decompositions import qr

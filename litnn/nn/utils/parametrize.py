@@ -11,7 +11,7 @@ import collections, copyreg
 from contextlib import contextmanager
 from copy import deepcopy
 from ...backend import patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from ..modules.module import Module

@@ -12,10 +12,10 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from ...backend import patch
-from ...factories import ones_like, zeros_like, rand_like, rand
-from ...more_reductions import norm
-from ...sorting import topk, kthvalue
-from ...dims import cat
+from ..._creation import ones_like, zeros_like, rand_like, rand
+from ...functional import norm
+from ..._sorting import topk, kthvalue
+from ..._views import cat
 
 # %% ../../../nbs/17b_prune.ipynb #34cd51d4
 class BasePruningMethod(ABC):

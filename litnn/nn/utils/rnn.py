@@ -12,9 +12,9 @@ from collections.abc import Iterable
 import numpy as np
 from ... import backend as B
 from ...backend import array_namespace
-from ...tensor import Tensor
-from ...factories import tensor, full
-from ...dims import cat
+from ..._tensor import Tensor
+from ..._creation import tensor, full
+from ..._views import cat
 
 # %% ../../../nbs/27a_packed_sequences.ipynb #6b1286c6
 def invert_permutation(permutation):

@@ -8,9 +8,9 @@ __all__ = ['SpectralNorm', 'SpectralNormStateDictHook', 'SpectralNormLoadStateDi
 
 # %% ../../../nbs/17d_spectral_norm_hook.ipynb #e22684c5
 from ...backend import patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ...matrix_products import mv, dot
+from ..._products import mv, dot
 from ...linalg.decompositions import multi_dot
 from ..parameter import Parameter
 from ..modules.module import Module

@@ -8,7 +8,7 @@ __all__ = ['functional_call']
 # %% ../../../nbs/36_functional_call.ipynb #6f5254cc
 import contextlib
 import warnings
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ..modules.module import Module
 
 # %% ../../../nbs/36_functional_call.ipynb #376371a5

@@ -8,7 +8,7 @@ __all__ = ['DataLoader']
 # %% ../../../nbs/31c_dataloader.ipynb #f59b11b3
 import itertools, math, warnings
 from ...backend import array_namespace, patch
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import SequentialSampler, RandomSampler, BatchSampler
 from ._utils.collate import default_collate, default_convert

@@ -9,7 +9,7 @@ __all__ = ['Dataset', 'IterableDataset', 'TensorDataset', 'Subset', 'ConcatDatas
 import bisect, itertools, math, warnings
 from typing import Generic, TypeVar
 from ...backend import default_generator
-from ...factories import randperm
+from ..._creation import randperm
 
 # %% ../../../nbs/31_dataset.ipynb #9546f63b
 _T_co = TypeVar('_T_co', covariant=True)

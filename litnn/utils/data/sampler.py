@@ -10,8 +10,8 @@ import itertools
 from typing import Generic, TypeVar
 import numpy as np
 from ...backend import Generator, float64, _generator
-from ...tensor import Tensor
-from ...factories import tensor, randperm, randint
+from ..._tensor import Tensor
+from ..._creation import tensor, randperm, randint
 
 # %% ../../../nbs/31a_sampler.ipynb #4de603c4
 _T_co = TypeVar('_T_co', covariant=True)

@@ -9,7 +9,7 @@ __all__ = ['SummaryWriter']
 import io, os, socket, time
 from datetime import datetime
 import numpy as np
-from ...tensor import Tensor
+from ..._tensor import Tensor
 from ...backend import patch
 try:
     from tensorboard.compat.proto.event_pb2 import Event, SessionLog

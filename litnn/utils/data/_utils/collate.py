@@ -9,8 +9,8 @@ __all__ = ['default_collate', 'default_convert']
 import collections.abc, copy, re
 import numpy as np
 from ....backend import float64
-from ....tensor import Tensor
-from ....factories import tensor
+from ...._tensor import Tensor
+from ...._creation import tensor
 
 # %% ../../../../nbs/31b_collate.ipynb #3d5cdcc4
 _np_str_obj = re.compile(r"[SaUO]")   # numpy dtype codes of strings and objects: not numbers
@@ -34,7 +34,7 @@ def default_collate(batch):
     "The samples of `batch` joined into one batch, recursively: tensors stacked, numbers to tensors (as torch's)."
     elem = batch[0]
     if isinstance(elem, Tensor):
-        from litnn.dims import stack       # (dims load after this: autograd's import of litnn.utils.hooks loads litnn.utils first)
+        from litnn._views import stack   # (dims load after this: autograd's import of litnn.utils.hooks loads litnn.utils first)
         return stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
         if _np_str_obj.search(elem.dtype.str): raise TypeError(_collate_err.format(elem.dtype))
