@@ -13,6 +13,12 @@ from ._tensor import Tensor
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import ToCopyBackward0
+from . import backend as B
+from .backend import array_namespace, patch
+from ._creation import zeros_like
+from .autograd.graph import Op
+from .autograd.broadcasting import _reduce, ToCopyBackward0
+from .autograd.engine import _inplace
 
 # %% ../nbs/03bb_conversions.ipynb #931a47d4
 _PY_DTYPES = {builtins.float: B.float64, builtins.int: B.int64, builtins.bool: B.bool}
@@ -94,6 +100,28 @@ def clone(input, *, memory_format=None):
 
 @patch
 def clone(self:Tensor, *, memory_format=None): return CloneBackward0.apply(self)
+
+# %% ../nbs/03bb_conversions.ipynb #173c798f
+class CopyBackwards(Op):
+    @staticmethod
+    def forward(ctx, x, src):
+        ctx.src = (src._data.shape, src.dtype, src.device)
+        out = array_namespace(x._data).empty_like(x._data)
+        out[...] = B.to_device(src._data, x.device)
+        return out
+    @staticmethod
+    def backward(ctx, g):
+        shape, dt, dev = ctx.src
+        gs = _reduce(g, shape)
+        return zeros_like(g), gs if (gs.dtype, gs.device) == (dt, dev) else ToCopyBackward0.apply(gs, dtype=dt, device=dev)
+
+# %% ../nbs/03bb_conversions.ipynb #747de925
+@patch
+def copy_(self:Tensor, src, non_blocking=False):
+    "Copy `src` into this tensor (broadcast, converted to its dtype and device); returns self."
+    if not isinstance(src, Tensor): raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    dev = self.device
+    return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(b, dev), casting='unsafe'))
 
 # %% ../nbs/03qa_tensor_odds.ipynb #e3c7b940
 import numpy as np

@@ -271,6 +271,7 @@ from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast
 from .autograd.engine import _inplace
 from ._views import _Index, _ALL
+from ._pointwise import _NoDerivative
 
 # %% ../nbs/03g_scatter.ipynb #5e99b00f
 class ScatterBackward0(IndexPutBackward0): "scatter with a src tensor"
@@ -281,14 +282,6 @@ class IndexFillBackward0(IndexPutBackward0): "index_fill with a number"
 class IndexFillBackward1(IndexPutBackward0): "index_fill with a 0-d tensor"
 class MaskedScatterBackward0(IndexPutBackward0): pass
 class TakeBackward0(_Index): adv = True
-
-class _NoDerivative(Op):
-    "A result whose derivative PyTorch does not implement (scatter with `reduce`): backward raises, as there."
-    @staticmethod
-    def forward(ctx, x, out, what): ctx.what = what; return out
-    @staticmethod
-    def backward(ctx, g): raise RuntimeError(f"derivative for {ctx.what} is not implemented")
-_NoDerivative.__name__ = _NoDerivative.__qualname__ = 'NotImplemented'
 
 # %% ../nbs/03g_scatter.ipynb #0367cf61
 def _scatter_key(input, dim, index, what, src=None):

@@ -11,9 +11,9 @@ except ImportError: ml_dtypes = None
 # %% auto #0
 __all__ = ['float16', 'float32', 'float64', 'bfloat16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'half', 'float',
            'double', 'short', 'int', 'long', 'default_generator', 'contiguous_format', 'channels_last',
-           'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'set_default_dtype', 'to_dtype',
-           'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for',
-           'Generator', 'memory_format']
+           'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'to_dtype', 'promote_types',
+           'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for', 'Generator',
+           'memory_format']
 
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
@@ -51,13 +51,6 @@ _default = {'dtype': float32}
 def get_default_dtype():
     "The dtype Python floats become (float32 unless changed)."
     return _default['dtype']
-
-def set_default_dtype(d):
-    "Set the dtype Python floats become; only float32 and float64 (and the halves) make sense."
-    d = to_dtype(d)
-    if not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
-    _default['dtype'] = d
 
 # as torch: a Python type names one dtype, whatever the default (`dtype=float` is float64, as in numpy)
 _PY_TYPES = {builtins.float: lambda: float64, builtins.int: lambda: int64, builtins.bool: lambda: bool}

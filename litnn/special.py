@@ -9,13 +9,16 @@ from .backend import array_namespace
 from ._tensor import Tensor
 from ._creation import tensor
 from ._pointwise import _floating, _const, where
-from ._pointwise import _Unary, sigmoid
+from ._pointwise import sigmoid
 from .autograd.graph import Op
 from .autograd.broadcasting import _promote, _float_dtype, _reduce
 from ._pointwise import erfc
+from ._pointwise import mvlgamma
+from ._pointwise import SpecialLogNdtrBackward0, _zeta, digamma, lgamma
+from ._pointwise import SpecialEntrBackward0, SpecialNdtriBackward0
 
 # %% auto #0
-__all__ = ['gammaln', 'psi', 'expit', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'MvlgammaBackward0', 'multigammaln', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'i0e', 'i1', 'i1e', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
+__all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
 
 # %% ../nbs/03h_special.ipynb #77f288ae
 gammaln, psi, expit = lgamma, digamma, sigmoid
@@ -67,32 +70,15 @@ def xlog1py(input, other):
     x, y = (v if isinstance(v, Tensor) else tensor(v, dtype=(y if isinstance(y, Tensor) else x).dtype) for v in (x, y))
     return SpecialXlog1PyBackward0.apply(x, y)
 
-class MvlgammaBackward0(_Unary):
-    f, saves = staticmethod(lambda xp, a, p: p * (p - 1) / 4 * math.log(math.pi) + sum(_lgamma(xp, a - i / 2) for i in range(p))), 'x'
-    df = staticmethod(lambda g, x, y, p: g * sum(digamma(x - i / 2) for i in range(p)))
-
-def multigammaln(input, p):
-    "The multivariate log-gamma function of dimension p."
-    return MvlgammaBackward0.apply(_floating(input), p=p)
+# %% ../nbs/03h_special.ipynb #0281063f
+multigammaln = mvlgamma                 # torch.special.multigammaln is torch.mvlgamma
 
 # %% ../nbs/03ha_bessel.ipynb #00fc73df
 import math, numpy as np
 from .backend import array_namespace
 from ._pointwise import _floating, _const
 from ._pointwise import _poly
-
-# %% ../nbs/03ha_bessel.ipynb #18f525ae
-def i0e(input):
-    "e^-|x| I0(x), without overflow."
-    return SpecialI0EBackward0.apply(_floating(input))
-
-def i1(input):
-    "The modified Bessel function of the first kind of order 1, I1."
-    return SpecialI1Backward0.apply(_floating(input))
-
-def i1e(input):
-    "e^-|x| I1(x), without overflow."
-    return SpecialI1EBackward0.apply(_floating(input))
+from ._pointwise import SpecialI0EBackward0, SpecialI1Backward0, SpecialI1EBackward0, _i0, _i1, _in_float, _j0, _j1, _k, _spherical_j0, _y0, _y1
 
 # %% ../nbs/03ha_bessel.ipynb #1f9fb1f1
 def _constant(f, name, doc):
@@ -163,6 +149,7 @@ import math, numpy as np
 from ._pointwise import _floating
 from ._pointwise import _Unary
 from ._pointwise import _erfc
+from ._pointwise import IgammaBackward0, IgammacBackward0, _igamma_args
 
 # %% ../nbs/03hb_incomplete_gamma.ipynb #be5b17a9
 _SQRT_PI = math.sqrt(math.pi)

@@ -83,9 +83,9 @@ def test_fork_rng_restores_gpu_generators():
 
 @pytest.fixture
 def threads():
-    saved = (torch.get_num_threads(), litnn.get_num_threads(), dict(litnn.rng_state._threads))
+    saved = (torch.get_num_threads(), litnn.get_num_threads(), dict(litnn._threads))
     yield
-    torch.set_num_threads(saved[0]); litnn.set_num_threads(saved[1]); litnn.rng_state._threads.update(saved[2])
+    torch.set_num_threads(saved[0]); litnn.set_num_threads(saved[1]); litnn._threads.update(saved[2])
 
 
 def test_thread_counts_as_torch(threads):
@@ -115,7 +115,7 @@ def test_bad_thread_counts_as_torch(threads, name, bad):
 
 
 def test_interop_threads_set_once_as_torch(threads):
-    litnn.rng_state._threads['interop'] = None
+    litnn._threads['interop'] = None
     litnn.set_num_interop_threads(3)
     assert litnn.get_num_interop_threads() == 3
     got = err(lambda: litnn.set_num_interop_threads(2))

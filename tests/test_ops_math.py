@@ -106,15 +106,15 @@ def test_unary_extremes():
         check(lf, tf, big)
     x = np.linspace(-9, 9, 301)
     check(litnn.erf, torch.erf, x, atol=1e-15, rtol=1e-14)           # Cephes erf to double precision
-    check(litnn.erf_gelu.gelu, F.gelu, x, atol=1e-14, rtol=1e-13)
+    check(litnn._pointwise.gelu, F.gelu, x, atol=1e-14, rtol=1e-13)
 
 def test_unary_options():
     x = randn(3, 4)
-    check(lambda t: litnn.erf_gelu.gelu(t, approximate='tanh'), lambda t: F.gelu(t, approximate='tanh'), x)
-    gc(lambda t: litnn.erf_gelu.gelu(t, approximate='tanh'), x, gg=True)
+    check(lambda t: litnn._pointwise.gelu(t, approximate='tanh'), lambda t: F.gelu(t, approximate='tanh'), x)
+    gc(lambda t: litnn._pointwise.gelu(t, approximate='tanh'), x, gg=True)
     check(lambda t: litnn._pointwise.leaky_relu(t, 0.2), lambda t: F.leaky_relu(t, 0.2), away(5))
     check(lambda t: t.round(decimals=2), lambda t: t.round(decimals=2), np.array([1.2345, -2.555, 0.005], np.float64))
-    with pytest.raises(RuntimeError, match='approximate'): litnn.erf_gelu.gelu(litnn.tensor(x), approximate='fast')
+    with pytest.raises(RuntimeError, match='approximate'): litnn._pointwise.gelu(litnn.tensor(x), approximate='fast')
 
 def test_unary_kinks():
     "Derivatives at the kinks are PyTorch's: relu, abs, sign at 0; sqrt at 0 is inf."
@@ -432,9 +432,9 @@ def test_matmul_grads(dev):
     gc(lambda x, y: x @ y, randn(3), randn(3), dev=dev, gg=True)
     gc(lambda x, y: x @ y, randn(2, 2, 3), randn(3), dev=dev, gg=True)
     x, w = litnn.tensor(randn(4, 3), device=dev), litnn.tensor(randn(2, 3), device=dev)
-    gc(lambda x, w: litnn.matrix_products.MmBackward0.apply(x, w, ty=True), randn(4, 3), randn(2, 3), dev=dev, gg=True)  # x @ wᵀ, no transpose node
-    gc(lambda x, w: litnn.matrix_products.MmBackward0.apply(x, w, tx=True), randn(3, 4), randn(3, 2), dev=dev, gg=True)
-    np.testing.assert_allclose(host(litnn.matrix_products.MmBackward0.apply(x, w, ty=True)), host(x) @ host(w).T, rtol=1e-5)
+    gc(lambda x, w: litnn._products.MmBackward0.apply(x, w, ty=True), randn(4, 3), randn(2, 3), dev=dev, gg=True)  # x @ wᵀ, no transpose node
+    gc(lambda x, w: litnn._products.MmBackward0.apply(x, w, tx=True), randn(3, 4), randn(3, 2), dev=dev, gg=True)
+    np.testing.assert_allclose(host(litnn._products.MmBackward0.apply(x, w, ty=True)), host(x) @ host(w).T, rtol=1e-5)
     check(litnn.matmul, torch.matmul, np.array([[1, 2]]), np.array([[3], [4]]), dev=dev)          # integers multiply too
 
 @pytest.mark.parametrize('dev', DEVICES)
@@ -453,8 +453,8 @@ def test_products(dev):
     check(lambda b, x, y: b.addmm(x, y, beta=0), lambda b, x, y: b.addmm(x, y, beta=0), randn(4), randn(2, 3), randn(3, 4), dev=dev, atol=1e-5)
     gc(lambda b, x, y: litnn.addmm(b, x, y, alpha=1.5, beta=-2), randn(3), randn(2, 2), randn(2, 3), dev=dev)
     gc(lambda b, x, y: litnn.addmm(b, x, y, alpha=1.5, beta=-2), randn(3), randn(2, 2), randn(2, 3), dev=dev, gg=True, rg=(1, 2))
-    gc(lambda b, x, w: litnn.matrix_products.AddmmBackward0.apply(b, x, w, t2=True), randn(2), randn(4, 3), randn(2, 3), dev=dev)  # nn.Linear
-    gc(lambda b, x, w: litnn.matrix_products.AddmmBackward0.apply(b, x, w, t2=True), randn(2), randn(4, 3), randn(2, 3), dev=dev, gg=True, rg=(1, 2))
+    gc(lambda b, x, w: litnn._products.AddmmBackward0.apply(b, x, w, t2=True), randn(2), randn(4, 3), randn(2, 3), dev=dev)  # nn.Linear
+    gc(lambda b, x, w: litnn._products.AddmmBackward0.apply(b, x, w, t2=True), randn(2), randn(4, 3), randn(2, 3), dev=dev, gg=True, rg=(1, 2))
     gc(litnn.bmm, randn(2, 2, 3), randn(2, 3, 2), dev=dev, gg=True)
     gc(litnn.outer, randn(2), randn(3), dev=dev)
 

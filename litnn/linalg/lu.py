@@ -146,15 +146,10 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         return P @ Y
     return solve_triangular(U, solve_triangular(L, P.mT @ B, upper=False, unitriangular=True), upper=True)
 
-# %% ../../nbs/03ib_lu.ipynb #0c811224
-def _lu_old(A, pivot=True, get_infos=False):
-    "torch.lu, the older name: (LU, pivots), and info with get_infos (otherwise a zero pivot raises)."
-    LU, piv, info = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
-    return (LU, piv, info) if get_infos else (LU, piv)
-
+# %% ../../nbs/03ib_lu.ipynb #7d83054c
 def _lu_solve_old(b, LU_data, LU_pivots):
     "torch.lu_solve(b, LU_data, LU_pivots), the older argument order."
     return lu_solve(LU_data, LU_pivots, b)
 
-_OLD = dict(lu=_lu_old, lu_solve=_lu_solve_old, lu_unpack=lu_unpack)
-Tensor.lu, Tensor.lu_solve = _lu_old, _lu_solve_old
+_OLD = dict(lu_solve=_lu_solve_old, lu_unpack=lu_unpack)
+Tensor.lu_solve = _lu_solve_old

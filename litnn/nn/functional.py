@@ -354,8 +354,7 @@ def _bag_max(rows, bag, keep, n_bags, xp):
 
 # %% ../../nbs/22_activation.ipynb #ef76e3e1
 import warnings
-from .. import unary, erf_gelu
-from .. import more_reductions
+from .. import _pointwise
 from .._pointwise import ReluBackward0, LeakyReluBackward0
 from ..autograd.engine import _inplace
 from .. import amp   # autocast: the `_autocast` hook of the ops below
@@ -378,16 +377,16 @@ class LeakyReluBackward1(LeakyReluBackward0):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     "x where x > 0, else `negative_slope` * x; `inplace` overwrites `input`."
-    if not inplace: return unary.leaky_relu(input, negative_slope)
+    if not inplace: return _pointwise.leaky_relu(input, negative_slope)
     return _inplace(input, LeakyReluBackward1.apply, negative_slope=negative_slope)
 
 def silu(input, inplace=False):
     "x * sigmoid(x) (the swish); `inplace` overwrites `input`."
-    return _inplace(input, unary.silu) if inplace else unary.silu(input)
+    return _inplace(input, _pointwise.silu) if inplace else _pointwise.silu(input)
 
 def gelu(input, approximate='none'):
     "x Φ(x), Φ the standard normal CDF; `approximate='tanh'` uses tanh's approximation."
-    return erf_gelu.gelu(input, approximate)
+    return _pointwise.gelu(input, approximate)
 
 # %% ../../nbs/22_activation.ipynb #bf5b1292
 def tanh(input):
@@ -409,13 +408,13 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     "exp(x) / sum(exp(x)) along `dim`."
     if amp._active: input, = amp._autocast('softmax', input)
     if dim is None: dim = _get_softmax_dim('softmax', input.dim(), _stacklevel)
-    return more_reductions.softmax(input, dim, dtype)
+    return _pointwise.softmax(input, dim, dtype)
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     "log(softmax(x)) along `dim`, computed stably."
     if amp._active: input, = amp._autocast('log_softmax', input)
     if dim is None: dim = _get_softmax_dim('log_softmax', input.dim(), _stacklevel)
-    return more_reductions.log_softmax(input, dim, dtype)
+    return _pointwise.log_softmax(input, dim, dtype)
 
 # %% ../../nbs/22b_activation_functions.ipynb #b3b00614
 import numpy as np
