@@ -357,11 +357,6 @@ import builtins
 from . import backend as B
 from .backend import patch, array_namespace, array_device, to_dtype
 from ._tensor import Tensor
-_zeros = zeros
-_ones = ones
-_full = full
-_empty = empty
-_tensor = tensor
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import ToCopyBackward0, _dims
@@ -376,25 +371,25 @@ def _new(self, make, size, dtype, device, requires_grad, *args):
 @patch
 def new_zeros(self:Tensor, *size, dtype=None, device=None, requires_grad=False):
     "Zeros of `size`, with this tensor's dtype and device by default."
-    return _new(self, _zeros, size, dtype, device, requires_grad)
+    return _new(self, zeros, size, dtype, device, requires_grad)
 @patch
 def new_ones(self:Tensor, *size, dtype=None, device=None, requires_grad=False):
     "Ones of `size`, with this tensor's dtype and device by default."
-    return _new(self, _ones, size, dtype, device, requires_grad)
+    return _new(self, ones, size, dtype, device, requires_grad)
 
 # %% ../nbs/03bb_conversions.ipynb #c71e500f
 @patch
 def new_empty(self:Tensor, *size, dtype=None, device=None, requires_grad=False):
     "An uninitialised tensor of `size`, with this tensor's dtype and device by default."
-    return _new(self, _empty, size, dtype, device, requires_grad)
+    return _new(self, empty, size, dtype, device, requires_grad)
 @patch
 def new_full(self:Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     "`fill_value` everywhere in `size`, with this tensor's dtype and device by default."
-    return _full(tuple(size), fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    return full(tuple(size), fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 @patch
 def new_tensor(self:Tensor, data, dtype=None, device=None, requires_grad=False):
     "A tensor of `data`, with this tensor's dtype and device by default."
-    return _tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 # %% ../nbs/03n_more_extras.ipynb #1b8ebe53
 from .backend import get_default_dtype, float64

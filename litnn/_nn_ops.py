@@ -233,8 +233,4 @@ def constant_pad_nd(input, pad, value=0):
     if len(pad) % 2: raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
     return F.pad(input, pad, 'constant', value)
 
-@patch
-def prelu(self:Tensor, weight): return F.prelu(self, weight)
-
-@patch
-def hardshrink(self:Tensor, lambd=0.5): return F.hardshrink(self, lambd)
+Tensor.prelu, Tensor.hardshrink = prelu, hardshrink   # 35_functional_aliases' functions, as methods

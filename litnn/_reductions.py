@@ -587,6 +587,7 @@ from ._tensor import Tensor, _wrap_dim, _dtype_name
 from .autograd.broadcasting import _float_dtype
 from ._pointwise import where, _const, _floating
 from ._pointwise import lerp
+import builtins
 
 # %% ../nbs/03ma_statistics.ipynb #a8f05c59
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -665,7 +666,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     norm = w_sum - correction * ((w * aweights).sum() / w_sum if aweights is not None and correction != 0 else 1)
     xm = x - avg.unsqueeze(1)
     c = xm @ (xm if w is None else xm * w).t()
-    return (c / (norm.clamp(min=0) if isinstance(norm, Tensor) else max(norm, 0))).squeeze()
+    return (c / (norm.clamp(min=0) if isinstance(norm, Tensor) else builtins.max(norm, 0))).squeeze()
 
 # %% ../nbs/03ma_statistics.ipynb #c01a8ffa
 def corrcoef(input):
@@ -708,6 +709,7 @@ from .backend import patch
 from ._tensor import Tensor, _wrap_dim
 from ._pointwise import where
 from .autograd.engine import _inplace
+from ._pointwise import _along
 
 # %% ../nbs/03q_more_math.ipynb #49096a3f
 def _trapezoid_parts(y, x, dx, dim, what):

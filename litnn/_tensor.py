@@ -349,6 +349,7 @@ def nelement(self:Tensor): return self._data.size
 # %% ../nbs/03m_everyday_extras.ipynb #d77fa5d7
 import numpy as np
 from .backend import patch
+import builtins
 
 # %% ../nbs/03m_everyday_extras.ipynb #df7032c2
 Tensor.ndimension = Tensor.dim
@@ -402,7 +403,7 @@ def _address(a): return (getattr(a, '__cuda_array_interface__', None) or a.__arr
 def storage_offset(self:Tensor):
     "Elements between the start of the memory this tensor views and its first element."
     a = root = self._data
-    while isinstance(root.base, type(a)): root = root.base
+    while isinstance(root.base, builtins.type(a)): root = root.base
     return (_address(a) - _address(root)) // a.itemsize
 
 # %% ../nbs/03m_everyday_extras.ipynb #4f6a89dc
@@ -417,7 +418,7 @@ def new(self:Tensor, *args):
         if a.dtype != self.dtype: raise TypeError(f"expected dtype {self.dtype} (got {a.dtype})")
         return a.detach()
     if len(args) == 1 and isinstance(a, (list, tuple, np.ndarray)): return self.new_tensor(a)
-    raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(type(v).__name__ for v in args)})")
+    raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(builtins.type(v).__name__ for v in args)})")
 
 # %% ../nbs/03n_more_extras.ipynb #0f4072c2
 import numpy as np

@@ -482,6 +482,7 @@ from ._tensor import Tensor
 from .autograd.graph import Op
 from .autograd.broadcasting import _dims
 from ._conversions import CloneBackward0
+from ._creation import _sizes
 
 # %% ../nbs/03bb_conversions.ipynb #54cbb4c2
 class RepeatBackward0(Op):

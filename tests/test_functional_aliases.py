@@ -68,5 +68,5 @@ def test_activations():
         np.testing.assert_allclose(lx.numpy(), tx.numpy(), rtol=1e-12)
 
 def test_every_alias_litnn_has_is_a_torch_top_level_name():
-    import litnn.functional_aliases as A
+    import litnn._nn_ops as A
     for name in A.__all__: assert hasattr(torch, name), name

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import litnn
-import litnn.rng_state
+import litnn.random
 
 torch = pytest.importorskip('torch')
 
