@@ -91,6 +91,7 @@ def get_default_device():
 
 # %% ../nbs/03fa_rng_state.ipynb #87a9aed3
 import os
+import builtins
 
 # %% ../nbs/03fa_rng_state.ipynb #097c6bab
 _threads = {'intra': None, 'interop': None}
@@ -102,11 +103,11 @@ def _cpus():
 def _default_threads(env=('OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
     "The count PyTorch starts with: the CPUs, capped by the first of the `env` variables that is set."
     for var in env:
-        if os.environ.get(var, '').isdigit() and int(os.environ[var]) > 0: return min(int(os.environ[var]), _cpus())
+        if os.environ.get(var, '').isdigit() and builtins.int(os.environ[var]) > 0: return builtins.min(builtins.int(os.environ[var]), _cpus())
     return _cpus()
 
 def _check_threads(name, n):
-    if isinstance(n, bool) or not isinstance(n, int): raise RuntimeError(f"{name} expects an int, but got {type(n).__name__}")
+    if isinstance(n, builtins.bool) or not isinstance(n, builtins.int): raise RuntimeError(f"{name} expects an int, but got {type(n).__name__}")
     if n <= 0: raise RuntimeError(f"{name} expects a positive integer")
 
 # %% ../nbs/03fa_rng_state.ipynb #4af68480
@@ -115,7 +116,7 @@ def _blas_threads():
     try: import threadpoolctl
     except ImportError: return None
     pools = [p['num_threads'] for p in threadpoolctl.threadpool_info() if p.get('user_api') == 'blas']
-    return max(pools) if pools else None
+    return builtins.max(pools) if pools else None
 
 def get_num_threads():
     "The number of threads for the work inside one op (numpy's BLAS pool)."
@@ -180,6 +181,7 @@ def typename(obj):
 # %% ../nbs/16a_namespaces.ipynb #cab61cf3
 import warnings
 from ._flags import _precision, _deterministic
+import builtins
 
 # %% ../nbs/16a_namespaces.ipynb #d16024fd
 def set_float32_matmul_precision(precision):
@@ -196,7 +198,7 @@ def get_float32_matmul_precision():
 # %% ../nbs/16a_namespaces.ipynb #7a48fd88
 def use_deterministic_algorithms(mode, *, warn_only=False):
     "Record the flag: litnn's algorithms are deterministic already."
-    _deterministic.update(mode=bool(mode), warn_only=bool(warn_only))
+    _deterministic.update(mode=builtins.bool(mode), warn_only=builtins.bool(warn_only))
 
 def are_deterministic_algorithms_enabled(): return _deterministic['mode']
 def is_deterministic_algorithms_warn_only_enabled(): return _deterministic['warn_only']

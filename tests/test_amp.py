@@ -17,8 +17,8 @@ NO_GPU = not litnn.cuda.is_available()
 # --- the ops' hook ------------------------------------------------------------------------------------
 # Each product and loss calls `_autocast(op, ...)` first (one line at its top, see nbs/02d_amp). The fixture
 # checks that every entry point has that line, so the tests below exercise the real ops.
-ENTRY_POINTS = [('linear', 'litnn.nn.functional', 'linear'), ('matmul', 'litnn.matrix_products', 'matmul'),
-                ('mm', 'litnn.matrix_products', 'mm'), ('bmm', 'litnn.matrix_products', 'bmm'), ('addmm', 'litnn.matrix_products', 'addmm'),
+ENTRY_POINTS = [('linear', 'litnn.nn.functional', 'linear'), ('matmul', 'litnn._products', 'matmul'),
+                ('mm', 'litnn._products', 'mm'), ('bmm', 'litnn._products', 'bmm'), ('addmm', 'litnn._products', 'addmm'),
                 ('conv1d', 'litnn.nn.functional', 'conv1d'), ('conv2d', 'litnn.nn.functional', 'conv2d'),
                 ('cross_entropy', 'litnn.nn.functional', 'cross_entropy'), ('nll_loss', 'litnn.nn.functional', 'nll_loss'),
                 ('mse_loss', 'litnn.nn.functional', 'mse_loss'), ('l1_loss', 'litnn.nn.functional', 'l1_loss'),

@@ -12,8 +12,8 @@ __all__ = ['compile', 'is_compiling', 'is_dynamo_compiling', 'disable', 'reset']
 # %% ../../nbs/16ai_compiler.ipynb #7cfa338a
 def compile(*args, **kwargs):
     "`torch.compiler.compile` is `torch.compile` (litnn.compile, in the package's `__init__`)."
-    import litnn
-    return litnn.compile(*args, **kwargs)
+    from litnn import compile as _compile     # litnn.compile is defined in the package's __init__, imported before this runs
+    return _compile(*args, **kwargs)
 
 # %% ../../nbs/16ai_compiler.ipynb #cf5631cd
 def is_compiling():
