@@ -800,8 +800,7 @@ def test_top_level_names():
     assert litnn.save is S.save and litnn.load is S.load
     assert S.__all__ == ['save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals',
                          'save_file', 'load_file']
-X
-    assert all(n in TS.__all__ and getattr(S, n).__module__ == 'litnn.serialization'
+    assert all(n in torch.serialization.__all__ and getattr(S, n).__module__ == 'litnn.serialization'
                for n in ['add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals'])
 
 
