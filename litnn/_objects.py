@@ -66,6 +66,7 @@ _MOVED = {   # written from the two layouts' definitions (every public class and
     'litnn.distributions._special': 'litnn.distributions.gamma',
     'litnn.distributions.mixture_same_family': 'litnn.distributions.constraints',
     'litnn.distributions.relaxed_categorical': 'litnn.distributions.one_hot_categorical',
+    'litnn.meta.skip_init': 'litnn.nn.utils.init',
     'litnn.namespaces': 'litnn._flags',
     'litnn.namespaces._CublasSwitches': 'litnn.backends.cuda',
     'litnn.namespaces.compile': 'litnn.compiler',
