@@ -66,6 +66,8 @@ _MOVED = {   # written from the two layouts' definitions (every public class and
     'litnn.distributions._special': 'litnn.distributions.gamma',
     'litnn.distributions.mixture_same_family': 'litnn.distributions.constraints',
     'litnn.distributions.relaxed_categorical': 'litnn.distributions.one_hot_categorical',
+    'litnn.linalg.core.LinalgDetBackward0': 'litnn.linalg.decompositions',
+    'litnn.linalg.core.det': 'litnn.linalg.decompositions',
     'litnn.meta.skip_init': 'litnn.nn.utils.init',
     'litnn.namespaces': 'litnn._flags',
     'litnn.namespaces._CublasSwitches': 'litnn.backends.cuda',
