@@ -798,7 +798,10 @@ def test_cuda_checkpoint_loads_into_cpu_model():
 
 def test_top_level_names():
     assert litnn.save is S.save and litnn.load is S.load
-    assert S.__all__ == ['save', 'load', 'save_file', 'load_file']
+    assert S.__all__ == ['save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals',
+                         'save_file', 'load_file']
+    assert all(n in torch.serialization.__all__ and getattr(S, n).__module__ == 'litnn.serialization'
+               for n in ['add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals'])
 
 
 # --- random structures ------------------------------------------------------------------------------

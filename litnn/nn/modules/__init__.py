@@ -7,7 +7,7 @@ each class is defined in the file where torch keeps it. Hand-written: add each n
 from .module import Module
 from . import traversal, train_eval   # 11_traversal, 12_train_eval: methods patched onto Module
 from . import apply_to                # 13_apply_to
-from . import hooks                   # 14_hooks (also installs the global hook functions into module.py)
+from . import hooks                   # 14_hooks (its hooks for every module are written into module.py)
 from . import backward_hooks          # 14a_backward_hooks
 from . import state_dict              # 15_state_dict
 from .traversal import set_repr_options

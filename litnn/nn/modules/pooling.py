@@ -10,37 +10,48 @@ from .module import Module
 from .. import functional as F
 
 # %% ../../../nbs/24_pooling.ipynb #edef067c
-class MaxPool2d(Module):
-    "Max pooling over 2-d windows (as `torch.nn.MaxPool2d`)."
+class _MaxPoolNd(Module):
+    "What the max poolings share (as torch's): their arguments, kept as given, and their repr."
     __constants__ = ['kernel_size', 'stride', 'padding', 'dilation', 'return_indices', 'ceil_mode']
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
         self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
-    def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, ceil_mode=self.ceil_mode, return_indices=self.return_indices)
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}"
 
-class AvgPool2d(Module):
-    "Average pooling over 2-d windows (as `torch.nn.AvgPool2d`)."
-    __constants__ = ['kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override']
+class _AvgPoolNd(Module):
+    "What the average poolings share (as torch's): their repr, and the arguments of the 2-d and 3-d ones, kept as given."
+    __constants__ = ['kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad']
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
         self.padding, self.ceil_mode, self.count_include_pad, self.divisor_override = padding, ceil_mode, count_include_pad, divisor_override
-    def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad, self.divisor_override)
     def extra_repr(self): return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-class AdaptiveAvgPool2d(Module):
-    "Average pooling to a fixed output size (as `torch.nn.AdaptiveAvgPool2d`)."
+class _AdaptiveAvgPoolNd(Module):
+    "What the adaptive average poolings share (as torch's): the output size and the repr."
     __constants__ = ['output_size']
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
-    def forward(self, input): return F.adaptive_avg_pool2d(input, self.output_size)
     def extra_repr(self): return f"output_size={self.output_size}"
+
+# %% ../../../nbs/24_pooling.ipynb #ed24ae96
+class MaxPool2d(_MaxPoolNd):
+    "Max pooling over 2-d windows (as `torch.nn.MaxPool2d`)."
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+class AvgPool2d(_AvgPoolNd):
+    "Average pooling over 2-d windows (as `torch.nn.AvgPool2d`)."
+    __constants__ = _AvgPoolNd.__constants__ + ['divisor_override']
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    "Average pooling to a fixed output size (as `torch.nn.AdaptiveAvgPool2d`)."
+    def forward(self, input): return F.adaptive_avg_pool2d(input, self.output_size)
 
 # %% ../../../nbs/24b_pooling_1d_lp_unpool.ipynb #a43a718d
 from .module import Module
@@ -48,126 +59,99 @@ from .. import functional as F
 from ..functional import _ntuple
 
 # %% ../../../nbs/24b_pooling_1d_lp_unpool.ipynb #7b0aafe0
-class _Pool1d(Module):
-    __constants__ = ['kernel_size', 'stride', 'padding', 'dilation', 'return_indices', 'ceil_mode']
-
-class MaxPool1d(_Pool1d):
+class MaxPool1d(_MaxPoolNd):
     "max_pool1d as a module."
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices)
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}"
 
-class AvgPool1d(_Pool1d):
-    "avg_pool1d as a module (its sizes kept as 1-tuples, as torch's)."
+class AvgPool1d(_AvgPoolNd):
+    "avg_pool1d as a module (its sizes kept as 1-tuples, and no divisor_override, as torch's)."
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-        super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 1)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
-        self.padding, self.ceil_mode, self.count_include_pad = _ntuple(padding, 1), ceil_mode, count_include_pad
+        super().__init__(_ntuple(kernel_size, 1), _ntuple(stride if stride is not None else kernel_size, 1), _ntuple(padding, 1),
+                         ceil_mode, count_include_pad)
+        del self.divisor_override
     def forward(self, input):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
-    def extra_repr(self): return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 # %% ../../../nbs/24b_pooling_1d_lp_unpool.ipynb #f91ba362
-class _AdaptivePool(Module):
+class _AdaptiveMaxPoolNd(Module):
+    "What the adaptive max poolings share (as torch's): the output size, `return_indices` and the repr."
     __constants__ = ['output_size', 'return_indices']
-    fn = None
     def __init__(self, output_size, return_indices=False):
         super().__init__(); self.output_size, self.return_indices = output_size, return_indices
     def extra_repr(self): return f"output_size={self.output_size}"
 
-class AdaptiveAvgPool1d(_AdaptivePool):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     "adaptive_avg_pool1d as a module."
-    def __init__(self, output_size): super().__init__(output_size)
     def forward(self, input): return F.adaptive_avg_pool1d(input, self.output_size)
 
-class AdaptiveMaxPool1d(_AdaptivePool):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     "adaptive_max_pool1d as a module."
     def forward(self, input): return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
-class AdaptiveMaxPool2d(_AdaptivePool):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     "adaptive_max_pool2d as a module."
     def forward(self, input): return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
-class _LPPool(Module):
+class _LPPoolNd(Module):
+    "What the power-average poolings share (as torch's): their arguments and repr."
     __constants__ = ['norm_type', 'kernel_size', 'stride', 'ceil_mode']
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__(); self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
     def extra_repr(self): return f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, ceil_mode={self.ceil_mode}"
 
-class LPPool1d(_LPPool):
+class LPPool1d(_LPPoolNd):
     "lp_pool1d as a module."
     def forward(self, input): return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
-class LPPool2d(_LPPool):
+class LPPool2d(_LPPoolNd):
     "lp_pool2d as a module."
     def forward(self, input): return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
-class _MaxUnpool(Module):
-    __constants__ = ['kernel_size', 'stride', 'padding']
-    n, fn = 2, None
+class _MaxUnpoolNd(Module):
+    "What the max unpoolings share: their sizes, kept as `n`-tuples (`n` set by each), and their repr."
+    n = None
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
         self.kernel_size = _ntuple(kernel_size, self.n)
         self.stride = _ntuple(stride if stride is not None else kernel_size, self.n)
         self.padding = _ntuple(padding, self.n)
-    def forward(self, input, indices, output_size=None):
-        k = self.kernel_size if self.n == 2 else self.kernel_size[0]
-        s = self.stride if self.n == 2 else self.stride[0]
-        p = self.padding if self.n == 2 else self.padding[0]
-        return type(self).fn(input, indices, k, s, p, output_size)
     def extra_repr(self): return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-class MaxUnpool1d(_MaxUnpool): "max_unpool1d as a module."; n, fn = 1, staticmethod(F.max_unpool1d)
-class MaxUnpool2d(_MaxUnpool): "max_unpool2d as a module."; n, fn = 2, staticmethod(F.max_unpool2d)
+class MaxUnpool1d(_MaxUnpoolNd):
+    "max_unpool1d as a module."
+    n = 1
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    "max_unpool2d as a module."
+    n = 2
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 # %% ../../../nbs/24e_pooling3d.ipynb #fc4d9920
-from .module import Module
 from .. import functional as F
 
 # %% ../../../nbs/24e_pooling3d.ipynb #0858b5c0
-class MaxPool3d(Module):
+class MaxPool3d(_MaxPoolNd):
     "Max pooling over 3-d windows (as `torch.nn.MaxPool3d`)."
-    __constants__ = ['kernel_size', 'stride', 'padding', 'dilation', 'return_indices', 'ceil_mode']
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
     def forward(self, input):
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices)
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}"
 
-class AvgPool3d(Module):
+class AvgPool3d(_AvgPoolNd):
     "Average pooling over 3-d windows (as `torch.nn.AvgPool3d`)."
-    __constants__ = ['kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad']
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode, self.count_include_pad, self.divisor_override = padding, ceil_mode, count_include_pad, divisor_override
+    __constants__ = _AvgPoolNd.__constants__ + ['divisor_override']
     def forward(self, input):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad, self.divisor_override)
-    def extra_repr(self): return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-class AdaptiveAvgPool3d(Module):
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     "Average pooling to a fixed output size (as `torch.nn.AdaptiveAvgPool3d`)."
-    __constants__ = ['output_size']
-    def __init__(self, output_size): super().__init__(); self.output_size = output_size
     def forward(self, input): return F.adaptive_avg_pool3d(input, self.output_size)
-    def extra_repr(self): return f"output_size={self.output_size}"
 
-class AdaptiveMaxPool3d(Module):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     "Max pooling to a fixed output size (as `torch.nn.AdaptiveMaxPool3d`)."
-    __constants__ = ['output_size', 'return_indices']
-    def __init__(self, output_size, return_indices=False):
-        super().__init__(); self.output_size, self.return_indices = output_size, return_indices
     def forward(self, input): return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
-    def extra_repr(self): return f"output_size={self.output_size}"
 
 # %% ../../../nbs/24f_fractional_max_pool.ipynb #e2655f3b
 from .module import Module
@@ -197,14 +181,14 @@ class FractionalMaxPool2d(Module):
 from .. import functional as F
 
 # %% ../../../nbs/24i_lp_unpool_3d.ipynb #229e5f58
-class LPPool3d(_LPPool):
+class LPPool3d(_LPPoolNd):
     "lp_pool3d as a module."
     def forward(self, input): return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 # %% ../../../nbs/24i_lp_unpool_3d.ipynb #f544b5b0
-class MaxUnpool3d(_MaxUnpool):
+class MaxUnpool3d(_MaxUnpoolNd):
     "max_unpool3d as a module."
-    n, fn = 3, staticmethod(F.max_unpool3d)
+    n = 3
     def forward(self, input, indices, output_size=None):
         return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 

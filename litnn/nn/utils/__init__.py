@@ -7,7 +7,7 @@ from . import parametrizations            # 17a_parametrizations
 from . import prune                       # 17b_prune
 from .weight_norm import weight_norm, remove_weight_norm          # 17c_weight_norm_hook
 from .spectral_norm import spectral_norm, remove_spectral_norm    # 17d_spectral_norm_hook
-from ...meta import skip_init            # 18_meta_device
+from .init import skip_init              # 18a_skip_init
 from . import stateless                   # 36_functional_call
 from .convert_parameters import parameters_to_vector, vector_to_parameters   # 30ba_convert_parameters
 from . import convert_parameters
