@@ -19,7 +19,7 @@ def is_in_onnx_export():
     return _Export.trace is not None
 
 # %% ../../nbs/60c_onnx_export.ipynb #69201319
-from .exporter import TrainingMode, _onnx, _check_args, _split_args, _traces, _graph, _MIN_OPSET
+from .exporter import _onnx, _check_args, _split_args, _traces, _graph, _MIN_OPSET
 from .tracing import _values_in
 
 # %% ../../nbs/60c_onnx_export.ipynb #407743dd
