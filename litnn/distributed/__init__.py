@@ -16,3 +16,5 @@ def is_available():
 # %% ../../nbs/50_distributed.ipynb #dd9ab4d1
 from .distributed_c10d import *   # 51_distributed, 51a_collectives, 51c_distributed_objects
 from .distributed_c10d import Backend, ReduceOp, ProcessGroup, GroupMember, group, Work
+from . import distributed_c10d
+__all__ = ['is_available'] + distributed_c10d.__all__   # what `from litnn.distributed import *` gives
