@@ -264,7 +264,7 @@ def test_make_tensor_low_equal_high_warns_as_torch():
 def test_default_tolerances_as_torch():
     for dts in [('float16',), ('bfloat16',), ('float32',), ('float64',), ('int64',), ('float32', 'float16'), ('bool', 'float64')]:
         want = torch.testing._comparison.default_tolerances(*(getattr(torch, d) for d in dts))
-        assert litnn.testing.default_tolerances(*(getattr(litnn, d) for d in dts)) == want
+        assert litnn.testing._comparison.default_tolerances(*(getattr(litnn, d) for d in dts)) == want
 
 
 def test_importable_as_torch_uses_it():

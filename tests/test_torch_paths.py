@@ -1,10 +1,7 @@
 """The torch path decides the file (CONTRIBUTING.md): every public name litnn shares with PyTorch 2.13 that torch defines
 in Python is defined at torch's path (`litnn_obj.__module__` is torch's with `torch` -> `litnn`), and litnn's modules
-import each other without cycles.
-
-The move is under way (issue 26): `tests/data/torch_paths_todo.txt` lists the names still elsewhere and
-`tests/data/import_cycles_todo.txt` the import cycles still there. Both may only shrink: a name that moves must leave the list (the test
-fails on a stale entry), and no new name or cycle may join it."""
+import each other without cycles; a name torch implements in C++ is in the group file `tools/missing_names.py` gives it.
+Measured by `python -m pytest tests/test_torch_paths.py -s` (it prints the counts)."""
 import ast, importlib, inspect, sys, warnings
 from pathlib import Path
 import pytest
@@ -13,7 +10,6 @@ torch = pytest.importorskip('torch')
 import litnn
 
 ROOT = Path(__file__).resolve().parent.parent
-TODO = ROOT/'tests'/'data'/'torch_paths_todo.txt'
 
 # torch's namespaces whose public names litnn shares (walked for names; each name is judged by its own __module__)
 NAMESPACES = ['', 'nn', 'nn.functional', 'nn.init', 'nn.modules', 'nn.parameter', 'nn.utils', 'nn.utils.rnn', 'nn.utils.parametrize',
@@ -52,11 +48,7 @@ def test_names_are_at_torchs_path():
     names = shared_names()
     wrong = misplaced()
     print(f"\n{len(names) - len(wrong)} of {len(names)} shared names are defined at torch's path; {len(wrong)} are not")
-    todo = [l for l in TODO.read_text().splitlines() if l.strip()] if TODO.exists() else []
-    new = sorted(set(wrong) - set(todo))
-    assert new == [], 'defined away from torch\'s path (see CONTRIBUTING.md):\n' + '\n'.join(new)
-    stale = sorted(set(todo) - set(wrong))
-    assert stale == [], 'now at torch\'s path: remove from tests/data/torch_paths_todo.txt:\n' + '\n'.join(stale)
+    assert wrong == [], 'defined away from torch\'s path (see CONTRIBUTING.md):\n' + '\n'.join(wrong)
 
 def imports_of(path, package):
     """The litnn modules a file imports, anywhere in it: an import deferred into a function body is how a cycle is
@@ -103,12 +95,27 @@ def cycles(graph):
         if v not in index: visit(v)
     return sorted(out)
 
-def test_no_new_import_cycles():
-    "The modules caught in an import cycle may only be fewer than those listed in tests/data/import_cycles_todo.txt."
+def test_no_import_cycles():
+    "No litnn module imports, directly or through others, a module that imports it (imports inside functions count)."
     found = cycles(import_graph())
     print(f"\n{len(found)} import cycles, through {sum(map(len, found))} modules")
-    caught = {m for c in found for m in c}
-    allowed = {l.strip() for l in (ROOT/'tests'/'data'/'import_cycles_todo.txt').read_text().splitlines() if l.strip()}
-    new = [c for c in found if not set(c) <= allowed]
-    assert new == [], 'import cycles (see CONTRIBUTING.md):\n' + '\n'.join(' '.join(c) for c in new)
-    assert sorted(allowed - caught) == [], 'no longer in a cycle: remove from tests/data/import_cycles_todo.txt'
+    assert found == [], 'import cycles (see CONTRIBUTING.md):\n' + '\n'.join(' '.join(c) for c in found)
+
+GROUPS = ['_tensor', '_creation', '_conversions', '_views', '_pointwise', '_indexing', '_reductions', '_products', '_sorting',
+          '_random', '_nn_ops']
+
+def test_cpp_names_are_in_their_group_file():
+    "A name torch implements in C++ (a torch function or Tensor method) defined in a group file is in the file of its group."
+    sys.path.insert(0, str(ROOT/'tools'))
+    from missing_names import group
+    checked, wrong = 0, []
+    for g in GROUPS:
+        m = importlib.import_module(f'litnn.{g}')
+        for name, o in vars(m).items():
+            if name.startswith('_') or not inspect.isfunction(o) or o.__module__ != m.__name__: continue
+            method = not hasattr(torch, name)
+            if method and not hasattr(torch.Tensor, name): continue       # litnn's own (gelu, leaky_relu: nn.functional's)
+            checked += 1
+            if group(name, method) != g: wrong.append(f'{name}: in litnn/{g}.py, its group is litnn/{group(name, method)}.py')
+    print(f"\n{checked - len(wrong)} of {checked} C++ names are in their group's file")
+    assert wrong == [], '\n'.join(wrong)

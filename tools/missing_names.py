@@ -31,27 +31,27 @@ _FAMILIES = [(re.compile(r'^(normal|bernoulli|multinomial|poisson|binomial|unifo
              (re.compile(r'smm$|spmm$|^(mm|bmm|mv|matmul|dot|vdot|inner|outer|addmm|addmv|addbmm|baddbmm|addr|ger|'
                          r'kron|tensordot|einsum|chain_matmul|cross|cdist)$'), '_products'),
              (re.compile(r'^(is_\w+|numel|nelement|get_device|element_size|ndimension|dim|size|stride|storage_offset|'
-                         r'data_ptr|copy_|new|type|pin_memory|resolve_neg|resolve_conj|item|tolist|numpy)$'), '_tensor'),
+                         r'data_ptr|new|type|pin_memory|resolve_neg|resolve_conj|item|tolist|numpy|dtype|device|shape|ndim|grad|'
+                         r'requires_grad|is_leaf|data|layout)$'), '_tensor'),
              (re.compile(r'^(count_nonzero|trace|logsumexp|logcumsumexp|cum\w+|argmax|argmin|aminmax|var_mean|std_mean|'
-                         r'nansum|nanmean|quantile|nanquantile|cov|corrcoef|dist|renorm|max|min)$'), '_reductions')]
+                         r'nansum|nanmean|quantile|nanquantile|cov|corrcoef|dist|renorm|max|min|trapezoid|trapz|cumulative_trapezoid)$'), '_reductions')]
 # the neural-network operators of torch/_refs/nn/functional and kin
 _NN = re.compile(r'^(batch_norm|instance_norm|group_norm|layer_norm|native_\w+|grid_sampler|affine_grid|gru|lstm|rnn_|'
                  r'conv\w*|embedding\w*|dropout|alpha_dropout|feature_\w*dropout|\w+_pool\d?d|\w+_loss|kl_div|bilinear|'
-                 r'prelu|rrelu|selu|celu|relu|hardshrink|threshold|pixel_\w+|channel_shuffle|pdist|pairwise_distance|'
+                 r'prelu|rrelu|selu|celu|hardshrink|binary_cross_entropy\w*|threshold|pixel_\w+|channel_shuffle|pdist|pairwise_distance|'
                  r'cosine_similarity|constant_pad_nd)_?$')
 # 4. what is left, by name; 5. anything else is pointwise (a function) or the Tensor's plumbing (a method)
 _BY_NAME = [(re.compile(r'eig|lstsq|(^|_)solve|geqrf|ormqr|qr$|svd|cholesky|^lu|det$|inverse|lobpcg|lowrank|triangular|matrix_'),
              '_products'),
             (re.compile(r'^(sum|prod|mean|std|var|amax|amin|all|any|norm)'), '_reductions'),
             (re.compile(r'^(to|type|type_as|float|double|half|bfloat16|int|long|short|bool|byte|char|cpu|cuda|numpy|tolist|'
-                        r'item|cfloat|cdouble|chalf|view_as_real|view_as_complex|from_file|frombuffer|can_cast)$'),
+                        r'item|copy|cfloat|cdouble|chalf|view_as_real|view_as_complex|from_file|frombuffer|can_cast)$'),
              '_conversions'),
             (re.compile(r'_copy$|^(as_strided|unfold|view|expand|permute|squeeze|unsqueeze|alias|detach|split|split_with_sizes|slice|t|'
                         r'transpose|tile|narrow|select|unsafe_split|unsafe_chunk|unsafe_split_with_sizes|adjoint|diagflat|'
-                        r'repeat_interleave|T|mT|H|mH)$'), '_views'),
+                        r'repeat_interleave|combinations|T|mT|H|mH)$'), '_views'),
             (re.compile(r'^(empty|zeros|ones|full|arange|range|linspace|logspace|eye|tensor|rand|randn|randint|randperm|'
-                        r'from_numpy|as_tensor|asarray|scalar_tensor|vander|combinations|\w+_window|tril_indices|'
-                        r'triu_indices)'), '_creation')]
+                        r'from_numpy|as_tensor|asarray|scalar_tensor|vander|\w+_window|tril_indices|triu_indices|new_\w+)'), '_creation')]
 
 def refs_groups():
     "name -> litnn group file, read from the sections of torch._refs' __all__."
@@ -67,6 +67,15 @@ def refs_groups():
             for n in re.findall(r'["\'](\w+)["\']', s.split('#')[0]): groups[n] = _SECTIONS.get(section)
     return groups
 
+# torch's other names for the same operation: an alias goes with the name it aliases
+_ALIASES = dict(swapaxes='transpose', swapdims='transpose', moveaxis='movedim', concat='cat', concatenate='cat',
+                row_stack='vstack', clip='clamp', arctan2='atan2', absolute='abs', negative='neg', subtract='sub',
+                multiply='mul', divide='div', true_divide='div', greater='gt', greater_equal='ge', less='lt', less_equal='le',
+                not_equal='ne', ger='outer', fix='trunc', arcsin='asin', arccos='acos', arctan='atan', arcsinh='asinh',
+                arccosh='acosh', arctanh='atanh', special_expit='sigmoid')
+# where torch/_refs/__init__.py files an operation in a section that is not its group
+_MISFILED = {'rsqrt': '_pointwise'}
+
 _GROUPS = None
 def group(name, method=False, fallback=True):
     """The group file of a name torch implements in C++ (CONTRIBUTING.md): its family (random sampling, sorting,
@@ -76,6 +85,8 @@ def group(name, method=False, fallback=True):
     global _GROUPS
     if _GROUPS is None: _GROUPS = refs_groups()
     base = name.rstrip('_') if name not in ('__and__',) else name
+    base = _ALIASES.get(base, base)
+    if base in _MISFILED: return _MISFILED[base]
     for rx, g in _FAMILIES:
         if rx.search(base): return g
     if _NN.search(base): return '_nn_ops'

@@ -4,18 +4,17 @@
 
 # %% ../../nbs/02a_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import builtins, itertools, operator, sys, threading, numpy as np
+import builtins, operator, sys, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _LEGACY, _version_counter
 from ..backend import _by_np
-from .._creation import tensor as _tensor
-from .graph import AccumulateGrad, _accumulator, _edge, _FREED, _version
+from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half
 from .operators import add, mul
 
 # %% auto #0
-__all__ = ['backward']
+__all__ = []
 
 # %% ../../nbs/02a_engine.ipynb #d7a89513
 _by_seq = operator.attrgetter('_seq')
@@ -100,14 +99,6 @@ def _store_grad(t, g, claimed, create_graph):
     else:
         old._data += g
         if old._vc is not None: old._vc[0] += 1
-
-# %% ../../nbs/02a_engine.ipynb #ef3909a4
-class _GraphTask(threading.local):
-    "The backward running in this thread: (id, its nodes in order, the nodes it runs or None for all), else None."
-    current = None
-
-_graph_task = _GraphTask()
-_task_ids = itertools.count(1)
 
 # %% ../../nbs/02a_engine.ipynb #48af81c2
 _final_callbacks = []   # one list per running backward: see `queue_callback` below
@@ -227,7 +218,7 @@ def _grad_for(t, g, i=0):
     if g is None:
         if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
         return Tensor._make(array_namespace(t._data).ones_like(t._data))
-    if not isinstance(g, Tensor): g = _tensor(g, dtype=t.dtype)
+    if not isinstance(g, Tensor): g = Tensor._make(array_namespace(t._data).asarray(g, dtype=t._data.dtype))   # autograd sits below the factories
     if g._data.shape != t._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of {t.shape!r}.".replace('litnn.Size', 'litnn.Size'))
     return g
@@ -235,37 +226,11 @@ def _grad_for(t, g, i=0):
 # %% ../../nbs/02a_engine.ipynb #9df35ba1
 def _as_tuple(x): return (x,) if isinstance(x, Tensor) else tuple(x)
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate gradients of `tensors` into the `.grad` of leaves (or only of `inputs`).
-
-    ```python
-    >>> import litnn
-    >>> w = litnn.tensor([1., 2.], requires_grad=True)
-    >>> litnn.autograd.backward((w * w).sum())
-    >>> w.grad.tolist()
-    [2.0, 4.0]
-
-    ```
-    """
-    tensors = _as_tuple(tensors)
-    grads = (None,) * len(tensors) if grad_tensors is None else _as_tuple(grad_tensors) if not isinstance(grad_tensors, Tensor) else (grad_tensors,)
-    roots = [_root(t, i) for i, t in enumerate(tensors)]
-    root_grads = [_grad_for(t, g, i) for i, (t, g) in enumerate(zip(tensors, grads))]
-    if retain_graph is None: retain_graph = create_graph
-    only = None
-    if inputs is not None:
-        inputs = _as_tuple(inputs)
-        if not inputs: raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        only = set()
-        for t in inputs:
-            if t.grad_fn is None: only.add(_accumulator(t))
-            else: t.retain_grad(); only.add(t.grad_fn)
-    _execute(roots, root_grads, retain_graph, create_graph, only=only)
-
 # %% ../../nbs/02a_engine.ipynb #4d748a03
 @patch
 def backward(self:Tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     "Compute the gradient of this tensor with respect to the graph's leaves, into their `.grad`."
+    from litnn.autograd import backward      # the package's function (its module is imported after this one)
     backward(self, gradient, retain_graph, create_graph, inputs)
 
 # %% ../../nbs/02a_engine.ipynb #2b887fd6

@@ -9,7 +9,7 @@ __all__ = ['vjp', 'jvp', 'jacobian', 'hessian', 'vhp', 'hvp']
 from .._tensor import Tensor
 from .._creation import zeros, zeros_like
 from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
-from .grad_hooks import grad
+from . import grad
 
 # %% ../../nbs/02c_jacobians.ipynb #4a88530e
 def _as_tuple(x, arg_name, fn_name):

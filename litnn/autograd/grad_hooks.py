@@ -8,14 +8,12 @@ import weakref
 from collections import OrderedDict
 from ..backend import patch
 from .._tensor import Tensor, _version_counter
-from .._creation import zeros_like
 from ..utils.hooks import RemovableHandle
 from .variable import Variable
-from .graph import _edge
-from .engine import _final_callbacks, _execute, _root, _grad_for, _as_tuple, _as_tensor
+from .engine import _final_callbacks
 
 # %% auto #0
-__all__ = ['grad']
+__all__ = []
 
 # %% ../../nbs/02a_grad_and_hooks.ipynb #6e75d20d
 @patch
@@ -62,44 +60,6 @@ class _ExecutionEngine:
         _final_callbacks[-1].append(callback)
 
 Variable._execution_engine = _ExecutionEngine()
-
-# %% ../../nbs/02a_grad_and_hooks.ipynb #275f3586
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         is_grads_batched=False, materialize_grads=False):
-    """The gradients of `outputs` with respect to `inputs`, returned as a tuple (as `torch.autograd.grad`).
-
-    ```python
-    >>> import litnn
-    >>> x = litnn.tensor(3., requires_grad=True)
-    >>> [g.item() for g in litnn.autograd.grad(x * x, x)]
-    [6.0]
-
-    ```
-    """
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.")
-    if allow_unused is None: allow_unused = materialize_grads
-    gos = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
-    roots = [_root(t, i) for i, t in enumerate(outputs)]
-    root_grads = [_grad_for(t, g, i) for i, (t, g) in enumerate(zip(outputs, gos))]
-    for t in inputs:
-        if not t._requires_grad: raise RuntimeError("One of the differentiated Tensors does not require grad")
-    points = [_edge(t) for t in inputs]
-    capture = {n for n, _ in points}
-    if retain_graph is None: retain_graph = create_graph
-    captured = _execute(roots, root_grads, retain_graph, create_graph, capture=capture, accumulate=False)
-    res = []
-    for i, ((n, nr), t) in enumerate(zip(points, inputs)):
-        g = captured[n][nr] if n in captured else None
-        if g is None:
-            if materialize_grads: g = zeros_like(t)
-            elif not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
-        elif not create_graph: g = _as_tensor(g)
-        res.append(g)
-    return tuple(res)
 
 # %% ../../nbs/02a_grad_and_hooks.ipynb #ca761ab6
 @patch

@@ -12,7 +12,7 @@ from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
 
 # %% auto #0
-__all__ = ['Node', 'AccumulateGrad', 'Op']
+__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook']
 
 # %% ../../nbs/02_backprop.ipynb #839c4398
 _FREED = object()
@@ -305,12 +305,113 @@ def _wrap_many(ctx, outs):
     ctx._out_meta = [(o.shape, o.dtype) for o in outs]
     return tuple(res)
 
-# %% ../../nbs/02_backprop.ipynb #graphsh1
-_DEFINED_IN_02F = ('saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook')
+# %% ../../nbs/02_backprop.ipynb #f32d627b
+class _GraphTask(threading.local):
+    "The backward running in this thread: (id, its nodes in order, the nodes it runs or None for all), else None."
+    current = None
 
-def __getattr__(name):
-    "torch.autograd.graph's hooks around saved tensors, which `02f_saved_tensor_hooks` defines, reached through this module."
-    if name in _DEFINED_IN_02F:
-        from . import saved_hooks        # (within the package: 02f's module)
-        return getattr(saved_hooks, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+_graph_task = _GraphTask()
+_task_ids = itertools.count(1)
+
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #7f984ebb
+import contextlib, functools, threading
+from .._tensor import Tensor
+from ..utils.hooks import RemovableHandle
+from .grad_mode import _Mode
+
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #9fff80cb
+_lock = threading.Lock()
+
+class saved_tensors_hooks:
+    "Context manager: tensors saved for backward go through `pack_hook`; backward gets them back from `unpack_hook`."
+    def __init__(self, pack_hook, unpack_hook): self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+    def __enter__(self):
+        if _saved_hooks.disabled is not None: raise RuntimeError(_saved_hooks.disabled)
+        _saved_hooks.stack.append((self.pack_hook, self.unpack_hook))
+        with _lock: _Mode.packing += 1
+    def __exit__(self, *exc):
+        _saved_hooks.stack.pop()
+        with _lock: _Mode.packing -= 1
+
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #77ffc8ba
+class save_on_cpu(saved_tensors_hooks):
+    "Context manager: saved tensors are kept on the CPU and moved back to their device for backward."
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack_to_cpu(t): return (t.device, t.cpu())
+        def unpack_from_cpu(packed):
+            device, t = packed
+            return t.to(device)
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #a6e0ca29
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    "Context manager: setting saved-tensor hooks inside raises RuntimeError(`error_message`)."
+    prev = _saved_hooks.disabled
+    try:
+        _saved_hooks.disabled = error_message
+        if _saved_hooks.stack: raise RuntimeError(error_message)
+        yield
+    finally: _saved_hooks.disabled = prev
+
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #08d422d1
+class _MultiHandle(RemovableHandle):
+    "One handle for the hooks of several tensors."
+    def __init__(self, handles): self.handles = handles
+    def remove(self):
+        for h in self.handles: h.remove()
+    def __getstate__(self): return self.handles
+    def __setstate__(self, state): self.handles = state
+
+def _grad_fn_or_acc(t):
+    "The node that receives `t`'s gradient: its grad_fn, or a leaf's AccumulateGrad."
+    if t.grad_fn is not None: return t.grad_fn
+    if t.requires_grad: return _accumulator(t)
+    raise AssertionError("Expected gradient function to be set")
+
+def _current_task():
+    "The (id, nodes, nodes it runs) of the backward running in this thread."
+    task = _graph_task.current
+    if task is None: raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+def _will_execute(fn):
+    "Whether the running backward runs node `fn`."
+    _, order, needed = _current_task()
+    return (needed is None or fn in needed) and any(n is fn for n in order)
+
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #aa631675
+def _all_hooks(tensors, fn):
+    "Hooks on `tensors` calling `fn(grads)` once the gradient of each tensor the backward reaches is computed."
+    nodes, n, lock = [_grad_fn_or_acc(t) for t in tensors], len(tensors), threading.Lock()
+    count, expected, buffer = {}, {}, {}
+    def hook_for(i):
+        def hook(grad):
+            tid = _current_task()[0]
+            with lock:
+                k = count[tid] = count.get(tid, 0) + 1
+                if k == 1: expected[tid], buffer[tid] = sum(map(_will_execute, nodes)), [None] * n
+            buffer[tid][i] = grad
+            if k == expected[tid]:
+                grads = buffer.pop(tid); del count[tid], expected[tid]
+                fn(grads)
+        return hook
+    return tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors))
+
+# %% ../../nbs/02f_saved_tensor_hooks.ipynb #6ed75f85
+def _any_hooks(tensors, fn):
+    "Hooks on `tensors` calling `fn(grad)` with the first of their gradients, once per backward."
+    ran, lock = set(), threading.Lock()
+    @functools.wraps(fn)
+    def hook(grad):
+        tid = _current_task()[0]
+        with lock:
+            if tid in ran: return
+            ran.add(tid)
+        fn(grad)
+    return tuple(t.register_hook(hook) for t in tensors if t.requires_grad)
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    "Call `fn` after the gradients of all `tensors` (mode 'all'), or the first of them ('any'); returns a handle."
+    if mode not in ("all", "any"): raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    return _MultiHandle(_all_hooks(tensors, fn) if mode == "all" else _any_hooks(tensors, fn))

@@ -14,7 +14,7 @@ from .._tensor import Tensor
 from .._creation import ones_like, zeros_like
 from ..autograd.grad_mode import _Mode, enable_grad
 from .._views import stack, cat
-from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable
+from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable, exposed_in
 from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
 
 # %% ../../nbs/36b_vmap.ipynb #16d9bbd9
@@ -220,6 +220,7 @@ def _batched_call(func, leaves, dims, spec, kwargs, randomness):
     return out, level
 
 # %% ../../nbs/36b_vmap.ipynb #b1311748
+@exposed_in("litnn.func")
 def vmap(func, # a function of one sample
          in_dims=0, # the mapped dimension of each argument: int, None (not mapped), or a tree of them matching the arguments
          out_dims=0, # where the batch dimension goes in each output: int, None, or a tree of them

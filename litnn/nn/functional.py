@@ -3479,7 +3479,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 # %% ../../nbs/28_attention.ipynb #03ba1cd4
 import math, numpy as np
 from .. import backend as B
-from ..autograd.grad_hooks import grad
+from ..autograd import grad
 from ..backend import array_namespace, array_device, _generator
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _NO_CTX

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from .._views import cat
 from ..autograd.graph import Op, _NO_CTX
 from ..autograd.grad_mode import enable_grad
-from ..autograd.grad_hooks import grad as _autograd_grad
+from ..autograd import grad as _autograd_grad
 from . import functional as F
 
 # %% ../../nbs/27_recurrence.ipynb #1761f67c

@@ -12,7 +12,7 @@ from ..backend import default_generator, _cuda_generators
 from .._tensor import Tensor
 from .._creation import empty
 from ..autograd.grad_mode import no_grad, enable_grad
-from ..autograd.engine import backward
+from ..autograd import backward
 from ..autograd.function import Function
 
 # %% ../../nbs/02e_checkpoint.ipynb #b207db68

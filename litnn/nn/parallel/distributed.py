@@ -16,7 +16,7 @@ from ...autograd.graph import AccumulateGrad
 from ...autograd.grad_mode import no_grad, is_grad_enabled
 from ...autograd import Variable
 from ..modules.module import Module
-from .data_parallel import _to_device
+from .scatter_gather import _to_device
 from ...distributed.algorithms.ddp_comm_hooks.default_hooks import _sum_fut
 from ...distributed.distributed_c10d import _agreed_calls
 from ...backend import array_namespace
