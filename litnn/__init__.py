@@ -146,17 +146,17 @@ def init_num_threads():
     "Nothing to initialise (PyTorch's Python-level call returns None too)."
     return None
 
-# %% ../nbs/03q_more_math.ipynb #e121c50d
+# %% ../nbs/03q_powers_integrals_differences.ipynb #e121c50d
 from ._tensor import Tensor
 from .backend import int64
 from . import linalg
 
-# %% ../nbs/03q_more_math.ipynb #94348ea7
+# %% ../nbs/03q_powers_integrals_differences.ipynb #94348ea7
 matrix_power = linalg.matrix_power      # the same function in torch
 
 Tensor.matrix_power = matrix_power
 
-# %% ../nbs/03q_more_math.ipynb #0e97b5a3
+# %% ../nbs/03q_powers_integrals_differences.ipynb #0e97b5a3
 def vander(x, N=None, increasing=False):
     "The Vandermonde matrix of vector `x`: columns x**(N-1) ... x**0 (the reverse if `increasing`)."
     if x.dim() != 1: raise RuntimeError("x must be a one-dimensional tensor.")
@@ -166,11 +166,11 @@ def vander(x, N=None, increasing=False):
     v = linalg.vander(x, N=n)
     return v if increasing else v.flip(-1)
 
-# %% ../nbs/03qa_tensor_odds.ipynb #5e941680
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #5e941680
 import builtins
 from ._tensor import Tensor
 
-# %% ../nbs/03qa_tensor_odds.ipynb #6c383b29
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #6c383b29
 def typename(obj):
     "The name of `obj`'s type as torch prints it."
     if isinstance(obj, Tensor): return obj.type()

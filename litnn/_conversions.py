@@ -123,13 +123,13 @@ def copy_(self:Tensor, src, non_blocking=False):
     dev = self.device
     return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(b, dev), casting='unsafe'))
 
-# %% ../nbs/03qa_tensor_odds.ipynb #e3c7b940
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #e3c7b940
 import numpy as np
 from .backend import to_dtype, dtype as _dtype
 from ._tensor import Tensor
 from .autograd.engine import _can_cast
 
-# %% ../nbs/03qa_tensor_odds.ipynb #74448a4f
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #74448a4f
 def can_cast(from_, to):
     "Can a value of dtype `from_` be written into memory of dtype `to` (torch's in-place casting rule)?"
     for name, d in (('from_', from_), ('to', to)):
@@ -137,7 +137,7 @@ def can_cast(from_, to):
             raise TypeError(f"can_cast(): argument '{name}' (position {1 if name == 'from_' else 2}) must be litnn.dtype, not {type(d).__name__}")
     return _can_cast(from_.np, to.np)
 
-# %% ../nbs/03qa_tensor_odds.ipynb #7ce78baf
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #7ce78baf
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     "A 1-d tensor sharing the memory of `buffer` (anything with the buffer protocol), as `count` values of `dtype` after `offset` bytes."
     d, n = to_dtype(dtype), memoryview(buffer).nbytes

@@ -391,11 +391,11 @@ def new_tensor(self:Tensor, data, dtype=None, device=None, requires_grad=False):
     "A tensor of `data`, with this tensor's dtype and device by default."
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-# %% ../nbs/03n_more_extras.ipynb #1b8ebe53
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #1b8ebe53
 from .backend import get_default_dtype, float64
 from .autograd.graph import _check_tensors
 
-# %% ../nbs/03n_more_extras.ipynb #ff587acb
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #ff587acb
 def _function(name, method, module):
     "torch.`name`: the in-place method as a function of `module`, refusing a non-tensor with torch's TypeError (not an AttributeError)."
     def f(input, *args, **kwargs):
@@ -404,10 +404,10 @@ def _function(name, method, module):
     f.__name__ = f.__qualname__ = name; f.__doc__, f.__module__ = method.__doc__, module
     return f
 
-# %% ../nbs/03n_more_extras.ipynb #c62a0c9e
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #c62a0c9e
 zero_ = _function('zero_', Tensor.zero_, __name__)
 
-# %% ../nbs/03n_more_extras.ipynb #517858fc
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #517858fc
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     "`steps` values from base**start to base**end, evenly spaced in the exponent."
     out = base ** linspace(start, end, steps, dtype=float64, device=device)
@@ -435,12 +435,12 @@ def _strided(flat, size, stride, offset):
     xp = array_namespace(flat)
     return xp.lib.stride_tricks.as_strided(flat[offset:], tuple(size), tuple(s * flat.itemsize for s in stride))
 
-# %% ../nbs/03qa_tensor_odds.ipynb #94763ef5
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #94763ef5
 import builtins, math, warnings, numpy as np
 from .backend import patch, to_dtype, get_default_dtype
 from ._tensor import Tensor
 
-# %% ../nbs/03qa_tensor_odds.ipynb #5c9262ca
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #5c9262ca
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
     "Values from `start` to `end` *inclusive*, `step` apart (deprecated: use `arange`)."
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is inconsistent with Python's "
@@ -451,7 +451,7 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
     values = start + step * np.arange(n, dtype=np.float64)
     return tensor(values, dtype=to_dtype(dtype) if dtype is not None else get_default_dtype(), device=device, requires_grad=requires_grad)
 
-# %% ../nbs/03qa_tensor_odds.ipynb #89877e4d
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #89877e4d
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     "An uninitialised tensor with sizes `size` and strides `stride`, over just enough memory."
     size, stride = tuple(builtins.int(n) for n in size), tuple(builtins.int(s) for s in stride)

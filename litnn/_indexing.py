@@ -502,11 +502,11 @@ def take(self:Tensor, index): return take(self, index)
 @patch
 def take_along_dim(self:Tensor, indices, dim=None): return take_along_dim(self, indices, dim)
 
-# %% ../nbs/03m_everyday_extras.ipynb #3daad217
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #3daad217
 import numpy as np
 from .autograd.graph import _check_tensors, _as_torch_error
 
-# %% ../nbs/03m_everyday_extras.ipynb #f610f32e
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #f610f32e
 def masked_select(input, mask):
     "The values of `input` where `mask` (broadcast with it) is True, as a 1-D tensor."
     _check_tensors('masked_select', dict(input=input, mask=mask))

@@ -640,13 +640,13 @@ def _return_type(name):
 
 return_types = SimpleNamespace(max=_return_type('max'), min=_return_type('min'))
 
-# %% ../nbs/03aa_more_reductions.ipynb #558f07b4
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #558f07b4
 from .backend import array_namespace, to_dtype
 from ._tensor import Tensor, _as_array, _wrap_dim
 from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _cast, _refuse_integers, _opmath
 
-# %% ../nbs/03aa_more_reductions.ipynb #d445f416
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #d445f416
 class SoftmaxBackward0(Op):
     on_arrays = True
     @staticmethod
@@ -663,7 +663,7 @@ class SoftmaxBackward0(Op):
         y = ctx._result_like(g); gy = g * y
         return gy - y * gy.sum(axis=ctx.dim, keepdims=True)     # numpy's keywords: tensors take them too
 
-# %% ../nbs/03aa_more_reductions.ipynb #3771d3a6
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #3771d3a6
 class LogSoftmaxBackward0(Op):
     on_arrays = True
     @staticmethod
@@ -679,7 +679,7 @@ class LogSoftmaxBackward0(Op):
         y = ctx._result_like(g)
         return g - (y.exp() if isinstance(y, Tensor) else array_namespace(y).exp(y)) * g.sum(axis=ctx.dim, keepdims=True)
 
-# %% ../nbs/03aa_more_reductions.ipynb #8e2b40fa
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #8e2b40fa
 def _softmax(cls, x, dim, dtype, name):
     if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
@@ -688,7 +688,7 @@ def _softmax(cls, x, dim, dtype, name):
     if not x._data.size: return x.clone()        # nothing to normalize (numpy's max refuses an empty dim)
     return cls.apply(x, dim=d if x._data.ndim else None)
 
-# %% ../nbs/03aa_more_reductions.ipynb #a14e2422
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #a14e2422
 def softmax(input, dim, dtype=None):
     "e^x / sum(e^x) along `dim`, computed without overflow."
     return _softmax(SoftmaxBackward0, input, dim, dtype, 'softmax')
@@ -1657,7 +1657,7 @@ Tensor.igamma, Tensor.igammac = igamma, igammac
 Tensor.igamma_ = lambda self, other: _inplace(self, igamma, other)
 Tensor.igammac_ = lambda self, other: _inplace(self, igammac, other)
 
-# %% ../nbs/03m_everyday_extras.ipynb #cf735e1f
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #cf735e1f
 import numpy as np
 from .backend import array_namespace, patch
 from ._tensor import Tensor, _dtype_name
@@ -1667,7 +1667,7 @@ from .autograd.broadcasting import _promote, _float_dtype, _cast, _levels, _half
 from .autograd.engine import _inplace
 from .backend import result_type, float32, float16, bfloat16
 
-# %% ../nbs/03m_everyday_extras.ipynb #a6c32405
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #a6c32405
 greater = gt
 greater_equal = ge
 less = lt
@@ -1676,16 +1676,16 @@ not_equal = ne
 
 for _f, _n in ((gt, 'greater'), (ge, 'greater_equal'), (lt, 'less'), (le, 'less_equal'), (ne, 'not_equal')): setattr(Tensor, _n, _f)
 
-# %% ../nbs/03m_everyday_extras.ipynb #ce38f680
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #ce38f680
 def positive(input):
     "`input` itself (unary plus); bools are refused, as by `+`."
     if input.dtype.name == 'bool': raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
-# %% ../nbs/03m_everyday_extras.ipynb #d15d98c5
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #d15d98c5
 Tensor.positive = positive
 
-# %% ../nbs/03m_everyday_extras.ipynb #9dfb67c2
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #9dfb67c2
 def signbit(input):
     "True where the sign bit is set (also for -0.0)."
     a = input._data
@@ -1697,7 +1697,7 @@ def isreal(input): return _const(array_namespace(input._data).ones(input._data.s
 
 for _f in (signbit, isposinf, isneginf, isreal): setattr(Tensor, _f.__name__, _f)
 
-# %% ../nbs/03m_everyday_extras.ipynb #a2376c14
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #a2376c14
 _ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true "
                 "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * "
                 "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
@@ -1707,7 +1707,7 @@ _ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a 
 def _check_division(t1, t2):
     if not (_float_dtype(t1) or _float_dtype(t2)): raise RuntimeError(_ADDCDIV_INT)
 
-# %% ../nbs/03m_everyday_extras.ipynb #bfd76563
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #bfd76563
 def _addc(input, tensor1, tensor2, value, divide):
     "`input + (value * tensor1) * tensor2` (or `/ tensor2`) as torch's kernel: in the three's promoted dtype, half precision in float32."
     d = result_type(*_levels(input, tensor1, tensor2))
@@ -1740,7 +1740,7 @@ def addcdiv_(self:Tensor, tensor1, tensor2, *, value=1):
 
 Tensor.addcmul, Tensor.addcdiv = addcmul, addcdiv
 
-# %% ../nbs/03m_everyday_extras.ipynb #1ec90e4c
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #1ec90e4c
 def fmax(input, other):
     "The elementwise maximum, ignoring NaN."
     _check_tensors('fmax', dict(input=input, other=other))
@@ -1751,7 +1751,7 @@ def fmin(input, other):
     _check_tensors('fmin', dict(input=input, other=other))
     return where(le(input, other).logical_or(other.isnan()), input, other)
 
-# %% ../nbs/03m_everyday_extras.ipynb #62d90e8c
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #62d90e8c
 def _integer_only(name):
     f = _nondiff_binary(name, name)
     def g(input, other):
@@ -1763,7 +1763,7 @@ def _integer_only(name):
     g.__doc__ = f"Elementwise `{name}` of two integer tensors."
     return g
 
-# %% ../nbs/03m_everyday_extras.ipynb #0d5e08ad
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #0d5e08ad
 gcd, lcm = _integer_only('gcd'), _integer_only('lcm')
 
 @patch
@@ -1772,14 +1772,14 @@ def gcd_(self:Tensor, other): return self.copy_(gcd(self, other))
 def lcm_(self:Tensor, other): return self.copy_(lcm(self, other))
 _all_ = ['gcd_', 'lcm_']         # torch.gcd_(a, b) too
 
-# %% ../nbs/03m_everyday_extras.ipynb #ced73941
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #ced73941
 def ldexp(input, other): return input * pow(2., other)
 
 @patch
 def ldexp_(self:Tensor, other): return self.mul_(pow(2., other))
 _all_ = ['ldexp_']
 
-# %% ../nbs/03m_everyday_extras.ipynb #dd1aabf8
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #dd1aabf8
 class FrexpBackward0(Op):
     "frexp's mantissa; its gradient is grad / 2^exponent."
     @staticmethod
@@ -1790,7 +1790,7 @@ class FrexpBackward0(Op):
     def backward(ctx, g):
         with np.errstate(over='ignore'): return g / ctx.saved_tensors[0].to(g.dtype).exp2(), None
 
-# %% ../nbs/03m_everyday_extras.ipynb #6be2fa99
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #6be2fa99
 def frexp(input):
     "(mantissa, exponent): input = mantissa·2^exponent, |mantissa| in [0.5, 1) (0 for 0)."
     if not _float_dtype(input): raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -1799,14 +1799,14 @@ def frexp(input):
 
 for _f in (fmax, fmin, gcd, lcm, ldexp, frexp): setattr(Tensor, _f.__name__, _f)
 
-# %% ../nbs/03n_more_extras.ipynb #4854535c
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #4854535c
 from .backend import patch
 from ._tensor import Tensor
 from .autograd.graph import _check_tensors
 from .autograd.broadcasting import _refuse_integers
 from ._creation import _function
 
-# %% ../nbs/03n_more_extras.ipynb #824f247b
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #824f247b
 _all_ = ['abs_', 'acos_', 'acosh_', 'arccos_', 'arccosh_', 'arcsin_', 'arcsinh_', 'arctan_', 'arctanh_', 'asin_',
          'asinh_', 'atan_', 'atanh_', 'ceil_', 'clamp_', 'clamp_max_', 'clamp_min_', 'clip_', 'cos_', 'cosh_', 'deg2rad_',
          'erf_', 'erfc_', 'exp2_', 'exp_', 'expm1_', 'fill_', 'fix_', 'floor_', 'frac_', 'log10_', 'log1p_',
@@ -1819,7 +1819,7 @@ Tensor.subtract_ = Tensor.sub_
 Tensor.multiply_ = Tensor.mul_
 Tensor.divide_ = Tensor.true_divide_ = Tensor.div_
 
-# %% ../nbs/03n_more_extras.ipynb #9d85e8d2
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #9d85e8d2
 def _written_back(name):
     "The in-place method `name`: the out-of-place method on a copy of `self` (which its backward may keep), written into `self`."
     base = name[:-1]
@@ -1834,7 +1834,7 @@ for _n, _o in dict(greater_='gt_', greater_equal_='ge_', less_='lt_', less_equal
     setattr(Tensor, _n, getattr(Tensor, _o))
 negative_, square_ = Tensor.neg_, Tensor.square_
 
-# %% ../nbs/03n_more_extras.ipynb #e4d9ab74
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #e4d9ab74
 _nextafter = _nondiff_binary('nextafter', 'nextafter')
 
 def nextafter(input, other):
@@ -1847,19 +1847,19 @@ def nextafter(input, other):
 def nextafter_(self:Tensor, other): return self.copy_(nextafter(self, other))
 Tensor.nextafter = nextafter
 
-# %% ../nbs/03q_more_math.ipynb #2edcac15
+# %% ../nbs/03q_powers_integrals_differences.ipynb #2edcac15
 import builtins, numbers
 from .backend import patch, get_default_dtype
 from ._tensor import Tensor, _wrap_dim
 from ._views import cat
 from .autograd.engine import _inplace
 
-# %% ../nbs/03q_more_math.ipynb #f17d33e6
+# %% ../nbs/03q_powers_integrals_differences.ipynb #f17d33e6
 def _along(t, d, n):
     "Vector `t` shaped to broadcast along dimension `d` of an `n`-dimensional tensor."
     return t.reshape([-1 if i == d else 1 for i in range(n)])
 
-# %% ../nbs/03q_more_math.ipynb #f7a7e75b
+# %% ../nbs/03q_powers_integrals_differences.ipynb #f7a7e75b
 def _central(f, d, h):
     "The interior estimates along `d`: weights of the neighbours at steps `hl` (left) and `hr` (right)."
     n = f.shape[d]
@@ -1879,7 +1879,7 @@ def _ends(f, d, h, second):
     last = h4 / (h3 * (h3 + h4)) * s[3] - (h4 + h3) / (h3 * h4) * s[4] + (2 * h4 + h3) / (h4 * (h3 + h4)) * s[5]
     return first, last
 
-# %% ../nbs/03q_more_math.ipynb #32a60ecf
+# %% ../nbs/03q_powers_integrals_differences.ipynb #32a60ecf
 def _spacings(spacing, dims, f):
     "One step (a number) or one vector of steps per dimension in `dims`, from torch's forms of `spacing`."
     if isinstance(spacing, numbers.Number): return [spacing] * len(dims)
@@ -1896,7 +1896,7 @@ def _spacings(spacing, dims, f):
         out.append(s)
     return out
 
-# %% ../nbs/03q_more_math.ipynb #b4b0e67a
+# %% ../nbs/03q_powers_integrals_differences.ipynb #b4b0e67a
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     "Estimates of the derivative of samples `input` along each dimension in `dim` (all by default), one tensor each."
     if edge_order not in (1, 2): raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
@@ -1910,7 +1910,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         out.append(cat([first.unsqueeze(d), _central(f, d, h), last.unsqueeze(d)], d))
     return tuple(out)
 
-# %% ../nbs/03q_more_math.ipynb #b7aafc00
+# %% ../nbs/03q_powers_integrals_differences.ipynb #b7aafc00
 def heaviside(input, values):
     "The unit step of `input`: 0 below zero, 1 above, `values` at zero."
     if not isinstance(values, Tensor): raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
@@ -1923,17 +1923,17 @@ Tensor.heaviside = heaviside
 @patch
 def heaviside_(self:Tensor, values): return _inplace(self, heaviside, values)
 
-# %% ../nbs/03q_more_math.ipynb #e9907812
+# %% ../nbs/03q_powers_integrals_differences.ipynb #e9907812
 def rsub(input, other, *, alpha=1):
     "`other - alpha * input`."
     if isinstance(other, Tensor): return other.sub(input, alpha=alpha)
     return other - (input if alpha == 1 else input * alpha)
 
-# %% ../nbs/03qa_tensor_odds.ipynb #53e6ddbc
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #53e6ddbc
 from ._tensor import Tensor
 from ._creation import FillBackward2, FillBackward3
 
-# %% ../nbs/03qa_tensor_odds.ipynb #fb0e4569
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #fb0e4569
 class FillBackward0(FillBackward2): "fill with a number, out of place"
 class FillBackward1(FillBackward3): "fill with a 0-d tensor, out of place"
 

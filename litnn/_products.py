@@ -321,21 +321,21 @@ Tensor.baddbmm_ = lambda self, b1, b2, *, beta=1, alpha=1: self.copy_(baddbmm(se
 Tensor.addbmm_ = lambda self, b1, b2, *, beta=1, alpha=1: self.copy_(addbmm(self, b1, b2, beta=beta, alpha=alpha))
 Tensor.addmv_ = lambda self, m, v, *, beta=1, alpha=1: self.copy_(addmv(self, m, v, beta=beta, alpha=alpha))
 
-# %% ../nbs/03m_everyday_extras.ipynb #240c2fe0
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #240c2fe0
 from ._tensor import Tensor
 from ._products import _tensordot
 from ._views import broadcast_to, diagflat, fliplr, flipud, narrow_copy, ravel, repeat_interleave
 from ._indexing import masked_select
 
-# %% ../nbs/03m_everyday_extras.ipynb #8bb2cd40
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #8bb2cd40
 ger = outer
 Tensor.ger = outer
 
-# %% ../nbs/03m_everyday_extras.ipynb #817c938f
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #817c938f
 for _f in (broadcast_to, ravel, diagflat, narrow_copy, fliplr, flipud, masked_select, repeat_interleave):
     setattr(Tensor, _f.__name__, _f)
 
-# %% ../nbs/03m_everyday_extras.ipynb #36bb6033
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #36bb6033
 def inner(input, other):
     "The sum of products over the last dimensions of `input` and `other`."
     if input.dim() == 0 or other.dim() == 0: return input * other
@@ -347,12 +347,12 @@ def vdot(input, other): return dot(input, other)
 
 Tensor.inner, Tensor.vdot = inner, vdot
 
-# %% ../nbs/03n_more_extras.ipynb #fc5bae2d
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #fc5bae2d
 from .backend import patch
 from ._tensor import Tensor
 from .autograd.broadcasting import _float_dtype
 
-# %% ../nbs/03n_more_extras.ipynb #50cb4336
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #50cb4336
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     "beta * input + alpha * outer(vec1, vec2)."
     if not _float_dtype(input) and input.dtype.name != 'bool':

@@ -232,7 +232,7 @@ def argmin(input, dim=None, keepdim=False):
 
 for _f in (max, min, amax, amin, argmax, argmin): setattr(Tensor, _f.__name__, _f)
 
-# %% ../nbs/03aa_more_reductions.ipynb #89b416f0
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #89b416f0
 import math, numpy as np
 from . import backend as B
 from .backend import array_namespace, to_dtype
@@ -243,7 +243,7 @@ from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _half, _opmath
 from ._pointwise import _floating, _const, _masked, where
 
-# %% ../nbs/03aa_more_reductions.ipynb #83c81c09
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #83c81c09
 class ProdBackward1(Op):
     "prod along a dim"
     @staticmethod
@@ -267,14 +267,14 @@ class ProdBackward1(Op):
 
 class ProdBackward0(ProdBackward1): "prod of all elements"
 
-# %% ../nbs/03aa_more_reductions.ipynb #b2d9cc16
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #b2d9cc16
 def _prod_others(x, d):
     "For each element, the product of the other elements along dim `d`: products of n copies with a 1 in turn."
     s, n = x._data.shape, x._data.shape[d]
     eye = array_namespace(x._data).eye(n, dtype=bool).reshape((1,) * d + (n, n) + (1,) * (len(s) - d - 1))
     return where(_const(eye), 1., x.reshape(s[:d] + (1,) + s[d:])).prod(d + 1)
 
-# %% ../nbs/03aa_more_reductions.ipynb #12373dda
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #12373dda
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     "The product over `dim` (all elements when None); integers multiply in int64."
     if dtype is not None: input = _cast(input, to_dtype(dtype))
@@ -284,7 +284,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 Tensor.prod = prod
 
-# %% ../nbs/03aa_more_reductions.ipynb #75ea2aa6
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #75ea2aa6
 class LogsumexpBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -298,13 +298,13 @@ class LogsumexpBackward0(Op):
     @staticmethod
     def backward(ctx, g): return _kept(g, ctx) * (ctx.saved_tensors[0] - _kept(ctx.result, ctx)).exp()
 
-# %% ../nbs/03aa_more_reductions.ipynb #2cccf6d8
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #2cccf6d8
 def logsumexp(input, dim, keepdim=False):
     "log(sum(exp(input))) over `dim`, without overflow."
     input = _floating(input)
     return LogsumexpBackward0.apply(input, dim=_rdims(input, dim), keepdim=keepdim)
 
-# %% ../nbs/03aa_more_reductions.ipynb #3601d18d
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #3601d18d
 class LinalgVectorNormBackward0(Op):
     @staticmethod
     def forward(ctx, x, p, dim, keepdim=False):
@@ -329,7 +329,7 @@ class LinalgVectorNormBackward0(Op):
         t = x.sign() * x.abs() ** (p - 1)
         return g * _safe_div(where(x == 0, 0., t) if p < 1 else t, y ** (p - 1))
 
-# %% ../nbs/03aa_more_reductions.ipynb #30e51720
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #30e51720
 def all(input, dim=None, keepdim=False):
     "True where every element over `dim` is nonzero."
     return _const(input._data.all(axis=_rdims(input, dim), keepdims=keepdim))
@@ -338,7 +338,7 @@ def any(input, dim=None, keepdim=False):
     "True where some element over `dim` is nonzero."
     return _const(input._data.any(axis=_rdims(input, dim), keepdims=keepdim))
 
-# %% ../nbs/03aa_more_reductions.ipynb #fb5eba1e
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #fb5eba1e
 class CumsumBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim, reverse=False):
@@ -351,7 +351,7 @@ class CumsumBackward0(Op):
     @staticmethod
     def backward(ctx, g): return CumsumBackward0.apply(g, dim=ctx.dim, reverse=not ctx.reverse)
 
-# %% ../nbs/03aa_more_reductions.ipynb #e20cc1e0
+# %% ../nbs/03aa_prod_norm_cumsum_softmax.ipynb #e20cc1e0
 def cumsum(input, dim, *, dtype=None):
     "Running sums along `dim` (integers sum in int64)."
     if dtype is not None: input = _cast(input, to_dtype(dtype))
@@ -554,14 +554,14 @@ def trace(input):
 @patch
 def trace(self:Tensor): return trace(self)
 
-# %% ../nbs/03m_everyday_extras.ipynb #23107a2a
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #23107a2a
 from collections import namedtuple
 import builtins
 from ._tensor import Tensor, _dtype_name
 from .autograd.broadcasting import _float_dtype
 from ._pointwise import return_types
 
-# %% ../nbs/03m_everyday_extras.ipynb #fc22d59c
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #fc22d59c
 def dist(input, other, p=2):
     "The p-norm of input - other."
     d = input - other
@@ -570,7 +570,7 @@ def dist(input, other, p=2):
 
 Tensor.dist = dist
 
-# %% ../nbs/03m_everyday_extras.ipynb #c3251b8f
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #c3251b8f
 def _named_tuple(name, fields):
     "A named tuple that prints as `torch.return_types.<name>` does."
     T = namedtuple(name, fields)
@@ -678,11 +678,11 @@ def corrcoef(input):
 
 for _f in (cov, corrcoef): setattr(Tensor, _f.__name__, _f)
 
-# %% ../nbs/03n_more_extras.ipynb #7272e459
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #7272e459
 from ._tensor import Tensor
 from ._pointwise import return_types
 
-# %% ../nbs/03n_more_extras.ipynb #9c97be39
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #9c97be39
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(variance, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim        # var_mean(x, False): torch's `unbiased` overload
@@ -703,7 +703,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 Tensor.aminmax = aminmax
 
-# %% ../nbs/03q_more_math.ipynb #29caa90d
+# %% ../nbs/03q_powers_integrals_differences.ipynb #29caa90d
 import builtins
 from .backend import patch
 from ._tensor import Tensor, _wrap_dim
@@ -711,7 +711,7 @@ from ._pointwise import where
 from .autograd.engine import _inplace
 from ._pointwise import _along
 
-# %% ../nbs/03q_more_math.ipynb #49096a3f
+# %% ../nbs/03q_powers_integrals_differences.ipynb #49096a3f
 def _trapezoid_parts(y, x, dx, dim, what):
     "The dimension, and the steps (a number or a tensor) and sample pairs (y[i] + y[i+1]) of the rule."
     if y.dim() == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -725,7 +725,7 @@ def _trapezoid_parts(y, x, dx, dim, what):
         return d, _along(x.diff(), d, y.dim()), pairs
     return d, x.diff(dim=dim), pairs
 
-# %% ../nbs/03q_more_math.ipynb #50458fcc
+# %% ../nbs/03q_powers_integrals_differences.ipynb #50458fcc
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     "The integral of samples `y` along `dim` by the trapezoid rule (at coordinates `x`, or `dx` apart)."
     d, step, pairs = _trapezoid_parts(y, x, dx, dim, 'trapezoid')
@@ -743,7 +743,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     "`trapezoid`, by its older name."
     return trapezoid(y, x, dx=dx, dim=dim)
 
-# %% ../nbs/03q_more_math.ipynb #914cb79a
+# %% ../nbs/03q_powers_integrals_differences.ipynb #914cb79a
 def renorm(input, p, dim, maxnorm):
     "`input` with each slice along `dim` of `p`-norm above `maxnorm` scaled down to `maxnorm`."
     if p <= 0: raise RuntimeError("renorm: non-positive-norm not supported")

@@ -346,15 +346,15 @@ from .backend import patch
 @patch
 def nelement(self:Tensor): return self._data.size
 
-# %% ../nbs/03m_everyday_extras.ipynb #d77fa5d7
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #d77fa5d7
 import numpy as np
 from .backend import patch
 import builtins
 
-# %% ../nbs/03m_everyday_extras.ipynb #df7032c2
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #df7032c2
 Tensor.ndimension = Tensor.dim
 
-# %% ../nbs/03m_everyday_extras.ipynb #93679fc7
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #93679fc7
 def is_complex(input): return input.dtype.is_complex
 def is_signed(input): return input.dtype.is_signed
 def is_same_size(input, other): return input.shape == other.shape
@@ -368,7 +368,7 @@ def is_nonzero(input):
 
 for _f in (is_complex, is_signed, is_same_size, is_inference, is_nonzero): setattr(Tensor, _f.__name__, _f)
 
-# %% ../nbs/03m_everyday_extras.ipynb #20f07262
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #20f07262
 @patch
 def pin_memory(self:Tensor, device=None):
     "A compatibility no-op: litnn copies to the GPU from ordinary memory, so this returns `self`."
@@ -377,7 +377,7 @@ def pin_memory(self:Tensor, device=None):
 @patch
 def is_pinned(self:Tensor, device=None): return False
 
-# %% ../nbs/03m_everyday_extras.ipynb #2ce94895
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #2ce94895
 def _strides(shape, byte_strides, itemsize, empty):
     "Element strides; where any stride addresses the same memory (a size-1 dimension, an empty tensor), torch's."
     out, after = [0] * len(shape), 1
@@ -386,7 +386,7 @@ def _strides(shape, byte_strides, itemsize, empty):
         after = out[d] * max(shape[d], 1)
     return tuple(out)
 
-# %% ../nbs/03m_everyday_extras.ipynb #984060fb
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #984060fb
 @patch
 def stride(self:Tensor, dim=None):
     "Steps, in elements, between neighbours along each dimension (or along `dim`)."
@@ -396,7 +396,7 @@ def stride(self:Tensor, dim=None):
     if a.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return s[_wrap_dim(dim, a.ndim)]
 
-# %% ../nbs/03m_everyday_extras.ipynb #24eb191f
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #24eb191f
 def _address(a): return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0]
 
 @patch
@@ -406,7 +406,7 @@ def storage_offset(self:Tensor):
     while isinstance(root.base, builtins.type(a)): root = root.base
     return (_address(a) - _address(root)) // a.itemsize
 
-# %% ../nbs/03m_everyday_extras.ipynb #4f6a89dc
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #4f6a89dc
 @patch
 def new(self:Tensor, *args):
     "The legacy constructor: `new(*sizes)` or `new(size)` uninitialised, `new(data)` from data, of this dtype and device."
@@ -420,14 +420,14 @@ def new(self:Tensor, *args):
     if len(args) == 1 and isinstance(a, (list, tuple, np.ndarray)): return self.new_tensor(a)
     raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(builtins.type(v).__name__ for v in args)})")
 
-# %% ../nbs/03n_more_extras.ipynb #0f4072c2
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #0f4072c2
 import numpy as np
 from .backend import patch
 
-# %% ../nbs/03n_more_extras.ipynb #dbc614da
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #dbc614da
 numel, is_floating_point = Tensor.numel, Tensor.is_floating_point   # torch.numel(x) too
 
-# %% ../nbs/03n_more_extras.ipynb #19af63ba
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #19af63ba
 @patch
 def fill_diagonal_(self:Tensor, fill_value, wrap=False):
     "Write `fill_value` on the main diagonal (below a tall matrix again every n+1 rows when `wrap`)."
@@ -446,7 +446,7 @@ class layout:
 strided = layout('strided')
 Tensor.layout = property(lambda self: strided, doc="litnn.strided: every litnn tensor is dense.")
 
-# %% ../nbs/03qa_tensor_odds.ipynb #b61fb056
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #b61fb056
 def is_neg(input): return False
 def resolve_neg(input): return input
 def get_device(input): return input.get_device()

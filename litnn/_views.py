@@ -817,11 +817,11 @@ def dsplit(input, indices_or_sections):
 
 for _f in (tensor_split, hsplit, vsplit, dsplit): setattr(Tensor, _f.__name__, _f)
 
-# %% ../nbs/03m_everyday_extras.ipynb #f1152fe1
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #f1152fe1
 import numpy as np
 from ._tensor import Tensor
 
-# %% ../nbs/03m_everyday_extras.ipynb #1f95002e
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #1f95002e
 def broadcast_to(input, size): return input.expand(*size)
 def ravel(input): return input.reshape(-1)
 def diagflat(input, offset=0): return diag(input.reshape(-1), offset)
@@ -835,7 +835,7 @@ def flipud(input):
     if input.dim() < 1: raise RuntimeError("Input must be >= 1-d.")
     return input.flip(0)
 
-# %% ../nbs/03m_everyday_extras.ipynb #7fb72b8d
+# %% ../nbs/03m_addcmul_masked_select_stride.ipynb #7fb72b8d
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     "Each element (or slice along `dim`) repeated `repeats` times; `repeat_interleave(counts)` gives the index."
     if repeats is None: input, repeats, dim = input.new_tensor(np.arange(input.numel())), input, 0
@@ -847,19 +847,19 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     index = np.repeat(np.arange(n), reps.reshape(-1) if reps.size > 1 else reps.reshape(()))
     return input.index_select(dim, input.new_tensor(index).long())
 
-# %% ../nbs/03n_more_extras.ipynb #30b6c439
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #30b6c439
 from .backend import patch
 from ._tensor import Tensor
 from ._creation import tensor
 from ._creation import _function
 
-# %% ../nbs/03n_more_extras.ipynb #9b6f241d
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #9b6f241d
 detach_ = _function('detach_', Tensor.detach_, __name__)
 
-# %% ../nbs/03n_more_extras.ipynb #40a3e3d4
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #40a3e3d4
 detach = Tensor.detach                 # torch.detach(x) too
 
-# %% ../nbs/03n_more_extras.ipynb #253ed6c2
+# %% ../nbs/03n_inplace_functions_and_broadcasting.ipynb #253ed6c2
 @patch(as_prop=True)
 def H(self:Tensor):
     "The conjugate transpose of a matrix (the transpose: litnn is real)."
@@ -979,10 +979,10 @@ def as_strided_(self:Tensor, size, stride, storage_offset=None):
 class AsStridedBackward1(AsStridedBackward0): "as_strided_"
 as_strided_ = Tensor.as_strided_
 
-# %% ../nbs/03q_more_math.ipynb #e6fb087f
+# %% ../nbs/03q_powers_integrals_differences.ipynb #e6fb087f
 import itertools
 
-# %% ../nbs/03q_more_math.ipynb #87d523de
+# %% ../nbs/03q_powers_integrals_differences.ipynb #87d523de
 def combinations(input, r=2, with_replacement=False):
     "The `r`-element combinations of the entries of vector `input`, one per row."
     if input.dim() != 1: raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
@@ -992,11 +992,11 @@ def combinations(input, r=2, with_replacement=False):
     rows = list(pick(range(input.shape[0]), r))
     return stack([input[[row[j] for row in rows]] for j in range(r)], 1)
 
-# %% ../nbs/03qa_tensor_odds.ipynb #05c25290
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #05c25290
 import builtins, numpy as np
 from ._tensor import Tensor
 
-# %% ../nbs/03qa_tensor_odds.ipynb #4180cd85
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #4180cd85
 def split_with_sizes(input, split_sizes, dim=0):
     "Views of consecutive pieces along `dim` with the given sizes."
     sizes = [builtins.int(s) for s in split_sizes]
@@ -1015,7 +1015,7 @@ def _unsafe(pieces):
     for p in pieces: p._base, p._vc = None, None
     return pieces
 
-# %% ../nbs/03qa_tensor_odds.ipynb #129595d1
+# %% ../nbs/03qa_splits_strides_buffers.ipynb #129595d1
 def unsafe_split(input, split_size, dim=0):
     "`split` into pieces of `split_size`, not tracked as views."
     if not isinstance(split_size, (builtins.int, np.integer)):

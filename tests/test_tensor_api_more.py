@@ -1,4 +1,4 @@
-"""The tensor API additions of 03o_inplace_views, 03p_index_put, 03q_more_math and 03r_windows against torch 2.13 on
+"""The tensor API additions of 03o_inplace_views, 03p_index_put, 03q_powers_integrals_differences and 03r_windows against torch 2.13 on
 the same inputs: values, dtypes, grad_fn names and gradients (float64 and float32), gradcheck on small cases, and
 torch's exception types and messages for bad input."""
 import warnings, numpy as np, pytest
@@ -198,7 +198,7 @@ def test_index_put_family_gradcheck():
         assert gradcheck(lambda a, b: a.index_reduce(0, litnn.tensor([2, 0, 2]), b.reshape(3, 1).expand(3, 4), 'prod'), (x, v))
 
 
-# ---- 03q_more_math
+# ---- 03q_powers_integrals_differences
 y23, y35, xs3, xs5 = R(2, 3), R(3, 5), np.array([0., 0.5, 2.]), np.array([-1., 0., 0.3, 1., 2.5])
 MATH = [
     ('matrix_power', lambda L, a: (L.matrix_power(a, 3), a.matrix_power(-2), L.matrix_power(a, 1)), [R(3, 3) + 3 * np.eye(3)]),
@@ -274,7 +274,7 @@ def test_more_math_gradcheck():
     assert gradcheck(lambda a: litnn.vander(a[0], 3), (y,))
 
 
-# ---- 03qa_tensor_odds
+# ---- 03qa_splits_strides_buffers
 ODDS = [
     ('fill', lambda L, a: L.fill(a, 2.5), [x23]),
     ('fill_tensor', lambda L, a, v: L.fill(a, v), [x23, np.array(1.5)]),

@@ -1,4 +1,4 @@
-"""The everyday extras (litnn.everyday_extras, nbs/03m_everyday_extras) against torch 2.13 on the same inputs:
+"""The everyday extras (litnn.everyday_extras, nbs/03m_addcmul_masked_select_stride) against torch 2.13 on the same inputs:
 values, dtypes, shapes and gradients (float64 and float32), gradcheck on the differentiable ones, the exception
 types (and messages) for bad input, and the Tensor methods (stride, storage_offset, new, pin_memory)."""
 import warnings, numpy as np, pytest
@@ -244,7 +244,7 @@ def test_nanmean_of_only_nan():
     np.testing.assert_allclose(host(x.grad)[1], host(tx.grad)[1])
 
 
-# --- 03n_more_extras ----------------------------------------------------------------------------------------
+# --- 03n_inplace_functions_and_broadcasting ----------------------------------------------------------------------------------------
 
 INPLACE_FUNCS = ['abs_', 'ceil_', 'clamp_', 'cos_', 'exp_', 'floor_', 'neg_', 'negative_', 'relu_', 'sigmoid_', 'sqrt_',
                  'square_', 'tanh_', 'trunc_', 'zero_', 'round_', 'frac_', 'sin_', 'rsqrt_', 'reciprocal_']
