@@ -1,7 +1,19 @@
 """Settings every test session shares."""
+import pytest
 import os
 
 # The MPI jobs the distributed tests start (mpiexec -n 2): an mpi4py built on Open MPI (the GPU machines' is) refuses to
 # run as root without these; MPICH (the `distributed` extra's wheels) ignores them.
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+
+
+@pytest.fixture
+def noise(monkeypatch):
+    "Make `exponential_` fill with the same Exp(1) draws in litnn and torch (gumbel noise); returns a setter of the draws."
+    import litnn
+    torch = pytest.importorskip('torch')
+    box = {}
+    monkeypatch.setattr(litnn.Tensor, 'exponential_', lambda self, *a, **k: self.copy_(litnn.tensor(box['e'])))
+    monkeypatch.setattr(torch.Tensor, 'exponential_', lambda self, *a, **k: self.copy_(torch.tensor(box['e'])))
+    return box

@@ -1269,3 +1269,12 @@ def test_gradient_kept_by_a_tensor_hook_is_not_changed_by_a_later_backward():
         (x * 2).sum().backward(); (x * 2).sum().backward()
         return [k.tolist() for k in kept], x.grad.tolist()
     assert both(f) == ([[2.], [2.]], [4.])
+
+
+def test_autograd_variable_module_as_torch():
+    from litnn.autograd.variable import Variable, VariableMeta
+    from torch.autograd.variable import Variable as TorchVariable
+    assert Variable is litnn.autograd.Variable and isinstance(Variable, VariableMeta)
+    assert isinstance(litnn.zeros(1), Variable) and isinstance(torch.zeros(1), TorchVariable)
+    v, tv = Variable(litnn.ones(2), requires_grad=True), TorchVariable(torch.ones(2), requires_grad=True)
+    assert (v.requires_grad, v.tolist()) == (tv.requires_grad, tv.tolist())

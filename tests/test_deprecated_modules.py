@@ -1,0 +1,69 @@
+"""The deprecated NLLLoss2d and Container (26f_deprecated_modules) side by side with torch 2.13."""
+import warnings
+import numpy as np, pytest
+import litnn
+import litnn.nn.functional as LF
+torch = pytest.importorskip('torch')
+import torch.nn.functional as TF
+
+rng = np.random.default_rng(0)
+DTYPES = [np.float64, np.float32]
+def tol(dt): return dict(rtol=1e-12, atol=1e-12) if dt == np.float64 else dict(rtol=2e-5, atol=2e-6)
+
+
+def pair(a, grad=True):
+    return litnn.tensor(a, requires_grad=grad), torch.tensor(a, requires_grad=grad)
+
+
+def same(l, t, dt=np.float64):
+    np.testing.assert_allclose(np.asarray(l.detach().numpy()), t.detach().numpy(), **tol(dt))
+
+
+def raised(f):
+    with pytest.raises(Exception) as e: f()
+    return e.type, str(e.value)
+
+
+def same_error(fl, ft):
+    (lt, lm), (tt, tm) = raised(fl), raised(ft)
+    assert lt is tt and lm == tm, (lt, lm, tt, tm)
+
+
+# --- 26f_deprecated_modules: NLLLoss2d, Container ----------------------------------------------------------------
+
+def built(make):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        m = make()
+    return m, [(x.category, str(x.message), x.filename) for x in w]
+
+
+def test_deprecated_modules_warn_like_torch():
+    for name, kwargs in (('NLLLoss2d', dict(ignore_index=1)), ('Container', {})):
+        (lm, lw), (tm, tw) = built(lambda: getattr(litnn.nn, name)(**kwargs)), built(lambda: getattr(torch.nn, name)(**kwargs))
+        assert lw == tw and lw[0][0] is FutureWarning and lw[0][2] == __file__
+        assert repr(lm) == repr(tm)
+        assert getattr(litnn.nn, name).__deprecated__ == getattr(torch.nn, name).__deprecated__
+    for lib in (litnn, torch):                                   # subclassing warns; building the subclass does not
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            class Old(lib.nn.Container): pass
+            Old()
+        assert len(w) == 1
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+def test_nll_loss2d_like_torch(dt):
+    a = rng.normal(size=(2, 4, 3, 5)).astype(dt)
+    target = rng.integers(0, 4, (2, 3, 5))
+    weight = np.abs(rng.normal(size=4)).astype(dt)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        lm, tm = litnn.nn.NLLLoss2d(litnn.tensor(weight), ignore_index=2), torch.nn.NLLLoss2d(torch.tensor(weight), ignore_index=2)
+        c = litnn.nn.Container(a=litnn.nn.Linear(2, 3), b=litnn.nn.ReLU())
+    l, t = pair(a)
+    ly, ty = lm(l, litnn.tensor(target)), tm(t, torch.tensor(target))
+    same(ly, ty, dt); ly.backward(); ty.backward(); same(l.grad, t.grad, dt)
+    assert isinstance(lm, litnn.nn.NLLLoss) and list(lm.state_dict()) == list(tm.state_dict())
+    assert list(c.state_dict()) == ['a.weight', 'a.bias']
+    assert type(lm).__module__ == 'litnn.nn.modules.loss' and litnn.nn.modules.loss.NLLLoss2d is type(lm)

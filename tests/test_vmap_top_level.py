@@ -1,0 +1,27 @@
+"""torch.vmap is torch.func.vmap (36b_vmap)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import litnn
+import litnn.random
+
+torch = pytest.importorskip('torch')
+
+
+def to_np(t): return t.detach().cpu().numpy()
+
+
+def err(f):
+    "The exception type and message `f()` raises."
+    with pytest.raises(Exception) as e: f()
+    return e.type, str(e.value)
+
+
+# ---- torch.vmap ----
+
+def test_vmap_at_the_top_level():
+    assert torch.vmap is torch.func.vmap and litnn.vmap is litnn.func.vmap
+    x = np.arange(6.).reshape(2, 3)
+    assert litnn.vmap(lambda r: (r * r).sum())(litnn.tensor(x)).tolist() == torch.vmap(lambda r: (r * r).sum())(torch.tensor(x)).tolist()
