@@ -63,6 +63,27 @@ def expected(nb_path):
     return title or Path(nb_path).stem, headings, images, defs
 
 
+@lru_cache(maxsize=None)
+def unlinkable(nb_path):
+    """The API entries of a notebook that nbdev cannot link to their source: definitions written into a private module
+    or a package's `__init__.py` (nbdev indexes neither), and the classes and functions shown under the name torch
+    gives them (`__module__` set to `litnn`, as `torch.Tensor`'s is `torch`), which is not the file that defines them."""
+    import importlib
+    cells = json.loads(Path(nb_path).read_text(encoding='utf-8'))['cells']
+    default = next((m[1] for c in cells if (m := re.search(r'^#\|\s*default_exp\s+(\S+)', _src(c), re.M))), None)
+    out = set()
+    for c in cells:
+        m = re.match(r'#\|\s*(?:export|exports|exporti)(?:[ \t]+(\S+))?[ \t]*$', _src(c).split('\n')[0]) if c['cell_type'] == 'code' else None
+        if not m: continue
+        target, names = m[1] or default, _documented(_src(c))
+        if any(part.startswith('_') for part in target.split('.')): out |= set(names); continue
+        mod = importlib.import_module('litnn.' + target)
+        for n in names:
+            obj = next((v for k, v in vars(mod).items() if k.lower() == n), None)
+            if obj is not None and getattr(obj, '__module__', mod.__name__) != mod.__name__: out.add(n)
+    return out
+
+
 def private_module(nb):
     "Is the notebook's module private (`litnn/_tensor_str.py`)? nbdev indexes no source links there."
     first = _src(json.loads(Path(nb).read_text(encoding='utf-8'))['cells'][0])
@@ -229,8 +250,9 @@ def test_page(site, browser, nb):
     entries = [(re.sub(r'_\d+$', '', i), src) for i, sig, src in got['entries'] if sig]
     have = Counter(i for i, _ in entries)
     assert sorted((Counter(defs) - have).elements()) == [], 'exported definitions without an API entry'
-    if entries and not private_module(nb):   # nbdev links each entry to its source, but not in private modules
-        assert sum(src for _, src in entries) >= 0.8 * len(entries), 'API entries without a link to the source'
+    linkable = [(i, src) for i, src in entries if i not in unlinkable(nb)]
+    if linkable and not private_module(nb):   # nbdev links each entry to its source, but not in private modules
+        assert sum(src for _, src in linkable) >= 0.8 * len(linkable), 'API entries without a link to the source'
     bad = []
     for href in got['links']:
         u = urlparse(href)
