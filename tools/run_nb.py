@@ -22,7 +22,16 @@ def run_one(path):
     os.chdir(path.parent)
     import litnn.cuda
     gpu = litnn.cuda.is_available()
-    CaptureShell().execute(path, path, exc_stop=True, preproc=lambda cell: _skipped(cell, gpu))
+    # execnb replaces a cell's outputs only when the cell prints something: run a copy without outputs, so that a
+    # cell that no longer prints (a warning now caught) loses its stale output; the notebook is written on success only
+    import json, tempfile
+    nb = json.loads(path.read_text(encoding='utf-8'))
+    for c in nb['cells']:
+        if c['cell_type'] == 'code': c['outputs'], c['execution_count'] = [], None
+    with tempfile.NamedTemporaryFile('w', suffix='.ipynb', dir=path.parent, delete=False, encoding='utf-8') as f:
+        json.dump(nb, f, indent=1, ensure_ascii=False)
+    try: CaptureShell().execute(Path(f.name), path, exc_stop=True, preproc=lambda cell: _skipped(cell, gpu))
+    finally: os.unlink(f.name)
 
 def main(paths):
     if not paths: sys.exit(__doc__)
