@@ -15,10 +15,6 @@ __all__ = ['float16', 'float32', 'float64', 'bfloat16', 'int8', 'int16', 'int32'
            'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for', 'Generator',
            'memory_format']
 
-# %% ../nbs/00_backend.ipynb #dc0eef28
-warnings.filterwarnings('ignore', message=r'(divide by zero|invalid value|overflow|underflow) encountered',
-                        category=RuntimeWarning, module=r'litnn(\.|$)')
-
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
     "An element type, as `torch.dtype`: wraps the numpy dtype that stores it."
