@@ -1,22 +1,12 @@
 """ChainDataset and StackDataset (31e_chain_stack_datasets) side by side with torch 2.13."""
-import warnings
 
-import numpy as np
 import pytest
 
 import litnn
 import litnn.random
 
 torch = pytest.importorskip('torch')
-
-
-def to_np(t): return t.detach().cpu().numpy()
-
-
-def err(f):
-    "The exception type and message `f()` raises."
-    with pytest.raises(Exception) as e: f()
-    return e.type, str(e.value)
+from functional_pairs import raised
 
 
 # ---- ChainDataset / StackDataset ----
@@ -52,9 +42,9 @@ def test_chain_dataset_as_torch():
         assert isinstance(c, lib.utils.data.IterableDataset)
         assert [b.tolist() for b in lib.utils.data.DataLoader(c, batch_size=2)] == [[0, 1], [2, 5], [6]]
     for bad in ([lambda L: L.utils.data.TensorDataset(L.zeros(2))]):
-        want = err(lambda: list(torch.utils.data.ChainDataset([bad(torch)])))
-        assert err(lambda: list(litnn.utils.data.ChainDataset([bad(litnn)]))) == want
-        assert err(lambda: len(litnn.utils.data.ChainDataset([bad(litnn)]))) == err(lambda: len(torch.utils.data.ChainDataset([bad(torch)])))
+        want = raised(lambda: list(torch.utils.data.ChainDataset([bad(torch)])))
+        assert raised(lambda: list(litnn.utils.data.ChainDataset([bad(litnn)]))) == want
+        assert raised(lambda: len(litnn.utils.data.ChainDataset([bad(litnn)]))) == raised(lambda: len(torch.utils.data.ChainDataset([bad(torch)])))
 
 
 @pytest.mark.parametrize('form', ['tuple', 'dict'])
@@ -84,7 +74,7 @@ def test_stack_dataset_errors_as_torch(case):
             def __getitems__(self, idx): return [0]
             def __len__(self): return 3
         return S(xs, Short()).__getitems__([0, 1])
-    assert err(lambda: run(litnn)) == err(lambda: run(torch))
+    assert raised(lambda: run(litnn)) == raised(lambda: run(torch))
 
 
 def test_datasets_where_torch_defines_them():

@@ -1,32 +1,12 @@
 """channel_shuffle (24h_channel_shuffle) side by side with torch 2.13."""
-import warnings
 import numpy as np, pytest
 import litnn
 import litnn.nn.functional as LF
 torch = pytest.importorskip('torch')
 import torch.nn.functional as TF
+from functional_pairs import DTYPES, pair, same, same_error
 
 rng = np.random.default_rng(0)
-DTYPES = [np.float64, np.float32]
-def tol(dt): return dict(rtol=1e-12, atol=1e-12) if dt == np.float64 else dict(rtol=2e-5, atol=2e-6)
-
-
-def pair(a, grad=True):
-    return litnn.tensor(a, requires_grad=grad), torch.tensor(a, requires_grad=grad)
-
-
-def same(l, t, dt=np.float64):
-    np.testing.assert_allclose(np.asarray(l.detach().numpy()), t.detach().numpy(), **tol(dt))
-
-
-def raised(f):
-    with pytest.raises(Exception) as e: f()
-    return e.type, str(e.value)
-
-
-def same_error(fl, ft):
-    (lt, lm), (tt, tm) = raised(fl), raised(ft)
-    assert lt is tt and lm == tm, (lt, lm, tt, tm)
 
 
 # --- channel_shuffle ---------------------------------------------------------------------------------------------

@@ -1,5 +1,4 @@
 """nn.utils.parameters_to_vector / vector_to_parameters (30ba_convert_parameters) side by side with torch 2.13."""
-import warnings
 
 import numpy as np
 import pytest
@@ -8,15 +7,7 @@ import litnn
 import litnn.random
 
 torch = pytest.importorskip('torch')
-
-
-def to_np(t): return t.detach().cpu().numpy()
-
-
-def err(f):
-    "The exception type and message `f()` raises."
-    with pytest.raises(Exception) as e: f()
-    return e.type, str(e.value)
+from functional_pairs import to_np, raised
 
 
 # ---- parameters_to_vector / vector_to_parameters ----
@@ -58,8 +49,8 @@ def test_vector_to_parameters_as_torch():
 
 @pytest.mark.parametrize('vec', [[1., 2.], np.zeros(3), 3, None], ids=['list', 'ndarray', 'int', 'None'])
 def test_vector_to_parameters_type_error_as_torch(vec):
-    want = err(lambda: torch.nn.utils.vector_to_parameters(vec, []))
-    assert err(lambda: litnn.nn.utils.vector_to_parameters(vec, [])) == want
+    want = raised(lambda: torch.nn.utils.vector_to_parameters(vec, []))
+    assert raised(lambda: litnn.nn.utils.vector_to_parameters(vec, [])) == want
 
 
 @pytest.mark.skipif(not litnn.cuda.is_available(), reason='needs a GPU')

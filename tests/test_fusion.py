@@ -1,5 +1,4 @@
 """The batch-norm fusions (30bb_fusion): fused outputs equal the unfused modules' and torch's fused weights from the same weights."""
-import warnings
 
 import numpy as np
 import pytest
@@ -8,15 +7,7 @@ import litnn
 import litnn.random
 
 torch = pytest.importorskip('torch')
-
-
-def to_np(t): return t.detach().cpu().numpy()
-
-
-def err(f):
-    "The exception type and message `f()` raises."
-    with pytest.raises(Exception) as e: f()
-    return e.type, str(e.value)
+from functional_pairs import to_np, raised
 
 
 # ---- fusion ----
@@ -93,7 +84,7 @@ def test_fusion_errors_as_torch(case):
         if case == 'no-stats': return lib.nn.utils.fuse_conv_bn_eval(conv, lib.nn.BatchNorm2d(3, track_running_stats=False).eval())
         if case == 'linear-features': return lib.nn.utils.fuse_linear_bn_eval(lin, lib.nn.BatchNorm1d(2).eval())
         return lib.nn.utils.fuse_linear_bn_eval(lin, lib.nn.BatchNorm1d(3, track_running_stats=False).eval())
-    assert err(lambda: run(litnn)) == err(lambda: run(torch))
+    assert raised(lambda: run(litnn)) == raised(lambda: run(torch))
 
 
 def test_fusion_leaves_the_originals():

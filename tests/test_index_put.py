@@ -2,7 +2,7 @@
 import warnings, numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck
-from api_pairs import torch, check, same_error, host, DEVICES
+from api_pairs import torch, check, same_error
 
 rng = np.random.default_rng(0)
 def R(*s): return rng.standard_normal(s)

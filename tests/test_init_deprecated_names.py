@@ -1,22 +1,12 @@
 """The deprecated nn.init names (20a_init_aliases): torch's warning, and the new function called."""
 import warnings
 
-import numpy as np
 import pytest
 
 import litnn
 import litnn.random
 
 torch = pytest.importorskip('torch')
-
-
-def to_np(t): return t.detach().cpu().numpy()
-
-
-def err(f):
-    "The exception type and message `f()` raises."
-    with pytest.raises(Exception) as e: f()
-    return e.type, str(e.value)
 
 
 # ---- deprecated nn.init names ----

@@ -1,5 +1,5 @@
 """The in-place views of 03o_inplace_views against torch 2.13: values, dtypes, grad_fn names, gradients, errors."""
-import warnings, numpy as np, pytest
+import numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck
 from api_pairs import torch, check, same_error, host, DEVICES

@@ -1,22 +1,12 @@
 """torch.random.fork_rng, get_rng_state/set_rng_state and the thread settings (03fa_rng_state), side by side with torch 2.13."""
-import warnings
 
-import numpy as np
 import pytest
 
 import litnn
 import litnn.random
 
 torch = pytest.importorskip('torch')
-
-
-def to_np(t): return t.detach().cpu().numpy()
-
-
-def err(f):
-    "The exception type and message `f()` raises."
-    with pytest.raises(Exception) as e: f()
-    return e.type, str(e.value)
+from functional_pairs import raised
 
 
 # ---- fork_rng and the random state ----
@@ -107,14 +97,14 @@ def test_default_thread_counts_as_torch(env):
 @pytest.mark.parametrize('name', ['set_num_threads', 'set_num_interop_threads'])
 @pytest.mark.parametrize('bad', [0, -1, 1.5, '2', True, None])
 def test_bad_thread_counts_as_torch(threads, name, bad):
-    want = err(lambda: getattr(torch, name)(bad))
-    assert err(lambda: getattr(litnn, name)(bad)) == want
+    want = raised(lambda: getattr(torch, name)(bad))
+    assert raised(lambda: getattr(litnn, name)(bad)) == want
 
 
 def test_interop_threads_set_once_as_torch(threads):
     litnn._threads['interop'] = None
     litnn.set_num_interop_threads(3)
     assert litnn.get_num_interop_threads() == 3
-    got = err(lambda: litnn.set_num_interop_threads(2))
-    want = err(lambda: (torch.set_num_interop_threads(2), torch.set_num_interop_threads(2)))   # torch: the second call, or parallel work already done
+    got = raised(lambda: litnn.set_num_interop_threads(2))
+    want = raised(lambda: (torch.set_num_interop_threads(2), torch.set_num_interop_threads(2)))   # torch: the second call, or parallel work already done
     assert got == want

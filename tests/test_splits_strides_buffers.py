@@ -1,8 +1,7 @@
 """fill, range, the unsafe splits, can_cast, typename, is_neg, empty_strided, frombuffer (03qa_splits_strides_buffers) against torch 2.13."""
 import warnings, numpy as np, pytest
 import litnn
-from litnn.autograd import gradcheck
-from api_pairs import torch, check, same_error, host, DEVICES
+from api_pairs import torch, check, same_error, host
 
 rng = np.random.default_rng(0)
 def R(*s): return rng.standard_normal(s)

@@ -1,5 +1,4 @@
 """torch.vmap is torch.func.vmap (36b_vmap)."""
-import warnings
 
 import numpy as np
 import pytest
@@ -8,15 +7,6 @@ import litnn
 import litnn.random
 
 torch = pytest.importorskip('torch')
-
-
-def to_np(t): return t.detach().cpu().numpy()
-
-
-def err(f):
-    "The exception type and message `f()` raises."
-    with pytest.raises(Exception) as e: f()
-    return e.type, str(e.value)
 
 
 # ---- torch.vmap ----

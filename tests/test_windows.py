@@ -1,12 +1,8 @@
 """The window functions of 03r_windows against torch 2.13."""
-import warnings, numpy as np, pytest
+import numpy as np, pytest
 import litnn
-from litnn.autograd import gradcheck
-from api_pairs import torch, check, same_error, host, DEVICES
+from api_pairs import torch, same_error, host, DEVICES
 
-rng = np.random.default_rng(0)
-def R(*s): return rng.standard_normal(s)
-x23, x34, x134, v4 = R(2, 3), R(3, 4), R(1, 3, 4), R(4)
 
 
 # ---- 03r_windows
