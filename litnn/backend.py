@@ -110,7 +110,7 @@ class device:
             type, _, i = type.partition(':')
             if not i.isdigit() or (len(i) > 1 and i[0] == '0'): raise RuntimeError(f"Invalid device string: '{type}:{i}'")
             index = builtins.int(i)
-        if type not in ('cpu', 'cuda', 'meta'):   # meta: shapes and dtypes without storage (18_meta_device)
+        if type not in ('cpu', 'cuda', 'meta'):   # meta: shapes and dtypes without storage (31_meta_device)
             raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
         if index is not None and index < 0: raise RuntimeError(f"Device index must be -1 or non-negative, got {index}")
         self.type, self.index = type, index
@@ -150,7 +150,7 @@ def _cuda_xp():
 _CPU = device('cpu')
 _ndarray = np.ndarray
 
-# array libraries registered by later parts, by array type and by device type: the meta device (18_meta_device)
+# array libraries registered by later parts, by array type and by device type: the meta device (31_meta_device)
 _array_types, _backends = {}, {}
 
 def array_namespace(a):

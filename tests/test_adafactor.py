@@ -1,4 +1,4 @@
-"""torch.optim.Adafactor (30q_adafactor) side by side with torch: steps from the same start give the same parameters
+"""torch.optim.Adafactor (reference/optim/adafactor) side by side with torch: steps from the same start give the same parameters
 (float64 to 1e-12, float32 to 2e-5), versions, state dicts and reprs over a grid of options; checkpoints cross between
 the libraries; bad arguments raise torch's errors."""
 import itertools

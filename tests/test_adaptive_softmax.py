@@ -1,4 +1,4 @@
-"""AdaptiveLogSoftmaxWithLoss (26e_adaptive_softmax) with the same weights as torch 2.13."""
+"""AdaptiveLogSoftmaxWithLoss (reference/nn/adaptive) with the same weights as torch 2.13."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

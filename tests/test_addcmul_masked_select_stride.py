@@ -244,7 +244,7 @@ def test_nanmean_of_only_nan():
     np.testing.assert_allclose(host(x.grad)[1], host(tx.grad)[1])
 
 
-# --- 03n_inplace_functions_and_broadcasting ----------------------------------------------------------------------------------------
+# --- reference/torch/underscore_functions_and_broadcasting ----------------------------------------------------------------------------------------
 
 INPLACE_FUNCS = ['abs_', 'ceil_', 'clamp_', 'cos_', 'exp_', 'floor_', 'neg_', 'negative_', 'relu_', 'sigmoid_', 'sqrt_',
                  'square_', 'tanh_', 'trunc_', 'zero_', 'round_', 'frac_', 'sin_', 'rsqrt_', 'reciprocal_']

@@ -321,7 +321,7 @@ def test_torch_saved_state_dict_loads(tmp_path):
 
 
 def test_activation_module_path():
-    "torch keeps MultiheadAttention in torch.nn.modules.activation, and so does litnn (28a_multihead_attention writes it there)."
+    "torch keeps MultiheadAttention in torch.nn.modules.activation, and so does litnn (47a_multihead_attention writes it there)."
     from litnn.nn.modules.activation import MultiheadAttention
     assert litnn.nn.MultiheadAttention is MultiheadAttention
     assert MultiheadAttention.__module__ == 'litnn.nn.modules.activation' == torch.nn.MultiheadAttention.__module__.replace('torch', 'litnn')

@@ -100,7 +100,7 @@ def test_grad_fn_tree_reflected_and_identity_ops(k):
 
 def test_grad_fn_tree_mixed_dtypes():
     # torch promotes inside the kernel, so no cast node appears in its graph. litnn records the cast
-    # as its own ToCopyBackward0 node (a documented difference, see 02_backprop); the gradients and
+    # as its own ToCopyBackward0 node (a documented difference, see 12_backprop_graph); the gradients and
     # their dtypes are the same.
     def f(lib):
         x, y = leaf(lib, [1., 2.], 'float32'), leaf(lib, 3., 'float64')

@@ -227,7 +227,7 @@ MORE_MODULES = dict(
     TransformerDecoder=((Of(DLAYER), 1), {}, [f32(3, 2, 4), f32(2, 2, 4)]),
     Transformer=((4, 2, 1, 1, 8, 0.0), {}, [f32(3, 2, 4), f32(2, 2, 4)]),
     DataParallel=((Of(lambda lib: lib.nn.Linear(3, 2)),), {}, [f32(4, 3)]),
-    # 29b_lazy_modules: the first (bad) input is also the one the shapes are learnt from
+    # 49_lazy_modules: the first (bad) input is also the one the shapes are learnt from
     LazyLinear=((2,), {}, [f32(4, 3)]),
     LazyConv1d=((2, 3), {}, [f32(2, 2, 8)]), LazyConv2d=((2, 3), {}, [f32(2, 2, 6, 6)]), LazyConv3d=((2, 2), {}, [f32(2, 2, 4, 4, 4)]),
     LazyConvTranspose1d=((2, 3), {}, [f32(2, 2, 5)]), LazyConvTranspose2d=((2, 3), {}, [f32(2, 2, 4, 4)]),
@@ -310,13 +310,13 @@ MORE_FUNCTIONALS = dict(
     scaled_dot_product_attention=(lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v), [f32(2, 3, 4), f32(2, 3, 4), f32(2, 3, 4)]),
     multi_head_attention_forward=(MHA, [f32(3, 2, 4), f32(3, 2, 4), f32(3, 2, 4), f32(12, 4), f32(12), f32(4, 4), f32(4)]),
 )
-# 22d_gumbel_and_inplace, 24g_with_indices, 24h_channel_shuffle, 26e_adaptive_softmax
+# reference/nn/gumbel_softmax_and_inplace_rectifiers, reference/nn/pooling_indices_and_upsample, reference/nn/channelshuffle, reference/nn/adaptive
 MORE_MODULES.update(ChannelShuffle=((2,), {}, [f32(2, 4, 3)]),
-                    AdaptiveLogSoftmaxWithLoss=((16, 20, [4, 10]), {}, [f32(4, 16), idx(20, 4)]),   # 26e_adaptive_softmax
-                    LPPool3d=((2, 2), {}, [f32(2, 3, 4, 4, 4)]),                                        # 24i_lp_unpool_3d
+                    AdaptiveLogSoftmaxWithLoss=((16, 20, [4, 10]), {}, [f32(4, 16), idx(20, 4)]),   # reference/nn/adaptive
+                    LPPool3d=((2, 2), {}, [f32(2, 3, 4, 4, 4)]),                                        # reference/nn/pooling_lp_and_unpool_3d
                     MaxUnpool3d=((2,), {}, [f32(2, 3, 2, 2, 2), TF.max_pool3d(torch.tensor(f32(2, 3, 4, 4, 4)), 2, return_indices=True)[1].numpy()]),
-                    NLLLoss2d=((), {}, [f32(2, 5, 3, 3), idx(5, 2, 3, 3)]),                              # 26f_deprecated_modules
-                    FractionalMaxPool3d=((2,), dict(output_size=2), [f32(2, 3, 5, 5, 5)]))                 # 24j_fractional_max_pool3d
+                    NLLLoss2d=((), {}, [f32(2, 5, 3, 3), idx(5, 2, 3, 3)]),                              # reference/nn/loss_deprecated_names
+                    FractionalMaxPool3d=((2,), dict(output_size=2), [f32(2, 3, 5, 5, 5)]))                 # reference/nn/pooling_stochastic_fractional_max_3d
 MORE_FUNCTIONALS.update(
     gumbel_softmax=(lambda F, x: F.gumbel_softmax(x), ACT), gumbel_softmax_hard=(lambda F, x: F.gumbel_softmax(x, hard=True), ACT),
     relu_=(lambda F, x: F.relu_(x), ACT), leaky_relu_=(lambda F, x: F.leaky_relu_(x, 0.2), ACT),
@@ -421,7 +421,7 @@ def make_module(lib, name, args, kwargs):
 
 def copy_weights(lm, tm):
     "Give litnn's module torch's parameters and buffers, so values can be compared."
-    if any(torch.nn.parameter.is_lazy(v) for v in tm.state_dict().values()): return   # nothing to copy yet (29b_lazy_modules)
+    if any(torch.nn.parameter.is_lazy(v) for v in tm.state_dict().values()): return   # nothing to copy yet (49_lazy_modules)
     with litnn.no_grad():
         sd = {k: litnn.tensor(v.detach().cpu().numpy().copy()) for k, v in tm.state_dict().items()}
         lm.load_state_dict(sd)
@@ -438,21 +438,21 @@ def run_with_grads(out, leaves):
 # Differences that remain in parts other helpers own this round (issue 12 lists them for their notebooks): strict
 # xfails, so that each fix shows up as an XPASS failure and its entry here is deleted. {owner: {name-input: variants}}
 NOT_YET = {
-    '03_ops gelu cells, 22_activation': {'GELU-in0': 'inf', 'gelu-in0': 'inf'},
-    '23_conv': {'conv1d-in0': 'nan inf bool', 'conv1d-in1': 'nan inf'},
-    '24c_upsampling (seen through 24g_with_indices upsample*): NaN positions differ': {'upsample-in0': 'nan', 'upsample_nearest-in0': 'nan', 'upsample_bilinear-in0': 'nan'},
-    '21d_embedding_bag: NaN/inf positions of the result or gradient differ': {'embedding_bag-in1': 'nan'},
-    '21d_embedding_bag: litnn computes where torch raises RuntimeError': {'embedding_bag-in1': 'int64'},
+    '15_elementwise_ops gelu cells, 40_activation': {'GELU-in0': 'inf', 'gelu-in0': 'inf'},
+    '42_conv': {'conv1d-in0': 'nan inf bool', 'conv1d-in1': 'nan inf'},
+    'reference/nn/upsampling (seen through reference/nn/pooling_indices_and_upsample upsample*): NaN positions differ': {'upsample-in0': 'nan', 'upsample_nearest-in0': 'nan', 'upsample_bilinear-in0': 'nan'},
+    'reference/nn/embedding_bag: NaN/inf positions of the result or gradient differ': {'embedding_bag-in1': 'nan'},
+    'reference/nn/embedding_bag: litnn computes where torch raises RuntimeError': {'embedding_bag-in1': 'int64'},
     "22b_more_activations (torch's vectorized and scalar loops disagree at NaN; the test tensor is small enough for the scalar one), NaN positions": {'ELU-in0': 'nan', 'SELU-in0': 'nan', 'elu-in0': 'nan', 'prelu-in1': 'nan', 'selu-in0': 'nan'},
     "22b_more_activations (torch's vectorized and scalar loops disagree at NaN; the test tensor is small enough for the scalar one), values": {'Hardshrink-in0': 'nan', 'Hardswish-in0': 'nan', 'Hardtanh-in0': 'nan', 'ReLU6-in0': 'nan', 'Softshrink-in0': 'nan', 'hardshrink-in0': 'nan', 'hardswish-in0': 'nan', 'hardtanh-in0': 'nan', 'relu6-in0': 'nan', 'softshrink-in0': 'nan'},
-    '24c_upsampling: NaN/inf positions of the result or gradient differ': {'Upsample-in0': 'nan', 'UpsamplingBilinear2d-in0': 'nan', 'UpsamplingNearest2d-in0': 'nan', 'interpolate-in0': 'nan'},
-    '24c_upsampling: result shape or dtype differs': {'PixelUnshuffle-in0': 'empty_batch', 'pixel_unshuffle-in0': 'empty_batch'},
-    '24e_pooling3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
-    '24f_grid_sample: NaN/inf positions of the result or gradient differ': {'grid_sample-in1': 'nan'},
-    '26b_regression_margin_losses: NaN/inf positions of the result or gradient differ': {'KLDivLoss-in1': 'nan', 'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'kl_div-in1': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
-    '26b_regression_margin_losses: litnn computes where torch raises RuntimeError': {'GaussianNLLLoss-in2': 'int64', 'HingeEmbeddingLoss-in0': 'int64', 'gaussian_nll_loss-in2': 'int64', 'hinge_embedding_loss-in0': 'int64'},
-    '26b_regression_margin_losses: litnn raises TypeError where torch computes': {'GaussianNLLLoss-in1': 'numpy', 'gaussian_nll_loss-in1': 'numpy'},
-    '28_attention: litnn raises RuntimeError where torch computes': {'scaled_dot_product_attention-in2': 'empty_batch'},
+    'reference/nn/upsampling: NaN/inf positions of the result or gradient differ': {'Upsample-in0': 'nan', 'UpsamplingBilinear2d-in0': 'nan', 'UpsamplingNearest2d-in0': 'nan', 'interpolate-in0': 'nan'},
+    'reference/nn/upsampling: result shape or dtype differs': {'PixelUnshuffle-in0': 'empty_batch', 'pixel_unshuffle-in0': 'empty_batch'},
+    'reference/nn/pooling_3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
+    'reference/nn/grid_sample: NaN/inf positions of the result or gradient differ': {'grid_sample-in1': 'nan'},
+    'reference/nn/loss_regression_and_margin: NaN/inf positions of the result or gradient differ': {'KLDivLoss-in1': 'nan', 'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'kl_div-in1': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
+    'reference/nn/loss_regression_and_margin: litnn computes where torch raises RuntimeError': {'GaussianNLLLoss-in2': 'int64', 'HingeEmbeddingLoss-in0': 'int64', 'gaussian_nll_loss-in2': 'int64', 'hinge_embedding_loss-in0': 'int64'},
+    'reference/nn/loss_regression_and_margin: litnn raises TypeError where torch computes': {'GaussianNLLLoss-in1': 'numpy', 'gaussian_nll_loss-in1': 'numpy'},
+    '47_attention: litnn raises RuntimeError where torch computes': {'scaled_dot_product_attention-in2': 'empty_batch'},
 }
 _NOT_YET = {f'{k}-{v}': owner for owner, m in NOT_YET.items() for k, vs in m.items() for v in vs.split()}
 

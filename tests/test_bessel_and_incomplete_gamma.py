@@ -1,4 +1,4 @@
-"Bessel functions (03ha_bessel), erfcx and the incomplete gamma functions (03hb_incomplete_gamma) against PyTorch: values over wide ranges in float64 and float32, grad_fn names, gradients, gradcheck, errors."
+"Bessel functions (reference/special_bessel), erfcx and the incomplete gamma functions (reference/special_incomplete_gamma) against PyTorch: values over wide ranges in float64 and float32, grad_fn names, gradients, gradcheck, errors."
 import math, numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck, gradgradcheck
@@ -170,7 +170,7 @@ def test_on_each_device(device):
     assert t.grad.device.type == device
 
 
-# ---- orthogonal polynomials (03hc_polynomials) ----
+# ---- orthogonal polynomials (reference/special_polynomials) ----
 POLYS = ['chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w',
          'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v',
          'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']

@@ -1,4 +1,4 @@
-"""ChainDataset and StackDataset (31e_chain_stack_datasets) side by side with torch 2.13."""
+"""ChainDataset and StackDataset (reference/utils/data/dataset_chain_and_stack) side by side with torch 2.13."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""channel_shuffle (24h_channel_shuffle) side by side with torch 2.13."""
+"""channel_shuffle (reference/nn/channelshuffle) side by side with torch 2.13."""
 import numpy as np, pytest
 import litnn
 import litnn.nn.functional as LF

@@ -1,4 +1,4 @@
-"""23d_conv3d against torch 2.13: conv3d/conv_transpose3d and Conv3d/ConvTranspose3d (values, gradients, modules, errors)."""
+"""42c_conv3d against torch 2.13: conv3d/conv_transpose3d and Conv3d/ConvTranspose3d (values, gradients, modules, errors)."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

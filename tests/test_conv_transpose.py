@@ -1,4 +1,4 @@
-"""23c_conv_transpose against torch 2.13: values and gradients of conv_transpose1d/2d for every option, modules, errors."""
+"""42b_conv_transpose against torch 2.13: values and gradients of conv_transpose1d/2d for every option, modules, errors."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

@@ -1,4 +1,4 @@
-"""nn.utils.parameters_to_vector / vector_to_parameters (30ba_convert_parameters) side by side with torch 2.13."""
+"""nn.utils.parameters_to_vector / vector_to_parameters (reference/nn/utils/convert_parameters) side by side with torch 2.13."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""26c_ctc_loss against torch 2.13: F.ctc_loss and nn.CTCLoss (losses, gradients, target layouts, reductions, errors)."""
+"""reference/nn/loss_ctc against torch 2.13: F.ctc_loss and nn.CTCLoss (losses, gradients, target layouts, reductions, errors)."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

@@ -1,4 +1,4 @@
-"""nn.DataParallel and nn.parallel's scatter / replicate / parallel_apply / gather (nbs/50_data_parallel.ipynb).
+"""nn.DataParallel and nn.parallel's scatter / replicate / parallel_apply / gather (nbs/71_data_parallel.ipynb).
 The four steps run on CPU devices everywhere (litnn's accept them; torch's want GPUs) and must give the module's own
 outputs and gradients; the wrapper's split across GPUs runs where there are two or more."""
 import warnings

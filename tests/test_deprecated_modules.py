@@ -1,4 +1,4 @@
-"""The deprecated NLLLoss2d and Container (26f_deprecated_modules) side by side with torch 2.13."""
+"""The deprecated NLLLoss2d and Container (reference/nn/loss_deprecated_names) side by side with torch 2.13."""
 import warnings
 import numpy as np, pytest
 import litnn
@@ -8,7 +8,7 @@ from functional_pairs import DTYPES, pair, same
 rng = np.random.default_rng(0)
 
 
-# --- 26f_deprecated_modules: NLLLoss2d, Container ----------------------------------------------------------------
+# --- reference/nn/loss_deprecated_names: NLLLoss2d, Container ----------------------------------------------------------------
 
 def built(make):
     with warnings.catch_warnings(record=True) as w:

@@ -1,4 +1,4 @@
-"""26a_distance against torch 2.13: one_hot, cosine_similarity, pairwise_distance, pdist and their modules."""
+"""reference/nn/distance against torch 2.13: one_hot, cosine_similarity, pairwise_distance, pdist and their modules."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

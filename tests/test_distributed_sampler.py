@@ -1,4 +1,4 @@
-"DistributedSampler (nbs/52b_distributed_sampler.ipynb): the same partitions as torch's for the same seed and epoch."
+"DistributedSampler (nbs/75b_distributed_sampler.ipynb): the same partitions as torch's for the same seed and epoch."
 import itertools, pytest, torch
 import torch.utils.data.distributed as tdist
 import litnn

@@ -1,4 +1,4 @@
-"""The distributions of 33w_cauchy ... 33xb_multinomial side by side with torch.distributions: the same parameters (float64
+"""The distributions of reference/distributions/cauchy ... reference/distributions/multinomial side by side with torch.distributions: the same parameters (float64
 and float32) give the same log_prob, cdf, icdf, entropy, moments, supports and reprs, the same gradients, the same shapes and
 errors; sampling is checked statistically (litnn draws from its own generators), with margins of 5 standard errors, and
 reparameterised gradients against torch's through the same draws."""

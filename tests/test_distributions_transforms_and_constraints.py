@@ -1,5 +1,5 @@
-"""The structured constraints and transforms (nbs/33z_structured_constraints, 33za_structured_transforms) and the
-constraint registries (33zb_constraint_registry) side by side with torch 2.13:
+"""The structured constraints and transforms (nbs/33z_structured_constraints, reference/distributions/transforms_structured) and the
+constraint registries (reference/distributions/constraint_registry) side by side with torch 2.13:
 forward, inverse, log_abs_det_jacobian and their gradients (float64 and float32), shapes, domains, reprs, checks and errors."""
 import math
 

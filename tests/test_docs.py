@@ -183,9 +183,9 @@ def test_every_notebook_is_a_page_in_the_parts_order(site, browser):
 
 
 # The code of the mechanisms the notebooks teach is on their pages, not only their API entries (`#| exports`).
-KEY_CODE = {'02_backprop': ['def apply(cls', 'def _record('], '02a_engine': ['def _execute('],
-            '10_registration': ['def __setattr__(self'], '13_apply_to': ['def _apply(self'],
-            '14_hooks': ['def _call_impl(self'], '15_state_dict': ['def state_dict(self', 'def _load_from_state_dict(self']}
+KEY_CODE = {'12_backprop_graph': ['def apply(cls', 'def _record('], '13_backprop_engine': ['def _execute('],
+            '21_registration': ['def __setattr__(self'], '24_apply_to': ['def _apply(self'],
+            '25_hooks': ['def _call_impl(self'], '26_state_dict': ['def state_dict(self', 'def _load_from_state_dict(self']}
 
 
 @pytest.mark.parametrize('stem', KEY_CODE)
@@ -275,20 +275,20 @@ def test_search_works_offline(site, browser):
         hits = browser.execute_script("return [...document.querySelectorAll('.md-search-result__item a')].map(a => a.href)")
         if hits: break
         time.sleep(0.05)
-    hooks = [nb for nb in NBS if nb.stem.endswith('14_hooks')]
+    hooks = [nb for nb in NBS if nb.stem.endswith('25_hooks')]
     assert any(page_of(hooks[0]).name + '?h=register_forward_hook#module.register_forward_hook' in h for h in hits), hits
 
 
 def test_math_is_mathml(site, browser):
-    open_page(browser, page_of(ROOT/'nbs'/'02_backprop.ipynb'))
+    open_page(browser, page_of(ROOT/'nbs'/'12_backprop_graph.ipynb'))
     sizes = browser.execute_script("return [...document.querySelectorAll('article math')].map(m => m.getBoundingClientRect().height)")
     assert len(sizes) >= 3 and min(sizes) > 10                # drawn by the browser, no script, no network
 
 
 def test_screenshots(site, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    shots = {'home': site/'index.html', 'backprop_graph': page_of(ROOT/'nbs'/'02_backprop.ipynb'),
-             'overview': page_of(ROOT/'nbs'/'overview.ipynb'), 'engine_walk': page_of(ROOT/'nbs'/'02a_engine.ipynb')}
+    shots = {'home': site/'index.html', 'backprop_graph': page_of(ROOT/'nbs'/'12_backprop_graph.ipynb'),
+             'overview': page_of(ROOT/'nbs'/'overview.ipynb'), 'engine_walk': page_of(ROOT/'nbs'/'13_backprop_engine.ipynb')}
     for name, page in shots.items():
         open_page(browser, page)
         if name == 'engine_walk':       # the real engine's walk, its code on the page

@@ -1,4 +1,4 @@
-"""21d_embedding_bag against torch 2.13: every mode, offsets and 2-D input, per-sample weights, padding_idx, gradients, module."""
+"""reference/nn/embedding_bag against torch 2.13: every mode, offsets and 2-D input, per-sample weights, padding_idx, gradients, module."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

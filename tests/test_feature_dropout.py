@@ -1,4 +1,4 @@
-"""21c_feature_dropout against torch 2.13: what is dropped (whole channels), scales, eval identity, in-place, warnings, errors."""
+"""41a_feature_dropout against torch 2.13: what is dropped (whole channels), scales, eval identity, in-place, warnings, errors."""
 import warnings
 import numpy as np, pytest
 import litnn

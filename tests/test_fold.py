@@ -1,4 +1,4 @@
-"""24d_fold against torch 2.13: F.unfold/F.fold and nn.Unfold/nn.Fold (values, gradients, reprs, errors)."""
+"""reference/nn/fold against torch 2.13: F.unfold/F.fold and nn.Unfold/nn.Fold (values, gradients, reprs, errors)."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

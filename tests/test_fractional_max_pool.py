@@ -1,4 +1,4 @@
-"""24f_fractional_max_pool against torch 2.13: fractional_max_pool2d and FractionalMaxPool2d with the same random samples."""
+"""reference/nn/pooling_fractional_max against torch 2.13: fractional_max_pool2d and FractionalMaxPool2d with the same random samples."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

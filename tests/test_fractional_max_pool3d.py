@@ -1,4 +1,4 @@
-"""fractional_max_pool3d (24j_fractional_max_pool3d) with the same _random_samples as torch 2.13."""
+"""fractional_max_pool3d (reference/nn/pooling_stochastic_fractional_max_3d) with the same _random_samples as torch 2.13."""
 import numpy as np, pytest
 import litnn
 import litnn.nn.functional as LF
@@ -9,7 +9,7 @@ from functional_pairs import DTYPES, pair, same, same_error
 rng = np.random.default_rng(0)
 
 
-# --- 24j_fractional_max_pool3d: the same _random_samples in both libraries ---------------------------------------
+# --- reference/nn/pooling_stochastic_fractional_max_3d: the same _random_samples in both libraries ---------------------------------------
 
 @pytest.mark.parametrize('dt', DTYPES)
 @pytest.mark.parametrize('shape,k,kwargs', [((2, 3, 7, 8, 9), 2, dict(output_size=(4, 5, 3))), ((2, 3, 7, 8, 9), (3, 2, 1), dict(output_ratio=0.5)),

@@ -1,4 +1,4 @@
-"""litnn.func's transforms (grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian) against torch.func on the same inputs (36a_func)."""
+"""litnn.func's transforms (grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian) against torch.func on the same inputs (33_function_transforms)."""
 import numpy as np
 import pytest
 import litnn

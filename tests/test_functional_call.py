@@ -1,4 +1,4 @@
-"""functional_call (litnn.func and nn.utils.stateless) against torch's on the same modules and weights (36_functional_call)."""
+"""functional_call (litnn.func and nn.utils.stateless) against torch's on the same modules and weights (32_functional_call)."""
 import warnings
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The batch-norm fusions (30bb_fusion): fused outputs equal the unfused modules' and torch's fused weights from the same weights."""
+"""The batch-norm fusions (reference/nn/utils/fusion): fused outputs equal the unfused modules' and torch's fused weights from the same weights."""
 
 import numpy as np
 import pytest

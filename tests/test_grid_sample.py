@@ -1,4 +1,4 @@
-"""24f_grid_sample against torch 2.13: affine_grid and grid_sample in every mode, padding mode and alignment; both gradients."""
+"""reference/nn/grid_sample against torch 2.13: affine_grid and grid_sample in every mode, padding mode and alignment; both gradients."""
 import warnings
 import numpy as np, pytest
 import litnn

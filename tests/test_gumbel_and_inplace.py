@@ -1,4 +1,4 @@
-"""F.gumbel_softmax and the in-place rectifiers (22d_gumbel_and_inplace) side by side with torch 2.13."""
+"""F.gumbel_softmax and the in-place rectifiers (reference/nn/gumbel_softmax_and_inplace_rectifiers) side by side with torch 2.13."""
 import warnings
 import numpy as np, pytest
 import litnn

@@ -1,4 +1,4 @@
-"""index_put, put, index_reduce and the *_scatter functions of 03p_index_put against torch 2.13."""
+"""index_put, put, index_reduce and the *_scatter functions of reference/torch/index_put against torch 2.13."""
 import warnings, numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck
@@ -9,7 +9,7 @@ def R(*s): return rng.standard_normal(s)
 x23, x34, x134, v4 = R(2, 3), R(3, 4), R(1, 3, 4), R(4)
 
 
-# ---- 03p_index_put
+# ---- reference/torch/index_put
 I3, J3 = np.array([0, 2, 0]), np.array([1, 1, 1])
 def T(L, a): return L.tensor(a)
 INDEX_PUT = [

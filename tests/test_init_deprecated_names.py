@@ -1,4 +1,4 @@
-"""The deprecated nn.init names (20a_init_aliases): torch's warning, and the new function called."""
+"""The deprecated nn.init names (reference/nn/init_deprecated_names): torch's warning, and the new function called."""
 import warnings
 
 import pytest

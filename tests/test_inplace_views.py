@@ -1,4 +1,4 @@
-"""The in-place views of 03o_inplace_views against torch 2.13: values, dtypes, grad_fn names, gradients, errors."""
+"""The in-place views of reference/torch/inplace_views against torch 2.13: values, dtypes, grad_fn names, gradients, errors."""
 import numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck
@@ -9,7 +9,7 @@ def R(*s): return rng.standard_normal(s)
 x23, x34, x134, v4 = R(2, 3), R(3, 4), R(1, 3, 4), R(4)
 
 
-# ---- 03o_inplace_views
+# ---- reference/torch/inplace_views
 INPLACE_VIEWS = [
     ('unsqueeze_', lambda L, a: (a * 1).unsqueeze_(1), [x23]),
     ('unsqueeze_neg', lambda L, a: (a * 1).unsqueeze_(-1), [x23]),

@@ -1,4 +1,4 @@
-"""25b_instance_norm against torch 2.13: instance norm (functional and modules, running stats), local response norm, normalize."""
+"""44b_instance_norm against torch 2.13: instance norm (functional and modules, running stats), local response norm, normalize."""
 import warnings
 import numpy as np, pytest
 import litnn

@@ -1,4 +1,4 @@
-"LU factorization (03ib_lu) and the Cholesky/triangular/tensor solvers (03ic_linalg_solvers) against PyTorch: values, pivots, gradients, gradcheck, errors."
+"LU factorization (reference/linalg_lu) and the Cholesky/triangular/tensor solvers (reference/linalg_solvers) against PyTorch: values, pivots, gradients, gradcheck, errors."
 import warnings
 import numpy as np, pytest
 import litnn

@@ -1,4 +1,4 @@
-"""lp_pool3d and max_unpool3d (24i_lp_unpool_3d) side by side with torch 2.13."""
+"""lp_pool3d and max_unpool3d (reference/nn/pooling_lp_and_unpool_3d) side by side with torch 2.13."""
 import numpy as np, pytest
 import litnn
 import litnn.nn.functional as LF
@@ -9,7 +9,7 @@ from functional_pairs import DTYPES, pair, same, raised
 rng = np.random.default_rng(0)
 
 
-# --- 24i_lp_unpool_3d: lp_pool3d, max_unpool3d -----------------------------------------------------------------
+# --- reference/nn/pooling_lp_and_unpool_3d: lp_pool3d, max_unpool3d -----------------------------------------------------------------
 
 @pytest.mark.parametrize('dt', DTYPES)
 @pytest.mark.parametrize('norm,k,s,ceil', [(2., 2, None, False), (3., (2, 1, 2), (1, 2, 1), True), (1.5, 3, 2, True), (1., 2, 1, False)])

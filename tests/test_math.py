@@ -1,4 +1,4 @@
-"Pointwise math (03h_math) and gamma functions (03h_special) against PyTorch: values, dtypes, grad_fn names, gradients, gradcheck, errors."
+"Pointwise math (reference/torch/pointwise_math) and gamma functions (reference/special) against PyTorch: values, dtypes, grad_fn names, gradients, gradcheck, errors."
 import math, numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck, gradgradcheck

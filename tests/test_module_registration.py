@@ -421,7 +421,7 @@ def test_module_has_every_method_of_the_parts():
 
 def test_module_level_names_are_plain():
     """Patching `__getattr__` / `__dir__` must not leave module-level versions behind (PEP 562); the hooks for every
-    module (14_hooks) are defined in module.py itself, as in PyTorch, not forwarded."""
+    module (25_hooks) are defined in module.py itself, as in PyTorch, not forwarded."""
     import litnn.nn.modules.module as mm, litnn.nn.modules.traversal as tr
     assert '__getattr__' not in vars(mm) and '__dir__' not in vars(tr)
     assert mm.register_module_forward_hook.__module__ == 'litnn.nn.modules.module'

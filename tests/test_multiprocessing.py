@@ -1,4 +1,4 @@
-"""litnn.multiprocessing and shared memory (53_shared_memory, 53a_multiprocessing, 53b_spawn): share_memory_ and
+"""litnn.multiprocessing and shared memory (70a_shared_memory, 70b_sending_tensors, 70c_spawn_and_hogwild): share_memory_ and
 is_shared against torch, tensors through queues between processes (fork and spawn), spawn's errors, Hogwild
 training against serial training, and that nothing leaks (no /dev/shm files, descriptors given back)."""
 import gc, os, pickle, warnings

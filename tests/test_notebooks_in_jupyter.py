@@ -14,7 +14,7 @@ def _package_files():
     return {p: hashlib.sha1(p.read_bytes()).hexdigest() for p in sorted((ROOT/'litnn').rglob('*.py'))}
 
 @pytest.mark.skipif(JUPYTER is None, reason="jupyter is not installed (pip install -e '.[notebooks]')")
-@pytest.mark.parametrize('name', ['09_parameter', '14_hooks'])
+@pytest.mark.parametrize('name', ['20_parameter', '25_hooks'])
 def test_a_notebook_runs_in_jupyter_and_writes_nothing_into_the_package(name, tmp_path):
     before = _package_files()
     r = subprocess.run([JUPYTER, 'nbconvert', '--to', 'notebook', '--execute', str(ROOT/'nbs'/f'{name}.ipynb'),

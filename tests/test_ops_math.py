@@ -1,4 +1,4 @@
-"Ops of 03_ops and 03a_reductions against finite differences and against PyTorch: values, dtypes, grad_fn names, gradients, errors."
+"Ops of 15_elementwise_ops and 16_reductions against finite differences and against PyTorch: values, dtypes, grad_fn names, gradients, errors."
 import math, numpy as np, pytest
 import litnn
 from litnn.backend import to_device

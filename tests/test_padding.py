@@ -1,4 +1,4 @@
-"""23b_padding against torch 2.13: F.pad in every mode and the padding modules (values, gradients, reprs, errors)."""
+"""reference/nn/padding against torch 2.13: F.pad in every mode and the padding modules (values, gradients, reprs, errors)."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

@@ -76,7 +76,7 @@ CASES = {
 
 LSTM_WEIGHTS = [randn(8, 3), randn(8, 2), randn(8), randn(8)]
 def _lstm(x, h, c):
-    "nn.LSTM(3, 2) with fixed weights: LstmLayerBackward0 (27_recurrence) in litnn."
+    "nn.LSTM(3, 2) with fixed weights: LstmLayerBackward0 (46_recurrence) in litnn."
     lib = _lib(x)
     m = lib.nn.LSTM(3, 2).to(x.dtype)
     with lib.no_grad():

@@ -1,4 +1,4 @@
-"""24e_pooling3d against torch 2.13: max/avg/adaptive pooling in 3-d (values, indices, gradients, modules, errors)."""
+"""reference/nn/pooling_3d against torch 2.13: max/avg/adaptive pooling in 3-d (values, indices, gradients, modules, errors)."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

@@ -1,4 +1,4 @@
-"""24b_pooling_1d_lp_unpool against torch 2.13: 1-d max/avg/adaptive pooling, adaptive max pooling, LP pooling, max unpooling."""
+"""reference/nn/pooling_1d_lp_and_unpool against torch 2.13: 1-d max/avg/adaptive pooling, adaptive max pooling, LP pooling, max unpooling."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

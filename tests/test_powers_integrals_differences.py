@@ -1,4 +1,4 @@
-"""matrix_power, vander, combinations, trapezoid, gradient, heaviside, renorm, chain_matmul, rsub (03q_powers_integrals_differences) against torch 2.13."""
+"""matrix_power, vander, combinations, trapezoid, gradient, heaviside, renorm, chain_matmul, rsub (reference/torch/powers_integrals_differences) against torch 2.13."""
 import warnings, numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck
@@ -9,7 +9,7 @@ def R(*s): return rng.standard_normal(s)
 x23, x34, x134, v4 = R(2, 3), R(3, 4), R(1, 3, 4), R(4)
 
 
-# ---- 03q_powers_integrals_differences
+# ---- reference/torch/powers_integrals_differences
 y23, y35, xs3, xs5 = R(2, 3), R(3, 5), np.array([0., 0.5, 2.]), np.array([-1., 0., 0.3, 1., 2.5])
 MATH = [
     ('matrix_power', lambda L, a: (L.matrix_power(a, 3), a.matrix_power(-2), L.matrix_power(a, 1)), [R(3, 3) + 3 * np.eye(3)]),

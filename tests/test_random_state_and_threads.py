@@ -1,4 +1,4 @@
-"""torch.random.fork_rng, get_rng_state/set_rng_state and the thread settings (03fa_rng_state), side by side with torch 2.13."""
+"""torch.random.fork_rng, get_rng_state/set_rng_state and the thread settings (reference/random), side by side with torch 2.13."""
 
 import pytest
 

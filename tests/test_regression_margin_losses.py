@@ -1,4 +1,4 @@
-"""26b_regression_margin_losses against torch 2.13: values and gradients in float64 and float32, every reduction, modules, errors."""
+"""reference/nn/loss_regression_and_margin against torch 2.13: values and gradients in float64 and float32, every reduction, modules, errors."""
 import warnings
 import numpy as np, pytest
 import litnn

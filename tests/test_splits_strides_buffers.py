@@ -1,4 +1,4 @@
-"""fill, range, the unsafe splits, can_cast, typename, is_neg, empty_strided, frombuffer (03qa_splits_strides_buffers) against torch 2.13."""
+"""fill, range, the unsafe splits, can_cast, typename, is_neg, empty_strided, frombuffer (reference/torch/splits_strides_buffers) against torch 2.13."""
 import warnings, numpy as np, pytest
 import litnn
 from api_pairs import torch, check, same_error, host
@@ -8,7 +8,7 @@ def R(*s): return rng.standard_normal(s)
 x23, x34, x134, v4 = R(2, 3), R(3, 4), R(1, 3, 4), R(4)
 
 
-# ---- 03qa_splits_strides_buffers
+# ---- reference/torch/splits_strides_buffers
 ODDS = [
     ('fill', lambda L, a: L.fill(a, 2.5), [x23]),
     ('fill_tensor', lambda L, a, v: L.fill(a, v), [x23, np.array(1.5)]),

@@ -1,4 +1,4 @@
-"""SyncBatchNorm (nbs/52a_sync_batchnorm.ipynb): in one process it is torch's (the BatchNorm fallback); on 2 MPI ranks with
+"""SyncBatchNorm (nbs/75a_sync_batchnorm.ipynb): in one process it is torch's (the BatchNorm fallback); on 2 MPI ranks with
 half batches it equals one BatchNorm on the full batch (the shared job of tests/ddp_worker.py)."""
 import sys
 from pathlib import Path

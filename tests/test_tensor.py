@@ -113,7 +113,7 @@ def test_type_string(dt):
     assert litnn.zeros(2, dtype=getattr(litnn, dt)).type() == want
 
 def test_type_conversion():
-    if not hasattr(litnn.Tensor, 'to'): pytest.skip('Tensor.to is not written yet (03_ops)')
+    if not hasattr(litnn.Tensor, 'to'): pytest.skip('Tensor.to is not written yet (15_elementwise_ops)')
     assert same(lambda lib: lib.tensor([1.5, -2.5]).type(lib.int64).tolist()) == [1, -2]
     assert same(lambda lib: lib.tensor([1.5]).type(lib.__name__ + '.DoubleTensor').dtype) == 'float64'
     assert same(lambda lib: lib.tensor([1]).type('torch.IntTensor').dtype) == 'int32'

@@ -1,4 +1,4 @@
-"""35_top_level_nn_ops: torch's top-level operators beside torch.nn.functional, side by side with torch 2.13."""
+"""reference/torch/nn_ops: torch's top-level operators beside torch.nn.functional, side by side with torch 2.13."""
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')

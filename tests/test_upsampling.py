@@ -1,4 +1,4 @@
-"""24c_upsampling against torch 2.13: F.interpolate in every mode and option, Upsample modules, pixel (un)shuffle, errors."""
+"""reference/nn/upsampling against torch 2.13: F.interpolate in every mode and option, Upsample modules, pixel (un)shuffle, errors."""
 import warnings
 import numpy as np, pytest
 import litnn

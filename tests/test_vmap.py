@@ -1,4 +1,4 @@
-"""litnn.func.vmap against a per-sample loop and against torch.func.vmap on the same inputs (36b_vmap, 36c_batching_rules)."""
+"""litnn.func.vmap against a per-sample loop and against torch.func.vmap on the same inputs (33a_vmap, 33b_batching_rules)."""
 import numpy as np
 import pytest
 import litnn

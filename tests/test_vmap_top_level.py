@@ -1,4 +1,4 @@
-"""torch.vmap is torch.func.vmap (36b_vmap)."""
+"""torch.vmap is torch.func.vmap (33a_vmap)."""
 
 import numpy as np
 import pytest

@@ -1,11 +1,11 @@
-"""The window functions of 03r_windows against torch 2.13."""
+"""The window functions of reference/torch/windows against torch 2.13."""
 import numpy as np, pytest
 import litnn
 from api_pairs import torch, same_error, host, DEVICES
 
 
 
-# ---- 03r_windows
+# ---- reference/torch/windows
 WINDOWS = ['hann_window', 'hamming_window', 'blackman_window', 'bartlett_window', 'kaiser_window']
 EXTRA = {'hamming_window': [(0.5,), (0.6, 0.3)], 'kaiser_window': [(0.,), (5.,), (20.,)]}
 

@@ -1,4 +1,4 @@
-"""The *_with_indices poolings and the deprecated F.upsample* (24g_with_indices) side by side with torch 2.13."""
+"""The *_with_indices poolings and the deprecated F.upsample* (reference/nn/pooling_indices_and_upsample) side by side with torch 2.13."""
 import warnings
 import numpy as np, pytest
 import litnn

@@ -1,6 +1,6 @@
 """Run notebooks top to bottom and save their outputs in place, so the site shows what each demo computes.
 
-    python tools/run_nb.py nbs/21a_dropout.ipynb [more.ipynb ...]
+    python tools/run_nb.py nbs/41_dropout.ipynb [more.ipynb ...]
 
 Each notebook runs in a fresh process (notebooks re-patch litnn's classes, as in tools/test_all.sh),
 with its folder as the working directory; the first failing cell stops it with the error and exit 1. Cells

@@ -74,7 +74,7 @@ fi
 # One process per notebook: a notebook re-patches litnn's classes with its own cells' definitions,
 # so notebooks sharing a process (nbdev_test's worker pool) would see each other's classes.
 nbtimes=$(mktemp)
-failed=$(ls nbs/*.ipynb | xargs -P 2 -I{} sh -c 's=$(date +%s); nbdev_test --path "$1" '"${flags[*]:-}"' >/dev/null 2>&1 || echo "$1"
+failed=$(find nbs -name '*.ipynb' -not -path '*/.*' -not -path '*/_*' | sort | xargs -P 2 -I{} sh -c 's=$(date +%s); nbdev_test --path "$1" '"${flags[*]:-}"' >/dev/null 2>&1 || echo "$1"
                                                 echo "$(($(date +%s) - s))s $1" >> "$2"' _ {} "$nbtimes")
 echo "slowest notebooks:" $(sort -rn "$nbtimes" | head -8 | tr '\n' ' '); rm -f "$nbtimes"
 if [ -n "$failed" ]; then
@@ -82,7 +82,7 @@ if [ -n "$failed" ]; then
     for nb in $failed; do echo "---- $nb"; { nbdev_test --path "$nb" ${flags[@]+"${flags[@]}"} 2>&1 || true; } | tail -30; done
     echo "notebooks failed:" $failed >&2; exit 1
 fi
-echo "all $(ls nbs/*.ipynb | wc -l) notebooks passed"
+echo "all $(find nbs -name '*.ipynb' -not -path '*/.*' -not -path '*/_*' | sort | wc -l) notebooks passed"
 
 step "3/4 doctests: pytest --doctest-modules litnn"
 rc=0; python -m pytest --doctest-modules litnn -q || rc=$?

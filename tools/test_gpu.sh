@@ -55,11 +55,11 @@ if grep -E "^SKIPPED.*(needs a GPU|no GPU|no CUDA)" "$LOG/pytest.txt" >/dev/null
 fi
 
 say "3/4 notebooks: nbdev_test --flags cuda"
-nb_failed=$(ls nbs/*.ipynb | xargs -P 8 -I{} sh -c 'nbdev_test --flags cuda --path "$1" >"$2/$(basename "$1").txt" 2>&1 || echo "$1"' _ {} "$LOG")
+nb_failed=$(find nbs -name '*.ipynb' -not -path '*/.*' -not -path '*/_*' | sort | xargs -P 8 -I{} sh -c 'nbdev_test --flags cuda --path "$1" >"$2/$(basename "$1").txt" 2>&1 || echo "$1"' _ {} "$LOG")
 if [ -n "$nb_failed" ]; then
     for nb in $nb_failed; do echo "---- $nb"; tail -30 "$LOG/$(basename "$nb").txt"; done
     failed+=("notebooks:" $nb_failed)
-else echo "all $(ls nbs/*.ipynb | wc -l) notebooks passed with their cuda cells"; fi
+else echo "all $(find nbs -name '*.ipynb' -not -path '*/.*' -not -path '*/_*' | sort | wc -l) notebooks passed with their cuda cells"; fi
 
 say "4/4 benchmarks: litnn on CuPy vs torch on CUDA"
 "$PY" bench/gpu_steps.py --device cuda 2>&1 | tee "$LOG/bench.txt"
