@@ -1,9 +1,10 @@
 """The docs site, as a reader sees it: `tools/build_docs.py` builds it from every notebook in nbs/
 (offline), and a real headless Chromium (Debian's `chromium` and `chromedriver`, driven by selenium)
-opens every page. Each page must show its title, its headings, its images and an API entry for each
+opens every page. The navigation must follow the book's table (nbs/book.yml) and the home page must give
+the Module path; each page must show its title, its headings, its images and an API entry for each
 exported definition, must not leak raw markdown or notebook JSON, and every link on it must
-resolve; search must work from `file://`; math must be MathML. Screenshots of the home page and of
-a part are kept in `_site_test/screenshots/`.
+resolve; search must work from `file://`; math must be MathML. Screenshots of the reading page, the
+registration chapter and others are kept in `_site_test/screenshots/`.
 
 Why selenium and not `chromium --dump-dom`: the checks need the page after its scripts ran (the
 search box, the navigation) and measurements a DOM dump lacks (an image's decoded size, a formula's
@@ -21,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT/'_site_test'
 SITE, BUILD, SHOTS = OUT/'site', OUT/'build', OUT/'screenshots'
 sys.path.insert(0, str(ROOT/'tools'))
-from build_docs import SECTIONS, notebooks, section_of  # noqa: E402
+from build_docs import nav_title, notebooks, section_of  # noqa: E402
+from book import module_path, parts  # noqa: E402
 
 NBS = notebooks()
 CHROMIUM, CHROMEDRIVER = shutil.which('chromium'), shutil.which('chromedriver')
@@ -161,8 +163,11 @@ def ids_in(path):
 
 # --- the tests ---------------------------------------------------------------------------------------
 
-def test_every_notebook_is_a_page_in_the_parts_order(site, browser):
-    "Home and the overview first, then each group of parts (tools/build_docs.py's SECTIONS) with its pages, in order."
+def rel(nb): return nb.relative_to(ROOT/'nbs').with_suffix('').as_posix()
+
+
+def test_every_notebook_is_a_page_in_reading_order(site, browser):
+    "Home and the overview first, then each part of the book and each reference shelf with its pages, in nbs/book.yml's order."
     open_page(browser, site/'index.html')
     nav = browser.execute_script("""
       const link = a => [a.textContent.trim(), a.getAttribute('href').split('#')[0]];
@@ -174,12 +179,14 @@ def test_every_notebook_is_a_page_in_the_parts_order(site, browser):
       });""")
     want = []
     for nb in NBS:
-        entry, group = ['Home' if nb.name == 'index.ipynb' else expected(nb)[0], page_of(nb).name], section_of(nb.stem)
+        entry, group = [nav_title(rel(nb), expected(nb)[0]), page_of(nb).name], section_of(rel(nb))
         if group is None: want.append(entry)
         elif want and want[-1][0] == group and isinstance(want[-1][1], list): want[-1][1].append(entry)
         else: want.append([group, [entry]])
     assert nav == want
-    assert len({g for g, _ in SECTIONS}) == len(SECTIONS) and all(page_of(nb).is_file() for nb in NBS)
+    groups = [g for g, _ in nav if isinstance(_, list)]
+    assert groups == [t for t, _, _ in parts()] and all(page_of(nb).is_file() for nb in NBS)
+    assert [g for g in groups if not g.startswith('Reference')][:3] == ['Start', 'Tensors and autograd', 'The Module']
 
 
 # The code of the mechanisms the notebooks teach is on their pages, not only their API entries (`#| exports`).
@@ -230,7 +237,7 @@ LEAKS = {  # what unrendered markdown, Quarto syntax or notebook JSON would look
 }
 
 
-@pytest.mark.parametrize('nb', NBS, ids=lambda p: p.stem)
+@pytest.mark.parametrize('nb', NBS, ids=rel)
 def test_page(site, browser, nb):
     path = page_of(nb)
     console = open_page(browser, path)
@@ -265,6 +272,37 @@ def test_page(site, browser, nb):
     assert errors == [], 'errors in the browser console'
 
 
+@pytest.mark.parametrize('nb,cls', [('reference/distributions/von_mises', 'VonMises'), ('21_registration', 'Module'),
+                                    ('20_parameter', 'Parameter')])
+def test_classes_render_as_classes(site, nb, cls):
+    "A class's API entry shows `class Name(...)`, not the `def Name(...)` fastcore writes for every signature."
+    text = html_text(page_of(ROOT/'nbs'/f'{nb}.ipynb'))
+    assert f'class {cls}(' in text and f'def {cls}(' not in text
+
+
+def html_text(path):
+    "A page's text with its tags and entities undone (code included)."
+    text = re.sub(r'<[^>]+>', '', Path(path).read_text(encoding='utf-8'))
+    return text.replace('&quot;', '"').replace('&#39;', "'").replace('&lt;', '<').replace('&gt;', '>').replace('&amp;', '&')
+
+
+def test_reading_page(site, browser):
+    """The site opens on the page for readers: what litnn is, then the Module path, each chapter a link to its page
+    with the question it answers, in nbs/book.yml's order; the README's install and test notes are a page of their own."""
+    open_page(browser, site/'index.html')
+    got = browser.execute_script("""
+      const h = [...document.querySelectorAll('article h2')].find(h => h.textContent.includes('The Module path'));
+      if (!h) return null;
+      let e = h.nextElementSibling; while (e && e.tagName !== 'OL') e = e.nextElementSibling;
+      return e && [...e.querySelectorAll(':scope > li')].map(li => [li.querySelector('a').getAttribute('href'), li.textContent]);""")
+    want = module_path()
+    assert got is not None and len(want) >= 10
+    assert [href for href, _ in got] == [page_of(ROOT/'nbs'/f'{nb}.ipynb').name for nb, _ in want]
+    assert [text for (_, text), (_, q) in zip(got, want) if _plain(q) not in ' '.join(text.split())] == []
+    prose = browser.execute_script("return document.querySelector('article').innerText")
+    assert 'tools/test_all.sh' not in prose and 'pip install' not in prose     # those are on the README's page
+
+
 def test_search_works_offline(site, browser):
     open_page(browser, site/'index.html')
     from selenium.webdriver.common.by import By
@@ -287,7 +325,7 @@ def test_math_is_mathml(site, browser):
 
 def test_screenshots(site, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    shots = {'home': site/'index.html', 'backprop_graph': page_of(ROOT/'nbs'/'12_backprop_graph.ipynb'),
+    shots = {'reading_page': site/'index.html', 'registration': page_of(ROOT/'nbs'/'21_registration.ipynb'), 'backprop_graph': page_of(ROOT/'nbs'/'12_backprop_graph.ipynb'),
              'overview': page_of(ROOT/'nbs'/'overview.ipynb'), 'engine_walk': page_of(ROOT/'nbs'/'13_backprop_engine.ipynb')}
     for name, page in shots.items():
         open_page(browser, page)

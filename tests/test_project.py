@@ -1,5 +1,5 @@
 """The project's own rules: what `import litnn` pulls in, how notebooks are named and started,
-and that README.md, nbs/index.ipynb and .ci/run agree."""
+and that README.md, nbs/readme.ipynb and .ci/run agree."""
 import json, re, subprocess, sys, zipfile
 from pathlib import Path
 
@@ -35,14 +35,14 @@ def test_import_litnn_needs_only_numpy_ml_dtypes_and_stdlib():
     assert mods - allowed - cython == set()
 
 def test_notebooks_exist():
-    assert (NBS/'index.ipynb') in notebooks()
+    assert (NBS/'index.ipynb') in notebooks() and (NBS/'readme.ipynb') in notebooks()
     assert len(notebooks()) > 1
 
 @pytest.mark.parametrize('nb', notebooks(), ids=lambda p: str(p.relative_to(NBS)))
 def test_notebook_first_cell(nb):
-    "A part's notebook starts with `#| default_exp`; index.ipynb (the README) and overview.ipynb (the map) export nothing."
+    "A part's notebook starts with `#| default_exp`; index.ipynb (the reading page), readme.ipynb (the README) and overview.ipynb (the map) export nothing."
     has_exp = re.search(r'^#\|\s*default_exp\s', first_cell(nb), re.M) is not None
-    assert has_exp == (nb.name not in ('index.ipynb', 'overview.ipynb')), f'{nb.name}: first cell is {first_cell(nb)!r}'
+    assert has_exp == (nb.relative_to(NBS).as_posix() not in ('index.ipynb', 'readme.ipynb', 'overview.ipynb')), f'{nb.name}: first cell is {first_cell(nb)!r}'
 
 def test_no_auto_in_notebook_paths():
     # nbdev 2.4.14 silently leaves any notebook whose path contains "auto" out of _modidx.py.
@@ -66,11 +66,11 @@ def test_ci_runs_the_readme_docs_command():
     cmds = re.findall(r"^docs_cmd='(.*)'$", (ROOT/'.ci'/'run').read_text(encoding='utf-8'), re.M)
     assert len(lines) == 1 and cmds == lines
 
-def test_readme_is_generated_from_index():
+def test_readme_is_generated_from_readme_notebook():
     sys.path.insert(0, str(ROOT/'tools'))
     try: from make_readme import make_readme
     finally: sys.path.pop(0)
-    assert (ROOT/'README.md').read_text(encoding='utf-8') == make_readme(NBS/'index.ipynb')
+    assert (ROOT/'README.md').read_text(encoding='utf-8') == make_readme(NBS/'readme.ipynb')
 
 def _texts(nb):
     "The text each code cell of notebook file `nb` printed, cell by cell."
@@ -79,11 +79,11 @@ def _texts(nb):
             for c in cells if c['cell_type'] == 'code']
 
 def test_readme_outputs_are_what_its_code_prints(tmp_path):
-    "The README's outputs are index.ipynb's saved ones: running the notebook afresh prints exactly those."
-    fresh = tmp_path/'index.ipynb'
-    code = f"from execnb.shell import CaptureShell; CaptureShell().execute({str(NBS/'index.ipynb')!r}, {str(fresh)!r}, exc_stop=True)"
+    "The README's outputs are readme.ipynb's saved ones: running the notebook afresh prints exactly those."
+    fresh = tmp_path/'readme.ipynb'
+    code = f"from execnb.shell import CaptureShell; CaptureShell().execute({str(NBS/'readme.ipynb')!r}, {str(fresh)!r}, exc_stop=True)"
     subprocess.run([sys.executable, '-c', code], cwd=tmp_path, check=True, capture_output=True)
-    saved = _texts(NBS/'index.ipynb')
+    saved = _texts(NBS/'readme.ipynb')
     assert any(saved) and _texts(fresh) == saved
 
 def test_top_quarto_yml_is_the_nbs_one():

@@ -14,13 +14,14 @@ This script does nbdev's part itself and hands the rendering to mkdocs-material:
    exported code; adds front matter and links from `name` in backticks to its docs.
 2. Each processed notebook becomes one markdown page (`nb_page`): prose as written, code in
    fences, the saved outputs (text, `show_doc` markdown, HTML, images as files), nbdev's doc links
-   pointed at the pages of this site. Pages follow the file names, so the parts' order.
+   pointed at the pages of this site.
 3. `mkdocs build --strict` with the Material theme (tools/docs/mkdocs.yml): navigation across all
-   parts, a table of contents per page, client-side search that works from `file://` (the
+   parts in reading order, a table of contents per page, client-side search that works from `file://` (the
    `offline` plugin), no fonts or scripts from the network, and math turned into MathML at build
    time (tools/docs/hooks.py), which browsers draw without a script.
 
-Every notebook is picked up by itself: a new notebook needs no change here.
+The navigation is the book's one table, nbs/book.yml (read by tools/book.py): the home page and the overview, each
+part of the book with its chapters, then each shelf of the reference. A new notebook needs its row there.
 """
 import argparse, base64, html, json, os, re, shutil, sys, time, warnings
 from multiprocessing import get_all_start_methods, get_context
@@ -28,31 +29,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS, DOCS_CFG = ROOT/'nbs', ROOT/'tools'/'docs'
+sys.path.insert(0, str(ROOT/'tools'))
 
 
-FIRST = ('index.ipynb', 'overview.ipynb')      # the home page, then the map of the parts
+from book import order, part_of                  # noqa: E402  (tools/book.py: the book's one table, nbs/book.yml)
+
 
 def notebooks(nbs=NBS):
-    "The notebooks nbdev sees, in the parts' order (file names), the home page and the overview first."
-    found = [p for p in nbs.rglob('*.ipynb')
-             if not any(part.startswith(('_', '.')) for part in p.relative_to(nbs).parts)]
-    def key(p):
-        name = p.relative_to(nbs).as_posix()
-        return (FIRST.index(name) if name in FIRST else len(FIRST), name)
-    return sorted(found, key=key)
+    "The notebooks nbdev sees, in reading order (nbs/book.yml): the home page, the overview, the book, the reference shelf."
+    found = {p.relative_to(nbs).with_suffix('').as_posix(): p for p in nbs.rglob('*.ipynb')
+             if not any(part.startswith(('_', '.')) for part in p.relative_to(nbs).parts)}
+    rank = {nb: i for i, nb in enumerate(order())}
+    missing = sorted(set(found) - set(rank))
+    if missing: raise SystemExit(f'docs: not in nbs/book.yml (add each to its part or shelf): {", ".join(missing)}')
+    return [found[nb] for nb in sorted(found, key=rank.__getitem__)]
 
 
-# The navigation's groups: a notebook belongs to the last group whose first file name it reaches (the parts are
-# numbered so that each group is one run of file names). A new part needs a row only if it starts a new group.
-SECTIONS = [('00', 'Tensors and autograd'), ('03', 'Operations on tensors'), ('09', 'The Module'),
-            ('17', 'More Module machinery'), ('19', 'Pictures'), ('20', 'Layers'), ('30', 'Optimizers'),
-            ('31', 'Data'), ('32', 'Saving and loading'), ('33', 'Distributions'), ('35', 'The functional API'),
-            ('40', 'Training'), ('50', 'Parallel and distributed training'), ('60', 'Export')]
-
-def section_of(stem):
-    "The navigation group of the page of notebook `stem` (None: a top-level page, the home page and overview)."
-    if stem + '.ipynb' in FIRST: return None
-    return [title for start, title in SECTIONS if stem >= start][-1]
+def section_of(nb):
+    "The navigation group of notebook `nb` (its path under nbs/, no suffix): its part or shelf; None for the home page and overview."
+    return part_of(nb)
 
 
 # --- 1. nbdev's processing ------------------------------------------------------------------------
@@ -87,10 +82,24 @@ def _process(src_dst):
         if self.k.exc: raise RuntimeError(f'cell {cell.idx_}: {imports}') from self.k.exc
     exec_show_docs.__call__ = call
     mv_exports.begin = _mv_exports_begin
+    _classes_as_classes()
     try: exec_nb(Path(src), Path(dst), FilterDefaults)
     except Exception as e:
         raise RuntimeError(f"nbdev could not process {Path(src).relative_to(ROOT)} for the docs: {e}") from None
     return dst, mixed
+
+
+def _classes_as_classes():
+    "fastcore writes every signature as `def Name(...)`, a class's too: an API entry of a class says `class Name(...)`."
+    from inspect import isclass
+    from fastcore.docments import DocmentText
+    if getattr(DocmentText, '_litnn_classes', False): return
+    plain = DocmentText.__str__
+    def __str__(self):
+        text = plain(self)
+        return 'class ' + text[len('def '):] if isclass(self.obj) and text.startswith('def ') else text
+    DocmentText.__str__ = DocmentText.__repr__ = __str__
+    DocmentText._litnn_classes = True
 
 
 def _mv_exports_begin(self):
@@ -184,7 +193,10 @@ class Page:
         fm = _front_matter(cells[0]) if cells else None
         if fm is not None: cells = cells[1:]
         fm = fm or {}
-        self.output_file = fm.get('output-file', self.stem + '.html')
+        self.nb = src_path.relative_to(NBS).with_suffix('').as_posix()
+        # nbdev's links name a page by its path under nbs/ without the number (reference/nn/padding.html);
+        # its front matter keeps only the file name, which two shelves may share (cuda.html)
+        self.output_file = re.sub(r'(^|/)\d+[a-zA-Z0-9]*_([^/]*)$', r'\1\2', self.nb.lower()) + '.html'
         self.title = str(fm.get('title') or self.stem)
         parts = [f'# {self.title}']
         if fm.get('description'): parts.append(f"{fm['description']}\n{{: .description }}")
@@ -255,23 +267,32 @@ def _relink(pages):
         best = next((p for p in cands if not anchor or anchor[1:] in anchors[p.stem]), None)
         # nbdev links every exported name, private helpers too, but only documented ones have an entry
         return f'[{text}]({best.stem}.md{anchor})' if best else text
-    stems = {p.stem for p in pages}
-    def notebook(m):                               # a link to a notebook of nbs/ (which works in Jupyter) -> its page
-        return f'({m[1]}.md{m[2] or ""})' if m[1] in stems else m[0]
-    for p in pages: p.md = re.sub(r'\(([\w-]+)\.ipynb(#[^)\s]*)?\)', notebook, _DOC_LINK.sub(local, p.md))
+    by_nb = {p.nb: p for p in pages}
+    for p in pages:
+        def notebook(m):                           # a link to a notebook of nbs/ (which works in Jupyter) -> its page
+            target = os.path.normpath((Path(p.nb).parent/m[1]).as_posix())
+            return f'({by_nb[target].stem}.md{m[2] or ""})' if target in by_nb else m[0]
+        p.md = re.sub(r'\(((?:\.\./|[\w-]+/)*[\w-]+)\.ipynb(#[^)\s]*)?\)', notebook, _DOC_LINK.sub(local, p.md))
 
 
 # --- 3. mkdocs -----------------------------------------------------------------------------------------
 
 def _nav(pages):
-    "Home and the overview at the top, then every other page inside its group (`SECTIONS`), in file-name order."
+    "Home and the overview at the top, then each part of the book and each reference shelf with its pages (nbs/book.yml)."
     nav = []
     for p in pages:
-        entry, group = {'Home' if p.stem == 'index' else p.title: f'{p.stem}.md'}, section_of(p.stem)
+        entry, group = {nav_title(p.nb, p.title): f'{p.stem}.md'}, section_of(p.nb)
         if group is None: nav.append(entry)
         elif nav and isinstance(nav[-1].get(group), list): nav[-1][group].append(entry)
         else: nav.append({group: [entry]})
     return nav
+
+def nav_title(nb, title):
+    "What the navigation calls a page: its title, or the table's `title:` where it gives one (the README's page)."
+    from book import parts
+    if nb == 'index': return 'Home'
+    return next((c.get('title', title) for _, _, chs in parts() for c in chs if c['nb'] == nb), title)
+
 
 def write_site(pages, build_dir, out_dir, strict=True):
     import yaml
