@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['ToyNet', 'toy_net']
 
-# %% ../nbs/21a_toy_model.ipynb #c2b2a686
+# %% ../nbs/21a_toy_model.ipynb #b4e97764
 from . import nn
 from .random import manual_seed
 
-# %% ../nbs/21a_toy_model.ipynb #c761a5c3
+# %% ../nbs/21a_toy_model.ipynb #668cd869
 class ToyNet(nn.Module):
     "The book's toy model: `fc1` (Linear), `norm` (BatchNorm1d), `act` (ReLU), `fc2` (Linear), called in that order."
     def __init__(self, n_in=2, n_hidden=3, n_out=1):
@@ -21,7 +21,7 @@ class ToyNet(nn.Module):
 
     def forward(self, x): return self.fc2(self.act(self.norm(self.fc1(x))))
 
-# %% ../nbs/21a_toy_model.ipynb #fc4c7f0a
+# %% ../nbs/21a_toy_model.ipynb #518a275a
 def toy_net(seed=0, **sizes):
     "A `ToyNet` whose weights come from the random generator seeded with `seed` (the same every time)."
     manual_seed(seed)
