@@ -87,7 +87,8 @@ class IndexSelectBackward0(_Index): adv = True
 def __getitem__(self:Tensor, key):
     "Basic indexing (ints, slices, None, ...) gives a view; index tensors, lists and masks give a copy."
     k, op = _index_key(self, key)
-    out = op.apply(self, key=k)
+    try: out = op.apply(self, key=k)
+    except IndexError as e: raise IndexError(str(e).replace(' for axis ', ' for dimension ')) from None   # numpy's words, torch's
     return out if op is IndexBackward0 else _view_of(out, self)
 
 # %% ../nbs/18_indexing.ipynb #7130d1c6

@@ -116,3 +116,10 @@ def test_index_put_family_gradcheck():
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         assert gradcheck(lambda a, b: a.index_reduce(0, litnn.tensor([2, 0, 2]), b.reshape(3, 1).expand(3, 4), 'prod'), (x, v))
+
+
+@pytest.mark.parametrize('f', [lambda L: L.arange(3.)[5], lambda L: L.zeros(2, 3)[:, 7], lambda L: L.zeros(2, 3)[1, -4],
+                               lambda L: L.zeros(2, 3)[L.tensor([0, 2])]])
+def test_getitem_out_of_bounds_says_dimension(f):
+    "Reading out of bounds: torch's IndexError, in torch's words (numpy says 'axis')."
+    same_error(f)
