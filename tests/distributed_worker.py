@@ -56,7 +56,7 @@ def core(out, me, n):
     record(out, "after_mismatch", lambda: (lambda t: (dist.all_reduce(t), t.tolist())[1])(t_(inputs(me))))
 
 def pieces(out, me, n):
-    "The collectives that move pieces (51a)."
+    "The collectives that move pieces (73a_collectives)."
     x = lambda shape=(2, 3), dt="float64": t_(inputs(me, shape, dt))
     def gathered(async_op=False):
         got = [t_(np.zeros((2, 3), np.float32)) for _ in range(n)]
@@ -122,7 +122,7 @@ class Allowed:
 class Refused: pass
 
 def objects(out, me, n):
-    "The object collectives (51c): allow-listed types only."
+    "The object collectives (73b_plain_objects): allow-listed types only."
     def gathered(obj):
         got = [None] * n; dist.all_gather_object(got, obj); return got
     record(out, "all_gather_object", lambda: [[g["rank"], g["w"].tolist(), g["a"].tolist(), g["nested"]] for g in

@@ -1,4 +1,4 @@
-"""The activation functions of 40a_activation_functions (and their modules, 22c) against torch 2.13: values, first and second derivatives, in-place forms, reprs, errors."""
+"""The activation functions of 40a_activation_functions (and their modules, 40b_activation_modules) against torch 2.13: values, first and second derivatives, in-place forms, reprs, errors."""
 import numpy as np, pytest
 import litnn
 import litnn.nn.functional as LF

@@ -103,5 +103,5 @@ def test_errors_as_torch(i):
     msgs = []
     for lib in (torch, litnn):
         with pytest.raises(Exception) as e: ERRORS[i](lib.nn.functional, lib)
-        msgs.append((e.type, str(e.value).split(' (for an input of')[0]))   # 23c prints the input's size as a tuple (its own gap)
+        msgs.append((e.type, str(e.value).split(' (for an input of')[0]))   # 42b_conv_transpose prints the input's size as a tuple (its own gap)
     assert msgs[0] == msgs[1]

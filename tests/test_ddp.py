@@ -1,4 +1,4 @@
-"""DistributedDataParallel (nbs/75_ddp.ipynb), its comm hooks (52c) and SyncBatchNorm under DDP: one `mpiexec -n 2` job
+"""DistributedDataParallel (nbs/75_ddp.ipynb), its comm hooks (75c_comm_hooks) and SyncBatchNorm under DDP: one `mpiexec -n 2` job
 (tests/ddp_worker.py) runs every multi-process check; the rest compares with torch in this process."""
 import json, os, subprocess, sys
 from pathlib import Path

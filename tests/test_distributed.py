@@ -139,7 +139,7 @@ def test_import_litnn_does_not_import_mpi4py():
     assert out.split() == ["False", "True"]
 
 
-# --- the collectives that move pieces (51a) ---
+# --- the collectives that move pieces (73a_collectives) ---
 
 def xs(shape=(2, 3), dt="float64"): return np.stack([inputs(r, shape, dt) for r in range(N)])
 
@@ -210,7 +210,7 @@ def test_new_group(core):
         np.testing.assert_allclose(g["sum"], xs().sum(0)); np.testing.assert_allclose(g["b"], inputs(1))
 
 
-# --- objects (51c) ---
+# --- objects (73b_plain_objects) ---
 
 def test_object_collectives(core):
     for r in range(N):

@@ -1,4 +1,4 @@
-"""The nn.functional additions of 22d, 24g-24j, 26e and 35a on each device, against the CPU (the GPU case runs where CuPy and a GPU are)."""
+"""The nn.functional additions of nbs/reference/nn/ (gumbel softmax, pooling with indices, channel shuffle, 3-d pooling), reference/nn/adaptive and reference/torch/nn_ops_aten_signatures on each device, against the CPU (the GPU case runs where CuPy and a GPU are)."""
 import numpy as np, pytest
 import litnn
 import litnn.nn.functional as LF

@@ -49,11 +49,11 @@ def _saved(lib, name):
     return seen
 
 def _linear_weights_as_torch(saved):
-    "litnn's linear saves its weight (out, in) where torch's addmm saves weight.t() (in, out): see 02f."
+    "litnn's linear saves its weight (out, in) where torch's addmm saves weight.t() (in, out): see 35a_saved_tensor_hooks."
     return [a.T if any(a.shape == w.shape and np.allclose(a, w) for w in (W1, W2)) else a for a in saved]
 
 def _torch_only(name, mine):
-    """What torch saves and litnn does not (02f, "What litnn saves, next to PyTorch"): nll_loss keeps its picked
+    """What torch saves and litnn does not (35a_saved_tensor_hooks, "What litnn saves, next to PyTorch"): nll_loss keeps its picked
     indices and weights as arrays, so the hooks see neither its input (the log-probabilities, which log_softmax
     saved already: litnn's last saved tensor here), nor the target, nor the total weight."""
     return [_key(mine[-1]), _key(LABELS), _key(np.array(2.))] if name == 'mlp_cross_entropy' else []

@@ -156,7 +156,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 buf[nr] = g if buf[nr] is None else buf[nr] + g
         _run_final_callbacks(_final_callbacks[-1])   # DDP's wait for its last buckets (queue_callback)
     except Exception:
-        if anomaly is not None: anomaly.report(node)   # warn with where forward created the failing node (02h)
+        if anomaly is not None: anomaly.report(node)   # warn with where forward created the failing node (reference/backprop/anomaly_mode)
         raise
     finally:
         _Mode.grad, _graph_task.current = prev, prev_task

@@ -158,7 +158,7 @@ def _jacobian_rows(i, out, inputs, create_graph, strict):
             elif strict and create_graph and not g.requires_grad:
                 raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. This is not allowed in strict mode when create_graph=True.")
             acc.append(g)
-    from litnn._views import stack   # dims (03ba) come after this part
+    from litnn._views import stack   # dims (17a_reordering_joining_splitting) come after this part
     shape = lambda inp: tuple(out.shape) + tuple(inp.shape)
     return tuple(stack(acc, 0).view(shape(inp)) if acc else zeros(shape(inp), dtype=inp.dtype, device=inp.device)
                  for acc, inp in zip(rows, inputs))

@@ -12,7 +12,7 @@ import builtins
 class _Mode:
     grad = True          # is the graph being recorded?
     inference = False    # inside inference_mode()?
-    packing = 0          # saved_tensors_hooks contexts open in any thread (02f): 0, the common case, is one test
+    packing = 0          # saved_tensors_hooks contexts open in any thread (35a_saved_tensor_hooks): 0, the common case, is one test
     anomaly = None       # anomaly mode's checks while it is on (reference/backprop/anomaly_mode), else None
     trace = None         # while exporting (litnn.onnx, nbs/60_onnx_tracing): called by every Op instead of running it
     batched = None       # inside vmap (33a_vmap): the function each op first offers its arguments to

@@ -244,7 +244,7 @@ def is_completed(self:Work):
         if self._request is not None and self._request.Test():
             if self._finish is not None: self._finish()
             self._done = True
-    except Exception as e: self._error = e   # a receive that found a mismatch (51a): raised by `wait`
+    except Exception as e: self._error = e   # a receive that found a mismatch (73a_collectives): raised by `wait`
     return self._done or self._error is not None
 
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))   # sleep(0) costs ~100 us on Linux; sched_yield ~1 us
