@@ -17,7 +17,7 @@ from . import meta                      # 31_meta_device: registers device='meta
 from . import autograd
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled)
-from .autograd.operators import add, sub, mul, div, multiply, divide, subtract, true_divide   # 12a_backprop_arithmetic
+from .autograd.operators import add, sub, mul, div, multiply, divide, subtract, true_divide   # 12b_backprop_arithmetic
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled
 from . import amp                       # 55_mixed_precision: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype

@@ -223,7 +223,7 @@ def _with_out(f):
     @functools.wraps(f)
     def g(*args, out=None, **kw):
         if out is None: return f(*args, **kw)
-        from litnn.autograd.broadcasting import _into            # 12b_promotion_and_broadcasting: after this part
+        from litnn.autograd.broadcasting import _into            # 12a_promotion_and_broadcasting: after this part
         if not isinstance(out, Tensor): raise TypeError(f"{f.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
         if kw.get('dtype') is None: kw['dtype'] = out.dtype
         if kw.get('device') is None: kw['device'] = out.device

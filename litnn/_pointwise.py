@@ -266,7 +266,7 @@ def remainder(input, other):
 
 # %% ../nbs/15_elementwise_ops.ipynb #622fd735
 def neg(input):
-    "-input (its node, NegBackward0, is in 12a_backprop_arithmetic)."
+    "-input (its node, NegBackward0, is in 12b_backprop_arithmetic)."
     return -input
 
 negative = neg

@@ -1,4 +1,4 @@
-"""Saved-tensor hooks (nbs/02f_saved_tensor_hooks, core in 12_backprop_graph/02a_engine) side by side with torch 2.13:
+"""Saved-tensor hooks (nbs/35a_saved_tensor_hooks, core in 12_backprop_graph and 13_backprop_engine) side by side with torch 2.13:
 which tensors the pack hook sees, that backward uses what unpack gives, nesting, errors, save_on_cpu,
 higher-order gradients through unpacked tensors, and register_multi_grad_hook."""
 import threading

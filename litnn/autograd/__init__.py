@@ -9,7 +9,7 @@ __all__ = ['variable', 'Variable', 'Function', 'grad_mode', 'detect_anomaly', 'e
 from .grad_mode import (   # 13b_grad_modes
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled)
 from .graph import Node   # 12_backprop_graph, 35a_saved_tensor_hooks
-from . import broadcasting, operators   # 12b_promotion_and_broadcasting, 12a_backprop_arithmetic: promotion, + - * / (patched onto Tensor)
+from . import broadcasting, operators   # 12a_promotion_and_broadcasting, 12b_backprop_arithmetic: promotion, + - * / (patched onto Tensor)
 from . import grad_mode, graph, engine   # 13_backprop_engine: the walk
 from . import grad_hooks   # 13a_tensor_hooks_and_grad: retain_grad, hooks, detach (patched onto Tensor)
 from .function import Function, FunctionCtx   # 14_custom_functions

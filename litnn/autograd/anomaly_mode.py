@@ -16,7 +16,7 @@ from .grad_mode import _Mode
 def _forward_trace():
     "The formatted stack that is recording a node now, without the frames of the recording machinery."
     frames = traceback.extract_stack()[:-3]     # this function, `_Anomaly.record`, and `_record` (12_backprop_graph)
-    own = (_graph.__file__, _broadcasting.__file__, _operators.__file__)     # 12_backprop_graph, 12b_promotion_and_broadcasting, 12a_backprop_arithmetic
+    own = (_graph.__file__, _broadcasting.__file__, _operators.__file__)     # 12_backprop_graph, 12a_promotion_and_broadcasting, 12b_backprop_arithmetic
     while frames and frames[-1].filename in own: frames.pop()    # the op's own code: `apply`, `_promote`, `__mul__`...
     return ''.join(traceback.format_list(frames))
 
