@@ -48,7 +48,8 @@ def test_the_notebooks_extra_holds_what_the_notebooks_import():
                 'numpy': 'numpy', 'matplotlib': 'matplotlib', 'tensorboard': 'tensorboard', 'onnx': 'onnx',
                 'onnxruntime': 'onnxruntime', 'safetensors': 'safetensors', 'tqdm': 'tqdm', 'ml_dtypes': 'ml_dtypes', 'numba': 'numba',
                 'google': 'tensorboard',      # protobuf, which tensorboard requires
-                'threadpoolctl': None}        # optional: imported in a try
+                'threadpoolctl': None,        # optional: imported in a try
+                'book': 'pyyaml'}             # tools/book.py (the book's table, for index and overview): reads YAML
     missing = set()
     for p in sorted((ROOT/'nbs').rglob('*.ipynb')):
         for c in json.loads(p.read_text())['cells']:
