@@ -426,3 +426,28 @@ def test_module_level_names_are_plain():
     assert '__getattr__' not in vars(mm) and '__dir__' not in vars(tr)
     assert mm.register_module_forward_hook.__module__ == 'litnn.nn.modules.module'
     assert hasattr(mm, 'nothing_here') is False and 'Module' in dir(mm)
+
+
+def _filing_cases(P, M, B, t):
+    "(name, value) pairs, each assigned to a fresh module holding a parameter `w`, a buffer `b`, a child `c`, an attribute `a`."
+    return [('w', P(t(1.))), ('w', None), ('c', M()), ('c', None), ('c', P(t(1.))),
+            ('b', t(2.)), ('b', None), ('b', B(t(2.))), ('b', M()), ('b', P(t(1.))),
+            ('a', P(t(1.))), ('a', M()), ('a', t(2.)), ('a', None), ('a', 5),
+            ('x', P(t(1.))), ('x', M()), ('x', B(t(2.))), ('x', t(2.)), ('x', None), ('x', 'text')]
+
+
+def test_setattr_files_each_value_where_torchs_does():
+    "`__setattr__`'s rules (21_registration's `tiny_setattr` is tested equal to litnn's): the same dictionary as torch's, for every case."
+    import torch
+    def fresh(L):
+        m = L.nn.Module(); m.w, m.c, m.a = L.nn.Parameter(L.tensor(1.)), L.nn.Module(), 'attr'; m.register_buffer('b', L.tensor(0.))
+        return m
+    def filed(m):
+        return {k: next((d for d in ('_parameters', '_buffers', '_modules') if k in vars(m)[d]), '__dict__' if k in vars(m) else '-')
+                for k in 'wbcax'}
+    ours = _filing_cases(litnn.nn.Parameter, litnn.nn.Module, litnn.nn.Buffer, litnn.tensor)
+    theirs = _filing_cases(torch.nn.Parameter, torch.nn.Module, torch.nn.Buffer, torch.tensor)
+    for (name, value), (_, tvalue) in zip(ours, theirs):
+        m, tm = fresh(litnn), fresh(torch)
+        setattr(m, name, value); setattr(tm, name, tvalue)
+        assert filed(m) == filed(tm), (name, value)
