@@ -303,6 +303,24 @@ def test_reading_page(site, browser):
     assert 'tools/test_all.sh' not in prose and 'pip install' not in prose     # those are on the README's page
 
 
+# Pictures where a reader would rather look than read: each of these pages shows one, drawn and loaded.
+PICTURES = {'12_backprop_graph': 'the autograd graph before and after backward', '22_traversal': 'the module tree',
+            '25_hooks': 'the hook timeline of a forward', '25a_backward_hooks': 'the hook timeline, forward and backward',
+            '26_state_dict': 'the state_dict laid out against the tree', 'overview': 'the map of the book'}
+
+
+@pytest.mark.parametrize('stem', PICTURES)
+def test_pictures(site, browser, stem):
+    open_page(browser, page_of(ROOT/'nbs'/f'{stem}.ipynb'))
+    for _ in range(40):
+        if browser.execute_script("return [...document.images].every(i => i.complete)"): break
+        time.sleep(0.05)
+    imgs = browser.execute_script("return [...document.querySelectorAll('article img')].map(i => "
+                                  "[i.complete, i.naturalWidth, i.naturalHeight, i.getBoundingClientRect().width])")
+    assert imgs, f'no picture of {PICTURES[stem]}'
+    assert all(done and w > 200 and h > 100 and shown > 200 for done, w, h, shown in imgs), imgs
+
+
 def test_search_works_offline(site, browser):
     open_page(browser, site/'index.html')
     from selenium.webdriver.common.by import By
