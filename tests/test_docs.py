@@ -222,9 +222,9 @@ return {
   entries: [...art.querySelectorAll('h2[id], h3[id], h4[id]')].map(h => [h.id, (() => {   // its signature: next, or after the
                const next = h.nextElementSibling;                                             // prose hoisted under it
                if (next && next.querySelector('pre')) return true;
-               const name = h.textContent.replace(/¶/g, '').trim().split('.').pop();           // nbdev's `def name(`
+               const name = h.textContent.replace(/¶/g, '').trim().split('.').pop();           // nbdev's `def name(` / `class Name(`
                for (let e = next; e && !/^H[1-4]$/.test(e.tagName); e = e.nextElementSibling)
-                 if ([...e.querySelectorAll('pre')].some(p => p.textContent.trim().startsWith(`def ${name}(`))) return true;
+                 if ([...e.querySelectorAll('pre')].some(p => (p.textContent.trim().startsWith(`def ${name}(`) || p.textContent.trim().startsWith(`class ${name}(`)))) return true;
                return false; })(),
              !!(h.previousElementSibling && [...h.previousElementSibling.querySelectorAll('a')].some(a => a.textContent.trim() === 'source'))]),
 };
