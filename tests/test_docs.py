@@ -347,6 +347,9 @@ def test_screenshots(site, browser):
              'overview': page_of(ROOT/'nbs'/'overview.ipynb'), 'engine_walk': page_of(ROOT/'nbs'/'13_backprop_engine.ipynb')}
     for name, page in shots.items():
         open_page(browser, page)
+        if name == 'reading_page':      # the Module path, the page's reason to be
+            browser.execute_script("document.getElementById('the-module-path').scrollIntoView()")
+            time.sleep(0.5)
         if name == 'engine_walk':       # the real engine's walk, its code on the page
             assert browser.execute_script(
                 "const c = [...document.querySelectorAll('article pre')].find(p => p.textContent.includes('def _execute('));"
