@@ -10,3 +10,6 @@ _precision = {'float32_matmul': 'highest'}
 
 # %% ../nbs/reference/torch/small_namespaces.ipynb #0769b90e
 _deterministic = {'mode': False, 'warn_only': False}
+
+# %% ../nbs/reference/torch/small_namespaces.ipynb #f0a7717b
+_warn_always = {'on': False}

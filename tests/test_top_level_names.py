@@ -20,3 +20,62 @@ def test_constants_in_use():
         x = lib.tensor([[1., 2., 3.]])
         out = x.masked_fill(lib.tensor([[False, True, False]]), -lib.inf).softmax(-1)
         assert out[0, 1].item() == 0 and x[:, lib.newaxis].shape == (1, 1, 3)
+
+# process-wide switches
+def test_warn_always():
+    for lib in (litnn, torch):
+        assert lib.is_warn_always_enabled() is False
+        lib.set_warn_always(True); assert lib.is_warn_always_enabled() is True
+        lib.set_warn_always(False); assert lib.is_warn_always_enabled() is False
+    for bad in (1, 'x', None): same_error(lambda lib: lib.set_warn_always(bad))
+
+@pytest.mark.parametrize('t', ['DoubleTensor', 'HalfTensor', 'BFloat16Tensor', 'FloatTensor'])
+@pytest.mark.parametrize('by_name', [False, True])
+def test_set_default_tensor_type(t, by_name):
+    try:
+        for lib in (litnn, torch):
+            lib.set_warn_always(True)       # the deprecation shows once per process otherwise, in both
+            with pytest.warns(UserWarning, match='set_default_tensor_type\\(\\) is deprecated as of PyTorch 2.1'):
+                lib.set_default_tensor_type(f'torch.{t}' if by_name else getattr(lib, t))
+        assert litnn.get_default_dtype().name == str(torch.get_default_dtype()).removeprefix('torch.')
+        assert litnn.tensor([1.5]).dtype.name == str(torch.tensor([1.5]).dtype).removeprefix('torch.')
+    finally:
+        litnn.set_default_dtype(litnn.float32); torch.set_default_dtype(torch.float32)
+        litnn.set_warn_always(False); torch.set_warn_always(False)
+
+def test_set_default_tensor_type_warns_once():
+    "Both warn the first time (a refused argument too), then only while set_warn_always is on."
+    counts = {}
+    for lib in (litnn, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            for t in ('FloatTensor', 'FloatTensor'): lib.set_default_tensor_type(getattr(lib, t))
+            lib.set_warn_always(True); lib.set_default_tensor_type(lib.FloatTensor); lib.set_warn_always(False)
+            lib.set_default_tensor_type(lib.FloatTensor)
+        counts[lib.__name__] = len([w for w in caught if 'deprecated' in str(w.message)])
+    assert counts['litnn'] == counts['torch'] >= 1, counts
+
+def test_set_default_tensor_type_refusals():
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        same_error(lambda lib: lib.set_default_tensor_type(lib.LongTensor))
+        same_error(lambda lib: lib.set_default_tensor_type('torch.IntTensor'))
+        same_error(lambda lib: lib.set_default_tensor_type(lib.float64))
+        same_error(lambda lib: lib.set_default_tensor_type(3))
+        same_error(lambda lib: lib.set_default_tensor_type('torch.Foo'))
+        same_error(lambda lib: lib.set_default_tensor_type('foo_no_such_module'))
+        if not torch.cuda.is_available(): same_error(lambda lib: lib.set_default_tensor_type('torch.cuda.FloatTensor'), match=False)
+        litnn.set_default_tensor_type('litnn.FloatTensor')
+    assert litnn.get_default_dtype() is litnn.float32 and torch.get_default_dtype() is torch.float32
+
+def test_is_storage():
+    for obj in (lambda lib: lib.tensor([1, 2]), lambda lib: [1, 2], lambda lib: np.zeros(2)):
+        assert litnn.is_storage(obj(litnn)) is torch.is_storage(obj(torch)) is False
+
+def test_get_device_module():
+    assert litnn.get_device_module('cuda') is litnn.cuda and litnn.get_device_module(litnn.device('cuda:0')) is litnn.cuda
+    assert torch.get_device_module('cuda') is torch.cuda
+    same_error(lambda lib: lib.get_device_module(3))
+    same_error(lambda lib: lib.get_device_module('meta'))
+    same_error(lambda lib: lib.get_device_module('foo'), match=False)
+    with pytest.raises(RuntimeError, match="registered as 'litnn.cpu'"): litnn.get_device_module('cpu')   # litnn has no litnn.cpu
