@@ -79,3 +79,38 @@ def test_get_device_module():
     same_error(lambda lib: lib.get_device_module('meta'))
     same_error(lambda lib: lib.get_device_module('foo'), match=False)
     with pytest.raises(RuntimeError, match="registered as 'litnn.cpu'"): litnn.get_device_module('cpu')   # litnn has no litnn.cpu
+
+# view copies: the view, then a contiguous copy; torch's grad_fn names (`ViewBackward0_copy`) and gradients
+COPIES = [('view_copy', ([6, 4],)), ('expand_copy', None), ('permute_copy', ([2, 0, 1],)), ('transpose_copy', (0, 2)),
+          ('t_copy', None), ('diagonal_copy', (1, 1, 2)), ('squeeze_copy', None), ('unsqueeze_copy', (1,)),
+          ('unbind_copy', (1,)), ('unfold_copy', (2, 2, 1)), ('split_with_sizes_copy', ([1, 2], 1)), ('alias_copy', ()),
+          ('as_strided_copy', ((2, 2), (1, 2), 1)), ('slice_copy', (2, 1, 4, 2)), ('slice_copy', (-1, None, 100)),
+          ('select_copy', (1, -1))]
+SPECIAL = {'expand_copy': lambda lib, x: lib.expand_copy(x[:, :1], [2, 5, 4]), 't_copy': lambda lib, x: lib.t_copy(x[0]),
+           'squeeze_copy': lambda lib, x: (lib.squeeze_copy(x[:, :1]), lib.squeeze_copy(x[:, :1], 1))}
+
+@pytest.mark.parametrize('name,args', COPIES)
+def test_view_copies(name, args):
+    a = np.random.default_rng(0).standard_normal((2, 3, 4))
+    f = SPECIAL[name] if args is None else (lambda lib, x: getattr(lib, name)(x, *args))
+    outs = check(f, a)
+    for o in outs: assert o.is_contiguous()
+
+def test_view_copies_do_not_alias():
+    for lib in (litnn, torch):
+        x = lib.zeros(2, 3)
+        lib.transpose_copy(x, 0, 1)[0, 0] = 1.
+        lib.select_copy(x, 0, 1)[0] = 1.
+        assert x.sum().item() == 0
+
+def test_detach_copy():
+    x = litnn.randn(2, 3, requires_grad=True)
+    out = litnn.detach_copy(x)
+    assert out.is_contiguous() and np.array_equal(out.numpy(), x.detach().numpy())
+    assert not out.requires_grad      # torch 2.13's detach_copy gives requires_grad with a grad_fn that cannot backward
+
+def test_view_copy_errors():
+    a = np.arange(6.)
+    same_error(lambda lib: lib.view_copy(lib.tensor(a), [4]), match=False)
+    same_error(lambda lib: lib.slice_copy(lib.tensor(a), 0, 0, 4, 0), match=False)
+    same_error(lambda lib: lib.select_copy(lib.tensor(a), 0, 9), match=False)
