@@ -255,9 +255,10 @@ class TransposeBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim0, dim1):
         ctx.dims = dim0, dim1
+        if not x._data.ndim: return x._data[...]    # a 0-d tensor's only dimension swapped with itself
         return array_namespace(x._data).swapaxes(x._data, dim0, dim1)
     @staticmethod
-    def backward(ctx, g): return g.swapaxes(*ctx.dims)
+    def backward(ctx, g): return g if ctx.dims[0] == ctx.dims[1] else g.swapaxes(*ctx.dims)
 
 class TBackward0(Op):
     on_arrays = True
