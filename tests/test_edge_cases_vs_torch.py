@@ -116,3 +116,47 @@ LINALG_EMPTY_AND_MODES['lstsq_bad_driver'] = lambda t: t.linalg.lstsq(t.eye(2), 
 
 @pytest.mark.parametrize('name', LINALG_EMPTY_AND_MODES)
 def test_linalg_empty_and_modes(name): _same(LINALG_EMPTY_AND_MODES[name])
+
+
+ARGUMENTS_AND_MODES = {
+    'grad_only_inputs': lambda t: (lambda x: t.autograd.grad((x * 2).sum(), x, only_inputs=True))(t.ones(2, requires_grad=True)),
+    'grad_only_inputs_false': lambda t: (lambda x: t.autograd.grad((x * 2).sum(), x, only_inputs=False))(t.ones(2, requires_grad=True)),
+    'flip_dims_keyword': _grads(lambda t, a: a.flip(dims=(0, 1)) * t.tensor([[1., 2.], [3., 4.]]), [[1., 2.], [3., 4.]]),
+    'flip_dims_keyword_list': lambda t: t.tensor([[1, 2], [3, 4]]).flip(dims=[1]),
+    'flip_dims_twice': lambda t: t.tensor([[1, 2], [3, 4]]).flip(1, dims=[1]),
+    'flip_no_dims': lambda t: t.tensor([[1, 2], [3, 4]]).flip(),
+    'tile_dims_keyword': lambda t: t.tensor([1, 2]).tile(dims=(2,)),
+    'instance_norm_no_bias': lambda t: (lambda m: (sorted(dict(m.named_parameters())), m.bias, repr(m), m(t.arange(12.).reshape(2, 3, 2))))(
+        t.nn.InstanceNorm1d(3, affine=True, bias=False)),
+    'lazy_instance_norm_no_bias': lambda t: (lambda m: (m(t.ones(2, 3, 4)), m.bias, repr(m)))(t.nn.LazyInstanceNorm1d(bias=False)),
+    'norm_nuc': _grads(lambda t, a: t.norm(a, p='nuc'), [[1., 2.], [3., 4.]]),
+    'norm_nuc_method_dims': lambda t: t.tensor([[1., 2.], [3., 4.]]).expand(2, 2, 2).norm(p='nuc', dim=(1, 2), keepdim=True),
+    'norm_nuc_dtype': lambda t: t.norm(t.tensor([[1., 2.], [3., 4.]]), p='nuc', dtype=t.float64),
+    'norm_nuc_3d': lambda t: t.norm(t.ones(2, 2, 2), p='nuc'),
+    'norm_nuc_1d': lambda t: t.norm(t.ones(2), p='nuc'),
+    'norm_nuc_one_dim': lambda t: t.norm(t.ones(2, 2), p='nuc', dim=1),
+    'norm_bogus': lambda t: t.norm(t.ones(2, 2), p='bogus'),
+    'gradient_spacing_none': lambda t: t.gradient(t.tensor([1., 4., 9.]), spacing=None),
+    'gradient_spacing_none_dim': lambda t: t.gradient(t.tensor([[1., 2.], [3, 5]]), spacing=None, dim=1),
+    'sign_bool': lambda t: (t.tensor([True, False]).sign(), t.sign(t.tensor([True, False]))),
+    'sgn_bool': lambda t: (t.tensor([True, False]).sgn(), t.sgn(t.tensor([True, False]))),
+    'sgn_nan': lambda t: t.tensor([float('nan'), -2., 0.]).sgn(),
+    'rpow_negative': lambda t: (2 ** t.tensor([-1]), 2 ** t.tensor([-1, 2]), 1 ** t.tensor([-1, 2]), 0 ** t.tensor([-1, 0, 2])),
+    'rpow_negative_one': lambda t: ((-1) ** t.tensor([-1, -2, 3]), (-2) ** t.tensor([-1, -2, 3]), True ** t.tensor([-1])),
+    'pow_tensor_negative': lambda t: (t.tensor([2, 3, -3, 0, 1, -1]) ** t.tensor([-1, -2, -3, -1, -5, -5]), t.pow(2, t.tensor([-1])),
+                                      t.tensor([2]) ** t.tensor(-1), 2 ** t.tensor([-1], dtype=t.int8)),
+    'pow_number_negative': lambda t: t.tensor([2]) ** -1,
+    'diff_n0_prepend': _grads(lambda t, a: t.diff(a, n=0, prepend=t.tensor([5.])), [1., 2.]),
+    'diff_n0_0d': lambda t: t.diff(t.tensor(1.), n=0),
+}
+
+
+@pytest.mark.parametrize('name', ARGUMENTS_AND_MODES)
+def test_arguments_and_modes(name): _same(ARGUMENTS_AND_MODES[name])
+
+
+def test_grad_only_inputs_false_warns_as_torch():
+    for lib in (torch, litnn):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.warns(FutureWarning, match='only_inputs argument is deprecated and is ignored now'):
+            lib.autograd.grad((x * 2).sum(), x, only_inputs=False)
