@@ -160,3 +160,23 @@ def test_grad_only_inputs_false_warns_as_torch():
         x = lib.ones(2, requires_grad=True)
         with pytest.warns(FutureWarning, match='only_inputs argument is deprecated and is ignored now'):
             lib.autograd.grad((x * 2).sum(), x, only_inputs=False)
+
+
+VALUES_AND_SHAPES = {
+    'arange_int_dtype': lambda t: t.arange(1.0, 5.000001, 2.0, dtype=t.int64),
+    'arange_int_dtype_truncates': lambda t: (t.arange(0.5, 3.5, 1, dtype=t.int64), t.arange(-0.5, 3, 1, dtype=t.int64), t.arange(1, 5.5, 2., dtype=t.int32)),
+    'arange_int_dtype_step_to_zero': lambda t: t.arange(0, 3.5, 0.5, dtype=t.int64),
+    'arange_int32_float_bounds': lambda t: (t.arange(0, 3.5, 0.5, dtype=t.int32), t.arange(-0.5, 3, 1, dtype=t.int32), t.arange(0.5, 3.5, 1.5, dtype=t.int16), t.arange(1, 5.5, 2., dtype=t.uint8)),
+    'kl_div_negative_target': _grads(lambda t, a: t.nn.functional.kl_div(a, t.tensor([-1., 0.5, 0.]), reduction='none'), [0., 0., 0.]),
+    'kl_div_negative_target_sum': lambda t: t.nn.functional.kl_div(t.zeros(3), t.tensor([-1., 0.5, 0.]), reduction='sum'),
+    'kl_div_loss_module': lambda t: t.nn.KLDivLoss(reduction='batchmean')(t.zeros(1, 3), t.tensor([[-1., 0.5, 0.]])),
+    'gaussian_nll_1xC_var': _grads(lambda t, v: t.nn.GaussianNLLLoss()(t.ones(4, 3), t.zeros(4, 3), v), [[1., 2., 3.]]),
+    'gaussian_nll_broadcast_vars': lambda t: tuple(t.nn.GaussianNLLLoss()(t.ones(2, 4, 3), t.zeros(2, 4, 3), t.ones(*s)) for s in [(1, 4, 3), (2, 1, 3), (2, 4, 1), (2, 4)]),
+    'gaussian_nll_1x1_var': lambda t: t.nn.GaussianNLLLoss()(t.ones(4, 3), t.zeros(4, 3), t.ones(1, 1)),
+    'gaussian_nll_2xC_var': lambda t: t.nn.GaussianNLLLoss()(t.ones(4, 3), t.zeros(4, 3), t.ones(2, 3)),
+    'gaussian_nll_C_var': lambda t: t.nn.GaussianNLLLoss()(t.ones(4, 3), t.zeros(4, 3), t.ones(3)),
+}
+
+
+@pytest.mark.parametrize('name', VALUES_AND_SHAPES)
+def test_values_and_shapes(name): _same(VALUES_AND_SHAPES[name])
