@@ -161,8 +161,16 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None: start, end = 0, start
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     ints = builtins.all(isinstance(v, (builtins.int, np.integer)) for v in (start, end, step))
+    d = None if dtype is None else to_dtype(dtype)
+    counts = not ints and d is not None and d.name.startswith(('int', 'uint'))    # float bounds, an integer result
+    if counts and d.name == 'int64':      # torch truncates the bounds and the step first
+        start, end, step = (builtins.int(v) for v in (start, end, step))
+        if step == 0: raise ValueError("step must be nonzero")
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if counts and d.name != 'int64':      # the length from the float bounds, the values from the truncated start and step
+        n = builtins.int(np.ceil((end - start) / step))
+        return _factory(lambda xp, d: (builtins.int(start) + xp.arange(n) * builtins.int(step)).astype(d), dtype, device, requires_grad)
     return _factory(lambda xp, d: xp.arange(start, end, step).astype(d), dtype, device, requires_grad, B.int64 if ints else None)
 
 # %% ../nbs/11_making_tensors.ipynb #fa992863

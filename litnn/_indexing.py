@@ -107,7 +107,10 @@ def gather(input, dim, index, *, sparse_grad=False):
     "`out[i][j][k] = input[i][index[i][j][k]][k]` (for dim=1): values picked along `dim`."
     a, s = _index_arg(index, input, 'gather', 'int32/int64'), input._data.shape
     d = _wrap_dim(dim, len(s))
-    if a.ndim != len(s): raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if a.ndim != len(s):
+        if builtins.max(a.ndim, 1) == builtins.max(len(s), 1):    # torch reads a 0-d input or index as a vector of one
+            return gather(input.reshape(-1), dim, index.reshape(-1)).reshape(index.shape)
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for k, (m, n) in enumerate(zip(a.shape, s)):
         if k != d and m > n: raise RuntimeError(f"Size does not match at dimension {k} expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}")
     try: return GatherBackward0.apply(input, key=_along(a, d))
@@ -118,6 +121,10 @@ def index_select(input, dim, index):
     a = _index_arg(index, input, 'index_select', 'int32 or int64')
     if a.ndim > 1: raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim)
+    if not input._data.ndim:    # a 0-d input: the index names its one value
+        if a.size != 1: raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {a.size} value(s)")
+        if not -1 <= builtins.int(a.reshape(-1)[0]) < 1: raise IndexError("index out of range in self")
+        return IndexSelectBackward0.apply(input, key=(Ellipsis,))
     return IndexSelectBackward0.apply(input, key=(_ALL,) * d + (a.reshape(-1), Ellipsis))
 
 @patch
@@ -401,6 +408,7 @@ def _slices_key(input, dim, index, what, source=None):
         raise RuntimeError(msg) if what == 'index_add_' else IndexError(f"{what}(): {msg}" if what == 'index_copy_' else msg)
     if source is not None:
         ss = source._data.shape
+        if not s and ss: raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = [] source.shape = {list(ss)}")
         k = ss[d] if ss else 1
         if k != a.size:
             if what == 'index_copy_': raise IndexError(f"index_copy_(): Number of indices ({a.size}) should be equal to source.size(dim) ({k})")
@@ -409,6 +417,7 @@ def _slices_key(input, dim, index, what, source=None):
             raise RuntimeError(f"{what}(): Source/destination tensor must have same slice shapes. Destination slice shape: {list(s[:d] + s[d+1:])} at dimension {d} and source slice shape: {list(ss[:d] + ss[d+1:])} at dimension 0.")
         if source._data.dtype != input._data.dtype:
             raise RuntimeError(f"{what}(): self ({_LEGACY[input.dtype.name]}) and source ({_LEGACY[source.dtype.name]}) must have the same scalar type")
+    if not s: return (Ellipsis,) if a.size else (array_namespace(a).asarray(False),)   # a 0-d input is its own single slice
     return (_ALL,) * d + (a % n if n else a, Ellipsis)
 
 # %% ../nbs/18a_scatter.ipynb #40e457a1
@@ -528,6 +537,8 @@ def put(input, index, source, accumulate=False):
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = {_LEGACY[input.dtype.name]} and source.dtype = {_LEGACY[source.dtype.name]}")
     if source.numel() != index.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    if not input.dim() and index.numel() > 1:   # several writes into a 0-d input: put them into a vector of one
+        return put(input.reshape(1), index, source, accumulate).reshape(())
     n, flat = input.numel(), index._data.reshape(-1)
     bad = (flat < -n) | (flat >= n)
     if flat.size and bool(bad.any()): raise IndexError(f"out of range: tried to access index {builtins.int(flat[bad][0])} on a tensor of {n} elements.")
@@ -555,9 +566,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if index.numel() != (source.shape[d] if source.dim() else 1):
         raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({source.shape[d] if source.dim() else 1}), for dim: {dim}")
     if source.dtype != input.dtype: raise RuntimeError(f"index_reduce_(): self ({_LEGACY[input.dtype.name]}) and source ({_LEGACY[source.dtype.name]}) must have the same scalar type")
-    a = index._data.reshape(-1)
-    if a.size and bool(((a < -input.shape[d]) | (a >= input.shape[d])).any()): raise IndexError("index out of range in self")
-    spread = Tensor._make(a % input.shape[d]).reshape([-1 if i == d else 1 for i in range(source.dim())]).expand(source.shape)
+    if not input.dim() and source.dim():
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = [] source.shape = {list(source.shape)}")
+    a, n = index._data.reshape(-1), input.shape[d] if input.dim() else 1    # a 0-d input: a vector of one
+    if a.size and bool(((a < -n) | (a >= n)).any()): raise IndexError("index out of range in self")
+    spread = Tensor._make(a % n).reshape([-1 if i == d else 1 for i in range(source.dim())]).expand(source.shape)
     out = scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
     if out.grad_fn is not None: out.grad_fn.__class__ = IndexReduceBackward0    # the same formulas, torch's name
     return out

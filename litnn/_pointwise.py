@@ -213,7 +213,11 @@ class PowBackward0(Op):
     @staticmethod
     def forward(ctx, x, p):
         ctx.save_for_backward(x, p)
-        out = x._data ** _array_of(p)
+        a, e = x._data, _array_of(p)
+        if a.dtype.kind in 'biu' and isinstance(p, Tensor) and (e < 0).any():   # torch's integer rule for negative powers:
+            xp = array_namespace(a)                                               # 1 stays 1, -1 alternates, the rest round to 0
+            out = xp.where(e < 0, xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (e % 2), 0)).astype(a.dtype), a ** xp.maximum(e, 0))
+        else: out = a ** e
         if isinstance(p, Tensor): ctx.save_output(out)      # the exponent's gradient is x^p log x
         return out
     @staticmethod
@@ -233,7 +237,7 @@ def pow(input, exponent):
     "input ** exponent, elementwise (either may be a number)."
     x, p = _promote(input, exponent)
     if not isinstance(x, Tensor): x = Tensor._make(array_namespace(p._data).full((), x, p._data.dtype))
-    if x._data.dtype.kind in 'biu' and (p < 0 if not isinstance(p, Tensor) else (p._data < 0).any()):
+    if x._data.dtype.kind in 'biu' and not isinstance(p, Tensor) and p < 0:     # (a tensor of negative powers is computed)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return (PowBackward2 if not isinstance(input, Tensor) else PowBackward1 if isinstance(p, Tensor) else PowBackward0).apply(x, p)
 
@@ -474,7 +478,8 @@ def _sigmoid(xp, a):
     e = xp.exp(xp.minimum(a, _scalar(88, a)))
     return e / (e + _scalar(1, a))
 def _sign(xp, a):
-    "-1, 0 or 1; 0 for NaN, as torch (numpy's sign keeps NaN)."
+    "-1, 0 or 1; 0 for NaN, as torch (numpy's sign keeps NaN); a bool is its own sign."
+    if a.dtype.kind == 'b': return a.copy()
     s = xp.sign(a)
     return xp.where(s != s, 0, s) if s.dtype.kind == 'f' else s
 def _relu(xp, a):
@@ -727,7 +732,7 @@ _MORE_UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y
     deg2rad = ('Deg2RadBackward0', lambda xp, a: a * (math.pi / 180), lambda g, x, y: g * (math.pi / 180), ''),
     rad2deg = ('Rad2DegBackward0', lambda xp, a: a * (180 / math.pi), lambda g, x, y: g * (180 / math.pi), ''),
     frac    = ('FracBackward0',    lambda xp, a: a - xp.trunc(a), lambda g, x, y: g,                      ''),
-    sgn     = ('SgnBackward0',     lambda xp, a: xp.sign(a),    None,                                     ''),
+    sgn     = ('SgnBackward0',     _sign,                       None,                                     ''),   # sign's rule (NaN 0, bool itself)
 )
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #a9c0ec5f
@@ -1054,6 +1059,7 @@ def _ends(f, d, h, second):
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #32a60ecf
 def _spacings(spacing, dims, f):
     "One step (a number) or one vector of steps per dimension in `dims`, from torch's forms of `spacing`."
+    if spacing is None: spacing = 1      # torch's "unspecified"
     if isinstance(spacing, numbers.Number): return [spacing] * len(dims)
     if isinstance(spacing, Tensor) and spacing.dim() == 0: return [spacing.item()] * len(dims)
     spacing = list(spacing)
@@ -1170,6 +1176,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     "The n-th forward difference along `dim` (of bools: `!=`)."
     if input._data.ndim == 0: raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0: raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0: return input.clone()     # no differences: a copy of input, without prepend and append (as torch)
     d = _wrap_dim(dim, input._data.ndim)
     parts = [p for p in (prepend, input, append) if p is not None]
     x = cat(parts, d) if len(parts) > 1 else input

@@ -255,9 +255,10 @@ class TransposeBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim0, dim1):
         ctx.dims = dim0, dim1
+        if not x._data.ndim: return x._data[...]    # a 0-d tensor's only dimension swapped with itself
         return array_namespace(x._data).swapaxes(x._data, dim0, dim1)
     @staticmethod
-    def backward(ctx, g): return g.swapaxes(*ctx.dims)
+    def backward(ctx, g): return g if ctx.dims[0] == ctx.dims[1] else g.swapaxes(*ctx.dims)
 
 class TBackward0(Op):
     on_arrays = True
@@ -549,10 +550,19 @@ def triu(input, diagonal=0):
     return TriuBackward0.apply(input, diagonal=diagonal, upper=True)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #a46c5661
+def _dims_given(name, dims, kw):
+    "The `dims` a method got as separate arguments, one tuple, or the keyword `dims=`, checked as PyTorch does."
+    if builtins.set(kw) - {'dims'}: raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(builtins.set(kw) - {'dims'}))}'")
+    if 'dims' in kw:
+        if dims: raise TypeError(f"{name}() got multiple values for argument 'dims'")
+        return (kw['dims'],)
+    if not dims: raise TypeError(f'{name}() missing 1 required positional arguments: "dims"')
+    return dims
+
 @patch
-def tile(self:Tensor, *dims): return tile(self, _sizes(dims))
+def tile(self:Tensor, *dims, **kw): return tile(self, _sizes(_dims_given('tile', dims, kw)))
 @patch
-def flip(self:Tensor, *dims): return flip(self, _sizes(dims))
+def flip(self:Tensor, *dims, **kw): return flip(self, _sizes(_dims_given('flip', dims, kw)))
 @patch
 def tril(self:Tensor, diagonal=0): return tril(self, diagonal)
 @patch

@@ -224,10 +224,15 @@ from ._reductions import _rdims
 from ._reductions import LinalgVectorNormBackward0
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #7c804b9d
+from . import linalg
+
 def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
-    "The vector p-norm over `dim` (all elements when None): p a number, inf, or 'fro' (2)."
+    "The vector p-norm over `dim` (all elements when None): p a number, inf, or 'fro' (2); 'nuc' a matrix norm."
     if p == 'fro' or p is None: p = 2
-    elif isinstance(p, str): raise RuntimeError(f"norm: litnn supports vector norms only (p a number or 'fro'), got p='{p}'")
+    elif isinstance(p, str):    # a matrix norm by name
+        dims = tuple(range(input.dim())) if dim is None else (dim,) if isinstance(dim, builtins.int) else tuple(dim)
+        if input.dim() >= 2 and len(dims) != 2: raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
+        return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
     if dtype is not None: input = _cast(input, to_dtype(dtype))
     if not _float_dtype(input): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
     return LinalgVectorNormBackward0.apply(input, p=builtins.float(p), dim=_rdims(input, dim), keepdim=keepdim)

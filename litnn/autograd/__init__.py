@@ -59,13 +59,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _execute(roots, root_grads, retain_graph, create_graph, only=only)
 
 # %% ../../nbs/13a_tensor_hooks_and_grad.ipynb #5a8e7bab
+import warnings
 from .._tensor import Tensor
 from .._creation import zeros_like
 from .graph import _edge
 from .engine import _execute, _root, _grad_for, _as_tuple, _as_tensor
 
 # %% ../../nbs/13a_tensor_hooks_and_grad.ipynb #275f3586
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True, allow_unused=None,
          is_grads_batched=False, materialize_grads=False):
     """The gradients of `outputs` with respect to `inputs`, returned as a tuple (as `torch.autograd.grad`).
 
@@ -77,6 +78,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     ```
     """
+    if not only_inputs:     # torch's deprecated flag: accepted, and ignored
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient for other "
+                      "parts of the graph, please use torch.autograd.backward.", FutureWarning, stacklevel=2)
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.")

@@ -123,7 +123,9 @@ class LinalgQrBackward0(Op):
         Q, R = (Tensor._make(a) for a in ctx.saved)
         m, n = Q.shape[-2], R.shape[-1]
         if ctx.mode == 'complete' and m > n: raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
-        return _qr_backward(gQ if _given(gQ) else None, gR if _given(gR) else None, Q, R)
+        gQ, gR = gQ if _given(gQ) else None, gR if _given(gR) else None
+        if gQ is None and gR is None: return Q.new_zeros(Q.shape[:-1] + R.shape[-1:])   # zero gradients, or an empty A
+        return _qr_backward(gQ, gR, Q, R)
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #35d410a0
 def _qr_backward(gQ, gR, Q, R):
@@ -179,17 +181,23 @@ def eigvalsh(A, UPLO='L'):
 # %% ../../nbs/reference/linalg_decompositions.ipynb #8e413724
 def _tolerance(S, shape, atol, rtol):
     if atol is None and rtol is None: rtol = np.finfo(S._data.dtype).eps * builtins.max(shape[-2:])
-    t = S.amax(-1, keepdim=True) * (rtol if rtol is not None else 0)
+    s_max = S.amax(-1, keepdim=True) if S.shape[-1] else S.new_zeros(S.shape[:-1] + (1,))   # an empty matrix has none
+    t = s_max * (rtol if rtol is not None else 0)
     return t if atol is None else t.clamp(min=atol)
 
 class LinalgPinvBackward0(Op):
     @staticmethod
     def forward(ctx, A, atol=None, rtol=None, hermitian=False):
         a = A._data; xp = array_namespace(a)
-        U, S, Vh = xp.linalg.svd(a, full_matrices=False)
+        if hermitian:    # A = V diag(λ) Vᵀ from its lower triangle; the |λ| are its singular values
+            D, V = xp.linalg.eigh(a, UPLO='L')
+            S, left, right = xp.abs(D), V, V
+        else:
+            U, S, Vh = xp.linalg.svd(a, full_matrices=False)
+            D, left, right = S, Vh.swapaxes(-1, -2), U
         tol = _tolerance(Tensor._make(S), a.shape, atol, rtol)._data
-        with np.errstate(all='ignore'): Sinv = xp.where(S > tol, 1 / S, 0)
-        out = (Vh.swapaxes(-1, -2) * Sinv[..., None, :]) @ U.swapaxes(-1, -2)
+        with np.errstate(all='ignore'): Dinv = xp.where(S > tol, 1 / D, 0)
+        out = (left * Dinv[..., None, :]) @ right.swapaxes(-1, -2)
         ctx.save_for_backward(A); ctx.save_output(out)
         return out
     @staticmethod
@@ -207,12 +215,12 @@ class LinalgPinvBackward0(Op):
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     "The Moore-Penrose pseudo-inverse of each matrix of A."
     _check_matrix('linalg.pinv', A, square=False)
-    return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol)
+    return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     "The number of singular values of each matrix of A above the tolerance."
     _check_matrix('linalg.matrix_rank', A, square=False)
-    S = svdvals(A.detach())
+    S = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
     return _const((S._data > _tolerance(S, A.shape, atol, rtol)._data).sum(-1).astype(np.int64))
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #5924c403
@@ -322,7 +330,15 @@ linalg_lstsq = _named('linalg_lstsq', ('solution', 'residuals', 'rank', 'singula
 def lstsq(A, B, rcond=None, *, driver=None):
     "The X minimising ‖A X - B‖, for each matrix of A (through its pseudo-inverse)."
     _check_matrix('linalg.lstsq', A, square=False)
+    if driver not in (None, 'gels', 'gelsy', 'gelsd', 'gelss'):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
-    X = pinv(A, rtol=rcond) @ (B.unsqueeze(-1) if vector else B)
-    empty = _const(array_namespace(A._data).zeros((0,), A._data.dtype))
-    return linalg_lstsq(X.squeeze(-1) if vector else X, empty, _const(array_namespace(A._data).zeros((0,), np.int64)), empty)
+    B2 = B.unsqueeze(-1) if vector else B
+    X = pinv(A, rtol=rcond) @ B2
+    xp, (m, n) = array_namespace(A._data), A.shape[-2:]
+    empty = _const(xp.zeros((0,), A._data.dtype))
+    rank = _const(xp.zeros((0,), np.int64)) if driver == 'gels' else matrix_rank(A, rtol=rcond)   # 'gels' assumes full rank
+    S = svdvals(A.detach()) if driver in ('gelsd', 'gelss') else empty
+    full = driver == 'gels' or driver in ('gelsd', 'gelss') and builtins.bool((rank._data == n).all())
+    res = ((A @ X - B2) ** 2).sum(-2) if m > n and full else empty      # the residuals only of an overdetermined full-rank A
+    return linalg_lstsq(X.squeeze(-1) if vector else X, res, rank, S)

@@ -2816,7 +2816,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #2b271f81
-import math
+import builtins, math
 import warnings
 from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
@@ -2845,8 +2845,8 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #68ecf701
 def _xlogx(t):
-    "t log t with 0 at t = 0 (and a finite gradient there)."
-    return t * where(t > 0, t, 1).log()
+    "t log t with 0 at t = 0 (and a finite gradient there); NaN for t < 0, as torch's xlogy."
+    return t * where(t == 0, 1, t).log()
 
 def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
     "Σ target (log target - input), input a log-probability; `log_target`: the target is one too."
@@ -2882,7 +2882,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
         var = var * ones_like(input)
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape: var = var.unsqueeze(-1)
-        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1): raise ValueError("var is of incorrect size")
+        elif not (input.dim() == var.dim() and builtins.sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+            raise ValueError("var is of incorrect size")     # torch's rule: one mismatched dim, of size 1 in var (it broadcasts)
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")
     if bool((var < 0).any()): raise ValueError("var has negative entry/entries")
     var = _floor(var, eps)

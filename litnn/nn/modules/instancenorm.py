@@ -14,8 +14,9 @@ from .batchnorm import _NormBase, _input_dim_check
 class _InstanceNorm(_NormBase):
     "InstanceNorm's forward, for any number of spatial dims (`no_batch_dim`: the rank of an unbatched input)."
     no_batch_dim = 2
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None,
+                 *, bias=True):     # bias=False: a learned scale without a shift
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _apply_instance_norm(self, input):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,

@@ -1,0 +1,182 @@
+"""Edge cases (0-d and empty inputs, rarely used arguments and modes) side by side with torch 2.13 (issue 29).
+
+Each case is a function of the library (`litnn` or `torch`) that returns a tensor, a tuple of tensors (gradients
+included) or raises; both libraries must give the same values (torch's float tolerances), dtypes and shapes, or the
+same exception type and message."""
+import warnings
+import numpy as np
+import pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+
+def _outcome(case, lib):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        try: return case(lib)
+        except Exception as e: return e
+
+
+def _flat(r):
+    return [x for v in r for x in _flat(v)] if isinstance(r, (tuple, list)) else [r]
+
+
+def _same(case):
+    t, l = _outcome(case, torch), _outcome(case, litnn)
+    if isinstance(t, Exception):
+        assert isinstance(l, Exception), f"torch raised {t!r}, litnn returned {l!r}"
+        assert type(l).__name__ == type(t).__name__ or isinstance(l, type(t)), (t, l)
+        assert str(l) == str(t), (str(t), str(l))
+        return
+    assert not isinstance(l, Exception), f"litnn raised {l!r}, torch returned {t!r}"
+    ts, ls = _flat(t), _flat(l)
+    assert len(ts) == len(ls)
+    for a, b in zip(ts, ls):
+        if not isinstance(a, torch.Tensor): assert a == b; continue
+        assert tuple(a.shape) == tuple(b.shape), (a, b)
+        assert str(a.dtype).split('.')[-1] == str(b.dtype).split('.')[-1], (a.dtype, b.dtype)
+        np.testing.assert_allclose(np.asarray(b.detach().tolist(), dtype=np.float64), np.asarray(a.detach().tolist(), dtype=np.float64),
+                                   rtol=1.3e-6 if a.is_floating_point() else 0, atol=1e-5 if a.is_floating_point() else 0)
+
+
+def _grads(f, *xs):
+    "f's result and the gradients of its sum with respect to the leaves `xs` (values, or empty numpy arrays for zeros of their shape)."
+    def case(lib):
+        leaves = [lib.zeros(x.shape, requires_grad=True) if isinstance(x, np.ndarray) else lib.tensor(x, requires_grad=True) for x in xs]
+        out = f(lib, *leaves)
+        (out if isinstance(out, lib.Tensor) else out[0]).sum().backward()
+        return (out, *[x.grad for x in leaves])
+    return case
+
+
+INDEXING_ON_0D = {
+    'index_add': lambda t: t.tensor(1.).index_add(0, t.tensor([0]), t.tensor(2.)),
+    'index_add_grad': _grads(lambda t, a, s: a.index_add(-1, t.tensor(0), s, alpha=3), 1., 2.),
+    'index_add_': lambda t: t.tensor(1.).index_add_(0, t.tensor([0]), t.tensor(2.)),
+    'index_add_vector_source': lambda t: t.tensor(1.).index_add(0, t.tensor([0]), t.tensor([2.])),
+    'index_add_dim_1': lambda t: t.tensor(1.).index_add(1, t.tensor([0]), t.tensor(2.)),
+    'index_copy': lambda t: t.tensor(1.).index_copy(0, t.tensor([0]), t.tensor(2.)),
+    'index_copy_grad': _grads(lambda t, a, s: a.index_copy(0, t.tensor([0]), s), 1., 2.),
+    'index_fill': lambda t: t.tensor(1.).index_fill(0, t.tensor([0]), 5.),
+    'index_fill_repeated': lambda t: t.tensor(1.).index_fill(0, t.tensor([0, 0]), 3.),
+    'index_fill_no_index': lambda t: t.tensor(1.).index_fill(0, t.tensor([], dtype=t.long), 3.),
+    'index_select': lambda t: t.tensor(1.).index_select(0, t.tensor([0])),
+    'index_select_grad': _grads(lambda t, a: a.index_select(0, t.tensor(0)), 1.),
+    'index_select_two': lambda t: t.tensor(1.).index_select(0, t.tensor([0, 0])),
+    'index_select_out_of_range': lambda t: t.tensor(1.).index_select(0, t.tensor([1])),
+    'index_reduce': lambda t: t.tensor(1.).index_reduce(0, t.tensor([0]), t.tensor(2.), 'prod'),
+    'index_reduce_grad': _grads(lambda t, a, s: a.index_reduce(0, t.tensor([0]), s, 'prod'), 3., 2.),
+    'index_reduce_amax': lambda t: t.tensor(1.).index_reduce(0, t.tensor(0), t.tensor(2.), 'amax', include_self=False),
+    'index_reduce_vector_source': lambda t: t.tensor(1.).index_reduce(0, t.tensor([0]), t.tensor([2.]), 'prod'),
+    'gather': lambda t: t.tensor(1.).gather(0, t.tensor(0)),
+    'gather_vector_index': _grads(lambda t, a: a.gather(0, t.tensor([0, 0])), 1.),
+    'gather_0d_index': _grads(lambda t, a: a.gather(0, t.tensor(1)), [1., 2.]),
+    'gather_empty_index': lambda t: t.tensor(1.).gather(0, t.tensor([], dtype=t.long)),
+    'gather_out_of_range': lambda t: t.tensor(1.).gather(0, t.tensor([1])),
+    'gather_2d_index': lambda t: t.tensor(1.).gather(0, t.tensor([[0]])),
+    'put': lambda t: t.tensor(1.).put(t.tensor(0), t.tensor(3.)),
+    'put_twice': lambda t: t.tensor(1.).put(t.tensor([0, 0]), t.tensor([3., 3.])),
+    'put_accumulate_grad': _grads(lambda t, a, s: a.put(t.tensor([0, 0]), s, accumulate=True), 1., [3., 4.]),
+    'aminmax': lambda t: tuple(t.tensor(1.).aminmax()),
+    'aminmax_dim': lambda t: tuple(t.aminmax(t.tensor(1.), dim=-1, keepdim=True)),
+    'transpose': _grads(lambda t, a: a.transpose(0, 0), 1.),
+    'transpose_neg': lambda t: t.tensor(1.).transpose(-1, 0),
+    'transpose_out_of_range': lambda t: t.tensor(1.).transpose(0, 1),
+}
+
+
+@pytest.mark.parametrize('name', INDEXING_ON_0D)
+def test_indexing_on_0d(name): _same(INDEXING_ON_0D[name])
+
+
+LINALG_EMPTY_AND_MODES = {
+    'pinv_0x0': _grads(lambda t, a: t.linalg.pinv(a), np.zeros((0, 0))),
+    'pinv_empty_batch': lambda t: t.linalg.pinv(t.zeros(2, 0, 3)),
+    'matrix_rank_0x3': lambda t: t.linalg.matrix_rank(t.zeros(0, 3)),
+    'matrix_rank_2x0x3': lambda t: t.linalg.matrix_rank(t.zeros(2, 0, 3)),
+    'matrix_rank_empty_batch': lambda t: t.linalg.matrix_rank(t.zeros(0, 2, 2)),
+    'pinv_hermitian_reads_lower': _grads(lambda t, a: t.linalg.pinv(a, hermitian=True) * t.tensor([[1., 2.], [3., 4.]]), [[2., 100.], [1., 3.]]),
+    'pinv_hermitian_small': lambda t: t.linalg.pinv(t.tensor([[1., 0], [0, -1e-9]]), hermitian=True),
+    'pinv_hermitian_negative': lambda t: t.linalg.pinv(t.tensor([[1., 0], [0, -0.4]]), hermitian=True),
+    'pinv_hermitian_atol': lambda t: t.linalg.pinv(t.tensor([[1., 0], [0, -0.4]]), hermitian=True, atol=0.5),
+    'matrix_rank_hermitian': lambda t: (t.linalg.matrix_rank(t.tensor([[1., 0.], [100., 0.]]), hermitian=True),
+                                        t.linalg.matrix_rank(t.tensor([[1., 100.], [0., 0.]]), hermitian=True)),
+    'qr_empty_batch_backward': _grads(lambda t, a: t.linalg.qr(a)[0], np.zeros((0, 3, 3))),
+    'qr_empty_columns_backward': _grads(lambda t, a: t.linalg.qr(a).R, np.zeros((3, 0))),
+    'qr_zero_gradient': _grads(lambda t, a: t.linalg.qr(a).Q * 0, [[2., 1.], [1., 3.]]),
+    'lstsq_gelsy_rank': lambda t: t.linalg.lstsq(t.eye(3), t.ones(3, 1), driver='gelsy').rank,
+    'lstsq_default_rank_batch': lambda t: t.linalg.lstsq(t.eye(3).expand(2, 3, 3), t.ones(2, 3, 1)).rank,
+    'lstsq_rank_deficient': lambda t: tuple(t.linalg.lstsq(t.tensor([[1., 0], [0, 0], [0, 0]]), t.ones(3, 1), driver='gelsd')),
+}
+for _d in (None, 'gelsy', 'gelsd', 'gelss', 'gels'):
+    LINALG_EMPTY_AND_MODES[f'lstsq_{_d}'] = lambda t, _d=_d: tuple(t.linalg.lstsq(t.tensor([[1., 0], [0, 2], [1, 1]]), t.tensor([[1., 2], [0, 1], [3, 1]]), driver=_d))
+LINALG_EMPTY_AND_MODES['lstsq_vector_residuals_grad'] = _grads(lambda t, a: (lambda r: r.residuals.sum() + r.solution.sum())(t.linalg.lstsq(a, t.tensor([1., 0, 3]), driver='gelsd')), [[1., 0], [0, 2], [1, 1]])
+LINALG_EMPTY_AND_MODES['lstsq_bad_driver'] = lambda t: t.linalg.lstsq(t.eye(2), t.ones(2, 1), driver='foo')
+
+
+@pytest.mark.parametrize('name', LINALG_EMPTY_AND_MODES)
+def test_linalg_empty_and_modes(name): _same(LINALG_EMPTY_AND_MODES[name])
+
+
+ARGUMENTS_AND_MODES = {
+    'grad_only_inputs': lambda t: (lambda x: t.autograd.grad((x * 2).sum(), x, only_inputs=True))(t.ones(2, requires_grad=True)),
+    'grad_only_inputs_false': lambda t: (lambda x: t.autograd.grad((x * 2).sum(), x, only_inputs=False))(t.ones(2, requires_grad=True)),
+    'flip_dims_keyword': _grads(lambda t, a: a.flip(dims=(0, 1)) * t.tensor([[1., 2.], [3., 4.]]), [[1., 2.], [3., 4.]]),
+    'flip_dims_keyword_list': lambda t: t.tensor([[1, 2], [3, 4]]).flip(dims=[1]),
+    'flip_dims_twice': lambda t: t.tensor([[1, 2], [3, 4]]).flip(1, dims=[1]),
+    'flip_no_dims': lambda t: t.tensor([[1, 2], [3, 4]]).flip(),
+    'tile_dims_keyword': lambda t: t.tensor([1, 2]).tile(dims=(2,)),
+    'instance_norm_no_bias': lambda t: (lambda m: (sorted(dict(m.named_parameters())), m.bias, repr(m), m(t.arange(12.).reshape(2, 3, 2))))(
+        t.nn.InstanceNorm1d(3, affine=True, bias=False)),
+    'lazy_instance_norm_no_bias': lambda t: (lambda m: (m(t.ones(2, 3, 4)), m.bias, repr(m)))(t.nn.LazyInstanceNorm1d(bias=False)),
+    'norm_nuc': _grads(lambda t, a: t.norm(a, p='nuc'), [[1., 2.], [3., 4.]]),
+    'norm_nuc_method_dims': lambda t: t.tensor([[1., 2.], [3., 4.]]).expand(2, 2, 2).norm(p='nuc', dim=(1, 2), keepdim=True),
+    'norm_nuc_dtype': lambda t: t.norm(t.tensor([[1., 2.], [3., 4.]]), p='nuc', dtype=t.float64),
+    'norm_nuc_3d': lambda t: t.norm(t.ones(2, 2, 2), p='nuc'),
+    'norm_nuc_1d': lambda t: t.norm(t.ones(2), p='nuc'),
+    'norm_nuc_one_dim': lambda t: t.norm(t.ones(2, 2), p='nuc', dim=1),
+    'norm_bogus': lambda t: t.norm(t.ones(2, 2), p='bogus'),
+    'gradient_spacing_none': lambda t: t.gradient(t.tensor([1., 4., 9.]), spacing=None),
+    'gradient_spacing_none_dim': lambda t: t.gradient(t.tensor([[1., 2.], [3, 5]]), spacing=None, dim=1),
+    'sign_bool': lambda t: (t.tensor([True, False]).sign(), t.sign(t.tensor([True, False]))),
+    'sgn_bool': lambda t: (t.tensor([True, False]).sgn(), t.sgn(t.tensor([True, False]))),
+    'sgn_nan': lambda t: t.tensor([float('nan'), -2., 0.]).sgn(),
+    'rpow_negative': lambda t: (2 ** t.tensor([-1]), 2 ** t.tensor([-1, 2]), 1 ** t.tensor([-1, 2]), 0 ** t.tensor([-1, 0, 2])),
+    'rpow_negative_one': lambda t: ((-1) ** t.tensor([-1, -2, 3]), (-2) ** t.tensor([-1, -2, 3]), True ** t.tensor([-1])),
+    'pow_tensor_negative': lambda t: (t.tensor([2, 3, -3, 0, 1, -1]) ** t.tensor([-1, -2, -3, -1, -5, -5]), t.pow(2, t.tensor([-1])),
+                                      t.tensor([2]) ** t.tensor(-1), 2 ** t.tensor([-1], dtype=t.int8)),
+    'pow_number_negative': lambda t: t.tensor([2]) ** -1,
+    'diff_n0_prepend': _grads(lambda t, a: t.diff(a, n=0, prepend=t.tensor([5.])), [1., 2.]),
+    'diff_n0_0d': lambda t: t.diff(t.tensor(1.), n=0),
+}
+
+
+@pytest.mark.parametrize('name', ARGUMENTS_AND_MODES)
+def test_arguments_and_modes(name): _same(ARGUMENTS_AND_MODES[name])
+
+
+def test_grad_only_inputs_false_warns_as_torch():
+    for lib in (torch, litnn):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.warns(FutureWarning, match='only_inputs argument is deprecated and is ignored now'):
+            lib.autograd.grad((x * 2).sum(), x, only_inputs=False)
+
+
+VALUES_AND_SHAPES = {
+    'arange_int_dtype': lambda t: t.arange(1.0, 5.000001, 2.0, dtype=t.int64),
+    'arange_int_dtype_truncates': lambda t: (t.arange(0.5, 3.5, 1, dtype=t.int64), t.arange(-0.5, 3, 1, dtype=t.int64), t.arange(1, 5.5, 2., dtype=t.int32)),
+    'arange_int_dtype_step_to_zero': lambda t: t.arange(0, 3.5, 0.5, dtype=t.int64),
+    'arange_int32_float_bounds': lambda t: (t.arange(0, 3.5, 0.5, dtype=t.int32), t.arange(-0.5, 3, 1, dtype=t.int32), t.arange(0.5, 3.5, 1.5, dtype=t.int16), t.arange(1, 5.5, 2., dtype=t.uint8)),
+    'kl_div_negative_target': _grads(lambda t, a: t.nn.functional.kl_div(a, t.tensor([-1., 0.5, 0.]), reduction='none'), [0., 0., 0.]),
+    'kl_div_negative_target_sum': lambda t: t.nn.functional.kl_div(t.zeros(3), t.tensor([-1., 0.5, 0.]), reduction='sum'),
+    'kl_div_loss_module': lambda t: t.nn.KLDivLoss(reduction='batchmean')(t.zeros(1, 3), t.tensor([[-1., 0.5, 0.]])),
+    'gaussian_nll_1xC_var': _grads(lambda t, v: t.nn.GaussianNLLLoss()(t.ones(4, 3), t.zeros(4, 3), v), [[1., 2., 3.]]),
+    'gaussian_nll_broadcast_vars': lambda t: tuple(t.nn.GaussianNLLLoss()(t.ones(2, 4, 3), t.zeros(2, 4, 3), t.ones(*s)) for s in [(1, 4, 3), (2, 1, 3), (2, 4, 1), (2, 4)]),
+    'gaussian_nll_1x1_var': lambda t: t.nn.GaussianNLLLoss()(t.ones(4, 3), t.zeros(4, 3), t.ones(1, 1)),
+    'gaussian_nll_2xC_var': lambda t: t.nn.GaussianNLLLoss()(t.ones(4, 3), t.zeros(4, 3), t.ones(2, 3)),
+    'gaussian_nll_C_var': lambda t: t.nn.GaussianNLLLoss()(t.ones(4, 3), t.zeros(4, 3), t.ones(3)),
+}
+
+
+@pytest.mark.parametrize('name', VALUES_AND_SHAPES)
+def test_values_and_shapes(name): _same(VALUES_AND_SHAPES[name])
