@@ -256,18 +256,18 @@ def is_storage(obj, /):
 # %% ../nbs/reference/torch/small_namespaces.ipynb #f0cac797
 import functools
 from . import accelerator as _accelerator
+from . import cuda as _cuda
 from .backend import device as _device
 
 # %% ../nbs/reference/torch/small_namespaces.ipynb #bb00052a
 @functools.cache
 def get_device_module(device=None):
     "The module of a device type: `'cuda'` -> `litnn.cuda`; `None`: the current accelerator's, else the CPU's."
-    import litnn
     if isinstance(device, _device): name = device.type
     elif isinstance(device, str): name = _device(device).type
     elif device is None: name = (_accelerator.current_accelerator() or _device('cpu')).type
     else: raise RuntimeError(f"Invalid value of device '{device}', expect litnn.device, str, or None")
-    module = getattr(litnn, name, None) if name != 'meta' else None   # litnn.meta implements the device; torch has no torch.meta
+    module = {'cuda': _cuda}.get(name)     # the device modules litnn has (litnn.meta implements a device, it is no torch.meta)
     if module is None: raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'litnn.{name}'.")
     return module
 
