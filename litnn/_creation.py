@@ -372,24 +372,34 @@ from .autograd.broadcasting import ToCopyBackward0, _dims
 # %% ../nbs/17b_copies_and_conversions.ipynb #c8d2ca37
 def _sizes(args): return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else tuple(args)
 
+def _sizes_given(name, args, kw, key):
+    "The sizes (or dims) a method got as separate arguments, as one sequence, or as the keyword `key=`, checked as PyTorch does."
+    extra = builtins.set(kw) - {key}
+    if extra: raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(extra))}'")
+    if key in kw:
+        if args: raise TypeError(f"{name}() got multiple values for argument '{key}'")
+        args = (kw[key],)
+    if not args: raise TypeError(f'{name}() missing 1 required positional arguments: "{key}"')
+    return _sizes(args)
+
 # %% ../nbs/17b_copies_and_conversions.ipynb #d26107e0
 def _new(self, make, size, dtype, device, requires_grad, *args):
     return make(*(_sizes(size),) + args, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 @patch
-def new_zeros(self:Tensor, *size, dtype=None, device=None, requires_grad=False):
+def new_zeros(self:Tensor, *size, dtype=None, device=None, requires_grad=False, **kw):
     "Zeros of `size`, with this tensor's dtype and device by default."
-    return _new(self, zeros, size, dtype, device, requires_grad)
+    return _new(self, zeros, _sizes_given('new_zeros', size, kw, 'size'), dtype, device, requires_grad)
 @patch
-def new_ones(self:Tensor, *size, dtype=None, device=None, requires_grad=False):
+def new_ones(self:Tensor, *size, dtype=None, device=None, requires_grad=False, **kw):
     "Ones of `size`, with this tensor's dtype and device by default."
-    return _new(self, ones, size, dtype, device, requires_grad)
+    return _new(self, ones, _sizes_given('new_ones', size, kw, 'size'), dtype, device, requires_grad)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #c71e500f
 @patch
-def new_empty(self:Tensor, *size, dtype=None, device=None, requires_grad=False):
+def new_empty(self:Tensor, *size, dtype=None, device=None, requires_grad=False, **kw):
     "An uninitialised tensor of `size`, with this tensor's dtype and device by default."
-    return _new(self, empty, size, dtype, device, requires_grad)
+    return _new(self, empty, _sizes_given('new_empty', size, kw, 'size'), dtype, device, requires_grad)
 @patch
 def new_full(self:Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     "`fill_value` everywhere in `size`, with this tensor's dtype and device by default."

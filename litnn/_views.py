@@ -14,6 +14,7 @@ from .autograd.graph import Op
 from .autograd.broadcasting import ViewBackward0, ExpandBackward0, _dims
 from .autograd.engine import _EXPANDED_VIEW
 from ._tensor import _view_of
+from ._creation import _sizes_given
 
 # %% ../nbs/17_views.ipynb #a25da4b2
 def _viewable(a, shape):
@@ -32,9 +33,9 @@ def _viewable(a, shape):
 
 # %% ../nbs/17_views.ipynb #9c2b95e6
 @patch
-def reshape(self:Tensor, *shape):
+def reshape(self:Tensor, *shape, **kw):
     "This tensor with a new shape (one size may be -1): a view when the strides allow, else a copy."
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
+    shape = _sizes_given('reshape', shape, kw, 'shape')
     try: out = ViewBackward0.apply(self, shape=shape)
     except RuntimeError: raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}") from None
     return out if out is self or not _viewable(self._data, out._data.shape) else _view_of(out, self)
@@ -45,9 +46,9 @@ def reshape(input, shape):
 
 # %% ../nbs/17_views.ipynb #faaf33d9
 @patch
-def expand(self:Tensor, *sizes):
+def expand(self:Tensor, *sizes, **kw):
     "A broadcast view of this tensor with `sizes` (-1 keeps a size)."
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)): sizes = tuple(sizes[0])
+    sizes = _sizes_given('expand', sizes, kw, 'size')
     shape, n = self._data.shape, len(sizes) - self._data.ndim
     if n < 0: raise RuntimeError(f"expand(litnn.{self.dtype.name}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
     out = ExpandBackward0.apply(self, shape=tuple(shape[i - n] if s == -1 else s for i, s in enumerate(sizes)))
@@ -69,8 +70,10 @@ _NOT_VIEWABLE = ("view size is not compatible with input tensor's size and strid
 
 # %% ../nbs/17_views.ipynb #fe19d986
 @patch
-def view(self:Tensor, *shape):
+def view(self:Tensor, *shape, **kw):
     "A view of this tensor's memory with a new shape (one size may be -1), or reinterpreted as another dtype."
+    if builtins.set(kw) == {'dtype'} and not shape: shape = (kw['dtype'],)
+    elif kw: shape = (_sizes_given('view', shape, kw, 'size'),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
     if len(shape) == 1 and isinstance(shape[0], (B.dtype, str, type)): return _view_dtype(self, to_dtype(shape[0]))
     a = self._data
@@ -246,6 +249,7 @@ from ._tensor import Tensor, _wrap_dim
 from .autograd.graph import Op
 from .autograd.broadcasting import _cast, _dims, _into
 from ._tensor import _view_of
+from ._creation import _sizes_given
 import builtins
 import numpy as np
 
@@ -317,8 +321,7 @@ Tensor.swapaxes = Tensor.swapdims = Tensor.transpose
 @patch
 def t(self:Tensor): return t(self)
 @patch
-def permute(self:Tensor, *dims):
-    return permute(self, tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
+def permute(self:Tensor, *dims, **kw): return permute(self, _sizes_given('permute', dims, kw, 'dims'))
 @patch
 def movedim(self:Tensor, source, destination): return movedim(self, source, destination)
 Tensor.moveaxis = Tensor.movedim
@@ -521,9 +524,9 @@ class TriuBackward0(TrilBackward0): pass
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #4235d15a
 @patch
-def repeat(self:Tensor, *repeats):
+def repeat(self:Tensor, *repeats, **kw):
     "This tensor tiled `repeats[i]` times along dimension i (leading new dimensions allowed)."
-    repeats = _sizes(repeats)
+    repeats = _sizes_given('repeat', repeats, kw, 'repeats')
     if len(repeats) < self._data.ndim: raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     return RepeatBackward0.apply(self, repeats=repeats)
 
@@ -550,19 +553,10 @@ def triu(input, diagonal=0):
     return TriuBackward0.apply(input, diagonal=diagonal, upper=True)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #a46c5661
-def _dims_given(name, dims, kw):
-    "The `dims` a method got as separate arguments, one tuple, or the keyword `dims=`, checked as PyTorch does."
-    if builtins.set(kw) - {'dims'}: raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(builtins.set(kw) - {'dims'}))}'")
-    if 'dims' in kw:
-        if dims: raise TypeError(f"{name}() got multiple values for argument 'dims'")
-        return (kw['dims'],)
-    if not dims: raise TypeError(f'{name}() missing 1 required positional arguments: "dims"')
-    return dims
-
 @patch
-def tile(self:Tensor, *dims, **kw): return tile(self, _sizes(_dims_given('tile', dims, kw)))
+def tile(self:Tensor, *dims, **kw): return tile(self, _sizes_given('tile', dims, kw, 'dims'))
 @patch
-def flip(self:Tensor, *dims, **kw): return flip(self, _sizes(_dims_given('flip', dims, kw)))
+def flip(self:Tensor, *dims, **kw): return flip(self, _sizes_given('flip', dims, kw, 'dims'))
 @patch
 def tril(self:Tensor, diagonal=0): return tril(self, diagonal)
 @patch

@@ -180,3 +180,25 @@ VALUES_AND_SHAPES = {
 
 @pytest.mark.parametrize('name', VALUES_AND_SHAPES)
 def test_values_and_shapes(name): _same(VALUES_AND_SHAPES[name])
+
+
+# The shape methods take their sizes as separate arguments, one sequence, or by keyword, as torch's do.
+_KEYWORD_FORMS = [('reshape', 'shape', (3, 2)), ('expand', 'size', (2, 2, 3)), ('permute', 'dims', (1, 0)),
+                  ('repeat', 'repeats', (2, 1)), ('flip', 'dims', (0,)), ('tile', 'dims', (2,)), ('new_zeros', 'size', (2,)),
+                  ('new_ones', 'size', (2,)), ('view', 'size', (3, 2))]
+
+
+@pytest.mark.parametrize('name,key,value', _KEYWORD_FORMS, ids=[n for n, _, _ in _KEYWORD_FORMS])
+def test_shape_methods_by_keyword(name, key, value):
+    _same(lambda L: getattr(L.arange(6.).reshape(2, 3), name)(**{key: value}))
+    if not name.startswith('new_'):
+        def grad(L):
+            x = L.arange(6.).reshape(2, 3).requires_grad_()
+            out = getattr(x, name)(**{key: value})
+            (out * L.arange(float(out.numel())).reshape(out.shape)).sum().backward()      # a different weight per element
+            return x.grad
+        _same(grad)
+    if name != 'view':       # torch's view() names its two overloads in its messages
+        _same(lambda L: getattr(L.zeros(2, 3), name)())
+        _same(lambda L: getattr(L.zeros(2, 3), name)(value, **{key: value}))
+        _same(lambda L: getattr(L.zeros(2, 3), name)(bogus=1, **{key: value}))
