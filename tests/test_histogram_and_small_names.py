@@ -127,3 +127,17 @@ def test_apply_map():
               lambda m: m.arange(4.).map2_(m.ones(4), m.ones(4, dtype=m.int64), max),
               lambda m: m.arange(4.).map_(m.ones(2), max)):
         both_raise(f, f)
+
+@pytest.mark.parametrize('size,order', [((2, 3, 4), (2, 0, 1)), ((2, 3), (1, 0)), ((5,), (0,)), ((), ())])
+def test_empty_permuted(size, order):
+    # (a size-0 dimension is left out: litnn's stride() of an empty tensor differs from torch's, for empty_strided too)
+    for kw in [dict(), dict(dtype='int64'), dict(dtype='float64', requires_grad=True)]:
+        kl = {k: getattr(litnn, v) if k == 'dtype' else v for k, v in kw.items()}
+        kt = {k: getattr(torch, v) if k == 'dtype' else v for k, v in kw.items()}
+        l, t = litnn.empty_permuted(size, order, **kl), torch.empty_permuted(size, order, **kt)
+        assert tuple(l.shape) == tuple(t.shape) and l.stride() == t.stride() and str(l.dtype)[6:] == str(t.dtype)[6:]
+        assert l.requires_grad == t.requires_grad and l.is_leaf
+
+@pytest.mark.parametrize('f', [lambda m: m.empty_permuted((2, 3), (0, 0)), lambda m: m.empty_permuted((2, 3), (0,)),
+                               lambda m: m.empty_permuted((2, 3), (1, 0), dtype=m.int64, requires_grad=True)])
+def test_empty_permuted_errors(f): both_raise(f, f)
