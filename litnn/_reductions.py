@@ -596,7 +596,7 @@ from collections import namedtuple
 import builtins
 from ._tensor import Tensor, _dtype_name
 from .autograd.broadcasting import _float_dtype
-from ._pointwise import return_types
+from ._pointwise import return_types, _named_tuple
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #fc22d59c
 def dist(input, other, p=2):
@@ -606,16 +606,6 @@ def dist(input, other, p=2):
     return LinalgVectorNormBackward0.apply(d, p=builtins.float(p), dim=_rdims(d, None), keepdim=False)   # linalg.vector_norm's node
 
 Tensor.dist = dist
-
-# %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #c3251b8f
-def _named_tuple(name, fields):
-    "A named tuple that prints as `torch.return_types.<name>` does."
-    T = namedtuple(name, fields)
-    T.__qualname__ = f'return_types.{name}'
-    T.__repr__ = lambda self: f"litnn.return_types.{name}(\n" + ',\n'.join(f'{k}={v!r}' for k, v in zip(self._fields, self)) + ')'
-    return T
-
-return_types.frexp = _named_tuple('frexp', ('mantissa', 'exponent'))
 
 # %% ../nbs/reference/torch/sorting.ipynb #244847be
 import numpy as np

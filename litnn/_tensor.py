@@ -350,6 +350,8 @@ def nelement(self:Tensor): return self._data.size
 import numpy as np
 from .backend import patch
 import builtins
+import numbers, math
+from .backend import array_namespace
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #df7032c2
 Tensor.ndimension = Tensor.dim
@@ -419,6 +421,65 @@ def new(self:Tensor, *args):
         return a.detach()
     if len(args) == 1 and isinstance(a, (list, tuple, np.ndarray)): return self.new_tensor(a)
     raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(builtins.type(v).__name__ for v in args)})")
+
+# %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #19780e85
+def _memory(a):
+    "A 1-d view of the memory array `a` starts at, in memory order, to the end of its allocation (None off numpy)."
+    root = a
+    while isinstance(root.base, np.ndarray): root = root.base
+    if not isinstance(a, np.ndarray) or not root.flags.c_contiguous: return None
+    start = a.__array_interface__['data'][0] - root.__array_interface__['data'][0]
+    end = start + (root.nbytes - start) // a.itemsize * a.itemsize
+    return root.reshape(-1).view(np.uint8)[start:end].view(a.dtype)
+
+@patch
+def resize_(self:Tensor, *sizes, memory_format=None):
+    "Give `self` the shape `sizes` in place: contiguous over the first elements of its memory (zeros where it grows)."
+    if self.requires_grad: raise RuntimeError("cannot resize variables that require grad")
+    size = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    size = tuple(builtins.int(s) for s in size)
+    if builtins.any(s < 0 for s in size): raise RuntimeError("numel: integer multiplication overflow")
+    if size == tuple(self.shape): return self
+    a, n = self._data, math.prod(size)
+    memory = _memory(a)
+    if memory is None: memory = a.reshape(-1)          # another device: the values in order
+    if memory.size < n:
+        grown = array_namespace(a).zeros(n, a.dtype)
+        grown[:memory.size] = memory
+        memory = grown
+    self._data = memory[:n].reshape(size)
+    _version_counter(self)[0] += 1
+    return self
+
+# %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #bcaf2f80
+def _map_python(name, self, fn, others):
+    "Write fn(v, *ws) into each element v of `self`, the ws from `others` (name, tensor) broadcast to its shape."
+    if self.requires_grad: raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    for arg, o in others:
+        if o.dtype != self.dtype:
+            where = f"'{arg}'" if name == 'map_' else f"argument '{arg}'"
+            raise TypeError(f"{name}: expected {self.type()} for {where} (got {o.type()})")
+        for d, (want, have) in enumerate(zip(self.shape[::-1], o.shape[::-1])):      # expand's message, as torch's
+            if have not in (1, want):
+                d = self.dim() - 1 - d
+                raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {d}.  "
+                                   f"Target sizes: {list(self.shape)}.  Tensor sizes: {list(o.shape)}")
+    cols = [np.asarray(self._data).reshape(-1).tolist()] + [np.asarray(o.expand(*self.shape)._data).reshape(-1).tolist() for _, o in others]
+    out = []
+    for vs in zip(*cols):
+        r = fn(*vs)
+        if not isinstance(r, numbers.Real): raise TypeError(f"must be real number, not {type(r).__name__}")
+        out.append(r)
+    self._data[...] = np.asarray(out, dtype=np.float64 if self.dtype.is_floating_point else object).astype(self._data.dtype).reshape(self._data.shape)
+    _version_counter(self)[0] += 1
+    return self
+
+@patch
+def apply_(self:Tensor, callable): return _map_python('apply_', self, callable, [])
+@patch
+def map_(self:Tensor, tensor, callable): return _map_python('map_', self, callable, [('other', tensor)])
+@patch
+def map2_(self:Tensor, x, y, callable): return _map_python('map2_', self, callable, [('x', x), ('y', y)])
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #b61fb056
 def is_neg(input): return False
