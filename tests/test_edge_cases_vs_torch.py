@@ -202,3 +202,20 @@ def test_shape_methods_by_keyword(name, key, value):
         _same(lambda L: getattr(L.zeros(2, 3), name)())
         _same(lambda L: getattr(L.zeros(2, 3), name)(value, **{key: value}))
         _same(lambda L: getattr(L.zeros(2, 3), name)(bogus=1, **{key: value}))
+
+
+# Items of issue 29's last list: each a case run with torch and with litnn.
+_BOOL3 = [[True, False, True], [False, True, True], [True, True, False]]
+ODD_DTYPES_AND_MODES = {
+    'repeat_interleave_bool_flat': lambda t: t.tensor(_BOOL3).repeat_interleave(2),
+    'repeat_interleave_bool_counts': lambda t: t.tensor(_BOOL3).repeat_interleave(t.tensor([1, 0, 2]), dim=0),
+    'repeat_interleave_bool_dim1': lambda t: t.repeat_interleave(t.tensor(_BOOL3), 3, dim=1),
+    'repeat_interleave_uint8': lambda t: t.tensor([[3, 200], [7, 9]], dtype=t.uint8).repeat_interleave(t.tensor([2, 1, 0, 3])),
+    'repeat_interleave_bool_repeats': lambda t: t.repeat_interleave(t.tensor([True, False])),
+    'repeat_interleave_float_repeats': lambda t: t.tensor([1, 2]).repeat_interleave(t.tensor([1., 1.])),
+    'repeat_interleave_int32_counts': lambda t: t.repeat_interleave(t.tensor([2, 0, 1], dtype=t.int32)),
+}
+
+
+@pytest.mark.parametrize('name', ODD_DTYPES_AND_MODES)
+def test_odd_dtypes_and_modes(name): _same(ODD_DTYPES_AND_MODES[name])
