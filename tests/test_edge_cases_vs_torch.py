@@ -214,6 +214,16 @@ ODD_DTYPES_AND_MODES = {
     'repeat_interleave_bool_repeats': lambda t: t.repeat_interleave(t.tensor([True, False])),
     'repeat_interleave_float_repeats': lambda t: t.tensor([1, 2]).repeat_interleave(t.tensor([1., 1.])),
     'repeat_interleave_int32_counts': lambda t: t.repeat_interleave(t.tensor([2, 0, 1], dtype=t.int32)),
+    'pad_circular_negative_1d': _grads(lambda t, x: t.nn.functional.pad(x, (-1, 2), mode='circular') * t.arange(7.), np.zeros((1, 2, 6))),
+    'pad_circular_negative_left': _grads(lambda t, x: t.nn.functional.pad(x, (2, -3), mode='circular') * t.arange(5.), np.zeros((2, 6))),
+    'pad_circular_negative_2d': _grads(lambda t, x: t.nn.functional.pad(x, (-1, 2, 1, -2), mode='circular') * t.arange(15.).reshape(3, 5), np.zeros((1, 1, 4, 4))),
+    'pad_circular_negative_3d': _grads(lambda t, x: t.nn.functional.pad(x, (1, -1, -2, 1, 0, -1), mode='circular') * t.arange(24.).reshape(2, 3, 4), np.zeros((1, 1, 3, 4, 4))),
+    'pad_circular_crop_both': lambda t: t.nn.functional.pad(t.arange(12.).reshape(1, 2, 6), (-2, -1), mode='circular'),
+    'pad_circular_crop_all': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (-7, 1), mode='circular'),
+    'pad_circular_wrap_past_crop': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (-4, 3), mode='circular'),
+    'pad_circular_wrap_past_crop_left': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (3, -4), mode='circular'),
+    'pad_circular_empty_dim': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (-3, -4), mode='circular'),
+    'pad_circular_module': lambda t: t.nn.CircularPad2d((-1, 1, 2, -1))(t.arange(16.).reshape(1, 1, 4, 4)),
 }
 
 
