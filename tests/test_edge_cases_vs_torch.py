@@ -224,6 +224,12 @@ ODD_DTYPES_AND_MODES = {
     'pad_circular_wrap_past_crop_left': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (3, -4), mode='circular'),
     'pad_circular_empty_dim': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (-3, -4), mode='circular'),
     'pad_circular_module': lambda t: t.nn.CircularPad2d((-1, 1, 2, -1))(t.arange(16.).reshape(1, 1, 4, 4)),
+    'quantile_0d_keepdim': _grads(lambda t, x: t.quantile(x, 0.3, dim=0, keepdim=True), 3.),
+    'nanquantile_0d_keepdim': _grads(lambda t, x: t.nanquantile(x, 0.3, dim=-1, keepdim=True), 3.),
+    'quantile_0d_vector_q_keepdim': lambda t: (t.tensor(3.).quantile(t.tensor([0.2, 0.5]), dim=0, keepdim=True), t.tensor(3.).nanquantile(t.tensor([0.2, 0.5]), keepdim=True)),
+    'quantile_0d_q': lambda t: (t.quantile(t.tensor([1., 5., 2.]), t.tensor(0.3)), t.quantile(t.arange(6.).reshape(2, 3), t.tensor(0.3), dim=1, keepdim=True)),
+    'quantile_0d_bad_dim': lambda t: t.quantile(t.tensor(3.), 0.5, dim=1),
+    'quantile_negative_dim_keepdim': lambda t: t.arange(6.).reshape(2, 3).quantile(t.tensor([0.25, 0.75]), dim=-2, keepdim=True),
 }
 
 
