@@ -230,6 +230,21 @@ ODD_DTYPES_AND_MODES = {
     'quantile_0d_q': lambda t: (t.quantile(t.tensor([1., 5., 2.]), t.tensor(0.3)), t.quantile(t.arange(6.).reshape(2, 3), t.tensor(0.3), dim=1, keepdim=True)),
     'quantile_0d_bad_dim': lambda t: t.quantile(t.tensor(3.), 0.5, dim=1),
     'quantile_negative_dim_keepdim': lambda t: t.arange(6.).reshape(2, 3).quantile(t.tensor([0.25, 0.75]), dim=-2, keepdim=True),
+    'scatter_reduce_bool': lambda t: tuple(t.tensor([True, False, True, False, True]).scatter_reduce(0, t.tensor([0, 0, 1, 1, 3, 3]), t.tensor([False, True, True, False, True, True]), r, include_self=i)
+                                           for r in ('sum', 'prod', 'amax', 'amin', 'max', 'min') for i in (True, False)),
+    'scatter_reduce_bool_inplace': lambda t: t.tensor([[True, False], [False, True]]).scatter_reduce_(1, t.tensor([[1, 1], [0, 0]]), t.tensor([[False, False], [True, True]]), 'amin', include_self=False),
+    'scatter_reduce_bool_mean': lambda t: t.tensor([True, False]).scatter_reduce(0, t.tensor([0, 0]), t.tensor([True, True]), 'mean'),
+    'scatter_reduce_bool_mean_no_self': lambda t: t.tensor([True, False]).scatter_reduce(0, t.tensor([1]), t.tensor([True]), 'mean', include_self=False),
+    'scatter_reduce_bool_mean_bad_index': lambda t: t.tensor([True]).scatter_reduce(0, t.tensor([5]), t.tensor([True]), 'mean'),
+    'scatter_reduce_bool_mean_empty_index': lambda t: t.tensor([True]).scatter_reduce(0, t.tensor([], dtype=t.long), t.tensor([True]), 'mean'),
+    'scatter_reduce_bool_mean_bad_shape': lambda t: t.tensor([True]).scatter_reduce(0, t.tensor([0, 0]), t.tensor([True]), 'mean'),
+    'scatter_reduce_uint8_amax_no_self': lambda t: t.zeros(3, dtype=t.uint8).scatter_reduce(0, t.tensor([0, 0, 2]), t.tensor([200, 100, 7], dtype=t.uint8), 'amax', include_self=False),
+    'scatter_reduce_int_amax_no_self': lambda t: t.tensor([5, 5], dtype=t.int16).scatter_reduce(0, t.tensor([0]), t.tensor([-32768], dtype=t.int16), 'amax', include_self=False),
+    'scatter_reduce_src_dtype': lambda t: t.tensor([1.]).scatter_reduce(0, t.tensor([[0]]), t.tensor([1]), 'sum'),
+    'scatter_reduce_float_index': lambda t: t.tensor([1.]).scatter_reduce(0, t.tensor([0.]), t.tensor([1.]), 'sum'),
+    'scatter_reduce_bad_dim_float_index': lambda t: t.tensor([1.]).scatter_reduce(3, t.tensor([0.]), t.tensor([1.]), 'sum'),
+    'scatter_bad_dim_float_index': lambda t: t.tensor([1.]).scatter(3, t.tensor([0.]), 1.),
+    'scatter_reduce_int32_index_grad': _grads(lambda t, x, s: x.scatter_reduce(0, t.tensor([0, 0], dtype=t.int32), s, 'prod'), [1., 2.], [3., 4.]),
 }
 
 
