@@ -245,6 +245,12 @@ ODD_DTYPES_AND_MODES = {
     'scatter_reduce_bad_dim_float_index': lambda t: t.tensor([1.]).scatter_reduce(3, t.tensor([0.]), t.tensor([1.]), 'sum'),
     'scatter_bad_dim_float_index': lambda t: t.tensor([1.]).scatter(3, t.tensor([0.]), 1.),
     'scatter_reduce_int32_index_grad': _grads(lambda t, x, s: x.scatter_reduce(0, t.tensor([0, 0], dtype=t.int32), s, 'prod'), [1., 2.], [3., 4.]),
+    'unfold_bool': lambda t: (t.nn.functional.unfold(t.arange(32).reshape(1, 2, 4, 4) % 3 == 0, 2, padding=1, stride=2),
+                              t.nn.functional.unfold(t.arange(32).reshape(2, 4, 4) % 3 == 0, (2, 3), dilation=(2, 1)), t.nn.Unfold(2)(t.arange(32).reshape(1, 2, 4, 4) > 20)),
+    'unfold_bool_empty_batch': lambda t: t.nn.functional.unfold(t.zeros(0, 2, 4, 4, dtype=t.bool), 2),
+    'fold_bool': lambda t: (t.nn.functional.fold(t.arange(32).reshape(1, 8, 4) % 3 == 0, (3, 3), 2), t.nn.functional.fold(t.arange(32).reshape(8, 4) % 5 == 0, (5, 5), 2, stride=2, padding=1)),
+    'unfold_int': lambda t: t.nn.functional.unfold(t.arange(32).reshape(1, 2, 4, 4), 2),
+    'fold_int': lambda t: t.nn.functional.fold(t.arange(32, dtype=t.uint8).reshape(1, 8, 4), (3, 3), 2),
 }
 
 

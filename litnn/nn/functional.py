@@ -2286,7 +2286,8 @@ def _blocks(size, k, d, p, s):
 
 # %% ../../nbs/reference/nn/fold.ipynb #d4827d17
 def _check_float(input, fn):
-    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
+    "torch's kernels take floating, complex and bool tensors (a bool fold adds by `or`), no integers."
+    if input._data.dtype.kind not in 'fcb': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
 
 def _index_error(n):
     "What torch raises for an input of fewer than 3 dims (its im2col reads a size past the last dim)."
