@@ -269,16 +269,19 @@ class MaskedScatterBackward0(IndexPutBackward0): pass
 class TakeBackward0(_Index): adv = True
 
 # %% ../nbs/18a_scatter.ipynb #0367cf61
-def _scatter_key(input, dim, index, what, src=None):
-    "The `_along` key of `index` along `dim`, checked as PyTorch does (shapes, bounds)."
+def _scatter_key(input, dim, index, what, src=None, same_dtype=False, kernel=None):
+    """The `_along` key of `index` along `dim`, checked as PyTorch does (shapes, bounds); `same_dtype`: `src` must have input's
+    dtype; `kernel`: the name of a kernel with no loop for input's dtype, raised where torch dispatches (after the shapes)."""
+    d = _wrap_dim(dim, input._data.ndim)          # torch checks the dim before the index's dtype
     a, s = _index_arg(index, input, what, 'int32/int64' if what == 'scatter' else 'int64'), input._data.shape
-    d = _wrap_dim(dim, len(s))
+    if same_dtype and src._data.dtype != input._data.dtype: raise RuntimeError(f"{what}(): Expected self.dtype to be equal to src.dtype")
     n = builtins.max(len(s), 1)
     if a.ndim != len(s) and a.size: raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     ss = src._data.shape if isinstance(src, Tensor) else None
     if builtins.any(m > k for j, (m, k) in enumerate(zip(a.shape, s)) if j != d) or ss is not None and builtins.any(m > k for m, k in zip(a.shape, ss)):
         raise RuntimeError(f"Expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}" + ("" if ss is None else f" and to be no larger size than src {list(ss)}"))
     if a.size:
+        if kernel: raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY[input.dtype.name]}\'')
         bad = (a < 0) | (a >= (s[d] if s else 1))
         if bool(bad.any()): raise RuntimeError(f"index {builtins.int(a[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {s[d] if s else 1}")
     return _along(a, d) if s else ()         # a 0-d tensor: its one element (the index is 0, checked above)
@@ -324,8 +327,9 @@ _ALIASES = dict(max='amax', min='amin')     # PyTorch takes these too
 def _identity(reduce, dtype):
     if reduce in ('sum', 'mean'): return 0
     if reduce == 'prod': return 1
-    big = np.inf if dtype.kind == 'f' else np.iinfo(dtype).max
-    return -big if reduce == 'amax' else big
+    if dtype.kind == 'b': return reduce == 'amin'          # False is the bottom of bool, True its top
+    if dtype.kind == 'f': return -np.inf if reduce == 'amax' else np.inf
+    return np.iinfo(dtype).min if reduce == 'amax' else np.iinfo(dtype).max
 
 def _scatter_reduce(a, key, v, reduce, include_self):
     "Array `a` with values `v` combined at `key` by `reduce`."
@@ -380,9 +384,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     "`input` with the values of `src` combined at `[i][index[i][j]]` along `dim` by `reduce` (sum, prod, mean, amax, amin)."
     reduce = _ALIASES.get(reduce, reduce)
     if reduce not in _REDUCE: raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    key = _scatter_key(input, dim, index, 'scatter_reduce', src)
-    if src._data.dtype != input._data.dtype:
-        raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    no_mean = reduce == 'mean' and input.dtype.name == 'bool'        # torch has no bool loop for the mean
+    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=True, kernel='scatter_gather_tensor_cpu_reduce_mean' if no_mean else None)
+    if no_mean: raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")       # nothing scattered: its division fails
     src = _src_part(src, index, input)
     return ScatterReduceBackward0.apply(input, src, dim=_wrap_dim(dim, input._data.ndim), index=index, reduce=reduce, include_self=include_self, key=key)
 

@@ -675,6 +675,7 @@ def _ranks(s, q, skip_nan, interpolation):
 # %% ../nbs/reference/torch/statistics.ipynb #319273eb
 def _quantile(fn, input, q, dim, keepdim, interpolation, skip_nan):
     qs = _check_quantile(fn, input, q, interpolation)
+    if dim is not None: dim = _wrap_dim(dim, input.dim())      # a 0-d input takes dim 0 or -1, as its own only slice
     x = input.reshape(-1) if dim is None or input.dim() == 0 else input.movedim(dim, -1)
     s = x.sort(-1).values
     r = _ranks(s, qs, skip_nan, interpolation)
@@ -684,8 +685,8 @@ def _quantile(fn, input, q, dim, keepdim, interpolation, skip_nan):
         w = r - r.floor() if interpolation == 'linear' else r.new_full(r.shape, 0.5)
         out = lerp(out, s.gather(-1, r.ceil().long()), w)
     out = out.squeeze(-1)
-    if keepdim: out = out.reshape(len(qs), *[1] * input.dim()) if dim is None else out.unsqueeze(_wrap_dim(dim, input.dim()) + 1)
-    return out if isinstance(q, Tensor) else out.squeeze(0)
+    if keepdim and input.dim(): out = out.reshape(len(qs), *[1] * input.dim()) if dim is None else out.reshape(len(qs), *input.shape[:dim], 1, *input.shape[dim + 1:])
+    return out if isinstance(q, Tensor) and q.dim() == 1 else out.squeeze(0)     # a scalar q (or 0-d tensor) leaves no q dimension
 
 # %% ../nbs/reference/torch/statistics.ipynb #d6890c80
 def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):

@@ -938,7 +938,8 @@ for _f in (tensor_split, hsplit, vsplit, dsplit): setattr(Tensor, _f.__name__, _
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #f1152fe1
 import numpy as np
-from ._tensor import Tensor
+from ._tensor import Tensor, _dtype_name
+from .backend import int64
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #1f95002e
 def broadcast_to(input, size): return input.expand(*size)
@@ -958,13 +959,15 @@ def flipud(input):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     "Each element (or slice along `dim`) repeated `repeats` times; `repeat_interleave(counts)` gives the index."
     if repeats is None: input, repeats, dim = input.new_tensor(np.arange(input.numel())), input, 0
+    if isinstance(repeats, Tensor) and (repeats.dtype.is_floating_point or repeats.dtype.is_complex or repeats.dtype.name == "bool"):
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_dtype_name(repeats)}'")
     if dim is None: input, dim = input.reshape(-1), 0
     n, reps = input.shape[dim], np.asarray(repeats.tolist() if isinstance(repeats, Tensor) else repeats)
     if reps.ndim == 1 and len(reps) not in (1, n):
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {len(reps)} and input.size(0) = {n}")
     if (reps < 0).any(): raise RuntimeError("repeats can not be negative")
     index = np.repeat(np.arange(n), reps.reshape(-1) if reps.size > 1 else reps.reshape(()))
-    return input.index_select(dim, input.new_tensor(index).long())
+    return input.index_select(dim, input.new_tensor(index, dtype=int64))      # the index in int64, whatever input's dtype (a bool index would read 0/1)
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #05c25290
 import builtins, numpy as np

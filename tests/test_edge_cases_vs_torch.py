@@ -202,3 +202,57 @@ def test_shape_methods_by_keyword(name, key, value):
         _same(lambda L: getattr(L.zeros(2, 3), name)())
         _same(lambda L: getattr(L.zeros(2, 3), name)(value, **{key: value}))
         _same(lambda L: getattr(L.zeros(2, 3), name)(bogus=1, **{key: value}))
+
+
+# Items of issue 29's last list: each a case run with torch and with litnn.
+_BOOL3 = [[True, False, True], [False, True, True], [True, True, False]]
+ODD_DTYPES_AND_MODES = {
+    'repeat_interleave_bool_flat': lambda t: t.tensor(_BOOL3).repeat_interleave(2),
+    'repeat_interleave_bool_counts': lambda t: t.tensor(_BOOL3).repeat_interleave(t.tensor([1, 0, 2]), dim=0),
+    'repeat_interleave_bool_dim1': lambda t: t.repeat_interleave(t.tensor(_BOOL3), 3, dim=1),
+    'repeat_interleave_uint8': lambda t: t.tensor([[3, 200], [7, 9]], dtype=t.uint8).repeat_interleave(t.tensor([2, 1, 0, 3])),
+    'repeat_interleave_bool_repeats': lambda t: t.repeat_interleave(t.tensor([True, False])),
+    'repeat_interleave_float_repeats': lambda t: t.tensor([1, 2]).repeat_interleave(t.tensor([1., 1.])),
+    'repeat_interleave_int32_counts': lambda t: t.repeat_interleave(t.tensor([2, 0, 1], dtype=t.int32)),
+    'pad_circular_negative_1d': _grads(lambda t, x: t.nn.functional.pad(x, (-1, 2), mode='circular') * t.arange(7.), np.zeros((1, 2, 6))),
+    'pad_circular_negative_left': _grads(lambda t, x: t.nn.functional.pad(x, (2, -3), mode='circular') * t.arange(5.), np.zeros((2, 6))),
+    'pad_circular_negative_2d': _grads(lambda t, x: t.nn.functional.pad(x, (-1, 2, 1, -2), mode='circular') * t.arange(15.).reshape(3, 5), np.zeros((1, 1, 4, 4))),
+    'pad_circular_negative_3d': _grads(lambda t, x: t.nn.functional.pad(x, (1, -1, -2, 1, 0, -1), mode='circular') * t.arange(24.).reshape(2, 3, 4), np.zeros((1, 1, 3, 4, 4))),
+    'pad_circular_crop_both': lambda t: t.nn.functional.pad(t.arange(12.).reshape(1, 2, 6), (-2, -1), mode='circular'),
+    'pad_circular_crop_all': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (-7, 1), mode='circular'),
+    'pad_circular_wrap_past_crop': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (-4, 3), mode='circular'),
+    'pad_circular_wrap_past_crop_left': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (3, -4), mode='circular'),
+    'pad_circular_empty_dim': lambda t: t.nn.functional.pad(t.arange(6.).reshape(1, 1, 6), (-3, -4), mode='circular'),
+    'pad_circular_module': lambda t: t.nn.CircularPad2d((-1, 1, 2, -1))(t.arange(16.).reshape(1, 1, 4, 4)),
+    'quantile_0d_keepdim': _grads(lambda t, x: t.quantile(x, 0.3, dim=0, keepdim=True), 3.),
+    'nanquantile_0d_keepdim': _grads(lambda t, x: t.nanquantile(x, 0.3, dim=-1, keepdim=True), 3.),
+    'quantile_0d_vector_q_keepdim': lambda t: (t.tensor(3.).quantile(t.tensor([0.2, 0.5]), dim=0, keepdim=True), t.tensor(3.).nanquantile(t.tensor([0.2, 0.5]), keepdim=True)),
+    'quantile_0d_q': lambda t: (t.quantile(t.tensor([1., 5., 2.]), t.tensor(0.3)), t.quantile(t.arange(6.).reshape(2, 3), t.tensor(0.3), dim=1, keepdim=True)),
+    'quantile_0d_bad_dim': lambda t: t.quantile(t.tensor(3.), 0.5, dim=1),
+    'quantile_negative_dim_keepdim': lambda t: t.arange(6.).reshape(2, 3).quantile(t.tensor([0.25, 0.75]), dim=-2, keepdim=True),
+    'scatter_reduce_bool': lambda t: tuple(t.tensor([True, False, True, False, True]).scatter_reduce(0, t.tensor([0, 0, 1, 1, 3, 3]), t.tensor([False, True, True, False, True, True]), r, include_self=i)
+                                           for r in ('sum', 'prod', 'amax', 'amin', 'max', 'min') for i in (True, False)),
+    'scatter_reduce_bool_inplace': lambda t: t.tensor([[True, False], [False, True]]).scatter_reduce_(1, t.tensor([[1, 1], [0, 0]]), t.tensor([[False, False], [True, True]]), 'amin', include_self=False),
+    'scatter_reduce_bool_mean': lambda t: t.tensor([True, False]).scatter_reduce(0, t.tensor([0, 0]), t.tensor([True, True]), 'mean'),
+    'scatter_reduce_bool_mean_no_self': lambda t: t.tensor([True, False]).scatter_reduce(0, t.tensor([1]), t.tensor([True]), 'mean', include_self=False),
+    'scatter_reduce_bool_mean_bad_index': lambda t: t.tensor([True]).scatter_reduce(0, t.tensor([5]), t.tensor([True]), 'mean'),
+    'scatter_reduce_bool_mean_empty_index': lambda t: t.tensor([True]).scatter_reduce(0, t.tensor([], dtype=t.long), t.tensor([True]), 'mean'),
+    'scatter_reduce_bool_mean_bad_shape': lambda t: t.tensor([True]).scatter_reduce(0, t.tensor([0, 0]), t.tensor([True]), 'mean'),
+    'scatter_reduce_uint8_amax_no_self': lambda t: t.zeros(3, dtype=t.uint8).scatter_reduce(0, t.tensor([0, 0, 2]), t.tensor([200, 100, 7], dtype=t.uint8), 'amax', include_self=False),
+    'scatter_reduce_int_amax_no_self': lambda t: t.tensor([5, 5], dtype=t.int16).scatter_reduce(0, t.tensor([0]), t.tensor([-32768], dtype=t.int16), 'amax', include_self=False),
+    'scatter_reduce_src_dtype': lambda t: t.tensor([1.]).scatter_reduce(0, t.tensor([[0]]), t.tensor([1]), 'sum'),
+    'scatter_reduce_float_index': lambda t: t.tensor([1.]).scatter_reduce(0, t.tensor([0.]), t.tensor([1.]), 'sum'),
+    'scatter_reduce_bad_dim_float_index': lambda t: t.tensor([1.]).scatter_reduce(3, t.tensor([0.]), t.tensor([1.]), 'sum'),
+    'scatter_bad_dim_float_index': lambda t: t.tensor([1.]).scatter(3, t.tensor([0.]), 1.),
+    'scatter_reduce_int32_index_grad': _grads(lambda t, x, s: x.scatter_reduce(0, t.tensor([0, 0], dtype=t.int32), s, 'prod'), [1., 2.], [3., 4.]),
+    'unfold_bool': lambda t: (t.nn.functional.unfold(t.arange(32).reshape(1, 2, 4, 4) % 3 == 0, 2, padding=1, stride=2),
+                              t.nn.functional.unfold(t.arange(32).reshape(2, 4, 4) % 3 == 0, (2, 3), dilation=(2, 1)), t.nn.Unfold(2)(t.arange(32).reshape(1, 2, 4, 4) > 20)),
+    'unfold_bool_empty_batch': lambda t: t.nn.functional.unfold(t.zeros(0, 2, 4, 4, dtype=t.bool), 2),
+    'fold_bool': lambda t: (t.nn.functional.fold(t.arange(32).reshape(1, 8, 4) % 3 == 0, (3, 3), 2), t.nn.functional.fold(t.arange(32).reshape(8, 4) % 5 == 0, (5, 5), 2, stride=2, padding=1)),
+    'unfold_int': lambda t: t.nn.functional.unfold(t.arange(32).reshape(1, 2, 4, 4), 2),
+    'fold_int': lambda t: t.nn.functional.fold(t.arange(32, dtype=t.uint8).reshape(1, 8, 4), (3, 3), 2),
+}
+
+
+@pytest.mark.parametrize('name', ODD_DTYPES_AND_MODES)
+def test_odd_dtypes_and_modes(name): _same(ODD_DTYPES_AND_MODES[name])

@@ -2286,7 +2286,8 @@ def _blocks(size, k, d, p, s):
 
 # %% ../../nbs/reference/nn/fold.ipynb #d4827d17
 def _check_float(input, fn):
-    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
+    "torch's kernels take floating, complex and bool tensors (a bool fold adds by `or`), no integers."
+    if input._data.dtype.kind not in 'fcb': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
 
 def _index_error(n):
     "What torch raises for an input of fewer than 3 dims (its im2col reads a size past the last dim)."
@@ -3049,12 +3050,17 @@ class ConstantPadNdBackward0(Op):
         return _constant_pad(array_namespace(g), g, back, 0)
 
 # %% ../../nbs/reference/nn/padding.ipynb #c40ed34d
+_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+
 def _pad_index(n, lo, hi, mode, shape, dim):
     "Which input index each padded position takes along a dim of size n, for `mode`."
+    if mode == 'circular':                       # crop by the negative pads, then wrap the rest by the positive ones
+        a, m = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)
+        if n + lo + hi <= 0: return np.arange(0)
+        if m > 0 and max(lo, hi) > m: raise RuntimeError(_OVERLAP)     # torch's slice copy would read what it writes
+        return None if m <= 0 else np.arange(-max(lo, 0), m + max(hi, 0)) % m + a
     i = np.arange(-lo, n + hi)
-    if mode == 'circular':
-        if max(lo, hi) > n: raise RuntimeError("Padding value causes wrapping around more than once.")
-        return i % n
     if mode == 'replicate': return i.clip(0, n - 1)
     if max(lo, hi) >= n: raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
     i = np.abs(i)
@@ -3076,10 +3082,16 @@ _NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPa
 def _copy_pad(input, pads, mode):
     "`input` padded by copies of itself (reflect, replicate, circular): one indexing node."
     shape, k = input.shape, len(pads)
+    if mode == 'circular':               # torch checks every dimension, first padded one first, before it copies
+        for (lo, hi), n in zip(pads, shape[len(shape) - k:]):
+            if max(lo, hi) > n: raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n + lo + hi < 0: raise RuntimeError("Negative padding value is resulting in an empty dimension")
     idx = [None] * k
     for d in reversed(range(k)):        # last dimension first: torch's order, and so its errors
         dim = len(shape) - k + d
         idx[d] = _pad_index(shape[dim], *pads[d], mode, shape, dim)
+    if builtins.any(i is None for i in idx):     # cropped to nothing, then padded: torch's border copies its own unset memory
+        return ConstantPadNdBackward0.apply(input, pads=pads, value=0)
     xp = array_namespace(input._data)
     key = (Ellipsis,) + tuple(xp.asarray(i) for i in np.ix_(*idx))
     return _NODES.get((mode, k), CopySlices).apply(input, key=key)
