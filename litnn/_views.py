@@ -50,8 +50,18 @@ def expand(self:Tensor, *sizes, **kw):
     "A broadcast view of this tensor with `sizes` (-1 keeps a size)."
     sizes = _sizes_given('expand', sizes, kw, 'size')
     shape, n = self._data.shape, len(sizes) - self._data.ndim
-    if n < 0: raise RuntimeError(f"expand(litnn.{self.dtype.name}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
-    out = ExpandBackward0.apply(self, shape=tuple(shape[i - n] if s == -1 else s for i, s in enumerate(sizes)))
+    if n < 0: raise RuntimeError(f"expand({self.type()}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
+    target = [None] * len(sizes)
+    for i in reversed(range(len(sizes))):   # torch checks from the last dimension back
+        s = sizes[i]
+        if i < n:                       # a new leading dimension: its size must be given
+            if s == -1: raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
+        elif s == -1: s = shape[i - n]
+        elif shape[i - n] != 1 and s != shape[i - n]:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({shape[i - n]}) at non-singleton "
+                               f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}")
+        target[i] = s
+    out = ExpandBackward0.apply(self, shape=tuple(target))
     return out if out is self else _view_of(out, self)
 
 # %% ../nbs/17_views.ipynb #1a5a6633

@@ -256,3 +256,27 @@ ODD_DTYPES_AND_MODES = {
 
 @pytest.mark.parametrize('name', ODD_DTYPES_AND_MODES)
 def test_odd_dtypes_and_modes(name): _same(ODD_DTYPES_AND_MODES[name])
+
+
+# expand: torch's checks, from the last dimension back, and its messages
+_EXPAND = [(2, 3), (1, 0), (2, 4), (4, 3, 2), (-1, 5), (3, -1, 3), (2, -1), (5, 2, 3), (0, 2, 3), (7, -1, -1), (-1, 2, 3)]
+
+
+@pytest.mark.parametrize('sizes', _EXPAND, ids=str)
+def test_expand_checks_as_torch(sizes):
+    _same(lambda L: L.arange(6.).reshape(2, 3).expand(*sizes))
+    _same(lambda L: L.arange(3.).reshape(3, 1).expand(3, 4) * 2)
+
+
+def test_expand_too_few_sizes_names_the_legacy_type():
+    with pytest.raises(RuntimeError) as t: torch.zeros(2, 3).expand(3)
+    with pytest.raises(RuntimeError) as l: litnn.zeros(2, 3).expand(3)
+    assert str(l.value) == str(t.value).replace('torch.', 'litnn.')
+
+
+def test_expand_gradient_sums_back():
+    def grad(L):
+        x = L.arange(3.).reshape(3, 1).requires_grad_()
+        (x.expand(2, 3, 4) * L.arange(24.).reshape(2, 3, 4)).sum().backward()
+        return x.grad
+    _same(grad)
