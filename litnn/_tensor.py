@@ -339,6 +339,23 @@ def data_ptr(self:Tensor):
     a = self._data
     return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0]
 
+# %% ../nbs/reference/utils/dlpack.ipynb #9c4c472f
+@patch
+def __dlpack__(self:Tensor, *, stream=-1, max_version=None, dl_device=None, copy=None):
+    "A DLPack capsule sharing this tensor's memory (as `torch.Tensor.__dlpack__`)."
+    if self.requires_grad: raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if stream is not None and type(stream) is not int: raise TypeError("stream must be ``int`` or ``none``")
+    kw = dict(max_version=max_version, dl_device=dl_device, copy=copy)
+    if type(self._data) is np.ndarray:
+        if stream is not None and stream != -1: raise AssertionError("stream should be None on cpu.")
+        return self._data.__dlpack__(**kw)
+    return self._data.__dlpack__(stream=stream, **kw)
+
+@patch
+def __dlpack_device__(self:Tensor):
+    "The `(device type, index)` pair of this tensor's memory (as `torch.Tensor.__dlpack_device__`)."
+    return self._data.__dlpack_device__()
+
 # %% ../nbs/reference/torch/shape_ops.ipynb #35984ff3
 from .backend import patch
 
