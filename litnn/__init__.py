@@ -101,6 +101,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
     if not callable(model): raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     return model
 
+# %% ../nbs/reference/masked.ipynb #60d61a8c
+from . import masked     # torch.masked: reference/masked
+
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e121c50d
 from ._tensor import Tensor
 from .backend import int64
