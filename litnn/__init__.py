@@ -104,6 +104,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
 # %% ../nbs/reference/utils/dlpack.ipynb #17572531
 from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlpack is torch.utils.dlpack's
 
+# %% ../nbs/reference/masked.ipynb #60d61a8c
+from . import masked     # torch.masked: reference/masked
+
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e121c50d
 from ._tensor import Tensor
 from .backend import int64
