@@ -17,6 +17,9 @@ PKG = Path(__file__).resolve().parent.parent/'litnn'
 def _files(): return [f for f in sorted(PKG.rglob('*.py')) if f.name != '_modidx.py']
 
 
+TORCH_NAMESAKES = {'Stream', 'Event'}   # torch.Stream, torch.Event (C++) and torch.cpu.Stream, torch.cpu.Event (Python)
+
+
 def _method_definitions():
     "(class name, method name) -> [(file, line, source line)] for class bodies and `@patch`ed functions."
     defs = defaultdict(list)
@@ -37,9 +40,10 @@ def _method_definitions():
                 if ann is None: continue
                 for cls in ast.unparse(ann).strip('()').split('|'):
                     defs[(cls.strip(), n.name)].append((f, n.lineno, lines[n.lineno - 1]))
-    # a class body and @patch onto the same class meet under the class's plain name
+    # a class body and @patch onto the same class meet under the class's plain name, except torch's own namesakes: classes
+    # torch itself defines twice, unrelated (torch.Stream and torch.cpu.Stream), keep their file
     merged = defaultdict(list)
-    for (cls, name), where in defs.items(): merged[(cls.split(':')[-1], name)] += where
+    for (cls, name), where in defs.items(): merged[(cls if cls.split(':')[-1] in TORCH_NAMESAKES else cls.split(':')[-1], name)] += where
     return merged
 
 

@@ -17,7 +17,7 @@ NAMESPACES = ['', 'nn', 'nn.functional', 'nn.init', 'nn.modules', 'nn.parameter'
               'optim.lr_scheduler', 'optim.swa_utils', 'autograd', 'autograd.graph', 'autograd.functional', 'autograd.grad_mode',
               'autograd.function', 'distributions', 'distributions.constraints', 'distributions.transforms', 'distributions.kl',
               'distributions.constraint_registry', 'utils.data', 'utils.hooks', 'utils.checkpoint', 'utils.dlpack', 'utils.tensorboard',
-              'linalg', 'special', 'func', 'distributed', 'multiprocessing', 'testing', 'amp', 'cuda', 'random', 'backends',
+              'linalg', 'special', 'func', 'distributed', 'multiprocessing', 'testing', 'amp', 'cpu', 'cuda', 'random', 'backends',
               'onnx', 'serialization', 'fft', 'masked', 'sparse', 'nested', 'profiler', 'compiler', 'accelerator', 'jit']
 
 def shared_names():
