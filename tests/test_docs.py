@@ -77,7 +77,7 @@ def unlinkable(nb_path):
     for c in cells:
         m = re.match(r'#\|\s*(?:export|exports|exporti)(?:[ \t]+(\S+))?[ \t]*$', _src(c).split('\n')[0]) if c['cell_type'] == 'code' else None
         if not m: continue
-        target, names = m[1] or default, _documented(_src(c))
+        target, names = m[1] or default, _documented(_src(c), dunders=True)
         if any(part.startswith('_') for part in target.split('.')): out |= set(names); continue
         mod = importlib.import_module('litnn.' + target)
         for n in names:
@@ -93,13 +93,15 @@ def private_module(nb):
     return bool(m) and any(part.startswith('_') for part in m[1].split('.'))
 
 
-def _documented(src):
-    "Ids of the API entries nbdev makes for an export cell: public functions and classes, `@patch`ed methods."
+def _documented(src, dunders=False):
+    """Ids of the API entries nbdev makes for an export cell: public functions and classes, `@patch`ed methods (and, with
+    `dunders`, the `__x__` methods nbdev may document as well)."""
     try: tree = ast.parse('\n'.join(l for l in src.splitlines() if not l.startswith('#|')))
     except SyntaxError: return []
     ids = []
     for n in tree.body:
-        if not isinstance(n, (ast.FunctionDef, ast.ClassDef)) or n.name.startswith('_'): continue
+        if not isinstance(n, (ast.FunctionDef, ast.ClassDef)): continue
+        if n.name.startswith('_') and not (dunders and n.name.startswith('__') and n.name.endswith('__')): continue
         patched = [a for a in getattr(n, 'decorator_list', []) if 'patch' in ast.unparse(a)]
         if patched and isinstance(n, ast.FunctionDef) and n.args.args and n.args.args[0].annotation is not None:
             cls = ast.unparse(n.args.args[0].annotation)
