@@ -226,6 +226,10 @@ from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlp
 # %% ../nbs/reference/masked.ipynb #60d61a8c
 from . import masked     # torch.masked: reference/masked
 
+# %% ../nbs/reference/nested.ipynb #d9dd19ee
+from . import nested                                            # torch.nested: reference/nested
+from .nested._internal.nested_tensor import jagged             # torch.jagged: the layout of a nested tensor
+
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e121c50d
 from ._tensor import Tensor
 from .backend import int64

@@ -31,7 +31,9 @@ def linear(input, # (..., in_features)
             if bias is None: return MmBackward0.apply(input, weight, ty=True)
             if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
         return _linear(input, weight, bias)
-    except AttributeError: _check_tensors('linear', dict(input=input, weight=weight, bias=bias), optional={'bias'}); raise
+    except AttributeError:
+        if getattr(input, 'is_nested', False): return _nested_map(linear, input, weight, bias)   # reference/nested/nested_tensor
+        _check_tensors('linear', dict(input=input, weight=weight, bias=bias), optional={'bias'}); raise
 
 # %% ../../nbs/29_linear.ipynb #82782f30
 _C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
@@ -186,6 +188,7 @@ from .. import amp   # autocast: the `_autocast` hook of the ops below
 # %% ../../nbs/40_activation.ipynb #92d0b0c9
 def relu(input, inplace=False):
     "max(x, 0); `inplace` overwrites `input`."
+    if getattr(input, 'is_nested', False): return _nested_map(relu, input, inplace)   # reference/nested/nested_tensor
     return input.relu_() if inplace else ReluBackward0.apply(input)
 
 class LeakyReluBackward1(LeakyReluBackward0):
@@ -210,6 +213,7 @@ def silu(input, inplace=False):
 
 def gelu(input, approximate='none'):
     "x Φ(x), Φ the standard normal CDF; `approximate='tanh'` uses tanh's approximation."
+    if getattr(input, 'is_nested', False): return _nested_map(gelu, input, approximate)
     return _pointwise.gelu(input, approximate)
 
 # %% ../../nbs/40_activation.ipynb #bf5b1292
@@ -232,6 +236,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     "exp(x) / sum(exp(x)) along `dim`."
     if amp._active: input, = amp._autocast('softmax', input)
     if dim is None: dim = _get_softmax_dim('softmax', input.dim(), _stacklevel)
+    if getattr(input, 'is_nested', False): return _nested_softmax(input, dim, dtype)
     return _pointwise.softmax(input, dim, dtype)
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -1441,6 +1446,7 @@ def _check_layer_norm(x, normalized_shape, weight, bias):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     "Normalize each example over its last `len(normalized_shape)` dims, then scale and shift it."
     if amp._active: input, weight, bias = amp._autocast('layer_norm', input, weight, bias)
+    if getattr(input, 'is_nested', False): return _nested_map(layer_norm, input, normalized_shape, weight, bias, eps)
     _check_tensors('layer_norm', dict(input=input, normalized_shape=None, weight=weight, bias=bias), optional={'normalized_shape', 'weight', 'bias'})
     shape = _check_layer_norm(input, normalized_shape, weight, bias)
     if input.numel() == 0: return input.clone()
@@ -1939,6 +1945,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
     ```
     """
+    if getattr(query, 'is_nested', False): return _nested_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     _check_tensors('scaled_dot_product_attention', dict(query=query, key=key, value=value))
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
@@ -3014,6 +3021,27 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if weight is not None: loss = loss * weight
     loss = loss.sum(input.dim() - 1) / input.shape[-1]
     return _margin_reduce(loss, size_average, reduce, reduction)
+
+# %% ../../nbs/reference/nested/nested_tensor.ipynb #e217a971
+def _nested_map(fn, input, *args, **kwargs):
+    "`fn` on each component of nested `input` (nested tensors among `args` give their components in turn)."
+    pick = lambda a, i: a._components[i] if getattr(a, 'is_nested', False) else a
+    return input._with([fn(c, *(pick(a, i) for a in args), **kwargs) for i, c in enumerate(input._components)])
+
+def _nested_softmax(input, dim, dtype):
+    "softmax over a dim of a nested tensor: each component's, the batch dim refused."
+    if dim % input.dim() == 0: raise RuntimeError("softmax(): not supported when reducing across the batch dimension for NestedTensor")
+    return _nested_map(softmax, input, dim % input.dim() - 1, dtype=dtype)
+
+# %% ../../nbs/reference/nested/nested_tensor.ipynb #9812c3f3
+def _nested_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    "torch's SDPA over nested (B, heads, *ragged*, D) inputs, as its CPU backend allows: each sequence attends within itself."
+    if not (getattr(key, 'is_nested', False) and getattr(value, 'is_nested', False)):
+        raise ValueError(f"Expected query, key, and value to be nested tensors, but got query.is_nested: True, key.is_nested: "
+                         f"{getattr(key, 'is_nested', False)}, and value.is_nested: {getattr(value, 'is_nested', False)} instead.")
+    if attn_mask is not None: raise ValueError("Masks are not yet supported!")
+    if is_causal: raise RuntimeError("No viable backend for scaled_dot_product_attention was found.")
+    return _nested_map(scaled_dot_product_attention, query, key, value, dropout_p=dropout_p, scale=scale, enable_gqa=enable_gqa)
 
 # %% ../../nbs/reference/nn/padding.ipynb #502f08d9
 import builtins
