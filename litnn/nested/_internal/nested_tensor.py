@@ -22,7 +22,7 @@ class _NestedInt:
     def __init__(self): self.n = next(_NestedInt._made)
     def __repr__(self): return f'j{self.n}'
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #5801db7b
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #1430fdb2
 class NestedTensor(Tensor):
     "A batch of tensors that differ in one dim, kept as the list of its components (torch's jagged `NestedTensor`)."
     is_nested = True
@@ -31,12 +31,14 @@ class NestedTensor(Tensor):
         t = object.__new__(cls)      # no `_data`: an op that wants one array fails, as torch's does on a nested tensor
         t.grad_fn, t._requires_grad, t._vc = None, False, None
         t._components, t._layout, t._ragged_idx = list(components), layout, ragged_idx
-        t._ragged, t._starts = ragged or _NestedInt(), None
+        t._ragged, t._starts, t._built_ragged_idx = ragged or _NestedInt(), None, ragged_idx
         return t
 
     def _with(self, components, ragged_idx=None):
         "A nested tensor of new components with this one's layout and ragged dim (the same `jN`)."
-        return NestedTensor._of(components, self._layout, self._ragged_idx if ragged_idx is None else ragged_idx, self._ragged)
+        t = NestedTensor._of(components, self._layout, self._ragged_idx if ragged_idx is None else ragged_idx, self._ragged)
+        t._built_ragged_idx = self._built_ragged_idx
+        return t
 
 # %% ../../../nbs/reference/nested/nested_tensor.ipynb #6ae24869
 NestedTensor.layout = property(lambda self: self._layout)
@@ -76,7 +78,7 @@ def _size(self, dim=None):
 NestedTensor.size = _size
 NestedTensor.shape = property(_size)
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #09414417
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #7c3218d1
 def _unbind(self, dim=0):
     "The components, as a tuple."
     if dim != 0: raise RuntimeError("unbind(): only supported for NestedTensor on dim=0 currently")
@@ -95,8 +97,14 @@ def _offsets(self):
     lens = [c.shape[self._ragged_idx - 1] for c in self._components]
     return tensor([0] + list(itertools.accumulate(lens)), dtype=int64)
 NestedTensor.values, NestedTensor.offsets = _values, _offsets
-NestedTensor.is_contiguous = lambda self, memory_format=None: self._ragged_idx == 1 and self._starts is None
-NestedTensor.contiguous = lambda self, memory_format=None: self._with(self._components, 1) if self._ragged_idx == 1 else self
+NestedTensor.is_contiguous = lambda self, memory_format=None: self._ragged_idx == self._built_ragged_idx and self._starts is None
+
+def _contiguous(self, memory_format=None):
+    "This tensor, its layout now the one it has (litnn's components need no copy)."
+    t = self._with(self._components)
+    t._built_ragged_idx = t._ragged_idx
+    return t
+NestedTensor.contiguous = _contiguous
 NestedTensor.detach = lambda self: self._with([c.detach() for c in self._components])
 
 # %% ../../../nbs/reference/nested/nested_tensor.ipynb #173ec50a
@@ -109,11 +117,13 @@ def _repr(self):
     return f"NestedTensor(size={size}, offsets={self.offsets()!r}{grad}, contiguous={self.is_contiguous()})"
 NestedTensor.__repr__ = _repr
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #72f99338
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #0e475f2c
 def _to_padded_tensor(self, padding, output_size=None):
     "One dense tensor: the components padded with `padding` to the largest (or `output_size`) and stacked."
     cs = self._components
-    size = output_size[1:] if output_size is not None else [max(c.shape[d] for c in cs) for d in range(cs[0].dim())]
+    size = [max(c.shape[d] for c in cs) for d in range(cs[0].dim())]
+    if output_size is not None and self._layout is jagged: size[self._ragged_idx - 1] = output_size[self._ragged_idx]
+    elif output_size is not None: size = list(output_size[1:])
     out = []
     for c in cs:
         c = c[tuple(slice(0, s) for s in size)]
