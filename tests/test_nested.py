@@ -238,3 +238,16 @@ def test_navit_matches_torch_and_trains():
     for a, b in zip(lbg, tbg.unbind()): same(a, b, 1e-4)
     assert lpg.keys() == tpg.keys()
     for k in lpg: same(lpg[k], tpg[k], 1e-4)
+
+def test_conversions_and_backward():
+    lt, tt = nest(litnn, ARRS), nest(torch, ARRS)
+    assert jnames(repr(lt.requires_grad_())) == jnames(repr(tt.requires_grad_()))
+    for f in [lambda x, L: x.to(L.float64), lambda x, L: x.double(), lambda x, L: x.clone(), lambda x, L: x.detach()]:
+        r, s = f(lt, litnn), f(tt, torch)
+        same(r, s); assert str(r.dtype)[6:] == str(s.dtype)[6:] and r.size(1) is lt.size(1)
+        assert (r.requires_grad, r.is_leaf) == (s.requires_grad, s.is_leaf)
+    raises(lambda: (lt * 2).backward(), lambda: (tt * 2).backward())
+    g = [RNG.standard_normal(a.shape).astype(np.float32) for a in ARRS]
+    (lt * 2).backward(litnn.nested.nested_tensor([litnn.tensor(a) for a in g], layout=litnn.jagged))
+    (tt * 2).backward(torch.nested.nested_tensor_from_jagged(torch.cat([torch.tensor(a) for a in g]), tt.offsets()))
+    same(lt.grad, tt.grad)

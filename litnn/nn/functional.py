@@ -3022,7 +3022,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     loss = loss.sum(input.dim() - 1) / input.shape[-1]
     return _margin_reduce(loss, size_average, reduce, reduction)
 
-# %% ../../nbs/reference/nested/nested_tensor.ipynb #e217a971
+# %% ../../nbs/reference/nested/nested_tensor.ipynb #0b8f2edf
 def _nested_map(fn, input, *args, **kwargs):
     "`fn` on each component of nested `input` (nested tensors among `args` give their components in turn)."
     pick = lambda a, i: a._components[i] if getattr(a, 'is_nested', False) else a
@@ -3033,7 +3033,7 @@ def _nested_softmax(input, dim, dtype):
     if dim % input.dim() == 0: raise RuntimeError("softmax(): not supported when reducing across the batch dimension for NestedTensor")
     return _nested_map(softmax, input, dim % input.dim() - 1, dtype=dtype)
 
-# %% ../../nbs/reference/nested/nested_tensor.ipynb #9812c3f3
+# %% ../../nbs/reference/nested/nested_tensor.ipynb #91b74165
 def _nested_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     "torch's SDPA over nested (B, heads, *ragged*, D) inputs, as its CPU backend allows: each sequence attends within itself."
     if not (getattr(key, 'is_nested', False) and getattr(value, 'is_nested', False)):

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['jagged', 'NestedTensor']
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #eb3796bd
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #bf132489
 import itertools
 from ..._tensor import Tensor, Size, layout, strided
 from ..._creation import tensor
 from ..._views import cat, stack
-from ...backend import int64
+from ...backend import int64, float32, float64
 from ...nn import functional as _F
 
 # %% ../../../nbs/reference/nested/nested_tensor.ipynb #4cd0fe76
@@ -57,7 +57,24 @@ def _grad(self):
     return None if any(g is None for g in gs) else self._with(gs)
 NestedTensor.grad = property(_grad)
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #8d251ab8
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #a7baec50
+def _requires_grad_(self, requires_grad=True):
+    "Mark every component (leaves all) as needing a gradient."
+    for c in self._components: c.requires_grad_(requires_grad)
+    return self
+NestedTensor.requires_grad_ = _requires_grad_
+NestedTensor.to = lambda self, *args, **kwargs: self._with([c.to(*args, **kwargs) for c in self._components])
+NestedTensor.float, NestedTensor.double = lambda self: self.to(float32), lambda self: self.to(float64)
+NestedTensor.clone = lambda self, memory_format=None: self._with([c.clone() for c in self._components])
+NestedTensor.detach = lambda self: self._with([c.detach() for c in self._components])
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    "Backward from each component with its part of a nested `gradient`."
+    if gradient is None: raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    for c, g in zip(self._components, gradient.unbind()): c.backward(g, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+NestedTensor.backward = _backward
+
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #e580d656
 def _wrap_dim(d, n):
     if not -n <= d < n: raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n-1}], but got {d})")
     return d % n
@@ -78,7 +95,7 @@ def _size(self, dim=None):
 NestedTensor.size = _size
 NestedTensor.shape = property(_size)
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #7c3218d1
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #1876b756
 def _unbind(self, dim=0):
     "The components, as a tuple."
     if dim != 0: raise RuntimeError("unbind(): only supported for NestedTensor on dim=0 currently")
@@ -105,9 +122,8 @@ def _contiguous(self, memory_format=None):
     t._built_ragged_idx = t._ragged_idx
     return t
 NestedTensor.contiguous = _contiguous
-NestedTensor.detach = lambda self: self._with([c.detach() for c in self._components])
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #173ec50a
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #05618266
 def _repr(self):
     if self._layout is not jagged:
         body = ',\n'.join('  ' + repr(c).replace('\n', '\n  ') for c in self._components)
@@ -117,7 +133,7 @@ def _repr(self):
     return f"NestedTensor(size={size}, offsets={self.offsets()!r}{grad}, contiguous={self.is_contiguous()})"
 NestedTensor.__repr__ = _repr
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #0e475f2c
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #803204d4
 def _to_padded_tensor(self, padding, output_size=None):
     "One dense tensor: the components padded with `padding` to the largest (or `output_size`) and stacked."
     cs = self._components
@@ -132,7 +148,7 @@ def _to_padded_tensor(self, padding, output_size=None):
     return stack(out)
 NestedTensor.to_padded_tensor = _to_padded_tensor
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #0ae538bf
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #6a8906e8
 def _dims(self, *dims): return [_wrap_dim(d, self.dim()) for d in dims]
 
 def _transpose(self, dim0, dim1):
@@ -161,7 +177,7 @@ def _flatten(self, start_dim=0, end_dim=-1):
     return self._with([c.flatten(s - 1, e - 1) for c in self._components], r)
 NestedTensor.flatten = _flatten
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #487d3bff
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #b3ccf273
 _DUNDER = {'add': 'add', 'sub': 'sub', 'mul': 'mul', 'div': 'truediv', 'pow': 'pow'}
 
 def _binary(name):
@@ -179,7 +195,7 @@ def _binary(name):
         return self._with([getattr(c, dunder)(o) for c, o in zip(self._components, others)])
     return op
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #a112a4e9
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #8518bc94
 for _n, _d in _DUNDER.items():
     setattr(NestedTensor, f'__{_d}__', _binary(_n))
     setattr(NestedTensor, f'__r{_d}__', lambda self, other, _d=_d: self._with([getattr(c, f'__r{_d}__')(other) for c in self._components]))
