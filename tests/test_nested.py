@@ -33,7 +33,7 @@ def raises(fl, ft):
     assert jnames(str(et.value)).split('\n')[0][:60] == jnames(str(el.value)).split('\n')[0][:60]
 
 def test_names_and_modules():
-    for name in ['nested_tensor', 'as_nested_tensor', 'narrow', 'to_padded_tensor']:
+    for name in ['nested_tensor', 'as_nested_tensor', 'narrow', 'to_padded_tensor', 'nested_tensor_from_jagged']:
         assert getattr(litnn.nested, name).__module__ == 'litnn.nested'
     assert repr(litnn.jagged) == 'litnn.jagged' and repr(torch.jagged) == 'torch.jagged'
     lt, tt = nest(litnn, ARRS), nest(torch, ARRS)
@@ -251,3 +251,33 @@ def test_conversions_and_backward():
     (lt * 2).backward(litnn.nested.nested_tensor([litnn.tensor(a) for a in g], layout=litnn.jagged))
     (tt * 2).backward(torch.nested.nested_tensor_from_jagged(torch.cat([torch.tensor(a) for a in g]), tt.offsets()))
     same(lt.grad, tt.grad)
+
+@pytest.mark.parametrize('form', ['offsets', 'lengths', 'both', 'jagged_dim'])
+def test_nested_tensor_from_jagged(form):
+    v = np.arange(12, dtype=np.float32).reshape(6, 2)
+    res = []
+    for L in (litnn, torch):
+        off, lens = L.tensor([0, 2, 3, 6]), L.tensor([1, 1, 2])
+        vals = L.tensor(v.T.copy() if form == 'jagged_dim' else v)
+        kw = {'offsets': dict(offsets=off), 'lengths': dict(lengths=L.tensor([2, 1, 3])), 'both': dict(offsets=off, lengths=lens),
+              'jagged_dim': dict(offsets=off, jagged_dim=2)}[form]
+        nt = L.nested.nested_tensor_from_jagged(vals, **kw)
+        res.append((nt, repr(nt), nt.is_contiguous()))
+        if form == 'offsets':       # built on nt's offsets: the same ragged size, so they add
+            assert nt.offsets() is off
+            nt2 = L.nested.nested_tensor_from_jagged(vals * 2, nt.offsets())
+            assert nt2.size(1) is nt.size(1)
+            res.append((nt + nt2,))
+    assert jnames(res[0][1]) == jnames(res[len(res) // 2][1]) and res[0][2] == res[len(res) // 2][2]
+    for a, b in zip(res[0][0].unbind(), res[len(res) // 2][0].unbind()): same(a, b)
+    if form == 'offsets': same(res[1][0], res[3][0])
+    raises(lambda: litnn.nested.nested_tensor_from_jagged(litnn.tensor(v)), lambda: torch.nested.nested_tensor_from_jagged(torch.tensor(v)))
+
+def test_offsets_keep_the_ragged_size():
+    lt, tt = nest(litnn, ARRS), nest(torch, ARRS)
+    for L, nt in ((litnn, lt), (torch, tt)):
+        assert nt.offsets() is nt.offsets() and (nt * 3).offsets() is nt.offsets()
+        other = L.nested.nested_tensor_from_jagged(nt.values() + 1, nt.offsets())
+        assert other.size(1) is nt.size(1)
+    same(lt + litnn.nested.nested_tensor_from_jagged(lt.values() + 1, lt.offsets()),
+         tt + torch.nested.nested_tensor_from_jagged(tt.values() + 1, tt.offsets()))

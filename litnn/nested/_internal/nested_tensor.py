@@ -13,13 +13,13 @@ from ..._views import cat, stack
 from ...backend import int64, float32, float64
 from ...nn import functional as _F
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #4cd0fe76
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #5d1893d1
 jagged = layout('jagged')
 
 class _NestedInt:
     "The size of a ragged dim: torch prints it `j1`, `j2`..., one number per set of offsets."
     _made = itertools.count(1)
-    def __init__(self): self.n = next(_NestedInt._made)
+    def __init__(self): self.n, self.offsets = next(_NestedInt._made), None   # `offsets`: the tensor it was made for
     def __repr__(self): return f'j{self.n}'
 
 # %% ../../../nbs/reference/nested/nested_tensor.ipynb #1430fdb2
@@ -95,7 +95,7 @@ def _size(self, dim=None):
 NestedTensor.size = _size
 NestedTensor.shape = property(_size)
 
-# %% ../../../nbs/reference/nested/nested_tensor.ipynb #1876b756
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #d72d6f45
 def _unbind(self, dim=0):
     "The components, as a tuple."
     if dim != 0: raise RuntimeError("unbind(): only supported for NestedTensor on dim=0 currently")
@@ -111,8 +111,11 @@ def _values(self):
 def _offsets(self):
     "Where each component starts along the ragged dim of `values()`, and where the last ends."
     if self._starts is not None: return self._starts
-    lens = [c.shape[self._ragged_idx - 1] for c in self._components]
-    return tensor([0] + list(itertools.accumulate(lens)), dtype=int64)
+    if self._ragged.offsets is None:       # made once per ragged size, and marked with it
+        lens = [c.shape[self._ragged_idx - 1] for c in self._components]
+        self._ragged.offsets = tensor([0] + list(itertools.accumulate(lens)), dtype=int64)
+        self._ragged.offsets._nested_int = self._ragged
+    return self._ragged.offsets
 NestedTensor.values, NestedTensor.offsets = _values, _offsets
 NestedTensor.is_contiguous = lambda self, memory_format=None: self._ragged_idx == self._built_ragged_idx and self._starts is None
 
