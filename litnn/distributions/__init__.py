@@ -44,3 +44,4 @@ from .fishersnedecor import FisherSnedecor                  # 33zf_fishersnedeco
 from .continuous_bernoulli import ContinuousBernoulli         # 33zg_continuous_bernoulli
 from .von_mises import VonMises                             # 33zh_von_mises
 from .generalized_pareto import GeneralizedPareto           # reference/distributions/generalized_pareto
+from .wishart import Wishart                                 # reference/distributions/wishart
