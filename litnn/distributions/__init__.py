@@ -45,3 +45,4 @@ from .continuous_bernoulli import ContinuousBernoulli         # 33zg_continuous_
 from .von_mises import VonMises                             # 33zh_von_mises
 from .generalized_pareto import GeneralizedPareto           # reference/distributions/generalized_pareto
 from .wishart import Wishart                                 # reference/distributions/wishart
+from .lkj_cholesky import LKJCholesky                         # reference/distributions/lkj_cholesky
