@@ -38,7 +38,8 @@ from .normalization import LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, Cro
 from .loss import (L1Loss, NLLLoss, NLLLoss2d, PoissonNLLLoss, GaussianNLLLoss, KLDivLoss, MSELoss, BCELoss,
                    BCEWithLogitsLoss, HingeEmbeddingLoss, MultiLabelMarginLoss, SmoothL1Loss, HuberLoss, SoftMarginLoss,
                    CrossEntropyLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, MultiMarginLoss,
-                   TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss)
+                   TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss, LinearCrossEntropyLoss)
+from .linear_cross_entropy_options import LinearCrossEntropyOptions
 from .distance import PairwiseDistance, CosineSimilarity
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
