@@ -137,7 +137,10 @@ class IndexPutBackward0(Op):
     "`x` with `value` written (or, with `accumulate`, added) at `key`; in `x`'s own memory if `inplace`."
     @staticmethod
     def forward(ctx, x, value, key, op, accumulate=False, inplace=False):
-        ctx.key, ctx.op, ctx.acc, ctx.vshape = key, op, accumulate, _shape(value)
+        # the key's index arrays are copied: a mask changed in place after the write (torch keeps its indices) must not
+        # change which positions the backward routes gradients to
+        saved = tuple(k.copy() if hasattr(k, 'ndim') else k for k in key) if type(key) is tuple else key
+        ctx.key, ctx.op, ctx.acc, ctx.vshape = saved, op, accumulate, _shape(value)
         out = x._data if inplace else x._data.copy()
         _put(out, key, _array_of(value), accumulate)
         return out

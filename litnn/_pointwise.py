@@ -87,6 +87,7 @@ def bitwise_not(input):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     "Elementwise |input - other| <= atol + rtol * |other|."
+    if input.dtype != other.dtype: raise RuntimeError(f"{_dtype_name(input)} did not match {_dtype_name(other)}")
     return _const(array_namespace(input._data).isclose(input._data, other._data, rtol, atol, equal_nan))
 
 # %% ../nbs/15_elementwise_ops.ipynb #3935f682

@@ -952,7 +952,7 @@ from ._tensor import Tensor, _dtype_name
 from .backend import int64
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #1f95002e
-def broadcast_to(input, size): return input.expand(*size)
+def broadcast_to(input, size): return input.expand(tuple(size))
 def ravel(input): return input.reshape(-1)
 def diagflat(input, offset=0): return diag(input.reshape(-1), offset)
 def narrow_copy(input, dim, start, length): return input.narrow(dim, start, length).clone()

@@ -18,6 +18,7 @@ def _files(): return [f for f in sorted(PKG.rglob('*.py')) if f.name != '_modidx
 
 
 TORCH_NAMESAKES = {'Stream', 'Event'}   # torch.Stream, torch.Event (C++) and torch.cpu.Stream, torch.cpu.Event (Python)
+TORCH_NAMESAKES |= {'CrossMapLRN2d'}    # torch.nn.CrossMapLRN2d (a Module) and torch.nn.modules._functions.CrossMapLRN2d (its Function)
 
 
 def _method_definitions():

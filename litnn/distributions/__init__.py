@@ -43,3 +43,6 @@ from .logistic_normal import LogisticNormal                 # 33ze_logistic_norm
 from .fishersnedecor import FisherSnedecor                  # 33zf_fishersnedecor
 from .continuous_bernoulli import ContinuousBernoulli         # 33zg_continuous_bernoulli
 from .von_mises import VonMises                             # 33zh_von_mises
+from .generalized_pareto import GeneralizedPareto           # reference/distributions/generalized_pareto
+from .wishart import Wishart                                 # reference/distributions/wishart
+from .lkj_cholesky import LKJCholesky                         # reference/distributions/lkj_cholesky

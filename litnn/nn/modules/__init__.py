@@ -34,11 +34,12 @@ from .fold import Fold, Unfold
 from .channelshuffle import ChannelShuffle
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d
-from .normalization import LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm
+from .normalization import LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, CrossMapLRN2d
 from .loss import (L1Loss, NLLLoss, NLLLoss2d, PoissonNLLLoss, GaussianNLLLoss, KLDivLoss, MSELoss, BCELoss,
                    BCEWithLogitsLoss, HingeEmbeddingLoss, MultiLabelMarginLoss, SmoothL1Loss, HuberLoss, SoftMarginLoss,
                    CrossEntropyLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, MultiMarginLoss,
-                   TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss)
+                   TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss, LinearCrossEntropyLoss)
+from .linear_cross_entropy_options import LinearCrossEntropyOptions
 from .distance import PairwiseDistance, CosineSimilarity
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell

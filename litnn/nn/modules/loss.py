@@ -9,7 +9,7 @@ from .. import functional as F
 from ..functional import _Reduction
 
 # %% auto #0
-__all__ = ['NLLLoss', 'CrossEntropyLoss', 'CTCLoss', 'NLLLoss2d', 'L1Loss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'SmoothL1Loss', 'HuberLoss', 'KLDivLoss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'MarginRankingLoss', 'HingeEmbeddingLoss', 'CosineEmbeddingLoss', 'SoftMarginLoss', 'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'MultiLabelMarginLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss']
+__all__ = ['NLLLoss', 'CrossEntropyLoss', 'CTCLoss', 'NLLLoss2d', 'L1Loss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'LinearCrossEntropyLoss', 'SmoothL1Loss', 'HuberLoss', 'KLDivLoss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'MarginRankingLoss', 'HingeEmbeddingLoss', 'CosineEmbeddingLoss', 'SoftMarginLoss', 'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'MultiLabelMarginLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss']
 
 # %% ../../../nbs/45_loss.ipynb #28bfa915
 class _Loss(Module):
@@ -94,6 +94,35 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer('pos_weight', pos_weight)
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction)
+
+# %% ../../../nbs/reference/nn/loss_linear_cross_entropy.ipynb #524ec03b
+import math
+from .linear import Linear
+
+# %% ../../../nbs/reference/nn/loss_linear_cross_entropy.ipynb #8bc46a12
+class LinearCrossEntropyLoss(_WeightedLoss):
+    "Cross entropy of an owned `Linear` layer's logits (as `torch.nn.LinearCrossEntropyLoss`)."
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None, reduction="mean",
+                 weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        if weight is not None and weight.shape != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, out_features
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device, dtype=dtype)
+        self.options = options
+    def forward(self, input, target):
+        linear_weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        linear_bias = self.linear.bias.reshape((self.num_classes, *self.out_features)) if self.linear.bias is not None else None
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing, options=self.options)
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, out_features={self.out_features},"
+                f" bias={self.linear.bias is not None}, reduction={self.reduction}, ignore_index={self.ignore_index},"
+                f" label_smoothing={self.label_smoothing}, options={self.options}")
 
 # %% ../../../nbs/reference/nn/loss_regression_and_margin.ipynb #24f4aa60
 from .. import functional as F

@@ -12,7 +12,7 @@ from .module import Module
 from .. import functional as F
 
 # %% auto #0
-__all__ = ['LayerNorm', 'GroupNorm', 'RMSNorm', 'LocalResponseNorm']
+__all__ = ['LayerNorm', 'GroupNorm', 'RMSNorm', 'LocalResponseNorm', 'CrossMapLRN2d']
 
 # %% ../../../nbs/44a_layer_group_norm.ipynb #3d94e383
 class LayerNorm(Module):
@@ -86,4 +86,17 @@ class LocalResponseNorm(Module):
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
         super().__init__(); self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
     def forward(self, input): return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+    def extra_repr(self): return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+# %% ../../../nbs/reference/nn/cross_map_lrn.ipynb #6aa4cdc4
+from .module import Module
+from ._functions import CrossMapLRN2d as _cross_map_lrn2d
+
+# %% ../../../nbs/reference/nn/cross_map_lrn.ipynb #faf01722
+class CrossMapLRN2d(Module):
+    "Lua Torch's cross-channel LRN over 4-D inputs, with its legacy forward and backward (as `torch.nn.CrossMapLRN2d`)."
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+    def forward(self, input): return _cross_map_lrn2d.apply(input, self.size, self.alpha, self.beta, self.k)
     def extra_repr(self): return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
