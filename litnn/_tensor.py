@@ -506,6 +506,7 @@ class layout:
     __module__ = 'litnn'   # shown as torch shows its own: litnn.layout, not the private file that defines it
     def __init__(self, name): self.name = name
     def __repr__(self): return f'litnn.{self.name}'
+    def __reduce__(self): return self.name   # pickled by name: litnn.sparse_coo stays the one object
 
 strided, sparse_coo, sparse_csr = layout('strided'), layout('sparse_coo'), layout('sparse_csr')
 Tensor.layout = property(lambda self: getattr(self._data, 'layout', strided), doc="litnn.strided, or a sparse tensor's layout.")
@@ -542,6 +543,7 @@ class _SparseArray:
     def astype(self, dtype, copy=True): return self._with(self.values.astype(dtype))
     def copy(self): return self._with(self.values.copy())
     def __getattr__(self, name):
+        if name == '__array_interface__': raise _unsupported("reading the memory of a sparse tensor (data_ptr, litnn.save)", self.layout)
         if name.startswith('__'): raise AttributeError(name)   # protocol probes (hasattr) answer no
         raise _unsupported(f"'{name}'", self.layout)
     def __array__(self, *a, **k): raise _unsupported('reading a sparse tensor as a dense array', self.layout)

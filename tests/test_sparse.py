@@ -356,3 +356,14 @@ def test_gcn_example_trains_as_torch():
         losses.append(run)
     np.testing.assert_allclose(np.array(losses[1]), np.array(losses[0]), rtol=1e-4, atol=1e-5)
     assert losses[0][-1][0] < losses[0][0][0]
+
+def test_pickle_deepcopy_and_save():
+    import copy, io, pickle
+    for s in (coo(litnn, requires_grad=True), coo(litnn).to_sparse_csr()):
+        for r in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s)):
+            assert r.layout is s.layout and r.requires_grad == s.requires_grad
+            np.testing.assert_array_equal(r.detach().to_dense().numpy(), s.detach().to_dense().numpy())
+    m = litnn.nn.Module(); m.register_buffer('adj', coo(litnn))
+    assert m.state_dict()['adj'].layout is litnn.sparse_coo
+    with pytest.raises(NotImplementedError, match='sparse'): litnn.save(m.state_dict(), io.BytesIO())
+    with pytest.raises(NotImplementedError): m.load_state_dict({'adj': coo(litnn).coalesce()})   # copy_ into a sparse tensor: refused
