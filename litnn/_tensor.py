@@ -82,7 +82,7 @@ def nbytes(self:Tensor): return self._data.nbytes
 
 # %% ../nbs/10_tensor.ipynb #d92a9912
 @patch(as_prop=True)
-def is_cpu(self:Tensor): return type(self._data) is np.ndarray
+def is_cpu(self:Tensor): return type(self._data) is np.ndarray or hasattr(self._data, 'layout')   # sparse: CPU only (reference/sparse)
 
 def _never(self:Tensor): return False   # the devices and layouts litnn has not: programs ask before they use them
 @patch(as_prop=True)

@@ -270,6 +270,7 @@ def test_detach_clone_to():
     same(t.detach(), l.detach()); same(t.clone(), l.clone())
     same(t.to(torch.float64), l.to(litnn.float64)); same(t.double(), l.double())
     assert l.to('cpu') is l and l.device == litnn.device('cpu')
+    assert l.is_cpu is t.is_cpu is True and l.is_cuda is t.is_cuda is False
 
 # --- pytorch/examples' GCN (examples/gcn/main.py): its layers on litnn sparse tensors, trained side by side
 
