@@ -1482,7 +1482,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     out = SparseCooTensorWithDimsAndTensorsBackward0.apply(v, idx, shape=size, coalesced=bool(is_coalesced))
     return out.requires_grad_() if requires_grad else out
 
-# %% ../nbs/reference/sparse.ipynb #7d1eade5
+# %% ../nbs/reference/sparse.ipynb #cf5c1aad
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None):
     "A CSR sparse matrix: row i's entries are `values[crow[i]:crow[i+1]]`, in columns `col_indices[crow[i]:crow[i+1]]`."

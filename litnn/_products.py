@@ -349,10 +349,10 @@ def vdot(input, other): return dot(input, other)
 
 Tensor.inner, Tensor.vdot = inner, vdot
 
-# %% ../nbs/reference/sparse.ipynb #34fb3882
+# %% ../nbs/reference/sparse.ipynb #ae2c8682
 from ._tensor import _SparseArray, _coalesced, _sparse_rows, _smm_array, _sparse_of, _plain, _unsupported, sparse_coo
 
-# %% ../nbs/reference/sparse.ipynb #ee9e12c6
+# %% ../nbs/reference/sparse.ipynb #3840e9f0
 class SparseAddmmBackward0(Op):
     "sparse @ dense: each entry (i, j, v) adds v * d[j] to output row i; the sparse operand's gradient is sparse"
     on_arrays = True
@@ -380,7 +380,7 @@ class _SparseMmBackward(SparseAddmmBackward0):
     sparse_grad = False
 _SparseMmBackward.__name__ = _SparseMmBackward.__qualname__ = 'MmBackward0'
 
-# %% ../nbs/reference/sparse.ipynb #3cc5ecf1
+# %% ../nbs/reference/sparse.ipynb #1b88eb2a
 class _DenseSparseMmBackward(Op):
     "dense @ sparse: each entry (i, j, v) adds v * d[:, i] to output column j"
     on_arrays = True
@@ -401,7 +401,7 @@ class _DenseSparseMmBackward(Op):
         return gd, gs
 _DenseSparseMmBackward.__name__ = _DenseSparseMmBackward.__qualname__ = 'MmBackward0'
 
-# %% ../nbs/reference/sparse.ipynb #f03eefd2
+# %% ../nbs/reference/sparse.ipynb #6a226817
 def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
     "A product with a sparse (2-D, COO or CSR) operand: sparse @ dense or dense @ sparse, a dense result."
     si, s2 = type(input._data) is _SparseArray, type(mat2._data) is _SparseArray
@@ -416,7 +416,7 @@ def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
     if s2: return _DenseSparseMmBackward.apply(input, mat2)
     return (SparseAddmmBackward0 if sparse_grad else _SparseMmBackward).apply(input, mat2)
 
-# %% ../nbs/reference/sparse.ipynb #c049e946
+# %% ../nbs/reference/sparse.ipynb #ed074348
 def spmm(input, mat2):
     "`mm` with a sparse `input` (the older name)."
     return mm(input, mat2)

@@ -658,7 +658,7 @@ def _csr(a):
     crow = np.concatenate([[0], np.cumsum(np.bincount(a.indices[0], minlength=a.shape[0]))]).astype(np.int64)
     return _SparseArray(sparse_csr, (crow, a.indices[1].copy()), a.values, a.shape, True)
 
-# %% ../nbs/reference/sparse.ipynb #1f2d69bf
+# %% ../nbs/reference/sparse.ipynb #a25fb8c5
 def _sparse_of(self, fn, layouts=(sparse_coo,)):
     "The sparse array of `self`, or torch's RuntimeError for a tensor of another layout."
     a = self._data
@@ -670,7 +670,7 @@ def _sparse_of(self, fn, layouts=(sparse_coo,)):
         raise _unsupported(f"{fn}() of a sparse tensor that requires grad (not differentiable in litnn yet)", a.layout)
     return a
 
-# %% ../nbs/reference/sparse.ipynb #772ca49d
+# %% ../nbs/reference/sparse.ipynb #1698da8c
 @patch(as_prop=True)
 def is_sparse(self:Tensor): return _type(self._data) is _SparseArray and self._data.layout is sparse_coo
 @patch(as_prop=True)
@@ -686,7 +686,7 @@ def dense_dim(self:Tensor): return self._data.ndim - self.sparse_dim()
 @patch
 def _nnz(self:Tensor): return _sparse_of(self, '_nnz', (sparse_coo, sparse_csr)).nnz
 
-# %% ../nbs/reference/sparse.ipynb #68c7a952
+# %% ../nbs/reference/sparse.ipynb #04d571ef
 @patch
 def is_coalesced(self:Tensor): return _sparse_of(self, 'is_coalesced').coalesced
 @patch
@@ -715,7 +715,7 @@ def crow_indices(self:Tensor): return Tensor._make(_sparse_of(self, 'crow_indice
 @patch
 def col_indices(self:Tensor): return Tensor._make(_sparse_of(self, 'col_indices', (sparse_csr,)).indices[1])
 
-# %% ../nbs/reference/sparse.ipynb #8c3a1859
+# %% ../nbs/reference/sparse.ipynb #ce590b12
 def _plain(self, fn):
     "The array of a tensor that autograd cannot follow through `fn` in litnn: refuse rather than lose the gradient."
     if self._requires_grad and _type(self._data) is _SparseArray:
@@ -735,7 +735,7 @@ def to_sparse_coo(self:Tensor):
     if _type(self._data) is _SparseArray: return self if self.is_sparse else Tensor._make(_coo(_plain(self, 'to_sparse_coo')))
     return Tensor._make(_from_dense(_plain(self, 'to_sparse_coo'), self._data.ndim))
 
-# %% ../nbs/reference/sparse.ipynb #f366c662
+# %% ../nbs/reference/sparse.ipynb #b5216f56
 @patch
 def to_sparse(self:Tensor, *args, layout=None, blocksize=None, dense_dim=None):
     "This tensor sparse: `to_sparse(sparse_dim)` keeps the last dims dense; `layout=litnn.sparse_csr` for CSR."
@@ -757,7 +757,7 @@ def to_sparse_csr(self:Tensor, dense_dim=None):
         return Tensor._make(_csr(_from_dense(_plain(self, 'to_sparse_csr'), 2)))
     return Tensor._make(_csr(_plain(self, 'to_sparse_csr')))
 
-# %% ../nbs/reference/sparse.ipynb #df6b5a9b
+# %% ../nbs/reference/sparse.ipynb #3cc81f36
 @patch
 def sparse_mask(self:Tensor, mask):
     "The values of `self` at the indices of COO tensor `mask`, as a COO tensor of mask's pattern."
@@ -767,7 +767,7 @@ def sparse_mask(self:Tensor, mask):
     a = _dense(self._data) if _type(self._data) is _SparseArray else _plain(self, 'sparse_mask')
     return Tensor._make(_SparseArray(sparse_coo, m.indices, a[tuple(m.indices)].astype(a.dtype), m.shape, m.coalesced))
 
-# %% ../nbs/reference/sparse.ipynb #ef45d8e2
+# %% ../nbs/reference/sparse.ipynb #5fc81f53
 def _sparse_rows(a, d):
     "sparse array `a` (2-D, no dense dims) @ dense matrix `d`: each entry adds value * a row of `d` to its output row."
     a = _coo(a)

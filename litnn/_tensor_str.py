@@ -165,7 +165,7 @@ def __format__(self:Tensor, format_spec):
     if self._data.ndim == 0 and type(self) is Tensor: return self.item().__format__(format_spec)
     return object.__format__(self, format_spec)
 
-# %% ../nbs/reference/sparse.ipynb #fe828688
+# %% ../nbs/reference/sparse.ipynb #d8f3d839
 from ._tensor import _SparseArray, sparse_coo
 
 def _sparse_str(t, prefix, indent):

@@ -10,13 +10,13 @@ import builtins, numpy as np
 from .._tensor import Tensor, _SparseArray, _coalesced, _sparse_of, _plain, _unsupported, sparse_coo
 from .._products import _sparse_mm
 
-# %% ../../nbs/reference/sparse.ipynb #5a9c1e6d
+# %% ../../nbs/reference/sparse.ipynb #e8da14c2
 def mm(mat1, mat2, reduce=None):
     "Matrix product with a sparse operand; a sparse `mat1`'s gradient is sparse, on its pattern."
     if reduce is not None: raise _unsupported(f"sparse.mm(reduce={reduce!r})", sparse_coo)
     return _sparse_mm(mat1, mat2, 'mm', sparse_grad=True)
 
-# %% ../../nbs/reference/sparse.ipynb #2f482049
+# %% ../../nbs/reference/sparse.ipynb #fa0316cc
 def sum(input, dim=None, dtype=None):
     "Sum of a COO tensor's values: all of them (a dense 0-d tensor), or over `dim` (sparse while a sparse dim is left)."
     if type(input._data) is not _SparseArray: return input.sum(dtype=dtype) if dim is None else input.sum(dim, dtype=dtype)
@@ -31,7 +31,7 @@ def sum(input, dim=None, dtype=None):
     shape = tuple(s for d, s in enumerate(a.shape) if d not in dims)
     return Tensor._make(_coalesced(_SparseArray(sparse_coo, a.indices[keep], v, shape)))
 
-# %% ../../nbs/reference/sparse.ipynb #946a12c3
+# %% ../../nbs/reference/sparse.ipynb #4420f921
 def _softmax(input, dim, dtype, log):
     "softmax over `dim` among the entries a COO tensor holds (the others count as -inf), as a COO tensor."
     a = _coalesced(_plain(input, 'sparse.softmax'))
