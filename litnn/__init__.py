@@ -401,6 +401,9 @@ def get_device_module(device=None):
     if module is None: raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'litnn.{name}'.")
     return module
 
+# %% ../nbs/reference/sparse.ipynb #5bf8d8a3
+from . import sparse     # torch.sparse: reference/sparse
+
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #5e941680
 import builtins
 from ._tensor import Tensor

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib, dataclasses, math, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace, to_device, _by_np
-from ._tensor import Tensor
+from ._tensor import Tensor, strided
 
 # %% auto #0
 __all__ = ['PRINT_OPTS', 'set_printoptions', 'get_printoptions', 'printoptions']
@@ -118,13 +118,13 @@ def _tensor_str(a, indent):
     return _tensor_str_with_formatter(a, indent, summarize, formatter)
 
 # %% ../nbs/10a_printing_tensors.ipynb #68276a4a
-def _add_suffixes(tensor_str, suffixes, indent):
-    "Close `tensor_str` with its suffixes, each on a new line if it would pass the line width."
+def _add_suffixes(tensor_str, suffixes, indent, force_newline=False):
+    "Close `tensor_str` with its suffixes, each on a new line if it would pass the line width (the first always, if `force_newline`)."
     out = [tensor_str]
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1   # torch's count: 2 over the true length
     for s in suffixes:
-        if last_line_len + len(s) + 2 > PRINT_OPTS.linewidth:
-            out.append(",\n" + " " * indent + s); last_line_len = indent + len(s)
+        if force_newline or last_line_len + len(s) + 2 > PRINT_OPTS.linewidth:
+            out.append(",\n" + " " * indent + s); last_line_len = indent + len(s); force_newline = False
         else:
             out.append(", " + s); last_line_len += len(s) + 2
     return "".join(out) + ")"
@@ -135,6 +135,7 @@ def _str_intern(t, tensor_contents=None):
     plain = type(t) is Tensor or type(t).__name__ == 'Parameter'
     prefix = "tensor(" if plain else f"{type(t).__name__}("
     indent, suffixes, a, dt = len(prefix), [], t._data, t.dtype
+    if t.layout is not strided: return _sparse_str(t, prefix, indent)    # its index and value tensors (reference/sparse)
     if t.device.type != 'cpu': suffixes.append(f"device='{t.device}'")
     if t.device.type == 'meta':   # no values: '...', and the shape they would have (31_meta_device)
         suffixes.append(f"size={tuple(a.shape)}")
@@ -163,3 +164,22 @@ def __format__(self:Tensor, format_spec):
     "A 0-d tensor formats as its Python number; others only with an empty spec (as `str`)."
     if self._data.ndim == 0 and type(self) is Tensor: return self.item().__format__(format_spec)
     return object.__format__(self, format_spec)
+
+# %% ../nbs/reference/sparse.ipynb #d8f3d839
+from ._tensor import _SparseArray, sparse_coo
+
+def _sparse_str(t, prefix, indent):
+    "A sparse tensor's repr, as torch's: its index and value tensors, then size, nnz, dtype, layout."
+    a = t._data
+    suffixes = [f"size={tuple(a.shape)}", f"nnz={a.nnz}"]
+    if t.dtype not in (B.get_default_dtype(), B.int64, B.bool): suffixes.append(f"dtype={t.dtype}")
+    parts = [('indices', a.indices)] if a.layout is sparse_coo else [('crow_indices', a.indices[0]), ('col_indices', a.indices[1])]
+    strs = []
+    for name, arr in parts + [('values', a.values)]:
+        p = f"{name}=tensor("
+        s = _tensor_str(arr, indent + len(p))
+        strs.append(p + s + (f", size={tuple(arr.shape)}" if arr.size == 0 else "") + ")")
+    suffixes.append(f"layout={a.layout}")
+    if t.grad_fn is not None: suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    elif t.requires_grad: suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + (",\n" + " " * indent).join(strs), suffixes, indent, force_newline=a.layout is sparse_coo)

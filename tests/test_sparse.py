@@ -1,0 +1,370 @@
+"""litnn's sparse tensors side by side with PyTorch 2.13's: COO and CSR construction, parts, conversions, coalescing,
+printing, torch.sparse.mm/sum/softmax, spmm/smm/sspaddmm, sparse @ dense with gradients to both operands, the errors
+for what litnn refuses, and pytorch/examples' GCN (examples/gcn/main.py) trained a few steps on a random graph."""
+import warnings, numpy as np, pytest
+torch = pytest.importorskip('torch')
+import litnn
+
+warnings.filterwarnings('ignore', message='.*Sparse.*')   # torch's notes on invariant checks and CSR's beta state
+
+RNG = np.random.default_rng(0)
+IDX = np.array([[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]])            # (0, 2) twice: uncoalesced
+VAL = np.array([3., 4., 5., 1., -2.], np.float32)
+D = RNG.standard_normal((3, 4)).astype(np.float32)
+
+def both(f):
+    "f(torch) and f(litnn)."
+    return f(torch), f(litnn)
+
+def coo(lib, requires_grad=False, idx=IDX, val=VAL, size=(3, 3)):
+    return lib.sparse_coo_tensor(lib.tensor(idx), lib.tensor(val), size, requires_grad=requires_grad)
+
+def same(t, l, atol=1e-5):
+    "Same layout, dtype, shape and values (sparse ones compared as their parts, then densely)."
+    assert str(l.layout).split('.')[1] == str(t.layout).split('.')[1]
+    assert str(l.dtype).split('.')[1] == str(t.dtype).split('.')[1]
+    assert tuple(l.shape) == tuple(t.shape)
+    if t.layout == torch.sparse_coo:
+        assert l.is_coalesced() == t.is_coalesced() and l._nnz() == t._nnz()
+        np.testing.assert_array_equal(l._indices().numpy(), t._indices().numpy())
+        np.testing.assert_allclose(l._values().detach().numpy(), t._values().detach().numpy(), rtol=1e-5, atol=atol)
+        t, l = t.detach().to_dense(), l.detach().to_dense()
+    elif t.layout == torch.sparse_csr:
+        np.testing.assert_array_equal(l.crow_indices().numpy(), t.crow_indices().numpy())
+        np.testing.assert_array_equal(l.col_indices().numpy(), t.col_indices().numpy())
+        t, l = t.detach().to_dense(), l.detach().to_dense()
+    np.testing.assert_allclose(l.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=atol)
+
+def same_repr(t, l): assert repr(l) == repr(t).replace('torch.', 'litnn.')
+
+def same_error(f):
+    "f(torch) and f(litnn) raise the same type (and litnn's message is torch's when litnn runs the case)."
+    errs = []
+    for lib in (torch, litnn):
+        with pytest.raises(Exception) as e: f(lib)
+        errs.append(e.value)
+    assert type(errs[1]) is type(errs[0]), (errs[0], errs[1])
+    return errs
+
+# --- layouts, construction, parts
+
+def test_layouts():
+    assert repr(litnn.sparse_coo) == 'litnn.sparse_coo' and repr(litnn.sparse_csr) == 'litnn.sparse_csr'
+    assert repr(litnn.strided) == 'litnn.strided' and type(litnn.sparse_coo) is litnn.layout
+    t, l = both(coo)
+    assert l.layout is litnn.sparse_coo and type(l) is litnn.Tensor
+    assert (l.is_sparse, l.is_sparse_csr) == (t.is_sparse, t.is_sparse_csr) == (True, False)
+    tc, lc = t.to_sparse_csr(), l.to_sparse_csr()
+    assert lc.layout is litnn.sparse_csr and (lc.is_sparse, lc.is_sparse_csr) == (tc.is_sparse, tc.is_sparse_csr)
+    assert litnn.ones(2).is_sparse is False and litnn.ones(2).layout is litnn.strided
+
+def test_coo_parts():
+    t, l = both(coo)
+    same(t, l)
+    assert (l.sparse_dim(), l.dense_dim(), l._nnz(), l.numel(), l.dim()) == (t.sparse_dim(), t.dense_dim(), t._nnz(), t.numel(), t.dim())
+    assert l.is_coalesced() is t.is_coalesced() is False
+    tc, lc = t.coalesce(), l.coalesce()
+    same(tc, lc)
+    np.testing.assert_array_equal(lc.indices().numpy(), tc.indices().numpy())
+    np.testing.assert_array_equal(lc.values().numpy(), tc.values().numpy())
+    assert lc.coalesce() is lc and tc.coalesce() is tc
+    same(t.to_dense(), l.to_dense())
+    assert (litnn.ones(2, 3).sparse_dim(), litnn.ones(2, 3).dense_dim()) == (0, 2)
+
+def test_size_inferred_and_dtype():
+    t, l = both(lambda lib: lib.sparse_coo_tensor(IDX, VAL.tolist()))
+    same(t, l)
+    t, l = both(lambda lib: lib.sparse_coo_tensor(IDX.astype(np.int32), lib.ones(5), (3, 3), dtype=lib.int64))
+    same(t, l)
+    t, l = both(lambda lib: lib.sparse_coo_tensor(IDX, lib.tensor(VAL, dtype=lib.float64), (4, 5)))
+    same(t, l)
+    t, l = both(lambda lib: lib.sparse_coo_tensor(IDX[:1], lib.tensor(D[:, :2].T.copy()).reshape(2, 3)[:, :2].repeat(3, 1)[:5], (3, 2)))
+    same(t, l)
+
+def test_csr():
+    crow, col, val = [0, 1, 3, 3], [2, 0, 2], [3., 4., 5.]
+    t, l = both(lambda lib: lib.sparse_csr_tensor(crow, col, val, (3, 3)))
+    same(t, l)
+    same(t.to_sparse_coo(), l.to_sparse_coo())
+    same(t.to_dense(), l.to_dense())
+    t, l = both(lambda lib: lib.sparse_csr_tensor(lib.tensor(crow, dtype=lib.int32), lib.tensor(col, dtype=lib.int32), lib.tensor(val)))
+    same(t, l)
+    assert l.crow_indices().dtype == litnn.int32
+    same_repr(t, l)
+    same(t.values(), l.values())
+
+def test_conversions():
+    x = D * (RNG.random(D.shape) < 0.5)
+    t, l = both(lambda lib: lib.tensor(x))
+    for f in (lambda a: a.to_sparse(), lambda a: a.to_sparse_coo(), lambda a: a.to_sparse(1), lambda a: a.to_sparse_csr(),
+              lambda a: a.to_sparse(layout=(torch if a.__class__ is torch.Tensor else litnn).sparse_csr),
+              lambda a: a.to_sparse().to_sparse_csr(), lambda a: a.to_sparse_csr().to_sparse(), lambda a: a.to_sparse(dense_dim=1)):
+        same(f(t), f(l))
+    z3 = np.zeros((2, 2, 3), np.float32); z3[1, 0, 2] = 1.
+    same(torch.tensor(z3).to_sparse(2), litnn.tensor(z3).to_sparse(2))
+    same(torch.zeros(2, 2, 3).to_sparse(2), litnn.zeros(2, 2, 3).to_sparse(2))
+    assert l.to_dense() is l and t.to_dense() is t
+
+def test_sparse_mask():
+    t, l = both(coo)
+    tm, lm = t.coalesce(), l.coalesce()
+    same(torch.tensor(D[:, :3]).sparse_mask(tm), litnn.tensor(D[:, :3]).sparse_mask(lm))
+    same(torch.tensor(D[:, :3]).sparse_mask(t), litnn.tensor(D[:, :3]).sparse_mask(l))
+
+def test_elementwise():
+    t, l = both(coo)
+    same(t * 2, l * 2); same(2 * t, 2 * l); same(t / 2, l / 2); same(-t, -l)
+    same(t + t, l + l); same(t - t.coalesce(), l - l.coalesce())
+    same(torch.eye(3) + t, litnn.eye(3) + l)
+    same(torch.eye(3) - t, litnn.eye(3) - l)
+
+# --- printing
+
+def test_repr():
+    t, l = both(coo)
+    same_repr(t, l); same_repr(t.coalesce(), l.coalesce())
+    same_repr(*both(lambda lib: coo(lib, requires_grad=True)))
+    same_repr(*both(lambda lib: lib.sparse_coo_tensor(IDX, lib.tensor(VAL, dtype=lib.float64), (3, 3))))
+    same_repr(*both(lambda lib: lib.sparse_coo_tensor(IDX, lib.tensor(VAL).requires_grad_(), (3, 3))))
+    same_repr(*both(lambda lib: lib.zeros(2, 2, 3).to_sparse(2)))
+    same_repr(*both(lambda lib: lib.tensor([[0, 1.5], [2, 0]]).to_sparse(1)))
+    same_repr(*both(lambda lib: lib.tensor([[0, 1], [2, 0]]).to_sparse()))
+    same_repr(t.to_sparse_csr(), l.to_sparse_csr())
+    same_repr(*both(lambda lib: lib.tensor(D).to_sparse()))
+    assert str(l) == repr(l)
+
+# --- products and gradients
+
+@pytest.mark.parametrize('how', ['sparse.mm', 'mm', 'matmul', 'spmm'])
+def test_sparse_dense_product_and_grads(how):
+    outs = []
+    for lib in (torch, litnn):
+        s, d = coo(lib, requires_grad=True), lib.tensor(D, requires_grad=True)
+        f = {'sparse.mm': lambda: lib.sparse.mm(s, d), 'mm': lambda: lib.mm(s, d), 'matmul': lambda: s @ d, 'spmm': lambda: lib.spmm(s, d)}[how]
+        o = f()
+        (o * o).sum().backward()
+        outs.append((o, s.grad, d.grad, type(o.grad_fn).__name__))
+    (to, tsg, tdg, tn), (lo, lsg, ldg, ln) = outs
+    same(to, lo); same(tsg, lsg); same(tdg, ldg)
+    assert ln == tn
+
+def test_grads_through_values():
+    outs = []
+    for lib in (torch, litnn):
+        v, d = lib.tensor(VAL, requires_grad=True), lib.tensor(D, requires_grad=True)
+        s = lib.sparse_coo_tensor(lib.tensor(IDX), v, (3, 3))
+        o = lib.sparse.mm(s, d)
+        (o.sin()).sum().backward()
+        outs.append((s, o, v.grad, d.grad))
+    for t, l in zip(*outs): same(t, l)
+    assert type(outs[1][0].grad_fn).__name__ == type(outs[0][0].grad_fn).__name__
+    # torch.mm too
+    outs = []
+    for lib in (torch, litnn):
+        v, d = lib.tensor(VAL, requires_grad=True), lib.tensor(D, requires_grad=True)
+        o = lib.mm(lib.sparse_coo_tensor(lib.tensor(IDX), v, (3, 3)), d)
+        (o ** 2).sum().backward()
+        outs.append((o, v.grad, d.grad))
+    for t, l in zip(*outs): same(t, l)
+
+def test_grad_accumulates_over_two_backwards():
+    outs = []
+    for lib in (torch, litnn):
+        s, d = coo(lib, requires_grad=True), lib.tensor(D)
+        lib.sparse.mm(s, d).sum().backward(); lib.sparse.mm(s, d * 2).sum().backward()
+        outs.append(s.grad)
+    np.testing.assert_allclose(outs[1].to_dense().numpy(), outs[0].to_dense().numpy(), rtol=1e-5)
+
+def test_dense_sparse_product():
+    outs = []
+    for lib in (torch, litnn):
+        x = lib.tensor(D.T.copy(), requires_grad=True)
+        s = coo(lib, requires_grad=True)
+        o = x @ s
+        (o * o).sum().backward()
+        outs.append((o, x.grad, s.grad))
+    for t, l in zip(*outs): same(t, l)
+
+def test_csr_product():
+    t, l = both(lambda lib: coo(lib).to_sparse_csr())
+    for f in (lambda lib, s: lib.mm(s, lib.tensor(D)), lambda lib, s: s @ lib.tensor(D)):
+        same(f(torch, t), f(litnn, l))
+    lx = litnn.tensor(D, requires_grad=True)
+    tx = torch.tensor(D, requires_grad=True)
+    lo, to = litnn.mm(l, lx), torch.mm(t, tx)
+    lo.sum().backward(); to.sum().backward()
+    same(tx.grad, lx.grad)
+
+def test_smm_sspaddmm():
+    t, l = both(coo)
+    same(torch.smm(t, torch.tensor(D)), litnn.smm(l, litnn.tensor(D)))
+    same(t.smm(torch.tensor(D)), l.smm(litnn.tensor(D)))
+    tc, lc = t.coalesce(), l.coalesce()
+    dd = D[:, :3].copy()
+    same(torch.sspaddmm(tc, tc, torch.tensor(dd)), litnn.sspaddmm(lc, lc, litnn.tensor(dd)))
+    same(torch.sspaddmm(tc, tc, torch.tensor(dd), beta=0.5, alpha=2), litnn.sspaddmm(lc, lc, litnn.tensor(dd), beta=0.5, alpha=2))
+    same(tc.sspaddmm(tc, torch.tensor(dd)), lc.sspaddmm(lc, litnn.tensor(dd)))
+
+@pytest.mark.parametrize('dim', [None, 0, 1, (0, 1), -1])
+def test_sparse_sum(dim):
+    t, l = both(coo)
+    kw = {} if dim is None else {'dim': dim}
+    same(torch.sparse.sum(t, **kw), litnn.sparse.sum(l, **kw))
+
+def test_sparse_sum_hybrid():
+    x = np.zeros((3, 2, 4), np.float32); x[0, 1] = D[0]; x[2, 0] = D[1]
+    t, l = torch.tensor(x).to_sparse(2), litnn.tensor(x).to_sparse(2)
+    for dim in (0, 1, 2, (0, 2), (0, 1), None):
+        kw = {} if dim is None else {'dim': dim}
+        same(torch.sparse.sum(t, **kw), litnn.sparse.sum(l, **kw))
+    same(torch.sparse.sum(t, dim=1, dtype=torch.float64), litnn.sparse.sum(l, dim=1, dtype=litnn.float64))
+
+@pytest.mark.parametrize('fn', ['softmax', 'log_softmax'])
+@pytest.mark.parametrize('dim', [0, 1, -1])
+def test_sparse_softmax(fn, dim):
+    t, l = both(coo)
+    same(getattr(torch.sparse, fn)(t, dim), getattr(litnn.sparse, fn)(l, dim))
+    x = np.zeros((3, 2, 4), np.float32); x[0, 1] = D[0]; x[2, 0] = D[1]; x[2, 1] = D[2]
+    t, l = torch.tensor(x).to_sparse(2), litnn.tensor(x).to_sparse(2)
+    for d in (0, 1, 2):
+        same(getattr(torch.sparse, fn)(t, d), getattr(litnn.sparse, fn)(l, d))
+    same(getattr(torch.sparse, fn)(t, 1, dtype=torch.float64), getattr(litnn.sparse, fn)(l, 1, dtype=litnn.float64))
+
+# --- errors
+
+def test_errors_match_torch():
+    i = [[0, 1], [1, 0]]
+    for f in (lambda lib: coo(lib).indices(), lambda lib: coo(lib).values(), lambda lib: lib.ones(2).indices(),
+              lambda lib: lib.ones(2).coalesce(), lambda lib: lib.ones(2).is_coalesced(), lambda lib: coo(lib).crow_indices(),
+              lambda lib: lib.ones(2).crow_indices(), lambda lib: coo(lib) + lib.ones(3, 3),
+              lambda lib: lib.sparse_coo_tensor(i, lib.ones(3), (2, 2)), lambda lib: lib.sparse_coo_tensor(i, lib.ones(2), (2, 2, 2)),
+              lambda lib: lib.mm(coo(lib), lib.ones(2, 2)), lambda lib: lib.sparse.mm(coo(lib), lib.ones(2, 2))):
+        te, le = same_error(f)
+        assert str(le) == str(te), (str(te), str(le))
+
+def test_indices_are_checked():
+    "torch checks indices against the size only with check_invariants=True; litnn always does (a wrong index never reads on)."
+    i = [[0, 1], [1, 0]]
+    for f in (lambda lib, **k: lib.sparse_coo_tensor(i, lib.ones(2), (1, 2), **k), lambda lib, **k: lib.sparse_coo_tensor([[0, -1]], lib.ones(2), (2,), **k)):
+        with pytest.raises(RuntimeError): f(torch, check_invariants=True)
+        with pytest.raises(RuntimeError): f(litnn)
+
+def test_unsupported_dense_ops_raise():
+    "What litnn does not run on sparse tensors raises NotImplementedError (torch's type for missing sparse kernels)."
+    s = coo(litnn)
+    for f in (lambda: s.exp(), lambda: s.view(-1), lambda: s[0], lambda: s.sum(1),
+              lambda: s.relu(), lambda: s.mean(), lambda: s ** 2, lambda: s == s, lambda: s.max(), lambda: litnn.exp(s),
+              lambda: s.tolist(), lambda: s.flip(0)):
+        with pytest.raises(NotImplementedError): f()
+    with pytest.raises(NotImplementedError): litnn.sparse.mm(s, s)
+    te, le = same_error(lambda lib: coo(lib).numpy())
+    assert str(le) == str(te)
+    with pytest.raises(RuntimeError): s.reshape(9)           # reshape's own error (NotImplementedError is a RuntimeError)
+    with pytest.raises(NotImplementedError): coo(litnn, requires_grad=True).to_dense()   # not differentiable yet: refused
+    with pytest.raises(NotImplementedError): litnn.sparse.softmax(coo(litnn, requires_grad=True), 1)
+    for f in (lambda: torch.exp(coo(torch)), lambda: coo(torch).view(-1)):
+        with pytest.raises(NotImplementedError): f()
+
+def test_detach_clone_to():
+    t, l = both(coo)
+    same(t.detach(), l.detach()); same(t.clone(), l.clone())
+    same(t.to(torch.float64), l.to(litnn.float64)); same(t.double(), l.double())
+    assert l.to('cpu') is l and l.device == litnn.device('cpu')
+    assert l.is_cpu is t.is_cpu is True and l.is_cuda is t.is_cuda is False
+
+# --- pytorch/examples' GCN (examples/gcn/main.py): its layers on litnn sparse tensors, trained side by side
+
+def gcn_classes(lib):
+    nn, F = lib.nn, lib.nn.functional
+    class GraphConv(nn.Module):
+        def __init__(self, input_dim, output_dim, use_bias=False):
+            super().__init__()
+            self.kernel = nn.Parameter(lib.Tensor(input_dim, output_dim))
+            nn.init.xavier_normal_(self.kernel)
+            self.bias = None
+            if use_bias:
+                self.bias = nn.Parameter(lib.Tensor(output_dim))
+                nn.init.zeros_(self.bias)
+        def forward(self, input_tensor, adj_mat):
+            support = lib.mm(input_tensor, self.kernel)
+            output = lib.spmm(adj_mat, support)
+            if self.bias is not None: output = output + self.bias
+            return output
+    class GCN(nn.Module):
+        def __init__(self, input_dim, hidden_dim, output_dim, use_bias=True, dropout_p=0.1):
+            super().__init__()
+            self.gc1 = GraphConv(input_dim, hidden_dim, use_bias=use_bias)
+            self.gc2 = GraphConv(hidden_dim, output_dim, use_bias=use_bias)
+            self.dropout = nn.Dropout(dropout_p)
+        def forward(self, input_tensor, adj_mat):
+            x = self.gc1(input_tensor, adj_mat)
+            x = F.relu(x)
+            x = self.dropout(x)
+            x = self.gc2(x, adj_mat)
+            return F.log_softmax(x, dim=1)
+    return GCN
+
+def load_graph(lib, V=30, E=80, F_in=12, C=4, seed=0):
+    "load_cora's preprocessing, on a random graph: scaled features and the renormalized adjacency, both sparse."
+    rng = np.random.default_rng(seed)
+    content = (rng.random((V, F_in)) < 0.3).astype(np.int32)
+    edges = rng.integers(0, V, (E, 2)).astype(np.int32)
+    features = lib.FloatTensor(content)
+    scale_vector = lib.sum(features, dim=1)
+    scale_vector = 1 / scale_vector
+    scale_vector[scale_vector == float('inf')] = 0
+    scale_vector = lib.diag(scale_vector).to_sparse()
+    features = scale_vector @ features
+    labels = lib.LongTensor(rng.integers(0, C, V))
+    adj_mat = lib.sparse_coo_tensor(edges.T, lib.ones(E), (V, V), dtype=lib.int64)
+    adj_mat = lib.eye(V) + adj_mat
+    degree_mat = lib.sum(adj_mat, dim=1)
+    degree_mat = lib.sqrt(1 / degree_mat)
+    degree_mat[degree_mat == float('inf')] = 0
+    degree_mat = lib.diag(degree_mat).to_sparse()
+    adj_mat = degree_mat @ adj_mat @ degree_mat
+    return features.to_sparse().to('cpu'), labels.to('cpu'), adj_mat.to_sparse().to('cpu')
+
+def test_gcn_example_trains_as_torch():
+    results = []
+    for lib in (torch, litnn):
+        features, labels, adj_mat = load_graph(lib)
+        results.append((features, adj_mat))
+        lib.manual_seed(0)
+        gcn = gcn_classes(lib)(features.shape[1], 16, int(labels.max().item()) + 1, True, 0.5)
+        results.append(gcn)
+    (tf, tadj), tgcn, (lf, ladj), lgcn = results
+    same(tf, lf); same(tadj, ladj)
+    lgcn.load_state_dict({k: litnn.tensor(v.detach().numpy()) for k, v in tgcn.state_dict().items()})
+    losses = []
+    for lib, gcn, (features, _, adj_mat) in ((torch, tgcn, load_graph(torch)), (litnn, lgcn, load_graph(litnn))):
+        labels = lib.LongTensor(np.random.default_rng(0).integers(0, 4, 30))
+        idx_train, idx_val = lib.arange(0, 20), lib.arange(20, 30)
+        opt = lib.optim.Adam(gcn.parameters(), lr=0.01, weight_decay=5e-4)
+        crit = lib.nn.NLLLoss()
+        gcn.dropout.p = 0.0          # dropout's masks come from each library's own generator: off, so the runs compare
+        run = []
+        for epoch in range(5):
+            gcn.train(); opt.zero_grad()
+            output = gcn(features, adj_mat)
+            loss = crit(output[idx_train], labels[idx_train])
+            loss.backward(); opt.step()
+            gcn.eval()
+            with lib.no_grad():
+                out = gcn(features, adj_mat)
+                run.append((loss.item(), crit(out[idx_val], labels[idx_val]).item(),
+                            ((out[idx_val].argmax(dim=1) == labels[idx_val]).float().sum() / len(idx_val)).item()))
+        losses.append(run)
+    np.testing.assert_allclose(np.array(losses[1]), np.array(losses[0]), rtol=1e-4, atol=1e-5)
+    assert losses[0][-1][0] < losses[0][0][0]
+
+def test_pickle_deepcopy_and_save():
+    import copy, io, pickle
+    for s in (coo(litnn, requires_grad=True), coo(litnn).to_sparse_csr()):
+        for r in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s)):
+            assert r.layout is s.layout and r.requires_grad == s.requires_grad
+            np.testing.assert_array_equal(r.detach().to_dense().numpy(), s.detach().to_dense().numpy())
+    m = litnn.nn.Module(); m.register_buffer('adj', coo(litnn))
+    assert m.state_dict()['adj'].layout is litnn.sparse_coo
+    with pytest.raises(NotImplementedError, match='sparse'): litnn.save(m.state_dict(), io.BytesIO())
+    with pytest.raises(NotImplementedError): m.load_state_dict({'adj': coo(litnn).coalesce()})   # copy_ into a sparse tensor: refused
