@@ -246,6 +246,9 @@ def vander(x, N=None, increasing=False):
     v = linalg.vander(x, N=n)
     return v if increasing else v.flip(-1)
 
+# %% ../nbs/reference/profiler.ipynb #118b107d
+from . import profiler   # torch.profiler: reference/profiler
+
 # %% ../nbs/reference/random.ipynb #87a9aed3
 import os
 import builtins
