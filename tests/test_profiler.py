@@ -157,3 +157,21 @@ def test_off_is_untouched():
     rf = litnn.profiler.record_function('x')
     with rf: litnn.ones(2) * 2
     assert rf.record is None
+
+def test_stack_column():
+    """with_stack: torch's 'Source Location' column when averages are grouped by stack (torch 2.13's own with_stack fails to
+    decode its frames on this machine, so only litnn runs here)."""
+    lp = run(litnn, with_stack=True)
+    assert 'Source Location' not in lp.key_averages().table()
+    assert header(lp.key_averages(group_by_stack_n=3).table(row_limit=2))[-1].strip() == 'Source Location'
+    assert any('test_profiler.py' in f for e in lp.events() for f in e.stack)
+
+def test_profile_resumes_after_an_onnx_trace():
+    from litnn.onnx.tracing import trace_module
+    m = litnn.nn.Linear(3, 2)
+    with litnn.profiler.profile() as p:
+        litnn.ones(2) + 1
+        trace_module(m, (litnn.ones(1, 3),))
+        litnn.ones(2) * 2
+    names = [e.name for e in p.events()]
+    assert names[0] == 'aten::add' and names[-1] == 'aten::mul'

@@ -3,12 +3,12 @@
 # %% auto #0
 __all__ = ['Interval', 'FunctionEvent', 'FunctionEventAvg', 'EventList']
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #699771c6
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #4055f0ee
 import builtins, json, os
 from collections import defaultdict
 from ..backend import patch
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #4075a6ef
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #822fd84a
 class Interval:
     "A span of time, in microseconds since the profile's epoch."
     def __init__(self, start, end): self.start, self.end = start, end
@@ -35,7 +35,7 @@ def _format_memory(nbytes):
     if abs(nbytes) >= KB: return f"{nbytes * 1.0 / KB:.2f} KB"
     return str(nbytes) + " B"
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #801f7a39
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #939a99e9
 class _Formatted:
     "The `*_str` twins of the time attributes, formatted as the table prints them."
     @property
@@ -48,7 +48,7 @@ class _Formatted:
     self_device_time_total = device_time_total = device_time = self_device_memory_usage = device_memory_usage = 0
     use_device, node_id, is_async, is_remote, is_legacy, overload_name, flops = None, -1, False, False, False, '', 0
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #87526a16
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #4623c2fe
 class FunctionEvent(_Formatted):
     "One operation, or `record_function` block, a profile recorded: name, thread, interval, shapes, children."
     def __init__(self, id, name, thread, start_us, end_us, input_shapes=None, stack=None, cpu_memory_usage=0,
@@ -83,7 +83,7 @@ class FunctionEvent(_Formatted):
                 f"cpu_children={[c.id for c in self.cpu_children]} thread={self.thread} input_shapes={self.input_shapes} "
                 f"cpu_memory_usage={self.cpu_memory_usage}>")
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #f880cedb
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #6ddb30d3
 class FunctionEventAvg(_Formatted):
     "The sum of the events that share a key: how often it ran and how long it took, in all and on average."
     def __init__(self):
@@ -110,7 +110,7 @@ class FunctionEventAvg(_Formatted):
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} cpu_time={self.cpu_time_str} "
                 f" input_shapes={self.input_shapes} cpu_memory_usage={self.cpu_memory_usage}>")
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #f8914ad4
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #3d8a1546
 class EventList(list):
     "A list of profiler events, with averages by key, the summary table and the Chrome trace."
     def __init__(self, *args, use_device=None, profile_memory=False, with_flops=False):
@@ -125,6 +125,7 @@ class EventList(list):
             if group_by_input_shape: k += (str(e.input_shapes),)
             if group_by_stack_n > 0: k += tuple(e.stack[:group_by_stack_n])
             stats[k].add(e)
+        for a in stats.values(): a.stack = (a.stack or [])[:group_by_stack_n]   # as torch: a stack only when grouped by it
         return EventList(stats.values(), use_device=self._use_device, profile_memory=self._profile_memory, with_flops=self._with_flops)
 
     def total_average(self):
@@ -142,7 +143,7 @@ class EventList(list):
         "The time spent in all events, each counted once (the sum of self times)."
         return builtins.sum(e.self_cpu_time_total for e in self)
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #9602db20
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #9020fe28
 def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
                  max_shapes_column_width=80, with_flops=False, profile_memory=False, top_level_events_only=False, time_unit=None):
     "torch's summary table of `events` (FunctionEvents or FunctionEventAvgs), CPU columns only."
@@ -157,7 +158,10 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
     headers.append("# of Calls")
     widths = [name_w] + [12] * (len(headers) - 1)
     if has_shapes: headers.append("Input Shapes"); widths.append(shapes_w)
-    row = ''.join('{: >' + str(w) + '}  ' for w in widths)
+    stacks = [e.stack for e in events if e.stack]
+    src_w = builtins.min(builtins.max(len(s) for st in stacks for s in st) + 4, max_src_column_width or 10**9) if stacks else 0
+    if stacks: headers.append("Source Location"); widths.append(src_w)
+    row = ''.join('{: ' + ('<' if stacks and i == len(widths) - 1 else '>') + str(w) + '}  ' for i, w in enumerate(widths))
     sep = ''.join('-' * w + '  ' for w in widths)
     def unit(us, default):
         return {'s': f"{us / 1e6:.3f}s", 'ms': f"{us / 1e3:.3f}ms", 'us': f"{us:.3f}us"}.get(time_unit, default)
@@ -178,11 +182,15 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
         if profile_memory: vals += [_format_memory(e.cpu_memory_usage), _format_memory(e.self_cpu_memory_usage)]
         vals.append(e.count)
         if has_shapes: vals.append(str(e.input_shapes)[:shapes_w])
+        trim = lambda p: p if len(p) <= src_w else '...' + p[len(p) - src_w + 3:]
+        if stacks: vals.append(trim(e.stack[0]) if e.stack else '')
         out.append(row.format(*vals))
+        if stacks and e.stack:     # the rest of the stack below, one frame a line, then a blank line
+            out += [row.format(*[''] * (len(headers) - 1), trim(f)) for f in e.stack[1:]] + [row.format(*[''] * len(headers))]
     out += [sep, f"Self CPU time total: {unit(total, _format_time(total))}"]
     return ''.join(l + '\n' for l in out)
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #e22344d0
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #abf4c23a
 @patch
 def table(self:EventList, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55, max_shapes_column_width=80,
           header=None, top_level_events_only=False, time_unit=None):
@@ -195,7 +203,7 @@ def table(self:EventList, sort_by=None, row_limit=100, max_src_column_width=75, 
 @patch
 def __str__(self:EventList): return self.table()
 
-# %% ../../nbs/reference/backprop/profiler_util.ipynb #6ccb9f21
+# %% ../../nbs/reference/backprop/profiler_util.ipynb #ddfe8952
 def _chrome_events(events):
     "The Trace Event Format dicts of `events`: metadata naming the process and threads, then one complete event each."
     pid = os.getpid()
