@@ -124,7 +124,8 @@ def test_gpt_training_step_profiled(tmp_path, monkeypatch):
             prof.step()
     names = {a.key for a in prof.key_averages()}
     assert {'ProfilerStep#1', 'train_step', 'aten::addmm', 'aten::embedding', 'aten::native_layer_norm', 'aten::gelu',
-            'autograd::engine::evaluate_function: AddmmBackward0'} <= names, sorted(names)
+            'autograd::engine::evaluate_function: AddmmBackward0', 'Optimizer.step#AdamW.step',
+            'Optimizer.zero_grad#AdamW.zero_grad'} <= names, sorted(names)     # the optimizer's blocks named as torch's
     assert prof.key_averages().table(sort_by='self_cpu_time_total', row_limit=10).count('\n') == 10 + 5
     prof.export_chrome_trace(str(tmp_path / 'gpt.json'))
     complete = check_trace_schema(json.loads((tmp_path / 'gpt.json').read_text()))
