@@ -176,3 +176,21 @@ def test_profile_resumes_after_an_onnx_trace():
         litnn.ones(2) * 2
     names = [e.name for e in p.events()]
     assert names[0] == 'aten::add' and names[-1] == 'aten::mul'
+
+def test_custom_function_as_torch():
+    "A custom autograd.Function's forward is one event named for its class, its backward node SqBackward, as torch's."
+    def build(lib):
+        class Sq(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): ctx.save_for_backward(x); return x * x
+            @staticmethod
+            def backward(ctx, g): x, = ctx.saved_tensors; return 2 * x * g
+        return Sq
+    out = []
+    for lib in (litnn, torch):
+        Sq, x = build(lib), lib.ones(2, requires_grad=True)
+        with lib.profiler.profile() as p: Sq.apply(x).sum().backward()
+        ev = {e.name: e for e in p.events()}
+        out.append((ev['Sq'].cpu_parent, [c.name for c in ev['Sq'].cpu_children], ev['SqBackward'].cpu_parent.name,
+                    'aten::mul' in [c.name for c in ev['SqBackward'].cpu_children]))
+    assert out[0] == out[1] == (None, ['aten::mul'], 'autograd::engine::evaluate_function: SqBackward', True)
