@@ -3,7 +3,7 @@
 # %% auto #0
 __all__ = ['record_function', 'profile']
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #3eb7b1b5
+# %% ../../nbs/reference/backprop/profiler.ipynb #13d5d446
 import contextlib, threading, time, traceback
 from ..backend import patch
 from .._tensor import Tensor
@@ -11,7 +11,7 @@ from .grad_mode import _Mode
 from .graph import _op_name, AccumulateGrad
 from .profiler_util import EventList, FunctionEvent
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #3a4aca69
+# %% ../../nbs/reference/backprop/profiler.ipynb #b1bd3cac
 class _Recorder:
     "One profile's records while it records: [name, thread, start, end, shapes, bytes, stack, parent, user], in start order."
     def __init__(self, record_shapes=False, profile_memory=False, with_stack=False):
@@ -49,7 +49,7 @@ def _python_stack():
     frames = [f for f in traceback.extract_stack()[:-3] if '/litnn/' not in f.filename.replace('\\', '/')]
     return [f"{f.filename}({f.lineno}): {f.name}" for f in reversed(frames)]
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #635c21d0
+# %% ../../nbs/reference/backprop/profiler.ipynb #ffc38092
 @patch
 def events(self:_Recorder):
     "The records as an `EventList` of `FunctionEvent`s, linked to their parents, in start order."
@@ -63,23 +63,24 @@ def events(self:_Recorder):
         evs.append(e)
     return evs
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #02cc405b
+# %% ../../nbs/reference/backprop/profiler.ipynb #62c898b9
 class _Recording:
     current = None      # the recorder of the profile that records now, if any
 
 def _profiled_op(cls, args, kw):
     "What `Op.apply` calls while a profile records: the operation, run as usual, as one event named as torch's."
     rec = _Recording.current
-    ev, out = rec.begin('aten::' + _op_name(cls), args, kw), None
     _Mode.trace = None          # the operation itself runs unhooked (its `apply` would call back here)
+    if rec is None: return cls.apply(*args, **kw)     # another thread stopped the profile while an operation ran
+    ev, out = rec.begin('aten::' + _op_name(cls), args, kw), None
     try:
         out = cls.apply(*args, **kw)
         return out
     finally:
-        _Mode.trace = _profiled_op
+        if _Recording.current is rec: _Mode.trace = _profiled_op
         rec.end(ev, out)
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #d5088b23
+# %% ../../nbs/reference/backprop/profiler.ipynb #38892525
 def _node_name(node):
     "A backward node's name in torch's profiles."
     return 'torch::autograd::AccumulateGrad' if type(node) is AccumulateGrad else node.name()
@@ -95,7 +96,7 @@ def end_node(self:_Recorder, ev):
     "Close them."
     self.end(ev[1]); self.end(ev[0])
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #43ec8598
+# %% ../../nbs/reference/backprop/profiler.ipynb #782f8987
 def _start(recorder):
     "Make every operation and backward node report to `recorder`."
     _Recording.current = _Mode.profiler = recorder
@@ -107,7 +108,7 @@ def _stop(recorder):
     _Recording.current = _Mode.profiler = None
     if _Mode.trace is _profiled_op: _Mode.trace = None
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #6d70e1bd
+# %% ../../nbs/reference/backprop/profiler.ipynb #59cae036
 class record_function(contextlib.ContextDecorator):
     "A named block in the profile: `with record_function('forward'): ...` or `@record_function('step')`."
     def __init__(self, name, args=None):
@@ -126,7 +127,7 @@ class record_function(contextlib.ContextDecorator):
 
     def _recreate_cm(self): return type(self)(self.name, self.args)    # each call of a decorated function, its own block
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #2f4e77e7
+# %% ../../nbs/reference/backprop/profiler.ipynb #6fbb9264
 class profile:
     "Record the operations run inside `with profile() as prof:`; then `prof.key_averages().table()`."
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
@@ -157,7 +158,7 @@ class profile:
         self._finished = True
         return False
 
-# %% ../../nbs/reference/backprop/profiler.ipynb #84b26232
+# %% ../../nbs/reference/backprop/profiler.ipynb #3a0c958d
 @patch
 def table(self:profile, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
           max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
