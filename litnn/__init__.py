@@ -223,6 +223,9 @@ class Event(_Readonly):
 # %% ../nbs/reference/utils/dlpack.ipynb #17572531
 from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlpack is torch.utils.dlpack's
 
+# %% ../nbs/reference/hub.ipynb #618f041b
+from . import hub   # torch.hub: reference/hub
+
 # %% ../nbs/reference/masked.ipynb #60d61a8c
 from . import masked     # torch.masked: reference/masked
 
@@ -249,6 +252,9 @@ def vander(x, N=None, increasing=False):
     if n == 0: return x.new_empty((x.shape[0], 0), dtype=x.dtype if x.is_floating_point() else int64)
     v = linalg.vander(x, N=n)
     return v if increasing else v.flip(-1)
+
+# %% ../nbs/reference/profiler.ipynb #118b107d
+from . import profiler   # torch.profiler: reference/profiler
 
 # %% ../nbs/reference/random.ipynb #87a9aed3
 import os

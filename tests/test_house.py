@@ -17,7 +17,8 @@ PKG = Path(__file__).resolve().parent.parent/'litnn'
 def _files(): return [f for f in sorted(PKG.rglob('*.py')) if f.name != '_modidx.py']
 
 
-TORCH_NAMESAKES = {'Stream', 'Event'}   # torch.Stream, torch.Event (C++) and torch.cpu.Stream, torch.cpu.Event (Python)
+TORCH_NAMESAKES = {'Stream', 'Event',   # torch.Stream, torch.Event (C++) and torch.cpu.Stream, torch.cpu.Event (Python)
+                   'profile'}   # torch.autograd.profiler.profile and torch.profiler.profile
 TORCH_NAMESAKES |= {'CrossMapLRN2d'}    # torch.nn.CrossMapLRN2d (a Module) and torch.nn.modules._functions.CrossMapLRN2d (its Function)
 
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NAMESPACES = ['', 'nn', 'nn.functional', 'nn.init', 'nn.modules', 'nn.parameter', 'nn.utils', 'nn.utils.rnn', 'nn.utils.parametrize',
               'nn.utils.parametrizations', 'nn.utils.prune', 'nn.utils.stateless', 'nn.parallel', 'nn.attention', 'optim',
               'optim.lr_scheduler', 'optim.swa_utils', 'autograd', 'autograd.graph', 'autograd.functional', 'autograd.grad_mode',
-              'autograd.function', 'distributions', 'distributions.constraints', 'distributions.transforms', 'distributions.kl',
+              'autograd.function', 'autograd.profiler', 'autograd.profiler_util', 'profiler.profiler', 'hub', 'distributions', 'distributions.constraints', 'distributions.transforms', 'distributions.kl',
               'distributions.constraint_registry', 'utils.data', 'utils.hooks', 'utils.checkpoint', 'utils.dlpack', 'utils.tensorboard',
               'linalg', 'special', 'func', 'distributed', 'multiprocessing', 'testing', 'amp', 'cpu', 'cuda', 'random', 'backends',
               'onnx', 'serialization', 'fft', 'masked', 'sparse', 'nested', 'profiler', 'compiler', 'accelerator', 'jit']

@@ -18,6 +18,7 @@ from .variable import Variable   # reference/backprop/variable: the legacy wrapp
 from . import variable   # reference/backprop/variable: torch.autograd.variable.Variable, VariableMeta
 from . import anomaly_mode   # reference/backprop/anomaly_mode
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from . import profiler_util, profiler   # reference/backprop/profiler_util, reference/backprop/profiler
 _all_ = ['Variable', 'Function', 'grad_mode', 'detect_anomaly', 'enable_grad', 'gradcheck', 'gradgradcheck',
          'inference_mode', 'no_grad', 'set_detect_anomaly', 'set_grad_enabled', 'variable']
 

@@ -125,6 +125,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     prev, _Mode.grad = _Mode.grad, create_graph
     prev_task, _graph_task.current = _graph_task.current, (next(_task_ids), order, needed)
     anomaly, node = _Mode.anomaly, None
+    prof = _Mode.profiler      # a profile recording (reference/backprop/profiler): each node's backward is an event
     _final_callbacks.append([])
     try:
         for node in order:
@@ -133,13 +134,16 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
             if node._hooked: grads = _run_tensor_hooks(node, grads, claimed, create_graph)
             if capture is not None and node in capture: captured[node] = grads
             if needed is not None and node not in needed: continue
+            if prof is not None: ev = prof.begin_node(node)
             if type(node) is AccumulateGrad:
                 if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
+                if prof is not None: prof.end_node(ev)
                 continue
             if node._n_out == 1 and grads[0] is not None and (node.on_arrays or not plain):  # the common case, inlined
                 outs = node.backward(node, grads[0])
                 if type(outs) is not tuple: outs = (outs,)
             else: outs = _call_backward(node, grads, plain)
+            if prof is not None: prof.end_node(ev)
             if node._post_hooks:
                 for h in list(node._post_hooks.values()):
                     for g in outs: _claim(g, claimed)

@@ -57,11 +57,16 @@ class Function(metaclass=_FunctionMeta):
         record = _Mode.grad and builtins.any(t and a._requires_grad for t, a in zip(is_t, args))
         ctx._arg_is_tensor = is_t
         ctx._needs = tuple(t and a._requires_grad and record for t, a in zip(is_t, args))
-        with no_grad():
-            if cls.setup_context is None: out = cls.forward(ctx, *args, **kwargs)
-            else:
-                out = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, out)
+        prof = _Mode.profiler    # a profile recording (reference/backprop/profiler): the forward is one event named for the class, as torch's
+        ev = prof.begin(cls.__name__) if prof is not None else None
+        try:
+            with no_grad():
+                if cls.setup_context is None: out = cls.forward(ctx, *args, **kwargs)
+                else:
+                    out = cls.forward(*args, **kwargs)
+                    cls.setup_context(ctx, args, out)
+        finally:
+            if ev is not None: prof.end(ev)
         if not record: return out
         ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_t) if t)
         ctx._seq = next(_counter)

@@ -174,10 +174,10 @@ def _modules_traced(trace, model, leaves):
 def _tracing(trace):
     "Every operation records itself in `trace` (whatever the grad mode) while inside."
     if _Export.trace is not None: raise RuntimeError("litnn.onnx.export: an export is already running (export does not nest)")
-    _Export.trace, _Mode.trace = trace, _traced_op
+    prev, (_Export.trace, _Mode.trace) = _Mode.trace, (trace, _traced_op)
     try:
         with no_grad(), _functions_traced(): yield trace
-    finally: _Export.trace = _Mode.trace = None
+    finally: _Export.trace, _Mode.trace = None, prev    # a profile's hook (reference/backprop/profiler) resumes after export
 
 # %% ../../nbs/66a_onnx_tracing.ipynb #965d45c5
 def trace_module(model, args=(), kwargs=None, input_names=None, leaves=()):
