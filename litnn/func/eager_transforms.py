@@ -267,10 +267,10 @@ def hessian(func, # a function returning a scalar tensor
     "A function returning the Hessian of `func` with respect to `argnums`: `jacfwd(jacrev(func))`."
     return jacfwd(jacrev(func, argnums), argnums)
 
-# %% ../../nbs/reference/func/eager_transforms.ipynb #533dd54f
+# %% ../../nbs/reference/func/eager_transforms.ipynb #0aeee8b8
 import functools
 
-# %% ../../nbs/reference/func/eager_transforms.ipynb #4396fe1f
+# %% ../../nbs/reference/func/eager_transforms.ipynb #572b1195
 def _stacked_leaf(tensors, name):
     "The tensors stacked: a new leaf that requires grad if they all do (torch's `construct_stacked_leaf`)."
     flags = {t.requires_grad for t in tensors}
@@ -291,7 +291,7 @@ def stack_module_state(models): # a list (or ModuleList) of M modules of one cla
         return {k: _stacked_leaf(tuple(d[k] for d in all_named), k) for k in all_named[0]}
     return stacked(lambda m: m.named_parameters()), stacked(lambda m: m.named_buffers())
 
-# %% ../../nbs/reference/func/eager_transforms.ipynb #6350d739
+# %% ../../nbs/reference/func/eager_transforms.ipynb #72f69ff4
 @exposed_in("litnn.func")
 def functionalize(func, # the function whose mutations torch would remove
                   *, remove:str='mutations'): # or 'mutations_and_views'
@@ -307,7 +307,7 @@ def functionalize(func, # the function whose mutations torch would remove
     def wrapped(*args, **kwargs): return func(*args, **kwargs)
     return wrapped
 
-# %% ../../nbs/reference/func/eager_transforms.ipynb #693f38f0
+# %% ../../nbs/reference/func/eager_transforms.ipynb #94af4a3c
 def _check_tangents(ts, t_spec, spec, meta):
     "torch's checks of `jvp_fn`'s tangents against the primals: the same nesting, then shape, device and dtype."
     if t_spec != spec: raise RuntimeError(f"Expected the tangents {t_spec} to have the same argspec as the primals {spec}")
