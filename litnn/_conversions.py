@@ -162,6 +162,8 @@ def from_file(filename, # the file to map
               size=0, # how many elements
               *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     "A tensor of `size` elements of `dtype` over the file `filename` (a numpy memory map)."
+    if not isinstance(filename, str):
+        raise TypeError(f"from_file(): argument 'filename' (position 1) must be str, not {type(filename).__name__}")
     dtype = get_default_dtype() if dtype is None else dtype
     nbytes = size * dtype.itemsize
     have = os.path.getsize(filename)

@@ -534,6 +534,11 @@ def _strided_view(flat, size, stride, offset):
 def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
     "Make this tensor view `source` (a tensor, a storage, or nothing) with `size`, `stride` from `storage_offset`; returns self."
     if self.requires_grad and self.is_leaf: raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if size is None and storage_offset != 0:
+        raise TypeError(f"set_() received an invalid combination of arguments - got ({builtins.type(source).__name__}, int), "
+                        "but expected one of:\n * ()\n * (Storage source)\n * (Storage source, int storage_offset, tuple of ints size, "
+                        "tuple of ints stride = None)\n * (Tensor source)\n * (Tensor source, int storage_offset, tuple of ints size, "
+                        "tuple of ints stride = None)")
     if isinstance(source, Tensor) and size is None:
         if source.dtype != self.dtype:
             raise RuntimeError(f"Could not set tensor of type {_CPP_NAMES[source.dtype.name]} to a tensor of type {_CPP_NAMES[self.dtype.name]}")

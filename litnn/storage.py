@@ -83,7 +83,8 @@ def _byte_index(s, idx):
     if isinstance(idx, slice): return idx
     if not isinstance(idx, builtins.int) or isinstance(idx, builtins.bool):
         raise TypeError(f"can't index a {s._typename().replace('storage.', '', 1)} with {builtins.type(idx).__name__}")
-    if not -len(s) <= idx < len(s): raise IndexError(f"index {idx} out of range for storage of size {len(s)}")
+    if not -len(s) <= idx < len(s):   # torch names a negative index after adding the size once
+        raise IndexError(f"index {idx + len(s) if idx < 0 else idx} out of range for storage of size {len(s)}")
     return idx
 
 def _getitem(self:UntypedStorage, idx):
@@ -91,6 +92,8 @@ def _getitem(self:UntypedStorage, idx):
     return UntypedStorage._wrap(self._array[i]) if isinstance(i, slice) else builtins.int(self._array[i])
 
 def _setitem(self:UntypedStorage, idx, value):
+    if not isinstance(value, builtins.int):
+        raise RuntimeError(f"can only set storage content with a int types, but got {builtins.type(value).__name__} instead")
     self._array[_byte_index(self, idx)] = np.asarray(value).astype(np.int64).astype(np.uint8)   # wraps, as torch
 
 UntypedStorage.__getitem__, UntypedStorage.__setitem__ = _getitem, _setitem
@@ -109,12 +112,13 @@ def copy_(self:UntypedStorage, src, non_blocking=None):
     return self
 
 def resize_(self:UntypedStorage, size):
-    "`size` bytes: the first ones kept, new ones zero (a new allocation: tensors made before keep the old one)."
+    "`size` bytes: the first ones kept, new ones zero (a new allocation: tensors made before keep the old one); returns self."
     xp = B.array_namespace(self._array)
     new = xp.zeros(size, np.uint8)
     n = builtins.min(size, self.nbytes())
     new[:n] = self._array[:n]
     self._array = new
+    return self
 
 def is_shared(self:UntypedStorage):
     "Whether the bytes live in memory other processes map (shared memory, a mapped file; always on the GPU)."
