@@ -790,6 +790,72 @@ def resolve_neg(input): return input
 def get_device(input): return input.get_device()
 Tensor.is_neg, Tensor.resolve_neg = is_neg, resolve_neg
 
+# %% ../nbs/reference/torch/storage.ipynb #c6e15ad9
+from .storage import UntypedStorage, TypedStorage, _warn_typed_storage_removal, _root, _root_bytes, _LEGACY_NAMES
+
+@patch
+def untyped_storage(self:Tensor):
+    "The memory this tensor views (the whole allocation), as an `UntypedStorage`."
+    a = self._data
+    if self.is_meta: return UntypedStorage._wrap(builtins.int(_root(a).nbytes))
+    return UntypedStorage._wrap(_root_bytes(a))
+
+@patch
+def storage(self:Tensor):
+    "The deprecated `TypedStorage` of this tensor's dtype over `untyped_storage()` (warns once)."
+    _warn_typed_storage_removal(stacklevel=2)
+    return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
+
+# %% ../nbs/reference/torch/storage.ipynb #23998e21
+_CPP_NAMES = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int',
+                  int32='int', int16='short int', int8='signed char', uint8='unsigned char', bool='bool')
+
+def _strided_view(flat, size, stride, offset):
+    "The view of `flat` (a 1-d array) with `size` and `stride` in elements from `offset`, sharing its memory."
+    if isinstance(flat, np.ndarray):
+        return np.ndarray(tuple(size), flat.dtype, buffer=flat, offset=offset * flat.itemsize, strides=tuple(s * flat.itemsize for s in stride))
+    return array_namespace(flat).lib.stride_tricks.as_strided(flat[offset:], tuple(size), tuple(s * flat.itemsize for s in stride))
+
+@patch
+def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
+    "Make this tensor view `source` (a tensor, a storage, or nothing) with `size`, `stride` from `storage_offset`; returns self."
+    if self.requires_grad and self.is_leaf: raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if size is None and storage_offset != 0:
+        raise TypeError(f"set_() received an invalid combination of arguments - got ({builtins.type(source).__name__}, int), "
+                        "but expected one of:\n * ()\n * (Storage source)\n * (Storage source, int storage_offset, tuple of ints size, "
+                        "tuple of ints stride = None)\n * (Tensor source)\n * (Tensor source, int storage_offset, tuple of ints size, "
+                        "tuple of ints stride = None)")
+    if isinstance(source, Tensor) and size is None:
+        if source.dtype != self.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_CPP_NAMES[source.dtype.name]} to a tensor of type {_CPP_NAMES[self.dtype.name]}")
+        self._data = source._data
+    else:
+        if source is None: source = UntypedStorage(0, device=self.device)
+        if isinstance(source, Tensor): source = source.untyped_storage()
+        if isinstance(source, TypedStorage) and source.dtype != self.dtype:
+            raise RuntimeError(f"Expected a Storage of type {_CPP_NAMES[self.dtype.name]} or an UntypedStorage, but got type "
+                               f"{_LEGACY_NAMES[source.dtype.name]} for argument 1 'storage'")
+        raw = source.untyped()._array
+        itemsize = self.dtype.itemsize
+        flat = raw[:raw.size // itemsize * itemsize].view(self.dtype.np)
+        size = (flat.size - storage_offset,) if size is None else tuple(size)
+        stride = tuple(stride) if stride is not None else tuple(math.prod(size[i + 1:]) for i in range(len(size)))
+        need = storage_offset + 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride)) if builtins.all(size) else 0
+        if need > flat.size:
+            raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {storage_offset}, and itemsize "
+                               f"{itemsize} requiring a storage size of {need * itemsize} are out of bounds for storage of size {raw.size}")
+        self._data = _strided_view(flat, size, stride, storage_offset)
+    _version_counter(self)[0] += 1
+    return self
+
+@patch
+def is_set_to(self:Tensor, tensor):
+    "Whether both tensors view the same storage with the same offset, size and stride."
+    a, b = self._data, tensor._data
+    if self.is_meta or tensor.is_meta: return a is b
+    return (_root(a) is _root(b) and self.data_ptr() == tensor.data_ptr() and a.shape == b.shape and a.strides == b.strides
+            and a.dtype == b.dtype)
+
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #0f4072c2
 import numpy as np
 from .backend import patch

@@ -11,21 +11,30 @@ from ..._creation import empty_like
 from ...autograd.grad_mode import no_grad
 from ..._conversions import _to_args
 from .module import Module
+from ..parameter import Parameter
 from . import traversal   # children(), used below
 
 # %% ../../../nbs/24_apply_to.ipynb #05cacbb8
+def _set_data_ok(t, applied):
+    "Whether `t.data = applied` keeps `t` (torch's `_has_compatible_shallow_copy_type`: meta is not dense)."
+    return t.is_meta == applied.is_meta
+
 @patch
 def _apply(self:Module, fn, # tensor -> tensor: the conversion
            recurse:bool=True): # convert the submodules too (before this module)
     "Convert every parameter in place (and its grad) and replace every buffer by `fn(buffer)`; returns self."
     if recurse:
         for module in self.children(): module._apply(fn)
-    for param in self._parameters.values():
+    for key, param in self._parameters.items():
         if param is None: continue
         grad = param.grad
-        with no_grad():
-            param.data = fn(param)   # same Parameter object, new array: optimizers keep theirs
-            if grad is not None: grad.data = fn(grad)
+        with no_grad(): applied = fn(param)
+        if _set_data_ok(param, applied): param.data = applied   # same Parameter object: optimizers keep theirs
+        else: param = self._parameters[key] = Parameter(applied, param.requires_grad)   # onto/off meta, as torch
+        if grad is None: continue
+        with no_grad(): grad_applied = fn(grad)
+        if _set_data_ok(grad, grad_applied): param.grad.data = grad_applied
+        else: param.grad = grad_applied.requires_grad_(grad.requires_grad)
     for key, buf in self._buffers.items():
         if buf is not None: self._buffers[key] = fn(buf)
     return self

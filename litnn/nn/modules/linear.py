@@ -105,3 +105,8 @@ class LazyLinear(LazyModuleMixin, Linear):
                 self.weight.materialize((self.out_features, self.in_features))
                 if self.bias is not None: self.bias.materialize((self.out_features,))
                 self.reset_parameters()
+        if self.in_features == 0:   # loaded from a checkpoint: the first call still reads in_features
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                                     f"in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]
