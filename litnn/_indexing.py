@@ -15,7 +15,7 @@ from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace
-from ._tensor import _view_of
+from ._views import _view_of
 from ._views import _Index, _Chain, _ALL, _is_all, _put, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
 
@@ -168,15 +168,12 @@ def __setitem__(self:Tensor, key, value):
     k, op = _index_key(self, key)
     vt = isinstance(value, Tensor)
     if vt and type(value._data) is not type(self._data): value = value.to(self.device)
-    if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad) and _floating(self)):
+    b = self._base
+    if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad or b is not None and b._requires_grad) and _floating(self)):
         _put(self._data, k, value._data if vt else value, False)
         _version_counter(self)[0] += 1
         return
-    _check_inplace(self)
-    b = self._base
-    if b is not None:     # refuse before writing anything
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation." if b.grad_fn is None and b._requires_grad
-                           else "litnn does not support in-place operations that need gradients on a view; use the out-of-place operation")
+    _check_inplace(self, view_fn=op)     # before anything is written (a view's base is rewritten after: 17c_inplace_on_views)
     if vt and value._data.dtype != self._data.dtype: value = _cast(value, self.dtype)
     node = IndexPutBackward0 if _whole(op, k) else CopySlices
     _inplace(self, node.apply(self, value, key=k, op=op, inplace=True))   # written in self's memory: no copy
