@@ -601,21 +601,21 @@ def contiguous(self:Tensor, memory_format=None):
     "`self` if its elements are in row-major order, else a copy that is."
     return self if self._data.flags.c_contiguous else CloneBackward0.apply(self)
 
-# %% ../nbs/17c_inplace_on_views.ipynb #586e5e74
+# %% ../nbs/17c_inplace_on_views.ipynb #168322cc
 import builtins
 from .backend import patch, array_namespace
 from ._tensor import Tensor
 from .autograd.graph import Op
 from ._creation import _strided
 
-# %% ../nbs/17c_inplace_on_views.ipynb #88a3d48e
+# %% ../nbs/17c_inplace_on_views.ipynb #9f0b6d96
 def _geometry(base, view):
     "The memory both tensors span (elements), and each one's (sizes, strides, offset) in it."
     def extent(t): return 0 if t._data.size == 0 else t.storage_offset() + builtins.sum((n - 1) * s for n, s in zip(t.shape, t.stride())) + 1
     return (builtins.max(extent(base), extent(view)),
             (tuple(base.shape), base.stride(), base.storage_offset()), (tuple(view.shape), view.stride(), view.storage_offset()))
 
-# %% ../nbs/17c_inplace_on_views.ipynb #200d4a5c
+# %% ../nbs/17c_inplace_on_views.ipynb #3285e09e
 class CopySlices(Op):
     "The base of a view after an in-place change to the view: the view's part of the gradient goes to the change's result, the rest to the old base."
     @staticmethod
@@ -651,7 +651,7 @@ def _first_copies(positions, xp):
     keep[xp.unique(flat, return_index=True)[1]] = True
     return keep.reshape(positions.shape)
 
-# %% ../nbs/17c_inplace_on_views.ipynb #00776419
+# %% ../nbs/17c_inplace_on_views.ipynb #0e805118
 @patch
 def _rebase(self:Tensor, result):
     "After the in-place change `result` to view `self`: its base's history becomes `CopySlices`, its views' `AsStridedBackward0`."

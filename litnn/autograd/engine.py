@@ -322,10 +322,10 @@ def _version(self:Tensor):
     "How many in-place changes this tensor (or a view of its memory) has seen."
     return _version(self)
 
-# %% ../../nbs/17c_inplace_on_views.ipynb #7fe835d6
+# %% ../../nbs/17c_inplace_on_views.ipynb #74ab6675
 from .._tensor import _memory_root
 
-# %% ../../nbs/17c_inplace_on_views.ipynb #962d4d94
+# %% ../../nbs/17c_inplace_on_views.ipynb #ee007a3f
 _AMBIGUOUS = (" and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
               "forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block "
               "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
