@@ -212,7 +212,7 @@ def scatter_add(input, dim, index, src):
     if a.ndim != len(s) or builtins.any(m > n for k, (m, n) in enumerate(zip(a.shape, s)) if k != d) or builtins.any(m > n for m, n in zip(a.shape, src.shape)):
         raise RuntimeError(f"Expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d} and to be no larger size than src {list(src.shape)}")
     if src._data.shape != a.shape: src = src[tuple(slice(0, m) for m in a.shape)]
-    if src._data.dtype != input._data.dtype: src = _cast(src, input.dtype)
+    if src._data.dtype != input._data.dtype: raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")   # torch's words
     return ScatterAddBackward0.apply(input, src, key=_along(a, d), op=GatherBackward0, accumulate=True)
 
 @patch
@@ -295,13 +295,13 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if reduce is not None:
         if reduce not in ('add', 'multiply'): raise RuntimeError("reduce argument must be either add or multiply.")
         return _scatter_combine(input, dim, index, src, reduce)
-    key = _scatter_key(input, dim, index, 'scatter', src)
+    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))   # torch casts a number, never a tensor
     if isinstance(src, Tensor): return ScatterBackward0.apply(input, _src_part(src, index, input), key=key, op=GatherBackward0)
     return ScatterBackward1.apply(input, src, key=key, op=GatherBackward0)
 
 def _scatter_combine(input, dim, index, src, reduce):
     "The legacy `scatter(..., reduce=)`: add or multiply at the indices, without a derivative."
-    key = _scatter_key(input, dim, index, 'scatter', src)
+    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))
     out = input._data.copy()
     v = _src_part(src, index, input)._data if isinstance(src, Tensor) else src
     xp = array_namespace(out)
