@@ -223,6 +223,9 @@ class Event(_Readonly):
 # %% ../nbs/reference/utils/dlpack.ipynb #17572531
 from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlpack is torch.utils.dlpack's
 
+# %% ../nbs/reference/torch/lowrank.ipynb #b12feb84
+from ._lowrank import svd_lowrank, pca_lowrank
+
 # %% ../nbs/reference/masked.ipynb #60d61a8c
 from . import masked     # torch.masked: reference/masked
 
