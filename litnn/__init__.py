@@ -23,6 +23,7 @@ from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enab
 from . import amp                       # 55_mixed_precision: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype
 from .cuda import amp as _              # litnn.cuda.amp needs litnn.amp: not imported by litnn.cuda
+from .cpu import amp as _               # litnn.cpu.amp too (reference/cpu/amp)
 from .utils import checkpoint as _      # litnn.utils.checkpoint needs autograd: not imported by litnn.utils
 del _
 from ._pointwise import *               # torch/_refs' groups of the names torch writes in C++: elementwise,
