@@ -23,6 +23,7 @@ from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enab
 from . import amp                       # 55_mixed_precision: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype
 from .cuda import amp as _              # litnn.cuda.amp needs litnn.amp: not imported by litnn.cuda
+from .cpu import amp as _               # litnn.cpu.amp too (reference/cpu/amp)
 from .utils import checkpoint as _      # litnn.utils.checkpoint needs autograd: not imported by litnn.utils
 del _
 from ._pointwise import *               # torch/_refs' groups of the names torch writes in C++: elementwise,
@@ -225,6 +226,9 @@ from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlp
 
 # %% ../nbs/reference/hub.ipynb #618f041b
 from . import hub   # torch.hub: reference/hub
+
+# %% ../nbs/reference/torch/lowrank.ipynb #b12feb84
+from ._lowrank import svd_lowrank, pca_lowrank
 
 # %% ../nbs/reference/masked.ipynb #60d61a8c
 from . import masked     # torch.masked: reference/masked

@@ -411,16 +411,12 @@ def new_tensor(self:Tensor, data, dtype=None, device=None, requires_grad=False):
 
 # %% ../nbs/reference/torch/inplace_views.ipynb #8674b402
 from .backend import array_namespace
+from ._tensor import _memory_root
 
 # %% ../nbs/reference/torch/inplace_views.ipynb #d2245e7f
 def _storage(a):
-    "The flat array whose memory `a` views (the root of its chain of `.base`s)."
-    root = a
-    while True:
-        b = root.base
-        if isinstance(b, type(a)): root = b
-        elif isinstance(getattr(b, 'base', None), type(a)): root = b.base   # numpy's as_strided hides its source behind an interface object
-        else: return root.reshape(-1)
+    "The flat array, in memory order, whose memory `a` views (the root of its chain of `.base`s)."
+    return _memory_root(a).ravel('K')     # 'K': a transposed root is read as it lies in memory, without a copy
 
 def _strided(flat, size, stride, offset):
     "numpy's / CuPy's view of `flat` with `size`, `stride` (elements) from `offset`."

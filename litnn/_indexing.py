@@ -15,7 +15,7 @@ from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace
-from ._tensor import _view_of
+from ._views import _view_of
 from ._views import _Index, _Chain, _ALL, _is_all, _put, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
 
@@ -171,15 +171,12 @@ def __setitem__(self:Tensor, key, value):
     k, op = _index_key(self, key)
     vt = isinstance(value, Tensor)
     if vt and type(value._data) is not type(self._data): value = value.to(self.device)
-    if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad) and _floating(self)):
+    b = self._base
+    if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad or b is not None and b._requires_grad) and _floating(self)):
         _put(self._data, k, value._data if vt else value, False)
         _version_counter(self)[0] += 1
         return
-    _check_inplace(self)
-    b = self._base
-    if b is not None:     # refuse before writing anything
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation." if b.grad_fn is None and b._requires_grad
-                           else "litnn does not support in-place operations that need gradients on a view; use the out-of-place operation")
+    _check_inplace(self, view_fn=op)     # before anything is written (a view's base is rewritten after: 17c_inplace_on_views)
     if vt and value._data.dtype != self._data.dtype: value = _cast(value, self.dtype)
     node = IndexPutBackward0 if _whole(op, k) else CopySlices
     _inplace(self, node.apply(self, value, key=k, op=op, inplace=True))   # written in self's memory: no copy
@@ -218,7 +215,7 @@ def scatter_add(input, dim, index, src):
     if a.ndim != len(s) or builtins.any(m > n for k, (m, n) in enumerate(zip(a.shape, s)) if k != d) or builtins.any(m > n for m, n in zip(a.shape, src.shape)):
         raise RuntimeError(f"Expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d} and to be no larger size than src {list(src.shape)}")
     if src._data.shape != a.shape: src = src[tuple(slice(0, m) for m in a.shape)]
-    if src._data.dtype != input._data.dtype: src = _cast(src, input.dtype)
+    if src._data.dtype != input._data.dtype: raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")   # torch's words
     return ScatterAddBackward0.apply(input, src, key=_along(a, d), op=GatherBackward0, accumulate=True)
 
 @patch
@@ -301,13 +298,13 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if reduce is not None:
         if reduce not in ('add', 'multiply'): raise RuntimeError("reduce argument must be either add or multiply.")
         return _scatter_combine(input, dim, index, src, reduce)
-    key = _scatter_key(input, dim, index, 'scatter', src)
+    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))   # torch casts a number, never a tensor
     if isinstance(src, Tensor): return ScatterBackward0.apply(input, _src_part(src, index, input), key=key, op=GatherBackward0)
     return ScatterBackward1.apply(input, src, key=key, op=GatherBackward0)
 
 def _scatter_combine(input, dim, index, src, reduce):
     "The legacy `scatter(..., reduce=)`: add or multiply at the indices, without a derivative."
-    key = _scatter_key(input, dim, index, 'scatter', src)
+    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))
     out = input._data.copy()
     v = _src_part(src, index, input)._data if isinstance(src, Tensor) else src
     xp = array_namespace(out)

@@ -461,7 +461,7 @@ _MOVED = {
     'litnn.views.Tensor._is_view': 'litnn._tensor',
     'litnn.views.Tensor.data_ptr': 'litnn._tensor',
     'litnn.views.Tensor.is_contiguous': 'litnn._tensor',
-    'litnn.views._view_of': 'litnn._tensor',
+    'litnn.views._view_of': 'litnn._views',
     'litnn.windows': 'litnn._creation',
 }
 

@@ -1195,7 +1195,7 @@ from .backend import array_namespace, patch
 from ._tensor import Tensor, _dtype_name
 from .autograd.graph import Op, _check_tensors
 from .autograd.grad_mode import no_grad
-from .autograd.broadcasting import _promote, _float_dtype, _cast, _levels, _half
+from .autograd.broadcasting import _promote, _float_dtype, _cast, _levels, _half, _into
 from .autograd.engine import _inplace
 from .backend import result_type, float32, float16, bfloat16
 import builtins, math
@@ -1401,14 +1401,16 @@ def _histogramdd(fn, x, bins, range, weight, density):
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #82810c98
 return_types.histogram = _named_tuple('histogram', ('hist', 'bin_edges'))
 return_types.histogramdd = _named_tuple('histogramdd', ('hist', 'bin_edges'))
+return_types.histogram_out = _named_tuple('histogram_out', ('hist', 'bin_edges'))
 
 def _check_bins(fn, bins):
     if isinstance(bins, Tensor) or (isinstance(bins, int) and not isinstance(bins, bool)): return
     raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, {type(bins).__name__})")
 
-def histogram(input, bins=100, *, range=None, weight=None, density=False):
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     "(hist, bin_edges): the counts of `input`'s values in `bins` equal bins over `range` (or between the edges of tensor `bins`)."
     _check_bins('histogram', bins)
+    if out is not None: return _histogram_into(out, input, histogram(input, bins, range=range, weight=weight, density=density), bins)
     x, w = np.asarray(input._data).reshape(-1, 1), None if weight is None else weight.reshape(-1)
     hist, edges = _histogramdd('torch.histogram', x, [bins], range, w, density)
     return return_types.histogram(Tensor._make(hist), Tensor._make(edges[0]))
@@ -1424,6 +1426,18 @@ def histogramdd(input, bins, range=None, weight=None, density=False):
     return return_types.histogramdd(Tensor._make(hist), tuple(Tensor._make(e) for e in edges))
 
 Tensor.histogram = histogram
+
+def _histogram_into(out, input, result, bins):
+    "histogram's `out=(hist, bin_edges)`: both written (resized if need be), of input's dtype as torch requires."
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"histogram() received an invalid combination of arguments - got (Tensor, {type(bins).__name__}, out={type(out).__name__})")
+    if len(out) != 2: raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+    for o, what in zip(out, ('hist', 'bin_edges')):
+        if isinstance(o, Tensor) and o.dtype != input.dtype:
+            raise RuntimeError(f"torch.histogram: input tensor and {what} tensor should have the same dtype, but got input {_dtype_name(input).lower()} and {what} {_dtype_name(o).lower()}")
+    for o, r in zip(out, result): _into('histogram', o, (input,), lambda r=r: r)
+    return return_types.histogram_out(*out)
+
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #844f7e78
 def resize_as_(input, the_template, *, memory_format=None):

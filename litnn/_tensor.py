@@ -19,6 +19,8 @@ class Tensor:
     _grad = None            # accumulated gradient (leaves, or `retain_grad()` tensors)
     _output_nr = 0          # which output of `grad_fn` this tensor is
     _base = None            # the tensor this one is a view of
+    _views = None           # a root's weak references to its views (17_views)
+    _vmeta = None           # how a view was made, if that forbids recording in-place changes to it (17c_inplace_on_views)
     _retains_grad = False
     _hooks = None           # gradient hooks of a leaf
     _post_acc_hooks = None  # post-accumulate-grad hooks of a leaf
@@ -316,14 +318,6 @@ class iinfo:
 # %% ../nbs/17_views.ipynb #c8a2b479
 from .backend import patch
 
-# %% ../nbs/17_views.ipynb #bccc1ac7
-def _view_of(out, base):
-    "Mark `out` as a view of `base`'s memory: `_base` is the root tensor, the version counter is shared."
-    root = base._base
-    if root is None: root = base
-    out._base, out._vc = root, _version_counter(root)
-    return out
-
 # %% ../nbs/17_views.ipynb #8e3fd3d0
 @patch
 def _is_view(self:Tensor):
@@ -420,12 +414,20 @@ def stride(self:Tensor, dim=None):
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #24eb191f
 def _address(a): return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0]
 
+def _memory_root(a):
+    "The array at the root of `a`'s chain of `.base`s: the one that owns the memory `a` views."
+    t = builtins.type(a)
+    while True:
+        b = a.base
+        if isinstance(b, t): a = b
+        elif isinstance(getattr(b, 'base', None), t): a = b.base   # numpy's as_strided hides its source behind an interface object
+        else: return a
+
 @patch
 def storage_offset(self:Tensor):
     "Elements between the start of the memory this tensor views and its first element."
-    a = root = self._data
-    while isinstance(root.base, builtins.type(a)): root = root.base
-    return (_address(a) - _address(root)) // a.itemsize
+    a = self._data
+    return (_address(a) - _address(_memory_root(a))) // a.itemsize
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #4f6a89dc
 @patch

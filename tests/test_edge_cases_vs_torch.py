@@ -280,3 +280,27 @@ def test_expand_gradient_sums_back():
         (x.expand(2, 3, 4) * L.arange(24.).reshape(2, 3, 4)).sum().backward()
         return x.grad
     _same(grad)
+
+
+# scatter and scatter_add take a tensor src only of self's dtype (a number is cast); view() needs a dtype or sizes
+_SCATTER_DTYPES = {
+    'scatter_long_src': lambda t: t.zeros(3).scatter(0, t.tensor([0, 1]), t.tensor([1, 2])),
+    'scatter__long_src': lambda t: t.zeros(3).scatter_(0, t.tensor([0, 1]), t.tensor([1, 2])),
+    'scatter_double_src': lambda t: t.zeros(3).scatter(0, t.tensor([0, 1]), t.tensor([1., 2.], dtype=t.float64)),
+    'scatter_add_long_src': lambda t: t.zeros(3).scatter_add(0, t.tensor([0, 1]), t.tensor([1, 2])),
+    'scatter_add__long_src': lambda t: t.zeros(3).scatter_add_(0, t.tensor([0, 1]), t.tensor([1, 2])),
+    'scatter_reduce_long_src': lambda t: t.zeros(3).scatter_reduce(0, t.tensor([0, 1]), t.tensor([1, 2]), 'sum'),
+    'scatter_number': lambda t: t.zeros(3).scatter(0, t.tensor([0, 1]), 2),
+    'scatter_same_dtype': lambda t: t.zeros(3, dtype=t.int64).scatter_add(0, t.tensor([0, 0]), t.tensor([1, 2])),
+}
+
+
+@pytest.mark.parametrize('name', _SCATTER_DTYPES)
+def test_scatter_src_dtype_as_torch(name): _same(_SCATTER_DTYPES[name])
+
+
+def test_view_without_sizes_is_a_type_error():
+    for args in [(), ('dtype', 'dtype')]:
+        with pytest.raises(TypeError) as t: torch.ones(2).view(*[torch.float32 if a == 'dtype' else a for a in args])
+        with pytest.raises(TypeError) as l: litnn.ones(2).view(*[litnn.float32 if a == 'dtype' else a for a in args])
+        assert str(l.value) == str(t.value).replace('torch.', 'litnn.')

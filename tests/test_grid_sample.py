@@ -23,15 +23,18 @@ def test_affine_grid(size, align):
 @pytest.mark.parametrize('dtype', ['float64', 'float32'])
 @pytest.mark.parametrize('align', [False, True])
 @pytest.mark.parametrize('padding', ['zeros', 'border', 'reflection'])
-@pytest.mark.parametrize('mode', ['bilinear', 'nearest'])
+@pytest.mark.parametrize('mode', ['bilinear', 'nearest', 'bicubic', 'trilinear', 'nearest3d'])
 def test_grid_sample(mode, padding, align, dtype):
-    x = rng.normal(size=(2, 3, 5, 6)).astype(dtype)
-    grid = (rng.uniform(-1.6, 1.6, size=(2, 4, 7, 2))).astype(dtype)      # inside and outside the image
+    volume = mode in ('trilinear', 'nearest3d')                            # 5-D: a volume and (x, y, z) grid
+    mode = {'trilinear': 'bilinear', 'nearest3d': 'nearest'}.get(mode, mode)
+    x = rng.normal(size=(2, 3, 4, 5, 6) if volume else (2, 3, 5, 6)).astype(dtype)
+    grid = (rng.uniform(-1.6, 1.6, size=(2, 3, 4, 7, 3) if volume else (2, 4, 7, 2))).astype(dtype)      # inside and outside the image
     lx, lg = litnn.tensor(x, requires_grad=True), litnn.tensor(grid, requires_grad=True)
     tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
     ly = litnn.nn.functional.grid_sample(lx, lg, mode, padding, align)
     ty = torch.nn.functional.grid_sample(tx, tg, mode, padding, align)
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == 'float32' else dict(rtol=1e-10, atol=1e-12)
+    if mode == 'bicubic' and dtype == 'float32': tol['atol'] = 1e-4     # 16 taps' float32 terms cancel in the grid's gradient
     np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), **tol)
     g = rng.normal(size=tuple(ty.shape)).astype(dtype)
     ly.backward(litnn.tensor(g)); ty.backward(torch.tensor(g))
@@ -56,6 +59,10 @@ def test_warning_without_align_corners():
         litnn.nn.functional.affine_grid(litnn.ones(1, 2, 3), (1, 1, 2, 2))
 
 ERRORS = [lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 2, 2, 2), 'bogus', align_corners=False),
+          lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2, 2), lib.zeros(1, 2, 2, 2, 3), 'bicubic', align_corners=False),
+          lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2, 2), lib.zeros(1, 2, 2, 2), align_corners=False),
+          lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2), lib.zeros(1, 2, 2), align_corners=False),
+          lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 2, 2, 3), align_corners=False),
           lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 2, 2, 2), padding_mode='bogus', align_corners=False),
           lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 3, 3), (1, 1, 2, 2), False),
           lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3, dtype=lib.long), (1, 1, 2, 2), False),

@@ -141,3 +141,22 @@ def test_empty_permuted(size, order):
 @pytest.mark.parametrize('f', [lambda m: m.empty_permuted((2, 3), (0, 0)), lambda m: m.empty_permuted((2, 3), (0,)),
                                lambda m: m.empty_permuted((2, 3), (1, 0), dtype=m.int64, requires_grad=True)])
 def test_empty_permuted_errors(f): both_raise(f, f)
+
+
+def test_histogram_out_as_torch():
+    import warnings
+    res = []
+    for lib in (torch, litnn):
+        x = lib.tensor([1., 2., 1., 4.])
+        h, e = lib.empty(0), lib.empty(0)
+        r = lib.histogram(x, 3, out=(h, e))
+        errs = []
+        for f in (lambda: lib.histogram(x, 3, out=(lib.empty(3, dtype=lib.float64), lib.empty(4))),
+                  lambda: lib.histogram(x, 3, out=(lib.empty(3),))):
+            try: f()
+            except Exception as ex: errs.append((type(ex).__name__, str(ex)))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            r2 = lib.histogram(x, lib.tensor([0., 2., 5.]), out=(lib.empty(3), lib.empty(4)))
+        res.append((type(r).__name__, r.hist is h, r.bin_edges is e, h.tolist(), e.tolist(), errs, r2.hist.tolist(), r2.bin_edges.tolist(), len(w)))
+    assert res[0] == res[1]

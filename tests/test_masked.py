@@ -114,3 +114,35 @@ def test_errors():
 
 def test_module_path():
     assert litnn.masked.sum.__module__ == 'litnn.masked._ops' and torch.masked.sum.__module__ == 'torch.masked._ops'
+
+
+@pytest.mark.parametrize('mk', MASKS)
+@pytest.mark.parametrize('dim', [0, 1, -1])
+@pytest.mark.parametrize('keepdim', [False, True])
+def test_median(dim, keepdim, mk):
+    tx, lx, tm, lm = pair(X, MASKS[mk])
+    tx.requires_grad_(); lx.requires_grad_()
+    t, l = torch.masked.median(tx, dim, keepdim=keepdim, mask=tm), litnn.masked.median(lx, dim, keepdim=keepdim, mask=lm)
+    same(t, l)
+    t.nansum().backward(); l.nansum().backward()
+    same(tx.grad, lx.grad)
+
+def test_median_of_integers():
+    for lib in (torch, litnn):
+        x = lib.tensor([[1, 2, 3], [3, 4, 5]])
+        assert lib.masked.median(x, 1, mask=lib.tensor([[True, False, True], [True, True, True]])).tolist() == [1, 4]
+        with pytest.raises(ValueError, match='masked median expects no fully masked out rows if dtype is not floating point'):
+            lib.masked.median(x, 1, mask=lib.tensor([[False, False, False], [True, True, True]]))
+
+@pytest.mark.parametrize('masks', [('full', 'full'), ('full', 'row'), ('none', 'full'), ('row', 'none')])
+def test_logaddexp(masks):
+    tx, lx, tm, lm = pair(X, MASKS[masks[0]])
+    ty, ly, tn, ln = pair(X[::-1].copy() * 2, MASKS[masks[1]])
+    for a in (tx, lx, ty, ly): a.requires_grad_()
+    t = torch.masked.logaddexp(tx, ty, input_mask=tm, other_mask=tn)
+    l = litnn.masked.logaddexp(lx, ly, input_mask=lm, other_mask=ln)
+    same(t, l)
+    keep = np.isfinite(t.detach().numpy())
+    (t[torch.tensor(keep)]).sum().backward(); (l[litnn.tensor(keep)]).sum().backward()
+    same(tx.grad, lx.grad); same(ty.grad, ly.grad)
+    same(torch.masked.logaddexp(tx, ty, dtype=torch.float64), litnn.masked.logaddexp(lx, ly, dtype=litnn.float64))

@@ -238,8 +238,8 @@ def backward(self:Tensor, gradient=None, retain_graph=None, create_graph=False, 
     backward(self, gradient, retain_graph, create_graph, inputs)
 
 # %% ../../nbs/13_backprop_engine.ipynb #2b887fd6
-def _check_inplace(self, recording=True):
-    "Refuse, before anything is written, an in-place change autograd could not follow."
+def _check_inplace(self, recording=True, view_fn=None):
+    "Refuse, before anything is written, an in-place change autograd could not follow (`view_fn`: see 17c_inplace_on_views)."
     if not _Mode.grad: return
     if self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
@@ -247,8 +247,7 @@ def _check_inplace(self, recording=True):
     if recording and base is not None:
         if base._requires_grad and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        raise RuntimeError("litnn does not record in-place operations on views (PyTorch rewrites the base's history); "
-                           "use the out-of-place operation, or apply it to the base tensor")
+        _check_view_inplace(self, base, view_fn)     # 17c_inplace_on_views
 
 # %% ../../nbs/13_backprop_engine.ipynb #2a7ae4f5
 _EXPANDED_VIEW = ("litnn cannot write in place into a view of an expanded tensor (its memory is shared and read-only); "
@@ -268,8 +267,9 @@ def _inplace(self, op, *args, _write=None, **kw):
     `_write(xp, array, *arg_arrays)`, if given, is the fast path when nothing is recorded: it writes the
     result straight into the array (a ufunc's `out=`)."""
     if 0 in self._data.strides: _check_overlap(self._data)
+    base = self._base
     recording = _Mode.grad and (self._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)
-                                or (isinstance(op, Tensor) and op._requires_grad))
+                                or (isinstance(op, Tensor) and op._requires_grad) or (base is not None and base._requires_grad))
     if _write is not None and not recording:
         a = self._data
         try: _write(array_namespace(a), a, *[v._data if isinstance(v, Tensor) else v for v in args])
@@ -293,8 +293,10 @@ def _inplace(self, op, *args, _write=None, **kw):
             raise RuntimeError(f"result type {_LEGACY[_by_np[result._data.dtype].name]} can't be cast to the desired output type {_LEGACY[_by_np[a.dtype].name]}")
         try: a[...] = result._data
         except ValueError: raise RuntimeError(_EXPANDED_VIEW) from None   # numpy's read-only broadcast memory
-    if result.grad_fn is not None:
+    if recording and base is not None: self._rebase(result)   # a view: its base's history is rewritten (17c_inplace_on_views)
+    elif result.grad_fn is not None:
         self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, result._output_nr, True
+        if self._views is not None: self._regenerate_views()   # and its views' (17c_inplace_on_views)
     _version_counter(self)[0] += 1
     return self
 
@@ -323,3 +325,29 @@ def mul_(self:Tensor, other):
 def _version(self:Tensor):
     "How many in-place changes this tensor (or a view of its memory) has seen."
     return _version(self)
+
+# %% ../../nbs/17c_inplace_on_views.ipynb #74ab6675
+from .._tensor import _memory_root
+
+# %% ../../nbs/17c_inplace_on_views.ipynb #ee007a3f
+_AMBIGUOUS = (" and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+              "forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block "
+              "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+def _check_view_inplace(view, base, view_fn=None):
+    """Refuse, before anything is written, an in-place change to `view` that torch would not record. `view_fn`: the node
+    of the view torch would take first (a setitem writes into `view[key]`), which names the view in the message."""
+    kind = view._vmeta
+    if kind is not None:
+        fn, nr = (view_fn, 0) if view_fn is not None else (type(view.grad_fn), view._output_nr)
+        name = f"Output {nr} of {fn.__name__.split('Backward')[0] if view.grad_fn is not None or view_fn else 'a view function'}"
+        if kind == 'multi':
+            raise RuntimeError(f"{name} is a view and is being modified inplace. This view is the output of a function that returns "
+                               "multiple views. Such functions do not allow the output views to be modified inplace. You should "
+                               "replace the inplace operation by an out-of-place one.")
+        raise RuntimeError(("A view was created in no_grad mode" if kind == 'no_grad' else
+                            f"{name} is a view of a view which was created in no_grad mode") + _AMBIGUOUS)
+    a, b = view._data, base._data
+    if a.dtype != b.dtype or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):
+        raise RuntimeError("litnn cannot record an in-place change to this view: its memory is not a strided view of its base's; "
+                           "clone() it first")

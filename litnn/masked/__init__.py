@@ -7,4 +7,4 @@ __all__ = []
 
 # %% ../../nbs/reference/masked.ipynb #b232b4b4
 from ._ops import (sum, prod, amax, amin, argmax, argmin, mean, var, std, norm, logsumexp,
-                               softmax, log_softmax, softmin, normalize, cumsum, cumprod)
+                               softmax, log_softmax, softmin, normalize, cumsum, cumprod, median, logaddexp)

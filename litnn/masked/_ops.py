@@ -9,6 +9,7 @@ from ..backend import float32, int64, uint8, int8, int16, int32, bool as _bool
 from .._tensor import Tensor, iinfo
 from .._creation import tensor
 from .._pointwise import where, sqrt, maximum
+from .. import _pointwise as _P
 from .._views import broadcast_to
 from .. import _reductions as _R
 from ..linalg.decompositions import vector_norm
@@ -16,7 +17,7 @@ from ..nn import functional as _F
 
 # %% auto #0
 __all__ = ['sum', 'prod', 'amax', 'amin', 'argmax', 'argmin', 'mean', 'var', 'std', 'norm', 'logsumexp', 'softmax', 'log_softmax',
-           'softmin', 'normalize', 'cumsum', 'cumprod']
+           'softmin', 'normalize', 'cumsum', 'cumprod', 'median', 'logaddexp']
 
 # %% ../../nbs/reference/masked/ops.ipynb #402716d0
 def _canonical_dim(dim, ndim):
@@ -45,7 +46,7 @@ def _reduction_identity(op_name, input, *args):
     signed = input.is_signed() or dtype == uint8
     if op_name in {"sum", "cumsum"}: return const(0)
     if op_name in {"prod", "cumprod"}: return const(1)
-    if op_name in {"amax", "argmax", "logsumexp"}:
+    if op_name in {"amax", "argmax", "logsumexp", "logaddexp"}:
         if input.is_floating_point(): return const(-float('inf'))
         if signed: return const(iinfo(dtype).min)
     elif op_name in {"amin", "argmin"}:
@@ -57,6 +58,8 @@ def _reduction_identity(op_name, input, *args):
             if not input.is_floating_point(): raise AssertionError(f"input must be floating point, got {input.dtype}")
             return const(float('inf'))
         return const(0)
+    elif op_name == "median":    # NaN: nanmedian, which computes it, skips it
+        return tensor(float('nan'), dtype=dtype if input.is_floating_point() else float32, device=device)
     raise NotImplementedError(f"identity of {op_name} on {dtype} input")
 
 def _combine_input_and_mask(op_name, input, mask, *args):
@@ -204,3 +207,21 @@ def cumprod(input, dim, *, dtype=None, mask=None):
     if dtype is None: dtype = input.dtype
     dim_ = _canonical_dim(dim, input.ndim)[0]
     return _R.cumprod(_combine_input_and_mask('prod', input, mask), dim_, dtype=dtype).to(dtype=dtype)
+
+# %% ../../nbs/reference/masked/ops.ipynb #a9e1d0c3
+def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
+    "The median along `dim` of the elements `mask` keeps (NaN where it keeps none)."
+    if dtype is None: dtype = input.dtype
+    dim_ = _canonical_dim(dim, input.ndim)[0]
+    is_float = input.is_floating_point()
+    if not is_float: input = input.to(dtype=float32)
+    output = _combine_input_and_mask('median', input, mask).nanmedian(dim_, keepdim).values   # a method: sorting sits above
+    if is_float: return output
+    if not builtins.bool(output.isnan().any()): return output.to(dtype=dtype)
+    raise ValueError("masked median expects no fully masked out rows if dtype is not floating point")
+
+def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
+    "`log(exp(input) + exp(other))` elementwise, a masked-out operand counting as −∞."
+    if dtype is None: dtype = input.dtype
+    return _P.logaddexp(_combine_input_and_mask('logaddexp', input, input_mask),
+                        _combine_input_and_mask('logaddexp', other, other_mask)).to(dtype=dtype)

@@ -2346,7 +2346,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return Col2ImBackward0.apply(input, geo=_geometry((shape[0], shape[1] // (k[0] * k[1])) + o, k, d, p, s))
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #fe17263b
-import warnings
+import warnings, itertools, builtins
 import numpy as np
 from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
@@ -2408,16 +2408,43 @@ def _inside(c, n, padding_mode, align_corners):
     return c
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #7f508df3
-def _read(input, iy, ix, valid):
-    "input[n, :, iy, ix] for integer arrays (N, Ho, Wo), 0 where not `valid`: (N, C, Ho, Wo)."
+def _read(input, idx, valid):
+    "input[n, :, *idx] for integer arrays `idx` (one per spatial dimension, each (N, *out)), 0 where not `valid`: (N, C, *out)."
     xp = array_namespace(input._data)
-    H, W = input.shape[-2:]
-    n = xp.arange(input.shape[0]).reshape(-1, 1, 1)
-    v = input[Tensor._make(n), :, Tensor._make(xp.asarray(np.clip(iy, 0, H - 1))), Tensor._make(xp.asarray(np.clip(ix, 0, W - 1)))]
-    return (v * Tensor._make(xp.asarray(valid[..., None].astype(input._data.dtype)))).movedim(-1, 1)
+    n = xp.arange(input.shape[0]).reshape((-1,) + (1,) * (idx[0].ndim - 1))
+    key = (Tensor._make(n), slice(None)) + tuple(Tensor._make(xp.asarray(np.clip(i, 0, s - 1))) for i, s in zip(idx, input.shape[2:]))
+    return (input[key] * Tensor._make(xp.asarray(valid[..., None].astype(input._data.dtype)))).movedim(-1, 1)
+
+def _within(idx, sizes):
+    "Which taps fall inside the input."
+    ok = True
+    for i, s in zip(idx, sizes): ok = ok & (i >= 0) & (i < s)
+    return ok
+
+def _cubic_weights(t):
+    "The four weights of Keys' cubic convolution (a = -0.75, as torch) for taps at -1, 0, 1, 2 from the floor, at fraction `t`."
+    a = -0.75
+    near = lambda x: ((a + 2) * x - (a + 3)) * x * x + 1
+    far = lambda x: ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+def _bicubic(input, coords, padding_mode, align_corners):
+    "Bicubic sampling at pixel coordinates `coords` (y, x): 4 x 4 taps, each moved inside by the padding mode on its own."
+    sizes, dt = input.shape[2:], input._data.dtype
+    lo = [np.floor(c._data).astype(np.int64) for c in coords]
+    weights = [_cubic_weights((c - Tensor._make(l.astype(dt))).unsqueeze(1)) for c, l in zip(coords, lo)]
+    def tap(l, k, n):      # torch moves each tap (not the point) inside, then truncates it to an integer
+        return _inside(Tensor._make((l + k - 1).astype(dt)), n, padding_mode, align_corners)._data.astype(np.int64)
+    out = 0
+    for i in range(4):
+        for j in range(4):
+            idx = [tap(lo[0], i, sizes[0]), tap(lo[1], j, sizes[1])]
+            out = out + _read(input, idx, _within(idx, sizes)) * weights[0][i] * weights[1][j]
+    return out
 
 def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
-    "`input` (N, C, H, W) sampled at the normalised coordinates `grid` (N, Ho, Wo, 2): (N, C, Ho, Wo)."
+    """`input` (N, C, H, W) sampled at the normalised coordinates `grid` (N, Ho, Wo, 2): (N, C, Ho, Wo); or a volume
+    (N, C, D, H, W) at `grid` (N, Do, Ho, Wo, 3): (N, C, Do, Ho, Wo). The grid's last dimension is (x, y[, z])."""
     _check_tensors('grid_sample', dict(input=input, grid=grid))
     _refuse_integers(input, 'grid_sampler_2d_cpu_kernel_impl')
     if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
@@ -2429,21 +2456,28 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     if padding_mode not in ('zeros', 'border', 'reflection'):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None: warnings.warn(_ALIGN_WARNING, stacklevel=2); align_corners = False
-    if mode == 'bicubic' or input.dim() != 4: raise NotImplementedError("grid_sample: litnn samples 4-D inputs, bilinear or nearest")
-    H, W = input.shape[-2:]
-    x = _inside(_to_pixels(grid[..., 0], W, align_corners), W, padding_mode, align_corners)
-    y = _inside(_to_pixels(grid[..., 1], H, align_corners), H, padding_mode, align_corners)
-    ok = lambda iy, ix: (iy >= 0) & (iy < H) & (ix >= 0) & (ix < W)
+    k = input.dim() - 2
+    if grid.shape[-1] != k:       # torch checks this first
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with sizes {list(grid.shape)}")
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if mode == 'bicubic' and k == 3: raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    sizes = input.shape[2:]
+    coords = [_to_pixels(grid[..., k - 1 - d], sizes[d], align_corners) for d in range(k)]   # in the input's order: (z,) y, x
+    if mode == 'bicubic': return _bicubic(input, coords, padding_mode, align_corners)
+    coords = [_inside(c, n, padding_mode, align_corners) for c, n in zip(coords, sizes)]
     if mode == 'nearest':
-        iy, ix = np.rint(y._data).astype(np.int64), np.rint(x._data).astype(np.int64)
-        flat = (x * 0 + y * 0).unsqueeze(1)            # the grid's gradient is zeros (not None), as torch's
-        return _read(input, iy, ix, ok(iy, ix)) + flat
-    x0, y0 = np.floor(x._data).astype(np.int64), np.floor(y._data).astype(np.int64)
-    fx, fy = (x - Tensor._make(x0.astype(x._data.dtype))).unsqueeze(1), (y - Tensor._make(y0.astype(y._data.dtype))).unsqueeze(1)
+        idx = [np.rint(c._data).astype(np.int64) for c in coords]
+        flat = builtins.sum(c * 0 for c in coords).unsqueeze(1)     # the grid's gradient is zeros (not None), as torch's
+        return _read(input, idx, _within(idx, sizes)) + flat
+    lo = [np.floor(c._data).astype(np.int64) for c in coords]
+    frac = [(c - Tensor._make(l.astype(c._data.dtype))).unsqueeze(1) for c, l in zip(coords, lo)]
     out = 0
-    for dy, wy in ((0, 1 - fy), (1, fy)):
-        for dx, wx in ((0, 1 - fx), (1, fx)):
-            out = out + _read(input, y0 + dy, x0 + dx, ok(y0 + dy, x0 + dx)) * wy * wx
+    for corner in itertools.product((0, 1), repeat=k):        # the 4 (or 8) neighbours, weighed by the fractions
+        idx = [l + b for l, b in zip(lo, corner)]
+        w = 1
+        for f, b in zip(frac, corner): w = w * (f if b else 1 - f)
+        out = out + _read(input, idx, _within(idx, sizes)) * w
     return out
 
 # %% ../../nbs/reference/nn/gumbel_softmax_and_inplace_rectifiers.ipynb #e4d9f47b
@@ -3741,12 +3775,6 @@ from .._tensor import Tensor
 from ..autograd.broadcasting import _refuse_integers
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #8e3ea027
-def _cubic_weights(t, A=-0.75):
-    "Keys' cubic convolution weights of the 4 taps around a point at fraction `t` past the second tap."
-    c1 = lambda x: ((A + 2) * x - (A + 3)) * x * x + 1
-    c2 = lambda x: ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
-    return np.stack([c2(t + 1), c1(t), c1(1 - t), c2(2 - t)], -1)
-
 def _source(m, n, scale, align_corners, cubic=False):
     "Where each of the m outputs falls in the n inputs (torch's area_pixel_compute_source_index)."
     i = np.arange(m, dtype=np.float64)
@@ -3767,7 +3795,7 @@ def _resample_matrix(mode, m, n, scale, align_corners):
     elif mode == 'cubic':
         src = _source(m, n, scale, align_corners, cubic=True)
         i0 = np.floor(src).astype(int)
-        for k, w in enumerate(_cubic_weights(src - i0).T): np.add.at(W, (rows, np.clip(i0 - 1 + k, 0, n - 1)), w)
+        for k, w in enumerate(_cubic_weights(src - i0)): np.add.at(W, (rows, np.clip(i0 - 1 + k, 0, n - 1)), w)
     else:                                                       # linear
         src = _source(m, n, scale, align_corners)
         i0 = np.minimum(np.floor(src).astype(int), n - 1)
