@@ -1,5 +1,5 @@
 """Public names of torch and torch.Tensor that litnn lacks, each with the file it belongs in:
-`python tools/missing_names.py [--all]`.
+`python tools/missing_names.py [--all]`; `--count` prints, per namespace, how many of torch's public names litnn lacks.
 
 Where a name goes is CONTRIBUTING.md's rule: a name torch defines in Python goes to torch's path (`torch.a.b.X` ->
 `litnn/a/b.py`); a name torch implements in C++ goes to the private file of its group, as torch's own Python
@@ -111,7 +111,46 @@ def missing(space, names, everything):
         out.append(n)
     return out
 
+NAMESPACES = ['torch', 'torch.Tensor', 'torch.nn', 'torch.nn.functional', 'torch.nn.init', 'torch.nn.utils', 'torch.linalg',
+              'torch.special', 'torch.fft', 'torch.autograd', 'torch.func', 'torch.optim', 'torch.optim.lr_scheduler',
+              'torch.distributions', 'torch.utils.data', 'torch.sparse', 'torch.nested', 'torch.masked', 'torch.profiler',
+              'torch.hub', 'torch.cpu', 'torch.cuda', 'torch.amp', 'torch.signal.windows', 'torch.testing', 'torch.onnx',
+              'torch.distributed', 'torch.jit', 'torch.compiler', 'torch.backends']
+
+_tree = litnn.__file__.rsplit('/', 1)[0]
+
+def _public(space):
+    "The public names of a torch namespace: not private, not a module, not a typing helper or another library's object."
+    for n in dir(space):
+        if n.startswith('_'): continue
+        o = getattr(space, n, None)
+        if inspect.ismodule(o): continue
+        m = getattr(o, '__module__', None)
+        if (inspect.isclass(o) or inspect.isfunction(o)) and isinstance(m, str) and not m.startswith('torch'): continue
+        if type(o).__module__ == 'typing': continue
+        yield n
+
+def counts():
+    "For each namespace: torch's public names, and how many litnn lacks (all of them; and outside the families SKIP leaves out)."
+    import importlib
+    rows = []
+    for ns in NAMESPACES:
+        t = torch.Tensor if ns == 'torch.Tensor' else importlib.import_module(ns)
+        try: l = litnn.Tensor if ns == 'torch.Tensor' else importlib.import_module('litnn' + ns[len('torch'):])
+        except ImportError: l = None
+        if l is not None and ns != 'torch.Tensor' and not l.__file__.startswith(_tree): l = None   # another checkout's
+        names = list(_public(t))
+        lacks = [n for n in names if l is None or not hasattr(l, n)]
+        rows.append((ns, len(names), len(lacks), len([n for n in lacks if not SKIP.search(n)])))
+    return rows
+
 if __name__ == '__main__':
+    if '--count' in sys.argv:
+        print(f"{'namespace':26s} {'torch names':>11s} {'litnn lacks':>11s} {'(outside SKIP)':>14s}")
+        rows = counts()
+        for ns, n, lack, lack_kept in rows: print(f"{ns:26s} {n:11d} {lack:11d} {lack_kept:14d}")
+        print(f"{'total':26s} {sum(r[1] for r in rows):11d} {sum(r[2] for r in rows):11d} {sum(r[3] for r in rows):14d}")
+        sys.exit()
     everything = '--all' in sys.argv
     tensor = missing(litnn.Tensor, dir(torch.Tensor), everything)
     funcs = missing(litnn, [n for n in dir(torch) if callable(getattr(torch, n)) and not isinstance(getattr(torch, n), type)], everything)
