@@ -101,12 +101,12 @@ def view(self:Tensor, *shape, **kw):
     "A view of this tensor's memory with a new shape (one size may be -1), or reinterpreted as another dtype."
     if builtins.set(kw) == {'dtype'} and not shape: shape = (kw['dtype'],)
     elif kw: shape = (_sizes_given('view', shape, kw, 'size'),)
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
-    if len(shape) == 1 and isinstance(shape[0], (B.dtype, str, type)): return _view_dtype(self, to_dtype(shape[0]))
     if not shape or len(shape) > 1 and builtins.any(isinstance(s, B.dtype) for s in shape):    # neither a dtype nor sizes
         got = ', '.join('litnn.dtype' if isinstance(s, B.dtype) else builtins.type(s).__name__ for s in shape)
         raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         " * (litnn.dtype dtype)\n * (tuple of ints size)\n")
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
+    if len(shape) == 1 and isinstance(shape[0], (B.dtype, str, type)): return _view_dtype(self, to_dtype(shape[0]))
     a = self._data
     if not a.flags.c_contiguous:
         shape = _infer_shape(shape, a.size)

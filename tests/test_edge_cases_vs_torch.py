@@ -304,3 +304,17 @@ def test_view_without_sizes_is_a_type_error():
         with pytest.raises(TypeError) as t: torch.ones(2).view(*[torch.float32 if a == 'dtype' else a for a in args])
         with pytest.raises(TypeError) as l: litnn.ones(2).view(*[litnn.float32 if a == 'dtype' else a for a in args])
         assert str(l.value) == str(t.value).replace('torch.', 'litnn.')
+
+
+_VIEW_SHAPES = {
+    'view_0d_by_size': lambda t: t.tensor(3.).view(t.tensor(3.).shape),
+    'view_0d_by_empty_tuple': lambda t: t.tensor(3.).view(()),
+    'view_as_0d': lambda t: t.tensor(3.).view_as(t.tensor(1.)),
+    'view_list': lambda t: t.ones(4).view([2, 2]),
+    'view_dtype': lambda t: t.ones(4).view(t.int32),
+    'view_size_kw': lambda t: t.ones(4).view(size=(2, 2)),
+}
+
+
+@pytest.mark.parametrize('name', _VIEW_SHAPES)
+def test_view_forms_as_torch(name): _same(_VIEW_SHAPES[name])
