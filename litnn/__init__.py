@@ -227,6 +227,9 @@ from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlp
 # %% ../nbs/reference/hub.ipynb #618f041b
 from . import hub   # torch.hub: reference/hub
 
+# %% ../nbs/reference/torch/lobpcg.ipynb #1140f987
+from ._lobpcg import lobpcg
+
 # %% ../nbs/reference/torch/lowrank.ipynb #b12feb84
 from ._lowrank import svd_lowrank, pca_lowrank
 
