@@ -99,3 +99,21 @@ def test_grad(f):
     assert l.requires_grad
     f(t).backward(); f(l).backward()
     same(t.grad, l.grad)
+
+def test_data_only_conversions():
+    t, l = pair()
+    same(t.detach(), l.detach()); same(t.clone(), l.clone()); same(t.flatten(), l.flatten()); same(t.reshape(8), l.reshape(8))
+    td, ld = t.double(), l.double()
+    same(td, ld); assert str(ld.dtype) == 'litnn.float64' and str(td.dtype) == 'torch.float64'
+    same(t.to(torch.float64), l.to(litnn.float64))
+
+def test_as_masked_tensor_keeps_history():
+    tw = torch.tensor(D, requires_grad=True); lw = litnn.tensor(D, requires_grad=True)
+    t = torch.masked.as_masked_tensor(tw * 2, torch.tensor(M)); l = litnn.masked.as_masked_tensor(lw * 2, litnn.tensor(M))
+    same(t, l)
+    assert l.requires_grad == t.requires_grad
+
+def test_graph_attributes():
+    t, l = pair(requires_grad=True)
+    assert l.is_leaf == t.is_leaf and l.grad_fn is None
+    assert (l * 2).requires_grad and (l * 2).grad_fn is not None and not (l * 2).is_leaf
