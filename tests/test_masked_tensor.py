@@ -117,3 +117,13 @@ def test_graph_attributes():
     t, l = pair(requires_grad=True)
     assert l.is_leaf == t.is_leaf and l.grad_fn is None
     assert (l * 2).requires_grad and (l * 2).grad_fn is not None and not (l * 2).is_leaf
+
+def test_inplace():
+    t, l = pair()
+    assert t.exp_() is t and l.exp_() is l
+    same(t, l)
+    t.add_(t); l.add_(l); same(t, l)
+    t *= 2; l *= 2; same(t, l)
+    t.clamp_(0, 50); l.clamp_(0, 50); same(t, l)
+    t2, l2 = pair(mask=[[True] * 4] * 2)
+    with pytest.raises(ValueError, match='Input masks must match'): l.add_(l2)

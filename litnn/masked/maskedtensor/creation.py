@@ -5,16 +5,16 @@
 # %% auto #0
 __all__ = ['masked_tensor', 'as_masked_tensor']
 
-# %% ../../../nbs/reference/masked/maskedtensor_creation.ipynb #b42caaab
+# %% ../../../nbs/reference/masked/maskedtensor_creation.ipynb #95e9b9c7
 from ..._tensor import Tensor
 from .core import MaskedTensor, is_masked_tensor
 
-# %% ../../../nbs/reference/masked/maskedtensor_creation.ipynb #2d33f066
+# %% ../../../nbs/reference/masked/maskedtensor_creation.ipynb #e4e9fb8e
 def masked_tensor(data, mask, requires_grad=False):
     "A new MaskedTensor leaf on a copy of `data` (as torch.masked.masked_tensor)."
     return MaskedTensor(data, mask, requires_grad)
 
-# %% ../../../nbs/reference/masked/maskedtensor_creation.ipynb #30609d0e
+# %% ../../../nbs/reference/masked/maskedtensor_creation.ipynb #6a8a175d
 def as_masked_tensor(data, mask):
     "A MaskedTensor on `data` that keeps its autograd history (as torch.masked.as_masked_tensor)."
     if is_masked_tensor(data) or not isinstance(data, Tensor): raise TypeError("data must be a Tensor")
