@@ -93,7 +93,9 @@ def test_warns_as_torch():
         litnn.masked.masked_tensor(litnn.tensor(D), litnn.tensor(M))
     assert any('prototype stage' in str(x.message) for x in w)
 
-@pytest.mark.parametrize('f', [lambda x: x.sum(), lambda x: x.mean(), lambda x: (x * x).sum(), lambda x: x.exp().sum(1).sum()])
+@pytest.mark.parametrize('f', [lambda x: x.sum(), lambda x: x.mean(), lambda x: (x * x).sum(), lambda x: x.exp().sum(1).sum(),
+    lambda x: x.amax(1).sum(), lambda x: (x.softmax(-1) * x).sum(), lambda x: x.var(), lambda x: x.prod(0).sum(),
+    lambda x: x.std(1).sum(), lambda x: (x / (x * x + 1)).mean()])
 def test_grad(f):
     t, l = pair(requires_grad=True)
     assert l.requires_grad
