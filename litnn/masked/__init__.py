@@ -8,3 +8,5 @@ __all__ = []
 # %% ../../nbs/reference/masked.ipynb #b232b4b4
 from ._ops import (sum, prod, amax, amin, argmax, argmin, mean, var, std, norm, logsumexp,
                                softmax, log_softmax, softmin, normalize, cumsum, cumprod, median, logaddexp)
+from .maskedtensor.core import MaskedTensor, is_masked_tensor
+from .maskedtensor.creation import masked_tensor, as_masked_tensor
