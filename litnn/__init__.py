@@ -227,7 +227,7 @@ from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlp
 # %% ../nbs/reference/hub.ipynb #618f041b
 from . import hub   # torch.hub: reference/hub
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #1140f987
+# %% ../nbs/reference/torch/lobpcg.ipynb #deaef1ae
 from ._lobpcg import lobpcg
 
 # %% ../nbs/reference/torch/lowrank.ipynb #b12feb84

@@ -6,14 +6,14 @@
 __all__ = ['is_sparse', 'get_floating_dtype', 'matmul', 'bform', 'qform', 'basis', 'symeig', 'matrix_rank', 'solve', 'lstsq',
            'eig']
 
-# %% ../nbs/reference/torch/linalg_utils.ipynb #c19d8b68
+# %% ../nbs/reference/torch/linalg_utils.ipynb #0c088ba5
 from .backend import float16, float32, float64
 from ._tensor import Tensor, sparse_coo
 from ._products import matmul as _matmul
 from ._views import flip
 from .linalg.decompositions import qr, eigh
 
-# %% ../nbs/reference/torch/linalg_utils.ipynb #e6fe8818
+# %% ../nbs/reference/torch/linalg_utils.ipynb #90e7ae9d
 def is_sparse(A):
     "Whether `A` is a sparse COO tensor (CSR and the other compressed layouts answer False)."
     if isinstance(A, Tensor): return A.layout == sparse_coo
@@ -25,7 +25,7 @@ def get_floating_dtype(A):
     if dtype in (float16, float32, float64): return dtype
     return float32
 
-# %% ../nbs/reference/torch/linalg_utils.ipynb #be7fdebe
+# %% ../nbs/reference/torch/linalg_utils.ipynb #7bd23b63
 def matmul(A, B):
     "`A @ B`, where `A` may be sparse or None (the identity: `B` comes back)."
     if A is None: return B
@@ -55,7 +55,7 @@ def symeig(A, largest=False):
         Z = flip(Z, dims=(-1,))
     return E, Z
 
-# %% ../nbs/reference/torch/linalg_utils.ipynb #ea5039d5
+# %% ../nbs/reference/torch/linalg_utils.ipynb #600dd94c
 def matrix_rank(input, tol=None, symmetric=False, *, out=None):
     raise RuntimeError(
         "This function was deprecated since version 1.9 and is now removed.\n"

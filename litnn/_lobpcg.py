@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['LOBPCG_call_tracker_orig', 'LOBPCG', 'LOBPCG_call_tracker', 'lobpcg', 'LOBPCGAutogradFunction']
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #f4c3339f
+# %% ../nbs/reference/torch/lobpcg.ipynb #0e18aee6
 from . import _linalg_utils as _utils
 from .backend import float32, float64, Generator
 from ._tensor import Tensor
@@ -21,7 +21,7 @@ from .autograd.function import Function
 
 __all__ = ["lobpcg"]
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #13aefc5d
+# %% ../nbs/reference/torch/lobpcg.ipynb #9902f464
 class LOBPCG:
     "The LOBPCG worker: the state of one run (`X`, `E`, the residual `R`, the search basis `S`) and its update steps."
     def __init__(self, A, B, X, iK, iparams, fparams, bparams, method, tracker):
@@ -283,13 +283,13 @@ class LOBPCG:
         self.ivars["ortho_j"] = j
         return U
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #d6739fee
+# %% ../nbs/reference/torch/lobpcg.ipynb #345ee357
 LOBPCG_call_tracker_orig = LOBPCG.call_tracker
 
 def LOBPCG_call_tracker(self):
     self.tracker(self)
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #0b7de19b
+# %% ../nbs/reference/torch/lobpcg.ipynb #36c61507
 def _lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None, method=None,
             tracker=None, ortho_iparams=None, ortho_fparams=None, ortho_bparams=None):
     if A.shape[-2] != A.shape[-1]: raise AssertionError(f"A must be square, got shape {A.shape}")
@@ -349,7 +349,7 @@ def _lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, la
     LOBPCG.call_tracker = LOBPCG_call_tracker_orig
     return worker.E[:k], worker.X[:, :k]
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #888080f8
+# %% ../nbs/reference/torch/lobpcg.ipynb #4eee7d9d
 def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None, method=None,
            tracker=None, ortho_iparams=None, ortho_fparams=None, ortho_bparams=None):
     "The `k` largest (or smallest) eigenpairs `(E, X)` of the symmetric positive definite generalized problem `A X = B X diag(E)`."
@@ -361,7 +361,7 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     return _lobpcg(A, k, B, X, n, iK, niter, tol, largest, method, tracker,
                    ortho_iparams, ortho_fparams, ortho_bparams)
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #8632de1a
+# %% ../nbs/reference/torch/lobpcg.ipynb #0209c20b
 def _symeig_backward_complete_eigenspace(D_grad, U_grad, A, D, U):
     "The gradient of `A` from all its eigenpairs: `U (diag(D_grad) + (Uᵀ U_grad) ∘ F) Uᵀ`, `F[i, j] = 1 / (D[j] - D[i])`."
     F = D.unsqueeze(-2) - D.unsqueeze(-1)        # eigenvalue differences
@@ -411,7 +411,7 @@ def _vector_polynomial_value(poly, x, zero_power=None):
         zero_power = x.new_ones(1).expand(x.shape)
     return _polynomial_value(poly, x, zero_power, transition)
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #5d61ed8b
+# %% ../nbs/reference/torch/lobpcg.ipynb #2caa3e0e
 def _symeig_backward_partial_eigenspace(D_grad, U_grad, A, D, U, largest):
     "The gradient of `A` from `k < m` of its eigenpairs (torch's derivation: the unknown complement through `p(A)`, `p` the polynomial with roots `D`)."
     Ut = U.mT.contiguous()
@@ -442,7 +442,7 @@ def _symeig_backward(D_grad, U_grad, A, D, U, largest):
     if U.size(-1) == U.size(-2): return _symeig_backward_complete_eigenspace(D_grad, U_grad, A, D, U)
     return _symeig_backward_partial_eigenspace(D_grad, U_grad, A, D, U, largest)
 
-# %% ../nbs/reference/torch/lobpcg.ipynb #72673f37
+# %% ../nbs/reference/torch/lobpcg.ipynb #bef56514
 class LOBPCGAutogradFunction(Function):
     "lobpcg for an `A` that requires grad: the forward runs `_lobpcg`, the backward `_symeig_backward`."
     @staticmethod
