@@ -25,7 +25,7 @@ def _view_of(out, base):
     if root is None: root = base
     out._base, out._vc = root, _version_counter(root)
     if not _Mode.grad: out._vmeta = 'no_grad'                  # see 17c_inplace_on_views: why these two are remembered
-    elif base._vmeta: out._vmeta = 'multi' if base._vmeta == 'multi' else 'no_grad_base'
+    elif base._vmeta: out._vmeta = base._vmeta if base._vmeta.startswith('multi') else 'no_grad_base'
     views = root._views
     if views is None: root._views = views = []
     elif len(views) >= 32 and not len(views) & (len(views) - 1):   # at 32, 64, 128...: forget the views that died
@@ -467,7 +467,7 @@ def _views_of_many(outs, base):
     "The outputs of a function that returns several views of `base`: in-place changes to them are not recorded (17c_inplace_on_views)."
     for o in outs:
         _view_of(o, base)
-        if o._vmeta is None: o._vmeta = 'multi'
+        if o._vmeta is None: o._vmeta = 'multi' if o.grad_fn is not None else 'multi_no_grad'   # torch's two messages
     return outs
 
 class UnbindBackward0(Op):
@@ -605,21 +605,21 @@ def contiguous(self:Tensor, memory_format=None):
     "`self` if its elements are in row-major order, else a copy that is."
     return self if self._data.flags.c_contiguous else CloneBackward0.apply(self)
 
-# %% ../nbs/17c_inplace_on_views.ipynb #168322cc
+# %% ../nbs/17c_inplace_on_views.ipynb #4a7cfdf1
 import builtins
 from .backend import patch, array_namespace
 from ._tensor import Tensor
 from .autograd.graph import Op
 from ._creation import _strided
 
-# %% ../nbs/17c_inplace_on_views.ipynb #9f0b6d96
+# %% ../nbs/17c_inplace_on_views.ipynb #1729fdb9
 def _geometry(base, view):
     "The memory both tensors span (elements), and each one's (sizes, strides, offset) in it."
     def extent(t): return 0 if t._data.size == 0 else t.storage_offset() + builtins.sum((n - 1) * s for n, s in zip(t.shape, t.stride())) + 1
     return (builtins.max(extent(base), extent(view)),
             (tuple(base.shape), base.stride(), base.storage_offset()), (tuple(view.shape), view.stride(), view.storage_offset()))
 
-# %% ../nbs/17c_inplace_on_views.ipynb #3285e09e
+# %% ../nbs/17c_inplace_on_views.ipynb #c52890c8
 class CopySlices(Op):
     "The base of a view after an in-place change to the view: the view's part of the gradient goes to the change's result, the rest to the old base."
     @staticmethod
@@ -655,7 +655,7 @@ def _first_copies(positions, xp):
     keep[xp.unique(flat, return_index=True)[1]] = True
     return keep.reshape(positions.shape)
 
-# %% ../nbs/17c_inplace_on_views.ipynb #0e805118
+# %% ../nbs/17c_inplace_on_views.ipynb #47d396d4
 @patch
 def _rebase(self:Tensor, result):
     "After the in-place change `result` to view `self`: its base's history becomes `CopySlices`, its views' `AsStridedBackward0`."

@@ -141,6 +141,11 @@ def _error_cases(lib):
     with lib.no_grad(): yv = y[0]
     yvv = yv[1:]
     out.append(_error(lambda: yvv.add_(1)))
+    z3 = lib.zeros(4, 3)                               # no history: torch's other message for multi-output views
+    out.append(_error(lambda: z3.split(2)[0][0].add_(x[0])))
+    out.append(_error(lambda: z3.unbind(0)[1].__setitem__(0, x[0, 0])))
+    with lib.no_grad(): sp = y.split(2)[0]
+    out.append(_error(lambda: sp.add_(1)))
     # allowed: nothing is recorded
     z2 = lib.zeros(4); z2.split(2)[0].add_(1); out.append(z2.tolist())
     with lib.no_grad(): y.unbind(0)[0].add_(1); y[1:].mul_(2)

@@ -326,10 +326,10 @@ def _version(self:Tensor):
     "How many in-place changes this tensor (or a view of its memory) has seen."
     return _version(self)
 
-# %% ../../nbs/17c_inplace_on_views.ipynb #74ab6675
+# %% ../../nbs/17c_inplace_on_views.ipynb #1dab5e61
 from .._tensor import _memory_root
 
-# %% ../../nbs/17c_inplace_on_views.ipynb #ee007a3f
+# %% ../../nbs/17c_inplace_on_views.ipynb #e0b960f4
 _AMBIGUOUS = (" and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
               "forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block "
               "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
@@ -341,8 +341,9 @@ def _check_view_inplace(view, base, view_fn=None):
     if kind is not None:
         fn, nr = (view_fn, 0) if view_fn is not None else (type(view.grad_fn), view._output_nr)
         name = f"Output {nr} of {fn.__name__.split('Backward')[0] if view.grad_fn is not None or view_fn else 'a view function'}"
-        if kind == 'multi':
-            raise RuntimeError(f"{name} is a view and is being modified inplace. This view is the output of a function that returns "
+        if kind.startswith('multi'):      # an output of unbind/split/chunk made with (or without) a history
+            raise RuntimeError(("A view was created in no_grad mode and is being modified inplace with grad mode enabled." if kind == 'multi_no_grad'
+                                else f"{name} is a view and is being modified inplace.") + " This view is the output of a function that returns "
                                "multiple views. Such functions do not allow the output views to be modified inplace. You should "
                                "replace the inplace operation by an out-of-place one.")
         raise RuntimeError(("A view was created in no_grad mode" if kind == 'no_grad' else
