@@ -1460,10 +1460,11 @@ class SparseCooTensorWithDimsAndTensorsBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         (idx,) = ctx.saved_tensors
-        a = g._data if isinstance(g, Tensor) else g
-        if type(a) is _SparseArray: a = _dense(a)
-        gv = a[tuple(idx._data)]
-        return (Tensor._make(gv) if isinstance(g, Tensor) else gv), None
+        if isinstance(g, Tensor):         # create_graph: read back by recorded indexing
+            if type(g._data) is _SparseArray: raise _unsupported("a second derivative through a sparse gradient", g._data.layout)
+            return g[tuple(Tensor._make(i) for i in idx._data)], None
+        a = _dense(g) if type(g) is _SparseArray else g
+        return a[tuple(idx._data)], None
 
 # %% ../nbs/reference/sparse.ipynb #f615c15f
 def _sparse_checks(idx, v, size, fn):

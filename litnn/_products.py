@@ -364,7 +364,8 @@ class SparseAddmmBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         s, d = ctx.saved_tensors
-        ga, a, da = g._data if isinstance(g, Tensor) else g, _coalesced(s._data), d._data
+        if isinstance(g, Tensor): return _recorded_sparse_dense_grads(ctx, s, d, g)   # create_graph: in recorded operations
+        ga, a, da = g, _coalesced(s._data), d._data
         (fs, _), (fd, _) = ctx.next_functions
         r, c = a.indices
         gs = gd = None
@@ -372,8 +373,17 @@ class SparseAddmmBackward0(Op):
             gs = _SparseArray(sparse_coo, a.indices, (ga[r] * da[c]).sum(-1), a.shape) if ctx.sparse_grad else ga @ da.T
         if fd is not None:   # s.T @ g
             gd = np.zeros(da.shape, ga.dtype); np.add.at(gd, c, a.values[:, None] * ga[r])
-        if isinstance(g, Tensor): gs, gd = (None if x is None else Tensor._make(x) for x in (gs, gd))
         return gs, gd
+
+def _recorded_sparse_dense_grads(ctx, s, d, g):
+    "sparse @ dense's gradients as recorded operations, for a backward that is itself differentiated (create_graph)."
+    (fs, _), (fd, _) = ctx.next_functions
+    a = _coalesced(s._data)
+    gs = gd = None
+    # the sparse operand's gradient dense here (sparse.mm's is on the pattern): its values read it back at their places
+    if fs is not None: gs = g @ d.mT
+    if fd is not None: gd = _DenseSparseMmBackward.apply(g.mT, s).mT      # sᵀ @ g = (gᵀ @ s)ᵀ
+    return gs, gd
 
 class _SparseMmBackward(SparseAddmmBackward0):
     "torch.mm(sparse, dense): the same product, and a dense gradient for the sparse operand"
@@ -393,11 +403,12 @@ class _DenseSparseMmBackward(Op):
     @staticmethod
     def backward(ctx, g):
         d, s = ctx.saved_tensors
-        ga, a = g._data if isinstance(g, Tensor) else g, _coalesced(s._data)
         (fd, _), (fs, _) = ctx.next_functions
-        gd = _sparse_rows(a, ga.T).T if fd is not None else None     # g @ s.T
-        gs = d._data.T @ ga if fs is not None else None
-        if isinstance(g, Tensor): gd, gs = (None if x is None else Tensor._make(x) for x in (gd, gs))
+        if isinstance(g, Tensor):        # create_graph: in recorded operations
+            return (_SparseMmBackward.apply(s, g.mT).mT if fd is not None else None), (d.mT @ g if fs is not None else None)
+        a = _coalesced(s._data)
+        gd = _sparse_rows(a, g.T).T if fd is not None else None     # g @ s.T
+        gs = d._data.T @ g if fs is not None else None
         return gd, gs
 _DenseSparseMmBackward.__name__ = _DenseSparseMmBackward.__qualname__ = 'MmBackward0'
 

@@ -203,6 +203,7 @@ MORE_MODULES = dict(
     GroupNorm=((2, 4), {}, [f32(2, 4, 3)]), RMSNorm=((4,), {}, [f32(2, 3, 4)]),
     InstanceNorm1d=((3,), {}, [f32(2, 3, 5)]), InstanceNorm2d=((3,), {}, [f32(2, 3, 4, 4)]),
     InstanceNorm3d=((3,), {}, [f32(2, 3, 3, 3, 3)]), LocalResponseNorm=((2,), {}, [f32(2, 3, 4, 4)]),
+    CrossMapLRN2d=((3,), {}, [f32(2, 3, 4, 4)]), LinearCrossEntropyLoss=((), {}, [f32(4, 3), f32(5, 3), idx(5, 4)]),
     CosineSimilarity=((), {}, PAIR()), PairwiseDistance=((), {}, PAIR()),
     CTCLoss=((), {}, CTC()),
     CosineEmbeddingLoss=((), {}, [f32(4, 3), f32(4, 3), sign(4)]),

@@ -85,6 +85,17 @@ def _lstm(x, h, c):
 from plain_backward_cases import NN_CASES      # the later parts' formulas
 CASES.update(NN_CASES)
 
+_SPARSE_AT = np.array([[0, 1, 2, 2], [1, 0, 3, 1]])       # the pattern of a 3x4 sparse matrix with 4 entries
+def _lib_of(t): return litnn if isinstance(t, litnn.Tensor) else torch
+def _sparse(v):
+    L = _lib_of(v)
+    return L.sparse_coo_tensor(L.tensor(_SPARSE_AT), v, (3, 4))
+CASES.update({    # reference/sparse: the values' and the dense operand's gradients
+    'SparseAddmmBackward0': (lambda v, d: _lib_of(v).sparse.mm(_sparse(v), d), [randn(4), randn(4, 2)]),
+    'MmBackward0_sparse': (lambda v, d: _lib_of(v).mm(_sparse(v), d), [randn(4), randn(4, 2)]),
+    'SparseCooTensorWithDimsAndTensorsBackward0': (lambda v, d: _sparse(v) @ d, [randn(4), randn(4, 5)]),
+})
+
 def _lib_args(lib, arrays, rg=True):
     return [lib.tensor(a.copy(), requires_grad=rg) for a in arrays]
 

@@ -72,7 +72,9 @@ class _LogicalArray:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
     itemsize = property(lambda self: self.dtype.itemsize)
-    def __getattr__(self, name): raise _NotBatchable(name)
+    def __getattr__(self, name):
+        if name == 'layout': raise AttributeError(name)   # dense, as every batched tensor: no sparse layout (reference/sparse)
+        raise _NotBatchable(name)
 
 for _n in ('__array__', '__array_function__', '__len__', '__iter__', '__getitem__', '__setitem__', '__float__', '__int__', '__bool__',
            '__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__', '__truediv__', '__rtruediv__', '__matmul__',
