@@ -203,7 +203,6 @@ MORE_MODULES = dict(
     GroupNorm=((2, 4), {}, [f32(2, 4, 3)]), RMSNorm=((4,), {}, [f32(2, 3, 4)]),
     InstanceNorm1d=((3,), {}, [f32(2, 3, 5)]), InstanceNorm2d=((3,), {}, [f32(2, 3, 4, 4)]),
     InstanceNorm3d=((3,), {}, [f32(2, 3, 3, 3, 3)]), LocalResponseNorm=((2,), {}, [f32(2, 3, 4, 4)]),
-    CrossMapLRN2d=((3,), {}, [f32(2, 3, 4, 4)]), LinearCrossEntropyLoss=((), {}, [f32(4, 3), f32(5, 3), idx(5, 4)]),
     CosineSimilarity=((), {}, PAIR()), PairwiseDistance=((), {}, PAIR()),
     CTCLoss=((), {}, CTC()),
     CosineEmbeddingLoss=((), {}, [f32(4, 3), f32(4, 3), sign(4)]),
@@ -340,6 +339,9 @@ MORE_FUNCTIONALS.update(
 )
 FEW = ['numpy', 'none', 'scalar_tensor', 'empty_batch', 'nan', 'int64', 'float64']
 MODULES.update(MORE_MODULES); FUNCTIONALS.update(MORE_FUNCTIONALS)
+# added after the others, so that their random inputs stay as they were
+MODULES.update(CrossMapLRN2d=((3,), {}, [f32(2, 3, 4, 4)]), LinearCrossEntropyLoss=((3, 4), {}, [f32(5, 3), idx(4, 5)]))
+FUNCTIONALS.update(linear_cross_entropy=(lambda F, x, w, t: F.linear_cross_entropy(x, w, t), [f32(5, 3), f32(4, 3), idx(4, 5)]))
 RANDOM |= {'LazyLinear', 'LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d',   # initialised
            'LazyConvTranspose3d'}                                                  # in their first call: nothing to copy before
 RANDOM |= {'AlphaDropout', 'FeatureAlphaDropout', 'Dropout1d', 'Dropout2d', 'Dropout3d', 'RReLU', 'FractionalMaxPool2d',
