@@ -6,29 +6,24 @@
 __all__ = ['get_approximate_basis', 'svd_lowrank', 'pca_lowrank']
 
 # %% ../nbs/reference/torch/lowrank.ipynb #1983a311
-from .backend import float32
+from . import _linalg_utils as _utils
 from ._creation import randn
-from ._products import matmul as _dense_matmul
 from .linalg import qr, svd
 
 # %% ../nbs/reference/torch/lowrank.ipynb #1d79944f
-def _matmul(a, b):
-    "A sparse `a` multiplies through its own `@` (torch.sparse.mm's path), a dense one through matmul."
-    return a @ b if getattr(a, 'is_sparse', False) else _dense_matmul(a, b)
-
 def get_approximate_basis(A, q, niter=2, M=None):
     "`Q` with `q` orthonormal columns such that `Q Qᴴ A` approximates `A` (or `A - M`), by Algorithm 4.4 of Halko et al."
     niter = 2 if niter is None else niter
-    R = randn(A.shape[-1], q, dtype=A.dtype if A.dtype.is_floating_point else float32, device=A.device)
-    X = _matmul(A, R)
-    if M is not None: X = X - _matmul(M, R)
+    R = randn(A.shape[-1], q, dtype=_utils.get_floating_dtype(A), device=A.device)
+    X = _utils.matmul(A, R)
+    if M is not None: X = X - _utils.matmul(M, R)
     Q = qr(X).Q
     for _ in range(niter):                       # subspace iterations: through Aᴴ and back through A
-        X = _matmul(A.mH, Q)
-        if M is not None: X = X - _matmul(M.mH, Q)
+        X = _utils.matmul(A.mH, Q)
+        if M is not None: X = X - _utils.matmul(M.mH, Q)
         Q = qr(X).Q
-        X = _matmul(A, Q)
-        if M is not None: X = X - _matmul(M, Q)
+        X = _utils.matmul(A, Q)
+        if M is not None: X = X - _utils.matmul(M, Q)
         Q = qr(X).Q
     return Q
 
@@ -42,8 +37,8 @@ def svd_lowrank(A, q=6, niter=2, M=None):
         A = A.mH
         if M is not None: M = M.mH
     Q = get_approximate_basis(A, q, niter=niter, M=M)
-    B = _matmul(Q.mH, A)
-    if M is not None: B = B - _matmul(Q.mH, M)
+    B = _utils.matmul(Q.mH, A)
+    if M is not None: B = B - _utils.matmul(Q.mH, M)
     U, S, Vh = svd(B, full_matrices=False)
     V, U = Vh.mH, Q.matmul(U)
     if m < n: U, V = V, U

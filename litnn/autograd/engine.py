@@ -339,8 +339,9 @@ def _check_view_inplace(view, base, view_fn=None):
     of the view torch would take first (a setitem writes into `view[key]`), which names the view in the message."""
     kind = view._vmeta
     if kind is not None:
-        fn, nr = (view_fn, 0) if view_fn is not None else (type(view.grad_fn), view._output_nr)
-        name = f"Output {nr} of {fn.__name__.split('Backward')[0] if view.grad_fn is not None or view_fn else 'a view function'}"
+        if view_fn is not None: fn, nr = view_fn, 0
+        else: fn, nr = (type(view.grad_fn) if view.grad_fn is not None else None), view._output_nr
+        name = f"Output {nr} of {fn.__name__.split('Backward')[0] if fn is not None else 'a view function'}"
         if kind.startswith('multi'):      # an output of unbind/split/chunk made with (or without) a history
             raise RuntimeError(("A view was created in no_grad mode and is being modified inplace with grad mode enabled." if kind == 'multi_no_grad'
                                 else f"{name} is a view and is being modified inplace.") + " This view is the output of a function that returns "
