@@ -444,3 +444,6 @@ class FloatStorage(_LegacyStorage): dtype = _dtypes_by_name['float32']
 class DoubleStorage(_LegacyStorage): dtype = _dtypes_by_name['float64']
 class BoolStorage(_LegacyStorage): dtype = _dtypes_by_name['bool']
 class BFloat16Storage(_LegacyStorage): dtype = _dtypes_by_name.get('bfloat16')
+
+# %% ../nbs/reference/signal/windows/windows.ipynb #3bb4cd53
+from . import signal     # torch.signal: reference/signal/windows/windows
