@@ -9,7 +9,7 @@ __all__ = ['zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand'
 import builtins, functools, numpy as np
 from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator
-from ._tensor import Tensor, Size, _LEGACY
+from ._tensor import Tensor, Size, _LEGACY, _differentiable
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):
@@ -32,6 +32,7 @@ def _infer(data, dtype=None):
         if a.dtype == np.uint64 and not is_np: raise ValueError("Overflow when unpacking long long")
         if not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
+            elif a.dtype.kind == 'c': a = a.astype(get_default_dtype().to_complex().np)   # complex64 by default, as torch
             elif a.dtype.kind in 'iu': a = a.astype(np.int64)
     if dtype is not None: a = a.astype(to_dtype(dtype).np, copy=False)
     return a
@@ -40,7 +41,7 @@ def _to_host(v): return B.to_device(v._data, 'cpu') if isinstance(v, Tensor) els
 
 # %% ../nbs/11_making_tensors.ipynb #cdc3e883
 def _check_grad_dtype(a, requires_grad):
-    if requires_grad and not _by_np[a.dtype].is_floating_point:
+    if requires_grad and not _differentiable(a.dtype):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 # %% ../nbs/11_making_tensors.ipynb #58b16f05
@@ -196,6 +197,12 @@ def rand(*args, size=None, generator=None, dtype=None, device=None, requires_gra
 
 def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples from the standard normal distribution."
+    if dtype is not None and to_dtype(dtype).is_complex:   # real and imaginary parts each of variance 1/2, as torch's
+        s, g = _size(args, size, 'randn'), _generator(_on(device), generator)
+        def draw(xp, d):
+            a = g.standard_normal(s + (2,), dtype=np.float64) * np.sqrt(0.5)
+            return (a[..., 0] + 1j * a[..., 1]).astype(d)
+        return _factory(draw, dtype, device, requires_grad)
     _float_only('normal_kernel_cpu', dtype)
     s, g = _size(args, size, 'randn'), _generator(_on(device), generator)
     return _factory(lambda xp, d: g.standard_normal(s, dtype=np.float64).astype(d), dtype, device, requires_grad)

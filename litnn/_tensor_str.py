@@ -77,6 +77,15 @@ class _Formatter:
         else: s = f"{value:.{PRINT_OPTS.precision}f}"
         return s.rjust(self.max_width)
 
+# %% ../nbs/10a_printing_tensors.ipynb #b35a079c
+class _ComplexFormatter:
+    "Complex values: the real parts in one format, the imaginary parts in another (as torch's `formatter1`, `formatter2`)."
+    def __init__(self, a): self.re, self.im = _Formatter(a.real), _Formatter(a.imag)
+    def width(self): return self.re.width() + self.im.width() + 1     # the `j`
+    def format(self, value):
+        im = (self.im.format(value.imag) + "j").lstrip()
+        return self.re.format(value.real) + ("" if im[0] in "+-" else "+") + im
+
 # %% ../nbs/10a_printing_tensors.ipynb #2094fd9f
 def _summarized_data(a):
     "The elements a summarized print shows: `edgeitems` at each end of every long dimension."
@@ -114,7 +123,8 @@ def _tensor_str(a, indent):
     if a.size == 0: return "[]"
     summarize = a.size > PRINT_OPTS.threshold
     if not summarize: a = to_device(a, 'cpu')
-    formatter = _Formatter(to_device(_summarized_data(a), 'cpu') if summarize else a)
+    shown = to_device(_summarized_data(a), 'cpu') if summarize else a
+    formatter = _ComplexFormatter(shown) if a.dtype.kind == 'c' else _Formatter(shown)
     return _tensor_str_with_formatter(a, indent, summarize, formatter)
 
 # %% ../nbs/10a_printing_tensors.ipynb #68276a4a
@@ -146,7 +156,7 @@ def _str_intern(t, tensor_contents=None):
         if dt is not B.get_default_dtype(): suffixes.append(f"dtype={dt}")
     else:
         if not PRINT_OPTS.edgeitems: suffixes.append(f"size={tuple(a.shape)}")
-        if dt not in (B.get_default_dtype(), B.int64, B.bool): suffixes.append(f"dtype={dt}")
+        if dt not in (B.get_default_dtype(), B.get_default_dtype().to_complex(), B.int64, B.bool): suffixes.append(f"dtype={dt}")
     tensor_str = _tensor_str(a, indent) if tensor_contents is None else tensor_contents
     if t.grad_fn is not None: suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t.requires_grad: suffixes.append("requires_grad=True")

@@ -46,7 +46,8 @@ def _encode(s, encoding="latin1"):
 
 # %% ../nbs/64_reading_pytorch_files.ipynb #29df3713
 _STORAGE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
-                   "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
+                   "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
+                   "ComplexFloat": "complex64", "ComplexDouble": "complex128"}
 
 _ALLOWED = {"collections.OrderedDict": OrderedDict, "builtins.set": set, "_codecs.encode": _encode,
             "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2, "torch._utils._rebuild_parameter": _rebuild_parameter,
@@ -54,7 +55,7 @@ _ALLOWED = {"collections.OrderedDict": OrderedDict, "builtins.set": set, "_codec
             **{f"torch.{k}Storage": _StorageType(B._by_name[v]) for k, v in _STORAGE_DTYPES.items()},
             **{f"torch.{k}": v for k, v in B._by_name.items()}}   # dtypes: torch.float32 -> litnn.float32
 # PyTorch dtypes litnn lacks: a file with such tensors is refused with a message about the dtype, not about code
-_TORCH_ONLY_DTYPES = {"complex32", "complex64", "complex128", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
+_TORCH_ONLY_DTYPES = {"complex32", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
                       "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "qint8", "quint8", "qint32", "quint4x2"}
 _CALLABLE = {id(v) for v in (OrderedDict, set, _encode, _rebuild_tensor_v2, _rebuild_parameter, Size, B.device)}
 

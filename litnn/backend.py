@@ -9,29 +9,37 @@ try: import ml_dtypes
 except ImportError: ml_dtypes = None
 
 # %% auto #0
-__all__ = ['float16', 'float32', 'float64', 'bfloat16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'half', 'float',
-           'double', 'short', 'int', 'long', 'default_generator', 'contiguous_format', 'channels_last',
-           'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'to_dtype', 'promote_types',
-           'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for', 'Generator',
-           'memory_format']
+__all__ = ['float16', 'float32', 'float64', 'bfloat16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'complex64',
+           'complex128', 'half', 'float', 'double', 'cfloat', 'cdouble', 'short', 'int', 'long', 'default_generator',
+           'contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype',
+           'to_dtype', 'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device',
+           'xp_for', 'Generator', 'memory_format']
 
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
     "An element type, as `torch.dtype`: wraps the numpy dtype that stores it."
     __module__ = 'litnn'   # shown as torch shows its own: litnn.dtype, not the private file that defines it
-    __slots__ = ('name', 'np', 'is_floating_point', 'is_signed', 'itemsize')
+    __slots__ = ('name', 'np', 'is_floating_point', 'is_complex', 'is_signed', 'itemsize')
     def __init__(self, name, np_dtype):
         self.name, self.np = name, np.dtype(np_dtype)
         self.is_floating_point = self.np.kind == 'f' or name == 'bfloat16'
-        self.is_signed = self.np.kind in 'if' or name == 'bfloat16'
+        self.is_complex = self.np.kind == 'c'
+        self.is_signed = self.np.kind in 'ifc' or name == 'bfloat16'
         self.itemsize = self.np.itemsize
-    is_complex = False
     def __repr__(self): return f'litnn.{self.name}'
     def __reduce__(self): return (_dtype_by_name, (self.name,))
-    def to_complex(self): raise TypeError(f"{self} has no complex counterpart in litnn")
+    def to_complex(self):
+        "The complex dtype whose parts are this float dtype (complex64 for float32; float16's complex32 litnn lacks: complex64)."
+        if self.is_complex: return self
+        if not self.is_floating_point: raise RuntimeError(f"to_complex is only supported for floating point dtypes, got {self}".replace('litnn.', 'torch.'))
+        return complex128 if self.name == 'float64' else complex64
+    def to_real(self):
+        "The float dtype of a complex dtype's parts (float32 for complex64); a real dtype is its own."
+        if not self.is_complex: return self
+        return float64 if self.name == 'complex128' else float32
 
 # %% ../nbs/00_backend.ipynb #a2f010d3
-_DTYPES = dict(float16=np.float16, float32=np.float32, float64=np.float64,
+_DTYPES = dict(float16=np.float16, float32=np.float32, float64=np.float64, complex64=np.complex64, complex128=np.complex128,
                int8=np.int8, int16=np.int16, int32=np.int32, int64=np.int64, uint8=np.uint8, bool=np.bool_)
 if ml_dtypes is not None: _DTYPES['bfloat16'] = ml_dtypes.bfloat16
 
@@ -43,7 +51,8 @@ float16, float32, float64 = _by_name['float16'], _by_name['float32'], _by_name['
 bfloat16 = _by_name.get('bfloat16')
 int8, int16, int32, int64 = _by_name['int8'], _by_name['int16'], _by_name['int32'], _by_name['int64']
 uint8, bool = _by_name['uint8'], _by_name['bool']
-half, float, double = float16, float32, float64
+complex64, complex128 = _by_name['complex64'], _by_name['complex128']
+half, float, double, cfloat, cdouble = float16, float32, float64, complex64, complex128
 short, int, long = int16, int32, int64
 
 # %% ../nbs/00_backend.ipynb #2992b930
@@ -65,13 +74,16 @@ def to_dtype(d):
     except (TypeError, KeyError): raise TypeError(f"litnn has no dtype {d!r}") from None
 
 # %% ../nbs/00_backend.ipynb #8fc7f6d6
-def _category(d): return 0 if d is bool else 2 if d.is_floating_point else 1
+def _category(d): return 0 if d is bool else 3 if d.is_complex else 2 if d.is_floating_point else 1
 
 def promote_types(a, b):
     "The smallest dtype both `a` and `b` convert to without losing their category, as torch's."
     a, b = to_dtype(a), to_dtype(b)
     if a is b: return a
     ca, cb = _category(a), _category(b)
+    if 3 in (ca, cb):   # complex with anything: complex parts wide enough for both (complex64 and float64: complex128)
+        ra, rb = a.to_real() if ca == 3 else a, b.to_real() if cb == 3 else b
+        return complex128 if float64 in (ra, rb) else complex64
     if ca != cb: return a if ca > cb else b
     if ca == 2:
         if {a.name, b.name} == {'float16', 'bfloat16'}: return float32
@@ -83,6 +95,7 @@ def _combine(level, higher):
     "Fold a lower-priority `level` dtype into `higher`: it only wins by a higher category."
     if higher is None: return level
     if level is None or _category(level) <= _category(higher): return higher
+    if level.is_complex and higher.is_floating_point: return higher.to_complex()   # float64 tensor * 1j: complex128
     return level
 
 def result_type(dims=(), zero_dims=(), scalars=()):
@@ -93,7 +106,8 @@ def result_type(dims=(), zero_dims=(), scalars=()):
         for x in group: d = x if d is None else promote_types(d, x)
         out = _combine(d, out)
     for s in scalars:
-        t = bool if isinstance(s, builtins.bool) else int64 if isinstance(s, builtins.int) else _default['dtype']
+        t = (bool if isinstance(s, builtins.bool) else int64 if isinstance(s, builtins.int) else
+             _default['dtype'].to_complex() if isinstance(s, builtins.complex) else _default['dtype'])
         out = _combine(t, out)
     return out
 

@@ -545,7 +545,7 @@ def test_unsaveable_objects_rejected_before_writing(tmp_path):
     class Thing: pass
     class MyList(list): pass
     for obj, where in [({'model': stand_ins(litnn).Net()}, "obj['model']"), ({'f': lambda: 0}, "obj['f']"), ([1, {2: Thing}], 'obj[1][2]'),
-                       ({'a': np.zeros(2, complex)}, "obj['a']"), ({'s': range(3)}, "obj['s']"), ({'f': lambda: 0}, "obj['f']"),
+                       ({'a': np.zeros(2, np.uint32)}, "obj['a']"), ({'s': range(3)}, "obj['s']"), ({'f': lambda: 0}, "obj['f']"),
                        ({'n': np.array(['x'])}, "obj['n']"), ({Thing: 1}, "obj key <"), (MyList([1]), 'obj,'),
                        ({'set': {lambda: 0}}, "obj['set'][0]"), ({'b': bytearray(2)}, "obj['b']")]:
         with pytest.raises(TypeError, match=r'litnn.save cannot store ' + where.replace('[', r'\[').replace(']', r'\]')):

@@ -10,7 +10,7 @@ other devices' kernels, symbolic shapes) are left out; `--all` lists everything.
 import inspect, re, sys
 import torch, litnn
 
-SKIP = re.compile(r'sparse|quantiz|q_|quant|qparams|qscheme|int_repr|dequantize|complex|conj|real$|imag$|_indices|indices$|values$|storage|'
+SKIP = re.compile(r'sparse|quantiz|q_|quant|qparams|qscheme|int_repr|dequantize|_indices|indices$|values$|storage|'
                   r'stft|istft|cudnn|miopen|mkldnn|fbgemm|mps|xpu|ipu|mtia|xla|vulkan|sym_|autocast|_copy$|coalesce|'
                   r'to_dense|to_padded|nested|resize|set_|record_stream|ir_|type_comment|parse_|fork|wait$|dlpack')
 

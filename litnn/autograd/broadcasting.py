@@ -57,16 +57,22 @@ def _result_like(self:Node, g):
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #647ddee3
 class ToCopyBackward0(Op):
+    complex_aware = True    # casts between real and complex keep torch's gradient convention themselves (17d_complex_numbers)
     @staticmethod
     def forward(ctx, x, dtype=None, device=None):
         ctx.src = (x.dtype, x.device)
         a = x._data
         if device is not None: a = B.to_device(a, device)
-        if dtype is not None and a.dtype != dtype.np: a = a.astype(dtype.np)
+        if dtype is not None and a.dtype != dtype.np:
+            if a.dtype.kind == 'c' and dtype.np.kind != 'c':
+                warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+                a = a.real
+            a = a.astype(dtype.np)
         return a.copy() if a is x._data else a
     @staticmethod
     def backward(ctx, g):
         dt, dev = ctx.src
+        if g.dtype.is_complex and not dt.is_complex: g = g.real     # a real input moves along the real axis only
         return g.to(dtype=dt, device=dev) if (g.dtype, g.device) != (dt, dev) else g
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #4261535e
@@ -92,7 +98,7 @@ def _promote(x, y):
     d = result_type(*_levels(t, s))
     if t._data.dtype != d.np: t = _cast(t, d)
     s = s.item() if isinstance(s, np.generic) else s
-    if d.np.kind not in 'fiub' or (type(s) is _int and not _fits(s, d.np)):
+    if d.np.kind not in 'fiubc' or (type(s) is _int and not _fits(s, d.np)):
         # bfloat16 (numpy does not treat a Python number as "weak" next to it), or an integer that
         # does not fit: make the number a 0-d tensor of the result dtype (wrapping, as torch does)
         s = Tensor._make(array_namespace(t._data).asarray(np.asarray(s).astype(d.np)))
@@ -133,7 +139,7 @@ def _same_device(x, y):
     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #6c14fb00
-def _float_dtype(t): return t._data.dtype.kind == 'f' or t._data.dtype.name == 'bfloat16'
+def _float_dtype(t): return t._data.dtype.kind in 'fc' or t._data.dtype.name == 'bfloat16'   # floating or complex: what torch's float kernels take
 
 def _refuse_integers(t, kernel):
     "torch's NotImplementedError when an integer or bool tensor `t` reaches a float-only kernel (named as torch names it)."
@@ -141,8 +147,9 @@ def _refuse_integers(t, kernel):
 
 def _can_cast(src, dst):
     "Results written into existing memory (in place, `out=`) may narrow within a category, never go float -> int (torch's rule)."
-    floating = src.kind == 'f' or src.name == 'bfloat16'          # (bfloat16's numpy dtype has no float kind)
-    return not (floating and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
+    floating = src.kind in 'fc' or src.name == 'bfloat16'          # (bfloat16's numpy dtype has no float kind)
+    return (not (floating and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
+            and not (src.kind == 'c' and dst.kind != 'c'))
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #56258b5c
 def _into(fn, out, inputs, compute, same_dtype=False, warn=True):

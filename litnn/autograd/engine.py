@@ -139,7 +139,8 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
                 if prof is not None: prof.end_node(ev)
                 continue
-            if node._n_out == 1 and grads[0] is not None and (node.on_arrays or not plain):  # the common case, inlined
+            if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
+            elif node._n_out == 1 and grads[0] is not None and (node.on_arrays or not plain):  # the common case, inlined
                 outs = node.backward(node, grads[0])
                 if type(outs) is not tuple: outs = (outs,)
             else: outs = _call_backward(node, grads, plain)
@@ -353,3 +354,18 @@ def _check_view_inplace(view, base, view_fn=None):
     if a.dtype != b.dtype or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):
         raise RuntimeError("litnn cannot record an in-place change to this view: its memory is not a strided view of its base's; "
                            "clone() it first")
+
+# %% ../../nbs/17d_complex_numbers.ipynb #d3f377b5
+def _conj(g):
+    "The complex conjugate of a gradient, a tensor (create_graph) or an array."
+    if g is None: return None
+    return g.conj() if isinstance(g, Tensor) else array_namespace(g).conj(g)
+
+def _real_part(g):
+    return g.real.contiguous() if isinstance(g, Tensor) else g.real.copy()
+
+def _complex_backward(node, grads, plain):
+    "Backward of a node with a complex result: its real-style formula between two conjugations (conjugate Wirtinger)."
+    outs = _call_backward(node, [_conj(g) for g in grads], plain)
+    return tuple(None if g is None else _real_part(g) if real else _conj(g)
+                 for g, real in zip(outs, node._complex + (False,) * (len(outs) - len(node._complex))))

@@ -82,7 +82,7 @@ def _link_outputs(ctx, out, args):
     if not ctx.materialize_grads: ctx._out_meta = None
     res = []
     for i, o in enumerate(outs):
-        if not isinstance(o, Tensor) or id(o) in nd or not o.is_floating_point(): res.append(o); continue
+        if not isinstance(o, Tensor) or id(o) in nd or not (o.is_floating_point() or o.is_complex()): res.append(o); continue
         if builtins.any(o is a for a in args): o = Tensor._make(o._data)    # an input returned as is: a new tensor
         if o.grad_fn is None: o._requires_grad, o.grad_fn, o._output_nr = True, ctx, i
         res.append(o)

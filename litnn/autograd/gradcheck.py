@@ -15,36 +15,52 @@ from . import grad
 # %% ../../nbs/14a_gradcheck.ipynb #0f96106c
 def _flat_outputs(out): return [o for o in _as_tuple(out) if isinstance(o, Tensor) and o._requires_grad]
 
+def _parts(a):
+    "A result array as float64 numbers: a complex one as its real parts, then its imaginary parts (two real outputs)."
+    a = B.to_device(a, 'cpu')
+    if a.dtype.kind == 'c': return np.concatenate([a.real.reshape(-1), a.imag.reshape(-1)]).astype(np.float64)
+    return a.astype(np.float64).reshape(-1)
+
 def _jacobians(func, inputs, eps):
-    "Numerical and analytical Jacobians of `func` at `inputs`, one pair per (input, output)."
-    outs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
+    """Numerical and analytical Jacobians of `func` at `inputs`, one pair per (input, output).
+
+    A complex number is two real ones (torch's gradcheck does the same): a complex input is perturbed along its real
+    and then its imaginary axis, a complex output is compared as its real and imaginary parts; the analytical row
+    for an imaginary part comes from the gradient `1j` (torch's convention: backward from `g` differentiates
+    Re(conj(g) y))."""
+    def kept(o): return isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())
+    outs = [o for o in _as_tuple(func(*inputs)) if kept(o)]
     def values():   # not under no_grad: func may itself differentiate (gradgradcheck)
-        return [B.to_device(o._data, 'cpu').astype(np.float64) for o in _as_tuple(func(*inputs))
-                if isinstance(o, Tensor) and o.is_floating_point()]
+        return np.concatenate([_parts(o._data) for o in _as_tuple(func(*inputs)) if kept(o)] or [np.zeros(0)])
     num, ana = [], []
     for i, x in enumerate(inputs):
         if not (isinstance(x, Tensor) and x._requires_grad): continue
         flat = x._data.reshape(-1)   # a view: writes perturb x in place
+        steps = (eps, eps * 1j) if x._data.dtype.kind == 'c' else (eps,)
         cols = []
-        for j in range(flat.size):
-            orig = flat[j].item()
-            flat[j] = orig + eps; plus = values()
-            flat[j] = orig - eps; minus = values()
-            flat[j] = orig
-            cols.append(np.concatenate([((p - m) / (2 * eps)).reshape(-1) for p, m in zip(plus, minus)]))
+        for step in steps:
+            for j in range(flat.size):
+                orig = flat[j].item()
+                flat[j] = orig + step; plus = values()
+                flat[j] = orig - step; minus = values()
+                flat[j] = orig
+                cols.append((plus - minus) / (2 * eps))
         num.append(np.stack(cols, 1) if cols else np.zeros((0, 0)))
         rows = []
         for o in outs:
-            if not o._requires_grad:      # an output that does not depend on any input: zero rows
-                rows.extend(np.zeros((o._data.size, flat.size))); continue
-            for k in range(o._data.size):
-                go = np.zeros(o._data.size, o._data.dtype); go[k] = 1
-                go = Tensor._make(B.to_device(go.reshape(o._data.shape), o.device))
-                (gx,) = grad(o, x, go, retain_graph=True, allow_unused=True)
-                rows.append(np.zeros(x._data.size) if gx is None else B.to_device(gx._data, 'cpu').astype(np.float64).reshape(-1))
-        ana.append(np.stack(rows, 0) if rows else np.zeros((0, flat.size)))
+            units = (1, 1j) if o._data.dtype.kind == 'c' else (1,)
+            for unit in units:
+                if not o._requires_grad:      # an output that does not depend on any input: zero rows
+                    rows.extend(np.zeros((o._data.size, flat.size * len(steps)))); continue
+                for k in range(o._data.size):
+                    go = np.zeros(o._data.size, o._data.dtype); go[k] = unit
+                    go = Tensor._make(B.to_device(go.reshape(o._data.shape), o.device))
+                    (gx,) = grad(o, x, go, retain_graph=True, allow_unused=True)
+                    rows.append(np.zeros(x._data.size * len(steps)) if gx is None else _parts(gx._data.astype(x._data.dtype)))
+        ana.append(np.stack(rows, 0) if rows else np.zeros((0, flat.size * len(steps))))
         if num[-1].size == 0: num[-1] = np.zeros(ana[-1].shape)   # an empty input: nothing to compare
     return num, ana
+
 
 # %% ../../nbs/14a_gradcheck.ipynb #3e19d792
 class GradcheckError(RuntimeError):
@@ -53,9 +69,9 @@ class GradcheckError(RuntimeError):
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs):
     "Check the gradients of `func` at `inputs` against finite differences (use float64 inputs)."
     inputs = _as_tuple(inputs)
-    for x in inputs:
-        if isinstance(x, Tensor) and x._requires_grad and x.dtype is not B.float64:
-            import warnings; warnings.warn(f"Input #{inputs.index(x)} requires gradient and is not a double precision floating point. This check will likely fail if all the inputs are not of double precision floating point.")
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x._requires_grad and x.dtype not in (B.float64, B.complex128):
+            import warnings; warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. This check will likely fail if all the inputs are not of double precision floating point.")
     num, ana = _jacobians(func, inputs, eps)
     for i, (n, a) in enumerate(zip(num, ana)):
         if n.shape != a.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
@@ -69,7 +85,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outs = _flat_outputs(func(*inputs))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = [Tensor._make(B.to_device(rng.standard_normal(o._data.shape).astype(o._data.dtype), o.device)) for o in outs]
+        def draw(o):   # a complex output gets a complex gradient: both of its parts are checked
+            a = rng.standard_normal(o._data.shape) + (1j * rng.standard_normal(o._data.shape) if o._data.dtype.kind == 'c' else 0)
+            return Tensor._make(B.to_device(np.asarray(a).astype(o._data.dtype), o.device))
+        grad_outputs = [draw(o) for o in outs]
     gos = [Tensor._make(g._data.copy(), True) for g in _as_tuple(grad_outputs)]   # differentiate in them too, as torch does
     n = len(inputs)
     def vjp(*xs):

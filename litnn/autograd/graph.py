@@ -39,6 +39,8 @@ class Node:
     _seq = 0                # creation order: the engine runs later nodes first
     _packed = False         # were the saved tensors packed by saved-tensor hooks (35a_saved_tensor_hooks)?
     on_arrays = False       # is backward written to run on arrays too? a plain backward then passes it arrays
+    _complex = None         # a complex result: which inputs were real (the engine conjugates around backward: 17d_complex_numbers)
+    complex_aware = False   # does backward already follow torch's complex convention (the ops that are not holomorphic)?
     def name(self): return type(self).__name__
     def __repr__(self): return f"<{type(self).__name__} object at {id(self):#x}>"   # as torch's
 
@@ -241,7 +243,8 @@ def _record(cls, args, kw):
     try: out = cls.forward(ctx, *args, **kw)
     except ValueError as e: raise _as_torch_error(e, args) from None
     except AttributeError: _check_op_args(cls, args); raise
-    if type(out) is tuple: return _wrap_many(ctx, out)
+    if type(out) is tuple: return _wrap_many(ctx, out, args)
+    if out.dtype.kind == 'c' and not cls.complex_aware: ctx._complex = _real_inputs(args)   # 17d_complex_numbers
     t = _new(Tensor)           # `Tensor._make(_as_array(out), True, ctx)`, inlined
     t._data, t._requires_grad, t.grad_fn, t._vc = out if type(out) is _ndarray else _as_array(out), True, ctx, None
     if ctx._out is not None:
@@ -262,7 +265,7 @@ def _as_torch_error(e, args):
     return RuntimeError(str(e))
 
 # %% ../../nbs/12_backprop_graph.ipynb #3748d541
-_num = (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)
+_num = (builtins.int, builtins.float, builtins.complex, builtins.bool, np.number, np.bool_)
 
 def _check_tensors(fn, args, optional=(), skip=()):
     "torch's TypeError for the first of `args` ({name: value}) of function `fn` that is not a Tensor (None for `optional` names)."
@@ -293,8 +296,9 @@ def mark_non_differentiable(self:Node, *outputs):
     self._non_diff = outputs
 
 # %% ../../nbs/12_backprop_graph.ipynb #0dacf8fd
-def _wrap_many(ctx, outs):
+def _wrap_many(ctx, outs, args):
     ctx._n_out = len(outs)
+    if not ctx.complex_aware and builtins.any(o.dtype.kind == 'c' for o in outs): ctx._complex = _real_inputs(args)
     nd = getattr(ctx, '_non_diff', ())
     res = []
     for i, o in enumerate(outs):
@@ -312,6 +316,11 @@ class _GraphTask(threading.local):
 
 _graph_task = _GraphTask()
 _task_ids = itertools.count(1)
+
+# %% ../../nbs/17d_complex_numbers.ipynb #b53f1a9a
+def _real_inputs(args):
+    "For an op with a complex result: which of its arguments are real tensors (their gradients keep only the real part)."
+    return tuple(isinstance(a, Tensor) and a._data.dtype.kind != 'c' for a in args)
 
 # %% ../../nbs/35a_saved_tensor_hooks.ipynb #7f984ebb
 import contextlib, functools, threading
