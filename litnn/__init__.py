@@ -224,6 +224,9 @@ class Event(_Readonly):
 # %% ../nbs/reference/utils/dlpack.ipynb #17572531
 from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlpack is torch.utils.dlpack's
 
+# %% ../nbs/reference/fft.ipynb #6d0eaac0
+from . import fft     # torch.fft: reference/fft
+
 # %% ../nbs/reference/hub.ipynb #618f041b
 from . import hub   # torch.hub: reference/hub
 

@@ -35,11 +35,11 @@ def _jacobians(func, inputs, eps):
     num, ana = [], []
     for i, x in enumerate(inputs):
         if not (isinstance(x, Tensor) and x._requires_grad): continue
-        flat = x._data.reshape(-1)   # a view: writes perturb x in place
+        flat = x._data.reshape(-1) if x._data.flags.c_contiguous else x._data.flat   # a view: writes perturb x in place
         steps = (eps, eps * 1j) if x._data.dtype.kind == 'c' else (eps,)
         cols = []
         for step in steps:
-            for j in range(flat.size):
+            for j in range(x._data.size):
                 orig = flat[j].item()
                 flat[j] = orig + step; plus = values()
                 flat[j] = orig - step; minus = values()
