@@ -65,7 +65,21 @@ class FftC2CBackward0(Op):
         dim, normalization, forward = ctx.args      # Aᴴ: the other direction, the same scaling
         return FftC2CBackward0.apply(g, dim=dim, normalization=normalization, forward=not forward)
 
-# %% ../../nbs/reference/fft.ipynb #4178b55b
+# %% ../../nbs/reference/fft.ipynb #cf31880a
+def _fill_conjugate(half, dim, n):
+    "The full spectrum (`n` bins along `dim[-1]`) of a real signal from its first n//2 + 1 bins `half`."
+    xp, d, h = array_namespace(half), dim[-1], half.shape[dim[-1]]
+    shape = list(half.shape); shape[d] = n
+    full = xp.empty(shape, dtype=half.dtype)
+    at = lambda sl: tuple(sl if i == d else slice(None) for i in range(half.ndim))
+    full[at(slice(0, h))] = half
+    mirror = half[at(slice(n - h, 0, -1))]                 # bins n-h .. 1, reversed: they land on h .. n-1
+    for o in dim[:-1]:                                       # and the other dims' indices k -> -k mod m
+        mirror = xp.roll(xp.flip(mirror, o), 1, o)
+    full[at(slice(h, n))] = xp.conj(mirror)
+    return full
+
+# %% ../../nbs/reference/fft.ipynb #d8b3f4d8
 class FftR2CBackward0(Op):
     "A real input's forward transform over `dim`; `onesided` keeps the first n//2 + 1 bins of the last dim."
     complex_aware = True
@@ -74,14 +88,25 @@ class FftR2CBackward0(Op):
         a = x._data
         ctx.args, ctx.n = (dim, normalization, onesided), a.shape[dim[-1]]
         xp = array_namespace(a)
-        return (xp.fft.rfftn if onesided else xp.fft.fftn)(a, axes=dim, norm=_np_norm(normalization, True))
+        half = xp.fft.rfftn(a, axes=dim, norm=_np_norm(normalization, True))
+        return half if onesided else _fill_conjugate(half, dim, a.shape[dim[-1]])
     @staticmethod
     def backward(ctx, g):
         dim, normalization, onesided = ctx.args
-        if onesided: g = _resize(g, dim[-1:], (ctx.n,))          # the dropped bins' gradient: zero
-        return FftC2CBackward0.apply(g, dim=dim, normalization=normalization, forward=False).real
+        if not onesided: return FftC2CBackward0.apply(g, dim=dim, normalization=normalization, forward=False).real
+        return _real_of_inverse(g, dim, normalization, ctx.n)
 
-# %% ../../nbs/reference/fft.ipynb #1a60c069
+# %% ../../nbs/reference/fft.ipynb #a42f484f
+def _real_of_inverse(g, dim, normalization, n):
+    "Re(inverse transform of half spectrum `g` zero-filled to `n` bins), as an `irfft`: torch's r2c backward."
+    h = g.shape[dim[-1]]
+    w = np.full(h, 0.5, dtype=g._data.real.dtype); w[0] = 1
+    if n % 2 == 0: w[-1] = 1                                   # the middle bin has no mirror image either
+    shape = [1] * g.dim(); shape[dim[-1]] = h
+    g = g * Tensor._make(array_namespace(g._data).asarray(w.reshape(shape)))
+    return FftC2RBackward0.apply(g, dim=dim, normalization=normalization, last_dim_size=n)
+
+# %% ../../nbs/reference/fft.ipynb #640fe9e0
 class FftC2RBackward0(Op):
     "The inverse transform of a half spectrum over `dim` to a real signal with `last_dim_size` points."
     complex_aware = True
@@ -102,7 +127,7 @@ class FftC2RBackward0(Op):
         shape = [1] * gi.dim(); shape[dim[-1]] = half
         return gi * Tensor._make(array_namespace(g._data).asarray(w.reshape(shape)))
 
-# %% ../../nbs/reference/fft.ipynb #7a0e0e5d
+# %% ../../nbs/reference/fft.ipynb #e7196225
 def _check_n(fname, name, n):
     "torch's TypeError for a signal length that is not an int."
     if n is not None and not isinstance(n, (builtins.int, np.integer)) or isinstance(n, builtins.bool):
@@ -141,7 +166,7 @@ def _c2r(fname, x, n, d, norm, forward):
     if forward: x = x.conj()
     return FftC2RBackward0.apply(x, dim=(d,), normalization=mode, last_dim_size=last)
 
-# %% ../../nbs/reference/fft.ipynb #4d3a088d
+# %% ../../nbs/reference/fft.ipynb #e3d5976c
 def _one(fname, input, n, dim, out, compute):
     "The checks every 1-D transform shares, and its `out=`."
     _check_tensors(f'fft_{fname}', {'input': input})
@@ -159,7 +184,7 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     return _one('ifft', input, n, dim, out, lambda d: _c2c(input, n, d, norm, False) if input.dtype.is_complex
                 else _r2c('ifft', input, n, d, norm, False, onesided=False))
 
-# %% ../../nbs/reference/fft.ipynb #2090701c
+# %% ../../nbs/reference/fft.ipynb #5d749b95
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     "The first n//2 + 1 bins of the transform of a real `input` (the rest are their conjugates)."
     return _one('rfft', input, n, dim, out, lambda d: _r2c('rfft', input, n, d, norm, True, onesided=True))
@@ -176,7 +201,7 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     "The inverse of `hfft`: the first half of the inverse transform of a real `input`."
     return _one('ihfft', input, n, dim, out, lambda d: _r2c('ihfft', input, n, d, norm, False, onesided=True))
 
-# %% ../../nbs/reference/fft.ipynb #8798bbbf
+# %% ../../nbs/reference/fft.ipynb #e20d11a8
 def _shape_and_dims(x, s, dim):
     "torch's canonical (shape, dims) of an n-dimensional transform, with its checks."
     ndim = x.dim()
@@ -208,7 +233,7 @@ def _many(fname, input, s, dim, out, compute):
     if sd is None: raise TypeError(f"fft_{fname}(): argument 's' must be tuple of ints, not {type(s).__name__}")
     return compute(*sd)
 
-# %% ../../nbs/reference/fft.ipynb #63462464
+# %% ../../nbs/reference/fft.ipynb #909c1ad3
 def _c2cn(x, shape, dims, norm, forward):
     "torch's `fftn_c2c`: promote to complex, resize, transform."
     x = _resize(_promote(x, require_complex=True), dims, shape)
@@ -230,7 +255,7 @@ def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     "The two-dimensional inverse discrete Fourier transform."
     return _many('ifft2', input, s, dim, out, lambda shape, dims: _c2cn(input, shape, dims, norm, False))
 
-# %% ../../nbs/reference/fft.ipynb #43a19398
+# %% ../../nbs/reference/fft.ipynb #5d5704c3
 def _rfftn(fname, x, shape, dims, norm):
     "torch's `rfftn`: a real input, the last dim halved."
     x = _resize(_promote(x), dims, shape)
@@ -255,7 +280,7 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     def compute(shape, dims): _one_axis('rfftn', shape); return _rfftn('rfftn', input, shape, dims, norm)
     return _many('rfft2', input, s, dim, out, compute)
 
-# %% ../../nbs/reference/fft.ipynb #2438ca79
+# %% ../../nbs/reference/fft.ipynb #49c0eb9f
 def _c2r_shape(fname, x, s, shape, dims):
     "torch's c2r canonical form: the output's last size (from `s`, else 2(m - 1)) and the half spectrum's shape."
     _one_axis(fname, shape)
@@ -277,7 +302,7 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     "The inverse of `rfft2`."
     return _many('irfft2', input, s, dim, out, lambda shape, dims: _irfftn('irfftn', input, s, shape, dims, norm))
 
-# %% ../../nbs/reference/fft.ipynb #399e1a2c
+# %% ../../nbs/reference/fft.ipynb #eebc5e3a
 def _hfftn(fname, x, s, shape, dims, norm):
     "torch's `hfftn`: a complex transform over all but the last dim, then conjugate, then a real one."
     shape, last = _c2r_shape(fname, x, s, shape, dims)
@@ -312,7 +337,7 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     "The two-dimensional `ihfftn`."
     return _many('ihfft2', input, s, dim, out, lambda shape, dims: _ihfftn('ihfftn', input, shape, dims, norm))
 
-# %% ../../nbs/reference/fft.ipynb #aa9200b2
+# %% ../../nbs/reference/fft.ipynb #2a3ae5d5
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=strided, device=None, pin_memory=False, requires_grad=False):
     "The sample frequencies of an `n`-point `fft` with sample spacing `d`."
     return _freqs('fftfreq', n, d, out, dtype, device, requires_grad)
@@ -334,7 +359,7 @@ def _freqs(fname, n, d, out, dtype, device, requires_grad):
     if out is not None: return _into(fname, out, (), lambda: r)
     return r.requires_grad_(requires_grad)
 
-# %% ../../nbs/reference/fft.ipynb #d4b21b42
+# %% ../../nbs/reference/fft.ipynb #7f0a704a
 def _shift_dims(x, dim):
     if dim is None: return list(range(x.dim()))
     return [_dim(x, d) for d in ((dim,) if isinstance(dim, (builtins.int, np.integer)) else dim)]
@@ -351,5 +376,5 @@ def ifftshift(input, dim=None):
     if not dims: raise RuntimeError("`shifts` required")
     return roll(input, [(input.shape[d] + 1) // 2 for d in dims], dims)
 
-# %% ../../nbs/reference/fft.ipynb #002a8127
+# %% ../../nbs/reference/fft.ipynb #4a83c5cf
 _all_ = ['Tensor']
