@@ -190,10 +190,14 @@ def _float_only(name, dtype):
         raise NotImplementedError(f'"{name}" not implemented for \'{_LEGACY[to_dtype(dtype).name]}\'')
 
 def rand(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
-    "Uniform samples from [0, 1)."
-    _float_only('check_uniform_bounds', dtype)
+    "Uniform samples from [0, 1) (for a complex dtype, the real and imaginary parts each, as torch's)."
+    if dtype is None or not to_dtype(dtype).is_complex: _float_only('check_uniform_bounds', dtype)
     s, g = _size(args, size, 'rand'), _generator(_on(device), generator)
-    return _factory(lambda xp, d: g.random(s, dtype=np.float64).astype(d), dtype, device, requires_grad)
+    def draw(xp, d):
+        if np.dtype(d).kind != 'c': return g.random(s, dtype=np.float64).astype(d)
+        a = g.random(s + (2,), dtype=np.float64)
+        return (a[..., 0] + 1j * a[..., 1]).astype(d)
+    return _factory(draw, dtype, device, requires_grad)
 
 def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples from the standard normal distribution."

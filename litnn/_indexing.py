@@ -159,7 +159,7 @@ def _sum_to(g, shape):
     return _reduce(g, shape[k:]).reshape(shape) if k > 0 else _reduce(g, shape)
 
 # %% ../nbs/18_indexing.ipynb #ac3f3fed
-def _floating(t): return _by_np[t._data.dtype].is_floating_point
+def _floating(t): return _by_np[t._data.dtype].is_floating_point or t._data.dtype.kind == 'c'   # differentiable dtypes
 
 def _whole(op, key):
     "Does an advanced `key` index the whole tensor (no int, no partial slice)? PyTorch's node is then `IndexPutBackward0`."

@@ -362,3 +362,104 @@ def test_stft_istft_gradcheck():
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')          # length 35 > 34: padded, with torch's warning
         assert litnn.autograd.gradcheck(lambda s: litnn.istft(s, 8, hop_length=2, window=w.detach(), length=35), (z,))
+
+
+# ---- the proof: a Fourier neural operator (spectral convolution) trains as torch's from the same weights
+def _fno(lib, width=8, modes=6):
+    "FNO-1d as neuraloperator writes it: complex weights on the lowest `modes` bins of an rfft, slice-assigned, irfft back."
+    nn, F = lib.nn, lib.nn.functional
+    class SpectralConv1d(nn.Module):
+        def __init__(self, in_channels, out_channels, modes1):
+            super().__init__()
+            self.in_channels, self.out_channels, self.modes1 = in_channels, out_channels, modes1
+            self.scale = 1 / (in_channels * out_channels)
+            self.weights1 = nn.Parameter(self.scale * lib.rand(in_channels, out_channels, self.modes1, dtype=lib.cfloat))
+        def compl_mul1d(self, input, weights): return lib.einsum("bix,iox->box", input, weights)
+        def forward(self, x):
+            x_ft = lib.fft.rfft(x)
+            out_ft = lib.zeros(x.shape[0], self.out_channels, x.size(-1) // 2 + 1, device=x.device, dtype=lib.cfloat)
+            out_ft[:, :, :self.modes1] = self.compl_mul1d(x_ft[:, :, :self.modes1], self.weights1)
+            return lib.fft.irfft(out_ft, n=x.size(-1))
+    class FNO1d(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc0 = nn.Linear(2, width)
+            self.conv0, self.conv1 = SpectralConv1d(width, width, modes), SpectralConv1d(width, width, modes)
+            self.w0, self.w1 = nn.Conv1d(width, width, 1), nn.Conv1d(width, width, 1)
+            self.fc1, self.fc2 = nn.Linear(width, 32), nn.Linear(32, 1)
+        def forward(self, x):
+            grid = lib.linspace(0, 1, x.shape[1]).reshape(1, -1, 1).repeat(x.shape[0], 1, 1)
+            x = self.fc0(lib.cat((x, grid), dim=-1)).permute(0, 2, 1)
+            x = F.gelu(self.conv0(x) + self.w0(x))
+            x = self.conv1(x) + self.w1(x)
+            return self.fc2(F.gelu(self.fc1(x.permute(0, 2, 1))))
+    return FNO1d()
+
+def test_fourier_neural_operator_trains_like_torch():
+    torch.manual_seed(0)
+    state = {k: v.detach().numpy().copy() for k, v in _fno(torch).state_dict().items()}
+    rng = np.random.default_rng(0)
+    u = rng.standard_normal((16, 32, 1)).astype(np.float32)
+    target = (np.cumsum(u, axis=1) / 8).astype(np.float32)          # learn an integral operator
+    def run(lib):
+        model = _fno(lib)
+        assert model.conv0.weights1.dtype == lib.complex64
+        model.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+        opt = lib.optim.Adam(model.parameters(), lr=1e-2)
+        x, y = lib.tensor(u), lib.tensor(target)
+        losses = []
+        for _ in range(8):
+            opt.zero_grad()
+            loss = lib.nn.functional.mse_loss(model(x), y)
+            loss.backward(); opt.step()
+            losses.append(loss.item())
+        return losses, model
+    (ll, lm), (tl, tm) = run(litnn), run(torch)
+    np.testing.assert_allclose(ll, tl, rtol=1e-5)
+    assert tl[-1] < tl[0]
+    for (k, lp), (_, tp) in zip(lm.named_parameters(), tm.named_parameters()):
+        np.testing.assert_allclose(host(lp), host(tp), rtol=1e-4, atol=1e-6, err_msg=k)
+
+def test_spectrogram_features_train_like_torch():
+    "Audio features with stft: log power spectrogram frames -> linear classifier, SGD, from the same weights."
+    rng = np.random.default_rng(1)
+    t = np.arange(400) / 400
+    freqs = rng.integers(0, 2, 24)
+    sig = np.stack([np.sin(2 * np.pi * (20 + 40 * f) * t + rng.uniform(0, 6)) + 0.3 * rng.standard_normal(400) for f in freqs]).astype(np.float32)
+    torch.manual_seed(1)
+    lin = torch.nn.Linear(33, 2)
+    state = {k: v.detach().numpy().copy() for k, v in lin.state_dict().items()}
+    def run(lib):
+        model = lib.nn.Linear(33, 2)
+        model.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+        opt = lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        x, y, w = lib.tensor(sig), lib.tensor(freqs), lib.hann_window(64)
+        losses = []
+        for _ in range(6):
+            spec = lib.stft(x, 64, hop_length=16, window=w, return_complex=True).abs().pow(2)
+            feats = (spec + 1e-6).log().mean(-1)                       # (batch, 33): the average log power per bin
+            loss = lib.nn.functional.cross_entropy(model(feats), y)
+            opt.zero_grad(); loss.backward(); opt.step()
+            losses.append(loss.item())
+        return losses
+    np.testing.assert_allclose(run(litnn), run(torch), rtol=1e-4)
+
+def test_what_the_fno_needed():
+    "Pieces of complex support the FNO program needed: complex `rand`, slice assignment of a complex value with autograd, Adam on complex parameters."
+    for L in (litnn, torch):
+        r = L.rand(3, 4, dtype=L.cfloat)
+        assert r.dtype == L.complex64 and (r.real >= 0).all() and (r.real < 1).all() and (r.imag >= 0).all() and (r.imag < 1).all()
+        assert L.rand(2, dtype=L.cdouble).dtype == L.complex128
+    res = []
+    for L in (litnn, torch):
+        w = L.tensor([1 + 2j, 3 - 1j, -1j], requires_grad=True)
+        o = L.zeros(5, dtype=L.cfloat)
+        o[:3] = w * 2
+        assert type(o.grad_fn).__name__ == 'CopySlices'
+        o.abs().sum().backward()
+        p, q = L.nn.Parameter(L.tensor([1 + 2j, 3 - 1j])), L.nn.Parameter(L.tensor(2 + 1j))
+        opt = L.optim.Adam([p, q], lr=0.1, amsgrad=True)
+        for _ in range(3):
+            opt.zero_grad(); ((p * p.conj()).real.sum() + (q * q).abs()).backward(); opt.step()
+        res.append([host(w.grad), host(p), host(q), host(opt.state[p]['exp_avg_sq'])])
+    for a, b in zip(*res): np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

@@ -32,6 +32,13 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
 # %% ../../nbs/50b_adam.ipynb #ea2f3536
+def _as_real(a):
+    "A complex array as float pairs, in place (torch's Adam steps `view_as_real` of a complex parameter); others as they are."
+    if a.dtype.kind != 'c': return a
+    if a.ndim == 0: a = a.reshape(1)                                # a view
+    elif a.strides[-1] != a.itemsize: a = array_namespace(a).ascontiguousarray(a)   # a gradient, only read
+    return a.view(a.real.dtype)
+
 @patch
 def step(self:Adam, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
@@ -41,7 +48,7 @@ def step(self:Adam, closure=None):
         beta1, beta2 = map(_scalar, group['betas'])
         for p in group['params']:
             if p._grad is None: continue
-            a, d = p._data, p._grad._data
+            a, d = _as_real(p._data), _as_real(p._grad._data)
             xp = array_namespace(a)
             state = self.state[p]
             if not state: state.update(_new_state(p, 'exp_avg', 'exp_avg_sq', *(['max_exp_avg_sq'] if amsgrad else [])))
@@ -51,7 +58,7 @@ def step(self:Adam, closure=None):
             decoupled = wd != 0 and group['decoupled_weight_decay']
             if wd != 0 and not decoupled: d = d + wd * a                      # L2: weight decay through the gradient
             decay = 1 - lr * wd if decoupled else 1
-            m, v = state['exp_avg']._data, state['exp_avg_sq']._data
+            m, v = _as_real(state['exp_avg']._data), _as_real(state['exp_avg_sq']._data)
             step_size, bc2_sqrt = lr / (1 - beta1 ** t), (1 - beta2 ** t) ** 0.5
             if decoupled: _bump(p)               # a change of its own, as PyTorch's mul_
             if not amsgrad and fused.adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
@@ -60,7 +67,7 @@ def step(self:Adam, closure=None):
             _lerp_(xp, m, d, 1 - beta1)
             v *= beta2; v += (1 - beta2) * d * d
             if amsgrad:
-                vmax = state['max_exp_avg_sq']._data
+                vmax = _as_real(state['max_exp_avg_sq']._data)
                 xp.maximum(vmax, v, out=vmax)
                 v = vmax
             denom = xp.sqrt(v, out=xp.empty_like(v)); denom /= bc2_sqrt; denom += eps   # (an array for 0-d too)
