@@ -376,5 +376,5 @@ def ifftshift(input, dim=None):
     if not dims: raise RuntimeError("`shifts` required")
     return roll(input, [(input.shape[d] + 1) // 2 for d in dims], dims)
 
-# %% ../../nbs/reference/fft.ipynb #4a83c5cf
+# %% ../../nbs/reference/fft.ipynb #caf253fc
 _all_ = ['Tensor']
