@@ -34,7 +34,7 @@ def _infer(data, dtype=None):
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
             elif a.dtype.kind == 'c': a = a.astype(get_default_dtype().to_complex().np)   # complex64 by default, as torch
             elif a.dtype.kind in 'iu': a = a.astype(np.int64)
-    if dtype is not None: a = a.astype(to_dtype(dtype).np, copy=False)
+    if dtype is not None: a = B._astype(a, to_dtype(dtype).np) if to_dtype(dtype).name == 'float8_e4m3fn' else a.astype(to_dtype(dtype).np, copy=False)
     return a
 
 def _to_host(v): return B.to_device(v._data, 'cpu') if isinstance(v, Tensor) else np.asarray(v)

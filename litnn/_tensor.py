@@ -130,7 +130,7 @@ def _wrap_dim(d, ndim):
 # %% ../nbs/10_tensor.ipynb #947671d5
 def _differentiable(npd):
     "Whether arrays of numpy dtype `npd` can carry gradients: floating point and complex ones, as in torch."
-    return npd.kind in 'fc' or npd.name == 'bfloat16'
+    return npd.kind in 'fc' or npd.name.startswith(('bfloat16', 'float8'))
 
 _LEAF_ONLY = ("you can only change requires_grad flags of leaf variables. If you want to use a computed "
               "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
@@ -181,9 +181,8 @@ def retains_grad(self:Tensor):
     return self._retains_grad
 
 # %% ../nbs/10_tensor.ipynb #3a1b7a61
-_LEGACY = dict(float32='Float', float64='Double', float16='Half', bfloat16='BFloat16', int8='Char',
-               int16='Short', int32='Int', int64='Long', uint8='Byte', bool='Bool', complex64='ComplexFloat', complex128='ComplexDouble')
-_FROM_LEGACY = {v + 'Tensor': k for k, v in _LEGACY.items()}
+from .backend import _LEGACY     # torch's names for the dtypes (00_backend)
+_FROM_LEGACY = {v + 'Tensor': k for k, v in _LEGACY.items() if not k.startswith('float8')}   # (no legacy types for those)
 
 def _type_name(self):
     "The legacy type name of a tensor, such as `litnn.FloatTensor`."
@@ -301,11 +300,12 @@ class finfo:
     def __init__(self, type=None):
         d = _info_dtype(type)
         if not d.is_floating_point: raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
-        f = B.ml_dtypes.finfo(d.np) if d.name == 'bfloat16' else np.finfo(d.np)
+        f = B.ml_dtypes.finfo(d.np) if d.name.startswith(('bfloat16', 'float8')) else np.finfo(d.np)
         self.bits, self.dtype = f.bits, d.name
         self.eps, self.max, self.min = builtins.float(f.eps), builtins.float(f.max), builtins.float(f.min)
         self.tiny = self.smallest_normal = builtins.float(f.smallest_normal)
         self.resolution = 10.0 ** -builtins.int(f.precision)
+        if d.name == 'float8_e5m2fnuz': self.eps = 0.125     # torch's value (c10's numeric_limits), half of ml_dtypes'
     def __repr__(self):
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")

@@ -34,6 +34,14 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     except (TypeError, ValueError) as e: raise pickle.UnpicklingError(f"a tensor does not fit its storage: {e}") from None
     return t.requires_grad_(True) if requires_grad is True else t
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
+    "A tensor of `dtype` over an untyped (byte) storage: how torch writes the dtypes without a storage class (the 8-bit floats)."
+    if type(storage) is not _Storage: raise pickle.UnpicklingError(f"a tensor's storage is a {type(storage).__name__}")
+    if type(dtype) is not B.dtype: raise pickle.UnpicklingError(f"a tensor's dtype is a {type(dtype).__name__}")
+    a = storage.array
+    if a.size % dtype.itemsize: raise pickle.UnpicklingError(f"a storage of {a.size} bytes does not hold whole {dtype.name} elements")
+    return _rebuild_tensor_v2(_Storage(a.view(dtype.np)), storage_offset, size, stride, requires_grad, backward_hooks, metadata)
+
 def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     "A Parameter (torch._utils._rebuild_parameter, and _rebuild_parameter_with_state without the extra attributes)."
     if not isinstance(data, Tensor): raise pickle.UnpicklingError(f"a Parameter's data is a {type(data).__name__}")
@@ -51,20 +59,20 @@ _STORAGE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "
 
 _ALLOWED = {"collections.OrderedDict": OrderedDict, "builtins.set": set, "_codecs.encode": _encode,
             "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2, "torch._utils._rebuild_parameter": _rebuild_parameter,
+            "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3, "torch.storage.UntypedStorage": _StorageType(B.uint8),
             "torch._utils._rebuild_parameter_with_state": _rebuild_parameter, "torch.Size": Size, "torch.device": B.device,
             **{f"torch.{k}Storage": _StorageType(B._by_name[v]) for k, v in _STORAGE_DTYPES.items()},
             **{f"torch.{k}": v for k, v in B._by_name.items()}}   # dtypes: torch.float32 -> litnn.float32
 # PyTorch dtypes litnn lacks: a file with such tensors is refused with a message about the dtype, not about code
-_TORCH_ONLY_DTYPES = {"complex32", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
-                      "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "qint8", "quint8", "qint32", "quint4x2"}
-_CALLABLE = {id(v) for v in (OrderedDict, set, _encode, _rebuild_tensor_v2, _rebuild_parameter, Size, B.device)}
+_TORCH_ONLY_DTYPES = {"complex32", "uint16", "uint32", "uint64", "float8_e8m0fnu", "qint8", "quint8", "qint32", "quint4x2"}
+_CALLABLE = {id(v) for v in (OrderedDict, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device)}
 
 def _find_class(module, name, f):
     "The stand-in for global `module.name`, if it is allowed."
     full = f"{'builtins' if module == '__builtin__' else module}.{name}"   # protocol 2 writes Python 2's name
     if full in _ALLOWED: return _ALLOWED[full]
     if len(full) > 200: full = full[:200] + "..."   # a name is as long as the file makes it: the message is not
-    if full == "torch._utils._rebuild_tensor_v3" or module == "torch" and (name.endswith("Storage") or name in _TORCH_ONLY_DTYPES):
+    if module == "torch" and (name.endswith("Storage") or name in _TORCH_ONLY_DTYPES):
         raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: it holds tensors of a type litnn does not have ({full})")
     raise pickle.UnpicklingError(
         f"litnn.load: refused {_name(f)!r}: it asks for the global '{full}', which is not part of a state dict or "
@@ -358,11 +366,15 @@ class _TorchPickler(pickle._Pickler):
 
     def _save_tensor(self, t):
         key, numel, offset, stride = self.where[id(t)]
-        pid = _Pid(("storage", _torch_global("torch", _STORAGE_TYPES[t.dtype.name]), key, str(t.device), numel))
-        rebuild = _torch_global("torch._utils", "_rebuild_tensor_v2")
+        if t.dtype.name in _STORAGE_TYPES:
+            pid = _Pid(("storage", _torch_global("torch", _STORAGE_TYPES[t.dtype.name]), key, str(t.device), numel))
+            rebuild, extra = _torch_global("torch._utils", "_rebuild_tensor_v2"), ()
+        else:   # a dtype without a storage class (the 8-bit floats): bytes, and the dtype, as torch writes them
+            pid = _Pid(("storage", _torch_global("torch.storage", "UntypedStorage"), key, str(t.device), numel * t.dtype.itemsize))
+            rebuild, extra = _torch_global("torch._utils", "_rebuild_tensor_v3"), (t.dtype,)
         if not isinstance(t, Parameter):
-            return self.save_reduce(rebuild, (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()), obj=t)
-        data = _Reduce(rebuild, (pid, offset, tuple(t.shape), stride, False, OrderedDict()))
+            return self.save_reduce(rebuild, (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()) + extra, obj=t)
+        data = _Reduce(rebuild, (pid, offset, tuple(t.shape), stride, False, OrderedDict()) + extra)
         self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()), obj=t)
 
 # %% ../nbs/64_reading_pytorch_files.ipynb #96138a55

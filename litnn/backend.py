@@ -9,11 +9,12 @@ try: import ml_dtypes
 except ImportError: ml_dtypes = None
 
 # %% auto #0
-__all__ = ['float16', 'float32', 'float64', 'bfloat16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'complex64',
-           'complex128', 'half', 'float', 'double', 'cfloat', 'cdouble', 'short', 'int', 'long', 'default_generator',
-           'contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype',
-           'to_dtype', 'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device',
-           'xp_for', 'Generator', 'memory_format']
+__all__ = ['float16', 'float32', 'float64', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz',
+           'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'complex64', 'complex128', 'half', 'float', 'double',
+           'cfloat', 'cdouble', 'short', 'int', 'long', 'default_generator', 'contiguous_format', 'channels_last',
+           'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'to_dtype', 'promote_types',
+           'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for', 'Generator',
+           'memory_format']
 
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
@@ -22,9 +23,9 @@ class dtype:
     __slots__ = ('name', 'np', 'is_floating_point', 'is_complex', 'is_signed', 'itemsize')
     def __init__(self, name, np_dtype):
         self.name, self.np = name, np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == 'f' or name == 'bfloat16'
+        self.is_floating_point = self.np.kind == 'f' or name.startswith(('bfloat16', 'float8'))   # (ml_dtypes' kind is 'V')
         self.is_complex = self.np.kind == 'c'
-        self.is_signed = self.np.kind in 'ifc' or name == 'bfloat16'
+        self.is_signed = self.is_floating_point or self.np.kind in 'ic'
         self.itemsize = self.np.itemsize
     def __repr__(self): return f'litnn.{self.name}'
     def __reduce__(self): return (_dtype_by_name, (self.name,))
@@ -41,7 +42,9 @@ class dtype:
 # %% ../nbs/00_backend.ipynb #a2f010d3
 _DTYPES = dict(float16=np.float16, float32=np.float32, float64=np.float64, complex64=np.complex64, complex128=np.complex128,
                int8=np.int8, int16=np.int16, int32=np.int32, int64=np.int64, uint8=np.uint8, bool=np.bool_)
-if ml_dtypes is not None: _DTYPES['bfloat16'] = ml_dtypes.bfloat16
+if ml_dtypes is not None:   # bfloat16 and the 8-bit floats come from ml_dtypes (their arrays are numpy arrays)
+    _DTYPES.update(bfloat16=ml_dtypes.bfloat16, float8_e4m3fn=ml_dtypes.float8_e4m3fn, float8_e5m2=ml_dtypes.float8_e5m2,
+                   float8_e4m3fnuz=ml_dtypes.float8_e4m3fnuz, float8_e5m2fnuz=ml_dtypes.float8_e5m2fnuz)
 
 _by_name = {k: dtype(k, v) for k, v in _DTYPES.items()}
 _by_np = {d.np: d for d in _by_name.values()}   # numpy dtype -> litnn dtype, for Tensor.dtype
@@ -49,6 +52,19 @@ def _dtype_by_name(name): return _by_name[name]
 
 float16, float32, float64 = _by_name['float16'], _by_name['float32'], _by_name['float64']
 bfloat16 = _by_name.get('bfloat16')
+float8_e4m3fn, float8_e5m2 = _by_name.get('float8_e4m3fn'), _by_name.get('float8_e5m2')
+float8_e4m3fnuz, float8_e5m2fnuz = _by_name.get('float8_e4m3fnuz'), _by_name.get('float8_e5m2fnuz')
+
+def _astype(a, npd):
+    "Array `a` as numpy dtype `npd`, as torch casts: to float8_e4m3fn it saturates at ±448 (infinities too), numpy's cast makes NaN."
+    if npd.name == 'float8_e4m3fn' and a.dtype.kind == 'f' or npd.name == 'float8_e4m3fn' and a.dtype.name == 'bfloat16':
+        a = a.astype(np.float32).clip(-448, 448)     # (an array method: numpy's and CuPy's)
+    return a.astype(npd)
+
+# torch's names for the dtypes in its messages (its ScalarType names; `FloatTensor` and the other legacy types)
+_LEGACY = dict(float32='Float', float64='Double', float16='Half', bfloat16='BFloat16', int8='Char', int16='Short', int32='Int',
+               int64='Long', uint8='Byte', bool='Bool', complex64='ComplexFloat', complex128='ComplexDouble',
+               float8_e4m3fn='Float8_e4m3fn', float8_e5m2='Float8_e5m2', float8_e4m3fnuz='Float8_e4m3fnuz', float8_e5m2fnuz='Float8_e5m2fnuz')
 int8, int16, int32, int64 = _by_name['int8'], _by_name['int16'], _by_name['int32'], _by_name['int64']
 uint8, bool = _by_name['uint8'], _by_name['bool']
 complex64, complex128 = _by_name['complex64'], _by_name['complex128']
@@ -80,6 +96,8 @@ def promote_types(a, b):
     "The smallest dtype both `a` and `b` convert to without losing their category, as torch's."
     a, b = to_dtype(a), to_dtype(b)
     if a is b: return a
+    if a.name.startswith('float8') or b.name.startswith('float8'):   # torch defines no promotion for the 8-bit floats
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {_LEGACY[a.name]} and {_LEGACY[b.name]}")
     ca, cb = _category(a), _category(b)
     if 3 in (ca, cb):   # complex with anything: complex parts wide enough for both (complex64 and float64: complex128)
         ra, rb = a.to_real() if ca == 3 else a, b.to_real() if cb == 3 else b

@@ -67,7 +67,7 @@ class ToCopyBackward0(Op):
             if a.dtype.kind == 'c' and dtype.np.kind != 'c':
                 warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
                 a = a.real
-            a = a.astype(dtype.np)
+            a = B._astype(a, dtype.np)
         return a.copy() if a is x._data else a
     @staticmethod
     def backward(ctx, g):
