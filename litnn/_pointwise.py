@@ -951,7 +951,9 @@ def _sgn(xp, a):
     "sign for real `a` (NaN 0, bool itself); z/|z| for complex `a`, 0 at 0."
     if a.dtype.kind != 'c': return _sign(xp, a)
     r = xp.abs(a)
-    return xp.where(r == 0, 0, a / xp.where(r == 0, 1, r)).astype(a.dtype)
+    if (r < xp.finfo(r.dtype).tiny).any():     # zeros, and magnitudes whose reciprocal would overflow
+        return xp.where(r == 0, 0, a / xp.where(r == 0, 1, r)).astype(a.dtype)
+    return a * (1 / r)                         # a real reciprocal: cheaper than a complex division
 
 def _dsgn(g, x, y):
     "0 for a real input; for a complex z, (g - s Re(g conj(s))) / |z| with s = z/|z| (0 at 0), as torch's sgn_backward."

@@ -76,7 +76,7 @@ def _fill_conjugate(half, dim, n):
     mirror = half[at(slice(n - h, 0, -1))]                 # bins n-h .. 1, reversed: they land on h .. n-1
     for o in dim[:-1]:                                       # and the other dims' indices k -> -k mod m
         mirror = xp.roll(xp.flip(mirror, o), 1, o)
-    full[at(slice(h, n))] = xp.conj(mirror)
+    xp.conjugate(mirror, out=full[at(slice(h, n))])
     return full
 
 # %% ../../nbs/reference/fft.ipynb #d8b3f4d8
@@ -93,7 +93,7 @@ class FftR2CBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         dim, normalization, onesided = ctx.args
-        if not onesided: return FftC2CBackward0.apply(g, dim=dim, normalization=normalization, forward=False).real
+        if not onesided: return FftC2RBackward0.apply(_hermitian_half(g, dim, ctx.n), dim=dim, normalization=normalization, last_dim_size=ctx.n)
         return _real_of_inverse(g, dim, normalization, ctx.n)
 
 # %% ../../nbs/reference/fft.ipynb #a42f484f
@@ -106,7 +106,16 @@ def _real_of_inverse(g, dim, normalization, n):
     g = g * Tensor._make(array_namespace(g._data).asarray(w.reshape(shape)))
     return FftC2RBackward0.apply(g, dim=dim, normalization=normalization, last_dim_size=n)
 
-# %% ../../nbs/reference/fft.ipynb #640fe9e0
+# %% ../../nbs/reference/fft.ipynb #a111c98a
+def _hermitian_half(g, dim, n):
+    "The first n//2 + 1 bins (along dim[-1]) of the Hermitian part of `g`: their irfft is Re(ifft(g))."
+    xp, h = array_namespace(g._data), n // 2 + 1
+    mirror = g
+    for d in dim[:-1]: mirror = mirror.index_select(d, Tensor._make(xp.asarray(-np.arange(g.shape[d]) % g.shape[d])))
+    mirror = mirror.index_select(dim[-1], Tensor._make(xp.asarray(-np.arange(h) % n)))
+    return (g.narrow(dim[-1], 0, h) + mirror.conj()) * 0.5
+
+# %% ../../nbs/reference/fft.ipynb #7fe2f249
 class FftC2RBackward0(Op):
     "The inverse transform of a half spectrum over `dim` to a real signal with `last_dim_size` points."
     complex_aware = True
@@ -127,7 +136,7 @@ class FftC2RBackward0(Op):
         shape = [1] * gi.dim(); shape[dim[-1]] = half
         return gi * Tensor._make(array_namespace(g._data).asarray(w.reshape(shape)))
 
-# %% ../../nbs/reference/fft.ipynb #e7196225
+# %% ../../nbs/reference/fft.ipynb #197f3718
 def _check_n(fname, name, n):
     "torch's TypeError for a signal length that is not an int."
     if n is not None and not isinstance(n, (builtins.int, np.integer)) or isinstance(n, builtins.bool):
@@ -166,7 +175,7 @@ def _c2r(fname, x, n, d, norm, forward):
     if forward: x = x.conj()
     return FftC2RBackward0.apply(x, dim=(d,), normalization=mode, last_dim_size=last)
 
-# %% ../../nbs/reference/fft.ipynb #e3d5976c
+# %% ../../nbs/reference/fft.ipynb #2e865388
 def _one(fname, input, n, dim, out, compute):
     "The checks every 1-D transform shares, and its `out=`."
     _check_tensors(f'fft_{fname}', {'input': input})
@@ -184,7 +193,7 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     return _one('ifft', input, n, dim, out, lambda d: _c2c(input, n, d, norm, False) if input.dtype.is_complex
                 else _r2c('ifft', input, n, d, norm, False, onesided=False))
 
-# %% ../../nbs/reference/fft.ipynb #5d749b95
+# %% ../../nbs/reference/fft.ipynb #48294157
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     "The first n//2 + 1 bins of the transform of a real `input` (the rest are their conjugates)."
     return _one('rfft', input, n, dim, out, lambda d: _r2c('rfft', input, n, d, norm, True, onesided=True))
@@ -201,7 +210,7 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     "The inverse of `hfft`: the first half of the inverse transform of a real `input`."
     return _one('ihfft', input, n, dim, out, lambda d: _r2c('ihfft', input, n, d, norm, False, onesided=True))
 
-# %% ../../nbs/reference/fft.ipynb #e20d11a8
+# %% ../../nbs/reference/fft.ipynb #4b3c23b2
 def _shape_and_dims(x, s, dim):
     "torch's canonical (shape, dims) of an n-dimensional transform, with its checks."
     ndim = x.dim()
@@ -233,7 +242,7 @@ def _many(fname, input, s, dim, out, compute):
     if sd is None: raise TypeError(f"fft_{fname}(): argument 's' must be tuple of ints, not {type(s).__name__}")
     return compute(*sd)
 
-# %% ../../nbs/reference/fft.ipynb #909c1ad3
+# %% ../../nbs/reference/fft.ipynb #ef91d16f
 def _c2cn(x, shape, dims, norm, forward):
     "torch's `fftn_c2c`: promote to complex, resize, transform."
     x = _resize(_promote(x, require_complex=True), dims, shape)
@@ -255,7 +264,7 @@ def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     "The two-dimensional inverse discrete Fourier transform."
     return _many('ifft2', input, s, dim, out, lambda shape, dims: _c2cn(input, shape, dims, norm, False))
 
-# %% ../../nbs/reference/fft.ipynb #5d5704c3
+# %% ../../nbs/reference/fft.ipynb #3339c202
 def _rfftn(fname, x, shape, dims, norm):
     "torch's `rfftn`: a real input, the last dim halved."
     x = _resize(_promote(x), dims, shape)
@@ -280,7 +289,7 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     def compute(shape, dims): _one_axis('rfftn', shape); return _rfftn('rfftn', input, shape, dims, norm)
     return _many('rfft2', input, s, dim, out, compute)
 
-# %% ../../nbs/reference/fft.ipynb #49c0eb9f
+# %% ../../nbs/reference/fft.ipynb #4d37ac91
 def _c2r_shape(fname, x, s, shape, dims):
     "torch's c2r canonical form: the output's last size (from `s`, else 2(m - 1)) and the half spectrum's shape."
     _one_axis(fname, shape)
@@ -302,7 +311,7 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     "The inverse of `rfft2`."
     return _many('irfft2', input, s, dim, out, lambda shape, dims: _irfftn('irfftn', input, s, shape, dims, norm))
 
-# %% ../../nbs/reference/fft.ipynb #eebc5e3a
+# %% ../../nbs/reference/fft.ipynb #1ede8768
 def _hfftn(fname, x, s, shape, dims, norm):
     "torch's `hfftn`: a complex transform over all but the last dim, then conjugate, then a real one."
     shape, last = _c2r_shape(fname, x, s, shape, dims)
@@ -337,7 +346,7 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     "The two-dimensional `ihfftn`."
     return _many('ihfft2', input, s, dim, out, lambda shape, dims: _ihfftn('ihfftn', input, shape, dims, norm))
 
-# %% ../../nbs/reference/fft.ipynb #2a3ae5d5
+# %% ../../nbs/reference/fft.ipynb #fe0d289a
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=strided, device=None, pin_memory=False, requires_grad=False):
     "The sample frequencies of an `n`-point `fft` with sample spacing `d`."
     return _freqs('fftfreq', n, d, out, dtype, device, requires_grad)
@@ -359,7 +368,7 @@ def _freqs(fname, n, d, out, dtype, device, requires_grad):
     if out is not None: return _into(fname, out, (), lambda: r)
     return r.requires_grad_(requires_grad)
 
-# %% ../../nbs/reference/fft.ipynb #7f0a704a
+# %% ../../nbs/reference/fft.ipynb #7c29fc4c
 def _shift_dims(x, dim):
     if dim is None: return list(range(x.dim()))
     return [_dim(x, d) for d in ((dim,) if isinstance(dim, (builtins.int, np.integer)) else dim)]
@@ -376,5 +385,5 @@ def ifftshift(input, dim=None):
     if not dims: raise RuntimeError("`shifts` required")
     return roll(input, [(input.shape[d] + 1) // 2 for d in dims], dims)
 
-# %% ../../nbs/reference/fft.ipynb #caf253fc
+# %% ../../nbs/reference/fft.ipynb #9b681ce9
 _all_ = ['Tensor']
