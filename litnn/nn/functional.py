@@ -743,6 +743,7 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     if w.ndim != x.ndim: raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
     _check_shapes(input, weight, bias, groups)
     pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
+    if 0 in w.shape[2:]: raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*(sp + w.shape[2:])))
     dilation2 = sp + dilation
     whole = None if math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
     geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups, whole)
