@@ -650,6 +650,14 @@ def _pads(padding, k, ksize, dilation, stride, fn, n=1):
 # %% ../../nbs/42_conv.ipynb #b1b24ab9
 _tokens = itertools.count()     # names a forward's window matrix in scratch (see `_Scratch.mark`)
 
+def _with_bias(wa, b, G):
+    "The weight as (G, O/G, C/G·KH·KW), with the bias as one more column when there is one."
+    w3 = wa.reshape(G, wa.shape[0] // G, -1)
+    if b is None: return w3
+    m = array_namespace(wa).empty(w3.shape[:2] + (w3.shape[2] + 1,), wa.dtype)
+    m[..., :-1], m[..., -1] = w3, b.reshape(w3.shape[:2])
+    return m
+
 class ConvolutionBackward0(Op):
     "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch"
     on_arrays = True
@@ -658,15 +666,14 @@ class ConvolutionBackward0(Op):
         a, wa, xp = x._data, w._data, array_namespace(x._data)
         G, O = geo.G, wa.shape[0]
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
-        chunks = _chunks(geo)
+        chunks, wb = _chunks(geo), _with_bias(wa, None if b is None else b._data, G)
         for n0, n1, gc in chunks:
-            full = _unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch)
+            full = _unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch, ones=b is not None)   # the bias's row of ones
             cols = _per_image(full, gc)
             direct = gc.dims[7] == gc.dims[9]        # no junk columns: the products are the output
             y = out[n0:n1].reshape(n1 - n0, O, gc.M) if direct else _scratch(a, 2, (n1 - n0, O, gc.M))
-            xp.matmul(wa.reshape(G, O // G, -1), cols, out=y.reshape(n1 - n0, G, O // G, gc.M))
-            if direct and b is not None: xp.add(y, b._data.reshape(O, 1), out=y)
-            elif not direct: _im2col_out(y, gc, None if b is None else b._data, out[n0:n1])
+            xp.matmul(wb, cols, out=y.reshape(n1 - n0, G, O // G, gc.M))
+            if not direct: _im2col_out(y, gc, None, out[n0:n1])
         if ctx is not _NO_CTX:
             nx, nw, _ = ctx.needs_input_grad
             ctx.save_for_backward(x if nw else None, w if nx else None)
@@ -678,22 +685,26 @@ class ConvolutionBackward0(Op):
     def backward(ctx, g):
         if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
         (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
-        O, G, xp = ctx.wshape[0], ctx.geo.G, array_namespace(ga)
-        gw = xp.zeros((G, O // G, math.prod(ctx.wshape[1:])), ga.dtype) if nw else None
-        gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb else None
+        O, G, K, xp = ctx.wshape[0], ctx.geo.G, math.prod(ctx.wshape[1:]), array_namespace(ga)
+        gwb = xp.zeros((G, O // G, K + nb), ga.dtype) if nw else None      # the bias's gradient as a last column
+        gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb and not nw else None
         gx = xp.empty(ctx.geo.xshape, ga.dtype) if nx else None
         for n0, n1, gc in _chunks(ctx.geo):
             N, M = n1 - n0, gc.M
             gy = (ga[n0:n1] if gc.dims[7] == gc.dims[9] else _out_t(ga[n0:n1], gc, _scratch)).reshape(N, G, O // G, M)
             if nw:
                 full = _scratch.marked(ga, 1, ctx.token)
-                if full is None: full = _unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch)
-                gw += (gy @ _per_image(full, gc).swapaxes(-1, -2)).sum(0)
+                if full is None or full.shape[0] < G * (K + nb):
+                    full = _unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch, ones=nb)
+                cols = _per_image(full, gc)[:, :, :K + nb]      # the row of ones only where the bias needs its gradient
+                gwb += xp.matmul(gy, cols.swapaxes(-1, -2), out=_scratch(ga, 3, (N, G, O // G, K + nb))).sum(0)
             if nx:
                 m, v = _cols_for(ga, gc, _scratch)
                 xp.matmul(w._data.reshape(G, O // G, -1).swapaxes(1, 2), gy, out=v)
                 _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
-        return gx, None if gw is None else gw.reshape(ctx.wshape), gb
+        gw = None if gwb is None else gwb[..., :K].reshape(ctx.wshape)
+        if nw and nb: gb = gwb[..., K].reshape(O)
+        return gx, gw, gb
 
 # %% ../../nbs/42_conv.ipynb #c8ace543
 class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())
@@ -732,8 +743,10 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     if w.ndim != x.ndim: raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
     _check_shapes(input, weight, bias, groups)
     pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
+    if 0 in w.shape[2:]: raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*(sp + w.shape[2:])))
     dilation2 = sp + dilation
-    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups)
+    whole = None if math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
+    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups, whole)
     if any(o <= 0 for o in geo.dims[6:8]):
         size = lambda v: ' x '.join(map(str, v[2 - k:]))
         raise RuntimeError(f"Calculated padded input size per channel: ({size(geo.dims[4:6])}). Kernel size: ({size([d * (s - 1) + 1 for d, s in zip(dilation2, geo.args[0])])}). Kernel size can't be greater than actual input size")
