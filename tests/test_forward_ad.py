@@ -444,3 +444,46 @@ def test_rules_used():
     rule = {c.__name__: r.__name__ for c, r in lfw._RULES.items()}
     assert rule['TBackward0'] == '_linear' and rule['MulBackward0'] == '_multilinear' and rule['AddBackward0'] == '_affine'
     assert rule['TanhBackward0'] == '_elementwise' and rule['SoftmaxBackward0'] == '_double_backward'
+
+
+def _set(y, k, v):
+    y[k] = v
+    return y
+
+
+INPLACE = {
+    'mul_': lambda T, d: d.clone().mul_(2),
+    'add_dual': lambda T, d: d.clone().add_(d, alpha=3),
+    'sub_into_plain': lambda T, d: T.ones(3, dtype=T.float64).sub_(d),
+    'div_': lambda T, d: d.clone().div_(d.exp()),
+    'tanh_': lambda T, d: d.clone().tanh_(),
+    'clamp_': lambda T, d: d.clone().clamp_(-0.1, 0.4),
+    'relu_inplace': lambda T, d: T.nn.functional.relu(d.clone(), inplace=True),
+    'copy_': lambda T, d: T.zeros(3, dtype=T.float64).copy_(d),
+    'zero_': lambda T, d: d.clone().zero_(),
+    'fill_': lambda T, d: d.clone().fill_(2.0),
+    'masked_fill_': lambda T, d: d.clone().masked_fill_(d > 0, 1.0),
+    'index_add_': lambda T, d: d.clone().index_add_(0, T.tensor([0, 0]), d[1:] * 2),
+    'setitem_number': lambda T, d: _set(d.clone(), 0, 5.0),
+    'setitem_dual': lambda T, d: _set(T.zeros(3, dtype=T.float64), slice(0, 2), d[1:] * 3),
+    'setitem_mask': lambda T, d: _set(d.clone(), d > 0, d[d > 0] ** 2),
+    'view_inplace': lambda T, d: (lambda y: (y[1:].mul_(2), y)[1])(d.clone()),
+    'view_of_view_inplace': lambda T, d: (lambda y: (y[1:][:1].add_(d[:1]), y)[1])(d.clone()),
+    'transposed_view_inplace': lambda T, d: (lambda y: (y.t()[0].mul_(d), y)[1])(d.clone().reshape(3, 1).expand(3, 2).contiguous()),
+    'unsqueeze_': lambda T, d: d.clone().unsqueeze_(0) * 1,
+    't_': lambda T, d: d.clone().reshape(1, 3).t_() * 1,
+}
+
+
+@pytest.mark.parametrize('name', INPLACE)
+def test_inplace(name):
+    res = []
+    for T, fw in ((litnn, lfw), (torch, tfw)):
+        with fw.dual_level():
+            d = fw.make_dual(T.tensor([0.3, -0.2, 0.5], dtype=T.float64), T.tensor([1., 2, 3], dtype=T.float64))
+            p, t = fw.unpack_dual(INPLACE[name](T, d))
+            res.append((to_np(p), to_np(t)))
+    (p, t), (tp, tt) = res
+    np.testing.assert_allclose(p, tp, rtol=1e-12)
+    assert (t is None) == (tt is None)
+    if t is not None: np.testing.assert_allclose(t, tt, rtol=1e-12)
