@@ -487,3 +487,14 @@ def test_inplace(name):
     np.testing.assert_allclose(p, tp, rtol=1e-12)
     assert (t is None) == (tt is None)
     if t is not None: np.testing.assert_allclose(t, tt, rtol=1e-12)
+
+
+def test_repr_shows_tangent():
+    outs = []
+    for T, fw in ((litnn, lfw), (torch, tfw)):
+        x = T.tensor([-0.0346, 0.5917, -1.5602], dtype=T.float64, requires_grad=True)
+        with fw.dual_level():
+            d = fw.make_dual(x, T.ones(3))
+            outs.append((repr(d), repr(fw.make_dual(T.tensor(1.), T.tensor(2.))), repr(d.exp())))
+        outs[-1] += (repr(d),)
+    assert outs[0] == tuple(s.replace('torch.', 'litnn.') for s in outs[1])
