@@ -498,3 +498,64 @@ def test_repr_shows_tangent():
             outs.append((repr(d), repr(fw.make_dual(T.tensor(1.), T.tensor(2.))), repr(d.exp())))
         outs[-1] += (repr(d),)
     assert outs[0] == tuple(s.replace('torch.', 'litnn.') for s in outs[1])
+
+
+def model_and_inputs(T):
+    T.manual_seed(0)
+    m = T.nn.Sequential(T.nn.Conv2d(2, 3, 3, padding=1), T.nn.BatchNorm2d(3), T.nn.GELU(), T.nn.Flatten(), T.nn.Linear(48, 5), T.nn.LayerNorm(5)).double()
+    return m
+
+
+def test_module_jvp_through_functional_call():
+    "jvp with respect to a model's parameters (a dict of primals), as a sensitivity analysis does."
+    res = []
+    for T in (litnn, torch):
+        m = model_and_inputs(T)
+        sd = {k: T.tensor(v.detach().numpy()) for k, v in model_and_inputs(torch).state_dict().items()}
+        m.load_state_dict(sd)
+        m.eval()             # torch.func refuses the in-place update of the running statistics
+        params = {k: v.detach() for k, v in m.named_parameters()}
+        tangents = {k: T.tensor(arr(tuple(v.shape), i)) for i, (k, v) in enumerate(params.items())}
+        x = T.tensor(arr((2, 2, 4, 4), 99))
+        out, jt = T.func.jvp(lambda p: T.func.functional_call(m, p, (x,)), (params,), (tangents,))
+        res.append((to_np(out), to_np(jt)))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-8, atol=1e-10)
+
+
+def test_module_with_dual_input():
+    res = []
+    for T, fw in ((litnn, lfw), (torch, tfw)):
+        m = model_and_inputs(T)
+        m.load_state_dict({k: T.tensor(v.detach().numpy()) for k, v in model_and_inputs(torch).state_dict().items()})
+        with fw.dual_level():
+            d = fw.make_dual(T.tensor(arr((2, 2, 4, 4), 5)), T.tensor(arr((2, 2, 4, 4), 6)))
+            p, t = fw.unpack_dual(m(d))
+        res.append((to_np(p), to_np(t), to_np(m[1].running_mean)))
+    for o, t in zip(*res): np.testing.assert_allclose(o, t, rtol=1e-8, atol=1e-10)
+
+
+def test_jvp_under_vmap():
+    "vmap over tangents: the Jacobian one column per sample, as torch.func's jacfwd is built."
+    x, tx_ = pair(4, 0)
+    f = lambda T: (lambda a: (a.sin() * a.sum()).tanh())
+    ours = litnn.func.vmap(lambda t: litnn.func.jvp(f(litnn), (x,), (t,))[1])(litnn.eye(4, dtype=litnn.float64))
+    theirs = torch.func.vmap(lambda t: torch.func.jvp(f(torch), (tx_,), (t,))[1])(torch.eye(4, dtype=torch.float64))
+    close(ours, theirs)
+
+
+def test_profiler_and_dual_level():
+    "A profile recording around a dual level, and one inside it: tangents still flow, the ops are recorded."
+    x = litnn.tensor(arr(3, 0))
+    with litnn.profiler.profile() as prof:
+        with lfw.dual_level():
+            d = lfw.make_dual(x, litnn.ones(3, dtype=litnn.float64))
+            t = lfw.unpack_dual(d.sin()).tangent
+    np.testing.assert_allclose(to_np(t), np.cos(arr(3, 0)))
+    assert any(e.name == 'aten::sin' for e in prof.events())
+    with lfw.dual_level():
+        d = lfw.make_dual(x, litnn.ones(3, dtype=litnn.float64))
+        with litnn.profiler.profile() as prof:
+            y = d.exp()
+        np.testing.assert_allclose(to_np(lfw.unpack_dual(d.cos()).tangent), -np.sin(arr(3, 0)))
+    assert any(e.name == 'aten::exp' for e in prof.events())
