@@ -472,6 +472,7 @@ INPLACE = {
     'transposed_view_inplace': lambda T, d: (lambda y: (y.t()[0].mul_(d), y)[1])(d.clone().reshape(3, 1).expand(3, 2).contiguous()),
     'unsqueeze_': lambda T, d: d.clone().unsqueeze_(0) * 1,
     't_': lambda T, d: d.clone().reshape(1, 3).t_() * 1,
+    'views_follow_base': lambda T, d: (lambda y, v, w: (y.mul_(2), w.add_(d[:2]), T.stack([v, w]))[2])(*(lambda y: (y, y[1:], y[:2]))(d.clone())),
 }
 
 
