@@ -560,3 +560,22 @@ def test_profiler_and_dual_level():
             y = d.exp()
         np.testing.assert_allclose(to_np(lfw.unpack_dual(d.cos()).tangent), -np.sin(arr(3, 0)))
     assert any(e.name == 'aten::exp' for e in prof.events())
+
+
+@pytest.mark.parametrize('device', ['cpu'] + (['cuda'] if litnn.cuda.is_available() else []))
+def test_on_device(device):
+    "The rules and the in-place bookkeeping build their index arrays in the tensor's own array module."
+    a, t = arr((3, 4), 0), arr((3, 4), 1)
+    with lfw.dual_level():
+        d = lfw.make_dual(litnn.tensor(a, device=device), litnn.tensor(t, device=device))
+        y = (d.tanh() @ d.t()).softmax(-1).clone()
+        y[0].mul_(2)
+        p, jt = lfw.unpack_dual(y)
+    with tfw.dual_level():
+        d = tfw.make_dual(torch.tensor(a), torch.tensor(t))
+        y = (d.tanh() @ d.t()).softmax(-1).clone()
+        y[0].mul_(2)
+        tp, tjt = tfw.unpack_dual(y)
+    assert p.device.type == device and jt.device.type == device
+    np.testing.assert_allclose(to_np(p), to_np(tp), rtol=1e-10)
+    np.testing.assert_allclose(to_np(jt), to_np(tjt), rtol=1e-9, atol=1e-12)
