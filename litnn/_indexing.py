@@ -168,6 +168,7 @@ def _whole(op, key):
 @patch
 def __setitem__(self:Tensor, key, value):
     "Write `value` (a number or a tensor, broadcast and cast to this dtype) into the indexed region."
+    if _Mode.fw is not None and not _Mode.fw.busy: return _Mode.fw.setitem(self, key, value)   # in a dual level (14b_forward_mode)
     k, op = _index_key(self, key)
     vt = isinstance(value, Tensor)
     if vt and type(value._data) is not type(self._data): value = value.to(self.device)

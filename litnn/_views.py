@@ -754,6 +754,7 @@ def _become(self, make_view, node):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     view = make_view(self)
     self._data = view._data
+    if _Mode.fw is not None: _Mode.fw.carry(view, self)   # in a dual level: the tangent takes the new shape (14b_forward_mode)
     if view.grad_fn is not None:
         view.grad_fn.__class__ = node          # same formula; torch's name for the in-place form
         self.grad_fn, self._output_nr = view.grad_fn, view._output_nr

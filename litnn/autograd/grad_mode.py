@@ -17,6 +17,7 @@ class _Mode:
     trace = None         # while exporting (litnn.onnx, nbs/60_onnx_tracing) or profiling (reference/backprop/profiler): called by every Op instead of running it
     profiler = None      # while a profile records (reference/backprop/profiler): the recorder the engine reports each node's backward to
     batched = None       # inside vmap (33a_vmap): the function each op first offers its arguments to
+    fw = None            # inside a dual level (14b_forward_mode): its state, which custom Functions give their outputs' tangents to
 
 def is_grad_enabled():
     "True when operations record the graph."
