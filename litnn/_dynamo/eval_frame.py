@@ -14,6 +14,7 @@ from ..autograd.grad_mode import _Mode
 from ..autograd.graph import AccumulateGrad, _accumulator, _NO_CTX, _FREED, _graph_task, _task_ids, _wrap_many, _as_array
 from ..autograd.engine import _topo, _call_backward, _accumulate, _claim, _value, _root, _grad_for, _as_tuple, _inplace
 from ..nn.modules.module import Module, register_module_forward_pre_hook
+from ..nn import functional as _F
 from ..optim.optimizer import Optimizer, register_optimizer_step_pre_hook, register_optimizer_step_post_hook
 from .. import autograd as _autograd
 from . import config
@@ -38,7 +39,7 @@ def _user_stack():
 def _version_of(t): return t._vc[0] if t._vc is not None else 0
 
 # the kinds of step a program holds
-_OP, _INPLACE, _BACKWARD, _CALL, _SETGRAD, _ALIAS = range(6)
+_OP, _INPLACE, _BACKWARD, _CALL, _SETGRAD, _ALIAS, _FACTORY = range(7)
 
 class _Capture:
     "What one eager run records: its steps, the slots of the values they make, the tensors they read from outside."
@@ -83,10 +84,24 @@ class _Capture:
                     return (0, a)
             if _version_of(a) != self.version[id(a)]: self.graph_break("an in-place change the capture did not record")
             return (1, k) if k is not None else (0, a)
+        if isinstance(a, np.ndarray) or hasattr(a, '__cuda_array_interface__'): return self.ref_array(a)
         if type(a) in (tuple, list) and builtins.any(isinstance(v, Tensor) for v in a):
             return (2, type(a), tuple(self.ref(v) for v in a))
         if type(a) is dict and builtins.any(isinstance(v, Tensor) for v in a.values()):
             return (3, tuple(a), tuple(self.ref(v) for v in a.values()))
+        return (0, a)
+
+    def ref_array(self, a):
+        """An array passed to an op (`indices=input._data`): (4, slot) for a recorded tensor's array, (5, t) for an outside
+        tensor's, a constant for a new array (`arange`'s); a view of a recorded array made outside the operations breaks."""
+        k = self.arrays.get(id(a))
+        if k is not None: return (4, k)
+        for t in self.externals.values():
+            if t._data is a: return (5, t)
+        b = getattr(a, 'base', None)
+        while b is not None:
+            if id(b) in self.arrays: self.graph_break("an array computed outside recorded operations, passed to an operation")
+            b = getattr(b, 'base', None)
         return (0, a)
 
     def refresh(self):
@@ -143,6 +158,17 @@ def _record_call(fn, *args, **kw):
     cap.steps.append((_CALL, fn, args, kw))
     return out
 
+def _recorded_factory(fn):
+    "`fn`, a function that makes a new tensor from random numbers (dropout's mask), as one step of the program."
+    def factory(*args, **kw):
+        cap = _Capture.current
+        if cap is None or not cap.active: return fn(*args, **kw)
+        spec, kws = tuple(cap.ref(a) for a in args), {k: cap.ref(v) for k, v in kw.items()}
+        with _suspended(cap): out = fn(*args, **kw)
+        cap.steps.append((_FACTORY, fn, spec, kws, cap.new_slot(out)))
+        return out
+    return factory
+
 def _step_pre_hook(opt, args, kwargs):
     "Before an optimizer's step: the step is replayed as a whole."
     cap = _Capture.current
@@ -173,10 +199,19 @@ def _backward_recorded(tensors, grad_tensors=None, retain_graph=None, create_gra
     if cap is None or not cap.active: return _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
     ts = _as_tuple(tensors)
     gs = (None,) * len(ts) if grad_tensors is None else (grad_tensors,) if isinstance(grad_tensors, Tensor) else _as_tuple(grad_tensors)
+    made = []           # the .grad tensors the walk makes: later steps (`p -= lr * p.grad`) read them as slots
     if create_graph or inputs is not None: cap.graph_break("backward with create_graph or inputs")
-    else: cap.steps.append((_BACKWARD, _plan(cap, ts), tuple(cap.ref(t) for t in ts),
-                            tuple(cap.ref(g) if g is not None else None for g in gs), builtins.bool(retain_graph)))
+    else:
+        plan = _plan(cap, ts)
+        cap.steps.append((_BACKWARD, plan, tuple(cap.ref(t) for t in ts),
+                          tuple(cap.ref(g) if g is not None else None for g in gs), builtins.bool(retain_graph), made))
     with _suspended(cap): _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
+    if made is not None and not (create_graph or inputs is not None):
+        for node, leaf, _ in plan[0]:
+            if node is None:
+                v = leaf[1] if leaf[0] == 1 else leaf[1].variable
+                v = cap.keep[v] if leaf[0] == 1 else v
+                if v._grad is not None and id(v._grad) not in cap.slots: made.append((leaf, cap.new_slot(v._grad)))
 
 def _plan(cap, tensors):
     "The engine's walk, fixed: the nodes in its order, and for each where its gradients go (positions in the order)."
@@ -221,8 +256,9 @@ _BREAKS = {'item': "Tensor.item(): a Python number read from a tensor's data",
 
 def _print(*args, **kw):
     cap = _Capture.current
-    if cap is not None: cap.graph_break("print(): a Python side effect")
-    return _builtin_print(*args, **kw)
+    if cap is None or not cap.active: return _builtin_print(*args, **kw)
+    cap.graph_break("print(): a Python side effect")
+    with _suspended(cap): return _builtin_print(*args, **kw)
 
 _builtin_print = builtins.print
 _grad_property = Tensor.grad
@@ -237,7 +273,8 @@ class _Recording:
             (Tensor, 'grad', property(_grad_property.fget, _set_grad)),
             (Optimizer, 'zero_grad', _recorded_method(Optimizer.zero_grad)),
             (Module, 'zero_grad', _recorded_method(Module.zero_grad)),
-            (_autograd, 'backward', _backward_recorded), (builtins, 'print', _print)]
+            (_autograd, 'backward', _backward_recorded), (builtins, 'print', _print),
+            (_F, '_mask', _recorded_factory(_F._mask))]
         _backward = _autograd.backward
         self.saved = [(o, n, o.__dict__[n] if isinstance(o, type) else getattr(o, n)) for o, n, _ in self.patches]
         for o, n, f in self.patches: setattr(o, n, f)
@@ -317,7 +354,8 @@ def _arg(env, r):
     if s == 1: return env[r[1]]
     if s == 0: return r[1]
     if s == 2: return r[1](_arg(env, v) for v in r[2])
-    return {k: _arg(env, v) for k, v in zip(r[1], r[2])}
+    if s == 3: return {k: _arg(env, v) for k, v in zip(r[1], r[2])}
+    return env[r[1]]._data if s == 4 else r[1]._data
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -350,10 +388,12 @@ class _Program:
         finally: _Mode.grad = grad
         return _arg(env, self.out_spec)
 
-    def backward(self, env, plan, tensors, grads, retain):
+    def backward(self, env, plan, tensors, grads, retain, made):
         "The engine's walk (13_backprop_engine), without sorting the graph again: same nodes, same order, same sums."
         ts = [_arg(env, t) for t in tensors]
-        if self.graph: return _backward(ts, [None if g is None else _arg(env, g) for g in grads], retain)
+        if self.graph:
+            _backward(ts, [None if g is None else _arg(env, g) for g in grads], retain)
+            return self.grads_made(env, made)
         nodes, roots, order = plan
         bufs = [None] * len(nodes)
         claimed = set()
@@ -391,6 +431,13 @@ class _Program:
                         bufs[j] = buf = [None] * (n2._n_out if n2 is not None else 1)
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
         finally: _Mode.grad, _graph_task.current = prev, prev_task
+        self.grads_made(env, made)
+
+    def grads_made(self, env, made):
+        "The leaves' .grad tensors, into the slots the capture gave them."
+        for leaf, k in made:
+            v = _arg(env, leaf)
+            env[k] = (v.variable if type(v) is AccumulateGrad else v)._grad
 
 # %% ../../nbs/37_compile.ipynb #d5aba72c
 def _step_fn(prog, st):
@@ -444,6 +491,10 @@ def _step_fn(prog, st):
         return run
     if kind == _CALL: return lambda env: st[1](*st[2], **st[3])
     if kind == _SETGRAD: return lambda env: _grad_property.fset(_arg(env, st[1]), _arg(env, st[2]))
+    if kind == _FACTORY:
+        _, fn, spec, kws, k = st
+        def run(env): env[k] = fn(*[_arg(env, a) for a in spec], **{n: _arg(env, v) for n, v in kws.items()})
+        return run
     _, k, j, rg = st
     def run(env):
         src = env[k]
@@ -560,9 +611,11 @@ def _disable(fn, reason=None):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         cap = _Capture.current
-        if cap is not None: cap.graph_break(f"call to a function marked with disable{': ' + reason if reason else ''}")
         _Disabled.depth += 1
-        try: return fn(*args, **kwargs)
+        try:
+            if cap is None or not cap.active: return fn(*args, **kwargs)
+            cap.graph_break(f"call to a function marked with disable{': ' + reason if reason else ''}")
+            with _suspended(cap): return fn(*args, **kwargs)        # eager: nothing inside is recorded
         finally: _Disabled.depth -= 1
     wrapper._litnn_disabled = True
     return wrapper
