@@ -556,7 +556,7 @@ class _Compiled:
     def __call__(self, *args, **kwargs):
         if _Capture.current is not None or _Mode.trace is not None or _Mode.batched is not None or _Disabled.depth:
             return self.fn(*args, **kwargs)             # inside another capture, a trace, vmap: as is
-        inputs, key = _flatten((args, kwargs), [], [_Mode.grad])
+        inputs, key = _flatten((args, kwargs), [], [_Mode.grad, _Mode.inference])
         key = tuple(key)
         entries = self.cache.get(key)
         if entries is not None and _values_ok(self.values):
