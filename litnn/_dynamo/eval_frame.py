@@ -39,7 +39,7 @@ def _user_stack():
 def _version_of(t): return t._vc[0] if t._vc is not None else 0
 
 # the kinds of step a program holds
-_OP, _INPLACE, _BACKWARD, _CALL, _SETGRAD, _ALIAS, _FACTORY = range(7)
+_OP, _INPLACE, _BACKWARD, _CALL, _SETGRAD, _ALIAS, _FACTORY, _WHOLE = range(8)
 
 class _Capture:
     "What one eager run records: its steps, the slots of the values they make, the tensors they read from outside."
@@ -85,8 +85,9 @@ class _Capture:
             if _version_of(a) != self.version[id(a)]: self.graph_break("an in-place change the capture did not record")
             return (1, k) if k is not None else (0, a)
         if isinstance(a, np.ndarray) or hasattr(a, '__cuda_array_interface__'): return self.ref_array(a)
-        if type(a) in (tuple, list) and builtins.any(isinstance(v, Tensor) for v in a):
-            return (2, type(a), tuple(self.ref(v) for v in a))
+        if isinstance(a, (tuple, list)):            # an index key, a list of tensors: made again from its parts
+            refs = tuple(self.ref(v) for v in a)
+            return (2, type(a), refs) if builtins.any(r[0] != 0 for r in refs) else (0, a)
         if type(a) is dict and builtins.any(isinstance(v, Tensor) for v in a.values()):
             return (3, tuple(a), tuple(self.ref(v) for v in a.values()))
         return (0, a)
@@ -168,6 +169,49 @@ def _recorded_factory(fn):
         cap.steps.append((_FACTORY, fn, spec, kws, cap.new_slot(out)))
         return out
     return factory
+
+def _recorded_function(fn):
+    """`fn` (a Tensor method or a torch function) while a capture records. If its result is explained by the operations
+    it ran (each already a step), nothing more; if it made a tensor no operation made (a comparison, `arange`, an index
+    computed in numpy) or wrote into a tensor without a recorded step, the call becomes one step, run whole at replay."""
+    def wrapper(*args, **kw):
+        cap = _Capture.current
+        if cap is None or not cap.active: return fn(*args, **kw)
+        spec, kws = tuple(cap.ref(a) for a in args), {k: cap.ref(v) for k, v in kw.items()}
+        ts = [a for a in args if isinstance(a, Tensor)]
+        before, n0 = [_version_of(t) for t in ts], len(cap.steps)
+        out = fn(*args, **kw)
+        if not cap.active: return out
+        outs = _flatten(out, [], [])[0] if out is not None else []
+        new = builtins.any(id(t) not in cap.slots and id(t) not in cap.externals for t in outs)
+        wrote = len(cap.steps) == n0 and builtins.any(_version_of(t) != v for t, v in zip(ts, before))
+        if new or wrote:
+            for st in cap.steps[n0:]:
+                if st[0] == _OP and st[2] is not None: cap.nodes.pop(st[2], None)
+            del cap.steps[n0:]
+            cap.steps.append((_WHOLE, fn, spec, kws, tuple(cap.new_slot(t) for t in outs), _Mode.grad))
+            cap.refresh()
+        return out
+    wrapper.__name__, wrapper.__doc__ = getattr(fn, '__name__', 'f'), fn.__doc__
+    return wrapper
+
+_NOT_RECORDED = {'__init__', '__len__', '__hash__', '__repr__', '__format__', '__reduce_ex__', '__deepcopy__', '__dlpack__',
+                 '__dlpack_device__', '__iter__', '__contains__', 'backward', 'register_hook', 'register_post_accumulate_grad_hook',
+                 'retain_grad', 'requires_grad_', 'size', 'dim', 'numel', 'stride', 'data_ptr', 'element_size', 'is_contiguous',
+                 'is_floating_point', 'is_complex', 'type', 'storage_offset', 'untyped_storage', 'storage', 'share_memory_'}
+_GROUPS = ('litnn._creation', 'litnn._random', 'litnn._pointwise', 'litnn._reductions', 'litnn._products', 'litnn._views',
+           'litnn._indexing', 'litnn._sorting', 'litnn._conversions', 'litnn._nn_ops', 'litnn.functional', 'litnn.nn.functional')
+
+def _function_patches():
+    "(owner, name, wrapper) for the Tensor methods and the torch-level functions a capture watches."
+    import types
+    ps = [(Tensor, n, _recorded_function(f)) for n, f in list(Tensor.__dict__.items())
+          if type(f) is types.FunctionType and n not in _NOT_RECORDED and n not in _BREAKS and (not n.startswith('_') or n.startswith('__'))]
+    for mod in (sys.modules.get('litnn'), _F):          # the namespace user code calls (`litnn.arange`), looked up, not imported
+        if mod is None: continue
+        ps += [(mod, n, _recorded_function(f)) for n, f in list(vars(mod).items())
+               if type(f) is types.FunctionType and not n.startswith('_') and getattr(f, '__module__', '') in _GROUPS]
+    return ps
 
 def _step_pre_hook(opt, args, kwargs):
     "Before an optimizer's step: the step is replayed as a whole."
@@ -274,7 +318,7 @@ class _Recording:
             (Optimizer, 'zero_grad', _recorded_method(Optimizer.zero_grad)),
             (Module, 'zero_grad', _recorded_method(Module.zero_grad)),
             (_autograd, 'backward', _backward_recorded), (builtins, 'print', _print),
-            (_F, '_mask', _recorded_factory(_F._mask))]
+            (_F, '_mask', _recorded_factory(_F._mask))] + _function_patches()
         _backward = _autograd.backward
         self.saved = [(o, n, o.__dict__[n] if isinstance(o, type) else getattr(o, n)) for o, n, _ in self.patches]
         for o, n, f in self.patches: setattr(o, n, f)
@@ -491,6 +535,13 @@ def _step_fn(prog, st):
         return run
     if kind == _CALL: return lambda env: st[1](*st[2], **st[3])
     if kind == _SETGRAD: return lambda env: _grad_property.fset(_arg(env, st[1]), _arg(env, st[2]))
+    if kind == _WHOLE:
+        _, fn, spec, kws, outs, g = st
+        def run(env):
+            _Mode.grad = g
+            out = fn(*[_arg(env, a) for a in spec], **{n: _arg(env, v) for n, v in kws.items()})
+            for k, t in zip(outs, _flatten(out, [], [])[0] if out is not None else ()): env[k] = t
+        return run
     if kind == _FACTORY:
         _, fn, spec, kws, k = st
         def run(env): env[k] = fn(*[_arg(env, a) for a in spec], **{n: _arg(env, v) for n, v in kws.items()})
