@@ -267,6 +267,8 @@ def _inplace(self, op, *args, _write=None, **kw):
     `op` may also be a result tensor already computed, for operations that never save `self` (setitem).
     `_write(xp, array, *arg_arrays)`, if given, is the fast path when nothing is recorded: it writes the
     result straight into the array (a ufunc's `out=`)."""
+    if _Mode.trace is not None and hasattr(_Mode.trace, 'inplace'):   # a capture records (37_compile): one step of its program
+        return _Mode.trace.inplace(self, op, args, _write, kw)
     if 0 in self._data.strides: _check_overlap(self._data)
     base, fw = self._base, _Mode.fw
     if fw is not None and not isinstance(op, Tensor):   # in a dual level (14b_forward_mode): the result out of place, with its tangent
