@@ -267,6 +267,7 @@ def _inplace(self, op, *args, _write=None, **kw):
     `op` may also be a result tensor already computed, for operations that never save `self` (setitem).
     `_write(xp, array, *arg_arrays)`, if given, is the fast path when nothing is recorded: it writes the
     result straight into the array (a ufunc's `out=`)."""
+    if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
     if 0 in self._data.strides: _check_overlap(self._data)
     base = self._base
     recording = _Mode.grad and (self._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)
