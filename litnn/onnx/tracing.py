@@ -278,7 +278,7 @@ def _write(self:Trace, t, at, values, run):
 @patch
 def inplace(self:Trace, t, op, args, kw):
     "`_inplace(t, op, *args, **kw)` while tracing: recorded (True), or left to the plain path (False)."
-    if _Mode.trace is not _traced_op or not self._touches(t, args): return False
+    if _Mode.trace is not _traced_op or not self._touches(t, args + tuple(kw.values())): return False
     if isinstance(op, Tensor): result = op
     else:
         src = Tensor._make(t._data.copy())
@@ -296,8 +296,8 @@ def setitem(self:Trace, t, key, value):
         return self.inplace(t, Tensor.masked_fill, (key, value), {})
     xp = array_namespace(t._data)
     places = Tensor._make(xp.arange(t._data.size, dtype=xp.int64).reshape(t._data.shape))
-    self._places(places._data)
-    if builtins.any(id(k) in self._tensors for k in _tensors_in(list(key) if type(key) is tuple else [key])): at = places[key]   # recorded
+    if builtins.any(id(k) in self._tensors for k in _tensors_in(list(key) if type(key) is tuple else [key])):
+        self._places(places._data); at = places[key]          # recorded: a traced index picks the positions
     else:
         with _unhooked():
             _Mode.trace = None
