@@ -271,3 +271,20 @@ def test_dynamic_axes_with_whole_writes_and_a_clear_error_for_partial_ones():
     np.testing.assert_allclose(got, np.minimum(np.maximum(x, 0), 1))
     with pytest.raises(RuntimeError, match='recorded at the element positions of the traced sizes'):
         litnn.onnx.export(_module(litnn, _scale_cols)(), (litnn.randn(3, 5),), io.BytesIO(), input_names=['x'], dynamic_axes={'x': {0: 'b'}})
+
+
+def test_in_place_modules_and_functional_forms_export():
+    "nn.ReLU(inplace=True) and F.relu_ in a CNN, a write in a submodule: as litnn and torch compute them."
+    def build(lib):
+        class Block(lib.nn.Module):
+            def forward(self, x):
+                x[:, :1] = x[:, :1] * 0.5            # a write into a channel, inside a submodule
+                return lib.nn.functional.relu_(x)
+        return lib.nn.Sequential(lib.nn.Conv2d(2, 3, 3), lib.nn.BatchNorm2d(3), lib.nn.ReLU(inplace=True), Block(), lib.nn.Flatten()).eval()
+    litnn.manual_seed(0); m = build(litnn)
+    tm = build(torch); tm.load_state_dict({k: torch.tensor(v.numpy()) for k, v in m.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((2, 2, 6, 6)).astype(np.float32)
+    with litnn.no_grad(): want = m(litnn.tensor(x)).numpy()
+    with torch.no_grad(): np.testing.assert_allclose(tm(torch.tensor(x)).numpy(), want, rtol=1e-5, atol=1e-6)
+    f = io.BytesIO(); litnn.onnx.export(m, (litnn.tensor(x),), f, input_names=['x'])
+    np.testing.assert_allclose(ort.InferenceSession(f.getvalue()).run(None, {'x': x})[0], want, rtol=1e-5, atol=1e-6)

@@ -66,7 +66,8 @@ class Trace:
 
 # %% ../../nbs/66a_onnx_tracing.ipynb #a2b22b86
 _IN_PLACE = ("litnn.onnx.export: tensor {} of the traced graph was changed in place, in module '{}', by an operation "
-             "the trace does not record (an in-place method such as add_ or relu_, or an assignment into it): use the out-of-place form")
+             "the trace does not record (a change of its shape or memory such as unsqueeze_, t_, resize_ or set_, or a write through "
+             ".data or .numpy()): use the out-of-place form")
 
 @patch
 def value(self:Trace, x):
