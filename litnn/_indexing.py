@@ -174,6 +174,7 @@ def __setitem__(self:Tensor, key, value):
     if vt and type(value._data) is not type(self._data): value = value.to(self.device)
     b = self._base
     if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad or b is not None and b._requires_grad) and _floating(self)):
+        if _Mode.writes is not None and _Mode.writes.setitem(self, key, value): return   # exporting: recorded (66a_onnx_tracing)
         _put(self._data, k, value._data if vt else value, False)
         _version_counter(self)[0] += 1
         return

@@ -269,6 +269,7 @@ def _inplace(self, op, *args, _write=None, **kw):
     result straight into the array (a ufunc's `out=`)."""
     if _Mode.trace is not None and hasattr(_Mode.trace, 'inplace'):   # a capture records (37_compile): one step of its program
         return _Mode.trace.inplace(self, op, args, _write, kw)
+    if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
     if 0 in self._data.strides: _check_overlap(self._data)
     base, fw = self._base, _Mode.fw
     if fw is not None and not isinstance(op, Tensor):   # in a dual level (14b_forward_mode): the result out of place, with its tangent
