@@ -255,7 +255,7 @@ def _sparse_record(x, tensors, f, depth):
         if not (type(r) is dict and set(r) == {"type", "index"} and r["type"] == "tensor"): raise ValueError(f"its {n} are not a tensor record")
         parts.append(B.to_device(_tensor_record(r, tensors, f, depth)._data, "cpu"))
     t = Tensor._make(_checked_sparse(layout, parts, x["size"], x.get("coalesced", False)))
-    if x.get("requires_grad", False) not in (True, False): raise ValueError("requires_grad is not a bool")
+    if type(x.get("requires_grad", False)) is not bool or type(x.get("coalesced", False)) is not bool: raise ValueError("a flag is not a bool")
     return t.requires_grad_(True) if x.get("requires_grad") else t
 
 def _ndarray_record(x, tensors, f, depth):

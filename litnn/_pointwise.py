@@ -1586,7 +1586,7 @@ def resize_as_(input, the_template, *, memory_format=None):
 Tensor.resize_as_ = resize_as_
 
 # %% ../nbs/reference/sparse.ipynb #99040ec5
-from ._tensor import _SparseArray, _coo, _csr, _coalesced, _dense, _plain, _sparse_of, _smm_array, _unsupported, sparse_coo, sparse_csr
+from ._tensor import _sparse_grad_ops, _SparseArray, _coo, _csr, _coalesced, _dense, _plain, _sparse_of, _smm_array, _unsupported, sparse_coo, sparse_csr
 
 # %% ../nbs/reference/sparse.ipynb #29cb1f7d
 class SparseCooTensorWithDimsAndTensorsBackward0(Op):
@@ -1634,7 +1634,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if device is not None and str(device) != 'cpu': raise _unsupported(f"sparse_coo_tensor(device={str(device)!r})", sparse_coo)
     size = _sparse_checks(idx, v._data, size, 'sparse_coo_tensor')
     idx = Tensor._make(np.ascontiguousarray(idx, np.int64))
-    out = SparseCooTensorWithDimsAndTensorsBackward0.apply(v, idx, shape=size, coalesced=bool(is_coalesced))
+    out = SparseCooTensorWithDimsAndTensorsBackward0.apply(v, idx, shape=size, coalesced=idx.shape[1] < 2 if is_coalesced is None else bool(is_coalesced))   # torch: under 2 entries, coalesced
     return out.requires_grad_() if requires_grad else out
 
 # %% ../nbs/reference/sparse.ipynb #425e6dca
@@ -1683,6 +1683,8 @@ class ValuesBackward0(Op):
     def backward(ctx, g):
         if isinstance(g, Tensor): raise _unsupported("a second derivative through values()", ctx.a.layout)
         return ctx.a._with(g)
+
+_sparse_grad_ops.update({c.__name__: c for c in (ToDenseBackward0, ToSparseCsrBackward0, CoalesceBackward0, ValuesBackward0)})
 
 # %% ../nbs/reference/sparse.ipynb #cf5c1aad
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,

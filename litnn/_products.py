@@ -373,7 +373,7 @@ class SparseAddmmBackward0(Op):
         r, c = a.indices
         gs = gd = None
         if fs is not None:   # d(out)/d(entry (i, j)) = g[i] . d[j]: on the pattern (sparse.mm), or everywhere (mm)
-            gs = _SparseArray(sparse_coo, a.indices, (ga[r] * da[c]).sum(-1), a.shape, True) if ctx.sparse_grad else ga @ da.T
+            gs = _SparseArray(sparse_coo, a.indices, (ga[r] * da[c]).sum(-1), a.shape) if ctx.sparse_grad else ga @ da.T
             if ctx.sparse_grad and s._data.layout is sparse_csr: gs = _csr(gs)     # a CSR operand's gradient is CSR
         if fd is not None:   # s.T @ g
             gd = np.zeros(da.shape, ga.dtype); np.add.at(gd, c, a.values[:, None] * ga[r])
@@ -434,7 +434,7 @@ class SparseSparseMatmulBackward0(Op):
             if type(x) is _SparseArray and type(y) is _SparseArray:
                 out = _spsp(x, y)
                 keep = np.isin(np.ravel_multi_index(tuple(out.indices), out.shape), np.ravel_multi_index(tuple(c.indices), c.shape))
-                out = out._with(out.values * keep)
+                out = _SparseArray(sparse_coo, out.indices, out.values * keep, out.shape)   # not flagged coalesced, as torch's
             else:
                 d = (_dense(x) if type(x) is _SparseArray else x) @ (_dense(y) if type(y) is _SparseArray else y)
                 out = _SparseArray(sparse_coo, c.indices, d[tuple(c.indices)], c.shape, True)
@@ -455,6 +455,9 @@ def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
             names = {sparse_coo: 'Sparse', sparse_csr: 'SparseCsr'}
             raise RuntimeError(f"addmm: computation on CPU is not implemented for {names[input.layout]} + {names[input.layout]} @ {names[mat2.layout]}")
         _check_mat(fn, input, mat2, (2, 2))
+        if input._data.dtype.kind in 'biu':      # torch's kernel is for floating and complex values only
+            names = dict(int64='Long', int32='Int', int16='Short', int8='Char', uint8='Byte', bool='Bool')
+            raise NotImplementedError(f"\"sparse_matmul\" not implemented for '{names.get(input._data.dtype.name, input._data.dtype.name)}'")
         if input.dense_dim() or mat2.dense_dim(): raise _unsupported(f"{fn} of sparse tensors with dense dims", input._data.layout)
         if input.shape[1] != mat2.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")

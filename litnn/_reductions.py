@@ -54,6 +54,7 @@ def _mean(a, dim, keepdim):
 # %% ../nbs/16_reductions.ipynb #3f691490
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     "The mean over `dim` (all dims when None)."
+    if getattr(input, 'is_nested', False): return input.mean(dim, keepdim, dtype=dtype)   # reference/nested/nested_tensor
     if dtype is not None:
         if not to_dtype(dtype).is_floating_point: raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")
         input = _cast(input, to_dtype(dtype))

@@ -538,6 +538,7 @@ def _unsupported(what, layout=None):
     "The error for an operation litnn does not run on sparse tensors: torch's type, and the way out."
     return NotImplementedError(f"litnn: {what} is not supported on sparse tensors (layout={layout or 'sparse'}); "
                                "convert with .to_dense() first")
+_sparse_grad_ops = {}   # name -> the Op that carries a gradient through a conversion: set by _pointwise (autograd comes later)
 
 # %% ../nbs/reference/sparse.ipynb #4dc2ee4a
 class _SparseFlags:
@@ -764,8 +765,7 @@ def coalesce(self:Tensor):
     a = _sparse_of(self, 'coalesce')
     if a.coalesced: return self
     if self._requires_grad:
-        from litnn._pointwise import CoalesceBackward0     # autograd's ops come after this module
-        return CoalesceBackward0.apply(self)
+        return _sparse_grad_ops['CoalesceBackward0'].apply(self)
     return Tensor._make(_coalesced(a))
 @patch
 def _indices(self:Tensor): return Tensor._make(_sparse_of(self, '_indices').indices)
@@ -783,8 +783,7 @@ def values(self:Tensor):
     a = _sparse_of(self, 'values', (sparse_coo, sparse_csr))
     if not a.coalesced: raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
     if self._requires_grad:
-        from litnn._pointwise import ValuesBackward0
-        return ValuesBackward0.apply(self)
+        return _sparse_grad_ops['ValuesBackward0'].apply(self)
     return Tensor._make(a.values)
 @patch
 def crow_indices(self:Tensor): return Tensor._make(_sparse_of(self, 'crow_indices', (sparse_csr,)).indices[0])
@@ -804,8 +803,7 @@ def to_dense(self:Tensor, dtype=None, *, masked_grad=None):
     "This tensor with every element stored (`self` if it is dense)."
     if _type(self._data) is not _SparseArray: return self if dtype is None else self.to(dtype)
     if self._requires_grad:
-        from litnn._pointwise import ToDenseBackward0
-        out = ToDenseBackward0.apply(self)
+        out = _sparse_grad_ops['ToDenseBackward0'].apply(self)
     else: out = Tensor._make(_dense(self._data))
     return out if dtype is None else out.to(dtype)
 @patch
@@ -832,8 +830,7 @@ def to_sparse_csr(self:Tensor, dense_dim=None):
     if dense_dim: raise _unsupported("to_sparse_csr(dense_dim=...)", sparse_csr)
     if self.is_sparse_csr: return self
     if _type(self._data) is _SparseArray and self._data.ndim == 2 and self._requires_grad:
-        from litnn._pointwise import ToSparseCsrBackward0
-        return ToSparseCsrBackward0.apply(self)
+        return _sparse_grad_ops['ToSparseCsrBackward0'].apply(self)
     if _type(self._data) is not _SparseArray:
         if self._data.ndim != 2: raise RuntimeError(f"to_sparse_csr: litnn converts 2-D tensors, got {self._data.ndim}-D")
         return Tensor._make(_csr(_from_dense(_plain(self, 'to_sparse_csr'), 2)))

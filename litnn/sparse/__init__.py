@@ -20,6 +20,7 @@ def mm(mat1, mat2, reduce=None):
 def addmm(mat, mat1, mat2, *, beta=1., alpha=1.):
     "beta * mat + alpha * sparse.mm(mat1, mat2), for a dense `mat` (the gradient to a sparse `mat1` is sparse)."
     if mat.layout is not strided:
+        if mat2.layout is strided: raise RuntimeError("expand is unsupported for Sparse tensors")
         raise RuntimeError(f"addmm_sparse_dense: expected strided result tensor, got tensor with layout {'Sparse' if mat.is_sparse else 'SparseCsr'}")
     p = mm(mat1, mat2)
     return (mat if beta == 1 else mat * beta) + (p if alpha == 1 else p * alpha)

@@ -226,6 +226,7 @@ def _reduction(name):
             if name != 'sum' or dim is None:
                 raise NotImplementedError(f"Could not run 'aten::{_ATEN[name]}' with arguments from the 'NestedTensorCPU' backend.")
             ds = _dims(self, *(dim if isinstance(dim, (list, tuple)) else [dim]))
+            if len(ds) > 1: raise RuntimeError("NestedTensor only allows reduction of a single dimension for now.")
             if ds != [self.dim() - 1]: raise RuntimeError(f"NestedTensor can only be reduced across the last dimension for now got dimension {ds[0]} instead.")
             if not keepdim: raise RuntimeError("NestedTensor always requires keepdim=True for now.")
             return self._with([c.sum(-1, keepdim=True, **kw) for c in self._components])
@@ -249,6 +250,9 @@ for _n in _ATEN: setattr(NestedTensor, _n, _reduction(_n))
 def _softmax(log):
     def op(self, dim, dtype=None):
         d, = _dims(self, dim)
+        if self._layout is not jagged:      # torch's strided nested tensors: softmax only, not over the batch
+            if log: raise NotImplementedError("Could not run 'aten::_log_softmax' with arguments from the 'NestedTensorCPU' backend.")
+            if d == 0: raise RuntimeError("Cannot apply softmax across nested dimension 0")
         if d == 0: raise RuntimeError("softmax(): not supported when reducing across the batch dimension for NestedTensor")
         return self._with([(c.log_softmax if log else c.softmax)(d - 1, dtype=dtype) for c in self._components])
     return op
