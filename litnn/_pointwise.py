@@ -534,7 +534,9 @@ def _unary_function(name, cls, to_float):
         try:
             if kernel: _refuse_integers(input, kernel)
             return cls.apply(_floating(input) if to_float else input, **options)
-        except AttributeError: _check_tensors(name, dict(input=input)); raise
+        except AttributeError:
+            if getattr(input, 'is_nested', False): return input._with([f(c, **options) for c in input._components])   # reference/nested
+            _check_tensors(name, dict(input=input)); raise
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{name}` (its gradient node is `{cls.__name__}`)."
     return f

@@ -183,6 +183,7 @@ def _nonempty(fn, x, dims):
 
 # %% ../nbs/16_reductions.ipynb #007673c2
 def _extremum(fn, x, dim, keepdim):
+    if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)    # reference/nested/nested_tensor
     full, along, _, elementwise = _EXTREMA[fn]
     if isinstance(dim, Tensor): return globals()[elementwise](x, dim)
     dims = _rdims(x, None if dim is None else _wrap_dim(dim, x._data.ndim))
@@ -201,6 +202,7 @@ def min(input, dim=None, keepdim=False):
 
 # %% ../nbs/16_reductions.ipynb #1cc23bef
 def _amax(fn, x, dim, keepdim):
+    if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
     dims = _rdims(x, dim)
     _nonempty(fn, x, dims)
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)

@@ -314,6 +314,10 @@ def nt(lib, layout='jagged', requires_grad=False, dtype=None):
     return lib.nested.nested_tensor([lib.tensor(A, dtype=lib.float32), lib.tensor(B, dtype=lib.float32)], requires_grad=requires_grad, **kw)
 
 def same_nested(t, l, atol=1e-6):
+    if isinstance(t, tuple):     # torch.return_types.max: values and indices
+        assert type(l).__name__ == type(t).__name__
+        for a, b in zip(t, l, strict=True): same_nested(a, b, atol)
+        return
     if not getattr(t, 'is_nested', False):
         assert not getattr(l, 'is_nested', False)
         return same(t, l, atol)
@@ -339,6 +343,13 @@ NESTED_OPS = {
     'pad': lambda x, lib: lib.nested.to_padded_tensor(x, -1.), 'pad_out': lambda x, lib: lib.nested.to_padded_tensor(x, 0., (2, 4, 5)),
     'pad_out_small': lambda x, lib: lib.nested.to_padded_tensor(x, 0., (2, 2, 2)),
     'pad_out_short': lambda x, lib: lib.nested.to_padded_tensor(x, 0., (2, 4)),
+    'max-1': lambda x, lib: x.max(-1), 'min-1keep': lambda x, lib: x.min(-1, keepdim=True), 'max_ragged': lambda x, lib: x.max(1),
+    'max_all': lambda x, lib: x.max(), 'max0': lambda x, lib: x.max(0), 'argmax-1': lambda x, lib: x.argmax(-1),
+    'argmin-1': lambda x, lib: x.argmin(-1), 'torch.max': lambda x, lib: lib.max(x, -1), 'torch.amax': lambda x, lib: lib.amax(x, -1),
+    'torch.amin_all': lambda x, lib: lib.amin(x), 'torch.min': lambda x, lib: lib.min(x, 2),
+    'torch.sin': lambda x, lib: lib.sin(x), 'torch.exp': lambda x, lib: lib.exp(x / 4), 'torch.relu': lambda x, lib: lib.relu(x),
+    'torch.sqrt': lambda x, lib: lib.sqrt(x.abs()), 'torch.tanh': lambda x, lib: lib.tanh(x), 'torch.abs': lambda x, lib: lib.abs(x),
+    'F.relu': lambda x, lib: lib.nn.functional.relu(x), 'F.gelu': lambda x, lib: lib.nn.functional.gelu(x),
     'sum0': lambda x, lib: x.sum(0), 'softmax0': lambda x, lib: x.softmax(0), 'sum_out_of_range': lambda x, lib: x.sum(3),
 }
 

@@ -222,6 +222,7 @@ def _reduction(name):
     "The nested form of reduction `name` over `dim` (`sum`, `mean`, `amax`...)."
     def op(self, dim=None, keepdim=False, *, dtype=None):
         kw = {} if dtype is None else dict(dtype=dtype)
+        if isinstance(dim, (list, tuple)) and not dim: dim = None     # amax's default, (): every dim
         if self._layout is not jagged:       # torch's strided nested tensors: sum over the last dim, kept
             if name != 'sum' or dim is None:
                 raise NotImplementedError(f"Could not run 'aten::{_ATEN[name]}' with arguments from the 'NestedTensorCPU' backend.")
@@ -257,3 +258,26 @@ def _softmax(log):
         return self._with([(c.log_softmax if log else c.softmax)(d - 1, dtype=dtype) for c in self._components])
     return op
 NestedTensor.softmax, NestedTensor.log_softmax = _softmax(False), _softmax(True)
+
+def _extreme(name):
+    "`max`/`min` of a jagged tensor: over all of it, or over a dim as (values, indices), nested unless the ragged dim goes."
+    def op(self, dim=None, keepdim=False):
+        if dim is None: return getattr(cat([c.reshape(-1) for c in self._components]), name)()
+        if self._layout is not jagged: raise NotImplementedError(f"Could not run 'aten::{name}.dim' with arguments from the 'NestedTensorCPU' backend.")
+        d, = _dims(self, dim)
+        r = self._ragged_idx
+        if d == 0: raise RuntimeError(f"{name}(): reducing along the batch dimension but not the ragged dimension is not supported for nested tensors")
+        parts = [getattr(c, name)(d - 1, keepdim) for c in self._components]
+        kind = type(parts[0])
+        if d == r: return kind(stack([p[0] for p in parts]), stack([p[1] for p in parts]))
+        rr = r if keepdim or d > r else r - 1
+        return kind(self._with([p[0] for p in parts], rr), self._with([p[1] for p in parts], rr))
+    return op
+NestedTensor.max, NestedTensor.min = _extreme('max'), _extreme('min')
+
+def _arg(name):
+    def op(self, dim=None, keepdim=False):
+        if dim is None or self._layout is not jagged: raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'NestedTensorCPU' backend.")
+        return getattr(self, name[3:])(dim, keepdim)[1]
+    return op
+NestedTensor.argmax, NestedTensor.argmin = _arg('argmax'), _arg('argmin')
