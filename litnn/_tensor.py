@@ -906,6 +906,9 @@ def _to_device(a, dev):
     if B.device(dev).type != 'cpu': raise _unsupported(f"moving a sparse tensor to {dev}", a.layout)
     return a
 _SparseNamespace.to_device = staticmethod(_to_device)
+# complex gradients: autograd's engine conjugates around the formulas (17d_complex_numbers), on the values
+_SparseNamespace.conj = staticmethod(lambda a: a._with(np.conj(a.values)))
+_SparseArray.real = property(lambda self: self._with(np.real(self.values)))
 def _setitem(self, key, value):
     if key is not Ellipsis: raise _unsupported("'setitem'", self.layout)
     _copy_into(self, value)

@@ -142,6 +142,21 @@ def test_sparse_sparse_gradients():
         grads.append((a.grad, b.grad))
     for t, l in zip(*grads): same(t, l)
 
+def test_complex_sparse_gradients():
+    "Complex values: the engine's conjugate Wirtinger convention around the sparse formulas, as torch."
+    res = []
+    for lib in (torch, litnn):
+        cx = lambda v: lib.tensor(v, dtype=lib.complex64)
+        a = lib.sparse_coo_tensor(lib.tensor([[0, 1, 1, 2], [2, 0, 2, 1]]), cx([1+2j, 3-1j, 2j, 1.]), (3, 3), requires_grad=True)
+        b = lib.sparse_coo_tensor(lib.tensor(B_IDX), cx([2., -1j, 3+1j, 0.5]), (3, 3), requires_grad=True)
+        d = lib.tensor(np.arange(6.).reshape(3, 2) * (1 + 0.5j), dtype=lib.complex64, requires_grad=True)
+        w = lib.tensor(np.arange(9.).reshape(3, 3) * (1 - 1j), dtype=lib.complex64)
+        (lib.sparse.mm(a, b).to_dense() * w).real.sum().backward()
+        a2 = a.detach().requires_grad_()
+        (lib.sparse.mm(a2, d) * w[:, :2]).real.sum().backward()
+        res.append((a.grad.to_dense(), b.grad.to_dense(), a2.grad.to_dense(), d.grad))
+    for t, l in zip(*res): same(t, l)
+
 # --- torch.sparse.addmm and torch.addmm
 
 def test_sparse_addmm():
