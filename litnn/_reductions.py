@@ -54,6 +54,7 @@ def _mean(a, dim, keepdim):
 # %% ../nbs/16_reductions.ipynb #3f691490
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     "The mean over `dim` (all dims when None)."
+    if getattr(input, 'is_nested', False): return input.mean(dim, keepdim, dtype=dtype)   # reference/nested/nested_tensor
     if dtype is not None:
         if not to_dtype(dtype).is_floating_point: raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")
         input = _cast(input, to_dtype(dtype))
@@ -182,6 +183,7 @@ def _nonempty(fn, x, dims):
 
 # %% ../nbs/16_reductions.ipynb #007673c2
 def _extremum(fn, x, dim, keepdim):
+    if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)    # reference/nested/nested_tensor
     full, along, _, elementwise = _EXTREMA[fn]
     if isinstance(dim, Tensor): return globals()[elementwise](x, dim)
     dims = _rdims(x, None if dim is None else _wrap_dim(dim, x._data.ndim))
@@ -200,6 +202,7 @@ def min(input, dim=None, keepdim=False):
 
 # %% ../nbs/16_reductions.ipynb #1cc23bef
 def _amax(fn, x, dim, keepdim):
+    if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
     dims = _rdims(x, dim)
     _nonempty(fn, x, dims)
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)

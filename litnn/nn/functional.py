@@ -243,6 +243,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     "log(softmax(x)) along `dim`, computed stably."
     if amp._active: input, = amp._autocast('log_softmax', input)
     if dim is None: dim = _get_softmax_dim('log_softmax', input.dim(), _stacklevel)
+    if getattr(input, 'is_nested', False): return input.log_softmax(dim, dtype)   # reference/nested/nested_tensor
     return _pointwise.log_softmax(input, dim, dtype)
 
 # %% ../../nbs/40a_activation_functions.ipynb #b3b00614
