@@ -5,8 +5,8 @@
 # %% ../../nbs/reference/linalg_decompositions.ipynb #793431db
 from __future__ import annotations
 import builtins, math, numpy as np
-from ..backend import array_namespace, to_dtype
-from .._tensor import Tensor, _wrap_dim
+from ..backend import array_namespace, to_dtype, to_device
+from .._tensor import Tensor, _wrap_dim, _dtype_name
 from .._creation import zeros_like
 from ..autograd.graph import Op
 from ..autograd.broadcasting import _cast
@@ -15,14 +15,15 @@ from .._reductions import _rdims, amax, amin
 from .._reductions import LinalgVectorNormBackward0
 from .._views import movedim, cat
 from .._products import _cross
-from .core import (_check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, slogdet,
+from .core import (LinAlgError, _check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, slogdet, solve,
                                cholesky, matrix_exp, LinalgCholeskyExBackward0)
 
 # %% auto #0
-__all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'svd_', 'qr_', 'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd',
-           'svdvals', 'LinalgDetBackward0', 'det', 'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh',
-           'LinalgPinvBackward0', 'pinv', 'matrix_rank', 'vector_norm', 'matrix_norm', 'norm', 'vecdot', 'cross',
-           'CholeskyBackward0', 'multi_dot', 'matrix_power', 'cond', 'lstsq']
+__all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'linalg_eig', 'linalg_ldl_factor_ex', 'linalg_ldl_factor', 'svd_', 'qr_',
+           'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd', 'svdvals', 'LinalgDetBackward0', 'det',
+           'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh', 'LinalgEigBackward0', 'eig', 'eigvals',
+           'ldl_factor_ex', 'ldl_factor', 'ldl_solve', 'LinalgPinvBackward0', 'pinv', 'matrix_rank', 'vector_norm',
+           'matrix_norm', 'norm', 'vecdot', 'cross', 'CholeskyBackward0', 'multi_dot', 'matrix_power', 'cond', 'lstsq']
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #06743b06
 def _given(g): return g is not None and builtins.bool(g._data.any())
@@ -30,6 +31,7 @@ def _given(g): return g is not None and builtins.bool(g._data.any())
 linalg_svd = _named('linalg_svd', ('U', 'S', 'Vh'))
 
 class LinalgSvdBackward0(Op):
+    complex_aware = True        # S is real: not holomorphic; the formula below is torch's for complex A too
     @staticmethod
     def forward(ctx, A, full_matrices=True):
         U, S, Vh = array_namespace(A._data).linalg.svd(A._data, full_matrices=full_matrices)
@@ -45,25 +47,34 @@ class LinalgSvdBackward0(Op):
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #ae760682
 def _svd_backward(gU, gS, gVh, U, S, Vh):
-    "PyTorch's svd_backward for real matrices (U, Vh reduced)."
+    "PyTorch's svd_backward (U, Vh reduced), for real and complex matrices."
     m, n = U.shape[-2], Vh.shape[-1]
     if gU is None and gVh is None: return (U * gS.unsqueeze(-2)) @ Vh
-    skew = lambda X: X - X.mT
+    skew = lambda X: X - X.mH
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
     E = E + _eye_like(E)                                  # 1 on the diagonal, where it divides zeros
-    UhgU = skew(U.mT @ gU) if gU is not None else None
-    VhgV = skew(Vh @ gVh.mT) if gVh is not None else None
+    UhgU = skew(U.mH @ gU) if gU is not None else None
+    VhgV = skew(Vh @ gVh.mH) if gVh is not None else None
+    if U.is_complex(): _check_phase(UhgU, VhgV, S)
     gA = ((UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E if gU is not None and gVh is not None
           else (UhgU / E) * S.unsqueeze(-2) if gU is not None else S.unsqueeze(-1) * (VhgV / E))
     if _given(gS): gA = gA + _diag_embed(gS)
+    if U.is_complex() and gU is not None: gA = gA + _diag_embed(_diag(UhgU) / (2 * S))   # the phase's imaginary diagonal
     if m > n and gU is not None:
         gUSinv = gU / S.unsqueeze(-2)
-        return (U @ gA + gUSinv - U @ (U.mT @ gUSinv)) @ Vh
+        return (U @ gA + gUSinv - U @ (U.mH @ gUSinv)) @ Vh
     if m < n and gVh is not None:
         SinvgVh = gVh / S.unsqueeze(-1)
-        return U @ (gA @ Vh + SinvgVh - (SinvgVh @ Vh.mT) @ Vh)
+        return U @ (gA @ Vh + SinvgVh - (SinvgVh @ Vh.mH) @ Vh)
     return U @ gA @ Vh
+
+def _check_phase(UhgU, VhgV, S):
+    "torch's check that a loss of complex singular vectors does not depend on their phases (u_i e^{iφ}, v_i e^{iφ})."
+    im = lambda X: _diag(X).imag._data if X is not None else np.zeros(S.shape)
+    if not np.allclose(to_device(im(UhgU), 'cpu'), -to_device(im(VhgV), 'cpu'), rtol=1e-2, atol=1e-2):
+        raise RuntimeError("svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i phi}. "
+                           "The specified loss function depends on this phase term, making it ill-defined.")
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #4f6631be
 def svd(A, full_matrices=True, *, driver=None):
@@ -111,6 +122,7 @@ def det(A):
 linalg_qr = _named('linalg_qr', ('Q', 'R'))
 
 class LinalgQrBackward0(Op):
+    complex_aware = True        # R's diagonal is real: the formula is torch's for complex A too
     @staticmethod
     def forward(ctx, A, mode='reduced'):
         xp = array_namespace(A._data)
@@ -129,16 +141,19 @@ class LinalgQrBackward0(Op):
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #35d410a0
 def _qr_backward(gQ, gR, Q, R):
-    "PyTorch's linalg_qr_backward for real matrices."
+    "PyTorch's linalg_qr_backward, for real and complex matrices."
     m, n = Q.shape[-2], R.shape[-1]
-    gA = (gR @ R.mT if gR is not None else 0) - (Q.mT @ gQ if gQ is not None else 0)
+    gA = (gR @ R.mH if gR is not None else 0) - (Q.mH @ gQ if gQ is not None else 0)
     if m >= n:
         X = gA.triu()
-        gA = Q @ (X + X.mT - _diag_embed(_diag(X)))        # X + Xᵀ with the diagonal halved
+        X = X + X.mH
+        gA = Q @ (X - _diag_embed(_diag(X).real * 0.5))   # X + Xᴴ with the real part of the diagonal halved
         if gQ is not None: gA = gA + gQ
-        return gA @ inv(R).mT
+        return gA @ inv(R).mH
     X = -gA
-    gA = Q @ (X - X.mT).tril() @ inv(R[..., :, :m]).mT
+    X = (X - X.mH).tril()
+    if X.is_complex(): X = X - _diag_embed(_diag(X).imag * 0.5j)    # the imaginary part of the diagonal halved
+    gA = Q @ X @ inv(R[..., :, :m]).mH
     gA = cat([gA, zeros_like(gA[..., :1]).expand(*gA.shape[:-1], n - m)], -1)
     return gA + Q @ gR if gR is not None else gA
 
@@ -152,6 +167,7 @@ def qr(A, mode='reduced'):
 linalg_eigh = _named('linalg_eigh', ('eigenvalues', 'eigenvectors'))
 
 class LinalgEighBackward0(Op):
+    complex_aware = True        # real eigenvalues of a complex A: torch's formula below
     @staticmethod
     def forward(ctx, A, UPLO='L'):
         L, V = array_namespace(A._data).linalg.eigh(A._data, UPLO=UPLO)
@@ -160,15 +176,26 @@ class LinalgEighBackward0(Op):
     @staticmethod
     def backward(ctx, gL, gV):
         L, V = (Tensor._make(a) for a in ctx.saved)
-        if not _given(gV): return (V * gL.unsqueeze(-2)) @ V.mT
-        VhgV = V.mT @ gV
-        VhgV = 0.5 * (VhgV - VhgV.mT)
-        E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye_like(V)
-        ret = VhgV / E + (_diag_embed(gL) if _given(gL) else 0)
-        return V @ ret @ V.mT
+        return _eig_backward(gL if _given(gL) else None, gV if _given(gV) else None, L, V, hermitian=True)
+
+def _eig_backward(gL, gV, L, V, hermitian):
+    "PyTorch's linalg_eig_backward: for eigh (V unitary) and eig (V's columns of norm 1, pulled back through V⁻ᴴ)."
+    Vh = V.mH
+    if gL is None and gV is None: return V.new_zeros(V.shape)
+    if gV is None: return (V * gL.unsqueeze(-2)) @ Vh if hermitian else solve(Vh, gL.unsqueeze(-1) * Vh)
+    VhgV = Vh @ gV
+    d = _diag(VhgV)
+    if V.is_complex() and not np.allclose(to_device(d.imag._data, 'cpu'), 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(f"linalg_eig{'h' if hermitian else ''}_backward: The eigenvectors in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.")
+    VhgV = 0.5 * (VhgV - VhgV.mH) if hermitian else VhgV - Vh @ (V * d.real.unsqueeze(-2))
+    Lc = L.conj()
+    gA = VhgV / (Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + _eye_like(V))     # E_ij = conj(λ_j - λ_i), 1 on the diagonal
+    if gL is not None: gA = gA - _diag_embed(_diag(gA)) + _diag_embed(gL)
+    return V @ gA @ Vh if hermitian else solve(Vh, gA @ Vh)
 
 def eigh(A, UPLO='L'):
-    "Eigenvalues (ascending) and eigenvectors of each symmetric matrix of A."
+    "Eigenvalues (ascending) and eigenvectors of each symmetric (complex: Hermitian) matrix of A."
     _check_matrix('linalg.eigh', A)
     if UPLO not in ('L', 'U'): raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     return linalg_eigh(*LinalgEighBackward0.apply(A, UPLO=UPLO))
@@ -178,6 +205,189 @@ def eigvalsh(A, UPLO='L'):
     _check_matrix('linalg.eigvalsh', A)
     return LinalgEighBackward0.apply(A, UPLO=UPLO)[0]
 
+# %% ../../nbs/reference/linalg_decompositions.ipynb #f6b4be87
+linalg_eig = _named('linalg_eig', ('eigenvalues', 'eigenvectors'))
+
+class LinalgEigBackward0(Op):
+    complex_aware = True        # eigenvalues of a real A are complex: the formula follows torch's convention itself
+    @staticmethod
+    def forward(ctx, A):
+        a = A._data
+        c = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+        L, V = (x.astype(c, copy=False) for x in array_namespace(a).linalg.eig(a))
+        ctx.saved, ctx.real = (L, V), a.dtype.kind != 'c'
+        return L, V
+    @staticmethod
+    def backward(ctx, gL, gV):
+        L, V = (Tensor._make(a) for a in ctx.saved)
+        gA = _eig_backward(gL if _given(gL) else None, gV if _given(gV) else None, L, V, hermitian=False)
+        return gA.real.contiguous() if ctx.real else gA
+
+def eig(A, *, out=None):
+    "Eigenvalues and eigenvectors (complex, each of norm 1) of each square matrix of A."
+    _check_matrix('linalg.eig', A)
+    return linalg_eig(*LinalgEigBackward0.apply(A))
+
+def eigvals(A, *, out=None):
+    "The (complex) eigenvalues of each square matrix of A."
+    _check_matrix('linalg.eigvals', A)
+    return LinalgEigBackward0.apply(A)[0]
+
+# %% ../../nbs/reference/linalg_decompositions.ipynb #0e0eaadf
+def _sytf2(a, hermitian):
+    "LAPACK's ?sytf2 / ?hetf2 (lower): Bunch-Kaufman LDLᵀ (LDLᴴ) of one matrix, in place; returns the 1-based pivots and info."
+    n, cplx = a.shape[0], a.dtype.kind == 'c'
+    herm = hermitian and cplx
+    cj = np.conj if herm else (lambda v: v)
+    size = (lambda v: np.abs(v.real) + np.abs(v.imag)) if cplx else np.abs     # LAPACK's cabs1 for complex
+    alpha = (1 + math.sqrt(17)) / 8
+    piv, info, k = np.zeros(n, np.int32), 0, 0
+    while k < n:
+        kstep = 1
+        absakk = abs(a[k, k].real) if herm else size(a[k, k])
+        if k < n - 1:
+            imax = k + 1 + int(np.argmax(size(a[k + 1:, k]))); colmax = size(a[imax, k])
+        else: imax, colmax = k, 0
+        if max(absakk, colmax) == 0:
+            info = info or k + 1; kp = k
+            if herm: a[k, k] = a[k, k].real
+        else:
+            if absakk >= alpha * colmax: kp = k
+            else:
+                row = size(a[imax, k:imax]); jmax = k + int(np.argmax(row)); rowmax = row[jmax - k]
+                if imax < n - 1:
+                    rowmax = max(rowmax, size(a[imax + 1:, imax]).max())
+                if absakk >= alpha * colmax * (colmax / rowmax): kp = k
+                elif (abs(a[imax, imax].real) if herm else size(a[imax, imax])) >= alpha * rowmax: kp = imax
+                else: kp, kstep = imax, 2
+            kk = k + kstep - 1
+            if kp != kk:          # swap rows and columns kk and kp of the trailing submatrix
+                a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
+                t = cj(a[kk + 1:kp, kk]).copy()
+                a[kk + 1:kp, kk] = cj(a[kp, kk + 1:kp]); a[kp, kk + 1:kp] = t
+                if herm: a[kp, kk] = np.conj(a[kp, kk])
+                a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+                if kstep == 2: a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+            if herm:
+                a[k, k] = a[k, k].real
+                if kstep == 2: a[k + 1, k + 1] = a[k + 1, k + 1].real
+            if kstep == 1:
+                if k < n - 1:
+                    d11 = 1 / (a[k, k].real if herm else a[k, k])
+                    x = a[k + 1:, k].copy()
+                    a[k + 1:, k + 1:] -= np.tril(d11 * np.outer(x, cj(x)))
+                    if herm: a[range(k + 1, n), range(k + 1, n)] = a[range(k + 1, n), range(k + 1, n)].real
+                    a[k + 1:, k] *= d11
+            elif k < n - 2:
+                if herm:
+                    d = abs(a[k + 1, k]); d11 = a[k + 1, k + 1].real / d; d22 = a[k, k].real / d
+                    tt = 1 / (d11 * d22 - 1); d21 = a[k + 1, k] / d; d = tt / d
+                    wk = d * (d11 * a[k + 2:, k] - d21 * a[k + 2:, k + 1])
+                    wkp1 = d * (d22 * a[k + 2:, k + 1] - np.conj(d21) * a[k + 2:, k])
+                else:
+                    d21 = a[k + 1, k]; d11 = a[k + 1, k + 1] / d21; d22 = a[k, k] / d21
+                    t = 1 / (d11 * d22 - 1); d21 = t / d21
+                    wk = d21 * (d11 * a[k + 2:, k] - a[k + 2:, k + 1])
+                    wkp1 = d21 * (d22 * a[k + 2:, k + 1] - a[k + 2:, k])
+                a[k + 2:, k + 2:] -= np.tril(np.outer(a[k + 2:, k], cj(wk)) + np.outer(a[k + 2:, k + 1], cj(wkp1)))
+                a[k + 2:, k], a[k + 2:, k + 1] = wk, wkp1
+                if herm: a[range(k + 2, n), range(k + 2, n)] = a[range(k + 2, n), range(k + 2, n)].real
+        if kstep == 1: piv[k] = kp + 1
+        else: piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return np.tril(a), piv, info
+
+
+# %% ../../nbs/reference/linalg_decompositions.ipynb #b9fafc0e
+def _sytrs(ld, piv, b, hermitian):
+    "LAPACK's ?sytrs / ?hetrs (lower): solve A X = B from the Bunch-Kaufman factors of A; b is overwritten."
+    n = ld.shape[0]
+    herm = hermitian and ld.dtype.kind == 'c'
+    cj = np.conj if herm else (lambda v: v)
+    k = 0
+    while k < n:                                   # L D Y = P B, a pivot block at a time
+        if piv[k] > 0:
+            kp = piv[k] - 1; b[[k, kp]] = b[[kp, k]]
+            b[k + 1:] -= np.outer(ld[k + 1:, k], b[k])
+            b[k] /= ld[k, k].real if herm else ld[k, k]
+            k += 1
+        else:
+            kp = -piv[k] - 1; b[[k + 1, kp]] = b[[kp, k + 1]]
+            b[k + 2:] -= np.outer(ld[k + 2:, k], b[k]) + np.outer(ld[k + 2:, k + 1], b[k + 1])
+            akm1k = ld[k + 1, k]
+            akm1, ak = ld[k, k] / cj(akm1k), ld[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1
+            bkm1, bk = b[k] / cj(akm1k), b[k + 1] / akm1k
+            b[k], b[k + 1] = (ak * bkm1 - bk) / denom, (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:                                  # Lᵀ X = Y (Lᴴ), undoing the interchanges
+        if piv[k] > 0:
+            b[k] -= cj(ld[k + 1:, k]) @ b[k + 1:]
+            kp = piv[k] - 1; b[[k, kp]] = b[[kp, k]]
+            k -= 1
+        else:
+            b[k] -= cj(ld[k + 1:, k]) @ b[k + 1:]
+            b[k - 1] -= cj(ld[k + 1:, k - 1]) @ b[k + 1:]
+            kp = -piv[k] - 1; b[[k, kp]] = b[[kp, k]]
+            k -= 2
+    return b
+
+
+# %% ../../nbs/reference/linalg_decompositions.ipynb #0303a9c7
+linalg_ldl_factor_ex = _named('linalg_ldl_factor_ex', ('LD', 'pivots', 'info'))
+linalg_ldl_factor = _named('linalg_ldl_factor', ('LD', 'pivots'))
+
+class _NoDerivative(Op):
+    "The result of an operation PyTorch gives no derivative (computed beforehand); backward raises torch's error."
+    @staticmethod
+    def forward(ctx, *args, result, name):
+        ctx.name = name
+        return result
+    @staticmethod
+    def backward(ctx, *grads): raise RuntimeError(f"derivative for aten::{ctx.name} is not implemented")
+
+def _singular(fn, info):
+    "Raise LinAlgError for the first matrix whose info (numpy) is nonzero."
+    k = int(info[info != 0].flat[0])
+    raise LinAlgError(f"{fn}: The factorization could not be completed because the input is singular (D has a zero pivot at step {k}).")
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    "The compact Bunch-Kaufman factorization (LD, pivots) of each symmetric (or Hermitian) matrix of A, and its info."
+    _check_matrix('torch.linalg.ldl_factor_ex', A)
+    a, xp = to_device(A._data, 'cpu'), array_namespace(A._data)
+    res = [_sytf2(m.copy(), hermitian) for m in a.reshape((math.prod(a.shape[:-2]),) + a.shape[-2:])]
+    ld = np.stack([r[0] for r in res]).reshape(a.shape) if res else a.copy()
+    piv = np.stack([r[1] for r in res]).reshape(a.shape[:-1]) if res else np.zeros(a.shape[:-1], np.int32)
+    info = np.array([r[2] for r in res], np.int32).reshape(a.shape[:-2])
+    if check_errors and info.any(): _singular('torch.linalg.ldl_factor_ex', info)
+    LD = _NoDerivative.apply(A, result=xp.asarray(ld), name='linalg_ldl_factor_ex')
+    return linalg_ldl_factor_ex(LD, _const(xp.asarray(piv)), _const(xp.asarray(info)))
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    "The compact Bunch-Kaufman factorization (LD, pivots) of each symmetric (or Hermitian) matrix of A."
+    LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
+    info = to_device(info._data, 'cpu')
+    if info.any(): _singular('torch.linalg.ldl_factor', info)
+    return linalg_ldl_factor(LD, pivots)
+
+# %% ../../nbs/reference/linalg_decompositions.ipynb #3fd8c9ec
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    "X with A X = B, for A given by `ldl_factor`'s (LD, pivots); batches broadcast."
+    _check_matrix('torch.linalg.ldl_solve', LD)
+    if B.dim() < 2: raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    if B.dtype is not LD.dtype: raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_dtype_name(B)} and A of type {_dtype_name(LD)} instead.")
+    if B.shape[-2] != LD.shape[-1]: raise RuntimeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is {LD.shape[-2]} by {LD.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    batch = np.broadcast_shapes(LD.shape[:-2], pivots.shape[:-1], B.shape[:-2])
+    n = LD.shape[-1]
+    count = math.prod(batch)
+    ld = np.broadcast_to(to_device(LD._data, 'cpu'), batch + (n, n)).reshape(count, n, n)
+    pv = np.broadcast_to(to_device(pivots._data, 'cpu'), batch + (n,)).reshape(count, n)
+    b = np.broadcast_to(to_device(B._data, 'cpu'), batch + tuple(B.shape[-2:])).reshape((count,) + tuple(B.shape[-2:]))
+    x = np.stack([_sytrs(l, p, c.copy(), hermitian) for l, p, c in zip(ld, pv, b)]) if len(b) else b.copy()
+    x = array_namespace(B._data).asarray(x.reshape(batch + tuple(B.shape[-2:])))
+    return _NoDerivative.apply(LD, B, result=x, name='linalg_ldl_solve')
+
 # %% ../../nbs/reference/linalg_decompositions.ipynb #8e413724
 def _tolerance(S, shape, atol, rtol):
     if atol is None and rtol is None: rtol = np.finfo(S._data.dtype).eps * builtins.max(shape[-2:])
@@ -186,31 +396,32 @@ def _tolerance(S, shape, atol, rtol):
     return t if atol is None else t.clamp(min=atol)
 
 class LinalgPinvBackward0(Op):
+    complex_aware = True        # A⁺ involves A's conjugate: torch's formula, with conjugate transposes
     @staticmethod
     def forward(ctx, A, atol=None, rtol=None, hermitian=False):
         a = A._data; xp = array_namespace(a)
-        if hermitian:    # A = V diag(λ) Vᵀ from its lower triangle; the |λ| are its singular values
+        if hermitian:    # A = V diag(λ) Vᴴ from its lower triangle; the |λ| are its singular values
             D, V = xp.linalg.eigh(a, UPLO='L')
             S, left, right = xp.abs(D), V, V
         else:
             U, S, Vh = xp.linalg.svd(a, full_matrices=False)
-            D, left, right = S, Vh.swapaxes(-1, -2), U
+            D, left, right = S, xp.conj(Vh).swapaxes(-1, -2), U
         tol = _tolerance(Tensor._make(S), a.shape, atol, rtol)._data
         with np.errstate(all='ignore'): Dinv = xp.where(S > tol, 1 / D, 0)
-        out = (left * Dinv[..., None, :]) @ right.swapaxes(-1, -2)
+        out = (left * Dinv[..., None, :]) @ xp.conj(right).swapaxes(-1, -2)      # V D⁺ Uᴴ
         ctx.save_for_backward(A); ctx.save_output(out)
         return out
     @staticmethod
     def backward(ctx, g):
         A, P = ctx.saved_tensors[0], ctx.result
-        Ph, gh = P.mT, g.mT
+        Ph, gh = P.mH, g.mH
         if A.shape[-2] <= A.shape[-1]:
             K = gh @ P
             KPh = K @ Ph
-            return -(P @ K).mT + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+            return -(P @ K).mH + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
         K = P @ gh
         PhK = Ph @ K
-        return -(K @ P).mT + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
+        return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     "The Moore-Penrose pseudo-inverse of each matrix of A."
@@ -263,8 +474,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #c1db8a90
 def vecdot(x, y, *, dim=-1):
-    "Dot products of the vectors along `dim` of x and y (broadcast)."
-    return (x * y).sum(dim)
+    "Dot products of the vectors along `dim` of x and y (broadcast), x conjugated."
+    return (x.conj() * y).sum(dim)
 
 def cross(input, other, *, dim=-1):
     "The cross product of 3-vectors along `dim`."
@@ -278,11 +489,12 @@ def _svd_old(input, some=True, compute_uv=True):
     "torch.svd: (U, S, V) with V = Vhᵀ; `some=False` gives full U and V; without compute_uv, U and V are zeros."
     U, S, Vh = svd(input, full_matrices=not some)
     if not compute_uv: return svd_(zeros_like(U.detach()), S, zeros_like(Vh.detach()))
-    return svd_(U, S, Vh.mT)
+    return svd_(U, S, Vh.mH)
 
 def _logdet(input):
     "log det(input): NaN where the determinant is negative, -inf where it is 0."
     sign, logabs = slogdet(input)
+    if input.is_complex(): return logabs + sign.log()        # log det = log|det| + i arg(det)
     return where(sign < 0, math.nan, logabs)
 
 class CholeskyBackward0(LinalgCholeskyExBackward0): "torch.cholesky, the older name"

@@ -18,9 +18,9 @@ __all__ = ['triangular_solve_', 'orgqr', 'cholesky_solve', 'cholesky_inverse', '
 def cholesky_solve(B, L, upper=False):
     "X with A X = B for A = L Lᵀ (or Uᵀ U with upper) given by its Cholesky factor: two triangular solves."
     if B.dim() < 2 or L.dim() < 2: raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead" if B.dim() < 2 else f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
-    if upper: L = L.mT
-    L = L - L.triu(1).detach()        # the triangle's values; the derivative of L Lᵀ for every entry, as torch's formula
-    return solve(L @ L.mT, B)
+    if upper: L = L.mH
+    L = L - L.triu(1).detach()        # the triangle's values; the derivative of L Lᴴ for every entry, as torch's formula
+    return solve(L @ L.mH, B)
 
 def cholesky_inverse(L, upper=False):
     "The inverse of A = L Lᵀ (or Uᵀ U) from its Cholesky factor."
