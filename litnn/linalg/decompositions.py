@@ -10,7 +10,7 @@ from .._tensor import Tensor, _wrap_dim, _dtype_name
 from .._creation import zeros_like
 from ..autograd.graph import Op
 from ..autograd.broadcasting import _cast
-from .._pointwise import _const, where
+from .._pointwise import _const, where, _NoDerivative
 from .._reductions import _rdims, amax, amin
 from .._reductions import LinalgVectorNormBackward0
 from .._views import movedim, cat
@@ -338,15 +338,6 @@ def _sytrs(ld, piv, b, hermitian):
 linalg_ldl_factor_ex = _named('linalg_ldl_factor_ex', ('LD', 'pivots', 'info'))
 linalg_ldl_factor = _named('linalg_ldl_factor', ('LD', 'pivots'))
 
-class _NoDerivative(Op):
-    "The result of an operation PyTorch gives no derivative (computed beforehand); backward raises torch's error."
-    @staticmethod
-    def forward(ctx, *args, result, name):
-        ctx.name = name
-        return result
-    @staticmethod
-    def backward(ctx, *grads): raise RuntimeError(f"derivative for aten::{ctx.name} is not implemented")
-
 def _singular(fn, info):
     "Raise LinAlgError for the first matrix whose info (numpy) is nonzero."
     k = int(info[info != 0].flat[0])
@@ -361,7 +352,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     piv = np.stack([r[1] for r in res]).reshape(a.shape[:-1]) if res else np.zeros(a.shape[:-1], np.int32)
     info = np.array([r[2] for r in res], np.int32).reshape(a.shape[:-2])
     if check_errors and info.any(): _singular('torch.linalg.ldl_factor_ex', info)
-    LD = _NoDerivative.apply(A, result=xp.asarray(ld), name='linalg_ldl_factor_ex')
+    LD = _NoDerivative.apply(A, xp.asarray(ld), 'aten::linalg_ldl_factor_ex')       # recorded; backward raises (18a_scatter)
     return linalg_ldl_factor_ex(LD, _const(xp.asarray(piv)), _const(xp.asarray(info)))
 
 def ldl_factor(A, *, hermitian=False, out=None):
@@ -386,7 +377,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     b = np.broadcast_to(to_device(B._data, 'cpu'), batch + tuple(B.shape[-2:])).reshape((count,) + tuple(B.shape[-2:]))
     x = np.stack([_sytrs(l, p, c.copy(), hermitian) for l, p, c in zip(ld, pv, b)]) if len(b) else b.copy()
     x = array_namespace(B._data).asarray(x.reshape(batch + tuple(B.shape[-2:])))
-    return _NoDerivative.apply(LD, B, result=x, name='linalg_ldl_solve')
+    return _NoDerivative.apply(LD if LD.requires_grad else B, x, 'aten::linalg_ldl_solve')
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #8e413724
 def _tolerance(S, shape, atol, rtol):
