@@ -238,3 +238,19 @@ def test_ldl_has_no_derivative():
         with pytest.raises(RuntimeError, match='derivative for aten::linalg_ldl_factor_ex is not implemented'): LD.sum().backward()
         X = lib.linalg.ldl_solve(LD.detach(), piv, lib.ones(3, 1, dtype=lib.float64, requires_grad=True))
         with pytest.raises(RuntimeError, match='derivative for aten::linalg_ldl_solve is not implemented'): X.sum().backward()
+
+MORE = {
+    'lstsq': lambda l, a, t: l.linalg.lstsq(t, l.ones(4, 2, dtype=t.dtype)).solution, 'matrix_rank': lambda l, a, t: l.linalg.matrix_rank(a),
+    'cond': lambda l, a, t: l.linalg.cond(a), 'lu_factor': lambda l, a, t: l.linalg.lu_factor(a)[0], 'lu': lambda l, a, t: l.linalg.lu(a)[2],
+    'lu_solve': lambda l, a, t: l.linalg.lu_solve(*l.linalg.lu_factor(a), t[:3, :2]),
+    'solve_triangular': lambda l, a, t: l.linalg.solve_triangular(a, t[:3, :2], upper=True),
+    'householder_product': lambda l, a, t: l.linalg.householder_product(t, l.ones(2, dtype=t.dtype) * (0.5 + 0.1j)),
+    'tensorinv': lambda l, a, t: l.linalg.tensorinv(a, 1), 'matrix_power': lambda l, a, t: l.linalg.matrix_power(a, -2),
+    'multi_dot': lambda l, a, t: l.linalg.multi_dot([a, a, t.mT]), 'eigvalsh_upper': lambda l, a, t: l.linalg.eigvalsh(a @ a.mH, UPLO='U'),
+    'pinverse': lambda l, a, t: l.pinverse(t), 'inner': lambda l, a, t: l.inner(a, a), 'dot': lambda l, a, t: l.dot(a[0], a[1]),
+}
+
+@pytest.mark.parametrize('name', list(MORE))
+def test_more_linalg_values(name):
+    t = rnd(4, 3, seed=5)
+    close(MORE[name](litnn, L(A), L(t)), MORE[name](torch, A, t), 1e-8)

@@ -60,7 +60,7 @@ def tensorsolve(A, B, dims=None):
 
 # %% ../../nbs/reference/linalg_solvers.ipynb #15efff4b
 def householder_product(A, tau):
-    "The first n columns of H_1 ... H_k, H_i = I - τ_i v_i v_iᵀ, v_i the i-th column of A below its diagonal with 1 on it (LAPACK's orgqr)."
+    "The first n columns of H_1 ... H_k, H_i = I - τ_i v_i v_iᴴ, v_i the i-th column of A below its diagonal with 1 on it (LAPACK's orgqr)."
     m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
     if m < n: raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if k > n: raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]")
@@ -68,7 +68,7 @@ def householder_product(A, tau):
     Q = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
     for i in reversed(range(k)):                     # Q = H_i Q, innermost first
         v = V[..., :, i:i + 1]
-        Q = Q - tau[..., i, None, None] * v @ (v.mT @ Q)
+        Q = Q - tau[..., i, None, None] * v @ (v.mH @ Q)
     return Q
 
 orgqr = householder_product
