@@ -383,9 +383,9 @@ class LinalgVectorNormBackward0(Op):
         x, p = ctx.saved_tensors[0], ctx.p
         g, y = _kept(g, ctx), _kept(ctx.result, ctx)
         if p == 0: return zeros_like(x)
+        if p == 2: return g * _safe_div(x, y)
         s = x.sgn()                                            # sign, or z/|z| for complex x (17d_complex_numbers)
         if p == 1: return g * s
-        if p == 2: return g * _safe_div(x, y)
         if math.isinf(p):
             hit = array_namespace(x._data).abs(x._data) == y._data
             return _masked(g * s, hit / hit.sum(axis=ctx.dim, keepdims=True))
