@@ -75,6 +75,10 @@ def test_conj_physical_inplace():
     w = litnn.tensor([1 + 2j], requires_grad=True).clone(); w.conj_physical_()
     assert w.grad_fn is not None
 
+def test_isreal():
+    v = torch.tensor([1 + 2j, 3 + 0j, -0j])
+    assert litnn.isreal(L(v)).tolist() == torch.isreal(v).tolist()
+
 def test_no_complex32():
     assert not hasattr(litnn, 'complex32') and not hasattr(litnn, 'chalf') and not hasattr(litnn.Tensor, 'chalf')
 
@@ -92,6 +96,13 @@ REFUSED = {
     'clamp': lambda l, v: v.clamp(0, 1), 'clamp_tensor': lambda l, v: v.clamp(min=v), 'clamp_min': lambda l, v: v.clamp_min(0),
     'clamp_max': lambda l, v: v.clamp_max(1), 'clip': lambda l, v: v.clip(0, 1), 'clamp_': lambda l, v: v.clone().clamp_(0, 1),
     'relu': lambda l, v: l.relu(v), 'sign': lambda l, v: v.sign(),
+    'floor': lambda l, v: v.floor(), 'ceil': lambda l, v: v.ceil(), 'trunc': lambda l, v: v.trunc(), 'fix': lambda l, v: v.fix(),
+    'frac': lambda l, v: v.frac(), 'round': lambda l, v: v.round(), 'round_decimals': lambda l, v: v.round(decimals=1),
+    'floor_': lambda l, v: v.clone().floor_(), 'heaviside': lambda l, v: l.heaviside(v, v), 'remainder': lambda l, v: v % 2,
+    'remainder_tensor': lambda l, v: l.remainder(v, v), 'fmod': lambda l, v: l.fmod(v, 2), 'atan2': lambda l, v: l.atan2(v, v),
+    'hypot': lambda l, v: l.hypot(v, v), 'copysign': lambda l, v: l.copysign(v, v), 'xlogy': lambda l, v: l.xlogy(v, v),
+    'isposinf': lambda l, v: l.isposinf(v), 'isneginf': lambda l, v: l.isneginf(v), 'signbit': lambda l, v: l.signbit(v),
+    'floor_divide': lambda l, v: v // 2,
 }
 
 @pytest.mark.parametrize('name', list(REFUSED))
