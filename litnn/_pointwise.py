@@ -1088,6 +1088,14 @@ def _xlogy(xp, a, b):
 
 def _dxlogy(g, x, y, z): return where((x == 0) & (y <= 0), 0., xlogy(g, y))
 
+# %% ../nbs/reference/torch/pointwise_math_binary.ipynb #624124a1
+def _logaddexp(xp, a, b):
+    "log(e^a + e^b); for complex numbers (numpy has none) the one with the larger real part taken out, as torch."
+    if a.dtype.kind != 'c': return xp.logaddexp(a, b)
+    first = a.real >= b.real
+    hi, lo = xp.where(first, a, b), xp.where(first, b, a)
+    with np.errstate(all='ignore'): return hi + xp.log1p(xp.exp(lo - hi))
+
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #a2e875bd
 _BINARY = dict(  # grad_fn: (forward on arrays, d/dx, d/dy)
     Atan2Backward0     = (lambda xp, a, b: xp.arctan2(a, b), lambda g, x, y, z: g * y * _safe_recip(x * x + y * y),
@@ -1097,7 +1105,7 @@ _BINARY = dict(  # grad_fn: (forward on arrays, d/dx, d/dy)
     CopysignBackward0  = (lambda xp, a, b: xp.copysign(a, b), lambda g, x, y, z: g * where(x == 0, 0., z / where(x == 0, 1., x)),
                           lambda g, x, y, z: zeros_like(y)),
     FmodBackward1      = (lambda xp, a, b: xp.fmod(a, b), lambda g, x, y, z: g, lambda g, x, y, z: -g * div(x, y, rounding_mode='trunc')),
-    LogaddexpBackward0 = (lambda xp, a, b: xp.logaddexp(a, b), lambda g, x, y, z: g / (1 + (y - x).exp()),
+    LogaddexpBackward0 = (_logaddexp, lambda g, x, y, z: g / (1 + (y - x).exp()),
                           lambda g, x, y, z: g / (1 + (x - y).exp())),
     Logaddexp2Backward0 = (lambda xp, a, b: xp.logaddexp2(a, b), lambda g, x, y, z: g / (1 + pow(2, y - x)),
                            lambda g, x, y, z: g / (1 + pow(2, x - y))),

@@ -75,6 +75,16 @@ def test_conj_physical_inplace():
     w = litnn.tensor([1 + 2j], requires_grad=True).clone(); w.conj_physical_()
     assert w.grad_fn is not None
 
+@pytest.mark.parametrize('dtype', [torch.complex64, torch.complex128])
+def test_logaddexp(dtype):
+    a, b = (rnd(6, dtype=dtype, seed=s) * 3 for s in (7, 8))
+    a.requires_grad_(); b.requires_grad_()
+    al, bl = L(a, True), L(b, True)
+    t, l = torch.logaddexp(a, b), litnn.logaddexp(al, bl)
+    close(l, t, 1e-5)
+    (t * (1 + 2j)).real.sum().backward(); (l * (1 + 2j)).real.sum().backward()
+    close(al.grad, a.grad, 1e-5); close(bl.grad, b.grad, 1e-5)
+
 def test_isreal():
     v = torch.tensor([1 + 2j, 3 + 0j, -0j])
     assert litnn.isreal(L(v)).tolist() == torch.isreal(v).tolist()
