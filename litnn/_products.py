@@ -348,7 +348,9 @@ def inner(input, other):
         f"inner() the last dimension must match on both input tensors but got shapes {list(input.shape)} and {list(other.shape)}")
     return _tensordot(input, other, ([-1], [-1]))
 
-def vdot(input, other): return dot(input, other)
+def vdot(input, other):
+    "The dot product of two 1-D tensors, the first conjugated (`dot` for real ones)."
+    return dot(input.conj(), other)
 
 Tensor.inner, Tensor.vdot = inner, vdot
 

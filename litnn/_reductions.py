@@ -92,6 +92,9 @@ class StdBackward0(VarBackward0): fn = 'std'
 def _var_std(a, fn, dim, correction, keepdim):
     "numpy's two-pass var or std in float64 (as torch's CPU kernel for narrower floats), each slice scaled by a power of two first."
     xp = array_namespace(a)
+    if a.dtype.kind == 'c':     # mean |x - mean|^2: the real parts' variance plus the imaginary parts' (a real result)
+        v = _var_std(a.real, 'var', dim, correction, keepdim) + _var_std(a.imag, 'var', dim, correction, keepdim)
+        return v if fn == 'var' else xp.sqrt(v)
     wide = a.astype(np.float64) if a.dtype.itemsize < 8 else a
     if not wide.size: return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
     _, e = xp.frexp(xp.abs(wide).max(axis=dim, keepdims=True))     # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
@@ -186,6 +189,9 @@ def _extremum(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)    # reference/nested/nested_tensor
     full, along, _, elementwise = _EXTREMA[fn]
     if isinstance(dim, Tensor): return globals()[elementwise](x, dim)
+    if x.dtype.is_complex:      # complex numbers have no order: torch's two errors
+        if dim is None: raise NotImplementedError(f'"{fn}_all" not implemented for \'{_dtype_name(x)}\'')
+        raise RuntimeError(f"{fn}(): does not support complex input")
     dims = _rdims(x, None if dim is None else _wrap_dim(dim, x._data.ndim))
     _nonempty(fn, x, dims)
     if dim is None: return full.apply(x, dim=dims)
@@ -203,6 +209,7 @@ def min(input, dim=None, keepdim=False):
 # %% ../nbs/16_reductions.ipynb #1cc23bef
 def _amax(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
+    if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
     dims = _rdims(x, dim)
     _nonempty(fn, x, dims)
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)
@@ -217,6 +224,7 @@ def amin(input, dim=(), keepdim=False):
 
 # %% ../nbs/16_reductions.ipynb #aee056c2
 def _arg(fn, x, dim, keepdim):
+    if x.dtype.is_complex: raise RuntimeError(f"{fn}(): does not support complex input")
     a = x._data
     if dim is None:
         if a.size == 0: raise IndexError(f"{fn}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -366,11 +374,11 @@ class LinalgVectorNormBackward0(Op):
     @staticmethod
     def forward(ctx, x, p, dim, keepdim=False):
         a = x._data; xp = array_namespace(a); kw = dict(axis=dim, keepdims=keepdim)
-        a = _opmath(a)                                         # float16/bfloat16: in float32, rounded once (as torch)
+        a = _opmath(xp.abs(a) if a.dtype.kind == 'c' else a)  # float16/bfloat16: in float32, rounded once (as torch); complex: |x|
         out = (xp.sqrt((a * a).sum(**kw)) if p == 2 else xp.abs(a).sum(**kw) if p == 1 else
                xp.abs(a).max(**kw) if p == math.inf else xp.abs(a).min(**kw) if p == -math.inf else
                (a != 0).sum(**kw).astype(a.dtype) if p == 0 else (xp.abs(a) ** p).sum(**kw) ** (1 / p))
-        out = out.astype(x._data.dtype, copy=False)
+        out = out.astype(x._data.real.dtype, copy=False)        # a complex input's norm is real
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim); ctx.p = p
         return out
     @staticmethod
@@ -378,12 +386,13 @@ class LinalgVectorNormBackward0(Op):
         x, p = ctx.saved_tensors[0], ctx.p
         g, y = _kept(g, ctx), _kept(ctx.result, ctx)
         if p == 0: return zeros_like(x)
-        if p == 1: return g * x.sign()
         if p == 2: return g * _safe_div(x, y)
+        s = x.sgn()                                            # sign, or z/|z| for complex x (17d_complex_numbers)
+        if p == 1: return g * s
         if math.isinf(p):
             hit = array_namespace(x._data).abs(x._data) == y._data
-            return _masked(g * x.sign(), hit / hit.sum(axis=ctx.dim, keepdims=True))
-        t = x.sign() * x.abs() ** (p - 1)
+            return _masked(g * s, hit / hit.sum(axis=ctx.dim, keepdims=True))
+        t = s * x.abs() ** (p - 1)
         return g * _safe_div(where(x == 0, 0., t) if p < 1 else t, y ** (p - 1))
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #30e51720
@@ -527,6 +536,7 @@ class CummaxBackward0(Op):
     @classmethod
     def forward(cls, ctx, x, dim):
         a = x._data; xp = array_namespace(a)
+        if a.dtype.kind == 'c': raise NotImplementedError(f'"cum{cls.fn}_cpu" not implemented for \'{_dtype_name(x)}\'')
         if a.ndim == 0: v, i = a.copy(), xp.zeros((), np.int64)
         elif a.size == 0: v, i = a.copy(), xp.zeros(a.shape, np.int64)
         else: v, i = _scan(xp, a, dim, _extreme_step(xp, xp.greater_equal if cls.fn == 'max' else xp.less_equal))
@@ -745,6 +755,7 @@ return_types.aminmax = _named_tuple('aminmax', ('min', 'max'))
 
 def aminmax(input, *, dim=None, keepdim=False):
     "(min, max) of `input`, over `dim` or over everything."
+    if input.is_complex(): raise NotImplementedError(f'"aminmax_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')
     if input.numel() == 0: raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
     d = () if dim is None else dim
     return return_types.aminmax(input.amin(d, keepdim), input.amax(d, keepdim))

@@ -67,6 +67,7 @@ def _dim_of(x, dim):
 def sort(input, dim=-1, descending=False, *, stable=None):
     "The values sorted along `dim` and the indices they came from (always stable: ties keep their order)."
     a, d = input._data, _dim_of(input, dim)
+    if a.dtype.kind == 'c': raise RuntimeError(" Sort does not support complex dtypes on CPU")     # torch's leading space
     idx = _order(a, d, descending) if a.ndim else array_namespace(a).zeros((), np.int64)
     return _select(SortBackward0 if stable is None else SortBackward1, input, idx, d, kind='sort')
 
@@ -90,6 +91,7 @@ def msort(self:Tensor): return msort(self)
 def topk(input, k, dim=-1, largest=True, sorted=True):
     "The `k` largest (or smallest) values along `dim`, and their indices."
     a, d = input._data, _dim_of(input, dim)
+    if a.dtype.kind == 'c': raise RuntimeError(" topk does not support complex dtypes on CPU")
     n = a.shape[d] if a.ndim else 1
     if not 0 <= k <= n: raise RuntimeError("selected index k out of range")
     xp = array_namespace(a)
@@ -104,6 +106,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     "The `k`-th smallest value along `dim` (k counts from 1), and its index."
     a, d = input._data, _dim_of(input, dim)
+    if a.dtype.kind == 'c': raise NotImplementedError(f'"kthvalue_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')
     n = a.shape[d] if a.ndim else 1
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if not a.ndim: return _select(KthvalueBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='kthvalue')
@@ -145,6 +148,7 @@ class NanmedianBackward0(MedianBackward0): nan = True
 
 def _median(x, dim, keepdim, nan):
     a = x._data
+    if a.dtype.kind == 'c': raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented for \'{_LEGACY[x.dtype.name]}\'')
     if dim is None:
         if not a.size: return _tensor(float('nan'), dtype=x.dtype)
         return (NanmedianBackward0 if nan else MedianBackward0).apply(x, dim=tuple(range(a.ndim)))

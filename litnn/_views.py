@@ -1188,14 +1188,14 @@ detach = Tensor.detach                 # torch.detach(x) too
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #253ed6c2
 @patch(as_prop=True)
 def H(self:Tensor):
-    "The conjugate transpose of a matrix (the transpose: litnn is real)."
+    "The conjugate transpose of a matrix (the transpose of a real one)."
     if self.dim() not in (0, 2): raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                                                     + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""))
-    return self.t()
+    return self.t().conj()
 
 def _matrices(self, what):
     if self.dim() < 2: raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
-    return self.transpose(-2, -1)
+    return self.transpose(-2, -1).conj()
 
 @patch(as_prop=True)
 def mH(self:Tensor): return _matrices(self, 'tensor.mH')
