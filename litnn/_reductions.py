@@ -627,7 +627,7 @@ def count_nonzero(self:Tensor, dim=None): return count_nonzero(self, dim)
 # %% ../nbs/reference/torch/statistics.ipynb #910a4fb2
 import numpy as np
 from .backend import float32, float64
-from ._tensor import Tensor, _wrap_dim, _dtype_name
+from ._tensor import Tensor, _wrap_dim, _dtype_name, _LEGACY
 from .autograd.broadcasting import _float_dtype
 from ._pointwise import where, _const, _floating
 from ._pointwise import lerp
@@ -704,6 +704,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     "The covariance matrix of the variables in the rows of `input` (observations in the columns)."
     if input.dim() > 2: raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
     x = _floating(input.reshape(1, -1) if input.dim() < 2 else input)
+    for name, v in (('fweights', fweights), ('aweights', aweights)):      # torch's checks, in its order
+        if v is None: continue
+        if v.dim() > 1: raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with {v.dim()} dimensions")
+        if v.numel() != x.shape[1]:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input but got {v.numel()} != {x.shape[1]}")
+        if name == 'fweights' and (v.dtype.is_floating_point or v.dtype.is_complex or v.dtype.name == 'bool'):
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with {_LEGACY[v.dtype.name]} dtype")
+        if name == 'aweights' and not v.dtype.is_floating_point:
+            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with {_LEGACY[v.dtype.name]} dtype")
+        if bool((v < 0).any()): raise RuntimeError(f"cov(): {name} cannot be negative")
     w = fweights
     if aweights is not None: w = aweights if w is None else w * aweights
     if w is None: w_sum, avg = x.shape[1], x.mean(1)

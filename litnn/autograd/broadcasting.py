@@ -150,6 +150,13 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
         raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+    if fn in ('cat', 'stack'):    # the joins refuse to write over their own inputs (torch's assert_no_overlap: dense memory only)
+        xp, dense = array_namespace(out._data), lambda a: getattr(a, 'flags', None) is not None and (a.flags.c_contiguous or a.flags.f_contiguous)
+        for t in inputs:
+            if (isinstance(t, Tensor) and hasattr(xp, 'may_share_memory') and dense(t._data) and dense(out._data)
+                    and xp.may_share_memory(t._data, out._data)):
+                raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. "
+                                   "Please clone() the tensor before performing the operation.")
     r, a = compute()._data, out._data
     if same_dtype and r.dtype != a.dtype:         # matmul's kernels write no other dtype
         c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int')

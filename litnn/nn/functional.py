@@ -1449,7 +1449,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if getattr(input, 'is_nested', False): return _nested_map(layer_norm, input, normalized_shape, weight, bias, eps)
     _check_tensors('layer_norm', dict(input=input, normalized_shape=None, weight=weight, bias=bias), optional={'normalized_shape', 'weight', 'bias'})
     shape = _check_layer_norm(input, normalized_shape, weight, bias)
-    if input.numel() == 0: return input.clone()
+    if 0 in shape: return input.clone()      # nothing to normalize over (an empty batch goes through the node: zero gradients for weight and bias)
     n, k = input.ndim, len(shape)
     return NativeLayerNormBackward0.apply(input, weight, bias, dims=tuple(range(n - k, n)), pdims=tuple(range(n - k)),
                                           pshape=shape, eps=eps)
@@ -1788,7 +1788,7 @@ from ..autograd import grad
 from ..backend import array_namespace, array_device, _generator
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _NO_CTX
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.broadcasting import _reduce, _sum_trailing, _half, _opmath
 from .._pointwise import _const
 from .._pointwise import _temporaries
@@ -1871,7 +1871,8 @@ class ScaledDotProductAttentionBackward0(Op):
 def _attention_math(q, k, v, mask=None, causal=False, scale=1.0, keep=None):
     "The same attention composed of tensor ops (`mask`, `keep` arrays): readable, and what a recorded backward differentiates."
     s = (q @ k.mT) * scale
-    if mask is not None: s = s.masked_fill(_const(~mask), -math.inf) if mask.dtype == bool else s + _const(mask)
+    if isinstance(mask, Tensor): s = s + mask        # a float mask that wants its gradient
+    elif mask is not None: s = s.masked_fill(_const(~mask), -math.inf) if mask.dtype == bool else s + _const(mask)
     if causal: s = s.masked_fill(_const(~array_namespace(s._data).tri(*s.shape[-2:], dtype=bool)), -math.inf)
     dead = (s == -math.inf).all(-1, keepdim=True)        # rows with nothing to attend to give 0, not nan
     p = s.masked_fill(dead, 0).softmax(-1).masked_fill(dead, 0)
@@ -1949,10 +1950,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     _check_tensors('scaled_dot_product_attention', dict(query=query, key=key, value=value))
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
-    q, k, v, mask = query, key, value, None if attn_mask is None else attn_mask._data
+    differentiable_mask = attn_mask is not None and attn_mask.requires_grad and attn_mask.dtype.is_floating_point and is_grad_enabled()
+    q, k, v, mask = query, key, value, attn_mask if differentiable_mask or attn_mask is None else attn_mask._data
     if enable_gqa and q.dim() >= 3: q, k, v, mask = _grouped(q, k, v, mask)
     _check_batches(q, k, v)
-    out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask, causal=is_causal, scale=scale, dropout_p=dropout_p)
+    if differentiable_mask and dropout_p == 0:      # the mask gets a gradient too: the composed ops, as torch's math path
+        out = _attention_math(q, k, v, mask, is_causal, scale)
+    else: out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask if mask is None or not isinstance(mask, Tensor) else mask._data,
+                                                         causal=is_causal, scale=scale, dropout_p=dropout_p)
     return out.flatten(-4, -3) if q is not query else out
 
 # %% ../../nbs/47a_multihead_attention.ipynb #d3809230
