@@ -118,7 +118,9 @@ class WhereBackward0(Op):
 # %% ../nbs/15_elementwise_ops.ipynb #d6e04648
 def where(condition, input=None, other=None):
     "`input` where `condition` holds, else `other` (tensors or numbers); `where(condition)` gives the indices of its True values."
-    if input is None and other is None: return tuple(Tensor._make(i) for i in array_namespace(condition._data).nonzero(condition._data))
+    if input is None and other is None:          # the indices of the True values (a 0-d condition counts as 1-D, as torch)
+        xp = array_namespace(condition._data)
+        return tuple(Tensor._make(i.astype(np.int64, copy=False)) for i in xp.nonzero(xp.atleast_1d(condition._data)))
     if condition._data.dtype != np.bool_: raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_dtype_name(condition)}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor): input = _tensor(input, device=condition.device)
     return WhereBackward0.apply(condition, *_promote(input, other))

@@ -215,6 +215,9 @@ def amin(input, dim=(), keepdim=False):
 # %% ../nbs/16_reductions.ipynb #aee056c2
 def _arg(fn, x, dim, keepdim):
     a = x._data
+    if a.dtype == bool: raise RuntimeError(f"{fn}(): does not support bool input")
+    if dim is not None and a.size == 0 and a.ndim and a.shape[_wrap_dim(dim, a.ndim)] == 0:
+        raise IndexError(f"{fn}(): Expected reduction dim {_wrap_dim(dim, a.ndim)} to have non-zero size.")
     if dim is None:
         if a.size == 0: raise IndexError(f"{fn}(): Expected reduction dim to be specified for input.numel() == 0.")
         r = getattr(a, fn)().reshape((1,) * a.ndim if keepdim else ())
@@ -343,9 +346,11 @@ class LogsumexpBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         a = x._data; xp = array_namespace(a)
-        m = a.max(axis=dim, keepdims=True)
-        m = xp.where(xp.isinf(m), 0, m)
-        out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True)) + m
+        if a.size:
+            m = a.max(axis=dim, keepdims=True)
+            m = xp.where(xp.isinf(m), 0, m)
+        else: m = xp.zeros([1 if i in dim else s for i, s in enumerate(a.shape)], a.dtype)    # nothing to sum: -inf, as torch
+        with np.errstate(divide='ignore'): out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True)) + m
         if not keepdim: out = out.reshape([s for i, s in enumerate(a.shape) if i not in dim])
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim)
         return out
@@ -734,7 +739,7 @@ def corrcoef(input):
 for _f in (cov, corrcoef): setattr(Tensor, _f.__name__, _f)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #7272e459
-from ._tensor import Tensor
+from ._tensor import Tensor, _wrap_dim
 from ._pointwise import return_types
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #9c97be39
@@ -752,7 +757,10 @@ return_types.aminmax = _named_tuple('aminmax', ('min', 'max'))
 
 def aminmax(input, *, dim=None, keepdim=False):
     "(min, max) of `input`, over `dim` or over everything."
-    if input.numel() == 0: raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
+    if input.numel() == 0 and dim is None: raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
+    if input.numel() == 0 and input.dim():            # along a dim: only that dim must be non-empty
+        w = _wrap_dim(dim, input.dim())
+        if input.shape[w] == 0: raise IndexError(f"aminmax: Expected reduction dim {w} to have non-zero size.")
     d = () if dim is None else dim
     return return_types.aminmax(input.amin(d, keepdim), input.amax(d, keepdim))
 

@@ -824,7 +824,10 @@ def roll(input, shifts, dims=None):
         if not isinstance(shifts, (builtins.int, np.integer)) and len(shifts) != 1: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return RollBackward0.apply(input, shifts=builtins.int(shifts if isinstance(shifts, (builtins.int, np.integer)) else shifts[0]), dims=None)
     shifts = (shifts,) if isinstance(shifts, (builtins.int, np.integer)) else tuple(shifts)
-    dims = _dims(dims, n) if n else tuple(0 for _ in _dims(dims, 1))
+    if not n:                                    # a 0-d tensor has no dim to roll along
+        d = dims if isinstance(dims, (builtins.int, np.integer)) else tuple(dims)[0] if len(tuple(dims)) else None
+        if d is not None: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    dims = _dims(dims, n) if n else ()
     if len(shifts) != len(dims): raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     return RollBackward0.apply(input, shifts=shifts, dims=dims) if n else input.clone()
 

@@ -452,3 +452,42 @@ GRADIENTS_AND_CHECKS.update({
 
 @pytest.mark.parametrize('name', _rows(GRADIENTS_AND_CHECKS))
 def test_gradients_and_checks(name): _same(_case(GRADIENTS_AND_CHECKS, name))
+
+
+# Found by sweeping the families of issue 29's cases with 0-d, empty, non-contiguous, integer and bool inputs
+_E = lambda t, *s: t.zeros(*s, requires_grad=True)
+SWEEP_FINDINGS = {
+    'take_0d': _grads(lambda t, x: x.take(t.tensor([0, -1])), 2.5),
+    'take_0d_empty_index': lambda t: t.tensor(2.5).take(t.zeros(0, dtype=t.long)),
+    'take_0d_2d_index': lambda t: t.tensor(2.5).take(t.zeros(2, 1, dtype=t.long)),
+    'take_from_empty': lambda t: t.zeros(0, 3).take(t.tensor([0])),
+    'take_from_empty_no_index': lambda t: t.zeros(0, 3).take(t.zeros(0, dtype=t.long)),
+    'masked_select_0d': _grads(lambda t, x: x.masked_select(t.tensor(True)), 2.5),
+    'masked_select_0d_false': lambda t: t.tensor(2.5).masked_select(t.tensor(False)),
+    'masked_select_0d_mask': lambda t: t.arange(3.).masked_select(t.tensor(True)),
+    'masked_select_0d_input': lambda t: t.tensor(2.5).masked_select(t.tensor([True, False, True])),
+    'aminmax_empty_other_dim': lambda t: (tuple(t.zeros(2, 0).aminmax(dim=0)), tuple(t.aminmax(t.zeros(0, 3), dim=-1, keepdim=True))),
+    'aminmax_empty_reduced_dim': lambda t: t.zeros(0, 3).aminmax(dim=0),
+    'aminmax_empty_reduced_dim_neg': lambda t: t.zeros(2, 0).aminmax(dim=-1, keepdim=True),
+    'aminmax_empty_all': lambda t: t.zeros(2, 0).aminmax(),
+    'argmax_bool': lambda t: t.tensor([True, False]).argmax(),
+    'argmin_bool_dim': lambda t: t.tensor([[True, False]]).argmin(1, keepdim=True),
+    'argmin_empty_reduced_dim': lambda t: t.zeros(0, 3).argmin(0, keepdim=True),
+    'argmax_empty_other_dim': lambda t: t.zeros(2, 0).argmax(0),
+    'logsumexp_empty_dim': _grads(lambda t, x: x.logsumexp(0), np.zeros((0, 3))),
+    'logsumexp_empty_dims': lambda t: (t.zeros(2, 0).logsumexp(1), t.zeros(2, 0).logsumexp(1, keepdim=True), t.zeros(0, 3).logsumexp(1)),
+    'roll_0d_dim': lambda t: t.roll(t.tensor(2.5), 1, 0),
+    'roll_0d_negative_dim': lambda t: t.tensor(2.5).roll(1, -1),
+    'roll_0d_no_dim': lambda t: t.tensor(2.5).roll(3),
+    'where_condition_0d': lambda t: (t.where(t.tensor(True)), t.where(t.tensor(False)), t.tensor(3.).nonzero(as_tuple=True)),
+    'sum_dtype_grad_dtype': _grads(lambda t, x: x.sum(dtype=t.float64) + x.sum(0, dtype=t.float64).sum() + x.sum(1, keepdim=True, dtype=t.float16).sum(), [[1., 2.], [3., 4.]]),
+    'mse_empty_grad': _grads(lambda t, x: t.nn.functional.mse_loss(x, t.zeros_like(x)), np.zeros((0, 3))),
+    'cross_entropy_empty_grad': _grads(lambda t, x: t.nn.functional.cross_entropy(x, t.zeros(0, dtype=t.long)), np.zeros((0, 3))),
+    'nll_empty_grad': _grads(lambda t, x: t.nn.functional.nll_loss(x, t.zeros(0, dtype=t.long)), np.zeros((0, 3))),
+    'cross_entropy_no_classes_smoothing': lambda t: t.nn.functional.cross_entropy(t.zeros(2, 0), t.zeros(2, 0), label_smoothing=0.1),
+    'cross_entropy_empty_smoothing_grad': _grads(lambda t, x: t.nn.functional.cross_entropy(x, t.zeros(0, dtype=t.long), label_smoothing=0.2), np.zeros((0, 3))),
+}
+
+
+@pytest.mark.parametrize('name', _rows(SWEEP_FINDINGS))
+def test_sweep_findings(name): _same(_case(SWEEP_FINDINGS, name))

@@ -181,20 +181,23 @@ class SumBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, x, dtype=None):
-        ctx.shape = x._data.shape
+        ctx.shape, ctx.dtype = x._data.shape, (x.dtype if dtype is not None else None)
         return _summed(x._data, _sum_dtype(x, dtype))
     @staticmethod
-    def backward(ctx, g): return _expand(g, ctx.shape)
+    def backward(ctx, g): return _expand(g if ctx.dtype is None else _as_dtype(g, ctx.dtype), ctx.shape)    # sum(dtype=): the input's dtype back
+
+def _as_dtype(g, d): return g.to(d) if isinstance(g, Tensor) else g.astype(d.np, copy=False)     # a gradient, tensor or array
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #c1b43412
 class SumBackward1(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, x, dim, keepdim=False, dtype=None):
-        ctx.shape, ctx.dim, ctx.keepdim = x._data.shape, dim, keepdim
+        ctx.shape, ctx.dim, ctx.keepdim, ctx.dtype = x._data.shape, dim, keepdim, (x.dtype if dtype is not None else None)
         return _summed(x._data, _sum_dtype(x, dtype), axis=dim, keepdims=keepdim)
     @staticmethod
     def backward(ctx, g):
+        if ctx.dtype is not None: g = _as_dtype(g, ctx.dtype)
         if not ctx.keepdim: g = g.reshape(_kept_shape(ctx.shape, ctx.dim))
         return _expand(g, ctx.shape)
 

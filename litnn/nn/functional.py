@@ -1551,7 +1551,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
 
 # %% ../../nbs/45_loss.ipynb #aaaf91b3
-import warnings
+import math, warnings
 import numpy as np
 from .. import backend as B, amp
 from ..backend import array_namespace
@@ -1650,7 +1650,7 @@ class NllLossBackward0(Op):
         shape, dtype, idx, coef, keep, reduction, denom, cd = ctx.o
         xp = array_namespace(_array_of(g))
         v = -1 if coef is None else -coef                           # d out / d input at the picked entries
-        if reduction == 'mean' and coef is None: v = v / denom
+        if reduction == 'mean' and coef is None: v = v / denom if denom else math.nan      # (nothing counted: an empty gradient)
         elif reduction == 'mean':
             with np.errstate(invalid='ignore', divide='ignore'): v = v / denom
         if keep is not None: v = xp.where(keep, v, 0)               # 0 for ignored targets, even when all are (0/0)
@@ -1730,7 +1730,7 @@ def _cross_entropy_probs(logp, t, weight, reduction, label_smoothing, cd):
     c = logp.shape[cd]
     if weight is not None and (weight.ndim != 1 or weight.numel() != c):
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no classes but got weight tensor of shape: {list(weight.shape)}")
-    if label_smoothing > 0: t = t * (1 - label_smoothing) + label_smoothing / c
+    if label_smoothing > 0: t = t * (1 - label_smoothing) + (label_smoothing / c if c else math.nan)     # no classes: nan, as torch
     p = logp * t
     if weight is not None: p = p * weight.reshape(_class_shape(logp, cd, c))
     if reduction == 'none': return -p.sum(cd)
@@ -2707,7 +2707,7 @@ class MseLossBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        k = 2 / x.numel() if ctx.reduction == 'mean' else 2
+        k = (2 / x.numel() if x.numel() else 0.) if ctx.reduction == 'mean' else 2      # (an empty input: an empty gradient)
         gx = (x - y) * (g * k)
         nx, ny = ctx.needs_input_grad
         return gx if nx else None, -gx if ny else None
