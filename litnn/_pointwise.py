@@ -2152,3 +2152,46 @@ def nextafter(input, other):
 @patch
 def nextafter_(self:Tensor, other): return self.copy_(nextafter(self, other))
 Tensor.nextafter = nextafter
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #d5b93a44
+import functools
+from ._tensor import _dtype_name
+from .autograd.broadcasting import _into
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #84b81252
+_SAME_DTYPE_OUT = {'abs', 'absolute', 'neg', 'negative', 'floor', 'ceil', 'round', 'trunc', 'fix', 'sign', 'sgn', 'frac', 'bitwise_not'}
+
+def _bounds_are_numbers(args, kwargs):
+    "clamp's kernel with number bounds keeps its input's dtype; with tensor bounds it is an ordinary elementwise op."
+    return not any(isinstance(v, Tensor) for v in (*args[1:], *kwargs.values()))
+
+def _with_out(f, same_dtype=False):
+    """The function `f` with torch's `out=`: its result written into `out` by `_into`; `same_dtype` (or a test of the
+    arguments): only into `out` of the result's dtype."""
+    @functools.wraps(f)
+    def g(*args, out=None, **kwargs):
+        if out is None: return f(*args, **kwargs)
+        def compute():
+            r = f(*args, **kwargs)
+            same = same_dtype(args, kwargs) if callable(same_dtype) else same_dtype
+            if same and isinstance(out, Tensor) and r.dtype != out.dtype:
+                raise RuntimeError(f"Found dtype {_dtype_name(out)} but expected {_dtype_name(r)}")
+            return r
+        return _into(f.__name__, out, args, compute)
+    g._without_out = f
+    return g
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #6567dc6a
+_OUT_NAMES = [
+    'abs', 'absolute', 'neg', 'negative', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tan', 'tanh', 'sigmoid',
+    'floor', 'ceil', 'round', 'trunc', 'fix', 'sign', 'sgn', 'reciprocal', 'rsqrt', 'exp2', 'expm1', 'log1p',
+    'log2', 'log10', 'erf', 'erfc', 'erfinv', 'frac', 'square', 'logical_not', 'bitwise_not', 'asin', 'acos',
+    'atan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'arcsin', 'arccos', 'arctan', 'deg2rad', 'rad2deg',
+    'i0', 'lgamma', 'digamma', 'logit', 'sinc', 'pow', 'maximum', 'minimum', 'fmod', 'remainder', 'atan2',
+    'arctan2', 'hypot', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'less', 'greater_equal', 'less_equal',
+    'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
+    'floor_divide', 'copysign', 'xlogy', 'logaddexp', 'logaddexp2', 'fmax', 'fmin', 'nextafter', 'gcd', 'lcm',
+    'igamma', 'igammac', 'lerp', 'clamp', 'clip']
+for _n in _OUT_NAMES:
+    if not hasattr(globals()[_n], '_without_out'):
+        globals()[_n] = _with_out(globals()[_n], _bounds_are_numbers if _n in ('clamp', 'clip') else _n in _SAME_DTYPE_OUT)

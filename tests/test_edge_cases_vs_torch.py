@@ -491,3 +491,55 @@ SWEEP_FINDINGS = {
 
 @pytest.mark.parametrize('name', _rows(SWEEP_FINDINGS))
 def test_sweep_findings(name): _same(_case(SWEEP_FINDINGS, name))
+
+
+# out= on the elementwise functions: written into `out` (resized when its shape differs), torch's dtype rules and errors
+_XO = lambda t: t.arange(6.).reshape(2, 3) / 4 - 0.6
+_UNARY_OUT = ['abs', 'neg', 'exp', 'log1p', 'sqrt', 'sin', 'tanh', 'sigmoid', 'floor', 'ceil', 'round', 'trunc', 'sign', 'sgn', 'frac',
+              'reciprocal', 'rsqrt', 'exp2', 'erf', 'erfinv', 'square', 'logical_not', 'deg2rad', 'lgamma', 'sinc', 'fix', 'absolute']
+_BINARY_OUT = ['pow', 'maximum', 'minimum', 'fmod', 'remainder', 'atan2', 'hypot', 'eq', 'ne', 'lt', 'ge', 'logical_and', 'logical_xor',
+               'floor_divide', 'copysign', 'xlogy', 'logaddexp', 'fmax', 'fmin', 'nextafter', 'greater_equal', 'not_equal']
+OUT_ARGUMENTS = {}
+for _n in _UNARY_OUT + _BINARY_OUT:
+    _call = (lambda t, _n=_n, **k: getattr(t, _n)(_XO(t).abs() + 0.1 if _n in ('sqrt', 'rsqrt', 'lgamma') else _XO(t), **k)) if _n in _UNARY_OUT else \
+            (lambda t, _n=_n, **k: getattr(t, _n)(_XO(t), _XO(t).flip(0) + 0.25, **k))
+    for _d in ('same', 'float64', 'int64', 'bool', 'float16'):
+        def _c(t, _call=_call, _d=_d):
+            o = t.zeros(2, 3, dtype=_call(t).dtype if _d == 'same' else getattr(t, _d))
+            r = _call(t, out=o)
+            return r, o, r is o
+        OUT_ARGUMENTS[f'{_n}_out_{_d}'] = _c
+OUT_ARGUMENTS.update({
+    'out_resized_from_empty': lambda t: (lambda o: (t.exp(t.ones(2, 2), out=o), o.shape))(t.zeros(0)),
+    'out_resized_with_elements': lambda t: (lambda o: (t.maximum(t.ones(2, 2), t.zeros(2), out=o), o.shape))(t.zeros(5)),
+    'out_broadcast_result': lambda t: t.hypot(t.ones(2, 1), t.ones(3), out=t.zeros(2, 3)),
+    'out_0d': lambda t: t.exp(t.tensor(1.), out=t.zeros(())),
+    'out_requires_grad_input': lambda t: t.sin(t.ones(2, requires_grad=True), out=t.zeros(2)),
+    'out_requires_grad_out': lambda t: t.sin(t.ones(2), out=t.zeros(2, requires_grad=True)),
+    'out_not_a_tensor': lambda t: t.exp(t.ones(2), out=[0., 0.]),
+    'out_no_grad_mode': lambda t: (lambda x: (t.no_grad().__enter__(), t.exp(x, out=t.zeros(2)))[1])(t.ones(2, requires_grad=True)),
+    'out_int_comparison_into_float': lambda t: t.gt(t.tensor([1, 5, 3]), 2, out=t.zeros(3)),
+    'out_bool_comparison': lambda t: t.lt(t.tensor([1, 5, 3]), t.tensor([2, 2, 2]), out=t.zeros(3, dtype=t.bool)),
+    'out_int_pow_into_float': lambda t: t.pow(t.tensor([1, 2, 3]), 2, out=t.zeros(3)),
+    'out_number_first_pow': lambda t: t.pow(2, t.tensor([1., 2.]), out=t.zeros(2)),
+    'out_abs_int': lambda t: t.abs(t.tensor([-1, 2]), out=t.zeros(2, dtype=t.long)),
+    'out_abs_int_into_float': lambda t: t.abs(t.tensor([-1, 2]), out=t.zeros(2)),
+    'out_clamp_numbers': lambda t: tuple(t.clamp(_XO(t), -0.2, 0.3, out=t.zeros(2, 3, dtype=d)) for d in (t.float32,)),
+    'out_clamp_numbers_other_dtype': lambda t: t.clamp(_XO(t), -0.2, 0.3, out=t.zeros(2, 3, dtype=t.float64)),
+    'out_clip_int_bounds_float': lambda t: t.clip(t.arange(3), 0.5, out=t.zeros(3, dtype=t.long)),
+    'out_clamp_tensor_bounds': lambda t: t.clamp(_XO(t), t.tensor(-0.2), None, out=t.zeros(2, 3, dtype=t.float64)),
+    'out_clamp_tensor_bounds_int': lambda t: t.clamp(_XO(t), t.tensor(-0.2), None, out=t.zeros(2, 3, dtype=t.long)),
+    'out_lerp': lambda t: tuple(t.lerp(_XO(t), _XO(t) + 1, 0.3, out=t.zeros(2, 3, dtype=d)) for d in (t.float32, t.float64)),
+    'out_lerp_int': lambda t: t.lerp(_XO(t), _XO(t) + 1, 0.3, out=t.zeros(2, 3, dtype=t.long)),
+    'method_takes_no_out': lambda t: pytest.raises(TypeError, lambda: t.ones(2).exp(out=t.zeros(2))).typename,   # (torch's message names TensorBase)
+})
+for _n, _f in [('sum', lambda t, **k: t.sum(_XO(t), 0, **k)), ('mean', lambda t, **k: t.mean(_XO(t), 0, **k)), ('amax', lambda t, **k: t.amax(_XO(t), 0, **k)),
+               ('cumsum', lambda t, **k: t.cumsum(_XO(t), 0, **k)), ('softmax', lambda t, **k: t.softmax(_XO(t), 0, **k)), ('mm', lambda t, **k: t.mm(_XO(t), _XO(t).t(), **k)),
+               ('where', lambda t, **k: t.where(_XO(t) > 0, _XO(t), 0., **k)), ('index_select', lambda t, **k: t.index_select(_XO(t), 1, t.tensor([0, 2]), **k)),
+               ('sort', lambda t, **k: t.sort(_XO(t), **k)), ('addmm', lambda t, **k: t.addmm(_XO(t)[:, :2], _XO(t), _XO(t).t(), **k))]:
+    OUT_ARGUMENTS[f'{_n}_out_not_yet'] = pytest.param(lambda t, _f=_f: (lambda o: (_f(t, out=o), o))(t.zeros(0)),
+                                                      marks=pytest.mark.xfail(strict=True, reason=f"{_n}() has no out= in litnn yet (only the elementwise functions, cat, stack, matmul and the factories)"))
+
+
+@pytest.mark.parametrize('name', _rows(OUT_ARGUMENTS))
+def test_out_arguments(name): _same(_case(OUT_ARGUMENTS, name))
