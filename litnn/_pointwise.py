@@ -2192,6 +2192,10 @@ _OUT_NAMES = [
     'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'floor_divide', 'copysign', 'xlogy', 'logaddexp', 'logaddexp2', 'fmax', 'fmin', 'nextafter', 'gcd', 'lcm',
     'igamma', 'igammac', 'lerp', 'clamp', 'clip']
+_wrapped = {}                                        # an alias (arctan2 = atan2) stays the same object
 for _n in _OUT_NAMES:
     if not hasattr(globals()[_n], '_without_out'):
-        globals()[_n] = _with_out(globals()[_n], _bounds_are_numbers if _n in ('clamp', 'clip') else _n in _SAME_DTYPE_OUT)
+        _f = globals()[_n]
+        globals()[_n] = _wrapped.setdefault(id(_f), _with_out(_f, _bounds_are_numbers if _n in ('clamp', 'clip') else _n in _SAME_DTYPE_OUT))
+for _k, _v in list(globals().items()):                # and every other name of a wrapped function (arcsinh, the alias of asinh)
+    if callable(_v) and id(_v) in _wrapped: globals()[_k] = _wrapped[id(_v)]
