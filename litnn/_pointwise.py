@@ -528,12 +528,17 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
 
 # %% ../nbs/15b_elementwise_functions.ipynb #e8e7d1e1
 _FLOAT_KERNELS = dict(silu='silu_cpu', leaky_relu='leaky_relu_cpu')   # activations whose torch kernels refuse integers
+_BOOL_KERNELS = dict(abs='abs_cpu', floor='floor_vml_cpu', ceil='ceil_vml_cpu', trunc='trunc_vml_cpu')   # those refusing bools
+
+def _refuse_bool(input, kernel):
+    if isinstance(input, Tensor) and input._data.dtype == bool: raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 def _unary_function(name, cls, to_float):
-    kernel = _FLOAT_KERNELS.get(name)
+    kernel, bool_kernel = _FLOAT_KERNELS.get(name), _BOOL_KERNELS.get(name)
     def f(input, **options):
         try:
             if kernel: _refuse_integers(input, kernel)
+            if bool_kernel: _refuse_bool(input, bool_kernel)
             return cls.apply(_floating(input) if to_float else input, **options)
         except AttributeError: _check_tensors(name, dict(input=input)); raise
     f.__name__ = f.__qualname__ = name
@@ -565,6 +570,8 @@ class RoundBackward1(RoundBackward0): "round with `decimals`"
 
 def round(input, *, decimals=0):
     "Round half to even, to `decimals` decimal places."
+    if decimals: _refuse_integers(input, 'round_cpu')          # (integers round to themselves only without decimals)
+    else: _refuse_bool(input, 'round_vml_cpu')
     return RoundBackward1.apply(input, decimals=decimals) if decimals else RoundBackward0.apply(input)
 
 def square(input):
@@ -1253,7 +1260,10 @@ def _addc(input, tensor1, tensor2, value, divide):
     r = x + (t / t2 if divide else t * t2)
     return _cast(r, d) if w is not d else r
 
-def addcmul(input, tensor1, tensor2, *, value=1): return _addc(input, tensor1, tensor2, value, False)
+def addcmul(input, tensor1, tensor2, *, value=1):
+    if all(isinstance(t, Tensor) and t._data.dtype == bool for t in (input, tensor1, tensor2)):
+        raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')      # torch's kernel has no bools
+    return _addc(input, tensor1, tensor2, value, False)
 def addcdiv(input, tensor1, tensor2, *, value=1):
     _check_division(tensor1, tensor2)
     return _addc(input, tensor1, tensor2, value, True)

@@ -281,6 +281,7 @@ def renorm(input, p, dim, maxnorm):
     if p <= 0: raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0: raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.dim() < 2: raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    if not input.is_floating_point(): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
     d = _wrap_dim(dim, input.dim())
     norm = LinalgVectorNormBackward0.apply(input, p=builtins.float(p), dim=tuple(i for i in range(input.dim()) if i != d), keepdim=True)
     return input * where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
@@ -426,7 +427,7 @@ from ._tensor import Tensor, _wrap_dim
 from ._creation import eye
 from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
-from .autograd.broadcasting import _cast
+from .autograd.broadcasting import _cast, _refuse_integers
 from ._pointwise import _const, _floating, where
 from ._views import movedim
 from ._views import flip, triu
@@ -576,6 +577,7 @@ class LogcumsumexpBackward0(Op):
 # %% ../nbs/reference/torch/scans.ipynb #61366eed
 def logcumsumexp(input, dim):
     "log of the running sums of exp(input) along `dim`, without overflow."
+    _refuse_integers(input, 'logcumsumexp_out_cpu')          # torch's kernel: floats only
     input = _floating(input)
     return LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
 
@@ -590,6 +592,7 @@ from ._views import TraceBackward0
 def trace(input):
     "The sum of the main diagonal of a matrix."
     if input._data.ndim != 2: raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    if input._data.dtype == bool: raise NotImplementedError('"trace" not implemented for \'Bool\'')
     return TraceBackward0.apply(input)
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #bd8447fe

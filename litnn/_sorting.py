@@ -89,6 +89,7 @@ def msort(self:Tensor): return msort(self)
 # %% ../nbs/reference/torch/sorting.ipynb #bc77af13
 def topk(input, k, dim=-1, largest=True, sorted=True):
     "The `k` largest (or smallest) values along `dim`, and their indices."
+    if input._data.dtype == bool: raise RuntimeError("topk does not support bool dtypes on CPU")
     a, d = input._data, _dim_of(input, dim)
     n = a.shape[d] if a.ndim else 1
     if not 0 <= k <= n: raise RuntimeError("selected index k out of range")
@@ -103,6 +104,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     "The `k`-th smallest value along `dim` (k counts from 1), and its index."
+    if input._data.dtype == bool: raise NotImplementedError('"kthvalue_cpu" not implemented for \'Bool\'')
     a, d = input._data, _dim_of(input, dim)
     n = a.shape[d] if a.ndim else 1
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -145,6 +147,7 @@ class NanmedianBackward0(MedianBackward0): nan = True
 
 def _median(x, dim, keepdim, nan):
     a = x._data
+    if a.dtype == bool: raise NotImplementedError(f'"{"median_cpu" if dim is None else "median_out"}" not implemented for \'Bool\'')
     if dim is None:
         if not a.size: return _tensor(float('nan'), dtype=x.dtype)
         return (NanmedianBackward0 if nan else MedianBackward0).apply(x, dim=tuple(range(a.ndim)))

@@ -543,3 +543,66 @@ for _n, _f in [('sum', lambda t, **k: t.sum(_XO(t), 0, **k)), ('mean', lambda t,
 
 @pytest.mark.parametrize('name', _rows(OUT_ARGUMENTS))
 def test_out_arguments(name): _same(_case(OUT_ARGUMENTS, name))
+
+
+# Second sweep: empty linalg, pad modes, losses of odd shapes, and the kernels torch has no bool (or integer, half) version of
+_B2 = lambda t: t.tensor([[True, False], [False, True]])
+_I2 = lambda t: t.tensor([[3, -1], [2, 5]])
+KERNEL_DTYPES_AND_EMPTY = {
+    'pinv_hermitian_empty': lambda t: (t.linalg.pinv(t.zeros(0, 3), hermitian=True), t.linalg.pinv(t.zeros(2, 3, 0), hermitian=True), t.linalg.pinv(t.zeros(2, 0, 0), hermitian=True)),
+    'pinv_hermitian_empty_grad': _grads(lambda t, a: t.linalg.pinv(a, hermitian=True), np.zeros((0, 3))),
+    'pinv_hermitian_not_square': lambda t: t.linalg.pinv(t.ones(3, 4), hermitian=True),
+    'cond_not_square': lambda t: tuple(_outcome(lambda L: L.linalg.cond(L.ones(3, 2), q), t).__class__.__name__ for q in (1, float('inf'), 'fro', -1)),
+    'cond_not_square_message': lambda t: t.linalg.cond(t.ones(3, 2), 'nuc'),
+    'cond_not_square_inf_message': lambda t: t.linalg.cond(t.ones(3, 2), float('inf')),
+}
+for _s in [(0, 3), (0, 0), (2, 0, 0), (3, 0)]:
+    for _q in [None, 2, -2, 'fro', 'nuc', 1, float('inf'), -1]:
+        KERNEL_DTYPES_AND_EMPTY[f'cond_empty_{_s}_{_q}'] = lambda t, _s=_s, _q=_q: t.linalg.cond(t.zeros(*_s), _q)
+for _mode in ('reflect', 'replicate', 'circular'):
+    for _shape, _pads in [((2, 3), (1, 1)), ((2, 2, 3), (1, 1, 1, 1)), ((0, 3), (1, 1)), ((0, 2, 3), (1, 1)), ((2, 0, 3), (1, 1)), ((0, 2, 3, 3), (1, 1, 1, 1)),
+                          ((2, 0, 3, 3), (1, 1, 1, 1)), ((1, 2, 0, 3), (1, 1, 1, 1)), ((1, 1, 2, 2, 0), (1, 1, 1, 1, 1, 1))]:
+        KERNEL_DTYPES_AND_EMPTY[f'pad_{_mode}_{_shape}'] = lambda t, _m=_mode, _s=_shape, _p=_pads: t.nn.functional.pad(t.ones(*_s), _p, mode=_m)
+    KERNEL_DTYPES_AND_EMPTY[f'pad_{_mode}_bool'] = lambda t, _m=_mode: (t.nn.functional.pad(t.ones(2, 3, dtype=t.bool), (1, 1), mode=_m), t.nn.functional.pad(t.ones(1, 2, 3, dtype=t.bool), (1, 1, 1, 1), mode=_m))
+    KERNEL_DTYPES_AND_EMPTY[f'pad_{_mode}_bool_3d'] = lambda t, _m=_mode: t.nn.functional.pad(t.ones(1, 2, 2, 3, dtype=t.bool), (1, 1, 1, 1, 1, 1), mode=_m)
+    KERNEL_DTYPES_AND_EMPTY[f'pad_{_mode}_int'] = lambda t, _m=_mode: t.nn.functional.pad(_I2(t)[None], (1, 1), mode=_m)
+KERNEL_DTYPES_AND_EMPTY.update({
+    'multi_margin_0d': _grads(lambda t, x: t.nn.functional.multi_margin_loss(x, t.tensor(0)), 2.5),
+    'multi_margin_0d_p2_none': _grads(lambda t, x: t.nn.functional.multi_margin_loss(x, t.tensor(0), p=2, reduction='none'), 2.5),
+    'multi_margin_one_class': lambda t: t.nn.functional.multi_margin_loss(t.tensor([2.5]), t.tensor([0])),
+    'multilabel_margin_0d': lambda t: t.nn.functional.multilabel_margin_loss(t.tensor(2.5), t.tensor(0)),
+    'multi_margin_half': lambda t: t.nn.functional.multi_margin_loss(_I2(t).half(), t.tensor([0, 1])),
+    'multi_margin_bfloat16': lambda t: t.nn.functional.multi_margin_loss(_I2(t).bfloat16(), t.tensor([0, 1])),
+    'smooth_l1_int': lambda t: t.nn.functional.smooth_l1_loss(_I2(t), _I2(t)),
+    'smooth_l1_bool': lambda t: t.nn.functional.smooth_l1_loss(_B2(t), _B2(t)),
+    'smooth_l1_int_and_float': lambda t: t.nn.functional.smooth_l1_loss(_I2(t), _I2(t).float() / 3),
+    'huber_int': lambda t: t.nn.functional.huber_loss(_I2(t), _I2(t)),
+    'cdist_half': lambda t: t.cdist(_I2(t).half(), _I2(t).half()),
+    'cdist_bfloat16': lambda t: t.cdist(_I2(t).bfloat16(), _I2(t).bfloat16()),
+    'abs_bool': lambda t: _B2(t).abs(),
+    'abs_builtin_bool': lambda t: abs(_B2(t)),
+    'floor_ceil_trunc_bool': lambda t: tuple(_outcome(lambda L: getattr(_B2(L), f)(), t).args for f in ('floor', 'ceil', 'trunc')),
+    'floor_bool': lambda t: t.floor(_B2(t)),
+    'round_bool': lambda t: _B2(t).round(),
+    'round_int': lambda t: _I2(t).round(),
+    'round_int_decimals': lambda t: _I2(t).round(decimals=1),
+    'round_bool_decimals': lambda t: t.round(_B2(t), decimals=-1),
+    'addcmul_bool': lambda t: t.addcmul(_B2(t), _B2(t), _B2(t)),
+    'addcmul_bool_and_int': lambda t: t.addcmul(_I2(t), _B2(t), _B2(t)),
+    'trace_bool': lambda t: _B2(t).trace(),
+    'trace_int': lambda t: _I2(t).trace(),
+    'logcumsumexp_int': lambda t: _I2(t).logcumsumexp(0),
+    'logcumsumexp_bool': lambda t: t.logcumsumexp(_B2(t), 1),
+    'median_bool': lambda t: _B2(t).median(),
+    'median_bool_dim': lambda t: _B2(t).median(0),
+    'nanmedian_bool': lambda t: _B2(t).nanmedian(),
+    'nanmedian_bool_dim': lambda t: t.nanmedian(_B2(t), 1, keepdim=True),
+    'kthvalue_bool': lambda t: _B2(t).kthvalue(1),
+    'topk_bool': lambda t: _B2(t).topk(1),
+    'renorm_int': lambda t: _I2(t).renorm(2, 0, 1.),
+    'renorm_bool': lambda t: _B2(t).renorm(2, 0, 1.),
+})
+
+
+@pytest.mark.parametrize('name', _rows(KERNEL_DTYPES_AND_EMPTY))
+def test_kernel_dtypes_and_empty(name): _same(_case(KERNEL_DTYPES_AND_EMPTY, name))

@@ -2923,6 +2923,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
     "0.5 d²/beta where |d| < beta, else |d| - beta/2, d = input - target."
     x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _refuse_integers(x, 'smooth_l1_cpu')
     d = (x - y).abs()
     loss = d if beta == 0 else where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
     return _apply_reduction(loss, _reduction(None, None, reduction))
@@ -2931,6 +2932,7 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     "0.5 d² where |d| < delta, else delta (|d| - delta/2), d = input - target."
     x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _refuse_integers(x, 'huber_cpu')
     d = (x - y).abs()
     loss = _like_input(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), input)
     if weight is not None: return _weighted(loss, weight, input, reduction)
@@ -3057,12 +3059,13 @@ def _check_margin_shapes(input):
 
 def _batched(input, target):
     "A 1-D input as a batch of one: (input, target, and whether to drop the batch dim again)."
-    return (input.unsqueeze(0), target.unsqueeze(0), True) if input.dim() <= 1 else (input, target, False)
+    return (input.reshape(1, -1), target.unsqueeze(0), True) if input.dim() <= 1 else (input, target, False)   # (0-d: one class)
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
     _refuse_integers(input, 'multi_margin_loss_cpu_kernel')
+    if input.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
     _check_margin_shapes(input)
@@ -3234,6 +3237,13 @@ def pad(input, pad, mode="constant", value=None):
     if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if input.dim() not in (len(pads) + 1, len(pads) + 2):
         raise NotImplementedError(f"Padding size {2 * len(pads)} is not supported for {input.dim()}D input tensor.\n{_COMBOS}")
+    n = len(pads)
+    if mode != 'circular':                       # torch's reflection/replication kernels: checks of their own
+        if 0 in input.shape[input.dim() - n - 1:]:       # only a batch dim may be empty
+            raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+                               f"for input, but got: {list(input.shape)}")
+        if input.dtype.name == 'bool':
+            raise NotImplementedError(f'"{"reflection" if mode == "reflect" else "replication"}_pad{n}d" not implemented for \'Bool\'')
     return _copy_pad(input, pads, mode)
 
 # %% ../../nbs/reference/nn/pixelshuffle.ipynb #18b4bd57
