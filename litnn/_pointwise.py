@@ -1160,8 +1160,8 @@ class LogSoftmaxBackward0(Op):
 def _softmax(cls, x, dim, dtype, name):
     if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
-    _refuse_integers(x, name)
     d = _wrap_dim(dim, x._data.ndim)
+    _refuse_integers(x, f"{name}_lastdim_kernel_impl" if d == x._data.ndim - 1 or x._data.ndim == 0 else f"{name}_kernel_impl")   # torch's two kernels
     if not x._data.size: return x.clone()        # nothing to normalize (numpy's max refuses an empty dim)
     return cls.apply(x, dim=d if x._data.ndim else None)
 

@@ -371,6 +371,9 @@ def T(self:Tensor):
 @patch(as_prop=True)
 def mT(self:Tensor):
     "The last two dimensions swapped (a batch of transposed matrices)."
+    if self._data.ndim == 0:                   # a 0-d tensor is its own transpose: torch allows it, with a warning
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.", UserWarning, stacklevel=2)
+        return transpose(self, 0, 0)
     if self._data.ndim < 2: raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor.")
     return transpose(self, -2, -1)
 @patch
@@ -1140,6 +1143,9 @@ def H(self:Tensor):
     return self.t()
 
 def _matrices(self, what):
+    if self.dim() == 0:                        # torch: the 0-d tensor itself (its conjugate), with a warning
+        warnings.warn(f"{'Tensor.mH' if what == 'tensor.mH' else 'adjoint()'} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=3)
+        return self.transpose(0, 0)
     if self.dim() < 2: raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
     return self.transpose(-2, -1)
 

@@ -39,6 +39,10 @@ def _same(case):
                                    rtol=1.3e-6 if a.is_floating_point() else 0, atol=1e-5 if a.is_floating_point() else 0)
 
 
+def _without_grad(lib, f):
+    with lib.no_grad(): return f()
+
+
 def _rows(table):
     "A table's names for parametrize: a row given as `pytest.param(case, marks=...)` (a known difference: xfail) keeps its marks."
     return [pytest.param(k, marks=v.marks) if isinstance(v, type(pytest.param(None))) else k for k, v in table.items()]
@@ -517,7 +521,7 @@ OUT_ARGUMENTS.update({
     'out_requires_grad_input': lambda t: t.sin(t.ones(2, requires_grad=True), out=t.zeros(2)),
     'out_requires_grad_out': lambda t: t.sin(t.ones(2), out=t.zeros(2, requires_grad=True)),
     'out_not_a_tensor': lambda t: t.exp(t.ones(2), out=[0., 0.]),
-    'out_no_grad_mode': lambda t: (lambda x: (t.no_grad().__enter__(), t.exp(x, out=t.zeros(2)))[1])(t.ones(2, requires_grad=True)),
+    'out_no_grad_mode': lambda t: _without_grad(t, lambda: t.exp(t.ones(2, requires_grad=True), out=t.zeros(2))),
     'out_int_comparison_into_float': lambda t: t.gt(t.tensor([1, 5, 3]), 2, out=t.zeros(3)),
     'out_bool_comparison': lambda t: t.lt(t.tensor([1, 5, 3]), t.tensor([2, 2, 2]), out=t.zeros(3, dtype=t.bool)),
     'out_int_pow_into_float': lambda t: t.pow(t.tensor([1, 2, 3]), 2, out=t.zeros(3)),
@@ -606,3 +610,67 @@ KERNEL_DTYPES_AND_EMPTY.update({
 
 @pytest.mark.parametrize('name', _rows(KERNEL_DTYPES_AND_EMPTY))
 def test_kernel_dtypes_and_empty(name): _same(_case(KERNEL_DTYPES_AND_EMPTY, name))
+
+
+# Still different from torch (found by the sweep, not fixed yet): each an xfail row, to be turned into a passing one
+def _known(case, reason): return pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=reason))
+
+
+REMAINING = {
+    'mT_0d': _grads(lambda t, x: x.mT, 2.5),
+    'mH_adjoint_0d': _grads(lambda t, x: x.mH + x.adjoint(), 2.5),
+    'mT_1d': lambda t: t.ones(3).mT,
+    'softmax_int_kernels': lambda t: tuple(_outcome(f, t).args for f in (lambda L: L.tensor([[1, 2]]).softmax(0), lambda L: L.tensor([[1, 2]]).softmax(1),
+                                                                        lambda L: L.tensor([[1, 2]]).log_softmax(0), lambda L: L.tensor(1).log_softmax(0))),
+    'index_select_empty_input': _known(lambda t: t.zeros(0, 3).index_select(0, t.tensor([0])), "torch: RuntimeError 'self indexing axis dim should be positive'; litnn an IndexError"),
+    'index_add_source_size': _known(lambda t: t.zeros(0, 3).index_add(0, t.tensor([0]), t.zeros(0, 3)), "torch checks the number of indices against source.size(dim) first"),
+    'index_fill_empty': _known(lambda t: t.zeros(0, 3).index_fill(0, t.tensor([0]), 1.), "torch fails in setStorage (a RuntimeError); litnn an IndexError"),
+    'index_put_0d_empty_indices': _known(lambda t: t.tensor(2.5).index_put((), t.tensor(1.)), "torch refuses an empty index tuple on a 0-d tensor"),
+    'index_reduce_mean_bool': _known(lambda t: (t.arange(4) % 2 == 0).index_reduce(0, t.tensor([0, 0]), t.tensor([True, False]), 'mean'), "torch names the div_floor kernel"),
+    'repeat_interleave_0d_dim': _known(lambda t: t.tensor(2.5).repeat_interleave(2, 0), "litnn: a Python IndexError message from a tuple"),
+    'kthvalue_empty_dim': _known(lambda t: t.zeros(2, 0).kthvalue(1), "torch: IndexError 'Expected reduction dim 1 to have non-zero size'"),
+    'mode_empty_dim': _known(lambda t: t.zeros(2, 0).mode(), "torch: IndexError 'Expected reduction dim 1 to have non-zero size'; litnn numpy's ValueError"),
+    'det_int_not_square': _known(lambda t: t.linalg.det(t.ones(3, 4, dtype=t.long)), "torch checks squareness before the dtype"),
+    'pinv_half': _known(lambda t: t.linalg.pinv(t.ones(3, 4).half()), "torch's own message for half precision; litnn numpy's TypeError"),
+    'pinv_0d_message': _known(lambda t: t.linalg.pinv(t.tensor(1.)), "torch names the argument types in its message"),
+    'pad_negative_on_empty': _known(lambda t: t.nn.functional.pad(t.zeros(2, 0), (-1, 1)), "torch: narrow() refuses a negative length"),
+    'addmm_shape_message': _known(lambda t: t.addmm(t.ones(3, 4), t.ones(3, 4), t.ones(4, 3)), "torch's expand message for an input that does not broadcast"),
+    'addmm_0d_message': _known(lambda t: t.addmm(t.tensor(1.), t.tensor(1.), t.tensor(1.)), "torch: 'mat1 must be a matrix, got 0-D tensor'"),
+    'addmv_rank_message': _known(lambda t: t.addmv(t.ones(2), t.ones(2), t.ones(2)), "torch: 'vector + matrix @ vector expected, got 1, 1, 1'"),
+    'addr_0d_message': _known(lambda t: t.addr(t.tensor(1.), t.tensor(1.), t.tensor(1.)), "torch: 'addr: Expected 1-D argument vec1, but got 0-D'"),
+    'baddbmm_rank_message': _known(lambda t: t.baddbmm(t.ones(2, 2), t.ones(2, 2), t.ones(2, 2)), "torch: an IndexError from its dims"),
+    'unique_dim_empty_other_dim': _known(lambda t: t.zeros(2, 0).unique(dim=0), "torch refuses 0-sized dims that are not selected"),
+    'unique_grad': _known(lambda t: (lambda x: t.autograd.grad(x.unique().sum(), x))(t.ones(2, requires_grad=True)), "torch: the unique outputs require grad and backward raises"),
+    'floor_divide_grad': _known(lambda t: (lambda x: t.autograd.grad((x // 2).sum(), x))(t.ones(2, requires_grad=True)), "torch: floor_divide records a node whose backward raises"),
+    'rmod_grad': _known(lambda t: (lambda x: t.autograd.grad((5 % x).sum(), x))(t.ones(2, requires_grad=True)), "torch: no derivative for number % tensor"),
+    'cross_bool': _known(lambda t: t.linalg.cross(t.ones(3, dtype=t.bool), t.ones(3, dtype=t.bool)), "torch: NotImplementedError for the cross kernel"),
+    'cross_0d': _known(lambda t: t.linalg.cross(t.tensor(1.), t.tensor(1.), dim=0), "litnn: a Python IndexError message"),
+    'histc_bool': _known(lambda t: (t.arange(4) > 1).histc(3), "torch names the linspace kernel"),
+    'std_mean_int': _known(lambda t: t.std_mean(t.arange(4), 0), "torch: 'std_mean only support floating point and complex dtypes'"),
+    'lerp_bool': _known(lambda t: t.lerp(t.ones(2, dtype=t.bool), t.ones(2, dtype=t.long), 0.5), "torch checks end's dtype first"),
+    'cross_entropy_probs_0d': _known(lambda t: t.nn.functional.cross_entropy(t.tensor(1.), t.tensor(1.)), "torch: 'Dimension specified as 1 but tensor has no dimensions'"),
+    'multilabel_soft_margin_0d': _known(lambda t: t.nn.functional.multilabel_soft_margin_loss(t.tensor(1.), t.tensor(1.)), "litnn: a Python IndexError message"),
+    'hinge_embedding_int': _known(lambda t: t.nn.functional.hinge_embedding_loss(t.tensor([1, 2]), t.tensor([1, -1])), "torch's mean refuses the integer loss"),
+    'margin_ranking_int': _known(lambda t: t.nn.functional.margin_ranking_loss(t.tensor([1, 2]), t.tensor([2, 1]), t.tensor([1, 1])), "torch computes in float"),
+    'gaussian_nll_int': _known(lambda t: t.nn.functional.gaussian_nll_loss(t.tensor([1, 2]), t.tensor([1, 1]), t.tensor([1, 1])), "torch refuses to write the float loss into an integer tensor"),
+    'sdpa_mask_with_dropout_grad': _known(lambda t: (lambda m: (t.manual_seed(0), t.autograd.grad(t.nn.functional.scaled_dot_product_attention(t.ones(2, 3), t.ones(2, 3), t.ones(2, 3), attn_mask=m, dropout_p=0.5).sum(), m, allow_unused=True)[0] is None)[1])(t.zeros(2, 2, requires_grad=True)),
+                                          "litnn gives a float attn_mask its gradient only without dropout"),
+}
+
+
+@pytest.mark.parametrize('name', _rows(REMAINING))
+def test_remaining(name): _same(_case(REMAINING, name))
+
+
+def test_0d_transposes_warn_as_torch():
+    before = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)               # torch warns once per process (TORCH_WARN_ONCE) unless told otherwise
+    try: _0d_transposes_warn()
+    finally: torch.set_warn_always(before)
+
+
+def _0d_transposes_warn():
+    for lib in (torch, litnn):
+        for attr, text in (('mT', 'Tensor.mT is deprecated on 0-D tensors'), ('mH', 'Tensor.mH is deprecated on 0-D tensors')):
+            with pytest.warns(UserWarning, match=text): getattr(lib.tensor(2.5), attr)
+        with pytest.warns(UserWarning, match=r'adjoint\(\) is deprecated on 0-D tensors'): lib.tensor(2.5).adjoint()
