@@ -749,11 +749,13 @@ from ._pointwise import return_types
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(variance, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim        # var_mean(x, False): torch's `unbiased` overload
+    if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("var_mean only support floating point and complex dtypes")
     return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(standard deviation, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim
+    if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("std_mean only support floating point and complex dtypes")
     return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 return_types.aminmax = _named_tuple('aminmax', ('min', 'max'))

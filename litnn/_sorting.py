@@ -106,6 +106,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     "The `k`-th smallest value along `dim` (k counts from 1), and its index."
     if input._data.dtype == bool: raise NotImplementedError('"kthvalue_cpu" not implemented for \'Bool\'')
     a, d = input._data, _dim_of(input, dim)
+    if a.ndim and not a.shape[d]: raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     n = a.shape[d] if a.ndim else 1
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if not a.ndim: return _select(KthvalueBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='kthvalue')
@@ -189,6 +190,7 @@ def _mode_index(a, axis):
 def mode(input, dim=-1, keepdim=False):
     "The most frequent value along `dim` (the smallest if tied) and the index of its last occurrence."
     a, d = input._data, _dim_of(input, dim)
+    if a.ndim and not a.shape[d]: raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     if not a.ndim: return _select(ModeBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='mode')
     idx = _mode_index(a, d)
     return _select(ModeBackward0, input, idx if keepdim else idx.squeeze(d), d, keepdim, 'mode')
