@@ -83,17 +83,36 @@ def _matmul_op(x, y):
 # %% ../nbs/16a_matrix_products.ipynb #d55822ba
 def _shape_str(a): return 'x'.join(map(str, a.shape))
 
+_C_TYPES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
+                int16='short int', int8='signed char', uint8='unsigned char', bool='bool')
+def _cpp(t): return _C_TYPES.get(t._data.dtype.name, t._data.dtype.name)     # a dtype as torch's C++ messages name it
+
+def _kernel(fn, x, y):
+    "The CPU kernel torch runs for product `fn` (matmul: by the operands' ranks), as its messages name it."
+    if fn != 'matmul': return fn
+    return 'dot' if x._data.ndim == y._data.ndim == 1 else 'mv' if y._data.ndim == 1 else 'mm' if y._data.ndim == 2 else 'bmm'
+
 def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
-    "PyTorch's checks for the products: ranks, one dtype, one device."
+    "PyTorch's checks for the products: ranks, one dtype (its kernel's message), no bools, one device."
     if ranks and (x._data.ndim, y._data.ndim) != ranks:
         bad = 0 if x._data.ndim != ranks[0] else 1
         raise RuntimeError(f"{fn}: {names[bad]} must be a {ranks[bad]}D tensor, but got {(x, y)[bad]._data.ndim}D")
-    if x._data.dtype != y._data.dtype: raise RuntimeError(f"{fn}: expected both operands to have the same dtype, but got {_dtype_name(x)} and {_dtype_name(y)}")
+    k = _kernel(fn, x, y)
+    if x._data.dtype != y._data.dtype:
+        if k in ('mm', 'smm', 'hspmm'): raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(x)} != {_cpp(y)}")
+        if k == 'bmm': raise RuntimeError(f"expected scalar type {_dtype_name(x)} but found {_dtype_name(y)}")
+        if k == 'mv': raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_dtype_name(y)}, {_dtype_name(x)}, and {_dtype_name(y)}")
+        if k == 'dot': raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_dtype_name(x)} and {_dtype_name(y)}")
+        raise RuntimeError(f"{fn}: expected both operands to have the same dtype, but got {_dtype_name(x)} and {_dtype_name(y)}")
+    if x._data.dtype == bool and x._data.size and y._data.size:      # torch's CPU kernels have no bool products
+        raise NotImplementedError(f'"{_BOOL_KERNELS.get(k, k)}" not implemented for \'Bool\'')
     a, b = x._data, y._data
     if (type(a) is not np.ndarray or type(b) is not np.ndarray) and x.device != y.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
         raise RuntimeError(f"{fn}: shapes cannot be multiplied ({_shape_str(a)} and {_shape_str(b)})")
+
+_BOOL_KERNELS = dict(mm='addmm_impl_cpu_', addmm='addmm_impl_cpu_', addbmm='addmm_impl_cpu_', mv='addmv_impl_cpu', addmv='addmv_impl_cpu')
 
 # %% ../nbs/16a_matrix_products.ipynb #c6753543
 def _vector_matrix(v, m):
@@ -164,6 +183,7 @@ def _scaled_sum(c, a, b, beta, alpha, product):
     and rounded once, as torch's CPU kernels (numpy would round the product, then the sum)."""
     dt, half = a.dtype, _half(a)
     if half: a, b, c = _opmath(a), _opmath(b), _opmath(c) if hasattr(c, 'astype') else c
+    if dt.kind in 'iu': beta, alpha = builtins.int(beta), builtins.int(alpha)    # torch casts the scalars to the integers: 0.6 -> 0
     out = product(a, b)
     if alpha != 1: out = out * alpha
     if beta != 0:
@@ -178,9 +198,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if mat1.layout is not strided or mat2.layout is not strided:     # reference/sparse: a sparse operand
         p = _sparse_mm(mat1, mat2, 'addmm')
         return (input if beta == 1 else input * beta) + (p if alpha == 1 else p * alpha)
+    if isinstance(input, Tensor) and input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(mat2)}")
+    if mat1._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(mat1)} and {_dtype_name(mat2)}")
     _check_mat('addmm', mat1, mat2, (2, 2), ('mat1', 'mat2'))
-    if isinstance(input, Tensor) and input._data.dtype != mat1._data.dtype:
-        raise RuntimeError(f"addmm: expected input and mat1 to have the same dtype, but got {_dtype_name(input)} and {_dtype_name(mat1)}")
     s, out = _shape(input), (mat1._data.shape[0], mat2._data.shape[1])
     if len(s) > 2 or not builtins.all(a in (1, b) for a, b in zip(s[::-1], out[::-1])):
         raise RuntimeError(f"addmm: input of shape {list(s)} does not broadcast to the product's shape {list(out)}")
@@ -211,6 +233,9 @@ def _tensordot(a, b, dims):
     for i, j in zip(da, db):
         if a.shape[i] != b.shape[j]: raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[i]} in dim {i} and second has size {b.shape[j]} in dim {j}")
     fa, fb = [d for d in range(a.dim()) if d not in da], [d for d in range(b.dim()) if d not in db]
+    if a.dtype != b.dtype: raise RuntimeError("both inputs should have same dtype")
+    if a.dtype.name == 'bool' and a.numel() and b.numel():     # torch's product kernels have no bools
+        raise NotImplementedError(f'"{"dot" if not fa and not fb else "addmm_impl_cpu_"}" not implemented for \'Bool\'')
     k = math.prod(a.shape[d] for d in da)
     m = a.permute(fa + da).reshape(-1, k) @ b.permute(db + fb).reshape(k, -1)
     r = m.reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
@@ -282,7 +307,7 @@ class BaddbmmBackward0(Op):
 # %% ../nbs/reference/torch/more_products.ipynb #88c1d713
 class AddbmmBackward0(BaddbmmBackward0):
     "beta * input + alpha * sum_b (m1[b] @ m2[b])"
-    _product = staticmethod(lambda a, b: (a @ b).sum(0))
+    _product = staticmethod(lambda a, b: (lambda p: p.sum(0, dtype=p.dtype))(a @ b))     # (numpy would sum int32 into int64)
     @staticmethod
     def _grads(g, m1, m2, n1, n2): return (g.unsqueeze(0) @ m2.mT if n1 else None), (m1.mT @ g.unsqueeze(0) if n2 else None)
 
@@ -299,6 +324,10 @@ def _broadcastable(fn, input, shape):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * (batch1 @ batch2), a batch of matrix products."
+    if isinstance(input, Tensor) and input._data.dtype == batch1._data.dtype != batch2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_dtype_name(batch1)} but found {_dtype_name(batch2)}")
+    if isinstance(input, Tensor) and not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(input)}, batch1: {_cpp(batch1)}, batch2: {_cpp(batch2)}")
     _check_mat('baddbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {[batch1.shape[0], batch1.shape[2]]} but got: {list(batch2.shape[:2])}.")
@@ -308,6 +337,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 # %% ../nbs/reference/torch/more_products.ipynb #73d35e22
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * Σ_b batch1[b] @ batch2[b]."
+    for names, x, y in ((('self', 'mat2'), input, batch2), (('mat1', 'mat2'), batch1, batch2)):     # torch's order, through addmm
+        if isinstance(x, Tensor) and x._data.dtype != y._data.dtype:
+            raise RuntimeError(f"{names[0]} and {names[1]} must have the same dtype, but got {_dtype_name(x)} and {_dtype_name(y)}")
     _check_mat('addbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
     if batch1.shape[0] != batch2.shape[0]: raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")
     _broadcastable('addbmm', input, (batch1.shape[1], batch2.shape[2]))
@@ -317,6 +349,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     "beta * input + alpha * (mat @ vec)."
     if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0] or _shape(input) not in ((), (1,), (mat.shape[0],)):
         raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, _shape(input)))}), mat ({_shape_str(mat._data)}), vec ({_shape_str(vec._data)})")
+    if isinstance(input, Tensor) and not input._data.dtype == mat._data.dtype == vec._data.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_dtype_name(input)}, {_dtype_name(mat)}, and {_dtype_name(vec)}")
     _check_mat('addmv', mat, vec)
     return AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha)
 
@@ -494,10 +528,12 @@ from .autograd.broadcasting import _float_dtype
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #50cb4336
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     "beta * input + alpha * outer(vec1, vec2)."
-    if not _float_dtype(input) and input.dtype.name != 'bool':
+    if not _float_dtype(input):                  # integers and bools
         for name, v in (('beta', beta), ('alpha', alpha)):
             if isinstance(v, float): raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
     o = outer(vec1, vec2)
+    if o.dtype.name == input.dtype.name == 'bool':   # torch's bool kernel: (beta and input) or (alpha and outer), still bool
+        return (o if alpha else o.new_zeros(o.shape)) | (input if beta else input.new_zeros(input.shape))
     return (alpha * o if alpha != 1 else o) + (beta * input if beta != 0 else input.new_zeros(input.shape))
 
 @patch

@@ -226,6 +226,9 @@ def amin(input, dim=(), keepdim=False):
 def _arg(fn, x, dim, keepdim):
     if x.dtype.is_complex: raise RuntimeError(f"{fn}(): does not support complex input")
     a = x._data
+    if a.dtype == bool: raise RuntimeError(f"{fn}(): does not support bool input")
+    if dim is not None and a.size == 0 and a.ndim and a.shape[_wrap_dim(dim, a.ndim)] == 0:
+        raise IndexError(f"{fn}(): Expected reduction dim {_wrap_dim(dim, a.ndim)} to have non-zero size.")
     if dim is None:
         if a.size == 0: raise IndexError(f"{fn}(): Expected reduction dim to be specified for input.numel() == 0.")
         r = getattr(a, fn)().reshape((1,) * a.ndim if keepdim else ())
@@ -289,6 +292,7 @@ def renorm(input, p, dim, maxnorm):
     if p <= 0: raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0: raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.dim() < 2: raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    if not input.is_floating_point(): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
     d = _wrap_dim(dim, input.dim())
     norm = LinalgVectorNormBackward0.apply(input, p=builtins.float(p), dim=tuple(i for i in range(input.dim()) if i != d), keepdim=True)
     return input * where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
@@ -354,9 +358,11 @@ class LogsumexpBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         a = x._data; xp = array_namespace(a)
-        m = a.max(axis=dim, keepdims=True)
-        m = xp.where(xp.isinf(m), 0, m)
-        out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True)) + m
+        if a.size:
+            m = a.max(axis=dim, keepdims=True)
+            m = xp.where(xp.isinf(m), 0, m)
+        else: m = xp.zeros([1 if i in dim else s for i, s in enumerate(a.shape)], a.dtype)    # nothing to sum: -inf, as torch
+        with np.errstate(divide='ignore'): out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True)) + m
         if not keepdim: out = out.reshape([s for i, s in enumerate(a.shape) if i not in dim])
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim)
         return out
@@ -433,7 +439,7 @@ from ._tensor import Tensor, _wrap_dim
 from ._creation import eye
 from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
-from .autograd.broadcasting import _cast
+from .autograd.broadcasting import _cast, _refuse_integers
 from ._pointwise import _const, _floating, where
 from ._views import movedim
 from ._views import flip, triu
@@ -584,6 +590,7 @@ class LogcumsumexpBackward0(Op):
 # %% ../nbs/reference/torch/scans.ipynb #61366eed
 def logcumsumexp(input, dim):
     "log of the running sums of exp(input) along `dim`, without overflow."
+    _refuse_integers(input, 'logcumsumexp_out_cpu')          # torch's kernel: floats only
     input = _floating(input)
     return LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
 
@@ -598,6 +605,7 @@ from ._views import TraceBackward0
 def trace(input):
     "The sum of the main diagonal of a matrix."
     if input._data.ndim != 2: raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    if input._data.dtype == bool: raise NotImplementedError('"trace" not implemented for \'Bool\'')
     return TraceBackward0.apply(input)
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #bd8447fe
@@ -640,7 +648,7 @@ def count_nonzero(self:Tensor, dim=None): return count_nonzero(self, dim)
 # %% ../nbs/reference/torch/statistics.ipynb #910a4fb2
 import numpy as np
 from .backend import float32, float64
-from ._tensor import Tensor, _wrap_dim, _dtype_name
+from ._tensor import Tensor, _wrap_dim, _dtype_name, _LEGACY
 from .autograd.broadcasting import _float_dtype
 from ._pointwise import where, _const, _floating
 from ._pointwise import lerp
@@ -717,6 +725,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     "The covariance matrix of the variables in the rows of `input` (observations in the columns)."
     if input.dim() > 2: raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
     x = _floating(input.reshape(1, -1) if input.dim() < 2 else input)
+    for name, v in (('fweights', fweights), ('aweights', aweights)):      # torch's checks, in its order
+        if v is None: continue
+        if v.dim() > 1: raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with {v.dim()} dimensions")
+        if v.numel() != x.shape[1]:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input but got {v.numel()} != {x.shape[1]}")
+        if name == 'fweights' and (v.dtype.is_floating_point or v.dtype.is_complex or v.dtype.name == 'bool'):
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with {_LEGACY[v.dtype.name]} dtype")
+        if name == 'aweights' and not v.dtype.is_floating_point:
+            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with {_LEGACY[v.dtype.name]} dtype")
+        if bool((v < 0).any()): raise RuntimeError(f"cov(): {name} cannot be negative")
     w = fweights
     if aweights is not None: w = aweights if w is None else w * aweights
     if w is None: w_sum, avg = x.shape[1], x.mean(1)
@@ -737,18 +755,20 @@ def corrcoef(input):
 for _f in (cov, corrcoef): setattr(Tensor, _f.__name__, _f)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #7272e459
-from ._tensor import Tensor
+from ._tensor import Tensor, _wrap_dim
 from ._pointwise import return_types
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #9c97be39
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(variance, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim        # var_mean(x, False): torch's `unbiased` overload
+    if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("var_mean only support floating point and complex dtypes")
     return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(standard deviation, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim
+    if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("std_mean only support floating point and complex dtypes")
     return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 return_types.aminmax = _named_tuple('aminmax', ('min', 'max'))
@@ -756,7 +776,10 @@ return_types.aminmax = _named_tuple('aminmax', ('min', 'max'))
 def aminmax(input, *, dim=None, keepdim=False):
     "(min, max) of `input`, over `dim` or over everything."
     if input.is_complex(): raise NotImplementedError(f'"aminmax_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')
-    if input.numel() == 0: raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
+    if input.numel() == 0 and dim is None: raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
+    if input.numel() == 0 and input.dim():            # along a dim: only that dim must be non-empty
+        w = _wrap_dim(dim, input.dim())
+        if input.shape[w] == 0: raise IndexError(f"aminmax: Expected reduction dim {w} to have non-zero size.")
     d = () if dim is None else dim
     return return_types.aminmax(input.amin(d, keepdim), input.amax(d, keepdim))
 

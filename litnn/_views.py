@@ -371,6 +371,9 @@ def T(self:Tensor):
 @patch(as_prop=True)
 def mT(self:Tensor):
     "The last two dimensions swapped (a batch of transposed matrices)."
+    if self._data.ndim == 0:                   # a 0-d tensor is its own transpose: torch allows it, with a warning
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.", UserWarning, stacklevel=2)
+        return transpose(self, 0, 0)
     if self._data.ndim < 2: raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor.")
     return transpose(self, -2, -1)
 @patch
@@ -881,7 +884,10 @@ def roll(input, shifts, dims=None):
         if not isinstance(shifts, (builtins.int, np.integer)) and len(shifts) != 1: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return RollBackward0.apply(input, shifts=builtins.int(shifts if isinstance(shifts, (builtins.int, np.integer)) else shifts[0]), dims=None)
     shifts = (shifts,) if isinstance(shifts, (builtins.int, np.integer)) else tuple(shifts)
-    dims = _dims(dims, n) if n else tuple(0 for _ in _dims(dims, 1))
+    if not n:                                    # a 0-d tensor has no dim to roll along
+        d = dims if isinstance(dims, (builtins.int, np.integer)) else tuple(dims)[0] if len(tuple(dims)) else None
+        if d is not None: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    dims = _dims(dims, n) if n else ()
     if len(shifts) != len(dims): raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     return RollBackward0.apply(input, shifts=shifts, dims=dims) if n else input.clone()
 
@@ -1194,6 +1200,9 @@ def H(self:Tensor):
     return self.t().conj()
 
 def _matrices(self, what):
+    if self.dim() == 0:                        # torch: the 0-d tensor itself (its conjugate), with a warning
+        warnings.warn(f"{'Tensor.mH' if what == 'tensor.mH' else 'adjoint()'} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=3)
+        return self.transpose(0, 0)
     if self.dim() < 2: raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
     return self.transpose(-2, -1).conj()
 

@@ -417,6 +417,9 @@ class LinalgPinvBackward0(Op):
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     "The Moore-Penrose pseudo-inverse of each matrix of A."
     _check_matrix('linalg.pinv', A, square=False)
+    if A.numel() == 0: hermitian = False             # empty: torch asks for no square matrix, the pseudo-inverse is the empty transpose
+    if hermitian and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
     return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
@@ -523,6 +526,11 @@ def matrix_power(A, n):
 
 def cond(A, p=None):
     "The condition number of each matrix of A in the `p` norm (2 by default)."
+    if A.numel() == 0 and A.dim() >= 2 and A.is_floating_point() and (p in (None, 2, -2) or not isinstance(p, str) or A.shape[-1] == A.shape[-2]):
+        return A.new_zeros(A.shape[:-2])           # empty matrices: 0, as torch (no gradient)
+    if p not in (None, 2, -2) and A.dim() >= 2 and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p if isinstance(p, str) else format(p, 'g')}): A must be batches of square matrices, "
+                           f"but they are {A.shape[-2]} by {A.shape[-1]} matrices")
     if p in (None, 2, -2):
         S = svdvals(A)
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
