@@ -2,7 +2,13 @@
 
 Target (issue 2): litnn's time per op at most PyTorch's (ratio <= 1.0). Hand-written numpy does the
 same forward and the hand-derived backward, with no bookkeeping at all: the floor.
+
+    OMP_NUM_THREADS=1 python bench/elementwise_chain.py [--compiled]
+
+With `--compiled` the "litnn" row is the step compiled by `litnn.compile` (capture and replay, nbs/37_compile),
+and "eager" is litnn's eager step, measured in the same run (issue 30's target: litnn / torch <= 0.35).
 """
+import sys
 import numpy as np
 from _common import interleave, report
 import litnn, torch
@@ -54,5 +60,13 @@ if __name__ == '__main__':
     lit_step(); tor_step()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(lx.grad.numpy(), numpy_step(), rtol=1e-4, atol=1e-6)
-    med = interleave({'litnn': lit_step, 'torch': tor_step, 'numpy': numpy_step})
-    report(f"elementwise chain: {N_OPS} ops on 16x16, forward + backward (time per op)", {k: v / N_OPS for k, v in med.items()}, 'us/op', 1e6)
+    steps = {'litnn': lit_step, 'torch': tor_step, 'numpy': numpy_step}
+    title = f"elementwise chain: {N_OPS} ops on 16x16, forward + backward (time per op)"
+    if '--compiled' in sys.argv:
+        eager_step, ex = run_lib(litnn)
+        comp = litnn.compile(lit_step)
+        for _ in range(3): comp(); eager_step()
+        np.testing.assert_array_equal(lx.grad.numpy(), ex.grad.numpy())       # the replay computes eager's bits
+        steps, title = {'litnn': comp, 'eager': eager_step, 'torch': tor_step, 'numpy': numpy_step}, title + ", litnn compiled"
+    med = interleave(steps)
+    report(title, {k: v / N_OPS for k, v in med.items()}, 'us/op', 1e6, base=('numpy', 'torch', 'eager'))

@@ -13,6 +13,7 @@ machine; with `LITNN_NUMBA=0` (numpy's passes) 1.06.
 
     OMP_NUM_THREADS=1 python bench/gpt_step.py [--profile]
     python bench/gpt_step.py --device cuda      # litnn on CuPy against torch on CUDA (no numpy row); each step synchronizes
+    OMP_NUM_THREADS=1 python bench/gpt_step.py --compiled   # the litnn row compiled by litnn.compile (issue 30: <= 0.8), eager beside it
 """
 import sys, math
 import numpy as np
@@ -114,6 +115,10 @@ if __name__ == '__main__':
     for _ in range(3):
         a, b = ls().item(), ts().item()
         assert abs(a - b) < 1e-3 * max(1, abs(b)), (a, b)
+    if '--compiled' in sys.argv:
+        cs = litnn.compile(make_step(litnn))
+        for _ in range(3): cs()
+        steps = {'litnn': cs, 'eager': ls, **{k: v for k, v in steps.items() if k != 'litnn'}}
     if '--profile' in sys.argv:
         import cProfile, pstats
         cProfile.run('for _ in range(20): ls()', '/tmp/gpt_step.prof')

@@ -1,8 +1,10 @@
 """The 784-512-512-10 MLP training step at batch 64: forward, cross-entropy, backward, SGD update.
 
-Target (issue 2): litnn at most 1.15x hand-written numpy. Written with tensor operations only
+Target (issue 2): litnn at most 1.15x hand-written numpy. `--compiled`: the litnn row is the step compiled by
+`litnn.compile` (issue 30's target: at most 1.0x numpy), litnn eager beside it. Written with tensor operations only
 (matmul, bias add, relu, log_softmax, indexing), the same program in litnn and torch.
 """
+import sys
 import numpy as np
 from _common import interleave, report
 import litnn, torch
@@ -60,8 +62,14 @@ def compare(title, make_step):
         a, b, c = ls().item(), ts().item(), ns()
         assert abs(a - b) < 1e-4 and abs(a - c) < 1e-4, (a, b, c)
     for p, q in zip(lp, npar): np.testing.assert_allclose(p.detach().numpy(), q, rtol=1e-3, atol=1e-5)
-    med = interleave({'litnn': ls, 'torch': ts, 'numpy': ns}, reps=15, inner=5)
-    report(title, med, 'ms', 1e3)
+    steps = {'litnn': ls, 'torch': ts, 'numpy': ns}
+    if '--compiled' in sys.argv:                 # the litnn row compiled (nbs/37_compile), eager litnn beside it
+        cs, cp = make_step(litnn)
+        cs = litnn.compile(cs)
+        for _ in range(3): a, b = cs().item(), ls().item()
+        steps, title = {'litnn': cs, 'eager': ls, 'torch': ts, 'numpy': ns}, title + ", litnn compiled"
+    med = interleave(steps, reps=15, inner=5)
+    report(title, med, 'ms', 1e3, base=('numpy', 'torch', 'eager'))
 
 if __name__ == '__main__':
     compare("MLP 784-512-512-10, batch 64: one training step", make_step)

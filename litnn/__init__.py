@@ -97,11 +97,16 @@ def get_default_device():
     return _default_device['device'] or B.device('cpu')
 
 # %% ../nbs/reference/compiler.ipynb #067d6415
-def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
-    "Returns `model` unchanged (a decorator without `model`): litnn runs eagerly, without compiling."
-    if model is None: return lambda m: m
-    if not callable(model): raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
-    return model
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False, **kwargs):
+    "Compile `model` (a function or a Module) by capture and replay (37_compile); without `model`, a decorator."
+    from litnn._dynamo.eval_frame import _compile
+    opts = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options, disable=disable)
+    if model is None:
+        def fn(model):
+            if model is None: raise RuntimeError("Model can't be None")
+            return _compile(model, **opts)
+        return fn
+    return _compile(model, **opts)
 
 # %% ../nbs/reference/cpu.ipynb #447edff2
 import builtins

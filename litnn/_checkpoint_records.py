@@ -10,7 +10,7 @@ import json, math, pickle, re, reprlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
-from ._tensor import Tensor, Size
+from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, _checked_sparse
 from .nn.parameter import Parameter
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states
@@ -24,6 +24,7 @@ class _Encoder:
     def __init__(self):
         self.index, self.records, self.tensors, self.arrays = {}, [], [], {}
         self.objects, self.object_index, self.kept = [], {}, []   # whole objects (62_checkpoint_objects)
+        self.sparse = {}   # id of a sparse tensor -> (it, its part tensors) (reference/sparse)
 
     def tensor(self, t, keys):
         "The index of tensor `t` in the checkpoint's list of tensor records."
@@ -41,10 +42,27 @@ def _sort_key(v):
     if type(v) is frozenset: return ("frozenset", tuple(sorted(map(_sort_key, v))))
     return (type(v).__name__, repr(v))
 
+_SPARSE_PARTS = {sparse_coo: ("indices", "values"), sparse_csr: ("crow_indices", "col_indices", "values")}
+
+def _sparse_parts(t):
+    "A sparse tensor's index and value arrays, as tensors (reference/sparse)."
+    a = t._data
+    return [Tensor._make(p) for p in ((a.indices, a.values) if t.layout is sparse_coo else (*a.indices, a.values))]
+
+def _encode_sparse(enc, t, keys):
+    "A sparse tensor's record: its parts, stored as any tensor is, with its layout and size."
+    if id(t) not in enc.sparse: enc.sparse[id(t)] = (t, _sparse_parts(t))
+    parts = enc.sparse[id(t)][1]
+    out = {"type": "sparse", "layout": str(t.layout).split(".")[-1], "size": list(t.shape),
+           **{n: {"type": "tensor", "index": enc.tensor(p, keys + (n,))} for n, p in zip(_SPARSE_PARTS[t.layout], parts)}}
+    if t.layout is sparse_coo: out["coalesced"] = t._data.coalesced
+    return {**out, "requires_grad": True} if t.requires_grad else out
+
 def _encode(enc, x, keys=(), where="obj", depth=0):
     "`x` as JSON-able data; TypeError naming `where` for what cannot be saved."
     if x is None or type(x) in (bool, int, str): return x
     if type(x) is float: return x if math.isfinite(x) else {"type": "float", "value": repr(x)}
+    if isinstance(x, Tensor) and x.layout is not strided: return _encode_sparse(enc, x, keys)
     if isinstance(x, Tensor): return {"type": "tensor", "index": enc.tensor(x, keys)}
     if type(x) is np.ndarray or isinstance(x, np.generic): return _encode_numpy(enc, x, keys, where)
     if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
@@ -205,7 +223,7 @@ def _tensors(f, records, arrays, map_location):
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
 _FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
-           "dict": ("items", "metadata"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
+           "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
 _short.maxlevel, _short.maxstring, _short.maxother, _short.maxlist, _short.maxdict = 2, 40, 40, 4, 4
@@ -227,6 +245,18 @@ def _decode(x, tensors, f, depth=0):
 def _tensor_record(x, tensors, f, depth):
     if not (_is_index(x["index"]) and x["index"] < len(tensors)): raise IndexError(f"no tensor {x['index']!r}")
     return tensors[x["index"]]
+
+def _sparse_record(x, tensors, f, depth):
+    "A sparse tensor from its parts' records, checked as torch's invariants (reference/sparse)."
+    layout = {"sparse_coo": sparse_coo, "sparse_csr": sparse_csr}[x["layout"]]
+    parts = []
+    for n in _SPARSE_PARTS[layout]:
+        r = x[n]
+        if not (type(r) is dict and set(r) == {"type", "index"} and r["type"] == "tensor"): raise ValueError(f"its {n} are not a tensor record")
+        parts.append(B.to_device(_tensor_record(r, tensors, f, depth)._data, "cpu"))
+    t = Tensor._make(_checked_sparse(layout, parts, x["size"], x.get("coalesced", False)))
+    if type(x.get("requires_grad", False)) is not bool or type(x.get("coalesced", False)) is not bool: raise ValueError("a flag is not a bool")
+    return t.requires_grad_(True) if x.get("requires_grad") else t
 
 def _ndarray_record(x, tensors, f, depth):
     t = _tensor_record(x, tensors, f, depth)
@@ -278,7 +308,7 @@ def _device_record(x, tensors, f, depth):
     try: return B.device(x["name"])
     except RuntimeError as e: raise ValueError(str(e)) from None
 
-_DECODERS = {"tensor": _tensor_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
+_DECODERS = {"tensor": _tensor_record, "sparse": _sparse_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
              **{k: _sequence_record for k in _SEQUENCES},
              "float": lambda x, *_: _FLOATS[x["value"]],
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),

@@ -168,11 +168,13 @@ def _whole(op, key):
 @patch
 def __setitem__(self:Tensor, key, value):
     "Write `value` (a number or a tensor, broadcast and cast to this dtype) into the indexed region."
+    if _Mode.fw is not None and not _Mode.fw.busy: return _Mode.fw.setitem(self, key, value)   # in a dual level (14b_forward_mode)
     k, op = _index_key(self, key)
     vt = isinstance(value, Tensor)
     if vt and type(value._data) is not type(self._data): value = value.to(self.device)
     b = self._base
     if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad or b is not None and b._requires_grad) and _floating(self)):
+        if _Mode.writes is not None and _Mode.writes.setitem(self, key, value): return   # exporting: recorded (66a_onnx_tracing)
         _put(self._data, k, value._data if vt else value, False)
         _version_counter(self)[0] += 1
         return
@@ -466,10 +468,12 @@ def masked_scatter(input, mask, source):
 def take(input, index):
     "The elements of `input`, read as if flattened, at `index` (result shaped as `index`)."
     a, n = _index_arg(index, input, 'take', 'int64'), input._data.size
+    if n == 0 and a.size: raise IndexError("take(): tried to take from an empty tensor")
+    if input._data.ndim == 0: input = input.reshape(1)       # a 0-d input: still shaped as the index
     if a.size and bool(((a < -n) | (a >= n)).any()):
         raise IndexError(f"out of range: tried to access index {builtins.int(a[(a < -n) | (a >= n)].reshape(-1)[0])} on a tensor of {n} elements.")
     xp = array_namespace(a)
-    return TakeBackward0.apply(input, key=xp.unravel_index(a % builtins.max(n, 1), input._data.shape) if input._data.ndim else (Ellipsis,))
+    return TakeBackward0.apply(input, key=xp.unravel_index(a % builtins.max(n, 1), input._data.shape))
 
 def take_along_dim(input, indices, dim=None):
     "`gather` along `dim` after broadcasting `input` and `indices` against each other (without `dim`: both flattened)."
@@ -648,6 +652,7 @@ def masked_select(input, mask):
     if mask.dtype.name != 'bool': raise RuntimeError("masked_select: expected BoolTensor for mask")
     try: shape = np.broadcast_shapes(mask.shape, input.shape)
     except ValueError as e: raise _as_torch_error(e, (mask, input)) from None
+    shape = tuple(shape) or (1,)                             # 0-d operands: one element, a 1-D result as torch's
     return input.expand(*shape)[mask.expand(*shape)]
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #60ed5434

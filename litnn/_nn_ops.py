@@ -68,7 +68,7 @@ from .nn.functional import _dropout_impl, _noise
 from ._creation import ones_like, empty, zeros
 from .backend import array_namespace, int64, float32
 from .autograd.grad_mode import is_grad_enabled
-from .autograd.graph import _check_tensors
+from .autograd.graph import _check_tensors, Op
 
 # %% ../nbs/reference/torch/nn_ops_aten_signatures.ipynb #efd31c3b
 cosine_similarity, pairwise_distance, pdist = F.cosine_similarity, F.pairwise_distance, F.pdist
@@ -115,12 +115,22 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     dims = (0,) + tuple(range(2, input.dim()))
     with no_grad(): return out, input.mean(dims), (input.var(dims, correction=0) + eps).rsqrt()
 
+class _GroupNormStatistics(Op):
+    "native_group_norm's mean and 1/std: torch makes them outputs of its node (they require grad), with no gradient of their own."
+    @staticmethod
+    def forward(ctx, x, N, group, eps):
+        a = x._data
+        g = (a.astype(np.float32) if a.dtype.itemsize < 4 else a).reshape(N, group, -1)      # half precision: in float32
+        mean = g.mean(-1)
+        rstd = 1 / array_namespace(g).sqrt(((g - mean[..., None]) ** 2).mean(-1) + eps)
+        return mean.astype(a.dtype, copy=False), rstd.astype(a.dtype, copy=False)
+    @staticmethod
+    def backward(ctx, gm, gr): return None
+
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     "torch.native_group_norm: (`group_norm`, mean, 1/std) with the statistics per (sample, group)."
     out = F.group_norm(input, group, weight, bias, eps)
-    with no_grad():
-        g = input.reshape(N, group, (C // group) * HxW)
-        return out, g.mean(-1), (g.var(-1, correction=0) + eps).rsqrt()
+    return (out, *_GroupNormStatistics.apply(input, N, group, eps))
 
 # %% ../nbs/reference/torch/nn_ops_aten_signatures.ipynb #98500400
 def kl_div(input, target, reduction=0, *, log_target=False):

@@ -12,7 +12,8 @@ from ._tensor import Tensor
 from .nn.parameter import Parameter
 
 # %% ../nbs/65_pickling.ipynb #9548fbea
-_AUTOGRAD_STATE = frozenset({"_grad", "_output_nr", "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_accumulator"})
+_AUTOGRAD_STATE = frozenset({"_grad", "_output_nr", "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_accumulator",
+                             "_views", "_vmeta"})   # views: weak references to the tensors that view this one
 
 def _user_state(t):
     "The attributes set on tensor `t`, without the autograd bookkeeping stored beside them."

@@ -21,14 +21,38 @@ from .autograd.broadcasting import _refuse_integers
 @patch
 def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
     "Fill with samples from the uniform distribution on [from_, to); returns self."
-    u = _generator(self.device, generator).random(self._data.shape, dtype=np.float64)
-    return _refill(self, UniformBackward0, u * (to - from_) + from_)
+    _uniform_bounds(self, from_, to)
+    u = _generator(self.device, generator).random(_parts_shape(self), dtype=np.float64)
+    return _refill(self, UniformBackward0, _as_parts(self, u * (to - from_) + from_))
 
 @patch
 def normal_(self:Tensor, mean=0, std=1, *, generator=None):
     "Fill with samples from the normal distribution N(mean, std²); returns self."
-    n = _generator(self.device, generator).standard_normal(self._data.shape, dtype=np.float64)
-    return _refill(self, NormalBackward0, n * std + mean)
+    if not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex): raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_LEGACY[self.dtype.name]}\'')
+    n = _generator(self.device, generator).standard_normal(_parts_shape(self), dtype=np.float64)
+    if self.dtype.is_complex: std = std / math.sqrt(2)      # each part, as torch: the complex value has variance std²
+    return _refill(self, NormalBackward0, _as_parts(self, n * std + mean))
+
+def _parts_shape(t):
+    "The shape of the real numbers to draw for `t`: a complex tensor's real and imaginary parts are drawn alike (as torch's view_as_real)."
+    return t._data.shape + (2,) if t.dtype.is_complex else t._data.shape
+
+def _as_parts(t, a):
+    "Draws `a` made complex for a complex `t` (last axis: real, imaginary parts)."
+    return a[..., 0] + 1j * a[..., 1] if t.dtype.is_complex else a
+
+def _uniform_bounds(self, from_, to):
+    "torch's checks of uniform_'s arguments: floats only, bounds finite in self's dtype, from_ <= to."
+    if not (self.dtype.is_floating_point or self.dtype.is_complex): raise NotImplementedError(f'"check_uniform_bounds" not implemented for \'{_LEGACY[self.dtype.name]}\'')
+    top = builtins.float(_finfo_max(self.dtype.to_real()))
+    for name, v in (('from', from_), ('to', to)):
+        if not -top <= v <= top:
+            c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16')[self.dtype.to_real().name]
+            raise RuntimeError(f"{name} is out of bounds for {c}")
+    if from_ > to: raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
+
+def _finfo_max(d): return {'float16': 65504., 'bfloat16': 3.3895313892515355e38, 'float32': 3.4028234663852886e38}.get(d.name, math.inf)
 
 # %% ../nbs/19_random_sampling.ipynb #a782460f
 class _Drawn(Op):

@@ -54,6 +54,7 @@ def _mean(a, dim, keepdim):
 # %% ../nbs/16_reductions.ipynb #3f691490
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     "The mean over `dim` (all dims when None)."
+    if getattr(input, 'is_nested', False): return input.mean(dim, keepdim, dtype=dtype)   # reference/nested/nested_tensor
     if dtype is not None:
         if not to_dtype(dtype).is_floating_point: raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")
         input = _cast(input, to_dtype(dtype))
@@ -91,6 +92,9 @@ class StdBackward0(VarBackward0): fn = 'std'
 def _var_std(a, fn, dim, correction, keepdim):
     "numpy's two-pass var or std in float64 (as torch's CPU kernel for narrower floats), each slice scaled by a power of two first."
     xp = array_namespace(a)
+    if a.dtype.kind == 'c':     # mean |x - mean|^2: the real parts' variance plus the imaginary parts' (a real result)
+        v = _var_std(a.real, 'var', dim, correction, keepdim) + _var_std(a.imag, 'var', dim, correction, keepdim)
+        return v if fn == 'var' else xp.sqrt(v)
     wide = a.astype(np.float64) if a.dtype.itemsize < 8 else a
     if not wide.size: return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
     _, e = xp.frexp(xp.abs(wide).max(axis=dim, keepdims=True))     # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
@@ -182,8 +186,12 @@ def _nonempty(fn, x, dims):
 
 # %% ../nbs/16_reductions.ipynb #007673c2
 def _extremum(fn, x, dim, keepdim):
+    if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)    # reference/nested/nested_tensor
     full, along, _, elementwise = _EXTREMA[fn]
     if isinstance(dim, Tensor): return globals()[elementwise](x, dim)
+    if x.dtype.is_complex:      # complex numbers have no order: torch's two errors
+        if dim is None: raise NotImplementedError(f'"{fn}_all" not implemented for \'{_dtype_name(x)}\'')
+        raise RuntimeError(f"{fn}(): does not support complex input")
     dims = _rdims(x, None if dim is None else _wrap_dim(dim, x._data.ndim))
     _nonempty(fn, x, dims)
     if dim is None: return full.apply(x, dim=dims)
@@ -200,6 +208,8 @@ def min(input, dim=None, keepdim=False):
 
 # %% ../nbs/16_reductions.ipynb #1cc23bef
 def _amax(fn, x, dim, keepdim):
+    if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
+    if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
     dims = _rdims(x, dim)
     _nonempty(fn, x, dims)
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)
@@ -214,7 +224,11 @@ def amin(input, dim=(), keepdim=False):
 
 # %% ../nbs/16_reductions.ipynb #aee056c2
 def _arg(fn, x, dim, keepdim):
+    if x.dtype.is_complex: raise RuntimeError(f"{fn}(): does not support complex input")
     a = x._data
+    if a.dtype == bool: raise RuntimeError(f"{fn}(): does not support bool input")
+    if dim is not None and a.size == 0 and a.ndim and a.shape[_wrap_dim(dim, a.ndim)] == 0:
+        raise IndexError(f"{fn}(): Expected reduction dim {_wrap_dim(dim, a.ndim)} to have non-zero size.")
     if dim is None:
         if a.size == 0: raise IndexError(f"{fn}(): Expected reduction dim to be specified for input.numel() == 0.")
         r = getattr(a, fn)().reshape((1,) * a.ndim if keepdim else ())
@@ -278,6 +292,7 @@ def renorm(input, p, dim, maxnorm):
     if p <= 0: raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0: raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.dim() < 2: raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    if not input.is_floating_point(): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
     d = _wrap_dim(dim, input.dim())
     norm = LinalgVectorNormBackward0.apply(input, p=builtins.float(p), dim=tuple(i for i in range(input.dim()) if i != d), keepdim=True)
     return input * where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
@@ -343,9 +358,11 @@ class LogsumexpBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         a = x._data; xp = array_namespace(a)
-        m = a.max(axis=dim, keepdims=True)
-        m = xp.where(xp.isinf(m), 0, m)
-        out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True)) + m
+        if a.size:
+            m = a.max(axis=dim, keepdims=True)
+            m = xp.where(xp.isinf(m), 0, m)
+        else: m = xp.zeros([1 if i in dim else s for i, s in enumerate(a.shape)], a.dtype)    # nothing to sum: -inf, as torch
+        with np.errstate(divide='ignore'): out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True)) + m
         if not keepdim: out = out.reshape([s for i, s in enumerate(a.shape) if i not in dim])
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim)
         return out
@@ -363,11 +380,11 @@ class LinalgVectorNormBackward0(Op):
     @staticmethod
     def forward(ctx, x, p, dim, keepdim=False):
         a = x._data; xp = array_namespace(a); kw = dict(axis=dim, keepdims=keepdim)
-        a = _opmath(a)                                         # float16/bfloat16: in float32, rounded once (as torch)
+        a = _opmath(xp.abs(a) if a.dtype.kind == 'c' else a)  # float16/bfloat16: in float32, rounded once (as torch); complex: |x|
         out = (xp.sqrt((a * a).sum(**kw)) if p == 2 else xp.abs(a).sum(**kw) if p == 1 else
                xp.abs(a).max(**kw) if p == math.inf else xp.abs(a).min(**kw) if p == -math.inf else
                (a != 0).sum(**kw).astype(a.dtype) if p == 0 else (xp.abs(a) ** p).sum(**kw) ** (1 / p))
-        out = out.astype(x._data.dtype, copy=False)
+        out = out.astype(x._data.real.dtype, copy=False)        # a complex input's norm is real
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim); ctx.p = p
         return out
     @staticmethod
@@ -375,12 +392,13 @@ class LinalgVectorNormBackward0(Op):
         x, p = ctx.saved_tensors[0], ctx.p
         g, y = _kept(g, ctx), _kept(ctx.result, ctx)
         if p == 0: return zeros_like(x)
-        if p == 1: return g * x.sign()
         if p == 2: return g * _safe_div(x, y)
+        s = x.sgn()                                            # sign, or z/|z| for complex x (17d_complex_numbers)
+        if p == 1: return g * s
         if math.isinf(p):
             hit = array_namespace(x._data).abs(x._data) == y._data
-            return _masked(g * x.sign(), hit / hit.sum(axis=ctx.dim, keepdims=True))
-        t = x.sign() * x.abs() ** (p - 1)
+            return _masked(g * s, hit / hit.sum(axis=ctx.dim, keepdims=True))
+        t = s * x.abs() ** (p - 1)
         return g * _safe_div(where(x == 0, 0., t) if p < 1 else t, y ** (p - 1))
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #30e51720
@@ -421,7 +439,7 @@ from ._tensor import Tensor, _wrap_dim
 from ._creation import eye
 from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
-from .autograd.broadcasting import _cast
+from .autograd.broadcasting import _cast, _refuse_integers
 from ._pointwise import _const, _floating, where
 from ._views import movedim
 from ._views import flip, triu
@@ -524,6 +542,7 @@ class CummaxBackward0(Op):
     @classmethod
     def forward(cls, ctx, x, dim):
         a = x._data; xp = array_namespace(a)
+        if a.dtype.kind == 'c': raise NotImplementedError(f'"cum{cls.fn}_cpu" not implemented for \'{_dtype_name(x)}\'')
         if a.ndim == 0: v, i = a.copy(), xp.zeros((), np.int64)
         elif a.size == 0: v, i = a.copy(), xp.zeros(a.shape, np.int64)
         else: v, i = _scan(xp, a, dim, _extreme_step(xp, xp.greater_equal if cls.fn == 'max' else xp.less_equal))
@@ -571,6 +590,7 @@ class LogcumsumexpBackward0(Op):
 # %% ../nbs/reference/torch/scans.ipynb #61366eed
 def logcumsumexp(input, dim):
     "log of the running sums of exp(input) along `dim`, without overflow."
+    _refuse_integers(input, 'logcumsumexp_out_cpu')          # torch's kernel: floats only
     input = _floating(input)
     return LogcumsumexpBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
 
@@ -585,6 +605,7 @@ from ._views import TraceBackward0
 def trace(input):
     "The sum of the main diagonal of a matrix."
     if input._data.ndim != 2: raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    if input._data.dtype == bool: raise NotImplementedError('"trace" not implemented for \'Bool\'')
     return TraceBackward0.apply(input)
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #bd8447fe
@@ -627,7 +648,7 @@ def count_nonzero(self:Tensor, dim=None): return count_nonzero(self, dim)
 # %% ../nbs/reference/torch/statistics.ipynb #910a4fb2
 import numpy as np
 from .backend import float32, float64
-from ._tensor import Tensor, _wrap_dim, _dtype_name
+from ._tensor import Tensor, _wrap_dim, _dtype_name, _LEGACY
 from .autograd.broadcasting import _float_dtype
 from ._pointwise import where, _const, _floating
 from ._pointwise import lerp
@@ -704,6 +725,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     "The covariance matrix of the variables in the rows of `input` (observations in the columns)."
     if input.dim() > 2: raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
     x = _floating(input.reshape(1, -1) if input.dim() < 2 else input)
+    for name, v in (('fweights', fweights), ('aweights', aweights)):      # torch's checks, in its order
+        if v is None: continue
+        if v.dim() > 1: raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with {v.dim()} dimensions")
+        if v.numel() != x.shape[1]:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input but got {v.numel()} != {x.shape[1]}")
+        if name == 'fweights' and (v.dtype.is_floating_point or v.dtype.is_complex or v.dtype.name == 'bool'):
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with {_LEGACY[v.dtype.name]} dtype")
+        if name == 'aweights' and not v.dtype.is_floating_point:
+            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with {_LEGACY[v.dtype.name]} dtype")
+        if bool((v < 0).any()): raise RuntimeError(f"cov(): {name} cannot be negative")
     w = fweights
     if aweights is not None: w = aweights if w is None else w * aweights
     if w is None: w_sum, avg = x.shape[1], x.mean(1)
@@ -724,25 +755,31 @@ def corrcoef(input):
 for _f in (cov, corrcoef): setattr(Tensor, _f.__name__, _f)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #7272e459
-from ._tensor import Tensor
+from ._tensor import Tensor, _wrap_dim
 from ._pointwise import return_types
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #9c97be39
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(variance, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim        # var_mean(x, False): torch's `unbiased` overload
+    if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("var_mean only support floating point and complex dtypes")
     return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(standard deviation, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim
+    if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("std_mean only support floating point and complex dtypes")
     return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 return_types.aminmax = _named_tuple('aminmax', ('min', 'max'))
 
 def aminmax(input, *, dim=None, keepdim=False):
     "(min, max) of `input`, over `dim` or over everything."
-    if input.numel() == 0: raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
+    if input.is_complex(): raise NotImplementedError(f'"aminmax_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')
+    if input.numel() == 0 and dim is None: raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
+    if input.numel() == 0 and input.dim():            # along a dim: only that dim must be non-empty
+        w = _wrap_dim(dim, input.dim())
+        if input.shape[w] == 0: raise IndexError(f"aminmax: Expected reduction dim {w} to have non-zero size.")
     d = () if dim is None else dim
     return return_types.aminmax(input.amin(d, keepdim), input.amax(d, keepdim))
 

@@ -67,6 +67,7 @@ def _dim_of(x, dim):
 def sort(input, dim=-1, descending=False, *, stable=None):
     "The values sorted along `dim` and the indices they came from (always stable: ties keep their order)."
     a, d = input._data, _dim_of(input, dim)
+    if a.dtype.kind == 'c': raise RuntimeError(" Sort does not support complex dtypes on CPU")     # torch's leading space
     idx = _order(a, d, descending) if a.ndim else array_namespace(a).zeros((), np.int64)
     return _select(SortBackward0 if stable is None else SortBackward1, input, idx, d, kind='sort')
 
@@ -89,7 +90,9 @@ def msort(self:Tensor): return msort(self)
 # %% ../nbs/reference/torch/sorting.ipynb #bc77af13
 def topk(input, k, dim=-1, largest=True, sorted=True):
     "The `k` largest (or smallest) values along `dim`, and their indices."
+    if input._data.dtype == bool: raise RuntimeError("topk does not support bool dtypes on CPU")
     a, d = input._data, _dim_of(input, dim)
+    if a.dtype.kind == 'c': raise RuntimeError(" topk does not support complex dtypes on CPU")
     n = a.shape[d] if a.ndim else 1
     if not 0 <= k <= n: raise RuntimeError("selected index k out of range")
     xp = array_namespace(a)
@@ -103,7 +106,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     "The `k`-th smallest value along `dim` (k counts from 1), and its index."
+    if input._data.dtype == bool: raise NotImplementedError('"kthvalue_cpu" not implemented for \'Bool\'')
     a, d = input._data, _dim_of(input, dim)
+    if a.dtype.kind == 'c': raise NotImplementedError(f'"kthvalue_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')
+    if a.ndim and not a.shape[d]: raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     n = a.shape[d] if a.ndim else 1
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if not a.ndim: return _select(KthvalueBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='kthvalue')
@@ -145,6 +151,8 @@ class NanmedianBackward0(MedianBackward0): nan = True
 
 def _median(x, dim, keepdim, nan):
     a = x._data
+    if a.dtype.kind == 'c': raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented for \'{_LEGACY[x.dtype.name]}\'')
+    if a.dtype == bool: raise NotImplementedError(f'"{"median_cpu" if dim is None else "median_out"}" not implemented for \'Bool\'')
     if dim is None:
         if not a.size: return _tensor(float('nan'), dtype=x.dtype)
         return (NanmedianBackward0 if nan else MedianBackward0).apply(x, dim=tuple(range(a.ndim)))
@@ -186,6 +194,7 @@ def _mode_index(a, axis):
 def mode(input, dim=-1, keepdim=False):
     "The most frequent value along `dim` (the smallest if tied) and the index of its last occurrence."
     a, d = input._data, _dim_of(input, dim)
+    if a.ndim and not a.shape[d]: raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     if not a.ndim: return _select(ModeBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='mode')
     idx = _mode_index(a, d)
     return _select(ModeBackward0, input, idx if keepdim else idx.squeeze(d), d, keepdim, 'mode')

@@ -538,6 +538,7 @@ def _unsupported(what, layout=None):
     "The error for an operation litnn does not run on sparse tensors: torch's type, and the way out."
     return NotImplementedError(f"litnn: {what} is not supported on sparse tensors (layout={layout or 'sparse'}); "
                                "convert with .to_dense() first")
+_sparse_grad_ops = {}   # name -> the Op that carries a gradient through a conversion: set by _pointwise (autograd comes later)
 
 # %% ../nbs/reference/sparse.ipynb #4dc2ee4a
 class _SparseFlags:
@@ -677,6 +678,58 @@ def _csr(a):
     crow = np.concatenate([[0], np.cumsum(np.bincount(a.indices[0], minlength=a.shape[0]))]).astype(np.int64)
     return _SparseArray(sparse_csr, (crow, a.indices[1].copy()), a.values, a.shape, True)
 
+# %% ../nbs/reference/sparse.ipynb #42088b86
+def _permuted(a, dims):
+    "COO array `a` with its dims in the order `dims`: sparse dims among sparse dims, dense dims among dense dims."
+    if a.layout is not sparse_coo: raise _unsupported("transposing a sparse_csr tensor (torch gives sparse_csc, a layout litnn lacks)", a.layout)
+    sd, dims = a.indices.shape[0], tuple(dims)
+    if any((d < sd) != (i < sd) for i, d in enumerate(dims)):
+        raise RuntimeError("permute(sparse_coo): transpositions between sparse and dense dimensions are not allowed."
+                           "Only transpositions within sparse and dense dimensions are supported.")
+    v = a.values if dims[sd:] == tuple(range(sd, len(dims))) else a.values.transpose((0,) + tuple(d - sd + 1 for d in dims[sd:]))
+    return _SparseArray(sparse_coo, a.indices[list(dims[:sd])], v, tuple(a.shape[d] for d in dims),
+                        a.coalesced and dims == tuple(range(len(dims))))
+
+def _swapped(a, d0, d1):
+    "COO array `a` with sparse dims `d0` and `d1` swapped (torch's sparse transpose)."
+    sd = a.indices.shape[0] if a.layout is sparse_coo else 2
+    if d0 != d1 and (d0 >= sd or d1 >= sd):
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {sd}, d0: {d0}, d1: {d1}")
+    dims = list(range(a.ndim)); dims[d0], dims[d1] = d1, d0
+    return _permuted(a, dims)
+
+def _t(a):
+    "The transpose of a sparse matrix (a sparse vector as it is)."
+    sd = a.indices.shape[0] if a.layout is sparse_coo else 2
+    if sd > 2 or a.ndim > sd:
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {sd} sparse and {a.ndim - sd} dense dimensions")
+    return _permuted(a, tuple(range(a.ndim))[::-1])
+
+# what litnn's transposes ask of an array: numpy's `T`, `transpose(dims)` and the namespace's `swapaxes`
+_SparseArray.T = property(_t)
+_SparseArray.transpose = lambda self, *dims: _permuted(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
+_SparseNamespace.swapaxes = staticmethod(_swapped)
+
+def _spsp(a, b):
+    "sparse matrix `a` @ sparse matrix `b`: coalesced COO, or CSR when both are CSR."
+    csr = a.layout is sparse_csr and b.layout is sparse_csr
+    a, b = _coalesced(a), _coalesced(b)
+    starts = np.searchsorted(b.indices[0], np.arange(b.shape[0] + 1))      # b's row pointers
+    k = a.indices[1]
+    cnt = starts[k + 1] - starts[k]                                         # b's entries in row k, for each entry of a
+    ai = np.repeat(np.arange(a.nnz), cnt)
+    bi = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt) + np.repeat(starts[k], cnt)
+    idx = np.stack([a.indices[0][ai], b.indices[1][bi]]).astype(np.int64).reshape(2, -1)
+    out = _coalesced(_SparseArray(sparse_coo, idx, a.values[ai] * b.values[bi], (a.shape[0], b.shape[1])))
+    if not csr: return out
+    # torch's CSR kernel lists each row's columns in the order the products first reach them
+    first = np.full(out.nnz, idx.shape[1], np.int64)
+    key = np.ravel_multi_index(tuple(idx), out.shape) if idx.shape[1] else np.zeros(0, np.int64)
+    np.minimum.at(first, np.searchsorted(np.ravel_multi_index(tuple(out.indices), out.shape), key), np.arange(idx.shape[1]))
+    order = np.lexsort((first, out.indices[0]))
+    crow = np.concatenate([[0], np.cumsum(np.bincount(out.indices[0], minlength=out.shape[0]))]).astype(np.int64)
+    return _SparseArray(sparse_csr, (crow, out.indices[1][order]), out.values[order], out.shape, True)
+
 # %% ../nbs/reference/sparse.ipynb #a25fb8c5
 def _sparse_of(self, fn, layouts=(sparse_coo,)):
     "The sparse array of `self`, or torch's RuntimeError for a tensor of another layout."
@@ -685,8 +738,6 @@ def _sparse_of(self, fn, layouts=(sparse_coo,)):
     if self.layout not in layouts:
         want = 'sparse coordinate' if layouts == (sparse_coo,) else 'sparse row compressed'
         raise RuntimeError(f"{fn} expected {want} tensor layout but got {names[self.layout]}")
-    if self._requires_grad and fn in ('indices', 'values', 'crow_indices', 'col_indices', 'coalesce'):
-        raise _unsupported(f"{fn}() of a sparse tensor that requires grad (not differentiable in litnn yet)", a.layout)
     return a
 
 # %% ../nbs/reference/sparse.ipynb #1698da8c
@@ -712,7 +763,10 @@ def is_coalesced(self:Tensor): return _sparse_of(self, 'is_coalesced').coalesced
 def coalesce(self:Tensor):
     "This COO tensor with each index once, sorted, repeated indices' values summed (`self` if it is so already)."
     a = _sparse_of(self, 'coalesce')
-    return self if a.coalesced else Tensor._make(_coalesced(a))
+    if a.coalesced: return self
+    if self._requires_grad:
+        return _sparse_grad_ops['CoalesceBackward0'].apply(self)
+    return Tensor._make(_coalesced(a))
 @patch
 def _indices(self:Tensor): return Tensor._make(_sparse_of(self, '_indices').indices)
 @patch
@@ -728,6 +782,8 @@ def values(self:Tensor):
     "The values of a coalesced COO tensor or of a CSR tensor."
     a = _sparse_of(self, 'values', (sparse_coo, sparse_csr))
     if not a.coalesced: raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
+    if self._requires_grad:
+        return _sparse_grad_ops['ValuesBackward0'].apply(self)
     return Tensor._make(a.values)
 @patch
 def crow_indices(self:Tensor): return Tensor._make(_sparse_of(self, 'crow_indices', (sparse_csr,)).indices[0])
@@ -746,7 +802,9 @@ def _plain(self, fn):
 def to_dense(self:Tensor, dtype=None, *, masked_grad=None):
     "This tensor with every element stored (`self` if it is dense)."
     if _type(self._data) is not _SparseArray: return self if dtype is None else self.to(dtype)
-    out = Tensor._make(_dense(_plain(self, 'to_dense')))
+    if self._requires_grad:
+        out = _sparse_grad_ops['ToDenseBackward0'].apply(self)
+    else: out = Tensor._make(_dense(self._data))
     return out if dtype is None else out.to(dtype)
 @patch
 def to_sparse_coo(self:Tensor):
@@ -771,6 +829,8 @@ def to_sparse_csr(self:Tensor, dense_dim=None):
     "This (2-D) tensor in CSR layout: row pointers `crow_indices`, columns `col_indices`, `values`."
     if dense_dim: raise _unsupported("to_sparse_csr(dense_dim=...)", sparse_csr)
     if self.is_sparse_csr: return self
+    if _type(self._data) is _SparseArray and self._data.ndim == 2 and self._requires_grad:
+        return _sparse_grad_ops['ToSparseCsrBackward0'].apply(self)
     if _type(self._data) is not _SparseArray:
         if self._data.ndim != 2: raise RuntimeError(f"to_sparse_csr: litnn converts 2-D tensors, got {self._data.ndim}-D")
         return Tensor._make(_csr(_from_dense(_plain(self, 'to_sparse_csr'), 2)))
@@ -802,6 +862,57 @@ def _smm_array(a, d):
     full = _sparse_rows(a, d)[rows]
     idx = np.stack([np.repeat(rows, d.shape[1]), np.tile(np.arange(d.shape[1]), len(rows))]).astype(np.int64)
     return _SparseArray(sparse_coo, idx, full.reshape(-1), (a.shape[0], d.shape[1]))
+
+# %% ../nbs/reference/sparse.ipynb #ed689050
+def _checked_sparse(layout, parts, size, coalesced=False):
+    "The sparse array of `parts` read from a file (numpy arrays), every invariant checked; ValueError otherwise."
+    if not (isinstance(size, (list, tuple)) and all(_type(s) is builtins.int and s >= 0 for s in size)):
+        raise ValueError(f"a sparse tensor's size is {size!r}")
+    size = tuple(size)
+    def ints(a, what, ndim):
+        if not (isinstance(a, np.ndarray) and a.dtype.kind in 'iu' and a.ndim == ndim): raise ValueError(f"its {what} are not a {ndim}-D integer array")
+        return a.astype(np.int64)
+    if layout is sparse_coo:
+        idx, v = ints(parts[0], 'indices', 2), parts[1]
+        sd = idx.shape[0]
+        if not (isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == idx.shape[1]): raise ValueError("its values do not match its indices")
+        if len(size) != sd + v.ndim - 1 or tuple(v.shape[1:]) != size[sd:]: raise ValueError(f"its parts do not fit its size {list(size)}")
+        if idx.shape[1] and (idx.min() < 0 or (idx.max(1) >= np.array(size[:sd])).any()): raise ValueError("an index is outside its size")
+        if coalesced is True and idx.shape[1] > 1:    # believed only when the indices are strictly increasing
+            d = np.diff(idx, axis=1); first = np.where(d.any(0), (d != 0).argmax(0), 0)
+            coalesced = bool((d[first, np.arange(d.shape[1])] > 0).all())
+        return _SparseArray(sparse_coo, idx, v, size, coalesced is True)
+    if layout is sparse_csr:
+        crow, col, v = ints(parts[0], 'crow_indices', 1), ints(parts[1], 'col_indices', 1), parts[2]
+        if len(size) != 2 or not (isinstance(v, np.ndarray) and v.ndim == 1): raise ValueError(f"litnn reads CSR matrices without dense dims, not of size {list(size)}")
+        if len(crow) != size[0] + 1 or crow[0] != 0 or crow[-1] != len(col) or (np.diff(crow) < 0).any() or len(col) != len(v):
+            raise ValueError("its crow_indices do not describe its col_indices and values")
+        if len(col) and (col.min() < 0 or col.max() >= size[1]): raise ValueError("a column index is outside its size")
+        return _SparseArray(sparse_csr, (crow, col), v, size, True)
+    raise ValueError(f"litnn has no sparse layout {layout!r}")
+
+# %% ../nbs/reference/sparse.ipynb #e793e900
+def _copy_into(a, b, casting='unsafe'):
+    "`a.copy_(b)` for sparse arrays: `a` takes `b`'s indices, values (in `a`'s dtype), size and layout, as torch's copy_."
+    if _type(b) is not _SparseArray:
+        raise RuntimeError("copy_() between dense and sparse Tensors is not implemented! Found self type = sparse and src type = dense")
+    a.layout, a.shape, a.coalesced = b.layout, b.shape, b.coalesced
+    a.indices = tuple(i.copy() for i in b.indices) if b.layout is sparse_csr else b.indices.copy()
+    a.values = b.values.astype(a.values.dtype)
+
+# load_state_dict copies into a sparse buffer with copy_, and puts the old contents back with `a[...] = old` on failure
+_SparseNamespace.copyto = staticmethod(_copy_into)
+def _to_device(a, dev):
+    if B.device(dev).type != 'cpu': raise _unsupported(f"moving a sparse tensor to {dev}", a.layout)
+    return a
+_SparseNamespace.to_device = staticmethod(_to_device)
+# complex gradients: autograd's engine conjugates around the formulas (17d_complex_numbers), on the values
+_SparseNamespace.conj = staticmethod(lambda a: a._with(np.conj(a.values)))
+_SparseArray.real = property(lambda self: self._with(np.real(self.values)))
+def _setitem(self, key, value):
+    if key is not Ellipsis: raise _unsupported("'setitem'", self.layout)
+    _copy_into(self, value)
+_SparseArray.__setitem__ = _setitem
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #b61fb056
 def is_neg(input): return False

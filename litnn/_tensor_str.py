@@ -160,6 +160,8 @@ def _str_intern(t, tensor_contents=None):
     tensor_str = _tensor_str(a, indent) if tensor_contents is None else tensor_contents
     if t.grad_fn is not None: suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t.requires_grad: suffixes.append("requires_grad=True")
+    fw = t.__dict__.get('_fw_grad')    # a dual tensor's tangent, while its level lasts (14b_forward_mode)
+    if fw is not None and fw[0].live: suffixes.append(f"tangent={fw[1]}")
     return _add_suffixes(prefix + tensor_str, suffixes, indent)
 
 # %% ../nbs/10a_printing_tensors.ipynb #429ec7ca

@@ -10,7 +10,7 @@ import functools, io, os, pickle, pickletools, reprlib, sys, zipfile, zlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
-from ._tensor import Tensor, Size
+from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, _checked_sparse
 from .nn.parameter import Parameter
 from ._checkpoint_file import CheckpointError, _fail, _name, _ROOM, _ROOM_PER_BYTE
 from ._checkpoint_records import _place, _strided, _Encoder, _storages
@@ -47,6 +47,28 @@ def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     if not isinstance(data, Tensor): raise pickle.UnpicklingError(f"a Parameter's data is a {type(data).__name__}")
     return Parameter(data, requires_grad=bool(requires_grad))
 
+_LAYOUTS = {"torch.sparse_coo": sparse_coo, "torch.sparse_csr": sparse_csr}
+
+def _get_layout(name):
+    "A sparse layout by name (torch.serialization._get_layout): only the two litnn has."
+    if type(name) is not str or name not in _LAYOUTS:
+        raise pickle.UnpicklingError(f"litnn.load: the file holds a tensor of layout {reprlib.repr(name)}, which litnn does not have")
+    return _LAYOUTS[name]
+
+def _rebuild_sparse_tensor(layout, data):
+    "A sparse tensor from its parts (torch._utils._rebuild_sparse_tensor): every index checked against the size."
+    if layout not in (sparse_coo, sparse_csr) or type(data) is not tuple: raise pickle.UnpicklingError("a sparse tensor's parts are malformed")
+    n = 4 if layout is sparse_csr else len(data)
+    if len(data) != n or n not in (3, 4): raise pickle.UnpicklingError(f"a sparse tensor has {len(data)} parts")
+    k = 3 if layout is sparse_csr else 2      # the part tensors come first, then the size (and COO's is_coalesced)
+    parts, size = data[:k], data[k]
+    if not all(type(p) is Tensor and p.layout is strided and not p.requires_grad for p in parts):
+        raise pickle.UnpicklingError("a sparse tensor's parts are not plain tensors")
+    coalesced = data[3] if layout is sparse_coo and n == 4 else False
+    if coalesced not in (True, False, None): raise pickle.UnpicklingError("a sparse tensor's is_coalesced is not a bool")
+    try: return Tensor._make(_checked_sparse(layout, [B.to_device(p._data, "cpu") for p in parts], size, coalesced is True))
+    except ValueError as e: raise pickle.UnpicklingError(f"a sparse tensor is malformed: {e}") from None
+
 def _encode(s, encoding="latin1"):
     "`_codecs.encode`, which protocol 2 uses to pickle bytes; only for that."
     if type(s) is not str or encoding not in ("latin1", "latin-1"): raise pickle.UnpicklingError("_codecs.encode used for something other than bytes")
@@ -60,12 +82,14 @@ _STORAGE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "
 _ALLOWED = {"collections.OrderedDict": OrderedDict, "builtins.set": set, "_codecs.encode": _encode,
             "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2, "torch._utils._rebuild_parameter": _rebuild_parameter,
             "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3, "torch.storage.UntypedStorage": _StorageType(B.uint8),
-            "torch._utils._rebuild_parameter_with_state": _rebuild_parameter, "torch.Size": Size, "torch.device": B.device,
+            "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
+            "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor, "torch.serialization._get_layout": _get_layout, "torch.Size": Size, "torch.device": B.device,
             **{f"torch.{k}Storage": _StorageType(B._by_name[v]) for k, v in _STORAGE_DTYPES.items()},
             **{f"torch.{k}": v for k, v in B._by_name.items()}}   # dtypes: torch.float32 -> litnn.float32
 # PyTorch dtypes litnn lacks: a file with such tensors is refused with a message about the dtype, not about code
 _TORCH_ONLY_DTYPES = {"complex32", "uint16", "uint32", "uint64", "float8_e8m0fnu", "qint8", "quint8", "qint32", "quint4x2"}
-_CALLABLE = {id(v) for v in (OrderedDict, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device)}
+_CALLABLE = {id(v) for v in (OrderedDict, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device,
+                             _rebuild_sparse_tensor, _get_layout)}
 
 def _find_class(module, name, f):
     "The stand-in for global `module.name`, if it is allowed."
@@ -347,9 +371,9 @@ _STORAGE_TYPES = {v: f"{k}Storage" for k, v in _STORAGE_DTYPES.items()}   # litn
 # %% ../nbs/64_reading_pytorch_files.ipynb #2dc2bd45
 class _TorchPickler(pickle._Pickler):
     "pickle's pure-Python pickler, writing tensors, storages, dtypes, devices and sizes as torch.save does."
-    def __init__(self, file, where): # where: id(tensor) -> (storage key, storage numel, offset, stride)
+    def __init__(self, file, where, sparse=None): # where: id(tensor) -> (storage key, storage numel, offset, stride)
         super().__init__(file, protocol=2)
-        self.where = where
+        self.where, self.sparse = where, sparse or {}   # sparse: id -> (tensor, its part tensors)
 
     def persistent_id(self, obj): return tuple(obj) if type(obj) is _Pid else None   # a plain tuple, as torch writes
 
@@ -358,11 +382,18 @@ class _TorchPickler(pickle._Pickler):
             if id(obj) in self.memo: return self.write(self.get(self.memo[id(obj)][0]))
             self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode()); self.memoize(obj); return
         if type(obj) is _Reduce: return self.save_reduce(obj.func, obj.args)
+        if isinstance(obj, Tensor) and id(obj) not in self.memo and obj.layout is not strided: return self._save_sparse(obj)
         if isinstance(obj, Tensor) and id(obj) not in self.memo: return self._save_tensor(obj)
         if isinstance(obj, B.dtype): return self.save(_torch_global("torch", obj.name))
         if isinstance(obj, B.device): return self.save_reduce(_torch_global("torch", "device"), (str(obj),), obj=obj)
         if type(obj) is Size: return self.save_reduce(_torch_global("torch", "Size"), (tuple(obj),), obj=obj)
         super().save(obj, save_persistent_id)
+
+    def _save_sparse(self, t):
+        "torch's pickle of a sparse tensor: _rebuild_sparse_tensor(layout, (parts..., size[, is_coalesced]))."
+        parts, layout = self.sparse[id(t)][1], _Reduce(_torch_global("torch.serialization", "_get_layout"), (f"torch.{str(t.layout).split('.')[-1]}",))
+        data = (*parts, Size(t.shape)) + ((t._data.coalesced,) if t.layout is sparse_coo else ())
+        self.save_reduce(_torch_global("torch._utils", "_rebuild_sparse_tensor"), (layout, data), obj=t)
 
     def _save_tensor(self, t):
         key, numel, offset, stride = self.where[id(t)]
@@ -400,7 +431,7 @@ def _save_torch(obj, f):
     where = {id(t): (keys[r["storage"]], entries[r["storage"]].size, r.get("offset", 0),
                      tuple(r["stride"]) if "stride" in r else _contiguous_strides(t.shape)) for (t, _), r in zip(enc.tensors, enc.records)}
     pkl = io.BytesIO()
-    _TorchPickler(pkl, where).dump(obj)
+    _TorchPickler(pkl, where, enc.sparse).dump(obj)
     def write(out):
         with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
             for name, data in [("data.pkl", pkl.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"), ("byteorder", b"little")]:

@@ -371,6 +371,9 @@ def T(self:Tensor):
 @patch(as_prop=True)
 def mT(self:Tensor):
     "The last two dimensions swapped (a batch of transposed matrices)."
+    if self._data.ndim == 0:                   # a 0-d tensor is its own transpose: torch allows it, with a warning
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.", UserWarning, stacklevel=2)
+        return transpose(self, 0, 0)
     if self._data.ndim < 2: raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor.")
     return transpose(self, -2, -1)
 @patch
@@ -756,6 +759,7 @@ def _become(self, make_view, node):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     view = make_view(self)
     self._data = view._data
+    if _Mode.fw is not None: _Mode.fw.carry(view, self)   # in a dual level: the tangent takes the new shape (14b_forward_mode)
     if view.grad_fn is not None:
         view.grad_fn.__class__ = node          # same formula; torch's name for the in-place form
         self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
@@ -882,7 +886,10 @@ def roll(input, shifts, dims=None):
         if not isinstance(shifts, (builtins.int, np.integer)) and len(shifts) != 1: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return RollBackward0.apply(input, shifts=builtins.int(shifts if isinstance(shifts, (builtins.int, np.integer)) else shifts[0]), dims=None)
     shifts = (shifts,) if isinstance(shifts, (builtins.int, np.integer)) else tuple(shifts)
-    dims = _dims(dims, n) if n else tuple(0 for _ in _dims(dims, 1))
+    if not n:                                    # a 0-d tensor has no dim to roll along
+        d = dims if isinstance(dims, (builtins.int, np.integer)) else tuple(dims)[0] if len(tuple(dims)) else None
+        if d is not None: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    dims = _dims(dims, n) if n else ()
     if len(shifts) != len(dims): raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     return RollBackward0.apply(input, shifts=shifts, dims=dims) if n else input.clone()
 
@@ -1189,14 +1196,17 @@ detach = Tensor.detach                 # torch.detach(x) too
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #253ed6c2
 @patch(as_prop=True)
 def H(self:Tensor):
-    "The conjugate transpose of a matrix (the transpose: litnn is real)."
+    "The conjugate transpose of a matrix (the transpose of a real one)."
     if self.dim() not in (0, 2): raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                                                     + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""))
-    return self.t()
+    return self.t().conj()
 
 def _matrices(self, what):
+    if self.dim() == 0:                        # torch: the 0-d tensor itself (its conjugate), with a warning
+        warnings.warn(f"{'Tensor.mH' if what == 'tensor.mH' else 'adjoint()'} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=3)
+        return self.transpose(0, 0)
     if self.dim() < 2: raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
-    return self.transpose(-2, -1)
+    return self.transpose(-2, -1).conj()
 
 @patch(as_prop=True)
 def mH(self:Tensor): return _matrices(self, 'tensor.mH')

@@ -289,6 +289,7 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     if x1.shape[-1] != x2.shape[-1]: raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0: raise RuntimeError("cdist only supports non-negative p values")
     if not (x1.is_floating_point() and x2.is_floating_point()): raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_dtype_name(x1)}")
+    if x1.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"cdist" not implemented for \'{_dtype_name(x1)}\'')
     return CdistBackward0.apply(x1, x2, p=float(p))
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #5379a771

@@ -342,3 +342,22 @@ def test_input_changed_in_place_after_forward():
         y = lib.nn.functional.conv2d(h, w)
         with lib.no_grad(): h.add_(1)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"): y.sum().backward()
+
+
+def test_bias_in_the_products_and_thin_inputs():
+    "The bias rides in the products (a row of ones): with and without its gradient, with groups, on thin inputs (exact layout)."
+    rng = np.random.default_rng(7)
+    for xs, ws, kw in [((3, 3, 10, 10), (32, 3, 3, 3), dict(padding=1)),                 # 27 rows < 32 channels: exact layout
+                       ((2, 4, 9, 9), (12, 2, 1, 3), dict(padding=(0, 1), groups=2)),    # 3 rows per group < 6 channels
+                       ((2, 4, 9, 9), (6, 2, 3, 3), dict(padding=1, groups=2))]:         # whole layout, a row of ones per group
+        x, w, b = rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(ws[0])
+        compare('conv2d', x, w, b, **kw)
+        for need in [(True, True, False), (False, False, True), (False, True, True), (True, False, False)]:
+            (lx, tx), (lw, tw), (lb, tb) = (both(a, r) for a, r in zip((x, w, b), need))
+            g = rng.standard_normal(TF.conv2d(tx, tw, tb, **kw).shape)
+            LF.conv2d(lx, lw, lb, **kw).backward(litnn.tensor(g)); TF.conv2d(tx, tw, tb, **kw).backward(torch.tensor(g))
+            for l, t in [(lx, tx), (lw, tw), (lb, tb)]:
+                assert (l.grad is None) == (t.grad is None)
+                if l.grad is not None: np.testing.assert_allclose(l.grad.numpy(), t.grad.numpy(), atol=1e-10, rtol=1e-6)
+    geo = im2col._Geom((3, 3, 10, 10), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1, False)
+    assert geo.dims[-2:] == (10, 10) and geo.sub(2).dims[-2:] == (10, 10)     # the chunks keep the exact layout

@@ -195,7 +195,7 @@ def test_unsupported_operation_names_the_operation_and_module():
 def test_untraced_computations_fail_loudly():
     class InPlace(litnn.nn.Module):
         def __init__(self): super().__init__(); self.lin = litnn.nn.Linear(3, 3)
-        def forward(self, x): y = self.lin(x); y.mul_(2); return y + 1
+        def forward(self, x): y = self.lin(x); y.t_(); return y + 1     # an in-place change of shape: not recorded
     with pytest.raises(RuntimeError, match=r"changed in place, in module '\(the model\)'"):
         litnn.onnx.export(InPlace(), litnn.randn(2, 3), io.BytesIO())
     class Numpy(litnn.nn.Module):

@@ -110,5 +110,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 # %% ../../nbs/14a_gradcheck.ipynb #4ace4c3f
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError   # 14a_gradcheck
 
+# %% ../../nbs/14b_forward_mode.ipynb #89e39bcd
+from . import forward_ad   # 14b_forward_mode
+
 # %% ../../nbs/reference/backprop/functional.ipynb #a8e4633b
 from . import functional   # reference/backprop/functional: jacobian, hessian, vjp, jvp, vhp, hvp

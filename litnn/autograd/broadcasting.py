@@ -157,6 +157,13 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
         raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+    if fn in ('cat', 'stack'):    # the joins refuse to write over their own inputs (torch's assert_no_overlap: dense memory only)
+        xp, dense = array_namespace(out._data), lambda a: getattr(a, 'flags', None) is not None and (a.flags.c_contiguous or a.flags.f_contiguous)
+        for t in inputs:
+            if (isinstance(t, Tensor) and hasattr(xp, 'may_share_memory') and dense(t._data) and dense(out._data)
+                    and xp.may_share_memory(t._data, out._data)):
+                raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. "
+                                   "Please clone() the tensor before performing the operation.")
     r, a = compute()._data, out._data
     if same_dtype and r.dtype != a.dtype:         # matmul's kernels write no other dtype
         c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int')
@@ -181,20 +188,23 @@ class SumBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, x, dtype=None):
-        ctx.shape = x._data.shape
+        ctx.shape, ctx.dtype = x._data.shape, (x.dtype if dtype is not None else None)
         return _summed(x._data, _sum_dtype(x, dtype))
     @staticmethod
-    def backward(ctx, g): return _expand(g, ctx.shape)
+    def backward(ctx, g): return _expand(g if ctx.dtype is None else _as_dtype(g, ctx.dtype), ctx.shape)    # sum(dtype=): the input's dtype back
+
+def _as_dtype(g, d): return g.to(d) if isinstance(g, Tensor) else g.astype(d.np, copy=False)     # a gradient, tensor or array
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #c1b43412
 class SumBackward1(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, x, dim, keepdim=False, dtype=None):
-        ctx.shape, ctx.dim, ctx.keepdim = x._data.shape, dim, keepdim
+        ctx.shape, ctx.dim, ctx.keepdim, ctx.dtype = x._data.shape, dim, keepdim, (x.dtype if dtype is not None else None)
         return _summed(x._data, _sum_dtype(x, dtype), axis=dim, keepdims=keepdim)
     @staticmethod
     def backward(ctx, g):
+        if ctx.dtype is not None: g = _as_dtype(g, ctx.dtype)
         if not ctx.keepdim: g = g.reshape(_kept_shape(ctx.shape, ctx.dim))
         return _expand(g, ctx.shape)
 

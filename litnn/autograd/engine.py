@@ -267,8 +267,15 @@ def _inplace(self, op, *args, _write=None, **kw):
     `op` may also be a result tensor already computed, for operations that never save `self` (setitem).
     `_write(xp, array, *arg_arrays)`, if given, is the fast path when nothing is recorded: it writes the
     result straight into the array (a ufunc's `out=`)."""
+    if _Mode.trace is not None and hasattr(_Mode.trace, 'inplace'):   # a capture records (37_compile): one step of its program
+        return _Mode.trace.inplace(self, op, args, _write, kw)
+    if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
     if 0 in self._data.strides: _check_overlap(self._data)
-    base = self._base
+    base, fw = self._base, _Mode.fw
+    if fw is not None and not isinstance(op, Tensor):   # in a dual level (14b_forward_mode): the result out of place, with its tangent
+        src = Tensor._make(self._data.copy(), self._requires_grad, self.grad_fn)
+        if self._output_nr: src._output_nr = self._output_nr
+        op, args, kw, _write = op(fw.carry(self, src), *args, **kw), (), {}, None
     recording = _Mode.grad and (self._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)
                                 or (isinstance(op, Tensor) and op._requires_grad) or (base is not None and base._requires_grad))
     if _write is not None and not recording:
@@ -298,6 +305,7 @@ def _inplace(self, op, *args, _write=None, **kw):
     elif result.grad_fn is not None:
         self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, result._output_nr, True
         if self._views is not None: self._regenerate_views()   # and its views' (17c_inplace_on_views)
+    if fw is not None: fw.written(self, result)      # self's tangent (and its base's) become the result's
     _version_counter(self)[0] += 1
     return self
 

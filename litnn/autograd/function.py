@@ -18,6 +18,7 @@ class FunctionCtx(Node):
     materialize_grads = True
     def set_materialize_grads(self, value): self.materialize_grads = value
     def mark_dirty(self, *tensors): self._dirty = tensors
+    def save_for_forward(self, *tensors): self._fw_saved = tensors   # what `jvp` reads as saved_tensors (14b_forward_mode)
     @staticmethod
     def backward(ctx, *grads):
         out = ctx._forward_cls.backward(ctx, *grads)
@@ -48,6 +49,8 @@ class Function(metaclass=_FunctionMeta):
     def forward(ctx, *args, **kwargs): raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
     @staticmethod
     def backward(ctx, *grad_outputs): raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+    @staticmethod
+    def jvp(ctx, *grad_inputs): raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with forward mode AD.")
     setup_context = None
 
     @classmethod
@@ -67,10 +70,11 @@ class Function(metaclass=_FunctionMeta):
                     cls.setup_context(ctx, args, out)
         finally:
             if ev is not None: prof.end(ev)
-        if not record: return out
-        ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_t) if t)
-        ctx._seq = next(_counter)
-        return _link_outputs(ctx, out, args)
+        if record:
+            ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_t) if t)
+            ctx._seq = next(_counter)
+            out = _link_outputs(ctx, out, args)
+        return out if _Mode.fw is None else _Mode.fw.function(ctx, args, out)   # in a dual level: tangents by `jvp` (14b_forward_mode)
 
 def _link_outputs(ctx, out, args):
     "Give the outputs of a Function their grad_fn (non-differentiable ones stay leaves)."

@@ -14,9 +14,11 @@ class _Mode:
     inference = False    # inside inference_mode()?
     packing = 0          # saved_tensors_hooks contexts open in any thread (35a_saved_tensor_hooks): 0, the common case, is one test
     anomaly = None       # anomaly mode's checks while it is on (reference/backprop/anomaly_mode), else None
+    writes = None        # while exporting (66a_onnx_tracing): the trace, which records in-place writes into traced tensors
     trace = None         # while exporting (litnn.onnx, nbs/60_onnx_tracing) or profiling (reference/backprop/profiler): called by every Op instead of running it
     profiler = None      # while a profile records (reference/backprop/profiler): the recorder the engine reports each node's backward to
     batched = None       # inside vmap (33a_vmap): the function each op first offers its arguments to
+    fw = None            # inside a dual level (14b_forward_mode): its state, which custom Functions give their outputs' tangents to
 
 def is_grad_enabled():
     "True when operations record the graph."

@@ -296,9 +296,10 @@ def mark_non_differentiable(self:Node, *outputs):
     self._non_diff = outputs
 
 # %% ../../nbs/12_backprop_graph.ipynb #0dacf8fd
-def _wrap_many(ctx, outs, args):
+def _wrap_many(ctx, outs, args=None):
+    "Output tensors of multi-output node `ctx`; `args` (the op's arguments) to mark a complex result (17d_complex_numbers)."
     ctx._n_out = len(outs)
-    if not ctx.complex_aware and builtins.any(o.dtype.kind == 'c' for o in outs): ctx._complex = _real_inputs(args)
+    if args is not None and not ctx.complex_aware and builtins.any(o.dtype.kind == 'c' for o in outs): ctx._complex = _real_inputs(args)
     nd = getattr(ctx, '_non_diff', ())
     res = []
     for i, o in enumerate(outs):

@@ -146,6 +146,7 @@ class DivBackward2(Op):
     @staticmethod
     def forward(ctx, x, y, rounding_mode):
         a, b = _array_of(x), _array_of(y)
+        ctx.shapes = _shape(x), _shape(y)
         xp = array_namespace(a if isinstance(x, Tensor) else b)
         if (x if isinstance(x, Tensor) else y)._data.dtype.kind in 'iu':   # in integers: through floats it is wrong above 2**53
             _check_divisor(xp, b)
@@ -154,8 +155,8 @@ class DivBackward2(Op):
         return xp.trunc(a / b) if rounding_mode == 'trunc' else xp.floor(a / b)
     @staticmethod
     def backward(ctx, g):
-        nx, ny = ctx.needs_input_grad
-        return (g * 0 if nx else None, None)
+        nx, ny = ctx.needs_input_grad      # zeros of each input's own shape (a broadcast one's too), as torch
+        return tuple(g.new_zeros(s) if n else None for n, s in zip((nx, ny), ctx.shapes))
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #9dcaeee8
 def _check_divisor(xp, b):

@@ -68,11 +68,12 @@ def events(self:_Recorder):
 # %% ../../nbs/reference/backprop/profiler.ipynb #62c898b9
 class _Recording:
     current = None      # the recorder of the profile that records now, if any
+    prev = None         # the `Op.apply` hook it stands in front of (a dual level's), which it calls in turn
 
 def _profiled_op(cls, args, kw):
     "What `Op.apply` calls while a profile records: the operation, run as usual, as one event named as torch's."
     rec = _Recording.current
-    _Mode.trace = None          # the operation itself runs unhooked (its `apply` would call back here)
+    _Mode.trace = _Recording.prev   # the operation runs without this hook (its `apply` would call back here), through the one before (a dual level's, 14b_forward_mode)
     if rec is None: return cls.apply(*args, **kw)     # another thread stopped the profile while an operation ran
     ev, out = rec.begin('aten::' + _op_name(cls), args, kw), None
     try:
@@ -102,13 +103,13 @@ def end_node(self:_Recorder, ev):
 def _start(recorder):
     "Make every operation and backward node report to `recorder`."
     _Recording.current = _Mode.profiler = recorder
-    _Mode.trace = _profiled_op
+    _Recording.prev, _Mode.trace = _Mode.trace, _profiled_op
 
 def _stop(recorder):
     "Stop recording (whichever profile records)."
     if _Recording.current is None: return
     _Recording.current = _Mode.profiler = None
-    if _Mode.trace is _profiled_op: _Mode.trace = None
+    if _Mode.trace is _profiled_op: _Mode.trace = _Recording.prev
 
 # %% ../../nbs/reference/backprop/profiler.ipynb #59cae036
 class record_function(contextlib.ContextDecorator):

@@ -9,6 +9,9 @@ __all__ = ['is_available', 'device_count', 'current_device', 'synchronize', 'set
 import builtins
 from ..backend import cupy, _cuda_xp, device
 
+# %% ../../nbs/reference/cuda.ipynb #6e8fe426
+from .graphs import CUDAGraph, graph, graph_pool_handle, make_graphed_callables, is_current_stream_capturing   # reference/cuda/graphs
+
 # %% ../../nbs/reference/cuda.ipynb #10fbbe19
 def is_available():
     "True when CuPy is installed and sees at least one GPU."

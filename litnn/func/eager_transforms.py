@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from .._creation import zeros_like, ones_like, zeros, eye
 from ..autograd.grad_mode import enable_grad, _Mode
 from ..autograd.functional import _autograd_grad
+from ..autograd.forward_ad import dual_level, make_dual, unpack_dual, _carry, _tangent
 from .._views import stack
 from ..nn.utils.stateless import _functional_call
 
@@ -72,12 +73,12 @@ def _check_tensor(t):
 
 def _fresh(t):
     "A tensor standing for `t` that this transform differentiates against: a view keeps an outer level's graph."
-    return t.view_as(t) if _check_tensor(t).requires_grad else t.detach().requires_grad_()
+    return t.view_as(t) if _check_tensor(t).requires_grad else _carry(t, t.detach().requires_grad_())   # and its tangent in a dual level (14b_forward_mode)
 
 def _done(tree, keep):
     "The tensors of `tree` as a transform returns them: with their graph only if `keep`."
     leaves, spec = _tree_flatten(tree)
-    return _tree_unflatten([l if keep or not isinstance(l, Tensor) else l.detach() for l in leaves], spec)
+    return _tree_unflatten([l if keep or not isinstance(l, Tensor) else _carry(l, l.detach()) for l in leaves], spec)
 
 class _Level:
     "Count one running transform; say on exit whether results must keep their graph."
@@ -208,8 +209,24 @@ def jvp(func, # a function of tensors (or trees of them) returning tensors
         tangents:tuple, # the direction, shaped like `primals`
         *, strict=False, # unused, as in PyTorch
         has_aux=False): # `func` returns `(output, aux)`
-    "`(func(*primals), J·tangents)` (and the aux): the Jacobian-vector product."
+    "`(func(*primals), J·tangents)` (and the aux): the Jacobian-vector product, by forward mode."
     _check_jvp_args(primals, tangents)
+    if _Mode.fw is not None: return _jvp_double_backward(func, primals, tangents, has_aux)   # a dual level is running: nested
+    api = "jvp(f, primals, tangents)"
+    with _Level(primals + tangents) as level, dual_level():
+        flat, spec = _tree_flatten(primals)
+        output, aux = _split_aux(func(*_tree_unflatten([make_dual(p, t) for p, t in zip(flat, _tree_flatten(tangents)[0])], spec)), has_aux, api)
+        outs, out_spec = _tree_flatten(output)
+        for o in outs:
+            if not isinstance(o, Tensor): raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+        pairs = [unpack_dual(o) for o in outs]
+        res = (_done(_tree_unflatten([p for p, _ in pairs], out_spec), level.keep),
+               _done(_tree_unflatten([zeros_like(o) if t is None else t for o, (_, t) in zip(outs, pairs)], out_spec), level.keep))
+        if has_aux: aux = _done(aux, level.keep)
+    return res + (aux,) if has_aux else res
+
+def _jvp_double_backward(func, primals, tangents, has_aux):
+    "`jvp` by the double-backward trick, for a `jvp` inside a dual level."
     with enable_grad(), _Level(primals + tangents) as level:
         args, fresh, _, _ = _diff_args(primals, tuple(range(len(primals))))
         output, aux = _split_aux(func(*args), has_aux, "jvp(f, primals, tangents)")
@@ -224,6 +241,33 @@ def _one_hots(t):
     "One-hot tensors shaped like `t`, one per element, in order."
     identity = eye(t.numel(), dtype=t.dtype, device=t.device)
     return [identity[i].reshape(t.shape) for i in range(t.numel())]
+
+def _jacfwd(func, argnums, has_aux, args, kwargs):
+    "Jacobians by forward mode: one pass of `func` per element of the differentiated inputs, its one-hot as the tangent."
+    api = "jacfwd(f, argnums, has_aux)"
+    _check_argnums(argnums, len(args))
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    leaves, spec = _tree_flatten(tuple(args[a] for a in nums) if isinstance(argnums, tuple) else args[argnums])
+    def run(xs):
+        a, tree = list(args), _tree_unflatten([_check_tensor(x) for x in xs], spec)
+        for i, n in enumerate(nums): a[n] = tree[i] if isinstance(argnums, tuple) else tree
+        output, aux = _split_aux(func(*a, **kwargs), has_aux, api)
+        outs, out_spec = _tree_flatten(output)
+        for o in outs:
+            if not isinstance(o, Tensor): raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got {output})")
+        return outs, out_spec, aux
+    with _Level(args) as level:
+        outs, out_spec, aux = run(leaves)        # the outputs' shapes, and the aux
+        jac = [[None] * len(leaves) for _ in outs]
+        for i, x in enumerate(leaves):
+            cols = []                            # J·e_j for every element j of input i
+            for e in _one_hots(x):
+                with dual_level():
+                    cols.append([_tangent(o) if _tangent(o) is not None else zeros_like(o) for o in run([make_dual(l, e) if k == i else l for k, l in enumerate(leaves)])[0]])
+            for oi, o in enumerate(outs):
+                jac[oi][i] = stack([c[oi] for c in cols], -1).reshape(o.shape + x.shape) if cols else zeros(o.shape + x.shape, dtype=o.dtype)
+        res = _done(_tree_unflatten([_tree_unflatten(j, spec) for j in jac], out_spec), level.keep)
+    return (res, _done(aux, level.keep)) if has_aux else res
 
 def _jacobian(func, argnums, has_aux, args, kwargs, forward):
     "Jacobians of `func` at `args` w.r.t. `argnums`: nested outputs outside, arguments inside."
@@ -258,8 +302,9 @@ def jacfwd(func, # a function of tensors (or trees of them) returning tensors
            argnums=0, # the positional argument(s) to differentiate: int or tuple of ints
            has_aux=False, # `func` returns `(output, aux)`
            *, randomness='error'): # accepted for PyTorch's signature: no vmap is involved here
-    "A function returning the Jacobian of `func` with respect to `argnums`, by forward mode (double backward)."
-    return lambda *args, **kwargs: _jacobian(func, argnums, has_aux, args, kwargs, forward=True)
+    "A function returning the Jacobian of `func` with respect to `argnums`, by forward mode (dual tensors; double backward when nested)."
+    return lambda *args, **kwargs: (_jacobian(func, argnums, has_aux, args, kwargs, forward=True) if _Mode.fw is not None
+                                    else _jacfwd(func, argnums, has_aux, args, kwargs))
 
 @exposed_in("litnn.func")
 def hessian(func, # a function returning a scalar tensor

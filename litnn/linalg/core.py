@@ -103,13 +103,20 @@ def inv(A):
 linalg_slogdet = _named('linalg_slogdet', ('sign', 'logabsdet'))
 
 class LinalgSlogdetBackward0(Op):
+    complex_aware = True        # a complex A's sign is differentiable: torch's slogdet_backward
     @staticmethod
     def forward(ctx, A):
         sign, logabs = array_namespace(A._data).linalg.slogdet(A._data)
-        ctx.save_for_backward(A); ctx.mark_non_differentiable(0)
+        ctx.save_for_backward(A)
+        if A._data.dtype.kind == 'c': ctx.sign = sign
+        else: ctx.mark_non_differentiable(0)
         return sign, logabs
     @staticmethod
-    def backward(ctx, gsign, glog): return glog[..., None, None] * inv(ctx.saved_tensors[0]).mT
+    def backward(ctx, gsign, glog):
+        A = ctx.saved_tensors[0]
+        if not A.is_complex(): return glog[..., None, None] * inv(A).mT
+        g = glog if gsign is None else glog - 1j * (gsign.conj() * Tensor._make(ctx.sign)).imag     # the phase's part
+        return g[..., None, None] * inv(A).mH
 
 def slogdet(A):
     "(sign, log |det|) of each square matrix of A: the determinant without overflow."
@@ -147,22 +154,23 @@ def solve(A, B, *, left=True):
 
 # %% ../../nbs/reference/linalg.ipynb #f120770c
 class LinalgCholeskyExBackward0(Op):
+    complex_aware = True        # L's diagonal is real: torch's formula, with conjugate transposes
     @staticmethod
     def forward(ctx, A, upper=False):
         try: L = array_namespace(A._data).linalg.cholesky(A._data)
         except np.linalg.LinAlgError: _raise_per_matrix('linalg.cholesky', A, _not_pd_order, "The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite).")
         ctx.upper = upper
-        out = L.swapaxes(-1, -2).copy() if upper else L
+        out = array_namespace(L).conj(L).swapaxes(-1, -2).copy() if upper else L     # U = Lᴴ
         ctx.save_output(out)
         return out
     @staticmethod
     def backward(ctx, g):
-        L = ctx.result.mT if ctx.upper else ctx.result
-        gL = g.mT if ctx.upper else g
-        phi = tril(L.mT @ gL) * (1 - 0.5 * _eye_like(L))
+        L = ctx.result.mH if ctx.upper else ctx.result
+        gL = g.mH if ctx.upper else g
+        phi = tril(L.mH @ gL) * (1 - 0.5 * _eye_like(L))
         Linv = inv(L)
-        S = Linv.mT @ phi @ Linv
-        return (S + S.mT) * 0.5
+        S = Linv.mH @ phi @ Linv
+        return (S + S.mH) * 0.5
 
 def cholesky(A, *, upper=False):
     "The Cholesky factor of each symmetric positive-definite matrix of A: lower L (A = L Lᵀ), or upper U = Lᵀ."
@@ -210,7 +218,8 @@ def _expm(a):
     xp, b = array_namespace(a), _PADE13
     norm = xp.abs(a).sum(-2).max(-1)
     s = xp.maximum(0, xp.ceil(xp.log2(xp.maximum(norm, np.finfo(a.dtype).tiny) / 5.371920351148152))).astype(np.int32)
-    A = xp.ldexp(a, -s[..., None, None])       # exact scaling by 2^-s, in a's own dtype (float32 stays float32)
+    scale = -s[..., None, None]                 # exact scaling by 2^-s, in a's own dtype (float32 stays float32)
+    A = xp.ldexp(a, scale) if a.dtype.kind != 'c' else a * xp.ldexp(xp.ones(scale.shape, a.real.dtype), scale)
     I = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape)
     A2 = A @ A; A4 = A2 @ A2; A6 = A4 @ A2
     U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * I)

@@ -18,9 +18,9 @@ __all__ = ['triangular_solve_', 'orgqr', 'cholesky_solve', 'cholesky_inverse', '
 def cholesky_solve(B, L, upper=False):
     "X with A X = B for A = L Lᵀ (or Uᵀ U with upper) given by its Cholesky factor: two triangular solves."
     if B.dim() < 2 or L.dim() < 2: raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead" if B.dim() < 2 else f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
-    if upper: L = L.mT
-    L = L - L.triu(1).detach()        # the triangle's values; the derivative of L Lᵀ for every entry, as torch's formula
-    return solve(L @ L.mT, B)
+    if upper: L = L.mH
+    L = L - L.triu(1).detach()        # the triangle's values; the derivative of L Lᴴ for every entry, as torch's formula
+    return solve(L @ L.mH, B)
 
 def cholesky_inverse(L, upper=False):
     "The inverse of A = L Lᵀ (or Uᵀ U) from its Cholesky factor."
@@ -60,7 +60,7 @@ def tensorsolve(A, B, dims=None):
 
 # %% ../../nbs/reference/linalg_solvers.ipynb #15efff4b
 def householder_product(A, tau):
-    "The first n columns of H_1 ... H_k, H_i = I - τ_i v_i v_iᵀ, v_i the i-th column of A below its diagonal with 1 on it (LAPACK's orgqr)."
+    "The first n columns of H_1 ... H_k, H_i = I - τ_i v_i v_iᴴ, v_i the i-th column of A below its diagonal with 1 on it (LAPACK's orgqr)."
     m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
     if m < n: raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if k > n: raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]")
@@ -68,7 +68,7 @@ def householder_product(A, tau):
     Q = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
     for i in reversed(range(k)):                     # Q = H_i Q, innermost first
         v = V[..., :, i:i + 1]
-        Q = Q - tau[..., i, None, None] * v @ (v.mT @ Q)
+        Q = Q - tau[..., i, None, None] * v @ (v.mH @ Q)
     return Q
 
 orgqr = householder_product

@@ -243,6 +243,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     "log(softmax(x)) along `dim`, computed stably."
     if amp._active: input, = amp._autocast('log_softmax', input)
     if dim is None: dim = _get_softmax_dim('log_softmax', input.dim(), _stacklevel)
+    if getattr(input, 'is_nested', False): return input.log_softmax(dim, dtype)   # reference/nested/nested_tensor
     return _pointwise.log_softmax(input, dim, dtype)
 
 # %% ../../nbs/40a_activation_functions.ipynb #b3b00614
@@ -650,6 +651,14 @@ def _pads(padding, k, ksize, dilation, stride, fn, n=1):
 # %% ../../nbs/42_conv.ipynb #b1b24ab9
 _tokens = itertools.count()     # names a forward's window matrix in scratch (see `_Scratch.mark`)
 
+def _with_bias(wa, b, G):
+    "The weight as (G, O/G, C/G·KH·KW), with the bias as one more column when there is one."
+    w3 = wa.reshape(G, wa.shape[0] // G, -1)
+    if b is None: return w3
+    m = array_namespace(wa).empty(w3.shape[:2] + (w3.shape[2] + 1,), wa.dtype)
+    m[..., :-1], m[..., -1] = w3, b.reshape(w3.shape[:2])
+    return m
+
 class ConvolutionBackward0(Op):
     "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch"
     on_arrays = True
@@ -658,15 +667,14 @@ class ConvolutionBackward0(Op):
         a, wa, xp = x._data, w._data, array_namespace(x._data)
         G, O = geo.G, wa.shape[0]
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
-        chunks = _chunks(geo)
+        chunks, wb = _chunks(geo), _with_bias(wa, None if b is None else b._data, G)
         for n0, n1, gc in chunks:
-            full = _unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch)
+            full = _unfold(_pack(a[n0:n1], gc, _scratch), gc, _scratch, ones=b is not None)   # the bias's row of ones
             cols = _per_image(full, gc)
             direct = gc.dims[7] == gc.dims[9]        # no junk columns: the products are the output
             y = out[n0:n1].reshape(n1 - n0, O, gc.M) if direct else _scratch(a, 2, (n1 - n0, O, gc.M))
-            xp.matmul(wa.reshape(G, O // G, -1), cols, out=y.reshape(n1 - n0, G, O // G, gc.M))
-            if direct and b is not None: xp.add(y, b._data.reshape(O, 1), out=y)
-            elif not direct: _im2col_out(y, gc, None if b is None else b._data, out[n0:n1])
+            xp.matmul(wb, cols, out=y.reshape(n1 - n0, G, O // G, gc.M))
+            if not direct: _im2col_out(y, gc, None, out[n0:n1])
         if ctx is not _NO_CTX:
             nx, nw, _ = ctx.needs_input_grad
             ctx.save_for_backward(x if nw else None, w if nx else None)
@@ -678,22 +686,26 @@ class ConvolutionBackward0(Op):
     def backward(ctx, g):
         if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
         (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
-        O, G, xp = ctx.wshape[0], ctx.geo.G, array_namespace(ga)
-        gw = xp.zeros((G, O // G, math.prod(ctx.wshape[1:])), ga.dtype) if nw else None
-        gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb else None
+        O, G, K, xp = ctx.wshape[0], ctx.geo.G, math.prod(ctx.wshape[1:]), array_namespace(ga)
+        gwb = xp.zeros((G, O // G, K + nb), ga.dtype) if nw else None      # the bias's gradient as a last column
+        gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb and not nw else None
         gx = xp.empty(ctx.geo.xshape, ga.dtype) if nx else None
         for n0, n1, gc in _chunks(ctx.geo):
             N, M = n1 - n0, gc.M
             gy = (ga[n0:n1] if gc.dims[7] == gc.dims[9] else _out_t(ga[n0:n1], gc, _scratch)).reshape(N, G, O // G, M)
             if nw:
                 full = _scratch.marked(ga, 1, ctx.token)
-                if full is None: full = _unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch)
-                gw += (gy @ _per_image(full, gc).swapaxes(-1, -2)).sum(0)
+                if full is None or full.shape[0] < G * (K + nb):
+                    full = _unfold(_pack(x._data[n0:n1], gc, _scratch), gc, _scratch, ones=nb)
+                cols = _per_image(full, gc)[:, :, :K + nb]      # the row of ones only where the bias needs its gradient
+                gwb += xp.matmul(gy, cols.swapaxes(-1, -2), out=_scratch(ga, 3, (N, G, O // G, K + nb))).sum(0)
             if nx:
                 m, v = _cols_for(ga, gc, _scratch)
                 xp.matmul(w._data.reshape(G, O // G, -1).swapaxes(1, 2), gy, out=v)
                 _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
-        return gx, None if gw is None else gw.reshape(ctx.wshape), gb
+        gw = None if gwb is None else gwb[..., :K].reshape(ctx.wshape)
+        if nw and nb: gb = gwb[..., K].reshape(O)
+        return gx, gw, gb
 
 # %% ../../nbs/42_conv.ipynb #c8ace543
 class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())
@@ -732,8 +744,10 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     if w.ndim != x.ndim: raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
     _check_shapes(input, weight, bias, groups)
     pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
+    if 0 in w.shape[2:]: raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*(sp + w.shape[2:])))
     dilation2 = sp + dilation
-    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups)
+    whole = None if math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
+    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups, whole)
     if any(o <= 0 for o in geo.dims[6:8]):
         size = lambda v: ' x '.join(map(str, v[2 - k:]))
         raise RuntimeError(f"Calculated padded input size per channel: ({size(geo.dims[4:6])}). Kernel size: ({size([d * (s - 1) + 1 for d, s in zip(dilation2, geo.args[0])])}). Kernel size can't be greater than actual input size")
@@ -1449,7 +1463,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if getattr(input, 'is_nested', False): return _nested_map(layer_norm, input, normalized_shape, weight, bias, eps)
     _check_tensors('layer_norm', dict(input=input, normalized_shape=None, weight=weight, bias=bias), optional={'normalized_shape', 'weight', 'bias'})
     shape = _check_layer_norm(input, normalized_shape, weight, bias)
-    if input.numel() == 0: return input.clone()
+    if 0 in shape: return input.clone()      # nothing to normalize over (an empty batch goes through the node: zero gradients for weight and bias)
     n, k = input.ndim, len(shape)
     return NativeLayerNormBackward0.apply(input, weight, bias, dims=tuple(range(n - k, n)), pdims=tuple(range(n - k)),
                                           pshape=shape, eps=eps)
@@ -1551,7 +1565,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
 
 # %% ../../nbs/45_loss.ipynb #aaaf91b3
-import warnings
+import math, warnings
 import numpy as np
 from .. import backend as B, amp
 from ..backend import array_namespace
@@ -1650,7 +1664,7 @@ class NllLossBackward0(Op):
         shape, dtype, idx, coef, keep, reduction, denom, cd = ctx.o
         xp = array_namespace(_array_of(g))
         v = -1 if coef is None else -coef                           # d out / d input at the picked entries
-        if reduction == 'mean' and coef is None: v = v / denom
+        if reduction == 'mean' and coef is None: v = v / denom if denom else math.nan      # (nothing counted: an empty gradient)
         elif reduction == 'mean':
             with np.errstate(invalid='ignore', divide='ignore'): v = v / denom
         if keep is not None: v = xp.where(keep, v, 0)               # 0 for ignored targets, even when all are (0/0)
@@ -1730,7 +1744,7 @@ def _cross_entropy_probs(logp, t, weight, reduction, label_smoothing, cd):
     c = logp.shape[cd]
     if weight is not None and (weight.ndim != 1 or weight.numel() != c):
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no classes but got weight tensor of shape: {list(weight.shape)}")
-    if label_smoothing > 0: t = t * (1 - label_smoothing) + label_smoothing / c
+    if label_smoothing > 0: t = t * (1 - label_smoothing) + (label_smoothing / c if c else math.nan)     # no classes: nan, as torch
     p = logp * t
     if weight is not None: p = p * weight.reshape(_class_shape(logp, cd, c))
     if reduction == 'none': return -p.sum(cd)
@@ -1788,7 +1802,7 @@ from ..autograd import grad
 from ..backend import array_namespace, array_device, _generator
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _NO_CTX
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.broadcasting import _reduce, _sum_trailing, _half, _opmath
 from .._pointwise import _const
 from .._pointwise import _temporaries
@@ -1871,7 +1885,8 @@ class ScaledDotProductAttentionBackward0(Op):
 def _attention_math(q, k, v, mask=None, causal=False, scale=1.0, keep=None):
     "The same attention composed of tensor ops (`mask`, `keep` arrays): readable, and what a recorded backward differentiates."
     s = (q @ k.mT) * scale
-    if mask is not None: s = s.masked_fill(_const(~mask), -math.inf) if mask.dtype == bool else s + _const(mask)
+    if isinstance(mask, Tensor): s = s + mask        # a float mask that wants its gradient
+    elif mask is not None: s = s.masked_fill(_const(~mask), -math.inf) if mask.dtype == bool else s + _const(mask)
     if causal: s = s.masked_fill(_const(~array_namespace(s._data).tri(*s.shape[-2:], dtype=bool)), -math.inf)
     dead = (s == -math.inf).all(-1, keepdim=True)        # rows with nothing to attend to give 0, not nan
     p = s.masked_fill(dead, 0).softmax(-1).masked_fill(dead, 0)
@@ -1949,10 +1964,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     _check_tensors('scaled_dot_product_attention', dict(query=query, key=key, value=value))
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
-    q, k, v, mask = query, key, value, None if attn_mask is None else attn_mask._data
+    differentiable_mask = attn_mask is not None and attn_mask.requires_grad and attn_mask.dtype.is_floating_point and is_grad_enabled()
+    q, k, v, mask = query, key, value, attn_mask if differentiable_mask or attn_mask is None else attn_mask._data
     if enable_gqa and q.dim() >= 3: q, k, v, mask = _grouped(q, k, v, mask)
     _check_batches(q, k, v)
-    out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask, causal=is_causal, scale=scale, dropout_p=dropout_p)
+    if differentiable_mask and dropout_p == 0:      # the mask gets a gradient too: the composed ops, as torch's math path
+        out = _attention_math(q, k, v, mask, is_causal, scale)
+    else: out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask if mask is None or not isinstance(mask, Tensor) else mask._data,
+                                                         causal=is_causal, scale=scale, dropout_p=dropout_p)
     return out.flatten(-4, -3) if q is not query else out
 
 # %% ../../nbs/47a_multihead_attention.ipynb #d3809230
@@ -2702,7 +2721,7 @@ class MseLossBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        k = 2 / x.numel() if ctx.reduction == 'mean' else 2
+        k = (2 / x.numel() if x.numel() else 0.) if ctx.reduction == 'mean' else 2      # (an empty input: an empty gradient)
         gx = (x - y) * (g * k)
         nx, ny = ctx.needs_input_grad
         return gx if nx else None, -gx if ny else None
@@ -2918,6 +2937,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
     "0.5 d²/beta where |d| < beta, else |d| - beta/2, d = input - target."
     x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _refuse_integers(x, 'smooth_l1_cpu')
     d = (x - y).abs()
     loss = d if beta == 0 else where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
     return _apply_reduction(loss, _reduction(None, None, reduction))
@@ -2926,6 +2946,7 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     "0.5 d² where |d| < delta, else delta (|d| - delta/2), d = input - target."
     x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _refuse_integers(x, 'huber_cpu')
     d = (x - y).abs()
     loss = _like_input(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), input)
     if weight is not None: return _weighted(loss, weight, input, reduction)
@@ -3052,12 +3073,13 @@ def _check_margin_shapes(input):
 
 def _batched(input, target):
     "A 1-D input as a batch of one: (input, target, and whether to drop the batch dim again)."
-    return (input.unsqueeze(0), target.unsqueeze(0), True) if input.dim() <= 1 else (input, target, False)
+    return (input.reshape(1, -1), target.unsqueeze(0), True) if input.dim() <= 1 else (input, target, False)   # (0-d: one class)
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
     _refuse_integers(input, 'multi_margin_loss_cpu_kernel')
+    if input.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
     _check_margin_shapes(input)
@@ -3229,6 +3251,13 @@ def pad(input, pad, mode="constant", value=None):
     if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if input.dim() not in (len(pads) + 1, len(pads) + 2):
         raise NotImplementedError(f"Padding size {2 * len(pads)} is not supported for {input.dim()}D input tensor.\n{_COMBOS}")
+    n = len(pads)
+    if mode != 'circular':                       # torch's reflection/replication kernels: checks of their own
+        if 0 in input.shape[input.dim() - n - 1:]:       # only a batch dim may be empty
+            raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+                               f"for input, but got: {list(input.shape)}")
+        if input.dtype.name == 'bool':
+            raise NotImplementedError(f'"{"reflection" if mode == "reflect" else "replication"}_pad{n}d" not implemented for \'Bool\'')
     return _copy_pad(input, pads, mode)
 
 # %% ../../nbs/reference/nn/pixelshuffle.ipynb #18b4bd57

@@ -14,17 +14,17 @@ from ..autograd.graph import Op
 # %% ../../nbs/42a_im2col.ipynb #cc909fa8
 class _Geom:
     "Where the windows of a convolution lie in the padded channel-major copy of its input (counts in elements)."
-    def __init__(self, xshape, ksize, stride, pads, dilation, groups=1):
+    def __init__(self, xshape, ksize, stride, pads, dilation, groups=1, whole=None):
         N, C = xshape[:2]
         H, W = ((1,) + tuple(xshape[2:]))[-2:]          # conv1d: one row
         (KH, KW), (sh, sw), (dh, dw), ((ph, _), (pw, _)) = ksize, stride, dilation, pads
         Hp, Wp = H + sum(pads[0]), W + sum(pads[1])
         OH, OW = (Hp - dh * (KH - 1) - 1) // sh + 1, (Wp - dw * (KW - 1) - 1) // sw + 1
-        whole = sh == sw == 1 and Hp * Wp * 3 <= OH * OW * 4     # an output at every position of the buffer
+        whole = sh == sw == 1 and Hp * Wp * 3 <= OH * OW * 4 and whole is not False   # an output at every position of the buffer
         R, Q = (Hp, Wp) if whole else (OH, OW)
         img = Hp * Wp
         last = (N - 1) * img + ((R - 1) * sh + (KH - 1) * dh) * Wp + (Q - 1) * sw + (KW - 1) * dw + 1
-        self.args, self.G = (ksize, stride, pads, dilation, groups), groups
+        self.args, self.G, self.whole = (ksize, stride, pads, dilation, groups), groups, whole
         self.xshape, self.n, self.L, self.M = tuple(xshape), max(N * img, last), N * R * Q, OH * Q
         self.dims, self.pad0 = (N, C, H, W, Hp, Wp, OH, OW, R, Q), (ph, pw)
         self.view = _merge((N, R, Q), (img, sh * Wp, sw))   # the output positions, in a channel of the buffer
@@ -34,7 +34,7 @@ class _Geom:
 
     def sub(self, m):
         "The geometry of the first `m` images (a chunk of the batch)."
-        return _Geom((m,) + self.xshape[1:], *self.args)
+        return _Geom((m,) + self.xshape[1:], *self.args, whole=self.whole)
 
 # `_merge` joins the axes that are one run in memory: numpy's loops do not always do it by
 # themselves, and an addition over `(C, N, R, Q)` views measured twice as slow as over `(C, N·R·Q)`.
@@ -65,21 +65,31 @@ def _pack(a, geo, alloc=_fresh):
     img[:, :, p:p + H, q:q + W] = a.reshape(N, C, H, W).transpose(1, 0, 2, 3)
     return buf
 
-def _unfold(buf, geo, alloc=_fresh):
-    "The window matrix (C·KH·KW, N·R·Q) of a packed buffer: row (c, i, j) is tap (i, j) of channel c."
+def _unfold(buf, geo, alloc=_fresh, ones=False):
+    "The window matrix (C·KH·KW, N·R·Q) of a packed buffer: row (c, i, j) is tap (i, j) of channel c; `ones` adds a row of ones after each group's rows."
     C, (shape, strides), (ks, ts) = buf.shape[0], geo.view, geo.tap
     v = _strided(buf.reshape(-1), (C,) + ks + shape, (geo.n,) + ts + strides)
-    out = alloc(buf, 1, v.shape); out[...] = v
-    return out.reshape(C * ks[0] * ks[1], math.prod(shape))     # (not -1: an empty batch makes it ambiguous)
+    L, G, rows = math.prod(shape), geo.G, C // geo.G * ks[0] * ks[1]   # (not -1 below: an empty batch makes it ambiguous)
+    if not ones:
+        out = alloc(buf, 1, v.shape); out[...] = v
+        return out.reshape(C * ks[0] * ks[1], L)
+    out = alloc(buf, 1, (G, rows + 1, L))
+    out[:, :rows].reshape((G, C // G) + ks + shape)[...] = v.reshape((G, C // G) + ks + shape)
+    out[:, rows] = 1
+    return out.reshape(G * (rows + 1), L)
 
 # %% ../../nbs/42a_im2col.ipynb #74d99b1d
 def _fold(cols, geo, alloc=_fresh):
     "The adjoint of `_unfold`: each tap's rows added back onto its window of a zeroed buffer (C, n)."
     C = geo.dims[1]
-    buf = alloc(cols, 0, (C, geo.n)); buf.fill(0)
+    buf = alloc(cols, 0, (C, geo.n))
     (shape, strides), flat = geo.view, buf.reshape(-1)
     cols = cols.reshape((C, len(geo.offsets)) + shape)
-    for k, off in enumerate(geo.offsets): _strided(flat, (C,) + shape, (geo.n,) + strides, off)[...] += cols[:, k]
+    if strides == (1,):          # one run from the buffer's start: the first tap writes it, no zeroing pass before
+        buf[:, :shape[0]], buf[:, shape[0]:] = cols[:, 0], 0
+    else: buf.fill(0)
+    for k, off in enumerate(geo.offsets):
+        if k or strides != (1,): _strided(flat, (C,) + shape, (geo.n,) + strides, off)[...] += cols[:, k]
     return buf
 
 def _crop(buf, geo, out=None):

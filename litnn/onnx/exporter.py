@@ -69,6 +69,9 @@ def _pair(a, b):
     for (ca, where_a), (cb, _) in zip(a.consts, b.consts):
         if ca.data.shape != cb.data.shape or not np.array_equal(ca.data, cb.data, equal_nan=True):
             user = next((n for n in a.nodes if any(v is ca for v in _values_in((n.args, n.kw)))), None)
+            if ca.positions: raise RuntimeError(f"litnn.onnx.export: an in-place write into a tensor or a view ({where(user) if user else 'PutAt'}) "
+                                                "is recorded at the element positions of the traced sizes, and these change with a dynamic axis: "
+                                                "export it without dynamic_axes, or write out of place (torch.cat, torch.where)")
             raise RuntimeError(f"litnn.onnx.export: a tensor made outside the traced operations, used by {where(user) if user else 'the output'} "
                                f"(first seen in module '{where_a or '(the model)'}'), changes with the input: an operation the trace cannot record "
                                "(a computation on .data or numpy, a creation function sized by the input, .item()) made it, and "

@@ -20,6 +20,9 @@ def _transpose(g, x, dim0, dim1):
     perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
     return g.op('Transpose', [x], perm=perm)
 
+@translates('TBackward0')
+def _t(g, x): return g.op('Transpose', [x], perm=list(range(len(x.shape)))[::-1])
+
 @translates('PermuteBackward0')
 def _permute(g, x, dims): return g.op('Transpose', [x], perm=[d % len(x.shape) for d in dims])
 
@@ -115,6 +118,29 @@ def _compare(g, *args, **kw):
     names = [g.op('Cast', [o], to=g.onnx.helper.np_dtype_to_tensor_dtype(dt)) if isinstance(o, Value) and o.dtype != dt else g.operand(o, dt) for o in ops]
     y = g.op(_COMPARE[g.node.kind], names)
     return g.op('Not', [y]) if g.node.kind == 'ne' else y
+
+# %% ../../nbs/66c_onnx_shape_ops.ipynb #6374af97
+def _cast(g, x, dt):
+    "`x` (a Value or a number) as ONNX type `dt`."
+    if not isinstance(x, Value): return g.const(x, dt)
+    return g.name(x) if x.dtype == dt else g.op('Cast', [x], to=g.onnx.helper.np_dtype_to_tensor_dtype(dt))
+
+def _flat(g, x): return g.op('Reshape', [x, g.const([-1], np.int64, 'shape')])
+
+@translates('PutAt')
+def _write_at(g, x, at, values):
+    v = _cast(g, values, _out(g.node).dtype)
+    if at is None: return g.op('Expand', [v, g.op('Shape', [x])])
+    at = _cast(g, at, np.dtype(np.int64))
+    y = g.op('ScatterND', [_flat(g, x), g.op('Unsqueeze', [at, g.const([-1], np.int64, 'axes')]), g.op('Expand', [v, g.op('Shape', [at])])])
+    return g.op('Reshape', [y, g.op('Shape', [x])])
+
+@translates('TakeAt')
+def _read_at(g, x, at): return g.op('Gather', [_flat(g, x), _cast(g, at, np.dtype(np.int64))], axis=0)
+
+@translates('FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CopyBackwards')
+def _fill(g, x, value=None, src=None):
+    return g.op('Expand', [_cast(g, value if src is None else src, _out(g.node).dtype), g.op('Shape', [x])])
 
 # %% ../../nbs/66c_onnx_shape_ops.ipynb #d398b871
 @translates('ScaledDotProductAttentionBackward0')

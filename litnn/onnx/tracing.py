@@ -8,10 +8,13 @@ __all__ = ['Value', 'TraceNode', 'Trace', 'trace_module']
 # %% ../../nbs/66a_onnx_tracing.ipynb #157a859e
 import builtins, contextlib, numpy as np
 from .. import backend as B
-from .._tensor import Tensor, _as_array
-from ..backend import patch
+from .._tensor import Tensor, _as_array, _memory_root
+from ..backend import patch, array_namespace
 from ..autograd.graph import _NO_EDGE, _as_torch_error, _version
 from ..autograd.grad_mode import _Mode, no_grad
+from ..autograd.engine import _inplace
+from .._views import _geometry
+from .._creation import _strided
 
 # %% ../../nbs/66a_onnx_tracing.ipynb #1fbd2488
 class _Export:
@@ -20,6 +23,7 @@ class _Export:
 # %% ../../nbs/66a_onnx_tracing.ipynb #b98a596e
 class Value:
     "A tensor of the traced graph: a graph input, a parameter or buffer, a constant, or an operation's output."
+    positions = False   # a constant of element positions, made for a recorded write (sized as traced)
     def __init__(self, name, kind, shape, dtype, data=None):
         self.name, self.kind, self.shape, self.dtype, self.data = name, kind, tuple(shape), np.dtype(dtype), data
     def __repr__(self): return f"%{self.name}{list(self.shape)}"
@@ -62,7 +66,8 @@ class Trace:
 
 # %% ../../nbs/66a_onnx_tracing.ipynb #a2b22b86
 _IN_PLACE = ("litnn.onnx.export: tensor {} of the traced graph was changed in place, in module '{}', by an operation "
-             "the trace does not record (an in-place method such as add_ or relu_, or an assignment into it): use the out-of-place form")
+             "the trace does not record (a change of its shape or memory such as unsqueeze_, t_, resize_ or set_, or a write through "
+             ".data or .numpy()): use the out-of-place form")
 
 @patch
 def value(self:Trace, x):
@@ -73,8 +78,11 @@ def value(self:Trace, x):
             v, vc, version = known
             if x._vc is not vc and vc is None and x._base is not None:     # a view, given its base's counter after it was made
                 self._tensors[id(x)] = (v, x._vc, _version(x))
-            elif _version(x) != version: raise RuntimeError(_IN_PLACE.format(v.name, self.where() or '(the model)'))
+            elif _version(x) != version:
+                v = self._regenerated(x)        # a view of a base that a recorded write changed (below)
+                if v is None: raise RuntimeError(_IN_PLACE.format(known[0].name, self.where() or '(the model)'))
             return v
+        if x._base is not None and (v := self._regenerated(x)) is not None: return v
         x = x._data
     v = self._arrays.get(id(x))
     if v is None:
@@ -174,10 +182,10 @@ def _modules_traced(trace, model, leaves):
 def _tracing(trace):
     "Every operation records itself in `trace` (whatever the grad mode) while inside."
     if _Export.trace is not None: raise RuntimeError("litnn.onnx.export: an export is already running (export does not nest)")
-    prev, (_Export.trace, _Mode.trace) = _Mode.trace, (trace, _traced_op)
+    prev, (_Export.trace, _Mode.trace, _Mode.writes) = _Mode.trace, (trace, _traced_op, trace)
     try:
         with no_grad(), _functions_traced(): yield trace
-    finally: _Export.trace, _Mode.trace = None, prev    # a profile's hook (reference/backprop/profiler) resumes after export
+    finally: _Export.trace, _Mode.trace, _Mode.writes = None, prev, None    # a profile's hook (reference/backprop/profiler) resumes after export
 
 # %% ../../nbs/66a_onnx_tracing.ipynb #965d45c5
 def trace_module(model, args=(), kwargs=None, input_names=None, leaves=()):
@@ -187,8 +195,9 @@ def trace_module(model, args=(), kwargs=None, input_names=None, leaves=()):
     names = list(input_names or []) + [f"input_{i}" for i in range(len(input_names or []), len(flat))]
     for t, name in zip(flat, names):
         if id(t) not in trace._tensors: trace.add(t, Value(name, 'input', t._data.shape, t._data.dtype))
+    ins = trace.ref((args, kwargs or {}))            # (before the forward, which may write into an input)
     with _tracing(trace), _modules_traced(trace, model, leaves): out = model(*args, **(kwargs or {}))
-    return trace, trace.ref((args, kwargs or {})), trace.ref(out), out
+    return trace, ins, trace.ref(out), out
 
 def _tensors_in(x):
     "The tensors in a nested structure of tuples, lists and dicts, in order."
@@ -196,3 +205,109 @@ def _tensors_in(x):
     if isinstance(x, dict): x = list(x.values())
     if isinstance(x, (tuple, list)): return [t for e in x for t in _tensors_in(e)]
     return []
+
+# %% ../../nbs/66a_onnx_tracing.ipynb #275c8485
+def _positions(base, view):
+    "Where each element of `view` lies among `base`'s elements (flat indices, in `view`'s shape), from their geometry."
+    a, b = view._data, base._data
+    if a.dtype != b.dtype or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):
+        raise RuntimeError("litnn.onnx.export: a write into a view whose memory is not a strided view of its base's (another dtype, "
+                           "or a copy) cannot be recorded: clone() it first")
+    n, at_base, at_view = _geometry(base, view)
+    index = np.full(n, -1, np.int64)
+    index[_strided(np.arange(n), *at_base).reshape(-1)] = np.arange(b.size)
+    return index[_strided(np.arange(n), *at_view)]
+
+# %% ../../nbs/66a_onnx_tracing.ipynb #7a8d40a0
+def _put_at(x, at, values):
+    "Trace node `PutAt`: `x` with its elements at flat positions `at` (all of them when None) replaced by `values`, broadcast and cast."
+    out = x.reshape(-1).clone()
+    out[slice(None) if at is None else at.reshape(-1)] = values if not isinstance(values, Tensor) else values.expand(*(x.shape if at is None else at.shape)).reshape(-1)
+    return out.reshape(x.shape)
+
+def _take_at(x, at):
+    "Trace node `TakeAt`: the elements of `x` at flat positions `at`, in `at`'s shape."
+    return x.reshape(-1)[at]
+
+# %% ../../nbs/66a_onnx_tracing.ipynb #c7e4e8c5
+@contextlib.contextmanager
+def _unhooked():
+    "The plain in-place path, inside a recorded write (which performs the write itself)."
+    prev, _Mode.writes = _Mode.writes, None
+    try: yield
+    finally: _Mode.writes = prev
+
+@patch
+def _touches(self:Trace, t, extra):
+    "Is `t`, its base, or a tensor in `extra` part of the trace?"
+    return builtins.any(x is not None and (id(x) in self._tensors or id(x._data) in self._arrays) for x in [t, t._base] + _tensors_in(list(extra)))
+
+@patch
+def _places(self:Trace, a):
+    "The constant Value of positions array `a`."
+    v = self.value(a); v.positions = True
+    return v
+
+@patch
+def _regenerated(self:Trace, view):
+    "The Value of `view` read from its base (a `TakeAt` node) when the base's Value is current, else None."
+    base = view._base
+    known = None if base is None else self._tensors.get(id(base))
+    if known is None or known[2] != _version(base): return None
+    self.record('TakeAt', _take_at, (known[0], self._places(_positions(base, view))), {}, {}, view)
+    return self._tensors[id(view)][0]
+
+@patch
+def _write(self:Trace, t, at, values, run):
+    "Record the write of `values` into `t` (at its flat positions `at`; None: all of it) as a new Value of its base; `run()` writes."
+    base = t if t._base is None else t._base
+    old, values = self.value(base), self.ref(values)
+    if t is not base:
+        where = _positions(base, t)
+        if at is None: at = where
+        elif _is_array(at): at = where.reshape(-1)[at]
+        else:          # positions picked by a traced index: read from the view's positions in the graph too
+            self.record('TakeAt', _take_at, (self._places(where), at), {}, {}, pos := Tensor._make(where.reshape(-1)[np.asarray(B.to_device(at._data, _CPU))]))
+            at = pos
+    at = None if at is None else self._places(at) if _is_array(at) else self.ref(at)
+    for ref in base._views or ():       # views recorded before they had their base's counter: they hold its value from now
+        w = ref(); known = None if w is None else self._tensors.get(id(w))
+        if known is not None and known[1] is None and w._base is base: self._tensors[id(w)] = (known[0], w._vc, _version(w))
+    with _unhooked(): run()
+    self.record('PutAt', _put_at, (old, at, values), {}, {}, base)
+
+@patch
+def inplace(self:Trace, t, op, args, kw):
+    "`_inplace(t, op, *args, **kw)` while tracing: recorded (True), or left to the plain path (False)."
+    if _Mode.trace is not _traced_op or not self._touches(t, args + tuple(kw.values())): return False
+    if isinstance(op, Tensor): result = op
+    else:
+        src = Tensor._make(t._data.copy())
+        self.add(src, self.value(t))                 # t's value before the change, as the operation's operand
+        result = op(src, *args, **kw)
+    self._write(t, None, result, lambda: _inplace(t, result))
+    return True
+
+@patch
+def setitem(self:Trace, t, key, value):
+    "`t[key] = value` while tracing: recorded (True), or left to the plain path (False)."
+    if _Mode.trace is not _traced_op or not self._touches(t, (key, value)): return False
+    scalar = not isinstance(value, Tensor) or value._data.ndim == 0
+    if isinstance(key, Tensor) and key._data.dtype == bool and key._data.shape == t._data.shape and scalar:
+        return self.inplace(t, Tensor.masked_fill, (key, value), {})
+    xp = array_namespace(t._data)
+    places = Tensor._make(xp.arange(t._data.size, dtype=xp.int64).reshape(t._data.shape))
+    if builtins.any(id(k) in self._tensors for k in _tensors_in(list(key) if type(key) is tuple else [key])):
+        self._places(places._data); at = places[key]          # recorded: a traced index picks the positions
+    else:
+        with _unhooked():
+            _Mode.trace = None
+            try: at = np.asarray(B.to_device(places[key]._data, _CPU))
+            finally: _Mode.trace = _traced_op
+    if isinstance(value, Tensor) and value._data.ndim > at.ndim:           # assignment drops leading 1s
+        k = value._data.ndim - at.ndim
+        if builtins.any(n != 1 for n in value._data.shape[:k]): return False   # (the plain path raises torch's error)
+        value = value.reshape(value._data.shape[k:])
+    def run(): t[key] = value
+    self._write(t, at, value, run)
+    return True

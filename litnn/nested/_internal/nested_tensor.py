@@ -142,7 +142,12 @@ def _to_padded_tensor(self, padding, output_size=None):
     cs = self._components
     size = [max(c.shape[d] for c in cs) for d in range(cs[0].dim())]
     if output_size is not None and self._layout is jagged: size[self._ragged_idx - 1] = output_size[self._ragged_idx]
-    elif output_size is not None: size = list(output_size[1:])
+    elif output_size is not None:      # strided: every dim given, none smaller than the components need
+        if len(output_size) != cs[0].dim() + 1:
+            raise RuntimeError("Length of output_size does not match NestedTensor dims. Broadcasting is not supported.")
+        if any(o < s for o, s in zip(output_size[1:], size)):
+            raise RuntimeError("Value in output_size is less than NestedTensor padded size. Truncation is not supported.")
+        size = list(output_size[1:])
     out = []
     for c in cs:
         c = c[tuple(slice(0, s) for s in size)]
@@ -209,3 +214,70 @@ def _unary(name): return lambda self: self._with([getattr(c, name)() for c in se
 for _n in ['neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'square', 'sign']:
     setattr(NestedTensor, _n, _unary(_n))
 NestedTensor.__neg__, NestedTensor.__abs__ = NestedTensor.neg, NestedTensor.abs
+
+# %% ../../../nbs/reference/nested/nested_tensor.ipynb #4c58727e
+_ATEN = {'sum': 'sum', 'mean': 'mean.dim', 'amax': 'amax', 'amin': 'amin', 'prod': 'prod'}
+
+def _reduction(name):
+    "The nested form of reduction `name` over `dim` (`sum`, `mean`, `amax`...)."
+    def op(self, dim=None, keepdim=False, *, dtype=None):
+        kw = {} if dtype is None else dict(dtype=dtype)
+        if isinstance(dim, (list, tuple)) and not dim: dim = None     # amax's default, (): every dim
+        if self._layout is not jagged:       # torch's strided nested tensors: sum over the last dim, kept
+            if name != 'sum' or dim is None:
+                raise NotImplementedError(f"Could not run 'aten::{_ATEN[name]}' with arguments from the 'NestedTensorCPU' backend.")
+            ds = _dims(self, *(dim if isinstance(dim, (list, tuple)) else [dim]))
+            if len(ds) > 1: raise RuntimeError("NestedTensor only allows reduction of a single dimension for now.")
+            if ds != [self.dim() - 1]: raise RuntimeError(f"NestedTensor can only be reduced across the last dimension for now got dimension {ds[0]} instead.")
+            if not keepdim: raise RuntimeError("NestedTensor always requires keepdim=True for now.")
+            return self._with([c.sum(-1, keepdim=True, **kw) for c in self._components])
+        if dim is None: return getattr(cat([c.reshape(-1) for c in self._components]), name)(**kw)
+        ds = sorted(set(_dims(self, *(dim if isinstance(dim, (list, tuple)) else [dim]))))
+        r = self._ragged_idx
+        if 0 in ds and r not in ds:
+            raise RuntimeError(f"{name}(): reducing along the batch dimension but not the ragged dimension is not supported for nested tensors")
+        inner = [d - 1 for d in ds if d]
+        if 0 in ds:       # batch and ragged dims together: the components' values joined, then reduced
+            out = getattr(cat(list(self._components), r - 1), name)(inner, keepdim=keepdim, **kw)
+            return out.unsqueeze(0) if keepdim else out
+        parts = [getattr(c, name)(inner, keepdim=keepdim, **kw) for c in self._components]
+        if r in ds: return stack(parts)      # the ragged dim reduced away: a dense tensor
+        return self._with(parts, r if keepdim else r - sum(d < r for d in ds))
+    op.__name__ = name
+    return op
+
+for _n in _ATEN: setattr(NestedTensor, _n, _reduction(_n))
+
+def _softmax(log):
+    def op(self, dim, dtype=None):
+        d, = _dims(self, dim)
+        if self._layout is not jagged:      # torch's strided nested tensors: softmax only, not over the batch
+            if log: raise NotImplementedError("Could not run 'aten::_log_softmax' with arguments from the 'NestedTensorCPU' backend.")
+            if d == 0: raise RuntimeError("Cannot apply softmax across nested dimension 0")
+        if d == 0: raise RuntimeError("softmax(): not supported when reducing across the batch dimension for NestedTensor")
+        return self._with([(c.log_softmax if log else c.softmax)(d - 1, dtype=dtype) for c in self._components])
+    return op
+NestedTensor.softmax, NestedTensor.log_softmax = _softmax(False), _softmax(True)
+
+def _extreme(name):
+    "`max`/`min` of a jagged tensor: over all of it, or over a dim as (values, indices), nested unless the ragged dim goes."
+    def op(self, dim=None, keepdim=False):
+        if dim is None: return getattr(cat([c.reshape(-1) for c in self._components]), name)()
+        if self._layout is not jagged: raise NotImplementedError(f"Could not run 'aten::{name}.dim' with arguments from the 'NestedTensorCPU' backend.")
+        d, = _dims(self, dim)
+        r = self._ragged_idx
+        if d == 0: raise RuntimeError(f"{name}(): reducing along the batch dimension but not the ragged dimension is not supported for nested tensors")
+        parts = [getattr(c, name)(d - 1, keepdim) for c in self._components]
+        kind = type(parts[0])
+        if d == r: return kind(stack([p[0] for p in parts]), stack([p[1] for p in parts]))
+        rr = r if keepdim or d > r else r - 1
+        return kind(self._with([p[0] for p in parts], rr), self._with([p[1] for p in parts], rr))
+    return op
+NestedTensor.max, NestedTensor.min = _extreme('max'), _extreme('min')
+
+def _arg(name):
+    def op(self, dim=None, keepdim=False):
+        if dim is None or self._layout is not jagged: raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'NestedTensorCPU' backend.")
+        return getattr(self, name[3:])(dim, keepdim)[1]
+    return op
+NestedTensor.argmax, NestedTensor.argmin = _arg('argmax'), _arg('argmin')

@@ -100,7 +100,10 @@ class Module:
     forward = _forward_unimplemented
 
     def _call_impl(self, *args, **kwargs): return self.forward(*args, **kwargs)   # a stand-in: 25_hooks replaces it
-    def _wrapped_call_impl(self, *args, **kwargs): return self._call_impl(*args, **kwargs)
+    _compiled_call_impl = None    # set by `module.compile()` (37_compile): calls go through a capture
+    def _wrapped_call_impl(self, *args, **kwargs):
+        if self._compiled_call_impl is not None: return self._compiled_call_impl(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
     __call__ = _wrapped_call_impl
 
 # %% ../../../nbs/21_registration.ipynb #99a5e6aa
@@ -348,11 +351,3 @@ def _get_backward_hooks(self:Module):
 def _get_backward_pre_hooks(self:Module):
     "The backward pre-hooks that apply to this module: global ones first."
     return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
-
-# %% ../../../nbs/reference/compiler.ipynb #6275dfd5
-from ...backend import patch
-
-# %% ../../../nbs/reference/compiler.ipynb #74986b62
-@patch
-def compile(self:Module, *args, **kwargs):
-    "Compile in place: nothing to do in litnn (returns None, as torch's)."

@@ -1,0 +1,451 @@
+"""`litnn.compile` by capture and replay (nbs/37_compile): replays equal eager runs to the bit (results, gradients,
+optimizer state), guards recapture, graph breaks fall back to eager and `explain` reports them, `reset`,
+`Module.compile`, and torch's CUDA-graph API on a machine without CUDA."""
+import warnings
+import numpy as np
+import pytest
+import litnn
+from litnn import nn
+from litnn._dynamo import eval_frame as ef
+
+torch = pytest.importorskip('torch')
+F = nn.functional
+
+
+def bits(t): return t.detach().numpy().copy()
+
+def same_bits(a, b): return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8))
+
+def programs(c):
+    "The programs a compiled function (or OptimizedModule) keeps."
+    c = getattr(c, '_compiled', c)
+    return [p for ps in c.cache.values() for p in ps]
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    litnn._dynamo.reset()
+    yield
+    ef._HOST_GRAPHS = False
+
+
+# ---------------------------------------------------------------------------------------------- equal to eager
+def test_function_replays_bit_equal_on_new_inputs():
+    def f(x, w, b): return ((x @ w.t() + b).tanh() * 1.5 - x.sum(1, keepdim=True)).sigmoid().mean(0)
+    cf = litnn.compile(f)
+    rng = np.random.default_rng(0)
+    w, b = litnn.tensor(rng.standard_normal((5, 4)).astype(np.float32)), litnn.tensor(rng.standard_normal(5).astype(np.float32))
+    for i in range(4):
+        x = litnn.tensor(rng.standard_normal((3, 4)).astype(np.float32))
+        assert same_bits(bits(cf(x, w, b)), bits(f(x, w, b)))
+    assert len(programs(cf)) == 1 and programs(cf)[0].steps is not None
+
+
+def test_forward_and_backward_of_a_function_bit_equal():
+    def f(x, w):
+        loss = (x @ w).relu().pow(2).sum()
+        loss.backward()
+        return loss
+    rng = np.random.default_rng(1)
+    cf = litnn.compile(f)
+    for _ in range(3):
+        xa = rng.standard_normal((4, 3)).astype(np.float32); wa = rng.standard_normal((3, 2)).astype(np.float32)
+        x1, w1 = litnn.tensor(xa, requires_grad=True), litnn.tensor(wa, requires_grad=True)
+        x2, w2 = litnn.tensor(xa, requires_grad=True), litnn.tensor(wa, requires_grad=True)
+        assert same_bits(bits(f(x1, w1)), bits(cf(x2, w2)))
+        assert same_bits(bits(x1.grad), bits(x2.grad)) and same_bits(bits(w1.grad), bits(w2.grad))
+    assert not programs(cf)[0].graph      # the backward ran inside: no graph to build at replay
+
+
+def make_mlp(seed, opt_name, **kw):
+    litnn.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, 16), nn.GELU(), nn.Linear(16, 3))
+    opt = getattr(litnn.optim, opt_name)(model.parameters(), **kw)
+    def step(x, y):
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+    return model, opt, step
+
+@pytest.mark.parametrize('opt_name,kw', [('SGD', dict(lr=0.1, momentum=0.9, weight_decay=1e-3)), ('AdamW', dict(lr=1e-2)),
+                                         ('Adam', dict(lr=1e-2, amsgrad=True))])
+def test_mlp_training_step_bit_equal_over_steps(opt_name, kw):
+    (m1, o1, s1), (m2, o2, s2) = make_mlp(0, opt_name, **kw), make_mlp(0, opt_name, **kw)
+    cs = litnn.compile(s2)
+    rng = np.random.default_rng(0)
+    for i in range(6):
+        x = litnn.tensor(rng.standard_normal((8, 6)).astype(np.float32)); y = litnn.tensor(rng.integers(0, 3, 8))
+        litnn.manual_seed(100 + i); a = s1(x, y)        # dropout draws the same numbers in both runs
+        litnn.manual_seed(100 + i); b = cs(x, y)
+        assert same_bits(bits(a), bits(b)), i
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        assert same_bits(bits(p), bits(q)) and p.grad is None and q.grad is None
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        for k, v in o1.state[p].items():
+            assert same_bits(bits(v), bits(o2.state[q][k])) if isinstance(v, litnn.Tensor) else v == o2.state[q][k]
+    (prog,) = programs(cs)
+    assert prog.steps is not None and not prog.graph
+
+
+def test_mlp_step_matches_torch():
+    "The compiled step computes what torch's eager step computes (to float32 tolerance)."
+    def make(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(6, 8), lib.nn.Tanh(), lib.nn.Linear(8, 2))
+        return m
+    tm, lm = make(torch), make(litnn)
+    lm.load_state_dict({k: litnn.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    def step_for(lib, m):
+        opt = lib.optim.SGD(m.parameters(), lr=0.1)
+        def step(x, y):
+            loss = lib.nn.functional.mse_loss(m(x), y); loss.backward(); opt.step(); opt.zero_grad(); return loss
+        return step
+    ts, ls = step_for(torch, tm), litnn.compile(step_for(litnn, lm))
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        x, y = rng.standard_normal((5, 6)).astype(np.float32), rng.standard_normal((5, 2)).astype(np.float32)
+        np.testing.assert_allclose(ls(litnn.tensor(x), litnn.tensor(y)).item(), ts(torch.tensor(x), torch.tensor(y)).item(), rtol=1e-5)
+    for p, q in zip(lm.parameters(), tm.parameters()): np.testing.assert_allclose(bits(p), q.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+DROP = 0.1
+def build_gpt(n_embd=16, n_head=2, block=8, vocab=11, n_layer=2):
+    class Attn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn, self.c_proj = nn.Linear(n_embd, 3 * n_embd), nn.Linear(n_embd, n_embd)
+        def forward(self, x):
+            B, T, C = x.size()
+            q, k, v = self.c_attn(x).split(C, dim=2)
+            q, k, v = (t.view(B, T, n_head, C // n_head).transpose(1, 2) for t in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.attn, self.ln_2 = nn.LayerNorm(n_embd), Attn(), nn.LayerNorm(n_embd)
+            self.mlp = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.GELU(), nn.Linear(4 * n_embd, n_embd), nn.Dropout(DROP))
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(vocab, n_embd), nn.Embedding(block, n_embd)
+            self.h = nn.ModuleList([Block() for _ in range(n_layer)])
+            self.ln_f, self.lm_head = nn.LayerNorm(n_embd), nn.Linear(n_embd, vocab, bias=False)
+            self.wte.weight = self.lm_head.weight
+        def forward(self, idx, targets):
+            x = self.wte(idx) + self.wpe(litnn.arange(idx.size(1)))
+            for b in self.h: x = b(x)
+            logits = self.lm_head(self.ln_f(x))
+            return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+    return GPT
+
+def test_gpt_step_bit_equal():
+    def make():
+        litnn.manual_seed(0)
+        model = build_gpt()()
+        opt = litnn.optim.AdamW(model.parameters(), lr=1e-3)
+        def step(idx, targets):
+            loss = model(idx, targets)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss
+        return model, opt, step
+    (m1, o1, s1), (m2, o2, s2) = make(), make()
+    cs = litnn.compile(s2)
+    rng = np.random.default_rng(0)
+    for i in range(4):
+        idx, tg = litnn.tensor(rng.integers(0, 11, (3, 8))), litnn.tensor(rng.integers(0, 11, (3, 8)))
+        litnn.manual_seed(i); a = s1(idx, tg)
+        litnn.manual_seed(i); b = cs(idx, tg)
+        assert same_bits(bits(a), bits(b)), i
+    for (n, p), q in zip(m1.named_parameters(), m2.parameters()): assert same_bits(bits(p), bits(q)), n
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        assert same_bits(bits(o1.state[p]['exp_avg']), bits(o2.state[q]['exp_avg']))
+    (prog,) = programs(cs)
+    assert prog.steps is not None and not prog.graph
+
+
+def test_compiled_module_forward_backward_outside():
+    "A compiled module's output carries a fresh graph per call: the caller's backward gives eager's gradients."
+    litnn.manual_seed(0); m1 = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 1))
+    litnn.manual_seed(0); m2 = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 1))
+    cm = litnn.compile(m2)
+    rng = np.random.default_rng(0)
+    xs = [litnn.tensor(rng.standard_normal((3, 4)).astype(np.float32)) for _ in range(3)]
+    outs1, outs2 = [m1(x).sum() for x in xs], [cm(x).sum() for x in xs]    # three graphs alive at once
+    for a, b in zip(outs1[::-1], outs2[::-1]): a.backward(); b.backward()
+    for p, q in zip(m1.parameters(), m2.parameters()): assert same_bits(bits(p.grad), bits(q.grad))
+    assert programs(cm)[0].graph
+
+
+def test_inplace_updates_by_hand_and_grad_none():
+    "`p -= lr * p.grad` and `p.grad = None` (bench/mlp_step.py's update) are steps of the program."
+    def make():
+        litnn.manual_seed(0)
+        w = litnn.randn(4, 3, requires_grad=True)
+        def step(x):
+            loss = (x @ w).square().mean()
+            w.grad = None
+            loss.backward()
+            with litnn.no_grad():
+                for p in (w,): p -= 0.1 * p.grad
+            return loss
+        return w, step
+    (w1, s1), (w2, s2) = make(), make()
+    cs = litnn.compile(s2)
+    for i in range(4):
+        x = litnn.full((2, 4), float(i + 1))
+        assert same_bits(bits(s1(x)), bits(cs(x)))
+    assert same_bits(bits(w1), bits(w2)) and same_bits(bits(w1.grad), bits(w2.grad))
+
+
+def test_detach_is_an_alias_step():
+    def f(x): return x.exp().detach() * x
+    cf = litnn.compile(f)
+    for v in (1., 2., 3.):
+        x = litnn.full((2,), v)
+        assert same_bits(bits(cf(x)), bits(f(x)))
+
+
+# ---------------------------------------------------------------------------------------------- guards
+def test_guards_recapture():
+    m = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5))
+    cm = litnn.compile(m)
+    count = lambda: cm._compiled.count
+    x = litnn.ones(2, 3)
+    cm(x); cm(x); assert count() == 1
+    cm(litnn.ones(4, 3)); assert count() == 2                                  # shape
+    cm(litnn.ones(4, 3, dtype=litnn.float64).float()); assert count() == 2     # same key again
+    m.double(); cm(litnn.ones(4, 3, dtype=litnn.float64)); assert count() == 3  # dtype (inputs and parameters)
+    m.float()
+    m.eval(); out = cm(x); assert count() == 4                                 # training mode
+    assert litnn.equal(out, m(x))                                              # eval: no dropout
+    cm(litnn.ones(2, 3, requires_grad=True)); assert count() == 5              # requires_grad
+    with litnn.no_grad(): cm(x)
+    assert count() == 6                                                        # grad mode
+    m[1].p = 0.0; cm(x); assert count() == 7                                   # a module's Python attribute
+    m[0].weight = nn.Parameter(litnn.zeros(3, 3)); cm(x); assert count() == 8  # a parameter replaced
+    assert litnn.equal(cm(x), m(x))
+
+
+def test_python_values_guarded():
+    scale = 2.0
+    def f(x): return x * scale
+    cf = litnn.compile(f)
+    x = litnn.ones(2)
+    assert cf(x).tolist() == [2., 2.] and cf(x).tolist() == [2., 2.]
+    scale = 3.0
+    assert cf(x).tolist() == [3., 3.] and cf._compiled.count == 2
+    g = litnn.compile(lambda x, n: x * n)
+    assert g(x, 2).tolist() == [2., 2.] and g(x, 5).tolist() == [5., 5.] and g._compiled.count == 2
+
+
+def test_recompile_limit_falls_back_to_eager():
+    cf = litnn.compile(lambda x: x + 1)
+    old = litnn._dynamo.config.cache_size_limit
+    litnn._dynamo.config.cache_size_limit = 2
+    try:
+        assert litnn._dynamo.config.recompile_limit == 2
+        cf(litnn.ones(1)); cf(litnn.ones(2))
+        with pytest.warns(UserWarning, match='recompile_limit'): out = cf(litnn.ones(3))
+        assert out.tolist() == [2., 2., 2.] and cf._compiled.count == 2
+    finally: litnn._dynamo.config.recompile_limit = old
+
+
+# ---------------------------------------------------------------------------------------------- graph breaks
+@pytest.mark.parametrize('body,reason', [
+    (lambda x: x * x.sum().item(), 'item'), (lambda x: x * len(x.tolist()), 'tolist'),
+    (lambda x: x + 1 if x.sum() > 0 else x - 1, 'bool'), (lambda x: x * float(x[0]), 'float'),
+    (lambda x: litnn.tensor(x.numpy() * 2), 'numpy'), (lambda x: (print(x), x * 2)[1], 'print')])
+def test_graph_breaks_fall_back_to_eager(body, reason, capsys):
+    cf = litnn.compile(body)
+    for v in (1., -2., 3.):
+        x = litnn.full((3,), v)
+        litnn.manual_seed(0); a = body(x)
+        litnn.manual_seed(0); b = cf(x)
+        assert litnn.equal(a, b)
+    (prog,) = programs(cf)
+    assert prog.steps is None and reason in prog.breaks[0].reason.lower().replace('tensor.', '').replace('(', ' ')
+    out = litnn._dynamo.explain(body)(litnn.ones(3))
+    assert out.graph_break_count == 1 and len(out.break_reasons) == 1
+
+
+F_CASES = {
+    'cross_entropy ignore_index': lambda x, y, w: F.cross_entropy(x @ w, y, ignore_index=0),
+    'cross_entropy weight': lambda x, y, w: F.cross_entropy(x @ w, y, weight=litnn.tensor([1., 2., 0.5])),
+    'masked_fill by a comparison': lambda x, y, w: (x @ w).masked_fill(y[:, None] == 1, 0.).sum(),
+    'advanced index': lambda x, y, w: (x @ w)[litnn.arange(5), y].sum(),
+    'where': lambda x, y, w: litnn.where(x > 0, x, 0.).sum(),
+    'boolean mask': lambda x, y, w: x[x > 0].sum(),
+    'randn in the function': lambda x, y, w: (x + litnn.randn(5, 4)).sum(),
+    'setitem': lambda x, y, w: (lambda z: (z.__setitem__(y == 1, 0.), z.sum())[1])(x.clone()),
+    'one_hot': lambda x, y, w: (F.one_hot(y, 3).float() * (x @ w)).sum(),
+}
+
+@pytest.mark.parametrize('name', list(F_CASES))
+def test_tensors_made_outside_operations_are_replayed(name):
+    "Comparisons, factories, index arrays computed in numpy: made again at each replay, never frozen."
+    f = F_CASES[name]
+    cf = litnn.compile(f)
+    rng = np.random.default_rng(0)
+    w = litnn.tensor(rng.standard_normal((4, 3)).astype(np.float32), requires_grad=True)
+    for i in range(4):
+        x = litnn.tensor(rng.standard_normal((5, 4)).astype(np.float32)); y = litnn.tensor(rng.integers(0, 3, 5))
+        litnn.manual_seed(i); a = f(x, y, w)
+        litnn.manual_seed(i); b = cf(x, y, w)
+        assert same_bits(bits(a), bits(b)), i
+
+
+def test_explain_output_as_torchs():
+    def g(x):
+        y = x * 2
+        if y.sum() > 0: y = y + 1
+        return y.sin()
+    lo, to = litnn._dynamo.explain(g)(litnn.ones(3)), torch._dynamo.explain(g)(torch.ones(3))
+    assert (lo.graph_count, lo.graph_break_count, len(lo.break_reasons)) == (to.graph_count, to.graph_break_count, len(to.break_reasons)) == (2, 1, 1)
+    assert type(lo).__name__ == type(to).__name__ == 'ExplainOutput'
+    assert str(lo).startswith('Graph Count: 2\nGraph Break Count: 1\n') and str(to).startswith('Graph Count: 2\nGraph Break Count: 1\n')
+    clean = litnn._dynamo.explain(lambda x: (x * 2).sin())(litnn.ones(3))
+    assert (clean.graph_count, clean.graph_break_count, clean.op_count) == (1, 0, 2)
+
+
+def test_fullgraph_raises_at_a_break():
+    cf = litnn.compile(lambda x: x * x.sum().item(), fullgraph=True)
+    with pytest.raises(litnn._dynamo.exc.Unsupported, match='item'): cf(litnn.ones(2))
+    assert issubclass(litnn._dynamo.exc.Unsupported, RuntimeError) and issubclass(torch._dynamo.exc.Unsupported, RuntimeError)
+
+
+def test_backward_hook_breaks():
+    w = litnn.ones(2, requires_grad=True)
+    w.register_hook(lambda g: g * 2)
+    def f(x):
+        (w * x).sum().backward()
+        return w.grad
+    out = litnn._dynamo.explain(f)(litnn.ones(2))
+    assert out.graph_break_count >= 1 and 'hook' in out.break_reasons[0].reason
+
+
+def test_disable_and_is_compiling():
+    seen = []
+    @litnn.compiler.disable
+    def eager_part(x):
+        seen.append(litnn.compiler.is_compiling())
+        return x * 2
+    def f(x):
+        seen.append(litnn.compiler.is_compiling())
+        return eager_part(x + 1)
+    cf = litnn.compile(f)
+    assert cf(litnn.ones(2)).tolist() == [4., 4.]
+    assert seen == [True, False]
+    assert programs(cf)[0].steps is None                      # the disabled call is a graph break: eager
+    assert litnn.compile(eager_part) is eager_part and not litnn.compiler.is_compiling()
+
+
+# ---------------------------------------------------------------------------------------------- reset, Module.compile
+def test_reset_forgets_captures():
+    cf = litnn.compile(lambda x: x * 2)
+    cf(litnn.ones(2)); assert cf._compiled.count == 1
+    litnn._dynamo.reset(); assert cf._compiled.count == 0 and cf._compiled.cache == {}
+    cf(litnn.ones(2)); litnn.compiler.reset(); assert cf._compiled.count == 0
+
+
+def test_module_compile_in_place():
+    for lib in (litnn, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        assert m.compile() is None and m._compiled_call_impl is not None
+        assert list(m.state_dict()) == ['weight', 'bias']
+    litnn.manual_seed(0); m = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    litnn.manual_seed(0); ref = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    m.compile()
+    x = litnn.randn(5, 3)
+    for _ in range(3): assert same_bits(bits(m(x)), bits(ref(x)))
+    assert m._compiled_call_impl._compiled.count == 1
+    assert '_compiled_call_impl' not in m.__getstate__()
+
+
+def test_optimized_module_as_torchs():
+    for lib in (litnn, torch):
+        m = lib.nn.Linear(3, 2)
+        c = lib.compile(m)
+        assert type(c).__name__ == 'OptimizedModule' and c._orig_mod is m
+        assert list(c.state_dict()) == ['_orig_mod.weight', '_orig_mod.bias']
+        assert c.weight is m.weight and c.in_features == 3
+    with pytest.raises(RuntimeError, match='Unrecognized mode=fast'): litnn.compile(litnn.nn.Linear(1, 1), mode='fast')
+    with pytest.raises(RuntimeError, match='Unrecognized mode=fast'): torch.compile(torch.nn.Linear(1, 1), mode='fast')
+    for lib in (litnn, torch):
+        with pytest.raises(RuntimeError, match="Either mode or options"): lib.compile(lambda x: x, mode='default', options={})
+
+
+# ---------------------------------------------------------------------------------------------- CUDA graphs
+def test_cuda_graph_api_raises_as_torch_cpu_build():
+    if litnn.cuda.is_available(): pytest.skip('a GPU is present')
+    cases = [lambda lib: lib.cuda.CUDAGraph(), lambda lib: lib.cuda.graph_pool_handle(),
+             lambda lib: lib.cuda.graph(None), lambda lib: lib.cuda.make_graphed_callables(lib.nn.Linear(2, 2), (lib.ones(1, 2),))]
+    for case in cases:
+        errs = []
+        for lib in (litnn, torch):
+            with pytest.raises(Exception) as e: case(lib)
+            errs.append((type(e.value), str(e.value)))
+        assert errs[0] == errs[1]
+    assert litnn.cuda.graphs.is_current_stream_capturing() is False
+    for name in ('CUDAGraph', 'graph', 'graph_pool_handle', 'make_graphed_callables'):
+        assert getattr(litnn.cuda, name).__module__ == 'litnn.cuda.graphs'
+
+
+def test_graph_replay_path_on_the_host():
+    "The CUDA-graph replay (static inputs, the same output tensors rewritten), driven on the CPU."
+    ef._HOST_GRAPHS = True
+    w = litnn.randn(3, 4)
+    def f(x): return (x @ w).relu().sum(1)
+    cf = litnn.compile(f, mode='reduce-overhead')
+    outs = []
+    with litnn.no_grad():
+        for i in range(4):
+            x = litnn.randn(2, 3)
+            o = cf(x)
+            assert same_bits(bits(o), bits(f(x)))
+            outs.append(o)
+    (prog,) = programs(cf)
+    assert prog.launch is not None and outs[1] is outs[2] is outs[3]      # as torch's: rewritten by the next replay
+    cd = litnn.compile(f)                                                # mode default: no graph
+    with litnn.no_grad(): cd(x); cd(x)
+    assert programs(cd)[0].launch is None
+
+
+LAYERS = {
+    'batchnorm1d': (lambda: nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU()), (6, 4)),
+    'conv-maxpool': (lambda: nn.Sequential(nn.Conv2d(2, 3, 3), nn.MaxPool2d(2), nn.Flatten()), (2, 2, 8, 8)),
+    'batchnorm2d': (lambda: nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3)), (2, 2, 6, 6)),
+    'lstm': (lambda: nn.LSTM(4, 5, batch_first=True), (2, 3, 4)),
+    'layernorm-dropout': (lambda: nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.Dropout(0.3)), (6, 4)),
+}
+
+@pytest.mark.parametrize('name', list(LAYERS))
+def test_layer_training_steps_replay_bit_equal(name):
+    "A step through each kind of layer replays (no graph break), and its state_dict (running stats too) stays eager's."
+    build, shape = LAYERS[name]
+    def make():
+        litnn.manual_seed(0); m = build(); opt = litnn.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
+        def step(x):
+            out = m(x)
+            out = out[0] if isinstance(out, tuple) else out
+            loss = out.square().mean(); loss.backward(); opt.step(); opt.zero_grad()
+            return loss
+        return m, step
+    (m1, s1), (m2, s2) = make(), make()
+    cs = litnn.compile(s2)
+    rng = np.random.default_rng(0)
+    for i in range(4):
+        x = litnn.tensor(rng.standard_normal(shape).astype(np.float32))
+        litnn.manual_seed(i); a = s1(x)
+        litnn.manual_seed(i); b = cs(x)
+        assert same_bits(bits(a), bits(b)), i
+    sd1, sd2 = m1.state_dict(), m2.state_dict()
+    for k in sd1: assert same_bits(sd1[k].numpy(), sd2[k].numpy()), k
+    assert [p.steps is not None for p in programs(cs)] == [True]
