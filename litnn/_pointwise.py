@@ -2568,5 +2568,5 @@ for _n in _OUT_NAMES:
     if not hasattr(globals()[_n], '_without_out'):
         _f = globals()[_n]
         globals()[_n] = _wrapped.setdefault(id(_f), _with_out(_f, _bounds_are_numbers if _n in ('clamp', 'clip') else _n in _SAME_DTYPE_OUT))
-for _k, _v in list(globals().items()):                # and every other name of a wrapped function (arcsinh, the alias of asinh)
-    if callable(_v) and id(_v) in _wrapped: globals()[_k] = _wrapped[id(_v)]
+for _alias, _obj in list(globals().items()):          # and every other name of a wrapped function (arcsinh, the alias of asinh)
+    if callable(_obj) and id(_obj) in _wrapped: globals()[_alias] = _wrapped[id(_obj)]
