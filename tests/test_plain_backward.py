@@ -145,7 +145,10 @@ def test_every_array_formula_has_a_case():
             visited.add(id(n)); seen.add(_formula(type(n))); stack += [fn for fn, _ in n.next_functions]
     on_arrays = {c for c in _subclasses(Op) if c.on_arrays and _formula(c)[0] is not None}
     assert len(on_arrays) > 30
-    assert {c.__name__ for c in on_arrays if _formula(c) not in seen} == set()
+    # sparse conversions whose backward refuses a second derivative (no recorded backward to compare with):
+    # their plain backward is compared with torch's in tests/test_sparse_nested_more.py
+    first_order_only = {'ToDenseBackward0', 'CoalesceBackward0'}
+    assert {c.__name__ for c in on_arrays if _formula(c) not in seen} - first_order_only == set()
 
 def test_zero_d_gradients_are_arrays():
     "numpy returns 0-d results as scalars; every gradient user code sees is a tensor over a real array."
