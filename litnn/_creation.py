@@ -422,7 +422,7 @@ def new_tensor(self:Tensor, data, dtype=None, device=None, requires_grad=False):
 
 # %% ../nbs/reference/torch/inplace_views.ipynb #8674b402
 from .backend import array_namespace
-from ._tensor import _memory_root
+from .storage import _root as _memory_root
 
 # %% ../nbs/reference/torch/inplace_views.ipynb #d2245e7f
 def _storage(a):

@@ -10,6 +10,7 @@ import os, mmap, tempfile, weakref
 import numpy as np
 from .backend import patch
 from ._tensor import Tensor
+from .storage import _address
 
 # %% ../nbs/70a_shared_memory.ipynb #014ea332
 class _Segment(mmap.mmap):
@@ -44,8 +45,6 @@ def _segment_of(a):
     while isinstance(a, np.ndarray): a = a.base
     if isinstance(a, memoryview): a = a.obj
     return a if isinstance(a, _Segment) else None
-
-def _address(a): return a.__array_interface__['data'][0]
 
 def _offset(a, seg):
     "Where array `a`'s first element lies in segment `seg`, in bytes."

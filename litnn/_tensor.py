@@ -429,22 +429,13 @@ def stride(self:Tensor, dim=None):
     return s[_wrap_dim(dim, a.ndim)]
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #24eb191f
-def _address(a): return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0]
-
-def _memory_root(a):
-    "The array at the root of `a`'s chain of `.base`s: the one that owns the memory `a` views."
-    t = builtins.type(a)
-    while True:
-        b = a.base
-        if isinstance(b, t): a = b
-        elif isinstance(getattr(b, 'base', None), t): a = b.base   # numpy's as_strided hides its source behind an interface object
-        else: return a
+from .storage import _address, _root   # one definition of "where an array's memory starts" and "what it views"
 
 @patch
 def storage_offset(self:Tensor):
     "Elements between the start of the memory this tensor views and its first element."
     a = self._data
-    return (_address(a) - _address(_memory_root(a))) // a.itemsize
+    return (_address(a) - _address(_root(a))) // a.itemsize
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #4f6a89dc
 @patch

@@ -336,7 +336,7 @@ def _version(self:Tensor):
     return _version(self)
 
 # %% ../../nbs/17c_inplace_on_views.ipynb #1dab5e61
-from .._tensor import _memory_root
+from ..storage import _root as _memory_root
 
 # %% ../../nbs/17c_inplace_on_views.ipynb #e0b960f4
 _AMBIGUOUS = (" and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "

@@ -8,7 +8,8 @@ __all__ = ['Value', 'TraceNode', 'Trace', 'trace_module']
 # %% ../../nbs/66a_onnx_tracing.ipynb #157a859e
 import builtins, contextlib, numpy as np
 from .. import backend as B
-from .._tensor import Tensor, _as_array, _memory_root
+from .._tensor import Tensor, _as_array
+from ..storage import _root as _memory_root
 from ..backend import patch, array_namespace
 from ..autograd.graph import _NO_EDGE, _as_torch_error, _version
 from ..autograd.grad_mode import _Mode, no_grad
