@@ -1,0 +1,247 @@
+"""The GPU kernels of 36_fused_kernels, checked on any machine with a C++ compiler.
+
+CuPy compiles each entry of `fused._ELEMENTWISE` (an `ElementwiseKernel`: a CUDA C body run at every index) and of
+`fused._SUMS` (a `ReductionKernel`: a summand added up over some axes). Here the same text is compiled as host C++
+(`T` a float or a double, `erf`/`exp`/`log`/`sqrt` from <cmath>, overloaded for float as CUDA's are) and driven the way
+CuPy drives it (inputs broadcast together, outputs written in place when the caller passes them, sums over the axes
+asked for). So every formula is checked against numpy here, and litnn's GELU, softmax, log-softmax, cross-entropy,
+LayerNorm and AdamW are run with these kernels put where CuPy's would be, against their unfused results.
+On a GPU, tools/test_gpu.sh runs the kernels through CuPy itself."""
+import ctypes, hashlib, math, os, shutil, subprocess, tempfile
+import numpy as np, pytest
+import litnn, litnn.fused as F
+
+CXX = shutil.which('g++') or shutil.which('c++') or shutil.which('clang++')
+pytestmark = pytest.mark.skipif(CXX is None, reason='no C++ compiler to build the kernels as host code')
+_CTYPE = {np.float32: 'float', np.float64: 'double'}
+_DIR = tempfile.mkdtemp(prefix='litnn_host_kernels_')
+
+def _params(spec):
+    return [p.split()[-1] for p in spec.split(',')]
+
+def _build(source):
+    "A shared library compiled from `source`, cached by its text."
+    name = hashlib.sha1(source.encode()).hexdigest()[:16]
+    so = os.path.join(_DIR, name + '.so')
+    if not os.path.exists(so):
+        cpp = os.path.join(_DIR, name + '.cpp')
+        open(cpp, 'w').write(source)
+        subprocess.run([CXX, '-O1', '-shared', '-fPIC', '-o', so, cpp], check=True, capture_output=True)
+    return ctypes.CDLL(so)
+
+class HostElementwise:
+    "An ElementwiseKernel run on the CPU: the body compiled as C++ in a loop over the broadcast elements."
+    def __init__(self, ins, outs, body):
+        self.ins, self.outs, self.body = _params(ins), _params(outs), body
+    def __call__(self, *args):
+        ins, outs = args[:len(self.ins)], list(args[len(self.ins):])
+        arrays = [a for a in ins if isinstance(a, np.ndarray)]
+        dtype = arrays[0].dtype.type
+        shape = np.broadcast_shapes(*(a.shape for a in arrays), *(o.shape for o in outs))
+        scalar = [not isinstance(a, np.ndarray) for a in ins]
+        T = _CTYPE[dtype]
+        sig = ', '.join([f'T {n}_' if s else f'const T* {n}_' for n, s in zip(self.ins, scalar)] + [f'T* {n}_' for n in self.outs])
+        loads = ' '.join([f'T {n} = {n}_;' if s else f'T {n} = {n}_[i];' for n, s in zip(self.ins, scalar)] +
+                         [f'T {n} = {n}_[i];' for n in self.outs])
+        stores = ' '.join(f'{n}_[i] = {n};' for n in self.outs)
+        src = (f'#include <cmath>\nusing namespace std;\ntypedef {T} T;\nextern "C" void run(long n_, {sig}) {{\n'
+               f'  for (long i = 0; i < n_; i++) {{ {loads} {{ {self.body} }} {stores} }}\n}}\n')
+        lib = _build(src)
+        c_ins = [np.ascontiguousarray(np.broadcast_to(a, shape)) if isinstance(a, np.ndarray) else dtype(a) for a in ins]
+        given = bool(outs)
+        if not given: outs = [np.empty(shape, dtype) for _ in self.outs]
+        work = [np.ascontiguousarray(np.broadcast_to(o, shape)).copy() for o in outs]
+        ctype = ctypes.c_float if dtype is np.float32 else ctypes.c_double
+        cargs = [ctype(a) if s else a.ctypes.data_as(ctypes.c_void_p) for a, s in zip(c_ins, scalar)]
+        lib.run(ctypes.c_long(math.prod(shape)), *cargs, *(w.ctypes.data_as(ctypes.c_void_p) for w in work))
+        for o, w in zip(outs, work): o[...] = w
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+class HostSum:
+    "A ReductionKernel run on the CPU: the summand compiled as C++, added up over `axis` of the broadcast inputs."
+    def __init__(self, ins, out, summand):
+        self.ins, self.summand = _params(ins), summand
+    def __call__(self, *args, axis=None, keepdims=False):
+        dtype = args[0].dtype.type
+        shape = np.broadcast_shapes(*(a.shape for a in args))
+        axes = tuple(range(len(shape))) if axis is None else tuple(d % len(shape) for d in np.atleast_1d(axis))
+        keep = [d for d in range(len(shape)) if d not in axes]
+        cols = math.prod(shape[d] for d in axes)
+        moved = [np.ascontiguousarray(np.broadcast_to(a, shape).transpose(keep + list(axes))).reshape(-1, cols) for a in args]
+        T = _CTYPE[dtype]
+        sig = ', '.join(f'const T* {n}_' for n in self.ins)
+        loads = ' '.join(f'T {n} = {n}_[row_ * cols_ + j_];' for n in self.ins)
+        src = (f'#include <cmath>\nusing namespace std;\ntypedef {T} T;\nextern "C" void run(long rows_, long cols_, {sig}, T* out_) {{\n'
+               f'  for (long row_ = 0; row_ < rows_; row_++) {{ T a = 0; for (long j_ = 0; j_ < cols_; j_++) {{ {loads} T b = ({self.summand}); a = a + b; }} out_[row_] = a; }}\n}}\n')
+        lib = _build(src)
+        out = np.empty(moved[0].shape[0], dtype)
+        lib.run(ctypes.c_long(out.size), ctypes.c_long(cols), *(m.ctypes.data_as(ctypes.c_void_p) for m in moved),
+                out.ctypes.data_as(ctypes.c_void_p))
+        out = out.reshape([shape[d] for d in keep])
+        if keepdims: out = out.reshape([1 if d in axes else shape[d] for d in range(len(shape))])
+        return out
+
+def host_kernel(name):
+    if name in F._ELEMENTWISE: return HostElementwise(*F._ELEMENTWISE[name])
+    return HostSum(*F._SUMS[name])
+
+@pytest.fixture
+def on_host(monkeypatch):
+    "The GPU path of fused.py taken by numpy arrays, with the host-compiled kernels where CuPy's would be."
+    kernels = {}
+    def kernel(name):
+        if name not in kernels: kernels[name] = host_kernel(name)
+        return kernels[name]
+    def gpu(*arrays):
+        dt = arrays[0].dtype
+        return dt in (np.float32, np.float64) and all(type(a) is np.ndarray and a.dtype == dt for a in arrays)
+    monkeypatch.setattr(F, '_kernel', kernel)
+    monkeypatch.setattr(F, '_gpu', gpu)
+    return kernels
+
+rng = np.random.default_rng(0)
+
+def _tol(dtype): return dict(rtol=2e-5, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+
+# ---- each formula against numpy
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_gelu_kernels(dtype):
+    x = np.concatenate([rng.standard_normal(500) * 3, [0, 6, -6, 13, -13]]).astype(dtype)
+    y, cdf = host_kernel('gelu')(x)
+    phi = 0.5 * (1 + np.vectorize(math.erf)(x.astype(np.float64) / math.sqrt(2)))
+    np.testing.assert_allclose(cdf, phi, **_tol(dtype)); np.testing.assert_allclose(y, x * phi, **_tol(dtype))
+    g = rng.standard_normal(x.size).astype(dtype)
+    dx = host_kernel('gelu_backward')(g, x, cdf)
+    want = g * (phi + x.astype(np.float64) * np.exp(-x.astype(np.float64) ** 2 / 2) / math.sqrt(2 * math.pi))
+    np.testing.assert_allclose(dx, want, **_tol(dtype))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('dim', [0, 1, -1])
+def test_softmax_kernels(dtype, dim):
+    x = (rng.standard_normal((4, 7, 5)) * 4).astype(dtype)
+    m = x.max(axis=dim, keepdims=True)
+    s = host_kernel('sum_exp')(x, m, axis=dim, keepdims=True)
+    np.testing.assert_allclose(s, np.exp(x - m).sum(axis=dim, keepdims=True), **_tol(dtype))
+    y = host_kernel('softmax')(x, m, s); ly = host_kernel('log_softmax')(x, m, s)
+    x64 = x.astype(np.float64); e = np.exp(x64 - x64.max(axis=dim, keepdims=True)); want = e / e.sum(axis=dim, keepdims=True)
+    np.testing.assert_allclose(y, want, **_tol(dtype)); np.testing.assert_allclose(ly, np.log(want), **_tol(dtype))
+    g = rng.standard_normal(x.shape).astype(dtype)
+    sp = host_kernel('sum_product')(g, y, axis=dim, keepdims=True)
+    np.testing.assert_allclose(host_kernel('softmax_backward')(g, y, sp), y * (g - (g * y).sum(axis=dim, keepdims=True)), **_tol(dtype))
+    np.testing.assert_allclose(host_kernel('log_softmax_backward')(g, ly, g.sum(axis=dim, keepdims=True)),
+                               g - np.exp(ly) * g.sum(axis=dim, keepdims=True), **_tol(dtype))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_adam_kernel_updates_in_place(dtype):
+    p, d, m, v = (rng.standard_normal(300).astype(dtype) for _ in range(4)); v = np.abs(v)
+    want_p, want_m, want_v = p.copy(), m.copy(), v.copy()
+    t = dtype
+    decay, beta1, beta2, step, bc2, eps = t(1 - 1e-3 * 1e-2), 0.9, 0.999, t(1e-3 / (1 - 0.9 ** 3)), t(math.sqrt(1 - 0.999 ** 3)), t(1e-8)
+    ins = (d, decay, t(1 - beta1), t(beta2), t(1 - beta2), step, bc2, eps)
+    host_kernel('adam')(*ins, p, m, v)
+    want_m += t(1 - beta1) * (d - want_m); want_v = want_v * t(beta2) + t(1 - beta2) * d * d
+    want_p = want_p * decay - want_m * step / (np.sqrt(want_v) / bc2 + eps)
+    for got, want in ((p, want_p), (m, want_m), (v, want_v)): np.testing.assert_allclose(got, want, **_tol(dtype))
+
+# ---- litnn's functions, with the kernels where CuPy's would be, against their unfused results
+def _step(fn, *inputs):
+    for t in inputs: t.grad = None
+    y = fn(); (y * litnn.linspace(-1, 1, y.numel()).reshape(y.shape).to(y.dtype)).sum().backward()
+    return [y.detach().numpy().copy()] + [t.grad.numpy().copy() for t in inputs]
+
+def _both(fn, inputs, on_host_fixture, monkeypatch):
+    fused = _step(fn, *inputs)
+    monkeypatch.undo()                                    # back to numba's loops or numpy's passes
+    plain = _step(fn, *inputs)
+    return fused, plain
+
+CASES = {
+    'gelu': lambda x: litnn.nn.functional.gelu(x),
+    'softmax': lambda x: x.softmax(-1),
+    'softmax dim 0': lambda x: litnn.softmax(x, 0),
+    'log_softmax': lambda x: litnn.nn.functional.log_softmax(x, dim=1),
+    'cross_entropy': lambda x: litnn.nn.functional.cross_entropy(x.reshape(-1, 16), litnn.arange(x.numel() // 16) % 16),
+}
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('case', list(CASES))
+def test_litnn_functions_take_the_kernels(case, dtype, on_host, monkeypatch):
+    litnn.manual_seed(0)
+    x = (litnn.randn(6, 5, 16) * 3).to(getattr(litnn, dtype)).requires_grad_()
+    fused, plain = _both(lambda: CASES[case](x), [x], on_host, monkeypatch)
+    assert on_host, 'the fused path did not run'
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == 'float32' else dict(rtol=1e-11, atol=1e-12)
+    for f, p in zip(fused, plain): np.testing.assert_allclose(f, p, **tol)
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('affine', [True, False])
+def test_layer_norm_takes_the_kernels(dtype, affine, on_host, monkeypatch):
+    litnn.manual_seed(1)
+    ln = litnn.nn.LayerNorm(24, elementwise_affine=affine).to(getattr(litnn, dtype))
+    if affine:
+        with litnn.no_grad(): ln.weight.normal_(); ln.bias.normal_()
+    x = (litnn.randn(3, 7, 24) * 2 + 0.5).to(getattr(litnn, dtype)).requires_grad_()
+    params = [x] + list(ln.parameters())
+    fused, plain = _both(lambda: ln(x), params, on_host, monkeypatch)
+    assert {'layer_norm', 'layer_norm_backward', 'sum_g_xhat'} <= set(on_host)
+    tol = dict(rtol=2e-5, atol=2e-5) if dtype == 'float32' else dict(rtol=1e-10, atol=1e-11)
+    for f, p in zip(fused, plain): np.testing.assert_allclose(f, p, **tol)
+
+@pytest.mark.parametrize('opt', ['Adam', 'AdamW'])
+def test_adam_step_takes_the_kernel(opt, on_host, monkeypatch):
+    def train():
+        litnn.manual_seed(2)
+        model = litnn.nn.Sequential(litnn.nn.Linear(8, 16), litnn.nn.GELU(), litnn.nn.Linear(16, 3))
+        o = getattr(litnn.optim, opt)(model.parameters(), lr=1e-2, weight_decay=0.1)
+        x, y = litnn.randn(32, 8), litnn.randint(0, 3, (32,))
+        for _ in range(4):
+            o.zero_grad(); litnn.nn.functional.cross_entropy(model(x), y).backward(); o.step()
+        return [p.detach().numpy().copy() for p in model.parameters()] + \
+               [o.state[p]['exp_avg_sq'].numpy().copy() for p in model.parameters()]
+    fused = train()
+    assert 'adam' in on_host
+    monkeypatch.undo()
+    plain = train()
+    for f, p in zip(fused, plain): np.testing.assert_allclose(f, p, rtol=1e-5, atol=1e-6)
+
+def test_the_switch_keeps_numpy_arrays_on_the_cpu_paths():
+    assert not F._gpu(np.ones(3, np.float32))
+    assert F.softmax(np.ones((2, 3), np.float32), 1) is None and F.softmax_backward(np.ones(3), np.ones(3), 0) is None
+
+# ---- on a GPU: CuPy's own compilation of the same text, against the host kernels, and litnn on CUDA tensors
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.parametrize('name', sorted(F._ELEMENTWISE) + sorted(F._SUMS))
+def test_cupy_compiles_and_agrees(name):
+    import cupy
+    ins = F._ELEMENTWISE[name][0] if name in F._ELEMENTWISE else F._SUMS[name][0]
+    n_in = len(_params(ins))
+    r = np.random.default_rng(3)
+    args = [np.abs(r.standard_normal((5, 6))).astype(np.float32) + 0.1 for _ in range(n_in)]
+    if name == 'adam':
+        args = [args[0]] + [np.float32(v) for v in (0.999, 0.1, 0.999, 0.001, 1e-3, 0.05, 1e-8)]
+        outs = [np.abs(r.standard_normal((5, 6))).astype(np.float32) for _ in range(3)]
+        host, dev = [o.copy() for o in outs], [cupy.asarray(o) for o in outs]
+        host_kernel(name)(*args, *host)
+        F._kernel(name)(*(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args), *dev)
+        for h, d in zip(host, dev): np.testing.assert_allclose(cupy.asnumpy(d), h, rtol=1e-5, atol=1e-6)
+        return
+    kw = {} if name in F._ELEMENTWISE else dict(axis=1, keepdims=True)
+    want, got = host_kernel(name)(*args, **kw), F._kernel(name)(*(cupy.asarray(a) for a in args), **kw)
+    for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+        np.testing.assert_allclose(cupy.asnumpy(g), w, rtol=1e-5, atol=1e-6)
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+def test_cuda_tensors_take_the_kernels_and_agree_with_the_cpu():
+    F._gpu_kernels.clear()
+    litnn.manual_seed(4)
+    ln = litnn.nn.LayerNorm(16)
+    x = litnn.randn(4, 8, 16)
+    out = {}
+    for dev in ('cpu', 'cuda'):
+        m, xd = ln.to(dev), x.to(dev).requires_grad_()
+        y = litnn.nn.functional.gelu(m(xd)).log_softmax(-1).softmax(0)
+        (y * litnn.linspace(-1, 1, y.numel(), device=dev).reshape(y.shape)).sum().backward()
+        out[dev] = [y.detach().cpu().numpy(), xd.grad.cpu().numpy(), m.weight.grad.cpu().numpy()]
+        m.zero_grad()
+    assert {'gelu', 'gelu_backward', 'layer_norm', 'softmax', 'log_softmax'} <= set(F._gpu_kernels)
+    for c, g in zip(out['cpu'], out['cuda']): np.testing.assert_allclose(g, c, rtol=1e-4, atol=1e-5)
