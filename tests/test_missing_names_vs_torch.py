@@ -1,0 +1,126 @@
+"""torch's top-level names litnn added for issue 29 (functional RNN kernels, SyncBatchNorm's kernels, the old norms, the
+removed functions, Tensor plumbing...): side by side with torch 2.13 (values, gradients, dtypes, exception types)."""
+import numpy as np, pytest, torch, litnn
+
+def T(m, a, grad=False, dtype=None):
+    t = m.tensor(np.asarray(a), dtype=dtype)
+    return t.requires_grad_() if grad else t
+
+def close(l, t, tol=1e-5):
+    assert str(l.dtype).replace('litnn', 'torch') == str(t.dtype), (l.dtype, t.dtype)
+    assert tuple(l.shape) == tuple(t.shape), (l.shape, t.shape)
+    np.testing.assert_allclose(np.array(l.detach().tolist(), dtype=float), t.detach().double().numpy(), rtol=tol, atol=tol)
+
+def both_raise(fl, ft, exact=True):
+    with pytest.raises(Exception) as et: ft(torch)
+    with pytest.raises(type(et.value)) as el: fl(litnn)
+    if exact: assert str(el.value) == str(et.value).replace('torch.', 'litnn.'), (str(el.value), str(et.value))
+
+rng = np.random.default_rng(0)
+
+# ---- functional RNN kernels: torch.lstm/gru/rnn_tanh/rnn_relu and their cells
+def rnn_weights(mode, I, H, L, bidir, bias, proj=0):
+    gates = dict(lstm=4, gru=3, rnn_tanh=1, rnn_relu=1)[mode]
+    ws = []
+    for layer in range(L):
+        for d in range(2 if bidir else 1):
+            i = I if layer == 0 else (proj or H) * (2 if bidir else 1)
+            ws += [rng.normal(size=(gates * H, i)) * .4, rng.normal(size=(gates * H, proj or H)) * .4]
+            if bias: ws += [rng.normal(size=gates * H) * .1, rng.normal(size=gates * H) * .1]
+            if proj: ws += [rng.normal(size=(proj, H)) * .4]
+    return [w.astype(np.float32) for w in ws]
+
+RNN_CASES = [(mode, L, bidir, bias, bf) for mode in ('lstm', 'gru', 'rnn_tanh', 'rnn_relu') for L, bidir, bias, bf in
+             [(1, False, True, False), (2, True, True, True), (2, False, False, False)]]
+
+@pytest.mark.parametrize('mode,L,bidir,bias,bf', RNN_CASES)
+def test_rnn_ops(mode, L, bidir, bias, bf):
+    I, H, B, S, nd = 3, 4, 2, 5, 2 if bidir else 1
+    ws, x = rnn_weights(mode, I, H, L, bidir, bias), rng.normal(size=(B, S, I) if bf else (S, B, I)).astype(np.float32)
+    h0 = (rng.normal(size=(L * nd, B, H)) * .5).astype(np.float32)
+    outs = {}
+    for m in (litnn, torch):
+        params, xx, h = [T(m, w, True) for w in ws], T(m, x, True), T(m, h0, True)
+        hx = (h, h * 2) if mode == 'lstm' else h
+        res = getattr(m, mode)(xx, hx, params, bias, L, 0., True, bidir, bf)
+        sum(r.sin().sum() for r in res).backward()
+        outs[m] = res, [xx.grad, h.grad] + [p.grad for p in params]
+    (rl, gl), (rt, gt) = outs[litnn], outs[torch]
+    assert len(rl) == len(rt)
+    for a, b in zip(rl, rt): close(a, b)
+    for a, b in zip(gl, gt): close(a, b, 1e-4)
+
+def test_lstm_projection_and_packed():
+    ws = rnn_weights('lstm', 3, 4, 1, False, True, proj=2)
+    x, lengths = rng.normal(size=(5, 2, 3)).astype(np.float32), [5, 3]
+    h0, c0 = np.zeros((1, 2, 2), np.float32), np.zeros((1, 2, 4), np.float32)
+    res = {}
+    for m in (litnn, torch):
+        p = m.nn.utils.rnn.pack_padded_sequence(T(m, x), lengths)
+        res[m] = m.lstm(p.data, p.batch_sizes, (T(m, h0), T(m, c0)), [T(m, w) for w in ws], True, 1, 0., False, False)
+    for a, b in zip(res[litnn], res[torch]): close(a, b)
+
+@pytest.mark.parametrize('name', ['rnn_tanh_cell', 'rnn_relu_cell', 'gru_cell', 'lstm_cell'])
+def test_rnn_cells(name):
+    gates = dict(lstm_cell=4, gru_cell=3).get(name, 1)
+    x, h = rng.normal(size=(3, 5)).astype(np.float32), rng.normal(size=(3, 4)).astype(np.float32)
+    ws = [rng.normal(size=s).astype(np.float32) for s in [(gates * 4, 5), (gates * 4, 4), (gates * 4,), (gates * 4,)]]
+    outs = {}
+    for m in (litnn, torch):
+        hx = (T(m, h, True), T(m, h * 0.5, True)) if name == 'lstm_cell' else T(m, h, True)
+        params = [T(m, w, True) for w in ws]
+        r = getattr(m, name)(T(m, x), hx, *params)
+        r = r if isinstance(r, tuple) else (r,)
+        sum(t.sum() for t in r).backward()
+        outs[m] = r, [p.grad for p in params]
+    for a, b in zip(outs[litnn][0] + tuple(outs[litnn][1]), outs[torch][0] + tuple(outs[torch][1])): close(a, b, 1e-4)
+
+def test_rnn_op_errors():
+    ws = rnn_weights('lstm', 3, 4, 2, False, True)
+    x, h = np.zeros((5, 2, 3), np.float32), np.zeros((2, 2, 4), np.float32)
+    both_raise(lambda m: m.lstm(T(m, x), (T(m, h),), [T(m, w) for w in ws], True, 2, 0., False, False, False),
+               lambda m: m.lstm(T(m, x), (T(m, h),), [T(m, w) for w in ws], True, 2, 0., False, False, False))
+    both_raise(lambda m: m.lstm(T(m, x), (T(m, h), T(m, h)), [T(m, w) for w in ws[:-1]], True, 2, 0., False, False, False),
+               lambda m: m.lstm(T(m, x), (T(m, h), T(m, h)), [T(m, w) for w in ws[:-1]], True, 2, 0., False, False, False))
+    g = rnn_weights('gru', 3, 4, 1, False, True)
+    both_raise(lambda m: m.gru(T(m, x), T(m, h[:1]), [T(m, w) for w in g[:3]], True, 1, 0., False, False, False),
+               lambda m: m.gru(T(m, x), T(m, h[:1]), [T(m, w) for w in g[:3]], True, 1, 0., False, False, False))
+
+# ---- SyncBatchNorm's kernels: CUDA-only in torch 2.13, so checked against the batch norm they decompose
+def test_batch_norm_update_stats():
+    x = rng.normal(size=(4, 3, 5)).astype(np.float32)
+    res = {}
+    for m in (litnn, torch):
+        rm, rv = m.zeros(3), m.ones(3)
+        res[m] = m.batch_norm_update_stats(T(m, x), rm, rv, 0.1) + (rm, rv)
+    for a, b in zip(res[litnn], res[torch]): close(a, b)
+
+def test_batch_norm_kernels_are_batch_norm():
+    "Split a batch over three 'processes': the kernels' forward and backward equal torch's F.batch_norm and its gradients."
+    x, w, b = rng.normal(size=(6, 3, 4)), rng.normal(size=3), rng.normal(size=3)
+    dy, eps = rng.normal(size=(6, 3, 4)), 1e-5
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    rm_t, rv_t = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    ref = torch.nn.functional.batch_norm(tx, rm_t, rv_t, tw, tb, True, 0.1, eps)
+    ref.backward(torch.tensor(dy))
+    L = litnn
+    parts = [L.tensor(x[s]) for s in (slice(0, 1), slice(1, 4), slice(4, 6))]
+    stats = [L.batch_norm_stats(p, eps) for p in parts]
+    counts = L.tensor([float(p.size(0) * p.size(2)) for p in parts], dtype=L.float64)
+    rm, rv = L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64)
+    mean, invstd = L.batch_norm_gather_stats_with_counts(L.tensor(x), L.stack([s[0] for s in stats]), L.stack([s[1] for s in stats]),
+                                                         rm, rv, 0.1, eps, counts)
+    close(rm, rm_t); close(rv, rv_t)
+    out = L.batch_norm_elemt(L.tensor(x), L.tensor(w), L.tensor(b), mean, invstd, eps)
+    close(out, ref.detach())
+    sums = [L.batch_norm_backward_reduce(L.tensor(dy[s]), p, mean, invstd, L.tensor(w), True, True, True)
+            for s, p in zip((slice(0, 1), slice(1, 4), slice(4, 6)), parts)]
+    sum_dy, sum_dy_xmu = sum(s[0] for s in sums), sum(s[1] for s in sums)
+    close(sum(s[2] for s in sums), tw.grad); close(sum(s[3] for s in sums), tb.grad)
+    gx = L.batch_norm_backward_elemt(L.tensor(dy), L.tensor(x), mean, invstd, L.tensor(w), sum_dy, sum_dy_xmu,
+                                     L.tensor([4, 12, 8], dtype=L.int32))
+    close(gx, tx.grad)
+    g2, _ = L.batch_norm_gather_stats(L.tensor(x), L.stack([stats[0][0]] * 2), L.stack([stats[0][1]] * 2), None, None, 0.1, eps, 4)
+    close(g2, torch.tensor(x[:1]).mean((0, 2)))
+    assert L.batch_norm_backward_reduce(L.tensor(dy), L.tensor(x), mean, invstd, None, False, True, True) == (None,) * 4
+    assert L.batch_norm_stats(L.tensor(x).half(), eps)[1].dtype == L.float32
