@@ -124,3 +124,79 @@ def test_batch_norm_kernels_are_batch_norm():
     close(g2, torch.tensor(x[:1]).mean((0, 2)))
     assert L.batch_norm_backward_reduce(L.tensor(dy), L.tensor(x), mean, invstd, None, False, True, True) == (None,) * 4
     assert L.batch_norm_stats(L.tensor(x).half(), eps)[1].dtype == L.float32
+
+# ---- the old norms and segment_reduce
+import warnings
+
+def grads_match(fn, arrays, tol=1e-5):
+    "fn(m, *tensors) in litnn and torch: values, dtypes and the gradients of sum(out·w)."
+    res = {}
+    for m in (litnn, torch):
+        ts = [T(m, a, True) for a in arrays]
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            out = fn(m, *ts)
+        if out.requires_grad:
+            w = T(m, np.linspace(0.5, 1.5, out.numel()).reshape(tuple(out.shape)), dtype=out.dtype)
+            g = m.autograd.grad((out * w).sum(), ts, allow_unused=True)
+        else: g = [None] * len(ts)
+        res[m] = out, g
+    close(res[litnn][0], res[torch][0], tol)
+    for a, b in zip(res[litnn][1], res[torch][1]):
+        assert (a is None) == (b is None)
+        if a is not None: close(a, b, tol)
+
+A = rng.normal(size=(3, 4)).astype(np.float32)
+B3 = rng.normal(size=(2, 3, 4))
+
+@pytest.mark.parametrize('call', [lambda m, x: m.frobenius_norm(x, [0, 1]), lambda m, x: m.frobenius_norm(x, 1, keepdim=True),
+                                  lambda m, x: m.frobenius_norm(x, [-1]), lambda m, x: m.nuclear_norm(x),
+                                  lambda m, x: m.nuclear_norm(x, True), lambda m, x: m.norm_except_dim(x),
+                                  lambda m, x: m.norm_except_dim(x, 2, 1), lambda m, x: m.norm_except_dim(x, 3, -1),
+                                  lambda m, x: m.norm_except_dim(x, 1, 0)])
+def test_old_norms(call):
+    grads_match(call, [A])
+
+@pytest.mark.parametrize('call', [lambda m, x: m.nuclear_norm(x, [0, 2]), lambda m, x: m.nuclear_norm(x, [2, 1], True),
+                                  lambda m, x: m.norm_except_dim(x, 2, 1), lambda m, x: m.norm_except_dim(x, 2, 2),
+                                  lambda m, x: m.frobenius_norm(x, [0, 2])])
+def test_old_norms_3d(call):
+    grads_match(call, [B3])
+
+def test_old_norms_1d_and_errors():
+    grads_match(lambda m, x: m.norm_except_dim(x, 2, 0), [np.array([3., -4.])])
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        both_raise(lambda m: m.frobenius_norm(m.ones(2, 2), [0, 1, 0]), lambda m: m.frobenius_norm(m.ones(2, 2), [0, 1, 0]))
+        both_raise(lambda m: m.frobenius_norm(m.tensor([1, 2]), [0]), lambda m: m.frobenius_norm(m.tensor([1, 2]), [0]))
+        both_raise(lambda m: m.norm_except_dim(m.tensor([1, 2])), lambda m: m.norm_except_dim(m.tensor([1, 2])))
+        both_raise(lambda m: m.norm_except_dim(m.ones(2, 3, 4), 2, 5), lambda m: m.norm_except_dim(m.ones(2, 3, 4), 2, 5))
+        both_raise(lambda m: m.nuclear_norm(m.ones(3)), lambda m: m.nuclear_norm(m.ones(3)))
+        both_raise(lambda m: m.frobenius_norm(m.ones(2)), lambda m: m.frobenius_norm(m.ones(2)), exact=False)
+
+SEG = np.array([1., 3., 3., 2., 5., 4., 0.5, -1.])
+@pytest.mark.parametrize('reduce', ['sum', 'mean', 'max', 'min', 'prod', 'amax', 'amin'])
+@pytest.mark.parametrize('initial', [None, 2.5])
+@pytest.mark.parametrize('by', ['lengths', 'offsets'])
+def test_segment_reduce(reduce, initial, by):
+    lengths = np.array([2, 0, 3, 1, 2])
+    def call(m, d):
+        idx = dict(lengths=T(m, lengths)) if by == 'lengths' else dict(offsets=T(m, np.concatenate([[0], np.cumsum(lengths)])))
+        return m.segment_reduce(d, reduce, initial=initial, **idx)
+    grads_match(call, [SEG])
+    grads_match(call, [SEG.astype(np.float32)])
+
+def test_segment_reduce_axes_and_errors():
+    d = rng.normal(size=(2, 6, 3))
+    grads_match(lambda m, x: m.segment_reduce(x, 'sum', lengths=T(m, [[2, 4], [3, 3]]), axis=1), [d])
+    grads_match(lambda m, x: m.segment_reduce(x, 'max', lengths=T(m, [1, 1]), axis=0), [d])
+    grads_match(lambda m, x: m.segment_reduce(x, 'mean', lengths=T(m, [[[1, 2]] * 6] * 2), axis=-1), [d])
+    ties = np.array([3., 3., 1.])
+    grads_match(lambda m, x: m.segment_reduce(x, 'max', lengths=T(m, [3])), [ties])
+    grads_match(lambda m, x: m.segment_reduce(x, 'prod', lengths=T(m, [3])), [np.array([0., 2., 1.])])
+    x = SEG
+    for kw in [dict(), dict(lengths=[2, 2]), dict(lengths=[8], axis=1), dict(lengths=[8.]), dict(indices=[8])]:
+        both_raise(lambda m: m.segment_reduce(T(m, x), 'sum', **{k: (T(m, v) if k != 'axis' else v) for k, v in kw.items()}),
+                   lambda m: m.segment_reduce(T(m, x), 'sum', **{k: (T(m, v) if k != 'axis' else v) for k, v in kw.items()}))
+    both_raise(lambda m: m.segment_reduce(T(m, x), 'foo', lengths=T(m, [8])), lambda m: m.segment_reduce(T(m, x), 'foo', lengths=T(m, [8])))
+    both_raise(lambda m: m.segment_reduce(T(m, [1, 2]), 'sum', lengths=T(m, [2])), lambda m: m.segment_reduce(T(m, [1, 2]), 'sum', lengths=T(m, [2])))
