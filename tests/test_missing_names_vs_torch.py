@@ -200,3 +200,17 @@ def test_segment_reduce_axes_and_errors():
                    lambda m: m.segment_reduce(T(m, x), 'sum', **{k: (T(m, v) if k != 'axis' else v) for k, v in kw.items()}))
     both_raise(lambda m: m.segment_reduce(T(m, x), 'foo', lengths=T(m, [8])), lambda m: m.segment_reduce(T(m, x), 'foo', lengths=T(m, [8])))
     both_raise(lambda m: m.segment_reduce(T(m, [1, 2]), 'sum', lengths=T(m, [2])), lambda m: m.segment_reduce(T(m, [1, 2]), 'sum', lengths=T(m, [2])))
+
+# ---- the functions removed in 1.9: the same RuntimeError, word for word
+@pytest.mark.parametrize('call', [lambda m: m.eig(m.eye(2)), lambda m: m.eig(m.eye(2), True), lambda m: m.lstsq(m.eye(2), m.eye(2)),
+                                  lambda m: m.solve(m.eye(2), m.eye(2)), lambda m: m.symeig(m.eye(2)), lambda m: m.matrix_rank(m.eye(2)),
+                                  lambda m: m.eye(2).eig(), lambda m: m.eye(2).lstsq(m.eye(2)), lambda m: m.eye(2).solve(m.eye(2)),
+                                  lambda m: m.eye(2).symeig(eigenvectors=True), lambda m: m.matrix_rank(m.eye(2), symmetric=True)])
+def test_removed_functions(call):
+    with pytest.raises(RuntimeError) as et: call(torch)
+    with pytest.raises(RuntimeError) as el: call(litnn)
+    assert str(el.value) == str(et.value)
+
+def test_removed_functions_paths():
+    for n in ('eig', 'lstsq', 'solve', 'symeig', 'matrix_rank'):
+        assert getattr(litnn, n).__module__ == 'litnn._linalg_utils' and getattr(litnn, n).__name__ == getattr(torch, n).__name__
