@@ -214,3 +214,56 @@ def test_removed_functions(call):
 def test_removed_functions_paths():
     for n in ('eig', 'lstsq', 'solve', 'symeig', 'matrix_rank'):
         assert getattr(litnn, n).__module__ == 'litnn._linalg_utils' and getattr(litnn, n).__name__ == getattr(torch, n).__name__
+
+# ---- the Tensor's remaining attributes
+@pytest.mark.parametrize('make', [lambda m: m.empty(2, 3, 5, 7), lambda m: m.empty(2, 3, 5, 7).transpose(1, 2),
+                                  lambda m: m.empty(2, 5, 7, 3).permute(0, 3, 1, 2), lambda m: m.empty(1, 2, 3, 4),
+                                  lambda m: m.empty(2, 1, 3), lambda m: m.empty(3, 4)[:, ::2], lambda m: m.empty(4, 4).t()[1:],
+                                  lambda m: m.empty(3, 1, 4).expand(3, 5, 4), lambda m: m.empty(5), lambda m: m.tensor(1.),
+                                  lambda m: m.empty(2, 2, 2).permute(2, 0, 1), lambda m: m.empty(0, 3)])
+@pytest.mark.parametrize('check', [False, True, 'formats'])
+def test_dim_order(make, check):
+    def call(m):
+        return make(m).dim_order(ambiguity_check=[m.contiguous_format, m.channels_last] if check == 'formats' else check)
+    try: want = call(torch)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match=str(e)): call(litnn)
+        return
+    assert call(litnn) == want
+
+def test_dim_order_errors():
+    both_raise(lambda m: m.empty(2, 3).dim_order(ambiguity_check='x'), lambda m: m.empty(2, 3).dim_order(ambiguity_check='x'))
+    both_raise(lambda m: m.empty(2, 3).dim_order(ambiguity_check=[1]), lambda m: m.empty(2, 3).dim_order(ambiguity_check=[1]))
+
+def test_small_tensor_attributes():
+    for m in (litnn, torch):
+        y = m.ones(2, requires_grad=True)
+        a, b = (y * 2).unbind()
+        assert (y.output_nr, a.output_nr, b.output_nr) == (0, 0, 1)
+        assert y.const_data_ptr() == y.data_ptr() and m.is_distributed(y) is False and y.is_distributed() is False
+        assert y.name is None
+        with pytest.raises(AttributeError, match="attribute 'output_nr' of '.*' objects is not writable"): a.output_nr = 2
+        with pytest.raises(AttributeError, match="attribute 'name' of '.*' objects is not writable"): a.name = 'x'
+        with pytest.warns(UserWarning, match=r"volatile was removed \(Variable.volatile is always False\)"): assert y.volatile is False
+        with pytest.warns(UserWarning, match="volatile was removed and now has no effect"): y.volatile = True
+    with pytest.raises(RuntimeError) as et: torch.ones(1).reinforce(1.)
+    with pytest.raises(RuntimeError) as el: litnn.ones(1).reinforce(1.)
+    assert str(el.value) == str(et.value)          # torch's words, as the removed linalg functions'
+    both_raise(lambda m: m.is_distributed(3), lambda m: m.is_distributed(3), exact=False)
+
+def test_as_subclass_and_module_load():
+    for m in (litnn, torch):
+        class Sub(m.Tensor): pass
+        x = m.arange(3.)
+        s = x.as_subclass(Sub)
+        assert type(s) is Sub and s.data_ptr() == x.data_ptr() and s.tolist() == [0., 1., 2.]
+        w = m.ones(2, requires_grad=True)
+        (w.as_subclass(Sub) * m.tensor([2., 3.])).sum().backward()
+        assert w.grad.tolist() == [2., 3.]
+        assert type(m.zeros(1).as_subclass(m.nn.Parameter)).__name__ == 'Parameter'
+        p, o = m.zeros(2), m.ones(2, requires_grad=True)
+        r = p.module_load(o)
+        assert r.tolist() == [1., 1.] and p.tolist() == [1., 1.] and not r.requires_grad and r is not p
+        r2 = m.zeros(2).module_load(o, assign=True)
+        assert r2.data_ptr() == o.data_ptr() and not r2.requires_grad
+    both_raise(lambda m: m.ones(1).as_subclass(int), lambda m: m.ones(1).as_subclass(int))
