@@ -323,3 +323,44 @@ def test_slice_inverse():
         b2 = m.arange(12.).reshape(3, 4)
         r2 = b2[:, 1:3].slice_inverse(b2, 1, 1, 3)
         assert r2.tolist() == b2.tolist() and r2.stride() == (4, 1)
+
+# ---- grid_sampler*, affine_grid_generator, max_pool1d_with_indices, embedding_renorm_, conv_tbc
+@pytest.mark.parametrize('mode', [0, 1, 2])
+@pytest.mark.parametrize('padding', [0, 1, 2])
+@pytest.mark.parametrize('align', [False, True])
+def test_grid_sampler(mode, padding, align):
+    inp, grid = rng.normal(size=(2, 3, 4, 5)), rng.uniform(-1.2, 1.2, size=(2, 3, 2, 2))
+    grads_match(lambda m, i, g: m.grid_sampler(i, g, mode, padding, align), [inp, grid], 1e-6)
+    grads_match(lambda m, i, g: m.grid_sampler_2d(i, g, mode, padding, align), [inp, grid], 1e-6)
+    if mode != 2:
+        inp3, grid3 = rng.normal(size=(1, 2, 3, 4, 3)), rng.uniform(-1, 1, size=(1, 2, 2, 2, 3))
+        grads_match(lambda m, i, g: m.grid_sampler_3d(i, g, mode, padding, align), [inp3, grid3], 1e-6)
+    both_raise(lambda m: m.grid_sampler_3d(T(m, inp), T(m, grid), mode, padding, align),
+               lambda m: m.grid_sampler_3d(T(m, inp), T(m, grid), mode, padding, align))
+
+@pytest.mark.parametrize('align', [False, True])
+def test_affine_grid_generator(align):
+    grads_match(lambda m, th: m.affine_grid_generator(th, [2, 1, 3, 4], align), [rng.normal(size=(2, 2, 3))])
+
+@pytest.mark.parametrize('args', [(2,), (3, 2, 1, 1, True), (2, [], 1), (3, 1, 0, 2)])
+def test_max_pool1d_with_indices(args):
+    x = rng.normal(size=(2, 3, 9))
+    (lv, li), (tv, ti) = litnn.max_pool1d_with_indices(T(litnn, x), *args), torch.max_pool1d_with_indices(T(torch, x), *args)
+    close(lv, tv); close(li, ti)
+    grads_match(lambda m, t: m.max_pool1d_with_indices(t, *args)[0], [x])
+
+def test_embedding_renorm_():
+    w, idx = rng.normal(size=(6, 3)) * 2, [0, 2, 2, 5]
+    res = {m: m.embedding_renorm_(T(m, w), T(m, idx), 1.5, 2.) for m in (litnn, torch)}
+    close(res[litnn], res[torch])
+    res = {m: m.embedding_renorm_(T(m, w), T(m, idx), 1., 1.) for m in (litnn, torch)}
+    close(res[litnn], res[torch])
+    t = litnn.ones(2, 2) * 3
+    assert litnn.embedding_renorm_(t, litnn.tensor([1]), 1., 2.) is t
+
+@pytest.mark.parametrize('pad', [0, 1, 2])
+def test_conv_tbc(pad):
+    grads_match(lambda m, x, w, b: m.conv_tbc(x, w, b, pad), [rng.normal(size=(6, 2, 3)), rng.normal(size=(3, 3, 4)), rng.normal(size=4)])
+    x, w, b = np.zeros((5, 2, 3)), np.zeros((3, 3, 4)), np.zeros(4)
+    for args in [(x[0], w, b), (x, w[:, :2], b), (x, w, b[:3]), (x, w[0], b)]:
+        both_raise(lambda m: m.conv_tbc(*[T(m, a) for a in args]), lambda m: m.conv_tbc(*[T(m, a) for a in args]))
