@@ -235,6 +235,9 @@ from . import fft     # torch.fft: reference/fft
 # %% ../nbs/reference/hub.ipynb #618f041b
 from . import hub   # torch.hub: reference/hub
 
+# %% ../nbs/reference/torch/linalg_utils_removed.ipynb #b9c4efcf
+from ._linalg_utils import _symeig as symeig, eig, lstsq, matrix_rank, solve   # removed in 1.9: they raise
+
 # %% ../nbs/reference/torch/lobpcg.ipynb #deaef1ae
 from ._lobpcg import lobpcg
 

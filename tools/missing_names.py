@@ -23,7 +23,9 @@ _SECTIONS = {'Elementwise Unary References': '_pointwise', 'Elementwise Binary R
 # 1. looked up first: the families torch/_refs/__init__.py has no section for (random sampling, sorting, indexing,
 #    the Tensor's own attributes), and products and reductions it files among elementwise ops
 # 2. then torch's neural-network operators (_NN below); 3. then the section of torch/_refs/__init__.py (_SECTIONS)
-_FAMILIES = [(re.compile(r'^(normal|bernoulli|multinomial|poisson|binomial|uniform|random|exponential|geometric|cauchy|'
+_FAMILIES = [(re.compile(r'^(batch_norm_\w+|rnn_(tanh|relu)(_cell)?|gru_cell|lstm_cell|grid_sampler_[23]d|affine_grid_generator|'
+                         r'max_pool1d_with_indices)$'), '_nn_ops'),     # nn kernels that an indexing word would misfile
+             (re.compile(r'^(normal|bernoulli|multinomial|poisson|binomial|uniform|random|exponential|geometric|cauchy|'
                          r'log_normal|standard_gamma|sample_dirichlet)$'), '_random'),
              (re.compile(r'^(sort|argsort|msort|topk|kthvalue|median|nanmedian|mode|unique|unique_consecutive|'
                          r'searchsorted|bucketize|histc|bincount|isin)$'), '_sorting'),
@@ -34,7 +36,8 @@ _FAMILIES = [(re.compile(r'^(normal|bernoulli|multinomial|poisson|binomial|unifo
                          r'data_ptr|new|type|pin_memory|resolve_neg|resolve_conj|item|tolist|numpy|dtype|device|shape|ndim|grad|'
                          r'requires_grad|is_leaf|data|layout)$'), '_tensor'),
              (re.compile(r'^(count_nonzero|trace|logsumexp|logcumsumexp|cum\w+|argmax|argmin|aminmax|var_mean|std_mean|'
-                         r'nansum|nanmean|quantile|nanquantile|cov|corrcoef|dist|renorm|max|min|trapezoid|trapz|cumulative_trapezoid)$'), '_reductions')]
+                         r'nansum|nanmean|quantile|nanquantile|cov|corrcoef|dist|renorm|max|min|trapezoid|trapz|cumulative_trapezoid|'
+                         r'frobenius_norm|nuclear_norm|native_norm|norm_except_dim|segment_reduce|hash_tensor)$'), '_reductions')]
 # the neural-network operators of torch/_refs/nn/functional and kin
 _NN = re.compile(r'^(batch_norm|instance_norm|group_norm|layer_norm|native_\w+|grid_sampler|affine_grid|gru|lstm|rnn_|'
                  r'conv\w*|embedding\w*|dropout|alpha_dropout|feature_\w*dropout|\w+_pool\d?d|\w+_loss|kl_div|bilinear|'
@@ -74,7 +77,7 @@ _ALIASES = dict(swapaxes='transpose', swapdims='transpose', moveaxis='movedim', 
                 not_equal='ne', ger='outer', fix='trunc', arcsin='asin', arccos='acos', arctan='atan', arcsinh='asinh',
                 arccosh='acosh', arctanh='atanh', special_expit='sigmoid')
 # where torch/_refs/__init__.py files an operation in a section that is not its group
-_MISFILED = {'rsqrt': '_pointwise'}
+_MISFILED = {'rsqrt': '_pointwise', 'slice_inverse': '_views'}
 
 _GROUPS = None
 def group(name, method=False, fallback=True):
