@@ -200,7 +200,7 @@ def adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
            t(step_size), t(bc2_sqrt), t(eps))
     return True
 
-# %% ../nbs/36_fused_kernels.ipynb #bbf9d7cc
+# %% ../nbs/36_fused_kernels.ipynb #48eaa71b
 _ELEMENTWISE = {    # name: (inputs, outputs, CUDA C body run at each index)
     'gelu': ('T x', 'T y, T cdf', 'cdf = (T)0.5 * ((T)1 + erf(x * (T)0.7071067811865476)); y = x * cdf;'),
     'gelu_backward': ('T g, T x, T cdf', 'T dx', 'dx = g * (cdf + x * (T)0.3989422804014327 * exp((T)-0.5 * x * x));'),
@@ -236,7 +236,7 @@ def _kernel(name):
         _gpu_kernels[name] = k
     return k
 
-# %% ../nbs/36_fused_kernels.ipynb #e2d23869
+# %% ../nbs/36_fused_kernels.ipynb #e33ca97b
 def _gpu_gelu(a): return _kernel('gelu')(a)
 def _gpu_gelu_backward(g, x, cdf): return _kernel('gelu_backward')(g, x, cdf)
 
@@ -253,7 +253,7 @@ def softmax_backward(g, y, dim, log=False):
     s = g.sum(axis=dim, keepdims=True) if log else _kernel('sum_product')(g, y, axis=dim, keepdims=True)
     return _kernel('log_softmax_backward' if log else 'softmax_backward')(g, y, s)
 
-# %% ../nbs/36_fused_kernels.ipynb #9118daae
+# %% ../nbs/36_fused_kernels.ipynb #ea3b7dd7
 def _gpu_layer_norm(a, w, b, eps):
     rows, cols = a.shape
     w, b = _params(w, b, cols, a.dtype, type(a))
