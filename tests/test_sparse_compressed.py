@@ -238,3 +238,178 @@ def test_leaf_grads():
     (nt, t), (nl, l) = both(g)
     assert nt == nl
     same(t, l)
+
+# --- torch.sparse's functions
+
+A4, B43 = np.arange(8., dtype=np.float32).reshape(2, 4) / 3, np.arange(12., dtype=np.float32).reshape(4, 3) - 5
+
+@pytest.mark.parametrize('kw', [{}, dict(beta=0.5, alpha=2.)])
+def test_sampled_addmm(kw):
+    def f(lib):
+        x, y = lib.tensor(A4, requires_grad=True), lib.tensor(B43, requires_grad=True)
+        v = lib.tensor([1., -2., 0.5], requires_grad=True)
+        s = lib.sparse_csr_tensor(lib.tensor([0, 1, 3]), lib.tensor([1, 0, 2]), v, (2, 3))
+        out = lib.sparse.sampled_addmm(s, x, y, **kw)
+        (out.to_dense() * lib.arange(6.).reshape(2, 3)).sum().backward()
+        return out, x.grad, y.grad, v.grad, type(out.grad_fn).__name__
+    t, l = both(f)
+    for a, b in zip(t[:4], l[:4]): same(a, b)
+    assert t[4] == l[4]
+    same_repr(*both(lambda lib: lib.sparse.sampled_addmm(lib.tensor(D).to_sparse_csr(), lib.tensor(A4), lib.tensor(B43))))
+    def leaf(lib):
+        s = lib.tensor(D).to_sparse_csr().requires_grad_()
+        lib.sparse.sampled_addmm(s, lib.tensor(A4), lib.tensor(B43), beta=3.).values().sum().backward()
+        return s.grad
+    same(*both(leaf))
+
+def test_sampled_addmm_errors():
+    x, y = A4, B43
+    same_error(lambda lib: lib.sparse.sampled_addmm(lib.tensor(D).to_sparse(), lib.tensor(x), lib.tensor(y)), message=False)
+    same_error(lambda lib: lib.sparse.sampled_addmm(lib.tensor(D), lib.tensor(x), lib.tensor(y)), message=False)
+    same_error(lambda lib: lib.sparse.sampled_addmm(lib.tensor(D).to_sparse_csc(), lib.tensor(x), lib.tensor(y)))
+    same_error(lambda lib: lib.sparse.sampled_addmm(lib.tensor(D).to_sparse_csr(), lib.tensor(x), lib.ones(4, 2)))
+    same_error(lambda lib: lib.sparse.sampled_addmm(lib.tensor(D).to_sparse_csr().to(lib.int64), lib.ones(2, 4, dtype=lib.int64), lib.ones(4, 3, dtype=lib.int64)))
+
+DIAGS = np.arange(1., 10., dtype=np.float32).reshape(3, 3)
+
+@pytest.mark.parametrize('offsets,shape', [([0, -1, 1], (3, 3)), ([0, -1, 1], (2, 4)), ([0, -1, 1], (4, 3)), ([-3], (3, 3)), ([2], (3, 3)), ([2, 0], (3, 5))])
+@pytest.mark.parametrize('layout', [None, 'sparse_coo', 'sparse_csr', 'sparse_csc'])
+def test_spdiags(offsets, shape, layout):
+    d = DIAGS if len(offsets) == 3 else np.arange(1., 13., dtype=np.float32).reshape(2, 6) if len(offsets) == 2 else DIAGS[:1]
+    t, l = both(lambda lib: lib.sparse.spdiags(lib.tensor(d), lib.tensor(offsets), shape, **({} if layout is None else dict(layout=getattr(lib, layout)))))
+    same(t, l); same_repr(t, l)
+    if t.layout == torch.sparse_coo: assert t.is_coalesced() == l.is_coalesced()
+
+def test_spdiags_errors():
+    same(*both(lambda lib: lib.sparse.spdiags(lib.arange(1., 4.), lib.tensor([0]), (3, 3))))
+    for f in [lambda lib: lib.sparse.spdiags(lib.tensor(DIAGS), lib.tensor([0, 0, 1]), (3, 3)),
+              lambda lib: lib.sparse.spdiags(lib.tensor(DIAGS[:1]), lib.tensor([0]), (3, 3), layout=lib.sparse_bsr),
+              lambda lib: lib.sparse.spdiags(lib.tensor(DIAGS[:2]), lib.tensor([0]), (3, 3)),
+              lambda lib: lib.sparse.spdiags(lib.tensor(DIAGS[:1]), lib.tensor([5]), (3, 3)),
+              lambda lib: lib.sparse.spdiags(lib.tensor(DIAGS[:1]), lib.tensor([0.]), (3, 3)),
+              lambda lib: lib.sparse.spdiags(lib.tensor(DIAGS[:1]), lib.tensor([[0]]), (3, 3)),
+              lambda lib: lib.sparse.spdiags(lib.tensor(DIAGS[:1]), lib.tensor([0]), (3, 3, 3))]:
+        same_error(f)
+    def grad(lib):
+        x = lib.tensor(DIAGS, requires_grad=True)
+        lib.sparse.spdiags(x, lib.tensor([0, -1, 1]), (3, 3)).to_dense().sum().backward()
+    same_error(grad)
+
+@pytest.mark.parametrize('layout', ['strided', 'sparse_coo', 'sparse_csr', 'sparse_csc'])
+def test_spsolve_raises_as_torch_cpu(layout):
+    a = np.array([[4., 1., 0.], [1., 3., 0.], [0., 0., 2.]], np.float32)
+    def f(lib):
+        t = lib.tensor(a)
+        t = t if layout == 'strided' else t.to_sparse() if layout == 'sparse_coo' else getattr(t, 'to_' + layout)()
+        return lib.sparse.spsolve(t, lib.tensor([1., 2., 3.]))
+    errs = same_error(f, message=False)
+    assert str(errs[1]).split('.')[0] == str(errs[0]).split('.')[0]     # the same operator and backend
+
+INVARIANT_CASES = [
+    lambda lib, **k: lib.sparse_csr_tensor([0, 1, 3], [0, 1], [1., 2], **k),
+    lambda lib, **k: lib.sparse_csr_tensor([1, 1, 2], [0, 1], [1., 2], **k),
+    lambda lib, **k: lib.sparse_csr_tensor([0, 2, 1], [0, 1], [1., 2], (2, 2), **k),
+    lambda lib, **k: lib.sparse_csr_tensor([0, 1, 2], [0, 5], [1., 2], (2, 2), **k),
+    lambda lib, **k: lib.sparse_csr_tensor([0, 2, 2], [1, 0], [1., 2], (2, 2), **k),
+    lambda lib, **k: lib.sparse_csr_tensor([0, 2, 2], [1, 1], [1., 2], (2, 2), **k),
+    lambda lib, **k: lib.sparse_csr_tensor([0, 1, 2], [0, -1], [1., 2], (2, 2), **k),
+    lambda lib, **k: lib.sparse_csc_tensor([0, 1, 3], [0, 1], [1., 2], **k),
+    lambda lib, **k: lib.sparse_csc_tensor([0, 2, 2], [1, 0], [1., 2], (2, 2), **k),
+    lambda lib, **k: lib.sparse_csc_tensor([0, 1, 2], [0, 3], [1., 2], (2, 2), **k),
+    lambda lib, **k: lib.sparse_bsr_tensor([0, 1, 3], [0, 1], lib.ones(2, 2, 2), **k),
+    lambda lib, **k: lib.sparse_bsr_tensor([0, 1, 2], [0, 3], lib.ones(2, 2, 2), (4, 4), **k),
+    lambda lib, **k: lib.sparse_bsc_tensor([0, 2, 2], [1, 0], lib.ones(2, 2, 2), (4, 4), **k),
+]
+
+@pytest.mark.parametrize('case', range(len(INVARIANT_CASES)))
+def test_check_invariants(case):
+    same_error(lambda lib: INVARIANT_CASES[case](lib, check_invariants=True))
+    def ctx(lib):
+        with lib.sparse.check_sparse_tensor_invariants(): INVARIANT_CASES[case](lib)
+    same_error(ctx)
+    assert not litnn.sparse.check_sparse_tensor_invariants.is_enabled()
+
+def test_invariants_switch():
+    ci = litnn.sparse.check_sparse_tensor_invariants
+    assert ci.is_enabled() is torch.sparse.check_sparse_tensor_invariants.is_enabled() is False
+    unsorted = lambda lib, **k: lib.sparse_csr_tensor([0, 2, 2], [1, 0], [1., 2.], (2, 2), **k)
+    same(*both(unsorted))        # off: built as given
+    with ci():
+        assert ci.is_enabled()
+        with pytest.raises(RuntimeError): unsorted(litnn)
+        same(*both(lambda lib: unsorted(lib, check_invariants=False)))
+    assert not ci.is_enabled()
+    @ci()
+    def f(): return ci.is_enabled()
+    assert f() and not ci.is_enabled() and f.__name__ == 'f'
+    cm = ci()
+    with cm:
+        with pytest.raises(RuntimeError, match='already activated'):
+            with cm: pass
+    ci.enable(); assert ci.is_enabled(); ci.disable(); assert not ci.is_enabled()
+
+@pytest.mark.parametrize('layout', ['sparse_coo', 'sparse_csr', 'sparse_csc'])
+@pytest.mark.parametrize('masked', [False, True])
+def test_as_sparse_gradcheck(layout, masked):
+    a = np.array([[0., 1.], [2., 3.]])
+    def f(lib):
+        x = lib.tensor(a, dtype=lib.float64).to_sparse_coo()
+        x = (x if layout == 'sparse_coo' else getattr(x, 'to_' + layout)()).requires_grad_(True)
+        gc = lib.sparse.as_sparse_gradcheck(lib.autograd.gradcheck)
+        w = lib.arange(4., dtype=lib.float64).reshape(2, 2)
+        return gc(lambda s: s.to_dense() * w, x, masked=masked), gc(lambda s: s @ w, x, masked=masked)
+    assert both(f)[1] == (True, True)
+    def coo_to_csr(lib):
+        x = lib.tensor(a, dtype=lib.float64).to_sparse_coo().requires_grad_(True)
+        return lib.sparse.as_sparse_gradcheck(lib.autograd.gradcheck)(lambda x: x.to_sparse_csr(), x)
+    assert both(coo_to_csr) == (True, True)
+
+NAMES = ['BFloat16Tensor', 'ByteTensor', 'CharTensor', 'DoubleTensor', 'FloatTensor', 'HalfTensor', 'IntTensor', 'LongTensor', 'ShortTensor']
+
+def test_legacy_sparse_types():
+    for n in NAMES:
+        t, l = getattr(torch.sparse, n), getattr(litnn.sparse, n)
+        assert repr(l) == repr(t).replace('torch', 'litnn') and l.__module__ == 'litnn.sparse'
+        assert str(l.dtype)[6:] == str(t.dtype)[6:] and l.is_sparse
+    s, d = litnn.tensor([[0, 1.]]).to_sparse(), litnn.tensor([[0, 1.]])
+    assert isinstance(s, litnn.sparse.FloatTensor) and not isinstance(d, litnn.sparse.FloatTensor)
+    assert not isinstance(s, litnn.sparse.DoubleTensor) and not isinstance(s.to_sparse_csr(), litnn.sparse.FloatTensor)
+    t, l = both(lambda lib: lib.sparse.FloatTensor(2, 3))
+    same(t, l); same_repr(t, l)
+    t, l = both(lambda lib: lib.sparse.FloatTensor(lib.tensor([[0, 1]]), lib.tensor([1., 2.]), lib.Size([3])))
+    same(t, l); same_repr(t, l)
+    t, l = both(lambda lib: lib.sparse.LongTensor(lib.tensor([[0, 1]]), lib.tensor([1, 2])))
+    same(t, l)
+
+COPIES = ['indices_copy', 'values_copy', 'crow_indices_copy', 'col_indices_copy', 'ccol_indices_copy', 'row_indices_copy']
+
+@pytest.mark.parametrize('name', COPIES)
+@pytest.mark.parametrize('layout', ['strided', 'sparse_coo', 'sparse_csr', 'sparse_csc', 'sparse_bsr', 'sparse_bsc'])
+def test_part_copies(name, layout):
+    def f(lib):
+        t = lib.tensor(B)
+        t = t if layout == 'strided' else t.to_sparse() if layout == 'sparse_coo' else conv(lib, layout, B, (2, 2))
+        return getattr(lib, name)(t)
+    try: expected = f(torch)
+    except Exception:
+        errs = same_error(f, message=False)
+        assert str(errs[1]).split('.')[0] == str(errs[0]).split('.')[0]
+        return
+    out = f(litnn)
+    same(expected, out)
+    src = conv(litnn, layout, B, (2, 2))
+    assert out._data is not getattr(src, name[:-5])()._data      # a fresh array
+
+def test_copies_keep_the_values_gradient():
+    def f(lib):
+        v, s = csc_values(lib)
+        (lib.values_copy(s) * lib.tensor([1., 2., 3.])).sum().backward()
+        return v.grad
+    same(*both(f))
+
+def test_missing_torch_sparse_names():
+    "Of dir(torch.sparse), litnn lacks only CUDA's semi-structured sparsity and typing helpers (reference/sparse_compressed)."
+    left = {n for n in dir(torch.sparse) if not n.startswith('_') and not hasattr(litnn.sparse, n)}
+    assert left == {'Any', 'DType', 'DimOrDims', 'TYPE_CHECKING', 'torch', 'SparseSemiStructuredTensor',
+                    'SparseSemiStructuredTensorCUSPARSELT', 'SparseSemiStructuredTensorCUTLASS', 'semi_structured',
+                    'to_sparse_semi_structured'}, left

@@ -127,13 +127,14 @@ def spdiags(diagonals, offsets, shape, layout=None):
     off, dg = off.reshape(-1), dg.reshape(1, -1) if dg.ndim == 1 else dg
     if dg.shape[0] != len(off): raise RuntimeError(f"Number of diagonals ({dg.shape[0]}) does not match the number of offsets ({len(off)})")
     if len(np.unique(off)) != len(off): raise RuntimeError("Offset tensor contains duplicate values")
-    (m, n), rows, cols, vals = shape, [], [], []
+    (m, n), q, rows, cols, vals = shape, dg.shape[1], [], [], []
     for i, k in enumerate(off.tolist()):
-        lo, hi = builtins.max(0, k), builtins.min(n, m + k)      # the columns diagonal k crosses
-        if hi < lo: raise RuntimeError(f"Trying to create tensor with negative dimension {hi - lo}: [2, {hi - lo}]")
-        j = np.arange(lo, hi); rows.append(j - k); cols.append(j); vals.append(dg[i, lo:hi])
+        t = builtins.min(q, n) - k if k > 0 else builtins.min(m + k, q)      # torch's count of the diagonal's entries
+        if t < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {t}: [2, {t}]")
+        lo = builtins.max(0, k)         # the columns diagonal k crosses, and diagonals has
+        j = np.arange(lo, builtins.max(lo, builtins.min(n, m + k, q))); rows.append(j - k); cols.append(j); vals.append(dg[i, j])
     out = _SparseArray(sparse_coo, np.stack([np.concatenate(rows), np.concatenate(cols)]).astype(np.int64).reshape(2, -1),
-                       np.concatenate(vals).astype(dg.dtype), (m, n))
+                       np.concatenate(vals).astype(dg.dtype), (m, n), builtins.sum(map(len, vals)) < 2)   # as sparse_coo_tensor
     if layout in (sparse_csr, sparse_csc): out = _compressed(out, layout)
     return _SpdiagsBackward.apply(diagonals, out=out) if diagonals.requires_grad else Tensor._make(out)
 
