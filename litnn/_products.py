@@ -456,6 +456,7 @@ Tensor.inner, Tensor.vdot = inner, vdot
 
 # %% ../nbs/reference/sparse.ipynb #ae2c8682
 from ._tensor import _SparseArray, _coalesced, _coo, _csr, _dense, _permuted, _spsp, _sparse_rows, _smm_array, _sparse_of, _plain, _unsupported, sparse_coo, sparse_csr, strided
+from ._tensor import _compressed, _COMPRESSED, _BLOCK_LAYOUTS, _LAYOUT_NAMES, sparse_csc, sparse_bsr, sparse_bsc
 
 # %% ../nbs/reference/sparse.ipynb #3840e9f0
 class SparseAddmmBackward0(Op):
@@ -474,6 +475,10 @@ class SparseAddmmBackward0(Op):
         (fs, _), (fd, _) = ctx.next_functions
         r, c = a.indices
         gs = gd = None
+        lay = s._data.layout
+        if fs is not None and ctx.sparse_grad and lay not in (sparse_coo, sparse_csr):     # torch has no kernel for these
+            raise RuntimeError(f"sparse_addmm_sparse_backward: unsupported combination of layouts, grad: Strided, mat1: {_LAYOUT_NAMES[lay]}, mat2: Strided")
+        if fd is not None and lay is sparse_bsr: raise RuntimeError("addmm: computation on CPU is not implemented for Strided + SparseBsc @ Strided")
         if fs is not None:   # d(out)/d(entry (i, j)) = g[i] . d[j]: on the pattern (sparse.mm), or everywhere (mm)
             gs = _SparseArray(sparse_coo, a.indices, (ga[r] * da[c]).sum(-1), a.shape) if ctx.sparse_grad else ga @ da.T
             if ctx.sparse_grad and s._data.layout is sparse_csr: gs = _csr(gs)     # a CSR operand's gradient is CSR
@@ -512,6 +517,8 @@ class _DenseSparseMmBackward(Op):
         (fd, _), (fs, _) = ctx.next_functions
         if isinstance(g, Tensor):        # create_graph: in recorded operations
             return (_SparseMmBackward.apply(s, g.mT).mT if fd is not None else None), (d.mT @ g if fs is not None else None)
+        if fd is not None and s._data.layout is sparse_bsc:   # g @ s.T is dense @ BSR: no CPU kernel in torch
+            raise RuntimeError("addmm: computation on CPU is not implemented for Strided + Strided @ SparseBsr")
         a = _coalesced(s._data)
         gd = _sparse_rows(a, g.T).T if fd is not None else None     # g @ s.T
         gs = d._data.T @ g if fs is not None else None
@@ -540,7 +547,7 @@ class SparseSparseMatmulBackward0(Op):
             else:
                 d = (_dense(x) if type(x) is _SparseArray else x) @ (_dense(y) if type(y) is _SparseArray else y)
                 out = _SparseArray(sparse_coo, c.indices, d[tuple(c.indices)], c.shape, True)
-            return _csr(out) if like.layout is sparse_csr else out
+            return _compressed(out, like.layout) if like.layout in _COMPRESSED else out
         ga = prod(g, _permuted(_coo(b._data), (1, 0)), a._data) if fa is not None else None
         gb = prod(_permuted(_coo(a._data), (1, 0)), g, b._data) if fb is not None else None
         return ga, gb
@@ -553,9 +560,10 @@ def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
     "A product with a sparse (2-D, COO or CSR) operand: sparse @ dense or dense @ sparse (dense), sparse @ sparse (sparse)."
     si, s2 = type(input._data) is _SparseArray, type(mat2._data) is _SparseArray
     if si and s2:
-        if input.layout is not mat2.layout:
-            names = {sparse_coo: 'Sparse', sparse_csr: 'SparseCsr'}
-            raise RuntimeError(f"addmm: computation on CPU is not implemented for {names[input.layout]} + {names[input.layout]} @ {names[mat2.layout]}")
+        la, lb = input.layout, mat2.layout
+        if la in _BLOCK_LAYOUTS: raise RuntimeError(f"zeros_sparse_compressed expected sparse compressed (non-block) tensor layout but got {_LAYOUT_NAMES[la]}")
+        if (la is sparse_coo) != (lb is sparse_coo) or lb in _BLOCK_LAYOUTS:    # COO @ COO, or CSR/CSC @ CSR/CSC
+            raise RuntimeError(f"addmm: computation on CPU is not implemented for {_LAYOUT_NAMES[la]} + {_LAYOUT_NAMES[la]} @ {_LAYOUT_NAMES[lb]}")
         _check_mat(fn, input, mat2, (2, 2))
         if input._data.dtype.kind in 'biu':      # torch's kernel is for floating and complex values only
             names = dict(int64='Long', int32='Int', int16='Short', int8='Char', uint8='Byte', bool='Bool')
@@ -565,6 +573,8 @@ def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
         return (SparseSparseMatmulBackward0 if sparse_grad else _SparseSparseMm).apply(input, mat2)
     if not (si or s2): return mm(input, mat2)
+    if (si and input.layout is sparse_bsc) or (s2 and mat2.layout is sparse_bsr):     # no CPU kernel in torch
+        raise RuntimeError(f"addmm: computation on CPU is not implemented for Strided + {_LAYOUT_NAMES[input.layout]} @ {_LAYOUT_NAMES[mat2.layout]}")
     if si and input._data.ndim == mat2._data.ndim == 2 and input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {input.shape[1]}, got {mat2.shape[0]}")
     _check_mat(fn, input, mat2, (2, 2))

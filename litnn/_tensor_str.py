@@ -178,14 +178,15 @@ def __format__(self:Tensor, format_spec):
     return object.__format__(self, format_spec)
 
 # %% ../nbs/reference/sparse.ipynb #d8f3d839
-from ._tensor import _SparseArray, sparse_coo
+from ._tensor import _SparseArray, sparse_coo, _ROW_LAYOUTS
 
 def _sparse_str(t, prefix, indent):
     "A sparse tensor's repr, as torch's: its index and value tensors, then size, nnz, dtype, layout."
     a = t._data
     suffixes = [f"size={tuple(a.shape)}", f"nnz={a.nnz}"]
     if t.dtype not in (B.get_default_dtype(), B.int64, B.bool): suffixes.append(f"dtype={t.dtype}")
-    parts = [('indices', a.indices)] if a.layout is sparse_coo else [('crow_indices', a.indices[0]), ('col_indices', a.indices[1])]
+    names = ('indices',) if a.layout is sparse_coo else ('crow_indices', 'col_indices') if a.layout in _ROW_LAYOUTS else ('ccol_indices', 'row_indices')
+    parts = list(zip(names, [a.indices] if a.layout is sparse_coo else a.indices))
     strs = []
     for name, arr in parts + [('values', a.values)]:
         p = f"{name}=tensor("

@@ -93,11 +93,16 @@ def test_transpose_keeps_autograd():
         assert type(p.grad_fn).__name__ == 'PermuteBackward0'
     np.testing.assert_allclose(out[1], out[0])
 
-def test_csr_transpose_refused():
-    "torch transposes CSR into its CSC layout, which litnn lacks: litnn says so."
-    c = coo(litnn).to_sparse_csr()
-    for f in (lambda: c.t(), lambda: c.transpose(0, 1), lambda: c.permute(1, 0)):
-        with pytest.raises(NotImplementedError, match='sparse_csc'): f()
+def test_csr_transpose_is_csc():
+    "torch transposes CSR into its CSC layout, on the same index arrays (tests/test_sparse_compressed.py has more)."
+    for lib in (torch, litnn):      # torch has no permute of a compressed tensor
+        with pytest.raises(NotImplementedError): coo(lib).to_sparse_csr().permute(1, 0)
+    for f in (lambda c: c.t(), lambda c: c.transpose(0, 1)):
+        t, l = f(coo(torch).to_sparse_csr()), f(coo(litnn).to_sparse_csr())
+        assert l.layout is litnn.sparse_csc and t.layout is torch.sparse_csc
+        np.testing.assert_array_equal(l.ccol_indices().numpy(), t.ccol_indices().numpy())
+        np.testing.assert_array_equal(l.row_indices().numpy(), t.row_indices().numpy())
+        np.testing.assert_allclose(l.to_dense().numpy(), t.to_dense().numpy())
 
 # --- sparse @ sparse
 
