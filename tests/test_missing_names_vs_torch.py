@@ -364,3 +364,31 @@ def test_conv_tbc(pad):
     x, w, b = np.zeros((5, 2, 3)), np.zeros((3, 3, 4)), np.zeros(4)
     for args in [(x[0], w, b), (x, w[:, :2], b), (x, w, b[:3]), (x, w[0], b)]:
         both_raise(lambda m: m.conv_tbc(*[T(m, a) for a in args]), lambda m: m.conv_tbc(*[T(m, a) for a in args]))
+
+# ---- binomial: the same distribution (moments), dtypes, broadcasting, errors
+@pytest.mark.filterwarnings('ignore:An output with one or more elements was resized')   # torch's, broadcasting count
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_binomial(dtype):
+    c, p = np.array([[20.], [5.]], dtype), np.array([0.3, 0.9, 0.], dtype)
+    litnn.manual_seed(0)
+    draws = {m: m.binomial(T(m, np.broadcast_to(c, (2, 3)).repeat(20000, 0)), T(m, np.tile(p, (40000, 1)))) for m in (litnn, torch)}
+    for m, d in draws.items():
+        assert str(d.dtype).split('.')[-1] == dtype and tuple(d.shape) == (40000, 3)
+    l, t = draws[litnn].double().reshape(2, 20000, 3), draws[torch].double().reshape(2, 20000, 3)
+    np.testing.assert_allclose(l.mean(1).tolist(), t.mean(1).numpy(), atol=0.06)
+    np.testing.assert_allclose(l.var(1).tolist(), t.var(1).numpy(), atol=0.15)
+    for m in (litnn, torch):
+        r = m.binomial(T(m, np.array([-1., 3., 4.], dtype)), T(m, np.array([.5, float('nan'), 1.], dtype)))
+        assert r[0].item() == 0 and np.isnan(r[1].item()) and r[2].item() == 4
+        assert tuple(m.binomial(T(m, c), T(m, p)).shape) == (2, 3)
+
+def test_binomial_errors():
+    both_raise(lambda m: m.binomial(m.tensor([1]), m.tensor([.5])), lambda m: m.binomial(m.tensor([1]), m.tensor([.5])))
+    both_raise(lambda m: m.binomial(m.ones(2), m.ones(2, dtype=m.float64)), lambda m: m.binomial(m.ones(2), m.ones(2, dtype=m.float64)))
+    both_raise(lambda m: m.binomial(m.ones(3), m.ones(2) / 2), lambda m: m.binomial(m.ones(3), m.ones(2) / 2))
+    both_raise(lambda m: m.binomial(m.ones(2, requires_grad=True), m.tensor([.5, .5])).sum().backward(),
+               lambda m: m.binomial(m.ones(2, requires_grad=True), m.tensor([.5, .5])).sum().backward())
+    g = litnn.Generator().manual_seed(3)
+    a = litnn.binomial(litnn.full((5,), 50.), litnn.full((5,), .5), generator=g)
+    g.manual_seed(3)
+    assert litnn.binomial(litnn.full((5,), 50.), litnn.full((5,), .5), generator=g).tolist() == a.tolist()
