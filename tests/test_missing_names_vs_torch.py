@@ -392,3 +392,45 @@ def test_binomial_errors():
     a = litnn.binomial(litnn.full((5,), 50.), litnn.full((5,), .5), generator=g)
     g.manual_seed(3)
     assert litnn.binomial(litnn.full((5,), 50.), litnn.full((5,), .5), generator=g).tolist() == a.tolist()
+
+# ---- torch.cond and torch.while_loop (torch compiles them even eagerly; litnn runs them as Python)
+@pytest.fixture
+def torch_distribution_validation_kept():
+    "torch._dynamo turns torch.distributions' argument validation off for the whole process: put it back (as test_compile)."
+    before = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+def test_cond(torch_distribution_validation_kept):
+    x = np.array([1., -2., 3.])
+    for pred in (True, False, 'sum>0', 'sum<0'):
+        res = {}
+        for m in (litnn, torch):
+            t = T(m, x)
+            p = (t.sum() > 0 if pred == 'sum>0' else t.sum() < 0) if isinstance(pred, str) else pred
+            res[m] = m.cond(p, lambda a: a.relu() * 2, lambda a: a.abs() + 1, (t,))
+        close(res[litnn], res[torch])
+    for bad in [lambda m: m.cond(T(m, x) > 0, lambda a: a, lambda a: a, (T(m, x),)),
+                lambda m: m.cond(T(m, x).sum() > 0, lambda a: a, lambda a: a, T(m, x)),
+                lambda m: m.cond(T(m, x).sum() > 0, 3, lambda a: a, (T(m, x),)),
+                lambda m: m.cond('yes', lambda a: a, lambda a: a, (T(m, x),))]:
+        both_raise(bad, bad)
+    assert litnn.cond.__module__ == 'litnn'
+
+def test_while_loop(torch_distribution_validation_kept):
+    res = {}
+    for m in (litnn, torch):
+        i0, x0 = m.tensor(0), m.tensor(1.5)
+        res[m] = m.while_loop(lambda i, x: i < 4, lambda i, x: (i + 1, x * 2 - 1), (i0, x0))
+        none = m.while_loop(lambda i, x: i > 10, lambda i, x: (i + 1, x + 0), (i0, x0))
+        assert none[0] is not i0 and none[0].item() == 0 and isinstance(none, tuple)
+    for a, b in zip(res[litnn], res[torch]): close(a, b)
+    # torch's compiled path raises RuntimeErrors (dynamo's subclass for a non-scalar predicate); litnn raises the
+    # messages of torch's eager kernel (while_loop_dense)
+    for bad in [lambda m: m.while_loop(lambda n: n > 0, lambda n: (n - 1,), (m.tensor([3, 1]),)),
+                lambda m: m.while_loop(lambda n: n > 0, 5, (m.tensor(3),))]:
+        for m in (torch, litnn):
+            with pytest.raises(RuntimeError): bad(m)
+    with pytest.raises(RuntimeError, match="carried_inputs must be a tuple or list"):
+        litnn.while_loop(lambda n: n > 0, lambda n: (n - 1,), litnn.tensor(3))
+    assert litnn.while_loop.__module__ == 'litnn._higher_order_ops.while_loop'
