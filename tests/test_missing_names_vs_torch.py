@@ -434,3 +434,42 @@ def test_while_loop(torch_distribution_validation_kept):
     with pytest.raises(RuntimeError, match="carried_inputs must be a tuple or list"):
         litnn.while_loop(lambda n: n > 0, lambda n: (n - 1,), litnn.tensor(3))
     assert litnn.while_loop.__module__ == 'litnn._higher_order_ops.while_loop'
+
+# ---- process settings and paths
+def test_deterministic_debug_mode():
+    try:
+        for mode in ('warn', 'error', 'default', 1, 2, 0):
+            for m in (litnn, torch):
+                m.set_deterministic_debug_mode(mode)
+            assert litnn.get_deterministic_debug_mode() == torch.get_deterministic_debug_mode()
+            assert litnn.are_deterministic_algorithms_enabled() == torch.are_deterministic_algorithms_enabled()
+            assert litnn.is_deterministic_algorithms_warn_only_enabled() == torch.is_deterministic_algorithms_warn_only_enabled()
+        for bad in (3, 'x', 1.0, -1):
+            both_raise(lambda m: m.set_deterministic_debug_mode(bad), lambda m: m.set_deterministic_debug_mode(bad))
+    finally:
+        torch.set_deterministic_debug_mode(0); litnn.set_deterministic_debug_mode(0)
+
+def test_small_process_functions():
+    assert litnn.compiled_with_cxx11_abi() is torch.compiled_with_cxx11_abi() is True
+    assert litnn.set_flush_denormal(False) is True and litnn.set_flush_denormal(True) is False
+    torch.set_flush_denormal(False)
+    for bad in (1, 'a', None):
+        both_raise(lambda m: m.set_flush_denormal(bad), lambda m: m.set_flush_denormal(bad), exact=False)
+    assert litnn.thread_safe_generator() is None is torch.thread_safe_generator()
+    assert litnn.random.thread_safe_generator is litnn.thread_safe_generator
+    import os
+    assert litnn.get_file_path('a', 'b') == os.path.join(os.path.dirname(os.path.dirname(litnn.__file__)), 'a', 'b')
+    assert litnn.prepare_multiprocessing_environment('x') is None is torch.prepare_multiprocessing_environment('x')
+
+def test_classproperty():
+    for m in (litnn, torch):
+        class A:
+            k = 2
+            @m.classproperty
+            def twice(cls): return cls.k * 2
+            @m.classproperty
+            @staticmethod
+            def const(): return 7
+        class B(A): k = 5
+        assert (A.twice, A().twice, B.twice, A.const) == (4, 4, 10, 7)
+    assert litnn.classproperty.__module__ == 'litnn._utils'
