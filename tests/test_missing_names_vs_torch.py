@@ -473,3 +473,18 @@ def test_classproperty():
         class B(A): k = 5
         assert (A.twice, A().twice, B.twice, A.const) == (4, 4, 10, 7)
     assert litnn.classproperty.__module__ == 'litnn._utils'
+
+# ---- the old sparse products
+def test_old_sparse_products():
+    s, d = np.array([[0., 2., 0.], [0., 0., 0.], [1., 0., 3.]]), np.arange(6.).reshape(3, 2)
+    res = {}
+    for m in (litnn, torch):
+        S, D = T(m, s).to_sparse(), T(m, d)
+        h = m.hspmm(S, D)
+        res[m] = (m.dsmm(S, D), h.to_dense(), h._indices(), h._values(), m.hsmm(S, D).to_dense(),
+                  m.saddmm(T(m, np.eye(3)).to_sparse(), S, T(m, np.ones((3, 3))), beta=2, alpha=3).to_dense())
+        assert h.is_sparse and h.sparse_dim() == 1 and h.dense_dim() == 1
+    for a, b in zip(res[litnn], res[torch]): close(a, b)
+    grads_match(lambda m, D: m.dsmm(T(m, s).to_sparse(), D), [d])
+    both_raise(lambda m: m.hspmm(T(m, s), T(m, d)), lambda m: m.hspmm(T(m, s), T(m, d)), exact=False)
+    both_raise(lambda m: m.hspmm(T(m, s).to_sparse(), T(m, d).to_sparse()), lambda m: m.hspmm(T(m, s).to_sparse(), T(m, d).to_sparse()))
