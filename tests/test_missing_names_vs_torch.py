@@ -364,3 +364,127 @@ def test_conv_tbc(pad):
     x, w, b = np.zeros((5, 2, 3)), np.zeros((3, 3, 4)), np.zeros(4)
     for args in [(x[0], w, b), (x, w[:, :2], b), (x, w, b[:3]), (x, w[0], b)]:
         both_raise(lambda m: m.conv_tbc(*[T(m, a) for a in args]), lambda m: m.conv_tbc(*[T(m, a) for a in args]))
+
+# ---- binomial: the same distribution (moments), dtypes, broadcasting, errors
+@pytest.mark.filterwarnings('ignore:An output with one or more elements was resized')   # torch's, broadcasting count
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_binomial(dtype):
+    c, p = np.array([[20.], [5.]], dtype), np.array([0.3, 0.9, 0.], dtype)
+    litnn.manual_seed(0)
+    draws = {m: m.binomial(T(m, np.broadcast_to(c, (2, 3)).repeat(20000, 0)), T(m, np.tile(p, (40000, 1)))) for m in (litnn, torch)}
+    for m, d in draws.items():
+        assert str(d.dtype).split('.')[-1] == dtype and tuple(d.shape) == (40000, 3)
+    l, t = draws[litnn].double().reshape(2, 20000, 3), draws[torch].double().reshape(2, 20000, 3)
+    np.testing.assert_allclose(l.mean(1).tolist(), t.mean(1).numpy(), atol=0.06)
+    np.testing.assert_allclose(l.var(1).tolist(), t.var(1).numpy(), atol=0.15)
+    for m in (litnn, torch):
+        r = m.binomial(T(m, np.array([-1., 3., 4.], dtype)), T(m, np.array([.5, float('nan'), 1.], dtype)))
+        assert r[0].item() == 0 and np.isnan(r[1].item()) and r[2].item() == 4
+        assert tuple(m.binomial(T(m, c), T(m, p)).shape) == (2, 3)
+
+def test_binomial_errors():
+    both_raise(lambda m: m.binomial(m.tensor([1]), m.tensor([.5])), lambda m: m.binomial(m.tensor([1]), m.tensor([.5])))
+    both_raise(lambda m: m.binomial(m.ones(2), m.ones(2, dtype=m.float64)), lambda m: m.binomial(m.ones(2), m.ones(2, dtype=m.float64)))
+    both_raise(lambda m: m.binomial(m.ones(3), m.ones(2) / 2), lambda m: m.binomial(m.ones(3), m.ones(2) / 2))
+    both_raise(lambda m: m.binomial(m.ones(2, requires_grad=True), m.tensor([.5, .5])).sum().backward(),
+               lambda m: m.binomial(m.ones(2, requires_grad=True), m.tensor([.5, .5])).sum().backward())
+    g = litnn.Generator().manual_seed(3)
+    a = litnn.binomial(litnn.full((5,), 50.), litnn.full((5,), .5), generator=g)
+    g.manual_seed(3)
+    assert litnn.binomial(litnn.full((5,), 50.), litnn.full((5,), .5), generator=g).tolist() == a.tolist()
+
+# ---- torch.cond and torch.while_loop (torch compiles them even eagerly; litnn runs them as Python)
+@pytest.fixture
+def torch_distribution_validation_kept():
+    "torch._dynamo turns torch.distributions' argument validation off for the whole process: put it back (as test_compile)."
+    before = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+def test_cond(torch_distribution_validation_kept):
+    x = np.array([1., -2., 3.])
+    for pred in (True, False, 'sum>0', 'sum<0'):
+        res = {}
+        for m in (litnn, torch):
+            t = T(m, x)
+            p = (t.sum() > 0 if pred == 'sum>0' else t.sum() < 0) if isinstance(pred, str) else pred
+            res[m] = m.cond(p, lambda a: a.relu() * 2, lambda a: a.abs() + 1, (t,))
+        close(res[litnn], res[torch])
+    for bad in [lambda m: m.cond(T(m, x) > 0, lambda a: a, lambda a: a, (T(m, x),)),
+                lambda m: m.cond(T(m, x).sum() > 0, lambda a: a, lambda a: a, T(m, x)),
+                lambda m: m.cond(T(m, x).sum() > 0, 3, lambda a: a, (T(m, x),)),
+                lambda m: m.cond('yes', lambda a: a, lambda a: a, (T(m, x),))]:
+        both_raise(bad, bad)
+    assert litnn.cond.__module__ == 'litnn'
+
+def test_while_loop(torch_distribution_validation_kept):
+    res = {}
+    for m in (litnn, torch):
+        i0, x0 = m.tensor(0), m.tensor(1.5)
+        res[m] = m.while_loop(lambda i, x: i < 4, lambda i, x: (i + 1, x * 2 - 1), (i0, x0))
+        none = m.while_loop(lambda i, x: i > 10, lambda i, x: (i + 1, x + 0), (i0, x0))
+        assert none[0] is not i0 and none[0].item() == 0 and isinstance(none, tuple)
+    for a, b in zip(res[litnn], res[torch]): close(a, b)
+    # torch's compiled path raises RuntimeErrors (dynamo's subclass for a non-scalar predicate); litnn raises the
+    # messages of torch's eager kernel (while_loop_dense)
+    for bad in [lambda m: m.while_loop(lambda n: n > 0, lambda n: (n - 1,), (m.tensor([3, 1]),)),
+                lambda m: m.while_loop(lambda n: n > 0, 5, (m.tensor(3),))]:
+        for m in (torch, litnn):
+            with pytest.raises(RuntimeError): bad(m)
+    with pytest.raises(RuntimeError, match="carried_inputs must be a tuple or list"):
+        litnn.while_loop(lambda n: n > 0, lambda n: (n - 1,), litnn.tensor(3))
+    assert litnn.while_loop.__module__ == 'litnn._higher_order_ops.while_loop'
+
+# ---- process settings and paths
+def test_deterministic_debug_mode():
+    try:
+        for mode in ('warn', 'error', 'default', 1, 2, 0):
+            for m in (litnn, torch):
+                m.set_deterministic_debug_mode(mode)
+            assert litnn.get_deterministic_debug_mode() == torch.get_deterministic_debug_mode()
+            assert litnn.are_deterministic_algorithms_enabled() == torch.are_deterministic_algorithms_enabled()
+            assert litnn.is_deterministic_algorithms_warn_only_enabled() == torch.is_deterministic_algorithms_warn_only_enabled()
+        for bad in (3, 'x', 1.0, -1):
+            both_raise(lambda m: m.set_deterministic_debug_mode(bad), lambda m: m.set_deterministic_debug_mode(bad))
+    finally:
+        torch.set_deterministic_debug_mode(0); litnn.set_deterministic_debug_mode(0)
+
+def test_small_process_functions():
+    assert litnn.compiled_with_cxx11_abi() is torch.compiled_with_cxx11_abi() is True
+    assert litnn.set_flush_denormal(False) is True and litnn.set_flush_denormal(True) is False
+    torch.set_flush_denormal(False)
+    for bad in (1, 'a', None):
+        both_raise(lambda m: m.set_flush_denormal(bad), lambda m: m.set_flush_denormal(bad), exact=False)
+    assert litnn.thread_safe_generator() is None is torch.thread_safe_generator()
+    assert litnn.random.thread_safe_generator is litnn.thread_safe_generator
+    import os
+    assert litnn.get_file_path('a', 'b') == os.path.join(os.path.dirname(os.path.dirname(litnn.__file__)), 'a', 'b')
+    assert litnn.prepare_multiprocessing_environment('x') is None is torch.prepare_multiprocessing_environment('x')
+
+def test_classproperty():
+    for m in (litnn, torch):
+        class A:
+            k = 2
+            @m.classproperty
+            def twice(cls): return cls.k * 2
+            @m.classproperty
+            @staticmethod
+            def const(): return 7
+        class B(A): k = 5
+        assert (A.twice, A().twice, B.twice, A.const) == (4, 4, 10, 7)
+    assert litnn.classproperty.__module__ == 'litnn._utils'
+
+# ---- the old sparse products
+def test_old_sparse_products():
+    s, d = np.array([[0., 2., 0.], [0., 0., 0.], [1., 0., 3.]]), np.arange(6.).reshape(3, 2)
+    res = {}
+    for m in (litnn, torch):
+        S, D = T(m, s).to_sparse(), T(m, d)
+        h = m.hspmm(S, D)
+        res[m] = (m.dsmm(S, D), h.to_dense(), h._indices(), h._values(), m.hsmm(S, D).to_dense(),
+                  m.saddmm(T(m, np.eye(3)).to_sparse(), S, T(m, np.ones((3, 3))), beta=2, alpha=3).to_dense())
+        assert h.is_sparse and h.sparse_dim() == 1 and h.dense_dim() == 1
+    for a, b in zip(res[litnn], res[torch]): close(a, b)
+    grads_match(lambda m, D: m.dsmm(T(m, s).to_sparse(), D), [d])
+    both_raise(lambda m: m.hspmm(T(m, s), T(m, d)), lambda m: m.hspmm(T(m, s), T(m, d)), exact=False)
+    both_raise(lambda m: m.hspmm(T(m, s).to_sparse(), T(m, d).to_sparse()), lambda m: m.hspmm(T(m, s).to_sparse(), T(m, d).to_sparse()))
