@@ -76,3 +76,101 @@ def test_nested_io_function_and_saved_tensor():
         msgs.append((str(e1.value), str(e2.value), str(e3.value)))
         assert issubclass(lib.autograd.NestedIOFunction, lib.autograd.Function)
     assert msgs[0] == msgs[1]
+
+# torch.nn.functional (reference/nn/grouped_and_scaled_mm, reference/nn/functional_namespace)
+
+def _pair(lib, *shapes, dtype='float32', seed=0):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    return [lib.tensor(rng.standard_normal(s).astype('float32')).to(getattr(lib, dtype)) for s in shapes]
+
+@pytest.mark.parametrize('dtype', ['float32', 'bfloat16'])
+@pytest.mark.parametrize('case', ['3d3d', '2d3d', '3d2d', '2d2d'])
+def test_grouped_mm(case, dtype):
+    shapes = {'3d3d': ((3, 8, 16), (3, 16, 8)), '2d3d': ((32, 16), (4, 16, 8)), '3d2d': ((4, 8, 16), (16, 32)),
+              '2d2d': ((8, 32), (32, 16))}[case]
+    offs = None if case == '3d3d' else [4, 12, 12, 32] if case != '2d2d' else [8, 8, 20, 32]
+    res = []
+    for lib in both():
+        a, b = _pair(lib, *shapes, dtype=dtype)
+        a.requires_grad_(); b.requires_grad_()
+        o = None if offs is None else lib.tensor(offs, dtype=lib.int32)
+        out = lib.nn.functional.grouped_mm(a, b, offs=o)
+        (out.float() * lib.arange(out.numel()).reshape(out.shape).float().sin()).sum().backward()
+        res.append([t.detach().float().numpy() for t in (out, a.grad, b.grad)] + [str(out.dtype).split('.')[-1]])
+    import numpy as np
+    tol = 2e-2 if dtype == 'bfloat16' else 1e-4
+    for x, y in zip(res[0][:3], res[1][:3]): np.testing.assert_allclose(y, x, rtol=tol, atol=tol)
+    assert res[0][3] == res[1][3]
+
+@pytest.mark.parametrize('case', range(9))
+def test_grouped_mm_errors(case):
+    msgs = []
+    for lib in both():
+        F, r = lib.nn.functional, lambda *s: _pair(lib, *s)
+        i32 = lambda *v: lib.tensor(v, dtype=lib.int32)
+        calls = [lambda: F.grouped_mm(*r((16, 16), (4, 16, 8))),
+                 lambda: F.grouped_mm(*r((16, 16), (4, 16, 8)), offs=lib.tensor([3, 8, 8, 16])),
+                 lambda: F.grouped_mm(*r((3, 4, 5), (3, 5, 8))),
+                 lambda: F.grouped_mm(*r((16, 16), (4, 16, 8)), offs=i32(3, 8, 8, 16), bias=lib.zeros(8)),
+                 lambda: F.grouped_mm(*[t.double() for t in r((3, 8, 16), (3, 16, 8))]),
+                 lambda: F.grouped_mm(*r((2, 8, 16), (3, 16, 8))),
+                 lambda: F.grouped_mm(*r((3, 8, 16), (3, 8, 8))),
+                 lambda: F.grouped_mm(*[t.bfloat16() for t in r((3, 8, 16), (3, 16, 8))], out_dtype=lib.float32),
+                 lambda: F.grouped_mm(r((3, 8, 16))[0], r((3, 16, 8))[0].bfloat16())]
+        with pytest.raises(RuntimeError) as e: calls[case]()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+def test_scaled_mm():
+    import numpy as np
+    res = []
+    for lib in both():
+        F = lib.nn.functional
+        a, b = _pair(lib, (16, 32), (16, 32))
+        a8, b8 = a.to(lib.float8_e4m3fn), b.to(lib.float8_e4m3fn).t()
+        S = F.ScalingType
+        r = [F.scaled_mm(a8, b8, lib.tensor(2.), S.TensorWise, lib.tensor(0.25), S.TensorWise),
+             F.scaled_mm(a8, b8, lib.tensor([2.]), [S.TensorWise], lib.tensor(0.25), S.TensorWise, output_dtype=lib.float32,
+                         bias=lib.ones(16, dtype=lib.float32)),
+             F.scaled_mm(a8, b8, lib.arange(16.).reshape(16, 1), S.RowWise, lib.ones(1, 16) / 4, S.RowWise, output_dtype=lib.float16),
+             F.scaled_mm(a8, b8, lib.tensor(1.), S.TensorWise, lib.tensor(1.), S.TensorWise, output_dtype=None)]
+        out = [(str(t.dtype).split('.')[-1], t.float().numpy()) for t in r]
+        errs = []
+        for call, exc in [(lambda: F.scaled_mm(a8, a8, lib.tensor(1.), S.TensorWise, lib.tensor(1.), S.TensorWise), ValueError),
+                          (lambda: F.scaled_mm(a, b.t(), lib.tensor(1.), S.TensorWise, lib.tensor(1.), S.TensorWise), ValueError),
+                          (lambda: F.scaled_mm(a8, b8, lib.tensor(1.), S.BlockWise1x128, lib.tensor(1.), S.TensorWise), ValueError),
+                          (lambda: F.scaled_grouped_mm(a8, b8, lib.tensor(1.), S.RowWise, lib.tensor(1.), S.RowWise), NotImplementedError)]:
+            with pytest.raises(exc) as e: call()
+            errs.append(str(e.value).splitlines()[0])
+        res.append((out, errs, sorted(S.__members__), sorted(F.SwizzleType.__members__)))
+    (o0, e0, s0, w0), (o1, e1, s1, w1) = res
+    assert [d for d, _ in o0] == [d for d, _ in o1] and e1 == [e[:len(x)] for e, x in zip(e0, e1)] and s0 == s1 and w0 == w1
+    for (_, x), (_, y) in zip(o0, o1): np.testing.assert_allclose(y, x, rtol=1e-2, atol=1e-2)
+
+def test_functional_namespace_values():
+    import litnn.nn.functional as LF, torch.nn.functional as TF
+    for n in ['GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes',
+              'tf32_notes', 'TYPE_CHECKING']:
+        assert getattr(LF, n) == getattr(TF, n), n
+    assert LF.BroadcastingList2[int] is TF.BroadcastingList2[int] is None
+    msgs = []
+    for F in (TF, LF):
+        F.assert_int_or_pair(3, 'k', '{} bad'); F.assert_int_or_pair((1, 2), 'k', '{} bad')
+        with pytest.raises(AssertionError) as e: F.assert_int_or_pair([1, 2, 3], 'kernel_size', '{} must be int or pair')
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+def test_boolean_dispatch():
+    import torch._jit_internal as TJ, litnn._jit_internal as LJ
+    res = []
+    for J in (TJ, LJ):
+        def with_i(x, flag=False): "doc"; return ('with', x)
+        def without(x, flag=False): return ('without', x)
+        f = J.boolean_dispatch('flag', 1, False, with_i, without, 'mod', 'name')
+        res.append((f(1), f(1, True), f(1, flag=True), f(1, flag=0), f.__doc__, without.__doc__, f.__name__, f.__module__,
+                    sorted(J.boolean_dispatched[f])))
+        def a(x): "a"
+        def b(x): "b"
+        with pytest.raises(RuntimeError, match='only one function can have a docstring'): J.boolean_dispatch('f', 0, 0, a, b, None, None)
+    assert res[0] == res[1]
