@@ -174,3 +174,107 @@ def test_boolean_dispatch():
         def b(x): "b"
         with pytest.raises(RuntimeError, match='only one function can have a docstring'): J.boolean_dispatch('f', 0, 0, a, b, None, None)
     assert res[0] == res[1]
+
+# torch.utils.data's DataPipes (reference/utils/data/datapipes/datapipe, .../decorator)
+
+def _pipes(lib, suffix):
+    U = lib.utils.data
+    class Source(U.IterDataPipe):
+        def __init__(self, n): self.n = n
+        def __iter__(self): yield from range(self.n)
+    @U.functional_datapipe('t5_scale_' + suffix)
+    class Scale(U.IterDataPipe):
+        "Scale each sample."
+        def __init__(self, source_dp, k=2): self.source_dp, self.k = source_dp, k
+        def __iter__(self):
+            for x in self.source_dp: yield x * self.k
+    @U.functional_datapipe('t5_chunk_' + suffix)
+    class Chunk(U.IterDataPipe):
+        def __init__(self, source_dp, size): self.source_dp, self.size = source_dp, size
+        def __iter__(self):
+            buf = []
+            for x in self.source_dp:
+                buf.append(x)
+                if len(buf) == self.size: yield U.DataChunk(buf); buf = []
+            if buf: yield U.DataChunk(buf)
+    class Squares(U.MapDataPipe):
+        def __getitem__(self, i): return i * i
+        def __len__(self): return 4
+    @U.functional_datapipe('t5_plus_' + suffix)
+    class Plus(U.MapDataPipe):
+        def __init__(self, dp, k): self.dp, self.k = dp, k
+        def __getitem__(self, i): return self.dp[i] + self.k
+        def __len__(self): return len(self.dp)
+    return Source, Scale, Chunk, Squares, Plus
+
+def test_functional_datapipe_chains():
+    import pickle
+    outs = []
+    for lib in both():
+        U = lib.utils.data
+        Source, Scale, Chunk, Squares, Plus = _pipes(lib, 'x')
+        dp = getattr(getattr(Source(7), 't5_scale_x')(k=3), 't5_chunk_x')(3)
+        r = [list(dp), repr(dp), str(dp), [c.as_str('-') for c in dp], getattr(Source(1), 't5_scale_x').__doc__,
+             't5_scale_x' in dir(Source(1)), 't5_scale_x' in U.MapDataPipe.functions,
+             isinstance(dp, U.IterableDataset), isinstance(Squares(), U.Dataset), getattr(Squares(), 't5_plus_x')(10)[3],
+             repr(U.DataChunk([1, 2])), list(U.DataChunk([1, 2]).raw_iterator()), U.DFIterDataPipe()._is_dfpipe(),
+             U.IterDataPipe().reset(), repr(U.MapDataPipe())]
+        with pytest.raises(Exception, match='already taken'): U.functional_datapipe('t5_scale_x')(Scale)
+        with pytest.raises(AttributeError) as e: Source(1).nothing
+        r.append(str(e.value))
+        with pytest.raises(TypeError): U.functional_datapipe('t5_nd_x')(U.non_deterministic(Source))
+        for kind in (U.IterDataPipe, U.MapDataPipe):
+            for n in [n for n in kind.functions if n.startswith('t5_')]: del kind.functions[n]
+        outs.append(r)
+    assert outs[0] == outs[1]
+
+def test_datapipe_determinism_and_validation():
+    outs = []
+    for lib in both():
+        U = lib.utils.data
+        class Arrival(U.IterDataPipe):
+            def __iter__(self): yield from [3, 1, 2]
+        Arrival = U.non_deterministic(Arrival)
+        class Maybe(U.IterDataPipe):
+            def __init__(self, shuffle=False): self.shuffle = shuffle
+            def __iter__(self): yield from [1, 2]
+        Maybe = U.non_deterministic(lambda shuffle=False: shuffle)(Maybe)
+        class Ints(U.IterDataPipe[int]):
+            def __init__(self, xs): self.xs = xs
+            @U.runtime_validation
+            def __iter__(self): yield from self.xs
+        class Takes(U.IterDataPipe):
+            @U.argument_validation
+            def __init__(self, source_dp: U.IterDataPipe, k: int = 1): self.source_dp = source_dp
+        class Loose(U.IterDataPipe):
+            @U.argument_validation
+            def __init__(self, source_dp: U.IterDataPipe[int]): self.source_dp = source_dp
+        r = [list(Arrival()), list(Maybe(shuffle=True)), Loose([1]).source_dp]
+        errs = []
+        def err(call, exc):
+            with pytest.raises(exc) as e: call()
+            errs.append(str(e.value).splitlines()[0])
+        with U.guaranteed_datapipes_determinism():
+            r.append(list(Maybe()))
+            err(Arrival, TypeError); err(lambda: Maybe(shuffle=True), TypeError)
+        r.append(list(Arrival()))
+        err(lambda: Maybe(shuffle=1), TypeError)
+        err(lambda: U.non_deterministic(int), TypeError); err(lambda: U.non_deterministic(3), TypeError)
+        err(lambda: U.non_deterministic(lambda: True)(int), TypeError)
+        with U.runtime_validation_disabled(): r.append(list(Ints([1, 'a'])))
+        err(lambda: list(Ints([1])), AttributeError)
+        err(lambda: Takes([1]), TypeError); err(lambda: Takes(Ints([1])), AttributeError)
+        def f(self): yield 1
+        err(lambda: U.runtime_validation(f), TypeError)
+        outs.append((r, errs))
+    assert outs[0] == outs[1]
+
+class _TorchCount(torch.utils.data.IterDataPipe):
+    def __iter__(self): yield from range(6)
+
+class _LitnnCount(litnn.utils.data.IterDataPipe):
+    def __iter__(self): yield from range(6)
+
+def test_dataloader_over_a_datapipe():
+    outs = [[b.tolist() for b in lib.utils.data.DataLoader(C(), batch_size=4)] for lib, C in ((torch, _TorchCount), (litnn, _LitnnCount))]
+    assert outs[0] == outs[1] == [[0, 1, 2, 3], [4, 5]]
