@@ -278,3 +278,57 @@ class _LitnnCount(litnn.utils.data.IterDataPipe):
 def test_dataloader_over_a_datapipe():
     outs = [[b.tolist() for b in lib.utils.data.DataLoader(C(), batch_size=4)] for lib, C in ((torch, _TorchCount), (litnn, _LitnnCount))]
     assert outs[0] == outs[1] == [[0, 1, 2, 3], [4, 5]]
+
+# torch.func (reference/func/einops, reference/func/batch_norm_replacement)
+
+PATTERNS = [('b c h w -> b h w c', {}), ('b c h (w s) -> b (c s) h w', dict(s=2)), ('b ... -> b (...)', {}),
+            ('b c h w -> (b c) 1 h w', {}), ('b c h w -> b c () h w', {}), ('b c (h h1) (w w1) -> b (c h1 w1) h w', dict(h1=2, w1=3)),
+            ('b c (h h1) (w w1) -> (b h1 w1) h w c', dict(h1=2, w1=2)), ('... w -> w ...', {}), ('b ... w -> (b w) (...)', {}),
+            ('b c h w -> (w h c b)', {}), ('b c h w -> b c h w', {}), ('b (c1 c2) h w -> b c2 c1 h w', dict(c1=3))]
+
+@pytest.mark.parametrize('pattern,kw', PATTERNS)
+def test_rearrange(pattern, kw):
+    import numpy as np
+    res = []
+    for lib in both():
+        x = lib.arange(2 * 6 * 4 * 6.).reshape(2, 6, 4, 6).requires_grad_()
+        y = lib.func.rearrange(x, pattern, **kw)
+        (y * lib.arange(y.numel()).reshape(y.shape)).sum().backward()
+        res.append((y.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_array_equal(res[0][0], res[1][0]); np.testing.assert_array_equal(res[0][1], res[1][1])
+
+def test_rearrange_list_and_errors():
+    assert tuple(torch.func.rearrange([torch.ones(2, 3)] * 4, 'n a b -> a (n b)').shape) == \
+           tuple(litnn.func.rearrange([litnn.ones(2, 3)] * 4, 'n a b -> a (n b)').shape)
+    for p, kw in [('b c h w -> b c h', {}), ('b b h w -> b h w', {}), ('b c h w -> b c h w', dict(q=3)),
+                  ('b c (h x) w -> b c h x w', dict(x=5)), ('b c h -> b c h', {}), ('b (c x y) h w -> b c h w x y', {}),
+                  ('b c h w -> b c (h w', {}), ('b c h w', {}), ('(b ...) c h w -> b c h w', {})]:
+        errs = []
+        for lib in both():
+            with pytest.raises(Exception) as e: lib.func.rearrange(lib.ones(2, 6, 4, 6), p, **kw)
+            errs.append((type(e.value).__name__, type(e.value).__mro__[1]))
+        assert errs[0] == errs[1], p
+
+def test_replace_all_batch_norm_modules_():
+    outs = []
+    for lib in both():
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.Sequential(lib.nn.BatchNorm1d(4, track_running_stats=False)))
+        r = lib.func.replace_all_batch_norm_modules_(net)
+        assert r is net
+        outs.append([(m.running_mean, m.running_var, m.num_batches_tracked, m.track_running_stats) for m in (net[1], net[2][0])]
+                    + [sorted(n for n, _ in net.named_buffers()), repr(net)])
+    assert outs[0] == outs[1]
+
+def test_debug_unwrap():
+    outs = []
+    for lib in both():
+        F, seen = lib.func, []
+        def f(x):
+            seen.append((tuple(x.shape), tuple(F.debug_unwrap(x).shape), tuple(F.debug_unwrap(x, recurse=False).shape)))
+            return x.sum()
+        F.vmap(F.vmap(f))(lib.ones(2, 3, 4))
+        t = lib.ones(2)
+        assert F.debug_unwrap(t) is t
+        outs.append(seen[-1])
+    assert outs[0] == outs[1]
