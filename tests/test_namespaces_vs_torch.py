@@ -332,3 +332,33 @@ def test_debug_unwrap():
         assert F.debug_unwrap(t) is t
         outs.append(seen[-1])
     assert outs[0] == outs[1]
+
+# small module constants: torch.optim.lr_scheduler, torch.hub; torch.nested.masked_select
+
+def test_module_constants():
+    import math
+    assert litnn.optim.lr_scheduler.EPOCH_DEPRECATION_WARNING == torch.optim.lr_scheduler.EPOCH_DEPRECATION_WARNING
+    assert litnn.optim.lr_scheduler.inf == torch.optim.lr_scheduler.inf == math.inf
+    for n in ['ENV_GITHUB_TOKEN', 'READ_DATA_CHUNK']: assert getattr(litnn.hub, n) == getattr(torch.hub, n), n
+    assert str(litnn.hub.MAP_LOCATION).count('|') == str(torch.hub.MAP_LOCATION).count('|')
+    for lib in both():
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=1.)
+        s = lib.optim.lr_scheduler.StepLR(opt, 1)
+        with pytest.warns(UserWarning, match='The epoch parameter'): s.step(1)
+
+@pytest.mark.parametrize('shape,mask', [((2, 3), [[True, False, True], [False, True, False]]), ((6, 2), [True, False]),
+                                        ((2, 3, 2), [[[True], [False], [True]], [[False], [True], [False]]]), ((3, 3), False)])
+def test_nested_masked_select(shape, mask):
+    res = []
+    for lib in both():
+        t = lib.arange(float(math_prod(shape))).reshape(shape)
+        nt = lib.nested.masked_select(t, lib.tensor(mask))
+        res.append((nt.is_nested, str(nt.layout).split('.')[-1], nt.offsets().tolist(), nt.values().tolist()))
+    assert res[0] == res[1]
+    for lib in both():
+        nt = lib.nested.masked_select(lib.ones(2, 2), lib.ones(2, 2).bool())
+        with pytest.raises(RuntimeError, match='requires a strided tensor'): lib.nested.masked_select(nt, lib.ones(2, 2).bool())
+
+def math_prod(s):
+    import math
+    return math.prod(s)
