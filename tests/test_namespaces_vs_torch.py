@@ -362,3 +362,50 @@ def test_nested_masked_select(shape, mask):
 def math_prod(s):
     import math
     return math.prod(s)
+
+# torch.profiler / torch.autograd's profiler names (reference/backprop/profiler, reference/backprop/profiler_util)
+
+def _flopped(lib):
+    from importlib import import_module
+    P = import_module(lib.__name__ + '.profiler')
+    x, w, b = lib.ones(8, 16), lib.ones(32, 16), lib.ones(32)
+    with P.profile(activities=[P.ProfilerActivity.CPU], with_flops=True) as p:
+        lib.mm(x, w.t()); lib.matmul(x, w.t()); lib.addmm(b, x, w.t()); lib.nn.functional.linear(x, w, b)
+        lib.nn.functional.conv2d(lib.ones(2, 6, 8, 8), lib.ones(6, 2, 3, 3), groups=3, stride=2)
+        lib.nn.functional.conv1d(lib.ones(2, 6, 8), lib.ones(4, 6, 3)); x * x; x + x
+        lib.bmm(lib.ones(2, 3, 4), lib.ones(2, 4, 5)); lib.baddbmm(lib.ones(2, 3, 5), lib.ones(2, 3, 4), lib.ones(2, 4, 5))
+    return p
+
+def test_profile_with_flops():
+    res = []
+    for lib in both():
+        p = _flopped(lib)
+        fl = {e.key: e.flops for e in p.key_averages() if e.flops}
+        conv = fl.pop('aten::conv2d', 0) + fl.pop('aten::convolution', 0)      # torch credits aten::conv2d, litnn aten::convolution
+        table = p.key_averages().table(sort_by='flops', row_limit=3).splitlines()
+        res.append((fl, conv, table[1].split()[-2:], [l.split()[-1] for l in table[3:6]], p.key_averages().total_average().flops > 0))
+    assert res[0] == res[1]
+
+def test_profiler_types_and_step_tracker():
+    for name in ['DeviceType', 'ProfilerActivity', 'ProfilerState']:
+        t, l = getattr(torch.autograd, name), getattr(litnn.autograd, name)
+        assert {k: v.value for k, v in t.__members__.items()} == {k: v.value for k, v in l.__members__.items()}, name
+    assert {k: v.value for k, v in torch.profiler.RecordScope.__members__.items()} == \
+           {k: v.value for k, v in litnn.profiler.RecordScope.__members__.items()}
+    assert litnn.profiler.DeviceType is litnn.autograd.DeviceType and litnn.profiler.ProfilerActivity is litnn.autograd.ProfilerActivity
+    assert litnn.autograd.kineto_available() == torch.autograd.kineto_available()
+    assert litnn.profiler.Optimizer is litnn.optim.Optimizer
+    assert litnn.profiler.register_optimizer_step_post_hook is litnn.optim.optimizer.register_optimizer_step_post_hook
+    for lib in both():
+        with pytest.raises(TypeError, match='No constructor defined'): lib.autograd.ProfilerEvent()
+    res = []
+    for lib in both():
+        K = lib.profiler.KinetoStepTracker
+        start = K.current_step()
+        K.init_step_count('t5_a'); K.init_step_count('t5_b')
+        r = [K.increment_step(n) - start for n in ('t5_a', 't5_b', 't5_a', 't5_a')]
+        with pytest.warns(UserWarning, match='increased more than 1'):
+            K._step_dict['t5_a'] += 1; r.append(K.increment_step('t5_a') - start)
+        r += [K.erase_step_count('t5_a'), K.erase_step_count('t5_b'), K.erase_step_count('t5_a')]
+        res.append(r)
+    assert res[0] == res[1]

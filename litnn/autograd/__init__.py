@@ -122,3 +122,7 @@ from ..overrides import handle_torch_function, has_torch_function, is_tensor_lik
 
 # %% ../../nbs/reference/backprop/functional.ipynb #a8e4633b
 from . import functional   # reference/backprop/functional: jacobian, hessian, vjp, jvp, vhp, hvp
+
+# %% ../../nbs/reference/backprop/profiler.ipynb #t5ddfd1e
+from .profiler import (DeviceType, ProfilerActivity, ProfilerConfig, ProfilerEvent, ProfilerState,   # reference/backprop/profiler
+                                     kineto_available)
