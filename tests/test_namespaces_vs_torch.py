@@ -409,3 +409,28 @@ def test_profiler_types_and_step_tracker():
         r += [K.erase_step_count('t5_a'), K.erase_step_count('t5_b'), K.erase_step_count('t5_a')]
         res.append(r)
     assert res[0] == res[1]
+
+# torch.nn.utils.memory_format, torch.amp.is_autocast_available
+
+def test_convert_conv_weight_memory_format():
+    res = []
+    for lib in both():
+        U, nn = lib.nn.utils, lib.nn
+        lib.manual_seed(0)
+        m = nn.Sequential(nn.Conv2d(8, 4, 3), nn.ReLU(), nn.Sequential(nn.ConvTranspose2d(4, 2, 3)), nn.Conv3d(2, 2, 1))
+        w = m[0].weight
+        before = [p.detach().clone() for p in m.parameters()]
+        out = U.convert_conv2d_weight_memory_format(m, lib.channels_last)
+        U.convert_conv3d_weight_memory_format(m, lib.channels_last_3d)
+        res.append((out is m, m[0].weight is w, m[0].weight.is_contiguous(memory_format=lib.channels_last),
+                    m[2][0].weight.is_contiguous(memory_format=lib.channels_last), m[3].weight.is_contiguous(memory_format=lib.channels_last_3d),
+                    all(lib.equal(a, b) for a, b in zip(before, m.parameters()))))
+    assert res[0] == res[1]
+
+@pytest.mark.parametrize('d', ['cpu', 'cuda', 'cuda:0', 'xpu', 'mps', 'meta', 'hip', 'lazy', 'privateuseone', 'gpu', 'CPU', ''])
+def test_is_autocast_available(d):
+    res = []
+    for lib in both():
+        try: res.append(lib.amp.is_autocast_available(d))
+        except RuntimeError as e: res.append(str(e).replace('torch', 'litnn'))
+    assert res[0] == res[1]
