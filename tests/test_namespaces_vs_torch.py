@@ -434,3 +434,8 @@ def test_is_autocast_available(d):
         try: res.append(lib.amp.is_autocast_available(d))
         except RuntimeError as e: res.append(str(e).replace('torch', 'litnn'))
     assert res[0] == res[1]
+
+def test_docstring_fragments():
+    for ns, names in [('linalg', ['common_notes']), ('special', ['common_args', 'multi_dim_common']),
+                      ('fft', ['common_args', 'factory_common_args'])]:
+        for n in names: assert getattr(getattr(litnn, ns), n) == getattr(getattr(torch, ns), n), (ns, n)
