@@ -439,3 +439,39 @@ def test_docstring_fragments():
     for ns, names in [('linalg', ['common_notes']), ('special', ['common_args', 'multi_dim_common']),
                       ('fft', ['common_args', 'factory_common_args'])]:
         for n in names: assert getattr(getattr(litnn, ns), n) == getattr(getattr(torch, ns), n), (ns, n)
+
+# torch.optim.swap_in_optimizer_params_and_state (reference/optim/stateless)
+
+@pytest.mark.parametrize('name', ['SGD', 'Adam', 'AdamW', 'RMSprop'])
+def test_swap_in_optimizer_params_and_state(name):
+    import numpy as np
+    res = []
+    for lib in both():
+        lib.manual_seed(0)
+        model = lib.nn.Linear(2, 2)
+        with lib.no_grad(): model.weight.copy_(lib.tensor([[1., 2.], [3., 4.]])); model.bias.copy_(lib.tensor([0.5, -0.5]))
+        kw = dict(momentum=0.9) if name in ('SGD', 'RMSprop') else {}
+        opt = getattr(lib.optim, name)(model.parameters(), lr=0.1, **kw)
+        model(lib.ones(1, 2)).sum().backward(); opt.step()
+        copy = {n: p.detach().clone().requires_grad_() for n, p in model.named_parameters()}
+        sd = opt.state_dict(); sd['param_groups'][0]['lr'] = 0.5
+        sd['state'] = {k: {n: (v.clone() if isinstance(v, lib.Tensor) else v) for n, v in st.items()} for k, st in sd['state'].items()}
+        for i, p in enumerate(copy.values()): p.grad = lib.ones_like(p) * (i + 1)
+        with lib.optim.swap_in_optimizer_params_and_state(opt, copy, sd):
+            inside = (opt.param_groups[0]['lr'], opt.param_groups[0]['params'][0] is copy['weight'])
+            opt.step()
+        res.append((inside, opt.param_groups[0]['lr'], opt.param_groups[0]['params'][1] is model.bias,
+                    [p.detach().numpy().copy() for p in copy.values()], [p.detach().numpy().copy() for p in model.parameters()],
+                    sorted(opt.state[model.bias])))
+        errs = []
+        for bad in ({'state': [], 'param_groups': []}, {'state': {}, 'param_groups': [{}]}, {'state': {}, 'param_groups': []},
+                    dict(opt.state_dict(), state={**opt.state_dict()['state'], 9: {}})):
+            with pytest.raises(RuntimeError) as e: lib.optim.swap_in_optimizer_params_and_state(opt, copy, bad).__enter__()
+            errs.append(str(e.value))
+        with pytest.raises(RuntimeError) as e:
+            lib.optim.swap_in_optimizer_params_and_state(getattr(lib.optim, name)(model.parameters(), lr=0.1), copy, sd).__enter__()
+        errs.append(str(e.value))
+        res.append(errs)
+    assert res[0][:3] == res[2][:3] and res[0][5] == res[2][5] and res[1] == res[3]
+    for a, b in zip(res[0][3] + res[0][4], res[2][3] + res[2][4]): np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    assert litnn.optim.swap_in_optimizer_params_and_state.__module__ == 'litnn.optim'
