@@ -475,3 +475,17 @@ def test_swap_in_optimizer_params_and_state(name):
     assert res[0][:3] == res[2][:3] and res[0][5] == res[2][5] and res[1] == res[3]
     for a, b in zip(res[0][3] + res[0][4], res[2][3] + res[2][4]): np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
     assert litnn.optim.swap_in_optimizer_params_and_state.__module__ == 'litnn.optim'
+
+def test_nn_factory_kwargs():
+    res = []
+    for lib in both():
+        f = lib.nn.factory_kwargs
+        r = [f(None), f({}), f({'device': 'cpu', 'dtype': lib.float64}) == {'device': 'cpu', 'dtype': lib.float64},
+             f({'factory_kwargs': {'dtype': lib.float16}, 'device': 'cpu'}) == {'dtype': lib.float16, 'device': 'cpu'}]
+        for bad in ({'dtpye': 1}, {'dtype': lib.float64, 'factory_kwargs': {'dtype': lib.float16}}):
+            with pytest.raises(TypeError) as e: f(bad)
+            r.append(str(e.value))
+        ns = {}; exec(f'from {lib.__name__}.nn import *', ns)
+        r.append(all(n in ns for n in ('Linear', 'Conv2d', 'Parameter', 'functional', 'factory_kwargs')))
+        res.append(r)
+    assert res[0] == res[1]
