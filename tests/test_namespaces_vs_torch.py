@@ -489,3 +489,24 @@ def test_nn_factory_kwargs():
         r.append(all(n in ns for n in ('Linear', 'Conv2d', 'Parameter', 'functional', 'factory_kwargs')))
         res.append(r)
     assert res[0] == res[1]
+
+def test_execution_trace_observer(tmp_path):
+    import json
+    res = []
+    for lib in both():
+        et = lib.profiler.ExecutionTraceObserver()
+        f = str(tmp_path / f'{lib.__name__}.json')
+        r = [et.register_callback(f) is et, et.is_registered, et.get_output_file_path() == f, et.is_running()]
+        et.start(); r.append(et.is_running())
+        x = lib.ones(2, 3); y = (x * x).sum()
+        et.stop(); r.append(et.is_running()); et.unregister_callback(); r.append(et.is_registered)
+        t = json.loads(open(f).read())
+        nodes = {n['name']: n for n in t['nodes']}
+        mul, s = nodes['aten::mul'], nodes['aten::sum']
+        r += [sorted(t), t['schema'], t['nodes'][0]['id'] if False else sorted(n['id'] for n in t['nodes'])[:2],
+              nodes['[pytorch|profiler|execution_trace|thread]']['ctrl_deps'], mul['ctrl_deps'], mul['inputs']['types'],
+              mul['inputs']['shapes'], mul['outputs']['shapes'], mul['outputs']['strides'], mul['inputs']['values'][0][2:],
+              s['inputs']['values'][0][0] == mul['outputs']['values'][0][0], [a['name'] for a in mul['attrs']],
+              sorted(mul), sorted(mul['inputs'])]
+        res.append(r)
+    assert res[0] == res[1]

@@ -7,8 +7,9 @@ __all__ = ['profile', 'schedule', 'supported_activities', 'tensorboard_trace_han
            'kineto_available', 'record_function']
 
 # %% ../../nbs/reference/profiler.ipynb #6a4d4815
-from .profiler import (   # reference/profiler/profiler
-    ProfilerAction, ProfilerActivity, profile, schedule, supported_activities, tensorboard_trace_handler, _KinetoProfile)
+from litnn.profiler.profiler import (   # reference/profiler/profiler
+    ProfilerAction, ProfilerActivity, profile, schedule, supported_activities, tensorboard_trace_handler, _KinetoProfile,
+    ExecutionTraceObserver)
 from ..autograd.profiler import record_function   # reference/backprop/profiler
 from . import profiler
 _all_ = ['profile', 'schedule', 'supported_activities', 'tensorboard_trace_handler', 'ProfilerAction', 'ProfilerActivity',
