@@ -69,3 +69,6 @@ def get_autocast_dtype(device_type):
 # %% ../../nbs/55_mixed_precision.ipynb #db50b2af
 from .autocast_mode import autocast, custom_fwd, custom_bwd
 from .grad_scaler import GradScaler
+
+# %% ../../nbs/55a_mixed_precision_casts.ipynb #t54c7f7d
+from .autocast_mode import is_autocast_available   # 55a_mixed_precision_casts

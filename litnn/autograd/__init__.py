@@ -113,5 +113,16 @@ from .gradcheck import gradcheck, gradgradcheck, GradcheckError   # 14a_gradchec
 # %% ../../nbs/14b_forward_mode.ipynb #89e39bcd
 from . import forward_ad   # 14b_forward_mode
 
+# %% ../../nbs/reference/backprop/engine_switches.ipynb #f25eca54
+from .grad_mode import set_multithreading_enabled, enforce_grad_layout_policy, is_multithreading_enabled   # reference/backprop/engine_switches
+from .grad_mode import is_view_replay_enabled, _force_original_view_tracking
+from .function import NestedIOFunction
+from .graph import SavedTensor
+from ..overrides import handle_torch_function, has_torch_function, is_tensor_like   # reference/overrides
+
 # %% ../../nbs/reference/backprop/functional.ipynb #a8e4633b
 from . import functional   # reference/backprop/functional: jacobian, hessian, vjp, jvp, vhp, hvp
+
+# %% ../../nbs/reference/backprop/profiler.ipynb #t5ddfd1e
+from .profiler import (DeviceType, ProfilerActivity, ProfilerConfig, ProfilerEvent, ProfilerState,   # reference/backprop/profiler
+                                     kineto_available)

@@ -10,7 +10,7 @@ from .graph import Node, _edge, _counter, _SavedOutput
 from .grad_mode import _Mode, no_grad
 
 # %% auto #0
-__all__ = ['FunctionCtx', 'Function']
+__all__ = ['FunctionCtx', 'Function', 'NestedIOFunction']
 
 # %% ../../nbs/14_custom_functions.ipynb #b7a0b590
 class FunctionCtx(Node):
@@ -93,3 +93,31 @@ def _link_outputs(ctx, out, args):
     if ctx._saved:   # an output saved for backward would hold its own grad_fn: keep its array instead
         ctx._saved = tuple(_SavedOutput(o, ctx) if builtins.any(o is r for r in res) else o for o in ctx._saved)
     return res[0] if single else tuple(res)
+
+# %% ../../nbs/reference/backprop/engine_switches.ipynb #09fe93dd
+def _iter_tensors(obj):
+    "The tensors in a nest of lists and tuples, in order."
+    if isinstance(obj, Tensor): yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj: yield from _iter_tensors(o)
+
+class NestedIOFunction(Function):
+    "Legacy base of a Function over nested inputs (`forward_extended`, `backward_extended`); torch 2.13 can no longer run one."
+    def __call__(self, *input): return self._do_forward(*input)
+    def _do_forward(self, *input):
+        self._nested_input = input
+        return super()._do_forward(*tuple(_iter_tensors(input)))   # the legacy engine path torch removed: AttributeError
+    def _do_backward(self, gradients, retain_variables):
+        self.retain_variables = retain_variables
+        return super()._do_backward(gradients, retain_variables)
+    def forward(self, *args):
+        nested = self._nested_input      # on the node .apply makes, never set: AttributeError, as torch's
+        return self.forward_extended(*nested)
+    def backward(self, *gradients): return self.backward_extended(*gradients)
+    def save_for_backward(self, *args): self.to_save, self._to_save_nested = tuple(_iter_tensors(args)), args
+    @property
+    def saved_tensors(self): return self._to_save_nested
+    def mark_dirty(self, *args, **kwargs): self.dirty_tensors = tuple(_iter_tensors((args, kwargs)))
+    def mark_non_differentiable(self, *args, **kwargs): self.non_differentiable = tuple(_iter_tensors((args, kwargs)))
+    def forward_extended(self, *input): raise NotImplementedError
+    def backward_extended(self, *grad_output): raise NotImplementedError

@@ -12,7 +12,7 @@ from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
 
 # %% auto #0
-__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook']
+__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook', 'SavedTensor']
 
 # %% ../../nbs/12_backprop_graph.ipynb #839c4398
 _FREED = object()
@@ -425,3 +425,8 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     "Call `fn` after the gradients of all `tensors` (mode 'all'), or the first of them ('any'); returns a handle."
     if mode not in ("all", "any"): raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     return _MultiHandle(_all_hooks(tensors, fn) if mode == "all" else _any_hooks(tensors, fn))
+
+# %% ../../nbs/reference/backprop/engine_switches.ipynb #082fe1dd
+class SavedTensor:
+    "A tensor saved for backward, as the engine holds it; made only by the engine."
+    def __init__(self, *args, **kwargs): raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")

@@ -6,7 +6,7 @@
 __all__ = ['Interval', 'FunctionEvent', 'FunctionEventAvg', 'EventList']
 
 # %% ../../nbs/reference/backprop/profiler_util.ipynb #4055f0ee
-import builtins, json, os
+import builtins, json, math, os
 from collections import defaultdict
 from ..backend import patch
 
@@ -54,13 +54,13 @@ class _Formatted:
 class FunctionEvent(_Formatted):
     "One operation, or `record_function` block, a profile recorded: name, thread, interval, shapes, children."
     def __init__(self, id, name, thread, start_us, end_us, input_shapes=None, stack=None, cpu_memory_usage=0,
-                 is_user_annotation=False, sequence_nr=-1):
+                 is_user_annotation=False, sequence_nr=-1, flops=0):
         self.id, self.name, self.key, self.thread = id, name, name, thread
         self.time_range = Interval(start_us, end_us)
         self.input_shapes = input_shapes if input_shapes is not None else []
         self.stack = stack if stack is not None else []
         self.cpu_memory_usage, self.is_user_annotation, self.sequence_nr = cpu_memory_usage, is_user_annotation, sequence_nr
-        self.cpu_children, self.cpu_parent, self.count = [], None, 1
+        self.cpu_children, self.cpu_parent, self.count, self.flops = [], None, 1, flops
 
     def append_cpu_child(self, child):
         "Make `child` (an event that ran inside this one) one of its children."
@@ -91,7 +91,7 @@ class FunctionEventAvg(_Formatted):
     def __init__(self):
         self.key, self.count, self.input_shapes, self.stack, self.is_user_annotation = None, 0, None, None, False
         self.cpu_time_total = self.self_cpu_time_total = self.cpu_memory_usage = self.self_cpu_memory_usage = 0
-        self.cpu_parent = None
+        self.cpu_parent, self.flops = None, 0
 
     def add(self, other):
         "Fold event (or average) `other` into this average; returns self."
@@ -102,6 +102,7 @@ class FunctionEventAvg(_Formatted):
         self.count += other.count
         self.cpu_time_total += other.cpu_time_total; self.self_cpu_time_total += other.self_cpu_time_total
         self.cpu_memory_usage += other.cpu_memory_usage; self.self_cpu_memory_usage += other.self_cpu_memory_usage
+        self.flops += other.flops
         return self
     __iadd__ = add
 
@@ -137,6 +138,7 @@ class EventList(list):
             total.count += e.count
             total.cpu_time_total += e.cpu_time_total; total.self_cpu_time_total += e.self_cpu_time_total
             total.cpu_memory_usage += e.cpu_memory_usage; total.self_cpu_memory_usage += e.self_cpu_memory_usage
+            total.flops += e.flops
         total.key = 'Total'
         return total
 
@@ -146,6 +148,12 @@ class EventList(list):
         return builtins.sum(e.self_cpu_time_total for e in self)
 
 # %% ../../nbs/reference/backprop/profiler_util.ipynb #9020fe28
+def _auto_scale_flops(flops):
+    "The scale and unit torch prints a count of floating-point operations in: FLOPs, KFLOPs, ... PFLOPs."
+    headers = ["FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"]
+    log_flops = builtins.max(0, builtins.min(math.log10(flops) / 3, float(len(headers) - 1)))
+    return pow(10, math.floor(log_flops) * -3.0), headers[int(log_flops)]
+
 def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
                  max_shapes_column_width=80, with_flops=False, profile_memory=False, top_level_events_only=False, time_unit=None):
     "torch's summary table of `events` (FunctionEvents or FunctionEventAvgs), CPU columns only."
@@ -163,7 +171,12 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
     stacks = [e.stack for e in events if e.stack]
     src_w = builtins.min(builtins.max(len(s) for st in stacks for s in st) + 4, max_src_column_width or 10**9) if stacks else 0
     if stacks: headers.append("Source Location"); widths.append(src_w)
-    row = ''.join('{: ' + ('<' if stacks and i == len(widths) - 1 else '>') + str(w) + '}  ' for i, w in enumerate(widths))
+    left = len(widths) - 1 if stacks else None        # the source column is left-aligned, the others right
+    raw_flops = [e.flops for e in events if e.flops > 0] if with_flops else []
+    if raw_flops:                                      # torch's unit: that of the smallest nonzero count
+        flops_scale, flops_header = _auto_scale_flops(builtins.min(raw_flops))
+        headers.append(f"Total {flops_header}"); widths.append(12)
+    row = ''.join('{: ' + ('<' if i == left else '>') + str(w) + '}  ' for i, w in enumerate(widths))
     sep = ''.join('-' * w + '  ' for w in widths)
     def unit(us, default):
         return {'s': f"{us / 1e6:.3f}s", 'ms': f"{us / 1e3:.3f}ms", 'us': f"{us:.3f}us"}.get(time_unit, default)
@@ -186,9 +199,11 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
         if has_shapes: vals.append(str(e.input_shapes)[:shapes_w])
         trim = lambda p: p if len(p) <= src_w else '...' + p[len(p) - src_w + 3:]
         if stacks: vals.append(trim(e.stack[0]) if e.stack else '')
+        if raw_flops: vals.append(f"{e.flops * flops_scale:8.3f}" if e.flops > 0 else "--")
         out.append(row.format(*vals))
         if stacks and e.stack:     # the rest of the stack below, one frame a line, then a blank line
-            out += [row.format(*[''] * (len(headers) - 1), trim(f)) for f in e.stack[1:]] + [row.format(*[''] * len(headers))]
+            blank = [''] * (len(headers) - 1 - builtins.bool(raw_flops))
+            out += [row.format(*blank, trim(f), *[''] * builtins.bool(raw_flops)) for f in e.stack[1:]] + [row.format(*[''] * len(headers))]
     out += [sep, f"Self CPU time total: {unit(total, _format_time(total))}"]
     return ''.join(l + '\n' for l in out)
 

@@ -18,10 +18,10 @@ from .._views import tril
 from .._reductions import return_types, _return_type
 
 # %% auto #0
-__all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'LinAlgError', 'LinalgInvExBackward0',
-           'inv', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve', 'LinalgCholeskyExBackward0',
-           'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex', 'LinalgMatrixExpBackward0',
-           'matrix_exp', 'vander']
+__all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'common_notes', 'LinAlgError',
+           'LinalgInvExBackward0', 'inv', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve',
+           'LinalgCholeskyExBackward0', 'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex',
+           'LinalgMatrixExpBackward0', 'matrix_exp', 'vander']
 
 # %% ../../nbs/reference/linalg.ipynb #08794671
 class LinAlgError(RuntimeError):
@@ -250,3 +250,6 @@ def vander(x, N=None):
     N = x.shape[-1] if N is None else N
     if N <= 1: raise RuntimeError("N must be greater than 1.")
     return cat([x.unsqueeze(-1).pow(0), x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)], -1)
+
+# %% ../../nbs/reference/linalg.ipynb #t587ef15
+common_notes = {'experimental_warning': 'This function is "experimental" and it may change in a future PyTorch release.', 'sync_note': 'When inputs are on a CUDA device, this function synchronizes that device with the CPU.', 'sync_note_ex': 'When the inputs are on a CUDA device, this function synchronizes only when :attr:`check_errors`\\ `= True`.', 'sync_note_has_ex': 'When inputs are on a CUDA device, this function synchronizes that device with the CPU. For a version of this function that does not synchronize, see :func:`{}`.'}

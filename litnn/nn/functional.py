@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['UnsafeViewBackward0', 'linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'affine_grid', 'grid_sample', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'interpolate']
+__all__ = ['UnsafeViewBackward0', 'linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'interpolate']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -2364,6 +2364,25 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"{oh} * {ow} = {oh * ow}, but got input.size(2)={shape[2]}.")
     return Col2ImBackward0.apply(input, geo=_geometry((shape[0], shape[1] // (k[0] * k[1])) + o, k, d, p, s))
 
+# %% ../../nbs/reference/nn/functional_namespace.ipynb #90fc6f0c
+from typing import TYPE_CHECKING
+from .._jit_internal import boolean_dispatch, BroadcastingList1, BroadcastingList2, BroadcastingList3
+from ..overrides import handle_torch_function, has_torch_function, has_torch_function_unary, has_torch_function_variadic
+
+# %% ../../nbs/reference/nn/functional_namespace.ipynb #5bd5a973
+GRID_SAMPLE_INTERPOLATION_MODES = {'bilinear': 0, 'nearest': 1, 'bicubic': 2}
+GRID_SAMPLE_PADDING_MODES = {'zeros': 0, 'border': 1, 'reflection': 2}
+
+# %% ../../nbs/reference/nn/functional_namespace.ipynb #82a6e17a
+reproducibility_notes = {'forward_reproducibility_note': 'This operation may behave nondeterministically when given tensors on a CUDA device. See :doc:`/notes/randomness` for more information.', 'backward_reproducibility_note': 'This operation may produce nondeterministic gradients when given tensors on a CUDA device. See :doc:`/notes/randomness` for more information.', 'cudnn_reproducibility_note': 'In some circumstances when given tensors on a CUDA device and using CuDNN, this operator may select a nondeterministic algorithm to increase performance. If this is undesirable, you can try to make the operation deterministic (potentially at a performance cost) by setting ``torch.backends.cudnn.deterministic = True``. See :doc:`/notes/randomness` for more information.'}
+sparse_support_notes = {'sparse_beta_warning': '\n.. warning::\n    Sparse support is a beta feature and some layout(s)/dtype/device combinations may not be supported,\n    or may not have autograd support. If you notice missing functionality please\n    open a feature request.'}
+tf32_notes = {'tf32_note': 'This operator supports :ref:`TensorFloat32<tf32_on_ampere>`.'}
+
+# %% ../../nbs/reference/nn/functional_namespace.ipynb #302d4647
+def assert_int_or_pair(arg, arg_name, message):
+    "Raise AssertionError (`message` formatted with `arg_name`) unless `arg` is an int or has two items."
+    if not (isinstance(arg, int) or len(arg) == 2): raise AssertionError(message.format(arg_name))
+
 # %% ../../nbs/reference/nn/grid_sample.ipynb #fe17263b
 import warnings, itertools, builtins
 import numpy as np
@@ -2498,6 +2517,100 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
         for f, b in zip(frac, corner): w = w * (f if b else 1 - f)
         out = out + _read(input, idx, _within(idx, sizes)) * w
     return out
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #e516df42
+import enum
+from .._tensor import Tensor, _dtype_name
+from .._creation import zeros
+from .._views import cat, stack
+from .. import backend as _backend
+from .._tensor import _CPP_NAMES
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #490228b0
+def _aligned_16(t):
+    "Is one of the last two dimensions unit-stride and the other's stride a multiple of 16 bytes?"
+    s, k = t.stride(), t.element_size()
+    return (s[-1] == 1 and s[-2] * k % 16 == 0) or (s[-2] == 1 and s[-1] * k % 16 == 0)
+
+def _check_grouped(a, b, offs, bias, out_dtype):
+    for name, m in (('mat_a', a), ('mat_b', b)):
+        if m.dtype.name not in ('float32', 'bfloat16', 'float16'): raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got {_dtype_name(m)}")
+    for name, m in (('mat_a', a), ('mat_b', b)):
+        if m.dim() not in (2, 3): raise RuntimeError(f"{name} has to be 2 or 3d")
+    if (offs is None) != (a.dim() == 3 and b.dim() == 3):
+        raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
+    if offs is not None and (offs.dtype is not _backend.int32 or offs.dim() != 1): raise RuntimeError("Offsets have to be int32")
+    if a.dim() == 3 and b.dim() == 3 and a.shape[0] != b.shape[0]: raise RuntimeError("batched dimension has to match")
+    if a.shape[-1] != b.shape[-2]: raise RuntimeError("contraction dimension of mat_a and mat_b must match")
+    if not (_aligned_16(a) and _aligned_16(b)): raise RuntimeError("strides should be multiple of 16 bytes")
+    if bias is not None: raise RuntimeError("Bias not supported yet")
+    if out_dtype is not None and out_dtype is not a.dtype: raise RuntimeError("Grouped gemm output dtype must match `mat_a` dtype")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[b.dtype.name]}, but got {_CPP_NAMES[a.dtype.name]} instead")
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #75242d4c
+def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
+    "One matrix product per group: `mat_a`'s rows, `mat_b`'s columns or the shared K split at the int32 ends `offs`."
+    _check_grouped(mat_a, mat_b, offs, bias, out_dtype)
+    if offs is None: return mat_a @ mat_b                                 # (G,M,K) @ (G,K,N)
+    ends = [int(e) for e in offs.tolist()]
+    spans = list(zip([0] + ends[:-1], ends))
+    if mat_a.dim() == 2 and mat_b.dim() == 3:                             # (ΣM,K) @ (G,K,N): rows of mat_a
+        parts = [mat_a[s:e] @ mat_b[g] for g, (s, e) in enumerate(spans)]
+        rest = mat_a.shape[0] - ends[-1]
+        return cat(parts + [zeros(rest, mat_b.shape[-1], dtype=mat_a.dtype, device=mat_a.device)])
+    if mat_a.dim() == 3:                                                  # (G,M,K) @ (K,ΣN): columns of mat_b
+        parts = [mat_a[g] @ mat_b[:, s:e] for g, (s, e) in enumerate(spans)]
+        rest = mat_b.shape[-1] - ends[-1]
+        return cat(parts + [zeros(mat_a.shape[1], rest, dtype=mat_a.dtype, device=mat_a.device)], dim=1)
+    return stack([mat_a[:, s:e] @ mat_b[s:e] for s, e in spans])          # (M,ΣK) @ (ΣK,N): the shared K
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #f6cbd8fc
+class _ScalingType(enum.Enum):
+    "How a scaled product's operand was scaled: one scale per tensor, per row, or per block."
+    TensorWise, RowWise, BlockWise1x16, BlockWise1x32, BlockWise1x128, BlockWise128x128 = range(6)
+
+class _SwizzleType(enum.Enum):
+    "The memory layout of block scales (the GPU's swizzled tiles, or none)."
+    NO_SWIZZLE, SWIZZLE_32_4_4 = range(2)
+
+ScalingType, SwizzleType = _ScalingType, _SwizzleType
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #6fd69a6d
+def _single_item(x): return x[0] if isinstance(x, (list, tuple)) and len(x) == 1 else x
+
+def _scaled_ok(a, b, sa, ra, sb, rb):
+    "Is this a configuration torch's kernel runs: float8 operands, float32 scales, tensor-wise or row-wise?"
+    if not (a.dtype.is_floating_point and a.element_size() == 1 and b.dtype.is_floating_point and b.element_size() == 1): return False
+    if not (isinstance(sa, Tensor) and isinstance(sb, Tensor) and sa.dtype is _backend.float32 and sb.dtype is _backend.float32): return False
+    if ra is rb is _ScalingType.TensorWise: return sa.numel() == 1 and sb.numel() == 1
+    if ra is rb is _ScalingType.RowWise:
+        return (tuple(sa.shape) == (a.shape[0], 1) and tuple(sb.shape) == (1, b.shape[1]) and sa.is_contiguous()
+                and sb.is_contiguous())
+    return False
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #3f568fca
+def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None, swizzle_b=None, bias=None,
+              output_dtype=_backend.bfloat16, contraction_dim=(), use_fast_accum=False):
+    "`(mat_a * scale_a) @ (mat_b * scale_b) + bias` of float8 operands, accumulated in float32, cast to `output_dtype`."
+    if mat_a.dim() != 2 or mat_b.dim() != 2 or mat_a.shape[1] != mat_b.shape[0]:
+        raise ValueError(f"mat_a and mat_b shapes cannot be multiplied ({mat_a.shape[0]}x{mat_a.shape[-1]} and "
+                         f"{mat_b.shape[0]}x{mat_b.shape[-1]})")
+    sa, ra, sb, rb = (_single_item(x) for x in (scale_a, scale_recipe_a, scale_b, scale_recipe_b))
+    if not _scaled_ok(mat_a, mat_b, sa, ra, sb, rb):
+        raise ValueError("Invalid scaling configuration.\n"
+                         "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
+                         f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be "
+                         f"({mat_a.shape[0]}, 1) and scale_b should be (1, {mat_b.shape[1]}), and both should be contiguous.")
+    out = (mat_a.float() * sa.reshape(-1, 1) if sa.dim() else mat_a.float() * sa) @ (mat_b.float() * sb)
+    if bias is not None: out = out + bias.float()
+    return out.to(mat_a.dtype if output_dtype is None else output_dtype)
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #a50bb035
+def scaled_grouped_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None, swizzle_b=None, bias=None,
+                      offs=None, output_dtype=_backend.bfloat16, contraction_dim=(), use_fast_accum=False):
+    "`grouped_mm` of float8 operands with scales: no kernel here, as torch's CPU build has none."
+    raise NotImplementedError(f"Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the '{mat_a.device.type.upper()}' backend.")
 
 # %% ../../nbs/reference/nn/gumbel_softmax_and_inplace_rectifiers.ipynb #e4d9f47b
 import warnings

@@ -18,6 +18,7 @@ from ._muon import Muon                                       # 30r_muon
 from . import optimizer
 from . import lr_scheduler                                    # 30a_lr_scheduler, 30l_schedulers, 30la_plateau_sequential
 from . import swa_utils                                       # 30m_swa
+from ._stateless import swap_in_optimizer_params_and_state    # reference/optim/stateless
 
 # As torch/optim/__init__.py: Adafactor and Muon are written in private files (as torch's _adafactor.py and _muon.py)
 # and presented here, so that their path is torch's, `litnn.optim.Adafactor` and `litnn.optim.Muon`.
@@ -25,4 +26,5 @@ Adafactor.__module__ = "litnn.optim"
 Muon.__module__ = "litnn.optim"
 
 __all__ = ['Optimizer', 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adadelta', 'Adagrad', 'Adamax', 'NAdam', 'RAdam', 'ASGD', 'Rprop',
-           'SparseAdam', 'LBFGS', 'Adafactor', 'Muon', 'lr_scheduler', 'swa_utils']
+           'SparseAdam', 'LBFGS', 'Adafactor', 'Muon', 'lr_scheduler', 'swa_utils',
+           'swap_in_optimizer_params_and_state']

@@ -13,8 +13,11 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters   # 3
 from . import convert_parameters
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights   # 30bb_fusion
 from . import fusion
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format   # reference/nn/utils/memory_format
+from . import memory_format
 
 __all__ = ['clip_grad_norm_', 'clip_grad_norm', 'clip_grad_value_', 'get_total_norm', 'clip_grads_with_norm_', 'rnn',
            'parametrize', 'parametrizations', 'prune', 'weight_norm', 'remove_weight_norm', 'spectral_norm', 'remove_spectral_norm',
            'skip_init', 'stateless', 'parameters_to_vector', 'vector_to_parameters', 'convert_parameters',
-           'fuse_conv_bn_eval', 'fuse_conv_bn_weights', 'fuse_linear_bn_eval', 'fuse_linear_bn_weights', 'fusion']
+           'fuse_conv_bn_eval', 'fuse_conv_bn_weights', 'fuse_linear_bn_eval', 'fuse_linear_bn_weights', 'fusion',
+           'convert_conv2d_weight_memory_format', 'convert_conv3d_weight_memory_format', 'memory_format']
