@@ -6,7 +6,7 @@
 __all__ = ['OptimizedModule', 'explain']
 
 # %% ../../nbs/37_compile.ipynb #d50bf608
-import builtins, sys, weakref, warnings
+import builtins, sys, math, weakref, warnings
 import numpy as np
 from .._tensor import Tensor, _version_counter
 from ..backend import default_generator
@@ -22,6 +22,14 @@ from .exc import Unsupported
 from .backends.debugging import ExplainOutput
 from ..backend import patch
 from ..cuda import graphs as _cuda_graphs
+from ..backend import array_namespace
+from ..autograd.engine import _writeable
+from ..autograd.broadcasting import _scalar, _blas_summable, _summed_dims, _kept_shape, SumBackward0
+from ..autograd.operators import AddBackward0, SubBackward0, MulBackward0, DivBackward0, NegBackward0
+from .._pointwise import TanhBackward0, SigmoidBackward0, ExpBackward0, LogBackward0, SqrtBackward0, ReluBackward0, LogSoftmaxBackward0
+from .._reductions import MeanBackward0, MeanBackward1
+from .._views import TBackward0
+from .._products import MmBackward0
 
 # %% ../../nbs/37_compile.ipynb #8a3451a3
 class _BreakReason:
@@ -410,7 +418,7 @@ class _Program:
         self.steps, self.n, self.n_inputs, self.out_spec, self.graph = cap.steps, cap.n, n_inputs, out_spec, graph
         self.externals = tuple((t, t._data.shape, t._data.dtype, t._requires_grad) for t in cap.externals.values())
         self.modules = tuple(cap.modules.items())
-        self.op_count, self.runs, self.launch = cap.op_count, None, None
+        self.op_count, self.runs, self.launch, self.lowered = cap.op_count, None, None, None
 
     def guards_ok(self):
         for t, shape, dtype, rg in self.externals:
@@ -421,12 +429,16 @@ class _Program:
         return True
 
     def replay(self, inputs):
-        "Run the steps on new inputs: the operations' array code, the fixed backward walk, the whole calls."
-        runs = self.runs
-        if runs is None: runs = self.runs = [_step_fn(self, st) for st in self.steps]
+        "Run the steps on new inputs: the generated function where there is one, else step by step."
         env = [None] * self.n
         env[:len(inputs)] = inputs
         grad = _Mode.grad
+        if self.lowered is not None:
+            try: self.lowered(inputs, env)
+            finally: _Mode.grad = grad
+            return _arg(env, self.out_spec)
+        runs = self.runs
+        if runs is None: runs = self.runs = [_step_fn(self, st) for st in self.steps]
         try:
             for run in runs: run(env)
         finally: _Mode.grad = grad
@@ -553,6 +565,475 @@ def _step_fn(prog, st):
         env[j] = t
     return run
 
+# %% ../../nbs/37_compile.ipynb #a384c2e2
+class _Val:
+    "A value of the generated program: its name there, its array at lowering time, the buffer it lives in (None: not the program's memory)."
+    __slots__ = ('name', 'a', 'buf')
+    def __init__(self, name, a, buf=None): self.name, self.a, self.buf = name, a, buf
+
+class _Emitter:
+    """Writes the replay as one Python function. Each `compute` is an array call with `out=` a buffer made once: the call
+    runs right away on the arrays of the capture, and its result becomes the buffer (so shape and dtype are the eager ones)."""
+    def __init__(self, xp):
+        self.xp, self.lines, self.n = xp, [], 0
+        self.ns = {'xp': xp}                      # the generated function's globals: functions, constants, buffers
+        self.env = dict(self.ns)                  # the same, with the lowering-time arrays of the local values
+        self.first_write, self.escaping = {}, []  # buffer -> its first line; buffers handed out (a .grad, a result)
+        self.names = {}
+
+    def new(self, prefix='v'): self.n += 1; return f"{prefix}{self.n}"
+
+    def const(self, v, prefix='c'):
+        "A name for Python object `v` in the generated code (a function, a tensor, a 0-d array)."
+        k = (prefix, id(v))
+        n = self.names.get(k)
+        if n is None:
+            n = self.names[k] = self.new(prefix)
+            self.ns[n] = self.env[n] = v
+        return n
+
+    def arg(self, v):
+        if isinstance(v, _Val): return v.name
+        if v is None or type(v) in (builtins.int, builtins.float, builtins.bool): return repr(v)
+        if _constant(v): return repr(v)
+        return self.const(v)
+
+    def fn(self, name):
+        "`xp.add` -> `add`, bound once in the generated code's globals."
+        short = name[3:]
+        if short not in self.ns: self.ns[short] = self.env[short] = getattr(self.xp, short)
+        return short
+
+    def compute(self, fn, *args, **kw):
+        "`fn(*args, **kw, out=buffer)`: a new value in a new buffer."
+        fn = self.fn(fn)
+        src = f"{fn}({', '.join(self.arg(a) for a in args)}{''.join(f', {k}={self.arg(v)}' for k, v in kw.items())}"
+        with np.errstate(all='ignore'): r = eval(src + ")", self.env)
+        if not hasattr(r, 'shape') or type(r) is not type(self.xp.empty(0)): r = self.xp.asarray(r)
+        b = self.new('b')
+        self.ns[b] = self.env[b] = r
+        self.first_write[b] = len(self.lines)
+        self.lines.append(f"{src}, out={b})")
+        return _Val(b, r, b)
+
+    def inplace(self, fn, target, *args):
+        "`fn(*args, out=target)`: written over `target`, a buffer of this program (as eager's `s -= ...`)."
+        src = f"{self.fn(fn)}({', '.join(self.arg(a) for a in args)}, out={target.name})"
+        with np.errstate(all='ignore'): eval(src, self.env)
+        self.lines.append(src)
+        return target
+
+    def view(self, src, *args):
+        "A value computed each replay by expression `src` (`{}` for the arguments): a view, cheap."
+        src = src.replace('xp.broadcast_to', self.fn('xp.broadcast_to'))
+        e = src.format(*(self.arg(a) for a in args))
+        n = self.new()
+        self.env[n] = r = eval(e, self.env)
+        self.lines.append(f"{n} = {e}")
+        base = next((a.buf for a in args if isinstance(a, _Val)), None)
+        return _Val(n, r, base)
+
+    def local(self, src, sample):
+        "A value the generated code reads from outside (an input's array, a gradient a Python step made)."
+        n = self.new()
+        self.env[n] = sample
+        self.lines.append(f"{n} = {src}")
+        return _Val(n, sample)
+
+    def line(self, src): self.lines.append(src)
+
+    def escape(self, v):
+        "Buffer of `v` is handed out (a result, a .grad): the next replay writes there only if nobody holds it any more."
+        if v.buf not in self.escaping: self.escaping.append(v.buf)
+
+    def source(self, name='replay', args='I, env'):
+        lines = list(self.lines)
+        for i, b in sorted(((self.first_write[b], b) for b in self.escaping), reverse=True):
+            j = self.escaping.index(b)
+            lines[i:i] = [f"{b} = E[{j}]", f"if _rc({b}) > 3: {b} = E[{j}] = xp.empty_like({b})"]
+        return f"def {name}({args}):\n" + "".join(f"    {l}\n" for l in lines)
+
+
+# %% ../../nbs/37_compile.ipynb #e71e2b53
+_LOWER = {}       # op class -> (forward, backward): each writes the op's array calls into an _Emitter
+
+def _lowers(*classes):
+    def register(pair):
+        for c in classes: _LOWER[c] = pair
+        return pair
+    return register
+
+def _plain(*vs):
+    "Whether the operands are float32/float64 arrays (half precision and integers compute differently: no lowering)."
+    return builtins.all(not isinstance(v, _Val) or (v.a.dtype.kind == 'f' and v.a.dtype.itemsize >= 4) for v in vs)
+
+def _number(v, other):
+    "A Python number next to array value `other`, as eager's `_operands` makes it: a 0-d array of its dtype."
+    return _scalar(v, other.a) if not isinstance(v, _Val) else v
+
+def _reduce_low(em, g, shape):
+    "`_reduce` (undoing broadcasting in a gradient) in lowered calls."
+    if shape is None or g.a.shape == shape: return g
+    dims = _summed_dims(g.a.shape, shape)
+    if not dims: return em.view("{}.reshape(%r)" % (shape,), g)
+    if dims == tuple(range(len(dims))):
+        if not _blas_summable(g.a): s = em.compute("xp.sum", g, axis=dims)
+        else:
+            rows = math.prod(g.a.shape[:len(dims)])
+            ones = em.xp.ones(rows, g.a.dtype)
+            s = em.compute("xp.matmul", ones, em.view("{}.reshape(%d, -1)" % rows, g))
+        return em.view("{}.reshape(%r)" % (shape,), s)
+    return em.view("{}.reshape(%r)" % (shape,), em.compute("xp.sum", g, axis=dims, keepdims=True))
+
+class _Unlowered(Exception): "An op this lowering does not know in this form: the step stays a Python call."
+
+def _shapes_low(x, y):
+    return (x.a.shape, y.a.shape) if isinstance(x, _Val) and isinstance(y, _Val) and x.a.shape != y.a.shape else None
+
+@_lowers(AddBackward0, SubBackward0)
+class _AddLow:
+    def forward(em, cls, x, y, alpha=1):
+        if alpha != 1 or not _plain(x, y): raise _Unlowered
+        a, b = (_number(x, y), _number(y, x))
+        return em.compute("xp.add" if cls is AddBackward0 else "xp.subtract", a, b), (cls, _shapes_low(x, y))
+    def backward(em, node, info, g):
+        cls, shapes = info
+        (sx, sy), ((fx, _), (fy, _)) = shapes or (None, None), node.next_functions
+        gy = None
+        if fy is not None: gy = _reduce_low(em, g if cls is AddBackward0 else em.compute("xp.negative", g), sy)
+        return (_reduce_low(em, g, sx) if fx is not None else None), gy
+
+@_lowers(MulBackward0)
+class _MulLow:
+    def forward(em, cls, x, y):
+        if not _plain(x, y): raise _Unlowered
+        return em.compute("xp.multiply", _number(x, y), _number(y, x)), (x, y, _shapes_low(x, y))
+    def backward(em, node, info, g):
+        x, y, shapes = info
+        (fx, _), (fy, _) = node.next_functions
+        sx, sy = shapes or (None, None)
+        return (_reduce_low(em, em.compute("xp.multiply", g, _number(y, g)), sx) if fx is not None else None,
+                _reduce_low(em, em.compute("xp.multiply", g, _number(x, g)), sy) if fy is not None else None)
+
+@_lowers(DivBackward0)
+class _DivLow:
+    def forward(em, cls, x, y):
+        if not _plain(x, y): raise _Unlowered
+        return em.compute("xp.true_divide", _number(x, y), _number(y, x)), (x, y)
+    def backward(em, node, info, g):
+        x, y = info
+        nx, ny = node.needs_input_grad
+        shape = lambda v: v.a.shape if isinstance(v, _Val) else ()
+        x, y = _number(x, g), _number(y, g)
+        gx = _reduce_low(em, em.compute("xp.true_divide", g, y), shape(info[0])) if nx else None
+        gy = None
+        if ny:
+            q = em.compute("xp.true_divide", em.compute("xp.true_divide", x, y), y)
+            gy = _reduce_low(em, em.compute("xp.multiply", em.compute("xp.negative", g), q), shape(info[1]))
+        return gx, gy
+
+@_lowers(NegBackward0)
+class _NegLow:
+    def forward(em, cls, x):
+        if not _plain(x): raise _Unlowered
+        return em.compute("xp.negative", x), None
+    def backward(em, node, info, g): return em.compute("xp.negative", g)
+
+class _UnaryLow:
+    "The elementwise functions of `_UNARY` whose forward is one call and whose derivative is arithmetic on g, x, y."
+    def forward(em, cls, x, **kw):
+        if kw or not _plain(x): raise _Unlowered
+        if cls is SigmoidBackward0:                       # _sigmoid: e^a / (e^a + 1), a clamped at 88
+            e = em.compute("xp.exp", em.compute("xp.minimum", x, _scalar(88, x.a)))
+            y = em.compute("xp.true_divide", e, em.compute("xp.add", e, _scalar(1, e.a)))
+        elif cls is ReluBackward0: y = em.compute("xp.maximum", x, 0)
+        else: y = em.compute(f"xp.{_UNARY_UFUNC[cls]}", x)
+        return y, (x, y)
+    def backward(em, node, info, g):
+        x, y = info
+        cls, one = type(node), _scalar(1, y.a)
+        if cls is TanhBackward0: return em.compute("xp.multiply", g, em.compute("xp.subtract", one, em.compute("xp.multiply", y, y)))
+        if cls is SigmoidBackward0: return em.compute("xp.multiply", em.compute("xp.multiply", g, em.compute("xp.subtract", one, y)), y)
+        if cls is ExpBackward0: return em.compute("xp.multiply", g, y)
+        if cls is LogBackward0: return em.compute("xp.true_divide", g, x)
+        if cls is SqrtBackward0: return em.compute("xp.true_divide", g, em.compute("xp.multiply", 2, y))
+        if cls is ReluBackward0:                          # _masked(g, ~(y <= 0)): g * m, or where(m, g, 0) past a NaN or inf
+            m = em.compute("xp.invert", em.compute("xp.less_equal", y, 0))
+            out = em.compute("xp.multiply", g, m)
+            flat = em.view("{}.reshape(-1)", out)
+            em.line(f"if not xp.isfinite(xp.dot({flat.name}, {flat.name})): xp.copyto({out.name}, xp.where({m.name}, {g.name}, 0))")
+            return out
+        raise _Unlowered
+
+_UNARY_UFUNC = {TanhBackward0: 'tanh', ExpBackward0: 'exp', LogBackward0: 'log', SqrtBackward0: 'sqrt'}
+for _c in (*_UNARY_UFUNC, SigmoidBackward0, ReluBackward0): _LOWER[_c] = _UnaryLow
+
+@_lowers(SumBackward0)
+class _SumLow:
+    def forward(em, cls, x, dtype=None):
+        if dtype is not None or not _plain(x): raise _Unlowered
+        return em.compute("xp.sum", x), x.a.shape
+    def backward(em, node, info, g): return em.view("xp.broadcast_to({}, %r)" % (info,), g)
+
+@_lowers(MeanBackward0, MeanBackward1)
+class _MeanLow:
+    def forward(em, cls, x, dim, keepdim=False):
+        if not _plain(x): raise _Unlowered
+        n = math.prod(x.a.shape[d] for d in dim)
+        s = em.compute("xp.sum", x, axis=tuple(dim), keepdims=keepdim)
+        return em.compute("xp.true_divide", s, n), (x.a.shape, tuple(dim), keepdim, n)
+    def backward(em, node, info, g):
+        shape, dim, keepdim, n = info
+        q = em.compute("xp.true_divide", g, n)
+        if not keepdim: q = em.view("{}.reshape(%r)" % (_kept_shape(shape, dim),), q)
+        return em.view("xp.broadcast_to({}, %r)" % (shape,), q)
+
+@_lowers(TBackward0)
+class _TLow:
+    def forward(em, cls, x): return em.view("{}.T", x), None
+    def backward(em, node, info, g): return em.view("{}.T", g)
+
+@_lowers(MmBackward0)
+class _MmLow:
+    "op(x) @ op(y), and `_mm_grads` for matrices: each gradient computed in the memory layout of its input (`_product`)."
+    def forward(em, cls, x, y, tx=False, ty=False):
+        if not (_plain(x, y) and isinstance(x, _Val) and isinstance(y, _Val) and x.a.ndim == y.a.ndim == 2 and x.a.dtype == y.a.dtype):
+            raise _Unlowered
+        return em.compute("xp.matmul", _low_op(em, x, tx), _low_op(em, y, ty)), (x, y, tx, ty)
+    def backward(em, node, info, g):
+        x, y, tx, ty = info
+        (fx, _), (fy, _) = node.next_functions
+        gx = (_low_product(em, y, g, ty, True, x) if tx else _low_product(em, g, y, False, not ty, x)) if fx is not None else None
+        gy = (_low_product(em, g, x, True, tx, y) if ty else _low_product(em, x, g, not tx, False, y)) if fy is not None else None
+        return gx, gy
+
+def _low_op(em, v, t): return em.view("{}.swapaxes(-1, -2)", v) if t else v
+
+def _low_product(em, a, b, ta, tb, like):
+    f = like.a.flags
+    if like.a.ndim == 2 and f.f_contiguous and not f.c_contiguous:
+        return em.view("{}.swapaxes(-1, -2)", em.compute("xp.matmul", _low_op(em, b, not tb), _low_op(em, a, not ta)))
+    return em.compute("xp.matmul", _low_op(em, a, ta), _low_op(em, b, tb))
+
+@_lowers(LogSoftmaxBackward0)
+class _LogSoftmaxLow:
+    def forward(em, cls, x, dim):
+        if not _plain(x): raise _Unlowered
+        s = em.compute("xp.subtract", x, em.compute("xp.max", x, axis=dim, keepdims=True))
+        em.inplace("xp.subtract", s, s, em.compute("xp.log", em.compute("xp.sum", em.compute("xp.exp", s), axis=dim, keepdims=True)))
+        return s, (s, dim)
+    def backward(em, node, info, g):
+        y, dim = info
+        return em.compute("xp.subtract", g, em.compute("xp.multiply", em.compute("xp.exp", y), em.compute("xp.sum", g, axis=dim, keepdims=True)))
+
+
+# %% ../../nbs/37_compile.ipynb #9540d696
+def _constant(a):
+    "A Python constant an op's argument may be in the generated code: a number, a string, None, a tuple of them."
+    return a is None or type(a) in (builtins.int, builtins.float, builtins.bool, builtins.str) or (
+        type(a) is tuple and builtins.all(_constant(v) for v in a))
+
+def _slots_of(r, out):
+    "The slots reference `r` reads."
+    s = r[0]
+    if s in (1, 4): out.add(r[1])
+    elif s == 2 or s == 3:
+        for v in r[2]: _slots_of(v, out)
+    return out
+
+def _store_grad_low(t, g, adopt):
+    "A leaf's gradient at replay, as `_store_grad` (no hooks: the capture refused them): adopted, copied or added."
+    old = t._grad
+    if old is None:
+        if type(g) is not _ndarray: g = _as_array(g)
+        t._grad = Tensor._make(g if adopt else g.copy())
+    else:
+        old._data += g
+        if old._vc is not None: old._vc[0] += 1
+
+def _backward_call(node, grads, retain):
+    "A node's backward that has no lowering: called as the replay's walk calls it."
+    if node._n_out == 1 and grads[0] is not None and node.on_arrays:
+        outs = node.backward(node, grads[0])
+        if type(outs) is not tuple: outs = (outs,)
+    else: outs = _call_backward(node, grads, True)
+    if not retain:
+        if node._saved: node._saved = _FREED
+        if node._out is not None: node._out = _FREED
+    return outs
+
+class _Lowering:
+    "A program's steps as one generated function: array calls into buffers where a lowering exists, Python steps elsewhere."
+    def __init__(self, cap, prog, inputs):
+        a0 = inputs[0]._data if inputs else next((t._data for t in cap.externals.values()), np.empty(0))
+        self.em = em = _Emitter(array_namespace(a0))
+        self.cap, self.prog, self.vals, self.wrapped, self.nodes, self.outs = cap, prog, {}, set(), {}, {}
+        for i in range(len(inputs)): self.vals[i] = em.local(f"I[{i}]._data", inputs[i]._data)
+        self.wrapped = set(range(len(inputs)))
+        self.ext = {}
+
+    def setgrad(self, st):
+        "`t.grad = None`, for a tensor from outside (a parameter)."
+        _, s, g = st
+        if s[0] == 0 and g == (0, None): self.em.line(f"_set_grad({self.em.const(s[1], 'T')}, None)")
+        else: self.python_step(st, [s, g], ())
+
+    def value(self, r):
+        "The lowered value of reference `r`: a _Val, or a Python constant; _Unlowered for anything else."
+        s = r[0]
+        if s == 1:
+            v = self.vals.get(r[1])
+            if v is None: raise _Unlowered
+            return v
+        if s == 0:
+            a = r[1]
+            if isinstance(a, Tensor):
+                v = self.ext.get(id(a))
+                if v is None: v = self.ext[id(a)] = self.em.local(f"{self.em.const(a, 'T')}._data", a._data)
+                return v
+            if _constant(a): return a
+        raise _Unlowered
+
+    def wrap(self, refs):
+        "Before a Python step: the tensors it reads, made from the lowered arrays (once per replay)."
+        for k in builtins.sorted(builtins.set().union(*[_slots_of(r, set()) for r in refs]) if refs else ()):
+            if k in self.wrapped or k not in self.vals: continue
+            self.em.line(f"env[{k}] = _make({self.vals[k].name})")
+            self.wrapped.add(k)
+
+    def python_step(self, st, refs, outs):
+        "A step replayed as today: its function from `_step_fn`, on the env of tensors."
+        self.wrap(refs)
+        self.em.line(f"{self.em.const(_step_fn(self.prog, st), 'R')}(env)")
+        for k in outs:
+            self.vals[k] = self.em.local(f"env[{k}]._data", self.cap.keep[k]._data)
+            self.wrapped.add(k)
+
+    def op(self, st):
+        _, cls, ctx, spec, kws, outs, many, g = st
+        low = _LOWER.get(cls)
+        if low is not None and not many:
+            try:
+                out, info = low.forward(self.em, cls, *[self.value(r) for r in spec], **{k: self.value(r) for k, r in kws.items()})
+            except _Unlowered: pass
+            else:
+                self.vals[outs[0]] = out
+                if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [out.a]
+                return True
+        self.python_step(st, list(spec) + list(kws.values()), outs)
+        if ctx is not None: self.outs[ctx] = [self.cap.keep[k]._data for k in outs]
+        return False
+
+    def inplace(self, st):
+        _, s, op, args, kws, write, g = st
+        t = s[1] if s[0] == 0 else None
+        try:
+            if g or write is None or not isinstance(t, Tensor): raise _Unlowered
+            vs = [self.value(a) for a in args]
+            try: write(self.em.xp, t._data.copy(), *[v.a if isinstance(v, _Val) else v for v in vs])   # the fast path takes them?
+            except (TypeError, ValueError): raise _Unlowered
+        except _Unlowered: return self.python_step(st, [s, op, *args, *kws.values()], ())
+        T, arr = self.em.const(t, 'T'), self.value(s)
+        self.em.line(f"{self.em.const(write, 'W')}(xp, {arr.name}{''.join(', ' + self.em.arg(v) for v in vs)})")
+        self.em.line(f"_version_counter({T})[0] += 1")
+
+    def backward(self, st):
+        _, (nodes, roots, order), tensors, grads, retain, made = st
+        em = self.em
+        if builtins.any(g is not None for g in grads): raise _Unlowered
+        bufs = {}
+        for (j, nr), t in zip(roots, tensors):
+            a = self.value(t).a
+            if a.size != 1: raise _Unlowered
+            one = em.xp.ones_like(a)
+            v = _Val(em.const(one, 'ones'), one)
+            buf = bufs.setdefault(j, [None] * (nodes[j][0]._n_out if nodes[j][0] is not None else 1))
+            buf[nr] = v if buf[nr] is None else em.compute("xp.add", buf[nr], v)
+        em.line(f"_pg = _M.grad; _M.grad = False; _pt = _GT.current; _GT.current = (next(_tids), {em.const(order, 'O')}, None)")
+        adopted = set()
+        for i, (node, leaf, edges) in enumerate(nodes):
+            gs = bufs.pop(i, None)
+            if gs is None: continue
+            if node is None:                       # a leaf: its .grad
+                t = leaf[1].variable if leaf[0] == 0 else None
+                if t is None or gs[0].a.dtype != t._data.dtype: raise _Unlowered
+                g = gs[0]
+                adopt = g.buf is not None and g.buf not in adopted and _writeable(g.a)
+                if adopt: adopted.add(g.buf); em.escape(g)
+                em.line(f"_store({em.const(t, 'T')}, {g.name}, {adopt})")
+                continue
+            low = self.nodes.get(node)
+            if low is not None and len(gs) == 1:
+                outs = low[0].backward(em, node, low[1], gs[0])
+                if type(outs) is not tuple: outs = (outs,)
+            else:
+                o = em.new('o')
+                em.line(f"{o} = _backward_call({em.const(node, 'N')}, [{', '.join(g.name if g is not None else 'None' for g in gs)}], {retain})")
+                outs = []
+                for k, (j, nr) in enumerate(edges):
+                    if j is None: outs.append(None); continue
+                    target = nodes[j]
+                    like = (target[1][1].variable._data if target[0] is None else self.outs[target[0]][nr])
+                    outs.append(em.local(f"{o}[{k}]", em.xp.zeros_like(like)))
+            for (j, nr), g in zip(edges, outs):
+                if j is None or g is None: continue
+                buf = bufs.get(j)
+                if buf is None:
+                    n2 = nodes[j][0]
+                    bufs[j] = buf = [None] * (n2._n_out if n2 is not None else 1)
+                buf[nr] = g if buf[nr] is None else em.compute("xp.add", buf[nr], g)
+        em.line("_M.grad = _pg; _GT.current = _pt")
+        for leaf, k in made:
+            if leaf[0] != 0: raise _Unlowered
+            t = leaf[1].variable
+            self.vals[k] = em.local(f"{em.const(t, 'T')}._grad._data", t._data)
+            self.wrapped.discard(k)
+
+    def lower(self):
+        "The generated function, or None when the program is better replayed step by step."
+        cap, prog, em = self.cap, self.prog, self.em
+        lowered = 0
+        for st in prog.steps:
+            kind = st[0]
+            if kind == _OP:
+                lowered += self.op(st)
+            elif kind == _INPLACE: self.inplace(st)
+            elif kind == _BACKWARD: self.backward(st)
+            elif kind == _ALIAS: 
+                _, k, j, rg = st
+                if k in self.vals: self.vals[j] = self.vals[k]
+                else: self.python_step(st, [(1, k)], (j,))
+            elif kind == _WHOLE: self.python_step(st, list(st[2]) + list(st[3].values()), st[4])
+            elif kind == _FACTORY: self.python_step(st, list(st[2]) + list(st[3].values()), (st[4],))
+            elif kind == _SETGRAD: self.setgrad(st)
+            else: self.python_step(st, [], ())
+        if not lowered: return None
+        outs = _slots_of(prog.out_spec, set())
+        for k in outs:                       # results: fresh tensors, as eager's (their buffers are written again only once free)
+            if k in self.wrapped: continue
+            v = self.vals[k]
+            if v.buf is None or v.a.base is not None: raise _Unlowered
+            em.escape(v)
+            t = cap.keep[k]
+            em.line(f"env[{k}] = _make({v.name}, {t._requires_grad}, {em.const(t.grad_fn, 'N') if t.grad_fn is not None else None})")
+        src = em.source()
+        E = [em.ns.pop(b) for b in em.escaping]
+        ns = dict(em.ns, E=E, _rc=sys.getrefcount, _make=Tensor._make, _store=_store_grad_low, _backward_call=_backward_call,
+                  _M=_Mode, _GT=_graph_task, _set_grad=_grad_property.fset, _tids=_task_ids, _version_counter=_version_counter)
+        exec(compile(src, "<litnn.compile>", "exec"), ns)
+        fn = ns['replay']
+        fn.source = src
+        return fn
+
+
+# %% ../../nbs/37_compile.ipynb #82a13bfb
+def _lower(cap, prog, inputs):
+    "Lower `prog` (captured by `cap` on `inputs`), or None."
+    if prog.graph or prog.steps is None or len(builtins.set(map(id, inputs))) != len(inputs): return None
+    try: return _Lowering(cap, prog, inputs).lower()
+    except _Unlowered: return None
+
+
 # %% ../../nbs/37_compile.ipynb #bbc31829
 _HOST_GRAPHS = False     # True: CUDA-graph replays on the CPU, emulated (for the tests: the same path as on a GPU)
 
@@ -632,7 +1113,7 @@ class _Compiled:
         self.count += 1
         return out
 
-    def capture(self, args, kwargs, inputs):
+    def capture(self, args, kwargs, inputs, lower=True):
         "Run the function eagerly once, recording its program; a program with a graph break replays as eager."
         cap = _Capture()
         for t in inputs:
@@ -648,6 +1129,7 @@ class _Compiled:
             if self.fullgraph: raise _unsupported(cap.breaks[0].reason)
             prog.steps = None
         prog.breaks, prog.segments = cap.breaks, cap.segments
+        if lower and not cap.breaks: prog.lowered = _lower(cap, prog, inputs)     # the generated function (see Lowering)
         return out, prog
 
     def reset(self): self.cache.clear(); self.count = 0; self.warned = False
@@ -731,7 +1213,7 @@ def explain(f, *extra_args, **extra_kwargs):
     "`explain(f)(*args)`: run `f` once under a capture and report its graphs, graph breaks and their reasons."
     def inner(*args, **kwargs):
         c = _Compiled(getattr(f, '_compiled', None).fn if hasattr(f, '_compiled') else f)
-        _, prog = c.capture(args, kwargs, _flatten((args, kwargs), [], [])[0])
+        _, prog = c.capture(args, kwargs, _flatten((args, kwargs), [], [])[0], lower=False)
         ops = [n for n in prog.segments if n]
         return ExplainOutput([], len(ops), len(prog.breaks), prog.breaks, prog.op_count)
     if extra_args or extra_kwargs:
