@@ -1077,17 +1077,37 @@ class _HostGraph:
 _MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 _compiled_objects = weakref.WeakSet()      # for `reset`
 
+class _Stance:
+    "How compiled functions behave now (`litnn.compiler.set_stance`), and the backend `compile` uses when given none."
+    current, force_backend, default_backend = "default", None, "inductor"
+
+_STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile", "eager_then_compile", "aot_eager_then_compile")
+_EAGER_BACKENDS = ("eager", "aot_eager")     # torch's debugging backends, which run the captured graph as is
+
+def _recompile_error(fn):
+    code = getattr(fn, '__code__', None) or getattr(getattr(fn, 'forward', None), '__code__', None)
+    where = f" filename: '{code.co_filename}', function name: '{code.co_name}', line number: {code.co_firstlineno}" if code else ""
+    return RuntimeError(f"Detected recompile when torch.compile stance is 'fail_on_recompile'.{where}")
+
 class _Compiled:
     "A function compiled by capture and replay: a cache of programs, found by their guards."
-    def __init__(self, fn, fullgraph=False, dynamic=None, mode=None, options=None):
-        self.fn, self.fullgraph, self.dynamic, self.mode, self.options = fn, fullgraph, dynamic, mode, options
-        self.cache, self.count, self.warned = {}, 0, False
+    def __init__(self, fn, fullgraph=False, dynamic=None, mode=None, options=None, backend=None):
+        self.fn, self.fullgraph, self.dynamic, self.mode, self.options, self.backend = fn, fullgraph, dynamic, mode, options, backend
+        self.cache, self.count, self.warned, self.ran_eager = {}, 0, False, False
         self.values = _python_values(fn)
         _compiled_objects.add(self)
 
     def __call__(self, *args, **kwargs):
         if _Capture.current is not None or _Mode.trace is not None or _Mode.batched is not None or _Disabled.depth:
             return self.fn(*args, **kwargs)             # inside another capture, a trace, vmap: as is
+        stance = _Stance.current
+        if stance != "default":
+            if stance not in _STANCES:
+                raise RuntimeError(f"invalid torch.compile stance 'DynamoStance(stance={stance!r}, skip_guard_eval_unsafe=False, backend=None)'")
+            if stance == "force_eager": return self.fn(*args, **kwargs)
+            if stance.endswith("eager_then_compile") and not self.ran_eager:
+                self.ran_eager = True
+                return self.fn(*args, **kwargs)
         inputs, key = _flatten((args, kwargs), [], [_Mode.grad, _Mode.inference])
         key = tuple(key)
         entries = self.cache.get(key)
@@ -1100,6 +1120,8 @@ class _Compiled:
                         prog.launch = _graphed(prog, inputs, host=_HOST_GRAPHS)   # from the second call: a CUDA graph
                         return prog.launch(inputs)
                     return prog.replay(inputs)
+        if self.count and stance == "eager_on_recompile": return self.fn(*args, **kwargs)
+        if self.count and stance == "fail_on_recompile": raise _recompile_error(self.fn)
         if self.count >= config.recompile_limit:
             if not self.warned:
                 warnings.warn(f"litnn._dynamo hit config.recompile_limit ({config.recompile_limit})\n   function: "
@@ -1129,10 +1151,15 @@ class _Compiled:
             if self.fullgraph: raise _unsupported(cap.breaks[0].reason)
             prog.steps = None
         prog.breaks, prog.segments = cap.breaks, cap.segments
-        if lower and not cap.breaks: prog.lowered = _lower(cap, prog, inputs)     # the generated function (see Lowering)
+        if lower and not cap.breaks and self.generates_code(): prog.lowered = _lower(cap, prog, inputs)   # (see Lowering)
         return out, prog
 
-    def reset(self): self.cache.clear(); self.count = 0; self.warned = False
+    def generates_code(self):
+        "Whether the backend generates code (inductor's role, the lowering); `backend=\"eager\"` replays the steps as captured."
+        backend = _Stance.force_backend or self.backend or _Stance.default_backend
+        return not (isinstance(backend, str) and backend in _EAGER_BACKENDS)
+
+    def reset(self): self.cache.clear(); self.count = 0; self.warned = False; self.ran_eager = False
 
 # %% ../../nbs/37_compile.ipynb #85a4c2aa
 class _Disabled:
@@ -1175,7 +1202,7 @@ class OptimizedModule(Module):
     def __repr__(self): return f"OptimizedModule(\n  (_orig_mod): {repr(self._orig_mod).replace(chr(10), chr(10) + '  ')}\n)"
 
 # %% ../../nbs/37_compile.ipynb #94bed10a
-def _compile(model, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):
+def _compile(model, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False):
     "`litnn.compile`'s work: check the options as torch does, and wrap `model` in a capture."
     if not callable(model): raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if mode is not None and options is not None:
@@ -1184,8 +1211,8 @@ def _compile(model, *, fullgraph=False, dynamic=None, backend="inductor", mode=N
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
     if disable or getattr(model, '_litnn_disabled', False): return model
     if isinstance(model, Module):
-        return OptimizedModule(model, _Compiled(model, fullgraph, dynamic, mode, options))
-    return _wrap(_Compiled(model, fullgraph, dynamic, mode, options))
+        return OptimizedModule(model, _Compiled(model, fullgraph, dynamic, mode, options, backend))
+    return _wrap(_Compiled(model, fullgraph, dynamic, mode, options, backend))
 
 @patch
 def compile(self:Module, *args, **kwargs):
