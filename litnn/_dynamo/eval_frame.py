@@ -869,14 +869,22 @@ class _Lowering:
         self.em = em = _Emitter(array_namespace(a0))
         self.cap, self.prog, self.vals, self.wrapped, self.nodes, self.outs = cap, prog, {}, set(), {}, {}
         for i in range(len(inputs)): self.vals[i] = em.local(f"I[{i}]._data", inputs[i]._data)
+        self.inputs = inputs
         self.wrapped = set(range(len(inputs)))
         self.ext = {}
 
     def setgrad(self, st):
-        "`t.grad = None`, for a tensor from outside (a parameter)."
+        "`t.grad = None`, for a tensor from outside (a parameter) or an input."
         _, s, g = st
-        if s[0] == 0 and g == (0, None): self.em.line(f"_set_grad({self.em.const(s[1], 'T')}, None)")
+        if g == (0, None) and (s[0] == 0 and isinstance(s[1], Tensor) or s[0] == 1 and s[1] < len(self.inputs)):
+            self.em.line(f"_set_grad({self.em.const(s[1], 'T') if s[0] == 0 else f'I[{s[1]}]'}, None)")
         else: self.python_step(st, [s, g], ())
+
+    def leaf(self, leaf):
+        "A leaf of the backward walk: the code naming its tensor (a parameter, or an input), and the tensor."
+        if leaf[0] == 0: return self.em.const(leaf[1].variable, 'T'), leaf[1].variable
+        if leaf[1] < len(self.inputs): return f"I[{leaf[1]}]", self.inputs[leaf[1]]
+        raise _Unlowered
 
     def value(self, r):
         "The lowered value of reference `r`: a _Val, or a Python constant; _Unlowered for anything else."
@@ -955,12 +963,12 @@ class _Lowering:
             gs = bufs.pop(i, None)
             if gs is None: continue
             if node is None:                       # a leaf: its .grad
-                t = leaf[1].variable if leaf[0] == 0 else None
-                if t is None or gs[0].a.dtype != t._data.dtype: raise _Unlowered
+                T, t = self.leaf(leaf)
+                if gs[0].a.dtype != t._data.dtype: raise _Unlowered
                 g = gs[0]
                 adopt = g.buf is not None and g.buf not in adopted and _writeable(g.a)
                 if adopt: adopted.add(g.buf); em.escape(g)
-                em.line(f"_store({em.const(t, 'T')}, {g.name}, {adopt})")
+                em.line(f"_store({T}, {g.name}, {adopt})")
                 continue
             low = self.nodes.get(node)
             if low is not None and len(gs) == 1:
@@ -973,7 +981,7 @@ class _Lowering:
                 for k, (j, nr) in enumerate(edges):
                     if j is None: outs.append(None); continue
                     target = nodes[j]
-                    like = (target[1][1].variable._data if target[0] is None else self.outs[target[0]][nr])
+                    like = self.leaf(target[1])[1]._data if target[0] is None else self.outs[target[0]][nr]
                     outs.append(em.local(f"{o}[{k}]", em.xp.zeros_like(like)))
             for (j, nr), g in zip(edges, outs):
                 if j is None or g is None: continue
@@ -984,9 +992,8 @@ class _Lowering:
                 buf[nr] = g if buf[nr] is None else em.compute("xp.add", buf[nr], g)
         em.line("_M.grad = _pg; _GT.current = _pt")
         for leaf, k in made:
-            if leaf[0] != 0: raise _Unlowered
-            t = leaf[1].variable
-            self.vals[k] = em.local(f"{em.const(t, 'T')}._grad._data", t._data)
+            T, t = self.leaf(leaf)
+            self.vals[k] = em.local(f"{T}._grad._data", t._data)
             self.wrapped.discard(k)
 
     def lower(self):
