@@ -29,7 +29,10 @@ from ..autograd.operators import AddBackward0, SubBackward0, MulBackward0, DivBa
 from .._pointwise import TanhBackward0, SigmoidBackward0, ExpBackward0, LogBackward0, SqrtBackward0, ReluBackward0, LogSoftmaxBackward0
 from .._reductions import MeanBackward0, MeanBackward1
 from .._views import TBackward0
-from .._products import MmBackward0
+from .._products import MmBackward0, AddmmBackward0, BmmBackward0, MvBackward0, DotBackward0, _NAMED as _MATMUL_NAMED
+from .._views import TransposeBackward0
+from .._conversions import CloneBackward0
+from ..autograd.broadcasting import ViewBackward0
 
 # %% ../../nbs/37_compile.ipynb #8a3451a3
 class _BreakReason:
@@ -367,7 +370,7 @@ def _flatten(x, tensors, key):
     "The tensors among a call's arguments (in order) and a key of what the guards check in them."
     if isinstance(x, Tensor):
         a = x._data
-        tensors.append(x); key.append((a.shape, a.dtype, type(a), x._requires_grad, x.grad_fn is None))
+        tensors.append(x); key.append((a.shape, a.strides, a.dtype, type(a), x._requires_grad, x.grad_fn is None))   # (strides: the generated code chose by layout)
     elif type(x) in (tuple, list):
         key.append((type(x), len(x)))
         for v in x: _flatten(v, tensors, key)
@@ -416,14 +419,14 @@ class _Program:
     "A capture, ready to replay: its steps, its guards, and whether it replays with or without an autograd graph."
     def __init__(self, cap, n_inputs, out_spec, graph):
         self.steps, self.n, self.n_inputs, self.out_spec, self.graph = cap.steps, cap.n, n_inputs, out_spec, graph
-        self.externals = tuple((t, t._data.shape, t._data.dtype, t._requires_grad) for t in cap.externals.values())
+        self.externals = tuple((t, t._data.shape, t._data.strides, t._data.dtype, t._requires_grad) for t in cap.externals.values())
         self.modules = tuple(cap.modules.items())
         self.op_count, self.runs, self.launch, self.lowered = cap.op_count, None, None, None
 
     def guards_ok(self):
-        for t, shape, dtype, rg in self.externals:
+        for t, shape, strides, dtype, rg in self.externals:
             a = t._data
-            if a.shape != shape or a.dtype != dtype or t._requires_grad != rg: return False
+            if a.shape != shape or a.strides != strides or a.dtype != dtype or t._requires_grad != rg: return False
         for m, g in self.modules:
             if not _module_ok(m, g): return False
         return True
@@ -623,6 +626,15 @@ class _Emitter:
         self.lines.append(src)
         return target
 
+    def copy(self, v):
+        "A row-major copy of `v` in a new buffer (`v.copy()`)."
+        r = self.xp.ascontiguousarray(v.a).copy()
+        b = self.new('b')
+        self.ns[b] = self.env[b] = r
+        self.first_write[b] = len(self.lines)
+        self.lines.append(f"{self.fn('xp.copyto')}({b}, {v.name})")
+        return _Val(b, r, b)
+
     def view(self, src, *args):
         "A value computed each replay by expression `src` (`{}` for the arguments): a view, cheap."
         src = src.replace('xp.broadcast_to', self.fn('xp.broadcast_to'))
@@ -686,6 +698,8 @@ def _reduce_low(em, g, shape):
     return em.view("{}.reshape(%r)" % (shape,), em.compute("xp.sum", g, axis=dims, keepdims=True))
 
 class _Unlowered(Exception): "An op this lowering does not know in this form: the step stays a Python call."
+
+_MATMUL_NAMES = (BmmBackward0, *_MATMUL_NAMED.values())     # matmul's node under torch's other names (16a_matrix_products)
 
 def _shapes_low(x, y):
     return (x.a.shape, y.a.shape) if isinstance(x, _Val) and isinstance(y, _Val) and x.a.shape != y.a.shape else None
@@ -793,19 +807,23 @@ class _TLow:
     def forward(em, cls, x): return em.view("{}.T", x), None
     def backward(em, node, info, g): return em.view("{}.T", g)
 
-@_lowers(MmBackward0)
+@_lowers(MmBackward0, *_MATMUL_NAMES)
 class _MmLow:
-    "op(x) @ op(y), and `_mm_grads` for matrices: each gradient computed in the memory layout of its input (`_product`)."
+    "op(x) @ op(y), and `_mm_grads` (matrices, batches): each gradient in the memory layout of its input (`_product`)."
     def forward(em, cls, x, y, tx=False, ty=False):
-        if not (_plain(x, y) and isinstance(x, _Val) and isinstance(y, _Val) and x.a.ndim == y.a.ndim == 2 and x.a.dtype == y.a.dtype):
+        if not (_plain(x, y) and isinstance(x, _Val) and isinstance(y, _Val) and x.a.ndim >= 2 and y.a.ndim >= 2 and x.a.dtype == y.a.dtype):
             raise _Unlowered
         return em.compute("xp.matmul", _low_op(em, x, tx), _low_op(em, y, ty)), (x, y, tx, ty)
     def backward(em, node, info, g):
-        x, y, tx, ty = info
         (fx, _), (fy, _) = node.next_functions
-        gx = (_low_product(em, y, g, ty, True, x) if tx else _low_product(em, g, y, False, not ty, x)) if fx is not None else None
-        gy = (_low_product(em, g, x, True, tx, y) if ty else _low_product(em, x, g, not tx, False, y)) if fy is not None else None
-        return gx, gy
+        return _mm_grads_low(em, g, *info, fx is not None, fy is not None)
+
+def _mm_grads_low(em, g, x, y, tx, ty, nx, ny):
+    "`_mm_grads` for operands of two dims or more: d op(x) = g @ op(y)^T, d op(y) = op(x)^T @ g, summed over broadcast batches."
+    gx = gy = None
+    if nx: gx = _reduce_low(em, _low_product(em, y, g, ty, True, x) if tx else _low_product(em, g, y, False, not ty, x), x.a.shape)
+    if ny: gy = _reduce_low(em, _low_product(em, g, x, True, tx, y) if ty else _low_product(em, x, g, not tx, False, y), y.a.shape)
+    return gx, gy
 
 def _low_op(em, v, t): return em.view("{}.swapaxes(-1, -2)", v) if t else v
 
@@ -814,6 +832,37 @@ def _low_product(em, a, b, ta, tb, like):
     if like.a.ndim == 2 and f.f_contiguous and not f.c_contiguous:
         return em.view("{}.swapaxes(-1, -2)", em.compute("xp.matmul", _low_op(em, b, not tb), _low_op(em, a, not ta)))
     return em.compute("xp.matmul", _low_op(em, a, ta), _low_op(em, b, tb))
+
+@_lowers(AddmmBackward0)
+class _AddmmLow:
+    "beta input + alpha op(m1) @ op(m2) (`_scaled_sum`), for beta = alpha = 1: the product, then the bias added in place."
+    def forward(em, cls, input, m1, m2, beta=1, alpha=1, t1=False, t2=False):
+        if beta != 1 or alpha != 1 or not isinstance(input, _Val) or not _plain(input, m1, m2) or input.a.dtype != m1.a.dtype:
+            raise _Unlowered
+        out, info = _MmLow.forward(em, MmBackward0, m1, m2, t1, t2)
+        return em.inplace("xp.add", out, out, input), (input.a.shape, info)
+    def backward(em, node, info, g):
+        shape, (m1, m2, t1, t2) = info
+        (fi, _), (f1, _), (f2, _) = node.next_functions
+        return (_reduce_low(em, g, shape) if fi is not None else None, *_mm_grads_low(em, g, m1, m2, t1, t2, f1 is not None, f2 is not None))
+
+@_lowers(ViewBackward0, _F.UnsafeViewBackward0)
+class _ViewLow:
+    def forward(em, cls, x, shape): return em.view("{}.reshape(%r)" % (tuple(shape),), x), x.a.shape
+    def backward(em, node, info, g): return em.view("{}.reshape(%r)" % (info,), g)
+
+@_lowers(TransposeBackward0)
+class _TransposeLow:
+    def forward(em, cls, x, dim0, dim1):
+        if not x.a.ndim: raise _Unlowered
+        return em.view("{}.swapaxes(%d, %d)" % (dim0, dim1), x), (dim0, dim1)
+    def backward(em, node, info, g): return g if info[0] == info[1] else em.view("{}.swapaxes(%d, %d)" % info, g)
+
+@_lowers(CloneBackward0)
+class _CloneLow:
+    "A row-major copy (`x._data.copy()`), into a buffer."
+    def forward(em, cls, x): return em.copy(x), None
+    def backward(em, node, info, g): return g
 
 @_lowers(LogSoftmaxBackward0)
 class _LogSoftmaxLow:
