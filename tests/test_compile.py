@@ -624,3 +624,19 @@ def test_set_stance_as_torchs():
         with pytest.raises(RuntimeError, match="Detected recompile when torch.compile stance is 'fail_on_recompile'"): f(litnn.ones(3))
     with litnn.compiler.set_stance("force_eager"):
         assert litnn.equal(f(litnn.ones(5)), litnn.full((5,), 2.)) and f._compiled.count == 1
+
+
+def test_lowered_step_returning_a_grad():
+    w1, w2 = litnn.ones(3, requires_grad=True), litnn.ones(3, requires_grad=True)
+    def make(w):
+        def f(x):
+            w.grad = None
+            loss = (x * w).tanh().sum()
+            loss.backward()
+            return loss, w.grad
+        return f
+    f1, cf = make(w1), litnn.compile(make(w2))
+    for v in (1., 2., -0.5):
+        (a, ga), (b, gb) = f1(litnn.full((3,), v)), cf(litnn.full((3,), v))
+        assert same_bits(bits(a), bits(b)) and same_bits(bits(ga), bits(gb)) and gb is w2.grad
+    assert lowered(cf) is not None

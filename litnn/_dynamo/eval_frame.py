@@ -574,6 +574,14 @@ class _Val:
     __slots__ = ('name', 'a', 'buf')
     def __init__(self, name, a, buf=None): self.name, self.a, self.buf = name, a, buf
 
+def _rc_free():
+    "What `sys.getrefcount` says, in generated code, of a buffer held only by the list `E` and a local variable."
+    ns = {'_rc': sys.getrefcount}
+    exec("def probe(E):\n    b = E[0]\n    return _rc(b)\n", ns)
+    return ns['probe']([object()])
+
+_RC_FREE = _rc_free()      # (3 on CPython 3.11: the list, the local, the call's argument)
+
 class _Emitter:
     """Writes the replay as one Python function. Each `compute` is an array call with `out=` a buffer made once: the call
     runs right away on the arrays of the capture, and its result becomes the buffer (so shape and dtype are the eager ones)."""
@@ -662,7 +670,7 @@ class _Emitter:
         lines = list(self.lines)
         for i, b in sorted(((self.first_write[b], b) for b in self.escaping), reverse=True):
             j = self.escaping.index(b)
-            lines[i:i] = [f"{b} = E[{j}]", f"if _rc({b}) > 3: {b} = E[{j}] = xp.empty_like({b})"]
+            lines[i:i] = [f"{b} = E[{j}]", f"if _rc({b}) > {_RC_FREE}: {b} = E[{j}] = xp.empty_like({b})"]
         return f"def {name}({args}):\n" + "".join(f"    {l}\n" for l in lines)
 
 
@@ -918,7 +926,7 @@ class _Lowering:
         self.em = em = _Emitter(array_namespace(a0))
         self.cap, self.prog, self.vals, self.wrapped, self.nodes, self.outs = cap, prog, {}, set(), {}, {}
         for i in range(len(inputs)): self.vals[i] = em.local(f"I[{i}]._data", inputs[i]._data)
-        self.inputs = inputs
+        self.inputs, self.grads = inputs, {}
         self.wrapped = set(range(len(inputs)))
         self.ext = {}
 
@@ -1043,6 +1051,7 @@ class _Lowering:
         for leaf, k in made:
             T, t = self.leaf(leaf)
             self.vals[k] = em.local(f"{T}._grad._data", t._data)
+            self.grads[k] = T
             self.wrapped.discard(k)
 
     def lower(self):
@@ -1067,6 +1076,9 @@ class _Lowering:
         outs = _slots_of(prog.out_spec, set())
         for k in outs:                       # results: fresh tensors, as eager's (their buffers are written again only once free)
             if k in self.wrapped: continue
+            if k in self.grads:                  # a .grad the backward made: the tensor itself, as eager returns it
+                em.line(f"env[{k}] = {self.grads[k]}._grad")
+                continue
             v = self.vals[k]
             if v.buf is None or v.a.base is not None: raise _Unlowered
             em.escape(v)
