@@ -92,7 +92,7 @@ def test_mlp_training_step_bit_equal_over_steps(opt_name, kw):
         for k, v in o1.state[p].items():
             assert same_bits(bits(v), bits(o2.state[q][k])) if isinstance(v, litnn.Tensor) else v == o2.state[q][k]
     (prog,) = programs(cs)
-    assert prog.steps is not None and not prog.graph
+    assert prog.steps is not None and not prog.graph and prog.lowered is not None
 
 
 def test_mlp_step_matches_torch():
