@@ -22,7 +22,7 @@ from .exc import Unsupported
 from .backends.debugging import ExplainOutput
 from ..backend import patch
 from ..cuda import graphs as _cuda_graphs
-from ..backend import array_namespace
+from ..backend import array_namespace, _broadcast_to
 from ..autograd.engine import _writeable
 from ..autograd.broadcasting import _scalar, _blas_summable, _summed_dims, _kept_shape, SumBackward0
 from ..autograd.operators import AddBackward0, SubBackward0, MulBackward0, DivBackward0, NegBackward0
@@ -612,7 +612,8 @@ class _Emitter:
     def fn(self, name):
         "`xp.add` -> `add`, bound once in the generated code's globals."
         short = name[3:]
-        if short not in self.ns: self.ns[short] = self.env[short] = getattr(self.xp, short)
+        if short not in self.ns:       # (broadcast_to: the backend's, as eager's `_expand` calls it: a direct view for one value)
+            self.ns[short] = self.env[short] = _broadcast_to if short == 'broadcast_to' else getattr(self.xp, short)
         return short
 
     def compute(self, fn, *args, **kw):
