@@ -640,3 +640,33 @@ def test_lowered_step_returning_a_grad():
         (a, ga), (b, gb) = f1(litnn.full((3,), v)), cf(litnn.full((3,), v))
         assert same_bits(bits(a), bits(b)) and same_bits(bits(ga), bits(gb)) and gb is w2.grad
     assert lowered(cf) is not None
+
+
+@pytest.mark.parametrize('seed', range(12))
+def test_random_programs_lowered_bit_equal(seed):
+    "Random compositions of the lowered ops (numbers, broadcasting, reductions, products), forward and backward, against eager."
+    rng = np.random.default_rng(seed)
+    unary = [lambda t: t.tanh(), lambda t: t.sigmoid(), lambda t: t.relu(), lambda t: (t * t + 1).sqrt(), lambda t: (t.abs() + 1).log(),
+             lambda t: t.clamp(-3, 3).exp(), lambda t: -t, lambda t: t.t().t()]
+    binary = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / (b * b + 1), lambda a, b: a @ b.t() @ b / 8]
+    scal = [lambda t: t * 0.3, lambda t: 1.5 - t, lambda t: t / 7, lambda t: t + 2]
+    plan = [(int(rng.integers(0, 4)), int(rng.integers(0, 8)), int(rng.integers(0, 5)), int(rng.integers(0, 4))) for _ in range(8)]
+    def f(x, w, b):
+        y = x
+        for kind, u, bi, s in plan:
+            if kind == 0: y = unary[u](y)
+            elif kind == 1: y = binary[bi](y, w)
+            elif kind == 2: y = scal[s](y) + b              # a bias, broadcast over the rows
+            else: y = y - y.mean(1, keepdim=True) + y.sum(0) / 10
+        loss = y.log_softmax(1).mean() + y.sum()
+        loss.backward()
+        return loss
+    cf = litnn.compile(f)
+    for i in range(3):
+        arrays = [rng.standard_normal(s).astype(np.float32) for s in ((5, 6), (5, 6), (6,))]
+        t1 = [litnn.tensor(a, requires_grad=True) for a in arrays]
+        t2 = [litnn.tensor(a.copy(), requires_grad=True) for a in arrays]
+        assert same_bits(bits(f(*t1)), bits(cf(*t2))), (seed, i)
+        for a, b in zip(t1, t2):
+            assert (a.grad is None) == (b.grad is None) and (a.grad is None or same_bits(bits(a.grad), bits(b.grad))), (seed, i)
+    assert lowered(cf) is not None
