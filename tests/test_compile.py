@@ -670,3 +670,18 @@ def test_random_programs_lowered_bit_equal(seed):
         for a, b in zip(t1, t2):
             assert (a.grad is None) == (b.grad is None) and (a.grad is None or same_bits(bits(a.grad), bits(b.grad))), (seed, i)
     assert lowered(cf) is not None
+
+
+def test_inference_forward_lowered_fresh_outputs():
+    "A module's forward under no_grad is lowered whole; each call returns new memory unless the last result was let go."
+    litnn.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4)).eval()
+    cm = litnn.compile(m)
+    rng = np.random.default_rng(0)
+    xs = [litnn.tensor(rng.standard_normal((3, 8)).astype(np.float32)) for _ in range(4)]
+    with litnn.no_grad():
+        outs = [cm(x) for x in xs]
+        for x, o in zip(xs, outs): assert same_bits(bits(o), bits(m(x)))
+        assert lowered(cm) is not None
+        assert cm(xs[0]).data_ptr() == cm(xs[1]).data_ptr()     # a result nobody kept: its memory is written again
+    assert len({o.data_ptr() for o in outs}) == 4
