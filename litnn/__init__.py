@@ -97,7 +97,7 @@ def get_default_device():
     return _default_device['device'] or B.device('cpu')
 
 # %% ../nbs/reference/compiler.ipynb #067d6415
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False, **kwargs):
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
     "Compile `model` (a function or a Module) by capture and replay (37_compile); without `model`, a decorator."
     from litnn._dynamo.eval_frame import _compile
     opts = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options, disable=disable)

@@ -92,7 +92,7 @@ def test_mlp_training_step_bit_equal_over_steps(opt_name, kw):
         for k, v in o1.state[p].items():
             assert same_bits(bits(v), bits(o2.state[q][k])) if isinstance(v, litnn.Tensor) else v == o2.state[q][k]
     (prog,) = programs(cs)
-    assert prog.steps is not None and not prog.graph
+    assert prog.steps is not None and not prog.graph and prog.lowered is not None
 
 
 def test_mlp_step_matches_torch():
@@ -174,7 +174,7 @@ def test_gpt_step_bit_equal():
     for p, q in zip(m1.parameters(), m2.parameters()):
         assert same_bits(bits(o1.state[p]['exp_avg']), bits(o2.state[q]['exp_avg']))
     (prog,) = programs(cs)
-    assert prog.steps is not None and not prog.graph
+    assert prog.steps is not None and not prog.graph and prog.lowered is not None
 
 
 def test_compiled_module_forward_backward_outside():
@@ -456,3 +456,234 @@ def test_layer_training_steps_replay_bit_equal(name):
     sd1, sd2 = m1.state_dict(), m2.state_dict()
     for k in sd1: assert same_bits(sd1[k].numpy(), sd2[k].numpy()), k
     assert [p.steps is not None for p in programs(cs)] == [True]
+
+
+# ---------------------------------------------------------------------------------------------- lowering: the generated function
+def lowered(c):
+    "The generated function of a compiled function's only program (None if it replays step by step)."
+    (prog,) = programs(c)
+    return prog.lowered
+
+def chain(x, c):
+    y = x
+    for _ in range(6):
+        y = (((y * c + 0.5).tanh() * 1.5).sigmoid() - 0.25) / c
+        y = -y.exp().sqrt()
+    return y.sum()
+
+def test_lowered_chain_bit_equal_forward_and_backward():
+    rng = np.random.default_rng(3)
+    def make():
+        x = litnn.tensor(rng.standard_normal((16, 16)).astype(np.float32), requires_grad=True)
+        return x
+    c = litnn.tensor((rng.random((16, 16)) + 0.5).astype(np.float32))
+    def step(x):
+        x.grad = None
+        loss = chain(x, c)
+        loss.backward()
+        return loss
+    cs = litnn.compile(step)
+    for i in range(4):
+        x1 = make(); x2 = litnn.tensor(x1.detach().numpy().copy(), requires_grad=True)
+        a, b = step(x1), cs(x2)
+        assert same_bits(bits(a), bits(b)) and same_bits(bits(x1.grad), bits(x2.grad)), i
+    fn = lowered(cs)
+    assert fn is not None and fn.source.startswith('def replay(I, env):')
+    assert '(env)' not in fn.source            # every step lowered: no Python step left in the chain
+
+
+@pytest.mark.parametrize('name', ['add_bias', 'sub_rsub', 'mul_div_scalar', 'neg_exp_log', 'relu_nan', 'mean_dims', 'mm_t', 'log_softmax'])
+def test_each_lowering_bit_equal(name):
+    "Each op with a lowering, forward and backward (broadcasting, numbers, transposed weights), against eager."
+    rng = np.random.default_rng(hash(name) % 1000)
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    A, W, Bv = f32(6, 5), f32(4, 5), f32(4)
+    fns = {'add_bias': lambda x, w, b: (x @ w.t() + b).sum(),
+           'sub_rsub': lambda x, w, b: ((1 - x) - x * 2.5 - (x - 3)).sum(),
+           'mul_div_scalar': lambda x, w, b: ((x * 0.1) / 3 * x / (x * x + 1)).mean(),
+           'neg_exp_log': lambda x, w, b: (-(x.exp() + 1).log()).sum(),
+           'relu_nan': lambda x, w, b: (x.relu() * x).sum(),
+           'mean_dims': lambda x, w, b: (x.mean(0) * 2 + x.mean(1, keepdim=True).sum()).sum(),
+           'mm_t': lambda x, w, b: (x.t() @ (x @ w.t())).tanh().sum(),
+           'log_softmax': lambda x, w, b: -(x @ w.t()).log_softmax(1).mean()}
+    f = fns[name]
+    def step(x, w, b):
+        loss = f(x, w, b)
+        loss.backward()
+        return loss
+    cs = litnn.compile(step)
+    for i in range(3):
+        xa = f32(6, 5)
+        if name == 'relu_nan' and i == 2: xa[0, 0] = np.inf        # relu's backward past an inf: where(), as eager
+        ts = [[litnn.tensor(a.copy(), requires_grad=True) for a in (xa, W, Bv)] for _ in range(2)]
+        a, b = step(*ts[0]), cs(*ts[1])
+        assert same_bits(bits(a), bits(b)), i
+        for t1, t2 in zip(*ts):
+            assert (t1.grad is None) == (t2.grad is None)
+            if t1.grad is not None: assert same_bits(bits(t1.grad), bits(t2.grad)), i
+    assert lowered(cs) is not None
+
+
+def test_lowered_mlp_step_with_index_and_sgd_by_hand():
+    "bench/mlp_step.py's step: lowered matmuls, bias, relu, log_softmax; the index stays a Python step; the update in place."
+    def make():
+        rng = np.random.default_rng(0)
+        ws = [litnn.tensor((rng.standard_normal((o, i)) / np.sqrt(i)).astype(np.float32), requires_grad=True) for i, o in ((20, 16), (16, 5))]
+        bs = [litnn.zeros(o, requires_grad=True) for o in (16, 5)]
+        idx = litnn.arange(8)
+        def step(x, y):
+            h = x
+            for i, (w, b) in enumerate(zip(ws, bs)):
+                h = h @ w.t() + b
+                if i == 0: h = h.relu()
+            loss = -h.log_softmax(1)[idx, y].mean()
+            for p in ws + bs: p.grad = None
+            loss.backward()
+            with litnn.no_grad():
+                for p in ws + bs: p -= 0.1 * p.grad
+            return loss
+        return ws + bs, step
+    (p1, s1), (p2, s2) = make(), make()
+    cs = litnn.compile(s2)
+    rng = np.random.default_rng(1)
+    for i in range(5):
+        x, y = litnn.tensor(rng.standard_normal((8, 20)).astype(np.float32)), litnn.tensor(rng.integers(0, 5, 8))
+        assert same_bits(bits(s1(x, y)), bits(cs(x, y))), i
+    for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)) and same_bits(bits(a.grad), bits(b.grad))
+    fn = lowered(cs)
+    assert fn is not None and 'matmul(' in fn.source and 'R' in fn.source
+
+
+def test_lowered_programs_of_training_steps():
+    "The MLP step with AdamW and the GPT step are lowered (the optimizer's step a Python call inside the function)."
+    (_, _, s) = make_mlp(0, 'AdamW', lr=1e-2)
+    cs = litnn.compile(s)
+    x, y = litnn.ones(8, 6), litnn.tensor(np.arange(8) % 3)
+    cs(x, y); cs(x, y)
+    assert lowered(cs) is not None
+
+
+def test_results_do_not_alias_the_next_replay():
+    "Returned tensors are fresh, as torch's default mode: a result kept across calls keeps its values."
+    def f(x): return (x * 2).tanh() + 1
+    cf = litnn.compile(f)
+    x1, x2 = litnn.full((3,), 0.5), litnn.full((3,), -2.0)
+    r1 = cf(x1); r2 = cf(x2); r3 = cf(x1)
+    assert lowered(cf) is not None
+    assert same_bits(bits(r1), bits(f(x1))) and same_bits(bits(r2), bits(f(x2))) and same_bits(bits(r3), bits(r1))
+    assert not np.shares_memory(r1._data, r2._data)
+    v = r2[1:]                                  # a view keeps its base's memory out of the next replay too
+    cf(x1)
+    assert same_bits(bits(v), bits(f(x2)[1:]))
+
+
+def test_kept_grads_accumulate_as_eager():
+    "Without zero_grad the leaves' .grad accumulate in place, as eager; a .grad someone holds is never a reused buffer."
+    def make():
+        w = litnn.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), requires_grad=True)
+        def step(x):
+            loss = (x @ w).tanh().sum()
+            loss.backward()
+            return loss
+        return w, step
+    (w1, s1), (w2, s2) = make(), make()
+    cs = litnn.compile(s2)
+    x = litnn.ones(2, 3)
+    s1(x); cs(x); cs(x)                         # (the second call is the first replay)
+    s1(x)
+    g1, g2 = w1.grad, w2.grad
+    s1(x); cs(x)
+    assert w1.grad is g1 and w2.grad is g2 and same_bits(bits(g1), bits(g2))
+    kept = w2.grad
+    w2.grad = None; w1.grad = None
+    s1(x); cs(x)
+    assert same_bits(bits(w1.grad), bits(w2.grad)) and w2.grad is not kept and not np.shares_memory(kept._data, w2.grad._data)
+    assert same_bits(bits(kept), bits(g1))
+
+
+def test_lowered_guards_still_recapture():
+    cf = litnn.compile(lambda x: (x * 3).sigmoid().sum())
+    cf(litnn.ones(2, 2)); cf(litnn.ones(2, 2)); cf(litnn.ones(3)); cf(litnn.ones(3))
+    assert cf._compiled.count == 2 and all(p.lowered is not None for p in programs(cf))
+    assert same_bits(bits(cf(litnn.full((3,), 2.))), bits((litnn.full((3,), 2.) * 3).sigmoid().sum()))
+
+
+def test_eager_backend_replays_steps():
+    cf = litnn.compile(lambda x: (x * 3).sigmoid(), backend="eager")
+    cf(litnn.ones(2)); cf(litnn.ones(2))
+    assert lowered(cf) is None
+    assert litnn.compiler.list_backends() == ['cudagraphs', 'inductor']
+    assert litnn.compiler.get_default_backend() == torch.compiler.get_default_backend() == 'inductor'
+
+
+def test_set_stance_as_torchs():
+    f = litnn.compile(lambda x: x + 1)
+    f(litnn.ones(2))
+    with litnn.compiler.set_stance("fail_on_recompile"):
+        f(litnn.ones(2))
+        with pytest.raises(RuntimeError, match="Detected recompile when torch.compile stance is 'fail_on_recompile'"): f(litnn.ones(3))
+    with litnn.compiler.set_stance("force_eager"):
+        assert litnn.equal(f(litnn.ones(5)), litnn.full((5,), 2.)) and f._compiled.count == 1
+
+
+def test_lowered_step_returning_a_grad():
+    w1, w2 = litnn.ones(3, requires_grad=True), litnn.ones(3, requires_grad=True)
+    def make(w):
+        def f(x):
+            w.grad = None
+            loss = (x * w).tanh().sum()
+            loss.backward()
+            return loss, w.grad
+        return f
+    f1, cf = make(w1), litnn.compile(make(w2))
+    for v in (1., 2., -0.5):
+        (a, ga), (b, gb) = f1(litnn.full((3,), v)), cf(litnn.full((3,), v))
+        assert same_bits(bits(a), bits(b)) and same_bits(bits(ga), bits(gb)) and gb is w2.grad
+    assert lowered(cf) is not None
+
+
+@pytest.mark.parametrize('seed', range(12))
+def test_random_programs_lowered_bit_equal(seed):
+    "Random compositions of the lowered ops (numbers, broadcasting, reductions, products), forward and backward, against eager."
+    rng = np.random.default_rng(seed)
+    unary = [lambda t: t.tanh(), lambda t: t.sigmoid(), lambda t: t.relu(), lambda t: (t * t + 1).sqrt(), lambda t: (t.abs() + 1).log(),
+             lambda t: t.clamp(-3, 3).exp(), lambda t: -t, lambda t: t.t().t()]
+    binary = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / (b * b + 1), lambda a, b: a @ b.t() @ b / 8]
+    scal = [lambda t: t * 0.3, lambda t: 1.5 - t, lambda t: t / 7, lambda t: t + 2]
+    plan = [(int(rng.integers(0, 4)), int(rng.integers(0, 8)), int(rng.integers(0, 5)), int(rng.integers(0, 4))) for _ in range(8)]
+    def f(x, w, b):
+        y = x
+        for kind, u, bi, s in plan:
+            if kind == 0: y = unary[u](y)
+            elif kind == 1: y = binary[bi](y, w)
+            elif kind == 2: y = scal[s](y) + b              # a bias, broadcast over the rows
+            else: y = y - y.mean(1, keepdim=True) + y.sum(0) / 10
+        loss = y.log_softmax(1).mean() + y.sum()
+        loss.backward()
+        return loss
+    cf = litnn.compile(f)
+    for i in range(3):
+        arrays = [rng.standard_normal(s).astype(np.float32) for s in ((5, 6), (5, 6), (6,))]
+        t1 = [litnn.tensor(a, requires_grad=True) for a in arrays]
+        t2 = [litnn.tensor(a.copy(), requires_grad=True) for a in arrays]
+        assert same_bits(bits(f(*t1)), bits(cf(*t2))), (seed, i)
+        for a, b in zip(t1, t2):
+            assert (a.grad is None) == (b.grad is None) and (a.grad is None or same_bits(bits(a.grad), bits(b.grad))), (seed, i)
+    assert lowered(cf) is not None
+
+
+def test_inference_forward_lowered_fresh_outputs():
+    "A module's forward under no_grad is lowered whole; each call returns new memory unless the last result was let go."
+    litnn.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4)).eval()
+    cm = litnn.compile(m)
+    rng = np.random.default_rng(0)
+    xs = [litnn.tensor(rng.standard_normal((3, 8)).astype(np.float32)) for _ in range(4)]
+    with litnn.no_grad():
+        outs = [cm(x) for x in xs]
+        for x, o in zip(xs, outs): assert same_bits(bits(o), bits(m(x)))
+        assert lowered(cm) is not None
+        first = cm(xs[0]).data_ptr()
+        second = cm(xs[1]).data_ptr()
+    assert first == second              # a result nobody kept: its memory is written again
+    assert len({o.data_ptr() for o in outs}) == 4
