@@ -491,7 +491,7 @@ _SparseSparseMm.__name__ = _SparseSparseMm.__qualname__ = 'MmBackward0'
 
 # %% ../nbs/reference/sparse.ipynb #6a226817
 def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
-    "A product with a sparse (2-D, COO or CSR) operand: sparse @ dense or dense @ sparse (dense), sparse @ sparse (sparse)."
+    "A product with a sparse matrix operand: sparse @ dense or dense @ sparse (dense), sparse @ sparse (sparse)."
     si, s2 = type(input._data) is _SparseArray, type(mat2._data) is _SparseArray
     if si and s2:
         la, lb = input.layout, mat2.layout
@@ -502,18 +502,21 @@ def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
         if input._data.dtype.kind in 'biu':      # torch's kernel is for floating and complex values only
             names = dict(int64='Long', int32='Int', int16='Short', int8='Char', uint8='Byte', bool='Bool')
             raise NotImplementedError(f"\"sparse_matmul\" not implemented for '{names.get(input._data.dtype.name, input._data.dtype.name)}'")
-        if input.dense_dim() or mat2.dense_dim(): raise _unsupported(f"{fn} of sparse tensors with dense dims", input._data.layout)
+        if input.dense_dim() or mat2.dense_dim():     # hybrid COO: torch's kernel takes one number per entry
+            raise RuntimeError(f"sparse_sparse_matmul_cpu: scalar values expected, got {builtins.max(input.dense_dim(), mat2.dense_dim())}D values")
         if input.shape[1] != mat2.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
         return (SparseSparseMatmulBackward0 if sparse_grad else _SparseSparseMm).apply(input, mat2)
     if not (si or s2): return mm(input, mat2)
     if (si and input.layout is sparse_bsc) or (s2 and mat2.layout is sparse_bsr):     # no CPU kernel in torch
         raise RuntimeError(f"addmm: computation on CPU is not implemented for Strided + {_LAYOUT_NAMES[input.layout]} @ {_LAYOUT_NAMES[mat2.layout]}")
+    s = input if si else mat2
+    if s._data.ndim == 2 and s.dense_dim():      # a hybrid COO matrix (rows sparse, columns dense): torch has no product
+        if si: raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D tensor")
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {s.sparse_dim()}, d0: 0, d1: 1")
     if si and input._data.ndim == mat2._data.ndim == 2 and input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {input.shape[1]}, got {mat2.shape[0]}")
     _check_mat(fn, input, mat2, (2, 2))
-    s = input if si else mat2
-    if s.dense_dim(): raise _unsupported(f"{fn} of a sparse tensor with dense dims", s._data.layout)
     if s2: return _DenseSparseMmBackward.apply(input, mat2)
     return (SparseAddmmBackward0 if sparse_grad else _SparseMmBackward).apply(input, mat2)
 
@@ -525,6 +528,7 @@ def spmm(input, mat2):
 def smm(input, mat):
     "sparse @ dense as a sparse tensor: every column of each row of `input` that holds an entry."
     a = _sparse_of(input, 'smm')
+    if input.dense_dim(): raise RuntimeError(f"sspaddmm: Argument #2: matrices expected, got {input.sparse_dim()}D tensor")
     _plain(input, 'smm'); _check_mat('smm', input, mat, (2, 2))
     return Tensor._make(_smm_array(a, _plain(mat, 'smm')))
 

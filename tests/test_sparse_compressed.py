@@ -413,3 +413,19 @@ def test_missing_torch_sparse_names():
     assert left == {'Any', 'DType', 'DimOrDims', 'TYPE_CHECKING', 'torch', 'SparseSemiStructuredTensor',
                     'SparseSemiStructuredTensorCUSPARSELT', 'SparseSemiStructuredTensorCUTLASS', 'semi_structured',
                     'to_sparse_semi_structured'}, left
+
+# --- hybrid COO matrices (dense_dim > 0) in products: torch 2.13 has no kernel, and says so
+
+HYB = np.array([[0., 0., 0.], [1., 2., 0], [3., 0., 4.]], np.float32)
+
+@pytest.mark.parametrize('op', ['sparse.mm', '@', 'mm', 'spmm', 'addmm', 'dense@', 'spsp', 'spsp_plain', 'smm'])
+def test_hybrid_products_raise_as_torch(op):
+    x = np.arange(6., dtype=np.float32).reshape(3, 2)
+    def f(lib):
+        s = lib.tensor(HYB).to_sparse(1)
+        assert (s.sparse_dim(), s.dense_dim()) == (1, 1)
+        return {'sparse.mm': lambda: lib.sparse.mm(s, lib.tensor(x)), '@': lambda: s @ lib.tensor(x), 'mm': lambda: lib.mm(s, lib.tensor(x)),
+                'spmm': lambda: lib.spmm(s, lib.tensor(x)), 'addmm': lambda: lib.sparse.addmm(lib.ones(3, 2), s, lib.tensor(x)),
+                'dense@': lambda: lib.tensor(x.T.copy()) @ s, 'spsp': lambda: lib.sparse.mm(s, s),
+                'spsp_plain': lambda: lib.sparse.mm(s, lib.tensor(HYB).to_sparse()), 'smm': lambda: lib.smm(s, lib.tensor(x))}[op]()
+    same_error(f)
