@@ -968,13 +968,19 @@ def _checked_sparse(layout, parts, size, coalesced=False):
             d = np.diff(idx, axis=1); first = np.where(d.any(0), (d != 0).argmax(0), 0)
             coalesced = bool((d[first, np.arange(d.shape[1])] > 0).all())
         return _SparseArray(sparse_coo, idx, v, size, coalesced is True)
-    if layout is sparse_csr:
-        crow, col, v = ints(parts[0], 'crow_indices', 1), ints(parts[1], 'col_indices', 1), parts[2]
-        if len(size) != 2 or not (isinstance(v, np.ndarray) and v.ndim == 1): raise ValueError(f"litnn reads CSR matrices without dense dims, not of size {list(size)}")
-        if len(crow) != size[0] + 1 or crow[0] != 0 or crow[-1] != len(col) or (np.diff(crow) < 0).any() or len(col) != len(v):
-            raise ValueError("its crow_indices do not describe its col_indices and values")
-        if len(col) and (col.min() < 0 or col.max() >= size[1]): raise ValueError("a column index is outside its size")
-        return _SparseArray(sparse_csr, (crow, col), v, size, True)
+    if layout in _COMPRESSED:
+        row, block = layout in _ROW_LAYOUTS, layout in _BLOCK_LAYOUTS
+        cn, pn = ('crow_indices', 'col_indices') if row else ('ccol_indices', 'row_indices')
+        comp, plain, v = ints(parts[0], cn, 1), ints(parts[1], pn, 1), parts[2]
+        if len(size) != 2 or not (isinstance(v, np.ndarray) and v.ndim == (3 if block else 1)):
+            raise ValueError(f"litnn reads compressed matrices without batch or dense dims, not of size {list(size)}")
+        bh, bw = v.shape[1:3] if block else (1, 1)
+        if not (bh and bw) or size[0] % bh or size[1] % bw: raise ValueError(f"its blocks of {[bh, bw]} do not tile its size {list(size)}")
+        outer, inner = (size[0] // bh, size[1] // bw) if row else (size[1] // bw, size[0] // bh)
+        if len(comp) != outer + 1 or comp[0] != 0 or comp[-1] != len(plain) or (np.diff(comp) < 0).any() or len(plain) != len(v):
+            raise ValueError(f"its {cn} do not describe its {pn} and values")
+        if len(plain) and (plain.min() < 0 or plain.max() >= inner): raise ValueError(f"a {'column' if row else 'row'} index is outside its size")
+        return _SparseArray(layout, (comp, plain), v, size, True)
     raise ValueError(f"litnn reads no sparse layout {layout!r} from a file")
 
 # %% ../nbs/reference/sparse.ipynb #e793e900

@@ -429,3 +429,31 @@ def test_hybrid_products_raise_as_torch(op):
                 'dense@': lambda: lib.tensor(x.T.copy()) @ s, 'spsp': lambda: lib.sparse.mm(s, s),
                 'spsp_plain': lambda: lib.sparse.mm(s, lib.tensor(HYB).to_sparse()), 'smm': lambda: lib.smm(s, lib.tensor(x))}[op]()
     same_error(f)
+
+# --- saving
+
+@pytest.mark.parametrize('layout', LAYOUTS)
+def test_save_and_load(layout, tmp_path):
+    "litnn.save (both formats) and torch.save files read back as the same tensor; a state_dict buffer loads into a module."
+    l, t = conv(litnn, layout, B, (2, 2)), conv(torch, layout, B, (2, 2))
+    for fmt in ({}, dict(format='torch')):
+        p = tmp_path / f'l{len(fmt)}.pt'
+        litnn.save({'s': l}, p, **fmt)
+        same(t, litnn.load(p)['s'])
+        if fmt: same(torch.load(p)['s'], l)
+    torch.save({'s': t}, tmp_path / 't.pt')
+    same(t, litnn.load(tmp_path / 't.pt')['s'])
+    import pickle, copy
+    same(t, pickle.loads(pickle.dumps(l))); same(t, copy.deepcopy(l))
+    m = litnn.nn.Module(); m.register_buffer('adj', l * 0)
+    m.load_state_dict({'adj': l})
+    same(t, m.adj)
+
+def test_crafted_compressed_parts_are_refused():
+    from litnn._tensor import _checked_sparse
+    ok = [np.array([0, 1, 2]), np.array([0, 1]), np.ones((2, 2, 2))]
+    assert _checked_sparse(litnn.sparse_bsr, ok, [4, 4]).layout is litnn.sparse_bsr
+    for parts, size, msg in [([np.array([0, 1, 2]), np.array([0, 2]), np.ones((2, 2, 2))], [4, 4], 'outside'),
+                             ([np.array([0, 2, 1]), np.array([0, 1]), np.ones((2, 2, 2))], [4, 4], 'describe'),
+                             (ok, [4, 5], 'tile'), ([np.array([0, 1, 2]), np.array([0, 1]), np.ones(2)], [4, 4], 'dims')]:
+        with pytest.raises(ValueError, match=msg): _checked_sparse(litnn.sparse_bsc, parts, size)
