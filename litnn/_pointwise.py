@@ -1759,7 +1759,7 @@ Tensor.resize_as_ = resize_as_
 
 # %% ../nbs/reference/sparse.ipynb #99040ec5
 from ._tensor import _sparse_grad_ops, _SparseArray, _coo, _csr, _compressed, _coalesced, _dense, _plain, _sparse_of, _smm_array, _unsupported, sparse_coo, sparse_csr
-from ._tensor import _sparse_invariants, _COMPRESSED, _ROW_LAYOUTS, _BLOCK_LAYOUTS, _LAYOUT_NAMES
+from ._tensor import _from_dense, strided, _sparse_invariants, _COMPRESSED, _ROW_LAYOUTS, _BLOCK_LAYOUTS, _LAYOUT_NAMES
 
 # %% ../nbs/reference/sparse.ipynb #29cb1f7d
 class SparseCooTensorWithDimsAndTensorsBackward0(Op):
@@ -1826,17 +1826,18 @@ class ToDenseBackward0(Op):
         return _compressed(out, ctx.a.layout, ctx.a.values.shape[1:3] or None) if ctx.a.layout in _COMPRESSED else out
 
 class ToSparseCsrBackward0(Op):
-    "a sparse matrix in a compressed layout: the gradient goes back in the layout it came from"
+    "a matrix in a compressed layout: the gradient goes back in the layout it came from (dense: zero off the pattern)"
     on_arrays = True
     @staticmethod
     def forward(ctx, s, layout=sparse_csr, blocksize=None):
-        ctx.src = s._data.layout
-        return _compressed(s._data, layout, blocksize)
+        a = s._data
+        ctx.src = getattr(a, 'layout', strided)
+        return _compressed(a if ctx.src is not strided else _from_dense(a, 2), layout, blocksize)
     @staticmethod
     def backward(ctx, g):
         if isinstance(g, Tensor): raise _unsupported("a second derivative through a sparse conversion", ctx.src)
         if type(g) is not _SparseArray: return g
-        return _coo(g) if ctx.src is sparse_coo else _compressed(g, ctx.src)
+        return _dense(g) if ctx.src is strided else _coo(g) if ctx.src is sparse_coo else _compressed(g, ctx.src)
 
 class ToSparseCscBackward0(ToSparseCsrBackward0): "a sparse matrix in CSC form: the gradient goes back in the layout it came from"
 class ToSparseBsrBackward0(ToSparseCsrBackward0): "a sparse matrix in BSR form: the gradient goes back in the layout it came from"

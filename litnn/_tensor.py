@@ -186,7 +186,9 @@ _FROM_LEGACY = {v + 'Tensor': k for k, v in _LEGACY.items() if not k.startswith(
 
 def _type_name(self):
     "The legacy type name of a tensor, such as `litnn.FloatTensor`."
-    where = 'litnn.' if type(self._data) is np.ndarray else f'litnn.{self.device.type}.'   # litnn.cuda., litnn.meta.
+    layout = getattr(self._data, 'layout', None)    # a sparse tensor's (reference/sparse): COO's name is litnn.sparse.*
+    if layout is not None and layout.name != 'sparse_coo': raise RuntimeError("Unimplemented backend SparseCsrCPU")
+    where = 'litnn.' if type(self._data) is np.ndarray else 'litnn.sparse.' if layout else f'litnn.{self.device.type}.'   # litnn.cuda., litnn.meta.
     return f"{where}{_LEGACY[self.dtype.name]}Tensor"
 
 # %% ../nbs/10_tensor.ipynb #62e5f0e2
@@ -898,7 +900,7 @@ def _to_compressed(self, layout, blocksize=None, dense_dim=None):
     if blocksize and (a.shape[0] % blocksize[0] or a.shape[1] % blocksize[1]):
         where = 'dense' if src is strided else 'coo' if src is sparse_coo else 'sparse_compressed'
         raise RuntimeError(f"{where}_{fn}: tensor sparse size ({a.shape[0]},{a.shape[1]}) must be divisible by given blocksize ({blocksize[0]},{blocksize[1]})")
-    if _type(a) is _SparseArray and self._requires_grad and src in (sparse_coo, sparse_csr, sparse_csc):
+    if self._requires_grad and src in (strided, sparse_coo, sparse_csr, sparse_csc):
         name = 'ToSparse' + layout.name[7:].title() + 'Backward0'
         return _sparse_grad_ops[name].apply(self, layout=layout, blocksize=blocksize)
     a = _plain(self, fn) if _type(a) is _SparseArray else _from_dense(_plain(self, fn), 2)

@@ -457,3 +457,21 @@ def test_crafted_compressed_parts_are_refused():
                              ([np.array([0, 2, 1]), np.array([0, 1]), np.ones((2, 2, 2))], [4, 4], 'describe'),
                              (ok, [4, 5], 'tile'), ([np.array([0, 1, 2]), np.array([0, 1]), np.ones(2)], [4, 4], 'dims')]:
         with pytest.raises(ValueError, match=msg): _checked_sparse(litnn.sparse_bsc, parts, size)
+
+@pytest.mark.parametrize('layout', LAYOUTS)
+def test_dense_to_compressed_grad(layout):
+    "A dense matrix converted to a compressed layout and back: its gradient is zero off the stored pattern (whole blocks kept)."
+    def f(lib):
+        x = lib.tensor(B, requires_grad=True)
+        s = x.to_sparse_bsr((2, 2)) if layout == 'sparse_bsr' else x.to_sparse_bsc((2, 2)) if layout == 'sparse_bsc' else getattr(x, 'to_' + layout)()
+        (s.to_dense() * lib.arange(1., 17.).reshape(4, 4)).sum().backward()
+        return type(s.grad_fn).__name__, x.grad
+    (nt, t), (nl, l) = both(f)
+    assert nt == nl
+    same(t, l)
+
+def test_type_names():
+    for lib in (torch, litnn):
+        assert lib.tensor(D).to_sparse().type() == f'{lib.__name__}.sparse.FloatTensor'
+        assert lib.tensor(D).to_sparse().double().type() == f'{lib.__name__}.sparse.DoubleTensor'
+    for lay in LAYOUTS: same_error(lambda lib: conv(lib, lay).type())
