@@ -1904,7 +1904,8 @@ def _compressed_tensor(layout, compressed, plain, values, size, dtype, device, r
     elif (len(comp) and (comp[0] != 0 or comp[-1] != len(pl) or (np.diff(comp) < 0).any())) or (len(pl) and (pl.min() < 0 or pl.max() >= inner)):
         raise RuntimeError(f"{fn}: litnn cannot read these parts ({cn} must run from 0 to nnz, never going down, "
                            f"{pn} stay in range); check_invariants=True says which invariant fails")
-    out = SparseCompressedTensorBackward0.apply(v, compressed=comp, plain=pl, shape=size, layout=layout)
+    node = _BlockValuesBackward if block else SparseCompressedTensorBackward0
+    out = node.apply(v, compressed=comp, plain=pl, shape=size, layout=layout)
     return out.requires_grad_() if requires_grad else out
 
 def _check_invariants(layout, comp, plain, inner):
@@ -1931,11 +1932,17 @@ class SparseCompressedTensorBackward0(Op):
         return out
     @staticmethod
     def backward(ctx, g):
-        if ctx.layout in _BLOCK_LAYOUTS: raise RuntimeError("derivative for aten::sparse_compressed_tensor is not implemented")   # as torch
         if isinstance(g, Tensor):
             if type(g._data) is _SparseArray: raise _unsupported("a second derivative through a sparse gradient", g._data.layout)
             return g[tuple(Tensor._make(i) for i in ctx.pos)]
         return (_dense(g) if type(g) is _SparseArray else g)[ctx.pos]
+
+class _BlockValuesBackward(SparseCompressedTensorBackward0):
+    "a block tensor's values: torch has no derivative for them, and says so when a backward reaches them"
+    on_arrays = False
+    @staticmethod
+    def backward(ctx, g): raise RuntimeError("derivative for aten::sparse_compressed_tensor is not implemented")
+_BlockValuesBackward.__name__ = _BlockValuesBackward.__qualname__ = 'NotImplemented'
 
 def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1):
     "beta * input + alpha * (mat1 @ mat2) for COO `input` and `mat1`, sparse: input's entries, then the product's rows'."

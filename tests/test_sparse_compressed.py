@@ -202,8 +202,12 @@ def test_grad_errors_as_torch():
     same_error(sparse_mm_values)
     def bsr_values(lib):
         v = lib.ones(2, 2, 2, requires_grad=True)
-        (lib.sparse_bsr_tensor(lib.tensor([0, 1, 2]), lib.tensor([0, 1]), v) @ lib.ones(4, 2)).sum().backward()
+        s = lib.sparse_bsr_tensor(lib.tensor([0, 1, 2]), lib.tensor([0, 1]), v)
+        assert type(s.grad_fn).__name__ == 'NotImplemented'
+        (s @ lib.ones(4, 2)).sum().backward()
     same_error(bsr_values)
+    same_repr(*both(lambda lib: lib.sparse_bsc_tensor(lib.tensor([0, 1, 2]), lib.tensor([0, 1]), lib.ones(2, 2, 2, requires_grad=True))))
+    same_repr(*both(lambda lib: csc_values(lib)[1]))
     def bsr_dense_grad(lib):
         x = lib.ones(4, 2, requires_grad=True)
         (conv(lib, 'sparse_bsr', B, (2, 2)) @ x).sum().backward()
