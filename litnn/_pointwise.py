@@ -1759,7 +1759,7 @@ Tensor.resize_as_ = resize_as_
 
 # %% ../nbs/reference/sparse.ipynb #99040ec5
 from ._tensor import _sparse_grad_ops, _SparseArray, _coo, _csr, _compressed, _coalesced, _dense, _plain, _sparse_of, _smm_array, _unsupported, sparse_coo, sparse_csr
-from ._tensor import _from_dense, strided, _sparse_invariants, _COMPRESSED, _ROW_LAYOUTS, _BLOCK_LAYOUTS, _LAYOUT_NAMES
+from ._tensor import _dense_to_compressed, strided, _sparse_invariants, _COMPRESSED, _ROW_LAYOUTS, _BLOCK_LAYOUTS, _LAYOUT_NAMES
 
 # %% ../nbs/reference/sparse.ipynb #29cb1f7d
 class SparseCooTensorWithDimsAndTensorsBackward0(Op):
@@ -1832,7 +1832,7 @@ class ToSparseCsrBackward0(Op):
     def forward(ctx, s, layout=sparse_csr, blocksize=None):
         a = s._data
         ctx.src = getattr(a, 'layout', strided)
-        return _compressed(a if ctx.src is not strided else _from_dense(a, 2), layout, blocksize)
+        return _compressed(a, layout, blocksize) if ctx.src is not strided else _dense_to_compressed(a, layout, blocksize)
     @staticmethod
     def backward(ctx, g):
         if isinstance(g, Tensor): raise _unsupported("a second derivative through a sparse conversion", ctx.src)

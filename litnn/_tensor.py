@@ -626,12 +626,16 @@ class _SparseNamespace:
 B._array_types[_SparseArray] = _SparseNamespace()
 
 # %% ../nbs/reference/sparse.ipynb #7cae46f1
+def _positions(a):
+    "The (row, column) of each entry of compressed array `a` (of each block, for BSR/BSC), in stored order."
+    comp, plain = a.indices
+    k = np.repeat(np.arange(len(comp) - 1, dtype=np.int64), np.diff(comp))
+    return (k, plain) if a.layout in _ROW_LAYOUTS else (plain, k)
+
 def _coo(a):
     "Sparse array `a` in COO form: a compressed layout's entries (a block's elements one by one) in their stored order."
     if a.layout is sparse_coo: return a
-    comp, plain = a.indices
-    k = np.repeat(np.arange(len(comp) - 1, dtype=np.int64), np.diff(comp))
-    r, c, v = (k, plain, a.values) if a.layout in _ROW_LAYOUTS else (plain, k, a.values)
+    (r, c), v = _positions(a), a.values
     if a.layout in _BLOCK_LAYOUTS:     # block (r, c) of size (bh, bw) holds the elements (r*bh + i, c*bw + j)
         bh, bw = v.shape[1:3]
         i, j = np.meshgrid(np.arange(bh), np.arange(bw), indexing='ij')
@@ -708,16 +712,29 @@ def _compressed(a, layout, blocksize=None):
     if a.ndim != 2 or (a.layout is sparse_coo and a.indices.shape[0] != 2):
         raise RuntimeError(f"to_{layout.name}: litnn converts 2-D COO tensors without dense dims, got sparse_dim={a.indices.shape[0]}, dense_dim={a.ndim - a.indices.shape[0]}")
     bh, bw = tuple(blocksize) if layout in _BLOCK_LAYOUTS else (1, 1)
-    c, row = _coalesced(a), layout in _ROW_LAYOUTS
-    nbr, nbc = a.shape[0] // bh, a.shape[1] // bw
+    row, nbr, nbc = layout in _ROW_LAYOUTS, a.shape[0] // bh, a.shape[1] // bw
+    outer, inner = (nbr, nbc) if row else (nbc, nbr)
+    if a.layout in _BLOCK_LAYOUTS and layout in _BLOCK_LAYOUTS:    # BSR <-> BSC: the same blocks, reordered, values as they are
+        r, cl = _positions(a)
+        order = np.argsort(r * nbc + cl if row else cl * nbr + r, kind='stable')
+        o, i = (r, cl) if row else (cl, r)
+        comp = np.concatenate([[0], np.cumsum(np.bincount(o, minlength=outer))]).astype(np.int64)
+        return _SparseArray(layout, (comp, i[order].astype(np.int64)), a.values[order], a.shape, True)
+    c = _coalesced(a)
     br, bc = c.indices[0] // bh, c.indices[1] // bw
     blocks, inv = np.unique(br * nbc + bc if row else bc * nbr + br, return_inverse=True)   # each block once, in order
     vals = np.zeros((len(blocks), bh, bw), c.dtype)
     np.add.at(vals, (inv.reshape(-1), c.indices[0] % bh, c.indices[1] % bw), c.values)
-    outer, inner = (nbr, nbc) if row else (nbc, nbr)
     comp = np.concatenate([[0], np.cumsum(np.bincount(blocks // builtins.max(inner, 1), minlength=outer))]).astype(np.int64)
     plain = (blocks % builtins.max(inner, 1)).astype(np.int64)
     return _SparseArray(layout, (comp, plain), vals if layout in _BLOCK_LAYOUTS else vals.reshape(-1), a.shape, True)
+
+def _dense_to_compressed(d, layout, blocksize=None):
+    "Dense matrix `d` in compressed `layout`: its nonzero entries, or the blocks holding them copied whole (-0.0 and all, as torch)."
+    a = _compressed(_from_dense(d, 2), layout, blocksize)
+    if layout not in _BLOCK_LAYOUTS: return a
+    (r, c), (bh, bw) = _positions(a), blocksize
+    return a._with(d.reshape(d.shape[0] // bh, bh, d.shape[1] // bw, bw).transpose(0, 2, 1, 3)[r, c])
 
 def _csr(a):
     "Sparse array `a` (2-D) in CSR form."
@@ -903,8 +920,8 @@ def _to_compressed(self, layout, blocksize=None, dense_dim=None):
     if self._requires_grad and src in (strided, sparse_coo, sparse_csr, sparse_csc):
         name = 'ToSparse' + layout.name[7:].title() + 'Backward0'
         return _sparse_grad_ops[name].apply(self, layout=layout, blocksize=blocksize)
-    a = _plain(self, fn) if _type(a) is _SparseArray else _from_dense(_plain(self, fn), 2)
-    return Tensor._make(_compressed(a, layout, blocksize))
+    if _type(a) is not _SparseArray: return Tensor._make(_dense_to_compressed(_plain(self, fn), layout, blocksize))
+    return Tensor._make(_compressed(_plain(self, fn), layout, blocksize))
 
 @patch
 def to_sparse_csr(self:Tensor, dense_dim=None):

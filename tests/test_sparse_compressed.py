@@ -479,3 +479,42 @@ def test_type_names():
         assert lib.tensor(D).to_sparse().type() == f'{lib.__name__}.sparse.FloatTensor'
         assert lib.tensor(D).to_sparse().double().type() == f'{lib.__name__}.sparse.DoubleTensor'
     for lay in LAYOUTS: same_error(lambda lib: conv(lib, lay).type())
+
+# --- every conversion, product and transpose on random matrices, side by side
+
+ALL = ['sparse_coo', 'sparse_csr', 'sparse_csc', 'sparse_bsr', 'sparse_bsc']
+
+def _to(t, lay, bs):
+    if lay == 'dense': return t
+    if lay == 'sparse_coo': return t.to_sparse()
+    return getattr(t, 'to_' + lay)(bs) if lay in ('sparse_bsr', 'sparse_bsc') else getattr(t, 'to_' + lay)()
+
+def _both_or_same_error(f):
+    "f(torch), f(litnn): both values, or errors of one type (then None)."
+    out = []
+    for lib in (torch, litnn):
+        try: out.append(f(lib))
+        except Exception as e: out.append(e)
+    if isinstance(out[0], Exception) or isinstance(out[1], Exception):
+        assert type(out[0]) is type(out[1]), out
+        return None
+    return out
+
+@pytest.mark.parametrize('shape,bs', [((6, 6), (2, 3)), ((6, 6), (3, 2)), ((4, 6), (2, 2)), ((0, 4), (1, 2)), ((3, 0), (1, 1)), ((6, 4), (6, 4))])
+def test_random_conversions_products_transposes(shape, bs):
+    rng = np.random.default_rng(sum(shape) + bs[0])
+    for density in (0., 0.3, 1.):
+        a = (rng.standard_normal(shape) * (rng.random(shape) < density)).astype(np.float32)    # holds -0.0s
+        for dt in ('float32', 'int64', 'complex64'):
+            x = a.astype(dt)
+            y = (rng.standard_normal((shape[1], 2)) if dt != 'int64' else np.ones((shape[1], 2))).astype(dt)
+            for src in ['dense'] + ALL:
+                for dst in ALL:
+                    r = _both_or_same_error(lambda lib: _to(_to(lib.tensor(x), src, bs), dst, bs))
+                    if r is None: continue
+                    same(*r); same_repr(*r)
+                    if dst == 'sparse_coo': continue
+                    same(r[0].t(), r[1].t())
+                    for f in (lambda lib, s: s @ lib.tensor(y), lambda lib, s: lib.tensor(y.T.copy()) @ s):
+                        p = _both_or_same_error(lambda lib: f(lib, r[0] if lib is torch else r[1]))
+                        if p is not None: same(*p, atol=1e-4)
