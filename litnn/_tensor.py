@@ -884,7 +884,10 @@ def to_dense(self:Tensor, dtype=None, *, masked_grad=None):
 @patch
 def to_sparse_coo(self:Tensor):
     "This tensor in COO layout."
-    if _type(self._data) is _SparseArray: return self if self.is_sparse else Tensor._make(_coo(_plain(self, 'to_sparse_coo')))
+    if _type(self._data) is _SparseArray:
+        if self.is_sparse: return self
+        if self._requires_grad: return _sparse_grad_ops['ToSparseBackward1'].apply(self)
+        return Tensor._make(_coo(self._data))
     return Tensor._make(_from_dense(_plain(self, 'to_sparse_coo'), self._data.ndim))
 
 # %% ../nbs/reference/sparse.ipynb #b5216f56

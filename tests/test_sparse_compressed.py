@@ -518,3 +518,32 @@ def test_random_conversions_products_transposes(shape, bs):
                     for f in (lambda lib, s: s @ lib.tensor(y), lambda lib, s: lib.tensor(y.T.copy()) @ s):
                         p = _both_or_same_error(lambda lib: f(lib, r[0] if lib is torch else r[1]))
                         if p is not None: same(*p, atol=1e-4)
+
+@pytest.mark.parametrize('layout', ['sparse_csr', 'sparse_csc'])
+@pytest.mark.parametrize('case', ['to_coo', 'to_csr', 'to_csc', 'matmul', 't_matmul', 'values', 'mul2'])
+def test_values_grads_through_conversions(layout, case):
+    "A compressed tensor built from values that require grad, through conversions and products: the values' gradients."
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((4, 4)) * (rng.random((4, 4)) < 0.5))
+    W, y = rng.standard_normal((4, 4)), rng.standard_normal((4, 3))
+    def f(lib):
+        s0 = getattr(lib.tensor(a), 'to_' + layout)()
+        ci, pi = (s0.crow_indices(), s0.col_indices()) if layout == 'sparse_csr' else (s0.ccol_indices(), s0.row_indices())
+        v = s0.values().clone().requires_grad_()
+        s = lib.sparse_compressed_tensor(ci, pi, v, (4, 4), layout=getattr(lib, layout))
+        out = {'to_coo': lambda: s.to_sparse_coo().to_dense() * lib.tensor(W), 'to_csr': lambda: s.to_sparse_csr().to_dense() * lib.tensor(W),
+               'to_csc': lambda: s.to_sparse_csc().to_dense() * lib.tensor(W), 'matmul': lambda: (s @ lib.tensor(y)).pow(2),
+               't_matmul': lambda: s.t() @ lib.tensor(y), 'values': lambda: s.values() ** 2, 'mul2': lambda: (s * 2).to_dense() * lib.tensor(W)}[case]()
+        out.sum().backward()
+        return v.grad
+    same(*both(f))
+
+def test_csr_leaf_to_coo_grad():
+    def f(lib):
+        s = lib.tensor(D).to_sparse_csr().requires_grad_()
+        out = s.to_sparse_coo()
+        (out.to_dense() * lib.arange(6.).reshape(2, 3)).sum().backward()
+        return type(out.grad_fn).__name__, s.grad
+    (nt, t), (nl, l) = both(f)
+    assert nt == nl
+    same(t, l)
