@@ -10,7 +10,7 @@ import json, math, pickle, re, reprlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
-from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, _checked_sparse
+from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _checked_sparse
 from .nn.parameter import Parameter
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states
@@ -42,7 +42,8 @@ def _sort_key(v):
     if type(v) is frozenset: return ("frozenset", tuple(sorted(map(_sort_key, v))))
     return (type(v).__name__, repr(v))
 
-_SPARSE_PARTS = {sparse_coo: ("indices", "values"), sparse_csr: ("crow_indices", "col_indices", "values")}
+_SPARSE_PARTS = {sparse_coo: ("indices", "values"), sparse_csr: ("crow_indices", "col_indices", "values"), sparse_bsr: ("crow_indices", "col_indices", "values"),
+                 sparse_csc: ("ccol_indices", "row_indices", "values"), sparse_bsc: ("ccol_indices", "row_indices", "values")}
 
 def _sparse_parts(t):
     "A sparse tensor's index and value arrays, as tensors (reference/sparse)."
@@ -223,7 +224,7 @@ def _tensors(f, records, arrays, map_location):
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
 _FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
-           "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
+           "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
 _short.maxlevel, _short.maxstring, _short.maxother, _short.maxlist, _short.maxdict = 2, 40, 40, 4, 4
@@ -248,7 +249,7 @@ def _tensor_record(x, tensors, f, depth):
 
 def _sparse_record(x, tensors, f, depth):
     "A sparse tensor from its parts' records, checked as torch's invariants (reference/sparse)."
-    layout = {"sparse_coo": sparse_coo, "sparse_csr": sparse_csr}[x["layout"]]
+    layout = {l.name: l for l in _SPARSE_PARTS}[x["layout"]]
     parts = []
     for n in _SPARSE_PARTS[layout]:
         r = x[n]

@@ -456,7 +456,7 @@ Tensor.inner, Tensor.vdot = inner, vdot
 
 # %% ../nbs/reference/sparse.ipynb #ae2c8682
 from ._tensor import _SparseArray, _coalesced, _coo, _csr, _dense, _permuted, _spsp, _sparse_rows, _smm_array, _sparse_of, _plain, _unsupported, sparse_coo, sparse_csr, strided
-from ._tensor import _compressed, _COMPRESSED, _BLOCK_LAYOUTS, _LAYOUT_NAMES, sparse_csc, sparse_bsr, sparse_bsc
+from ._tensor import _LEGACY, _compressed, _COMPRESSED, _BLOCK_LAYOUTS, _LAYOUT_NAMES, sparse_csc, sparse_bsr, sparse_bsc
 
 # %% ../nbs/reference/sparse.ipynb #3840e9f0
 class SparseAddmmBackward0(Op):
@@ -557,7 +557,7 @@ _SparseSparseMm.__name__ = _SparseSparseMm.__qualname__ = 'MmBackward0'
 
 # %% ../nbs/reference/sparse.ipynb #6a226817
 def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
-    "A product with a sparse (2-D, COO or CSR) operand: sparse @ dense or dense @ sparse (dense), sparse @ sparse (sparse)."
+    "A product with a sparse matrix operand: sparse @ dense or dense @ sparse (dense), sparse @ sparse (sparse)."
     si, s2 = type(input._data) is _SparseArray, type(mat2._data) is _SparseArray
     if si and s2:
         la, lb = input.layout, mat2.layout
@@ -566,20 +566,28 @@ def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
             raise RuntimeError(f"addmm: computation on CPU is not implemented for {_LAYOUT_NAMES[la]} + {_LAYOUT_NAMES[la]} @ {_LAYOUT_NAMES[lb]}")
         _check_mat(fn, input, mat2, (2, 2))
         if input._data.dtype.kind in 'biu':      # torch's kernel is for floating and complex values only
-            names = dict(int64='Long', int32='Int', int16='Short', int8='Char', uint8='Byte', bool='Bool')
-            raise NotImplementedError(f"\"sparse_matmul\" not implemented for '{names.get(input._data.dtype.name, input._data.dtype.name)}'")
-        if input.dense_dim() or mat2.dense_dim(): raise _unsupported(f"{fn} of sparse tensors with dense dims", input._data.layout)
+            raise NotImplementedError(f"\"sparse_matmul\" not implemented for '{_LEGACY[input.dtype.name]}'")
+        if input.dense_dim() or mat2.dense_dim():     # hybrid COO: torch's kernel takes one number per entry
+            raise RuntimeError(f"sparse_sparse_matmul_cpu: scalar values expected, got {builtins.max(input.dense_dim(), mat2.dense_dim())}D values")
         if input.shape[1] != mat2.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
         return (SparseSparseMatmulBackward0 if sparse_grad else _SparseSparseMm).apply(input, mat2)
     if not (si or s2): return mm(input, mat2)
-    if (si and input.layout is sparse_bsc) or (s2 and mat2.layout is sparse_bsr):     # no CPU kernel in torch
+    if (si and input.layout is sparse_bsc or s2 and mat2.layout is sparse_bsr) and (input if si else mat2)._nnz():   # no CPU kernel in torch
         raise RuntimeError(f"addmm: computation on CPU is not implemented for Strided + {_LAYOUT_NAMES[input.layout]} @ {_LAYOUT_NAMES[mat2.layout]}")
+    s = input if si else mat2
+    if s._data.ndim == 2 and s.dense_dim():      # a hybrid COO matrix (rows sparse, columns dense): torch has no product
+        if si: raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D tensor")
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {s.sparse_dim()}, d0: 0, d1: 1")
     if si and input._data.ndim == mat2._data.ndim == 2 and input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {input.shape[1]}, got {mat2.shape[0]}")
     _check_mat(fn, input, mat2, (2, 2))
-    s = input if si else mat2
-    if s.dense_dim(): raise _unsupported(f"{fn} of a sparse tensor with dense dims", s._data.layout)
+    if s2 and input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    if s.layout in _COMPRESSED and s._data.dtype.kind in 'biu' and s._nnz():   # torch's compressed kernels (MKL) take floats
+        raise NotImplementedError(f"\"addmm_out_sparse_csr_impl_mkl\" not implemented for '{_LEGACY[s.dtype.name]}'")
+    if s.layout in _BLOCK_LAYOUTS and s._nnz() and s._data.values.shape[1] != s._data.values.shape[2]:
+        raise RuntimeError("MKL Sparse doesn't support matrices with non-square blocks.")
     if s2: return _DenseSparseMmBackward.apply(input, mat2)
     return (SparseAddmmBackward0 if sparse_grad else _SparseMmBackward).apply(input, mat2)
 
@@ -591,6 +599,7 @@ def spmm(input, mat2):
 def smm(input, mat):
     "sparse @ dense as a sparse tensor: every column of each row of `input` that holds an entry."
     a = _sparse_of(input, 'smm')
+    if input.dense_dim(): raise RuntimeError(f"sspaddmm: Argument #2: matrices expected, got {input.sparse_dim()}D tensor")
     _plain(input, 'smm'); _check_mat('smm', input, mat, (2, 2))
     return Tensor._make(_smm_array(a, _plain(mat, 'smm')))
 

@@ -186,7 +186,9 @@ _FROM_LEGACY = {v + 'Tensor': k for k, v in _LEGACY.items() if not k.startswith(
 
 def _type_name(self):
     "The legacy type name of a tensor, such as `litnn.FloatTensor`."
-    where = 'litnn.' if type(self._data) is np.ndarray else f'litnn.{self.device.type}.'   # litnn.cuda., litnn.meta.
+    layout = getattr(self._data, 'layout', None)    # a sparse tensor's (reference/sparse): COO's name is litnn.sparse.*
+    if layout is not None and layout.name != 'sparse_coo': raise RuntimeError("Unimplemented backend SparseCsrCPU")
+    where = 'litnn.' if type(self._data) is np.ndarray else 'litnn.sparse.' if layout else f'litnn.{self.device.type}.'   # litnn.cuda., litnn.meta.
     return f"{where}{_LEGACY[self.dtype.name]}Tensor"
 
 # %% ../nbs/10_tensor.ipynb #62e5f0e2
@@ -615,12 +617,16 @@ class _SparseNamespace:
 B._array_types[_SparseArray] = _SparseNamespace()
 
 # %% ../nbs/reference/sparse.ipynb #7cae46f1
+def _positions(a):
+    "The (row, column) of each entry of compressed array `a` (of each block, for BSR/BSC), in stored order."
+    comp, plain = a.indices
+    k = np.repeat(np.arange(len(comp) - 1, dtype=np.int64), np.diff(comp))
+    return (k, plain) if a.layout in _ROW_LAYOUTS else (plain, k)
+
 def _coo(a):
     "Sparse array `a` in COO form: a compressed layout's entries (a block's elements one by one) in their stored order."
     if a.layout is sparse_coo: return a
-    comp, plain = a.indices
-    k = np.repeat(np.arange(len(comp) - 1, dtype=np.int64), np.diff(comp))
-    r, c, v = (k, plain, a.values) if a.layout in _ROW_LAYOUTS else (plain, k, a.values)
+    (r, c), v = _positions(a), a.values
     if a.layout in _BLOCK_LAYOUTS:     # block (r, c) of size (bh, bw) holds the elements (r*bh + i, c*bw + j)
         bh, bw = v.shape[1:3]
         i, j = np.meshgrid(np.arange(bh), np.arange(bw), indexing='ij')
@@ -697,16 +703,29 @@ def _compressed(a, layout, blocksize=None):
     if a.ndim != 2 or (a.layout is sparse_coo and a.indices.shape[0] != 2):
         raise RuntimeError(f"to_{layout.name}: litnn converts 2-D COO tensors without dense dims, got sparse_dim={a.indices.shape[0]}, dense_dim={a.ndim - a.indices.shape[0]}")
     bh, bw = tuple(blocksize) if layout in _BLOCK_LAYOUTS else (1, 1)
-    c, row = _coalesced(a), layout in _ROW_LAYOUTS
-    nbr, nbc = a.shape[0] // bh, a.shape[1] // bw
+    row, nbr, nbc = layout in _ROW_LAYOUTS, a.shape[0] // bh, a.shape[1] // bw
+    outer, inner = (nbr, nbc) if row else (nbc, nbr)
+    if a.layout in _BLOCK_LAYOUTS and layout in _BLOCK_LAYOUTS:    # BSR <-> BSC: the same blocks, reordered, values as they are
+        r, cl = _positions(a)
+        order = np.argsort(r * nbc + cl if row else cl * nbr + r, kind='stable')
+        o, i = (r, cl) if row else (cl, r)
+        comp = np.concatenate([[0], np.cumsum(np.bincount(o, minlength=outer))]).astype(np.int64)
+        return _SparseArray(layout, (comp, i[order].astype(np.int64)), a.values[order], a.shape, True)
+    c = _coalesced(a)
     br, bc = c.indices[0] // bh, c.indices[1] // bw
     blocks, inv = np.unique(br * nbc + bc if row else bc * nbr + br, return_inverse=True)   # each block once, in order
     vals = np.zeros((len(blocks), bh, bw), c.dtype)
     np.add.at(vals, (inv.reshape(-1), c.indices[0] % bh, c.indices[1] % bw), c.values)
-    outer, inner = (nbr, nbc) if row else (nbc, nbr)
     comp = np.concatenate([[0], np.cumsum(np.bincount(blocks // builtins.max(inner, 1), minlength=outer))]).astype(np.int64)
     plain = (blocks % builtins.max(inner, 1)).astype(np.int64)
     return _SparseArray(layout, (comp, plain), vals if layout in _BLOCK_LAYOUTS else vals.reshape(-1), a.shape, True)
+
+def _dense_to_compressed(d, layout, blocksize=None):
+    "Dense matrix `d` in compressed `layout`: its nonzero entries, or the blocks holding them copied whole (-0.0 and all, as torch)."
+    a = _compressed(_from_dense(d, 2), layout, blocksize)
+    if layout not in _BLOCK_LAYOUTS: return a
+    (r, c), (bh, bw) = _positions(a), blocksize
+    return a._with(d.reshape(d.shape[0] // bh, bh, d.shape[1] // bw, bw).transpose(0, 2, 1, 3)[r, c])
 
 def _csr(a):
     "Sparse array `a` (2-D) in CSR form."
@@ -856,7 +875,10 @@ def to_dense(self:Tensor, dtype=None, *, masked_grad=None):
 @patch
 def to_sparse_coo(self:Tensor):
     "This tensor in COO layout."
-    if _type(self._data) is _SparseArray: return self if self.is_sparse else Tensor._make(_coo(_plain(self, 'to_sparse_coo')))
+    if _type(self._data) is _SparseArray:
+        if self.is_sparse: return self
+        if self._requires_grad: return _sparse_grad_ops['ToSparseBackward1'].apply(self)
+        return Tensor._make(_coo(self._data))
     return Tensor._make(_from_dense(_plain(self, 'to_sparse_coo'), self._data.ndim))
 
 # %% ../nbs/reference/sparse.ipynb #b5216f56
@@ -889,11 +911,11 @@ def _to_compressed(self, layout, blocksize=None, dense_dim=None):
     if blocksize and (a.shape[0] % blocksize[0] or a.shape[1] % blocksize[1]):
         where = 'dense' if src is strided else 'coo' if src is sparse_coo else 'sparse_compressed'
         raise RuntimeError(f"{where}_{fn}: tensor sparse size ({a.shape[0]},{a.shape[1]}) must be divisible by given blocksize ({blocksize[0]},{blocksize[1]})")
-    if _type(a) is _SparseArray and self._requires_grad and src in (sparse_coo, sparse_csr, sparse_csc):
+    if self._requires_grad and src in (strided, sparse_coo, sparse_csr, sparse_csc):
         name = 'ToSparse' + layout.name[7:].title() + 'Backward0'
         return _sparse_grad_ops[name].apply(self, layout=layout, blocksize=blocksize)
-    a = _plain(self, fn) if _type(a) is _SparseArray else _from_dense(_plain(self, fn), 2)
-    return Tensor._make(_compressed(a, layout, blocksize))
+    if _type(a) is not _SparseArray: return Tensor._make(_dense_to_compressed(_plain(self, fn), layout, blocksize))
+    return Tensor._make(_compressed(_plain(self, fn), layout, blocksize))
 
 @patch
 def to_sparse_csr(self:Tensor, dense_dim=None):
@@ -959,13 +981,19 @@ def _checked_sparse(layout, parts, size, coalesced=False):
             d = np.diff(idx, axis=1); first = np.where(d.any(0), (d != 0).argmax(0), 0)
             coalesced = bool((d[first, np.arange(d.shape[1])] > 0).all())
         return _SparseArray(sparse_coo, idx, v, size, coalesced is True)
-    if layout is sparse_csr:
-        crow, col, v = ints(parts[0], 'crow_indices', 1), ints(parts[1], 'col_indices', 1), parts[2]
-        if len(size) != 2 or not (isinstance(v, np.ndarray) and v.ndim == 1): raise ValueError(f"litnn reads CSR matrices without dense dims, not of size {list(size)}")
-        if len(crow) != size[0] + 1 or crow[0] != 0 or crow[-1] != len(col) or (np.diff(crow) < 0).any() or len(col) != len(v):
-            raise ValueError("its crow_indices do not describe its col_indices and values")
-        if len(col) and (col.min() < 0 or col.max() >= size[1]): raise ValueError("a column index is outside its size")
-        return _SparseArray(sparse_csr, (crow, col), v, size, True)
+    if layout in _COMPRESSED:
+        row, block = layout in _ROW_LAYOUTS, layout in _BLOCK_LAYOUTS
+        cn, pn = ('crow_indices', 'col_indices') if row else ('ccol_indices', 'row_indices')
+        comp, plain, v = ints(parts[0], cn, 1), ints(parts[1], pn, 1), parts[2]
+        if len(size) != 2 or not (isinstance(v, np.ndarray) and v.ndim == (3 if block else 1)):
+            raise ValueError(f"litnn reads compressed matrices without batch or dense dims, not of size {list(size)}")
+        bh, bw = v.shape[1:3] if block else (1, 1)
+        if not (bh and bw) or size[0] % bh or size[1] % bw: raise ValueError(f"its blocks of {[bh, bw]} do not tile its size {list(size)}")
+        outer, inner = (size[0] // bh, size[1] // bw) if row else (size[1] // bw, size[0] // bh)
+        if len(comp) != outer + 1 or comp[0] != 0 or comp[-1] != len(plain) or (np.diff(comp) < 0).any() or len(plain) != len(v):
+            raise ValueError(f"its {cn} do not describe its {pn} and values")
+        if len(plain) and (plain.min() < 0 or plain.max() >= inner): raise ValueError(f"a {'column' if row else 'row'} index is outside its size")
+        return _SparseArray(layout, (comp, plain), v, size, True)
     raise ValueError(f"litnn reads no sparse layout {layout!r} from a file")
 
 # %% ../nbs/reference/sparse.ipynb #e793e900

@@ -184,7 +184,7 @@ def _sparse_str(t, prefix, indent):
     "A sparse tensor's repr, as torch's: its index and value tensors, then size, nnz, dtype, layout."
     a = t._data
     suffixes = [f"size={tuple(a.shape)}", f"nnz={a.nnz}"]
-    if t.dtype not in (B.get_default_dtype(), B.int64, B.bool): suffixes.append(f"dtype={t.dtype}")
+    if t.dtype not in (B.get_default_dtype(), B.get_default_dtype().to_complex(), B.int64, B.bool): suffixes.append(f"dtype={t.dtype}")
     names = ('indices',) if a.layout is sparse_coo else ('crow_indices', 'col_indices') if a.layout in _ROW_LAYOUTS else ('ccol_indices', 'row_indices')
     parts = list(zip(names, [a.indices] if a.layout is sparse_coo else a.indices))
     strs = []

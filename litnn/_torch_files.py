@@ -10,7 +10,7 @@ import functools, io, os, pickle, pickletools, reprlib, sys, zipfile, zlib
 from collections import OrderedDict
 import numpy as np
 from . import backend as B
-from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, _checked_sparse
+from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, _checked_sparse, _SPARSE_LAYOUTS
 from .nn.parameter import Parameter
 from ._checkpoint_file import CheckpointError, _fail, _name, _ROOM, _ROOM_PER_BYTE
 from ._checkpoint_records import _place, _strided, _Encoder, _storages
@@ -47,20 +47,20 @@ def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     if not isinstance(data, Tensor): raise pickle.UnpicklingError(f"a Parameter's data is a {type(data).__name__}")
     return Parameter(data, requires_grad=bool(requires_grad))
 
-_LAYOUTS = {"torch.sparse_coo": sparse_coo, "torch.sparse_csr": sparse_csr}
+_LAYOUTS = {f"torch.{l.name}": l for l in _SPARSE_LAYOUTS}
 
 def _get_layout(name):
-    "A sparse layout by name (torch.serialization._get_layout): only the two litnn has."
+    "A sparse layout by name (torch.serialization._get_layout): only those litnn has."
     if type(name) is not str or name not in _LAYOUTS:
         raise pickle.UnpicklingError(f"litnn.load: the file holds a tensor of layout {reprlib.repr(name)}, which litnn does not have")
     return _LAYOUTS[name]
 
 def _rebuild_sparse_tensor(layout, data):
     "A sparse tensor from its parts (torch._utils._rebuild_sparse_tensor): every index checked against the size."
-    if layout not in (sparse_coo, sparse_csr) or type(data) is not tuple: raise pickle.UnpicklingError("a sparse tensor's parts are malformed")
-    n = 4 if layout is sparse_csr else len(data)
+    if layout not in _SPARSE_LAYOUTS or type(data) is not tuple: raise pickle.UnpicklingError("a sparse tensor's parts are malformed")
+    n = 4 if layout is not sparse_coo else len(data)
     if len(data) != n or n not in (3, 4): raise pickle.UnpicklingError(f"a sparse tensor has {len(data)} parts")
-    k = 3 if layout is sparse_csr else 2      # the part tensors come first, then the size (and COO's is_coalesced)
+    k = 3 if layout is not sparse_coo else 2      # the part tensors come first, then the size (and COO's is_coalesced)
     parts, size = data[:k], data[k]
     if not all(type(p) is Tensor and p.layout is strided and not p.requires_grad for p in parts):
         raise pickle.UnpicklingError("a sparse tensor's parts are not plain tensors")

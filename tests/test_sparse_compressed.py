@@ -202,8 +202,12 @@ def test_grad_errors_as_torch():
     same_error(sparse_mm_values)
     def bsr_values(lib):
         v = lib.ones(2, 2, 2, requires_grad=True)
-        (lib.sparse_bsr_tensor(lib.tensor([0, 1, 2]), lib.tensor([0, 1]), v) @ lib.ones(4, 2)).sum().backward()
+        s = lib.sparse_bsr_tensor(lib.tensor([0, 1, 2]), lib.tensor([0, 1]), v)
+        assert type(s.grad_fn).__name__ == 'NotImplemented'
+        (s @ lib.ones(4, 2)).sum().backward()
     same_error(bsr_values)
+    same_repr(*both(lambda lib: lib.sparse_bsc_tensor(lib.tensor([0, 1, 2]), lib.tensor([0, 1]), lib.ones(2, 2, 2, requires_grad=True))))
+    same_repr(*both(lambda lib: csc_values(lib)[1]))
     def bsr_dense_grad(lib):
         x = lib.ones(4, 2, requires_grad=True)
         (conv(lib, 'sparse_bsr', B, (2, 2)) @ x).sum().backward()
@@ -413,3 +417,133 @@ def test_missing_torch_sparse_names():
     assert left == {'Any', 'DType', 'DimOrDims', 'TYPE_CHECKING', 'torch', 'SparseSemiStructuredTensor',
                     'SparseSemiStructuredTensorCUSPARSELT', 'SparseSemiStructuredTensorCUTLASS', 'semi_structured',
                     'to_sparse_semi_structured'}, left
+
+# --- hybrid COO matrices (dense_dim > 0) in products: torch 2.13 has no kernel, and says so
+
+HYB = np.array([[0., 0., 0.], [1., 2., 0], [3., 0., 4.]], np.float32)
+
+@pytest.mark.parametrize('op', ['sparse.mm', '@', 'mm', 'spmm', 'addmm', 'dense@', 'spsp', 'spsp_plain', 'smm'])
+def test_hybrid_products_raise_as_torch(op):
+    x = np.arange(6., dtype=np.float32).reshape(3, 2)
+    def f(lib):
+        s = lib.tensor(HYB).to_sparse(1)
+        assert (s.sparse_dim(), s.dense_dim()) == (1, 1)
+        return {'sparse.mm': lambda: lib.sparse.mm(s, lib.tensor(x)), '@': lambda: s @ lib.tensor(x), 'mm': lambda: lib.mm(s, lib.tensor(x)),
+                'spmm': lambda: lib.spmm(s, lib.tensor(x)), 'addmm': lambda: lib.sparse.addmm(lib.ones(3, 2), s, lib.tensor(x)),
+                'dense@': lambda: lib.tensor(x.T.copy()) @ s, 'spsp': lambda: lib.sparse.mm(s, s),
+                'spsp_plain': lambda: lib.sparse.mm(s, lib.tensor(HYB).to_sparse()), 'smm': lambda: lib.smm(s, lib.tensor(x))}[op]()
+    same_error(f)
+
+# --- saving
+
+@pytest.mark.parametrize('layout', LAYOUTS)
+def test_save_and_load(layout, tmp_path):
+    "litnn.save (both formats) and torch.save files read back as the same tensor; a state_dict buffer loads into a module."
+    l, t = conv(litnn, layout, B, (2, 2)), conv(torch, layout, B, (2, 2))
+    for fmt in ({}, dict(format='torch')):
+        p = tmp_path / f'l{len(fmt)}.pt'
+        litnn.save({'s': l}, p, **fmt)
+        same(t, litnn.load(p)['s'])
+        if fmt: same(torch.load(p)['s'], l)
+    torch.save({'s': t}, tmp_path / 't.pt')
+    same(t, litnn.load(tmp_path / 't.pt')['s'])
+    import pickle, copy
+    same(t, pickle.loads(pickle.dumps(l))); same(t, copy.deepcopy(l))
+    m = litnn.nn.Module(); m.register_buffer('adj', l * 0)
+    m.load_state_dict({'adj': l})
+    same(t, m.adj)
+
+def test_crafted_compressed_parts_are_refused():
+    from litnn._tensor import _checked_sparse
+    ok = [np.array([0, 1, 2]), np.array([0, 1]), np.ones((2, 2, 2))]
+    assert _checked_sparse(litnn.sparse_bsr, ok, [4, 4]).layout is litnn.sparse_bsr
+    for parts, size, msg in [([np.array([0, 1, 2]), np.array([0, 2]), np.ones((2, 2, 2))], [4, 4], 'outside'),
+                             ([np.array([0, 2, 1]), np.array([0, 1]), np.ones((2, 2, 2))], [4, 4], 'describe'),
+                             (ok, [4, 5], 'tile'), ([np.array([0, 1, 2]), np.array([0, 1]), np.ones(2)], [4, 4], 'dims')]:
+        with pytest.raises(ValueError, match=msg): _checked_sparse(litnn.sparse_bsc, parts, size)
+
+@pytest.mark.parametrize('layout', LAYOUTS)
+def test_dense_to_compressed_grad(layout):
+    "A dense matrix converted to a compressed layout and back: its gradient is zero off the stored pattern (whole blocks kept)."
+    def f(lib):
+        x = lib.tensor(B, requires_grad=True)
+        s = x.to_sparse_bsr((2, 2)) if layout == 'sparse_bsr' else x.to_sparse_bsc((2, 2)) if layout == 'sparse_bsc' else getattr(x, 'to_' + layout)()
+        (s.to_dense() * lib.arange(1., 17.).reshape(4, 4)).sum().backward()
+        return type(s.grad_fn).__name__, x.grad
+    (nt, t), (nl, l) = both(f)
+    assert nt == nl
+    same(t, l)
+
+def test_type_names():
+    for lib in (torch, litnn):
+        assert lib.tensor(D).to_sparse().type() == f'{lib.__name__}.sparse.FloatTensor'
+        assert lib.tensor(D).to_sparse().double().type() == f'{lib.__name__}.sparse.DoubleTensor'
+    for lay in LAYOUTS: same_error(lambda lib: conv(lib, lay).type())
+
+# --- every conversion, product and transpose on random matrices, side by side
+
+ALL = ['sparse_coo', 'sparse_csr', 'sparse_csc', 'sparse_bsr', 'sparse_bsc']
+
+def _to(t, lay, bs):
+    if lay == 'dense': return t
+    if lay == 'sparse_coo': return t.to_sparse()
+    return getattr(t, 'to_' + lay)(bs) if lay in ('sparse_bsr', 'sparse_bsc') else getattr(t, 'to_' + lay)()
+
+def _both_or_same_error(f):
+    "f(torch), f(litnn): both values, or errors of one type (then None)."
+    out = []
+    for lib in (torch, litnn):
+        try: out.append(f(lib))
+        except Exception as e: out.append(e)
+    if isinstance(out[0], Exception) or isinstance(out[1], Exception):
+        assert type(out[0]) is type(out[1]), out
+        return None
+    return out
+
+@pytest.mark.parametrize('shape,bs', [((6, 6), (2, 3)), ((6, 6), (3, 2)), ((4, 6), (2, 2)), ((0, 4), (1, 2)), ((3, 0), (1, 1)), ((6, 4), (6, 4))])
+def test_random_conversions_products_transposes(shape, bs):
+    rng = np.random.default_rng(sum(shape) + bs[0])
+    for density in (0., 0.3, 1.):
+        a = (rng.standard_normal(shape) * (rng.random(shape) < density)).astype(np.float32)    # holds -0.0s
+        for dt in ('float32', 'int64', 'complex64'):
+            x = a.astype(dt)
+            y = (rng.standard_normal((shape[1], 2)) if dt != 'int64' else np.ones((shape[1], 2))).astype(dt)
+            for src in ['dense'] + ALL:
+                for dst in ALL:
+                    r = _both_or_same_error(lambda lib: _to(_to(lib.tensor(x), src, bs), dst, bs))
+                    if r is None: continue
+                    same(*r); same_repr(*r)
+                    if dst == 'sparse_coo': continue
+                    same(r[0].t(), r[1].t())
+                    for f in (lambda lib, s: s @ lib.tensor(y), lambda lib, s: lib.tensor(y.T.copy()) @ s):
+                        p = _both_or_same_error(lambda lib: f(lib, r[0] if lib is torch else r[1]))
+                        if p is not None: same(*p, atol=1e-4)
+
+@pytest.mark.parametrize('layout', ['sparse_csr', 'sparse_csc'])
+@pytest.mark.parametrize('case', ['to_coo', 'to_csr', 'to_csc', 'matmul', 't_matmul', 'values', 'mul2'])
+def test_values_grads_through_conversions(layout, case):
+    "A compressed tensor built from values that require grad, through conversions and products: the values' gradients."
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((4, 4)) * (rng.random((4, 4)) < 0.5))
+    W, y = rng.standard_normal((4, 4)), rng.standard_normal((4, 3))
+    def f(lib):
+        s0 = getattr(lib.tensor(a), 'to_' + layout)()
+        ci, pi = (s0.crow_indices(), s0.col_indices()) if layout == 'sparse_csr' else (s0.ccol_indices(), s0.row_indices())
+        v = s0.values().clone().requires_grad_()
+        s = lib.sparse_compressed_tensor(ci, pi, v, (4, 4), layout=getattr(lib, layout))
+        out = {'to_coo': lambda: s.to_sparse_coo().to_dense() * lib.tensor(W), 'to_csr': lambda: s.to_sparse_csr().to_dense() * lib.tensor(W),
+               'to_csc': lambda: s.to_sparse_csc().to_dense() * lib.tensor(W), 'matmul': lambda: (s @ lib.tensor(y)).pow(2),
+               't_matmul': lambda: s.t() @ lib.tensor(y), 'values': lambda: s.values() ** 2, 'mul2': lambda: (s * 2).to_dense() * lib.tensor(W)}[case]()
+        out.sum().backward()
+        return v.grad
+    same(*both(f))
+
+def test_csr_leaf_to_coo_grad():
+    def f(lib):
+        s = lib.tensor(D).to_sparse_csr().requires_grad_()
+        out = s.to_sparse_coo()
+        (out.to_dense() * lib.arange(6.).reshape(2, 3)).sum().backward()
+        return type(out.grad_fn).__name__, s.grad
+    (nt, t), (nl, l) = both(f)
+    assert nt == nl
+    same(t, l)

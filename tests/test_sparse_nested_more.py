@@ -321,9 +321,12 @@ def test_crafted_litnn_records_refused():
                   ({**rec(), 'layout': 'sparse_csr'}, good)]:
         with pytest.raises(CheckpointError): _decode(r, ts, 'f')
 
-def test_layouts_litnn_lacks_refused():
+def test_compressed_layouts_load():
+    "torch's CSC file loads (tests/test_sparse_compressed.py saves every compressed layout); a layout litnn lacks is refused."
     b = io.BytesIO(); torch.save(coo(torch).to_sparse_csc(), b); b.seek(0)
-    with pytest.raises(pickle.UnpicklingError, match='layout'): litnn.load(b)
+    assert litnn.load(b).layout is litnn.sparse_csc
+    from litnn._torch_files import _get_layout
+    with pytest.raises(pickle.UnpicklingError, match='layout'): _get_layout('torch.jagged')
 
 # --- nested tensors
 
