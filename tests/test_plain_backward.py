@@ -150,7 +150,8 @@ def test_every_array_formula_has_a_case():
     # their plain backward is compared with torch's in tests/test_sparse_nested_more.py
     first_order_only = {'ToDenseBackward0', 'CoalesceBackward0', 'ToSparseCsrBackward0', 'ValuesBackward0', 'SparseCompressedTensorBackward0',
                         'SparseSparseMatmulBackward0', 'SparseSampledAddmmBackward0', 'ToSparseBackward1'}
-    assert {c.__name__ for c in on_arrays if _formula(c) not in seen and _formula(c)[0].__name__ not in first_order_only} == set()
+    no_derivative = {'GeqrfBackward0'}     # torch defines none: its backward raises torch's NotImplementedError
+    assert {c.__name__ for c in on_arrays if _formula(c) not in seen and _formula(c)[0].__name__ not in first_order_only | no_derivative} == set()
 
 def test_zero_d_gradients_are_arrays():
     "numpy returns 0-d results as scalars; every gradient user code sees is a tensor over a real array."
