@@ -687,8 +687,6 @@ class ConvolutionBackward0(Op):
         if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
         (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
         O, G, K, xp = ctx.wshape[0], ctx.geo.G, math.prod(ctx.wshape[1:]), array_namespace(ga)
-        if G == 1 and O * ctx.geo.M * (K + 1) <= _SMALL and len(_chunks(ctx.geo)) == 1:    # small products: see below
-            return _backward_whole_batch(ctx, ga, x, w, nx, nw, nb, O, K, xp)
         gwb = xp.zeros((G, O // G, K + nb), ga.dtype) if nw else None      # the bias's gradient as a last column
         gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb and not nw else None
         gx = xp.empty(ctx.geo.xshape, ga.dtype) if nx else None
@@ -708,34 +706,6 @@ class ConvolutionBackward0(Op):
         gw = None if gwb is None else gwb[..., :K].reshape(ctx.wshape)
         if nw and nb: gb = gwb[..., K].reshape(O)
         return gx, gw, gb
-
-_SMALL = 1 << 22    # multiply-adds of one image's product, below which the backward takes the batch at once
-
-def _gy_rows(g, geo, alloc):
-    "The output gradient (N, O, [OH,] OW) as (O, N·R·Q): a row per channel over the window matrix's columns, zero at the junk positions."
-    N, O, (OH, OW, R, Q) = g.shape[0], g.shape[1], geo.dims[6:]
-    y = alloc(g, 2, (O, N, R, Q))
-    if R > OH: y[:, :, OH:] = 0
-    if Q > OW: y[:, :, :OH, OW:] = 0
-    y[:, :, :OH, :OW] = g.reshape(N, O, OH, OW).transpose(1, 0, 2, 3)
-    return y.reshape(O, N * R * Q)
-
-def _backward_whole_batch(ctx, ga, x, w, nx, nw, nb, O, K, xp):
-    "The backward of an ungrouped convolution in one chunk as two products over the whole batch: `gy @ colsᵀ` and `Wᵀ @ gy`."
-    geo, gw, gb, gx = ctx.geo, None, None, None
-    gy = _gy_rows(ga, geo, _scratch)
-    if nw:
-        full = _scratch.marked(ga, 1, ctx.token)
-        if full is None or full.shape[0] < K + nb: full = _unfold(_pack(x._data, geo, _scratch), geo, _scratch, ones=nb)
-        gwb = gy @ full[:K + nb].T                       # (O, K + 1): the bias's gradient as the last column
-        gw = gwb[:, :K].reshape(ctx.wshape)
-        if nb: gb = gwb[:, K].copy()
-    elif nb: gb = ga.sum((0,) + tuple(range(2, ga.ndim)))
-    if nx:
-        m = _scratch(ga, 1, (K, geo.L))
-        xp.matmul(w._data.reshape(O, K).T, gy, out=m)    # zero at the junk positions, as `_fold` needs
-        gx = _crop(_fold(m, geo, _scratch), geo)
-    return gx, gw, gb
 
 # %% ../../nbs/42_conv.ipynb #c8ace543
 class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())
