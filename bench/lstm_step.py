@@ -1,9 +1,11 @@
 """A 2-layer LSTM (input 256, hidden 256) over 64 steps at batch 32: forward, MSE loss, backward, SGD.
 
-Target (issue 13): litnn at most 1.2x torch. Written as users write it (`nn.LSTM`, `optim.SGD`),
+Target (issue 13): litnn at most 1.2x torch (issue 30: 1.0x). Written as users write it (`nn.LSTM`, `optim.SGD`),
 the same program in litnn and torch; and by hand in numpy (the input products of all steps as one
 matrix product, the recurrence and its backward through time on arrays), the limit of a numpy
-backend. Run: `OMP_NUM_THREADS=1 python bench/lstm_step.py`.
+backend; and the step's matrix products alone (`gemm`: the input products, the 64 recurrent
+products forward and backward, the weights' and the input's gradients, on ready-made operands),
+the floor of any implementation on numpy's BLAS. Run: `OMP_NUM_THREADS=1 python bench/lstm_step.py`.
 """
 import numpy as np
 from _common import interleave, report
@@ -76,6 +78,21 @@ def make_numpy_step():
         return loss
     return step, list(w.values())
 
+def make_gemm_step():
+    "The step's matrix products alone, as litnn's LSTM computes them (the first layer's input needs no gradient)."
+    r = np.random.default_rng(1)
+    m = lambda *s: r.standard_normal(s).astype(np.float32)
+    x, Wih, Whh, hT, D, d, y4 = m(T * B, I), m(4 * H, I), m(4 * H, H), m(H, B), m(T * B, 4 * H), m(B, 4 * H), m(T * B, 4 * H)
+    a, dh, gx, gw = np.empty((4 * H, B), np.float32), np.empty((B, H), np.float32), np.empty((T * B, I), np.float32), np.empty((4 * H, I), np.float32)
+    def step():
+        for l in range(L):
+            np.matmul(x, Wih.T, out=y4)                        # the input product of all steps
+            for t in range(T): np.matmul(Whh, hT, out=a)       # the recurrent product, forward
+            for t in range(T): np.matmul(d, Whh, out=dh)       # and backward through time
+            np.matmul(D.T, x, out=gw); np.matmul(D.T, x, out=gw)   # weight_hh's and weight_ih's gradients
+            if l: np.matmul(D, Wih, out=gx)                    # the input's gradient (not for the first layer's input)
+    return step
+
 if __name__ == '__main__':
     (ls, lp), (ts, tp), (ns, npar) = make_step(litnn), make_step(torch), make_numpy_step()
     for _ in range(3):
@@ -84,5 +101,7 @@ if __name__ == '__main__':
     for p, q, r in zip(lp, tp, npar):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-4, atol=1e-6)
         np.testing.assert_allclose(p.detach().numpy(), r, rtol=1e-4, atol=1e-6)
-    med = interleave({'litnn': ls, 'torch': ts, 'numpy': ns}, reps=7, inner=2)
-    report("2-layer LSTM 256-256, 64 steps, batch 32: nn.LSTM + MSE + backward + optim.SGD, one step", med, 'ms', 1e3)
+    med = interleave({'litnn': ls, 'torch': ts, 'numpy': ns, 'gemm': make_gemm_step()}, reps=7, inner=2)
+    report("2-layer LSTM 256-256, 64 steps, batch 32: nn.LSTM + MSE + backward + optim.SGD, one step", med, 'ms', 1e3,
+           base=('numpy', 'torch', 'gemm'))
+    print(f"  gemm  / torch  = {med['gemm'] / med['torch']:.2f}   (the products alone against torch's whole step)")

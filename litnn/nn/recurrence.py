@@ -15,6 +15,7 @@ from ..autograd.graph import Op, _NO_CTX
 from ..autograd.grad_mode import enable_grad
 from ..autograd import grad as _autograd_grad
 from . import functional as F
+from ..fused import compiled
 
 # %% ../../nbs/46_recurrence.ipynb #1761f67c
 def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
@@ -104,6 +105,28 @@ def _lstm_forward(xp, xw, h, c, W, Wr, steps, reverse):
     h[...], c[...] = hT.T, cT.T
     return hs, (acts, cs, hprev, tcs, ms)
 
+# %% ../../nbs/46_recurrence.ipynb #9fd1d082
+_ONE = np.float32(1)      # (a float32 constant: float32 arithmetic stays float32 in numba, float64 stays float64)
+
+def _lstm_gates_grad(a, tc, cp, dm, dc, d):
+    "One step of backpropagation through time in one loop: from the gates `a` (4H, b), tanh(c') and the cell before (H, b), and dm, dc (b, H), the gates' gradients into `d` (b, 4H) and dc ← dc' ⊙ f, in place."
+    H, b = tc.shape
+    for j in range(b):
+        for u in range(H):
+            i, f, g, o, t, q = a[u, j], a[H + u, j], a[2 * H + u, j], a[3 * H + u, j], tc[u, j], dm[j, u]
+            dcb = dc[j, u] + q * o * (_ONE - t * t)
+            d[j, u] = dcb * g * i * (_ONE - i)
+            d[j, H + u] = dcb * cp[u, j] * f * (_ONE - f)
+            d[j, 2 * H + u] = dcb * i * (_ONE - g * g)
+            d[j, 3 * H + u] = q * t * o * (_ONE - o)
+            dc[j, u] = dcb * f
+
+def _gates_grad_kernel(*arrays):
+    "`_lstm_gates_grad` compiled by numba (`36_fused_kernels`), or None: no numba, kernels off, not numpy arrays of one float dtype."
+    dt = arrays[0].dtype
+    if dt not in (np.float32, np.float64) or not all(type(a) is np.ndarray and a.dtype == dt for a in arrays): return None
+    return compiled(_lstm_gates_grad)
+
 # %% ../../nbs/46_recurrence.ipynb #c777ea58
 def _lstm_backward(xp, gout, dh, dc, W, Wr, steps, reverse, saved):
     "Backpropagation through time on arrays: gradients of (xw, h0, c0, W_hh, W_hr); `dh`, `dc` are updated in place."
@@ -112,6 +135,7 @@ def _lstm_backward(xp, gout, dh, dc, W, Wr, steps, reverse, saved):
     D = xp.empty((gout.shape[0], 4 * H), gout.dtype)        # each row's gates' gradients
     dhs = xp.empty_like(gout) if Wr is not None else None
     sched = _schedule(steps, reverse)
+    kernel = _gates_grad_kernel(gout, dh, dc, W, *acts[:1])
     for k in range(len(sched) - 1, -1, -1):
         off, b = sched[k]
         r = slice(off, off + b)
@@ -119,13 +143,15 @@ def _lstm_backward(xp, gout, dh, dc, W, Wr, steps, reverse, saved):
         i, f, g, o = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
         dm = dh[:b] + gout[r]                               # from this step's output and from the next step
         if Wr is not None: dhs[r] = dm; dm = dm @ Wr
-        dcb = dc[:b] + dm * o * (1 - tc * tc)
-        d[:, :H] = dcb * g * i * (1 - i)
-        d[:, H:2 * H] = dcb * cs[k].T * f * (1 - f)
-        d[:, 2 * H:3 * H] = dcb * i * (1 - g * g)
-        d[:, 3 * H:] = dm * tc * o * (1 - o)
+        if kernel is not None: kernel(acts[k], tcs[k], cs[k], dm, dc[:b], d)     # the lines below, in one loop
+        else:
+            dcb = dc[:b] + dm * o * (1 - tc * tc)
+            d[:, :H] = dcb * g * i * (1 - i)
+            d[:, H:2 * H] = dcb * cs[k].T * f * (1 - f)
+            d[:, 2 * H:3 * H] = dcb * i * (1 - g * g)
+            d[:, 3 * H:] = dm * tc * o * (1 - o)
+            dc[:b] = dcb * f
         xp.matmul(d, W, out=dh[:b])                         # (dh is a C-ordered copy: its rows are contiguous)
-        dc[:b] = dcb * f
     return D, dh, dc, D.T @ hprev, (dhs.T @ ms if Wr is not None else None)
 
 # %% ../../nbs/46_recurrence.ipynb #4b418509
