@@ -688,3 +688,9 @@ def argwhere(input):
 def nonzero(self:Tensor, *, as_tuple=False): return nonzero(self, as_tuple=as_tuple)
 @patch
 def argwhere(self:Tensor): return argwhere(self)
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #129aa9e5
+from ._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {'index_select': "{fn}(): self and result must have the same scalar type", 'masked_select': "{fn}(): self and result must have the same scalar type",
+                      'take': "take(): self and out expected to have the same dtype, but got self.dtype = {R} and out.dtype = {O}", 'gather': _SAME,
+                      'nonzero': "nonzero: Expected out tensor to have scalar type Long but got scalar type{O}"})

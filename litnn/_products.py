@@ -539,3 +539,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 @patch
 def addr_(self:Tensor, vec1, vec2, *, beta=1, alpha=1): return self.copy_(addr(self, vec1, vec2, beta=beta, alpha=alpha))
 Tensor.addr = addr
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #3ada8669
+from ._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {'mm': _SAME, 'bmm': _SAME, 'mv': _SAME, 'addmm': _SAME, 'addmv': _SAME, 'baddbmm': _SAME, 'cross': _SAME,
+                      'addbmm': "self and mat2 must have the same dtype, but got {O} and {R}", 'addr': None, 'outer': None, 'ger': None, 'kron': None,
+                      'dot': "result dtype {O} does not match input dtype {R}", 'vdot': "result dtype {O} does not match input dtype {R}",
+                      'inner': "tensordot: Expected the output tensor to have dtype {R}, but got an output tensor with dtype {O}"})

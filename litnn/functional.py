@@ -450,3 +450,7 @@ def block_diag(*tensors):
         bands.append(cat([m.new_zeros((r, left)), m, m.new_zeros((r, width - left - c))], 1))
         left += c
     return cat(bands, 0)
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #98153b12
+from ._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {'norm': _SAME})

@@ -539,14 +539,80 @@ OUT_ARGUMENTS.update({
 })
 for _n, _f in [('sum', lambda t, **k: t.sum(_XO(t), 0, **k)), ('mean', lambda t, **k: t.mean(_XO(t), 0, **k)), ('amax', lambda t, **k: t.amax(_XO(t), 0, **k)),
                ('cumsum', lambda t, **k: t.cumsum(_XO(t), 0, **k)), ('softmax', lambda t, **k: t.softmax(_XO(t), 0, **k)), ('mm', lambda t, **k: t.mm(_XO(t), _XO(t).t(), **k)),
-               ('where', lambda t, **k: t.where(_XO(t) > 0, _XO(t), 0., **k)), ('index_select', lambda t, **k: t.index_select(_XO(t), 1, t.tensor([0, 2]), **k)),
+               ('where', lambda t, **k: t.where(_XO(t) > 0, _XO(t), 0., **k)), ('where_tensors', lambda t, **k: t.where(_XO(t) > 0, _XO(t), t.tensor(0.), **k)), ('index_select', lambda t, **k: t.index_select(_XO(t), 1, t.tensor([0, 2]), **k)),
                ('sort', lambda t, **k: t.sort(_XO(t), **k)), ('addmm', lambda t, **k: t.addmm(_XO(t)[:, :2], _XO(t), _XO(t).t(), **k))]:
-    OUT_ARGUMENTS[f'{_n}_out_not_yet'] = pytest.param(lambda t, _f=_f: (lambda o: (_f(t, out=o), o))(t.zeros(0)),
-                                                      marks=pytest.mark.xfail(strict=True, reason=f"{_n}() has no out= in litnn yet (only the elementwise functions, cat, stack, matmul and the factories)"))
+    OUT_ARGUMENTS[f'{_n}_out'] = lambda t, _f=_f, _n=_n: (lambda o: (_f(t, out=o), o))(t.zeros(0) if _n != 'sort' else (t.zeros(0), t.zeros(0, dtype=t.long)))
 
 
 @pytest.mark.parametrize('name', _rows(OUT_ARGUMENTS))
 def test_out_arguments(name): _same(_case(OUT_ARGUMENTS, name))
+
+
+# out= on the reductions, products, indexing and sorting functions (one mechanism: `_with_out` of writing_into_out)
+_XF = lambda t: t.tensor([[0.5, -1.5, 2.], [0.25, 3., -0.75]])
+_XL = lambda t: t.tensor([[1, -2, 3], [4, 0, -5]])
+_OUT_FUNCTIONS = {
+    'sum': lambda t, x, **k: t.sum(x, 0, **k), 'sum_keepdim': lambda t, x, **k: t.sum(x, (0, 1), keepdim=True, **k), 'sum_dtype': lambda t, x, **k: t.sum(x, 1, dtype=t.float64, **k),
+    'prod': lambda t, x, **k: t.prod(x, 1, **k), 'nansum': lambda t, x, **k: t.nansum(x, 0, **k), 'cumsum': lambda t, x, **k: t.cumsum(x, 1, **k), 'cumprod': lambda t, x, **k: t.cumprod(x, 0, **k),
+    'mean': lambda t, x, **k: t.mean(x.float(), 0, **k), 'mean_dtype': lambda t, x, **k: t.mean(x.float(), 0, dtype=t.float64, **k), 'nanmean': lambda t, x, **k: t.nanmean(x.float(), 1, **k),
+    'std': lambda t, x, **k: t.std(x.float(), 0, **k), 'var': lambda t, x, **k: t.var(x.float(), 1, correction=0, **k),
+    'amax': lambda t, x, **k: t.amax(x, 0, **k), 'amin': lambda t, x, **k: t.amin(x, (0, 1), **k), 'argmax': lambda t, x, **k: t.argmax(x, 1, **k), 'argmin': lambda t, x, **k: t.argmin(x, **k),
+    'max_dim': lambda t, x, **k: t.max(x, 0, **k), 'min_dim_keepdim': lambda t, x, **k: t.min(x, 1, keepdim=True, **k), 'max_all': lambda t, x, **k: t.max(x, **k), 'max_binary': lambda t, x, **k: t.max(x, x.flip(0), **k),
+    'aminmax': lambda t, x, **k: t.aminmax(x, dim=0, **k), 'all': lambda t, x, **k: t.all(x, 0, **k), 'any': lambda t, x, **k: t.any(x, 1, **k),
+    'logsumexp': lambda t, x, **k: t.logsumexp(x, 0, **k), 'logcumsumexp': lambda t, x, **k: t.logcumsumexp(x.float(), 1, **k), 'cummax': lambda t, x, **k: t.cummax(x, 0, **k), 'cummin': lambda t, x, **k: t.cummin(x, 1, **k),
+    'norm': lambda t, x, **k: t.norm(x.float(), dim=0, **k),
+    'sort': lambda t, x, **k: t.sort(x, **k), 'sort_desc': lambda t, x, **k: t.sort(x, 0, descending=True, **k), 'topk': lambda t, x, **k: t.topk(x, 2, **k), 'msort': lambda t, x, **k: t.msort(x, **k),
+    'kthvalue': lambda t, x, **k: t.kthvalue(x, 2, 1, **k), 'median_dim': lambda t, x, **k: t.median(x, 0, **k), 'nanmedian_dim': lambda t, x, **k: t.nanmedian(x.float(), 1, **k), 'mode': lambda t, x, **k: t.mode(x, **k),
+    'mm': lambda t, x, **k: t.mm(x, x.t(), **k), 'bmm': lambda t, x, **k: t.bmm(x[None], x.t()[None], **k), 'mv': lambda t, x, **k: t.mv(x, x[0], **k), 'dot': lambda t, x, **k: t.dot(x[0], x[1], **k),
+    'vdot': lambda t, x, **k: t.vdot(x[0], x[1], **k), 'inner': lambda t, x, **k: t.inner(x, x, **k),
+    'addmm': lambda t, x, **k: t.addmm(x[:, :2], x, x.t(), **k), 'addmv': lambda t, x, **k: t.addmv(x[:, 0], x, x[0], beta=2, **k), 'baddbmm': lambda t, x, **k: t.baddbmm(x[None, :, :2], x[None], x.t()[None], **k),
+    'addbmm': lambda t, x, **k: t.addbmm(x[:, :2], x[None], x.t()[None], **k), 'addr': lambda t, x, **k: t.addr(x, x[:, 0], x[0], **k), 'outer': lambda t, x, **k: t.outer(x[0], x[1], **k),
+    'kron': lambda t, x, **k: t.kron(x, x, **k), 'cross': lambda t, x, **k: t.cross(x, x.flip(0), dim=1, **k),
+    'index_select': lambda t, x, **k: t.index_select(x, 1, t.tensor([0, 2]), **k), 'gather': lambda t, x, **k: t.gather(x, 1, t.tensor([[0, 0], [2, 1]]), **k),
+    'take': lambda t, x, **k: t.take(x, t.tensor([0, -1]), **k), 'masked_select': lambda t, x, **k: t.masked_select(x, x > 0, **k), 'nonzero': lambda t, x, **k: t.nonzero(x, **k),
+    'where': lambda t, x, **k: t.where(x > 0, x, x.flip(0), **k), 'softmax': lambda t, x, **k: t.softmax(x.float(), 0, **k), 'log_softmax': lambda t, x, **k: t.log_softmax(x.float(), 1, **k),
+    'diff': lambda t, x, **k: t.diff(x, **k),
+}
+_TWO = {'max_dim', 'min_dim_keepdim', 'aminmax', 'cummax', 'cummin', 'sort', 'sort_desc', 'topk', 'kthvalue', 'median_dim', 'nanmedian_dim', 'mode'}
+_OUTS = {   # the out tensors tried: (values, indices) for the functions of _TWO
+    'empty': lambda t, x: t.empty(0, dtype=x.dtype), 'empty_float64': lambda t, x: t.zeros(0, dtype=t.float64), 'empty_int64': lambda t, x: t.zeros(0, dtype=t.long),
+    'empty_bool': lambda t, x: t.zeros(0, dtype=t.bool), 'empty_half': lambda t, x: t.zeros(0, dtype=t.half), 'wrong_shape': lambda t, x: t.zeros(7, dtype=x.dtype),
+}
+_OUTS2 = {
+    'empty': lambda t, x: (t.empty(0, dtype=x.dtype), t.zeros(0, dtype=t.long)), 'values_float64': lambda t, x: (t.zeros(0, dtype=t.float64), t.zeros(0, dtype=t.long)),
+    'indices_int32': lambda t, x: (t.zeros(0, dtype=x.dtype), t.zeros(0, dtype=t.int32)), 'wrong_shape': lambda t, x: (t.zeros(7, dtype=x.dtype), t.zeros(5, dtype=t.long)),
+    'list': lambda t, x: [t.zeros(0, dtype=x.dtype), t.zeros(0, dtype=t.long)], 'one': lambda t, x: (t.zeros(0, dtype=x.dtype),), 'a_tensor': lambda t, x: t.zeros(0, dtype=x.dtype),
+}
+OUT_OF_REDUCTIONS = {}
+for _n, _f in _OUT_FUNCTIONS.items():
+    for _x, _X in (('float', _XF), ('int', _XL)):
+        for _o, _O in (_OUTS2 if _n in _TWO else _OUTS).items():
+            OUT_OF_REDUCTIONS[f'{_n}_{_x}_out_{_o}'] = lambda t, _f=_f, _X=_X, _O=_O: (lambda x, o: (_f(t, x, out=o), o))(_X(t), _O(t, _X(t)))
+            if _o == 'a_tensor':       # torch's message is its argument parser's list of overloads for some: the exception type
+                OUT_OF_REDUCTIONS[f'{_n}_{_x}_out_{_o}'] = lambda t, _f=_f, _X=_X, _O=_O: type(_outcome(lambda L: _f(L, _X(L), out=_O(L, _X(L))), t)).__name__
+    OUT_OF_REDUCTIONS[f'{_n}_out_requires_grad'] = lambda t, _f=_f, _n=_n: _f(t, _XF(t).requires_grad_(), out=t.zeros(0) if _n not in _TWO else (t.zeros(0), t.zeros(0, dtype=t.long)))
+
+
+@pytest.mark.parametrize('name', _rows(OUT_OF_REDUCTIONS))
+def test_out_of_reductions(name): _same(_case(OUT_OF_REDUCTIONS, name))
+
+
+@pytest.mark.parametrize('name', ['sum', 'max_dim', 'mm', 'sort', 'index_select'])
+def test_out_resize_warns_as_torch(name):
+    "a non-empty out of another shape: torch's deprecation warning, one per resized tensor; an empty one is resized silently"
+    def warned(lib, make):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always'); _OUT_FUNCTIONS[name](lib, _XF(lib), out=make(lib, _XF(lib)))
+        return sorted(str(x.message)[:60] for x in w)
+    for outs in ((_OUTS2 if name in _TWO else _OUTS)['wrong_shape'], (_OUTS2 if name in _TWO else _OUTS)['empty']):
+        assert warned(litnn, outs) == warned(torch, outs)
+
+
+def test_out_keeps_the_plain_functions_fast():
+    "the methods are the plain functions; a function called without out= is one test away from them"
+    for n in ('sum', 'amax', 'mm', 'index_select', 'sort', 'max'):
+        assert getattr(litnn, n)._without_out is not None
+        with pytest.raises(TypeError): getattr(litnn.ones(2, 2), n)(0 if n != 'mm' else litnn.ones(2, 2), out=litnn.zeros(2))
 
 
 # Second sweep: empty linalg, pad modes, losses of odd shapes, and the kernels torch has no bool (or integer, half) version of
