@@ -57,11 +57,13 @@ def _raise_per_matrix(fn, A, find, message):
 def _check_float(fn, A):
     if not _float_dtype(A): raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {_dtype_name(A)}")
 
-def _check_matrix(fn, A, square=True, floats=True):
+def _check_matrix(fn, A, square=True, floats=True, kernel=None):
+    "torch's checks of a linalg input, in its order; `kernel`: the LAPACK kernel's name torch gives when it has no half-precision version"
     if floats: _check_float(fn, A)
     if A.dim() < 2: raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if kernel and A._data.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(A)}\'')
 
 def _named(name, fields):
     "A named tuple type, `litnn.return_types.<name>` as in torch (where pickle finds it too)."

@@ -79,12 +79,12 @@ def _check_phase(UhgU, VhgV, S):
 # %% ../../nbs/reference/linalg_decompositions.ipynb #4f6631be
 def svd(A, full_matrices=True, *, driver=None):
     "A = U diag(S) Vh for each matrix of A, singular values descending; `full_matrices=False` keeps k = min(m, n) vectors."
-    _check_matrix('linalg.svd', A, square=False)
+    _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')
     return linalg_svd(*LinalgSvdBackward0.apply(A, full_matrices=full_matrices))
 
 def svdvals(A, *, driver=None):
     "The singular values of each matrix of A, descending."
-    _check_matrix('linalg.svdvals', A, square=False)
+    _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')      # torch's messages: its svd's
     return LinalgSvdBackward0.apply(A, full_matrices=False)[1]
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #a5ca6dea
@@ -115,7 +115,7 @@ class LinalgDetBackward0(Op):
 
 def det(A):
     "The determinant of each square matrix of A."
-    _check_matrix('linalg.det', A)
+    _check_matrix('linalg.det', A, floats=False); _check_float('linalg.det', A)     # torch asks for square matrices first
     return LinalgDetBackward0.apply(A)
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #88d0ed82
@@ -159,7 +159,7 @@ def _qr_backward(gQ, gR, Q, R):
 
 def qr(A, mode='reduced'):
     "A = Q R for each matrix of A: Q with orthonormal columns, R upper-triangular."
-    _check_matrix('linalg.qr', A, square=False)
+    _check_matrix('linalg.qr', A, square=False, kernel='geqrf_cpu')
     if mode not in ('reduced', 'complete', 'r'): raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
     return linalg_qr(*LinalgQrBackward0.apply(A, mode=mode))
 
@@ -414,9 +414,12 @@ class LinalgPinvBackward0(Op):
         PhK = Ph @ K
         return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
+_LAPACK_DTYPES = ('float32', 'float64', 'complex64', 'complex128')
+
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     "The Moore-Penrose pseudo-inverse of each matrix of A."
-    _check_matrix('linalg.pinv', A, square=False)
+    if A.dim() < 2 or A._data.dtype.name not in _LAPACK_DTYPES:
+        raise RuntimeError(f"linalg.pinv({_dtype_name(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
     if A.numel() == 0: hermitian = False             # empty: torch asks for no square matrix, the pseudo-inverse is the empty transpose
     if hermitian and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
@@ -424,7 +427,9 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     "The number of singular values of each matrix of A above the tolerance."
-    _check_matrix('linalg.matrix_rank', A, square=False)
+    if A.dim() < 2: raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if atol is None and rtol is None and A._data.dtype.name not in _LAPACK_DTYPES: raise RuntimeError("This function doesn't handle types other than float and double")
+    _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')
     S = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
     return _const((S._data > _tolerance(S, A.shape, atol, rtol)._data).sum(-1).astype(np.int64))
 
@@ -526,6 +531,7 @@ def matrix_power(A, n):
 
 def cond(A, p=None):
     "The condition number of each matrix of A in the `p` norm (2 by default)."
+    if A.dim() < 2: raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if A.numel() == 0 and A.dim() >= 2 and A.is_floating_point() and (p in (None, 2, -2) or not isinstance(p, str) or A.shape[-1] == A.shape[-2]):
         return A.new_zeros(A.shape[:-2])           # empty matrices: 0, as torch (no gradient)
     if p not in (None, 2, -2) and A.dim() >= 2 and A.shape[-1] != A.shape[-2]:
@@ -540,7 +546,8 @@ linalg_lstsq = _named('linalg_lstsq', ('solution', 'residuals', 'rank', 'singula
 
 def lstsq(A, B, rcond=None, *, driver=None):
     "The X minimising ‖A X - B‖, for each matrix of A (through its pseudo-inverse)."
-    _check_matrix('linalg.lstsq', A, square=False)
+    if A.dim() < 2: raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if A._data.dtype.name not in _LAPACK_DTYPES: raise RuntimeError("This function doesn't handle types other than float and double")
     if driver not in (None, 'gels', 'gelsy', 'gelsd', 'gelss'):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
