@@ -267,6 +267,25 @@ class RemainderBackward0(Op):
         return (_reduce(g, _shape(x)) if nx else None,
                 _reduce(g * -div(x, y, rounding_mode='floor'), _shape(y)) if ny else None)
 
+# %% ../nbs/15_elementwise_ops.ipynb #be6deb77
+from .autograd.grad_mode import _Mode
+
+class _RaisingBackward(Op):
+    "The node torch records where it has no derivative: backward raises torch's error (`18a_scatter`'s `_NoDerivative` is its RuntimeError case)."
+    @staticmethod
+    def forward(ctx, *inputs, result=None, error=None): ctx.error = error; return result
+    @staticmethod
+    def backward(ctx, g): raise ctx.error[0](ctx.error[1])
+
+_NO_DERIVATIVE = {}
+
+def _no_derivative(result, inputs, error, name='NotImplemented'):
+    """`result` (computed outside the graph) requiring grad through a node named `name` whose backward raises `error`
+    (an exception type and its message), where one of `inputs` requires grad and `result` is floating."""
+    if not (_Mode.grad and result._data.dtype.kind in 'fc' and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)): return result
+    node = _NO_DERIVATIVE.get(name) or _NO_DERIVATIVE.setdefault(name, type(name, (_RaisingBackward,), {'__module__': __name__}))
+    return node.apply(*inputs, result=result._data, error=error)
+
 # %% ../nbs/15_elementwise_ops.ipynb #922a88dd
 class RemainderBackward1(RemainderBackward0): "x % tensor"
 
@@ -275,6 +294,9 @@ def remainder(input, other):
     x, y = _promote(input, other)
     t = x if isinstance(x, Tensor) else y
     if t.dtype.is_complex: raise NotImplementedError(f'"remainder_cpu" not implemented for \'{_dtype_name(t)}\'')
+    if not isinstance(x, Tensor) and y._requires_grad:          # number % tensor: torch has no derivative
+        with no_grad(): r = RemainderBackward0.apply(x, y)
+        return _no_derivative(r, (y,), (RuntimeError, 'derivative for aten::remainder is not implemented'))
     return (RemainderBackward1 if isinstance(y, Tensor) else RemainderBackward0).apply(x, y)
 
 # %% ../nbs/15_elementwise_ops.ipynb #622fd735
@@ -288,7 +310,8 @@ def floor_divide(input, other):
     "input // other, rounded down."
     d = result_type(*_levels(input, other))
     if d.is_complex: raise NotImplementedError(f'"div_floor_cpu" not implemented for \'{_LEGACY[d.name]}\'')
-    with no_grad(): return div(input, other, rounding_mode='floor')   # not differentiable (torch: no derivative)
+    with no_grad(): r = div(input, other, rounding_mode='floor')
+    return _no_derivative(r, (input, other), (RuntimeError, 'derivative for aten::floor_divide is not implemented'))
 
 # %% ../nbs/15_elementwise_ops.ipynb #c7c4e5dc
 Tensor.remainder = Tensor.__mod__ = remainder
@@ -1082,10 +1105,11 @@ def lerp(input, end, weight):
     for pos, (name, v) in enumerate((('input', input), ('end', end))):
         if not isinstance(v, Tensor): raise TypeError(f"lerp(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     kind = 'tensor' if isinstance(weight, Tensor) else 'scalar'
-    _refuse_integers(input, f'lerp_kernel_{kind}')
-    for name, v in (('end', end), ('weight', weight)):
+    c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char')
+    for name, v in (('end', end), ('weight', weight)):       # the dtypes first, then the kernel (torch's order)
         if isinstance(v, Tensor) and v.dtype is not input.dtype:
-            raise RuntimeError(f"expected dtype {input.dtype.name} for `{name}` but got dtype {v.dtype.name}")
+            raise RuntimeError(f"expected dtype {c.get(input.dtype.name, input.dtype.name)} for `{name}` but got dtype {c.get(v.dtype.name, v.dtype.name)}")
+    _refuse_integers(input, f'lerp_kernel_{kind}')
     return (LerpBackward1 if kind == 'tensor' else LerpBackward0).apply(input, end, weight)
 
 Tensor.lerp = lerp

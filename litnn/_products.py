@@ -274,9 +274,11 @@ def _bcast(x, y):
 
 def _cross(input, other, dim):
     if input.dim() != other.dim(): raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if not input.dim(): raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
+    if input.dtype.name == 'bool' or other.dtype.name == 'bool': raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     return LinalgCrossBackward0.apply(*_bcast(input, other), dim=d)
 
 # %% ../nbs/reference/torch/more_products.ipynb #81b2835d

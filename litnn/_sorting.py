@@ -237,7 +237,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 def histc(input, bins=100, min=0, max=0):
     "Counts of the values of `input` in `bins` equal bins over [min, max] (the data's range when both are 0)."
     a = input._data
-    _refuse_integers(input, 'histogram_cpu')
+    _refuse_integers(input, 'linspace_cpu' if input.dtype.name == 'bool' else 'histogram_cpu')    # bools fail earlier in torch, making the bin edges
     if bins <= 0: raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     xp = array_namespace(a)
     lo, hi = builtins.float(min), builtins.float(max)
