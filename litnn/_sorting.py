@@ -152,7 +152,7 @@ def _median(x, dim, keepdim, nan):
     if a.dtype.kind == 'c': raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented for \'{_LEGACY[x.dtype.name]}\'')
     if a.dtype == bool: raise NotImplementedError(f'"{"median_cpu" if dim is None else "median_out"}" not implemented for \'Bool\'')
     if dim is None:
-        if not a.size: return _tensor(float('nan'), dtype=x.dtype)
+        if not a.size: return _tensor(float('nan'), dtype=x.dtype) + (x.sum() if x.requires_grad else 0)   # NaN, in the graph (an empty gradient, as torch)
         return (NanmedianBackward0 if nan else MedianBackward0).apply(x, dim=tuple(range(a.ndim)))
     d = _dim_of(x, dim)
     if not a.ndim: return _select(NanmedianBackward1 if nan else MedianBackward1, x, array_namespace(a).zeros((), np.int64), 0, kind='nanmedian' if nan else 'median')

@@ -449,8 +449,9 @@ GRADIENTS_AND_CHECKS.update({
     'sdpa_float_mask_gqa_grad': _grads(lambda t, q, k, v, m: t.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True) * t.arange(12.).reshape(1, 2, 2, 3),
                                        _Q(torch, (1, 2, 2, 3), 7).tolist(), _Q(torch, (1, 1, 2, 3), 5).tolist(), _Q(torch, (1, 1, 2, 3), 3).tolist(), [[[0., -1.]], [[2., 0.]]]),
     'sdpa_float_mask_causal_grad': lambda t: t.nn.functional.scaled_dot_product_attention(t.ones(2, 3), t.ones(2, 3), t.ones(2, 3), attn_mask=t.zeros(2, 2, requires_grad=True), is_causal=True),
-    'sdpa_mask_broadcasts_batch': pytest.param(lambda t: t.nn.functional.scaled_dot_product_attention(t.ones(1, 2, 2, 3), t.ones(1, 2, 2, 3), t.ones(1, 2, 2, 3), attn_mask=t.zeros(2, 1, 2, 2)),
-                                               marks=pytest.mark.xfail(strict=True, reason="torch refuses a mask whose batch dims would grow the output's; litnn broadcasts")),
+    'sdpa_mask_broadcasts_batch': lambda t: t.nn.functional.scaled_dot_product_attention(t.ones(1, 2, 2, 3), t.ones(1, 2, 2, 3), t.ones(1, 2, 2, 3), attn_mask=t.zeros(2, 1, 2, 2)),
+    'sdpa_mask_adds_dims': lambda t: t.nn.functional.scaled_dot_product_attention(t.ones(2, 3), t.ones(2, 3), t.ones(2, 3), attn_mask=t.zeros(3, 2, 2)),
+    'sdpa_mask_fewer_dims': lambda t: t.nn.functional.scaled_dot_product_attention(t.ones(1, 2, 2, 3), t.ones(1, 2, 2, 3), t.arange(12.).reshape(1, 2, 2, 3), attn_mask=t.tensor([[0., -1.], [2., 0.]])),
 })
 
 
@@ -721,8 +722,7 @@ REMAINING = {
     'hinge_embedding_int': lambda t: t.nn.functional.hinge_embedding_loss(t.tensor([1, 2]), t.tensor([1, -1])),
     'margin_ranking_int': lambda t: t.nn.functional.margin_ranking_loss(t.tensor([1, 2]), t.tensor([2, 1]), t.tensor([1, 1])),
     'gaussian_nll_int': lambda t: t.nn.functional.gaussian_nll_loss(t.tensor([1, 2]), t.tensor([1, 1]), t.tensor([1, 1])),
-    'sdpa_mask_with_dropout_grad': _known(lambda t: (lambda m: (t.manual_seed(0), t.autograd.grad(t.nn.functional.scaled_dot_product_attention(t.ones(2, 3), t.ones(2, 3), t.ones(2, 3), attn_mask=m, dropout_p=0.5).sum(), m, allow_unused=True)[0] is None)[1])(t.zeros(2, 2, requires_grad=True)),
-                                          "litnn gives a float attn_mask its gradient only without dropout"),
+    'sdpa_mask_with_dropout_grad': lambda t: (lambda m: (t.manual_seed(0), t.autograd.grad(t.nn.functional.scaled_dot_product_attention(t.ones(2, 3), t.ones(2, 3), t.ones(2, 3), attn_mask=m, dropout_p=0.5).sum(), m, allow_unused=True)[0] is None)[1])(t.zeros(2, 2, requires_grad=True)),
 }
 
 

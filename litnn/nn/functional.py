@@ -1940,10 +1940,12 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
     if mask is not None:                  # the mask must broadcast to the scores' shape
         try: a = tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2])
         except ValueError: a = tuple(q.shape[:-1]) + (k.shape[-2],)     # grouped heads: the query's
-        n = max(len(a), mask.dim()); a, b = (1,) * (n - len(a)) + a, (1,) * (n - mask.dim()) + tuple(mask.shape)
+        a0, n = a, max(len(a), mask.dim()); a, b = (1,) * (n - len(a)) + a, (1,) * (n - mask.dim()) + tuple(mask.shape)
         for d in range(n):
             if a[d] != b[d] and 1 not in (a[d], b[d]):
                 raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at non-singleton dimension {d}")
+        s = tuple(np.broadcast_shapes(a0, tuple(mask.shape)))       # the mask is added into the scores: it may not grow them
+        if s != tuple(a0): raise RuntimeError(f"output with shape {list(a0)} doesn't match the broadcast shape {list(s)}")
 
 # %% ../../nbs/47_attention.ipynb #6ac60f56
 def _grouped(q, k, v, mask):
@@ -1973,8 +1975,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     q, k, v, mask = query, key, value, attn_mask if differentiable_mask or attn_mask is None else attn_mask._data
     if enable_gqa and q.dim() >= 3: q, k, v, mask = _grouped(q, k, v, mask)
     _check_batches(q, k, v)
-    if differentiable_mask and dropout_p == 0:      # the mask gets a gradient too: the composed ops, as torch's math path
-        out = _attention_math(q, k, v, mask, is_causal, scale)
+    if differentiable_mask:                         # the mask gets a gradient too: the composed ops, as torch's math path
+        keep = None
+        if dropout_p > 0:                           # the dropout mask drawn as the node draws it
+            shape = np.broadcast_shapes(tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2]), tuple(mask.shape))
+            keep = (_generator(q.device).random(shape, dtype=np.float32) >= dropout_p).astype(q._data.dtype)
+            if dropout_p < 1: keep *= 1 / (1 - dropout_p)
+        out = _attention_math(q, k, v, mask, is_causal, scale, keep)
     else: out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask if mask is None or not isinstance(mask, Tensor) else mask._data,
                                                          causal=is_causal, scale=scale, dropout_p=dropout_p)
     return out.flatten(-4, -3) if q is not query else out
