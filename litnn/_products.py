@@ -204,6 +204,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(mat1)} and {_dtype_name(mat2)}")
     for name, m in (('mat1', mat1), ('mat2', mat2)):
         if m._data.ndim != 2: raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
+    if mat1._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     s, out = _shape(input), (mat1._data.shape[0], mat2._data.shape[1])
     if len(s) > 2 or not builtins.all(a in (1, b) for a, b in zip(s[::-1], out[::-1])):
         input.expand(out) if isinstance(input, Tensor) else None        # torch's message: its expand's
@@ -342,6 +344,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if isinstance(input, Tensor) and not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(input)}, batch1: {_cpp(batch1)}, batch2: {_cpp(batch2)}")
     _sizes_of('baddbmm', (batch1, 0), (batch1, 1), (batch2, 2))
+    for name, b in (('batch1', batch1), ('batch2', batch2)):
+        if b._data.ndim != 3: raise RuntimeError(f"{name} must be a 3D tensor")
     _broadcastable('baddbmm', input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     _check_mat('baddbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
     if batch1.shape[0] != batch2.shape[0]:

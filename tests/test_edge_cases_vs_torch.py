@@ -730,6 +730,97 @@ REMAINING = {
 def test_remaining(name): _same(_case(REMAINING, name))
 
 
+# Found by tests/edge_case_sweep.py and fixed (its count: 183 differences before, see the sweep's docstring for the run)
+_F = lambda t: (t.arange(12.).reshape(3, 4) - 5) / 3
+_NC = lambda t: t.arange(12.).reshape(3, 4).t()
+_GRAD_OF = lambda f: (lambda t: (lambda x: t.autograd.grad((f(t, x) * 1.5).sum(), x))(_F(t).requires_grad_()))
+SWEEP_FIXED = {
+    'addmm_empty_input_does_not_broadcast': lambda t: t.addmm(t.zeros(0, 3), t.zeros(0, 3), t.zeros(3, 0)),
+    'addmm_input_does_not_broadcast_nc': lambda t: t.addmm(_NC(t), _NC(t), _NC(t), beta=0.5),
+    'addmm_bool_broadcast_first': lambda t: t.addmm(_F(t) > 0, _F(t) > 0, (_F(t) > 0).t()),
+    'addmm_1d': lambda t: t.addmm(t.ones(5), t.ones(5), t.ones(5)),
+    'addmm_input_3d': lambda t: type(_outcome(lambda L: L.addmm(L.ones(2, 2, 2), L.ones(2, 2), L.ones(2, 2)), t)).__name__,    # (the message names x.type(): litnn.FloatTensor)
+    'addmm_mat2_1d': lambda t: t.addmm(t.ones(2), t.ones(2, 2), t.ones(2)),
+    'addmv_0d': lambda t: t.addmv(t.tensor(1.), t.tensor(1.), t.tensor(1.)),
+    'addmv_mat_3d': lambda t: t.addmv(t.ones(2), t.ones(2, 2, 2), t.ones(2)),
+    'addmv_size_mismatch': lambda t: t.addmv(t.ones(3), t.ones(2, 2), t.ones(2)),
+    'addr_vec2_0d': lambda t: t.addr(t.tensor(1.), t.ones(2), t.tensor(1.)),
+    'addr_input_does_not_broadcast': lambda t: t.addr(t.ones(3, 3), t.ones(2), t.ones(2)),
+    'baddbmm_0d': lambda t: t.baddbmm(t.tensor(1.), t.tensor(1.), t.tensor(1.)),
+    'baddbmm_1d': lambda t: t.baddbmm(t.ones(3), t.ones(3), t.ones(3)),
+    'baddbmm_batch2_4d': lambda t: t.baddbmm(t.ones(1, 2, 2), t.ones(2, 2, 2), t.ones(2, 2, 2, 2)),
+    'baddbmm_input_does_not_broadcast': lambda t: t.baddbmm(_F(t)[None], _F(t)[None], _F(t).t()[None], alpha=0.5),
+    'baddbmm_bool_broadcast_first': lambda t: t.baddbmm((_F(t) > 0)[None], (_F(t) > 0)[None], (_F(t) > 0).t()[None]),
+    'addbmm_batch2_1d': lambda t: t.addbmm(t.ones(2), t.ones(2, 2), t.ones(2)),
+    'svdvals_0d_int_half': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        lambda L: L.linalg.svdvals(L.tensor(2.5)), lambda L: L.linalg.svdvals(L.arange(12).reshape(3, 4)), lambda L: L.linalg.svdvals(_F(L).half()),
+        lambda L: L.linalg.svdvals(_F(L).bfloat16()), lambda L: L.linalg.svdvals(L.ones(3).half()))),
+    'svd_half': lambda t: t.linalg.svd(_F(t).half()),
+    'cond_0d_1d_int_half': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        lambda L: L.linalg.cond(L.tensor(2.5)), lambda L: L.linalg.cond(L.arange(5.)), lambda L: L.linalg.cond(L.arange(12).reshape(3, 4)), lambda L: L.linalg.cond(_F(L).half()))),
+    'matrix_rank_0d_int_bool_half': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        lambda L: L.linalg.matrix_rank(L.tensor(2.5)), lambda L: L.linalg.matrix_rank(L.arange(12).reshape(3, 4)), lambda L: L.linalg.matrix_rank(_F(L) > 0),
+        lambda L: L.linalg.matrix_rank(_F(L).half()), lambda L: L.linalg.matrix_rank(_F(L).half(), hermitian=True))),
+    'matrix_rank_tol_int_half': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        lambda L: L.linalg.matrix_rank(L.arange(12).reshape(3, 4), atol=1.0, rtol=0.), lambda L: L.linalg.matrix_rank(_F(L).half(), atol=1.0, rtol=0.),
+        lambda L: L.linalg.matrix_rank(L.arange(5.), atol=1.0, rtol=0.))),
+    'lstsq_0d_int_half': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        lambda L: L.linalg.lstsq(L.tensor(2.5), L.tensor(2.5)), lambda L: L.linalg.lstsq(L.arange(12).reshape(3, 4), L.arange(12).reshape(3, 4)),
+        lambda L: L.linalg.lstsq(_F(L).half(), _F(L).half()))),
+    'qr_half': lambda t: tuple(type(_outcome(lambda L: L.linalg.qr(_F(L).half(), mode=m), t)).__name__ + str(_outcome(lambda L: L.linalg.qr(_F(L).half(), mode=m), t)) for m in ('reduced', 'r', 'complete')),
+    'pinv_int_bool_1d_half': lambda t: tuple(str(_outcome(f, t)) for f in (
+        lambda L: L.linalg.pinv(L.arange(12).reshape(3, 4)), lambda L: L.linalg.pinv(_F(L) > 0, hermitian=True), lambda L: L.linalg.pinv(L.arange(5.)),
+        lambda L: L.linalg.pinv(_F(L).half(), hermitian=True))),
+    'pinv_complex': lambda t: t.linalg.pinv(t.ones(3, 3, dtype=t.complex64)).dtype.is_complex,
+    'det_0d': lambda t: t.linalg.det(t.tensor(1)),
+    'unique_grads': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        _GRAD_OF(lambda L, x: x.unique(return_inverse=True, return_counts=True)[0]), _GRAD_OF(lambda L, x: x.unique(dim=0)),
+        _GRAD_OF(lambda L, x: x.unique_consecutive(return_counts=True)[0]), _GRAD_OF(lambda L, x: L.unique(x, sorted=False)))),
+    'unique_grad_fn_names': lambda t: [type(f(_F(t).requires_grad_()).grad_fn).__name__ for f in (lambda x: x.unique(), lambda x: x.unique(dim=1), lambda x: t.unique_consecutive(x))],
+    'unique_int_no_grad_fn': lambda t: t.arange(3).unique().requires_grad,
+    'unique_dim_0d': lambda t: t.tensor(2.5).unique(dim=0),
+    'floor_divide_grads': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        _GRAD_OF(lambda L, x: x // 2), _GRAD_OF(lambda L, x: L.floor_divide(x, x + 10)), _GRAD_OF(lambda L, x: 5 % (x + 7)), _GRAD_OF(lambda L, x: L.remainder(5, x + 7)))),
+    'floor_divide_grad_fn': lambda t: (type((_F(t).requires_grad_() // 2).grad_fn).__name__, (t.arange(3) // 2).requires_grad, (_F(t) // 2).requires_grad),
+    'remainder_tensor_grad_still_works': _GRAD_OF(lambda L, x: x % 2.5),
+    'index_select_empty_dim_empty_index': lambda t: (t.zeros(0, 3).index_select(0, t.tensor([], dtype=t.long)), t.zeros(2, 0).index_select(-1, t.tensor([0, 0]))),
+    'index_copy_empty': lambda t: t.zeros(0, 3).index_copy(0, t.tensor([0]), t.zeros(0, 3)),
+    'index_fill_empty_other_dims': lambda t: tuple(str(_outcome(f, t)) for f in (lambda L: L.zeros(3, 0).index_fill(1, L.tensor([0]), 1.),
+                                                                                 lambda L: L.zeros(0, 3)[:, :2].index_fill(0, L.tensor([0]), L.tensor(1.)))),
+    'index_put_empty': lambda t: t.zeros(0, 3).index_put((t.zeros(1, dtype=t.long),), t.tensor(1.)),
+    'index_put_no_indices_2d': lambda t: t.ones(2, 3).index_put((), t.tensor(1.)),
+    'index_reduce_mean_0d': lambda t: t.tensor(2.5).index_reduce(0, t.tensor([0, 0]), t.tensor(2.5), 'mean'),
+    'index_reduce_mean_bool_kernels': lambda t: tuple(str(_outcome(f, t)) for f in (
+        lambda L: L.ones(4, 2, dtype=L.bool).index_reduce(0, L.tensor([0, 0]), L.ones(2, 2, dtype=L.bool), 'mean'),
+        lambda L: L.ones(4, dtype=L.bool).index_reduce(0, L.tensor([0, 0]), L.tensor([True, False]), 'mean', include_self=False))),
+    'repeat_interleave_0d_dims': lambda t: tuple(str(_outcome(f, t)) for f in (lambda L: L.tensor(2.5).repeat_interleave(2, -1, output_size=2),
+                                                                               lambda L: L.tensor(2.5).repeat_interleave(L.tensor(2), dim=0))),
+    'cross_entropy_label_smoothing_0d': lambda t: t.nn.functional.cross_entropy(t.tensor(2.5), t.tensor(2.5).softmax(-1), label_smoothing=0.1),
+    'hinge_embedding_int_none_and_sum': lambda t: (t.nn.functional.hinge_embedding_loss(t.tensor([1, 2]), t.tensor([1, -1]), reduction='sum'),
+                                                   t.nn.functional.hinge_embedding_loss(t.tensor([1, 2]), t.tensor([1, -1]), reduction='none')),
+    'hinge_embedding_bool': lambda t: t.nn.functional.hinge_embedding_loss(_F(t) > 0, t.ones(3, 4)),
+    'margin_ranking_int_none_and_bool': lambda t: (t.nn.functional.margin_ranking_loss(t.tensor([1, 2]), t.tensor([2, 1]), t.tensor([1, 1]), margin=1, reduction='none'),
+                                                   type(_outcome(lambda L: L.nn.functional.margin_ranking_loss(_F(L) > 0, _F(L) < 0, L.ones(3, 4)), t)).__name__,
+                                                   str(_outcome(lambda L: L.nn.functional.margin_ranking_loss(_F(L) > 0, _F(L) < 0, L.ones(3, 4)), t))),
+    'gaussian_nll_var_int_or_bool': lambda t: tuple(str(_outcome(f, t)) for f in (
+        lambda L: L.nn.functional.gaussian_nll_loss(L.tensor([1., 2]), L.tensor([1, 1]), L.tensor([1, 1])),
+        lambda L: L.nn.functional.gaussian_nll_loss(_F(L) > 0, L.zeros(3, 4, dtype=L.bool), L.ones(3, 4, dtype=L.bool)),
+        lambda L: L.nn.functional.gaussian_nll_loss(L.tensor([1, 2]), L.tensor([1, 1]), 1.))),
+    'multilabel_soft_margin_1d': lambda t: t.nn.functional.multilabel_soft_margin_loss(t.tensor([1.]), t.tensor([1.])),
+    'median_empty_grad': lambda t: (lambda x: (x.median(), t.autograd.grad(x.median() * 1, x), t.autograd.grad(x.nanmedian() * 1, x)))(t.zeros(0, 3, requires_grad=True)),
+    'lerp_dtype_messages': lambda t: tuple(str(_outcome(f, t)) for f in (
+        lambda L: L.lerp(L.ones(2, dtype=L.long), L.ones(2, dtype=L.bool), 0.5), lambda L: L.lerp(L.ones(2), L.ones(2).double(), 0.5),
+        lambda L: L.lerp(L.ones(2), L.ones(2), L.ones(2).double()), lambda L: L.lerp(L.ones(2, dtype=L.long), L.ones(2, dtype=L.long), 0.5))),
+    'histc_bool_with_range': lambda t: t.histc(t.ones(2, dtype=t.bool), 3, 0, 1),
+    'pad_negative_crop_first': lambda t: tuple(str(_outcome(lambda L: L.nn.functional.pad(L.zeros(*s), p), t)) for s, p in (((2, 1), (-2, 1)), ((2, 1), (-2, 0)), ((2, 3), (-2, -2)), ((2, 0), (0, -1)), ((2, 3), (-1, -2)))),
+    'prod_dtype_bool': lambda t: (t.prod(_F(t), dtype=t.bool), t.prod(_F(t), 1, dtype=t.bool), t.prod(t.arange(3) - 1, dtype=t.bool)),
+}
+
+
+@pytest.mark.parametrize('name', _rows(SWEEP_FIXED))
+def test_sweep_fixed(name): _same(_case(SWEEP_FIXED, name))
+
+
 def test_0d_transposes_warn_as_torch():
     before = torch.is_warn_always_enabled()
     torch.set_warn_always(True)               # torch warns once per process (TORCH_WARN_ONCE) unless told otherwise
