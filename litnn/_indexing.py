@@ -88,7 +88,13 @@ def __getitem__(self:Tensor, key):
     "Basic indexing (ints, slices, None, ...) gives a view; index tensors, lists and masks give a copy."
     k, op = _index_key(self, key)
     try: out = op.apply(self, key=k)
-    except IndexError as e: raise IndexError(str(e).replace(' for axis ', ' for dimension ')) from None   # numpy's words, torch's
+    except IndexError as e:                      # numpy's words, torch's
+        m = str(e)
+        if m.startswith('too many indices for array'):
+            m = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                 if not self._data.ndim and isinstance(key, (builtins.int, np.integer)) else "slice() cannot be applied to a 0-dim tensor."
+                 if not self._data.ndim and isinstance(key, slice) else f"too many indices for tensor of dimension {self._data.ndim}")
+        raise IndexError(m.replace(' for axis ', ' for dimension ')) from None
     return out if op is IndexBackward0 else _view_of(out, self)
 
 # %% ../nbs/18_indexing.ipynb #7130d1c6

@@ -2587,6 +2587,18 @@ _OUT_KERNEL = {'nansum': ('nansum_cpu', lambda o, x: x.is_floating_point() and n
                'cumsum': ('cumsum_out_cpu', lambda o, x: o.dtype.name == 'bool'), 'cumprod': ('cumprod_out_cpu', lambda o, x: o.dtype.name == 'bool')}
 _OUT_DIFFERENTIABLE = {'inner', 'softmax', 'log_softmax'}      # composite in torch: out= records the copy (CopyBackwards)
 
+def _predicted(fn, rule, args, kwargs):
+    "The result's dtype a structured kernel of torch knows before it computes (and checks out's against first): an array dtype, or None."
+    x = args[0] if args else None
+    if not isinstance(x, Tensor) or kwargs.get('dtype') is not None: return None
+    if fn in _OUT_DTYPE:      # (argmax and argmin first refuse an empty or a bool input)
+        return None if fn in ('argmax', 'argmin') and (not x.numel() or x.dtype.name == 'bool') else np.dtype(_OUT_DTYPE[fn])
+    if fn in _RANKS and any(n is not None and (not isinstance(a, Tensor) or a.dim() != n) for n, a in zip(_RANKS[fn], args)): return None   # its rank errors come first
+    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm'): return x._data.dtype
+    return None
+
+_RANKS = {'mm': (2, 2), 'bmm': (3, 3), 'mv': (2, 1), 'dot': (1, 1), 'vdot': (1, 1), 'addmm': (None, 2, 2), 'addmv': (None, 2, 1), 'baddbmm': (None, 3, 3), 'addbmm': (None, 3, 3)}
+
 def _no_grad_out(fn, outs, args):
     if _Mode.grad and any(t._requires_grad for t in (*outs, *args) if isinstance(t, Tensor)):
         raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
@@ -2603,6 +2615,9 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
         if len(out) != len(rule): raise TypeError(f"expected tuple of {len(rule)} elements but got {len(out)}")
         for i, o in enumerate(out):
             if not isinstance(o, Tensor): raise TypeError(f"expected Tensor as element {i} in argument {len(args)}, but got {type(o).__name__}")
+        x = args[0] if args else None
+        if isinstance(x, Tensor) and fn == 'mode':      # mode checks values (the input's dtype) and int64 indices first; the others compute first
+            for ru, dt, o in zip(rule, (x._data.dtype, x._data.dtype if fn == 'aminmax' else np.dtype('int64')), out): _check_out(fn, ru, dt, o)
         _no_grad_out(grad_fn, out, args)
         r = f(*args, **kwargs)
         for ru, ri, o in (reversed if fn in ('median', 'nanmedian') else iter)(list(zip(rule, r, out))): _check_out(fn, ru, ri._data.dtype, o)
@@ -2611,7 +2626,7 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
     if not isinstance(out, Tensor): return _into(fn, out, args, None)           # torch's TypeError
     if kwargs.get('dtype') is not None: rule = _SAME                             # an explicit dtype= is what out must hold
     elif dtype_from_out: kwargs = {**kwargs, 'dtype': out.dtype}
-    if fn in _OUT_DTYPE: _check_out(fn, rule, np.dtype(_OUT_DTYPE[fn]), out)
+    if (dt := _predicted(fn, rule, args, kwargs)) is not None: _check_out(fn, rule, dt, out)
     if fn in _OUT_DIFFERENTIABLE and _Mode.grad and any(t._requires_grad for t in args if isinstance(t, Tensor)):
         r = f(*args, **kwargs)
         _check_out(fn, rule, r._data.dtype, out)

@@ -96,6 +96,12 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
     "PyTorch's checks for the products: ranks, one dtype (its kernel's message), no bools, one device."
     if ranks and (x._data.ndim, y._data.ndim) != ranks:
         bad = 0 if x._data.ndim != ranks[0] else 1
+        if fn == 'mm': raise RuntimeError(f"{names[bad]} must be a matrix")                        # torch's words, kernel by kernel
+        if fn in ('bmm', 'baddbmm', 'addbmm'): raise RuntimeError(f"{names[bad]} must be a 3D tensor")
+        if fn == 'dot': raise RuntimeError(f"1D tensors expected, but got {x._data.ndim}D and {y._data.ndim}D tensors")
+        if fn == 'mv':                                                  # through addmv, which first asks self for its size
+            if not x._data.ndim: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x._data.ndim}, {y._data.ndim}")
         raise RuntimeError(f"{fn}: {names[bad]} must be a {ranks[bad]}D tensor, but got {(x, y)[bad]._data.ndim}D")
     k = _kernel(fn, x, y)
     if x._data.dtype != y._data.dtype:

@@ -813,6 +813,21 @@ SWEEP_FIXED = {
         lambda L: L.lerp(L.ones(2), L.ones(2), L.ones(2).double()), lambda L: L.lerp(L.ones(2, dtype=L.long), L.ones(2, dtype=L.long), 0.5))),
     'histc_bool_with_range': lambda t: t.histc(t.ones(2, dtype=t.bool), 3, 0, 1),
     'pad_negative_crop_first': lambda t: tuple(str(_outcome(lambda L: L.nn.functional.pad(L.zeros(*s), p), t)) for s, p in (((2, 1), (-2, 1)), ((2, 1), (-2, 0)), ((2, 3), (-2, -2)), ((2, 0), (0, -1)), ((2, 3), (-1, -2)))),
+    'index_0d_messages': lambda t: tuple(str(_outcome(f, t)) for f in (lambda L: L.tensor(2.5)[0], lambda L: L.tensor(2.5)[0:1], lambda L: L.tensor(2.5)[None, 0],
+                                                                       lambda L: L.tensor(2.5)[L.tensor(0)], lambda L: L.ones(2)[0, 0], lambda L: L.ones(2, 2)[0, 0, 0])),
+    'product_rank_messages': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        lambda L: L.mm(L.ones(2), L.ones(2, 2)), lambda L: L.mm(L.ones(2, 2), L.ones(2)), lambda L: L.mm(L.tensor(1.), L.ones(2, 2)), lambda L: L.bmm(L.ones(2, 2), L.ones(2, 2, 2)),
+        lambda L: L.bmm(L.ones(2, 2, 2), L.ones(2, 2)), lambda L: L.mv(L.ones(2), L.ones(2)), lambda L: L.mv(L.ones(2, 2), L.ones(2, 2)), lambda L: L.mv(L.tensor(1.), L.ones(2)),
+        lambda L: L.dot(L.ones(2, 2), L.ones(2)))),
+    'out_dtype_checked_before_the_kernel': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        lambda L: L.mm(_F(L) > 0, (_F(L) > 0).t(), out=L.zeros(7, dtype=L.long)), lambda L: L.index_select(L.zeros(0, 3), 0, L.tensor([0]), out=L.zeros(7, dtype=L.long)),
+        lambda L: L.take(L.zeros(0, 3), L.tensor([0]), out=L.zeros(7, dtype=L.long)), lambda L: L.amax(L.zeros(0, 3), 0, out=L.zeros(7, dtype=L.long)),
+        lambda L: L.softmax(_F(L) > 0, 0, out=L.zeros(7, dtype=L.long)), lambda L: L.mode(L.zeros(2, 0), out=(L.zeros(7, dtype=L.long), L.zeros(7, dtype=L.long))),
+        lambda L: L.dot(L.ones(3, dtype=L.bool), L.ones(3, dtype=L.bool), out=L.zeros(7, dtype=L.long)))),
+    'out_input_checks_before_dtype': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
+        lambda L: L.argmin(L.zeros(0, 3), out=L.zeros(0)), lambda L: L.argmin(_F(L) > 0, out=L.zeros(0, dtype=L.bool)), lambda L: L.mm(L.tensor(1.), L.ones(2, 2), out=L.zeros(7, dtype=L.long)),
+        lambda L: L.addmm(L.ones(5), L.ones(5), L.ones(5), out=L.zeros(7, dtype=L.long)), lambda L: L.mv(L.ones(5), L.ones(5), out=L.zeros(7, dtype=L.long)),
+        lambda L: L.max(L.zeros(0, 3), 0, out=(L.zeros(7, dtype=L.long), L.zeros(7, dtype=L.long))), lambda L: L.topk(L.zeros(2, 0), 1, out=(L.zeros(7, dtype=L.long), L.zeros(7, dtype=L.long))))),
     'prod_dtype_bool': lambda t: (t.prod(_F(t), dtype=t.bool), t.prod(_F(t), 1, dtype=t.bool), t.prod(t.arange(3) - 1, dtype=t.bool)),
 }
 
