@@ -2581,11 +2581,12 @@ def _check_out(fn, rule, dtype, o):
 # What torch does before it computes, by function: the dtype it knows the result has; the name its autograd check
 # gives (that of the kernel doing the work); the kernels that compute in out's dtype and have no version for some.
 _OUT_DTYPE = {'argmax': 'int64', 'argmin': 'int64', 'nonzero': 'int64', 'all': 'bool', 'any': 'bool'}
-_OUT_FN = {'nanmean': 'nansum', 'norm': 'linalg_vector_norm', 'msort': 'sort', 'outer': 'mul', 'kron': 'mul', 'cross': 'linalg_cross', 'diff': 'sub'}
+_OUT_FN = {'multi_dot': 'mm', 'nanmean': 'nansum', 'norm': 'linalg_vector_norm', 'msort': 'sort', 'outer': 'mul', 'kron': 'mul', 'cross': 'linalg_cross', 'diff': 'sub'}
 _OUT_KERNEL = {'nansum': ('nansum_cpu', lambda o, x: x.is_floating_point() and not (o.is_floating_point() or o.is_complex())),
                'nanmean': ('nansum_cpu', lambda o, x: not (o.is_floating_point() or o.is_complex())),
                'cumsum': ('cumsum_out_cpu', lambda o, x: o.dtype.name == 'bool'), 'cumprod': ('cumprod_out_cpu', lambda o, x: o.dtype.name == 'bool')}
-_OUT_DIFFERENTIABLE = {'inner', 'softmax', 'log_softmax'}      # composite in torch: out= records the copy (CopyBackwards)
+_OUT_DIFFERENTIABLE = {'inner', 'softmax', 'log_softmax', 'linalg.norm', 'linalg.matrix_norm', 'linalg.matrix_rank', 'linalg.cond',
+                       'linalg.tensorinv'}      # composite in torch: out= records the copy (CopyBackwards)
 
 def _predicted(fn, rule, args, kwargs):
     "The result's dtype a structured kernel of torch knows before it computes (and checks out's against first): an array dtype, or None."
@@ -2594,13 +2595,13 @@ def _predicted(fn, rule, args, kwargs):
     if fn in _OUT_DTYPE:      # (argmax and argmin first refuse an empty or a bool input)
         return None if fn in ('argmax', 'argmin') and (not x.numel() or x.dtype.name == 'bool') else np.dtype(_OUT_DTYPE[fn])
     if fn in _RANKS and any(n is not None and (not isinstance(a, Tensor) or a.dim() != n) for n, a in zip(_RANKS[fn], args)): return None   # its rank errors come first
-    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm'): return x._data.dtype
+    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm', 'vector_norm', 'matrix_norm', 'svdvals', 'eigvalsh'): return x._data.dtype    # (real results of complex inputs)
     return None
 
 _RANKS = {'mm': (2, 2), 'bmm': (3, 3), 'mv': (2, 1), 'dot': (1, 1), 'vdot': (1, 1), 'addmm': (None, 2, 2), 'addmv': (None, 2, 1), 'baddbmm': (None, 3, 3), 'addbmm': (None, 3, 3)}
 
 def _no_grad_out(fn, outs, args):
-    if _Mode.grad and any(t._requires_grad for t in (*outs, *args) if isinstance(t, Tensor)):
+    if _Mode.grad and any(t._requires_grad for a in (*outs, *args) for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, Tensor)):
         raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
 
 def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
@@ -2627,7 +2628,7 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
     if kwargs.get('dtype') is not None: rule = _SAME                             # an explicit dtype= is what out must hold
     elif dtype_from_out: kwargs = {**kwargs, 'dtype': out.dtype}
     if (dt := _predicted(fn, rule, args, kwargs)) is not None: _check_out(fn, rule, dt, out)
-    if fn in _OUT_DIFFERENTIABLE and _Mode.grad and any(t._requires_grad for t in args if isinstance(t, Tensor)):
+    if ('linalg.' + fn if f.__module__.startswith('litnn.linalg') else fn) in _OUT_DIFFERENTIABLE and _Mode.grad and any(t._requires_grad for t in args if isinstance(t, Tensor)):
         r = f(*args, **kwargs)
         _check_out(fn, rule, r._data.dtype, out)
         with _no_grad(): _into(fn, out, (), lambda: r.detach())                  # torch's resize (and warning), then the recorded copy

@@ -598,6 +598,26 @@ for _n, _f in _OUT_FUNCTIONS.items():
 def test_out_of_reductions(name): _same(_case(OUT_OF_REDUCTIONS, name))
 
 
+_SQ = lambda t: t.tensor([[2., 0.5, 0.], [0.5, 3., 1.], [0., 1., 4.]])
+_LINALG_OUT = {
+    'norm': lambda t, x, **k: t.linalg.norm(x, **k), 'norm_dim': lambda t, x, **k: t.linalg.norm(x, dim=0, **k), 'vector_norm': lambda t, x, **k: t.linalg.vector_norm(x, 1, **k),
+    'matrix_norm': lambda t, x, **k: t.linalg.matrix_norm(x, **k), 'det': lambda t, x, **k: t.linalg.det(x, **k), 'inv': lambda t, x, **k: t.linalg.inv(x, **k),
+    'solve': lambda t, x, **k: t.linalg.solve(x, x[:, :1], **k), 'cholesky': lambda t, x, **k: t.linalg.cholesky(x, **k), 'pinv': lambda t, x, **k: t.linalg.pinv(x, **k),
+    'matrix_power': lambda t, x, **k: t.linalg.matrix_power(x, 2, **k), 'cross': lambda t, x, **k: t.linalg.cross(x, x.flip(0), **k), 'svdvals': lambda t, x, **k: t.linalg.svdvals(x, **k),
+    'eigvalsh': lambda t, x, **k: t.linalg.eigvalsh(x, **k), 'matrix_rank': lambda t, x, **k: t.linalg.matrix_rank(x, **k), 'cond': lambda t, x, **k: t.linalg.cond(x, **k),
+    'vecdot': lambda t, x, **k: t.linalg.vecdot(x, x, **k), 'multi_dot': lambda t, x, **k: t.linalg.multi_dot([x, x, x], **k), 'tensorinv': lambda t, x, **k: t.linalg.tensorinv(x, ind=1, **k),
+}
+LINALG_OUT = {}
+for _n, _f in _LINALG_OUT.items():
+    for _o, _O in {'empty': lambda t: t.empty(0), 'float64': lambda t: t.zeros(0, dtype=t.float64), 'int64': lambda t: t.zeros(0, dtype=t.long),
+                   'wrong_shape': lambda t: t.zeros(7), 'half': lambda t: t.zeros(0, dtype=t.half)}.items():
+        LINALG_OUT[f'{_n}_out_{_o}'] = lambda t, _f=_f, _O=_O: (lambda o: (_f(t, _SQ(t), out=o), o))(_O(t))
+    LINALG_OUT[f'{_n}_out_requires_grad'] = lambda t, _f=_f: type(_outcome(lambda L: _f(L, _SQ(L).requires_grad_(), out=L.zeros(0)), t)).__name__
+
+
+@pytest.mark.parametrize('name', _rows(LINALG_OUT))
+def test_linalg_out(name): _same(_case(LINALG_OUT, name))
+
 @pytest.mark.parametrize('name', ['sum', 'max_dim', 'mm', 'sort', 'index_select'])
 def test_out_resize_warns_as_torch(name):
     "a non-empty out of another shape: torch's deprecation warning, one per resized tensor; an empty one is resized silently"

@@ -18,10 +18,7 @@ from .._views import tril
 from .._reductions import return_types, _return_type
 
 # %% auto #0
-__all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'LinAlgError', 'LinalgInvExBackward0',
-           'inv', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve', 'LinalgCholeskyExBackward0',
-           'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex', 'LinalgMatrixExpBackward0',
-           'matrix_exp', 'vander']
+__all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'LinAlgError', 'LinalgInvExBackward0', 'inv', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve', 'LinalgCholeskyExBackward0', 'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex', 'LinalgMatrixExpBackward0', 'matrix_exp', 'vander']
 
 # %% ../../nbs/reference/linalg.ipynb #08794671
 class LinAlgError(RuntimeError):
@@ -252,3 +249,7 @@ def vander(x, N=None):
     N = x.shape[-1] if N is None else N
     if N <= 1: raise RuntimeError("N must be greater than 1.")
     return cat([x.unsqueeze(-1).pow(0), x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)], -1)
+
+# %% ../../nbs/reference/torch/writing_into_out.ipynb #66c86748
+from .._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {'inv': _SAME, 'solve': _SAME, 'cholesky': _SAME})

@@ -19,11 +19,7 @@ from .core import (LinAlgError, _check_matrix, _check_float, _named, _eye_like, 
                                cholesky, matrix_exp, LinalgCholeskyExBackward0)
 
 # %% auto #0
-__all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'linalg_eig', 'linalg_ldl_factor_ex', 'linalg_ldl_factor', 'svd_', 'qr_',
-           'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd', 'svdvals', 'LinalgDetBackward0', 'det',
-           'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh', 'LinalgEigBackward0', 'eig', 'eigvals',
-           'ldl_factor_ex', 'ldl_factor', 'ldl_solve', 'LinalgPinvBackward0', 'pinv', 'matrix_rank', 'vector_norm',
-           'matrix_norm', 'norm', 'vecdot', 'cross', 'CholeskyBackward0', 'multi_dot', 'matrix_power', 'cond', 'lstsq']
+__all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'linalg_eig', 'linalg_ldl_factor_ex', 'linalg_ldl_factor', 'svd_', 'qr_', 'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd', 'svdvals', 'LinalgDetBackward0', 'det', 'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh', 'LinalgEigBackward0', 'eig', 'eigvals', 'ldl_factor_ex', 'ldl_factor', 'ldl_solve', 'LinalgPinvBackward0', 'pinv', 'matrix_rank', 'vector_norm', 'matrix_norm', 'norm', 'vecdot', 'cross', 'CholeskyBackward0', 'multi_dot', 'matrix_power', 'cond', 'lstsq']
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #06743b06
 def _given(g): return g is not None and builtins.bool(g._data.any())
@@ -560,3 +556,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     full = driver == 'gels' or driver in ('gelsd', 'gelss') and builtins.bool((rank._data == n).all())
     res = ((A @ X - B2) ** 2).sum(-2) if m > n and full else empty      # the residuals only of an overdetermined full-rank A
     return linalg_lstsq(X.squeeze(-1) if vector else X, res, rank, S)
+
+# %% ../../nbs/reference/torch/writing_into_out.ipynb #80497966
+from .._pointwise import _wrap_out, _SAME, _Cast
+_castable = lambda fn: _Cast(fn + ": Expected result to be safely castable from {R} dtype, but got result with dtype {O}")
+_wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got: {O}", 'matrix_norm': "linalg.matrix_norm expected out tensor dtype {R} but got: {O}",
+                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': None,
+                      'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
+                      'matrix_power': lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power'),
+                      'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}"})
