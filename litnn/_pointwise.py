@@ -2617,7 +2617,7 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
         for i, o in enumerate(out):
             if not isinstance(o, Tensor): raise TypeError(f"expected Tensor as element {i} in argument {len(args)}, but got {type(o).__name__}")
         x = args[0] if args else None
-        if isinstance(x, Tensor) and fn == 'mode':      # mode checks values (the input's dtype) and int64 indices first; the others compute first
+        if isinstance(x, Tensor) and (fn == 'mode' or fn == 'kthvalue' and x.numel()):    # these check values (the input's dtype) and int64 indices first; the others compute first
             for ru, dt, o in zip(rule, (x._data.dtype, x._data.dtype if fn == 'aminmax' else np.dtype('int64')), out): _check_out(fn, ru, dt, o)
         _no_grad_out(grad_fn, out, args)
         r = f(*args, **kwargs)

@@ -843,7 +843,8 @@ SWEEP_FIXED = {
         lambda L: L.mm(_F(L) > 0, (_F(L) > 0).t(), out=L.zeros(7, dtype=L.long)), lambda L: L.index_select(L.zeros(0, 3), 0, L.tensor([0]), out=L.zeros(7, dtype=L.long)),
         lambda L: L.take(L.zeros(0, 3), L.tensor([0]), out=L.zeros(7, dtype=L.long)), lambda L: L.amax(L.zeros(0, 3), 0, out=L.zeros(7, dtype=L.long)),
         lambda L: L.softmax(_F(L) > 0, 0, out=L.zeros(7, dtype=L.long)), lambda L: L.mode(L.zeros(2, 0), out=(L.zeros(7, dtype=L.long), L.zeros(7, dtype=L.long))),
-        lambda L: L.dot(L.ones(3, dtype=L.bool), L.ones(3, dtype=L.bool), out=L.zeros(7, dtype=L.long)))),
+        lambda L: L.dot(L.ones(3, dtype=L.bool), L.ones(3, dtype=L.bool), out=L.zeros(7, dtype=L.long)),
+        lambda L: L.kthvalue(_F(L) > 0, 1, out=(L.zeros(7, dtype=L.long), L.zeros(7, dtype=L.long))), lambda L: L.kthvalue(L.zeros(2, 0), 1, out=(L.zeros(7, dtype=L.long), L.zeros(7, dtype=L.long))))),
     'out_input_checks_before_dtype': lambda t: tuple(type(_outcome(f, t)).__name__ + str(_outcome(f, t)) for f in (
         lambda L: L.argmin(L.zeros(0, 3), out=L.zeros(0)), lambda L: L.argmin(_F(L) > 0, out=L.zeros(0, dtype=L.bool)), lambda L: L.mm(L.tensor(1.), L.ones(2, 2), out=L.zeros(7, dtype=L.long)),
         lambda L: L.addmm(L.ones(5), L.ones(5), L.ones(5), out=L.zeros(7, dtype=L.long)), lambda L: L.mv(L.ones(5), L.ones(5), out=L.zeros(7, dtype=L.long)),
