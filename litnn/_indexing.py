@@ -88,7 +88,13 @@ def __getitem__(self:Tensor, key):
     "Basic indexing (ints, slices, None, ...) gives a view; index tensors, lists and masks give a copy."
     k, op = _index_key(self, key)
     try: out = op.apply(self, key=k)
-    except IndexError as e: raise IndexError(str(e).replace(' for axis ', ' for dimension ')) from None   # numpy's words, torch's
+    except IndexError as e:                      # numpy's words, torch's
+        m = str(e)
+        if m.startswith('too many indices for array'):
+            m = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                 if not self._data.ndim and isinstance(key, (builtins.int, np.integer)) else "slice() cannot be applied to a 0-dim tensor."
+                 if not self._data.ndim and isinstance(key, slice) else f"too many indices for tensor of dimension {self._data.ndim}")
+        raise IndexError(m.replace(' for axis ', ' for dimension ')) from None
     return out if op is IndexBackward0 else _view_of(out, self)
 
 # %% ../nbs/18_indexing.ipynb #7130d1c6
@@ -121,6 +127,7 @@ def index_select(input, dim, index):
     a = _index_arg(index, input, 'index_select', 'int32 or int64')
     if a.ndim > 1: raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim and not input._data.shape[d] and a.size: raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if not input._data.ndim:    # a 0-d input: the index names its one value
         if a.size != 1: raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {a.size} value(s)")
         if not -1 <= builtins.int(a.reshape(-1)[0]) < 1: raise IndexError("index out of range in self")
@@ -408,10 +415,6 @@ def _slices_key(input, dim, index, what, source=None):
     a, s = a.reshape(-1), input._data.shape
     d = _wrap_dim(dim, len(s))
     n = s[d] if s else 1
-    bad = (a < -n) | (a >= n)
-    if a.size and bool(bad.any()):
-        msg = f"index {builtins.int(a[bad][0])} is out of bounds for dimension {d} with size {n}"
-        raise RuntimeError(msg) if what == 'index_add_' else IndexError(f"{what}(): {msg}" if what == 'index_copy_' else msg)
     if source is not None:
         ss = source._data.shape
         if not s and ss: raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = [] source.shape = {list(ss)}")
@@ -423,6 +426,15 @@ def _slices_key(input, dim, index, what, source=None):
             raise RuntimeError(f"{what}(): Source/destination tensor must have same slice shapes. Destination slice shape: {list(s[:d] + s[d+1:])} at dimension {d} and source slice shape: {list(ss[:d] + ss[d+1:])} at dimension 0.")
         if source._data.dtype != input._data.dtype:
             raise RuntimeError(f"{what}(): self ({_LEGACY[input.dtype.name]}) and source ({_LEGACY[source.dtype.name]}) must have the same scalar type")
+    bad = (a < -n) | (a >= n)                       # torch's kernel checks the positions last, after the sizes
+    if a.size and bool(bad.any()):
+        if not n and what == 'index_fill_':         # an empty dim: torch's fill fails restriding the slice over no memory
+            st = [0 if j == d else x for j, x in enumerate(input.stride())]
+            sz = [1 if j == d else x for j, x in enumerate(s)]
+            need = input.element_size() * (1 + builtins.sum((p - 1) * q for p, q in zip(sz, st)))
+            raise RuntimeError(f"setStorage: sizes {sz}, strides {st}, storage offset 0, and itemsize {input.element_size()} requiring a storage size of {need} are out of bounds for storage of size 0")
+        msg = f"index {builtins.int(a[bad][0])} is out of bounds for dimension {d} with size {n}"
+        raise RuntimeError(msg) if what == 'index_add_' else IndexError(f"{what}(): {msg}" if what == 'index_copy_' else msg)
     if not s: return (Ellipsis,) if a.size else (array_namespace(a).asarray(False),)   # a 0-d input is its own single slice
     return (_ALL,) * d + (a % n if n else a, Ellipsis)
 
@@ -523,9 +535,12 @@ def index_put(input, indices, values, accumulate=False):
     "A copy of `input` with `values` written (or, with `accumulate`, added) at the index tensors `indices`."
     _check_index_put(indices, values, input)
     if len(indices) > input.dim(): raise IndexError(f"too many indices for tensor of dimension {input.dim()} (got {len(indices)})")
+    if not len(indices) and not accumulate:         # no index at all: torch fails inside its kernels
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype nullptr (uninitialized)" if not input.dim() else "sym_strides() called on an undefined Tensor")
     key, op = _index_key(input, tuple(indices))
     try: return IndexPutBackward0.apply(input, values, key=key, op=op, accumulate=accumulate)
-    except IndexError as e: raise IndexError(str(e).replace('axis', 'dimension')) from None
+    except IndexError as e:
+        raise IndexError("index is out of bounds for dimension with size 0" if str(e).endswith('with size 0') else str(e).replace('axis', 'dimension')) from None
 
 @patch
 def index_put(self:Tensor, indices, values, accumulate=False): return index_put(self, indices, values, accumulate)
@@ -572,10 +587,14 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if index.dtype.name not in ('int32', 'int64'): raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {_LEGACY[index.dtype.name]}")
     if index.dim() > 1: raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: {_LEGACY[index.dtype.name]} and size: {list(index.shape)}")
     if index.numel() != (source.shape[d] if source.dim() else 1):
+        if not source.dim(): raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")     # torch asks the 0-d source its size
         raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({source.shape[d] if source.dim() else 1}), for dim: {dim}")
     if source.dtype != input.dtype: raise RuntimeError(f"index_reduce_(): self ({_LEGACY[input.dtype.name]}) and source ({_LEGACY[source.dtype.name]}) must have the same scalar type")
     if not input.dim() and source.dim():
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = [] source.shape = {list(source.shape)}")
+    if reduce == 'mean' and input.dtype.name == 'bool':      # the kernel that refuses bools: by torch's path through index_reduce
+        k = 'div_floor_cpu' if include_self and input.dim() > 1 else 'index_func_' if include_self else 'index_reduce_func_exclude_input_init'
+        raise NotImplementedError(f"\"{k}\" not implemented for 'Bool'")
     a, n = index._data.reshape(-1), input.shape[d] if input.dim() else 1    # a 0-d input: a vector of one
     if a.size and bool(((a < -n) | (a >= n)).any()): raise IndexError("index out of range in self")
     spread = Tensor._make(a % n).reshape([-1 if i == d else 1 for i in range(source.dim())]).expand(source.shape)
@@ -688,3 +707,9 @@ def argwhere(input):
 def nonzero(self:Tensor, *, as_tuple=False): return nonzero(self, as_tuple=as_tuple)
 @patch
 def argwhere(self:Tensor): return argwhere(self)
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #129aa9e5
+from ._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {'index_select': "{fn}(): self and result must have the same scalar type", 'masked_select': "{fn}(): self and result must have the same scalar type",
+                      'take': "take(): self and out expected to have the same dtype, but got self.dtype = {R} and out.dtype = {O}", 'gather': _SAME,
+                      'nonzero': "nonzero: Expected out tensor to have scalar type Long but got scalar type{O}"})

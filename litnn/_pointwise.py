@@ -267,6 +267,25 @@ class RemainderBackward0(Op):
         return (_reduce(g, _shape(x)) if nx else None,
                 _reduce(g * -div(x, y, rounding_mode='floor'), _shape(y)) if ny else None)
 
+# %% ../nbs/15_elementwise_ops.ipynb #be6deb77
+from .autograd.grad_mode import _Mode
+
+class _RaisingBackward(Op):
+    "The node torch records where it has no derivative: backward raises torch's error (`18a_scatter`'s `_NoDerivative` is its RuntimeError case)."
+    @staticmethod
+    def forward(ctx, *inputs, result=None, error=None): ctx.error = error; return result
+    @staticmethod
+    def backward(ctx, g): raise ctx.error[0](ctx.error[1])
+
+_NO_DERIVATIVE = {}
+
+def _no_derivative(result, inputs, error, name='NotImplemented'):
+    """`result` (computed outside the graph) requiring grad through a node named `name` whose backward raises `error`
+    (an exception type and its message), where one of `inputs` requires grad and `result` is floating."""
+    if not (_Mode.grad and result._data.dtype.kind in 'fc' and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)): return result
+    node = _NO_DERIVATIVE.get(name) or _NO_DERIVATIVE.setdefault(name, type(name, (_RaisingBackward,), {'__module__': __name__}))
+    return node.apply(*inputs, result=result._data, error=error)
+
 # %% ../nbs/15_elementwise_ops.ipynb #922a88dd
 class RemainderBackward1(RemainderBackward0): "x % tensor"
 
@@ -275,6 +294,9 @@ def remainder(input, other):
     x, y = _promote(input, other)
     t = x if isinstance(x, Tensor) else y
     if t.dtype.is_complex: raise NotImplementedError(f'"remainder_cpu" not implemented for \'{_dtype_name(t)}\'')
+    if not isinstance(x, Tensor) and y._requires_grad:          # number % tensor: torch has no derivative
+        with no_grad(): r = RemainderBackward0.apply(x, y)
+        return _no_derivative(r, (y,), (RuntimeError, 'derivative for aten::remainder is not implemented'))
     return (RemainderBackward1 if isinstance(y, Tensor) else RemainderBackward0).apply(x, y)
 
 # %% ../nbs/15_elementwise_ops.ipynb #622fd735
@@ -288,7 +310,8 @@ def floor_divide(input, other):
     "input // other, rounded down."
     d = result_type(*_levels(input, other))
     if d.is_complex: raise NotImplementedError(f'"div_floor_cpu" not implemented for \'{_LEGACY[d.name]}\'')
-    with no_grad(): return div(input, other, rounding_mode='floor')   # not differentiable (torch: no derivative)
+    with no_grad(): r = div(input, other, rounding_mode='floor')
+    return _no_derivative(r, (input, other), (RuntimeError, 'derivative for aten::floor_divide is not implemented'))
 
 # %% ../nbs/15_elementwise_ops.ipynb #c7c4e5dc
 Tensor.remainder = Tensor.__mod__ = remainder
@@ -1082,10 +1105,11 @@ def lerp(input, end, weight):
     for pos, (name, v) in enumerate((('input', input), ('end', end))):
         if not isinstance(v, Tensor): raise TypeError(f"lerp(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     kind = 'tensor' if isinstance(weight, Tensor) else 'scalar'
-    _refuse_integers(input, f'lerp_kernel_{kind}')
-    for name, v in (('end', end), ('weight', weight)):
+    c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char')
+    for name, v in (('end', end), ('weight', weight)):       # the dtypes first, then the kernel (torch's order)
         if isinstance(v, Tensor) and v.dtype is not input.dtype:
-            raise RuntimeError(f"expected dtype {input.dtype.name} for `{name}` but got dtype {v.dtype.name}")
+            raise RuntimeError(f"expected dtype {c.get(input.dtype.name, input.dtype.name)} for `{name}` but got dtype {c.get(v.dtype.name, v.dtype.name)}")
+    _refuse_integers(input, f'lerp_kernel_{kind}')
     return (LerpBackward1 if kind == 'tensor' else LerpBackward0).apply(input, end, weight)
 
 Tensor.lerp = lerp
@@ -2636,30 +2660,107 @@ Tensor.nextafter = nextafter
 # %% ../nbs/reference/torch/writing_into_out.ipynb #d5b93a44
 import functools
 from ._tensor import _dtype_name
-from .autograd.broadcasting import _into
+import numpy as np
+from .backend import _LEGACY
+from .autograd.broadcasting import _into, _can_cast
+from .autograd.grad_mode import no_grad as _no_grad
+from .autograd.grad_mode import _Mode
+
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #84b81252
 _SAME_DTYPE_OUT = {'abs', 'absolute', 'neg', 'negative', 'floor', 'ceil', 'round', 'trunc', 'fix', 'sign', 'sgn', 'frac', 'bitwise_not'}
+_FOUND = "Found dtype {O} but expected {R}"                                      # the elementwise kernels that keep their dtype
+_SAME = "Expected out tensor to have dtype {r}, but got {o} instead"             # the structured kernels (mm, sort, argmax...)
+_C_NAMES = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int', int16='short int',
+                int8='signed char', uint8='unsigned char', bool='bool', complex64='c10::complex<float>', complex128='c10::complex<double>')
 
-def _bounds_are_numbers(args, kwargs):
+class _Cast(str):
+    "A message raised only where torch's casting rule refuses to write the result's dtype into out's (`max` of all elements)."
+
+def _bounds_are_numbers(args, kwargs, out=None):
     "clamp's kernel with number bounds keeps its input's dtype; with tensor bounds it is an ordinary elementwise op."
-    return not any(isinstance(v, Tensor) for v in (*args[1:], *kwargs.values()))
+    return _FOUND if not any(isinstance(v, Tensor) for v in (*args[1:], *kwargs.values())) else None
 
-def _with_out(f, same_dtype=False):
-    """The function `f` with torch's `out=`: its result written into `out` by `_into`; `same_dtype` (or a test of the
-    arguments): only into `out` of the result's dtype."""
+def _check_out(fn, rule, dtype, o):
+    "Raise torch's message `rule` (a template of dtype names) if `o` has another dtype than the result's `dtype` (an array dtype)."
+    if rule and dtype != o._data.dtype and not (isinstance(rule, _Cast) and _can_cast(dtype, o._data.dtype)):
+        raise RuntimeError(rule.format(fn=fn, R=_LEGACY[dtype.name], O=_dtype_name(o), r=_C_NAMES.get(dtype.name, dtype.name),
+                                       o=_C_NAMES.get(o._data.dtype.name, o._data.dtype.name)))
+
+# What torch does before it computes, by function: the dtype it knows the result has; the name its autograd check
+# gives (that of the kernel doing the work); the kernels that compute in out's dtype and have no version for some.
+_OUT_DTYPE = {'argmax': 'int64', 'argmin': 'int64', 'nonzero': 'int64', 'all': 'bool', 'any': 'bool'}
+_OUT_FN = {'multi_dot': 'mm', 'nanmean': 'nansum', 'norm': 'linalg_vector_norm', 'msort': 'sort', 'outer': 'mul', 'kron': 'mul', 'cross': 'linalg_cross', 'diff': 'sub'}
+_OUT_KERNEL = {'nansum': ('nansum_cpu', lambda o, x: x.is_floating_point() and not (o.is_floating_point() or o.is_complex())),
+               'nanmean': ('nansum_cpu', lambda o, x: not (o.is_floating_point() or o.is_complex())),
+               'cumsum': ('cumsum_out_cpu', lambda o, x: o.dtype.name == 'bool'), 'cumprod': ('cumprod_out_cpu', lambda o, x: o.dtype.name == 'bool')}
+_OUT_DIFFERENTIABLE = {'inner', 'softmax', 'log_softmax', 'linalg.norm', 'linalg.matrix_norm', 'linalg.matrix_rank', 'linalg.cond',
+                       'linalg.tensorinv'}      # composite in torch: out= records the copy (CopyBackwards)
+
+def _predicted(fn, rule, args, kwargs):
+    "The result's dtype a structured kernel of torch knows before it computes (and checks out's against first): an array dtype, or None."
+    x = args[0] if args else None
+    if not isinstance(x, Tensor) or kwargs.get('dtype') is not None: return None
+    if fn in _OUT_DTYPE:      # (argmax and argmin first refuse an empty or a bool input)
+        return None if fn in ('argmax', 'argmin') and (not x.numel() or x.dtype.name == 'bool') else np.dtype(_OUT_DTYPE[fn])
+    if fn in _RANKS and any(n is not None and (not isinstance(a, Tensor) or a.dim() != n) for n, a in zip(_RANKS[fn], args)): return None   # its rank errors come first
+    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm', 'vector_norm', 'matrix_norm', 'svdvals', 'eigvalsh'): return x._data.dtype    # (real results of complex inputs)
+    return None
+
+_RANKS = {'mm': (2, 2), 'bmm': (3, 3), 'mv': (2, 1), 'dot': (1, 1), 'vdot': (1, 1), 'addmm': (None, 2, 2), 'addmv': (None, 2, 1), 'baddbmm': (None, 3, 3), 'addbmm': (None, 3, 3)}
+
+def _no_grad_out(fn, outs, args):
+    if _Mode.grad and any(t._requires_grad for a in (*outs, *args) for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, Tensor)):
+        raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+
+def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
+    """`f(*args, **kwargs)` written into `out` with torch's checks. `rule`: None (torch's casting rule), a message template
+    (out must have the result's dtype), a tuple of them (a tuple of outputs: values and indices), or a function of
+    `(args, kwargs, out)` giving one; `dtype_from_out`: the reductions that compute in out's dtype (`sum`, `cumsum`)."""
+    fn = f.__name__
+    if callable(rule): rule = rule(args, kwargs, out)
+    grad_fn = _OUT_FN.get(fn, fn) if fn not in ('max', 'min') or len(args) < 2 or not isinstance(args[1], Tensor) else fn + 'imum'
+    if isinstance(rule, tuple):                                   # (values, indices): each part checked, then written
+        if not isinstance(out, (tuple, list)): raise TypeError(f"{fn}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        if len(out) != len(rule): raise TypeError(f"expected tuple of {len(rule)} elements but got {len(out)}")
+        for i, o in enumerate(out):
+            if not isinstance(o, Tensor): raise TypeError(f"expected Tensor as element {i} in argument {len(args)}, but got {type(o).__name__}")
+        x = args[0] if args else None
+        if isinstance(x, Tensor) and (fn == 'mode' or fn == 'kthvalue' and x.numel()):    # these check values (the input's dtype) and int64 indices first; the others compute first
+            for ru, dt, o in zip(rule, (x._data.dtype, x._data.dtype if fn == 'aminmax' else np.dtype('int64')), out): _check_out(fn, ru, dt, o)
+        _no_grad_out(grad_fn, out, args)
+        r = f(*args, **kwargs)
+        for ru, ri, o in (reversed if fn in ('median', 'nanmedian') else iter)(list(zip(rule, r, out))): _check_out(fn, ru, ri._data.dtype, o)
+        for ri, o in zip(r, out): _into(fn, o, (), lambda ri=ri: ri)
+        return type(r)(*out)
+    if not isinstance(out, Tensor): return _into(fn, out, args, None)           # torch's TypeError
+    if kwargs.get('dtype') is not None: rule = _SAME                             # an explicit dtype= is what out must hold
+    elif dtype_from_out: kwargs = {**kwargs, 'dtype': out.dtype}
+    if (dt := _predicted(fn, rule, args, kwargs)) is not None: _check_out(fn, rule, dt, out)
+    if ('linalg.' + fn if f.__module__.startswith('litnn.linalg') else fn) in _OUT_DIFFERENTIABLE and _Mode.grad and any(t._requires_grad for t in args if isinstance(t, Tensor)):
+        r = f(*args, **kwargs)
+        _check_out(fn, rule, r._data.dtype, out)
+        with _no_grad(): _into(fn, out, (), lambda: r.detach())                  # torch's resize (and warning), then the recorded copy
+        return out.copy_(r)
+    _no_grad_out(grad_fn, (out,), args)
+    if fn in _OUT_KERNEL and _OUT_KERNEL[fn][1](out, args[0]): raise NotImplementedError(f'"{_OUT_KERNEL[fn][0]}" not implemented for \'{_dtype_name(out)}\'')
+    if fn == 'logsumexp' and out.is_floating_point(): args = (args[0].to(out.dtype), *args[1:])    # computed in out's dtype
+    def compute():
+        r = f(*args, **kwargs)
+        _check_out(fn, rule, r._data.dtype, out)
+        return r
+    return _into(fn, out, args, compute)
+
+def _with_out(f, rule=None, dtype_from_out=False):
+    """The function `f` with torch's `out=`: its result written into `out` by `_write_out` (and `_into`); called
+    without `out`, it is `f` and one test more."""
     @functools.wraps(f)
     def g(*args, out=None, **kwargs):
         if out is None: return f(*args, **kwargs)
-        def compute():
-            r = f(*args, **kwargs)
-            same = same_dtype(args, kwargs) if callable(same_dtype) else same_dtype
-            if same and isinstance(out, Tensor) and r.dtype != out.dtype:
-                raise RuntimeError(f"Found dtype {_dtype_name(out)} but expected {_dtype_name(r)}")
-            return r
-        return _into(f.__name__, out, args, compute)
+        return _write_out(f, rule, out, args, kwargs, dtype_from_out)
     g._without_out = f
     return g
+
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #6567dc6a
 _OUT_NAMES = [
@@ -2672,10 +2773,22 @@ _OUT_NAMES = [
     'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'floor_divide', 'copysign', 'xlogy', 'logaddexp', 'logaddexp2', 'fmax', 'fmin', 'nextafter', 'gcd', 'lcm',
     'igamma', 'igammac', 'lerp', 'clamp', 'clip']
-_wrapped = {}                                        # an alias (arctan2 = atan2) stays the same object
-for _n in _OUT_NAMES:
-    if not hasattr(globals()[_n], '_without_out'):
-        _f = globals()[_n]
-        globals()[_n] = _wrapped.setdefault(id(_f), _with_out(_f, _bounds_are_numbers if _n in ('clamp', 'clip') else _n in _SAME_DTYPE_OUT))
-for _alias, _obj in list(globals().items()):          # and every other name of a wrapped function (arcsinh, the alias of asinh)
-    if callable(_obj) and id(_obj) in _wrapped: globals()[_alias] = _wrapped[id(_obj)]
+
+def _wrap_out(ns, rules, dtype_from_out=()):
+    """Give the functions of the module namespace `ns` named in `rules` torch's `out=`, each with its dtype rule (see
+    `_write_out`); an alias (arctan2 = atan2) stays the same object as its function."""
+    wrapped = {}
+    for n, rule in rules.items():
+        f = ns.get(n)
+        if f is not None and not hasattr(f, '_without_out'): ns[n] = wrapped.setdefault(id(f), _with_out(f, rule, n in dtype_from_out))
+    for alias, obj in list(ns.items()):              # and every other name of a wrapped function (arcsinh, the alias of asinh)
+        if callable(obj) and id(obj) in wrapped: ns[alias] = wrapped[id(obj)]
+
+_wrap_out(globals(), {n: _bounds_are_numbers if n in ('clamp', 'clip') else _FOUND if n in _SAME_DTYPE_OUT else None for n in _OUT_NAMES})
+def _where_out(args, kwargs, out):
+    "torch.where's overload with out= takes tensors only"
+    for i, (name, v) in enumerate(zip(('condition', 'input', 'other'), args)):
+        if not isinstance(v, Tensor): raise TypeError(f"where(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
+    return "Expected out type to be {R} but got {O}"
+
+_wrap_out(globals(), {'where': _where_out, 'softmax': _SAME, 'log_softmax': _SAME, 'diff': None})

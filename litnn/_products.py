@@ -96,6 +96,12 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
     "PyTorch's checks for the products: ranks, one dtype (its kernel's message), no bools, one device."
     if ranks and (x._data.ndim, y._data.ndim) != ranks:
         bad = 0 if x._data.ndim != ranks[0] else 1
+        if fn == 'mm': raise RuntimeError(f"{names[bad]} must be a matrix")                        # torch's words, kernel by kernel
+        if fn in ('bmm', 'baddbmm', 'addbmm'): raise RuntimeError(f"{names[bad]} must be a 3D tensor")
+        if fn == 'dot': raise RuntimeError(f"1D tensors expected, but got {x._data.ndim}D and {y._data.ndim}D tensors")
+        if fn == 'mv':                                                  # through addmv, which first asks self for its size
+            if not x._data.ndim: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x._data.ndim}, {y._data.ndim}")
         raise RuntimeError(f"{fn}: {names[bad]} must be a {ranks[bad]}D tensor, but got {(x, y)[bad]._data.ndim}D")
     k = _kernel(fn, x, y)
     if x._data.dtype != y._data.dtype:
@@ -202,10 +208,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(mat2)}")
     if mat1._data.dtype != mat2._data.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(mat1)} and {_dtype_name(mat2)}")
-    _check_mat('addmm', mat1, mat2, (2, 2), ('mat1', 'mat2'))
+    for name, m in (('mat1', mat1), ('mat2', mat2)):
+        if m._data.ndim != 2: raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
+    if mat1._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     s, out = _shape(input), (mat1._data.shape[0], mat2._data.shape[1])
     if len(s) > 2 or not builtins.all(a in (1, b) for a, b in zip(s[::-1], out[::-1])):
+        input.expand(out) if isinstance(input, Tensor) else None        # torch's message: its expand's
         raise RuntimeError(f"addmm: input of shape {list(s)} does not broadcast to the product's shape {list(out)}")
+    _check_mat('addmm', mat1, mat2, (2, 2), ('mat1', 'mat2'))
     return AddmmBackward0.apply(input, mat1, mat2, **({} if beta == 1 and alpha == 1 else dict(beta=beta, alpha=alpha)))
 
 for _f in (matmul, mm, mv, dot, bmm, outer, addmm): setattr(Tensor, _f.__name__, _f)
@@ -271,9 +282,11 @@ def _bcast(x, y):
 
 def _cross(input, other, dim):
     if input.dim() != other.dim(): raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if not input.dim(): raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
+    if input.dtype.name == 'bool' or other.dtype.name == 'bool': raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     return LinalgCrossBackward0.apply(*_bcast(input, other), dim=d)
 
 # %% ../nbs/reference/torch/more_products.ipynb #81b2835d
@@ -320,7 +333,15 @@ class AddmvBackward0(BaddbmmBackward0):
 def _broadcastable(fn, input, shape):
     s = _shape(input)
     if len(s) > len(shape) or not builtins.all(a in (1, b) for a, b in zip(s[::-1], shape[::-1])):
+        input.expand(shape) if isinstance(input, Tensor) else None     # torch's message: its expand's
         raise RuntimeError(f"{fn}: input of shape {list(s)} does not broadcast to the product's shape {list(shape)}")
+
+def _sizes_of(fn, *dims):
+    "torch reads these sizes (tensor, dim) before it checks the ranks: its IndexError for a dim a tensor lacks"
+    for t, d in dims:
+        n = t._data.ndim
+        if n == 0: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        if d >= n: raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * (batch1 @ batch2), a batch of matrix products."
@@ -328,6 +349,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise RuntimeError(f"expected scalar type {_dtype_name(batch1)} but found {_dtype_name(batch2)}")
     if isinstance(input, Tensor) and not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(input)}, batch1: {_cpp(batch1)}, batch2: {_cpp(batch2)}")
+    _sizes_of('baddbmm', (batch1, 0), (batch1, 1), (batch2, 2))
+    for name, b in (('batch1', batch1), ('batch2', batch2)):
+        if b._data.ndim != 3: raise RuntimeError(f"{name} must be a 3D tensor")
+    _broadcastable('baddbmm', input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     _check_mat('baddbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {[batch1.shape[0], batch1.shape[2]]} but got: {list(batch2.shape[:2])}.")
@@ -340,6 +365,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     for names, x, y in ((('self', 'mat2'), input, batch2), (('mat1', 'mat2'), batch1, batch2)):     # torch's order, through addmm
         if isinstance(x, Tensor) and x._data.dtype != y._data.dtype:
             raise RuntimeError(f"{names[0]} and {names[1]} must have the same dtype, but got {_dtype_name(x)} and {_dtype_name(y)}")
+    _sizes_of('addbmm', (batch1, 1), (batch2, 2))
     _check_mat('addbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
     if batch1.shape[0] != batch2.shape[0]: raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")
     _broadcastable('addbmm', input, (batch1.shape[1], batch2.shape[2]))
@@ -347,7 +373,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     "beta * input + alpha * (mat @ vec)."
-    if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0] or _shape(input) not in ((), (1,), (mat.shape[0],)):
+    if mat.dim() != 2 or vec.dim() != 1 or len(_shape(input)) > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {len(_shape(input))}, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0] or _shape(input) not in ((), (1,), (mat.shape[0],)):
         raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, _shape(input)))}), mat ({_shape_str(mat._data)}), vec ({_shape_str(vec._data)})")
     if isinstance(input, Tensor) and not input._data.dtype == mat._data.dtype == vec._data.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_dtype_name(input)}, {_dtype_name(mat)}, and {_dtype_name(vec)}")
@@ -642,7 +670,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     if not _float_dtype(input):                  # integers and bools
         for name, v in (('beta', beta), ('alpha', alpha)):
             if isinstance(v, float): raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    for name, v in (('vec1', vec1), ('vec2', vec2)):
+        if v._data.ndim != 1: raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     o = outer(vec1, vec2)
+    if isinstance(input, Tensor): input.expand(o.shape) if input._data.ndim > 2 or any(a not in (1, b) for a, b in zip(input._data.shape[::-1], o.shape[::-1])) else None
     if o.dtype.name == input.dtype.name == 'bool':   # torch's bool kernel: (beta and input) or (alpha and outer), still bool
         return (o if alpha else o.new_zeros(o.shape)) | (input if beta else input.new_zeros(input.shape))
     return (alpha * o if alpha != 1 else o) + (beta * input if beta != 0 else input.new_zeros(input.shape))
@@ -650,3 +681,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 @patch
 def addr_(self:Tensor, vec1, vec2, *, beta=1, alpha=1): return self.copy_(addr(self, vec1, vec2, beta=beta, alpha=alpha))
 Tensor.addr = addr
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #3ada8669
+from ._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {'mm': _SAME, 'bmm': _SAME, 'mv': _SAME, 'addmm': _SAME, 'addmv': _SAME, 'baddbmm': _SAME, 'cross': _SAME,
+                      'addbmm': "self and mat2 must have the same dtype, but got {O} and {R}", 'addr': None, 'outer': None, 'ger': None, 'kron': None,
+                      'dot': "result dtype {O} does not match input dtype {R}", 'vdot': "result dtype {O} does not match input dtype {R}",
+                      'inner': "tensordot: Expected the output tensor to have dtype {R}, but got an output tensor with dtype {O}"})

@@ -392,6 +392,7 @@ class ProdBackward1(Op):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         out = x._data.prod(axis=dim, keepdims=keepdim)
+        if out.dtype != x._data.dtype: out = out.astype(x._data.dtype)    # prod(dtype=torch.bool): numpy multiplies bools into int64
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, x._data, dim, keepdim)
         return out
     @staticmethod
@@ -858,3 +859,18 @@ def aminmax(input, *, dim=None, keepdim=False):
     return return_types.aminmax(input.amin(d, keepdim), input.amax(d, keepdim))
 
 Tensor.aminmax = aminmax
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #3417a981
+from ._pointwise import _wrap_out, _SAME, _Cast
+_MAX_MIN = lambda args, kwargs, out: ((_SAME, _SAME) if 'dim' in kwargs or (len(args) > 1 and not isinstance(args[1], Tensor)) else None if len(args) > 1 else
+    _Cast("Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to be true, but got false.  "
+          "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"))
+_wrap_out(globals(), {'sum': None, 'prod': None, 'nansum': None, 'cumsum': None, 'cumprod': None, 'mean': None, 'nanmean': None, 'std': None, 'var': None,
+                      'amax': "Expected the dtype for input and out to match, but got {R} for input's dtype and {O} for out's dtype.",
+                      'amin': "Expected the dtype for input and out to match, but got {R} for input's dtype and {O} for out's dtype.",
+                      'argmax': _SAME, 'argmin': _SAME, 'max': _MAX_MIN, 'min': _MAX_MIN, 'aminmax': (_SAME, _SAME),
+                      'all': "{fn} only supports bool tensor for result, got: {O}", 'any': "{fn} only supports bool tensor for result, got: {O}",
+                      'logsumexp': lambda args, kwargs, out: "logsumexp(): Expected floating point type for result tensor, but got: {O}" if isinstance(out, Tensor) and not out.is_floating_point() else None,
+                      'logcumsumexp': "expected scalar_type {R} but found {O}", 'cummax': ("expected scalar_type {R} but found {O}",) * 2,
+                      'cummin': ("expected scalar_type {R} but found {O}",) * 2},
+          dtype_from_out=('sum', 'prod', 'nansum', 'cumsum', 'cumprod'))

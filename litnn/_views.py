@@ -1141,6 +1141,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if isinstance(repeats, Tensor) and (repeats.dtype.is_floating_point or repeats.dtype.is_complex or repeats.dtype.name == "bool"):
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_dtype_name(repeats)}'")
     if dim is None: input, dim = input.reshape(-1), 0
+    elif not input.dim():        # torch: a tensor of counts asks the 0-d input its size; a number unsqueezes dim + 1
+        if isinstance(repeats, Tensor): raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {_wrap_dim(dim, 0) + 1})")
     n, reps = input.shape[dim], np.asarray(repeats.tolist() if isinstance(repeats, Tensor) else repeats)
     if reps.ndim == 1 and len(reps) not in (1, n):
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {len(reps)} and input.size(0) = {n}")

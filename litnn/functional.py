@@ -376,17 +376,23 @@ import numpy as np
 from .backend import patch, array_namespace
 from ._tensor import Tensor
 from ._sorting import _dim_of
+from ._pointwise import _no_derivative
 
 # %% ../nbs/reference/torch/sorting.ipynb #44af656a
-def _wrap_many(outs): return tuple(Tensor._make(o) for o in outs) if len(outs) > 1 else Tensor._make(outs[0])
+def _wrap_many(outs): return tuple(o if isinstance(o, Tensor) else Tensor._make(o) for o in outs) if len(outs) > 1 else outs[0] if isinstance(outs[0], Tensor) else Tensor._make(outs[0])
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     "The distinct values (or slices along `dim`), sorted; optionally the inverse indices and the counts."
     a = input._data
     xp = array_namespace(a)
+    if dim is not None and a.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = None if dim is None else _dim_of(input, dim)
+    if d is not None and a.size == 0 and any(s == 0 for i, s in enumerate(a.shape) if i != d):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     vals, inv, counts = xp.unique(a, return_inverse=True, return_counts=True, axis=d)
     inv = inv.reshape(a.shape if d is None else (-1,)).astype(np.int64)
+    vals = _no_derivative(Tensor._make(vals), (input,), (NotImplementedError, f"the derivative for '{'_unique2' if d is None else 'unique_dim'}' is not implemented."),
+                          'Unique2Backward0' if d is None else 'UniqueDimBackward0')
     return _wrap_many([vals] + [inv] * return_inverse + [counts.astype(np.int64)] * return_counts)
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -400,6 +406,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     vals = a.reshape(-1)[starts] if d is None else xp.compress(starts, a, axis=d)
     inv = (xp.cumsum(starts) - 1).reshape(a.shape if d is None else (-1,))
     counts = xp.diff(xp.append(xp.flatnonzero(starts), m.shape[0]))
+    vals = _no_derivative(Tensor._make(vals), (input,), (NotImplementedError, "the derivative for 'unique_consecutive' is not implemented."), 'UniqueConsecutiveBackward0')
     return _wrap_many([vals] + [inv.astype(np.int64)] * return_inverse + [counts.astype(np.int64)] * return_counts)
 
 @patch
@@ -450,3 +457,7 @@ def block_diag(*tensors):
         bands.append(cat([m.new_zeros((r, left)), m, m.new_zeros((r, width - left - c))], 1))
         left += c
     return cat(bands, 0)
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #98153b12
+from ._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {'norm': _SAME})

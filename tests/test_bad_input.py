@@ -453,7 +453,6 @@ NOT_YET = {
     'reference/nn/pooling_3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
     'reference/nn/grid_sample: NaN/inf positions of the result or gradient differ': {'grid_sample-in1': 'nan'},
     'reference/nn/loss_regression_and_margin: NaN/inf positions of the result or gradient differ': {'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
-    'reference/nn/loss_regression_and_margin: litnn computes where torch raises RuntimeError': {'GaussianNLLLoss-in2': 'int64', 'HingeEmbeddingLoss-in0': 'int64', 'gaussian_nll_loss-in2': 'int64', 'hinge_embedding_loss-in0': 'int64'},
     'reference/nn/loss_regression_and_margin: litnn raises TypeError where torch computes': {'GaussianNLLLoss-in1': 'numpy', 'gaussian_nll_loss-in1': 'numpy'},
     '47_attention: litnn raises RuntimeError where torch computes': {'scaled_dot_product_attention-in2': 'empty_batch'},
 }

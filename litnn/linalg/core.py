@@ -18,10 +18,7 @@ from .._views import tril
 from .._reductions import return_types, _return_type
 
 # %% auto #0
-__all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'common_notes', 'LinAlgError',
-           'LinalgInvExBackward0', 'inv', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve',
-           'LinalgCholeskyExBackward0', 'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex',
-           'LinalgMatrixExpBackward0', 'matrix_exp', 'vander']
+__all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'common_notes', 'LinAlgError', 'LinalgInvExBackward0', 'inv', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve', 'LinalgCholeskyExBackward0', 'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex', 'LinalgMatrixExpBackward0', 'matrix_exp', 'vander']
 
 # %% ../../nbs/reference/linalg.ipynb #08794671
 class LinAlgError(RuntimeError):
@@ -57,11 +54,13 @@ def _raise_per_matrix(fn, A, find, message):
 def _check_float(fn, A):
     if not _float_dtype(A): raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {_dtype_name(A)}")
 
-def _check_matrix(fn, A, square=True, floats=True):
+def _check_matrix(fn, A, square=True, floats=True, kernel=None):
+    "torch's checks of a linalg input, in its order; `kernel`: the LAPACK kernel's name torch gives when it has no half-precision version"
     if floats: _check_float(fn, A)
     if A.dim() < 2: raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if kernel and A._data.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(A)}\'')
 
 def _named(name, fields):
     "A named tuple type, `litnn.return_types.<name>` as in torch (where pickle finds it too)."
@@ -253,3 +252,7 @@ def vander(x, N=None):
 
 # %% ../../nbs/reference/linalg.ipynb #t587ef15
 common_notes = {'experimental_warning': 'This function is "experimental" and it may change in a future PyTorch release.', 'sync_note': 'When inputs are on a CUDA device, this function synchronizes that device with the CPU.', 'sync_note_ex': 'When the inputs are on a CUDA device, this function synchronizes only when :attr:`check_errors`\\ `= True`.', 'sync_note_has_ex': 'When inputs are on a CUDA device, this function synchronizes that device with the CPU. For a version of this function that does not synchronize, see :func:`{}`.'}
+
+# %% ../../nbs/reference/torch/writing_into_out.ipynb #66c86748
+from .._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {'inv': _SAME, 'solve': _SAME, 'cholesky': _SAME})

@@ -19,11 +19,7 @@ from .core import (LinAlgError, _check_matrix, _check_float, _named, _eye_like, 
                                cholesky, matrix_exp, LinalgCholeskyExBackward0)
 
 # %% auto #0
-__all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'linalg_eig', 'linalg_ldl_factor_ex', 'linalg_ldl_factor', 'svd_', 'qr_',
-           'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd', 'svdvals', 'LinalgDetBackward0', 'det',
-           'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh', 'LinalgEigBackward0', 'eig', 'eigvals',
-           'ldl_factor_ex', 'ldl_factor', 'ldl_solve', 'LinalgPinvBackward0', 'pinv', 'matrix_rank', 'vector_norm',
-           'matrix_norm', 'norm', 'vecdot', 'cross', 'CholeskyBackward0', 'multi_dot', 'matrix_power', 'cond', 'lstsq']
+__all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'linalg_eig', 'linalg_ldl_factor_ex', 'linalg_ldl_factor', 'svd_', 'qr_', 'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd', 'svdvals', 'LinalgDetBackward0', 'det', 'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh', 'LinalgEigBackward0', 'eig', 'eigvals', 'ldl_factor_ex', 'ldl_factor', 'ldl_solve', 'LinalgPinvBackward0', 'pinv', 'matrix_rank', 'vector_norm', 'matrix_norm', 'norm', 'vecdot', 'cross', 'CholeskyBackward0', 'multi_dot', 'matrix_power', 'cond', 'lstsq']
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #06743b06
 def _given(g): return g is not None and builtins.bool(g._data.any())
@@ -79,12 +75,12 @@ def _check_phase(UhgU, VhgV, S):
 # %% ../../nbs/reference/linalg_decompositions.ipynb #4f6631be
 def svd(A, full_matrices=True, *, driver=None):
     "A = U diag(S) Vh for each matrix of A, singular values descending; `full_matrices=False` keeps k = min(m, n) vectors."
-    _check_matrix('linalg.svd', A, square=False)
+    _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')
     return linalg_svd(*LinalgSvdBackward0.apply(A, full_matrices=full_matrices))
 
 def svdvals(A, *, driver=None):
     "The singular values of each matrix of A, descending."
-    _check_matrix('linalg.svdvals', A, square=False)
+    _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')      # torch's messages: its svd's
     return LinalgSvdBackward0.apply(A, full_matrices=False)[1]
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #a5ca6dea
@@ -115,7 +111,7 @@ class LinalgDetBackward0(Op):
 
 def det(A):
     "The determinant of each square matrix of A."
-    _check_matrix('linalg.det', A)
+    _check_matrix('linalg.det', A, floats=False); _check_float('linalg.det', A)     # torch asks for square matrices first
     return LinalgDetBackward0.apply(A)
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #88d0ed82
@@ -159,7 +155,7 @@ def _qr_backward(gQ, gR, Q, R):
 
 def qr(A, mode='reduced'):
     "A = Q R for each matrix of A: Q with orthonormal columns, R upper-triangular."
-    _check_matrix('linalg.qr', A, square=False)
+    _check_matrix('linalg.qr', A, square=False, kernel='geqrf_cpu')
     if mode not in ('reduced', 'complete', 'r'): raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
     return linalg_qr(*LinalgQrBackward0.apply(A, mode=mode))
 
@@ -414,9 +410,12 @@ class LinalgPinvBackward0(Op):
         PhK = Ph @ K
         return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
+_LAPACK_DTYPES = ('float32', 'float64', 'complex64', 'complex128')
+
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     "The Moore-Penrose pseudo-inverse of each matrix of A."
-    _check_matrix('linalg.pinv', A, square=False)
+    if A.dim() < 2 or A._data.dtype.name not in _LAPACK_DTYPES:
+        raise RuntimeError(f"linalg.pinv({_dtype_name(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
     if A.numel() == 0: hermitian = False             # empty: torch asks for no square matrix, the pseudo-inverse is the empty transpose
     if hermitian and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
@@ -424,7 +423,9 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     "The number of singular values of each matrix of A above the tolerance."
-    _check_matrix('linalg.matrix_rank', A, square=False)
+    if A.dim() < 2: raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if atol is None and rtol is None and A._data.dtype.name not in _LAPACK_DTYPES: raise RuntimeError("This function doesn't handle types other than float and double")
+    _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')
     S = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
     return _const((S._data > _tolerance(S, A.shape, atol, rtol)._data).sum(-1).astype(np.int64))
 
@@ -526,6 +527,7 @@ def matrix_power(A, n):
 
 def cond(A, p=None):
     "The condition number of each matrix of A in the `p` norm (2 by default)."
+    if A.dim() < 2: raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if A.numel() == 0 and A.dim() >= 2 and A.is_floating_point() and (p in (None, 2, -2) or not isinstance(p, str) or A.shape[-1] == A.shape[-2]):
         return A.new_zeros(A.shape[:-2])           # empty matrices: 0, as torch (no gradient)
     if p not in (None, 2, -2) and A.dim() >= 2 and A.shape[-1] != A.shape[-2]:
@@ -540,7 +542,8 @@ linalg_lstsq = _named('linalg_lstsq', ('solution', 'residuals', 'rank', 'singula
 
 def lstsq(A, B, rcond=None, *, driver=None):
     "The X minimising ‖A X - B‖, for each matrix of A (through its pseudo-inverse)."
-    _check_matrix('linalg.lstsq', A, square=False)
+    if A.dim() < 2: raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if A._data.dtype.name not in _LAPACK_DTYPES: raise RuntimeError("This function doesn't handle types other than float and double")
     if driver not in (None, 'gels', 'gelsy', 'gelsd', 'gelss'):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
@@ -553,3 +556,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     full = driver == 'gels' or driver in ('gelsd', 'gelss') and builtins.bool((rank._data == n).all())
     res = ((A @ X - B2) ** 2).sum(-2) if m > n and full else empty      # the residuals only of an overdetermined full-rank A
     return linalg_lstsq(X.squeeze(-1) if vector else X, res, rank, S)
+
+# %% ../../nbs/reference/torch/writing_into_out.ipynb #80497966
+from .._pointwise import _wrap_out, _SAME, _Cast
+_castable = lambda fn: _Cast(fn + ": Expected result to be safely castable from {R} dtype, but got result with dtype {O}")
+_wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got: {O}", 'matrix_norm': "linalg.matrix_norm expected out tensor dtype {R} but got: {O}",
+                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': None,
+                      'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
+                      'matrix_power': lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power'),
+                      'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}"})

@@ -11,8 +11,7 @@ from .._views import diagonal as _diagonal
 from .core import _named, _check_matrix, inv, solve, solve_triangular
 
 # %% auto #0
-__all__ = ['triangular_solve_', 'orgqr', 'cholesky_solve', 'cholesky_inverse', 'triangular_solve', 'diagonal', 'tensorinv',
-           'tensorsolve', 'householder_product']
+__all__ = ['triangular_solve_', 'orgqr', 'cholesky_solve', 'cholesky_inverse', 'triangular_solve', 'diagonal', 'tensorinv', 'tensorsolve', 'householder_product']
 
 # %% ../../nbs/reference/linalg_solvers.ipynb #c01aacef
 def cholesky_solve(B, L, upper=False):
@@ -73,3 +72,7 @@ def householder_product(A, tau):
 
 orgqr = householder_product
 Tensor.orgqr = householder_product
+
+# %% ../../nbs/reference/torch/writing_into_out.ipynb #9dd47440
+from .._pointwise import _wrap_out, _Cast
+_wrap_out(globals(), {'tensorinv': _Cast("tensorinv: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")})

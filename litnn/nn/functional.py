@@ -1463,7 +1463,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if getattr(input, 'is_nested', False): return _nested_map(layer_norm, input, normalized_shape, weight, bias, eps)
     _check_tensors('layer_norm', dict(input=input, normalized_shape=None, weight=weight, bias=bias), optional={'normalized_shape', 'weight', 'bias'})
     shape = _check_layer_norm(input, normalized_shape, weight, bias)
-    if 0 in shape: return input.clone()      # nothing to normalize over (an empty batch goes through the node: zero gradients for weight and bias)
+    if 0 in shape:                           # nothing to normalize over (an empty batch goes through the node: zero gradients for weight and bias)
+        out = input.clone()
+        for p in (weight, bias):             # empty themselves: in the graph all the same, so their gradients are empty tensors, not None
+            if p is not None and p.requires_grad: out = out + p * 0
+        return out
     n, k = input.ndim, len(shape)
     return NativeLayerNormBackward0.apply(input, weight, bias, dims=tuple(range(n - k, n)), pdims=tuple(range(n - k)),
                                           pshape=shape, eps=eps)
@@ -1788,6 +1792,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if probs:                                         # class probabilities
         if not _float_dtype(target): raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_LEGACY[target.dtype.name]}")
         if ignore_index >= 0: raise RuntimeError("ignore_index is not supported for floating point target")
+        if not input._data.ndim: raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     if label_smoothing > 1: raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     _refuse_integers(input, 'log_softmax_lastdim_kernel_impl' if cd == input.ndim - 1 else 'log_softmax_kernel_impl')
     logp = _log_softmax(input, cd)
@@ -1935,10 +1940,12 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
     if mask is not None:                  # the mask must broadcast to the scores' shape
         try: a = tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2])
         except ValueError: a = tuple(q.shape[:-1]) + (k.shape[-2],)     # grouped heads: the query's
-        n = max(len(a), mask.dim()); a, b = (1,) * (n - len(a)) + a, (1,) * (n - mask.dim()) + tuple(mask.shape)
+        a0, n = a, max(len(a), mask.dim()); a, b = (1,) * (n - len(a)) + a, (1,) * (n - mask.dim()) + tuple(mask.shape)
         for d in range(n):
             if a[d] != b[d] and 1 not in (a[d], b[d]):
                 raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at non-singleton dimension {d}")
+        s = tuple(np.broadcast_shapes(a0, tuple(mask.shape)))       # the mask is added into the scores: it may not grow them
+        if s != tuple(a0): raise RuntimeError(f"output with shape {list(a0)} doesn't match the broadcast shape {list(s)}")
 
 # %% ../../nbs/47_attention.ipynb #6ac60f56
 def _grouped(q, k, v, mask):
@@ -1968,8 +1975,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     q, k, v, mask = query, key, value, attn_mask if differentiable_mask or attn_mask is None else attn_mask._data
     if enable_gqa and q.dim() >= 3: q, k, v, mask = _grouped(q, k, v, mask)
     _check_batches(q, k, v)
-    if differentiable_mask and dropout_p == 0:      # the mask gets a gradient too: the composed ops, as torch's math path
-        out = _attention_math(q, k, v, mask, is_causal, scale)
+    if differentiable_mask:                         # the mask gets a gradient too: the composed ops, as torch's math path
+        keep = None
+        if dropout_p > 0:                           # the dropout mask drawn as the node draws it
+            shape = np.broadcast_shapes(tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2]), tuple(mask.shape))
+            keep = (_generator(q.device).random(shape, dtype=np.float32) >= dropout_p).astype(q._data.dtype)
+            if dropout_p < 1: keep *= 1 / (1 - dropout_p)
+        out = _attention_math(q, k, v, mask, is_causal, scale, keep)
     else: out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask if mask is None or not isinstance(mask, Tensor) else mask._data,
                                                          causal=is_causal, scale=scale, dropout_p=dropout_p)
     return out.flatten(-4, -3) if q is not query else out
@@ -3043,7 +3055,7 @@ from .._tensor import Tensor, _dtype_name
 from .._creation import ones_like
 from .._pointwise import where
 from ..autograd.graph import _check_tensors
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _float_dtype
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #e2aa78db
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
@@ -3108,6 +3120,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
             raise ValueError("var is of incorrect size")     # torch's rule: one mismatched dim, of size 1 in var (it broadcasts)
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")
     if bool((var < 0).any()): raise ValueError("var has negative entry/entries")
+    if not _float_dtype(var):          # torch clamps var in place: eps can't be written into an integer var
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {dict(int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char').get(var.dtype.name, var.dtype.name)}")
     var = _floor(var, eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full: loss = loss + 0.5 * math.log(2 * math.pi)
@@ -3121,12 +3135,17 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if not (input1.dim() == input2.dim() == target.dim()):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
                            f"{input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    return _margin_reduce((-target * (input1 - input2) + margin).clamp(min=0), size_average, reduce, reduction)
+    d = input1 - input2                  # first, as torch (two bools: its message)
+    return _margin_reduce((-target * d + builtins.float(margin)).clamp(min=0), size_average, reduce, reduction)    # margin: a float, as torch's
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'):
     "input where target is 1, max(0, margin - input) where it is -1."
     _check_tensors('hinge_embedding_loss', dict(input=input, target=target))
-    loss = where(target != 1, (margin - input).clamp(min=0), 0.) + where(target != -1, input, 0.)
+    if input.dtype.name == 'bool':       # torch's margin - input: the number taken as a bool tensor
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
+    margin_part = (margin - input).clamp(min=0)
+    if not _float_dtype(input): margin_part = margin_part.to(input.dtype)     # torch's kernel keeps an integer input's dtype
+    loss = where(target != 1, margin_part, 0) + where(target != -1, input, 0)
     return _margin_reduce(loss, size_average, reduce, reduction)
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
@@ -3232,6 +3251,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
     "-(t log σ(x) + (1 - t) log σ(-x)), weighted, averaged over classes."
+    if isinstance(input, Tensor) and not input.dim(): raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None: loss = loss * weight
     loss = loss.sum(input.dim() - 1) / input.shape[-1]
@@ -3272,7 +3292,8 @@ def _constant_pad(xp, a, pads, value):
     k = len(pads)
     lead = a.shape[:a.ndim - k]
     size = [n + lo + hi for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads)]
-    if builtins.any(s < 0 for s in size): raise RuntimeError("narrow(): length must be non-negative.")
+    if builtins.any(n + min(lo, 0) + min(hi, 0) < 0 for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads)):     # torch crops first (narrow)
+        raise RuntimeError("narrow(): length must be non-negative.")
     out = xp.full(lead + tuple(size), value, dtype=a.dtype)
     src = tuple(slice(max(0, -lo), n - max(0, -hi)) for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads))
     dst = tuple(slice(max(0, lo), max(0, lo) + s.stop - s.start) for (lo, _), s in zip(pads, src))
