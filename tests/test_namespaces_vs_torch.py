@@ -510,3 +510,8 @@ def test_execution_trace_observer(tmp_path):
               sorted(mul), sorted(mul['inputs'])]
         res.append(r)
     assert res[0] == res[1]
+
+def test_small_module_names():
+    assert litnn.nested.DType is litnn.dtype and litnn.nested.Device is litnn.device
+    assert litnn.profiler.is_fbcode() is torch.profiler.is_fbcode() is False
+    assert litnn.optim.lr_scheduler.TYPE_CHECKING is torch.optim.lr_scheduler.TYPE_CHECKING is False

@@ -91,3 +91,6 @@ def masked_select(tensor, mask):
     values = tensor.masked_select(mask)
     lengths = mask.expand(tensor.shape).sum(dim=tensor.ndim - 1).view(-1)
     return nested_tensor_from_jagged(values, offsets=_cat([lengths.new_zeros(1), lengths.cumsum(dim=0)]))
+
+# %% ../../nbs/reference/nested.ipynb #t50e59bc
+from ..backend import dtype as DType, device as Device

@@ -83,6 +83,7 @@ class LRScheduler:
 
 # %% ../../nbs/51_lr_scheduler.ipynb #8a784014
 from math import inf      # torch's module imports it (and exports it, as `lr_scheduler.inf`)
+from typing import TYPE_CHECKING   # also in torch's module namespace
 EPOCH_DEPRECATION_WARNING = (   # torch's words, public as `lr_scheduler.EPOCH_DEPRECATION_WARNING`
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. Please use "
     "`scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from None, the closed form "

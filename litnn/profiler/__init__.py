@@ -19,3 +19,4 @@ _all_ = ['profile', 'schedule', 'supported_activities', 'tensorboard_trace_handl
 from ..autograd.profiler import (kineto_available, DeviceType, RecordScope, KinetoStepTracker,   # reference/backprop/profiler
                                      ProfilerActivity)
 from ..optim.optimizer import Optimizer, register_optimizer_step_post_hook   # as torch.profiler imports them
+from .._environment import is_fbcode                                     # reference/environment
