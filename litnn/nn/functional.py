@@ -2537,6 +2537,9 @@ from .._creation import zeros
 from .._views import cat, stack
 from .. import backend as _backend
 from .._tensor import _CPP_NAMES
+from ..autograd.graph import _check_tensors
+from ..autograd.grad_mode import no_grad
+from .._pointwise import _no_derivative
 
 # %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #490228b0
 def _aligned_16(t):
@@ -2553,6 +2556,8 @@ def _check_grouped(a, b, offs, bias, out_dtype):
         raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
     if offs is not None and (offs.dtype is not _backend.int32 or offs.dim() != 1): raise RuntimeError("Offsets have to be int32")
     if a.dim() == 3 and b.dim() == 3 and a.shape[0] != b.shape[0]: raise RuntimeError("batched dimension has to match")
+    if offs is not None and a.dim() + b.dim() == 5 and offs.shape[0] != (b if a.dim() == 2 else a).shape[0]:
+        raise RuntimeError("matrix batch sizes have to match")          # one group per matrix of the 3-D operand
     if a.shape[-1] != b.shape[-2]: raise RuntimeError("contraction dimension of mat_a and mat_b must match")
     if not (_aligned_16(a) and _aligned_16(b)): raise RuntimeError("strides should be multiple of 16 bytes")
     if bias is not None: raise RuntimeError("Bias not supported yet")
@@ -2563,6 +2568,7 @@ def _check_grouped(a, b, offs, bias, out_dtype):
 # %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #75242d4c
 def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
     "One matrix product per group: `mat_a`'s rows, `mat_b`'s columns or the shared K split at the int32 ends `offs`."
+    _check_tensors('_grouped_mm', dict(input=mat_a, mat2=mat_b))
     _check_grouped(mat_a, mat_b, offs, bias, out_dtype)
     if offs is None: return mat_a @ mat_b                                 # (G,M,K) @ (G,K,N)
     ends = [int(e) for e in offs.tolist()]
@@ -2605,6 +2611,9 @@ def _scaled_ok(a, b, sa, ra, sb, rb):
 def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None, swizzle_b=None, bias=None,
               output_dtype=_backend.bfloat16, contraction_dim=(), use_fast_accum=False):
     "`(mat_a * scale_a) @ (mat_b * scale_b) + bias` of float8 operands, accumulated in float32, cast to `output_dtype`."
+    _check_tensors('_scaled_mm_v2', dict(input=mat_a, mat2=mat_b))
+    for name, m in (('mat_a', mat_a), ('mat_b', mat_b)):
+        if m.dim() != 2: raise ValueError(f"{name} must be a matrix")
     if mat_a.dim() != 2 or mat_b.dim() != 2 or mat_a.shape[1] != mat_b.shape[0]:
         raise ValueError(f"mat_a and mat_b shapes cannot be multiplied ({mat_a.shape[0]}x{mat_a.shape[-1]} and "
                          f"{mat_b.shape[0]}x{mat_b.shape[-1]})")
@@ -2614,14 +2623,17 @@ def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, sw
                          "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
                          f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be "
                          f"({mat_a.shape[0]}, 1) and scale_b should be (1, {mat_b.shape[1]}), and both should be contiguous.")
-    out = (mat_a.float() * sa.reshape(-1, 1) if sa.dim() else mat_a.float() * sa) @ (mat_b.float() * sb)
-    if bias is not None: out = out + bias.float()
-    return out.to(mat_a.dtype if output_dtype is None else output_dtype)
+    with no_grad():                      # torch defines no derivative: the result's backward raises, as torch's
+        out = (mat_a.float() * sa.reshape(-1, 1) if sa.dim() else mat_a.float() * sa) @ (mat_b.float() * sb)
+        if bias is not None: out = out + bias.float()
+        out = out.to(mat_a.dtype if output_dtype is None else output_dtype)
+    return _no_derivative(out, (mat_a, mat_b, sa, sb, bias), (RuntimeError, 'derivative for aten::_scaled_mm_v2 is not implemented'))
 
 # %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #a50bb035
 def scaled_grouped_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None, swizzle_b=None, bias=None,
                       offs=None, output_dtype=_backend.bfloat16, contraction_dim=(), use_fast_accum=False):
     "`grouped_mm` of float8 operands with scales: no kernel here, as torch's CPU build has none."
+    _check_tensors('_scaled_grouped_mm_v2', dict(input=mat_a, mat2=mat_b))
     raise NotImplementedError(f"Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the '{mat_a.device.type.upper()}' backend.")
 
 # %% ../../nbs/reference/nn/gumbel_softmax_and_inplace_rectifiers.ipynb #e4d9f47b
