@@ -247,7 +247,7 @@ Tensor.prelu, Tensor.hardshrink = prelu, hardshrink   # reference/torch/nn_ops' 
 
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #a9f19403
 from .nn import recurrence as _recurrence
-from .nn.recurrence import _loop, _lstm_step, _gru_update, LstmLayerBackward0
+from .nn.recurrence import _loop, _lstm_step, _gru_update, LstmLayerBackward0, _stack_layers
 from ._views import cat, stack
 from ._creation import full
 from ._tensor import Tensor
@@ -285,18 +285,11 @@ def _rnn_stack(mode, data, steps, states, params, has_biases, num_layers, dropou
         if mode == 'lstm': raise RuntimeError(f"MatrixRef: ArrayRef size {len(params)} not divisible by stride {per}")
         raise RuntimeError("got an incorrect number of RNN parameters")
     if len(params) // per != num_layers * nd: raise RuntimeError("got an incorrect number of RNN parameters")
-    finals = []
-    for layer in range(num_layers):
-        if layer and dropout and train: data = F.dropout(data, dropout)
-        outs = []
-        for d in range(nd):
-            k = layer * nd + d
-            w = list(params[k * per:(k + 1) * per])
-            b = w[2:4] if has_biases else [None, None]
-            out, final = _direction(mode, data, steps, tuple(s[k] for s in states), w[0], w[1], *b, w[-1] if proj else None, d == 1)
-            outs.append(out); finals.append(final)
-        data = outs[0] if nd == 1 else cat(outs, 1)
-    return data, tuple(stack([f[i] for f in finals]) for i in range(len(states)))
+    def direction(x, s, state, k, reverse):          # layer·direction k's weights: a slice of the flat list
+        w = list(params[k * per:(k + 1) * per])
+        b = w[2:4] if has_biases else [None, None]
+        return _direction(mode, x, s, state, w[0], w[1], *b, w[-1] if proj else None, reverse)
+    return _stack_layers(direction, data, steps, states, num_layers, bidirectional, dropout, train)
 
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #7f332058
 def _rnn_op(mode, input, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):

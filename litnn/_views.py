@@ -1154,35 +1154,17 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 # %% ../nbs/reference/sparse_compressed.ipynb #6e898880
 from ._tensor import sparse_coo, _no_sparse_kernel
 
-def indices_copy(input):
-    "A copy of a COO tensor's `indices()` (torch's CPU build has none: it raises as torch)."
-    if input.layout is sparse_coo: raise _no_sparse_kernel('indices_copy')
-    return input.indices().clone()
+def _part_copy(input, part):
+    "A copy of sparse `input`'s `part()`; a COO tensor raises as torch's CPU build, which has no kernel for these."
+    if input.layout is sparse_coo: raise _no_sparse_kernel(part + '_copy')
+    return getattr(input, part)().clone()
 
-def values_copy(input):
-    "A copy of a compressed tensor's `values()`."
-    if input.layout is sparse_coo: raise _no_sparse_kernel('values_copy')
-    return input.values().clone()
-
-def crow_indices_copy(input):
-    "A copy of a CSR or BSR tensor's `crow_indices()`."
-    if input.layout is sparse_coo: raise _no_sparse_kernel('crow_indices_copy')
-    return input.crow_indices().clone()
-
-def col_indices_copy(input):
-    "A copy of a CSR or BSR tensor's `col_indices()`."
-    if input.layout is sparse_coo: raise _no_sparse_kernel('col_indices_copy')
-    return input.col_indices().clone()
-
-def ccol_indices_copy(input):
-    "A copy of a CSC or BSC tensor's `ccol_indices()`."
-    if input.layout is sparse_coo: raise _no_sparse_kernel('ccol_indices_copy')
-    return input.ccol_indices().clone()
-
-def row_indices_copy(input):
-    "A copy of a CSC or BSC tensor's `row_indices()`."
-    if input.layout is sparse_coo: raise _no_sparse_kernel('row_indices_copy')
-    return input.row_indices().clone()
+def indices_copy(input): "A copy of a COO tensor's `indices()` (torch's CPU build has none)."; return _part_copy(input, 'indices')
+def values_copy(input): "A copy of a compressed tensor's `values()`."; return _part_copy(input, 'values')
+def crow_indices_copy(input): "A copy of a CSR or BSR tensor's `crow_indices()`."; return _part_copy(input, 'crow_indices')
+def col_indices_copy(input): "A copy of a CSR or BSR tensor's `col_indices()`."; return _part_copy(input, 'col_indices')
+def ccol_indices_copy(input): "A copy of a CSC or BSC tensor's `ccol_indices()`."; return _part_copy(input, 'ccol_indices')
+def row_indices_copy(input): "A copy of a CSC or BSC tensor's `row_indices()`."; return _part_copy(input, 'row_indices')
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #05c25290
 import builtins, numpy as np

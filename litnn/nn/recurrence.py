@@ -10,7 +10,7 @@ import numpy as np
 from functools import partial
 from ..backend import array_namespace
 from .._tensor import Tensor
-from .._views import cat
+from .._views import cat, stack
 from ..autograd.graph import Op, _NO_CTX
 from ..autograd.grad_mode import enable_grad
 from ..autograd import grad as _autograd_grad
@@ -78,6 +78,21 @@ def _loop(step, xw, steps, state, reverse=False):
     if reverse: outs.reverse()
     if ended: state = tuple(cat([s] + [e[i] for e in reversed(ended)]) for i, s in enumerate(state))
     return cat(outs), state
+
+def _stack_layers(direction, data, steps, states, num_layers, bidirectional, dropout, training):
+    """All layers and directions over `data` (rows packed by time): the last layer's outputs and the final states,
+    stacked per layer·direction. `direction(data, steps, state, k, reverse)` runs layer·direction `k`: `nn.RNN`,
+    `nn.LSTM`, `nn.GRU` (46a_rnn) and the functional `torch.lstm` and kin (reference/torch/nn_ops_kernels) share it."""
+    nd, finals = 2 if bidirectional else 1, []
+    for layer in range(num_layers):
+        if layer and dropout and training: data = F.dropout(data, dropout)
+        outs = []
+        for d in range(nd):
+            k = layer * nd + d
+            out, final = direction(data, steps, tuple(s[k] for s in states), k, d == 1)
+            outs.append(out); finals.append(final)
+        data = outs[0] if nd == 1 else cat(outs, 1)
+    return data, tuple(stack([f[i] for f in finals]) for i in range(len(states)))
 
 # %% ../../nbs/46_recurrence.ipynb #5bb520bd
 def _sigmoid_(xp, a):

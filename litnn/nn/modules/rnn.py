@@ -15,7 +15,7 @@ from ..parameter import Parameter
 from .module import Module, _forward_unimplemented
 from .. import functional as F
 from .. import init
-from ..recurrence import _loop, _lstm_step, _gru_update, LstmLayerBackward0
+from ..recurrence import _loop, _lstm_step, _gru_update, LstmLayerBackward0, _stack_layers
 
 # %% ../../../nbs/46a_rnn.ipynb #26409b1d
 def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
@@ -200,16 +200,8 @@ def _layer_weights(self:RNNBase, k):
 @patch
 def _layers(self:RNNBase, data, steps, states):
     "All layers and directions over `data` (rows packed by time): the last layer's outputs and the final states, stacked."
-    nd, finals = 2 if self.bidirectional else 1, []
-    for layer in range(self.num_layers):
-        if layer and self.dropout and self.training: data = F.dropout(data, self.dropout)
-        outs = []
-        for d in range(nd):
-            k = layer * nd + d
-            out, final = self._direction(data, steps, tuple(s[k] for s in states), self._layer_weights(k), reverse=d == 1)
-            outs.append(out); finals.append(final)
-        data = outs[0] if nd == 1 else cat(outs, 1)
-    return data, tuple(stack([f[i] for f in finals]) for i in range(len(states)))
+    return _stack_layers(lambda x, s, state, k, reverse: self._direction(x, s, state, self._layer_weights(k), reverse=reverse),
+                         data, steps, states, self.num_layers, self.bidirectional, self.dropout, self.training)
 
 # %% ../../../nbs/46a_rnn.ipynb #bfdc9a17
 @patch
