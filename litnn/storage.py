@@ -201,7 +201,9 @@ def _typed_index(self, idx, is_set=False):
 
 def _typed_getitem(self, idx):
     v = self._values()[_typed_index(self, idx)]
-    return builtins.bool(v) if self.dtype is B.bool else builtins.float(v) if self.dtype.is_floating_point else builtins.int(v)
+    kind = (builtins.bool if self.dtype is B.bool else builtins.complex if self.dtype.is_complex else
+            builtins.float if self.dtype.is_floating_point else builtins.int)
+    return kind(v)
 TypedStorage._getitem = _typed_getitem
 
 def _resize(self, size): self._untyped_storage.resize_(size * self.dtype.itemsize)
@@ -224,7 +226,7 @@ for _name, _fn in dict(
         ).items():
     _typed(_name, _fn)
 _LEGACY_NAMES = dict(uint8='Byte', int8='Char', int16='Short', int32='Int', int64='Long', float16='Half', float32='Float',
-                     float64='Double', bool='Bool', bfloat16='BFloat16')
+                     float64='Double', bool='Bool', bfloat16='BFloat16', complex64='ComplexFloat', complex128='ComplexDouble')
 
 # %% ../nbs/reference/torch/storage.ipynb #70f3d8ed
 class _LegacyStorage(TypedStorage):

@@ -488,3 +488,26 @@ def test_old_sparse_products():
     grads_match(lambda m, D: m.dsmm(T(m, s).to_sparse(), D), [d])
     both_raise(lambda m: m.hspmm(T(m, s), T(m, d)), lambda m: m.hspmm(T(m, s), T(m, d)), exact=False)
     both_raise(lambda m: m.hspmm(T(m, s).to_sparse(), T(m, d).to_sparse()), lambda m: m.hspmm(T(m, s).to_sparse(), T(m, d).to_sparse()))
+
+
+# ---- build flags, error classes, aliases and the complex legacy storages (reference/torch/small_namespaces, storage)
+def test_build_flags_aliases_and_error_classes_as_torch():
+    import litnn, torch
+    for n in ('has_lapack', 'has_spectral', 'has_openmp', 'has_mkl', 'TYPE_CHECKING'):
+        assert type(getattr(litnn, n)) is type(getattr(torch, n)) is bool
+    assert litnn.has_lapack and litnn.has_spectral and litnn.TYPE_CHECKING is torch.TYPE_CHECKING
+    assert litnn.GradScaler is litnn.amp.GradScaler and torch.GradScaler is torch.amp.GradScaler
+    assert repr(litnn.legacy_contiguous_format).replace('litnn', 'torch') == repr(torch.legacy_contiguous_format)
+    for n in ('OutOfMemoryError', 'AcceleratorError'):
+        assert issubclass(getattr(litnn, n), RuntimeError) and issubclass(getattr(torch, n), RuntimeError)
+
+@pytest.mark.parametrize('name', ['ComplexFloatStorage', 'ComplexDoubleStorage'])
+def test_complex_legacy_storages_as_torch(name):
+    import warnings, litnn, torch
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        mine, theirs = getattr(litnn, name)([1 + 2j, 3, -1j]), getattr(torch, name)([1 + 2j, 3, -1j])
+        assert [mine[i] for i in range(3)] == [theirs[i] for i in range(3)]
+        assert all(type(mine[i]) is complex for i in range(3))
+        assert str(mine.dtype).split('.')[-1] == str(theirs.dtype).split('.')[-1] and mine.type().replace('litnn', 'torch') == theirs.type()
+        assert mine.size() == theirs.size() and mine.element_size() == theirs.element_size()
