@@ -475,13 +475,7 @@ class _Program:
                     if type(acc) is not AccumulateGrad: acc = _accumulator(acc)
                     _accumulate(acc, grads_i[0], claimed, False)
                     continue
-                if node._n_out == 1 and grads_i[0] is not None and node.on_arrays:
-                    outs = node.backward(node, grads_i[0])
-                    if type(outs) is not tuple: outs = (outs,)
-                else: outs = _call_backward(node, grads_i, True)
-                if not retain:
-                    if node._saved: node._saved = _FREED
-                    if node._out is not None: node._out = _FREED
+                outs = _backward_call(node, grads_i, retain)
                 for (j, nr), g in zip(edges, outs):
                     if j is None or g is None: continue
                     buf = bufs[j]
