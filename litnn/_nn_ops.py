@@ -248,7 +248,6 @@ Tensor.prelu, Tensor.hardshrink = prelu, hardshrink   # reference/torch/nn_ops' 
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #a9f19403
 from .nn import recurrence as _recurrence
 from .nn.recurrence import _loop, _lstm_step, _gru_update, LstmLayerBackward0, _stack_layers
-from ._views import cat, stack
 from ._creation import full
 from ._tensor import Tensor
 from .backend import float16, bfloat16

@@ -9,7 +9,6 @@ __all__ = ['RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell'
 import math, numbers, warnings
 from functools import partial
 from ..._creation import empty, zeros
-from ..._views import cat, stack
 from ...backend import patch
 from ..parameter import Parameter
 from .module import Module, _forward_unimplemented
