@@ -619,7 +619,8 @@ from .._tensor import Tensor, _dtype_name
 from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX
 from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out_t, _scratch,
-                             _chunks, _LinearMap, _out as _im2col_out)
+                             _chunks, _LinearMap, _out as _im2col_out, _conv9, _grad9, _spread)
+from ..fused import compiled
 from .. import amp
 
 # %% ../../nbs/42_conv.ipynb #35d894e7
@@ -659,6 +660,48 @@ def _with_bias(wa, b, G):
     m[..., :-1], m[..., -1] = w3, b.reshape(w3.shape[:2])
     return m
 
+_NINE_MAX = 2048     # input times output channels up to which the nine-tap loops beat im2col and BLAS
+
+def _nine_taps(geo, O, *arrays):
+    "Whether `42a_im2col`'s nine-tap loops take this convolution (O output channels): numba, numpy float arrays, stride 1 over the whole layout, one group, few channels."
+    a = arrays[0]
+    return (geo.whole and geo.G == 1 and len(geo.offsets) == 9 and geo.dims[1] * O <= _NINE_MAX
+            and a.size > 0 and a.dtype in (np.float32, np.float64) and compiled(_conv9) is not None
+            and all(type(v) is np.ndarray and v.dtype == a.dtype for v in arrays))
+
+def _conv9_forward(a, wa, b, geo, ctx):
+    "The forward by `_conv9` over the packed buffer, which stays marked in scratch for the backward."
+    N, C, _, _, Hp, Wp, OH, OW = geo.dims[:8]
+    O = wa.shape[0]
+    buf = _pack(a, geo, _scratch)
+    out = np.empty((N, O) + geo.oshape[1:], a.dtype)
+    bias = np.zeros(O, a.dtype) if b is None else np.ascontiguousarray(b)
+    compiled(_conv9)(buf, np.ascontiguousarray(wa.reshape(O, C, 9)), bias, tuple(geo.offsets), out.reshape(N, O, OH, OW), Hp * Wp, 0, Wp, 0)
+    if ctx is not _NO_CTX: _scratch.mark(a, 0, ctx.token, buf)
+    return out
+
+def _conv9_backward(ctx, x, w, ga):
+    "The backward by `_spread`, `_grad9` and `_conv9` (the input's gradient: the transposed weight, taps reversed)."
+    (nx, nw, nb), geo = ctx.needs_input_grad, ctx.geo
+    N, C, H, W, Hp, Wp, OH, OW = geo.dims[:8]
+    O, img, offs = ctx.wshape[0], Hp * Wp, tuple(geo.offsets)
+    D = offs[-1]
+    gp = _scratch(ga, 2, (O, N * img + 2 * D))
+    compiled(_spread)(np.ascontiguousarray(ga).reshape(N, O, OH, OW), gp, img, Wp, D)
+    gx = gw = gb = None
+    if nw:
+        buf = _scratch.marked(ga, 0, ctx.token)
+        if buf is None: buf = _pack(x._data, geo, _scratch)
+        gw = np.zeros((O, C, 9), ga.dtype)
+        compiled(_grad9)(gp, buf, offs, gw, img, OH * Wp, D)
+        gw = gw.reshape(ctx.wshape)
+    if nb: gb = ga.sum((0,) + tuple(range(2, ga.ndim)))
+    if nx:
+        wt = np.ascontiguousarray(w._data.reshape(O, C, 9)[:, :, ::-1].transpose(1, 0, 2))
+        gx = np.empty(geo.xshape, ga.dtype)
+        compiled(_conv9)(gp, wt, np.zeros(C, ga.dtype), offs, gx.reshape(N, C, H, W), img, geo.pad0[0] * Wp, Wp, geo.pad0[1])
+    return gx, gw, gb
+
 class ConvolutionBackward0(Op):
     "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch"
     on_arrays = True
@@ -666,6 +709,11 @@ class ConvolutionBackward0(Op):
     def forward(ctx, x, w, b, geo):
         a, wa, xp = x._data, w._data, array_namespace(x._data)
         G, O = geo.G, wa.shape[0]
+        if ctx is not _NO_CTX:
+            nx, nw, _ = ctx.needs_input_grad
+            ctx.save_for_backward(x if nw else None, w if nx else None)
+            ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
+        if _nine_taps(geo, O, a, wa): return _conv9_forward(a, wa, None if b is None else b._data, geo, ctx)
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
         chunks, wb = _chunks(geo), _with_bias(wa, None if b is None else b._data, G)
         for n0, n1, gc in chunks:
@@ -676,9 +724,6 @@ class ConvolutionBackward0(Op):
             xp.matmul(wb, cols, out=y.reshape(n1 - n0, G, O // G, gc.M))
             if not direct: _im2col_out(y, gc, None, out[n0:n1])
         if ctx is not _NO_CTX:
-            nx, nw, _ = ctx.needs_input_grad
-            ctx.save_for_backward(x if nw else None, w if nx else None)
-            ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
             if len(chunks) == 1: _scratch.mark(a, 1, ctx.token, full)     # for the backward, if still there
         return out
 
@@ -686,6 +731,7 @@ class ConvolutionBackward0(Op):
     def backward(ctx, g):
         if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
         (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
+        if _nine_taps(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _conv9_backward(ctx, x, w, ga)
         O, G, K, xp = ctx.wshape[0], ctx.geo.G, math.prod(ctx.wshape[1:]), array_namespace(ga)
         gwb = xp.zeros((G, O // G, K + nb), ga.dtype) if nw else None      # the bias's gradient as a last column
         gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb and not nw else None
@@ -746,7 +792,9 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
     if 0 in w.shape[2:]: raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*(sp + w.shape[2:])))
     dilation2 = sp + dilation
-    whole = None if math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
+    nine = (groups == 1 and math.prod(w.shape[2:]) == 9 and x.shape[1] * w.shape[0] <= _NINE_MAX and
+            compiled(_conv9) is not None)     # the nine-tap loops need the whole layout, whatever the channels
+    whole = None if nine or math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
     geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups, whole)
     if any(o <= 0 for o in geo.dims[6:8]):
         size = lambda v: ' x '.join(map(str, v[2 - k:]))

@@ -10,6 +10,7 @@ import math, threading, numpy as np
 from ..backend import array_namespace, array_device
 from .._tensor import Tensor
 from ..autograd.graph import Op
+from ..fused import compiled, _fits
 
 # %% ../../nbs/42a_im2col.ipynb #cc909fa8
 class _Geom:
@@ -78,12 +79,42 @@ def _unfold(buf, geo, alloc=_fresh, ones=False):
     out[:, rows] = 1
     return out.reshape(G * (rows + 1), L)
 
+# %% ../../nbs/42a_im2col.ipynb #b7c1f0a2
+def _fold_loop(cols, buf, offsets, shape, strides, first):
+    "`_fold` channel by channel (numba): all the taps of one channel added onto its row of the buffer while that row is in the cache."
+    C, K, (s0, s1, s2), (t0, t1, t2) = cols.shape[0], cols.shape[1], shape, strides
+    for c in range(C):
+        row = buf[c]
+        if first: row[:s2], row[s2:] = cols[c, 0], 0     # one run from the buffer's start: the first tap writes it
+        else: row[:] = 0
+        for k in range(1 if first else 0, K):
+            src = cols[c, k]
+            for a in range(s0):
+                for b in range(s1):
+                    base, i = offsets[k] + a * t0 + b * t1, (a * s1 + b) * s2
+                    if t2 == 1:
+                        d, s = row[base:base + s2], src[i:i + s2]
+                        for q in range(s2): d[q] += s[q]
+                    else:
+                        for q in range(s2): row[base + q * t2] += src[i + q]
+
+def _loop(fn, *arrays):
+    "`fn` compiled by numba when it takes these arrays (numpy, C-contiguous, one float dtype: `36_fused_kernels`), else None."
+    return compiled(fn) if _fits(*arrays) else None
+
+
 # %% ../../nbs/42a_im2col.ipynb #74d99b1d
 def _fold(cols, geo, alloc=_fresh):
     "The adjoint of `_unfold`: each tap's rows added back onto its window of a zeroed buffer (C, n)."
     C = geo.dims[1]
     buf = alloc(cols, 0, (C, geo.n))
     (shape, strides), flat = geo.view, buf.reshape(-1)
+    loop = _loop(_fold_loop, cols, buf) if len(shape) <= 3 else None
+    if loop is not None:
+        pad = 3 - len(shape)
+        loop(cols.reshape(C, len(geo.offsets), -1), buf, np.array(geo.offsets, np.int64),
+             (1,) * pad + shape, (0,) * pad + strides, strides == (1,))
+        return buf
     cols = cols.reshape((C, len(geo.offsets)) + shape)
     if strides == (1,):          # one run from the buffer's start: the first tap writes it, no zeroing pass before
         buf[:, :shape[0]], buf[:, shape[0]:] = cols[:, 0], 0
@@ -100,6 +131,28 @@ def _crop(buf, geo, out=None):
     if out is None: out = xp.empty(geo.xshape, buf.dtype)
     out.reshape(N, C, H, W)[...] = v
     return out
+
+# %% ../../nbs/42a_im2col.ipynb #b7c1f0a4
+def _out_loop(y, out):
+    "`_out` without a bias (numba): each output row copied from the start of its product row."
+    N, O, OH, OW = out.shape
+    for n in range(N):
+        for o in range(O):
+            for h in range(OH):
+                s, d = y[n, o, h], out[n, o, h]
+                for w in range(OW): d[w] = s[w]
+
+def _out_t_loop(g, y):
+    "`_out_t` (numba): each gradient row copied to the start of its row, zeros after it."
+    N, O, OH, OW = g.shape
+    Q = y.shape[3]
+    for n in range(N):
+        for o in range(O):
+            for h in range(OH):
+                s, d = g[n, o, h], y[n, o, h]
+                for w in range(OW): d[w] = s[w]
+                for w in range(OW, Q): d[w] = 0
+
 
 # %% ../../nbs/42a_im2col.ipynb #7f0302d3
 def _per_image(cols, geo):
@@ -126,7 +179,9 @@ def _out(y, geo, bias=None, out=None):
     xp = array_namespace(y)
     if out is None: out = xp.empty((N, O) + geo.oshape[1:], y.dtype)
     v, o = y.reshape(N, O, OH, Q)[..., :OW], out.reshape(N, O, OH, OW)
-    if bias is None: o[...] = v
+    loop = _loop(_out_loop, y, out) if bias is None else None
+    if loop is not None: loop(y.reshape(N, O, OH, Q), o)
+    elif bias is None: o[...] = v
     else: xp.add(v, bias.reshape(O, 1, 1), out=o)
     return out
 
@@ -134,6 +189,10 @@ def _out_t(g, geo, alloc=_fresh):
     "The adjoint of `_out`: a gradient (N, O, [OH,] OW) as (N, O, OH·Q), zero in the junk columns."
     N, O, (OH, OW, R, Q) = g.shape[0], g.shape[1], geo.dims[6:]
     y = alloc(g, 2, (N, O, OH, Q))
+    loop = _loop(_out_t_loop, g, y)
+    if loop is not None:
+        loop(g.reshape(N, O, OH, OW), y)
+        return y.reshape(N, O, OH * Q)
     y[..., OW:] = 0
     y[..., :OW] = g.reshape(N, O, OH, OW)
     return y.reshape(N, O, OH * Q)
@@ -166,6 +225,75 @@ def _chunks(geo):
     per = geo.dims[1] * len(geo.offsets) * geo.L // max(N, 1)     # elements per image
     m = max(1, min(N, _BUDGET // max(per, 1)))
     return [(i, min(i + m, N), geo if m == N else geo.sub(min(m, N - i))) for i in range(0, N, m)]
+
+# %% ../../nbs/42a_im2col.ipynb #c9d1e2a2
+def _conv9(src, w, bias, offsets, out, img, t0, Q, c0):
+    "out[n, co, h, x] = bias[co] + sum over ci and the 9 taps k of w[co, ci, k]·src[ci, n·img + t0 + h·Q + x + c0 + offsets[k]]."
+    N, Co, OH, OW = out.shape
+    Ci, M = src.shape[0], OH * Q
+    o0, o1, o2, o3, o4, o5, o6, o7, o8 = offsets
+    acc = np.empty((Co, M), src.dtype)
+    for n in range(N):
+        base = n * img + t0
+        for co in range(Co): acc[co, :] = bias[co]
+        for ci in range(Ci):
+            r = src[ci]
+            s0, s1, s2 = r[base + o0:base + o0 + M], r[base + o1:base + o1 + M], r[base + o2:base + o2 + M]
+            s3, s4, s5 = r[base + o3:base + o3 + M], r[base + o4:base + o4 + M], r[base + o5:base + o5 + M]
+            s6, s7, s8 = r[base + o6:base + o6 + M], r[base + o7:base + o7 + M], r[base + o8:base + o8 + M]
+            for co in range(0, Co - 1, 2):        # two output channels share the nine loads
+                u, v, a, e = w[co, ci], w[co + 1, ci], acc[co], acc[co + 1]
+                u0, u1, u2, u3, u4, u5, u6, u7, u8 = u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8]
+                v0, v1, v2, v3, v4, v5, v6, v7, v8 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]
+                for p in range(M):
+                    x0, x1, x2, x3, x4, x5, x6, x7, x8 = s0[p], s1[p], s2[p], s3[p], s4[p], s5[p], s6[p], s7[p], s8[p]
+                    a[p] += u0 * x0 + u1 * x1 + u2 * x2 + u3 * x3 + u4 * x4 + u5 * x5 + u6 * x6 + u7 * x7 + u8 * x8
+                    e[p] += v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3 + v4 * x4 + v5 * x5 + v6 * x6 + v7 * x7 + v8 * x8
+            if Co % 2:
+                u, a = w[Co - 1, ci], acc[Co - 1]
+                u0, u1, u2, u3, u4, u5, u6, u7, u8 = u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8]
+                for p in range(M):
+                    a[p] += (u0 * s0[p] + u1 * s1[p] + u2 * s2[p] + u3 * s3[p] + u4 * s4[p] + u5 * s5[p]
+                             + u6 * s6[p] + u7 * s7[p] + u8 * s8[p])
+        for co in range(Co):
+            a = acc[co]
+            for h in range(OH):
+                d, s = out[n, co, h], a[h * Q + c0:h * Q + c0 + OW]
+                for x in range(OW): d[x] = s[x]
+
+def _grad9(g, src, offsets, gw, img, M, D):
+    "gw[o, ci, k] += sum over images n and positions p < M of g[o, D + n·img + p]·src[ci, n·img + p + offsets[k]]."
+    O, Ci = gw.shape[0], gw.shape[1]
+    N = (g.shape[1] - 2 * D) // img
+    o0, o1, o2, o3, o4, o5, o6, o7, o8 = offsets
+    for n in range(N):
+        base = n * img
+        for ci in range(Ci):
+            r = src[ci]
+            s0, s1, s2 = r[base + o0:base + o0 + M], r[base + o1:base + o1 + M], r[base + o2:base + o2 + M]
+            s3, s4, s5 = r[base + o3:base + o3 + M], r[base + o4:base + o4 + M], r[base + o5:base + o5 + M]
+            s6, s7, s8 = r[base + o6:base + o6 + M], r[base + o7:base + o7 + M], r[base + o8:base + o8 + M]
+            for o in range(O):
+                y = g[o, D + base:D + base + M]
+                a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = a8 = gw.dtype.type(0)
+                for p in range(M):
+                    t = y[p]
+                    a0 += t * s0[p]; a1 += t * s1[p]; a2 += t * s2[p]; a3 += t * s3[p]; a4 += t * s4[p]
+                    a5 += t * s5[p]; a6 += t * s6[p]; a7 += t * s7[p]; a8 += t * s8[p]
+                q = gw[o, ci]
+                q[0] += a0; q[1] += a1; q[2] += a2; q[3] += a3; q[4] += a4; q[5] += a5; q[6] += a6; q[7] += a7; q[8] += a8
+
+def _spread(g, gp, img, Q, D):
+    "The gradient (N, O, OH, OW) channel-major into gp (O, D + N·img + D): g[n, o, h, x] at D + n·img + h·Q + x, zeros elsewhere."
+    N, O, OH, OW = g.shape
+    for o in range(O):
+        row = gp[o]
+        row[:] = 0
+        for n in range(N):
+            for h in range(OH):
+                s, d = g[n, o, h], row[D + n * img + h * Q:D + n * img + h * Q + OW]
+                for x in range(OW): d[x] = s[x]
+
 
 # %% ../../nbs/42a_im2col.ipynb #461707bb
 class _LinearMap(Op):
