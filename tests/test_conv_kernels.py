@@ -25,10 +25,10 @@ NINE = [((32, 8, 26, 26), (16, 8, 3, 3), {}),                                   
         ((2, 4, 30, 34), (3, 4, 3, 3), dict(padding='same', dilation=2)),
         ((1, 2, 9, 40), (4, 2, 1, 9), dict(padding=(0, 4))),                     # 1x9
         ((2, 2, 40, 9), (3, 2, 9, 1), {}),                                       # 9x1
-        ((2, 3, 30), (4, 3, 9), dict(padding=3)),                                # conv1d, nine taps
-        ((2, 3, 28, 28), (32, 3, 3, 3), dict(padding=1))]                        # thin input: whole layout for the loops
+        ((2, 3, 30), (4, 3, 9), dict(padding=3))]                                # conv1d, nine taps
 OTHER = [((3, 5, 13, 11), (7, 5, 3, 3), dict(padding=1)),                        # small images: the exact layout, im2col
          ((1, 1, 3, 3), (1, 1, 3, 3), {}),
+         ((2, 3, 28, 28), (32, 3, 3, 3), dict(padding=1)),                       # thin input (27 rows < 32 channels): im2col
          ((2, 4, 9, 7), (6, 2, 3, 2), dict(stride=(2, 1), padding=(1, 2), dilation=(2, 1), groups=2)),
          ((2, 3, 11, 10), (4, 3, 3, 3), dict(stride=2, padding=1)),              # strided: im2col
          ((2, 4, 8, 8), (4, 1, 3, 3), dict(groups=4, padding='same')),           # groups: im2col

@@ -792,9 +792,7 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
     if 0 in w.shape[2:]: raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*(sp + w.shape[2:])))
     dilation2 = sp + dilation
-    nine = (groups == 1 and math.prod(w.shape[2:]) == 9 and x.shape[1] * w.shape[0] <= _NINE_MAX and
-            compiled(_conv9) is not None)     # the nine-tap loops need the whole layout, whatever the channels
-    whole = None if nine or math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
+    whole = None if math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
     geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups, whole)
     if any(o <= 0 for o in geo.dims[6:8]):
         size = lambda v: ' x '.join(map(str, v[2 - k:]))
