@@ -469,6 +469,7 @@ def gelu(input, approximate='none'):
 
 # %% ../nbs/15b_elementwise_functions.ipynb #a7c2f67b
 import numpy as np
+from . import fused
 from .backend import array_namespace, patch
 from ._tensor import Tensor, _array_of, _LEGACY
 from .backend import _by_np
@@ -531,6 +532,12 @@ def _rounding(name):
     return f
 
 # %% ../nbs/15b_elementwise_functions.ipynb #5ae24202
+def _drelu(g, x, y):
+    "`g` where `y` is not <= 0 (NaN passes `g`, as torch), else exactly 0: one compiled pass where numba takes the arrays (`36_fused_kernels`)."
+    big = not isinstance(g, Tensor) and not isinstance(y, Tensor) and g.size >= 4096    # small: numpy (and no numba at import)
+    r = fused.relu_backward(g, y) if big else None
+    return r if r is not None else _masked(g, ~(_array_of(y) <= 0))
+
 def _dsigmoid(g, x, y):
     return g * (_scalar(1, y) - y) * y               # torch's order: g (1 - y) y (g y - g y² makes inf - inf)
 
@@ -555,7 +562,7 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     silu       = ('SiluBackward0',       lambda xp, a: a * _sigmoid(xp, a), _dsilu,                          'x', True),
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
                   lambda g, x, y, negative_slope=0.01: _masked(g, (_array_of(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
-    relu       = ('ReluBackward0',       _relu,                        lambda g, x, y: _masked(g, ~(_array_of(y) <= 0)), 'y', False),   # NaN passes g, as torch
+    relu       = ('ReluBackward0',       _relu,                        _drelu, 'y', False),   # NaN passes g, as torch
     abs        = ('AbsBackward0',        lambda xp, a: xp.abs(a),      lambda g, x, y: g * x.sgn(),           'x', False),   # sgn: sign, or z/|z| (17d_complex_numbers)
     sign       = ('SignBackward0',       _sign,                        None, '', False),
     floor      = ('FloorBackward0',      _rounding('floor'),           None, '', False),

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math, os, numpy as np
 
 # %% auto #0
-__all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'softmax',
-           'softmax_backward']
+__all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'relu_backward',
+           'softmax', 'softmax_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #5db345d5
 enabled = os.environ.get('LITNN_NUMBA', '1') != '0'    # set False (or LITNN_NUMBA=0) for numpy's passes everywhere
@@ -199,6 +199,21 @@ def adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
     kernel(a.reshape(-1), d.reshape(-1), m.reshape(-1), v.reshape(-1), t(decay), t(1 - beta1), t(beta2), t(1 - beta2),
            t(step_size), t(bc2_sqrt), t(eps))
     return True
+
+# %% ../nbs/36_fused_kernels.ipynb #d1e7a0b2
+def _relu_backward(g, y, out):
+    "out = g where y is not <= 0, else exactly 0 (even where g is NaN or infinite)."
+    zero = out.dtype.type(0)
+    for i in range(out.size): out[i] = zero if y[i] <= 0 else g[i]
+
+def relu_backward(g, y):
+    "ReLU's gradient from its output `y` in one pass; None where the kernels do not run (the caller takes numpy's passes)."
+    kernel = compiled(_relu_backward) if _fits(g, y) and g.shape == y.shape else None
+    if kernel is None: return None
+    out = np.empty_like(g)
+    kernel(g.reshape(-1), y.reshape(-1), out.reshape(-1))
+    return out
+
 
 # %% ../nbs/36_fused_kernels.ipynb #48eaa71b
 _ELEMENTWISE = {    # name: (inputs, outputs, CUDA C body run at each index)
