@@ -703,7 +703,7 @@ def _conv9_backward(ctx, x, w, ga):
     return gx, gw, gb
 
 class ConvolutionBackward0(Op):
-    "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch"
+    "conv1d/conv2d: y = W ⋆ x + b as one batch of products per chunk of the batch, or by the nine-tap loops (numba, 3x3, few channels)"
     on_arrays = True
     @staticmethod
     def forward(ctx, x, w, b, geo):
