@@ -879,6 +879,162 @@ class _LogSoftmaxLow:
         return em.compute("xp.subtract", g, em.compute("xp.multiply", em.compute("xp.exp", y), em.compute("xp.sum", g, axis=dim, keepdims=True)))
 
 
+# %% ../../nbs/37_compile.ipynb #b1c0a7e1
+from .. import fused as _fused
+from .._pointwise import GeluBackward0, _CDF32_PQ
+from .._views import SplitBackward0, SplitWithSizesBackward0
+from ..autograd.broadcasting import _sum_trailing
+from ..nn.functional import NativeLayerNormBackward0, ScaledDotProductAttentionBackward0, _exp_safe, _causal_mask
+
+def _kernel_call(em, fn, ins, likes):
+    "`fn(*ins, *outs)`: a Python function that writes into new buffers `outs` (one per `(shape, dtype)` of `likes`), run now on the capture's arrays."
+    outs = []
+    for shape, dtype in likes:
+        b = em.new('b')
+        em.ns[b] = em.env[b] = r = em.xp.empty(shape, dtype)
+        em.first_write[b] = len(em.lines)
+        outs.append(_Val(b, r, b))
+    src = f"{em.const(fn, 'K')}({', '.join(em.arg(a) for a in (*ins, *outs))})"
+    with np.errstate(all='ignore'): eval(src, em.env)
+    em.lines.append(src)
+    return outs
+
+def _fits_low(*vs):
+    "Values the fused kernels take: numpy arrays (not CuPy), row-major, non-empty, float32 or float64, all one dtype."
+    return builtins.all(isinstance(v, _Val) for v in vs) and _fused._fits(*(v.a for v in vs))
+
+def _contiguous_low(em, v):
+    "`v`, or a row-major copy where it is not (as eager's `ascontiguousarray`)."
+    return v if v.a.flags.c_contiguous else em.copy(v)
+
+def _gelu_low(x, out, cdf):
+    _fused.compiled(_fused._gelu32)(x.reshape(-1), out.reshape(-1), cdf.reshape(-1), *_CDF32_PQ)
+
+def _dgelu_low(g, x, cdf): _fused.compiled(_fused._dgelu32)(g.reshape(-1), x.reshape(-1), cdf.reshape(-1))
+
+@_lowers(GeluBackward0)
+class _GeluLow:
+    "GELU in float32 as eager's fused loop computes it (`fused.gelu`), out and Φ(x) into buffers; backward writes over Φ(x)."
+    def forward(em, cls, x, approximate='none'):
+        if approximate != 'none' or not _fits_low(x) or x.a.dtype != np.float32 or _fused.compiled(_fused._gelu32) is None:
+            raise _Unlowered
+        out, cdf = _kernel_call(em, _gelu_low, [x], [(x.a.shape, x.a.dtype)] * 2)
+        return out, [x, cdf, False]
+    def backward(em, node, info, g):
+        x, cdf, used = info
+        if used or not isinstance(g, _Val) or g.a.shape != x.a.shape or g.a.dtype != x.a.dtype: raise _Unlowered   # (a second backward: Φ is gone)
+        info[2] = True
+        em.line(f"{em.const(_dgelu_low, 'K')}({_contiguous_low(em, g).name}, {x.name}, {cdf.name})")
+        eval(em.lines[-1], em.env)
+        return cdf
+
+def _ln_low(x, w, b, eps, out, mean, rstd): _fused.compiled(_fused._layer_norm)(x, w, b, eps, out, mean, rstd)
+
+def _ln_back_low(g, x, w, mean, rstd, gx, gw, gb, gw_out, gb_out):
+    gw.fill(0); gb.fill(0)
+    _fused.compiled(_fused._layer_norm_backward)(g, x, w, mean, rstd, gx, gw, gb)
+    np.copyto(gw_out, gw); np.copyto(gb_out, gb)       # float64 sums rounded once, as eager's astype
+
+@_lowers(NativeLayerNormBackward0)
+class _LayerNormLow:
+    "LayerNorm over the last dims as eager's fused loop per row (`fused.layer_norm`), into buffers made once."
+    def forward(em, cls, x, weight, bias, dims, pdims, pshape, eps):
+        if not _fits_low(x) or _fused.compiled(_fused._layer_norm) is None: raise _Unlowered
+        cols, dt = math.prod(pshape), x.a.dtype
+        ps = []
+        for p, fill in ((weight, 1), (bias, 0)):
+            if p is None: ps.append(_fused._filled(np.ndarray, cols, dt, fill))
+            elif isinstance(p, _Val) and p.a.dtype == dt and p.a.flags.c_contiguous: ps.append(em.view("{}.reshape(-1)", p))
+            else: raise _Unlowered
+        x2 = em.view("{}.reshape(-1, %d)" % cols, x)
+        rows = x2.a.shape[0]
+        out, mean, rstd = _kernel_call(em, _ln_low, [x2, *ps, builtins.float(eps)], [(x2.a.shape, dt), ((rows,), dt), ((rows,), dt)])
+        shape = weight.a.shape if weight is not None else bias.a.shape if bias is not None else None
+        return em.view("{}.reshape(%r)" % (x.a.shape,), out), (x2, ps[0], mean, rstd, shape)
+    def backward(em, node, info, g):
+        x2, w, mean, rstd, shape = info
+        if not isinstance(g, _Val) or g.a.dtype != x2.a.dtype or g.a.size != x2.a.size: raise _Unlowered
+        g2 = _contiguous_low(em, em.view("{}.reshape(%r)" % (x2.a.shape,), g))
+        cols, dt = x2.a.shape[1], x2.a.dtype
+        gx, _, _, gw, gb = _kernel_call(em, _ln_back_low, [g2, x2, w, mean, rstd],
+                                        [(x2.a.shape, dt), ((cols,), np.float64), ((cols,), np.float64), ((cols,), dt), ((cols,), dt)])
+        nx, nw, nb = node.needs_input_grad[:3]
+        return (em.view("{}.reshape(%r)" % (g.a.shape,), gx) if nx else None,
+                em.view("{}.reshape(%r)" % (shape,), gw) if nw else None, em.view("{}.reshape(%r)" % (shape,), gb) if nb else None)
+
+def _attention_low(q, k, v, scale, causal, p, out):
+    "`_probabilities` and the product with `v` (no mask, no dropout), the scores and the result into buffers `p`, `out`."
+    np.matmul(q, k.swapaxes(-1, -2), out=p)
+    p *= scale
+    shift = not _exp_safe(p, None)
+    if causal: p += _causal_mask(np, *p.shape[-2:], p.dtype)
+    if shift:
+        m = p.max(-1, keepdims=True)
+        m[m == -np.inf] = 0
+        p -= m
+    np.exp(p, out=p)
+    total = _sum_trailing(p, 1)
+    total[total == 0] = 1
+    p /= total
+    np.matmul(p, v, out=out)
+
+def _attention_back_low(g, q, k, v, p, scale, ds, dsp, dq, dk, dv):
+    "ScaledDotProductAttentionBackward0.backward (no dropout, no broadcast batches) into buffers."
+    np.matmul(p.swapaxes(-1, -2), g, out=dv)
+    np.matmul(g, v.swapaxes(-1, -2), out=ds)
+    ds -= _sum_trailing(np.multiply(ds, p, out=dsp), 1)
+    ds *= p
+    ds *= scale
+    np.matmul(ds, k, out=dq)
+    np.matmul(ds.swapaxes(-1, -2), q, out=dk)
+
+@_lowers(ScaledDotProductAttentionBackward0)
+class _AttentionLow:
+    "softmax(q kᵀ scale) v, causal or not (no mask, no dropout, the same batch dims), as eager's node computes it, into buffers."
+    def forward(em, cls, q, k, v, mask=None, causal=False, scale=1.0, dropout_p=0.0):
+        if mask is not None or dropout_p != 0 or not builtins.all(isinstance(t, _Val) and type(t.a) is np.ndarray for t in (q, k, v)):
+            raise _Unlowered
+        dt = q.a.dtype
+        if not (_plain(q) and k.a.dtype == v.a.dtype == dt and q.a.ndim >= 2 and q.a.shape[:-2] == k.a.shape[:-2] == v.a.shape[:-2]):
+            raise _Unlowered
+        p, out = _kernel_call(em, _attention_low, [q, k, v, builtins.float(scale), builtins.bool(causal)],
+                              [(q.a.shape[:-1] + k.a.shape[-2:-1], dt), (q.a.shape[:-1] + v.a.shape[-1:], dt)])
+        return out, (q, k, v, p, builtins.float(scale))
+    def backward(em, node, info, g):
+        q, k, v, p, scale = info
+        if not isinstance(g, _Val) or g.a.shape != p.a.shape[:-1] + v.a.shape[-1:] or g.a.dtype != p.a.dtype: raise _Unlowered
+        dt = p.a.dtype
+        _, _, dq, dk, dv = _kernel_call(em, _attention_back_low, [g, q, k, v, p, scale],
+                                        [(p.a.shape, dt)] * 2 + [(t.a.shape, dt) for t in (q, k, v)])
+        nq, nk, nv = node.needs_input_grad[:3]
+        return (dq if nq else None, dk if nk else None, dv if nv else None)
+
+def _cat_low(dim, sizes, *args):
+    "Split's backward: the gradients (`args` but the last) written side by side into `out` (the last; zeros for a piece that got none)."
+    *gs, out = args
+    pre, o = (slice(None),) * dim, 0
+    for n, g in zip(sizes, gs):
+        piece = out[pre + (slice(o, o + n),)]
+        if g is None: piece.fill(0)
+        else: np.copyto(piece, g)
+        o += n
+
+@_lowers(SplitBackward0, SplitWithSizesBackward0)
+class _SplitLow:
+    "Views of consecutive slices; backward writes the pieces' gradients into one buffer (eager's `cat`)."
+    many = True
+    def forward(em, cls, x, sizes, dim):
+        if not isinstance(x, _Val) or type(x.a) is not np.ndarray: raise _Unlowered
+        pre, o, outs = (slice(None),) * dim, 0, []
+        for n in sizes:
+            outs.append(em.view("{}[%r]" % (pre + (slice(o, o + n), Ellipsis),), x)); o += n
+        return tuple(outs), (x.a.shape, x.a.dtype, dim, tuple(sizes))
+    def backward(em, node, info, gs):
+        shape, dt, dim, sizes = info
+        if builtins.all(g is None for g in gs) or not builtins.all(g is None or isinstance(g, _Val) and g.a.dtype == dt for g in gs):
+            raise _Unlowered
+        return _kernel_call(em, _cat_low, [dim, sizes, *gs], [(shape, dt)])[0]
+
 # %% ../../nbs/37_compile.ipynb #9540d696
 def _constant(a):
     "A Python constant an op's argument may be in the generated code: a number, a string, None, a tuple of them."
@@ -972,13 +1128,14 @@ class _Lowering:
     def op(self, st):
         _, cls, ctx, spec, kws, outs, many, g = st
         low = _LOWER.get(cls)
-        if low is not None and not many:
+        if low is not None and (not many or getattr(low, 'many', False)):     # (`many`: a lowering of several outputs, split's)
             try:
                 out, info = low.forward(self.em, cls, *[self.value(r) for r in spec], **{k: self.value(r) for k, r in kws.items()})
             except _Unlowered: pass
             else:
-                self.vals[outs[0]] = out
-                if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [out.a]
+                res = out if many else (out,)
+                for k, o in zip(outs, res): self.vals[k] = o
+                if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [o.a for o in res]
                 return True
         self.python_step(st, list(spec) + list(kws.values()), outs)
         if ctx is not None: self.outs[ctx] = [self.cap.keep[k]._data for k in outs]
@@ -1023,8 +1180,8 @@ class _Lowering:
                 em.line(f"_store({T}, {g.name}, {adopt})")
                 continue
             low = self.nodes.get(node)
-            if low is not None and len(gs) == 1:
-                outs = low[0].backward(em, node, low[1], gs[0])
+            if low is not None and (len(gs) == 1 or getattr(low[0], 'many', False)):
+                outs = low[0].backward(em, node, low[1], gs if getattr(low[0], 'many', False) else gs[0])
                 if type(outs) is not tuple: outs = (outs,)
             else:
                 o = em.new('o')
