@@ -774,3 +774,34 @@ def test_gpt_step_lowers_its_fused_ops():
     fn = lowered(cs)
     names = ['ScaledDotProductAttentionBackward0', 'SplitBackward0'] + (['GeluBackward0', 'NativeLayerNormBackward0'] if FUSED else [])
     assert [_python_calls(fn, n) for n in names] == [0] * len(names)
+
+
+def test_hand_written_update_is_one_loop():
+    "`p -= lr * p.grad`: the product and the subtraction become one loop (`fused.sub_scaled`), bit-equal; not when the product is read again."
+    def make(keep):
+        rng = np.random.default_rng(0)
+        w = litnn.tensor(rng.standard_normal((30, 20)).astype(np.float32), requires_grad=True)
+        b = litnn.tensor(rng.standard_normal(30).astype(np.float32), requires_grad=True)
+        ps = [w, b]
+        def step(x):
+            loss = (x @ w.t() + b).tanh().sum()
+            w.grad = b.grad = None
+            loss.backward()
+            with litnn.no_grad():
+                u = 0.03 * w.grad
+                ps[0] -= u
+                ps[1] -= b.grad * 0.5
+            return (loss, u) if keep else loss
+        return (w, b), step
+    for keep in (False, True):
+        (p1, s1), (p2, s2) = make(keep), make(keep)
+        cs = litnn.compile(s2)
+        rng = np.random.default_rng(1)
+        for i in range(4):
+            x = litnn.tensor(rng.standard_normal((5, 20)).astype(np.float32))
+            r1, r2 = s1(x), cs(x)
+            for a, b in zip(r1 if keep else (r1,), r2 if keep else (r2,)): assert same_bits(bits(a), bits(b)), (keep, i)
+        for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)), keep
+        fn = lowered(cs)
+        calls = fn.source.count('.reshape(-1), c')
+        assert calls == (0 if not FUSED else 1 if keep else 2), (keep, fn.source)

@@ -23,7 +23,7 @@ from .backends.debugging import ExplainOutput
 from ..backend import patch
 from ..cuda import graphs as _cuda_graphs
 from ..backend import array_namespace, _broadcast_to
-from ..autograd.engine import _writeable
+from ..autograd.engine import _writeable, _axpy
 from ..autograd.broadcasting import _scalar, _blas_summable, _summed_dims, _kept_shape, SumBackward0
 from ..autograd.operators import AddBackward0, SubBackward0, MulBackward0, DivBackward0, NegBackward0
 from .._pointwise import TanhBackward0, SigmoidBackward0, ExpBackward0, LogBackward0, SqrtBackward0, ReluBackward0, LogSoftmaxBackward0
@@ -1070,6 +1070,31 @@ def _backward_call(node, grads, retain):
         if node._out is not None: node._out = _FREED
     return outs
 
+def _subtracts(write):
+    "Whether in-place write `write` is `a -= b` (`_axpy`'s subtraction without alpha: `sub_`, `-=`)."
+    return getattr(write, '__code__', None) is _SUB_WRITE.__code__ and write.__closure__[0].cell_contents == 'subtract'
+
+_SUB_WRITE = _axpy('subtract', 1)
+
+def _reads(prog, k):
+    "How many references to slot `k` the program's steps (and its result) hold."
+    refs = [prog.out_spec]
+    for st in prog.steps:
+        kind = st[0]
+        if kind == _OP: refs += [*st[3], *st[4].values()]
+        elif kind == _INPLACE: refs += [st[1], st[2], *st[3], *st[4].values()]
+        elif kind in (_WHOLE, _FACTORY): refs += [*st[2], *st[3].values()]
+        elif kind == _SETGRAD: refs += [st[1], st[2]]
+        elif kind == _ALIAS: refs.append((1, st[1]))
+        elif kind == _BACKWARD: refs += [*st[2], *(g for g in st[3] if g is not None)]
+    return builtins.sum(_count_slot(r, k) for r in refs)
+
+def _count_slot(r, k):
+    s = r[0]
+    if s in (1, 4): return builtins.int(r[1] == k)
+    if s in (2, 3): return builtins.sum(_count_slot(v, k) for v in r[2])
+    return 0
+
 class _Lowering:
     "A program's steps as one generated function: array calls into buffers where a lowering exists, Python steps elsewhere."
     def __init__(self, cap, prog, inputs):
@@ -1079,7 +1104,7 @@ class _Lowering:
         for i in range(len(inputs)): self.vals[i] = em.local(f"I[{i}]._data", inputs[i]._data)
         self.inputs, self.grads = inputs, {}
         self.wrapped = set(range(len(inputs)))
-        self.ext = {}
+        self.ext, self.products = {}, {}
 
     def setgrad(self, st):
         "`t.grad = None`, for a tensor from outside (a parameter) or an input."
@@ -1130,12 +1155,14 @@ class _Lowering:
         low = _LOWER.get(cls)
         if low is not None and (not many or getattr(low, 'many', False)):     # (`many`: a lowering of several outputs, split's)
             try:
-                out, info = low.forward(self.em, cls, *[self.value(r) for r in spec], **{k: self.value(r) for k, r in kws.items()})
+                args = [self.value(r) for r in spec]
+                out, info = low.forward(self.em, cls, *args, **{k: self.value(r) for k, r in kws.items()})
             except _Unlowered: pass
             else:
                 res = out if many else (out,)
                 for k, o in zip(outs, res): self.vals[k] = o
                 if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [o.a for o in res]
+                elif cls is MulBackward0 and not kws: self.products[outs[0]] = (len(self.em.lines) - 1, args)   # (see fused_update)
                 return True
         self.python_step(st, list(spec) + list(kws.values()), outs)
         if ctx is not None: self.outs[ctx] = [self.cap.keep[k]._data for k in outs]
@@ -1151,8 +1178,26 @@ class _Lowering:
             except (TypeError, ValueError): raise _Unlowered
         except _Unlowered: return self.python_step(st, [s, op, *args, *kws.values()], ())
         T, arr = self.em.const(t, 'T'), self.value(s)
-        self.em.line(f"{self.em.const(write, 'W')}(xp, {arr.name}{''.join(', ' + self.em.arg(v) for v in vs)})")
+        if not self.fused_update(st, arr, vs, write):
+            self.em.line(f"{self.em.const(write, 'W')}(xp, {arr.name}{''.join(', ' + self.em.arg(v) for v in vs)})")
         self.em.line(f"_version_counter({T})[0] += 1")
+
+    def fused_update(self, st, arr, vs, write):
+        """`p -= c * g` (a hand-written SGD step): the product, on the line just written and read by nothing else, and the
+        in-place subtraction become one loop (`fused.sub_scaled`, each product rounded as numpy rounds it): one pass, no temporary."""
+        _, s, op, args, kws, _, _ = st
+        if builtins.any(r != (0, 1) for r in kws.values()) or len(args) != 1 or args[0][0] != 1 or not _subtracts(write): return False   # (alpha=1)
+        k = args[0][1]
+        prod = self.products.get(k)
+        if prod is None or prod[0] != len(self.em.lines) - 1: return False
+        x, y = prod[1]
+        c, g = (x, y) if isinstance(y, _Val) else (y, x)
+        if (type(c) not in (builtins.int, builtins.float) or not isinstance(g, _Val) or g.a.shape != arr.a.shape
+                or not _fused._fits(arr.a, g.a) or _fused.compiled(_fused._sub_scaled) is None or _reads(self.prog, k) != 1):
+            return False
+        kernel, c = _fused.compiled(_fused._sub_scaled), arr.a.dtype.type(c)      # (the kernel itself: no checks at replay, the layouts are guarded)
+        self.em.lines[-1] = f"{self.em.const(kernel, 'K')}({arr.name}.reshape(-1), {self.em.const(c, 'c')}, {g.name}.reshape(-1))"
+        return True
 
     def backward(self, st):
         _, (nodes, roots, order), tensors, grads, retain, made = st
