@@ -525,7 +525,7 @@ def test_each_lowering_bit_equal(name):
 
 
 def test_lowered_mlp_step_with_index_and_sgd_by_hand():
-    "bench/mlp_step.py's step: lowered matmuls, bias, relu, log_softmax; the index stays a Python step; the update in place."
+    "bench/mlp_step.py's step: lowered matmuls, bias, relu, log_softmax, the index and its backward; the update in place."
     def make():
         rng = np.random.default_rng(0)
         ws = [litnn.tensor((rng.standard_normal((o, i)) / np.sqrt(i)).astype(np.float32), requires_grad=True) for i, o in ((20, 16), (16, 5))]
@@ -551,7 +551,7 @@ def test_lowered_mlp_step_with_index_and_sgd_by_hand():
         assert same_bits(bits(s1(x, y)), bits(cs(x, y))), i
     for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)) and same_bits(bits(a.grad), bits(b.grad))
     fn = lowered(cs)
-    assert fn is not None and 'matmul(' in fn.source and 'R' in fn.source
+    assert fn is not None and 'matmul(' in fn.source and '(env)' not in fn.source and '_backward_call' not in fn.source   # no Python step left
 
 
 def test_lowered_programs_of_training_steps():
@@ -805,3 +805,25 @@ def test_hand_written_update_is_one_loop():
         fn = lowered(cs)
         calls = fn.source.count('.reshape(-1), c')
         assert calls == (0 if not FUSED else 1 if keep else 2), (keep, fn.source)
+
+
+@pytest.mark.parametrize('name', ['targets', 'repeated', 'slot_index'])
+def test_index_lowered_bit_equal(name):
+    "`x[i, j]` with index tensors, forward and backward (adding where indices repeat), lowered and bit-equal; other keys stay Python calls."
+    rng = np.random.default_rng(len(name))
+    rows = litnn.arange(6)
+    cols = litnn.tensor(rng.integers(0, 5, 6))
+    def f(x):
+        if name == 'targets': y = x.log_softmax(1)[rows, cols]
+        elif name == 'repeated': y = x[litnn.tensor([0, 2, 2, 0]), litnn.tensor([1, 1, 1, 4])] * 3
+        else: y = x[(x[:, 0] * 0).long() + rows, cols]     # an index computed in the step
+        loss = (y * y).sum() + x[1:3].sum()                # (a slice: a Python call still)
+        loss.backward()
+        return loss
+    cf = litnn.compile(f)
+    for i in range(3):
+        a = rng.standard_normal((6, 5)).astype(np.float32)
+        x1, x2 = litnn.tensor(a, requires_grad=True), litnn.tensor(a.copy(), requires_grad=True)
+        assert same_bits(bits(f(x1)), bits(cf(x2))) and same_bits(bits(x1.grad), bits(x2.grad)), i
+    fn = lowered(cf)
+    assert fn is not None and _python_calls(fn, 'IndexBackward0') == 0 and _python_calls(fn, 'SliceBackward0') >= 1

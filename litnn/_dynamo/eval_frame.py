@@ -882,7 +882,8 @@ class _LogSoftmaxLow:
 # %% ../../nbs/37_compile.ipynb #b1c0a7e1
 from .. import fused as _fused
 from .._pointwise import GeluBackward0, _CDF32_PQ
-from .._views import SplitBackward0, SplitWithSizesBackward0
+from .._views import SplitBackward0, SplitWithSizesBackward0, _put
+from .._indexing import IndexBackward0
 from ..autograd.broadcasting import _sum_trailing
 from ..nn.functional import NativeLayerNormBackward0, ScaledDotProductAttentionBackward0, _exp_safe, _causal_mask
 
@@ -1035,6 +1036,25 @@ class _SplitLow:
             raise _Unlowered
         return _kernel_call(em, _cat_low, [dim, sizes, *gs], [(shape, dt)])[0]
 
+def _index_put_low(g, *args):
+    "Indexing's backward (`_index_put`, adding at repeated indices) into `out` (the last of `args`; the index arrays before it)."
+    *key, out = args
+    out.fill(0)
+    _put(out, tuple(key), g, True)
+
+@_lowers(IndexBackward0)
+class _IndexLow:
+    "`x[i, j]` with index arrays only (the log-probabilities of the targets): the gather each replay, backward's scatter into a buffer."
+    key = True             # (its `key` argument, a tuple of index arrays: `_Lowering.key_value`)
+    def forward(em, cls, x, key):
+        if not isinstance(x, _Val) or type(key) is not tuple or not builtins.all(isinstance(k, _Val) and k.a.dtype.kind in 'iu' for k in key):
+            raise _Unlowered
+        return em.view("{}[%s]" % ", ".join(["{}"] * len(key)), x, *key), (x.a.shape, key)
+    def backward(em, node, info, g):
+        shape, key = info
+        if not isinstance(g, _Val): raise _Unlowered
+        return _kernel_call(em, _index_put_low, [g, *key], [(shape, g.a.dtype)])[0]
+
 # %% ../../nbs/37_compile.ipynb #9540d696
 def _constant(a):
     "A Python constant an op's argument may be in the generated code: a number, a string, None, a tuple of them."
@@ -1135,6 +1155,19 @@ class _Lowering:
             if _constant(a): return a
         raise _Unlowered
 
+    def key_value(self, r):
+        "An index key of arrays (a tuple of references to tensors' arrays) as a tuple of lowered values; _Unlowered for other keys."
+        if r[0] != 2 or r[1] is not tuple: raise _Unlowered
+        vs = []
+        for v in r[2]:
+            if v[0] == 4: vs.append(self.value((1, v[1])))
+            elif v[0] == 5:
+                t = v[1]
+                if id(t) not in self.ext: self.ext[id(t)] = self.em.local(f"{self.em.const(t, 'T')}._data", t._data)
+                vs.append(self.ext[id(t)])
+            else: raise _Unlowered
+        return tuple(vs)
+
     def wrap(self, refs):
         "Before a Python step: the tensors it reads, made from the lowered arrays (once per replay)."
         for k in builtins.sorted(builtins.set().union(*[_slots_of(r, set()) for r in refs]) if refs else ()):
@@ -1156,7 +1189,8 @@ class _Lowering:
         if low is not None and (not many or getattr(low, 'many', False)):     # (`many`: a lowering of several outputs, split's)
             try:
                 args = [self.value(r) for r in spec]
-                out, info = low.forward(self.em, cls, *args, **{k: self.value(r) for k, r in kws.items()})
+                out, info = low.forward(self.em, cls, *args, **{k: self.key_value(r) if k == 'key' and getattr(low, 'key', False) else self.value(r)
+                                                                for k, r in kws.items()})
             except _Unlowered: pass
             else:
                 res = out if many else (out,)
