@@ -8,7 +8,7 @@ import math, os, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'relu_backward',
-           'softmax', 'softmax_backward']
+           'sub_scaled', 'softmax', 'softmax_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #5db345d5
 enabled = os.environ.get('LITNN_NUMBA', '1') != '0'    # set False (or LITNN_NUMBA=0) for numpy's passes everywhere
@@ -26,7 +26,7 @@ def compiled(fn):
     if not enabled: return None
     if fn not in _compiled:
         numba = _numba()
-        opts = dict(fastmath=_FASTMATH, error_model='numpy', boundscheck=False, nogil=True)
+        opts = dict(fastmath=False if getattr(fn, 'exact', False) else _FASTMATH, error_model='numpy', boundscheck=False, nogil=True)
         if numba is None: _compiled[fn] = None
         else:
             try: _compiled[fn] = numba.njit(cache=True, **opts)(fn)
@@ -214,6 +214,19 @@ def relu_backward(g, y):
     kernel(g.reshape(-1), y.reshape(-1), out.reshape(-1))
     return out
 
+
+# %% ../nbs/36_fused_kernels.ipynb #c7d1e5a1
+def _sub_scaled(a, c, b):
+    "a -= c b, elementwise, in place: each product rounded before the subtraction."
+    for i in range(a.size): a[i] -= c * b[i]
+_sub_scaled.exact = True          # no fast-math: no FMA, numpy's roundings
+
+def sub_scaled(a, c, b):
+    "`a -= c * b` in one loop for number `c` (in a's dtype) and array `b` of a's shape; False where the kernel does not run."
+    kernel = compiled(_sub_scaled) if _fits(a, b) and a.shape == b.shape else None
+    if kernel is None: return False
+    kernel(a.reshape(-1), a.dtype.type(c), b.reshape(-1))
+    return True
 
 # %% ../nbs/36_fused_kernels.ipynb #48eaa71b
 _ELEMENTWISE = {    # name: (inputs, outputs, CUDA C body run at each index)

@@ -525,7 +525,7 @@ def test_each_lowering_bit_equal(name):
 
 
 def test_lowered_mlp_step_with_index_and_sgd_by_hand():
-    "bench/mlp_step.py's step: lowered matmuls, bias, relu, log_softmax; the index stays a Python step; the update in place."
+    "bench/mlp_step.py's step: lowered matmuls, bias, relu, log_softmax, the index and its backward; the update in place."
     def make():
         rng = np.random.default_rng(0)
         ws = [litnn.tensor((rng.standard_normal((o, i)) / np.sqrt(i)).astype(np.float32), requires_grad=True) for i, o in ((20, 16), (16, 5))]
@@ -551,7 +551,7 @@ def test_lowered_mlp_step_with_index_and_sgd_by_hand():
         assert same_bits(bits(s1(x, y)), bits(cs(x, y))), i
     for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)) and same_bits(bits(a.grad), bits(b.grad))
     fn = lowered(cs)
-    assert fn is not None and 'matmul(' in fn.source and 'R' in fn.source
+    assert fn is not None and 'matmul(' in fn.source and '(env)' not in fn.source and '_backward_call' not in fn.source   # no Python step left
 
 
 def test_lowered_programs_of_training_steps():
@@ -687,3 +687,143 @@ def test_inference_forward_lowered_fresh_outputs():
         second = cm(xs[1]).data_ptr()
     assert first == second              # a result nobody kept: its memory is written again
     assert len({o.data_ptr() for o in outs}) == 4
+
+
+# ---------------------------------------------------------------------------------------------- lowering: the fused ops
+FUSED = litnn.fused.compiled(litnn.fused._gelu32) is not None      # numba runs the kernels (the `fast` extra)
+
+def _python_calls(fn, node_name):
+    "How many times the generated code calls op `node_name` (its forward or its backward) as Python."
+    import re
+    ns = fn.__globals__
+    n = 0
+    for name in re.findall(r"\b([RN]\d+)\b", fn.source):
+        obj = ns[name]
+        if name[0] == 'N' and type(obj).__name__ == node_name: n += 1
+        if name[0] == 'R' and any(getattr(c.cell_contents, '__name__', None) == node_name for c in obj.__closure__ or ()): n += 1
+    return n
+
+@pytest.mark.parametrize('name', ['gelu', 'layer_norm', 'layer_norm_no_affine', 'attention_causal', 'attention', 'attention_shifted', 'split', 'split_unused'])
+def test_fused_lowerings_bit_equal(name):
+    "GELU, LayerNorm, scaled dot-product attention and split lowered, forward and backward, bit-equal to eager."
+    rng = np.random.default_rng(len(name))
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    W, Bv = f32(12), f32(12)
+    def attn(x, causal):
+        q, k, v = (t.view(2, 7, 3, 4).transpose(1, 2) for t in (x, x * 0.5, x.tanh()))
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    fns = {'gelu': (lambda x, w, b: (F.gelu(x * w) * b).sum(), 'GeluBackward0'),
+           'layer_norm': (lambda x, w, b: (F.layer_norm(x, (12,), w, b) * x).sum(), 'NativeLayerNormBackward0'),
+           'layer_norm_no_affine': (lambda x, w, b: (F.layer_norm(x * w, (12,)) * b).sum(), 'NativeLayerNormBackward0'),
+           'attention_causal': (lambda x, w, b: (attn(x * w + b, True) ** 2).sum(), 'ScaledDotProductAttentionBackward0'),
+           'attention': (lambda x, w, b: (attn(x * w, False) * 1.5).tanh().sum(), 'ScaledDotProductAttentionBackward0'),
+           'attention_shifted': (lambda x, w, b: attn(x * 40 + w, True).sum(), 'ScaledDotProductAttentionBackward0'),   # scores past ±80
+           'split': (lambda x, w, b: sum((p.tanh() * (i + 1)).sum() for i, p in enumerate((x * w).split(5, dim=2))), 'SplitBackward0'),
+           'split_unused': (lambda x, w, b: (x * w + b).split([4, 8], dim=-1)[1].exp().sum(), 'SplitWithSizesBackward0')}
+    f, node = fns[name]
+    def step(x, w, b):
+        loss = f(x, w, b)
+        loss.backward()
+        return loss
+    cs = litnn.compile(step)
+    for i in range(3):
+        xa = f32(2, 7, 12)
+        ts = [[litnn.tensor(a.copy(), requires_grad=True) for a in (xa, W, Bv)] for _ in range(2)]
+        a, b = step(*ts[0]), cs(*ts[1])
+        assert same_bits(bits(a), bits(b)), i
+        for t1, t2 in zip(*ts):
+            assert (t1.grad is None) == (t2.grad is None)
+            if t1.grad is not None: assert same_bits(bits(t1.grad), bits(t2.grad)), i
+    fn = lowered(cs)
+    assert fn is not None
+    if FUSED or not name.startswith(('gelu', 'layer_norm')): assert _python_calls(fn, node) == 0, fn.source
+
+
+def test_fused_lowerings_keep_python_calls_where_they_do_not_fit():
+    "A float64 GELU (the kernel's float32 loop), attention with a mask: still Python calls of the op, still bit-equal."
+    rng = np.random.default_rng(5)
+    mask = litnn.tensor(rng.random((4, 4)) > 0.3)
+    def step(x):
+        y = F.gelu(x.double()).float().view(1, 2, 4, 2)
+        loss = F.scaled_dot_product_attention(y, y, y, attn_mask=mask).sum()
+        loss.backward()
+        return loss
+    cs = litnn.compile(step)
+    for i in range(3):
+        xa = rng.standard_normal((2, 4, 2)).astype(np.float32)
+        x1, x2 = litnn.tensor(xa, requires_grad=True), litnn.tensor(xa.copy(), requires_grad=True)
+        assert same_bits(bits(step(x1)), bits(cs(x2))) and same_bits(bits(x1.grad), bits(x2.grad)), i
+    fn = lowered(cs)
+    assert fn is not None and _python_calls(fn, 'GeluBackward0') and _python_calls(fn, 'ScaledDotProductAttentionBackward0')
+
+
+def test_gpt_step_lowers_its_fused_ops():
+    "The GPT step's generated code calls no GELU, LayerNorm, attention or split as Python (where numba runs the kernels)."
+    litnn.manual_seed(0)
+    model = build_gpt()()
+    opt = litnn.optim.AdamW(model.parameters(), lr=1e-3)
+    def step(idx, targets):
+        loss = model(idx, targets)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    cs = litnn.compile(step)
+    idx, tg = litnn.tensor(np.arange(24).reshape(3, 8) % 11), litnn.tensor(np.arange(24).reshape(3, 8) % 7)
+    cs(idx, tg); cs(idx, tg)
+    fn = lowered(cs)
+    names = ['ScaledDotProductAttentionBackward0', 'SplitBackward0'] + (['GeluBackward0', 'NativeLayerNormBackward0'] if FUSED else [])
+    assert [_python_calls(fn, n) for n in names] == [0] * len(names)
+
+
+def test_hand_written_update_is_one_loop():
+    "`p -= lr * p.grad`: the product and the subtraction become one loop (`fused.sub_scaled`), bit-equal; not when the product is read again."
+    def make(keep):
+        rng = np.random.default_rng(0)
+        w = litnn.tensor(rng.standard_normal((30, 20)).astype(np.float32), requires_grad=True)
+        b = litnn.tensor(rng.standard_normal(30).astype(np.float32), requires_grad=True)
+        ps = [w, b]
+        def step(x):
+            loss = (x @ w.t() + b).tanh().sum()
+            w.grad = b.grad = None
+            loss.backward()
+            with litnn.no_grad():
+                u = 0.03 * w.grad
+                ps[0] -= u
+                ps[1] -= b.grad * 0.5
+            return (loss, u) if keep else loss
+        return (w, b), step
+    for keep in (False, True):
+        (p1, s1), (p2, s2) = make(keep), make(keep)
+        cs = litnn.compile(s2)
+        rng = np.random.default_rng(1)
+        for i in range(4):
+            x = litnn.tensor(rng.standard_normal((5, 20)).astype(np.float32))
+            r1, r2 = s1(x), cs(x)
+            for a, b in zip(r1 if keep else (r1,), r2 if keep else (r2,)): assert same_bits(bits(a), bits(b)), (keep, i)
+        for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)), keep
+        fn = lowered(cs)
+        calls = fn.source.count('.reshape(-1), c')
+        assert calls == (0 if not FUSED else 1 if keep else 2), (keep, fn.source)
+
+
+@pytest.mark.parametrize('name', ['targets', 'repeated', 'slot_index'])
+def test_index_lowered_bit_equal(name):
+    "`x[i, j]` with index tensors, forward and backward (adding where indices repeat), lowered and bit-equal; other keys stay Python calls."
+    rng = np.random.default_rng(len(name))
+    rows = litnn.arange(6)
+    cols = litnn.tensor(rng.integers(0, 5, 6))
+    def f(x):
+        if name == 'targets': y = x.log_softmax(1)[rows, cols]
+        elif name == 'repeated': y = x[litnn.tensor([0, 2, 2, 0]), litnn.tensor([1, 1, 1, 4])] * 3
+        else: y = x[(x[:, 0] * 0).long() + rows, cols]     # an index computed in the step
+        loss = (y * y).sum() + x[1:3].sum()                # (a slice: a Python call still)
+        loss.backward()
+        return loss
+    cf = litnn.compile(f)
+    for i in range(3):
+        a = rng.standard_normal((6, 5)).astype(np.float32)
+        x1, x2 = litnn.tensor(a, requires_grad=True), litnn.tensor(a.copy(), requires_grad=True)
+        assert same_bits(bits(f(x1)), bits(cf(x2))) and same_bits(bits(x1.grad), bits(x2.grad)), i
+    fn = lowered(cf)
+    assert fn is not None and _python_calls(fn, 'IndexBackward0') == 0 and _python_calls(fn, 'SliceBackward0') >= 1

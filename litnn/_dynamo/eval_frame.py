@@ -23,7 +23,7 @@ from .backends.debugging import ExplainOutput
 from ..backend import patch
 from ..cuda import graphs as _cuda_graphs
 from ..backend import array_namespace, _broadcast_to
-from ..autograd.engine import _writeable
+from ..autograd.engine import _writeable, _axpy
 from ..autograd.broadcasting import _scalar, _blas_summable, _summed_dims, _kept_shape, SumBackward0
 from ..autograd.operators import AddBackward0, SubBackward0, MulBackward0, DivBackward0, NegBackward0
 from .._pointwise import TanhBackward0, SigmoidBackward0, ExpBackward0, LogBackward0, SqrtBackward0, ReluBackward0, LogSoftmaxBackward0
@@ -879,6 +879,182 @@ class _LogSoftmaxLow:
         return em.compute("xp.subtract", g, em.compute("xp.multiply", em.compute("xp.exp", y), em.compute("xp.sum", g, axis=dim, keepdims=True)))
 
 
+# %% ../../nbs/37_compile.ipynb #b1c0a7e1
+from .. import fused as _fused
+from .._pointwise import GeluBackward0, _CDF32_PQ
+from .._views import SplitBackward0, SplitWithSizesBackward0, _put
+from .._indexing import IndexBackward0
+from ..autograd.broadcasting import _sum_trailing
+from ..nn.functional import NativeLayerNormBackward0, ScaledDotProductAttentionBackward0, _exp_safe, _causal_mask
+
+def _kernel_call(em, fn, ins, likes):
+    "`fn(*ins, *outs)`: a Python function that writes into new buffers `outs` (one per `(shape, dtype)` of `likes`), run now on the capture's arrays."
+    outs = []
+    for shape, dtype in likes:
+        b = em.new('b')
+        em.ns[b] = em.env[b] = r = em.xp.empty(shape, dtype)
+        em.first_write[b] = len(em.lines)
+        outs.append(_Val(b, r, b))
+    src = f"{em.const(fn, 'K')}({', '.join(em.arg(a) for a in (*ins, *outs))})"
+    with np.errstate(all='ignore'): eval(src, em.env)
+    em.lines.append(src)
+    return outs
+
+def _fits_low(*vs):
+    "Values the fused kernels take: numpy arrays (not CuPy), row-major, non-empty, float32 or float64, all one dtype."
+    return builtins.all(isinstance(v, _Val) for v in vs) and _fused._fits(*(v.a for v in vs))
+
+def _contiguous_low(em, v):
+    "`v`, or a row-major copy where it is not (as eager's `ascontiguousarray`)."
+    return v if v.a.flags.c_contiguous else em.copy(v)
+
+def _gelu_low(x, out, cdf):
+    _fused.compiled(_fused._gelu32)(x.reshape(-1), out.reshape(-1), cdf.reshape(-1), *_CDF32_PQ)
+
+def _dgelu_low(g, x, cdf): _fused.compiled(_fused._dgelu32)(g.reshape(-1), x.reshape(-1), cdf.reshape(-1))
+
+@_lowers(GeluBackward0)
+class _GeluLow:
+    "GELU in float32 as eager's fused loop computes it (`fused.gelu`), out and Φ(x) into buffers; backward writes over Φ(x)."
+    def forward(em, cls, x, approximate='none'):
+        if approximate != 'none' or not _fits_low(x) or x.a.dtype != np.float32 or _fused.compiled(_fused._gelu32) is None:
+            raise _Unlowered
+        out, cdf = _kernel_call(em, _gelu_low, [x], [(x.a.shape, x.a.dtype)] * 2)
+        return out, [x, cdf, False]
+    def backward(em, node, info, g):
+        x, cdf, used = info
+        if used or not isinstance(g, _Val) or g.a.shape != x.a.shape or g.a.dtype != x.a.dtype: raise _Unlowered   # (a second backward: Φ is gone)
+        info[2] = True
+        em.line(f"{em.const(_dgelu_low, 'K')}({_contiguous_low(em, g).name}, {x.name}, {cdf.name})")
+        eval(em.lines[-1], em.env)
+        return cdf
+
+def _ln_low(x, w, b, eps, out, mean, rstd): _fused.compiled(_fused._layer_norm)(x, w, b, eps, out, mean, rstd)
+
+def _ln_back_low(g, x, w, mean, rstd, gx, gw, gb, gw_out, gb_out):
+    gw.fill(0); gb.fill(0)
+    _fused.compiled(_fused._layer_norm_backward)(g, x, w, mean, rstd, gx, gw, gb)
+    np.copyto(gw_out, gw); np.copyto(gb_out, gb)       # float64 sums rounded once, as eager's astype
+
+@_lowers(NativeLayerNormBackward0)
+class _LayerNormLow:
+    "LayerNorm over the last dims as eager's fused loop per row (`fused.layer_norm`), into buffers made once."
+    def forward(em, cls, x, weight, bias, dims, pdims, pshape, eps):
+        if not _fits_low(x) or _fused.compiled(_fused._layer_norm) is None: raise _Unlowered
+        cols, dt = math.prod(pshape), x.a.dtype
+        ps = []
+        for p, fill in ((weight, 1), (bias, 0)):
+            if p is None: ps.append(_fused._filled(np.ndarray, cols, dt, fill))
+            elif isinstance(p, _Val) and p.a.dtype == dt and p.a.flags.c_contiguous: ps.append(em.view("{}.reshape(-1)", p))
+            else: raise _Unlowered
+        x2 = em.view("{}.reshape(-1, %d)" % cols, x)
+        rows = x2.a.shape[0]
+        out, mean, rstd = _kernel_call(em, _ln_low, [x2, *ps, builtins.float(eps)], [(x2.a.shape, dt), ((rows,), dt), ((rows,), dt)])
+        shape = weight.a.shape if weight is not None else bias.a.shape if bias is not None else None
+        return em.view("{}.reshape(%r)" % (x.a.shape,), out), (x2, ps[0], mean, rstd, shape)
+    def backward(em, node, info, g):
+        x2, w, mean, rstd, shape = info
+        if not isinstance(g, _Val) or g.a.dtype != x2.a.dtype or g.a.size != x2.a.size: raise _Unlowered
+        g2 = _contiguous_low(em, em.view("{}.reshape(%r)" % (x2.a.shape,), g))
+        cols, dt = x2.a.shape[1], x2.a.dtype
+        gx, _, _, gw, gb = _kernel_call(em, _ln_back_low, [g2, x2, w, mean, rstd],
+                                        [(x2.a.shape, dt), ((cols,), np.float64), ((cols,), np.float64), ((cols,), dt), ((cols,), dt)])
+        nx, nw, nb = node.needs_input_grad[:3]
+        return (em.view("{}.reshape(%r)" % (g.a.shape,), gx) if nx else None,
+                em.view("{}.reshape(%r)" % (shape,), gw) if nw else None, em.view("{}.reshape(%r)" % (shape,), gb) if nb else None)
+
+def _attention_low(q, k, v, scale, causal, p, out):
+    "`_probabilities` and the product with `v` (no mask, no dropout), the scores and the result into buffers `p`, `out`."
+    np.matmul(q, k.swapaxes(-1, -2), out=p)
+    p *= scale
+    shift = not _exp_safe(p, None)
+    if causal: p += _causal_mask(np, *p.shape[-2:], p.dtype)
+    if shift:
+        m = p.max(-1, keepdims=True)
+        m[m == -np.inf] = 0
+        p -= m
+    np.exp(p, out=p)
+    total = _sum_trailing(p, 1)
+    total[total == 0] = 1
+    p /= total
+    np.matmul(p, v, out=out)
+
+def _attention_back_low(g, q, k, v, p, scale, ds, dsp, dq, dk, dv):
+    "ScaledDotProductAttentionBackward0.backward (no dropout, no broadcast batches) into buffers."
+    np.matmul(p.swapaxes(-1, -2), g, out=dv)
+    np.matmul(g, v.swapaxes(-1, -2), out=ds)
+    ds -= _sum_trailing(np.multiply(ds, p, out=dsp), 1)
+    ds *= p
+    ds *= scale
+    np.matmul(ds, k, out=dq)
+    np.matmul(ds.swapaxes(-1, -2), q, out=dk)
+
+@_lowers(ScaledDotProductAttentionBackward0)
+class _AttentionLow:
+    "softmax(q kᵀ scale) v, causal or not (no mask, no dropout, the same batch dims), as eager's node computes it, into buffers."
+    def forward(em, cls, q, k, v, mask=None, causal=False, scale=1.0, dropout_p=0.0):
+        if mask is not None or dropout_p != 0 or not builtins.all(isinstance(t, _Val) and type(t.a) is np.ndarray for t in (q, k, v)):
+            raise _Unlowered
+        dt = q.a.dtype
+        if not (_plain(q) and k.a.dtype == v.a.dtype == dt and q.a.ndim >= 2 and q.a.shape[:-2] == k.a.shape[:-2] == v.a.shape[:-2]):
+            raise _Unlowered
+        p, out = _kernel_call(em, _attention_low, [q, k, v, builtins.float(scale), builtins.bool(causal)],
+                              [(q.a.shape[:-1] + k.a.shape[-2:-1], dt), (q.a.shape[:-1] + v.a.shape[-1:], dt)])
+        return out, (q, k, v, p, builtins.float(scale))
+    def backward(em, node, info, g):
+        q, k, v, p, scale = info
+        if not isinstance(g, _Val) or g.a.shape != p.a.shape[:-1] + v.a.shape[-1:] or g.a.dtype != p.a.dtype: raise _Unlowered
+        dt = p.a.dtype
+        _, _, dq, dk, dv = _kernel_call(em, _attention_back_low, [g, q, k, v, p, scale],
+                                        [(p.a.shape, dt)] * 2 + [(t.a.shape, dt) for t in (q, k, v)])
+        nq, nk, nv = node.needs_input_grad[:3]
+        return (dq if nq else None, dk if nk else None, dv if nv else None)
+
+def _cat_low(dim, sizes, *args):
+    "Split's backward: the gradients (`args` but the last) written side by side into `out` (the last; zeros for a piece that got none)."
+    *gs, out = args
+    pre, o = (slice(None),) * dim, 0
+    for n, g in zip(sizes, gs):
+        piece = out[pre + (slice(o, o + n),)]
+        if g is None: piece.fill(0)
+        else: np.copyto(piece, g)
+        o += n
+
+@_lowers(SplitBackward0, SplitWithSizesBackward0)
+class _SplitLow:
+    "Views of consecutive slices; backward writes the pieces' gradients into one buffer (eager's `cat`)."
+    many = True
+    def forward(em, cls, x, sizes, dim):
+        if not isinstance(x, _Val) or type(x.a) is not np.ndarray: raise _Unlowered
+        pre, o, outs = (slice(None),) * dim, 0, []
+        for n in sizes:
+            outs.append(em.view("{}[%r]" % (pre + (slice(o, o + n), Ellipsis),), x)); o += n
+        return tuple(outs), (x.a.shape, x.a.dtype, dim, tuple(sizes))
+    def backward(em, node, info, gs):
+        shape, dt, dim, sizes = info
+        if builtins.all(g is None for g in gs) or not builtins.all(g is None or isinstance(g, _Val) and g.a.dtype == dt for g in gs):
+            raise _Unlowered
+        return _kernel_call(em, _cat_low, [dim, sizes, *gs], [(shape, dt)])[0]
+
+def _index_put_low(g, *args):
+    "Indexing's backward (`_index_put`, adding at repeated indices) into `out` (the last of `args`; the index arrays before it)."
+    *key, out = args
+    out.fill(0)
+    _put(out, tuple(key), g, True)
+
+@_lowers(IndexBackward0)
+class _IndexLow:
+    "`x[i, j]` with index arrays only (the log-probabilities of the targets): the gather each replay, backward's scatter into a buffer."
+    key = True             # (its `key` argument, a tuple of index arrays: `_Lowering.key_value`)
+    def forward(em, cls, x, key):
+        if not isinstance(x, _Val) or type(key) is not tuple or not builtins.all(isinstance(k, _Val) and k.a.dtype.kind in 'iu' for k in key):
+            raise _Unlowered
+        return em.view("{}[%s]" % ", ".join(["{}"] * len(key)), x, *key), (x.a.shape, key)
+    def backward(em, node, info, g):
+        shape, key = info
+        if not isinstance(g, _Val): raise _Unlowered
+        return _kernel_call(em, _index_put_low, [g, *key], [(shape, g.a.dtype)])[0]
+
 # %% ../../nbs/37_compile.ipynb #9540d696
 def _constant(a):
     "A Python constant an op's argument may be in the generated code: a number, a string, None, a tuple of them."
@@ -914,6 +1090,31 @@ def _backward_call(node, grads, retain):
         if node._out is not None: node._out = _FREED
     return outs
 
+def _subtracts(write):
+    "Whether in-place write `write` is `a -= b` (`_axpy`'s subtraction without alpha: `sub_`, `-=`)."
+    return getattr(write, '__code__', None) is _SUB_WRITE.__code__ and write.__closure__[0].cell_contents == 'subtract'
+
+_SUB_WRITE = _axpy('subtract', 1)
+
+def _reads(prog, k):
+    "How many references to slot `k` the program's steps (and its result) hold."
+    refs = [prog.out_spec]
+    for st in prog.steps:
+        kind = st[0]
+        if kind == _OP: refs += [*st[3], *st[4].values()]
+        elif kind == _INPLACE: refs += [st[1], st[2], *st[3], *st[4].values()]
+        elif kind in (_WHOLE, _FACTORY): refs += [*st[2], *st[3].values()]
+        elif kind == _SETGRAD: refs += [st[1], st[2]]
+        elif kind == _ALIAS: refs.append((1, st[1]))
+        elif kind == _BACKWARD: refs += [*st[2], *(g for g in st[3] if g is not None)]
+    return builtins.sum(_count_slot(r, k) for r in refs)
+
+def _count_slot(r, k):
+    s = r[0]
+    if s in (1, 4): return builtins.int(r[1] == k)
+    if s in (2, 3): return builtins.sum(_count_slot(v, k) for v in r[2])
+    return 0
+
 class _Lowering:
     "A program's steps as one generated function: array calls into buffers where a lowering exists, Python steps elsewhere."
     def __init__(self, cap, prog, inputs):
@@ -923,7 +1124,7 @@ class _Lowering:
         for i in range(len(inputs)): self.vals[i] = em.local(f"I[{i}]._data", inputs[i]._data)
         self.inputs, self.grads = inputs, {}
         self.wrapped = set(range(len(inputs)))
-        self.ext = {}
+        self.ext, self.products = {}, {}
 
     def setgrad(self, st):
         "`t.grad = None`, for a tensor from outside (a parameter) or an input."
@@ -954,6 +1155,19 @@ class _Lowering:
             if _constant(a): return a
         raise _Unlowered
 
+    def key_value(self, r):
+        "An index key of arrays (a tuple of references to tensors' arrays) as a tuple of lowered values; _Unlowered for other keys."
+        if r[0] != 2 or r[1] is not tuple: raise _Unlowered
+        vs = []
+        for v in r[2]:
+            if v[0] == 4: vs.append(self.value((1, v[1])))
+            elif v[0] == 5:
+                t = v[1]
+                if id(t) not in self.ext: self.ext[id(t)] = self.em.local(f"{self.em.const(t, 'T')}._data", t._data)
+                vs.append(self.ext[id(t)])
+            else: raise _Unlowered
+        return tuple(vs)
+
     def wrap(self, refs):
         "Before a Python step: the tensors it reads, made from the lowered arrays (once per replay)."
         for k in builtins.sorted(builtins.set().union(*[_slots_of(r, set()) for r in refs]) if refs else ()):
@@ -972,13 +1186,17 @@ class _Lowering:
     def op(self, st):
         _, cls, ctx, spec, kws, outs, many, g = st
         low = _LOWER.get(cls)
-        if low is not None and not many:
+        if low is not None and (not many or getattr(low, 'many', False)):     # (`many`: a lowering of several outputs, split's)
             try:
-                out, info = low.forward(self.em, cls, *[self.value(r) for r in spec], **{k: self.value(r) for k, r in kws.items()})
+                args = [self.value(r) for r in spec]
+                out, info = low.forward(self.em, cls, *args, **{k: self.key_value(r) if k == 'key' and getattr(low, 'key', False) else self.value(r)
+                                                                for k, r in kws.items()})
             except _Unlowered: pass
             else:
-                self.vals[outs[0]] = out
-                if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [out.a]
+                res = out if many else (out,)
+                for k, o in zip(outs, res): self.vals[k] = o
+                if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [o.a for o in res]
+                elif cls is MulBackward0 and not kws: self.products[outs[0]] = (len(self.em.lines) - 1, args)   # (see fused_update)
                 return True
         self.python_step(st, list(spec) + list(kws.values()), outs)
         if ctx is not None: self.outs[ctx] = [self.cap.keep[k]._data for k in outs]
@@ -994,8 +1212,26 @@ class _Lowering:
             except (TypeError, ValueError): raise _Unlowered
         except _Unlowered: return self.python_step(st, [s, op, *args, *kws.values()], ())
         T, arr = self.em.const(t, 'T'), self.value(s)
-        self.em.line(f"{self.em.const(write, 'W')}(xp, {arr.name}{''.join(', ' + self.em.arg(v) for v in vs)})")
+        if not self.fused_update(st, arr, vs, write):
+            self.em.line(f"{self.em.const(write, 'W')}(xp, {arr.name}{''.join(', ' + self.em.arg(v) for v in vs)})")
         self.em.line(f"_version_counter({T})[0] += 1")
+
+    def fused_update(self, st, arr, vs, write):
+        """`p -= c * g` (a hand-written SGD step): the product, on the line just written and read by nothing else, and the
+        in-place subtraction become one loop (`fused.sub_scaled`, each product rounded as numpy rounds it): one pass, no temporary."""
+        _, s, op, args, kws, _, _ = st
+        if builtins.any(r != (0, 1) for r in kws.values()) or len(args) != 1 or args[0][0] != 1 or not _subtracts(write): return False   # (alpha=1)
+        k = args[0][1]
+        prod = self.products.get(k)
+        if prod is None or prod[0] != len(self.em.lines) - 1: return False
+        x, y = prod[1]
+        c, g = (x, y) if isinstance(y, _Val) else (y, x)
+        if (type(c) not in (builtins.int, builtins.float) or not isinstance(g, _Val) or g.a.shape != arr.a.shape
+                or not _fused._fits(arr.a, g.a) or _fused.compiled(_fused._sub_scaled) is None or _reads(self.prog, k) != 1):
+            return False
+        kernel, c = _fused.compiled(_fused._sub_scaled), arr.a.dtype.type(c)      # (the kernel itself: no checks at replay, the layouts are guarded)
+        self.em.lines[-1] = f"{self.em.const(kernel, 'K')}({arr.name}.reshape(-1), {self.em.const(c, 'c')}, {g.name}.reshape(-1))"
+        return True
 
     def backward(self, st):
         _, (nodes, roots, order), tensors, grads, retain, made = st
@@ -1023,8 +1259,8 @@ class _Lowering:
                 em.line(f"_store({T}, {g.name}, {adopt})")
                 continue
             low = self.nodes.get(node)
-            if low is not None and len(gs) == 1:
-                outs = low[0].backward(em, node, low[1], gs[0])
+            if low is not None and (len(gs) == 1 or getattr(low[0], 'many', False)):
+                outs = low[0].backward(em, node, low[1], gs if getattr(low[0], 'many', False) else gs[0])
                 if type(outs) is not tuple: outs = (outs,)
             else:
                 o = em.new('o')
