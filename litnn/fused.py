@@ -8,7 +8,7 @@ import math, os, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'softmax',
-           'softmax_backward']
+           'softmax_backward', 'adam_takes', 'adam_many']
 
 # %% ../nbs/36_fused_kernels.ipynb #5db345d5
 enabled = os.environ.get('LITNN_NUMBA', '1') != '0'    # set False (or LITNN_NUMBA=0) for numpy's passes everywhere
@@ -222,6 +222,7 @@ _SUMS = {           # name: (inputs, output, the summand); a ReductionKernel add
     'sum_g_xhat': ('T g, T x, T m, T r', 'T s', 'g * (x - m) * r'),
     'sum_gw_xhat': ('T g, T w, T x, T m, T r', 'T s', 'g * w * (x - m) * r'),
 }
+_OPTIONS = {'adam': ('--fmad=false',), 'adam_many': ('--fmad=false',)}   # each operation rounded on its own, as numpy
 _gpu_kernels = {}
 
 def _kernel(name):
@@ -229,7 +230,7 @@ def _kernel(name):
     k = _gpu_kernels.get(name)
     if k is None:
         import cupy
-        if name in _ELEMENTWISE: k = cupy.ElementwiseKernel(*_ELEMENTWISE[name], name='litnn_' + name)
+        if name in _ELEMENTWISE: k = cupy.ElementwiseKernel(*_ELEMENTWISE[name], name='litnn_' + name, options=_OPTIONS.get(name, ()))
         else:
             ins, out, summand = _SUMS[name]
             k = cupy.ReductionKernel(ins, out, summand, 'a + b', out.split()[-1] + ' = a', '0', name='litnn_' + name)
@@ -274,3 +275,70 @@ def _gpu_adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
     t = a.dtype.type
     _kernel('adam')(d, t(decay), t(1 - beta1), t(beta2), t(1 - beta2), t(step_size), t(bc2_sqrt), t(eps), a, m, v)
     return True
+
+# %% ../nbs/36_fused_kernels.ipynb #b410f7a6
+_GPU_CHUNK = 65536      # elements per block, as PyTorch's multi-tensor kernels
+_RAW = {    # name: (parameters, CUDA C body of one block), made into cupy.RawKernel per dtype by `_raw_kernel`
+    'adam_many': ('const unsigned long long* tab, const T* hyper, int n, int n_chunks', f"""
+  const long long c = blockIdx.x, i = (long long)tab[5 * n + c];         // this block's chunk, and its tensor
+  const long long start = (long long)tab[5 * n + n_chunks + c], size = (long long)tab[4 * n + i];
+  const long long end = start + {_GPU_CHUNK} < size ? start + {_GPU_CHUNK} : size;
+  T* P = (T*)tab[i]; const T* D = (const T*)tab[n + i]; T* M = (T*)tab[2 * n + i]; T* V = (T*)tab[3 * n + i];
+  const T* h = hyper + 7 * i;
+  const T decay = h[0], w1 = h[1], beta2 = h[2], w2 = h[3], step_size = h[4], bc2_sqrt = h[5], eps = h[6];
+  for (long long j = start + threadIdx.x; j < end; j += blockDim.x) {{
+    const T d = D[j]; T p = P[j], m = M[j], v = V[j];
+    {{ {_ELEMENTWISE['adam'][2]} }}
+    P[j] = p; M[j] = m; V[j] = v;
+  }}"""),
+}
+
+def _raw_source(name, dtype):
+    "The CUDA C text of raw kernel `name` for arrays of `dtype` (float32: T is float; float64: double)."
+    params, body = _RAW[name]
+    T = 'float' if np.dtype(dtype) == np.float32 else 'double'
+    return f'typedef {T} T;\nextern "C" __global__ void litnn_{name}({params}) {{{body}\n}}\n'
+
+def _raw_kernel(name, dtype):
+    "CuPy's RawKernel `name` for `dtype`, made once per process."
+    key = (name, np.dtype(dtype).name)
+    if key not in _gpu_kernels:
+        import cupy
+        _gpu_kernels[key] = cupy.RawKernel(_raw_source(name, dtype), 'litnn_' + name, options=_OPTIONS.get(name, ()))
+    return _gpu_kernels[key]
+
+def _address(a):
+    "The device address of CuPy array `a`'s first element."
+    return a.data.ptr
+
+def _to_device(host, like):
+    "numpy array `host` copied to the device of `like`."
+    import cupy
+    return cupy.asarray(host)
+
+# %% ../nbs/36_fused_kernels.ipynb #e3343884
+def adam_takes(a, d, m, v):
+    "Whether `adam_many` runs this parameter's step: CuPy arrays of one float dtype, the written ones C-contiguous."
+    return _gpu(a, d, m, v) and a.flags.c_contiguous and m.flags.c_contiguous and v.flags.c_contiguous
+
+def adam_many(steps):
+    "Adam steps, each the arguments of `adam`, in one GPU kernel per dtype; returns the steps it did not take."
+    left, groups = [], {}
+    for s in steps:
+        if adam_takes(*s[:4]): groups.setdefault(s[0].dtype, []).append(s)
+        else: left.append(s)
+    for dtype, group in groups.items(): _adam_launch(dtype, group)
+    return left
+
+def _adam_launch(dtype, steps):
+    n, sizes = len(steps), [s[0].size for s in steps]
+    chunks = [(i, j) for i, size in enumerate(sizes) for j in range(0, size, _GPU_CHUNK)]
+    if not chunks: return
+    grads = [s[1] if s[1].flags.c_contiguous else s[1].copy() for s in steps]   # only read: a copy will do
+    arrays = [s[0] for s in steps] + grads + [s[2] for s in steps] + [s[3] for s in steps]
+    tab = np.array([_address(x) for x in arrays] + sizes + [i for i, _ in chunks] + [j for _, j in chunks], np.uint64)
+    hyper = np.array([(decay, 1 - beta1, beta2, 1 - beta2, step_size, bc2_sqrt, eps)
+                      for _, _, _, _, decay, beta1, beta2, step_size, bc2_sqrt, eps in steps], dtype)
+    like = steps[0][0]
+    _raw_kernel('adam_many', dtype)((len(chunks),), (256,), (_to_device(tab, like), _to_device(hyper, like),
+                                                             np.int32(n), np.int32(len(chunks))))
