@@ -8,7 +8,7 @@ import math, os, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'softmax',
-           'softmax_backward', 'adam_takes', 'adam_many']
+           'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss', 'nll_loss_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #5db345d5
 enabled = os.environ.get('LITNN_NUMBA', '1') != '0'    # set False (or LITNN_NUMBA=0) for numpy's passes everywhere
@@ -342,3 +342,54 @@ def _adam_launch(dtype, steps):
     like = steps[0][0]
     _raw_kernel('adam_many', dtype)((len(chunks),), (256,), (_to_device(tab, like), _to_device(hyper, like),
                                                              np.int32(n), np.int32(len(chunks))))
+
+# %% ../nbs/36_fused_kernels.ipynb #4c142131
+_RAW['nll'] = ('const T* x, const long long* t, const T* w, T* loss, T* coef, long long rows, long long cols, '
+               'long long ignore, int has_w', """
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;    // a row
+  if (i >= rows) return;
+  const long long k = t[i];
+  if (k == ignore) { loss[i] = 0; coef[i] = 0; return; }
+  const T x_k = x[i * cols + k], w_k = has_w ? w[k] : (T)1;
+  loss[i] = has_w ? -(x_k * w_k) : -x_k;
+  coef[i] = w_k;""")
+_RAW['nll_backward'] = ('const long long* t, const T* coef, const T* denom, const T* g, T* dx, long long rows, '
+                        'long long cols, long long ignore, int by_coef, int mean, long long g_step, T s', """
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;    // an element of the gradient
+  if (e >= rows * cols) return;
+  const long long i = e / cols, k = t[i];
+  T v = 0;
+  if (e - i * cols == k && k != ignore) {
+    v = by_coef ? (mean ? -coef[i] / denom[0] : -coef[i]) : s;
+    v = v * g[g_step * i];
+  }
+  dx[e] = v;""")
+
+def _contiguous(a): return a if a.flags.c_contiguous else a.copy()
+def _blocks(n): return ((n + 255) // 256,), (256,)
+
+# %% ../nbs/36_fused_kernels.ipynb #dcec5eac
+def nll_loss(a, t, w, ignore_index):
+    "(per-row loss, per-row weight) of NLL for 2-D CuPy `a` and int64 targets `t`, 0 where ignored; None where the kernel does not run."
+    if (a.ndim != 2 or t.ndim != 1 or t.dtype != np.int64 or type(t) is not type(a) or not _gpu(a)
+        or (w is not None and not _gpu(a, w))): return None
+    a, t, rows = _contiguous(a), _contiguous(t), a.shape[0]
+    loss, coef = type(a)(rows, a.dtype), type(a)(rows, a.dtype)
+    if rows: _raw_kernel('nll', a.dtype)(*_blocks(rows), (a, t, a if w is None else _contiguous(w), loss, coef, np.int64(rows),
+                                                          np.int64(a.shape[1]), np.int64(ignore_index), np.int32(w is not None)))
+    return loss, coef
+
+def nll_loss_backward(g, t, coef, ignore_index, cols, by_coef, mean, denom):
+    """NLL's input gradient for incoming `g` (0-d, or per row), from `nll_loss`'s `coef`; `by_coef`: the numpy path
+    weighs rows (weights or ignored targets), `mean` with `denom`; None where the kernel does not run."""
+    if not hasattr(g, 'reshape'): return None
+    g_step, rows = int(g.ndim > 0), t.shape[0]
+    g = _contiguous(g.reshape(-1))                                                    # (a broadcast one copied)
+    if not _gpu(g, coef): return None
+    dx = type(coef)((rows, cols), coef.dtype)
+    s = (-1 / denom if denom else math.nan) if mean and not by_coef else -1          # the numpy path's factor
+    d = denom.reshape(1) if mean and by_coef else coef                                # (read only for the weighted mean)
+    if rows * cols: _raw_kernel('nll_backward', coef.dtype)(*_blocks(rows * cols), (
+        t, coef, d, g, dx, np.int64(rows), np.int64(cols), np.int64(ignore_index), np.int32(by_coef), np.int32(mean),
+        np.int64(g_step), coef.dtype.type(s)))
+    return dx

@@ -6,6 +6,9 @@ CuPy compiles each entry of `fused._ELEMENTWISE` (an `ElementwiseKernel`: a CUDA
 CuPy drives it (inputs broadcast together, outputs written in place when the caller passes them, sums over the axes
 asked for). So every formula is checked against numpy here, and litnn's GELU, softmax, log-softmax, cross-entropy,
 LayerNorm and AdamW are run with these kernels put where CuPy's would be, against their unfused results.
+The `cupy.RawKernel`s of `fused._RAW` (Adam's step for all parameters in one launch, NLL's pick and its gradient)
+are compiled the same way with a loop over the grid's blocks and threads, numpy arrays standing for device memory,
+and checked bit for bit against the per-tensor kernel and the numpy path, and against torch.
 On a GPU, tools/test_gpu.sh runs the kernels through CuPy itself."""
 import ctypes, hashlib, math, os, shutil, subprocess, tempfile
 import numpy as np, pytest
@@ -331,6 +334,55 @@ def test_fused_on_the_cpu_and_its_refusals_as_torch():
         with pytest.raises(RuntimeError, match="requires all the params to be floating point Tensors of supported devices"):
             lib.optim.Adam([p], fused=True).step()
 
+# ---- NLL's pick and its gradient: one kernel each, bit for bit the numpy path's operations
+NLL_TARGETS = {'all kept': [0, 3, 4, 1, 2, 4, 0], 'some ignored': [0, -100, 4, 1, -100, 4, 0], 'ignore 2': [2, 3, 4, 2, 2, 4, 0],
+               'all ignored': [-100] * 7}
+
+def _nll_run(reduction, weighted, targets, dtype, backward):
+    litnn.manual_seed(11)
+    x = (litnn.randn(7, 5) * 3).to(getattr(litnn, dtype)).requires_grad_()
+    w = litnn.rand(5).to(x.dtype) + 0.5 if weighted else None
+    ignore = 2 if targets == 'ignore 2' else -100
+    y = litnn.nn.functional.nll_loss(x, litnn.tensor(NLL_TARGETS[targets]), weight=w, reduction=reduction, ignore_index=ignore)
+    if backward == 'sum': y.sum().backward()                      # a broadcast gradient for 'none'
+    else: (y * (litnn.linspace(-1, 2, y.numel()).reshape(y.shape).to(y.dtype) if y.ndim else 0.7)).sum().backward()
+    return y.detach().numpy().copy(), x.grad.numpy().copy()
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('backward', ['sum', 'scaled'])
+@pytest.mark.parametrize('targets', list(NLL_TARGETS))
+@pytest.mark.parametrize('weighted', [False, True])
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+def test_nll_kernels_are_the_numpy_path_bit_for_bit(reduction, weighted, targets, backward, dtype, on_host, monkeypatch):
+    fused = _nll_run(reduction, weighted, targets, dtype, backward)
+    assert {'nll', 'nll_backward'} <= set(on_host)
+    monkeypatch.undo()
+    plain = _nll_run(reduction, weighted, targets, dtype, backward)
+    for f, p in zip(fused, plain): np.testing.assert_array_equal(f, p)
+
+@pytest.mark.parametrize('smoothing', [0.0, 0.1])
+@pytest.mark.parametrize('weighted', [False, True])
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+def test_cross_entropy_with_the_kernels_against_torch(reduction, weighted, smoothing, on_host):
+    torch = pytest.importorskip('torch')
+    r = np.random.default_rng(12)
+    x, t, w = r.standard_normal((9, 6)) * 4, np.array([0, 5, 2, -100, 1, 1, 3, 5, 4]), r.random(6) + 0.5
+    out = {}
+    for lib in (litnn, torch):
+        xt = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+        y = lib.nn.functional.cross_entropy(xt, lib.tensor(t), weight=lib.tensor(w) if weighted else None,
+                                            reduction=reduction, label_smoothing=smoothing)
+        (y * lib.linspace(-1, 2, y.numel(), dtype=lib.float64).reshape(y.shape)).sum().backward()
+        out[lib.__name__] = (y.detach().numpy(), xt.grad.numpy())
+    assert {'nll', 'nll_backward', 'log_softmax'} <= set(on_host)
+    for a, b in zip(out['litnn'], out['torch']): np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+def test_nll_kernels_leave_other_inputs_to_numpy(on_host):
+    x = litnn.randn(2, 3, 4, requires_grad=True)
+    litnn.nn.functional.nll_loss(x, litnn.zeros(2, 4, dtype=litnn.int64)).backward()       # 3-D: the numpy path
+    litnn.nn.functional.nll_loss(litnn.randn(3, 4), litnn.zeros(3, dtype=litnn.uint8))       # byte targets too
+    assert 'nll' not in on_host and F.nll_loss(np.ones((2, 3), np.float16), np.zeros(2, np.int64), None, -100) is None
+
 def test_the_switch_keeps_numpy_arrays_on_the_cpu_paths():
     assert not F._gpu(np.ones(3, np.float32))
     assert F.softmax(np.ones((2, 3), np.float32), 1) is None and F.softmax_backward(np.ones(3), np.ones(3), 0) is None
@@ -413,3 +465,36 @@ def test_cuda_adam_in_one_launch_is_the_per_tensor_paths(case, monkeypatch):
     passes = train() if case != 'fused' else train(fused=None)
     for m, p, q in zip(multi, per_tensor, passes):
         np.testing.assert_array_equal(m, p); np.testing.assert_array_equal(m, q)
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.parametrize('targets', list(NLL_TARGETS))
+@pytest.mark.parametrize('weighted', [False, True])
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+def test_cuda_nll_kernels_are_cupys_operations_bit_for_bit(reduction, weighted, targets, monkeypatch):
+    def run():
+        litnn.manual_seed(13)
+        x = (litnn.randn(7, 5) * 3).to('cuda').requires_grad_()
+        w = (litnn.rand(5) + 0.5).to('cuda') if weighted else None
+        y = litnn.nn.functional.nll_loss(x, litnn.tensor(NLL_TARGETS[targets]).to('cuda'), weight=w, reduction=reduction)
+        (y * (litnn.linspace(-1, 2, y.numel(), device='cuda').reshape(y.shape) if y.ndim else 0.7)).sum().backward()
+        return y.detach().cpu().numpy(), x.grad.cpu().numpy()
+    F._gpu_kernels.clear()
+    fused = run()
+    assert {('nll', 'float32'), ('nll_backward', 'float32')} <= set(F._gpu_kernels)
+    monkeypatch.setattr(F, 'enabled', False)
+    for f, p in zip(fused, run()): np.testing.assert_array_equal(f, p)
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.parametrize('smoothing', [0.0, 0.1])
+def test_cuda_cross_entropy_takes_the_kernels_and_agrees_with_the_cpu(smoothing):
+    r = np.random.default_rng(14)
+    x, t = r.standard_normal((64, 50)).astype(np.float32) * 3, r.integers(0, 50, 64)
+    t[::7] = -100
+    out = {}
+    for dev in ('cpu', 'cuda'):
+        xt = litnn.tensor(x, device=dev, requires_grad=True)
+        y = litnn.nn.functional.cross_entropy(xt, litnn.tensor(t, device=dev), label_smoothing=smoothing)
+        y.backward()
+        out[dev] = (y.item(), xt.grad.cpu().numpy())
+    np.testing.assert_allclose(out['cuda'][0], out['cpu'][0], rtol=1e-5)
+    np.testing.assert_allclose(out['cuda'][1], out['cpu'][1], rtol=1e-4, atol=1e-6)
