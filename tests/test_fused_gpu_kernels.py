@@ -377,6 +377,20 @@ def test_cross_entropy_with_the_kernels_against_torch(reduction, weighted, smoot
     assert {'nll', 'nll_backward', 'log_softmax'} <= set(on_host)
     for a, b in zip(out['litnn'], out['torch']): np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
 
+@pytest.mark.parametrize('reduction', ['mean', 'none'])
+def test_nll_kernel_forward_then_a_recorded_backward(reduction, on_host, monkeypatch):
+    def run():                                    # create_graph: backward's gradient is a tensor, the numpy path's formula
+        litnn.manual_seed(15)
+        x = litnn.randn(6, 4, requires_grad=True)
+        y = litnn.nn.functional.cross_entropy(x, litnn.tensor([0, 3, -100, 1, 2, 2]), reduction=reduction)
+        (g,) = litnn.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = litnn.autograd.grad((g * g).sum(), x)
+        return [y.detach().numpy(), g.detach().numpy(), gg.numpy()]
+    fused = run()
+    assert 'nll' in on_host and 'nll_backward' not in on_host
+    monkeypatch.undo()
+    for f, p in zip(fused, run()): np.testing.assert_allclose(f, p, rtol=1e-5, atol=1e-6)
+
 def test_nll_kernels_leave_other_inputs_to_numpy(on_host):
     x = litnn.randn(2, 3, 4, requires_grad=True)
     litnn.nn.functional.nll_loss(x, litnn.zeros(2, 4, dtype=litnn.int64)).backward()       # 3-D: the numpy path

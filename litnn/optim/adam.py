@@ -44,6 +44,10 @@ def _as_real(a):
 def step(self:Adam, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
     loss = _eval_closure(closure)
+    for p in (p for g in self.param_groups if g.get('fused') for p in g['params'] if p._grad is not None):
+        if not p.is_floating_point():             # before any update, as PyTorch's check
+            raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported devices: "
+                               f"['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone'] but {p.dtype} and {p.device.type}")
     many = []                                # the steps one GPU launch takes, after the loop
     for group in self.param_groups:
         lr, eps, wd, amsgrad = _scalar(group['lr']), group['eps'], group['weight_decay'], group['amsgrad']
@@ -51,9 +55,6 @@ def step(self:Adam, closure=None):
         multi = not amsgrad and (group.get('fused') or group.get('foreach') is not False)   # PyTorch's multi-tensor paths
         for p in group['params']:
             if p._grad is None: continue
-            if group.get('fused') and not p.is_floating_point():
-                raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported devices: "
-                                   f"['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone'] but {p.dtype} and {p.device.type}")
             a, d = _as_real(p._data), _as_real(p._grad._data)
             xp = array_namespace(a)
             state = self.state[p]
