@@ -322,12 +322,16 @@ def adam_takes(a, d, m, v):
     return _gpu(a, d, m, v) and a.flags.c_contiguous and m.flags.c_contiguous and v.flags.c_contiguous
 
 def adam_many(steps):
-    "Adam steps, each the arguments of `adam`, in one GPU kernel per dtype; returns the steps it did not take."
+    "Adam steps, each the arguments of `adam`, in one GPU kernel per dtype and device; returns the steps it did not take."
     left, groups = [], {}
     for s in steps:
-        if adam_takes(*s[:4]): groups.setdefault(s[0].dtype, []).append(s)
+        if adam_takes(*s[:4]): groups.setdefault((s[0].dtype, str(getattr(s[0], 'device', ''))), []).append(s)
         else: left.append(s)
-    for dtype, group in groups.items(): _adam_launch(dtype, group)
+    for (dtype, _), group in groups.items():
+        device = getattr(group[0][0], 'device', None)
+        if not hasattr(device, '__enter__'): _adam_launch(dtype, group)
+        else:
+            with device: _adam_launch(dtype, group)                 # CuPy's Device: launch where the arrays are
     return left
 
 def _adam_launch(dtype, steps):
