@@ -10,7 +10,7 @@ The `cupy.RawKernel`s of `fused._RAW` (Adam's step for all parameters in one lau
 are compiled the same way with a loop over the grid's blocks and threads, numpy arrays standing for device memory,
 and checked bit for bit against the per-tensor kernel and the numpy path, and against torch.
 On a GPU, tools/test_gpu.sh runs the kernels through CuPy itself."""
-import ctypes, hashlib, math, os, shutil, subprocess, tempfile
+import ctypes, hashlib, math, os, re, shutil, subprocess, tempfile
 import numpy as np, pytest
 import litnn, litnn.fused as F
 
@@ -396,6 +396,39 @@ def test_nll_kernels_leave_other_inputs_to_numpy(on_host):
     litnn.nn.functional.nll_loss(x, litnn.zeros(2, 4, dtype=litnn.int64)).backward()       # 3-D: the numpy path
     litnn.nn.functional.nll_loss(litnn.randn(3, 4), litnn.zeros(3, dtype=litnn.uint8))       # byte targets too
     assert 'nll' not in on_host and F.nll_loss(np.ones((2, 3), np.float16), np.zeros(2, np.int64), None, -100) is None
+
+NVCC = shutil.which('nvcc')
+
+@pytest.mark.skipif(NVCC is None, reason='no nvcc to compile the raw kernels for a GPU (none is needed to run them here)')
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('name', sorted(F._RAW))
+def test_raw_kernels_compile_for_the_gpu_as_written(name, dtype, tmp_path):
+    "nvcc's PTX of the text CuPy compiles, with its options: float stays float, and no multiply-add is contracted."
+    cu, ptx = tmp_path / 'k.cu', tmp_path / 'k.ptx'
+    cu.write_text(F._raw_source(name, dtype))
+    subprocess.run([NVCC, '-ptx', '-arch=sm_80', *F._OPTIONS.get(name, ()), '-o', str(ptx), str(cu)], check=True, capture_output=True)
+    code = ptx.read_text()
+    assert f'.entry litnn_{name}(' in code
+    if dtype == np.float32: assert not re.search(r'\.f64\b', code)   # sqrt(float)...: float's own, no double detour
+    if name in F._OPTIONS: assert 'fma.' not in code
+
+@pytest.mark.skipif(NVCC is None, reason='no nvcc to compile the kernels for a GPU (none is needed to run them here)')
+@pytest.mark.parametrize('name', sorted(F._ELEMENTWISE))
+def test_elementwise_bodies_compile_for_the_gpu(name, tmp_path):
+    "Each elementwise body in a kernel of its own (CuPy wraps it likewise), float32, with CuPy's options for it."
+    ins, outs, body = F._ELEMENTWISE[name]
+    ins, outs = _params(ins), _params(outs)
+    sig = ', '.join([f'const T* {n}_' for n in ins] + [f'T* {n}_' for n in outs])
+    src = (f'typedef float T;\nextern "C" __global__ void litnn_{name}(long long n_, {sig}) {{\n'
+           f'  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; if (i >= n_) return;\n'
+           f'  {" ".join(f"const T {n} = {n}_[i];" for n in ins)} {" ".join(f"T {n} = {n}_[i];" for n in outs)}\n'
+           f'  {{ {body} }}\n  {" ".join(f"{n}_[i] = {n};" for n in outs)}\n}}\n')
+    cu, ptx = tmp_path / 'k.cu', tmp_path / 'k.ptx'
+    cu.write_text(src)
+    subprocess.run([NVCC, '-ptx', '-arch=sm_80', *F._OPTIONS.get(name, ()), '-o', str(ptx), str(cu)], check=True, capture_output=True)
+    code = ptx.read_text()
+    assert f'.entry litnn_{name}(' in code and not re.search(r'\.f64\b', code)
+    if name in F._OPTIONS: assert 'fma.' not in code
 
 def test_the_switch_keeps_numpy_arrays_on_the_cpu_paths():
     assert not F._gpu(np.ones(3, np.float32))
