@@ -8,7 +8,7 @@ import math, os, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'relu_backward',
-           'sub_scaled', 'softmax', 'softmax_backward']
+           'sub_scaled', 'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss', 'nll_loss_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #5db345d5
 enabled = os.environ.get('LITNN_NUMBA', '1') != '0'    # set False (or LITNN_NUMBA=0) for numpy's passes everywhere
@@ -250,6 +250,7 @@ _SUMS = {           # name: (inputs, output, the summand); a ReductionKernel add
     'sum_g_xhat': ('T g, T x, T m, T r', 'T s', 'g * (x - m) * r'),
     'sum_gw_xhat': ('T g, T w, T x, T m, T r', 'T s', 'g * w * (x - m) * r'),
 }
+_OPTIONS = {'adam': ('--fmad=false',), 'adam_many': ('--fmad=false',)}   # each operation rounded on its own, as numpy
 _gpu_kernels = {}
 
 def _kernel(name):
@@ -257,7 +258,7 @@ def _kernel(name):
     k = _gpu_kernels.get(name)
     if k is None:
         import cupy
-        if name in _ELEMENTWISE: k = cupy.ElementwiseKernel(*_ELEMENTWISE[name], name='litnn_' + name)
+        if name in _ELEMENTWISE: k = cupy.ElementwiseKernel(*_ELEMENTWISE[name], name='litnn_' + name, options=_OPTIONS.get(name, ()))
         else:
             ins, out, summand = _SUMS[name]
             k = cupy.ReductionKernel(ins, out, summand, 'a + b', out.split()[-1] + ' = a', '0', name='litnn_' + name)
@@ -302,3 +303,125 @@ def _gpu_adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
     t = a.dtype.type
     _kernel('adam')(d, t(decay), t(1 - beta1), t(beta2), t(1 - beta2), t(step_size), t(bc2_sqrt), t(eps), a, m, v)
     return True
+
+# %% ../nbs/36_fused_kernels.ipynb #b410f7a6
+_GPU_CHUNK = 65536      # elements per block, as PyTorch's multi-tensor kernels
+_RAW = {    # name: (parameters, CUDA C body of one block), made into cupy.RawKernel per dtype by `_raw_kernel`
+    'adam_many': ('const unsigned long long* tab, const T* hyper, int n, int n_chunks', f"""
+  const long long c = blockIdx.x, i = (long long)tab[5 * n + c];         // this block's chunk, and its tensor
+  const long long start = (long long)tab[5 * n + n_chunks + c], size = (long long)tab[4 * n + i];
+  const long long end = start + {_GPU_CHUNK} < size ? start + {_GPU_CHUNK} : size;
+  T* P = (T*)tab[i]; const T* D = (const T*)tab[n + i]; T* M = (T*)tab[2 * n + i]; T* V = (T*)tab[3 * n + i];
+  const T* h = hyper + 7 * i;
+  const T decay = h[0], w1 = h[1], beta2 = h[2], w2 = h[3], step_size = h[4], bc2_sqrt = h[5], eps = h[6];
+  for (long long j = start + threadIdx.x; j < end; j += blockDim.x) {{
+    const T d = D[j]; T p = P[j], m = M[j], v = V[j];
+    {{ {_ELEMENTWISE['adam'][2]} }}
+    P[j] = p; M[j] = m; V[j] = v;
+  }}"""),
+}
+
+def _raw_source(name, dtype):
+    "The CUDA C text of raw kernel `name` for arrays of `dtype` (float32: T is float; float64: double)."
+    params, body = _RAW[name]
+    T = 'float' if np.dtype(dtype) == np.float32 else 'double'
+    return f'typedef {T} T;\nextern "C" __global__ void litnn_{name}({params}) {{{body}\n}}\n'
+
+def _raw_kernel(name, dtype):
+    "CuPy's RawKernel `name` for `dtype`, made once per process."
+    key = (name, np.dtype(dtype).name)
+    if key not in _gpu_kernels:
+        import cupy
+        _gpu_kernels[key] = cupy.RawKernel(_raw_source(name, dtype), 'litnn_' + name, options=_OPTIONS.get(name, ()))
+    return _gpu_kernels[key]
+
+def _address(a):
+    "The device address of CuPy array `a`'s first element."
+    return a.data.ptr
+
+def _to_device(host, like):
+    "numpy array `host` copied to the device of `like`."
+    import cupy
+    return cupy.asarray(host)
+
+# %% ../nbs/36_fused_kernels.ipynb #e3343884
+def adam_takes(a, d, m, v):
+    "Whether `adam_many` runs this parameter's step: CuPy arrays of one float dtype, the written ones C-contiguous."
+    return _gpu(a, d, m, v) and a.flags.c_contiguous and m.flags.c_contiguous and v.flags.c_contiguous
+
+def adam_many(steps):
+    "Adam steps, each the arguments of `adam`, in one GPU kernel per dtype and device; returns the steps it did not take."
+    left, groups = [], {}
+    for s in steps:
+        if adam_takes(*s[:4]): groups.setdefault((s[0].dtype, str(getattr(s[0], 'device', ''))), []).append(s)
+        else: left.append(s)
+    for (dtype, _), group in groups.items():
+        device = getattr(group[0][0], 'device', None)
+        if not hasattr(device, '__enter__'): _adam_launch(dtype, group)
+        else:
+            with device: _adam_launch(dtype, group)                 # CuPy's Device: launch where the arrays are
+    return left
+
+def _adam_launch(dtype, steps):
+    n, sizes = len(steps), [s[0].size for s in steps]
+    chunks = [(i, j) for i, size in enumerate(sizes) for j in range(0, size, _GPU_CHUNK)]
+    if not chunks: return
+    grads = [s[1] if s[1].flags.c_contiguous else s[1].copy() for s in steps]   # only read: a copy will do
+    arrays = [s[0] for s in steps] + grads + [s[2] for s in steps] + [s[3] for s in steps]
+    tab = np.array([_address(x) for x in arrays] + sizes + [i for i, _ in chunks] + [j for _, j in chunks], np.uint64)
+    hyper = np.array([(decay, 1 - beta1, beta2, 1 - beta2, step_size, bc2_sqrt, eps)
+                      for _, _, _, _, decay, beta1, beta2, step_size, bc2_sqrt, eps in steps], dtype)
+    like = steps[0][0]
+    _raw_kernel('adam_many', dtype)((len(chunks),), (256,), (_to_device(tab, like), _to_device(hyper, like),
+                                                             np.int32(n), np.int32(len(chunks))))
+
+# %% ../nbs/36_fused_kernels.ipynb #4c142131
+_RAW['nll'] = ('const T* x, const long long* t, const T* w, T* loss, T* coef, long long rows, long long cols, '
+               'long long ignore, int has_w', """
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;    // a row
+  if (i >= rows) return;
+  const long long k = t[i];
+  if (k == ignore) { loss[i] = 0; coef[i] = 0; return; }
+  const T x_k = x[i * cols + k], w_k = has_w ? w[k] : (T)1;
+  loss[i] = has_w ? -(x_k * w_k) : -x_k;
+  coef[i] = w_k;""")
+_RAW['nll_backward'] = ('const long long* t, const T* coef, const T* denom, const T* g, T* dx, long long rows, '
+                        'long long cols, long long ignore, int by_coef, int mean, long long g_step, T s', """
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;    // an element of the gradient
+  if (e >= rows * cols) return;
+  const long long i = e / cols, k = t[i];
+  T v = 0;
+  if (e - i * cols == k && k != ignore) {
+    v = by_coef ? (mean ? -coef[i] / denom[0] : -coef[i]) : s;
+    v = v * g[g_step * i];
+  }
+  dx[e] = v;""")
+
+def _contiguous(a): return a if a.flags.c_contiguous else a.copy()
+def _blocks(n): return ((n + 255) // 256,), (256,)
+
+# %% ../nbs/36_fused_kernels.ipynb #dcec5eac
+def nll_loss(a, t, w, ignore_index):
+    "(per-row loss, per-row weight) of NLL for 2-D CuPy `a` and int64 targets `t`, 0 where ignored; None where the kernel does not run."
+    if (a.ndim != 2 or t.ndim != 1 or t.dtype != np.int64 or type(t) is not type(a) or not _gpu(a)
+        or (w is not None and not _gpu(a, w))): return None
+    a, t, rows = _contiguous(a), _contiguous(t), a.shape[0]
+    loss, coef = type(a)(rows, a.dtype), type(a)(rows, a.dtype)
+    if rows: _raw_kernel('nll', a.dtype)(*_blocks(rows), (a, t, a if w is None else _contiguous(w), loss, coef, np.int64(rows),
+                                                          np.int64(a.shape[1]), np.int64(ignore_index), np.int32(w is not None)))
+    return loss, coef
+
+def nll_loss_backward(g, t, coef, ignore_index, cols, by_coef, mean, denom):
+    """NLL's input gradient for incoming `g` (0-d, or per row), from `nll_loss`'s `coef`; `by_coef`: the numpy path
+    weighs rows (weights or ignored targets), `mean` with `denom`; None where the kernel does not run."""
+    if not hasattr(g, 'reshape'): return None
+    g_step, rows = int(g.ndim > 0), t.shape[0]
+    g = _contiguous(g.reshape(-1))                                                    # (a broadcast one copied)
+    if not _gpu(g, coef): return None
+    dx = type(coef)((rows, cols), coef.dtype)
+    s = (-1 / denom if denom else math.nan) if mean and not by_coef else -1          # the numpy path's factor
+    d = denom.reshape(1) if mean and by_coef else coef                                # (read only for the weighted mean)
+    if rows * cols: _raw_kernel('nll_backward', coef.dtype)(*_blocks(rows * cols), (
+        t, coef, d, g, dx, np.int64(rows), np.int64(cols), np.int64(ignore_index), np.int32(by_coef), np.int32(mean),
+        np.int64(g_step), coef.dtype.type(s)))
+    return dx

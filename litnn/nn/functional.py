@@ -1619,6 +1619,7 @@ import math, warnings
 import numpy as np
 from .. import backend as B, amp
 from ..backend import array_namespace
+from .. import fused
 from .._tensor import Tensor, _LEGACY, _array_of
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.broadcasting import _float_dtype, _refuse_integers
@@ -1694,12 +1695,18 @@ class NllLossBackward0(Op):
         a, t = x._data, target._data; xp = array_namespace(a)
         cd = 0 if a.ndim == 1 else 1
         keep = _targets(t, a.shape[cd], ignore_index)
-        if keep is not None: t = xp.where(keep, t, 0)              # ignored targets pick class 0, times 0
-        idx = _pick(xp, a.shape, t, cd)
-        coef = None if weight is None else weight._data[t]         # the weights, 0 where ignored: for the mean and backward
-        if keep is not None: coef = keep.astype(a.dtype) if coef is None else coef * keep
-        out = -a[idx] if weight is None else -(a[idx] * coef)
-        if keep is not None: out = xp.where(keep, out, 0)          # 0, even where the picked entry is -inf
+        fast = fused.nll_loss(a, t, None if weight is None else weight._data, ignore_index)   # one GPU kernel (36_fused_kernels)
+        ctx.fast = None if fast is None else (t, fast[1], ignore_index)
+        if fast is not None:
+            idx, (out, coef) = None, fast
+            if weight is None and keep is None: coef = None
+        else:
+            if keep is not None: t = xp.where(keep, t, 0)          # ignored targets pick class 0, times 0
+            idx = _pick(xp, a.shape, t, cd)
+            coef = None if weight is None else weight._data[t]     # the weights, 0 where ignored: for the mean and backward
+            if keep is not None: coef = keep.astype(a.dtype) if coef is None else coef * keep
+            out = -a[idx] if weight is None else -(a[idx] * coef)
+            if keep is not None: out = xp.where(keep, out, 0)      # 0, even where the picked entry is -inf
         denom = (out.size if coef is None else coef.sum()) if reduction == 'mean' else 1
         if reduction == 'sum': out = out.sum()
         elif reduction == 'mean':
@@ -1712,7 +1719,12 @@ class NllLossBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         shape, dtype, idx, coef, keep, reduction, denom, cd = ctx.o
+        fast = ctx.fast                                             # (targets, rows' weights, ignore_index) of the kernel
+        if fast is not None and not isinstance(g, Tensor):
+            dx = fused.nll_loss_backward(g, *fast, shape[1], coef is not None, reduction == 'mean', denom)
+            if dx is not None: return dx
         xp = array_namespace(_array_of(g))
+        if idx is None: idx = _pick(xp, shape, fast[0] if keep is None else xp.where(keep, fast[0], 0), cd)
         v = -1 if coef is None else -coef                           # d out / d input at the picked entries
         if reduction == 'mean' and coef is None: v = v / denom if denom else math.nan      # (nothing counted: an empty gradient)
         elif reduction == 'mean':

@@ -26,6 +26,7 @@ class Adam(Optimizer):
         if not all(isinstance(x, float) for x in betas[:2]) and not all(isinstance(x, Tensor) for x in betas[:2]):
             raise ValueError("betas must be either both floats or both Tensors")
         _check_not_differentiable(differentiable)
+        if fused and foreach: raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
@@ -43,9 +44,15 @@ def _as_real(a):
 def step(self:Adam, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
     loss = _eval_closure(closure)
+    for p in (p for g in self.param_groups if g.get('fused') for p in g['params'] if p._grad is not None):
+        if not p.is_floating_point():             # before any update, as PyTorch's check
+            raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported devices: "
+                               f"['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone'] but {p.dtype} and {p.device.type}")
+    many = []                                # the steps one GPU launch takes, after the loop
     for group in self.param_groups:
         lr, eps, wd, amsgrad = _scalar(group['lr']), group['eps'], group['weight_decay'], group['amsgrad']
         beta1, beta2 = map(_scalar, group['betas'])
+        multi = not amsgrad and (group.get('fused') or group.get('foreach') is not False)   # PyTorch's multi-tensor paths
         for p in group['params']:
             if p._grad is None: continue
             a, d = _as_real(p._data), _as_real(p._grad._data)
@@ -61,6 +68,9 @@ def step(self:Adam, closure=None):
             m, v = _as_real(state['exp_avg']._data), _as_real(state['exp_avg_sq']._data)
             step_size, bc2_sqrt = lr / (1 - beta1 ** t), (1 - beta2 ** t) ** 0.5
             if decoupled: _bump(p)               # a change of its own, as PyTorch's mul_
+            if multi and fused.adam_takes(a, d, m, v):
+                many.append((a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps))
+                _bump(p); continue               # all of them in one kernel below (36_fused_kernels)
             if not amsgrad and fused.adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
                 _bump(p); continue               # one loop (36_fused_kernels)
             if decoupled: a *= decay
@@ -74,4 +84,5 @@ def step(self:Adam, closure=None):
             xp.divide(m * step_size, denom, out=denom)   # PyTorch's addcdiv order: (value * m) / denom
             a -= denom
             _bump(p)
+    fused.adam_many(many)
     return loss
