@@ -150,19 +150,21 @@ def build_gpt(n_embd=16, n_head=2, block=8, vocab=11, n_layer=2):
             return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
     return GPT
 
+def make_gpt_step():
+    "The small GPT from seed 0, its AdamW and one training step: (model, optimizer, step)."
+    litnn.manual_seed(0)
+    model = build_gpt()()
+    opt = litnn.optim.AdamW(model.parameters(), lr=1e-3)
+    def step(idx, targets):
+        loss = model(idx, targets)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return model, opt, step
+
 def test_gpt_step_bit_equal():
-    def make():
-        litnn.manual_seed(0)
-        model = build_gpt()()
-        opt = litnn.optim.AdamW(model.parameters(), lr=1e-3)
-        def step(idx, targets):
-            loss = model(idx, targets)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return model, opt, step
-    (m1, o1, s1), (m2, o2, s2) = make(), make()
+    (m1, o1, s1), (m2, o2, s2) = make_gpt_step(), make_gpt_step()
     cs = litnn.compile(s2)
     rng = np.random.default_rng(0)
     for i in range(4):
@@ -759,16 +761,7 @@ def test_fused_lowerings_keep_python_calls_where_they_do_not_fit():
 
 def test_gpt_step_lowers_its_fused_ops():
     "The GPT step's generated code calls no GELU, LayerNorm, attention or split as Python (where numba runs the kernels)."
-    litnn.manual_seed(0)
-    model = build_gpt()()
-    opt = litnn.optim.AdamW(model.parameters(), lr=1e-3)
-    def step(idx, targets):
-        loss = model(idx, targets)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-    cs = litnn.compile(step)
+    cs = litnn.compile(make_gpt_step()[2])
     idx, tg = litnn.tensor(np.arange(24).reshape(3, 8) % 11), litnn.tensor(np.arange(24).reshape(3, 8) % 7)
     cs(idx, tg); cs(idx, tg)
     fn = lowered(cs)
