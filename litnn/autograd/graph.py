@@ -229,16 +229,21 @@ class Op(Node):
         return tuple(_make(_as_array(o)) for o in out) if type(out) is tuple else _make(_as_array(out))
 
 # %% ../../nbs/12_backprop_graph.ipynb #13a3f5d1
-def _record(cls, args, kw):
-    "Run op `cls` and record it in the graph: the node, its edges, the output's grad_fn."
+def _plain_node(cls, inputs):
+    "A new node of op `cls` with an edge to each of `inputs` (tensors or numbers), numbered in creation order."
     ctx = _new(cls)
     edges = []
-    for a in args:    # `_edge`, inlined
+    for a in inputs:    # `_edge`, inlined
         if not isinstance(a, Tensor): edges.append(_NO_EDGE)
         elif a.grad_fn is not None: edges.append((a.grad_fn, a._output_nr))
         else: edges.append((_accumulator(a), 0) if a._requires_grad else _NO_EDGE)
     ctx.next_functions = tuple(edges)
     ctx._seq = next(_counter)
+    return ctx
+
+def _record(cls, args, kw):
+    "Run op `cls` and record it in the graph: the node, its edges, the output's grad_fn."
+    ctx = _plain_node(cls, args)
     if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)     # where forward ran, for backward's errors (reference/backprop/anomaly_mode)
     try: out = cls.forward(ctx, *args, **kw)
     except ValueError as e: raise _as_torch_error(e, args) from None
@@ -263,6 +268,26 @@ def _as_torch_error(e, args):
             if sa[d] != sb[d] and 1 not in (sa[d], sb[d]):
                 return RuntimeError(f"The size of tensor a ({sa[d]}) must match the size of tensor b ({sb[d]}) at non-singleton dimension {d}")
     return RuntimeError(str(e))
+
+# %% ../../nbs/12_backprop_graph.ipynb #c5a1e0d2
+def _quiet():
+    "Whether only autograd listens to operations: no trace (capture, export, dual level), vmap, anomaly mode or pack hooks."
+    return _Mode.trace is None and _Mode.batched is None and _Mode.anomaly is None and not _Mode.packing
+
+def _plain_apply(cls, *args):
+    "`cls.apply(*args)` for a caller that checked `_quiet()` and that `args` are numbers or plain Tensors of one float numpy dtype."
+    ctx = _NO_CTX
+    if _Mode.grad:
+        for a in args:
+            if type(a) is Tensor and a._requires_grad: ctx = _plain_node(cls, args); break
+    out = cls.forward(ctx, *args)
+    t = _new(Tensor)
+    t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
+    if ctx is _NO_CTX: t._requires_grad, t.grad_fn = False, None
+    else:
+        t._requires_grad, t.grad_fn = True, ctx
+        if ctx._out is not None: t._vc = ctx._out_vc = [0]   # share the output's version with ctx.result
+    return t
 
 # %% ../../nbs/12_backprop_graph.ipynb #3748d541
 _num = (builtins.int, builtins.float, builtins.complex, builtins.bool, np.number, np.bool_)

@@ -8,8 +8,9 @@ import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _array_of
-from .graph import Op, _NO_CTX
-from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath
+from .graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
+from .grad_mode import _Mode
+from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _scalar
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
@@ -33,9 +34,10 @@ class AddBackward0(Op):
         return cls.op(a, alpha * b)
     @classmethod
     def backward(cls, ctx, g):
-        (sx, sy), ((fx, _), (fy, _)), k = ctx.shapes or (None, None), ctx.next_functions, cls.sign * ctx.alpha
-        return (_reduce(g, sx) if fx is not None else None,
-                _reduce(g if k == 1 else -g if k == -1 else g * k, sy) if fy is not None else None)
+        ((fx, _), (fy, _)), k, shapes = ctx.next_functions, cls.sign * ctx.alpha, ctx.shapes
+        gy = None if fy is None else g if k == 1 else -g if k == -1 else g * k
+        if shapes is None: return (g if fx is not None else None, gy)     # no broadcast to undo (`_reduce` would return g)
+        return _reduce(g, shapes[0]) if fx is not None else None, _reduce(gy, shapes[1])
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #1d156d89
 class SubBackward0(AddBackward0):
@@ -44,7 +46,7 @@ class SubBackward0(AddBackward0):
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #bbf6064b
 class MulBackward0(Op):
-    on_arrays = True
+    shapes, on_arrays = None, True
     @staticmethod
     def forward(ctx, x, y):
         if ctx is not _NO_CTX:    # recording: each input's gradient needs the other input
@@ -56,9 +58,10 @@ class MulBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx._saved_like(g)
-        sx, sy = ctx.shapes or (None, None)
-        return (_reduce(g * y, sx) if y is not None else None,
-                _reduce(g * x, sy) if x is not None else None)
+        gx, gy = g * y if y is not None else None, g * x if x is not None else None
+        if ctx.shapes is None: return gx, gy           # no broadcast to undo (`_reduce` would return them as they are)
+        sx, sy = ctx.shapes
+        return _reduce(gx, sx), _reduce(gy, sy)
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #861bee57
 class DivBackward0(Op):
@@ -168,13 +171,31 @@ def _rounded_div(x, y, mode):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     return DivBackward2.apply(x, y, rounding_mode=mode)
 
+# %% ../../nbs/12b_backprop_arithmetic.ipynb #e2b7c0a1
+_float, _int = builtins.float, builtins.int
+
+def _plain_pair(x, y):
+    "Whether `x op y` may take the short road: one float numpy dtype and one shape, or a Python number, and `_quiet()`."
+    a = x._data
+    if type(x) is not Tensor or type(a) is not _ndarray or a.dtype.kind != 'f': return False
+    t = type(y)
+    if t is Tensor:
+        b = y._data
+        if type(b) is not _ndarray or b.dtype is not a.dtype or b.shape != a.shape: return False
+    elif t is not _float and t is not _int: return False
+    return _quiet()
+
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #2a83c37c
 Tensor.__array_ufunc__ = None     # `np.float64(2) * t`: numpy steps aside, so Tensor.__rmul__ runs
 
 @patch
-def __add__(self:Tensor, other): return AddBackward0.apply(*_promote(self, other))
+def __add__(self:Tensor, other):
+    if _plain_pair(self, other): return _plain_apply(AddBackward0, self, other)
+    return AddBackward0.apply(*_promote(self, other))
 @patch
-def __radd__(self:Tensor, other): return AddBackward0.apply(*_promote(other, self))
+def __radd__(self:Tensor, other):
+    if _plain_pair(self, other): return _plain_apply(AddBackward0, other, self)
+    return AddBackward0.apply(*_promote(other, self))
 @patch
 def __sub__(self:Tensor, other):
     if self._data.dtype is _BOOL or type(other) is Tensor and other._data.dtype is _BOOL: _bool_error(self, other)
@@ -184,9 +205,13 @@ def __rsub__(self:Tensor, other): return sub(other, self)
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #42265a0e
 @patch
-def __mul__(self:Tensor, other): return MulBackward0.apply(*_promote(self, other))
+def __mul__(self:Tensor, other):
+    if _plain_pair(self, other): return _plain_apply(MulBackward0, self, other)
+    return MulBackward0.apply(*_promote(self, other))
 @patch
-def __rmul__(self:Tensor, other): return MulBackward0.apply(*_promote(other, self))
+def __rmul__(self:Tensor, other):
+    if _plain_pair(self, other): return _plain_apply(MulBackward0, other, self)
+    return MulBackward0.apply(*_promote(other, self))
 @patch
 def __truediv__(self:Tensor, other): return div(self, other)
 @patch
