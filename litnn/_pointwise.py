@@ -474,7 +474,7 @@ from .backend import array_namespace, patch
 from ._tensor import Tensor, _array_of, _LEGACY
 from .backend import _by_np
 from ._creation import zeros_like
-from .autograd.graph import Op, _NO_CTX
+from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _scalar, _refuse_integers
 from .autograd.operators import sub, div
@@ -486,7 +486,7 @@ from ._creation import FillBackward2, FillBackward3, _refill
 # %% ../nbs/15b_elementwise_functions.ipynb #9e184901
 class _Unary(Op):
     "Elementwise `y = f(x)`; each subclass (one per row of `_UNARY`) brings `f`, its derivative `df` and what `df` needs."
-    f = df = None
+    f = df = df_into = None   # df_into(g, y): the derivative of a 'y' row on numpy arrays, written into one new array
     saves = ''
     on_arrays = False      # does `df` use arithmetic operators only (so it also runs on arrays)?
     kw = {}
@@ -503,15 +503,21 @@ class _Unary(Op):
     def backward(ctx, g):
         if ctx.df is None: return zeros_like(g)       # piecewise constant: sign, floor, round...
         x = ctx._saved_like(g)[0] if ctx.saves == 'x' else None
-        r = ctx.df(g, x, ctx._result_like(g) if ctx.saves == 'y' else None, **ctx.kw)
+        y = ctx._result_like(g) if ctx.saves == 'y' else None
+        if ctx.df_into is not None and type(g) is _ndarray and type(y) is _ndarray and g.dtype is y.dtype and y.ndim:
+            return ctx.df_into(g, y)      # the same operations as df on these arrays (a 0-d one would give numpy scalars)
+        r = ctx.df(g, x, y, **ctx.kw)
         return r if isinstance(r, Tensor) or r.dtype == g.dtype else r.astype(g.dtype)   # numbers in df may widen arrays
 
 # %% ../nbs/15b_elementwise_functions.ipynb #ebb6b5b4
 def _sigmoid(xp, a):
     "e^a / (e^a + 1), a clamped below exp's overflow at 88 (where sigmoid is 1 to float64 precision)."
     if a.dtype.itemsize < 4: return _sigmoid(xp, a.astype(np.float32)).astype(a.dtype)
-    e = xp.exp(xp.minimum(a, _scalar(88, a)))
-    return e / (e + _scalar(1, a))
+    if not a.ndim: return _sigmoid(xp, a.reshape(1)).reshape(())    # (numpy makes 0-d results scalars, which out= cannot take)
+    e = xp.minimum(a, _scalar(88, a))
+    xp.exp(e, out=e)                                # two temporaries, not four: small arrays pay per allocation
+    d = xp.add(e, _scalar(1, a))
+    return xp.divide(e, d, out=d)
 def _sign(xp, a):
     "-1, 0 or 1; 0 for NaN, as torch (numpy's sign keeps NaN); a bool is its own sign."
     if a.dtype.kind == 'b': return a.copy()
@@ -540,6 +546,18 @@ def _drelu(g, x, y):
 
 def _dsigmoid(g, x, y):
     return g * (_scalar(1, y) - y) * y               # torch's order: g (1 - y) y (g y - g y² makes inf - inf)
+
+def _dsigmoid_into(g, y):
+    "`_dsigmoid` on numpy arrays of one dtype, into one new array."
+    t = np.subtract(_scalar(1, y), y)
+    np.multiply(g, t, out=t)
+    return np.multiply(t, y, out=t)
+
+def _dtanh_into(g, y):
+    "tanh's derivative times g, `g * (1 - y * y)`, on numpy arrays of one dtype, into one new array."
+    t = np.multiply(y, y)
+    np.subtract(_scalar(1, y), t, out=t)
+    return np.multiply(g, t, out=t)
 
 def _dsilu(g, x, y):
     s = x.sigmoid()                                  # silu = x sigmoid(x)
@@ -581,6 +599,9 @@ def _refuse_bool(input, kernel):
 def _unary_function(name, cls, to_float):
     kernel, bool_kernel = _FLOAT_KERNELS.get(name), _BOOL_KERNELS.get(name)
     def f(input, **options):
+        if not options and type(input) is Tensor:     # the short road (12_backprop_graph): no check can fail on a float tensor
+            a = input._data
+            if type(a) is _ndarray and a.dtype.kind == 'f' and _quiet(): return _plain_apply(cls, input)
         try:
             if kernel: _refuse_integers(input, kernel)
             if bool_kernel: _refuse_bool(input, bool_kernel)
@@ -605,6 +626,7 @@ for _name, (_node, _f, _df, _saves, _to_float) in _UNARY.items():
                                                    on_arrays=_df is not None and _on_arrays(_df)))
     globals()[_name] = _UNARY_FUNCTIONS[_name] = _unary_function(_name, globals()[_node], _to_float)
     if _name not in ('gelu', 'silu', 'leaky_relu'): setattr(Tensor, _name, globals()[_name])   # those are nn.functional only
+TanhBackward0.df_into, SigmoidBackward0.df_into = staticmethod(_dtanh_into), staticmethod(_dsigmoid_into)
 
 # %% ../nbs/15b_elementwise_functions.ipynb #90b5e761
 def leaky_relu(input, negative_slope=0.01, inplace=False):
