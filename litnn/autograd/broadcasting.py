@@ -42,9 +42,16 @@ def _scalar(v, like):
 @patch
 def _saved_like(self:Node, g):
     "The saved tensors in the kind of gradient `g`: their arrays in a plain backward, else the tensors."
-    saved = self.saved_tensors
-    if isinstance(g, Tensor): return saved
-    return [v._data if isinstance(v, Tensor) else v if v is None else _scalar(v, g) for v in saved]
+    if isinstance(g, Tensor): return self.saved_tensors
+    if self._packed or self._saved is _FREED or self._versions is not None:     # unpacked, refused or checked there
+        return [v._data if isinstance(v, Tensor) else v if v is None else _scalar(v, g) for v in self.saved_tensors]
+    res = []
+    for v in self._saved:     # all saved at version 0: `saved_tensors`' check and the arrays, in one pass
+        if isinstance(v, Tensor):
+            if v._vc is not None and v._vc[0]: self.saved_tensors      # changed in place since: raises its error
+            res.append(v._data)
+        else: res.append(v if v is None else _scalar(v, g))
+    return res
 
 @patch
 def _result_like(self:Node, g):

@@ -22,9 +22,10 @@ _by_seq = operator.attrgetter('_seq')
 def _topo(roots):
     "The nodes reachable from `roots`, latest first: a topological order of the graph."
     seen, stack = set(roots), list(roots)
+    add, push, pop = seen.add, stack.append, stack.pop    # bound once: the loop runs once per edge
     while stack:
-        for fn, _ in stack.pop().next_functions:
-            if fn is not None and fn not in seen: seen.add(fn); stack.append(fn)
+        for fn, _ in pop().next_functions:
+            if fn is not None and fn not in seen: add(fn); push(fn)
     return sorted(seen, key=_by_seq, reverse=True)
 
 # %% ../../nbs/13_backprop_engine.ipynb #6b3a514a
@@ -126,22 +127,26 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     prev_task, _graph_task.current = _graph_task.current, (next(_task_ids), order, needed)
     anomaly, node = _Mode.anomaly, None
     prof = _Mode.profiler      # a profile recording (reference/backprop/profiler): each node's backward is an event
+    watched = capture is not None or needed is not None or prof is not None    # one test per node when none is
+    pop, get = buffers.pop, buffers.get       # bound once: the loop below runs once per node
     _final_callbacks.append([])
     try:
         for node in order:
-            grads = buffers.pop(node, None)
+            grads = pop(node, None)
             if grads is None: continue                    # no gradient reached this node
             if node._hooked: grads = _run_tensor_hooks(node, grads, claimed, create_graph)
-            if capture is not None and node in capture: captured[node] = grads
-            if needed is not None and node not in needed: continue
-            if prof is not None: ev = prof.begin_node(node)
+            if watched:
+                if capture is not None and node in capture: captured[node] = grads
+                if needed is not None and node not in needed: continue
+                if prof is not None: ev = prof.begin_node(node)
             if type(node) is AccumulateGrad:
                 if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
                 if prof is not None: prof.end_node(ev)
                 continue
+            g = grads[0]
             if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
-            elif node._n_out == 1 and grads[0] is not None and (node.on_arrays or not plain):  # the common case, inlined
-                outs = node.backward(node, grads[0])
+            elif g is not None and node._n_out == 1 and (node.on_arrays or not plain):  # the common case, inlined
+                outs = node.backward(node, g)
                 if type(outs) is not tuple: outs = (outs,)
             else: outs = _call_backward(node, grads, plain)
             if prof is not None: prof.end_node(ev)
@@ -156,9 +161,12 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
             if anomaly is not None: anomaly.check(node, outs)    # NaN in a gradient (reference/backprop/anomaly_mode)
             for (fn, nr), g in zip(node.next_functions, outs):
                 if fn is None or g is None: continue
-                buf = buffers.get(fn)
-                if buf is None: buffers[fn] = buf = [None] * fn._n_out
-                buf[nr] = g if buf[nr] is None else buf[nr] + g
+                buf = get(fn)
+                if buf is None:
+                    if fn._n_out == 1: buffers[fn] = [g]          # (the only output is output 0)
+                    else: buffers[fn] = buf = [None] * fn._n_out; buf[nr] = g
+                elif buf[nr] is None: buf[nr] = g
+                else: buf[nr] = buf[nr] + g
         _run_final_callbacks(_final_callbacks[-1])   # DDP's wait for its last buckets (queue_callback)
     except Exception:
         if anomaly is not None: anomaly.report(node)   # warn with where forward created the failing node (reference/backprop/anomaly_mode)
