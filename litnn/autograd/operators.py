@@ -175,13 +175,13 @@ def _rounded_div(x, y, mode):
 _float, _int = builtins.float, builtins.int
 
 def _plain_pair(x, y):
-    "Whether `x op y` may take the short road: one float numpy dtype and one shape, or a Python number, and `_quiet()`."
+    "Whether `x op y` may take the short road: plain tensors of one float numpy dtype, or one and a Python number; `_quiet()`."
     a = x._data
-    if type(x) is not Tensor or type(a) is not _ndarray or a.dtype.kind != 'f': return False
+    if type(a) is not _ndarray or type(x) is not Tensor or a.dtype.kind != 'f': return False
     t = type(y)
     if t is Tensor:
         b = y._data
-        if type(b) is not _ndarray or b.dtype is not a.dtype or b.shape != a.shape: return False
+        if type(b) is not _ndarray or b.dtype is not a.dtype: return False
     elif t is not _float and t is not _int: return False
     return _quiet()
 
