@@ -478,7 +478,7 @@ from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _scalar, _refuse_integers
 from .autograd.operators import sub, div
-from .autograd.engine import _inplace, _axpy
+from .autograd.engine import _inplace, _axpy, _inplace_plain
 from .autograd.operators import _bool_error
 from .autograd.graph import _check_tensors
 from ._creation import FillBackward2, FillBackward3, _refill
@@ -659,12 +659,14 @@ Tensor.__rtruediv__ = lambda self, other: reciprocal(self) * other      # as tor
 @patch
 def sub_(self:Tensor, other, *, alpha=1):
     "In-place `sub`; returns self."
+    if alpha == 1 and _inplace_plain(self, np.subtract, other): return self    # an optimizer's update (13_backprop_engine)
     _bool_error(self, other)
     return _inplace(self, sub, other, alpha=alpha, _write=_axpy('subtract', alpha))
 
 @patch
 def div_(self:Tensor, other, *, rounding_mode=None):
     "In-place `div`; returns self."
+    if rounding_mode is None and _inplace_plain(self, np.true_divide, other): return self
     write = (lambda xp, a, b: xp.true_divide(a, b, out=a)) if rounding_mode is None else None
     return _inplace(self, div, other, rounding_mode=rounding_mode, _write=write)
 

@@ -8,7 +8,7 @@ import builtins, operator, sys, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _LEGACY, _version_counter
 from ..backend import _by_np
-from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids
+from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half
 from .operators import add, mul
@@ -318,9 +318,28 @@ def _inplace(self, op, *args, _write=None, **kw):
     return self
 
 # %% ../../nbs/13_backprop_engine.ipynb #81e41c92
+def _inplace_plain(self, ufunc, other):
+    "Write `ufunc(self, other)` into self's float numpy array if nothing can be recorded or listen (see above); whether it did."
+    a = self._data
+    if type(a) is not _ndarray or a.dtype.kind != 'f' or 0 in a.strides: return False    # (an expanded tensor: an error)
+    if type(other) is Tensor:
+        b = other._data
+        if type(b) is not _ndarray or b.dtype is not a.dtype: return False
+        if _Mode.grad and (other._requires_grad or self._requires_grad or self._base is not None): return False
+    elif type(other) is builtins.float or type(other) is builtins.int:
+        b = other
+        if _Mode.grad and (self._requires_grad or self._base is not None): return False
+    else: return False
+    if _Mode.trace is not None or _Mode.writes is not None or _Mode.fw is not None: return False
+    try: ufunc(a, b, out=a)
+    except (TypeError, ValueError): return False     # (a shape that does not broadcast into self's)
+    _version_counter(self)[0] += 1
+    return True
+
 @patch
 def add_(self:Tensor, other, *, alpha=1):
     "In-place `add`; returns self."
+    if alpha == 1 and _inplace_plain(self, np.add, other): return self
     return _inplace(self, add, other, alpha=alpha, _write=_axpy('add', alpha))
 
 def _axpy(ufunc, alpha):
@@ -336,6 +355,7 @@ def _axpy(ufunc, alpha):
 @patch
 def mul_(self:Tensor, other):
     "In-place `mul`; returns self."
+    if _inplace_plain(self, np.multiply, other): return self
     return _inplace(self, mul, other, _write=lambda xp, a, b: xp.multiply(a, b, out=a))
 
 @patch(as_prop=True)
