@@ -234,9 +234,10 @@ def _plain_node(cls, inputs):
     ctx = _new(cls)
     edges = []
     for a in inputs:    # `_edge`, inlined
-        if not isinstance(a, Tensor): edges.append(_NO_EDGE)
-        elif a.grad_fn is not None: edges.append((a.grad_fn, a._output_nr))
-        else: edges.append((_accumulator(a), 0) if a._requires_grad else _NO_EDGE)
+        if type(a) is Tensor or isinstance(a, Tensor):
+            fn = a.grad_fn
+            edges.append((fn, a._output_nr) if fn is not None else (_accumulator(a), 0) if a._requires_grad else _NO_EDGE)
+        else: edges.append(_NO_EDGE)
     ctx.next_functions = tuple(edges)
     ctx._seq = next(_counter)
     return ctx

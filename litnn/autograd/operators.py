@@ -7,8 +7,8 @@ from __future__ import annotations
 import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace
-from .._tensor import Tensor, _array_of
-from .graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
+from .._tensor import Tensor, _array_of, _as_array
+from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter
 from .grad_mode import _Mode
 from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _scalar
 
@@ -24,7 +24,8 @@ class AddBackward0(Op):
     @classmethod
     def forward(cls, ctx, x, y, alpha=1):
         if ctx is not _NO_CTX:
-            ctx.shapes = _shapes(x, y)
+            s = _shapes(x, y)
+            if s is not None: ctx.shapes = s       # (None, the class's default, says: no broadcast)
             if alpha != 1: ctx.alpha = alpha
         a, b = _operands(x, y)
         if alpha == 1: return cls.op(a, b)
@@ -52,7 +53,8 @@ class MulBackward0(Op):
         if ctx is not _NO_CTX:    # recording: each input's gradient needs the other input
             (fx, _), (fy, _) = ctx.next_functions
             ctx.save_for_backward(x if fy is not None else None, y if fx is not None else None)
-            ctx.shapes = _shapes(x, y)
+            s = _shapes(x, y)
+            if s is not None: ctx.shapes = s
         a, b = _operands(x, y)
         return a * b
     @staticmethod
@@ -175,26 +177,41 @@ def _rounded_div(x, y, mode):
 _float, _int = builtins.float, builtins.int
 
 def _plain_pair(x, y):
-    "Whether `x op y` may take the short road: plain tensors of one float numpy dtype, or one and a Python number; `_quiet()`."
+    "Whether `x op y` may take the short road: plain tensors of one float numpy dtype and shape, or one and a Python number; `_quiet()`."
     a = x._data
     if type(a) is not _ndarray or type(x) is not Tensor or a.dtype.kind != 'f': return False
     t = type(y)
     if t is Tensor:
         b = y._data
-        if type(b) is not _ndarray or b.dtype is not a.dtype: return False
+        if type(b) is not _ndarray or b.dtype is not a.dtype or b.shape != a.shape: return False
     elif t is not _float and t is not _int: return False
     return _quiet()
+
+def _plain_binary(cls, x, y):
+    "`cls.apply(x, y)` (`cls` MulBackward0 or AddBackward0) where `_plain_pair` holds, written out; see above."
+    a, b = _operands(x, y)
+    out = a * b if cls is MulBackward0 else a + b
+    t = _new(Tensor)
+    t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
+    if _Mode.grad and ((type(x) is Tensor and x._requires_grad) or (type(y) is Tensor and y._requires_grad)):
+        ctx = _new(cls)
+        ctx.next_functions = ex, ey = _edge(x), _edge(y)
+        ctx._seq = next(_counter)
+        if cls is MulBackward0: ctx.save_for_backward(x if ey[0] is not None else None, y if ex[0] is not None else None)
+        t._requires_grad, t.grad_fn = True, ctx
+    else: t._requires_grad, t.grad_fn = False, None
+    return t
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #2a83c37c
 Tensor.__array_ufunc__ = None     # `np.float64(2) * t`: numpy steps aside, so Tensor.__rmul__ runs
 
 @patch
 def __add__(self:Tensor, other):
-    if _plain_pair(self, other): return _plain_apply(AddBackward0, self, other)
+    if _plain_pair(self, other): return _plain_binary(AddBackward0, self, other)
     return AddBackward0.apply(*_promote(self, other))
 @patch
 def __radd__(self:Tensor, other):
-    if _plain_pair(self, other): return _plain_apply(AddBackward0, other, self)
+    if _plain_pair(self, other): return _plain_binary(AddBackward0, other, self)
     return AddBackward0.apply(*_promote(other, self))
 @patch
 def __sub__(self:Tensor, other):
@@ -206,11 +223,11 @@ def __rsub__(self:Tensor, other): return sub(other, self)
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #42265a0e
 @patch
 def __mul__(self:Tensor, other):
-    if _plain_pair(self, other): return _plain_apply(MulBackward0, self, other)
+    if _plain_pair(self, other): return _plain_binary(MulBackward0, self, other)
     return MulBackward0.apply(*_promote(self, other))
 @patch
 def __rmul__(self:Tensor, other):
-    if _plain_pair(self, other): return _plain_apply(MulBackward0, other, self)
+    if _plain_pair(self, other): return _plain_binary(MulBackward0, other, self)
     return MulBackward0.apply(*_promote(other, self))
 @patch
 def __truediv__(self:Tensor, other): return div(self, other)
