@@ -501,12 +501,15 @@ class _Unary(Op):
         return out
     @staticmethod
     def backward(ctx, g):
-        if ctx.df is None: return zeros_like(g)       # piecewise constant: sign, floor, round...
-        x = ctx._saved_like(g)[0] if ctx.saves == 'x' else None
-        y = ctx._result_like(g) if ctx.saves == 'y' else None
-        if ctx.df_into is not None and type(g) is _ndarray and type(y) is _ndarray and g.dtype is y.dtype and y.ndim:
-            return ctx.df_into(g, y)      # the same operations as df on these arrays (a 0-d one would give numpy scalars)
-        r = ctx.df(g, x, y, **ctx.kw)
+        df, saves = ctx.df, ctx.saves
+        if df is None: return zeros_like(g)       # piecewise constant: sign, floor, round...
+        x = y = None
+        if saves == 'y':
+            y, into = ctx._result_like(g), ctx.df_into
+            if into is not None and type(g) is _ndarray and type(y) is _ndarray and g.dtype is y.dtype and y.ndim:
+                return into(g, y)      # the same operations as df on these arrays (a 0-d one would give numpy scalars)
+        elif saves == 'x': x = ctx._saved_like(g)[0]
+        r = df(g, x, y, **ctx.kw)
         return r if isinstance(r, Tensor) or r.dtype == g.dtype else r.astype(g.dtype)   # numbers in df may widen arrays
 
 # %% ../nbs/15b_elementwise_functions.ipynb #ebb6b5b4

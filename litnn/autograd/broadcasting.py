@@ -47,10 +47,11 @@ def _saved_like(self:Node, g):
         return [v._data if isinstance(v, Tensor) else v if v is None else _scalar(v, g) for v in self.saved_tensors]
     res = []
     for v in self._saved:     # all saved at version 0: `saved_tensors`' check and the arrays, in one pass
-        if isinstance(v, Tensor):
+        if v is None: res.append(None)
+        elif type(v) is Tensor or isinstance(v, Tensor):
             if v._vc is not None and v._vc[0]: self.saved_tensors      # changed in place since: raises its error
             res.append(v._data)
-        else: res.append(v if v is None else _scalar(v, g))
+        else: res.append(_scalar(v, g))
     return res
 
 @patch
