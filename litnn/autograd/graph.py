@@ -282,7 +282,7 @@ def _plain_apply(cls, *args):
         for a in args:
             if type(a) is Tensor and a._requires_grad: ctx = _plain_node(cls, args); break
     try: out = cls.forward(ctx, *args)
-    except ValueError as e: raise _as_torch_error(e, args) from None     # shapes that do not broadcast
+    except ValueError as e: raise _as_torch_error(e, args) from None     # (as `_record`)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
     if ctx is _NO_CTX: t._requires_grad, t.grad_fn = False, None

@@ -10,7 +10,7 @@ from ..backend import patch, array_namespace
 from .._tensor import Tensor, _array_of, _as_array
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter
 from .grad_mode import _Mode
-from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _scalar
+from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
