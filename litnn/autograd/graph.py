@@ -275,14 +275,14 @@ def _quiet():
     "Whether only autograd listens to operations: no trace (capture, export, dual level), vmap, anomaly mode or pack hooks."
     return _Mode.trace is None and _Mode.batched is None and _Mode.anomaly is None and not _Mode.packing
 
-def _plain_apply(cls, *args):
-    "`cls.apply(*args)` for a caller that checked `_quiet()` and that `args` are numbers or plain Tensors of one float numpy dtype."
+def _plain_apply(cls, x):
+    "`cls.apply(x)` for a one-input op `cls`, for a caller that checked `_quiet()` and that `x` is a plain Tensor of a float numpy dtype."
     ctx = _NO_CTX
-    if _Mode.grad:
-        for a in args:
-            if type(a) is Tensor and a._requires_grad: ctx = _plain_node(cls, args); break
-    try: out = cls.forward(ctx, *args)
-    except ValueError as e: raise _as_torch_error(e, args) from None     # (as `_record`)
+    if _Mode.grad and x._requires_grad:     # `_plain_node(cls, (x,))`, inlined
+        ctx = _new(cls)
+        ctx.next_functions, ctx._seq = (_edge(x),), next(_counter)
+    try: out = cls.forward(ctx, x)
+    except ValueError as e: raise _as_torch_error(e, (x,)) from None     # (as `_record`)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
     if ctx is _NO_CTX: t._requires_grad, t.grad_fn = False, None
