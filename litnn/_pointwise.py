@@ -1492,6 +1492,8 @@ class LogSoftmaxBackward0(Op):
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #8e2b40fa
 def _softmax(cls, x, dim, dtype, name):
+    if dtype is None and type(x) is Tensor and x._data.dtype.kind == 'f' and x._data.ndim and x._data.size:
+        return cls.apply(x, dim=_wrap_dim(dim, x._data.ndim))   # a float tensor with values: nothing below to check or cast
     if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
     d = _wrap_dim(dim, x._data.ndim)

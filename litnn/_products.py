@@ -47,8 +47,9 @@ def _mm_grads(g, x, y, tx, ty, nx, ny):
         s = tuple(g.shape)
         g = (g.reshape(1, 1) if y1 else g.reshape(s[:-1] + (1,) + s[-1:])) if x1 else g.reshape(s + (1,))
     gx = gy = None       # d op(x) = g @ op(y)^T and d op(y) = op(x)^T @ g, transposed back where op transposed
-    if nx: gx = _reduce(_product(y2, g, ty, True, x2) if tx else _product(g, y2, False, not ty, x2), tuple(x2.shape))
-    if ny: gy = _reduce(_product(g, x2, True, tx, y2) if ty else _product(x2, g, not tx, False, y2), tuple(y2.shape))
+    if nx: gx = _product(y2, g, ty, True, x2) if tx else _product(g, y2, False, not ty, x2)
+    if ny: gy = _product(g, x2, True, tx, y2) if ty else _product(x2, g, not tx, False, y2)
+    if g.ndim > 2: gx, gy = _reduce(gx, tuple(x2.shape)), _reduce(gy, tuple(y2.shape))   # batch dims broadcast in forward: summed
     return (gx.reshape(x.shape) if x1 and gx is not None else gx), (gy.reshape(y.shape) if y1 and gy is not None else gy)
 
 # %% ../nbs/16a_matrix_products.ipynb #71180046
