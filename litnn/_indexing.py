@@ -69,6 +69,8 @@ def _torch_order(key):
 
 def _index_array(k, x):
     "An index tensor, array or list as an integer or bool array on `x`'s device."
+    if type(k) is Tensor and type(k._data) is np.ndarray and k._data.dtype.kind == 'i' and type(x._data) is np.ndarray:
+        return k._data      # already what the checks below would return: a signed integer array on x's device (the CPU)
     if isinstance(k, Tensor): a = k._data
     elif isinstance(k, (list, tuple, range)):    # a sequence is an index tensor (it may hold tensors)
         a = _infer(list(k)) if len(k) else np.zeros(0, np.int64)

@@ -1474,7 +1474,7 @@ class SoftmaxBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = _opmath(x._data)
-        e = fused.softmax(a, dim)                # three kernels on CuPy (36_fused_kernels), else numpy's passes
+        e = None if type(a) is np.ndarray else fused.softmax(a, dim)   # three kernels on CuPy (36_fused_kernels), else numpy's passes
         if e is None:
             e = _as_array(a - a.max(axis=dim, keepdims=True))
             array_namespace(a).exp(e, out=e)
@@ -1485,10 +1485,12 @@ class SoftmaxBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         y = ctx._result_like(g)
-        fast = None if isinstance(g, Tensor) else fused.softmax_backward(g, y, ctx.dim)
+        fast = None if isinstance(g, Tensor) or type(g) is np.ndarray else fused.softmax_backward(g, y, ctx.dim)
         if fast is not None: return fast
         gy = g * y
-        return gy - y * gy.sum(axis=ctx.dim, keepdims=True)     # numpy's keywords: tensors take them too
+        if isinstance(gy, Tensor) or gy.dtype != y.dtype: return gy - y * gy.sum(axis=ctx.dim, keepdims=True)   # numpy's keywords: tensors take them too
+        gy -= y * gy.sum(axis=ctx.dim, keepdims=True)           # arrays: the same roundings, into gy's memory
+        return gy
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #3771d3a6
 class LogSoftmaxBackward0(Op):
@@ -1496,7 +1498,7 @@ class LogSoftmaxBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = _opmath(x._data); xp = array_namespace(a)
-        s = fused.softmax(a, dim, log=True)
+        s = None if type(a) is np.ndarray else fused.softmax(a, dim, log=True)
         if s is None:
             s = _as_array(a - a.max(axis=dim, keepdims=True))
             s -= xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
@@ -1506,12 +1508,19 @@ class LogSoftmaxBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         y = ctx._result_like(g)
-        fast = None if isinstance(g, Tensor) else fused.softmax_backward(g, y, ctx.dim, log=True)
+        if isinstance(g, Tensor): return g - y.exp() * g.sum(axis=ctx.dim, keepdims=True)
+        fast = None if type(g) is np.ndarray else fused.softmax_backward(g, y, ctx.dim, log=True)
         if fast is not None: return fast
-        return g - (y.exp() if isinstance(y, Tensor) else array_namespace(y).exp(y)) * g.sum(axis=ctx.dim, keepdims=True)
+        xp = array_namespace(y)
+        e = _as_array(xp.exp(y))               # a 0-d y: numpy's exp gives a scalar
+        if g.dtype != y.dtype: return g - e * g.sum(axis=ctx.dim, keepdims=True)
+        e *= g.sum(axis=ctx.dim, keepdims=True)     # g - e^y Σg with the same roundings, in the memory of e^y
+        return xp.subtract(g, e, out=e)
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #8e2b40fa
 def _softmax(cls, x, dim, dtype, name):
+    if dtype is None and type(x) is Tensor and x._data.dtype.kind == 'f' and x._data.ndim and x._data.size:
+        return cls.apply(x, dim=_wrap_dim(dim, x._data.ndim))   # a float tensor with values: nothing below to check or cast
     if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
     d = _wrap_dim(dim, x._data.ndim)

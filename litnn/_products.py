@@ -47,8 +47,9 @@ def _mm_grads(g, x, y, tx, ty, nx, ny):
         s = tuple(g.shape)
         g = (g.reshape(1, 1) if y1 else g.reshape(s[:-1] + (1,) + s[-1:])) if x1 else g.reshape(s + (1,))
     gx = gy = None       # d op(x) = g @ op(y)^T and d op(y) = op(x)^T @ g, transposed back where op transposed
-    if nx: gx = _reduce(_product(y2, g, ty, True, x2) if tx else _product(g, y2, False, not ty, x2), tuple(x2.shape))
-    if ny: gy = _reduce(_product(g, x2, True, tx, y2) if ty else _product(x2, g, not tx, False, y2), tuple(y2.shape))
+    if nx: gx = _product(y2, g, ty, True, x2) if tx else _product(g, y2, False, not ty, x2)
+    if ny: gy = _product(g, x2, True, tx, y2) if ty else _product(x2, g, not tx, False, y2)
+    if g.ndim > 2: gx, gy = _reduce(gx, tuple(x2.shape)), _reduce(gy, tuple(y2.shape))   # batch dims broadcast in forward: summed
     return (gx.reshape(x.shape) if x1 and gx is not None else gx), (gy.reshape(y.shape) if y1 and gy is not None else gy)
 
 # %% ../nbs/16a_matrix_products.ipynb #71180046
@@ -130,6 +131,10 @@ def _vector_matrix(v, m):
 def matmul(input, other, *, out=None):
     "Matrix product with torch's rules for 1-D operands and broadcast batch dims."
     if amp._active: input, other = amp._autocast('matmul', input, other)
+    a, b = getattr(input, '_data', None), getattr(other, '_data', None)
+    if (out is None and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 == b.ndim and a.dtype == b.dtype
+            and a.dtype.kind == 'f' and a.shape[1] == b.shape[0]):
+        return MmBackward0.apply(input, other)   # two float matrices on the CPU (a layer): every check below passes
     if input.layout is not strided or other.layout is not strided: return _sparse_mm(input, other, 'matmul')   # reference/sparse
     if out is not None: return _into('matmul', out, (input, other), lambda: matmul(input, other), same_dtype=True)
     if not (input._data.ndim and other._data.ndim):

@@ -38,22 +38,26 @@ class MeanBackward1(Op):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         a = x._data
-        _keep(ctx, a, dim, keepdim)
-        return _mean(a, dim, keepdim)
+        _keep(ctx, a, dim, keepdim); ctx.n = n = math.prod(a.shape[d] for d in dim)
+        return _mean(a, dim, keepdim, n)
     @staticmethod
-    def backward(ctx, g): return _expand(_kept(g / math.prod(ctx.shape[d] for d in ctx.dim), ctx), ctx.shape)
+    def backward(ctx, g):
+        g = g / ctx.n
+        return _expand(_kept(g, ctx) if g.ndim else g, ctx.shape)    # a 0-d g (a full mean) broadcasts as it is
 
 class MeanBackward0(MeanBackward1): "mean of all elements"
 
 # %% ../nbs/16_reductions.ipynb #acced745
-def _mean(a, dim, keepdim):
-    "numpy's mean without its overhead (half precision sums in float32, as numpy does)."
+def _mean(a, dim, keepdim, n=None):
+    "numpy's mean without its overhead (half precision sums in float32, as numpy does); `n` the count, if known."
     s = a.sum(axis=dim, keepdims=keepdim, dtype=np.float32 if a.dtype.itemsize < 4 else None)
-    return (s / math.prod(a.shape[d] for d in dim)).astype(a.dtype, copy=False)
+    return (s / (math.prod(a.shape[d] for d in dim) if n is None else n)).astype(a.dtype, copy=False)
 
 # %% ../nbs/16_reductions.ipynb #3f691490
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     "The mean over `dim` (all dims when None)."
+    if dim is None and dtype is None and type(input) is Tensor and input._data.dtype.kind == 'f':   # a loss's mean: every check below passes
+        return MeanBackward0.apply(input, dim=tuple(range(input._data.ndim)), keepdim=keepdim)
     if getattr(input, 'is_nested', False): return input.mean(dim, keepdim, dtype=dtype)   # reference/nested/nested_tensor
     if dtype is not None:
         if not to_dtype(dtype).is_floating_point: raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")

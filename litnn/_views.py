@@ -212,6 +212,8 @@ def _put(out, key, v, accumulate):
 def _scatter_add(out, key, v):
     "`out[key] += v` where indices may repeat, via one flat `add.at` when the key's form allows."
     xp = array_namespace(out)
+    if len(key) == out.ndim and builtins.all(hasattr(k, 'ndim') and k.dtype != bool for k in key):
+        return xp.add.at(out, key, v)    # an integer array for every dim (`x[rows, cols]`): what the walk below would choose
     key = tuple(k2 for k in key for k2 in (k.nonzero() if getattr(k, 'dtype', None) == bool else (k,)))
     k = 0
     while k < len(key) and _is_all(key[k]): k += 1
