@@ -6,7 +6,7 @@
 __all__ = ['MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'matmul', 'mm', 'mv', 'dot', 'bmm', 'outer', 'AddmmBackward0', 'addmm', 'kron', 'LinalgCrossBackward0', 'cross', 'BaddbmmBackward0', 'AddbmmBackward0', 'AddmvBackward0', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'GeqrfBackward0', 'geqrf', 'ormqr', 'ger', 'inner', 'vdot', 'SparseAddmmBackward0', 'SparseSparseMatmulBackward0', 'spmm', 'smm', 'dsmm', 'hspmm', 'hsmm', 'addr']
 
 # %% ../nbs/16a_matrix_products.ipynb #cb0385d0
-import builtins, numpy as np
+import builtins, math, numpy as np
 from ._tensor import Tensor, _array_of, _dtype_name, strided
 from .autograd.graph import Op
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath
@@ -117,7 +117,27 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
     if (type(a) is not np.ndarray or type(b) is not np.ndarray) and x.device != y.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
-        raise RuntimeError(f"{fn}: shapes cannot be multiplied ({_shape_str(a)} and {_shape_str(b)})")
+        raise RuntimeError(_mismatch(fn, k, a, b))
+
+def _mismatch(fn, k, a, b):
+    """torch's message for inner sizes that differ, in the words of the kernel it runs: matmul folds an operand's
+    leading dims into the rows of mm or mv, and broadcasts the batch dims for bmm (whose message counts them all)."""
+    n, m, rows = a.shape[-1], b.shape[-2 if b.ndim > 1 else 0], math.prod(a.shape[:-1])
+    if k == 'dot': return f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of elements, but got {n} and {m} elements respectively"
+    if k == 'mv': return f"size mismatch, got input ({rows}), mat ({rows}x{n}), vec ({m})"
+    if k == 'mm': return f"mat1 and mat2 shapes cannot be multiplied ({rows}x{n} and {m}x{b.shape[-1]})"
+    if k == 'bmm':
+        batch = _batch_numel(a.shape[:-2], b.shape[:-2])
+        return f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {n}] but got: [{batch}, {m}]."
+    return f"{fn}: shapes cannot be multiplied ({_shape_str(a)} and {_shape_str(b)})"
+
+def _batch_numel(sa, sb):
+    "How many matrices broadcast batch dims hold; torch's broadcasting error (checked before the inner sizes) if they do not broadcast."
+    d = max(len(sa), len(sb)); sa, sb = (1,) * (d - len(sa)) + tuple(sa), (1,) * (d - len(sb)) + tuple(sb)
+    for i in reversed(range(d)):
+        if sa[i] != sb[i] and 1 not in (sa[i], sb[i]):
+            raise RuntimeError(f"The size of tensor a ({sa[i]}) must match the size of tensor b ({sb[i]}) at non-singleton dimension {i}")
+    return math.prod(x if y == 1 else y for x, y in zip(sa, sb))
 
 _BOOL_KERNELS = dict(mm='addmm_impl_cpu_', addmm='addmm_impl_cpu_', addbmm='addmm_impl_cpu_', mv='addmv_impl_cpu', addmv='addmv_impl_cpu')
 
@@ -130,6 +150,8 @@ def _vector_matrix(v, m):
 # %% ../nbs/16a_matrix_products.ipynb #b10449ab
 def matmul(input, other, *, out=None):
     "Matrix product with torch's rules for 1-D operands and broadcast batch dims."
+    for name, pos, v in (('input', 1, input), ('other', 2, other)):
+        if not isinstance(v, Tensor): raise TypeError(f"matmul(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
     if amp._active: input, other = amp._autocast('matmul', input, other)
     a, b = getattr(input, '_data', None), getattr(other, '_data', None)
     if (out is None and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 == b.ndim and a.dtype == b.dtype
@@ -225,7 +247,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return AddmmBackward0.apply(input, mat1, mat2, **({} if beta == 1 and alpha == 1 else dict(beta=beta, alpha=alpha)))
 
 for _f in (matmul, mm, mv, dot, bmm, outer, addmm): setattr(Tensor, _f.__name__, _f)
-Tensor.__matmul__ = matmul
+Tensor.__matmul__ = lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented   # `t @ 2`: TypeError, as torch
 Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented   # `None @ t`: TypeError, as torch
 
 # %% ../nbs/reference/torch/more_products.ipynb #0f7d3763

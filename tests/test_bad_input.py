@@ -640,3 +640,27 @@ def test_out_with_inputs_requiring_grad():
         assert f"{name}(): functions with out=... arguments don't support automatic differentiation" in m
     with litnn.no_grad(), torch.no_grad():     # without recording, torch writes: so does litnn
         for lib in (litnn, torch): assert lib.add(lib.ones(2, requires_grad=True), 1, out=lib.empty(2)).tolist() == [2., 2.]
+
+
+# --- matmul's inner sizes: the message of the kernel torch's matmul runs (dot, mv, mm after folding, bmm) ----
+
+@pytest.mark.parametrize('a, b', [((3,), (4,)), ((2, 3), (4,)), ((3,), (4, 5)), ((2, 3), (4, 5)), ((2, 2, 3), (4, 5)),
+                                  ((2, 2, 3), (4,)), ((3,), (2, 4, 5)), ((2, 3), (2, 4, 5)), ((2, 2, 3), (2, 4, 5)),
+                                  ((2, 2, 3), (3, 4, 5)), ((3, 2, 3), (2, 3, 5)), ((1, 2, 3), (5, 4, 5)),
+                                  ((2, 1, 2, 3), (3, 4, 5))])
+def test_matmul_size_mismatch_message(a, b):
+    msgs = [raises(lambda: m.matmul(m.ones(a), m.ones(b))) for m in (litnn, torch)]
+    assert msgs[0] == msgs[1]
+    assert raises(lambda: litnn.ones(a) @ litnn.ones(b)) == msgs[1]
+
+
+@pytest.mark.parametrize('f, a, b', [('mm', (2, 3), (4, 5)), ('bmm', (2, 2, 3), (2, 4, 5)), ('mv', (2, 3), (4,)),
+                                     ('dot', (3,), (4,))])
+def test_product_size_mismatch_message(f, a, b):
+    assert raises(lambda: getattr(litnn, f)(litnn.ones(a), litnn.ones(b))) == raises(lambda: getattr(torch, f)(torch.ones(a), torch.ones(b)))
+
+
+@pytest.mark.parametrize('expr', ['x @ 2', '2 @ x', 'm.matmul(x, 2)', 'm.matmul(2.5, x)', 'x @ None'])
+def test_matmul_of_non_tensor_is_type_error(expr):
+    l, t = (raises(lambda: eval(expr, dict(m=m, x=m.ones(2, 3)))) for m in (litnn, torch))
+    assert l == t
