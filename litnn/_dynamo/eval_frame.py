@@ -774,7 +774,9 @@ class _UnaryLow:
         if cls is ExpBackward0: return em.compute("xp.multiply", g, y)
         if cls is LogBackward0: return em.compute("xp.true_divide", g, x)
         if cls is SqrtBackward0: return em.compute("xp.true_divide", g, em.compute("xp.multiply", 2, y))
-        if cls is ReluBackward0:                          # _masked(g, ~(y <= 0)): g * m, or where(m, g, 0) past a NaN or inf
+        if cls is ReluBackward0:
+            if g.a.size >= 4096 and _fits_low(g, y) and g.a.shape == y.a.shape and _fused.compiled(_fused._relu_backward) is not None:
+                return _kernel_call(em, _relu_back_low, [g, y], [(g.a.shape, g.a.dtype)])[0]    # eager's `_drelu` takes this loop too
             m = em.compute("xp.invert", em.compute("xp.less_equal", y, 0))
             out = em.compute("xp.multiply", g, m)
             flat = em.view("{}.reshape(-1)", out)
@@ -871,7 +873,10 @@ class _CloneLow:
 class _LogSoftmaxLow:
     def forward(em, cls, x, dim):
         if not _plain(x): raise _Unlowered
-        s = em.compute("xp.subtract", x, em.compute("xp.max", x, axis=dim, keepdims=True))
+        if x.a.ndim == 2 and dim in (1, -1) and _fits_low(x) and _fused.compiled(_fused._row_max) is not None:
+            m = _kernel_call(em, _row_max_low, [x], [((x.a.shape[0], 1), x.a.dtype)])[0]      # numpy's max pays per short row
+        else: m = em.compute("xp.max", x, axis=dim, keepdims=True)
+        s = em.compute("xp.subtract", x, m)
         em.inplace("xp.subtract", s, s, em.compute("xp.log", em.compute("xp.sum", em.compute("xp.exp", s), axis=dim, keepdims=True)))
         return s, (s, dim)
     def backward(em, node, info, g):
@@ -885,7 +890,7 @@ from .._pointwise import GeluBackward0, _CDF32_PQ
 from .._views import SplitBackward0, SplitWithSizesBackward0, _put
 from .._indexing import IndexBackward0
 from ..autograd.broadcasting import _sum_trailing
-from ..nn.functional import NativeLayerNormBackward0, ScaledDotProductAttentionBackward0, _exp_safe, _causal_mask
+from ..nn.functional import NativeLayerNormBackward0, ScaledDotProductAttentionBackward0, _exp_safe, _causal_mask, _EXP_SAFE
 
 def _kernel_call(em, fn, ins, likes):
     "`fn(*ins, *outs)`: a Python function that writes into new buffers `outs` (one per `(shape, dtype)` of `likes`), run now on the capture's arrays."
@@ -912,6 +917,12 @@ def _gelu_low(x, out, cdf):
     _fused.compiled(_fused._gelu32)(x.reshape(-1), out.reshape(-1), cdf.reshape(-1), *_CDF32_PQ)
 
 def _dgelu_low(g, x, cdf): _fused.compiled(_fused._dgelu32)(g.reshape(-1), x.reshape(-1), cdf.reshape(-1))
+
+def _relu_back_low(g, y, out): _fused.compiled(_fused._relu_backward)(g.reshape(-1), y.reshape(-1), out.reshape(-1))
+
+def _row_max_low(x, m):
+    "Each row's max of 2-D `x` into `m`; numpy's own where a max is 0 (its sign then is numpy's choice)."
+    if _fused.compiled(_fused._row_max)(x, m.reshape(-1)): np.max(x, axis=1, keepdims=True, out=m)
 
 @_lowers(GeluBackward0)
 class _GeluLow:
@@ -964,28 +975,39 @@ class _LayerNormLow:
                 em.view("{}.reshape(%r)" % (shape,), gw) if nw else None, em.view("{}.reshape(%r)" % (shape,), gb) if nb else None)
 
 def _attention_low(q, k, v, scale, causal, p, out):
-    "`_probabilities` and the product with `v` (no mask, no dropout), the scores and the result into buffers `p`, `out`."
+    """`_probabilities` and the product with `v` (no mask, no dropout), the scores and the result into buffers `p`, `out`;
+    the scaling, the check and the mask in one loop, the division by the totals in another (36_fused_kernels: the same roundings)."""
     np.matmul(q, k.swapaxes(-1, -2), out=p)
-    p *= scale
-    shift = not _exp_safe(p, None)
-    if causal: p += _causal_mask(np, *p.shape[-2:], p.dtype)
+    rows = p.size and _fused.compiled(_fused._scale_causal) is not None
+    if rows:
+        shift = not _fused.compiled(_fused._scale_causal)(p.reshape(-1, *p.shape[-2:]), p.dtype.type(scale), causal, _EXP_SAFE)
+    else:
+        p *= scale
+        shift = not _exp_safe(p, None)
+        if causal: p += _causal_mask(np, *p.shape[-2:], p.dtype)
     if shift:
         m = p.max(-1, keepdims=True)
         m[m == -np.inf] = 0
         p -= m
     np.exp(p, out=p)
     total = _sum_trailing(p, 1)
-    total[total == 0] = 1
-    p /= total
+    if rows: _fused.compiled(_fused._div_rows)(p.reshape(-1, p.shape[-1]), total.reshape(-1))
+    else:
+        total[total == 0] = 1
+        p /= total
     np.matmul(p, v, out=out)
 
 def _attention_back_low(g, q, k, v, p, scale, ds, dsp, dq, dk, dv):
     "ScaledDotProductAttentionBackward0.backward (no dropout, no broadcast batches) into buffers."
     np.matmul(p.swapaxes(-1, -2), g, out=dv)
     np.matmul(g, v.swapaxes(-1, -2), out=ds)
-    ds -= _sum_trailing(np.multiply(ds, p, out=dsp), 1)
-    ds *= p
-    ds *= scale
+    t = _sum_trailing(np.multiply(ds, p, out=dsp), 1)
+    kernel = _fused.compiled(_fused._softmax_back_rows) if ds.size else None
+    if kernel is not None: kernel(ds.reshape(-1, ds.shape[-1]), t.reshape(-1), p.reshape(-1, p.shape[-1]), ds.dtype.type(scale))
+    else:
+        ds -= t
+        ds *= p
+        ds *= scale
     np.matmul(ds, k, out=dq)
     np.matmul(ds.swapaxes(-1, -2), q, out=dk)
 
@@ -1124,7 +1146,7 @@ class _Lowering:
         for i in range(len(inputs)): self.vals[i] = em.local(f"I[{i}]._data", inputs[i]._data)
         self.inputs, self.grads = inputs, {}
         self.wrapped = set(range(len(inputs)))
-        self.ext, self.products = {}, {}
+        self.ext, self.products, self.sums = {}, {}, {}
 
     def setgrad(self, st):
         "`t.grad = None`, for a tensor from outside (a parameter) or an input."
@@ -1189,18 +1211,34 @@ class _Lowering:
         if low is not None and (not many or getattr(low, 'many', False)):     # (`many`: a lowering of several outputs, split's)
             try:
                 args = [self.value(r) for r in spec]
-                out, info = low.forward(self.em, cls, *args, **{k: self.key_value(r) if k == 'key' and getattr(low, 'key', False) else self.value(r)
-                                                                for k, r in kws.items()})
+                fused = self.add_relu(cls, spec, kws)
+                out, info = fused or low.forward(self.em, cls, *args, **{k: self.key_value(r) if k == 'key' and getattr(low, 'key', False) else self.value(r)
+                                                                         for k, r in kws.items()})
             except _Unlowered: pass
             else:
                 res = out if many else (out,)
                 for k, o in zip(outs, res): self.vals[k] = o
                 if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [o.a for o in res]
                 elif cls is MulBackward0 and not kws: self.products[outs[0]] = (len(self.em.lines) - 1, args)   # (see fused_update)
+                elif cls is AddBackward0 and not kws: self.sums[outs[0]] = (len(self.em.lines) - 1, args)       # (see add_relu)
                 return True
         self.python_step(st, list(spec) + list(kws.values()), outs)
         if ctx is not None: self.outs[ctx] = [self.cap.keep[k]._data for k in outs]
         return False
+
+    def add_relu(self, cls, spec, kws):
+        """`relu(x + b)`, a bias row added to a matrix on the line just written and read by nothing else (a linear layer
+        before its ReLU): that line becomes one loop (`fused._add_relu`, numpy's roundings) into ReLU's buffer. None otherwise."""
+        if cls is not ReluBackward0 or kws or len(spec) != 1 or spec[0][0] != 1: return None
+        k, em, kernel = spec[0][1], self.em, _fused.compiled(_fused._add_relu)
+        s = self.sums.get(k)
+        if s is None or s[0] != len(em.lines) - 1 or kernel is None: return None
+        x, b = s[1]
+        if not (isinstance(x, _Val) and isinstance(b, _Val) and x.a.ndim == 2 and b.a.shape == x.a.shape[1:] and _fused._fits(x.a, b.a)
+                and _reads(self.prog, k) == 1): return None
+        em.lines.pop()                       # (the sum's buffer is written no more: only ReLU read it)
+        y = _kernel_call(em, kernel, [x, b], [(x.a.shape, x.a.dtype)])[0]
+        return y, (self.vals[k], y)
 
     def inplace(self, st):
         _, s, op, args, kws, write, g = st
