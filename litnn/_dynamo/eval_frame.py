@@ -1220,7 +1220,7 @@ class _Lowering:
                 for k, o in zip(outs, res): self.vals[k] = o
                 if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [o.a for o in res]
                 elif cls is MulBackward0 and not kws: self.products[outs[0]] = (len(self.em.lines) - 1, args)   # (see fused_update)
-                elif cls is AddBackward0 and not kws: self.sums[outs[0]] = (len(self.em.lines) - 1, args)       # (see add_relu)
+                if cls is AddBackward0 and not kws: self.sums[outs[0]] = (len(self.em.lines) - 1, args)         # (see add_relu)
                 return True
         self.python_step(st, list(spec) + list(kws.values()), outs)
         if ctx is not None: self.outs[ctx] = [self.cap.keep[k]._data for k in outs]
