@@ -585,6 +585,7 @@ class _Emitter:
         self.env = dict(self.ns)                  # the same, with the lowering-time arrays of the local values
         self.first_write, self.escaping = {}, []  # buffer -> its first line; buffers handed out (a .grad, a result)
         self.names = {}
+        self.movable, self.cats = set(), []       # buffers only matrix products write; split's backward lines (`_alias_pieces`)
 
     def new(self, prefix='v'): self.n += 1; return f"{prefix}{self.n}"
 
@@ -885,6 +886,7 @@ class _LogSoftmaxLow:
 
 
 # %% ../../nbs/37_compile.ipynb #b1c0a7e1
+import re
 from .. import fused as _fused
 from .._pointwise import GeluBackward0, _CDF32_PQ
 from .._views import SplitBackward0, SplitWithSizesBackward0, _put
@@ -1029,16 +1031,19 @@ class _AttentionLow:
         dt = p.a.dtype
         _, _, dq, dk, dv = _kernel_call(em, _attention_back_low, [g, q, k, v, p, scale],
                                         [(p.a.shape, dt)] * 2 + [(t.a.shape, dt) for t in (q, k, v)])
+        em.movable.update((dq.buf, dk.buf, dv.buf))        # (written by np.matmul alone)
         nq, nk, nv = node.needs_input_grad[:3]
         return (dq if nq else None, dk if nk else None, dv if nv else None)
 
-def _cat_low(dim, sizes, *args):
-    "Split's backward: the gradients (`args` but the last) written side by side into `out` (the last; zeros for a piece that got none)."
+def _cat_low(dim, sizes, skip, *args):
+    """Split's backward: the gradients (`args` but the last) written side by side into `out` (the last; zeros for a piece
+    that got none); the pieces numbered in `skip` are there already (`_alias_pieces`)."""
     *gs, out = args
     pre, o = (slice(None),) * dim, 0
-    for n, g in zip(sizes, gs):
+    for i, (n, g) in enumerate(zip(sizes, gs)):
         piece = out[pre + (slice(o, o + n),)]
-        if g is None: piece.fill(0)
+        if i in skip: pass
+        elif g is None: piece.fill(0)
         else: np.copyto(piece, g)
         o += n
 
@@ -1056,7 +1061,64 @@ class _SplitLow:
         shape, dt, dim, sizes = info
         if builtins.all(g is None for g in gs) or not builtins.all(g is None or isinstance(g, _Val) and g.a.dtype == dt for g in gs):
             raise _Unlowered
-        return _kernel_call(em, _cat_low, [dim, sizes, *gs], [(shape, dt)])[0]
+        out = _kernel_call(em, _cat_low, [dim, sizes, (), *gs], [(shape, dt)])[0]
+        em.cats.append((len(em.lines) - 1, out, dim, sizes, gs))
+        return out
+
+def _chain(em, buf, upto):
+    "The lines before line `upto` that make views of buffer `buf` (`vN = expr`), by name, in order: {name: line}."
+    names = {buf: None}
+    for i, line in enumerate(em.lines[:upto]):
+        m = re.match(r"(v\d+) = (.*)$", line)
+        if m and builtins.any(re.search(rf"\b{n}\b", m.group(2)) for n in names): names[m.group(1)] = i
+    return names
+
+def _view_onto(em, buf, g, chain, out, piece):
+    """A view of `out`'s memory shaped as buffer `buf`, such that `g`, made from `buf` by the lines of `chain`, would be
+    `piece` (a view of `out`); rows unit-strided, as BLAS writes them. None where no strided view does it."""
+    B = em.env[buf]
+    if not (type(B) is np.ndarray and B.flags.c_contiguous and out.flags.c_contiguous and B.ndim >= 2 and g.a.shape == piece.shape
+            and g.a.size == B.size and B.dtype == piece.dtype == out.dtype) or g.name not in chain: return None
+    where = {buf: np.arange(B.size, dtype=np.int64).reshape(B.shape)}     # the chain's views, on B's element numbers
+    for name, i in chain.items():
+        if i is not None: where[name] = eval(em.lines[i].split(" = ", 1)[1], dict(em.env, **where))
+    s, gi = B.itemsize, where[g.name]
+    start = piece.__array_interface__['data'][0] - out.__array_interface__['data'][0]
+    if start % s or builtins.any(st % s for st in piece.strides) or gi.shape != piece.shape: return None
+    ep = np.lib.stride_tricks.as_strided(np.arange(out.size, dtype=np.int64)[start // s:], piece.shape, tuple(st // s * 8 for st in piece.strides))
+    T = np.full(B.size, -1, np.int64)
+    T[gi.reshape(-1)] = ep.reshape(-1)
+    if (T < 0).any(): return None               # (g repeats elements of B)
+    T = T.reshape(B.shape)
+    first = builtins.int(T.flat[0])
+    st = [builtins.int(T[(0,) * d + (1,) + (0,) * (B.ndim - d - 1)]) - first if n > 1 else 0 for d, n in enumerate(B.shape)]
+    want = first + builtins.sum(np.arange(n).reshape((-1,) + (1,) * (B.ndim - d - 1)) * st[d] for d, n in enumerate(B.shape))
+    if not np.array_equal(T, want) or st[-1] != 1 or st[-2] < B.shape[-1]: return None
+    return np.lib.stride_tricks.as_strided(out.reshape(-1)[first:], B.shape, tuple(x * s for x in st))
+
+def _alias_pieces(em):
+    """Split's backward without its copies: a piece whose gradient is made (through views, reshapes) from a buffer only
+    matrix products write, read by nothing after the concatenation, gets that buffer as a view into its place in the
+    concatenation (the products write there, BLAS's sums unchanged: only the stride of the rows differs) and is not copied;
+    the lines that made the gradient from the buffer go. Called once the code is complete (which buffers escape is known)."""
+    taken = set()
+    for i, out, dim, sizes, gs in em.cats:
+        if out.buf in em.escaping or type(out.a) is not np.ndarray: continue
+        pre, o, skip, dead = (slice(None),) * dim, 0, [], []
+        for j, (n, g) in enumerate(zip(sizes, gs)):
+            piece = out.a[pre + (slice(o, o + n),)]; o += n
+            if g is None or g.buf is None or g.buf not in em.movable or g.buf in em.escaping or g.buf in taken: continue
+            chain = _chain(em, g.buf, i)
+            later = "\n".join(em.lines[i + 1:])
+            if builtins.any(re.search(rf"\b{n2}\b", later) for n2 in chain): continue
+            V = _view_onto(em, g.buf, g, chain, out.a, piece)
+            if V is None: continue
+            em.ns[g.buf] = V; taken.add(g.buf); skip.append(j); dead += [n2 for n2 in chain if n2 != g.buf]
+        if not skip: continue
+        em.lines[i] = "pass" if len(skip) == len(gs) else f"{em.const(_cat_low, 'K')}({', '.join(em.arg(a) for a in (dim, sizes, tuple(skip), *[None if j in skip else g for j, g in enumerate(gs)], out))})"
+        for n2 in reversed(dead):              # views nothing reads now: each a line that does nothing
+            k = next(k for k, line in enumerate(em.lines) if line.startswith(n2 + " = "))
+            if not re.search(rf"\b{n2}\b", "\n".join(em.lines[:k] + em.lines[k + 1:])): em.lines[k] = "pass"
 
 def _index_put_low(g, *args):
     "Indexing's backward (`_index_put`, adding at repeated indices) into `out` (the last of `args`; the index arrays before it)."
@@ -1353,6 +1415,7 @@ class _Lowering:
             em.escape(v)
             t = cap.keep[k]
             em.line(f"env[{k}] = _make({v.name}, {t._requires_grad}, {em.const(t.grad_fn, 'N') if t.grad_fn is not None else None})")
+        _alias_pieces(em)
         src = em.source()
         E = [em.ns.pop(b) for b in em.escaping]
         ns = dict(em.ns, E=E, _rc=sys.getrefcount, _make=Tensor._make, _store=_store_grad_low, _backward_call=_backward_call,
