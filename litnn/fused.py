@@ -259,16 +259,19 @@ def _scale_causal(p, scale, causal, lim):
     "p = p scale (+ 0 where key j <= query i, -inf above, if `causal`) in place, for 3-D `p`; True when every p scale is within ±lim."
     n, L, S = p.shape
     zero, ninf = p.dtype.type(0), p.dtype.type(-np.inf)
-    safe = True
+    bad = 0                                  # (a count, not a branch: the loop stays vectorized; NaN counts)
     for b in range(n):
         for i in range(L):
             r = p[b, i]
             for j in range(S):
                 v = r[j] * scale
-                if not (v >= -lim and v <= lim): safe = False      # (NaN too)
-                if causal: v = v + (zero if j <= i else ninf)
+                bad += not (abs(v) <= lim)
                 r[j] = v
-    return safe
+            if causal:
+                e = min(i + 1, S)
+                for j in range(e): r[j] = r[j] + zero
+                for j in range(e, S): r[j] = r[j] + ninf
+    return bad == 0
 _scale_causal.exact = True
 
 def _div_rows(p, total):
