@@ -254,6 +254,17 @@ def _row_max(x, m):
     return zero
 _row_max.exact = True
 
+def _add_at2(out, i, j, v):
+    "out[i[n], j[n]] += v[n] in the order of n (numpy's `add.at` on 2-D `out`), negative indices from the end; False, nothing written, where one is out of range."
+    R, C = out.shape
+    for n in range(i.size):
+        if not (-R <= i[n] < R and -C <= j[n] < C): return False
+    for n in range(i.size):
+        a, b = i[n], j[n]
+        out[a + R if a < 0 else a, b + C if b < 0 else b] += v[n]
+    return True
+_add_at2.exact = True
+
 # %% ../nbs/36_fused_kernels.ipynb #55ccc66e
 def _scale_causal(p, scale, causal, lim):
     "p = p scale (+ 0 where key j <= query i, -inf above, if `causal`) in place, for 3-D `p`; True when every p scale is within ±lim."

@@ -838,7 +838,7 @@ def _kernel_names(fn):
 
 @pytest.mark.parametrize('edge', [False, True], ids=['random', 'zeros_and_infs'])
 def test_linear_relu_log_softmax_step_bit_equal(row_loops, edge):
-    "bias + ReLU (one loop), ReLU's backward (eager's loop, 4096 elements and up), log-softmax's row max: bit-equal to eager."
+    "bias + ReLU (one loop), ReLU's backward (eager's loop, 4096 elements and up), log-softmax's row max, the targets' scatter: bit-equal to eager."
     def make():
         rng = np.random.default_rng(0)
         ws = [litnn.tensor((rng.standard_normal((o, i)) / np.sqrt(i)).astype(np.float32), requires_grad=True) for i, o in ((24, 320), (320, 10))]
@@ -864,8 +864,9 @@ def test_linear_relu_log_softmax_step_bit_equal(row_loops, edge):
     for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)) and same_bits(bits(a.grad), bits(b.grad))
     fn = lowered(cs)
     ks = _kernel_names(fn)
-    if row_loops: assert {'_add_relu', '_relu_back_low', '_row_max_low'} <= ks and 'maximum(' not in fn.source, fn.source
-    else: assert not ks & {'_add_relu', '_relu_back_low', '_row_max_low'} and 'maximum(' in fn.source
+    loops = {'_add_relu', '_relu_back_low', '_row_max_low', '_index_add_low'}
+    if row_loops: assert loops <= ks and 'maximum(' not in fn.source, fn.source
+    else: assert not ks & loops and 'maximum(' in fn.source
 
 def test_bias_relu_stays_two_calls_when_the_sum_is_read_again():
     "The sum before ReLU read by something else (here returned): the add and ReLU stay two calls, still bit-equal."
@@ -930,3 +931,18 @@ def test_view_onto_places_a_buffer_in_a_piece():
     V[...] = B
     assert np.array_equal(piece, g.a) and not out[:, :, :10].any() and not out[:, :, 25:].any()
     assert ef._view_onto(em, 'b1', g, ef._chain(em, 'b1', len(em.lines)), out, out[:, :, 10:40:2]) is None    # rows not unit-strided
+
+def test_index_backward_loop_takes_negative_indices_and_repeats(row_loops):
+    "`x[i, j]` backward with negative and repeated indices, new ones each call: the loop adds as `add.at` does, bit-equal."
+    rng = np.random.default_rng(4)
+    def step(x, i, j):
+        loss = (x[i, j] * litnn.tensor([1.5, -2.0, 3.0, 0.25, 7.0, 1e-3])).sum()
+        loss.backward()
+        return loss
+    cs = litnn.compile(step)
+    for n in range(4):
+        a = rng.standard_normal((4, 5)).astype(np.float32)
+        i, j = litnn.tensor(rng.integers(-4, 4, 6)), litnn.tensor(rng.integers(-5, 5, 6))
+        x1, x2 = litnn.tensor(a, requires_grad=True), litnn.tensor(a.copy(), requires_grad=True)
+        assert same_bits(bits(step(x1, i, j)), bits(cs(x2, i, j))) and same_bits(bits(x1.grad), bits(x2.grad)), n
+    assert ('_index_add_low' in _kernel_names(lowered(cs))) == row_loops

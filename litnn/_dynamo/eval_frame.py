@@ -1126,6 +1126,11 @@ def _index_put_low(g, *args):
     out.fill(0)
     _put(out, tuple(key), g, True)
 
+def _index_add_low(g, i, j, out):
+    "`_index_put_low` for two 1-D index arrays: `add.at`'s additions in its order, as one loop (`fused._add_at2`); numpy's where an index is out of range (its error)."
+    out.fill(0)
+    if not _fused.compiled(_fused._add_at2)(out, i, j, g): _put(out, (i, j), g, True)
+
 @_lowers(IndexBackward0)
 class _IndexLow:
     "`x[i, j]` with index arrays only (the log-probabilities of the targets): the gather each replay, backward's scatter into a buffer."
@@ -1137,6 +1142,9 @@ class _IndexLow:
     def backward(em, node, info, g):
         shape, key = info
         if not isinstance(g, _Val): raise _Unlowered
+        if (len(key) == 2 == len(shape) and g.a.ndim == 1 and builtins.all(k.a.shape == g.a.shape and k.a.dtype.kind == 'i' for k in key)
+                and type(g.a) is np.ndarray and _fused.compiled(_fused._add_at2) is not None):
+            return _kernel_call(em, _index_add_low, [g, *key], [(shape, g.a.dtype)])[0]        # (`logp[rows, targets]`)
         return _kernel_call(em, _index_put_low, [g, *key], [(shape, g.a.dtype)])[0]
 
 # %% ../../nbs/37_compile.ipynb #9540d696
