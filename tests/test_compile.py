@@ -905,7 +905,7 @@ def test_attention_row_loops_bit_equal(row_loops, name):
         assert same_bits(bits(a), bits(b)) and same_bits(bits(x1.grad), bits(x2.grad)), i
 
 def test_split_backward_written_in_place_by_attention():
-    "The GPT step's q, k, v split: attention's backward writes dq, dk, dv into their places, no concatenation left; bit-equal."
+    "The GPT step's q, k, v split: attention's backward writes dq, dk, dv into their places, its forward its output into the next layout; bit-equal."
     (m1, o1, s1), (m2, o2, s2) = make_gpt_step(), make_gpt_step()
     cs = litnn.compile(s2)
     rng = np.random.default_rng(3)
@@ -915,7 +915,8 @@ def test_split_backward_written_in_place_by_attention():
         litnn.manual_seed(i); b = cs(idx, tg)
         assert same_bits(bits(a), bits(b)), i
     for (n, p), q in zip(m1.named_parameters(), m2.parameters()): assert same_bits(bits(p), bits(q)) and same_bits(bits(p.grad), bits(q.grad)), n
-    assert '_cat_low' not in _kernel_names(lowered(cs))
+    fn = lowered(cs)
+    assert '_cat_low' not in _kernel_names(fn) and 'copyto(' not in fn.source    # (nor the copy of attention's output, `contiguous()`)
 
 def test_view_onto_places_a_buffer_in_a_piece():
     "`_view_onto`: the strided view of the piece that a chain of views (a copying reshape too) maps onto the piece; None where none."

@@ -585,7 +585,7 @@ class _Emitter:
         self.env = dict(self.ns)                  # the same, with the lowering-time arrays of the local values
         self.first_write, self.escaping = {}, []  # buffer -> its first line; buffers handed out (a .grad, a result)
         self.names = {}
-        self.movable, self.cats = set(), []       # buffers only matrix products write; split's backward lines (`_alias_pieces`)
+        self.movable, self.cats, self.copies = set(), [], []    # buffers only matrix products write; split's backward, copies (`_alias_pieces`)
 
     def new(self, prefix='v'): self.n += 1; return f"{prefix}{self.n}"
 
@@ -637,7 +637,8 @@ class _Emitter:
         self.ns[b] = self.env[b] = r
         self.first_write[b] = len(self.lines)
         self.lines.append(f"{self.fn('xp.copyto')}({b}, {v.name})")
-        return _Val(b, r, b)
+        self.copies.append((len(self.lines) - 1, v, _Val(b, r, b)))
+        return self.copies[-1][2]
 
     def view(self, src, *args):
         "A value computed each replay by expression `src` (`{}` for the arguments): a view, cheap."
@@ -1024,6 +1025,7 @@ class _AttentionLow:
             raise _Unlowered
         p, out = _kernel_call(em, _attention_low, [q, k, v, builtins.float(scale), builtins.bool(causal)],
                               [(q.a.shape[:-1] + k.a.shape[-2:-1], dt), (q.a.shape[:-1] + v.a.shape[-1:], dt)])
+        em.movable.add(out.buf)                             # (written by np.matmul alone)
         return out, (q, k, v, p, builtins.float(scale))
     def backward(em, node, info, g):
         q, k, v, p, scale = info
@@ -1097,28 +1099,35 @@ def _view_onto(em, buf, g, chain, out, piece):
     return np.lib.stride_tricks.as_strided(out.reshape(-1)[first:], B.shape, tuple(x * s for x in st))
 
 def _alias_pieces(em):
-    """Split's backward without its copies: a piece whose gradient is made (through views, reshapes) from a buffer only
-    matrix products write, read by nothing after the concatenation, gets that buffer as a view into its place in the
-    concatenation (the products write there, BLAS's sums unchanged: only the stride of the rows differs) and is not copied;
-    the lines that made the gradient from the buffer go. Called once the code is complete (which buffers escape is known)."""
-    taken = set()
+    """Split's backward and copies (`contiguous()`) without their copying: a piece whose gradient (a value to copy) is made,
+    through views and reshapes, from a buffer only matrix products write, read by nothing after the concatenation (the
+    copy), gets that buffer as a view into its place there (the products write there, BLAS's sums unchanged: only the
+    stride of the rows differs) and is not copied; the lines that made the gradient from the buffer go. Called once the
+    code is complete (which buffers escape is known)."""
+    taken, dead = set(), []
+    def place(i, out, piece, g):
+        "Whether the buffer of `g`, copied into `piece` of buffer `out` by line `i`, now lives there."
+        if g is None or g.buf is None or g.buf not in em.movable or g.buf in em.escaping or g.buf in taken: return False
+        chain = _chain(em, g.buf, i)
+        later = "\n".join(em.lines[i + 1:])
+        if builtins.any(re.search(rf"\b{n2}\b", later) for n2 in chain): return False
+        V = _view_onto(em, g.buf, g, chain, out, piece)
+        if V is None: return False
+        em.ns[g.buf] = V; taken.add(g.buf); dead.extend(n2 for n2 in chain if n2 != g.buf)
+        return True
+    for i, src, dst in em.copies:
+        if dst.buf not in em.escaping and type(dst.a) is np.ndarray and place(i, dst.a, dst.a, src): em.lines[i] = "pass"
     for i, out, dim, sizes, gs in em.cats:
         if out.buf in em.escaping or type(out.a) is not np.ndarray: continue
-        pre, o, skip, dead = (slice(None),) * dim, 0, [], []
+        pre, o, skip = (slice(None),) * dim, 0, []
         for j, (n, g) in enumerate(zip(sizes, gs)):
-            piece = out.a[pre + (slice(o, o + n),)]; o += n
-            if g is None or g.buf is None or g.buf not in em.movable or g.buf in em.escaping or g.buf in taken: continue
-            chain = _chain(em, g.buf, i)
-            later = "\n".join(em.lines[i + 1:])
-            if builtins.any(re.search(rf"\b{n2}\b", later) for n2 in chain): continue
-            V = _view_onto(em, g.buf, g, chain, out.a, piece)
-            if V is None: continue
-            em.ns[g.buf] = V; taken.add(g.buf); skip.append(j); dead += [n2 for n2 in chain if n2 != g.buf]
+            if place(i, out.a, out.a[pre + (slice(o, o + n),)], g): skip.append(j)
+            o += n
         if not skip: continue
         em.lines[i] = "pass" if len(skip) == len(gs) else f"{em.const(_cat_low, 'K')}({', '.join(em.arg(a) for a in (dim, sizes, tuple(skip), *[None if j in skip else g for j, g in enumerate(gs)], out))})"
-        for n2 in reversed(dead):              # views nothing reads now: each a line that does nothing
-            k = next(k for k, line in enumerate(em.lines) if line.startswith(n2 + " = "))
-            if not re.search(rf"\b{n2}\b", "\n".join(em.lines[:k] + em.lines[k + 1:])): em.lines[k] = "pass"
+    for n2 in reversed(dead):              # views nothing reads now: each a line that does nothing
+        k = next(k for k, line in enumerate(em.lines) if line.startswith(n2 + " = "))
+        if not re.search(rf"\b{n2}\b", "\n".join(em.lines[:k] + em.lines[k + 1:])): em.lines[k] = "pass"
 
 def _index_put_low(g, *args):
     "Indexing's backward (`_index_put`, adding at repeated indices) into `out` (the last of `args`; the index arrays before it)."
