@@ -228,6 +228,80 @@ def sub_scaled(a, c, b):
     kernel(a.reshape(-1), a.dtype.type(c), b.reshape(-1))
     return True
 
+# %% ../nbs/36_fused_kernels.ipynb #42dcb48e
+def _add_relu(x, b, out):
+    "out = relu(x + b) for 2-D `x` and bias row `b`: the sum rounded, then numpy's `maximum(v, 0)` (NaN passes, -0 gives 0)."
+    rows, cols = x.shape
+    zero = out.dtype.type(0)
+    for i in range(rows):
+        for j in range(cols):
+            v = x[i, j] + b[j]
+            out[i, j] = v if v > zero or v != v else zero
+_add_relu.exact = True
+
+def _row_max(x, m):
+    "m[i] = the largest value of row i of 2-D `x` (NaN where the row has one); True when some row's largest is 0 (numpy picks its sign)."
+    zero = False
+    for i in range(x.shape[0]):
+        r = x[i]
+        best = r[0]
+        for j in range(1, x.shape[1]):
+            v = r[j]
+            if v > best or v != v: best = v
+            if best != best: break
+        m[i] = best
+        if best == 0: zero = True
+    return zero
+_row_max.exact = True
+
+def _add_at2(out, i, j, v):
+    "out[i[n], j[n]] += v[n] in the order of n (numpy's `add.at` on 2-D `out`), negative indices from the end; False, nothing written, where one is out of range."
+    R, C = out.shape
+    for n in range(i.size):
+        if not (-R <= i[n] < R and -C <= j[n] < C): return False
+    for n in range(i.size):
+        a, b = i[n], j[n]
+        out[a + R if a < 0 else a, b + C if b < 0 else b] += v[n]
+    return True
+_add_at2.exact = True
+
+# %% ../nbs/36_fused_kernels.ipynb #55ccc66e
+def _scale_causal(p, scale, causal, lim):
+    "p = p scale (+ 0 where key j <= query i, -inf above, if `causal`) in place, for 3-D `p`; True when every p scale is within ±lim."
+    n, L, S = p.shape
+    zero, ninf = p.dtype.type(0), p.dtype.type(-np.inf)
+    bad = 0                                  # (a count, not a branch: the loop stays vectorized; NaN counts)
+    for b in range(n):
+        for i in range(L):
+            r = p[b, i]
+            for j in range(S):
+                v = r[j] * scale
+                bad += not (abs(v) <= lim)
+                r[j] = v
+            if causal:
+                e = min(i + 1, S)
+                for j in range(e): r[j] = r[j] + zero
+                for j in range(e, S): r[j] = r[j] + ninf
+    return bad == 0
+_scale_causal.exact = True
+
+def _div_rows(p, total):
+    "Each row of 2-D `p` divided by its total, in place; a total of 0 taken as 1 (a row that attends to nothing stays 0s)."
+    one = p.dtype.type(1)
+    for i in range(p.shape[0]):
+        t = total[i]
+        if t == 0: t = one
+        r = p[i]
+        for j in range(p.shape[1]): r[j] = r[j] / t
+_div_rows.exact = True
+
+def _softmax_back_rows(ds, t, p, scale):
+    "ds = (ds - t) p scale in place, row by row of 2-D `ds` and `p` (`t`: one number per row), rounded as three numpy passes."
+    for i in range(ds.shape[0]):
+        ti, r, q = t[i], ds[i], p[i]
+        for j in range(ds.shape[1]): r[j] = (r[j] - ti) * q[j] * scale
+_softmax_back_rows.exact = True
+
 # %% ../nbs/36_fused_kernels.ipynb #48eaa71b
 _ELEMENTWISE = {    # name: (inputs, outputs, CUDA C body run at each index)
     'gelu': ('T x', 'T y, T cdf', 'cdf = (T)0.5 * ((T)1 + erf(x * (T)0.7071067811865476)); y = x * cdf;'),

@@ -820,3 +820,130 @@ def test_index_lowered_bit_equal(name):
         assert same_bits(bits(f(x1)), bits(cf(x2))) and same_bits(bits(x1.grad), bits(x2.grad)), i
     fn = lowered(cf)
     assert fn is not None and _python_calls(fn, 'IndexBackward0') == 0 and _python_calls(fn, 'SliceBackward0') >= 1
+
+
+# ---------------------------------------------------------------------------------------------- lowering: the row loops
+@pytest.fixture(params=[True, False], ids=['numba', 'numpy'])
+def row_loops(request, monkeypatch):
+    "Each test twice: with numba's row loops (36_fused_kernels) and with numpy's calls (as under LITNN_NUMBA=0)."
+    if request.param and not FUSED: pytest.skip("numba (the `fast` extra) is not installed")
+    monkeypatch.setattr(litnn.fused, 'enabled', request.param)
+    return request.param
+
+def _kernel_names(fn):
+    "The Python functions behind the generated code's K names (numba's compiled ones by their Python name)."
+    import re
+    ns = fn.__globals__
+    return {getattr(getattr(ns[k], 'py_func', ns[k]), '__name__', '') for k in re.findall(r"\b(K\d+)\b", fn.source)}
+
+@pytest.mark.parametrize('edge', [False, True], ids=['random', 'zeros_and_infs'])
+def test_linear_relu_log_softmax_step_bit_equal(row_loops, edge):
+    "bias + ReLU (one loop), ReLU's backward (eager's loop, 4096 elements and up), log-softmax's row max, the targets' scatter: bit-equal to eager."
+    def make():
+        rng = np.random.default_rng(0)
+        ws = [litnn.tensor((rng.standard_normal((o, i)) / np.sqrt(i)).astype(np.float32), requires_grad=True) for i, o in ((24, 320), (320, 10))]
+        bs = [litnn.tensor(rng.standard_normal(o).astype(np.float32), requires_grad=True) for o in (320, 10)]
+        if edge: bs[0].data[:3] = litnn.tensor([-0.0, 0.0, np.inf])
+        def step(x, y):
+            h = (x @ ws[0].t() + bs[0]).relu()
+            loss = -(h @ ws[1].t() + bs[1]).log_softmax(1)[litnn.arange(16), y].mean()
+            for p in ws + bs: p.grad = None
+            loss.backward()
+            with litnn.no_grad():
+                for p in ws + bs: p -= 0.1 * p.grad
+            return loss
+        return ws + bs, step
+    (p1, s1), (p2, s2) = make(), make()
+    cs = litnn.compile(s2)
+    rng = np.random.default_rng(1)
+    for i in range(4):
+        xa = rng.standard_normal((16, 24)).astype(np.float32)
+        if edge: xa[:4] = 0; xa[4, 0] = -0.0
+        x, y = litnn.tensor(xa), litnn.tensor(rng.integers(0, 10, 16))
+        assert same_bits(bits(s1(x, y)), bits(cs(x, y))), i
+    for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)) and same_bits(bits(a.grad), bits(b.grad))
+    fn = lowered(cs)
+    ks = _kernel_names(fn)
+    loops = {'_add_relu', '_relu_back_low', '_row_max_low', '_index_add_low'}
+    if row_loops: assert loops <= ks and 'maximum(' not in fn.source, fn.source
+    else: assert not ks & loops and 'maximum(' in fn.source
+
+def test_bias_relu_stays_two_calls_when_the_sum_is_read_again():
+    "The sum before ReLU read by something else (here returned): the add and ReLU stay two calls, still bit-equal."
+    rng = np.random.default_rng(2)
+    w = litnn.tensor(rng.standard_normal((8, 6)).astype(np.float32), requires_grad=True)
+    b = litnn.tensor(rng.standard_normal(8).astype(np.float32), requires_grad=True)
+    def step(x):
+        s = x @ w.t() + b
+        loss = s.relu().sum()
+        loss.backward()
+        return loss, s
+    cs = litnn.compile(step)
+    for i in range(3):
+        x = litnn.tensor(rng.standard_normal((5, 6)).astype(np.float32))
+        w.grad = b.grad = None; (l1, s1), g1 = step(x), w.grad.clone()
+        w.grad = b.grad = None; (l2, s2), g2 = cs(x), w.grad.clone()
+        assert same_bits(bits(l1), bits(l2)) and same_bits(bits(s1), bits(s2)) and same_bits(bits(g1), bits(g2)), i
+    assert '_add_relu' not in _kernel_names(lowered(cs))
+
+@pytest.mark.parametrize('name', ['causal', 'plain', 'shifted', 'nan'])
+def test_attention_row_loops_bit_equal(row_loops, name):
+    "Attention's scaling, check, mask, division and backward as row loops (or numpy's calls): bit-equal to eager."
+    rng = np.random.default_rng(7)
+    def step(x):
+        q, k, v = (t.view(2, 9, 2, 8).transpose(1, 2) for t in (x, x * 0.5, x.tanh()))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=name != 'plain')
+        loss = (y * y).sum()
+        loss.backward()
+        return loss
+    cs = litnn.compile(step)
+    for i in range(3):
+        xa = rng.standard_normal((2, 9, 16)).astype(np.float32) * (30 if name == 'shifted' else 1)
+        if name == 'nan' and i == 2: xa[1, 3, 2] = np.nan
+        x1, x2 = litnn.tensor(xa, requires_grad=True), litnn.tensor(xa.copy(), requires_grad=True)
+        a, b = step(x1), cs(x2)
+        assert same_bits(bits(a), bits(b)) and same_bits(bits(x1.grad), bits(x2.grad)), i
+
+def test_split_backward_written_in_place_by_attention():
+    "The GPT step's q, k, v split: attention's backward writes dq, dk, dv into their places, its forward its output into the next layout; bit-equal."
+    (m1, o1, s1), (m2, o2, s2) = make_gpt_step(), make_gpt_step()
+    cs = litnn.compile(s2)
+    rng = np.random.default_rng(3)
+    for i in range(3):
+        idx, tg = litnn.tensor(rng.integers(0, 11, (3, 8))), litnn.tensor(rng.integers(0, 11, (3, 8)))
+        litnn.manual_seed(i); a = s1(idx, tg)
+        litnn.manual_seed(i); b = cs(idx, tg)
+        assert same_bits(bits(a), bits(b)), i
+    for (n, p), q in zip(m1.named_parameters(), m2.parameters()): assert same_bits(bits(p), bits(q)) and same_bits(bits(p.grad), bits(q.grad)), n
+    fn = lowered(cs)
+    assert '_cat_low' not in _kernel_names(fn) and 'copyto(' not in fn.source    # (nor the copy of attention's output, `contiguous()`)
+
+def test_view_onto_places_a_buffer_in_a_piece():
+    "`_view_onto`: the strided view of the piece that a chain of views (a copying reshape too) maps onto the piece; None where none."
+    em = ef._Emitter(np)
+    B = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    em.ns['b1'] = em.env['b1'] = B
+    g1 = em.view("{}.swapaxes(1, 2)", ef._Val('b1', B, 'b1'))
+    g = em.view("{}.reshape((2, 4, 15))", g1)          # a copy: the transposed axes do not merge
+    out = np.zeros((2, 4, 40), np.float32)
+    piece = out[:, :, 10:25]
+    V = ef._view_onto(em, 'b1', g, ef._chain(em, 'b1', len(em.lines)), out, piece)
+    assert V is not None and np.shares_memory(V, out)
+    V[...] = B
+    assert np.array_equal(piece, g.a) and not out[:, :, :10].any() and not out[:, :, 25:].any()
+    assert ef._view_onto(em, 'b1', g, ef._chain(em, 'b1', len(em.lines)), out, out[:, :, 10:40:2]) is None    # rows not unit-strided
+
+def test_index_backward_loop_takes_negative_indices_and_repeats(row_loops):
+    "`x[i, j]` backward with negative and repeated indices, new ones each call: the loop adds as `add.at` does, bit-equal."
+    rng = np.random.default_rng(4)
+    def step(x, i, j):
+        loss = (x[i, j] * litnn.tensor([1.5, -2.0, 3.0, 0.25, 7.0, 1e-3])).sum()
+        loss.backward()
+        return loss
+    cs = litnn.compile(step)
+    for n in range(4):
+        a = rng.standard_normal((4, 5)).astype(np.float32)
+        i, j = litnn.tensor(rng.integers(-4, 4, 6)), litnn.tensor(rng.integers(-5, 5, 6))
+        x1, x2 = litnn.tensor(a, requires_grad=True), litnn.tensor(a.copy(), requires_grad=True)
+        assert same_bits(bits(step(x1, i, j)), bits(cs(x2, i, j))) and same_bits(bits(x1.grad), bits(x2.grad)), n
+    assert ('_index_add_low' in _kernel_names(lowered(cs))) == row_loops

@@ -215,3 +215,59 @@ def test_adam_bumps_versions_as_torch(kernels):
     v0, w0 = lp._version, tp._version
     lo.step(); to.step()
     assert lp._version - v0 == tp._version - w0 == 2
+
+
+# the row loops litnn.compile's generated code calls (37_compile): each bit-equal to the numpy passes it replaces
+def _special(shape, rng, dt):
+    x = (rng.standard_normal(shape) * 3).astype(dt)
+    flat = x.reshape(-1)
+    vals = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-40]
+    flat[:len(vals)] = vals[:flat.size]
+    return x
+
+def _bits(a): return a.tobytes()
+
+@pytest.mark.parametrize('dt', [np.float32, np.float64])
+@pytest.mark.parametrize('shape', [(1, 1), (5, 7), (64, 512)])
+def test_row_loops_bit_equal_to_numpy(dt, shape):
+    rng = np.random.default_rng(sum(shape))
+    x, b = _special(shape, rng, dt), _special((shape[1],), rng, dt)
+    out = np.empty_like(x); fused.compiled(fused._add_relu)(x, b, out)
+    assert _bits(out) == _bits(np.maximum(x + b, 0))
+    m = np.empty(shape[0], dt)
+    if not fused.compiled(fused._row_max)(x, m): assert _bits(m) == _bits(x.max(1))
+    x0 = x.copy(); x0[0] = 0; x0[0, -1] = -0.0
+    assert fused.compiled(fused._row_max)(x0, m)           # a max of 0: the caller takes numpy's
+    tot = np.abs(x[:, 0]).copy(); tot[0] = 0
+    want = x.copy(); t2 = tot.copy(); t2[t2 == 0] = 1; want /= t2[:, None]
+    got = x.copy(); fused.compiled(fused._div_rows)(got, tot)
+    assert _bits(got) == _bits(want)
+    ds, p, s = _special(shape, rng, dt), rng.random(shape).astype(dt), dt(0.17677669529663687)
+    t = (ds * p).sum(1)
+    want = ds.copy(); want -= t[:, None]; want *= p; want *= 0.17677669529663687
+    got = ds.copy(); fused.compiled(fused._softmax_back_rows)(got, t, p, s)
+    assert _bits(got) == _bits(want)
+
+@pytest.mark.parametrize('causal', [True, False])
+@pytest.mark.parametrize('L,S', [(1, 1), (7, 7), (5, 9), (64, 64)])
+def test_scale_causal_bit_equal_and_its_check(causal, L, S):
+    from litnn.nn.functional import _causal_mask, _exp_safe, _EXP_SAFE
+    rng = np.random.default_rng(L * S)
+    for spread, bad in ((1, None), (300, None), (1, np.nan), (1, np.inf)):
+        s = (rng.standard_normal((3, L, S)) * spread).astype(np.float32)
+        if bad is not None: s[1, -1, 0] = bad
+        want = s.copy(); want *= 0.25
+        safe = _exp_safe(want, None)
+        if causal: want += _causal_mask(np, L, S, np.float32)
+        got = s.copy()
+        assert fused.compiled(fused._scale_causal)(got, np.float32(0.25), causal, _EXP_SAFE) == safe
+        assert _bits(got) == _bits(want)
+
+def test_add_at2_as_add_at():
+    rng = np.random.default_rng(0)
+    i, j = rng.integers(-6, 6, 200), rng.integers(-4, 4, 200)
+    v = rng.standard_normal(200).astype(np.float32)
+    want = np.zeros((6, 4), np.float32); np.add.at(want, (i, j), v)
+    got = np.zeros((6, 4), np.float32)
+    assert fused.compiled(fused._add_at2)(got, i, j, v) and _bits(got) == _bits(want)
+    assert not fused.compiled(fused._add_at2)(got, i + 6, j, v) and _bits(got) == _bits(want)    # out of range: nothing written

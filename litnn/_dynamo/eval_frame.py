@@ -585,6 +585,7 @@ class _Emitter:
         self.env = dict(self.ns)                  # the same, with the lowering-time arrays of the local values
         self.first_write, self.escaping = {}, []  # buffer -> its first line; buffers handed out (a .grad, a result)
         self.names = {}
+        self.movable, self.cats, self.copies = set(), [], []    # buffers only matrix products write; split's backward, copies (`_alias_pieces`)
 
     def new(self, prefix='v'): self.n += 1; return f"{prefix}{self.n}"
 
@@ -636,7 +637,8 @@ class _Emitter:
         self.ns[b] = self.env[b] = r
         self.first_write[b] = len(self.lines)
         self.lines.append(f"{self.fn('xp.copyto')}({b}, {v.name})")
-        return _Val(b, r, b)
+        self.copies.append((len(self.lines) - 1, v, _Val(b, r, b)))
+        return self.copies[-1][2]
 
     def view(self, src, *args):
         "A value computed each replay by expression `src` (`{}` for the arguments): a view, cheap."
@@ -774,7 +776,9 @@ class _UnaryLow:
         if cls is ExpBackward0: return em.compute("xp.multiply", g, y)
         if cls is LogBackward0: return em.compute("xp.true_divide", g, x)
         if cls is SqrtBackward0: return em.compute("xp.true_divide", g, em.compute("xp.multiply", 2, y))
-        if cls is ReluBackward0:                          # _masked(g, ~(y <= 0)): g * m, or where(m, g, 0) past a NaN or inf
+        if cls is ReluBackward0:
+            if g.a.size >= 4096 and _fits_low(g, y) and g.a.shape == y.a.shape and _fused.compiled(_fused._relu_backward) is not None:
+                return _kernel_call(em, _relu_back_low, [g, y], [(g.a.shape, g.a.dtype)])[0]    # eager's `_drelu` takes this loop too
             m = em.compute("xp.invert", em.compute("xp.less_equal", y, 0))
             out = em.compute("xp.multiply", g, m)
             flat = em.view("{}.reshape(-1)", out)
@@ -871,7 +875,10 @@ class _CloneLow:
 class _LogSoftmaxLow:
     def forward(em, cls, x, dim):
         if not _plain(x): raise _Unlowered
-        s = em.compute("xp.subtract", x, em.compute("xp.max", x, axis=dim, keepdims=True))
+        if x.a.ndim == 2 and dim in (1, -1) and _fits_low(x) and _fused.compiled(_fused._row_max) is not None:
+            m = _kernel_call(em, _row_max_low, [x], [((x.a.shape[0], 1), x.a.dtype)])[0]      # numpy's max pays per short row
+        else: m = em.compute("xp.max", x, axis=dim, keepdims=True)
+        s = em.compute("xp.subtract", x, m)
         em.inplace("xp.subtract", s, s, em.compute("xp.log", em.compute("xp.sum", em.compute("xp.exp", s), axis=dim, keepdims=True)))
         return s, (s, dim)
     def backward(em, node, info, g):
@@ -880,12 +887,13 @@ class _LogSoftmaxLow:
 
 
 # %% ../../nbs/37_compile.ipynb #b1c0a7e1
+import re
 from .. import fused as _fused
 from .._pointwise import GeluBackward0, _CDF32_PQ
 from .._views import SplitBackward0, SplitWithSizesBackward0, _put
 from .._indexing import IndexBackward0
 from ..autograd.broadcasting import _sum_trailing
-from ..nn.functional import NativeLayerNormBackward0, ScaledDotProductAttentionBackward0, _exp_safe, _causal_mask
+from ..nn.functional import NativeLayerNormBackward0, ScaledDotProductAttentionBackward0, _exp_safe, _causal_mask, _EXP_SAFE
 
 def _kernel_call(em, fn, ins, likes):
     "`fn(*ins, *outs)`: a Python function that writes into new buffers `outs` (one per `(shape, dtype)` of `likes`), run now on the capture's arrays."
@@ -912,6 +920,12 @@ def _gelu_low(x, out, cdf):
     _fused.compiled(_fused._gelu32)(x.reshape(-1), out.reshape(-1), cdf.reshape(-1), *_CDF32_PQ)
 
 def _dgelu_low(g, x, cdf): _fused.compiled(_fused._dgelu32)(g.reshape(-1), x.reshape(-1), cdf.reshape(-1))
+
+def _relu_back_low(g, y, out): _fused.compiled(_fused._relu_backward)(g.reshape(-1), y.reshape(-1), out.reshape(-1))
+
+def _row_max_low(x, m):
+    "Each row's max of 2-D `x` into `m`; numpy's own where a max is 0 (its sign then is numpy's choice)."
+    if _fused.compiled(_fused._row_max)(x, m.reshape(-1)): np.max(x, axis=1, keepdims=True, out=m)
 
 @_lowers(GeluBackward0)
 class _GeluLow:
@@ -964,28 +978,39 @@ class _LayerNormLow:
                 em.view("{}.reshape(%r)" % (shape,), gw) if nw else None, em.view("{}.reshape(%r)" % (shape,), gb) if nb else None)
 
 def _attention_low(q, k, v, scale, causal, p, out):
-    "`_probabilities` and the product with `v` (no mask, no dropout), the scores and the result into buffers `p`, `out`."
+    """`_probabilities` and the product with `v` (no mask, no dropout), the scores and the result into buffers `p`, `out`;
+    the scaling, the check and the mask in one loop, the division by the totals in another (36_fused_kernels: the same roundings)."""
     np.matmul(q, k.swapaxes(-1, -2), out=p)
-    p *= scale
-    shift = not _exp_safe(p, None)
-    if causal: p += _causal_mask(np, *p.shape[-2:], p.dtype)
+    rows = p.size and _fused.compiled(_fused._scale_causal) is not None
+    if rows:
+        shift = not _fused.compiled(_fused._scale_causal)(p.reshape(-1, *p.shape[-2:]), p.dtype.type(scale), causal, _EXP_SAFE)
+    else:
+        p *= scale
+        shift = not _exp_safe(p, None)
+        if causal: p += _causal_mask(np, *p.shape[-2:], p.dtype)
     if shift:
         m = p.max(-1, keepdims=True)
         m[m == -np.inf] = 0
         p -= m
     np.exp(p, out=p)
     total = _sum_trailing(p, 1)
-    total[total == 0] = 1
-    p /= total
+    if rows: _fused.compiled(_fused._div_rows)(p.reshape(-1, p.shape[-1]), total.reshape(-1))
+    else:
+        total[total == 0] = 1
+        p /= total
     np.matmul(p, v, out=out)
 
 def _attention_back_low(g, q, k, v, p, scale, ds, dsp, dq, dk, dv):
     "ScaledDotProductAttentionBackward0.backward (no dropout, no broadcast batches) into buffers."
     np.matmul(p.swapaxes(-1, -2), g, out=dv)
     np.matmul(g, v.swapaxes(-1, -2), out=ds)
-    ds -= _sum_trailing(np.multiply(ds, p, out=dsp), 1)
-    ds *= p
-    ds *= scale
+    t = _sum_trailing(np.multiply(ds, p, out=dsp), 1)
+    kernel = _fused.compiled(_fused._softmax_back_rows) if ds.size else None
+    if kernel is not None: kernel(ds.reshape(-1, ds.shape[-1]), t.reshape(-1), p.reshape(-1, p.shape[-1]), ds.dtype.type(scale))
+    else:
+        ds -= t
+        ds *= p
+        ds *= scale
     np.matmul(ds, k, out=dq)
     np.matmul(ds.swapaxes(-1, -2), q, out=dk)
 
@@ -1000,6 +1025,7 @@ class _AttentionLow:
             raise _Unlowered
         p, out = _kernel_call(em, _attention_low, [q, k, v, builtins.float(scale), builtins.bool(causal)],
                               [(q.a.shape[:-1] + k.a.shape[-2:-1], dt), (q.a.shape[:-1] + v.a.shape[-1:], dt)])
+        em.movable.add(out.buf)                             # (written by np.matmul alone)
         return out, (q, k, v, p, builtins.float(scale))
     def backward(em, node, info, g):
         q, k, v, p, scale = info
@@ -1007,16 +1033,19 @@ class _AttentionLow:
         dt = p.a.dtype
         _, _, dq, dk, dv = _kernel_call(em, _attention_back_low, [g, q, k, v, p, scale],
                                         [(p.a.shape, dt)] * 2 + [(t.a.shape, dt) for t in (q, k, v)])
+        em.movable.update((dq.buf, dk.buf, dv.buf))        # (written by np.matmul alone)
         nq, nk, nv = node.needs_input_grad[:3]
         return (dq if nq else None, dk if nk else None, dv if nv else None)
 
-def _cat_low(dim, sizes, *args):
-    "Split's backward: the gradients (`args` but the last) written side by side into `out` (the last; zeros for a piece that got none)."
+def _cat_low(dim, sizes, skip, *args):
+    """Split's backward: the gradients (`args` but the last) written side by side into `out` (the last; zeros for a piece
+    that got none); the pieces numbered in `skip` are there already (`_alias_pieces`)."""
     *gs, out = args
     pre, o = (slice(None),) * dim, 0
-    for n, g in zip(sizes, gs):
+    for i, (n, g) in enumerate(zip(sizes, gs)):
         piece = out[pre + (slice(o, o + n),)]
-        if g is None: piece.fill(0)
+        if i in skip: pass
+        elif g is None: piece.fill(0)
         else: np.copyto(piece, g)
         o += n
 
@@ -1034,13 +1063,82 @@ class _SplitLow:
         shape, dt, dim, sizes = info
         if builtins.all(g is None for g in gs) or not builtins.all(g is None or isinstance(g, _Val) and g.a.dtype == dt for g in gs):
             raise _Unlowered
-        return _kernel_call(em, _cat_low, [dim, sizes, *gs], [(shape, dt)])[0]
+        out = _kernel_call(em, _cat_low, [dim, sizes, (), *gs], [(shape, dt)])[0]
+        em.cats.append((len(em.lines) - 1, out, dim, sizes, gs))
+        return out
+
+def _chain(em, buf, upto):
+    "The lines before line `upto` that make views of buffer `buf` (`vN = expr`), by name, in order: {name: line}."
+    names = {buf: None}
+    for i, line in enumerate(em.lines[:upto]):
+        m = re.match(r"(v\d+) = (.*)$", line)
+        if m and builtins.any(re.search(rf"\b{n}\b", m.group(2)) for n in names): names[m.group(1)] = i
+    return names
+
+def _view_onto(em, buf, g, chain, out, piece):
+    """A view of `out`'s memory shaped as buffer `buf`, such that `g`, made from `buf` by the lines of `chain`, would be
+    `piece` (a view of `out`); rows unit-strided, as BLAS writes them. None where no strided view does it."""
+    B = em.env[buf]
+    if not (type(B) is np.ndarray and B.flags.c_contiguous and out.flags.c_contiguous and B.ndim >= 2 and g.a.shape == piece.shape
+            and g.a.size == B.size and B.dtype == piece.dtype == out.dtype) or g.name not in chain: return None
+    where = {buf: np.arange(B.size, dtype=np.int64).reshape(B.shape)}     # the chain's views, on B's element numbers
+    for name, i in chain.items():
+        if i is not None: where[name] = eval(em.lines[i].split(" = ", 1)[1], dict(em.env, **where))
+    s, gi = B.itemsize, where[g.name]
+    start = piece.__array_interface__['data'][0] - out.__array_interface__['data'][0]
+    if start % s or builtins.any(st % s for st in piece.strides) or gi.shape != piece.shape: return None
+    ep = np.lib.stride_tricks.as_strided(np.arange(out.size, dtype=np.int64)[start // s:], piece.shape, tuple(st // s * 8 for st in piece.strides))
+    T = np.full(B.size, -1, np.int64)
+    T[gi.reshape(-1)] = ep.reshape(-1)
+    if (T < 0).any(): return None               # (g repeats elements of B)
+    T = T.reshape(B.shape)
+    first = builtins.int(T.flat[0])
+    st = [builtins.int(T[(0,) * d + (1,) + (0,) * (B.ndim - d - 1)]) - first if n > 1 else 0 for d, n in enumerate(B.shape)]
+    want = first + builtins.sum(np.arange(n).reshape((-1,) + (1,) * (B.ndim - d - 1)) * st[d] for d, n in enumerate(B.shape))
+    if not np.array_equal(T, want) or st[-1] != 1 or st[-2] < B.shape[-1]: return None
+    return np.lib.stride_tricks.as_strided(out.reshape(-1)[first:], B.shape, tuple(x * s for x in st))
+
+def _alias_pieces(em):
+    """Split's backward and copies (`contiguous()`) without their copying: a piece whose gradient (a value to copy) is made,
+    through views and reshapes, from a buffer only matrix products write, read by nothing after the concatenation (the
+    copy), gets that buffer as a view into its place there (the products write there, BLAS's sums unchanged: only the
+    stride of the rows differs) and is not copied; the lines that made the gradient from the buffer go. Called once the
+    code is complete (which buffers escape is known)."""
+    taken, dead = set(), []
+    def place(i, out, piece, g):
+        "Whether the buffer of `g`, copied into `piece` of buffer `out` by line `i`, now lives there."
+        if g is None or g.buf is None or g.buf not in em.movable or g.buf in em.escaping or g.buf in taken: return False
+        chain = _chain(em, g.buf, i)
+        later = "\n".join(em.lines[i + 1:])
+        if builtins.any(re.search(rf"\b{n2}\b", later) for n2 in chain): return False
+        V = _view_onto(em, g.buf, g, chain, out, piece)
+        if V is None: return False
+        em.ns[g.buf] = V; taken.add(g.buf); dead.extend(n2 for n2 in chain if n2 != g.buf)
+        return True
+    for i, src, dst in em.copies:
+        if dst.buf not in em.escaping and type(dst.a) is np.ndarray and place(i, dst.a, dst.a, src): em.lines[i] = "pass"
+    for i, out, dim, sizes, gs in em.cats:
+        if out.buf in em.escaping or type(out.a) is not np.ndarray: continue
+        pre, o, skip = (slice(None),) * dim, 0, []
+        for j, (n, g) in enumerate(zip(sizes, gs)):
+            if place(i, out.a, out.a[pre + (slice(o, o + n),)], g): skip.append(j)
+            o += n
+        if not skip: continue
+        em.lines[i] = "pass" if len(skip) == len(gs) else f"{em.const(_cat_low, 'K')}({', '.join(em.arg(a) for a in (dim, sizes, tuple(skip), *[None if j in skip else g for j, g in enumerate(gs)], out))})"
+    for n2 in reversed(dead):              # views nothing reads now: each a line that does nothing
+        k = next(k for k, line in enumerate(em.lines) if line.startswith(n2 + " = "))
+        if not re.search(rf"\b{n2}\b", "\n".join(em.lines[:k] + em.lines[k + 1:])): em.lines[k] = "pass"
 
 def _index_put_low(g, *args):
     "Indexing's backward (`_index_put`, adding at repeated indices) into `out` (the last of `args`; the index arrays before it)."
     *key, out = args
     out.fill(0)
     _put(out, tuple(key), g, True)
+
+def _index_add_low(g, i, j, out):
+    "`_index_put_low` for two 1-D index arrays: `add.at`'s additions in its order, as one loop (`fused._add_at2`); numpy's where an index is out of range (its error)."
+    out.fill(0)
+    if not _fused.compiled(_fused._add_at2)(out, i, j, g): _put(out, (i, j), g, True)
 
 @_lowers(IndexBackward0)
 class _IndexLow:
@@ -1053,6 +1151,9 @@ class _IndexLow:
     def backward(em, node, info, g):
         shape, key = info
         if not isinstance(g, _Val): raise _Unlowered
+        if (len(key) == 2 == len(shape) and g.a.ndim == 1 and builtins.all(k.a.shape == g.a.shape and k.a.dtype.kind == 'i' for k in key)
+                and type(g.a) is np.ndarray and _fused.compiled(_fused._add_at2) is not None):
+            return _kernel_call(em, _index_add_low, [g, *key], [(shape, g.a.dtype)])[0]        # (`logp[rows, targets]`)
         return _kernel_call(em, _index_put_low, [g, *key], [(shape, g.a.dtype)])[0]
 
 # %% ../../nbs/37_compile.ipynb #9540d696
@@ -1124,7 +1225,7 @@ class _Lowering:
         for i in range(len(inputs)): self.vals[i] = em.local(f"I[{i}]._data", inputs[i]._data)
         self.inputs, self.grads = inputs, {}
         self.wrapped = set(range(len(inputs)))
-        self.ext, self.products = {}, {}
+        self.ext, self.products, self.sums = {}, {}, {}
 
     def setgrad(self, st):
         "`t.grad = None`, for a tensor from outside (a parameter) or an input."
@@ -1189,18 +1290,34 @@ class _Lowering:
         if low is not None and (not many or getattr(low, 'many', False)):     # (`many`: a lowering of several outputs, split's)
             try:
                 args = [self.value(r) for r in spec]
-                out, info = low.forward(self.em, cls, *args, **{k: self.key_value(r) if k == 'key' and getattr(low, 'key', False) else self.value(r)
-                                                                for k, r in kws.items()})
+                fused = self.add_relu(cls, spec, kws)
+                out, info = fused or low.forward(self.em, cls, *args, **{k: self.key_value(r) if k == 'key' and getattr(low, 'key', False) else self.value(r)
+                                                                         for k, r in kws.items()})
             except _Unlowered: pass
             else:
                 res = out if many else (out,)
                 for k, o in zip(outs, res): self.vals[k] = o
                 if ctx is not None: self.nodes[ctx], self.outs[ctx] = (low, info), [o.a for o in res]
                 elif cls is MulBackward0 and not kws: self.products[outs[0]] = (len(self.em.lines) - 1, args)   # (see fused_update)
+                if cls is AddBackward0 and not kws: self.sums[outs[0]] = (len(self.em.lines) - 1, args)         # (see add_relu)
                 return True
         self.python_step(st, list(spec) + list(kws.values()), outs)
         if ctx is not None: self.outs[ctx] = [self.cap.keep[k]._data for k in outs]
         return False
+
+    def add_relu(self, cls, spec, kws):
+        """`relu(x + b)`, a bias row added to a matrix on the line just written and read by nothing else (a linear layer
+        before its ReLU): that line becomes one loop (`fused._add_relu`, numpy's roundings) into ReLU's buffer. None otherwise."""
+        if cls is not ReluBackward0 or kws or len(spec) != 1 or spec[0][0] != 1: return None
+        k, em, kernel = spec[0][1], self.em, _fused.compiled(_fused._add_relu)
+        s = self.sums.get(k)
+        if s is None or s[0] != len(em.lines) - 1 or kernel is None: return None
+        x, b = s[1]
+        if not (isinstance(x, _Val) and isinstance(b, _Val) and x.a.ndim == 2 and b.a.shape == x.a.shape[1:] and _fused._fits(x.a, b.a)
+                and _reads(self.prog, k) == 1): return None
+        em.lines.pop()                       # (the sum's buffer is written no more: only ReLU read it)
+        y = _kernel_call(em, kernel, [x, b], [(x.a.shape, x.a.dtype)])[0]
+        return y, (self.vals[k], y)
 
     def inplace(self, st):
         _, s, op, args, kws, write, g = st
@@ -1315,6 +1432,7 @@ class _Lowering:
             em.escape(v)
             t = cap.keep[k]
             em.line(f"env[{k}] = _make({v.name}, {t._requires_grad}, {em.const(t.grad_fn, 'N') if t.grad_fn is not None else None})")
+        _alias_pieces(em)
         src = em.source()
         E = [em.ns.pop(b) for b in em.escaping]
         ns = dict(em.ns, E=E, _rc=sys.getrefcount, _make=Tensor._make, _store=_store_grad_low, _backward_call=_backward_call,
