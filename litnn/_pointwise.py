@@ -1474,7 +1474,7 @@ class SoftmaxBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = _opmath(x._data)
-        e = None if type(a) is np.ndarray else fused.softmax(a, dim)   # three kernels on CuPy (36_fused_kernels), else numpy's passes
+        e = fused.softmax(a, dim)                # three kernels on CuPy (36_fused_kernels), else numpy's passes
         if e is None:
             e = _as_array(a - a.max(axis=dim, keepdims=True))
             array_namespace(a).exp(e, out=e)
@@ -1485,7 +1485,7 @@ class SoftmaxBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         y = ctx._result_like(g)
-        fast = None if isinstance(g, Tensor) or type(g) is np.ndarray else fused.softmax_backward(g, y, ctx.dim)
+        fast = None if isinstance(g, Tensor) else fused.softmax_backward(g, y, ctx.dim)
         if fast is not None: return fast
         gy = g * y
         if isinstance(gy, Tensor) or gy.dtype != y.dtype: return gy - y * gy.sum(axis=ctx.dim, keepdims=True)   # numpy's keywords: tensors take them too
@@ -1498,7 +1498,7 @@ class LogSoftmaxBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = _opmath(x._data); xp = array_namespace(a)
-        s = None if type(a) is np.ndarray else fused.softmax(a, dim, log=True)
+        s = fused.softmax(a, dim, log=True)
         if s is None:
             s = _as_array(a - a.max(axis=dim, keepdims=True))
             s -= xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
@@ -1509,7 +1509,7 @@ class LogSoftmaxBackward0(Op):
     def backward(ctx, g):
         y = ctx._result_like(g)
         if isinstance(g, Tensor): return g - y.exp() * g.sum(axis=ctx.dim, keepdims=True)
-        fast = None if type(g) is np.ndarray else fused.softmax_backward(g, y, ctx.dim, log=True)
+        fast = fused.softmax_backward(g, y, ctx.dim, log=True)
         if fast is not None: return fast
         xp = array_namespace(y)
         e = _as_array(xp.exp(y))               # a 0-d y: numpy's exp gives a scalar
