@@ -247,7 +247,7 @@ Tensor.prelu, Tensor.hardshrink = prelu, hardshrink   # reference/torch/nn_ops' 
 
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #a9f19403
 from .nn import recurrence as _recurrence
-from .nn.recurrence import _loop, _lstm_step, _gru_update, LstmLayerBackward0, _stack_layers
+from .nn.recurrence import _input_product, _loop, _lstm_step, _gru_update, LstmLayerBackward0, _stack_layers
 from ._creation import full
 from ._tensor import Tensor
 from .backend import float16, bfloat16
@@ -263,7 +263,7 @@ rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell = (_recurrence.rnn_tanh_cell, 
 def _direction(mode, data, steps, state, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
     "One layer in one direction over `data` (rows packed by time): (outputs, final states)."
     if mode == 'lstm':
-        out, h, c = LstmLayerBackward0.apply(F.linear(data, w_ih, None if b_ih is None else b_ih + b_hh), *state, w_hh, w_hr,
+        out, h, c = LstmLayerBackward0.apply(_input_product(data, w_ih, b_ih, b_hh), *state, w_hh, w_hr,
                                              steps=steps, reverse=reverse)
         return out, (h, c)
     if mode == 'gru': step = lambda xw, s: (_gru_update(xw, F.linear(s[0], w_hh, b_hh), s[0]),)

@@ -16,6 +16,7 @@ from ..autograd.grad_mode import enable_grad
 from ..autograd import grad as _autograd_grad
 from . import functional as F
 from ..fused import compiled
+from .._products import addmm
 
 # %% ../../nbs/46_recurrence.ipynb #1761f67c
 def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
@@ -119,6 +120,12 @@ def _lstm_forward(xp, xw, h, c, W, Wr, steps, reverse):
         acts.append(a); cs.append(cp); tcs.append(tc)
     h[...], c[...] = hT.T, cT.T
     return hs, (acts, cs, hprev, tcs, ms)
+
+# %% ../../nbs/46_recurrence.ipynb #64694b0e
+def _input_product(data, w_ih, b_ih, b_hh):
+    "x W_ihᵀ + b_ih + b_hh for every row of `data` (N, I), computed as (W_ih xᵀ + b)ᵀ: a transposed view of a (4H, N) array."
+    p = w_ih @ data.t() if b_ih is None else addmm((b_ih + b_hh).unsqueeze(1), w_ih, data.t())
+    return p.t()
 
 # %% ../../nbs/46_recurrence.ipynb #9fd1d082
 _ONE = np.float32(1)      # (a float32 constant: float32 arithmetic stays float32 in numba, float64 stays float64)

@@ -14,7 +14,7 @@ from ..parameter import Parameter
 from .module import Module, _forward_unimplemented
 from .. import functional as F
 from .. import init
-from ..recurrence import _loop, _lstm_step, _gru_update, LstmLayerBackward0, _stack_layers
+from ..recurrence import _input_product, _loop, _lstm_step, _gru_update, LstmLayerBackward0, _stack_layers
 
 # %% ../../../nbs/46a_rnn.ipynb #26409b1d
 def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
@@ -265,7 +265,7 @@ def permute_hidden(self:LSTM, hx, permutation):
 def _direction(self:LSTM, data, steps, state, weights, reverse):
     "The input product, then the fused loop (`LstmLayerBackward0`)."
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
-    xw = F.linear(data, w_ih, None if b_ih is None else b_ih + b_hh)
+    xw = _input_product(data, w_ih, b_ih, b_hh)               # (N, 4H), stored transposed: see 46_recurrence
     out, h, c = LstmLayerBackward0.apply(xw, *state, w_hh, w_hr, steps=steps, reverse=reverse)
     return out, (h, c)
 
