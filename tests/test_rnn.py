@@ -402,3 +402,19 @@ def test_word_language_model_training_matches_torch(kind):
     tl, ll = train(torch, sd), train(litnn, sd)
     assert len(tl) == 10
     np.testing.assert_allclose(ll, tl, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize('dtype, pre', [(d, p) for d in ('float64', 'float32') for p in (-100., -89., -30., 95.)] + [('float64', -88.5)])
+def test_lstm_saturated_gates_match_torch_relatively(dtype, pre):
+    '''Gates pushed far into saturation: the cell and output agree with torch relatively, not only to an absolute
+    tolerance (σ(-100) is 3.7e-44 in float64, 0 in float32). Not float32 at -88.5: σ is a subnormal there, which
+    torch's oneDNN LSTM flushes to zero and litnn (like torch.sigmoid) keeps.'''
+    lm, tm = pair('LSTM', 1, 1, dtype=dtype)
+    with torch.no_grad():
+        for p in tm.parameters(): p.zero_()
+        tm.weight_ih_l0.fill_(abs(pre))
+    lm.load_state_dict({k: litnn.tensor(v.detach().numpy().copy()) for k, v in tm.state_dict().items()})
+    x = np.full((2, 1, 1), np.sign(pre), dtype)
+    (lo, (lh, lc)), (to, (th, tc)) = lm(litnn.tensor(x)), tm(torch.tensor(x))
+    for l, t in ((lo, to), (lh, th), (lc, tc)):
+        np.testing.assert_allclose(l.detach().numpy(), t.detach().numpy(), rtol=1e-6 if dtype == 'float32' else 1e-12, atol=0)

@@ -97,8 +97,8 @@ def _stack_layers(direction, data, steps, states, num_layers, bidirectional, dro
 
 # %% ../../nbs/46_recurrence.ipynb #5bb520bd
 def _sigmoid_(xp, a):
-    "σ(a), in place: 1 / (1 + e^-a), with e^-a kept below overflow."
-    xp.negative(a, out=a); xp.minimum(a, 88, out=a); xp.exp(a, out=a); a += 1; xp.reciprocal(a, out=a)
+    "σ(a), in place: 1 / (1 + e^-a). Where e^-a overflows, σ = 1/inf = 0, as PyTorch's (the caller silences numpy's warning)."
+    xp.negative(a, out=a); xp.exp(a, out=a); a += 1; xp.reciprocal(a, out=a)
 
 def _lstm_forward(xp, xw, h, c, W, Wr, steps, reverse):
     "The LSTM loop on arrays; `h`, `c` are updated in place. Returns the outputs and what backward needs."
@@ -107,17 +107,18 @@ def _lstm_forward(xp, xw, h, c, W, Wr, steps, reverse):
     hs, hprev = xp.empty((N, h.shape[1]), xw.dtype), xp.empty((N, h.shape[1]), xw.dtype)
     ms = xp.empty((N, H), xw.dtype) if Wr is not None else None    # o tanh(c) before the projection
     acts, cs, tcs = [], [], []                              # per step: the gates, the cell it started from, tanh(c')
-    for off, b in _schedule(steps, reverse):
-        r = slice(off, off + b)
-        a = W @ hT[:, :b]; a += xw[r].T                    # (4H, b): each gate's rows are contiguous
-        _sigmoid_(xp, a[:2 * H]); xp.tanh(a[2 * H:3 * H], out=a[2 * H:3 * H]); _sigmoid_(xp, a[3 * H:])
-        cp = cT[:, :b].copy(); hprev[r] = hT[:, :b].T
-        cT[:, :b] = a[H:2 * H] * cp + a[:H] * a[2 * H:3 * H]
-        tc = xp.tanh(cT[:, :b])
-        m = a[3 * H:] * tc
-        if Wr is not None: ms[r] = m.T; m = Wr @ m
-        hT[:, :b] = m; hs[r] = m.T
-        acts.append(a); cs.append(cp); tcs.append(tc)
+    with np.errstate(over='ignore'):                        # e^-a = inf gives σ = 0 (CuPy does not warn)
+        for off, b in _schedule(steps, reverse):
+            r = slice(off, off + b)
+            a = W @ hT[:, :b]; a += xw[r].T                    # (4H, b): each gate's rows are contiguous
+            _sigmoid_(xp, a[:2 * H]); xp.tanh(a[2 * H:3 * H], out=a[2 * H:3 * H]); _sigmoid_(xp, a[3 * H:])
+            cp = cT[:, :b].copy(); hprev[r] = hT[:, :b].T
+            cT[:, :b] = a[H:2 * H] * cp + a[:H] * a[2 * H:3 * H]
+            tc = xp.tanh(cT[:, :b])
+            m = a[3 * H:] * tc
+            if Wr is not None: ms[r] = m.T; m = Wr @ m
+            hT[:, :b] = m; hs[r] = m.T
+            acts.append(a); cs.append(cp); tcs.append(tc)
     h[...], c[...] = hT.T, cT.T
     return hs, (acts, cs, hprev, tcs, ms)
 
