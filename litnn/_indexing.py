@@ -129,7 +129,15 @@ def index_select(input, dim, index):
     a = _index_arg(index, input, 'index_select', 'int32 or int64')
     if a.ndim > 1: raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim)
-    if input._data.ndim and not input._data.shape[d] and a.size: raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if input._data.ndim and not input._data.shape[d] and a.size:
+        if input._data.ndim == 1: raise IndexError("index out of range in self")
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if input._data.ndim and a.size:         # no negative index, none past the end (numpy would wrap the one, torch refuses both)
+        n, flat = input._data.shape[d], a.reshape(-1)
+        bad = (flat < 0) | (flat >= n)
+        if bad.any():       # torch's 2-D dim-1 kernel has its own words
+            if input._data.ndim == 2 and d == 1: raise RuntimeError(f"INDICES element is out of DATA bounds, id={builtins.int(flat[bad][0])} axis_dim={n}")
+            raise IndexError("index out of range in self")
     if not input._data.ndim:    # a 0-d input: the index names its one value
         if a.size != 1: raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {a.size} value(s)")
         if not -1 <= builtins.int(a.reshape(-1)[0]) < 1: raise IndexError("index out of range in self")

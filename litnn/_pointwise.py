@@ -10,7 +10,7 @@ import builtins, numpy as np
 from .backend import array_namespace, get_default_dtype, result_type, patch
 from ._tensor import Tensor, _as_array, _array_of, _dtype_name, _LEGACY
 from ._creation import zeros_like, tensor as _tensor
-from .autograd.graph import Op, _num
+from .autograd.graph import Op, _num, _check_tensors
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
 from .autograd.operators import _check_divisor, div
@@ -38,6 +38,7 @@ def _masked(g, m):
 def _nondiff_binary(name, ufunc):
     "The function `name(input, other)`: the promoted operands through `xp.<ufunc>`, with no gradient."
     def f(input, other):
+        if name.startswith('logical'): _check_tensors(name, dict(input=input, other=other))   # and/or/xor of numbers: torch has no such overload
         with no_grad(): x, y = _promote(input, other)
         t = x if isinstance(x, Tensor) else y
         if name.startswith('bitwise') and _float_dtype(t): raise NotImplementedError(f'"{name}" not implemented for \'{_dtype_name(t)}\'')
@@ -84,25 +85,32 @@ for _name, _f in dict(logical_not=lambda xp, a: xp.logical_not(a), isnan=lambda 
 # %% ../nbs/15_elementwise_ops.ipynb #9c5db93b
 def bitwise_not(input):
     "`~input`: bitwise not of integers, logical not of bools."
-    if _float_dtype(input): raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    if _float_dtype(input): raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{_dtype_name(input)}\'')
     return _const(array_namespace(input._data).invert(input._data))
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     "Elementwise |input - other| <= atol + rtol * |other|."
+    _check_tensors('isclose', dict(input=input, other=other))
     if input.dtype != other.dtype: raise RuntimeError(f"{_dtype_name(input)} did not match {_dtype_name(other)}")
     return _const(array_namespace(input._data).isclose(input._data, other._data, rtol, atol, equal_nan))
 
 # %% ../nbs/15_elementwise_ops.ipynb #3935f682
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     "True when every element is close (see `isclose`)."
+    _check_tensors('allclose', dict(input=input, other=other))
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 def equal(input, other):
     "True when both tensors have the same shape and the same values."
+    _check_tensors('equal', dict(input=input, other=other))
     return input.shape == other.shape and builtins.bool((input == other)._data.all())
 
 for _f in (bitwise_not, isclose, allclose, equal): setattr(Tensor, _f.__name__, _f)
-Tensor.__invert__ = bitwise_not
+def _invert(self):
+    "`~t`: Python's operator refuses a float tensor with a TypeError (torch's), where `bitwise_not` says NotImplementedError."
+    if _float_dtype(self): raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(self)
+Tensor.__invert__ = _invert
 _all_ = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or',
          'bitwise_xor', 'logical_not', 'isnan', 'isinf', 'isfinite']
 
@@ -259,7 +267,7 @@ class RemainderBackward0(Op):
         ctx.save_for_backward(x, y)
         t = x if isinstance(x, Tensor) else y
         xp = array_namespace(t._data)
-        if t._data.dtype.kind in 'iu': _check_divisor(xp, _array_of(y))
+        if t._data.dtype.kind in 'iu': _check_divisor(xp, _array_of(y), _array_of(x))
         return xp.remainder(_array_of(x), _array_of(y))
     @staticmethod
     def backward(ctx, g):
@@ -793,7 +801,8 @@ class AngleBackward0(Op):
     def forward(ctx, x):
         ctx.save_for_backward(x)
         out = _angle(array_namespace(x._data), x._data)
-        return out.astype(get_default_dtype().np) if x._data.dtype.kind in 'biu' else out
+        if x._data.dtype.kind in 'biu': return out.astype(get_default_dtype().np)
+        return out if x._data.dtype.kind == 'c' else out.astype(x._data.dtype, copy=False)   # numpy gives bfloat16's in float64
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
@@ -1305,15 +1314,16 @@ def _binary(name, x, y, nodes, ints='float', numbers=True):
     for pos, (arg, v) in enumerate((('input', x), ('other', y))):
         if not isinstance(v, Tensor) and (pos == 0 and not isinstance(y, Tensor) or not numbers):
             raise TypeError(f"{name}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
+    x0, y0 = x, y
     x, y = _promote(x, y)
     t = x if isinstance(x, Tensor) else y
     if t.dtype.is_complex and name != 'logaddexp': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
     if not _float_dtype(t):
         if ints == 'error': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
-        if ints == 'float':
+        if ints == 'float':         # from the operands as given: promoted first, a negative number would wrap in uint8
             d = get_default_dtype()
-            x, y = (_cast(v, d) if isinstance(v, Tensor) else v for v in (x, y))
-        elif name == 'fmod': _check_divisor(array_namespace(t._data), _array_of(y))
+            x, y = (_cast(v, d) if isinstance(v, Tensor) else v for v in (x0, y0))
+        elif name == 'fmod': _check_divisor(array_namespace(t._data), _array_of(y), _array_of(x))
     node = nodes[0] if isinstance(x, Tensor) and isinstance(y, Tensor) else nodes[1] if isinstance(y, Tensor) else nodes[2]
     return node.apply(x, y)
 

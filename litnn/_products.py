@@ -8,7 +8,7 @@ __all__ = ['MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'matmul
 # %% ../nbs/16a_matrix_products.ipynb #cb0385d0
 import builtins, math, numpy as np
 from ._tensor import Tensor, _array_of, _dtype_name, strided
-from .autograd.graph import Op
+from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath
 from . import amp   # autocast: the `_autocast` hook of the ops below
 
@@ -168,22 +168,26 @@ def matmul(input, other, *, out=None):
 # %% ../nbs/16a_matrix_products.ipynb #e373f002
 def mm(input, mat2):
     "Product of two matrices."
+    _check_tensors('mm', dict(input=input, mat2=mat2))
     if amp._active: input, mat2 = amp._autocast('mm', input, mat2)
     if input.layout is not strided or mat2.layout is not strided: return _sparse_mm(input, mat2)   # reference/sparse
     _check_mat('mm', input, mat2, (2, 2)); return MmBackward0.apply(input, mat2)
 
 def mv(input, vec):
     "Product of a matrix and a vector."
+    _check_tensors('mv', dict(input=input, vec=vec))
     if amp._active: input, vec = amp._autocast('mv', input, vec)
     _check_mat('mv', input, vec, (2, 1), ('self', 'vec')); return MvBackward0.apply(input, vec)
 
 def dot(input, other):
     "Dot product of two vectors."
+    _check_tensors('dot', dict(input=input, tensor=other))
     _check_mat('dot', input, other, (1, 1), ('self', 'other')); return DotBackward0.apply(input, other)
 
 # %% ../nbs/16a_matrix_products.ipynb #fc2fa715
 def bmm(input, mat2):
     "Products of two batches of matrices (no broadcasting)."
+    _check_tensors('bmm', dict(input=input, mat2=mat2))
     if amp._active: input, mat2 = amp._autocast('bmm', input, mat2)
     _check_mat('bmm', input, mat2, (3, 3), ('batch1', 'batch2'))
     if input._data.shape[0] != mat2._data.shape[0]:
@@ -192,6 +196,7 @@ def bmm(input, mat2):
 
 def outer(input, vec2):
     "Outer product of two vectors: input[i] * vec2[j]."
+    _check_tensors('outer', dict(input=input, vec2=vec2))
     for name, v in (('self', input), ('vec2', vec2)):
         if v._data.ndim != 1: raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     return input.reshape(-1, 1) * vec2
@@ -254,7 +259,7 @@ Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other
 import builtins, warnings, numpy as np
 from .backend import array_namespace
 from ._tensor import Tensor, _wrap_dim, _array_of
-from .autograd.graph import Op
+from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _reduce, _shape
 import math, numpy as np
 
@@ -319,6 +324,7 @@ def _cross(input, other, dim):
 # %% ../nbs/reference/torch/more_products.ipynb #81b2835d
 def cross(input, other, dim=None):
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3)."
+    _check_tensors('cross', dict(input=input, other=other))
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of linalg.cross in a future release.")
         dim = next((i for i, s in enumerate(np.broadcast_shapes(input.shape, other.shape)) if s == 3), None)

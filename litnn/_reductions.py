@@ -696,11 +696,13 @@ from collections import namedtuple
 import builtins
 from ._tensor import Tensor, _dtype_name
 from .autograd.broadcasting import _float_dtype
+from .autograd.graph import _check_tensors
 from ._pointwise import return_types, _named_tuple
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #fc22d59c
 def dist(input, other, p=2):
     "The p-norm of input - other."
+    _check_tensors('dist', dict(input=input, other=other))
     d = input - other
     if not _float_dtype(d): raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_dtype_name(d)} instead.")
     return LinalgVectorNormBackward0.apply(d, p=builtins.float(p), dim=_rdims(d, None), keepdim=False)   # linalg.vector_norm's node

@@ -137,6 +137,7 @@ def unflatten(input, dim, sizes):
     "Split dimension `dim` into `sizes` (one may be -1)."
     s = input._data.shape
     d, sizes = _wrap_dim(dim, len(s)), tuple(sizes)
+    if not s: raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")   # a dim in range, of nothing
     try: sizes = _infer_shape(sizes, s[d])
     except RuntimeError: raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({s[d]}) in the input tensor") from None
     return input.reshape(s[:d] + sizes + s[d + 1:])
@@ -243,6 +244,7 @@ def select(input, dim, index):
 def narrow(input, dim, start, length):
     "The `length` elements from `start` along `dim` (a view)."
     s = input._data.shape
+    if not s: raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d, start, n = _wrap_dim(dim, len(s)), builtins.int(start), s[_wrap_dim(dim, len(s))]
     if length < 0: raise RuntimeError("narrow(): length must be non-negative.")
     if not -n <= start <= n: raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
@@ -487,6 +489,7 @@ class UnbindBackward0(Op):
 def _split(tensor, split_size_or_sections, dim=0):
     "Views of consecutive pieces along `dim`: of size `split_size` (the last may be smaller), or of the given sizes."
     s = tensor._data.shape
+    if not s: raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, len(s))
     n, k = s[d], split_size_or_sections
     if isinstance(k, (builtins.int, np.integer)):
@@ -1086,6 +1089,7 @@ row_stack = vstack
 # %% ../nbs/reference/torch/shape_ops.ipynb #5405b988
 def tensor_split(input, indices_or_sections, dim=0):
     "Views of `input` along `dim`: `n` nearly equal sections (the first ones one longer), or cut at the given indices."
+    if not input._data.ndim: raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     k = indices_or_sections

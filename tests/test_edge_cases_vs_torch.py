@@ -869,3 +869,71 @@ def _0d_transposes_warn():
         for attr, text in (('mT', 'Tensor.mT is deprecated on 0-D tensors'), ('mH', 'Tensor.mH is deprecated on 0-D tensors')):
             with pytest.warns(UserWarning, match=text): getattr(lib.tensor(2.5), attr)
         with pytest.warns(UserWarning, match=r'adjoint\(\) is deprecated on 0-D tensors'): lib.tensor(2.5).adjoint()
+
+
+_U8 = lambda t: t.tensor([8, 3, 0], dtype=t.uint8)
+ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
+    # integer operands of float-valued ops are cast as given, not after promotion (a negative number wraps in uint8)
+    'true_div_uint8_by_negative_number': lambda t: (_U8(t) / -1, t.true_divide(_U8(t), -2), t.div(_U8(t), -4)),
+    'true_div_uint8_by_negative_0d': lambda t: (_U8(t) / t.tensor(-1), t.tensor(-3) / t.tensor([2, 4], dtype=t.uint8)),
+    'true_div_int8_by_large_number': lambda t: t.tensor([3, -5], dtype=t.int8) / 200,
+    'atan2_uint8_negative_0d': lambda t: t.atan2(_U8(t), t.tensor(-1)),
+    'copysign_uint8_negative': lambda t: (t.copysign(_U8(t), t.tensor(-1)), t.copysign(_U8(t), -1)),
+    'xlogy_uint8_negative': lambda t: (t.xlogy(_U8(t), -2), t.xlogy(_U8(t), t.tensor(-2, dtype=t.int32)), t.xlogy(-2, _U8(t))),
+    # an empty dividend divides by nothing: no ZeroDivisionError
+    'remainder_empty_by_zero': lambda t: t.remainder(t.zeros(0, dtype=t.int32), t.tensor(0, dtype=t.int8)),
+    'fmod_empty_by_zero': lambda t: t.fmod(t.zeros(0, dtype=t.int32), 0),
+    'floor_div_empty_by_zero': lambda t: t.zeros(0, dtype=t.int64).div(0, rounding_mode='floor'),
+    'remainder_by_zero': lambda t: t.remainder(t.ones(2, dtype=t.int32), 0),
+    # tensor-only arguments given a number: TypeError naming the argument
+    'isclose_number': lambda t: t.isclose(t.ones(3), 0.5),
+    'isclose_number_first': lambda t: t.isclose(0.5, t.ones(3)),
+    'allclose_number': lambda t: t.allclose(t.ones(3), 1),
+    'equal_number': lambda t: t.equal(t.ones(3), 1),
+    'dot_number': lambda t: t.dot(t.ones(3), 2.),
+    'outer_number': lambda t: t.outer(t.ones(3), 2),
+    'cross_number': lambda t: t.cross(t.ones(3), 1, dim=0),
+    'dist_number': lambda t: t.dist(t.ones(3), 1),
+    'logical_and_number': lambda t: t.logical_and(t.ones(3), 1),
+    'logical_xor_number_first': lambda t: t.logical_xor(2, t.ones(3)),
+    'logical_and_tensors': lambda t: t.logical_and(t.ones(3), t.tensor([0., 1, 2])),
+    'mm_number': lambda t: t.mm(t.ones(3, 3), 2),
+    'mm_list': lambda t: t.mm(t.ones(3, 3), [[1.]]),
+    'mv_list': lambda t: t.mv(t.ones(3, 3), [1, 2, 3]),
+    'bmm_number': lambda t: t.bmm(t.ones(1, 3, 3), 1),
+    # bitwise_not of floats: NotImplementedError as a function or method, TypeError as the ~ operator
+    'bitwise_not_float': lambda t: t.bitwise_not(t.ones(2)),
+    'bitwise_not_float_method': lambda t: t.ones(2).bitwise_not(),
+    'invert_float': lambda t: ~t.ones(2),
+    'invert_int': lambda t: ~t.tensor([1, -2]),
+    # 0-d inputs to the splitting ops
+    'split_0d': lambda t: t.tensor(1.).split(1),
+    'split_sizes_0d': lambda t: t.tensor(1.).split([1]),
+    'tensor_split_0d': lambda t: t.tensor(1.).tensor_split(2),
+    'narrow_0d': lambda t: t.tensor(1.).narrow(0, 0, 1),
+    'chunk_0d': lambda t: t.tensor(1.).chunk(2),
+    # index_select: negative and past-the-end indices refused (the 2-D dim-1 kernel in its own words)
+    'index_select_past_end_1d': lambda t: t.zeros(2).index_select(0, t.tensor([5])),
+    'index_select_negative': lambda t: t.zeros(2, 2).index_select(0, t.tensor([-1])),
+    'index_select_past_end_dim1': lambda t: t.zeros(2, 2).index_select(1, t.tensor([0, 9, 2])),
+    'index_select_past_end_3d': lambda t: t.zeros(2, 3, 4).index_select(2, t.tensor([0, 7])),
+    'index_select_empty_1d': lambda t: t.zeros(0).index_select(0, t.tensor([0])),
+    'index_select_empty_2d': lambda t: t.zeros(0, 3).index_select(0, t.tensor([0])),
+    'index_select_in_range': lambda t: t.arange(12.).reshape(3, 4).index_select(1, t.tensor([3, 0, 3])),
+    # angle keeps a float input's dtype
+    'angle_bfloat16': lambda t: t.angle(t.tensor([-1., 2], dtype=t.bfloat16)),
+    'angle_half_and_int': lambda t: (t.angle(t.tensor([-1., 2], dtype=t.float16)), t.angle(t.tensor([-1, 2]))),
+}
+
+
+@pytest.mark.parametrize('name', ARGUMENT_TYPES_AND_INTEGER_OPERANDS)
+def test_argument_types_and_integer_operands(name): _same(ARGUMENT_TYPES_AND_INTEGER_OPERANDS[name])
+
+
+def test_unflatten_0d_as_torch():
+    "torch's message carries its C++ stack after the first two lines: those two are compared."
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError) as e: lib.tensor(1.).unflatten(0, (1,))
+        msgs.append(str(e.value).split('\n')[:2])
+    assert msgs[0] == msgs[1]

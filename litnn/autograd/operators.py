@@ -140,9 +140,9 @@ def div(input, other, *, rounding_mode=None, out=None):
     if out is not None: return _into('div', out, (input, other), lambda: div(input, other, rounding_mode=rounding_mode))
     x, y = _promote(input, other)
     if rounding_mode is not None: return _rounded_div(x, y, rounding_mode)
-    if not _float_dtype(x if isinstance(x, Tensor) else y):
-        d = B.get_default_dtype()
-        x, y = (_cast(v, d) if isinstance(v, Tensor) else v for v in (x, y))
+    if not _float_dtype(x if isinstance(x, Tensor) else y):    # integers divide as floats: cast the operands as given,
+        d = B.get_default_dtype()                               # not as promoted (uint8 / -1 would divide by 255)
+        x, y = (_cast(v, d) if isinstance(v, Tensor) else v for v in (input, other))
     return DivBackward0.apply(x, y)
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #05244448
@@ -154,7 +154,7 @@ class DivBackward2(Op):
         ctx.shapes = _shape(x), _shape(y)
         xp = array_namespace(a if isinstance(x, Tensor) else b)
         if (x if isinstance(x, Tensor) else y)._data.dtype.kind in 'iu':   # in integers: through floats it is wrong above 2**53
-            _check_divisor(xp, b)
+            _check_divisor(xp, b, a)
             q = xp.floor_divide(a, b)
             return q + ((q < 0) & (q * b != a)) if rounding_mode == 'trunc' else q   # trunc: inexact negatives one up
         return xp.trunc(a / b) if rounding_mode == 'trunc' else xp.floor(a / b)
@@ -164,8 +164,9 @@ class DivBackward2(Op):
         return tuple(g.new_zeros(s) if n else None for n, s in zip((nx, ny), ctx.shapes))
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #9dcaeee8
-def _check_divisor(xp, b):
-    "Integer division by zero has no answer: PyTorch raises (numpy would warn and return 0)."
+def _check_divisor(xp, b, a=None):
+    "Integer division of `a` by zero has no answer: PyTorch raises (numpy would warn and return 0); an empty `a` divides nothing."
+    if a is not None and getattr(a, 'size', 1) == 0: return
     if (b == 0).any() if hasattr(b, 'any') else b == 0: raise RuntimeError("ZeroDivisionError")   # b: an array or a number
 
 def _rounded_div(x, y, mode):
