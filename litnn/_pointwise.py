@@ -252,6 +252,9 @@ def pow(input, exponent):
     "input ** exponent, elementwise (either may be a number)."
     x, p = _promote(input, exponent)
     if not isinstance(x, Tensor): x = Tensor._make(array_namespace(p._data).full((), x, p._data.dtype))
+    if x._data.dtype == np.bool_:     # torch: a bool tensor to a bool number stays bool (x**True = x, x**False = True); no other bool power
+        if isinstance(input, Tensor) and not isinstance(exponent, Tensor): return _const(array_namespace(x._data).logical_or(x._data, not exponent))
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if x._data.dtype.kind in 'biu' and not isinstance(p, Tensor) and p < 0:     # (a tensor of negative powers is computed)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return (PowBackward2 if not isinstance(input, Tensor) else PowBackward1 if isinstance(p, Tensor) else PowBackward0).apply(x, p)
@@ -301,7 +304,7 @@ def remainder(input, other):
     "input % other, with the sign of `other` (Python's convention)."
     x, y = _promote(input, other)
     t = x if isinstance(x, Tensor) else y
-    if t.dtype.is_complex: raise NotImplementedError(f'"remainder_cpu" not implemented for \'{_dtype_name(t)}\'')
+    if t.dtype.is_complex or t._data.dtype == np.bool_: raise NotImplementedError(f'"remainder_cpu" not implemented for \'{_dtype_name(t)}\'')
     if not isinstance(x, Tensor) and y._requires_grad:          # number % tensor: torch has no derivative
         with no_grad(): r = RemainderBackward0.apply(x, y)
         return _no_derivative(r, (y,), (RuntimeError, 'derivative for aten::remainder is not implemented'))
@@ -1323,6 +1326,7 @@ def _binary(name, x, y, nodes, ints='float', numbers=True):
         if ints == 'float':         # from the operands as given: promoted first, a negative number would wrap in uint8
             d = get_default_dtype()
             x, y = (_cast(v, d) if isinstance(v, Tensor) else v for v in (x0, y0))
+        elif t._data.dtype == np.bool_: raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
         elif name == 'fmod': _check_divisor(array_namespace(t._data), _array_of(y), _array_of(x))
     node = nodes[0] if isinstance(x, Tensor) and isinstance(y, Tensor) else nodes[1] if isinstance(y, Tensor) else nodes[2]
     return node.apply(x, y)

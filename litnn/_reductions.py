@@ -181,12 +181,13 @@ class MinBackward0(MaxBackward0): fn = 'min'
 # %% ../nbs/16_reductions.ipynb #ccee0816
 _EXTREMA = dict(max=(MaxBackward1, MaxBackward0, AmaxBackward0, 'maximum'), min=(MinBackward1, MinBackward0, AminBackward0, 'minimum'))
 
-def _nonempty(fn, x, dims):
-    shape = x._data.shape
-    if x._data.size == 0 and len(dims) == len(shape):
+def _nonempty(fn, x, given):
+    "torch's errors for an extremum of nothing: no dim `given` (None), or the first empty one of the dims given (named as given)."
+    if x._data.size: return
+    if given is None:
         raise RuntimeError(f"{fn}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
-    for d in dims:
-        if shape[d] == 0: raise IndexError(f"{fn}(): Expected reduction dim {d} to have non-zero size.")
+    for g in given:
+        if x._data.shape[_wrap_dim(g, x._data.ndim)] == 0: raise IndexError(f"{fn}(): Expected reduction dim {g} to have non-zero size.")
 
 # %% ../nbs/16_reductions.ipynb #007673c2
 def _extremum(fn, x, dim, keepdim):
@@ -197,7 +198,7 @@ def _extremum(fn, x, dim, keepdim):
         if dim is None: raise NotImplementedError(f'"{fn}_all" not implemented for \'{_dtype_name(x)}\'')
         raise RuntimeError(f"{fn}(): does not support complex input")
     dims = _rdims(x, None if dim is None else _wrap_dim(dim, x._data.ndim))
-    _nonempty(fn, x, dims)
+    _nonempty(fn, x, None if dim is None else dims)         # max/min name the dim wrapped
     if dim is None: return full.apply(x, dim=dims)
     return getattr(return_types, fn)(*along.apply(x, dim=dims, keepdim=keepdim))
 
@@ -215,7 +216,7 @@ def _amax(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
     if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
     dims = _rdims(x, dim)
-    _nonempty(fn, x, dims)
+    _nonempty(fn, x, None if dim is None or dim == () or dim == [] else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))   # as given
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)
 
 def amax(input, dim=(), keepdim=False):
@@ -482,12 +483,15 @@ class LinalgVectorNormBackward0(Op):
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #30e51720
 def all(input, dim=None, keepdim=False):
-    "True where every element over `dim` is nonzero."
-    return _const(input._data.all(axis=_rdims(input, dim), keepdims=keepdim))
+    "True where every element over `dim` is nonzero (uint8 in, uint8 out: torch's one exception to a bool result)."
+    return _const(_uint8_stays(input, input._data.all(axis=_rdims(input, dim), keepdims=keepdim)))
 
 def any(input, dim=None, keepdim=False):
-    "True where some element over `dim` is nonzero."
-    return _const(input._data.any(axis=_rdims(input, dim), keepdims=keepdim))
+    "True where some element over `dim` is nonzero (uint8 for a uint8 input, as `all`)."
+    return _const(_uint8_stays(input, input._data.any(axis=_rdims(input, dim), keepdims=keepdim)))
+
+def _uint8_stays(input, r):
+    return r.astype(np.uint8) if input._data.dtype == np.uint8 else r
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #fb5eba1e
 class CumsumBackward0(Op):

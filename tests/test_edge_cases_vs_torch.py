@@ -923,6 +923,35 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     # angle keeps a float input's dtype
     'angle_bfloat16': lambda t: t.angle(t.tensor([-1., 2], dtype=t.bfloat16)),
     'angle_half_and_int': lambda t: (t.angle(t.tensor([-1., 2], dtype=t.float16)), t.angle(t.tensor([-1, 2]))),
+    # floor division of floats as torch (and Python) define it: from fmod, not floor(a / b) (1 // 0.1 is 9; inf // 1 is nan)
+    'floor_divide_floats': lambda t: (t.tensor([1., -1., 7.5, -float('inf'), float('inf'), 5., -0., 0.3]) // t.tensor([0.1, 0.1, 2., 1., -2., 0., 3., 0.1]),
+                                      t.div(t.tensor([1., 7.5]), 0.1, rounding_mode='floor'), t.tensor([1., 7.5], dtype=t.float16) // 0.1),
+    'floor_divide_trunc_unchanged': lambda t: t.div(t.tensor([1., -7.5, 5.]), t.tensor([0.1, 2., -3.]), rounding_mode='trunc'),
+    # bools: no floor/trunc division, remainder, fmod or bool ** bool tensor; bool ** bool number stays bool
+    'floor_divide_bools': lambda t: t.tensor([True, False]) // t.tensor([True, True]),
+    'trunc_divide_bools': lambda t: t.div(t.tensor([True, False]), True, rounding_mode='trunc'),
+    'remainder_bools': lambda t: t.tensor([True]) % t.tensor([True]),
+    'remainder_number_bool': lambda t: t.remainder(True, t.tensor([True])),
+    'fmod_bools': lambda t: t.fmod(t.tensor([True]), True),
+    'pow_bool_tensors': lambda t: t.tensor([True, False]) ** t.tensor([True, True]),
+    'pow_bool_number_bool': lambda t: t.pow(True, t.tensor([True])),
+    'pow_bool_by_bool_number': lambda t: (t.tensor([True, False]) ** True, t.tensor([True, False]) ** False),
+    'pow_bool_by_int': lambda t: t.pow(t.tensor([True, False]), 2),
+    'floor_divide_bool_by_int': lambda t: t.tensor([True, False]) // 2,
+    # a Python bool in a subtraction is a bool tensor to torch
+    'sub_python_bool': lambda t: t.ones(2) - True,
+    'rsub_python_bool': lambda t: True - t.ones(2),
+    'sub_fn_python_bool': lambda t: t.sub(t.ones(2), False),
+    'sub_inplace_python_bool': lambda t: t.ones(2).sub_(True),
+    'bool_tensor_sub_python_bool': lambda t: t.tensor([True]) - True,
+    # any/all of uint8 stay uint8
+    'any_all_uint8': lambda t: (t.tensor([0, 3], dtype=t.uint8).any(), t.tensor([[0, 3], [1, 1]], dtype=t.uint8).all(0), t.tensor([1], dtype=t.int8).any()),
+    # an extremum over an empty dim that was given: IndexError naming it (amax as given, max wrapped)
+    'amax_empty_1d_dim': lambda t: t.zeros(0).amax(-1),
+    'max_empty_1d_dim': lambda t: t.zeros(0).max(-1),
+    'amin_empty_tuple_dims': lambda t: t.zeros(0, 3).amin((1, 0)),
+    'min_empty_1d_dim': lambda t: t.zeros(0).min(0),
+    'amax_empty_no_dim': lambda t: t.zeros(0).amax(),
 }
 
 

@@ -111,7 +111,7 @@ def _bool_error(x, y):
         if _is_bool(x): raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     elif _is_bool(x) and _is_bool(y):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
-    elif _is_bool(x) and isinstance(x, Tensor) or _is_bool(y) and isinstance(y, Tensor):
+    elif _is_bool(x) or _is_bool(y):     # a Python bool too: torch wraps it as a bool tensor
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #5a9e63af
@@ -157,7 +157,9 @@ class DivBackward2(Op):
             _check_divisor(xp, b, a)
             q = xp.floor_divide(a, b)
             return q + ((q < 0) & (q * b != a)) if rounding_mode == 'trunc' else q   # trunc: inexact negatives one up
-        return xp.trunc(a / b) if rounding_mode == 'trunc' else xp.floor(a / b)
+        dt, a, b = a.dtype if hasattr(a, 'dtype') else b.dtype, _opmath(a), _opmath(b)     # half precision: in float32, rounded once
+        q = xp.trunc(a / b) if rounding_mode == 'trunc' else xp.floor_divide(a, b)   # not floor(a / b): 1 // 0.1 is 9, as torch
+        return q.astype(dt, copy=False)
     @staticmethod
     def backward(ctx, g):
         nx, ny = ctx.needs_input_grad      # zeros of each input's own shape (a broadcast one's too), as torch
@@ -172,6 +174,7 @@ def _check_divisor(xp, b, a=None):
 def _rounded_div(x, y, mode):
     if mode not in ('trunc', 'floor'):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+    if (x if isinstance(x, Tensor) else y)._data.dtype == np.bool_: raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'Bool\'')
     return DivBackward2.apply(x, y, rounding_mode=mode)
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #e2b7c0a1
@@ -216,7 +219,7 @@ def __radd__(self:Tensor, other):
     return AddBackward0.apply(*_promote(other, self))
 @patch
 def __sub__(self:Tensor, other):
-    if self._data.dtype is _BOOL or type(other) is Tensor and other._data.dtype is _BOOL: _bool_error(self, other)
+    if self._data.dtype is _BOOL or _is_bool(other): _bool_error(self, other)
     return SubBackward0.apply(*_promote(self, other))
 @patch
 def __rsub__(self:Tensor, other): return sub(other, self)
