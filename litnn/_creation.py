@@ -163,6 +163,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     ints = builtins.all(isinstance(v, (builtins.int, np.integer)) for v in (start, end, step))
     d = None if dtype is None else to_dtype(dtype)
+    if d is not None and d.name == 'bool': raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     counts = not ints and d is not None and d.name.startswith(('int', 'uint'))    # float bounds, an integer result
     if counts and d.name == 'int64':      # torch truncates the bounds and the step first
         start, end, step = (builtins.int(v) for v in (start, end, step))
@@ -178,6 +179,9 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
     if steps < 0: raise RuntimeError("number of steps must be non-negative")
+    d = None if dtype is None else to_dtype(dtype)
+    if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")   # (0 or 1 value: no kernel runs)
+    if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # torch: the bounds cast first
     return _factory(lambda xp, d: xp.linspace(start, end, steps).astype(d), dtype, device, requires_grad)
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
@@ -496,6 +500,9 @@ zero_ = _function('zero_', Tensor.zero_, __name__)
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #517858fc
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     "`steps` values from base**start to base**end, evenly spaced in the exponent."
+    d = None if dtype is None else to_dtype(dtype)
+    if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # as linspace
     out = base ** linspace(start, end, steps, dtype=float64, device=device)
     return out.to(dtype or get_default_dtype()).requires_grad_(requires_grad)
 

@@ -952,6 +952,23 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     'amin_empty_tuple_dims': lambda t: t.zeros(0, 3).amin((1, 0)),
     'min_empty_1d_dim': lambda t: t.zeros(0).min(0),
     'amax_empty_no_dim': lambda t: t.zeros(0).amax(),
+    # bools refused by hardtanh/relu6, threshold, linear and the ranges; integer linspace from truncated bounds
+    'hardtanh_bool': lambda t: t.nn.functional.hardtanh(t.tensor([True])),
+    'relu6_bool': lambda t: t.nn.functional.relu6(t.tensor([True])),
+    'hardtanh_module_bool': lambda t: t.nn.Hardtanh()(t.tensor([True])),
+    'threshold_bool': lambda t: t.nn.functional.threshold(t.tensor([True]), 0.5, 1),
+    'linear_bool': lambda t: t.nn.functional.linear(t.tensor([[True]]), t.tensor([[True]])),
+    'linear_int': lambda t: t.nn.functional.linear(t.tensor([[1, 2]]), t.tensor([[2, 1]])),
+    'hardtanh_int': lambda t: (t.nn.functional.hardtanh(t.tensor([3, -4]), -2, 2), t.nn.functional.relu6(t.tensor([3, 9]))),
+    'arange_bool': lambda t: t.arange(3, dtype=t.bool),
+    'linspace_bool': lambda t: t.linspace(0, 1, 3, dtype=t.bool),
+    'logspace_bool': lambda t: t.logspace(0, 1, 3, dtype=t.bool),
+    'linspace_int_fractional_bounds': lambda t: (t.linspace(2.5, 5, 5, dtype=t.int64), t.linspace(-2.5, 5.9, 7, dtype=t.int32),
+                                                 t.linspace(5.9, -2.5, 4, dtype=t.int64), t.linspace(0, 10, 7, dtype=t.uint8)),
+    'ranges_bool_without_kernel': lambda t: (t.linspace(0, 1, 0, dtype=t.bool), t.linspace(0, 1, 1, dtype=t.bool), t.logspace(1, 2, 1, dtype=t.bool)),
+    'logspace_int_fractional_bounds': lambda t: (t.logspace(2.5, 5, 5, base=2, dtype=t.int32), t.logspace(0, 3, 4, dtype=t.int64)),
+    'linear_bool_empty': lambda t: (t.nn.functional.linear(t.zeros(3, 0, dtype=t.bool), t.zeros(2, 0, dtype=t.bool)),
+                                    t.nn.functional.linear(t.zeros(0, 3, dtype=t.bool), t.zeros(2, 3, dtype=t.bool))),
 }
 
 

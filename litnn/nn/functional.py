@@ -27,7 +27,7 @@ def linear(input, # (..., in_features)
     if amp._active: input, weight, bias = amp._autocast('linear', input, weight, bias)
     try:
         x, w = input._data, weight._data
-        if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1]:   # the hot path
+        if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1] and x.dtype.kind != 'b':   # the hot path
             if bias is None: return MmBackward0.apply(input, weight, ty=True)
             if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
         return _linear(input, weight, bias)
@@ -43,6 +43,7 @@ def _linear(input, weight, bias):
     "`linear` for the cases off the hot path: checks, vectors, batches of any rank."
     x, w = input._data, weight._data
     if not (x.ndim and w.ndim): raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D")
+    if x.dtype.kind == 'b' and w.dtype.kind == 'b' and x.size and w.size: raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if x.dtype != w.dtype:
         if bias is None: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != {_cname(weight)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(weight)}")
@@ -53,7 +54,7 @@ def _linear(input, weight, bias):
     if w.ndim != 2 or (x.ndim == 1 and bias is None):
         out = matmul(input, weight.t())      # what torch does here: its checks and its grad_fn names
         return out if bias is None else out + bias
-    if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True)   # a bias that broadcasts
+    if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True) if bias is not None else MmBackward0.apply(input, weight, ty=True)
     shape = x.shape[:-1] + (w.shape[0],)
     if bias is not None and (x.ndim == 1 or x.flags.c_contiguous):
         return AddmmBackward0.apply(bias, input.reshape(-1, x.shape[-1]), weight, t2=True).view(shape)
@@ -248,7 +249,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 # %% ../../nbs/40a_activation_functions.ipynb #b3b00614
 import numpy as np
-from ..backend import array_namespace, _generator
+from ..backend import array_namespace, _generator, bool as bool_
 from .._tensor import Tensor, _dtype_name, _array_of
 from ..autograd.graph import Op, _check_tensors, _op_name
 from ..autograd.engine import _inplace
@@ -335,6 +336,7 @@ ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., val
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     "x clipped to [min_val, max_val]."
     if min_val > max_val: raise ValueError("min_val cannot be greater than max_val")
+    if getattr(input, 'dtype', None) is bool_: raise RuntimeError("Bool inputs not supported for hardtanh")   # relu6's too
     return _elementwise(HardtanhBackward0, input, inplace, min_val=min_val, max_val=max_val)
 
 def relu6(input, inplace=False):
@@ -362,6 +364,7 @@ def hardshrink(input, lambd=0.5):
 
 def threshold(input, threshold, value, inplace=False):
     "x where x > threshold, else value."
+    if getattr(input, 'dtype', None) is bool_: raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     return _elementwise(ThresholdBackward0, input, inplace, threshold=threshold, value=value)
 
 # %% ../../nbs/40a_activation_functions.ipynb #a26f5128
