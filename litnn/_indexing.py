@@ -96,8 +96,24 @@ def __getitem__(self:Tensor, key):
             m = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
                  if not self._data.ndim and isinstance(key, (builtins.int, np.integer)) else "slice() cannot be applied to a 0-dim tensor."
                  if not self._data.ndim and isinstance(key, slice) else f"too many indices for tensor of dimension {self._data.ndim}")
-        raise IndexError(m.replace(' for axis ', ' for dimension ')) from None
+        raise IndexError(_mask_mismatch(self, key) or m.replace(' for axis ', ' for dimension ')) from None
     return out if op is IndexBackward0 else _view_of(out, self)
+
+def _mask_mismatch(x, key):
+    "torch's words for a boolean mask whose shape differs from the dims it covers, or None: the key is walked dim by dim."
+    key = key if type(key) is tuple else (key,)
+    arrays = [None if k is None or k is Ellipsis or isinstance(k, (builtins.int, slice, np.integer)) else _index_array(k, x) for k in key]
+    width = lambda k, a: 0 if k is None or k is Ellipsis else (a.ndim if a is not None and a.dtype == bool else 1)
+    cur = 0
+    for i, (k, a) in enumerate(zip(key, arrays)):
+        if k is Ellipsis: cur = x._data.ndim - builtins.sum(width(k2, a2) for k2, a2 in zip(key[i + 1:], arrays[i + 1:])); continue
+        if a is not None and a.dtype == bool:
+            for j, s in enumerate(a.shape):
+                if cur + j < x._data.ndim and x._data.shape[cur + j] != s:
+                    return (f"The shape of the mask {list(a.shape)} at index {j} does not match the shape of the indexed tensor "
+                            f"{list(x._data.shape)} at index {cur + j}")
+        cur += width(k, a)
+    return None
 
 # %% ../nbs/18_indexing.ipynb #7130d1c6
 def _index_arg(index, input, what, dtypes):
@@ -187,6 +203,31 @@ def __setitem__(self:Tensor, key, value):
     "Write `value` (a number or a tensor, broadcast and cast to this dtype) into the indexed region."
     if _Mode.fw is not None and not _Mode.fw.busy: return _Mode.fw.setitem(self, key, value)   # in a dual level (14b_forward_mode)
     k, op = _index_key(self, key)
+    try: _setitem(self, key, value, k, op)
+    except IndexError as e: raise IndexError(_mask_mismatch(self, key) or str(e)) from None
+    except (ValueError, RuntimeError) as e:    # numpy refuses to broadcast the value before writing anything: torch's RuntimeError
+        m = str(e)                             # (the recorded path's broadcast says "The size of tensor a ...")
+        if 'broadcast' not in m and 'boolean array indexing assignment' not in m and not m.startswith('The size of tensor a'): raise
+        raise RuntimeError(_value_shape_error(self, k, op, value)) from None
+
+def _value_shape_error(x, k, op, value):
+    "torch's message for a value that does not broadcast to the indexed region: expand's for basic indexing, index_put's else."
+    vs = list(value._data.shape if isinstance(value, Tensor) else np.shape(value))
+    region = x._data[k[0]][k[1]] if type(k) is _Chain else x._data[k]
+    ts = list(region.shape)
+    if op is IndexBackward0: return f"shape mismatch: value tensor of shape {vs} cannot be broadcast to indexing result of shape {ts}"
+    while len(vs) > len(ts) and vs[0] == 1: vs = vs[1:]        # torch drops the value's leading 1s first
+    if len(vs) > len(ts):
+        return (f"expand({value.type() if isinstance(value, Tensor) else 'Tensor'}{{{vs}}}, size={ts}): the number of sizes provided "
+                f"({len(ts)}) must be greater or equal to the number of dimensions in the tensor ({len(vs)})")
+    n = len(ts) - len(vs)
+    for i in reversed(range(n, len(ts))):
+        if vs[i - n] not in (1, ts[i]):
+            return (f"The expanded size of the tensor ({ts[i]}) must match the existing size ({vs[i - n]}) at non-singleton "
+                    f"dimension {i}.  Target sizes: {ts}.  Tensor sizes: {vs}")
+    return f"shape mismatch: value tensor of shape {vs} cannot be broadcast to indexing result of shape {ts}"
+
+def _setitem(self, key, value, k, op):
     vt = isinstance(value, Tensor)
     if vt and type(value._data) is not type(self._data): value = value.to(self.device)
     b = self._base

@@ -250,7 +250,7 @@ def tolist(self:Tensor):
 # %% ../nbs/10_tensor.ipynb #3136f7af
 def _one(self, kind):
     if self._data.size != 1:
-        if kind is builtins.bool: raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if kind is builtins.bool: raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
         if kind is None: raise TypeError("only integer tensors of a single element can be converted to an index")
         raise ValueError("only one element tensors can be converted to Python scalars")
     return self.item()

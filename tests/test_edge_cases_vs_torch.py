@@ -969,7 +969,40 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     'logspace_int_fractional_bounds': lambda t: (t.logspace(2.5, 5, 5, base=2, dtype=t.int32), t.logspace(0, 3, 4, dtype=t.int64)),
     'linear_bool_empty': lambda t: (t.nn.functional.linear(t.zeros(3, 0, dtype=t.bool), t.zeros(2, 0, dtype=t.bool)),
                                     t.nn.functional.linear(t.zeros(0, 3, dtype=t.bool), t.zeros(2, 3, dtype=t.bool))),
+    # a value that does not broadcast to the indexed region: RuntimeError in torch's words (expand's, or index_put's)
+    'setitem_slice_value_too_short': lambda t: t.ones(3).__setitem__(slice(None), t.ones(2)),
+    'setitem_row_value_too_long': lambda t: t.ones(3, 2).__setitem__(0, t.ones(3)),
+    'setitem_mask_value_count': lambda t: t.ones(3).__setitem__(t.tensor([True, False, True]), t.ones(3)),
+    'setitem_index_value_count': lambda t: t.ones(4).__setitem__(t.tensor([0, 1]), t.ones(3)),
+    'setitem_recorded_value_shape': lambda t: t.ones(2, 3, requires_grad=True).clone().__setitem__(slice(None), t.ones(4, 1)),
+    'setitem_value_leading_ones': lambda t: (lambda y: (y.__setitem__(slice(None), t.arange(3.).reshape(1, 1, 3)), y)[1])(t.ones(2, 3)),
+    # a boolean mask of the wrong shape: torch's IndexError
+    'getitem_mask_too_short': lambda t: t.ones(3)[t.tensor([True, False])],
+    'getitem_mask_2d': lambda t: t.ones(3, 2)[t.tensor([[True, False]])],
+    'getitem_mask_second_dim': lambda t: t.ones(3, 2)[:, t.tensor([True, False, True])],
+    'getitem_mask_after_ellipsis': lambda t: t.ones(3, 2, 4)[..., t.tensor([True, False])],
+    'setitem_mask_too_short': lambda t: t.ones(3).__setitem__(t.tensor([True, False]), 1.),
+    # the truth of an empty tensor; a Function instance called (the legacy style)
+    'bool_empty': lambda t: bool(t.tensor([])),
+    'bool_two_values': lambda t: bool(t.tensor([1, 0])),
 }
+
+
+class _Sq:
+    @staticmethod
+    def forward(ctx, a): return a * a
+    @staticmethod
+    def backward(ctx, g): return g
+
+
+def test_function_instance_call_as_torch():
+    msgs = []
+    for lib in (torch, litnn):
+        Sq = type('Sq', (lib.autograd.Function,), dict(vars(_Sq)))
+        with pytest.warns(DeprecationWarning, match='should not be instantiated'): f = Sq()
+        with pytest.raises(RuntimeError) as e: f(lib.ones(1))
+        msgs.append(str(e.value).split('(Example')[0])
+    assert msgs[0] == msgs[1]
 
 
 @pytest.mark.parametrize('name', ARGUMENT_TYPES_AND_INTEGER_OPERANDS)
@@ -982,4 +1015,13 @@ def test_unflatten_0d_as_torch():
     for lib in (torch, litnn):
         with pytest.raises(RuntimeError) as e: lib.tensor(1.).unflatten(0, (1,))
         msgs.append(str(e.value).split('\n')[:2])
+    assert msgs[0] == msgs[1]
+
+
+def test_setitem_value_with_more_dims_as_torch():
+    "expand's message names the value's type: litnn.FloatTensor where torch says torch.FloatTensor, the rest the same."
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError) as e: lib.ones(3, 2)[:, 0] = lib.ones(2, 3)
+        msgs.append(str(e.value).replace(lib.__name__ + '.', 'LIB.'))
     assert msgs[0] == msgs[1]

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/14_custom_functions.ipynb #efaa5881
 from __future__ import annotations
-import builtins, numpy as np
+import builtins, warnings, numpy as np
 from .._tensor import Tensor
 from .graph import Node, _edge, _counter, _SavedOutput
 from .grad_mode import _Mode, no_grad
@@ -52,6 +52,14 @@ class Function(metaclass=_FunctionMeta):
     @staticmethod
     def jvp(ctx, *grad_inputs): raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with forward mode AD.")
     setup_context = None
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so you should invoke them on the "
+                      "class itself. Instantiating an autograd function will raise an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):     # the pre-2018 style, an instance called: torch refuses it in these words
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd function with "
+                           "static forward method. (Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @classmethod
     def apply(cls, *args, **kwargs):
