@@ -6,9 +6,9 @@
 __all__ = ['zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand', 'randn', 'randint', 'tensor', 'zeros_like', 'ones_like', 'empty_like', 'full_like', 'randperm', 'rand_like', 'randn_like', 'randint_like', 'FloatTensor', 'DoubleTensor', 'HalfTensor', 'LongTensor', 'IntTensor', 'ShortTensor', 'CharTensor', 'ByteTensor', 'BoolTensor', 'BFloat16Tensor', 'from_numpy', 'as_tensor', 'asarray', 'FillBackward2', 'ZeroBackward0', 'UniformBackward0', 'NormalBackward0', 'FillBackward3', 'range', 'empty_strided', 'empty_permuted', 'zero_', 'logspace', 'scalar_tensor', 'hamming_window', 'hann_window', 'blackman_window', 'bartlett_window', 'kaiser_window']
 
 # %% ../nbs/11_making_tensors.ipynb #c23cb267
-import builtins, functools, numpy as np
+import builtins, functools, math, numpy as np
 from . import backend as B
-from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator
+from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng
 from ._tensor import Tensor, Size, _LEGACY, _differentiable
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
@@ -198,6 +198,7 @@ def rand(*args, size=None, generator=None, dtype=None, device=None, requires_gra
     if dtype is None or not to_dtype(dtype).is_complex: _float_only('check_uniform_bounds', dtype)
     s, g = _size(args, size, 'rand'), _generator(_on(device), generator)
     def draw(xp, d):
+        if np.dtype(d).kind != 'c' and isinstance(g, _TorchRng): return g.uniform(math.prod(s), d).reshape(s)   # PyTorch's numbers (00_backend)
         if np.dtype(d).kind != 'c': return g.random(s, dtype=np.float64).astype(d)
         a = g.random(s + (2,), dtype=np.float64)
         return (a[..., 0] + 1j * a[..., 1]).astype(d)
@@ -213,6 +214,7 @@ def randn(*args, size=None, generator=None, dtype=None, device=None, requires_gr
         return _factory(draw, dtype, device, requires_grad)
     _float_only('normal_kernel_cpu', dtype)
     s, g = _size(args, size, 'randn'), _generator(_on(device), generator)
+    if isinstance(g, _TorchRng): return _factory(lambda xp, d: g.normal(math.prod(s), d).reshape(s), dtype, device, requires_grad)
     return _factory(lambda xp, d: g.standard_normal(s, dtype=np.float64).astype(d), dtype, device, requires_grad)
 
 # %% ../nbs/11_making_tensors.ipynb #09fb83de
@@ -220,10 +222,14 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     "Random integers from `low` up to, not including, `high` (int64 by default)."
     if size is None: low, high, size = 0, low, high
     s, g = _size((size,)), _generator(_on(device), generator)
+    if isinstance(g, _TorchRng):     # a word per value (two for a range of 2**32 or more, in the dtypes torch widens)
+        wide = lambda d: np.dtype(d).name in ('int64', 'float64', 'float32', 'bfloat16')
+        return _factory(lambda xp, d: g.ints(math.prod(s), low, high, wide(d)).reshape(s).astype(d), dtype, device, requires_grad, B.int64)
     return _factory(lambda xp, d: g.integers(low, high, s).astype(d), dtype, device, requires_grad, B.int64)
 
 def _permutation(g, n):
-    "A random permutation of 0..n-1 from generator `g`: CuPy's Generator has no `permutation`, so there it is an argsort of uniforms."
+    "A random permutation of 0..n-1 from generator `g`: PyTorch's on the CPU; CuPy's Generator has no `permutation`, so there it is an argsort of uniforms."
+    if isinstance(g, _TorchRng): return g.perm(n)
     return g.permutation(n) if hasattr(g, 'permutation') else g.random(n).argsort()
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):

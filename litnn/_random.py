@@ -7,7 +7,7 @@ __all__ = ['BernoulliBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBa
 
 # %% ../nbs/19_random_sampling.ipynb #d11412ff
 import builtins, math, numpy as np
-from .backend import patch, array_namespace, to_device, _generator, promote_types
+from .backend import patch, array_namespace, to_device, _generator, promote_types, _TorchRng
 from ._tensor import Tensor, _LEGACY
 from ._creation import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
@@ -19,7 +19,10 @@ from .autograd.broadcasting import _refuse_integers
 def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
     "Fill with samples from the uniform distribution on [from_, to); returns self."
     _uniform_bounds(self, from_, to)
-    u = _generator(self.device, generator).random(_parts_shape(self), dtype=np.float64)
+    g = _generator(self.device, generator)
+    if isinstance(g, _TorchRng) and not self.dtype.is_complex:      # PyTorch's numbers (00_backend)
+        return _refill(self, UniformBackward0, g.uniform(self._data.size, self._data.dtype, from_, to).reshape(self._data.shape))
+    u = g.random(_parts_shape(self), dtype=np.float64)
     return _refill(self, UniformBackward0, _as_parts(self, u * (to - from_) + from_))
 
 @patch
@@ -27,7 +30,10 @@ def normal_(self:Tensor, mean=0, std=1, *, generator=None):
     "Fill with samples from the normal distribution N(mean, std²); returns self."
     if not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if not (self.dtype.is_floating_point or self.dtype.is_complex): raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_LEGACY[self.dtype.name]}\'')
-    n = _generator(self.device, generator).standard_normal(_parts_shape(self), dtype=np.float64)
+    g = _generator(self.device, generator)
+    if isinstance(g, _TorchRng) and not self.dtype.is_complex:
+        return _refill(self, NormalBackward0, g.normal(self._data.size, self._data.dtype, mean, std).reshape(self._data.shape))
+    n = g.standard_normal(_parts_shape(self), dtype=np.float64)
     if self.dtype.is_complex: std = std / math.sqrt(2)      # each part, as torch: the complex value has variance std²
     return _refill(self, NormalBackward0, _as_parts(self, n * std + mean))
 
@@ -84,6 +90,24 @@ def _multinomial_rows(p, k, replacement, g):
     else: keys_k = xp.broadcast_to(xp.arange(n), (rows, n))
     return xp.take_along_axis(keys_k, xp.argsort(xp.take_along_axis(keys, keys_k, 1), axis=1, kind='stable'), 1)
 
+def _torch_multinomial(p, k, replacement, g):
+    """PyTorch's CPU multinomial on its generator (00_backend), for its numbers: one draw (or none replaced) as the
+    largest p / q with q ~ Exp(1) per category (the Gumbel trick, q in p's dtype); with replacement, per row, float64
+    uniforms looked up in the normalised running sum of p (summed in p's dtype, float32 for half precision)."""
+    rows, n = p.shape
+    if not replacement or k == 1:
+        q = (-1.0 * np.log(1.0 - g.uniform(rows * n, np.float64))).astype(p.dtype).reshape(rows, n)
+        q = p / q
+        return q.argmax(axis=1)[:, None] if k == 1 else np.argsort(-q, axis=1, kind='stable')[:, :k]
+    ct = np.float32 if p.dtype.itemsize < 4 else p.dtype
+    out = np.empty((rows, k), np.int64)
+    for i in range(rows):
+        cum = np.cumsum(p[i].astype(ct), dtype=ct)
+        cum /= cum[-1]
+        cum[-1] = 1
+        out[i] = np.searchsorted(cum, g.uniform(k, np.float64), side='left')
+    return out
+
 # %% ../nbs/19_random_sampling.ipynb #d02b1695
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     "Indices of categories drawn with probabilities proportional to the rows of `input` (int64)."
@@ -97,7 +121,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     p2 = p.reshape(-1, n).astype(np.float64)
     if not bool(xp.isfinite(p2).all()) or bool((p2 < 0).any()): raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if bool((p2.sum(axis=1) <= 0).any()): raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    out = _multinomial_rows(p2, num_samples, replacement, _generator(input.device, generator))
+    g = _generator(input.device, generator)
+    out = _torch_multinomial(p.reshape(-1, n), num_samples, replacement, g) if isinstance(g, _TorchRng) else _multinomial_rows(p2, num_samples, replacement, g)
     return Tensor._make(out.astype(np.int64).reshape(p.shape[:-1] + (num_samples,)))
 
 @patch
@@ -107,6 +132,15 @@ def multinomial(self:Tensor, num_samples, replacement=False, *, generator=None):
 # %% ../nbs/19_random_sampling.ipynb #6bafe80d
 def _floats(x, what):
     _refuse_integers(x, what)
+
+def _doubles(g, shape):
+    "Float64 uniforms on [0, 1), as PyTorch's serial samplers (exponential, geometric, Cauchy) draw them from its generator."
+    return _uniforms(g, shape, np.float64)
+
+def _uniforms(g, shape, dtype):
+    "Uniforms on [0, 1) to compare with probabilities: PyTorch's (float64 for a float64 or scalar p, else float32) from its generator, numpy's elsewhere."
+    if isinstance(g, _TorchRng): return g.uniform(math.prod(shape), dtype).reshape(shape)
+    return g.random(shape)
 
 _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
             "If so, please report an enhancement request to PyTorch.)")
@@ -119,7 +153,7 @@ def bernoulli(input, p=None, *, generator=None):
     xp = array_namespace(a)
     if p is None and bool(((a < 0) | (a > 1)).any()) or p is not None and not 0 <= p <= 1:
         raise RuntimeError(_P_RANGE)
-    u = xp.asarray(_generator(input.device, generator).random(a.shape))
+    u = xp.asarray(_uniforms(_generator(input.device, generator), a.shape, np.float64 if p is not None or a.dtype == np.float64 else np.float32))
     sample = (u < prob).astype(a.dtype)
     return BernoulliBackward0.apply(input, sample=sample) if p is None else Tensor._make(sample)
 
@@ -139,6 +173,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     if not (tm or ts):
         if size is None: raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, {type(std).__name__})")
         s, g = _size((size,)), _generator(_on(device), generator)
+        if isinstance(g, _TorchRng): return _factory(lambda xp, d: g.normal(math.prod(s), d, mean, std).reshape(s), dtype, device, requires_grad)
         return _factory(lambda xp, d: (g.standard_normal(s) * std + mean).astype(d), dtype, device, requires_grad)
     ref = mean if tm else std
     xp = array_namespace(ref._data)
@@ -146,8 +181,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     sd = to_device(std._data, ref.device) if ts else std
     shape = np.broadcast_shapes(getattr(m, 'shape', ()), getattr(sd, 'shape', ()))
     d = promote_types(mean.dtype, std.dtype) if tm and ts else ref.dtype
-    z = xp.asarray(_generator(ref.device, generator).standard_normal(shape))
-    sample = (z * sd + m).astype(d.np)
+    g = _generator(ref.device, generator)
+    if isinstance(g, _TorchRng): sample = g.normal(math.prod(shape), d.np).reshape(shape) * sd + m   # torch: normal_(0, 1), then * std + mean
+    else: sample = xp.asarray(g.standard_normal(shape)) * sd + m
+    sample = sample.astype(d.np)
     node = NormalBackward3 if tm and ts else NormalBackward1 if tm else NormalBackward2
     return node.apply(*[v for v in (mean, std) if isinstance(v, Tensor)], sample=sample)
 
@@ -201,8 +238,18 @@ def random_(self:Tensor, from_=0, to=None, *, generator=None):
         lim = (0, 1) if d.name == 'bool' else (builtins.int(np.iinfo(d.np).min), builtins.int(np.iinfo(d.np).max))
         if not lim[0] <= lo <= lim[1]: raise RuntimeError(f"from is out of bounds for {_C_NAMES[d.name]}")
         if not lim[0] <= hi - 1 <= lim[1]: raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[d.name]}")
-    v = _draw(self, generator, lambda g, s: g.integers(lo, hi, s, dtype=np.int64) if hi <= 2 ** 63 else g.integers(lo, hi - 1, s, dtype=np.int64, endpoint=True))
+    v = _draw(self, generator, lambda g, s: _random_ints(g, s, d, lo, hi, node is RandomBackward2))
     return _refill(self, node, v)
+
+def _random_ints(g, shape, d, lo, hi, unbounded):
+    "random_'s integers: PyTorch's (a word, or two for int64/float64 without bounds or a range of 2**32 or more, modulo the range) from its generator."
+    if not isinstance(g, _TorchRng):
+        return g.integers(lo, hi, shape, dtype=np.int64) if hi <= 2 ** 63 else g.integers(lo, hi - 1, shape, dtype=np.int64, endpoint=True)
+    n = math.prod(shape)
+    if unbounded:
+        v = g.words64(n) if d.name in ('int64', 'float64') else g.words(n)
+        return (v % np.uint64(hi)).astype(np.int64).reshape(shape)
+    return g.ints(n, lo, hi, wide=d.name in ('int64', 'float64', 'float32', 'bfloat16')).reshape(shape)
 
 # %% ../nbs/19_random_sampling.ipynb #32a3a410
 @patch
@@ -210,20 +257,23 @@ def exponential_(self:Tensor, lambd=1.0, *, generator=None):
     "Fill with samples of the exponential distribution with rate `lambd`."
     _continuous(self, 'Exponential')
     if not lambd > 0: raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    return _refill(self, ExponentialBackward0, _draw(self, generator, lambda g, s: g.standard_exponential(s)) / lambd)
+    return _refill(self, ExponentialBackward0, _draw(self, generator, lambda g, s: -1.0 / lambd * np.log(1.0 - _doubles(g, s)) if isinstance(g, _TorchRng)
+                                                     else g.standard_exponential(s) / lambd))
 
 @patch
 def geometric_(self:Tensor, p, *, generator=None):
     "Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."
     if not 0 < p < 1: raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    return _refill(self, GeometricBackward0, _draw(self, generator, lambda g, s: g.geometric(p, s)))
+    return _refill(self, GeometricBackward0, _draw(self, generator, lambda g, s: np.ceil(np.log(_doubles(g, s)) / np.log(1.0 - p)) if isinstance(g, _TorchRng)
+                                                   else g.geometric(p, s)))
 
 @patch
 def log_normal_(self:Tensor, mean=1.0, std=2.0, *, generator=None):
     "Fill with exp of samples of N(mean, std²)."
     _floats(self, 'log_normal_cpu')
     if not std > 0: raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
-    return _refill(self, LogNormalBackward0, array_namespace(self._data).exp(_draw(self, generator, lambda g, s: g.standard_normal(s)) * std + mean))
+    return _refill(self, LogNormalBackward0, array_namespace(self._data).exp(_draw(self, generator, lambda g, s: g.normal_pairs(math.prod(s), mean, std).reshape(s)
+                                                                                  if isinstance(g, _TorchRng) else g.standard_normal(s) * std + mean)))
 
 @patch
 def cauchy_(self:Tensor, median=0.0, sigma=1.0, *, generator=None):
@@ -231,7 +281,7 @@ def cauchy_(self:Tensor, median=0.0, sigma=1.0, *, generator=None):
     _continuous(self, 'Cauchy', c_names=True)
     if not sigma > 0: raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     xp = array_namespace(self._data)
-    return _refill(self, CauchyBackward0, median + sigma * xp.tan(math.pi * (_draw(self, generator, lambda g, s: g.random(s)) - 0.5)))
+    return _refill(self, CauchyBackward0, median + sigma * xp.tan(math.pi * (_draw(self, generator, _doubles) - 0.5)))
 
 @patch
 def bernoulli_(self:Tensor, p=0.5, *, generator=None):
@@ -240,7 +290,8 @@ def bernoulli_(self:Tensor, p=0.5, *, generator=None):
     if isinstance(p, Tensor):
         if bool(((prob < 0) | (prob > 1)).any()): raise RuntimeError(_P_RANGE)
     elif not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    u = _draw(self, generator, lambda g, s: g.random(s))
+    exact = np.float32 if isinstance(p, Tensor) and p._data.dtype != np.float64 else np.float64    # torch's two kernels
+    u = _draw(self, generator, lambda g, s: _uniforms(g, s, exact))
     return _refill(self, BernoulliBackward1 if isinstance(p, Tensor) else BernoulliBackward2, (u < prob).astype(np.float64))
 
 # %% ../nbs/reference/torch/random_binomial.ipynb #7339afcc

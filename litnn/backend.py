@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_backend.ipynb #949ecf6a
 from __future__ import annotations
-import builtins, warnings, numpy as np
+import builtins, math, warnings, numpy as np
 try: import ml_dtypes
 except ImportError: ml_dtypes = None
 
@@ -223,20 +223,105 @@ def xp_for(dev):
     return np if t == 'cpu' else _backends[t] if t in _backends else _cuda_xp()
 
 # %% ../nbs/00_backend.ipynb #8fffd9c9
+_DEFAULT_SEED = 67280421310721     # c10's default_rng_seed_val: where a new torch.Generator() starts
+
+class _TorchRng(np.random.Generator):
+    """numpy's `Generator` on PyTorch's bit generator (MT19937 seeded with the seed's low 32 bits), with ATen's
+    samplers as methods: each draws the same words in the same order as PyTorch's CPU kernels and transforms
+    them the same way. Its numpy methods (`standard_gamma`, `poisson`...) draw from the same stream."""
+    def __init__(self, seed):
+        bg = np.random.MT19937(0)
+        bg._legacy_seeding(seed % 2**32)
+        super().__init__(bg)
+        self.spare = None              # the second normal of the last Box-Muller pair, for the next single draw
+
+    def words(self, n):
+        "`n` 32-bit words of the stream (PyTorch's `random()`), as uint64."
+        return self.bit_generator.random_raw(n).astype(np.uint64)
+
+    def words64(self, n):
+        "`n` 64-bit numbers of two words each, the first one high (PyTorch's `random64()`)."
+        w = self.words(2 * n).reshape(n, 2)
+        return (w[:, 0] << np.uint64(32)) | w[:, 1]
+
+    def uniform(self, n, dtype, lo=0., hi=1.):
+        "`n` samples of U[lo, hi) in `dtype`: float64 from 53 bits of `random64()`, the others from 24 bits of a word."
+        if np.dtype(dtype) == np.float64:
+            return (self.words64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53 * (hi - lo) + lo
+        x = (self.words(n) & np.uint64(2**24 - 1)).astype(np.float64) * 2.0**-24
+        lo, hi = (np.float64(np.float32(np.dtype(dtype).type(v))) for v in (lo, hi))
+        # x * (hi - lo) + lo rounded once to float32, as the compiled kernel's fused multiply-add rounds it
+        return (x * np.float64(np.float32(hi) - np.float32(lo)) + lo).astype(np.float32).astype(dtype)
+
+    def normal(self, n, dtype, mean=0., std=1.):
+        "`n` samples of N(mean, std²) in `dtype`, by PyTorch's two paths: Box-Muller over blocks of 16 uniforms from 16 samples on, one pair at a time below."
+        return self._normal_fill(n, dtype, mean, std) if n >= 16 else self.normal_pairs(n, mean, std).astype(dtype)
+
+    def normal_pairs(self, n, mean=0., std=1.):
+        "`n` float64 normals one Box-Muller pair at a time (the spare half kept for the next draw), as PyTorch's serial kernels draw them."
+        out = np.empty(n, np.float64)
+        for i in range(n):
+            if self.spare is not None: v, self.spare = self.spare, None
+            else:
+                u1, u2 = self.uniform(2, np.float64)
+                r, theta = math.sqrt(-2.0 * math.log1p(-u2)), 2.0 * math.pi * u1
+                v, self.spare = r * math.cos(theta), r * math.sin(theta)
+            out[i] = v * std + mean
+        return out
+
+    def _normal_fill(self, n, dtype, mean, std):
+        "ATen's `normal_fill`: n uniforms, then each block of 16 turned into 8 Box-Muller pairs; a partial last block redrawn whole over the last 16 places."
+        ct = np.float64 if np.dtype(dtype) == np.float64 else np.float32     # half precision computed in float32
+        def pairs(u):
+            u = u.reshape(-1, 16).astype(ct)
+            r, theta = np.sqrt(ct(-2) * np.log(ct(1) - u[:, :8])), ct(2 * math.pi) * u[:, 8:]
+            return np.concatenate([r * np.cos(theta) * ct(std) + ct(mean), r * np.sin(theta) * ct(std) + ct(mean)], 1).reshape(-1)
+        u = self.uniform(n, ct)
+        out = np.empty(n, ct)
+        m = n - n % 16
+        out[:m] = pairs(u[:m])
+        if m < n: out[n - 16:] = pairs(self.uniform(16, ct))
+        return out.astype(dtype)
+
+    def ints(self, n, lo, hi, wide=True):
+        "`n` integers in [lo, hi): a word (or `random64()`, for a range of 2³² or more when `wide`) modulo hi - lo, plus lo."
+        span = hi - lo
+        v = self.words64(n) if wide and span >= 2**32 else self.words(n)
+        return (v % np.uint64(span)).astype(np.int64) + lo
+
+    def perm(self, n):
+        "A permutation of 0..n-1 by PyTorch's Fisher-Yates: place i swaps with i + (word mod (n - i))."
+        r, z = list(range(n)), self.words(builtins.max(n - 1, 0)).tolist()
+        for i in range(n - 1):
+            j = i + z[i] % (n - i)
+            r[i], r[j] = r[j], r[i]
+        return np.array(r, np.int64)
+
 class Generator:
     "A random number generator for one device, seeded with `manual_seed`, as `torch.Generator`."
     def __init__(self, device='cpu'):
         self.device = globals()['device'](device)
-        self.manual_seed(np.random.SeedSequence().entropy % 2**63)
+        self.manual_seed(_DEFAULT_SEED)
     def manual_seed(self, seed):
         "Reset to a reproducible state; returns self."
         self._seed = _seed_value(seed)
         xp = xp_for(self.device)
-        self.rng = xp.random.default_rng(self._seed) if xp is np else xp.random.default_rng(self._seed % 2**32)
+        self.rng = _TorchRng(self._seed) if xp is np else xp.random.default_rng(self._seed % 2**32)
         return self
+    def seed(self):
+        "Seed from fresh entropy; returns the seed."
+        s = np.random.SeedSequence().entropy % 2**64
+        self.manual_seed(s); return s
     def initial_seed(self): return self._seed
-    def get_state(self): return self.rng.bit_generator.state
-    def set_state(self, state): self.rng.bit_generator.state = state
+    def get_state(self):
+        s = dict(self.rng.bit_generator.state)
+        if isinstance(self.rng, _TorchRng): s['spare_normal'] = self.rng.spare
+        return s
+    def set_state(self, state):
+        state = dict(state)
+        spare = state.pop('spare_normal', None)
+        self.rng.bit_generator.state = state
+        if isinstance(self.rng, _TorchRng): self.rng.spare = spare
 
 def _seed_value(seed):
     "A seed as torch reads it: an integer in [-2**63, 2**64), negative ones taken modulo 2**64."
@@ -245,6 +330,7 @@ def _seed_value(seed):
     return s % 2**64
 
 default_generator = Generator('cpu')
+default_generator.seed()          # PyTorch seeds its default CPU generator from entropy at start-up
 _cuda_generators = {}
 
 def _generator(dev, generator=None):

@@ -1,6 +1,6 @@
 """litnn.utils.data side by side with torch.utils.data: the same batches, lengths, collated structures
-(types, dtypes, shapes, values), splits and errors; seeded shuffling reproducible (litnn's order is
-its own, so shuffles are checked as permutations, never against torch's order)."""
+(types, dtypes, shapes, values), splits and errors; seeded shuffling reproducible, and torch's order: litnn's
+CPU generator is torch's (00_backend), so a seeded shuffle, split or sampler gives torch's indices."""
 import warnings
 from collections import namedtuple, OrderedDict
 
@@ -298,9 +298,25 @@ def test_shuffle_with_manual_seed():
         return order(dl), order(dl), litnn.rand(()).item()
     a, b = run(), run()
     assert a == b and a[0] != a[1] and sorted(a[0]) == list(range(50))
-    # one draw of the global generator per epoch, whatever the dataset's size (as torch)
-    litnn.manual_seed(7); litnn.randint(2**62, ()); litnn.randint(2**62, ())
+    # two 64-bit draws of the global generator per epoch (the iterator's base seed, the sampler's seed), as torch
+    litnn.manual_seed(7)
+    for _ in range(4): litnn.empty((), dtype=litnn.int64).random_()
     assert litnn.rand(()).item() == a[2]
+
+
+def test_seeded_shuffles_and_splits_are_torchs():
+    "The same seed gives torch's shuffled order, epoch after epoch, torch's splits and samplers, and leaves the generator where torch's is."
+    def run(lib):
+        lib.manual_seed(7)
+        D = lib.utils.data
+        ds = D.TensorDataset(lib.zeros(23, 1), lib.arange(23))
+        epochs = [order(D.DataLoader(ds, batch_size=5, shuffle=True)) for _ in range(2)]
+        split = [list(s.indices) for s in D.random_split(range(11), [0.3, 0.7])]
+        with_g = order(D.DataLoader(ds, batch_size=4, shuffle=True, generator=lib.Generator().manual_seed(3)))
+        samplers = (list(D.RandomSampler(range(9), replacement=True, num_samples=40)), list(D.SubsetRandomSampler([5, 6, 7, 8])),
+                    list(D.WeightedRandomSampler([0.1, 0.9, 0.5], 6)))
+        return epochs, split, with_g, samplers, lib.rand(3).tolist()
+    assert run(litnn) == run(torch)
 
 
 def test_random_sampler_options():

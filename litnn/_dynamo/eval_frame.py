@@ -52,6 +52,11 @@ def _version_of(t): return t._vc[0] if t._vc is not None else 0
 # the kinds of step a program holds
 _OP, _INPLACE, _BACKWARD, _CALL, _SETGRAD, _ALIAS, _FACTORY, _WHOLE = range(8)
 
+def _rng_mark():
+    "Where the default generator stands, comparable with ==: MT19937's state holds an array (its key), taken as bytes."
+    s = default_generator.rng.bit_generator.state['state']
+    return tuple((k, v.tobytes() if hasattr(v, 'tobytes') else v) for k, v in s.items())
+
 class _Capture:
     "What one eager run records: its steps, the slots of the values they make, the tensors they read from outside."
     current = None          # the capture recording now, if any
@@ -60,7 +65,7 @@ class _Capture:
         self.externals, self.version = {}, {}
         self.breaks, self.modules, self.nodes, self.consumed = [], {}, {}, set()
         self.segments, self.op_count, self.active = [0], 0, True
-        self.rng = default_generator.rng.bit_generator.state
+        self.rng = _rng_mark()
 
     def new_slot(self, t):
         "A place in the program for tensor `t`, made by a step (or an input)."
@@ -77,7 +82,7 @@ class _Capture:
 
     def check_rng(self):
         "Random numbers drawn since the last step (outside any operation) would be frozen by a replay."
-        s = default_generator.rng.bit_generator.state
+        s = _rng_mark()
         if s != self.rng: self.graph_break("random numbers drawn outside a recorded operation")
 
     def ref(self, a):
@@ -120,7 +125,7 @@ class _Capture:
         "After a step that writes in place: the versions the program expects from now on."
         for k, t in self.externals.items(): self.version[k] = _version_of(t)
         for t in self.keep: self.version[id(t)] = _version_of(t)
-        self.rng = default_generator.rng.bit_generator.state
+        self.rng = _rng_mark()
 
 # %% ../../nbs/37_compile.ipynb #7261d820
 def _captured_op(cls, args, kw):
@@ -131,7 +136,7 @@ def _captured_op(cls, args, kw):
         cap.check_rng()
         out = cls.apply(*args, **kw)
     finally: _Mode.trace = _captured_op
-    cap.rng = default_generator.rng.bit_generator.state
+    cap.rng = _rng_mark()
     spec, kws = tuple(cap.ref(a) for a in args), {k: cap.ref(v) for k, v in kw.items()}
     outs = out if type(out) is tuple else (out,)
     first = outs[0]

@@ -505,8 +505,8 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False): return rrelu(in
 def threshold_(input, threshold_, value): return threshold(input, threshold_, value, True)
 
 # %% ../../nbs/41_dropout.ipynb #6bbea16e
-import numpy as np
-from ..backend import array_namespace, _generator
+import math, numpy as np
+from ..backend import array_namespace, _generator, _TorchRng
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
 
@@ -514,11 +514,18 @@ from ..autograd.graph import _check_tensors
 def _check_p(p):
     if p < 0.0 or p > 1.0: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
+def _kept(device, shape, p):
+    """Which elements dropout keeps, each with probability 1 - p: on the CPU as PyTorch draws them (its `bernoulli_(1 - p)`:
+    a float64 uniform from its generator below 1 - p, 00_backend), so a seeded dropout drops the same elements; numpy's draw on a GPU."""
+    g = _generator(device)
+    if isinstance(g, _TorchRng): return g.uniform(math.prod(shape), np.float64).reshape(shape) < 1 - p
+    return g.random(shape, dtype=np.float32) >= p
+
 def _mask(x, p):
     "A constant tensor of 0 and 1/(1-p), each element kept with probability 1-p, in `x`'s dtype and device."
     a = x._data
     if p == 1: return Tensor._make(array_namespace(a).zeros_like(a))
-    keep = _generator(x.device).random(a.shape, dtype=np.float32) >= p
+    keep = _kept(x.device, a.shape, p)
     m = array_namespace(a).asarray(keep, dtype=a.dtype)    # an array even for a 0-d input (whose comparison gives a scalar)
     m *= 1 / (1 - p)
     return Tensor._make(m)
@@ -547,7 +554,7 @@ def _noise(x, p, feature):
     a = x._data
     if feature and a.ndim < 2: raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = a.shape[:2] + (1,) * (a.ndim - 2) if feature else a.shape
-    return array_namespace(a).asarray(_generator(x.device).random(shape) >= p, dtype=a.dtype)   # an array even for 0-d
+    return array_namespace(a).asarray(_kept(x.device, shape, p), dtype=a.dtype)   # an array even for 0-d
 
 def _dropout_impl(input, p, train, inplace, feature, alpha):
     "torch's `_dropout_impl`: plain or feature noise, scaled (dropout) or affinely corrected (alpha dropout)."
@@ -1921,7 +1928,7 @@ class ScaledDotProductAttentionBackward0(Op):
         p = _probabilities(xp, a, b, scale, mask, causal)
         keep = None
         if dropout_p > 0:
-            keep = (_generator(q.device).random(p.shape, dtype=np.float32) >= dropout_p).astype(p.dtype)
+            keep = _kept(q.device, p.shape, dropout_p).astype(p.dtype)
             if dropout_p < 1: keep *= 1 / (1 - dropout_p)      # (p = 1 keeps nothing: zeros, as torch)
         if ctx is not _NO_CTX:
             ctx.save_for_backward(q, k, v)
@@ -2040,7 +2047,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         keep = None
         if dropout_p > 0:                           # the dropout mask drawn as the node draws it
             shape = np.broadcast_shapes(tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2]), tuple(mask.shape))
-            keep = (_generator(q.device).random(shape, dtype=np.float32) >= dropout_p).astype(q._data.dtype)
+            keep = _kept(q.device, shape, dropout_p).astype(q._data.dtype)
             if dropout_p < 1: keep *= 1 / (1 - dropout_p)
         out = _attention_math(q, k, v, mask, is_causal, scale, keep)
     else: out = ScaledDotProductAttentionBackward0.apply(q, k, v, mask=mask if mask is None or not isinstance(mask, Tensor) else mask._data,

@@ -7,8 +7,10 @@ __all__ = ['calculate_gain', 'uniform_', 'normal_', 'constant_', 'ones_', 'zeros
 
 # %% ../../nbs/28_init.ipynb #b33f39a2
 import math, warnings, numpy as np
-from ..backend import array_namespace, _generator
+from ..backend import array_namespace, _generator, _TorchRng
 from .._tensor import Tensor
+from .._pointwise import where
+from .._creation import empty_like
 from ..autograd.grad_mode import no_grad
 
 # %% ../../nbs/28_init.ipynb #e3a86d8c
@@ -103,29 +105,35 @@ def kaiming_normal_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', gener
 # %% ../../nbs/28_init.ipynb #852bddba
 def _norm_cdf(x): return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-def _trunc_normal(rng, xp, shape, mean, std, a, b):
-    "Samples of N(mean, std²) restricted to [a, b], as a float64 array, by rejection."
-    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
-        draw = lambda n: rng.standard_normal(n, dtype=np.float64) * std + mean
-        accept = lambda v: (v >= a) & (v <= b)
-    else:
-        peak = max(a, min(mean, b))     # where the density is highest inside [a, b]
-        draw = lambda n: rng.random(n, dtype=np.float64) * (b - a) + a
-        accept = lambda v: xp.log(rng.random(v.shape, dtype=np.float64)) <= -0.5 * (((v - mean) / std) ** 2 - ((peak - mean) / std) ** 2)
-    out = draw(math.prod(shape))
-    bad = ~accept(out)
-    while bad.any():
-        v = draw(int(bad.sum()))
-        out[bad] = v
-        bad[bad] = ~accept(v)
-    return out.reshape(shape)
-
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    "Fill `tensor` from N(mean, std²) truncated to [a, b]."
+    """Fill `tensor` from N(mean, std²) truncated to [a, b] by rejection, PyTorch's way step by step (so its numbers):
+    redraw normals where they fall outside when [a, b] holds more than 30% of the mass, else uniforms on [a, b] each
+    accepted with probability pdf(x)/pdf(mode) by a second uniform; each round redraws whole tensors."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may be incorrect.", stacklevel=2)
-    v = _trunc_normal(_generator(tensor.device, generator), array_namespace(tensor._data), tensor._data.shape, mean, std, a, b)
-    with no_grad(): return tensor.copy_(Tensor._make(v))
+    with no_grad():
+        if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = (tensor.new_tensor(v, device='cpu').item() for v in (a, b))   # the bounds as the tensor's dtype holds them
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any(): break
+                result = where(mask, empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor: tensor.copy_(result)
+            return tensor
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        candidates, accept = empty_like(tensor), empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor).sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)      # log pdf(x) / pdf(mode)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            pending = where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+        if result is not tensor: tensor.copy_(result)
+        return tensor
 
 # %% ../../nbs/28_init.ipynb #43a92aa9
 def orthogonal_(tensor, gain=1, generator=None):
@@ -134,7 +142,9 @@ def orthogonal_(tensor, gain=1, generator=None):
     if tensor.numel() == 0: return tensor
     rows = tensor.size(0); cols = tensor.numel() // rows
     xp = array_namespace(tensor._data)
-    flat = xp.asarray(_generator(tensor.device, generator).standard_normal((rows, cols), dtype=np.float64))
+    rng = _generator(tensor.device, generator)
+    if isinstance(rng, _TorchRng): flat = rng.normal(rows * cols, tensor._data.dtype).reshape(rows, cols)   # PyTorch's normals, in the tensor's dtype
+    else: flat = xp.asarray(rng.standard_normal((rows, cols), dtype=np.float64))
     if rows < cols: flat = flat.T
     q, r = xp.linalg.qr(flat)
     q *= xp.sign(xp.diagonal(r))
@@ -158,6 +168,10 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.ndim != 2: raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     rng, xp = _generator(tensor.device, generator), array_namespace(tensor._data)
+    if isinstance(rng, _TorchRng):        # PyTorch's draws: normals, then one permutation of the rows per column
+        v = rng.normal(rows * cols, tensor._data.dtype, 0., std).reshape(rows, cols)
+        for c in range(cols): v[rng.perm(rows)[:math.ceil(sparsity * rows)], c] = 0
+        with no_grad(): return tensor.copy_(Tensor._make(v))
     v = rng.standard_normal((rows, cols), dtype=np.float64) * std
     drop = xp.argsort(rng.random((rows, cols)), axis=0)[:math.ceil(sparsity * rows)]   # a random permutation per column
     v[drop, xp.arange(cols)] = 0

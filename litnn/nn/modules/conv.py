@@ -18,7 +18,7 @@ class _ConvNd(Module):
     "The parameters, checks, initialization and repr shared by Conv1d and Conv2d."
     __constants__ = ['stride', 'padding', 'dilation', 'groups', 'padding_mode', 'output_padding', 'in_channels', 'out_channels', 'kernel_size']
     def __init__(self, k, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode='zeros', device=None, dtype=None):
+                 bias=True, padding_mode='zeros', device=None, dtype=None, transposed=False, output_padding=0):
         super().__init__()
         stride, dilation, kernel_size = _ntuple(stride, k), _ntuple(dilation, k), _ntuple(kernel_size, k)
         if groups <= 0: raise ValueError('groups must be a positive integer')
@@ -30,12 +30,13 @@ class _ConvNd(Module):
         else: padding = _ntuple(padding, k)
         if padding_mode not in _MODES: raise ValueError(f"padding_mode must be one of {set(_MODES)}, but got padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels, self.kernel_size, self.stride = in_channels, out_channels, kernel_size, stride
-        self.padding, self.dilation, self.transposed, self.output_padding = padding, dilation, False, (0,) * k
+        self.padding, self.dilation, self.transposed, self.output_padding = padding, dilation, transposed, _ntuple(output_padding, k)
         self.groups, self.padding_mode = groups, padding_mode
         pads = _pads(padding, k, kernel_size, dilation, stride, 'conv') if isinstance(padding, str) else [(p, p) for p in padding]
         rev = [p for lo_hi in reversed(pads) for p in lo_hi]     # F.pad's order: last dim first
         self._reversed_padding_repeated_twice = rev if isinstance(padding, str) else tuple(rev)   # as torch: a list for strings
-        self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size), device=device, dtype=dtype))
+        shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)   # a transposed conv's weight: (in, out/groups, ...)
+        self.weight = Parameter(empty((*shape, *kernel_size), device=device, dtype=dtype))
         if bias: self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
         else: self.register_parameter('bias', None)
         self.reset_parameters()
@@ -103,11 +104,7 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != 'zeros':
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         super().__init__(self.k, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
-                         device, dtype)
-        self.transposed, self.output_padding = True, tuple(output_padding) if isinstance(output_padding, (tuple, list)) \
-                                                     else (output_padding,) * self.k
-        self.weight = Parameter(empty((in_channels, out_channels // groups, *self.kernel_size), device=device, dtype=dtype))
-        self.reset_parameters()
+                         device, dtype, transposed=True, output_padding=output_padding)   # weights made and initialised once, as torch's
 
     def _output_padding(self, input, output_size):
         "`output_padding`, or the one that makes the output `output_size` (torch's checks)."

@@ -7,8 +7,9 @@ __all__ = ['DataLoader']
 
 # %% ../../../nbs/54_dataloader.ipynb #f59b11b3
 import itertools, math, warnings
-from ...backend import array_namespace, patch
+from ...backend import array_namespace, patch, int64
 from ..._tensor import Tensor
+from ..._creation import empty
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import SequentialSampler, RandomSampler, BatchSampler
 from ._utils.collate import default_collate, default_convert
@@ -90,8 +91,10 @@ def __len__(self:DataLoader):
 
 @patch
 def __iter__(self:DataLoader):
-    if self._iterable: yield from _iter_stream(self); return
-    for index in self._index_sampler: yield self._fetch(index)
+    """A pass over the data. Like torch's iterator, it first draws a 64-bit seed from the loader's generator (torch seeds
+    its workers with it), so that a seeded program's later draws (a shuffle, dropout) are torch's numbers too."""
+    self._base_seed = empty((), dtype=int64).random_(generator=self.generator).item()
+    return _iter_stream(self) if self._iterable else (self._fetch(index) for index in self._index_sampler)
 
 @patch
 def _fetch(self:DataLoader, index):

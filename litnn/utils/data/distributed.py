@@ -6,19 +6,15 @@
 __all__ = ['DistributedSampler']
 
 # %% ../../../nbs/75b_distributed_sampler.ipynb #9158f002
-import math, numpy as np
-from ...backend import patch
+import math
+from ...backend import patch, Generator
+from ..._creation import randperm
 from .sampler import Sampler
 
 # %% ../../../nbs/75b_distributed_sampler.ipynb #1af2f2a1
 def _torch_cpu_randperm(n, seed):
     "The permutation `torch.randperm(n, generator=torch.Generator().manual_seed(seed))` returns, as a list."
-    words = np.random.RandomState(seed % 2**32)._bit_generator.random_raw(max(n - 1, 0)).tolist()
-    perm = list(range(n))
-    for i, w in enumerate(words):
-        j = i + w % (n - i)
-        perm[i], perm[j] = perm[j], perm[i]
-    return perm
+    return randperm(n, generator=Generator().manual_seed(seed)).tolist()
 
 # %% ../../../nbs/75b_distributed_sampler.ipynb #fb0724a6
 class DistributedSampler(Sampler):

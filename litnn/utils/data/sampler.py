@@ -9,9 +9,9 @@ __all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'SubsetRandomSampler
 import itertools
 from typing import Generic, TypeVar
 import numpy as np
-from ...backend import Generator, float64, _generator
+from ...backend import Generator, float64, int64, _generator
 from ..._tensor import Tensor
-from ..._creation import tensor, randperm, randint
+from ..._creation import tensor, randperm, randint, empty
 
 # %% ../../../nbs/53a_samplers.ipynb #4de603c4
 _T_co = TypeVar('_T_co', covariant=True)
@@ -40,7 +40,7 @@ class RandomSampler(Sampler):
     def __len__(self): return self.num_samples
     def __iter__(self):
         n, k = len(self.data_source), self.num_samples
-        g = self.generator or Generator().manual_seed(randint(2**62, ()).item())
+        g = self.generator or Generator().manual_seed(empty((), dtype=int64).random_().item())   # torch's seed draw: one random64()
         if self.replacement:   # in runs of 32, as torch: num_samples may be 10**10 (an endless stream)
             for _ in range(k // 32): yield from randint(n, (32,), generator=g).tolist()
             yield from randint(n, (k % 32,), generator=g).tolist(); return
@@ -65,16 +65,14 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(self.weights.shape)}")
         self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
     def __iter__(self):
-        w, rng = self.weights.numpy(), _generator('cpu', self.generator)
+        w = self.weights.numpy()
         problem = ("encountering probability entry < 0" if not (w >= 0).all() else    # NaN fails `>= 0` too, as in torch
                    "encountering probability entry = infinity or NaN" if not np.isfinite(w).all() else
                    "sum of probabilities <= 0" if w.sum() <= 0 else None)
         if problem: raise RuntimeError(f"invalid multinomial distribution ({problem})")
-        if self.replacement: yield from rng.choice(len(w), self.num_samples, True, w / w.sum()).tolist(); return
-        if self.num_samples > len(w): raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-        with np.errstate(divide='ignore'):   # weight 0: key infinity, drawn last (as torch, once the rest are drawn)
-            keys = rng.exponential(size=len(w)) / w
-        yield from np.argsort(keys, kind='stable')[:self.num_samples].tolist()
+        if not self.replacement and self.num_samples > len(w): raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        from litnn._random import multinomial     # (late: this module loads while autograd does, before the samplers of 19_random_sampling)
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()   # as torch: one multinomial
     def __len__(self): return self.num_samples
 
 # %% ../../../nbs/53a_samplers.ipynb #03079f51
