@@ -314,14 +314,20 @@ class Generator:
         self.manual_seed(s); return s
     def initial_seed(self): return self._seed
     def get_state(self):
-        s = dict(self.rng.bit_generator.state)
-        if isinstance(self.rng, _TorchRng): s['spare_normal'] = self.rng.spare
-        return s
+        """The state as bytes (a uint8 array; `litnn.random` makes it a ByteTensor, as torch's): the Mersenne Twister's
+        624 words and position, and the spare normal. A GPU generator's is CuPy's state dictionary."""
+        if not isinstance(self.rng, _TorchRng): return self.rng.bit_generator.state
+        s, spare = self.rng.bit_generator.state['state'], self.rng.spare
+        return np.concatenate([s['key'].astype('<u4').view(np.uint8), np.array([s['pos'], spare is not None], '<i8').view(np.uint8),
+                               np.array([spare or 0.], '<f8').view(np.uint8)])
     def set_state(self, state):
-        state = dict(state)
-        spare = state.pop('spare_normal', None)
-        self.rng.bit_generator.state = state
-        if isinstance(self.rng, _TorchRng): self.rng.spare = spare
+        state = getattr(state, '_data', state)                 # a ByteTensor from get_rng_state
+        if not isinstance(self.rng, _TorchRng): self.rng.bit_generator.state = state; return
+        a = np.asarray(state, np.uint8)
+        if a.shape != (2520,): raise RuntimeError(f"Expected a CPUGeneratorImplState of size 2520 but found the input RNG state size to be {a.size}")
+        pos, has_spare = a[2496:2512].view('<i8')
+        self.rng.bit_generator.state = {'bit_generator': 'MT19937', 'state': {'key': a[:2496].view('<u4').astype(np.uint32), 'pos': builtins.int(pos)}}
+        self.rng.spare = builtins.float(a[2512:].view('<f8')[0]) if has_spare else None
 
 def _seed_value(seed):
     "A seed as torch reads it: an integer in [-2**63, 2**64), negative ones taken modulo 2**64."

@@ -9,6 +9,7 @@ __all__ = ['manual_seed', 'seed', 'initial_seed', 'get_rng_state', 'set_rng_stat
 import contextlib, warnings
 import numpy as np
 from .backend import device as _device, _generator, _cuda_generators, default_generator
+from ._tensor import Tensor
 from .cuda import device_count as _cuda_device_count
 from .accelerator import current_accelerator as _current_accelerator
 
@@ -27,7 +28,9 @@ def seed():
 def initial_seed(): return default_generator.initial_seed()
 
 # %% ../nbs/reference/random.ipynb #507a0a73
-def get_rng_state(): return default_generator.get_state()
+def get_rng_state():
+    "The CPU generator's state as a ByteTensor (its Mersenne Twister's words and position, and the spare normal)."
+    return Tensor._make(default_generator.get_state())
 def set_rng_state(new_state): default_generator.set_state(new_state)
 
 # %% ../nbs/reference/random.ipynb #f5558b3f
