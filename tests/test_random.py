@@ -250,3 +250,25 @@ def test_seeded_draws_are_torchs(name):
     (t, t_next), (l, l_next) = out
     for a, b in zip(t, l): np.testing.assert_allclose(b, a, rtol=3e-7, atol=1e-7)
     assert l_next == t_next
+
+
+def test_seeded_training_is_torchs():
+    "The README's ten lines: after manual_seed(0), the same initial weights and shuffled batches give torch's run (loss to ~7 digits, same predictions)."
+    from litnn.datasets import Digits
+    train, test = Digits(train=True).tensors, Digits(train=False).tensors
+    res = []
+    for lib in (torch, litnn):
+        nn = lib.nn
+        lib.manual_seed(0)
+        model = nn.Sequential(nn.Flatten(), nn.Linear(64, 128), nn.ReLU(), nn.Dropout(0.1), nn.Linear(128, 10))
+        opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        data = lib.utils.data.TensorDataset(*(lib.tensor(t.numpy()) for t in train))
+        losses = []
+        for X, y in lib.utils.data.DataLoader(data, batch_size=64, shuffle=True):
+            loss = nn.functional.cross_entropy(model(X), y)
+            opt.zero_grad(); loss.backward(); opt.step(); losses.append(loss.item())
+        model.eval()
+        res.append((losses, model(lib.tensor(test[0].numpy())).argmax(1).tolist()))
+    (tl, tp), (ll, lp) = res
+    np.testing.assert_allclose(ll, tl, rtol=1e-4)
+    assert lp == tp
