@@ -26,7 +26,7 @@ def train(opt_name, steps=20, sync_bn=True, **ddp_kw):
     replica = model(rank)            # different on each rank: DDP must broadcast rank 0's
     if sync_bn: replica = nn.SyncBatchNorm.convert_sync_batchnorm(replica)
     ddp = DDP(replica, **ddp_kw)
-    make = (lambda ps: litnn.optim.SGD(ps, lr=0.1, momentum=0.9)) if opt_name == 'sgd' else (lambda ps: litnn.optim.Adam(ps, lr=1e-2))
+    make = (lambda ps: litnn.optim.SGD(ps, lr=0.1, momentum=0.9)) if opt_name == 'sgd' else (lambda ps: litnn.optim.Adam(ps, lr=1e-2, eps=1e-3))   # eps above round-off: a gradient of pure round-off (0 summed in two orders) stays small, where Adam's default 1e-8 would blow it up to lr
     opt_s, opt_d = make(single.parameters()), make(ddp.parameters())
     loss_fn = nn.CrossEntropyLoss()
     for step in range(steps):

@@ -27,7 +27,9 @@ def test_a_whole_model_saved_under_old_paths_loads_into_todays_classes():
         old, new = litnn.load(DATA/'model.litnn', weights_only=False), make.model()
     assert [type(m) for m in old.modules()] == [type(m) for m in new.modules()]
     assert old.state_dict().keys() == new.state_dict().keys()
-    for k, v in new.state_dict().items(): assert litnn.equal(old.state_dict()[k], v), k   # same seed, same weights
+    for k, v in new.state_dict().items():      # (the seeded weights differ: the random stream became torch's since)
+        assert old.state_dict()[k].shape == v.shape and old.state_dict()[k].dtype == v.dtype, k
+    new.load_state_dict(old.state_dict())
     elu = old[1]
     assert type(elu) is nn.ELU and type(elu).__module__ == 'litnn.nn.modules.activation'
     x = litnn.randn(3, 4)

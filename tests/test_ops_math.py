@@ -580,9 +580,9 @@ def test_random_fills(dev):
     assert a == b                                               # reproducible with a seeded generator
     n = host(x.normal_(1., 2.))
     assert abs(n.mean() - 1) < 0.05 and abs(n.std() - 2) < 0.05
-    litnn.manual_seed(5); u1 = litnn.empty(5, device=dev).uniform_().tolist()
-    litnn.manual_seed(5); u2 = litnn.empty(5, device=dev, dtype=litnn.float64).uniform_().tolist()
-    np.testing.assert_allclose(u1, u2, rtol=1e-6)               # float64 draws: the same numbers whatever the dtype
+    if dev == 'cpu':      # torch's rule: a word per float32 number, two per float64, so 5 float64 draws use up 10 float32 ones
+        litnn.manual_seed(5); litnn.empty(5, dtype=litnn.float64).uniform_(); a = litnn.rand(1).item()
+        litnn.manual_seed(5); litnn.empty(10).uniform_(); assert litnn.rand(1).item() == a
     y = litnn.ones(3, requires_grad=True) * 1
     y.normal_(); assert y.grad_fn.name() == 'NormalBackward0'
     y.sum().backward()
