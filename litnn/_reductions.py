@@ -482,6 +482,10 @@ class LinalgVectorNormBackward0(Op):
         return g * _safe_div(where(x == 0, 0., t) if p < 1 else t, y ** (p - 1))
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #30e51720
+def _uint8_stays(input, r):
+    "A reduction's bools as uint8 for a uint8 input: torch's one exception to a bool result in all/any."
+    return r.astype(np.uint8) if input._data.dtype == np.uint8 else r
+
 def all(input, dim=None, keepdim=False):
     "True where every element over `dim` is nonzero (uint8 in, uint8 out: torch's one exception to a bool result)."
     return _const(_uint8_stays(input, input._data.all(axis=_rdims(input, dim), keepdims=keepdim)))
@@ -489,9 +493,6 @@ def all(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     "True where some element over `dim` is nonzero (uint8 for a uint8 input, as `all`)."
     return _const(_uint8_stays(input, input._data.any(axis=_rdims(input, dim), keepdims=keepdim)))
-
-def _uint8_stays(input, r):
-    return r.astype(np.uint8) if input._data.dtype == np.uint8 else r
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #fb5eba1e
 class CumsumBackward0(Op):

@@ -22,8 +22,9 @@ def manual_seed(seed):
 
 def seed():
     "Seed every generator from fresh entropy; returns the seed."
-    s = np.random.SeedSequence().entropy % 2**63
-    manual_seed(s); return s
+    s = default_generator.seed()
+    for g in _cuda_generators.values(): g.manual_seed(s)
+    return s
 
 def initial_seed(): return default_generator.initial_seed()
 

@@ -461,6 +461,14 @@ def test_layer_training_steps_replay_bit_equal(name):
 
 
 # ---------------------------------------------------------------------------------------------- lowering: the generated function
+def compiled_step_bit_equal(make, batches):
+    "Two copies of a training step from `make()` (params, step), one compiled, fed the same batches: losses, parameters and gradients bit-equal; the compiled step."
+    (p1, s1), (p2, s2) = make(), make()
+    cs = litnn.compile(s2)
+    for i, (x, y) in enumerate(batches): assert same_bits(bits(s1(x, y)), bits(cs(x, y))), i
+    for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)) and same_bits(bits(a.grad), bits(b.grad))
+    return cs
+
 def lowered(c):
     "The generated function of a compiled function's only program (None if it replays step by step)."
     (prog,) = programs(c)
@@ -545,13 +553,9 @@ def test_lowered_mlp_step_with_index_and_sgd_by_hand():
                 for p in ws + bs: p -= 0.1 * p.grad
             return loss
         return ws + bs, step
-    (p1, s1), (p2, s2) = make(), make()
-    cs = litnn.compile(s2)
     rng = np.random.default_rng(1)
-    for i in range(5):
-        x, y = litnn.tensor(rng.standard_normal((8, 20)).astype(np.float32)), litnn.tensor(rng.integers(0, 5, 8))
-        assert same_bits(bits(s1(x, y)), bits(cs(x, y))), i
-    for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)) and same_bits(bits(a.grad), bits(b.grad))
+    cs = compiled_step_bit_equal(make, [(litnn.tensor(rng.standard_normal((8, 20)).astype(np.float32)), litnn.tensor(rng.integers(0, 5, 8)))
+                                        for _ in range(5)])
     fn = lowered(cs)
     assert fn is not None and 'matmul(' in fn.source and '(env)' not in fn.source and '_backward_call' not in fn.source   # no Python step left
 
@@ -853,15 +857,12 @@ def test_linear_relu_log_softmax_step_bit_equal(row_loops, edge):
                 for p in ws + bs: p -= 0.1 * p.grad
             return loss
         return ws + bs, step
-    (p1, s1), (p2, s2) = make(), make()
-    cs = litnn.compile(s2)
     rng = np.random.default_rng(1)
-    for i in range(4):
+    def batch():
         xa = rng.standard_normal((16, 24)).astype(np.float32)
         if edge: xa[:4] = 0; xa[4, 0] = -0.0
-        x, y = litnn.tensor(xa), litnn.tensor(rng.integers(0, 10, 16))
-        assert same_bits(bits(s1(x, y)), bits(cs(x, y))), i
-    for a, b in zip(p1, p2): assert same_bits(bits(a), bits(b)) and same_bits(bits(a.grad), bits(b.grad))
+        return litnn.tensor(xa), litnn.tensor(rng.integers(0, 10, 16))
+    cs = compiled_step_bit_equal(make, [batch() for _ in range(4)])
     fn = lowered(cs)
     ks = _kernel_names(fn)
     loops = {'_add_relu', '_relu_back_low', '_row_max_low', '_index_add_low'}

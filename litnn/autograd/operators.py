@@ -103,7 +103,8 @@ class NegBackward0(Op):
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #041a96f2
 _BOOL = np.dtype(np.bool_)
-def _is_bool(v): return v._data.dtype is _BOOL if isinstance(v, Tensor) else isinstance(v, (builtins.bool, np.bool_))
+_BOOLS = (builtins.bool, np.bool_)       # a Python or numpy bool: a bool tensor to torch's arithmetic
+def _is_bool(v): return v._data.dtype is _BOOL if isinstance(v, Tensor) else isinstance(v, _BOOLS)
 
 def _bool_error(x, y):
     "PyTorch's RuntimeError for `-x` (y None) or `x - y` where a bool tensor takes part (numpy negates none, subtracts some)."
@@ -219,7 +220,7 @@ def __radd__(self:Tensor, other):
     return AddBackward0.apply(*_promote(other, self))
 @patch
 def __sub__(self:Tensor, other):
-    if self._data.dtype is _BOOL or _is_bool(other): _bool_error(self, other)
+    if self._data.dtype is _BOOL or (other._data.dtype is _BOOL if type(other) is Tensor else type(other) in _BOOLS): _bool_error(self, other)
     return SubBackward0.apply(*_promote(self, other))
 @patch
 def __rsub__(self:Tensor, other): return sub(other, self)
