@@ -241,20 +241,28 @@ def _conv9(src, w, bias, offsets, out, img, t0, Q, c0):
             s0, s1, s2 = r[base + o0:base + o0 + M], r[base + o1:base + o1 + M], r[base + o2:base + o2 + M]
             s3, s4, s5 = r[base + o3:base + o3 + M], r[base + o4:base + o4 + M], r[base + o5:base + o5 + M]
             s6, s7, s8 = r[base + o6:base + o6 + M], r[base + o7:base + o7 + M], r[base + o8:base + o8 + M]
-            for co in range(0, Co - 1, 2):        # two output channels share the nine loads
-                u, v, a, e = w[co, ci], w[co + 1, ci], acc[co], acc[co + 1]
+            co = 0
+            while co + 4 <= Co:                   # four output channels share the nine loads
+                a, b, c, d = acc[co], acc[co + 1], acc[co + 2], acc[co + 3]
+                u, v, q, z = w[co, ci], w[co + 1, ci], w[co + 2, ci], w[co + 3, ci]
                 u0, u1, u2, u3, u4, u5, u6, u7, u8 = u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8]
                 v0, v1, v2, v3, v4, v5, v6, v7, v8 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]
+                q0, q1, q2, q3, q4, q5, q6, q7, q8 = q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8]
+                z0, z1, z2, z3, z4, z5, z6, z7, z8 = z[0], z[1], z[2], z[3], z[4], z[5], z[6], z[7], z[8]
                 for p in range(M):
                     x0, x1, x2, x3, x4, x5, x6, x7, x8 = s0[p], s1[p], s2[p], s3[p], s4[p], s5[p], s6[p], s7[p], s8[p]
                     a[p] += u0 * x0 + u1 * x1 + u2 * x2 + u3 * x3 + u4 * x4 + u5 * x5 + u6 * x6 + u7 * x7 + u8 * x8
-                    e[p] += v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3 + v4 * x4 + v5 * x5 + v6 * x6 + v7 * x7 + v8 * x8
-            if Co % 2:
-                u, a = w[Co - 1, ci], acc[Co - 1]
+                    b[p] += v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3 + v4 * x4 + v5 * x5 + v6 * x6 + v7 * x7 + v8 * x8
+                    c[p] += q0 * x0 + q1 * x1 + q2 * x2 + q3 * x3 + q4 * x4 + q5 * x5 + q6 * x6 + q7 * x7 + q8 * x8
+                    d[p] += z0 * x0 + z1 * x1 + z2 * x2 + z3 * x3 + z4 * x4 + z5 * x5 + z6 * x6 + z7 * x7 + z8 * x8
+                co += 4
+            while co < Co:                        # the last one to three alone
+                u, a = w[co, ci], acc[co]
                 u0, u1, u2, u3, u4, u5, u6, u7, u8 = u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8]
                 for p in range(M):
                     a[p] += (u0 * s0[p] + u1 * s1[p] + u2 * s2[p] + u3 * s3[p] + u4 * s4[p] + u5 * s5[p]
                              + u6 * s6[p] + u7 * s7[p] + u8 * s8[p])
+                co += 1
         for co in range(Co):
             a = acc[co]
             for h in range(OH):
@@ -273,15 +281,23 @@ def _grad9(g, src, offsets, gw, img, M, D):
             s0, s1, s2 = r[base + o0:base + o0 + M], r[base + o1:base + o1 + M], r[base + o2:base + o2 + M]
             s3, s4, s5 = r[base + o3:base + o3 + M], r[base + o4:base + o4 + M], r[base + o5:base + o5 + M]
             s6, s7, s8 = r[base + o6:base + o6 + M], r[base + o7:base + o7 + M], r[base + o8:base + o8 + M]
-            for o in range(O):
-                y = g[o, D + base:D + base + M]
+            for o in range(0, O, 2):              # two output channels share the nine runs (an odd last one pairs with itself)
+                ob = min(o + 1, O - 1)
+                y, z = g[o, D + base:D + base + M], g[ob, D + base:D + base + M]
                 a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = a8 = gw.dtype.type(0)
+                b0 = b1 = b2 = b3 = b4 = b5 = b6 = b7 = b8 = gw.dtype.type(0)
                 for p in range(M):
-                    t = y[p]
-                    a0 += t * s0[p]; a1 += t * s1[p]; a2 += t * s2[p]; a3 += t * s3[p]; a4 += t * s4[p]
-                    a5 += t * s5[p]; a6 += t * s6[p]; a7 += t * s7[p]; a8 += t * s8[p]
+                    x0, x1, x2, x3, x4, x5, x6, x7, x8 = s0[p], s1[p], s2[p], s3[p], s4[p], s5[p], s6[p], s7[p], s8[p]
+                    t, u = y[p], z[p]
+                    a0 += t * x0; a1 += t * x1; a2 += t * x2; a3 += t * x3; a4 += t * x4
+                    a5 += t * x5; a6 += t * x6; a7 += t * x7; a8 += t * x8
+                    b0 += u * x0; b1 += u * x1; b2 += u * x2; b3 += u * x3; b4 += u * x4
+                    b5 += u * x5; b6 += u * x6; b7 += u * x7; b8 += u * x8
                 q = gw[o, ci]
                 q[0] += a0; q[1] += a1; q[2] += a2; q[3] += a3; q[4] += a4; q[5] += a5; q[6] += a6; q[7] += a7; q[8] += a8
+                if ob > o:
+                    q = gw[ob, ci]
+                    q[0] += b0; q[1] += b1; q[2] += b2; q[3] += b3; q[4] += b4; q[5] += b5; q[6] += b6; q[7] += b7; q[8] += b8
 
 def _spread(g, gp, img, Q, D):
     "The gradient (N, O, OH, OW) channel-major into gp (O, D + N·img + D): g[n, o, h, x] at D + n·img + h·Q + x, zeros elsewhere."
