@@ -985,6 +985,22 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     # the truth of an empty tensor; a Function instance called (the legacy style)
     'bool_empty': lambda t: bool(t.tensor([])),
     'bool_two_values': lambda t: bool(t.tensor([1, 0])),
+    # the order of the checks: sizes before dtypes (pooling, fold), a complex input before the dim (rfft, ihfft)
+    'prelu_channels_of_1d_input': lambda t: t.nn.functional.prelu(t.ones(3), t.ones(3)),
+    'max_pool1d_int_wrong_dims': lambda t: t.nn.functional.max_pool1d(t.ones(6, dtype=t.int64), 2),
+    'max_pool1d_int_too_small': lambda t: t.nn.functional.max_pool1d(t.ones(1, 2, 1, dtype=t.int64), 2),
+    'fold_int_wrong_blocks': lambda t: t.nn.functional.fold(t.ones(1, 8, 8, dtype=t.int64), (4, 4), 2),
+    'fold_int_indivisible': lambda t: t.nn.functional.fold(t.ones(1, 7, 9, dtype=t.int64), (4, 4), 2),
+    'max_pool1d_sizes_in_its_words': lambda t: t.nn.functional.max_pool1d(t.ones(1, 2, 3), 2, padding=2),
+    'max_pool1d_kernel_zero': lambda t: t.nn.functional.max_pool1d(t.ones(2, 3, requires_grad=True), 0),
+    'max_pool1d_empty_length': lambda t: t.nn.functional.max_pool1d(t.ones(2, 3, 0), 1),
+    'max_pool1d_indices_1d_input': lambda t: t.nn.functional.max_pool1d(t.ones(3), 2, return_indices=True),
+    'pool1d_stride_empty_list': lambda t: (t.nn.functional.max_pool1d(t.ones(1, 2, 7), [3], stride=[]),
+                                           t.nn.functional.avg_pool1d(t.ones(1, 2, 7), [3], stride=[])),
+    'avg_pool1d_kernel_pair': lambda t: t.nn.functional.avg_pool1d(t.ones(1, 2, 7), (2, 2)),
+    'avg_pool1d_1d_input_stride_pair': lambda t: t.nn.functional.avg_pool1d(t.ones(7), 2, stride=(1, 1)),
+    'rfft_complex_bad_dim': lambda t: t.fft.rfft(t.ones(4, dtype=t.complex64), dim=5),
+    'ihfft_complex_bad_dim': lambda t: t.fft.ihfft(t.ones(2, 2, dtype=t.complex128), dim=-3),
 }
 
 

@@ -156,7 +156,6 @@ def _c2c(x, n, d, norm, forward):
 
 def _r2c(fname, x, n, d, norm, forward, onesided):
     "torch's `fft_r2c`: a real input's transform; the inverse direction is the conjugate of the forward one."
-    if x.dtype.is_complex: raise RuntimeError(f"{fname} expects a real input tensor, but got {_dtype_name(x)}")
     x = _promote(x)
     size = n if n is not None else x.shape[d]
     if size < 1: raise RuntimeError(f"Invalid number of data points ({size}) specified")
@@ -176,9 +175,10 @@ def _c2r(fname, x, n, d, norm, forward):
     return FftC2RBackward0.apply(x, dim=(d,), normalization=mode, last_dim_size=last)
 
 # %% ../../nbs/reference/fft.ipynb #2e865388
-def _one(fname, input, n, dim, out, compute):
-    "The checks every 1-D transform shares, and its `out=`."
+def _one(fname, input, n, dim, out, compute, real=False):
+    "The checks every 1-D transform shares, and its `out=`; `real`: the transform takes real inputs only (checked before `dim`, as torch)."
     _check_tensors(f'fft_{fname}', {'input': input})
+    if real and input.dtype.is_complex: raise RuntimeError(f"{fname} expects a real input tensor, but got {_dtype_name(input)}")
     _check_n(fname, 'n', n)
     if out is not None: return _into(fname, out, (input,), lambda: _one(fname, input, n, dim, None, compute))
     return compute(_dim(input, dim))
@@ -196,7 +196,7 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
 # %% ../../nbs/reference/fft.ipynb #48294157
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     "The first n//2 + 1 bins of the transform of a real `input` (the rest are their conjugates)."
-    return _one('rfft', input, n, dim, out, lambda d: _r2c('rfft', input, n, d, norm, True, onesided=True))
+    return _one('rfft', input, n, dim, out, lambda d: _r2c('rfft', input, n, d, norm, True, onesided=True), real=True)
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     "The real signal (n points, default 2(m - 1)) whose `rfft` is the half spectrum `input`."
@@ -208,7 +208,7 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     "The inverse of `hfft`: the first half of the inverse transform of a real `input`."
-    return _one('ihfft', input, n, dim, out, lambda d: _r2c('ihfft', input, n, d, norm, False, onesided=True))
+    return _one('ihfft', input, n, dim, out, lambda d: _r2c('ihfft', input, n, d, norm, False, onesided=True), real=True)
 
 # %% ../../nbs/reference/fft.ipynb #4b3c23b2
 def _shape_and_dims(x, s, dim):

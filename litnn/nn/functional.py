@@ -469,9 +469,10 @@ def prelu(input, weight):
     _float_only(input, 'prelu_cpu')
     if weight.numel() != 1:
         if input.dim() == 0: raise RuntimeError("Not allow zero-dim input tensor.")
-        if weight.numel() != input.shape[1]:
+        channels = input.shape[1] if input.dim() > 1 else 1      # a 1-d input is one channel, as in ATen
+        if weight.numel() != channels:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-                               f"{weight.numel()} and channel size = {input.shape[1]}.")
+                               f"{weight.numel()} and channel size = {channels}.")
     return PreluKernelBackward0.apply(input, weight)
 
 # %% ../../nbs/40a_activation_functions.ipynb #e0a05bcc
@@ -2433,7 +2434,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     shape = tuple(input.shape)
     if len(shape) not in (2, 3) or 0 in shape[-2:]:
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {list(shape)}")
-    _check_float(input, 'col2im')
     if len(shape) == 2: return fold(input.unsqueeze(0), o, k, d, p, s).squeeze(0)
     if shape[1] % (k[0] * k[1]):
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)={shape[1]} and kernel_size=({k[0]}, {k[1]}).")
@@ -2442,6 +2442,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
                            f"stride=({s[0]}, {s[1]}), expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{oh} * {ow} = {oh * ow}, but got input.size(2)={shape[2]}.")
+    _check_float(input, 'col2im')            # after the sizes, as ATen's col2im checks them first
     return Col2ImBackward0.apply(input, geo=_geometry((shape[0], shape[1] // (k[0] * k[1])) + o, k, d, p, s))
 
 # %% ../../nbs/reference/nn/functional_namespace.ipynb #90fc6f0c
@@ -3528,22 +3529,54 @@ def _one(v, fn, name):
     if len(v) != 1: raise RuntimeError(f"{fn}() argument '{name}' should contain one int (got {len(v)})")
     return v[0]
 
+def _sizes1d(fn, kernel_size, stride, padding, dilation=1):
+    "A 1-d pooling's sizes as the 2-d pooling's, over one row: parsed in torch's order (the kernel first, the stride defaulting to it)."
+    k = _one(kernel_size, fn, 'kernel_size')
+    s = k if _default_stride(stride) else _one(stride, fn, 'stride')
+    return (1, k), (1, s), (0, _one(padding, fn, 'padding')), (1, _one(dilation, fn, 'dilation'))
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     "The maximum of each window of the last dim (with `return_indices`, also where it is)."
     _check_tensors('max_pool1d', dict(input=input))
-    if not return_indices: _refuse_integers(input, 'max_pool1d_impl')    # torch's own 1-d kernel is float-only
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(input.shape)}")
-    s = _one(kernel_size if stride is None or stride == () else stride, 'max_pool1d', 'stride')
-    return _as_row('max_pool1d', input, lambda x: max_pool2d(x, (1, _one(kernel_size, 'max_pool1d', 'kernel_size')), (1, s),
-                   (0, _one(padding, 'max_pool1d', 'padding')), (1, _one(dilation, 'max_pool1d', 'dilation')), ceil_mode, return_indices))
+    if not return_indices: _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    out = _as_row('max_pool1d', input, lambda x: max_pool2d(x, *_sizes1d('max_pool1d', kernel_size, stride, padding, dilation),
+                                                            ceil_mode, return_indices))
+    if not return_indices: _refuse_integers(input, 'max_pool1d_impl')    # torch's own 1-d kernel is float-only; it checks the sizes first
+    return out
+
+def _default_stride(stride):
+    "Whether `stride` means 'the kernel size': None or an empty sequence (not 0, which is an error)."
+    return stride is None or isinstance(stride, (tuple, list)) and len(stride) == 0
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    "ATen's `check_max_pool1d`: without indices, torch's own 1-d kernel checks the shape and sizes, in its order and words."
+    shape = tuple(input.shape)
+    if len(shape) not in (2, 3) or 0 in shape[-2:] or len(shape) == 2 and 0 in shape:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(shape)}")
+    sizes = []
+    for name, v, what in (('kernel_size', kernel_size, 'an int, list of ints or tuple of ints'),
+                          ('stride', None if _default_stride(stride) else stride, 'None, an int, list of ints, or tuple of ints'),
+                          ('padding', padding, 'an int, list of ints, or tuple of ints'),
+                          ('dilation', dilation, 'an int, list of ints or tuple of ints')):
+        t = () if v is None else _ntuple(v, 1)
+        if len(t) != 1 and not (name == 'stride' and not t):
+            raise RuntimeError(f"max_pool1d() {name} must be {what} of size 1 but got size {len(t)}")
+        sizes.append(t[0] if t else None)
+    k, s, p, d = sizes
+    s = k if s is None else s
+    if k <= 0: raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0: raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0: raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2: raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and kernel_size={k}")
+    if d <= 0: raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    o = _out_size(input.shape[-1], k, p, s, d, ceil_mode)
+    if o <= 0: raise RuntimeError(f"max_pool1d() Invalid computed output size: {o}")
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     "The mean of each window of the last dim."
     _check_tensors('avg_pool1d', dict(input=input))
-    s = _one(kernel_size if stride is None or stride == () else stride, 'avg_pool1d', 'stride')
-    return _as_row('avg_pool1d', input, lambda x: avg_pool2d(x, (1, _one(kernel_size, 'avg_pool1d', 'kernel_size')), (1, s),
-                   (0, _one(padding, 'avg_pool1d', 'padding')), ceil_mode, count_include_pad))
+    return _as_row('avg_pool1d', input, lambda x: avg_pool2d(x, *_sizes1d('avg_pool1d', kernel_size, stride, padding)[:3],
+                                                             ceil_mode, count_include_pad))
 
 def adaptive_avg_pool1d(input, output_size):
     "Average pooling of the last dim to `output_size`."
