@@ -786,6 +786,7 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
     if bias is not None and not isinstance(bias, Tensor):
         raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, Tensor, {type(bias).__name__}): 'bias' must be Tensor or None")
+    _check_bias_dtype(input, bias)
     x, w = input._data, weight._data
     if x.ndim not in (k + 1, k + 2): raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(x.shape)}")
     if x.ndim == k + 1: return _conv(fn, k, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
@@ -819,12 +820,25 @@ def _check_shapes(input, weight, bias, groups):
         raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} to have {w.shape[1] * groups} channels, but got {x.shape[1]} channels instead")
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
         raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {w.shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
-    if x.dtype != w.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
-    if bias is not None and bias._data.dtype != x.dtype:
+    _check_weight_dtype(input, weight)
+
+def _check_weight_dtype(input, weight):
+    "The input's dtype against the weight's, in the words of the kernel torch picks: oneDNN's for a bfloat16 input, the plain one's otherwise."
+    if input.dtype == weight.dtype: return
+    if input.dtype.name == 'bfloat16':
+        raise RuntimeError(f"Input type (CPUBFloat16Type) and weight type ({weight.type().replace('litnn.', 'torch.')}) should be the same "
+                           "or input should be a MKLDNN tensor and weight is a dense tensor")
+    raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
+
+def _check_bias_dtype(input, bias):
+    "conv1d/2d/3d's first check in ATen, before the input's shape: the bias of the input's dtype (C++'s names for the types)."
+    if isinstance(bias, Tensor) and isinstance(input, Tensor) and bias.dtype != input.dtype:
         c = lambda t: _CONV_C_NAMES.get(t.dtype.name, t.dtype.name)
         raise RuntimeError(f"Input type ({c(input)}) and bias type ({c(bias)}) should be the same")
 
-_CONV_C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
+_CONV_C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
+                     int16='short int', int8='signed char', uint8='unsigned char', bool='bool',
+                     complex64='c10::complex<float>', complex128='c10::complex<double>')
 
 # %% ../../nbs/42_conv.ipynb #dd7ca434
 def conv1d(input, # (N, C, L) or (C, L)
@@ -884,11 +898,12 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
     if input.shape[1] != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")
+    _check_weight_dtype(input, weight)
     geo = _transposed_geometry(fn, k, input, weight, stride, padding, output_padding, dilation, groups)
     O, G, N = weight.shape[0], groups, input.shape[0]
     gy = _OutT.apply(input, geo=geo).reshape(N, G, O // G, geo.M)
     out = _Col2im.apply(weight.reshape(G, O // G, -1).mT @ gy, geo=geo)
-    return out if bias is None else out + bias.reshape((1, -1) + (1,) * k)
+    return out if bias is None else out + bias.to(out.dtype).reshape((1, -1) + (1,) * k)   # the output keeps the input's dtype, as torch's kernel
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "1-d transposed convolution of (N, C_in, L) or (C_in, L) inputs; weight (C_in, C_out/groups, K)."
@@ -957,6 +972,7 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
            bias=None, # (O,) or None
            stride=1, padding=0, dilation=1, groups=1):
     "3-d convolution (cross-correlation, as PyTorch) over the last three dims; padding an int, a triple, 'valid' or 'same'."
+    _check_bias_dtype(input, bias)
     if isinstance(input, Tensor) and input.dim() not in (4, 5):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
     if isinstance(input, Tensor) and input.dim() == 4: return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
@@ -995,6 +1011,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: {list(input.shape)}")
     if input.dim() == 4: return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)
     st, pd, op, dl, out = _check_transposed(input, weight, stride, padding, output_padding, dilation)
+    _check_weight_dtype(input, weight)
+    if bias is not None and bias.dtype != input.dtype:     # ATen's 3-d kernel checks the bias too (the 1-d and 2-d ones cast it)
+        raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(bias)}")
     (N, Ci, ID, H, W), (_, Og, KD, KH, KW) = input.shape, weight.shape
     slices = input.transpose(1, 2).reshape(N * ID, Ci, H, W)
     z = conv_transpose2d(slices, weight.reshape(Ci, Og * KD, KH, KW), None, st[1:], pd[1:], op[1:], groups, dl[1:])
@@ -1501,6 +1520,10 @@ def _check_layer_norm(x, normalized_shape, weight, bias):
     "torch's checks of `layer_norm`'s arguments; the normalized shape as a tuple."
     if isinstance(normalized_shape, numbers.Integral) or not all(isinstance(s, numbers.Integral) for s in normalized_shape):
         raise TypeError(f"layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not {type(normalized_shape).__name__}")
+    # the dtypes first: torch checks them before any shape
+    if not _float_dtype(x) and any(p is not None and p.dtype != x.dtype for p in (weight, bias)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _check_dtypes(x, weight, bias)
     shape = tuple(normalized_shape)
     if not shape: raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = {list(shape)}")
     for name, t in (('weight', weight), ('bias', bias)):
@@ -1508,10 +1531,7 @@ def _check_layer_norm(x, normalized_shape, weight, bias):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and normalized_shape = {list(shape)}")
     if tuple(x.shape[x.ndim - len(shape):]) != shape or x.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{''.join(f', {s}' for s in shape)}], but got input of size{list(x.shape)}")
-    if not _float_dtype(x) and any(p is not None and p.dtype != x.dtype for p in (weight, bias)):
-        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")     # (before the kernel's refusal)
     _refuse_integers(x, 'LayerNormKernelImpl')
-    _check_dtypes(x, weight, bias)
     return shape
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -1611,7 +1631,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 # %% ../../nbs/44b_instance_norm.ipynb #a58b04bf
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     "x / (k + alpha * mean of x² over `size` neighbouring channels)^beta."
-    if input.dim() < 3: raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.dim() < 3:       # torch's message, with the spaces its source's line continuation leaves in it
+        raise ValueError(f"Expected 3D or higher dimensionality {' ' * 25}input (got {input.dim()} dimensions)")
     if input.numel() == 0: return input
     sq = input.mul(input).movedim(1, -1)
     sq = pad(sq, (size // 2, (size - 1) // 2))                 # the channels, now last, padded with zeros
@@ -3612,7 +3633,6 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     "Max pooling of the last dim to `output_size`."
     _check_tensors('adaptive_max_pool1d', dict(input=input))
-    if input.dim() not in (2, 3): raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: {list(input.shape)}")
     m = _one(output_size, 'adaptive_max_pool1d', 'output_size')
     return _as_row('adaptive_max_pool1d', input, lambda x: adaptive_max_pool2d(x, (1, m), return_indices))
 
