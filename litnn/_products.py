@@ -8,7 +8,7 @@ __all__ = ['MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'matmul
 # %% ../nbs/16a_matrix_products.ipynb #cb0385d0
 import builtins, math, numpy as np
 from ._tensor import Tensor, _array_of, _dtype_name, strided
-from .autograd.graph import Op, _check_tensors
+from .autograd.graph import Op, _check_tensors, _broadcast_shape
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath
 from . import amp   # autocast: the `_autocast` hook of the ops below
 
@@ -133,11 +133,7 @@ def _mismatch(fn, k, a, b):
 
 def _batch_numel(sa, sb):
     "How many matrices broadcast batch dims hold; torch's broadcasting error (checked before the inner sizes) if they do not broadcast."
-    d = max(len(sa), len(sb)); sa, sb = (1,) * (d - len(sa)) + tuple(sa), (1,) * (d - len(sb)) + tuple(sb)
-    for i in reversed(range(d)):
-        if sa[i] != sb[i] and 1 not in (sa[i], sb[i]):
-            raise RuntimeError(f"The size of tensor a ({sa[i]}) must match the size of tensor b ({sb[i]}) at non-singleton dimension {i}")
-    return math.prod(x if y == 1 else y for x, y in zip(sa, sb))
+    return math.prod(_broadcast_shape(sa, sb))
 
 _BOOL_KERNELS = dict(mm='addmm_impl_cpu_', addmm='addmm_impl_cpu_', addbmm='addmm_impl_cpu_', mv='addmv_impl_cpu', addmv='addmv_impl_cpu')
 
@@ -163,7 +159,9 @@ def matmul(input, other, *, out=None):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input._data.ndim}D and {other._data.ndim}D")
     _check_mat('matmul', input, other)
     if input._data.ndim == 1 and other._data.ndim == 2: return _vector_matrix(input, other)
-    return _matmul_op(input, other).apply(input, other)     # batch dims that do not broadcast: torch's error, from Op
+    batch = lambda a: a.shape[:-2] if a.ndim > 1 else ()
+    _batch_numel(batch(input._data), batch(other._data))     # batch dims that do not broadcast: torch's error
+    return _matmul_op(input, other).apply(input, other)
 
 # %% ../nbs/16a_matrix_products.ipynb #e373f002
 def mm(input, mat2):

@@ -298,7 +298,7 @@ def bernoulli_(self:Tensor, p=0.5, *, generator=None):
 import numpy as np
 from .backend import array_namespace, _generator
 from ._tensor import Tensor, _dtype_name
-from .autograd.graph import Op
+from .autograd.graph import Op, _broadcast_shape
 
 # %% ../nbs/reference/torch/random_binomial.ipynb #f3dd8c12
 class BinomialBackward0(Op):
@@ -308,21 +308,11 @@ class BinomialBackward0(Op):
     @staticmethod
     def backward(ctx, g): raise RuntimeError("derivative for aten::binomial is not implemented")
 
-def _broadcast_shape(a, b):
-    "The shape `a` and `b` broadcast to, or torch's error naming the first dimension (from the right) they disagree on."
-    sa, sb = tuple(a.shape), tuple(b.shape)
-    n = max(len(sa), len(sb))
-    sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-    for d in reversed(range(n)):
-        if sa[d] != sb[d] and 1 not in (sa[d], sb[d]):
-            raise RuntimeError(f"The size of tensor a ({sa[d]}) must match the size of tensor b ({sb[d]}) at non-singleton dimension {d}")
-    return tuple(max(x, y) if 0 not in (x, y) else 0 for x, y in zip(sa, sb))
-
 def binomial(count, prob, generator=None):
     "The number of successes in `count` trials of probability `prob`, elementwise, in `count`'s float dtype."
     if not count.is_floating_point(): raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_dtype_name(count)}")
     if prob.dtype != count.dtype: raise RuntimeError(f"Found dtype {_dtype_name(prob)} but expected {_dtype_name(count)}")
-    shape = _broadcast_shape(count, prob)
+    shape = _broadcast_shape(count.shape, prob.shape)
     xp = array_namespace(count._data)
     n = xp.broadcast_to(count._data, shape).astype(np.float64)
     q = xp.broadcast_to(prob._data, shape).astype(np.float64)

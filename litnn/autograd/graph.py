@@ -259,16 +259,28 @@ def _record(cls, args, kw):
     return t
 
 # %% ../../nbs/12_backprop_graph.ipynb #d31d3c98
+def _broadcast_error(sa, sb):
+    "torch's RuntimeError for shapes `sa` and `sb` that do not broadcast, or None: it names the last dimension they disagree on (torch's `infer_size` walks from the right)."
+    n = builtins.max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    for d in reversed(range(n)):
+        if sa[d] != sb[d] and 1 not in (sa[d], sb[d]):
+            return RuntimeError(f"The size of tensor a ({sa[d]}) must match the size of tensor b ({sb[d]}) at non-singleton dimension {d}")
+    return None
+
+def _broadcast_shape(sa, sb):
+    "The shape `sa` and `sb` broadcast to (a size-0 dim stays 0), or torch's error."
+    err = _broadcast_error(sa, sb)
+    if err is not None: raise err
+    n = builtins.max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    return tuple(builtins.max(x, y) if 0 not in (x, y) else 0 for x, y in zip(sa, sb))
+
 def _as_torch_error(e, args):
     "The RuntimeError torch raises for the numpy ValueError `e` of an op on `args`."
     shapes = [a._data.shape for a in args if isinstance(a, Tensor)]
-    if 'broadcast' in str(e) and len(shapes) >= 2:
-        (sa, sb), n = shapes[:2], builtins.max(len(shapes[0]), len(shapes[1]))
-        sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-        for d in range(n):
-            if sa[d] != sb[d] and 1 not in (sa[d], sb[d]):
-                return RuntimeError(f"The size of tensor a ({sa[d]}) must match the size of tensor b ({sb[d]}) at non-singleton dimension {d}")
-    return RuntimeError(str(e))
+    err = _broadcast_error(*shapes[:2]) if 'broadcast' in str(e) and len(shapes) >= 2 else None
+    return err if err is not None else RuntimeError(str(e))
 
 # %% ../../nbs/12_backprop_graph.ipynb #c5a1e0d2
 def _quiet():

@@ -1775,18 +1775,21 @@ class NllLoss2DBackward0(NllLossBackward0):
     "The same, for inputs of shape (N, C, H, W) (as torch names that case)."
 
 # %% ../../nbs/45_loss.ipynb #70033c86
+def _check_target_dtype(t):
+    if t.dtype is not B.int64 and t.dtype is not B.uint8: raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_LEGACY[t.dtype.name]}")
+
 def _check_nll(op, x, t, weight):
     "torch's checks of nll_loss's (nll_loss2d's) arguments."
     name = 'nll_loss' if op is NllLossBackward0 else 'nll_loss2d'
     xs, ts = x._data.shape, t._data.shape         # the arrays' shapes: this runs at every step
-    if t.dtype is not B.int64 and t.dtype is not B.uint8: raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_LEGACY[t.dtype.name]}")
+    if op is NllLossBackward0 and len(ts) > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if op is not NllLossBackward0 and len(ts) != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {len(ts)}")
+    _check_target_dtype(t)                           # after the target's number of dims, before its sizes (torch's order)
     if op is NllLossBackward0:
-        if len(ts) > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if not (len(xs) == 1 and not ts) and xs[0] != ts[0]:
             raise RuntimeError(f"size mismatch (got input: {list(xs)}, target: {list(ts)})")
-    else:
-        if len(ts) != 3: raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {len(ts)}")
-        if (xs[0], *xs[2:]) != ts: raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
+    elif (xs[0], *xs[2:]) != ts: raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
     _refuse_integers(x, name + ('_out_frame' if op is NllLossBackward0 else '_forward_out_frame'))
     if weight is None: return
     c = xs[-1 if op is NllLossBackward0 else 1]
@@ -1809,6 +1812,7 @@ def _nll_loss_nd(x, t, weight, reduction, ignore_index):
     if len(xs) != 1 and xs[0] != (ts[0] if ts else 0):
         raise ValueError(f"Expected input batch_size ({xs[0]}) to match target batch_size ({ts[0] if ts else 0}).")
     if len(xs) == 1 and len(ts) == 1:
+        _check_target_dtype(t)                # torch checks the target's dtype first here
         if ts[0] != 1: raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {ts[0]}")
         t = t.reshape(())
     if len(xs) <= 2: return _nll(NllLossBackward0, x, t, weight, reduction, ignore_index)
@@ -1901,7 +1905,7 @@ from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.broadcasting import _reduce, _sum_trailing, _half, _opmath
 from .._pointwise import _const
 from .._pointwise import _temporaries
-from ..autograd.graph import _check_tensors
+from ..autograd.graph import _check_tensors, _broadcast_shape
 
 # %% ../../nbs/47_attention.ipynb #0b882302
 _CAUSAL = {}
@@ -2002,12 +2006,7 @@ def _ctype(t): return _CPP_INTS.get(t.dtype.name) or _cname(t)     # a dtype as 
 
 def _check_batches(*ts):
     "The batch dims (all but the last two) must broadcast: an error, the same on numpy and CuPy (whose products differ there)."
-    for t in ts[1:]:
-        a, b = ts[0].shape[:-2], t.shape[:-2]
-        n = max(len(a), len(b)); a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-        for d in range(n):
-            if a[d] != b[d] and 1 not in (a[d], b[d]):
-                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at non-singleton dimension {d}")
+    for t in ts[1:]: _broadcast_shape(ts[0].shape[:-2], t.shape[:-2])
 
 # %% ../../nbs/47_attention.ipynb #55b0c5af
 def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
@@ -2030,11 +2029,8 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
     if mask is not None:                  # the mask must broadcast to the scores' shape
         try: a = tuple(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2])
         except ValueError: a = tuple(q.shape[:-1]) + (k.shape[-2],)     # grouped heads: the query's
-        a0, n = a, max(len(a), mask.dim()); a, b = (1,) * (n - len(a)) + a, (1,) * (n - mask.dim()) + tuple(mask.shape)
-        for d in range(n):
-            if a[d] != b[d] and 1 not in (a[d], b[d]):
-                raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at non-singleton dimension {d}")
-        s = tuple(np.broadcast_shapes(a0, tuple(mask.shape)))       # the mask is added into the scores: it may not grow them
+        a0 = a
+        s = _broadcast_shape(a0, tuple(mask.shape))       # the mask is added into the scores: it may not grow them
         if s != tuple(a0): raise RuntimeError(f"output with shape {list(a0)} doesn't match the broadcast shape {list(s)}")
 
 # %% ../../nbs/47_attention.ipynb #6ac60f56
@@ -2929,7 +2925,7 @@ import warnings
 import numpy as np
 from ..backend import array_namespace
 from .._tensor import _LEGACY
-from ..autograd.graph import Op, _check_tensors
+from ..autograd.graph import Op, _check_tensors, _broadcast_shape
 from ..autograd.operators import _bool_error
 from ..autograd.broadcasting import _float_dtype, _promote, _refuse_integers, _summed
 from .._reductions import _mean
@@ -2953,16 +2949,6 @@ class MseLossBackward0(Op):
         nx, ny = ctx.needs_input_grad
         return gx if nx else None, -gx if ny else None
 
-# %% ../../nbs/reference/nn/loss_elementwise.ipynb #65e9b2b4
-def _check_broadcast(sa, sb):
-    "torch's error when shapes `sa` and `sb` do not broadcast."
-    n = max(len(sa), len(sb))
-    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
-    for d in reversed(range(n)):                      # torch reports the last mismatch
-        if sa[d] != sb[d] and 1 not in (sa[d], sb[d]):
-            raise RuntimeError(f"The size of tensor a ({sa[d]}) must match the size of tensor b ({sb[d]}) at non-singleton dimension {d}")
-    return tuple(max(a, b) if 0 not in (a, b) else 0 for a, b in zip(sa, sb))
-
 # %% ../../nbs/reference/nn/loss_elementwise.ipynb #bf0cae34
 def _pointwise_args(fn, input, target, size_average, reduce, reduction):
     "torch's preamble of mse_loss and l1_loss: the size warning, the reduction, both operands broadcast to one shape."
@@ -2970,10 +2956,11 @@ def _pointwise_args(fn, input, target, size_average, reduce, reduction):
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). This will likely "
                       "lead to incorrect results due to broadcasting. Please ensure they have the same size.", stacklevel=3)
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
-    shape = _check_broadcast(input.shape, target.shape)
-    x, y = _promote(input, target)
+    shape = _broadcast_shape(input.shape, target.shape)
+    # broadcast, then promote, as torch's broadcast_tensors: a 0-d operand expanded takes part in the promotion
+    x, y = _promote(input if input.shape == shape else input.expand(shape), target if target.shape == shape else target.expand(shape))
     if fn: _refuse_integers(x, fn)
-    return (x if x.shape == shape else x.expand(shape)), (y if y.shape == shape else y.expand(shape)), reduction
+    return x, y, reduction
 
 # %% ../../nbs/reference/nn/loss_elementwise.ipynb #4381689e
 def _like_input(loss, input):
@@ -3098,8 +3085,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if not _float_dtype(target):
         raise RuntimeError(f"result type {_LEGACY[input.dtype.name]} can't be cast to the desired output type {_LEGACY[target.dtype.name]}")
     _not_differentiable('binary_cross_entropy_with_logits', weight=weight, pos_weight=pos_weight)
-    if weight is not None: _check_broadcast(input.shape, weight.shape)
-    if pos_weight is not None: _check_broadcast(pos_weight.shape, input.shape)
+    if weight is not None: _broadcast_shape(input.shape, weight.shape)
+    if pos_weight is not None: _broadcast_shape(pos_weight.shape, input.shape)
     if input.dtype != target.dtype: input = input.to(target.dtype)   # torch's formula starts from the target: its dtype wins
     return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 
@@ -3187,12 +3174,13 @@ def _xlogx(t):
 def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
     "Σ target (log target - input), input a log-probability; `log_target`: the target is one too."
     _check_tensors('kl_div', dict(input=input, target=target))
-    if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
     elif reduction == 'mean':
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.", stacklevel=2)
+    if reduction != 'batchmean': reduction = _reduction(None, None, reduction)      # a bad reduction before the kernel's checks
+    if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
     loss = target.exp() * (target - input) if log_target else _xlogx(target) - target * input
     if reduction == 'batchmean': return loss.sum() / input.shape[0] if input.dim() else loss.sum()
     return _apply_reduction(loss, _reduction(None, None, reduction))
@@ -3230,39 +3218,41 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
     return _apply_reduction(loss, reduction)
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #8be7de9a
-def _margin_reduce(loss, size_average, reduce, reduction): return _apply_reduction(loss, _reduction(size_average, reduce, reduction))
-
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "max(0, -target (input1 - input2) + margin)."
+    reduction = _reduction(size_average, reduce, reduction)
     if not (input1.dim() == input2.dim() == target.dim()):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
                            f"{input1.size()}, input2: {input2.size()}, target: {target.size()} ")
     d = input1 - input2                  # first, as torch (two bools: its message)
-    return _margin_reduce((-target * d + builtins.float(margin)).clamp(min=0), size_average, reduce, reduction)    # margin: a float, as torch's
+    return _apply_reduction((-target * d + builtins.float(margin)).clamp(min=0), reduction)    # margin: a float, as torch's
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'):
     "input where target is 1, max(0, margin - input) where it is -1."
     _check_tensors('hinge_embedding_loss', dict(input=input, target=target))
+    reduction = _reduction(size_average, reduce, reduction)
     if input.dtype.name == 'bool':       # torch's margin - input: the number taken as a bool tensor
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
     margin_part = (margin - input).clamp(min=0)
     if not _float_dtype(input): margin_part = margin_part.to(input.dtype)     # torch's kernel keeps an integer input's dtype
     loss = where(target != 1, margin_part, 0) + where(target != -1, input, 0)
-    return _margin_reduce(loss, size_average, reduce, reduction)
+    return _apply_reduction(loss, reduction)
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "log(1 + exp(-target input))."
     _check_tensors('soft_margin_loss', dict(input=input, target=target))
+    reduction = _reduction(size_average, reduce, reduction)
     _not_differentiable('soft_margin_loss', target=target)
-    loss = (-target * input).exp().log1p()
+    loss = (-input * target).exp().log1p()             # input first: torch's broadcasting message names it `a`
     if loss.shape != input.shape:        # torch writes into a tensor like `input`
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(loss.shape)}")
-    return _margin_reduce(_like_input(loss, input), size_average, reduce, reduction)
+    return _apply_reduction(_like_input(loss, input), reduction)
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #0fe34b2a
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."
     _check_tensors('cosine_embedding_loss', dict(input1=input1, input2=input2, target=target))
+    reduction = _reduction(size_average, reduce, reduction)
     if target.dim() > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if (input1.dim(), input2.dim()) != ((2, 2) if target.dim() == 1 else (1, 1)):
         raise RuntimeError(f"{target.dim()}D target tensor expects {target.dim() + 1}D input tensors, but found inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
@@ -3270,7 +3260,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     prod = (input1 * input2).sum(d)
     cos = prod / (((input1 * input1).sum(d) + 1e-12) * ((input2 * input2).sum(d) + 1e-12)).sqrt()
     loss = where(target == 1, 1 - cos, 0.) + where(target == -1, (cos - margin).clamp(min=0), 0.)
-    return _margin_reduce(loss, size_average, reduce, reduction)
+    return _apply_reduction(loss, reduction)
 
 def _check_triplet(fn, anchor, positive, negative):
     "torch's TypeError for a non-tensor, RuntimeError for different numbers of dimensions."
@@ -3287,9 +3277,11 @@ def _triplet(dist, anchor, positive, negative, margin, swap):
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction='mean'):
     "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."
+    reduction = _reduction(size_average, reduce, reduction)
+    if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet('triplet_margin_loss', anchor, positive, negative)
     dist = lambda a, b: pairwise_distance(a, b, p, eps)
-    return _margin_reduce(_triplet(dist, anchor, positive, negative, margin, swap), size_average, reduce, reduction)
+    return _apply_reduction(_triplet(dist, anchor, positive, negative, margin, swap), reduction)
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction='mean'):
@@ -3312,6 +3304,7 @@ def _batched(input, target):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
+    reduction = _reduction(size_average, reduce, reduction)
     _refuse_integers(input, 'multi_margin_loss_cpu_kernel')
     if input.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
@@ -3321,27 +3314,33 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if target.dim() > 1 or target.numel() != nframe:
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples (batch size). "
                            f"Expected target size [{nframe}], but got {list(target.shape)}. Input has shape {list(input.shape)}.")
+    c = input.shape[-1] if input.dim() else 1
+    if weight is not None and weight.numel() != c: raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
+    if target.numel() and bool(((target < 0) | (target >= c)).any()): raise RuntimeError("target out of range")
     x, t, single = _batched(input, target.reshape(()) if input.dim() <= 1 else target)
     z = (margin - x.gather(1, t.unsqueeze(1)) + x).clamp(min=0)
     if p == 2: z = z * z
     if weight is not None: z = z * weight[t].unsqueeze(1)
     loss = (z * (1 - one_hot(t, x.shape[1]).to(x.dtype))).sum(1) / x.shape[1]
-    return _margin_reduce(loss[0] if single else loss, size_average, reduce, reduction)
+    return _apply_reduction(loss[0] if single else loss, reduction)
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
     _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
+    reduction = _reduction(size_average, reduce, reduction)
     _refuse_integers(input, 'multilabel_margin_loss_forward_out_frame')
     _check_margin_shapes(input)
     seen = lambda t: (t.numel(),) if t.dim() <= 1 else tuple(t.shape)      # a vector's targets: one per class
     if (target.dim() <= 1) != (input.dim() <= 1) or seen(target) != seen(input):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
-    x, t, single = _batched(input.reshape(-1), target.reshape(-1)) if input.dim() == 0 else _batched(input, target)   # 0-d: one class
+    x, t, single = _batched(input.reshape(-1), target.reshape(-1)) if input.dim() <= 1 else _batched(input, target)   # 0-d: one class
     c = x.shape[1]
-    xp = array_namespace(t._data)
     ta = t._data
-    listed = xp.cumprod(ta != -1, axis=1).astype(bool)               # the targets, up to the first -1
+    listed = array_namespace(ta).cumprod(ta != -1, axis=1).astype(bool)   # the targets, up to the first -1
+    if bool(((ta < 0) | (ta >= c))[listed].any()): raise RuntimeError("argument #2 'target' is out of range")
+    xp = array_namespace(ta)
     is_target = xp.zeros(x.shape, dtype=bool)
     rows = xp.nonzero(listed)
     is_target[rows[0], ta[rows]] = True
@@ -3349,7 +3348,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     z = (1 - xj.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0)          # [n, target slot, class]
     mask = Tensor._make((listed[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype))
     loss = (z * mask).sum((1, 2)) / c
-    return _margin_reduce(loss[0] if single else loss, size_average, reduce, reduction)
+    return _apply_reduction(loss[0] if single else loss, reduction)
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
     "-(t log σ(x) + (1 - t) log σ(-x)), weighted, averaged over classes."
@@ -3357,7 +3356,9 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None: loss = loss * weight
     loss = loss.sum(input.dim() - 1) / input.shape[-1]
-    return _margin_reduce(loss, size_average, reduce, reduction)
+    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")    # checked last, in torch's words
+    return _apply_reduction(loss, reduction)
 
 # %% ../../nbs/reference/nested/nested_tensor.ipynb #0b8f2edf
 def _nested_map(fn, input, *args, **kwargs):
