@@ -41,7 +41,7 @@ def _nondiff_binary(name, ufunc):
         if name.startswith('logical'): _check_tensors(name, dict(input=input, other=other))   # and/or/xor of numbers: torch has no such overload
         with no_grad(): x, y = _promote(input, other)
         t = x if isinstance(x, Tensor) else y
-        if name.startswith('bitwise') and _float_dtype(t): raise NotImplementedError(f'"{name}" not implemented for \'{_dtype_name(t)}\'')
+        if name.startswith('bitwise') and _float_dtype(t): raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
         if name in ('lt', 'le', 'gt', 'ge') and t.dtype.is_complex:      # complex numbers have no order
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
         return _const(getattr(array_namespace(t._data), ufunc)(_array_of(x), _array_of(y)))
@@ -205,8 +205,8 @@ class MaximumBackward0(Op):
 class MinimumBackward0(MaximumBackward0): fn = 'minimum'
 
 def _pair(fn, cls, x, y):
-    for name, v in (('input', x), ('other', y)):
-        if not isinstance(v, Tensor): raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(v).__name__}")
+    for pos, (name, v) in enumerate((('input', x), ('other', y)), 1):
+        if not isinstance(v, Tensor): raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
     if x.dtype.is_complex or y.dtype.is_complex: raise RuntimeError(f"{fn} not implemented for complex tensors.")
     return cls.apply(*_promote(x, y))
 
@@ -1709,7 +1709,9 @@ def lcm_(self:Tensor, other): return self.copy_(lcm(self, other))
 _all_ = ['gcd_', 'lcm_']         # torch.gcd_(a, b) too
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #ced73941
-def ldexp(input, other): return input * pow(2., other)
+def ldexp(input, other):
+    _check_tensors('ldexp', dict(input=input, other=other))
+    return input * pow(2., other)
 
 @patch
 def ldexp_(self:Tensor, other): return self.mul_(pow(2., other))
@@ -2707,8 +2709,9 @@ class NextafterBackward0(_Binary):
 def nextafter(input, other):
     "The next representable value after `input` toward `other`."
     _check_tensors('nextafter', dict(input=input, other=other))
-    _refuse_integers(input, 'nextafter_cpu')
-    return NextafterBackward0.apply(*_promote(input, other))
+    x, y = _promote(input, other)
+    _refuse_integers(x, 'nextafter_cpu')          # the promoted dtype, as torch's kernel names it
+    return NextafterBackward0.apply(x, y)
 
 @patch
 def nextafter_(self:Tensor, other): return self.copy_(nextafter(self, other))

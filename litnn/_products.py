@@ -105,19 +105,20 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
             raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x._data.ndim}, {y._data.ndim}")
         raise RuntimeError(f"{fn}: {names[bad]} must be a {ranks[bad]}D tensor, but got {(x, y)[bad]._data.ndim}D")
     k = _kernel(fn, x, y)
+    a, b = x._data, y._data
+    inner_differ = a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]
+    if inner_differ and k != 'dot': raise RuntimeError(_mismatch(fn, k, a, b))     # sizes before dtypes (dot: after)
     if x._data.dtype != y._data.dtype:
         if k in ('mm', 'smm', 'hspmm'): raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(x)} != {_cpp(y)}")
         if k == 'bmm': raise RuntimeError(f"expected scalar type {_dtype_name(x)} but found {_dtype_name(y)}")
         if k == 'mv': raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_dtype_name(y)}, {_dtype_name(x)}, and {_dtype_name(y)}")
         if k == 'dot': raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_dtype_name(x)} and {_dtype_name(y)}")
         raise RuntimeError(f"{fn}: expected both operands to have the same dtype, but got {_dtype_name(x)} and {_dtype_name(y)}")
+    if inner_differ: raise RuntimeError(_mismatch(fn, k, a, b))
     if x._data.dtype == bool and x._data.size and y._data.size:      # torch's CPU kernels have no bool products
         raise NotImplementedError(f'"{_BOOL_KERNELS.get(k, k)}" not implemented for \'Bool\'')
-    a, b = x._data, y._data
     if (type(a) is not np.ndarray or type(b) is not np.ndarray) and x.device != y.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {x.device} and {y.device}!")
-    if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
-        raise RuntimeError(_mismatch(fn, k, a, b))
 
 def _mismatch(fn, k, a, b):
     """torch's message for inner sizes that differ, in the words of the kernel it runs: matmul folds an operand's

@@ -688,8 +688,8 @@ from ._views import TraceBackward0
 # %% ../nbs/reference/torch/shape_ops.ipynb #ca7551b9
 def trace(input):
     "The sum of the main diagonal of a matrix."
+    if input._data.dtype == bool: raise NotImplementedError('"trace" not implemented for \'Bool\'')     # before the rank, as torch
     if input._data.ndim != 2: raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
-    if input._data.dtype == bool: raise NotImplementedError('"trace" not implemented for \'Bool\'')
     return TraceBackward0.apply(input)
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #bd8447fe

@@ -54,7 +54,9 @@ def reshape(self:Tensor, *shape, **kw):
     "This tensor with a new shape (one size may be -1): a view when the strides allow, else a copy."
     shape = _sizes_given('reshape', shape, kw, 'shape')
     try: out = ViewBackward0.apply(self, shape=shape)
-    except RuntimeError: raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}") from None
+    except RuntimeError:
+        _infer_shape(shape, self._data.size)       # torch's message where it has its own (an ambiguous -1)
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}") from None
     return out if out is self or not _viewable(self._data, out._data.shape) else _view_of(out, self)
 
 def reshape(input, shape):
@@ -87,6 +89,8 @@ def _infer_shape(shape, n):
     shape = tuple(builtins.int(s) for s in shape)
     if shape.count(-1) > 1: raise RuntimeError("only one dimension can be inferred")
     known = math.prod(s for s in shape if s != -1)
+    if -1 in shape and known == 0 and n == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified dimension size -1 can be any value and is ambiguous")
     out = tuple(n // known if s == -1 and known else s for s in shape)
     if math.prod(out) != n or builtins.any(s < 0 for s in out):
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
@@ -237,7 +241,7 @@ def select(input, dim, index):
     s = input._data.shape
     if not s: raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d, index = _wrap_dim(dim, len(s)), builtins.int(index)
-    if not -s[d] <= index < s[d]: raise IndexError(f"select(): index {index} out of range for tensor of size {list(s)} at dimension {dim}")
+    if not -s[d] <= index < s[d]: raise IndexError(f"select(): index {index} out of range for tensor of size {list(s)} at dimension {d}")
     return _basic(input, (_ALL,) * d + (index, Ellipsis), SelectBackward0)
 
 # %% ../nbs/17_views.ipynb #1d924001

@@ -387,8 +387,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     xp = array_namespace(a)
     if dim is not None and a.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = None if dim is None else _dim_of(input, dim)
-    if d is not None and a.size == 0 and any(s == 0 for i, s in enumerate(a.shape) if i != d):
-        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    if d is not None and a.size == 0:
+        if a.shape[d] != 0: raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        if a.shape.count(0) > 1: raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
     vals, inv, counts = xp.unique(a, return_inverse=True, return_counts=True, axis=d)
     inv = inv.reshape(a.shape if d is None else (-1,)).astype(np.int64)
     vals = _no_derivative(Tensor._make(vals), (input,), (NotImplementedError, f"the derivative for '{'_unique2' if d is None else 'unique_dim'}' is not implemented."),
