@@ -90,14 +90,34 @@ def __getitem__(self:Tensor, key):
     "Basic indexing (ints, slices, None, ...) gives a view; index tensors, lists and masks give a copy."
     k, op = _index_key(self, key)
     try: out = op.apply(self, key=k)
-    except IndexError as e:                      # numpy's words, torch's
-        m = str(e)
-        if m.startswith('too many indices for array'):
-            m = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-                 if not self._data.ndim and isinstance(key, (builtins.int, np.integer)) else "slice() cannot be applied to a 0-dim tensor."
-                 if not self._data.ndim and isinstance(key, slice) else f"too many indices for tensor of dimension {self._data.ndim}")
-        raise IndexError(_mask_mismatch(self, key) or m.replace(' for axis ', ' for dimension ')) from None
+    except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None
     return out if op is IndexBackward0 else _view_of(out, self)
+
+def _dims_used(k):
+    "How many of the tensor's dims index entry `k` consumes (a mask: its own; None, ... and a bool: none)."
+    if k is None or k is Ellipsis or isinstance(k, (builtins.bool, np.bool_)): return 0
+    if isinstance(k, Tensor): return k.dim() if k._data.dtype in (np.bool_, np.uint8) else 1
+    return 1
+
+def _index_message(x, key, m):
+    """numpy's IndexError message `m` in torch's words. Too many indices; out of bounds: an integer names its *position
+    in the key* (torch counts every entry, None and ... included), an index tensor on an empty dim gives no numbers."""
+    if m.startswith('too many indices for array'):
+        return ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                if not x._data.ndim and isinstance(key, (builtins.int, np.integer)) and key == 0 else
+                f"index {key} is out of bounds for dimension 0 with size 0"
+                if not x._data.ndim and isinstance(key, (builtins.int, np.integer)) else "slice() cannot be applied to a 0-dim tensor."
+                if not x._data.ndim and isinstance(key, slice) else f"too many indices for tensor of dimension {x._data.ndim}")
+    if ' out of bounds ' not in m: return m
+    key = key if type(key) is tuple else (key,)
+    shape, used, d = x._data.shape, builtins.sum(_dims_used(k) for k in key), 0
+    for pos, k in enumerate(key):
+        if k is Ellipsis: d += len(shape) - used; continue
+        if isinstance(k, Tensor) and not k.dim() and k._data.dtype.kind in 'iu': k = builtins.int(k._data)    # a 0-d index tensor selects
+        if isinstance(k, (builtins.int, np.integer)) and not isinstance(k, builtins.bool) and d < len(shape) and not -shape[d] <= k < shape[d]:
+            return f"index {k} is out of bounds for dimension {pos} with size {shape[d]}"
+        d += _dims_used(k)
+    return "index is out of bounds for dimension with size 0" if m.endswith('with size 0') else m.replace(' for axis ', ' for dimension ')
 
 def _mask_mismatch(x, key):
     "torch's words for a boolean mask whose shape differs from the dims it covers, or None: the key is walked dim by dim."
@@ -204,7 +224,7 @@ def __setitem__(self:Tensor, key, value):
     if _Mode.fw is not None and not _Mode.fw.busy: return _Mode.fw.setitem(self, key, value)   # in a dual level (14b_forward_mode)
     k, op = _index_key(self, key)
     try: _setitem(self, key, value, k, op)
-    except IndexError as e: raise IndexError(_mask_mismatch(self, key) or str(e)) from None
+    except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None
     except (ValueError, RuntimeError) as e:    # numpy refuses to broadcast the value before writing anything: torch's RuntimeError
         m = str(e)                             # (the recorded path's broadcast says "The size of tensor a ...")
         if 'broadcast' not in m and 'boolean array indexing assignment' not in m and not m.startswith('The size of tensor a'): raise

@@ -171,7 +171,8 @@ def embedding(input, # ids, an integer tensor of any shape
     if weight.shape[0] == 0 and input.numel(): raise RuntimeError("index_select(): self indexing axis dim should be positive")
     idx, n = input._data, weight.shape[0]
     if idx.dtype.kind not in 'iu':
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+        got = f"CPU{_dtype_name(input)}Type" if idx.dtype.kind in 'bc' or input.dtype.name == 'bfloat16' else input.type()   # types without a legacy name: C++'s
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {got} instead (while checking arguments for embedding)")
     if padding_idx is not None:
         if not -n <= padding_idx < n: raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= n
@@ -826,7 +827,7 @@ def _check_weight_dtype(input, weight):
     "The input's dtype against the weight's, in the words of the kernel torch picks: oneDNN's for a bfloat16 input, the plain one's otherwise."
     if input.dtype == weight.dtype: return
     if input.dtype.name == 'bfloat16':
-        raise RuntimeError(f"Input type (CPUBFloat16Type) and weight type ({weight.type().replace('litnn.', 'torch.')}) should be the same "
+        raise RuntimeError(f"Input type (CPUBFloat16Type) and weight type ({weight.type()}) should be the same "
                            "or input should be a MKLDNN tensor and weight is a dense tensor")
     raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
 
