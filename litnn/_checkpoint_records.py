@@ -174,7 +174,8 @@ def _place(a, location, map_location):
         raise RuntimeError("Attempting to deserialize object on a CUDA device but litnn.cuda.is_available() is False. "
                            "If you are running on a CPU-only machine, please use litnn.load with "
                            "map_location=litnn.device('cpu') to map your storages to the CPU.")
-    return B.to_device(a, dev)
+    try: return B.to_device(a, dev)
+    except RuntimeError as e: raise RuntimeError(f"cannot place a tensor saved on {location!r}: {e}; use map_location") from None   # mps, xla...
 
 def _check_map_location(m):
     if not (m is None or isinstance(m, (str, B.device, dict)) or callable(m)):

@@ -130,8 +130,12 @@ def result_type(dims=(), zero_dims=(), scalars=()):
     return out
 
 # %% ../nbs/00_backend.ipynb #8964377c
+# the device types torch's parser knows, in its order (its message lists them); litnn computes on cpu, cuda and meta
+_DEVICE_TYPES = ('cpu', 'cuda', 'ipu', 'xpu', 'mkldnn', 'opengl', 'opencl', 'ideep', 'hip', 've', 'fpga', 'maia', 'xla', 'lazy',
+                 'vulkan', 'mps', 'meta', 'hpu', 'mtia', 'privateuseone')
+
 class device:
-    "Where a tensor's memory lives: `cpu` or `cuda[:index]`, as `torch.device`."
+    "Where a tensor's memory lives: `cpu` or `cuda[:index]`, as `torch.device` (which names any of torch's device types)."
     __module__ = 'litnn'   # shown as torch shows its own: litnn.device, not the private file that defines it
     __slots__ = ('type', 'index')
     def __init__(self, type, index=None):
@@ -142,8 +146,8 @@ class device:
             type, _, i = type.partition(':')
             if not i.isdigit() or (len(i) > 1 and i[0] == '0'): raise RuntimeError(f"Invalid device string: '{type}:{i}'")
             index = builtins.int(i)
-        if type not in ('cpu', 'cuda', 'meta'):   # meta: shapes and dtypes without storage (31_meta_device)
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+        if type not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {type}")
         if index is not None and index < 0: raise RuntimeError(f"Device index must be -1 or non-negative, got {index}")
         self.type, self.index = type, index
     def __repr__(self):
@@ -173,8 +177,9 @@ def _no_cuda(problem):
     return (f"litnn found no CUDA device: CuPy is installed but cannot be used ({problem}); "
             "check the NVIDIA driver, and that the CuPy package matches its CUDA version")
 
-def _cuda_xp():
-    "CuPy, or the AssertionError PyTorch's CPU build raises for a CUDA device, saying why there is none."
+def _cuda_xp(kind='cuda'):
+    "CuPy, or the AssertionError PyTorch's CPU build raises for a CUDA device, saying why there is none (a device type litnn has no library for: torch's RuntimeError)."
+    if kind != 'cuda': raise RuntimeError(f"litnn is not linked with support for {kind} devices (it computes on cpu, cuda through CuPy, and meta)")
     if cupy is None: raise AssertionError(_no_cuda(_cupy_problem))
     return cupy
 
@@ -212,7 +217,7 @@ def to_device(a, dev):
     other = _backends.get(dev.type) or _array_types.get(type(a))
     if other is not None: return other.to_device(a, dev)   # a registered library moves its own arrays
     if dev.type == 'cpu': return a if type(a) is _ndarray else cupy.asnumpy(a)
-    _cuda_xp()
+    _cuda_xp(dev.type)
     idx = cupy.cuda.runtime.getDevice() if dev.index is None else dev.index
     if type(a) is not _ndarray and a.device.id == idx: return a
     with cupy.cuda.Device(idx): return cupy.asarray(a)
@@ -220,7 +225,7 @@ def to_device(a, dev):
 def xp_for(dev):
     "The array library for device `dev`."
     t = device(dev).type
-    return np if t == 'cpu' else _backends[t] if t in _backends else _cuda_xp()
+    return np if t == 'cpu' else _backends[t] if t in _backends else _cuda_xp(t)
 
 # %% ../nbs/00_backend.ipynb #8fffd9c9
 _DEFAULT_SEED = 67280421310721     # c10's default_rng_seed_val: where a new torch.Generator() starts
@@ -345,6 +350,7 @@ def _generator(dev, generator=None):
     dev = device(dev)
     if dev.type == 'cpu': return default_generator.rng
     if dev.type in _backends: return _backends[dev.type].random.default_rng()
+    _cuda_xp(dev.type)                     # a device type litnn cannot compute on: its error, before a CUDA generator
     idx = dev.index or 0
     if idx not in _cuda_generators: _cuda_generators[idx] = Generator(device('cuda', idx)).manual_seed(default_generator.initial_seed())
     return _cuda_generators[idx].rng

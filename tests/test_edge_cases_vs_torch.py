@@ -1057,6 +1057,9 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     'setitem_out_of_bounds_dimension_word': lambda t: t.ones(0, 3).__setitem__(0, 7.),
     'setitem_too_many_indices': lambda t: t.ones(3).__setitem__((0, 5), 7.),
     'embedding_bool_indices_type_name': lambda t: t.nn.functional.embedding(t.ones(2, dtype=t.bool), t.ones(3, 2)),
+    # every device type torch's parser knows makes a device (litnn computes on cpu, cuda and meta); the list in the message
+    'device_types_torch_knows': lambda t: [str(t.device(s)) for s in ('mps', 'xla:1', 'xpu', 'hpu:0', 'privateuseone')],
+    'device_unknown_type_message': lambda t: t.device('nodevice'),
     'rfft_complex_bad_dim': lambda t: t.fft.rfft(t.ones(4, dtype=t.complex64), dim=5),
     'ihfft_complex_bad_dim': lambda t: t.fft.ihfft(t.ones(2, 2, dtype=t.complex128), dim=-3),
 }
@@ -1099,3 +1102,11 @@ def test_setitem_value_with_more_dims_as_torch():
         with pytest.raises(RuntimeError) as e: lib.ones(3, 2)[:, 0] = lib.ones(2, 3)
         msgs.append(str(e.value).replace(lib.__name__ + '.', 'LIB.'))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('kind', ['mps', 'xla', 'hpu'])
+def test_device_litnn_cannot_compute_on_refuses_clearly(kind):
+    "A device torch names but litnn has no array library for: creating, moving or drawing there is a RuntimeError saying so."
+    for make in (lambda: litnn.ones(2, device=kind), lambda: litnn.ones(2).to(kind), lambda: litnn.randn(2, device=kind),
+                 lambda: litnn.nn.Linear(2, 2).to(kind)):
+        with pytest.raises(RuntimeError, match=f'not linked with support for {kind} devices'): make()

@@ -7,7 +7,7 @@ __all__ = ['autocast', 'custom_fwd', 'custom_bwd', 'is_autocast_available']
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #bd57abb1
 import functools, warnings
-from ..backend import float16, bfloat16, patch
+from ..backend import float16, bfloat16, patch, _DEVICE_TYPES
 from .._tensor import Tensor
 from .. import cuda
 from . import _DEFAULT_DTYPE, _cast, _set_autocast, is_autocast_enabled, get_autocast_dtype
@@ -94,8 +94,6 @@ def custom_bwd(bwd=None, *, device_type):
     return backward
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #t559749b
-_DEVICE_TYPES = ('cpu', 'cuda', 'ipu', 'xpu', 'mkldnn', 'opengl', 'opencl', 'ideep', 'hip', 've', 'fpga', 'maia', 'xla', 'lazy',
-                 'vulkan', 'mps', 'meta', 'hpu', 'mtia', 'privateuseone')
 _AUTOCAST_DEVICE_TYPES = {'cpu', 'cuda', 'ipu', 'xpu', 'maia', 'xla', 'mps', 'hpu', 'mtia', 'privateuseone'}
 
 def is_autocast_available(device_type):
