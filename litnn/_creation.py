@@ -21,14 +21,20 @@ def _first(data):
 def _infer(data, dtype=None):
     "An array from nested Python data, numpy data or a Tensor, with torch's dtype inference."
     if isinstance(data, Tensor): a = data._data
-    elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data):
-        a = np.asarray([_to_host(v) for v in data])
+    elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data): a = _of_scalar_tensors(data)
     else: a = data
     if not (type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__') or type(a) in B._array_types):
         is_np = isinstance(_first(a), (np.generic, np.ndarray))
         try: a = np.asarray(a)
         except OverflowError: raise ValueError("Overflow when unpacking long long") from None
-        if a.dtype == object: raise RuntimeError(f"Could not infer dtype of {type(_first(data)).__name__}")
+        except ValueError:                                     # not a grid: torch's message, or (under an empty dim) torch's empty tensor
+            if 0 not in _check_nesting(data): raise
+            a = np.zeros(_check_nesting(data))
+        if a.dtype == object: _check_nesting(data); raise RuntimeError(f"Could not infer dtype of {type(_odd_leaf(data)).__name__}")
+        if a.dtype.kind in 'US':
+            if isinstance(data, (list, tuple)) and isinstance(_first(data), str):     # torch reads a first string as one more dim
+                raise ValueError(f"too many dimensions '{type(_odd_leaf(data)).__name__}'")
+            raise TypeError(f"new(): invalid data type '{type(_odd_leaf(data)).__name__}'")
         if a.dtype == np.uint64 and not is_np: raise ValueError("Overflow when unpacking long long")
         if not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
@@ -38,6 +44,52 @@ def _infer(data, dtype=None):
     return a
 
 def _to_host(v): return B.to_device(v._data, 'cpu') if isinstance(v, Tensor) else np.asarray(v)
+
+_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex, np.generic)
+
+def _of_scalar_tensors(data):
+    """A list holding tensors, as torch reads it: each tensor is one scalar (any shape, one element), and the dtype is
+    promoted over the elements, a Python number counting as torch infers it (int64, the default float...)."""
+    vals, dt = [], None
+    for v in data:
+        if isinstance(v, Tensor):
+            if v.numel() != 1: raise ValueError("only one element tensors can be converted to Python scalars")
+            a = _to_host(v).reshape(())
+        else: a = _infer(v)
+        vals.append(a)
+        dt = B._by_np[a.dtype] if dt is None else B.promote_types(dt, B._by_np[a.dtype])
+    return np.asarray(vals).astype(dt.np)
+
+def _odd_leaf(data):
+    "The first element of nested lists that is neither a number nor a sequence (what torch cannot infer a dtype of)."
+    if isinstance(data, (list, tuple)):
+        for v in data:
+            leaf = _odd_leaf(v)
+            if leaf is not None: return leaf
+        return None
+    return None if isinstance(data, _NUMBERS) or hasattr(data, '__array__') else data
+
+def _check_nesting(data):
+    """torch's errors for nested lists that are not a grid: the sizes are read along the first elements, then every
+    element is checked against them, depth first."""
+    if isinstance(_odd_leaf(data), str): raise TypeError(f"new(): invalid data type 'str'")   # torch infers the dtype first
+    sizes, v = [], data
+    while isinstance(v, (list, tuple)):
+        sizes.append(len(v))
+        if not len(v): return sizes          # an empty dim: torch checks nothing further (its tensor is empty)
+        v = v[0]
+    def floats(v): return any(map(floats, v)) if isinstance(v, (list, tuple)) else isinstance(v, builtins.float)
+    def walk(v, d):
+        if d == len(sizes):
+            if isinstance(v, (list, tuple)):        # a sequence where a number belongs: the inferred dtype's words
+                raise TypeError(f"must be real number, not {type(v).__name__}" if floats(data) else
+                                f"'{type(v).__name__}' object cannot be interpreted as an integer")
+            return
+        if not isinstance(v, (list, tuple)): raise TypeError("not a sequence")
+        if len(v) != sizes[d]: raise ValueError(f"expected sequence of length {sizes[d]} at dim {d} (got {len(v)})")
+        for x in v: walk(x, d + 1)
+    walk(data, 0)
+    return sizes
 
 # %% ../nbs/11_making_tensors.ipynb #cdc3e883
 def _check_grad_dtype(a, requires_grad):
@@ -105,6 +157,8 @@ def _size(size, size_kw=None, fn=None):
         size = (size_kw,)
     if not size: raise TypeError(f'{name}missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
+    elif len(size) == 1 and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)):
+        raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}")
     for i, s in enumerate(size):       # torch's parser takes a bool as an int, except first (where it decides "ints?")
         if not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):
             raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos {i}")
@@ -124,7 +178,9 @@ def _factory(make, dtype, device, requires_grad, default=None):
 # %% ../nbs/11_making_tensors.ipynb #ec46decc
 def zeros(*args, size=None, dtype=None, device=None, requires_grad=False):
     "A tensor filled with 0."
-    s = _size(args, size, 'zeros'); return _factory(lambda xp, d: xp.zeros(s, d), dtype, device, requires_grad)
+    try: s = _size(args, size, 'zeros')
+    except RuntimeError: raise RuntimeError("zeros: Dimension size must be non-negative.") from None     # zeros' own words in torch 2.13
+    return _factory(lambda xp, d: xp.zeros(s, d), dtype, device, requires_grad)
 
 def ones(*args, size=None, dtype=None, device=None, requires_grad=False):
     "A tensor filled with 1."
@@ -136,10 +192,13 @@ def empty(*args, size=None, dtype=None, device=None, requires_grad=False):
 
 # %% ../nbs/11_making_tensors.ipynb #c2891829
 def _scalar_dtype(v):
-    return B.bool if isinstance(v, builtins.bool) else B.int64 if isinstance(v, (builtins.int, np.integer)) else None
+    return (B.bool if isinstance(v, builtins.bool) else B.int64 if isinstance(v, (builtins.int, np.integer)) else
+            get_default_dtype().to_complex() if isinstance(v, builtins.complex) else None)
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     "A tensor filled with `fill_value`; its dtype follows the value (int64 for ints, as torch)."
+    if not isinstance(fill_value, _NUMBERS) and not (isinstance(fill_value, Tensor) and not fill_value.dim()):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     s = _size((size,))
     return _factory(lambda xp, d: xp.full(s, fill_value, d), dtype, device, requires_grad, _scalar_dtype(fill_value))
 
@@ -186,6 +245,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     "A 2-D tensor with ones on the diagonal."
+    for name, v in (('n', n), ('m', m)):
+        if v is not None and v < 0: raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _factory(lambda xp, d: xp.eye(n, m, dtype=d), dtype, device, requires_grad)
 
 # %% ../nbs/11_making_tensors.ipynb #af024c6d
@@ -222,6 +283,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     "Random integers from `low` up to, not including, `high` (int64 by default)."
     if size is None: low, high, size = 0, low, high
     s, g = _size((size,)), _generator(_on(device), generator)
+    if low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if isinstance(g, _TorchRng):     # a word per value (two for a range of 2**32 or more, in the dtypes torch widens)
         wide = lambda d: np.dtype(d).name in ('int64', 'float64', 'float32', 'bfloat16')
         return _factory(lambda xp, d: g.ints(math.prod(s), low, high, wide(d)).reshape(s).astype(d), dtype, device, requires_grad, B.int64)
@@ -234,6 +296,7 @@ def _permutation(g, n):
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     "A random permutation of `0..n-1` (int64 by default)."
+    if n < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     g = _generator(_on(device), generator)
     return _factory(lambda xp, d: _permutation(g, n).astype(d), dtype, device, requires_grad, B.int64)
 

@@ -1060,6 +1060,31 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     # every device type torch's parser knows makes a device (litnn computes on cpu, cuda and meta); the list in the message
     'device_types_torch_knows': lambda t: [str(t.device(s)) for s in ('mps', 'xla:1', 'xpu', 'hpu:0', 'privateuseone')],
     'device_unknown_type_message': lambda t: t.device('nodevice'),
+    # torch.tensor of lists holding tensors (each one scalar, the dtype promoted) and of lists that are not a grid
+    'tensor_list_float_and_0d_tensor': lambda t: t.tensor([1.5, t.tensor(2.)]),
+    'tensor_list_int32_tensor_and_int': lambda t: t.tensor([t.tensor(1, dtype=t.int32), 2]),
+    'tensor_list_one_element_tensors': lambda t: t.tensor([t.ones(1, 1), t.ones(1, 1)]),
+    'tensor_list_multi_element_tensors': lambda t: t.tensor([t.ones(2), t.ones(2)]),
+    'tensor_ragged_message': lambda t: t.tensor([[1, 2], [3]]),
+    'tensor_ragged_deeper': lambda t: t.tensor([[[1], [2]], [[3]]]),
+    'tensor_scalar_where_sequence': lambda t: t.tensor([[1], 2]),
+    'tensor_sequence_where_int': lambda t: t.tensor([1, [2]]),
+    'tensor_sequence_where_float': lambda t: t.tensor([1.5, [2]]),
+    'tensor_none_element': lambda t: t.tensor([1, None]),
+    'tensor_str_element': lambda t: t.tensor([1, 'a']),
+    'tensor_str_first': lambda t: t.tensor(['a', 1]),
+    'tensor_ragged_under_empty_dim': lambda t: t.tensor([[], [1]]),
+    # creation's own checks
+    'zeros_negative_size': lambda t: t.zeros(2, -3),
+    'zeros_float_size': lambda t: t.zeros(2.5),
+    'eye_negative': lambda t: (t.eye(-1)),
+    'eye_negative_columns': lambda t: t.eye(2, -1),
+    'randperm_negative': lambda t: t.randperm(-1),
+    'randint_empty_range': lambda t: t.randint(5, 2, (3,)),
+    'randint_high_zero': lambda t: t.randint(0, (2,)),
+    'full_str_value': lambda t: t.full((2,), 'a'),
+    'full_none_value': lambda t: t.full((2,), None),
+    'full_complex_value_dtype': lambda t: t.view_as_real(t.full((2,), 1 + 2j)),     # complex64: float32 parts
     'rfft_complex_bad_dim': lambda t: t.fft.rfft(t.ones(4, dtype=t.complex64), dim=5),
     'ihfft_complex_bad_dim': lambda t: t.fft.ihfft(t.ones(2, 2, dtype=t.complex128), dim=-3),
 }
