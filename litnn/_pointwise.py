@@ -178,7 +178,7 @@ class ClampBackward0(Op):
 # %% ../nbs/15_elementwise_ops.ipynb #51eba668
 def clamp(input, min=None, max=None):
     "Clamp `input` into [min, max] (numbers or tensors; one may be None)."
-    if min is None and max is None: raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
+    if min is None and max is None: raise RuntimeError("litnn.clamp: At least one of 'min' or 'max' must not be None")
     d = result_type(*_levels(*[v for v in (input, min, max) if v is not None]))
     if d.is_complex: raise NotImplementedError("clamp is not supported for complex types")
     x, lo, hi = (_cast(v, d) if isinstance(v, Tensor) and v.dtype is not d else v for v in (input, min, max))

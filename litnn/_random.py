@@ -147,12 +147,12 @@ _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could 
 
 def bernoulli(input, p=None, *, generator=None):
     "1 with probability `input` (or `p`, when given), else 0, in `input`'s dtype."
-    _floats(input, 'bernoulli_tensor_cpu_p_' if p is None else 'bernoulli_scalar_cpu_')
+    if p is not None and not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    if p is None: _floats(input, 'bernoulli_tensor_cpu_p_')     # a number p: any dtype (torch's scalar kernel fills integers and bools too)
     a = input._data
     prob = a if p is None else p
     xp = array_namespace(a)
-    if p is None and bool(((a < 0) | (a > 1)).any()) or p is not None and not 0 <= p <= 1:
-        raise RuntimeError(_P_RANGE)
+    if p is None and bool(((a < 0) | (a > 1)).any()): raise RuntimeError(_P_RANGE)
     u = xp.asarray(_uniforms(_generator(input.device, generator), a.shape, np.float64 if p is not None or a.dtype == np.float64 else np.float32))
     sample = (u < prob).astype(a.dtype)
     return BernoulliBackward0.apply(input, sample=sample) if p is None else Tensor._make(sample)

@@ -334,7 +334,7 @@ def t(input):
 def permute(input, dims):
     "`input` with its dimensions in the order `dims` (a view)."
     n = input._data.ndim
-    if len(dims) != n: raise RuntimeError(f"permute(): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+    if len(dims) != n: raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
     dims = tuple(_wrap_dim(d, n) for d in dims)
     if len(set(dims)) != n: raise RuntimeError("permute(): duplicate dims are not allowed.")
     return _view_of(PermuteBackward0.apply(input, dims=dims), input)

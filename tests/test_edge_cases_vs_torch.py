@@ -1085,6 +1085,10 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     'full_str_value': lambda t: t.full((2,), 'a'),
     'full_none_value': lambda t: t.full((2,), None),
     'full_complex_value_dtype': lambda t: t.view_as_real(t.full((2,), 1 + 2j)),     # complex64: float32 parts
+    'bernoulli_number_p_on_integers': lambda t: (t.manual_seed(0), t.ones(8, dtype=t.int64).bernoulli(0.5), t.ones(4, dtype=t.bool).bernoulli(0.3))[1:],
+    'bernoulli_number_p_out_of_range': lambda t: t.ones(2).bernoulli(p=-1),
+    'clamp_without_bounds': lambda t: t.ones(2).clamp(),
+    'permute_too_few_dims': lambda t: t.ones(2, 3).permute(0),
     'rfft_complex_bad_dim': lambda t: t.fft.rfft(t.ones(4, dtype=t.complex64), dim=5),
     'ihfft_complex_bad_dim': lambda t: t.fft.ihfft(t.ones(2, 2, dtype=t.complex128), dim=-3),
 }
