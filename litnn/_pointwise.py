@@ -1583,7 +1583,7 @@ from .autograd.graph import Op, _check_tensors
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _float_dtype, _cast, _levels, _half, _into
 from .autograd.engine import _inplace
-from .backend import result_type, float32, float16, bfloat16
+from .backend import result_type, float32, float16, bfloat16, promote_types, get_default_dtype
 import builtins, math
 from ._tensor import _LEGACY
 
@@ -1710,8 +1710,11 @@ _all_ = ['gcd_', 'lcm_']         # torch.gcd_(a, b) too
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #ced73941
 def ldexp(input, other):
+    "input · 2^other, in the operands' promoted dtype (the default float for integers), as torch's."
     _check_tensors('ldexp', dict(input=input, other=other))
-    return input * pow(2., other)
+    dt = promote_types(input.dtype, other.dtype)
+    if not (dt.is_floating_point or dt.is_complex): dt = get_default_dtype()
+    return input.to(dt) * pow(2., other.to(dt))
 
 @patch
 def ldexp_(self:Tensor, other): return self.mul_(pow(2., other))

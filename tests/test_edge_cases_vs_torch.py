@@ -1089,6 +1089,9 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     'bernoulli_number_p_out_of_range': lambda t: t.ones(2).bernoulli(p=-1),
     'clamp_without_bounds': lambda t: t.ones(2).clamp(),
     'permute_too_few_dims': lambda t: t.ones(2, 3).permute(0),
+    'ldexp_promoted_dtype': lambda t: (t.ldexp(t.ones(2, dtype=t.float16) * 3, t.ones(1, dtype=t.int8) * 2),
+                                       t.ldexp(t.ones(2, dtype=t.int32), t.ones(2, dtype=t.float16)),
+                                       t.ldexp(t.ones(2, dtype=t.int64), t.ones(2, dtype=t.int64))),
     'rfft_complex_bad_dim': lambda t: t.fft.rfft(t.ones(4, dtype=t.complex64), dim=5),
     'ihfft_complex_bad_dim': lambda t: t.fft.ihfft(t.ones(2, 2, dtype=t.complex128), dim=-3),
 }
