@@ -997,7 +997,7 @@ Tensor.istft = istft
 # %% ../nbs/reference/torch/pointwise_math.ipynb #dd37a90f
 import builtins, math, numpy as np
 from .backend import array_namespace, result_type, float64, patch
-from ._tensor import Tensor, _dtype_name
+from ._tensor import Tensor, _dtype_name, finfo
 from .autograd.graph import Op
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath
 from .autograd.engine import _inplace
@@ -1171,7 +1171,13 @@ class NanToNumBackward0(Op):
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
         ctx.save_for_backward(x)
-        return array_namespace(x._data).nan_to_num(x._data, nan=nan, posinf=posinf, neginf=neginf)
+        a, xp = x._data, array_namespace(x._data)
+        if a.dtype.kind != 'V':    # numpy's floats; bfloat16 (ml_dtypes) is a kind numpy's nan_to_num does not know: by hand
+            return xp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+        big = finfo(x.dtype).max
+        out = xp.where(xp.isnan(a), a.dtype.type(nan), a)
+        out = xp.where(out == xp.inf, a.dtype.type(big if posinf is None else posinf), out)
+        return xp.where(out == -xp.inf, a.dtype.type(-big if neginf is None else neginf), out)
     @staticmethod
     def backward(ctx, g):
         a = ctx.saved_tensors[0]._data
@@ -1712,8 +1718,11 @@ _all_ = ['gcd_', 'lcm_']         # torch.gcd_(a, b) too
 def ldexp(input, other):
     "input · 2^other, in the operands' promoted dtype (the default float for integers), as torch's."
     _check_tensors('ldexp', dict(input=input, other=other))
-    dt = promote_types(input.dtype, other.dtype)
+    ts = (input, other)                 # torch's type promotion (a 0-d tensor counts less), then a float
+    dt = result_type(dims=[t.dtype for t in ts if t.dim()], zero_dims=[t.dtype for t in ts if not t.dim()])
     if not (dt.is_floating_point or dt.is_complex): dt = get_default_dtype()
+    if input.dtype.is_floating_point and other.dtype.name == 'bool':     # torch's float kernel takes no bool exponents
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     return input.to(dt) * pow(2., other.to(dt))
 
 @patch

@@ -1092,6 +1092,10 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     'ldexp_promoted_dtype': lambda t: (t.ldexp(t.ones(2, dtype=t.float16) * 3, t.ones(1, dtype=t.int8) * 2),
                                        t.ldexp(t.ones(2, dtype=t.int32), t.ones(2, dtype=t.float16)),
                                        t.ldexp(t.ones(2, dtype=t.int64), t.ones(2, dtype=t.int64))),
+    'ldexp_0d_exponent_counts_less': lambda t: (t.ldexp(t.ones(2, dtype=t.float16), t.tensor(2., dtype=t.float64)),
+                                                t.ldexp(t.ones(2, dtype=t.int64), t.tensor(2., dtype=t.float64))),
+    'ldexp_bool_exponent': lambda t: t.ldexp(t.ones(2), t.ones(2, dtype=t.bool)),
+    'nan_to_num_bfloat16': lambda t: t.nan_to_num(t.tensor([float('-inf'), float('inf'), float('nan'), 1.5], dtype=t.bfloat16)).float(),
     'rfft_complex_bad_dim': lambda t: t.fft.rfft(t.ones(4, dtype=t.complex64), dim=5),
     'ihfft_complex_bad_dim': lambda t: t.fft.ihfft(t.ones(2, 2, dtype=t.complex128), dim=-3),
 }
