@@ -28,8 +28,9 @@ def _infer(data, dtype=None):
         try: a = np.asarray(a)
         except OverflowError: raise ValueError("Overflow when unpacking long long") from None
         except ValueError:                                     # not a grid: torch's message, or (under an empty dim) torch's empty tensor
-            if 0 not in _check_nesting(data): raise
-            a = np.zeros(_check_nesting(data))
+            sizes = _check_nesting(data)
+            if 0 not in sizes: raise
+            a = np.zeros(sizes)
         if a.dtype == object: _check_nesting(data); raise RuntimeError(f"Could not infer dtype of {type(_odd_leaf(data)).__name__}")
         if a.dtype.kind in 'US':
             if isinstance(data, (list, tuple)) and isinstance(_first(data), str):     # torch reads a first string as one more dim
@@ -72,7 +73,7 @@ def _odd_leaf(data):
 def _check_nesting(data):
     """torch's errors for nested lists that are not a grid: the sizes are read along the first elements, then every
     element is checked against them, depth first."""
-    if isinstance(_odd_leaf(data), str): raise TypeError(f"new(): invalid data type 'str'")   # torch infers the dtype first
+    if isinstance(_odd_leaf(data), str): raise TypeError("new(): invalid data type 'str'")   # torch infers the dtype first
     sizes, v = [], data
     while isinstance(v, (list, tuple)):
         sizes.append(len(v))

@@ -1589,7 +1589,7 @@ from .autograd.graph import Op, _check_tensors
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _float_dtype, _cast, _levels, _half, _into
 from .autograd.engine import _inplace
-from .backend import result_type, float32, float16, bfloat16, promote_types, get_default_dtype
+from .backend import result_type, float32, float16, bfloat16, get_default_dtype
 import builtins, math
 from ._tensor import _LEGACY
 

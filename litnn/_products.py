@@ -85,7 +85,8 @@ def _matmul_op(x, y):
 def _shape_str(a): return 'x'.join(map(str, a.shape))
 
 _C_TYPES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
-                int16='short int', int8='signed char', uint8='unsigned char', bool='bool')
+                int16='short int', int8='signed char', uint8='unsigned char', bool='bool',
+                complex64='c10::complex<float>', complex128='c10::complex<double>')
 def _cpp(t): return _C_TYPES.get(t._data.dtype.name, t._data.dtype.name)     # a dtype as torch's C++ messages name it
 
 def _kernel(fn, x, y):

@@ -633,6 +633,7 @@ from ..autograd.graph import Op, _NO_CTX
 from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out_t, _scratch,
                              _chunks, _LinearMap, _out as _im2col_out, _conv9, _grad9, _spread)
 from ..fused import compiled
+from .._products import _cpp
 from .. import amp
 
 # %% ../../nbs/42_conv.ipynb #35d894e7
@@ -834,12 +835,7 @@ def _check_weight_dtype(input, weight):
 def _check_bias_dtype(input, bias):
     "conv1d/2d/3d's first check in ATen, before the input's shape: the bias of the input's dtype (C++'s names for the types)."
     if isinstance(bias, Tensor) and isinstance(input, Tensor) and bias.dtype != input.dtype:
-        c = lambda t: _CONV_C_NAMES.get(t.dtype.name, t.dtype.name)
-        raise RuntimeError(f"Input type ({c(input)}) and bias type ({c(bias)}) should be the same")
-
-_CONV_C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
-                     int16='short int', int8='signed char', uint8='unsigned char', bool='bool',
-                     complex64='c10::complex<float>', complex128='c10::complex<double>')
+        raise RuntimeError(f"Input type ({_cpp(input)}) and bias type ({_cpp(bias)}) should be the same")
 
 # %% ../../nbs/42_conv.ipynb #dd7ca434
 def conv1d(input, # (N, C, L) or (C, L)
