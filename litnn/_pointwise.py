@@ -1151,10 +1151,9 @@ def lerp(input, end, weight):
     for pos, (name, v) in enumerate((('input', input), ('end', end))):
         if not isinstance(v, Tensor): raise TypeError(f"lerp(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     kind = 'tensor' if isinstance(weight, Tensor) else 'scalar'
-    c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char')
     for name, v in (('end', end), ('weight', weight)):       # the dtypes first, then the kernel (torch's order)
         if isinstance(v, Tensor) and v.dtype is not input.dtype:
-            raise RuntimeError(f"expected dtype {c.get(input.dtype.name, input.dtype.name)} for `{name}` but got dtype {c.get(v.dtype.name, v.dtype.name)}")
+            raise RuntimeError(f"expected dtype {_cpp(input.dtype)} for `{name}` but got dtype {_cpp(v.dtype)}")
     _refuse_integers(input, f'lerp_kernel_{kind}')
     return (LerpBackward1 if kind == 'tensor' else LerpBackward0).apply(input, end, weight)
 
@@ -1760,8 +1759,7 @@ def frexp(input):
 for _f in (fmax, fmin, gcd, lcm, ldexp, frexp): setattr(Tensor, _f.__name__, _f)
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #afb2e96a
-_HIST_DTYPES = {'float32': 'float', 'float64': 'double', 'int64': 'long int', 'int32': 'int', 'int16': 'short int',
-                'int8': 'signed char', 'uint8': 'unsigned char', 'bool': 'bool', 'float16': 'c10::Half', 'bfloat16': 'c10::BFloat16'}
+from .backend import _cpp
 
 def _linear_edges(lo, hi, n, dtype):
     "n + 1 edges from lo to hi, as torch's linspace computes them in `dtype`: the first half from lo, the rest from hi."
@@ -1780,7 +1778,7 @@ def _histogramdd(fn, x, bins, range, weight, density):
         raise RuntimeError(f"torch.histogramdd: for a {D}-dimensional histogram range should have {2 * D} elements, but got {len(range)}")
     if weight is not None:
         if weight.dtype.name != dt.name: raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
-                                                        f"have the same dtype, but got input({_HIST_DTYPES[dt.name]}), and weight({_HIST_DTYPES[weight.dtype.name]})")
+                                                        f"have the same dtype, but got input({_cpp(dt)}), and weight({_cpp(weight.dtype)})")
         w = np.asarray(weight._data)
     edges = []
     for d, b in enumerate(bins):
@@ -1788,7 +1786,7 @@ def _histogramdd(fn, x, bins, range, weight, density):
             if b.dim() != 1: raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
                                                 f"{b.dim()} dimensions in the bins tensor for dimension {d}")
             if b.dtype.name != dt.name: raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input "
-                                                           f"with dtype {_HIST_DTYPES[dt.name]} and bins for dimension {d} with dtype {_HIST_DTYPES[b.dtype.name]}")
+                                                           f"with dtype {_cpp(dt)} and bins for dimension {d} with dtype {_cpp(b.dtype)}")
             edges.append(np.array(b._data)); continue
         if b <= 0: raise RuntimeError(f"{fn}(): bins must be > 0, but got {b} for dimension {d}")
         if range is not None: lo, hi = builtins.float(range[2 * d]), builtins.float(range[2 * d + 1])
@@ -2743,8 +2741,7 @@ from .autograd.grad_mode import _Mode
 _SAME_DTYPE_OUT = {'abs', 'absolute', 'neg', 'negative', 'floor', 'ceil', 'round', 'trunc', 'fix', 'sign', 'sgn', 'frac', 'bitwise_not'}
 _FOUND = "Found dtype {O} but expected {R}"                                      # the elementwise kernels that keep their dtype
 _SAME = "Expected out tensor to have dtype {r}, but got {o} instead"             # the structured kernels (mm, sort, argmax...)
-_C_NAMES = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int', int16='short int',
-                int8='signed char', uint8='unsigned char', bool='bool', complex64='c10::complex<float>', complex128='c10::complex<double>')
+from .backend import _cpp
 
 class _Cast(str):
     "A message raised only where torch's casting rule refuses to write the result's dtype into out's (`max` of all elements)."
@@ -2756,8 +2753,8 @@ def _bounds_are_numbers(args, kwargs, out=None):
 def _check_out(fn, rule, dtype, o):
     "Raise torch's message `rule` (a template of dtype names) if `o` has another dtype than the result's `dtype` (an array dtype)."
     if rule and dtype != o._data.dtype and not (isinstance(rule, _Cast) and _can_cast(dtype, o._data.dtype)):
-        raise RuntimeError(rule.format(fn=fn, R=_LEGACY[dtype.name], O=_dtype_name(o), r=_C_NAMES.get(dtype.name, dtype.name),
-                                       o=_C_NAMES.get(o._data.dtype.name, o._data.dtype.name)))
+        raise RuntimeError(rule.format(fn=fn, R=_LEGACY[dtype.name], O=_dtype_name(o), r=_cpp(dtype),
+                                       o=_cpp(o._data.dtype)))
 
 # What torch does before it computes, by function: the dtype it knows the result has; the name its autograd check
 # gives (that of the kernel doing the work); the kernels that compute in out's dtype and have no version for some.

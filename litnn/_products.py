@@ -84,10 +84,7 @@ def _matmul_op(x, y):
 # %% ../nbs/16a_matrix_products.ipynb #d55822ba
 def _shape_str(a): return 'x'.join(map(str, a.shape))
 
-_C_TYPES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
-                int16='short int', int8='signed char', uint8='unsigned char', bool='bool',
-                complex64='c10::complex<float>', complex128='c10::complex<double>')
-def _cpp(t): return _C_TYPES.get(t._data.dtype.name, t._data.dtype.name)     # a dtype as torch's C++ messages name it
+from .backend import _cpp
 
 def _kernel(fn, x, y):
     "The CPU kernel torch runs for product `fn` (matmul: by the operands' ranks), as its messages name it."
@@ -110,7 +107,7 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
     inner_differ = a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]
     if inner_differ and k != 'dot': raise RuntimeError(_mismatch(fn, k, a, b))     # sizes before dtypes (dot: after)
     if x._data.dtype != y._data.dtype:
-        if k in ('mm', 'smm', 'hspmm'): raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(x)} != {_cpp(y)}")
+        if k in ('mm', 'smm', 'hspmm'): raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(x.dtype)} != {_cpp(y.dtype)}")
         if k == 'bmm': raise RuntimeError(f"expected scalar type {_dtype_name(x)} but found {_dtype_name(y)}")
         if k == 'mv': raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_dtype_name(y)}, {_dtype_name(x)}, and {_dtype_name(y)}")
         if k == 'dot': raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_dtype_name(x)} and {_dtype_name(y)}")
@@ -255,7 +252,7 @@ for _f in (matmul, mm, mv, dot, bmm, outer, addmm): setattr(Tensor, _f.__name__,
 Tensor.__matmul__ = lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented   # `t @ 2`: TypeError, as torch
 Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented   # `None @ t`: TypeError, as torch
 
-# %% ../nbs/reference/torch/more_products.ipynb #0f7d3763
+# %% ../nbs/reference/torch/products.ipynb #0f7d3763
 import builtins, warnings, numpy as np
 from .backend import array_namespace
 from ._tensor import Tensor, _wrap_dim, _array_of
@@ -263,7 +260,7 @@ from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _reduce, _shape
 import math, numpy as np
 
-# %% ../nbs/reference/torch/more_products.ipynb #aba2fee1
+# %% ../nbs/reference/torch/products.ipynb #aba2fee1
 def _tensordot(a, b, dims):
     "Sum of products over dims `dims` (a count of trailing dims of a / leading dims of b, or two lists)."
     if isinstance(dims, Tensor): dims = dims.tolist()
@@ -284,7 +281,7 @@ def _tensordot(a, b, dims):
     r = m.reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
     return r
 
-# %% ../nbs/reference/torch/more_products.ipynb #67715b59
+# %% ../nbs/reference/torch/products.ipynb #67715b59
 def kron(input, other):
     "The Kronecker product: every element of `input` times the whole of `other`, in blocks."
     n = builtins.max(input.dim(), other.dim())
@@ -295,7 +292,7 @@ def kron(input, other):
 
 Tensor.kron = kron
 
-# %% ../nbs/reference/torch/more_products.ipynb #8d3c98b3
+# %% ../nbs/reference/torch/products.ipynb #8d3c98b3
 class LinalgCrossBackward0(Op):
     @staticmethod
     def forward(ctx, x, y, dim):
@@ -307,7 +304,7 @@ class LinalgCrossBackward0(Op):
         return (_reduce(LinalgCrossBackward0.apply(*_bcast(y, g), dim=d), x.shape) if nx else None,
                 _reduce(LinalgCrossBackward0.apply(*_bcast(g, x), dim=d), y.shape) if ny else None)
 
-# %% ../nbs/reference/torch/more_products.ipynb #ab12c96d
+# %% ../nbs/reference/torch/products.ipynb #ab12c96d
 def _bcast(x, y):
     s = np.broadcast_shapes(x.shape, y.shape)
     return (x if x.shape == s else x.expand(s)), (y if y.shape == s else y.expand(s))
@@ -321,7 +318,7 @@ def _cross(input, other, dim):
     if input.dtype.name == 'bool' or other.dtype.name == 'bool': raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     return LinalgCrossBackward0.apply(*_bcast(input, other), dim=d)
 
-# %% ../nbs/reference/torch/more_products.ipynb #81b2835d
+# %% ../nbs/reference/torch/products.ipynb #81b2835d
 def cross(input, other, dim=None):
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3)."
     _check_tensors('cross', dict(input=input, other=other))
@@ -333,7 +330,7 @@ def cross(input, other, dim=None):
 
 Tensor.cross = cross
 
-# %% ../nbs/reference/torch/more_products.ipynb #22bf77f1
+# %% ../nbs/reference/torch/products.ipynb #22bf77f1
 class BaddbmmBackward0(Op):
     "beta * input + alpha * (m1 @ m2), batched"
     @classmethod
@@ -350,7 +347,7 @@ class BaddbmmBackward0(Op):
     @staticmethod
     def _grads(g, m1, m2, n1, n2): return (g @ m2.mT if n1 else None), (m1.mT @ g if n2 else None)
 
-# %% ../nbs/reference/torch/more_products.ipynb #88c1d713
+# %% ../nbs/reference/torch/products.ipynb #88c1d713
 class AddbmmBackward0(BaddbmmBackward0):
     "beta * input + alpha * sum_b (m1[b] @ m2[b])"
     _product = staticmethod(lambda a, b: (lambda p: p.sum(0, dtype=p.dtype))(a @ b))     # (numpy would sum int32 into int64)
@@ -362,7 +359,7 @@ class AddmvBackward0(BaddbmmBackward0):
     @staticmethod
     def _grads(g, m, v, n1, n2): return (g.unsqueeze(1) * v if n1 else None), (m.mT @ g if n2 else None)
 
-# %% ../nbs/reference/torch/more_products.ipynb #96348e4a
+# %% ../nbs/reference/torch/products.ipynb #96348e4a
 def _broadcastable(fn, input, shape):
     s = _shape(input)
     if len(s) > len(shape) or not builtins.all(a in (1, b) for a, b in zip(s[::-1], shape[::-1])):
@@ -381,7 +378,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if isinstance(input, Tensor) and input._data.dtype == batch1._data.dtype != batch2._data.dtype:
         raise RuntimeError(f"expected scalar type {_dtype_name(batch1)} but found {_dtype_name(batch2)}")
     if isinstance(input, Tensor) and not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(input)}, batch1: {_cpp(batch1)}, batch2: {_cpp(batch2)}")
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(input.dtype)}, batch1: {_cpp(batch1.dtype)}, batch2: {_cpp(batch2.dtype)}")
     _sizes_of('baddbmm', (batch1, 0), (batch1, 1), (batch2, 2))
     for name, b in (('batch1', batch1), ('batch2', batch2)):
         if b._data.ndim != 3: raise RuntimeError(f"{name} must be a 3D tensor")
@@ -392,7 +389,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _broadcastable('baddbmm', input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     return BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
 
-# %% ../nbs/reference/torch/more_products.ipynb #73d35e22
+# %% ../nbs/reference/torch/products.ipynb #73d35e22
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * Σ_b batch1[b] @ batch2[b]."
     for names, x, y in ((('self', 'mat2'), input, batch2), (('mat1', 'mat2'), batch1, batch2)):     # torch's order, through addmm
@@ -415,7 +412,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     _check_mat('addmv', mat, vec)
     return AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha)
 
-# %% ../nbs/reference/torch/more_products.ipynb #85517268
+# %% ../nbs/reference/torch/products.ipynb #85517268
 Tensor.baddbmm, Tensor.addbmm, Tensor.addmv = baddbmm, addbmm, addmv
 Tensor.baddbmm_ = lambda self, b1, b2, *, beta=1, alpha=1: self.copy_(baddbmm(self, b1, b2, beta=beta, alpha=alpha))
 Tensor.addbmm_ = lambda self, b1, b2, *, beta=1, alpha=1: self.copy_(addbmm(self, b1, b2, beta=beta, alpha=alpha))

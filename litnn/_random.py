@@ -51,8 +51,7 @@ def _uniform_bounds(self, from_, to):
     top = builtins.float(_finfo_max(self.dtype.to_real()))
     for name, v in (('from', from_), ('to', to)):
         if not -top <= v <= top:
-            c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16')[self.dtype.to_real().name]
-            raise RuntimeError(f"{name} is out of bounds for {c}")
+            raise RuntimeError(f"{name} is out of bounds for {_cpp(self.dtype.to_real())}")
     if from_ > to: raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
 
 def _finfo_max(d): return {'float16': 65504., 'bfloat16': 3.3895313892515355e38, 'float32': 3.4028234663852886e38}.get(d.name, math.inf)
@@ -212,13 +211,13 @@ def _draw(self, generator, f):
     "Float64 samples `f(rng, shape)` shaped as self, on its device."
     return array_namespace(self._data).asarray(f(_generator(self.device, generator), self._data.shape))
 
-_C_NAMES = dict(int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char', bool='bool')
+from .backend import _cpp
 
 def _continuous(self, what, c_names=False):
     "PyTorch's refusal of an integer tensor (the Cauchy check names C types, the others torch's)."
     d = self.dtype
     if not d.is_floating_point:
-        raise RuntimeError(f"{what} distribution is a continuous probability distribution. dtype must be a floating point but you specified {(_C_NAMES if c_names else _LEGACY)[d.name]}")
+        raise RuntimeError(f"{what} distribution is a continuous probability distribution. dtype must be a floating point but you specified {_cpp(d) if c_names else _LEGACY[d.name]}")
 
 # %% ../nbs/19_random_sampling.ipynb #8e2c72cd
 def _top(d):
@@ -236,8 +235,8 @@ def random_(self:Tensor, from_=0, to=None, *, generator=None):
     d = self.dtype
     if not d.is_floating_point:
         lim = (0, 1) if d.name == 'bool' else (builtins.int(np.iinfo(d.np).min), builtins.int(np.iinfo(d.np).max))
-        if not lim[0] <= lo <= lim[1]: raise RuntimeError(f"from is out of bounds for {_C_NAMES[d.name]}")
-        if not lim[0] <= hi - 1 <= lim[1]: raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[d.name]}")
+        if not lim[0] <= lo <= lim[1]: raise RuntimeError(f"from is out of bounds for {_cpp(d)}")
+        if not lim[0] <= hi - 1 <= lim[1]: raise RuntimeError(f"to - 1 is out of bounds for {_cpp(d)}")
     v = _draw(self, generator, lambda g, s: _random_ints(g, s, d, lo, hi, node is RandomBackward2))
     return _refill(self, node, v)
 

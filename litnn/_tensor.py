@@ -1042,9 +1042,7 @@ def storage(self:Tensor):
     return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
 # %% ../nbs/reference/torch/storage.ipynb #23998e21
-_CPP_NAMES = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int',
-                  int32='int', int16='short int', int8='signed char', uint8='unsigned char', bool='bool',
-                  complex64='c10::complex<float>', complex128='c10::complex<double>')
+from .backend import _cpp
 
 def _strided_view(flat, size, stride, offset):
     "The view of `flat` (a 1-d array) with `size` and `stride` in elements from `offset`, sharing its memory."
@@ -1063,13 +1061,13 @@ def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
                         "tuple of ints stride = None)")
     if isinstance(source, Tensor) and size is None:
         if source.dtype != self.dtype:
-            raise RuntimeError(f"Could not set tensor of type {_CPP_NAMES[source.dtype.name]} to a tensor of type {_CPP_NAMES[self.dtype.name]}")
+            raise RuntimeError(f"Could not set tensor of type {_cpp(source.dtype)} to a tensor of type {_cpp(self.dtype)}")
         self._data = source._data
     else:
         if source is None: source = UntypedStorage(0, device=self.device)
         if isinstance(source, Tensor): source = source.untyped_storage()
         if isinstance(source, TypedStorage) and source.dtype != self.dtype:
-            raise RuntimeError(f"Expected a Storage of type {_CPP_NAMES[self.dtype.name]} or an UntypedStorage, but got type "
+            raise RuntimeError(f"Expected a Storage of type {_cpp(self.dtype)} or an UntypedStorage, but got type "
                                f"{_LEGACY_NAMES[source.dtype.name]} for argument 1 'storage'")
         raw = source.untyped()._array
         itemsize = self.dtype.itemsize

@@ -65,6 +65,11 @@ def _astype(a, npd):
 _LEGACY = dict(float32='Float', float64='Double', float16='Half', bfloat16='BFloat16', int8='Char', int16='Short', int32='Int',
                int64='Long', uint8='Byte', bool='Bool', complex64='ComplexFloat', complex128='ComplexDouble',
                float8_e4m3fn='Float8_e4m3fn', float8_e5m2='Float8_e5m2', float8_e4m3fnuz='Float8_e4m3fnuz', float8_e5m2fnuz='Float8_e5m2fnuz')
+# and as its templated C++ kernels name them (`expected m1 and m2 to have the same dtype, but got: float != long int`)
+_CPP = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
+            int16='short int', int8='signed char', uint8='unsigned char', bool='bool', complex64='c10::complex<float>',
+            complex128='c10::complex<double>', **{k: 'c10::' + v for k, v in _LEGACY.items() if k.startswith('float8')})
+def _cpp(d): return _CPP.get(d.name, d.name)     # a dtype (litnn's or numpy's) as torch's C++ messages name it
 int8, int16, int32, int64 = _by_name['int8'], _by_name['int16'], _by_name['int32'], _by_name['int64']
 uint8, bool = _by_name['uint8'], _by_name['bool']
 complex64, complex128 = _by_name['complex64'], _by_name['complex128']

@@ -1,4 +1,4 @@
-"litnn.linalg (reference/linalg, reference/linalg_decompositions) and the products/scans (reference/torch/more_products) against PyTorch: values, gradients, gradcheck, errors."
+"litnn.linalg (reference/linalg, reference/linalg_decompositions) and the products/scans (reference/torch/products) against PyTorch: values, gradients, gradcheck, errors."
 import math, warnings, numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck, gradgradcheck

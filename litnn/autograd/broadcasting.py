@@ -174,8 +174,7 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
                                    "Please clone() the tensor before performing the operation.")
     r, a = compute()._data, out._data
     if same_dtype and r.dtype != a.dtype:         # matmul's kernels write no other dtype
-        c = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int')
-        raise RuntimeError(f"Expected out tensor to have dtype {c.get(r.dtype.name, r.dtype.name)}, but got {c.get(a.dtype.name, a.dtype.name)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {_cpp(r.dtype)}, but got {_cpp(a.dtype)} instead")
     if r.dtype != a.dtype and not _can_cast(r.dtype, a.dtype):
         name = _LEGACY[_by_np[a.dtype].name]
         if fn in ('cat', 'stack'): raise TypeError(f"{fn}(): input types can't be cast to the desired output type {name}")

@@ -284,7 +284,7 @@ for _p, _qs, _attr in [(Exponential, (Beta, Uniform), 'rate'), (Gamma, (Beta, Un
     _f = _infinite(_attr)
     for _q in _qs: register_kl(_p, _q)(_f)
 
-# %% ../../nbs/reference/distributions/kl_more_pairs.ipynb #1d010872
+# %% ../../nbs/reference/distributions/kl_cauchy_gumbel_pareto.ipynb #1d010872
 from .._pointwise import where
 from .cauchy import Cauchy
 from .geometric import Geometric
@@ -292,7 +292,7 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .pareto import Pareto
 
-# %% ../../nbs/reference/distributions/kl_more_pairs.ipynb #6383bd16
+# %% ../../nbs/reference/distributions/kl_cauchy_gumbel_pareto.ipynb #6383bd16
 @register_kl(Cauchy, Cauchy)
 def _kl_cauchy_cauchy(p, q):
     return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log()
@@ -315,14 +315,14 @@ def _kl_pareto_pareto(p, q):
     result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
     return where(p.support.lower_bound < q.support.lower_bound, math.inf, result)
 
-# %% ../../nbs/reference/distributions/kl_more_pairs.ipynb #9cad1a39
+# %% ../../nbs/reference/distributions/kl_cauchy_gumbel_pareto.ipynb #9cad1a39
 for _p, _qs, _attr in [(Gumbel, (Beta, Exponential, Gamma, Pareto, Uniform), 'loc'), (Pareto, (Beta, Uniform), 'scale'),
                        (Beta, (Pareto,), 'concentration1'), (Exponential, (Pareto,), 'rate'), (Gamma, (Pareto,), 'concentration'),
                        (Laplace, (Pareto,), 'loc'), (Normal, (Pareto,), 'loc')]:
     _f = _infinite(_attr)
     for _q in _qs: register_kl(_p, _q)(_f)
 
-# %% ../../nbs/reference/distributions/kl_more_pairs.ipynb #a1aca6f6
+# %% ../../nbs/reference/distributions/kl_cauchy_gumbel_pareto.ipynb #a1aca6f6
 @register_kl(Exponential, Gumbel)
 def _kl_exponential_gumbel(p, q):
     srp, lsr = p.rate * q.scale, q.loc / q.scale
@@ -352,7 +352,7 @@ def _kl_uniform_gumbel(p, q):
     ct, hld, lld = q.scale / (p.high - p.low), (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
     return ct.log() + 0.5 * (hld + lld) - ct * ((-hld).exp() - (-lld).exp())
 
-# %% ../../nbs/reference/distributions/kl_more_pairs.ipynb #6995d907
+# %% ../../nbs/reference/distributions/kl_cauchy_gumbel_pareto.ipynb #6995d907
 @register_kl(Pareto, Exponential)
 def _kl_pareto_exponential(p, q):
     srp = p.scale * q.rate

@@ -36,8 +36,7 @@ def linear(input, # (..., in_features)
         _check_tensors('linear', dict(input=input, weight=weight, bias=bias), optional={'bias'}); raise
 
 # %% ../../nbs/29_linear.ipynb #82782f30
-_C_NAMES = dict(float64='double', float32='float', float16='c10::Half', bfloat16='c10::BFloat16')
-def _cname(t): return _C_NAMES.get(t.dtype.name, t.dtype.name)     # a dtype as torch's C++ messages name it
+from ..backend import _cpp
 
 def _linear(input, weight, bias):
     "`linear` for the cases off the hot path: checks, vectors, batches of any rank."
@@ -45,7 +44,7 @@ def _linear(input, weight, bias):
     if not (x.ndim and w.ndim): raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D")
     if x.dtype.kind == 'b' and w.dtype.kind == 'b' and x.size and w.size: raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if x.dtype != w.dtype:
-        if bias is None: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != {_cname(weight)}")
+        if bias is None: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(input.dtype)} != {_cpp(weight.dtype)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(weight)}")
     if bias is not None and bias._data.dtype != x.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(bias)} and {_dtype_name(input)}")
@@ -62,9 +61,6 @@ def _linear(input, weight, bias):
     return out if bias is None else out + bias
 
 # %% ../../nbs/29_linear.ipynb #099e65e4
-_CTYPE = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
-              int16='short int', int8='signed char', uint8='unsigned char', bool='bool')    # dtypes as torch's messages name them
-
 def _size(t, d):
     "`t.size(d)`, with torch's IndexError for a 0-d tensor."
     if not t.ndim: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
@@ -76,7 +72,7 @@ def _check_bilinear(input1, input2, weight, bias):
     _check_tensors('bilinear', args, optional={'bias'})
     if len({t.dtype for t in args.values() if t is not None}) > 1:
         raise RuntimeError("All tensors must have the same dtype, got " +
-                           ", ".join(f"{k}: {_CTYPE.get(t.dtype.name, t.dtype.name)}" for k, t in args.items() if t is not None))
+                           ", ".join(f"{k}: {_cpp(t.dtype)}" for k, t in args.items() if t is not None))
     if input1.ndim != input2.ndim: raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
     _size(weight, 1)
     if weight.ndim < 3: raise RuntimeError(f"bilinear(): weight must be 3-D (out_features, in1_features, in2_features), got {weight.ndim}-D")
@@ -633,7 +629,7 @@ from ..autograd.graph import Op, _NO_CTX
 from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out_t, _scratch,
                              _chunks, _LinearMap, _out as _im2col_out, _conv9, _grad9, _spread)
 from ..fused import compiled
-from .._products import _cpp
+from ..backend import _cpp
 from .. import amp
 
 # %% ../../nbs/42_conv.ipynb #35d894e7
@@ -835,7 +831,7 @@ def _check_weight_dtype(input, weight):
 def _check_bias_dtype(input, bias):
     "conv1d/2d/3d's first check in ATen, before the input's shape: the bias of the input's dtype (C++'s names for the types)."
     if isinstance(bias, Tensor) and isinstance(input, Tensor) and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({_cpp(input)}) and bias type ({_cpp(bias)}) should be the same")
+        raise RuntimeError(f"Input type ({_cpp(input.dtype)}) and bias type ({_cpp(bias.dtype)}) should be the same")
 
 # %% ../../nbs/42_conv.ipynb #dd7ca434
 def conv1d(input, # (N, C, L) or (C, L)
@@ -1998,9 +1994,6 @@ def _recorded_backward(ctx, g, q, k, v):
     return tuple(next(grads) if n else None for n in need)
 
 # %% ../../nbs/47_attention.ipynb #e82c8e8e
-_CPP_INTS = dict(int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char', bool='bool')
-def _ctype(t): return _CPP_INTS.get(t.dtype.name) or _cname(t)     # a dtype as torch's C++ messages name it
-
 def _check_batches(*ts):
     "The batch dims (all but the last two) must broadcast: an error, the same on numpy and CuPy (whose products differ there)."
     for t in ts[1:]: _broadcast_shape(ts[0].shape[:-2], t.shape[:-2])
@@ -2011,10 +2004,10 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
     if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: {q.dim()} key.dim: {k.dim()} and value.dim: {v.dim()} instead.")
     if not (q.dtype == k.dtype == v.dtype):
-        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cname(q)} key.dtype: {_cname(k)} and value.dtype: {_cname(v)} instead.")
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cpp(q.dtype)} key.dtype: {_cpp(k.dtype)} and value.dtype: {_cpp(v.dtype)} instead.")
     if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dtype_name(q)}")
     if mask is not None and mask.dtype is not B.bool and mask.dtype != q.dtype:
-        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_ctype(mask)} and  query.dtype: {_ctype(q)} instead.")
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_cpp(mask.dtype)} and  query.dtype: {_cpp(q.dtype)} instead.")
     if is_causal and mask is not None: raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if not 0 <= dropout_p <= 1: raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if k.shape[-1] != q.shape[-1] or v.shape[-2] != k.shape[-2]:       # torch's message from its batched product
@@ -2619,7 +2612,7 @@ from .._tensor import Tensor, _dtype_name
 from .._creation import zeros
 from .._views import cat, stack
 from .. import backend as _backend
-from .._tensor import _CPP_NAMES
+from ..backend import _cpp
 from ..autograd.graph import _check_tensors
 from ..autograd.grad_mode import no_grad
 from .._pointwise import _no_derivative
@@ -2646,7 +2639,7 @@ def _check_grouped(a, b, offs, bias, out_dtype):
     if bias is not None: raise RuntimeError("Bias not supported yet")
     if out_dtype is not None and out_dtype is not a.dtype: raise RuntimeError("Grouped gemm output dtype must match `mat_a` dtype")
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[b.dtype.name]}, but got {_CPP_NAMES[a.dtype.name]} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {_cpp(b.dtype)}, but got {_cpp(a.dtype)} instead")
 
 # %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #75242d4c
 def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
@@ -3208,7 +3201,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")
     if bool((var < 0).any()): raise ValueError("var has negative entry/entries")
     if not _float_dtype(var):          # torch clamps var in place: eps can't be written into an integer var
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {dict(int64='long int', int32='int', int16='short int', int8='signed char', uint8='unsigned char').get(var.dtype.name, var.dtype.name)}")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_cpp(var.dtype)}")
     var = _floor(var, eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full: loss = loss + 0.5 * math.log(2 * math.pi)

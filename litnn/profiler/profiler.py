@@ -200,7 +200,8 @@ def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False, use_py
 
 # %% ../../nbs/reference/profiler/profiler.ipynb #t51776d1
 import json, os
-from .._tensor import Tensor, _CPP_NAMES
+from .._tensor import Tensor
+from ..backend import _cpp
 
 def _et_entry(a, ids):
     "An argument as the execution trace lists it: (value, shape, type, strides)."
@@ -209,7 +210,7 @@ def _et_entry(a, ids):
         base = d.base if getattr(d, 'base', None) is not None else d
         tid, sid = ids.setdefault(('t', id(a)), len(ids) + 1), ids.setdefault(('s', id(base)), len(ids) + 1)
         return ([tid, sid, a.storage_offset(), a.numel(), a.element_size(), str(a.device)], list(a.shape),
-                f"Tensor({_CPP_NAMES.get(a.dtype.name, a.dtype.name)})", list(a.stride()))
+                f"Tensor({_cpp(a.dtype)})", list(a.stride()))
     if a is None: return "<None>", [], "None", []
     if isinstance(a, bool): return a, [], "Bool", []
     if isinstance(a, int): return a, [], "Int", []
