@@ -162,8 +162,8 @@ def bernoulli(self:Tensor, p=None, *, generator=None): return bernoulli(self, p,
 # %% ../nbs/19_random_sampling.ipynb #62fdf68f
 def _check_std(std):
     if isinstance(std, Tensor):
-        if bool((std._data < 0).any()): raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        if not bool((std._data >= 0).all()): raise RuntimeError("normal expects all elements of std >= 0.0")   # NaN too
+    elif not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples of N(mean, std²): tensor means and/or stds broadcast together, or numbers and a `size`."

@@ -1,6 +1,7 @@
 """litnn.distributions side by side with torch.distributions: the same parameters (float64 and float32) give the same
 log_prob, cdf, icdf, entropy and moments, the same gradients, the same KL divergences, the same shapes and the same
-errors; sampling is checked statistically (litnn draws from its own generators), with margins of at least 5 sigma."""
+errors; sampling is checked statistically, with margins of at least 5 sigma, and where torch draws through the primitives
+litnn follows (normal_, rand, multinomial...) a seed gives torch's samples."""
 import math, warnings
 
 import numpy as np
@@ -529,3 +530,53 @@ def test_cross_family_kl_error_matches_torch():
     f = lambda D, lib: D.kl_divergence(D.Normal(0., 1.), D.Poisson(1.))
     assert err(f, LD, litnn) == err(f, TD, torch)
     assert not isinstance(LD.Binomial(3, 0.5), LD.ExponentialFamily) and not isinstance(LD.Categorical(litnn.ones(2)), LD.ExponentialFamily)
+
+
+# The same seed gives torch's samples where torch draws through primitives litnn follows (normal_, rand, uniform_,
+# exponential_, cauchy_, bernoulli, multinomial); the gamma, Poisson and binomial samplers (rejection loops in C++) are not.
+def _seeded(L):
+    D, t = L.distributions, (lambda *v: L.tensor(list(v)))
+    return {'Normal': lambda: D.Normal(t(0., 1.), t(1., 2.)), 'Normal64': lambda: D.Normal(L.zeros(3, dtype=L.float64), 1.),
+            'Uniform': lambda: D.Uniform(t(0., 1.), t(1., 3.)), 'Bernoulli': lambda: D.Bernoulli(t(.3, .7)),
+            'Categorical': lambda: D.Categorical(t(.2, .3, .5)), 'OneHot': lambda: D.OneHotCategorical(t(.2, .8)),
+            'Multinomial': lambda: D.Multinomial(5, t(.2, .8)), 'Cauchy': lambda: D.Cauchy(t(0.), t(1.)),
+            'HalfCauchy': lambda: D.HalfCauchy(t(1.)), 'Exponential': lambda: D.Exponential(t(1., 2.)),
+            'Geometric': lambda: D.Geometric(t(.3, .6)), 'Gumbel': lambda: D.Gumbel(t(0.), t(1.)), 'HalfNormal': lambda: D.HalfNormal(t(1.)),
+            'MVN': lambda: D.MultivariateNormal(L.zeros(2), L.eye(2)), 'VonMises': lambda: D.VonMises(t(0.), t(1.)),
+            'LowRankMVN': lambda: D.LowRankMultivariateNormal(L.zeros(2), L.ones(2, 1), L.ones(2)),
+            'RelaxedBernoulli': lambda: D.RelaxedBernoulli(t(.5), probs=t(.3)), 'Kumaraswamy': lambda: D.Kumaraswamy(t(2.), t(3.)),
+            'Weibull': lambda: D.Weibull(t(1.), t(2.)), 'Pareto': lambda: D.Pareto(t(1.), t(2.)), 'Laplace': lambda: D.Laplace(t(0., 1.), t(1., 2.)),
+            'MixtureSameFamily': lambda: D.MixtureSameFamily(D.Categorical(t(.5, .5)), D.Normal(t(0., 1.), t(1., 1.)))}
+
+@pytest.mark.parametrize('name', list(_seeded(litnn)))
+def test_seeded_samples_match_torch(name):
+    out = []
+    for L in (litnn, torch):
+        d = _seeded(L)[name]()
+        L.manual_seed(0)
+        out.append(np.array(d.sample((4,)).double().tolist()))
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)   # (transcendentals may differ by an ulp: log1p, tan)
+
+
+def test_parameter_dtype_and_invalid_parameter_sampling_as_torch():
+    v = np.array(2.0)
+    for L in (litnn, torch):    # Gamma casts a tensor value to its parameters' dtype; HalfNormal does not; HalfCauchy does
+        D = L.distributions
+        assert D.Gamma(1.5, 2.).log_prob(L.tensor(v)).dtype == L.float32
+        assert D.HalfNormal(0.5).log_prob(L.tensor(v)).dtype == L.float64
+        assert D.HalfCauchy(0.5).log_prob(L.tensor(v)).dtype == L.float32
+    m = [L.distributions.Beta(L.tensor([0.5, 0.3, 2.]), L.tensor([0.2, 0.6, 3.])).mode.tolist() for L in (litnn, torch)]
+    np.testing.assert_allclose(m[0], m[1])                 # all α < 1: torch's Dirichlet mode is the first vertex
+    tiny = float(np.finfo(np.float32).tiny)
+    for L in (litnn, torch):    # a concentration <= 0 or NaN (validate_args off) samples tiny, not an error
+        g = L.distributions.Gamma(L.tensor([-1., 0., math.nan]), 1., validate_args=False).sample()
+        assert g.tolist() == [tiny] * 3
+        x = L.distributions.Dirichlet(L.tensor([-1., 2., 1.]), validate_args=False).sample()
+        assert x[0].item() == tiny and abs(x.sum().item() - 1) < 1e-6
+    for L in (litnn, torch):    # a negative scale (validate_args off): sample refuses as torch.normal does; rsample does not check
+        d = L.distributions.Normal(L.zeros(2), L.tensor([1., -1.]), validate_args=False)
+        with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"): d.sample()
+        with pytest.raises(RuntimeError, match="probability tensor contains either `inf`, `nan` or element < 0"):
+            L.distributions.Categorical(L.tensor([0.5, -0.2, 0.7]), validate_args=False).sample()
+        with pytest.raises(RuntimeError, match=r"Expected p_in >= 0 && p_in <= 1 to be true"):
+            L.distributions.Bernoulli(probs=L.tensor([0.5, 1.5]), validate_args=False).sample()

@@ -12,10 +12,12 @@ import numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Size, Tensor
 from .._creation import tensor, arange, full
+from .._random import bernoulli
+from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw, _softplus
+from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _broadcast_tensors, _softplus
 
 
 # %% ../../nbs/reference/distributions/bernoulli.ipynb #ff22e058
@@ -68,8 +70,7 @@ def variance(self:Bernoulli): return self.probs * (1 - self.probs)
 @patch
 def sample(self:Bernoulli, sample_shape=Size()):
     shape = self._extended_shape(sample_shape)
-    p = self.probs.detach().expand(shape)
-    return (_uniform(shape, p.dtype, p.device) < p).type_as(p)
+    with no_grad(): return bernoulli(self.probs.expand(shape))      # as torch: a seed gives its samples, a p outside [0, 1] is refused
 
 @patch
 def log_prob(self:Bernoulli, value):

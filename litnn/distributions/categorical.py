@@ -12,10 +12,11 @@ import numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Size, Tensor
 from .._creation import tensor, arange, full
+from .._random import multinomial
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
+from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _broadcast_tensors
 
 
 # %% ../../nbs/82_categorical.ipynb #edbfd86e
@@ -61,14 +62,11 @@ def variance(self:Categorical): return full(self._extended_shape(), math.nan, dt
 # %% ../../nbs/82_categorical.ipynb #1e7f1af0
 @patch
 def sample(self:Categorical, sample_shape=Size()):
+    "`multinomial` with replacement over the rows of `probs`, as torch draws (a seed gives torch's samples)."
     sample_shape = Size(sample_shape)
-    p = self.probs.detach()._data.reshape(-1, self._num_events).astype(np.float64)
-    xp = array_namespace(p)
-    cdf = xp.cumsum(p, -1)
-    cdf /= cdf[:, -1:]                                   # exactly 1 at the end, whatever the rounding
-    u = _uniform((math.prod(sample_shape), p.shape[0], 1), self.probs.dtype, self.probs.device)._data
-    idx = (cdf <= u).sum(-1)                           # zero-probability categories are never picked
-    return Tensor._make(idx.astype(np.int64).reshape(self._extended_shape(sample_shape)))
+    probs_2d = self.probs.reshape(-1, self._num_events)
+    samples_2d = multinomial(probs_2d, sample_shape.numel(), True).T
+    return samples_2d.reshape(self._extended_shape(sample_shape))
 
 @patch
 def log_prob(self:Categorical, value):

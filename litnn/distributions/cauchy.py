@@ -13,7 +13,7 @@ from .._tensor import Size
 from .._creation import full
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, _uniform
+from .utils import broadcast_all
 
 # %% ../../nbs/reference/distributions/cauchy.ipynb #248f6d6d
 class Cauchy(Distribution):
@@ -37,8 +37,8 @@ class Cauchy(Distribution):
 # %% ../../nbs/reference/distributions/cauchy.ipynb #4fc65c21
 @patch
 def rsample(self:Cauchy, sample_shape=Size()):
-    u = _uniform(self._extended_shape(sample_shape), self.loc.dtype, self.loc.device)
-    return self.loc + (math.pi * (u - 0.5)).tan() * self.scale
+    eps = self.loc.new_empty(self._extended_shape(sample_shape)).cauchy_()     # as torch: a seed gives its samples
+    return self.loc + eps * self.scale
 
 @patch
 def log_prob(self:Cauchy, value):

@@ -33,7 +33,10 @@ class Dirichlet(ExponentialFamily):
     def expand(self, batch_shape, _instance=None): return self._expand_params(Dirichlet, batch_shape, _instance, ('concentration',))
     def rsample(self, sample_shape=Size()):
         g = _standard_gamma(self.concentration.expand(self._extended_shape(sample_shape)))
-        return g / g.sum(-1, keepdim=True)
+        x = g / g.sum(-1, keepdim=True)
+        f = np.finfo(x._data.dtype)       # torch's kernel clamps its result into [tiny, 1): no coordinate is 0 or 1
+        x.detach().clamp_(min=float(f.tiny), max=float(1 - f.epsneg))
+        return x
 
 # %% ../../nbs/reference/distributions/dirichlet.ipynb #9784d6b6
 @patch
@@ -47,11 +50,11 @@ def mean(self:Dirichlet): return self.concentration / self.concentration.sum(-1,
 
 @patch(as_prop=True)
 def mode(self:Dirichlet):
-    "(α-1)/Σ(α-1) where every α >= 1; where all α < 1 the density peaks at a vertex: the largest α's."
+    "(α-1)/Σ(α-1) where every α >= 1; where all α < 1 the density is unbounded at every vertex, and torch answers the first one."
     cm1 = (self.concentration - 1).clamp(min=0.)
     mode = cm1 / cm1.sum(-1, keepdim=True)
     k = self.concentration.shape[-1]
-    vertex = (self.concentration.argmax(-1, keepdim=True) == arange(k, device=mode.device)).type_as(mode)
+    vertex = (arange(k, device=mode.device) == 0).type_as(mode)    # torch: the argmax of the row 0/0 = NaN, its first element
     return vertex.where((self.concentration < 1).all(-1, keepdim=True), mode)
 
 @patch(as_prop=True)

@@ -11,7 +11,7 @@ from ..backend import patch
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, _draw
+from .utils import broadcast_all
 from .exp_family import ExponentialFamily
 
 # %% ../../nbs/reference/distributions/exponential.ipynb #3a0e34cc
@@ -36,8 +36,7 @@ class Exponential(ExponentialFamily):
 # %% ../../nbs/reference/distributions/exponential.ipynb #2c45ecfe
 @patch
 def rsample(self:Exponential, sample_shape=Size()):
-    e = _draw('standard_exponential', self._extended_shape(sample_shape), self.rate.dtype, self.rate.device)
-    return e / self.rate
+    return self.rate.new_empty(self._extended_shape(sample_shape)).exponential_() / self.rate   # as torch draws
 
 @patch
 def log_prob(self:Exponential, value):

@@ -10,7 +10,7 @@ from numbers import Number
 import numpy as np
 from ..backend import patch, array_namespace, _generator
 from .._tensor import Size, Tensor
-from .._creation import tensor, arange
+from .._creation import tensor, arange, as_tensor
 from .._views import stack
 from ..autograd import Function
 from .._pointwise import lgamma, digamma, _digamma as _digamma_array
@@ -36,9 +36,11 @@ class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, alpha):
         a = alpha._data
-        x = _generator(alpha.device).standard_gamma(a.astype(np.float64))
-        x = array_namespace(a).asarray(x).astype(a.dtype, copy=False)
-        x = array_namespace(a).maximum(x, np.finfo(a.dtype).tiny)     # never exactly 0 (its log is taken), as torch clamps
+        xp = array_namespace(a)
+        ok = a > 0                   # torch's sampler answers 0 for α <= 0 or NaN (numpy's raises): then clamped to tiny
+        x = _generator(alpha.device).standard_gamma(xp.where(ok, a, 1).astype(np.float64))
+        x = xp.where(ok, xp.asarray(x), 0).astype(a.dtype, copy=False)
+        x = xp.maximum(x, np.finfo(a.dtype).tiny)     # never exactly 0 (its log is taken), as torch clamps
         out = Tensor._make(x)
         ctx.save_for_backward(alpha, out)
         return out
@@ -78,7 +80,7 @@ def rsample(self:Gamma, sample_shape=Size()):
 
 @patch
 def log_prob(self:Gamma, value):
-    if not isinstance(value, Tensor): value = tensor(value, dtype=self.rate.dtype, device=self.rate.device)
+    value = as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)   # a tensor too: the result has the parameters' dtype, as torch's
     if self._validate_args: self._validate_sample(value)
     c, r = self.concentration, self.rate
     return xlogy(c, r) + xlogy(c - 1, value) - r * value - lgamma(c)

@@ -18,9 +18,10 @@ from .transformed_distribution import TransformedDistribution
 # %% ../../nbs/reference/distributions/half_cauchy.ipynb #354632f8
 class _FoldedAtZero(TransformedDistribution):
     "|X| for X symmetric about 0: the base density doubled on [0, ∞) (HalfCauchy's and HalfNormal's shared methods)."
+    _casts_value = True          # torch's HalfCauchy casts the value to the scale's dtype; its HalfNormal does not
     def log_prob(self, value):
         if self._validate_args: self._validate_sample(value)
-        value = as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
+        if self._casts_value: value = as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
         return where(value >= 0, self.base_dist.log_prob(value) + math.log(2), -math.inf)
     def cdf(self, value):
         if self._validate_args: self._validate_sample(value)

@@ -15,6 +15,7 @@ from .half_cauchy import _FoldedAtZero
 # %% ../../nbs/reference/distributions/half_normal.ipynb #afb39b9f
 class HalfNormal(_FoldedAtZero):
     "|X| for X ~ Normal(0, scale) (as `torch.distributions.HalfNormal`)."
+    _casts_value = False         # (log_prob of a float64 value is float64: torch casts it for HalfCauchy only)
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True

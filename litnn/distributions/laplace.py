@@ -12,7 +12,7 @@ from ..backend import patch
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, _uniform
+from .utils import broadcast_all
 
 # %% ../../nbs/reference/distributions/laplace.ipynb #57c971b6
 class Laplace(Distribution):
@@ -38,7 +38,7 @@ class Laplace(Distribution):
 @patch
 def rsample(self:Laplace, sample_shape=Size()):
     eps = float(np.finfo(self.loc.dtype.np).eps)
-    u = _uniform(self._extended_shape(sample_shape), self.loc.dtype, self.loc.device) * (2 - eps) + (eps - 1)  # (-1, 1)
+    u = self.loc.new_empty(self._extended_shape(sample_shape)).uniform_(eps - 1, 1)       # (-1, 1), as torch draws
     return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
 @patch

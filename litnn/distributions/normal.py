@@ -10,6 +10,8 @@ import math
 from numbers import Number, Real
 from ..backend import patch
 from .._tensor import Size
+from .._random import normal
+from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _standard_normal
@@ -40,6 +42,12 @@ class Normal(ExponentialFamily):
 def rsample(self:Normal, sample_shape=Size()):
     shape = self._extended_shape(sample_shape)
     return self.loc + _standard_normal(shape, self.loc.dtype, self.loc.device) * self.scale
+
+@patch
+def sample(self:Normal, sample_shape=Size()):
+    "`normal(loc, scale)` outside the graph, as torch's: the same numbers as rsample's, but a negative or NaN scale is refused."
+    shape = self._extended_shape(sample_shape)
+    with no_grad(): return normal(self.loc.expand(shape), self.scale.expand(shape))
 
 @patch
 def log_prob(self:Normal, value):

@@ -11,7 +11,7 @@ from numbers import Number
 import numpy as np
 from ..backend import get_default_dtype, _generator
 from .._tensor import Tensor
-from .._creation import tensor
+from .._creation import tensor, empty, rand
 from ..autograd.grad_mode import enable_grad
 
 # %% ../../nbs/80b_distribution_utils.ipynb #ba0af1cc
@@ -67,13 +67,16 @@ class lazy_property:
         return value
 
 # %% ../../nbs/80b_distribution_utils.ipynb #1f9ae767
+def _standard_normal(shape, dtype, device):
+    "N(0, 1) samples of `shape`: `empty(shape).normal_()`, torch's helper, so that a seed gives torch's numbers."
+    return empty(tuple(shape), dtype=dtype, device=device).normal_()
+
+def _uniform(shape, dtype, device): return rand(tuple(shape), dtype=dtype, device=device)   # in [0, 1), as torch.rand
+
 def _draw(method, shape, dtype, device, *args):
-    "A tensor of `shape` filled by the generator's `method` (`standard_normal`, `random`...), as `dtype` on `device`."
+    "A tensor of `shape` from numpy's sampler `method` (`poisson`, `binomial`) on litnn's generator, as `dtype` on `device`."
     a = getattr(_generator(device), method)(*args, size=tuple(shape))
     return Tensor._make(a.astype(dtype.np, copy=False))
-
-def _standard_normal(shape, dtype, device): return _draw('standard_normal', shape, dtype, device)
-def _uniform(shape, dtype, device): return _draw('random', shape, dtype, device)   # in [0, 1)
 
 # %% ../../nbs/reference/distributions/transforms_structured.ipynb #01936def
 from ..backend import int64
