@@ -7,6 +7,7 @@ __all__ = ['BernoulliBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBa
 
 # %% ../nbs/19_random_sampling.ipynb #d11412ff
 import builtins, math, numpy as np
+from functools import partial
 from .backend import patch, array_namespace, to_device, _generator, promote_types, _TorchRng
 from ._tensor import Tensor, _LEGACY
 from ._creation import _size, _factory, _on, zeros as _zeros
@@ -191,10 +192,147 @@ def poisson(input, generator=None):
     "Counts drawn from Poisson distributions with the rates in `input`, in its dtype."
     _floats(input, 'poisson_cpu')
     a = input._data
-    if bool((a < 0).any()): raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    xp = array_namespace(a)
-    sample = xp.asarray(_generator(input.device, generator).poisson(a.astype(np.float64))).astype(a.dtype)
+    if not bool((a >= 0).all()): raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")   # NaN too
+    g = _generator(input.device, generator)
+    if isinstance(g, _TorchRng): sample = _serially(g, _poisson_one, a.astype(np.float64)).astype(a.dtype)   # torch's sampler (below)
+    else: sample = array_namespace(a).asarray(g.poisson(a.astype(np.float64))).astype(a.dtype)
     return PoissonBackward0.apply(input, sample=sample)
+
+# %% ../nbs/19_random_sampling.ipynb #0076060e
+class _Serial:
+    "Draws one at a time, as ATen's serial CPU kernels do, from a `_TorchRng`; `close()` leaves the stream just past what was used."
+    def __init__(self, rng): self.rng, self.state, self.words, self.i = rng, rng.bit_generator.state, [], 0
+    def uniform(self):
+        "at::uniform_real_distribution<double>(0, 1): 53 bits of random64() (two words, the first one high)."
+        if self.i + 2 > len(self.words): self.words += self.rng.bit_generator.random_raw(512).tolist()
+        hi, lo = self.words[self.i], self.words[self.i + 1]
+        self.i += 2
+        return ((hi << 32 | lo) & 0x1FFFFFFFFFFFFF) * 2.0 ** -53
+    def normal(self):
+        "at::normal_distribution<double>(0, 1): Box-Muller on two uniforms, the sine half kept for the next call."
+        if self.rng.spare is not None:
+            v, self.rng.spare = self.rng.spare, None
+            return v
+        u1 = self.uniform(); u2 = self.uniform()
+        r, theta = math.sqrt(-2.0 * math.log1p(-u2)), 2.0 * math.pi * u1
+        self.rng.spare = r * math.sin(theta)
+        return r * math.cos(theta)
+    def close(self):
+        self.rng.bit_generator.state = self.state
+        self.rng.bit_generator.random_raw(self.i)
+
+def _serially(g, one, *columns):
+    "ATen's serial kernel: `one(s, *values)` for each element of the float64 arrays `columns` (one shape), in C order; float64 out."
+    s = _Serial(g)
+    try: out = [one(s, *v) for v in zip(*(c.ravel().tolist() for c in columns))]
+    finally: s.close()
+    return np.array(out, np.float64).reshape(columns[0].shape)
+
+def _log(x): return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan    # C's log: no exception at 0 or below
+
+# %% ../nbs/19_random_sampling.ipynb #d29f2a42
+_F32_THIRD, _F32_0331 = float(np.float32(1) / np.float32(3)), float(np.float32(0.0331))     # C++'s float literals 1.0f / 3.0f, 0.0331f
+
+def _gamma_one(s, alpha, f32):
+    "ATen's sample_gamma (Marsaglia and Tsang; α < 1 boosted by α + 1): `alpha` holds a value of the kernel's type, float32 where `f32`."
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0: return 0.0
+        inv = float(np.float32(1) / np.float32(alpha)) if f32 else 1.0 / alpha
+        scale *= (1 - s.uniform()) ** inv
+        alpha = float(np.float32(alpha) + np.float32(1)) if f32 else alpha + 1.0
+    d = float(np.float32(alpha) - np.float32(_F32_THIRD)) if f32 else alpha - _F32_THIRD
+    nd = 9.0 * d
+    c = 1.0 / math.sqrt(nd) if nd > 0 else math.inf if nd == 0 else math.nan     # (α <= 0 or NaN: NaN, as C computes it)
+    while True:
+        while True:
+            x = s.normal()
+            y = 1.0 + c * x
+            if not y <= 0: break
+        v, u, xx = y * y * y, 1 - s.uniform(), x * x
+        if u < 1.0 - _F32_0331 * xx * xx: return scale * d * v
+        if _log(u) < 0.5 * xx + d * (1.0 - v + _log(v)): return scale * d * v
+
+def _standard_gamma_draws(g, a):
+    "Gamma(α, 1) samples for the array of α `a` as torch's `_standard_gamma` draws them, in `a`'s dtype: never below its tiny (NaN too)."
+    tiny = np.finfo(a.dtype).tiny
+    x = _serially(g, partial(_gamma_one, f32=a.dtype != np.float64), a.astype(np.float64)).astype(a.dtype)
+    return np.where(tiny < x, x, tiny)          # C++'s std::max(tiny, x): a NaN sample gives tiny
+
+# %% ../nbs/19_random_sampling.ipynb #01ee1868
+def _poisson_one(s, lam):
+    "ATen's sample_poisson: transformed rejection (Hörmann 1993) from a rate of 10, a product of uniforms below."
+    if lam >= 10:
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha, vr = 1.1239 + 1.1328 / (b - 3.4), 0.9277 - 3.6224 / (b - 2)
+        while True:
+            U, V = s.uniform() - 0.5, s.uniform()
+            us = 0.5 - abs(U)
+            k = math.floor((2 * a / us + b) * U + lam + 0.43)
+            if us >= 0.07 and V <= vr: return k
+            if k < 0 or (us < 0.013 and V > us): continue
+            if _log(V) + math.log(invalpha) - math.log(a / (us * us) + b) <= -lam + k * loglam - math.lgamma(k + 1.0): return k
+    if lam == 0: return 0
+    enlam, X, prod = math.exp(-lam), 0, 1.0
+    while True:
+        prod *= s.uniform()
+        if prod > enlam: X += 1
+        else: return X
+
+# %% ../nbs/19_random_sampling.ipynb #71d00939
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,
+         0.0138761288230707, 0.0118967099458917, 0.0104112652619720, 0.00925546218271273, 0.00833056343336287)
+def _stirling_tail(k):
+    "log k! minus Stirling's approximation of it: a table to 9, the series above."
+    if k <= 9: return _TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+def _binomial_one(s, count, prob, f32):
+    "ATen's sample_binomial: BTRS (Hörmann 1993) where count·p >= 10, geometric jumps below; on the smaller of p and 1 - p."
+    F = np.float32 if f32 else float
+    count, prob = F(count), F(prob)
+    if count <= 0 or prob <= 0: return 0.0
+    if prob >= 1: return float(count)
+    if prob <= 0.5: return _btrs(s, count, prob, F) if count * prob >= 10.0 else _inversion(s, count, prob, F)
+    if prob > 0.5:
+        q = F(1.0 - float(prob))
+        return float(count) - (_btrs(s, count, q, F) if count * q >= 10.0 else _inversion(s, count, q, F))
+    return math.nan                                          # p is NaN
+
+def _inversion(s, count, prob, F):
+    "Successes before the trials run out: geometric jumps ⌈log U / log(1 - p)⌉ summed until they pass `count`."
+    logprob = float(np.log1p(-prob)) if F is not float else math.log1p(-prob)     # (log1p in the kernel's type)
+    total, n = 0.0, 0.0
+    while True:
+        j = _log(s.uniform()) / logprob
+        total += math.ceil(j) if math.isfinite(j) else j
+        if total > count: return n
+        n = float(F(n + 1))
+
+def _btrs(s, count, prob, F):
+    "Binomial transformed rejection with squeeze; `count`, `prob` of the kernel's type F, the rest in double, as ATen's."
+    one, cnt = F(1), float(count)
+    stddev = float(np.sqrt(count * prob * (one - prob))) if F is not float else math.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c, v_r, r = float(count * prob) + 0.5, 0.92 - 4.2 / b, float(prob / (one - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(math.floor(float((count + one) * prob)))
+    while True:
+        U, V = s.uniform() - 0.5, s.uniform()
+        us = 0.5 - abs(U)
+        k = float(F(math.floor((2 * a / us + b) * U + c)))
+        if k < 0 or k > cnt: continue
+        if us >= 0.07 and V <= v_r: return k
+        V = _log(V * alpha / (a / (us * us) + b))
+        ck1 = float(F(cnt - k + 1))
+        upper = ((m + 0.5) * math.log((m + 1) / (r * (cnt - m + 1))) + (cnt + 1) * math.log((cnt - m + 1) / ck1)
+                 + (k + 0.5) * math.log(r * ck1 / (k + 1)) + _stirling_tail(m) + _stirling_tail(cnt - m)
+                 - _stirling_tail(k) - _stirling_tail(float(F(cnt - k))))
+        if V <= upper: return k
 
 # %% ../nbs/19_random_sampling.ipynb #13419f5c
 class RandomBackward2(FillBackward2): "random_()"
@@ -295,7 +433,9 @@ def bernoulli_(self:Tensor, p=0.5, *, generator=None):
 
 # %% ../nbs/reference/torch/random_binomial.ipynb #7339afcc
 import numpy as np
-from .backend import array_namespace, _generator
+from functools import partial
+from .backend import array_namespace, _generator, _TorchRng
+from ._random import _serially, _binomial_one   # 19_random_sampling, in this module
 from ._tensor import Tensor, _dtype_name
 from .autograd.graph import Op, _broadcast_shape
 
@@ -315,6 +455,10 @@ def binomial(count, prob, generator=None):
     xp = array_namespace(count._data)
     n = xp.broadcast_to(count._data, shape).astype(np.float64)
     q = xp.broadcast_to(prob._data, shape).astype(np.float64)
-    draws = _generator(count.device, generator).binomial(xp.maximum(n, 0).astype(np.int64), xp.clip(xp.nan_to_num(q), 0, 1))
-    sample = xp.where(xp.isnan(q), xp.nan, xp.asarray(draws)).astype(count._data.dtype)
+    g = _generator(count.device, generator)
+    if isinstance(g, _TorchRng):        # torch's sampler, draw for draw (19_random_sampling), in the kernel's float type
+        sample = _serially(g, partial(_binomial_one, f32=count._data.dtype != np.float64), n, q).astype(count._data.dtype)
+    else:
+        draws = g.binomial(xp.maximum(n, 0).astype(np.int64), xp.clip(xp.nan_to_num(q), 0, 1))
+        sample = xp.where(xp.isnan(q), xp.nan, xp.asarray(draws)).astype(count._data.dtype)
     return BinomialBackward0.apply(count, prob, sample=sample)

@@ -532,8 +532,8 @@ def test_cross_family_kl_error_matches_torch():
     assert not isinstance(LD.Binomial(3, 0.5), LD.ExponentialFamily) and not isinstance(LD.Categorical(litnn.ones(2)), LD.ExponentialFamily)
 
 
-# The same seed gives torch's samples where torch draws through primitives litnn follows (normal_, rand, uniform_,
-# exponential_, cauchy_, bernoulli, multinomial); the gamma, Poisson and binomial samplers (rejection loops in C++) are not.
+# The same seed gives torch's samples: every distribution draws through the primitives torch's draws through (normal_,
+# rand, uniform_, exponential_, cauchy_, bernoulli, multinomial, poisson, binomial, the gamma sampler), which follow its stream.
 def _seeded(L):
     D, t = L.distributions, (lambda *v: L.tensor(list(v)))
     return {'Normal': lambda: D.Normal(t(0., 1.), t(1., 2.)), 'Normal64': lambda: D.Normal(L.zeros(3, dtype=L.float64), 1.),
@@ -546,7 +546,13 @@ def _seeded(L):
             'LowRankMVN': lambda: D.LowRankMultivariateNormal(L.zeros(2), L.ones(2, 1), L.ones(2)),
             'RelaxedBernoulli': lambda: D.RelaxedBernoulli(t(.5), probs=t(.3)), 'Kumaraswamy': lambda: D.Kumaraswamy(t(2.), t(3.)),
             'Weibull': lambda: D.Weibull(t(1.), t(2.)), 'Pareto': lambda: D.Pareto(t(1.), t(2.)), 'Laplace': lambda: D.Laplace(t(0., 1.), t(1., 2.)),
-            'MixtureSameFamily': lambda: D.MixtureSameFamily(D.Categorical(t(.5, .5)), D.Normal(t(0., 1.), t(1., 1.)))}
+            'MixtureSameFamily': lambda: D.MixtureSameFamily(D.Categorical(t(.5, .5)), D.Normal(t(0., 1.), t(1., 1.))),
+            'Gamma': lambda: D.Gamma(t(0.3, 2.), t(1., 3.)), 'Chi2': lambda: D.Chi2(t(3.)), 'Beta': lambda: D.Beta(t(2., .5), t(3., .7)),
+            'Dirichlet': lambda: D.Dirichlet(t(1., 2., 0.4)), 'StudentT': lambda: D.StudentT(t(3.)), 'Poisson': lambda: D.Poisson(t(3., 25.)),
+            'Binomial': lambda: D.Binomial(10, t(.3, .8)), 'NegativeBinomial': lambda: D.NegativeBinomial(t(3.), t(.4)),
+            'FisherSnedecor': lambda: D.FisherSnedecor(t(3.), t(4.)), 'InverseGamma': lambda: D.InverseGamma(t(2.), t(1.)),
+            'LKJCholesky': lambda: D.LKJCholesky(3, 1.5), 'Wishart': lambda: D.Wishart(L.tensor(3.), L.eye(2)),
+            'Dirichlet64': lambda: D.Dirichlet(L.tensor([0.5, 1.5], dtype=L.float64))}
 
 @pytest.mark.parametrize('name', list(_seeded(litnn)))
 def test_seeded_samples_match_torch(name):

@@ -233,6 +233,15 @@ _SEEDED = {
     'kaiming_uniform_': lambda t: t.nn.init.kaiming_uniform_(t.empty(6, 4), a=0.1), 'orthogonal_': lambda t: t.nn.init.orthogonal_(t.empty(4, 3)),
     'sparse_': lambda t: t.nn.init.sparse_(t.empty(6, 4), 0.5), 'generator_object': lambda t: t.rand(4, generator=t.Generator().manual_seed(3)),
     'fresh_generator': lambda t: t.randn(20, generator=t.Generator()),
+    # the rejection samplers, element by element (19_random_sampling): each element takes as many words as it needs
+    'poisson': lambda t: t.poisson(t.tensor([0.5, 3., 9.99, 10., 40., 0., 1e3] * 5)),
+    'poisson_float64': lambda t: t.poisson(t.rand(50, dtype=t.float64) * 30),
+    'binomial': lambda t: t.binomial(t.tensor([10., 100., 5., 1e3, 50., 30., 7., 0.]), t.tensor([0.3, 0.5, 0.9, 0.02, 0.7, 0.99, 0.5, 0.5])),
+    'binomial_float64': lambda t: t.binomial(t.full((40,), 60., dtype=t.float64), t.rand(40, dtype=t.float64)),
+    'gamma': lambda t: t.distributions.Gamma(t.tensor([0.05, 0.5, 1., 2.5, 100.] * 4), 1.).sample(),
+    'gamma_float64_then_normal': lambda t: (t.distributions.Gamma(t.rand(30, dtype=t.float64) * 3, 2.).sample(), t.randn(3)),
+    'dirichlet_beta_chi2_studentT': lambda t: (t.distributions.Dirichlet(t.tensor([0.3, 1., 4.])).sample((5,)), t.distributions.Beta(2., 3.).sample((4,)),
+                                               t.distributions.Chi2(t.tensor([1., 5.])).sample(), t.distributions.StudentT(3.).sample((4,))),
 }
 
 

@@ -15,7 +15,9 @@ from .._creation import tensor, arange, full
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
+from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _broadcast_tensors
+from .._random import binomial
+from ..autograd.grad_mode import no_grad
 from .._pointwise import lgamma
 from .bernoulli import _one_param, _BinaryParam
 
@@ -50,8 +52,7 @@ def variance(self:Binomial): return self.total_count * self.probs * (1 - self.pr
 @patch
 def sample(self:Binomial, sample_shape=Size()):
     shape = self._extended_shape(sample_shape)
-    n, p = self.total_count.detach().expand(shape), self.probs.detach().expand(shape)
-    return _draw('binomial', shape, p.dtype, p.device, n._data.astype(np.int64), p._data)
+    with no_grad(): return binomial(self.total_count.expand(shape), self.probs.expand(shape))     # as torch: its stream
 
 def _clamp_by_zero(x): return (x.clamp(min=0) + x - x.clamp(max=0)) / 2   # max(x, 0), with gradient 1/2 at 0
 

@@ -32,8 +32,9 @@ class Dirichlet(ExponentialFamily):
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
     def expand(self, batch_shape, _instance=None): return self._expand_params(Dirichlet, batch_shape, _instance, ('concentration',))
     def rsample(self, sample_shape=Size()):
-        g = _standard_gamma(self.concentration.expand(self._extended_shape(sample_shape)))
-        x = g / g.sum(-1, keepdim=True)
+        c = self.concentration.expand(self._extended_shape(sample_shape))
+        g = _standard_gamma(c.double())             # torch draws a Dirichlet's gammas in double, whatever its dtype
+        x = (g / g.sum(-1, keepdim=True)).to(c.dtype)
         f = np.finfo(x._data.dtype)       # torch's kernel clamps its result into [tiny, 1): no coordinate is 0 or 1
         x.detach().clamp_(min=float(f.tiny), max=float(1 - f.epsneg))
         return x

@@ -8,7 +8,8 @@ __all__ = ['Gamma']
 # %% ../../nbs/reference/distributions/gamma.ipynb #7ba7a190
 from numbers import Number
 import numpy as np
-from ..backend import patch, array_namespace, _generator
+from ..backend import patch, array_namespace, _generator, _TorchRng, _LEGACY
+from .._random import _standard_gamma_draws
 from .._tensor import Size, Tensor
 from .._creation import tensor, arange, as_tensor
 from .._views import stack
@@ -35,12 +36,15 @@ def _standard_gamma_grad_array(xp, alpha, x):
 class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, alpha):
-        a = alpha._data
-        xp = array_namespace(a)
-        ok = a > 0                   # torch's sampler answers 0 for α <= 0 or NaN (numpy's raises): then clamped to tiny
-        x = _generator(alpha.device).standard_gamma(xp.where(ok, a, 1).astype(np.float64))
-        x = xp.where(ok, xp.asarray(x), 0).astype(a.dtype, copy=False)
-        x = xp.maximum(x, np.finfo(a.dtype).tiny)     # never exactly 0 (its log is taken), as torch clamps
+        a, g = alpha._data, _generator(alpha.device)
+        if a.dtype not in (np.float32, np.float64): raise NotImplementedError(f'"gamma_cpu" not implemented for \'{_LEGACY[alpha.dtype.name]}\'')
+        if isinstance(g, _TorchRng): x = _standard_gamma_draws(g, a)      # torch's sampler, draw for draw (19_random_sampling)
+        else:                                                             # CuPy: its own sampler, the same conventions
+            xp = array_namespace(a)
+            ok = a > 0               # torch's sampler answers 0 for α <= 0 or NaN (numpy's raises): then clamped to tiny
+            x = g.standard_gamma(xp.where(ok, a, 1).astype(np.float64))
+            x = xp.where(ok, xp.asarray(x), 0).astype(a.dtype, copy=False)
+            x = xp.maximum(x, np.finfo(a.dtype).tiny)     # never exactly 0 (its log is taken), as torch clamps
         out = Tensor._make(x)
         ctx.save_for_backward(alpha, out)
         return out

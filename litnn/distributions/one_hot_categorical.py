@@ -15,7 +15,7 @@ from .._creation import tensor, arange, full
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
+from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors
 from .categorical import Categorical
 
 # %% ../../nbs/reference/distributions/one_hot_categorical.ipynb #b6e5141f

@@ -15,7 +15,9 @@ from .._creation import tensor, arange, full
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _uniform, _broadcast_tensors, _draw
+from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _broadcast_tensors
+from .._random import poisson
+from ..autograd.grad_mode import no_grad
 from .._pointwise import lgamma
 from .._pointwise import xlogy
 
@@ -35,8 +37,7 @@ class Poisson(ExponentialFamily):
     @property
     def variance(self): return self.rate
     def sample(self, sample_shape=Size()):
-        rate = self.rate.detach().expand(self._extended_shape(sample_shape))
-        return _draw('poisson', rate.shape, rate.dtype, rate.device, rate._data)
+        with no_grad(): return poisson(self.rate.expand(self._extended_shape(sample_shape)))     # as torch: its stream, its checks
     def log_prob(self, value):
         if self._validate_args: self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)

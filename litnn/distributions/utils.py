@@ -9,7 +9,7 @@ __all__ = ['euler_constant', 'broadcast_all', 'clamp_probs', 'probs_to_logits', 
 import math
 from numbers import Number
 import numpy as np
-from ..backend import get_default_dtype, _generator
+from ..backend import get_default_dtype
 from .._tensor import Tensor
 from .._creation import tensor, empty, rand
 from ..autograd.grad_mode import enable_grad
@@ -72,11 +72,6 @@ def _standard_normal(shape, dtype, device):
     return empty(tuple(shape), dtype=dtype, device=device).normal_()
 
 def _uniform(shape, dtype, device): return rand(tuple(shape), dtype=dtype, device=device)   # in [0, 1), as torch.rand
-
-def _draw(method, shape, dtype, device, *args):
-    "A tensor of `shape` from numpy's sampler `method` (`poisson`, `binomial`) on litnn's generator, as `dtype` on `device`."
-    a = getattr(_generator(device), method)(*args, size=tuple(shape))
-    return Tensor._make(a.astype(dtype.np, copy=False))
 
 # %% ../../nbs/reference/distributions/transforms_structured.ipynb #01936def
 from ..backend import int64
