@@ -246,7 +246,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 # %% ../../nbs/40a_activation_functions.ipynb #b3b00614
 import numpy as np
-from ..backend import array_namespace, _generator, bool as bool_
+from ..backend import array_namespace, _generator, _TorchRng, bool as bool_
 from .._tensor import Tensor, _dtype_name, _array_of
 from ..autograd.graph import Op, _check_tensors, _op_name
 from ..autograd.engine import _inplace
@@ -480,8 +480,11 @@ class RreluWithNoiseBackward0(Op):
         a = x._data
         xp = array_namespace(a)
         if training:
-            u = _generator(x.device, generator).random(a.shape).astype(a.dtype)
-            noise = xp.where(a > 0, xp.ones_like(a), lower + (upper - lower) * u)
+            g, drawn = _generator(x.device, generator), a <= 0      # (NaN: no draw, as torch)
+            if isinstance(g, _TorchRng):     # torch's loop: a double in [lower, upper) for each element <= 0, in order, none for the others
+                noise = np.ones_like(a)
+                noise[drawn] = g.uniform(int(drawn.sum()), np.float64, lower, upper).astype(a.dtype)
+            else: noise = xp.where(drawn, lower + (upper - lower) * g.random(a.shape).astype(a.dtype), xp.ones_like(a))
         else: noise = xp.where(a > 0, xp.ones_like(a), xp.full_like(a, (lower + upper) / 2))
         ctx.noise = noise
         return a * noise
