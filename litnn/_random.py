@@ -109,6 +109,15 @@ def _torch_multinomial(p, k, replacement, g):
     return out
 
 # %% ../nbs/19_random_sampling.ipynb #d02b1695
+def _check_replaced_rows(xp, p2):
+    "torch's with-replacement kernel checks row by row: each entry (>= 0, then finite), then the row's sum: the first failure in that order."
+    entry = xp.where(~(p2 >= 0), 1, xp.where(~xp.isfinite(p2), 2, 0))        # NaN fails `>= 0` first
+    bad_row, bad_sum = (entry != 0).any(1), ~(entry != 0).any(1) & ~(p2.sum(1) > 0)
+    first = int(bad_row.argmax()) if bool(bad_row.any()) else None
+    if first is None or bool(bad_sum[:first].any()): return                   # (a zero sum first: reported by the caller)
+    which = int(entry[first][entry[first] != 0][0])
+    raise RuntimeError("invalid multinomial distribution (encountering probability entry " + ("< 0)" if which == 1 else "= infinity or NaN)"))
+
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     "Indices of categories drawn with probabilities proportional to the rows of `input` (int64)."
     p = input._data
@@ -119,7 +128,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not replacement and num_samples > n: raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     xp = array_namespace(p)
     p2 = p.reshape(-1, n).astype(np.float64)
-    if not bool(xp.isfinite(p2).all()) or bool((p2 < 0).any()): raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if replacement and num_samples > 1: _check_replaced_rows(xp, p2)
+    elif not bool(xp.isfinite(p2).all()) or bool((p2 < 0).any()): raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if bool((p2.sum(axis=1) <= 0).any()): raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     g = _generator(input.device, generator)
     out = _torch_multinomial(p.reshape(-1, n), num_samples, replacement, g) if isinstance(g, _TorchRng) else _multinomial_rows(p2, num_samples, replacement, g)

@@ -60,7 +60,11 @@ def test_multinomial_matches_torch_shapes():
 MULTINOMIAL_ERRORS = [lambda L: L.multinomial(L.tensor([1., 2.]), 3), lambda L: L.multinomial(L.tensor([1., -1.]), 1),
                       lambda L: L.multinomial(L.tensor([0., 0.]), 1, True), lambda L: L.multinomial(L.tensor([1, 2]), 1),
                       lambda L: L.multinomial(L.ones(2, 2, 2), 1), lambda L: L.multinomial(L.ones(3), 0),
-                      lambda L: L.multinomial(L.tensor([1., float('inf')]), 1), lambda L: L.multinomial(L.tensor([1., float('nan')]), 1)]
+                      lambda L: L.multinomial(L.tensor([1., float('inf')]), 1), lambda L: L.multinomial(L.tensor([1., float('nan')]), 1),
+                      # with replacement, several samples: torch's kernel checks row by row, entries then the row's sum
+                      lambda L: L.multinomial(L.tensor([0.2, float('inf'), 0.5]), 3, True), lambda L: L.multinomial(L.tensor([0.2, float('nan'), 0.5]), 3, True),
+                      lambda L: L.multinomial(L.tensor([[0., 0.], [0.2, -1.]]), 3, True), lambda L: L.multinomial(L.tensor([[0.2, -1.], [0., 0.]]), 3, True),
+                      lambda L: L.multinomial(L.tensor([[0.2, float('inf'), -1.]]), 2, True)]
 
 @pytest.mark.parametrize('f', MULTINOMIAL_ERRORS)
 def test_multinomial_errors(f): same_error(f)

@@ -65,7 +65,7 @@ def has_rsample(self:TransformedDistribution): return self.base_dist.has_rsample
 # %% ../../nbs/84_transformed_distribution.ipynb #20778e3f
 @patch
 def sample(self:TransformedDistribution, sample_shape=Size()):
-    with no_grad(): return self.rsample(sample_shape) if self.has_rsample else self._push(self.base_dist.sample(sample_shape))
+    with no_grad(): return self._push(self.base_dist.sample(sample_shape))     # the base's sample, as torch (its checks too)
 @patch
 def rsample(self:TransformedDistribution, sample_shape=Size()): return self._push(self.base_dist.rsample(sample_shape))
 @patch
