@@ -225,11 +225,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and d.name == 'bool': raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     counts = not ints and d is not None and d.name.startswith(('int', 'uint'))    # float bounds, an integer result
-    if counts and d.name == 'int64':      # torch truncates the bounds and the step first
-        start, end, step = (builtins.int(v) for v in (start, end, step))
-        if step == 0: raise ValueError("step must be nonzero")
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if counts and d.name == 'int64':      # torch checks the float bounds and step, then truncates them (a step of 0.3: 0)
+        start, end, step = (builtins.int(v) for v in (start, end, step))
+        if step == 0: raise ValueError("step must be nonzero")
     if counts and d.name != 'int64':      # the length from the float bounds, the values from the truncated start and step
         n = builtins.int(np.ceil((end - start) / step))
         return _factory(lambda xp, d: (builtins.int(start) + xp.arange(n) * builtins.int(step)).astype(d), dtype, device, requires_grad)

@@ -1376,7 +1376,7 @@ def _shift(name, kernel, ufunc):
     def f(input, other):
         x, y = _promote(input, other)
         t = x if isinstance(x, Tensor) else y
-        if _float_dtype(t): raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_dtype_name(t)}\'')
+        if _float_dtype(t) or t.dtype.name == 'bool': raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_dtype_name(t)}\'')
         return _const(getattr(array_namespace(t._data), ufunc)(_array_of(x), _array_of(y)))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{ufunc}` of integers (tensors or numbers), without gradient."
@@ -1543,8 +1543,8 @@ def _softmax(cls, x, dim, dtype, name):
     if not isinstance(x, Tensor): _check_tensors(name, dict(input=x))
     if dtype is not None: x = _cast(x, to_dtype(dtype))
     d = _wrap_dim(dim, x._data.ndim)
+    if not x._data.size: return x.clone()        # nothing to normalize, and no kernel runs: an empty integer tensor passes, as in torch
     _refuse_integers(x, f"{name}_lastdim_kernel_impl" if d == x._data.ndim - 1 or x._data.ndim == 0 else f"{name}_kernel_impl")   # torch's two kernels
-    if not x._data.size: return x.clone()        # nothing to normalize (numpy's max refuses an empty dim)
     return cls.apply(x, dim=d if x._data.ndim else None)
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #a14e2422

@@ -760,13 +760,13 @@ _MODES = ('linear', 'lower', 'higher', 'midpoint', 'nearest')
 
 def _check_quantile(fn, input, q, interpolation):
     "q as a 1-D tensor of input's dtype, after torch's checks of input, q and interpolation."
+    if not isinstance(q, Tensor) and not 0 <= q <= 1: raise RuntimeError(f"{fn}() q must be in the range [0, 1] but got {q}")
+    if input.numel() == 0: raise RuntimeError(f"{fn}() input tensor must be non-empty")      # (torch's order of checks)
+    if isinstance(q, Tensor) and q.dim() > 1: raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor")
     if input.dtype not in (float32, float64): raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
-    if input.numel() == 0: raise RuntimeError(f"{fn}() input tensor must be non-empty")
     if isinstance(q, Tensor):
-        if q.dim() > 1: raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor")
         if q.dtype != input.dtype: raise RuntimeError(f"{fn}() q tensor must be same dtype as the input tensor")
         if not bool(((q >= 0) & (q <= 1)).all()): raise RuntimeError(f"{fn}() q values must be in the range [0, 1]")
-    elif not 0 <= q <= 1: raise RuntimeError(f"{fn}() q must be in the range [0, 1] but got {q}")
     if interpolation not in _MODES:
         raise RuntimeError(f"{fn}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}")
     return q.detach().reshape(-1) if isinstance(q, Tensor) else input.new_tensor([q]).detach()

@@ -1098,6 +1098,17 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     'nan_to_num_bfloat16': lambda t: t.nan_to_num(t.tensor([float('-inf'), float('inf'), float('nan'), 1.5], dtype=t.bfloat16)).float(),
     'rfft_complex_bad_dim': lambda t: t.fft.rfft(t.ones(4, dtype=t.complex64), dim=5),
     'ihfft_complex_bad_dim': lambda t: t.fft.ihfft(t.ones(2, 2, dtype=t.complex128), dim=-3),
+    # an integer arange of float bounds: the float bounds checked first, the truncated step then (0.3 -> 0)
+    'arange_int_float_bounds_inconsistent': lambda t: t.arange(2.5, 0, 0.3, dtype=t.int64),
+    'arange_int_step_truncates_to_zero': lambda t: t.arange(0, 2.5, 0.3, dtype=t.int64),
+    'arange_int_float_zero_step': lambda t: t.arange(0., 5., 0., dtype=t.int64),
+    'lshift_bool': lambda t: t.tensor([True]) << t.tensor([True]), 'rshift_bool_number': lambda t: t.bitwise_right_shift(t.tensor([True]), True),
+    'lshift_bool_int_promotes': lambda t: t.tensor([True, False]) << 2,
+    'quantile_empty_before_dtype': lambda t: t.quantile(t.zeros(0, dtype=t.bool), 0.5),
+    'quantile_q_before_empty': lambda t: t.quantile(t.zeros(0, dtype=t.int64), 1.5),
+    'quantile_q_rank_before_dtype': lambda t: t.quantile(t.zeros(2, dtype=t.int64), t.zeros(2, 2)),
+    'softmax_empty_int': lambda t: t.softmax(t.zeros(4, 0, dtype=t.int64), 1), 'log_softmax_empty_int': lambda t: t.log_softmax(t.zeros(0, dtype=t.int64), 0),
+    'softmin_empty_int': lambda t: t.nn.functional.softmin(t.zeros(2, 0, dtype=t.int64), 0),
 }
 
 
