@@ -730,6 +730,15 @@ def test_modified_saved_tensor_raises():
         assert same_error(f) is RuntimeError
     with pytest.raises(RuntimeError, match='modified by an inplace operation'):
         non_leaf(litnn)
+    import warnings
+    for anomaly in (False, True):     # the whole message as torch's, its hint as anomaly mode decides
+        msgs = []
+        for lib in (torch, litnn):
+            with warnings.catch_warnings(), lib.autograd.set_detect_anomaly(anomaly):
+                warnings.simplefilter('ignore')
+                with pytest.raises(RuntimeError) as e: non_leaf(lib)
+            msgs.append(str(e.value).replace('litnn', 'torch'))
+        assert msgs[0] == msgs[1]
 
 def test_modifying_unsaved_tensor_is_fine():
     def f(lib):

@@ -72,8 +72,11 @@ def _modified_error(t, v, node):
     where = f", which is output {t._output_nr} of {t.grad_fn.name().removesuffix('Backward0')}," if t.grad_fn is not None else ""
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{t.type()} [{', '.join(map(str, t.shape))}]]{where} is at version {_version(t)}; expected version {v} instead. "
-        "Hint: the operation that failed to compute its gradient was " + node.name() + ".")
+        f"[{t.type()} [{', '.join(map(str, t.shape))}]]{where} is at version {_version(t)}; expected version {v} instead. Hint: " +
+        ("the backtrace further above shows the operation that failed to compute its gradient. The variable in question was "
+         "changed in there or anywhere later. Good luck!" if _Mode.anomaly is not None else      # (anomaly mode's warning names it)
+         "enable anomaly detection to find the operation that failed to compute its gradient, with "
+         "litnn.autograd.set_detect_anomaly(True, check_nan=False)."))
 
 # %% ../../nbs/12_backprop_graph.ipynb #813b3a81
 class _SavedOutput:
