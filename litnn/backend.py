@@ -324,20 +324,37 @@ class Generator:
         self.manual_seed(s); return s
     def initial_seed(self): return self._seed
     def get_state(self):
-        """The state as bytes (a uint8 array; `litnn.random` makes it a ByteTensor, as torch's): the Mersenne Twister's
-        624 words and position, and the spare normal. A GPU generator's is CuPy's state dictionary."""
+        """The state as a ByteTensor laid out as torch's `CPUGeneratorImplState` (5056 bytes: the initial seed, the Mersenne
+        Twister's countdown, flag, index and 624 words, the spare normal), so that a state saved by either library restores
+        in the other. A GPU generator's is CuPy's state dictionary."""
+        from ._tensor import Tensor
         if not isinstance(self.rng, _TorchRng): return self.rng.bit_generator.state
         s, spare = self.rng.bit_generator.state['state'], self.rng.spare
-        return np.concatenate([s['key'].astype('<u4').view(np.uint8), np.array([s['pos'], spare is not None], '<i8').view(np.uint8),
-                               np.array([spare or 0.], '<f8').view(np.uint8)])
+        pos = builtins.int(s['pos'])
+        left, nxt = (1, 0) if pos >= 624 else (625 - pos, pos)        # torch counts down to a refill; numpy's index reaches 624
+        a = np.zeros(_STATE_BYTES, np.uint8)
+        a[:24] = np.concatenate([np.array([self._seed], '<u8').view(np.uint8), np.array([left, 1], '<i4').view(np.uint8),
+                                 np.array([nxt], '<u8').view(np.uint8)])
+        a[24:5016] = s['key'].astype('<u8').view(np.uint8)            # (torch stores each 32-bit word in 64 bits)
+        if spare is not None: a[5024:5032], a[5040:5044] = np.array([spare], '<f8').view(np.uint8), np.array([1], '<i4').view(np.uint8)
+        return Tensor._make(a)
     def set_state(self, state):
-        state = getattr(state, '_data', state)                 # a ByteTensor from get_rng_state
-        if not isinstance(self.rng, _TorchRng): self.rng.bit_generator.state = state; return
-        a = np.asarray(state, np.uint8)
-        if a.shape != (2520,): raise RuntimeError(f"Expected a CPUGeneratorImplState of size 2520 but found the input RNG state size to be {a.size}")
-        pos, has_spare = a[2496:2512].view('<i8')
-        self.rng.bit_generator.state = {'bit_generator': 'MT19937', 'state': {'key': a[:2496].view('<u4').astype(np.uint32), 'pos': builtins.int(pos)}}
-        self.rng.spare = builtins.float(a[2512:].view('<f8')[0]) if has_spare else None
+        "Restore a state from `get_state` (torch's or litnn's: the same bytes)."
+        if not isinstance(self.rng, _TorchRng): self.rng.bit_generator.state = getattr(state, '_data', state); return
+        if not hasattr(state, '_data'):
+            k = type(state)
+            raise TypeError(f"expected a litnn.ByteTensor, but got {k.__name__ if k.__module__ == 'builtins' else k.__module__ + '.' + k.__name__}")
+        if state.dtype.name != 'uint8': raise TypeError("RNG state must be a litnn.ByteTensor")
+        a = np.ascontiguousarray(state._data).reshape(-1)
+        if a.size != _STATE_BYTES: raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG state size to be {a.size}")
+        seed, (left, seeded), nxt = a[:8].view('<u8')[0], a[8:16].view('<i4'), a[16:24].view('<u8')[0]
+        if not (seeded and 0 < left <= 624 and nxt <= 624): raise RuntimeError("Invalid mt19937 state")
+        key = a[24:5016].view('<u8').astype(np.uint32)
+        self.rng.bit_generator.state = {'bit_generator': 'MT19937', 'state': {'key': key, 'pos': 624 if left == 1 else builtins.int(nxt)}}
+        self.rng.spare = builtins.float(a[5024:5032].view('<f8')[0]) if a[5040:5044].view('<i4')[0] else None
+        self._seed = builtins.int(seed)
+
+_STATE_BYTES = 5056     # sizeof(CPUGeneratorImplState): the legacy POD (8+4+4+8+624·8+3·8+4, padded to 5048), a float, a bool
 
 def _seed_value(seed):
     "A seed as torch reads it: an integer in [-2**63, 2**64), negative ones taken modulo 2**64."

@@ -30,8 +30,8 @@ def initial_seed(): return default_generator.initial_seed()
 
 # %% ../nbs/reference/random.ipynb #507a0a73
 def get_rng_state():
-    "The CPU generator's state as a ByteTensor (its Mersenne Twister's words and position, and the spare normal)."
-    return Tensor._make(default_generator.get_state())
+    "The CPU generator's state: a ByteTensor laid out as torch's (5056 bytes), so either library restores the other's."
+    return default_generator.get_state()
 def set_rng_state(new_state): default_generator.set_state(new_state)
 
 # %% ../nbs/reference/random.ipynb #f5558b3f

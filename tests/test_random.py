@@ -287,3 +287,21 @@ def test_seeded_training_is_torchs():
     (tl, tp), (ll, lp) = res
     np.testing.assert_allclose(ll, tl, rtol=1e-4)
     assert lp == tp
+
+
+def test_rng_state_is_torchs_bytes():
+    "get_rng_state is torch's CPUGeneratorImplState byte for byte (seed, countdown, index, words, spare normal), and each library restores the other's."
+    for draw in (lambda L: None, lambda L: L.randn(1), lambda L: L.rand(700), lambda L: L.poisson(L.full((30,), 4.))):
+        states = []
+        for L in (torch, litnn):
+            L.manual_seed(3); draw(L)
+            states.append(L.get_rng_state().tolist())
+        assert states[0] == states[1]
+    torch.manual_seed(5); torch.randn(1); litnn.set_rng_state(litnn.tensor(torch.get_rng_state().numpy()))
+    assert litnn.randn(4).tolist() == torch.randn(4).tolist() and litnn.initial_seed() == torch.initial_seed() == 5
+    g = litnn.Generator().manual_seed(9); st = g.get_state(); a = litnn.rand(3, generator=g); g.set_state(st)
+    assert litnn.rand(3, generator=g).tolist() == a.tolist()
+    for f in (lambda L: L.Generator().set_state(L.zeros(5056)), lambda L: L.Generator().set_state(np.zeros(5056, np.uint8)),
+              lambda L: L.Generator().set_state(L.zeros(10, dtype=L.uint8)), lambda L: L.Generator().set_state(L.zeros(2, 2528, dtype=L.uint8)),
+              lambda L: L.set_rng_state([1])):
+        same_error(f)
