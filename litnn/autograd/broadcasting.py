@@ -8,7 +8,7 @@ import builtins, math, warnings, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
 from .._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter
-from ..backend import _by_np
+from ..backend import _by_np, _cpp
 from .graph import Op, Node, _FREED, _Packed, _num, _ndarray
 from .grad_mode import _Mode
 
