@@ -260,24 +260,29 @@ def rand(*args, size=None, generator=None, dtype=None, device=None, requires_gra
     if dtype is None or not to_dtype(dtype).is_complex: _float_only('check_uniform_bounds', dtype)
     s, g = _size(args, size, 'rand'), _generator(_on(device), generator)
     def draw(xp, d):
-        if np.dtype(d).kind != 'c' and isinstance(g, _TorchRng): return g.uniform(math.prod(s), d).reshape(s)   # PyTorch's numbers (00_backend)
-        if np.dtype(d).kind != 'c': return g.random(s, dtype=np.float64).astype(d)
-        a = g.random(s + (2,), dtype=np.float64)
-        return (a[..., 0] + 1j * a[..., 1]).astype(d)
+        shape, real = _parts(s, d)
+        a = g.uniform(math.prod(shape), real).reshape(shape) if isinstance(g, _TorchRng) else g.random(shape, dtype=np.float64).astype(real)
+        return _joined(a, d)               # (PyTorch's numbers from its generator, 00_backend; numpy's elsewhere)
     return _factory(draw, dtype, device, requires_grad)
+
+def _parts(s, d):
+    "The shape and real dtype of what to draw for shape `s` of dtype `d`: a complex one's parts drawn alike, as torch's view_as_real."
+    return (s + (2,), np.finfo(d).dtype) if np.dtype(d).kind == 'c' else (s, d)
+
+def _joined(a, d):
+    "Draws `a` (a complex dtype `d`: its last axis, real and imaginary parts) as an array of dtype `d`."
+    return (a[..., 0] + 1j * a[..., 1]).astype(d) if np.dtype(d).kind == 'c' else a
 
 def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples from the standard normal distribution."
-    if dtype is not None and to_dtype(dtype).is_complex:   # real and imaginary parts each of variance 1/2, as torch's
-        s, g = _size(args, size, 'randn'), _generator(_on(device), generator)
-        def draw(xp, d):
-            a = g.standard_normal(s + (2,), dtype=np.float64) * np.sqrt(0.5)
-            return (a[..., 0] + 1j * a[..., 1]).astype(d)
-        return _factory(draw, dtype, device, requires_grad)
-    _float_only('normal_kernel_cpu', dtype)
+    if dtype is None or not to_dtype(dtype).is_complex: _float_only('normal_kernel_cpu', dtype)
     s, g = _size(args, size, 'randn'), _generator(_on(device), generator)
-    if isinstance(g, _TorchRng): return _factory(lambda xp, d: g.normal(math.prod(s), d).reshape(s), dtype, device, requires_grad)
-    return _factory(lambda xp, d: g.standard_normal(s, dtype=np.float64).astype(d), dtype, device, requires_grad)
+    def draw(xp, d):
+        shape, real = _parts(s, d)
+        std = 1 / math.sqrt(2) if np.dtype(d).kind == 'c' else 1.0      # a complex value's parts each of variance 1/2, as torch's
+        a = g.normal(math.prod(shape), real, 0., std).reshape(shape) if isinstance(g, _TorchRng) else (g.standard_normal(shape, dtype=np.float64) * std).astype(real)
+        return _joined(a, d)
+    return _factory(draw, dtype, device, requires_grad)
 
 # %% ../nbs/11_making_tensors.ipynb #09fb83de
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):

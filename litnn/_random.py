@@ -21,8 +21,9 @@ def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
     "Fill with samples from the uniform distribution on [from_, to); returns self."
     _uniform_bounds(self, from_, to)
     g = _generator(self.device, generator)
-    if isinstance(g, _TorchRng) and not self.dtype.is_complex:      # PyTorch's numbers (00_backend)
-        return _refill(self, UniformBackward0, g.uniform(self._data.size, self._data.dtype, from_, to).reshape(self._data.shape))
+    if isinstance(g, _TorchRng):      # PyTorch's numbers (00_backend); a complex tensor's parts as torch draws its view_as_real
+        shape = _parts_shape(self)
+        return _refill(self, UniformBackward0, _as_parts(self, g.uniform(math.prod(shape), self.dtype.to_real().np, from_, to).reshape(shape)))
     u = g.random(_parts_shape(self), dtype=np.float64)
     return _refill(self, UniformBackward0, _as_parts(self, u * (to - from_) + from_))
 
@@ -31,12 +32,11 @@ def normal_(self:Tensor, mean=0, std=1, *, generator=None):
     "Fill with samples from the normal distribution N(mean, std²); returns self."
     if not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if not (self.dtype.is_floating_point or self.dtype.is_complex): raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_LEGACY[self.dtype.name]}\'')
-    g = _generator(self.device, generator)
-    if isinstance(g, _TorchRng) and not self.dtype.is_complex:
-        return _refill(self, NormalBackward0, g.normal(self._data.size, self._data.dtype, mean, std).reshape(self._data.shape))
-    n = g.standard_normal(_parts_shape(self), dtype=np.float64)
+    g, shape = _generator(self.device, generator), _parts_shape(self)
     if self.dtype.is_complex: std = std / math.sqrt(2)      # each part, as torch: the complex value has variance std²
-    return _refill(self, NormalBackward0, _as_parts(self, n * std + mean))
+    if isinstance(g, _TorchRng):
+        return _refill(self, NormalBackward0, _as_parts(self, g.normal(math.prod(shape), self.dtype.to_real().np, mean, std).reshape(shape)))
+    return _refill(self, NormalBackward0, _as_parts(self, g.standard_normal(shape, dtype=np.float64) * std + mean))
 
 def _parts_shape(t):
     "The shape of the real numbers to draw for `t`: a complex tensor's real and imaginary parts are drawn alike (as torch's view_as_real)."

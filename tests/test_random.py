@@ -239,6 +239,11 @@ _SEEDED = {
     'kaiming_uniform_': lambda t: t.nn.init.kaiming_uniform_(t.empty(6, 4), a=0.1), 'orthogonal_': lambda t: t.nn.init.orthogonal_(t.empty(4, 3)),
     'sparse_': lambda t: t.nn.init.sparse_(t.empty(6, 4), 0.5), 'generator_object': lambda t: t.rand(4, generator=t.Generator().manual_seed(3)),
     'fresh_generator': lambda t: t.randn(20, generator=t.Generator()),
+    # a complex tensor's parts drawn as torch draws its view_as_real (normal: each part with std/sqrt(2))
+    'randn_complex64': lambda t: t.view_as_real(t.randn(5, dtype=t.complex64)), 'randn_complex128_blocks': lambda t: t.view_as_real(t.randn(20, dtype=t.complex128)),
+    'rand_complex': lambda t: t.view_as_real(t.rand(3, 2, dtype=t.complex64)),
+    'normal_complex': lambda t: t.view_as_real(t.empty(4, dtype=t.complex128).normal_(1., 2.)),
+    'uniform_complex': lambda t: t.view_as_real(t.empty(4, dtype=t.complex64).uniform_(-1., 2.)),
     # the rejection samplers, element by element (19_random_sampling): each element takes as many words as it needs
     'poisson': lambda t: t.poisson(t.tensor([0.5, 3., 9.99, 10., 40., 0., 1e3] * 5)),
     'poisson_float64': lambda t: t.poisson(t.rand(50, dtype=t.float64) * 30),
