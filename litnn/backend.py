@@ -286,9 +286,9 @@ class _TorchRng(np.random.Generator):
             u = u.reshape(-1, 16).astype(ct)
             r, theta = np.sqrt(ct(-2) * np.log(ct(1) - u[:, :8])), ct(2 * math.pi) * u[:, 8:]
             return np.concatenate([r * np.cos(theta) * ct(std) + ct(mean), r * np.sin(theta) * ct(std) + ct(mean)], 1).reshape(-1)
-        u = self.uniform(n, ct)
-        out = np.empty(n, ct)
         m = n - n % 16
+        u = self.uniform(m if np.dtype(dtype).itemsize == 2 else n, ct)   # float16 and bfloat16 draw each block's 16 as it comes
+        out = np.empty(n, ct)
         out[:m] = pairs(u[:m])
         if m < n: out[n - 16:] = pairs(self.uniform(16, ct))
         return out.astype(dtype)

@@ -244,6 +244,8 @@ _SEEDED = {
     'rand_complex': lambda t: t.view_as_real(t.rand(3, 2, dtype=t.complex64)),
     'normal_complex': lambda t: t.view_as_real(t.empty(4, dtype=t.complex128).normal_(1., 2.)),
     'uniform_complex': lambda t: t.view_as_real(t.empty(4, dtype=t.complex64).uniform_(-1., 2.)),
+    # float16/bfloat16 normals from 16 on: each block of 16 draws its own uniforms, the last block over the last 16 places
+    'randn_float16_blocks': lambda t: t.randn(40, dtype=t.float16), 'normal_bfloat16_blocks': lambda t: t.empty(33, dtype=t.bfloat16).normal_(2., 3.),
     # the rejection samplers, element by element (19_random_sampling): each element takes as many words as it needs
     'poisson': lambda t: t.poisson(t.tensor([0.5, 3., 9.99, 10., 40., 0., 1e3] * 5)),
     'poisson_float64': lambda t: t.poisson(t.rand(50, dtype=t.float64) * 30),
