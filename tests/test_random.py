@@ -245,6 +245,9 @@ _SEEDED = {
     'normal_complex': lambda t: t.view_as_real(t.empty(4, dtype=t.complex128).normal_(1., 2.)),
     'uniform_complex': lambda t: t.view_as_real(t.empty(4, dtype=t.complex64).uniform_(-1., 2.)),
     # float16/bfloat16 normals from 16 on: each block of 16 draws its own uniforms, the last block over the last 16 places
+    'sparse_generator': lambda t: t.nn.init.sparse_(t.empty(6, 4), 0.5, generator=t.Generator().manual_seed(1)),   # (its randperm: the default's)
+    'init_with_generator': lambda t: (lambda g: (t.nn.init.kaiming_uniform_(t.empty(3, 4), generator=g), t.nn.init.trunc_normal_(t.empty(5), generator=g),
+                                                 t.nn.init.orthogonal_(t.empty(3, 3), generator=g), t.rand(2, generator=g)))(t.Generator().manual_seed(4)),
     'randn_float16_blocks': lambda t: t.randn(40, dtype=t.float16), 'normal_bfloat16_blocks': lambda t: t.empty(33, dtype=t.bfloat16).normal_(2., 3.),
     # the rejection samplers, element by element (19_random_sampling): each element takes as many words as it needs
     'poisson': lambda t: t.poisson(t.tensor([0.5, 3., 9.99, 10., 40., 0., 1e3] * 5)),

@@ -168,9 +168,10 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.ndim != 2: raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     rng, xp = _generator(tensor.device, generator), array_namespace(tensor._data)
-    if isinstance(rng, _TorchRng):        # PyTorch's draws: normals, then one permutation of the rows per column
-        v = rng.normal(rows * cols, tensor._data.dtype, 0., std).reshape(rows, cols)
-        for c in range(cols): v[rng.perm(rows)[:math.ceil(sparsity * rows)], c] = 0
+    if isinstance(rng, _TorchRng):        # PyTorch's draws: normals, then one permutation of the rows per column,
+        v = rng.normal(rows * cols, tensor._data.dtype, 0., std).reshape(rows, cols)      # from the default generator
+        perms = _generator(tensor.device)                                # (torch's randperm there is not given `generator`)
+        for c in range(cols): v[perms.perm(rows)[:math.ceil(sparsity * rows)], c] = 0
         with no_grad(): return tensor.copy_(Tensor._make(v))
     v = rng.standard_normal((rows, cols), dtype=np.float64) * std
     drop = xp.argsort(rng.random((rows, cols)), axis=0)[:math.ceil(sparsity * rows)]   # a random permutation per column
