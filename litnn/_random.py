@@ -100,12 +100,13 @@ def _torch_multinomial(p, k, replacement, g):
         q = p / q
         return q.argmax(axis=1)[:, None] if k == 1 else np.argsort(-q, axis=1, kind='stable')[:, :k]
     ct = np.float32 if p.dtype.itemsize < 4 else p.dtype
-    out = np.empty((rows, k), np.int64)
-    for i in range(rows):
-        cum = np.cumsum(p[i].astype(ct), dtype=ct)
-        cum /= cum[-1]
-        cum[-1] = 1
-        out[i] = np.searchsorted(cum, g.uniform(k, np.float64), side='left')
+    cum = np.cumsum(p.astype(ct), axis=1, dtype=ct)
+    cum /= cum[:, -1:]
+    cum[:, -1] = 1
+    u = g.uniform(rows * k, np.float64).reshape(rows, k)       # row by row, as torch draws them
+    out, step = np.empty((rows, k), np.int64), builtins.max(1, 2**22 // (k * n))
+    for i in range(0, rows, step):         # each sample's index: how many running sums lie below it (a lookup for all rows at once)
+        out[i:i + step] = (cum[i:i + step, None, :] < u[i:i + step, :, None]).sum(-1)
     return out
 
 # %% ../nbs/19_random_sampling.ipynb #d02b1695
