@@ -36,6 +36,7 @@ class Tensor:
         return t
 
 _new = object.__new__
+B._as_byte_tensor = Tensor._make     # Generator.get_state's bytes become a ByteTensor, as torch's (00_backend comes first)
 
 # %% ../nbs/10_tensor.ipynb #2b4a1b2b
 def _as_array(a):

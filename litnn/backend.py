@@ -327,7 +327,6 @@ class Generator:
         """The state as a ByteTensor laid out as torch's `CPUGeneratorImplState` (5056 bytes: the initial seed, the Mersenne
         Twister's countdown, flag, index and 624 words, the spare normal), so that a state saved by either library restores
         in the other. A GPU generator's is CuPy's state dictionary."""
-        from ._tensor import Tensor
         if not isinstance(self.rng, _TorchRng): return self.rng.bit_generator.state
         s, spare = self.rng.bit_generator.state['state'], self.rng.spare
         pos = builtins.int(s['pos'])
@@ -337,7 +336,7 @@ class Generator:
                                  np.array([nxt], '<u8').view(np.uint8)])
         a[24:5016] = s['key'].astype('<u8').view(np.uint8)            # (torch stores each 32-bit word in 64 bits)
         if spare is not None: a[5024:5032], a[5040:5044] = np.array([spare], '<f8').view(np.uint8), np.array([1], '<i4').view(np.uint8)
-        return Tensor._make(a)
+        return _as_byte_tensor(a)
     def set_state(self, state):
         "Restore a state from `get_state` (torch's or litnn's: the same bytes)."
         if not isinstance(self.rng, _TorchRng): self.rng.bit_generator.state = getattr(state, '_data', state); return
@@ -355,6 +354,7 @@ class Generator:
         self._seed = builtins.int(seed)
 
 _STATE_BYTES = 5056     # sizeof(CPUGeneratorImplState): the legacy POD (8+4+4+8+624·8+3·8+4, padded to 5048), a float, a bool
+def _as_byte_tensor(a): return a   # 10_tensor makes it Tensor._make (this file comes first: it cannot import Tensor)
 
 def _seed_value(seed):
     "A seed as torch reads it: an integer in [-2**63, 2**64), negative ones taken modulo 2**64."
