@@ -275,8 +275,8 @@ def _joined(a, d):
 
 def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples from the standard normal distribution."
-    if dtype is None or not to_dtype(dtype).is_complex: _float_only('normal_kernel_cpu', dtype)
     s, g = _size(args, size, 'randn'), _generator(_on(device), generator)
+    if math.prod(s) and (dtype is None or not to_dtype(dtype).is_complex): _float_only('normal_kernel_cpu', dtype)  # (empty: no kernel)
     def draw(xp, d):
         shape, real = _parts(s, d)
         std = 1 / math.sqrt(2) if np.dtype(d).kind == 'c' else 1.0      # a complex value's parts each of variance 1/2, as torch's

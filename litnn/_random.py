@@ -31,6 +31,7 @@ def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
 def normal_(self:Tensor, mean=0, std=1, *, generator=None):
     "Fill with samples from the normal distribution N(mean, std²); returns self."
     if not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    if not self._data.size: return self                       # no kernel runs, so no dtype is refused (torch's)
     if not (self.dtype.is_floating_point or self.dtype.is_complex): raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_LEGACY[self.dtype.name]}\'')
     g, shape = _generator(self.device, generator), _parts_shape(self)
     if self.dtype.is_complex: std = std / math.sqrt(2)      # each part, as torch: the complex value has variance std²

@@ -254,12 +254,7 @@ def chain_matmul(*matrices):
     return matrices[0].clone() if len(matrices) == 1 else linalg.multi_dot(list(matrices))
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #ab683010
-import builtins
-from .backend import to_dtype
-from ._tensor import Tensor, _dtype_name
-from .autograd.broadcasting import _cast, _float_dtype
-from ._reductions import _rdims
-from ._reductions import LinalgVectorNormBackward0
+from ._tensor import Tensor
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #7c804b9d
 from . import linalg
@@ -271,9 +266,7 @@ def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
         dims = tuple(range(input.dim())) if dim is None else (dim,) if isinstance(dim, builtins.int) else tuple(dim)
         if input.dim() >= 2 and len(dims) != 2: raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
         return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
-    if dtype is not None: input = _cast(input, to_dtype(dtype))
-    if not _float_dtype(input): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
-    return LinalgVectorNormBackward0.apply(input, p=builtins.float(p), dim=_rdims(input, dim), keepdim=keepdim)
+    return linalg.vector_norm(input, p, dim, keepdim, dtype=dtype)      # a number p: torch.norm is vector_norm
 
 Tensor.norm = norm
 

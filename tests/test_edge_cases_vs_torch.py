@@ -1109,6 +1109,18 @@ ARGUMENT_TYPES_AND_INTEGER_OPERANDS = {
     'quantile_q_rank_before_dtype': lambda t: t.quantile(t.zeros(2, dtype=t.int64), t.zeros(2, 2)),
     'softmax_empty_int': lambda t: t.softmax(t.zeros(4, 0, dtype=t.int64), 1), 'log_softmax_empty_int': lambda t: t.log_softmax(t.zeros(0, dtype=t.int64), 0),
     'softmin_empty_int': lambda t: t.nn.functional.softmin(t.zeros(2, 0, dtype=t.int64), 0),
+    # a norm over nothing whose reduction has no identity (max, min, negative powers); vector_norm's dtype checks
+    'norm_inf_empty': lambda t: t.zeros(4, 0).norm(p=float('inf')), 'norm_inf_empty_dim': lambda t: t.zeros(4, 0).norm(p=float('inf'), dim=1),
+    'vector_norm_negative_empty_dim': lambda t: t.linalg.vector_norm(t.zeros(4, 0), -0.5, dim=-1), 'vector_norm_neg_inf_empty': lambda t: t.linalg.vector_norm(t.zeros(4, 0), -float('inf')),
+    'vector_norm_inf_over_nonempty_dim': lambda t: t.linalg.vector_norm(t.zeros(4, 0), float('inf'), dim=0),
+    'linalg_norm_1d_inf_empty': lambda t: t.linalg.norm(t.zeros(0), float('inf')),
+    'vector_norm_int_dtype': lambda t: t.linalg.vector_norm(t.tensor([1., 2.]), dtype=t.int64),
+    'vector_norm_narrowing_dtype': lambda t: t.linalg.vector_norm(t.tensor([1., 2.], dtype=t.float64), dtype=t.float32),
+    'vector_norm_complex_dtype_real_input': lambda t: t.linalg.vector_norm(t.tensor([1., 2.]), dtype=t.complex64),
+    'vector_norm_real_dtype_complex_input': lambda t: t.linalg.vector_norm(t.tensor([1 + 1j]), dtype=t.float32),
+    'vector_norm_bf16_to_half': lambda t: t.linalg.vector_norm(t.tensor([1.], dtype=t.bfloat16), dtype=t.float16),
+    'randn_empty_int': lambda t: t.randn(0, 2, dtype=t.int64), 'normal_empty_bool': lambda t: t.empty(0, dtype=t.bool).normal_(),
+    'unfold_2d_empty_second_dim': lambda t: t.nn.functional.unfold(t.zeros(4, 0), 2),
 }
 
 

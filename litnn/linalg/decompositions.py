@@ -5,7 +5,7 @@
 # %% ../../nbs/reference/linalg_decompositions.ipynb #793431db
 from __future__ import annotations
 import builtins, math, numpy as np
-from ..backend import array_namespace, to_dtype, to_device
+from ..backend import array_namespace, to_dtype, to_device, promote_types, _LEGACY
 from .._tensor import Tensor, _wrap_dim, _dtype_name
 from .._creation import zeros_like
 from ..autograd.graph import Op
@@ -432,9 +432,28 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
 # %% ../../nbs/reference/linalg_decompositions.ipynb #5924c403
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     "The `ord`-norm of the entries of x over `dim` (all when None)."
-    if dtype is not None: x = _cast(x, to_dtype(dtype))
     _check_float('linalg.vector_norm', x)
-    return LinalgVectorNormBackward0.apply(x, p=builtins.float(ord), dim=_rdims(x, dim), keepdim=keepdim)
+    if dtype is not None: x = _cast(x, _norm_dtype(x, to_dtype(dtype)))
+    dims = _rdims(x, dim)
+    if x._data.size == 0 and (ord < 0 or ord == math.inf): _no_identity(x, ord, dim)
+    return LinalgVectorNormBackward0.apply(x, p=builtins.float(ord), dim=dims, keepdim=keepdim)
+
+def _norm_dtype(x, d):
+    "torch's checks of vector_norm's `dtype`: a float or complex one, complex exactly for complex input, reached without narrowing."
+    if not (d.is_floating_point or d.is_complex): raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got {_LEGACY[d.name]}")
+    if x.dtype.is_complex != d.is_complex:
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {'complex' if x.dtype.is_complex else 'real'} for {'complex' if x.dtype.is_complex else 'real'} inputs, but got {_LEGACY[d.name]}")
+    if promote_types(x.dtype, d) != d:
+        raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({_LEGACY[x.dtype.name]}) should be convertible without narrowing to the specified dtype ({_LEGACY[d.name]})")
+    return d
+
+def _no_identity(x, ord, dim):
+    "torch's refusal of a norm over nothing whose reduction has no identity: the max (inf), the min and negative powers."
+    if dim is None or isinstance(dim, (tuple, list)) and not dim:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because the operation does not have an identity")
+    for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):      # (named as given; torch's message lacks a space)
+        if x.shape[d] == 0: raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}because this "
+                                               "dimension is empty and the operation does not have an identity")
 
 def _over_matrices(A, dim, keepdim, f):
     "f of the matrices that dims `dim` of A hold (moved last), the two dims kept (as size 1) or dropped."
@@ -463,6 +482,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         if ord is None: return vector_norm(A, 2, None, keepdim, dtype=dtype)
         if A.dim() not in (1, 2): raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
+        if A.dim() == 1: return vector_norm(A, ord, None, keepdim, dtype=dtype)
         dim = tuple(range(A.dim()))
     if len(dim) == 1: return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
     return matrix_norm(A, 'fro' if ord is None else ord, dim, keepdim, dtype=dtype)

@@ -2423,7 +2423,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         ((kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
     _check_sizes(('kernel_size', 'dilation', 'padding', 'stride'), kernel_size=k, dilation=d, padding=p, stride=s)
     shape = tuple(input.shape)
-    if len(shape) < 3: _index_error(len(shape))
+    if len(shape) < 2 or len(shape) == 2 and shape[1]: _index_error(len(shape))    # torch reads size(2) only after a nonzero size(1)
     if len(shape) not in (3, 4) or 0 in shape[-3:]:
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(shape)}")
     _check_float(input, 'im2col')
