@@ -12,7 +12,7 @@ from .backend import patch, array_namespace, to_device, _generator, promote_type
 from ._tensor import Tensor, _LEGACY
 from ._creation import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
-from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill
+from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill, _parts, _joined
 from .autograd.broadcasting import _refuse_integers
 
 # %% ../nbs/19_random_sampling.ipynb #1b37a4c4
@@ -20,12 +20,10 @@ from .autograd.broadcasting import _refuse_integers
 def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
     "Fill with samples from the uniform distribution on [from_, to); returns self."
     _uniform_bounds(self, from_, to)
-    g = _generator(self.device, generator)
-    if isinstance(g, _TorchRng):      # PyTorch's numbers (00_backend); a complex tensor's parts as torch draws its view_as_real
-        shape = _parts_shape(self)
-        return _refill(self, UniformBackward0, _as_parts(self, g.uniform(math.prod(shape), self.dtype.to_real().np, from_, to).reshape(shape)))
-    u = g.random(_parts_shape(self), dtype=np.float64)
-    return _refill(self, UniformBackward0, _as_parts(self, u * (to - from_) + from_))
+    g, (shape, real) = _generator(self.device, generator), _parts(self._data.shape, self._data.dtype)   # (complex: its parts, 11_making_tensors)
+    if isinstance(g, _TorchRng):      # PyTorch's numbers (00_backend)
+        return _refill(self, UniformBackward0, _joined(g.uniform(math.prod(shape), real, from_, to).reshape(shape), self._data.dtype))
+    return _refill(self, UniformBackward0, _joined(g.random(shape, dtype=np.float64) * (to - from_) + from_, self._data.dtype))
 
 @patch
 def normal_(self:Tensor, mean=0, std=1, *, generator=None):
@@ -33,19 +31,11 @@ def normal_(self:Tensor, mean=0, std=1, *, generator=None):
     if not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if not self._data.size: return self                       # no kernel runs, so no dtype is refused (torch's)
     if not (self.dtype.is_floating_point or self.dtype.is_complex): raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_LEGACY[self.dtype.name]}\'')
-    g, shape = _generator(self.device, generator), _parts_shape(self)
+    g, (shape, real) = _generator(self.device, generator), _parts(self._data.shape, self._data.dtype)
     if self.dtype.is_complex: std = std / math.sqrt(2)      # each part, as torch: the complex value has variance std²
     if isinstance(g, _TorchRng):
-        return _refill(self, NormalBackward0, _as_parts(self, g.normal(math.prod(shape), self.dtype.to_real().np, mean, std).reshape(shape)))
-    return _refill(self, NormalBackward0, _as_parts(self, g.standard_normal(shape, dtype=np.float64) * std + mean))
-
-def _parts_shape(t):
-    "The shape of the real numbers to draw for `t`: a complex tensor's real and imaginary parts are drawn alike (as torch's view_as_real)."
-    return t._data.shape + (2,) if t.dtype.is_complex else t._data.shape
-
-def _as_parts(t, a):
-    "Draws `a` made complex for a complex `t` (last axis: real, imaginary parts)."
-    return a[..., 0] + 1j * a[..., 1] if t.dtype.is_complex else a
+        return _refill(self, NormalBackward0, _joined(g.normal(math.prod(shape), real, mean, std).reshape(shape), self._data.dtype))
+    return _refill(self, NormalBackward0, _joined(g.standard_normal(shape, dtype=np.float64) * std + mean, self._data.dtype))
 
 def _uniform_bounds(self, from_, to):
     "torch's checks of uniform_'s arguments: floats only, bounds finite in self's dtype, from_ <= to."
@@ -220,15 +210,7 @@ class _Serial:
         hi, lo = self.words[self.i], self.words[self.i + 1]
         self.i += 2
         return ((hi << 32 | lo) & 0x1FFFFFFFFFFFFF) * 2.0 ** -53
-    def normal(self):
-        "at::normal_distribution<double>(0, 1): Box-Muller on two uniforms, the sine half kept for the next call."
-        if self.rng.spare is not None:
-            v, self.rng.spare = self.rng.spare, None
-            return v
-        u1 = self.uniform(); u2 = self.uniform()
-        r, theta = math.sqrt(-2.0 * math.log1p(-u2)), 2.0 * math.pi * u1
-        self.rng.spare = r * math.sin(theta)
-        return r * math.cos(theta)
+    def normal(self): return self.rng.next_normal(self.uniform)     # Box-Muller with the generator's spare (00_backend)
     def close(self):
         self.rng.bit_generator.state = self.state
         self.rng.bit_generator.random_raw(self.i)

@@ -269,15 +269,19 @@ class _TorchRng(np.random.Generator):
 
     def normal_pairs(self, n, mean=0., std=1.):
         "`n` float64 normals one Box-Muller pair at a time (the spare half kept for the next draw), as PyTorch's serial kernels draw them."
-        out = np.empty(n, np.float64)
-        for i in range(n):
-            if self.spare is not None: v, self.spare = self.spare, None
-            else:
-                u1, u2 = self.uniform(2, np.float64)
-                r, theta = math.sqrt(-2.0 * math.log1p(-u2)), 2.0 * math.pi * u1
-                v, self.spare = r * math.cos(theta), r * math.sin(theta)
-            out[i] = v * std + mean
-        return out
+        pairs = -(-(n - (self.spare is not None)) // 2)                 # the uniforms they will take, drawn at once
+        one = iter(self.uniform(2 * builtins.max(pairs, 0), np.float64).tolist()).__next__
+        return np.array([self.next_normal(one) * std + mean for _ in range(n)], np.float64)
+
+    def next_normal(self, uniform):
+        "at::normal_distribution<double>(0, 1): the spare if there is one, else a Box-Muller pair of `uniform()`, uniform(), its sine half kept."
+        if self.spare is not None:
+            v, self.spare = self.spare, None
+            return v
+        u1 = uniform(); u2 = uniform()
+        r, theta = math.sqrt(-2.0 * math.log1p(-u2)), 2.0 * math.pi * u1
+        self.spare = r * math.sin(theta)
+        return r * math.cos(theta)
 
     def _normal_fill(self, n, dtype, mean, std):
         "ATen's `normal_fill`: n uniforms, then each block of 16 turned into 8 Box-Muller pairs; a partial last block redrawn whole over the last 16 places."
