@@ -8,7 +8,7 @@ __all__ = ['zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand'
 # %% ../nbs/11_making_tensors.ipynb #c23cb267
 import builtins, functools, math, numpy as np
 from . import backend as B
-from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng
+from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar
 from ._tensor import Tensor, Size, _LEGACY, _differentiable
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
@@ -41,8 +41,22 @@ def _infer(data, dtype=None):
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
             elif a.dtype.kind == 'c': a = a.astype(get_default_dtype().to_complex().np)   # complex64 by default, as torch
             elif a.dtype.kind in 'iu': a = a.astype(np.int64)
-    if dtype is not None: a = B._astype(a, to_dtype(dtype).np) if to_dtype(dtype).name == 'float8_e4m3fn' else a.astype(to_dtype(dtype).np, copy=False)
+    if dtype is not None:
+        npd = to_dtype(dtype).np
+        if not isinstance(data, Tensor) and data is not a:        # Python data is checked, arrays are cast
+            if a.dtype.kind == 'c' and npd.kind not in 'cb':      # (bfloat16's numpy kind is 'V')
+                raise TypeError("must be real number, not complex" if npd.kind not in 'iu' else "'complex' object cannot be interpreted as an integer")
+            if npd.kind in 'iu' and a.dtype.kind in 'iuf': _check_fits(a, npd)
+        a = B._astype(a, npd) if npd.name == 'float8_e4m3fn' else a.astype(npd, copy=False)
     return a
+
+def _check_fits(a, npd):
+    "torch's error when numbers given as Python data do not fit integer dtype `npd` (NaN, infinities, out of range; an unsigned dtype takes integers from -max, which wrap)."
+    info = np.iinfo(npd)
+    lo = -info.max if npd.kind == 'u' and a.dtype.kind in 'iu' else info.min
+    bad = (a < lo) | (a > info.max)
+    if a.dtype.kind == 'f': bad |= ~np.isfinite(a)
+    if bad.any(): raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
 
 def _to_host(v): return B.to_device(v._data, 'cpu') if isinstance(v, Tensor) else np.asarray(v)
 
@@ -201,7 +215,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if not isinstance(fill_value, _NUMBERS) and not (isinstance(fill_value, Tensor) and not fill_value.dim()):
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     s = _size((size,))
-    return _factory(lambda xp, d: xp.full(s, fill_value, d), dtype, device, requires_grad, _scalar_dtype(fill_value))
+    v = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+    check = not isinstance(fill_value, Tensor)
+    return _factory(lambda xp, d: xp.full(s, _checked_scalar(v, d) if check else v, d), dtype, device, requires_grad, _scalar_dtype(fill_value))
 
 # %% ../nbs/11_making_tensors.ipynb #07444a93
 def _like(f, t, dtype, device, requires_grad, *args, **kw):

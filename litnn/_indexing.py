@@ -7,11 +7,11 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 
 # %% ../nbs/18_indexing.ipynb #cca4e218
 import builtins, warnings, numpy as np
-from .backend import patch, array_namespace, array_device, to_device
-from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of
+from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
+from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of, _dtype_name
 from .backend import _by_np
 from ._creation import _infer
-from .autograd.graph import Op
+from .autograd.graph import Op, _broadcast_shape, _broadcast_error
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace
@@ -222,6 +222,7 @@ def _whole(op, key):
 def __setitem__(self:Tensor, key, value):
     "Write `value` (a number or a tensor, broadcast and cast to this dtype) into the indexed region."
     if _Mode.fw is not None and not _Mode.fw.busy: return _Mode.fw.setitem(self, key, value)   # in a dual level (14b_forward_mode)
+    value = _setitem_value(self, value)
     k, op = _index_key(self, key)
     try: _setitem(self, key, value, k, op)
     except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None
@@ -229,6 +230,15 @@ def __setitem__(self:Tensor, key, value):
         m = str(e)                             # (the recorded path's broadcast says "The size of tensor a ...")
         if 'broadcast' not in m and 'boolean array indexing assignment' not in m and not m.startswith('The size of tensor a'): raise
         raise RuntimeError(_value_shape_error(self, k, op, value)) from None
+
+def _setitem_value(x, value):
+    "torch's checks of the value of `x[key] = value`: a tensor, or a number (a numpy scalar too) that fits x's dtype; not a list or an array."
+    if isinstance(value, Tensor): return value
+    if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.bool_, np.number)):
+        if type(value) is builtins.int and not -2**63 <= value < 2**63: raise ValueError("Overflow when unpacking long long")
+        return _checked_scalar(value, x._data.dtype)
+    t = type(value)
+    raise TypeError(f"can't assign a {t.__qualname__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__} to a {x.type()}")
 
 def _value_shape_error(x, k, op, value):
     "torch's message for a value that does not broadcast to the indexed region: expand's for basic indexing, index_put's else."
@@ -279,14 +289,16 @@ class MaskedFillBackward1(MaskedFillBackward0): pass
 
 def masked_fill(input, mask, value):
     "`input` with `value` where the boolean `mask` (broadcast) is true."
+    err = _broadcast_error(mask._data.shape, input._data.shape)     # torch: expand_outplace(mask, self) before any check
+    if err is not None: raise err
     m = mask._data
     if m.dtype != bool: raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_LEGACY[mask.dtype.name].lower()}")
     m = to_device(m, array_device(input._data))
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
         value = _cast(value.to(input.device), input.dtype)
-    try: return (MaskedFillBackward1 if isinstance(value, Tensor) else MaskedFillBackward0).apply(input, value, mask=m)
-    except (ValueError, RuntimeError): raise RuntimeError(f"masked_fill: the mask of shape {list(m.shape)} does not broadcast with the tensor of shape {list(input.shape)}") from None
+    else: value = _checked_scalar(value, input._data.dtype)
+    return (MaskedFillBackward1 if isinstance(value, Tensor) else MaskedFillBackward0).apply(input, value, mask=m)
 
 def scatter_add(input, dim, index, src):
     "`input` with each `src[i][j][k]` added at `[i][index[i][j][k]][k]` (for dim=1)."
@@ -304,8 +316,8 @@ def masked_fill(self:Tensor, mask, value): return masked_fill(self, mask, value)
 def masked_fill_(self:Tensor, mask, value):
     "In-place `masked_fill`; returns self."
     shape = self._data.shape
-    if np.broadcast_shapes(shape, mask._data.shape) != shape:
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(np.broadcast_shapes(shape, mask._data.shape))}")
+    wanted = _broadcast_shape(shape, mask._data.shape)       # in place, self comes first: its size is "tensor a" in the error
+    if wanted != shape: raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(wanted)}")
     return _inplace(self, masked_fill, mask, value)
 @patch
 def scatter_add(self:Tensor, dim, index, src): return scatter_add(self, dim, index, src)
@@ -329,9 +341,9 @@ def __contains__(self:Tensor, element):
 
 # %% ../nbs/18a_scatter.ipynb #e8fbcfef
 import builtins, numpy as np
-from .backend import patch, array_namespace, array_device, to_device
-from ._tensor import Tensor, _wrap_dim, _LEGACY
-from .autograd.graph import Op
+from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
+from ._tensor import Tensor, _wrap_dim, _LEGACY, _dtype_name
+from .autograd.graph import Op, _broadcast_shape
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast
 from .autograd.engine import _inplace
@@ -380,7 +392,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         return _scatter_combine(input, dim, index, src, reduce)
     key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))   # torch casts a number, never a tensor
     if isinstance(src, Tensor): return ScatterBackward0.apply(input, _src_part(src, index, input), key=key, op=GatherBackward0)
-    return ScatterBackward1.apply(input, src, key=key, op=GatherBackward0)
+    return ScatterBackward1.apply(input, _checked_scalar(src, input._data.dtype), key=key, op=GatherBackward0)
 
 def _scatter_combine(input, dim, index, src, reduce):
     "The legacy `scatter(..., reduce=)`: add or multiply at the indices, without a derivative."
@@ -526,7 +538,7 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
         return IndexFillBackward1.apply(input, _cast(value, input.dtype) if value.dtype != input.dtype else value, key=key, op=IndexSelectBackward0)
-    return IndexFillBackward0.apply(input, value, key=key, op=IndexSelectBackward0)
+    return IndexFillBackward0.apply(input, _checked_scalar(value, input._data.dtype), key=key, op=IndexSelectBackward0)
 
 # %% ../nbs/18a_scatter.ipynb #afbaf5d5
 for _name, _f in dict(index_add=index_add, index_copy=index_copy, index_fill=index_fill).items():
@@ -539,8 +551,9 @@ for _name, _f in dict(index_add=index_add, index_copy=index_copy, index_fill=ind
 # %% ../nbs/18a_scatter.ipynb #6f39fbda
 def masked_scatter(input, mask, source):
     "`input` with the first values of `source`, in order, written where the boolean `mask` is true."
+    shape = _broadcast_shape(mask._data.shape, input._data.shape)     # torch: expand_outplace(mask, self), then the checks
+    _check_source_dtype(input, source)
     if mask._data.dtype != bool: raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {_LEGACY[mask.dtype.name]}")
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
     m = array_namespace(input._data).broadcast_to(to_device(mask._data, array_device(input._data)), shape)
     n = builtins.int(m.sum())
     if source._data.size < n: raise RuntimeError("Number of elements of source < number of ones in mask")
@@ -574,7 +587,12 @@ def masked_scatter(self:Tensor, mask, source): return masked_scatter(self, mask,
 @patch
 def masked_scatter_(self:Tensor, mask, source):
     "In-place `masked_scatter`; returns self."
-    return _inplace(self, masked_scatter, mask, source)
+    _check_source_dtype(self, source)
+    return _inplace(self, masked_scatter, mask.expand(self._data.shape), source)    # the mask is expanded to self, never self to it
+
+def _check_source_dtype(input, source):
+    if source._data.dtype != input._data.dtype:       # (torch's message has no space after "got")
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got{_dtype_name(input)} and {_dtype_name(source)}")
 @patch
 def take(self:Tensor, index): return take(self, index)
 @patch

@@ -7,10 +7,10 @@ __all__ = ['clip', 'negative', 'bitwise_not', 'isclose', 'allclose', 'equal', 'W
 
 # %% ../nbs/15_elementwise_ops.ipynb #2300ad01
 import builtins, numpy as np
-from .backend import array_namespace, get_default_dtype, result_type, patch
+from .backend import array_namespace, get_default_dtype, result_type, patch, _checked_scalar
 from ._tensor import Tensor, _as_array, _array_of, _dtype_name, _LEGACY
 from ._creation import zeros_like, tensor as _tensor
-from .autograd.graph import Op, _num, _check_tensors
+from .autograd.graph import Op, _num, _check_tensors, _check_broadcast
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
 from .autograd.operators import _check_divisor, div
@@ -40,6 +40,7 @@ def _nondiff_binary(name, ufunc):
     def f(input, other):
         if name.startswith('logical'): _check_tensors(name, dict(input=input, other=other))   # and/or/xor of numbers: torch has no such overload
         with no_grad(): x, y = _promote(input, other)
+        _check_broadcast(x, y)
         t = x if isinstance(x, Tensor) else y
         if name.startswith('bitwise') and _float_dtype(t): raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
         if name in ('lt', 'le', 'gt', 'ge') and t.dtype.is_complex:      # complex numbers have no order
@@ -92,6 +93,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     "Elementwise |input - other| <= atol + rtol * |other|."
     _check_tensors('isclose', dict(input=input, other=other))
     if input.dtype != other.dtype: raise RuntimeError(f"{_dtype_name(input)} did not match {_dtype_name(other)}")
+    _check_broadcast(input, other)
     return _const(array_namespace(input._data).isclose(input._data, other._data, rtol, atol, equal_nan))
 
 # %% ../nbs/15_elementwise_ops.ipynb #3935f682
@@ -133,7 +135,10 @@ def where(condition, input=None, other=None):
         return tuple(Tensor._make(i.astype(np.int64, copy=False)) for i in xp.nonzero(xp.atleast_1d(condition._data)))
     if condition._data.dtype != np.bool_: raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_dtype_name(condition)}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor): input = _tensor(input, device=condition.device)
-    return WhereBackward0.apply(condition, *_promote(input, other))
+    x, y = _promote(input, other)
+    for v in (input, other):        # a number must fit the result's dtype (torch wraps none; `+` would)
+        if not isinstance(v, Tensor): _checked_scalar(v, (x if isinstance(x, Tensor) else y)._data.dtype)
+    return WhereBackward0.apply(condition, x, y)
 
 @patch
 def where(self:Tensor, condition, other): return where(condition, self, other)
@@ -183,6 +188,7 @@ def clamp(input, min=None, max=None):
     if d.is_complex: raise NotImplementedError("clamp is not supported for complex types")
     x, lo, hi = (_cast(v, d) if isinstance(v, Tensor) and v.dtype is not d else v for v in (input, min, max))
     if isinstance(lo, Tensor) or isinstance(hi, Tensor): return ClampBackward0.apply(x, lo, hi)
+    lo, hi = (None if v is None else _checked_scalar(v, d.np) for v in (lo, hi))      # a bound must fit the result's dtype
     return ClampBackward1.apply(x, min=lo, max=hi)
 
 # %% ../nbs/15_elementwise_ops.ipynb #d22acfbc
@@ -481,7 +487,7 @@ def gelu(input, approximate='none'):
 # %% ../nbs/15b_elementwise_functions.ipynb #a7c2f67b
 import numpy as np
 from . import fused
-from .backend import array_namespace, patch
+from .backend import array_namespace, patch, _checked_scalar
 from ._tensor import Tensor, _array_of, _LEGACY
 from .backend import _by_np
 from ._creation import zeros_like
@@ -532,6 +538,10 @@ def _sigmoid(xp, a):
     xp.exp(e, out=e)                                # two temporaries, not four: small arrays pay per allocation
     d = xp.add(e, _scalar(1, a))
     return xp.divide(e, d, out=d)
+def _silu(xp, a):
+    "x sigmoid(x); half precision in float32, rounded once (as torch's kernel)."
+    if a.dtype.itemsize < 4: return _silu(xp, a.astype(np.float32)).astype(a.dtype)
+    return a * _sigmoid(xp, a)
 def _sign(xp, a):
     "-1, 0 or 1; 0 for NaN, as torch (numpy's sign keeps NaN); a bool is its own sign."
     if a.dtype.kind == 'b': return a.copy()
@@ -591,7 +601,7 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     tanh       = ('TanhBackward0',       lambda xp, a: xp.tanh(a),     lambda g, x, y: g * (_scalar(1, y) - y * y), 'y', True),
     sigmoid    = ('SigmoidBackward0',    _sigmoid,                     _dsigmoid,                             'y', True),
     erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: g * (-x * x).exp() * _2SPI, 'x', True),
-    silu       = ('SiluBackward0',       lambda xp, a: a * _sigmoid(xp, a), _dsilu,                          'x', True),
+    silu       = ('SiluBackward0',       _silu,                        _dsilu,                                'x', True),
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
                   lambda g, x, y, negative_slope=0.01: _masked(g, (_array_of(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
     relu       = ('ReluBackward0',       _relu,                        _drelu, 'y', False),   # NaN passes g, as torch
@@ -723,8 +733,8 @@ def fill_(self:Tensor, value):
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions.")
         if _Mode.grad and value._requires_grad: return _inplace(self, FillBackward3.apply, value)
-        value = value.item()
-    return _refill(self, FillBackward2, value)
+        return _refill(self, FillBackward2, value.item())        # (a tensor's value is cast, not checked)
+    return _refill(self, FillBackward2, _checked_scalar(value, self._data.dtype))
 
 # %% ../nbs/16_reductions.ipynb #681a3386
 from collections import namedtuple
@@ -1243,13 +1253,14 @@ for _name in (*_MORE_UNARY, 'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 
     setattr(Tensor, _name + '_', _inplace_form(globals()[_name], _name))
 for _name in ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'logical_and', 'logical_or', 'logical_xor', 'logical_not'):
     setattr(Tensor, _name + '_', _inplace_form(getattr(Tensor, _name), _name))   # 15_elementwise_ops' functions, as methods
+Tensor.__iand__, Tensor.__ior__, Tensor.__ixor__ = Tensor.bitwise_and_, Tensor.bitwise_or_, Tensor.bitwise_xor_   # `&=` writes into the tensor (without them Python rebinds the name to a new one)
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #2c99c492
 import numpy as np
 from .backend import array_namespace, get_default_dtype
 from ._tensor import Tensor, _array_of, _dtype_name
 from ._creation import zeros_like
-from .autograd.graph import Op
+from .autograd.graph import Op, _check_broadcast
 from .autograd.broadcasting import _promote, _reduce, _cast, _shape, _operands, _float_dtype
 from .autograd.operators import _check_divisor, div
 
@@ -1324,6 +1335,7 @@ def _binary(name, x, y, nodes, ints='float', numbers=True):
             raise TypeError(f"{name}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     x0, y0 = x, y
     x, y = _promote(x, y)
+    _check_broadcast(x, y)
     t = x if isinstance(x, Tensor) else y
     if t.dtype.is_complex and name != 'logaddexp': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
     if not _float_dtype(t):
@@ -1375,6 +1387,7 @@ Tensor.arctan2 = atan2
 def _shift(name, kernel, ufunc):
     def f(input, other):
         x, y = _promote(input, other)
+        _check_broadcast(x, y)
         t = x if isinstance(x, Tensor) else y
         if _float_dtype(t) or t.dtype.name == 'bool': raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_dtype_name(t)}\'')
         return _const(getattr(array_namespace(t._data), ufunc)(_array_of(x), _array_of(y)))
@@ -1584,7 +1597,7 @@ Tensor.diff = diff
 import numpy as np
 from .backend import array_namespace, patch
 from ._tensor import Tensor, _dtype_name
-from .autograd.graph import Op, _check_tensors
+from .autograd.graph import Op, _check_tensors, _check_broadcast
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _float_dtype, _cast, _levels, _half, _into
 from .autograd.engine import _inplace
@@ -1608,7 +1621,7 @@ def positive(input):
     return input
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #d15d98c5
-Tensor.positive = positive
+Tensor.positive = Tensor.__pos__ = positive
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #9dfb67c2
 def signbit(input):
@@ -1654,11 +1667,13 @@ def _addc(input, tensor1, tensor2, value, divide):
     return _cast(r, d) if w is not d else r
 
 def addcmul(input, tensor1, tensor2, *, value=1):
+    _check_broadcast(input, tensor1, tensor2)      # the shape, then the kernel for the dtype
     if all(isinstance(t, Tensor) and t._data.dtype == bool for t in (input, tensor1, tensor2)):
         raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')      # torch's kernel has no bools
     return _addc(input, tensor1, tensor2, value, False)
 def addcdiv(input, tensor1, tensor2, *, value=1):
     _check_division(tensor1, tensor2)
+    _check_broadcast(input, tensor1, tensor2)
     return _addc(input, tensor1, tensor2, value, True)
 
 def _addc_write(ufunc, value):
@@ -1698,6 +1713,7 @@ def _integer_only(name):
     def g(input, other):
         _check_tensors(name, dict(input=input, other=other))
         with no_grad(): t = _promote(input, other)[0]
+        _check_broadcast(input, other)
         if t._data.dtype.kind not in 'iu': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
         return f(input, other)
     g.__name__ = g.__qualname__ = name
@@ -2555,7 +2571,7 @@ Tensor.i0, Tensor.i0_ = i0, i0_
 import numpy as np
 from .backend import array_namespace
 from ._tensor import Tensor
-from .autograd.graph import Op, _check_tensors
+from .autograd.graph import Op, _check_tensors, _check_broadcast
 from .autograd.broadcasting import _promote, _reduce, _refuse_integers
 from .autograd.engine import _inplace
 
@@ -2642,6 +2658,7 @@ def _igamma_args(name, input, other):
     "torch's checks: two tensors, promoted together, of a floating dtype."
     _check_tensors(name, dict(input=input, other=other))
     a, x = _promote(input, other)
+    _check_broadcast(a, x)
     _refuse_integers(a, 'igamma_cpu')
     return a, x
 
@@ -2705,6 +2722,7 @@ def _written_back(name):
 
 for _n in ('square_', 'cumsum_', 'tril_', 'triu_', 'remainder_', 'floor_divide_', 'gt_', 'ge_', 'lt_', 'le_', 'eq_', 'ne_'):
     setattr(Tensor, _n, _written_back(_n))     # looked up when called: cumsum and tril are defined in later groups
+Tensor.__ifloordiv__, Tensor.__imod__ = Tensor.floor_divide_, Tensor.remainder_     # `//=` and `%=` write into the tensor
 for _n, _o in dict(greater_='gt_', greater_equal_='ge_', less_='lt_', less_equal_='le_', not_equal_='ne_').items():
     setattr(Tensor, _n, getattr(Tensor, _o))
 negative_, square_ = Tensor.neg_, Tensor.square_
@@ -2720,6 +2738,7 @@ def nextafter(input, other):
     "The next representable value after `input` toward `other`."
     _check_tensors('nextafter', dict(input=input, other=other))
     x, y = _promote(input, other)
+    _check_broadcast(x, y)
     _refuse_integers(x, 'nextafter_cpu')          # the promoted dtype, as torch's kernel names it
     return NextafterBackward0.apply(x, y)
 

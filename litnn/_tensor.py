@@ -6,7 +6,7 @@
 __all__ = ['Tensor', 'Size', 'finfo', 'iinfo', 'is_conj', 'resolve_conj', 'is_complex', 'is_signed', 'is_same_size', 'is_inference', 'is_nonzero', 'strided', 'sparse_coo', 'sparse_csr', 'sparse_csc', 'sparse_bsr', 'sparse_bsc', 'layout', 'is_neg', 'resolve_neg', 'get_device', 'is_distributed', 'numel', 'is_floating_point']
 
 # %% ../nbs/10_tensor.ipynb #eaa2ebf7
-import builtins, numpy as np
+import builtins, functools, operator, numpy as np
 from . import backend as B
 from .backend import to_dtype, array_device, _by_np, patch
 
@@ -48,6 +48,9 @@ def _as_array(a):
 class Size(tuple):
     "The shape of a tensor: a tuple, as `torch.Size`."
     __module__ = 'litnn'   # shown as torch shows its own: litnn.Size, not the private file that defines it
+    def __new__(cls, sizes=()):
+        t = tuple.__new__(cls, sizes)
+        return t if builtins.all(type(s) is int for s in t) else tuple.__new__(cls, [_size_item(i, s) for i, s in enumerate(t)])
     def __repr__(self): return f"litnn.Size({list(self)})"
     def numel(self):
         "Number of elements of a tensor of this shape."
@@ -61,9 +64,16 @@ class Size(tuple):
     def __mul__(self, n): return Size(tuple(self) * n)
     __rmul__ = __mul__
 
+def _size_item(i, s):
+    "Item `i` of a shape as an int (bools, numpy ints and integer 0-d tensors are), else torch's TypeError."
+    try: return operator.index(s)
+    except TypeError: raise TypeError(f"litnn.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')") from None
+
+_size = functools.partial(tuple.__new__, Size)     # a Size of a tuple known to hold ints
+
 # %% ../nbs/10_tensor.ipynb #24cc0a1a
 @patch(as_prop=True)
-def shape(self:Tensor): return Size(self._data.shape)
+def shape(self:Tensor): return _size(self._data.shape)     # (an array's shape holds ints: no check)
 @patch(as_prop=True)
 def dtype(self:Tensor): return _by_np[self._data.dtype]
 @patch(as_prop=True)

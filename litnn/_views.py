@@ -607,6 +607,10 @@ def tile(self:Tensor, *dims, **kw): return tile(self, _sizes_given('tile', dims,
 @patch
 def flip(self:Tensor, *dims, **kw): return flip(self, _sizes_given('flip', dims, kw, 'dims'))
 @patch
+def __reversed__(self:Tensor):
+    "`reversed(t)`: `t` flipped along its first dimension, a tensor (a 0-d tensor is itself), as torch."
+    return self if self._data.ndim == 0 else self.flip(0)
+@patch
 def tril(self:Tensor, diagonal=0): return tril(self, diagonal)
 @patch
 def triu(self:Tensor, diagonal=0): return triu(self, diagonal)

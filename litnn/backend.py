@@ -76,6 +76,35 @@ complex64, complex128 = _by_name['complex64'], _by_name['complex128']
 half, float, double, cfloat, cdouble = float16, float32, float64, complex64, complex128
 short, int, long = int16, int32, int64
 
+# %% ../nbs/00_backend.ipynb #fcb8ecd3
+# as c10's `checked_convert` names the dtypes in its message
+_SCALAR_NAME = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='int64_t',
+                    int32='int', int16='int16_t', int8='int8_t', uint8='uint8_t', complex64='c10::complex<float>',
+                    complex128='c10::complex<double>')
+
+def _overflows(v, npd):
+    "Whether Python number `v` does not fit numpy dtype `npd` (c10's `overflows`)."
+    k = npd.kind
+    if k == 'b': return False
+    if isinstance(v, builtins.complex):
+        if k != 'c': return v.imag != 0 or _overflows(v.real, npd)
+        return _overflows(v.real, npd) or _overflows(v.imag, npd)
+    if k == 'c': npd, k = np.dtype(np.float32 if npd == np.complex64 else np.float64), 'f'
+    if k in 'iu':
+        if isinstance(v, builtins.float) and not math.isfinite(v): return True
+        info = np.iinfo(npd)
+        if k == 'u' and isinstance(v, builtins.int) and v < 0: return -v > info.max     # wraps, as in torch
+        return v < info.min or v > info.max
+    if isinstance(v, builtins.float) and not math.isfinite(v): return False
+    return builtins.abs(v) > builtins.float((ml_dtypes.finfo if ml_dtypes is not None and npd.kind == 'V' else np.finfo)(npd).max)
+
+def _checked_scalar(v, npd):
+    "Python number (or numpy scalar) `v` ready to be written into an array of numpy dtype `npd`: torch's RuntimeError if it does not fit; a negative integer wrapped into an unsigned dtype; the real part of a complex number with no imaginary part."
+    if isinstance(v, np.generic): v = v.item()
+    if _overflows(v, npd): raise RuntimeError(f"value cannot be converted to type {_SCALAR_NAME.get(npd.name, npd.name)} without overflow")
+    if npd.kind == 'u' and isinstance(v, builtins.int) and v < 0: return v % (1 << (8 * npd.itemsize))
+    return v.real if isinstance(v, builtins.complex) and npd.kind not in 'cb' else v
+
 # %% ../nbs/00_backend.ipynb #2992b930
 _default = {'dtype': float32}
 def get_default_dtype():
@@ -257,11 +286,18 @@ class _TorchRng(np.random.Generator):
     def uniform(self, n, dtype, lo=0., hi=1.):
         "`n` samples of U[lo, hi) in `dtype`: float64 from 53 bits of `random64()`, the others from 24 bits of a word."
         if np.dtype(dtype) == np.float64:
-            return (self.words64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53 * (hi - lo) + lo
+            return self._below(((self.words64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53 * (hi - lo) + lo), lo, hi)
         x = (self.words(n) & np.uint64(2**24 - 1)).astype(np.float64) * 2.0**-24
         lo, hi = (np.float64(np.float32(np.dtype(dtype).type(v))) for v in (lo, hi))
         # x * (hi - lo) + lo rounded once to float32, as the compiled kernel's fused multiply-add rounds it
-        return (x * np.float64(np.float32(hi) - np.float32(lo)) + lo).astype(np.float32).astype(dtype)
+        return self._below((x * np.float64(np.float32(hi) - np.float32(lo)) + lo).astype(np.float32).astype(dtype), lo, hi)
+
+    @staticmethod
+    def _below(u, lo, hi):
+        "Samples `u` that rounded up to `hi` made `lo`, as torch's kernel keeps [lo, hi) half-open."
+        top = u.dtype.type(hi)
+        if u.dtype.type(lo) != top: u[u == top] = u.dtype.type(lo)
+        return u
 
     def normal(self, n, dtype, mean=0., std=1.):
         "`n` samples of N(mean, std²) in `dtype`, by PyTorch's two paths: Box-Muller over blocks of 16 uniforms from 16 samples on, one pair at a time below."

@@ -411,20 +411,33 @@ def unique_consecutive(self:Tensor, return_inverse=False, return_counts=False, d
     return unique_consecutive(self, return_inverse, return_counts, dim)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #7c7e8825
-import numpy as np
+import builtins, numpy as np
+from collections.abc import Sequence
 from .backend import array_namespace
 from ._tensor import Size
 from ._creation import tensor
-from .autograd.graph import _as_torch_error
+from .autograd.graph import _as_torch_error, _check_broadcast
 from ._pointwise import _const
 from ._views import cat
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #98b312d1
 def broadcast_shapes(*shapes):
-    "The shape that tensors of these shapes broadcast to."
-    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
-    try: return Size(np.broadcast_shapes(*shapes))
-    except ValueError: raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape: {shapes}") from None
+    "The shape that tensors of these shapes broadcast to (torch's `_refs._broadcast_shapes`: shapes in order, each checked against those before it)."
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    if not shapes: return Size([])
+    for s in shapes:
+        if not isinstance(s, Sequence): raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    common = [1] * builtins.max(len(s) for s in shapes)
+    for i, shape in enumerate(shapes):
+        for d in range(-1, -1 - len(shape), -1):
+            if shape[d] == common[d]: continue
+            if common[d] == 1:
+                if shape[d] < 0: raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[d] = shape[d]
+            if shape[d] != 1 and common[d] != shape[d]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[d]} at {d}! Mismatching argument at index {i} "
+                                   f"had {shape}; but expected shape should be broadcastable to {common}")
+    return Size(common)
 
 def broadcast_tensors(*tensors):
     "The tensors expanded to their common shape."

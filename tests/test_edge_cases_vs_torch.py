@@ -1169,3 +1169,110 @@ def test_device_litnn_cannot_compute_on_refuses_clearly(kind):
     for make in (lambda: litnn.ones(2, device=kind), lambda: litnn.ones(2).to(kind), lambda: litnn.randn(2, device=kind),
                  lambda: litnn.nn.Linear(2, 2).to(kind)):
         with pytest.raises(RuntimeError, match=f'not linked with support for {kind} devices'): make()
+
+
+def _set(lib, x, key, value):
+    x[key] = value
+    return x
+
+
+def _aug(op):
+    "x <op>= y on an alias of x: torch writes into x's memory (the alias and x stay one tensor)."
+    def case(lib):
+        x = lib.tensor([6, 5, 3]); y = x
+        y = {'&': y.__iand__, '|': y.__ior__, '^': y.__ixor__, '//': y.__ifloordiv__, '%': y.__imod__}[op](lib.tensor([3, 2, 2]))
+        return x, y
+    return case
+
+
+# found running third-party programs and sweeps side by side (session 44): shapes checked before dtypes, numbers that
+# do not fit a dtype, values assigned by indexing, augmented assignment in place
+BROADCAST_AND_SCALARS = {
+    # TensorIterator computes the shape before it picks a kernel for the dtype: "The size of tensor a ..." first
+    **{f'{f}_shapes_before_{d}': (lambda lib, f=f, d=d: getattr(lib, f)(lib.ones(2, 5, dtype=getattr(lib, d)), lib.ones(2, dtype=getattr(lib, d))))
+       for f in ('eq', 'lt', 'logical_and', 'bitwise_and', 'bitwise_left_shift', 'gcd', 'hypot', 'logaddexp', 'nextafter', 'igamma',
+                 'fmax', 'isclose', 'greater_equal')
+       for d in ('float32', 'int64')},
+    'where_three_shapes': lambda lib: lib.where(lib.ones(2, 5) > 0, lib.ones(2, 5), lib.ones(2)),
+    'masked_fill_mask_first': lambda lib: lib.ones(2, 5).masked_fill(lib.ones(2, dtype=lib.bool), 0.),
+    'masked_fill_int_mask_shape_first': lambda lib: lib.ones(2, 5).masked_fill(lib.ones(2, dtype=lib.int32), 0.),
+    'masked_fill__self_first': lambda lib: lib.ones(2, 5).masked_fill_(lib.ones(2, dtype=lib.bool), 0.),
+    'masked_fill__grows': lambda lib: lib.ones(5).masked_fill_(lib.ones(2, 1, dtype=lib.bool), 0.),
+    'masked_scatter_mask_first': lambda lib: lib.ones(2, 5).masked_scatter(lib.ones(2, dtype=lib.bool), lib.ones(10)),
+    'masked_scatter__expands_mask': lambda lib: lib.ones(2, 5).masked_scatter_(lib.ones(2, dtype=lib.bool), lib.ones(10)),
+    'masked_scatter__source_dtype': lambda lib: lib.ones(2, 5).masked_scatter_(lib.ones(3, 2, 5, dtype=lib.bool), lib.ones(10, dtype=lib.float64)),
+    'masked_scatter_source_dtype': lambda lib: lib.ones(2, 5).masked_scatter(lib.ones(2, 5, dtype=lib.int32), lib.ones(10, dtype=lib.float64)),
+    'addcdiv_shapes_in_order': lambda lib: lib.addcdiv(lib.ones(2, 5), lib.ones(2), lib.ones(2, 5)),
+    'addcmul_bool_shapes_first': lambda lib: lib.addcmul(*(lib.ones(s, dtype=lib.bool) for s in ((2, 5), (2,), (2, 5)))),
+    'broadcast_shapes_mismatch': lambda lib: lib.broadcast_shapes((2, 5), (2,)),
+    'broadcast_shapes_third': lambda lib: lib.broadcast_shapes((2,), (3, 1), (4,)),
+    'broadcast_shapes_negative': lambda lib: lib.broadcast_shapes((1,), (-1,)),
+    'broadcast_shapes_ints': lambda lib: lib.broadcast_shapes(3, (2, 1), None),
+    'size_of_floats': lambda lib: lib.Size([2, 3.0]),
+    'size_of_numpy_ints': lambda lib: lib.ones(lib.Size([np.int64(2), True])),
+    # a number must fit the dtype it is written into (c10's checked_convert)
+    'fill_int8_300': lambda lib: lib.zeros(2, dtype=lib.int8).fill_(300),
+    'fill_uint8_wraps_negative': lambda lib: lib.zeros(2, dtype=lib.uint8).fill_(-255),
+    'fill_uint8_too_negative': lambda lib: lib.zeros(2, dtype=lib.uint8).fill_(-256),
+    'fill_float16_70000': lambda lib: lib.zeros(2, dtype=lib.float16).fill_(70000),
+    'fill_float_complex_real': lambda lib: lib.zeros(2).fill_(1 + 0j),
+    'fill_from_tensor_not_checked': lambda lib: lib.zeros(2, dtype=lib.int64).fill_(lib.tensor(1e300)),
+    'full_float32_1e300': lambda lib: lib.full((2,), 1e300),
+    'full_int32_inf': lambda lib: lib.full((2,), float('inf'), dtype=lib.int32),
+    'full_complex_into_float': lambda lib: lib.full((2,), 1 + 1j, dtype=lib.float32),
+    'new_full_int8': lambda lib: lib.zeros(2, dtype=lib.int8).new_full((2,), 300),
+    'masked_fill_int8_300': lambda lib: lib.zeros(2, dtype=lib.int8).masked_fill(lib.tensor([True, False]), 300),
+    'index_fill_uint8_wraps': lambda lib: lib.zeros(2, dtype=lib.uint8).index_fill(0, lib.tensor([0]), -3),
+    'scatter_value_int8': lambda lib: lib.zeros(2, dtype=lib.int8).scatter(0, lib.tensor([0]), 300),
+    'where_number_int8': lambda lib: lib.where(lib.tensor([True, False]), lib.zeros(2, dtype=lib.int8), 300),
+    'clamp_bound_int8': lambda lib: lib.zeros(2, dtype=lib.int8).clamp(max=300),
+    'clamp_bound_float': lambda lib: lib.zeros(2).clamp(max=1e300),
+    'add_int8_300_wraps': lambda lib: lib.zeros(2, dtype=lib.int8) + 300,
+    'add_alpha_float_for_ints': lambda lib: lib.add(lib.ones(2, dtype=lib.int8), lib.ones(2, dtype=lib.int8), alpha=1.5),
+    'add_alpha_bool': lambda lib: lib.add(lib.ones(2), lib.ones(2), alpha=True),
+    'add_alpha_overflow': lambda lib: lib.add(lib.ones(2), 1, alpha=1e300),
+    'sub_alpha_int8': lambda lib: lib.sub(lib.ones(2, dtype=lib.int8), 1, alpha=300),
+    'add__alpha_int8': lambda lib: lib.ones(2, dtype=lib.int8).add_(1, alpha=300),
+    'tensor_int8_300': lambda lib: lib.tensor([[1], [300]], dtype=lib.int8),
+    'tensor_uint8_wraps': lambda lib: lib.tensor([-255], dtype=lib.uint8),
+    'tensor_uint8_float_negative': lambda lib: lib.tensor([-1.5], dtype=lib.uint8),
+    'tensor_int64_nan': lambda lib: lib.tensor([float('nan')], dtype=lib.int64),
+    'tensor_of_array_casts': lambda lib: lib.tensor(np.array([300]), dtype=lib.int8),
+    'tensor_numpy_scalar_checked': lambda lib: lib.tensor([np.int64(300)], dtype=lib.int8),
+    'tensor_complex_into_int': lambda lib: lib.tensor([1 + 1j], dtype=lib.int64),
+    'tensor_complex_into_bfloat16': lambda lib: lib.tensor([1 + 1j], dtype=lib.bfloat16),
+    # x[key] = value: a tensor or a number, never a list or an array; the number must fit
+    'setitem_list': lambda lib: _set(lib, lib.zeros(2, 5), 0, [1.] * 5),
+    'setitem_tuple': lambda lib: _set(lib, lib.zeros(2, 5), 0, (1, 2, 3, 4, 5)),
+    'setitem_ndarray': lambda lib: _set(lib, lib.zeros(2, 5), 0, np.ones(5)),
+    'setitem_none': lambda lib: _set(lib, lib.zeros(2, 5), 0, None),
+    'setitem_numpy_scalar': lambda lib: _set(lib, lib.zeros(2, 5), 0, np.float64(2.)),
+    'setitem_complex': lambda lib: _set(lib, lib.zeros(2, 5), 0, 1 + 2j),
+    'setitem_int8_300': lambda lib: _set(lib, lib.zeros(2, dtype=lib.int8), 0, 300),
+    'setitem_int64_nan': lambda lib: _set(lib, lib.zeros(2, dtype=lib.int64), 0, float('nan')),
+    'setitem_beyond_int64': lambda lib: _set(lib, lib.zeros(2), 0, 2 ** 63),
+    'setitem_uint8_negative': lambda lib: _set(lib, lib.zeros(2, dtype=lib.uint8), 0, -1),
+    'setitem_mask_int8_300': lambda lib: _set(lib, lib.zeros(2, dtype=lib.int8), lib.tensor([True, False]), 300),
+    # augmented assignment writes in place; unary plus; reversed
+    **{f'augmented_{op}': _aug(op) for op in ('&', '|', '^', '//', '%')},
+    'unary_plus': lambda lib: +lib.tensor([1., -2.]),
+    'unary_plus_bool': lambda lib: +lib.tensor([True]),
+    'reversed': lambda lib: reversed(lib.arange(4.).reshape(2, 2)),
+    'reversed_0d': lambda lib: reversed(lib.tensor(3.)),
+    # half precision: silu in float32, rounded once; uniform_ keeps [from, to) half-open
+    'silu_bfloat16': lambda lib: lib.nn.functional.silu(lib.linspace(-6, 6, 301).to(lib.bfloat16)),
+    'uniform_bfloat16_half_open': lambda lib: (lib.manual_seed(0), lib.empty(20000, dtype=lib.bfloat16).uniform_(-0.125, 0.125))[1],
+    'uniform_float32_half_open': lambda lib: (lib.manual_seed(0), lib.empty(20000).uniform_(1, 1 + 2 ** -20))[1],
+}
+
+
+@pytest.mark.parametrize('name', BROADCAST_AND_SCALARS)
+def test_broadcast_and_scalars(name): _same(BROADCAST_AND_SCALARS[name])
+
+
+def test_silu_bfloat16_exact():
+    "Rounded once from float32, litnn's bfloat16 silu is torch's to the bit."
+    x = np.linspace(-8, 8, 4001, dtype=np.float32)
+    t = torch.nn.functional.silu(torch.from_numpy(x).bfloat16()).float().numpy()
+    l = litnn.nn.functional.silu(litnn.tensor(x).to(litnn.bfloat16)).float().numpy()
+    np.testing.assert_array_equal(l, t)

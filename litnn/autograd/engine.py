@@ -289,7 +289,7 @@ def _inplace(self, op, *args, _write=None, **kw):
     if _write is not None and not recording:
         a = self._data
         try: _write(array_namespace(a), a, *[v._data if isinstance(v, Tensor) else v for v in args])
-        except (TypeError, ValueError): pass    # a dtype, shape or device problem: the general path raises torch's error
+        except (TypeError, ValueError, OverflowError): pass    # a dtype, shape, device or number-range problem: the general path raises torch's error
         else:
             _version_counter(self)[0] += 1
             return self

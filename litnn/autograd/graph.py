@@ -279,10 +279,24 @@ def _broadcast_shape(sa, sb):
     sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
     return tuple(builtins.max(x, y) if 0 not in (x, y) else 0 for x, y in zip(sa, sb))
 
+def _check_broadcast(*vs):
+    "Raise torch's RuntimeError when the tensors among `vs` do not broadcast together. torch's TensorIterator computes the shape before it looks for a kernel for the dtype, so an op calls this before its dtype checks."
+    err = _fold_error([v._data.shape for v in vs if isinstance(v, Tensor)])
+    if err is not None: raise err
+
+def _fold_error(shapes):
+    "torch's error for the first of `shapes` that does not broadcast with those before it (TensorIterator broadcasts its operands in order), or None."
+    s = shapes[0] if shapes else ()
+    for t in shapes[1:]:
+        if t == s: continue
+        err = _broadcast_error(s, t)
+        if err is not None: return err
+        s = _broadcast_shape(s, t)
+    return None
+
 def _as_torch_error(e, args):
     "The RuntimeError torch raises for the numpy ValueError `e` of an op on `args`."
-    shapes = [a._data.shape for a in args if isinstance(a, Tensor)]
-    err = _broadcast_error(*shapes[:2]) if 'broadcast' in str(e) and len(shapes) >= 2 else None
+    err = _fold_error([a._data.shape for a in args if isinstance(a, Tensor)]) if 'broadcast' in str(e) else None
     return err if err is not None else RuntimeError(str(e))
 
 # %% ../../nbs/12_backprop_graph.ipynb #c5a1e0d2

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, operator, numpy as np
 from .. import backend as B
-from ..backend import patch, array_namespace
+from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter
 from .grad_mode import _Mode
@@ -119,13 +119,26 @@ def _bool_error(x, y):
 def add(input, other, *, alpha=1, out=None):
     "input + alpha * other, with broadcasting and type promotion."
     if out is not None: return _into('add', out, (input, other), lambda: add(input, other, alpha=alpha))
-    return AddBackward0.apply(*_promote(input, other), **({'alpha': alpha} if alpha != 1 else {}))
+    if type(alpha) is int and alpha == 1: return AddBackward0.apply(*_promote(input, other))
+    x, y = _promote(input, other)
+    alpha = _check_alpha(alpha, x if isinstance(x, Tensor) else y)
+    return AddBackward0.apply(x, y, **({'alpha': alpha} if alpha != 1 else {}))
+
+def _check_alpha(alpha, t):
+    "torch's checks of `alpha` for a result of tensor `t`'s dtype (its `alpha_check`), then the number that fits that dtype."
+    d = t._data.dtype
+    if isinstance(alpha, _BOOLS) and d != _BOOL: raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if d.kind not in 'fcV' and not isinstance(alpha, (builtins.int, np.integer, np.bool_)):     # (V: bfloat16)
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if d.kind != 'c' and isinstance(alpha, (builtins.complex, np.complexfloating)): raise RuntimeError("Complex alpha only supported for Complex results.")
+    return _checked_scalar(alpha, d)
 
 def sub(input, other, *, alpha=1, out=None):
     "input - alpha * other."
     if out is not None: return _into('sub', out, (input, other), lambda: sub(input, other, alpha=alpha))
     _bool_error(input, other)
     x, y = _promote(input, other)
+    if type(alpha) is not int or alpha != 1: alpha = _check_alpha(alpha, x if isinstance(x, Tensor) else y)
     opts = {'alpha': alpha} if alpha != 1 else {}
     if not isinstance(x, Tensor): return RsubBackward1.apply(y, other=x, **opts)
     return SubBackward0.apply(x, y, **opts)
