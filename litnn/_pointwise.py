@@ -229,6 +229,13 @@ for _f in (clamp, maximum, minimum): setattr(Tensor, _f.__name__, _f)
 clip = Tensor.clip = clamp
 
 # %% ../nbs/15_elementwise_ops.ipynb #92d5af1a
+def _power(a, e):
+    "Array `a` to the number `e`, as torch's kernel for a number exponent: x·x·x for 3, 1/(x·x) for -2, sqrt for ±½, 1/x for -1 (products rounded where torch rounds them, not numpy's `pow`). float16 is computed in float32 and rounded once; bfloat16 too, but for its products, each rounded (torch's kernels)."
+    if a.dtype.kind not in 'fV' or e not in (3, -2, 0.5, -0.5, -1): return a ** e      # (V: bfloat16)
+    if a.dtype.itemsize < 4 and (a.dtype.kind == 'f' or e not in (3, -2)): return _power(a.astype(np.float32), e).astype(a.dtype)
+    xp = array_namespace(a)
+    return a * a * a if e == 3 else 1 / (a * a) if e == -2 else xp.sqrt(a) if e == 0.5 else 1 / xp.sqrt(a) if e == -0.5 else 1 / a
+
 class PowBackward0(Op):
     "x ** p, p a number (the base class of the cases with a tensor exponent)"
     @staticmethod
@@ -238,7 +245,7 @@ class PowBackward0(Op):
         if a.dtype.kind in 'biu' and isinstance(p, Tensor) and (e < 0).any():   # torch's integer rule for negative powers:
             xp = array_namespace(a)                                               # 1 stays 1, -1 alternates, the rest round to 0
             out = xp.where(e < 0, xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (e % 2), 0)).astype(a.dtype), a ** xp.maximum(e, 0))
-        else: out = a ** e
+        else: out = a ** e if isinstance(p, Tensor) else _power(a, e)
         if isinstance(p, Tensor): ctx.save_output(out)      # the exponent's gradient is x^p log x
         return out
     @staticmethod
@@ -256,6 +263,8 @@ class PowBackward2(PowBackward0): "number ** tensor"
 
 def pow(input, exponent):
     "input ** exponent, elementwise (either may be a number)."
+    if type(exponent) in (builtins.int, builtins.float) and isinstance(input, Tensor) and input._data.dtype.name == 'bfloat16':
+        return PowBackward0.apply(input, exponent)     # (promotion would make the number a bfloat16 tensor: the number is kept for `_power`)
     x, p = _promote(input, exponent)
     if not isinstance(x, Tensor): x = Tensor._make(array_namespace(p._data).full((), x, p._data.dtype))
     if x._data.dtype == np.bool_:     # torch: a bool tensor to a bool number stays bool (x**True = x, x**False = True); no other bool power
