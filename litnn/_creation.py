@@ -303,7 +303,12 @@ def randn(*args, size=None, generator=None, dtype=None, device=None, requires_gr
 # %% ../nbs/11_making_tensors.ipynb #09fb83de
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     "Random integers from `low` up to, not including, `high` (int64 by default)."
+    short = size is None or high is None                  # torch's overload randint(high, size)
     if size is None: low, high, size = 0, low, high
+    elif high is None: low, high = 0, low                 # randint(high, size=...)
+    for name, v, at in (('low', low, 1), ('high', high, 1 if short else 2), ('size', size, 2 if short else 3)):    # (positions as torch counts them)
+        if isinstance(v, builtins.float) or name == 'size' and isinstance(v, builtins.int):
+            raise TypeError(f"randint(): argument '{name}' (position {at}) must be {'tuple of ints' if name == 'size' else 'int'}, not {type(v).__name__}")
     s, g = _size((size,)), _generator(_on(device), generator)
     if low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if isinstance(g, _TorchRng):     # a word per value (two for a range of 2**32 or more, in the dtypes torch widens)

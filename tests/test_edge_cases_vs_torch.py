@@ -1263,6 +1263,12 @@ BROADCAST_AND_SCALARS = {
     'silu_bfloat16': lambda lib: lib.nn.functional.silu(lib.linspace(-6, 6, 301).to(lib.bfloat16)),
     'uniform_bfloat16_half_open': lambda lib: (lib.manual_seed(0), lib.empty(20000, dtype=lib.bfloat16).uniform_(-0.125, 0.125))[1],
     'uniform_float32_half_open': lambda lib: (lib.manual_seed(0), lib.empty(20000).uniform_(1, 1 + 2 ** -20))[1],
+    # randint's overloads: randint(high, size) and randint(low, high, size), size by keyword too
+    'randint_high_size_keyword': lambda lib: (lib.manual_seed(0), lib.randint(10, size=(3,)))[1],
+    'randint_high_keyword': lambda lib: (lib.manual_seed(0), lib.randint(high=5, size=(3,)))[1],
+    'randint_low_high_keyword': lambda lib: (lib.manual_seed(0), lib.randint(2, high=5, size=(3,)))[1],
+    'randint_size_int': lambda lib: lib.randint(10, 3),
+    'randint_high_float': lambda lib: lib.randint(5.5, (2,)),
 }
 
 
