@@ -6,7 +6,7 @@
 __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather', 'index_select', 'IndexPutBackward0', 'CopySlices', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'masked_fill', 'scatter_add', 'ScatterBackward0', 'ScatterBackward1', 'IndexAddBackward0', 'IndexCopyBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'MaskedScatterBackward0', 'TakeBackward0', 'scatter', 'ScatterReduceBackward0', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'masked_scatter', 'take', 'take_along_dim', 'index_put_', 'index_put', 'PutBackward0', 'put', 'IndexReduceBackward0', 'index_reduce', 'SelectScatterBackward0', 'SliceScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'select_scatter', 'slice_scatter', 'diagonal_scatter', 'as_strided_scatter', 'masked_select', 'nonzero_static', 'nonzero', 'argwhere']
 
 # %% ../nbs/18_indexing.ipynb #cca4e218
-import builtins, warnings, numpy as np
+import builtins, re, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of, _dtype_name
 from .backend import _by_np
@@ -33,7 +33,7 @@ def _index_key(x, key):
         t = type(k)
         if t is builtins.int or isinstance(k, np.integer): k, op = builtins.int(k), SelectBackward0
         elif t is slice:
-            if k.step is not None and k.step <= 0: raise ValueError("step must be greater than zero")
+            if k.step is not None and k.step <= 0: raise ValueError("slice step cannot be zero" if k.step == 0 else "step must be greater than zero")
             if k != _ALL: op = SliceBackward0
         elif k is None: op = UnsqueezeBackward0
         elif k is Ellipsis: pass
@@ -108,6 +108,9 @@ def _index_message(x, key, m):
                 f"index {key} is out of bounds for dimension 0 with size 0"
                 if not x._data.ndim and isinstance(key, (builtins.int, np.integer)) else "slice() cannot be applied to a 0-dim tensor."
                 if not x._data.ndim and isinstance(key, slice) else f"too many indices for tensor of dimension {x._data.ndim}")
+    if m.startswith('shape mismatch: indexing arrays could not be broadcast'):     # numpy's (2,) (3,) are torch's [2], [3]
+        shapes = re.findall(r'\(([^)]*)\)', m.split('shapes', 1)[1])
+        return 'shape mismatch: indexing tensors could not be broadcast together with shapes ' + ', '.join(f"[{', '.join(x for x in s.split(',') if x.strip())}]" for s in shapes)
     if ' out of bounds ' not in m: return m
     key = key if type(key) is tuple else (key,)
     shape, used, d = x._data.shape, builtins.sum(_dims_used(k) for k in key), 0
@@ -490,25 +493,47 @@ def scatter_reduce_(self:Tensor, dim, index, src, reduce, *, include_self=True):
     "In-place `scatter_reduce`; returns self."
     return _inplace(self, scatter_reduce, dim, index, src, reduce, include_self=include_self)
 
+# %% ../nbs/18a_scatter.ipynb #7c8b8c54
+def _check_index_add(input, d, index, source, what):
+    "torch's checks of `index_add_` (its `index_func_meta_impl`), in its order."
+    i, s, ss = index._data, input._data.shape, source._data.shape
+    if i.ndim > 1: raise IndexError(f"{what}(): Index is supposed to be a vector, but got dim: {i.ndim} with type: {_dtype_name(index)} and size: {list(i.shape)}")
+    if i.dtype.name not in ('int64', 'int32'): raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index but got: {_dtype_name(index)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"{what}(): self ({_dtype_name(input)}) and source ({_dtype_name(source)}) must have the same scalar type")
+    if not (d == 0 or d < len(ss)): raise RuntimeError(f"{what}(): Indexing dim {d} is out of bounds of the source tensor with dim {len(ss)}")
+    k = ss[d] if ss else 1
+    if i.size != k: raise RuntimeError(f"{what}(): Number of indices ({i.size}) should be equal to source.size(dim): ({k}), for dim: {d}")
+    a, b = (list(s), list(ss)) if not (s and ss) else (list(s[:d] + s[d + 1:]), list(ss[:d] + ss[d + 1:]))
+    if a != b: raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = {list(s)} source.shape = {list(ss)}")
+
+def _check_index_copy(input, d, index, source):
+    "torch's checks of `index_copy_` (its meta function), in its order: sizes are written space-separated there."
+    i, s, ss = index._data, input._data.shape, source._data.shape
+    if i.ndim > 1: raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {i.ndim})")
+    if not ss and i.size != 1: raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {i.size})")
+    if len(ss) != len(s) and ss and s:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must match. Source dimensionality ({len(ss)}), destination dimensionality ({len(s)})")
+    if i.dtype.name != 'int64': raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_dtype_name(index)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) {_dtype_name(input)} and (source) {_dtype_name(source)}")
+    a, b = s[:d] + s[d + 1:], ss[:d] + ss[d + 1:]
+    if a != b:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: {' '.join(map(str, a))} at dimension {d} "
+                           f"and source slice shape: {' '.join(map(str, b))} at dimension 0.")
+    if ss and i.size != ss[d]: raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to source.size(dim) ({ss[d]})")
+
 # %% ../nbs/18a_scatter.ipynb #15f51e89
 def _slices_key(input, dim, index, what, source=None):
-    "The key of the slices `index` along `dim`, checked against `source` as PyTorch does."
+    "The key of the slices `index` along `dim`, checked against `source` as PyTorch does (`index_add_`'s checks and `index_copy_`'s differ, in order and words)."
+    s = input._data.shape
+    d = _wrap_dim(dim, len(s))
+    if what == 'index_copy_': _check_index_copy(input, d, index, source)
+    elif source is not None: _check_index_add(input, d, index, source, what)
     a = _index_arg(index, input, what, 'int64')
     if a.ndim > 1: raise IndexError(f"{what}(): Index is supposed to be a vector")
-    a, s = a.reshape(-1), input._data.shape
-    d = _wrap_dim(dim, len(s))
+    a = a.reshape(-1)
     n = s[d] if s else 1
-    if source is not None:
-        ss = source._data.shape
-        if not s and ss: raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = [] source.shape = {list(ss)}")
-        k = ss[d] if ss else 1
-        if k != a.size:
-            if what == 'index_copy_': raise IndexError(f"index_copy_(): Number of indices ({a.size}) should be equal to source.size(dim) ({k})")
-            raise RuntimeError(f"{what}(): Number of indices ({a.size}) should be equal to source.size(dim): ({k}), for dim: {d}")
-        if len(ss) != len(s) or builtins.any(p != q for j, (p, q) in enumerate(zip(ss, s)) if j != d):
-            raise RuntimeError(f"{what}(): Source/destination tensor must have same slice shapes. Destination slice shape: {list(s[:d] + s[d+1:])} at dimension {d} and source slice shape: {list(ss[:d] + ss[d+1:])} at dimension 0.")
-        if source._data.dtype != input._data.dtype:
-            raise RuntimeError(f"{what}(): self ({_LEGACY[input.dtype.name]}) and source ({_LEGACY[source.dtype.name]}) must have the same scalar type")
     bad = (a < -n) | (a >= n)                       # torch's kernel checks the positions last, after the sizes
     if a.size and bool(bad.any()):
         if not n and what == 'index_fill_':         # an empty dim: torch's fill fails restriding the slice over no memory
@@ -605,7 +630,7 @@ from ._tensor import Tensor, _wrap_dim, _LEGACY
 from .autograd.graph import Op
 from .autograd.broadcasting import _cast
 from .autograd.engine import _inplace
-from ._views import _plane
+from ._views import _plane, _Chain
 
 # %% ../nbs/reference/torch/index_put.ipynb #6412f563
 def _check_index_put(indices, values, input):
@@ -615,6 +640,13 @@ def _check_index_put(indices, values, input):
     for i, k in enumerate(indices):
         if not isinstance(k, Tensor): raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(k).__name__}")
     if not isinstance(values, Tensor): raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+
+def _index_put_checks(input, key, values):
+    "torch's checks of the value, after the indices (an index into a dimension of size 0 is numpy's IndexError here): its shape, then its dtype."
+    x = input._data
+    region, v = (x[key[0]][key[1]] if type(key) is _Chain else x[key]).shape, values._data.shape
+    if len(v) > len(region) or builtins.any(a not in (1, b) for a, b in zip(v[::-1], region[::-1])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing result of shape {list(region)}")
     if values.dtype != input.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_LEGACY[input.dtype.name]} for the "
                            f"destination and {_LEGACY[values.dtype.name]} for the source.")
@@ -627,7 +659,12 @@ def index_put(input, indices, values, accumulate=False):
     if not len(indices) and not accumulate:         # no index at all: torch fails inside its kernels
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype nullptr (uninitialized)" if not input.dim() else "sym_strides() called on an undefined Tensor")
     key, op = _index_key(input, tuple(indices))
-    try: return IndexPutBackward0.apply(input, values, key=key, op=op, accumulate=accumulate)
+    try:
+        if values.dtype != input.dtype: _index_put_checks(input, key, values)     # raises, in torch's order
+        try: return IndexPutBackward0.apply(input, values, key=key, op=op, accumulate=accumulate)
+        except RuntimeError as e:
+            if 'must match the size' in str(e): _index_put_checks(input, key, values)   # the value's shape, in torch's words
+            raise
     except IndexError as e:
         raise IndexError("index is out of bounds for dimension with size 0" if str(e).endswith('with size 0') else str(e).replace('axis', 'dimension')) from None
 

@@ -186,6 +186,8 @@ def clamp(input, min=None, max=None):
     if min is None and max is None: raise RuntimeError("litnn.clamp: At least one of 'min' or 'max' must not be None")
     d = result_type(*_levels(*[v for v in (input, min, max) if v is not None]))
     if d.is_complex: raise NotImplementedError("clamp is not supported for complex types")
+    if d.name == 'bool' and not isinstance(min, Tensor) and not isinstance(max, Tensor):     # torch has no bool kernel for number bounds
+        raise NotImplementedError(f'"clamp{"" if min is not None and max is not None else "_min" if min is not None else "_max"}_scalar_cpu" not implemented for \'Bool\'')
     x, lo, hi = (_cast(v, d) if isinstance(v, Tensor) and v.dtype is not d else v for v in (input, min, max))
     if isinstance(lo, Tensor) or isinstance(hi, Tensor): return ClampBackward0.apply(x, lo, hi)
     lo, hi = (None if v is None else _checked_scalar(v, d.np) for v in (lo, hi))      # a bound must fit the result's dtype
@@ -1566,7 +1568,9 @@ def _softmax(cls, x, dim, dtype, name):
     if dtype is not None: x = _cast(x, to_dtype(dtype))
     d = _wrap_dim(dim, x._data.ndim)
     if not x._data.size: return x.clone()        # nothing to normalize, and no kernel runs: an empty integer tensor passes, as in torch
-    _refuse_integers(x, f"{name}_lastdim_kernel_impl" if d == x._data.ndim - 1 or x._data.ndim == 0 else f"{name}_kernel_impl")   # torch's two kernels
+    kernel = f"{name}_lastdim_kernel_impl" if d == x._data.ndim - 1 or x._data.ndim == 0 else f"{name}_kernel_impl"   # torch's two kernels
+    _refuse_integers(x, kernel)
+    if x.is_complex(): raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY[x.dtype.name]}\'')
     return cls.apply(x, dim=d if x._data.ndim else None)
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #a14e2422

@@ -315,7 +315,8 @@ def _cross(input, other, dim):
     d = _wrap_dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
-    if input.dtype.name == 'bool' or other.dtype.name == 'bool': raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input.dtype.name == 'bool': raise NotImplementedError("\"cross\" not implemented for 'Bool'")     # the kernel is picked by input's dtype...
+    if other.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(other)}")   # ...and reads other as that type
     return LinalgCrossBackward0.apply(*_bcast(input, other), dim=d)
 
 # %% ../nbs/reference/torch/products.ipynb #81b2835d

@@ -194,6 +194,7 @@ def _extremum(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)    # reference/nested/nested_tensor
     full, along, _, elementwise = _EXTREMA[fn]
     if isinstance(dim, Tensor): return globals()[elementwise](x, dim)
+    if dim is not None: _wrap_dim(dim, x._data.ndim)        # a dim out of range is refused first
     if x.dtype.is_complex:      # complex numbers have no order: torch's two errors
         if dim is None: raise NotImplementedError(f'"{fn}_all" not implemented for \'{_dtype_name(x)}\'')
         raise RuntimeError(f"{fn}(): does not support complex input")
@@ -371,7 +372,7 @@ def renorm(input, p, dim, maxnorm):
     if p <= 0: raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0: raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.dim() < 2: raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
-    if not input.is_floating_point(): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
+    if not (input.is_floating_point() or input.is_complex()): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
     d = _wrap_dim(dim, input.dim())
     norm = LinalgVectorNormBackward0.apply(input, p=builtins.float(p), dim=tuple(i for i in range(input.dim()) if i != d), keepdim=True)
     return input * where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
@@ -743,6 +744,7 @@ import builtins
 # %% ../nbs/reference/torch/statistics.ipynb #a8f05c59
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     "The sum, with NaN counted as 0."
+    if input.is_complex(): raise RuntimeError("nansum on CPU does not support complex inputs")
     x = where(input.isnan(), 0., input) if _float_dtype(input) else input
     return x.sum(dim, keepdim, dtype=dtype)
 
@@ -810,6 +812,7 @@ Tensor.quantile, Tensor.nanquantile = quantile, nanquantile
 def cov(input, *, correction=1, fweights=None, aweights=None):
     "The covariance matrix of the variables in the rows of `input` (observations in the columns)."
     if input.dim() > 2: raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
+    if input.dtype.name == 'bool': raise RuntimeError("cov(): bool dtype is not supported for input")
     x = _floating(input.reshape(1, -1) if input.dim() < 2 else input)
     for name, v in (('fweights', fweights), ('aweights', aweights)):      # torch's checks, in its order
         if v is None: continue

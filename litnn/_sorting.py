@@ -8,7 +8,7 @@ __all__ = ['TopkBackward0', 'SortBackward0', 'SortBackward1', 'KthvalueBackward0
 # %% ../nbs/reference/torch/sorting.ipynb #02cca226
 import builtins, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
-from ._tensor import Tensor, _wrap_dim, _LEGACY
+from ._tensor import Tensor, _wrap_dim, _LEGACY, _dtype_name
 from ._creation import tensor as _tensor
 from .autograd.broadcasting import _refuse_integers
 from ._views import _Index
@@ -193,6 +193,7 @@ def mode(input, dim=-1, keepdim=False):
     "The most frequent value along `dim` (the smallest if tied) and the index of its last occurrence."
     a, d = input._data, _dim_of(input, dim)
     if a.ndim and not a.shape[d]: raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    if input.is_complex(): raise NotImplementedError(f'"mode_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')
     if not a.ndim: return _select(ModeBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='mode')
     idx = _mode_index(a, d)
     return _select(ModeBackward0, input, idx if keepdim else idx.squeeze(d), d, keepdim, 'mode')
@@ -229,6 +230,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     "A boolean tensor: is each of `elements` among `test_elements`?"
+    for t in (elements, test_elements):
+        if isinstance(t, Tensor) and (t.is_complex() or t.dtype.name == 'bool'):
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {_LEGACY[t.dtype.name]}")
     like = (elements if isinstance(elements, Tensor) else test_elements)._data
     e, t = _as_array(elements, like), _as_array(test_elements, like)
     return Tensor._make(array_namespace(like).isin(e, t, invert=invert))

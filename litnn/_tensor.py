@@ -210,6 +210,7 @@ def type(self:Tensor, dtype=None, non_blocking=False):
     if isinstance(dtype, type) and isinstance(getattr(dtype, 'dtype', None), B.dtype): dtype = dtype.dtype   # litnn.LongTensor
     if isinstance(dtype, str) and dtype.rsplit('.', 1)[-1] in _FROM_LEGACY:
         dtype = _FROM_LEGACY[dtype.rsplit('.', 1)[-1]]
+    elif isinstance(dtype, str): raise ValueError(f"invalid type: '{dtype}'")    # (torch's words)
     return self.to(to_dtype(dtype))   # `to` is an operation on the graph: see 15_elementwise_ops
 
 # %% ../nbs/10_tensor.ipynb #e5a67f0a

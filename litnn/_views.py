@@ -343,6 +343,9 @@ def permute(input, dims):
 def movedim(input, source, destination):
     "`input` with dimensions `source` moved to positions `destination`, the others keeping their order."
     n = input._data.ndim
+    if isinstance(source, builtins.int) != isinstance(destination, builtins.int):     # torch's two overloads: (int, int) and (tuple, tuple)
+        raise TypeError(f"movedim() received an invalid combination of arguments - got (Tensor, {type(source).__name__}, {type(destination).__name__}), but expected one of:\n"
+                        " * (Tensor input, tuple of ints source, tuple of ints destination)\n * (Tensor input, int source, int destination)")
     src, dst = _dims(source, n), _dims(destination, n)
     if len(src) != len(dst): raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same number of dims as destination ({list(dst)} dims)")
     rest = iter(d for d in range(n) if d not in src)
@@ -438,7 +441,7 @@ def cat(tensors, dim=0, *, out=None):
     ref = next((t for t in ts if not _skipped(t)), ts[0])
     d = _wrap_dim(dim, ref._data.ndim)
     try: return CatBackward0.apply(*ts, dim=d)
-    except (ValueError, RuntimeError): pass
+    except (ValueError, RuntimeError, IndexError): pass
     for i, t in enumerate(ts):                 # numpy refused: find the first culprit, explain as torch does
         if _skipped(t): continue
         if t._data.ndim != ref._data.ndim: raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and {t._data.ndim}")
@@ -587,7 +590,9 @@ def tile(input, dims):
 # %% ../nbs/17b_copies_and_conversions.ipynb #a52bbf9e
 def flip(input, dims):
     "`input` with the order of elements reversed along `dims` (a copy)."
+    if isinstance(dims, builtins.int): raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")   # (the method takes `t.flip(0)`)
     d = _dims(dims, input._data.ndim)
+    if not input._data.ndim and isinstance(dims, (tuple, list)) and len(dims) > 1: d = (0,) * len(dims)     # a 0-d tensor's dims (0 or -1, checked) all name its one place
     if len(set(d)) != len(d): raise RuntimeError(f"dim {next(x for x in d if d.count(x) > 1)} appears multiple times in the list of dims")
     return FlipBackward0.apply(input, dims=d)
 

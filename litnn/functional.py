@@ -340,6 +340,7 @@ def meshgrid(*tensors, indexing=None):
     if indexing not in ('ij', 'xy'): raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:
         if t._data.ndim > 1: raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    if len({t._data.dtype for t in tensors}) > 1: raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     ts = list(tensors)
     swap = indexing == 'xy' and len(ts) >= 2
     if swap: ts[0], ts[1] = ts[1], ts[0]
@@ -378,6 +379,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     "The distinct values (or slices along `dim`), sorted; optionally the inverse indices and the counts."
     a = input._data
     xp = array_namespace(a)
+    if input.is_complex(): raise NotImplementedError(f'"{"unique" if dim is None else "unique_dim"}" not implemented for \'{_dtype_name(input)}\'')
     if dim is not None and a.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = None if dim is None else _dim_of(input, dim)
     if d is not None and a.size == 0:
@@ -391,6 +393,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     "`input` with runs of equal consecutive values (or slices along `dim`) merged into one."
+    if input.is_complex(): raise NotImplementedError(f'"unique" not implemented for \'{_dtype_name(input)}\'')
     a = input._data
     xp = array_namespace(a)
     d = None if dim is None else _dim_of(input, dim)

@@ -1292,3 +1292,67 @@ def test_silu_bfloat16_exact():
     t = torch.nn.functional.silu(torch.from_numpy(x).bfloat16()).float().numpy()
     l = litnn.nn.functional.silu(litnn.tensor(x).to(litnn.bfloat16)).float().numpy()
     np.testing.assert_array_equal(l, t)
+
+
+# found by a random-expression sweep against torch (session 44): orders of checks, dtypes refused, empty outputs
+def _ix(lib, name, dim, idx, src, self_shape=(3, 4)):
+    x = lib.ones(self_shape) if self_shape else lib.tensor(1.)
+    return getattr(x, name)(dim, lib.tensor(idx[0], dtype=getattr(lib, idx[1])), lib.ones(src[0], dtype=getattr(lib, src[1])) if src[0] != () else lib.tensor(1.))
+
+ORDERS_AND_DTYPES = {
+    **{f'{name}_{case}': (lambda lib, name=name, a=a: _ix(lib, name, *a))
+       for name in ('index_add', 'index_copy')
+       for case, a in {'dtype_first': (-1, ([0, 1], 'int64'), ((3,), 'float16')), 'dim_beyond_source': (-1, ([0, 1], 'int64'), ((3,), 'float32')),
+                       'count_vs_dtype': (0, ([0, 1], 'int64'), ((1, 4), 'float16')), 'slices_vs_dtype': (0, ([0], 'int64'), ((1, 5), 'float16')),
+                       'slices': (0, ([0], 'int64'), ((1, 5), 'float32')), 'index_float': (0, ([0.], 'float32'), ((1, 4), 'float16')),
+                       'index_int32': (0, ([0], 'int32'), ((1, 4), 'float16')), 'index_2d': (0, ([[0]], 'int64'), ((1, 4), 'float16')),
+                       'source_0d': (0, ([0], 'int64'), ((), 'float32')), 'self_0d': (0, ([0], 'int64'), ((2,), 'float32'), None)}.items()},
+    'index_copy_slices_3d': lambda lib: lib.ones(2, 3, 4).index_copy(1, lib.tensor([0]), lib.ones(2, 1, 5)),
+    'index_put_0d_too_many': lambda lib: lib.tensor(1.).index_put((lib.tensor([0, 1]),), lib.tensor([1], dtype=lib.uint8)),
+    'index_put_size0_before_dtype': lambda lib: lib.zeros(0).index_put((lib.tensor([0, 1]),), lib.tensor([1.], dtype=lib.float64)),
+    'index_put_shape_mismatch': lambda lib: lib.zeros(2, 5).index_put_((lib.tensor([0, 1]),), lib.ones(3)),
+    'index_put_shape_before_dtype': lambda lib: lib.zeros(2, 5).index_put_((lib.tensor([0, 1]),), lib.ones(3, dtype=lib.float64)),
+    'index_tensors_not_broadcast': lambda lib: lib.zeros(2, 3, 4)[lib.tensor([[0, 1]]), lib.tensor([0, 1, 2])],
+    'slice_step_zero': lambda lib: lib.zeros(3)[::0],
+    'cat_different_ndim': lambda lib: lib.cat([lib.ones(3, 4), lib.ones(4)], -1),
+    'cross_dtypes': lambda lib: lib.linalg.cross(lib.ones(2, 3, dtype=lib.float64), lib.ones(2, 3)),
+    'cross_bool_other': lambda lib: lib.linalg.cross(lib.ones(2, 3), lib.ones(2, 3, dtype=lib.bool)),
+    'flip_int_dims': lambda lib: lib.flip(lib.ones(3, 4), 0),
+    'flip_method_int': lambda lib: lib.ones(3, 4).flip(0),
+    'flip_0d_repeated': lambda lib: lib.flip(lib.tensor(1.), (0, -1)),
+    'meshgrid_dtypes': lambda lib: lib.meshgrid(lib.ones(2), lib.arange(3), indexing='ij'),
+    'cartesian_prod_dtypes': lambda lib: lib.cartesian_prod(lib.ones(2), lib.arange(3)),
+    'softmax_complex': lambda lib: lib.softmax(lib.ones(3, 4, dtype=lib.complex64), 0),
+    'log_softmax_complex_last': lambda lib: lib.log_softmax(lib.ones(3, 4, dtype=lib.complex64), -1),
+    'nansum_complex': lambda lib: lib.ones(3, dtype=lib.complex64).nansum(),
+    'nanmean_complex': lambda lib: lib.ones(3, dtype=lib.complex64).nanmean(),
+    'renorm_complex': lambda lib: lib.view_as_real((lib.arange(12.).reshape(3, 4) * (1 + 1j)).renorm(1, 0, 5.0)),
+    'cov_bool': lambda lib: lib.cov(lib.ones(3, 4, dtype=lib.bool)),
+    'corrcoef_bool': lambda lib: lib.corrcoef(lib.ones(3, 4, dtype=lib.bool)),
+    'type_unknown_name': lambda lib: lib.ones(2).type('torch.Foo'),
+    'clamp_bool_min': lambda lib: lib.clamp(lib.ones(2, dtype=lib.bool), min=True),
+    'clamp_bool_max': lambda lib: lib.clamp(lib.ones(2, dtype=lib.bool), max=True),
+    'clamp_bool_both': lambda lib: lib.clamp(lib.ones(2, dtype=lib.bool), False, True),
+    'clamp_bool_tensor_bound': lambda lib: lib.clamp(lib.ones(2, dtype=lib.bool), min=lib.tensor(True)),
+    'unique_complex': lambda lib: lib.unique(lib.ones(3, dtype=lib.complex64)),
+    'unique_dim_complex': lambda lib: lib.unique(lib.ones(3, 2, dtype=lib.complex64), dim=0),
+    'unique_consecutive_complex': lambda lib: lib.unique_consecutive(lib.ones(3, dtype=lib.complex64)),
+    'isin_complex': lambda lib: lib.isin(lib.ones(3, dtype=lib.complex64), lib.ones(2)),
+    'isin_bool': lambda lib: lib.isin(lib.ones(3, dtype=lib.bool), lib.ones(2)),
+    'max_complex_dim_out_of_range': lambda lib: lib.max(lib.tensor(1j), 1),
+    'mode_complex': lambda lib: lib.mode(lib.ones(3, dtype=lib.complex64)),
+    'interpolate_area_to_nothing': lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 1, 3), scale_factor=0.5, mode='area'),
+}
+
+
+@pytest.mark.parametrize('name', ORDERS_AND_DTYPES)
+def test_orders_and_dtypes(name): _same(ORDERS_AND_DTYPES[name])
+
+
+def test_movedim_overloads_as_torch():
+    "movedim takes (int, int) or (tuple, tuple): a mix is torch's TypeError (its first line compared: the rest lists the overloads)."
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(TypeError) as e: lib.movedim(lib.ones(3, 4), (0, 1), -1)
+        msgs.append(str(e.value).split('\n')[0])
+    assert msgs[0] == msgs[1]

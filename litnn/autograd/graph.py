@@ -296,7 +296,8 @@ def _fold_error(shapes):
 
 def _as_torch_error(e, args):
     "The RuntimeError torch raises for the numpy ValueError `e` of an op on `args`."
-    err = _fold_error([a._data.shape for a in args if isinstance(a, Tensor)]) if 'broadcast' in str(e) else None
+    shapes = [a._data.shape for a in args if isinstance(a, Tensor)]    # (reading an uninitialized parameter's array raises its own ValueError again, which stays one: 49_lazy_modules)
+    err = _fold_error(shapes) if 'broadcast' in str(e) else None
     return err if err is not None else RuntimeError(str(e))
 
 # %% ../../nbs/12_backprop_graph.ipynb #c5a1e0d2

@@ -4124,7 +4124,7 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     for d, (m, s) in enumerate(zip(sizes, scales)):
         n = x.shape[d + 2]
         if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
-        else: scale = 1 / s if s is not None and s > 0 else n / m
+        else: scale = 1 / s if s is not None and s > 0 else n / m if m else 1.    # (no output: any scale)
         W = _antialias_matrix(kind, m, n, scale) if antialias else _resample_matrix(kind, m, n, scale, align_corners)
         W = Tensor._make(xp.asarray(W.T.astype(input._data.dtype)))
         x = (x.movedim(d + 2, -1) @ W).movedim(-1, d + 2)
