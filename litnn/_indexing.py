@@ -155,6 +155,7 @@ def gather(input, dim, index, *, sparse_grad=False):
     a, s = _index_arg(index, input, 'gather', 'int32/int64'), input._data.shape
     d = _wrap_dim(dim, len(s))
     if a.ndim != len(s):
+        if not a.size: return input.reshape(-1)[:0].reshape(a.shape)     # nothing gathered: torch checks no shapes
         if builtins.max(a.ndim, 1) == builtins.max(len(s), 1):    # torch reads a 0-d input or index as a vector of one
             return gather(input.reshape(-1), dim, index.reshape(-1)).reshape(index.shape)
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -343,7 +344,7 @@ def __contains__(self:Tensor, element):
     return builtins.bool((self._data == element).any())
 
 # %% ../nbs/18a_scatter.ipynb #e8fbcfef
-import builtins, numpy as np
+import builtins, math, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _dtype_name
 from .autograd.graph import Op, _broadcast_shape
@@ -503,6 +504,7 @@ def _check_index_add(input, d, index, source, what):
         raise RuntimeError(f"{what}(): self ({_dtype_name(input)}) and source ({_dtype_name(source)}) must have the same scalar type")
     if not (d == 0 or d < len(ss)): raise RuntimeError(f"{what}(): Indexing dim {d} is out of bounds of the source tensor with dim {len(ss)}")
     k = ss[d] if ss else 1
+    if i.size != k and not ss: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")     # (torch's message reads source.size(dim))
     if i.size != k: raise RuntimeError(f"{what}(): Number of indices ({i.size}) should be equal to source.size(dim): ({k}), for dim: {d}")
     a, b = (list(s), list(ss)) if not (s and ss) else (list(s[:d] + s[d + 1:]), list(ss[:d] + ss[d + 1:]))
     if a != b: raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = {list(s)} source.shape = {list(ss)}")
@@ -536,9 +538,10 @@ def _slices_key(input, dim, index, what, source=None):
     n = s[d] if s else 1
     bad = (a < -n) | (a >= n)                       # torch's kernel checks the positions last, after the sizes
     if a.size and bool(bad.any()):
-        if not n and what == 'index_fill_':         # an empty dim: torch's fill fails restriding the slice over no memory
+        if not n and what == 'index_fill_':         # an empty dim: torch's fill fails restriding the slice over no memory...
+            if not math.prod(s[:d] + s[d + 1:]): return (_ALL,) * d + (a[:0], Ellipsis)     # ...unless the slice holds nothing
             st = [0 if j == d else x for j, x in enumerate(input.stride())]
-            sz = [1 if j == d else x for j, x in enumerate(s)]
+            sz = [a.size if j == d else x for j, x in enumerate(s)]
             need = input.element_size() * (1 + builtins.sum((p - 1) * q for p, q in zip(sz, st)))
             raise RuntimeError(f"setStorage: sizes {sz}, strides {st}, storage offset 0, and itemsize {input.element_size()} requiring a storage size of {need} are out of bounds for storage of size 0")
         msg = f"index {builtins.int(a[bad][0])} is out of bounds for dimension {d} with size {n}"
@@ -641,10 +644,19 @@ def _check_index_put(indices, values, input):
         if not isinstance(k, Tensor): raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(k).__name__}")
     if not isinstance(values, Tensor): raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
 
+def _region_shape(x, key):
+    "The shape `x[key]` has, for an index_put key (index arrays, one dim each, or masks), without reading `x` or checking positions: torch checks those later."
+    xp, d, safe = array_namespace(x), 0, []
+    for k in key:
+        if getattr(k, 'dtype', None) is not None and k.dtype.kind == 'b': safe.append(k); d += k.ndim
+        elif getattr(k, 'dtype', None) is not None or type(k) is builtins.int:
+            safe.append(k % builtins.max(x.shape[d] if d < x.ndim else 1, 1)); d += 1
+        else: safe.append(k); d += k is not None and k is not Ellipsis
+    return xp.broadcast_to(xp.zeros((), bool), x.shape)[tuple(safe)].shape
+
 def _index_put_checks(input, key, values):
     "torch's checks of the value, after the indices (an index into a dimension of size 0 is numpy's IndexError here): its shape, then its dtype."
-    x = input._data
-    region, v = (x[key[0]][key[1]] if type(key) is _Chain else x[key]).shape, values._data.shape
+    region, v = _region_shape(input._data, key), values._data.shape
     if len(v) > len(region) or builtins.any(a not in (1, b) for a, b in zip(v[::-1], region[::-1])):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing result of shape {list(region)}")
     if values.dtype != input.dtype:
@@ -666,7 +678,9 @@ def index_put(input, indices, values, accumulate=False):
             if 'must match the size' in str(e): _index_put_checks(input, key, values)   # the value's shape, in torch's words
             raise
     except IndexError as e:
-        raise IndexError("index is out of bounds for dimension with size 0" if str(e).endswith('with size 0') else str(e).replace('axis', 'dimension')) from None
+        if str(e).endswith('with size 0'): raise IndexError("index is out of bounds for dimension with size 0") from None
+        _index_put_checks(input, key, values)        # the value's shape and dtype come before the positions
+        raise IndexError(str(e).replace('axis', 'dimension')) from None
 
 @patch
 def index_put(self:Tensor, indices, values, accumulate=False): return index_put(self, indices, values, accumulate)

@@ -1781,7 +1781,7 @@ class FrexpBackward0(Op):
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #6be2fa99
 def frexp(input):
     "(mantissa, exponent): input = mantissa·2^exponent, |mantissa| in [0.5, 1) (0 for 0)."
-    if not _float_dtype(input): raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if not input.is_floating_point(): raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     e = _const(array_namespace(input._data).frexp(input._data)[1].astype(np.int32))
     return return_types.frexp(FrexpBackward0.apply(input, e), e)
 

@@ -337,6 +337,8 @@ from ._pointwise import _along
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #49096a3f
 def _trapezoid_parts(y, x, dx, dim, what):
     "The dimension, and the steps (a number or a tensor) and sample pairs (y[i] + y[i+1]) of the rule."
+    if isinstance(x, Tensor) and (x.dtype.name == 'bool' or y.dtype.name == 'bool'): raise RuntimeError(f"{what}: received a bool input for `x` or `y`, but bool is not supported")
+    if y.dtype.name == 'bool': raise RuntimeError(f"{what}: received a bool input for `y`, but bool is not supported")
     if y.dim() == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if x is not None and dx is not None: raise TypeError(f"{what}() received an invalid combination of arguments: x and dx are exclusive")
     d = _wrap_dim(dim, y.dim())
@@ -836,6 +838,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 # %% ../nbs/reference/torch/statistics.ipynb #c01a8ffa
 def corrcoef(input):
     "Pearson's correlation coefficients of the variables in the rows of `input`."
+    if input.dim() > 2: raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
     c = cov(input)
     if c.dim() == 0: return c / c
     s = c.diagonal().sqrt()

@@ -143,7 +143,7 @@ def unflatten(input, dim, sizes):
     d, sizes = _wrap_dim(dim, len(s)), tuple(sizes)
     if not s: raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")   # a dim in range, of nothing
     try: sizes = _infer_shape(sizes, s[d])
-    except RuntimeError: raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({s[d]}) in the input tensor") from None
+    except RuntimeError: raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({s[d]}) in the input tensor") from None
     return input.reshape(s[:d] + sizes + s[d + 1:])
 
 @patch
@@ -911,11 +911,12 @@ def roll(input, shifts, dims=None):
         if not isinstance(shifts, (builtins.int, np.integer)) and len(shifts) != 1: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return RollBackward0.apply(input, shifts=builtins.int(shifts if isinstance(shifts, (builtins.int, np.integer)) else shifts[0]), dims=None)
     shifts = (shifts,) if isinstance(shifts, (builtins.int, np.integer)) else tuple(shifts)
+    given = 1 if isinstance(dims, (builtins.int, np.integer)) else len(tuple(dims))
+    if len(shifts) != given: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{given}")
     if not n:                                    # a 0-d tensor has no dim to roll along
         d = dims if isinstance(dims, (builtins.int, np.integer)) else tuple(dims)[0] if len(tuple(dims)) else None
         if d is not None: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     dims = _dims(dims, n) if n else ()
-    if len(shifts) != len(dims): raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     return RollBackward0.apply(input, shifts=shifts, dims=dims) if n else input.clone()
 
 def rot90(input, k=1, dims=(0, 1)):

@@ -130,10 +130,11 @@ def einsum(equation, *operands):
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
     if not operands: raise RuntimeError("einsum(): must provide at least one operand")
+    spec = _subscripts(equation, [x._data.shape for x in operands])      # the equation is checked against the shapes first
     for x in operands[1:]:
         if x._data.dtype != operands[0]._data.dtype:
             raise RuntimeError(f"expected scalar type {_dtype_name(operands[0])} but found {_dtype_name(x)}")
-    return _einsum(_subscripts(equation, [x._data.shape for x in operands]), *operands)
+    return _einsum(spec, *operands)
 
 # %% ../nbs/reference/functional_stft.ipynb #1d137e18
 import builtins

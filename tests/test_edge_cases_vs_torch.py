@@ -1342,6 +1342,21 @@ ORDERS_AND_DTYPES = {
     'max_complex_dim_out_of_range': lambda lib: lib.max(lib.tensor(1j), 1),
     'mode_complex': lambda lib: lib.mode(lib.ones(3, dtype=lib.complex64)),
     'interpolate_area_to_nothing': lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 1, 3), scale_factor=0.5, mode='area'),
+    'index_put_shape_before_positions': lambda lib: lib.ones(1, 1, dtype=lib.int64).index_put((lib.tensor([0, 1]),), lib.ones(3, 3, 1, 1)),
+    'index_put_shape_before_positions_same_dtype': lambda lib: lib.ones(2).index_put((lib.tensor([0, 3]),), lib.ones(1, 5, 4), accumulate=True),
+    'index_put_positions_after_shape': lambda lib: lib.ones(2).index_put((lib.tensor([0, 3]),), lib.ones(2)),
+    'index_add_0d_count': lambda lib: lib.tensor(1).index_add(-1, lib.tensor([0, 1]), lib.tensor(1)),
+    'index_fill_empty_slice': lambda lib: lib.zeros(0, 0).index_fill(-1, lib.tensor([1, 2]), 1.),
+    'index_fill_empty_dim': lambda lib: lib.zeros(3, 0).index_fill(-1, lib.tensor([1, 2]), 1.),
+    'frexp_complex': lambda lib: lib.frexp(lib.ones(2, dtype=lib.complex64)),
+    'gather_empty_index_any_ndim': lambda lib: lib.gather(lib.ones(5), -1, lib.zeros(4, 0, dtype=lib.int64)),
+    'trapezoid_bool': lambda lib: lib.trapezoid(lib.ones(3, dtype=lib.bool)),
+    'trapezoid_bool_x': lambda lib: lib.trapezoid(lib.ones(3), lib.ones(3, dtype=lib.bool)),
+    'cumulative_trapezoid_bool': lambda lib: lib.cumulative_trapezoid(lib.ones(3, dtype=lib.bool)),
+    'roll_0d_counts_first': lambda lib: lib.roll(lib.tensor(1.), -2, dims=(0, 1)),
+    'unflatten_names_dim_wrapped': lambda lib: lib.ones(4, 1).unflatten(-1, (2, -1)),
+    'einsum_equation_before_dtypes': lambda lib: lib.einsum('i,i->', lib.ones(1, dtype=lib.int64), lib.ones(3, 5, 4, dtype=lib.int8)),
+    'corrcoef_names_itself': lambda lib: lib.corrcoef(lib.ones(1, 1, 3)),
 }
 
 

@@ -19,12 +19,14 @@ def lazy_story(T):
     out = [repr(r), m.weight is w0, type(m.weight).__name__, m.weight.requires_grad, m.has_uninitialized_params(),
            type(m).__name__, repr(m), m.in_features, tuple(m.weight.shape), m.weight.detach().numpy().tolist()]
     y = m(T.ones(2, 4))
-    out += [type(m).__name__, repr(m), m.in_features, tuple(y.shape), np.round(y.detach().numpy(), 5).tolist()]
-    return out
+    out += [type(m).__name__, repr(m), m.in_features, tuple(y.shape)]
+    return out, y.detach().numpy()
 
 
 def test_lazy_linear_load_state_dict_then_call():
-    assert lazy_story(litnn) == lazy_story(torch)
+    (a, ya), (b, yb) = lazy_story(litnn), lazy_story(torch)
+    assert a == b
+    np.testing.assert_allclose(ya, yb, rtol=1e-6, atol=1e-6)      # (the last bit depends on the BLAS's order of sums)
 
 
 def test_lazy_linear_loaded_then_wrong_input():
