@@ -10,7 +10,7 @@ import builtins, math, numpy as np
 from .backend import array_namespace, to_dtype
 from ._tensor import Tensor, _as_array, _wrap_dim, _LEGACY, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _expand, _cast, _dims, _kept_shape, _float_dtype
+from .autograd.broadcasting import _expand, _cast, _dims, _kept_shape, _float_dtype, _no_repeats
 from ._pointwise import _const, _masked, where
 from ._pointwise import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 from ._pointwise import return_types
@@ -20,7 +20,7 @@ def _rdims(x, dim):
     "The dims a reduction over `dim` covers, as a tuple: all for None or `()` (as torch); none for 0-d."
     n = x._data.ndim
     if dim is None or (isinstance(dim, (tuple, list)) and not dim): return tuple(range(n))
-    d = _dims(dim, n)
+    d = _no_repeats(tuple(_wrap_dim(k, n) for k in ((dim,) if isinstance(dim, (builtins.int, np.integer)) else dim)))
     return d if n else ()
 
 def _keep(ctx, a, dim, keepdim):
@@ -194,12 +194,10 @@ def _extremum(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)    # reference/nested/nested_tensor
     full, along, _, elementwise = _EXTREMA[fn]
     if isinstance(dim, Tensor): return globals()[elementwise](x, dim)
-    if dim is not None: _wrap_dim(dim, x._data.ndim)        # a dim out of range is refused first
-    if x.dtype.is_complex:      # complex numbers have no order: torch's two errors
-        if dim is None: raise NotImplementedError(f'"{fn}_all" not implemented for \'{_dtype_name(x)}\'')
-        raise RuntimeError(f"{fn}(): does not support complex input")
-    dims = _rdims(x, None if dim is None else _wrap_dim(dim, x._data.ndim))
+    dims = _rdims(x, None if dim is None else _wrap_dim(dim, x._data.ndim))     # a dim out of range is refused first
+    if x.dtype.is_complex and dim is None: raise NotImplementedError(f'"{fn}_all" not implemented for \'{_dtype_name(x)}\'')   # complex numbers have no order
     _nonempty(fn, x, None if dim is None else dims)         # max/min name the dim wrapped
+    if x.dtype.is_complex: raise RuntimeError(f"{fn}(): does not support complex input")
     if dim is None: return full.apply(x, dim=dims)
     return getattr(return_types, fn)(*along.apply(x, dim=dims, keepdim=keepdim))
 
@@ -215,8 +213,8 @@ def min(input, dim=None, keepdim=False):
 # %% ../nbs/16_reductions.ipynb #1cc23bef
 def _amax(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
-    if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
     dims = _rdims(x, dim)
+    if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
     _nonempty(fn, x, None if dim is None or dim == () or dim == [] else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))   # as given
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)
 
@@ -657,12 +655,20 @@ def cummin(input, dim):
 Tensor.cummax, Tensor.cummin = cummax, cummin
 
 # %% ../nbs/reference/torch/scans.ipynb #df4448db
+def _complex_logaddexp(a, b):
+    "log(e^a + e^b) of complex arrays as torch's helper: the larger real part factored out, the rest through log1p."
+    xp = array_namespace(a)
+    big = a.real >= b.real
+    hi, lo = xp.where(big, a, b), xp.where(big, b, a)
+    return hi + xp.log1p(xp.exp(lo - hi))
+
 class LogcumsumexpBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data; xp = array_namespace(a)
         with np.errstate(all='ignore'):
-            out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (row if c is None else xp.logaddexp(c[0], row),))[0]
+            add = _complex_logaddexp if a.dtype.kind == 'c' else xp.logaddexp
+            out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (row if c is None else add(c[0], row),))[0]
         ctx.save_for_backward(x); ctx.save_output(out); ctx.dim = dim
         return out
     @staticmethod
@@ -727,7 +733,7 @@ from .autograd.broadcasting import _dims
 def count_nonzero(input, dim=None):
     "The number of non-zero values (over `dim`: an int or a tuple)."
     a = input._data
-    d = None if dim is None else _dims(dim, a.ndim)
+    d = None if dim is None else _rdims(input, dim)      # (repeated dims refused, as every reduction's)
     return Tensor._make(array_namespace(a).asarray((a != 0).sum(axis=d), dtype=np.int64))
 
 # %% ../nbs/reference/torch/sorting.ipynb #94541688

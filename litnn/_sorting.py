@@ -149,14 +149,17 @@ class NanmedianBackward0(MedianBackward0): nan = True
 
 def _median(x, dim, keepdim, nan):
     a = x._data
-    if a.dtype.kind == 'c': raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented for \'{_LEGACY[x.dtype.name]}\'')
-    if a.dtype == bool: raise NotImplementedError(f'"{"median_cpu" if dim is None else "median_out"}" not implemented for \'Bool\'')
+    def refuse():       # complex numbers and bools have no kernel: checked where torch dispatches, after the sizes
+        if a.dtype.kind == 'c' or a.dtype == bool:
+            raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented for \'{_LEGACY[x.dtype.name]}\'')
     if dim is None:
         if not a.size: return _tensor(float('nan'), dtype=x.dtype) + (x.sum() if x.requires_grad else 0)   # NaN, in the graph (an empty gradient, as torch)
+        refuse()
         return (NanmedianBackward0 if nan else MedianBackward0).apply(x, dim=tuple(range(a.ndim)))
     d = _dim_of(x, dim)
+    if a.ndim and not a.shape[d]: raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    refuse()
     if not a.ndim: return _select(NanmedianBackward1 if nan else MedianBackward1, x, array_namespace(a).zeros((), np.int64), 0, kind='nanmedian' if nan else 'median')
-    if not a.shape[d]: raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     idx = _median_index(a, d, nan)
     return _select(NanmedianBackward1 if nan else MedianBackward1, x, idx if keepdim else idx.squeeze(d), d, keepdim, 'nanmedian' if nan else 'median')
 
@@ -248,8 +251,14 @@ def histc(input, bins=100, min=0, max=0):
     if lo == hi and a.size: lo, hi = builtins.float(a.min()), builtins.float(a.max())
     if lo == hi: lo, hi = lo - 1, hi + 1
     if lo > hi: raise RuntimeError("torch.histc: max must be larger than min")
-    counts, _ = xp.histogram(a.astype(np.float64), bins=bins, range=(lo, hi))
-    return Tensor._make(counts.astype(a.dtype))
+    # torch's kernel: no search, the bin read off in the input's dtype, (x - lo) * bins / (hi - lo), then truncated
+    w = a if a.dtype.kind == 'f' and a.dtype.itemsize >= 4 else a.astype(np.float32)
+    left, right = w.dtype.type(lo), w.dtype.type(hi)
+    x = w.reshape(-1)
+    x = x[(x >= left) & (x <= right)]             # (NaN and values outside are not counted)
+    pos = ((x - left) * w.dtype.type(bins) / (right - left)).astype(np.int64)
+    pos[pos >= bins] = bins - 1                   # the right edge belongs to the last bin
+    return Tensor._make(xp.bincount(pos, minlength=bins).astype(a.dtype))
 
 def bincount(input, weights=None, minlength=0):
     "How often each non-negative integer occurs in the 1-D `input` (or the sum of its `weights`)."

@@ -66,6 +66,7 @@ class Size(tuple):
 
 def _size_item(i, s):
     "Item `i` of a shape as an int (bools, numpy ints and integer 0-d tensors are), else torch's TypeError."
+    if getattr(s, '_size_like', False): return s      # a symbolic size, as torch's SymInt (a nested tensor's ragged dim: reference/nested)
     try: return operator.index(s)
     except TypeError: raise TypeError(f"litnn.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')") from None
 

@@ -134,6 +134,9 @@ def einsum(equation, *operands):
     for x in operands[1:]:
         if x._data.dtype != operands[0]._data.dtype:
             raise RuntimeError(f"expected scalar type {_dtype_name(operands[0])} but found {_dtype_name(x)}")
+    x = operands[0]
+    if len(operands) == 1 and x._data.dtype.kind in 'biu' and set(spec[0]) - set(spec[-1]):
+        return _einsum(spec, x.long())          # one operand summed over a letter: torch's sum, whose integers are int64
     return _einsum(spec, *operands)
 
 # %% ../nbs/reference/functional_stft.ipynb #1d137e18

@@ -1357,6 +1357,23 @@ ORDERS_AND_DTYPES = {
     'unflatten_names_dim_wrapped': lambda lib: lib.ones(4, 1).unflatten(-1, (2, -1)),
     'einsum_equation_before_dtypes': lambda lib: lib.einsum('i,i->', lib.ones(1, dtype=lib.int64), lib.ones(3, 5, 4, dtype=lib.int8)),
     'corrcoef_names_itself': lambda lib: lib.corrcoef(lib.ones(1, 1, 3)),
+    'count_nonzero_repeated_dims': lambda lib: lib.count_nonzero(lib.ones(2, 2), dim=(0, 0)),
+    'count_nonzero_0d_repeated_dims': lambda lib: lib.count_nonzero(lib.tensor(1.), dim=(0, -1)),
+    'sum_repeated_dims': lambda lib: lib.sum(lib.ones(2, 2), dim=(0, 0)),
+    'std_repeated_dims': lambda lib: lib.std(lib.ones(2, 2), dim=(1, -1)),
+    'amax_complex_dim_out_of_range': lambda lib: lib.amax(lib.ones(2, 2, dtype=lib.complex64), dim=2),
+    'median_complex_empty_dim': lambda lib: lib.median(lib.ones(0, dtype=lib.complex64), dim=-1),
+    'median_complex_empty': lambda lib: lib.view_as_real(lib.median(lib.ones(0, dtype=lib.complex64))),
+    'median_complex': lambda lib: lib.median(lib.ones(2, dtype=lib.complex64)),
+    'max_complex_empty_dim': lambda lib: lib.max(lib.ones(0, 0, dtype=lib.complex64), 0),
+    'einsum_sum_of_ints_is_int64': lambda lib: lib.einsum('...i->...', lib.ones(1, 2, dtype=lib.int32)),
+    'einsum_trace_of_int16': lambda lib: lib.einsum('ii->', lib.ones(2, 2, dtype=lib.int16)),
+    'einsum_sum_of_bools': lambda lib: lib.einsum('ij->', lib.ones(2, 2, dtype=lib.bool)),
+    'einsum_product_of_ints_keeps_dtype': lambda lib: lib.einsum('ij,jk->ik', lib.ones(2, 2, dtype=lib.int32), lib.ones(2, 2, dtype=lib.int32)),
+    'pad_value_must_fit': lambda lib: lib.nn.functional.pad(lib.ones(1, dtype=lib.int32), (1, 1), value=1e10),
+    'logcumsumexp_complex': lambda lib: lib.view_as_real(lib.logcumsumexp(lib.tensor([1 + 2j, -1 + 0.5j, 3 - 1j, 0.2 + 0.1j]), 0)),
+    'histc_bins_in_float32': lambda lib: lib.histc(lib.tensor([-0.46, -3.86, 4.64])),
+    'histc_range': lambda lib: lib.histc(lib.tensor([0.5, 1.0, 1.5, 2.0, -1.0, 3.0, float('nan')]), bins=4, min=0.5, max=2.0),
 }
 
 

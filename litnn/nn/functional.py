@@ -3377,7 +3377,7 @@ def _nested_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enab
 # %% ../../nbs/reference/nn/padding.ipynb #502f08d9
 import builtins
 import numpy as np
-from ..backend import array_namespace
+from ..backend import array_namespace, _checked_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from .._views import _Index
@@ -3476,7 +3476,7 @@ def pad(input, pad, mode="constant", value=None):
     "`input` with its last len(pad)//2 dims padded: (left, right[, top, bottom[, front, back]]) in `mode`."
     _check_tensors('pad', dict(input=input))     # torch's TypeError for a list, an array, None
     pads = _pairs(pad, input.dim())
-    if mode == 'constant': return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else value)
+    if mode == 'constant': return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else _checked_scalar(value, input._data.dtype))
     if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if input.dim() not in (len(pads) + 1, len(pads) + 2):

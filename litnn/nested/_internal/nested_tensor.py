@@ -19,6 +19,7 @@ jagged = layout('jagged')
 class _NestedInt:
     "The size of a ragged dim: torch prints it `j1`, `j2`..., one number per set of offsets."
     _made = itertools.count(1)
+    _size_like = True           # a `Size` keeps it as it is (10_tensor)
     def __init__(self): self.n, self.offsets = next(_NestedInt._made), None   # `offsets`: the tensor it was made for
     def __repr__(self): return f'j{self.n}'
 
