@@ -374,7 +374,7 @@ def _scatter_key(input, dim, index, what, src=None, same_dtype=False, kernel=Non
     n = builtins.max(len(s), 1)
     if a.ndim != len(s) and a.size: raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     ss = src._data.shape if isinstance(src, Tensor) else None
-    if builtins.any(m > k for j, (m, k) in enumerate(zip(a.shape, s)) if j != d) or ss is not None and builtins.any(m > k for m, k in zip(a.shape, ss)):
+    if a.size and (builtins.any(m > k for j, (m, k) in enumerate(zip(a.shape, s)) if j != d) or ss is not None and builtins.any(m > k for m, k in zip(a.shape, ss))):   # (an empty index: no size is checked)
         raise RuntimeError(f"Expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}" + ("" if ss is None else f" and to be no larger size than src {list(ss)}"))
     if a.size:
         if kernel: raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY[input.dtype.name]}\'')
@@ -395,6 +395,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         if reduce not in ('add', 'multiply'): raise RuntimeError("reduce argument must be either add or multiply.")
         return _scatter_combine(input, dim, index, src, reduce)
     key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))   # torch casts a number, never a tensor
+    if not index._data.size: return input.clone()           # nothing written (an empty index of any shape)
     if isinstance(src, Tensor): return ScatterBackward0.apply(input, _src_part(src, index, input), key=key, op=GatherBackward0)
     return ScatterBackward1.apply(input, _checked_scalar(src, input._data.dtype), key=key, op=GatherBackward0)
 
@@ -483,6 +484,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     no_mean = reduce == 'mean' and input.dtype.name == 'bool'        # torch has no bool loop for the mean
     key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=True, kernel='scatter_gather_tensor_cpu_reduce_mean' if no_mean else None)
     if no_mean: raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")       # nothing scattered: its division fails
+    if not index._data.size: return input.clone()           # nothing combined (an empty index of any shape)
     src = _src_part(src, index, input)
     return ScatterReduceBackward0.apply(input, src, dim=_wrap_dim(dim, input._data.ndim), index=index, reduce=reduce, include_self=include_self, key=key)
 
@@ -605,7 +607,7 @@ def take_along_dim(input, indices, dim=None):
     s, t = input._data.shape, indices._data.shape
     if len(s) != len(t): raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices".format(len(s), len(t)))
     d = _wrap_dim(dim, len(s))
-    b = list(np.broadcast_shapes(s[:d] + (1,) + s[d + 1:], t[:d] + (1,) + t[d + 1:]))
+    b = list(_broadcast_shape(s[:d] + (1,) + s[d + 1:], t[:d] + (1,) + t[d + 1:]))     # (torch's error if they do not broadcast)
     x = input if tuple(b[:d] + [s[d]] + b[d + 1:]) == s else input.expand(*(b[:d] + [s[d]] + b[d + 1:]))
     i = indices if tuple(b[:d] + [t[d]] + b[d + 1:]) == t else indices.expand(*(b[:d] + [t[d]] + b[d + 1:]))
     return gather(x, d, i)

@@ -320,6 +320,7 @@ class RemainderBackward1(RemainderBackward0): "x % tensor"
 def remainder(input, other):
     "input % other, with the sign of `other` (Python's convention)."
     x, y = _promote(input, other)
+    _check_broadcast(x, y)
     t = x if isinstance(x, Tensor) else y
     if t.dtype.is_complex or t._data.dtype == np.bool_: raise NotImplementedError(f'"remainder_cpu" not implemented for \'{_dtype_name(t)}\'')
     if not isinstance(x, Tensor) and y._requires_grad:          # number % tensor: torch has no derivative

@@ -352,7 +352,7 @@ def _trapezoid_parts(y, x, dx, dim, what):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     "The integral of samples `y` along `dim` by the trapezoid rule (at coordinates `x`, or `dx` apart)."
     d, step, pairs = _trapezoid_parts(y, x, dx, dim, 'trapezoid')
-    if y.shape[d] == 0: return y.sum(d) * 0.
+    if y.shape[d] == 0: return y.sum(d, dtype=y.dtype) * 0       # zeros in y's dtype (integers stay integers)
     if isinstance(step, Tensor): return (step * pairs).sum(d) / 2
     return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * step
 
@@ -746,7 +746,7 @@ from .backend import float32, float64
 from ._tensor import Tensor, _wrap_dim, _dtype_name, _LEGACY
 from .autograd.broadcasting import _float_dtype
 from ._pointwise import where, _const, _floating
-from ._pointwise import lerp
+from ._pointwise import lerp, complex as _complex
 import builtins
 
 # %% ../nbs/reference/torch/statistics.ipynb #a8f05c59
@@ -838,7 +838,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else: w_sum = w.sum(); avg = (x * w).sum(1) / w_sum
     norm = w_sum - correction * ((w * aweights).sum() / w_sum if aweights is not None and correction != 0 else 1)
     xm = x - avg.unsqueeze(1)
-    c = xm @ (xm if w is None else xm * w).t()
+    c = xm @ (xm if w is None else xm * w).t().conj()        # x xᴴ: complex variables are conjugated, as torch
     return (c / (norm.clamp(min=0) if isinstance(norm, Tensor) else builtins.max(norm, 0))).squeeze()
 
 # %% ../nbs/reference/torch/statistics.ipynb #c01a8ffa
@@ -848,7 +848,9 @@ def corrcoef(input):
     c = cov(input)
     if c.dim() == 0: return c / c
     s = c.diagonal().sqrt()
-    return (c / s.unsqueeze(1) / s.unsqueeze(0)).clamp(-1, 1)
+    r = c / s.unsqueeze(1) / s.unsqueeze(0)
+    if r.is_complex(): return _complex(r.real.clamp(-1, 1), r.imag.clamp(-1, 1))     # each part clipped, as torch
+    return r.clamp(-1, 1)
 
 for _f in (cov, corrcoef): setattr(Tensor, _f.__name__, _f)
 

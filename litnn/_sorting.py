@@ -104,12 +104,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     "The `k`-th smallest value along `dim` (k counts from 1), and its index."
-    if input._data.dtype == bool: raise NotImplementedError('"kthvalue_cpu" not implemented for \'Bool\'')
     a, d = input._data, _dim_of(input, dim)
-    if a.dtype.kind == 'c': raise NotImplementedError(f'"kthvalue_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')
     if a.ndim and not a.shape[d]: raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     n = a.shape[d] if a.ndim else 1
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if a.dtype.kind in 'bc': raise NotImplementedError(f'"kthvalue_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')   # the kernel, after the sizes
     if not a.ndim: return _select(KthvalueBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='kthvalue')
     idx = _order(a, d)[(slice(None),) * d + (slice(k - 1, k),)]
     return _select(KthvalueBackward0, input, idx if keepdim else idx.squeeze(d), d, keepdim, 'kthvalue')
@@ -153,7 +152,9 @@ def _median(x, dim, keepdim, nan):
         if a.dtype.kind == 'c' or a.dtype == bool:
             raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented for \'{_LEGACY[x.dtype.name]}\'')
     if dim is None:
-        if not a.size: return _tensor(float('nan'), dtype=x.dtype) + (x.sum() if x.requires_grad else 0)   # NaN, in the graph (an empty gradient, as torch)
+        if not a.size:      # NaN (cast as C casts it for integers: 0, or int64's least), in the graph (an empty gradient, as torch)
+            with np.errstate(invalid='ignore'): nan = Tensor._make(array_namespace(a).asarray(np.array(np.nan).astype(a.dtype)))
+            return nan + x.sum() if x.requires_grad else nan
         refuse()
         return (NanmedianBackward0 if nan else MedianBackward0).apply(x, dim=tuple(range(a.ndim)))
     d = _dim_of(x, dim)

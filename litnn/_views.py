@@ -252,7 +252,7 @@ def narrow(input, dim, start, length):
     d, start, n = _wrap_dim(dim, len(s)), builtins.int(start), s[_wrap_dim(dim, len(s))]
     if length < 0: raise RuntimeError("narrow(): length must be non-negative.")
     if not -n <= start <= n: raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
-    start %= n if n else 1
+    if start < 0: start += n                   # (start == n is allowed: an empty view at the end)
     if start + length > n: raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return _basic(input, (_ALL,) * d + (slice(start, start + length), Ellipsis), SliceBackward0)
 

@@ -1374,7 +1374,52 @@ ORDERS_AND_DTYPES = {
     'logcumsumexp_complex': lambda lib: lib.view_as_real(lib.logcumsumexp(lib.tensor([1 + 2j, -1 + 0.5j, 3 - 1j, 0.2 + 0.1j]), 0)),
     'histc_bins_in_float32': lambda lib: lib.histc(lib.tensor([-0.46, -3.86, 4.64])),
     'histc_range': lambda lib: lib.histc(lib.tensor([0.5, 1.0, 1.5, 2.0, -1.0, 3.0, float('nan')]), bins=4, min=0.5, max=2.0),
+    'narrow_start_at_end': lambda lib: lib.ones(1, 1).narrow(-1, 1, 1),
+    'narrow_empty_at_end': lambda lib: lib.ones(3).narrow(0, 3, 0),
+    'narrow_negative_start': lambda lib: lib.arange(3.).narrow(0, -1, 1),
+    **{f'median_empty_{d}': (lambda lib, d=d: lib.median(lib.ones(0, 2, dtype=getattr(lib, d)))) for d in ('int8', 'int64', 'bool', 'uint8', 'float16')},
+    'corrcoef_complex': lambda lib: lib.view_as_real(lib.corrcoef(lib.tensor([[1 + 1j, 2, 3], [2, 1j, 0]]))),
+    'corrcoef_complex_empty': lambda lib: lib.corrcoef(lib.ones(0, 3, dtype=lib.complex64)),
+    'kthvalue_complex_empty': lambda lib: lib.kthvalue(lib.ones(0, dtype=lib.complex64), 3, dim=-1),
+    'kthvalue_complex_k_range': lambda lib: lib.kthvalue(lib.ones(2, dtype=lib.complex64), 3, dim=-1),
+    'kthvalue_complex': lambda lib: lib.kthvalue(lib.ones(2, dtype=lib.complex64), 1),
+    'trapezoid_empty_int': lambda lib: lib.trapezoid(lib.ones(0, dtype=lib.int32), dx=2.0, dim=0),
+    'trapezoid_empty_rows_int': lambda lib: lib.trapezoid(lib.ones(0, 3, dtype=lib.int32), dim=0),
+    'scatter_empty_index_any_size': lambda lib: lib.ones(1, 1).scatter(0, lib.zeros(1, 2, 1, 0, dtype=lib.int64), lib.ones(1, 2, 1, 0)),
+    'scatter_add_empty_index': lambda lib: lib.ones(1, 1).scatter_add(0, lib.zeros(3, 0, dtype=lib.int64), lib.ones(3, 0)),
+    'scatter_reduce_empty_index': lambda lib: lib.ones(1, 1).scatter_reduce(0, lib.zeros(1, 2, 1, 0, dtype=lib.int64), lib.ones(1, 2, 1, 0), 'mean', include_self=False),
+    'take_along_dim_not_broadcast': lambda lib: lib.ones(1, 0).take_along_dim(lib.zeros(1, 2, dtype=lib.int64), dim=0),
+    'remainder_shapes_before_dtype': lambda lib: lib.ones(1, 1, 2, 2, dtype=lib.complex64) % lib.ones(1, 1, 3, dtype=lib.float64),
+    'div_trunc_complex': lambda lib: lib.div(lib.ones(2), lib.ones(2, dtype=lib.complex64), rounding_mode='trunc'),
+    'div_floor_complex': lambda lib: lib.div(lib.ones(2, dtype=lib.complex64), 2, rounding_mode='floor'),
+    **{f'interpolate_{m}_to_nothing': (lambda lib, m=m: lib.nn.functional.interpolate(lib.ones(1, 2, 2, 1), scale_factor=0.5, mode=m))
+       for m in ('nearest', 'bilinear', 'bicubic', 'nearest-exact')},
+    'interpolate_linear_to_nothing': lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 1), scale_factor=0.5, mode='linear'),
+    'interpolate_trilinear_to_nothing': lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2, 1), scale_factor=0.5, mode='trilinear'),
+    'interpolate_from_nothing': lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 0, 2), scale_factor=2),
 }
+
+
+@pytest.mark.parametrize('k', [1, 2, 3])
+@pytest.mark.parametrize('groups', [1, 2])
+def test_conv_transpose_output_padding_below_dilation(k, groups):
+    "output_padding may reach the dilation when the stride is 1: the extra places get no contribution but the bias (torch)."
+    rng = np.random.default_rng(k)
+    x = rng.standard_normal((2, 4) + (5, 4, 3)[:k]).astype(np.float32)
+    w = rng.standard_normal((4, 3) + (3,) * k).astype(np.float32)
+    b = rng.standard_normal(3 * groups).astype(np.float32)
+    f = {1: 'conv_transpose1d', 2: 'conv_transpose2d', 3: 'conv_transpose3d'}[k]
+    for pad in (0, 1):
+        kw = dict(stride=1, dilation=2, output_padding=1, padding=pad, groups=groups)
+        wt = w if groups == 1 else np.concatenate([w[:, :3 // groups or 1]] * 1, 1)
+        t = getattr(torch.nn.functional, f)(torch.tensor(x, requires_grad=True), torch.tensor(wt), torch.tensor(b[:wt.shape[1] * groups]), **kw)
+        xl = litnn.tensor(x, requires_grad=True)
+        l = getattr(litnn.nn.functional, f)(xl, litnn.tensor(wt), litnn.tensor(b[:wt.shape[1] * groups]), **kw)
+        np.testing.assert_allclose(l.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-5)
+        l.sum().backward()
+        xt = torch.tensor(x, requires_grad=True)
+        getattr(torch.nn.functional, f)(xt, torch.tensor(wt), torch.tensor(b[:wt.shape[1] * groups]), **kw).sum().backward()
+        np.testing.assert_allclose(xl.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize('name', ORDERS_AND_DTYPES)

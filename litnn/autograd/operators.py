@@ -188,7 +188,9 @@ def _check_divisor(xp, b, a=None):
 def _rounded_div(x, y, mode):
     if mode not in ('trunc', 'floor'):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
-    if (x if isinstance(x, Tensor) else y)._data.dtype == np.bool_: raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'Bool\'')
+    t = x if isinstance(x, Tensor) else y
+    if t._data.dtype == np.bool_ or t._data.dtype.kind == 'c':       # no rounding kernel for bools or complex numbers
+        raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'{B._LEGACY[t._data.dtype.name]}\'')
     return DivBackward2.apply(x, y, rounding_mode=mode)
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #e2b7c0a1

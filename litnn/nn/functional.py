@@ -880,8 +880,11 @@ def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation,
     ks = w.shape[2:]
     out = tuple((n - 1) * s - 2 * p + d * (kk - 1) + o + 1 for n, s, p, d, kk, o in zip(x.shape[2:], st, pad, dil, ks, op))
     sp = (1,) * (2 - k)
+    # where output_padding is not below the stride (stride 1, dilation above it), the convolution of `out` has more outputs
+    # than the transposed one has inputs: `extra` zeros, which its adjoint reads as nothing, make up the difference
+    extra = tuple((o + 2 * p - d * (kk - 1) - 1) // s + 1 - n for o, n, s, p, d, kk in zip(out, x.shape[2:], st, pad, dil, ks))
     return _Geom((x.shape[0], w.shape[1] * groups) + out, sp + ks, sp + st, ((0, 0),) * (2 - k) + tuple((p, p) for p in pad),
-                 sp + dil, groups)
+                 sp + dil, groups), extra
 
 # %% ../../nbs/42b_conv_transpose.ipynb #fbec01f0
 def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
@@ -895,7 +898,8 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")
     _check_weight_dtype(input, weight)
-    geo = _transposed_geometry(fn, k, input, weight, stride, padding, output_padding, dilation, groups)
+    geo, extra = _transposed_geometry(fn, k, input, weight, stride, padding, output_padding, dilation, groups)
+    if builtins.any(extra): input = pad(input, [v for e in reversed(extra) for v in (0, e)])
     O, G, N = weight.shape[0], groups, input.shape[0]
     gy = _OutT.apply(input, geo=geo).reshape(N, G, O // G, geo.M)
     out = _Col2im.apply(weight.reshape(G, O // G, -1).mT @ gy, geo=geo)
@@ -4058,7 +4062,7 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #1d206c63
-import math
+import builtins, math
 import numpy as np
 from ..backend import array_namespace
 from .._tensor import Tensor
@@ -4186,4 +4190,7 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
         if not antialias: raise ValueError("Lanczos mode requires antialias=True")
     _check_rank(input, mode)
     _refuse_integer_images(input, mode)
+    if mode != 'area' and not builtins.all(n > 0 for n in list(input.shape[2:]) + list(sizes)):     # ('area' pools: nothing is an empty pool)
+        name = lambda v: ', '.join(f'{a}: {n}' for a, n in zip('DHW'[3 - dim:], v))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({name(input.shape[2:])}){' and' if dim == 1 else ''} output ({name(sizes)})")
     return _resample(input, sizes, scales, mode, align_corners, antialias)
