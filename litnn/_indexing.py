@@ -540,8 +540,8 @@ def _slices_key(input, dim, index, what, source=None):
     n = s[d] if s else 1
     bad = (a < -n) | (a >= n)                       # torch's kernel checks the positions last, after the sizes
     if a.size and bool(bad.any()):
-        if not n and what == 'index_fill_':         # an empty dim: torch's fill fails restriding the slice over no memory...
-            if not math.prod(s[:d] + s[d + 1:]): return (_ALL,) * d + (a[:0], Ellipsis)     # ...unless the slice holds nothing
+        if what == 'index_fill_' and not math.prod(s[:d] + s[d + 1:]): return (_ALL,) * d + (a[:0], Ellipsis)   # slices of nothing: no position is read
+        if not n and what == 'index_fill_':         # an empty dim: torch's fill fails restriding the slice over no memory
             st = [0 if j == d else x for j, x in enumerate(input.stride())]
             sz = [a.size if j == d else x for j, x in enumerate(s)]
             need = input.element_size() * (1 + builtins.sum((p - 1) * q for p, q in zip(sz, st)))
@@ -564,11 +564,12 @@ def index_copy(input, dim, index, source):
 
 def index_fill(input, dim, index, value):
     "`input` with its slices `index` along `dim` filled with `value` (a number or a 0-d tensor)."
+    if not isinstance(value, Tensor): value = _checked_scalar(value, input._data.dtype)     # (before the positions, as torch)
     key = _slices_key(input, dim, index, 'index_fill_')
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
         return IndexFillBackward1.apply(input, _cast(value, input.dtype) if value.dtype != input.dtype else value, key=key, op=IndexSelectBackward0)
-    return IndexFillBackward0.apply(input, _checked_scalar(value, input._data.dtype), key=key, op=IndexSelectBackward0)
+    return IndexFillBackward0.apply(input, value, key=key, op=IndexSelectBackward0)
 
 # %% ../nbs/18a_scatter.ipynb #afbaf5d5
 for _name, _f in dict(index_add=index_add, index_copy=index_copy, index_fill=index_fill).items():

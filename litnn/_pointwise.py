@@ -265,15 +265,18 @@ class PowBackward2(PowBackward0): "number ** tensor"
 
 def pow(input, exponent):
     "input ** exponent, elementwise (either may be a number)."
-    if type(exponent) in (builtins.int, builtins.float) and isinstance(input, Tensor) and input._data.dtype.name == 'bfloat16':
-        return PowBackward0.apply(input, exponent)     # (promotion would make the number a bfloat16 tensor: the number is kept for `_power`)
     x, p = _promote(input, exponent)
     if not isinstance(x, Tensor): x = Tensor._make(array_namespace(p._data).full((), x, p._data.dtype))
     if x._data.dtype == np.bool_:     # torch: a bool tensor to a bool number stays bool (x**True = x, x**False = True); no other bool power
         if isinstance(input, Tensor) and not isinstance(exponent, Tensor): return _const(array_namespace(x._data).logical_or(x._data, not exponent))
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
-    if x._data.dtype.kind in 'biu' and not isinstance(p, Tensor) and p < 0:     # (a tensor of negative powers is computed)
+    number = type(exponent) in (builtins.int, builtins.float)
+    if x._data.dtype.kind in 'biu' and number and exponent < 0:     # (a tensor of negative powers is computed)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(input, Tensor) and number and (x._data.dtype.kind in 'iu' or x._data.dtype.itemsize < 4 and x._data.dtype.kind in 'fV'):
+        _checked_scalar(exponent, x._data.dtype)      # integer and half-precision kernels convert the exponent to their dtype (float32/64 keep a double)
+    if number and isinstance(input, Tensor) and input._data.dtype.name == 'bfloat16':
+        return PowBackward0.apply(input, exponent)     # (promotion made the number a bfloat16 tensor: the number is kept for `_power`)
     return (PowBackward2 if not isinstance(input, Tensor) else PowBackward1 if isinstance(p, Tensor) else PowBackward0).apply(x, p)
 
 Tensor.pow = Tensor.__pow__ = pow

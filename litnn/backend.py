@@ -56,9 +56,11 @@ float8_e4m3fn, float8_e5m2 = _by_name.get('float8_e4m3fn'), _by_name.get('float8
 float8_e4m3fnuz, float8_e5m2fnuz = _by_name.get('float8_e4m3fnuz'), _by_name.get('float8_e5m2fnuz')
 
 def _astype(a, npd):
-    "Array `a` as numpy dtype `npd`, as torch casts: to float8_e4m3fn it saturates at ±448 (infinities too), numpy's cast makes NaN."
+    "Array `a` as numpy dtype `npd`, as torch casts: to float8_e4m3fn it saturates at ±448 (infinities too), numpy's cast makes NaN; bfloat16 and the 8-bit floats into integers through float32."
     if npd.name == 'float8_e4m3fn' and a.dtype.kind == 'f' or npd.name == 'float8_e4m3fn' and a.dtype.name == 'bfloat16':
         a = a.astype(np.float32).clip(-448, 448)     # (an array method: numpy's and CuPy's)
+    elif (a.dtype.name == 'bfloat16' or a.dtype.name.startswith('float8')) and npd.kind in 'iu':
+        a = a.astype(np.float32)        # ml_dtypes' floats saturate into integers; torch converts through float, as C does (-1 -> 255 in uint8)
     return a.astype(npd)
 
 # torch's names for the dtypes in its messages (its ScalarType names; `FloatTensor` and the other legacy types)

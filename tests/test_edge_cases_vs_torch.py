@@ -1397,6 +1397,16 @@ ORDERS_AND_DTYPES = {
     'interpolate_linear_to_nothing': lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 1), scale_factor=0.5, mode='linear'),
     'interpolate_trilinear_to_nothing': lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2, 1), scale_factor=0.5, mode='trilinear'),
     'interpolate_from_nothing': lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 0, 2), scale_factor=2),
+    **{f'bfloat16_to_{d}': (lambda lib, d=d: lib.tensor([-1.0, -200.5, 200.7, 300.0, 1e10, float('nan'), float('inf'), -0.5]).bfloat16().to(getattr(lib, d)))
+       for d in ('uint8', 'int8', 'int16', 'int32', 'int64', 'bool')},
+    'float8_to_uint8': lambda lib: lib.tensor([-1.0, 300.]).to(lib.float8_e5m2).to(lib.uint8),
+    'pow_half_exponent_must_fit': lambda lib: lib.ones(2, dtype=lib.float16) ** 1e10,
+    'pow_bfloat16_exponent_must_fit': lambda lib: lib.ones(2, dtype=lib.bfloat16) ** 1e39,
+    'pow_int8_exponent_must_fit': lambda lib: lib.ones(2, dtype=lib.int8) ** 300,
+    'pow_float32_exponent_is_double': lambda lib: lib.ones(2) ** 1e39,
+    'pow_uint8_negative_number': lambda lib: lib.ones(2, dtype=lib.uint8) ** -1,
+    'index_fill_value_before_positions': lambda lib: lib.ones(1, 1, dtype=lib.uint8).index_fill(-1, lib.tensor([0, 3]), -1.5),
+    'index_fill_of_nothing': lambda lib: lib.ones(0, 4, 1).index_fill(-1, lib.tensor([0, 3]), 2),
 }
 
 
