@@ -160,7 +160,7 @@ def gather(input, dim, index, *, sparse_grad=False):
             return gather(input.reshape(-1), dim, index.reshape(-1)).reshape(index.shape)
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for k, (m, n) in enumerate(zip(a.shape, s)):
-        if k != d and m > n: raise RuntimeError(f"Size does not match at dimension {k} expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}")
+        if k != d and m > n and a.size: raise RuntimeError(f"Size does not match at dimension {k} expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}")
     try: return GatherBackward0.apply(input, key=_along(a, d))
     except IndexError as e: raise RuntimeError(str(e).replace('axis', 'dimension')) from None
 
@@ -175,8 +175,8 @@ def index_select(input, dim, index):
     if input._data.ndim and a.size:         # no negative index, none past the end (numpy would wrap the one, torch refuses both)
         n, flat = input._data.shape[d], a.reshape(-1)
         bad = (flat < 0) | (flat >= n)
-        if bad.any():       # torch's 2-D dim-1 kernel has its own words
-            if input._data.ndim == 2 and d == 1: raise RuntimeError(f"INDICES element is out of DATA bounds, id={builtins.int(flat[bad][0])} axis_dim={n}")
+        if bad.any():       # torch's dim-1 kernel (and its check of an empty input) has its own words
+            if input._data.ndim > 1 and (d == 1 or not input._data.size): raise RuntimeError(f"INDICES element is out of DATA bounds, id={builtins.int(flat[bad][0])} axis_dim={n}")
             raise IndexError("index out of range in self")
     if not input._data.ndim:    # a 0-d input: the index names its one value
         if a.size != 1: raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {a.size} value(s)")

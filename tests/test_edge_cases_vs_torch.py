@@ -1407,6 +1407,11 @@ ORDERS_AND_DTYPES = {
     'pow_uint8_negative_number': lambda lib: lib.ones(2, dtype=lib.uint8) ** -1,
     'index_fill_value_before_positions': lambda lib: lib.ones(1, 1, dtype=lib.uint8).index_fill(-1, lib.tensor([0, 3]), -1.5),
     'index_fill_of_nothing': lambda lib: lib.ones(0, 4, 1).index_fill(-1, lib.tensor([0, 3]), 2),
+    **{f'index_select_out_of_range_{len(s)}d_dim{d}': (lambda lib, s=s, d=d: lib.ones(s).index_select(d, lib.tensor([0, 9], dtype=lib.int32)))
+       for s in ((3, 4), (3, 4, 5), (1, 2, 0), (2, 3, 4, 5), (4,)) for d in range(len(s))},
+    'argmax_0d_dim_out_of_range': lambda lib: lib.argmax(lib.tensor(1), dim=1),
+    'argmin_0d_dim_last': lambda lib: lib.argmin(lib.tensor(1), dim=-1),
+    'gather_empty_index_larger': lambda lib: lib.gather(lib.ones(3, 1, 0, 2), -1, lib.zeros(0, 1, 1, 2, dtype=lib.int64)),
 }
 
 
