@@ -1412,7 +1412,14 @@ ORDERS_AND_DTYPES = {
     'argmax_0d_dim_out_of_range': lambda lib: lib.argmax(lib.tensor(1), dim=1),
     'argmin_0d_dim_last': lambda lib: lib.argmin(lib.tensor(1), dim=-1),
     'gather_empty_index_larger': lambda lib: lib.gather(lib.ones(3, 1, 0, 2), -1, lib.zeros(0, 1, 1, 2, dtype=lib.int64)),
+    'hardsigmoid_grad_zero_outside_even_nan': lambda lib: _nan_grad(lib, 'hardsigmoid'),
 }
+
+
+def _nan_grad(lib, name):
+    x = lib.tensor([5.0, -5.0, 0.5, 0.0, 20.0, -1.0], requires_grad=True)
+    return lib.autograd.grad(getattr(lib.nn.functional, name)(x), x, lib.full((6,), float('nan')))[0]
+
 
 
 @pytest.mark.parametrize('k', [1, 2, 3])

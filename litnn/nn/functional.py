@@ -319,7 +319,7 @@ HardtanhBackward0 = _node('HardtanhBackward0', lambda xp, a, min_val=-1.0, max_v
                           lambda g, x, y, min_val=-1.0, max_val=1.0: _masked(g, _in(x, min_val, max_val)), 'x')
 _SIXTH = float(np.float32(1 / 6))   # torch's hardsigmoid slope is the float 1.0f/6.0f, in every dtype
 HardsigmoidBackward0 = _node('HardsigmoidBackward0', lambda xp, a: xp.clip(a / 6 + 0.5, 0, 1),
-                             lambda g, x, y: _masked(g, _in(x, -3, 3) * _SIXTH), 'x', 'hardsigmoid_cpu')
+                             lambda g, x, y: _masked(g, _in(x, -3, 3)) * _SIXTH, 'x', 'hardsigmoid_cpu')
 HardswishBackward0 = _node('HardswishBackward0', lambda xp, a: a * xp.clip(a + 3, 0, 6) / 6,
                            lambda g, x, y: _masked(g * (x / 3 + 0.5), _in(x, -3, 3)) + _masked(g, _array_of(x) >= 3), 'x', 'hardswish_cpu')
 SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, 0 * a)),
