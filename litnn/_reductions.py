@@ -214,8 +214,8 @@ def min(input, dim=None, keepdim=False):
 def _amax(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
     dims = _rdims(x, dim)
-    if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
     _nonempty(fn, x, None if dim is None or dim == () or dim == [] else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))   # as given
+    if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)
 
 def amax(input, dim=(), keepdim=False):

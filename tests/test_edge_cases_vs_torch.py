@@ -1413,6 +1413,10 @@ ORDERS_AND_DTYPES = {
     'argmin_0d_dim_last': lambda lib: lib.argmin(lib.tensor(1), dim=-1),
     'gather_empty_index_larger': lambda lib: lib.gather(lib.ones(3, 1, 0, 2), -1, lib.zeros(0, 1, 1, 2, dtype=lib.int64)),
     'hardsigmoid_grad_zero_outside_even_nan': lambda lib: _nan_grad(lib, 'hardsigmoid'),
+    'index_put_accumulate_out_of_range': lambda lib: lib.ones(1, 5, dtype=lib.float64).index_put((lib.tensor([0, 1]),), lib.ones(2, 1, dtype=lib.float64), accumulate=True),
+    'index_put_accumulate_negative_out_of_range': lambda lib: lib.ones(3).index_put((lib.tensor([-4]),), lib.ones(1), accumulate=True),
+    'index_put_accumulate_negatives': lambda lib: lib.ones(3).index_put((lib.tensor([0, -1, -3]),), lib.ones(3), accumulate=True),
+    'amax_complex_empty_dim': lambda lib: lib.amax(lib.ones(2, 0, dtype=lib.complex64), -1),
 }
 
 
