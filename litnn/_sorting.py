@@ -57,6 +57,152 @@ def _order(a, axis, descending=False):
     rev = xp.flip(a, axis)
     return n - 1 - xp.flip(xp.argsort(rev, axis=axis, kind='stable'), axis)
 
+# %% ../nbs/reference/torch/sorting.ipynb #95f8497d
+# libstdc++'s algorithms, step for step, on a list `a` of (key, index) pairs and a strict order `lt` of pairs
+def _std_insertion(a, lo, hi, lt):
+    for i in range(lo + 1, hi):
+        v = a[i]
+        if lt(v, a[lo]):
+            a[lo + 1:i + 1] = a[lo:i]; a[lo] = v
+        else:
+            j = i - 1
+            while lt(v, a[j]): a[j + 1] = a[j]; j -= 1
+            a[j + 1] = v
+
+def _std_unguarded_insertion(a, lo, hi, lt):
+    for i in range(lo, hi):
+        v, j = a[i], i - 1
+        while lt(v, a[j]): a[j + 1] = a[j]; j -= 1
+        a[j + 1] = v
+
+def _std_partition_pivot(a, lo, hi, lt):
+    "The median of three moved to `lo`, then the unguarded Hoare partition around it: where the right part starts."
+    x, y, z = lo + 1, lo + (hi - lo) // 2, hi - 1
+    if lt(a[x], a[y]): m = y if lt(a[y], a[z]) else z if lt(a[x], a[z]) else x
+    else: m = x if lt(a[x], a[z]) else z if lt(a[y], a[z]) else y
+    a[lo], a[m] = a[m], a[lo]
+    first, last, p = lo + 1, hi, a[lo]
+    while True:
+        while lt(a[first], p): first += 1
+        last -= 1
+        while lt(p, a[last]): last -= 1
+        if not first < last: return first
+        a[first], a[last] = a[last], a[first]
+        first += 1
+
+def _std_adjust_heap(a, lo, hole, n, v, lt):
+    top, child = hole, hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if lt(a[lo + child], a[lo + child - 1]): child -= 1
+        a[lo + hole] = a[lo + child]; hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        a[lo + hole] = a[lo + child - 1]; hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and lt(a[lo + parent], v):
+        a[lo + hole] = a[lo + parent]; hole = parent; parent = (hole - 1) // 2
+    a[lo + hole] = v
+
+def _std_heap_select(a, lo, mid, hi, lt):
+    n = mid - lo
+    for parent in range((n - 2) // 2, -1, -1) if n >= 2 else (): _std_adjust_heap(a, lo, parent, n, a[lo + parent], lt)
+    for i in range(mid, hi):
+        if lt(a[i], a[lo]):
+            v = a[i]; a[i] = a[lo]; _std_adjust_heap(a, lo, 0, n, v, lt)
+
+def _std_partial_sort(a, lo, mid, hi, lt):
+    "std::partial_sort: a heap of the first `mid - lo`, then sorted out of it."
+    _std_heap_select(a, lo, mid, hi, lt)
+    while mid - lo > 1:
+        mid -= 1
+        v = a[mid]; a[mid] = a[lo]; _std_adjust_heap(a, lo, 0, mid - lo, v, lt)
+
+def _std_sort(a, lo, hi, lt):
+    "std::sort: introsort down to runs of 16 (heapsort past its depth), then one insertion sort."
+    if hi - lo < 2: return
+    def loop(lo, hi, depth):
+        while hi - lo > 16:
+            if depth == 0: _std_partial_sort(a, lo, hi, hi, lt); return
+            depth -= 1
+            cut = _std_partition_pivot(a, lo, hi, lt)
+            loop(cut, hi, depth)
+            hi = cut
+    loop(lo, hi, 2 * ((hi - lo).bit_length() - 1))
+    if hi - lo > 16: _std_insertion(a, lo, lo + 16, lt); _std_unguarded_insertion(a, lo + 16, hi, lt)
+    else: _std_insertion(a, lo, hi, lt)
+
+def _std_nth_element(a, nth, lt):
+    "std::nth_element: introselect down to 3 elements, then an insertion sort."
+    lo, hi = 0, len(a)
+    if nth == hi: return
+    depth = 2 * (hi.bit_length() - 1)
+    while hi - lo > 3:
+        if depth == 0:
+            _std_heap_select(a, lo, nth + 1, hi, lt); a[lo], a[nth] = a[nth], a[lo]; return
+        depth -= 1
+        cut = _std_partition_pivot(a, lo, hi, lt)
+        if cut <= nth: lo = cut
+        else: hi = cut
+    _std_insertion(a, lo, hi, lt)
+
+def _aten_quick_select(a, k):
+    "ATen's quick_select_template (kthvalue): median of three, then a Hoare partition, 'greater or NaN' its order."
+    gt = lambda x, y: y[0] < x[0]
+    L, R = 0, len(a) - 1
+    while R > L:
+        if R == L + 1:
+            if gt(a[L], a[R]): a[L], a[R] = a[R], a[L]
+            return
+        P = L + (R - L) // 2
+        a[P], a[L + 1] = a[L + 1], a[P]
+        if gt(a[L + 1], a[R]): a[L + 1], a[R] = a[R], a[L + 1]
+        if gt(a[L], a[R]): a[L], a[R] = a[R], a[L]
+        if gt(a[L + 1], a[L]): a[L + 1], a[L] = a[L], a[L + 1]
+        i, j, piv = L + 1, R, a[L]
+        while True:
+            i += 1
+            while gt(piv, a[i]): i += 1
+            j -= 1
+            while gt(a[j], piv): j -= 1
+            if j < i: break
+            a[i], a[j] = a[j], a[i]
+        a[L], a[j] = a[j], a[L]
+        if j <= k: L = i
+        if j >= k: R = j - 1
+
+# %% ../nbs/reference/torch/sorting.ipynb #02b9ba06
+_EXACT = 1 << 16      # elements up to which ties are broken as torch's CPU kernels break them (Python loops)
+_ASC, _DESC = (lambda x, y: x[0] < y[0]), (lambda x, y: y[0] < x[0])
+
+def _exact(a):
+    "Whether array `a` gets torch's tie-breaking: a CPU array, small enough for the loops."
+    return type(a) is np.ndarray and a.ndim and a.size <= _EXACT
+
+def _rows_pairs(a, axis, nan_key=True):
+    "The rows of `a` along `axis` as lists of (key, index) pairs (NaN a key above every number, unless not `nan_key`), and a function putting rows of indices back."
+    m = np.moveaxis(_sortable(a), axis, -1)
+    shape = m.shape
+    rows = []
+    for r in m.reshape(-1, shape[-1]):
+        vals = r.tolist()
+        nan = nan_key and r.dtype.kind == 'f' and bool(np.isnan(r).any())
+        rows.append([((1, 0.) if v != v else (0, v), i) for i, v in enumerate(vals)] if nan else list(zip(vals, range(len(vals)))))
+    def back(idx, n): return np.moveaxis(np.asarray(idx, np.int64).reshape(shape[:-1] + (n,)), -1, axis)
+    return rows, back
+
+def _ties(a, axis):
+    "Whether some row of `a` along `axis` holds equal values (or two NaNs)."
+    s = np.sort(_sortable(a), axis=axis)
+    first, rest = np.take(s, range(s.shape[axis] - 1), axis), np.take(s, range(1, s.shape[axis]), axis)
+    return bool((first == rest).any() or (s.dtype.kind == 'f' and (np.isnan(s).sum(axis) > 1).any()))
+
+def _std_order(a, axis, descending=False):
+    "The indices torch's unstable CPU sort gives along `axis`."
+    rows, back = _rows_pairs(a, axis)
+    for r in rows: _std_sort(r, 0, len(r), _DESC if descending else _ASC)
+    return back([[i for _, i in r] for r in rows], a.shape[axis])
+
 # %% ../nbs/reference/torch/sorting.ipynb #291adf9e
 def _dim_of(x, dim):
     "`dim` checked against `x` (a 0-d tensor accepts 0 and -1)."
@@ -66,12 +212,14 @@ def sort(input, dim=-1, descending=False, *, stable=None):
     "The values sorted along `dim` and the indices they came from (always stable: ties keep their order)."
     a, d = input._data, _dim_of(input, dim)
     if a.dtype.kind == 'c': raise RuntimeError(" Sort does not support complex dtypes on CPU")     # torch's leading space
-    idx = _order(a, d, descending) if a.ndim else array_namespace(a).zeros((), np.int64)
+    if not a.ndim: idx = array_namespace(a).zeros((), np.int64)
+    elif not stable and _exact(a) and a.shape[d] > 16 and _ties(a, d): idx = _std_order(a, d, descending)   # torch's unstable std::sort
+    else: idx = _order(a, d, descending)
     return _select(SortBackward0 if stable is None else SortBackward1, input, idx, d, kind='sort')
 
 def argsort(input, dim=-1, descending=False, *, stable=False):
     "The indices that sort `input` along `dim`."
-    return sort(input, dim, descending).indices
+    return sort(input, dim, descending, stable=stable).indices
 
 def msort(input):
     "`input` sorted along its first dimension."
@@ -81,7 +229,7 @@ def msort(input):
 @patch
 def sort(self:Tensor, dim=-1, descending=False, *, stable=None): return sort(self, dim, descending, stable=stable)
 @patch
-def argsort(self:Tensor, dim=-1, descending=False, *, stable=False): return argsort(self, dim, descending)
+def argsort(self:Tensor, dim=-1, descending=False, *, stable=False): return argsort(self, dim, descending, stable=stable)
 @patch
 def msort(self:Tensor): return msort(self)
 
@@ -95,6 +243,15 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if not 0 <= k <= n: raise RuntimeError("selected index k out of range")
     xp = array_namespace(a)
     if not a.ndim: return _select(TopkBackward0, input, xp.zeros((), np.int64), 0, kind='topk')
+    if k and _exact(a) and (not sorted or _ties(a, d)):     # which of equal values, and unsorted the order: torch's std algorithms
+        rows, back = _rows_pairs(a, d)
+        lt = _DESC if largest else _ASC
+        for r in rows:
+            if k * 64 <= n: _std_partial_sort(r, 0, k, n, lt)
+            else:
+                _std_nth_element(r, k - 1, lt)
+                if sorted: _std_sort(r, 0, k - 1, lt)
+        return _select(TopkBackward0, input, back([[i for _, i in r[:k]] for r in rows], k), d, kind='topk')
     pre = (slice(None),) * d
     if not 0 < k < n: return _select(TopkBackward0, input, _order(a, d, largest)[pre + (slice(0, k),)], d, kind='topk')
     part = xp.argpartition(_sortable(a), n - k if largest else k - 1, axis=d)      # the k wanted, unordered: O(n)
@@ -110,7 +267,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if a.dtype.kind in 'bc': raise NotImplementedError(f'"kthvalue_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')   # the kernel, after the sizes
     if not a.ndim: return _select(KthvalueBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='kthvalue')
-    idx = _order(a, d)[(slice(None),) * d + (slice(k - 1, k),)]
+    if _exact(a) and _ties(a, d):          # which of equal values: ATen's quickselect decides
+        rows, back = _rows_pairs(a, d)
+        for r in rows: _aten_quick_select(r, k - 1)
+        idx = back([[r[k - 1][1]] for r in rows], 1)
+    else: idx = _order(a, d)[(slice(None),) * d + (slice(k - 1, k),)]
     return _select(KthvalueBackward0, input, idx if keepdim else idx.squeeze(d), d, keepdim, 'kthvalue')
 
 @patch
@@ -180,6 +341,19 @@ def nanmedian(self:Tensor, dim=None, keepdim=False): return nanmedian(self, dim,
 # %% ../nbs/reference/torch/sorting.ipynb #6087e8fa
 def _mode_index(a, axis):
     "Index along `axis` (keepdims shape) of the most frequent value in array `a`: the smallest tied, its last occurrence."
+    if _exact(a):                  # torch's kernel: runs read off a std::sort by value (NaN compares as it does: unordered)
+        rows, back = _rows_pairs(a, axis, nan_key=False)
+        out = []
+        for r in rows:
+            _std_sort(r, 0, len(r), _ASC)
+            best, run = (0, 0), 0
+            for j in range(len(r)):
+                run += 1
+                if j == len(r) - 1 or r[j][0] != r[j + 1][0]:
+                    if run > best[0]: best = (run, r[j][1])
+                    run = 0
+            out.append([best[1]])
+        return back(out, 1)
     xp = array_namespace(a)
     a2 = xp.moveaxis(a, axis, -1)
     order = _order(a2, -1)

@@ -173,3 +173,22 @@ def test_low_precision_with_nan(dtype):
               lambda L, x: x.median(1), lambda L, x: x.nanmedian(1), lambda L, x: x.kthvalue(3)]:
         l, t = f(litnn, litnn.tensor(a, dtype=getattr(litnn, dtype))), f(torch, torch.tensor(a, dtype=getattr(torch, dtype)))
         for lv, tv in zip(l, t): np.testing.assert_array_equal(host(lv).astype(np.float64), host(tv).astype(np.float64))
+
+
+
+def test_ties_as_torchs_cpu_kernels_break_them():
+    "sort (unstable), argsort, topk (sorted or not, partial_sort or nth_element), kthvalue and mode pick among equal values as torch's CPU kernels do."
+    rng = np.random.RandomState(1)
+    for it in range(150):
+        shape = (rng.randint(1, 4), rng.randint(1, 90))
+        v = rng.randint(0, rng.randint(1, 8), shape).astype(np.float32)
+        if it % 5 == 0: v[rng.rand(*shape) < 0.1] = np.nan
+        if it % 7 == 0: v = v.astype(np.int64) if it % 5 else v
+        T, L = torch.tensor(v), litnn.tensor(v)
+        k = rng.randint(1, shape[1] + 1)
+        for f in (lambda M, x: M.sort(x, dim=1).indices, lambda M, x: M.sort(x, dim=1, descending=True).indices,
+                  lambda M, x: M.argsort(x, dim=1), lambda M, x: M.sort(x, dim=1, stable=True).indices, lambda M, x: M.sort(x, dim=0).indices,
+                  lambda M, x: M.topk(x, k, dim=1).indices, lambda M, x: M.topk(x, k, dim=1, largest=False).indices,
+                  lambda M, x: M.topk(x, k, dim=1, sorted=False).indices, lambda M, x: M.kthvalue(x, k, dim=1).indices,
+                  lambda M, x: M.mode(x, dim=1).indices, lambda M, x: M.median(x, dim=1).indices):
+            assert f(litnn, L).tolist() == f(torch, T).tolist(), (v, k)
