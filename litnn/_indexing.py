@@ -166,9 +166,9 @@ def gather(input, dim, index, *, sparse_grad=False):
 
 def index_select(input, dim, index):
     "The slices of `input` along `dim` at the positions in the 1-d `index`."
+    d = _wrap_dim(dim, input._data.ndim)          # the dim first, then the index
     a = _index_arg(index, input, 'index_select', 'int32 or int64')
     if a.ndim > 1: raise IndexError("index_select(): Index is supposed to be a vector")
-    d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim and not input._data.shape[d] and a.size:
         if input._data.ndim == 1: raise IndexError("index out of range in self")
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
@@ -630,7 +630,7 @@ def take(self:Tensor, index): return take(self, index)
 def take_along_dim(self:Tensor, indices, dim=None): return take_along_dim(self, indices, dim)
 
 # %% ../nbs/reference/torch/index_put.ipynb #6491c266
-import builtins, warnings
+import builtins, math, warnings
 from .backend import patch, array_namespace
 from ._tensor import Tensor, _wrap_dim, _LEGACY
 from .autograd.graph import Op
@@ -682,6 +682,7 @@ def index_put(input, indices, values, accumulate=False):
             raise
     except IndexError as e:
         if str(e).endswith('with size 0'): raise IndexError("index is out of bounds for dimension with size 0") from None
+        if not math.prod(_region_shape(input._data, key)): return input.clone()     # nothing to write: no position is read (torch)
         _index_put_checks(input, key, values)        # the value's shape and dtype come before the positions
         raise IndexError(str(e).replace('axis', 'dimension')) from None
 

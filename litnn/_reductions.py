@@ -228,8 +228,8 @@ def amin(input, dim=(), keepdim=False):
 
 # %% ../nbs/16_reductions.ipynb #aee056c2
 def _arg(fn, x, dim, keepdim):
-    if dim is not None: _wrap_dim(dim, x._data.ndim)         # (a 0-d tensor takes only 0 and -1)
     if x.dtype.is_complex: raise RuntimeError(f"{fn}(): does not support complex input")
+    if dim is not None: _wrap_dim(dim, x._data.ndim)         # (a 0-d tensor takes only 0 and -1)
     a = x._data
     if a.dtype == bool: raise RuntimeError(f"{fn}(): does not support bool input")
     if dim is not None and a.size == 0 and a.ndim and a.shape[_wrap_dim(dim, a.ndim)] == 0:

@@ -69,7 +69,10 @@ def _check_sizes(spelt, shapes):
 def _einsum(subs, *xs):
     "einsum with spelt-out letters: recorded for tensors, computed directly for arrays (a plain backward)."
     if isinstance(xs[0], Tensor): return EinsumBackward0.apply(*xs, subs=subs)
+    dt = xs[0].dtype
+    if dt.name == 'bfloat16': xs = [x.astype(np.float32) for x in xs]      # numpy's einsum has no bfloat16 loops: float32, rounded once
     r = array_namespace(xs[0]).einsum(','.join(subs[:-1]) + '->' + subs[-1], *xs, optimize=len(xs) > 1)
+    if dt.name == 'bfloat16': return r.astype(dt)
     return r.astype(xs[0].dtype) if r.dtype != xs[0].dtype and _half(xs[0]) else r    # numpy's bfloat16 products are float32
 
 class EinsumBackward0(Op):

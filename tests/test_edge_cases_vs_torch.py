@@ -1417,6 +1417,11 @@ ORDERS_AND_DTYPES = {
     'index_put_accumulate_negative_out_of_range': lambda lib: lib.ones(3).index_put((lib.tensor([-4]),), lib.ones(1), accumulate=True),
     'index_put_accumulate_negatives': lambda lib: lib.ones(3).index_put((lib.tensor([0, -1, -3]),), lib.ones(3), accumulate=True),
     'amax_complex_empty_dim': lambda lib: lib.amax(lib.ones(2, 0, dtype=lib.complex64), -1),
+    'einsum_bfloat16_one_operand': lambda lib: lib.einsum('...i->...', lib.tensor([[-0.1396, 2.5], [1., 3.]]).bfloat16()),
+    'einsum_bfloat16_trace': lambda lib: lib.einsum('ii->', lib.tensor([[-0.1396, 2.5], [1., 3.]]).bfloat16()),
+    'index_put_into_nothing': lambda lib: lib.ones(1, 0, 5).bfloat16().index_put((lib.tensor([0, 2]),), lib.tensor(1.).bfloat16()),
+    'argmax_complex_before_dim': lambda lib: lib.argmax(lib.tensor(1j), dim=1),
+    'index_select_dim_before_index_dtype': lambda lib: lib.index_select(lib.ones(5), 1, lib.zeros(0)),
 }
 
 
