@@ -10,7 +10,7 @@ import builtins, math, numpy as np
 from .backend import array_namespace, to_dtype
 from ._tensor import Tensor, _as_array, _wrap_dim, _LEGACY, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _expand, _cast, _dims, _kept_shape, _float_dtype, _no_repeats
+from .autograd.broadcasting import _expand, _cast, _dims, _kept_shape, _float_dtype, _reduced_dims
 from ._pointwise import _const, _masked, where
 from ._pointwise import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 from ._pointwise import return_types
@@ -20,8 +20,7 @@ def _rdims(x, dim):
     "The dims a reduction over `dim` covers, as a tuple: all for None or `()` (as torch); none for 0-d."
     n = x._data.ndim
     if dim is None or (isinstance(dim, (tuple, list)) and not dim): return tuple(range(n))
-    d = _no_repeats(tuple(_wrap_dim(k, n) for k in ((dim,) if isinstance(dim, (builtins.int, np.integer)) else dim)))
-    return d if n else ()
+    return _reduced_dims(dim, n)
 
 def _keep(ctx, a, dim, keepdim):
     "Remember what a reduction of array `a` over `dim` needs to undo its shape."

@@ -1421,6 +1421,7 @@ ORDERS_AND_DTYPES = {
     'einsum_bfloat16_trace': lambda lib: lib.einsum('ii->', lib.tensor([[-0.1396, 2.5], [1., 3.]]).bfloat16()),
     'index_put_into_nothing': lambda lib: lib.ones(1, 0, 5).bfloat16().index_put((lib.tensor([0, 2]),), lib.tensor(1.).bfloat16()),
     'argmax_complex_before_dim': lambda lib: lib.argmax(lib.tensor(1j), dim=1),
+    'sum_0d_repeated_dims': lambda lib: lib.sum(lib.tensor(1), dim=[0, -1], keepdim=True),
     'index_select_dim_before_index_dtype': lambda lib: lib.index_select(lib.ones(5), 1, lib.zeros(0)),
 }
 

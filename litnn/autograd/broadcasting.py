@@ -245,13 +245,13 @@ def _dims(dim, ndim):
     dims = tuple(_wrap_dim(d, ndim) for d in dim)
     return dims if ndim else ()
 
-def _no_repeats(dims):
-    "`dims` (wrapped), or torch's error for the first that repeats (a reduction's; flip, roll, movedim have their own rules)."
-    seen = set()
+def _reduced_dims(dim, ndim):
+    "The dims a reduction over `dim` (an int or a sequence) names, wrapped (none for a 0-d tensor), or torch's error for one named twice (flip, roll, movedim have their own rules)."
+    dims, seen = tuple(_wrap_dim(k, ndim) for k in ((dim,) if isinstance(dim, (builtins.int, np.integer)) else dim)), set()
     for k in dims:
         if k in seen: raise RuntimeError(f"dim {k} appears multiple times in the list of dims")
         seen.add(k)
-    return dims
+    return dims if ndim else ()
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #69f292c2
 class ExpandBackward0(Op):
@@ -270,7 +270,7 @@ def sum(self:Tensor, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims
     dim, keepdim = dim if axis is None else axis, keepdim if keepdims is None else keepdims
     if dim is None or dim == (): return SumBackward0.apply(self, dtype=dtype) if not keepdim else \
         SumBackward1.apply(self, dim=tuple(range(self._data.ndim)), keepdim=True, dtype=dtype)
-    return SumBackward1.apply(self, dim=_no_repeats(_dims(dim, self._data.ndim)), keepdim=keepdim, dtype=dtype)
+    return SumBackward1.apply(self, dim=_reduced_dims(dim, self._data.ndim), keepdim=keepdim, dtype=dtype)
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #5c1f4b46
 @patch
