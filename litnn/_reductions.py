@@ -335,8 +335,10 @@ from ._pointwise import _along
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #49096a3f
 def _trapezoid_parts(y, x, dx, dim, what):
     "The dimension, and the steps (a number or a tensor) and sample pairs (y[i] + y[i+1]) of the rule."
-    if isinstance(x, Tensor) and (x.dtype.name == 'bool' or y.dtype.name == 'bool'): raise RuntimeError(f"{what}: received a bool input for `x` or `y`, but bool is not supported")
-    if y.dtype.name == 'bool': raise RuntimeError(f"{what}: received a bool input for `y`, but bool is not supported")
+    empty = what == 'trapezoid' and y.dim() and not y.shape[_wrap_dim(dim, y.dim())]     # trapezoid returns its zeros before checking dtypes
+    if not empty and isinstance(x, Tensor) and (x.dtype.name == 'bool' or y.dtype.name == 'bool'):
+        raise RuntimeError(f"{what}: received a bool input for `x` or `y`, but bool is not supported")
+    if not empty and y.dtype.name == 'bool': raise RuntimeError(f"{what}: received a bool input for `y`, but bool is not supported")
     if y.dim() == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if x is not None and dx is not None: raise TypeError(f"{what}() received an invalid combination of arguments: x and dx are exclusive")
     d = _wrap_dim(dim, y.dim())
@@ -352,7 +354,7 @@ def _trapezoid_parts(y, x, dx, dim, what):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     "The integral of samples `y` along `dim` by the trapezoid rule (at coordinates `x`, or `dx` apart)."
     d, step, pairs = _trapezoid_parts(y, x, dx, dim, 'trapezoid')
-    if y.shape[d] == 0: return y.sum(d, dtype=y.dtype) * 0       # zeros in y's dtype (integers stay integers)
+    if y.shape[d] == 0: return y.new_zeros(y.shape[:d] + y.shape[d + 1:])      # zeros in y's dtype (integers and bools stay)
     if isinstance(step, Tensor): return (step * pairs).sum(d) / 2
     return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * step
 

@@ -1422,6 +1422,9 @@ ORDERS_AND_DTYPES = {
     'index_put_into_nothing': lambda lib: lib.ones(1, 0, 5).bfloat16().index_put((lib.tensor([0, 2]),), lib.tensor(1.).bfloat16()),
     'argmax_complex_before_dim': lambda lib: lib.argmax(lib.tensor(1j), dim=1),
     'sum_0d_repeated_dims': lambda lib: lib.sum(lib.tensor(1), dim=[0, -1], keepdim=True),
+    'trapezoid_empty_bool': lambda lib: lib.trapezoid(lib.ones(0, dtype=lib.bool), dx=2.0),
+    'trapezoid_empty_bool_x': lambda lib: lib.trapezoid(lib.ones(0), lib.ones(0, dtype=lib.bool)),
+    'trapezoid_bool_not_empty': lambda lib: lib.trapezoid(lib.ones(2, 0, dtype=lib.bool), dim=0),
     'index_select_dim_before_index_dtype': lambda lib: lib.index_select(lib.ones(5), 1, lib.zeros(0)),
 }
 
