@@ -629,7 +629,7 @@ class CummaxBackward0(Op):
     @classmethod
     def forward(cls, ctx, x, dim):
         a = x._data; xp = array_namespace(a)
-        if a.dtype.kind == 'c': raise NotImplementedError(f'"cum{cls.fn}_cpu" not implemented for \'{_dtype_name(x)}\'')
+        if a.dtype.kind == 'c' and a.ndim and a.size: raise NotImplementedError(f'"cum{cls.fn}_cpu" not implemented for \'{_dtype_name(x)}\'')   # (no kernel runs for nothing)
         if a.ndim == 0: v, i = a.copy(), xp.zeros((), np.int64)
         elif a.size == 0: v, i = a.copy(), xp.zeros(a.shape, np.int64)
         else: v, i = _scan(xp, a, dim, _extreme_step(xp, xp.greater_equal if cls.fn == 'max' else xp.less_equal))

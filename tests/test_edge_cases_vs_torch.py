@@ -1425,6 +1425,9 @@ ORDERS_AND_DTYPES = {
     'trapezoid_empty_bool': lambda lib: lib.trapezoid(lib.ones(0, dtype=lib.bool), dx=2.0),
     'trapezoid_empty_bool_x': lambda lib: lib.trapezoid(lib.ones(0), lib.ones(0, dtype=lib.bool)),
     'trapezoid_bool_not_empty': lambda lib: lib.trapezoid(lib.ones(2, 0, dtype=lib.bool), dim=0),
+    'mode_complex_of_nothing': lambda lib: lib.mode(lib.ones(0, 1, 5, dtype=lib.complex64), dim=-1).indices,
+    'cummax_complex_of_nothing': lambda lib: lib.cummax(lib.ones(1, 3, 5, 0, dtype=lib.complex64), -1).indices,
+    'cummax_complex_0d': lambda lib: lib.view_as_real(lib.cummax(lib.tensor(1j), -1).values),
     'index_select_dim_before_index_dtype': lambda lib: lib.index_select(lib.ones(5), 1, lib.zeros(0)),
 }
 
