@@ -329,7 +329,12 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     if p < 0: raise RuntimeError("cdist only supports non-negative p values")
     if not (x1.is_floating_point() and x2.is_floating_point()): raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_dtype_name(x1)}")
     if x1.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"cdist" not implemented for \'{_dtype_name(x1)}\'')
+    if compute_mode not in _CDIST_MODES: raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    # (torch computes p=2 past 25 rows as ‖x‖² - 2x·y + ‖y‖² in one matmul: faster, but its gradient at coincident points
+    # turns NaN or not with the last bit of the sums; litnn keeps the exact differences, whose gradient there is 0)
     return CdistBackward0.apply(x1, x2, p=float(p))
+
+_CDIST_MODES = ('use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist')
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #42b103bf
 import warnings

@@ -1428,6 +1428,7 @@ ORDERS_AND_DTYPES = {
     'mode_complex_of_nothing': lambda lib: lib.mode(lib.ones(0, 1, 5, dtype=lib.complex64), dim=-1).indices,
     'cummax_complex_of_nothing': lambda lib: lib.cummax(lib.ones(1, 3, 5, 0, dtype=lib.complex64), -1).indices,
     'cummax_complex_0d': lambda lib: lib.view_as_real(lib.cummax(lib.tensor(1j), -1).values),
+    'cdist_compute_mode_checked': lambda lib: lib.cdist(lib.ones(2, 2), lib.ones(2, 2), compute_mode='foo'),
     'index_select_dim_before_index_dtype': lambda lib: lib.index_select(lib.ones(5), 1, lib.zeros(0)),
 }
 
