@@ -428,7 +428,8 @@ def unique_consecutive(self:Tensor, return_inverse=False, return_counts=False, d
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #7c7e8825
 import builtins, numpy as np
 from collections.abc import Sequence
-from .backend import array_namespace
+from .backend import array_namespace, result_type
+from .autograd.broadcasting import _levels
 from ._tensor import Size
 from ._creation import tensor
 from .autograd.graph import _as_torch_error, _check_broadcast
@@ -471,8 +472,9 @@ def block_diag(*tensors):
     "The tensors (at most 2-D) as blocks along the diagonal of a matrix."
     for i, t in enumerate(tensors):
         if t.dim() > 2: raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t.dim()} dimensions")
-    mats = [t.reshape(1, -1) if t.dim() < 2 else t for t in tensors]
-    if not mats: return tensor([]).reshape(1, 0)
+    if not tensors: return tensor([]).reshape(1, 0)
+    d = result_type(*_levels(*tensors))          # torch's promotion over the inputs as given (a 0-d one ranks below the rest)
+    mats = [(t.reshape(1, -1) if t.dim() < 2 else t).to(d) for t in tensors]
     width, bands, left = sum(m.shape[1] for m in mats), [], 0
     for m in mats:
         r, c = m.shape

@@ -1429,6 +1429,8 @@ ORDERS_AND_DTYPES = {
     'cummax_complex_of_nothing': lambda lib: lib.cummax(lib.ones(1, 3, 5, 0, dtype=lib.complex64), -1).indices,
     'cummax_complex_0d': lambda lib: lib.view_as_real(lib.cummax(lib.tensor(1j), -1).values),
     'cdist_compute_mode_checked': lambda lib: lib.cdist(lib.ones(2, 2), lib.ones(2, 2), compute_mode='foo'),
+    'block_diag_promotes_as_given': lambda lib: lib.block_diag(lib.tensor(1, dtype=lib.int32), lib.ones(1, 1, dtype=lib.uint8)),
+    'block_diag_0d_float_over_ints': lambda lib: lib.block_diag(lib.tensor([1, 2]), lib.tensor(2.5)),
     'index_select_dim_before_index_dtype': lambda lib: lib.index_select(lib.ones(5), 1, lib.zeros(0)),
 }
 
