@@ -2711,7 +2711,7 @@ def fill(input, value):
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #4854535c
 from .backend import patch
 from ._tensor import Tensor
-from .autograd.graph import _check_tensors
+from .autograd.graph import _check_tensors, _check_broadcast
 from .autograd.broadcasting import _refuse_integers
 from ._creation import _function
 

@@ -10,7 +10,7 @@ import builtins, math, numpy as np
 from .backend import array_namespace, to_dtype
 from ._tensor import Tensor, _as_array, _wrap_dim, _LEGACY, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _expand, _cast, _dims, _kept_shape, _float_dtype, _reduced_dims
+from .autograd.broadcasting import _expand, _cast, _kept_shape, _float_dtype, _reduced_dims
 from ._pointwise import _const, _masked, where
 from ._pointwise import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 from ._pointwise import return_types
@@ -729,7 +729,6 @@ Tensor.dist = dist
 import numpy as np
 from .backend import patch, array_namespace
 from ._tensor import Tensor
-from .autograd.broadcasting import _dims
 
 # %% ../nbs/reference/torch/sorting.ipynb #8e284655
 def count_nonzero(input, dim=None):

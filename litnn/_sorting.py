@@ -8,8 +8,7 @@ __all__ = ['TopkBackward0', 'SortBackward0', 'SortBackward1', 'KthvalueBackward0
 # %% ../nbs/reference/torch/sorting.ipynb #02cca226
 import builtins, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
-from ._tensor import Tensor, _wrap_dim, _LEGACY, _dtype_name
-from ._creation import tensor as _tensor
+from ._tensor import Tensor, _wrap_dim, _LEGACY
 from .autograd.broadcasting import _refuse_integers
 from ._views import _Index
 from ._reductions import return_types, _return_type, AmaxBackward0, _keep

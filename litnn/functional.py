@@ -380,7 +380,7 @@ def atleast_3d(*tensors):
 # %% ../nbs/reference/torch/sorting.ipynb #36f29257
 import numpy as np
 from .backend import patch, array_namespace
-from ._tensor import Tensor
+from ._tensor import Tensor, _dtype_name
 from ._sorting import _dim_of
 from ._pointwise import _no_derivative
 
@@ -432,7 +432,7 @@ from .backend import array_namespace, result_type
 from .autograd.broadcasting import _levels
 from ._tensor import Size
 from ._creation import tensor
-from .autograd.graph import _as_torch_error, _check_broadcast
+from .autograd.graph import _as_torch_error
 from ._pointwise import _const
 from ._views import cat
 

@@ -1452,7 +1452,7 @@ def test_conv_transpose_output_padding_below_dilation(k, groups):
     f = {1: 'conv_transpose1d', 2: 'conv_transpose2d', 3: 'conv_transpose3d'}[k]
     for pad in (0, 1):
         kw = dict(stride=1, dilation=2, output_padding=1, padding=pad, groups=groups)
-        wt = w if groups == 1 else np.concatenate([w[:, :3 // groups or 1]] * 1, 1)
+        wt = w[:, :3 // groups]                   # weight (C_in, C_out / groups, k...)
         t = getattr(torch.nn.functional, f)(torch.tensor(x, requires_grad=True), torch.tensor(wt), torch.tensor(b[:wt.shape[1] * groups]), **kw)
         xl = litnn.tensor(x, requires_grad=True)
         l = getattr(litnn.nn.functional, f)(xl, litnn.tensor(wt), litnn.tensor(b[:wt.shape[1] * groups]), **kw)
