@@ -6,17 +6,13 @@
 __all__ = ['CloneBackward0', 'clone', 'view_as_real', 'can_cast', 'frombuffer', 'from_file']
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #7a2b986f
-import builtins
+import builtins, numpy as np
 from . import backend as B
-from .backend import patch, array_device, to_dtype
+from .backend import patch, array_device, array_namespace, to_dtype
 from ._tensor import Tensor
+from ._creation import zeros_like, _format_order
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
-from .autograd.broadcasting import ToCopyBackward0
-from . import backend as B
-from .backend import array_namespace, patch
-from ._creation import zeros_like
-from .autograd.graph import Op
 from .autograd.broadcasting import _reduce, ToCopyBackward0
 from .autograd.engine import _inplace
 
@@ -48,7 +44,10 @@ def _same_device(a, dev):
 
 @patch
 def to(self:Tensor, *args, **kwargs):
-    "This tensor with another dtype and/or on another device; `self` itself when nothing changes."
+    "This tensor with another dtype and/or on another device (and/or memory layout); `self` itself when nothing changes."
+    fmt = kwargs.get('memory_format')
+    if fmt is not None and fmt is not B.preserve_format:      # a layout asked for: the conversion, then the layout (`contiguous`)
+        return self.to(*args, **{k: v for k, v in kwargs.items() if k != 'memory_format'}).contiguous(memory_format=fmt)
     dtype, device, copy = _to_args(args, kwargs)
     if dtype is not None and dtype.np == self._data.dtype: dtype = None
     if device is not None and _same_device(self._data, device): device = None
@@ -90,16 +89,21 @@ def type_as(self:Tensor, other):
 # %% ../nbs/17b_copies_and_conversions.ipynb #7bc4d728
 class CloneBackward0(Op):
     @staticmethod
-    def forward(ctx, x): return x._data.copy()   # row-major, whatever the input's layout
+    def forward(ctx, x, order=None):
+        a = x._data
+        if order is None: return a.copy()       # row-major, whatever the input's layout
+        out = array_namespace(a).empty(tuple(a.shape[i] for i in order), a.dtype).transpose(tuple(np.argsort(order)))
+        out[...] = a                            # a channels-last copy: NHWC in memory, NCHW to the eye
+        return out
     @staticmethod
     def backward(ctx, g): return g
 
 def clone(input, *, memory_format=None):
-    "A copy of `input`, recorded in the graph."
-    return CloneBackward0.apply(input)
+    "A copy of `input`, recorded in the graph (in the channels-last layout `memory_format` may ask for)."
+    order = _format_order(memory_format, input.ndim) if memory_format not in (None, B.preserve_format) else None
+    return CloneBackward0.apply(input, order=order) if order is not None else CloneBackward0.apply(input)
 
-@patch
-def clone(self:Tensor, *, memory_format=None): return CloneBackward0.apply(self)
+Tensor.clone = clone
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #173c798f
 class CopyBackwards(Op):

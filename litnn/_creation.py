@@ -172,13 +172,28 @@ def _size(size, size_kw=None, fn=None):
         size = (size_kw,)
     if not size: raise TypeError(f'{name}missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
-    elif len(size) == 1 and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)):
+    elif len(size) == 1 and not _index_tensor(size[0]) and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)):
         raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}")
+    out = []
     for i, s in enumerate(size):       # torch's parser takes a bool as an int, except first (where it decides "ints?")
-        if not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):
+        if _index_tensor(s): s = _tensor_index(s)
+        elif not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):
             raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos {i}")
-        if s < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
-    return tuple(builtins.int(s) for s in size)
+        out.append(builtins.int(s))
+    for s in out:
+        if s < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
+    return tuple(out)
+
+def _index_tensor(s):
+    "Whether `s` is a tensor torch's parser takes as an int (`__index__`): one element of an integer (or bool) dtype."
+    return isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in 'biu'
+
+def _tensor_index(s):
+    "The int in tensor `s` (see `_index_tensor`), as `sizes = (n, 2)` with `n` a 0-d tensor gives in torch."
+    if s._data.dtype.kind == 'b':
+        raise RuntimeError("Expected scalar.isIntegral( false) to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)")
+    return builtins.int(s._data.reshape(()))
 
 # %% ../nbs/11_making_tensors.ipynb #3bb20fba
 def _factory(make, dtype, device, requires_grad, default=None):
@@ -194,16 +209,43 @@ def _factory(make, dtype, device, requires_grad, default=None):
 def zeros(*args, size=None, dtype=None, device=None, requires_grad=False):
     "A tensor filled with 0."
     try: s = _size(args, size, 'zeros')
-    except RuntimeError: raise RuntimeError("zeros: Dimension size must be non-negative.") from None     # zeros' own words in torch 2.13
+    except RuntimeError as e:
+        if not str(e).startswith("Trying to create tensor with negative dimension"): raise
+        raise RuntimeError("zeros: Dimension size must be non-negative.") from None     # zeros' own words in torch 2.13
     return _factory(lambda xp, d: xp.zeros(s, d), dtype, device, requires_grad)
 
 def ones(*args, size=None, dtype=None, device=None, requires_grad=False):
     "A tensor filled with 1."
     s = _size(args, size, 'ones'); return _factory(lambda xp, d: xp.ones(s, d), dtype, device, requires_grad)
 
-def empty(*args, size=None, dtype=None, device=None, requires_grad=False):
-    "An uninitialised tensor."
-    s = _size(args, size, 'empty'); return _factory(lambda xp, d: xp.empty(s, d), dtype, device, requires_grad)
+def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory_format=None):
+    "An uninitialised tensor (laid out in memory as `memory_format` says: channels_last is NHWC in memory)."
+    s = _size(args, size, 'empty')
+    if memory_format is B.preserve_format: raise RuntimeError("unsupported memory format Preserve")
+    order = _format_order(memory_format, len(s))
+    if order is None: return _factory(lambda xp, d: xp.empty(s, d), dtype, device, requires_grad)
+    return _factory(lambda xp, d: xp.empty(tuple(s[i] for i in order), d).transpose(tuple(np.argsort(order))), dtype, device, requires_grad)
+
+def _format_order(memory_format, ndim, preserve=None):
+    """The order of `ndim` dims in memory, slowest first, that `memory_format` asks for: None for row-major
+    (contiguous_format), `preserve` for preserve_format, or torch's error for a channels-last format of another rank."""
+    if memory_format is None or memory_format is B.contiguous_format: return None
+    if memory_format is B.preserve_format: return preserve
+    if not isinstance(memory_format, B.memory_format):
+        raise TypeError(f"argument 'memory_format' must be torch.memory_format, not {type(memory_format).__name__}")
+    rank, order = (4, (0, 2, 3, 1)) if memory_format is B.channels_last else (5, (0, 2, 3, 4, 1))
+    if ndim != rank: raise RuntimeError(f"required rank {rank} tensor to use {memory_format.name} format")
+    return order
+
+def _dense_order(a):
+    "The order of array `a`'s dims in memory when it is dense without overlaps but not row-major (preserve_format keeps it), else None."
+    if a is None or not hasattr(a, 'strides') or a.flags.c_contiguous or a.ndim < 2: return None
+    order = sorted(builtins.range(a.ndim), key=lambda i: -a.strides[i])
+    step = a.itemsize
+    for i in reversed(order):
+        if a.shape[i] != 1 and a.strides[i] != step: return None
+        step *= a.shape[i]
+    return tuple(order)
 
 # %% ../nbs/11_making_tensors.ipynb #c2891829
 def _scalar_dtype(v):
@@ -220,17 +262,23 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _factory(lambda xp, d: xp.full(s, _checked_scalar(v, d) if check else v, d), dtype, device, requires_grad, _scalar_dtype(fill_value))
 
 # %% ../nbs/11_making_tensors.ipynb #07444a93
-def _like(f, t, dtype, device, requires_grad, *args, **kw):
-    return f(*((t.shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
+def _like(f, t, dtype, device, requires_grad, memory_format, *args, **kw):
+    """`f(shape, *args)` for the shape of `t`, in `t`'s dtype and device unless given, and laid out in memory as
+    `memory_format` says (preserve_format, the default, keeps the order of `t`'s dims in memory when `t` is dense)."""
+    order = _format_order(memory_format, t.ndim, _dense_order(getattr(t, '_data', None)))
+    shape = t.shape if order is None else tuple(t.shape[i] for i in order)
+    out = f(*((shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
+    if order is not None: out._data = out._data.transpose(tuple(np.argsort(order)))   # filled in memory order, as torch
+    return out
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _like(zeros, input, dtype, device, requires_grad)
-def ones_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _like(ones, input, dtype, device, requires_grad)
-def empty_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _like(empty, input, dtype, device, requires_grad)
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=B.preserve_format):
+    return _like(zeros, input, dtype, device, requires_grad, memory_format)
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=B.preserve_format):
+    return _like(ones, input, dtype, device, requires_grad, memory_format)
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=B.preserve_format):
+    return _like(empty, input, dtype, device, requires_grad, memory_format)
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=B.preserve_format):
+    return _like(full, input, dtype, device, requires_grad, memory_format, fill_value)
 
 # %% ../nbs/11_making_tensors.ipynb #bf0b65f4
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -328,13 +376,13 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _factory(lambda xp, d: _permutation(g, n).astype(d), dtype, device, requires_grad, B.int64)
 
 # %% ../nbs/11_making_tensors.ipynb #19e4ed93
-def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
-    return _like(rand, input, dtype, device, requires_grad, generator=generator)
-def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
-    return _like(randn, input, dtype, device, requires_grad, generator=generator)
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=B.preserve_format):
+    return _like(rand, input, dtype, device, requires_grad, memory_format, generator=generator)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=B.preserve_format):
+    return _like(randn, input, dtype, device, requires_grad, memory_format, generator=generator)
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=B.preserve_format):
     if high is None: low, high = 0, low
-    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+    return _like(lambda shape, **kw: randint(low, high, shape, **kw), input, dtype, device, requires_grad, memory_format, generator=generator)
 
 # %% ../nbs/11_making_tensors.ipynb #268b1460
 def _with_out(f):
@@ -359,6 +407,7 @@ from . import backend as B
 from .backend import array_device, to_dtype, _by_np
 from ._tensor import Tensor, _LEGACY
 from .backend import _by_name
+from ._flags import _warn_once
 
 # %% ../nbs/11a_creating_and_converting.ipynb #fec201fe
 _SUPPORTED = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
@@ -399,9 +448,15 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 # %% ../nbs/11a_creating_and_converting.ipynb #3d458b87
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    "`obj` as a tensor: shared when possible (`copy=None`), always copied (`True`), or never (`False`: raises if it must)."
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """`obj` as a tensor: shared when possible (`copy=None`), always copied (`True`), or never (`False`: raises if it must).
+    `requires_grad` unset follows `obj` (a tensor's history is kept, with torch's warning); False detaches a result with
+    a history, and on a leaf returned as it is, switches the leaf's own flag (as torch's `set_requires_grad`)."""
     device = device if device is not None else _default_device['device']
+    grad = requires_grad if requires_grad is not None else isinstance(obj, Tensor) and obj._requires_grad
+    if grad and requires_grad is None:
+        _warn_once("litnn.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
+                   "requires_grad=False explicitly to get the old behavior and silence this warning.")
     t = None if copy else _shared(obj, dtype, device)
     if t is None:
         if copy is False:
@@ -409,9 +464,13 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
             what = f"tensor with dtype '{_LEGACY[_by_np[a.dtype].name]}'" if hasattr(a, 'dtype') else "arbitrary sequence"
             raise ValueError(f"can't alias {what} into dtype '{_LEGACY[to_dtype(dtype).name]}'." if dtype is not None and hasattr(obj, 'dtype') else f"can't alias {what} into a tensor.")
         if isinstance(obj, Tensor):
-            t = obj.to(device=device or obj.device, dtype=to_dtype(dtype) if dtype is not None else obj.dtype, copy=builtins.bool(copy))
+            if copy and _shared(obj, dtype, device) is not None: t = obj.clone()     # a copy of the same kind: CloneBackward0
+            else: t = obj.to(device=device or obj.device, dtype=to_dtype(dtype) if dtype is not None else obj.dtype, copy=builtins.bool(copy))
         else: t = tensor(obj, dtype=dtype, device=device)
-    if requires_grad and not t._requires_grad: t.requires_grad_(True)
+    if not t.is_leaf and not grad: return t.detach()
+    if t.is_leaf and t._requires_grad != grad:
+        if grad: _check_grad_dtype(t._data, True)
+        t.requires_grad_(grad)
     return t
 
 # %% ../nbs/11a_creating_and_converting.ipynb #f5d2aa9d

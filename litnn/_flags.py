@@ -12,4 +12,13 @@ _precision = {'float32_matmul': 'highest'}
 _deterministic = {'mode': False, 'warn_only': False}
 
 # %% ../nbs/reference/torch/small_namespaces.ipynb #f0a7717b
+import warnings
 _warn_always = {'on': False}
+
+_warned = set()
+def _warn_once(message, category=UserWarning, stacklevel=3):
+    "Warn as torch's TORCH_WARN_ONCE does: the first time in the process, and every time after `set_warn_always(True)`."
+    if not _warn_always['on']:
+        if message in _warned: return
+        _warned.add(message)        # as torch's: only a warning given while the flag is off uses up the once
+    warnings.warn(message, category, stacklevel=stacklevel)

@@ -290,8 +290,12 @@ class RemainderBackward0(Op):
         ctx.save_for_backward(x, y)
         t = x if isinstance(x, Tensor) else y
         xp = array_namespace(t._data)
-        if t._data.dtype.kind in 'iu': _check_divisor(xp, _array_of(y), _array_of(x))
-        return xp.remainder(_array_of(x), _array_of(y))
+        a, b = _array_of(x), _array_of(y)
+        if t._data.dtype.kind in 'iu':
+            _check_divisor(xp, b, a)
+            return xp.remainder(a, b)
+        m = xp.fmod(a, b)           # torch's kernel: fmod, moved by b where its sign differs from b's (numpy's remainder
+        return xp.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)   # gives a zero b's sign; torch keeps fmod's: -2 % 2 is -0.)
     @staticmethod
     def backward(ctx, g):
         (x, y), (nx, ny) = ctx.saved_tensors, ctx.needs_input_grad
@@ -914,30 +918,16 @@ class _NoDerivative(Op):
 _NoDerivative.__name__ = _NoDerivative.__qualname__ = 'NotImplemented'
 
 # %% ../nbs/reference/functional_stft.ipynb #53297e4b
-import builtins, warnings
+import builtins
 from .backend import array_namespace
-from ._tensor import Tensor, _dtype_name, _wrap_dim
-from ._flags import _warn_always
+from ._tensor import Tensor, _dtype_name, _wrap_dim, _type_string
+from ._flags import _warn_once
 from ._creation import ones
 from ._views import cat
 from .autograd.graph import Op
 from .fft import FftC2CBackward0, FftC2RBackward0
 
 # %% ../nbs/reference/functional_stft.ipynb #89883986
-_WARNED = set()
-def _warn_once(message):
-    "torch's TORCH_WARN_ONCE: once per process, unless `set_warn_always(True)`."
-    if not _warn_always['on']:
-        if message in _WARNED: return
-        _WARNED.add(message)
-    warnings.warn(message, UserWarning, stacklevel=4)
-
-def _type_string(t):
-    "torch's `Tensor.toString()`: the legacy type name (torch.FloatTensor), or CPUComplexFloatType where there is none."
-    name, cuda = _dtype_name(t), t.device.type == 'cuda'
-    if name.startswith('Complex'): return f"{'CUDA' if cuda else 'CPU'}{name}Type"
-    return f"litnn.{'cuda.' if cuda else ''}{name}Tensor"
-
 def _opt(v): return 'None' if v is None else builtins.int(v) if isinstance(v, builtins.bool) else v
 
 # %% ../nbs/reference/functional_stft.ipynb #abf70ce8

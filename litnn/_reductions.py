@@ -253,7 +253,7 @@ for _f in (max, min, amax, amin, argmax, argmin): setattr(Tensor, _f.__name__, _
 # %% ../nbs/reference/torch/old_norms_and_segment_reduce.ipynb #80755c0e
 import builtins, numpy as np
 from ._tensor import Tensor, _wrap_dim, _dtype_name
-from ._pointwise import _warn_once
+from ._flags import _warn_once
 from ._views import stack
 
 # %% ../nbs/reference/torch/old_norms_and_segment_reduce.ipynb #cc0aebcf

@@ -226,6 +226,12 @@ def _version_counter(t):
 
 def _dtype_name(t): return _LEGACY[t.dtype.name]      # torch's name of a tensor's dtype in its messages: Float, Long...
 
+def _type_string(t):
+    "torch's `Tensor.toString()`: the legacy type name (torch.FloatTensor), or CPUComplexFloatType where there is none."
+    name, cuda = _dtype_name(t), t.device.type == 'cuda'
+    if name.startswith('Complex'): return f"{'CUDA' if cuda else 'CPU'}{name}Type"
+    return f"litnn.{'cuda.' if cuda else ''}{name}Tensor"
+
 # %% ../nbs/10_tensor.ipynb #25e39534
 @patch
 def numpy(self:Tensor, *, force=False):
@@ -347,8 +353,17 @@ def _is_view(self:Tensor):
 
 @patch
 def is_contiguous(self:Tensor, memory_format=None):
-    "True if the elements lie in memory in row-major order without gaps."
-    return self._data.flags.c_contiguous
+    "True if the elements lie in memory in row-major order without gaps (or in the channels-last order `memory_format` names)."
+    a = self._data
+    if memory_format is None or memory_format.name in ('contiguous_format', 'preserve_format'): return a.flags.c_contiguous
+    order = {'channels_last': (1, 3, 2, 0), 'channels_last_3d': (1, 4, 3, 2, 0)}[memory_format.name]   # fastest first
+    if a.ndim != len(order): return False
+    step = a.itemsize               # torch's check: dims of size 1 may have any stride
+    for d in order:
+        if a.shape[d] != 1:
+            if a.strides[d] != step: return False
+            step *= a.shape[d]
+    return True
 
 @patch
 def data_ptr(self:Tensor):

@@ -542,7 +542,8 @@ from .backend import patch, array_namespace
 from ._tensor import Tensor
 from .autograd.graph import Op
 from .autograd.broadcasting import _dims
-from ._conversions import CloneBackward0
+from . import backend as B
+from ._conversions import CloneBackward0, clone
 from ._creation import _sizes
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #54cbb4c2
@@ -628,8 +629,11 @@ def triu(self:Tensor, diagonal=0): return triu(self, diagonal)
 # %% ../nbs/17b_copies_and_conversions.ipynb #fd6977b7
 @patch
 def contiguous(self:Tensor, memory_format=None):
-    "`self` if its elements are in row-major order, else a copy that is."
-    return self if self._data.flags.c_contiguous else CloneBackward0.apply(self)
+    "`self` if its elements are in row-major order (or the order `memory_format` names), else a copy that is."
+    if memory_format is None or memory_format is B.contiguous_format:
+        return self if self._data.flags.c_contiguous else CloneBackward0.apply(self)
+    if memory_format is B.preserve_format: raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return self if self.is_contiguous(memory_format=memory_format) else clone(self, memory_format=memory_format)
 
 # %% ../nbs/17c_inplace_on_views.ipynb #4a7cfdf1
 import builtins

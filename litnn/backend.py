@@ -380,8 +380,8 @@ class Generator:
         if spare is not None: a[5024:5032], a[5040:5044] = np.array([spare], '<f8').view(np.uint8), np.array([1], '<i4').view(np.uint8)
         return _as_byte_tensor(a)
     def set_state(self, state):
-        "Restore a state from `get_state` (torch's or litnn's: the same bytes)."
-        if not isinstance(self.rng, _TorchRng): self.rng.bit_generator.state = getattr(state, '_data', state); return
+        "Restore a state from `get_state` (torch's or litnn's: the same bytes); returns the generator, as torch's."
+        if not isinstance(self.rng, _TorchRng): self.rng.bit_generator.state = getattr(state, '_data', state); return self
         if not hasattr(state, '_data'):
             k = type(state)
             raise TypeError(f"expected a litnn.ByteTensor, but got {k.__name__ if k.__module__ == 'builtins' else k.__module__ + '.' + k.__name__}")
@@ -394,6 +394,7 @@ class Generator:
         self.rng.bit_generator.state = {'bit_generator': 'MT19937', 'state': {'key': key, 'pos': 624 if left == 1 else builtins.int(nxt)}}
         self.rng.spare = builtins.float(a[5024:5032].view('<f8')[0]) if a[5040:5044].view('<i4')[0] else None
         self._seed = builtins.int(seed)
+        return self
 
 _STATE_BYTES = 5056     # sizeof(CPUGeneratorImplState): the legacy POD (8+4+4+8+624·8+3·8+4, padded to 5048), a float, a bool
 def _as_byte_tensor(a): return a   # 10_tensor makes it Tensor._make (this file comes first: it cannot import Tensor)

@@ -121,6 +121,17 @@ def _diagonal_put(v, uniq, target, shape):
     return z
 
 # %% ../nbs/reference/functional_einsum.ipynb #b0305145
+def _sublist_equation(args):
+    "The equation and operands of einsum's sublist form, as torch's `functional.einsum` converts it: 0-25 are A-Z, 26-51 a-z."
+    def letter(n):
+        if n is Ellipsis: return "..."
+        if 0 <= n < 26: return chr(ord("A") + n)
+        if 26 <= n < 52: return chr(ord("a") + n - 26)
+        raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+    equation = ",".join("".join(letter(s) for s in sub) for sub in args[1::2])
+    if len(args) % 2 == 1: return equation + "->" + "".join(letter(s) for s in args[-1]), args[:-1:2]
+    return equation, args[::2]
+
 def einsum(equation, *operands):
     """Einstein summation of `operands` as `equation` says: `einsum('ij,jk->ik', a, b)` is `a @ b`.
 
@@ -131,6 +142,8 @@ def einsum(equation, *operands):
 
     ```
     """
+    if not isinstance(equation, str) and operands:    # the sublist form: a, [0, 1], b, [1, 2], [0, 2] (ints name dims, ... the rest)
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
     if not operands: raise RuntimeError("einsum(): must provide at least one operand")
     spec = _subscripts(equation, [x._data.shape for x in operands])      # the equation is checked against the shapes first
@@ -167,7 +180,9 @@ def _pad_signal(x, pad, mode):
     return cat([left, x, right], -1)
 
 # %% ../nbs/reference/functional_stft.ipynb #bf29af4f
-from ._pointwise import _warn_once, _type_string, _opt
+from ._flags import _warn_once
+from ._tensor import _type_string
+from ._pointwise import _opt
 from ._conversions import view_as_real
 
 # %% ../nbs/reference/functional_stft.ipynb #9546ef30
@@ -184,7 +199,7 @@ def _stft(input, n_fft, hop_length=None, win_length=None, window=None, normalize
     if window is None:
         _warn_once("A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. "
                    "Other windows such as litnn.hann_window or litnn.hamming_window are recommended to reduce spectral leakage."
-                   "To suppress this warning and use a rectangular window, explicitly set `window=litnn.ones(n_fft, device=<device>)`.")
+                   "To suppress this warning and use a rectangular window, explicitly set `window=litnn.ones(n_fft, device=<device>)`.", stacklevel=4)
     complex_out = return_complex if return_complex is not None else input.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if not complex_out:
         if return_complex is None:
@@ -192,7 +207,7 @@ def _stft(input, n_fft, hop_length=None, win_length=None, window=None, normalize
                                "that return_complex=True in a future PyTorch release.")
         _warn_once("stft with return_complex=False is deprecated. In a future pytorch release, stft will return complex tensors "
                    "for all inputs, and return_complex=False will raise an error.\nNote: you can still call litnn.view_as_real "
-                   "on the complex output to recover the old return format.")
+                   "on the complex output to recover the old return format.", stacklevel=4)
     if not (input.dtype.is_floating_point or input.dtype.is_complex): fail("expected a tensor of floating point or complex values")
     if input.dim() not in (1, 2): fail("expected a 1D or 2D tensor")
     x = input.unsqueeze(0) if input.dim() == 1 else input

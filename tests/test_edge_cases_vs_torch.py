@@ -1474,3 +1474,168 @@ def test_movedim_overloads_as_torch():
         with pytest.raises(TypeError) as e: lib.movedim(lib.ones(3, 4), (0, 1), -1)
         msgs.append(str(e.value).split('\n')[0])
     assert msgs[0] == msgs[1]
+
+
+def _hooked(kind, ret):
+    "A backward through `v * 2` with a hook of `kind` that returns `ret(...)`: the gradient it leaves, or torch's error."
+    def case(lib):
+        v = lib.tensor([1., 2., 3.], requires_grad=True)
+        w = v * 2
+        if kind == 'leaf': v.register_hook(ret(lib))
+        elif kind == 'tensor': w.register_hook(ret(lib))
+        elif kind == 'pre': w.grad_fn.register_prehook(ret(lib))
+        elif kind == 'post': w.grad_fn.register_hook(ret(lib))
+        else: v.register_post_accumulate_grad_hook(ret(lib))
+        (w * 2).sum().backward()
+        return v.grad
+    return case
+
+
+def _named_two(g): return (g[0], g[0])
+
+
+def _asarray(obj, **kw):
+    "torch.asarray of `obj` (a leaf, a result with a history, a list), and what it says about the autograd of the result."
+    def case(lib):
+        a = lib.tensor([1., 2., 3.], requires_grad=True)
+        src = {'leaf': a, 'result': a + 2, 'list': [1., 2.], 'ints': [1, 2]}[obj]
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r = lib.asarray(src, **{k: getattr(lib, v) if k == 'dtype' else v for k, v in kw.items()})
+        return r, r.requires_grad, r.is_leaf, r is src, (type(r.grad_fn).__name__ if r.grad_fn else None), a.requires_grad
+    return case
+
+
+def _first_line(f):
+    "f(), or the first line of the TypeError it raises (the rest of torch's lists the overloads)."
+    try: return f()
+    except TypeError as e: raise TypeError(str(e).split('\n')[0]) from None
+
+
+def _strides(f):
+    def case(lib):
+        t = f(lib)
+        return t.stride(), t.is_contiguous(), t.is_contiguous(memory_format=lib.channels_last) if t.dim() == 4 else None, t
+    return case
+
+
+# Found by running the examples in torch's own docstrings (torch 2.13, `>>>` blocks of torch, Tensor, nn, functional,
+# linalg, fft, distributions, optim...) side by side in torch and litnn, and by the cases around each finding.
+DOCSTRING_EXAMPLES = {
+    # a hook's return value is checked as torch's check_single_result / check_result check it
+    **{f'{kind} hook returns {what}': _hooked(kind, ret) for kind in ('leaf', 'tensor', 'pre', 'post', 'post_accumulate')
+       for what, ret in {
+           'a bigger tensor': lambda lib: (lambda *g: lib.zeros(5)),
+           'int64': lambda lib: (lambda *g: lib.zeros(3, dtype=lib.int64)),
+           'float64': lambda lib: (lambda *g: lib.zeros(3, dtype=lib.float64)),
+           'complex': lambda lib: (lambda *g: lib.zeros(3, dtype=lib.complex64)),
+           'a string': lambda lib: (lambda *g: 'x'),
+           'a tuple of one': lambda lib: (lambda *g: (lib.ones(3),)),
+           'a list of one': lambda lib: (lambda *g: [lib.ones(3)]),
+           'a tuple of two': lambda lib: (lambda *g: (lib.ones(3), lib.ones(3))),
+           'a tuple with None': lambda lib: (lambda *g: (None, None)),
+           'what it was given': lambda lib: (lambda *g: g[0]),
+           'a same-shaped tensor': lambda lib: (lambda *g: lib.full((3,), 7.)),
+       }.items()},
+    'named hook, wrong count': _hooked('pre', lambda lib: _named_two),
+    'unnamed callable hook': _hooked('pre', lambda lib: __import__('functools').partial(lambda a, g: (g[0], g[0]), 1)),
+    # `2 * t` and `2 + t` are `t * 2`, `t + 2`: torch's edge order
+    'rmul edges': lambda lib: [type(f).__name__ if f else None for f, _ in (2 * lib.ones(2, requires_grad=True)).grad_fn.next_functions],
+    'radd edges': lambda lib: [type(f).__name__ if f else None for f, _ in (2.5 + lib.ones(2, requires_grad=True)).grad_fn.next_functions],
+    # asarray's requires_grad: unset follows the object; False detaches (or switches a leaf's flag off); copies clone
+    **{f'asarray {obj} {kw}': _asarray(obj, **kw) for obj in ('leaf', 'result', 'list') for kw in
+       ({}, {'requires_grad': False}, {'requires_grad': True}, {'copy': True}, {'dtype': 'float64'})},
+    'asarray ints requiring grad': _asarray('ints', requires_grad=True),
+    # result_type is torch's public two-operand question
+    **{f'result_type {i}': (lambda a, b: lambda lib: str(lib.result_type(a(lib), b(lib))).split('.')[-1])(a, b) for i, (a, b) in enumerate([
+        (lambda lib: lib.tensor([1, 2], dtype=lib.int32), lambda lib: 1.0), (lambda lib: lib.tensor([1], dtype=lib.uint8), lambda lib: lib.tensor(1)),
+        (lambda lib: 1, lambda lib: 2.0), (lambda lib: True, lambda lib: 1), (lambda lib: 2.5, lambda lib: lib.tensor([1])),
+        (lambda lib: lib.tensor([1], dtype=lib.uint8), lambda lib: -1), (lambda lib: 1j, lambda lib: lib.tensor([1.])),
+        (lambda lib: lib.tensor([1.], dtype=lib.float16), lambda lib: lib.tensor(1., dtype=lib.float64)),
+        (lambda lib: np.float64(1.5), lambda lib: lib.tensor([1]))])},
+    'result_type of a list': lambda lib: _first_line(lambda: lib.result_type(lib.ones(1), [1])),
+    # a module goes complex (torch warns that complex modules are new); integers stay
+    'Module.to complex': lambda lib: (lambda m: (str(m.weight.dtype)[-10:], m.weight.requires_grad, lib.view_as_real(m(lib.ones(3, 2, dtype=lib.cdouble)))))(
+        (lib.manual_seed(0), lib.nn.Linear(2, 2, bias=False).to(lib.cdouble))[1]),
+    'Module.to int': lambda lib: lib.nn.Linear(2, 2).to(lib.int64),
+    # an integer tensor of one element is an int where a size is asked for (CTCLoss's docstring: `sum(lengths)`)
+    'zeros of a 0-d size': lambda lib: lib.zeros((lib.tensor(5), 2)).shape,
+    'randint size of a sum': lambda lib: lib.randint(1, 20, size=(sum(lib.tensor([3, 4])),), dtype=lib.long).shape,
+    'ones of a 0-d tensor': lambda lib: lib.ones(lib.tensor(3)).shape,
+    'empty of a one-element tensor': lambda lib: lib.empty(lib.tensor([2]), 3).shape,
+    'new_zeros of a 0-d size': lambda lib: lib.ones(1).new_zeros(lib.tensor(4)).shape,
+    'zeros of a bool tensor size': lambda lib: lib.zeros((lib.tensor(True), 2)),
+    'zeros of a float tensor size': lambda lib: lib.zeros((lib.tensor(2.), 2)),
+    'zeros of a negative size': lambda lib: lib.zeros((lib.tensor(-2), 2)),
+    # remainder keeps fmod's zero: -2 % 2 is -0. (numpy gives the divisor's sign)
+    'remainder zero signs': lambda lib: lib.signbit(lib.remainder(lib.tensor([-3., -2, -1, 1, 2, 3, -4]), lib.tensor([2., 2, 2, -1.5, 2, -1.5, -2]))),
+    'remainder by -1.5': lambda lib: lib.remainder(lib.tensor([1, 2, 3, 4, 5]), -1.5),
+    'remainder infinities': lambda lib: lib.tensor([-1., 1, -0., 5.5, float('nan'), float('inf')]) % lib.tensor([float('inf'), -float('inf'), 2, -2, 1, 2]),
+    'remainder half': lambda lib: (lib.tensor([-7, 7, -6], dtype=lib.float16) % 3, lib.tensor([-7.5, 7, 4], dtype=lib.bfloat16) % -2),
+    # Generator.set_state returns the generator
+    'set_state returns the generator': lambda lib: (lambda g: g.set_state(lib.Generator().get_state()) is g)(lib.Generator()),
+    # memory formats: empty, the *_like functions, contiguous, clone and to lay the memory out as asked
+    **{f'layout {k}': _strides(f) for k, f in {
+        'empty channels_last': lambda lib: lib.empty((2, 3, 5, 7), memory_format=lib.channels_last).fill_(1),
+        'empty contiguous': lambda lib: lib.empty(2, 3, memory_format=lib.contiguous_format).fill_(1),
+        'empty channels_last_3d': lambda lib: lib.empty(2, 2, 3, 4, 5, memory_format=lib.channels_last_3d).fill_(1),
+        'zeros_like preserves channels_last': lambda lib: lib.zeros_like(lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)),
+        'empty_like keeps a transpose': lambda lib: lib.empty_like(lib.ones(2, 3).t()).fill_(1),
+        'ones_like contiguous': lambda lib: lib.ones_like(lib.ones(2, 3).t(), memory_format=lib.contiguous_format),
+        'full_like channels_last': lambda lib: lib.full_like(lib.ones(2, 3, 4, 5), 2., memory_format=lib.channels_last),
+        'zeros_like expanded': lambda lib: lib.zeros_like(lib.ones(3, 1).expand(3, 4)),
+        'clone channels_last': lambda lib: lib.arange(120.).reshape(2, 3, 4, 5).clone(memory_format=lib.channels_last),
+        'contiguous channels_last': lambda lib: lib.arange(120.).reshape(2, 3, 4, 5).contiguous(memory_format=lib.channels_last),
+        'to channels_last': lambda lib: lib.arange(120.).reshape(2, 3, 4, 5).to(memory_format=lib.channels_last),
+        'channels_last back to contiguous': lambda lib: lib.arange(120.).reshape(2, 3, 4, 5).contiguous(memory_format=lib.channels_last).contiguous(),
+        'channels_last with C=1': lambda lib: lib.arange(40.).reshape(2, 1, 4, 5).contiguous(memory_format=lib.channels_last),
+    }.items()},
+    'dim_order of channels_last': lambda lib: lib.empty((2, 3, 5, 7), memory_format=lib.channels_last).dim_order(),
+    'empty channels_last of rank 3': lambda lib: lib.empty(2, 3, 4, memory_format=lib.channels_last),
+    'empty preserve_format': lambda lib: lib.empty(2, 3, memory_format=lib.preserve_format),
+    'zeros_like channels_last of rank 2': lambda lib: lib.zeros_like(lib.ones(2, 3), memory_format=lib.channels_last),
+    'rand_like channels_last fills in memory order': lambda lib: (lib.manual_seed(0), lib.rand_like(lib.ones(2, 3, 2, 2), memory_format=lib.channels_last))[1],
+    'randint_like preserve_format': lambda lib: lib.randint_like(lib.ones(2, 3).t(), 5).stride(),
+    'gradient through a channels_last clone': _grads(lambda lib, x: (x.clone(memory_format=lib.channels_last) * lib.arange(24.).reshape(1, 2, 3, 4)).sum(),
+                                                     np.ones((1, 2, 3, 4), np.float32)),
+    # einsum's sublist form: operands interleaved with lists of dim numbers, an optional output list last
+    'einsum sublists batched': lambda lib: (lib.manual_seed(0), lib.einsum(lib.randn(3, 2, 5), [..., 0, 1], lib.randn(3, 5, 4), [..., 1, 2], [..., 0, 2]))[1],
+    'einsum sublists implicit output': lambda lib: lib.einsum(lib.arange(6.).reshape(2, 3), [0, 1], lib.arange(3.), [1]),
+    'einsum sublists trace': lambda lib: lib.einsum(lib.arange(9.).reshape(3, 3), [30, 30]),
+    'einsum sublist out of range': lambda lib: lib.einsum(lib.ones(2), [52]),
+    'accelerator.device_index(None)': lambda lib: (lambda c: (c.__enter__(), c.__exit__(None, None, None)))(lib.accelerator.device_index(None)),
+}
+
+
+@pytest.mark.parametrize('name', DOCSTRING_EXAMPLES)
+def test_docstring_examples(name): _same(DOCSTRING_EXAMPLES[name])
+
+
+def test_testing_assert_close_of_complex_tensors():
+    "assert_close compares complex tensors with their parts' tolerances (the fft2 docstring's check), and reports their differences."
+    for lib in (torch, litnn):
+        lib.manual_seed(0)
+        x = lib.rand(10, 10, dtype=lib.complex64)
+        lib.testing.assert_close(lib.fft.fft2(x), lib.fft.fft(lib.fft.fft(x, dim=0), dim=1), check_stride=False)
+    a = np.array([1 + 1j, 2 - 1j], np.complex64)
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(AssertionError) as e: lib.testing.assert_close(lib.tensor(a), lib.tensor(a + 1e-3j))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1], msgs
+
+
+def test_asarray_warns_where_requires_grad_is_left_to_the_object():
+    "torch 2.13 warns (once) that an unset requires_grad now follows the object; an explicit one is silent."
+    litnn.set_warn_always(True)
+    try:
+        a = litnn.tensor([1., 2.], requires_grad=True)
+        with pytest.warns(UserWarning, match='unspecified requires_grad now defaults to obj.requires_grad'): litnn.asarray(a + 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            litnn.asarray(a + 1, requires_grad=False); litnn.asarray(litnn.ones(2))
+    finally: litnn.set_warn_always(False)
+
+
+def test_complex_module_warns_as_torch():
+    with pytest.warns(UserWarning, match='Complex modules are a new feature'): litnn.nn.Linear(2, 2).to(litnn.complex64)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, operator, sys, numpy as np
 from ..backend import patch, array_namespace
-from .._tensor import Tensor, _as_array, _LEGACY, _version_counter
+from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string
 from ..backend import _by_np
 from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
 from .grad_mode import _Mode
@@ -45,6 +45,28 @@ def _value(g, plain):
     "What the walk passes on for gradient `g` returned by user code: its array in a plain backward."
     return g._data if plain and isinstance(g, Tensor) else g
 
+def _hook_name(hook):
+    n = getattr(hook, "__name__", None)
+    return n if isinstance(n, str) else "<unknown>"
+
+def _checked_grad(hook, given, r):
+    """The gradient `r` a hook returned in place of `given` (None where there was none), checked as torch checks it:
+    a tensor of the same type and size. A hook that changed it by mistake fails here, not somewhere in the next node."""
+    if r is None: return r
+    if given is None: raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(r, Tensor): raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    if r.dtype != given.dtype or r.device.type != given.device.type or r.layout != given.layout:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was {_type_string(given)} got {_type_string(r)})")
+    if r.shape != given.shape: raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return r
+
+def _checked_grads(hook, given, r):
+    "The tuple `r` a node's hook returned in place of the tuple `given`, checked entry by entry (a None entry drops that gradient)."
+    if not isinstance(r, tuple): raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+    if len(r) != len(given):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got {len(r)}, but expected {len(given)})")
+    return tuple(_checked_grad(hook, g, v) for g, v in zip(given, r))
+
 # %% ../../nbs/13_backprop_engine.ipynb #c9ffb7fc
 def _run_tensor_hooks(node, grads, claimed, create_graph):
     "Run tensor hooks and retain_grad for the outputs of `node`; returns the (maybe replaced) grads."
@@ -53,8 +75,9 @@ def _run_tensor_hooks(node, grads, claimed, create_graph):
         for nr, hooks in node._tensor_hooks.items():
             for h in list(hooks.values()):
                 _claim(grads[nr], claimed)        # the hook may keep it: never adopt it as a .grad
-                r = h(_as_tensor(grads[nr]))
-                if r is not None: grads[nr] = _value(r, plain)
+                given = _as_tensor(grads[nr])
+                r = h(given)
+                if r is not None and r is not given: grads[nr] = _value(_checked_grad(h, given, r), plain)
     if node._retained:
         for nr, ref in node._retained.items():
             t = ref()
@@ -62,8 +85,9 @@ def _run_tensor_hooks(node, grads, claimed, create_graph):
     if node._pre_hooks:
         for h in list(node._pre_hooks.values()):
             for g in grads: _claim(g, claimed)
-            r = h(tuple(_as_tensor(g) for g in grads))
-            if r is not None: grads[:] = [_value(g, plain) for g in r]
+            given = tuple(_as_tensor(g) for g in grads)
+            r = h(given)
+            if r is not None and r is not given: grads[:] = [_value(g, plain) for g in _checked_grads(h, given, r)]
     return grads
 
 # %% ../../nbs/13_backprop_engine.ipynb #6de326cf
@@ -153,8 +177,9 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
             if node._post_hooks:
                 for h in list(node._post_hooks.values()):
                     for g in outs: _claim(g, claimed)
-                    r = h(tuple(map(_as_tensor, outs)), tuple(map(_as_tensor, grads)))
-                    if r is not None: outs = tuple(_value(g, plain) for g in r)
+                    given = tuple(map(_as_tensor, outs))
+                    r = h(given, tuple(map(_as_tensor, grads)))
+                    if r is not None and r is not given: outs = tuple(_value(g, plain) for g in _checked_grads(h, given, r))
             if not retain_graph:   # free what backward no longer needs
                 if node._saved: node._saved = _FREED
                 if node._out is not None: node._out = _FREED
@@ -212,12 +237,16 @@ def _accumulate(node, g, claimed, create_graph):
     if t._hooks:
         for h in list(t._hooks.values()):
             _claim(g, claimed)
-            r = h(_as_tensor(g))
-            if r is not None: g = _value(r, not create_graph)
+            given = _as_tensor(g)
+            r = h(given)
+            if r is not None and r is not given: g = _value(_checked_grad(h, given, r), not create_graph)
     _store_grad(t, g, claimed, create_graph)
     if t._post_acc_hooks:
         for h in list(t._post_acc_hooks.values()):
-            if h(t) is not None: raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+            r = h(t)
+            if r is not None and r is not t:        # (returning the tensor itself is allowed, as in torch)
+                _checked_grad(h, t, r)
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 # %% ../../nbs/13_backprop_engine.ipynb #e89761dd
 def _root(t, i=0):

@@ -231,8 +231,8 @@ def __add__(self:Tensor, other):
     return AddBackward0.apply(*_promote(self, other))
 @patch
 def __radd__(self:Tensor, other):
-    if _plain_pair(self, other): return _plain_binary(AddBackward0, other, self)
-    return AddBackward0.apply(*_promote(other, self))
+    if _plain_pair(self, other): return _plain_binary(AddBackward0, self, other)   # `2 + t` is `t + 2`: torch's edge order
+    return AddBackward0.apply(*_promote(self, other))
 @patch
 def __sub__(self:Tensor, other):
     if self._data.dtype is _BOOL or (other._data.dtype is _BOOL if type(other) is Tensor else type(other) in _BOOLS): _bool_error(self, other)
@@ -247,8 +247,8 @@ def __mul__(self:Tensor, other):
     return MulBackward0.apply(*_promote(self, other))
 @patch
 def __rmul__(self:Tensor, other):
-    if _plain_pair(self, other): return _plain_binary(MulBackward0, other, self)
-    return MulBackward0.apply(*_promote(other, self))
+    if _plain_pair(self, other): return _plain_binary(MulBackward0, self, other)   # `2 * t` is `t * 2`, as in torch
+    return MulBackward0.apply(*_promote(self, other))
 @patch
 def __truediv__(self:Tensor, other): return div(self, other)
 @patch

@@ -1897,7 +1897,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 # %% ../../nbs/47_attention.ipynb #03ba1cd4
 import math, numpy as np
 from .. import backend as B
-from ..autograd import grad
+from ..autograd import grad as _grad
 from ..backend import array_namespace, array_device, _generator
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _NO_CTX
@@ -1997,7 +1997,7 @@ def _recorded_backward(ctx, g, q, k, v):
     mask, causal, scale = ctx.o
     need = ctx.needs_input_grad[:3]
     with enable_grad(): out = _attention_math(q, k, v, mask, causal, scale, ctx.keep)
-    grads = iter(grad(out, [t for t, n in zip((q, k, v), need) if n], g, create_graph=True))
+    grads = iter(_grad(out, [t for t, n in zip((q, k, v), need) if n], g, create_graph=True))
     return tuple(next(grads) if n else None for n in need)
 
 # %% ../../nbs/47_attention.ipynb #e82c8e8e

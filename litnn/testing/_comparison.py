@@ -8,14 +8,15 @@ __all__ = ['default_tolerances', 'assert_close', 'assert_allclose']
 # %% ../../nbs/reference/testing/comparison.ipynb #c6092d91
 import cmath, collections.abc, warnings
 import numpy as np
-from ..backend import dtype as _dtype, float16, bfloat16, float32, float64, int64, promote_types
+from ..backend import dtype as _dtype, float16, bfloat16, float32, float64, complex64, complex128, int64, promote_types
 from .._tensor import Tensor
 from .._creation import tensor
 from .._creation import as_tensor
 from .._pointwise import isclose
 
 # %% ../../nbs/reference/testing/comparison.ipynb #7634631f
-_DTYPE_PRECISIONS = {float16: (1e-3, 1e-5), bfloat16: (1.6e-2, 1e-5), float32: (1.3e-6, 1e-5), float64: (1e-7, 1e-7)}
+_DTYPE_PRECISIONS = {float16: (1e-3, 1e-5), bfloat16: (1.6e-2, 1e-5), float32: (1.3e-6, 1e-5), float64: (1e-7, 1e-7),
+                     complex64: (1.3e-6, 1e-5), complex128: (1e-7, 1e-7)}     # a complex dtype: its parts' tolerances
 _NUMBER_PRECISIONS = {int: (0.0, 0.0), float: _DTYPE_PRECISIONS[float64], complex: (1e-7, 1e-7)}
 
 def default_tolerances(*inputs, dtype_precisions=None):
@@ -64,7 +65,7 @@ def _tensor_mismatch_msg(actual, expected, matches, rtol, atol, identifier="Tens
     n = matches.numel(); bad = n - int(matches.sum())
     extra = f"Mismatched elements: {bad} / {n} ({bad / n:.1%})"
     a, e, m = actual.flatten(), expected.flatten(), matches.flatten()
-    if not a.dtype.is_floating_point: a, e = a.to(int64), e.to(int64)
+    if not (a.dtype.is_floating_point or a.dtype.is_complex): a, e = a.to(int64), e.to(int64)   # integers: no overflow in a - e
     with warnings.catch_warnings():   # inf - inf, x/0 and the max of nans are nan or inf here, as in PyTorch, which does not warn
         warnings.simplefilter('ignore', RuntimeWarning)
         abs_diff = (a - e).abs(); abs_diff[m] = 0

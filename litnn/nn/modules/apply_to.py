@@ -6,6 +6,7 @@
 __all__ = []
 
 # %% ../../../nbs/24_apply_to.ipynb #c67bc793
+import warnings
 from ...backend import patch
 from ..._creation import empty_like
 from ...autograd.grad_mode import no_grad
@@ -52,10 +53,13 @@ def apply(self:Module, fn): # called as fn(module) for every submodule, then for
 def to(self:Module, *args, **kwargs):
     "Move and/or cast the parameters and buffers: `to(device, dtype)`, `to(dtype)`, `to(tensor)`; returns self."
     dtype, device, _ = _to_args(args, dict(kwargs))
-    if dtype is not None and not dtype.is_floating_point:
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
-    def convert(t):
-        try: return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+    if dtype is not None and dtype.is_complex:
+        warnings.warn("Complex modules are a new feature under active development whose design may change, and some modules "
+                      "might not work as expected when using complex tensors as parameters or buffers.", stacklevel=2)
+    def convert(t):     # integer and bool tensors (counters, masks) keep their dtype
+        try: return t.to(device=device, dtype=dtype if t.is_floating_point() or t.is_complex() else None)
         except NotImplementedError as e:   # out of the meta device (31_meta_device): say what to use instead
             if str(e) != "Cannot copy out of meta tensor; no data!": raise
             raise NotImplementedError(f"{e} Please use litnn.nn.Module.to_empty() instead of litnn.nn.Module.to() when "
