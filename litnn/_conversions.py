@@ -10,7 +10,7 @@ import builtins, numpy as np
 from . import backend as B
 from .backend import patch, array_device, array_namespace, to_dtype
 from ._tensor import Tensor
-from ._creation import zeros_like, _format_order
+from ._creation import zeros_like, _format_order, _laid_out
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _reduce, ToCopyBackward0
@@ -92,7 +92,7 @@ class CloneBackward0(Op):
     def forward(ctx, x, order=None):
         a = x._data
         if order is None: return a.copy()       # row-major, whatever the input's layout
-        out = array_namespace(a).empty(tuple(a.shape[i] for i in order), a.dtype).transpose(tuple(np.argsort(order)))
+        out = _laid_out(lambda shape: array_namespace(a).empty(shape, a.dtype), a.shape, order)
         out[...] = a                            # a channels-last copy: NHWC in memory, NCHW to the eye
         return out
     @staticmethod

@@ -9,7 +9,7 @@ __all__ = ['zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand'
 import builtins, functools, math, numpy as np
 from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar
-from ._tensor import Tensor, Size, _LEGACY, _differentiable
+from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):
@@ -172,13 +172,14 @@ def _size(size, size_kw=None, fn=None):
         size = (size_kw,)
     if not size: raise TypeError(f'{name}missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
-    elif len(size) == 1 and not _index_tensor(size[0]) and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)):
+    elif len(size) == 1 and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)) and not _index_tensor(size[0]):
         raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}")
     out = []
     for i, s in enumerate(size):       # torch's parser takes a bool as an int, except first (where it decides "ints?")
-        if _index_tensor(s): s = _tensor_index(s)
-        elif not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):
-            raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos {i}")
+        if not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):   # (ints first: the common case)
+            if not _index_tensor(s):
+                raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos {i}")
+            s = _tensor_index(s)
         out.append(builtins.int(s))
     for s in out:
         if s < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
@@ -223,8 +224,7 @@ def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory
     s = _size(args, size, 'empty')
     if memory_format is B.preserve_format: raise RuntimeError("unsupported memory format Preserve")
     order = _format_order(memory_format, len(s))
-    if order is None: return _factory(lambda xp, d: xp.empty(s, d), dtype, device, requires_grad)
-    return _factory(lambda xp, d: xp.empty(tuple(s[i] for i in order), d).transpose(tuple(np.argsort(order))), dtype, device, requires_grad)
+    return _factory(lambda xp, d: _laid_out(lambda shape: xp.empty(shape, d), s, order), dtype, device, requires_grad)
 
 def _format_order(memory_format, ndim, preserve=None):
     """The order of `ndim` dims in memory, slowest first, that `memory_format` asks for: None for row-major
@@ -233,19 +233,20 @@ def _format_order(memory_format, ndim, preserve=None):
     if memory_format is B.preserve_format: return preserve
     if not isinstance(memory_format, B.memory_format):
         raise TypeError(f"argument 'memory_format' must be torch.memory_format, not {type(memory_format).__name__}")
-    rank, order = (4, (0, 2, 3, 1)) if memory_format is B.channels_last else (5, (0, 2, 3, 4, 1))
-    if ndim != rank: raise RuntimeError(f"required rank {rank} tensor to use {memory_format.name} format")
+    order = _FORMAT_ORDER[memory_format.name](ndim)          # (reference/torch/tensor_attributes, with dim_order)
+    if order is None: raise RuntimeError(f"required rank {4 if memory_format is B.channels_last else 5} tensor to use {memory_format.name} format")
     return order
+
+def _laid_out(make, shape, order):
+    "The array `make` allocates for `shape` with its dims in memory in `order` (None: row-major), seen in `shape`'s order."
+    if order is None: return make(shape)
+    return make(tuple(shape[i] for i in order)).transpose(tuple(np.argsort(order)))
 
 def _dense_order(a):
     "The order of array `a`'s dims in memory when it is dense without overlaps but not row-major (preserve_format keeps it), else None."
     if a is None or not hasattr(a, 'strides') or a.flags.c_contiguous or a.ndim < 2: return None
-    order = sorted(builtins.range(a.ndim), key=lambda i: -a.strides[i])
-    step = a.itemsize
-    for i in reversed(order):
-        if a.shape[i] != 1 and a.strides[i] != step: return None
-        step *= a.shape[i]
-    return tuple(order)
+    order = tuple(sorted(builtins.range(a.ndim), key=lambda i: -a.strides[i]))
+    return order if _fills(a.shape, a.strides, order, a.itemsize) else None
 
 # %% ../nbs/11_making_tensors.ipynb #c2891829
 def _scalar_dtype(v):

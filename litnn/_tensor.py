@@ -354,16 +354,8 @@ def _is_view(self:Tensor):
 @patch
 def is_contiguous(self:Tensor, memory_format=None):
     "True if the elements lie in memory in row-major order without gaps (or in the channels-last order `memory_format` names)."
-    a = self._data
-    if memory_format is None or memory_format.name in ('contiguous_format', 'preserve_format'): return a.flags.c_contiguous
-    order = {'channels_last': (1, 3, 2, 0), 'channels_last_3d': (1, 4, 3, 2, 0)}[memory_format.name]   # fastest first
-    if a.ndim != len(order): return False
-    step = a.itemsize               # torch's check: dims of size 1 may have any stride
-    for d in order:
-        if a.shape[d] != 1:
-            if a.strides[d] != step: return False
-            step *= a.shape[d]
-    return True
+    if memory_format is None or memory_format.name in ('contiguous_format', 'preserve_format'): return self._data.flags.c_contiguous
+    return _dense_in(self, memory_format)        # the strides of that layout (reference/torch/tensor_attributes)
 
 @patch
 def data_ptr(self:Tensor):
@@ -1131,8 +1123,11 @@ _FORMAT_ORDER = {'contiguous_format': lambda n: tuple(range(n)), 'channels_last'
 def _dense_in(t, fmt):
     "Whether `t`'s strides are those of a dense tensor laid out in memory format `fmt` (size-1 dimensions ignored)."
     order = _FORMAT_ORDER.get(fmt.name, lambda n: None)(t.dim())
-    if order is None: return False
-    expected, size, stride = 1, t.shape, t.stride()
+    return order is not None and _fills(t.shape, t.stride(), order)
+
+def _fills(size, stride, order, unit=1):
+    "Whether strides `stride` (in units of `unit`) fill memory without gaps with the dims in `order`, outermost first."
+    expected = unit
     for d in reversed(order):
         if size[d] == 1: continue
         if stride[d] != expected: return False
