@@ -220,11 +220,14 @@ def _scatter_add(out, key, v):
     if len(key) == out.ndim and builtins.all(hasattr(k, 'ndim') and k.dtype != bool for k in key):
         return xp.add.at(out, key, v)    # an integer array for every dim (`x[rows, cols]`): what the walk below would choose
     key = tuple(k2 for k in key for k2 in (k.nonzero() if getattr(k, 'dtype', None) == bool else (k,)))
-    for j, ix in enumerate(key):           # positions checked (the flat route below would wrap them), negatives counting from the end
+    d = 0                                  # positions checked (the flat route below would wrap them), negatives counting from the end
+    for ix in key:
         if ix is Ellipsis: break
-        if hasattr(ix, 'ndim') and ix.size and j < out.ndim:
-            bad = (ix < -out.shape[j]) | (ix >= out.shape[j])
-            if bad.any(): raise IndexError(f"index {builtins.int(ix[bad].reshape(-1)[0])} is out of bounds for dimension {j} with size {out.shape[j]}")
+        if ix is None: continue            # a new axis: no dim of `out`
+        if hasattr(ix, 'ndim') and ix.size and d < out.ndim:
+            bad = (ix < -out.shape[d]) | (ix >= out.shape[d])
+            if bad.any(): raise IndexError(f"index {builtins.int(ix[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {out.shape[d]}")
+        d += 1
     k = 0
     while k < len(key) and _is_all(key[k]): k += 1
     m = k

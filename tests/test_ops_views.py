@@ -575,3 +575,15 @@ def test_clone_contiguous_new():
         assert x.new_full((2,), 3).tolist() == [3., 3.] and x.new_full((2,), 3).dtype == lib.float64
         assert x.new_tensor([1, 2]).dtype == lib.float64 and not x.new_tensor([1., 2.]).requires_grad
         assert x.new_zeros(2, requires_grad=True).requires_grad
+
+
+def test_index_gradient_with_a_new_axis_before_an_index_array():
+    "A None in the key adds an axis and uses no dim of the input: the gradient's bounds check counts dims past it (found by test_random_slicing)."
+    for shape, key in [((1, 0), (None, [0])), ((2, 3), (None, slice(None), [2, 2])), ((3,), (None, None, [0, -1, 0]))]:
+        grads = []
+        for lib in (litnn, torch):
+            x = lib.zeros(shape, dtype=lib.float64, requires_grad=True)
+            y = x[tuple(lib.tensor(k) if isinstance(k, list) else k for k in key)]
+            y.backward(lib.ones(y.shape, dtype=lib.float64))
+            grads.append(np.asarray(x.grad.tolist()))
+        np.testing.assert_array_equal(grads[0], grads[1])
