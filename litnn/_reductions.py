@@ -8,7 +8,7 @@ __all__ = ['MeanBackward1', 'MeanBackward0', 'mean', 'sum', 'VarBackward0', 'Std
 # %% ../nbs/16_reductions.ipynb #c9272240
 import builtins, math, numpy as np
 from .backend import array_namespace, to_dtype
-from ._tensor import Tensor, _as_array, _wrap_dim, _LEGACY, _dtype_name
+from ._tensor import Tensor, _as_array, _wrap_dim, _dim_tuple, _LEGACY, _dtype_name
 from .autograd.graph import Op
 from .autograd.broadcasting import _expand, _cast, _kept_shape, _float_dtype, _reduced_dims
 from ._pointwise import _const, _masked, where
@@ -213,7 +213,7 @@ def min(input, dim=None, keepdim=False):
 def _amax(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
     dims = _rdims(x, dim)
-    _nonempty(fn, x, None if dim is None or dim == () or dim == [] else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))   # as given
+    _nonempty(fn, x, None if dim is None or (isinstance(dim, (tuple, list)) and not dim) else _dim_tuple(dim))   # as given
     if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)
 

@@ -132,8 +132,23 @@ def __len__(self:Tensor):
     return len(self._data)
 
 # %% ../nbs/10_tensor.ipynb #a06c8e03
+def _int_arg(v, name='dim'):
+    "`v` as a Python int where torch's parser takes an int: an int, a numpy integer or a 0-d integer tensor; else torch's TypeError."
+    if isinstance(v, (builtins.int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_)): return builtins.int(v)
+    if isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in 'iu': return builtins.int(v._data)
+    raise TypeError(f"argument '{name}' must be int, not {type(v).__name__}")
+
+def _dim_tuple(dim, name='dim'):
+    "A `dim` argument (one dim, an integer tensor of one element, or a sequence of them) as a tuple."
+    if isinstance(dim, (Tensor, builtins.float)):
+        if isinstance(dim, builtins.float) or dim._data.size != 1 or dim._data.dtype.kind not in 'iu':
+            raise TypeError(f"argument '{name}' must be tuple of ints, not {type(dim).__name__}")
+        return (builtins.int(dim._data.reshape(())),)
+    return (dim,) if isinstance(dim, (builtins.int, np.integer)) else tuple(dim)
+
 def _wrap_dim(d, ndim):
     "Dimension `d` as a non-negative index, with torch's IndexError when out of range."
+    if d.__class__ is not builtins.int: d = _int_arg(d)
     n = builtins.max(ndim, 1)
     if not -n <= d < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n-1}], but got {d})")

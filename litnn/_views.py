@@ -292,7 +292,7 @@ def unsqueeze(self:Tensor, dim): return unsqueeze(self, dim)
 # %% ../nbs/17a_reordering_joining_splitting.ipynb #87525b79
 import warnings
 from .backend import patch, array_namespace, promote_types
-from ._tensor import Tensor, _wrap_dim
+from ._tensor import Tensor, _wrap_dim, _int_arg
 from .autograd.graph import Op
 from .autograd.broadcasting import _cast, _dims, _into
 from ._creation import _sizes_given
@@ -351,7 +351,8 @@ def permute(input, dims):
 def movedim(input, source, destination):
     "`input` with dimensions `source` moved to positions `destination`, the others keeping their order."
     n = input._data.ndim
-    if isinstance(source, builtins.int) != isinstance(destination, builtins.int):     # torch's two overloads: (int, int) and (tuple, tuple)
+    source, destination = (_int_arg(v) if isinstance(v, Tensor) else v for v in (source, destination))
+    if isinstance(source, (builtins.int, np.integer)) != isinstance(destination, (builtins.int, np.integer)):     # torch's two overloads: (int, int) and (tuple, tuple)
         raise TypeError(f"movedim() received an invalid combination of arguments - got (Tensor, {type(source).__name__}, {type(destination).__name__}), but expected one of:\n"
                         " * (Tensor input, tuple of ints source, tuple of ints destination)\n * (Tensor input, int source, int destination)")
     src, dst = _dims(source, n), _dims(destination, n)
@@ -507,6 +508,7 @@ def _split(tensor, split_size_or_sections, dim=0):
     if not s: raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, len(s))
     n, k = s[d], split_size_or_sections
+    if isinstance(k, Tensor) and k._data.ndim == 0: k = _int_arg(k, 'split_size')     # torch's parser takes a 0-d integer tensor as an int
     if isinstance(k, (builtins.int, np.integer)):
         if k < 0: raise RuntimeError(f"split expects split_size be non-negative, but got split_size={k}")
         if k == 0 and n: raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
@@ -521,6 +523,7 @@ def _split(tensor, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     "At most `chunks` views of equal size (the last may be smaller) along `dim`."
     if input._data.ndim == 0: raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = _int_arg(chunks, "chunks")
     if chunks <= 0: raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.size(dim)
     return _split(input, -(-n // chunks), dim) if n else _split(input, [0] * chunks, dim)
@@ -894,7 +897,7 @@ Tensor.slice_inverse = slice_inverse
 import builtins, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace
-from ._tensor import Tensor, _wrap_dim
+from ._tensor import Tensor, _wrap_dim, _int_arg, _dim_tuple
 from ._creation import _factory
 from .autograd.graph import Op
 from .autograd.broadcasting import _dims
@@ -919,15 +922,13 @@ class Rot90Backward0(Op):
 def roll(input, shifts, dims=None):
     "`input` shifted circularly by `shifts` along `dims` (the flattened tensor when `dims` is None)."
     n = input._data.ndim
+    shifts = tuple(_int_arg(s, 'shifts') for s in _dim_tuple(shifts, 'shifts'))
     if dims is None:
-        if not isinstance(shifts, (builtins.int, np.integer)) and len(shifts) != 1: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return RollBackward0.apply(input, shifts=builtins.int(shifts if isinstance(shifts, (builtins.int, np.integer)) else shifts[0]), dims=None)
-    shifts = (shifts,) if isinstance(shifts, (builtins.int, np.integer)) else tuple(shifts)
-    given = 1 if isinstance(dims, (builtins.int, np.integer)) else len(tuple(dims))
-    if len(shifts) != given: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{given}")
-    if not n:                                    # a 0-d tensor has no dim to roll along
-        d = dims if isinstance(dims, (builtins.int, np.integer)) else tuple(dims)[0] if len(tuple(dims)) else None
-        if d is not None: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        if len(shifts) != 1: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return RollBackward0.apply(input, shifts=shifts[0], dims=None)
+    dims = _dim_tuple(dims)
+    if len(shifts) != len(dims): raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if not n and dims: raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")   # a 0-d tensor has no dim to roll along
     dims = _dims(dims, n) if n else ()
     return RollBackward0.apply(input, shifts=shifts, dims=dims) if n else input.clone()
 

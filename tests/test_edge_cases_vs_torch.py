@@ -1639,3 +1639,67 @@ def test_asarray_warns_where_requires_grad_is_left_to_the_object():
 
 def test_complex_module_warns_as_torch():
     with pytest.warns(UserWarning, match='Complex modules are a new feature'): litnn.nn.Linear(2, 2).to(litnn.complex64)
+
+
+# Where torch's parser wants an int (a dim, a chunk count, a split size, a shift) it takes a numpy integer and an integer
+# tensor of no dimensions; where it wants a list of dims, also an integer tensor of one element. An empty list or tuple
+# of dims reduces over all of them in sum/nansum/nanmean, as `None` does.
+_T24 = lambda lib: lib.arange(24.).reshape(2, 3, 4)
+DIM_ARGUMENTS = {
+    **{f'{f} over a numpy int64 dim': (lambda f: lambda lib: getattr(_T24(lib), f)(np.int64(1)))(f)
+       for f in ('sum', 'mean', 'amax', 'amin', 'std', 'var', 'logsumexp', 'nansum', 'nanmean', 'count_nonzero', 'any', 'all',
+                 'prod', 'softmax', 'cumsum', 'argmax', 'flip', 'unsqueeze', 'squeeze', 'flatten', 'unbind')},
+    **{f'{f} over a 0-d tensor dim': (lambda f: lambda lib: getattr(_T24(lib), f)(lib.tensor(1)))(f)
+       for f in ('sum', 'mean', 'amax', 'std', 'logsumexp', 'count_nonzero', 'prod', 'softmax', 'cumsum', 'argmax',
+                 'unsqueeze', 'flatten', 'unbind')},
+    **{f'{f} over an empty {kind} of dims': (lambda f, e: lambda lib: getattr(lib.ones(2, 3), f)(e))(f, e)
+       for f in ('sum', 'nansum', 'nanmean', 'mean', 'amax', 'std') for kind, e in (('list', []), ('tuple', ()))},
+    'sum over a one-element dim tensor': lambda lib: _T24(lib).sum(lib.tensor([1])),
+    'sum over a mix of tensor and int dims': lambda lib: _T24(lib).sum((lib.tensor(1), 2)),
+    'sum over a list of numpy dims': lambda lib: _T24(lib).sum([np.int64(0), np.int64(2)]),
+    'transpose with tensor dims': lambda lib: _T24(lib).transpose(lib.tensor(1), lib.tensor(2)),
+    'select with tensor dim and index': lambda lib: _T24(lib).select(lib.tensor(1), lib.tensor(0)),
+    'index_select with a tensor dim': lambda lib: _T24(lib).index_select(lib.tensor(1), lib.tensor([0, 2])),
+    'narrow with tensor arguments': lambda lib: _T24(lib).narrow(0, lib.tensor(1), 1),
+    'split with a 0-d tensor size': lambda lib: _T24(lib).split(lib.tensor(2), dim=2),
+    'chunk with a 0-d tensor count': lambda lib: _T24(lib).chunk(lib.tensor(2), lib.tensor(2)),
+    'chunk with a numpy count': lambda lib: _T24(lib).chunk(np.int64(3), 1),
+    'roll with 0-d tensors': lambda lib: _T24(lib).roll(lib.tensor(1), lib.tensor(1)),
+    'roll with numpy ints': lambda lib: _T24(lib).roll(np.int64(1), np.int64(2)),
+    'roll of a flat tensor by a list': lambda lib: _T24(lib).roll([5]),
+    'roll with shifts and dims lists': lambda lib: _T24(lib).roll([1, -1], [0, 2]),
+    'movedim with tensor dims': lambda lib: _T24(lib).movedim(lib.tensor(1), 0),
+    'movedim with a numpy source': lambda lib: _T24(lib).movedim(np.int64(2), 0),
+    'permute with a tensor dim': lambda lib: _T24(lib).permute(lib.tensor(2), 0, 1),
+    'Flatten with a tensor start_dim': lambda lib: lib.nn.Flatten(lib.tensor(1))(_T24(lib)),
+    'size of a numpy dim': lambda lib: _T24(lib).size(np.int64(-1)),
+    'cat along a numpy dim': lambda lib: lib.cat([_T24(lib)] * 2, np.int64(2)),
+    'stack along a 0-d tensor dim': lambda lib: lib.stack([_T24(lib)] * 2, lib.tensor(1)),
+    # torch.nn.grad (F.grad): a convolution's gradients on their own, against torch's convolution_backward
+    **{f'nn.grad.{name}': (lambda f, args: lambda lib: (lib.manual_seed(0), getattr(lib.nn.grad, f)(*args(lib)))[1])(f, args)
+       for name, f, args in (
+           ('conv1d_input strided', 'conv1d_input', lambda lib: ((2, 4, 9), lib.randn(6, 2, 3), lib.randn(2, 6, 5), 2, 1, 1, 2)),
+           ('conv1d_weight dilated', 'conv1d_weight', lambda lib: (lib.randn(2, 3, 9), (4, 3, 2), lib.randn(2, 4, 9), 1, 1, 2)),
+           ('conv2d_input grouped', 'conv2d_input', lambda lib: ((2, 4, 7, 7), lib.randn(6, 2, 3, 3), lib.randn(2, 6, 4, 4), 2, 1, 1, 2)),
+           ('conv2d_weight padded', 'conv2d_weight', lambda lib: (lib.randn(2, 3, 6, 5), (4, 3, 3, 2), lib.randn(2, 4, 6, 6), 1, (1, 1))),
+           ('conv3d_input', 'conv3d_input', lambda lib: ((1, 2, 5, 5, 5), lib.randn(3, 2, 2, 2, 2), lib.randn(1, 3, 4, 4, 4))),
+           ('conv3d_weight strided', 'conv3d_weight', lambda lib: (lib.randn(1, 2, 5, 5, 5), (3, 2, 3, 3, 3), lib.randn(1, 3, 2, 2, 2), 2)),
+       )},
+    'F.grad.conv2d_input, differentiated again': lambda lib: (lambda w: (lib.autograd.grad(
+        lib.nn.functional.grad.conv2d_input((1, 2, 5, 5), w, lib.ones(1, 3, 3, 3)).pow(2).sum(), w)))(
+        lib.arange(54.).reshape(3, 2, 3, 3).div(50).requires_grad_()),
+}
+
+
+@pytest.mark.parametrize('name', DIM_ARGUMENTS)
+def test_dim_arguments(name): _same(DIM_ARGUMENTS[name])
+
+
+def test_dim_arguments_refuse_what_torch_refuses():
+    "A bool, a float, a float tensor or a tensor of several elements where an int is wanted: TypeError, as torch."
+    t = litnn.ones(2, 3)
+    for f in (lambda: t.sum(True), lambda: t.sum(1.0), lambda: t.sum(litnn.tensor(1.)), lambda: t.sum(litnn.tensor([0, 1])),
+              lambda: t.unsqueeze(litnn.tensor([1])), lambda: t.chunk(2.0), lambda: t.roll(1.5, 1)):
+        with pytest.raises(TypeError): f()
+    for f in (lambda: torch.ones(2, 3).sum(True), lambda: torch.ones(2, 3).unsqueeze(torch.tensor([1])), lambda: torch.ones(2, 3).chunk(2.0)):
+        with pytest.raises(TypeError): f()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
-from .._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter
+from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter
 from ..backend import _by_np, _cpp
 from .graph import Op, Node, _FREED, _Packed, _num, _ndarray
 from .grad_mode import _Mode
@@ -241,13 +241,12 @@ def _summed(a, dtype, **kw):
 def _dims(dim, ndim):
     "A tuple of non-negative dims from an int, a sequence or None (all); a 0-d tensor has none."
     if dim is None: return tuple(range(ndim))
-    if isinstance(dim, (builtins.int, np.integer)): dim = (dim,)
-    dims = tuple(_wrap_dim(d, ndim) for d in dim)
+    dims = tuple(_wrap_dim(d, ndim) for d in _dim_tuple(dim))
     return dims if ndim else ()
 
 def _reduced_dims(dim, ndim):
     "The dims a reduction over `dim` (an int or a sequence) names, wrapped (none for a 0-d tensor), or torch's error for one named twice (flip, roll, movedim have their own rules)."
-    dims, seen = tuple(_wrap_dim(k, ndim) for k in ((dim,) if isinstance(dim, (builtins.int, np.integer)) else dim)), set()
+    dims, seen = tuple(_wrap_dim(k, ndim) for k in _dim_tuple(dim)), set()
     for k in dims:
         if k in seen: raise RuntimeError(f"dim {k} appears multiple times in the list of dims")
         seen.add(k)
@@ -268,7 +267,7 @@ class ExpandBackward0(Op):
 def sum(self:Tensor, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
     "Sum of all elements, or over `dim` (`axis`/`keepdims` are accepted as numpy-style aliases)."
     dim, keepdim = dim if axis is None else axis, keepdim if keepdims is None else keepdims
-    if dim is None or dim == (): return SumBackward0.apply(self, dtype=dtype) if not keepdim else \
+    if dim is None or (dim.__class__ in (tuple, list) and not dim): return SumBackward0.apply(self, dtype=dtype) if not keepdim else \
         SumBackward1.apply(self, dim=tuple(range(self._data.ndim)), keepdim=True, dtype=dtype)
     return SumBackward1.apply(self, dim=_reduced_dims(dim, self._data.ndim), keepdim=keepdim, dtype=dtype)
 

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, math, numpy as np
 from ..backend import array_namespace, to_dtype, to_device, promote_types, _LEGACY
-from .._tensor import Tensor, _wrap_dim, _dtype_name
+from .._tensor import Tensor, _wrap_dim, _dim_tuple, _dtype_name
 from .._creation import zeros_like
 from ..autograd.graph import Op
 from ..autograd.broadcasting import _cast
@@ -478,7 +478,7 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     "A vector norm (dim an int, or A 1-D) or a matrix norm (dim a pair, or A 2-D); the 2-norm of all entries by default."
-    if isinstance(dim, int): dim = (dim,)
+    if dim is not None: dim = _dim_tuple(dim)
     if dim is None:
         if ord is None: return vector_norm(A, 2, None, keepdim, dtype=dtype)
         if A.dim() not in (1, 2): raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")

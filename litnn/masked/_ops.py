@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins
 from ..backend import float32, int64, uint8, int8, int16, int32, bool as _bool
-from .._tensor import Tensor, iinfo
+from .._tensor import Tensor, iinfo, _int_arg, _dim_tuple
 from .._creation import tensor
 from .._pointwise import where, sqrt, maximum
 from .. import _pointwise as _P
@@ -22,9 +22,9 @@ __all__ = ['sum', 'prod', 'amax', 'amin', 'argmax', 'argmin', 'mean', 'var', 'st
 # %% ../../nbs/reference/masked/ops.ipynb #402716d0
 def _canonical_dim(dim, ndim):
     "`dim` as a sorted tuple of non-negative dims; `None` (or `()`) means all of them."
-    if dim == () or dim is None: return tuple(range(ndim))
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim): return tuple(range(ndim))
     ndim, dims = builtins.max(ndim, 1), []
-    for d in ((dim,) if isinstance(dim, int) else dim):
+    for d in (_int_arg(d) for d in _dim_tuple(dim)):
         if d in dims: raise RuntimeError(f"dim={d} appears multiple times in the list of dims")
         if d >= ndim or d < -ndim:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {d})")
