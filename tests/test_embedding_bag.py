@@ -78,3 +78,25 @@ def test_torch_scale_grad_by_freq_quirk():
     lw = litnn.ones(10, 1, dtype=litnn.float64, requires_grad=True)
     litnn.nn.functional.embedding_bag(litnn.tensor(IDS), lw, litnn.tensor([0, 5]), mode='sum', scale_grad_by_freq=True).sum().backward()
     assert w.grad[3].item() == pytest.approx(1 / 3) and lw.grad[3].item() == 1.0      # litnn: 1 occurrence, count 1
+
+
+@pytest.mark.parametrize('mode', ['sum', 'mean'])
+def test_node_is_torchs_and_many_bags_fit(mode):
+    "The result's node is torch's EmbeddingBagBackward0; 50,000 bags of 1,000,000 entries pool without a bags-by-entries matrix (400 GB dense)."
+    lib_y = {}
+    for lib in (litnn, torch):
+        w = lib.tensor(W, requires_grad=True)
+        lib_y[lib.__name__] = lib.nn.functional.embedding_bag(lib.tensor(IDS), w, lib.tensor([0, 2, 2, 5]), mode=mode)
+    assert lib_y['litnn'].grad_fn.name() == lib_y['torch'].grad_fn.name() == 'EmbeddingBagBackward0'
+    n, bags = 1_000_000, 50_000
+    ids = rng.integers(0, 10, n)
+    offsets = np.sort(rng.choice(np.arange(1, n), bags - 1, replace=False))
+    offsets = np.concatenate([[0], offsets])
+    w = litnn.tensor(W, requires_grad=True)
+    y = litnn.nn.functional.embedding_bag(litnn.tensor(ids), w, litnn.tensor(offsets), mode=mode)
+    want = np.add.reduceat(W[ids], offsets, axis=0)
+    if mode == 'mean': want /= np.diff(np.append(offsets, n))[:, None]
+    np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-9, atol=1e-9)
+    y.sum().backward()
+    per_entry = np.ones(n) if mode == 'sum' else (1 / np.diff(np.append(offsets, n)))[np.searchsorted(offsets, np.arange(n), 'right') - 1]
+    np.testing.assert_allclose(w.grad.numpy(), np.bincount(ids, per_entry, minlength=10)[:, None].repeat(4, 1), rtol=1e-9)
