@@ -207,3 +207,17 @@ def test_transforms_on_device(device):
     x, tx = pair((3,), 'float32', device=device)
     close(litnn.func.grad(lambda a: a.sin().sum())(x), torch.func.grad(lambda a: a.sin().sum())(tx), 1e-5)
     close(litnn.func.jacfwd(lambda a: a.exp())(x), torch.func.jacfwd(lambda a: a.exp())(tx), 1e-5)
+
+
+def test_transforms_take_any_pytree_as_torch():
+    "torch.func takes arguments apart with torch.utils._pytree: namedtuples, OrderedDicts and registered types are nodes."
+    import collections
+    res = []
+    for lib in (torch, litnn):
+        P = collections.namedtuple('P', 'w b')
+        p = P(lib.tensor([1., 2.]), collections.OrderedDict(s=lib.tensor(3.)))
+        g = lib.func.grad(lambda p, x: ((p.w * x).sum() + p.b['s'] ** 2))(p, lib.tensor([4., 5.]))
+        assert type(g).__name__ == 'P' and isinstance(g.b, collections.OrderedDict)
+        v = lib.vmap(lambda p: p.w.sum() * p.b['s'], in_dims=(P(0, collections.OrderedDict(s=None)),))(P(lib.ones(3, 2), collections.OrderedDict(s=lib.tensor(2.))))
+        res.append((g.w.tolist(), g.b['s'].item(), v.tolist()))
+    assert res[0] == res[1]

@@ -43,23 +43,7 @@ def functional_call(module, # the module to call
     return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)
 
 # %% ../../nbs/33_function_transforms.ipynb #a256f3e1
-def _tree_flatten(tree):
-    "(the leaves of `tree` in order, its nesting): tuples, lists and dicts are nodes, anything else a leaf."
-    if isinstance(tree, (tuple, list, dict)):
-        keys = list(tree) if isinstance(tree, dict) else range(len(tree))
-        flat = [_tree_flatten(tree[k]) for k in keys]
-        return [l for leaves, _ in flat for l in leaves], (type(tree), list(keys), [s for _, s in flat])
-    return [tree], None
-
-def _tree_unflatten(leaves, spec):
-    "The nesting `spec` rebuilt with `leaves` (an iterator or a list)."
-    leaves = iter(leaves)
-    def build(spec):
-        if spec is None: return next(leaves)
-        kind, keys, subs = spec
-        items = [build(s) for s in subs]
-        return dict(zip(keys, items)) if kind is dict else kind(items)
-    return build(spec)
+from ..utils._pytree import tree_flatten as _tree_flatten, tree_unflatten as _tree_unflatten
 
 # %% ../../nbs/33_function_transforms.ipynb #a30a9e7d
 _level = [0]   # how many transforms are running now

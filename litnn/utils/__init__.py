@@ -1,2 +1,3 @@
 """litnn.utils: helpers, as torch.utils."""
 from . import data   # 31_dataset to 31e_chain_stack_datasets: Dataset, samplers, default_collate, DataLoader
+from . import _pytree   # reference/utils/pytree: tree_flatten, tree_map... (torch.utils imports it too)
