@@ -425,3 +425,18 @@ def test_gpu_matches_cpu(kind):
                    [p.grad.cpu().numpy() for p in m.parameters()]
         assert y.device.type == dev
     for a, c in zip(out['cpu'], out['cuda']): np.testing.assert_allclose(c, a, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize('offset', [0., 100., 1e4])
+def test_batch_norm_float32_as_close_to_float64_as_torchs(offset):
+    "BatchNorm's statistics summed in float64 (torch's CPU accumulation): on inputs far from 0 and a batch of 2, litnn's float32 output and gradients are as near the float64 answer as torch's."
+    rng = np.random.default_rng(1)
+    x = offset + rng.normal(size=(2, 8, 2, 2)); g = rng.normal(size=x.shape)
+    def run(lib, dt):
+        bn = lib.nn.BatchNorm2d(8).to(dt); X = lib.tensor(x, dtype=dt, requires_grad=True)
+        y = bn(X); (y * lib.tensor(g, dtype=dt)).sum().backward()
+        return [v.double().numpy() for v in (y.detach(), X.grad, bn.weight.grad, bn.running_var)]
+    ref = run(torch, torch.float64)
+    err = lambda r: np.array([np.abs(a - b).max() / np.abs(b).max() for a, b in zip(r, ref)])
+    mine, theirs = err(run(litnn, litnn.float32)), err(run(torch, torch.float32))
+    assert (mine <= 2 * theirs + 1e-7).all(), (mine, theirs)
