@@ -14,6 +14,7 @@ from . import init
 from . import utils                       # 52_clip_grad and reference/nn/utils
 from . import parallel                    # data parallel
 from .parallel import DataParallel
+from . import attention                   # reference/nn/attention: sdpa_kernel, SDPBackend
 from . import grad                        # reference/nn/grad: conv gradients on their own
 functional.grad = grad                           # torch's functional.py imports it: F.grad.conv2d_input
 from .parameter import UninitializedParameter, UninitializedBuffer   # written by 29b_lazy_modules into nn/parameter.py

@@ -1910,6 +1910,8 @@ from ..autograd.broadcasting import _reduce, _sum_trailing, _half, _opmath
 from .._pointwise import _const
 from .._pointwise import _temporaries
 from ..autograd.graph import _check_tensors, _broadcast_shape
+from ..overrides import handle_torch_function, has_torch_function_variadic
+from .attention import _select_sdp_backend
 
 # %% ../../nbs/47_attention.ipynb #0b882302
 _CAUSAL = {}
@@ -2010,12 +2012,13 @@ def _check_batches(*ts):
     for t in ts[1:]: _broadcast_shape(ts[0].shape[:-2], t.shape[:-2])
 
 # %% ../../nbs/47_attention.ipynb #55b0c5af
-def _check_sdpa(q, k, v, mask, dropout_p, is_causal):
-    "torch's checks of the arguments of `scaled_dot_product_attention`, with its messages."
+def _check_sdpa(q, k, v, mask, dropout_p, is_causal, enable_gqa=False):
+    "torch's checks of the arguments of `scaled_dot_product_attention`, with its messages, and its choice of kernel."
     if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: {q.dim()} key.dim: {k.dim()} and value.dim: {v.dim()} instead.")
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cpp(q.dtype)} key.dtype: {_cpp(k.dtype)} and value.dtype: {_cpp(v.dtype)} instead.")
+    _select_sdp_backend(q, k, v, mask, dropout_p, enable_gqa)          # raises where the switches leave no kernel
     if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dtype_name(q)}")
     if mask is not None and mask.dtype is not B.bool and mask.dtype != q.dtype:
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_cpp(mask.dtype)} and  query.dtype: {_cpp(q.dtype)} instead.")
@@ -2054,9 +2057,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
     ```
     """
+    if has_torch_function_variadic(query, key, value, attn_mask):
+        return handle_torch_function(scaled_dot_product_attention, (query, key, value, attn_mask), query, key, value, attn_mask=attn_mask,
+                                     dropout_p=dropout_p, is_causal=is_causal, scale=scale, enable_gqa=enable_gqa)
     if getattr(query, 'is_nested', False): return _nested_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     _check_tensors('scaled_dot_product_attention', dict(query=query, key=key, value=value))
-    _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
+    _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     differentiable_mask = attn_mask is not None and attn_mask.requires_grad and attn_mask.dtype.is_floating_point and is_grad_enabled()
     q, k, v, mask = query, key, value, attn_mask if differentiable_mask or attn_mask is None else attn_mask._data
