@@ -6,7 +6,8 @@
 __all__ = ['newaxis', 'e', 'inf', 'nan', 'pi', 'is_tensor', 'set_default_dtype', 'set_default_device', 'get_default_device', 'result_type', 'compile', 'Stream', 'Event', 'cond', 'matrix_power', 'vander', 'get_num_threads', 'set_num_threads', 'get_num_interop_threads', 'set_num_interop_threads', 'init_num_threads', 'has_lapack', 'has_spectral', 'has_openmp', 'has_mkl', 'TYPE_CHECKING', 'set_float32_matmul_precision', 'get_float32_matmul_precision', 'use_deterministic_algorithms', 'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled', 'set_warn_always', 'is_warn_always_enabled', 'set_default_tensor_type', 'is_storage', 'get_device_module', 'OutOfMemoryError', 'AcceleratorError', 'typename', 'ByteStorage', 'CharStorage', 'ShortStorage', 'IntStorage', 'LongStorage', 'HalfStorage', 'FloatStorage', 'DoubleStorage', 'BoolStorage', 'BFloat16Storage', 'ComplexFloatStorage', 'ComplexDoubleStorage', 'set_deterministic_debug_mode', 'get_deterministic_debug_mode', 'set_flush_denormal', 'compiled_with_cxx11_abi']
 
 # %% ../nbs/01_namespace.ipynb #b2af560f
-__version__ = "0.0.1"
+from .torch_version import __version__   # reference/version: the PyTorch version litnn follows, a TorchVersion
+from . import version, torch_version
 
 from .backend import *                  # 00_backend: dtype, device, Generator, the array backends
 from . import cuda                      # reference/cuda
@@ -409,7 +410,6 @@ def _tensor_type(name):
     import importlib
     first, *rest = name.split('.')
     if first in ('torch', 'litnn'):
-        if rest[:1] == ['cuda']: raise TypeError(f"type {name} not available: litnn has no legacy CUDA tensor types; use set_default_device('cuda')")
         first = 'litnn'
     obj = importlib.import_module(first)
     for part in rest: obj = getattr(obj, part)
@@ -420,8 +420,13 @@ def set_default_tensor_type(t, /):
     if isinstance(t, str): t = _tensor_type(t)
     _warn_once("litnn.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use litnn.set_default_dtype() "
                "and litnn.set_default_device() as alternatives.")
-    if not isinstance(t, _LegacyType): raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    gpu = getattr(t, 'is_cuda', False) is True          # litnn.cuda.FloatTensor: the GPU becomes the default device too
+    if not (isinstance(t, _LegacyType) or gpu): raise TypeError("invalid type object: only floating-point types are supported as the default type")
     if not t.dtype.is_floating_point: raise TypeError("only floating-point types are supported as the default type")
+    if gpu:
+        from litnn import backend as _b
+        if _b.cupy is None: raise TypeError(f"type litnn.cuda.{t.__name__} not available. {_b._no_cuda(_b._cupy_problem)}.")
+        set_default_device('cuda')
     set_default_dtype(t.dtype)
 
 # %% ../nbs/reference/torch/small_namespaces.ipynb #61e527fc

@@ -223,11 +223,14 @@ def _type_name(self):
 def type(self:Tensor, dtype=None, non_blocking=False):
     "The legacy type name without arguments; else this tensor converted to `dtype` (a dtype or a type name)."
     if dtype is None: return _type_name(self)
-    if isinstance(dtype, type) and isinstance(getattr(dtype, 'dtype', None), B.dtype): dtype = dtype.dtype   # litnn.LongTensor
+    where = None                      # a legacy type names a device too: litnn.cuda.FloatTensor moves the tensor to the GPU
+    if isinstance(dtype, type) and isinstance(getattr(dtype, 'dtype', None), B.dtype):    # litnn.LongTensor, litnn.cuda.LongTensor
+        where, dtype = 'cuda' if getattr(dtype, 'is_cuda', False) else 'cpu', dtype.dtype
     if isinstance(dtype, str) and dtype.rsplit('.', 1)[-1] in _FROM_LEGACY:
-        dtype = _FROM_LEGACY[dtype.rsplit('.', 1)[-1]]
+        where, dtype = 'cuda' if '.cuda.' in dtype else 'cpu', _FROM_LEGACY[dtype.rsplit('.', 1)[-1]]
     elif isinstance(dtype, str): raise ValueError(f"invalid type: '{dtype}'")    # (torch's words)
-    return self.to(to_dtype(dtype))   # `to` is an operation on the graph: see 15_elementwise_ops
+    if where is None or where == self.device.type: return self.to(to_dtype(dtype))   # `to` is an operation on the graph: see 15_elementwise_ops
+    return self.to(where, to_dtype(dtype), non_blocking)
 
 # %% ../nbs/10_tensor.ipynb #e5a67f0a
 def _array_of(v):

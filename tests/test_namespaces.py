@@ -228,3 +228,13 @@ def test_namespaces_are_packages_so_submodule_imports_resolve_under_another_name
         for k in [k for k in sys.modules if k == 'tch' or k.startswith('tch.')]: del sys.modules[k]
     for name in ('backends', 'accelerator', 'compiler', 'jit'):
         assert hasattr(getattr(torch, name), '__path__') and hasattr(getattr(litnn, name), '__path__'), name
+
+
+def test_version_is_the_pytorch_version_followed():
+    "Programs gate features on torch.__version__ (einx needs >= 2.2; x-transformers' flash attention >= 2.0): litnn answers 2.13.0."
+    from packaging import version
+    v = litnn.__version__
+    assert isinstance(v, str) and v.split('+')[0] == '2.13.0' and v >= '2.2' and v >= (2, 0) and not v < '2.13'
+    assert version.parse(v) >= version.parse('2.2') and litnn.version.__version__ == v
+    assert type(v).__name__ == type(torch.__version__).__name__ == 'TorchVersion'
+    assert litnn.version.cuda is None or litnn.cuda.is_available()

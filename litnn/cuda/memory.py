@@ -4,11 +4,17 @@
 
 # %% auto #0
 __all__ = ['empty_cache', 'memory_allocated', 'memory_reserved', 'reset_peak_memory_stats', 'max_memory_allocated',
-           'max_memory_reserved']
+           'max_memory_reserved', 'reset_accumulated_memory_stats', 'memory_stats_as_nested_dict', 'memory_stats',
+           'memory_summary', 'memory_cached', 'max_memory_cached', 'reset_max_memory_allocated',
+           'reset_max_memory_cached', 'mem_get_info', 'list_gpu_processes', 'set_per_process_memory_fraction',
+           'get_per_process_memory_fraction', 'caching_allocator_alloc', 'caching_allocator_delete', 'memory_snapshot']
 
 # %% ../../nbs/reference/cuda/memory.ipynb #e665162e
+import collections, warnings
 from ..backend import cupy
-from . import _device_index
+from . import _device_index, _optional_index, _check, device_count
+from .streams import Stream, ExternalStream
+from .. import cuda as _cuda
 
 # %% ../../nbs/reference/cuda/memory.ipynb #3d92c793
 def _pool(): return cupy.get_default_memory_pool()
@@ -31,16 +37,16 @@ def memory_reserved(device=None):
 _peak = {}   # the hook, once installed
 
 def _peak_hook():
-    "The memory hook that tracks the peak of `memory_allocated` per GPU, installed on first use."
+    "The memory hook that counts, per GPU, the bytes tensors hold and their peak, and the bytes allocated and freed; installed on first use."
     if 'hook' not in _peak:
         class PeakHook(cupy.cuda.MemoryHook):
             name = 'litnn_peak'
-            def __init__(self): self.used, self.peak = {}, {}
+            def __init__(self): self.used, self.peak, self.allocated, self.freed = (collections.Counter() for _ in range(4))
             def malloc_postprocess(self, device_id, size, mem_size, mem_ptr, pmem_id):
-                u = self.used[device_id] = self.used.get(device_id, 0) + mem_size
-                self.peak[device_id] = max(self.peak.get(device_id, 0), u)
+                self.used[device_id] += mem_size; self.allocated[device_id] += mem_size
+                self.peak[device_id] = max(self.peak[device_id], self.used[device_id])
             def free_postprocess(self, device_id, mem_size, mem_ptr, pmem_id):
-                self.used[device_id] = self.used.get(device_id, 0) - mem_size
+                self.used[device_id] -= mem_size; self.freed[device_id] += mem_size
         _peak['hook'] = PeakHook().__enter__()
     return _peak['hook']
 
@@ -60,3 +66,135 @@ def max_memory_allocated(device=None):
 def max_memory_reserved(device=None):
     "What the memory pool holds now: CuPy's pool keeps its blocks until `empty_cache`, so this is its peak too."
     return memory_reserved(device)
+
+# %% ../../nbs/reference/cuda/memory.ipynb #57c20bd3
+def reset_accumulated_memory_stats(device=None):
+    "Count the bytes allocated and freed (`memory_stats`' `allocated` and `freed`) from zero again."
+    if cupy is None: return
+    i, h = _device_index(device), _peak_hook()
+    h.allocated[i] = h.freed[i] = 0
+
+def memory_stats_as_nested_dict(device=None):
+    "What CuPy's pool can tell, under torch's keys: the bytes tensors hold (`allocated_bytes`) and the pool holds (`reserved_bytes`)."
+    if cupy is None: return {}
+    i, h = _device_index(device), _peak_hook()
+    allocated = dict(current=memory_allocated(i), peak=max_memory_allocated(i), allocated=h.allocated[i], freed=h.freed[i])
+    reserved = dict(current=memory_reserved(i), peak=max_memory_reserved(i))
+    return {'allocated_bytes': {'all': allocated}, 'reserved_bytes': {'all': reserved}}
+
+def _flatten(d, prefix=''):
+    "The leaves of nested dict `d` under dotted keys."
+    for k, v in d.items():
+        if isinstance(v, dict): yield from _flatten(v, f'{prefix}{k}.')
+        else: yield prefix + k, v
+
+def memory_stats(device=None):
+    "`memory_stats_as_nested_dict` under torch's dotted keys ('allocated_bytes.all.peak'), sorted."
+    return collections.OrderedDict(sorted(_flatten(memory_stats_as_nested_dict(device))))
+
+# %% ../../nbs/reference/cuda/memory.ipynb #0d53eaad
+def _format_size(sz, pref_sz):
+    "torch's: `sz` bytes in the unit that keeps `pref_sz` under 768 × 1024 of it."
+    prefix = "B  "
+    for new_prefix in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        if pref_sz < 768 * 1024: break
+        prefix, sz, pref_sz = new_prefix, sz // 1024, pref_sz / 1024
+    return f"{sz:6d} {prefix}"
+
+def _summary(stats, i):
+    "torch's memory summary table of flat `stats` for GPU `i`, for the metrics CuPy's pool has."
+    rows = []
+    for key, name in (('allocated_bytes', 'Allocated memory'), ('reserved_bytes', 'GPU reserved memory')):
+        values = [stats[f'{key}.all.current'], stats[f'{key}.all.peak'], stats.get(f'{key}.all.allocated'), stats.get(f'{key}.all.freed')]
+        cells = ' | '.join(' ' * 10 if v is None else _format_size(v, v) for v in values)
+        rows += ['-' * 75, f" {name:<21} | {cells} "]
+    lines = ['=' * 75, f" {'':16} litnn CUDA memory summary, device ID {i:<19d} ", '=' * 75,
+             "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ", *rows, '=' * 75]
+    return "|" + "|\n|".join(lines) + "|\n"
+
+def memory_summary(device=None, abbreviated=False):
+    "`memory_stats` as torch's table (CuPy's pool has no large and small pools: `abbreviated` changes nothing)."
+    i = _optional_index(device)
+    return _summary(memory_stats(device), i)
+
+# %% ../../nbs/reference/cuda/memory.ipynb #1758d321
+def memory_cached(device=None):
+    "Deprecated name of `memory_reserved`."
+    warnings.warn("`litnn.cuda.memory_cached` has been renamed to `litnn.cuda.memory_reserved`", FutureWarning, stacklevel=2)
+    return memory_reserved(device=device)
+
+def max_memory_cached(device=None):
+    "Deprecated name of `max_memory_reserved`."
+    warnings.warn("`litnn.cuda.max_memory_cached` has been renamed to `litnn.cuda.max_memory_reserved`", FutureWarning, stacklevel=2)
+    return max_memory_reserved(device=device)
+
+def reset_max_memory_allocated(device=None):
+    "Deprecated: `reset_peak_memory_stats`."
+    warnings.warn("litnn.cuda.reset_max_memory_allocated now calls litnn.cuda.reset_peak_memory_stats, "
+                  "which resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+    return reset_peak_memory_stats(device=device)
+
+def reset_max_memory_cached(device=None):
+    "Deprecated: `reset_peak_memory_stats`."
+    warnings.warn("litnn.cuda.reset_max_memory_cached now calls litnn.cuda.reset_peak_memory_stats, "
+                  "which resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+    return reset_peak_memory_stats(device=device)
+
+# %% ../../nbs/reference/cuda/memory.ipynb #bfca8e54
+def mem_get_info(device=None):
+    "(free, total) bytes of a GPU, as the driver counts them: other processes' use included."
+    i = _device_index(device); _check()
+    with cupy.cuda.Device(i): return cupy.cuda.runtime.memGetInfo()
+
+def list_gpu_processes(device=None):
+    "The processes using a GPU and their memory, as NVML lists them (a message instead when NVML or the driver is missing)."
+    try: import pynvml
+    except ModuleNotFoundError: return "pynvml module not found, please install nvidia-ml-py"
+    try: pynvml.nvmlInit()
+    except pynvml.NVMLError_DriverNotLoaded: return "cuda driver can't be loaded, is cuda enabled?"
+    i = _device_index(device)
+    handle = pynvml.nvmlDeviceGetHandleByPciBusId(cupy.cuda.runtime.deviceGetPCIBusId(i).encode())
+    procs = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+    lines = [f"GPU:{i}"] + ([] if procs else ["no processes are running"])
+    lines += [f"process {p.pid:>10d} uses {p.usedGpuMemory / 2**20:>12.3f} MB GPU memory" for p in procs]
+    return "\n".join(lines)
+
+# %% ../../nbs/reference/cuda/memory.ipynb #e0ca485e
+def set_per_process_memory_fraction(fraction, device=None):
+    "Cap the GPU memory pool at `fraction` of the GPU's memory: an allocation beyond it raises CuPy's OutOfMemoryError."
+    _check(); i = _device_index(device)
+    if not isinstance(fraction, float): raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1: raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    with cupy.cuda.Device(i): _pool().set_limit(size=max(int(fraction * cupy.cuda.runtime.memGetInfo()[1]), 1))
+
+def get_per_process_memory_fraction(device=None):
+    "The fraction of the GPU's memory the pool may hold (1.0: no cap)."
+    _check(); i = _device_index(device)
+    with cupy.cuda.Device(i):
+        limit = _pool().get_limit()
+        return limit / cupy.cuda.runtime.memGetInfo()[1] if limit else 1.0
+
+# %% ../../nbs/reference/cuda/memory.ipynb #a2ad1537
+_raw = {}    # address -> CuPy's MemoryPointer, kept until caching_allocator_delete
+
+def caching_allocator_alloc(size, device=None, stream=None):
+    "Take `size` bytes from the GPU memory pool, for `stream` (a `Stream` or a stream's address; None: the current stream); returns the address."
+    i = _device_index(device)
+    if stream is None: stream = _cuda.current_stream(i)
+    if isinstance(stream, Stream): stream = stream.cuda_stream
+    if not isinstance(stream, int):
+        raise TypeError("Invalid type for stream argument, must be `litnn.cuda.Stream` or `int` representing a pointer to an existing stream")
+    with cupy.cuda.Device(i), ExternalStream(stream, i): mem = _pool().malloc(size)    # the pool allocates for the current stream
+    _raw[mem.ptr] = mem
+    return mem.ptr
+
+def caching_allocator_delete(mem_ptr):
+    "Give memory from `caching_allocator_alloc` back to the pool."
+    _check()
+    if mem_ptr not in _raw: raise RuntimeError(f"invalid device pointer: {mem_ptr:#x}")
+    del _raw[mem_ptr]
+
+def memory_snapshot(mempool_id=None, include_traces=True):
+    "The pool's segments, as torch lists them: CuPy's pool lists no blocks, so each GPU's pool is one segment with its totals."
+    return [dict(device=i, address=0, total_size=memory_reserved(i), allocated_size=memory_allocated(i), active_size=memory_allocated(i),
+                 requested_size=memory_allocated(i), stream=0, segment_type='large', blocks=[]) for i in range(device_count())]
