@@ -174,9 +174,24 @@ def failure(out, me, n):
     record(out, "failure", lambda: dist.all_reduce(t_(inputs(me))))
     out["seconds"] = time.monotonic() - start
 
+def differentiable(out, me, n):
+    "torch.distributed.nn's collectives: results and the gradients that flow back across the ranks."
+    import litnn.distributed.nn as dnn
+    w = [t_(inputs(r) * 0 + np.arange(6).reshape(2, 3) + 10 * r) for r in range(n)]    # rank r's loss weights
+    def grads(f):
+        x = t_(inputs(me)).requires_grad_()
+        ys = f(x)
+        ys = ys if isinstance(ys, tuple) else (ys,)
+        sum((y * w[me]).sum() for y in ys).backward()
+        return [[y.tolist() for y in ys], x.grad.tolist() if x.grad is not None else None]
+    record(out, "nn.all_reduce", lambda: grads(dnn.all_reduce))
+    record(out, "nn.all_gather", lambda: grads(dnn.all_gather))
+    record(out, "nn.broadcast", lambda: grads(lambda x: dnn.broadcast(x, 1)))
+    record(out, "nn.reduce", lambda: grads(lambda x: dnn.reduce(x, 0)))
+
 def everything(out, me, n): core(out, me, n); pieces(out, me, n); objects(out, me, n)
 
-SUITES = {"core": everything, "gpu": gpu, "nccl": gpu, "timeout": timeout, "failure": failure}
+SUITES = {"core": everything, "differentiable": differentiable, "gpu": gpu, "nccl": gpu, "timeout": timeout, "failure": failure}
 
 if __name__ == "__main__":
     suite, out_dir = sys.argv[1], sys.argv[2]

@@ -258,3 +258,23 @@ def test_cupy_tensors(tmp_path, suite, needs):
         np.testing.assert_allclose(got["reduce_scatter_tensor"], np.sum([inputs(q, (2 * N, 3)) for q in range(N)], 0)[2 * rank:2 * rank + 2])
         assert got["objects"] == [{"rank": 0}, {"rank": 1}]
     np.testing.assert_allclose(results[1]["recv"], inputs(0))
+
+
+def test_differentiable_collectives_send_gradients_across_ranks(tmp_path):
+    "torch.distributed.nn: with loss_r = sum(w_r * y_r) on each rank, x_r's gradient is what the collective's adjoint gives."
+    r, res = mpiexec("differentiable", tmp_path)
+    assert r.returncode == 0, r.stderr
+    xs = [inputs(k) for k in range(N)]
+    w = [np.arange(6.).reshape(2, 3) + 10 * k for k in range(N)]
+    for me in range(N):
+        y, g = res[me]["nn.all_reduce"]
+        np.testing.assert_allclose(y[0], sum(xs)); np.testing.assert_allclose(g, sum(w))          # d/dx_me sum_r w_r·Σx
+        y, g = res[me]["nn.all_gather"]
+        for k in range(N): np.testing.assert_allclose(y[k], xs[k])
+        np.testing.assert_allclose(g, sum(w))                  # every rank's loss weighs x_me's gathered copy by its w_r
+        y, g = res[me]["nn.broadcast"]
+        np.testing.assert_allclose(y[0], xs[1])
+        np.testing.assert_allclose(g, sum(w) if me == 1 else np.zeros((2, 3)))
+        y, g = res[me]["nn.reduce"]
+        if me == 0: np.testing.assert_allclose(y[0], sum(xs))
+        np.testing.assert_allclose(g, w[0])                    # only rank 0's loss sees the reduction
