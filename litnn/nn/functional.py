@@ -629,7 +629,7 @@ import numpy as np
 from .._tensor import Tensor, _dtype_name
 from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX
-from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _cols_for, _place, _out_t, _scratch,
+from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _place, _out_t, _scratch,
                              _chunks, _LinearMap, _out as _im2col_out, _conv9, _grad9, _spread)
 from ..fused import compiled
 from ..backend import _cpp
