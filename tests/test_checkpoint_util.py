@@ -121,3 +121,33 @@ def test_recomputed_under_the_forwards_autocast():
     assert grads(litnn, True) == grads(litnn, False)
     assert grads(torch, True) == grads(torch, False)
     np.testing.assert_allclose(grads(litnn, True), grads(torch, True), atol=2e-3)
+
+
+# The smaller pieces: detach_variable, the validity warning, device states of CPU tensors, the switches, context_fn.
+import contextlib
+import torch.utils.checkpoint
+
+
+@pytest.mark.parametrize('lib', [torch, litnn], ids=['torch', 'litnn'])
+def test_pieces(lib):
+    m = lib.utils.checkpoint
+    d = m.detach_variable((lib.ones(2, requires_grad=True) * 2, lib.ones(2), 'x'))
+    assert [getattr(t, 'requires_grad', None) for t in d] == [True, False, None] and d[0].grad_fn is None
+    assert m.get_device_states(lib.ones(1), {'k': [lib.ones(1)]}) == ([], [])
+    with pytest.warns(UserWarning, match='None of the inputs have requires_grad=True. Gradients will be None'):
+        m.check_backward_validity([lib.ones(1)])
+    with pytest.raises(RuntimeError, match='Only tuple of tensors is supported. Got Unsupported input type: list'): m.detach_variable([1])
+    with m.set_checkpoint_early_stop(False), m.set_checkpoint_debug_enabled(True): pass
+    assert issubclass(m.CheckpointError, RuntimeError) and m.noop_context_fn()[0].__class__ is contextlib.nullcontext
+    runs = []
+    @contextlib.contextmanager
+    def tag(name): runs.append(name); yield
+    x = lib.ones(3, requires_grad=True)
+    m.checkpoint(lambda a: a.sin(), x, use_reentrant=False, context_fn=lambda: (tag('f'), tag('r'))).sum().backward()
+    assert runs == ['f', 'r']
+    with pytest.raises(ValueError, match='Passing `context_fn` or `debug` is only supported when use_reentrant=False.'):
+        m.checkpoint(lambda a: a, x, use_reentrant=True, context_fn=lambda: (tag('a'), tag('b')))
+
+
+def test_default_device_type_as_torch():
+    assert litnn.utils.checkpoint.DefaultDeviceType.get_device_type() == torch.utils.checkpoint.DefaultDeviceType.get_device_type()

@@ -19,6 +19,8 @@ def _files(): return [f for f in sorted(PKG.rglob('*.py')) if f.name != '_modidx
 
 TORCH_NAMESAKES = {'Stream', 'Event',   # torch.Stream, torch.Event (C++) and torch.cpu.Stream, torch.cpu.Event (Python)
                    'profile'}   # torch.autograd.profiler.profile and torch.profiler.profile
+TORCH_NAMESAKES |= {'StreamContext',   # torch.cpu.StreamContext and torch.cuda.StreamContext
+                    'device'}          # torch.device and torch.cuda.device (a context manager)
 TORCH_NAMESAKES |= {'CrossMapLRN2d'}    # torch.nn.CrossMapLRN2d (a Module) and torch.nn.modules._functions.CrossMapLRN2d (its Function)
 
 

@@ -238,3 +238,17 @@ def test_version_is_the_pytorch_version_followed():
     assert version.parse(v) >= version.parse('2.2') and litnn.version.__version__ == v
     assert type(v).__name__ == type(torch.__version__).__name__ == 'TorchVersion'
     assert litnn.version.cuda is None or litnn.cuda.is_available()
+
+
+def test_torch_version_compares_as_torchs():
+    "TorchVersion against torch's own on the same strings and tuples; a packaging Version compares as a version too."
+    from torch.torch_version import TorchVersion as TV
+    from packaging.version import Version
+    from litnn.torch_version import TorchVersion
+    cases = ['2.13.0', '2.13', '2.13.0+cpu', '2.13.1', '2.14.0.dev20261201', '2.13.0rc1', '2.13.0a0', '2.13.0.post1', '2.2', '10.0',
+             '2.13.0+litnn', 'x', (2, 13), (2, 12, 9)]
+    for a in ['2.13.0+litnn', '2.13.0', '2.14.0a0+git123', '1.9.1', '2.0.0.dev5']:
+        for b in cases:
+            for op in ('__lt__', '__le__', '__eq__', '__ge__', '__gt__'):
+                assert getattr(TorchVersion(a), op)(b) == getattr(TV(a), op)(b), (a, b, op)
+    assert TorchVersion('2.13.0+litnn') >= Version('2.2') and TorchVersion('2.13.0') == Version('2.13')

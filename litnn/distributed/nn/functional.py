@@ -18,7 +18,7 @@ def broadcast(tensor, src, group=group.WORLD):
 
 def gather(tensor, dst=0, group=group.WORLD):
     "A tuple of every rank's `tensor` on `dst` (zeros elsewhere)."
-    return _Gather.apply(dst, group, tensor)
+    return _DistGather.apply(dst, group, tensor)
 
 def scatter(tensors, src=0, group=group.WORLD):
     "Rank i's tensor of `src`'s list `tensors`, on rank i."
@@ -57,7 +57,7 @@ class _Broadcast(Function):
         gx = _Reduce.apply(ctx.src, ReduceOp.SUM, ctx.group, grad_output)
         return None, None, gx if ctx.src == ctx.rank else zeros_like(gx)     # the other ranks' inputs did not reach the result
 
-class _Gather(Function):
+class _DistGather(Function):
     @staticmethod
     def forward(ctx, dst, group, tensor):
         ctx.dst, ctx.group = dst, group
@@ -75,7 +75,7 @@ class _Scatter(Function):
         dist.scatter(output, list(tensors) if dist.get_rank(group=group) == src else None, src, group=group)
         return output
     @staticmethod
-    def backward(ctx, grad_output): return (None, None) + _Gather.apply(ctx.src, ctx.group, grad_output)
+    def backward(ctx, grad_output): return (None, None) + _DistGather.apply(ctx.src, ctx.group, grad_output)
 
 class _Reduce(Function):
     @staticmethod
