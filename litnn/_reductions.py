@@ -489,13 +489,17 @@ def _uint8_stays(input, r):
     "A reduction's bools as uint8 for a uint8 input: torch's one exception to a bool result in all/any."
     return r.astype(np.uint8) if input._data.dtype == np.uint8 else r
 
+def _bool_dims(x, dim):
+    "The dims `all`/`any` reduce: an empty list of dims is none of them (torch's sums read it as all of them)."
+    return () if isinstance(dim, (tuple, list)) and not dim else _rdims(x, dim)
+
 def all(input, dim=None, keepdim=False):
     "True where every element over `dim` is nonzero (uint8 in, uint8 out: torch's one exception to a bool result)."
-    return _const(_uint8_stays(input, input._data.all(axis=_rdims(input, dim), keepdims=keepdim)))
+    return _const(_uint8_stays(input, input._data.all(axis=_bool_dims(input, dim), keepdims=keepdim)))
 
 def any(input, dim=None, keepdim=False):
     "True where some element over `dim` is nonzero (uint8 for a uint8 input, as `all`)."
-    return _const(_uint8_stays(input, input._data.any(axis=_rdims(input, dim), keepdims=keepdim)))
+    return _const(_uint8_stays(input, input._data.any(axis=_bool_dims(input, dim), keepdims=keepdim)))
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #fb5eba1e
 class CumsumBackward0(Op):
@@ -856,7 +860,7 @@ def corrcoef(input):
 for _f in (cov, corrcoef): setattr(Tensor, _f.__name__, _f)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #7272e459
-from ._tensor import Tensor, _wrap_dim
+from ._tensor import Tensor, _wrap_dim, _int_arg
 from ._pointwise import return_types
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #9c97be39
@@ -881,7 +885,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     if input.numel() == 0 and input.dim():            # along a dim: only that dim must be non-empty
         w = _wrap_dim(dim, input.dim())
         if input.shape[w] == 0: raise IndexError(f"aminmax: Expected reduction dim {w} to have non-zero size.")
-    d = () if dim is None else dim
+    d = () if dim is None else _int_arg(dim, fn='aminmax')
     return return_types.aminmax(input.amin(d, keepdim), input.amax(d, keepdim))
 
 Tensor.aminmax = aminmax

@@ -1654,6 +1654,10 @@ DIM_ARGUMENTS = {
                  'unsqueeze', 'flatten', 'unbind')},
     **{f'{f} over an empty {kind} of dims': (lambda f, e: lambda lib: getattr(lib.ones(2, 3), f)(e))(f, e)
        for f in ('sum', 'nansum', 'nanmean', 'mean', 'amax', 'std') for kind, e in (('list', []), ('tuple', ()))},
+    **{f'{f} over an empty {kind} of dims (reduces nothing)': (lambda f, e: lambda lib: getattr(lib.tensor([[1., 0.], [3., 4.]]), f)(e))(f, e)
+       for f in ('any', 'all') for kind, e in (('list', []), ('tuple', ()))},
+    'any over no dims, keepdim, uint8': lambda lib: lib.tensor([[1, 0], [3, 4]], dtype=lib.uint8).any([], keepdim=True),
+    'aminmax refuses a list dim': lambda lib: lib.ones(2, 3).aminmax(dim=[0]),
     'sum over a one-element dim tensor': lambda lib: _T24(lib).sum(lib.tensor([1])),
     'sum over a mix of tensor and int dims': lambda lib: _T24(lib).sum((lib.tensor(1), 2)),
     'sum over a list of numpy dims': lambda lib: _T24(lib).sum([np.int64(0), np.int64(2)]),
