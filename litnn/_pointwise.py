@@ -680,11 +680,14 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 # %% ../nbs/15b_elementwise_functions.ipynb #2e1434e1
 class RoundBackward1(RoundBackward0): "round with `decimals`"
 
-def round(input, *, decimals=0):
-    "Round half to even, to `decimals` decimal places."
-    if decimals: _refuse_integers(input, 'round_cpu')          # (integers round to themselves only without decimals)
-    else: _refuse_bool(input, 'round_vml_cpu')
-    return RoundBackward1.apply(input, decimals=decimals) if decimals else RoundBackward0.apply(input)
+def round(input, *, decimals=None):
+    """Round half to even, to `decimals` decimal places. torch has two overloads: without `decimals` integers round to
+    themselves; with it, even 0, they are refused and the node is `RoundBackward1`."""
+    if decimals is None:
+        _refuse_bool(input, 'round_vml_cpu')
+        return RoundBackward0.apply(input)
+    _refuse_integers(input, 'round_cpu' if decimals else 'round_vml_cpu')
+    return RoundBackward1.apply(input, decimals=decimals)
 
 def square(input):
     "input ** 2 (it is `pow`, as in torch)."
@@ -739,6 +742,11 @@ def _unary_inplace(name, f):
 
 for _name in _UNARY:
     if _name not in ('gelu', 'silu', 'leaky_relu'): setattr(Tensor, _name + '_', _unary_inplace(_name, globals()[_name]))
+
+@patch
+def round_(self:Tensor, *, decimals=None):
+    "In-place `round` (with `decimals` as `round`); returns self."
+    return _inplace(self, round, decimals=decimals)
 
 @patch
 def neg_(self:Tensor):

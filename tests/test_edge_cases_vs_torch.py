@@ -1658,6 +1658,11 @@ DIM_ARGUMENTS = {
        for f in ('any', 'all') for kind, e in (('list', []), ('tuple', ()))},
     'any over no dims, keepdim, uint8': lambda lib: lib.tensor([[1, 0], [3, 4]], dtype=lib.uint8).any([], keepdim=True),
     'aminmax refuses a list dim': lambda lib: lib.ones(2, 3).aminmax(dim=[0]),
+    **{f'round of {dt}{kw}': (lambda dt, kw: lambda lib: lib.round(lib.tensor([15.26, 25, -2.5], dtype=getattr(lib, dt)), **kw))(dt, kw)
+       for dt in ('int64', 'uint8', 'bool', 'float32') for kw in ({}, {'decimals': 0}, {'decimals': 1}, {'decimals': -1})},
+    'round_ with decimals': lambda lib: lib.tensor([1.26, 2.5]).round_(decimals=1),
+    'round_ of an integer tensor with decimals=0': lambda lib: lib.tensor([1, 2]).round_(decimals=0),
+    'round with decimals=0 records RoundBackward1': lambda lib: lib.tensor([1.26], requires_grad=True).round(decimals=0).grad_fn.name(),
     'sum over a one-element dim tensor': lambda lib: _T24(lib).sum(lib.tensor([1])),
     'sum over a mix of tensor and int dims': lambda lib: _T24(lib).sum((lib.tensor(1), 2)),
     'sum over a list of numpy dims': lambda lib: _T24(lib).sum([np.int64(0), np.int64(2)]),
