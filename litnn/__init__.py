@@ -327,16 +327,9 @@ def _check_threads(name, n):
     if n <= 0: raise RuntimeError(f"{name} expects a positive integer")
 
 # %% ../nbs/reference/random.ipynb #4af68480
-def _blas_threads():
-    "The BLAS pools' thread count as threadpoolctl reports it, or None without threadpoolctl."
-    try: import threadpoolctl
-    except ImportError: return None
-    pools = [p['num_threads'] for p in threadpoolctl.threadpool_info() if p.get('user_api') == 'blas']
-    return builtins.max(pools) if pools else None
-
 def get_num_threads():
-    "The number of threads for the work inside one op (numpy's BLAS pool)."
-    return _threads['intra'] or _blas_threads() or _default_threads()
+    "The number of threads for the work inside one op: the count set, else what PyTorch starts with (not the BLAS pool's own size, which reads other variables)."
+    return _threads['intra'] or _default_threads()
 
 def set_num_threads(n):
     "Record `n` as the thread count, and limit numpy's BLAS pools to it where threadpoolctl is installed."
@@ -545,3 +538,10 @@ from ._utils_internal import get_file_path, prepare_multiprocessing_environment
 
 # %% ../nbs/reference/signal/windows/windows.ipynb #3bb4cd53
 from . import signal     # torch.signal: reference/signal/windows/windows
+
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #b88f8dee
+import sys
+from ._tensor import Tensor
+from ._python_arg_parser import _accept_numpy_names
+_accept_numpy_names(vars(sys.modules['litnn']), Tensor)     # (the namespace is complete here; run again, it changes nothing)
+del _accept_numpy_names

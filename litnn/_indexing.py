@@ -182,7 +182,7 @@ def index_select(input, dim, index):
         if a.size != 1: raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {a.size} value(s)")
         if not -1 <= builtins.int(a.reshape(-1)[0]) < 1: raise IndexError("index out of range in self")
         return IndexSelectBackward0.apply(input, key=(Ellipsis,))
-    return IndexSelectBackward0.apply(input, key=(_ALL,) * d + (a.reshape(-1), Ellipsis))
+    return IndexSelectBackward0.apply(input, key=(_ALL,) * d + (a if a.ndim else a.reshape(1), Ellipsis))   # (the index's own array: a capture finds it, 37_compile)
 
 @patch
 def gather(self:Tensor, dim, index, *, sparse_grad=False): return gather(self, dim, index)

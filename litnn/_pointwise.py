@@ -512,7 +512,7 @@ from .backend import _by_np
 from ._creation import zeros_like
 from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
 from .autograd.grad_mode import _Mode
-from .autograd.broadcasting import _scalar, _refuse_integers
+from .autograd.broadcasting import _scalar, _refuse_integers, _half, _opmath
 from .autograd.operators import sub, div
 from .autograd.engine import _inplace, _axpy, _inplace_plain
 from .autograd.operators import _bool_error
@@ -525,11 +525,15 @@ class _Unary(Op):
     f = df = df_into = None   # df_into(g, y): the derivative of a 'y' row on numpy arrays, written into one new array
     saves = ''
     on_arrays = False      # does `df` use arithmetic operators only (so it also runs on arrays)?
+    wide_backward = ()     # half precision dtypes whose gradient torch's kernel computes in float32, rounding once (its formulas step by step)
     kw = {}
     @classmethod
     def forward(cls, ctx, x, **kw):
         a = x._data
-        out = cls.f(np if type(a) is np.ndarray else array_namespace(a), a, **kw)
+        xp = np if type(a) is np.ndarray else array_namespace(a)
+        d = a.dtype
+        if d.itemsize == 2 and d.kind not in 'iu': out = cls.f(xp, a.astype(np.float32), **kw).astype(d)   # half precision: in float32, rounded once, as torch
+        else: out = cls.f(xp, a, **kw)
         if ctx is not _NO_CTX:       # recording: keep what the derivative needs
             if cls.saves == 'x': ctx.save_for_backward(x)
             elif cls.saves == 'y': ctx.save_output(out)
@@ -539,14 +543,19 @@ class _Unary(Op):
     def backward(ctx, g):
         df, saves = ctx.df, ctx.saves
         if df is None: return zeros_like(g)       # piecewise constant: sign, floor, round...
+        d = g.dtype
         x = y = None
-        if saves == 'y':
-            y, into = ctx._result_like(g), ctx.df_into
-            if into is not None and type(g) is _ndarray and type(y) is _ndarray and g.dtype is y.dtype and y.ndim:
-                return into(g, y)      # the same operations as df on these arrays (a 0-d one would give numpy scalars)
+        if saves == 'y': y = ctx._result_like(g)
         elif saves == 'x': x = ctx._saved_like(g)[0]
-        r = df(g, x, y, **ctx.kw)
-        return r if isinstance(r, Tensor) or r.dtype == g.dtype else r.astype(g.dtype)   # numbers in df may widen arrays
+        a = g._data if isinstance(g, Tensor) else g
+        wide = _half(a) and a.dtype.name in ctx.wide_backward    # half precision: in float32, rounded once below, as torch
+        if wide: g, x, y = (v if v is None else v.float() if isinstance(v, Tensor) else v.astype(np.float32) for v in (g, x, y))
+        into = ctx.df_into
+        if into is not None and type(g) is _ndarray and type(y) is _ndarray and g.dtype is y.dtype and y.ndim:
+            r = into(g, y)      # the same operations as df on these arrays (a 0-d one would give numpy scalars)
+        else: r = df(g, x, y, **ctx.kw)
+        if isinstance(r, Tensor): return r.to(d) if wide else r
+        return r if r.dtype == d else r.astype(d)   # numbers in df may widen arrays
 
 # %% ../nbs/15b_elementwise_functions.ipynb #ebb6b5b4
 def _sigmoid(xp, a):
@@ -613,13 +622,13 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     log        = ('LogBackward0',        lambda xp, a: xp.log(a),      lambda g, x, y: g / x,                 'x', True),
     log1p      = ('Log1PBackward0',      lambda xp, a: xp.log1p(a),    lambda g, x, y: g / (x + 1),           'x', True),
     sqrt       = ('SqrtBackward0',       lambda xp, a: xp.sqrt(a),     lambda g, x, y: g / (2 * y),           'y', True),
-    rsqrt      = ('RsqrtBackward0',      lambda xp, a: 1 / xp.sqrt(a), lambda g, x, y: g * y * y * y * -0.5,  'y', True),
-    reciprocal = ('ReciprocalBackward0', lambda xp, a: 1 / a,          lambda g, x, y: -g * y * y,            'y', True),
+    rsqrt      = ('RsqrtBackward0',      lambda xp, a: 1 / xp.sqrt(a), lambda g, x, y: -0.5 * g * (y * y * y), 'y', True),   # (torch's order: -0.5 grad result³)
+    reciprocal = ('ReciprocalBackward0', lambda xp, a: 1 / a,          lambda g, x, y: -g * (y * y),          'y', True),
     sin        = ('SinBackward0',        lambda xp, a: xp.sin(a),      lambda g, x, y: g * x.cos(),           'x', True),
     cos        = ('CosBackward0',        lambda xp, a: xp.cos(a),      lambda g, x, y: -g * x.sin(),          'x', True),
     tanh       = ('TanhBackward0',       lambda xp, a: xp.tanh(a),     lambda g, x, y: g * (_scalar(1, y) - y * y), 'y', True),
     sigmoid    = ('SigmoidBackward0',    _sigmoid,                     _dsigmoid,                             'y', True),
-    erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: g * (-x * x).exp() * _2SPI, 'x', True),
+    erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: _2SPI * (-(x * x)).exp() * g, 'x', True),
     silu       = ('SiluBackward0',       _silu,                        _dsilu,                                'x', True),
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
                   lambda g, x, y, negative_slope=0.01: _masked(g, (_array_of(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
@@ -670,6 +679,8 @@ for _name, (_node, _f, _df, _saves, _to_float) in _UNARY.items():
     globals()[_name] = _UNARY_FUNCTIONS[_name] = _unary_function(_name, globals()[_node], _to_float)
     if _name not in ('gelu', 'silu', 'leaky_relu'): setattr(Tensor, _name, globals()[_name])   # those are nn.functional only
 TanhBackward0.df_into, SigmoidBackward0.df_into = staticmethod(_dtanh_into), staticmethod(_dsigmoid_into)
+for _c in (TanhBackward0, SiluBackward0, LeakyReluBackward0, ReluBackward0): _c.wide_backward = ('float16', 'bfloat16')   # torch's *_backward kernels
+SigmoidBackward0.wide_backward = ('bfloat16',)    # torch's float16 sigmoid gradient is float16 arithmetic, its bfloat16 one float32
 
 # %% ../nbs/15b_elementwise_functions.ipynb #90b5e761
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -1274,7 +1285,7 @@ from .backend import array_namespace, get_default_dtype
 from ._tensor import Tensor, _array_of, _dtype_name
 from ._creation import zeros_like
 from .autograd.graph import Op, _check_broadcast
-from .autograd.broadcasting import _promote, _reduce, _cast, _shape, _operands, _float_dtype
+from .autograd.broadcasting import _promote, _reduce, _cast, _shape, _operands, _float_dtype, _half, _opmath
 from .autograd.operators import _check_divisor, div
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #b1a99fe8
@@ -1285,7 +1296,11 @@ class _Binary(Op):
     def forward(cls, ctx, x, y):
         ctx.save_for_backward(x, y)
         a, b = _operands(x, y)
-        with np.errstate(all='ignore'): out = cls.f(array_namespace(a if isinstance(x, Tensor) else b), a, b)
+        t = a if isinstance(x, Tensor) else b
+        h = t.dtype if _half(t) else None
+        if h is not None: a, b = _opmath(a), _opmath(b)     # half precision: in float32, rounded once (a number rounded to it first, as torch)
+        with np.errstate(all='ignore'): out = cls.f(array_namespace(t), a, b)
+        if h is not None: out = out.astype(h)
         ctx.save_output(out)
         return out
     @staticmethod

@@ -323,6 +323,14 @@ def _print(*args, **kw):
 _builtin_print = builtins.print
 _grad_property = Tensor.grad
 
+def _module_setattr(self, name, value):
+    "A module's attribute set while a capture records (`self.last_loss = loss` in a forward): a side effect a replay would skip."
+    cap = _Capture.current
+    if cap is not None and cap.active: cap.graph_break(f"setting {type(self).__name__}.{name}: a Python side effect a replay would not repeat")
+    _setattr(self, name, value)
+
+_setattr = Module.__setattr__
+
 # %% ../../nbs/37_compile.ipynb #68ec9ef5
 class _Recording:
     "Install the recorders for one capture, and take them out again: nothing is patched while no capture runs."
@@ -333,7 +341,7 @@ class _Recording:
             (Tensor, 'grad', property(_grad_property.fget, _set_grad)),
             (Optimizer, 'zero_grad', _recorded_method(Optimizer.zero_grad)),
             (Module, 'zero_grad', _recorded_method(Module.zero_grad)),
-            (_autograd, 'backward', _backward_recorded), (builtins, 'print', _print),
+            (_autograd, 'backward', _backward_recorded), (builtins, 'print', _print), (Module, '__setattr__', _module_setattr),
             (_F, '_mask', _recorded_factory(_F._mask))] + _function_patches()
         _backward = _autograd.backward
         self.saved = [(o, n, o.__dict__[n] if isinstance(o, type) else getattr(o, n)) for o, n, _ in self.patches]

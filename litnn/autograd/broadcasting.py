@@ -232,6 +232,23 @@ def _opmath(a):
     "`a` as float32 if it is half precision, else as it is: what torch computes in (its 'opmath' type), rounding once."
     return a.astype(np.float32) if _half(a) else a
 
+def _half_number(x, y):
+    """The dtype of the tensor among `x`, `y` when it is half precision and the other is a number, else None. torch's
+    `mul` and `div` read the number in float32 (the opmath type), not rounded to the tensor's dtype first: `bfloat16 * 0.37`
+    multiplies by 0.37 in float32 and rounds once, where rounding 0.37 to bfloat16 (0.369) would shift the product.
+    (Its `add`, `sub`, `fmod`, `remainder` and `pow` do round the number to the tensor's dtype first.)"""
+    t, v = (x, y) if isinstance(x, Tensor) else (y, x)
+    if isinstance(v, Tensor): return None
+    d = t._data.dtype
+    return d if d.itemsize == 2 and d.kind not in 'iu' else None
+
+def _promote_arith(x, y):
+    """`_promote` for `mul` and `div`, which compute half precision with a Python number in float32 (`_half_number`):
+    there the number stays a number, where `_promote` would make it a (rounded) 0-d bfloat16 tensor."""
+    v = y if isinstance(x, Tensor) else x
+    if (v.__class__ is _float or v.__class__ is _int) and _half_number(x, y) is not None: return x, y
+    return _promote(x, y)
+
 def _summed(a, dtype, **kw):
     """`a.sum(**kw)`, half precision accumulated in float32 and rounded once, as torch: numpy's bfloat16 sum rounds to
     bfloat16 at every addition (4,000 normal samples came out 5% off)."""
@@ -264,9 +281,8 @@ class ExpandBackward0(Op):
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #ddbd15c2
 @patch
-def sum(self:Tensor, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-    "Sum of all elements, or over `dim` (`axis`/`keepdims` are accepted as numpy-style aliases)."
-    dim, keepdim = dim if axis is None else axis, keepdim if keepdims is None else keepdims
+def sum(self:Tensor, dim=None, keepdim=False, *, dtype=None):
+    "Sum of all elements, or over `dim` (NumPy's `axis`/`keepdims` too: reference/torch/with_numpy_argument_names)."
     if dim is None or (dim.__class__ in (tuple, list) and not dim): return SumBackward0.apply(self, dtype=dtype) if not keepdim else \
         SumBackward1.apply(self, dim=tuple(range(self._data.ndim)), keepdim=True, dtype=dtype)
     return SumBackward1.apply(self, dim=_reduced_dims(dim, self._data.ndim), keepdim=keepdim, dtype=dtype)

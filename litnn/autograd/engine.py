@@ -315,8 +315,8 @@ def _inplace(self, op, *args, _write=None, **kw):
         op, args, kw, _write = op(fw.carry(self, src), *args, **kw), (), {}, None
     recording = _Mode.grad and (self._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)
                                 or (isinstance(op, Tensor) and op._requires_grad) or (base is not None and base._requires_grad))
-    if _write is not None and not recording:
-        a = self._data
+    if _write is not None and not recording and not (_half(self._data) and not builtins.all(isinstance(v, Tensor) for v in args)):
+        a = self._data        # (the fast path writes in the array's dtype: half precision with a number computes as the op does)
         try: _write(array_namespace(a), a, *[v._data if isinstance(v, Tensor) else v for v in args])
         except (TypeError, ValueError, OverflowError): pass    # a dtype, shape, device or number-range problem: the general path raises torch's error
         else:
@@ -355,7 +355,7 @@ def _inplace_plain(self, ufunc, other):
         b = other._data
         if type(b) is not _ndarray or b.dtype is not a.dtype: return False
         if _Mode.grad and (other._requires_grad or self._requires_grad or self._base is not None): return False
-    elif type(other) is builtins.float or type(other) is builtins.int:
+    elif (type(other) is builtins.float or type(other) is builtins.int) and a.itemsize != 2:   # (half precision: `_half_number`)
         b = other
         if _Mode.grad and (self._requires_grad or self._base is not None): return False
     else: return False

@@ -10,7 +10,7 @@ from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter
 from .grad_mode import _Mode
-from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath
+from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
@@ -27,7 +27,7 @@ class AddBackward0(Op):
             s = _shapes(x, y)
             if s is not None: ctx.shapes = s       # (None, the class's default, says: no broadcast)
             if alpha != 1: ctx.alpha = alpha
-        a, b = _operands(x, y)
+        a, b = _operands(x, y)     # (a number next to half precision is rounded to it, as torch's add: unlike `mul`)
         if alpha == 1: return cls.op(a, b)
         t = a if hasattr(a, 'dtype') else b        # the array operand: its dtype is the result's
         if _half(t):     # as torch: alpha rounded to the half dtype, the rest in float32, rounded once
@@ -55,11 +55,16 @@ class MulBackward0(Op):
             ctx.save_for_backward(x if fy is not None else None, y if fx is not None else None)
             s = _shapes(x, y)
             if s is not None: ctx.shapes = s
+        h = _half_number(x, y)
+        if h is not None: return (_opmath(_array_of(x)) * _opmath(_array_of(y))).astype(h)   # in float32 (`_half_number`)
         a, b = _operands(x, y)
         return a * b
     @staticmethod
     def backward(ctx, g):
         x, y = ctx._saved_like(g)
+        if type(g) is _ndarray and _half(g):     # half precision and a number: g times the number unrounded, in float32 (as forward)
+            n = next((v for v in ctx.saved_tensors if v is not None and not isinstance(v, Tensor)), None)
+            if n is not None: return (g.astype(np.float32) * n).astype(g.dtype), None
         gx, gy = g * y if y is not None else None, g * x if x is not None else None
         if ctx.shapes is None: return gx, gy           # no broadcast to undo (`_reduce` would return them as they are)
         sx, sy = ctx.shapes
@@ -71,12 +76,16 @@ class DivBackward0(Op):
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
+        h = _half_number(x, y)
+        if h is not None: return (_opmath(_array_of(x)) / _opmath(_array_of(y))).astype(h)
         a, b = _operands(x, y)
         return a / b
     @staticmethod
     def backward(ctx, g):
         x, y = ctx._saved_like(g)
         nx, ny = ctx.needs_input_grad
+        if type(g) is _ndarray and _half(g) and not isinstance(ctx.saved_tensors[1], Tensor):   # half precision / a number (as forward)
+            return (g.astype(np.float32) / ctx.saved_tensors[1]).astype(g.dtype) if nx else None, None
         return (_reduce(g / y, _shape(x)) if nx else None,
                 _reduce(-g * (x / y / y), _shape(y)) if ny else None)   # not x / (y*y): y*y overflows (see below)
 
@@ -147,12 +156,12 @@ def sub(input, other, *, alpha=1, out=None):
 def mul(input, other, *, out=None):
     "Elementwise product."
     if out is not None: return _into('mul', out, (input, other), lambda: mul(input, other))
-    return MulBackward0.apply(*_promote(input, other))
+    return MulBackward0.apply(*_promote_arith(input, other))
 
 def div(input, other, *, rounding_mode=None, out=None):
     "Elementwise quotient (true division; `rounding_mode` 'trunc' or 'floor' is not differentiable)."
     if out is not None: return _into('div', out, (input, other), lambda: div(input, other, rounding_mode=rounding_mode))
-    x, y = _promote(input, other)
+    x, y = _promote_arith(input, other)
     if rounding_mode is not None: return _rounded_div(x, y, rounding_mode)
     if not _float_dtype(x if isinstance(x, Tensor) else y):    # integers divide as floats: cast the operands as given,
         d = B.get_default_dtype()                               # not as promoted (uint8 / -1 would divide by 255)
@@ -204,7 +213,7 @@ def _plain_pair(x, y):
     if t is Tensor:
         b = y._data
         if type(b) is not _ndarray or b.dtype is not a.dtype or b.shape != a.shape: return False
-    elif t is not _float and t is not _int: return False
+    elif (t is not _float and t is not _int) or a.itemsize == 2: return False   # (half precision and a number: `_half_number`)
     return _quiet()
 
 def _plain_binary(cls, x, y):
@@ -244,11 +253,11 @@ def __rsub__(self:Tensor, other): return sub(other, self)
 @patch
 def __mul__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(MulBackward0, self, other)
-    return MulBackward0.apply(*_promote(self, other))
+    return MulBackward0.apply(*_promote_arith(self, other))
 @patch
 def __rmul__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(MulBackward0, self, other)   # `2 * t` is `t * 2`, as in torch
-    return MulBackward0.apply(*_promote(self, other))
+    return MulBackward0.apply(*_promote_arith(self, other))
 @patch
 def __truediv__(self:Tensor, other): return div(self, other)
 @patch

@@ -267,7 +267,8 @@ def _sig(t): return t.sigmoid() if isinstance(t, Tensor) else _sigmoid(array_nam
 def _node(name, f, df, saves, kernel=None):
     """An elementwise node class in 15b_elementwise_functions's pattern: forward `f(xp, a, **kw)`, derivative `df(g, x, y, **kw)`;
     `kernel`: torch's float-only kernel, which refuses integers (None: integers keep their dtype)."""
-    return type(name, (_Unary,), dict(f=staticmethod(f), df=staticmethod(df), saves=saves, on_arrays=_on_arrays(df), kernel=kernel))
+    return type(name, (_Unary,), dict(f=staticmethod(f), df=staticmethod(df), saves=saves, on_arrays=_on_arrays(df), kernel=kernel,
+                                      wide_backward=('float16', 'bfloat16')))     # each is a torch kernel: half precision in float32
 
 def _float_only(input, kernel):
     "torch's NotImplementedError for an integer or bool tensor given to a float-only kernel."
@@ -278,15 +279,16 @@ def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
     return scale * xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0) * input_scale))
 
 def _delu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
-    pos = _array_of(y) > 0
-    return _masked(g, pos * scale) + _masked(g * (y + scale * alpha) * input_scale, ~pos)
+    "torch's elu_backward from the input (its out-of-place elu's): g scale above 0, g input_scale alpha scale e^(x input_scale) at or below."
+    neg = _array_of(x) <= 0
+    return _masked(g, ~neg * scale) + _masked(g * input_scale * (alpha * scale) * _exp(x * input_scale), neg)
 
 def _dcelu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     s = 1 / float(np.float32(alpha))   # torch's CeluBackward0 takes 1/alpha of alpha as a float32 (derivatives.yaml)
     neg = _array_of(x) <= 0
     return _masked(g, ~neg) + _masked(g * _exp(x * s) * (alpha * s), neg)
 
-EluBackward0 = _node('EluBackward0', _elu, _delu, 'y', 'elu_cpu')
+EluBackward0 = _node('EluBackward0', _elu, _delu, 'x', 'elu_cpu')
 CeluBackward0 = _node('CeluBackward0', _elu, _dcelu, 'x', 'elu_cpu')
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 

@@ -1,0 +1,67 @@
+"""NumPy's argument names (`axis`, `keepdims`, `x`/`a`/`x1`, `x2`), as torch's argument parser reads them: side by side
+with torch, and the lists of functions torch writes in Python (which do not take them) read off torch itself."""
+import inspect, types
+import numpy as np, pytest, torch, litnn
+from litnn._python_arg_parser import _PYTHON_FUNCTIONS, _PYTHON_METHODS, _NUMPY_NAMES
+
+
+def _params(f):
+    try: return set(inspect.signature(f).parameters)
+    except (TypeError, ValueError): return set()
+
+
+def test_python_lists_are_torchs():
+    "A name is on the lists exactly when torch's own function or method of that name is written in Python."
+    fns = {n for n, f in vars(litnn).items() if not n.startswith('_') and type(f) is types.FunctionType
+           and _params(f) & set(_NUMPY_NAMES) and hasattr(torch, n)
+           and not isinstance(getattr(torch, n), types.BuiltinFunctionType)}
+    assert fns == _PYTHON_FUNCTIONS
+    meths = {n for n, f in vars(litnn.Tensor).items() if not n.startswith('_') and type(f) is types.FunctionType
+             and _params(f) & {'dim', 'keepdim', 'other'} and n in dir(torch.Tensor)
+             and type(inspect.getattr_static(torch.Tensor, n)).__name__ not in ('method_descriptor', 'wrapper_descriptor', 'builtin_function_or_method')}
+    assert meths == _PYTHON_METHODS
+
+
+def _x(lib): return lib.tensor(np.arange(1., 7.).reshape(2, 3))
+
+CASES = {
+    'cumprod axis': lambda L: L.cumprod(_x(L), axis=0), 'cumsum axis': lambda L: _x(L).cumsum(axis=1),
+    'sum axis keepdims': lambda L: L.sum(_x(L), axis=1, keepdims=True), 'Tensor.sum axis keepdims': lambda L: _x(L).sum(axis=0, keepdims=True),
+    'mean axis keepdims': lambda L: L.mean(_x(L), axis=0, keepdims=True), 'argmax axis': lambda L: _x(L).argmax(axis=1),
+    'max axis': lambda L: _x(L).max(axis=0).values, 'std axis': lambda L: _x(L).std(axis=0), 'var axis': lambda L: L.var(_x(L), axis=1),
+    'cat axis': lambda L: L.cat([_x(L), _x(L)], axis=0), 'stack axis': lambda L: L.stack([_x(L), _x(L)], axis=1),
+    'softmax axis': lambda L: L.softmax(_x(L), axis=1), 'squeeze axis': lambda L: L.squeeze(_x(L)[None], axis=0),
+    'unsqueeze axis': lambda L: L.unsqueeze(_x(L), axis=0), 'sort axis': lambda L: L.sort(_x(L), axis=0).values,
+    'logsumexp axis': lambda L: L.logsumexp(_x(L), axis=1), 'all axis': lambda L: L.all(_x(L) > 2, axis=0),
+    'any axis keepdims': lambda L: (_x(L) > 2).any(axis=1, keepdims=True), 'prod axis': lambda L: L.prod(_x(L), axis=1),
+    'diff axis': lambda L: L.diff(_x(L), axis=1), 'gather axis': lambda L: L.gather(_x(L), axis=1, index=L.zeros(2, 1, dtype=L.long)),
+    'unbind axis': lambda L: _x(L).unbind(axis=0)[1], 'narrow axis': lambda L: L.narrow(_x(L), axis=1, start=0, length=2),
+    'size axis': lambda L: _x(L).size(axis=1), 'flip dims stays': lambda L: L.flip(_x(L), dims=(0,)),
+    'add x1 x2': lambda L: L.add(x1=_x(L), x2=_x(L)), 'mul input x2': lambda L: L.mul(input=_x(L), x2=_x(L)),
+    'exp x': lambda L: L.exp(x=_x(L)), 'abs a': lambda L: L.abs(a=_x(L)), 'sub x1 other': lambda L: L.sub(x1=_x(L), other=1),
+    'Tensor.add x2': lambda L: _x(L).add(x2=_x(L)), 'count_nonzero axis': lambda L: L.count_nonzero(_x(L), axis=0),
+    'index_select axis': lambda L: L.index_select(_x(L), axis=1, index=L.tensor([0, 2])),
+    'cummax axis': lambda L: L.cummax(_x(L), axis=1).values, 'median axis': lambda L: L.median(_x(L), axis=1).values,
+    'amax axis keepdims': lambda L: L.amax(_x(L), axis=1, keepdims=True), 'nansum axis': lambda L: L.nansum(_x(L), axis=0),
+    'both dim and axis': lambda L: L.sum(_x(L), dim=0, axis=1), 'split axis (Python in torch)': lambda L: _x(L).split(1, axis=0),
+    'norm axis (Python in torch)': lambda L: L.norm(_x(L), axis=0), 'unique axis (Python in torch)': lambda L: L.unique(_x(L), axis=0),
+    'misspelled axes': lambda L: _x(L).sum(axes=0), 'F.softmax axis (Python in torch)': lambda L: L.nn.functional.softmax(_x(L), axis=1),
+}
+
+
+def _outcome(f, lib):
+    try: r = f(lib)
+    except Exception as e: return ('raise', type(e).__name__)
+    return ('ok', r.numpy().tolist() if isinstance(r, lib.Tensor) else r)
+
+
+@pytest.mark.parametrize('name', CASES)
+def test_numpy_names_as_torch(name):
+    t, l = _outcome(CASES[name], torch), _outcome(CASES[name], litnn)
+    assert l[0] == t[0] and (t[0] == 'raise' and l[1] == t[1] or np.allclose(l[1], t[1], rtol=1e-6)), (t, l)
+
+
+def test_the_wrapper_keeps_name_doc_signature():
+    for f, orig in ((litnn.sum, litnn._reductions.sum), (litnn.Tensor.cumsum, None)):
+        assert hasattr(f, '__wrapped__') and f.__name__ == f.__wrapped__.__name__ and f.__doc__ == f.__wrapped__.__doc__
+        assert inspect.signature(f) == inspect.signature(f.__wrapped__)
