@@ -248,6 +248,9 @@ from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlp
 # %% ../nbs/reference/fft.ipynb #6d0eaac0
 from . import fft     # torch.fft: reference/fft
 
+# %% ../nbs/reference/torch/future.ipynb #c0f7e5a9
+from . import __future__   # torch.__future__: `import torch` makes it (reference/torch/future)
+
 # %% ../nbs/reference/torch/higher_order_ops.ipynb #9448b676
 def cond(pred, true_fn, false_fn, operands=()):
     "`true_fn(*operands)` if `pred` (a bool or a one-element tensor) holds, else `false_fn(*operands)`."
@@ -539,7 +542,7 @@ from ._utils_internal import get_file_path, prepare_multiprocessing_environment
 # %% ../nbs/reference/signal/windows/windows.ipynb #3bb4cd53
 from . import signal     # torch.signal: reference/signal/windows/windows
 
-# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #b88f8dee
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #a959994c
 import sys
 from ._tensor import Tensor
 from ._python_arg_parser import _accept_numpy_names

@@ -22,20 +22,38 @@ _PY_DTYPES = {builtins.float: B.float64, builtins.int: B.int64, builtins.bool: B
 def _as_dtype(d): return _PY_DTYPES[d] if type(d) is type and d in _PY_DTYPES else to_dtype(d)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #c4f78f6e
+_TO_SIGNATURES = ("(litnn.device device = None, litnn.dtype dtype = None, bool non_blocking = False, bool copy = False, "
+                  "*, litnn.memory_format memory_format = None)",
+                  "(litnn.dtype dtype, bool non_blocking = False, bool copy = False, *, litnn.memory_format memory_format = None)",
+                  "(Tensor tensor, bool non_blocking = False, bool copy = False, *, litnn.memory_format memory_format = None)")
+
+def _is_dtype(a): return isinstance(a, B.dtype) or type(a) is type and a in _PY_DTYPES
+def _is_device(a): return isinstance(a, (str, B.device, builtins.int)) and not isinstance(a, builtins.bool)
+
+def _to_type_name(a):
+    return ('Tensor' if isinstance(a, Tensor) else 'litnn.device' if isinstance(a, B.device) else
+            'litnn.dtype' if isinstance(a, B.dtype) else type(a).__name__)
+
+def _to_invalid(args, kw):
+    "PyTorch's TypeError for arguments that fit none of `to`'s signatures."
+    got = ', '.join([_to_type_name(a) for a in args] + [f'{k}={_to_type_name(v)}' for k, v in kw.items()])
+    if kw and not args: got += ', '     # as PyTorch prints it
+    return TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + ''.join(f" * {s}\n" for s in _TO_SIGNATURES))
+
 def _to_args(args, kw):
-    "(dtype, device, copy) from any of the signatures of `Tensor.to`."
-    dtype, device, copy = kw.pop('dtype', None), kw.pop('device', None), kw.pop('copy', False)
-    kw.pop('non_blocking', None); kw.pop('memory_format', None)
-    if kw: raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kw))}'")
-    args = list(args)
-    if args and isinstance(args[0], Tensor): o = args.pop(0); dtype, device = o.dtype, o.device
-    else:
-        if args and isinstance(args[0], (str, B.device, builtins.int)) and not isinstance(args[0], builtins.bool): device = args.pop(0)
-        if args and (isinstance(args[0], B.dtype) or type(args[0]) is type and args[0] in _PY_DTYPES): dtype = args.pop(0)
-    if len(args) > 2 or not builtins.all(isinstance(a, builtins.bool) for a in args):
-        raise TypeError(f"to() received an invalid combination of arguments: {args}")
-    if len(args) == 2: copy = args[1]
-    return (None if dtype is None else _as_dtype(dtype)), (None if device is None else B.device(device)), copy
+    "(dtype, device, copy) from any of the signatures of `Tensor.to`; `copy` is None when it was not given."
+    names = (('tensor', 'non_blocking', 'copy') if args and isinstance(args[0], Tensor) else
+             ('dtype', 'non_blocking', 'copy') if args and _is_dtype(args[0]) else ('device', 'dtype', 'non_blocking', 'copy'))
+    given = {k: v for k, v in kw.items() if k != 'memory_format'}
+    if len(args) > len(names) or builtins.any(k not in names[len(args):] for k in given): raise _to_invalid(args, kw)
+    given.update(zip(names, args))
+    device, dtype = given.get('device'), given.get('dtype')
+    bad = (device is not None and not _is_device(device) or dtype is not None and not _is_dtype(dtype)
+           or builtins.any(not isinstance(given[k], builtins.bool) for k in ('non_blocking', 'copy') if k in given))
+    if bad: raise _to_invalid(args, kw)
+    if 'tensor' in given: dtype, device = given['tensor'].dtype, given['tensor'].device
+    return (None if dtype is None else _as_dtype(dtype)), (None if device is None else B.device(device)), given.get('copy')
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #9d98a019
 def _same_device(a, dev):
@@ -66,6 +84,20 @@ def cpu(self:Tensor, memory_format=None):
 def cuda(self:Tensor, device=None, non_blocking=False, memory_format=None):
     "This tensor in the memory of a CUDA device (the current one by default)."
     return self.to(B.device('cuda', device) if isinstance(device, builtins.int) else B.device(device or 'cuda'))
+
+# %% ../nbs/17b_copies_and_conversions.ipynb #c52e9a02
+_ELSEWHERE = " (litnn computes on cpu, cuda through CuPy, and meta)"
+
+def _unsupported_device(name, exc, msg):
+    "Tensor.`name`(): what PyTorch's builds without that device raise."
+    def move(self, device=None, non_blocking=False, memory_format=None): raise exc(msg + _ELSEWHERE)
+    move.__name__, move.__qualname__ = name, f'Tensor.{name}'
+    move.__doc__ = f"This tensor on a {name.upper()} device: litnn has no backend for one, so this raises as PyTorch does without one."
+    return move
+
+Tensor.ipu = _unsupported_device('ipu', RuntimeError, "litnn is not linked with support for ipu devices")
+Tensor.xpu = _unsupported_device('xpu', AssertionError, "litnn not compiled with XPU enabled")
+Tensor.mtia = _unsupported_device('mtia', AssertionError, "litnn not compiled with MTIA enabled")
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #f8c7fdcd
 def _converter(name, dtype_name):

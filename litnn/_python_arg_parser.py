@@ -5,17 +5,17 @@
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #7a587f0c
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #37a79a0d
 import functools, inspect, types
 
-# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #b8ad4feb
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #26d9868b
 _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 'x1'), 'other': ('x2',)}
 
-# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #eda934e2
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #8d927d15
 _PYTHON_FUNCTIONS = {'lstsq', 'matrix_rank', 'norm', 'solve', 'split', 'stft', 'symeig', 'unique', 'unique_consecutive'}
 _PYTHON_METHODS = {'module_load', 'norm', 'split', 'unflatten', 'unique', 'unique_consecutive'}
 
-# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #7574bb03
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #d34c2f60
 def _numpy_spellings(f, method=False):
     "`f`, also taking NumPy's spellings of its arguments (`_NUMPY_NAMES`); `f` itself when it has none of them."
     try: params = inspect.signature(f).parameters
@@ -33,7 +33,7 @@ def _numpy_spellings(f, method=False):
     g._numpy_names = spell
     return g
 
-# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #40ce06c4
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #91c7f9df
 def _accept_numpy_names(namespace, cls):
     "Give each public function of `namespace` (a module's dict) and each method of class `cls` NumPy's argument names."
     for name, f in list(namespace.items()):

@@ -7,6 +7,7 @@ __all__ = ['Tensor', 'Size', 'finfo', 'iinfo', 'is_conj', 'resolve_conj', 'is_co
 
 # %% ../nbs/10_tensor.ipynb #eaa2ebf7
 import builtins, functools, operator, numpy as np
+from ._flags import _warn_once   # torch's TORCH_WARN_ONCE (reference/torch/small_namespaces)
 from . import backend as B
 from .backend import to_dtype, array_device, _by_np, patch
 
@@ -294,12 +295,18 @@ def _one(self, kind):
 
 @patch
 def __bool__(self:Tensor): return builtins.bool(_one(self, builtins.bool))
+_GRAD_SCALAR = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                "Consider using tensor.detach() first.")
 @patch
-def __float__(self:Tensor): return builtins.float(_one(self, builtins.float))
+def __float__(self:Tensor):
+    if self.requires_grad: _warn_once(_GRAD_SCALAR, stacklevel=3)   # torch warns for float and complex only
+    return builtins.float(_one(self, builtins.float))
 @patch
 def __int__(self:Tensor): return builtins.int(_one(self, builtins.int))
 @patch
-def __complex__(self:Tensor): return builtins.complex(_one(self, builtins.complex))
+def __complex__(self:Tensor):
+    if self.requires_grad: _warn_once(_GRAD_SCALAR, stacklevel=3)
+    return builtins.complex(_one(self, builtins.complex))
 
 # %% ../nbs/10_tensor.ipynb #cf15ed55
 @patch
@@ -1091,7 +1098,9 @@ def _strided_view(flat, size, stride, offset):
 @patch
 def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
     "Make this tensor view `source` (a tensor, a storage, or nothing) with `size`, `stride` from `storage_offset`; returns self."
-    if self.requires_grad and self.is_leaf: raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    from litnn.autograd.grad_mode import is_grad_enabled    # (imported here: _tensor.py comes before autograd)
+    if self.requires_grad and self.is_leaf and is_grad_enabled():   # under no_grad torch allows it (parametrizations initialise so)
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if size is None and storage_offset != 0:
         raise TypeError(f"set_() received an invalid combination of arguments - got ({builtins.type(source).__name__}, int), "
                         "but expected one of:\n * ()\n * (Storage source)\n * (Storage source, int storage_offset, tuple of ints size, "

@@ -54,9 +54,10 @@ def reshape(self:Tensor, *shape, **kw):
     "This tensor with a new shape (one size may be -1): a view when the strides allow, else a copy."
     shape = _sizes_given('reshape', shape, kw, 'shape')
     try: out = ViewBackward0.apply(self, shape=shape)
-    except RuntimeError:
+    except RuntimeError: out = None
+    if out is None:                                # raised out of the except block: torch's error chains no __context__
         _infer_shape(shape, self._data.size)       # torch's message where it has its own (an ambiguous -1)
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}") from None
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}")
     return out if out is self or not _viewable(self._data, out._data.shape) else _view_of(out, self)
 
 def reshape(input, shape):
@@ -116,8 +117,10 @@ def view(self:Tensor, *shape, **kw):
         shape = _infer_shape(shape, a.size)
         if not _viewable(a, shape): raise RuntimeError(_NOT_VIEWABLE)
     try: out = ViewBackward0.apply(self, shape=shape)
-    except (ValueError, RuntimeError): _infer_shape(shape, a.size); raise   # torch's message if the shape is wrong
-    return _view_of(out, self)
+    except (ValueError, RuntimeError) as e: err = e
+    else: return _view_of(out, self)
+    _infer_shape(shape, a.size)   # torch's message if the shape is wrong, raised out here so that it chains no __context__
+    raise err
 
 # %% ../nbs/17_views.ipynb #36bce7be
 def _view_dtype(t, d):

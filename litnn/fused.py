@@ -4,11 +4,32 @@
 
 # %% ../nbs/36_fused_kernels.ipynb #148c65de
 from __future__ import annotations
-import math, os, numpy as np
+import contextlib, functools, math, os, warnings, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'relu_backward',
-           'sub_scaled', 'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss', 'nll_loss_backward']
+           'fma_into', 'sub_scaled', 'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss',
+           'nll_loss_backward']
+
+# %% ../nbs/36_fused_kernels.ipynb #68254422
+def _no_reset(): pass
+
+@contextlib.contextmanager
+def _registries_kept():
+    "Within the block, a change of the warning filters does not reset Python's once-per-location registries."
+    hooks = [n for n in ('_filters_mutated', '_filters_mutated_lock_held') if hasattr(warnings, n)]   # 3.11-3.13; 3.14
+    saved = [(n, getattr(warnings, n)) for n in hooks]
+    for n in hooks: setattr(warnings, n, _no_reset)
+    try: yield
+    finally:
+        for n, f in saved: setattr(warnings, n, f)
+
+def _kept(f):
+    "`f`, run with the warning registries kept."
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        with _registries_kept(): return f(*args, **kwargs)
+    return run
 
 # %% ../nbs/36_fused_kernels.ipynb #5db345d5
 enabled = os.environ.get('LITNN_NUMBA', '1') != '0'    # set False (or LITNN_NUMBA=0) for numpy's passes everywhere
@@ -17,7 +38,8 @@ _compiled = {}
 
 def _numba():
     "numba, or None where it is not installed (numba refuses a numpy newer than it knows with an ImportError too)."
-    try: import numba
+    try:
+        with _registries_kept(): import numba
     except ImportError: return None
     return numba
 
@@ -29,8 +51,11 @@ def compiled(fn):
         opts = dict(fastmath=False if getattr(fn, 'exact', False) else _FASTMATH, error_model='numpy', boundscheck=False, nogil=True)
         if numba is None: _compiled[fn] = None
         else:
-            try: _compiled[fn] = numba.njit(cache=True, **opts)(fn)
-            except RuntimeError: _compiled[fn] = numba.njit(**opts)(fn)    # no file to cache beside (a notebook)
+            with _registries_kept():
+                try: kernel = numba.njit(cache=True, **opts)(fn)
+                except RuntimeError: kernel = numba.njit(**opts)(fn)    # no file to cache beside (a notebook)
+            kernel._compile_for_args = _kept(kernel._compile_for_args)   # numba compiles on a call with new types
+            _compiled[fn] = kernel
     return _compiled[fn]
 
 def _fits(*arrays):
@@ -182,13 +207,19 @@ def layer_norm_backward(g, a, w, mean, rstd):
 
 # %% ../nbs/36_fused_kernels.ipynb #ebcb195b
 def _adam(a, d, m, v, decay, w1, beta2, w2, step_size, bc2_sqrt, eps):
-    "One Adam step in place: a *= decay; m.lerp_(d, w1); v = beta2 v + w2 d²; a -= step_size m / (√v / bc2_sqrt + eps)."
+    """One Adam step in place, each step rounded where torch's single-tensor Adam rounds it: a *= decay; m.lerp_(d, w1) (a
+    fused multiply-add); v *= beta2, then v += (w2·d)·d (another); a -= (step_size·m) / (√v / bc2_sqrt + eps). The fused
+    steps are computed in float64, where the product of two float32 numbers is exact, and rounded once on storing."""
+    one = w1 - w1 + 1                       # 1 in the arrays' dtype: (1 - w1) is rounded there, as torch's
     for i in range(a.size):
-        g = d[i]
-        mi = m[i] + w1 * (g - m[i]) if w1 < 0.5 else g - (g - m[i]) * (1 - w1)   # lerp, exact at both ends
-        vi = v[i] * beta2 + w2 * g * g
-        m[i], v[i] = mi, vi
-        a[i] = a[i] * decay - mi * step_size / (math.sqrt(vi) / bc2_sqrt + eps)
+        g, mo = d[i], m[i]
+        diff = g - mo
+        if w1 < 0.5: m[i] = np.float64(w1) * np.float64(diff) + np.float64(mo)
+        else: m[i] = np.float64(g) - np.float64(diff) * np.float64(one - w1)
+        vi = v[i] * beta2
+        v[i] = np.float64(w2 * g) * np.float64(g) + np.float64(vi)
+        a[i] = a[i] * decay - (step_size * m[i]) / (np.sqrt(v[i]) / bc2_sqrt + eps)
+_adam.exact = True
 
 def adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
     "One Adam step on parameter `a` with gradient `d` and averages `m`, `v`, in place; False where the kernels do not run."
@@ -216,6 +247,18 @@ def relu_backward(g, y):
 
 
 # %% ../nbs/36_fused_kernels.ipynb #c7d1e5a1
+def _fma_into(a, c, b):
+    "a = c·b + a elementwise for float32 arrays, rounded once: in float64, where the product of two float32 numbers is exact."
+    for i in range(a.size): a[i] = c * np.float64(b[i]) + np.float64(a[i])
+_fma_into.exact = True
+
+def fma_into(a, c, b):
+    "`a.add_(b, alpha=c)` as torch computes it (a fused multiply-add) in one loop for float32 `a`, `b` of one shape; False where the kernel does not run."
+    kernel = compiled(_fma_into) if _fits(a, b) and a.dtype == np.float32 and a.shape == b.shape else None
+    if kernel is None: return False
+    kernel(a.reshape(-1), np.float64(np.float32(c)), b.reshape(-1))
+    return True
+
 def _sub_scaled(a, c, b):
     "a -= c b, elementwise, in place: each product rounded before the subtraction."
     for i in range(a.size): a[i] -= c * b[i]
@@ -313,9 +356,9 @@ _ELEMENTWISE = {    # name: (inputs, outputs, CUDA C body run at each index)
     'layer_norm': ('T x, T m, T r, T w, T c', 'T y', 'y = (x - m) * r * w + c;'),
     'layer_norm_backward': ('T g, T x, T m, T r, T w, T s1, T s2', 'T dx', 'dx = (g * w - s1 - (x - m) * r * s2) * r;'),
     'adam': ('T d, T decay, T w1, T beta2, T w2, T step_size, T bc2_sqrt, T eps', 'T p, T m, T v',
-             'T mi = w1 < (T)0.5 ? m + w1 * (d - m) : d - (d - m) * ((T)1 - w1);'     # lerp, exact at both ends
-             ' T vi = v * beta2 + w2 * d * d; m = mi; v = vi;'
-             ' p = p * decay - mi * step_size / (sqrt(vi) / bc2_sqrt + eps);'),
+             'T mi = w1 < (T)0.5 ? fma(w1, d - m, m) : fma(-(d - m), (T)1 - w1, d);'     # lerp: exact at both ends, one rounding
+             ' T vi = fma(w2 * d, d, v * beta2); m = mi; v = vi;'                         # v *= beta2, then addcmul's fused step
+             ' p = p * decay - (step_size * mi) / (sqrt(vi) / bc2_sqrt + eps);'),
 }
 _SUMS = {           # name: (inputs, output, the summand); a ReductionKernel adds it up over the axes asked for
     'sum_exp': ('T x, T m', 'T s', 'exp(x - m)'),
@@ -324,7 +367,7 @@ _SUMS = {           # name: (inputs, output, the summand); a ReductionKernel add
     'sum_g_xhat': ('T g, T x, T m, T r', 'T s', 'g * (x - m) * r'),
     'sum_gw_xhat': ('T g, T w, T x, T m, T r', 'T s', 'g * w * (x - m) * r'),
 }
-_OPTIONS = {'adam': ('--fmad=false',), 'adam_many': ('--fmad=false',)}   # each operation rounded on its own, as numpy
+_OPTIONS = {'adam': ('--fmad=false',), 'adam_many': ('--fmad=false',)}   # no multiply-add but those written (torch's): each other operation rounded on its own
 _gpu_kernels = {}
 
 def _kernel(name):

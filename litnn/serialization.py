@@ -57,8 +57,10 @@ def _refuse_pickle(f, head):
 def load(f, # a path (str or os.PathLike) or a readable, seekable binary file object
          map_location=None, # None, a device or device name, a dict of device names, or a callable(storage, location)
          *, weights_only=None, # False: also rebuild litnn Modules of already imported classes (62_checkpoint_objects); litnn never runs a pickle
+         mmap=None, # accepted as torch's (f must then be a path); litnn reads the file into memory either way
          verify:bool=True): # check every tensor's checksum (litnn checkpoints)
     "Load a litnn checkpoint, a `.safetensors` file or a PyTorch `torch.save` file. Nothing in the file can run code."
+    if mmap and not isinstance(f, (str, os.PathLike)): raise ValueError("f must be a file path in order to use the mmap argument")
     _check_map_location(map_location)
     with _binary(f) as fh:
         start = fh.tell()

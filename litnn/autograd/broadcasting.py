@@ -242,6 +242,21 @@ def _half_number(x, y):
     d = t._data.dtype
     return d if d.itemsize == 2 and d.kind not in 'iu' else None
 
+_LONG = np.finfo(np.longdouble).nmant > 52      # (CuPy has no long double: float64 there is a·b + c)
+def _fma(a, b, c, d):
+    """a·b + c (arrays or numbers) rounded once, as torch's vectorized CPU kernels compute it (a fused multiply-add) for
+    float32, and for half precision in float32 (then rounded to it): the product of two float32 numbers is exact in
+    float64, so the sum is rounded there and then to float32, a second rounding that changes a result about once in 2^29.
+    float64 on numpy is computed in x87's long double where it has a 64-bit mantissa (a product of two float64 numbers
+    rounded once there: rarely off by one unit). Other dtypes: a·b + c as written. `d`: the result's dtype."""
+    if d == np.float64 and _LONG and builtins.all(isinstance(v, (np.ndarray, np.generic, builtins.int, builtins.float)) for v in (a, b, c)):
+        w = lambda v: v.astype(np.longdouble) if hasattr(v, 'dtype') else np.longdouble(v)
+        return (w(a) * w(b) + w(c)).astype(np.float64)
+    if d != np.float32 and not _half(np.empty(0, d)): return a * b + c
+    w = lambda v: v.astype(np.float64) if hasattr(v, 'dtype') else np.float64(np.float32(v))
+    r = (w(a) * w(b) + w(c)).astype(np.float32)
+    return r if d == np.float32 else r.astype(d)
+
 def _promote_arith(x, y):
     """`_promote` for `mul` and `div`, which compute half precision with a Python number in float32 (`_half_number`):
     there the number stays a number, where `_promote` would make it a (rounded) 0-d bfloat16 tensor."""

@@ -10,7 +10,7 @@ from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string
 from ..backend import _by_np
 from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
 from .grad_mode import _Mode
-from .broadcasting import _can_cast, _half
+from .broadcasting import _can_cast, _half, _fma
 from .operators import add, mul
 
 # %% auto #0
@@ -263,6 +263,8 @@ def _grad_for(t, g, i=0):
     if not isinstance(g, Tensor): g = Tensor._make(array_namespace(t._data).asarray(g, dtype=t._data.dtype))   # autograd sits below the factories
     if g._data.shape != t._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of {t.shape!r}.".replace('litnn.Size', 'litnn.Size'))
+    if g._data.dtype != t._data.dtype and g._data.dtype.kind != 'c' and t._data.dtype.kind != 'c':
+        g = g.to(t.dtype)       # as torch's engine casts every gradient to the dtype of what it is for
     return g
 
 # %% ../../nbs/13_backprop_engine.ipynb #9df35ba1
@@ -378,7 +380,8 @@ def _axpy(ufunc, alpha):
     if alpha == 1: return lambda xp, a, b: getattr(xp, ufunc)(a, b, out=a)
     def write(xp, a, b):
         if _half(a) or getattr(b, 'dtype', a.dtype) != a.dtype: raise TypeError   # -> the general path
-        getattr(xp, ufunc)(a, b * alpha, out=a)
+        if a.dtype.kind == 'f': a[...] = _fma(a.dtype.type(alpha if ufunc == 'add' else -alpha), b, a, a.dtype)   # one rounding, as torch
+        else: getattr(xp, ufunc)(a, b * alpha, out=a)
     return write
 
 @patch

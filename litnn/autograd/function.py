@@ -12,6 +12,26 @@ from .grad_mode import _Mode, no_grad
 # %% auto #0
 __all__ = ['FunctionCtx', 'Function', 'NestedIOFunction']
 
+# %% ../../nbs/14_custom_functions.ipynb #c3f1a002
+def _validated(ctx, grads):
+    "The gradients custom backward `ctx` returned for its tensor inputs, checked as torch's engine checks them."
+    if builtins.all(not isinstance(g, Tensor) or (g.shape == s and g.dtype == d) for g, (s, d) in zip(grads, ctx._in_meta)): return grads   # the common case
+    res = []
+    for i, (g, (fn, _), (shape, dt)) in enumerate(zip(grads, ctx.next_functions, ctx._in_meta)):
+        if isinstance(g, Tensor) and fn is not None:        # (no check for an input that needs no gradient: torch skips it too)
+            if g.shape != shape:
+                if len(g.shape) < len(shape) or builtins.any(s != 1 and s != n for s, n in zip(shape[::-1], g.shape[::-1])):
+                    raise RuntimeError(f"Function {ctx.name()} returned an invalid gradient at index {i} - got {list(g.shape)} "
+                                       f"but expected shape compatible with {list(shape)}")
+                g = g.sum_to_size(shape)
+            if g.dtype != dt:
+                if g.is_complex() and not dt.is_complex:
+                    raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, but got false.  "
+                                       "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
+                g = g.to(dt)
+        res.append(g)
+    return tuple(res)
+
 # %% ../../nbs/14_custom_functions.ipynb #b7a0b590
 class FunctionCtx(Node):
     "The ctx (and graph node) of a custom `Function`."
@@ -26,7 +46,7 @@ class FunctionCtx(Node):
         n = len(ctx._arg_is_tensor)
         if len(out) != n and not (len(out) > n and builtins.all(o is None for o in out[n:])):
             raise RuntimeError(f"function {ctx.name()} returned an incorrect number of gradients (expected {n}, got {len(out)})")
-        return tuple(g for g, is_t in zip(out, ctx._arg_is_tensor) if is_t)
+        return _validated(ctx, tuple(g for g, is_t in zip(out, ctx._arg_is_tensor) if is_t))
 
     @property
     def needs_input_grad(self): return self._needs
@@ -80,6 +100,7 @@ class Function(metaclass=_FunctionMeta):
             if ev is not None: prof.end(ev)
         if record:
             ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_t) if t)
+            ctx._in_meta = tuple((a._data.shape, a.dtype) for a, t in zip(args, is_t) if t)   # what `_validated` checks gradients against
             ctx._seq = next(_counter)
             out = _link_outputs(ctx, out, args)
         return out if _Mode.fw is None else _Mode.fw.function(ctx, args, out)   # in a dual level: tangents by `jvp` (14b_forward_mode)

@@ -6,7 +6,7 @@
 __all__ = ['is_grad_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode', 'is_inference_mode_enabled', 'set_multithreading_enabled', 'enforce_grad_layout_policy', 'is_multithreading_enabled', 'is_view_replay_enabled']
 
 # %% ../../nbs/13b_grad_modes.ipynb #5b502a08
-import builtins
+import builtins, functools, inspect, sys, warnings
 
 # %% ../../nbs/13b_grad_modes.ipynb #d9df1292
 class _Mode:
@@ -24,6 +24,26 @@ def is_grad_enabled():
     "True when operations record the graph."
     return _Mode.grad
 
+# %% ../../nbs/13b_grad_modes.ipynb #a7c1e0f2
+def _wrap_generator(ctx_factory, func):
+    "Wrap the generator function `func` so that every resumption of its body runs inside `ctx_factory()`."
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with ctx_factory(): response = gen.send(None)
+            while True:
+                try: request = yield response
+                except GeneratorExit:
+                    with ctx_factory(): gen.close()
+                    raise
+                except BaseException:
+                    with ctx_factory(): response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory(): response = gen.send(request)
+        except StopIteration as e: return e.value
+    return generator_context
+
 # %% ../../nbs/13b_grad_modes.ipynb #6c8f7f56
 class _GradMode:
     "Base of the grad-mode context managers; also usable as decorators."
@@ -31,10 +51,15 @@ class _GradMode:
     def __enter__(self): self.prev = _Mode.grad; _Mode.grad = self.mode
     def __exit__(self, *exc): _Mode.grad = self.prev
     def __call__(self, f):
-        import functools
+        if inspect.isclass(f):
+            warnings.warn("Decorating classes is deprecated and will be disabled in future versions. You should only "
+                "decorate functions or methods. To preserve the current behavior of class decoration, you can directly "
+                "decorate the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            f = (lambda cls: lambda *args, **kwargs: cls(*args, **kwargs))(f)
+        if inspect.isgeneratorfunction(f): return _wrap_generator(self.clone, f)
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
-            with self.__class__(*self._args): return f(*args, **kwargs)
+            with self.clone(): return f(*args, **kwargs)
         return wrapper
     _args = ()
     def clone(self): return self.__class__(*self._args)
@@ -66,6 +91,9 @@ class set_grad_enabled(_GradMode):
 # %% ../../nbs/13b_grad_modes.ipynb #1a1cb670
 class inference_mode(_GradMode):
     "`no_grad` for inference; `is_inference_mode_enabled()` tells it apart from a plain `no_grad`."
+    def __new__(cls, mode=True):
+        if callable(mode): return cls()(mode)     # bare @inference_mode
+        return super().__new__(cls)
     def __init__(self, mode=True): self.mode, self._args, self.inference = not mode, (mode,), builtins.bool(mode)
     def __enter__(self):
         super().__enter__(); self.prev_inf, _Mode.inference = _Mode.inference, self.inference

@@ -10,7 +10,7 @@ from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter
 from .grad_mode import _Mode
-from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith
+from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
@@ -30,8 +30,8 @@ class AddBackward0(Op):
         a, b = _operands(x, y)     # (a number next to half precision is rounded to it, as torch's add: unlike `mul`)
         if alpha == 1: return cls.op(a, b)
         t = a if hasattr(a, 'dtype') else b        # the array operand: its dtype is the result's
-        if _half(t):     # as torch: alpha rounded to the half dtype, the rest in float32, rounded once
-            return cls.op(_opmath(a), np.float32(np.asarray(alpha).astype(t.dtype)) * _opmath(b)).astype(t.dtype)
+        if t.dtype.kind == 'f' or _half(t):      # as torch: one fused multiply-add (alpha rounded to a half dtype first)
+            return _fma(cls.sign * (np.float32(np.asarray(alpha).astype(t.dtype)) if _half(t) else t.dtype.type(alpha)), b, a, t.dtype)
         return cls.op(a, alpha * b)
     @classmethod
     def backward(cls, ctx, g):

@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['matmul', 'flash_sdp_enabled', 'enable_flash_sdp', 'mem_efficient_sdp_enabled', 'enable_mem_efficient_sdp',
-           'math_sdp_enabled', 'enable_math_sdp', 'cudnn_sdp_enabled', 'enable_cudnn_sdp', 'is_built']
+           'math_sdp_enabled', 'enable_math_sdp', 'cudnn_sdp_enabled', 'enable_cudnn_sdp', 'is_built', 'sdp_kernel']
 
 # %% ../../nbs/reference/backends/cuda.ipynb #721d0122
-import importlib.util
+import contextlib, importlib.util, warnings
 from .._flags import _precision
 
 # %% ../../nbs/reference/backends/cuda.ipynb #72a8d486
@@ -36,3 +36,19 @@ def enable_cudnn_sdp(enabled: bool): _sdp['cudnn'] = bool(enabled)
 def is_built():
     "True when litnn can compute on NVIDIA GPUs: CuPy is installed."
     return importlib.util.find_spec('cupy') is not None
+
+# %% ../../nbs/reference/backends/cuda.ipynb #0cfa79ce
+def _sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+    "What `sdpa_kernel` does with the list of enabled kernels: exactly those on (the fifth, overrideable, off), all back after."
+    previous = dict(_sdp)    # written on the switches here, not through nn.attention, which imports this module
+    _sdp.update(flash=bool(enable_flash), mem_efficient=bool(enable_mem_efficient), math=bool(enable_math), cudnn=bool(enable_cudnn), overrideable=False)
+    try: yield {}
+    finally: _sdp.clear(); _sdp.update(previous)
+
+@contextlib.contextmanager
+def sdp_kernel(enable_flash: bool = True, enable_math: bool = True, enable_mem_efficient: bool = True, enable_cudnn: bool = True):
+    "Deprecated: within the block only the enabled attention kernels may run; use `torch.nn.attention.sdpa_kernel`."
+    warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be removed. "
+                  "Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with updated signature.",
+                  FutureWarning, stacklevel=2)
+    return _sdp_kernel(enable_flash, enable_math, enable_mem_efficient, enable_cudnn)   # the generator `with` runs

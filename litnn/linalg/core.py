@@ -16,6 +16,7 @@ from .._pointwise import _const, where
 from .._views import cat
 from .._views import tril
 from .._reductions import return_types, _return_type
+from ..return_types import _new_return_type
 
 # %% auto #0
 __all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesky_ex', 'common_notes', 'LinAlgError', 'LinalgInvExBackward0', 'inv', 'LinalgSlogdetBackward0', 'slogdet', 'LinalgSolveExBackward0', 'solve', 'LinalgCholeskyExBackward0', 'cholesky', 'solve_triangular', 'inv_ex', 'solve_ex', 'cholesky_ex', 'LinalgMatrixExpBackward0', 'matrix_exp', 'vander']
@@ -64,11 +65,7 @@ def _check_matrix(fn, A, square=True, floats=True, kernel=None):
 
 def _named(name, fields):
     "A named tuple type, `litnn.return_types.<name>` as in torch (where pickle finds it too)."
-    T = namedtuple(name, fields)
-    T.__module__, T.__qualname__ = _return_type.__module__, f"return_types.{name}"
-    T.__repr__ = lambda self: f"litnn.return_types.{name}(\n" + ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self)) + ")"
-    setattr(return_types, name, T)
-    return T
+    return _new_return_type(name, fields)
 
 def _eye_like(t): return eye(t.shape[-1], dtype=t.dtype, device=t.device)
 

@@ -9,7 +9,8 @@ __all__ = ['Adagrad']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _alpha
+from ..autograd.broadcasting import _fma
 
 # %% ../../nbs/reference/optim/adagrad.ipynb #4ec699c2
 class Adagrad(Optimizer):
@@ -48,10 +49,10 @@ def step(self:Adagrad, closure=None):
             state = self.state[p]
             if not state: self._init_state(p, group)   # a group added after construction
             state['step']._data += 1
-            if wd != 0: d = d + wd * a
+            if wd != 0: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)        # grad.add(param, alpha=wd), as torch: fused
             clr = lr / (1 + (float(state['step']._data) - 1) * lr_decay)
             s = state['sum']._data
-            s += d * d
+            _addcmul_(s, 1, d, d)             # state_sum.addcmul_(grad, grad, value=1): one rounding, as torch
             std = array_namespace(a).sqrt(s); std += eps
             a += (-clr * d) / std
             _bump(p)

@@ -9,7 +9,8 @@ __all__ = ['NAdam']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _alpha
+from ..autograd.broadcasting import _fma
 
 # %% ../../nbs/reference/optim/nadam.ipynb #ea8bf3f5
 class NAdam(Optimizer):
@@ -45,13 +46,13 @@ def step(self:NAdam, closure=None):
             t = float(state['step']._data)
             if wd != 0:
                 if group['decoupled_weight_decay']: a *= 1 - lr * wd; _bump(p)
-                else: d = d + wd * a
+                else: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)   # grad.add(param, alpha=wd): fused, as torch
             mu, mu_next = beta1 * (1. - 0.5 * 0.96 ** (t * psi)), beta1 * (1. - 0.5 * 0.96 ** ((t + 1) * psi))
             mp = state['mu_product']._data
             mp *= mu
             xp, m, v = array_namespace(a), state['exp_avg']._data, state['exp_avg_sq']._data
             _lerp_(xp, m, d, 1 - beta1)
-            v *= beta2; v += (1 - beta2) * d * d
+            v *= beta2; _addcmul_(v, 1 - beta2, d, d)
             denom = xp.sqrt(v / (1 - beta2 ** t)); denom += eps
             a += (-lr * (1. - mu) / (1. - float(mp)) * d) / denom
             a += ((-lr * mu_next) / (1. - float(mp) * mu_next) * m) / denom

@@ -6,7 +6,7 @@
 __all__ = ['required', 'Optimizer', 'register_optimizer_step_pre_hook', 'register_optimizer_step_post_hook']
 
 # %% ../../nbs/50_optimizers.ipynb #3037eab8
-import warnings
+import warnings, numpy as np
 from collections import defaultdict, OrderedDict
 from collections.abc import Iterable
 from copy import deepcopy
@@ -17,6 +17,9 @@ from .._creation import tensor
 from ..autograd.grad_mode import enable_grad
 from ..autograd.profiler import record_function
 from ..utils.hooks import RemovableHandle
+from ..autograd.broadcasting import _fma, _opmath
+from .._pointwise import _lerp
+from .. import fused
 
 # %% ../../nbs/50_optimizers.ipynb #037b1d4f
 class _RequiredParameter:
@@ -243,9 +246,20 @@ def _bump(p):
     _version_counter(p)[0] += 1
 
 def _lerp_(xp, a, end, weight):
-    "`a.lerp_(end, weight)` in PyTorch's two-sided form (exact at both ends)."
-    if abs(weight) < 0.5: a += weight * (end - a)
-    else: xp.subtract(end, (end - a) * (1 - weight), out=a)
+    "`a.lerp_(end, weight)` as torch computes it: two-sided (exact at both ends), one fused multiply-add (`_lerp`)."
+    a[...] = _lerp(xp, _opmath(a), _opmath(end), weight)
+
+def _alpha(x, dtype):
+    "Number `x` as torch's kernels read a scalar for arrays of `dtype`: rounded to it (to float32 through a half dtype)."
+    return np.float32(np.asarray(x).astype(dtype)) if dtype.itemsize == 2 else dtype.type(x)
+
+def _axpy_(a, alpha, b):
+    "`a.add_(b, alpha=alpha)` as torch computes it: a + alpha·b in one fused multiply-add (`_fma`), into `a`."
+    if not fused.fma_into(a, alpha, b): a[...] = _fma(_alpha(alpha, a.dtype), b, a, a.dtype)
+
+def _addcmul_(a, value, b, c):
+    "`a.addcmul_(b, c, value=value)` as torch computes it: (value·b) rounded, then a fused multiply-add with c."
+    a[...] = _fma(_opmath(b) * _alpha(value, a.dtype), _opmath(c), _opmath(a), a.dtype)
 
 def _each_grad(group):
     "(parameter, its array, its gradient's array, negated if the group maximizes) for each parameter with a gradient."

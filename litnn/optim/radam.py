@@ -9,7 +9,8 @@ __all__ = ['RAdam']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _alpha
+from ..autograd.broadcasting import _fma
 
 # %% ../../nbs/reference/optim/radam.ipynb #d9251479
 class RAdam(Optimizer):
@@ -41,10 +42,10 @@ def step(self:RAdam, closure=None):
             t = float(state['step']._data)
             if wd != 0:
                 if group['decoupled_weight_decay']: a *= 1 - lr * wd; _bump(p)
-                else: d = d + wd * a
+                else: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)   # grad.add(param, alpha=wd): fused, as torch
             xp, m, v = array_namespace(a), state['exp_avg']._data, state['exp_avg_sq']._data
             _lerp_(xp, m, d, 1 - beta1)
-            v *= beta2; v += (1 - beta2) * d * d
+            v *= beta2; _addcmul_(v, 1 - beta2, d, d)
             bc1, bc2 = 1 - beta1 ** t, 1 - beta2 ** t
             rho_inf = 2 / (1 - beta2) - 1
             rho_t = rho_inf - 2 * t * (beta2 ** t) / bc2

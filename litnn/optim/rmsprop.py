@@ -9,7 +9,8 @@ __all__ = ['RMSprop']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _addcmul_, _alpha
+from ..autograd.broadcasting import _fma
 
 # %% ../../nbs/reference/optim/rmsprop.ipynb #77caa2c8
 class RMSprop(Optimizer):
@@ -44,19 +45,19 @@ def step(self:RMSprop, closure=None):
                                         *(['grad_avg'] if group['centered'] else [])))
             if group['maximize']: d = -d
             state['step']._data += 1
-            if wd != 0: d = d + wd * a
+            if wd != 0: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)        # grad.add(param, alpha=wd), as torch: fused
             v = state['square_avg']._data
-            v *= alpha; v += (1 - alpha) * d * d
+            v *= alpha; _addcmul_(v, 1 - alpha, d, d)
             if group['centered']:
                 ga = state['grad_avg']._data
                 _lerp_(xp, ga, d, 1 - alpha)
-                avg = xp.subtract(v, ga * ga, out=xp.empty_like(v)); xp.sqrt(avg, out=avg)   # arrays, for 0-d too
+                avg = xp.asarray(_fma(-ga, ga, v, v.dtype)); xp.sqrt(avg, out=avg)   # square_avg.addcmul(ga, ga, value=-1).sqrt_()
             else: avg = xp.sqrt(v, out=xp.empty_like(v))
             avg += eps
             if mom > 0:
                 buf = state['momentum_buffer']._data
                 buf *= mom; buf += d / avg
-                a -= lr * buf
+                _axpy_(a, -lr, buf)
             else:
                 xp.divide(d * lr, avg, out=avg)
                 a -= avg

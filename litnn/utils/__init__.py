@@ -1,3 +1,4 @@
 """litnn.utils: helpers, as torch.utils."""
 from . import data   # 31_dataset to 31e_chain_stack_datasets: Dataset, samplers, default_collate, DataLoader
 from . import _pytree   # reference/utils/pytree: tree_flatten, tree_map... (torch.utils imports it too)
+from ._swap_tensors import swap_tensors   # reference/torch/future: torch.utils.swap_tensors (torch defines it in utils/__init__.py)

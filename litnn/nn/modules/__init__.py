@@ -45,5 +45,6 @@ from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .transformer import TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer
 from . import lazy                    # LazyModuleMixin; the Lazy* layers are in their layers' files
+from . import utils                   # reference/nn/modules/utils: _pair, consume_prefix_in_state_dict_if_present
 
 __all__ = [n for n in dir() if n[:1].isupper()]

@@ -14,11 +14,18 @@ from ..._conversions import _to_args
 from .module import Module
 from ..parameter import Parameter
 from . import traversal   # children(), used below
+from ... import __future__ as _future   # the overwrite and swap switches (reference/torch/future)
 
 # %% ../../../nbs/24_apply_to.ipynb #05cacbb8
 def _set_data_ok(t, applied):
     "Whether `t.data = applied` keeps `t` (torch's `_has_compatible_shallow_copy_type`: meta is not dense)."
     return t.is_meta == applied.is_meta
+
+def _swap(module, name, t, new):
+    "`torch.utils.swap_tensors(t, new)`, a failure reported as torch's `_apply(): Couldn't swap Linear.weight`."
+    from litnn.utils import swap_tensors    # (imported here: litnn.utils comes after nn)
+    try: swap_tensors(t, new)
+    except Exception as e: raise RuntimeError(f"_apply(): Couldn't swap {module._get_name()}.{name}") from e
 
 @patch
 def _apply(self:Module, fn, # tensor -> tensor: the conversion
@@ -26,16 +33,25 @@ def _apply(self:Module, fn, # tensor -> tensor: the conversion
     "Convert every parameter in place (and its grad) and replace every buffer by `fn(buffer)`; returns self."
     if recurse:
         for module in self.children(): module._apply(fn)
+    overwrite, swap = _future.get_overwrite_module_params_on_conversion(), _future.get_swap_module_params_on_conversion()
     for key, param in self._parameters.items():
         if param is None: continue
         grad = param.grad
         with no_grad(): applied = fn(param)
-        if _set_data_ok(param, applied): param.data = applied   # same Parameter object: optimizers keep theirs
-        else: param = self._parameters[key] = Parameter(applied, param.requires_grad)   # onto/off meta, as torch
+        out = param
+        if swap:            # torch.__future__: the same object, its whole contents replaced
+            param.grad = None
+            try: _swap(self, key, param, Parameter(applied, requires_grad=param.requires_grad))
+            except RuntimeError: param.grad = grad; raise
+        elif _set_data_ok(param, applied) and not overwrite: param.data = applied   # same Parameter object: optimizers keep theirs
+        else: out = self._parameters[key] = Parameter(applied, param.requires_grad)   # onto/off meta, as torch; or overwrite
         if grad is None: continue
         with no_grad(): grad_applied = fn(grad)
-        if _set_data_ok(grad, grad_applied): param.grad.data = grad_applied
-        else: param.grad = grad_applied.requires_grad_(grad.requires_grad)
+        if swap:
+            _swap(self, key + '.grad', grad, grad_applied.requires_grad_(grad.requires_grad))
+            out.grad = grad
+        elif _set_data_ok(grad, grad_applied) and not overwrite: grad.data = grad_applied
+        else: out.grad = grad_applied.requires_grad_(grad.requires_grad)
     for key, buf in self._buffers.items():
         if buf is not None: self._buffers[key] = fn(buf)
     return self
@@ -52,7 +68,8 @@ def apply(self:Module, fn): # called as fn(module) for every submodule, then for
 @patch
 def to(self:Module, *args, **kwargs):
     "Move and/or cast the parameters and buffers: `to(device, dtype)`, `to(dtype)`, `to(tensor)`; returns self."
-    dtype, device, _ = _to_args(args, dict(kwargs))
+    dtype, device, copy = _to_args(args, kwargs)
+    if copy is not None: raise RuntimeError(".to() does not accept copy argument")   # the module is converted in place
     if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
     if dtype is not None and dtype.is_complex:
@@ -81,6 +98,22 @@ def cuda(self:Module, device=None): # a GPU index or device; the current GPU if 
 def type(self:Module, dst_type): # a dtype or a legacy type name such as 'litnn.DoubleTensor'
     "Cast every parameter and buffer, integer ones included, to `dst_type`; returns self."
     return self._apply(lambda t: t.type(dst_type))
+
+# %% ../../../nbs/24_apply_to.ipynb #d61f0b01
+@patch
+def ipu(self:Module, device=None): # an IPU index or device
+    "Move every parameter and buffer to an IPU (litnn has none: `Tensor.ipu` raises); returns self."
+    return self._apply(lambda t: t.ipu(device))
+
+@patch
+def xpu(self:Module, device=None): # an XPU index or device
+    "Move every parameter and buffer to an XPU (litnn has none: `Tensor.xpu` raises); returns self."
+    return self._apply(lambda t: t.xpu(device))
+
+@patch
+def mtia(self:Module, device=None): # an MTIA index or device
+    "Move every parameter and buffer to an MTIA device (litnn has none: `Tensor.mtia` raises); returns self."
+    return self._apply(lambda t: t.mtia(device))
 
 # %% ../../../nbs/24_apply_to.ipynb #22a5a56a
 @patch

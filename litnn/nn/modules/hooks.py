@@ -10,8 +10,8 @@ import warnings
 from ...backend import patch
 from ..._tensor import Tensor
 from ...utils.hooks import RemovableHandle
-from .module import (Module, _global_backward_pre_hooks, _global_backward_hooks, _global_forward_pre_hooks,
-                                     _global_forward_hooks, _global_forward_hooks_always_called, _global_forward_hooks_with_kwargs)
+from .module import Module
+from . import module as _module   # its global hook dictionaries, read at each call
 from .backward_hooks import BackwardHook, _register_legacy_backward_hooks
 
 # %% ../../../nbs/25_hooks.ipynb #70563cf5
@@ -50,7 +50,7 @@ class _Call:
 # %% ../../../nbs/25_hooks.ipynb #60649503
 def _run_forward_pre_hooks(self, call):
     "Steps 1: global then local forward pre-hooks; each may replace the arguments."
-    for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
+    for hook_id, hook in (*_module._global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
         if hook_id in self._forward_pre_hooks_with_kwargs:
             res = hook(self, call.args, call.kwargs)
             if res is None: continue
@@ -64,10 +64,10 @@ def _run_forward_pre_hooks(self, call):
 # %% ../../../nbs/25_hooks.ipynb #16d5b039
 def _run_forward_hooks(self, call):
     "Step 4: global then local forward hooks; each may replace the output."
-    for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-        if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
+    for hook_id, hook in (*_module._global_forward_hooks.items(), *self._forward_hooks.items()):
+        if hook_id in self._forward_hooks_always_called or hook_id in _module._global_forward_hooks_always_called:
             call.called.add(hook_id)
-        if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+        if hook_id in self._forward_hooks_with_kwargs or hook_id in _module._global_forward_hooks_with_kwargs:
             res = hook(self, call.args, call.kwargs, call.result)
         else: res = hook(self, call.args, call.result)
         if res is not None: call.result = res
@@ -76,7 +76,7 @@ def _run_forward_hooks(self, call):
 def _run_always_called_hooks(self, call):
     "Step 6: the `always_call` forward hooks not run yet; their own errors become warnings."
     # as PyTorch: global hooks are called here without kwargs even if registered with_kwargs
-    for hooks, always, kw, who in ((_global_forward_hooks, _global_forward_hooks_always_called, {}, "global module"),
+    for hooks, always, kw, who in ((_module._global_forward_hooks, _module._global_forward_hooks_always_called, {}, "global module"),
                                    (self._forward_hooks, self._forward_hooks_always_called,
                                     self._forward_hooks_with_kwargs, "module")):
         for hook_id, hook in hooks.items():
@@ -92,8 +92,9 @@ def _run_always_called_hooks(self, call):
 @patch
 def _call_impl(self:Module, *args, **kwargs):
     "Run `forward` between the module's hooks and the global ones, in PyTorch's order."
+    g = _module   # the global dictionaries, read now: code may have rebound them
     if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks or self._forward_pre_hooks
-            or _global_backward_pre_hooks or _global_backward_hooks or _global_forward_hooks or _global_forward_pre_hooks):
+            or g._global_backward_pre_hooks or g._global_backward_hooks or g._global_forward_hooks or g._global_forward_pre_hooks):
         return self.forward(*args, **kwargs)      # no hook anywhere: the common case
     call = _Call(args, kwargs)
     try: return _hooked_call(self, call)
@@ -104,13 +105,13 @@ def _call_impl(self:Module, *args, **kwargs):
 # %% ../../../nbs/25_hooks.ipynb #c6a22086
 def _hooked_call(self, call):
     "Steps 1 to 5 of a call with hooks."
-    pre = self._get_backward_pre_hooks() if self._backward_pre_hooks or _global_backward_pre_hooks else []
-    full, legacy = self._get_backward_hooks() if self._backward_hooks or _global_backward_hooks else ([], [])
-    if _global_forward_pre_hooks or self._forward_pre_hooks: _run_forward_pre_hooks(self, call)
+    pre = self._get_backward_pre_hooks() if self._backward_pre_hooks or _module._global_backward_pre_hooks else []
+    full, legacy = self._get_backward_hooks() if self._backward_hooks or _module._global_backward_hooks else ([], [])
+    if _module._global_forward_pre_hooks or self._forward_pre_hooks: _run_forward_pre_hooks(self, call)
     bw_hook = BackwardHook(self, full, pre) if full or pre else None
     if bw_hook: call.args = bw_hook.setup_input_hook(call.args)
     call.result = self.forward(*call.args, **call.kwargs)
-    if _global_forward_hooks or self._forward_hooks: _run_forward_hooks(self, call)
+    if _module._global_forward_hooks or self._forward_hooks: _run_forward_hooks(self, call)
     if bw_hook:
         if not isinstance(call.result, (Tensor, tuple)):
             warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of Tensors"

@@ -10,6 +10,7 @@ import copy, functools, itertools, warnings, weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from contextvars import ContextVar
+from typing import Any, Dict, TypeVar
 from ...backend import patch
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -18,6 +19,7 @@ from ..parameter import Parameter
 from .module import Module
 from ...utils.hooks import RemovableHandle
 from .backward_hooks import _WrappedHook
+from ... import __future__ as _future
 
 # %% ../../../nbs/26_state_dict.ipynb #3dfc33b6
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
@@ -102,6 +104,9 @@ def _register_state_dict_hook(self:Module, hook): # hook(module, state_dict, pre
     self._state_dict_hooks[handle.id] = hook
     return handle
 
+# %% ../../../nbs/26_state_dict.ipynb #e17a5c01
+Module.T_destination = TypeVar("T_destination", bound=Dict[str, Any])
+
 # %% ../../../nbs/26_state_dict.ipynb #056b3af3
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     "The keys `load_state_dict` found missing from the state dict, and the ones it did not expect."
@@ -147,8 +152,9 @@ def _queue(change, *args):
 # %% ../../../nbs/26_state_dict.ipynb #c9d338e4
 def _restore(tensor, old): tensor._data[...] = old
 
-def _load_tensor(module, name, param, value, assign, log=None):
-    "Copy `value` into `param` (in place, cast to its dtype), or with `assign` register `value` in its place."
+def _load_tensor(module, name, param, value, assign, swap=False, log=None):
+    "Copy `value` into `param` (in place, cast to its dtype), or with `assign` register `value` in its place; or `swap` it in."
+    if swap: return _swap_in(param, value, assign, log)
     slots = module._parameters if name in module._parameters else module._buffers
     if assign:
         if log is not None: log.append(functools.partial(slots.__setitem__, name, param))
@@ -156,6 +162,24 @@ def _load_tensor(module, name, param, value, assign, log=None):
     else:
         if log is not None: log.append(functools.partial(_restore, param, param._data.copy()))
         with no_grad(): param.copy_(value)
+
+def _swap_in(param, value, assign, log=None):
+    "With `torch.__future__`'s swap switch on: `param` keeps its identity and takes the contents of `param.module_load(value)`."
+    from litnn.utils import swap_tensors    # (imported here: litnn.utils comes after nn)
+    old = None if assign else param._data.copy()    # module_load copies into param's memory: the undo puts this back
+    with no_grad(): new = param.module_load(value, assign=assign)
+    if new is value or new is param:
+        raise RuntimeError("module_load returned one of self or other, please .detach() the result if returning one of the inputs in module_load")
+    if isinstance(param, Parameter):
+        new = new.requires_grad_(param.requires_grad) if isinstance(new, Parameter) else Parameter(new, requires_grad=param.requires_grad)
+    swap_tensors(param, new)
+    if log is not None: log.append(functools.partial(_swap_back, param, new, old))
+
+def _swap_back(param, new, old):
+    "Undo `_swap_in`: the contents swapped back, and the values `module_load` overwrote put back."
+    from litnn.utils import swap_tensors
+    swap_tensors(param, new)
+    if old is not None: _restore(param, old)
 
 def _load_extra_state(module, state, log=None):
     "Hand `state` to `module.set_extra_state`, logging how to give the old state back."
@@ -191,6 +215,7 @@ def _load_from_state_dict(self:Module, state_dict, prefix, local_metadata, stric
     persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
     local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items()) if v is not None}
     assign = local_metadata.get("assign_to_params_buffers", False)
+    swap = _future.get_swap_module_params_on_conversion()    # reference/torch/future: swap each entry in
     for name, param in local_state.items():
         key = prefix + name
         if key not in state_dict:
@@ -211,13 +236,13 @@ def _load_from_state_dict(self:Module, state_dict, prefix, local_metadata, stric
                           "model, which is a no-op. (Did you mean to pass `assign=True` to assign items in the state dictionary "
                           "to their corresponding key in the module instead of copying them in place?)")
         try:
-            if assign: value = _as_assigned(param, value)
-            else: _check_copyable(param, value)
+            if not assign: _check_copyable(param, value)
+            elif not swap: value = _as_assigned(param, value)
         except Exception as ex:
             error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} '
                               f'and whose dimensions in the checkpoint are {value.size()}, an exception occurred : {ex.args}.')
             continue
-        _queue(_load_tensor, self, name, param, value, assign)
+        _queue(_load_tensor, self, name, param, value, assign, swap)
     _load_extra_state_entry(self, state_dict, prefix, strict, missing_keys, unexpected_keys)
     if strict: unexpected_keys.extend(_unexpected(self, state_dict, prefix, local_state))
 

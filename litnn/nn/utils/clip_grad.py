@@ -7,6 +7,7 @@ __all__ = ['get_total_norm', 'clip_grads_with_norm_', 'clip_grad_norm_', 'clip_g
 
 # %% ../../../nbs/52_clip_grad.ipynb #f2831727
 import math, types, warnings
+import numpy as np
 from ...backend import array_namespace
 from ..._tensor import Tensor
 from ..._creation import tensor
@@ -40,7 +41,7 @@ def clip_grads_with_norm_(parameters, max_norm:float, total_norm:Tensor, foreach
     "Scale the gradients of `parameters` by `max_norm / (total_norm + 1e-6)`, capped at 1."
     grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
     if len(grads) == 0: return
-    with no_grad():
+    with no_grad(), np.errstate(invalid='ignore'):   # inf * 0 = nan, silently as in torch (whatever the user's warning filters)
         coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads: g.mul_(coef.to(g.device))
 

@@ -13,7 +13,7 @@ from ..._creation import eye, randn, zeros_like
 from ..._tensor import finfo
 from ...autograd.grad_mode import no_grad
 from ..._pointwise import allclose, where
-from ..._products import mv, dot
+from ..._products import mv, vdot
 from ..._views import cat
 from ...linalg import vector_norm
 from ...linalg.core import matrix_exp, solve
@@ -93,7 +93,7 @@ def _power_method(self:_SpectralNorm, weight_mat, n_power_iterations:int):
     with no_grad():
         for _ in range(n_power_iterations):
             _normalize_into(self._u, mv(weight_mat, self._v), self.eps)
-            _normalize_into(self._v, mv(weight_mat.mT, self._u), self.eps)   # litnn's tensors are real: .H is .mT
+            _normalize_into(self._v, mv(weight_mat.mH, self._u), self.eps)   # .mH: the conjugate transpose, for complex weights
 
 @patch
 def forward(self:_SpectralNorm, weight):
@@ -101,7 +101,7 @@ def forward(self:_SpectralNorm, weight):
     weight_mat = self._reshape_weight_to_matrix(weight)
     if self.training: self._power_method(weight_mat, self.n_power_iterations)
     u, v = self._u.clone(), self._v.clone()   # autograd must not see the in-place updates of the next call
-    return weight / dot(u, mv(weight_mat, v))
+    return weight / vdot(u, mv(weight_mat, v))
 
 @patch
 def right_inverse(self:_SpectralNorm, value): return value
@@ -142,7 +142,7 @@ def _is_orthogonal(Q, eps=None):
     n, k = Q.size(-2), Q.size(-1)
     Id = eye(k, dtype=Q.dtype, device=Q.device)
     eps = 10.0 * n * finfo(Q.dtype).eps
-    return allclose(Q.mT @ Q, Id, atol=eps)
+    return allclose(Q.mH @ Q, Id, atol=eps)
 
 def _make_orthogonal(A):
     "The Q of the QR decomposition of `A`, its columns' signs chosen so that R's diagonal is positive."
@@ -182,7 +182,7 @@ def _skew_map(self:_Orthogonal, X, n, k):
     "matrix_exp or Cayley of the skew-symmetric matrix made of X's lower triangle (padded to n x n)."
     X = X.tril()
     if n != k: X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
-    A = X - X.mT
+    A = X - X.mH   # skew-symmetric, or skew-Hermitian for complex X: its exponential is unitary
     if self.orthogonal_map == _OrthMaps.matrix_exp: Q = matrix_exp(A)
     else:
         Id = eye(n, dtype=A.dtype, device=A.device)

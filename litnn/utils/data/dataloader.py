@@ -68,7 +68,7 @@ class DataLoader:
         if batch_size is not None and batch_sampler is None: batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset, self.batch_size, self.drop_last, self.sampler, self.batch_sampler = dataset, batch_size, drop_last, sampler, batch_sampler
         self.num_workers, self.pin_memory, self.timeout, self.worker_init_fn, self.generator = num_workers, pin_memory, timeout, worker_init_fn, generator
-        self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
+        self.prefetch_factor, self.persistent_workers, self.pin_memory_device, self.in_order = prefetch_factor, persistent_workers, pin_memory_device, in_order
         self.collate_fn = collate_fn or (default_collate if self._auto_collation else default_convert)
         self._initialized = True
 
@@ -82,6 +82,47 @@ class DataLoader:
             raise ValueError(f"{attr} attribute should not be set after {type(self).__name__} is initialized")
         super().__setattr__(attr, val)
 
+# %% ../../../nbs/54_dataloader.ipynb #ed236eb1
+def _warn_pin_memory(loader):
+    "torch's warnings about `pin_memory`: the device argument is deprecated, and without an accelerator nothing is pinned."
+    from litnn import accelerator
+    if loader.pin_memory and loader.pin_memory_device:
+        warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as the device,"
+                      f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=3)
+    if loader.pin_memory and not accelerator.is_available():
+        warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                      "then device pinned memory won't be used.", stacklevel=3)
+
+# %% ../../../nbs/54_dataloader.ipynb #cb211db9
+class _BaseDataLoaderIter:
+    "One pass over a DataLoader's batches (as torch's): `next` fetches and collates the next one."
+    def __init__(self, loader):
+        self._dataset, self._index_sampler, self._num_workers = loader.dataset, loader._index_sampler, loader.num_workers
+        self._auto_collation, self._drop_last, self._collate_fn = loader._auto_collation, loader.drop_last, loader.collate_fn
+        self._timeout, self._persistent_workers = loader.timeout, loader.persistent_workers
+        _warn_pin_memory(loader)
+        self._pin_memory = False   # Tensor.pin_memory is a no-op in litnn
+        self._sampler_iter = None if loader._iterable else iter(self._index_sampler)   # a stream has no indices
+        self._base_seed = empty((), dtype=int64).random_(generator=loader.generator).item()
+        self._num_yielded = 0
+
+    def __iter__(self): return self
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        return data
+    def __len__(self):
+        if self._sampler_iter is None: raise TypeError("object of type '_InfiniteConstantSampler' has no len()")   # torch's stream sampler
+        return len(self._index_sampler)
+    def __getstate__(self): raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    "The batches, loaded in this process."
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._fetch, self._stream = loader._fetch, _iter_stream(loader) if loader._iterable else None
+    def _next_data(self): return next(self._stream) if self._sampler_iter is None else self._fetch(next(self._sampler_iter))
+
 # %% ../../../nbs/54_dataloader.ipynb #5d8ed5d0
 @patch
 def __len__(self:DataLoader):
@@ -91,10 +132,8 @@ def __len__(self:DataLoader):
 
 @patch
 def __iter__(self:DataLoader):
-    """A pass over the data. Like torch's iterator, it first draws a 64-bit seed from the loader's generator (torch seeds
-    its workers with it), so that a seeded program's later draws (a shuffle, dropout) are torch's numbers too."""
-    self._base_seed = empty((), dtype=int64).random_(generator=self.generator).item()
-    return _iter_stream(self) if self._iterable else (self._fetch(index) for index in self._index_sampler)
+    "A pass over the data: a `_SingleProcessDataLoaderIter` (below), as torch's loader gives without workers."
+    return _SingleProcessDataLoaderIter(self)
 
 @patch
 def _fetch(self:DataLoader, index):

@@ -1,0 +1,246 @@
+"""What third-party programs written for torch (gpt-fast, mamba ports, d2l, rasbt's notebooks) met in litnn, side by side
+with PyTorch 2.13: `jit.ScriptModule`, `backends.cuda.sdp_kernel`, `load(mmap=)`, the DataLoader's iterator and its
+`pin_memory` warning, the warning of `float()` on a tensor that requires grad, `_inductor.config`/`_functorch.config`,
+`return_types`' class path, a bad `view`'s exception chain, and warnings shown twice after numba compiled Adam's step."""
+import os, pickle, subprocess, sys, textwrap, warnings
+import pytest
+
+torch = pytest.importorskip('torch')
+import litnn
+
+def both(): return (torch, litnn)
+
+def run(code, lib):
+    "stdout+stderr of `code` run in a fresh process, with `torch` meaning `lib`."
+    pre = 'import litnn as torch\n' if lib == 'litnn' else 'import torch\n'
+    r = subprocess.run([sys.executable, '-c', pre + textwrap.dedent(code)], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, 'PYTHONWARNINGS': ''})
+    assert r.returncode == 0, r.stderr
+    return r.stdout + r.stderr
+
+# 1. torch.jit.ScriptModule / script_method
+
+def _scripted(lib):
+    class M(lib.jit.ScriptModule):
+        def __init__(self):
+            super().__init__()
+            self.k = 3
+            self.lin = lib.nn.Linear(2, 2)
+        @lib.jit.script_method
+        def f(self, x, i: int):
+            return x * self.k + i
+        def forward(self, x):
+            return self.f(x, 1)
+    return M()
+
+def test_script_module_is_a_module_and_runs():
+    outs = []
+    for lib in both():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            m = _scripted(lib)
+            lib.jit.script(m)
+        outs.append(([(x.category, str(x.message), os.path.basename(x.filename)) for x in w], m(lib.ones(2)).tolist(), isinstance(m, lib.nn.Module), isinstance(m, lib.jit.ScriptModule),
+                     list(m.state_dict()), m.training, [c.__name__ for c in lib.jit.ScriptModule.__mro__]))
+    assert outs[0] == outs[1]
+
+# 2. torch.backends.cuda.sdp_kernel
+
+def _sdp_state(lib):
+    c = lib.backends.cuda
+    return (c.flash_sdp_enabled(), c.mem_efficient_sdp_enabled(), c.math_sdp_enabled(), c.cudnn_sdp_enabled())
+
+@pytest.mark.parametrize('kw', [dict(enable_flash=False, enable_mem_efficient=False), dict(enable_math=False), {},
+                                dict(enable_flash=False, enable_math=False, enable_mem_efficient=False, enable_cudnn=False)])
+def test_sdp_kernel_warns_and_sets_the_switches(kw):
+    outs = []
+    for lib in both():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            cm = lib.backends.cuda.sdp_kernel(**kw)
+            warned = [(x.category, str(x.message), os.path.basename(x.filename)) for x in w]
+            with cm as context: inside = _sdp_state(lib)
+        outs.append((warned, inside, context, _sdp_state(lib)))
+    assert outs[0] == outs[1]
+
+def test_sdp_kernel_math_only_still_computes():
+    outs = []
+    for lib in both():
+        q = lib.ones(1, 1, 2, 4)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            with lib.backends.cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False, enable_math=True):
+                outs.append(lib.nn.functional.scaled_dot_product_attention(q, q, q).sum().item())
+    assert outs[0] == outs[1] == 8.0
+
+# 3. torch.load(mmap=)
+
+@pytest.mark.parametrize('mmap', [True, False, None])
+def test_load_accepts_mmap(tmp_path, mmap):
+    p = str(tmp_path / 'x.pt')
+    torch.save({'w': torch.arange(4.)}, p)        # a torch file, read by both
+    outs = []
+    for lib in both():
+        sd = lib.load(p, mmap=mmap, weights_only=True)
+        sd['w'].add_(1)                                 # private to the process: the file keeps its values
+        outs.append((sd['w'].tolist(), lib.load(p, mmap=mmap)['w'].tolist()))
+    assert outs[0] == outs[1] == ([1., 2., 3., 4.], [0., 1., 2., 3.])
+
+def test_load_mmap_wants_a_path(tmp_path):
+    p = str(tmp_path / 'x.pt')
+    torch.save({'w': torch.ones(2)}, p)
+    outs = []
+    for lib in both():
+        with open(p, 'rb') as fh:
+            with pytest.raises(Exception) as e: lib.load(fh, mmap=True)
+        outs.append((e.type, str(e.value)))
+    assert outs[0] == outs[1]
+    litnn.save({'w': litnn.ones(2)}, p)                 # litnn's own checkpoints too
+    assert litnn.load(p, mmap=True)['w'].tolist() == [1., 1.]
+
+# 4. DataLoader's iterator and pin_memory
+
+def _iterate(lib):
+    dl = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.arange(10.)), batch_size=4)
+    it = iter(dl)
+    out = [type(it).__name__, len(it), next(it)[0].tolist(), it._num_yielded, iter(it) is it]
+    with pytest.raises(AttributeError) as e: it.next()
+    out += [str(e.value), [b[0].tolist() for b in it], it._num_yielded, next(it, 'done')]
+    with pytest.raises(NotImplementedError) as e: pickle.dumps(iter(dl))
+    return out + [e.value.args]
+
+def test_dataloader_iterator():
+    assert _iterate(torch) == _iterate(litnn)
+
+def test_dataloader_iterator_of_a_stream():
+    outs = []
+    for lib in both():
+        class S(lib.utils.data.IterableDataset):
+            def __iter__(self): return iter(range(5))
+        it = iter(lib.utils.data.DataLoader(S(), batch_size=2))
+        with pytest.raises(TypeError) as e: len(it)
+        outs.append((type(it).__name__, str(e.value), [b.tolist() for b in it], it._num_yielded))
+    assert outs[0] == outs[1]
+
+@pytest.mark.skipif(litnn.accelerator.is_available() or torch.accelerator.is_available(), reason='warns only without an accelerator')
+@pytest.mark.parametrize('device', ['', 'cuda'])
+def test_pin_memory_without_accelerator_warns(device):
+    outs = []
+    for lib in both():
+        dl = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.arange(4)), batch_size=2, pin_memory=True,
+                                       pin_memory_device=device)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            xs = [x for (x,) in dl]
+        outs.append(([(x.category, str(x.message)) for x in w], [x.tolist() for x in xs], xs[0].is_pinned()))
+    assert outs[0] == outs[1]
+    assert outs[0][0]
+
+# 5. float() of a tensor that requires grad
+
+SCALAR_WARNING = '''
+import warnings
+warnings.simplefilter('always')
+w = torch.ones(1, requires_grad=True)
+def shown(f):
+    with warnings.catch_warnings(record=True) as r:
+        warnings.simplefilter('always'); f()
+    return [str(x.message).split(' (Triggered internally')[0] for x in r]
+print([(name, shown(f)) for name, f in [('int', lambda: int(w)), ('item', w.item), ('tolist', w.tolist), ('bool', lambda: bool(w)),
+       ('no grad', lambda: float(w.detach())), ('float', lambda: float(w * 2)), ('float again', lambda: float(w * 3)),
+       ('complex', lambda: complex(w))]])
+torch.set_warn_always(True)
+print(shown(lambda: float(w)), shown(lambda: float(w)))
+'''
+
+def test_float_of_a_tensor_that_requires_grad_warns_once():
+    t, l = run(SCALAR_WARNING, 'torch'), run(SCALAR_WARNING, 'litnn')
+    assert t == l
+    assert 'Converting a tensor with requires_grad=True to a scalar' in t
+
+# 6. torch._inductor.config, torch._functorch.config
+
+@pytest.mark.parametrize('name', ['_inductor.config', '_functorch.config'])
+def test_compiler_configs_are_torchs_settings(name):
+    import importlib
+    t, l = (importlib.import_module(lib.__name__ + '.' + name) for lib in both())
+    for k in l.__all__:                                   # every litnn setting is torch's, with torch's default
+        v = getattr(l, k)
+        if hasattr(v, '_values'):
+            for a, b in v._values.items(): assert getattr(getattr(t, k), a) == b, (k, a)
+        else: assert getattr(t, k) == v, k
+    outs = []
+    for m in (t, l):
+        errs = []
+        for f in (lambda: m.nope, lambda: setattr(m, 'nope', 1)):
+            with pytest.raises(AttributeError) as e: f()
+            errs.append(str(e.value).replace('litnn.', 'torch.'))
+        outs.append(errs)
+    assert outs[0] == outs[1]
+
+def test_gpt_fast_sets_its_switches():
+    code = '''
+    import torch._inductor.config, torch._functorch.config
+    torch._inductor.config.coordinate_descent_tuning = True
+    torch._inductor.config.triton.unique_kernel_names = True
+    torch._inductor.config.fx_graph_cache = True
+    torch._functorch.config.enable_autograd_cache = True
+    c = torch._inductor.config
+    print(c.coordinate_descent_tuning, c.triton.unique_kernel_names, c.fx_graph_cache, torch._functorch.config.enable_autograd_cache)
+    for f in (lambda: setattr(c.triton, 'nope', 1), lambda: c.triton.nope, lambda: setattr(c, 'triton', 1)):
+        try: f()
+        except AttributeError as e: print(str(e).replace('litnn', 'torch'))
+    '''
+    assert run(code, 'torch') == run(code, 'litnn') == ('True True True True\ntorch._inductor.config.triton.nope does not exist\n'
+        'torch._inductor.config.triton.nope does not exist\ntorch._inductor.config.triton does not exist\n')
+
+# 7. return_types' class path
+
+def _typed(lib):
+    x = lib.tensor([[1., 5.], [3., 2.]])
+    rs = [lib.max(x, 0), lib.min(x, 1), lib.sort(x), lib.topk(x, 1), lib.linalg.lstsq(lib.eye(2), lib.ones(2, 1)),
+          lib.frexp(x), lib.aminmax(x), lib.cummax(x, 0), lib.linalg.slogdet(x), lib.linalg.eigh(x @ x.T), lib.median(x, 0)]
+    return [(type(r).__module__.replace(lib.__name__, 'LIB'), type(r).__qualname__, type(r).__name__,
+             repr(r).split('(')[0].replace(lib.__name__, 'LIB'), type(pickle.loads(pickle.dumps(r))) is type(r)) for r in rs]
+
+def test_return_types_live_in_return_types():
+    assert _typed(torch) == _typed(litnn)
+
+def test_every_return_type_is_torchs():
+    names = [T.__name__ for T in litnn.return_types.all_return_types]
+    assert len(names) == len(set(names)) > 30
+    assert [n for n in names if not hasattr(torch.return_types, n)] == []
+
+# 8. A bad view's exception chain
+
+@pytest.mark.parametrize('requires_grad', [False, True])
+@pytest.mark.parametrize('how', ['view', 'reshape'])
+def test_a_bad_view_chains_nothing(requires_grad, how):
+    outs = []
+    for lib in both():
+        with pytest.raises(RuntimeError) as e: getattr(lib.zeros(2, 3, requires_grad=requires_grad), how)(-1, 4)
+        outs.append((str(e.value), e.value.__context__, e.value.__cause__))
+    assert outs[0] == outs[1]
+
+# 9. Warnings shown once per place, also after numba compiled Adam's step
+
+ADAM = '''
+import warnings
+F = torch.nn.functional
+x = torch.rand(4, 3); y = torch.rand(4, 3)
+w = torch.nn.Parameter(torch.ones(3))
+opt = torch.optim.Adam([w])
+for i in range(3):
+    l = F.binary_cross_entropy((x * w).clamp(0, 1), y, size_average=False)
+    l.backward(); opt.step(); opt.zero_grad()
+def f(): warnings.warn("user warning")
+f(); opt.step(); f()
+'''
+
+def test_warnings_are_not_shown_again_after_the_first_adam_step():
+    t, l = run(ADAM, 'torch'), run(ADAM, 'litnn')
+    count = lambda out: (out.count('size_average and reduce args will be deprecated'), out.count('UserWarning: user warning'))
+    assert count(t) == count(l) == (1, 1)
+
+def test_import_litnn_does_not_import_numba():
+    assert run("import sys; print('numba' in sys.modules)", 'litnn').strip() == 'False'
