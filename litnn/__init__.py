@@ -546,5 +546,6 @@ from . import signal     # torch.signal: reference/signal/windows/windows
 import sys
 from ._tensor import Tensor
 from ._python_arg_parser import _accept_numpy_names
-_accept_numpy_names(vars(sys.modules['litnn']), Tensor)     # (the namespace is complete here; run again, it changes nothing)
-del _accept_numpy_names
+_litnn = sys.modules['litnn']
+_accept_numpy_names([vars(m) for m in (_litnn, _litnn.linalg, _litnn.special, _litnn.fft)], Tensor)   # (complete here; run again, it changes nothing)
+del _accept_numpy_names, _litnn

@@ -34,11 +34,16 @@ def _numpy_spellings(f, method=False):
     return g
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #91c7f9df
-def _accept_numpy_names(namespace, cls):
-    "Give each public function of `namespace` (a module's dict) and each method of class `cls` NumPy's argument names."
-    for name, f in list(namespace.items()):
-        if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_FUNCTIONS:
-            namespace[name] = _numpy_spellings(f)
+def _accept_numpy_names(namespaces, cls):
+    """Give each public function of `namespaces` (module dicts: litnn's, and those of `linalg`, `special` and `fft`, whose
+    functions torch also binds from C++) and each method of class `cls` NumPy's argument names. A function two namespaces
+    share (`linalg.matmul` is `matmul`) gets one wrapper, so that they stay the same object."""
+    wrapped = {}
+    for namespace in namespaces:
+        for name, f in list(namespace.items()):
+            if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_FUNCTIONS:
+                if id(f) not in wrapped: wrapped[id(f)] = _numpy_spellings(f)
+                namespace[name] = wrapped[id(f)]
     for name, f in list(vars(cls).items()):
         if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
             setattr(cls, name, _numpy_spellings(f, method=True))

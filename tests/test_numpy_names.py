@@ -45,6 +45,8 @@ CASES = {
     'amax axis keepdims': lambda L: L.amax(_x(L), axis=1, keepdims=True), 'nansum axis': lambda L: L.nansum(_x(L), axis=0),
     'both dim and axis': lambda L: L.sum(_x(L), dim=0, axis=1), 'split axis (Python in torch)': lambda L: _x(L).split(1, axis=0),
     'norm axis (Python in torch)': lambda L: L.norm(_x(L), axis=0), 'unique axis (Python in torch)': lambda L: L.unique(_x(L), axis=0),
+    'linalg.vector_norm axis': lambda L: L.linalg.vector_norm(_x(L), axis=0), 'special.logsumexp axis': lambda L: L.special.logsumexp(_x(L), axis=1),
+    'linalg.matmul x2': lambda L: L.linalg.matmul(_x(L), x2=_x(L).T), 'fft.fft x (dim stays)': lambda L: L.fft.fft(_x(L), dim=0).real,
     'misspelled axes': lambda L: _x(L).sum(axes=0), 'F.softmax axis (Python in torch)': lambda L: L.nn.functional.softmax(_x(L), axis=1),
 }
 
@@ -59,6 +61,10 @@ def _outcome(f, lib):
 def test_numpy_names_as_torch(name):
     t, l = _outcome(CASES[name], torch), _outcome(CASES[name], litnn)
     assert l[0] == t[0] and (t[0] == 'raise' and l[1] == t[1] or np.allclose(l[1], t[1], rtol=1e-6)), (t, l)
+
+
+def test_shared_functions_stay_one_object():
+    assert litnn.linalg.matmul is litnn.matmul and litnn.special.logsumexp is litnn.logsumexp
 
 
 def test_the_wrapper_keeps_name_doc_signature():

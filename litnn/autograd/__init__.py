@@ -30,6 +30,10 @@ def variable(*args, **kwargs):
 # %% ../../nbs/13_backprop_engine.ipynb #5fc87864
 from .graph import _accumulator
 from .engine import _as_tuple, _root, _grad_for, _execute
+from .._flags import _warn_once
+_CYCLE_WARNING = ("Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient which "
+    "can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the cycle and avoid the leak.")
 
 # %% ../../nbs/13_backprop_engine.ipynb #5840c8da
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -49,18 +53,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     roots = [_root(t, i) for i, t in enumerate(tensors)]
     root_grads = [_grad_for(t, g, i) for i, (t, g) in enumerate(zip(tensors, grads))]
     if retain_graph is None: retain_graph = create_graph
+    if create_graph: _warn_once(_CYCLE_WARNING)       # once per process, as torch's TORCH_WARN_ONCE (every time after set_warn_always(True))
     only = None
     if inputs is not None:
         inputs = _as_tuple(inputs)
-        if not inputs: raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        if not inputs: raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         only = set()
         for t in inputs:
-            if t.grad_fn is None: only.add(_accumulator(t))
+            if type(t) is not Tensor and isinstance(t, tuple): only.add(t[0])    # a GradientEdge (reference/backprop/graph)
+            elif t.grad_fn is None: only.add(_accumulator(t))
             else: t.retain_grad(); only.add(t.grad_fn)
     _execute(roots, root_grads, retain_graph, create_graph, only=only)
 
 # %% ../../nbs/13a_tensor_hooks_and_grad.ipynb #5a8e7bab
-import warnings
+import builtins, warnings
+from collections.abc import Mapping
 from .._tensor import Tensor
 from .._creation import zeros_like
 from .graph import _edge
@@ -79,33 +86,62 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     ```
     """
-    if not only_inputs:     # torch's deprecated flag: accepted, and ignored
-        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient for other "
-                      "parts of the graph, please use torch.autograd.backward.", FutureWarning, stacklevel=2)
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None: allow_unused = materialize_grads
+    outputs, names = _as_tuple(outputs), None
+    if type(inputs) is dict: names, inputs = tuple(inputs), tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. Other Mapping types are not supported.")
+    inputs = _as_tuple(inputs)
+    if not inputs: raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:     # torch's deprecated flag: accepted, and ignored
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient for other "
+                      "parts of the graph, please use torch.autograd.backward.", FutureWarning, stacklevel=2)
     gos = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
+    if retain_graph is None: retain_graph = create_graph
+    if is_grads_batched: res = _batched_grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused)
+    else: res = _grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused)
+    if materialize_grads:
+        if builtins.any(r is None and not isinstance(t, Tensor) for r, t in zip(res, inputs)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
+        res = tuple(zeros_like(t, requires_grad=create_graph) if r is None else r for r, t in zip(res, inputs))
+    return res if names is None else dict(zip(names, res))
+
+def _grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused):
+    "`grad`'s walk: run the engine from `outputs`, capturing what arrives at each input (a tensor or a GradientEdge)."
     roots = [_root(t, i) for i, t in enumerate(outputs)]
     root_grads = [_grad_for(t, g, i) for i, (t, g) in enumerate(zip(outputs, gos))]
     for t in inputs:
-        if not t._requires_grad: raise RuntimeError("One of the differentiated Tensors does not require grad")
-    points = [_edge(t) for t in inputs]
-    capture = {n for n, _ in points}
-    if retain_graph is None: retain_graph = create_graph
-    captured = _execute(roots, root_grads, retain_graph, create_graph, capture=capture, accumulate=False)
+        if isinstance(t, Tensor) and not t._requires_grad: raise RuntimeError("One of the differentiated Tensors does not require grad")
+    points = [_edge(t) if isinstance(t, Tensor) else t[:2] for t in inputs]     # (a GradientEdge is its own point)
+    captured = _execute(roots, root_grads, retain_graph, create_graph, capture={n for n, _ in points}, accumulate=False)
     res = []
-    for i, ((n, nr), t) in enumerate(zip(points, inputs)):
+    for i, (n, nr) in enumerate(points):
         g = captured[n][nr] if n in captured else None
         if g is None:
-            if materialize_grads: g = zeros_like(t)
-            elif not allow_unused:
+            if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                                    "Set allow_unused=True if this is the desired behavior.")
         elif not create_graph: g = _as_tensor(g)
         res.append(g)
     return tuple(res)
+
+# %% ../../nbs/13a_tensor_hooks_and_grad.ipynb #d4c2e002
+def _batched_grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused):
+    "`grad` with `is_grads_batched=True`: one walk per entry of the batch dim of `gos`, stacked."
+    from litnn._views import stack
+    for i, (t, g) in enumerate(zip(outputs, gos)):
+        if isinstance(t, Tensor) and isinstance(g, Tensor) and g.shape[1:] != t.shape:
+            raise RuntimeError(f"If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch dimension. "
+                f"The sizes of the remaining dimensions are expected to match the shape of corresponding output, but a mismatch was detected: "
+                f"grad_output[{i}] has a shape of {g.shape[1:]!r} and output[{i}] has a shape of {t.shape!r}. "
+                "If you only want some tensors in `grad_output` to be considered batched, consider using vmap.")
+        if not isinstance(t, Tensor): raise RuntimeError("Batched grads are not supported with GradientEdge")
+    n = next(g.shape[0] for g in gos if isinstance(g, Tensor))
+    per = [_grad(outputs, inputs, tuple(g if g is None else g[b] for g in gos), retain_graph or b < n - 1, create_graph, allow_unused)
+           for b in range(n)]
+    return tuple(None if rs[0] is None else stack(rs) for rs in zip(*per))
 
 # %% ../../nbs/14a_gradcheck.ipynb #4ace4c3f
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError   # 14a_gradcheck

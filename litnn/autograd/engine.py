@@ -221,8 +221,9 @@ def _materialize(node, grads):
     "Zeros for the outputs of a multi-output node that received no gradient (unless a Function opted out)."
     if node._out_meta is None: return grads
     res = []
-    for g, (shape, dt) in zip(grads, node._out_meta):
-        if g is None:
+    for g, meta in zip(grads, node._out_meta):
+        if g is None and meta is not None:      # (None: a non-differentiable output a Function asked to leave None)
+            shape, dt = meta
             like = next(x for x in grads if x is not None)
             a = like._data if isinstance(like, Tensor) else like
             g = array_namespace(a).zeros(shape, dt)
@@ -251,12 +252,14 @@ def _accumulate(node, g, claimed, create_graph):
 # %% ../../nbs/13_backprop_engine.ipynb #e89761dd
 def _root(t, i=0):
     "The (node, output_nr) edge that backward starts from for output `t`."
+    if type(t) is not Tensor and isinstance(t, tuple): return t[:2]     # a GradientEdge (reference/backprop/graph)
     if not t._requires_grad:
         raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     return _edge(t)
 
 def _grad_for(t, g, i=0):
     "The gradient to start from for output `t`: the given one, checked, or the implicit 1."
+    if type(t) is not Tensor and isinstance(t, tuple): return t._grad_for(g, i)    # a GradientEdge (reference/backprop/graph)
     if g is None:
         if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
         return Tensor._make(array_namespace(t._data).ones_like(t._data))
@@ -268,7 +271,7 @@ def _grad_for(t, g, i=0):
     return g
 
 # %% ../../nbs/13_backprop_engine.ipynb #9df35ba1
-def _as_tuple(x): return (x,) if isinstance(x, Tensor) else tuple(x)
+def _as_tuple(x): return (x,) if isinstance(x, Tensor) or hasattr(type(x), '_grad_for') else tuple(x)   # (a GradientEdge is one too)
 
 # %% ../../nbs/13_backprop_engine.ipynb #4d748a03
 @patch

@@ -10,7 +10,7 @@ from .graph import Node, _edge, _counter, _SavedOutput
 from .grad_mode import _Mode, no_grad
 
 # %% auto #0
-__all__ = ['FunctionCtx', 'Function', 'NestedIOFunction']
+__all__ = ['FunctionCtx', 'Function', 'NestedIOFunction', 'once_differentiable']
 
 # %% ../../nbs/14_custom_functions.ipynb #c3f1a002
 def _validated(ctx, grads):
@@ -113,6 +113,8 @@ def _link_outputs(ctx, out, args):
     ctx._n_out = len(outs)
     ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32) for o in outs]
     if not ctx.materialize_grads: ctx._out_meta = None
+    elif nd and not getattr(ctx, '_materialize_non_diff_grads', True):     # torch's switch: None, not zeros, for non-differentiable outputs
+        ctx._out_meta = [None if isinstance(o, Tensor) and id(o) in nd else m for o, m in zip(outs, ctx._out_meta)]
     res = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor) or id(o) in nd or not (o.is_floating_point() or o.is_complex()): res.append(o); continue
@@ -150,3 +152,42 @@ class NestedIOFunction(Function):
     def mark_non_differentiable(self, *args, **kwargs): self.non_differentiable = tuple(_iter_tensors((args, kwargs)))
     def forward_extended(self, *input): raise NotImplementedError
     def backward_extended(self, *grad_output): raise NotImplementedError
+
+# %% ../../nbs/reference/backprop/function.ipynb #f2b0c003
+import builtins, functools, warnings
+from ..backend import patch
+from .grad_mode import is_grad_enabled
+
+# %% ../../nbs/reference/backprop/function.ipynb #f2b0c006
+class _DelayedError(Function):
+    "The node behind a once-differentiable backward's results: differentiating it again raises."
+    @staticmethod
+    def forward(ctx, *grads): return grads[0] if len(grads) == 1 else grads
+    @staticmethod
+    def backward(ctx, *grads): raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+def once_differentiable(fn):
+    "Mark a custom `backward` as differentiable only once: it runs without recording, and a second derivative raises."
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad(): outputs = fn(ctx, *args)
+        if not is_grad_enabled() or not builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args): return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
+        if not idx: return outputs
+        fake = _DelayedError.apply(*(outs[i].detach().requires_grad_() for i in idx))
+        fake = (fake,) if len(idx) == 1 else fake
+        res = list(outs)
+        for i, f in zip(idx, fake): res[i] = f
+        return res[0] if single else tuple(res)
+    return wrapper
+
+# %% ../../nbs/reference/backprop/function.ipynb #f2b0c011
+Function.generate_vmap_rule = False
+
+@patch(as_prop=True)
+def saved_variables(self:FunctionCtx):
+    "Deprecated name of `saved_tensors`."
+    warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+    return self.saved_tensors

@@ -12,7 +12,7 @@ from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
 
 # %% auto #0
-__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook', 'SavedTensor']
+__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook', 'SavedTensor', 'GradientEdge', 'get_gradient_edge']
 
 # %% ../../nbs/12_backprop_graph.ipynb #839c4398
 _FREED = object()
@@ -487,3 +487,55 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 class SavedTensor:
     "A tensor saved for backward, as the engine holds it; made only by the engine."
     def __init__(self, *args, **kwargs): raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
+# %% ../../nbs/reference/backprop/graph.ipynb #e1a0b003
+import builtins
+from typing import NamedTuple, Optional
+from ..backend import patch, array_namespace
+from .._tensor import Tensor
+
+# %% ../../nbs/reference/backprop/graph.ipynb #e1a0b007
+class GradientEdge(NamedTuple):
+    "Object representing a given gradient edge within the autograd graph."
+    node: Node
+    output_nr: int
+    ownership_token: Optional[Node] = None
+
+    def _meta(self):
+        "(shape, dtype, array) of the gradient this edge takes; the array gives the namespace and device."
+        n, nr = self.node, self.output_nr
+        if type(n) is AccumulateGrad: return n.variable.shape, n.variable.dtype, n.variable._data
+        m = getattr(n, '_edge_meta', None)
+        if m is not None and nr in m: return m[nr]
+        raise RuntimeError(f"the shape of output {nr} of {n.name()} is not known: get the edge with get_gradient_edge(tensor)")
+
+    def _grad_for(self, g, i=0):
+        "The gradient backward starts from when this edge is an output: `g` checked, or the implicit 1."
+        shape, dtype, a = self._meta()
+        if g is None:
+            if builtins.any(s != 1 for s in shape): raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            return Tensor._make(array_namespace(a).ones(tuple(shape), a.dtype))
+        if g.shape != shape: raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of {shape!r}.")
+        if g.is_complex() != dtype.is_complex:
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in dtype: "
+                               f"grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a dtype of {dtype}.")
+        return g if g.dtype == dtype else g.to(dtype)
+
+# %% ../../nbs/reference/backprop/graph.ipynb #e1a0b010
+def get_gradient_edge(tensor):
+    "Get the gradient edge for computing the gradient of the given Tensor."
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    node, nr = _edge(tensor)
+    if type(node) is not AccumulateGrad:
+        m = node.__dict__.setdefault('_edge_meta', {})
+        m[nr] = (tensor.shape, tensor.dtype, tensor._data)
+    return GradientEdge(node, nr)
+
+# %% ../../nbs/reference/backprop/graph.ipynb #e1a0b017
+@patch
+def __call__(self:Node, *grads):
+    "Run this node's backward on `grads`, one per output: the gradient for its input, or a tuple of them."
+    from litnn.autograd.engine import _call_backward
+    out = _call_backward(self, [g if g is None or isinstance(g, Tensor) else Tensor._make(g) for g in grads], False)
+    return out[0] if len(out) == 1 else out
