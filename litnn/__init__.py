@@ -502,6 +502,9 @@ class BFloat16Storage(_LegacyStorage): dtype = _dtypes_by_name.get('bfloat16')
 class ComplexFloatStorage(_LegacyStorage): dtype = _dtypes_by_name['complex64']
 class ComplexDoubleStorage(_LegacyStorage): dtype = _dtypes_by_name['complex128']
 
+# %% ../nbs/reference/torch/underscore_C.ipynb #391fb3db
+from . import _C
+
 # %% ../nbs/reference/torch/utils.ipynb #c5005da0
 from ._utils import classproperty
 

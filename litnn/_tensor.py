@@ -200,7 +200,7 @@ def _set_grad(self, g):
         if type(g._data) is not type(self._data): raise RuntimeError("assigned grad has data located on a different device")
     self._grad = g
 
-Tensor.grad = property(_get_grad, _set_grad)
+Tensor.grad = property(_get_grad, _set_grad, lambda self: _set_grad(self, None))   # (`del t.grad` sets None, as torch)
 
 # %% ../nbs/10_tensor.ipynb #10f04b41
 @patch(as_prop=True)

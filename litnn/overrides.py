@@ -7,18 +7,22 @@ __all__ = ['has_torch_function', 'has_torch_function_unary', 'has_torch_function
            'handle_torch_function']
 
 # %% ../nbs/reference/overrides.ipynb #827610cb
+import threading
 from ._tensor import Tensor
 
 # %% ../nbs/reference/overrides.ipynb #178f5131
+class _Disabled(threading.local): on = False
+_disabled = _Disabled()    # torch._C.DisableTorchFunctionSubclass turns it on (reference/torch/underscore_C)
+
 def has_torch_function(relevant_args):
-    "True when an argument of the sequence `relevant_args` has a type defining `__torch_function__`."
+    "True when an argument of the sequence `relevant_args` has a type defining `__torch_function__` (and dispatch is on)."
     try: args = tuple(relevant_args)
     except TypeError: raise TypeError('expected a sequence') from None
-    return any(hasattr(type(a), '__torch_function__') for a in args)
+    return not _disabled.on and any(hasattr(type(a), '__torch_function__') for a in args)
 
 def has_torch_function_unary(obj):
     "`has_torch_function((obj,))`."
-    return hasattr(type(obj), '__torch_function__')
+    return not _disabled.on and hasattr(type(obj), '__torch_function__')
 
 def has_torch_function_variadic(*args):
     "`has_torch_function(args)`."

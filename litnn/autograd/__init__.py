@@ -135,7 +135,7 @@ def _batched_grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused
         if isinstance(t, Tensor) and isinstance(g, Tensor) and g.shape[1:] != t.shape:
             raise RuntimeError(f"If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch dimension. "
                 f"The sizes of the remaining dimensions are expected to match the shape of corresponding output, but a mismatch was detected: "
-                f"grad_output[{i}] has a shape of {g.shape[1:]!r} and output[{i}] has a shape of {t.shape!r}. "
+                f"grad_output[{i}] has a shape of {g.shape[2:]!r} and output[{i}] has a shape of {t.shape!r}. "
                 "If you only want some tensors in `grad_output` to be considered batched, consider using vmap.")
         if not isinstance(t, Tensor): raise RuntimeError("Batched grads are not supported with GradientEdge")
     n = next(g.shape[0] for g in gos if isinstance(g, Tensor))
