@@ -550,5 +550,5 @@ import sys
 from ._tensor import Tensor
 from ._python_arg_parser import _accept_numpy_names
 _litnn = sys.modules['litnn']
-_accept_numpy_names([vars(m) for m in (_litnn, _litnn.linalg, _litnn.special, _litnn.fft)], Tensor)   # (complete here; run again, it changes nothing)
-del _accept_numpy_names, _litnn
+_accept_numpy_names([vars(m) for m in (_litnn, _litnn.linalg, _litnn.special, _litnn.fft)], Tensor, vars(_litnn.nn.functional))
+del _accept_numpy_names, _litnn      # (the namespace is complete here; run again, this changes nothing)
