@@ -14,10 +14,6 @@ _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #8d927d15
 _PYTHON_FUNCTIONS = {'lstsq', 'matrix_rank', 'norm', 'solve', 'split', 'stft', 'symeig', 'unique', 'unique_consecutive'}
 _PYTHON_METHODS = {'module_load', 'norm', 'split', 'unflatten', 'unique', 'unique_consecutive'}
-_FUNCTIONAL_IS_TORCHS = {'adaptive_avg_pool1d', 'avg_pool1d', 'bilinear', 'celu_', 'channel_shuffle', 'conv1d', 'conv2d', 'conv3d',
-                         'conv_tbc', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_similarity', 'hardshrink',
-                         'native_channel_shuffle', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'prelu', 'relu_',
-                         'rrelu_', 'selu_', 'threshold_'}      # nn.functional's names that are torch's own function (F.conv2d is torch.conv2d)
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #d34c2f60
 def _numpy_spellings(f, method=False):
@@ -41,17 +37,16 @@ def _numpy_spellings(f, method=False):
 def _accept_numpy_names(namespaces, cls, functional):
     """Give each public function of `namespaces` (module dicts: litnn's, and those of `linalg`, `special` and `fft`, whose
     functions torch also binds from C++) and each method of class `cls` NumPy's argument names. A function two namespaces
-    share (`linalg.matmul` is `matmul`) gets one wrapper, so that they stay the same object; so do the functions of
-    `functional` (nn.functional's dict) that are torch's own (`_FUNCTIONAL_IS_TORCHS`)."""
+    share (`linalg.matmul` is `matmul`) gets one wrapper, so that they stay the same object, in `functional` (nn.functional's
+    dict) too."""
     wrapped = {}
     for namespace in namespaces:
         for name, f in list(namespace.items()):
             if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_FUNCTIONS:
                 if id(f) not in wrapped: wrapped[id(f)] = _numpy_spellings(f)
                 namespace[name] = wrapped[id(f)]
-    for name in _FUNCTIONAL_IS_TORCHS:
-        f = functional.get(name)
-        if f is not None and id(f) in wrapped: functional[name] = wrapped[id(f)]
+    for name, f in list(functional.items()):       # nn.functional's own names for them (F.conv2d is torch.conv2d)
+        if id(f) in wrapped: functional[name] = wrapped[id(f)]
     for name, f in list(vars(cls).items()):
         if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
             setattr(cls, name, _numpy_spellings(f, method=True))

@@ -11,6 +11,7 @@ from ..backend import _by_np
 from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half, _fma
+from .. import fused
 from .operators import add, mul
 
 # %% auto #0
@@ -383,8 +384,9 @@ def _axpy(ufunc, alpha):
     if alpha == 1: return lambda xp, a, b: getattr(xp, ufunc)(a, b, out=a)
     def write(xp, a, b):
         if _half(a) or getattr(b, 'dtype', a.dtype) != a.dtype: raise TypeError   # -> the general path
-        if a.dtype.kind == 'f': a[...] = _fma(a.dtype.type(alpha if ufunc == 'add' else -alpha), b, a, a.dtype)   # one rounding, as torch
-        else: getattr(xp, ufunc)(a, b * alpha, out=a)
+        if a.dtype.kind != 'f': getattr(xp, ufunc)(a, b * alpha, out=a)
+        elif not fused.fma_into(a, alpha if ufunc == 'add' else -alpha, b):     # one rounding, as torch: a loop (36_fused_kernels)
+            a[...] = _fma(a.dtype.type(alpha if ufunc == 'add' else -alpha), b, a, a.dtype)    # or numpy's passes in float64
     return write
 
 @patch
@@ -440,3 +442,12 @@ def _complex_backward(node, grads, plain):
     outs = _call_backward(node, [_conj(g) for g in grads], plain)
     return tuple(None if g is None else _real_part(g) if real else _conj(g)
                  for g, real in zip(outs, node._complex + (False,) * (len(outs) - len(node._complex))))
+
+# %% ../../nbs/reference/backprop/graph.ipynb #e1a0b017
+from .graph import Node
+
+@patch
+def __call__(self:Node, *grads):
+    "Run this node's backward on `grads`, one per output: the gradient for its input, or a tuple of them (engine: it calls the backward as a backward pass does)."
+    out = _call_backward(self, [g if g is None or isinstance(g, Tensor) else Tensor._make(g) for g in grads], False)
+    return out[0] if len(out) == 1 else out

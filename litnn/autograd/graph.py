@@ -531,11 +531,3 @@ def get_gradient_edge(tensor):
         m = node.__dict__.setdefault('_edge_meta', {})
         m[nr] = (tensor.shape, tensor.dtype, tensor._data)
     return GradientEdge(node, nr)
-
-# %% ../../nbs/reference/backprop/graph.ipynb #e1a0b017
-@patch
-def __call__(self:Node, *grads):
-    "Run this node's backward on `grads`, one per output: the gradient for its input, or a tuple of them."
-    from litnn.autograd.engine import _call_backward
-    out = _call_backward(self, [g if g is None or isinstance(g, Tensor) else Tensor._make(g) for g in grads], False)
-    return out[0] if len(out) == 1 else out
