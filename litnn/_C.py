@@ -11,10 +11,12 @@ from ._tensor import Tensor
 from .autograd.grad_mode import _Mode, is_grad_enabled
 from .autograd.graph import _graph_task
 from .overrides import _disabled
+from .linalg import LinAlgError
 
 # %% ../nbs/reference/torch/underscore_C.ipynb #a28599b3
 Generator.__module__ = 'litnn._C'     # <litnn._C.Generator object at ...>, as torch's repr
 TensorBase = _TensorBase = Tensor     # torch.Tensor's C++ base: litnn's Tensor has none, so the class itself answers isinstance
+_LinAlgError = LinAlgError            # torch.linalg.LinAlgError, as libraries catch it (`except torch._C._LinAlgError`)
 
 # %% ../nbs/reference/torch/underscore_C.ipynb #681eed11
 def _get_tracing_state():

@@ -183,3 +183,22 @@ def test_backward_create_graph_warns():
             return [(w.category.__name__, str(w.message).split(' (Triggered')[0]) for w in ws]
         finally: L.set_warn_always(False)
     assert len(same(f)) == 1
+
+
+def test_tensor_hooks_share_one_gradient_object():
+    "Hooks on one tensor see one gradient tensor in turn (captum's LRP sets an attribute in one and reads it in the next)."
+    for lib in (torch, litnn):
+        x = lib.tensor([1., -2.], requires_grad=True)
+        h = x * 3
+        seen = []
+        def h1(g): seen.append(g); g.tag = 'set'
+        def h2(g): seen.append(getattr(g, 'tag', None))
+        def h3(g): return g * 2
+        def h4(g): seen.append(g)
+        for f in (h1, h2, h3, h4): h.register_hook(f)
+        (h * h).sum().backward()
+        assert seen[1] == 'set' and seen[2] is not seen[0]
+        leaf = lib.tensor([1.], requires_grad=True); got = []
+        leaf.register_hook(lambda g: got.append(g)); leaf.register_hook(lambda g: got.append(g))
+        (leaf * 2).sum().backward()
+        assert got[0] is got[1]

@@ -43,3 +43,18 @@ def test_disabled_torch_function_subclass():
         assert out.shape == (1, 1, 2, 4) and Sub.calls == 0
         lib.nn.functional.scaled_dot_product_attention(q, q, q)
         assert Sub.calls >= 1
+
+
+def test_linalg_error_at_C():
+    for lib in (torch, litnn):
+        assert lib._C._LinAlgError is lib.linalg.LinAlgError
+        try: lib.linalg.cholesky(-lib.eye(2))
+        except lib._C._LinAlgError as e: assert 'not positive-definite' in str(e)
+        else: raise AssertionError('no error')
+
+
+def test_pinv_takes_rcond():
+    a = [[1., 2.], [3., 4.], [5., 6.]]
+    for args, kw in (((1e-3,), {}), ((), {'rcond': 1e-3}), ((), {'rcond': 0.5}), ((0.5, False), {})):
+        t, l = (lib.linalg.pinv(lib.tensor(a), *args, **kw).numpy() for lib in (torch, litnn))
+        assert abs(t - l).max() < 1e-5

@@ -74,11 +74,12 @@ def _run_tensor_hooks(node, grads, claimed, create_graph):
     plain = not create_graph
     if node._tensor_hooks:
         for nr, hooks in node._tensor_hooks.items():
+            given = None                          # one tensor through the hooks, as torch's: what one sets on it, the next sees
             for h in list(hooks.values()):
                 _claim(grads[nr], claimed)        # the hook may keep it: never adopt it as a .grad
-                given = _as_tensor(grads[nr])
+                if given is None: given = _as_tensor(grads[nr])
                 r = h(given)
-                if r is not None and r is not given: grads[nr] = _value(_checked_grad(h, given, r), plain)
+                if r is not None and r is not given: given = _checked_grad(h, given, r); grads[nr] = _value(given, plain)
     if node._retained:
         for nr, ref in node._retained.items():
             t = ref()
@@ -237,11 +238,12 @@ def _accumulate(node, g, claimed, create_graph):
     "AccumulateGrad's work: the leaf's hooks, then .grad, then post-accumulate hooks."
     t = node.variable
     if t._hooks:
+        given = None
         for h in list(t._hooks.values()):
             _claim(g, claimed)
-            given = _as_tensor(g)
+            if given is None: given = _as_tensor(g)
             r = h(given)
-            if r is not None and r is not given: g = _value(_checked_grad(h, given, r), not create_graph)
+            if r is not None and r is not given: given = _checked_grad(h, given, r); g = _value(given, not create_graph)
     _store_grad(t, g, claimed, create_graph)
     if t._post_acc_hooks:
         for h in list(t._post_acc_hooks.values()):

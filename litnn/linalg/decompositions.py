@@ -412,8 +412,11 @@ class LinalgPinvBackward0(Op):
 
 _LAPACK_DTYPES = ('float32', 'float64', 'complex64', 'complex128')
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
-    "The Moore-Penrose pseudo-inverse of each matrix of A."
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    "The Moore-Penrose pseudo-inverse of each matrix of A (`rcond`: torch's older spelling of `rtol`, with `atol` 0)."
+    if rcond is not None:
+        if atol is not None or rtol is not None: raise TypeError("linalg_pinv() received an invalid combination of arguments: rcond with atol or rtol")
+        atol, rtol = 0.0, rcond
     if A.dim() < 2 or A._data.dtype.name not in _LAPACK_DTYPES:
         raise RuntimeError(f"linalg.pinv({_dtype_name(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
     if A.numel() == 0: hermitian = False             # empty: torch asks for no square matrix, the pseudo-inverse is the empty transpose
