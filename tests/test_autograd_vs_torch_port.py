@@ -202,3 +202,17 @@ def test_tensor_hooks_share_one_gradient_object():
         leaf.register_hook(lambda g: got.append(g)); leaf.register_hook(lambda g: got.append(g))
         (leaf * 2).sum().backward()
         assert got[0] is got[1]
+
+
+def test_grad_to_an_intermediate_leaves_the_graph_below():
+    "grad(y, h) for an intermediate h runs only the graph between y and h: a later grad from h back to x still works."
+    for lib in (torch, litnn):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        h = x.exp(); y = (h * h).sum()
+        (gh,) = lib.autograd.grad(y, h)
+        (gx,) = lib.autograd.grad(h.sum(), x)
+        assert lib.allclose(gh, 2 * x.exp()) and lib.allclose(gx, x.exp())
+        x2 = lib.tensor([1., 2.], requires_grad=True)
+        h2 = lib.nn.functional.linear(x2[None], lib.tensor([[1., 0.], [0., 2.]])); y2 = (h2 * h2).sum()
+        lib.autograd.grad(y2, h2)
+        assert lib.allclose(lib.autograd.grad(h2.sum(), x2)[0], lib.tensor([1., 2.]))

@@ -30,11 +30,13 @@ def _topo(roots):
     return sorted(seen, key=_by_seq, reverse=True)
 
 # %% ../../nbs/13_backprop_engine.ipynb #6b3a514a
-def _needed(order, targets):
-    "The nodes from which some target can be reached: the only ones worth running."
-    need = set(targets)
+def _needed(order, targets, runs=()):
+    """The nodes from which some target can be reached: the only ones worth running. A target runs itself only if it is
+    in `runs` (`backward(inputs=)`'s leaves accumulate) or another target lies below it: `grad(y, h)` for an intermediate
+    `h` takes the gradient arriving at h's node and leaves that node, and the graph below it, as they were (torch's)."""
+    need, targets = set(runs), set(targets)
     for n in reversed(order):     # inputs before the nodes that use them
-        if n not in need and builtins.any(fn in need for fn, _ in n.next_functions): need.add(n)
+        if n not in need and builtins.any(fn in need or fn in targets for fn, _ in n.next_functions): need.add(n)
     return need
 
 # %% ../../nbs/13_backprop_engine.ipynb #ac781c03
@@ -140,7 +142,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     "Run backward from `roots` (node, output_nr) seeded with `root_grads`."
     order = _topo([n for n, _ in roots])
     needed = None
-    if capture is not None or only is not None: needed = _needed(order, set(capture or ()) | set(only or ()))
+    if capture is not None or only is not None: needed = _needed(order, set(capture or ()) | set(only or ()), set(only or ()))
     plain = not create_graph
     buffers, captured = {}, {}
     claimed = set()
