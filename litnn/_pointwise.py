@@ -1033,7 +1033,7 @@ import builtins, math, numpy as np
 from .backend import array_namespace, result_type, float64, patch
 from ._tensor import Tensor, _dtype_name, finfo
 from .autograd.graph import Op
-from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath
+from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath, _fma
 from .autograd.engine import _inplace
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #68e3498b
@@ -1152,16 +1152,13 @@ _all_ = ['tan', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh
 # %% ../nbs/reference/torch/pointwise_math.ipynb #1b0aa529
 def _lerp(xp, a, b, w):
     """torch's kernel on arrays (half precision: in float32): a + w (b - a) below w = ½, else b - (b - a)(1 - w), each a fused
-    multiply-add, rounded once. For float32 the fused step is computed in float64, whose product of two float32 numbers is
-    exact, and rounded to float32: a separate product and sum would differ from torch's in a quarter of the results."""
+    multiply-add, rounded once (`_fma`): a separate product and sum would differ from torch's in a quarter of the results."""
     d = b - a
-    if a.dtype == np.float64 and xp is np and not hasattr(w, 'dtype') and np.finfo(np.longdouble).nmant > 52:
-        L = np.longdouble     # float64 with a number weight: the fused step in x87's 64-bit mantissa (rounded twice: rarely off)
-        return (a.astype(L) + L(w) * d.astype(L) if w < 0.5 else b.astype(L) - d.astype(L) * L(1 - w)).astype(np.float64)
-    if a.dtype != np.float32: return xp.where(w < 0.5, a + w * d, b - d * (1 - w))     # (float64 otherwise: as written)
-    w = w if hasattr(w, 'dtype') else np.float32(w)
-    d64, w64, v64 = d.astype(np.float64), xp.asarray(w, dtype=np.float64), xp.asarray(1 - w, dtype=np.float64)
-    return xp.where(w < 0.5, a.astype(np.float64) + w64 * d64, b.astype(np.float64) - d64 * v64).astype(np.float32)
+    if not hasattr(w, 'dtype'):      # a number: one branch, the weight read in the arrays' dtype as torch's scalar
+        w = a.dtype.type(w)
+        return _fma(w, d, a, a.dtype) if w < 0.5 else _fma(-d, 1 - w, b, a.dtype)
+    if a.dtype == np.float64: return xp.where(w < 0.5, a + w * d, b - d * (1 - w))   # (a float64 tensor weight: as written, nearer torch's)
+    return xp.where(w < 0.5, _fma(w, d, a, a.dtype), _fma(-d, 1 - w, b, a.dtype))
 
 class LerpBackward0(Op):
     "lerp with a number weight"

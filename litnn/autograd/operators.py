@@ -63,8 +63,9 @@ class MulBackward0(Op):
     def backward(ctx, g):
         x, y = ctx._saved_like(g)
         if type(g) is _ndarray and _half(g):     # half precision and a number: g times the number unrounded, in float32 (as forward)
-            n = next((v for v in ctx.saved_tensors if v is not None and not isinstance(v, Tensor)), None)
-            if n is not None: return (g.astype(np.float32) * n).astype(g.dtype), None
+            sx, sy = ctx.saved_tensors
+            if sy is not None and not isinstance(sy, Tensor): return (g.astype(np.float32) * sy).astype(g.dtype), None
+            if sx is not None and not isinstance(sx, Tensor): return None, (g.astype(np.float32) * sx).astype(g.dtype)
         gx, gy = g * y if y is not None else None, g * x if x is not None else None
         if ctx.shapes is None: return gx, gy           # no broadcast to undo (`_reduce` would return them as they are)
         sx, sy = ctx.shapes

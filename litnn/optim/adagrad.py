@@ -9,8 +9,7 @@ __all__ = ['Adagrad']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _alpha
-from ..autograd.broadcasting import _fma
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add
 
 # %% ../../nbs/reference/optim/adagrad.ipynb #4ec699c2
 class Adagrad(Optimizer):
@@ -49,7 +48,7 @@ def step(self:Adagrad, closure=None):
             state = self.state[p]
             if not state: self._init_state(p, group)   # a group added after construction
             state['step']._data += 1
-            if wd != 0: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)        # grad.add(param, alpha=wd), as torch: fused
+            if wd != 0: d = _add(d, wd, a)        # grad.add(param, alpha=wd), as torch: fused
             clr = lr / (1 + (float(state['step']._data) - 1) * lr_decay)
             s = state['sum']._data
             _addcmul_(s, 1, d, d)             # state_sum.addcmul_(grad, grad, value=1): one rounding, as torch

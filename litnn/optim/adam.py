@@ -10,8 +10,7 @@ from ..backend import array_namespace, float32, patch
 from .. import fused
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _addcmul_, _alpha
-from ..autograd.broadcasting import _fma
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _addcmul_, _add
 
 # %% ../../nbs/50b_adam.ipynb #f443ce69
 class Adam(Optimizer):
@@ -64,7 +63,7 @@ def step(self:Adam, closure=None):
             state['step']._data += 1
             t = float(state['step']._data)
             decoupled = wd != 0 and group['decoupled_weight_decay']
-            if wd != 0 and not decoupled: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)   # L2: grad.add(param, alpha=wd)
+            if wd != 0 and not decoupled: d = _add(d, wd, a)   # L2: grad.add(param, alpha=wd)
             decay = 1 - lr * wd if decoupled else 1
             m, v = _as_real(state['exp_avg']._data), _as_real(state['exp_avg_sq']._data)
             step_size, bc2_sqrt = lr / (1 - beta1 ** t), (1 - beta2 ** t) ** 0.5

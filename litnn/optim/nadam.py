@@ -9,8 +9,7 @@ __all__ = ['NAdam']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _alpha
-from ..autograd.broadcasting import _fma
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add
 
 # %% ../../nbs/reference/optim/nadam.ipynb #ea8bf3f5
 class NAdam(Optimizer):
@@ -46,7 +45,7 @@ def step(self:NAdam, closure=None):
             t = float(state['step']._data)
             if wd != 0:
                 if group['decoupled_weight_decay']: a *= 1 - lr * wd; _bump(p)
-                else: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)   # grad.add(param, alpha=wd): fused, as torch
+                else: d = _add(d, wd, a)   # grad.add(param, alpha=wd): fused, as torch
             mu, mu_next = beta1 * (1. - 0.5 * 0.96 ** (t * psi)), beta1 * (1. - 0.5 * 0.96 ** ((t + 1) * psi))
             mp = state['mu_product']._data
             mp *= mu

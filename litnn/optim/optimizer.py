@@ -253,6 +253,10 @@ def _alpha(x, dtype):
     "Number `x` as torch's kernels read a scalar for arrays of `dtype`: rounded to it (to float32 through a half dtype)."
     return np.float32(np.asarray(x).astype(dtype)) if dtype.itemsize == 2 else dtype.type(x)
 
+def _add(d, alpha, a):
+    "`d.add(a, alpha=alpha)` as torch computes it (`grad.add(param, alpha=weight_decay)`): a new array, one fused multiply-add."
+    return _fma(_alpha(alpha, d.dtype), a, d, d.dtype)
+
 def _axpy_(a, alpha, b):
     "`a.add_(b, alpha=alpha)` as torch computes it: a + alpha·b in one fused multiply-add (`_fma`), into `a`."
     if not fused.fma_into(a, alpha, b): a[...] = _fma(_alpha(alpha, a.dtype), b, a, a.dtype)

@@ -9,7 +9,7 @@ __all__ = ['RMSprop']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _addcmul_, _alpha
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _addcmul_, _add
 from ..autograd.broadcasting import _fma
 
 # %% ../../nbs/reference/optim/rmsprop.ipynb #77caa2c8
@@ -45,7 +45,7 @@ def step(self:RMSprop, closure=None):
                                         *(['grad_avg'] if group['centered'] else [])))
             if group['maximize']: d = -d
             state['step']._data += 1
-            if wd != 0: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)        # grad.add(param, alpha=wd), as torch: fused
+            if wd != 0: d = _add(d, wd, a)        # grad.add(param, alpha=wd), as torch: fused
             v = state['square_avg']._data
             v *= alpha; _addcmul_(v, 1 - alpha, d, d)
             if group['centered']:

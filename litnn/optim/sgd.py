@@ -9,8 +9,7 @@ __all__ = ['SGD']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _alpha
-from ..autograd.broadcasting import _fma
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _add
 
 # %% ../../nbs/50a_sgd.ipynb #5d1442ff
 class SGD(Optimizer):
@@ -41,7 +40,7 @@ def step(self:SGD, closure=None):
             a, d = p._data, g._data
             xp = array_namespace(a)
             if maximize: d = -d
-            if wd != 0: d = _fma(_alpha(wd, a.dtype), a, d, a.dtype)   # grad.add(param, alpha=wd): a new array, one rounding
+            if wd != 0: d = _add(d, wd, a)   # grad.add(param, alpha=wd): a new array, one rounding
             if mom != 0:
                 state = self.state[p]
                 buf = state.get('momentum_buffer')
@@ -51,7 +50,7 @@ def step(self:SGD, closure=None):
                     bd *= mom
                     if damp: _axpy_(bd, 1 - damp, d)
                     else: bd += d
-                d = _fma(_alpha(mom, a.dtype), buf._data, d, a.dtype) if nesterov else buf._data
+                d = _add(d, mom, buf._data) if nesterov else buf._data
             _axpy_(a, -lr, d)        # param.add_(grad, alpha=-lr): one fused multiply-add, as torch
             _bump(p)
     return loss
