@@ -47,3 +47,6 @@ DisableTorchFunction = DisableTorchFunctionSubclass     # (torch's also turns of
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
     "A `__torch_function__` that runs `func` as written (with dispatch off, so that it does not come back here)."
     with DisableTorchFunctionSubclass(): return func(*args, **(kwargs or {}))
+
+# %% ../nbs/reference/torch/underscore_C.ipynb #a12d2f64
+from .futures import _Future as Future, _collect_all

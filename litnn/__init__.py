@@ -251,6 +251,9 @@ from . import fft     # torch.fft: reference/fft
 # %% ../nbs/reference/torch/future.ipynb #c0f7e5a9
 from . import __future__   # torch.__future__: `import torch` makes it (reference/torch/future)
 
+# %% ../nbs/reference/futures.ipynb #5cd349d6
+from . import futures
+
 # %% ../nbs/reference/torch/higher_order_ops.ipynb #9448b676
 def cond(pred, true_fn, false_fn, operands=()):
     "`true_fn(*operands)` if `pred` (a bool or a one-element tensor) holds, else `false_fn(*operands)`."
@@ -504,6 +507,7 @@ class ComplexDoubleStorage(_LegacyStorage): dtype = _dtypes_by_name['complex128'
 
 # %% ../nbs/reference/torch/underscore_C.ipynb #391fb3db
 from . import _C
+from ._C import Future          # torch.Future is the engine's future, torch._C.Future
 
 # %% ../nbs/reference/torch/utils.ipynb #c5005da0
 from ._utils import classproperty

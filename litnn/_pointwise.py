@@ -13,7 +13,7 @@ from ._creation import zeros_like, tensor as _tensor
 from .autograd.graph import Op, _num, _check_tensors, _check_broadcast
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
-from .autograd.operators import _check_divisor, div
+from .autograd.operators import _check_divisor, div, _dunder
 
 # %% ../nbs/15_elementwise_ops.ipynb #558223cb
 def _floating(x):
@@ -59,15 +59,14 @@ for _name, _uf in _NONDIFF.items():
     setattr(Tensor, _name, globals()[_name])
 
 # %% ../nbs/15_elementwise_ops.ipynb #5fbf41d0
-def _dunder(f, reflected=False):
-    "An operator method: `NotImplemented` for operands that are neither tensors nor numbers."
-    def op(self, other):
-        if not isinstance(other, (Tensor,) + _num): return NotImplemented
-        return f(other, self) if reflected else f(self, other)
-    return op
+def _equality(f):
+    "`==`: a numpy array is read as a tensor (torch's `__eq__` does so; its other operators, `!=` too, leave arrays to numpy)."
+    op = _dunder(f)
+    def compare(self, other): return op(self, _tensor(other) if type(other) is np.ndarray else other)
+    return compare
 
 for _op, _name in dict(eq='eq', ne='ne', lt='lt', le='le', gt='gt', ge='ge', **{'and': 'bitwise_and', 'or': 'bitwise_or', 'xor': 'bitwise_xor'}).items():
-    setattr(Tensor, f'__{_op}__', _dunder(globals()[_name]))
+    setattr(Tensor, f'__{_op}__', (_equality if _op == 'eq' else _dunder)(globals()[_name]))
     if _op in ('and', 'or', 'xor'): setattr(Tensor, f'__r{_op}__', _dunder(globals()[_name], reflected=True))
 Tensor.__hash__ = object.__hash__     # defining __eq__ removes hashing: tensors hash by identity, as in torch
 
@@ -279,8 +278,7 @@ def pow(input, exponent):
         return PowBackward0.apply(input, exponent)     # (promotion made the number a bfloat16 tensor: the number is kept for `_power`)
     return (PowBackward2 if not isinstance(input, Tensor) else PowBackward1 if isinstance(p, Tensor) else PowBackward0).apply(x, p)
 
-Tensor.pow = Tensor.__pow__ = pow
-Tensor.__rpow__ = lambda self, other: pow(other, self)
+Tensor.pow, Tensor.__pow__, Tensor.__rpow__ = pow, _dunder(pow), _dunder(pow, reflected=True)
 
 # %% ../nbs/15_elementwise_ops.ipynb #a9babb90
 class RemainderBackward0(Op):
@@ -350,10 +348,8 @@ def floor_divide(input, other):
     return _no_derivative(r, (input, other), (RuntimeError, 'derivative for aten::floor_divide is not implemented'))
 
 # %% ../nbs/15_elementwise_ops.ipynb #c7c4e5dc
-Tensor.remainder = Tensor.__mod__ = remainder
-Tensor.floor_divide = Tensor.__floordiv__ = floor_divide
-Tensor.__rmod__ = lambda self, other: remainder(other, self)
-Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
+Tensor.remainder, Tensor.__mod__, Tensor.__rmod__ = remainder, _dunder(remainder), _dunder(remainder, reflected=True)
+Tensor.floor_divide, Tensor.__floordiv__, Tensor.__rfloordiv__ = floor_divide, _dunder(floor_divide), _dunder(floor_divide, reflected=True)
 
 # %% ../nbs/15a_erf_and_gelu.ipynb #04bddf3a
 import math, numpy as np
@@ -513,7 +509,7 @@ from ._creation import zeros_like
 from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _scalar, _refuse_integers, _half, _opmath
-from .autograd.operators import sub, div
+from .autograd.operators import sub, div, _dunder
 from .autograd.engine import _inplace, _axpy, _inplace_plain
 from .autograd.operators import _bool_error
 from .autograd.graph import _check_tensors
@@ -710,7 +706,7 @@ _all_ = ['exp', 'expm1', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal', 'sin', '
          'relu', 'abs', 'sign', 'floor', 'ceil', 'trunc']
 
 # %% ../nbs/15b_elementwise_functions.ipynb #fa34aec0
-Tensor.__rtruediv__ = lambda self, other: reciprocal(self) * other      # as torch: `2 / x` is `(1/x) * 2`
+Tensor.__rtruediv__ = _dunder(lambda self, other: reciprocal(self) * other)      # as torch: `2 / x` is `(1/x) * 2`
 
 # %% ../nbs/15b_elementwise_functions.ipynb #4100e9cd
 @patch
@@ -1292,7 +1288,7 @@ from ._tensor import Tensor, _array_of, _dtype_name
 from ._creation import zeros_like
 from .autograd.graph import Op, _check_broadcast
 from .autograd.broadcasting import _promote, _reduce, _cast, _shape, _operands, _float_dtype, _half, _opmath
-from .autograd.operators import _check_divisor, div
+from .autograd.operators import _check_divisor, div, _dunder
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #b1a99fe8
 class _Binary(Op):
@@ -1433,10 +1429,9 @@ def _shift(name, kernel, ufunc):
 bitwise_left_shift = _shift('bitwise_left_shift', 'lshift', 'left_shift')
 bitwise_right_shift = _shift('bitwise_right_shift', 'rshift', 'right_shift')
 Tensor.bitwise_left_shift, Tensor.bitwise_right_shift = bitwise_left_shift, bitwise_right_shift
-Tensor.__lshift__, Tensor.__rshift__ = bitwise_left_shift, bitwise_right_shift
+Tensor.__lshift__, Tensor.__rshift__ = _dunder(bitwise_left_shift), _dunder(bitwise_right_shift)
 _all_ = ['bitwise_left_shift', 'bitwise_right_shift']
-Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(other, self)
-Tensor.__rrshift__ = lambda self, other: bitwise_right_shift(other, self)
+Tensor.__rlshift__, Tensor.__rrshift__ = _dunder(bitwise_left_shift, reflected=True), _dunder(bitwise_right_shift, reflected=True)
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #b065eaca
 for _name in ('atan2', 'arctan2', 'hypot', 'xlogy', 'copysign', 'fmod', 'bitwise_left_shift', 'bitwise_right_shift'):

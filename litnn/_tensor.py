@@ -317,6 +317,10 @@ def __index__(self:Tensor):
 def __array__(self:Tensor, dtype=None, copy=None):
     a = self.numpy()
     return a if dtype is None else a.astype(dtype, copy=False)
+@patch
+def __array_wrap__(self:Tensor, array, context=None, return_scalar=False):
+    # torch's legacy rule: a bool result comes back as uint8 (`np.isnan(t)` is a ByteTensor)
+    return Tensor._make(array.astype(np.uint8) if array.dtype == np.bool_ else array)
 
 # %% ../nbs/10_tensor.ipynb #75921280
 def _get_data(self): return Tensor._make(self._data)

@@ -8,7 +8,7 @@ import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array
-from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter
+from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num
 from .grad_mode import _Mode
 from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma
 
@@ -233,36 +233,45 @@ def _plain_binary(cls, x, y):
     return t
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #2a83c37c
-Tensor.__array_ufunc__ = None     # `np.float64(2) * t`: numpy steps aside, so Tensor.__rmul__ runs
+Tensor.__array_priority__ = 1000   # above numpy's: `np.float64(2) * t` and `array - t` ask the tensor's operator first
+_OPERANDS = (Tensor,) + _num
+
+def _dunder(f, reflected=False):
+    "An operator method from the function `f`: `NotImplemented` for operands that are neither tensors nor numbers."
+    def op(self, other):
+        if not isinstance(other, _OPERANDS): return NotImplemented
+        return f(other, self) if reflected else f(self, other)
+    return op
 
 @patch
 def __add__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(AddBackward0, self, other)
+    if not isinstance(other, _OPERANDS): return NotImplemented
     return AddBackward0.apply(*_promote(self, other))
 @patch
 def __radd__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(AddBackward0, self, other)   # `2 + t` is `t + 2`: torch's edge order
+    if not isinstance(other, _OPERANDS): return NotImplemented
     return AddBackward0.apply(*_promote(self, other))
 @patch
 def __sub__(self:Tensor, other):
+    if not isinstance(other, _OPERANDS): return NotImplemented
     if self._data.dtype is _BOOL or (other._data.dtype is _BOOL if type(other) is Tensor else type(other) in _BOOLS): _bool_error(self, other)
     return SubBackward0.apply(*_promote(self, other))
-@patch
-def __rsub__(self:Tensor, other): return sub(other, self)
+Tensor.__rsub__ = _dunder(sub, reflected=True)
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #42265a0e
 @patch
 def __mul__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(MulBackward0, self, other)
+    if not isinstance(other, _OPERANDS): return NotImplemented
     return MulBackward0.apply(*_promote_arith(self, other))
 @patch
 def __rmul__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(MulBackward0, self, other)   # `2 * t` is `t * 2`, as in torch
+    if not isinstance(other, _OPERANDS): return NotImplemented
     return MulBackward0.apply(*_promote_arith(self, other))
-@patch
-def __truediv__(self:Tensor, other): return div(self, other)
-@patch
-def __rtruediv__(self:Tensor, other): return div(other, self)
+Tensor.__truediv__, Tensor.__rtruediv__ = _dunder(div), _dunder(div, reflected=True)
 @patch
 def __neg__(self:Tensor): return NegBackward0.apply(self)
 

@@ -2,3 +2,4 @@
 from .._jit_internal import Final, export, ignore, is_scripting, unused   # 16aj_jit_internal
 from ._script import ScriptModule, script, script_method                  # 16ak_jit_script
 from ._trace import is_tracing, trace, trace_module                      # 16al_jit_trace
+from ._async import Future, fork, wait                                    # reference/futures

@@ -14,7 +14,7 @@ from .spawn import (   # 70c_spawn_and_hogwild
 
 # %% ../../nbs/70_multiprocessing.ipynb #17a9b55e
 _sharing_strategy = 'file_descriptor'
-_all_sharing_strategies = {'file_descriptor'}
+_all_sharing_strategies = {'file_descriptor', 'file_system'}   # (the transport is the same: see above)
 
 def set_sharing_strategy(new_strategy): # one of `get_all_sharing_strategies()`
     "Set the strategy for sharing CPU tensors."

@@ -2308,6 +2308,7 @@ def _broadcast(a, b):
 # %% ../../nbs/reference/nn/distance.ipynb #afaec82c
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     "‖x1 - x2 + eps‖_p over the last dimension."
+    _check_tensors("pairwise_distance", dict(x1=x1, x2=x2))
     return norm(x1 - x2 + eps, p, -1, keepdim)
 
 def pdist(input, p=2):

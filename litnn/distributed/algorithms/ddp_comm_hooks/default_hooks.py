@@ -8,24 +8,19 @@ __all__ = ['allreduce_hook', 'fp16_compress_hook']
 # %% ../../../../nbs/75c_comm_hooks.ipynb #e8614bcf
 from .... import distributed as dist
 from ....backend import float16
+from ....futures import Future
 
 # %% ../../../../nbs/75c_comm_hooks.ipynb #0073fa3f
-class _Future:
-    "A value that will exist once `wait()` has run (the part of `torch.futures.Future` the hooks use)."
-    def __init__(self, wait, done):
-        self._wait, self._done, self._value, self._ready = wait, done, None, False
-    def wait(self):
-        if not self._ready: self._value, self._ready = self._wait(), True
-        return self._value
-    def value(self): return self.wait()
-    def done(self): return self._ready or self._done()
-    def then(self, callback):
-        "A future of `callback(self)`, run once this one is done."
-        return _Future(lambda: (self.wait(), callback(self))[1], self.done)
-
 def _work_future(work, tensors):
-    "The future of an async collective: `tensors` once `work` has finished."
-    return _Future(lambda: (work.wait(), tensors)[1], work.is_completed)
+    "The future of an async collective: `tensors` once `work` has finished (torch's `work.get_future()`)."
+    fut = Future()
+    def drive(block):
+        if fut._done or not (block or work.is_completed()): return
+        try: work.wait()
+        except Exception as e: fut._complete(error=e)
+        else: fut.set_result(tensors)
+    fut._driver = drive
+    return fut
 
 # %% ../../../../nbs/75c_comm_hooks.ipynb #942898c9
 def _sum_fut(process_group, tensor):
