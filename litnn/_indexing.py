@@ -11,7 +11,7 @@ from .backend import patch, array_namespace, array_device, to_device, _checked_s
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of, _dtype_name
 from .backend import _by_np
 from ._creation import _infer
-from .autograd.graph import Op, _broadcast_shape, _broadcast_error
+from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace
@@ -277,6 +277,7 @@ def _setitem(self, key, value, k, op):
 
 # %% ../nbs/18_indexing.ipynb #f1d86bf6
 class MaskedFillBackward0(Op):
+    _inputs = 1        # a number value (masked_fill.Scalar); MaskedFillBackward1 takes a tensor value, an input
     @staticmethod
     def forward(ctx, x, value, mask):
         a = x._data
@@ -285,11 +286,11 @@ class MaskedFillBackward0(Op):
         return xp.where(mask, value._data if isinstance(value, Tensor) else xp.asarray(value, dtype=a.dtype), a)
     @staticmethod
     def backward(ctx, g):
-        nx, nv = ctx.needs_input_grad
+        nx, nv = _needs(ctx, 2)
         gx = _reduce(g.masked_fill(Tensor._make(ctx.mask), 0), ctx.shape) if nx else None
         return gx, g.masked_fill(Tensor._make(~ctx.mask), 0).sum() if nv else None
 
-class MaskedFillBackward1(MaskedFillBackward0): pass
+class MaskedFillBackward1(MaskedFillBackward0): _inputs = None
 
 def masked_fill(input, mask, value):
     "`input` with `value` where the boolean `mask` (broadcast) is true."

@@ -10,7 +10,7 @@ import builtins, numpy as np
 from .backend import array_namespace, get_default_dtype, result_type, patch, _checked_scalar
 from ._tensor import Tensor, _as_array, _array_of, _dtype_name, _LEGACY
 from ._creation import zeros_like, tensor as _tensor
-from .autograd.graph import Op, _num, _check_tensors, _check_broadcast
+from .autograd.graph import Op, _num, _check_tensors, _check_broadcast, _needs
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
 from .autograd.operators import _check_divisor, div, _dunder
@@ -117,14 +117,15 @@ _all_ = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logic
 
 # %% ../nbs/15_elementwise_ops.ipynb #23bb84b6
 class WhereBackward0(Op):
+    _inputs = 2        # x and y; the condition comes last, an argument (torch's node has two inputs)
     @staticmethod
-    def forward(ctx, cond, x, y):
+    def forward(ctx, x, y, cond):
         ctx.save_for_backward(cond); ctx.shapes = (_shape(x), _shape(y))
         return array_namespace(cond._data).where(cond._data, _array_of(x), _array_of(y))
     @staticmethod
     def backward(ctx, g):
-        (c,), (sx, sy), (_, nx, ny) = ctx.saved_tensors, ctx.shapes, ctx.needs_input_grad
-        return None, _reduce(where(c, g, 0.), sx) if nx else None, _reduce(where(c, 0., g), sy) if ny else None
+        (c,), (sx, sy), (nx, ny) = ctx.saved_tensors, ctx.shapes, ctx.needs_input_grad
+        return _reduce(where(c, g, 0.), sx) if nx else None, _reduce(where(c, 0., g), sy) if ny else None
 
 # %% ../nbs/15_elementwise_ops.ipynb #d6e04648
 def where(condition, input=None, other=None):
@@ -137,7 +138,7 @@ def where(condition, input=None, other=None):
     x, y = _promote(input, other)
     for v in (input, other):        # a number must fit the result's dtype (torch wraps none; `+` would)
         if not isinstance(v, Tensor): _checked_scalar(v, (x if isinstance(x, Tensor) else y)._data.dtype)
-    return WhereBackward0.apply(condition, x, y)
+    return WhereBackward0.apply(x, y, condition)
 
 @patch
 def where(self:Tensor, condition, other): return where(condition, self, other)
@@ -239,6 +240,7 @@ def _power(a, e):
 
 class PowBackward0(Op):
     "x ** p, p a number (the base class of the cases with a tensor exponent)"
+    _inputs = 1                  # the number is an argument, not an input (torch's pow.Tensor_Scalar)
     @staticmethod
     def forward(ctx, x, p):
         ctx.save_for_backward(x, p)
@@ -251,7 +253,7 @@ class PowBackward0(Op):
         return out
     @staticmethod
     def backward(ctx, g):
-        (x, p), (nx, np_) = ctx.saved_tensors, ctx.needs_input_grad
+        (x, p), (nx, np_) = ctx.saved_tensors, _needs(ctx, 2)
         gx = gp = None
         if nx and isinstance(p, Tensor): gx = _reduce(where(p == 0, 0., g * (p * x ** (p - 1))), x.shape)   # 0 even for g NaN, as torch
         elif nx: gx = g * (p * x ** (p - 1)) if p != 0 else zeros_like(g)
@@ -259,8 +261,8 @@ class PowBackward0(Op):
         return gx, gp
 
 # %% ../nbs/15_elementwise_ops.ipynb #cc404724
-class PowBackward1(PowBackward0): "tensor ** tensor"
-class PowBackward2(PowBackward0): "number ** tensor"
+class PowBackward1(PowBackward0): "tensor ** tensor"; _inputs = None
+class PowBackward2(PowBackward0): "number ** tensor"; _inputs = None
 
 def pow(input, exponent):
     "input ** exponent, elementwise (either may be a number)."
@@ -283,6 +285,7 @@ Tensor.pow, Tensor.__pow__, Tensor.__rpow__ = pow, _dunder(pow), _dunder(pow, re
 # %% ../nbs/15_elementwise_ops.ipynb #a9babb90
 class RemainderBackward0(Op):
     "x % number"
+    _inputs = 1
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
@@ -296,7 +299,7 @@ class RemainderBackward0(Op):
         return xp.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)   # gives a zero b's sign; torch keeps fmod's: -2 % 2 is -0.)
     @staticmethod
     def backward(ctx, g):
-        (x, y), (nx, ny) = ctx.saved_tensors, ctx.needs_input_grad
+        (x, y), (nx, ny) = ctx.saved_tensors, _needs(ctx, 2)
         return (_reduce(g, _shape(x)) if nx else None,
                 _reduce(g * -div(x, y, rounding_mode='floor'), _shape(y)) if ny else None)
 
@@ -320,7 +323,7 @@ def _no_derivative(result, inputs, error, name='NotImplemented'):
     return node.apply(*inputs, result=result._data, error=error)
 
 # %% ../nbs/15_elementwise_ops.ipynb #922a88dd
-class RemainderBackward1(RemainderBackward0): "x % tensor"
+class RemainderBackward1(RemainderBackward0): "x % tensor"; _inputs = None
 
 def remainder(input, other):
     "input % other, with the sign of `other` (Python's convention)."
@@ -1158,6 +1161,7 @@ def _lerp(xp, a, b, w):
 
 class LerpBackward0(Op):
     "lerp with a number weight"
+    _inputs = 2
     @staticmethod
     def forward(ctx, x, end, weight):
         ctx.shapes, ctx.weight = (x._data.shape, end._data.shape), weight
@@ -1165,7 +1169,7 @@ class LerpBackward0(Op):
         return _lerp(array_namespace(a), a, b, weight).astype(x._data.dtype, copy=False)
     @staticmethod
     def backward(ctx, g):
-        (sx, se), w, (nx, ne, _) = ctx.shapes, ctx.weight, ctx.needs_input_grad
+        (sx, se), w, (nx, ne) = ctx.shapes, ctx.weight, ctx.needs_input_grad
         return _reduce(g * (1 - w), sx) if nx else None, _reduce(g * w, se) if ne else None
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #9859cf2c
@@ -1286,7 +1290,7 @@ import numpy as np
 from .backend import array_namespace, get_default_dtype
 from ._tensor import Tensor, _array_of, _dtype_name
 from ._creation import zeros_like
-from .autograd.graph import Op, _check_broadcast
+from .autograd.graph import Op, _check_broadcast, _needs
 from .autograd.broadcasting import _promote, _reduce, _cast, _shape, _operands, _float_dtype, _half, _opmath
 from .autograd.operators import _check_divisor, div, _dunder
 
@@ -1307,7 +1311,7 @@ class _Binary(Op):
         return out
     @staticmethod
     def backward(ctx, g):
-        (x, y), (nx, ny), z = ctx.saved_tensors, ctx.needs_input_grad, ctx.result
+        (x, y), (nx, ny), z = ctx.saved_tensors, _needs(ctx, 2), ctx.result
         return (_reduce(ctx.dx(g, x, y, z), _shape(x)) if nx else None,
                 _reduce(ctx.dy(g, x, y, z), _shape(y)) if ny else None)
 
@@ -1355,7 +1359,7 @@ _all_ = ['Atan2Backward0', 'HypotBackward0', 'XlogyBackward0', 'CopysignBackward
 class XlogyBackward1(XlogyBackward0): "xlogy(number, tensor)"
 class XlogyBackward2(XlogyBackward0): "xlogy(tensor, number)"
 class CopysignBackward1(CopysignBackward0): "copysign(tensor, number)"
-class FmodBackward0(FmodBackward1): "fmod(tensor, number)"
+class FmodBackward0(FmodBackward1): "fmod(tensor, number)"; _inputs = 1
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #10b298f8
 def _binary(name, x, y, nodes, ints='float', numbers=True):

@@ -649,6 +649,7 @@ import builtins
 from .backend import patch, array_namespace
 from ._tensor import Tensor
 from .autograd.graph import Op
+from .autograd.engine import _new_history
 from ._creation import _strided
 
 # %% ../nbs/17c_inplace_on_views.ipynb #1729fdb9
@@ -700,7 +701,7 @@ def _rebase(self:Tensor, result):
     "After the in-place change `result` to view `self`: its base's history becomes `CopySlices`, its views' `AsStridedBackward0`."
     base = self._base
     node = CopySlices.apply(base, result, geometry=_geometry(base, self)).grad_fn
-    base.grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    _new_history(base, node)
     base._regenerate_views()
 
 @patch
@@ -713,7 +714,7 @@ def _regenerate_views(self:Tensor):
         live.append(ref)
         if v._vmeta in ('no_grad', 'no_grad_base'): continue
         regen = AsStridedBackward0.apply(self, size=tuple(v.shape), stride=v.stride(), offset=v.storage_offset())
-        v.grad_fn, v._output_nr, v._requires_grad = regen.grad_fn, 0, True
+        _new_history(v, regen.grad_fn)
     self._views[:] = live
 
 # %% ../nbs/17d_complex_numbers.ipynb #72fbd2fd
@@ -962,6 +963,7 @@ def _diag_view(a, offset, d1, d2):
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #4c668967
 class DiagonalBackward0(Op):
+    _inputs = 1          # offset, dim1, dim2 are arguments
     @staticmethod
     def forward(ctx, x, offset, dim1, dim2):
         ctx.args, ctx.shape = (offset, dim1, dim2), x._data.shape

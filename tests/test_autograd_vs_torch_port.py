@@ -216,3 +216,148 @@ def test_grad_to_an_intermediate_leaves_the_graph_below():
         h2 = lib.nn.functional.linear(x2[None], lib.tensor([[1., 0.], [0., 2.]])); y2 = (h2 * h2).sum()
         lib.autograd.grad(y2, h2)
         assert lib.allclose(lib.autograd.grad(h2.sum(), x2)[0], lib.tensor([1., 2.]))
+
+
+# Hook order, retain_grad through in-place changes, and which nodes a partial backward touches (test_autograd.py's
+# TestAutogradHooks: test_prehook_ordering, test_post_accumulate_grad_hook_ordering, test_retain_grad_inplace*,
+# test_accumulate_grad_posthooks_can_observe_tensor_prehook, test_hook_edge_case_when_called_with_grad).
+
+def test_prehook_ordering():
+    def f(L):
+        log = []
+        def hook1(g): log.append(1); return g * 3
+        def hook2(gs): log.append(2); return tuple(g * 2 for g in gs)
+        a = L.tensor(1.0, requires_grad=True)
+        b = a.clone()
+        b.grad_fn.register_prehook(hook2); b.register_hook(hook1); b.grad_fn.register_prehook(hook2)
+        acc = b.grad_fn.next_functions[0][0]
+        a.register_hook(hook1); acc.register_prehook(hook2); a.register_hook(hook1)
+        b.sum().backward(retain_graph=True)
+        out = [list(log), a.grad.item()]; log.clear()
+        L.autograd.grad(b.sum(), inputs=(a,), retain_graph=True)
+        out.append(list(log)); log.clear()
+        b.sum().backward(inputs=(b,))
+        return out + [list(log), b.grad.item()]
+    assert same(f) == [[1, 2, 2, 1, 1, 2], 216.0, [1, 2, 2, 1, 1], [1, 2, 2], 3.0]
+
+def test_post_accumulate_grad_hook_ordering():
+    def f(L):
+        t = L.tensor([0.3, 0.6, 0.9], requires_grad=True)
+        acc = t.view_as(t).grad_fn.next_functions[0][0]
+        t.register_hook(lambda g: g.sub(2.0))
+        acc.register_prehook(lambda gs: (gs[0].div(5.0),))
+        def post_acc(x): x.grad.add_(0.5)
+        t.register_post_accumulate_grad_hook(post_acc)
+        seen = []
+        def post(grad_in, grad_out):
+            seen.append((len(grad_in), grad_out[0].tolist()))
+            t.grad = grad_out[0].mul(10)
+        acc.register_hook(post)
+        t.sum().backward()
+        return [round(v, 5) for v in t.grad.tolist()], len(seen), seen[0][0]
+    assert same(f) == ([3.0, 3.0, 3.0], 1, 0)
+
+def test_partial_backward_runs_only_what_it_needs():
+    def f(L):
+        counts = dict(tensor=0, pre=0, post=0)
+        a = L.tensor(1.0, requires_grad=True)
+        b = a * 2
+        c = b * 2
+        def th(g): counts['tensor'] += 1
+        def pre(g): counts['pre'] += 1
+        def post(gi, go): counts['post'] += 1
+        a.register_hook(th); b.register_hook(th)
+        acc = b.grad_fn.next_functions[0][0]
+        acc.register_hook(post); acc.register_prehook(pre)
+        b.grad_fn.register_hook(post); b.grad_fn.register_prehook(pre)
+        out = []
+        for inputs in [(b,), (a, b)]:
+            L.autograd.grad(c, inputs=inputs, retain_graph=True)
+            out.append(dict(counts)); counts.update(tensor=0, pre=0, post=0)
+        c.backward(retain_graph=True); out.append(dict(counts))
+        return out
+    assert same(f) == [dict(tensor=1, pre=0, post=0), dict(tensor=2, pre=1, post=1), dict(tensor=2, pre=2, post=2)]
+
+def test_leaf_tensor_hook_before_node_hooks():
+    def f(L):
+        a = L.tensor(1.0, requires_grad=True)
+        seen = []
+        b = a.clone()
+        acc = b.grad_fn.next_functions[0][0]
+        acc.register_hook(lambda gi, go: seen.append(('post', len(gi), go[0].item())))
+        acc.register_prehook(lambda gs: seen.append(('pre', len(gs), gs[0].item())))
+        a.register_hook(lambda g: g * 2)
+        b.backward()
+        return seen
+    assert same(f) == [('pre', 1, 2.0), ('post', 0, 2.0)]
+
+def test_backward_with_inputs_leaves_other_leaves_alone():
+    def f(L):
+        a, b = L.tensor(1.0, requires_grad=True), L.tensor(1.0, requires_grad=True)
+        def refuse(*args): raise RuntimeError('should not run')
+        a.register_hook(refuse)
+        c = a.clone()
+        c.grad_fn.next_functions[0][0].register_hook(refuse)
+        (a + b + c).sum().backward(inputs=[b])
+        return a.grad, b.grad.item()
+    assert same(f) == (None, 1.0)
+
+def test_retain_grad_follows_inplace():
+    def f(L):
+        out = []
+        for n in (1, 2):
+            a = L.tensor([1.0], requires_grad=True).clone()
+            a.retain_grad()
+            for _ in range(n): a.mul_(2)
+            a.sum().backward()
+            out.append(a.grad.tolist())
+        base = L.tensor([1.0], requires_grad=True).clone()
+        view, view2 = base[:], base[:]
+        view.retain_grad(); view2.retain_grad()
+        view.mul_(2)
+        (view + view2).sum().backward()
+        return out + [view.grad.tolist(), view2.grad.tolist()]
+    assert same(f) == [[1.0], [1.0], [1.0], [1.0]]
+
+def test_retain_grad_follows_inplace_on_an_output_of_many():
+    def f(L):
+        b = L.tensor([[1., 2.], [4., 3.]], requires_grad=True)
+        var, mean = L.var_mean(b, dim=0)
+        var.retain_grad(); mean.retain_grad()
+        var.mul_(2)
+        (var + mean).sum().backward()
+        return var.grad.tolist(), mean.grad.tolist()
+    assert same(f) == ([1.0, 1.0], [1.0, 1.0])
+
+def test_grad_fn_call_checks_argument_count():
+    def f(L):
+        x = L.ones(1, requires_grad=True)
+        y = x ** 2
+        out = [run(L, lambda L: y.grad_fn(x.detach(), x.detach())), run(L, lambda L: y.grad_fn())]
+        return out + [y.grad_fn(x.detach()).tolist()]
+    assert same(f) == [('TypeError', 'expected 1 arguments, got 2 instead'), ('TypeError', 'expected 1 arguments, got 0 instead'), [2.0]]
+
+
+# A node's inputs are torch's: a number argument of a Scalar overload (`x ** 2`, `masked_fill(m, 0.)`, `fmod(x, 2)`)
+# and a condition (`where`) are arguments, not graph edges; a number `*`/`+` operand is an edge to nothing, as torch's.
+EDGES = {
+    'pow number': lambda L, x, y, m: x ** 2, 'square': lambda L, x, y, m: x.square(), 'pow tensor': lambda L, x, y, m: x ** y,
+    'where': lambda L, x, y, m: L.where(m, x, y), 'where number': lambda L, x, y, m: L.where(m, x, 0.),
+    'masked_fill number': lambda L, x, y, m: x.masked_fill(m, 0.), 'masked_fill tensor': lambda L, x, y, m: x.masked_fill(m, y.sum()),
+    'lerp number': lambda L, x, y, m: L.lerp(x, y, 0.5), 'lerp tensor': lambda L, x, y, m: L.lerp(x, y, y),
+    'fmod number': lambda L, x, y, m: L.fmod(x, 2), 'remainder number': lambda L, x, y, m: x % 2, 'remainder tensor': lambda L, x, y, m: x % y,
+    'diag': lambda L, x, y, m: x[:3, :3].diag(), 'diagonal': lambda L, x, y, m: x.diagonal(1),
+    'mul number': lambda L, x, y, m: x * 2, 'add number': lambda L, x, y, m: x + 2, 'clamp': lambda L, x, y, m: x.clamp(0, 1),
+}
+
+def _edges(fn):
+    return type(fn).__name__, tuple(None if f is None else type(f).__name__ for f, _ in fn.next_functions)
+
+@pytest.mark.parametrize('case', EDGES)
+def test_next_functions_as_torch(case):
+    def f(L):
+        x, y = L.rand(3, 4, requires_grad=True), L.rand(3, 4, requires_grad=True)
+        out = EDGES[case](L, x, y, L.rand(3, 4) > 0.5)
+        out.sum().backward()           # and backward still reaches the inputs
+        return _edges(out.grad_fn), x.grad is not None
+    same(f)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/13_backprop_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import builtins, operator, sys, numpy as np
+import builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string
 from ..backend import _by_np
@@ -71,27 +71,37 @@ def _checked_grads(hook, given, r):
     return tuple(_checked_grad(hook, g, v) for g, v in zip(given, r))
 
 # %% ../../nbs/13_backprop_engine.ipynb #c9ffb7fc
+def _run_hooks(hooks, grads, nr, claimed, plain):
+    "Tensor hooks `hooks` on gradient `grads[nr]`, in order: one tensor passes through them, as torch's (what one sets on it, the next sees)."
+    given = None
+    for h in list(hooks):
+        _claim(grads[nr], claimed)        # the hook may keep it: never adopt it as a .grad
+        if given is None: given = _as_tensor(grads[nr])
+        r = h(given)
+        if r is not None and r is not given: given = _checked_grad(h, given, r); grads[nr] = _value(given, plain)
+
 def _run_tensor_hooks(node, grads, claimed, create_graph):
-    "Run tensor hooks and retain_grad for the outputs of `node`; returns the (maybe replaced) grads."
+    "Run tensor hooks and retain_grad for the outputs of `node` (for an AccumulateGrad, its leaf's hooks); returns the (maybe replaced) grads."
     plain = not create_graph
-    if node._tensor_hooks:
-        for nr, hooks in node._tensor_hooks.items():
-            given = None                          # one tensor through the hooks, as torch's: what one sets on it, the next sees
-            for h in list(hooks.values()):
-                _claim(grads[nr], claimed)        # the hook may keep it: never adopt it as a .grad
-                if given is None: given = _as_tensor(grads[nr])
-                r = h(given)
-                if r is not None and r is not given: given = _checked_grad(h, given, r); grads[nr] = _value(given, plain)
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._hooks
+        if hooks: _run_hooks(hooks.values(), grads, 0, claimed, plain)
+    elif node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items(): _run_hooks(hooks.values(), grads, nr, claimed, plain)
     if node._retained:
         for nr, ref in node._retained.items():
             t = ref()
             if t is not None and grads[nr] is not None: _store_grad(t, grads[nr], claimed, create_graph)
-    if node._pre_hooks:
-        for h in list(node._pre_hooks.values()):
-            for g in grads: _claim(g, claimed)
-            given = tuple(_as_tensor(g) for g in grads)
-            r = h(given)
-            if r is not None and r is not given: grads[:] = [_value(g, plain) for g in _checked_grads(h, given, r)]
+    return grads
+
+def _run_pre_hooks(node, grads, claimed, create_graph):
+    "Run `node`'s pre-hooks (`Node.register_prehook`), once the node is known to run; returns the (maybe replaced) grads."
+    plain = not create_graph
+    for h in list(node._pre_hooks.values()):
+        for g in grads: _claim(g, claimed)
+        given = tuple(_as_tensor(g) for g in grads)
+        r = h(given)
+        if r is not None and r is not given: grads[:] = [_value(g, plain) for g in _checked_grads(h, given, r)]
     return grads
 
 # %% ../../nbs/13_backprop_engine.ipynb #6de326cf
@@ -162,12 +172,16 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
         for node in order:
             grads = pop(node, None)
             if grads is None: continue                    # no gradient reached this node
-            if node._hooked: grads = _run_tensor_hooks(node, grads, claimed, create_graph)
+            acc = type(node) is AccumulateGrad
+            if watched and needed is not None and node not in needed and (capture is None or node not in capture):
+                continue                                  # neither run nor captured: left alone, hooks and all (torch's)
+            if node._hooked or (acc and node.variable._hooks): grads = _run_tensor_hooks(node, grads, claimed, create_graph)
             if watched:
                 if capture is not None and node in capture: captured[node] = grads
                 if needed is not None and node not in needed: continue
                 if prof is not None: ev = prof.begin_node(node)
-            if type(node) is AccumulateGrad:
+            if node._pre_hooks: grads = _run_pre_hooks(node, grads, claimed, create_graph)
+            if acc:
                 if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
                 if prof is not None: prof.end_node(ev)
                 continue
@@ -237,15 +251,9 @@ def _materialize(node, grads):
 
 # %% ../../nbs/13_backprop_engine.ipynb #7a379be9
 def _accumulate(node, g, claimed, create_graph):
-    "AccumulateGrad's work: the leaf's hooks, then .grad, then post-accumulate hooks."
+    "AccumulateGrad's work (its leaf's hooks have run): .grad, then post-accumulate hooks, then the node's post-hooks."
     t = node.variable
-    if t._hooks:
-        given = None
-        for h in list(t._hooks.values()):
-            _claim(g, claimed)
-            if given is None: given = _as_tensor(g)
-            r = h(given)
-            if r is not None and r is not given: given = _checked_grad(h, given, r); g = _value(given, not create_graph)
+    fresh = t._grad is None
     _store_grad(t, g, claimed, create_graph)
     if t._post_acc_hooks:
         for h in list(t._post_acc_hooks.values()):
@@ -253,6 +261,9 @@ def _accumulate(node, g, claimed, create_graph):
             if r is not None and r is not t:        # (returning the tensor itself is allowed, as in torch)
                 _checked_grad(h, t, r)
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+    if node._post_hooks:        # (grad_inputs, grad_outputs): a leaf's node has no inputs; its output is the new .grad
+        out = t._grad if fresh else _as_tensor(g)
+        for h in list(node._post_hooks.values()): h((), (out,))
 
 # %% ../../nbs/13_backprop_engine.ipynb #e89761dd
 def _root(t, i=0):
@@ -308,6 +319,16 @@ def _check_overlap(a):
                            "memory location. Please clone() the tensor before performing the operation.")
 
 # %% ../../nbs/13_backprop_engine.ipynb #23322cca
+def _new_history(t, node, nr=0):
+    """Tensor `t`, changed in place, now comes from output `nr` of `node`. `retain_grad` follows it to the new node (torch
+    moves that hook: `.grad` is the gradient of the tensor's current value); hooks registered on it stay with the old value."""
+    if t._retains_grad:
+        old = t.grad_fn
+        if old is not None and old._retained and old._retained.get(t._output_nr, lambda: None)() is t: del old._retained[t._output_nr]
+        if node._retained is None: node._retained, node._hooked = {}, True
+        node._retained[nr] = weakref.ref(t)
+    t.grad_fn, t._output_nr, t._requires_grad = node, nr, True
+
 def _inplace(self, op, *args, _write=None, **kw):
     """Make `self` hold `op(self, *args, **kw)`: values in self's own memory, the op's history, a new version.
 
@@ -350,7 +371,7 @@ def _inplace(self, op, *args, _write=None, **kw):
         except ValueError: raise RuntimeError(_EXPANDED_VIEW) from None   # numpy's read-only broadcast memory
     if recording and base is not None: self._rebase(result)   # a view: its base's history is rewritten (17c_inplace_on_views)
     elif result.grad_fn is not None:
-        self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, result._output_nr, True
+        _new_history(self, result.grad_fn, result._output_nr)
         if self._views is not None: self._regenerate_views()   # and its views' (17c_inplace_on_views)
     if fw is not None: fw.written(self, result)      # self's tangent (and its base's) become the result's
     _version_counter(self)[0] += 1
@@ -453,5 +474,7 @@ from .graph import Node
 @patch
 def __call__(self:Node, *grads):
     "Run this node's backward on `grads`, one per output: the gradient for its input, or a tuple of them (engine: it calls the backward as a backward pass does)."
+    if len(grads) != self._n_out: raise TypeError(f"expected {self._n_out} arguments, got {len(grads)} instead")
     out = _call_backward(self, [g if g is None or isinstance(g, Tensor) else Tensor._make(g) for g in grads], False)
+    out = out[:len(self.next_functions)]      # (an op's arguments past its inputs get no gradient: `_inputs`)
     return out[0] if len(out) == 1 else out

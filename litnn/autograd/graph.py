@@ -36,6 +36,7 @@ class Node:
     _pre_hooks = _post_hooks = None   # Node.register_prehook / register_hook
     _hooked = False         # any of the three above before backward: one flag for the engine to test
     _n_out = 1              # number of outputs
+    _inputs = None          # an op's node: how many leading positional arguments are its graph inputs (None: all)
     _seq = 0                # creation order: the engine runs later nodes first
     _packed = False         # were the saved tensors packed by saved-tensor hooks (35a_saved_tensor_hooks)?
     on_arrays = False       # is backward written to run on arrays too? a plain backward then passes it arrays
@@ -157,6 +158,11 @@ def needs_input_grad(self:Node):
     "For each input, whether it needs a gradient."
     return tuple([fn is not None for fn, _ in self.next_functions])
 
+def _needs(ctx, n):
+    "`ctx.needs_input_grad` for `n` positional arguments: False for those past the node's `_inputs` (arguments, not inputs)."
+    r = ctx.needs_input_grad
+    return r + (False,) * (n - len(r))
+
 # %% ../../nbs/12_backprop_graph.ipynb #35df6afe
 @patch
 def register_hook(self:Node, fn):
@@ -247,7 +253,7 @@ def _plain_node(cls, inputs):
 
 def _record(cls, args, kw):
     "Run op `cls` and record it in the graph: the node, its edges, the output's grad_fn."
-    ctx = _plain_node(cls, args)
+    ctx = _plain_node(cls, args if cls._inputs is None else args[:cls._inputs])
     if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)     # where forward ran, for backward's errors (reference/backprop/anomaly_mode)
     try: out = cls.forward(ctx, *args, **kw)
     except ValueError as e: raise _as_torch_error(e, args) from None
