@@ -304,6 +304,7 @@ def vander(x, N=None, increasing=False):
     if x.dim() != 1: raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
     if n < 0: raise RuntimeError("N must be non-negative.")
+    if n == 1: return x.new_ones((x.shape[0], 1), dtype=x.dtype if x.is_floating_point() or x.is_complex() else int64)   # (linalg.vander needs N > 1)
     if n == 0: return x.new_empty((x.shape[0], 0), dtype=x.dtype if x.is_floating_point() else int64)
     v = linalg.vander(x, N=n)
     return v if increasing else v.flip(-1)

@@ -223,6 +223,9 @@ def _whole(op, key):
     return op is IndexBackward0 and type(key) is not _Chain and builtins.all(hasattr(k, 'ndim') or k is Ellipsis or _is_all(k) for k in key)
 
 @patch
+def __delitem__(self:Tensor, key): raise TypeError("Tensor does not support deleting items")   # (torch's words, not Python's AttributeError)
+
+@patch
 def __setitem__(self:Tensor, key, value):
     "Write `value` (a number or a tensor, broadcast and cast to this dtype) into the indexed region."
     if _Mode.fw is not None and not _Mode.fw.busy: return _Mode.fw.setitem(self, key, value)   # in a dual level (14b_forward_mode)
@@ -309,6 +312,7 @@ def scatter_add(input, dim, index, src):
     "`input` with each `src[i][j][k]` added at `[i][index[i][j][k]][k]` (for dim=1)."
     a, s = _index_arg(index, input, 'scatter_add', 'int64'), input._data.shape
     d = _wrap_dim(dim, len(s))
+    if not a.size: return input.clone()          # an empty index adds nothing: torch checks no shapes
     if a.ndim != len(s) or builtins.any(m > n for k, (m, n) in enumerate(zip(a.shape, s)) if k != d) or builtins.any(m > n for m, n in zip(a.shape, src.shape)):
         raise RuntimeError(f"Expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d} and to be no larger size than src {list(src.shape)}")
     if src._data.shape != a.shape: src = src[tuple(slice(0, m) for m in a.shape)]
@@ -539,7 +543,7 @@ def _slices_key(input, dim, index, what, source=None):
     if a.ndim > 1: raise IndexError(f"{what}(): Index is supposed to be a vector")
     a = a.reshape(-1)
     n = s[d] if s else 1
-    bad = (a < -n) | (a >= n)                       # torch's kernel checks the positions last, after the sizes
+    bad = (a < (-n if what == 'index_fill_' else 0)) | (a >= n)   # torch's kernel checks the positions last, after the sizes; only fill wraps negatives
     if a.size and bool(bad.any()):
         if what == 'index_fill_' and not math.prod(s[:d] + s[d + 1:]): return (_ALL,) * d + (a[:0], Ellipsis)   # slices of nothing: no position is read
         if not n and what == 'index_fill_':         # an empty dim: torch's fill fails restriding the slice over no memory
@@ -605,6 +609,8 @@ def take(input, index):
 
 def take_along_dim(input, indices, dim=None):
     "`gather` along `dim` after broadcasting `input` and `indices` against each other (without `dim`: both flattened)."
+    if indices.dtype.name != 'int64':
+        raise RuntimeError(f'torch.take_along_dim(): dtype of indices should be Long but got {_LEGACY[indices.dtype.name]}')
     if dim is None: return gather(input.reshape(-1), 0, indices.reshape(-1))
     s, t = input._data.shape, indices._data.shape
     if len(s) != len(t): raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices".format(len(s), len(t)))
@@ -858,3 +864,6 @@ from ._pointwise import _wrap_out, _SAME
 _wrap_out(globals(), {'index_select': "{fn}(): self and result must have the same scalar type", 'masked_select': "{fn}(): self and result must have the same scalar type",
                       'take': "take(): self and out expected to have the same dtype, but got self.dtype = {R} and out.dtype = {O}", 'gather': _SAME,
                       'nonzero': "nonzero: Expected out tensor to have scalar type Long but got scalar type{O}"})
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #d0e1fd1d
+_wrap_out(globals(), {n: None for n in ('index_add', 'index_copy', 'scatter', 'scatter_add', 'slice_scatter')})

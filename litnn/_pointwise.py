@@ -2903,7 +2903,9 @@ _OUT_NAMES = [
     'arctan2', 'hypot', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'less', 'greater_equal', 'less_equal',
     'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'floor_divide', 'copysign', 'xlogy', 'logaddexp', 'logaddexp2', 'fmax', 'fmin', 'nextafter', 'gcd', 'lcm',
-    'igamma', 'igammac', 'lerp', 'clamp', 'clip']
+    'igamma', 'igammac', 'lerp', 'clamp', 'clip', 'addcdiv', 'addcmul', 'angle', 'bitwise_left_shift',
+    'bitwise_right_shift', 'clamp_max', 'clamp_min', 'conj_physical', 'fill', 'float_power', 'heaviside', 'ldexp',
+    'mvlgamma', 'nan_to_num', 'i0e', 'i1', 'i1e']
 
 def _wrap_out(ns, rules, dtype_from_out=()):
     """Give the functions of the module namespace `ns` named in `rules` torch's `out=`, each with its dtype rule (see
@@ -2923,3 +2925,9 @@ def _where_out(args, kwargs, out):
     return "Expected out type to be {R} but got {O}"
 
 _wrap_out(globals(), {'where': _where_out, 'softmax': _SAME, 'log_softmax': _SAME, 'diff': None})
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #41c2d4ca
+from . import _views      # (which _pointwise imports: its functions are wrapped from here, once it is complete)
+_wrap_out(vars(_views), {n: None for n in ('alias_copy', 'column_stack', 'detach_copy', 'diag', 'diagonal_copy', 'dstack', 'hstack',
+    'select_copy', 'slice_copy', 'squeeze_copy', 't_copy', 'transpose_copy', 'tril', 'triu', 'unsqueeze_copy',
+    'view_copy', 'vstack')})

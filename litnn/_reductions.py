@@ -904,3 +904,6 @@ _wrap_out(globals(), {'sum': None, 'prod': None, 'nansum': None, 'cumsum': None,
                       'logcumsumexp': "expected scalar_type {R} but found {O}", 'cummax': ("expected scalar_type {R} but found {O}",) * 2,
                       'cummin': ("expected scalar_type {R} but found {O}",) * 2},
           dtype_from_out=('sum', 'prod', 'nansum', 'cumsum', 'cumprod'))
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #5de22503
+_wrap_out(globals(), {n: None for n in ('frobenius_norm', 'nanquantile', 'nuclear_norm', 'quantile')})

@@ -462,3 +462,6 @@ _wrap_out(globals(), {'sort': (_SAME, _SAME), 'topk': (_SAME, _SAME), 'msort': _
                       'median': lambda args, kwargs, out: _MEDIAN if len(args) > 1 or 'dim' in kwargs else None,
                       'nanmedian': lambda args, kwargs, out: _MEDIAN if len(args) > 1 or 'dim' in kwargs else None,
                       'mode': ("expected scalar type '{R}' but got '{O}' for values output", "expected scalar type '{R}' but got '{O}' for indices output")})
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #898bf73c
+_wrap_out(globals(), {n: None for n in ('argsort', 'bucketize', 'histc', 'isin', 'searchsorted')})

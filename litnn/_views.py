@@ -260,6 +260,7 @@ def narrow(input, dim, start, length):
     "The `length` elements from `start` along `dim` (a view)."
     s = input._data.shape
     if not s: raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in 'iu'): raise RuntimeError("start must be an 0-dim integral Tensor.")
     d, start, n = _wrap_dim(dim, len(s)), builtins.int(start), s[_wrap_dim(dim, len(s))]
     if length < 0: raise RuntimeError("narrow(): length must be non-negative.")
     if not -n <= start <= n: raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
@@ -360,6 +361,8 @@ def movedim(input, source, destination):
                         " * (Tensor input, tuple of ints source, tuple of ints destination)\n * (Tensor input, int source, int destination)")
     src, dst = _dims(source, n), _dims(destination, n)
     if len(src) != len(dst): raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same number of dims as destination ({list(dst)} dims)")
+    for what, ds in (('source', src), ('destination', dst)):
+        if len(set(ds)) != len(ds): raise RuntimeError(f'movedim: repeated dim in `{what}` ({list(ds)})')
     rest = iter(d for d in range(n) if d not in src)
     where = dict(zip(dst, src))
     return permute(input, tuple(where[i] if i in where else next(rest) for i in range(n)))
@@ -927,6 +930,7 @@ def roll(input, shifts, dims=None):
     "`input` shifted circularly by `shifts` along `dims` (the flattened tensor when `dims` is None)."
     n = input._data.ndim
     shifts = tuple(_int_arg(s, 'shifts') for s in _dim_tuple(shifts, 'shifts'))
+    if not shifts: raise RuntimeError('`shifts` required')
     if dims is None:
         if len(shifts) != 1: raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return RollBackward0.apply(input, shifts=shifts[0], dims=None)
@@ -1160,7 +1164,7 @@ from .backend import int64
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #1f95002e
 def broadcast_to(input, size): return input.expand(tuple(size))
-def ravel(input): return input.reshape(-1)
+def ravel(input): return input.contiguous().view(-1)      # torch's: a contiguous result (a copy of a strided one)
 def diagflat(input, offset=0): return diag(input.reshape(-1), offset)
 def narrow_copy(input, dim, start, length): return input.narrow(dim, start, length).clone()
 

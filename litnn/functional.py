@@ -474,7 +474,7 @@ def broadcast_tensors(*tensors):
     "The tensors expanded to their common shape."
     try: shape = np.broadcast_shapes(*(t.shape for t in tensors))
     except ValueError as e: raise _as_torch_error(e, tensors) from None
-    return tuple(t.expand(*shape) for t in tensors)
+    return tuple(t.expand(shape) for t in tensors)
 
 def unravel_index(indices, shape):
     "One tensor of coordinates per dimension of `shape` for flat `indices`."
@@ -500,3 +500,6 @@ def block_diag(*tensors):
 # %% ../nbs/reference/torch/writing_into_out.ipynb #98153b12
 from ._pointwise import _wrap_out, _SAME
 _wrap_out(globals(), {'norm': _SAME})
+
+# %% ../nbs/reference/torch/writing_into_out.ipynb #22d0c443
+_wrap_out(globals(), {'chain_matmul': None})

@@ -1712,3 +1712,53 @@ def test_dim_arguments_refuse_what_torch_refuses():
         with pytest.raises(TypeError): f()
     for f in (lambda: torch.ones(2, 3).sum(True), lambda: torch.ones(2, 3).unsqueeze(torch.tensor([1])), lambda: torch.ones(2, 3).chunk(2.0)):
         with pytest.raises(TypeError): f()
+
+
+# Found by porting torch's test_shape_ops/test_view_ops/test_indexing/test_scatter_gather/test_tensor_creation_ops.
+PORTED_OPS_TESTS = {
+    'ravel of a strided vector is contiguous': lambda L: (L.arange(6.)[::2].ravel().is_contiguous(), L.arange(6.)[::2].ravel().stride()),
+    'roll without shifts': lambda L: L.arange(4).roll(shifts=(), dims=()),
+    'index_copy_ negative index': lambda L: L.zeros(3, 5).index_copy_(1, L.full((2,), -1), L.ones(3, 2)),
+    'index_add_ negative index': lambda L: L.zeros(3, 5).index_add_(1, L.tensor([-1]), L.ones(3, 1)),
+    'index_fill_ negative index wraps': lambda L: L.zeros(3, 5).index_fill_(1, L.tensor([-1]), 1.),
+    'take_along_dim int32 indices': lambda L: L.take_along_dim(L.ones(2, 3), L.zeros(2, 3, dtype=L.int32), dim=0),
+    'add of two ints': lambda L: L.add(2, 3), 'add of two bools': lambda L: L.add(True, True), 'mul of two ints': lambda L: L.mul(2, 3),
+    'sub of float and int': lambda L: L.sub(2.5, 1), 'div of two ints': lambda L: L.div(1, 2), 'mul int and complex': lambda L: L.view_as_real(L.mul(2, 1j)),
+    'vander N=1': lambda L: L.vander(L.tensor([1., 2., 3.]), N=1), 'vander int N=1': lambda L: L.vander(L.tensor([1, 2]), N=1),
+    'broadcast_tensors of 0-d': lambda L: L.broadcast_tensors(L.ones(()), L.zeros(())),
+    'scatter_add_ with an empty index': lambda L: L.zeros(2, 2).scatter_add_(0, L.zeros(0, dtype=L.long), L.ones(2, 2)),
+    'scatter_add with an empty 2-d index': lambda L: L.zeros(2, 2).scatter_add(0, L.zeros(0, 3, dtype=L.long), L.ones(2, 2)),
+    'movedim repeated source': lambda L: L.movedim(L.zeros(2, 3), (0, 0), (0, 1)),
+    'movedim repeated destination': lambda L: L.movedim(L.zeros(2, 3, 4), (0, 1, 2), (1, 0, 1)),
+    'narrow with a float tensor start': lambda L: L.zeros(3, 3).narrow(0, L.tensor(0.), 1),
+    'narrow with a 1-element tensor start': lambda L: L.zeros(3, 3).narrow(0, L.tensor([0]), 1),
+    'narrow with a 0-d int tensor start': lambda L: L.arange(9).reshape(3, 3).narrow(0, L.tensor(1), 1),
+    'del t[0]': lambda L: L.zeros(3).__delitem__(0),
+}
+
+@pytest.mark.parametrize('name', PORTED_OPS_TESTS)
+def test_ported_ops_tests(name): _same(PORTED_OPS_TESTS[name])
+
+
+# out= on the functions torch gives one beyond the elementwise, reduction, product and indexing families
+_X3 = lambda t: t.tensor([[2., 0.5, 0.], [0.5, 3., 1.], [0., 1., 4.]])
+_MORE_OUT = {
+    'tril': lambda t, **k: t.tril(_X3(t), **k), 'triu': lambda t, **k: t.triu(_X3(t), 1, **k), 'diag': lambda t, **k: t.diag(_X3(t), **k),
+    'vstack': lambda t, **k: t.vstack([_X3(t), _X3(t)], **k), 'hstack': lambda t, **k: t.hstack([_X3(t), _X3(t)], **k),
+    'column_stack': lambda t, **k: t.column_stack([_X3(t)[0], _X3(t)[1]], **k),
+    'index_add': lambda t, **k: t.index_add(_X3(t), 0, t.tensor([0, 2]), _X3(t)[:2], **k), 'scatter_add': lambda t, **k: t.scatter_add(_X3(t), 1, t.zeros(3, 1, dtype=t.long), _X3(t), **k),
+    'argsort stable': lambda t, **k: t.argsort(_X3(t), stable=True, **k), 'searchsorted': lambda t, **k: t.searchsorted(t.tensor([0., 1., 2.]), _X3(t), **k),
+    'isin': lambda t, **k: t.isin(_X3(t), t.tensor([0.5]), **k), 'quantile': lambda t, **k: t.quantile(_X3(t), 0.5, **k),
+    'addcmul': lambda t, **k: t.addcmul(_X3(t), _X3(t), _X3(t), value=2, **k),
+    'clamp_min': lambda t, **k: t.clamp_min(_X3(t), 1., **k), 'nan_to_num': lambda t, **k: t.nan_to_num(_X3(t), **k), 'heaviside': lambda t, **k: t.heaviside(_X3(t) - 1, _X3(t), **k),
+    'cholesky': lambda t, **k: t.cholesky(_X3(t), **k), 'cholesky_inverse': lambda t, **k: t.cholesky_inverse(_X3(t), **k),
+    'special.entr': lambda t, **k: t.special.entr(_X3(t), **k), 'special.ndtr': lambda t, **k: t.special.ndtr(_X3(t), **k),
+    'special.xlog1py': lambda t, **k: t.special.xlog1py(_X3(t), _X3(t), **k), 'hardshrink': lambda t, **k: t.hardshrink(_X3(t), 1., **k),
+    'chain_matmul': lambda t, **k: t.chain_matmul(_X3(t), _X3(t), **k),
+}
+MORE_OUT = {}
+for _n, _f in _MORE_OUT.items():
+    MORE_OUT[f'{_n}_out'] = lambda t, _f=_f: (lambda o: (_f(t, out=o), o, _f(t)))(t.empty(0, dtype=_f(t).dtype))
+
+@pytest.mark.parametrize('name', MORE_OUT)
+def test_more_out(name): _same(MORE_OUT[name])

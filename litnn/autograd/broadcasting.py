@@ -89,6 +89,16 @@ def _cast(t, dtype):
     return t if t._data.dtype == dtype.np else ToCopyBackward0.apply(t, dtype=dtype)
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #015f1261
+def _number_tensor(v):
+    "Number `v` as the 0-d tensor torch's argument parser makes of a number given for a tensor: bool, int64, the default float, complex; a numpy scalar keeps its dtype."
+    if isinstance(v, np.generic): return Tensor._make(np.asarray(v))
+    if isinstance(v, builtins.bool): d = np.bool_
+    elif isinstance(v, builtins.int): d = np.int64
+    else:
+        d = B.get_default_dtype().np
+        if isinstance(v, builtins.complex): d = np.complex64 if d == np.float32 else np.complex128
+    return Tensor._make(np.asarray(v, dtype=d))
+
 def _promote(x, y):
     "Bring operands `x`, `y` (tensors or numbers) to a common dtype and device, as torch does."
     if isinstance(x, Tensor):
@@ -98,6 +108,7 @@ def _promote(x, y):
             return _promote_tensors(x, y)
         t, s = x, y
     elif isinstance(y, Tensor): t, s = y, x
+    elif isinstance(x, _num) and isinstance(y, _num): return _promote(_number_tensor(x), y)   # torch.add(2, 3)
     else: raise TypeError(f"unsupported operand types: '{type(x).__name__}' and '{type(y).__name__}'")
     k = t._data.dtype.kind
     if (type(s) is _float and k == 'f') or (type(s) is _int and (k == 'f' or (k in 'iu' and 0 <= s < 128))):
@@ -260,6 +271,7 @@ def _fma(a, b, c, d):
 def _promote_arith(x, y):
     """`_promote` for `mul` and `div`, which compute half precision with a Python number in float32 (`_half_number`):
     there the number stays a number, where `_promote` would make it a (rounded) 0-d bfloat16 tensor."""
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor): return _promote(x, y)
     v = y if isinstance(x, Tensor) else x
     if (v.__class__ is _float or v.__class__ is _int) and _half_number(x, y) is not None: return x, y
     return _promote(x, y)

@@ -10,7 +10,7 @@ from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num
 from .grad_mode import _Mode
-from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma
+from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma, _number_tensor
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
@@ -162,6 +162,7 @@ def mul(input, other, *, out=None):
 def div(input, other, *, rounding_mode=None, out=None):
     "Elementwise quotient (true division; `rounding_mode` 'trunc' or 'floor' is not differentiable)."
     if out is not None: return _into('div', out, (input, other), lambda: div(input, other, rounding_mode=rounding_mode))
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor): input = _number_tensor(input)   # div(1, 2), as torch
     x, y = _promote_arith(input, other)
     if rounding_mode is not None: return _rounded_div(x, y, rounding_mode)
     if not _float_dtype(x if isinstance(x, Tensor) else y):    # integers divide as floats: cast the operands as given,

@@ -588,3 +588,6 @@ _wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got
                       'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
                       'matrix_power': lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power'),
                       'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}"})
+
+# %% ../../nbs/reference/torch/writing_into_out.ipynb #49f96d55
+_wrap_out(_OLD, {'cholesky': None})     # torch.cholesky (the Tensor method, already set from _OLD, takes no out=)
