@@ -304,6 +304,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
     if steps < 0: raise RuntimeError("number of steps must be non-negative")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))     # 0-d tensors as bounds: their numbers
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")   # (0 or 1 value: no kernel runs)
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # torch: the bounds cast first
