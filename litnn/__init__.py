@@ -71,6 +71,10 @@ from math import e, inf, nan, pi    # torch's are Python's floats, the same obje
 newaxis = None                      # `x[:, torch.newaxis]` adds a dimension, as numpy's
 _all_ = ['e', 'inf', 'nan', 'pi', 'newaxis']
 
+# %% ../nbs/01_namespace.ipynb #783aeabe
+import sys as _sys
+setattr(_sys.modules[__name__], 'torch', _sys.modules[__name__])    # litnn.torch is litnn, as torch.torch is torch
+
 # %% ../nbs/11a_creating_and_converting.ipynb #b981709d
 from . import backend as B
 from ._tensor import Tensor
@@ -247,6 +251,10 @@ from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlp
 
 # %% ../nbs/reference/fft.ipynb #6d0eaac0
 from . import fft     # torch.fft: reference/fft
+
+# %% ../nbs/reference/torch/foreach.ipynb #401d284a
+from ._pointwise import _FOREACH
+globals().update(_FOREACH)
 
 # %% ../nbs/reference/torch/future.ipynb #c0f7e5a9
 from . import __future__   # torch.__future__: `import torch` makes it (reference/torch/future)

@@ -935,6 +935,144 @@ class _NoDerivative(Op):
     def backward(ctx, g): raise RuntimeError(f"derivative for {ctx.what} is not implemented")
 _NoDerivative.__name__ = _NoDerivative.__qualname__ = 'NotImplemented'
 
+# %% ../nbs/reference/torch/foreach.ipynb #ce308c96
+import builtins
+from ._tensor import Tensor
+
+# %% ../nbs/reference/torch/foreach.ipynb #2602b047
+def _foreach_lists(*lists):
+    "The tensor lists of a foreach call as lists, checked as torch checks them: none empty, all of the first's length."
+    out = [list(l) for l in lists]
+    if not out[0]: raise RuntimeError("Tensor list must have at least one tensor.")
+    for l in out[1:]:
+        if len(l) != len(out[0]): raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(out[0])} and {len(l)}")
+    return out
+
+def _foreach_operand(other, n):
+    "The second operand of a foreach call, one per tensor: a list of tensors or numbers, or one value for all."
+    if isinstance(other, (list, tuple)): return _foreach_lists([None] * n, other)[1]
+    return [other] * n
+
+_FOREACH = {}     # name -> function: litnn/__init__.py binds them (private names are not star-imported)
+
+def _foreach_args(args, kwargs, keywords):
+    "The operands of a foreach call in order: positional, else by one of torch's keyword names for each (`scalar`, `other`...)."
+    args = list(args)
+    for alts in keywords[len(args):]:
+        name = next((k for k in alts if k in kwargs), None)
+        if name is None: break
+        args.append(kwargs.pop(name))
+    return args, kwargs
+
+def _foreach_family(name, each, keywords=()):
+    """`_foreach_<name>(self, *args)` (a tuple of results) and `_foreach_<name>_` (in place, the tensors back), from
+    `each(t, *per_tensor_args, inplace)`; `keywords`: the names torch's overloads give each operand."""
+    def out_of_place(self, *args, **kwargs):
+        (self,) = _foreach_lists(self)
+        args, kwargs = _foreach_args(args, kwargs, keywords)
+        args = [_foreach_operand(a, len(self)) for a in args]
+        return tuple(each(t, *(a[i] for a in args), inplace=False, **kwargs) for i, t in enumerate(self))
+    def in_place(self, *args, **kwargs):
+        (self,) = _foreach_lists(self)
+        args, kwargs = _foreach_args(args, kwargs, keywords)
+        args = [_foreach_operand(a, len(self)) for a in args]
+        for i, t in enumerate(self): each(t, *(a[i] for a in args), inplace=True, **kwargs)
+        return self
+    for f, n in ((out_of_place, f'_foreach_{name}'), (in_place, f'_foreach_{name}_')):
+        f.__name__ = f.__qualname__ = n
+        f.__doc__ = f"torch.{n}: `{name}` on each tensor of a list{' (in place)' if n.endswith('_') else ''}."
+        _FOREACH[n] = f
+
+# %% ../nbs/reference/torch/foreach.ipynb #88735f04
+_FOREACH_UNARY = ('abs acos asin atan ceil cos cosh erf erfc exp expm1 floor frac lgamma log log10 log1p log2 neg reciprocal '
+                  'round rsqrt sigmoid sign sin sinh sqrt tan tanh trunc').split()
+for _name in _FOREACH_UNARY:
+    _foreach_family(_name, lambda t, inplace, _n=_name: getattr(t, _n + '_' if inplace else _n)())
+
+def _foreach_binary_step(method, number_method=None):
+    "One tensor's step of a binary foreach op: `t.method(other, ...)`, or `number_method` when `other` is a number."
+    def each(t, other, inplace, **kw):
+        m = number_method if number_method is not None and not isinstance(other, Tensor) else method
+        return getattr(t, m + '_' if inplace else m)(other, **kw)
+    return each
+
+_OPERAND = [('other', 'scalar', 'scalars')]     # torch's overloads name the second operand so
+for _name in ('add', 'sub', 'mul', 'div', 'clamp_min', 'clamp_max'): _foreach_family(_name, _foreach_binary_step(_name), _OPERAND)
+_foreach_family('pow', _foreach_binary_step('pow'), [('exponent',)])
+_foreach_family('maximum', _foreach_binary_step('maximum', 'clamp_min'), _OPERAND)
+_foreach_family('minimum', _foreach_binary_step('minimum', 'clamp_max'), _OPERAND)
+
+def _foreach_value(v, i):
+    "Element i of `addcmul`'s value: a number, a list of them, or a 1-D tensor of them."
+    return v[i].item() if isinstance(v, Tensor) else v[i] if isinstance(v, (list, tuple)) else v
+
+def _foreach_ternary(method):
+    def family(self, tensor1, tensor2, value=1, inplace=False):
+        self, tensor1, tensor2 = _foreach_lists(self, tensor1, tensor2)
+        f = (lambda t, *a, **k: getattr(t, method + '_')(*a, **k)) if inplace else (lambda t, *a, **k: getattr(t, method)(*a, **k))
+        out = [f(t, a, b, value=_foreach_value(value, i)) for i, (t, a, b) in enumerate(zip(self, tensor1, tensor2))]
+        return self if inplace else tuple(out)
+    for n, inplace in ((f'_foreach_{method}', False), (f'_foreach_{method}_', True)):
+        def g(self, tensor1, tensor2, value=1, *, scalars=None, _inplace=inplace):
+            return family(self, tensor1, tensor2, value if scalars is None else scalars, _inplace)
+        g.__name__ = g.__qualname__ = n
+        g.__doc__ = f"torch.{n}: `{method}` on each tensor of a list{' (in place)' if inplace else ''}."
+        _FOREACH[n] = g
+
+_foreach_ternary('addcmul'); _foreach_ternary('addcdiv')
+
+def _foreach_lerp_step(t, end, weight, inplace): return (t.lerp_ if inplace else t.lerp)(end, weight)
+_foreach_family('lerp', lambda t, end, weight, inplace: _foreach_lerp_step(t, end, weight, inplace), [('tensors1',), ('weight', 'weights')])
+
+# %% ../nbs/reference/torch/foreach.ipynb #27008104
+_foreach_pow_lists = _FOREACH['_foreach_pow']
+def _foreach_pow(self, exponent):
+    "torch._foreach_pow: each tensor to `exponent` (a number, a tensor or a list of either), or a number to each exponent tensor."
+    if not isinstance(self, (list, tuple)):
+        (exponent,) = _foreach_lists(exponent)
+        return tuple(self ** e for e in exponent)
+    return _foreach_pow_lists(self, exponent)
+_FOREACH['_foreach_pow'] = _foreach_pow
+
+def _foreach_norm(self, ord=2, dtype=None):
+    "torch._foreach_norm: the vector norm of each tensor (0-d tensors)."
+    (self,) = _foreach_lists(self)
+    return tuple(t.norm(ord, dtype=dtype) if dtype is not None else t.norm(ord) for t in self)
+
+def _foreach_max(self):
+    "torch._foreach_max: the largest element of each tensor."
+    (self,) = _foreach_lists(self)
+    return tuple(t.max() for t in self)
+
+def _foreach_powsum(self, ord=2, dtype=None):
+    "torch._foreach_powsum: the sum of |x|^ord over each tensor."
+    (self,) = _foreach_lists(self)
+    return tuple((t.abs() ** ord).sum(dtype=dtype) for t in self)
+
+def _foreach_copy_(self, src, non_blocking=False):
+    "torch._foreach_copy_: copy each `src` tensor into its `self` tensor."
+    self, src = _foreach_lists(self, src)
+    for t, s in zip(self, src): t.copy_(s, non_blocking=non_blocking)
+    return self
+
+def _foreach_zero_(self):
+    "torch._foreach_zero_: fill each tensor with zeros."
+    (self,) = _foreach_lists(self)
+    for t in self: t.zero_()
+    return self
+
+def _foreach_clone(self, *, memory_format=None):
+    "torch._foreach_clone: a copy of each tensor."
+    (self,) = _foreach_lists(self)
+    return tuple(t.clone() if memory_format is None else t.clone(memory_format=memory_format) for t in self)
+
+def _foreach_mm(self, mat2):
+    "torch._foreach_mm: the matrix product of each pair."
+    self, mat2 = _foreach_lists(self, mat2)
+    return tuple(a.mm(b) for a, b in zip(self, mat2))
+
+_FOREACH.update({f.__name__: f for f in (_foreach_norm, _foreach_max, _foreach_powsum, _foreach_copy_, _foreach_zero_, _foreach_clone, _foreach_mm)})
+
 # %% ../nbs/reference/functional_stft.ipynb #53297e4b
 import builtins
 from .backend import array_namespace

@@ -430,3 +430,54 @@ def test_cuda_load_moves_state_to_the_parameters_device():
     dst.load_state_dict(src.state_dict())
     s = dst.state[ps[0]]
     assert (s['step'].device.type, s['exp_avg'].device.type, s['exp_avg_sq'].device.type) == ('cpu', 'cuda', 'cuda')
+
+
+def _int_step_optimizer(L):
+    class CountingOpt(L.optim.Optimizer):        # as many optimizers written outside torch (timm's): a Python int step
+        def __init__(self, params, lr=0.1): super().__init__(params, dict(lr=lr))
+        @L.no_grad()
+        def step(self):
+            for g in self.param_groups:
+                for p in g['params']:
+                    st = self.state[p]
+                    st['step'] = st.get('step', 0) + 1
+                    st['buf'] = st.get('buf', L.zeros_like(p)) + p.grad
+                    p.sub_(g['lr'] * st['buf'] / st['step'])
+    return CountingOpt
+
+@pytest.mark.parametrize('lib', ['litnn', 'torch'])
+def test_load_state_dict_keeps_plain_values_and_calls_setstate(lib):
+    import copy
+    L = litnn if lib == 'litnn' else pytest.importorskip('torch')
+    Opt = _int_step_optimizer(L)
+    seen = []
+    class Fixing(Opt):
+        def __setstate__(self, state): seen.append(sorted(state)); super().__setstate__(state)
+    w = L.nn.Parameter(L.ones(2)); w.grad = L.ones(2); o = Opt([w]); o.step(); o.step()
+    w2 = L.nn.Parameter(L.ones(2)); o2 = Fixing([w2])
+    o2.load_state_dict(copy.deepcopy(o.state_dict()))
+    assert type(o2.state[w2]['step']) is int and o2.state[w2]['step'] == 2
+    assert seen == [['param_groups', 'state']]
+    a = L.optim.Adam([w2]); st = a.state_dict(); st['state'] = {0: {'step': 3, 'exp_avg': L.zeros(2), 'exp_avg_sq': L.zeros(2)}}
+    a.load_state_dict(st)                          # torch's Adam.__setstate__: a plain-number step becomes a float32 tensor
+    assert isinstance(a.state[w2]['step'], L.Tensor) and a.state[w2]['step'].dtype == L.float32
+
+
+def test_torch_style_optimizer_helpers_as_torch():
+    "The private helpers optimizers copied from torch's source import from torch.optim.optimizer"
+    import torch.optim.optimizer as T
+    import litnn.optim.optimizer as L
+    for n in ('_params_doc', '_foreach_doc', '_fused_doc', '_capturable_doc', '_differentiable_doc', '_maximize_doc'):
+        assert getattr(L, n) == getattr(T, n), n
+    for params in ([], [None]):
+        assert L._default_to_fused_or_foreach([litnn.ones(1)] + params, False, True) == T._default_to_fused_or_foreach([torch.ones(1)] + params, False, True)
+        assert L._default_to_fused_or_foreach([litnn.ones(1)] + params, False) == T._default_to_fused_or_foreach([torch.ones(1)] + params, False)
+    assert L._get_scalar_dtype() is litnn.float32 and L._get_value(litnn.tensor(3.)) == T._get_value(torch.tensor(3.)) == 3.
+    assert L._to_scalar(litnn.ones(1)).dim() == T._to_scalar(torch.ones(1)).dim() == 0
+    with pytest.raises(RuntimeError, match='fused=True'): L._device_dtype_check_for_fused(litnn.ones(1, dtype=litnn.long))
+    ps, gs = [litnn.zeros(2, dtype=litnn.complex64)], [litnn.ones(2, dtype=litnn.complex64)]
+    L._view_as_real(ps, gs); assert ps[0].shape == gs[0].shape == (2, 2)
+    class Opt(L.Optimizer):
+        @L._use_grad_for_differentiable
+        def step(self): return litnn.is_grad_enabled()
+    assert Opt([litnn.ones(1)], dict(differentiable=False)).step() is False and Opt([litnn.ones(1)], dict(differentiable=True)).step() is True

@@ -6,15 +6,17 @@
 __all__ = ['required', 'Optimizer', 'register_optimizer_step_pre_hook', 'register_optimizer_step_post_hook']
 
 # %% ../../nbs/50_optimizers.ipynb #3037eab8
-import warnings, numpy as np
+import functools, warnings, numpy as np
 from collections import defaultdict, OrderedDict
 from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
-from ..backend import array_namespace, float32, patch
+from ..backend import array_namespace, float32, float64, get_default_dtype, patch
 from .._tensor import Tensor, _version_counter
+from .._conversions import view_as_real
+from ..nn.parameter import Parameter
 from .._creation import tensor
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..autograd.profiler import record_function
 from ..utils.hooks import RemovableHandle
 from ..autograd.broadcasting import _fma, _opmath
@@ -198,9 +200,22 @@ def state_dict(self:Optimizer):
     return sd
 
 # %% ../../nbs/50_optimizers.ipynb #f9c0cfea
+_STEP_AS_TENSOR = {'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'ASGD', 'NAdam', 'RAdam', 'RMSprop', 'Rprop'}
+
+@patch
+def __setstate__(self:Optimizer, state:dict):
+    """Set the optimizer's attributes from `state`: unpickling does, and so does `load_state_dict` as its last step (as
+    torch's), so that an optimizer may fix up what it loads by overriding it."""
+    self.__dict__.update(state)
+    for name in _HOOK_DICTS: self.__dict__.setdefault(name, OrderedDict())
+    self._patch_step_function()
+    self.defaults.setdefault('differentiable', False)
+    if any(c.__name__ in _STEP_AS_TENSOR and c.__module__.startswith('litnn.optim') for c in type(self).__mro__):
+        for st in self.state.values():    # litnn's (and torch's) own optimizers count steps in a float32 tensor: an old checkpoint's number becomes one
+            if isinstance(st, dict) and 'step' in st and not isinstance(st['step'], Tensor): st['step'] = tensor(float(st['step']), dtype=float32)
+
 def _cast(p, value, key=None):
-    "A copy of a loaded state `value` for parameter `p`: tensors on p's device (and dtype, if p is floating point)."
-    if key == 'step' and not isinstance(value, Tensor): return tensor(float(value), dtype=float32)
+    "A copy of a loaded state `value` for parameter `p`: tensors on p's device (and dtype, if p is floating point); anything else as it is."
     if isinstance(value, Tensor):
         if key == 'step': v = value   # the step counter stays where it is (the CPU), as float32
         elif p.is_floating_point(): v = value.to(dtype=p.dtype, device=p.device)
@@ -228,7 +243,7 @@ def load_state_dict(self:Optimizer, state_dict:dict):
         for k, v in self.defaults.items(): s.setdefault(k, v)   # a key added by a later version of the optimizer
         s['params'] = g['params']
         if 'param_names' in g and 'param_names' not in s: s['param_names'] = g['param_names']
-    self.state, self.param_groups = state, saved
+    self.__setstate__({'state': state, 'param_groups': saved})
     for hook in self._optimizer_load_state_dict_post_hooks.values(): hook(self)
 
 # %% ../../nbs/50_optimizers.ipynb #eaf3cb90
@@ -280,3 +295,92 @@ def _new_state(p, *names):
     xp = array_namespace(p._data)
     return {'step': tensor(0.0, dtype=float32), **{n: Tensor._make(xp.zeros_like(p._data)) for n in names}}
 
+
+# %% ../../nbs/50_optimizers.ipynb #484d7abc
+from ..utils._foreach_utils import (_get_foreach_kernels_supported_devices, _get_fused_kernels_supported_devices,
+                                        _group_tensors_by_device_and_dtype)
+
+_foreach_supported_types = [Tensor, Parameter]
+
+def _use_grad_for_differentiable(func):
+    "Run an optimizer's `step` with grad mode set to its `differentiable` default (off, normally), as torch's decorator."
+    @functools.wraps(func)
+    def _use_grad(*args, **kwargs):
+        self, prev = args[0], is_grad_enabled()
+        try:
+            set_grad_enabled(self.defaults['differentiable'])
+            return func(*args, **kwargs)
+        finally: set_grad_enabled(prev)
+    return _use_grad
+
+def _get_value(x):
+    "A hyperparameter or step count as a Python number (`item()` of a tensor)."
+    return x.item() if isinstance(x, Tensor) else x
+
+def _stack_if_compiling(x): return x          # (torch stacks a list of 0-d tensors only while compiling)
+
+def _to_scalar(x):
+    "A 1-element hyperparameter tensor as a 0-d tensor; anything else as it is."
+    return x.squeeze() if isinstance(x, Tensor) and x.dim() != 0 else x
+
+def _disable_dynamo_if_unsupported(single_tensor_fn=None):
+    "torch's decorator keeping `torch.compile` away from some foreach paths: litnn's capture needs no such guard."
+    return lambda func: func
+
+def _get_capturable_supported_devices(supports_xla=True):
+    "The device types on which an optimizer may be captured in a graph (torch's list)."
+    return ['cuda', 'xpu', 'hpu', 'privateuseone'] + (['xla'] if supports_xla else [])
+
+def _get_scalar_dtype(is_fused=None):
+    "The dtype of step counters: float32, or float64 when that is the default dtype (and the step is not fused)."
+    return float32 if is_fused or get_default_dtype() != float64 else float64
+
+def _default_to_fused_or_foreach(params, differentiable, use_fused=False):
+    "Whether to take the fused or the foreach path by default: (fused, foreach), as torch decides from the parameters' devices."
+    if differentiable: return False, False
+    fused_devices, foreach_devices = _get_fused_kernels_supported_devices(), _get_foreach_kernels_supported_devices()
+    fused = use_fused and all(p is None or (type(p) in _foreach_supported_types and p.device.type in fused_devices and p.is_floating_point())
+                              for p in params)
+    foreach = not fused and all(p is None or (type(p) in _foreach_supported_types and p.device.type in foreach_devices) for p in params)
+    return fused, foreach
+
+def _device_dtype_check_for_fused(p, cuda_unsupported=False):
+    "torch's check that `fused=True` is asked of floating-point parameters on a device with fused kernels."
+    devices = _get_fused_kernels_supported_devices()
+    if cuda_unsupported: devices.remove('cuda')
+    if not (p.device.type in devices and p.is_floating_point()):
+        raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of "
+                           f"supported devices: {devices} but {p.dtype} and {p.device.type}")
+
+def _view_as_real(params, *state_and_grads):
+    "Replace each complex parameter, and its state and gradient in the same positions, by its real view (in the lists)."
+    for i, p in enumerate(params):
+        if p.is_complex():
+            params[i] = view_as_real(params[i])
+            for s in state_and_grads: s[i] = view_as_real(s[i])
+
+Optimizer._group_tensors_by_device_and_dtype = staticmethod(_group_tensors_by_device_and_dtype)
+
+_params_doc = ("params (iterable): iterable of parameters or named_parameters to optimize\n            or iterable of dicts "
+               "defining parameter groups. When using named_parameters,\n            all parameters in all groups should be named")
+_foreach_doc = ("foreach (bool, optional): whether foreach implementation of optimizer\n            is used. If unspecified by the user "
+                "(so foreach is None), we will try to use\n            foreach over the for-loop implementation on CUDA, since it is "
+                "usually\n            significantly more performant. Note that the foreach implementation uses\n            ~ sizeof(params) "
+                "more peak memory than the for-loop version due to the intermediates\n            being a tensorlist vs just one tensor. "
+                "If memory is prohibitive, batch fewer\n            parameters through the optimizer at a time or switch this flag to False (default: None)")
+_fused_doc = ("fused (bool, optional): whether the fused implementation is used.\n            Currently, `torch.float64`, `torch.float32`, "
+              "`torch.float16`, and `torch.bfloat16`\n            are supported. (default: None)\n\n    .. note:: The foreach and fused "
+              "implementations are typically faster than the for-loop,\n              single-tensor implementation, with fused being "
+              "theoretically fastest with both\n              vertical and horizontal fusion. As such, if the user has not specified "
+              "either\n              flag (i.e., when foreach = fused = None), we will attempt defaulting to the foreach\n              "
+              "implementation when the tensors are all on CUDA. Why not fused? Since the fused\n              implementation is relatively "
+              "new, we want to give it sufficient bake-in time.\n              To specify fused, pass True for fused. To force running "
+              "the for-loop\n              implementation, pass False for either foreach or fused. ")
+_capturable_doc = ("capturable (bool, optional): whether this instance is safe to\n            capture in a graph, whether for CUDA graphs "
+                   "or for torch.compile support.\n            Tensors are only capturable when on supported :ref:`accelerators<accelerators>`.\n"
+                   "            Passing True can impair ungraphed performance, so if you don't intend to graph\n            capture this "
+                   "instance, leave it False (default: False)")
+_differentiable_doc = ("differentiable (bool, optional): whether autograd should\n            occur through the optimizer step in training. "
+                       "Otherwise, the step()\n            function runs in a torch.no_grad() context. Setting to True can impair\n"
+                       "            performance, so leave it False if you don't intend to run autograd\n            through this instance (default: False)")
+_maximize_doc = ("maximize (bool, optional): maximize the objective with respect to the\n            params, instead of minimizing (default: False)")

@@ -1,0 +1,54 @@
+"""torch._foreach_* side by side with torch 2.13: values, the tuple/list they return, and the errors of bad lists."""
+import pytest, numpy as np
+import litnn
+torch = pytest.importorskip('torch')
+
+def _a(L): return [L.tensor([1., -2.]), L.tensor([[0.5, 3.], [2., 4.]])]
+def _b(L): return [L.tensor([3., 0.25]), L.tensor([[2., 1.], [-1., 0.5]])]
+def _p(L): return [x.abs() + 0.5 for x in _a(L)]
+
+CASES = {
+    'add scalar': lambda L: L._foreach_add(_a(L), 1.5), 'add list alpha': lambda L: L._foreach_add(_a(L), _b(L), alpha=2),
+    'add scalars': lambda L: L._foreach_add(_a(L), [1., 2.]), 'add tensor': lambda L: L._foreach_add(_a(L), L.tensor(2.)),
+    'sub': lambda L: L._foreach_sub(_a(L), _b(L)), 'mul scalar kw': lambda L: L._foreach_mul(_a(L), scalar=0.5),
+    'mul list': lambda L: L._foreach_mul(_a(L), _b(L)), 'div': lambda L: L._foreach_div(_a(L), _p(L)),
+    'div int': lambda L: L._foreach_div([L.tensor([1, 2])], 2), 'pow scalar': lambda L: L._foreach_pow(_p(L), 2),
+    'pow list': lambda L: L._foreach_pow(_p(L), _b(L)), 'pow number base': lambda L: L._foreach_pow(2., _a(L)),
+    'maximum scalar': lambda L: L._foreach_maximum(_a(L), 0.), 'minimum list': lambda L: L._foreach_minimum(_a(L), _b(L)),
+    'clamp_min': lambda L: L._foreach_clamp_min(_a(L), 0.75), 'clamp_max scalars': lambda L: L._foreach_clamp_max(_a(L), [0., 1.]),
+    'lerp scalar': lambda L: L._foreach_lerp(_a(L), _b(L), 0.3), 'lerp tensors': lambda L: L._foreach_lerp(_a(L), _b(L), _p(L)),
+    'lerp weights kw': lambda L: L._foreach_lerp(_a(L), _b(L), weight=[0.1, 0.9]),
+    'addcmul': lambda L: L._foreach_addcmul(_a(L), _a(L), _b(L), value=0.5), 'addcmul scalars': lambda L: L._foreach_addcmul(_a(L), _a(L), _b(L), [1., 2.]),
+    'addcdiv tensor': lambda L: L._foreach_addcdiv(_a(L), _b(L), _p(L), L.tensor([1., -1.])),
+    'norm': lambda L: L._foreach_norm(_a(L)), 'norm 1': lambda L: L._foreach_norm(_a(L), 1), 'norm inf': lambda L: L._foreach_norm(_a(L), float('inf')),
+    'norm dtype': lambda L: L._foreach_norm(_a(L), 2, dtype=L.float64), 'max': lambda L: L._foreach_max(_a(L)), 'powsum': lambda L: L._foreach_powsum(_a(L), 2),
+    'clone': lambda L: L._foreach_clone(_a(L)), 'mm': lambda L: L._foreach_mm([_a(L)[1]], [_b(L)[1]]),
+    'sqrt': lambda L: L._foreach_sqrt(_p(L)), 'exp': lambda L: L._foreach_exp(_a(L)), 'neg': lambda L: L._foreach_neg(_a(L)),
+    'sign': lambda L: L._foreach_sign(_a(L)), 'reciprocal': lambda L: L._foreach_reciprocal(_p(L)), 'sigmoid': lambda L: L._foreach_sigmoid(_a(L)),
+    'add_ in place': lambda L: (lambda a: (L._foreach_add_(a, _b(L), alpha=0.1), a)[1])(_a(L)),
+    'mul_ returns': lambda L: (lambda a: type(L._foreach_mul_(a, 2.)).__name__)(_a(L)),
+    'lerp_ in place': lambda L: (lambda a: (L._foreach_lerp_(a, _b(L), 0.5), a)[1])(_a(L)),
+    'addcdiv_ in place': lambda L: (lambda a: (L._foreach_addcdiv_(a, _b(L), _p(L), value=-0.5), a)[1])(_a(L)),
+    'sqrt_ in place': lambda L: (lambda a: (L._foreach_sqrt_(a), a)[1])(_p(L)),
+    'copy_': lambda L: (lambda a: (L._foreach_copy_(a, _b(L)), a)[1])(_a(L)), 'zero_': lambda L: (lambda a: (L._foreach_zero_(a), a)[1])(_a(L)),
+    'empty list': lambda L: L._foreach_add([], 1), 'lengths differ': lambda L: L._foreach_add(_a(L), _b(L)[:1]),
+    'in place on a leaf that requires grad': lambda L: L._foreach_mul_([L.ones(2, requires_grad=True)], 2),
+    'grad through out of place': lambda L: (lambda x: (L._foreach_mul([x], 3.)[0].sum().backward(), x.grad)[1])(L.ones(2, requires_grad=True)),
+}
+
+def _run(L, f):
+    try: r = f(L)
+    except Exception as e: return type(e).__name__, str(e)
+    if isinstance(r, str): return r
+    kind = type(r).__name__ if isinstance(r, (list, tuple)) else 'tensor'
+    rs = r if isinstance(r, (list, tuple)) else [r]
+    return kind, [(np.asarray(t.detach().tolist(), dtype=np.float64), str(t.dtype).split('.')[-1]) for t in rs]
+
+@pytest.mark.parametrize('case', CASES)
+def test_foreach_as_torch(case):
+    t, l = _run(torch, CASES[case]), _run(litnn, CASES[case])
+    if isinstance(t, tuple) and t[0] in ('tuple', 'list', 'tensor'):
+        assert l[0] == t[0] and len(l[1]) == len(t[1]), (t, l)
+        for (a, da), (b, db) in zip(t[1], l[1]):
+            assert da == db; np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+    else: assert l == t, (t, l)
