@@ -75,7 +75,7 @@ def _is_shape(s): return type(s) is list and all(map(_is_index, s))
 
 # %% ../nbs/61_checkpoint_files.ipynb #7c1701cb
 _ST_DTYPES = {"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64", "I8": "int8", "I16": "int16",
-              "I32": "int32", "I64": "int64", "U8": "uint8", "BOOL": "bool",
+              "I32": "int32", "I64": "int64", "U8": "uint8", "U16": "uint16", "U32": "uint32", "U64": "uint64", "BOOL": "bool",
               "C64": "complex64", "C128": "complex128", "F8_E4M3": "float8_e4m3fn", "F8_E5M2": "float8_e5m2"}   # (safetensors has C64; C128 is litnn's, read only by litnn)   # safetensors' names -> litnn's
 _ST_NAMES = {v: k for k, v in _ST_DTYPES.items()}
 _CHECKSUM_FIELD = re.compile(rb'"checksum":"([0-9a-f]{8})"')   # JSON strings escape quotes: this can only be the field

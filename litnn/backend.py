@@ -10,11 +10,11 @@ except ImportError: ml_dtypes = None
 
 # %% auto #0
 __all__ = ['float16', 'float32', 'float64', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz',
-           'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'complex64', 'complex128', 'half', 'float', 'double',
-           'cfloat', 'cdouble', 'short', 'int', 'long', 'default_generator', 'contiguous_format', 'channels_last',
-           'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'to_dtype', 'promote_types',
-           'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for', 'Generator',
-           'memory_format']
+           'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'uint16', 'uint32', 'uint64', 'complex64', 'complex128',
+           'half', 'float', 'double', 'cfloat', 'cdouble', 'complex32', 'chalf', 'short', 'int', 'long',
+           'default_generator', 'contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format', 'dtype',
+           'get_default_dtype', 'to_dtype', 'promote_types', 'result_type', 'device', 'array_namespace', 'array_device',
+           'to_device', 'xp_for', 'Generator', 'memory_format']
 
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
@@ -41,14 +41,15 @@ class dtype:
 
 # %% ../nbs/00_backend.ipynb #a2f010d3
 _DTYPES = dict(float16=np.float16, float32=np.float32, float64=np.float64, complex64=np.complex64, complex128=np.complex128,
-               int8=np.int8, int16=np.int16, int32=np.int32, int64=np.int64, uint8=np.uint8, bool=np.bool_)
+               int8=np.int8, int16=np.int16, int32=np.int32, int64=np.int64, uint8=np.uint8, bool=np.bool_,
+               uint16=np.uint16, uint32=np.uint32, uint64=np.uint64)
 if ml_dtypes is not None:   # bfloat16 and the 8-bit floats come from ml_dtypes (their arrays are numpy arrays)
     _DTYPES.update(bfloat16=ml_dtypes.bfloat16, float8_e4m3fn=ml_dtypes.float8_e4m3fn, float8_e5m2=ml_dtypes.float8_e5m2,
                    float8_e4m3fnuz=ml_dtypes.float8_e4m3fnuz, float8_e5m2fnuz=ml_dtypes.float8_e5m2fnuz)
 
 _by_name = {k: dtype(k, v) for k, v in _DTYPES.items()}
 _by_np = {d.np: d for d in _by_name.values()}   # numpy dtype -> litnn dtype, for Tensor.dtype
-def _dtype_by_name(name): return _by_name[name]
+def _dtype_by_name(name): return _by_name[name] if name in _by_name else globals()[name]    # (complex32: see below)
 
 float16, float32, float64 = _by_name['float16'], _by_name['float32'], _by_name['float64']
 bfloat16 = _by_name.get('bfloat16')
@@ -66,22 +67,40 @@ def _astype(a, npd):
 # torch's names for the dtypes in its messages (its ScalarType names; `FloatTensor` and the other legacy types)
 _LEGACY = dict(float32='Float', float64='Double', float16='Half', bfloat16='BFloat16', int8='Char', int16='Short', int32='Int',
                int64='Long', uint8='Byte', bool='Bool', complex64='ComplexFloat', complex128='ComplexDouble',
+               uint16='UInt16', uint32='UInt32', uint64='UInt64', complex32='ComplexHalf',
                float8_e4m3fn='Float8_e4m3fn', float8_e5m2='Float8_e5m2', float8_e4m3fnuz='Float8_e4m3fnuz', float8_e5m2fnuz='Float8_e5m2fnuz')
 # and as its templated C++ kernels name them (`expected m1 and m2 to have the same dtype, but got: float != long int`)
 _CPP = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='long int', int32='int',
             int16='short int', int8='signed char', uint8='unsigned char', bool='bool', complex64='c10::complex<float>',
+            uint16='unsigned short', uint32='unsigned int', uint64='unsigned long',
             complex128='c10::complex<double>', **{k: 'c10::' + v for k, v in _LEGACY.items() if k.startswith('float8')})
 def _cpp(d): return _CPP.get(d.name, d.name)     # a dtype (litnn's or numpy's) as torch's C++ messages name it
 int8, int16, int32, int64 = _by_name['int8'], _by_name['int16'], _by_name['int32'], _by_name['int64']
 uint8, bool = _by_name['uint8'], _by_name['bool']
+uint16, uint32, uint64 = _by_name['uint16'], _by_name['uint32'], _by_name['uint64']
 complex64, complex128 = _by_name['complex64'], _by_name['complex128']
 half, float, double, cfloat, cdouble = float16, float32, float64, complex64, complex128
+
+class _NoArrays(dtype):
+    "A dtype of torch's that litnn cannot store, numpy having no such element type: it is named and compared, and refused where memory is asked of it."
+    __slots__ = ()
+    @property
+    def np(self): raise NotImplementedError(f"litnn has no {self.name} tensors (numpy has no such element type); use complex64")
+    def to_real(self): return float16
+
+def _no_arrays(name, itemsize, is_complex):
+    d = object.__new__(_NoArrays)
+    d.name, d.itemsize, d.is_complex, d.is_floating_point, d.is_signed = name, itemsize, is_complex, False, True
+    return d
+
+complex32 = chalf = _no_arrays('complex32', 4, True)    # torch's ComplexHalf: code names it (`dtype in (..., torch.complex32)`)
 short, int, long = int16, int32, int64
 
 # %% ../nbs/00_backend.ipynb #fcb8ecd3
 # as c10's `checked_convert` names the dtypes in its message
 _SCALAR_NAME = dict(float32='float', float64='double', float16='c10::Half', bfloat16='c10::BFloat16', int64='int64_t',
                     int32='int', int16='int16_t', int8='int8_t', uint8='uint8_t', complex64='c10::complex<float>',
+                    uint16='uint16', uint32='uint32', uint64='uint64',
                     complex128='c10::complex<double>')
 
 def _overflows(v, npd):
@@ -127,6 +146,7 @@ def to_dtype(d):
 
 # %% ../nbs/00_backend.ipynb #8fc7f6d6
 def _category(d): return 0 if d is bool else 3 if d.is_complex else 2 if d.is_floating_point else 1
+_WIDE_UNSIGNED = ('uint16', 'uint32', 'uint64')
 
 def promote_types(a, b):
     "The smallest dtype both `a` and `b` convert to without losing their category, as torch's."
@@ -135,6 +155,8 @@ def promote_types(a, b):
     if a.name.startswith('float8') or b.name.startswith('float8'):   # torch defines no promotion for the 8-bit floats
         raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {_LEGACY[a.name]} and {_LEGACY[b.name]}")
     ca, cb = _category(a), _category(b)
+    if ca == cb == 1 and (a.name in _WIDE_UNSIGNED or b.name in _WIDE_UNSIGNED):   # nor between the wide unsigned and other integers
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {_LEGACY[a.name]} and {_LEGACY[b.name]}")
     if 3 in (ca, cb):   # complex with anything: complex parts wide enough for both (complex64 and float64: complex128)
         ra, rb = a.to_real() if ca == 3 else a, b.to_real() if cb == 3 else b
         return complex128 if float64 in (ra, rb) else complex64

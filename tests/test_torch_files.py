@@ -323,8 +323,12 @@ def test_instructions_torch_never_writes_are_refused():
 
 
 def test_dtypes_litnn_lacks_are_named():
-    for dt in [torch.uint32, torch.uint16, torch.float8_e8m0fnu]:
-        with pytest.raises(pickle.UnpicklingError, match='tensors of a type litnn does not have'): litnn.load(saved(torch.zeros(2, dtype=dt)))
+    with pytest.raises(pickle.UnpicklingError, match='tensors of a type litnn does not have'): litnn.load(saved(torch.zeros(2, dtype=torch.float8_e8m0fnu)))
+
+def test_wide_unsigned_tensors_load():
+    for dt in (torch.uint16, torch.uint32, torch.uint64):
+        t = litnn.load(saved(torch.tensor([1, 7, 2**15], dtype=dt)))
+        assert str(t.dtype) == str(dt).replace('torch', 'litnn') and t.tolist() == [1, 7, 2**15]
 
 
 CORRUPT = {
