@@ -3,3 +3,6 @@ from .._jit_internal import Final, export, ignore, is_scripting, unused   # 16aj
 from ._script import ScriptModule, script, script_method                  # 16ak_jit_script
 from ._trace import is_tracing, trace, trace_module                      # 16al_jit_trace
 from ._async import Future, fork, wait                                    # reference/futures
+from . import annotations                                                 # reference/jit/annotations
+from .annotations import annotate
+annotate.__module__ = __name__       # torch defines it in torch/jit/__init__.py
