@@ -207,6 +207,8 @@ import os
 import numpy as np
 from .backend import get_default_dtype
 from ._creation import from_numpy, empty
+from .storage import UntypedStorage
+from . import backend as B
 
 def from_file(filename, # the file to map
               shared=None, # True: writes go to the file; False: to a private copy
@@ -222,3 +224,9 @@ def from_file(filename, # the file to map
     if size == 0: out = empty(0, dtype=dtype)
     else: out = from_numpy(np.memmap(filename, dtype=dtype.np, mode='r+' if shared else 'c', shape=(size,)))
     return out.requires_grad_(requires_grad)
+
+def _storage_from_file(cls, filename, shared=False, nbytes=0):
+    "`UntypedStorage.from_file`: `nbytes` bytes mapped from file `filename` (`shared`: writes go to the file; else to a private copy)."
+    return cls._wrap(from_file(filename, shared, nbytes, dtype=B.uint8)._data)
+
+UntypedStorage.from_file = classmethod(_storage_from_file)     # safetensors' load_file maps its files so

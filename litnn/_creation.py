@@ -410,6 +410,7 @@ from .backend import array_device, to_dtype, _by_np
 from ._tensor import Tensor, _LEGACY
 from .backend import _by_name
 from ._flags import _warn_once
+from .storage import UntypedStorage
 
 # %% ../nbs/11a_creating_and_converting.ipynb #fec201fe
 _SUPPORTED = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
@@ -455,6 +456,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     `requires_grad` unset follows `obj` (a tensor's history is kept, with torch's warning); False detaches a result with
     a history, and on a leaf returned as it is, switches the leaf's own flag (as torch's `set_requires_grad`)."""
     device = device if device is not None else _default_device['device']
+    if isinstance(obj, UntypedStorage):     # its bytes read as `dtype` (int64 unless given), shared, as torch's (safetensors reads slices so)
+        d = to_dtype(dtype) if dtype is not None else B.int64
+        a = obj._array
+        obj = Tensor._make(a[:a.size - a.size % d.itemsize].view(d.np))
     grad = requires_grad if requires_grad is not None else isinstance(obj, Tensor) and obj._requires_grad
     if grad and requires_grad is None:
         _warn_once("litnn.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "

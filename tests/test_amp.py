@@ -335,3 +335,13 @@ def test_cuda_amp_custom_decorators_warn_as_torchs():
             b = lib.cuda.amp.custom_bwd(lambda ctx, g: g)
         return callable(f), callable(b), [(type(m.message), str(m.message).replace('torch', 'litnn')) for m in w]
     same(run)
+
+
+@pytest.mark.parametrize('dev', ['cpu', 'cuda', 'mps', 'xpu', 'hpu', 'xla', 'ipu', 'mtia', 'maia', 'meta', 'privateuseone', 'bogus'])
+def test_autocast_state_of_any_device_type_as_torch(dev):
+    "kornia asks is_autocast_enabled(d) for cpu, cuda, mps and xpu"
+    import torch
+    def ask(L):
+        try: return L.is_autocast_enabled(dev), str(L.get_autocast_dtype(dev)).split('.')[-1]
+        except Exception as e: return type(e).__name__, str(e)[:40]
+    assert ask(litnn) == ask(torch)

@@ -220,3 +220,43 @@ def test_from_file(tmp_path):
         with pytest.raises(TypeError, match=r"from_file\(\): argument 'filename' \(position 1\) must be str, not PosixPath"):
             T.from_file(tmp_path / 'a.bin')
     assert a == b
+
+
+def test_untyped_storage_from_file_as_torch(tmp_path):
+    "safetensors' load_file maps its file with UntypedStorage.from_file, slices it and reads each slice with asarray"
+    import torch
+    path = tmp_path / 'w.bin'
+    path.write_bytes(np.arange(6, dtype=np.float32).tobytes() + np.array([7, 8], dtype=np.int64).tobytes())
+    got = []
+    for L in (litnn, torch):
+        s = L.UntypedStorage.from_file(str(path), False, 40)
+        w = L.asarray(s[0:24], dtype=L.float32).reshape(2, 3)
+        i = L.asarray(s[24:40], dtype=L.int64)
+        w[0, 0] = 100.                                    # a private copy (shared=False): the file keeps its bytes
+        got.append((s.nbytes(), w.tolist(), i.tolist()))
+    assert got[0] == got[1]
+    assert np.frombuffer(path.read_bytes()[:4], np.float32)[0] == 0.
+
+
+def test_safetensors_load_file_through_litnn(tmp_path):
+    "safetensors.torch.load_file and safe_open, with litnn standing in for torch (in a subprocess: the alias is global)"
+    pytest.importorskip('safetensors')
+    import subprocess, sys, textwrap
+    code = textwrap.dedent(f'''
+        import sys, importlib, importlib.abc, importlib.util, numpy as np
+        class Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+            def find_spec(self, name, path, target=None):
+                if name == 'torch' or name.startswith('torch.'): return importlib.util.spec_from_loader(name, self)
+            def create_module(self, spec): return importlib.import_module('litnn' + spec.name[5:])
+            def exec_module(self, module): pass
+        sys.meta_path.insert(0, Alias())
+        import torch
+        from safetensors.torch import save_file, load_file, safe_open
+        save_file({{'w': torch.arange(6.).reshape(2, 3), 'i': torch.tensor([1, 2])}}, {str(tmp_path / 'm.safetensors')!r})
+        d = load_file({str(tmp_path / 'm.safetensors')!r})
+        with safe_open({str(tmp_path / 'm.safetensors')!r}, framework='pt') as f: s = f.get_slice('w')[:, 1:]
+        print(type(d['w']).__module__, d['w'].tolist(), d['i'].tolist(), s.tolist())
+    ''')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "litnn [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] [1, 2] [[1.0, 2.0], [4.0, 5.0]]"

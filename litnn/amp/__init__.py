@@ -6,7 +6,7 @@
 __all__ = ['is_autocast_enabled', 'get_autocast_dtype']
 
 # %% ../../nbs/55_mixed_precision.ipynb #e0177bbc
-from ..backend import float16, bfloat16, float32, float64
+from ..backend import float16, bfloat16, float32, float64, device
 from .._tensor import Tensor
 
 # %% ../../nbs/55_mixed_precision.ipynb #6dd643c6
@@ -58,13 +58,22 @@ def _set_autocast(device_type, dtype, fast_dtype):
     _active = any(d is not None for d in _dtype_on.values())
     return prev
 
+# the device types litnn does not compute on: autocast is never on there; their default dtypes as torch gives them
+_ELSEWHERE = dict(mps=float16, xpu=float16, hpu=bfloat16, xla=bfloat16, ipu=float16, mtia=float16, maia=bfloat16, privateuseone=float16)
+
+def _autocast_device(device_type):
+    "`device_type` checked as torch checks it (kornia asks about cpu, cuda, mps and xpu)."
+    if device_type in _dtype_on or device_type in _ELSEWHERE: return device_type
+    device(device_type)      # not a device type at all: torch's error
+    raise RuntimeError("unknown device type for autocast in get_autocast_dispatch_key_from_device_type")
+
 def is_autocast_enabled(device_type='cuda'):
     "Whether autocast is on for `device_type`."
-    return _dtype_on[device_type] is not None
+    return _dtype_on.get(_autocast_device(device_type)) is not None
 
 def get_autocast_dtype(device_type):
     "The dtype of the innermost autocast on `device_type`, enabled or not (outside any: the default)."
-    return _fast_dtype[device_type]
+    return _fast_dtype.get(_autocast_device(device_type)) or _ELSEWHERE[device_type]
 
 # %% ../../nbs/55_mixed_precision.ipynb #db50b2af
 from .autocast_mode import autocast, custom_fwd, custom_bwd
