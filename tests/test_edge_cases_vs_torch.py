@@ -1762,3 +1762,22 @@ for _n, _f in _MORE_OUT.items():
 
 @pytest.mark.parametrize('name', MORE_OUT)
 def test_more_out(name): _same(MORE_OUT[name])
+
+
+def _emb_grad(L, padding_idx, bad):
+    w = L.ones(4, 2, requires_grad=True)
+    out = L.nn.functional.embedding(L.tensor([0, 2, 1]), w, padding_idx=padding_idx)
+    g = L.ones(3, 2); g[1 if padding_idx is not None else 2, 0] = bad
+    out.backward(g)
+    return w.grad
+
+# Found by porting torch's test/nn tests (embedding, upsampling)
+PORTED_NN_TESTS = {
+    'embedding grad with NaN at the padding row': lambda L: _emb_grad(L, 2, float('nan')),
+    'embedding grad with inf in one row': lambda L: _emb_grad(L, None, float('inf')),
+    'bilinear uint8 align_corners': lambda L: L.nn.functional.interpolate(L.tensor([[[[0, 100], [200, 255]]]], dtype=L.uint8), size=(3, 3), mode='bilinear', align_corners=True),
+    'bilinear uint8 downscale': lambda L: L.nn.functional.interpolate(L.arange(64, dtype=L.uint8).reshape(1, 1, 8, 8) * 3, size=(4, 4), mode='bilinear', align_corners=False),
+}
+
+@pytest.mark.parametrize('name', PORTED_NN_TESTS)
+def test_ported_nn_tests(name): _same(PORTED_NN_TESTS[name])

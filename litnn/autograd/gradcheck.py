@@ -66,20 +66,49 @@ def _jacobians(func, inputs, eps):
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when analytical and numerical Jacobians differ."
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs):
-    "Check the gradients of `func` at `inputs` against finite differences (use float64 inputs)."
+def _fast_jacobians(func, inputs, eps):
+    """torch's `fast_mode`: per input, one number each way instead of whole Jacobians, v·J·u for random unit vectors u (over
+    the input) and v (over the outputs): numerically, a central difference along u then a dot with v; analytically, the
+    vector-Jacobian product with v, then a dot with u. Two evaluations and one backward per input, whatever the sizes."""
+    outs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
+    rng = np.random.default_rng(0)
+    vs = [rng.standard_normal(o._data.shape) for o in outs]
+    def along(x, u, s):
+        orig = x._data.copy()
+        x._data[...] = orig + s * u
+        vals = [o._data for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
+        x._data[...] = orig
+        return vals
+    num, ana = [], []
+    for x in inputs:
+        if not (isinstance(x, Tensor) and x._requires_grad): continue
+        u = rng.standard_normal(x._data.shape); u /= max(np.linalg.norm(u), 1e-300)
+        u = B.to_device(u.astype(x._data.dtype), x.device)
+        plus, minus = along(x, u, eps), along(x, u, -eps)
+        num.append(np.array([sum(float((v * _parts(p - m).reshape(v.shape)).sum()) for v, p, m in zip(vs, plus, minus)) / (2 * eps)]))
+        total = 0.
+        for o, v in zip(outs, vs):
+            if not o._requires_grad: continue
+            (gx,) = grad(o, x, Tensor._make(B.to_device(v.astype(o._data.dtype), o.device)), retain_graph=True, allow_unused=True)
+            if gx is not None: total += float((_parts(gx._data) * _parts(u)).sum())
+        ana.append(np.array([total]))
+    return num, ana
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, **kwargs):
+    "Check the gradients of `func` at `inputs` against finite differences (use float64 inputs); `fast_mode`: one random projection of each Jacobian."
     inputs = _as_tuple(inputs)
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor) and x._requires_grad and x.dtype not in (B.float64, B.complex128):
             import warnings; warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. This check will likely fail if all the inputs are not of double precision floating point.")
-    num, ana = _jacobians(func, inputs, eps)
+    complex_ = any(isinstance(v, Tensor) and v.is_complex() for v in (*inputs, *_as_tuple(func(*inputs)))) if fast_mode else True
+    num, ana = (_jacobians if complex_ else _fast_jacobians)(func, inputs, eps)     # (complex numbers: the full Jacobians)
     for i, (n, a) in enumerate(zip(num, ana)):
         if n.shape != a.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
             if not raise_exception: return False
             raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n")
     return True
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs):
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, **kwargs):
     "Check second derivatives: `gradcheck` of the vector-Jacobian product of `func`, in its inputs and in `grad_outputs`."
     inputs = _as_tuple(inputs)
     outs = _flat_outputs(func(*inputs))
@@ -96,4 +125,4 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         d = [x for x in ins if isinstance(x, Tensor) and x._requires_grad]
         res = grad(_flat_outputs(func(*ins)), d, gs, create_graph=True, allow_unused=True)
         return tuple(g for g in res if g is not None)
-    return gradcheck(vjp, inputs + tuple(gos), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+    return gradcheck(vjp, inputs + tuple(gos), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception, fast_mode=fast_mode)

@@ -126,8 +126,9 @@ def _row_scale(idx, padding_idx, by_freq):
     return s
 
 def _index_sum(xp, idx, rows, n):
-    "`rows` added up into n rows by `idx`: a one-hot product when that matrix is small (one GEMM), else `add.at`."
-    if idx.size * n <= 1 << 22: return (idx == xp.arange(n).reshape(-1, 1)).astype(rows.dtype) @ rows
+    """`rows` added up into n rows by `idx`: a one-hot product when that matrix is small (one GEMM), else `add.at`. (Not
+    with a NaN or an infinity among the rows: the product would spread it, 0 * inf, into every row, where torch adds it into one.)"""
+    if idx.size * n <= 1 << 22 and xp.isfinite(rows).all(): return (idx == xp.arange(n).reshape(-1, 1)).astype(rows.dtype) @ rows
     out = xp.zeros((n, rows.shape[-1]), dtype=rows.dtype)
     xp.add.at(out, idx, rows)
     return out
@@ -139,7 +140,9 @@ class EmbeddingDenseBackward0(Op):
         ctx.idx, ctx.scale = idx, scale
         a = g._data; xp = array_namespace(a)
         rows = a.reshape(-1, a.shape[-1])
-        if scale is not None: rows = rows * scale.reshape(-1, 1).astype(a.dtype)
+        if scale is not None:     # (a padding row is left out, as torch skips it: a NaN there stays out of the gradient)
+            s = scale.reshape(-1, 1)
+            rows = xp.where(s == 0, xp.zeros((), a.dtype), rows * s.astype(a.dtype))
         return _index_sum(xp, idx.reshape(-1), rows, n)
     @staticmethod
     def backward(ctx, gg):
@@ -4176,14 +4179,19 @@ def _antialias_matrix(kind, m, n, scale):
 def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
     x, xp = input, array_namespace(input._data)
+    ints = input._data.dtype.kind in "iu" and mode not in ("nearest", "nearest-exact")
+    if ints: x = x.float()          # a uint8 image is weighted in float32, then rounded and saturated once (torch rounds so, within 1)
     kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
     for d, (m, s) in enumerate(zip(sizes, scales)):
         n = x.shape[d + 2]
         if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
         else: scale = 1 / s if s is not None and s > 0 else n / m if m else 1.    # (no output: any scale)
         W = _antialias_matrix(kind, m, n, scale) if antialias else _resample_matrix(kind, m, n, scale, align_corners)
-        W = Tensor._make(xp.asarray(W.T.astype(input._data.dtype)))
+        W = Tensor._make(xp.asarray(W.T.astype(x._data.dtype)))
         x = (x.movedim(d + 2, -1) @ W).movedim(-1, d + 2)
+    if ints:
+        info = np.iinfo(input._data.dtype)
+        x = (x + 0.5).floor().clamp(info.min, info.max).to(input.dtype)
     return x
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #185f850b
