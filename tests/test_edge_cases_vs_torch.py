@@ -1776,6 +1776,11 @@ PORTED_NN_TESTS = {
     'embedding grad with NaN at the padding row': lambda L: _emb_grad(L, 2, float('nan')),
     'embedding grad with inf in one row': lambda L: _emb_grad(L, None, float('inf')),
     'bilinear uint8 align_corners': lambda L: L.nn.functional.interpolate(L.tensor([[[[0, 100], [200, 255]]]], dtype=L.uint8), size=(3, 3), mode='bilinear', align_corners=True),
+    'multi_margin_loss none, 1-D input, target (1,)': lambda L: L.nn.functional.multi_margin_loss(L.arange(5.) / 4, L.tensor([3]), reduction='none'),
+    'multi_margin_loss none, 1-D input, 0-d target': lambda L: L.nn.functional.multi_margin_loss(L.arange(5.) / 4, L.tensor(3), reduction='none'),
+    'affine_grid 3-D': lambda L: L.nn.functional.affine_grid(L.tensor([[[1., 0.2, 0., 0.1], [0., 0.9, 0.3, 0.], [0.1, 0., 1.1, -0.2]]]), (1, 1, 2, 3, 4), align_corners=False),
+    'affine_grid 3-D align_corners': lambda L: L.nn.functional.affine_grid(L.tensor([[[1., 0.2, 0., 0.1], [0., 0.9, 0.3, 0.], [0.1, 0., 1.1, -0.2]]]), (1, 1, 2, 3, 4), align_corners=True),
+    'affine_grid 3-D wrong theta': lambda L: L.nn.functional.affine_grid(L.rand(1, 2, 3), (1, 1, 2, 2, 2), align_corners=False),
     'bilinear uint8 downscale': lambda L: L.nn.functional.interpolate(L.arange(64, dtype=L.uint8).reshape(1, 1, 8, 8) * 3, size=(4, 4), mode='bilinear', align_corners=False),
 }
 

@@ -2554,24 +2554,26 @@ def _base_coords(n, align_corners):
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #cb6b3997
 def affine_grid(theta, size, align_corners=None):
-    "The (N, H, W, 2) sampling grid of the affine maps `theta` (N, 2, 3) for an output of `size` (N, C, H, W)."
+    "The (N, H, W, 2) sampling grid of the affine maps `theta` (N, 2, 3) for an output of `size` (N, C, H, W); in 3-D, (N, D, H, W, 3) of (N, 3, 4) maps for (N, C, D, H, W)."
     if align_corners is None: warnings.warn(_ALIGN_WARNING, stacklevel=2); align_corners = False
     if not theta.is_floating_point(): raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     if len(size) == 4:
         if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
             raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got {theta.shape}.")
-    elif len(size) == 5: raise NotImplementedError("affine_grid: litnn supports 2D affine transforms (4D sizes) only")
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got {theta.shape}.")
     else: raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. Got size {size}.")
-    if align_corners and min(size[-2:]) == 1:
+    if align_corners and min(size[2:]) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. This is "
                       "not an intended use case of affine_grid. See the documentation of affine_grid for details.", stacklevel=2)
     elif min(size) <= 0: raise ValueError(f"Expected non-zero, positive output size. Got {size}")
-    H, W = size[-2:]
-    ys, xs = np.meshgrid(_base_coords(H, align_corners), _base_coords(W, align_corners), indexing='ij')
-    base = np.stack([xs, ys, np.ones_like(xs)], -1).reshape(1, H * W, 3)          # (x, y, 1) per output pixel
+    spatial = tuple(size[2:])                            # (H, W), or (D, H, W)
+    axes = np.meshgrid(*[_base_coords(n, align_corners) for n in spatial], indexing='ij')
+    base = np.stack([*axes[::-1], np.ones_like(axes[0])], -1).reshape(1, -1, len(spatial) + 1)   # (x, y[, z], 1) per output point
     xp = array_namespace(theta._data)
     base = Tensor._make(xp.asarray(base.astype(theta._data.dtype)))
-    return (base @ theta.mT).reshape(size[0], H, W, 2)
+    return (base @ theta.mT).reshape(size[0], *spatial, len(spatial))
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #8879107e
 def _to_pixels(c, n, align_corners):
@@ -3375,7 +3377,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if p == 2: z = z * z
     if weight is not None: z = z * weight[t].unsqueeze(1)
     loss = (z * (1 - one_hot(t, x.shape[1]).to(x.dtype))).sum(1) / x.shape[1]
-    return _apply_reduction(loss[0] if single else loss, reduction)
+    return _apply_reduction(loss.reshape(target.shape) if single else loss, reduction)    # (one sample: target's shape, () or (1,), as torch)
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
