@@ -31,6 +31,10 @@ def _set_grad_enabled(mode):
     if not isinstance(mode, bool): raise TypeError(f"enabled must be a bool (got {type(mode).__name__})")
     _Mode.grad = mode
 
+def _are_functorch_transforms_active():
+    "Whether a function transform (`vmap`) is running around this call (kornia asks before it branches on values)."
+    return _Mode.batched is not None
+
 def _current_graph_task_id():
     "An id of the backward running in this thread, -1 outside one."
     task = _graph_task.current

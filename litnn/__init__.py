@@ -59,6 +59,7 @@ from .func import vmap                  # torch.vmap is torch.func.vmap
 from . import onnx                      # the onnx package only when export runs
 from . import _shared_memory            # Tensor.share_memory_, is_shared
 from . import testing
+from . import fx, _subclasses        # torch.fx.wrap (timm marks functions at import); fake_tensor.is_fake
 
 def __getattr__(name):   # litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
     if name == 'multiprocessing':

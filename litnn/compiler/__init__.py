@@ -11,6 +11,7 @@ __all__ = ['compile', 'is_compiling', 'is_dynamo_compiling', 'disable', 'reset',
 # %% ../../nbs/reference/compiler.ipynb #c997b063
 import functools
 from .._dynamo.eval_frame import _is_compiling, _disable, _Stance, _STANCES
+from .._dynamo import list_backends as _dynamo_list_backends
 
 # %% ../../nbs/reference/compiler.ipynb #7cfa338a
 def compile(*args, **kwargs):
@@ -58,12 +59,9 @@ def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=
     "Set how compiled functions behave: 'default', 'force_eager', 'eager_on_recompile', 'fail_on_recompile', 'eager_then_compile'."
     return _StanceSetting(stance, skip_guard_eval_unsafe=skip_guard_eval_unsafe, force_backend=force_backend)
 
-_BACKENDS = {'inductor': (), 'cudagraphs': (), 'eager': ('debug',), 'aot_eager': ('debug',)}   # name: tags, as torch's registry
-
 def list_backends(exclude_tags=("debug", "experimental")):
-    "The names `compile(backend=...)` takes, without those tagged with `exclude_tags`."
-    exclude = set(exclude_tags or ())
-    return sorted(n for n, tags in _BACKENDS.items() if not exclude & set(tags))
+    "The names `compile(backend=...)` takes, without those tagged with `exclude_tags` (`torch._dynamo`'s registry)."
+    return _dynamo_list_backends(exclude_tags)
 
 def get_default_backend():
     "The backend `compile` uses when given none (initially 'inductor')."
