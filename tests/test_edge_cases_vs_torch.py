@@ -1781,6 +1781,8 @@ PORTED_NN_TESTS = {
     'affine_grid 3-D': lambda L: L.nn.functional.affine_grid(L.tensor([[[1., 0.2, 0., 0.1], [0., 0.9, 0.3, 0.], [0.1, 0., 1.1, -0.2]]]), (1, 1, 2, 3, 4), align_corners=False),
     'affine_grid 3-D align_corners': lambda L: L.nn.functional.affine_grid(L.tensor([[[1., 0.2, 0., 0.1], [0., 0.9, 0.3, 0.], [0.1, 0., 1.1, -0.2]]]), (1, 1, 2, 3, 4), align_corners=True),
     'affine_grid 3-D wrong theta': lambda L: L.nn.functional.affine_grid(L.rand(1, 2, 3), (1, 1, 2, 2, 2), align_corners=False),
+    'embedding_bag padding_idx out of range': lambda L: L.nn.functional.embedding_bag(L.tensor([[0, 1]]), L.ones(4, 3), padding_idx=4),
+    'embedding_bag padding_idx below range': lambda L: L.nn.functional.embedding_bag(L.tensor([[0, 1]]), L.ones(4, 3), padding_idx=-5),
     'bilinear uint8 downscale': lambda L: L.nn.functional.interpolate(L.arange(64, dtype=L.uint8).reshape(1, 1, 8, 8) * 3, size=(4, 4), mode='bilinear', align_corners=False),
 }
 

@@ -2358,6 +2358,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     "Each bag of `input` (rows of a 2-D input, or runs of a 1-D one from `offsets`) reduced by sum, mean or max of its embeddings."
     if weight.dim() != 2: raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    n = weight.shape[0]
+    if padding_idx is not None and not -n <= padding_idx < n:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but got {padding_idx}")
     flat, starts, include_last_offset, psw = _bags(input, offsets, include_last_offset, per_sample_weights)
     if mode not in ('sum', 'mean', 'max'): raise ValueError("mode has to be one of sum, mean or max")
     if mode == 'max' and scale_grad_by_freq: raise ValueError("max mode does not support scaling the gradient by the frequency")
