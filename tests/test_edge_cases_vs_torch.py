@@ -1783,6 +1783,8 @@ PORTED_NN_TESTS = {
     'affine_grid 3-D wrong theta': lambda L: L.nn.functional.affine_grid(L.rand(1, 2, 3), (1, 1, 2, 2, 2), align_corners=False),
     'embedding_bag padding_idx out of range': lambda L: L.nn.functional.embedding_bag(L.tensor([[0, 1]]), L.ones(4, 3), padding_idx=4),
     'embedding_bag padding_idx below range': lambda L: L.nn.functional.embedding_bag(L.tensor([[0, 1]]), L.ones(4, 3), padding_idx=-5),
+    'expand adding only size-1 dims is writable': lambda L: (lambda e: (e.expand(1, 3, 3).contiguous().__setitem__((0, 0, 0), 5.), e)[1])(L.eye(3)),
+    'add_ on expand(1, ...)': lambda L: (lambda e: (e.expand(1, 3, 3).add_(1), e)[1])(L.eye(3)),
     'bilinear uint8 downscale': lambda L: L.nn.functional.interpolate(L.arange(64, dtype=L.uint8).reshape(1, 1, 8, 8) * 3, size=(4, 4), mode='bilinear', align_corners=False),
 }
 

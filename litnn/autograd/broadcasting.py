@@ -301,8 +301,11 @@ class ExpandBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.shape = x._data.shape
-        return B._broadcast_to(x._data, shape)
+        a = x._data
+        ctx.shape = a.shape
+        if a.size and math.prod(shape) == a.size:   # nothing repeats (only leading 1s added): a plain view, writable, as torch's
+            return a[(None,) * (len(shape) - a.ndim) + (Ellipsis,)]
+        return B._broadcast_to(a, shape)
     @staticmethod
     def backward(ctx, g): return _reduce(g, ctx.shape)
 
