@@ -1785,6 +1785,7 @@ PORTED_NN_TESTS = {
     'embedding_bag padding_idx below range': lambda L: L.nn.functional.embedding_bag(L.tensor([[0, 1]]), L.ones(4, 3), padding_idx=-5),
     'expand adding only size-1 dims is writable': lambda L: (lambda e: (e.expand(1, 3, 3).contiguous().__setitem__((0, 0, 0), 5.), e)[1])(L.eye(3)),
     'add_ on expand(1, ...)': lambda L: (lambda e: (e.expand(1, 3, 3).add_(1), e)[1])(L.eye(3)),
+    'reflect pad of an expanded input is contiguous': lambda L: (lambda p: (p.is_contiguous(), p.stride(), p.view(-1)))(L.nn.functional.pad(L.arange(48.).reshape(3, 4, 4).expand(2, -1, -1, -1), [1, 1, 1, 1], mode='reflect')),
     'bilinear uint8 downscale': lambda L: L.nn.functional.interpolate(L.arange(64, dtype=L.uint8).reshape(1, 1, 8, 8) * 3, size=(4, 4), mode='bilinear', align_corners=False),
 }
 

@@ -3491,13 +3491,21 @@ def _pad_index(n, lo, hi, mode, shape, dim):
     return np.where(i > n - 1, 2 * (n - 1) - i, i)
 
 # %% ../../nbs/reference/nn/padding.ipynb #74f2a6d4
-class ReflectionPad1DBackward0(_Index): adv = True
-class ReflectionPad2DBackward0(_Index): adv = True
-class ReflectionPad3DBackward0(_Index): adv = True
-class ReplicationPad1DBackward0(_Index): adv = True
-class ReplicationPad2DBackward0(_Index): adv = True
-class ReplicationPad3DBackward0(_Index): adv = True
-class CopySlices(_Index): "circular padding (torch builds it by slice copies)"; adv = True
+class _Padding(_Index):
+    "A padding by indexing (reflect, replicate, circular): like torch's kernels, it writes a new contiguous tensor (numpy's fancy indexing follows the input's strides, an expanded input's too)."
+    adv = True
+    @staticmethod
+    def forward(ctx, x, key):
+        a = _Index.forward(ctx, x, key)
+        return a if a.flags.c_contiguous else array_namespace(a).ascontiguousarray(a)
+
+class ReflectionPad1DBackward0(_Padding): pass
+class ReflectionPad2DBackward0(_Padding): pass
+class ReflectionPad3DBackward0(_Padding): pass
+class ReplicationPad1DBackward0(_Padding): pass
+class ReplicationPad2DBackward0(_Padding): pass
+class ReplicationPad3DBackward0(_Padding): pass
+class CopySlices(_Padding): "circular padding (torch builds it by slice copies)"
 
 _NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPad2DBackward0,
           ('reflect', 3): ReflectionPad3DBackward0, ('replicate', 1): ReplicationPad1DBackward0,
