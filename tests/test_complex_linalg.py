@@ -89,8 +89,11 @@ def test_isreal():
     v = torch.tensor([1 + 2j, 3 + 0j, -0j])
     assert litnn.isreal(L(v)).tolist() == torch.isreal(v).tolist()
 
-def test_no_complex32():
-    assert not hasattr(litnn, 'complex32') and not hasattr(litnn, 'chalf') and not hasattr(litnn.Tensor, 'chalf')
+def test_complex32_is_named_not_stored():
+    "kornia compares dtypes against torch.complex32; numpy has no such element type, so litnn names it and refuses to store it"
+    assert litnn.complex32 is litnn.chalf and litnn.complex32.is_complex and litnn.complex32.itemsize == 4
+    with pytest.raises(TypeError, match='complex32'): litnn.zeros(2, dtype=litnn.complex32)
+    assert not hasattr(litnn.Tensor, 'chalf')
 
 # --- operations complex numbers refuse: torch's exact errors ----------------------------------------------------------
 REFUSED = {

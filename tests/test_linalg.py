@@ -359,3 +359,15 @@ def test_matrix_exp_vander():
     for n in (None, 2, 4):
         run(lambda x: litnn.linalg.vander(x, N=n), lambda x: torch.linalg.vander(x, N=n), [mats(2, 3)], name=False)
     assert litnn.linalg.vander(litnn.tensor([1, 2, 3]), N=4).tolist() == torch.linalg.vander(torch.tensor([1, 2, 3]), N=4).tolist()
+
+
+def test_singular_triangular_solves_give_inf_as_torch():
+    "torch's triangular kernel substitutes row by row: a 0 on the diagonal gives inf/nan, not an error (kornia's DLT on degenerate points)"
+    import torch
+    for L in (litnn, torch):
+        A = L.tensor([[1., 2.], [0., 0.]]); B = L.tensor([[1.], [1.]])
+        r = [L.linalg.solve_triangular(A, B, upper=True).tolist(), L.linalg.solve_triangular(A.mT, B.mT, upper=False, left=False).tolist()]
+        if L is litnn: mine = r
+    assert str(mine) == str(r)
+    X = litnn.linalg.solve_triangular(litnn.tensor([[2., 0.], [1., 4.]]), litnn.tensor([[2.], [9.]]), upper=False)
+    assert X.tolist() == [[1.], [2.]]                  # (a regular system still goes through the solver)

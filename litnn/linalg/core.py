@@ -13,6 +13,7 @@ from ..autograd.graph import Op
 from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _reduce, _cast, _float_dtype
 from .._pointwise import _const, where
+from .._views import stack
 from .._views import cat
 from .._views import tril
 from .._reductions import return_types, _return_type
@@ -179,7 +180,18 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     _check_matrix('linalg.solve_triangular', A)
     T = A.triu(1 if unitriangular else 0) if upper else A.tril(-1 if unitriangular else 0)
     if unitriangular: T = T + _eye_like(A)
-    return solve(T, B, left=left)
+    try: return solve(T, B, left=left)
+    except LinAlgError: return _substitute(T, B, upper, left)    # a 0 on the diagonal: torch's substitution gives inf/nan, no error
+
+def _substitute(T, B, upper, left):
+    "X with T X = B by substitution, row by row, in tensor operations: what torch's triangular kernel computes, inf/nan past a 0 on the diagonal."
+    if not left: return _substitute(T.mT, B.mT, not upper, True).mT
+    n, rows = T.shape[-1], {}
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        acc = B[..., i, :]
+        for j in (range(i + 1, n) if upper else range(i)): acc = acc - T[..., i, j:j + 1] * rows[j]
+        rows[i] = acc / T[..., i, i:i + 1]
+    return stack([rows[i] for i in range(n)], -2)
 
 linalg_inv_ex = _named('linalg_inv_ex', ('inverse', 'info'))
 linalg_solve_ex = _named('linalg_solve_ex', ('result', 'info'))
