@@ -2,6 +2,8 @@
 
     python bench/gpu_steps.py                # --device cuda (needs CuPy, an NVIDIA GPU and torch with CUDA)
     python bench/gpu_steps.py --device cpu   # the same steps on the CPU (to check the script where there is no GPU)
+    python bench/gpu_steps.py --compiled     # also litnn.compile(step) (capture and replay) and, on a GPU,
+                                             # mode="reduce-overhead" (the replay is a CUDA graph); issue 30's targets
 
 Steps (each: forward, cross-entropy, backward, SGD with momentum):
 - MLP 784-512-512-10 at batch 64 and at batch 1024;
@@ -83,6 +85,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description='litnn (CuPy) vs torch (CUDA) training steps')
     p.add_argument('--device', choices=['cuda', 'cpu'], default='cuda')
     p.add_argument('--reps', type=int, default=15)
+    p.add_argument('--compiled', action='store_true', help='also time litnn.compile(step), and mode="reduce-overhead" on a GPU')
     args = p.parse_args(argv)
     import litnn, torch
     LIBS = {'litnn': litnn, 'torch': torch}
@@ -100,10 +103,18 @@ def main(argv=None):
         y = rng.integers(0, 10, shape[0])
         steps = {k: make_step(lib, build, weights, x, y, args.device) for k, lib in LIBS.items()}
         check(steps)
+        if args.compiled:   # each compiled step trains its own copy of the model, from the same weights
+            modes = ['default'] + (['reduce-overhead'] if args.device == 'cuda' else [])
+            for mode in modes:
+                f, m = make_step(litnn, build, weights, x, y, args.device)
+                name = 'litnn compiled' if mode == 'default' else f'litnn {mode}'
+                LIBS[name] = litnn
+                steps[name] = (litnn.compile(f, mode=mode), m)
+                check({'litnn': steps[name], 'torch': make_step(torch, build, weights, x, y, args.device)})
         med = timed(steps, args.device, reps=args.reps)
         ratios[title] = med['litnn'] / med['torch']
         print(f"\n{title} on {args.device}: one SGD step")
-        for k, v in med.items(): print(f"  {k:6s} {v * 1e3:9.3f} ms")
+        for k, v in med.items(): print(f"  {k:24s} {v * 1e3:9.3f} ms" + ('' if k == 'torch' else f"   {k} / torch = {v / med['torch']:.2f}"))
         print(f"  litnn / torch = {ratios[title]:.2f}")
     return ratios
 

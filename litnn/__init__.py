@@ -220,11 +220,12 @@ class _Readonly:
 # %% ../nbs/reference/cpu.ipynb #4aea5bdb
 class Stream(_Readonly):
     "A device's queue of work: on the CPU, already empty (`Stream(device=None, *, priority=0)`, or `Stream(stream_id, device_index, device_type)`)."
-    __slots__ = ('_type', '_index', '_id')
+    __slots__ = ('_type', '_index', '_id', '_cuda')   # _cuda: the litnn.cuda.Stream doing the work on a GPU
     _fields, _message = ('stream_id', 'device_index', 'device_type', 'device'), 'readonly attribute'
 
     def __init__(self, *args, priority=0, **kwargs):
-        if len(args) == 3 or 'stream_id' in kwargs:
+        ids_given = len(args) == 3 or 'stream_id' in kwargs
+        if ids_given:
             ids = dict(zip(('stream_id', 'device_index', 'device_type'), args), **kwargs)
             if not 0 <= ids['device_type'] < len(_DEVICE_TYPES):
                 raise RuntimeError("Expected isValidDeviceType(device_type) to be true, but got false.")
@@ -235,7 +236,10 @@ class Stream(_Readonly):
             device = args[0] if args else kwargs.pop('device', None)
             if kwargs: raise TypeError(f"Stream() got an unexpected keyword argument '{next(iter(kwargs))}'")
             (type_, index), id_ = _stream_device(device, 'Stream'), 0
-        for k, v in dict(_type=type_, _index=index, _id=id_).items(): object.__setattr__(self, k, v)
+        # On a GPU, a new stream of its own, as torch's (from CuPy), named by its cudaStream_t
+        cuda = _cuda_module.Stream(index, priority=priority) if type_ == 'cuda' and not ids_given else None
+        if cuda is not None: id_ = cuda.stream_id
+        for k, v in dict(_type=type_, _index=index, _id=id_, _cuda=cuda).items(): object.__setattr__(self, k, v)
 
     stream_id = property(lambda self: self._id)
     device_index = property(lambda self: self._index)
@@ -244,20 +248,35 @@ class Stream(_Readonly):
 
     def query(self):
         "True when all work queued has finished (always, on the CPU)."
+        if self._cuda is not None: return self._cuda.query()
         self.synchronize(); return True
     def synchronize(self):
         "Wait for the work queued on this stream."
-        if self._type == 'cuda': _cuda_module.synchronize(self._index)
-    def is_capturing(self): return False
-    def wait_event(self, event): "Make later work wait for `event` (which has no work to wait for here)."
+        if self._cuda is not None: self._cuda.synchronize()
+        elif self._type == 'cuda': _cuda_module.synchronize(self._index)
+    def is_capturing(self): return self._cuda is not None and self._cuda._cs.is_capturing()
+    def wait_event(self, event):
+        "Make later work wait for `event` (on the CPU there is no work to wait for)."
+        if self._cuda is not None and getattr(event, '_cuda', None) is not None: event._cuda.wait(self._cuda)
     def wait_stream(self, other):
-        "Make later work wait for `other`'s queue, through an event recorded on it (none can be, here)."
+        "Make later work wait for `other`'s queue, through an event recorded on it (none can be, on the CPU)."
+        if self._cuda is not None and getattr(other, '_cuda', None) is not None: return self._cuda.wait_stream(other._cuda)
         raise _no_events(other._type if isinstance(other, Stream) else self._type)
-    def record_event(self, event=None): raise _no_events(self._type)
+    def record_event(self, event=None):
+        "Queue `event` (a new one for None) on this stream; returns it."
+        if self._cuda is None: raise _no_events(self._type)
+        if event is None: event = Event(self.device)
+        event.record(self)
+        return event
     @property
-    def native_handle(self): raise RuntimeError("Backend doesn't support getting stream native handle.")
-    def __enter__(self): return self
-    def __exit__(self, exc_type, exc_val, exc_tb): return None
+    def native_handle(self):
+        if self._cuda is not None: return self._cuda.cuda_stream
+        raise RuntimeError("Backend doesn't support getting stream native handle.")
+    def __enter__(self):
+        if self._cuda is not None: self._cuda.__enter__()          # the current stream inside the block, as torch's
+        return self
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self._cuda is not None: self._cuda.__exit__(exc_type, exc_val, exc_tb)
     def __eq__(self, other):
         return isinstance(other, Stream) and (self._type, self._index, self._id) == (other._type, other._index, other._id)
     def __hash__(self): return hash((self._type, self._index, self._id))
@@ -266,7 +285,7 @@ class Stream(_Readonly):
 # %% ../nbs/reference/cpu.ipynb #1e7390a4
 class Event(_Readonly):
     "A marker in a stream's queue (`Event(device=None, *, enable_timing=False, blocking=False, interprocess=False)`): the CPU records none."
-    __slots__ = ('_type', '_index', '_timing')
+    __slots__ = ('_type', '_index', '_timing', '_cuda')   # _cuda: the litnn.cuda.Event doing the work on a GPU
     _fields, _message = ('event_id', 'device'), "attribute '{name}' of 'litnn.Event' objects is not writable"
 
     def __init__(self, device=None, *, enable_timing=False, blocking=False, interprocess=False, **kwargs):
@@ -274,23 +293,30 @@ class Event(_Readonly):
         for name, v in dict(enable_timing=enable_timing, blocking=blocking, interprocess=interprocess).items():
             if not isinstance(v, builtins.bool): raise TypeError(f"Event(): argument '{name}' must be bool, not {type(v).__name__}")
         type_, index = _stream_device(device, 'Event')
-        for k, v in dict(_type=type_, _index=index, _timing=enable_timing).items(): object.__setattr__(self, k, v)
+        cuda = _cuda_module.Event(enable_timing, blocking, interprocess) if type_ == 'cuda' else None
+        for k, v in dict(_type=type_, _index=index, _timing=enable_timing, _cuda=cuda).items(): object.__setattr__(self, k, v)
 
-    event_id = property(lambda self: 0)
+    event_id = property(lambda self: 0 if self._cuda is None else self._cuda.cuda_event)
     device = property(lambda self: _device(self._type, None if self._index < 0 else self._index))
 
     def record(self, stream=None):
         "Mark the end of the work queued on `stream` (the current one by default)."
         if isinstance(stream, Stream) and stream._type != self._type:
             raise RuntimeError(f"Event device type {self._type.upper()} does not match recording stream's device type {stream._type.upper()}.")
-        raise _no_events(self._type)
-    def wait(self, stream=None): "Make `stream`'s later work wait for this event (never recorded here: nothing to wait for)."
-    def query(self): return True
-    def synchronize(self): "Wait for the recorded work (none)."
+        if self._cuda is None: raise _no_events(self._type)
+        self._cuda.record(stream._cuda if isinstance(stream, Stream) and stream._cuda is not None else stream)
+    def wait(self, stream=None):
+        "Make `stream`'s later work wait for this event (on the CPU never recorded: nothing to wait for)."
+        if self._cuda is not None: self._cuda.wait(stream._cuda if isinstance(stream, Stream) and stream._cuda is not None else stream)
+    def query(self): return True if self._cuda is None else self._cuda.query()
+    def synchronize(self):
+        "Wait for the recorded work (none on the CPU)."
+        if self._cuda is not None: self._cuda.synchronize()
     def elapsed_time(self, other):
         "Milliseconds between two recorded timing events."
         if not isinstance(other, Event): raise RuntimeError("expected other to be a litnn.Event object")
         if not (self._timing and other._timing): raise ValueError("Both events must be created with argument 'enable_timing=True'.")
+        if self._cuda is not None and other._cuda is not None: return self._cuda.elapsed_time(other._cuda)
         raise ValueError("Both events must be recorded before calculating elapsed time.")
     def ipc_handle(self): raise NotImplementedError("torch.Event ipc is not supported yet, please open an issue if you need this!")
     @classmethod

@@ -390,8 +390,11 @@ class Generator:
     def get_state(self):
         """The state as a ByteTensor laid out as torch's `CPUGeneratorImplState` (5056 bytes: the initial seed, the Mersenne
         Twister's countdown, flag, index and 624 words, the spare normal), so that a state saved by either library restores
-        in the other. A GPU generator's is CuPy's state dictionary."""
-        if not isinstance(self.rng, _TorchRng): return self.rng.bit_generator.state
+        in the other. A GPU generator's: its seed (8 bytes), then a copy of CuPy's cuRAND states."""
+        if not isinstance(self.rng, _TorchRng):
+            states = getattr(self.rng.bit_generator, '_state', None)    # CuPy's cuRAND states, on the device
+            if states is None: return self.rng.bit_generator.state      # another array library's generator
+            return _as_byte_tensor(np.concatenate([np.array([self._seed], '<u8').view(np.uint8), states.get().view(np.uint8)]))
         s, spare = self.rng.bit_generator.state['state'], self.rng.spare
         pos = builtins.int(s['pos'])
         left, nxt = (1, 0) if pos >= 624 else (625 - pos, pos)        # torch counts down to a refill; numpy's index reaches 624
@@ -403,7 +406,7 @@ class Generator:
         return _as_byte_tensor(a)
     def set_state(self, state):
         "Restore a state from `get_state` (torch's or litnn's: the same bytes); returns the generator, as torch's."
-        if not isinstance(self.rng, _TorchRng): self.rng.bit_generator.state = getattr(state, '_data', state); return self
+        if not isinstance(self.rng, _TorchRng): return _set_device_state(self, state)
         if not hasattr(state, '_data'):
             k = type(state)
             raise TypeError(f"expected a litnn.ByteTensor, but got {k.__name__ if k.__module__ == 'builtins' else k.__module__ + '.' + k.__name__}")
@@ -417,6 +420,18 @@ class Generator:
         self.rng.spare = builtins.float(a[5024:5032].view('<f8')[0]) if a[5040:5044].view('<i4')[0] else None
         self._seed = builtins.int(seed)
         return self
+
+def _set_device_state(self, state):
+    "Restore GPU generator `self` from `get_state`'s bytes: the seed, and the cuRAND states copied back to the device."
+    states = getattr(self.rng.bit_generator, '_state', None)
+    if states is None: self.rng.bit_generator.state = getattr(state, '_data', state); return self
+    a = getattr(state, '_data', None)
+    if not isinstance(a, np.ndarray) or a.dtype != np.uint8: raise TypeError("RNG state must be a litnn.ByteTensor")
+    a = np.ascontiguousarray(a).reshape(-1)
+    if a.size != 8 + states.nbytes: raise RuntimeError("RNG state is wrong size")
+    with states.device: states.set(a[8:].view(states.dtype))
+    self._seed = builtins.int(a[:8].view('<u8')[0])
+    return self
 
 _STATE_BYTES = 5056     # sizeof(CPUGeneratorImplState): the legacy POD (8+4+4+8+624·8+3·8+4, padded to 5048), a float, a bool
 def _as_byte_tensor(a): return a   # 10_tensor makes it Tensor._make (this file comes first: it cannot import Tensor)

@@ -427,6 +427,72 @@ def test_graph_replay_path_on_the_host():
     assert programs(cd)[0].launch is None
 
 
+def test_a_failed_graph_capture_falls_back_to_the_replay(monkeypatch):
+    "Where CuPy refuses the capture (here: no CuPy at all), the compiled function still runs, replaying, and says why."
+    monkeypatch.setattr(ef, '_graphable', lambda prog, inputs: True)
+    def refuse(prog, static): raise NotImplementedError("calling cuBLAS API during stream capture is currently unsupported")
+    monkeypatch.setattr(ef, '_capture_graph', refuse)
+    w = litnn.randn(3, 4)
+    def f(x): return (x @ w).relu()
+    cf = litnn.compile(f, mode='reduce-overhead')
+    with litnn.no_grad():
+        for _ in range(3):
+            x = litnn.randn(2, 3)
+            assert same_bits(bits(cf(x)), bits(f(x)))
+    (prog,) = programs(cf)
+    assert prog.launch == prog.replay and prog.graph_skip == "NotImplementedError: calling cuBLAS API during stream capture is currently unsupported"
+
+
+def test_capturable_products_read_layouts_as_cublas_does():
+    "`_gemm`'s reading of numpy-style strides in cuBLAS's column-major terms: (op, leading dimension), one batch stride."
+    from litnn.cuda.graphs import _strided, _batch_stride
+    a = np.zeros((5, 3, 4), np.float32)
+    assert _strided(a) == (0, 4)                               # row-major rows of 4
+    assert _strided(a.swapaxes(-1, -2)) == (1, 4)              # a transposed view: op T on the same memory
+    assert _strided(np.zeros((8, 6))[:, :4]) == (0, 6)         # a slice keeps its row stride as leading dimension
+    with pytest.raises(NotImplementedError): _strided(np.zeros((4, 6))[:, ::2])
+    assert _batch_stride(a, (5,)) == 12
+    assert _batch_stride(np.broadcast_to(np.zeros((3, 4)), (5, 3, 4)), (5,)) == 0
+    assert _batch_stride(np.zeros((2, 5, 3, 4)), (2, 5)) == 12   # two batch dimensions that fold into one
+    with pytest.raises(NotImplementedError): _batch_stride(np.zeros((2, 5, 3, 4))[:, :3], (2, 3))
+
+
+needs_gpu = pytest.mark.skipif(not litnn.cuda.is_available(), reason='needs a GPU')
+
+@needs_gpu
+def test_capturable_gemm_agrees_with_cupy():
+    import cupy
+    from litnn.cuda.graphs import _gemm
+    rng = np.random.default_rng(0)
+    for dtype, tol in ((np.float32, 1e-5), (np.float64, 1e-12), (np.float16, 1e-2)):
+        for sa, sb, ta, tb in [((3, 4), (4, 5), 0, 0), ((7, 3, 4), (4, 5), 0, 0), ((7, 3, 4), (7, 5, 4), 0, 1),
+                               ((2, 7, 4, 3), (2, 7, 4, 5), 1, 0), ((1, 3, 4), (6, 4, 5), 0, 0), ((64, 0), (0, 3), 0, 0)]:
+            a = cupy.asarray(rng.standard_normal(sa).astype(dtype)); b = cupy.asarray(rng.standard_normal(sb).astype(dtype))
+            a = a.swapaxes(-1, -2) if ta else a; b = b.swapaxes(-1, -2) if tb else b
+            want = cupy.matmul(a, b)
+            got = _gemm(a, b)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert cupy.allclose(got, want, rtol=tol, atol=tol * max(1, sa[-1])), (dtype, sa, sb, ta, tb)
+
+
+@needs_gpu
+def test_graph_replay_on_the_gpu():
+    "An inference forward with matrix products replays as a CUDA graph (no fallback) and gives eager's results."
+    litnn.manual_seed(0)
+    m = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 10)).cuda()
+    cm = litnn.compile(m, mode='reduce-overhead')
+    outs = []
+    with litnn.no_grad():
+        for i in range(4):
+            x = litnn.randn(64, 784, device='cuda')
+            o = cm(x)
+            assert litnn.allclose(o, m(x), rtol=1e-4, atol=1e-5), i
+            outs.append(o)
+    (prog,) = programs(cm)
+    assert getattr(prog, 'graph_skip', None) is None and prog.launch != prog.replay
+    assert outs[1] is outs[2] is outs[3]
+
+
 LAYERS = {
     'batchnorm1d': (lambda: nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU()), (6, 4)),
     'conv-maxpool': (lambda: nn.Sequential(nn.Conv2d(2, 3, 3), nn.MaxPool2d(2), nn.Flatten()), (2, 2, 8, 8)),

@@ -9,6 +9,9 @@ import litnn
 
 torch = pytest.importorskip('torch')
 NO_GPU = not litnn.cuda.is_available() and not torch.cuda.is_available()
+# With a GPU, Stream() and Event() are CUDA ones, and torch numbers its streams its own way: the comparisons below are
+# the CPU's; the CUDA side is test_cuda_streams_and_events_work (and reference/cpu's `#| cuda` cell).
+cpu_default = pytest.mark.skipif(not NO_GPU, reason="a GPU is here: Stream() is a CUDA stream, numbered by each library its own way")
 
 
 def outcome(f):
@@ -90,6 +93,7 @@ def test_stream_of_a_device_type_litnn_lacks():
 
 
 @pytest.mark.parametrize('make', STREAMS)
+@cpu_default
 def test_stream_fields(make):
     for get in (repr, lambda s: s.device, lambda s: s.device_type, lambda s: s.device_index, lambda s: s.stream_id,
                 lambda s: s.query(), lambda s: s.synchronize(), lambda s: s.is_capturing(), lambda s: s.__enter__() is s,
@@ -98,6 +102,7 @@ def test_stream_fields(make):
         assert outcome(lambda: get(make(litnn))) == outcome(lambda: get(make(torch)))
 
 
+@cpu_default
 def test_stream_methods_and_errors():
     for f in [lambda lib: lib.Stream().wait_stream(lib.Stream()), lambda lib: lib.Stream().wait_stream(lib.Stream('meta')),
               lambda lib: lib.Stream().wait_event(lib.Event()), lambda lib: lib.Stream().wait_event(lib.Event('meta')),
@@ -132,12 +137,14 @@ EVENTS = [lambda lib: lib.Event(), lambda lib: lib.Event('cpu'), lambda lib: lib
 
 
 @pytest.mark.parametrize('make', EVENTS)
+@cpu_default
 def test_event_fields(make):
     for get in (repr, lambda e: e.device, lambda e: e.event_id, lambda e: e.query(), lambda e: e.synchronize(),
                 lambda e: e.wait(), lambda e: e.record(), lambda e: e.ipc_handle(), lambda e: bool(e)):
         assert outcome(lambda: get(make(litnn))) == outcome(lambda: get(make(torch)))
 
 
+@cpu_default
 def test_event_methods_and_errors():
     for f in [lambda lib: lib.Event().record(lib.Stream()), lambda lib: lib.Event().record(lib.Stream('meta')),
               lambda lib: lib.Event('meta').record(lib.Stream()), lambda lib: lib.Event().wait(lib.Stream()),
@@ -152,9 +159,24 @@ def test_event_methods_and_errors():
         assert outcome(lambda: f(litnn)) == outcome(lambda: f(torch))
 
 
+@cpu_default
 def test_subclasses_take_attributes():
     for lib in (torch, litnn):
         S, E = type('S', (lib.Stream,), {}), type('E', (lib.Event,), {})
         s, e = S(), E()
         s.x = e.x = 1
         assert repr(s) == repr(lib.Stream()) and repr(e) == repr(lib.Event())
+
+
+@pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")
+def test_cuda_streams_and_events_work():
+    s, t = litnn.Stream(), litnn.Stream('cuda')
+    e = s.record_event(litnn.Event(enable_timing=True))
+    t.wait_event(e); t.wait_stream(s); s.synchronize()
+    assert (s.device_type, s.device_index, s.query(), s.is_capturing(), s == t) == (1, 0, True, False, False)
+    assert s.native_handle == s.stream_id != 0 and repr(s) == f"litnn.Stream device_type=cuda, device_index=0, stream_id={s.stream_id}"
+    e2 = litnn.Event('cuda', enable_timing=True); e2.record(s); e2.synchronize()
+    assert e.elapsed_time(e2) >= 0 and e.query() and e.event_id != 0
+    with s: assert litnn.cuda.current_stream().cuda_stream == s.native_handle
+    with pytest.raises(RuntimeError, match="Event device type CUDA does not match recording stream's device type CPU"):
+        litnn.Event('cuda').record(litnn.Stream('cpu'))

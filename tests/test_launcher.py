@@ -79,8 +79,27 @@ def test_a_usage_error_on_the_real_command_line_has_no_traceback():
 def test_several_machines_use_mpis_host_list():
     s = run._settings(["--nnodes", "2", "--nproc-per-node", "4", "--hosts", "a,b", "-m", "train"])
     s.update(run_id="x", failures="/tmp")
-    cmd = run._command(s)
+    cmd = run._command(s, "mpiexec", "mpich")
     assert cmd[1:8] == ["-n", "8", "-ppn", "4", "-hosts", "a,b", "-genv"]
+    assert cmd[-3:] == [sys.executable, "-m", "litnn.distributed.run"]
+    cmd = [c for c in run._command(s, "mpiexec", "openmpi") if c != "--allow-run-as-root"]
+    assert cmd[1:9] == ["-n", "8", "--map-by", "ppr:4:node", "--host", "a:4,b:4", "-x", f"{run._CHILD}={json.dumps(s)}"]
     assert cmd[-3:] == [sys.executable, "-m", "litnn.distributed.run"]
     env = run._rank_env(s, 5)
     assert [env[k] for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE")] == [5, 1, 8, 4, 1, 2]
+
+
+def test_open_mpi_ranks_and_command_line(monkeypatch, tmp_path):
+    "Open MPI names the rank OMPI_COMM_WORLD_RANK, and its mpiexec says so in --version; MPICH's says HYDRA."
+    s = run._settings(["--nproc-per-node", "2", "-m", "train"])
+    s.update(run_id="x", failures="/tmp")
+    monkeypatch.delenv("MPI_LOCALRANKID", raising=False)
+    monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1")
+    assert run._rank_env(s, 1)["LOCAL_RANK"] == 1
+    fake = tmp_path / "mpiexec"
+    for says, flavour in (("mpiexec (OpenRTE) 4.1.6", "openmpi"), ("mpiexec (Open MPI) 5.0.3", "openmpi"), ("HYDRA build details:", "mpich")):
+        fake.write_text(f"#!/bin/sh\necho '{says}'\n"); fake.chmod(0o755)
+        assert run._flavour(str(fake)) == flavour
+    assert run._flavour(str(tmp_path / "missing")) == "mpich"
+    cmd = run._command(s, "mpiexec", "openmpi")
+    assert cmd[cmd.index("-x") + 1] == f"{run._CHILD}={json.dumps(s)}" and "--map-by" not in cmd   # one machine: no host list

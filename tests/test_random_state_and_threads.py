@@ -19,7 +19,7 @@ def test_random_module_has_torchs_public_names():
 
 
 @pytest.mark.parametrize('lib', [torch, litnn], ids=['torch', 'litnn'])
-@pytest.mark.parametrize('kw', [{}, {'devices': []}, {'devices': iter([])}, {'device_type': 'meta'}, {'enabled': False}], ids=str)
+@pytest.mark.parametrize('kw', [{}, {'devices': []}, {'devices': iter([])}, {'device_type': 'meta'}, {'enabled': False}], ids=['none', 'devices-list', 'devices-iterator', 'meta', 'disabled'])
 def test_fork_rng_restores_the_stream_as_torch(lib, kw):
     lib.manual_seed(3); lib.rand(2)
     with lib.random.fork_rng(**kw): inside = lib.rand(4)

@@ -1472,29 +1472,54 @@ def _graphable(prog, inputs):
     return (not prog.graph and builtins.all(st[0] in (_OP, _ALIAS) for st in prog.steps)
             and (_HOST_GRAPHS or builtins.all(hasattr(t._data, '__cuda_array_interface__') for t in inputs)))
 
-def _graphed(prog, inputs, host=False):
-    """Replay `prog` once on a side stream while CuPy records the kernels into a CUDA graph; return a function that
-    copies new inputs into the captured input memory and launches the graph (its outputs: the same tensors, rewritten)."""
-    static = [Tensor._make(t._data.copy()) for t in inputs]
-    if host: stream, out = None, prog.replay(static)
-    else:
-        import cupy
-        stream = cupy.cuda.Stream(non_blocking=True)
-        with stream:
-            prog.replay(static)                 # a warm-up: the memory the capture allocates is in CuPy's pool already
+def _outputs(out): return [t._data for t in _flatten(out, [], [])[0]]
+
+def _agree(got, expected):
+    "The graph's first results against the replay's: equal for integers, within rounding for floats (cuBLAS may pick another algorithm)."
+    xp = array_namespace(expected)
+    if expected.dtype.kind not in 'fc': return builtins.bool(xp.array_equal(got, expected))
+    rtol = {2: 1e-2, 4: 1e-4}.get(expected.dtype.itemsize, 1e-10)
+    scale = builtins.float(xp.abs(expected).max()) if expected.size else 0.0
+    return builtins.bool(xp.allclose(got, expected, rtol=rtol, atol=rtol * builtins.max(1.0, scale), equal_nan=True))
+
+def _capture_graph(prog, static):
+    "Record `prog`'s kernels on `static` into a CuPy graph; check that one launch gives the replay's results. (graph, outputs, pool)"
+    import cupy
+    cupy.cuda.Device().synchronize()            # the side stream does not wait for the work queued so far: the inputs copied
+    stream, pool = cupy.cuda.Stream(non_blocking=True), cupy.cuda.MemoryPool()
+    # The graph's own memory pool, as torch's graphs have: what the capture allocates and frees stays the graph's, never
+    # handed to arrays made later, which the next launch would overwrite.
+    with stream, cupy.cuda.using_allocator(pool.malloc):
+        expected = [a.copy() for a in _outputs(prog.replay(static))]   # a warm-up: the capture's memory is in the pool already
+        namespaces = [prog.lowered.__globals__] if prog.lowered is not None else []
+        with _cuda_graphs._capturable_products(stream, namespaces):
             stream.begin_capture()
             try: out = prog.replay(static)
             finally: graph = stream.end_capture()
-    if host: graph = _HostGraph(prog, static, out)
+        graph.launch(stream)
+        stream.synchronize()
+    if not builtins.all(_agree(g, e) for g, e in zip(_outputs(out), expected)):
+        raise RuntimeError("the graph's results differ from the replay's")
+    return graph, out, pool
+
+def _graphed(prog, inputs, host=False):
+    """A function that copies new inputs into the captured input memory and launches the CUDA graph of `prog` on the
+    current stream (its outputs: the same tensors, rewritten). Where the capture fails, the plain replay, and
+    `prog.graph_skip` says why (torch likewise skips cudagraphs with a reason and runs the compiled code)."""
+    static = [Tensor._make(t._data.copy()) for t in inputs]
+    if host:
+        out, pool = prog.replay(static), None
+        graph = _HostGraph(prog, static, out)
+    else:
+        try: graph, out, pool = _capture_graph(prog, static)   # the pool lives as long as `launch`
+        except Exception as e:                  # CuPy refused a call during the capture, or the results differ
+            prog.graph_skip = f"{type(e).__name__}: {e}"
+            return prog.replay
     def launch(new):
-        if stream is not None: stream.__enter__()
-        try:
-            for s, t in zip(static, new): s._data[...] = t._data
-            graph.launch(stream)
-        finally:
-            if stream is not None: stream.__exit__(None, None, None)
-        if stream is not None: stream.synchronize()
+        for s, t in zip(static, new): s._data[...] = t._data
+        graph.launch()                          # on the current stream: ordered with the caller's work, no wait
         return out
+    launch.pool = pool                          # the graph's memory lives as long as it may launch
     return launch
 
 class _HostGraph:
@@ -1648,8 +1673,6 @@ def _compile(model, *, fullgraph=False, dynamic=None, backend=None, mode=None, o
 def compile(self:Module, *args, **kwargs):
     "Compile this module in place: from now on `module(x)` goes through a capture of its `_call_impl`; returns None, as torch's."
     self._compiled_call_impl = _compile(self._call_impl, *args, **kwargs)
-
-_cuda_graphs._compile = _compile       # make_graphed_callables compiles with the same capture
 
 def _wrap(compiled):
     "A function that calls `compiled`, with the name and docstring of the function it compiles."

@@ -15,7 +15,6 @@ def is_current_stream_capturing():
     return cupy is not None and cupy.cuda.get_current_stream().is_capturing()
 
 _pools = itertools.count(1)
-_compile = None          # litnn.compile's work, set by litnn/_dynamo/eval_frame (37_compile): no import back from here
 
 def graph_pool_handle():
     "A token naming a memory pool that graphs may share (CuPy's allocator keeps one pool: the token only names it)."
@@ -33,10 +32,12 @@ class CUDAGraph:
         "Start recording the kernels launched on the current stream."
         self._pool = pool if pool is not None else graph_pool_handle()
         self._stream = cupy.cuda.get_current_stream()
+        self._products = _capturable_products(self._stream).__enter__()   # litnn's matrix products, recorded too
         self._stream.begin_capture()
     def capture_end(self):
         "Stop recording: the graph is ready to replay."
-        self._graph = self._stream.end_capture()
+        try: self._graph = self._stream.end_capture()
+        finally: self._products.__exit__(None, None, None)
     def replay(self):
         "Launch every recorded kernel again, on the same memory."
         if self._graph is None: raise RuntimeError("CUDA graph must be captured before replay")
@@ -66,16 +67,100 @@ class graph:
         try: self.cuda_graph.capture_end()
         finally: self.capture_stream.__exit__(*exc)
 
+# %% ../../nbs/reference/cuda/graphs.ipynb #d3dcc60c
+# cudaDataType and cublasComputeType numbers (cuBLAS's headers) for the dtypes a capture multiplies
+_CUDA_TYPES = {'float32': (0, 68), 'float64': (1, 70), 'float16': (2, 68), 'bfloat16': (14, 68)}
+_cublas = None
+
+def _cublas_lib():
+    "The cuBLAS library CuPy loaded (its handle is CuPy's), through ctypes."
+    global _cublas
+    if _cublas is None:
+        import ctypes, ctypes.util
+        names = [f"libcublas.so.{v}" for v in (13, 12, 11)] + [ctypes.util.find_library("cublas") or "libcublas.so"]
+        for name in names:
+            try: _cublas = ctypes.CDLL(name); break
+            except OSError: continue
+        else: raise RuntimeError("cuBLAS could not be loaded for a CUDA-graph capture")
+    return _cublas
+
+def _strided(a):
+    "(op, leading dimension) of the 2-D matrices at the end of `a` in cuBLAS's column-major terms: `a`'s rows, transposed."
+    r, c = a.shape[-2:]
+    s0, s1 = (s // a.itemsize for s in a.strides[-2:])
+    if s1 == 1 and s0 >= max(1, c): return 0, s0          # row-major: seen column-major, it is the transpose (op N)
+    if s0 == 1 and s1 >= max(1, r): return 1, s1          # column-major (a transposed view): op T
+    raise NotImplementedError("a matrix with neither unit stride")
+
+def _batch_stride(a, batch):
+    "The one element stride between the matrices of `a` broadcast to `batch` (0: the same matrix each time)."
+    dims = [(n, s // a.itemsize) for n, s in zip(batch, a.strides[:-2]) if n != 1]
+    if all(s == 0 for _, s in dims): return 0
+    for (_, s), (n_next, s_next) in zip(dims, dims[1:]):
+        if s != s_next * n_next: raise NotImplementedError("batch dimensions that do not fold into one stride")
+    return dims[-1][1]
+
+def _gemm(a, b, out=None, **kwargs):
+    """`cupy.matmul(a, b, out=out)` through cuBLAS's `cublasGemmStridedBatchedEx`, called directly: capturable in a
+    CUDA graph (CuPy's own wrappers refuse to run while a stream captures)."""
+    import ctypes
+    if kwargs or a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or a.dtype.name not in _CUDA_TYPES:
+        raise NotImplementedError("this product is not capturable")
+    batch = cupy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    if b.shape[-2] != K: raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not match")
+    if out is None: out = cupy.empty((*batch, M, N), a.dtype)
+    if out.shape != (*batch, M, N) or out.dtype != a.dtype: raise NotImplementedError("an out= of another shape or dtype")
+    a, b = cupy.broadcast_to(a, (*batch, M, K)), cupy.broadcast_to(b, (*batch, K, N))
+    count = 1
+    for n in batch: count *= n
+    if count == 0 or M == 0 or N == 0: return out
+    opa, lda = _strided(a)
+    opb, ldb = _strided(b)
+    opc, ldc = _strided(out)
+    if opc != 0: raise NotImplementedError("a transposed out=")
+    sa, sb, sc = _batch_stride(a, batch), _batch_stride(b, batch), _batch_stride(out, batch)
+    dtype, compute = _CUDA_TYPES[a.dtype.name]
+    scalar = ctypes.c_double if a.dtype.name == 'float64' else ctypes.c_float
+    one, zero = scalar(1), scalar(0)
+    # out^T = b^T a^T in column-major terms: cuBLAS's A is b, its B is a
+    status = _cublas_lib().cublasGemmStridedBatchedEx(
+        ctypes.c_void_p(cupy.cuda.device.get_cublas_handle()), opb, opa, N, M, K, ctypes.byref(one),
+        ctypes.c_void_p(b.data.ptr), dtype, ldb, ctypes.c_longlong(sb), ctypes.c_void_p(a.data.ptr), dtype, lda,
+        ctypes.c_longlong(sa), ctypes.byref(zero), ctypes.c_void_p(out.data.ptr), dtype, ldc, ctypes.c_longlong(sc),
+        count, compute, -1)
+    if status != 0: raise RuntimeError(f"cublasGemmStridedBatchedEx failed with status {status}")
+    return out
+
+class _capturable_products:
+    """While a capture runs on `stream`: `cupy.matmul` (and the same function in `namespaces`, the globals of code
+    compiled earlier) is `_gemm`, with CuPy's cuBLAS handle already bound to `stream`."""
+    def __init__(self, stream, namespaces=()): self.stream, self.namespaces, self.saved = stream, namespaces, []
+    def __enter__(self):
+        from cupy_backends.cuda.libs import cublas
+        handle = cupy.cuda.device.get_cublas_handle()
+        cublas.setStream(handle, self.stream.ptr)               # outside the capture: allowed
+        cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)   # alpha and beta are host numbers
+        original = cupy.matmul
+        for ns in (cupy.__dict__, *self.namespaces):
+            for k, v in list(ns.items()):
+                if v is original: self.saved.append((ns, k, v)); ns[k] = _gemm
+        return self
+    def __exit__(self, *exc):
+        for ns, k, v in self.saved: ns[k] = v
+        self.saved.clear()
+
 # %% ../../nbs/reference/cuda/graphs.ipynb #5f22fd95
 def make_graphed_callables(callables, sample_args, num_warmup_iters=3, allow_unused_input=False, pool=None):
     """Each callable (a function or a Module), compiled with `mode="reduce-overhead"`: captured on `sample_args`,
     and replayed as a CUDA graph where its program allows one (litnn/_dynamo/eval_frame: the same capture)."""
+    import litnn                                      # here: litnn.compile's module imports this one
     CUDAGraph()                                       # without CUDA: torch's error
     single = not isinstance(callables, tuple)
     fns, args = ((callables,), (sample_args,)) if single else (callables, sample_args)
     out = []
     for fn, a in zip(fns, args):
-        c = _compile(fn, mode="reduce-overhead")      # set by litnn/_dynamo/eval_frame (37_compile) when it loads
+        c = litnn.compile(fn, mode="reduce-overhead")
         for _ in range(num_warmup_iters): c(*a)
         out.append(c)
     return out[0] if single else tuple(out)

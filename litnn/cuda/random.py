@@ -53,27 +53,15 @@ def _gpu_index(device):
     elif isinstance(device, builtins.int): device = backend.device('cuda', device)
     return current_device() if device.index is None else device.index
 
-def _curand_states(g):
-    "The device array where CuPy's bit generator keeps its cuRAND states (one per drawing thread)."
-    return g.rng.bit_generator._state
-
 def get_rng_state(device='cuda'):
-    "The state of a GPU's generator, as a ByteTensor: its seed (8 bytes), then CuPy's cuRAND states."
+    "The state of a GPU's generator, as a ByteTensor: its seed (8 bytes), then CuPy's cuRAND states (`Generator.get_state`)."
     _check()
-    g = _gpu_generator(_gpu_index(device))
-    seed = np.array([g.initial_seed()], '<u8').view(np.uint8)
-    return backend._as_byte_tensor(np.concatenate([seed, cupy.asnumpy(_curand_states(g)).view(np.uint8)]))
+    return _gpu_generator(_gpu_index(device)).get_state()
 
 def set_rng_state(new_state, device='cuda'):
     "Restore a GPU's generator to a state from `get_rng_state` (nothing without a GPU)."
     if cupy is None: return
-    i = _gpu_index(device)
-    g, a = _gpu_generator(i), getattr(new_state, '_data', None)
-    if not isinstance(a, np.ndarray) or a.dtype != np.uint8: raise TypeError("RNG state must be a litnn.ByteTensor")
-    states, a = _curand_states(g), np.ascontiguousarray(a).reshape(-1)
-    if a.size != 8 + states.nbytes: raise RuntimeError("RNG state is wrong size")
-    with cupy.cuda.Device(i): states.set(a[8:].view(states.dtype))
-    g._seed = builtins.int(a[:8].view('<u8')[0])
+    _gpu_generator(_gpu_index(device)).set_state(new_state)
 
 def get_rng_state_all():
     "The state of every GPU's generator (`[]` without a GPU)."

@@ -66,7 +66,8 @@ _CHILD = "LITNN_RUN_SETTINGS"
 
 def _rank_env(s, rank):
     "torchrun's environment variables for global rank `rank`."
-    world, local = s["nproc"] * s["nnodes"], int(os.environ.get("MPI_LOCALRANKID", rank % s["nproc"]))
+    local = os.environ.get("MPI_LOCALRANKID", os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", rank % s["nproc"]))   # MPICH's, Open MPI's
+    world, local = s["nproc"] * s["nnodes"], int(local)
     return dict(RANK=rank, LOCAL_RANK=local, WORLD_SIZE=world, LOCAL_WORLD_SIZE=s["nproc"], GROUP_RANK=rank // s["nproc"],
                 GROUP_WORLD_SIZE=s["nnodes"], ROLE_RANK=rank, ROLE_WORLD_SIZE=world, ROLE_NAME="default",
                 MASTER_ADDR=s["master_addr"], MASTER_PORT=s["master_port"], TORCHELASTIC_RUN_ID=s["run_id"],
@@ -74,8 +75,8 @@ def _rank_env(s, rank):
 
 # %% ../../nbs/74_launcher.ipynb #4e6b83b4
 def _run_rank(s):
-    "Run the script in this process (one of mpiexec's) as rank PMI_RANK, with torchrun's environment."
-    rank = int(os.environ.get("PMI_RANK", 0))
+    "Run the script in this process (one of mpiexec's) as MPI's rank, with torchrun's environment."
+    rank = int(os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK", 0)))   # MPICH's, Open MPI's
     os.environ.update({k: str(v) for k, v in _rank_env(s, rank).items()})
     if s["no_python"]: os.execvp(s["script"], [s["script"], *s["args"]])
     sys.argv = [s["script"], *s["args"]]
@@ -104,11 +105,24 @@ def _mpiexec():
     if found is None: sys.exit("litnn.distributed.run: mpiexec not found: pip install 'litnn[distributed]' (it brings MPICH)")
     return found
 
-def _command(s):
+def _flavour(mpiexec):
+    "'openmpi' or 'mpich' (MPICH, Intel MPI and other hydra launchers): what `mpiexec --version` says it is."
+    try: out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError): return "mpich"
+    return "openmpi" if "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr else "mpich"
+
+def _command(s, mpiexec=None, flavour=None):
     "The mpiexec command line that starts every process."
+    mpiexec = mpiexec or _mpiexec()
+    n, settings = str(s["nproc"] * s["nnodes"]), json.dumps(s)
+    if (flavour or _flavour(mpiexec)) == "openmpi":
+        hosts = (["--map-by", f"ppr:{s['nproc']}:node"] + (["--host", ",".join(f"{h}:{s['nproc']}" for h in s["hosts"].split(","))] if s["hosts"] else [])
+                 + (["--hostfile", s["hostfile"]] if s["hostfile"] else []))
+        root = ["--allow-run-as-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+        return [mpiexec, "-n", n, *root, *(hosts if s["nnodes"] > 1 else []), "-x", f"{_CHILD}={settings}",
+                sys.executable, "-m", "litnn.distributed.run"]
     hosts = ["-ppn", str(s["nproc"])] + (["-hosts", s["hosts"]] if s["hosts"] else []) + (["-f", s["hostfile"]] if s["hostfile"] else [])
-    return [_mpiexec(), "-n", str(s["nproc"] * s["nnodes"]), *(hosts if s["nnodes"] > 1 else []),
-            "-genv", _CHILD, json.dumps(s), sys.executable, "-m", "litnn.distributed.run"]
+    return [mpiexec, "-n", n, *(hosts if s["nnodes"] > 1 else []), "-genv", _CHILD, settings, sys.executable, "-m", "litnn.distributed.run"]
 
 # %% ../../nbs/74_launcher.ipynb #32173614
 def _report(failures, status):
