@@ -68,7 +68,7 @@ if wants tests; then
 say "2/4 tests/ (GPU tests included; tests/test_docs.py needs a browser and is left out)"
 par=(); if "$PY" -c 'import xdist' 2>/dev/null && [ "$JOBS" -gt 1 ]; then par=(-n "$JOBS"); fi
 if "$PY" -c 'import pytest_timeout' 2>/dev/null; then par+=(--timeout 300); fi   # a hung kernel fails its test, not the run
-"$PY" -m pytest tests -q -rs -p no:randomly ${par[@]+"${par[@]}"} --deselect tests/test_docs.py 2>&1 | tee "$LOG/pytest.txt"
+"$PY" -m pytest tests -q -rfEs -p no:randomly ${par[@]+"${par[@]}"} --deselect tests/test_docs.py 2>&1 | tee "$LOG/pytest.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || failed+=("tests")
 if grep -E "^SKIPPED.*(needs a GPU|no GPU|no CUDA)" "$LOG/pytest.txt" >/dev/null; then
     echo "test_gpu.sh: GPU tests were skipped although a GPU is here:" >&2
