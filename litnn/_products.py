@@ -8,6 +8,7 @@ __all__ = ['MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'matmul
 # %% ../nbs/16a_matrix_products.ipynb #cb0385d0
 import builtins, math, numpy as np
 from ._tensor import Tensor, _array_of, _dtype_name, strided
+from .backend import array_namespace
 from .autograd.graph import Op, _check_tensors, _broadcast_shape
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath
 from . import amp   # autocast: the `_autocast` hook of the ops below
@@ -16,7 +17,8 @@ from . import amp   # autocast: the `_autocast` hook of the ops below
 def _op_product(a, b, ta=False, tb=False):
     """op(a) @ op(b) on arrays, in their dtype: numpy's bfloat16 product (ml_dtypes' loop) accumulates in float32 and
     returns float32, where torch rounds the result back to bfloat16."""
-    r = (a.swapaxes(-1, -2) if ta else a) @ (b.swapaxes(-1, -2) if tb else b)
+    # `xp.matmul`, looked up at each call, not `@`: inside a CUDA-graph capture `cupy.matmul` is the capturable one (reference/cuda/graphs)
+    r = array_namespace(a).matmul(a.swapaxes(-1, -2) if ta else a, b.swapaxes(-1, -2) if tb else b)
     return r.astype(a.dtype) if r.dtype != a.dtype and a.dtype == b.dtype else r
 
 # %% ../nbs/16a_matrix_products.ipynb #7cac997a

@@ -445,6 +445,11 @@ def _seed_value(seed):
 default_generator = Generator('cpu')
 default_generator.seed()          # PyTorch seeds its default CPU generator from entropy at start-up
 _cuda_generators = {}
+# A forked child cannot use its parent's CUDA context: the GPU generators it inherits are the parent's, and seeding them
+# there fails (`manual_seed` in a DataLoader or multiprocessing worker). torch queues such seeding; the child starts
+# without them here, and makes its own on first use, as a fresh process does.
+import os
+if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=_cuda_generators.clear)
 
 def _generator(dev, generator=None):
     "The generator to draw from for device `dev`."

@@ -451,6 +451,8 @@ def test_capturable_products_read_layouts_as_cublas_does():
     assert _strided(a.swapaxes(-1, -2)) == (1, 4)              # a transposed view: op T on the same memory
     assert _strided(np.zeros((8, 6))[:, :4]) == (0, 6)         # a slice keeps its row stride as leading dimension
     with pytest.raises(NotImplementedError): _strided(np.zeros((4, 6))[:, ::2])
+    assert _strided(np.zeros((5, 1))[::2]) == (0, 2) and _strided(np.zeros((1, 5))) == (0, 5)   # a column, a row
+    assert _strided(np.zeros((5, 1)).T) == (0, 5)       # a row whose stride numpy leaves at the column's
     assert _batch_stride(a, (5,)) == 12
     assert _batch_stride(np.broadcast_to(np.zeros((3, 4)), (5, 3, 4)), (5,)) == 0
     assert _batch_stride(np.zeros((2, 5, 3, 4)), (2, 5)) == 12   # two batch dimensions that fold into one

@@ -1,5 +1,6 @@
 """torch.random.fork_rng, get_rng_state/set_rng_state and the thread settings (reference/random), side by side with torch 2.13."""
 
+import os
 import pytest
 
 import litnn
@@ -108,3 +109,21 @@ def test_interop_threads_set_once_as_torch(threads):
     got = raised(lambda: litnn.set_num_interop_threads(2))
     want = raised(lambda: (torch.set_num_interop_threads(2), torch.set_num_interop_threads(2)))   # torch: the second call, or parallel work already done
     assert got == want
+
+
+@pytest.mark.skipif(not hasattr(os, 'fork'), reason='fork is POSIX')
+def test_a_forked_child_seeds_without_the_parents_gpu_generators():
+    "The GPU machine's first run: hogwild workers (forked after CUDA was used) failed in `manual_seed`; torch's do not."
+    from litnn import backend as B
+    class ParentsGpuGenerator:
+        def manual_seed(self, seed): raise RuntimeError("cudaErrorInitializationError: initialization error")
+    B._cuda_generators['parent'] = ParentsGpuGenerator()
+    try:
+        pid = os.fork()
+        if pid == 0:
+            try: litnn.manual_seed(3); os._exit(0 if not B._cuda_generators else 2)
+            except BaseException: os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert 'parent' in B._cuda_generators                     # the parent keeps its own
+    finally: B._cuda_generators.pop('parent', None)

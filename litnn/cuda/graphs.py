@@ -87,9 +87,11 @@ def _cublas_lib():
 def _strided(a):
     "(op, leading dimension) of the 2-D matrices at the end of `a` in cuBLAS's column-major terms: `a`'s rows, transposed."
     r, c = a.shape[-2:]
-    s0, s1 = (s // a.itemsize for s in a.strides[-2:])
-    if s1 == 1 and s0 >= max(1, c): return 0, s0          # row-major: seen column-major, it is the transpose (op N)
-    if s0 == 1 and s1 >= max(1, r): return 1, s1          # column-major (a transposed view): op T
+    s0, s1 = (s // a.itemsize for s in a.strides[-2:])      # a dimension of length 0 or 1 may have any stride
+    if (s1 == 1 or c <= 1) and (r <= 1 or s0 >= max(1, c)):    # row-major: seen column-major, it is the transpose (op N)
+        return 0, s0 if r > 1 else max(1, c)
+    if (s0 == 1 or r <= 1) and (c <= 1 or s1 >= max(1, r)):    # column-major (a transposed view): op T
+        return 1, s1 if c > 1 else max(1, r)
     raise NotImplementedError("a matrix with neither unit stride")
 
 def _batch_stride(a, batch):
@@ -115,6 +117,9 @@ def _gemm(a, b, out=None, **kwargs):
     count = 1
     for n in batch: count *= n
     if count == 0 or M == 0 or N == 0: return out
+    if K == 0:                                                # an empty sum: zeros (a kernel, capturable too)
+        out.fill(0)
+        return out
     opa, lda = _strided(a)
     opb, ldb = _strided(b)
     opc, ldc = _strided(out)
@@ -137,7 +142,7 @@ class _capturable_products:
     compiled earlier) is `_gemm`, with CuPy's cuBLAS handle already bound to `stream`."""
     def __init__(self, stream, namespaces=()): self.stream, self.namespaces, self.saved = stream, namespaces, []
     def __enter__(self):
-        from cupy_backends.cuda.libs import cublas
+        cublas = cupy.cuda.cublas                               # CuPy's wrappers: usable outside the capture
         handle = cupy.cuda.device.get_cublas_handle()
         cublas.setStream(handle, self.stream.ptr)               # outside the capture: allowed
         cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)   # alpha and beta are host numbers
@@ -154,13 +159,13 @@ class _capturable_products:
 def make_graphed_callables(callables, sample_args, num_warmup_iters=3, allow_unused_input=False, pool=None):
     """Each callable (a function or a Module), compiled with `mode="reduce-overhead"`: captured on `sample_args`,
     and replayed as a CUDA graph where its program allows one (litnn/_dynamo/eval_frame: the same capture)."""
-    import litnn                                      # here: litnn.compile's module imports this one
+    from litnn._dynamo.eval_frame import _compile     # here: litnn.compile's module imports this one
     CUDAGraph()                                       # without CUDA: torch's error
     single = not isinstance(callables, tuple)
     fns, args = ((callables,), (sample_args,)) if single else (callables, sample_args)
     out = []
     for fn, a in zip(fns, args):
-        c = litnn.compile(fn, mode="reduce-overhead")
+        c = _compile(fn, mode="reduce-overhead")
         for _ in range(num_warmup_iters): c(*a)
         out.append(c)
     return out[0] if single else tuple(out)
