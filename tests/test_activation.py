@@ -175,3 +175,39 @@ def test_activations_on_gpu():
         ref = make(lnn)(litnn.tensor(a))
         np.testing.assert_allclose(np_(y), np_(ref), atol=1e-5)
         assert x.grad.device.type == 'cuda'
+
+
+@pytest.mark.parametrize('name', ['softplus', 'softshrink', 'logsigmoid', 'gelu'])
+def test_the_kernel_activations_take_out_as_torch(name):
+    "torch._C._nn's softplus, softshrink, log_sigmoid and gelu take out= (the other functional activations do not)."
+    import warnings
+    torch = pytest.importorskip('torch')
+    outcomes = []
+    for lib in (torch, litnn):
+        f, x = getattr(lib.nn.functional, name), lib.tensor([-3., -0.2, 0.4, 25.])
+        got = []
+        for o in (lib.empty(4), lib.empty(2), lib.empty(4, dtype=lib.float64)):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter('ignore')      # the resize of a wrong-shaped out warns in both
+                    r = f(x, out=o)
+                got.append((r is o, np.round(o.numpy().astype(np.float64), 6).tolist()))
+            except RuntimeError as e: got.append(str(e))
+        try: f(x.clone().requires_grad_(), out=lib.empty(4))
+        except RuntimeError as e: got.append(str(e))
+        outcomes.append(got)
+    assert outcomes[0] == outcomes[1]
+    with pytest.raises(TypeError): litnn.nn.functional.elu(litnn.ones(2), out=litnn.empty(2))   # as torch's: no out=
+
+
+@pytest.mark.parametrize('name, alpha', [('elu_', 2.), ('elu_', -2.), ('celu_', 0.5), ('celu_', -2.), ('selu_', None)])
+def test_in_place_elus_backward_from_their_result_as_torch(name, alpha):
+    "elu_, celu_ and selu_ save their result (EluBackward1, CeluBackward1); a negative alpha cannot be inverted: refused."
+    torch = pytest.importorskip('torch')
+    got = []
+    for lib in (torch, litnn):
+        x = lib.tensor([-1., 2., -0.3, 0.], requires_grad=True); y = x * 1
+        getattr(lib.nn.functional, name)(y, *([] if alpha is None else [alpha]))
+        try: y.backward(lib.tensor([1., 2., 3., 4.])); got.append((type(y.grad_fn).__name__, np.round(x.grad.numpy(), 6).tolist()))
+        except RuntimeError as e: got.append(str(e))
+    assert got[0] == got[1]

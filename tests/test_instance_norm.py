@@ -69,3 +69,19 @@ def test_normalize(p, dim):
 
 def test_lrn_rank_error():
     same_error(lambda lib: lib.nn.functional.local_response_norm(lib.ones(2, 3), 2))
+
+
+def test_eps_zero_and_below_run_as_torchs():
+    "torch.instance_norm checks no eps (F.batch_norm does): eps=0 normalizes, and a constant channel gives 0, not nan."
+    torch = pytest.importorskip('torch')
+    x = np.r_[np.zeros(8), np.arange(16.)].reshape(2, 3, 4).astype(np.float32)
+    for eps in (0, -1e-9):
+        t = torch.nn.InstanceNorm1d(3, eps=eps)(torch.tensor(x))
+        l = litnn.nn.InstanceNorm1d(3, eps=eps)(litnn.tensor(x))
+        np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+    assert not np.isnan(litnn.nn.functional.instance_norm(litnn.tensor(x), eps=0).numpy()).any()
+    for lib in (torch, litnn):
+        with pytest.raises(TypeError, match=r"instance_norm\(\): argument 'weight' \(position 2\) must be Tensor, not list"):
+            lib.nn.functional.instance_norm(lib.tensor(x), weight=[1., 2., 3.])
+        with pytest.raises(ValueError, match="batch_norm eps must be positive during training, but got 0"):
+            lib.nn.functional.batch_norm(lib.tensor(x), None, None, training=True, eps=0)

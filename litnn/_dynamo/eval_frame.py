@@ -1674,6 +1674,8 @@ def compile(self:Module, *args, **kwargs):
     "Compile this module in place: from now on `module(x)` goes through a capture of its `_call_impl`; returns None, as torch's."
     self._compiled_call_impl = _compile(self._call_impl, *args, **kwargs)
 
+_cuda_graphs._compile = _compile       # make_graphed_callables compiles with the same capture
+
 def _wrap(compiled):
     "A function that calls `compiled`, with the name and docstring of the function it compiles."
     import functools

@@ -15,6 +15,7 @@ def is_current_stream_capturing():
     return cupy is not None and cupy.cuda.get_current_stream().is_capturing()
 
 _pools = itertools.count(1)
+_compile = None          # litnn.compile's work, set by litnn/_dynamo/eval_frame (37_compile): no import back from here
 
 def graph_pool_handle():
     "A token naming a memory pool that graphs may share (CuPy's allocator keeps one pool: the token only names it)."
@@ -159,13 +160,12 @@ class _capturable_products:
 def make_graphed_callables(callables, sample_args, num_warmup_iters=3, allow_unused_input=False, pool=None):
     """Each callable (a function or a Module), compiled with `mode="reduce-overhead"`: captured on `sample_args`,
     and replayed as a CUDA graph where its program allows one (litnn/_dynamo/eval_frame: the same capture)."""
-    from litnn._dynamo.eval_frame import _compile     # here: litnn.compile's module imports this one
     CUDAGraph()                                       # without CUDA: torch's error
     single = not isinstance(callables, tuple)
     fns, args = ((callables,), (sample_args,)) if single else (callables, sample_args)
     out = []
     for fn, a in zip(fns, args):
-        c = _compile(fn, mode="reduce-overhead")
+        c = _compile(fn, mode="reduce-overhead")      # set by litnn/_dynamo/eval_frame (37_compile) when it loads
         for _ in range(num_warmup_iters): c(*a)
         out.append(c)
     return out[0] if single else tuple(out)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['UnsafeViewBackward0', 'linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'interpolate']
+__all__ = ['UnsafeViewBackward0', 'linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'interpolate']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -281,10 +281,21 @@ def _float_only(input, kernel):
 def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
     return scale * xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0) * input_scale))
 
+_NEGATIVE_IN_PLACE = ("In-place elu backward calculation is triggered with a negative slope which is not supported. This is "
+                      "caused by calling in-place forward function with a negative slope, please call out-of-place version instead.")
+
 def _delu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     "torch's elu_backward from the input (its out-of-place elu's): g scale above 0, g input_scale alpha scale e^(x input_scale) at or below."
     neg = _array_of(x) <= 0
     return _masked(g, ~neg * scale) + _masked(g * input_scale * (alpha * scale) * _exp(x * input_scale), neg)
+
+def _delu_result(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
+    """The in-place forms' backward (torch's EluBackward1, for elu_, selu_ and celu_): from the result, the input being
+    overwritten: g scale above 0, g input_scale (y + alpha scale) at or below. A negative alpha cannot be inverted so:
+    torch refuses it."""
+    if alpha < 0: raise RuntimeError(_NEGATIVE_IN_PLACE)
+    neg = _array_of(y) <= 0
+    return _masked(g, ~neg * scale) + _masked(g * input_scale * (y + alpha * scale), neg)
 
 def _dcelu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     s = 1 / float(np.float32(alpha))   # torch's CeluBackward0 takes 1/alpha of alpha as a float32 (derivatives.yaml)
@@ -293,6 +304,9 @@ def _dcelu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
 
 EluBackward0 = _node('EluBackward0', _elu, _delu, 'x', 'elu_cpu')
 CeluBackward0 = _node('CeluBackward0', _elu, _dcelu, 'x', 'elu_cpu')
+EluBackward1 = _node('EluBackward1', _elu, _delu_result, 'y', 'elu_cpu')
+CeluBackward1 = _node('CeluBackward1', _elu, _delu_result, 'y', 'elu_cpu')
+_IN_PLACE_NODE = {EluBackward0: EluBackward1, CeluBackward0: CeluBackward1}
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 # %% ../../nbs/40a_activation_functions.ipynb #f6ff83e3
@@ -300,7 +314,8 @@ def _elementwise(op, input, inplace, **kw):
     "Apply node class `op` to `input` (refused if integer for a float-only kernel), or overwrite `input` with the result."
     _check_tensors(_op_name(op), dict(input=input))     # torch's TypeError for a list, an array, None
     _float_only(input, op.kernel)
-    if inplace: return _inplace(input, op.apply, **kw)
+    if inplace:      # torch's elu_, selu_ and celu_ save their result, not the input they overwrite
+        return _inplace(input, _IN_PLACE_NODE.get(op, op).apply, **kw)
     return op.apply(input, **kw)
 
 def elu(input, alpha=1.0, inplace=False):
@@ -402,6 +417,11 @@ def mish(input, inplace=False):
 def logsigmoid(input):
     "log(sigmoid(x)), stable for large |x|."
     _float_only(input, LogSigmoidBackward0.kernel); return LogSigmoidBackward0.apply(input)
+
+# %% ../../nbs/40a_activation_functions.ipynb #1436c881
+from .._pointwise import _wrap_out, _FOUND, _OUT_FN
+_OUT_FN['logsigmoid'] = 'log_sigmoid_forward'          # the kernel's name, in the message about autograd
+_wrap_out(globals(), {'softplus': _FOUND, 'softshrink': _FOUND, 'gelu': _FOUND, 'logsigmoid': "expected scalar type {R} but found {O}"})
 
 # %% ../../nbs/40a_activation_functions.ipynb #a9f4ba3f
 def softsign(input):
@@ -1345,7 +1365,8 @@ class NativeBatchNormBackward0(Op):
         mean, var = (_norm_mean(a, dims), None) if stats is None else (s.astype(a.dtype, copy=False) for s in stats)
         xc = xp.subtract(a, mean, out=_temporaries(a, 'norm xc', a.shape))   # scratch memory: only `out` is new
         if var is None: var = _batch_var(xp, xc, dims)
-        invstd = 1 / xp.sqrt(var + eps)
+        # torch's InvStd: with eps 0, a constant channel (variance 0) gets 0, not inf (instance_norm allows eps=0)
+        invstd = 1 / xp.sqrt(var + eps) if eps else xp.where(var == 0, 0, 1 / xp.sqrt(xp.where(var == 0, 1, var)))
         if running is not None: _update_running(*running, mean, var, a.size // mean.size)
         _save(ctx, x, weight, bias, mean, invstd, stats is None, (dims, pdims, pshape, eps))
         out = _norm_scale(xc, invstd, weight, pshape)
@@ -1531,6 +1552,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training: _verify_batch_size(input.size())
     if training and eps <= 0: raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0: raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    "batch_norm past its argument checks (torch's `torch.batch_norm`, which instance_norm calls with any eps)."
     if input.numel() == 0 and input.ndim > 1: return _empty_batch_norm(input, weight, bias)
     c = _check_batch_norm(input, running_mean, running_var, weight, bias, training)
     dims, pshape = (0, *range(2, input.ndim)), (1, c) + (1,) * (input.ndim - 2)
@@ -1649,11 +1674,13 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   momentum=0.1, eps=1e-5):
     "Normalize each channel of each sample over its spatial dims (batch_norm of the (1, N*C, ...) view)."
     if use_input_stats: _verify_spatial_size(input.size())
+    _check_tensors('instance_norm', dict(input=input, weight=weight, bias=bias, running_mean=running_mean, running_var=running_var),
+                   optional={'weight', 'bias', 'running_mean', 'running_var'})     # in the order of torch.instance_norm's positions
     b, c = input.shape[:2]
     rm, rv = _repeated(running_mean, b), _repeated(running_var, b)
     if rm is not None: rm, rv = rm.clone(), rv.clone()            # batch_norm updates them in place
-    out = batch_norm(input.reshape(1, b * c, *input.shape[2:]), rm, rv, _repeated(weight, b), _repeated(bias, b),
-                     use_input_stats, momentum, eps)
+    out = _batch_norm(input.reshape(1, b * c, *input.shape[2:]), rm, rv, _repeated(weight, b), _repeated(bias, b),
+                      use_input_stats, momentum, eps)   # torch.instance_norm: no eps check (0 and below run)
     if running_mean is not None and use_input_stats:
         with no_grad():
             running_mean.copy_(rm.view(b, c).mean(0)); running_var.copy_(rv.view(b, c).mean(0))
