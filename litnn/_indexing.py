@@ -161,7 +161,7 @@ def gather(input, dim, index, *, sparse_grad=False):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for k, (m, n) in enumerate(zip(a.shape, s)):
         if k != d and m > n and a.size: raise RuntimeError(f"Size does not match at dimension {k} expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}")
-    try: return GatherBackward0.apply(input, key=_along(a, d))
+    try: return GatherBackward0.apply(input, key=_along(a, d), index=index if isinstance(index, Tensor) else None)
     except IndexError as e: raise RuntimeError(str(e).replace('axis', 'dimension')) from None
 
 def index_select(input, dim, index):

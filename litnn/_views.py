@@ -160,11 +160,15 @@ class _Index(Op):
     adv = False
     on_arrays = True
     @staticmethod
-    def forward(ctx, x, key):
+    def forward(ctx, x, key, index=None):
         ctx.shape, ctx.key = x._data.shape, key
+        if index is not None: ctx.save_for_backward(index)   # gather's index tensor: torch keeps it, and refuses it changed in place
         return _get(x._data, key)
     @staticmethod
     def backward(ctx, g):
+        # the index tensor kept by gather: torch's check that it was not changed in place (a compiled replay, which runs
+        # the node without its forward, keeps none: nothing to check)
+        if type(ctx._saved) is tuple and ctx._saved: ctx.saved_tensors
         if not ctx.adv and _array_of(g).size == math.prod(ctx.shape): return g.reshape(ctx.shape)
         if isinstance(g, Tensor): return IndexPutImplBackward0.apply(g, key=ctx.key, shape=ctx.shape, op=type(ctx))
         return _index_put(g, ctx.key, ctx.shape, ctx.adv)

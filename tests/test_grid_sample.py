@@ -75,3 +75,20 @@ def test_errors(f):
     with pytest.raises(kind) as t: f(torch)
     with pytest.raises(kind) as l: f(litnn)
     assert str(l.value).replace('litnn.', 'torch.') == str(t.value)
+
+
+@pytest.mark.parametrize('padding_mode', ['zeros', 'border', 'reflection'])
+def test_nearest_with_nan_and_infinite_coordinates_as_torch(padding_mode):
+    "torch's nearest kernel: NaN is clipped to 0 by border and reflection, and samples 0 with zeros (as inf does there)."
+    inp = np.arange(1., 10., dtype=np.float32).reshape(1, 1, 3, 3)
+    pts = [[np.nan, 0.], [0.3, np.nan], [0.2, 0.3]] + ([[np.inf, 0.], [-np.inf, 0.5]] if padding_mode != 'reflection' else [])
+    g = np.array([[pts]], np.float32)
+    got = []
+    for lib in (torch, litnn):
+        gr = lib.tensor(g).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter('error', RuntimeWarning)            # no integer made of a NaN
+            o = lib.nn.functional.grid_sample(lib.tensor(inp), gr, mode='nearest', padding_mode=padding_mode, align_corners=False)
+        o.sum().backward()
+        got.append((o.detach().numpy().tolist(), gr.grad.numpy().tolist()))
+    assert got[0] == got[1]

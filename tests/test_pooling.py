@@ -268,3 +268,29 @@ def test_pooling_on_gpu():
         y.backward()
         res.append([m.detach().cpu().numpy(), i.cpu().numpy(), x.grad.cpu().numpy()])
     for c, g in zip(*res): np.testing.assert_allclose(g, c, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize('name, shape', [('MaxPool1d', (1, 1, 4)), ('MaxPool2d', (1, 1, 4, 4)), ('MaxPool3d', (1, 1, 4, 4, 4)),
+                                         ('AdaptiveMaxPool1d', (1, 1, 4)), ('AdaptiveMaxPool2d', (1, 1, 4, 4)), ('AdaptiveMaxPool3d', (1, 1, 4, 4, 4))])
+def test_indices_changed_in_place_are_refused_at_backward_as_torch(name, shape):
+    "torch's pooling nodes keep the indices they return: `idx.add_(1)` then backward is an error naming them (no wrong gradient)."
+    torch = pytest.importorskip('torch')
+    msgs = []
+    for lib in (torch, litnn):
+        x = lib.randn(*shape, requires_grad=True)
+        out, idx = getattr(lib.nn, name)(2, return_indices=True)(x)
+        idx.add_(1)
+        with pytest.raises(RuntimeError) as e: out.sum().backward()
+        msgs.append(str(e.value).split(' Hint:')[0].replace('torch.', 'litnn.'))
+    assert msgs[0] == msgs[1]
+
+
+def test_gather_keeps_its_index_as_torch():
+    torch = pytest.importorskip('torch')
+    for lib in (torch, litnn):
+        x = lib.randn(3, requires_grad=True); i = lib.tensor([0, 2]); y = x.gather(0, i); i.add_(0)
+        with pytest.raises(RuntimeError, match=r"LongTensor \[2\]\] is at version 1; expected version 0"): y.sum().backward()
+        # (torch also refuses a second backward through a gather without retain_graph; litnn lets it run: its compiled
+        # replays run the node again without its forward, so a freed index is no sign of a second backward there)
+        y = x.gather(0, lib.tensor([1])); y.sum().backward(retain_graph=True); y.sum().backward()
+        assert x.grad.tolist()[1] == 2.0

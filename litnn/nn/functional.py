@@ -1187,7 +1187,11 @@ class MaxPool2DWithIndicesBackward0(Op):
         ctx.mark_non_differentiable(1)
         return m, _indices(tap, geo)
     @staticmethod
-    def backward(ctx, g, *_): return MaxPool2DWithIndicesBackwardBackward0.map(g, ctx.geo)
+    def backward(ctx, g, *_):
+        # the indices it returned, kept by max_pool2d after the node ran: checked against a change in place, as torch's
+        # (which reads them); a compiled replay, which runs the node again without them, has nothing to check
+        if type(ctx._saved) is tuple and ctx._saved: ctx.saved_tensors
+        return MaxPool2DWithIndicesBackwardBackward0.map(g, ctx.geo)
 
 def _scatter(g, geo_tap):
     "Each output's gradient added onto its window's winner."
@@ -1310,7 +1314,9 @@ def max_pool2d(input, # (N, C, H, W) or (C, H, W)
     ```
     """
     geo = _pool_geom('max_pool2d', input, kernel_size, stride, padding, dilation, ceil_mode)
-    return MaxPool2DWithIndicesBackward0.apply(input, geo=geo, return_indices=return_indices)
+    out = MaxPool2DWithIndicesBackward0.apply(input, geo=geo, return_indices=return_indices)
+    if return_indices and out[0].grad_fn is not None: out[0].grad_fn.save_for_backward(out[1])   # torch saves them: changed in place, refused
+    return out
 
 def avg_pool2d(input, # (N, C, H, W) or (C, H, W)
                kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
@@ -2687,8 +2693,11 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     if mode == 'bicubic': return _bicubic(input, coords, padding_mode, align_corners)
     coords = [_inside(c, n, padding_mode, align_corners) for c, n in zip(coords, sizes)]
     if mode == 'nearest':
-        idx = [np.rint(c._data).astype(np.int64) for c in coords]
-        flat = builtins.sum(c * 0 for c in coords).unsqueeze(1)     # the grid's gradient is zeros (not None), as torch's
+        # torch's nearest kernel: a NaN coordinate is clipped to 0 by `border` and `reflection`, and samples 0 with `zeros`
+        # (as does an infinite one there): no NaN in the output, no integer made of a NaN
+        bad = [c._data != c._data if padding_mode != 'zeros' else ~np.isfinite(c._data) for c in coords]
+        idx = [np.rint(np.where(b, 0 if padding_mode != 'zeros' else -1, c._data)).astype(np.int64) for c, b in zip(coords, bad)]
+        flat = builtins.sum(c.nan_to_num(0., 0., 0.) * 0 for c in coords).unsqueeze(1)   # the grid's gradient: zeros (not None), as torch's
         return _read(input, idx, _within(idx, sizes)) + flat
     lo = [np.floor(c._data).astype(np.int64) for c in coords]
     frac = [(c - Tensor._make(l.astype(c._data.dtype))).unsqueeze(1) for c, l in zip(coords, lo)]
@@ -3628,6 +3637,7 @@ from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.broadcasting import _refuse_integers
+from .._indexing import GatherBackward0, _along
 
 # %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #0b8b426c
 def _as_row(fn, input, f):
@@ -3700,6 +3710,14 @@ def adaptive_avg_pool1d(input, output_size):
 # %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #9da30a13
 def _windows(n, m): return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
 
+def _picked(input, idx, k):
+    """The values of `input` at `idx`, flat indices into each plane of its last `k` dims, by `gather`. Its node keeps
+    `idx` itself, as torch's pooling nodes keep the indices they return: changed in place, backward refuses them, with
+    their shape in the message."""
+    a = idx._data
+    flat = a.reshape(a.shape[:-k] + (int(np.prod(a.shape[-k:])),))      # (the size, not -1: empty batches)
+    return GatherBackward0.apply(input.flatten(-k), key=_along(flat, flat.ndim - 1), index=idx).reshape(idx.shape)
+
 def _adaptive_max_indices(a, out):
     "Flat (per plane) index of the maximum of each adaptive window of array `a` (..., H, W)."
     (H, W), (OH, OW) = a.shape[-2:], out
@@ -3720,7 +3738,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     out = _ntuple(output_size, 2)
     out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
     idx = Tensor._make(_adaptive_max_indices(input._data, out))
-    values = input.flatten(-2).gather(-1, idx.flatten(-2)).reshape(idx.shape)
+    values = _picked(input, idx, 2)
     return (values, idx) if return_indices else values
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -3846,7 +3864,7 @@ def _max_indices(a, geo):
 def _gather_max(input, idx, return_indices):
     "The values at the flat indices `idx` of each plane (differentiable by `gather`), and the indices if asked."
     idx = Tensor._make(idx)
-    values = input.flatten(-3).gather(-1, idx.flatten(-3)).reshape(idx.shape)
+    values = _picked(input, idx, 3)
     return (values, idx) if return_indices else values
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #1c0b2bce
@@ -4014,7 +4032,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
         if o + kk - 1 > n: raise RuntimeError(f"fractional_max_pool2d(): pool {name} {kk} too large relative to input {name} {n}")
     idx = _fractional_indices(input._data.reshape(N * C, H, W), k, out, _random_samples._data.reshape(N * C, 2))
     idx = Tensor._make(idx.reshape(tuple(input.shape[:-2]) + tuple(out)))
-    values = input.flatten(-2).gather(-1, idx.flatten(-2)).reshape(idx.shape)
+    values = _picked(input, idx, 2)
     return (values, idx) if return_indices else values
 
 def _check_samples(s, input, N, C):
@@ -4151,7 +4169,7 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     planes = input.reshape(N * C, *input.shape[-3:])
     idx = _fractional_indices3(planes._data, k, out, _random_samples._data[:N].reshape(N * C, 3))
     idx = Tensor._make(idx.reshape(tuple(input.shape[:-3]) + tuple(out)))
-    values = input.flatten(-3).gather(-1, idx.flatten(-3)).reshape(idx.shape)
+    values = _picked(input, idx, 3)
     return (values, idx) if return_indices else values
 
 fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
