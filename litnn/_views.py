@@ -124,10 +124,21 @@ def view(self:Tensor, *shape, **kw):
 
 # %% ../nbs/17_views.ipynb #36bce7be
 def _view_dtype(t, d):
+    """`t`'s memory read as dtype `d`. Between element sizes, torch's checks, in its order: the last dimension contiguous;
+    to a wider element, its size, the storage offset and every other stride divisible by the ratio (else the new elements
+    would straddle the old rows: numpy would read them anyway, from wherever the view starts)."""
     a = t._data
-    if a.ndim == 0 and d.itemsize != a.itemsize or a.ndim and (a.shape[-1] * a.itemsize) % d.itemsize:
-        raise RuntimeError(f"self.size(-1) must be divisible by {d.itemsize // a.itemsize or 1} to view {_LEGACY[t.dtype.name]} "
-                           f"as {_LEGACY[d.name]} (different element sizes), but got {a.shape[-1] if a.ndim else 0}")
+    if d.itemsize != a.itemsize:
+        names = f"{_LEGACY[t.dtype.name]} as {_LEGACY[d.name]} (different element sizes)"
+        if a.ndim == 0: raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+        st = t.stride()
+        if st[-1] != 1: raise RuntimeError(f"self.stride(-1) must be 1 to view {names}, but got {st[-1]}")
+        r = d.itemsize // a.itemsize
+        if r > 1:
+            if a.shape[-1] % r: raise RuntimeError(f"self.size(-1) must be divisible by {r} to view {names}, but got {a.shape[-1]}")
+            if t.storage_offset() % r: raise RuntimeError(f"self.storage_offset() must be divisible by {r} to view {names}, but got {t.storage_offset()}")
+            for i, s in enumerate(st[:-1]):
+                if s % r: raise RuntimeError(f"self.stride({i}) must be divisible by {r} to view {names}, but got {s}")
     return _view_of(Tensor._make(a.view(d.np)), t)
 
 # %% ../nbs/17_views.ipynb #d5682831
@@ -1063,14 +1074,14 @@ class UnfoldBackward0(Op):
         a = x._data
         ctx.args, ctx.shape = (dim, size, step), a.shape
         n = (a.shape[dim] - size) // step + 1 if a.ndim else 1
-        if not a.ndim: return a.reshape(1)
+        if not a.ndim: return a.reshape(1)[:size]          # a 0-d tensor is one window of its one element (or none, size 0)
         shape = a.shape[:dim] + (n,) + a.shape[dim + 1:] + (size,)
         strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1:] + (a.strides[dim],)
         return array_namespace(a).lib.stride_tricks.as_strided(a, shape, strides)
     @staticmethod
     def backward(ctx, g):
         (dim, size, step), shape = ctx.args, ctx.shape
-        if not shape: return g.reshape(())
+        if not shape: return g.reshape(()) if size else g.new_zeros(())
         out = g.new_zeros(shape)
         pos = Tensor._make(array_namespace(g._data).arange(g.shape[dim], dtype=np.int64) * step)
         for j in range(size): out = out.index_add(dim, pos + j, g.select(-1, j))   # a method: indexing sits above views

@@ -587,3 +587,41 @@ def test_index_gradient_with_a_new_axis_before_an_index_array():
             y.backward(lib.ones(y.shape, dtype=lib.float64))
             grads.append(np.asarray(x.grad.tolist()))
         np.testing.assert_array_equal(grads[0], grads[1])
+
+
+VIEW_DTYPE_CASES = {
+    'offset not divisible': lambda L: L.ones(4, 4, 3)[:, :, 1:].view(L.float64),
+    'stride not divisible': lambda L: L.ones(4, 4, 2).as_strided((4, 4, 2), (2, 1, 1)).view(L.float64),
+    'last stride not 1': lambda L: L.arange(32.).reshape(4, 8)[:, ::2].view(L.float64),
+    'narrower, last stride not 1': lambda L: L.arange(8.).reshape(2, 4).t().view(L.int16),
+    '0-d': lambda L: L.tensor(1.0).view(L.float64),
+    '0-d same size': lambda L: L.tensor(1.0).view(L.int32),
+    'size not divisible': lambda L: L.ones(3, 5).view(L.float64),
+    'offset divisible': lambda L: L.arange(12.).reshape(3, 4)[:, 2:4].view(L.float64),
+    'narrower slice': lambda L: L.arange(12.).reshape(3, 4)[:, 2:4].view(L.int16),
+    'same size, any strides': lambda L: L.arange(12.).reshape(3, 4).t()[::2].view(L.int32),
+}
+
+@pytest.mark.parametrize('case', VIEW_DTYPE_CASES)
+def test_view_dtype_checks_the_layout_as_torch(case):
+    "Between element sizes torch checks the last stride, and for a wider element the size, offset and strides (h8's port)."
+    torch = pytest.importorskip('torch')
+    got = []
+    for L in (torch, litnn):
+        try:
+            v = VIEW_DTYPE_CASES[case](L)
+            got.append((tuple(v.shape), tuple(v.stride()), v.storage_offset(), v.reshape(-1).tolist()))
+        except RuntimeError as e: got.append(str(e))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize('size', [0, 1])
+def test_unfold_of_a_0d_tensor_as_torch(size):
+    torch = pytest.importorskip('torch')
+    got = []
+    for L in (torch, litnn):
+        x = L.tensor(0.5, requires_grad=True)
+        y = x.unfold(0, size, 2)
+        (y * 3).sum().backward()
+        got.append((tuple(y.shape), y.tolist(), x.grad.item()))
+    assert got[0] == got[1]

@@ -71,6 +71,8 @@ CASES = {
     'zero_d': (lambda x, y: -(x * y) / y, [randn(), randn()]),
     'lstm': (lambda x, h, c: _lstm(x, h, c), [randn(2, 1, 3), randn(1, 1, 2), randn(1, 1, 2)]),   # 2 steps: the walk below visits every path
     'gelu': (lambda x: F(x).gelu(x) + F(x).gelu(x, approximate='tanh'), [randn(6) * 3]),
+    'elu_inplace': (lambda x: F(x).elu(x * 1, 1.5, inplace=True) + F(x).selu(x * 2, inplace=True), [randn(6)]),   # EluBackward1: from the result
+    'celu_inplace': (lambda x: F(x).celu(x * 1, 0.7, inplace=True), [randn(6)]),                                  # CeluBackward1
     'scaled_dot_product_attention': (lambda q, k, v: F(q).scaled_dot_product_attention(q, k, v, is_causal=True), [randn(2, 3, 4), randn(2, 5, 4), randn(1, 5, 2)]),
 }
 

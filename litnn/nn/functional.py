@@ -305,7 +305,7 @@ def _dcelu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
 EluBackward0 = _node('EluBackward0', _elu, _delu, 'x', 'elu_cpu')
 CeluBackward0 = _node('CeluBackward0', _elu, _dcelu, 'x', 'elu_cpu')
 EluBackward1 = _node('EluBackward1', _elu, _delu_result, 'y', 'elu_cpu')
-CeluBackward1 = _node('CeluBackward1', _elu, _delu_result, 'y', 'elu_cpu')
+CeluBackward1 = _node('CeluBackward1', _elu, lambda g, x, y, alpha=1.0, **kw: _delu_result(g, x, y, alpha, 1.0, 1 / float(np.float32(alpha))), 'y', 'elu_cpu')   # 1/alpha of a float32 alpha, as CeluBackward0
 _IN_PLACE_NODE = {EluBackward0: EluBackward1, CeluBackward0: CeluBackward1}
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
