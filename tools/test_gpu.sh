@@ -6,8 +6,8 @@
 #   1. checks that CuPy, litnn and torch all see a GPU (exit 2 with the reason if not);
 #   2. tests/ (the GPU variants of the tests run when a GPU is there; a GPU test that skips is a failure);
 #   3. every notebook with `nbdev_test --flags cuda` (the cells marked `#| cuda` too);
-#   4. the GPU benchmarks against torch CUDA (bench/gpu_steps.py: MLP and CNN steps; bench/gpt_step.py --device cuda
-#      if it exists), printing litnn / torch ratios.
+#   4. the GPU benchmarks against torch CUDA (bench/gpu_steps.py: MLP and CNN steps, eager and compiled;
+#      bench/gpu_forward_graph.py: a forward as a CUDA graph; bench/gpt_step.py --device cuda), printing litnn / torch ratios.
 # Steps 2-4 all run; the exit status is 1 if any failed. Run from anywhere: bash tools/test_gpu.sh
 # `bash tools/test_gpu.sh bench tests` runs only the steps named (tests, notebooks, bench), in that order: on a lent
 # machine with little time, the benchmarks first. Tests and notebooks run in $LITNN_GPU_JOBS processes (default: the
@@ -57,6 +57,8 @@ bench() {
 say "4/4 benchmarks: litnn on CuPy vs torch on CUDA (eager, compiled, and compiled as CUDA graphs)"
 "$PY" bench/gpu_steps.py --device cuda --compiled 2>&1 | tee "$LOG/bench.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || failed+=("bench/gpu_steps.py")
+"$PY" bench/gpu_forward_graph.py --device cuda 2>&1 | tee -a "$LOG/bench.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || failed+=("bench/gpu_forward_graph.py")
 if [ -f bench/gpt_step.py ]; then
     "$PY" bench/gpt_step.py --device cuda --compiled 2>&1 | tee -a "$LOG/bench.txt"
     [ "${PIPESTATUS[0]}" = 0 ] || failed+=("bench/gpt_step.py")
