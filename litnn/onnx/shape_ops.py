@@ -65,7 +65,7 @@ def _slices(node, ndim):
     return axes, starts, ends, steps
 
 @translates('SliceBackward0', 'SelectBackward0', 'AliasBackward0', 'UnsqueezeBackward0', 'IndexBackward0')
-def _index(g, x, key):
+def _index(g, x, key, index=None):     # (index: the tensor gather keeps for its backward check; the key holds it)
     "x[key] for a key of ints, slices, None, Ellipsis and at most one index tensor: Slice, then Gather right to left, then Unsqueeze."
     if type(key) is not tuple: raise UnsupportedOperatorError(f"litnn.onnx.export: indexing with an int and index tensors together (module '{g.node.path}') has no translation")
     n, key = len(x.shape), _plain_key(key, len(x.shape))
