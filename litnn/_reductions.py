@@ -255,6 +255,8 @@ import builtins, numpy as np
 from ._tensor import Tensor, _wrap_dim, _dtype_name
 from ._flags import _warn_once
 from ._views import stack
+from .backend import array_namespace
+from .autograd.graph import Op
 
 # %% ../nbs/reference/torch/old_norms_and_segment_reduce.ipynb #cc0aebcf
 def _norm_dtype(input):
@@ -291,16 +293,44 @@ def norm_except_dim(v, pow=2, dim=0):
 _SEGMENT_OPS = {'sum': ('sum', 0.), 'mean': ('mean', float('nan')), 'prod': ('prod', 1.), 'max': ('amax', -float('inf')),
                 'amax': ('amax', -float('inf')), 'min': ('amin', float('inf')), 'amin': ('amin', float('inf'))}
 
+class _SegmentExtreme(Op):
+    """amax or amin of a run along dim 0 (and `initial`, joined as torch joins it), with torch's segment backward: the
+    gradient shared by the elements equal to the result, a NaN counting as equal to a NaN (amax's own backward, and a
+    clamp's, would give the NaN element nothing and the others NaN)."""
+    @staticmethod
+    def forward(ctx, x, op, initial=None):
+        a = x._data; xp = array_namespace(a)
+        r = getattr(xp, op)(a, 0)
+        if initial is not None: r = (xp.maximum if op == 'amax' else xp.minimum)(r, initial)   # a NaN stays NaN
+        hit = (a == r) | (xp.isnan(a) & xp.isnan(r))
+        ctx.share = (hit / xp.maximum(hit.sum(0), 1)).astype(a.dtype)
+        return r
+    @staticmethod
+    def backward(ctx, g): return g.unsqueeze(0) * Tensor._make(ctx.share)
+
+class _SegmentProd(Op):
+    """prod of a run along dim 0, with torch's segment backward: each element's gradient the product of the others (a
+    NaN spoils only the others'), where prod's own divides the product by the element."""
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        out = x._data.prod(axis=0)
+        return out if out.dtype == x._data.dtype else out.astype(x._data.dtype)
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g.unsqueeze(0) * _prod_others(x, 0)
+
 def _segment_run(seg, reduce, initial):
     "One run (along dim 0) reduced, with `initial` joined as torch joins it."
     op, identity = _SEGMENT_OPS[reduce]
     n = seg.size(0)
     if n == 0: return seg.new_full(seg.shape[1:], identity if initial is None else initial)
     if reduce == 'mean': return seg.mean(0) if initial is None else (seg.sum(0) + initial) / n
-    r = getattr(seg, op)(0)
+    if op in ('amax', 'amin'): return _SegmentExtreme.apply(seg, op=op, initial=initial)
+    r = _SegmentProd.apply(seg) if op == 'prod' else getattr(seg, op)(0)
     if initial is None: return r
-    return {'sum': lambda: r + initial, 'prod': lambda: r * initial, 'amax': lambda: r.clamp(min=initial),
-            'amin': lambda: r.clamp(max=initial)}[op]()
+    return r + initial if op == 'sum' else r * initial
 
 # %% ../nbs/reference/torch/old_norms_and_segment_reduce.ipynb #d5fd535b
 def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None):

@@ -511,3 +511,16 @@ def test_complex_legacy_storages_as_torch(name):
         assert all(type(mine[i]) is complex for i in range(3))
         assert str(mine.dtype).split('.')[-1] == str(theirs.dtype).split('.')[-1] and mine.type().replace('litnn', 'torch') == theirs.type()
         assert mine.size() == theirs.size() and mine.element_size() == theirs.element_size()
+
+
+@pytest.mark.parametrize('reduce, initial', [('max', 0), ('max', None), ('min', 1000), ('min', None), ('prod', 2), ('prod', None),
+                                             ('sum', 1.5), ('mean', None), ('max', 10)])
+def test_segment_reduce_gradients_with_nan_and_ties_as_torch(reduce, initial):
+    "torch's segment kernel: max/min share the gradient among the elements equal to the result (a NaN equal to a NaN), prod gives each the product of the others."
+    got = []
+    for lib in (torch, litnn):
+        d = lib.tensor([1., float('nan'), 3., 4., 5., 5., 2., 0., 7.], dtype=lib.float64, requires_grad=True)
+        out = lib.segment_reduce(d, reduce, lengths=lib.tensor([1, 2, 3, 0, 3]), initial=initial)
+        (out * lib.arange(1., 6., dtype=lib.float64)).nan_to_num(0.).sum().backward()
+        got.append((np.nan_to_num(out.detach().numpy(), nan=-99.).tolist(), np.nan_to_num(d.grad.numpy(), nan=-99.).tolist()))
+    assert got[0] == got[1]
