@@ -208,3 +208,14 @@ def test_placeholders_on_a_device(device):
     assert m.weight.device.type == device and type(m) is litnn.nn.Linear
     if device == 'cpu' and litnn.cuda.is_available():
         assert litnn.nn.LazyLinear(3).cuda().weight.device.type == 'cuda'
+
+
+def test_a_lazy_module_pickles_before_its_first_call_as_torch():
+    "Its initializing hook's handle holds weak references: pickled as torch's RemovableHandle, by the dictionaries themselves."
+    import pickle
+    m = pickle.loads(pickle.dumps(litnn.nn.Sequential(litnn.nn.LazyLinear(4), litnn.nn.ReLU())))
+    assert type(m[0]).__name__ == 'LazyLinear' and type(m[0].weight).__name__ == 'UninitializedParameter'
+    assert m(litnn.randn(2, 3)).shape == (2, 4) and type(m[0]).__name__ == 'Linear'     # the hook still materializes
+    h = m.register_forward_pre_hook(print)
+    h2 = pickle.loads(pickle.dumps((m, h)))[1]
+    assert h2.id == h.id and litnn.utils.hooks.RemovableHandle.next_id > h.id

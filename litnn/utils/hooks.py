@@ -7,6 +7,7 @@ __all__ = ['RemovableHandle']
 
 # %% ../../nbs/reference/utils/hooks.ipynb #cfe89f31
 import weakref
+from collections import OrderedDict
 
 # %% ../../nbs/reference/utils/hooks.ipynb #cfe89f3b
 class RemovableHandle:
@@ -27,3 +28,14 @@ class RemovableHandle:
 
     def __enter__(self): return self
     def __exit__(self, *exc): self.remove()
+
+    # Pickled with its module (a lazy module keeps the handle of its initializing hook), as torch's: the dictionaries
+    # themselves, which the module's own state pickles too, and weak references again on the way back
+    def __getstate__(self):
+        return (self.hooks_dict_ref(), self.id, tuple(r() for r in self.extra_dict_ref) if self.extra_dict_ref else None)
+
+    def __setstate__(self, state):
+        self.hooks_dict_ref = weakref.ref(state[0] if state[0] is not None else OrderedDict())   # None: a dead reference
+        self.id = state[1]
+        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
+        self.extra_dict_ref = () if len(state) < 3 or state[2] is None else tuple(weakref.ref(d) for d in state[2])
