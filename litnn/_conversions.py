@@ -10,7 +10,7 @@ import builtins, numpy as np
 from . import backend as B
 from .backend import patch, array_device, array_namespace, to_dtype
 from ._tensor import Tensor
-from ._creation import zeros_like, _format_order, _laid_out
+from ._creation import zeros_like, _format_order, _laid_out, _dense_order
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _reduce, ToCopyBackward0
@@ -132,7 +132,9 @@ class CloneBackward0(Op):
 
 def clone(input, *, memory_format=None):
     "A copy of `input`, recorded in the graph (in the channels-last layout `memory_format` may ask for)."
-    order = _format_order(memory_format, input.ndim) if memory_format not in (None, B.preserve_format) else None
+    # torch's default is preserve_format: a dense input keeps its layout (channels-last, a transpose), others come out row-major
+    fmt = B.preserve_format if memory_format is None else memory_format
+    order = _format_order(fmt, input.ndim, preserve=_dense_order(input._data))
     return CloneBackward0.apply(input, order=order) if order is not None else CloneBackward0.apply(input)
 
 Tensor.clone = clone

@@ -11,6 +11,7 @@ from ..backend import _by_np
 from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half, _fma
+from .._creation import _dense_order, _laid_out
 from .. import fused
 from .operators import add, mul
 
@@ -125,6 +126,17 @@ def _claim(g, claimed):
         claimed.add(id(a if a.base is None else a.base))
 
 # %% ../../nbs/13_backprop_engine.ipynb #085927e5
+def _obey_layout(g, a, owned):
+    """A new `.grad` array from gradient `g` for leaf array `a`, by torch's layout contract: the leaf's strides when it
+    is dense but not row-major (a channels-last or transposed parameter), else row-major. `owned`: `g` may be kept."""
+    if a.flags.c_contiguous or a.ndim < 2:
+        return g if owned and g.flags.c_contiguous else array_namespace(g).ascontiguousarray(g) if owned else g.copy()
+    order = _dense_order(a)
+    if order is None or g.strides == a.strides: return g if owned else g.copy(order='K')
+    out = _laid_out(lambda shape: array_namespace(g).empty(shape, g.dtype), a.shape, order)
+    out[...] = g
+    return out
+
 def _store_grad(t, g, claimed, create_graph):
     "Accumulate gradient `g` into `t.grad`."
     if create_graph:
@@ -134,7 +146,7 @@ def _store_grad(t, g, claimed, create_graph):
     g = _as_array(g)       # numpy gives 0-d results as scalars
     if g.dtype != t._data.dtype: g = g.astype(t._data.dtype)
     old = t._grad
-    if old is None: t._grad = Tensor._make(g if _owned(g, claimed) else g.copy())
+    if old is None: t._grad = Tensor._make(_obey_layout(g, t._data, _owned(g, claimed)))
     else:
         old._data += g
         if old._vc is not None: old._vc[0] += 1

@@ -535,6 +535,7 @@ import math, numpy as np
 from ..backend import array_namespace, _generator, _TorchRng
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
+from .._creation import _follow_layout
 
 # %% ../../nbs/41_dropout.ipynb #0b81825d
 def _check_p(p):
@@ -554,7 +555,7 @@ def _mask(x, p):
     keep = _kept(x.device, a.shape, p)
     m = array_namespace(a).asarray(keep, dtype=a.dtype)    # an array even for a 0-d input (whose comparison gives a scalar)
     m *= 1 / (1 - p)
-    return Tensor._make(m)
+    return Tensor._make(_follow_layout(m, a))          # laid out as x: x * m keeps a channels-last layout
 
 def dropout(input, p=0.5, training=True, inplace=False):
     "Zero each element with probability `p` and scale the rest by 1/(1-p), in training; else the identity."
@@ -659,6 +660,7 @@ from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _place, _o
 from ..fused import compiled
 from ..backend import _cpp
 from .. import amp
+from .._creation import _follow_layout
 
 # %% ../../nbs/42_conv.ipynb #35d894e7
 def _ntuple(v, n):
@@ -769,7 +771,7 @@ class ConvolutionBackward0(Op):
             nx, nw, _ = ctx.needs_input_grad
             ctx.save_for_backward(x if nw else None, w if nx else None)
             ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
-        if _nine_taps(geo, O, a, wa): return _conv9_forward(a, wa, None if b is None else b._data, geo, ctx)
+        if _nine_taps(geo, O, a, wa): return _follow_layout(_conv9_forward(a, wa, None if b is None else b._data, geo, ctx), a)
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
         chunks, wb = _chunks(geo), _with_bias(wa, None if b is None else b._data, G)
         for n0, n1, gc in chunks:
@@ -785,7 +787,7 @@ class ConvolutionBackward0(Op):
             if not direct: _im2col_out(y, gc, None, out[n0:n1])
         if ctx is not _NO_CTX:
             if len(chunks) == 1: _scratch.mark(a, 1, ctx.token, full)     # for the backward, if still there
-        return out
+        return _follow_layout(out, a)          # a channels-last input gives a channels-last output, as torch's
 
     @staticmethod
     def backward(ctx, g):
@@ -1075,6 +1077,7 @@ from .._tensor import _dtype_name
 from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX, _check_tensors
 from .im2col import _LinearMap, _strided, _scratch
+from .._creation import _follow_layout
 
 # %% ../../nbs/43_pooling.ipynb #613833ca
 def _pool_pair(v, fn, name, what="must either be a single int, or a tuple of two ints"):
@@ -1183,9 +1186,10 @@ class MaxPool2DWithIndicesBackward0(Op):
     def forward(ctx, x, geo, return_indices=False):
         m, tap = _max(x._data, geo, ctx is not _NO_CTX or return_indices)
         ctx.geo = (geo, tap)
+        m = _follow_layout(m, x._data)                  # channels-last in, channels-last out (torch's kernels)
         if not return_indices: return m
         ctx.mark_non_differentiable(1)
-        return m, _indices(tap, geo)
+        return m, _follow_layout(_indices(tap, geo), x._data)
     @staticmethod
     def backward(ctx, g, *_):
         # the indices it returned, kept by max_pool2d after the node ran: checked against a change in place, as torch's
@@ -1231,7 +1235,7 @@ def _avg(a, geo):
     for v in taps[1:]: s += v
     d = xp.asarray(geo.divisor)
     s = s / d.astype(a.dtype) if floating else (s / d).astype(a.dtype)     # integers: truncated, as torch
-    return s.reshape(geo.oshape)
+    return _follow_layout(s.reshape(geo.oshape), a)
 
 def _avg_t(g, geo):
     "The adjoint of `_avg`: each output's gradient, divided, added onto every element of its window."
@@ -1360,6 +1364,7 @@ from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing, _refuse_integers
 from .._pointwise import _const
 from .._pointwise import _temporaries
+from .._creation import _follow_layout
 
 # %% ../../nbs/44_batch_norm.ipynb #9dcd2cfa
 class NativeBatchNormBackward0(Op):
@@ -1377,7 +1382,7 @@ class NativeBatchNormBackward0(Op):
         _save(ctx, x, weight, bias, mean, invstd, stats is None, (dims, pdims, pshape, eps))
         out = _norm_scale(xc, invstd, weight, pshape)
         if bias is not None: out += bias._data.reshape(pshape)
-        return out.astype(x._data.dtype, copy=False)
+        return _follow_layout(out.astype(x._data.dtype, copy=False), x._data)
 
     on_arrays = True      # a plain backward: `_array_backward`, the same formulas on arrays
     @staticmethod

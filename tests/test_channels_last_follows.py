@@ -1,0 +1,49 @@
+"""A channels-last input keeps its layout through torch's convolution, pooling, normalization, GELU, dropout and clone,
+and a leaf's gradient takes the leaf's strides (torch's layout contract). Values are compared too (h7's leftovers)."""
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+OPS = {
+    'conv3x3': lambda L, x: L.nn.functional.conv2d(x, L.ones(4, 3, 3, 3) * 0.1, padding=1),
+    'conv1x1': lambda L, x: L.nn.functional.conv2d(x, L.ones(8, 3, 1, 1) * 0.1),
+    'max_pool': lambda L, x: L.nn.functional.max_pool2d(x, 2),
+    'max_pool_indices': lambda L, x: L.nn.functional.max_pool2d(x, 2, return_indices=True)[1],
+    'avg_pool': lambda L, x: L.nn.functional.avg_pool2d(x, 2),
+    'batch_norm_train': lambda L, x: L.nn.functional.batch_norm(x, None, None, training=True),
+    'batch_norm_eval': lambda L, x: L.nn.functional.batch_norm(x, L.zeros(3), L.ones(3), training=False),
+    'gelu': lambda L, x: L.nn.functional.gelu(x),
+    'relu': lambda L, x: x.relu(),
+    'clone': lambda L, x: x.clone(),
+    'clone_contiguous': lambda L, x: x.clone(memory_format=L.contiguous_format),
+    'dropout_eval': lambda L, x: L.nn.functional.dropout(x, 0.5, training=False),
+}
+
+@pytest.mark.parametrize('name', OPS)
+def test_channels_last_in_channels_last_out(name):
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    got = []
+    for L in (torch, litnn):
+        t = L.tensor(x).to(memory_format=L.channels_last)
+        y = OPS[name](L, t)
+        got.append((y.is_contiguous(memory_format=L.channels_last), y.is_contiguous(), y.detach().numpy()))
+    assert got[0][:2] == got[1][:2]
+    np.testing.assert_allclose(got[1][2], got[0][2], rtol=1e-5, atol=1e-5)
+
+
+def test_dropout_in_training_keeps_the_layout():
+    for L in (torch, litnn):
+        t = L.randn(2, 3, 4, 4).to(memory_format=L.channels_last)
+        assert L.nn.functional.dropout(t, 0.5).is_contiguous(memory_format=L.channels_last)
+
+
+@pytest.mark.parametrize('make', [lambda L: L.randn(2, 3, 5, 5).to(memory_format=L.channels_last), lambda L: L.randn(4, 3).t(),
+                                  lambda L: L.randn(3, 4), lambda L: L.randn(3, 4)[:, ::2]])
+def test_a_leafs_gradient_takes_its_strides(make):
+    strides = []
+    for L in (torch, litnn):
+        L.manual_seed(0)
+        w = make(L).detach().requires_grad_()
+        (w * 2).sum().backward()
+        strides.append(w.grad.stride())
+    assert strides[0] == strides[1]
