@@ -17,6 +17,9 @@ OPS = {
     'clone': lambda L, x: x.clone(),
     'clone_contiguous': lambda L, x: x.clone(memory_format=L.contiguous_format),
     'dropout_eval': lambda L, x: L.nn.functional.dropout(x, 0.5, training=False),
+    'pad_constant': lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1)),
+    'pad_reflect': lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1), mode='reflect'),
+    'pad_replicate': lambda L, x: L.nn.functional.pad(x, (1, 1, 1, 1), mode='replicate'),
 }
 
 @pytest.mark.parametrize('name', OPS)

@@ -3486,6 +3486,7 @@ from ..backend import array_namespace, _checked_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from .._views import _Index
+from .._creation import _follow_layout
 
 # %% ../../nbs/reference/nn/padding.ipynb #f5f3b1df
 def _constant_pad(xp, a, pads, value):
@@ -3507,7 +3508,7 @@ class ConstantPadNdBackward0(Op):
     @staticmethod
     def forward(ctx, x, pads, value):
         ctx.pads = pads
-        return _constant_pad(array_namespace(x._data), x._data, pads, value)
+        return _follow_layout(_constant_pad(array_namespace(x._data), x._data, pads, value), x._data)   # channels-last stays
     @staticmethod
     def backward(ctx, g):
         back = tuple((-lo, -hi) for lo, hi in ctx.pads)
@@ -3533,12 +3534,12 @@ def _pad_index(n, lo, hi, mode, shape, dim):
 
 # %% ../../nbs/reference/nn/padding.ipynb #74f2a6d4
 class _Padding(_Index):
-    "A padding by indexing (reflect, replicate, circular): like torch's kernels, it writes a new contiguous tensor (numpy's fancy indexing follows the input's strides, an expanded input's too)."
+    "A padding by indexing (reflect, replicate, circular): like torch's kernels, it writes a new contiguous tensor, channels-last for a channels-last input (numpy's fancy indexing follows the input's strides, an expanded input's too)."
     adv = True
     @staticmethod
     def forward(ctx, x, key):
         a = _Index.forward(ctx, x, key)
-        return a if a.flags.c_contiguous else array_namespace(a).ascontiguousarray(a)
+        return _follow_layout(a if a.flags.c_contiguous else array_namespace(a).ascontiguousarray(a), x._data)   # (or channels-last, as its input)
 
 class ReflectionPad1DBackward0(_Padding): pass
 class ReflectionPad2DBackward0(_Padding): pass
