@@ -4183,6 +4183,7 @@ fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
 # %% ../../nbs/reference/nn/upsampling.ipynb #1d206c63
 import builtins, math
 import numpy as np
+from .. import backend as B
 from ..backend import array_namespace
 from .._tensor import Tensor
 from ..autograd.broadcasting import _refuse_integers
@@ -4256,6 +4257,9 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     if ints:
         info = np.iinfo(input._data.dtype)
         x = (x + 0.5).floor().clamp(info.min, info.max).to(input.dtype)
+    if input.dim() in (4, 5) and not input._data.flags.c_contiguous:     # a channels-last input, a channels-last output (torch's kernels)
+        fmt = B.channels_last if input.dim() == 4 else B.channels_last_3d
+        if input.is_contiguous(memory_format=fmt): x = x.contiguous(memory_format=fmt)
     return x
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #185f850b
