@@ -20,6 +20,8 @@ OPS = {
     'pad_constant': lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1)),
     'pad_reflect': lambda L, x: L.nn.functional.pad(x, (1, 2, 0, 1), mode='reflect'),
     'pad_replicate': lambda L, x: L.nn.functional.pad(x, (1, 1, 1, 1), mode='replicate'),
+    'adaptive_avg_pool': lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, (4, 3)),
+    'group_norm': lambda L, x: L.nn.functional.group_norm(x, 3),
     'interpolate_nearest': lambda L, x: L.nn.functional.interpolate(x, scale_factor=2),
     'interpolate_bilinear': lambda L, x: L.nn.functional.interpolate(x, size=(5, 7), mode='bilinear', align_corners=False),
 }

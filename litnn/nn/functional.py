@@ -1270,7 +1270,7 @@ def _sep(a, A, B, P, shape):
     return (A @ t).reshape(m, P, k).transpose(1, 0, 2).reshape(shape)
 
 def _adaptive(a, geo):
-    return _avg(a, geo) if isinstance(geo, _PoolGeom) else _sep(a, geo.A, geo.B, geo.P, geo.oshape)
+    return _avg(a, geo) if isinstance(geo, _PoolGeom) else _follow_layout(_sep(a, geo.A, geo.B, geo.P, geo.oshape), a)
 
 def _adaptive_t(g, geo):
     return _avg_t(g, geo) if isinstance(geo, _PoolGeom) else _sep(g, geo.A.T, geo.B.T, geo.P, geo.shape)
@@ -1581,6 +1581,7 @@ import numpy as np
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _float_dtype, _refuse_integers
 from .. import amp
+from .. import backend as B
 
 # %% ../../nbs/44a_layer_group_norm.ipynb #05240135
 def _check_layer_norm(x, normalized_shape, weight, bias):
@@ -1644,7 +1645,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     dims, rest = tuple(range(2, grouped.dim())), tuple(range(3, grouped.dim()))
     out = NativeGroupNormBackward0.apply(grouped, weight, bias, dims=dims, pdims=(0,) + rest,
                                          pshape=(1, g, c // g) + (1,) * len(spatial), eps=eps)
-    return out.reshape(input.shape)
+    out = out.reshape(input.shape)
+    if input.dim() == 4 and not input._data.flags.c_contiguous and input.is_contiguous(memory_format=B.channels_last):
+        out = out.contiguous(memory_format=B.channels_last)          # torch's kernel keeps a channels-last layout
+    return out
 
 # %% ../../nbs/44a_layer_group_norm.ipynb #b9a11882
 def _check_rms_norm(x, normalized_shape, weight):
