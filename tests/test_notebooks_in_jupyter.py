@@ -45,6 +45,7 @@ def test_the_notebooks_extra_holds_what_the_notebooks_import():
                                       'onnx_requirements', 'distributed_requirements', 'fast_requirements'))
     packages = {re.split(r'[=<>!~ \[]', r)[0].lower() for r in shlex.split(extra)}
     provides = {'PIL': 'pillow', 'IPython': 'jupyter', 'fastcore': 'fastcore', 'mpi4py': 'mpi4py', 'cupy': None,
+                'cupy_backends': None,        # ships inside cupy (its cuBLAS wrappers: reference/cuda/graphs)
                 'numpy': 'numpy', 'matplotlib': 'matplotlib', 'tensorboard': 'tensorboard', 'onnx': 'onnx',
                 'onnxruntime': 'onnxruntime', 'safetensors': 'safetensors', 'tqdm': 'tqdm', 'ml_dtypes': 'ml_dtypes', 'numba': 'numba',
                 'google': 'tensorboard',      # protobuf, which tensorboard requires

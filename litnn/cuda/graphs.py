@@ -143,7 +143,7 @@ class _capturable_products:
     compiled earlier) is `_gemm`, with CuPy's cuBLAS handle already bound to `stream`."""
     def __init__(self, stream, namespaces=()): self.stream, self.namespaces, self.saved = stream, namespaces, []
     def __enter__(self):
-        cublas = cupy.cuda.cublas                               # CuPy's wrappers: usable outside the capture
+        from cupy_backends.cuda.libs import cublas             # CuPy's wrappers: usable outside the capture
         handle = cupy.cuda.device.get_cublas_handle()
         cublas.setStream(handle, self.stream.ptr)               # outside the capture: allowed
         cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)   # alpha and beta are host numbers
