@@ -9,7 +9,7 @@ __all__ = ['zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand'
 import builtins, functools, math, numpy as np
 from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar, array_namespace
-from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills
+from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):
@@ -244,7 +244,7 @@ def _laid_out(make, shape, order):
 
 def _dense_order(a):
     "The order of array `a`'s dims in memory when it is dense without overlaps but not row-major (preserve_format keeps it), else None."
-    if a is None or not hasattr(a, 'strides') or a.flags.c_contiguous or a.ndim < 2: return None
+    if a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.flags.c_contiguous or a.ndim < 2: return None
     order = tuple(sorted(builtins.range(a.ndim), key=lambda i: -a.strides[i]))
     return order if _fills(a.shape, a.strides, order, a.itemsize) else None
 
@@ -252,7 +252,7 @@ def _follow_layout(out, a):
     """New array `out`, copied into the channels-last layout when input `a` is channels-last (NHWC or NDHWC in memory):
     torch's convolution, pooling, normalization and activation kernels keep their input's memory format. Row-major
     inputs, the common case, cost one flag test."""
-    if a.ndim not in (4, 5) or out.ndim != a.ndim or a.flags.c_contiguous: return out
+    if a.ndim not in (4, 5) or out.ndim != a.ndim or type(a) is _SparseArray or a.flags.c_contiguous: return out
     order = (0, *builtins.range(2, a.ndim), 1)
     if _dense_order(a) != order: return out
     o = _laid_out(lambda shape: array_namespace(out).empty(shape, out.dtype), out.shape, order)

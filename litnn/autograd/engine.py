@@ -126,9 +126,12 @@ def _claim(g, claimed):
         claimed.add(id(a if a.base is None else a.base))
 
 # %% ../../nbs/13_backprop_engine.ipynb #085927e5
+def _strided_array(a): return type(a) is _ndarray or hasattr(type(a), '__cuda_array_interface__')   # not a sparse one
+
 def _obey_layout(g, a, owned):
     """A new `.grad` array from gradient `g` for leaf array `a`, by torch's layout contract: the leaf's strides when it
     is dense but not row-major (a channels-last or transposed parameter), else row-major. `owned`: `g` may be kept."""
+    if not (_strided_array(a) and _strided_array(g)): return g if owned else g.copy()    # sparse: no strides to follow
     if a.flags.c_contiguous or a.ndim < 2:
         return g if owned and g.flags.c_contiguous else array_namespace(g).ascontiguousarray(g) if owned else g.copy()
     order = _dense_order(a)
