@@ -10,6 +10,7 @@ import builtins, functools, math, numpy as np
 from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar, array_namespace
 from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray
+from ._tensor import _laid_out, _dense_order, _follow_layout   # reference/torch/tensor_attributes: layouts in memory
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):
@@ -237,27 +238,6 @@ def _format_order(memory_format, ndim, preserve=None):
     if order is None: raise RuntimeError(f"required rank {4 if memory_format is B.channels_last else 5} tensor to use {memory_format.name} format")
     return order
 
-def _laid_out(make, shape, order):
-    "The array `make` allocates for `shape` with its dims in memory in `order` (None: row-major), seen in `shape`'s order."
-    if order is None: return make(shape)
-    return make(tuple(shape[i] for i in order)).transpose(tuple(np.argsort(order)))
-
-def _dense_order(a):
-    "The order of array `a`'s dims in memory when it is dense without overlaps but not row-major (preserve_format keeps it), else None."
-    if a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.flags.c_contiguous or a.ndim < 2: return None
-    order = tuple(sorted(builtins.range(a.ndim), key=lambda i: -a.strides[i]))
-    return order if _fills(a.shape, a.strides, order, a.itemsize) else None
-
-def _follow_layout(out, a):
-    """New array `out`, copied into the channels-last layout when input `a` is channels-last (NHWC or NDHWC in memory):
-    torch's convolution, pooling, normalization and activation kernels keep their input's memory format. Row-major
-    inputs, the common case, cost one flag test."""
-    if a.ndim not in (4, 5) or out.ndim != a.ndim or type(a) is _SparseArray or a.flags.c_contiguous: return out
-    order = (0, *builtins.range(2, a.ndim), 1)
-    if _dense_order(a) != order: return out
-    o = _laid_out(lambda shape: array_namespace(out).empty(shape, out.dtype), out.shape, order)
-    o[...] = out
-    return o
 
 # %% ../nbs/11_making_tensors.ipynb #c2891829
 def _scalar_dtype(v):

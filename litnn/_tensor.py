@@ -1142,9 +1142,10 @@ def is_set_to(self:Tensor, tensor):
             and a.dtype == b.dtype)
 
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #7d4928d5
-import itertools, warnings
-from .backend import memory_format, contiguous_format, channels_last, channels_last_3d
-from ._tensor import Tensor
+import builtins, itertools, warnings
+import numpy as np
+from .backend import memory_format, contiguous_format, channels_last, channels_last_3d, array_namespace
+from ._tensor import Tensor, _SparseArray
 from .backend import patch
 
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #a7818a1e
@@ -1164,6 +1165,28 @@ def _fills(size, stride, order, unit=1):
         if stride[d] != expected: return False
         expected *= size[d]
     return True
+
+def _laid_out(make, shape, order):
+    "The array `make` allocates for `shape` with its dims in memory in `order` (None: row-major), seen in `shape`'s order."
+    if order is None: return make(shape)
+    return make(tuple(shape[i] for i in order)).transpose(tuple(np.argsort(order)))
+
+def _dense_order(a):
+    "The order of array `a`'s dims in memory when it is dense without overlaps but not row-major (preserve_format keeps it), else None."
+    if a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.flags.c_contiguous or a.ndim < 2: return None
+    order = tuple(sorted(builtins.range(a.ndim), key=lambda i: -a.strides[i]))
+    return order if _fills(a.shape, a.strides, order, a.itemsize) else None
+
+def _follow_layout(out, a):
+    """New array `out`, copied into the channels-last layout when input `a` is channels-last (NHWC or NDHWC in memory):
+    torch's convolution, pooling, normalization and activation kernels keep their input's memory format. Row-major
+    inputs, the common case, cost one flag test."""
+    if a.ndim not in (4, 5) or out.ndim != a.ndim or type(a) is _SparseArray or a.flags.c_contiguous: return out
+    order = (0, *builtins.range(2, a.ndim), 1)
+    if _dense_order(a) != order: return out
+    o = _laid_out(lambda shape: array_namespace(out).empty(shape, out.dtype), out.shape, order)
+    o[...] = out
+    return o
 
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #f6e94752
 def _physical_order(t, ambiguity_check):

@@ -11,7 +11,7 @@ from ..backend import _by_np
 from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half, _fma
-from .._creation import _dense_order, _laid_out
+from .._tensor import _dense_order, _laid_out
 from .. import fused
 from .operators import add, mul
 
