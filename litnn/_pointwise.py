@@ -1684,6 +1684,7 @@ class SoftmaxBackward0(Op):
             array_namespace(a).exp(e, out=e)
             e /= e.sum(axis=dim, keepdims=True)
         e = e.astype(x._data.dtype, copy=False)
+        if not e.flags.c_contiguous: e = array_namespace(e).ascontiguousarray(e)   # torch's kernel writes a row-major result
         ctx.save_output(e); ctx.dim = dim
         return e
     @staticmethod
@@ -1711,6 +1712,7 @@ class LogSoftmaxBackward0(Op):
             s = _as_array(a - a.max(axis=dim, keepdims=True))
             s -= xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
         s = s.astype(x._data.dtype, copy=False)
+        if not s.flags.c_contiguous: s = xp.ascontiguousarray(s)               # row-major, as torch's kernel writes it
         ctx.save_output(s); ctx.dim = dim
         return s
     @staticmethod

@@ -1188,6 +1188,14 @@ def _follow_layout(out, a):
     o[...] = out
     return o
 
+def _channels_last_like(out, input):
+    """Tensor `out`, made channels-last when tensor `input` is: `_follow_layout` for a kernel composed of tensor
+    operations (group_norm, interpolate, conv_transpose), whose layout is the last operation's."""
+    if input.dim() in (4, 5) and not input.is_sparse and not input._data.flags.c_contiguous:
+        fmt = channels_last if input.dim() == 4 else channels_last_3d
+        if input.is_contiguous(memory_format=fmt): return out.contiguous(memory_format=fmt)
+    return out
+
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #f6e94752
 def _physical_order(t, ambiguity_check):
     "(dims from outermost to innermost in memory, whether the order is ambiguous), as torch._prims_common computes it."

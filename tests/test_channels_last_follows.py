@@ -22,6 +22,11 @@ OPS = {
     'pad_replicate': lambda L, x: L.nn.functional.pad(x, (1, 1, 1, 1), mode='replicate'),
     'adaptive_avg_pool': lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, (4, 3)),
     'group_norm': lambda L, x: L.nn.functional.group_norm(x, 3),
+    'adaptive_max_pool': lambda L, x: L.nn.functional.adaptive_max_pool2d(x, (4, 3)),
+    'adaptive_max_pool_indices': lambda L, x: L.nn.functional.adaptive_max_pool2d(x, (4, 3), return_indices=True)[1],
+    'conv_transpose': lambda L, x: L.nn.functional.conv_transpose2d(x, L.ones(3, 2, 3, 3) * 0.1, stride=2),
+    'softmax_over_channels': lambda L, x: x.softmax(1),
+    'log_softmax_last': lambda L, x: x.log_softmax(-1),
     'interpolate_nearest': lambda L, x: L.nn.functional.interpolate(x, scale_factor=2),
     'interpolate_bilinear': lambda L, x: L.nn.functional.interpolate(x, size=(5, 7), mode='bilinear', align_corners=False),
 }

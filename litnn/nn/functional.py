@@ -916,6 +916,7 @@ _MODES = ('zeros', 'reflect', 'replicate', 'circular')
 # %% ../../nbs/42b_conv_transpose.ipynb #175ff17a
 from .im2col import _Geom
 from ..autograd.graph import _check_tensors
+from .._tensor import _channels_last_like
 
 # %% ../../nbs/42b_conv_transpose.ipynb #64c2dbae
 def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation, groups):
@@ -952,7 +953,8 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
     O, G, N = weight.shape[0], groups, input.shape[0]
     gy = _OutT.apply(input, geo=geo).reshape(N, G, O // G, geo.M)
     out = _Col2im.apply(weight.reshape(G, O // G, -1).mT @ gy, geo=geo)
-    return out if bias is None else out + bias.to(out.dtype).reshape((1, -1) + (1,) * k)   # the output keeps the input's dtype, as torch's kernel
+    out = out if bias is None else out + bias.to(out.dtype).reshape((1, -1) + (1,) * k)   # the output keeps the input's dtype, as torch's kernel
+    return _channels_last_like(out, input)                        # and its channels-last layout
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "1-d transposed convolution of (N, C_in, L) or (C_in, L) inputs; weight (C_in, C_out/groups, K)."
@@ -1581,7 +1583,7 @@ import numpy as np
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _float_dtype, _refuse_integers
 from .. import amp
-from .. import backend as B
+from .._tensor import _channels_last_like
 
 # %% ../../nbs/44a_layer_group_norm.ipynb #05240135
 def _check_layer_norm(x, normalized_shape, weight, bias):
@@ -1645,10 +1647,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     dims, rest = tuple(range(2, grouped.dim())), tuple(range(3, grouped.dim()))
     out = NativeGroupNormBackward0.apply(grouped, weight, bias, dims=dims, pdims=(0,) + rest,
                                          pshape=(1, g, c // g) + (1,) * len(spatial), eps=eps)
-    out = out.reshape(input.shape)
-    if input.dim() == 4 and not input._data.flags.c_contiguous and input.is_contiguous(memory_format=B.channels_last):
-        out = out.contiguous(memory_format=B.channels_last)          # torch's kernel keeps a channels-last layout
-    return out
+    return _channels_last_like(out.reshape(input.shape), input)      # torch's kernel keeps a channels-last layout
 
 # %% ../../nbs/44a_layer_group_norm.ipynb #b9a11882
 def _check_rms_norm(x, normalized_shape, weight):
@@ -3648,6 +3647,7 @@ from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.broadcasting import _refuse_integers
 from .._indexing import GatherBackward0, _along
+from .._tensor import _follow_layout, _channels_last_like
 
 # %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #0b8b426c
 def _as_row(fn, input, f):
@@ -3747,8 +3747,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     out = _ntuple(output_size, 2)
     out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
-    idx = Tensor._make(_adaptive_max_indices(input._data, out))
-    values = _picked(input, idx, 2)
+    idx = Tensor._make(_follow_layout(_adaptive_max_indices(input._data, out), input._data))   # channels-last stays
+    values = _channels_last_like(_picked(input, idx, 2), input)
     return (values, idx) if return_indices else values
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -4187,8 +4187,8 @@ fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
 # %% ../../nbs/reference/nn/upsampling.ipynb #1d206c63
 import builtins, math
 import numpy as np
-from .. import backend as B
 from ..backend import array_namespace
+from .._tensor import _channels_last_like
 from .._tensor import Tensor
 from ..autograd.broadcasting import _refuse_integers
 
@@ -4261,10 +4261,7 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     if ints:
         info = np.iinfo(input._data.dtype)
         x = (x + 0.5).floor().clamp(info.min, info.max).to(input.dtype)
-    if input.dim() in (4, 5) and not input._data.flags.c_contiguous:     # a channels-last input, a channels-last output (torch's kernels)
-        fmt = B.channels_last if input.dim() == 4 else B.channels_last_3d
-        if input.is_contiguous(memory_format=fmt): x = x.contiguous(memory_format=fmt)
-    return x
+    return _channels_last_like(x, input)      # a channels-last input, a channels-last output (torch's kernels)
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #185f850b
 _RESAMPLE_MODES = {'nearest': (3, 4, 5), 'nearest-exact': (3, 4, 5), 'area': (3, 4, 5), 'linear': (3,), 'bilinear': (4,), 'bicubic': (4,),
