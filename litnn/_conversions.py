@@ -10,7 +10,8 @@ import builtins, numpy as np
 from . import backend as B
 from .backend import patch, array_device, array_namespace, to_dtype
 from ._tensor import Tensor
-from ._creation import zeros_like, _format_order, _laid_out, _dense_order
+from ._creation import zeros_like, _format_order
+from ._tensor import _laid_out, _dense_order
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _reduce, ToCopyBackward0

@@ -10,7 +10,7 @@ import builtins, functools, math, numpy as np
 from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar, array_namespace
 from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray
-from ._tensor import _laid_out, _dense_order, _follow_layout   # reference/torch/tensor_attributes: layouts in memory
+from ._tensor import _laid_out, _dense_order   # reference/torch/tensor_attributes: layouts in memory
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):

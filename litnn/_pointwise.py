@@ -362,7 +362,7 @@ from . import fused
 from ._tensor import Tensor
 from .autograd.graph import Op, _NO_CTX, _check_tensors
 from .autograd.broadcasting import _refuse_integers
-from ._creation import _follow_layout
+from ._tensor import _follow_layout
 
 # %% ../nbs/15a_erf_and_gelu.ipynb #a6e5345b
 _ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3, 7.00332514112805075473E3, 5.55923013010394962768E4)

@@ -11,7 +11,7 @@ from ..backend import _by_np
 from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half, _fma
-from .._tensor import _dense_order, _laid_out
+from .._tensor import _dense_order, _laid_out, _SparseArray
 from .. import fused
 from .operators import add, mul
 
@@ -126,16 +126,15 @@ def _claim(g, claimed):
         claimed.add(id(a if a.base is None else a.base))
 
 # %% ../../nbs/13_backprop_engine.ipynb #085927e5
-def _strided_array(a): return type(a) is _ndarray or hasattr(type(a), '__cuda_array_interface__')   # not a sparse one
-
 def _obey_layout(g, a, owned):
     """A new `.grad` array from gradient `g` for leaf array `a`, by torch's layout contract: the leaf's strides when it
     is dense but not row-major (a channels-last or transposed parameter), else row-major. `owned`: `g` may be kept."""
-    if not (_strided_array(a) and _strided_array(g)): return g if owned else g.copy()    # sparse: no strides to follow
-    if a.flags.c_contiguous or a.ndim < 2:
-        return g if owned and g.flags.c_contiguous else array_namespace(g).ascontiguousarray(g) if owned else g.copy()
-    order = _dense_order(a)
-    if order is None or g.strides == a.strides: return g if owned else g.copy(order='K')
+    if type(a) is _SparseArray or type(g) is _SparseArray: return g if owned else g.copy()    # no strides to follow
+    order = _dense_order(a)                      # None: a row-major leaf (the common case, one flag test), or one with gaps
+    if order is None:
+        if not g.flags.c_contiguous: return array_namespace(g).ascontiguousarray(g)
+        return g if owned else g.copy()
+    if g.strides == a.strides: return g if owned else g.copy(order='K')
     out = _laid_out(lambda shape: array_namespace(g).empty(shape, g.dtype), a.shape, order)
     out[...] = g
     return out

@@ -535,7 +535,7 @@ import math, numpy as np
 from ..backend import array_namespace, _generator, _TorchRng
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
-from .._creation import _follow_layout
+from .._tensor import _follow_layout
 
 # %% ../../nbs/41_dropout.ipynb #0b81825d
 def _check_p(p):
@@ -660,7 +660,7 @@ from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _place, _o
 from ..fused import compiled
 from ..backend import _cpp
 from .. import amp
-from .._creation import _follow_layout
+from .._tensor import _follow_layout
 
 # %% ../../nbs/42_conv.ipynb #35d894e7
 def _ntuple(v, n):
@@ -1079,7 +1079,7 @@ from .._tensor import _dtype_name
 from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX, _check_tensors
 from .im2col import _LinearMap, _strided, _scratch
-from .._creation import _follow_layout
+from .._tensor import _follow_layout
 
 # %% ../../nbs/43_pooling.ipynb #613833ca
 def _pool_pair(v, fn, name, what="must either be a single int, or a tuple of two ints"):
@@ -1366,7 +1366,7 @@ from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing, _refuse_integers
 from .._pointwise import _const
 from .._pointwise import _temporaries
-from .._creation import _follow_layout
+from .._tensor import _follow_layout
 
 # %% ../../nbs/44_batch_norm.ipynb #9dcd2cfa
 class NativeBatchNormBackward0(Op):
@@ -3489,7 +3489,7 @@ from ..backend import array_namespace, _checked_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from .._views import _Index
-from .._creation import _follow_layout
+from .._tensor import _follow_layout
 
 # %% ../../nbs/reference/nn/padding.ipynb #f5f3b1df
 def _constant_pad(xp, a, pads, value):
