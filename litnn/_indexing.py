@@ -8,7 +8,7 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 # %% ../nbs/18_indexing.ipynb #cca4e218
 import builtins, re, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
-from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of, _dtype_name
+from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of, _dtype_name, _INFERENCE_INPLACE
 from .backend import _by_np
 from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
@@ -265,6 +265,7 @@ def _value_shape_error(x, k, op, value):
     return f"shape mismatch: value tensor of shape {vs} cannot be broadcast to indexing result of shape {ts}"
 
 def _setitem(self, key, value, k, op):
+    if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # (13b_grad_modes)
     vt = isinstance(value, Tensor)
     if vt and type(value._data) is not type(self._data): value = value.to(self.device)
     b = self._base

@@ -26,6 +26,7 @@ class Tensor:
     _hooks = None           # gradient hooks of a leaf
     _post_acc_hooks = None  # post-accumulate-grad hooks of a leaf
     _accumulator = None     # weakref to this leaf's AccumulateGrad node
+    _inference = False      # made inside inference_mode: an inference tensor (13b_grad_modes)
 
     # `_version_counter` is the version counter: None until an in-place operation or a view needs one, then a
     # one-element list shared with the tensor's views (see 13_backprop_engine)
@@ -34,9 +35,11 @@ class Tensor:
         "Wrap array `data` without checks: the constructor of the hot path."
         t = _new(cls)
         t._data, t._requires_grad, t.grad_fn, t._vc = data, requires_grad, grad_fn, None
+        if _Mode.inference: t._inference = True
         return t
 
 _new = object.__new__
+class _Mode: grad, inference = True, False    # a stand-in for autograd's switches: 13b_grad_modes puts its own `_Mode` here
 B._as_byte_tensor = Tensor._make     # Generator.get_state's bytes become a ByteTensor, as torch's (00_backend comes first)
 
 # %% ../nbs/10_tensor.ipynb #2b4a1b2b
@@ -163,7 +166,16 @@ def _differentiable(npd):
 _LEAF_ONLY = ("you can only change requires_grad flags of leaf variables. If you want to use a computed "
               "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
 
+# what an inference tensor (13b_grad_modes) may not do outside inference_mode
+_INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+                      "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+_INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+                    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+                    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
 def _set_requires_grad(self, value):
+    if value and self._inference and not _Mode.inference:
+        raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
     if self.grad_fn is not None:
         if not value: raise RuntimeError(_LEAF_ONLY)
         return
@@ -323,7 +335,10 @@ def __array_wrap__(self:Tensor, array, context=None, return_scalar=False):
     return Tensor._make(array.astype(np.uint8) if array.dtype == np.bool_ else array)
 
 # %% ../nbs/10_tensor.ipynb #75921280
-def _get_data(self): return Tensor._make(self._data)
+def _get_data(self):
+    t = Tensor._make(self._data)
+    if t._inference is not self._inference: t._inference = self._inference   # a view: an inference tensor's is one (13b_grad_modes)
+    return t
 
 def _set_data(self, new):
     if not isinstance(new, Tensor): raise TypeError(f"data must be a Tensor, not {type(new).__name__}")
@@ -441,7 +456,7 @@ Tensor.ndimension = Tensor.dim
 def is_complex(input): return input.dtype.is_complex
 def is_signed(input): return input.dtype.is_signed
 def is_same_size(input, other): return input.shape == other.shape
-def is_inference(input): return False
+def is_inference(input): return input._inference     # made inside inference_mode, or a view of such a tensor (13b_grad_modes)
 
 def is_nonzero(input):
     "The truth of a one-element tensor."
@@ -1102,8 +1117,8 @@ def _strided_view(flat, size, stride, offset):
 @patch
 def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
     "Make this tensor view `source` (a tensor, a storage, or nothing) with `size`, `stride` from `storage_offset`; returns self."
-    from litnn.autograd.grad_mode import is_grad_enabled    # (imported here: _tensor.py comes before autograd)
-    if self.requires_grad and self.is_leaf and is_grad_enabled():   # under no_grad torch allows it (parametrizations initialise so)
+    if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)    # (13b_grad_modes)
+    if self.requires_grad and self.is_leaf and _Mode.grad:   # under no_grad torch allows it (parametrizations initialise so)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if size is None and storage_offset != 0:
         raise TypeError(f"set_() received an invalid combination of arguments - got ({builtins.type(source).__name__}, int), "

@@ -24,6 +24,7 @@ def _view_of(out, base):
     root = base._base
     if root is None: root = base
     out._base, out._vc = root, _version_counter(root)
+    if out._inference is not root._inference: out._inference = root._inference    # an inference tensor's views are ones (13b_grad_modes)
     if not _Mode.grad: out._vmeta = 'no_grad'                  # see 17c_inplace_on_views: why these two are remembered
     elif base._vmeta: out._vmeta = base._vmeta if base._vmeta.startswith('multi') else 'no_grad_base'
     views = root._views

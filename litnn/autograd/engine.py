@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
-from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string
+from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string, _INFERENCE_INPLACE
 from ..backend import _by_np
 from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
 from .grad_mode import _Mode
@@ -313,6 +313,7 @@ def backward(self:Tensor, gradient=None, retain_graph=None, create_graph=False, 
 # %% ../../nbs/13_backprop_engine.ipynb #2b887fd6
 def _check_inplace(self, recording=True, view_fn=None):
     "Refuse, before anything is written, an in-place change autograd could not follow (`view_fn`: see 17c_inplace_on_views)."
+    if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # (13b_grad_modes)
     if not _Mode.grad: return
     if self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
@@ -353,6 +354,7 @@ def _inplace(self, op, *args, _write=None, **kw):
         return _Mode.trace.inplace(self, op, args, _write, kw)
     if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
     if 0 in self._data.strides: _check_overlap(self._data)
+    if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # (13b_grad_modes)
     base, fw = self._base, _Mode.fw
     if fw is not None and not isinstance(op, Tensor):   # in a dual level (14b_forward_mode): the result out of place, with its tangent
         src = Tensor._make(self._data.copy(), self._requires_grad, self.grad_fn)
@@ -395,7 +397,7 @@ def _inplace(self, op, *args, _write=None, **kw):
 def _inplace_plain(self, ufunc, other):
     "Write `ufunc(self, other)` into self's float numpy array if nothing can be recorded or listen (see above); whether it did."
     a = self._data
-    if type(a) is not _ndarray or a.dtype.kind != 'f' or 0 in a.strides: return False    # (an expanded tensor: an error)
+    if type(a) is not _ndarray or a.dtype.kind != 'f' or 0 in a.strides or self._inference: return False   # (an error)
     if type(other) is Tensor:
         b = other._data
         if type(b) is not _ndarray or b.dtype is not a.dtype: return False
@@ -437,6 +439,7 @@ def mul_(self:Tensor, other):
 @patch(as_prop=True)
 def _version(self:Tensor):
     "How many in-place changes this tensor (or a view of its memory) has seen."
+    if self._inference: raise RuntimeError("Inference tensors do not track version counter.")    # (13b_grad_modes)
     return _version(self)
 
 # %% ../../nbs/17c_inplace_on_views.ipynb #1dab5e61

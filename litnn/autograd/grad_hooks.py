@@ -67,6 +67,7 @@ def detach(self:Tensor):
     "A tensor sharing this one's values, cut from the graph."
     t = Tensor._make(self._data)
     t._vc = _version_counter(self)
+    if t._inference is not self._inference: t._inference = self._inference   # a view: an inference tensor's is one (13b_grad_modes)
     return t
 
 @patch

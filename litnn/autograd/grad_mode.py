@@ -104,6 +104,11 @@ def is_inference_mode_enabled():
     "True inside `inference_mode()`."
     return _Mode.inference
 
+# %% ../../nbs/13b_grad_modes.ipynb #020a8bf7
+from .. import _tensor
+_tensor._Mode = _Mode        # Tensor._make asks `_Mode.inference` (10_tensor), and comes first
+
+
 # %% ../../nbs/reference/backprop/engine_switches.ipynb #418a0f84
 import builtins
 

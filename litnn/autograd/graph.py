@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, itertools, threading, weakref, numpy as np
 from collections import OrderedDict
 from ..backend import patch
-from .._tensor import Tensor, _as_array, _version_counter
+from .._tensor import Tensor, _as_array, _version_counter, _INFERENCE_SAVED
 from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
 
@@ -50,11 +50,13 @@ class Node:
 def save_for_backward(self:Node, *tensors):
     "Keep `tensors` (and their versions) for backward; through this thread's pack hook, if one is set (35a_saved_tensor_hooks)."
     if _Mode.packing and _saved_hooks.stack: tensors = self._pack(tensors)
+    changed = False     # the common case, no tensor ever changed in place, records nothing more
+    for t in tensors:
+        if isinstance(t, Tensor):
+            if t._vc is not None: changed = True
+            if t._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_SAVED)    # (13b_grad_modes)
     self._saved = tensors
-    for t in tensors:   # the common case, no tensor ever changed in place, records nothing more
-        if isinstance(t, Tensor) and t._vc is not None:
-            self._versions = [_version(v) if isinstance(v, Tensor) else 0 for v in tensors]
-            break
+    if changed: self._versions = [_version(v) if isinstance(v, Tensor) else 0 for v in tensors]
 
 # %% ../../nbs/12_backprop_graph.ipynb #56980e2a
 @patch(as_prop=True)
@@ -234,6 +236,7 @@ class Op(Node):
         except AttributeError: _check_op_args(cls, args); raise
         if type(out) is _ndarray:      # the common case, inlined: a plain result tensor
             t = _new(Tensor); t._data, t._requires_grad, t.grad_fn, t._vc = out, False, None, None
+            if _Mode.inference: t._inference = True      # an inference tensor (13b_grad_modes)
             return t
         return tuple(_make(_as_array(o)) for o in out) if type(out) is tuple else _make(_as_array(out))
 
@@ -321,7 +324,9 @@ def _plain_apply(cls, x):
     except ValueError as e: raise _as_torch_error(e, (x,)) from None     # (as `_record`)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
-    if ctx is _NO_CTX: t._requires_grad, t.grad_fn = False, None
+    if ctx is _NO_CTX:
+        t._requires_grad, t.grad_fn = False, None
+        if _Mode.inference: t._inference = True      # an inference tensor (13b_grad_modes)
     else:
         t._requires_grad, t.grad_fn = True, ctx
         if ctx._out is not None: t._vc = ctx._out_vc = [0]   # share the output's version with ctx.result

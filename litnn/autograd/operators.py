@@ -230,7 +230,9 @@ def _plain_binary(cls, x, y):
         ctx._seq = next(_counter)
         if cls is MulBackward0: ctx.save_for_backward(x if ey[0] is not None else None, y if ex[0] is not None else None)
         t._requires_grad, t.grad_fn = True, ctx
-    else: t._requires_grad, t.grad_fn = False, None
+    else:
+        t._requires_grad, t.grad_fn = False, None
+        if _Mode.inference: t._inference = True      # an inference tensor (13b_grad_modes)
     return t
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #2a83c37c

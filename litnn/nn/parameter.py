@@ -17,8 +17,10 @@ class Parameter(Tensor):
         if data is None: data = empty(0)
         t = data.detach()   # same array, same version counter, no history
         _check_grad_dtype(t._data, requires_grad)
+        if requires_grad: t.requires_grad_()     # (its refusals: an inference tensor outside inference_mode, 13b_grad_modes)
         p = cls._make(t._data, requires_grad)
         p._vc = t._vc
+        if t._inference: p._inference = True     # (13b_grad_modes)
         return p
 
     def __init__(self, data=None, requires_grad=True): pass
