@@ -532,6 +532,7 @@ def _step_fn(prog, st):
             def run(env):
                 out = fwd(c, *[env[v] if s else v for s, v in spec])
                 t = _new(Tensor); t._data, t._requires_grad, t.grad_fn, t._vc = out if type(out) is _ndarray else _as_array(out), False, None, None
+                if _Mode.inference: t._inference = True      # an inference tensor (13b_grad_modes)
                 env[k] = t
             return run
         if simple:
