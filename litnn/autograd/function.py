@@ -5,8 +5,9 @@
 # %% ../../nbs/14_custom_functions.ipynb #efaa5881
 from __future__ import annotations
 import builtins, warnings, numpy as np
-from .._tensor import Tensor
+from .._tensor import Tensor, _version_counter
 from .graph import Node, _edge, _counter, _SavedOutput
+from .engine import _check_inplace, _new_history
 from .grad_mode import _Mode, no_grad
 
 # %% auto #0
@@ -115,15 +116,39 @@ def _link_outputs(ctx, out, args):
     if not ctx.materialize_grads: ctx._out_meta = None
     elif nd and not getattr(ctx, '_materialize_non_diff_grads', True):     # torch's switch: None, not zeros, for non-differentiable outputs
         ctx._out_meta = [None if isinstance(o, Tensor) and id(o) in nd else m for o, m in zip(outs, ctx._out_meta)]
+    dirty = getattr(ctx, '_dirty', ())
+    if not builtins.all(builtins.any(d is o for o in outs) for d in dirty):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. The inputs "
+                           "that are modified inplace must all be outputs of the Function.")
     res = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor) or id(o) in nd or not (o.is_floating_point() or o.is_complex()): res.append(o); continue
-        if builtins.any(o is a for a in args): o = Tensor._make(o._data)    # an input returned as is: a new tensor
-        if o.grad_fn is None: o._requires_grad, o.grad_fn, o._output_nr = True, ctx, i
+        if builtins.any(o is d for d in dirty): _dirtied(ctx, o, i)     # an input changed in place: see mark_dirty below
+        else:
+            if builtins.any(o is a for a in args): o = Tensor._make(o._data)    # an input returned as is: a new tensor
+            if o.grad_fn is None: o._requires_grad, o.grad_fn, o._output_nr = True, ctx, i
         res.append(o)
     if ctx._saved:   # an output saved for backward would hold its own grad_fn: keep its array instead
         ctx._saved = tuple(_SavedOutput(o, ctx) if builtins.any(o is r for r in res) else o for o in ctx._saved)
     return res[0] if single else tuple(res)
+
+# %% ../../nbs/14_custom_functions.ipynb #bdb963bf
+def _dirtied(ctx, t, i):
+    "Input `t`, which the forward of `ctx`'s Function changed in place (`mark_dirty`), becomes its output `i`, as an in-place op's result."
+    if t._requires_grad and t.grad_fn is None and t._base is None:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+    _check_inplace(t)                 # a view of such a leaf, or a view autograd cannot rebase (17c_inplace_on_views)
+    _version_counter(t)[0] += 1
+    if ctx._versions is not None:     # forward saved `t` before this change of version: what it saved is the new value
+        ctx._versions = [v + 1 if s is t else v for s, v in zip(ctx._saved, ctx._versions)]
+    if t._base is not None:           # a view: its base's history is rewritten, and the view's after it
+        result = Tensor._make(t._data, True, ctx)
+        result._output_nr = i
+        t._rebase(result)
+    else:
+        _new_history(t, ctx, i)
+        if t._views is not None: t._regenerate_views()
+
 
 # %% ../../nbs/reference/backprop/engine_switches.ipynb #09fe93dd
 def _iter_tensors(obj):
