@@ -35,10 +35,15 @@ class Tensor:
         "Wrap array `data` without checks: the constructor of the hot path."
         t = _new(cls)
         t._data, t._requires_grad, t.grad_fn, t._vc = data, requires_grad, grad_fn, None
-        if _Mode.inference: t._inference = True
+        if _Mode.inference: _inference_tensor(t)
         return t
 
 _new = object.__new__
+def _inference_tensor(t):
+    """Mark `t`, made inside inference_mode, an inference tensor (13b_grad_modes). It gets a version counter of its own,
+    so that `save_for_backward` looks at it on its rare path (12_backprop_graph), not on every call."""
+    t._inference, t._vc = True, [0]
+
 class _Mode: grad, inference = True, False    # a stand-in for autograd's switches: 13b_grad_modes puts its own `_Mode` here
 B._as_byte_tensor = Tensor._make     # Generator.get_state's bytes become a ByteTensor, as torch's (00_backend comes first)
 
@@ -337,7 +342,7 @@ def __array_wrap__(self:Tensor, array, context=None, return_scalar=False):
 # %% ../nbs/10_tensor.ipynb #75921280
 def _get_data(self):
     t = Tensor._make(self._data)
-    if t._inference is not self._inference: t._inference = self._inference   # a view: an inference tensor's is one (13b_grad_modes)
+    if self._inference: _inference_tensor(t)      # (13b_grad_modes)
     return t
 
 def _set_data(self, new):

@@ -8,7 +8,7 @@ __all__ = ['OptimizedModule', 'explain']
 # %% ../../nbs/37_compile.ipynb #d50bf608
 import builtins, sys, math, weakref, warnings
 import numpy as np
-from .._tensor import Tensor, _version_counter
+from .._tensor import Tensor, _version_counter, _inference_tensor
 from ..backend import default_generator
 from ..autograd.grad_mode import _Mode
 from ..autograd.graph import AccumulateGrad, _accumulator, _NO_CTX, _FREED, _graph_task, _task_ids, _wrap_many, _as_array
@@ -532,7 +532,7 @@ def _step_fn(prog, st):
             def run(env):
                 out = fwd(c, *[env[v] if s else v for s, v in spec])
                 t = _new(Tensor); t._data, t._requires_grad, t.grad_fn, t._vc = out if type(out) is _ndarray else _as_array(out), False, None, None
-                if _Mode.inference: t._inference = True      # an inference tensor (13b_grad_modes)
+                if _Mode.inference: _inference_tensor(t)      # (13b_grad_modes)
                 env[k] = t
             return run
         if simple:

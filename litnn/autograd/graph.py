@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, itertools, threading, weakref, numpy as np
 from collections import OrderedDict
 from ..backend import patch
-from .._tensor import Tensor, _as_array, _version_counter, _INFERENCE_SAVED
+from .._tensor import Tensor, _as_array, _version_counter, _INFERENCE_SAVED, _inference_tensor
 from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
 
@@ -50,13 +50,13 @@ class Node:
 def save_for_backward(self:Node, *tensors):
     "Keep `tensors` (and their versions) for backward; through this thread's pack hook, if one is set (35a_saved_tensor_hooks)."
     if _Mode.packing and _saved_hooks.stack: tensors = self._pack(tensors)
-    changed = False     # the common case, no tensor ever changed in place, records nothing more
-    for t in tensors:
-        if isinstance(t, Tensor):
-            if t._vc is not None: changed = True
-            if t._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_SAVED)    # (13b_grad_modes)
     self._saved = tensors
-    if changed: self._versions = [_version(v) if isinstance(v, Tensor) else 0 for v in tensors]
+    for t in tensors:   # the common case, no tensor ever changed in place, records nothing more
+        if isinstance(t, Tensor) and t._vc is not None:   # (an inference tensor has a version counter: 13b_grad_modes)
+            if not _Mode.inference and builtins.any(isinstance(v, Tensor) and v._inference for v in tensors):
+                raise RuntimeError(_INFERENCE_SAVED)
+            self._versions = [_version(v) if isinstance(v, Tensor) else 0 for v in tensors]
+            break
 
 # %% ../../nbs/12_backprop_graph.ipynb #56980e2a
 @patch(as_prop=True)
@@ -236,7 +236,7 @@ class Op(Node):
         except AttributeError: _check_op_args(cls, args); raise
         if type(out) is _ndarray:      # the common case, inlined: a plain result tensor
             t = _new(Tensor); t._data, t._requires_grad, t.grad_fn, t._vc = out, False, None, None
-            if _Mode.inference: t._inference = True      # an inference tensor (13b_grad_modes)
+            if _Mode.inference: _inference_tensor(t)      # (13b_grad_modes)
             return t
         return tuple(_make(_as_array(o)) for o in out) if type(out) is tuple else _make(_as_array(out))
 
@@ -326,7 +326,7 @@ def _plain_apply(cls, x):
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
     if ctx is _NO_CTX:
         t._requires_grad, t.grad_fn = False, None
-        if _Mode.inference: t._inference = True      # an inference tensor (13b_grad_modes)
+        if _Mode.inference: _inference_tensor(t)      # (13b_grad_modes)
     else:
         t._requires_grad, t.grad_fn = True, ctx
         if ctx._out is not None: t._vc = ctx._out_vc = [0]   # share the output's version with ctx.result
@@ -493,6 +493,63 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     "Call `fn` after the gradients of all `tensors` (mode 'all'), or the first of them ('any'); returns a handle."
     if mode not in ("all", "any"): raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     return _MultiHandle(_all_hooks(tensors, fn) if mode == "all" else _any_hooks(tensors, fn))
+
+# %% ../../nbs/35a_saved_tensor_hooks.ipynb #99fc47a7
+_SAVED_NAMES = {'MmBackward0': ('self', 'mat2'), 'BmmBackward0': ('self', 'mat2'), 'MvBackward0': ('self', 'vec'),
+                'DotBackward0': ('self', 'tensor'), 'AddmmBackward0': ('mat1', 'mat2'), 'PowBackward0': ('self', 'exponent'),
+                'PowBackward1': ('self', 'exponent'), 'PowBackward2': ('self', 'exponent')}
+
+def _saved_names(node):
+    "The argument names of the positions of what `node` saved (torch's names in its derivative formulas)."
+    return _SAVED_NAMES.get(type(node).__name__, ('self', 'other'))
+
+class _SavedTensor:
+    "One tensor a node saved (torch's `torch._C._autograd.SavedTensor`): `register_hooks` packs it now, unpacks it when read."
+    def __init__(self, node, i): self.node, self.i = node, i      # i: a position in node._saved, or None for its output
+    def register_hooks(self, pack_hook, unpack_hook):
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are supported:\n"
+                            "    1. (self: SavedTensor, arg0: collections.abc.Callable, arg1: collections.abc.Callable) -> None")
+        node, i = self.node, self.i
+        saved = node._out if i is None else node._saved
+        if saved is _FREED: raise RuntimeError(_SECOND_TIME)
+        if type(saved if i is None else saved[i]) is _Packed:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of hooks is allowed at a time.")
+        t = node.result if i is None else saved[i]
+        p = _Packed.__new__(_Packed)             # as saved_tensors_hooks packs (above), with this pair
+        v, p.unpack_hook, p.edge = _version(t), unpack_hook, ((_SELF, 0) if i is None else _edge(t))
+        p.packed = pack_hook(t)
+        if _version(t) != v: raise RuntimeError(_PACK_MODIFIED)
+        if i is None: node._out = p
+        else: node._saved, node._packed = saved[:i] + (p,) + saved[i + 1:], True
+_SavedTensor.__name__ = _SavedTensor.__qualname__ = 'SavedTensor'      # torch's name, kept out of the module's public names
+
+def _saved_attribute(self, name):
+    "torch's `grad_fn._saved_<name>` (what backward will read) and `_raw_saved_<name>` (the slot of a saved tensor)."
+    raw = name.startswith('_raw_saved_')
+    if raw or name.startswith('_saved_'):
+        field, d = name[11:] if raw else name[7:], object.__getattribute__(self, '__dict__')
+        if field == 'result' and d.get('_out') is not None:
+            return _SavedTensor(self, None) if raw else self.result
+        saved, names = d.get('_saved'), _saved_names(self)
+        if saved is not None and field in names and (saved is _FREED or names.index(field) < len(saved)):
+            i = names.index(field)
+            if saved is not _FREED and not isinstance(saved[i], (Tensor, _Packed)):     # a number
+                if not raw: return saved[i]
+            elif raw: return _SavedTensor(self, i)
+            else: return self.saved_tensors[i]           # (freed: torch's error)
+        elif not raw:
+            if field == 'self_sym_sizes' and 'shape' in d: return tuple(d['shape'])
+            if field in d: return d[field]
+            if field in d.get('kw', ()): return d['kw'][field]
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+# Properties of the names, not a `__getattr__` on Node: a class with `__getattr__` makes every attribute read of its
+# instances slower (CPython's slot wrapper), and the engine reads nodes' attributes all the time.
+_SAVED_TENSORS = ('self', 'other', 'result', 'exponent', 'mat1', 'mat2', 'vec', 'tensor')
+for _f in _SAVED_TENSORS + ('dim', 'keepdim', 'self_sym_sizes', 'approximate', 'negative_slope'):
+    setattr(Node, '_saved_' + _f, property(functools.partial(_saved_attribute, name='_saved_' + _f)))
+    if _f in _SAVED_TENSORS: setattr(Node, '_raw_saved_' + _f, property(functools.partial(_saved_attribute, name='_raw_saved_' + _f)))
 
 # %% ../../nbs/reference/backprop/engine_switches.ipynb #082fe1dd
 class SavedTensor:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
-from .._tensor import Tensor, _array_of, _as_array
+from .._tensor import Tensor, _array_of, _as_array, _inference_tensor
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num
 from .grad_mode import _Mode
 from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma, _number_tensor
@@ -232,7 +232,7 @@ def _plain_binary(cls, x, y):
         t._requires_grad, t.grad_fn = True, ctx
     else:
         t._requires_grad, t.grad_fn = False, None
-        if _Mode.inference: t._inference = True      # an inference tensor (13b_grad_modes)
+        if _Mode.inference: _inference_tensor(t)      # (13b_grad_modes)
     return t
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #2a83c37c
