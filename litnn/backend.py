@@ -300,17 +300,25 @@ class _TorchRng(np.random.Generator):
 
     def words(self, n):
         "`n` 32-bit words of the stream (PyTorch's `random()`), as uint64."
-        return self.bit_generator.random_raw(n).astype(np.uint64)
+        return self.bit_generator.random_raw(n)     # (numpy's MT19937 gives each 32-bit word in a uint64 already)
 
     def words64(self, n):
         "`n` 64-bit numbers of two words each, the first one high (PyTorch's `random64()`)."
         w = self.words(2 * n).reshape(n, 2)
-        return (w[:, 0] << np.uint64(32)) | w[:, 1]
+        out = w[:, 0] << np.uint64(32)
+        out |= w[:, 1]                  # (in place: one array of n made, not two)
+        return out
 
     def uniform(self, n, dtype, lo=0., hi=1.):
         "`n` samples of U[lo, hi) in `dtype`: float64 from 53 bits of `random64()`, the others from 24 bits of a word."
-        if np.dtype(dtype) == np.float64:
-            return self._below(((self.words64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53 * (hi - lo) + lo), lo, hi)
+        if np.dtype(dtype) == np.float64:      # (in place, the same operations in the same order: one array made, not five)
+            m = self.words64(n)
+            m &= np.uint64(2**53 - 1)
+            u = m.astype(np.float64)
+            u *= 2.0**-53
+            if (hi - lo) != 1 or lo != 0:
+                u *= (hi - lo); u += lo
+            return self._below(u, lo, hi)
         x = (self.words(n) & np.uint64(2**24 - 1)).astype(np.float64) * 2.0**-24
         lo, hi = (np.float64(np.float32(np.dtype(dtype).type(v))) for v in (lo, hi))
         # x * (hi - lo) + lo rounded once to float32, as the compiled kernel's fused multiply-add rounds it
@@ -319,6 +327,7 @@ class _TorchRng(np.random.Generator):
     @staticmethod
     def _below(u, lo, hi):
         "Samples `u` that rounded up to `hi` made `lo`, as torch's kernel keeps [lo, hi) half-open."
+        if lo == 0 and hi == 1 and u.itemsize >= 4: return u     # (below 1 by construction, unless rounded to half precision)
         top = u.dtype.type(hi)
         if u.dtype.type(lo) != top: u[u == top] = u.dtype.type(lo)
         return u
