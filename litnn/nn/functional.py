@@ -772,6 +772,7 @@ class ConvolutionBackward0(Op):
             ctx.save_for_backward(x if nw else None, w if nx else None)
             ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
         if _nine_taps(geo, O, a, wa): return _follow_layout(_conv9_forward(a, wa, None if b is None else b._data, geo, ctx), a)
+        if _depthwise(geo, O, a, wa): return _follow_layout(_dw_conv(a, wa, None if b is None else b._data, geo), a)   # (see below)
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
         chunks, wb = _chunks(geo), _with_bias(wa, None if b is None else b._data, G)
         for n0, n1, gc in chunks:
@@ -794,6 +795,7 @@ class ConvolutionBackward0(Op):
         if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
         (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
         if _nine_taps(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _conv9_backward(ctx, x, w, ga)
+        if _depthwise(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _dw_backward(ctx, x, w, ga)
         O, G, K, xp = ctx.wshape[0], ctx.geo.G, math.prod(ctx.wshape[1:]), array_namespace(ga)
         gwb = xp.zeros((G, O // G, K + nb), ga.dtype) if nw else None      # the bias's gradient as a last column
         gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb and not nw else None
@@ -909,6 +911,121 @@ def conv2d(input, # (N, C, H, W) or (C, H, W)
     """
     if amp._active: input, weight, bias = amp._autocast('conv2d', input, weight, bias)
     return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
+
+# %% ../../nbs/42_conv.ipynb #30bf51ad
+def _dw_forward(xp, w, bias, sh, sw, dh, dw, out):
+    "out[n, c, oh, ow] = bias[c] + sum over the taps (i, j) of w[c, i, j]·xp[n, c, oh·sh + i·dh, ow·sw + j·dw]."
+    N, C, OH, OW = out.shape
+    Hp, Wp, KH, KW = xp.shape[2], xp.shape[3], w.shape[1], w.shape[2]
+    M = OH * Wp
+    acc = np.empty(M, xp.dtype)
+    for n in range(N):
+        for c in range(C):
+            o, b = out[n, c], bias[c]
+            if sh == 1 and sw == 1:       # every position of the padded rows, as one run (the last columns junk), then cropped
+                plane = xp[n, c].reshape(Hp * Wp)
+                for p in range(M): acc[p] = b
+                for i in range(KH):
+                    for j in range(KW):
+                        wv, off = w[c, i, j], i * dh * Wp + j * dw
+                        for p in range(min(M, Hp * Wp - off)): acc[p] += wv * plane[off + p]
+                for oh in range(OH):
+                    for ow in range(OW): o[oh, ow] = acc[oh * Wp + ow]
+            else:
+                for oh in range(OH):
+                    orow = o[oh]
+                    for ow in range(OW): orow[ow] = b
+                    for i in range(KH):
+                        r = xp[n, c, oh * sh + i * dh]
+                        for j in range(KW):
+                            wv, off = w[c, i, j], j * dw
+                            for ow in range(OW): orow[ow] += wv * r[off + ow * sw]
+
+def _dw_backward_input(gq, w, sh, sw, dh, dw, gxp):
+    "The input's gradient into the zeroed padded buffer `gxp`: each tap sends g (`gq`: rows padded to Wp with zeros), times its weight, back where it read."
+    N, C, OH, Wp = gq.shape
+    Hp, KH, KW = gxp.shape[2], w.shape[1], w.shape[2]
+    OW = (Wp - dw * (KW - 1) - 1) // sw + 1
+    M = OH * Wp
+    for n in range(N):
+        for c in range(C):
+            if sh == 1 and sw == 1:
+                plane, gr = gxp[n, c].reshape(Hp * Wp), gq[n, c].reshape(M)
+                for i in range(KH):
+                    for j in range(KW):
+                        wv, off = w[c, i, j], i * dh * Wp + j * dw
+                        for p in range(min(M, Hp * Wp - off)): plane[off + p] += wv * gr[p]
+            else:
+                for oh in range(OH):
+                    grow = gq[n, c, oh]
+                    for i in range(KH):
+                        r = gxp[n, c, oh * sh + i * dh]
+                        for j in range(KW):
+                            wv, off = w[c, i, j], j * dw
+                            for ow in range(OW): r[off + ow * sw] += wv * grow[ow]
+
+def _dw_backward_weight(gq, xp, sh, sw, dh, dw, gw):
+    "The weight's gradient: for each channel and tap, the sum of g (`gq`, zero in the padding columns) times what the tap read."
+    N, C, OH, Wp = gq.shape
+    Hp, KH, KW = xp.shape[2], gw.shape[1], gw.shape[2]
+    OW = (Wp - dw * (KW - 1) - 1) // sw + 1
+    M = OH * Wp
+    for c in range(C):
+        for i in range(KH):
+            for j in range(KW):
+                acc, off = gw.dtype.type(0), i * dh * Wp + j * dw        # (in the arrays' dtype: twice the lanes in float32)
+                for n in range(N):
+                    if sh == 1 and sw == 1:
+                        plane, gr = xp[n, c].reshape(Hp * Wp), gq[n, c].reshape(M)
+                        for p in range(min(M, Hp * Wp - off)): acc += gr[p] * plane[off + p]
+                    else:
+                        for oh in range(OH):
+                            r, grow = xp[n, c, oh * sh + i * dh], gq[n, c, oh]
+                            for ow in range(OW): acc += grow[ow] * r[j * dw + ow * sw]
+                gw[c, i, j] = acc
+
+def _depthwise(geo, O, *arrays):
+    "Whether the depthwise loops take this convolution: one input and one output channel per group, numba, numpy float arrays."
+    a = arrays[0]
+    return (geo.G == geo.dims[1] == O and a.size > 0 and a.dtype in (np.float32, np.float64)
+            and compiled(_dw_forward) is not None and all(type(v) is np.ndarray and v.dtype == a.dtype for v in arrays))
+
+def _dw_padded(a, geo):
+    "Input `a` (N, C, [H,] W), zero-padded, as a contiguous (N, C, Hp, Wp) array."
+    N, C, H, W, Hp, Wp = geo.dims[:6]
+    if Hp == H and Wp == W: return np.ascontiguousarray(a.reshape(N, C, H, W))
+    (ph, pw), xp = geo.pad0, np.zeros((N, C, Hp, Wp), a.dtype)
+    xp[:, :, ph:ph + H, pw:pw + W] = a.reshape(N, C, H, W)
+    return xp
+
+def _dw_conv(a, wa, b, geo):
+    "The forward of a depthwise convolution by `_dw_forward`."
+    N, C, OH, OW = geo.dims[0], geo.dims[1], geo.dims[6], geo.dims[7]
+    (KH, KW), (sh, sw), _, (dh, dw), _ = geo.args
+    out = np.empty((N, C) + geo.oshape[1:], a.dtype)
+    bias = np.zeros(C, a.dtype) if b is None else np.ascontiguousarray(b)
+    compiled(_dw_forward)(_dw_padded(a, geo), np.ascontiguousarray(wa.reshape(C, KH, KW)), bias, sh, sw, dh, dw, out.reshape(N, C, OH, OW))
+    return out
+
+def _dw_backward(ctx, x, w, ga):
+    "The gradients of a depthwise convolution: the input's by `_dw_backward_input`, the weight's by `_dw_backward_weight`."
+    geo, (nx, nw, nb) = ctx.geo, ctx.needs_input_grad
+    N, C, H, W, Hp, Wp, OH, OW = geo.dims[:8]
+    (KH, KW), (sh, sw), _, (dh, dw), _ = geo.args
+    gq = np.zeros((N, C, OH, Wp), ga.dtype)        # g with its rows padded to the input's padded width
+    gq[..., :OW] = ga.reshape(N, C, OH, OW)
+    gx = gw = None
+    if nx:
+        gxp = np.zeros((N, C, Hp, Wp), ga.dtype)
+        compiled(_dw_backward_input)(gq, np.ascontiguousarray(w._data.reshape(C, KH, KW)), sh, sw, dh, dw, gxp)
+        (ph, pw) = geo.pad0
+        gx = np.ascontiguousarray(gxp[:, :, ph:ph + H, pw:pw + W]).reshape(geo.xshape)
+    if nw:
+        gw = np.empty((C, KH, KW), ga.dtype)
+        compiled(_dw_backward_weight)(gq, _dw_padded(x._data, geo), sh, sw, dh, dw, gw)
+        gw = gw.reshape(ctx.wshape)
+    return gx, gw, ga.sum((0,) + tuple(range(2, ga.ndim))) if nb else None
+
 
 # %% ../../nbs/42_conv.ipynb #6842cd21
 _MODES = ('zeros', 'reflect', 'replicate', 'circular')
