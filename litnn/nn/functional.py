@@ -773,6 +773,7 @@ class ConvolutionBackward0(Op):
             ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
         if _nine_taps(geo, O, a, wa): return _follow_layout(_conv9_forward(a, wa, None if b is None else b._data, geo, ctx), a)
         if _depthwise(geo, O, a, wa): return _follow_layout(_dw_conv(a, wa, None if b is None else b._data, geo), a)   # (see below)
+        if _is_1x1(geo, a): return _conv1x1(a, wa, None if b is None else b._data, geo)                          # (see below)
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
         chunks, wb = _chunks(geo), _with_bias(wa, None if b is None else b._data, G)
         for n0, n1, gc in chunks:
@@ -796,6 +797,7 @@ class ConvolutionBackward0(Op):
         (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
         if _nine_taps(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _conv9_backward(ctx, x, w, ga)
         if _depthwise(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _dw_backward(ctx, x, w, ga)
+        if _is_1x1(ctx.geo, ga): return _conv1x1_backward(ctx, x, w, ga)
         O, G, K, xp = ctx.wshape[0], ctx.geo.G, math.prod(ctx.wshape[1:]), array_namespace(ga)
         gwb = xp.zeros((G, O // G, K + nb), ga.dtype) if nw else None      # the bias's gradient as a last column
         gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb and not nw else None
@@ -831,86 +833,6 @@ def _graph_backward(ctx, g):
     gw = (gy @ _Im2col.apply(x, geo=geo).mT).sum(0).reshape(ctx.wshape) if nw else None
     gx = _Col2im.apply(w.reshape(G, O // G, -1).mT @ gy, geo=geo) if nx else None
     return gx, gw, gy.sum((0, 3)).reshape(O) if nb else None
-
-# %% ../../nbs/42_conv.ipynb #bb6b86e9
-def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
-    "conv1d (k=1) and conv2d (k=2): PyTorch's checks, then one `ConvolutionBackward0`."
-    if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
-    if bias is not None and not isinstance(bias, Tensor):
-        raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, Tensor, {type(bias).__name__}): 'bias' must be Tensor or None")
-    _check_bias_dtype(input, bias)
-    x, w = input._data, weight._data
-    if x.ndim not in (k + 1, k + 2): raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(x.shape)}")
-    if x.ndim == k + 1: return _conv(fn, k, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
-    nd = max(w.ndim - 2, 0)
-    # an int means one value per dim of the *function* (conv2d: 2), as in PyTorch: so a weight of the
-    # wrong rank shows first as a mismatch of lengths
-    stride, dilation = _expand(stride, nd, 'stride', fn, k), _expand(dilation, nd, 'dilation', fn, k)
-    if any(s <= 0 for s in stride): raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation): raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
-    pads = _pads(padding, nd, w.shape[2:], dilation, stride, fn, k)
-    if any(p < 0 for p, _ in pads): raise RuntimeError("negative padding is not supported")
-    if groups <= 0: raise RuntimeError("non-positive groups is not supported")
-    if w.ndim != x.ndim: raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
-    _check_shapes(input, weight, bias, groups)
-    pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
-    if 0 in w.shape[2:]: raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*(sp + w.shape[2:])))
-    dilation2 = sp + dilation
-    whole = None if math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
-    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups, whole)
-    if any(o <= 0 for o in geo.dims[6:8]):
-        size = lambda v: ' x '.join(map(str, v[2 - k:]))
-        raise RuntimeError(f"Calculated padded input size per channel: ({size(geo.dims[4:6])}). Kernel size: ({size([d * (s - 1) + 1 for d, s in zip(dilation2, geo.args[0])])}). Kernel size can't be greater than actual input size")
-    return ConvolutionBackward0.apply(input, weight, bias, geo=geo)
-
-def _check_shapes(input, weight, bias, groups):
-    "PyTorch's checks of the weight against groups and the input's channels, the bias, the dtypes."
-    x, w = input._data, weight._data
-    if w.shape[0] < 1: raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got weight of size {list(w.shape)} instead")
-    if w.shape[0] % groups: raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{list(w.shape)}] instead")
-    if x.shape[1] != w.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} to have {w.shape[1] * groups} channels, but got {x.shape[1]} channels instead")
-    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
-        raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {w.shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
-    _check_weight_dtype(input, weight)
-
-def _check_weight_dtype(input, weight):
-    "The input's dtype against the weight's, in the words of the kernel torch picks: oneDNN's for a bfloat16 input, the plain one's otherwise."
-    if input.dtype == weight.dtype: return
-    if input.dtype.name == 'bfloat16':
-        raise RuntimeError(f"Input type (CPUBFloat16Type) and weight type ({weight.type()}) should be the same "
-                           "or input should be a MKLDNN tensor and weight is a dense tensor")
-    raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
-
-def _check_bias_dtype(input, bias):
-    "conv1d/2d/3d's first check in ATen, before the input's shape: the bias of the input's dtype (C++'s names for the types)."
-    if isinstance(bias, Tensor) and isinstance(input, Tensor) and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({_cpp(input.dtype)}) and bias type ({_cpp(bias.dtype)}) should be the same")
-
-# %% ../../nbs/42_conv.ipynb #dd7ca434
-def conv1d(input, # (N, C, L) or (C, L)
-           weight, # (O, C/groups, K)
-           bias=None, # (O,) or None
-           stride=1, padding=0, dilation=1, groups=1):
-    "1-d convolution (cross-correlation, as PyTorch) over the last dim; padding an int, a 1-tuple, 'valid' or 'same'."
-    if amp._active: input, weight, bias = amp._autocast('conv1d', input, weight, bias)
-    return _conv('conv1d', 1, input, weight, bias, stride, padding, dilation, groups)
-
-def conv2d(input, # (N, C, H, W) or (C, H, W)
-           weight, # (O, C/groups, KH, KW)
-           bias=None, # (O,) or None
-           stride=1, padding=0, dilation=1, groups=1):
-    """2-d convolution (cross-correlation, as PyTorch) over the last two dims; padding an int, a pair, 'valid' or 'same'.
-
-    ```python
-    >>> import litnn
-    >>> litnn.nn.functional.conv2d(litnn.ones(1, 1, 3, 3), litnn.ones(1, 1, 2, 2)).tolist()
-    [[[[4.0, 4.0], [4.0, 4.0]]]]
-
-    ```
-    """
-    if amp._active: input, weight, bias = amp._autocast('conv2d', input, weight, bias)
-    return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
 
 # %% ../../nbs/42_conv.ipynb #30bf51ad
 def _dw_forward(xp, w, bias, sh, sw, dh, dw, out):
@@ -1026,6 +948,115 @@ def _dw_backward(ctx, x, w, ga):
         gw = gw.reshape(ctx.wshape)
     return gx, gw, ga.sum((0,) + tuple(range(2, ga.ndim))) if nb else None
 
+
+# %% ../../nbs/42_conv.ipynb #2cc6c81f
+def _is_1x1(geo, a):
+    """Whether a convolution is a plain product: a 1×1 kernel, stride 1, no padding, one group (float32 or float64: the
+    window path computes half precision as torch rounds it)."""
+    return a.dtype in (np.float32, np.float64) and geo.args[0] == (1, 1) and geo.args[1] == (1, 1) and geo.args[2] == ((0, 0), (0, 0)) and geo.G == 1
+
+def _conv1x1(a, wa, b, geo):
+    "The forward of a 1×1 convolution: per image, the weight (O, C) times the image as a (C, H·W) matrix, plus the bias."
+    N, C, xp, O = a.shape[0], a.shape[1], array_namespace(a), wa.shape[0]
+    w2 = wa.reshape(O, C)
+    if a.ndim == 4 and not a.flags.c_contiguous and a.transpose(0, 2, 3, 1).flags.c_contiguous:    # channels-last
+        H, W = a.shape[2:]
+        out = xp.matmul(a.transpose(0, 2, 3, 1).reshape(N, H * W, C), w2.T)
+        if b is not None: out += b
+        return out.reshape(N, H, W, O).transpose(0, 3, 1, 2)          # the channels-last output, as torch's
+    out = xp.matmul(w2, a.reshape(N, C, -1))
+    if b is not None: out += b[:, None]
+    return out.reshape((N, O) + a.shape[2:])
+
+def _conv1x1_backward(ctx, x, w, ga):
+    "The gradients of a 1×1 convolution: the input's W^T g per image, the weight's g xᵀ summed over the images in one product."
+    nx, nw, nb = ctx.needs_input_grad
+    N, O, xp = ga.shape[0], ga.shape[1], array_namespace(ga)
+    g3 = ga.reshape(N, O, -1)
+    gx = xp.matmul(w._data.reshape(O, -1).T, g3).reshape(ctx.geo.xshape) if nx else None
+    gw = xp.tensordot(g3, x._data.reshape(N, x._data.shape[1], -1), axes=([0, 2], [0, 2])).reshape(ctx.wshape) if nw else None
+    return gx, gw, g3.sum((0, 2)) if nb else None
+
+
+# %% ../../nbs/42_conv.ipynb #bb6b86e9
+def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
+    "conv1d (k=1) and conv2d (k=2): PyTorch's checks, then one `ConvolutionBackward0`."
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, Tensor, {type(bias).__name__}): 'bias' must be Tensor or None")
+    _check_bias_dtype(input, bias)
+    x, w = input._data, weight._data
+    if x.ndim not in (k + 1, k + 2): raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(x.shape)}")
+    if x.ndim == k + 1: return _conv(fn, k, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    nd = max(w.ndim - 2, 0)
+    # an int means one value per dim of the *function* (conv2d: 2), as in PyTorch: so a weight of the
+    # wrong rank shows first as a mismatch of lengths
+    stride, dilation = _expand(stride, nd, 'stride', fn, k), _expand(dilation, nd, 'dilation', fn, k)
+    if any(s <= 0 for s in stride): raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation): raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    pads = _pads(padding, nd, w.shape[2:], dilation, stride, fn, k)
+    if any(p < 0 for p, _ in pads): raise RuntimeError("negative padding is not supported")
+    if groups <= 0: raise RuntimeError("non-positive groups is not supported")
+    if w.ndim != x.ndim: raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
+    _check_shapes(input, weight, bias, groups)
+    pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
+    if 0 in w.shape[2:]: raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*(sp + w.shape[2:])))
+    dilation2 = sp + dilation
+    whole = None if math.prod(w.shape[1:]) >= w.shape[0] // groups else False     # see `_Geom`: few rows, many channels
+    geo = _Geom(x.shape, sp + w.shape[2:], sp + stride, pads, dilation2, groups, whole)
+    if any(o <= 0 for o in geo.dims[6:8]):
+        size = lambda v: ' x '.join(map(str, v[2 - k:]))
+        raise RuntimeError(f"Calculated padded input size per channel: ({size(geo.dims[4:6])}). Kernel size: ({size([d * (s - 1) + 1 for d, s in zip(dilation2, geo.args[0])])}). Kernel size can't be greater than actual input size")
+    return ConvolutionBackward0.apply(input, weight, bias, geo=geo)
+
+def _check_shapes(input, weight, bias, groups):
+    "PyTorch's checks of the weight against groups and the input's channels, the bias, the dtypes."
+    x, w = input._data, weight._data
+    if w.shape[0] < 1: raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got weight of size {list(w.shape)} instead")
+    if w.shape[0] % groups: raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{list(w.shape)}] instead")
+    if x.shape[1] != w.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} to have {w.shape[1] * groups} channels, but got {x.shape[1]} channels instead")
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {w.shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
+    _check_weight_dtype(input, weight)
+
+def _check_weight_dtype(input, weight):
+    "The input's dtype against the weight's, in the words of the kernel torch picks: oneDNN's for a bfloat16 input, the plain one's otherwise."
+    if input.dtype == weight.dtype: return
+    if input.dtype.name == 'bfloat16':
+        raise RuntimeError(f"Input type (CPUBFloat16Type) and weight type ({weight.type()}) should be the same "
+                           "or input should be a MKLDNN tensor and weight is a dense tensor")
+    raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
+
+def _check_bias_dtype(input, bias):
+    "conv1d/2d/3d's first check in ATen, before the input's shape: the bias of the input's dtype (C++'s names for the types)."
+    if isinstance(bias, Tensor) and isinstance(input, Tensor) and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_cpp(input.dtype)}) and bias type ({_cpp(bias.dtype)}) should be the same")
+
+# %% ../../nbs/42_conv.ipynb #dd7ca434
+def conv1d(input, # (N, C, L) or (C, L)
+           weight, # (O, C/groups, K)
+           bias=None, # (O,) or None
+           stride=1, padding=0, dilation=1, groups=1):
+    "1-d convolution (cross-correlation, as PyTorch) over the last dim; padding an int, a 1-tuple, 'valid' or 'same'."
+    if amp._active: input, weight, bias = amp._autocast('conv1d', input, weight, bias)
+    return _conv('conv1d', 1, input, weight, bias, stride, padding, dilation, groups)
+
+def conv2d(input, # (N, C, H, W) or (C, H, W)
+           weight, # (O, C/groups, KH, KW)
+           bias=None, # (O,) or None
+           stride=1, padding=0, dilation=1, groups=1):
+    """2-d convolution (cross-correlation, as PyTorch) over the last two dims; padding an int, a pair, 'valid' or 'same'.
+
+    ```python
+    >>> import litnn
+    >>> litnn.nn.functional.conv2d(litnn.ones(1, 1, 3, 3), litnn.ones(1, 1, 2, 2)).tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+
+    ```
+    """
+    if amp._active: input, weight, bias = amp._autocast('conv2d', input, weight, bias)
+    return _conv('conv2d', 2, input, weight, bias, stride, padding, dilation, groups)
 
 # %% ../../nbs/42_conv.ipynb #6842cd21
 _MODES = ('zeros', 'reflect', 'replicate', 'circular')
