@@ -545,7 +545,7 @@ def _kept(device, shape, p):
     """Which elements dropout keeps, each with probability 1 - p: on the CPU as PyTorch draws them (its `bernoulli_(1 - p)`:
     a float64 uniform from its generator below 1 - p, 00_backend), so a seeded dropout drops the same elements; numpy's draw on a GPU."""
     g = _generator(device)
-    if isinstance(g, _TorchRng): return g.uniform(math.prod(shape), np.float64).reshape(shape) < 1 - p
+    if isinstance(g, _TorchRng): return g.below(math.prod(shape), 1 - p).reshape(shape)
     return g.random(shape, dtype=np.float32) >= p
 
 def _mask(x, p):
