@@ -951,9 +951,9 @@ def _dw_backward(ctx, x, w, ga):
 
 # %% ../../nbs/42_conv.ipynb #2cc6c81f
 def _is_1x1(geo, a):
-    """Whether a convolution is a plain product: a 1×1 kernel, stride 1, no padding, one group (float32 or float64: the
-    window path computes half precision as torch rounds it)."""
-    return a.dtype in (np.float32, np.float64) and geo.args[0] == (1, 1) and geo.args[1] == (1, 1) and geo.args[2] == ((0, 0), (0, 0)) and geo.G == 1
+    """Whether a convolution is a plain product: a 1×1 kernel, stride 1, no padding, one group, numpy float32 or float64
+    (the window path computes half precision as torch rounds it; on CuPy it stays the path the GPU runs have checked)."""
+    return type(a) is np.ndarray and a.dtype in (np.float32, np.float64) and geo.args[0] == (1, 1) and geo.args[1] == (1, 1) and geo.args[2] == ((0, 0), (0, 0)) and geo.G == 1
 
 def _conv1x1(a, wa, b, geo):
     "The forward of a 1×1 convolution: per image, the weight (O, C) times the image as a (C, H·W) matrix, plus the bias."
