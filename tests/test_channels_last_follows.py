@@ -29,6 +29,18 @@ OPS = {
     'log_softmax_last': lambda L, x: x.log_softmax(-1),
     'interpolate_nearest': lambda L, x: L.nn.functional.interpolate(x, scale_factor=2),
     'interpolate_bilinear': lambda L, x: L.nn.functional.interpolate(x, size=(5, 7), mode='bilinear', align_corners=False),
+    # arithmetic with a row-major operand: the result is laid out as the first operand (TensorIterator)
+    'add_row_major': lambda L, x: x + L.arange(216.).reshape(2, 3, 6, 6),
+    'row_major_add': lambda L, x: L.arange(216.).reshape(2, 3, 6, 6) + x,
+    'sub_row_major': lambda L, x: x - L.arange(216.).reshape(2, 3, 6, 6),
+    'mul_row_major': lambda L, x: x * L.arange(216.).reshape(2, 3, 6, 6),
+    'row_major_mul': lambda L, x: L.arange(216.).reshape(2, 3, 6, 6) * x,
+    'div_row_major': lambda L, x: x / (L.arange(216.).reshape(2, 3, 6, 6) + 1),
+    'add_broadcast_row_major': lambda L, x: x + L.arange(108.).reshape(1, 3, 6, 6),
+    'broadcast_row_major_add': lambda L, x: L.arange(108.).reshape(1, 3, 6, 6) + x,
+    'add_scaled_row_major': lambda L, x: x.add(L.arange(216.).reshape(2, 3, 6, 6), alpha=2),
+    'add_bias': lambda L, x: x + L.arange(3.).reshape(1, 3, 1, 1),
+    'add_row_major_requires_grad': lambda L, x: x.requires_grad_() + L.arange(216.).reshape(2, 3, 6, 6),
 }
 
 @pytest.mark.parametrize('name', OPS)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
-from .._tensor import Tensor, _array_of, _as_array, _inference_tensor
+from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _follow_layout
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num
 from .grad_mode import _Mode
 from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma, _number_tensor
@@ -15,6 +15,15 @@ from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape,
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
            'RsubBackward1', 'NegBackward0', 'add', 'sub', 'mul', 'div', 'DivBackward2']
+
+# %% ../../nbs/12b_backprop_arithmetic.ipynb #8565c101
+def _first_layout(out, a, b):
+    "Result `out` of `a op b` (arrays or numbers) laid out as `a` where numpy made it row-major against `a`'s layout, as torch's TensorIterator."
+    if (type(a) is _ndarray and a.ndim >= 4 and type(b) is _ndarray and b.ndim and out.shape == a.shape
+            and not a.flags.c_contiguous and out.flags.c_contiguous):
+        return _follow_layout(out, a)
+    return out
+
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #4a1daa18
 class AddBackward0(Op):
@@ -28,11 +37,12 @@ class AddBackward0(Op):
             if s is not None: ctx.shapes = s       # (None, the class's default, says: no broadcast)
             if alpha != 1: ctx.alpha = alpha
         a, b = _operands(x, y)     # (a number next to half precision is rounded to it, as torch's add: unlike `mul`)
-        if alpha == 1: return cls.op(a, b)
+        if alpha == 1: return _first_layout(cls.op(a, b), a, b)
         t = a if hasattr(a, 'dtype') else b        # the array operand: its dtype is the result's
         if t.dtype.kind == 'f' or _half(t):      # as torch: one fused multiply-add (alpha rounded to a half dtype first)
-            return _fma(cls.sign * (np.float32(np.asarray(alpha).astype(t.dtype)) if _half(t) else t.dtype.type(alpha)), b, a, t.dtype)
-        return cls.op(a, alpha * b)
+            out = _fma(cls.sign * (np.float32(np.asarray(alpha).astype(t.dtype)) if _half(t) else t.dtype.type(alpha)), b, a, t.dtype)
+        else: out = cls.op(a, alpha * b)
+        return _first_layout(out, a, b)
     @classmethod
     def backward(cls, ctx, g):
         ((fx, _), (fy, _)), k, shapes = ctx.next_functions, cls.sign * ctx.alpha, ctx.shapes
@@ -58,7 +68,7 @@ class MulBackward0(Op):
         h = _half_number(x, y)
         if h is not None: return (_opmath(_array_of(x)) * _opmath(_array_of(y))).astype(h)   # in float32 (`_half_number`)
         a, b = _operands(x, y)
-        return a * b
+        return _first_layout(a * b, a, b)
     @staticmethod
     def backward(ctx, g):
         x, y = ctx._saved_like(g)
@@ -80,7 +90,7 @@ class DivBackward0(Op):
         h = _half_number(x, y)
         if h is not None: return (_opmath(_array_of(x)) / _opmath(_array_of(y))).astype(h)
         a, b = _operands(x, y)
-        return a / b
+        return _first_layout(a / b, a, b)
     @staticmethod
     def backward(ctx, g):
         x, y = ctx._saved_like(g)
@@ -222,6 +232,7 @@ def _plain_binary(cls, x, y):
     "`cls.apply(x, y)` (`cls` MulBackward0 or AddBackward0) where `_plain_pair` holds, written out; see above."
     a, b = _operands(x, y)
     out = a * b if cls is MulBackward0 else a + b
+    if type(a) is _ndarray and a.ndim >= 4: out = _first_layout(out, a, b)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
     if _Mode.grad and ((type(x) is Tensor and x._requires_grad) or (type(y) is Tensor and y._requires_grad)):
