@@ -835,76 +835,83 @@ def _graph_backward(ctx, g):
     return gx, gw, gy.sum((0, 3)).reshape(O) if nb else None
 
 # %% ../../nbs/42_conv.ipynb #30bf51ad
-def _dw_forward(xp, w, bias, sh, sw, dh, dw, out):
-    "out[n, c, oh, ow] = bias[c] + sum over the taps (i, j) of w[c, i, j]·xp[n, c, oh·sh + i·dh, ow·sw + j·dw]."
+def _dw_forward(xp, w, bias, Wp, sh, sw, dh, dw, out):
+    """out[n, c, oh, ow] = bias[c] + sum over the taps (i, j) of w[c, i, j]·x[n, c, oh·sh + i·dh, ow·sw + j·dw], x padded
+    and each of its planes flat in `xp` (N, C, Hp·Wp). At stride 1 every position of the padded rows is one run (the
+    last columns junk), cropped at the end."""
     N, C, OH, OW = out.shape
-    Hp, Wp, KH, KW = xp.shape[2], xp.shape[3], w.shape[1], w.shape[2]
+    P, KH, KW = xp.shape[2], w.shape[1], w.shape[2]
     M = OH * Wp
     acc = np.empty(M, xp.dtype)
     for n in range(N):
         for c in range(C):
-            o, b = out[n, c], bias[c]
-            if sh == 1 and sw == 1:       # every position of the padded rows, as one run (the last columns junk), then cropped
-                plane = xp[n, c].reshape(Hp * Wp)
+            plane, o, b = xp[n, c], out[n, c], bias[c]
+            if sh == 1 and sw == 1:
                 for p in range(M): acc[p] = b
                 for i in range(KH):
                     for j in range(KW):
                         wv, off = w[c, i, j], i * dh * Wp + j * dw
-                        for p in range(min(M, Hp * Wp - off)): acc[p] += wv * plane[off + p]
+                        for p in range(min(M, P - off)): acc[p] += wv * plane[off + p]
                 for oh in range(OH):
                     for ow in range(OW): o[oh, ow] = acc[oh * Wp + ow]
             else:
                 for oh in range(OH):
-                    orow = o[oh]
-                    for ow in range(OW): orow[ow] = b
+                    for ow in range(OW): o[oh, ow] = b
                     for i in range(KH):
-                        r = xp[n, c, oh * sh + i * dh]
                         for j in range(KW):
-                            wv, off = w[c, i, j], j * dw
-                            for ow in range(OW): orow[ow] += wv * r[off + ow * sw]
+                            wv, off = w[c, i, j], (oh * sh + i * dh) * Wp + j * dw
+                            for ow in range(OW): o[oh, ow] += wv * plane[off + ow * sw]
 
-def _dw_backward_input(gq, w, sh, sw, dh, dw, gxp):
-    "The input's gradient into the zeroed padded buffer `gxp`: each tap sends g (`gq`: rows padded to Wp with zeros), times its weight, back where it read."
-    N, C, OH, Wp = gq.shape
-    Hp, KH, KW = gxp.shape[2], w.shape[1], w.shape[2]
+def _dw_backward_input(gq, w, Wp, sh, sw, dh, dw, gxp):
+    """The input's gradient into the zeroed padded planes `gxp` (N, C, Hp·Wp): each tap sends g, times its weight, back
+    where it read. `gq` (N, C, OH·Wp): g with its rows padded to Wp by zeros. At stride 1 each position gathers from
+    the taps into a buffer of its own (a scatter into the planes would read and write memory numba cannot tell apart
+    from g's, and stay scalar)."""
+    N, C, M = gq.shape
+    P, KH, KW = gxp.shape[2], w.shape[1], w.shape[2]
+    OH = M // Wp
     OW = (Wp - dw * (KW - 1) - 1) // sw + 1
-    M = OH * Wp
+    acc = np.empty(P, gq.dtype)
     for n in range(N):
         for c in range(C):
+            plane, gr = gxp[n, c], gq[n, c]
             if sh == 1 and sw == 1:
-                plane, gr = gxp[n, c].reshape(Hp * Wp), gq[n, c].reshape(M)
+                for q in range(P): acc[q] = 0
                 for i in range(KH):
                     for j in range(KW):
                         wv, off = w[c, i, j], i * dh * Wp + j * dw
-                        for p in range(min(M, Hp * Wp - off)): plane[off + p] += wv * gr[p]
-            else:
-                for oh in range(OH):
-                    grow = gq[n, c, oh]
-                    for i in range(KH):
-                        r = gxp[n, c, oh * sh + i * dh]
-                        for j in range(KW):
-                            wv, off = w[c, i, j], j * dw
-                            for ow in range(OW): r[off + ow * sw] += wv * grow[ow]
+                        for q in range(off, min(P, off + M)): acc[q] += wv * gr[q - off]
+                for q in range(P): plane[q] = acc[q]
+                continue
+            for i in range(KH):                # strided: each tap adds into the positions it read
+                for j in range(KW):
+                    wv = w[c, i, j]
+                    for oh in range(OH):
+                        off = (oh * sh + i * dh) * Wp + j * dw
+                        for ow in range(OW): plane[off + ow * sw] += wv * gr[oh * Wp + ow]
 
-def _dw_backward_weight(gq, xp, sh, sw, dh, dw, gw):
+def _dw_backward_weight(gq, xp, Wp, sh, sw, dh, dw, gw):
     "The weight's gradient: for each channel and tap, the sum of g (`gq`, zero in the padding columns) times what the tap read."
-    N, C, OH, Wp = gq.shape
-    Hp, KH, KW = xp.shape[2], gw.shape[1], gw.shape[2]
+    N, C, M = gq.shape
+    P, KH, KW = xp.shape[2], gw.shape[1], gw.shape[2]
+    OH = M // Wp
     OW = (Wp - dw * (KW - 1) - 1) // sw + 1
-    M = OH * Wp
     for c in range(C):
         for i in range(KH):
-            for j in range(KW):
-                acc, off = gw.dtype.type(0), i * dh * Wp + j * dw        # (in the arrays' dtype: twice the lanes in float32)
-                for n in range(N):
+            for j in range(KW): gw[c, i, j] = 0
+        for n in range(N):
+            plane, gr = xp[n, c], gq[n, c]
+            for i in range(KH):
+                for j in range(KW):
+                    acc = gw.dtype.type(0)        # (in the arrays' dtype: twice the lanes in float32)
                     if sh == 1 and sw == 1:
-                        plane, gr = xp[n, c].reshape(Hp * Wp), gq[n, c].reshape(M)
-                        for p in range(min(M, Hp * Wp - off)): acc += gr[p] * plane[off + p]
+                        off = i * dh * Wp + j * dw
+                        for p in range(min(M, P - off)): acc += gr[p] * plane[off + p]
                     else:
                         for oh in range(OH):
-                            r, grow = xp[n, c, oh * sh + i * dh], gq[n, c, oh]
-                            for ow in range(OW): acc += grow[ow] * r[j * dw + ow * sw]
-                gw[c, i, j] = acc
+                            off = (oh * sh + i * dh) * Wp + j * dw
+                            for ow in range(OW): acc += gr[oh * Wp + ow] * plane[off + ow * sw]
+                    gw[c, i, j] += acc
 
 def _depthwise(geo, O, *arrays):
     "Whether the depthwise loops take this convolution: one input and one output channel per group, numba, numpy float arrays."
@@ -913,20 +920,20 @@ def _depthwise(geo, O, *arrays):
             and compiled(_dw_forward) is not None and all(type(v) is np.ndarray and v.dtype == a.dtype for v in arrays))
 
 def _dw_padded(a, geo):
-    "Input `a` (N, C, [H,] W), zero-padded, as a contiguous (N, C, Hp, Wp) array."
+    "Input `a` (N, C, [H,] W), zero-padded, each plane flat: a contiguous (N, C, Hp·Wp) array."
     N, C, H, W, Hp, Wp = geo.dims[:6]
-    if Hp == H and Wp == W: return np.ascontiguousarray(a.reshape(N, C, H, W))
+    if Hp == H and Wp == W: return np.ascontiguousarray(a).reshape(N, C, H * W)
     (ph, pw), xp = geo.pad0, np.zeros((N, C, Hp, Wp), a.dtype)
     xp[:, :, ph:ph + H, pw:pw + W] = a.reshape(N, C, H, W)
-    return xp
+    return xp.reshape(N, C, Hp * Wp)
 
 def _dw_conv(a, wa, b, geo):
     "The forward of a depthwise convolution by `_dw_forward`."
-    N, C, OH, OW = geo.dims[0], geo.dims[1], geo.dims[6], geo.dims[7]
+    N, C, Wp, OH, OW = geo.dims[0], geo.dims[1], geo.dims[5], geo.dims[6], geo.dims[7]
     (KH, KW), (sh, sw), _, (dh, dw), _ = geo.args
     out = np.empty((N, C) + geo.oshape[1:], a.dtype)
     bias = np.zeros(C, a.dtype) if b is None else np.ascontiguousarray(b)
-    compiled(_dw_forward)(_dw_padded(a, geo), np.ascontiguousarray(wa.reshape(C, KH, KW)), bias, sh, sw, dh, dw, out.reshape(N, C, OH, OW))
+    compiled(_dw_forward)(_dw_padded(a, geo), np.ascontiguousarray(wa.reshape(C, KH, KW)), bias, Wp, sh, sw, dh, dw, out.reshape(N, C, OH, OW))
     return out
 
 def _dw_backward(ctx, x, w, ga):
@@ -936,15 +943,16 @@ def _dw_backward(ctx, x, w, ga):
     (KH, KW), (sh, sw), _, (dh, dw), _ = geo.args
     gq = np.zeros((N, C, OH, Wp), ga.dtype)        # g with its rows padded to the input's padded width
     gq[..., :OW] = ga.reshape(N, C, OH, OW)
+    gq = gq.reshape(N, C, OH * Wp)
     gx = gw = None
     if nx:
-        gxp = np.zeros((N, C, Hp, Wp), ga.dtype)
-        compiled(_dw_backward_input)(gq, np.ascontiguousarray(w._data.reshape(C, KH, KW)), sh, sw, dh, dw, gxp)
+        gxp = np.zeros((N, C, Hp * Wp), ga.dtype)
+        compiled(_dw_backward_input)(gq, np.ascontiguousarray(w._data.reshape(C, KH, KW)), Wp, sh, sw, dh, dw, gxp)
         (ph, pw) = geo.pad0
-        gx = np.ascontiguousarray(gxp[:, :, ph:ph + H, pw:pw + W]).reshape(geo.xshape)
+        gx = np.ascontiguousarray(gxp.reshape(N, C, Hp, Wp)[:, :, ph:ph + H, pw:pw + W]).reshape(geo.xshape)
     if nw:
         gw = np.empty((C, KH, KW), ga.dtype)
-        compiled(_dw_backward_weight)(gq, _dw_padded(x._data, geo), sh, sw, dh, dw, gw)
+        compiled(_dw_backward_weight)(gq, _dw_padded(x._data, geo), Wp, sh, sw, dh, dw, gw)
         gw = gw.reshape(ctx.wshape)
     return gx, gw, ga.sum((0,) + tuple(range(2, ga.ndim))) if nb else None
 
