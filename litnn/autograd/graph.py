@@ -117,10 +117,10 @@ _SELF = object()     # the edge of a saved output: the node itself, stored so to
 
 # %% ../../nbs/12_backprop_graph.ipynb #7dd57ba6
 class _Packed:
-    "A saved tensor as the innermost pack hook returned it, with its unpack hook and its graph edge."
+    "A saved tensor as the innermost pack hook (or the pair `hooks`) returned it, with its unpack hook and its graph edge."
     __slots__ = ('packed', 'unpack_hook', 'edge')
-    def __init__(self, t, edge):
-        pack, self.unpack_hook = _saved_hooks.stack[-1]
+    def __init__(self, t, edge, hooks=None):
+        pack, self.unpack_hook = hooks or _saved_hooks.stack[-1]
         v, self.edge = _version(t), edge
         self.packed = pack(t)
         if _version(t) != v: raise RuntimeError(_PACK_MODIFIED)
@@ -516,10 +516,7 @@ class _SavedTensor:
         if type(saved if i is None else saved[i]) is _Packed:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of hooks is allowed at a time.")
         t = node.result if i is None else saved[i]
-        p = _Packed.__new__(_Packed)             # as saved_tensors_hooks packs (above), with this pair
-        v, p.unpack_hook, p.edge = _version(t), unpack_hook, ((_SELF, 0) if i is None else _edge(t))
-        p.packed = pack_hook(t)
-        if _version(t) != v: raise RuntimeError(_PACK_MODIFIED)
+        p = _Packed(t, (_SELF, 0) if i is None else _edge(t), (pack_hook, unpack_hook))   # as saved_tensors_hooks packs, with this pair
         if i is None: node._out = p
         else: node._saved, node._packed = saved[:i] + (p,) + saved[i + 1:], True
 _SavedTensor.__name__ = _SavedTensor.__qualname__ = 'SavedTensor'      # torch's name, kept out of the module's public names
@@ -528,7 +525,7 @@ def _saved_attribute(self, name):
     "torch's `grad_fn._saved_<name>` (what backward will read) and `_raw_saved_<name>` (the slot of a saved tensor)."
     raw = name.startswith('_raw_saved_')
     if raw or name.startswith('_saved_'):
-        field, d = name[11:] if raw else name[7:], object.__getattribute__(self, '__dict__')
+        field, d = name[11:] if raw else name[7:], self.__dict__
         if field == 'result' and d.get('_out') is not None:
             return _SavedTensor(self, None) if raw else self.result
         saved, names = d.get('_saved'), _saved_names(self)
