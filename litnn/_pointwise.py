@@ -1707,7 +1707,13 @@ class LogSoftmaxBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = _opmath(x._data); xp = array_namespace(a)
-        s = fused.softmax(a, dim, log=True)
+        if _half(x._data) and a.ndim and dim % a.ndim == a.ndim - 1:
+            # torch's last-dim kernel in half precision rounds the sum of exponentials, then its log, to the half dtype;
+            # x - max - log Σ is computed in float32 and rounded once (the other kernel keeps both in float32)
+            s = a - a.max(axis=dim, keepdims=True)
+            total = xp.exp(s).sum(axis=dim, keepdims=True).astype(x._data.dtype).astype(a.dtype)
+            s -= xp.log(total).astype(x._data.dtype).astype(a.dtype)
+        else: s = fused.softmax(a, dim, log=True)
         if s is None:
             s = _as_array(a - a.max(axis=dim, keepdims=True))
             s -= xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
