@@ -10,7 +10,7 @@ import builtins, math, numpy as np
 from .backend import array_namespace, to_dtype
 from ._tensor import Tensor, _as_array, _wrap_dim, _dim_tuple, _LEGACY, _dtype_name
 from .autograd.graph import Op
-from .autograd.broadcasting import _expand, _cast, _kept_shape, _float_dtype, _reduced_dims
+from .autograd.broadcasting import _expand, _cast, _kept_shape, _float_dtype, _reduced_dims, _half
 from ._pointwise import _const, _masked, where
 from ._pointwise import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
 from ._pointwise import return_types
@@ -85,6 +85,8 @@ class VarBackward0(Op):
         g = _kept(g, ctx)
         if ctx.fn == 'std': g = _safe_div(g, 2 * _kept(ctx.result, ctx))
         dof = math.prod(ctx.shape[d] for d in ctx.dim) - ctx.correction
+        if _half(x._data):   # torch's formula as its ops round it in half precision: (2/dof)·g, then times x - mean
+            return (g * (2 / dof if dof > 0 else math.inf)) * (x - x.mean(ctx.dim, keepdim=True))
         dev = x - x.mean(ctx.dim, keepdim=True)
         dev = dev - dev.mean(ctx.dim, keepdim=True)     # the mean's rounding, taken out: exact where deviations are tiny
         return g * dev * (2 / dof if dof > 0 else math.inf)

@@ -1,6 +1,7 @@
-"""log_softmax in bfloat16 and float16 rounds where torch's CPU kernels round (nbs/reference/torch/prod_norm_cumsum_softmax):
-over the last dimension the sum of exponentials and its log in the half dtype, over the others in float32; the
-log-probabilities, their gradients and cross_entropy against torch. Exponentials computed by different libraries may
+"""Half precision (bfloat16, float16) rounded where torch rounds: log_softmax over the last dimension keeps the sum of
+exponentials and its log in the half dtype, over the others in float32 (nbs/reference/torch/prod_norm_cumsum_softmax);
+var and std differentiate by torch's composite formula, each op rounded (nbs/16_reductions). Against torch: the
+log-probabilities, their gradients, cross_entropy, var and std with their gradients. Exponentials computed by different libraries may
 differ in their last float32 bit, which can move a rounded half-precision value by one unit: so at most 1% of the
 elements may differ, and those by one unit in the last place (before: 8-9% over the last dimension)."""
 import numpy as np, pytest
@@ -34,3 +35,17 @@ def test_cross_entropy_none(dt):
     got = litnn.nn.functional.cross_entropy(litnn.tensor(x, dtype=getattr(litnn, dt)), litnn.tensor(t), reduction='none')
     want = torch.nn.functional.cross_entropy(torch.tensor(x, dtype=getattr(torch, dt)), torch.tensor(t), reduction='none')
     _close(got.float().numpy(), want.float().numpy(), dt)
+
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('fn,kw', [('var', dict(dim=1)), ('std', dict(dim=(0, 2))), ('var', {}), ('std', {}),
+                                   ('std', dict(dim=-1, correction=0, keepdim=True)), ('var', dict(dim=2, unbiased=False))])
+def test_var_std(dt, fn, kw):
+    x = np.random.default_rng(0).standard_normal((6, 7, 9)).astype(np.float32) * 3
+    out = []
+    for L in (litnn, torch):
+        t = L.tensor(x, dtype=getattr(L, dt), requires_grad=True)
+        y = getattr(t, fn)(**kw); y.backward(L.ones_like(y) * 0.7)
+        out.append((y.detach().float().numpy(), t.grad.float().numpy()))
+    (y, gx), (ty, tgx) = out
+    _close(y, ty, dt); _close(gx, tgx, dt)
