@@ -477,7 +477,8 @@ class LogsumexpBackward0(Op):
             m = a.max(axis=dim, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)
         else: m = xp.zeros([1 if i in dim else s for i, s in enumerate(a.shape)], a.dtype)    # nothing to sum: -inf, as torch
-        with np.errstate(divide='ignore'): out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True)) + m
+        wide = np.float32 if _half(a) else None       # half precision: torch's sum adds in float32, rounding once
+        with np.errstate(divide='ignore'): out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True, dtype=wide).astype(a.dtype, copy=False)) + m
         if not keepdim: out = out.reshape([s for i, s in enumerate(a.shape) if i not in dim])
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim)
         return out

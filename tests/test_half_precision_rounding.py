@@ -1,6 +1,6 @@
 """Half precision (bfloat16, float16) rounded where torch rounds: log_softmax over the last dimension keeps the sum of
 exponentials and its log in the half dtype, over the others in float32 (nbs/reference/torch/prod_norm_cumsum_softmax);
-var and std differentiate by torch's composite formula, each op rounded (nbs/16_reductions). Against torch: the
+var and std differentiate by torch's composite formula, each op rounded (nbs/16_reductions); logsumexp sums in float32. Against torch: the
 log-probabilities, their gradients, cross_entropy, var and std with their gradients. Exponentials computed by different libraries may
 differ in their last float32 bit, which can move a rounded half-precision value by one unit: so at most 1% of the
 elements may differ, and those by one unit in the last place (before: 8-9% over the last dimension)."""
@@ -46,6 +46,19 @@ def test_var_std(dt, fn, kw):
     for L in (litnn, torch):
         t = L.tensor(x, dtype=getattr(L, dt), requires_grad=True)
         y = getattr(t, fn)(**kw); y.backward(L.ones_like(y) * 0.7)
+        out.append((y.detach().float().numpy(), t.grad.float().numpy()))
+    (y, gx), (ty, tgx) = out
+    _close(y, ty, dt); _close(gx, tgx, dt)
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('dim', [-1, 1, (0, 2)])
+def test_logsumexp(dt, dim):
+    "torch's logsumexp is composed of ops, each rounded to the half dtype, its sum adding in float32."
+    x = np.random.default_rng(3).standard_normal((5, 6, 70)).astype(np.float32) * 3
+    out = []
+    for L in (litnn, torch):
+        t = L.tensor(x, dtype=getattr(L, dt), requires_grad=True)
+        y = L.logsumexp(t, dim); y.backward(L.ones_like(y))
         out.append((y.detach().float().numpy(), t.grad.float().numpy()))
     (y, gx), (ty, tgx) = out
     _close(y, ty, dt); _close(gx, tgx, dt)
