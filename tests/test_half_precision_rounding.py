@@ -1,6 +1,6 @@
 """Half precision (bfloat16, float16) rounded where torch rounds: log_softmax over the last dimension keeps the sum of
 exponentials and its log in the half dtype, over the others in float32 (nbs/reference/torch/prod_norm_cumsum_softmax);
-var and std differentiate by torch's composite formula, each op rounded (nbs/16_reductions); logsumexp sums in float32. Against torch: the
+var and std differentiate by torch's composite formula, each op rounded (nbs/16_reductions); logsumexp sums in float32; logsigmoid's gradient reads its buffer rounded to the half dtype. Against torch: the
 log-probabilities, their gradients, cross_entropy, var and std with their gradients. Exponentials computed by different libraries may
 differ in their last float32 bit, which can move a rounded half-precision value by one unit: so at most 1% of the
 elements may differ, and those by one unit in the last place (before: 8-9% over the last dimension)."""
@@ -62,3 +62,17 @@ def test_logsumexp(dt, dim):
         out.append((y.detach().float().numpy(), t.grad.float().numpy()))
     (y, gx), (ty, tgx) = out
     _close(y, ty, dt); _close(gx, tgx, dt)
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16', 'float32'])
+def test_logsigmoid(dt):
+    "torch's log_sigmoid_backward reads the buffer e^-|x| its forward kept in the input's dtype."
+    x = np.random.default_rng(0).standard_normal((64, 50)).astype(np.float32) * 3
+    g = np.cos(np.arange(x.size)).reshape(x.shape).astype(np.float32)
+    out = []
+    for L in (litnn, torch):
+        t = L.tensor(x, dtype=getattr(L, dt), requires_grad=True)
+        y = L.nn.functional.logsigmoid(t); y.backward(L.tensor(g, dtype=getattr(L, dt)))
+        out.append((y.detach().float().numpy(), t.grad.float().numpy()))
+    (y, gx), (ty, tgx) = out
+    if dt == 'float32': np.testing.assert_allclose(gx, tgx, rtol=1e-6, atol=1e-7); np.testing.assert_allclose(y, ty, rtol=1e-6, atol=1e-7)
+    else: _close(y, ty, dt); _close(gx, tgx, dt)

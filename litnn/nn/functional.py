@@ -406,9 +406,18 @@ def _dmish(g, x, y):
     return g * (t + x * _sig(x) * (1 - t * t))
 
 MishBackward0 = _node('MishBackward0', _mish, _dmish, 'x', 'mish_cpu')
-LogSigmoidBackward0 = _node('LogSigmoidBackward0',
-                            lambda xp, a: xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a))),
-                            lambda g, x, y: g * _sig(-x), 'x', 'log_sigmoid_cpu')
+def _dlogsigmoid(g, x, y):
+    """torch's log_sigmoid_backward: g·b/(1+b) where x >= 0, g·(1 - b/(1+b)) below, b = e^-|x| the buffer its forward
+    keeps in x's dtype: rounded to it in half precision, the rest in float32 and rounded once."""
+    if isinstance(x, Tensor) or x.dtype.itemsize != 2: return g * _sig(-x)
+    f = x.astype(np.float32)
+    b = _exp(-abs(f)).astype(x.dtype).astype(np.float32)
+    q = b / (1 + b)
+    return (array_namespace(f).where(f < 0, 1 - q, q) * g.astype(np.float32)).astype(x.dtype)
+
+LogSigmoidBackward0 = _node('LogSigmoidBackward0', lambda xp, a: xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a))),
+                            _dlogsigmoid, 'x', 'log_sigmoid_cpu')
+LogSigmoidBackward0.wide_backward = ()      # (`_dlogsigmoid` computes half precision as torch's kernel, by itself)
 
 def mish(input, inplace=False):
     "x tanh(softplus(x))."
