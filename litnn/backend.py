@@ -309,22 +309,22 @@ class _TorchRng(np.random.Generator):
         out |= w[:, 1]                  # (in place: one array of n made, not two)
         return out
 
+    def bits53(self, n):
+        "`n` numbers of the low 53 bits of `random64()`: what PyTorch scales by 2^-53 into a float64 uniform."
+        m = self.words64(n)
+        m &= np.uint64(2**53 - 1)
+        return m
+
     def below(self, n, q):
-        """`n` booleans `u < q` for the float64 uniforms `u` that `uniform(n, float64)` would give (53 bits of
-        `random64()` times 2^-53), compared as integers: `u < q` exactly when those 53 bits are below ceil(q·2^53).
-        Bernoulli draws (dropout's masks) without making a float."""
-        w = self.words(2 * n).reshape(n, 2)
-        m = w[:, 0] & np.uint64(2**21 - 1)      # the first word's low 21 bits: the top of the 53
-        m <<= np.uint64(32)
-        m |= w[:, 1]
-        return m < np.uint64(math.ceil(q * 2.0**53))
+        """`n` booleans `u < q` for the float64 uniforms `u` that `uniform(n, float64)` would give (`bits53` times
+        2^-53), compared as integers: `u < q` exactly when those 53 bits are below ceil(q·2^53). Bernoulli draws
+        (dropout's masks) without making a float."""
+        return self.bits53(n) < np.uint64(math.ceil(q * 2.0**53))
 
     def uniform(self, n, dtype, lo=0., hi=1.):
         "`n` samples of U[lo, hi) in `dtype`: float64 from 53 bits of `random64()`, the others from 24 bits of a word."
         if np.dtype(dtype) == np.float64:      # (in place, the same operations in the same order: one array made, not five)
-            m = self.words64(n)
-            m &= np.uint64(2**53 - 1)
-            u = m.astype(np.float64)
+            u = self.bits53(n).astype(np.float64)
             u *= 2.0**-53
             if (hi - lo) != 1 or lo != 0:
                 u *= (hi - lo); u += lo

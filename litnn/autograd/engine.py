@@ -313,7 +313,6 @@ def backward(self:Tensor, gradient=None, retain_graph=None, create_graph=False, 
 # %% ../../nbs/13_backprop_engine.ipynb #2b887fd6
 def _check_inplace(self, recording=True, view_fn=None):
     "Refuse, before anything is written, an in-place change autograd could not follow (`view_fn`: see 17c_inplace_on_views)."
-    if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # (13b_grad_modes)
     if not _Mode.grad: return
     if self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")

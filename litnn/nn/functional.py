@@ -669,7 +669,7 @@ from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _place, _o
 from ..fused import compiled
 from ..backend import _cpp
 from .. import amp
-from .._tensor import _follow_layout
+from .._tensor import _follow_layout, _dense_order
 
 # %% ../../nbs/42_conv.ipynb #35d894e7
 def _ntuple(v, n):
@@ -891,13 +891,13 @@ def _dw_backward_input(gq, w, Wp, sh, sw, dh, dw, gxp):
                         wv, off = w[c, i, j], i * dh * Wp + j * dw
                         for q in range(off, min(P, off + M)): acc[q] += wv * gr[q - off]
                 for q in range(P): plane[q] = acc[q]
-                continue
-            for i in range(KH):                # strided: each tap adds into the positions it read
-                for j in range(KW):
-                    wv = w[c, i, j]
-                    for oh in range(OH):
-                        off = (oh * sh + i * dh) * Wp + j * dw
-                        for ow in range(OW): plane[off + ow * sw] += wv * gr[oh * Wp + ow]
+            else:                                  # strided: each tap adds into the positions it read
+                for i in range(KH):
+                    for j in range(KW):
+                        wv = w[c, i, j]
+                        for oh in range(OH):
+                            off = (oh * sh + i * dh) * Wp + j * dw
+                            for ow in range(OW): plane[off + ow * sw] += wv * gr[oh * Wp + ow]
 
 def _dw_backward_weight(gq, xp, Wp, sh, sw, dh, dw, gw):
     "The weight's gradient: for each channel and tap, the sum of g (`gq`, zero in the padding columns) times what the tap read."
@@ -970,13 +970,15 @@ def _dw_backward(ctx, x, w, ga):
 def _is_1x1(geo, a):
     """Whether a convolution is a plain product: a 1×1 kernel, stride 1, no padding, one group, numpy float32 or float64
     (the window path computes half precision as torch rounds it; on CuPy it stays the path the GPU runs have checked)."""
-    return type(a) is np.ndarray and a.dtype in (np.float32, np.float64) and geo.args[0] == (1, 1) and geo.args[1] == (1, 1) and geo.args[2] == ((0, 0), (0, 0)) and geo.G == 1
+    (ksize, stride, pads, _, groups) = geo.args
+    return (type(a) is np.ndarray and a.dtype in (np.float32, np.float64)
+            and ksize == (1, 1) and stride == (1, 1) and pads == ((0, 0), (0, 0)) and groups == 1)
 
 def _conv1x1(a, wa, b, geo):
     "The forward of a 1×1 convolution: per image, the weight (O, C) times the image as a (C, H·W) matrix, plus the bias."
     N, C, xp, O = a.shape[0], a.shape[1], array_namespace(a), wa.shape[0]
     w2 = wa.reshape(O, C)
-    if a.ndim == 4 and not a.flags.c_contiguous and a.transpose(0, 2, 3, 1).flags.c_contiguous:    # channels-last
+    if _dense_order(a) == (0, 2, 3, 1):                # channels-last
         H, W = a.shape[2:]
         out = xp.matmul(a.transpose(0, 2, 3, 1).reshape(N, H * W, C), w2.T)
         if b is not None: out += b
