@@ -592,6 +592,9 @@ class BFloat16Storage(_LegacyStorage): dtype = _dtypes_by_name.get('bfloat16')
 class ComplexFloatStorage(_LegacyStorage): dtype = _dtypes_by_name['complex64']
 class ComplexDoubleStorage(_LegacyStorage): dtype = _dtypes_by_name['complex128']
 
+# %% ../nbs/reference/types.ipynb #b56931a7
+from . import types
+
 # %% ../nbs/reference/torch/underscore_C.ipynb #391fb3db
 from . import _C
 from ._C import Future          # torch.Future is the engine's future, torch._C.Future

@@ -249,9 +249,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if not isinstance(fill_value, _NUMBERS) and not (isinstance(fill_value, Tensor) and not fill_value.dim()):
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     s = _size((size,))
-    v = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
-    check = not isinstance(fill_value, Tensor)
-    return _factory(lambda xp, d: xp.full(s, _checked_scalar(v, d) if check else v, d), dtype, device, requires_grad, _scalar_dtype(fill_value))
+    v = fill_value.item() if isinstance(fill_value, Tensor) else fill_value    # a 0-d tensor: its number, as torch
+    return _factory(lambda xp, d: xp.full(s, _checked_scalar(v, d), d), dtype, device, requires_grad, _scalar_dtype(v))
 
 # %% ../nbs/11_making_tensors.ipynb #07444a93
 def _like(f, t, dtype, device, requires_grad, memory_format, *args, **kw):
@@ -273,10 +272,13 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return _like(full, input, dtype, device, requires_grad, memory_format, fill_value)
 
 # %% ../nbs/11_making_tensors.ipynb #bf0b65f4
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     "Values from `start` up to, not including, `end`, `step` apart."
     if end is None: start, end = 0, start
+    if end is None: raise TypeError("arange() received an invalid combination of arguments - got (), but expected one of: (Number end), (Number start, Number end, Number step = 1)")
+    if start is None: start = 0                           # `arange(end=4)`, as torch
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    if not (math.isfinite(start) and math.isfinite(end)): raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")   # (C++ stream format)
     ints = builtins.all(isinstance(v, (builtins.int, np.integer)) for v in (start, end, step))
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and d.name == 'bool': raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")

@@ -14,6 +14,7 @@ from .autograd.graph import Op, _num, _check_tensors, _check_broadcast, _needs
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
 from .autograd.operators import _check_divisor, div, _dunder
+from ._flags import _warn_once
 
 # %% ../nbs/15_elementwise_ops.ipynb #558223cb
 def _floating(x):
@@ -133,6 +134,9 @@ def where(condition, input=None, other=None):
     if input is None and other is None:          # the indices of the True values (a 0-d condition counts as 1-D, as torch)
         xp = array_namespace(condition._data)
         return tuple(Tensor._make(i.astype(np.int64, copy=False)) for i in xp.nonzero(xp.atleast_1d(condition._data)))
+    if condition._data.dtype == np.uint8:          # deprecated in torch, still taken: read as bool, after a warning
+        _warn_once("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a future version of PyTorch. Use a boolean condition instead.")
+        condition = condition != 0
     if condition._data.dtype != np.bool_: raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_dtype_name(condition)}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor): input = _tensor(input, device=condition.device)
     x, y = _promote(input, other)
@@ -1168,8 +1172,8 @@ Tensor.istft = istft
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #dd37a90f
 import builtins, math, numpy as np
-from .backend import array_namespace, result_type, float64, patch
-from ._tensor import Tensor, _dtype_name, finfo
+from .backend import array_namespace, result_type, float64, complex128, patch
+from ._tensor import Tensor, _dtype_name, finfo, _LEGACY
 from .autograd.graph import Op
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath, _fma
 from .autograd.engine import _inplace
@@ -1339,9 +1343,15 @@ def lerp(input, end, weight):
 Tensor.lerp = lerp
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #794ad760
+def _float_power_dtype(input, exponent):
+    "float64, or complex128 when either operand is complex (a tensor or a Python number)."
+    c = builtins.any(v.is_complex() if isinstance(v, Tensor) else isinstance(v, builtins.complex) for v in (input, exponent))
+    return complex128 if c else float64
+
 def float_power(input, exponent):
-    "input ** exponent, computed in float64."
-    up = lambda v: _cast(v, float64) if isinstance(v, Tensor) else builtins.float(v)
+    "input ** exponent, computed in float64 (complex128 for complex operands)."
+    d = _float_power_dtype(input, exponent)
+    up = lambda v: _cast(v, d) if isinstance(v, Tensor) else (builtins.complex if d is complex128 else builtins.float)(v)
     return pow(up(input), up(exponent))
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #5fd90087
@@ -1369,8 +1379,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 # %% ../nbs/reference/torch/pointwise_math.ipynb #2a82b20f
 @patch
 def float_power_(self:Tensor, exponent):
-    "In-place `float_power`: self must already be float64; returns self."
-    if self.dtype is not float64: raise RuntimeError(f"the base given to float_power_ has dtype {_dtype_name(self)} but the operation's result requires dtype Double")
+    "In-place `float_power`: self must already be of the result's dtype (float64, or complex128); returns self."
+    d = _float_power_dtype(self, exponent)
+    if self.dtype is not d: raise RuntimeError(f"the base given to float_power_ has dtype {_dtype_name(self)} but the operation's result requires dtype {_LEGACY[d.name]}")
     return _inplace(self, float_power, exponent)
 
 Tensor.float_power, Tensor.nan_to_num = float_power, nan_to_num
@@ -1437,12 +1448,13 @@ from .autograd.operators import _check_divisor, div, _dunder
 class _Binary(Op):
     "Elementwise z = f(x, y) for tensors or numbers x, y; each subclass brings `f` on arrays and `dx`, `dy` from (g, x, y, z)."
     f = dx = dy = None
+    opmath = True          # half precision computed in float32 (False: in the half dtype itself, as nextafter)
     @classmethod
     def forward(cls, ctx, x, y):
         ctx.save_for_backward(x, y)
         a, b = _operands(x, y)
         t = a if isinstance(x, Tensor) else b
-        h = t.dtype if _half(t) else None
+        h = t.dtype if cls.opmath and _half(t) else None
         if h is not None: a, b = _opmath(a), _opmath(b)     # half precision: in float32, rounded once (a number rounded to it first, as torch)
         with np.errstate(all='ignore'): out = cls.f(array_namespace(t), a, b)
         if h is not None: out = out.astype(h)
@@ -2413,6 +2425,7 @@ def _polygamma(xp, a, n):
             reflect = x < 0.5
             z = _zeta(xp, 2., xp.where(reflect, 1 - x, x))
             out = xp.where(reflect, (math.pi / xp.sin(math.pi * (x - xp.round(x)))) ** 2 - z, z)
+            out = xp.where(x == np.inf, 0., out)         # ψ'(inf) = 0 (torch's trigamma; its zeta series gives NaN there for n >= 2)
         else: out = (-1) ** (n + 1) * math.factorial(n) * _zeta(xp, float(n + 1), x)
     return out.astype(a.dtype)
 
@@ -2458,13 +2471,14 @@ def _logit(xp, a, eps=None):
 
 def _dlogit(g, x, y, eps=None):
     d = g / (x * (1 - x))
-    return d if eps is None else where((x < eps) | (x > 1 - eps), 0., d)
+    if eps is None: return where((x < 0) | (x > 1), math.nan, d)      # outside [0, 1]: NaN, as torch's logit_backward
+    return where((x < eps) | (x > 1 - eps), 0., d)
 
 def _dsinc(g, x, y):
     px = x * math.pi
     return where(x == 0, 0., g * (px * px.cos() - px.sin()) / (px * x))
 
-def _entr(xp, a): return (xp.where(a > 0, -a * xp.log(xp.where(a > 0, a, 1)), xp.where(a == 0, 0, -np.inf)) + 0 * a).astype(a.dtype)   # (+0·a keeps NaN)
+def _entr(xp, a): return xp.where(xp.isnan(a), a, xp.where(a > 0, -a * xp.log(xp.where(a > 0, a, 1)), xp.where(a == 0, 0, -np.inf))).astype(a.dtype)   # (-inf at +inf too)
 
 def _log_ndtr(xp, a):
     "log Φ(a) in float64: log1p(-Φ(-a)) above 0, log Φ(a) down to -20, then the asymptotic series of log erfc."
@@ -2519,6 +2533,7 @@ class MvlgammaBackward0(_Unary):
 
 def mvlgamma(input, p):
     "The multivariate log-gamma function of dimension p."
+    if p < 1: raise RuntimeError("p has to be greater than or equal to 1")
     return MvlgammaBackward0.apply(_floating(input), p=p)
 
 # %% ../nbs/reference/special.ipynb #9f89222f
@@ -2921,6 +2936,7 @@ negative_, square_ = Tensor.neg_, Tensor.square_
 class NextafterBackward0(_Binary):
     "One ulp toward `other`: torch passes the gradient through to `input`, zeros to `other`."
     f = staticmethod(lambda xp, a, b: xp.nextafter(a, b))
+    opmath = False         # one ulp of the half dtype, not of float32
     dx = staticmethod(lambda g, x, y, z: g)
     dy = staticmethod(lambda g, x, y, z: zeros_like(y))
 

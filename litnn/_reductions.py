@@ -191,7 +191,14 @@ def _nonempty(fn, x, given):
         if x._data.shape[_wrap_dim(g, x._data.ndim)] == 0: raise IndexError(f"{fn}(): Expected reduction dim {g} to have non-zero size.")
 
 # %% ../nbs/16_reductions.ipynb #007673c2
+def _keepdim_needs_dim(fn, dim, keepdim):
+    "max, min, median, prod: torch has no all-elements form taking `keepdim` (sum and mean do: their `dim` may be None)."
+    if dim is None and keepdim:
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (keepdim=bool, ), but expected one of:\n"
+                        f" * ()\n * (int dim, bool keepdim = False)")
+
 def _extremum(fn, x, dim, keepdim):
+    _keepdim_needs_dim(fn, dim, keepdim)
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)    # reference/nested/nested_tensor
     full, along, _, elementwise = _EXTREMA[fn]
     if isinstance(dim, Tensor): return globals()[elementwise](x, dim)
@@ -461,6 +468,7 @@ def _prod_others(x, d):
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #12373dda
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     "The product over `dim` (all elements when None); integers multiply in int64."
+    _keepdim_needs_dim("prod", dim, keepdim)
     if dtype is not None: input = _cast(input, to_dtype(dtype))
     elif input._data.dtype.kind in 'biu': input = _cast(input, B.int64)
     if dim is None: return ProdBackward0.apply(input, dim=_rdims(input, None))
@@ -507,7 +515,7 @@ class LinalgVectorNormBackward0(Op):
     def backward(ctx, g):
         x, p = ctx.saved_tensors[0], ctx.p
         g, y = _kept(g, ctx), _kept(ctx.result, ctx)
-        if p == 0: return zeros_like(x)
+        if p == 0: return None                  # the count of nonzeros: no gradient at all (the input's .grad stays None), as torch's
         if p == 2: return g * _safe_div(x, y)
         s = x.sgn()                                            # sign, or z/|z| for complex x (17d_complex_numbers)
         if p == 1: return g * s
@@ -580,7 +588,7 @@ class CumprodBackward0(Op):
     def forward(ctx, x, dim):
         ctx.save_for_backward(x); ctx.dim = dim
         a = x._data
-        out = array_namespace(a).cumprod(a, axis=dim) if a.ndim else a.copy()
+        out = array_namespace(a).cumprod(a, axis=dim).astype(a.dtype, copy=False) if a.ndim else a.copy()   # (numpy widens small ints to int64)
         ctx.save_output(out)
         return out
     @staticmethod
@@ -780,7 +788,7 @@ def count_nonzero(self:Tensor, dim=None): return count_nonzero(self, dim)
 
 # %% ../nbs/reference/torch/statistics.ipynb #910a4fb2
 import numpy as np
-from .backend import float32, float64
+from .backend import float32, float64, to_dtype
 from ._tensor import Tensor, _wrap_dim, _dtype_name, _LEGACY
 from .autograd.broadcasting import _float_dtype
 from ._pointwise import where, _const, _floating
@@ -797,6 +805,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     "The mean of the values that are not NaN."
     if not _float_dtype(input): raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {_dtype_name(input)}")
+    if dtype is not None and not (to_dtype(dtype).is_floating_point or to_dtype(dtype).is_complex):
+        raise RuntimeError(f"nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")
     total, count = nansum(input, dim, keepdim, dtype=dtype), input.isnan().logical_not().sum(dim, keepdim)._data
     with np.errstate(all='ignore'):    # a slice of NaNs is 0/0: NaN, silently, in the value and the gradient (as torch)
         return total * _const((1 / count).astype(total._data.dtype))

@@ -11,7 +11,7 @@ from .backend import patch, array_namespace, array_device, to_device
 from ._tensor import Tensor, _wrap_dim, _LEGACY
 from .autograd.broadcasting import _refuse_integers
 from ._views import _Index
-from ._reductions import return_types, _return_type, AmaxBackward0, _keep
+from ._reductions import return_types, _return_type, AmaxBackward0, _keep, _keepdim_needs_dim
 from ._pointwise import _masked
 
 # %% ../nbs/reference/torch/sorting.ipynb #6974ec94
@@ -307,6 +307,7 @@ class MedianBackward0(AmaxBackward0):
 class NanmedianBackward0(MedianBackward0): nan = True
 
 def _median(x, dim, keepdim, nan):
+    _keepdim_needs_dim("nanmedian" if nan else "median", dim, keepdim)
     a = x._data
     def refuse():       # complex numbers and bools have no kernel: checked where torch dispatches, after the sizes
         if a.dtype.kind == 'c' or a.dtype == bool:

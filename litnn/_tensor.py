@@ -316,13 +316,13 @@ _GRAD_SCALAR = ("Converting a tensor with requires_grad=True to a scalar may lea
                 "Consider using tensor.detach() first.")
 @patch
 def __float__(self:Tensor):
-    if self.requires_grad: _warn_once(_GRAD_SCALAR, stacklevel=3)   # torch warns for float and complex only
+    if self.requires_grad and _Mode.grad: _warn_once(_GRAD_SCALAR, stacklevel=3)   # torch warns for float and complex only, with grad mode on
     return builtins.float(_one(self, builtins.float))
 @patch
 def __int__(self:Tensor): return builtins.int(_one(self, builtins.int))
 @patch
 def __complex__(self:Tensor):
-    if self.requires_grad: _warn_once(_GRAD_SCALAR, stacklevel=3)
+    if self.requires_grad and _Mode.grad: _warn_once(_GRAD_SCALAR, stacklevel=3)
     return builtins.complex(_one(self, builtins.complex))
 
 # %% ../nbs/10_tensor.ipynb #cf15ed55

@@ -54,6 +54,7 @@ def _viewable(a, shape):
 def reshape(self:Tensor, *shape, **kw):
     "This tensor with a new shape (one size may be -1): a view when the strides allow, else a copy."
     shape = _sizes_given('reshape', shape, kw, 'shape')
+    if builtins.any(s < -1 for s in shape): _infer_shape(shape, self._data.size)    # numpy takes any negative size as -1
     try: out = ViewBackward0.apply(self, shape=shape)
     except RuntimeError: out = None
     if out is None:                                # raised out of the except block: torch's error chains no __context__
@@ -89,7 +90,9 @@ def expand(self:Tensor, *sizes, **kw):
 def _infer_shape(shape, n):
     "`shape` with its -1 resolved for `n` elements, with torch's errors."
     shape = tuple(builtins.int(s) for s in shape)
-    if shape.count(-1) > 1: raise RuntimeError("only one dimension can be inferred")
+    for i, s in enumerate(shape):                # in torch's order: a second -1, or a size below -1
+        if s == -1 and -1 in shape[:i]: raise RuntimeError("only one dimension can be inferred")
+        if s < -1: raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     known = math.prod(s for s in shape if s != -1)
     if -1 in shape and known == 0 and n == 0:
         raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified dimension size -1 can be any value and is ambiguous")
@@ -114,6 +117,7 @@ def view(self:Tensor, *shape, **kw):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
     if len(shape) == 1 and isinstance(shape[0], (B.dtype, str, type)): return _view_dtype(self, to_dtype(shape[0]))
     a = self._data
+    if builtins.any(s < -1 for s in shape): _infer_shape(shape, a.size)     # numpy takes any negative size as -1
     if not a.flags.c_contiguous:
         shape = _infer_shape(shape, a.size)
         if not _viewable(a, shape): raise RuntimeError(_NOT_VIEWABLE)
@@ -450,6 +454,8 @@ class StackBackward0(Op):
 # %% ../nbs/17a_reordering_joining_splitting.ipynb #a72152c6
 def _joinable(tensors, what):
     "Check a list of tensors to join; cast them to their promoted dtype."
+    if not isinstance(tensors, (list, tuple)):      # a tensor is not a sequence of tensors here, as in torch
+        raise TypeError(f"{what}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
     ts = list(tensors)
     if not ts: raise ValueError(f"litnn.{what}(): expected a non-empty list of Tensors")
     for i, t in enumerate(ts):
@@ -486,7 +492,7 @@ concat = concatenate = cat
 def stack(tensors, dim=0, *, out=None):
     "The tensors, all of the same shape, joined along a new dimension `dim`."
     if out is not None: return _into('stack', out, tuple(tensors), lambda: stack(tensors, dim))
-    if not isinstance(tensors, (list, tuple)) or not tensors: raise RuntimeError("stack expects a non-empty TensorList")
+    if isinstance(tensors, (list, tuple)) and not tensors: raise RuntimeError("stack expects a non-empty TensorList")
     ts = _joinable(tensors, 'stack')
     for i, t in enumerate(ts):
         if t._data.shape != ts[0]._data.shape:

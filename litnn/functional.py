@@ -412,7 +412,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if d is not None and a.size == 0:
         if a.shape[d] != 0: raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         if a.shape.count(0) > 1: raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
-    vals, inv, counts = xp.unique(a, return_inverse=True, return_counts=True, axis=d)
+    vals, inv, counts = xp.unique(a, return_inverse=True, return_counts=True, axis=d, equal_nan=False)   # each NaN its own value, as torch
     inv = inv.reshape(a.shape if d is None else (-1,)).astype(np.int64)
     vals = _no_derivative(Tensor._make(vals), (input,), (NotImplementedError, f"the derivative for '{'_unique2' if d is None else 'unique_dim'}' is not implemented."),
                           'Unique2Backward0' if d is None else 'UniqueDimBackward0')

@@ -18,20 +18,32 @@ from ._pointwise import SpecialLogNdtrBackward0, _zeta, digamma, lgamma
 from ._pointwise import SpecialEntrBackward0, SpecialNdtriBackward0
 
 # %% auto #0
-__all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'common_args', 'multi_dim_common', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'erf', 'erfinv', 'exp2', 'expm1', 'i0', 'i0e', 'i1', 'i1e', 'log1p', 'log_softmax', 'logit', 'polygamma', 'round', 'sinc', 'softmax', 'xlogy', 'logsumexp', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
+__all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'common_args', 'multi_dim_common', 'SpecialZetaBackward0', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'erf', 'erfinv', 'exp2', 'expm1', 'i0', 'i0e', 'i1', 'i1e', 'log1p', 'log_softmax', 'logit', 'polygamma', 'round', 'sinc', 'softmax', 'xlogy', 'logsumexp', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
 
 # %% ../nbs/reference/special.ipynb #77f288ae
 gammaln, psi, expit = lgamma, digamma, sigmoid
 
+def _float_operands(input, other):
+    "Two operands (tensors or numbers) as two tensors of one floating dtype, as torch's binary special functions take them."
+    x, y = _promote(input, other)
+    x, y = (_floating(v) if isinstance(v, Tensor) else v for v in (x, y))
+    return tuple(v if isinstance(v, Tensor) else tensor(v, dtype=(y if isinstance(y, Tensor) else x).dtype) for v in (x, y))
+
+class SpecialZetaBackward0(Op):
+    @staticmethod
+    def forward(ctx, x, q):
+        ctx.save_for_backward(x, q)
+        xp = array_namespace(x._data)
+        return _zeta(xp, x._data.astype(np.float64), q._data.astype(np.float64)).astype(x._data.dtype)
+    @staticmethod
+    def backward(ctx, g):
+        (x, q), (nx, nq) = ctx.saved_tensors, ctx.needs_input_grad
+        if nx: raise NotImplementedError("the derivative for 'zeta' is not implemented.")      # torch's not_implemented("zeta")
+        return None, _reduce(g * -x * zeta(x + 1., q), q.shape) if nq else None
+
 def zeta(input, other):
-    "The Hurwitz zeta function ζ(input, other) = Σ_k (other + k)^-input, without gradient."
-    x, q = _promote(input, other)
-    t = x if isinstance(x, Tensor) else q
-    if not _float_dtype(t): x, q = (_floating(v) if isinstance(v, Tensor) else v for v in (x, q))
-    t = x if isinstance(x, Tensor) else q
-    xp, d = array_namespace(t._data), t._data.dtype
-    s, qq = (xp.asarray(v._data if isinstance(v, Tensor) else v, dtype=np.float64) for v in (x, q))
-    return _const(_zeta(xp, s, qq).astype(d))
+    "The Hurwitz zeta function ζ(input, other) = Σ_k (other + k)^-input (differentiable in `other` only, as torch's)."
+    return SpecialZetaBackward0.apply(*_float_operands(input, other))
 
 # %% ../nbs/reference/special.ipynb #ef833ea5
 def entr(input):
@@ -65,10 +77,7 @@ class SpecialXlog1PyBackward0(Op):
 
 def xlog1py(input, other):
     "input * log1p(other), and 0 where input is 0."
-    x, y = _promote(input, other)
-    x, y = (_floating(v) if isinstance(v, Tensor) else v for v in (x, y))
-    x, y = (v if isinstance(v, Tensor) else tensor(v, dtype=(y if isinstance(y, Tensor) else x).dtype) for v in (x, y))
-    return SpecialXlog1PyBackward0.apply(x, y)
+    return SpecialXlog1PyBackward0.apply(*_float_operands(input, other))
 
 # %% ../nbs/reference/special.ipynb #0281063f
 multigammaln = mvlgamma                 # torch.special.multigammaln is torch.mvlgamma

@@ -111,3 +111,15 @@ def test_errors_match_torch():
     same_error(lambda lib: lib.nn.Softmax2d()(lib.ones(2, 3)))
     with pytest.raises(RuntimeError, match='Halving dimension must be even, but dimension 0 is size 3'):
         LF.glu(litnn.ones(3))
+
+@pytest.mark.parametrize('name', ['hardshrink', 'softshrink'])
+def test_shrink_signed_zeros_and_nan_match_torch(name):
+    # torch zeroes the inside of hardshrink with +0 (softshrink keeps the sign: x - x); NaN is "outside"
+    # in both, so it passes through with its gradient
+    a = np.array([-0.5, -1., 0.2, -0., 0., np.nan, np.inf, -2.], dtype='float32')
+    lx, tx = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ly, ty = getattr(LF, name)(lx, 1.2), getattr(TF, name)(tx, 1.2)
+    np.testing.assert_array_equal(ly.detach().numpy(), ty.detach().numpy())
+    np.testing.assert_array_equal(np.signbit(ly.detach().numpy()), np.signbit(ty.detach().numpy()))
+    ly.sum().backward(); ty.sum().backward()
+    np.testing.assert_array_equal(lx.grad.numpy(), tx.grad.numpy())

@@ -1287,3 +1287,38 @@ def test_autograd_variable_module_as_torch():
     assert isinstance(litnn.zeros(1), Variable) and isinstance(torch.zeros(1), TorchVariable)
     v, tv = Variable(litnn.ones(2), requires_grad=True), TorchVariable(torch.ones(2), requires_grad=True)
     assert (v.requires_grad, v.tolist()) == (tv.requires_grad, tv.tolist())
+
+def _function_class(lib, backward, forward=lambda ctx, a, k: a * k):
+    return type('F', (lib.autograd.Function,), dict(forward=staticmethod(forward), backward=staticmethod(backward)))
+
+@pytest.mark.parametrize('backward', [lambda ctx, g: (3, None),                               # not a tensor: "expected Variable or None"
+                                      lambda ctx, g: (g, g.new_ones(1)),                      # a gradient for a number argument
+                                      lambda ctx, g: ([g], None)])
+def test_custom_function_backward_results_checked_as_torch(backward):
+    def f(lib):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        _function_class(lib, backward).apply(x, 2.).sum().backward()
+    assert same_error(f) is RuntimeError
+    with pytest.raises(RuntimeError) as e: f(litnn)
+    with pytest.raises(RuntimeError) as t: f(torch)
+    assert str(e.value) == str(t.value).replace('torch', 'litnn')
+
+def test_custom_function_saves_only_tensors_or_none():
+    def forward(ctx, a, k):
+        ctx.save_for_backward(a, None, k); return a * k
+    for lib in LIBS:
+        with pytest.raises(TypeError, match='save_for_backward can only save variables, but argument 2 is of type float'):
+            _function_class(lib, lambda ctx, g: (g, None), forward).apply(lib.ones(2, requires_grad=True), 2.)
+
+def test_custom_function_under_vmap_needs_setup_context_and_a_rule():
+    def old(lib): return _function_class(lib, lambda ctx, g: (g, None), lambda ctx, a: a * 2)
+    def new(lib, **kw):
+        return type('F', (lib.autograd.Function,), dict(forward=staticmethod(lambda a: a * 2), backward=staticmethod(lambda ctx, g: g * 2),
+                                                        setup_context=staticmethod(lambda ctx, inputs, output: None), **kw))
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match='must override the setup_context staticmethod'): lib.func.vmap(old(lib).apply)(lib.ones(2, 3))
+        with pytest.raises(RuntimeError, match='it must override the setup_context'):       # even on a tensor the vmap does not batch
+            lib.func.vmap(lambda t: old(lib).apply(lib.ones(3)) + t)(lib.ones(2, 3))
+        with pytest.raises(RuntimeError, match='You tried to vmap over F, but it does not have vmap support'): lib.func.vmap(new(lib).apply)(lib.ones(2, 3))
+        with pytest.raises(RuntimeError, match='does not have vmap support'): lib.func.vmap(lambda t: new(lib).apply(lib.ones(3)) + t)(lib.ones(2, 3))
+        assert lib.func.vmap(new(lib, generate_vmap_rule=True).apply)(lib.ones(2, 3)).tolist() == [[2.] * 3] * 2

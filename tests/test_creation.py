@@ -198,3 +198,14 @@ def test_from_numpy_memmap_is_a_cpu_tensor_sharing_memory(tmp_path):
     same(l, t); assert str(l.device) == 'cpu'
     same(litnn.stack([l, l]), torch.stack([t, t]))
     m[1] = 9; assert l[0].item() == t[0].item() == 9
+
+def test_arange_keywords_and_infinite_bounds():
+    "arange(end=4) and arange(start=1, end=4) as torch; a NaN or infinite bound is torch's RuntimeError; a 0-d tensor fill gives full its number's dtype."
+    for kw in (dict(end=4), dict(start=1, end=4), dict(start=1, end=5, step=2)):
+        same(litnn.arange(**kw), torch.arange(**kw))
+    for args in ((0, float('nan')), (0., float('inf')), (float('-inf'), 1.5)):
+        same_error(lambda L: L.arange(*args))
+    same_error(lambda L: L.arange(), match=False)
+    for v in (3, 2.5, True):
+        same(litnn.full((2,), litnn.tensor(v)), torch.full((2,), torch.tensor(v)))
+    same_error(lambda L: L.full((2,), L.tensor(300), dtype=L.uint8))

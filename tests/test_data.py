@@ -429,3 +429,45 @@ def test_weighted_random_sampler():
     same(lambda lib: err(lambda: list(W(lib, [1., 0.], 3, replacement=False))))
     for bad in ([1., float('nan')], [1., float('inf')], [0., 0.]): same(lambda lib: err(lambda: list(W(lib, bad, 2))))
     same(lambda lib: err(lambda: list(W(lib, [1., -1.], 2))))
+
+
+def collate_module(lib):
+    import importlib
+    return importlib.import_module(lib.__name__ + '.utils.data._utils.collate')
+
+
+def test_collate_with_a_registry_of_its_own():
+    """torch's `collate(batch, collate_fn_map=...)`: the map's functions take their types (subclasses in the map's order);
+    containers are collated around them; the default registry extends, and an unregistered type is torch's TypeError."""
+    def pad(lib):
+        return lambda batch, *, collate_fn_map: lib.nn.utils.rnn.pad_sequence(batch, batch_first=True)
+    def padded(lib):
+        C = collate_module(lib)
+        return plain(C.collate([{'a': lib.ones(2), 'b': (1, 2.5)}, {'a': lib.ones(3), 'b': (3, 4.5)}],
+                               collate_fn_map={**C.default_collate_fn_map, lib.Tensor: pad(lib)}))
+    same(padded)
+    same(lambda lib: collate_module(lib).collate([(True, 2)] * 2, collate_fn_map={int: lambda b, collate_fn_map: sum(b)}))
+    same(lambda lib: err(collate_module(lib).collate, [1.5, 2.5], collate_fn_map={int: lambda b, collate_fn_map: 0}))
+    same(lambda lib: sorted(k.__name__ for k in collate_module(lib).default_collate_fn_map if isinstance(k, type)))
+    same(lambda lib: plain(collate_module(lib).collate_numpy_array_fn([np.ones(2)] * 2, collate_fn_map=collate_module(lib).default_collate_fn_map)))
+
+
+@pytest.mark.parametrize('kind', ['nested', 'sparse'])
+def test_default_collate_refuses_nested_and_sparse_tensors(kind):
+    make = (lambda lib: lib.nested.nested_tensor([lib.ones(2), lib.ones(3)])) if kind == 'nested' else (lambda lib: lib.ones(2, 2).to_sparse())
+    same(lambda lib: err(lib.utils.data.default_collate, [make(lib), make(lib)]))
+
+
+@pytest.mark.parametrize('kw', [dict(multiprocessing_context='fork'), dict(num_workers=1, multiprocessing_context='bad'),
+                                dict(num_workers=1, multiprocessing_context=3)], ids=['no workers', 'bad name', 'not a context'])
+def test_multiprocessing_context_checks_as_torchs(kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        same(lambda lib: err(lib.utils.data.DataLoader, range(3), **kw))
+
+
+def test_multiprocessing_context_name_becomes_a_context():
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        same(lambda lib: (lib.utils.data.DataLoader(range(3)).multiprocessing_context,
+                          type(lib.utils.data.DataLoader(range(3), num_workers=1, multiprocessing_context='spawn').multiprocessing_context).__name__))

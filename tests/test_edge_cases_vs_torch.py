@@ -162,6 +162,8 @@ ARGUMENTS_AND_MODES = {
     'pow_number_negative': lambda t: t.tensor([2]) ** -1,
     'diff_n0_prepend': _grads(lambda t, a: t.diff(a, n=0, prepend=t.tensor([5.])), [1., 2.]),
     'diff_n0_0d': lambda t: t.diff(t.tensor(1.), n=0),
+    'sum_mean_dim_none_keepdim': lambda t: (t.ones(2, 3).sum(None, True), t.ones(2, 3).mean(dim=None, keepdim=True)),
+    'accumulate_grad_name': lambda t: t.tensor(t.ones(2, requires_grad=True).sum().grad_fn.next_functions[0][0].name() == 'torch::autograd::AccumulateGrad'),
 }
 
 
@@ -1791,3 +1793,14 @@ PORTED_NN_TESTS = {
 
 @pytest.mark.parametrize('name', PORTED_NN_TESTS)
 def test_ported_nn_tests(name): _same(PORTED_NN_TESTS[name])
+
+
+_KEEPDIM_WITHOUT_DIM = {        # torch has no all-elements overload with keepdim: a TypeError, not a silently 0-d result
+    'max': lambda t: t.ones(2, 3).max(keepdim=True), 'min': lambda t: t.min(t.ones(2, 3), keepdim=True),
+    'median': lambda t: t.ones(2, 3).median(keepdim=True), 'nanmedian': lambda t: t.nanmedian(t.ones(2, 3), keepdim=True),
+    'prod': lambda t: t.ones(2, 3).prod(keepdim=True)}
+
+@pytest.mark.parametrize('name', _KEEPDIM_WITHOUT_DIM)
+def test_keepdim_without_dim_is_a_type_error(name):
+    with pytest.raises(TypeError): _KEEPDIM_WITHOUT_DIM[name](torch)
+    with pytest.raises(TypeError, match='keepdim'): _KEEPDIM_WITHOUT_DIM[name](litnn)

@@ -59,6 +59,20 @@ def test_errors(f):
     with pytest.raises(kind) as l: f(litnn)
     assert str(l.value).replace('litnn.', 'torch.').replace("<class 'torch.tensor.Tensor'>", "<class 'torch.Tensor'>") == str(t.value)
 
+RUN_ERRORS = [dict(input=[1, 2], offsets=[1, 2]), dict(input=[1, 2], offsets=[0, 3]), dict(input=[1, 2], offsets=[0, 3], include_last_offset=True),
+              dict(input=[1, 2], offsets=[0, 2, 1]), dict(input=[1, 7], offsets=[0, 1]), dict(input=[1, -1], offsets=[0, 1])]
+
+@pytest.mark.parametrize('kw', RUN_ERRORS, ids=str)
+def test_bad_offsets_and_indices_are_runtime_errors(kw):
+    "torch checks offsets[0] == 0, offsets[-1] <= len(input), then the indices: RuntimeErrors (not embedding's IndexError)."
+    kw = dict(kw)
+    f = lambda lib: lib.nn.functional.embedding_bag(lib.tensor(kw['input']), lib.ones(6, 2), lib.tensor(kw['offsets']),
+                                                     include_last_offset=kw.get('include_last_offset', False))
+    assert same_error(f) is RuntimeError
+    with pytest.raises(RuntimeError) as t: f(torch)
+    with pytest.raises(RuntimeError) as l: f(litnn)
+    assert str(l.value) == str(t.value).splitlines()[0]     # torch's offsets[0] message ends in a stray C++ tensor print
+
 def test_module():
     for kw in [dict(mode='sum'), dict(max_norm=1.0, padding_idx=-1), dict(mode='max', norm_type=1.0, scale_grad_by_freq=False)]:
         lm, tm = litnn.nn.EmbeddingBag(10, 3, **kw), torch.nn.EmbeddingBag(10, 3, **kw)

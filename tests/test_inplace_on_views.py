@@ -220,3 +220,23 @@ def test_many_views_are_forgotten_when_dead():
     y = litnn.ones(10, requires_grad=True) * 1
     for _ in range(1000): y[1:].sum()
     assert len(y._views) < 70
+
+
+# A view of a leaf that is itself a view (`requires_grad_()` on a reshape): torch refuses to write into its views, whose
+# root does not require grad; views created in no_grad mode are refused first, with their own message.
+def _leaf_view(lib):
+    x = lib.arange(12.).reshape(3, 4).requires_grad_(); x[0].mul_(2)
+def _leaf_view_t(lib):
+    x = lib.arange(12.).reshape(3, 4).requires_grad_(); x.t()[0].zero_()
+def _view_made_leaf(lib):
+    b = lib.zeros(3)[0:2]; b.requires_grad_(); b.mul_(2)
+def _no_grad_view(lib):
+    w = lib.randn(3, 4, requires_grad=True)
+    with lib.no_grad(): v = w[0]
+    v.mul_(2)
+
+@pytest.mark.parametrize('fn', [_leaf_view, _leaf_view_t, _view_made_leaf, _no_grad_view], ids=lambda f: f.__name__)
+def test_inplace_on_a_view_of_a_leaf_is_refused_as_torch(fn):
+    with pytest.raises(RuntimeError) as te: fn(torch)
+    with pytest.raises(RuntimeError) as le: fn(litnn)
+    assert str(le.value).split('.')[0] == str(te.value).split('.')[0]

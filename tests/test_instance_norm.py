@@ -67,6 +67,16 @@ def test_normalize(p, dim):
     a = rng.normal(size=(4, 5)); a[1] = 0
     compare(lambda lib, x: lib.nn.functional.normalize(x, p, dim), [a], (0,))
 
+def test_normalize_out():
+    "normalize(out=) writes the result into out (in out's dtype), and refuses it when a gradient is needed, as torch's div does."
+    a = rng.normal(size=(3, 4))
+    for lib in (litnn, torch):
+        o = lib.empty(3, 4, dtype=lib.float64)
+        r = lib.nn.functional.normalize(lib.tensor(a, dtype=lib.float32), out=o)
+        assert r is o and o.dtype == lib.float64
+        np.testing.assert_allclose(o.numpy(), a / np.linalg.norm(a, axis=1, keepdims=True), rtol=1e-6)
+    same_error(lambda lib: lib.nn.functional.normalize(lib.ones(3, 2, requires_grad=True), out=lib.empty(3, 2)))
+
 def test_lrn_rank_error():
     same_error(lambda lib: lib.nn.functional.local_response_norm(lib.ones(2, 3), 2))
 

@@ -294,6 +294,20 @@ def test_embedding_max_norm_matches_torch():
         np.testing.assert_allclose(np_(lm.weight), tm.weight.detach().numpy(), atol=1e-6)   # renormalized in place, the same rows
 
 
+@pytest.mark.parametrize('dtype', ['int8', 'uint8', 'int16', 'uint16', 'uint64', 'bool', 'float16'])
+def test_embedding_takes_long_and_int_ids_only(dtype):
+    "F.embedding refuses every id dtype but int64 and int32, with torch's message; embedding_bag converts integer ids."
+    f = lambda lib: lib.nn.functional.embedding(lib.tensor([1, 0]).to(getattr(lib, dtype)), lib.ones(4, 2))
+    assert same_error(f) is RuntimeError
+    with pytest.raises(RuntimeError) as t: f(torch)
+    with pytest.raises(RuntimeError) as l: f(litnn)
+    assert str(l.value).replace('litnn.', 'torch.') == str(t.value)
+    if dtype in ('int8', 'uint8', 'int16'):
+        bag = lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 0]).to(getattr(lib, dtype)), lib.arange(8.).reshape(4, 2),
+                                                          lib.tensor([0])).tolist()
+        assert bag(litnn) == bag(torch)
+    assert lnn.Embedding(4, 2)(litnn.tensor([3, 1], dtype=litnn.int32)).shape == (2, 2)
+
 def test_embedding_init_and_padding_row():
     litnn.manual_seed(0)
     e = lnn.Embedding(1000, 50, padding_idx=3)

@@ -371,3 +371,56 @@ def test_singular_triangular_solves_give_inf_as_torch():
     assert str(mine) == str(r)
     X = litnn.linalg.solve_triangular(litnn.tensor([[2., 0.], [1., 4.]]), litnn.tensor([[2.], [9.]]), upper=False)
     assert X.tolist() == [[1.], [2.]]                  # (a regular system still goes through the solver)
+
+def test_ex_variants_give_torchs_info_per_matrix():
+    "inv_ex / solve_ex / cholesky_ex: LAPACK's code for each failing matrix (its zero pivot, its leading minor), the others computed."
+    sing, good = [[1., 2.], [2., 4.]], [[2., 1.], [1., 3.]]
+    for lib in (litnn, torch):
+        A = lib.tensor([sing, good], dtype=lib.float64)
+        r = (lib.linalg.inv_ex(A), lib.linalg.solve_ex(A, lib.ones(2, dtype=lib.float64)),
+             lib.linalg.solve_ex(A, lib.ones(3, 2, 2, 1, dtype=lib.float64)), lib.linalg.solve_ex(A, lib.ones(2, 1, 2, dtype=lib.float64), left=False),
+             lib.linalg.cholesky_ex(lib.tensor([[[1., 2.], [2., 1.]], good], dtype=lib.float64)), lib.linalg.cholesky_ex(-lib.eye(3, dtype=lib.float64)))
+        if lib is litnn: rl = r
+        else: rt = r
+    for a, b in zip(rl, rt):
+        assert a.info.tolist() == b.info.tolist() and a.info.dtype.name == 'int32'
+        ok = b.info.numpy() == 0                     # the failing matrices' results are LAPACK's leftovers in torch, NaN in litnn
+        np.testing.assert_allclose(a[0].numpy()[..., ok, :, :] if a[0].dim() == 4 else a[0].numpy()[ok], b[0].numpy()[..., ok, :, :] if b[0].dim() == 4 else b[0].numpy()[ok], rtol=1e-12)
+    assert rl[0].inverse[0].isnan().all()
+
+def test_cond_of_singular_matrix_is_inf_in_every_norm():
+    S = [[1., 2.], [2., 4.]]
+    for p in (1, -1, math.inf, -math.inf, 'fro'):         # ('nuc': torch's is the SVD of a matrix of infs, LAPACK's leftovers)
+        assert litnn.linalg.cond(litnn.tensor(S), p).item() == torch.linalg.cond(torch.tensor(S), p).item() == math.inf
+    b = [S, [[2., 1.], [1., 3.]]]
+    np.testing.assert_allclose(litnn.linalg.cond(litnn.tensor(b), 1).numpy(), torch.linalg.cond(torch.tensor(b), 1).numpy(), rtol=1e-6)
+
+def test_matrix_rank_older_tol_overload():
+    A = mats(4, 4) @ np.diag([5., 2., 0.5, 1e-3])
+    for args, kw in (((1.0,), {}), ((), {'tol': 0.1}), ((0.5, False), {}), ((litnn.tensor(0.6),), {})):
+        targs = tuple(torch.tensor(a.item()) if isinstance(a, litnn.Tensor) else a for a in args)
+        assert litnn.linalg.matrix_rank(litnn.tensor(A), *args, **kw).item() == torch.linalg.matrix_rank(torch.tensor(A), *targs, **kw).item()
+    same_error(lambda lib: lib.linalg.matrix_rank(lib.tensor(A), 0.5, atol=1.0))
+
+def test_norm_named_orders_are_matrix_norms_and_dims_are_checked():
+    M, v = mats(2, 3), mats(3)
+    for f in (lambda lib: lib.linalg.norm(lib.tensor(v), 'fro'), lambda lib: lib.linalg.norm(lib.tensor(M), 'fro', dim=1),
+              lambda lib: lib.linalg.matrix_norm(lib.tensor(M), 'fro', dim=(1,)), lambda lib: lib.linalg.matrix_norm(lib.tensor(M), 'nuc', dim=(1,)),
+              lambda lib: lib.linalg.matrix_norm(lib.tensor(M), 1, dim=(1, -1)), lambda lib: lib.linalg.norm(lib.tensor(M), 2, dim=(0, 1, 1))):
+        assert same_error(f) is RuntimeError
+    for o in ('fro', 'nuc'):
+        np.testing.assert_allclose(litnn.linalg.norm(litnn.tensor(M), o, keepdim=True).numpy(), torch.linalg.norm(torch.tensor(M), o, keepdim=True).numpy(), rtol=1e-12)
+
+def test_old_svd_without_uv_gives_full_zero_matrices():
+    for shape in ((2, 3), (4, 3, 2)):
+        (Ul, Sl, Vl), (Ut, St, Vt) = litnn.svd(litnn.tensor(mats(*shape)), compute_uv=False), torch.svd(torch.tensor(mats(*shape)), compute_uv=False)
+        assert (tuple(Ul.shape), tuple(Vl.shape)) == (tuple(Ut.shape), tuple(Vt.shape)) and not Ul.any() and not Vl.any()
+
+def test_zero_norm_has_no_gradient():
+    for lib in (litnn, torch):
+        a = lib.tensor([1., -3., 0.], requires_grad=True)
+        lib.linalg.vector_norm(a, 0).backward()
+        assert a.grad is None
+        a = lib.tensor([1., -3., 0.], requires_grad=True)
+        (a.norm(0) + a.sum()).backward()
+        assert a.grad.tolist() == [1., 1., 1.]

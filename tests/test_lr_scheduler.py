@@ -214,3 +214,15 @@ def test_scheduler_step_before_optimizer_step_warns():
 
 def test_base_class_get_lr_not_implemented():
     same_err(lambda lib: S(lib).LRScheduler(opt(lib)))
+
+
+def test_old_base_class_name_is_a_subclass_as_torchs():
+    "Old code subclasses `lr_scheduler._LRScheduler`: it is torch's LRScheduler under its old `__name__`."
+    def make(lib, o):
+        class Halving(lib.optim.lr_scheduler._LRScheduler):
+            def get_lr(self): return [base * 0.5 ** self.last_epoch for base in self.base_lrs]
+        return Halving(o)
+    assert trace(litnn, make, 5) == trace(torch, make, 5)
+    for lib in (litnn, torch):
+        cls = lib.optim.lr_scheduler._LRScheduler
+        assert cls.__name__ == '_LRScheduler' and cls.__mro__[1] is lib.optim.lr_scheduler.LRScheduler

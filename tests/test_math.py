@@ -268,3 +268,34 @@ def test_zero_d_and_empty():
     y = torch.tensor(2., requires_grad=True)
     torch.erfinv(y * 0.1).backward()
     assert abs(x.grad.item() - y.grad.item()) < 1e-6
+
+def test_zeta_is_differentiable_in_q_only():
+    x, q = np.array([2., 3.5, 4.]), rng.uniform(0.5, 3, 3)
+    ql, qt = litnn.tensor(q, requires_grad=True), torch.tensor(q, requires_grad=True)
+    zl, zt = litnn.special.zeta(litnn.tensor(x), ql), torch.special.zeta(torch.tensor(x), qt)
+    assert node(zl) == node(zt) == 'SpecialZetaBackward0'
+    zl.sum().backward(); zt.sum().backward()
+    np.testing.assert_allclose(ql.grad.numpy(), qt.grad.numpy(), rtol=1e-12)
+    for lib in (litnn, torch):      # scalar x, broadcast q: the gradient reduced to q's shape
+        a = lib.tensor([[1.], [2.]], dtype=lib.float64, requires_grad=True)
+        lib.special.zeta(3., a.expand(2, 3)).sum().backward()
+        if lib is litnn: gl = a.grad.numpy()
+    np.testing.assert_allclose(gl, a.grad.numpy(), rtol=1e-12)
+    for lib in (litnn, torch):
+        xs = lib.tensor(x, requires_grad=True)
+        with pytest.raises(NotImplementedError, match="derivative for 'zeta' is not implemented"):
+            lib.special.zeta(xs, lib.tensor(q)).sum().backward()
+
+def test_special_edges_as_torch():
+    x = np.array([-np.inf, -0.5, 0., 1., 2.5, np.inf, np.nan])     # (not a pole below 0: torch's trigamma gives rounding noise there)
+    for f in (lambda lib, t: lib.special.entr(t), lambda lib, t: lib.polygamma(1, t)):
+        np.testing.assert_allclose(f(litnn, litnn.tensor(x)).numpy(), f(torch, torch.tensor(x)).numpy(), rtol=1e-8)
+    assert math.copysign(1, litnn.special.entr(litnn.tensor([1.])).item()) == -1      # -1·log 1 = -0.0, as torch's
+    p = np.array([-0.1, 1e-8, 0.3, 0.9, 1.2])       # logit's derivative outside [0, 1]: NaN without eps, 0 with it
+    for eps in (None, 0.05):
+        pl, pt = litnn.tensor(p, requires_grad=True), torch.tensor(p, requires_grad=True)
+        litnn.special.logit(pl, eps).sum().backward(); torch.special.logit(pt, eps).sum().backward()
+        np.testing.assert_allclose(pl.grad.numpy(), pt.grad.numpy(), rtol=1e-12, equal_nan=True)
+    d = litnn.tensor([np.inf], requires_grad=True); litnn.digamma(d).backward()
+    assert d.grad.item() == 0.
+    assert same_error(lambda lib: lib.special.multigammaln(lib.tensor([2.]), 0)) is RuntimeError

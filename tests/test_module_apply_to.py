@@ -295,3 +295,22 @@ def test_type_to_integer_refused_for_parameters_requiring_grad():
         m = stand_ins(lib).Linear(2, 2)
         return err(m.type, lib.int64)
     assert same(run)[0] is RuntimeError
+
+
+@pytest.mark.parametrize('make,fmt', [(lambda lib: lib.nn.Conv2d(2, 3, 2), 'channels_last'),
+                                      (lambda lib: lib.nn.Conv3d(2, 3, 2), 'channels_last_3d')])
+def test_to_memory_format_like_torch(make, fmt):
+    "`to(memory_format=)` lays out the 4-d (5-d) parameters and their grads, and leaves the others (the bias) alone."
+    strides = []
+    for lib in (litnn, torch):
+        lib.manual_seed(0)
+        m = make(lib)
+        m(lib.ones(1, 2, *[3] * (m.weight.dim() - 2))).sum().backward()
+        w = m.weight
+        m.to(lib.float64, memory_format=getattr(lib, fmt))
+        assert m.weight is w and m.weight.dtype == lib.float64
+        assert m.weight.is_contiguous(memory_format=getattr(lib, fmt))
+        strides.append((m.weight.stride(), m.weight.grad.stride(), m.bias.stride()))
+    assert strides[0] == strides[1]
+    assert err(lambda: litnn.nn.Conv3d(2, 3, 2).to(memory_format=litnn.channels_last)) == \
+           err(lambda: torch.nn.Conv3d(2, 3, 2).to(memory_format=torch.channels_last))

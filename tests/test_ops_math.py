@@ -638,3 +638,24 @@ def test_reduction_property(shape, data):
     check(lambda t: t.max(d, k).values, lambda t: t.max(d, k).values, x)
     check(lambda t: t.prod(d, k), lambda t: t.prod(d, k), x, atol=1e-5)
     check(lambda t: t.softmax(d), lambda t: t.softmax(d), x, atol=1e-6)
+
+def test_result_dtypes_and_dtype_arguments():
+    """cumprod keeps a small integer dtype (numpy's widens it to int64); float_power of complex operands is complex128;
+    nextafter steps one ulp of float16/bfloat16 themselves; where takes torch's deprecated uint8 condition."""
+    from api_pairs import host, same_error
+    cases = [lambda L: L.tensor([[1, 5], [4, 3]]).cumprod(1, dtype=L.int32), lambda L: L.tensor([1, 2], dtype=L.int16).cumprod(0),
+             lambda L: L.float_power(L.tensor([2j]), 2), lambda L: L.float_power(L.tensor([2.]), 1j), lambda L: L.float_power(2, L.tensor([1j])),
+             lambda L: L.tensor([2j], dtype=L.complex128).float_power_(2),
+             lambda L: L.nextafter(L.tensor([5., 3]).half(), L.tensor([2., 3]).half()),
+             lambda L: L.nextafter(L.tensor([5., 3]).bfloat16(), L.tensor([6., 3]).bfloat16()),
+             lambda L: L.where(L.tensor([1, 0], dtype=L.uint8), L.tensor([1., 2]), 0.)]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for f in cases:
+            l, t = f(litnn), f(torch)
+            assert l.dtype.name == str(t.dtype)[6:], (l.dtype, t.dtype)
+            np.testing.assert_allclose(host(l), host(t), rtol=1e-12)
+    for f in (lambda L: L.nanmean(L.ones(2), dtype=L.int32), lambda L: L.div(L.ones(2), 2, rounding_mode='round'),
+              lambda L: L.tensor([2j]).float_power_(2), lambda L: L.ones(2, dtype=L.float64).float_power_(1j)):
+        same_error(f)

@@ -481,3 +481,17 @@ def test_torch_style_optimizer_helpers_as_torch():
         @L._use_grad_for_differentiable
         def step(self): return litnn.is_grad_enabled()
     assert Opt([litnn.ones(1)], dict(differentiable=False)).step() is False and Opt([litnn.ones(1)], dict(differentiable=True)).step() is True
+
+
+@pytest.mark.parametrize('lib', [litnn, torch], ids=['litnn', 'torch'])
+def test_pickling_keeps_defaults_state_and_groups_not_hooks(lib):
+    "torch's `Optimizer.__getstate__`: a pickle (or deepcopy) holds defaults, state and groups; hooks (even lambdas) are left out."
+    import pickle
+    ps = params(lib, arrays(0))
+    o = lib.optim.SGD(ps, lr=0.1, momentum=0.9)
+    o.register_step_post_hook(lambda *a: None)
+    run(lib, ps, o, grad_seq(1, 2))
+    assert sorted(o.__getstate__()) == ['defaults', 'param_groups', 'state']
+    o2 = pickle.loads(pickle.dumps(o))
+    assert not o2._optimizer_step_post_hooks
+    assert_same_tree(to_np(o2.state_dict()), to_np(o.state_dict()), 0, 0)

@@ -297,3 +297,41 @@ def test_lbfgs_on_cuda_matches_cpu():
         opt.step(closure)
         return x.detach().cpu().numpy()
     np.testing.assert_allclose(go('cuda'), go('cpu'), rtol=1e-6)
+
+
+@pytest.mark.parametrize('name', ['Adam', 'AdamW', 'RMSprop', 'Adafactor'] + list(GRIDS))
+def test_step_counters_follow_a_float64_default_dtype(name):
+    "torch's `_get_scalar_dtype`: under `set_default_dtype(float64)` the step (and ASGD's eta and mu, NAdam's mu_product) are float64."
+    kw = GRIDS[name][1] if name in GRIDS else {}
+    for lib in (litnn, torch): lib.set_default_dtype(lib.float64)
+    try: compare(name, kw, steps=8)     # same values and the same state dict, dtypes included
+    finally:
+        for lib in (litnn, torch): lib.set_default_dtype(lib.float32)
+
+
+def test_fused_adam_counts_steps_in_float32_under_a_float64_default():
+    for lib in (litnn, torch): lib.set_default_dtype(lib.float64)
+    try:
+        arrs, grads = arrays(0), grad_seq(1, 2)
+        (lp, lo), (tp, to) = make(litnn, 'Adam', dict(fused=True), arrs), make(torch, 'Adam', dict(fused=True), arrs)
+        run(litnn, lp, lo, grads); run(torch, tp, to, grads)
+        assert_same_tree(to_np(lo.state_dict()), to_np(to.state_dict()), 1e-12, 1e-14)
+        assert str(lo.state[lp[0]]['step'].dtype) == 'litnn.float32'
+    finally:
+        for lib in (litnn, torch): lib.set_default_dtype(lib.float32)
+
+
+COMPLEX = [('RMSprop', dict(centered=True, momentum=0.5, weight_decay=0.1, maximize=True)), ('Adagrad', GRIDS['Adagrad'][7]),
+           ('Adadelta', GRIDS['Adadelta'][3]), ('Adamax', GRIDS['Adamax'][2]), ('NAdam', GRIDS['NAdam'][5]),
+           ('RAdam', GRIDS['RAdam'][2]), ('ASGD', GRIDS['ASGD'][5]), ('Rprop', GRIDS['Rprop'][3]), ('Adam', dict(amsgrad=True))]
+
+@pytest.mark.parametrize('name,kw', COMPLEX, ids=[n for n, _ in COMPLEX])
+def test_complex_parameters_step_as_pairs_of_reals(name, kw):
+    "torch steps a complex parameter as `view_as_real` pairs (state included; Adagrad's and Rprop's initial values fill both parts)."
+    rng = np.random.default_rng(0)
+    arrs = [rng.standard_normal(s) + 1j * rng.standard_normal(s) for s in [(3, 2), (4,)]]
+    grads = [[rng.standard_normal(a.shape) + 1j * rng.standard_normal(a.shape) for a in arrs] for _ in range(12)]
+    (lp, lo), (tp, to) = make(litnn, name, kw, arrs), make(torch, name, kw, arrs)
+    run(litnn, lp, lo, grads); run(torch, tp, to, grads)
+    for a, b in zip(lp, tp): np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-14)
+    assert_same_tree(to_np(lo.state_dict()), to_np(to.state_dict()), 1e-12, 1e-14)

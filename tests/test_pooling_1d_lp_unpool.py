@@ -88,3 +88,27 @@ def test_modules(name, args, shape):
     np.testing.assert_allclose(lm(litnn.tensor(a)).numpy(), tm(torch.tensor(a)).numpy(), rtol=1e-11)
     for n, args in (('MaxUnpool2d', (2,)), ('MaxUnpool1d', (3, 2, 1))):
         assert repr(getattr(litnn.nn, n)(*args)) == repr(getattr(torch.nn, n)(*args))
+
+@pytest.mark.parametrize('p', [float('inf'), -float('inf')])
+@pytest.mark.parametrize('f,shape', [(lambda lib, x, p: lib.nn.functional.lp_pool1d(x, p, 2, ceil_mode=True), (2, 3, 7)),
+                                     (lambda lib, x, p: lib.nn.functional.lp_pool2d(x, p, (2, 3), stride=1), (2, 3, 5, 6)),
+                                     (lambda lib, x, p: lib.nn.functional.lp_pool3d(x, p, 2), (1, 2, 4, 4, 5)),
+                                     (lambda lib, x, p: lib.nn.LPPool2d(p, 2)(x), (3, 4, 6))])
+def test_lp_pool_infinite_norm(f, shape, p):
+    "torch reads p = inf (-inf) as the largest (smallest) |x| of each window, by max pooling, not as a power average."
+    compare(lambda lib, x: f(lib, x, p), rng.normal(size=shape))
+
+@pytest.mark.parametrize('name,shape', [('adaptive_max_pool1d', (1, 1, 0)), ('adaptive_max_pool1d', (1, 0, 3)),
+                                        ('adaptive_max_pool2d', (1, 1, 0, 4)), ('adaptive_max_pool2d', (1, 0, 4, 4)),
+                                        ('adaptive_max_pool2d', (1, 0, 4)), ('adaptive_max_pool3d', (1, 1, 0, 4, 4)),
+                                        ('adaptive_max_pool3d', (2, 3, 0, 3)), ('adaptive_max_pool3d', (1, 0, 3, 3, 3))])
+def test_adaptive_max_pool_refuses_empty_non_batch_dims(name, shape):
+    "An empty channel or spatial dim is torch's RuntimeError (naming the dim), not an argmax of nothing; an empty batch is fine."
+    f = lambda lib: getattr(lib.nn.functional, name)(lib.ones(*shape), 2)
+    assert same_error(f) is RuntimeError
+    with pytest.raises(RuntimeError) as t: f(torch)
+    with pytest.raises(RuntimeError) as l: f(litnn)
+    assert str(l.value) == str(t.value)
+    empty = (0,) + (3,) * (len(shape) - 1)
+    g = lambda lib: tuple(getattr(lib.nn.functional, name)(lib.ones(*empty), 2).shape)
+    assert g(litnn) == g(torch)

@@ -134,6 +134,8 @@ ERRORS = [
     lambda L: L.ones(3, 4).unfold(1, 2, 0), lambda L: L.meshgrid(L.ones(3), L.ones(2, 2), indexing='ij'),
     lambda L: L.meshgrid(L.ones(3), indexing='foo'), lambda L: L.hsplit(L.ones(3, 4), 3), lambda L: L.vsplit(L.ones(3), 1),
     lambda L: L.dsplit(L.ones(3, 4), 2), lambda L: L.tensor_split(L.ones(3, 4), 0, 1), lambda L: L.ones(3, 4).view_as(L.ones(5)),
+    lambda L: L.arange(24).reshape(-2, 12), lambda L: L.arange(24).view(2, -3), lambda L: L.arange(24).reshape(-1, -1, -2),   # numpy: any negative size is -1
+    lambda L: L.cat(L.ones(2, 2)), lambda L: L.stack(L.ones(2, 2)), lambda L: L.cat(iter([L.ones(2)])), lambda L: L.stack([]),
 ]
 
 @pytest.mark.parametrize('f', ERRORS)

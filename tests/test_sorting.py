@@ -106,6 +106,12 @@ def test_unique(kw):
     check(lambda L, x: L.unique(x, **kw), a)
     check(lambda L, x: x.unique(sorted=True, **kw), a.astype(np.float32), name=False, grads=False)   # torch: a node that refuses backward
 
+def test_unique_keeps_each_nan():
+    "NaN equals nothing, itself included: torch's unique keeps every NaN (numpy's collapses them by default)."
+    a = np.array([np.nan, 1., np.nan, 1., 2.], dtype=np.float32)
+    check(lambda L, x: L.unique(x, return_inverse=True, return_counts=True), a, name=False, grads=False)
+    check(lambda L, x: L.unique(x, dim=0, return_counts=True), np.array([[np.nan, 1.], [np.nan, 1.]]), name=False, grads=False)
+
 @pytest.mark.parametrize('kw', [{}, dict(return_inverse=True), dict(return_counts=True),
                                 dict(return_inverse=True, return_counts=True), dict(dim=0, return_inverse=True, return_counts=True), dict(dim=1)])
 def test_unique_consecutive(kw):

@@ -410,3 +410,17 @@ def test_device_and_layout_flags_like_torch_on_cpu():
     for make in (lambda L: L.ones(2), lambda L: L.nn.Parameter(L.ones(2))):
         l, t = make(litnn), make(torch)
         assert {a: getattr(l, a) for a in names} == {a: getattr(t, a) for a in names}
+
+@pytest.mark.parametrize('lib', [litnn, torch], ids=['litnn', 'torch'])
+def test_float_of_a_grad_tensor_warns_only_with_grad_mode_on(lib):
+    "torch's float()/complex() of a tensor requiring grad warn, but not under no_grad (LBFGS reads its loss so)."
+    loss = (lib.ones(2, requires_grad=True) * 2).sum()
+    lib.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            with lib.no_grad(): float(loss); complex(loss)
+            quiet = len(w)
+            float(loss); complex(loss)
+        assert (quiet, len(w)) == (0, 2)
+    finally: lib.set_warn_always(False)

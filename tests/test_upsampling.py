@@ -88,3 +88,16 @@ def test_pixel_shuffle(shape, r):
     np.testing.assert_array_equal(lx.grad.numpy(), tx.grad.numpy())
     assert repr(litnn.nn.PixelShuffle(r)) == repr(torch.nn.PixelShuffle(r))
     assert repr(litnn.nn.PixelUnshuffle(r)) == repr(torch.nn.PixelUnshuffle(r))
+
+@pytest.mark.parametrize('mode,shape', [('nearest', (1, 0, 2, 2)), ('nearest-exact', (0, 0, 2, 2)), ('bilinear', (2, 0, 2, 2)),
+                                        ('bicubic', (1, 0, 2, 2)), ('linear', (1, 0, 2)), ('trilinear', (1, 0, 2, 2, 2))])
+def test_no_channels_refused_but_area(mode, shape):
+    "torch's resampling kernels refuse an input with no channels (even in an empty batch); 'area' pools it to no channels."
+    f = lambda lib: lib.nn.functional.interpolate(lib.ones(*shape), scale_factor=2, mode=mode)
+    assert same_error(f) is RuntimeError
+    with pytest.raises(RuntimeError) as t: f(torch)
+    with pytest.raises(RuntimeError) as l: f(litnn)
+    assert str(l.value) == str(t.value)
+    if len(shape) < 5:      # (5-d 'area' is torch's adaptive_avg_pool3d, which refuses no channels too)
+        area = lambda lib: tuple(lib.nn.functional.interpolate(lib.ones(*shape), scale_factor=2, mode='area').shape)
+        assert area(litnn) == area(torch)

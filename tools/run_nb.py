@@ -28,7 +28,9 @@ def run_one(path):
     nb = json.loads(path.read_text(encoding='utf-8'))
     for c in nb['cells']:
         if c['cell_type'] == 'code': c['outputs'], c['execution_count'] = [], None
-    with tempfile.NamedTemporaryFile('w', suffix='.ipynb', dir=path.parent, delete=False, encoding='utf-8') as f:
+    # the copy's name starts with a dot: nbdev_export skips such files, so an export run meanwhile (by anyone) does not
+    # take the copy for a second notebook with the same default_exp (which rewrote that module without other notebooks' cells)
+    with tempfile.NamedTemporaryFile('w', prefix='.run_nb_', suffix='.ipynb', dir=path.parent, delete=False, encoding='utf-8') as f:
         json.dump(nb, f, indent=1, ensure_ascii=False)
     try: CaptureShell().execute(Path(f.name), path, exc_stop=True, preproc=lambda cell: _skipped(cell, gpu))
     finally: os.unlink(f.name)

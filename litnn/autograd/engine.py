@@ -314,13 +314,13 @@ def backward(self:Tensor, gradient=None, retain_graph=None, create_graph=False, 
 def _check_inplace(self, recording=True, view_fn=None):
     "Refuse, before anything is written, an in-place change autograd could not follow (`view_fn`: see 17c_inplace_on_views)."
     if not _Mode.grad: return
+    base = self._base
+    if recording and base is not None:     # torch's order: a view's own checks first (handle_view_on_rebase), then the leaf's
+        _check_view_inplace(self, base, view_fn)     # 17c_inplace_on_views
+        if self._requires_grad and base.grad_fn is None:   # the view needs a gradient and its base is a leaf (which may not: `requires_grad_()` on a view)
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = self._base
-    if recording and base is not None:
-        if base._requires_grad and base.grad_fn is None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        _check_view_inplace(self, base, view_fn)     # 17c_inplace_on_views
 
 # %% ../../nbs/13_backprop_engine.ipynb #2a7ae4f5
 _EXPANDED_VIEW = ("litnn cannot write in place into a view of an expanded tensor (its memory is shared and read-only); "

@@ -40,6 +40,10 @@ class FunctionCtx(Node):
     def set_materialize_grads(self, value): self.materialize_grads = value
     def mark_dirty(self, *tensors): self._dirty = tensors
     def save_for_forward(self, *tensors): self._fw_saved = tensors   # what `jvp` reads as saved_tensors (14b_forward_mode)
+    def save_for_backward(self, *tensors):
+        for i, t in enumerate(tensors):     # tensors or None, as torch's ctx takes
+            if t is not None and not isinstance(t, Tensor): raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type {type(t).__name__}")
+        Node.save_for_backward(self, *tensors)
     @staticmethod
     def backward(ctx, *grads):
         out = ctx._forward_cls.backward(ctx, *grads)
@@ -47,6 +51,10 @@ class FunctionCtx(Node):
         n = len(ctx._arg_is_tensor)
         if len(out) != n and not (len(out) > n and builtins.all(o is None for o in out[n:])):
             raise RuntimeError(f"function {ctx.name()} returned an incorrect number of gradients (expected {n}, got {len(out)})")
+        for i, (g, is_t) in enumerate(zip(out, ctx._arg_is_tensor)):     # torch's checks of each gradient, in its order
+            if g is None: continue
+            if not is_t: raise RuntimeError(f"function {ctx.name()} returned a gradient different than None at position {i + 1}, but the corresponding forward input was not a Variable")
+            if not isinstance(g, Tensor): raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         return _validated(ctx, tuple(g for g, is_t in zip(out, ctx._arg_is_tensor) if is_t))
 
     @property
@@ -64,6 +72,18 @@ class _FunctionMeta(type):
         cls._backward_cls = type(name + 'Backward', (FunctionCtx,), {'_forward_cls': cls})
 
 # %% ../../nbs/14_custom_functions.ipynb #5e8de7de
+_FUNC_DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+def _check_vmappable(cls):
+    "torch's refusals of a Function called inside vmap (batched inputs or not): one without `setup_context`, or one with no vmap rule."
+    from litnn.func.vmap import _VmapError      # (a RuntimeError vmap lets through, rather than falling back to its loop: 33a_vmap)
+    if cls.setup_context is None:
+        raise _VmapError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it must override "
+                           f"the setup_context staticmethod. {_FUNC_DOCS}")
+    if not getattr(cls, 'generate_vmap_rule', False) and getattr(cls, 'vmap', None) is None:
+        raise _VmapError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override and implement the "
+                           f"vmap staticmethod or set generate_vmap_rule=True. {_FUNC_DOCS}")
+
 class Function(metaclass=_FunctionMeta):
     "Base class of differentiable operations with a hand-written backward (as `torch.autograd.Function`)."
     @staticmethod
@@ -84,6 +104,7 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if _Mode.batched is not None and not cls.__module__.startswith('litnn.'): _check_vmappable(cls)   # (litnn's own stand for torch's native ops)
         ctx = cls._backward_cls()
         is_t = tuple(isinstance(a, Tensor) for a in args)
         record = _Mode.grad and builtins.any(t and a._requires_grad for t, a in zip(is_t, args))

@@ -183,6 +183,7 @@ class AccumulateGrad(Node):
     "The graph node that accumulates the gradient of a leaf tensor into its `.grad`."
     next_functions = ()
     def __init__(self, variable): self.variable = variable
+    def name(self): return "torch::autograd::AccumulateGrad"     # torch's C++ class, named with its namespace
 
 _counter = itertools.count(1)
 

@@ -208,7 +208,7 @@ def _check_divisor(xp, b, a=None):
 
 def _rounded_div(x, y, mode):
     if mode not in ('trunc', 'floor'):
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     t = x if isinstance(x, Tensor) else y
     if t._data.dtype == np.bool_ or t._data.dtype.kind == 'c':       # no rounding kernel for bools or complex numbers
         raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'{B._LEGACY[t._data.dtype.name]}\'')

@@ -11,7 +11,7 @@ import contextlib, threading, time, traceback
 from ..backend import patch
 from .._tensor import Tensor
 from .grad_mode import _Mode
-from .graph import _op_name, AccumulateGrad
+from .graph import _op_name
 from .profiler_util import EventList, FunctionEvent
 
 # %% ../../nbs/reference/backprop/profiler.ipynb #b1bd3cac
@@ -102,14 +102,10 @@ def _profiled_op(cls, args, kw):
         if rec.with_flops and out is not None: ev[9] = _flops(ev[0], args, out)
 
 # %% ../../nbs/reference/backprop/profiler.ipynb #38892525
-def _node_name(node):
-    "A backward node's name in torch's profiles."
-    return 'torch::autograd::AccumulateGrad' if type(node) is AccumulateGrad else node.name()
-
 @patch
 def begin_node(self:_Recorder, node):
     "Open the two records of a backward node (the engine calls this, then `end_node`)."
-    name = _node_name(node)
+    name = node.name()
     return self.begin('autograd::engine::evaluate_function: ' + name), self.begin(name)
 
 @patch

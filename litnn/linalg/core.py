@@ -138,11 +138,15 @@ class LinalgSolveExBackward0(Op):
         return (_reduce(gA, A.shape) if na else None), (_reduce(gB, ctx.sb) if nb else None)
 
 # %% ../../nbs/reference/linalg.ipynb #fd4effb0
+def _vector_rhs(A, B):
+    "Whether `solve` reads B as a (batch of) vector(s): torch's rule."
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
 def solve(A, B, *, left=True):
     "X with A X = B (left) or X A = B, for batches of square A; B a batch of vectors or of matrices."
     _check_matrix('linalg.solve', A)
     if not left: return solve(A.mT, B.mT).mT
-    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    vector = _vector_rhs(A, B)
     rows, cols = (B.shape[-1], 1) if vector else tuple(B.shape[-2:])
     if rows != A.shape[-1]:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
@@ -197,25 +201,31 @@ linalg_inv_ex = _named('linalg_inv_ex', ('inverse', 'info'))
 linalg_solve_ex = _named('linalg_solve_ex', ('result', 'info'))
 linalg_cholesky_ex = _named('linalg_cholesky_ex', ('L', 'info'))
 
-def _ex(kind, f, A, check_errors, like):
-    "f(A) and its info: 0 where it succeeded; on failure, NaNs shaped as `like` and 1 (or the error, with check_errors)."
-    info = lambda v: _const(array_namespace(A._data).full(A.shape[:-2], v, np.int32))
+def _ex(kind, f, A, check_errors, like, find, core=2):
+    "f(A) and its info: 0 where it succeeded; for each matrix that fails, LAPACK's code for it (`find`, as the errors name it) and NaNs for its result (or the error, with check_errors); `core`: the dims of one result."
+    xp = array_namespace(A._data)
+    info = lambda v: _const(xp.full(A.shape[:-2], v, np.int32))
     try: return kind(f(A), info(0))
     except LinAlgError:
         if check_errors: raise
-        return kind(like.detach() * math.nan, info(1))
+    a = to_device(A._data, 'cpu')
+    codes = np.array([find(m) for m in a.reshape((-1,) + a.shape[-2:])], np.int32).reshape(a.shape[:-2])
+    if not codes.any(): return kind(like.detach() * math.nan, info(1))
+    bad = _const(xp.asarray(codes) != 0)
+    out = f(where(bad[..., None, None], _eye_like(A), A))       # the other matrices of the batch are computed, as torch's
+    return kind(where(bad.reshape(bad.shape + (1,) * core), math.nan, out), _const(xp.asarray(codes)))
 
 def inv_ex(A, *, check_errors=False):
     "`inv` and its info tensor."
-    return _ex(linalg_inv_ex, inv, A, check_errors, A)
+    return _ex(linalg_inv_ex, inv, A, check_errors, A, _zero_pivot)
 
 def solve_ex(A, B, *, left=True, check_errors=False):
     "`solve` and its info tensor."
-    return _ex(linalg_solve_ex, lambda a: solve(a, B, left=left), A, check_errors, B)
+    return _ex(linalg_solve_ex, lambda a: solve(a, B, left=left), A, check_errors, B, _zero_pivot, 1 if _vector_rhs(A, B) else 2)
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
     "`cholesky` and its info tensor."
-    return _ex(linalg_cholesky_ex, lambda a: cholesky(a, upper=upper), A, check_errors, A)
+    return _ex(linalg_cholesky_ex, lambda a: cholesky(a, upper=upper), A, check_errors, A, _not_pd_order)
 
 # %% ../../nbs/reference/linalg.ipynb #afe562c9
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,

@@ -15,7 +15,7 @@ from .._reductions import _rdims, amax, amin
 from .._reductions import LinalgVectorNormBackward0
 from .._views import movedim, cat
 from .._products import _cross
-from .core import (LinAlgError, _check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, slogdet, solve,
+from .core import (LinAlgError, _check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, inv_ex, slogdet, solve,
                                cholesky, matrix_exp, LinalgCholeskyExBackward0)
 
 # %% auto #0
@@ -424,8 +424,11 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
         raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
     return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
-    "The number of singular values of each matrix of A above the tolerance."
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    "The number of singular values of each matrix of A above the tolerance (`tol`: torch's older overload, an `atol` with `rtol` 0)."
+    if tol is not None:
+        if atol is not None or rtol is not None: raise TypeError("linalg_matrix_rank() received an invalid combination of arguments: tol with atol or rtol")
+        atol, rtol = tol, 0.0
     if A.dim() < 2: raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     if atol is None and rtol is None and A._data.dtype.name not in _LAPACK_DTYPES: raise RuntimeError("This function doesn't handle types other than float and double")
     _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')
@@ -471,6 +474,10 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
     if dtype is not None: A = _cast(A, to_dtype(dtype))
     _check_float('linalg.matrix_norm', A)
     if A.dim() < 2: raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    dim = _dim_tuple(dim)
+    if len(dim) != 2: raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    if _wrap_dim(dim[0], A.dim()) == _wrap_dim(dim[1], A.dim()):
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({_wrap_dim(dim[0], A.dim())}, {_wrap_dim(dim[1], A.dim())})")
     if ord == 'fro': return vector_norm(A, 2, dim, keepdim)
     if ord == 'nuc': return _over_matrices(A, dim, keepdim, lambda M: svdvals(M).sum(-1))
     if ord in (2, -2): return _over_matrices(A, dim, keepdim, lambda M: (amax if ord > 0 else amin)(svdvals(M), -1))
@@ -481,7 +488,12 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     "A vector norm (dim an int, or A 1-D) or a matrix norm (dim a pair, or A 2-D); the 2-norm of all entries by default."
-    if dim is not None: dim = _dim_tuple(dim)
+    if dim is not None:
+        dim = _dim_tuple(dim)
+        if len(dim) not in (1, 2): raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    if isinstance(ord, str):      # a named order is a matrix norm, whatever the rank of A (torch's string overload)
+        if dim is None and A.dim() not in (1, 2): raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
+        return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype=dtype)
     if dim is None:
         if ord is None: return vector_norm(A, 2, None, keepdim, dtype=dtype)
         if A.dim() not in (1, 2): raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
@@ -506,7 +518,9 @@ slogdet_ = _named('slogdet', ('sign', 'logabsdet'))
 def _svd_old(input, some=True, compute_uv=True):
     "torch.svd: (U, S, V) with V = Vhᵀ; `some=False` gives full U and V; without compute_uv, U and V are zeros."
     U, S, Vh = svd(input, full_matrices=not some)
-    if not compute_uv: return svd_(zeros_like(U.detach()), S, zeros_like(Vh.detach()))
+    if not compute_uv:        # zeros of the full shapes, (m, m) and (n, n), whatever `some`
+        m, n = input.shape[-2:]
+        return svd_(input.new_zeros(input.shape[:-2] + (m, m)), S, input.new_zeros(input.shape[:-2] + (n, n)))
     return svd_(U, S, Vh.mH)
 
 def _logdet(input):
@@ -559,7 +573,8 @@ def cond(A, p=None):
     if p in (None, 2, -2):
         S = svdvals(A)
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    Ai, info = inv_ex(A)          # a singular matrix: an infinite condition number, as torch's (its inverse filled with inf)
+    return matrix_norm(A, p) * matrix_norm(where(info[..., None, None] > 0, math.inf, Ai), p)
 
 linalg_lstsq = _named('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
 

@@ -169,8 +169,8 @@ def embedding(input, # ids, an integer tensor of any shape
     if weight.dim() != 2: raise RuntimeError("'weight' must be 2-D")
     if weight.shape[0] == 0 and input.numel(): raise RuntimeError("index_select(): self indexing axis dim should be positive")
     idx, n = input._data, weight.shape[0]
-    if idx.dtype.kind not in 'iu':
-        got = f"CPU{_dtype_name(input)}Type" if idx.dtype.kind in 'bc' or input.dtype.name == 'bfloat16' else input.type()   # types without a legacy name: C++'s
+    if input.dtype.name not in ('int64', 'int32'):      # torch takes Long and Int ids only (embedding_bag converts the others)
+        got = f"CPU{_dtype_name(input)}Type" if idx.dtype.kind in 'bc' or input.dtype.name in ('bfloat16', 'uint16', 'uint32', 'uint64') else input.type()   # types without a legacy name: C++'s
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {got} instead (while checking arguments for embedding)")
     if padding_idx is not None:
         if not -n <= padding_idx < n: raise AssertionError("Padding_idx must be within num_embeddings")
@@ -333,7 +333,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 # %% ../../nbs/40a_activation_functions.ipynb #ea3bb2f6
 def _in(x, lo, hi): a = _array_of(x); return (a > lo) & (a < hi)
-def _out(x, lambd): a = _array_of(x); return (a > lambd) | (a < -lambd)
+def _out(x, lambd): a = _array_of(x); return ~((a >= -lambd) & (a <= lambd))   # as torch tests it: NaN is outside, keeps its value and its gradient
 
 HardtanhBackward0 = _node('HardtanhBackward0', lambda xp, a, min_val=-1.0, max_val=1.0: xp.clip(a, min_val, max_val).astype(a.dtype, copy=False),
                           lambda g, x, y, min_val=-1.0, max_val=1.0: _masked(g, _in(x, min_val, max_val)), 'x')
@@ -344,7 +344,7 @@ HardswishBackward0 = _node('HardswishBackward0', lambda xp, a: a * xp.clip(a + 3
                            lambda g, x, y: _masked(g * (x / 3 + 0.5), _in(x, -3, 3)) + _masked(g, _array_of(x) >= 3), 'x', 'hardswish_cpu')
 SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, 0 * a)),
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'softshrink_check')
-HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(_out(a, lambd), a, 0 * a),
+HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(_out(a, lambd), a, xp.zeros_like(a)),   # +0 inside, as torch, even for negative inputs
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
 ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
                            lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x')
@@ -1842,6 +1842,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 # %% ../../nbs/44b_instance_norm.ipynb #f56798f4
 from ..autograd.grad_mode import no_grad
+from ..autograd.operators import div
 
 # %% ../../nbs/44b_instance_norm.ipynb #4fc7d027
 def _verify_spatial_size(size):
@@ -1882,8 +1883,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     "`input` divided by its p-norm along `dim` (at least `eps`)."
-    if out is not None: raise NotImplementedError("normalize: litnn does not take out=")
-    return input / input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is None: return input / denom
+    return div(input, denom, out=out)   # which refuses out= when a grad is needed, as torch
 
 # %% ../../nbs/45_loss.ipynb #aaaf91b3
 import math, warnings
@@ -2576,8 +2578,17 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if psw is not None and mode != 'sum':
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
                                   f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
-    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)        # (n, D)
     ids = np.asarray(flat.tolist(), dtype=np.int64).reshape(-1)
+    if len(starts) and starts[0] != 0:      # torch checks the runs, then the indices (RuntimeErrors, not embedding's IndexError)
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+                           f"However, got {starts[0]}")
+    if len(starts) and starts[-1] > len(ids):
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {len(ids)} but got offsets[-1] of {starts[-1]}")
+    if len(ids) and (ids.min() < 0 or ids.max() >= n) or np.any(np.diff(starts) < 0):
+        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be improved?  "
+                           "If so, please report an enhancement request to PyTorch.)")
+    if flat._data.dtype.kind in 'iu' and flat.dtype.name not in ('int64', 'int32'): flat = flat.long()   # embedding_bag takes any integer ids
+    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)        # (n, D)
     bag, n_bags = _bag_of(starts, len(ids), include_last_offset)
     keep = (bag >= 0) & (ids != (weight.shape[0] + padding_idx if padding_idx is not None and padding_idx < 0 else padding_idx))
     xp = array_namespace(weight._data)
@@ -3907,11 +3918,18 @@ def _adaptive_max_indices(a, out):
             idx[..., i, j] = (r0 + k // (c1 - c0)) * W + c0 + k % (c1 - c0)
     return idx
 
+def _check_nonempty(name, input):
+    "torch's adaptive max pools refuse an empty dim after the first (channels or space; an empty batch is fine)."
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0: raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
+                                                   f"but input has sizes {list(input.shape)} with dimension {i} being empty")
+
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
     _check_tensors('adaptive_max_pool2d', dict(input=input))
     _refuse_integers(input, 'adaptive_max_pool2d')
     if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    _check_nonempty('adaptive_max_pool2d', input)
     out = _ntuple(output_size, 2)
     out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
     idx = Tensor._make(_follow_layout(_adaptive_max_indices(input._data, out), input._data))   # channels-last stays
@@ -3922,18 +3940,27 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     "Max pooling of the last dim to `output_size`."
     _check_tensors('adaptive_max_pool1d', dict(input=input))
     m = _one(output_size, 'adaptive_max_pool1d', 'output_size')
+    _check_nonempty('adaptive_max_pool1d', input)
     return _as_row('adaptive_max_pool1d', input, lambda x: adaptive_max_pool2d(x, (1, m), return_indices))
 
 # %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #47814aec
 def _lp(pooled, n, norm_type): return (pooled.sign() * pooled.abs().relu()).mul(n).pow(1.0 / norm_type)
 
+def _lp_inf(max_pool, input, norm_type, kernel_size, stride, ceil_mode):
+    "torch takes p = inf (-inf) as the largest (smallest) |x| of each window, by max pooling; None for any other p."
+    if not isinstance(norm_type, (int, float)) or abs(norm_type) != float("inf"): return None
+    if norm_type > 0: return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     "(Σ x^p over each window)^(1/p)."
+    if (m := _lp_inf(max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
     kh, kw = _ntuple(kernel_size, 2)
     return _lp(avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kh * kw, norm_type)
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     "(Σ x^p over each window of the last dim)^(1/p)."
+    if (m := _lp_inf(max_pool1d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
     return _lp(avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kernel_size, norm_type)
 
 # %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #412838d1
@@ -4156,6 +4183,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     _check_tensors('adaptive_max_pool3d', dict(input=input))
     _refuse_integers(input, 'adaptive_max_pool3d_cpu')
     out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')
+    _check_nonempty('adaptive_max_pool3d', input)
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
     return _gather_max(input, _adaptive_max_indices3(input._data, out), return_indices)
 
@@ -4268,6 +4296,7 @@ from ..autograd.broadcasting import _refuse_integers
 # %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #41d35241
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     "(Σ x^p over each 3-d window)^(1/p)."
+    if (m := _lp_inf(max_pool3d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
     kd, kh, kw = _ntuple(kernel_size, 3)
     return _lp(avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kd * kh * kw, norm_type)
 
@@ -4489,4 +4518,6 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     if mode != 'area' and not builtins.all(n > 0 for n in list(input.shape[2:]) + list(sizes)):     # ('area' pools: nothing is an empty pool)
         name = lambda v: ', '.join(f'{a}: {n}' for a, n in zip('DHW'[3 - dim:], v))
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({name(input.shape[2:])}){' and' if dim == 1 else ''} output ({name(sizes)})")
+    if mode != 'area' and input.shape[1] == 0:     # torch's resampling kernels refuse no channels, even in an empty batch
+        raise RuntimeError(f"Non-empty {input.dim()}D data tensor expected but got a tensor with sizes {list(input.shape)}")
     return _resample(input, sizes, scales, mode, align_corners, antialias)

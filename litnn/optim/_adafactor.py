@@ -10,7 +10,7 @@ import numpy as np
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _get_scalar_dtype
 
 # %% ../../nbs/reference/optim/adafactor.ipynb #aef163bd
 class Adafactor(Optimizer):
@@ -31,7 +31,7 @@ def _adafactor_state(p):
     xp, a = array_namespace(p._data), p._data
     if a.ndim < 2: return _new_state(p, 'variance')
     zeros = lambda s: Tensor._make(xp.zeros(s, a.dtype))
-    return {'step': tensor(0.0, dtype=float32), 'row_var': zeros(a.shape[:-1] + (1,)), 'col_var': zeros(a.shape[:-2] + (1, a.shape[-1]))}
+    return {'step': tensor(0.0, dtype=_get_scalar_dtype()), 'row_var': zeros(a.shape[:-1] + (1,)), 'col_var': zeros(a.shape[:-2] + (1, a.shape[-1]))}
 
 def _second_moment(xp, state, g, weight, eps1):
     "Update the running second moments with g² (weight: 1 - β2 this step) and return the estimate of E[g²]."

@@ -9,7 +9,7 @@ __all__ = ['Adadelta']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _as_real
 
 # %% ../../nbs/reference/optim/adadelta.ipynb #12e6f1f0
 class Adadelta(Optimizer):
@@ -36,7 +36,7 @@ def step(self:Adadelta, closure=None):
             if not state: state.update(_new_state(p, 'square_avg', 'acc_delta'))
             state['step']._data += 1
             if wd != 0: d = d + wd * a
-            xp, v, u = array_namespace(a), state['square_avg']._data, state['acc_delta']._data
+            xp, v, u = array_namespace(a), _as_real(state['square_avg']._data), _as_real(state['acc_delta']._data)
             v *= rho; v += (1 - rho) * d * d
             delta = xp.sqrt(u + eps) / xp.sqrt(v + eps) * d
             u *= rho; u += (1 - rho) * delta * delta

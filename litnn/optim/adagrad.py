@@ -9,7 +9,7 @@ __all__ = ['Adagrad']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _get_scalar_dtype, _as_real
 
 # %% ../../nbs/reference/optim/adagrad.ipynb #4ec699c2
 class Adagrad(Optimizer):
@@ -33,9 +33,9 @@ class Adagrad(Optimizer):
 
 @patch
 def _init_state(self:Adagrad, p, group):
-    xp = array_namespace(p._data)
-    self.state[p].update(step=tensor(0.0, dtype=float32),
-                         sum=Tensor._make(xp.full_like(p._data, group['initial_accumulator_value'])))
+    xp, v = array_namespace(p._data), group['initial_accumulator_value']
+    self.state[p].update(step=tensor(0.0, dtype=_get_scalar_dtype(group['fused'])),
+                         sum=Tensor._make(xp.full_like(p._data, complex(v, v) if p.is_complex() else v)))   # complex: v for both parts, as torch's
 
 # %% ../../nbs/reference/optim/adagrad.ipynb #04a87d5b
 @patch
@@ -50,7 +50,7 @@ def step(self:Adagrad, closure=None):
             state['step']._data += 1
             if wd != 0: d = _add(d, wd, a)        # grad.add(param, alpha=wd), as torch: fused
             clr = lr / (1 + (float(state['step']._data) - 1) * lr_decay)
-            s = state['sum']._data
+            s = _as_real(state['sum']._data)
             _addcmul_(s, 1, d, d)             # state_sum.addcmul_(grad, grad, value=1): one rounding, as torch
             std = array_namespace(a).sqrt(s); std += eps
             a += (-clr * d) / std

@@ -10,7 +10,7 @@ from ..backend import array_namespace, float32, patch
 from .. import fused
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _addcmul_, _add
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _addcmul_, _add, _as_real
 
 # %% ../../nbs/50b_adam.ipynb #f443ce69
 class Adam(Optimizer):
@@ -33,13 +33,6 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
 # %% ../../nbs/50b_adam.ipynb #ea2f3536
-def _as_real(a):
-    "A complex array as float pairs, in place (torch's Adam steps `view_as_real` of a complex parameter); others as they are."
-    if a.dtype.kind != 'c': return a
-    if a.ndim == 0: a = a.reshape(1)                                # a view
-    elif a.strides[-1] != a.itemsize: a = array_namespace(a).ascontiguousarray(a)   # a gradient, only read
-    return a.view(a.real.dtype)
-
 @patch
 def step(self:Adam, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
@@ -58,7 +51,7 @@ def step(self:Adam, closure=None):
             a, d = _as_real(p._data), _as_real(p._grad._data)
             xp = array_namespace(a)
             state = self.state[p]
-            if not state: state.update(_new_state(p, 'exp_avg', 'exp_avg_sq', *(['max_exp_avg_sq'] if amsgrad else [])))
+            if not state: state.update(_new_state(p, 'exp_avg', 'exp_avg_sq', *(['max_exp_avg_sq'] if amsgrad else []), fused=group['fused']))
             if group['maximize']: d = -d
             state['step']._data += 1
             t = float(state['step']._data)

@@ -8,10 +8,10 @@ __all__ = ['ASGD']
 # %% ../../nbs/reference/optim/asgd.ipynb #1779f3fd
 import numpy as np
 
-from ..backend import array_namespace, float32, patch
+from ..backend import array_namespace, float32, patch, get_default_dtype
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _get_scalar_dtype, _as_real
 
 # %% ../../nbs/reference/optim/asgd.ipynb #12706bfa
 class ASGD(Optimizer):
@@ -35,20 +35,22 @@ def step(self:ASGD, closure=None):
         for p, a, d in _each_grad(group):
             state = self.state[p]
             if not state:     # unlike the other optimizers' step counters, ASGD's scalars live on the parameter's device
-                state.update(step=tensor(0.0, dtype=float32, device=p.device), eta=tensor(float(lr), dtype=float32, device=p.device),
-                             mu=tensor(1.0, dtype=float32, device=p.device))
-                state['ax'] = Tensor._make(array_namespace(a).zeros_like(a))
+                dt = _get_scalar_dtype()     # float32, or float64 under that default dtype (as torch's)
+                state.update(step=tensor(0.0, dtype=dt, device=p.device), eta=tensor(float(lr), dtype=dt, device=p.device),
+                             mu=tensor(1.0, dtype=dt, device=p.device))
+                state['ax'] = Tensor._make(array_namespace(a).zeros_like(p._data))
             state['step']._data += 1
             if wd != 0: d = d + wd * a
-            eta, mu, ax = float(state['eta']._data), float(state['mu']._data), state['ax']._data
+            eta, mu, ax = float(state['eta']._data), float(state['mu']._data), _as_real(state['ax']._data)
             a *= 1 - lambd * eta
             a += (-eta) * d
             _bump(p)                # the decay and the step are two in-place changes, as PyTorch's mul_ and add_
             if mu != 1: ax += (a - ax) * mu
             else: ax[...] = a
             t = float(state['step']._data)
-            # PyTorch builds the new values as float32 tensors (torch.as_tensor of a float), then copies them in
-            state['eta']._data[...] = np.float32(lr / ((1 + lambd * lr * t) ** alpha))
-            state['mu']._data[...] = np.float32(1 / max(1, t - t0))
+            # PyTorch builds the new values as tensors of the default dtype (torch.as_tensor of a float), then copies them in
+            rnd = get_default_dtype().np.type
+            state['eta']._data[...] = rnd(lr / ((1 + lambd * lr * t) ** alpha))
+            state['mu']._data[...] = rnd(1 / max(1, t - t0))
             _bump(p)
     return loss

@@ -134,6 +134,9 @@ def _update_lr(self:LRScheduler, epoch=None):
     for group, lr in zip(self.optimizer.param_groups, values, strict=True): _update_param_group_val(group, 'lr', lr)
     self._last_lr = _param_groups_val_list(self.optimizer, 'lr')
 
+class _LRScheduler(LRScheduler):
+    "The old name of `LRScheduler`, kept as torch keeps it: a subclass, so that its `__name__` stays `_LRScheduler`."
+
 # %% ../../nbs/51_lr_scheduler.ipynb #9afb83c3
 class LambdaLR(LRScheduler):
     "The initial rate times `lr_lambda(epoch)` (as `torch.optim.lr_scheduler.LambdaLR`)."

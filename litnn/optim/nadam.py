@@ -9,7 +9,7 @@ __all__ = ['NAdam']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _get_scalar_dtype, _as_real
 
 # %% ../../nbs/reference/optim/nadam.ipynb #ea8bf3f5
 class NAdam(Optimizer):
@@ -39,7 +39,7 @@ def step(self:NAdam, closure=None):
         for p, a, d in _each_grad(group):
             state = self.state[p]
             if not state:
-                state.update(_new_state(p)); state['mu_product'] = tensor(1.0, dtype=float32)
+                state.update(_new_state(p)); state['mu_product'] = tensor(1.0, dtype=_get_scalar_dtype())
                 state.update({k: v for k, v in _new_state(p, 'exp_avg', 'exp_avg_sq').items() if k != 'step'})
             state['step']._data += 1
             t = float(state['step']._data)
@@ -49,7 +49,7 @@ def step(self:NAdam, closure=None):
             mu, mu_next = beta1 * (1. - 0.5 * 0.96 ** (t * psi)), beta1 * (1. - 0.5 * 0.96 ** ((t + 1) * psi))
             mp = state['mu_product']._data
             mp *= mu
-            xp, m, v = array_namespace(a), state['exp_avg']._data, state['exp_avg_sq']._data
+            xp, m, v = array_namespace(a), _as_real(state['exp_avg']._data), _as_real(state['exp_avg_sq']._data)
             _lerp_(xp, m, d, 1 - beta1)
             v *= beta2; _addcmul_(v, 1 - beta2, d, d)
             denom = xp.sqrt(v / (1 - beta2 ** t)); denom += eps

@@ -203,6 +203,11 @@ def state_dict(self:Optimizer):
 _STEP_AS_TENSOR = {'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'ASGD', 'NAdam', 'RAdam', 'RMSprop', 'Rprop'}
 
 @patch
+def __getstate__(self:Optimizer):
+    "What pickling and deepcopy keep, as torch's: the defaults, the state and the groups (not the hooks, which may be lambdas)."
+    return {'defaults': self.defaults, 'state': self.state, 'param_groups': self.param_groups}
+
+@patch
 def __setstate__(self:Optimizer, state:dict):
     """Set the optimizer's attributes from `state`: unpickling does, and so does `load_state_dict` as its last step (as
     torch's), so that an optimizer may fix up what it loads by overriding it."""
@@ -211,8 +216,8 @@ def __setstate__(self:Optimizer, state:dict):
     self._patch_step_function()
     self.defaults.setdefault('differentiable', False)
     if any(c.__name__ in _STEP_AS_TENSOR and c.__module__.startswith('litnn.optim') for c in type(self).__mro__):
-        for st in self.state.values():    # litnn's (and torch's) own optimizers count steps in a float32 tensor: an old checkpoint's number becomes one
-            if isinstance(st, dict) and 'step' in st and not isinstance(st['step'], Tensor): st['step'] = tensor(float(st['step']), dtype=float32)
+        for st in self.state.values():    # litnn's (and torch's) own optimizers count steps in a tensor (`_get_scalar_dtype`): an old checkpoint's number becomes one
+            if isinstance(st, dict) and 'step' in st and not isinstance(st['step'], Tensor): st['step'] = tensor(float(st['step']), dtype=_get_scalar_dtype())
 
 def _cast(p, value, key=None):
     "A copy of a loaded state `value` for parameter `p`: tensors on p's device (and dtype, if p is floating point); anything else as it is."
@@ -280,20 +285,27 @@ def _addcmul_(a, value, b, c):
     "`a.addcmul_(b, c, value=value)` as torch computes it: (value·b) rounded, then a fused multiply-add with c."
     a[...] = _fma(_opmath(b) * _alpha(value, a.dtype), _opmath(c), _opmath(a), a.dtype)
 
+def _as_real(a):
+    "A complex array as float pairs, in place (torch's single-tensor steps work on `view_as_real` of a complex parameter, its gradient and its state); others as they are."
+    if a.dtype.kind != 'c': return a
+    if a.ndim == 0: a = a.reshape(1)                                # a view
+    elif a.strides[-1] != a.itemsize: a = array_namespace(a).ascontiguousarray(a)   # a gradient, only read
+    return a.view(a.real.dtype)
+
 def _each_grad(group):
-    "(parameter, its array, its gradient's array, negated if the group maximizes) for each parameter with a gradient."
+    "(parameter, its array, its gradient's array, negated if the group maximizes) for each parameter with a gradient; complex ones as float pairs (`_as_real`)."
     for p in group['params']:
         if p._grad is None: continue
         d = p._grad._data
-        yield p, p._data, (-d if group['maximize'] else d)
+        yield p, _as_real(p._data), _as_real(-d if group['maximize'] else d)
 
 def _check_not_differentiable(differentiable):
     if differentiable: raise NotImplementedError("litnn's optimizers are not differentiable: their steps run on arrays")
 
-def _new_state(p, *names):
-    "A fresh state: the step counter (a float32 CPU tensor) and zero buffers shaped like `p`."
+def _new_state(p, *names, fused=None):
+    "A fresh state: the step counter (a CPU tensor of `_get_scalar_dtype`, as torch's) and zero buffers shaped like `p`."
     xp = array_namespace(p._data)
-    return {'step': tensor(0.0, dtype=float32), **{n: Tensor._make(xp.zeros_like(p._data)) for n in names}}
+    return {'step': tensor(0.0, dtype=_get_scalar_dtype(fused)), **{n: Tensor._make(xp.zeros_like(p._data)) for n in names}}
 
 
 # %% ../../nbs/50_optimizers.ipynb #484d7abc

@@ -9,7 +9,7 @@ __all__ = ['RMSprop']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _addcmul_, _add
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _addcmul_, _add, _as_real
 from ..autograd.broadcasting import _fma
 
 # %% ../../nbs/reference/optim/rmsprop.ipynb #77caa2c8
@@ -37,7 +37,7 @@ def step(self:RMSprop, closure=None):
         lr, alpha, eps, wd, mom = _scalar(group['lr']), group['alpha'], group['eps'], group['weight_decay'], group['momentum']
         for p in group['params']:
             if p._grad is None: continue
-            a, d = p._data, p._grad._data
+            a, d = _as_real(p._data), _as_real(p._grad._data)   # complex: float pairs, as torch's view_as_real
             xp = array_namespace(a)
             state = self.state[p]
             if not state:
@@ -46,16 +46,16 @@ def step(self:RMSprop, closure=None):
             if group['maximize']: d = -d
             state['step']._data += 1
             if wd != 0: d = _add(d, wd, a)        # grad.add(param, alpha=wd), as torch: fused
-            v = state['square_avg']._data
+            v = _as_real(state['square_avg']._data)
             v *= alpha; _addcmul_(v, 1 - alpha, d, d)
             if group['centered']:
-                ga = state['grad_avg']._data
+                ga = _as_real(state['grad_avg']._data)
                 _lerp_(xp, ga, d, 1 - alpha)
                 avg = xp.asarray(_fma(-ga, ga, v, v.dtype)); xp.sqrt(avg, out=avg)   # square_avg.addcmul(ga, ga, value=-1).sqrt_()
             else: avg = xp.sqrt(v, out=xp.empty_like(v))
             avg += eps
             if mom > 0:
-                buf = state['momentum_buffer']._data
+                buf = _as_real(state['momentum_buffer']._data)
                 buf *= mom; buf += d / avg
                 _axpy_(a, -lr, buf)
             else:

@@ -9,7 +9,7 @@ __all__ = ['Rprop']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _as_real
 
 # %% ../../nbs/reference/optim/rprop.ipynb #37888453
 class Rprop(Optimizer):
@@ -34,9 +34,10 @@ def step(self:Rprop, closure=None):
             xp, state = array_namespace(a), self.state[p]
             if not state:
                 state.update(_new_state(p, 'prev'))
-                state['step_size'] = Tensor._make(xp.full_like(d, _scalar(group['lr'])))
+                lr = _scalar(group['lr'])     # complex: lr for both parts, as torch's (they are two real numbers)
+                state['step_size'] = Tensor._make(xp.full_like(p._data, complex(lr, lr) if p.is_complex() else lr))
             state['step']._data += 1
-            prev, size = state['prev']._data, state['step_size']._data
+            prev, size = _as_real(state['prev']._data), _as_real(state['step_size']._data)
             s = xp.sign(d * prev)
             factor = xp.where(s > 0, etaplus, xp.where(s < 0, etaminus, 1)).astype(d.dtype)
             size *= factor

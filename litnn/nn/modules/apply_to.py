@@ -75,8 +75,10 @@ def to(self:Module, *args, **kwargs):
     if dtype is not None and dtype.is_complex:
         warnings.warn("Complex modules are a new feature under active development whose design may change, and some modules "
                       "might not work as expected when using complex tensors as parameters or buffers.", stacklevel=2)
+    fmt = kwargs.get("memory_format")     # a layout applies to the 4-d and 5-d tensors only, as torch
     def convert(t):     # integer and bool tensors (counters, masks) keep their dtype
-        try: return t.to(device=device, dtype=dtype if t.is_floating_point() or t.is_complex() else None)
+        layout = {"memory_format": fmt} if fmt is not None and t.dim() in (4, 5) else {}
+        try: return t.to(device=device, dtype=dtype if t.is_floating_point() or t.is_complex() else None, **layout)
         except NotImplementedError as e:   # out of the meta device (31_meta_device): say what to use instead
             if str(e) != "Cannot copy out of meta tensor; no data!": raise
             raise NotImplementedError(f"{e} Please use litnn.nn.Module.to_empty() instead of litnn.nn.Module.to() when "

@@ -7,6 +7,7 @@ __all__ = ['DataLoader']
 
 # %% ../../../nbs/54_dataloader.ipynb #f59b11b3
 import itertools, math, warnings
+import multiprocessing as python_multiprocessing   # (torch's name for it in this module)
 from ...backend import array_namespace, patch, int64
 from ..._tensor import Tensor
 from ..._creation import empty
@@ -68,9 +69,30 @@ class DataLoader:
         if batch_size is not None and batch_sampler is None: batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset, self.batch_size, self.drop_last, self.sampler, self.batch_sampler = dataset, batch_size, drop_last, sampler, batch_sampler
         self.num_workers, self.pin_memory, self.timeout, self.worker_init_fn, self.generator = num_workers, pin_memory, timeout, worker_init_fn, generator
+        self.multiprocessing_context = multiprocessing_context   # checked as torch checks it (below), though litnn loads in this process
         self.prefetch_factor, self.persistent_workers, self.pin_memory_device, self.in_order = prefetch_factor, persistent_workers, pin_memory_device, in_order
         self.collate_fn = collate_fn or (default_collate if self._auto_collation else default_convert)
         self._initialized = True
+
+    @property
+    def multiprocessing_context(self): return self.__multiprocessing_context
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, ctx):
+        "A start method's name or context (as torch's): only with workers; a name becomes its context."
+        if ctx is not None:
+            if self.num_workers == 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers > 0), "
+                                 f"but got num_workers={self.num_workers}")
+            if isinstance(ctx, str):
+                methods = python_multiprocessing.get_all_start_methods()
+                if ctx not in methods:
+                    raise ValueError(f"multiprocessing_context option should specify a valid start method in {methods!r}, "
+                                     f"but got multiprocessing_context={ctx!r}")
+                ctx = python_multiprocessing.get_context(ctx)
+            if not isinstance(ctx, python_multiprocessing.context.BaseContext):
+                raise TypeError("multiprocessing_context option should be a valid context object or a string specifying "
+                                f"the start method, but got multiprocessing_context={ctx}")
+        self.__multiprocessing_context = ctx
 
     @property
     def _auto_collation(self): return self.batch_sampler is not None
