@@ -78,13 +78,14 @@ def to(self:Tensor, *args, **kwargs):
 # %% ../nbs/17b_copies_and_conversions.ipynb #54e83bb8
 @patch
 def cpu(self:Tensor, memory_format=None):
-    "This tensor in CPU memory (`self` if it is there already)."
-    return self.to('cpu')
+    "This tensor in CPU memory (`self` if it is there already, in the layout `memory_format` asks for)."
+    return self.to('cpu') if memory_format is None else self.to('cpu', memory_format=memory_format)
 
 @patch
 def cuda(self:Tensor, device=None, non_blocking=False, memory_format=None):
     "This tensor in the memory of a CUDA device (the current one by default)."
-    return self.to(B.device('cuda', device) if isinstance(device, builtins.int) else B.device(device or 'cuda'))
+    d = B.device('cuda', device) if isinstance(device, builtins.int) else B.device(device or 'cuda')
+    return self.to(d) if memory_format is None else self.to(d, memory_format=memory_format)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #c52e9a02
 _ELSEWHERE = " (litnn computes on cpu, cuda through CuPy, and meta)"

@@ -19,26 +19,39 @@ def _first(data):
     return data
 
 # %% ../nbs/11_making_tensors.ipynb #b5763611
+def _numpy_checks(a):
+    "torch's refusals of a numpy array it reads (to copy or to share): another byte order, a negative stride."
+    if not a.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported.")
+    if builtins.any(s < 0 for s in a.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. "
+                         "(You can probably work around this by making a copy of your array  with array.copy().) ")
+
 def _infer(data, dtype=None):
     "An array from nested Python data, numpy data or a Tensor, with torch's dtype inference."
+    if isinstance(data, np.ndarray): _numpy_checks(data)
     if isinstance(data, Tensor): a = data._data
     elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data): a = _of_scalar_tensors(data)
     else: a = data
     if not (type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__') or type(a) in B._array_types):
         is_np = isinstance(_first(a), (np.generic, np.ndarray))
+        promoted = _promoted_leaves(a) if dtype is None and type(a) in (list, tuple) else None
         try: a = np.asarray(a)
         except OverflowError: raise ValueError("Overflow when unpacking long long") from None
         except ValueError:                                     # not a grid: torch's message, or (under an empty dim) torch's empty tensor
             sizes = _check_nesting(data)
             if 0 not in sizes: raise
             a = np.zeros(sizes)
+        if a.dtype == object and builtins.any(type(v) is builtins.int and not -2**63 <= v < 2**63 for v in a.flat):
+            raise ValueError("Overflow when unpacking long long")      # an int past 64 bits (numpy keeps it as an object)
         if a.dtype == object: _check_nesting(data); raise RuntimeError(f"Could not infer dtype of {type(_odd_leaf(data)).__name__}")
         if a.dtype.kind in 'US':
             if isinstance(data, (list, tuple)) and isinstance(_first(data), str):     # torch reads a first string as one more dim
                 raise ValueError(f"too many dimensions '{type(_odd_leaf(data)).__name__}'")
             raise TypeError(f"new(): invalid data type '{type(_odd_leaf(data)).__name__}'")
         if a.dtype == np.uint64 and not is_np: raise ValueError("Overflow when unpacking long long")
-        if not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
+        if promoted is not None: a = a.astype(promoted.np, copy=False)     # numpy scalars or arrays among the leaves
+        elif not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
             elif a.dtype.kind == 'c': a = a.astype(get_default_dtype().to_complex().np)   # complex64 by default, as torch
             elif a.dtype.kind in 'iu': a = a.astype(np.int64)
@@ -50,6 +63,32 @@ def _infer(data, dtype=None):
             if npd.kind in 'iu' and a.dtype.kind in 'iuf': _check_fits(a, npd)
         a = B._astype(a, npd) if npd.name == 'float8_e4m3fn' else a.astype(npd, copy=False)
     return a
+
+_PY_NUMBERS = frozenset((builtins.bool, builtins.int, builtins.float, builtins.complex))
+
+def _leaf_dtypes(data, out):
+    "Add to `out` the torch dtypes of the leaves of nested lists `data` that are not Python numbers; False if a leaf is neither."
+    kinds = set(map(type, data))             # (one pass at C speed per list: plain numbers cost nothing more)
+    for t in kinds - _PY_NUMBERS:
+        if t is list or t is tuple:
+            if not builtins.all(_leaf_dtypes(v, out) for v in data if type(v) is t): return False
+        elif t is np.ndarray:
+            found = [v.dtype for v in data if type(v) is t]
+            if not builtins.all(d in _by_np for d in found): return False
+            out.update(_by_np[d] for d in found)
+        elif issubclass(t, np.generic) and np.dtype(t) in _by_np: out.add(_by_np[np.dtype(t)])
+        elif issubclass(t, Tensor): out.update(v.dtype for v in data if type(v) is t)
+        else: return False
+    out.update(kinds & _PY_NUMBERS)
+    return True
+
+def _promoted_leaves(data):
+    """The dtype torch infers for nested lists holding numpy scalars, arrays or tensors: theirs, promoted by torch's
+    rules with the Python numbers' (`[np.float32(1), 2]` is float32; numpy would widen it to float64). None: no such leaf."""
+    leaves = set()
+    if not _leaf_dtypes(data, leaves) or leaves <= _PY_NUMBERS: return None
+    py = {builtins.bool: B.bool, builtins.int: B.int64, builtins.float: get_default_dtype(), builtins.complex: get_default_dtype().to_complex()}
+    return functools.reduce(B.promote_types, [py.get(d, d) for d in leaves])
 
 def _check_fits(a, npd):
     "torch's error when numbers given as Python data do not fit integer dtype `npd` (NaN, infinities, out of range; an unsigned dtype takes integers from -max, which wrap)."
@@ -299,6 +338,11 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if steps < 0: raise RuntimeError("number of steps must be non-negative")
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))     # 0-d tensors as bounds: their numbers
     d = None if dtype is None else to_dtype(dtype)
+    if builtins.any(isinstance(v, builtins.complex) for v in (start, end)):     # complex bounds: a complex range, as torch infers it
+        c = get_default_dtype().to_complex()
+        if d is not None and not d.is_complex:
+            raise RuntimeError(f"torch.linspace(): inferred dtype c10::complex<{'double' if c.name == 'complex128' else 'float'}> can't be safely cast to passed dtype {_LEGACY[d.name]}")
+        dtype = dtype or c
     if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")   # (0 or 1 value: no kernel runs)
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # torch: the bounds cast first
     return _factory(lambda xp, d: xp.linspace(start, end, steps).astype(d), dtype, device, requires_grad)
@@ -413,11 +457,9 @@ def from_numpy(ndarray):
     if type(ndarray) is not np.ndarray and not isinstance(ndarray, np.ndarray):
         t = type(ndarray)
         raise TypeError(f"expected np.ndarray (got {t.__module__ + '.' if t.__module__ not in ('builtins', None) else ''}{t.__name__})")
+    _numpy_checks(ndarray)
     if ndarray.dtype not in _by_np:
         raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. The only supported types are: {_SUPPORTED}.")
-    if builtins.any(s < 0 for s in ndarray.strides):
-        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. "
-                         "(You can probably work around this by making a copy of your array  with array.copy().) ")
     if not ndarray.flags.writeable:
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means writing to this "
                       "tensor will result in undefined behavior. You may want to copy the array to protect its data or make it writable "
@@ -429,7 +471,8 @@ def from_numpy(ndarray):
 def _shared(obj, dtype, device):
     "A tensor sharing the memory of `obj` (tensor or array) with `dtype` and `device`, or None if that needs a copy."
     if isinstance(obj, Tensor): a, t = obj._data, obj
-    elif isinstance(obj, np.ndarray) or hasattr(obj, '__cuda_array_interface__'): a, t = obj, None
+    elif isinstance(obj, np.ndarray): a, t = _numpy_checks(obj) or obj, None
+    elif hasattr(obj, '__cuda_array_interface__'): a, t = obj, None
     else: return None
     if a.dtype not in _by_np or dtype is not None and to_dtype(dtype).np != a.dtype: return None
     if device is not None and B.device(device) != array_device(a) and not (B.device(device).index is None and B.device(device).type == array_device(a).type): return None

@@ -16,7 +16,7 @@ from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace
 from ._views import _view_of
-from ._views import _Index, _Chain, _ALL, _is_all, _put, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
+from ._views import _Index, _Chain, _ALL, _is_all, _put, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
 
 # %% ../nbs/18_indexing.ipynb #6464820c
@@ -231,6 +231,7 @@ def __setitem__(self:Tensor, key, value):
     if _Mode.fw is not None and not _Mode.fw.busy: return _Mode.fw.setitem(self, key, value)   # in a dual level (14b_forward_mode)
     value = _setitem_value(self, value)
     k, op = _index_key(self, key)
+    if op is IndexBackward0 and isinstance(value, Tensor) and value._data.dtype != self._data.dtype: _check_put_dtype(self, k, value)
     try: _setitem(self, key, value, k, op)
     except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None
     except (ValueError, RuntimeError) as e:    # numpy refuses to broadcast the value before writing anything: torch's RuntimeError
@@ -246,6 +247,26 @@ def _setitem_value(x, value):
         return _checked_scalar(value, x._data.dtype)
     t = type(value)
     raise TypeError(f"can't assign a {t.__qualname__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__} to a {x.type()}")
+
+def _fills_mask(key, value):
+    "Does torch's index_put fill a mask here (one value, one bool mask, no other index tensor)? It then casts the value, as `masked_fill_`."
+    arrays = [k for k in (key[0] + key[1] if type(key) is _Chain else key) if hasattr(k, 'ndim')]
+    return value._data.size == 1 and len(arrays) == 1 and arrays[0].dtype.kind == 'b'
+
+def _put_dtype_error(x, value):
+    return RuntimeError(f"Index put requires the source and destination dtypes match, got {_LEGACY[x.dtype.name]} for the "
+                        f"destination and {_LEGACY[value.dtype.name]} for the source.")
+
+def _check_put_dtype(x, k, value):
+    "`x[index tensors] = value` is torch's index_put: a value of another dtype is refused (after its shape, before the positions)."
+    if _fills_mask(k, value): return
+    def at_zero(key): return tuple(a * 0 if hasattr(a, 'ndim') and a.dtype.kind in 'iu' else a for a in key)
+    xp = array_namespace(x._data)          # the region's shape depends on the indices' shapes, not on their positions (checked last)
+    try: region = _get(xp.broadcast_to(xp.zeros((), bool), x._data.shape), _Chain((k[0], at_zero(k[1]))) if type(k) is _Chain else at_zero(k)).shape
+    except IndexError: return              # an int out of range or a mask of the wrong shape: the write raises torch's IndexError
+    vs = value._data.shape
+    while len(vs) > len(region) and vs[0] == 1: vs = vs[1:]         # (the value's leading 1s are dropped)
+    if len(vs) <= len(region) and builtins.all(a in (1, b) for a, b in zip(vs[::-1], region[::-1])): raise _put_dtype_error(x, value)
 
 def _value_shape_error(x, k, op, value):
     "torch's message for a value that does not broadcast to the indexed region: expand's for basic indexing, index_put's else."
@@ -274,6 +295,9 @@ def _setitem(self, key, value, k, op):
         _put(self._data, k, value._data if vt else value, False)
         _version_counter(self)[0] += 1
         return
+    if self._requires_grad and self.grad_fn is None and op is not IndexBackward0 and op is not AliasBackward0 and \
+            not builtins.all(e is Ellipsis or _is_all(e) for e in (key if type(key) is tuple else (key,))):
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")   # torch writes into the view `self[key]`
     _check_inplace(self, view_fn=op)     # before anything is written (a view's base is rewritten after: 17c_inplace_on_views)
     if vt and value._data.dtype != self._data.dtype: value = _cast(value, self.dtype)
     node = IndexPutBackward0 if _whole(op, k) else CopySlices
@@ -671,8 +695,7 @@ def _index_put_checks(input, key, values):
     if len(v) > len(region) or builtins.any(a not in (1, b) for a, b in zip(v[::-1], region[::-1])):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing result of shape {list(region)}")
     if values.dtype != input.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_LEGACY[input.dtype.name]} for the "
-                           f"destination and {_LEGACY[values.dtype.name]} for the source.")
+        raise _put_dtype_error(input, values)
 
 # %% ../nbs/reference/torch/index_put.ipynb #b5357649
 def index_put(input, indices, values, accumulate=False):
@@ -683,7 +706,9 @@ def index_put(input, indices, values, accumulate=False):
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype nullptr (uninitialized)" if not input.dim() else "sym_strides() called on an undefined Tensor")
     key, op = _index_key(input, tuple(indices))
     try:
-        if values.dtype != input.dtype: _index_put_checks(input, key, values)     # raises, in torch's order
+        if values.dtype != input.dtype:      # raises, in torch's order; but one value for one mask fills it, cast (18_indexing)
+            if accumulate or not _fills_mask(key, values): _index_put_checks(input, key, values)
+            values = _cast(values, input.dtype)
         try: return IndexPutBackward0.apply(input, values, key=key, op=op, accumulate=accumulate)
         except RuntimeError as e:
             if 'must match the size' in str(e): _index_put_checks(input, key, values)   # the value's shape, in torch's words

@@ -750,13 +750,25 @@ Tensor.__ipow__ = Tensor.pow_
 # %% ../nbs/15b_elementwise_functions.ipynb #ea555dfd
 def _unary_inplace(name, f):
     forward = _UNARY[name][1]
-    def method(self): return _inplace(self, f, _write=lambda xp, a: xp.copyto(a, forward(xp, a)))
+    write = lambda xp, a: xp.copyto(a, forward(xp, a))
+    # (not for bool tensors: the forward keeps their dtype, where torch's result is float or int and is refused)
+    def method(self): return _inplace(self, f, _write=write if self._data.dtype != np.bool_ else None)
     method.__name__ = method.__qualname__ = name + '_'
     method.__doc__ = f"In-place `{name}`; returns self."
     return method
 
 for _name in _UNARY:
     if _name not in ('gelu', 'silu', 'leaky_relu'): setattr(Tensor, _name + '_', _unary_inplace(_name, globals()[_name]))
+
+def _no_complex_abs_(abs_):
+    "abs_ refusing complex tensors, whose |z| is real and cannot be written back (torch's error)."
+    def method(self):
+        if self.dtype.is_complex: raise RuntimeError("In-place abs is not supported for complex tensors.")
+        return abs_(self)
+    method.__name__, method.__qualname__, method.__doc__ = abs_.__name__, abs_.__qualname__, abs_.__doc__
+    return method
+
+Tensor.abs_ = _no_complex_abs_(Tensor.abs_)
 
 @patch
 def round_(self:Tensor, *, decimals=None):
@@ -2897,10 +2909,10 @@ def fill(input, value):
     return FillBackward0.apply(input, value=value)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #4854535c
-from .backend import patch
-from ._tensor import Tensor
+from .backend import patch, _by_np
+from ._tensor import Tensor, _LEGACY
 from .autograd.graph import _check_tensors, _check_broadcast
-from .autograd.broadcasting import _refuse_integers
+from .autograd.broadcasting import _refuse_integers, _can_cast
 from ._creation import _function
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #824f247b
@@ -2920,7 +2932,11 @@ Tensor.divide_ = Tensor.true_divide_ = Tensor.div_
 def _written_back(name):
     "The in-place method `name`: the out-of-place method on a copy of `self` (which its backward may keep), written into `self`."
     base = name[:-1]
-    def method(self, *args, **kwargs): return self.copy_(getattr(self.clone(), base)(*args, **kwargs))
+    def method(self, *args, **kwargs):
+        r = getattr(self.clone(), base)(*args, **kwargs)
+        if not _can_cast(r._data.dtype, self._data.dtype):     # torch's in-place rule (copy_ alone would cast anything)
+            raise RuntimeError(f"result type {_LEGACY[_by_np[r._data.dtype].name]} can't be cast to the desired output type {_LEGACY[_by_np[self._data.dtype].name]}")
+        return self.copy_(r)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place `{base}`."
     return method

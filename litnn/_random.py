@@ -388,7 +388,7 @@ def exponential_(self:Tensor, lambd=1.0, *, generator=None):
     "Fill with samples of the exponential distribution with rate `lambd`."
     _continuous(self, 'Exponential')
     if not lambd > 0: raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    return _refill(self, ExponentialBackward0, _draw(self, generator, lambda g, s: -1.0 / lambd * np.log(1.0 - _doubles(g, s)) if isinstance(g, _TorchRng)
+    return _refill(self, ExponentialBackward0, _draw(self, generator, lambda g, s: -1.0 / lambd * np.log1p(-_doubles(g, s)) if isinstance(g, _TorchRng)
                                                      else g.standard_exponential(s) / lambd))
 
 @patch

@@ -188,12 +188,22 @@ def _set_requires_grad(self, value):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     self._requires_grad = builtins.bool(value)
 
-Tensor.requires_grad = property(lambda self: self._requires_grad, _set_requires_grad)
+def _set_requires_grad_attr(self, value):
+    "`t.requires_grad = value`: torch's setter takes a bool only, and words its dtype refusal its own way."
+    if type(value) is not builtins.bool: raise RuntimeError("requires_grad must be a bool")
+    if value and self.grad_fn is None and not _differentiable(self._data.dtype):
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    _set_requires_grad(self, value)
+
+Tensor.requires_grad = property(lambda self: self._requires_grad, _set_requires_grad_attr)
 
 # %% ../nbs/10_tensor.ipynb #ca27d20b
 @patch
 def requires_grad_(self:Tensor, requires_grad=True):
     "Set `requires_grad` in place (leaves only); returns self."
+    if type(requires_grad) is not builtins.bool:      # (torch's argument parser takes no int, None or numpy bool)
+        t = type(requires_grad)
+        raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not {t.__name__ if t.__module__ != 'numpy' else 'numpy.' + t.__name__}")
     _set_requires_grad(self, requires_grad); return self
 
 # %% ../nbs/10_tensor.ipynb #9f077d50
@@ -213,7 +223,11 @@ def _set_grad(self, g):
         if g._data.shape != self._data.shape:
             raise RuntimeError(f"attempting to assign a gradient of size '{list(g._data.shape)}' to a tensor of size "
                                f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size")
-        if g._data.dtype != self._data.dtype: raise RuntimeError("assigned grad has data of a different type")
+        if g._data.dtype != self._data.dtype:      # (torch 2.13's words: its grad_dtype is the tensor's dtype unless set)
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{B._CPP[g.dtype.name]}' to a tensor with grad_dtype '{B._LEGACY[self.dtype.name]}'. "
+                               "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                               "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                               "tensor and its gradient may break downstream systems that assume they match.")
         if type(g._data) is not type(self._data): raise RuntimeError("assigned grad has data located on a different device")
     self._grad = g
 
@@ -314,12 +328,18 @@ def _one(self, kind):
 def __bool__(self:Tensor): return builtins.bool(_one(self, builtins.bool))
 _GRAD_SCALAR = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
                 "Consider using tensor.detach() first.")
+def _real(v, ctype):
+    "A complex number read as a real one (`int(t)`, `float(t)`): torch takes it when its imaginary part is 0."
+    if type(v) is not builtins.complex: return v
+    if v.imag: raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+    return v.real
+
 @patch
 def __float__(self:Tensor):
     if self.requires_grad and _Mode.grad: _warn_once(_GRAD_SCALAR, stacklevel=3)   # torch warns for float and complex only, with grad mode on
-    return builtins.float(_one(self, builtins.float))
+    return builtins.float(_real(_one(self, builtins.float), 'double'))
 @patch
-def __int__(self:Tensor): return builtins.int(_one(self, builtins.int))
+def __int__(self:Tensor): return builtins.int(_real(_one(self, builtins.int), 'int64_t'))
 @patch
 def __complex__(self:Tensor):
     if self.requires_grad and _Mode.grad: _warn_once(_GRAD_SCALAR, stacklevel=3)
@@ -332,8 +352,9 @@ def __index__(self:Tensor):
     return builtins.int(_one(self, None))
 @patch
 def __array__(self:Tensor, dtype=None, copy=None):
-    a = self.numpy()
-    return a if dtype is None else a.astype(dtype, copy=False)
+    a = self.numpy()         # shared memory: `np.asarray(t)` is a view of t, `np.array(t)` (copy=True) a copy, as in torch
+    if dtype is not None: return a.astype(dtype, copy=builtins.bool(copy))
+    return a.copy() if copy else a
 @patch
 def __array_wrap__(self:Tensor, array, context=None, return_scalar=False):
     # torch's legacy rule: a bool result comes back as uint8 (`np.isnan(t)` is a ByteTensor)
@@ -346,7 +367,7 @@ def _get_data(self):
     return t
 
 def _set_data(self, new):
-    if not isinstance(new, Tensor): raise TypeError(f"data must be a Tensor, not {type(new).__name__}")
+    if not isinstance(new, Tensor): raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
     if self._requires_grad and not _differentiable(new._data.dtype):
         raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
     self._data = new._data
@@ -408,9 +429,9 @@ def is_contiguous(self:Tensor, memory_format=None):
 
 @patch
 def data_ptr(self:Tensor):
-    "The address of the first element."
+    "The address of the first element (0 for a tensor of no elements, as torch: it has none to point at)."
     a = self._data
-    return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0]
+    return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0] if a.size else 0
 
 # %% ../nbs/17d_complex_numbers.ipynb #c018d6e2
 def is_conj(input):

@@ -25,7 +25,9 @@ def _view_of(out, base):
     if root is None: root = base
     out._base, out._vc = root, _version_counter(root)
     if out._inference is not root._inference: out._inference = root._inference    # an inference tensor's views are ones (13b_grad_modes)
-    if not _Mode.grad: out._vmeta = 'no_grad'                  # see 17c_inplace_on_views: why these two are remembered
+    if not _Mode.grad:
+        out._vmeta = 'no_grad'                  # see 17c_inplace_on_views: why these two are remembered
+        if base._requires_grad: out._requires_grad = True    # as torch's: it requires grad, with no edge to its base (`_accumulator`)
     elif base._vmeta: out._vmeta = base._vmeta if base._vmeta.startswith('multi') else 'no_grad_base'
     views = root._views
     if views is None: root._views = views = []
@@ -666,7 +668,9 @@ def contiguous(self:Tensor, memory_format=None):
     "`self` if its elements are in row-major order (or the order `memory_format` names), else a copy that is."
     if memory_format is None or memory_format is B.contiguous_format:
         return self if self._data.flags.c_contiguous else CloneBackward0.apply(self)
-    if memory_format is B.preserve_format: raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if memory_format is B.preserve_format:      # torch asks is_contiguous(preserve_format) (row-major) first
+        if self._data.flags.c_contiguous: return self
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     return self if self.is_contiguous(memory_format=memory_format) else clone(self, memory_format=memory_format)
 
 # %% ../nbs/17c_inplace_on_views.ipynb #4a7cfdf1
@@ -779,6 +783,8 @@ def view_as_complex(input):
 def _view_as_real(self:Tensor):
     "`view_as_real` (torch.view_as_real lives with the conversions, which sit below the views: they call this)."
     if not self.dtype.is_complex: raise RuntimeError("view_as_real is only supported for complex tensors")
+    if self.is_conj(): raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can view "
+                                          "it as real, use self.resolve_conj(); however, be warned that the resulting tensor will NOT alias the original.")
     return _view_of(ViewAsRealBackward0.apply(self), self)
 
 # %% ../nbs/17d_complex_numbers.ipynb #59eadfac

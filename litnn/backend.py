@@ -330,7 +330,7 @@ class _TorchRng(np.random.Generator):
                 u *= (hi - lo); u += lo
             return self._below(u, lo, hi)
         x = (self.words(n) & np.uint64(2**24 - 1)).astype(np.float64) * 2.0**-24
-        lo, hi = (np.float64(np.float32(np.dtype(dtype).type(v))) for v in (lo, hi))
+        lo, hi = (np.float64(np.float32(v)) for v in (lo, hi))   # float bounds even for half precision: only the hi -> lo fix-up (_below) compares in the dtype
         # x * (hi - lo) + lo rounded once to float32, as the compiled kernel's fused multiply-add rounds it
         return self._below((x * np.float64(np.float32(hi) - np.float32(lo)) + lo).astype(np.float32).astype(dtype), lo, hi)
 

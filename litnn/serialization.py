@@ -16,6 +16,7 @@ from ._torch_files import _save_torch, _load_zip   # PyTorch's zip files (64_rea
 # %% ../nbs/60_saving_and_loading.ipynb #7ce0f754
 def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
          f, # a path (str or os.PathLike) or a writable binary file object
+         pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True, _disable_byteorder_record=False, # torch's; litnn never pickles
          *, format:str="litnn"): # "litnn": a litnn checkpoint; "torch": what torch.save writes (64_reading_pytorch_files)
     """Save `obj` to `f` as a litnn checkpoint (safetensors + JSON, never a pickle); a path is replaced atomically.
 
@@ -27,6 +28,8 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
 
     ```
     """
+    if isinstance(f, (str, os.PathLike)) and not os.path.isdir(os.path.dirname(os.path.abspath(f))):
+        raise RuntimeError(f"Parent directory {os.path.dirname(os.path.abspath(f))} does not exist.")     # torch's check, before writing
     if format == "torch":
         return _save_torch(obj, f)
     if format != "litnn": raise ValueError(f"litnn.save: format must be 'litnn' or 'torch', not {format!r}")

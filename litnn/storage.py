@@ -74,7 +74,7 @@ class UntypedStorage(_StorageBase):
     def size(self): return self.nbytes()
     def __len__(self): return self.nbytes()
     def element_size(self): return 1
-    def data_ptr(self): return 0 if self._array is None else _address(self._array)
+    def data_ptr(self): return 0 if self._array is None or not self._array.nbytes else _address(self._array)   # torch: no bytes, no address
     @property
     def is_cuda(self): return self.device.type == 'cuda'
     def is_pinned(self, device='cuda'): return False

@@ -1104,6 +1104,29 @@ def test_gradcheck_fails_on_wrong_derivative():
             lib.autograd.gradcheck(make_exp(lib, wrong=True).apply, (_gc_input(lib),))
         assert lib.autograd.gradcheck(make_exp(lib, wrong=True).apply, (_gc_input(lib),), raise_exception=False) is False
 
+def make_forward_only_exp(lib, wrong=False):
+    "exp with a jvp and no backward (torch's forward-mode tutorial): only `check_forward_ad` can check it."
+    class Exp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.y = x.exp()
+            return ctx.y
+        @staticmethod
+        def jvp(ctx, t): return t * ctx.y * (2 if wrong else 1)
+    return Exp
+
+def test_gradcheck_forward_ad():
+    only_fw = dict(check_forward_ad=True, check_backward_ad=False, check_undefined_grad=False, check_batched_grad=False)
+    for lib in LIBS:
+        x = leaf(lib, [[0.3, -1.2], [2., 0.5]])
+        assert lib.autograd.gradcheck(make_forward_only_exp(lib).apply, (x,), **only_fw)
+        assert lib.autograd.gradcheck(lambda x, y: x * y.sin(), (x, leaf(lib, [[1., 2.], [3., 4.]])), check_forward_ad=True)
+        with pytest.raises(gradcheck_error(lib), match="Jacobian computed with forward mode mismatch for output 0 with respect to input 0"):
+            lib.autograd.gradcheck(make_forward_only_exp(lib, wrong=True).apply, (x,), **only_fw)
+        assert lib.autograd.gradcheck(make_forward_only_exp(lib, wrong=True).apply, (x,), raise_exception=False, **only_fw) is False
+        with pytest.raises(NotImplementedError):     # the backward is still checked by default
+            lib.autograd.gradcheck(make_forward_only_exp(lib).apply, (x,), check_forward_ad=True)
+
 def test_gradgradcheck():
     for lib in LIBS:
         assert lib.autograd.gradgradcheck(lambda x: x * x * x, (_gc_input(lib),))
@@ -1111,6 +1134,16 @@ def test_gradgradcheck():
         with pytest.raises(gradcheck_error(lib)):
             lib.autograd.gradgradcheck(make_detached_cube(lib).apply, (_gc_input(lib),))
         assert lib.autograd.gradgradcheck(make_detached_cube(lib).apply, (_gc_input(lib),), raise_exception=False) is False
+
+def test_gradgradcheck_draws_grad_outputs_from_the_global_generator():
+    "torch draws gradgradcheck's grad_outputs with the global generator: a seeded program draws the same numbers after it."
+    draws = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        x = lib.tensor([[0.3, -1.2], [2., 0.5]], dtype=lib.float64, requires_grad=True)
+        assert lib.autograd.gradgradcheck(lambda x: (x.sinh(), x * x), (x,))
+        draws.append(lib.rand(3).tolist())
+    assert draws[0] == draws[1]
 
 ## broadcasting
 
@@ -1322,3 +1355,12 @@ def test_custom_function_under_vmap_needs_setup_context_and_a_rule():
         with pytest.raises(RuntimeError, match='You tried to vmap over F, but it does not have vmap support'): lib.func.vmap(new(lib).apply)(lib.ones(2, 3))
         with pytest.raises(RuntimeError, match='does not have vmap support'): lib.func.vmap(lambda t: new(lib).apply(lib.ones(3)) + t)(lib.ones(2, 3))
         assert lib.func.vmap(new(lib, generate_vmap_rule=True).apply)(lib.ones(2, 3)).tolist() == [[2.] * 3] * 2
+
+@pytest.mark.parametrize('dt,gdt', [('float64', 'float32'), ('float64', 'int64'), ('float16', 'bfloat16'), ('float32', 'complex64')])
+def test_grad_setter_refuses_another_dtype_in_torchs_words(dt, gdt):
+    msgs = []
+    for lib in LIBS:
+        x = lib.ones(3, dtype=getattr(lib, dt), requires_grad=True)
+        with pytest.raises(RuntimeError) as e: x.grad = lib.ones(3, dtype=getattr(lib, gdt))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

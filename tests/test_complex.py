@@ -264,3 +264,27 @@ def test_save_load_complex(tmp_path):
     got = litnn.load(tmp_path / 't.pt')                  # a file torch wrote
     assert got['w'].dtype is litnn.complex128 and got['w'].tolist() == [1 + 2j]
     assert got['v'].dtype is litnn.complex64 and got['v'].tolist() == [[3 - 1j]]
+
+def _raises_same(f):
+    "f(lib) raises in both libraries: the same exception type and message (module names aside)."
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(Exception) as e: f(lib)
+        msgs.append((type(e.value).__name__, str(e.value).replace('litnn.', 'torch.')))
+    assert msgs[0] == msgs[1]
+
+def test_complex_refusals_as_torch():
+    z = np.array([1 + 2j, -3 + 0.5j], np.complex64)
+    _raises_same(lambda lib: lib.view_as_real(lib.tensor(z).conj()))          # a conjugate bit: resolve it first
+    _raises_same(lambda lib: lib.tensor(z).abs_())                              # |z| is real: no in-place abs
+    _raises_same(lambda lib: (lib.tensor(z, requires_grad=True) * 2).sum().backward())   # no implicit gradient for a complex scalar
+    _raises_same(lambda lib: lib.autograd.grad(lib.tensor(z, requires_grad=True).sum(), []))
+    assert litnn.view_as_real(litnn.tensor(z).conj().resolve_conj()).tolist() == torch.view_as_real(torch.tensor(z).conj().resolve_conj()).tolist()
+    assert litnn.tensor([-1., 2.]).abs_().tolist() == [1., 2.]
+
+def test_linspace_with_complex_bounds():
+    for args, kw in (((0, 1j, 3), {}), ((1j, 2, 4), {'dtype': 'complex128'}), ((-1 + 1j, 1 - 1j, 5), {})):
+        l = litnn.linspace(*args, **{k: getattr(litnn, v) for k, v in kw.items()})
+        t = torch.linspace(*args, **{k: getattr(torch, v) for k, v in kw.items()})
+        close(l, t)
+    _raises_same(lambda lib: lib.linspace(0, 1j, 3, dtype=lib.float32))

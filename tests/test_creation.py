@@ -209,3 +209,37 @@ def test_arange_keywords_and_infinite_bounds():
     for v in (3, 2.5, True):
         same(litnn.full((2,), litnn.tensor(v)), torch.full((2,), torch.tensor(v)))
     same_error(lambda L: L.full((2,), L.tensor(300), dtype=L.uint8))
+
+
+LISTS_WITH_NUMPY_LEAVES = {
+    'f32_and_int': [np.float32(1), 2], 'i32_and_float': [np.int32(1), 2.5], 'i32_and_f16': [np.int32(1), np.float16(2)],
+    'int_and_f32': [1, np.float32(2.5)], 'float_and_f64': [1.5, np.float64(2)], 'i8_and_int': [np.int8(1), 300],
+    'nested': [[np.float32(1), 2], [3, 4]], 'arrays_and_list': [np.array([1, 2], np.int8), [3, 4]],
+    'f32_array_and_list': [np.array([1., 2.], np.float32), [3, 4.5]], 'u8_and_bool': [np.uint8(3), True], 'u8_and_float': [np.uint8(200), 2.5],
+    'int_and_0d_tensor_nested': lambda L: [[1, 2], [3, L.tensor(4.)]],
+}
+
+@pytest.mark.parametrize('k', LISTS_WITH_NUMPY_LEAVES)
+def test_tensor_of_lists_holding_numpy_scalars_promotes_as_torch(k):
+    "torch promotes a numpy scalar's dtype with the Python numbers' by its own rules ([np.float32(1), 2] is float32; numpy says float64)."
+    data = LISTS_WITH_NUMPY_LEAVES[k]
+    l, t = (litnn.tensor(data(litnn)), torch.tensor(data(torch))) if callable(data) else (litnn.tensor(data), torch.tensor(data))
+    same(l, t)
+    prev = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64); litnn.set_default_dtype(litnn.float64)
+    try:
+        if not callable(data): same(litnn.tensor(data), torch.tensor(data))
+    finally: torch.set_default_dtype(prev); litnn.set_default_dtype(litnn.float32)
+
+@pytest.mark.parametrize('f', [lambda L: L.tensor(np.arange(4.)[::-1]), lambda L: L.as_tensor(np.arange(4.)[::-1]),
+                               lambda L: L.as_tensor(np.arange(4.)[::-1], dtype=L.float32), lambda L: L.asarray(np.arange(4.)[::-1]),
+                               lambda L: L.asarray(np.ones((2, 2))[:, ::-1], copy=True), lambda L: L.tensor(np.ones(2, '>f4')),
+                               lambda L: L.as_tensor(np.ones(2, '>f8')), lambda L: L.from_numpy(np.ones(2, '>f4')),
+                               lambda L: L.tensor([2**64, 1]), lambda L: L.tensor(-2**63 - 1)])
+def test_numpy_arrays_and_numbers_torch_refuses(f):
+    "Negative strides and another byte order are refused by every reader of numpy arrays (not only from_numpy); ints past 64 bits too."
+    same_error(f)
+
+def test_tensor_of_lists_of_arrays_with_negative_strides_is_fine():
+    a = np.arange(4.)[::-1]
+    same(litnn.tensor([a, a]), torch.tensor([a, a]))

@@ -45,6 +45,7 @@ def test_one_hot():
                                lambda lib: lib.nn.functional.one_hot(lib.tensor([3]), 2),
                                lambda lib: lib.nn.functional.one_hot(lib.tensor([1.])),
                                lambda lib: lib.nn.functional.one_hot(lib.tensor([], dtype=lib.long)),
+                               lambda lib: lib.nn.functional.one_hot(lib.zeros(2, 0, dtype=lib.long), 0),
                                lambda lib: lib.nn.functional.pdist(lib.ones(2, 2, 2)),
                                lambda lib: lib.nn.functional.cosine_similarity(lib.ones(2, 3), lib.ones(2, 4))])
 def test_errors(f):

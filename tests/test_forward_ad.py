@@ -315,6 +315,31 @@ def test_custom_function_jvp(lib):
         np.testing.assert_allclose(to_np(fw.unpack_dual(SavedOnly.apply(d)).tangent), to_np(2 * tx))
 
 
+
+@pytest.mark.parametrize('lib', ['litnn', 'torch'])
+def test_custom_function_keeps_result_on_ctx(lib):
+    "torch's forward-mode tutorial keeps its output as `ctx.result` and `del`s it in jvp: ctx has no `result` of its own."
+    T, fw = (litnn, lfw) if lib == 'litnn' else (torch, tfw)
+    class Exp(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            assert not hasattr(ctx, 'result')
+            ctx.result = T.exp(x)
+            return ctx.result
+        @staticmethod
+        def jvp(ctx, gI):
+            gO = gI * ctx.result
+            del ctx.result
+            assert not hasattr(ctx, 'result')
+            return gO
+    x = T.tensor(arr((3, 3), 0), dtype=T.float64, requires_grad=True)
+    t = T.tensor(arr((3, 3), 1), dtype=T.float64)
+    with fw.dual_level():
+        tangent = fw.unpack_dual(Exp.apply(fw.make_dual(x, t))).tangent
+    np.testing.assert_allclose(to_np(tangent), np.exp(arr((3, 3), 0)) * arr((3, 3), 1))
+    assert T.autograd.gradcheck(Exp.apply, (x,), check_forward_ad=True, check_backward_ad=False,
+                                check_undefined_grad=False, check_batched_grad=False)
+
 def test_reverse_mode_through_dual_tensors():
     "The primal computation records the graph as usual; the tangent is differentiable too (as torch's)."
     res = {}

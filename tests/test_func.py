@@ -144,6 +144,22 @@ def test_jvp_against_torch():
     close(ours, theirs)
 
 
+
+def test_jvp_of_a_dict_of_parameters_keeps_their_graph():
+    "torch's forward-mode tutorial: jvp over a dict of parameters that require grad; the output stays differentiable in them."
+    res = {}
+    for T in (litnn, torch):
+        T.manual_seed(0)
+        model = T.nn.Linear(3, 2)
+        inp = T.tensor(np.random.default_rng(0).standard_normal((4, 3)), dtype=T.float32)
+        params = dict(model.named_parameters())
+        tangents = {k: T.ones_like(p) for k, p in params.items()}
+        out, tangent = T.func.jvp(lambda p: T.func.functional_call(model, p, inp), (params,), (tangents,))
+        assert out.requires_grad
+        (out * out).sum().backward()
+        res[T] = out, tangent, model.weight.grad, model.bias.grad
+    close(res[litnn], res[torch], tol=1e-6)
+
 JAC_FUNCS = {
     'elementwise': (lambda T, x, y: x.sin() * y, (3,), (3,)),
     'matrix_out': (lambda T, x, y: T.outer(x, y).tanh(), (3,), (2,)),

@@ -123,3 +123,58 @@ def test_index_put_family_gradcheck():
 def test_getitem_out_of_bounds_says_dimension(f):
     "Reading out of bounds: torch's IndexError, in torch's words (numpy says 'axis')."
     same_error(f)
+
+
+# ---- x[index tensors] = value is torch's index_put: no other dtype, except one value for one mask
+def _set(L, x, key, v):
+    x[key(L)] = v(L)
+    return x
+
+MASK = lambda L: L.tensor([True, False, True])
+SETITEM_OTHER_DTYPE = {
+    'index_long': (lambda L: L.tensor([0, 2]), lambda L: L.tensor([7, 8])),
+    'index_0d_long': (lambda L: L.tensor([0, 2]), lambda L: L.tensor(7)),
+    'list_index_double': (lambda L: [0, 2], lambda L: L.tensor([7., 8.], dtype=L.float64)),
+    'mask_two_longs': (MASK, lambda L: L.tensor([7, 8])),
+    'mask_bool_values': (MASK, lambda L: L.tensor([True, False])),
+    'mask_and_index': (lambda L: (L.tensor([0]), MASK(L)), lambda L: L.tensor(7)),
+    'two_masks': (lambda L: (MASK(L), MASK(L)), lambda L: L.tensor(7)),
+    'index_out_of_range': (lambda L: L.tensor([0, 5]), lambda L: L.tensor([[7], [8]])),   # the dtype is refused before the positions
+}
+
+@pytest.mark.parametrize('case', SETITEM_OTHER_DTYPE)
+def test_setitem_with_index_tensors_refuses_another_dtype(case):
+    key, v = SETITEM_OTHER_DTYPE[case]
+    same_error(lambda L: _set(L, L.zeros(3, 3), key, v))
+
+SETITEM_CASTS = {
+    'mask_0d_long': (MASK, lambda L: L.tensor(7)),
+    'mask_one_double': (MASK, lambda L: L.tensor([7.5], dtype=L.float64)),
+    'columns_mask': (lambda L: (slice(None), MASK(L)), lambda L: L.tensor([[7]])),
+    'int_then_mask': (lambda L: (1, MASK(L)), lambda L: L.tensor(7)),
+    'slice_long': (lambda L: slice(0, 2), lambda L: L.tensor([7, 8, 9])),           # basic indexing copies, casting
+    'python_numbers': (lambda L: L.tensor([0, 2]), lambda L: 7.5),
+}
+
+@pytest.mark.parametrize('case', SETITEM_CASTS)
+def test_setitem_casts_numbers_masks_filled_and_slices(case):
+    key, v = SETITEM_CASTS[case]
+    l, t = _set(litnn, litnn.zeros(3, 3), key, v), _set(torch, torch.zeros(3, 3), key, v)
+    assert l.dtype.name == 'float32' and l.tolist() == t.tolist()
+
+def test_setitem_value_shape_is_refused_before_its_dtype():
+    same_error(lambda L: _set(L, L.zeros(3), MASK, lambda L: L.tensor([7, 8, 9])))
+    same_error(lambda L: _set(L, L.zeros(3), lambda L: L.tensor([0, 1]), lambda L: L.tensor([7, 8, 9])))
+
+def test_index_put_fills_one_mask_with_one_value_of_any_dtype():
+    "torch's index_put takes a value of another dtype when it is one value for one bool mask (it fills the mask, casting)."
+    for make in (lambda L: L.zeros(3).index_put_((MASK(L),), L.tensor(7)),
+                 lambda L: L.zeros(3, dtype=L.int32).index_put((MASK(L),), L.tensor(7.9))):
+        l, t = make(litnn), make(torch)
+        assert l.dtype.name == str(t.dtype)[6:] and l.tolist() == t.tolist()
+    for lib in (litnn, torch):        # the value's gradient comes back in its own dtype
+        v = lib.tensor(7., requires_grad=True, dtype=lib.float64)
+        lib.zeros(3).index_put((MASK(lib),), v).sum().backward()
+        assert v.grad.item() == 2. and str(v.grad.dtype).endswith('float64')
+    same_error(lambda L: L.zeros(3).index_put_((MASK(L),), L.tensor(7), accumulate=True))   # accumulating: the dtype must match
+    same_error(lambda L: L.zeros(3).index_put_((L.tensor([0, 1]),), L.tensor(7)))

@@ -240,3 +240,33 @@ def test_inplace_on_a_view_of_a_leaf_is_refused_as_torch(fn):
     with pytest.raises(RuntimeError) as te: fn(torch)
     with pytest.raises(RuntimeError) as le: fn(litnn)
     assert str(le.value).split('.')[0] == str(te.value).split('.')[0]
+
+
+def test_views_made_in_no_grad_mode_require_grad_as_torch():
+    "They require grad (their base does) but lead nowhere: no edge, no .grad, no hook; a view of one records its op."
+    out = []
+    for lib in (litnn, torch):
+        w = lib.randn(3, requires_grad=True)
+        with lib.no_grad():
+            v, d, s = w[0:2], w.detach(), w.split(1)
+        with lib.inference_mode(): iv = w[0:2]
+        y = v * 2
+        v3 = v[0:1]
+        y.sum().backward()
+        out.append((v.requires_grad, v.is_leaf, v.grad_fn is None, d.requires_grad, [t.requires_grad for t in s], iv.requires_grad,
+                    [e[0] is None for e in y.grad_fn.next_functions], w.grad is None, v.grad is None,
+                    v3.requires_grad, type(v3.grad_fn).__name__, lib.autograd.grad((v * 3).sum(), w, allow_unused=True)))
+    assert out[0] == out[1], out
+
+
+@pytest.mark.parametrize('key', [0, slice(0, 2), 'index', 'mask', Ellipsis, (), (0, 1), (slice(None), 0), None, (Ellipsis, 0),
+                                 (slice(None), slice(None))], ids=repr)
+def test_setitem_on_a_leaf_names_the_view_as_torch(key):
+    "Basic indexing writes into a view of the leaf (torch: 'a view of a leaf Variable...'); index_put_ and full keys into the leaf."
+    msgs = []
+    for lib in (torch, litnn):
+        w = lib.ones(3, 2, requires_grad=True)
+        k = lib.tensor([0, 1]) if key == 'index' else (w > 0) if key == 'mask' else key
+        with pytest.raises(RuntimeError) as e: w[k] = 5
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

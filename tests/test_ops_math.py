@@ -1,5 +1,6 @@
 "Ops of 15_elementwise_ops and 16_reductions against finite differences and against PyTorch: values, dtypes, grad_fn names, gradients, errors."
 import math, numpy as np, pytest
+from functools import partial
 import litnn
 from litnn.backend import to_device
 from litnn.autograd import gradcheck, gradgradcheck
@@ -424,6 +425,29 @@ def test_matmul_name_exception():
     "torch names (1, 3, 4) @ (2, 4, 5) CloneBackward0 (an internal fold); litnn calls it UnsafeViewBackward0: same values and gradients."
     check(lambda x, y: x @ y, lambda x, y: x @ y, randn(1, 3, 4), randn(2, 4, 5), atol=1e-5, name=False)
 
+@pytest.mark.parametrize('case', ['grad_both', 'grad_x', 'grad_w', 'rank4', 'one_row', 'strided_no_fold', 'strided_w_grad'])
+def test_batch_times_matrix_folds_as_torch(case):
+    "torch folds (..., m, k) @ (k, n) into one (N, k) @ (k, n) product when it can: the same node chain and the same bits."
+    xs, ys, rg = {'grad_both': ((4, 3, 5), (5, 2), (1, 1)), 'grad_x': ((4, 3, 5), (5, 2), (1, 0)), 'grad_w': ((4, 3, 5), (5, 2), (0, 1)),
+                  'rank4': ((2, 4, 3, 5), (5, 6), (1, 1)), 'one_row': ((8, 1, 16), (16, 7), (1, 1)),
+                  'strided_no_fold': ((3, 4, 5), (5, 2), (1, 0)), 'strided_w_grad': ((3, 4, 5), (5, 2), (1, 1))}[case]
+    x0, y0 = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ys).astype(np.float32)
+    out = []
+    for lib in (torch, litnn):
+        x, y = lib.tensor(x0, requires_grad=bool(rg[0])), lib.tensor(y0, requires_grad=bool(rg[1]))
+        xin = x.transpose(0, 1) if case.startswith('strided') else x       # a batch that is not a free view of a matrix
+        z = xin @ y
+        z.backward(lib.ones_like(z))
+        out.append((z.detach().numpy(), *(None if t.grad is None else t.grad.numpy() for t in (x, y)), z.grad_fn.name(),
+                    [n.name() if n else None for n, _ in z.grad_fn.next_functions]))
+    (tz, tgx, tgy, tn, tnext), (lz, lgx, lgy, ln, lnext) = out
+    same = np.testing.assert_array_equal if case != 'strided_no_fold' else partial(np.testing.assert_allclose, rtol=1e-5, atol=1e-6)   # (unfolded: a product per matrix, each BLAS's own order)
+    same(lz, tz)
+    for a, b in ((lgx, tgx), (lgy, tgy)):
+        assert (a is None) == (b is None)
+        if a is not None: same(a, b)
+    assert ln == tn and (lnext == tnext or case == 'strided_no_fold')     # (unfolded, torch expands for a BmmBackward0 under it; litnn has one node)
+
 @pytest.mark.parametrize('dev', DEVICES)
 def test_matmul_grads(dev):
     gc(lambda x, y: x @ y, randn(2, 3), randn(3, 2), dev=dev, gg=True)
@@ -548,6 +572,22 @@ def test_inplace_errors():
     with pytest.raises(RuntimeError, match='0-dimension'): x.fill_(litnn.ones(2))
     with pytest.raises(RuntimeError, match='negative integer powers'): litnn.tensor([2]).pow_(-1)
     assert x.tolist() == [1., 1., 1.]
+
+INPLACE_RESULT_TYPE_REFUSED = {
+    'int_remainder_float': lambda L: L.tensor([1, 2]).remainder_(1.5), 'int_imod_float_tensor': lambda L: L.tensor([1, 2]).__imod__(L.tensor([1.5, 1.])),
+    'int_floor_divide_float': lambda L: L.tensor([1, 2]).floor_divide_(1.5), 'bool_ifloordiv_int': lambda L: L.tensor([True]).__ifloordiv__(2),
+    'bool_remainder_int': lambda L: L.tensor([True]).remainder_(L.tensor([2])), 'bool_square_': lambda L: L.tensor([True]).square_(),
+    'bool_sigmoid_': lambda L: L.tensor([True]).sigmoid_(), 'bool_erf_': lambda L: L.tensor([True]).erf_(),
+    'bool_abs_': lambda L: L.tensor([True]).abs_(), 'bool_floor_': lambda L: L.tensor([True]).floor_(),
+}
+
+@pytest.mark.parametrize('case', INPLACE_RESULT_TYPE_REFUSED)
+def test_inplace_result_that_cannot_be_cast_back(case):
+    "An in-place op refuses a result its tensor's dtype cannot hold (float into int, int into bool), as torch, with torch's words."
+    f = INPLACE_RESULT_TYPE_REFUSED[case]
+    with pytest.raises(Exception) as te: f(torch)
+    with pytest.raises(te.type) as le: f(litnn)
+    assert str(le.value) == str(te.value)
 
 def test_inplace_saved_tensor_check():
     "An in-place change to a tensor that backward needs is caught by the version counter, fast path included."

@@ -315,3 +315,43 @@ def test_rng_state_is_torchs_bytes():
               lambda L: L.Generator().set_state(L.zeros(10, dtype=L.uint8)), lambda L: L.Generator().set_state(L.zeros(2, 2528, dtype=L.uint8)),
               lambda L: L.set_rng_state([1])):
         same_error(f)
+
+
+# Half precision: the bounds stay float, only the hi -> lo fix-up rounds them (torch's kernel): equal to the last bit.
+_BITWISE = {
+    'uniform_half_bounds': lambda t: (t.empty(2000, dtype=t.float16).uniform_(-1.2247448713915889, 1.2247448713915889),
+                                      t.empty(2000, dtype=t.bfloat16).uniform_(-100, 1000.7)),
+    'kaiming_uniform_float16': lambda t: t.nn.init.kaiming_uniform_(t.empty(30, 40, dtype=t.float16)),
+}
+# torch fuses multiply-adds, and its float32 normals take Cephes' log and sincos, its float64 samplers libm's functions;
+# litnn computes with numpy's vectorized functions (exact emulation cost 4x to 100x the time): the same draws, values
+# within a few units in the last place.
+_NEAR = {
+    'randn_blocks': lambda t: t.randn(1000), 'randn_tail': lambda t: t.randn(3, 37), 'normal_mean_std_blocks': lambda t: t.empty(200).normal_(0.5, 2.3),
+    'kaiming_normal_': lambda t: t.nn.init.kaiming_normal_(t.empty(30, 20)),
+    'uniform_float64': lambda t: t.empty(500, dtype=t.float64).uniform_(-1.2247448713915889, 1.2247448713915889),
+    'kaiming_uniform_float64': lambda t: t.nn.init.kaiming_uniform_(t.empty(20, 30, dtype=t.float64)),
+    'normal_float64': lambda t: (t.empty(5, dtype=t.float64).normal_(0.5, 2.3), t.empty(500, dtype=t.float64).normal_(-1., 0.3)),
+    'exponential_float64': lambda t: t.empty(2000, dtype=t.float64).exponential_(1.7),
+    'exponential_float32': lambda t: t.empty(2000).exponential_(1.7),
+    'log_normal_float64': lambda t: t.empty(2000, dtype=t.float64).log_normal_(0.3, 0.7),
+    'cauchy_float64': lambda t: t.empty(2000, dtype=t.float64).cauchy_(0.2, 1.3),
+}
+
+def _seeded(name, cases):
+    out = []
+    for lib in (torch, litnn):
+        lib.manual_seed(7)
+        r = cases[name](lib)
+        out.append([(np.asarray(v.detach().double().tolist(), np.float64), v.dtype.itemsize) for v in (r if isinstance(r, tuple) else (r,))])
+    return zip(*out)
+
+@pytest.mark.parametrize('name', _BITWISE)
+def test_seeded_half_precision_uniforms_are_torchs_bit_for_bit(name):
+    for (a, _), (b, _) in _seeded(name, _BITWISE): np.testing.assert_array_equal(b, a)
+
+@pytest.mark.parametrize('name', _NEAR)
+def test_seeded_draws_are_torchs_to_a_few_units(name):
+    for (a, size), (b, _) in _seeded(name, _NEAR):
+        eps = np.finfo(np.float32 if size == 4 else np.float64).eps
+        np.testing.assert_allclose(b, a, rtol=8 * eps, atol=8 * eps)

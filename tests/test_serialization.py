@@ -449,7 +449,7 @@ def test_paths_and_file_objects(tmp_path):
     b = io.BytesIO(b'prefix')                                    # a file object is read from where it stands
     b.seek(6); litnn.save(obj, b); b.seek(6)
     assert litnn.load(b)['w'].tolist() == [0., 1., 2.]
-    with pytest.raises(FileNotFoundError): litnn.save(obj, tmp_path / 'missing' / 'x.pt')
+    with pytest.raises(RuntimeError, match='Parent directory'): litnn.save(obj, tmp_path / 'missing' / 'x.pt')
     with pytest.raises(FileNotFoundError): litnn.load(tmp_path / 'nope.pt')
     assert sorted(os.listdir(tmp_path)) == ['f.pt', 'p.pt', 's.pt']
 
@@ -872,3 +872,19 @@ def test_cupy_checkpoint_into_cpu_model(tmp_path):
     dst.load_state_dict(litnn.load(tmp_path / 'gpu.pt', map_location='cpu'))
     x = litnn.randn(2, 4)
     assert dst(x).tolist() == src(x).tolist()
+
+
+def test_save_takes_torchs_arguments_and_checks_the_directory(tmp_path):
+    "torch.save's pickle arguments are accepted (litnn never pickles); a missing parent directory is torch's RuntimeError."
+    torch = pytest.importorskip('torch')
+    p = tmp_path / 'x.pt'
+    litnn.save(litnn.ones(2), p, pickle_protocol=4)
+    litnn.save(litnn.ones(2), str(p), None, 2, _use_new_zipfile_serialization=True)
+    assert litnn.load(p).tolist() == [1., 1.]
+    missing = tmp_path / 'nope' / 'x.pt'
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError) as e: lib.save(lib.ones(1), missing)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+    assert not missing.parent.exists()

@@ -424,3 +424,53 @@ def test_float_of_a_grad_tensor_warns_only_with_grad_mode_on(lib):
             float(loss); complex(loss)
         assert (quiet, len(w)) == (0, 2)
     finally: lib.set_warn_always(False)
+
+
+## conversions and flags users check
+
+@pytest.mark.parametrize('v', [1, 0, None, 'a', np.bool_(True)])
+def test_requires_grad_takes_a_bool_only(v):
+    same_error(lambda lib: lib.ones(2).requires_grad_(v))
+    same_error(lambda lib: setattr(lib.ones(2), 'requires_grad', v))
+
+def test_requires_grad_refusals_in_torch_words():
+    def msg(f):
+        with pytest.raises(RuntimeError) as e: f()
+        return str(e.value)
+    for f in (lambda lib: lib.ones(2, dtype=lib.int64).requires_grad_(), lambda lib: setattr(lib.ones(2, dtype=lib.int64), 'requires_grad', True)):
+        assert msg(lambda: f(litnn)) == msg(lambda: f(torch))
+
+def test_data_ptr_of_a_tensor_with_no_elements_is_0():
+    assert same(lambda lib: (lib.ones(0).data_ptr(), lib.ones(3)[:0].data_ptr(), lib.ones(2, 0).t().data_ptr(),
+                             lib.ones(0).untyped_storage().data_ptr(), lib.ones(3).data_ptr() != 0)) == (0, 0, 0, 0, True)
+
+def test_np_array_copies_and_np_asarray_shares():
+    def f(lib):
+        x = lib.arange(3.)
+        c, v, d = np.array(x), np.asarray(x), np.array(x, dtype=np.float64)
+        c[0], v[1], d[2] = 7, 8, 9
+        return x.tolist(), str(d.dtype)
+    assert same(f) == ([0., 8., 2.], 'float64')
+
+def test_int_and_float_of_a_complex_tensor():
+    assert same(lambda lib: (int(lib.tensor(2.5 + 0j)), float(lib.tensor(1.5 + 0j)), complex(lib.tensor(1.5)))) == (2, 1.5, 1.5 + 0j)
+    same_error(lambda lib: int(lib.tensor(1 + 2j)))
+    same_error(lambda lib: float(lib.tensor(1 + 2j)))
+
+def test_contiguous_preserve_format():
+    assert same(lambda lib: (lambda x: x.contiguous(memory_format=lib.preserve_format) is x)(lib.ones(2, 3)))
+    same_error(lambda lib: lib.ones(2, 3).t().contiguous(memory_format=lib.preserve_format))
+
+def test_bool_add_with_alpha_stays_bool():
+    "torch casts alpha to the result's dtype: any nonzero alpha is True for bool tensors."
+    for alpha in (2, 0, True, False):
+        assert same(lambda lib: lib.tensor([True, False]).add(lib.tensor([True, True]), alpha=alpha).tolist())
+        assert same(lambda lib: str(lib.tensor([True, False]).add(lib.tensor([True, True]), alpha=alpha).dtype).split('.')[-1]) == 'bool'
+
+def test_cpu_takes_a_memory_format():
+    def f(lib):
+        x, y = lib.ones(2, 3, 4, 5), lib.ones(2, 3, 4, 5).to(memory_format=lib.channels_last)
+        return (x.cpu(memory_format=lib.channels_last).stride(), x.cpu(memory_format=lib.contiguous_format) is x,
+                y.cpu() is y, y.cpu(memory_format=lib.contiguous_format).stride())
+    assert same(f) == ((60, 1, 15, 3), True, True, (60, 20, 5, 1))
+    same_error(lambda lib: lib.ones(2).cpu(memory_format=lib.channels_last))

@@ -240,6 +240,17 @@ def test_make_tensor_exclude_zero_and_requires_grad(dt):
         assert fill == torch.finfo(getattr(torch, dt)).tiny
 
 
+
+@pytest.mark.parametrize('dt', ['complex64', 'complex128'])
+@pytest.mark.parametrize('kw', [dict(), dict(low=-1, high=1, requires_grad=True), dict(noncontiguous=True), dict(low=0, high=3)], ids=str)
+def test_make_tensor_complex_as_torch(dt, kw):
+    "Complex dtypes: both parts drawn from the generator, as torch draws them (gradgradcheck's grad_outputs of complex outputs)."
+    litnn.manual_seed(3); torch.manual_seed(3)
+    want = torch.testing.make_tensor(4, 3, dtype=getattr(torch, dt), device='cpu', **kw)
+    got = litnn.testing.make_tensor(4, 3, dtype=getattr(litnn, dt), device='cpu', **kw)
+    assert got.dtype == getattr(litnn, dt) and got.requires_grad == want.requires_grad and got.stride() == want.stride()
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
 ERRORS = [dict(low=math.nan), dict(high=math.nan), dict(low=3, high=1), dict(low=1, high=1, dtype='int64'),
           dict(requires_grad=True, dtype='int32'), dict(requires_grad=True, dtype='bool'),
           dict(low=-10, high=-1, dtype='uint8'), dict(low=300, high=400, dtype='uint8'), dict(noncontiguous=True, memory_format='contiguous_format')]

@@ -292,6 +292,7 @@ def _grad_for(t, g, i=0):
     if type(t) is not Tensor and isinstance(t, tuple): return t._grad_for(g, i)    # a GradientEdge (reference/backprop/graph)
     if g is None:
         if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if t._data.dtype.kind == 'c': raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
         return Tensor._make(array_namespace(t._data).ones_like(t._data))
     if not isinstance(g, Tensor): g = Tensor._make(array_namespace(t._data).asarray(g, dtype=t._data.dtype))   # autograd sits below the factories
     if g._data.shape != t._data.shape:

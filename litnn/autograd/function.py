@@ -4,7 +4,7 @@
 
 # %% ../../nbs/14_custom_functions.ipynb #efaa5881
 from __future__ import annotations
-import builtins, warnings, numpy as np
+import builtins, functools, warnings, numpy as np
 from .._tensor import Tensor, _version_counter
 from .graph import Node, _edge, _counter, _SavedOutput
 from .engine import _check_inplace, _new_history
@@ -37,6 +37,11 @@ def _validated(ctx, grads):
 class FunctionCtx(Node):
     "The ctx (and graph node) of a custom `Function`."
     materialize_grads = True
+    # torch's ctx has no `result`: a forward may keep its own value there (`ctx.result = out`, as torch's forward-mode
+    # tutorial does) and `del` it. Node's read-only `result` (a built-in op's saved output) would refuse that; a
+    # non-data descriptor lets the instance's attribute win, and reads as missing until it is set.
+    @functools.cached_property
+    def result(self): raise AttributeError(f"'{type(self).__name__}' object has no attribute 'result'")
     def set_materialize_grads(self, value): self.materialize_grads = value
     def mark_dirty(self, *tensors): self._dirty = tensors
     def save_for_forward(self, *tensors): self._fw_saved = tensors   # what `jvp` reads as saved_tensors (14b_forward_mode)

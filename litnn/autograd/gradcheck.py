@@ -21,13 +21,13 @@ def _parts(a):
     if a.dtype.kind == 'c': return np.concatenate([a.real.reshape(-1), a.imag.reshape(-1)]).astype(np.float64)
     return a.astype(np.float64).reshape(-1)
 
-def _jacobians(func, inputs, eps):
+def _jacobians(func, inputs, eps, backward=True):
     """Numerical and analytical Jacobians of `func` at `inputs`, one pair per (input, output).
 
     A complex number is two real ones (torch's gradcheck does the same): a complex input is perturbed along its real
     and then its imaginary axis, a complex output is compared as its real and imaginary parts; the analytical row
     for an imaginary part comes from the gradient `1j` (torch's convention: backward from `g` differentiates
-    Re(conj(g) y))."""
+    Re(conj(g) y)). `backward=False`: the numerical ones only (`check_backward_ad=False`: a Function may have no backward)."""
     def kept(o): return isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())
     outs = [o for o in _as_tuple(func(*inputs)) if kept(o)]
     def values():   # not under no_grad: func may itself differentiate (gradgradcheck)
@@ -45,7 +45,8 @@ def _jacobians(func, inputs, eps):
                 flat[j] = orig - step; minus = values()
                 flat[j] = orig
                 cols.append((plus - minus) / (2 * eps))
-        num.append(np.stack(cols, 1) if cols else np.zeros((0, 0)))
+        num.append(np.stack(cols, 1) if cols else np.zeros((values().size, 0)))   # (an empty input: nothing to compare)
+        if not backward: continue
         rows = []
         for o in outs:
             units = (1, 1j) if o._data.dtype.kind == 'c' else (1,)
@@ -58,8 +59,28 @@ def _jacobians(func, inputs, eps):
                     (gx,) = grad(o, x, go, retain_graph=True, allow_unused=True)
                     rows.append(np.zeros(x._data.size * len(steps)) if gx is None else _parts(gx._data.astype(x._data.dtype)))
         ana.append(np.stack(rows, 0) if rows else np.zeros((0, flat.size * len(steps))))
-        if num[-1].size == 0: num[-1] = np.zeros(ana[-1].shape)   # an empty input: nothing to compare
     return num, ana
+
+def _forward_jacobians(func, inputs):
+    """The Jacobians by forward mode (torch's `check_forward_ad`), laid out as `_jacobians`' numerical ones: column by
+    column, the outputs' tangents for a unit tangent on one element of an input (then on its imaginary axis, if complex)."""
+    from litnn.autograd import forward_ad as fw
+    def kept(o): return isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())
+    res = []
+    for i, x in enumerate(inputs):
+        if not (isinstance(x, Tensor) and x._requires_grad): continue
+        cols = []
+        for unit in ((1, 1j) if x._data.dtype.kind == 'c' else (1,)):
+            for j in range(x._data.size):
+                t = np.zeros(x._data.size, x._data.dtype); t[j] = unit
+                with fw.dual_level():
+                    dual = fw.make_dual(x, Tensor._make(B.to_device(t.reshape(x._data.shape), x.device)))
+                    outs = [o for o in _as_tuple(func(*inputs[:i], dual, *inputs[i + 1:])) if kept(o)]
+                    tans = [fw.unpack_dual(o).tangent for o in outs]
+                cols.append(np.concatenate([_parts(np.zeros(o._data.shape, o._data.dtype) if t is None else t._data)   # no tangent: zeros
+                                            for o, t in zip(outs, tans)] or [np.zeros(0)]))
+        res.append(np.stack(cols, 1) if cols else None)
+    return res
 
 
 # %% ../../nbs/14a_gradcheck.ipynb #3e19d792
@@ -94,30 +115,35 @@ def _fast_jacobians(func, inputs, eps):
         ana.append(np.array([total]))
     return num, ana
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, **kwargs):
-    "Check the gradients of `func` at `inputs` against finite differences (use float64 inputs); `fast_mode`: one random projection of each Jacobian."
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, check_backward_ad=True,
+              check_forward_ad=False, **kwargs):
+    """Check the gradients of `func` at `inputs` against finite differences (use float64 inputs); `fast_mode`: one random projection
+    of each Jacobian. `check_forward_ad`: the forward-mode Jacobians too; `check_backward_ad=False`: not the backward ones."""
     inputs = _as_tuple(inputs)
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor) and x._requires_grad and x.dtype not in (B.float64, B.complex128):
             import warnings; warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. This check will likely fail if all the inputs are not of double precision floating point.")
-    complex_ = any(isinstance(v, Tensor) and v.is_complex() for v in (*inputs, *_as_tuple(func(*inputs)))) if fast_mode else True
-    num, ana = (_jacobians if complex_ else _fast_jacobians)(func, inputs, eps)     # (complex numbers: the full Jacobians)
-    for i, (n, a) in enumerate(zip(num, ana)):
-        if n.shape != a.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
-            if not raise_exception: return False
-            raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n")
+    checks = []   # (how, [(numerical, analytical) per input])
+    if check_backward_ad:
+        complex_ = any(isinstance(v, Tensor) and v.is_complex() for v in (*inputs, *_as_tuple(func(*inputs)))) if fast_mode else True
+        checks.append(('', zip(*(_jacobians if complex_ else _fast_jacobians)(func, inputs, eps))))   # (complex numbers: the full Jacobians)
+    if check_forward_ad:
+        num = _jacobians(func, inputs, eps, backward=False)[0]
+        checks.append((' computed with forward mode', ((n, np.zeros(n.shape) if f is None else f) for n, f in zip(num, _forward_jacobians(func, inputs)))))
+    for how, pairs in checks:
+        for i, (n, a) in enumerate(pairs):
+            if n.shape != a.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
+                if not raise_exception: return False
+                raise GradcheckError(f"Jacobian{how} mismatch for output 0 with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n")
     return True
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, **kwargs):
     "Check second derivatives: `gradcheck` of the vector-Jacobian product of `func`, in its inputs and in `grad_outputs`."
     inputs = _as_tuple(inputs)
     outs = _flat_outputs(func(*inputs))
-    if grad_outputs is None:
-        rng = np.random.default_rng(0)
-        def draw(o):   # a complex output gets a complex gradient: both of its parts are checked
-            a = rng.standard_normal(o._data.shape) + (1j * rng.standard_normal(o._data.shape) if o._data.dtype.kind == 'c' else 0)
-            return Tensor._make(B.to_device(np.asarray(a).astype(o._data.dtype), o.device))
-        grad_outputs = [draw(o) for o in outs]
+    if grad_outputs is None:   # drawn as torch draws them, uniform in [-1, 1) from the global generator (a complex one in both
+        from litnn.testing import make_tensor   # parts): the same numbers after the same seed, and the generator advanced as torch's
+        grad_outputs = [make_tensor(o.shape, dtype=o.dtype, device=o.device, low=-1, high=1) for o in outs]
     gos = [Tensor._make(g._data.copy(), True) for g in _as_tuple(grad_outputs)]   # differentiate in them too, as torch does
     n = len(inputs)
     def vjp(*xs):

@@ -26,6 +26,8 @@ def _version(t): return t._vc[0] if t._vc is not None else 0
 
 
 # %% ../../nbs/12_backprop_graph.ipynb #07219c73
+_HAND_WRITTEN = frozenset(('CopySlices', 'Error', 'DelayedError', 'GraphRoot', 'Identity'))   # (not generated from derivatives.yaml)
+
 class Node:
     "A node of the autograd graph: a tensor's `grad_fn`, and the `ctx` of the operation that made it."
     _saved = ()             # saved tensors, or _FREED once backward released them
@@ -42,7 +44,9 @@ class Node:
     on_arrays = False       # is backward written to run on arrays too? a plain backward then passes it arrays
     _complex = None         # a complex result: which inputs were real (the engine conjugates around backward: 17d_complex_numbers)
     complex_aware = False   # does backward already follow torch's complex convention (the ops that are not holomorphic)?
-    def name(self): return type(self).__name__
+    def name(self):
+        n = type(self).__name__
+        return 'torch::autograd::' + n if n in _HAND_WRITTEN else n     # torch's hand-written C++ nodes carry their namespace
     def __repr__(self): return f"<{type(self).__name__} object at {id(self):#x}>"   # as torch's
 
 # %% ../../nbs/12_backprop_graph.ipynb #c84effc0
@@ -188,10 +192,11 @@ class AccumulateGrad(Node):
 _counter = itertools.count(1)
 
 def _accumulator(t):
-    "The AccumulateGrad node of leaf `t`, made once and shared by every use of `t`."
+    "The AccumulateGrad node of leaf `t`, made once and shared by every use of `t`; None for a view made in no_grad mode."
     r = t._accumulator
     acc = r() if r is not None else None
     if acc is None:
+        if t._vmeta == "no_grad" and t._base is not None: return None   # it requires grad as its base does, but its gradient goes nowhere (torch's)
         acc = AccumulateGrad(t); acc._seq = next(_counter)
         t._accumulator = weakref.ref(acc)
     return acc

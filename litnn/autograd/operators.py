@@ -151,6 +151,7 @@ def _check_alpha(alpha, t):
     if d.kind not in 'fcV' and not isinstance(alpha, (builtins.int, np.integer, np.bool_)):     # (V: bfloat16)
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if d.kind != 'c' and isinstance(alpha, (builtins.complex, np.complexfloating)): raise RuntimeError("Complex alpha only supported for Complex results.")
+    if d == _BOOL: return builtins.bool(alpha)      # torch converts alpha to the result's type: any nonzero int is True
     return _checked_scalar(alpha, d)
 
 def sub(input, other, *, alpha=1, out=None):

@@ -69,7 +69,8 @@ class _Level:
     def __init__(self, originals, batched=False):
         if _Mode.batched is not None and not batched:   # inside vmap (33a_vmap): autograd.grad needs real arrays,
             raise _NotBatchable("a func transform")      # so vmap runs sample by sample
-        self.keep = _level[0] > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in originals)
+        # the arguments are trees (a dict of parameters): any tensor in them that requires grad keeps the graph
+        self.keep = _level[0] > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in _tree_flatten(originals)[0])
     def __enter__(self): _level[0] += 1; return self
     def __exit__(self, *exc): _level[0] -= 1
 

@@ -7,14 +7,15 @@ __all__ = ['make_tensor']
 
 # %% ../../nbs/reference/testing/make_tensor.ipynb #bfd9b926
 import collections.abc, math, warnings
-from ..backend import float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8
+from ..backend import float16, bfloat16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8
 from ..backend import bool as _dtype_bool   # the boolean dtype, not shadowing Python's bool
 from .._creation import empty, randint
+from .._conversions import view_as_real
 from .._tensor import finfo, iinfo
 
 # %% ../../nbs/reference/testing/make_tensor.ipynb #2c022102
 _INTEGRAL = (uint8, int8, int16, int32, int64)
-_FLOATING = (float16, bfloat16, float32, float64)
+_FLOATING = (float16, bfloat16, float32, float64, complex64, complex128)   # torch's floating and complex types
 
 def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
     "The drawing range: defaults filled in, checked, clamped into `[lowest, highest)`; integers rounded up."
@@ -42,8 +43,10 @@ def _draw(shape, dtype, device, low, high):
         info = finfo(dtype)
         low, high = _low_high(low, high, dtype, info.min, info.max, -9, 9)
         t = empty(shape, device=device, dtype=dtype)
+        r = view_as_real(t) if t.is_complex() else t     # a complex tensor: both parts drawn, element by element, as torch's
         # uniform_ needs high - low to be representable: draw half the range and double it
-        return t.uniform_(low / 2, high / 2).mul_(2) if high - low >= info.max else t.uniform_(low, high)
+        r.uniform_(low / 2, high / 2).mul_(2) if high - low >= info.max else r.uniform_(low, high)
+        return t
     raise TypeError(f"The requested dtype '{dtype}' is not supported by torch.testing.make_tensor(). "
                     "To request support, file an issue at: https://github.com/pytorch/pytorch/issues")
 
