@@ -22,6 +22,7 @@ TORCH_NAMESAKES = {'Stream', 'Event',   # torch.Stream, torch.Event (C++) and to
 TORCH_NAMESAKES |= {'StreamContext',   # torch.cpu.StreamContext and torch.cuda.StreamContext
                     'device'}          # torch.device and torch.cuda.device (a context manager)
 TORCH_NAMESAKES |= {'CrossMapLRN2d'}    # torch.nn.CrossMapLRN2d (a Module) and torch.nn.modules._functions.CrossMapLRN2d (its Function)
+TORCH_NAMESAKES |= {'Node', 'Transformer'}   # torch.autograd.graph.Node and torch.fx.Node; torch.nn.Transformer and torch.fx.Transformer
 
 
 def _method_definitions():
@@ -85,6 +86,10 @@ IMPORTS_THE_PACKAGE = {
     'training.py': 'a user program (trains a model as a script would)',
     'train.py': 'a user program (trains a model as a script would)',
     'onnx/tracing.py': "the package itself is what is patched while tracing: user code calls `torch.eq(...)`",
+    'fx/_symbolic_trace.py': "a trace patches the package's namespaces: traced code calls `torch.relu(...)`",
+    'fx/graph.py': "generated code reaches functions as `torch.relu`: the package is its global `torch`",
+    'fx/graph_module.py': "`to_folder` writes a module that imports the package, and what it writes is read from it",
+    'utils/benchmark/utils/timer.py': "a timed statement's global `torch` is the package (as torch's Timer gives it torch)",
 }
 
 

@@ -79,9 +79,11 @@ class _FunctionMeta(type):
 # %% ../../nbs/14_custom_functions.ipynb #5e8de7de
 _FUNC_DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
 
+class _VmapError(RuntimeError):
+    "An error of vmap itself (`.item()`, a random draw refused, a Function it cannot batch): raised as it is, never retried sample by sample (33a_vmap)."
+
 def _check_vmappable(cls):
     "torch's refusals of a Function called inside vmap (batched inputs or not): one without `setup_context`, or one with no vmap rule."
-    from litnn.func.vmap import _VmapError      # (a RuntimeError vmap lets through, rather than falling back to its loop: 33a_vmap)
     if cls.setup_context is None:
         raise _VmapError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it must override "
                            f"the setup_context staticmethod. {_FUNC_DOCS}")

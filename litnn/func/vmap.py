@@ -13,6 +13,7 @@ from .. import backend as B
 from .._tensor import Tensor
 from .._creation import ones_like, zeros_like
 from ..autograd.grad_mode import _Mode, enable_grad
+from ..autograd.function import _VmapError   # vmap's own errors, raised as they are (defined with the Functions it refuses)
 from .._views import stack, cat
 from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable, exposed_in
 from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
@@ -94,9 +95,6 @@ class BatchedTensor(Tensor):
     tolist = numpy = __float__ = __int__ = __bool__ = item
     def detach(self): return _batched(self._value.detach(), self._level)
     data = property(detach)
-
-class _VmapError(RuntimeError):
-    "An error of vmap itself (`.item()`, a random draw refused): raised as it is, never retried sample by sample."
 
 def _batched(value, level):
     "`value` (batch dimension first) as a `BatchedTensor` of `level`."

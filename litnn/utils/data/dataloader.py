@@ -7,7 +7,6 @@ __all__ = ['DataLoader']
 
 # %% ../../../nbs/54_dataloader.ipynb #f59b11b3
 import itertools, math, warnings
-import multiprocessing as python_multiprocessing   # (torch's name for it in this module)
 from ...backend import array_namespace, patch, int64
 from ..._tensor import Tensor
 from ..._creation import empty
@@ -80,6 +79,7 @@ class DataLoader:
     def multiprocessing_context(self, ctx):
         "A start method's name or context (as torch's): only with workers; a name becomes its context."
         if ctx is not None:
+            import multiprocessing as python_multiprocessing   # (torch's name; here, so that `import litnn` does not load multiprocessing)
             if self.num_workers == 0:
                 raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers > 0), "
                                  f"but got num_workers={self.num_workers}")
