@@ -174,7 +174,7 @@ def matmul(input, other, *, out=None):
     if input._data.ndim == 1 and other._data.ndim == 2: return _vector_matrix(input, other)
     batch = lambda a: a.shape[:-2] if a.ndim > 1 else ()
     _batch_numel(batch(input._data), batch(other._data))     # batch dims that do not broadcast: torch's error
-    if _Mode.batched is None and _foldable(input, other):     # one product, as torch's (and its bits), not one per matrix (vmap: its own rule)
+    if _Mode.batched is None and _foldable(input, other):     # one product, as torch's, not one per matrix (vmap: its own rule)
         s = input._data.shape
         return UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(-1, s[-1]), other), shape=s[:-1] + other._data.shape[1:])
     return _matmul_op(input, other).apply(input, other)
