@@ -23,6 +23,10 @@ from .autograd.operators import add, sub, mul, div, multiply, divide, subtract, 
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled
 from . import amp                       # 55_mixed_precision: autocast, GradScaler
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype
+from .amp import (set_autocast_enabled, set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,
+    clear_autocast_cache, autocast_increment_nesting, autocast_decrement_nesting, is_autocast_cpu_enabled, is_autocast_xla_enabled,
+    is_autocast_ipu_enabled, get_autocast_cpu_dtype, get_autocast_gpu_dtype, get_autocast_xla_dtype, get_autocast_ipu_dtype,
+    set_autocast_cpu_enabled, set_autocast_cpu_dtype, set_autocast_gpu_dtype)     # torch's switches under autocast
 from .cuda import amp as _              # litnn.cuda.amp needs litnn.amp: not imported by litnn.cuda
 from .cpu import amp as _               # litnn.cpu.amp too (reference/cpu/amp)
 from .utils import checkpoint as _      # litnn.utils.checkpoint needs autograd: not imported by litnn.utils
@@ -62,9 +66,9 @@ from . import testing
 from . import fx, _subclasses        # torch.fx.wrap (timm marks functions at import); fake_tensor.is_fake
 
 def __getattr__(name):   # litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
-    if name == 'multiprocessing':
+    if name in ('multiprocessing', '_inductor'):          # (torch._inductor loads on first use too)
         import importlib
-        return importlib.import_module('.multiprocessing', __name__)
+        return importlib.import_module('.' + name, __name__)
     raise AttributeError(f"module 'litnn' has no attribute {name!r}")
 
 # %% ../nbs/01_namespace.ipynb #a74d516a
@@ -358,6 +362,10 @@ from ._higher_order_ops.while_loop import while_loop
 # %% ../nbs/reference/hub.ipynb #618f041b
 from . import hub   # torch.hub: reference/hub
 
+# %% ../nbs/reference/library.ipynb #bc335247
+from ._ops import ops              # torch.ops: reference/ops
+from . import library               # torch.library: reference/library
+
 # %% ../nbs/reference/torch/linalg_utils_removed.ipynb #b9c4efcf
 from ._linalg_utils import _symeig as symeig, eig, lstsq, matrix_rank, solve   # removed in 1.9: they raise
 
@@ -646,3 +654,6 @@ from ._python_arg_parser import _accept_numpy_names
 _litnn = sys.modules['litnn']
 _accept_numpy_names([vars(m) for m in (_litnn, _litnn.linalg, _litnn.special, _litnn.fft)], Tensor, vars(_litnn.nn.functional))
 del _accept_numpy_names, _litnn      # (the namespace is complete here; run again, this changes nothing)
+
+# %% ../nbs/reference/xpu.ipynb #03835175
+from . import xpu, mps, mtia         # torch imports them too: device-picking code asks each (reference/xpu, mps, mtia)

@@ -6,15 +6,15 @@
 __all__ = ['CheckpointError']
 
 # %% ../nbs/61_checkpoint_files.ipynb #6b400855
-import contextlib, json, math, os, re, sys, zlib
+import contextlib, json, math, os, pickle, re, sys, zlib
 import numpy as np
 from . import backend as B
 try: import fcntl   # POSIX file locks: how a save tells a live writer's temporary file from a dead one's
 except ImportError: fcntl = None
 
 # %% ../nbs/61_checkpoint_files.ipynb #f500d423
-class CheckpointError(RuntimeError):
-    "A file `litnn.load` cannot read: corrupt, truncated, or not a checkpoint (a RuntimeError, as PyTorch raises)."
+class CheckpointError(RuntimeError, pickle.UnpicklingError):
+    "A file `litnn.load` cannot read: corrupt, truncated, or not a checkpoint. PyTorch raises a RuntimeError for a broken zip and an `UnpicklingError` for a file that is not one: this is both, so either `except` catches it."
 
 _MAX_MESSAGE = 600   # characters of `what` in an error: enough to say what is wrong, never the whole file
 

@@ -316,7 +316,8 @@ class MaskedFillBackward0(Op):
     def backward(ctx, g):
         nx, nv = _needs(ctx, 2)
         gx = _reduce(g.masked_fill(Tensor._make(ctx.mask), 0), ctx.shape) if nx else None
-        return gx, g.masked_fill(Tensor._make(~ctx.mask), 0).sum() if nv else None
+        keep = array_namespace(ctx.mask).asarray(~ctx.mask)      # asarray: ~ of a 0-d mask is a numpy scalar
+        return gx, g.masked_fill(Tensor._make(keep), 0).sum() if nv else None
 
 class MaskedFillBackward1(MaskedFillBackward0): _inputs = None
 
@@ -329,6 +330,8 @@ def masked_fill(input, mask, value):
     m = to_device(m, array_device(input._data))
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
+        _checked_scalar(value._data.item(), input._data.dtype)      # torch fills with value.item(): the same overflow check as a number
+        if value.is_complex() and not input.is_complex(): value = value.real      # (its imaginary part is 0, checked: no warning, as torch)
         value = _cast(value.to(input.device), input.dtype)
     else: value = _checked_scalar(value, input._data.dtype)
     return (MaskedFillBackward1 if isinstance(value, Tensor) else MaskedFillBackward0).apply(input, value, mask=m)
@@ -337,11 +340,15 @@ def scatter_add(input, dim, index, src):
     "`input` with each `src[i][j][k]` added at `[i][index[i][j][k]][k]` (for dim=1)."
     a, s = _index_arg(index, input, 'scatter_add', 'int64'), input._data.shape
     d = _wrap_dim(dim, len(s))
-    if not a.size: return input.clone()          # an empty index adds nothing: torch checks no shapes
-    if a.ndim != len(s) or builtins.any(m > n for k, (m, n) in enumerate(zip(a.shape, s)) if k != d) or builtins.any(m > n for m, n in zip(a.shape, src.shape)):
-        raise RuntimeError(f"Expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d} and to be no larger size than src {list(src.shape)}")
-    if src._data.shape != a.shape: src = src[tuple(slice(0, m) for m in a.shape)]
     if src._data.dtype != input._data.dtype: raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")   # torch's words
+    if not a.size: return input.clone()          # an empty index adds nothing: torch checks no shapes
+    for what, n in (("self", len(s)), ("src", src._data.ndim)):     # (torch counts a 0-d tensor as 1-d; here, as in scatter, 0-d is refused)
+        if a.ndim != n: raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+    if builtins.any(m > n for k, (m, n) in enumerate(zip(a.shape, s)) if k != d) or builtins.any(m > n for m, n in zip(a.shape, src.shape)):
+        raise RuntimeError(f"Expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d} and to be no larger size than src {list(src.shape)}")
+    bad = (a < 0) | (a >= (s[d] if s else 1))        # (numpy would wrap a negative index)
+    if bool(bad.any()): raise RuntimeError(f"index {builtins.int(a[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {s[d] if s else 1}")
+    if src._data.shape != a.shape: src = src[tuple(slice(0, m) for m in a.shape)]
     return ScatterAddBackward0.apply(input, src, key=_along(a, d), op=GatherBackward0, accumulate=True)
 
 @patch
@@ -455,7 +462,7 @@ def _identity(reduce, dtype):
     if reduce in ('sum', 'mean'): return 0
     if reduce == 'prod': return 1
     if dtype.kind == 'b': return reduce == 'amin'          # False is the bottom of bool, True its top
-    if dtype.kind == 'f': return -np.inf if reduce == 'amax' else np.inf
+    if dtype.kind == 'f' or dtype.name == 'bfloat16': return -np.inf if reduce == 'amax' else np.inf     # (bfloat16: numpy kind 'V')
     return np.iinfo(dtype).min if reduce == 'amax' else np.iinfo(dtype).max
 
 def _scatter_reduce(a, key, v, reduce, include_self):
@@ -467,7 +474,7 @@ def _scatter_reduce(a, key, v, reduce, include_self):
         n = xp.full(a.shape, 1 if include_self else 0, np.int64)
         xp.add.at(n, key, 1)
         n = xp.maximum(n, 1)
-        out = out / n if a.dtype.kind == 'f' else out // n
+        out = out / n if a.dtype.kind == 'f' or a.dtype.name == 'bfloat16' else out // n
     return out.astype(a.dtype, copy=False)
 
 # %% ../nbs/18a_scatter.ipynb #74a43115
@@ -598,6 +605,8 @@ def index_fill(input, dim, index, value):
     key = _slices_key(input, dim, index, 'index_fill_')
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
+        if len(key) > 1:         # a slice named twice is filled once: value's gradient sums it once (torch: index.unique())
+            key = key[:-2] + (array_namespace(key[-2]).unique(key[-2]), Ellipsis)
         return IndexFillBackward1.apply(input, _cast(value, input.dtype) if value.dtype != input.dtype else value, key=key, op=IndexSelectBackward0)
     return IndexFillBackward0.apply(input, value, key=key, op=IndexSelectBackward0)
 
@@ -737,7 +746,7 @@ def put(input, index, source, accumulate=False):
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = {_LEGACY[input.dtype.name]} and source.dtype = {_LEGACY[source.dtype.name]}")
     if source.numel() != index.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got source.numel() = {source.numel()}, index.numel() = {index.numel()}")
-    if not input.dim() and index.numel() > 1:   # several writes into a 0-d input: put them into a vector of one
+    if not input.dim() and index.numel() != 1:   # none or several writes into a 0-d input: put them into a vector of one
         return put(input.reshape(1), index, source, accumulate).reshape(())
     n, flat = input.numel(), index._data.reshape(-1)
     bad = (flat < -n) | (flat >= n)

@@ -14,7 +14,7 @@ from .linalg import qr, svd
 def get_approximate_basis(A, q, niter=2, M=None):
     "`Q` with `q` orthonormal columns such that `Q Qᴴ A` approximates `A` (or `A - M`), by Algorithm 4.4 of Halko et al."
     niter = 2 if niter is None else niter
-    R = randn(A.shape[-1], q, dtype=_utils.get_floating_dtype(A), device=A.device)
+    R = randn(A.shape[-1], q, dtype=_utils.get_floating_dtype(A) if not A.is_complex() else A.dtype, device=A.device)   # (complex A: a complex R, as torch)
     X = _utils.matmul(A, R)
     if M is not None: X = X - _utils.matmul(M, R)
     Q = qr(X).Q

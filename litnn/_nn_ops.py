@@ -115,22 +115,14 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     dims = (0,) + tuple(range(2, input.dim()))
     with no_grad(): return out, input.mean(dims), (input.var(dims, correction=0) + eps).rsqrt()
 
-class _GroupNormStatistics(Op):
-    "native_group_norm's mean and 1/std: torch makes them outputs of its node (they require grad), with no gradient of their own."
-    @staticmethod
-    def forward(ctx, x, N, group, eps):
-        a = x._data
-        g = (a.astype(np.float32) if a.dtype.itemsize < 4 else a).reshape(N, group, -1)      # half precision: in float32
-        mean = g.mean(-1)
-        rstd = 1 / array_namespace(g).sqrt(((g - mean[..., None]) ** 2).mean(-1) + eps)
-        return mean.astype(a.dtype, copy=False), rstd.astype(a.dtype, copy=False)
-    @staticmethod
-    def backward(ctx, gm, gr): return None
-
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    "torch.native_group_norm: (`group_norm`, mean, 1/std) with the statistics per (sample, group)."
+    """torch.native_group_norm: (`group_norm`, mean, 1/std) with the statistics per (sample, group). As in torch, the
+    statistics are differentiable: a loss that uses them gets their gradient too (torch's double-backward formula)."""
     out = F.group_norm(input, group, weight, bias, eps)
-    return (out, *_GroupNormStatistics.apply(input, N, group, eps))
+    g = input.reshape(N, group, C // group * HxW)      # explicit sizes: N may be 0
+    if g.dtype.itemsize < 4: g = g.float()             # half precision: statistics in float32, as torch
+    mean, rstd = g.mean(-1), (g.var(-1, correction=0) + eps).rsqrt()
+    return out, mean.to(input.dtype), rstd.to(input.dtype)
 
 # %% ../nbs/reference/torch/nn_ops_aten_signatures.ipynb #98500400
 def kl_div(input, target, reduction=0, *, log_target=False):

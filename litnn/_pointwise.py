@@ -40,6 +40,7 @@ def _nondiff_binary(name, ufunc):
     "The function `name(input, other)`: the promoted operands through `xp.<ufunc>`, with no gradient."
     def f(input, other):
         if name.startswith('logical'): _check_tensors(name, dict(input=input, other=other))   # and/or/xor of numbers: torch has no such overload
+        elif not (name.startswith('bitwise') and isinstance(other, Tensor)): _check_tensors(name, dict(input=input))   # a number as input: only bitwise ops have that overload (2 & t), beside a tensor
         with no_grad(): x, y = _promote(input, other)
         _check_broadcast(x, y)
         t = x if isinstance(x, Tensor) else y
@@ -93,6 +94,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     "Elementwise |input - other| <= atol + rtol * |other|."
     _check_tensors('isclose', dict(input=input, other=other))
     if input.dtype != other.dtype: raise RuntimeError(f"{_dtype_name(input)} did not match {_dtype_name(other)}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0: raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
     _check_broadcast(input, other)
     return _const(array_namespace(input._data).isclose(input._data, other._data, rtol, atol, equal_nan))
 
@@ -131,6 +134,7 @@ class WhereBackward0(Op):
 # %% ../nbs/15_elementwise_ops.ipynb #d6e04648
 def where(condition, input=None, other=None):
     "`input` where `condition` holds, else `other` (tensors or numbers); `where(condition)` gives the indices of its True values."
+    _check_tensors("where", dict(condition=condition))
     if input is None and other is None:          # the indices of the True values (a 0-d condition counts as 1-D, as torch)
         xp = array_namespace(condition._data)
         return tuple(Tensor._make(i.astype(np.int64, copy=False)) for i in xp.nonzero(xp.atleast_1d(condition._data)))
@@ -270,6 +274,7 @@ class PowBackward2(PowBackward0): "number ** tensor"; _inputs = None
 
 def pow(input, exponent):
     "input ** exponent, elementwise (either may be a number)."
+    if not isinstance(exponent, Tensor): _check_tensors("pow", dict(input=input))     # number ** tensor has an overload, number ** number none
     x, p = _promote(input, exponent)
     if not isinstance(x, Tensor): x = Tensor._make(array_namespace(p._data).full((), x, p._data.dtype))
     if x._data.dtype == np.bool_:     # torch: a bool tensor to a bool number stays bool (x**True = x, x**False = True); no other bool power
@@ -331,6 +336,7 @@ class RemainderBackward1(RemainderBackward0): "x % tensor"; _inputs = None
 
 def remainder(input, other):
     "input % other, with the sign of `other` (Python's convention)."
+    if not isinstance(other, Tensor): _check_tensors("remainder", dict(input=input))     # number % tensor has an overload, number % number none
     x, y = _promote(input, other)
     _check_broadcast(x, y)
     t = x if isinstance(x, Tensor) else y
@@ -715,6 +721,7 @@ _all_ = ['exp', 'expm1', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal', 'sin', '
 
 # %% ../nbs/15b_elementwise_functions.ipynb #fa34aec0
 Tensor.__rtruediv__ = _dunder(lambda self, other: reciprocal(self) * other)      # as torch: `2 / x` is `(1/x) * 2`
+Tensor.__div__, Tensor.__rdiv__ = Tensor.__truediv__, Tensor.__rtruediv__      # torch keeps the Python 2 names
 
 # %% ../nbs/15b_elementwise_functions.ipynb #4100e9cd
 @patch
@@ -746,6 +753,7 @@ def clamp_(self:Tensor, min=None, max=None):
 Tensor.clip_ = Tensor.clamp_
 Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = Tensor.add_, Tensor.sub_, Tensor.mul_, Tensor.div_
 Tensor.__ipow__ = Tensor.pow_
+Tensor.__idiv__ = Tensor.div_
 
 # %% ../nbs/15b_elementwise_functions.ipynb #ea555dfd
 def _unary_inplace(name, f):
@@ -809,6 +817,7 @@ import math
 from ._tensor import _LEGACY
 from ._views import _view_of, ConjBackward0
 from .autograd.broadcasting import _into
+from .autograd.graph import _check_tensors
 
 # %% ../nbs/17d_complex_numbers.ipynb #21b3e739
 class RealBackward0(Op):
@@ -892,6 +901,12 @@ class ComplexBackward0(Op):
     @staticmethod
     def backward(ctx, g): return g.real.contiguous(), g.imag.contiguous()
 
+def _complex_out(out, x):
+    "torch's check of `out=` for complex and polar: exactly the complex dtype of real `x`'s (no casting, as other out= allow)."
+    want = "complex128" if x._data.dtype == np.float64 else "complex64"
+    if isinstance(out, Tensor) and out.dtype.name != want:
+        raise RuntimeError(f"Expected object of scalar type {_LEGACY[want]} but got scalar type {_LEGACY[out.dtype.name]} for argument 'out'")
+
 def complex(real, imag, *, out=None):
     "The complex tensor `real + i imag` (both float32, or both float64), broadcast."
     for n, t in (('real', real), ('imag', imag)):
@@ -899,7 +914,7 @@ def complex(real, imag, *, out=None):
     if real.dtype is not imag.dtype: raise RuntimeError(f"Expected object of scalar type {_LEGACY[real.dtype.name]} but got scalar type {_LEGACY[imag.dtype.name]} for second argument")
     if real._data.dtype not in (np.float32, np.float64): raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_LEGACY[real.dtype.name]} and {_LEGACY[imag.dtype.name]}")
     re, im = _broadcast_pair(real, imag)
-    if out is not None: return _into('complex', out, (real, imag), lambda: ComplexBackward0.apply(re, im))
+    if out is not None: _complex_out(out, real); return _into('complex', out, (real, imag), lambda: ComplexBackward0.apply(re, im))
     return ComplexBackward0.apply(re, im)
 
 class PolarBackward0(Op):
@@ -918,10 +933,11 @@ class PolarBackward0(Op):
 
 def polar(abs, angle, *, out=None):
     "The complex tensor with modulus `abs` and argument `angle`."
+    _check_tensors("polar", dict(abs=abs, angle=angle))
     if abs.dtype is not angle.dtype: raise RuntimeError(f"Expected object of scalar type {_LEGACY[abs.dtype.name]} but got scalar type {_LEGACY[angle.dtype.name]} for second argument")
     if abs._data.dtype not in (np.float32, np.float64): raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_LEGACY[abs.dtype.name]} and {_LEGACY[angle.dtype.name]}")
     r, t = _broadcast_pair(abs, angle)
-    if out is not None: return _into('polar', out, (abs, angle), lambda: PolarBackward0.apply(r, t))
+    if out is not None: _complex_out(out, abs); return _into('polar', out, (abs, angle), lambda: PolarBackward0.apply(r, t))
     return PolarBackward0.apply(r, t)
 
 def _broadcast_pair(a, b):
@@ -1186,7 +1202,7 @@ Tensor.istft = istft
 import builtins, math, numpy as np
 from .backend import array_namespace, result_type, float64, complex128, patch
 from ._tensor import Tensor, _dtype_name, finfo, _LEGACY
-from .autograd.graph import Op
+from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath, _fma
 from .autograd.engine import _inplace
 
@@ -1362,6 +1378,7 @@ def _float_power_dtype(input, exponent):
 
 def float_power(input, exponent):
     "input ** exponent, computed in float64 (complex128 for complex operands)."
+    if not isinstance(exponent, Tensor): _check_tensors("float_power", dict(input=input))     # (as pow)
     d = _float_power_dtype(input, exponent)
     up = lambda v: _cast(v, d) if isinstance(v, Tensor) else (builtins.complex if d is complex128 else builtins.float)(v)
     return pow(up(input), up(exponent))
@@ -1406,6 +1423,7 @@ class ClampMaxBackward1(ClampBackward0): "clamp_max with a tensor"
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #b8a8b0fa
 def _one_sided(input, bound, nodes, lower):
+    _check_tensors("clamp_min" if lower else "clamp_max", dict(input=input))
     if input.dtype.is_complex or (bound.dtype.is_complex if isinstance(bound, Tensor) else isinstance(bound, builtins.complex)):
         raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(bound, Tensor):
@@ -1452,7 +1470,7 @@ import numpy as np
 from .backend import array_namespace, get_default_dtype
 from ._tensor import Tensor, _array_of, _dtype_name
 from ._creation import zeros_like
-from .autograd.graph import Op, _check_broadcast, _needs
+from .autograd.graph import Op, _check_broadcast, _needs, _check_tensors
 from .autograd.broadcasting import _promote, _reduce, _cast, _shape, _operands, _float_dtype, _half, _opmath
 from .autograd.operators import _check_divisor, div, _dunder
 
@@ -1528,7 +1546,7 @@ class FmodBackward0(FmodBackward1): "fmod(tensor, number)"; _inputs = 1
 def _binary(name, x, y, nodes, ints='float', numbers=True):
     "Apply the node of `nodes` (tensor-tensor, number-tensor, tensor-number) to operands `x`, `y`, promoted as torch does."
     for pos, (arg, v) in enumerate((('input', x), ('other', y))):
-        if not isinstance(v, Tensor) and (pos == 0 and not isinstance(y, Tensor) or not numbers):
+        if not isinstance(v, Tensor) and (pos == 0 and (not isinstance(y, Tensor) or nodes[1] is None) or not numbers):
             raise TypeError(f"{name}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     x0, y0 = x, y
     x, y = _promote(x, y)
@@ -1583,6 +1601,7 @@ Tensor.arctan2 = atan2
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #97fe3b0d
 def _shift(name, kernel, ufunc):
     def f(input, other):
+        if not isinstance(other, Tensor): _check_tensors(name, dict(input=input))     # (a number is taken as input only beside a tensor)
         x, y = _promote(input, other)
         _check_broadcast(x, y)
         t = x if isinstance(x, Tensor) else y
@@ -1611,6 +1630,8 @@ from .backend import patch, get_default_dtype
 from ._tensor import Tensor, _wrap_dim
 from ._views import cat
 from .autograd.engine import _inplace
+from .autograd.graph import _check_tensors
+from .autograd.broadcasting import _reduced_dims
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #f17d33e6
 def _along(t, d, n):
@@ -1661,7 +1682,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if edge_order not in (1, 2): raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, builtins.int) else list(dim)
     dims = [_wrap_dim(d, input.dim()) for d in dims]
-    f = input if input.is_floating_point() else input.to(get_default_dtype())
+    _reduced_dims(dims, input.dim())         # torch's error for a dim named twice
+    f = input if input.is_floating_point() or input.is_complex() else input.to(get_default_dtype())
     out = []
     for d, h in zip(dims, _spacings(spacing, dims, f)):
         if f.shape[d] < edge_order + 1: raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
@@ -1672,7 +1694,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #b7aafc00
 def heaviside(input, values):
     "The unit step of `input`: 0 below zero, 1 above, `values` at zero."
-    if not isinstance(values, Tensor): raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    _check_tensors('heaviside', dict(input=input, values=values))
     if input.is_complex() or values.is_complex(): raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype != values.dtype: raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     out = where(input == 0, values.detach(), (input > 0).to(input.dtype)).detach()
@@ -1686,6 +1708,7 @@ def heaviside_(self:Tensor, values): return _inplace(self, heaviside, values)
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e9907812
 def rsub(input, other, *, alpha=1):
     "`other - alpha * input`."
+    _check_tensors("rsub", dict(input=input))      # (torch has no rsub of a number: 2 - t is Tensor.__rsub__)
     if isinstance(other, Tensor): return other.sub(input, alpha=alpha)
     return other - (input if alpha == 1 else input * alpha)
 
@@ -2464,6 +2487,7 @@ def digamma(input):
 
 def polygamma(n, input):
     "The n-th derivative of digamma, elementwise."
+    _check_tensors("polygamma", dict(input=input))
     if n < 0: raise RuntimeError("polygamma(n, x) does not support negative n.")
     return DigammaBackward0.apply(_floating(input)) if n == 0 else PolygammaBackward0.apply(_floating(input), n=n)
 
@@ -2545,6 +2569,7 @@ class MvlgammaBackward0(_Unary):
 
 def mvlgamma(input, p):
     "The multivariate log-gamma function of dimension p."
+    _check_tensors("mvlgamma", dict(input=input))
     if p < 1: raise RuntimeError("p has to be greater than or equal to 1")
     return MvlgammaBackward0.apply(_floating(input), p=p)
 
@@ -3041,7 +3066,7 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
         _no_grad_out(grad_fn, out, args)
         r = f(*args, **kwargs)
         for ru, ri, o in (reversed if fn in ('median', 'nanmedian') else iter)(list(zip(rule, r, out))): _check_out(fn, ru, ri._data.dtype, o)
-        for ri, o in zip(r, out): _into(fn, o, (), lambda ri=ri: ri)
+        for ri, o in zip(r, out): _into(fn, o, args, lambda ri=ri: ri)      # (args: kthvalue's out must not overlap its input)
         return type(r)(*out)
     if not isinstance(out, Tensor): return _into(fn, out, args, None)           # torch's TypeError
     if kwargs.get('dtype') is not None: rule = _SAME                             # an explicit dtype= is what out must hold

@@ -176,7 +176,7 @@ def matmul(input, other, *, out=None):
     _batch_numel(batch(input._data), batch(other._data))     # batch dims that do not broadcast: torch's error
     if _Mode.batched is None and _foldable(input, other):     # one product, as torch's, not one per matrix (vmap: its own rule)
         s = input._data.shape
-        return UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(-1, s[-1]), other), shape=s[:-1] + other._data.shape[1:])
+        return UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(math.prod(s[:-1]), s[-1]), other), shape=s[:-1] + other._data.shape[1:])
     return _matmul_op(input, other).apply(input, other)
 
 # %% ../nbs/16a_matrix_products.ipynb #e373f002
@@ -287,14 +287,17 @@ def _tensordot(a, b, dims):
     else: da, db = ([v] if isinstance(v, int) else list(v) for v in dims)
     da, db = [_wrap_dim(d, a.dim()) for d in da], [_wrap_dim(d, b.dim()) for d in db]
     if len(da) != len(db): raise RuntimeError("both dimension lists should have same length")
-    for i, j in zip(da, db):
-        if a.shape[i] != b.shape[j]: raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[i]} in dim {i} and second has size {b.shape[j]} in dim {j}")
+    for i, j in zip(da, db):          # a size-1 dim broadcasts: summed first, as torch
+        if b.shape[j] == 1 and a.shape[i] != 1: a = a.sum(i, keepdim=True)
+        elif a.shape[i] == 1 and b.shape[j] != 1: b = b.sum(j, keepdim=True)
+        elif a.shape[i] != b.shape[j]: raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[i]} in dim {i} and second has size {b.shape[j]} in dim {j}")
     fa, fb = [d for d in range(a.dim()) if d not in da], [d for d in range(b.dim()) if d not in db]
     if a.dtype != b.dtype: raise RuntimeError("both inputs should have same dtype")
     if a.dtype.name == 'bool' and a.numel() and b.numel():     # torch's product kernels have no bools
         raise NotImplementedError(f'"{"dot" if not fa and not fb else "addmm_impl_cpu_"}" not implemented for \'Bool\'')
     k = math.prod(a.shape[d] for d in da)
-    m = a.permute(fa + da).reshape(-1, k) @ b.permute(db + fb).reshape(k, -1)
+    m = (a.permute(fa + da).reshape(math.prod(a.shape[d] for d in fa), k)     # no -1: with k == 0 it is ambiguous
+         @ b.permute(db + fb).reshape(k, math.prod(b.shape[d] for d in fb)))
     r = m.reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
     return r
 

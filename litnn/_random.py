@@ -13,7 +13,7 @@ from ._tensor import Tensor, _LEGACY
 from ._creation import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
 from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill, _parts, _joined
-from .autograd.broadcasting import _refuse_integers
+from .autograd.broadcasting import _refuse_integers, _into
 
 # %% ../nbs/19_random_sampling.ipynb #1b37a4c4
 @patch
@@ -110,8 +110,11 @@ def _check_replaced_rows(xp, p2):
     which = int(entry[first][entry[first] != 0][0])
     raise RuntimeError("invalid multinomial distribution (encountering probability entry " + ("< 0)" if which == 1 else "= infinity or NaN)"))
 
-def multinomial(input, num_samples, replacement=False, *, generator=None):
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     "Indices of categories drawn with probabilities proportional to the rows of `input` (int64)."
+    if out is not None:       # (torch checks out's dtype before anything else)
+        if isinstance(out, Tensor) and out.dtype.name != "int64": raise RuntimeError(f"multinomial expects Long tensor out, got: {_LEGACY[out.dtype.name]}")
+        return _into("multinomial", out, (input,), lambda: multinomial(input, num_samples, replacement, generator=generator))
     p = input._data
     if p.ndim not in (1, 2): raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point: raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_LEGACY[input.dtype.name]}")
@@ -147,8 +150,9 @@ def _uniforms(g, shape, dtype):
 _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
             "If so, please report an enhancement request to PyTorch.)")
 
-def bernoulli(input, p=None, *, generator=None):
-    "1 with probability `input` (or `p`, when given), else 0, in `input`'s dtype."
+def bernoulli(input, p=None, *, generator=None, out=None):
+    "1 with probability `input` (or `p`, when given), else 0, in `input`'s dtype (or out's)."
+    if out is not None: return _into("bernoulli", out, (input,), lambda: bernoulli(input, p, generator=generator).to(out.dtype))
     if p is not None and not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     if p is None: _floats(input, 'bernoulli_tensor_cpu_p_')     # a number p: any dtype (torch's scalar kernel fills integers and bools too)
     a = input._data

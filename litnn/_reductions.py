@@ -9,7 +9,7 @@ __all__ = ['MeanBackward1', 'MeanBackward0', 'mean', 'sum', 'VarBackward0', 'Std
 import builtins, math, numpy as np
 from .backend import array_namespace, to_dtype
 from ._tensor import Tensor, _as_array, _wrap_dim, _dim_tuple, _LEGACY, _dtype_name
-from .autograd.graph import Op
+from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _expand, _cast, _kept_shape, _float_dtype, _reduced_dims, _half
 from ._pointwise import _const, _masked, where
 from ._pointwise import maximum, minimum   # `max(x, other)` is `maximum`: `_extremum` finds them by name
@@ -198,6 +198,7 @@ def _keepdim_needs_dim(fn, dim, keepdim):
                         f" * ()\n * (int dim, bool keepdim = False)")
 
 def _extremum(fn, x, dim, keepdim):
+    _check_tensors(fn, dict(input=x))
     _keepdim_needs_dim(fn, dim, keepdim)
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)    # reference/nested/nested_tensor
     full, along, _, elementwise = _EXTREMA[fn]
@@ -482,7 +483,7 @@ class LogsumexpBackward0(Op):
     def forward(ctx, x, dim, keepdim=False):
         a = x._data; xp = array_namespace(a)
         if a.size:
-            m = a.max(axis=dim, keepdims=True)
+            m = (a.real if a.dtype.kind == "c" else a).max(axis=dim, keepdims=True)     # complex: the largest real part (a complex max would move log's branch)
             m = xp.where(xp.isinf(m), 0, m)
         else: m = xp.zeros([1 if i in dim else s for i, s in enumerate(a.shape)], a.dtype)    # nothing to sum: -inf, as torch
         wide = np.float32 if _half(a) else None       # half precision: torch's sum adds in float32, rounding once
@@ -827,7 +828,7 @@ def _check_quantile(fn, input, q, interpolation):
         if not bool(((q >= 0) & (q <= 1)).all()): raise RuntimeError(f"{fn}() q values must be in the range [0, 1]")
     if interpolation not in _MODES:
         raise RuntimeError(f"{fn}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}")
-    return q.detach().reshape(-1) if isinstance(q, Tensor) else input.new_tensor([q]).detach()
+    return q.reshape(-1) if isinstance(q, Tensor) else input.new_tensor([q])     # a tensor q keeps its graph: torch differentiates the linear weights in q
 
 # %% ../nbs/reference/torch/statistics.ipynb #7a42def3
 def _ranks(s, q, skip_nan, interpolation):

@@ -397,8 +397,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     if s.ndim == 1: out = xp.searchsorted(s, v, side=how)
     else:
         if s.shape[:-1] != v.shape[:-1]: raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and input value tensor must match, but we got boundaries tensor {list(s.shape)} and input value tensor {list(v.shape)}")
-        rows, vals = s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1])
-        out = xp.stack([xp.searchsorted(r, w, side=how) for r, w in zip(rows, vals)]).reshape(v.shape)
+        n = int(np.prod(s.shape[:-1]))        # no -1: it is ambiguous for empty tensors
+        rows, vals = s.reshape(n, s.shape[-1]), v.reshape(n, v.shape[-1])
+        out = xp.stack([xp.searchsorted(r, w, side=how) for r, w in zip(rows, vals)]).reshape(v.shape) if n else xp.zeros(v.shape, np.int64)
     return Tensor._make(xp.asarray(out, dtype=np.int32 if out_int32 else np.int64))
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):

@@ -286,7 +286,7 @@ def _type_string(t):
 @patch
 def numpy(self:Tensor, *, force=False):
     "The array behind this CPU tensor, sharing memory (as `torch.Tensor.numpy`)."
-    if self._requires_grad and not force:
+    if self._requires_grad and _Mode.grad and not force:      # (under no_grad, or inside a Function's forward, torch lets it)
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
     if type(self._data) is not np.ndarray:
         if hasattr(self._data, 'layout'):   # a sparse tensor (reference/sparse)

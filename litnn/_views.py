@@ -1135,19 +1135,25 @@ def _atleast_3d(*tensors):
     return _atleast(tensors, lambda t: grow.get(t._data.ndim, lambda t: t)(t))
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #c93231bd
+def _joined(fn, tensors):
+    "`tensors` as a tuple, or torch's error for none (that of `fn`, not of the `cat` it calls)."
+    ts = tuple(tensors)
+    if not ts: raise RuntimeError(f"{fn} expects a non-empty TensorList")
+    return ts
+
 def hstack(tensors):
     "The tensors joined along dim 1 (dim 0 for vectors)."
-    ts = _atleast_1d(tuple(tensors))
+    ts = _atleast_1d(_joined("hstack", tensors))
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
 def vstack(tensors):
     "The tensors (vectors as rows) joined along dim 0."
-    return cat(_atleast_2d(tuple(tensors)), 0)
+    return cat(_atleast_2d(_joined("vstack", tensors)), 0)
 def dstack(tensors):
     "The tensors joined along dim 2, after `atleast_3d`."
-    return cat(_atleast_3d(tuple(tensors)), 2)
+    return cat(_atleast_3d(_joined("dstack", tensors)), 2)
 def column_stack(tensors):
     "The tensors side by side as columns (vectors become columns)."
-    return hstack([t.reshape(-1, 1) if t._data.ndim < 2 else t for t in tensors])
+    return hstack([t.reshape(-1, 1) if t._data.ndim < 2 else t for t in _joined("column_stack", tensors)])
 row_stack = vstack
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #5405b988
@@ -1194,7 +1200,11 @@ from .backend import int64
 def broadcast_to(input, size): return input.expand(tuple(size))
 def ravel(input): return input.contiguous().view(-1)      # torch's: a contiguous result (a copy of a strided one)
 def diagflat(input, offset=0): return diag(input.reshape(-1), offset)
-def narrow_copy(input, dim, start, length): return input.narrow(dim, start, length).clone()
+def narrow_copy(input, dim, start, length):
+    if input.dim() and dim >= input.dim():       # torch's narrow_copy kernel checks a dim past the end with an internal assert (a negative one: IndexError)
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)")
+    return input.narrow(dim, start, length).clone()
 
 def fliplr(input):
     if input.dim() < 2: raise RuntimeError("Input must be >= 2-d.")

@@ -20,6 +20,7 @@ def split(tensor, split_size_or_sections, dim=0):
 import string
 from collections import Counter
 from .backend import array_namespace
+from .backends.opt_einsum import _optimize
 from ._tensor import Tensor, _dtype_name
 from .autograd.graph import Op
 from .autograd.broadcasting import _reduce, _expand, _half
@@ -71,7 +72,7 @@ def _einsum(subs, *xs):
     if isinstance(xs[0], Tensor): return EinsumBackward0.apply(*xs, subs=subs)
     dt = xs[0].dtype
     if dt.name == 'bfloat16': xs = [x.astype(np.float32) for x in xs]      # numpy's einsum has no bfloat16 loops: float32, rounded once
-    r = array_namespace(xs[0]).einsum(','.join(subs[:-1]) + '->' + subs[-1], *xs, optimize=len(xs) > 1)
+    r = array_namespace(xs[0]).einsum(','.join(subs[:-1]) + '->' + subs[-1], *xs, optimize=_optimize() if len(xs) > 1 else False)   # pairs by BLAS, in the order torch.backends.opt_einsum asks
     if dt.name == 'bfloat16': return r.astype(dt)
     return r.astype(xs[0].dtype) if r.dtype != xs[0].dtype and _half(xs[0]) else r    # numpy's bfloat16 products are float32
 
@@ -424,7 +425,10 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     a = input._data
     xp = array_namespace(a)
     d = None if dim is None else _dim_of(input, dim)
-    m = a.reshape(-1, 1) if d is None else xp.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+    if d is not None and a.size == 0:         # torch checks an empty input as unique does; then no slice is a run
+        if a.shape[d] != 0: raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        if a.shape.count(0) > 1: raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    m = a.reshape(-1, 1) if d is None else xp.moveaxis(a, d, 0).reshape(a.shape[d], a.size // a.shape[d] if a.shape[d] else 0)
     starts = xp.ones(m.shape[0], bool)
     starts[1:] = (m[1:] != m[:-1]).any(axis=1)
     vals = a.reshape(-1)[starts] if d is None else xp.compress(starts, a, axis=d)

@@ -37,10 +37,11 @@ _FASTMATH = {'reassoc', 'contract'}
 _compiled = {}
 
 def _numba():
-    "numba, or None where it is not installed (numba refuses a numpy newer than it knows with an ImportError too)."
+    """numba, or None where it is not installed or does not import (numba refuses a numpy newer than it knows with an
+    ImportError; a broken scipy beside it makes its import raise AttributeError): the kernels are optional, never a failure."""
     try:
         with _registries_kept(): import numba
-    except ImportError: return None
+    except Exception: return None
     return numba
 
 def compiled(fn):

@@ -10,7 +10,7 @@ from ._tensor import Tensor
 from ._creation import tensor
 from ._pointwise import _floating, _const, where
 from ._pointwise import sigmoid
-from .autograd.graph import Op
+from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _promote, _float_dtype, _reduce
 from ._pointwise import erfc
 from ._pointwise import mvlgamma
@@ -23,8 +23,9 @@ __all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'common_args', 'multi_dim_
 # %% ../nbs/reference/special.ipynb #77f288ae
 gammaln, psi, expit = lgamma, digamma, sigmoid
 
-def _float_operands(input, other):
-    "Two operands (tensors or numbers) as two tensors of one floating dtype, as torch's binary special functions take them."
+def _float_operands(input, other, fn):
+    "Two operands (tensors or numbers, not both: torch's TypeError) as two tensors of one floating dtype, as torch's binary special functions `fn` take them."
+    if not isinstance(other, Tensor): _check_tensors(fn, dict(input=input))
     x, y = _promote(input, other)
     x, y = (_floating(v) if isinstance(v, Tensor) else v for v in (x, y))
     return tuple(v if isinstance(v, Tensor) else tensor(v, dtype=(y if isinstance(y, Tensor) else x).dtype) for v in (x, y))
@@ -43,7 +44,7 @@ class SpecialZetaBackward0(Op):
 
 def zeta(input, other):
     "The Hurwitz zeta function ζ(input, other) = Σ_k (other + k)^-input (differentiable in `other` only, as torch's)."
-    return SpecialZetaBackward0.apply(*_float_operands(input, other))
+    return SpecialZetaBackward0.apply(*_float_operands(input, other, "special_zeta"))
 
 # %% ../nbs/reference/special.ipynb #ef833ea5
 def entr(input):
@@ -77,7 +78,7 @@ class SpecialXlog1PyBackward0(Op):
 
 def xlog1py(input, other):
     "input * log1p(other), and 0 where input is 0."
-    return SpecialXlog1PyBackward0.apply(*_float_operands(input, other))
+    return SpecialXlog1PyBackward0.apply(*_float_operands(input, other, "special_xlog1py"))
 
 # %% ../nbs/reference/special.ipynb #0281063f
 multigammaln = mvlgamma                 # torch.special.multigammaln is torch.mvlgamma

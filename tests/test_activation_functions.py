@@ -105,6 +105,9 @@ def test_modules_repr_state_dict_and_forward(name, args):
 def test_errors_match_torch():
     from torch_pairs import same_error
     same_error(lambda lib: lib.nn.functional.glu(lib.ones(3)))
+    same_error(lambda lib: lib.nn.functional.prelu(lib.ones(2, 8, 3), lib.ones(2, 4)))     # weight of 2 dims
+    same_error(lambda lib: lib.nn.functional.rrelu(lib.ones(5, 5), lower=0.3, upper=0.1))
+    same_error(lambda lib: lib.nn.functional.rrelu(lib.ones(5, 5), lower=0.3, upper=0.1, training=True))
     same_error(lambda lib: lib.nn.functional.glu(lib.tensor(1.)))
     same_error(lambda lib: lib.nn.functional.softshrink(lib.ones(3), -1.))
     same_error(lambda lib: lib.nn.Hardtanh(2., 1.))

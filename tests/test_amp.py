@@ -345,3 +345,28 @@ def test_autocast_state_of_any_device_type_as_torch(dev):
         try: return L.is_autocast_enabled(dev), str(L.get_autocast_dtype(dev)).split('.')[-1]
         except Exception as e: return type(e).__name__, str(e)[:40]
     assert ask(litnn) == ask(torch)
+
+
+
+def test_autocast_state_switches_as_torchs():
+    "torch's low-level switches (and their deprecated one-device spellings, as timm calls them) read and set the same state."
+    import warnings
+    torch = pytest.importorskip('torch')
+    def run(lib):
+        out = []
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            out += [lib.is_autocast_cpu_enabled(), str(lib.get_autocast_cpu_dtype()), str(lib.get_autocast_gpu_dtype()),
+                    lib.is_autocast_cache_enabled(), str(lib.get_autocast_xla_dtype()), str(lib.get_autocast_ipu_dtype())]
+            lib.set_autocast_enabled('cpu', True); lib.set_autocast_dtype('cpu', lib.float16)
+            out += [lib.is_autocast_enabled('cpu'), lib.is_autocast_enabled(), str(lib.get_autocast_dtype('cpu'))]
+            lib.set_autocast_cpu_enabled(False); lib.set_autocast_cpu_dtype(lib.bfloat16)
+            out += [lib.is_autocast_enabled('cpu'), str(lib.get_autocast_dtype('cpu'))]
+            lib.set_autocast_enabled(True); out.append(lib.is_autocast_enabled('cuda')); lib.set_autocast_enabled(False)
+            out += [lib.autocast_increment_nesting(), lib.autocast_decrement_nesting()]
+            out.append(sorted({(x.category.__name__, str(x.message).split(' is deprecated')[0]) for x in w}))
+        try: lib.set_autocast_enabled('cpu', 1)
+        except Exception as e: out.append((type(e).__name__, str(e)))
+        return [str(o).replace('litnn', 'torch') for o in out]
+    assert run(litnn) == run(torch)
+    assert not litnn.is_autocast_enabled('cpu') and not litnn.amp._active

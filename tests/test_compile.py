@@ -686,7 +686,7 @@ def test_eager_backend_replays_steps():
     cf = litnn.compile(lambda x: (x * 3).sigmoid(), backend="eager")
     cf(litnn.ones(2)); cf(litnn.ones(2))
     assert lowered(cf) is None
-    assert litnn.compiler.list_backends() == ['cudagraphs', 'inductor']
+    assert litnn.compiler.list_backends() == ['cudagraphs', 'inductor', 'openxla']     # (torch's, before plugins add theirs)
     assert litnn.compiler.get_default_backend() == torch.compiler.get_default_backend() == 'inductor'
 
 
@@ -1016,3 +1016,53 @@ def test_index_backward_loop_takes_negative_indices_and_repeats(row_loops):
         x1, x2 = litnn.tensor(a, requires_grad=True), litnn.tensor(a.copy(), requires_grad=True)
         assert same_bits(bits(step(x1, i, j)), bits(cs(x2, i, j))) and same_bits(bits(x1.grad), bits(x2.grad)), n
     assert ('_index_add_low' in _kernel_names(lowered(cs))) == row_loops
+
+
+def test_a_programs_backend_gets_the_graph_and_runs_what_it_returns():
+    "torch's custom-backend tutorial: the backend gets an fx.GraphModule with the function's ops, and its return runs."
+    torch = pytest.importorskip('torch')
+    def run(lib):
+        seen = []
+        def my_compiler(gm, example_inputs):
+            seen.append((type(gm).__name__, [n.op for n in gm.graph.nodes],
+                         [getattr(n.target, '__name__', str(n.target)) for n in gm.graph.nodes if n.op == 'call_function'],
+                         [tuple(t.shape) for t in example_inputs]))
+            return gm.forward
+        fn = lib.compile(lambda x, y: lib.cos(x) + lib.sin(y), backend=my_compiler)
+        x, y = lib.linspace(0, 1, 10), lib.linspace(1, 2, 10)
+        out = [fn(x, y).tolist(), fn(x, y).tolist()]
+        return seen, np.round(out, 6).tolist()
+    assert run(litnn) == run(torch)
+
+
+def test_registered_backends_and_invalid_names_as_torch():
+    "register_backend adds a name compile takes; an unknown backend or mode is refused when compile is called, as torch."
+    torch = pytest.importorskip('torch')
+    def run(lib):
+        name = f"mine_{lib.__name__}"
+        @lib._dynamo.register_backend(name=name)
+        def mine(gm, example_inputs): return gm.forward
+        out = [name in lib._dynamo.list_backends(), lib.compile(lambda x: x * 2, backend=name)(lib.ones(2)).tolist()]
+        for bad in (dict(backend='nope'), dict(mode='fast')):
+            try: lib.compile(lambda x: x, **bad)
+            except Exception as e: out.append((type(e).__name__, str(e)))
+        try: lib._dynamo.register_backend(mine, name=name)
+        except AssertionError as e: out.append(str(e).replace(name, 'NAME'))
+        out.append(lib.compile(lambda x: x + 1, mode='lite')(lib.ones(1)).tolist())
+        return out
+    assert run(litnn) == run(torch)
+
+
+def test_dynamo_and_inductor_switches_programs_set():
+    torch = pytest.importorskip('torch')
+    import warnings
+    names = ['suppress_errors', 'verbose', 'capture_scalar_outputs', 'capture_dynamic_output_shape_ops', 'optimize_ddp',
+             'automatic_dynamic_shapes', 'assume_static_by_default', 'force_parameter_static_shapes', 'specialize_int',
+             'guard_nn_modules', 'error_on_recompile', 'cache_size_limit', 'accumulated_cache_size_limit', 'recompile_limit']
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert [getattr(litnn._dynamo.config, n) for n in names] == [getattr(torch._dynamo.config, n) for n in names]
+    assert litnn._inductor.config.coordinate_descent_tuning == torch._inductor.config.coordinate_descent_tuning
+    litnn._dynamo.config.accumulated_cache_size_limit = 300
+    assert litnn._dynamo.config.accumulated_recompile_limit == 300
+    litnn._dynamo.config.accumulated_cache_size_limit = 256

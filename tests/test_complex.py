@@ -123,6 +123,10 @@ def test_errors():
                  (lambda m: m.sign(m.ones(3, dtype=m.cfloat)), RuntimeError),
                  (lambda m: m.complex(m.ones(2), m.ones(2, dtype=m.float64)), RuntimeError),
                  (lambda m: m.complex(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)), RuntimeError),
+                 # out= must have exactly the complex dtype of the inputs (no casting, unlike other out=)
+                 (lambda m: m.complex(m.ones(2, dtype=m.float64), m.ones(2, dtype=m.float64), out=m.zeros(2, dtype=m.complex64)), RuntimeError),
+                 (lambda m: m.complex(m.ones(2), m.ones(2), out=m.zeros(2, dtype=m.complex128)), RuntimeError),
+                 (lambda m: m.polar(m.ones(2, dtype=m.float64), m.ones(2, dtype=m.float64), out=m.zeros(2, dtype=m.float64)), RuntimeError),
                  (lambda m: m.ones(2, dtype=m.int64).requires_grad_(), RuntimeError)]:
         with pytest.raises(g): f(torch)
         with pytest.raises(g): f(litnn)
@@ -288,3 +292,12 @@ def test_linspace_with_complex_bounds():
         t = torch.linspace(*args, **{k: getattr(torch, v) for k, v in kw.items()})
         close(l, t)
     _raises_same(lambda lib: lib.linspace(0, 1j, 3, dtype=lib.float32))
+
+
+def test_logsumexp_of_complex_is_on_logs_principal_branch():
+    "logsumexp of complex input shifts by the largest REAL part (torch's kernel): the imaginary part stays in (-pi, pi]."
+    z = np.array([[3 + 2j, 1 - 3j, 2.5 + 3j], [0.5j, -1 + 1j, 2 - 2.5j]], np.complex64) * 3
+    for dim in (0, 1, (0, 1)):
+        want = torch.logsumexp(torch.tensor(z), dim)
+        got = litnn.logsumexp(litnn.tensor(z), dim)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)

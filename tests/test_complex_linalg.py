@@ -278,3 +278,17 @@ MORE = {
 def test_more_linalg_values(name):
     t = rnd(4, 3, seed=5)
     close(MORE[name](litnn, L(A), L(t)), MORE[name](torch, A, t), 1e-8)
+
+
+@pytest.mark.parametrize('driver', [None, 'gels', 'gelsd'])
+def test_lstsq_of_complex_has_real_residuals(driver):
+    "lstsq of complex matrices: residuals and singular values are real (float32 for complex64), |A X - B|^2 summed."
+    rng = np.random.default_rng(1)
+    A = (rng.standard_normal((4, 3)) + 1j * rng.standard_normal((4, 3))).astype(np.complex64)
+    B = (rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2))).astype(np.complex64)
+    want = torch.linalg.lstsq(torch.tensor(A), torch.tensor(B), driver=driver)
+    got = litnn.linalg.lstsq(litnn.tensor(A), litnn.tensor(B), driver=driver)
+    for g, w in zip(got, want):
+        assert str(g.dtype).split('.')[-1] == str(w.dtype).split('.')[-1] and tuple(g.shape) == tuple(w.shape)
+    np.testing.assert_allclose(got.residuals.numpy(), want.residuals.numpy(), rtol=1e-4)
+    np.testing.assert_allclose(got.solution.numpy(), want.solution.numpy(), rtol=1e-4, atol=1e-5)

@@ -105,3 +105,23 @@ def test_errors_as_torch(i):
         with pytest.raises(Exception) as e: ERRORS[i](lib.nn.functional, lib)
         msgs.append((e.type, str(e.value).split(' (for an input of')[0]))   # 42b_conv_transpose prints the input's size as a tuple (its own gap)
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('xs,kw', [((2, 4, 3, 4, 5), dict(padding=1)), ((2, 4, 3, 4, 5), dict(padding='same')),
+                                   ((2, 4, 6, 6, 6), dict(padding=1, stride=2)), ((4, 3, 4, 5), dict(padding=1)),
+                                   ((2, 4, 3, 4, 5), dict())])
+@pytest.mark.parametrize('layout', ['contiguous', 'channels_last_3d'])
+def test_conv3d_output_layout_matches_torch(xs, kw, layout):
+    "Found by torch's module_db: conv3d returned a transposed (non-contiguous) view, so `.view(N, -1)` failed; torch's is row-major."
+    # torch's channels_last_3d kernel is mkldnn's (float32); float64 there falls back to a row-major one
+    dt = 'float32' if layout == 'channels_last_3d' else 'float64'
+    a, w = rng.normal(size=xs).astype(dt), rng.normal(size=(5, 4, 3, 3, 3)).astype(dt)
+    def go(lib):
+        x = lib.tensor(a)
+        if layout != 'contiguous' and x.dim() == 5: x = x.contiguous(memory_format=lib.channels_last_3d)
+        y = lib.nn.functional.conv3d(x, lib.tensor(w), lib.tensor(np.arange(5.).astype(dt)), **kw)
+        return y, y.stride()
+    (ly, ls), (ty, ts) = go(litnn), go(torch)
+    assert ls == ts
+    np.testing.assert_allclose(ly.numpy(), ty.numpy(), **TOL[dt])
+    if ty.is_contiguous(): assert ly.view(-1).shape == ty.view(-1).shape

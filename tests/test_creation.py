@@ -243,3 +243,33 @@ def test_numpy_arrays_and_numbers_torch_refuses(f):
 def test_tensor_of_lists_of_arrays_with_negative_strides_is_fine():
     a = np.arange(4.)[::-1]
     same(litnn.tensor([a, a]), torch.tensor([a, a]))
+
+
+@pytest.mark.parametrize('name', ['zeros_like', 'ones_like', 'empty_like', 'full_like', 'rand_like', 'randn_like'])
+@pytest.mark.parametrize('value', [1.0, [1.0, 2.0], None])
+def test_like_functions_refuse_what_is_not_a_tensor_as_torch(name, value):
+    torch = pytest.importorskip('torch')
+    def call(lib):
+        args = (value, 2.0) if name == 'full_like' else (value,)
+        with pytest.raises(TypeError) as e: getattr(lib, name)(*args)
+        return str(e.value)
+    assert call(litnn) == call(torch)
+
+
+LAYOUT_CALLS = ["zeros(2, 3, layout=L.strided)", "ones(2, layout=None)", "empty(2, layout=L.strided, pin_memory=False).shape",
+                "full((2,), 1., layout=L.strided)", "arange(3, layout=L.strided)", "linspace(0, 1, 3, layout=L.strided)",
+                "eye(2, layout=L.strided)", "rand(2, layout=L.strided).shape", "randn(2, pin_memory=False).shape",
+                "randint(3, (2,), layout=L.strided).shape", "randperm(4, layout=L.strided, pin_memory=False).shape",
+                "zeros_like(L.ones(2), layout=L.strided)", "full_like(L.ones(2), 3, layout=L.strided, pin_memory=False)",
+                "tensor([1., 2.], pin_memory=False)", "zeros(2, 2, layout=L.sparse_coo).to_dense()",
+                "zeros(2, 2, layout=L.sparse_csr).layout", "zeros(2, layout=1)", "full((2,), 1., layout=L.sparse_coo)",
+                "ones(2, layout='strided')"]
+
+@pytest.mark.parametrize('call', LAYOUT_CALLS)
+def test_factories_take_layout_and_pin_memory_as_torch(call):
+    "torch's factories take `layout=` (strided, or sparse for the empty ones) and `pin_memory=`, and refuse other layouts."
+    def run(lib):
+        try: r = eval('L.' + call, {'L': lib})
+        except Exception as e: return type(e).__name__, str(e)
+        return repr(r).replace('litnn', 'torch')
+    assert run(litnn) == run(torch)

@@ -471,3 +471,15 @@ def test_multiprocessing_context_name_becomes_a_context():
         warnings.simplefilter('ignore')
         same(lambda lib: (lib.utils.data.DataLoader(range(3)).multiprocessing_context,
                           type(lib.utils.data.DataLoader(range(3), num_workers=1, multiprocessing_context='spawn').multiprocessing_context).__name__))
+
+
+
+def test_iterable_dataset_without_iter_cannot_be_made_as_torch():
+    "torch's IterableDataset is an abstract Iterable: an instance needs `__iter__` (and ConcatDataset never sees one without)."
+    torch = pytest.importorskip('torch')
+    for lib in (torch, litnn):
+        with pytest.raises(TypeError, match="abstract"): lib.utils.data.IterableDataset()
+        class Counting(lib.utils.data.IterableDataset):
+            def __iter__(self): return iter(range(3))
+        assert list(Counting()) == [0, 1, 2]
+        assert isinstance(Counting(), lib.utils.data.Dataset)

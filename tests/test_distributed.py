@@ -278,3 +278,13 @@ def test_differentiable_collectives_send_gradients_across_ranks(tmp_path):
         y, g = res[me]["nn.reduce"]
         if me == 0: np.testing.assert_allclose(y[0], sum(xs))
         np.testing.assert_allclose(g, w[0])                    # only rank 0's loss sees the reduction
+
+
+@pytest.mark.parametrize('device', ['cpu', 'cuda', 'cuda:1', 'mps', 'xpu', 'meta'])
+def test_default_backend_for_a_device_as_torch(device):
+    "The backend init_process_group picks for a device when given none: torch's map, torch's ValueError off it."
+    torch = pytest.importorskip('torch')
+    def ask(lib):
+        try: return lib.distributed.get_default_backend_for_device(lib.device(device) if device == 'cuda:1' else device)
+        except ValueError as e: return 'ValueError', str(e)
+    assert ask(litnn) == ask(torch)

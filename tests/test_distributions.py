@@ -423,6 +423,24 @@ def test_validate_args_switch():
     assert LD.Normal(0., -1., validate_args=False)._validate_args is False
 
 
+def test_mvn_batch_helpers_where_torch_has_them():
+    "Pyro and others import _batch_mv and _batch_mahalanobis from torch.distributions.multivariate_normal."
+    from litnn.distributions.multivariate_normal import _batch_mahalanobis as lmaha, _batch_mv as lmv
+    from torch.distributions.multivariate_normal import _batch_mahalanobis as tmaha, _batch_mv as tmv
+    L, x = lower(3, (2, 1)), rng.standard_normal((5, 2, 4, 3))     # torch wants x's batch to hold L's
+    np.testing.assert_allclose(lmaha(litnn.tensor(L), litnn.tensor(x)).numpy(), tmaha(torch.tensor(L), torch.tensor(x)).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(lmv(litnn.tensor(L), litnn.tensor(x[0])).numpy(), tmv(torch.tensor(L), torch.tensor(x[0])).numpy(), rtol=1e-12)
+
+
+def test_sample_n_and_cholesky_error_as_torch():
+    with pytest.warns(FutureWarning, match=r"`sample_n\(n\)` will be deprecated. Use `sample\(\(n,\)\)` instead."):
+        assert tuple(LD.Normal(litnn.zeros(2), 1.).sample_n(3).shape) == tuple(TD.Normal(torch.zeros(2), 1.).sample_n(3).shape) == (3, 2)
+    bad = [[1., 2.], [2., 1.]]              # symmetric, not positive-definite: unchecked, the factorisation fails
+    with pytest.raises(torch.linalg.LinAlgError) as t: TD.MultivariateNormal(torch.zeros(2), torch.tensor(bad), validate_args=False)
+    with pytest.raises(litnn.linalg.LinAlgError) as l: LD.MultivariateNormal(litnn.zeros(2), litnn.tensor(bad), validate_args=False)
+    assert str(l.value) == str(t.value)
+
+
 def test_lazy_parameters_and_dtypes():
     b = LD.Bernoulli(logits=litnn.tensor([0., 2.], dtype=litnn.float64))
     assert 'probs' not in b.__dict__

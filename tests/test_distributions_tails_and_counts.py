@@ -254,6 +254,18 @@ def test_validate_args_off():
         np.testing.assert_allclose(f(LD, litnn).numpy(), f(TD, torch).numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+def test_geometric_entropy_at_extreme_logits_as_torch(dtype):
+    "torch's entropy goes through binary_cross_entropy_with_logits, rounding and all (0 far below l = 0, where 1 - log p is the limit)."
+    logits = [-60., -50., -20., -1e-3, 0., 3., 50.]
+    outs = []
+    for D, lib in ((LD, litnn), (TD, torch)):
+        l = lib.tensor(logits, dtype=getattr(lib, dtype), requires_grad=True)
+        e = D.Geometric(logits=l).entropy()
+        outs.append((e.detach().numpy(), lib.autograd.grad(e.sum(), l)[0].numpy()))
+    for a, b in zip(*outs): np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_multinomial_entropy_is_exact():
     "-Σ P(x) log P(x) over every count vector, against litnn's entropy in float64."
     import itertools

@@ -140,6 +140,34 @@ def test_structured_constraints_match_torch():
         assert lc.event_dim == tc.event_dim and lc.is_discrete == tc.is_discrete
 
 
+def test_power_transform_sign_and_shapes_as_torch():
+    "The exponent is held as a tensor (a number too): its sign is a tensor, the shapes broadcast with it."
+    for make in [lambda lib: -1.5, lambda lib: 2, lambda lib: lib.tensor([2., -0.5])]:
+        lt, tt = LD.PowerTransform(make(litnn)), TD.PowerTransform(make(torch))
+        np.testing.assert_array_equal(lt.sign.numpy(), tt.sign.numpy())
+        assert lt.sign.dtype == litnn.float32 and tt.sign.dtype == torch.float32
+        for shape in [(), (3, 1), (4, 2)]:
+            assert lt.forward_shape(shape) == tt.forward_shape(shape) and type(lt.forward_shape(shape)) is litnn.Size
+            assert lt.inverse_shape(shape) == tt.inverse_shape(shape)
+        assert lt == LD.PowerTransform(make(litnn)) and lt != LD.PowerTransform(3.)
+
+
+def test_cholesky_constraints_on_non_square_matrices_as_torch():
+    x = rng.uniform(0.1, 1, (2, 3, 4))
+    for name in ['lower_cholesky', 'corr_cholesky', 'lower_triangular']:
+        for a in [x, np.tril(x), np.tril(x).transpose(0, 2, 1)]:
+            lc, tc = getattr(LD.constraints, name).check(litnn.tensor(a)), getattr(TD.constraints, name).check(torch.tensor(a))
+            np.testing.assert_array_equal(lc.numpy(), tc.numpy(), err_msg=name)
+
+
+def test_integer_bound_constraints_as_torch():
+    x = np.array([-1., 0., 1.5, 2., 3., 4.])
+    for make in [lambda C: C._IntegerLessThan(3), lambda C: C._IntegerGreaterThan(1), lambda C: C.integer_interval(0, 3)]:
+        lc, tc = make(LD.constraints), make(TD.constraints)
+        np.testing.assert_array_equal(lc.check(litnn.tensor(x)).numpy(), tc.check(torch.tensor(x)).numpy())
+        assert repr(lc) == repr(tc) and lc.is_discrete is tc.is_discrete is True and lc.event_dim == tc.event_dim
+
+
 def both(f):
     return err(f, LD, litnn), err(f, TD, torch)
 

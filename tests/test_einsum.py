@@ -77,3 +77,39 @@ def test_einsum_dtype_error_and_no_operand():
         with pytest.raises(RuntimeError, match='expected scalar type Float but found Double'):
             lib.einsum('ij,jk', lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64))
     with pytest.raises(RuntimeError, match='at least one operand'): litnn.einsum('ij')
+
+
+def test_opt_einsum_switches_read_and_refuse_as_torchs():
+    "torch.backends.opt_einsum: the same answers and the same refusals, with or without the opt_einsum package."
+    torch = pytest.importorskip('torch')
+    import torch.backends.opt_einsum as T
+    import litnn.backends.opt_einsum as L
+    assert (L.is_available(), L.enabled, L.strategy) == (T.is_available(), T.enabled, T.strategy)
+    assert (L.get_opt_einsum() is None) == (T.get_opt_einsum() is None)
+    def tries(m):
+        out = []
+        for args in ((True,), (None, 'greedy'), (None, 'fastest'), (False,), (None, 'optimal')):
+            try: m.set_flags(*args); out.append((m.enabled, m.strategy))
+            except ValueError as e: out.append(str(e))
+        m.enabled = m.is_available()
+        m.strategy = 'auto' if m.is_available() else None
+        m.enabled = True; out.append(m.enabled)          # a plain assignment is not checked (torch 2.13's checks never run)
+        m.enabled = m.is_available()
+        return out
+    assert tries(L) == tries(T)
+    with L.flags(enabled=False): assert L.enabled is False and L._optimize() == 'greedy'
+    assert L.enabled == T.enabled
+
+
+@pytest.mark.parametrize('strategy', ['auto', 'optimal'])
+def test_einsum_of_three_operands_in_any_order_is_the_product(strategy, monkeypatch):
+    "The contraction order (numpy's greedy or optimal search) changes the cost, not the result or its gradients."
+    import litnn.backends.opt_einsum as L
+    monkeypatch.setattr(L, '_optimize', lambda: 'optimal' if strategy == 'optimal' else 'greedy')
+    monkeypatch.setattr(litnn.functional, '_optimize', L._optimize)
+    rng = np.random.default_rng(0)
+    a, b, c = (litnn.tensor(rng.standard_normal(s), requires_grad=True) for s in ((30, 2), (2, 40), (40, 3)))
+    r = litnn.einsum('ij,jk,kl->il', a, b, c)
+    np.testing.assert_allclose(r.detach().numpy(), (a @ b @ c).detach().numpy(), rtol=1e-10)
+    r.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), (b @ c).sum(1).detach().numpy()[None, :].repeat(30, 0), rtol=1e-10)

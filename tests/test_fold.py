@@ -88,3 +88,14 @@ def test_errors_as_torch(i):
         with pytest.raises(Exception) as e: ERRORS[i](lib.nn.functional, lib)
         msgs.append((e.type, str(e.value)))
     assert msgs[0] == msgs[1]
+
+
+def test_bfloat16_unfold_and_fold():
+    "torch's im2col/col2im kernels take bfloat16 (OpInfo samples); the result stays bfloat16."
+    x = np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4) / 8
+    c = np.arange(72, dtype=np.float32).reshape(1, 8, 9) / 8
+    for f, a in [(lambda lib, t: lib.nn.functional.unfold(t, 2), x), (lambda lib, t: lib.nn.functional.fold(t, (4, 4), 2), c)]:
+        want = f(torch, torch.tensor(a).bfloat16())
+        got = f(litnn, litnn.tensor(a).to(litnn.bfloat16))
+        assert got.dtype == litnn.bfloat16
+        np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-2)

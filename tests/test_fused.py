@@ -187,6 +187,26 @@ def test_without_numba_the_numpy_passes_run(monkeypatch):
     close(litnn.nn.functional.layer_norm(litnn.nn.functional.gelu(lx), (8,)),
           torch.nn.functional.layer_norm(torch.nn.functional.gelu(tx), (8,)), np.float32, rtol=1e-5, atol=1e-5)
 
+def test_a_numba_that_fails_to_import_turns_the_kernels_off():
+    """numba's import can fail with other errors than ImportError (a scipy without `__version__` beside it: AttributeError).
+    The kernels are optional: a depthwise convolution (d2l's LazyConv2d(1, (1, 2), bias=False)) and GELU still run, as torch."""
+    code = ("import sys, importlib.abc\n"
+            "class Broken(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path, target=None):\n"
+            "        if name == 'numba': raise AttributeError(\"module 'scipy' has no attribute '__version__'\")\n"
+            "sys.meta_path.insert(0, Broken())\n"
+            "import litnn\n"
+            "x = litnn.arange(48.).reshape(1, 1, 6, 8)\n"
+            "w = litnn.tensor([[[[1., -1.]]]])\n"
+            "y = litnn.nn.functional.conv2d(x, w)\n"
+            "print(y.sum().item(), litnn.nn.functional.gelu(litnn.tensor([0.5])).item(), 'numba' in sys.modules)")
+    r = run(code)
+    assert r.returncode == 0, r.stderr
+    tx = torch.arange(48.).reshape(1, 1, 6, 8)
+    want = [torch.nn.functional.conv2d(tx, torch.tensor([[[[1., -1.]]]])).sum().item(), torch.nn.functional.gelu(torch.tensor([0.5])).item()]
+    out = r.stdout.split()
+    assert [float(v) for v in out[:2]] == want and out[2] == 'False'
+
 @pytest.mark.parametrize('opt,kw', [('AdamW', {}), ('Adam', {}), ('Adam', dict(weight_decay=0.1)),
                                     ('AdamW', dict(maximize=True, betas=(0.3, 0.99))), ('AdamW', dict(amsgrad=True)),
                                     ('AdamW', dict(lr=0.0))])

@@ -76,3 +76,38 @@ def test_logsigmoid(dt):
     (y, gx), (ty, tgx) = out
     if dt == 'float32': np.testing.assert_allclose(gx, tgx, rtol=1e-6, atol=1e-7); np.testing.assert_allclose(y, ty, rtol=1e-6, atol=1e-7)
     else: _close(y, ty, dt); _close(gx, tgx, dt)
+
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('src', ['bfloat16', 'float32', 'int64'])
+def test_sum_with_half_dtype_accumulates_in_float32(dt, src):
+    # sum(dtype=half) rounds once, as torch (masked.var of a bfloat16 (5, 5, 5): 2944 for torch's 3008)
+    a = (np.random.default_rng(0).standard_normal((5, 5, 5)) * 5) ** 2
+    for dims in (None, 1, (0, 1, 2)):       # (torch sums some multi-dim reductions before the cast: (0, 2) is left out)
+        got, want = (lib.sum(lib.tensor(a).to(getattr(lib, src)), dims, dtype=getattr(lib, dt)).float().numpy() for lib in (litnn, torch))
+        np.testing.assert_array_equal(got, want)
+    x = np.random.default_rng(1).standard_normal((5, 5, 5)).astype(np.float32)
+    got, want = (lib.masked.var(lib.tensor(x).to(lib.bfloat16), None, correction=-1).float().item() for lib in (litnn, torch))
+    assert got == want
+
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('dims', [1, 2, 3])
+def test_avg_pool_sums_windows_in_float32(dt, dims):
+    # each window summed in float32 and divided before one rounding, as torch (OpInfo avg_pool2d bf16: 1.2 ulp off before)
+    x = np.random.default_rng(2).standard_normal((2, 3) + (9,) * dims) * 8
+    got = litnn.nn.functional.__dict__[f'avg_pool{dims}d'](litnn.tensor(x).to(getattr(litnn, dt)), 3, 2, 1).float().numpy()
+    t = torch.tensor(x).to(getattr(torch, dt))
+    pool = getattr(torch.nn.functional, f'avg_pool{dims}d')
+    # torch has no half precision avg_pool3d on CPU (NotImplementedError): litnn's is torch's float32 one, rounded once
+    want = (pool(t, 3, 2, 1) if dims < 3 else pool(t.float(), 3, 2, 1).to(t.dtype)).float().numpy()
+    _close(got, want, dt)
+
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16'])
+def test_logspace_rounds_its_ends_to_the_half_dtype(dt):
+    # torch rounds start and end to the dtype, then takes exponents and powers in float32 (OpInfo logspace bf16 #310: 20480)
+    for args in ((4.3, -3, 2), (-3, 4.3, 4), (0, 4, 4), (4.3, 1.2, 4), (1.0, 2.0, 7, 2.0), (0.1, 0.9, 5)):
+        got, want = (lib.logspace(*args, dtype=getattr(lib, dt)).float().numpy() for lib in (litnn, torch))
+        ulp = np.spacing(want.astype(np.float16)).astype(np.float32) if dt == 'float16' else 0   # float16: powers may differ in the last bit
+        assert np.all(np.abs(got - want) <= ulp), (args, got, want)

@@ -205,3 +205,13 @@ def test_real_checkpoint_loads_within_its_size_plus_the_constant(format, tmp_pat
     assert added < os.path.getsize(path) + SLACK, added / MB
     back = litnn.load(path)
     assert back['step'] == 7 and back['model']['layers.3.weight'].tolist()[0][:2] == [3., 3.]
+
+def test_a_file_that_is_no_checkpoint_raises_what_torch_raises(tmp_path):
+    "torch.load raises UnpicklingError for bytes that are no checkpoint and RuntimeError for a broken zip: CheckpointError is both."
+    import pickle
+    torch = pytest.importorskip('torch')
+    p = tmp_path / 'junk.pt'
+    p.write_bytes(b'garbage, not a checkpoint')
+    with pytest.raises(pickle.UnpicklingError): torch.load(p)
+    with pytest.raises(pickle.UnpicklingError): litnn.load(p)
+    with pytest.raises(RuntimeError): litnn.load(p)

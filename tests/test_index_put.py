@@ -28,6 +28,12 @@ INDEX_PUT = [
     ('diagonal_scatter_3d', lambda L, a, v: a.diagonal_scatter(v, 0, 2, 0), [R(3, 2, 3), R(2, 3)]),
 ]
 
+@pytest.mark.parametrize('accumulate', [False, True])
+def test_put_no_positions_into_0d(accumulate):
+    # an empty index writes nothing into a 0-d input (OpInfo put #22, #23); grad_fn differs (ViewBackward0), so name=False
+    check(lambda L, a, v: L.put(a, T(L, np.zeros(0, dtype=np.int64)), v, accumulate), np.array(5.), np.zeros(0), name=False)
+
+
 def _as_strided_scatter(L, x, v, *args):
     "torch 2.13's own as_strided_scatter gives the input the wrong gradient (the written part, not the rest) and refuses"
     "non-contiguous inputs that require grad: the reference is the in-place form it stands for, on a contiguous copy."

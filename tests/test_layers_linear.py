@@ -374,3 +374,13 @@ def test_non_dynamically_quantizable_linear_where_torch_has_it():
     L = litnn.nn.modules.linear.NonDynamicallyQuantizableLinear
     assert L is type(litnn.nn.MultiheadAttention(4, 2).out_proj) and issubclass(L, litnn.nn.Linear)
     assert torch.nn.modules.linear.NonDynamicallyQuantizableLinear is type(torch.nn.MultiheadAttention(4, 2).out_proj)
+
+
+@pytest.mark.parametrize('dtype', ['int32', 'int64', 'float64'])
+def test_bilinear_keeps_integer_dtype(dtype):
+    "An int32 bilinear stays int32 (the sum over in2 features does not promote, as torch's kernel; OpInfo samples)."
+    a, b, w = np.arange(6).reshape(2, 3), np.arange(8).reshape(2, 4) - 3, np.arange(60).reshape(5, 3, 4) % 7
+    want = torch.nn.functional.bilinear(*(torch.tensor(v, dtype=getattr(torch, dtype)) for v in (a, b, w)))
+    got = litnn.nn.functional.bilinear(*(litnn.tensor(v, dtype=getattr(litnn, dtype)) for v in (a, b, w)))
+    assert str(got.dtype).split('.')[-1] == str(want.dtype).split('.')[-1] == dtype
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -264,6 +264,11 @@ def test_tensordot_kron():
     run(litnn.kron, torch.kron, [mats(2), mats(2, 3, 2)], name=False)
     same_error(lambda lib: lib.tensordot(lib.ones(2, 3), lib.ones(4, 3), dims=([1], [0])))
 
+def test_tensordot_size_one_dims_broadcast():
+    # torch sums a contracted dim of size 1 against the other's (OpInfo tensordot sample 2)
+    for dims in (([0, 1], [2, 0]), ([0], [0]), ([2, 1], [0, 1])):
+        run(lambda x, y: litnn.tensordot(x, y, dims=dims), lambda x, y: torch.tensordot(x, y, dims=dims), [mats(1, 1, 1), mats(2, 1, 2)], name=False)
+
 def test_batched_products():
     for beta, alpha in ((1, 1), (0.5, 2.), (0, 1)):
         kw = dict(beta=beta, alpha=alpha)
@@ -359,6 +364,8 @@ def test_matrix_exp_vander():
     for n in (None, 2, 4):
         run(lambda x: litnn.linalg.vander(x, N=n), lambda x: torch.linalg.vander(x, N=n), [mats(2, 3)], name=False)
     assert litnn.linalg.vander(litnn.tensor([1, 2, 3]), N=4).tolist() == torch.linalg.vander(torch.tensor([1, 2, 3]), N=4).tolist()
+    # a 0-d x is one point: a (1, N) matrix (OpInfo linalg.vander sample 0)
+    run(lambda x: litnn.linalg.vander(x, N=3), lambda x: torch.linalg.vander(x, N=3), [np.array(2.)], name=False)
 
 
 def test_singular_triangular_solves_give_inf_as_torch():
@@ -402,6 +409,30 @@ def test_matrix_rank_older_tol_overload():
         assert litnn.linalg.matrix_rank(litnn.tensor(A), *args, **kw).item() == torch.linalg.matrix_rank(torch.tensor(A), *targs, **kw).item()
     same_error(lambda lib: lib.linalg.matrix_rank(lib.tensor(A), 0.5, atol=1.0))
 
+def test_matrix_rank_and_pinv_tensor_tolerances_are_per_matrix():
+    # a tensor atol/rtol holds one tolerance per matrix of the batch (OpInfo linalg.matrix_rank #44)
+    A = mats(3, 4, 5); A[0, :, 0] = A[0, :, 1] * 1e-3
+    r, a = np.array([1e-2, 0.5, 1e-9]), np.array([0., 2., 0.1])
+    for kw in (dict(rtol=r), dict(atol=a, rtol=r), dict(atol=a)):
+        lk, tk = ({k: lib.tensor(v) for k, v in kw.items()} for lib in (litnn, torch))
+        assert litnn.linalg.matrix_rank(litnn.tensor(A), **lk).tolist() == torch.linalg.matrix_rank(torch.tensor(A), **tk).tolist()
+        np.testing.assert_allclose(litnn.linalg.pinv(litnn.tensor(A), **lk).numpy(), torch.linalg.pinv(torch.tensor(A), **tk).numpy(), rtol=1e-8, atol=1e-10)
+    assert litnn.linalg.matrix_rank(litnn.zeros(0, 5, 5), rtol=litnn.zeros(0)).shape == (0,)
+
+
+@pytest.mark.parametrize('shape', [(0, 0), (3, 0), (0, 3), (2, 0, 3), (0, 3, 3)])
+def test_matrix_norm_of_empty_matrices(shape):
+    # torch: a max over no value is 0 (no graph), a min over none raises (OpInfo linalg.norm #68)
+    for ord in (1, -1, 2, -2, math.inf, -math.inf, 'fro', 'nuc'):
+        for keepdim in (False, True):
+            f = lambda lib: lib.linalg.matrix_norm(lib.zeros(*shape, requires_grad=True), ord, keepdim=keepdim)
+            try: t = f(torch)
+            except IndexError:
+                same_error(f); continue
+            l = f(litnn)
+            assert tuple(l.shape) == tuple(t.shape) and l.requires_grad == t.requires_grad and not bool(l.detach().abs().sum())
+
+
 def test_norm_named_orders_are_matrix_norms_and_dims_are_checked():
     M, v = mats(2, 3), mats(3)
     for f in (lambda lib: lib.linalg.norm(lib.tensor(v), 'fro'), lambda lib: lib.linalg.norm(lib.tensor(M), 'fro', dim=1),
@@ -424,3 +455,13 @@ def test_zero_norm_has_no_gradient():
         a = lib.tensor([1., -3., 0.], requires_grad=True)
         (a.norm(0) + a.sum()).backward()
         assert a.grad.tolist() == [1., 1., 1.]
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+def test_matrix_exp_half_precision(dtype):
+    "matrix_exp keeps half-precision dtypes (float16 raised: numpy's solve has none), computed in float32 and rounded once."
+    a = (np.arange(25, dtype=np.float32).reshape(5, 5) % 7 - 3) / 8
+    want = torch.linalg.matrix_exp(torch.tensor(a))       # (torch's own half kernel overflows to NaN on some inputs)
+    got = litnn.linalg.matrix_exp(litnn.tensor(a).to(getattr(litnn, dtype)))
+    assert got.dtype == getattr(litnn, dtype)
+    np.testing.assert_allclose(got.float().numpy(), want.numpy(), rtol=2e-2, atol=2e-2)

@@ -476,3 +476,24 @@ def test_ignored_targets_are_exact_zeros():
             s = F.nll_loss(lib.tensor(x), lib.tensor(t), **kw)
             res.append((y.detach().numpy(), tx.grad.numpy(), s.numpy()))
         for a, b in zip(*res): np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('shape', [(64, 5), (4, 5, 7, 7), (2, 3, 5, 5, 5)])
+def test_half_precision_nll_sums_are_not_rounded_term_by_term(dt, shape):
+    """Found by torch's module_db (CrossEntropyLoss, bfloat16, higher_dim sum): the reduction summed in bfloat16 itself,
+    3 ulps away from torch (344 vs 350 where the exact sum is 350.06). torch accumulates each term in the opmath
+    type's precision (a cascade of partial sums): litnn sums in float32 and rounds once, within an ulp of torch."""
+    rs = np.random.RandomState(0)
+    x, t, w = rs.randn(*shape) * 2, rs.randint(0, shape[1], (shape[0],) + shape[2:]), rs.rand(shape[1])
+    for kw in (dict(reduction='sum'), dict(reduction='mean'), dict(reduction='sum', weight=True), dict(reduction='mean', weight=True)):
+        out = []
+        for lib in (litnn, torch):
+            d = getattr(lib, dt)
+            lx = lib.tensor(x.astype(np.float32)).to(d)
+            lw = lib.tensor(w.astype(np.float32)).to(d) if kw.get('weight') else None
+            y = lib.nn.functional.cross_entropy(lx, lib.tensor(t), reduction=kw['reduction'], weight=lw)
+            assert str(y.dtype).endswith(dt)
+            out.append(y.float().item())
+        ulp = 2.0 ** (np.floor(np.log2(abs(out[1]))) - (7 if dt == 'bfloat16' else 10))
+        assert abs(out[0] - out[1]) <= ulp, (kw, out)

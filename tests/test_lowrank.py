@@ -50,3 +50,15 @@ def test_float32_and_errors():
 def test_paths_as_torch():
     assert litnn.svd_lowrank.__module__ == torch.svd_lowrank.__module__.replace('torch', 'litnn')
     assert litnn.pca_lowrank.__module__ == torch.pca_lowrank.__module__.replace('torch', 'litnn')
+
+
+@pytest.mark.parametrize('dtype', ['complex64', 'complex128'])
+def test_svd_lowrank_of_complex(dtype):
+    "A complex matrix gets a complex random basis (it was float32: matmul refused the mix); U S Vᴴ rebuilds a low-rank A."
+    rng = np.random.default_rng(5)
+    a = ((rng.standard_normal((6, 2)) + 1j * rng.standard_normal((6, 2))) @ (rng.standard_normal((2, 5)) + 1j * rng.standard_normal((2, 5)))).astype(dtype)
+    U, S, V = litnn.svd_lowrank(litnn.tensor(a), q=3)
+    assert U.dtype == getattr(litnn, dtype) and S.dtype == getattr(litnn, dtype).to_real()
+    want_S = torch.linalg.svdvals(torch.tensor(a))[:3]
+    np.testing.assert_allclose(S.numpy(), want_S.numpy(), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(((U * S.to(U.dtype)) @ V.mH).numpy(), a, rtol=1e-3, atol=1e-3)

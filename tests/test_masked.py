@@ -146,3 +146,17 @@ def test_logaddexp(masks):
     (t[torch.tensor(keep)]).sum().backward(); (l[litnn.tensor(keep)]).sum().backward()
     same(tx.grad, lx.grad); same(ty.grad, ly.grad)
     same(torch.masked.logaddexp(tx, ty, dtype=torch.float64), litnn.masked.logaddexp(lx, ly, dtype=litnn.float64))
+
+
+@pytest.mark.parametrize('name', ['mean', 'var', 'std', 'logsumexp'])
+@pytest.mark.parametrize('masked', [False, True])
+def test_complex_reductions(name, masked):
+    "torch.masked's mean/var/std/logsumexp take complex input: complex results (var, std too), -inf+0j for logsumexp's masked-out."
+    rng = np.random.default_rng(3)
+    z = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex64)
+    m = rng.random((3, 4)) > 0.3
+    kw = lambda lib: dict(mask=lib.tensor(m)) if masked else {}
+    want = getattr(torch.masked, name)(torch.tensor(z), 1, **kw(torch))
+    got = getattr(litnn.masked, name)(litnn.tensor(z), 1, **kw(litnn))
+    assert str(got.dtype).split('.')[-1] == str(want.dtype).split('.')[-1]
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)

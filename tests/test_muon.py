@@ -63,6 +63,18 @@ def test_muon_step_matches_torch(kw, dt, monkeypatch):
         np.testing.assert_allclose(l.detach().numpy(), t.detach().numpy(), rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(lo.state[l]['momentum_buffer'].numpy(), to.state[t]['momentum_buffer'].numpy(), rtol=1e-6, atol=1e-7)
 
+@pytest.mark.parametrize('kw', [dict(lr=torch.tensor(0.001)), dict(lr=torch.tensor(0.01), adjust_lr_fn='match_rms_adamw')])
+def test_muon_tensor_lr_computes_in_its_dtype(kw, monkeypatch):
+    "Found by torch's optim_db: a float32 tensor lr makes torch's 1 - lr·wd and the adjusted lr float32 products; float64 weights see them."
+    for lib, mod in ((litnn, litnn.optim._muon), (torch, torch.optim._muon)):
+        exact = lambda g, c, n, eps, lib=lib: lib.tensor(exact_newton_schulz(g.numpy(), c, n, eps).astype(g.numpy().dtype))
+        monkeypatch.setattr(mod, '_zeropower_via_newtonschulz', exact)
+    ws, grads = problem(np.float64)
+    (lp, lo), (tp, to) = both(ws, grads, kw)
+    for l, t in zip(lp, tp):
+        np.testing.assert_allclose(l.detach().numpy(), t.detach().numpy(), rtol=1e-13, atol=1e-15)
+
+
 @pytest.mark.parametrize('kw', [{}, dict(lr=0.02, adjust_lr_fn='match_rms_adamw'), dict(nesterov=False, ns_steps=3)])
 def test_muon_matches_torch(kw):
     "Whole steps, bfloat16 iteration included: each step's update within NS_RTOL of torch's."

@@ -190,6 +190,26 @@ def test_native_group_norm_like_torch(dt):
     assert [tuple(t.shape) for t in ly] == [(2, 6, 2, 2), (2, 3), (2, 3)]
 
 
+def test_native_group_norm_statistics_are_differentiable_like_torch():
+    # torch differentiates through mean and 1/std when a loss uses them (OpInfo native_group_norm, eps=0.5)
+    x, w, b = r(1, 6, 3), r(6), r(6)
+    c = [r(1, 6, 3), r(1, 2), r(1, 2)]
+    grads = {}
+    for lib in (litnn, torch):
+        X, W, B = (lib.tensor(a, requires_grad=True) for a in (x, w, b))
+        outs = lib.native_group_norm(X, W, B, 1, 6, 3, 2, 0.5)
+        assert all(o.requires_grad for o in outs)
+        grads[lib] = lib.autograd.grad(sum((o * lib.tensor(ci)).sum() for o, ci in zip(outs, c)), [X, W, B])
+    for l, t in zip(grads[litnn], grads[torch]):
+        np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_native_group_norm_empty_batch_like_torch():
+    for lib in (litnn, torch):
+        out, mean, rstd = lib.native_group_norm(lib.zeros(0, 2), lib.ones(2), lib.zeros(2), 0, 2, 1, 1, 1e-5)
+        assert [tuple(t.shape) for t in (out, mean, rstd)] == [(0, 2), (0, 1), (0, 1)]
+
+
 def test_native_dropout_like_torch():
     for lib in (litnn, torch):
         x = lib.ones(300, 40, requires_grad=True)

@@ -81,6 +81,16 @@ def test_batch_norm_running_var_is_unbiased():
     close(lrm, trm)
 
 
+@pytest.mark.parametrize('training', [True, False])
+@pytest.mark.parametrize('stats', [(0, 0), (3, 3), None])
+def test_batch_norm_empty_1d_input_like_torch(training, stats):
+    # torch returns an empty copy for any input with no elements, before checking channels (OpInfo batch_norm #3, #4)
+    for lib, F in ((litnn, LF), (torch, TF)):
+        rm, rv = (None, None) if stats is None else (lib.zeros(stats[0]), lib.ones(stats[1]))
+        out = F.batch_norm(lib.empty(0), rm, rv, training=training)
+        assert tuple(out.shape) == (0,)
+
+
 def test_batch_norm_keeps_running_buffers_in_place():
     rm, rv = litnn.zeros(3), litnn.ones(3)
     a, b = rm._data, rv._data

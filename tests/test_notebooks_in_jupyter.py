@@ -46,6 +46,7 @@ def test_the_notebooks_extra_holds_what_the_notebooks_import():
     packages = {re.split(r'[=<>!~ \[]', r)[0].lower() for r in shlex.split(extra)}
     provides = {'PIL': 'pillow', 'IPython': 'jupyter', 'fastcore': 'fastcore', 'mpi4py': 'mpi4py', 'cupy': None,
                 'cupy_backends': None,        # ships inside cupy (its cuBLAS wrappers: reference/cuda/graphs)
+                'opt_einsum': None,           # optional, as in torch: backends/opt_einsum reports whether it is there
                 'numpy': 'numpy', 'matplotlib': 'matplotlib', 'tensorboard': 'tensorboard', 'onnx': 'onnx',
                 'onnxruntime': 'onnxruntime', 'safetensors': 'safetensors', 'tqdm': 'tqdm', 'ml_dtypes': 'ml_dtypes', 'numba': 'numba',
                 'google': 'tensorboard',      # protobuf, which tensorboard requires

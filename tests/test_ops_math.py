@@ -411,7 +411,8 @@ def test_all_any_cumsum():
 MATMUL = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((3,), (2, 3, 4)), ((2, 3, 4), (4,)),
           ((5, 3), (2, 3, 4)), ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)),
           ((7, 2, 3), (3,)), ((3,), (7, 3, 2)), ((2, 3), (1, 3, 4)), ((1, 4), (3, 4, 5)), ((1, 3, 4), (1, 4, 5)),
-          ((2, 3, 4), (1, 4, 5)), ((1, 1, 3, 4), (2, 4, 5)), ((1, 3, 4), (4, 5))]
+          ((2, 3, 4), (1, 4, 5)), ((1, 1, 3, 4), (2, 4, 5)), ((1, 3, 4), (4, 5)),
+          ((5, 5, 0), (0, 5)), ((2, 0, 3), (3, 4)), ((0, 2, 3), (3, 0)), ((0,), (2, 0, 3))]     # (empty: a fold of k == 0 has no -1 to infer)
 
 @pytest.mark.parametrize('dev', DEVICES)
 @pytest.mark.parametrize('sa,sb', MATMUL, ids=[f'{a}@{b}' for a, b in MATMUL])
@@ -447,6 +448,10 @@ def test_batch_times_matrix_folds_as_torch(case):
         assert (a is None) == (b is None)
         if a is not None: same(a, b)
     assert ln == tn and (lnext == tnext or case == 'strided_no_fold')     # (unfolded, torch expands for a BmmBackward0 under it; litnn has one node)
+
+@pytest.mark.parametrize('sa,sb,dims', [((2, 0), (0, 3), 1), ((3, 0, 2), (2, 0, 4), ([1, 2], [1, 0])), ((0, 3), (3, 0), 1)])
+def test_tensordot_of_empty_contractions(sa, sb, dims):
+    check(lambda x, y: litnn.tensordot(x, y, dims), lambda x, y: torch.tensordot(x, y, dims), randn(*sa), randn(*sb))
 
 @pytest.mark.parametrize('dev', DEVICES)
 def test_matmul_grads(dev):
@@ -699,3 +704,70 @@ def test_result_dtypes_and_dtype_arguments():
     for f in (lambda L: L.nanmean(L.ones(2), dtype=L.int32), lambda L: L.div(L.ones(2), 2, rounding_mode='round'),
               lambda L: L.tensor([2j]).float_power_(2), lambda L: L.ones(2, dtype=L.float64).float_power_(1j)):
         same_error(f)
+
+
+# A python number as `input`: torch takes one only where it has such an overload (pow(2, t), 2 & t, xlog1py(2, t),
+# add(2, 3)), and raises TypeError elsewhere (eq(2, t), clamp_max(2, t), rsub(2, t), pow(2, 3)). Cases from torch's
+# OpInfo error_inputs.
+NUMBER_INPUT = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'less_equal', 'clamp_max', 'clamp_min', 'rsub',
+                'pow', 'float_power', 'remainder', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift',
+                'bitwise_right_shift', 'copysign', 'fmod', 'heaviside', 'xlogy', 'special.xlog1py', 'special.zeta',
+                'max', 'min', 'polar', 'mvlgamma', 'add', 'mul', 'floor_divide', 'maximum', 'atan2']
+
+@pytest.mark.parametrize('name', NUMBER_INPUT)
+@pytest.mark.parametrize('other', ['tensor', 'int', 'float'])
+def test_number_as_input(name, other):
+    def run(lib):
+        f = lib
+        for part in name.split('.'): f = getattr(f, part)
+        o = {'tensor': lib.tensor([1, 2, 3]), 'int': 2, 'float': 2.5}[other]
+        return f(2, o)
+    try: expected = run(torch)
+    except TypeError:
+        with pytest.raises(TypeError): run(litnn)
+        return
+    except Exception as e: expected = e
+    if isinstance(expected, Exception):
+        with pytest.raises(Exception): run(litnn)
+        return
+    got = run(litnn)
+    if isinstance(expected, torch.Tensor):
+        assert str(got.dtype).split('.')[-1] == str(expected.dtype).split('.')[-1]
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+    else: assert got == expected and type(got) is type(expected)
+
+
+def test_number_as_condition_of_where():
+    with pytest.raises(TypeError): torch.where(True, torch.ones(2), 0.)
+    with pytest.raises(TypeError): litnn.where(True, litnn.ones(2), 0.)
+
+
+@pytest.mark.parametrize('kw', [dict(rtol=-0.4), dict(atol=-0.4), dict(rtol=-1, atol=0.)])
+def test_isclose_negative_tolerance(kw):
+    for lib in (torch, litnn):
+        for f in (lib.isclose, lib.allclose):
+            with pytest.raises(RuntimeError, match='must be greater than or equal to zero, but got'): f(lib.ones(2), lib.ones(2), **kw)
+
+
+@pytest.mark.parametrize('dtype', ['int32', 'uint8', 'float32'])
+@pytest.mark.parametrize('shape,size', [((), ()), ((2, 3), ()), ((2, 3), (1, 3)), ((2, 3), (3,)), ((2, 3), (2, 3))])
+def test_sum_to_size_dtype(dtype, shape, size):
+    "sum_to_size: a sum promotes integers to int64; size () is always a sum (torch's sum_to), even of a 0-d tensor."
+    x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    want = torch.tensor(x, dtype=getattr(torch, dtype)).sum_to_size(size)
+    got = litnn.tensor(x, dtype=getattr(litnn, dtype)).sum_to_size(size)
+    assert str(got.dtype).split('.')[-1] == str(want.dtype).split('.')[-1] and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_python2_division_names_like_torch():
+    # torch.Tensor keeps __div__, __rdiv__ (OpInfo __rdiv__) and __idiv__
+    a = np.array([1., 2., 4.])
+    for name, arg in (('__div__', 2.), ('__rdiv__', 2.), ('__div__', a[::-1].copy()), ('__idiv__', 4.)):
+        l, t = litnn.tensor(a), torch.tensor(a)
+        lr, tr = getattr(l, name)(litnn.tensor(arg) if isinstance(arg, np.ndarray) else arg), getattr(t, name)(torch.tensor(arg) if isinstance(arg, np.ndarray) else arg)
+        np.testing.assert_allclose(lr.numpy(), tr.numpy())
+        np.testing.assert_allclose(l.numpy(), t.numpy())      # __idiv__ divides in place
+    x, y = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    x.__rdiv__(3.).sum().backward(); y.__rdiv__(3.).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy())

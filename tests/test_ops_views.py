@@ -122,6 +122,7 @@ CASES = [
     ('masked_fill_bcast', lambda L, x, m: x.masked_fill(m, -1.), [x3, np.array([[True], [False], [True]])], {}),
     ('masked_fill_bigger_mask', lambda L, x, m: L.masked_fill(x, m, 0.), [R(3, 1), rng.random((2, 3, 4)) > 0.5], {}),
     ('masked_fill_tensor', lambda L, x, v: x.masked_fill(L.tensor(~m3), v), [x3, np.array(3.)], {}),
+    ('masked_fill_0d_tensor', lambda L, x, v: x.masked_fill(L.tensor(True), v), [np.array(-4.8), np.array(-1.5)], {}),   # ~ of a 0-d mask is a numpy scalar
     ('scatter_add', lambda L, x, i, s: x.scatter_add(1, i, s), [R(3, 4), I([[0, 0], [3, 1], [2, 2]]), R(3, 2)], {}),
     ('scatter_add_bigger_src', lambda L, x, i, s: L.scatter_add(x, 0, i, s), [R(3, 4), I([[0, 2, 2]]), R(2, 4)], {'grads': False}),   # torch's backward fails here
     ('to_float', lambda L, x: x.to(L.float32), [x3], {}),
@@ -466,6 +467,23 @@ ERRORS = [
     lambda L: L.ones(2, 3).masked_fill(L.ones(2, 3, dtype=L.bool), L.ones(1)), lambda L: list(L.tensor(1.)),
     lambda L: 'a' in L.ones(2), lambda L: L.ones(2, 3).view(L.int64), lambda L: L.ones(2, 3).movedim((0, 1), (0,)),
     lambda L: L.ones(2).expand(3), lambda L: L.ones(2, 3).masked_fill_(L.ones(2, 2, 3, dtype=L.bool), 1.), lambda L: L.ones(2, 3).scatter_add(1, L.zeros(2, 4, dtype=L.int64), L.ones(2, 3)),
+    # a 0-d value tensor is written as value.item(), with a number's overflow check (OpInfo error_inputs)
+    lambda L: L.zeros(2, dtype=L.int64).masked_fill(L.tensor(True), L.tensor(1j)),
+    lambda L: L.zeros(2, dtype=L.int8).masked_fill(L.tensor(True), L.tensor(1000)),
+    # out= that overlaps itself (expanded) or an input: 'unsupported operation' (OpInfo error_inputs)
+    lambda L: L.gather(L.arange(6.), 0, L.tensor([0, 1, 2]), out=L.zeros(1).expand(3)),
+    lambda L: (lambda x: L.gather(x, 0, L.arange(6), out=x))(L.arange(6.)),
+    lambda L: (lambda x: L.take(x, L.tensor([0, 1, 2]), out=x[:3]))(L.arange(6.)),
+    lambda L: (lambda x: L.masked_select(x, x > 2, out=x))(L.arange(6.)),
+    lambda L: L.masked_select(L.arange(6.), L.arange(6.) > 2, out=L.zeros(1).expand(3)),
+    lambda L: L.index_select(L.ones(3, 6), 0, L.tensor([0, 1]), out=L.zeros(1, 6).expand(2, 6)),
+    # scatter_add: torch's shape checks, and an index out of bounds (a negative one too: numpy would wrap it)
+    lambda L: L.scatter_add(L.ones(3, 5), 0, L.tensor([[34, 0], [0, 0]]), L.ones(2, 5)),
+    lambda L: L.scatter_add(L.ones(3, 5), 0, L.tensor([[-1, 0], [0, 0]]), L.ones(2, 5)),
+    lambda L: L.scatter_add(L.ones(3, 5), 0, L.zeros(2, 2, dtype=L.int64), L.ones(2, 5, 2)),
+    lambda L: L.scatter_add(L.ones(3, 5, 3), 0, L.zeros(2, 2, dtype=L.int64), L.ones(2, 5)),
+    lambda L: L.narrow_copy(L.ones(10, 5, 20), 3, 0, 0), lambda L: L.narrow_copy(L.ones(10, 5, 20), -4, 0, 0),   # RuntimeError, IndexError
+    lambda L: L.hstack([]), lambda L: L.vstack(()), lambda L: L.dstack([]), lambda L: L.column_stack([]), lambda L: L.row_stack([]),
 ]
 
 @pytest.mark.parametrize('i', range(len(ERRORS)))
@@ -625,3 +643,12 @@ def test_unfold_of_a_0d_tensor_as_torch(size):
         (y * 3).sum().backward()
         got.append((tuple(y.shape), y.tolist(), x.grad.item()))
     assert got[0] == got[1]
+
+
+def test_masked_fill_complex_value_into_real():
+    "A complex 0-d value with no imaginary part fills a real tensor silently (torch: value.item(), checked for overflow)."
+    import warnings
+    for lib in (torch, litnn):
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            assert lib.zeros(2, dtype=lib.int64).masked_fill(lib.tensor(True), lib.tensor(1 + 0j)).tolist() == [1, 1]

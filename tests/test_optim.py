@@ -131,6 +131,31 @@ def test_rmsprop_matches_torch(kw): compare('RMSprop', kw)
 def test_float32_matches_torch(name, kw): compare(name, kw, dtype=np.float32)
 
 
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('name,kw', [('SGD', dict(lr=0.1, momentum=0.9)), ('SGD', dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
+                                     ('Adam', {}), ('Adam', dict(amsgrad=True, weight_decay=0.1)), ('AdamW', dict(lr=0.01, weight_decay=0.1))])
+def test_half_precision_steps_match_torch_bitwise(name, kw, dtype):
+    """bfloat16 and float16 parameters: torch's `mul_`, `div_` and `addcdiv_` read their number in float32 and compute in
+    float32, rounding once; numpy's `a *= 0.999` rounds the number to bfloat16 first (1.0: Adam's second moment never decayed).
+    Sizes are multiples of 64: torch's `add_(alpha=)` on half precision takes its vectorized loop (one fused multiply-add,
+    as litnn) only over whole pairs of vectors (32 or 64 elements); the scalar loop for the rest rounds `alpha * b` first."""
+    rng = np.random.default_rng(5)
+    arrs = [rng.standard_normal(s).astype(np.float32) for s in [(8, 8), (64,), (2, 4, 16)]]
+    grads = [[rng.standard_normal(a.shape).astype(np.float32) for a in arrs] for _ in range(8)]
+    out = []
+    for lib in (litnn, torch):
+        dt = getattr(lib, dtype)
+        ps = [lib.nn.Parameter(lib.tensor(a.copy()).to(dt)) for a in arrs]
+        opt = getattr(lib.optim, name)(ps, **kw)
+        for gs in grads:
+            for p, g in zip(ps, gs): p.grad = lib.tensor(g.copy()).to(dt)
+            opt.step()
+        state = [v.float().numpy() for p in ps for k, v in sorted(opt.state[p].items()) if k != 'step']
+        out.append([p.detach().float().numpy() for p in ps] + state)
+    assert len(out[0]) == len(out[1])
+    for a, b in zip(*out): np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize('name,kw', [('SGD', dict(lr=0.1, momentum=0.9)), ('Adam', {}), ('AdamW', dict(amsgrad=True)),
                                      ('RMSprop', dict(momentum=0.5))])
 def test_groups_and_missing_gradients_match_torch(name, kw):
@@ -308,6 +333,35 @@ BAD = [('SGD', dict(lr=-0.1)), ('SGD', dict(momentum=-0.5)), ('SGD', dict(weight
 @pytest.mark.parametrize('name,kw', BAD, ids=str)
 def test_invalid_hyperparameters(name, kw):
     same_err(lambda lib: getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(1))], **kw))
+
+
+TENSOR_HYPER = [dict(lr=0.001, foreach=True), dict(lr=0.01, betas=(0.9, 0.99), foreach=True),
+                dict(lr=0.01, betas=(0.9, 0.99), foreach=True), dict(lr=[0.1, 0.1]), dict(betas=([0.9, 0.9], 0.99))]
+
+@pytest.mark.parametrize('name', ['Adam', 'AdamW'])
+@pytest.mark.parametrize('i', range(len(TENSOR_HYPER)))
+def test_tensor_lr_and_betas_refused_with_foreach(name, i):
+    "Found by torch's optim_db error inputs: Adam/AdamW refuse a tensor lr or beta with foreach=True (not capturable)."
+    def make(lib):
+        kw = dict(TENSOR_HYPER[i])
+        if i == 1: kw['betas'] = (lib.tensor(0.9), lib.tensor(0.99))
+        if i == 2: kw['betas'] = (0.9, lib.tensor(0.99))     # mixed: the both-floats-or-both-tensors check first
+        if i == 0 or i == 3: kw['lr'] = lib.tensor(kw['lr'])
+        if i == 4: kw['betas'] = (lib.tensor([0.9, 0.9]), lib.tensor(0.99))
+        return getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(1))], **kw)
+    same_err(make)
+
+
+def test_tensor_betas_become_0d_and_step_as_torch():
+    out = []
+    for lib in (litnn, torch):
+        p = lib.nn.Parameter(lib.tensor([1., 2., 3.]))
+        o = lib.optim.Adam([p], lr=lib.tensor(0.01), betas=(lib.tensor([0.9]), lib.tensor(0.99)))
+        assert o.param_groups[0]['betas'][0].dim() == 0
+        for _ in range(3):
+            o.zero_grad(); (p ** 3).sum().backward(); o.step()
+        out.append(p.detach().numpy().copy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)
 
 
 def test_invalid_learning_rate_message():

@@ -261,6 +261,28 @@ def test_lbfgs_float32_and_errors():
     assert str(litnn.optim.LBFGS([litnn.nn.Parameter(litnn.ones(1))])) == str(torch.optim.LBFGS([torch.nn.Parameter(torch.ones(1))]))
 
 
+@pytest.mark.parametrize('kw', [dict(), dict(line_search_fn='strong_wolfe')], ids=str)
+def test_lbfgs_complex_parameters_step_as_real_pairs(kw):
+    "Found by torch's optim_db (LBFGS supports complex): a complex parameter's gradient and update go through view_as_real."
+    def go(lib):
+        z = lib.nn.Parameter(lib.tensor([1.5 - 0.5j, -1 + 2j], dtype=lib.complex128))
+        w = lib.nn.Parameter(lib.tensor([0.3, -0.2], dtype=lib.float64))
+        target = lib.tensor([0.5 + 1j, 2 - 1j], dtype=lib.complex128)
+        opt = lib.optim.LBFGS([z, w], max_iter=5, **kw)
+        def closure():
+            opt.zero_grad()
+            d = z * (1 + w) - target
+            l = (d * d.conj()).real.sum() + (z.abs() ** 4).sum() * 0.01
+            l.backward(); return l
+        losses = [opt.step(closure).item() for _ in range(3)]
+        return losses, z.detach().numpy().copy(), w.detach().numpy().copy(), len(opt.state[z]['old_dirs'])
+    (ll, lz, lw, ln), (tl, tz, tw, tn) = go(litnn), go(torch)
+    assert ln == tn
+    np.testing.assert_allclose(ll, tl, rtol=1e-9)
+    np.testing.assert_allclose(lz, tz, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(lw, tw, rtol=1e-8, atol=1e-10)
+
+
 # --- on the GPU ---------------------------------------------------------------------------------------------
 
 needs_gpu = pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU (CuPy)")

@@ -70,3 +70,17 @@ def test_modules(name, args):
     n = int(name[-2])
     a = rng.normal(size=(2, 3) + (4,) * n)
     np.testing.assert_array_equal(lm(litnn.tensor(a)).numpy(), tm(torch.tensor(a)).numpy())
+
+
+@pytest.mark.parametrize('mode', ['constant', 'reflect', 'replicate', 'circular'])
+@pytest.mark.parametrize('nd', [4, 5])
+def test_channels_last_input_layout_as_torch(mode, nd):
+    "Found by torch's module_db (CircularPad3d, channels_last_3d): circular padding writes a row-major tensor; the others keep channels-last."
+    a = rng.normal(size=(2, 3, 4, 4, 4)[:nd])
+    res = []
+    for lib in (litnn, torch):
+        fmt = lib.channels_last if nd == 4 else lib.channels_last_3d
+        y = lib.nn.functional.pad(lib.tensor(a).contiguous(memory_format=fmt), (1,) * (2 * (nd - 2)), mode=mode)
+        res.append((y.is_contiguous(), y.is_contiguous(memory_format=fmt), y.stride(), y.numpy().copy()))
+    assert res[0][:3] == res[1][:3]
+    np.testing.assert_array_equal(res[0][3], res[1][3])

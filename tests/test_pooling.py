@@ -94,6 +94,7 @@ def test_adaptive_avg_pool2d_matches_torch(out, shape):
     lx, tx = litnn.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     lo, to = LF.adaptive_avg_pool2d(lx, out), TF.adaptive_avg_pool2d(tx, out)
     assert lo.shape == tuple(to.shape)
+    if lo.numel() > 1: assert lo.stride() == to.stride()     # row-major as torch's (was a transposed view: .view failed)
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), atol=1e-12)
     if lo.numel():
         assert type(lo.grad_fn).__name__ == type(to.grad_fn).__name__
@@ -231,6 +232,13 @@ ERRORS = [
     lambda L: L.nn.functional.adaptive_avg_pool2d(X(L, 1, 3, 0, 5), 2),
     lambda L: L.nn.functional.adaptive_avg_pool2d(L.ones(1, 3, 5, 5, dtype=L.int64), 2),
     lambda L: L.nn.MaxPool2d(2)(X(L, 5, 5)),
+    # torch.nn.functional's _list_with_default (a ValueError) and the max pools' sizes (OpInfo error_inputs)
+    lambda L: L.nn.functional.adaptive_max_pool2d(L.ones(2, 2), (2, 2)),
+    lambda L: L.nn.functional.adaptive_avg_pool3d(L.ones(2, 2, 2), (2, 2, 2)),
+    lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(2, 2, 2), (2, 2, 2)),
+    lambda L: L.nn.functional.adaptive_max_pool2d(L.ones(1, 2, 2), ()),
+    lambda L: L.nn.functional.adaptive_max_pool2d(L.ones(1, 2, 2), (-1, 0)),
+    lambda L: L.nn.functional.adaptive_max_pool1d(L.ones(1, 1, 4), -1),
 ]
 
 
@@ -294,3 +302,15 @@ def test_gather_keeps_its_index_as_torch():
         # replays run the node again without its forward, so a freed index is no sign of a second backward there)
         y = x.gather(0, lib.tensor([1])); y.sum().backward(retain_graph=True); y.sum().backward()
         assert x.grad.tolist()[1] == 2.0
+
+
+@pytest.mark.parametrize('out', [(5, 7), (4, 4), 3])
+def test_adaptive_avg_pool_keeps_bfloat16(out):
+    "bfloat16 stays bfloat16 when the windows are uneven (averaging matrices: numpy's bfloat16 products are float32)."
+    x = np.arange(2 * 8 * 8, dtype=np.float32).reshape(2, 8, 8) / 64
+    want = TF.adaptive_avg_pool2d(torch.tensor(x).to(torch.bfloat16), out)
+    got = LF.adaptive_avg_pool2d(litnn.tensor(x).to(litnn.bfloat16), out)
+    assert got.dtype == litnn.bfloat16
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-2, atol=1e-2)
+    got1 = LF.adaptive_avg_pool1d(litnn.tensor(x[0]).to(litnn.bfloat16), 3)
+    assert got1.dtype == litnn.bfloat16

@@ -94,3 +94,35 @@ def test_errors_as_torch(i):
         with pytest.raises(Exception) as e: ERRORS[i](lib.nn.functional, lib)
         msgs.append((e.type, str(e.value)))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('shape', [(2, 3, 4, 4, 4), (3, 4, 5, 6)])
+@pytest.mark.parametrize('out', [2, (2, 3, 1), (None, 2, None)])
+def test_adaptive_avg_pool3d_output_is_row_major(shape, out):
+    "Found by torch's module_db: the result was a chain of transposed views (strides (24, 8, 1, 4, 2)); torch's is contiguous."
+    a = rng.normal(size=shape)
+    ly, ty = litnn.nn.functional.adaptive_avg_pool3d(litnn.tensor(a), out), torch.nn.functional.adaptive_avg_pool3d(torch.tensor(a), out)
+    assert ly.stride() == ty.stride() and ly.is_contiguous()
+    np.testing.assert_allclose(ly.numpy(), ty.numpy(), **TOL['float64'])
+
+
+def test_max_pool3d_keeps_channels_last_3d():
+    "torch's max_pool3d kernel keeps a channels_last_3d input's layout in both the values and the indices."
+    a = rng.normal(size=(2, 3, 4, 4, 4))
+    outs = []
+    for lib in (litnn, torch):
+        x = lib.tensor(a).contiguous(memory_format=lib.channels_last_3d)
+        y, i = lib.nn.functional.max_pool3d(x, 2, return_indices=True)
+        outs.append((y.stride(), i.stride(), y.numpy().copy(), i.numpy().copy()))
+    (lys, lis, ly, li), (tys, tis, ty, ti) = outs
+    assert (lys, lis) == (tys, tis)
+    np.testing.assert_array_equal(ly, ty); np.testing.assert_array_equal(li, ti)
+
+
+def test_adaptive_avg_pool3d_bfloat16():
+    "bfloat16 is one of torch's adaptive_avg_pool3d dtypes (OpInfo samples): computed, and kept."
+    x = np.arange(2 * 4 * 5 * 6, dtype=np.float32).reshape(1, 2, 4, 5, 6) / 64
+    want = torch.nn.functional.adaptive_avg_pool3d(torch.tensor(x).bfloat16(), (2, 3, 4))
+    got = litnn.nn.functional.adaptive_avg_pool3d(litnn.tensor(x).to(litnn.bfloat16), (2, 3, 4))
+    assert got.dtype == litnn.bfloat16
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=2e-2, atol=2e-2)

@@ -56,7 +56,8 @@ def test_more_math(case, dt):
     lambda L: L.trapezoid(L.ones(2, 3), L.ones(2)), lambda L: L.trapezoid(L.tensor(1.)), lambda L: L.cumulative_trapezoid(L.ones(2, 3), L.ones(4)),
     lambda L: L.gradient(L.ones(2, 3), edge_order=3), lambda L: L.gradient(L.ones(2, 3), edge_order=2),
     lambda L: L.gradient(L.ones(2, 3), spacing=[L.tensor(2.)], dim=1), lambda L: L.gradient(L.ones(2, 3), spacing=(2.,), dim=(0, 1)),
-    lambda L: L.gradient(L.ones(2, 3), dim=2),
+    lambda L: L.gradient(L.ones(2, 3), dim=2), lambda L: L.gradient(L.ones(3, 3), spacing=0.1, dim=(1, 1)),
+    lambda L: L.gradient(L.ones(3, 3), dim=(1, -1)),
     lambda L: L.heaviside(L.ones(2), L.ones(1, dtype=L.int64)), lambda L: L.heaviside(L.ones(2), 0.5),
     lambda L: L.renorm(L.ones(2, 2), 0, 0, 1.), lambda L: L.renorm(L.ones(2, 2), -1, 0, 1.), lambda L: L.renorm(L.ones(2, 2), 2, 0, -1),
     lambda L: L.renorm(L.ones(2), 2, 0, 1.), lambda L: L.renorm(L.ones(2, 2), 2, 3, 1.),
@@ -83,3 +84,14 @@ def test_more_math_gradcheck():
     assert gradcheck(lambda a: litnn.renorm(a, 2, 0, 1.), (y,))
     assert gradcheck(lambda a: litnn.combinations(a[0], 2).prod(1), (y,))
     assert gradcheck(lambda a: litnn.vander(a[0], 3), (y,))
+
+
+@pytest.mark.parametrize('kw', [{}, dict(spacing=2.0), dict(edge_order=2)])
+def test_gradient_of_complex_keeps_complex(kw):
+    "torch.gradient of a complex tensor is complex (it was cast to float32, dropping the imaginary part)."
+    z = (np.arange(5.) ** 2 + 1j * np.arange(5.)[::-1] ** 3).astype(np.complex64)
+    want = torch.gradient(torch.tensor(z), **kw)
+    got = litnn.gradient(litnn.tensor(z), **kw)
+    for g, w in zip(got, want):
+        assert g.dtype == litnn.complex64
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)

@@ -355,3 +355,19 @@ def test_seeded_draws_are_torchs_to_a_few_units(name):
     for (a, size), (b, _) in _seeded(name, _NEAR):     # (numpy's exp, log, tan... differ by CPU: not bits, a margin any of them meets)
         tol = 1e-5 if size == 4 else 1e-12
         np.testing.assert_allclose(b, a, rtol=tol, atol=tol)
+
+
+def test_multinomial_and_bernoulli_out():
+    "out= of multinomial (int64 only, checked first) and bernoulli (any dtype; not an expanded tensor), as torch's (OpInfo error_inputs)."
+    for lib in (torch, litnn):
+        p = lib.ones(1, 2)
+        with pytest.raises(RuntimeError, match='multinomial expects Long tensor out, got: Double'):
+            lib.multinomial(p, 2, out=lib.zeros(1, 2, dtype=lib.float64))
+        o = lib.zeros(1, 2, dtype=lib.int64)
+        assert lib.multinomial(p, 2, out=o) is o and sorted(o[0].tolist()) == [0, 1]
+        with pytest.raises(RuntimeError, match='more than one element of the written-to tensor'):
+            lib.bernoulli(lib.ones(6) / 2, out=lib.zeros(1).expand(6))
+        o = lib.zeros(6, dtype=lib.int64)
+        assert lib.bernoulli(lib.ones(6), out=o) is o and o.tolist() == [1] * 6
+        x = lib.zeros(3)
+        assert lib.bernoulli(x, out=x).tolist() == [0., 0., 0.]     # over its own input: allowed

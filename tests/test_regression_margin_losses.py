@@ -125,3 +125,13 @@ def test_weighted_modules():
         x = R(4, 3)
         t = rng.integers(0, 3, 4) if name == 'MultiMarginLoss' else (R(4, 3) > 0) * 1.
         np.testing.assert_allclose(lm(litnn.tensor(x), litnn.tensor(t)).numpy(), tm(torch.tensor(x), torch.tensor(t)).numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize('delta', [1.0 + 0.0j, '1.0', None])
+def test_huber_loss_module_refuses_a_non_real_delta(delta):
+    "Found by torch's module_db error inputs: HuberLoss(delta=...) takes a float or an int, else TypeError naming the type."
+    assert same_error(lambda lib: lib.nn.HuberLoss(delta=delta)) is TypeError
+    with pytest.raises(TypeError, match=r"delta must be a float or int, got: <class '"):
+        litnn.nn.HuberLoss(delta=delta)
+    for ok in (2, 0.5):     # ints and floats still fine, as in torch
+        assert litnn.nn.HuberLoss(delta=ok).delta == torch.nn.HuberLoss(delta=ok).delta

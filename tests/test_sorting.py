@@ -93,6 +93,7 @@ ERRORS = [
     lambda L: L.searchsorted(L.tensor([[1, 2], [3, 4]]), L.tensor([[1], [2], [3]])),
     lambda L: L.searchsorted(L.tensor([1, 2]), L.tensor([1]), side='middle'),
     lambda L: L.bucketize(L.tensor([1]), L.tensor([[1, 2]])),
+    lambda L: (lambda x: L.kthvalue(x, 2, out=(x, L.tensor(0))))(L.arange(10.)),     # out= over the input (OpInfo error_inputs)
 ]
 
 @pytest.mark.parametrize('f', ERRORS)
@@ -117,6 +118,17 @@ def test_unique_keeps_each_nan():
 def test_unique_consecutive(kw):
     a = np.array([[1, 1, 2, 2, 3], [1, 1, 2, 2, 1], [1, 1, 2, 2, 1], [0, 0, 0, 1, 1]])
     check(lambda L, x: L.unique_consecutive(x, **kw), a)
+
+@pytest.mark.parametrize('kw', [dict(dim=1), dict(dim=-2, return_inverse=True, return_counts=True)])
+def test_unique_consecutive_empty_dim(kw):
+    # the selected dim is the only empty one: an empty result, no runs (OpInfo unique_consecutive #252)
+    check(lambda L, x: L.unique_consecutive(x, **kw), np.zeros((5, 0, 5)), name=False, grads=False)
+    same_error(lambda L: L.unique_consecutive(L.zeros(5, 0, 5), dim=0))
+
+@pytest.mark.parametrize('shapes', [((0, 0), (0, 0)), ((0, 0, 0), (0, 0, 0)), ((2, 0), (2, 3)), ((2, 4), (2, 0))])
+def test_searchsorted_empty(shapes):
+    # batched boundaries or values with no elements (OpInfo searchsorted #128)
+    check(lambda L, s, v: L.searchsorted(s, v, out_int32=True), np.sort(R(*shapes[0]), -1), R(*shapes[1]), name=False, grads=False)
 
 @pytest.mark.parametrize('right', [False, True])
 def test_search(right):

@@ -18,7 +18,7 @@ NAMESPACES = ['', 'nn', 'nn.functional', 'nn.init', 'nn.modules', 'nn.parameter'
               'autograd.function', 'autograd.profiler', 'autograd.profiler_util', 'profiler.profiler', 'hub', 'distributions', 'distributions.constraints', 'distributions.transforms', 'distributions.kl',
               'distributions.constraint_registry', 'utils.data', 'utils.hooks', 'utils.checkpoint', 'utils.dlpack', 'utils.tensorboard',
               'linalg', 'special', 'func', 'distributed', 'multiprocessing', 'testing', 'amp', 'cpu', 'cuda', 'random', 'backends',
-              'onnx', 'serialization', 'fft', 'masked', 'sparse', 'nested', 'profiler', 'compiler', 'accelerator', 'jit']
+              'onnx', 'serialization', 'fft', 'masked', 'sparse', 'nested', 'profiler', 'compiler', 'accelerator', 'jit', 'library']
 
 def shared_names():
     "(where, litnn object, torch's module) for each public class or function litnn shares with torch, once per object."

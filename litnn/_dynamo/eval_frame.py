@@ -20,6 +20,8 @@ from .. import autograd as _autograd
 from . import config
 from .exc import Unsupported
 from .backends.debugging import ExplainOutput
+from .backends.registry import lookup_backend
+from ..fx import Tracer, GraphModule
 from ..backend import patch
 from ..cuda import graphs as _cuda_graphs
 from ..backend import array_namespace, _broadcast_to
@@ -1530,7 +1532,7 @@ class _HostGraph:
         for o, n in zip(self.outs, _flatten(self.prog.replay(self.static), [], [])[0]): o._data[...] = n._data
 
 # %% ../../nbs/37_compile.ipynb #9c6d4868
-_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")   # torch's, in its order
 _compiled_objects = weakref.WeakSet()      # for `reset`
 
 class _Stance:
@@ -1549,7 +1551,7 @@ class _Compiled:
     "A function compiled by capture and replay: a cache of programs, found by their guards."
     def __init__(self, fn, fullgraph=False, dynamic=None, mode=None, options=None, backend=None):
         self.fn, self.fullgraph, self.dynamic, self.mode, self.options, self.backend = fn, fullgraph, dynamic, mode, options, backend
-        self.cache, self.count, self.warned, self.ran_eager = {}, 0, False, False
+        self.cache, self.count, self.warned, self.ran_eager, self.user_fn = {}, 0, False, False, None
         self.values = _python_values(fn)
         _compiled_objects.add(self)
 
@@ -1564,6 +1566,8 @@ class _Compiled:
             if stance.endswith("eager_then_compile") and not self.ran_eager:
                 self.ran_eager = True
                 return self.fn(*args, **kwargs)
+        user = self.user_compiler()
+        if user is not None: return self.call_user(user, args, kwargs)
         inputs, key = _flatten((args, kwargs), [], [_Mode.grad, _Mode.inference])
         key = tuple(key)
         entries = self.cache.get(key)
@@ -1615,7 +1619,27 @@ class _Compiled:
         backend = _Stance.force_backend or self.backend or _Stance.default_backend
         return not (isinstance(backend, str) and backend in _EAGER_BACKENDS)
 
-    def reset(self): self.cache.clear(); self.count = 0; self.warned = False; self.ran_eager = False
+    def user_compiler(self):
+        "The program's own compiler function, when `backend=` gives one (directly, or by a name it registered); else None."
+        b = lookup_backend(_Stance.force_backend or self.backend or _Stance.default_backend)
+        return b if callable(b) else None
+
+    def call_user(self, compiler, args, kwargs):
+        """Run through a program's backend, as torch does: the first call traces the function into an `fx.GraphModule`
+        and hands it, with the call's tensors, to `compiler(gm, example_inputs)`; what that returns runs this call and
+        the later ones. A function symbolic tracing cannot follow (Python control flow on tensor values) runs eagerly."""
+        if self.user_fn is None:
+            target = self.fn.__self__ if getattr(self.fn, "__name__", "") == "_call_impl" else self.fn     # Module.compile: the module
+            tracer = Tracer()
+            try: graph = tracer.trace(target)
+            except Exception as e:
+                warnings.warn(f"litnn.compile: backend {getattr(compiler, '__name__', compiler)!r} gets no graph: symbolic tracing "
+                              f"stopped ({type(e).__name__}: {e}); the function runs eagerly")
+                self.user_fn = self.fn
+            else: self.user_fn = compiler(GraphModule(tracer.root, graph), _flatten((args, kwargs), [], [])[0])   # named GraphModule, as dynamo's
+        return self.user_fn(*args, **kwargs)
+
+    def reset(self): self.cache.clear(); self.count = 0; self.warned = False; self.ran_eager = False; self.user_fn = None
 
 # %% ../../nbs/37_compile.ipynb #85a4c2aa
 class _Disabled:
@@ -1665,6 +1689,7 @@ def _compile(model, *, fullgraph=False, dynamic=None, backend=None, mode=None, o
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    lookup_backend(backend or _Stance.default_backend)      # an unknown name fails here, as in torch
     if disable or getattr(model, '_litnn_disabled', False): return model
     if isinstance(model, Module):
         return OptimizedModule(model, _Compiled(model, fullgraph, dynamic, mode, options, backend))

@@ -171,12 +171,18 @@ def _can_cast(src, dst):
             and not (src.kind == 'c' and dst.kind != 'c'))
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #56258b5c
+_NO_OVERLAP = {'cat', 'stack', 'gather', 'take', 'index_select', 'masked_select', 'kthvalue'}    # torch's kernels that check out= against their inputs
+_NO_SELF_OVERLAP = _NO_OVERLAP | {'bernoulli'}       # ... and those that check it against itself only (an expanded out)
+
 def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
     if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
         raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
-    if fn in ('cat', 'stack'):    # the joins refuse to write over their own inputs (torch's assert_no_overlap: dense memory only)
+    if fn in _NO_SELF_OVERLAP and builtins.any(s == 0 and n > 1 for s, n in zip(getattr(out._data, 'strides', ()), out._data.shape)):     # an expanded out (assert_no_internal_overlap)
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+                           "Please clone() the tensor before performing the operation.")
+    if fn in _NO_OVERLAP:    # these refuse to write over their own inputs (torch's assert_no_overlap: dense memory only)
         xp, dense = array_namespace(out._data), lambda a: getattr(a, 'flags', None) is not None and (a.flags.c_contiguous or a.flags.f_contiguous)
         for t in inputs:
             if (isinstance(t, Tensor) and hasattr(xp, 'may_share_memory') and dense(t._data) and dense(out._data)
@@ -280,6 +286,8 @@ def _summed(a, dtype, **kw):
     """`a.sum(**kw)`, half precision accumulated in float32 and rounded once, as torch: numpy's bfloat16 sum rounds to
     bfloat16 at every addition (4,000 normal samples came out 5% off)."""
     if dtype is None and _half(a): return a.sum(dtype=np.float32, **kw).astype(a.dtype)
+    if dtype is not None and np.dtype(dtype).itemsize == 2 and np.dtype(dtype).kind not in "iu":     # sum(dtype=half): cast, then the same
+        return a.astype(dtype, copy=False).sum(dtype=np.float32, **kw).astype(dtype)
     return a.sum(dtype=dtype, **kw)
 
 def _dims(dim, ndim):
@@ -323,6 +331,7 @@ def sum_to_size(self:Tensor, *size):
     "Sum this tensor down to `size`, undoing a broadcast."
     shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     shape, own = tuple(shape), self._data.shape
+    if not shape: return self.sum()        # torch's sum_to: size () is always a sum (a copy; integers become int64), even of a 0-d tensor
     dims = _summed_dims(own, shape)
     out = self.sum(dims, keepdim=True) if dims else self
     return out.reshape(shape) if len(own) > len(shape) else out

@@ -101,6 +101,9 @@ class _IntegerInterval(_Interval):
 class _IntegerGreaterThan(_GreaterThan):
     is_discrete = True
     def check(self, value): return (value % 1 == 0) & (value >= self.lower_bound)
+class _IntegerLessThan(_LessThan):
+    is_discrete = True
+    def check(self, value): return (value % 1 == 0) & (value <= self.upper_bound)
 class _OneHot(Constraint):
     is_discrete, event_dim = True, 1
     def check(self, value): return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
@@ -135,8 +138,7 @@ class _PositiveDefinite(_Symmetric):
 
 def _diagonal(m):
     "The diagonal of each matrix in `m` (last two dims), differentiable."
-    n = m.shape[-1]
-    return m.reshape(tuple(m.shape[:-2]) + (n * n,))[..., ::n + 1]
+    return m.diagonal(dim1=-2, dim2=-1)        # works on non-square matrices too, as the checks need
 
 # %% ../../nbs/80a_constraints.ipynb #37c238d1
 dependent = _Dependent()

@@ -79,6 +79,12 @@ def sample(self:Distribution, sample_shape=Size()):
     "A sample of shape `sample_shape + batch_shape + event_shape`, without a graph."
     with no_grad(): return self.rsample(sample_shape)
 
+@patch
+def sample_n(self:Distribution, n):
+    "n samples (deprecated in torch, kept for old code)."
+    warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
+    return self.sample(Size((n,)))
+
 def _unimplemented(name, doc):
     def f(self, *args, **kwargs): raise NotImplementedError
     f.__name__, f.__doc__ = name, doc

@@ -17,6 +17,7 @@ from .distribution import Distribution
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, _uniform
 from .bernoulli import _one_param
 from .binomial import _clamp_by_zero
+from ..nn.functional import binary_cross_entropy_with_logits
 
 # %% ../../nbs/reference/distributions/geometric.ipynb #c5863ad3
 class Geometric(Distribution):
@@ -63,4 +64,5 @@ def log_prob(self:Geometric, value):
     return value * (-probs).log1p() + self.probs.log()
 
 @patch
-def entropy(self:Geometric): return (_log1p_exp(self.logits) - self.logits * self.probs) / self.probs
+def entropy(self:Geometric):
+    return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs

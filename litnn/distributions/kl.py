@@ -175,7 +175,7 @@ def _kl_expfamily_expfamily(p, q):
                                   "be computed using Bregman divergences")
     p_nparams = [t.detach().requires_grad_() for t in p._natural_params]
     lg_normal = p._log_normalizer(*p_nparams)
-    gradients = grad(lg_normal.sum(), p_nparams)
+    gradients = grad(lg_normal.sum(), p_nparams, create_graph=True)   # as torch: keeps lg_normal's graph for a backward
     result = q._log_normalizer(*q._natural_params) - lg_normal
     for pnp, qnp, g in zip(p_nparams, q._natural_params, gradients):
         result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
@@ -284,6 +284,47 @@ for _p, _qs, _attr in [(Exponential, (Beta, Uniform), 'rate'), (Gamma, (Beta, Un
     _f = _infinite(_attr)
     for _q in _qs: register_kl(_p, _q)(_f)
 
+# %% ../../nbs/reference/distributions/continuous_bernoulli.ipynb #72921a2b
+from .continuous_bernoulli import ContinuousBernoulli
+from .gumbel import Gumbel
+from .pareto import Pareto
+
+# %% ../../nbs/reference/distributions/continuous_bernoulli.ipynb #50e082b6
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + (-p.probs).log1p()
+    t3 = -q._cont_bern_log_norm() - (-q.probs).log1p()
+    return t1 + t2 + t3
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q): return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).pow(2)) + q.scale.log()
+    t3 = (p.variance + p.mean.pow(2) - 2.0 * q.loc * p.mean) / (2.0 * q.scale.pow(2))
+    return -p.entropy() + t2 + t3
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return _inf_where((q.low >= p.support.lower_bound) | (q.high <= p.support.upper_bound), result)
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+    return _inf_where((p.high >= q.support.upper_bound) | (p.low <= q.support.lower_bound), result)
+
+for _p, _attr in [(Exponential, 'rate'), (Gamma, 'concentration'), (Gumbel, 'loc'), (Laplace, 'loc'), (Normal, 'loc'),
+                  (Pareto, 'scale')]:
+    register_kl(_p, ContinuousBernoulli)(_infinite(_attr))
+register_kl(ContinuousBernoulli, Pareto)(_infinite('probs'))
+
 # %% ../../nbs/reference/distributions/kl_cauchy_gumbel_pareto.ipynb #1d010872
 from .._pointwise import where
 from .cauchy import Cauchy
@@ -380,3 +421,65 @@ def _kl_uniform_pareto(p, q):
     t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     return where(p.low < q.support.lower_bound, math.inf, t2 * (q.alpha + 1) - t1)
+
+# %% ../../nbs/reference/distributions/lowrank_multivariate_normal.ipynb #9c129726
+import numpy as np
+from .multivariate_normal import _batch_mahalanobis
+from .lowrank_multivariate_normal import LowRankMultivariateNormal, _batch_lowrank_logdet, _batch_lowrank_mahalanobis
+
+# %% ../../nbs/reference/distributions/lowrank_multivariate_normal.ipynb #1525dc93
+def _batch_trace_XXT(bmat):
+    "tr(X Xᵀ) for each matrix X of the batch: the sum of its squared entries."
+    return bmat.pow(2).sum((-2, -1))
+
+def _check_event_shapes(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with" + " " * 26 +   # PyTorch's spacing
+                         "different event shapes cannot be computed")
+
+def _lowrank_qinv_factor(q):
+    "A with Σ_q⁻¹ = D_q⁻¹ − Aᵀ A (Woodbury)."
+    return _solve_triangular(q._capacitance_tril, q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2), upper=False)
+
+def _lowrank_q_terms(p, q):
+    "log det Σ_q and the Mahalanobis term of q at p's mean."
+    logdet = _batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril)
+    return logdet, _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc,
+                                              q._capacitance_tril)
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    q_logdet, term3 = _lowrank_q_terms(p, q)
+    term1 = q_logdet - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril)
+    A = _lowrank_qinv_factor(q)
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_XXT(p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(A @ p._unbroadcasted_cov_factor)
+    return 0.5 * (term1 + term21 + term22 - term23 - term24 + term3 - p.event_shape[0])
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    q_logdet, term3 = _lowrank_q_terms(p, q)
+    term1 = q_logdet - 2 * _diagonal(p._unbroadcasted_scale_tril).log().sum(-1)
+    A = _lowrank_qinv_factor(q)
+    term21 = _batch_trace_XXT(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(A @ p._unbroadcasted_scale_tril)
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    term1 = (2 * _diagonal(q._unbroadcasted_scale_tril).log().sum(-1)
+             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+    batch = tuple(np.broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]), tuple(p._unbroadcasted_cov_factor.shape[:-2])))
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    p_cov_diag = p._unbroadcasted_cov_diag.sqrt().diag_embed().expand(batch + (n, n))
+    term21 = _batch_trace_XXT(_solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_XXT(_solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])

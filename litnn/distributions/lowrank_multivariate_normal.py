@@ -13,16 +13,10 @@ from .._creation import eye
 from . import constraints
 from .constraints import _diagonal
 from .distribution import Distribution
-from .multivariate_normal import _cholesky, _solve_triangular
+from .multivariate_normal import _cholesky, _solve_triangular, _batch_mv, _batch_mahalanobis
 from .utils import lazy_property, _standard_normal, _broadcast_tensors
 
 # %% ../../nbs/reference/distributions/lowrank_multivariate_normal.ipynb #b85153f0
-def _batch_mv(bmat, bvec): return (bmat @ bvec.unsqueeze(-1)).squeeze(-1)
-
-def _batch_mahalanobis(bL, bx):
-    "xᵀ (L Lᵀ)⁻¹ x for a lower factor L, broadcast over the batch dims."
-    return _solve_triangular(bL, bx.unsqueeze(-1)).squeeze(-1).pow(2).sum(-1)
-
 def _batch_capacitance_tril(W, D):
     "The Cholesky factor of C = I + Wᵀ D⁻¹ W (m × m)."
     m = W.size(-1)

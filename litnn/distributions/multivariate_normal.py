@@ -16,6 +16,7 @@ from . import constraints
 from .constraints import _diagonal
 from .distribution import Distribution
 from .utils import lazy_property, _standard_normal
+from ..linalg import cholesky
 
 # %% ../../nbs/reference/distributions/multivariate_normal.ipynb #3ee20509
 class _TriangularSolve(Function):
@@ -47,10 +48,9 @@ class _Cholesky(Function):
         a = A._data
         xp = array_namespace(a)
         try: L = Tensor._make(xp.linalg.cholesky(a))
-        except xp.linalg.LinAlgError:
-            raise RuntimeError("linalg.cholesky: The factorization could not be completed because the input is not positive-definite.") from None
-        if xp.isnan(L._data).any():   # CuPy returns nan instead of raising
-            raise RuntimeError("linalg.cholesky: The factorization could not be completed because the input is not positive-definite.")
+        except xp.linalg.LinAlgError: L = None
+        if L is None or xp.isnan(L._data).any():   # (CuPy returns nan instead of raising)
+            cholesky(A.detach())     # raises torch's LinAlgError, naming the first leading minor that is not positive-definite
         ctx.save_for_backward(L)
         return L
     @staticmethod
@@ -69,6 +69,12 @@ def _precision_to_scale_tril(P):
     Lf = _cholesky(P.flip((-2, -1)))
     L_inv = Lf.flip((-2, -1)).mT
     return _solve_triangular(L_inv, eye(P.shape[-1], dtype=P.dtype, device=P.device), upper=False)
+
+def _batch_mv(bmat, bvec): return (bmat @ bvec.unsqueeze(-1)).squeeze(-1)
+
+def _batch_mahalanobis(bL, bx):
+    "xᵀ (L Lᵀ)⁻¹ x for a lower factor L, broadcast over the batch dims."
+    return _solve_triangular(bL, bx.unsqueeze(-1)).squeeze(-1).pow(2).sum(-1)
 
 def _cholesky_inverse(L):
     "(L Lᵀ)⁻¹ from its lower factor L."
@@ -124,7 +130,7 @@ def variance(self:MultivariateNormal):
 @patch
 def rsample(self:MultivariateNormal, sample_shape=Size()):
     eps = _standard_normal(self._extended_shape(sample_shape), self.loc.dtype, self.loc.device)
-    return self.loc + (self._unbroadcasted_scale_tril @ eps.unsqueeze(-1)).squeeze(-1)
+    return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
 @patch
 def _half_log_det(self:MultivariateNormal): return _diagonal(self._unbroadcasted_scale_tril).log().sum(-1)
@@ -132,8 +138,7 @@ def _half_log_det(self:MultivariateNormal): return _diagonal(self._unbroadcasted
 @patch
 def log_prob(self:MultivariateNormal, value):
     if self._validate_args: self._validate_sample(value)
-    y = _solve_triangular(self._unbroadcasted_scale_tril, (value - self.loc).unsqueeze(-1)).squeeze(-1)
-    M = (y * y).sum(-1)                                  # the squared Mahalanobis distance
+    M = _batch_mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)   # the squared Mahalanobis distance
     return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - self._half_log_det()
 
 @patch

@@ -14,7 +14,7 @@ from ..backend import patch
 from .._tensor import Tensor, Size
 from .._creation import zeros_like, full_like
 from . import constraints
-from .utils import _sum_rightmost, _softplus
+from .utils import _sum_rightmost, _softplus, broadcast_all
 
 # %% ../../nbs/83_transforms.ipynb #51520d17
 class Transform:
@@ -152,12 +152,14 @@ class PowerTransform(_Elementwise):
     domain, codomain = constraints.positive, constraints.positive
     def __init__(self, exponent, cache_size=0):
         super().__init__(cache_size=cache_size)
-        self.exponent = exponent
-    def __eq__(self, other): return isinstance(other, PowerTransform) and bool((self.exponent == other.exponent).all()) if isinstance(self.exponent, Tensor) else isinstance(other, PowerTransform) and self.exponent == other.exponent
+        (self.exponent,) = broadcast_all(exponent)         # a tensor, as torch: sign and forward_shape read it
+    def __eq__(self, other): return isinstance(other, PowerTransform) and bool(self.exponent.eq(other.exponent).all())
     __hash__ = Transform.__hash__
     def with_cache(self, cache_size=1): return self if self._cache_size == cache_size else PowerTransform(self.exponent, cache_size=cache_size)
     @property
-    def sign(self): return self.exponent.sign() if isinstance(self.exponent, Tensor) else (1 if self.exponent > 0 else -1)
+    def sign(self): return self.exponent.sign()
+    def forward_shape(self, shape): return Size(np.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
+    inverse_shape = forward_shape
     def _call(self, x): return x.pow(self.exponent)
     def _inverse(self, y): return y.pow(1 / self.exponent)
     def log_abs_det_jacobian(self, x, y): return (self.exponent * y / x).abs().log()

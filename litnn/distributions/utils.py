@@ -32,7 +32,8 @@ def broadcast_all(*values):
 
 def _sum_rightmost(value, dim):
     "Sum out the `dim` rightmost dimensions."
-    return value if dim == 0 else value.sum(tuple(range(-dim, 0)))
+    if dim == 0: return value
+    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)   # as torch: a value of fewer dims is summed whole
 
 def _softplus(x):
     """log(1 + e^x) without overflow, written m + log(e^-m + e^(x-m)) with m = max(x, 0) (as torch's BCE with logits): its

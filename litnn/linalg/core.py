@@ -11,7 +11,7 @@ from .._tensor import Tensor, _wrap_dim, _dtype_name
 from .._creation import zeros_like, eye
 from ..autograd.graph import Op
 from ..autograd.grad_mode import _Mode
-from ..autograd.broadcasting import _reduce, _cast, _float_dtype
+from ..autograd.broadcasting import _reduce, _cast, _float_dtype, _opmath
 from .._pointwise import _const, where
 from .._views import stack
 from .._views import cat
@@ -250,7 +250,7 @@ class LinalgMatrixExpBackward0(Op):
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
-        return _expm(A._data)
+        return _expm(_opmath(A._data)).astype(A._data.dtype, copy=False)     # half precision: in float32 (numpy's solve has no float16), rounded once
     @staticmethod
     def backward(ctx, g):
         A = ctx.saved_tensors[0]
@@ -267,6 +267,7 @@ def vander(x, N=None):
     "The Vandermonde matrix of x: its columns are x^0, x^1, ... x^(N-1)."
     N = x.shape[-1] if N is None else N
     if N <= 1: raise RuntimeError("N must be greater than 1.")
+    if x.dim() == 0: x = x.reshape(1)          # a 0-d x is one point: torch gives its (1, N) row
     return cat([x.unsqueeze(-1).pow(0), x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)], -1)
 
 # %% ../../nbs/reference/linalg.ipynb #t587ef15

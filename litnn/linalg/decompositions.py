@@ -379,6 +379,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
 def _tolerance(S, shape, atol, rtol):
     if atol is None and rtol is None: rtol = np.finfo(S._data.dtype).eps * builtins.max(shape[-2:])
     s_max = S.amax(-1, keepdim=True) if S.shape[-1] else S.new_zeros(S.shape[:-1] + (1,))   # an empty matrix has none
+    atol, rtol = (v.unsqueeze(-1) if isinstance(v, Tensor) else v for v in (atol, rtol))   # a tensor holds one per matrix (torch)
     t = s_max * (rtol if rtol is not None else 0)
     return t if atol is None else t.clamp(min=atol)
 
@@ -469,6 +470,11 @@ def _over_matrices(A, dim, keepdim, f):
         for d in sorted((d0, d1)): r = r.unsqueeze(d)
     return r
 
+def _extreme(x, ord):
+    "amax (ord > 0) or amin over the last dim; torch's matrix norms give 0 where the max runs over nothing, with no graph."
+    if ord > 0 and not x.shape[-1]: return x.detach().new_zeros(x.shape[:-1])
+    return (amax if ord > 0 else amin)(x, -1)
+
 def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
     "The `ord` matrix norm ('fro', 'nuc', ±1, ±2, ±inf) of the matrices in dims `dim` of A."
     if dtype is not None: A = _cast(A, to_dtype(dtype))
@@ -480,10 +486,10 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({_wrap_dim(dim[0], A.dim())}, {_wrap_dim(dim[1], A.dim())})")
     if ord == 'fro': return vector_norm(A, 2, dim, keepdim)
     if ord == 'nuc': return _over_matrices(A, dim, keepdim, lambda M: svdvals(M).sum(-1))
-    if ord in (2, -2): return _over_matrices(A, dim, keepdim, lambda M: (amax if ord > 0 else amin)(svdvals(M), -1))
+    if ord in (2, -2): return _over_matrices(A, dim, keepdim, lambda M: _extreme(svdvals(M), ord))
     if ord in (1, -1, math.inf, -math.inf):
         rows = not math.isfinite(ord)          # inf: the largest row sum; 1: the largest column sum
-        return _over_matrices(A, dim, keepdim, lambda M: (amax if ord > 0 else amin)(M.abs().sum(-1 if rows else -2), -1))
+        return _over_matrices(A, dim, keepdim, lambda M: _extreme(M.abs().sum(-1 if rows else -2), ord))
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
@@ -588,11 +594,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
     B2 = B.unsqueeze(-1) if vector else B
     X = pinv(A, rtol=rcond) @ B2
     xp, (m, n) = array_namespace(A._data), A.shape[-2:]
-    empty = _const(xp.zeros((0,), A._data.dtype))
+    empty = _const(xp.zeros((0,), A._data.real.dtype))      # (residuals and singular values are real)
     rank = _const(xp.zeros((0,), np.int64)) if driver == 'gels' else matrix_rank(A, rtol=rcond)   # 'gels' assumes full rank
     S = svdvals(A.detach()) if driver in ('gelsd', 'gelss') else empty
     full = driver == 'gels' or driver in ('gelsd', 'gelss') and builtins.bool((rank._data == n).all())
-    res = ((A @ X - B2) ** 2).sum(-2) if m > n and full else empty      # the residuals only of an overdetermined full-rank A
+    res = ((A @ X - B2).abs() ** 2 if A.is_complex() else (A @ X - B2) ** 2).sum(-2) if m > n and full else empty      # the residuals only of an overdetermined full-rank A
     return linalg_lstsq(X.squeeze(-1) if vector else X, res, rank, S)
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #80497966

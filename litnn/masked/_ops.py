@@ -48,6 +48,7 @@ def _reduction_identity(op_name, input, *args):
     if op_name in {"prod", "cumprod"}: return const(1)
     if op_name in {"amax", "argmax", "logsumexp", "logaddexp"}:
         if input.is_floating_point(): return const(-float('inf'))
+        if input.is_complex() and op_name == "logsumexp": return const(complex(-float('inf'), 0))     # (amax has no complex identity: iinfo refuses it)
         if signed: return const(iinfo(dtype).min)
     elif op_name in {"amin", "argmin"}:
         if input.is_floating_point(): return const(float('inf'))
@@ -111,7 +112,7 @@ def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     "The mean of the elements `mask` keeps (`nan` for an empty slice)."
     dtype_source = "Optional"
     if dtype is None: dtype, dtype_source = input.dtype, "Input"
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         raise ValueError(f"mean(): Could not infer output dtype. {dtype_source} dtype must be either "
                          f"a floating point or complex dtype. Got: {dtype}")
     if mask is None:
@@ -131,8 +132,8 @@ def _std_var(input, dim, unbiased, *, correction_opt, keepdim, dtype, mask, take
     if correction_opt is not None: correction = float(correction_opt)
     if dtype is None:
         dtype = input.dtype
-        if not dtype.is_floating_point: dtype = float32
-    compute_dtype = dtype if dtype.is_floating_point else float32
+        if not (dtype.is_floating_point or dtype.is_complex): dtype = float32
+    compute_dtype = dtype if dtype.is_floating_point or dtype.is_complex else float32
     if mask is None:
         count = sum(input.new_ones(input.shape, dtype=int64), dim, keepdim=True)
         sample_total = sum(input, dim, keepdim=True, dtype=dtype)
@@ -141,10 +142,10 @@ def _std_var(input, dim, unbiased, *, correction_opt, keepdim, dtype, mask, take
         count = inmask.sum(dim=dim, keepdim=True)
         sample_total = sum(input, dim, keepdim=True, dtype=dtype, mask=inmask)
     x = input - sample_total / count
-    total = sum(x * x, dim, keepdim=keepdim, dtype=compute_dtype, mask=None if mask is None else inmask)
+    total = sum(x * x.conj(), dim, keepdim=keepdim, dtype=compute_dtype, mask=None if mask is None else inmask)
     if not keepdim: count = count.reshape(total.shape)
     if correction != 0:
-        count = count.to(compute_dtype) - correction
+        count = count.to(compute_dtype.to_real() if compute_dtype.is_complex else compute_dtype) - correction     # (a real count, also for complex input)
         count = maximum(count, count.new_zeros([]))
     output = (total / count).to(dtype=dtype)
     return sqrt(output) if take_sqrt else output

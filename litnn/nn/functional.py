@@ -89,7 +89,7 @@ def bilinear(input1, # (..., in1_features)
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {o}")
     x1, x2 = input1.reshape(-1, i1), input2.reshape(-1, i2)
     t = (x1 @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)    # x1 A_o for every o at once
-    y = (t * x2.unsqueeze(1)).sum(-1).view(s1[:-1] + (o,))
+    y = (t * x2.unsqueeze(1)).sum(-1).to(t.dtype).view(s1[:-1] + (o,))     # (an integer sum keeps its dtype, as torch's)
     return y if bias is None else y + bias
 
 # %% ../../nbs/29a_embedding.ipynb #6371bfd4
@@ -500,6 +500,7 @@ def prelu(input, weight):
         if weight.numel() != channels:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                                f"{weight.numel()} and channel size = {channels}.")
+    if weight.dim() > 1: raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
     return PreluKernelBackward0.apply(input, weight)
 
 # %% ../../nbs/40a_activation_functions.ipynb #e0a05bcc
@@ -524,6 +525,7 @@ class RreluWithNoiseBackward0(Op):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     "Leaky ReLU with random slopes in [lower, upper] in training, their mean otherwise."
     _check_tensors('rrelu', dict(input=input)); _float_only(input, 'leaky_relu_cpu')
+    if lower > upper: raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if inplace: return _inplace(input, RreluWithNoiseBackward0.apply, lower=lower, upper=upper, training=training)
     return RreluWithNoiseBackward0.apply(input, lower=lower, upper=upper, training=training)
 
@@ -1131,7 +1133,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # %% ../../nbs/42c_conv3d.ipynb #d2d59247
 from ..backend import array_namespace
-from .._tensor import Tensor
+from .._tensor import Tensor, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
 
@@ -1189,8 +1191,9 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
     _check_bias_dtype(input, bias)
     if isinstance(input, Tensor) and input.dim() not in (4, 5):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
-    if isinstance(input, Tensor) and input.dim() == 4: return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    if isinstance(input, Tensor) and input.dim() == 4: return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0).contiguous()
     stride, dilation, pads = _check_conv3d(input, weight, bias, stride, padding, dilation, groups)
+    x = input
     if pads[0] != (0, 0): input = pad(input, (0, 0, 0, 0) + pads[0])       # depth padding, before the depth im2col
     (N, C, D, H, W), (O, _, KD, KH, KW) = input.shape, weight.shape
     OD = (D - dilation[0] * (KD - 1) - 1) // stride[0] + 1
@@ -1198,7 +1201,8 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
     pad_hw = padding if isinstance(padding, str) else tuple(lo for lo, _ in pads[1:])
     y = conv2d(cols, weight.reshape(O, -1, KH, KW), None, stride[1:], pad_hw, dilation[1:], groups)
     y = y.reshape((N, OD, O) + y.shape[2:]).transpose(1, 2)
-    return y if bias is None else y + bias.reshape(O, 1, 1, 1)
+    y = y if bias is None else y + bias.reshape(O, 1, 1, 1)
+    return _channels_last_like(y.contiguous(), x)     # torch's layout: row-major, or channels_last_3d as its input
 
 # %% ../../nbs/42c_conv3d.ipynb #939af636
 def _check_transposed(input, weight, stride, padding, output_padding, dilation, fn='conv_transpose3d'):
@@ -1396,10 +1400,11 @@ def _avg(a, geo):
     "The mean of each window: a running sum over the taps, divided by the window's divisor."
     xp, floating = array_namespace(a), a.dtype.kind == 'f' or a.dtype.name == 'bfloat16'
     taps = _taps(_planes(a, geo, 0), geo)
-    s = taps[0].astype(a.dtype if floating else np.int64)       # a fresh copy
+    acc = (np.float32 if a.dtype.itemsize == 2 else a.dtype) if floating else np.int64     # half precision: summed in float32, rounded once (torch)
+    s = taps[0].astype(acc)       # a fresh copy
     for v in taps[1:]: s += v
     d = xp.asarray(geo.divisor)
-    s = s / d.astype(a.dtype) if floating else (s / d).astype(a.dtype)     # integers: truncated, as torch
+    s = (s / d.astype(acc)).astype(a.dtype, copy=False) if floating else (s / d).astype(a.dtype)     # integers: truncated, as torch
     return _follow_layout(s.reshape(geo.oshape), a)
 
 def _avg_t(g, geo):
@@ -1432,7 +1437,8 @@ def _sep(a, A, B, P, shape):
     (m, h), (k, w) = A.shape, B.shape
     A, B = xp.asarray(A, a.dtype), xp.asarray(B, a.dtype)
     t = (a.reshape(P * h, w) @ B.T).reshape(P, h, k).transpose(1, 0, 2).reshape(h, P * k)
-    return (A @ t).reshape(m, P, k).transpose(1, 0, 2).reshape(shape)
+    y = (A @ t).reshape(m, P, k).transpose(1, 0, 2).reshape(shape).astype(a.dtype, copy=False)    # (bfloat16 products come back float32)
+    return xp.ascontiguousarray(y)     # row-major, as torch's result (so .view works on it)
 
 def _adaptive(a, geo):
     return _avg(a, geo) if isinstance(geo, _PoolGeom) else _follow_layout(_sep(a, geo.A, geo.B, geo.P, geo.oshape), a)
@@ -1495,12 +1501,17 @@ def avg_pool2d(input, # (N, C, H, W) or (C, H, W)
     geo.divisor = _divisor(geo, count_include_pad, divisor_override)
     return AvgPool2DBackward0.apply(input, geo=geo)
 
+def _list_with_default(out_size, input):
+    "torch.nn.functional's own: a sequence `out_size` for the last dims of `input`, its Nones filled from the input's sizes."
+    if not isinstance(out_size, (tuple, list)): return out_size
+    if input.dim() <= len(out_size): raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [n if o is None else o for o, n in zip(out_size, input.shape[-len(out_size):])]
+
 def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
                         output_size): # an int, or a pair whose entries may be None (keep that size)
     "Average pooling to a fixed output size (windows from ⌊i·H/OH⌋ to ⌈(i+1)·H/OH⌉)."
     _check_tensors('adaptive_avg_pool2d', dict(input=input))
-    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):     # torch's Python fills Nones from input.size()
-        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    output_size = _list_with_default(output_size, input)
     x = input._data
     if x.ndim not in (3, 4): raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x.shape)}")
     out = _ntuple(output_size, 2)
@@ -1732,7 +1743,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     "batch_norm past its argument checks (torch's `torch.batch_norm`, which instance_norm calls with any eps)."
-    if input.numel() == 0 and input.ndim > 1: return _empty_batch_norm(input, weight, bias)
+    if input.numel() == 0: return _empty_batch_norm(input, weight, bias)     # any empty input, 1-D too (torch checks numel first)
     c = _check_batch_norm(input, running_mean, running_var, weight, bias, training)
     dims, pshape = (0, *range(2, input.ndim)), (1, c) + (1,) * (input.ndim - 2)
     stats = None if training else (running_mean._data.reshape(pshape), running_var._data.reshape(pshape))
@@ -1891,7 +1902,7 @@ from ..backend import array_namespace
 from .. import fused
 from .._tensor import Tensor, _LEGACY, _array_of
 from ..autograd.graph import Op, _check_tensors
-from ..autograd.broadcasting import _float_dtype, _refuse_integers
+from ..autograd.broadcasting import _float_dtype, _refuse_integers, _opmath
 from .._pointwise import _const
 from .._pointwise import log_softmax as _log_softmax
 
@@ -1974,14 +1985,17 @@ class NllLossBackward0(Op):
             idx = _pick(xp, a.shape, t, cd)
             coef = None if weight is None else weight._data[t]     # the weights, 0 where ignored: for the mean and backward
             if keep is not None: coef = keep.astype(a.dtype) if coef is None else coef * keep
-            out = -a[idx] if weight is None else -(a[idx] * coef)
+            out = -a[idx] if weight is None else -(_opmath(a[idx]) * _opmath(coef))    # (half: weighted in float32)
             if keep is not None: out = xp.where(keep, out, 0)      # 0, even where the picked entry is -inf
         denom = (out.size if coef is None else coef.sum()) if reduction == 'mean' else 1
-        if reduction == 'sum': out = out.sum()
+        # half precision sums in float32 and rounds once (torch's accumulate type), not term by term
+        if reduction == 'sum': out = _opmath(out).sum().astype(a.dtype)
         elif reduction == 'mean':
-            if coef is None and out.size: out = out.sum() / denom
+            d = denom if coef is None else _opmath(coef).sum()
+            if coef is None and out.size: out = (_opmath(out).sum() / d).astype(a.dtype)
             else:                                                   # nothing counted: 0/0, nan as torch, silently
-                with np.errstate(invalid='ignore', divide='ignore'): out = out.sum() / denom
+                with np.errstate(invalid='ignore', divide='ignore'): out = (_opmath(out).sum() / d).astype(a.dtype)
+        else: out = out.astype(a.dtype, copy=False)
         ctx.o = (a.shape, a.dtype, idx, coef, keep, reduction, denom, cd)
         return out
 
@@ -2680,7 +2694,7 @@ def _blocks(size, k, d, p, s):
 # %% ../../nbs/reference/nn/fold.ipynb #d4827d17
 def _check_float(input, fn):
     "torch's kernels take floating, complex and bool tensors (a bool fold adds by `or`), no integers."
-    if input._data.dtype.kind not in 'fcb': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
+    if input._data.dtype.kind not in 'fcb' and input.dtype.name != 'bfloat16': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
 
 def _index_error(n):
     "What torch raises for an input of fewer than 3 dims (its im2col reads a size past the last dim)."
@@ -3713,9 +3727,10 @@ class _Padding(_Index):
     "A padding by indexing (reflect, replicate, circular): like torch's kernels, it writes a new contiguous tensor, channels-last for a channels-last input (numpy's fancy indexing follows the input's strides, an expanded input's too)."
     adv = True
     @staticmethod
-    def forward(ctx, x, key):
+    def forward(ctx, x, key, keep_layout=True):
         a = _Index.forward(ctx, x, key)
-        return _follow_layout(a if a.flags.c_contiguous else array_namespace(a).ascontiguousarray(a), x._data)   # (or channels-last, as its input)
+        a = a if a.flags.c_contiguous else array_namespace(a).ascontiguousarray(a)
+        return _follow_layout(a, x._data) if keep_layout else a      # (or channels-last, as its input; circular: row-major)
 
 class ReflectionPad1DBackward0(_Padding): pass
 class ReflectionPad2DBackward0(_Padding): pass
@@ -3723,7 +3738,7 @@ class ReflectionPad3DBackward0(_Padding): pass
 class ReplicationPad1DBackward0(_Padding): pass
 class ReplicationPad2DBackward0(_Padding): pass
 class ReplicationPad3DBackward0(_Padding): pass
-class CopySlices(_Padding): "circular padding (torch builds it by slice copies)"
+class CopySlices(_Padding): "circular padding: torch builds it by slice copies into a new row-major tensor, whatever its input's layout"
 
 _NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPad2DBackward0,
           ('reflect', 3): ReflectionPad3DBackward0, ('replicate', 1): ReplicationPad1DBackward0,
@@ -3744,7 +3759,7 @@ def _copy_pad(input, pads, mode):
         return ConstantPadNdBackward0.apply(input, pads=pads, value=0)
     xp = array_namespace(input._data)
     key = (Ellipsis,) + tuple(xp.asarray(i) for i in np.ix_(*idx))
-    return _NODES.get((mode, k), CopySlices).apply(input, key=key)
+    return _NODES.get((mode, k), CopySlices).apply(input, key=key, keep_layout=mode != 'circular')
 
 # %% ../../nbs/reference/nn/padding.ipynb #ce9b9efd
 _COMBOS = ("Supported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
@@ -3923,10 +3938,13 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
     _check_tensors('adaptive_max_pool2d', dict(input=input))
     _refuse_integers(input, 'adaptive_max_pool2d')
+    output_size = _list_with_default(output_size, input)
     if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     _check_nonempty('adaptive_max_pool2d', input)
     out = _ntuple(output_size, 2)
     out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
+    if len(out) != 2: raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-2]) + list(out)}")
     idx = Tensor._make(_follow_layout(_adaptive_max_indices(input._data, out), input._data))   # channels-last stays
     values = _channels_last_like(_picked(input, idx, 2), input)
     return (values, idx) if return_indices else values
@@ -4021,7 +4039,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 import math
 import numpy as np
 from ..backend import array_namespace
-from .._tensor import Tensor, _dtype_name
+from .._tensor import Tensor, _dtype_name, _follow_layout, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _refuse_integers
@@ -4095,7 +4113,13 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     "The maximum of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs; with their flat indices if `return_indices`."
     _check_tensors('max_pool3d', dict(input=input))
     geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
-    return _gather_max(input, _max_indices(input._data, geo), return_indices)
+    idx = _max_indices(input._data, geo)
+    if input.dim() == 5:      # torch's kernel keeps a channels_last_3d input's layout, in the values and the indices
+        idx = _follow_layout(idx, input._data)
+        values, idx = _gather_max(input, idx, True)
+        values = _channels_last_like(values, input)
+        return (values, idx) if return_indices else values
+    return _gather_max(input, idx, return_indices)
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #a0851434
 def _counts(n, k, s, p, o, include_pad):
@@ -4106,12 +4130,13 @@ def _counts(n, k, s, p, o, include_pad):
 
 def _avg3(a, geo):
     "The sum of each window over its divisor, (..., OD, OH, OW) (integers truncated, as torch)."
-    xp, floating = array_namespace(a), a.dtype.kind == 'f'
+    xp, floating = array_namespace(a), a.dtype.kind == 'f' or a.dtype.name == 'bfloat16'
+    acc = (np.float32 if a.dtype.itemsize == 2 else a.dtype) if floating else np.int64     # half precision: summed in float32, rounded once (torch)
     view = _window_view(_padded(a, geo, 0), geo)
-    s = view[..., 0, 0, 0].astype(a.dtype if floating else np.int64)      # a fresh copy
+    s = view[..., 0, 0, 0].astype(acc)      # a fresh copy
     for t in list(np.ndindex(*geo.k))[1:]: s += view[(Ellipsis,) + t]    # tap by tap: 6× faster than .sum over the kernel axes
     d = xp.asarray(geo.divisor)
-    return (s / d.astype(a.dtype) if floating else (s / d).astype(a.dtype)).reshape(geo.oshape)
+    return ((s / d.astype(acc)).astype(a.dtype, copy=False) if floating else (s / d).astype(a.dtype)).reshape(geo.oshape)
 
 def _avg3_t(g, geo):
     "The adjoint: each output's share added onto every element of its window; the padding cropped off."
@@ -4141,6 +4166,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #9f9687b9
 def _adaptive_size(fn, input, output_size, msg):
     "The output size (None keeps the input's size), with torch's checks."
+    output_size = _list_with_default(output_size, input)
     if input.dim() not in (4, 5): raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got{msg} {list(input.shape)}")
     out = _ntuple(output_size, 3)
     if len(out) != 3: raise RuntimeError(f"{fn}: output_size must be 3" if fn == 'adaptive_avg_pool3d' else f"{fn}(): internal error: output_size.size() must be 3")
@@ -4154,11 +4180,11 @@ def adaptive_avg_pool3d(input, output_size):
     if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]},{out[2]}}}")
     for i in range(1, input.dim()):
         if input.shape[i] == 0: raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
-    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dtype_name(input)}'")
+    if input._data.dtype.kind != 'f' and input.dtype.name != 'bfloat16': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dtype_name(input)}'")
     xp, dt = array_namespace(input._data), input._data.dtype
     Ad, Ah, Aw = (Tensor._make(xp.asarray(_averaging(n, o).T, dtype=dt)) for n, o in zip(input.shape[-3:], out))
     y = (input @ Aw).transpose(-1, -2) @ Ah              # (..., D, OW, OH)
-    return (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2)
+    return (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2).contiguous()   # torch's result is contiguous: .view works
 
 def _adaptive_max_indices3(a, out):
     "Flat index in each plane of `a` (..., D, H, W) of the maximum of each adaptive window."

@@ -67,7 +67,7 @@ def step(self:Muon, closure=None):
     loss = _eval_closure(closure)
     with no_grad():
         for group in self.param_groups:
-            lr, wd, momentum = _scalar(group['lr']), group['weight_decay'], group['momentum']
+            lr, wd, momentum = group['lr'], group['weight_decay'], group['momentum']   # a tensor lr: its dtype's arithmetic, as torch
             for p in group['params']:
                 if p.grad is None: continue
                 if p.is_complex(): raise RuntimeError("Muon does not support complex parameters")
@@ -79,5 +79,5 @@ def step(self:Muon, closure=None):
                 update = grad.lerp(buf, momentum) if group['nesterov'] else buf
                 update = _zeropower_via_newtonschulz(update, group['ns_coefficients'], group['ns_steps'], group['eps'])
                 p.mul_(1 - lr * wd)
-                p.add_(update, alpha=-_adjust_lr(lr, group['adjust_lr_fn'], p.shape))
+                p.add_(update, alpha=-_scalar(_adjust_lr(lr, group['adjust_lr_fn'], p.shape)))
     return loss

@@ -10,14 +10,18 @@ from ..backend import array_namespace, float32, patch
 from .. import fused
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _addcmul_, _add, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _addcmul_, _add, _as_real, _to_scalar, _mul_, _div_, _addcdiv_
 
 # %% ../../nbs/50b_adam.ipynb #f443ce69
 class Adam(Optimizer):
     "Adam, with optional AMSGrad, L2 or decoupled weight decay (as `torch.optim.Adam`)."
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False, fused=None, decoupled_weight_decay=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1: raise ValueError("Tensor lr must be 1-element")
+        # as torch: tensor hyperparameters need capturable (or no foreach), and one element
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+            if lr.numel() != 1: raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr: raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps: raise ValueError(f"Invalid epsilon value: {eps}")
         for i in (0, 1):
@@ -25,6 +29,12 @@ class Adam(Optimizer):
         if not 0.0 <= weight_decay: raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not all(isinstance(x, float) for x in betas[:2]) and not all(isinstance(x, Tensor) for x in betas[:2]):
             raise ValueError("betas must be either both floats or both Tensors")
+        for i in (0, 1):
+            if isinstance(betas[i], Tensor):
+                if foreach and not capturable:
+                    raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True")
+                if betas[i].numel() != 1: raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(map(_to_scalar, betas))
         _check_not_differentiable(differentiable)
         if fused and foreach: raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
@@ -66,16 +76,15 @@ def step(self:Adam, closure=None):
                 _bump(p); continue               # all of them in one kernel below (36_fused_kernels)
             if not amsgrad and fused.adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
                 _bump(p); continue               # one loop (36_fused_kernels)
-            if decoupled: a *= decay
+            if decoupled: _mul_(a, decay)
             _lerp_(xp, m, d, 1 - beta1)
-            v *= beta2; _addcmul_(v, 1 - beta2, d, d)
+            _mul_(v, beta2); _addcmul_(v, 1 - beta2, d, d)
             if amsgrad:
                 vmax = _as_real(state['max_exp_avg_sq']._data)
                 xp.maximum(vmax, v, out=vmax)
                 v = vmax
-            denom = xp.sqrt(v, out=xp.empty_like(v)); denom /= bc2_sqrt; denom += eps   # (an array for 0-d too)
-            xp.divide(m * step_size, denom, out=denom)   # PyTorch's addcdiv order: (value * m) / denom
-            a -= denom
+            denom = xp.sqrt(v, out=xp.empty_like(v)); _div_(denom, bc2_sqrt); denom += eps   # (an array for 0-d too)
+            _addcdiv_(a, -step_size, m, denom)
             _bump(p)
     fused.adam_many(many)
     return loss

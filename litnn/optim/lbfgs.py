@@ -10,6 +10,7 @@ import math
 from ..backend import patch
 from .._tensor import Tensor
 from .._views import cat
+from .._conversions import view_as_real
 from ..autograd.grad_mode import no_grad, enable_grad
 from .optimizer import Optimizer, _scalar
 
@@ -96,13 +97,16 @@ class LBFGS(Optimizer):
 # %% ../../nbs/reference/optim/lbfgs.ipynb #10e6e3d0
 @patch
 def _gather_flat_grad(self:LBFGS):
-    return cat([p.new_zeros(p.numel()) if p.grad is None else p.grad.view(-1) for p in self._params], 0)
+    # a complex parameter takes part as its (real, imaginary) pairs, as in torch
+    views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.view(-1) for p in self._params]
+    return cat([view_as_real(v).view(-1) if v.is_complex() else v for v in views], 0)
 
 @patch
 def _add_grad(self:LBFGS, step_size, update):
     "Move the parameters by step_size · update (a flat vector)."
     offset = 0
     for p in self._params:
+        if p.is_complex(): p = view_as_real(p)
         n = p.numel()
         p.add_(update[offset:offset + n].view(p.shape), alpha=float(step_size))
         offset += n

@@ -19,7 +19,7 @@ from .._creation import tensor
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..autograd.profiler import record_function
 from ..utils.hooks import RemovableHandle
-from ..autograd.broadcasting import _fma, _opmath
+from ..autograd.broadcasting import _fma, _opmath, _half
 from .._pointwise import _lerp
 from .. import fused
 
@@ -282,8 +282,25 @@ def _axpy_(a, alpha, b):
     if not fused.fma_into(a, alpha, b): a[...] = _fma(_alpha(alpha, a.dtype), b, a, a.dtype)
 
 def _addcmul_(a, value, b, c):
-    "`a.addcmul_(b, c, value=value)` as torch computes it: (value·b) rounded, then a fused multiply-add with c."
-    a[...] = _fma(_opmath(b) * _alpha(value, a.dtype), _opmath(c), _opmath(a), a.dtype)
+    """`a.addcmul_(b, c, value=value)` as torch computes it: (value·b) rounded, then a fused multiply-add with c. Half
+    precision: in float32, `value` read in float32 (not rounded to the dtype, as `add_`'s alpha is)."""
+    v = np.float32(value) if _half(a) else _alpha(value, a.dtype)
+    a[...] = _fma(_opmath(b) * v, _opmath(c), _opmath(a), a.dtype)
+
+def _mul_(a, x):
+    """`a.mul_(x)` for a number `x` as torch computes it: half precision in float32, `x` read in float32. (numpy's `a *= x`
+    rounds `x` to a's dtype first: beta2 = 0.999 becomes 1 in bfloat16, and Adam's second moment would never decay.)"""
+    if _half(a): a[...] = a.astype(np.float32) * np.float32(x)
+    else: a *= x
+
+def _div_(a, x):
+    "`a.div_(x)` for a number `x` as torch computes it: as `_mul_`, a true division."
+    if _half(a): a[...] = a.astype(np.float32) / np.float32(x)
+    else: a /= x
+
+def _addcdiv_(a, value, b, c):
+    "`a.addcdiv_(b, c, value=value)` as torch computes it: a + (value·b) / c, each step rounded (half precision: in float32, rounded once)."
+    a[...] = _opmath(a) + _opmath(b) * value / _opmath(c)
 
 def _as_real(a):
     "A complex array as float pairs, in place (torch's single-tensor steps work on `view_as_real` of a complex parameter, its gradient and its state); others as they are."

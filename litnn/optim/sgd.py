@@ -9,7 +9,7 @@ __all__ = ['SGD']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _add
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _add, _mul_
 
 # %% ../../nbs/50a_sgd.ipynb #5d1442ff
 class SGD(Optimizer):
@@ -47,7 +47,7 @@ def step(self:SGD, closure=None):
                 if buf is None: state['momentum_buffer'] = buf = Tensor._make(d.copy() if d is g._data else d)
                 else:
                     bd = buf._data
-                    bd *= mom
+                    _mul_(bd, mom)   # momentum read in float32 for half precision, as torch
                     if damp: _axpy_(bd, 1 - damp, d)
                     else: bd += d
                 d = _add(d, mom, buf._data) if nesterov else buf._data

@@ -138,6 +138,7 @@ class SmoothL1Loss(_Loss):
 class HuberLoss(_Loss):
     "huber_loss as a module."
     def __init__(self, reduction='mean', delta=1.0):
+        if not isinstance(delta, (float, int)): raise TypeError(f'delta must be a float or int, got: {type(delta)}')
         super().__init__(reduction=reduction); self.delta = delta
     def forward(self, input, target): return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 

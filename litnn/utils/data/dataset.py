@@ -7,7 +7,7 @@ __all__ = ['Dataset', 'IterableDataset', 'TensorDataset', 'Subset', 'ConcatDatas
 
 # %% ../../../nbs/53_datasets.ipynb #719b93f1
 import bisect, itertools, math, warnings
-from typing import Generic, TypeVar
+from typing import Generic, Iterable, TypeVar
 from ...backend import default_generator
 from ..._creation import randperm
 
@@ -19,9 +19,8 @@ class Dataset(Generic[_T_co]):
     def __getitem__(self, index): raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
     def __add__(self, other): return ConcatDataset([self, other])
 
-class IterableDataset(Dataset[_T_co]):
-    "A stream of samples: subclasses define `__iter__` (as `torch.utils.data.IterableDataset`)."
-    def __iter__(self): raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[_T_co], Iterable[_T_co]):
+    "A stream of samples: subclasses define `__iter__` (as `torch.utils.data.IterableDataset`: an abstract `Iterable`, so one without `__iter__` cannot be made)."
 
 # %% ../../../nbs/53_datasets.ipynb #0fd135d1
 class TensorDataset(Dataset):

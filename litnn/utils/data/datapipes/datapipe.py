@@ -82,6 +82,7 @@ class _IterDataPipeMeta(_DataPipeMeta):
 @_hooks
 class IterDataPipe(_DataPipe, IterableDataset[_T_co], metaclass=_IterDataPipeMeta):
     "An iterable-style DataPipe: `__iter__` yields the samples; chains by the names `functional_datapipe` registered."
+    def __iter__(self): return self      # (torch's: a DataPipe that is its own iterator, so IterableDataset's abstract method is met)
     def reset(self):
         "Reset the DataPipe to its initial state before an iteration: nothing, unless a subclass keeps buffers."
 
