@@ -465,3 +465,24 @@ def test_matrix_exp_half_precision(dtype):
     got = litnn.linalg.matrix_exp(litnn.tensor(a).to(getattr(litnn, dtype)))
     assert got.dtype == getattr(litnn, dtype)
     np.testing.assert_allclose(got.float().numpy(), want.numpy(), rtol=2e-2, atol=2e-2)
+
+
+SECOND_ORDER = {'svdvals': lambda L, x: L.linalg.svdvals(x).sum(), 'cond': lambda L, x: L.linalg.cond(x),
+                'qr': lambda L, x: L.linalg.qr(x)[1].sum() + L.linalg.qr(x)[0][0].sum(),
+                'eigvalsh': lambda L, x: (L.linalg.eigvalsh(x + x.mT) ** 3).sum(),
+                'lu_factor': lambda L, x: (L.linalg.lu_factor(x)[0] ** 2).sum(), 'nuc': lambda L, x: L.linalg.matrix_norm(x, 'nuc'),
+                'eig': lambda L, x: L.linalg.eig(x)[0].real.sum() + (L.linalg.eigvals(x).abs() ** 2).sum(),
+                'svd_U': lambda L, x: L.linalg.svd(x)[0][:, 0].sum() ** 2}
+
+@pytest.mark.parametrize('name', SECOND_ORDER)
+def test_second_derivatives_through_factorizations_as_torch(name):
+    "A factorization's backward is a formula in its factors: with create_graph they are outputs of its node, so a second derivative reaches A (linalg.cond's was silently wrong when they were constants)."
+    torch = pytest.importorskip('torch')
+    A0 = np.random.default_rng(3).standard_normal((3, 3))
+    f = SECOND_ORDER[name]
+    def gg(lib):
+        x = lib.tensor(A0, requires_grad=True)
+        g, = lib.autograd.grad(f(lib, x), x, create_graph=True)
+        return lib.autograd.grad((g * g).sum(), x)[0].detach().numpy()
+    np.testing.assert_allclose(gg(litnn), gg(torch), rtol=1e-6, atol=1e-9)
+    assert gradgradcheck(lambda x: f(litnn, x), (litnn.tensor(A0, requires_grad=True),))

@@ -111,6 +111,16 @@ def result(self:Node):
         t = Tensor._make(out, True, self); t._vc = self._out_vc; _modified_error(t, 0, self)
     return Tensor._make(out, True, self) if _Mode.grad else Tensor._make(out)
 
+@patch
+def _outputs(self:Node, *arrays):
+    """Forward's outputs, kept as `arrays` (output i, in order), as tensors for backward: while backward is recorded
+    (create_graph), outputs of this node, as `result` gives one, so a second derivative flows back through them to the
+    inputs (a factorization's backward is a formula in its factors); else plain tensors."""
+    if not _Mode.grad: return tuple(Tensor._make(a) for a in arrays)
+    out = tuple(Tensor._make(a, True, self) for a in arrays)
+    for i, t in enumerate(out): t._output_nr = i
+    return out
+
 # %% ../../nbs/12_backprop_graph.ipynb #d90ee01e
 class _SavedHooks(threading.local):
     "This thread's saved-tensor hooks: a stack of (pack, unpack) pairs, innermost last, and why they are disabled (35a_saved_tensor_hooks)."

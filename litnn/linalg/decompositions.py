@@ -36,7 +36,7 @@ class LinalgSvdBackward0(Op):
     @staticmethod
     def backward(ctx, gU, gS, gVh):
         k = ctx.k
-        U, S, Vh = (Tensor._make(a) for a in ctx.saved)
+        U, S, Vh = ctx._outputs(*ctx.saved)
         U, Vh = U[..., :, :k], Vh[..., :k, :]
         gU, gVh = (gU[..., :, :k] if _given(gU) else None), (gVh[..., :k, :] if _given(gVh) else None)
         return _svd_backward(gU, gS, gVh, U, S, Vh)
@@ -128,7 +128,7 @@ class LinalgQrBackward0(Op):
     @staticmethod
     def backward(ctx, gQ, gR):
         if ctx.mode == 'r': raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
-        Q, R = (Tensor._make(a) for a in ctx.saved)
+        Q, R = ctx._outputs(*ctx.saved)
         m, n = Q.shape[-2], R.shape[-1]
         if ctx.mode == 'complete' and m > n: raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         gQ, gR = gQ if _given(gQ) else None, gR if _given(gR) else None
@@ -171,7 +171,7 @@ class LinalgEighBackward0(Op):
         return L, V
     @staticmethod
     def backward(ctx, gL, gV):
-        L, V = (Tensor._make(a) for a in ctx.saved)
+        L, V = ctx._outputs(*ctx.saved)
         return _eig_backward(gL if _given(gL) else None, gV if _given(gV) else None, L, V, hermitian=True)
 
 def _eig_backward(gL, gV, L, V, hermitian):
@@ -215,7 +215,7 @@ class LinalgEigBackward0(Op):
         return L, V
     @staticmethod
     def backward(ctx, gL, gV):
-        L, V = (Tensor._make(a) for a in ctx.saved)
+        L, V = ctx._outputs(*ctx.saved)
         gA = _eig_backward(gL if _given(gL) else None, gV if _given(gV) else None, L, V, hermitian=False)
         return gA.real.contiguous() if ctx.real else gA
 

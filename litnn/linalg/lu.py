@@ -90,7 +90,7 @@ class LinalgLuFactorExBackward0(Op):
         return lu, piv, info
     @staticmethod
     def backward(ctx, g, _p, _i):
-        LU = Tensor._make(ctx.lu); k = min(LU.shape[-2:])
+        LU = ctx._outputs(ctx.lu)[0]; k = min(LU.shape[-2:])
         L, U = _unpack(LU)
         return _lu_backward(g[..., :, :k].tril(-1), g[..., :k, :].triu(), _permutation(LU, Tensor._make(ctx.piv)), L, U)
 
