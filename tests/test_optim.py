@@ -549,3 +549,21 @@ def test_pickling_keeps_defaults_state_and_groups_not_hooks(lib):
     o2 = pickle.loads(pickle.dumps(o))
     assert not o2._optimizer_step_post_hooks
     assert_same_tree(to_np(o2.state_dict()), to_np(o.state_dict()), 0, 0)
+
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('cls,kw', [('RMSprop', dict(lr=0.01)), ('RMSprop', dict(lr=0.01, momentum=0.9)), ('NAdam', dict(lr=0.01)),
+                                    ('NAdam', dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True))])
+def test_half_precision_rmsprop_and_nadam_follow_torch_over_many_steps(cls, kw, dtype):
+    """Their updates compute in float32 and round once, as torch's (numpy's `v *= 0.999` and `a += x / d` round the
+    number, then each step, to the half dtype: RMSprop's parameters drifted 130%, NAdam's 47% in 150 steps)."""
+    torch = pytest.importorskip('torch')
+    def run(lib):
+        rng = np.random.default_rng(0)
+        p = lib.nn.Parameter(lib.tensor(rng.standard_normal(64).astype(np.float32)).to(getattr(lib, dtype)))
+        opt = getattr(lib.optim, cls)([p], **kw)
+        for _ in range(150):
+            p.grad = lib.tensor(rng.standard_normal(64).astype(np.float32)).to(getattr(lib, dtype))
+            opt.step()
+        return p.detach().float().numpy()
+    np.testing.assert_allclose(run(litnn), run(torch), rtol=2 ** -7, atol=1e-3)

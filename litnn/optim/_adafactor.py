@@ -10,7 +10,7 @@ import numpy as np
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _get_scalar_dtype
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _get_scalar_dtype, _mul_
 
 # %% ../../nbs/reference/optim/adafactor.ipynb #aef163bd
 class Adafactor(Optimizer):
@@ -60,7 +60,7 @@ def step(self:Adafactor, closure=None):
             t = float(state['step']._data)
             rho = min(lr, 1 / t ** 0.5)                                # the relative step size
             alpha = max(eps2, float(xp.sqrt((a * a).sum())) / a.size ** 0.5) * rho   # scaled by the parameter's RMS
-            if wd != 0: a *= 1 - lr * wd; _bump(p)                  # (a change of its own, as torch's mul_)
+            if wd != 0: _mul_(a, 1 - lr * wd); _bump(p)                  # (a change of its own, as torch's mul_)
             update = g / xp.sqrt(xp.maximum(_second_moment(xp, state, g, t ** group['beta2_decay'], eps1), eps1 * eps1))
             denom = max(1.0, float(xp.sqrt((update * update).sum())) / (update.size ** 0.5 * d))   # clip the update's RMS at d
             a -= (alpha / denom) * update

@@ -9,7 +9,7 @@ __all__ = ['Adadelta']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _as_real, _mul_
 
 # %% ../../nbs/reference/optim/adadelta.ipynb #12e6f1f0
 class Adadelta(Optimizer):
@@ -37,9 +37,9 @@ def step(self:Adadelta, closure=None):
             state['step']._data += 1
             if wd != 0: d = d + wd * a
             xp, v, u = array_namespace(a), _as_real(state['square_avg']._data), _as_real(state['acc_delta']._data)
-            v *= rho; v += (1 - rho) * d * d
+            _mul_(v, rho); v += (1 - rho) * d * d
             delta = xp.sqrt(u + eps) / xp.sqrt(v + eps) * d
-            u *= rho; u += (1 - rho) * delta * delta
+            _mul_(u, rho); u += (1 - rho) * delta * delta
             a -= lr * delta
             _bump(p)
     return loss

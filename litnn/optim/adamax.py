@@ -9,7 +9,7 @@ __all__ = ['Adamax']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _as_real, _mul_
 
 # %% ../../nbs/reference/optim/adamax.ipynb #1b5be12f
 class Adamax(Optimizer):
@@ -39,7 +39,7 @@ def step(self:Adamax, closure=None):
             if wd != 0: d = _add(d, wd, a)   # grad.add(param, alpha=wd): fused, as torch
             xp, m, u = array_namespace(a), _as_real(state['exp_avg']._data), _as_real(state['exp_inf']._data)
             _lerp_(xp, m, d, 1 - beta1)
-            u *= beta2
+            _mul_(u, beta2)
             xp.maximum(u, xp.abs(d) + eps, out=u)
             clr = lr / (1 - beta1 ** float(state['step']._data))
             a += (-clr * m) / u

@@ -11,7 +11,7 @@ import numpy as np
 from ..backend import array_namespace, float32, patch, get_default_dtype
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _get_scalar_dtype, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _get_scalar_dtype, _as_real, _mul_
 
 # %% ../../nbs/reference/optim/asgd.ipynb #12706bfa
 class ASGD(Optimizer):
@@ -42,7 +42,7 @@ def step(self:ASGD, closure=None):
             state['step']._data += 1
             if wd != 0: d = d + wd * a
             eta, mu, ax = float(state['eta']._data), float(state['mu']._data), _as_real(state['ax']._data)
-            a *= 1 - lambd * eta
+            _mul_(a, 1 - lambd * eta)
             a += (-eta) * d
             _bump(p)                # the decay and the step are two in-place changes, as PyTorch's mul_ and add_
             if mu != 1: ax += (a - ax) * mu

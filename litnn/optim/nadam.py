@@ -9,7 +9,7 @@ __all__ = ['NAdam']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _get_scalar_dtype, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _get_scalar_dtype, _as_real, _mul_, _div_, _addcdiv_
 
 # %% ../../nbs/reference/optim/nadam.ipynb #ea8bf3f5
 class NAdam(Optimizer):
@@ -44,16 +44,16 @@ def step(self:NAdam, closure=None):
             state['step']._data += 1
             t = float(state['step']._data)
             if wd != 0:
-                if group['decoupled_weight_decay']: a *= 1 - lr * wd; _bump(p)
+                if group['decoupled_weight_decay']: _mul_(a, 1 - lr * wd); _bump(p)
                 else: d = _add(d, wd, a)   # grad.add(param, alpha=wd): fused, as torch
             mu, mu_next = beta1 * (1. - 0.5 * 0.96 ** (t * psi)), beta1 * (1. - 0.5 * 0.96 ** ((t + 1) * psi))
             mp = state['mu_product']._data
             mp *= mu
             xp, m, v = array_namespace(a), _as_real(state['exp_avg']._data), _as_real(state['exp_avg_sq']._data)
             _lerp_(xp, m, d, 1 - beta1)
-            v *= beta2; _addcmul_(v, 1 - beta2, d, d)
-            denom = xp.sqrt(v / (1 - beta2 ** t)); denom += eps
-            a += (-lr * (1. - mu) / (1. - float(mp)) * d) / denom
-            a += ((-lr * mu_next) / (1. - float(mp) * mu_next) * m) / denom
+            _mul_(v, beta2); _addcmul_(v, 1 - beta2, d, d)
+            denom = v.copy(); _div_(denom, 1 - beta2 ** t); xp.sqrt(denom, out=denom); denom += eps
+            _addcdiv_(a, -lr * (1. - mu) / (1. - float(mp)), d, denom)     # (half precision: in float32, rounded once, as torch)
+            _addcdiv_(a, (-lr * mu_next) / (1. - float(mp) * mu_next), m, denom)
             _bump(p); _bump(p)      # two in-place additions, as PyTorch's two addcdiv_
     return loss

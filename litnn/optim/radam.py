@@ -9,7 +9,7 @@ __all__ = ['RAdam']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _as_real, _mul_
 
 # %% ../../nbs/reference/optim/radam.ipynb #d9251479
 class RAdam(Optimizer):
@@ -40,11 +40,11 @@ def step(self:RAdam, closure=None):
             state['step']._data += 1
             t = float(state['step']._data)
             if wd != 0:
-                if group['decoupled_weight_decay']: a *= 1 - lr * wd; _bump(p)
+                if group['decoupled_weight_decay']: _mul_(a, 1 - lr * wd); _bump(p)
                 else: d = _add(d, wd, a)   # grad.add(param, alpha=wd): fused, as torch
             xp, m, v = array_namespace(a), _as_real(state['exp_avg']._data), _as_real(state['exp_avg_sq']._data)
             _lerp_(xp, m, d, 1 - beta1)
-            v *= beta2; _addcmul_(v, 1 - beta2, d, d)
+            _mul_(v, beta2); _addcmul_(v, 1 - beta2, d, d)
             bc1, bc2 = 1 - beta1 ** t, 1 - beta2 ** t
             rho_inf = 2 / (1 - beta2) - 1
             rho_t = rho_inf - 2 * t * (beta2 ** t) / bc2

@@ -9,7 +9,7 @@ __all__ = ['RMSprop']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _addcmul_, _add, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _addcmul_, _add, _as_real, _mul_, _addcdiv_
 from ..autograd.broadcasting import _fma
 
 # %% ../../nbs/reference/optim/rmsprop.ipynb #77caa2c8
@@ -47,7 +47,7 @@ def step(self:RMSprop, closure=None):
             state['step']._data += 1
             if wd != 0: d = _add(d, wd, a)        # grad.add(param, alpha=wd), as torch: fused
             v = _as_real(state['square_avg']._data)
-            v *= alpha; _addcmul_(v, 1 - alpha, d, d)
+            _mul_(v, alpha); _addcmul_(v, 1 - alpha, d, d)
             if group['centered']:
                 ga = _as_real(state['grad_avg']._data)
                 _lerp_(xp, ga, d, 1 - alpha)
@@ -56,10 +56,8 @@ def step(self:RMSprop, closure=None):
             avg += eps
             if mom > 0:
                 buf = _as_real(state['momentum_buffer']._data)
-                buf *= mom; buf += d / avg
+                _mul_(buf, mom); _addcdiv_(buf, 1, d, avg)        # (half precision: in float32, rounded once, as torch)
                 _axpy_(a, -lr, buf)
-            else:
-                xp.divide(d * lr, avg, out=avg)
-                a -= avg
+            else: _addcdiv_(a, -lr, d, avg)
             _bump(p)
     return loss
