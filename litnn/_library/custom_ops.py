@@ -74,13 +74,16 @@ def register_vmap(self:CustomOpDef, func=None):
     return inner if func is None else inner(func)
 
 @patch
-@contextlib.contextmanager
 def set_kernel_enabled(self:CustomOpDef, device_type, enabled=True):
-    "Within the block, run the function given to `custom_op` instead of the kernel registered for `device_type` (enabled=False)."
-    was = device_type in self._disabled_kernel
-    (self._disabled_kernel.discard if enabled else self._disabled_kernel.add)(device_type)
+    "A `with` block in which (enabled=False) the function given to `custom_op` runs instead of the kernel registered for `device_type`."
+    return _kernel_switch(self, device_type, enabled)
+
+@contextlib.contextmanager
+def _kernel_switch(op, device_type, enabled):
+    was = device_type in op._disabled_kernel
+    (op._disabled_kernel.discard if enabled else op._disabled_kernel.add)(device_type)
     try: yield
-    finally: (self._disabled_kernel.add if was else self._disabled_kernel.discard)(device_type)
+    finally: (op._disabled_kernel.add if was else op._disabled_kernel.discard)(device_type)
 
 _ALIAS_MESSAGE = ("The output of this custom operator (1) must not also be an input to this custom operator and (2) may not alias any "
                   "inputs to this custom operator or other returns. The most common way to trigger this error is if we have y = "
