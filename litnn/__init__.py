@@ -66,7 +66,7 @@ from . import testing
 from . import fx, _subclasses        # torch.fx.wrap (timm marks functions at import); fake_tensor.is_fake
 
 def __getattr__(name):   # litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
-    if name in ('multiprocessing', '_inductor'):          # (torch._inductor loads on first use too)
+    if name in ('multiprocessing', '_inductor', '_functorch'):   # (torch._inductor and _functorch load on first use too)
         import importlib
         return importlib.import_module('.' + name, __name__)
     raise AttributeError(f"module 'litnn' has no attribute {name!r}")
@@ -405,6 +405,10 @@ def vander(x, N=None, increasing=False):
 
 # %% ../nbs/reference/profiler.ipynb #118b107d
 from . import profiler   # torch.profiler: reference/profiler
+
+# %% ../nbs/reference/quasirandom.ipynb #ee9f17c3
+from . import quasirandom   # torch.quasirandom: reference/quasirandom
+from .quasirandom import _sobol_engine_draw, _sobol_engine_ff_, _sobol_engine_scramble_, _sobol_engine_initialize_state_
 
 # %% ../nbs/reference/random.ipynb #87a9aed3
 import os

@@ -444,6 +444,8 @@ def _with_out(f):
         from litnn.autograd.broadcasting import _into            # 12a_promotion_and_broadcasting: after this part
         if not isinstance(out, Tensor): raise TypeError(f"{f.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
         if kw.get('dtype') is None: kw['dtype'] = out.dtype
+        elif to_dtype(kw['dtype']) != out.dtype:      # an explicit dtype must be out's
+            raise RuntimeError(f"dtype {_LEGACY[to_dtype(kw['dtype']).name]} does not match dtype of out parameter ({_LEGACY[out.dtype.name]})")
         if kw.get('device') is None: kw['device'] = out.device
         # torch warns when out had elements and is resized, except in the factories that resize silently
         return _into(f.__name__, out, (), lambda: f(*args, **kw), warn=f.__name__ in ('arange', 'linspace'))
@@ -694,6 +696,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #1b8ebe53
 from .backend import get_default_dtype, float64
 from .autograd.graph import _check_tensors
+from ._creation import _with_out
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #ff587acb
 def _function(name, method, module):
@@ -721,6 +724,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         return tensor((np.float32(base) ** e).astype(d.np), device=device, requires_grad=requires_grad)
     out = base ** linspace(start, end, steps, dtype=float64, device=device)
     return out.to(dtype or get_default_dtype()).requires_grad_(requires_grad)
+
+logspace = _with_out(logspace)     # torch's out= (made in out's dtype, resized without a warning), layout= and pin_memory=
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     "A 0-d tensor holding number `s`, of the default float dtype unless `dtype`."

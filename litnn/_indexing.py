@@ -36,7 +36,8 @@ def _index_key(x, key):
             if k.step is not None and k.step <= 0: raise ValueError("slice step cannot be zero" if k.step == 0 else "step must be greater than zero")
             if k != _ALL: op = SliceBackward0
         elif k is None: op = UnsqueezeBackward0
-        elif k is Ellipsis: pass
+        elif k is Ellipsis:
+            if builtins.any(o is Ellipsis for o in out): continue     # torch reads a second ellipsis as no dimensions (numpy refuses it)
         else:
             k = _index_array(k, x)
             if k.ndim == 0 and k.dtype.kind in 'iu': k, op = builtins.int(k), SelectBackward0
@@ -75,6 +76,7 @@ def _index_array(k, x):
     elif isinstance(k, (list, tuple, range)):    # a sequence is an index tensor (it may hold tensors)
         a = _infer(list(k)) if len(k) else np.zeros(0, np.int64)
     elif isinstance(k, (builtins.bool, np.ndarray, np.bool_)) or hasattr(k, '__cuda_array_interface__'): a = k if hasattr(k, 'dtype') else np.asarray(k)
+    elif isinstance(k, (str, bytes)): raise TypeError(f"new(): invalid data type '{type(k).__name__}'")   # torch reads a string as a sequence to make a tensor of
     else: raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {type(k).__name__})")
     if a.dtype.kind not in 'biu': raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if a.dtype == np.uint8: a = a.astype(bool)   # byte tensors index as masks, as in PyTorch
@@ -901,4 +903,4 @@ _wrap_out(globals(), {'index_select': "{fn}(): self and result must have the sam
                       'nonzero': "nonzero: Expected out tensor to have scalar type Long but got scalar type{O}"})
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #d0e1fd1d
-_wrap_out(globals(), {n: None for n in ('index_add', 'index_copy', 'scatter', 'scatter_add', 'slice_scatter')})
+_wrap_out(globals(), {n: _SAME for n in ('index_add', 'index_copy', 'index_reduce', 'scatter', 'scatter_add', 'scatter_reduce', 'slice_scatter', 'take_along_dim')})

@@ -525,7 +525,7 @@ from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _scalar, _refuse_integers, _half, _opmath
 from .autograd.operators import sub, div, _dunder
 from .autograd.engine import _inplace, _axpy, _inplace_plain
-from .autograd.operators import _bool_error
+from .autograd.operators import _bool_error, _alpha_number
 from .autograd.graph import _check_tensors
 from ._creation import FillBackward2, FillBackward3, _refill
 
@@ -690,6 +690,7 @@ for _name, (_node, _f, _df, _saves, _to_float) in _UNARY.items():
     if _name not in ('gelu', 'silu', 'leaky_relu'): setattr(Tensor, _name, globals()[_name])   # those are nn.functional only
 TanhBackward0.df_into, SigmoidBackward0.df_into = staticmethod(_dtanh_into), staticmethod(_dsigmoid_into)
 for _c in (TanhBackward0, SiluBackward0, LeakyReluBackward0, ReluBackward0): _c.wide_backward = ('float16', 'bfloat16')   # torch's *_backward kernels
+ReluBackward0._grad_reads_input, LeakyReluBackward0._grad_reads_input = 'result', True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 SigmoidBackward0.wide_backward = ('bfloat16',)    # torch's float16 sigmoid gradient is float16 arithmetic, its bfloat16 one float32
 
 # %% ../nbs/15b_elementwise_functions.ipynb #90b5e761
@@ -727,6 +728,7 @@ Tensor.__div__, Tensor.__rdiv__ = Tensor.__truediv__, Tensor.__rtruediv__      #
 @patch
 def sub_(self:Tensor, other, *, alpha=1):
     "In-place `sub`; returns self."
+    alpha = _alpha_number(alpha, 'sub_')
     if alpha == 1 and _inplace_plain(self, np.subtract, other): return self    # an optimizer's update (13_backprop_engine)
     _bool_error(self, other)
     return _inplace(self, sub, other, alpha=alpha, _write=_axpy('subtract', alpha))
@@ -951,7 +953,7 @@ from .autograd.engine import _inplace
 
 def conj_physical_(input):
     "In-place `conj_physical`: the imaginary parts of `input` negated in its memory; returns `input`."
-    if not input.dtype.is_complex: return input
+    # a real input is an in-place op all the same (torch: a new version, ConjPhysicalBackward1; a leaf that requires grad refused)
     return _inplace(input, conj_physical, _write=lambda xp, a: xp.conjugate(a, out=a))
 
 Tensor.conj_physical_ = conj_physical_
@@ -2938,6 +2940,7 @@ from .backend import patch, _by_np
 from ._tensor import Tensor, _LEGACY
 from .autograd.graph import _check_tensors, _check_broadcast
 from .autograd.broadcasting import _refuse_integers, _can_cast
+from .autograd.engine import _inplace
 from ._creation import _function
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #824f247b
@@ -2990,7 +2993,7 @@ def nextafter(input, other):
     return NextafterBackward0.apply(x, y)
 
 @patch
-def nextafter_(self:Tensor, other): return self.copy_(nextafter(self, other))
+def nextafter_(self:Tensor, other): return _inplace(self, nextafter, other)
 Tensor.nextafter = nextafter
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #d5b93a44
@@ -3024,7 +3027,7 @@ def _check_out(fn, rule, dtype, o):
 
 # What torch does before it computes, by function: the dtype it knows the result has; the name its autograd check
 # gives (that of the kernel doing the work); the kernels that compute in out's dtype and have no version for some.
-_OUT_DTYPE = {'argmax': 'int64', 'argmin': 'int64', 'nonzero': 'int64', 'all': 'bool', 'any': 'bool'}
+_OUT_DTYPE = {'argmax': 'int64', 'argmin': 'int64', 'nonzero': 'int64', 'all': 'bool', 'any': 'bool', 'isin': 'bool'}
 _OUT_FN = {'multi_dot': 'mm', 'nanmean': 'nansum', 'norm': 'linalg_vector_norm', 'msort': 'sort', 'outer': 'mul', 'kron': 'mul', 'cross': 'linalg_cross', 'diff': 'sub'}
 _OUT_KERNEL = {'nansum': ('nansum_cpu', lambda o, x: x.is_floating_point() and not (o.is_floating_point() or o.is_complex())),
                'nanmean': ('nansum_cpu', lambda o, x: not (o.is_floating_point() or o.is_complex())),
@@ -3039,7 +3042,7 @@ def _predicted(fn, rule, args, kwargs):
     if fn in _OUT_DTYPE:      # (argmax and argmin first refuse an empty or a bool input)
         return None if fn in ('argmax', 'argmin') and (not x.numel() or x.dtype.name == 'bool') else np.dtype(_OUT_DTYPE[fn])
     if fn in _RANKS and any(n is not None and (not isinstance(a, Tensor) or a.dim() != n) for n, a in zip(_RANKS[fn], args)): return None   # its rank errors come first
-    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm', 'vector_norm', 'matrix_norm', 'svdvals', 'eigvalsh'): return x._data.dtype    # (real results of complex inputs)
+    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm', 'vector_norm', 'matrix_norm', 'svdvals', 'eigvalsh', 'float_power'): return x._data.dtype    # (real results of complex inputs)
     return None
 
 _RANKS = {'mm': (2, 2), 'bmm': (3, 3), 'mv': (2, 1), 'dot': (1, 1), 'vdot': (1, 1), 'addmm': (None, 2, 2), 'addmv': (None, 2, 1), 'baddbmm': (None, 3, 3), 'addbmm': (None, 3, 3)}
@@ -3121,17 +3124,29 @@ def _wrap_out(ns, rules, dtype_from_out=()):
     for alias, obj in list(ns.items()):              # and every other name of a wrapped function (arcsinh, the alias of asinh)
         if callable(obj) and id(obj) in wrapped: ns[alias] = wrapped[id(obj)]
 
-_wrap_out(globals(), {n: _bounds_are_numbers if n in ('clamp', 'clip') else _FOUND if n in _SAME_DTYPE_OUT else None for n in _OUT_NAMES})
+# the kernels that refuse an out of another dtype (torch's messages); the others write what torch's casting rule allows
+_OUT_RULES = {'conj_physical': _FOUND, 'nan_to_num': "nan_to_num: dtype of out: {O} should be same as input: {R}",
+              'heaviside': "heaviside is not yet implemented for tensors with different dtypes.",
+              'float_power': "the output given to float_power has dtype {O} but the operation's result requires dtype {R}"}
+_wrap_out(globals(), {n: _bounds_are_numbers if n in ('clamp', 'clip') else _FOUND if n in _SAME_DTYPE_OUT else _OUT_RULES.get(n) for n in _OUT_NAMES})
+def _bool_out(fn):
+    "isposinf, isneginf and signbit write into a bool out only"
+    def rule(args, kwargs, out):
+        if isinstance(out, Tensor) and out.dtype.name != 'bool': raise RuntimeError(f"{fn} does not support non-boolean outputs.")
+    return rule
 def _where_out(args, kwargs, out):
     "torch.where's overload with out= takes tensors only"
     for i, (name, v) in enumerate(zip(('condition', 'input', 'other'), args)):
         if not isinstance(v, Tensor): raise TypeError(f"where(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
     return "Expected out type to be {R} but got {O}"
 
-_wrap_out(globals(), {'where': _where_out, 'softmax': _SAME, 'log_softmax': _SAME, 'diff': None})
+_wrap_out(globals(), {'where': _where_out, 'softmax': _SAME, 'log_softmax': _SAME, 'diff': None, 'polygamma': None,
+                      'signbit': _bool_out('signbit'), 'isposinf': _bool_out('isposinf'), 'isneginf': _bool_out('isneginf'),
+                      'frexp': ("torch.frexp() expects mantissa to have dtype {r} but got {o}", "torch.frexp() expects exponent to have int dtype but got {o}")})
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #41c2d4ca
 from . import _views      # (which _pointwise imports: its functions are wrapped from here, once it is complete)
-_wrap_out(vars(_views), {n: None for n in ('alias_copy', 'column_stack', 'detach_copy', 'diag', 'diagonal_copy', 'dstack', 'hstack',
-    'select_copy', 'slice_copy', 'squeeze_copy', 't_copy', 'transpose_copy', 'tril', 'triu', 'unsqueeze_copy',
-    'view_copy', 'vstack')})
+_wrap_out(vars(_views), {n: None for n in ('column_stack', 'dstack', 'hstack', 'vstack')})     # (cat's rule)
+_wrap_out(vars(_views), {n: _SAME for n in ('alias_copy', 'as_strided_copy', 'detach_copy', 'diag', 'diagonal_copy', 'expand_copy', 'narrow_copy',
+    'permute_copy', 'select_copy', 'slice_copy', 'squeeze_copy', 't_copy', 'transpose_copy', 'tril', 'triu', 'unfold_copy', 'unsqueeze_copy',
+    'view_copy')})

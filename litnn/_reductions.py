@@ -122,6 +122,9 @@ def _safe_div(n, d):
 # %% ../nbs/16_reductions.ipynb #ccf5abbc
 def _var(cls, x, dim, unbiased, keepdim, correction):
     if isinstance(dim, builtins.bool): dim, unbiased = None, dim          # legacy var(input, unbiased)
+    if unbiased is not None and correction is not None:                   # torch's signatures take one or the other
+        raise TypeError(f"{cls.fn}() received an invalid combination of arguments - got both unbiased and correction, but expected one of: "
+                        "(dim, bool unbiased = True, bool keepdim = False), (dim = None, *, correction = None, bool keepdim = False)")
     c = correction if correction is not None else 1 if unbiased is None else builtins.int(unbiased)
     if not _float_dtype(x): raise RuntimeError("std and var only support floating point and complex dtypes")
     return cls.apply(x, dim=_rdims(x, dim), correction=c, keepdim=keepdim)
@@ -572,6 +575,7 @@ from ._tensor import Tensor, _wrap_dim
 from ._creation import eye
 from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
+from .autograd.engine import _inplace
 from .autograd.broadcasting import _cast, _refuse_integers
 from ._pointwise import _const, _floating, where
 from ._views import movedim
@@ -621,7 +625,7 @@ def cumprod(input, dim, *, dtype=None):
     return CumprodBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
 
 Tensor.cumprod = cumprod
-Tensor.cumprod_ = lambda self, dim, *, dtype=None: self.copy_(cumprod(self, dim, dtype=dtype))
+Tensor.cumprod_ = lambda self, dim, *, dtype=None: _inplace(self, cumprod, dim, dtype=dtype)    # (the input, saved for backward, copied first)
 
 # %% ../nbs/reference/torch/scans.ipynb #fb261533
 def _scan(xp, a, dim, step):
@@ -950,4 +954,5 @@ _wrap_out(globals(), {'sum': None, 'prod': None, 'nansum': None, 'cumsum': None,
           dtype_from_out=('sum', 'prod', 'nansum', 'cumsum', 'cumprod'))
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #5de22503
-_wrap_out(globals(), {n: None for n in ('frobenius_norm', 'nanquantile', 'nuclear_norm', 'quantile')})
+_wrap_out(globals(), {'frobenius_norm': None, 'nuclear_norm': None, 'renorm': _SAME, 'quantile': "quantile() out tensor must be same dtype as the input tensor",
+                      'nanquantile': "quantile() out tensor must be same dtype as the input tensor"})

@@ -207,8 +207,14 @@ def _dim_of(x, dim):
     "`dim` checked against `x` (a 0-d tensor accepts 0 and -1)."
     return _wrap_dim(dim, x._data.ndim)
 
+def _bool_arg(fn, name, v):
+    "torch's parser: a bool argument takes a Python bool only (not 0/1, a string or None)."
+    if type(v) is not builtins.bool: raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(v).__name__}")
+
 def sort(input, dim=-1, descending=False, *, stable=None):
     "The values sorted along `dim` and the indices they came from (always stable: ties keep their order)."
+    _bool_arg('sort', 'descending', descending)
+    if stable is not None: _bool_arg('sort', 'stable', stable)
     a, d = input._data, _dim_of(input, dim)
     if a.dtype.kind == 'c': raise RuntimeError(" Sort does not support complex dtypes on CPU")     # torch's leading space
     if not a.ndim: idx = array_namespace(a).zeros((), np.int64)
@@ -235,6 +241,7 @@ def msort(self:Tensor): return msort(self)
 # %% ../nbs/reference/torch/sorting.ipynb #bc77af13
 def topk(input, k, dim=-1, largest=True, sorted=True):
     "The `k` largest (or smallest) values along `dim`, and their indices."
+    _bool_arg('topk', 'largest', largest); _bool_arg('topk', 'sorted', sorted)
     if input._data.dtype == bool: raise RuntimeError("topk does not support bool dtypes on CPU")
     a, d = input._data, _dim_of(input, dim)
     if a.dtype.kind == 'c': raise RuntimeError(" topk does not support complex dtypes on CPU")
@@ -466,4 +473,5 @@ _wrap_out(globals(), {'sort': (_SAME, _SAME), 'topk': (_SAME, _SAME), 'msort': _
                       'mode': ("expected scalar type '{R}' but got '{O}' for values output", "expected scalar type '{R}' but got '{O}' for indices output")})
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #898bf73c
-_wrap_out(globals(), {n: None for n in ('argsort', 'bucketize', 'histc', 'isin', 'searchsorted')})
+_wrap_out(globals(), {'argsort': None, 'bucketize': None, 'searchsorted': None, 'isin': _SAME,
+                      'histc': "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {r} and hist {o}"})

@@ -1146,8 +1146,8 @@ def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
     if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)    # (13b_grad_modes)
     if self.requires_grad and self.is_leaf and _Mode.grad:   # under no_grad torch allows it (parametrizations initialise so)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if size is None and storage_offset != 0:
-        raise TypeError(f"set_() received an invalid combination of arguments - got ({builtins.type(source).__name__}, int), "
+    if size is None and storage_offset != 0 or not isinstance(source, (Tensor, UntypedStorage, TypedStorage, type(None))):
+        raise TypeError(f"set_() received an invalid combination of arguments - got ({builtins.type(source).__name__}{', int' if storage_offset != 0 else ''}), "
                         "but expected one of:\n * ()\n * (Storage source)\n * (Storage source, int storage_offset, tuple of ints size, "
                         "tuple of ints stride = None)\n * (Tensor source)\n * (Tensor source, int storage_offset, tuple of ints size, "
                         "tuple of ints stride = None)")

@@ -825,6 +825,8 @@ def _become(self, make_view, node):
     "Make `self` the view `make_view(self)` of its own memory: its shape, strides and history (named `node`); a new version."
     if _Mode.grad and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if _Mode.grad and self._requires_grad and self._base is not None and self._base.grad_fn is None:    # (as torch's check_inplace)
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     view = make_view(self)
     self._data = view._data
     if _Mode.fw is not None: _Mode.fw.carry(view, self)   # in a dual level: the tangent takes the new shape (14b_forward_mode)

@@ -28,8 +28,11 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
 
     ```
     """
+    if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     if isinstance(f, (str, os.PathLike)) and not os.path.isdir(os.path.dirname(os.path.abspath(f))):
         raise RuntimeError(f"Parent directory {os.path.dirname(os.path.abspath(f))} does not exist.")     # torch's check, before writing
+    if isinstance(f, (str, os.PathLike)) and os.path.isdir(f): raise RuntimeError(f"cannot save to {os.fspath(f)!r}: it is a directory")
     if format == "torch":
         return _save_torch(obj, f)
     if format != "litnn": raise ValueError(f"litnn.save: format must be 'litnn' or 'torch', not {format!r}")
@@ -47,6 +50,9 @@ _LEGACY_TORCH = b"\x80\x02\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "lit
 def _binary(f):
     "A readable binary file for `f`: the file object itself, or the path opened (and closed after)."
     if hasattr(f, "read"): yield f; return
+    if not isinstance(f, (str, os.PathLike)):      # (an int would open a file descriptor, bytes a path)
+        raise AttributeError(f"{type(f).__name__!r} object has no attribute 'seek'. You can only litnn.load from a file that is seekable. "
+                             "Please pre-load the data into a buffer like io.BytesIO and try to load from it instead.")
     with open(f, "rb") as fh: yield fh
 
 def _refuse_pickle(f, head):
@@ -59,11 +65,15 @@ def _refuse_pickle(f, head):
 # %% ../nbs/60_saving_and_loading.ipynb #38f64c32
 def load(f, # a path (str or os.PathLike) or a readable, seekable binary file object
          map_location=None, # None, a device or device name, a dict of device names, or a callable(storage, location)
+         pickle_module=None, # torch's; litnn never unpickles (given, it means weights_only=False unless weights_only is set)
          *, weights_only=None, # False: also rebuild litnn Modules of already imported classes (62_checkpoint_objects); litnn never runs a pickle
          mmap=None, # accepted as torch's (f must then be a path); litnn reads the file into memory either way
          verify:bool=True): # check every tensor's checksum (litnn checkpoints)
     "Load a litnn checkpoint, a `.safetensors` file or a PyTorch `torch.save` file. Nothing in the file can run code."
     if mmap and not isinstance(f, (str, os.PathLike)): raise ValueError("f must be a file path in order to use the mmap argument")
+    if pickle_module is not None:
+        if weights_only: raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+        weights_only = False
     _check_map_location(map_location)
     with _binary(f) as fh:
         start = fh.tell()

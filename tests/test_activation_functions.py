@@ -126,3 +126,11 @@ def test_shrink_signed_zeros_and_nan_match_torch(name):
     np.testing.assert_array_equal(np.signbit(ly.detach().numpy()), np.signbit(ty.detach().numpy()))
     ly.sum().backward(); ty.sum().backward()
     np.testing.assert_array_equal(lx.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize('args', [('a', 1.), (0.5, None), ([1.], 0.)])
+def test_threshold_takes_numbers(args):
+    "threshold's threshold and value are Numbers: anything else is torch's TypeError naming the argument, not numpy's."
+    with pytest.raises(TypeError) as t: TF.threshold(torch.ones(3), *args)
+    with pytest.raises(TypeError) as l: LF.threshold(litnn.ones(3), *args)
+    assert str(l.value) == str(t.value)

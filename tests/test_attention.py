@@ -386,3 +386,10 @@ def test_gelu_backward_twice_with_retain_graph(dtype, approximate):
     first = x.grad.clone()
     y.backward(litnn.ones_like(y) * 3)
     np.testing.assert_allclose(x.grad.numpy(), 4 * first.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize('kdim,vdim,ek,ev', [(4, 4, 8, 8), (4, 6, 4, 5), (8, 4, 8, 8)])
+def test_separate_projection_weights_must_fit_the_inputs(kdim, vdim, ek, ev):
+    "With kdim/vdim, torch checks each projection weight against its input: an AssertionError naming key or value."
+    f = lambda lib: lib.nn.MultiheadAttention(8, 2, kdim=kdim, vdim=vdim)(lib.ones(5, 2, 8), lib.ones(4, 2, ek), lib.ones(4, 2, ev))
+    assert err(f, litnn) == err(f, torch)

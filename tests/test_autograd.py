@@ -278,6 +278,12 @@ def test_functional_backward_multiple_roots():
 BACKWARD_ERRORS = {
     'implicit_non_scalar': lambda lib: (leaf(lib, [1., 2.]) * 2).backward(),
     'no_grad_fn': lambda lib: lib.tensor([1., 2.]).sum().backward(),
+    'gradient_list': lambda lib: (leaf(lib, [1., 2.]) * 2).backward([1., 1.]),        # a list is one gradient per output: floats
+    'gradient_numpy': lambda lib: (leaf(lib, [1., 2.]) * 2).backward(np.ones(2)),
+    'inputs_without_grad': lambda lib: (leaf(lib, [1., 2.]) * 2).sum().backward(inputs=[lib.ones(2)]),
+    'inputs_not_tensors': lambda lib: (leaf(lib, [1., 2.]) * 2).sum().backward(inputs=[1.]),
+    'grad_inputs_not_tensors': lambda lib: lib.autograd.grad((leaf(lib, [1., 2.]) * 2).sum(), [1.]),
+    'grad_outputs_list': lambda lib: (lambda x: lib.autograd.grad(x * 2, x, [1., 1.]))(leaf(lib, [1., 2.])),
     'leaf_without_grad': lambda lib: lib.tensor(1.).backward(),
     'gradient_shape': lambda lib: (leaf(lib, [1., 2.]) * 2).backward(lib.ones(3, dtype=lib.float64)),
     'gradient_shape_2d': lambda lib: (leaf(lib, [1., 2.]) * 2).backward(lib.ones(2, 1, dtype=lib.float64)),
@@ -300,6 +306,12 @@ def test_backward_error_messages():
         BACKWARD_ERRORS['no_grad_fn'](litnn)
     with pytest.raises(RuntimeError, match='Mismatch in shape'):
         BACKWARD_ERRORS['gradient_shape'](litnn)
+    with pytest.raises(TypeError, match='gradients can be either Tensors or None, but got float'):
+        BACKWARD_ERRORS['gradient_list'](litnn)
+    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"):
+        BACKWARD_ERRORS['inputs_without_grad'](litnn)
+    for k in ('inputs_not_tensors', 'grad_inputs_not_tensors'):
+        with pytest.raises(RuntimeError, match='all inputs have to be Tensors or GradientEdges, but got float'): BACKWARD_ERRORS[k](litnn)
 
 def _second_backward(lib, make):
     x = leaf(lib, [1., 2.])
@@ -1364,3 +1376,64 @@ def test_grad_setter_refuses_another_dtype_in_torchs_words(dt, gdt):
         with pytest.raises(RuntimeError) as e: x.grad = lib.ones(3, dtype=getattr(lib, gdt))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+# Second derivatives of piecewise-linear ops: torch computes their gradient with an operator that reads the input
+# (relu's threshold_backward reads its result), so with create_graph the gradient is connected to it and a second
+# derivative is zeros, where a gradient built from a mask alone would not require grad (13_backprop_engine, `_linked`).
+_PIECEWISE = {
+    'relu': lambda F, t: F.relu(t), 'relu_': lambda F, t: F.relu(t * 1, inplace=True), 'leaky_relu': lambda F, t: F.leaky_relu(t, 0.1),
+    'leaky_relu_': lambda F, t: F.leaky_relu(t * 1, 0.1, inplace=True), 'hardtanh': lambda F, t: F.hardtanh(t, -0.5, 0.5),
+    'relu6': lambda F, t: F.relu6(t * 4), 'threshold': lambda F, t: F.threshold(t, 0.1, 0.), 'hardshrink': lambda F, t: F.hardshrink(t, 0.2),
+    'softshrink': lambda F, t: F.softshrink(t, 0.2), 'rrelu_eval': lambda F, t: F.rrelu(t),
+    'max_pool1d': lambda F, t: F.max_pool1d(t.view(1, 2, 6), 2), 'max_pool2d': lambda F, t: F.max_pool2d(t.view(1, 1, 3, 4), 2, 1),
+    'max_pool3d': lambda F, t: F.max_pool3d(t.view(1, 1, 2, 2, 3), (1, 2, 2)), 'avg_pool1d': lambda F, t: F.avg_pool1d(t.view(1, 2, 6), 3),
+    'avg_pool2d': lambda F, t: F.avg_pool2d(t.view(1, 1, 3, 4), 2, 1), 'avg_pool3d': lambda F, t: F.avg_pool3d(t.view(1, 1, 2, 2, 3), (1, 2, 2)),
+    'adaptive_max_pool2d': lambda F, t: F.adaptive_max_pool2d(t.view(1, 1, 3, 4), 2), 'adaptive_avg_pool2d': lambda F, t: F.adaptive_avg_pool2d(t.view(1, 1, 3, 4), (2, 3)),
+    'adaptive_avg_pool3d': lambda F, t: F.adaptive_avg_pool3d(t.view(1, 1, 2, 2, 3), (1, 2, 2)),
+    'reflect': lambda F, t: F.pad(t.view(1, 2, 6), (2, 1), mode='reflect'), 'replicate': lambda F, t: F.pad(t.view(1, 1, 3, 4), (1, 1, 2, 0), mode='replicate'),
+    'nll_loss': lambda F, t: F.nll_loss(t.view(3, 4), F.one_hot(F.relu(t[:3].detach() * 0).long(), 4).argmax(1)),
+    'cross_entropy_of_relu': lambda F, t: F.cross_entropy(F.relu(t.view(3, 4)), t.detach().view(3, 4).argmax(1)),
+}
+
+
+@pytest.mark.parametrize('name', sorted(_PIECEWISE))
+def test_second_derivative_of_piecewise_linear_ops_as_torch(name):
+    data = np.array([0.3, -0.7, 1.2, -0.1, 0.9, -1.4, 0.05, 2.2, -0.35, 0.6, -2.0, 1.7])
+    res = []
+    for lib in (torch, litnn):
+        x = lib.tensor(data, requires_grad=True)
+        y = _PIECEWISE[name](lib.nn.functional, x)
+        g, = lib.autograd.grad((y * lib.tensor(np.linspace(-1, 1, y.numel())).view(y.shape)).sum(), x, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), x)        # d/dx of |g|²: zeros, g being piecewise constant in x
+        res.append((g.requires_grad, g.detach().numpy(), gg.numpy()))
+    (tr, tg, tgg), (lr, lg, lgg) = res
+    assert lr == tr is True
+    np.testing.assert_allclose(lg, tg, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lgg, tgg, rtol=1e-10, atol=1e-14)
+
+
+def test_second_derivative_of_relu_runs_through_relu_as_torch():
+    "relu's gradient reads relu's result: its node's edge goes back to relu's node, so even a third derivative exists."
+    res = []
+    for lib in (torch, litnn):
+        x = lib.tensor([0.3, -0.7, 1.2], requires_grad=True)
+        g, = lib.autograd.grad(lib.relu(x).sum(), x, create_graph=True)
+        g2, = lib.autograd.grad(g.sum(), x, create_graph=True)
+        res.append((g.grad_fn.name(), [type(f).__name__ for f, _ in g.grad_fn.next_functions], g2.requires_grad, g2.tolist()))
+    assert res[0] == res[1]
+
+
+def test_batch_norm_gradients_read_input_and_weight_not_bias_as_torch():
+    "A second derivative through batch norm's gradients reaches the input and the weight; the bias gets none (None), as torch's."
+    res = []
+    for lib in (torch, litnn):
+        lib.manual_seed(0)
+        x = lib.tensor(np.linspace(-2, 3, 12).reshape(4, 3) ** 2, requires_grad=True)
+        w, b = lib.tensor([1.5, -0.5, 2.], dtype=lib.float64, requires_grad=True), lib.tensor([0.1, 0.2, 0.3], dtype=lib.float64, requires_grad=True)
+        y = lib.nn.functional.batch_norm(x, None, None, w, b, training=True)
+        gs = lib.autograd.grad(y, (x, w, b), lib.tensor(np.cos(np.arange(12.)).reshape(4, 3)), create_graph=True)
+        s = sum((g * g).sum() for g in gs)
+        res.append([None if t is None else t.detach().numpy() for t in lib.autograd.grad(s, (x, w, b), allow_unused=True)])
+    assert res[1][2] is None and res[0][2] is None
+    for a, b in zip(res[0][:2], res[1][:2]): np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)

@@ -202,6 +202,13 @@ def test_device_from_type_and_index(args):
     l, t = litnn.device(*args), torch.device(*args)
     assert (repr(l), str(l)) == (repr(t), str(t))
 
+@pytest.mark.skipif(litnn.cuda.is_available() or torch.cuda.is_available(), reason='an index alone names a GPU that exists')
+def test_device_index_alone_without_an_accelerator():
+    for f in (lambda lib: lib.device(3), lambda lib: lib.zeros(1, device=0), lambda lib: lib.zeros(1).to(1),
+              lambda lib: lib.nn.Linear(2, 2).to(0)):
+        with pytest.raises(RuntimeError, match='Cannot access accelerator device when none is available'): f(torch)
+        with pytest.raises(RuntimeError, match='Cannot access accelerator device when none is available'): f(litnn)
+
 def test_device_from_device():
     assert litnn.device(litnn.device('cuda:1')) == litnn.device('cuda', 1)
     assert torch.device(torch.device('cuda:1')) == torch.device('cuda', 1)

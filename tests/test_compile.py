@@ -1066,3 +1066,58 @@ def test_dynamo_and_inductor_switches_programs_set():
     litnn._dynamo.config.accumulated_cache_size_limit = 300
     assert litnn._dynamo.config.accumulated_recompile_limit == 300
     litnn._dynamo.config.accumulated_cache_size_limit = 256
+
+
+def test_functorch_config_after_importing_dynamo_as_torch():
+    "gpt-fast's generate.py sets torch._functorch.config.enable_autograd_cache after `import torch._dynamo.config`."
+    pytest.importorskip('torch')
+    import subprocess, sys
+    code = ("import {m}, {m}._dynamo.config, sys\n"
+            "print(hasattr({m}, '_functorch'), '{m}._functorch.config' in sys.modules)\n"
+            "{m}._functorch.config.enable_autograd_cache = True\n"
+            "print({m}._functorch.config.enable_autograd_cache)")
+    def run(m): return subprocess.run([sys.executable, '-c', code.format(m=m)], capture_output=True, text=True, check=True).stdout
+    assert run('litnn') == run('torch') == 'True True\nTrue\n'
+
+
+def test_a_tensor_read_as_a_number_inside_an_operation_is_replayed_with_its_new_value():
+    """nanochat's fused AdamW (`@torch.compile(fullgraph=True)`) passes 0-d tensors holding the learning rate as `alpha`:
+    the op reads the number inside, so the call is one step replayed whole, reading the tensor's value at each call."""
+    def f(p, g, lr):
+        p32 = p.float()
+        p32.add_(g / (g.abs() + 1), alpha=-lr)
+        p.copy_(torch_like.add(p32, g, alpha=lr) - g * lr)
+    outs = {}
+    for T in (torch, litnn):
+        torch_like = T
+        cf = T.compile(f, fullgraph=True, dynamic=False)
+        p, g, lr = T.ones(5, dtype=T.float64), T.linspace(-1, 1, 5, dtype=T.float64), T.tensor(0.0)
+        res = []
+        for i in range(4):
+            lr.fill_(0.1 * (i + 1)); cf(p, g, lr); res.append(p.tolist())
+        outs[T.__name__] = res
+    assert outs['litnn'] == outs['torch']
+    (prog,) = programs(cf)
+    assert prog.steps is not None and not prog.breaks
+
+
+def test_a_python_value_read_inside_a_function_still_breaks():
+    cf = litnn.compile(lambda x: x * 2 if litnn.is_nonzero(x.sum()) else x, fullgraph=True)
+    with pytest.raises(litnn._dynamo.exc.Unsupported): cf(litnn.ones(2))
+
+
+@pytest.mark.parametrize('env', ['TORCHDYNAMO_DISABLE', 'TORCH_COMPILE_DISABLE'])
+def test_the_environment_switches_that_turn_compile_off(env):
+    """torch's two switches: TORCHDYNAMO_DISABLE=1 makes `compile` hand the function or module back; TORCH_COMPILE_DISABLE=1
+    sets `_dynamo.config.disable`, under which compiled functions run eagerly (a `.item()` under fullgraph does not raise)."""
+    import os, subprocess, sys
+    code = ("import {m}, {m}._dynamo.config as cfg\n"
+            "f = lambda x: x * x.sum().item()\n"
+            "c, m = {m}.compile(f), {m}.nn.Linear(2, 2)\n"
+            "print(c is f, {m}.compile(m) is m, cfg.disable)\n"
+            "print({m}.compile(f)({m}.ones(2)).tolist())\n"
+            "try: print({m}.compile(f, fullgraph=True)({m}.ones(2)).tolist())\n"
+            "except RuntimeError as e: print(str(e).split('. ')[0])")
+    def run(m): return subprocess.run([sys.executable, '-c', code.format(m=m)], capture_output=True, text=True, check=True,
+                                      env={**os.environ, env: '1'}).stdout
+    assert run('litnn') == run('torch')

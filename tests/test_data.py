@@ -158,6 +158,27 @@ def test_num_workers_warns_and_loads_the_same_batches():
     assert litnn.utils.data.get_worker_info() is None
 
 
+def test_collate_of_arrays_and_tensors_mixed():
+    "torch's collate takes numpy arrays with as_tensor: a tensor among them passes as it is, without tensor()'s copy warning."
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        same(lambda lib: plain(lib.utils.data.default_collate([np.ones(2), lib.ones(2, dtype=lib.float64)])))
+
+
+def test_num_workers_must_be_an_integer():
+    "torch starts range(num_workers) workers (when it iterates): a float is a TypeError; litnn says so at once."
+    same(lambda lib: err(lambda: list(lib.utils.data.DataLoader(tensor_data(lib), num_workers=1.5))))
+
+
+@pytest.mark.parametrize('f', [lambda D: list(D.DataLoader(range(4), shuffle=True, generator=3)),
+                               lambda D: D.random_split(range(4), [2, 2], generator=3),
+                               lambda D: list(D.RandomSampler(range(4), generator='seed'))])
+def test_generator_must_be_a_generator(f):
+    "A generator that is not one is torch's TypeError (litnn's message names the argument), not an AttributeError."
+    same(lambda lib: err(f, lib.utils.data)[0])
+    with pytest.raises(TypeError, match="argument 'generator' must be litnn.Generator"): f(litnn.utils.data)
+
+
 # --- default_collate ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize('case', ['ints', 'floats', 'bools', 'mixed', 'strs', 'bytes', 'np_scalars', 'np_int8',

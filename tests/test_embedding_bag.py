@@ -118,3 +118,17 @@ def test_node_is_torchs_and_many_bags_fit(mode):
     y.sum().backward()
     per_entry = np.ones(n) if mode == 'sum' else (1 / np.diff(np.append(offsets, n)))[np.searchsorted(offsets, np.arange(n), 'right') - 1]
     np.testing.assert_allclose(w.grad.numpy(), np.bincount(ids, per_entry, minlength=10)[:, None].repeat(4, 1), rtol=1e-9)
+
+
+@pytest.mark.parametrize('ids,offsets', [([0., 1.], [0]), ([0, 1], [0.]), ([[0., 1.]], None)])
+def test_floating_ids_or_offsets_refused(ids, offsets):
+    f = lambda lib: lib.nn.EmbeddingBag(5, 2)(lib.tensor(ids), None if offsets is None else lib.tensor(offsets))
+    same_error(f)
+    with pytest.raises(RuntimeError, match='scalar types: Long, Int; but got litnn.FloatTensor instead .while checking arguments for embedding_bag'):
+        f(litnn)
+
+
+def test_bool_ids_convert():
+    "embedding_bag takes any integer (and bool) ids, as torch converts them."
+    f = lambda lib: lib.nn.EmbeddingBag(5, 2, mode='sum')(lib.tensor([True, False, True]), lib.tensor([0])).shape
+    assert tuple(f(litnn)) == tuple(f(torch)) == (1, 2)

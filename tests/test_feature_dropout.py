@@ -84,3 +84,13 @@ def test_modules(name):
         assert repr(lm) == repr(tm)
     x = litnn.ones(2, 3, 4, 5, 6) if name == 'Dropout3d' else litnn.ones(2, 3, 4) if name == 'Dropout1d' else litnn.ones(2, 3, 4, 5)
     assert lm.eval()(x) is x
+
+
+@pytest.mark.parametrize('name,x', [('dropout', (4,)), ('dropout1d', (2, 3, 4)), ('dropout2d', (2, 3, 4, 4)), ('dropout3d', (2, 3, 2, 2, 2)),
+                                    ('alpha_dropout', (4,)), ('feature_alpha_dropout', (2, 3, 4))])
+@pytest.mark.parametrize('training', [1, 0, 'yes', None, np.bool_(True)])
+def test_training_must_be_a_bool(name, x, training):
+    "torch's parser takes a Python bool only for `training` (it names its C++ op: dropout, feature_dropout, ...)."
+    with pytest.raises(TypeError) as t: getattr(torch.nn.functional, name)(torch.ones(x), 0.5, training)
+    with pytest.raises(TypeError) as l: getattr(litnn.nn.functional, name)(litnn.ones(x), 0.5, training)
+    assert str(l.value) == str(t.value)

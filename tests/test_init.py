@@ -67,6 +67,8 @@ def test_fans_equal_torch(shape):
     lambda lib, t: lib.nn.init.dirac_(t(lib, 3, 3, 3, 3, 3, 3)),
     lambda lib, t: lib.nn.init.dirac_(t(lib, 5, 3, 3), groups=2),
     lambda lib, t: lib.nn.init.sparse_(t(lib, 3), 0.1),
+    lambda lib, t: lib.nn.init.orthogonal_(lib.zeros(3, 3, dtype=lib.long)),     # integers have no normals to draw
+    lambda lib, t: lib.nn.init.sparse_(lib.zeros(3, 3, dtype=lib.long), 0.5),
 ])
 def test_errors_same_type_and_message(f):
     def t(lib, *s): return lib.empty(*s)
@@ -201,3 +203,9 @@ def test_initializers_on_gpu():
         w = getattr(init, name)(litnn.empty(20, 30, device='cuda'), *((0.3,) if name == 'sparse_' else ()))
         assert w.device.type == 'cuda' and np.isfinite(arr(w)).all()
     assert init.dirac_(litnn.empty(4, 2, 3, 3, device='cuda')).sum().item() == 2
+
+
+def test_orthogonal_gain_must_be_a_number():
+    f = lambda lib: lib.nn.init.orthogonal_(lib.empty(3, 3), gain='a')
+    assert same_error(f) is TypeError
+    with pytest.raises(TypeError, match="must be Tensor, not str"): f(litnn)

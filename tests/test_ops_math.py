@@ -771,3 +771,29 @@ def test_python2_division_names_like_torch():
     x, y = litnn.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
     x.__rdiv__(3.).sum().backward(); y.__rdiv__(3.).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy())
+
+
+@pytest.mark.parametrize('f', [lambda L, x: x.std(0, True, correction=1), lambda L, x: x.var(0, unbiased=False, correction=0),
+                               lambda L, x: L.var(x, unbiased=True, correction=1), lambda L, x: L.std(x, 1, unbiased=False, correction=2)])
+def test_var_std_take_unbiased_or_correction_not_both(f):
+    for L in (torch, litnn):
+        with pytest.raises(TypeError, match=r"(var|std)\(\) received an invalid combination of arguments"): f(L, L.ones(2, 3))
+
+
+ALPHA_TENSOR_CASES = [
+    ('add', 'float32', lambda T: T.tensor(0.5)), ('add', 'float32', lambda T: T.tensor(-0.3, dtype=T.float64)),
+    ('add', 'int64', lambda T: T.tensor(3)), ('sub', 'int64', lambda T: T.tensor(3)),
+    ('add_', 'int64', lambda T: T.tensor(3)), ('sub_', 'float32', lambda T: T.tensor(0.25)),
+    ('add', 'float32', lambda T: T.tensor([0.5])), ('add_', 'float32', lambda T: T.ones(2)),
+    ('sub', 'float32', lambda T: T.tensor(0.5, requires_grad=True)), ('add', 'int64', lambda T: T.tensor(3.0)),
+    ('add', 'float32', lambda T: T.tensor(True)), ('add', 'bfloat16', lambda T: T.tensor(0.1))]
+
+@pytest.mark.parametrize('name,dtype,alpha', ALPHA_TENSOR_CASES)
+def test_a_tensor_given_for_alpha_is_read_as_its_number(name, dtype, alpha):
+    "torch reads a 0-d tensor without grad given for the Scalar `alpha` as its number (nanochat's AdamW: `p.add_(u, alpha=-step_t)`); other tensors are a TypeError."
+    def run(T):
+        x, y = T.arange(4).to(getattr(T, dtype)), T.tensor([1, -2, 3, 5]).to(getattr(T, dtype))
+        f = getattr(x, name) if name.endswith('_') else partial(getattr(T, name), x)
+        try: return f(y, alpha=alpha(T)).float().tolist()
+        except Exception as e: return type(e), str(e)
+    assert run(litnn) == run(torch)

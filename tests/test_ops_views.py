@@ -188,6 +188,8 @@ KEYS = [
     ('idx_sep', lambda i: (i([0, 1, 1]), slice(None), i([2, 2, 0]))), ('idx_neg', lambda i: i([-1, 0, -1])),
     ('zero_d_int_tensor', lambda i: i(2)), ('mask', lambda i: i(mask)), ('mask_np', lambda i: mask),
     ('mask_colon', lambda i: (slice(None), i(M[0, :, 0] > 0))), ('bool_list', lambda i: [True, False, True, True]),
+    ('two_ellipses', lambda i: (Ellipsis, 1, Ellipsis)), ('ellipsis_none_ellipsis', lambda i: (Ellipsis, None, Ellipsis)),   # torch: a second ... is no dims
+    ('idx_two_ellipses', lambda i: (i([0, 1]), Ellipsis, Ellipsis)),
 ]
 
 @pytest.mark.parametrize('dev', DEVICES)
@@ -236,6 +238,9 @@ def test_index_errors():
         with pytest.raises(IndexError): f(litnn)
     with pytest.raises(ValueError, match='step must be greater than zero'): x[::-1]
     with pytest.raises(ValueError): t[::-1]
+    for k in ['a', b'a', (0, 'a'), [[0, 1], 'a']]:         # torch reads a string as a sequence to make an index tensor of: TypeError
+        with pytest.raises(TypeError, match=r"new\(\): invalid data type '(str|bytes)'"): t[k]
+        with pytest.raises(TypeError, match=r"new\(\): invalid data type '(str|bytes)'"): x[k]
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())

@@ -567,3 +567,9 @@ def test_half_precision_rmsprop_and_nadam_follow_torch_over_many_steps(cls, kw, 
             opt.step()
         return p.detach().float().numpy()
     np.testing.assert_allclose(run(litnn), run(torch), rtol=2 ** -7, atol=1e-3)
+
+
+@pytest.mark.parametrize('name', ['SGD', 'Adam', 'AdamW', 'Adagrad'])
+def test_fused_and_foreach_together_refused(name):
+    f = lambda lib: getattr(lib.optim, name)([lib.ones(2, requires_grad=True)], lr=0.1, fused=True, foreach=True)
+    assert err(f, litnn) == err(f, torch)

@@ -113,6 +113,14 @@ def test_sparse_adam_refuses_dense_gradients_as_torch():
     assert str(litnn.optim.SparseAdam([litnn.nn.Parameter(litnn.ones(1))])) == str(torch.optim.SparseAdam([torch.nn.Parameter(torch.ones(1))]))
 
 
+@pytest.mark.parametrize('params', [lambda L: [L.zeros(2, 2).to_sparse().requires_grad_()], lambda L: [L.zeros(2, dtype=L.complex64, requires_grad=True)],
+                                    lambda L: [{'params': [L.ones(2, requires_grad=True)]}, {'params': [L.ones(1, requires_grad=True), L.zeros(2, 2).to_sparse().requires_grad_()]}]])
+def test_sparse_adam_refuses_sparse_and_complex_parameters(params):
+    "SparseAdam's parameters are dense and real: torch names the [group, index] of each one that is not."
+    f = lambda lib: lib.optim.SparseAdam(params(lib))
+    assert err(f, litnn) == err(f, torch)
+
+
 @pytest.mark.parametrize('name', list(GRIDS) + ['SGD', 'Adam', 'AdamW', 'RMSprop'])
 def test_reprs_and_defaults_match_torch(name):
     (_, lo), (_, to) = make(litnn, name, {}, arrays(0)), make(torch, name, {}, arrays(0))

@@ -183,3 +183,20 @@ def test_packed_on_gpu():
         (padded.square().sum() + h.sum()).backward()
         res.append([padded.detach().cpu().numpy(), h.detach().cpu().numpy(), xt.grad.cpu().numpy()] + [q.grad.cpu().numpy() for q in m.parameters()])
     for a, b in zip(*res): np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize('f', [lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(5, 3, 2), L.tensor([[5, 3, 1]])),
+                               lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(5, 3, 2), [[5, 3, 1]]),
+                               lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(5, 3, 2), ['5', '3', '1']),
+                               lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(5), [5]),
+                               lambda L: L.nn.utils.rnn.unpad_sequence(L.ones(3, 2, 1), L.tensor([3]))])
+def test_bad_lengths_and_inputs(f):
+    "2-D or string lengths, an input with no batch dimension, fewer lengths than sequences: torch's exception and words."
+    assert err(f, litnn) == err(f, torch)
+
+
+def test_length_beyond_the_padding_refused():
+    "torch's kernel packs a length longer than the padded batch by reading past its end; litnn refuses, and leaves the input be."
+    x = litnn.ones(5, 3, 2)
+    with pytest.raises(RuntimeError, match='at most the padded sequence length 5, but found a length of 6'):
+        litnn.nn.utils.rnn.pack_padded_sequence(x, [6, 3, 1])

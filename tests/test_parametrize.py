@@ -478,3 +478,19 @@ def test_orthogonal_on_top_of_another_parametrization_fails_as_torch(lib):
     P(lib).register_parametrization(m, 'weight', parametrizations(lib)['Symmetric']())
     lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map='cayley')
     with pytest.raises(TypeError, match="unsupported operand type"): m.weight
+
+
+@pytest.mark.parametrize('dim', [5, -3, 2])
+def test_weight_norm_dim_out_of_range(dim):
+    "torch's IndexError from norm_except_dim, before anything is registered (the module keeps its plain weight)."
+    for lib in (torch, litnn):
+        m = lib.nn.Linear(3, 3)
+        with pytest.raises(IndexError, match=rf'Dimension out of range \(expected to be in range of \[-2, 1\], but got {dim}\)'):
+            lib.nn.utils.parametrizations.weight_norm(m, dim=dim)
+        assert not hasattr(m, 'parametrizations') and type(m.weight) is lib.nn.Parameter
+
+
+def test_norm_except_dim_negative_dim():
+    v = np.arange(1., 7.).reshape(2, 3)
+    for d in (-2, 0, 1, -1):
+        np.testing.assert_allclose(litnn.norm_except_dim(litnn.tensor(v), 2, d).numpy(), torch.norm_except_dim(torch.tensor(v), 2, d).numpy())

@@ -217,11 +217,12 @@ def test_sigmoid_extremes_and_gradients(dt):
     np.testing.assert_allclose(xl.grad.numpy(), xt.grad.numpy(), rtol=max(rtol * 4, 1e-7), atol=tiny)
     assert not np.isnan(yl.detach().numpy()[:-1]).any() and np.isnan(yl.detach().numpy()[-1])
 
-def test_gradient_given_as_a_number_is_converted():
-    "`backward([number])` goes through `tensor()` (a helper of the engine once shadowed it). torch accepts only tensors."
+def test_gradient_given_as_a_number_is_refused_as_torch():
+    "`backward([number])`: torch accepts only tensors (or None) as gradients, with this TypeError."
     w = litnn.tensor([1., 2.], requires_grad=True)
-    (w * 2).sum().backward([0.5])
-    assert w.grad.tolist() == [1., 1.]
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got float"):
+        (w * 2).sum().backward([0.5])
+    assert w.grad is None
 
 @pytest.mark.parametrize('name', ['MulBackward0', 'LogSoftmaxBackward0', 'sigmoid', 'MmBackward0_first_transposed', 'conv2d'])
 def test_retained_graph_runs_twice(name):

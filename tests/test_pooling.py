@@ -314,3 +314,10 @@ def test_adaptive_avg_pool_keeps_bfloat16(out):
     np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-2, atol=1e-2)
     got1 = LF.adaptive_avg_pool1d(litnn.tensor(x[0]).to(litnn.bfloat16), 3)
     assert got1.dtype == litnn.bfloat16
+
+
+@pytest.mark.parametrize('name', ['max_pool2d', 'avg_pool2d'])
+@pytest.mark.parametrize('ceil_mode', [1, 'yes', None, np.bool_(False)])
+def test_ceil_mode_must_be_a_bool(name, ceil_mode):
+    f = lambda lib: getattr(lib.nn.functional, name)(lib.ones(1, 1, 5, 5), 2, ceil_mode=ceil_mode)
+    assert err(f, litnn) == err(f, torch)

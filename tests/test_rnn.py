@@ -9,6 +9,7 @@ import pytest
 import litnn
 from litnn.autograd import gradcheck, gradgradcheck
 from nn_pairs import err, norm
+from torch_pairs import same_error
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported")
@@ -201,6 +202,7 @@ def test_cell_reprs_and_errors():
         ('GRUCell', lambda lib, m: m(lib.ones(3, 10), lib.ones(1, 3, 20))),
         ('RNNCell', lambda lib, m: m(lib.ones(3, 10), lib.ones(3, 19))),
         ('RNNCell', lambda lib, m: m(lib.ones(1, 1, 3, 10))),
+        ('LSTMCell', lambda lib, m: m(lib.ones(3, 10), lib.ones(3, 20))),      # hx a tensor, not the (h, c) pair
     ]
     for kind, f in calls:
         assert err(f, litnn, getattr(litnn.nn, kind)(10, 20)) == err(f, torch, getattr(torch.nn, kind)(10, 20)), kind
@@ -288,6 +290,7 @@ LAYER_ERRORS = [
     lambda lib: lib.nn.LSTM(10, 20.0),
     lambda lib: lib.nn.LSTM(10, 0),
     lambda lib: lib.nn.LSTM(10, 20, num_layers=0),
+    lambda lib: lib.nn.LSTM(10, 20)(lib.ones(3, 4, 10), (lib.ones(1, 4, 20),) * 3),     # three states
 ]
 
 
@@ -418,3 +421,10 @@ def test_lstm_saturated_gates_match_torch_relatively(dtype, pre):
     (lo, (lh, lc)), (to, (th, tc)) = lm(litnn.tensor(x)), tm(torch.tensor(x))
     for l, t in ((lo, to), (lh, th), (lc, tc)):
         np.testing.assert_allclose(l.detach().numpy(), t.detach().numpy(), rtol=1e-6 if dtype == 'float32' else 1e-12, atol=0)
+
+
+def test_lstm_refuses_states_of_another_dtype():
+    "The RNN's and GRU's products refuse a float64 state with a float32 input; the LSTM refuses it too (litnn says which dtypes)."
+    f = lambda lib: lib.nn.LSTM(3, 4)(lib.ones(5, 2, 3), (lib.ones(1, 2, 4, dtype=lib.float64), lib.ones(1, 2, 4, dtype=lib.float64)))
+    same_error(f)
+    with pytest.raises(RuntimeError, match="input's dtype litnn.float32, but got litnn.float64 and litnn.float64"): f(litnn)

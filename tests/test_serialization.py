@@ -454,6 +454,31 @@ def test_paths_and_file_objects(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ['f.pt', 'p.pt', 's.pt']
 
 
+@pytest.mark.parametrize('f', [3, None, b'x.pt', 2.5])
+def test_what_is_neither_a_path_nor_a_file(f):
+    "torch's AttributeErrors (an int is not a file descriptor, bytes are not a path, for litnn either)."
+    for lib in (torch, litnn):
+        with pytest.raises(AttributeError, match="expected 'f' to be string, path, or a file-like object with a 'write' attribute"):
+            lib.save({'w': lib.ones(2)}, f)
+        with pytest.raises(AttributeError, match="object has no attribute 'seek'. You can only"): lib.load(f)
+
+
+def test_save_to_a_directory(tmp_path):
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError): lib.save({'w': lib.ones(2)}, tmp_path)
+    assert os.listdir(tmp_path) == []          # no temporary file left behind
+
+
+def test_pickle_module_argument(tmp_path):
+    "litnn never unpickles: pickle_module is accepted as torch's, and refused beside weights_only=True with torch's words."
+    path = tmp_path / 'w.pt'
+    litnn.save({'w': litnn.ones(2)}, path); torch.save({'w': torch.ones(2)}, tmp_path / 't.pt')
+    for lib, p in ((torch, tmp_path / 't.pt'), (litnn, path)):
+        with pytest.raises(RuntimeError, match='Can not safely load weights when explicit pickle_module is specified'):
+            lib.load(p, pickle_module=pickle, weights_only=True)
+        assert lib.load(p, pickle_module=pickle)['w'].tolist() == [1., 1.]
+
+
 # --- atomic saving ----------------------------------------------------------------------------------
 
 def test_failed_write_leaves_old_file(tmp_path, monkeypatch):

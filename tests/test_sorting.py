@@ -210,3 +210,12 @@ def test_ties_as_torchs_cpu_kernels_break_them():
                   lambda M, x: M.topk(x, k, dim=1, sorted=False).indices, lambda M, x: M.kthvalue(x, k, dim=1).indices,
                   lambda M, x: M.mode(x, dim=1).indices, lambda M, x: M.median(x, dim=1).indices):
             assert f(litnn, L).tolist() == f(torch, T).tolist(), (v, k)
+
+
+@pytest.mark.parametrize('f', [lambda L, x: x.sort(descending=1), lambda L, x: L.sort(x, 0, 'yes'), lambda L, x: x.argsort(descending=None),
+                               lambda L, x: x.sort(stable=1), lambda L, x: x.topk(1, largest='no'), lambda L, x: x.topk(1, sorted=0),
+                               lambda L, x: L.topk(x, 1, 0, 1)])
+def test_bool_arguments_take_bools_only(f):
+    "torch's parser takes a Python bool for descending, stable, largest and sorted: 0/1, strings and None are TypeErrors."
+    for L in (torch, litnn):
+        with pytest.raises(TypeError, match='bool'): f(L, L.arange(6.).reshape(2, 3))

@@ -185,6 +185,9 @@ def test_set_errors():
             quiet(lambda: T.zeros(2).set_(T.zeros(2, dtype=T.float64).storage()))
         with pytest.raises(TypeError, match=r"set_\(\) received an invalid combination of arguments - got \((torch.storage.)?UntypedStorage, int\)"):
             T.zeros(2).set_(T.zeros(2).untyped_storage(), 1)
+        for bad in ([1.], 3, 'a'):           # neither a tensor nor a storage
+            with pytest.raises(TypeError, match=rf"set_\(\) received an invalid combination of arguments - got \({type(bad).__name__}\)"):
+                T.zeros(2).set_(bad)
         with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
             T.zeros(2, requires_grad=True).set_(T.zeros(2))
 

@@ -7,6 +7,7 @@ __all__ = ['reset']
 
 # %% ../../nbs/reference/dynamo/dynamo.ipynb #7bef41ec
 from . import config, exc
+import litnn._functorch.config   # torch._dynamo imports AOTAutograd: after `import torch._dynamo` programs set torch._functorch.config
 from .eval_frame import OptimizedModule, explain, _compiled_objects
 from .backends.registry import list_backends, register_backend, lookup_backend   # reference/dynamo/registry
 

@@ -6,10 +6,10 @@
 __all__ = ['recompile_limit', 'accumulated_recompile_limit', 'suppress_errors', 'verbose', 'capture_scalar_outputs',
            'capture_dynamic_output_shape_ops', 'optimize_ddp', 'automatic_dynamic_shapes', 'assume_static_by_default',
            'force_parameter_static_shapes', 'specialize_int', 'guard_nn_modules', 'inline_inbuilt_nn_modules',
-           'error_on_recompile']
+           'error_on_recompile', 'disable']
 
 # %% ../../nbs/reference/dynamo/config.ipynb #e4a01dbf
-import sys as _sys
+import sys as _sys, os as _os
 
 # %% ../../nbs/reference/dynamo/config.ipynb #c6f11253
 recompile_limit = 8                 # programs kept per compiled function before it runs eagerly (torch's default)
@@ -41,4 +41,5 @@ specialize_int = False
 guard_nn_modules = True
 inline_inbuilt_nn_modules = True
 error_on_recompile = False
+disable = _os.environ.get("TORCH_COMPILE_DISABLE", "0") == "1"    # compiled functions run eagerly (torch's switch)
 

@@ -6,7 +6,7 @@
 __all__ = ['OptimizedModule', 'explain']
 
 # %% ../../nbs/37_compile.ipynb #d50bf608
-import builtins, sys, math, weakref, warnings
+import builtins, sys, math, weakref, warnings, os as _os
 import numpy as np
 from .._tensor import Tensor, _version_counter, _inference_tensor
 from ..backend import default_generator
@@ -67,6 +67,7 @@ class _Capture:
         self.externals, self.version = {}, {}
         self.breaks, self.modules, self.nodes, self.consumed = [], {}, {}, set()
         self.segments, self.op_count, self.active = [0], 0, True
+        self.calls, self.read = 0, None     # torch functions running now; why the innermost one read a tensor's data
         self.rng = _rng_mark()
 
     def new_slot(self, t):
@@ -191,19 +192,24 @@ def _recorded_factory(fn):
 def _recorded_function(fn):
     """`fn` (a Tensor method or a torch function) while a capture records. If its result is explained by the operations
     it ran (each already a step), nothing more; if it made a tensor no operation made (a comparison, `arange`, an index
-    computed in numpy) or wrote into a tensor without a recorded step, the call becomes one step, run whole at replay."""
+    computed in numpy) or wrote into a tensor without a recorded step, the call becomes one step, run whole at replay.
+    So does a call that read a tensor's data as a Python number (a 0-d tensor given for a Scalar: `add_(u, alpha=t)`):
+    its replay reads it again. If it returns Python values made from the data, that is a graph break."""
     def wrapper(*args, **kw):
         cap = _Capture.current
         if cap is None or not cap.active: return fn(*args, **kw)
         spec, kws = tuple(cap.ref(a) for a in args), {k: cap.ref(v) for k, v in kw.items()}
         ts = [a for a in args if isinstance(a, Tensor)]
         before, n0 = [_version_of(t) for t in ts], len(cap.steps)
-        out = fn(*args, **kw)
+        cap.calls += 1; outer, cap.read = cap.read, None
+        try: out = fn(*args, **kw)
+        finally: cap.calls -= 1; read, cap.read = cap.read, outer
         if not cap.active: return out
+        if read is not None and not (out is None or _only_tensors(out)): cap.graph_break(read); return out
         outs = _flatten(out, [], [])[0] if out is not None else []
         new = builtins.any(id(t) not in cap.slots and id(t) not in cap.externals for t in outs)
         wrote = len(cap.steps) == n0 and builtins.any(_version_of(t) != v for t, v in zip(ts, before))
-        if new or wrote:
+        if new or wrote or read is not None:
             for st in cap.steps[n0:]:
                 if st[0] == _OP and st[2] is not None: cap.nodes.pop(st[2], None)
             del cap.steps[n0:]
@@ -213,11 +219,15 @@ def _recorded_function(fn):
     wrapper.__name__, wrapper.__doc__ = getattr(fn, '__name__', 'f'), fn.__doc__
     return wrapper
 
+def _only_tensors(x):
+    "Whether `x` is a tensor, or a tuple or list of nothing else: no Python value that a replay would freeze."
+    return isinstance(x, Tensor) or (isinstance(x, (tuple, list)) and builtins.all(_only_tensors(v) for v in x))
+
 _NOT_RECORDED = {'__init__', '__len__', '__hash__', '__repr__', '__format__', '__reduce_ex__', '__deepcopy__', '__dlpack__',
                  '__dlpack_device__', '__iter__', '__contains__', 'backward', 'register_hook', 'register_post_accumulate_grad_hook',
                  'retain_grad', 'requires_grad_', 'size', 'dim', 'numel', 'stride', 'data_ptr', 'element_size', 'is_contiguous',
                  'is_floating_point', 'is_complex', 'type', 'storage_offset', 'untyped_storage', 'storage', 'share_memory_'}
-_GROUPS = ('litnn._creation', 'litnn._random', 'litnn._pointwise', 'litnn._reductions', 'litnn._products', 'litnn._views',
+_GROUPS = ('litnn.autograd.operators', 'litnn._creation', 'litnn._random', 'litnn._pointwise', 'litnn._reductions', 'litnn._products', 'litnn._views',
            'litnn._indexing', 'litnn._sorting', 'litnn._conversions', 'litnn._nn_ops', 'litnn.functional', 'litnn.nn.functional')
 
 def _function_patches():
@@ -297,12 +307,14 @@ def _plan(cap, tensors):
 
 # %% ../../nbs/37_compile.ipynb #f1668fb7
 def _breaking(name, reason):
-    "Tensor method `name`, noting a graph break while a capture records."
+    """Tensor method `name`, noting a graph break while a capture records; inside a torch function (`_recorded_function`)
+    it notes the read instead, and that call is replayed whole."""
     orig = Tensor.__dict__[name]
     def f(*args, **kw):
         cap = _Capture.current
         if cap is None or not cap.active: return orig(*args, **kw)
-        cap.graph_break(reason)
+        if cap.calls: cap.read = cap.read or reason
+        else: cap.graph_break(reason)
         with _suspended(cap): return orig(*args, **kw)     # (`bool` reads `item`: one break)
     return f
 
@@ -1559,6 +1571,12 @@ class _Compiled:
         if _Capture.current is not None or _Mode.trace is not None or _Mode.batched is not None or _Disabled.depth:
             return self.fn(*args, **kwargs)             # inside another capture, a trace, vmap: as is
         stance = _Stance.current
+        if config.disable:         # TORCH_COMPILE_DISABLE=1, or set at run time: eagerly (torch's fullgraph finds nothing compiled)
+            if not self.fullgraph: return self.fn(*args, **kwargs)
+            code = getattr(self.fn, '__code__', None)
+            where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+            raise RuntimeError("torch.compile with fullgraph=True found no compiled frames. Skipped frames:\n"
+                               f"  - {getattr(self.fn, '__name__', 'forward')}{where}: Dynamo tracing is disabled")
         if stance != "default":
             if stance not in _STANCES:
                 raise RuntimeError(f"invalid torch.compile stance 'DynamoStance(stance={stance!r}, skip_guard_eval_unsafe=False, backend=None)'")
@@ -1691,6 +1709,7 @@ def _compile(model, *, fullgraph=False, dynamic=None, backend=None, mode=None, o
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
     lookup_backend(backend or _Stance.default_backend)      # an unknown name fails here, as in torch
     if disable or getattr(model, '_litnn_disabled', False): return model
+    if _os.environ.get('TORCHDYNAMO_DISABLE', '') == '1': return model     # torch's switch: `compile` hands `model` back
     if isinstance(model, Module):
         return OptimizedModule(model, _Compiled(model, fullgraph, dynamic, mode, options, backend))
     return _wrap(_Compiled(model, fullgraph, dynamic, mode, options, backend))

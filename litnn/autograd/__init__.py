@@ -61,6 +61,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         only = set()
         for t in inputs:
             if type(t) is not Tensor and isinstance(t, tuple): only.add(t[0])    # a GradientEdge (reference/backprop/graph)
+            elif not isinstance(t, Tensor): raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+            elif not t._requires_grad: raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")   # (torch's words)
             elif t.grad_fn is None: only.add(_accumulator(t))
             else: t.retain_grad(); only.add(t.grad_fn)
     _execute(roots, root_grads, retain_graph, create_graph, only=only)
@@ -95,6 +97,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise TypeError(f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. Other Mapping types are not supported.")
     inputs = _as_tuple(inputs)
     if not inputs: raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    for t in inputs:
+        if not isinstance(t, (Tensor, tuple)): raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
     if not only_inputs:     # torch's deprecated flag: accepted, and ignored
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient for other "
                       "parts of the graph, please use torch.autograd.backward.", FutureWarning, stacklevel=2)

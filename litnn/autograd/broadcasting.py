@@ -194,7 +194,8 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
         raise RuntimeError(f"Expected out tensor to have dtype {_cpp(r.dtype)}, but got {_cpp(a.dtype)} instead")
     if r.dtype != a.dtype and not _can_cast(r.dtype, a.dtype):
         name = _LEGACY[_by_np[a.dtype].name]
-        if fn in ('cat', 'stack'): raise TypeError(f"{fn}(): input types can't be cast to the desired output type {name}")
+        if fn in ('cat', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack'):     # (torch's hstack and friends are a cat)
+            raise TypeError(f"{'stack' if fn == 'stack' else 'cat'}(): input types can't be cast to the desired output type {name}")
         raise RuntimeError(f"result type {_LEGACY[_by_np[r.dtype].name]} can't be cast to the desired output type {name}")
     if type(r) is not type(a): raise RuntimeError(f"Expected out tensor to have device {Tensor._make(r).device}, but got {out.device} instead")
     if a.shape != r.shape:

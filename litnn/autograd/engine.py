@@ -8,12 +8,12 @@ import builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string, _INFERENCE_INPLACE
 from ..backend import _by_np
-from .graph import AccumulateGrad, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray
+from .graph import AccumulateGrad, Node, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray, _counter
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half, _fma
 from .._tensor import _dense_order, _laid_out, _SparseArray
 from .. import fused
-from .operators import add, mul
+from .operators import add, mul, _alpha_number
 
 # %% auto #0
 __all__ = []
@@ -205,6 +205,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 outs = node.backward(node, g)
                 if type(outs) is not tuple: outs = (outs,)
             else: outs = _call_backward(node, grads, plain)
+            if not plain and node._grad_reads_input: outs = _linked(node, outs)   # see _linked below
             if prof is not None: prof.end_node(ev)
             if node._post_hooks:
                 for h in list(node._post_hooks.values()):
@@ -247,6 +248,45 @@ def _call_backward(node, grads, plain):
         if builtins.all(g is None for g in grads): return (None,) * len(node.next_functions)
         out = node.backward(node, *_materialize(node, grads))
     return out if type(out) is tuple else (out,)
+
+# %% ../../nbs/13_backprop_engine.ipynb #acd1c1ca
+_LINKS = {}      # node class -> its gradients' class, made once
+
+def _link_class(cls):
+    "The node class of the gradients of `cls`'s node, named as PyTorch's (`ReluBackward0` -> `ThresholdBackwardBackward0`)."
+    c = _LINKS.get(cls)
+    if c is None:
+        base = cls.__name__.rstrip('0123456789').removesuffix('Backward')
+        base = {'Relu': 'Threshold'}.get(base, base)     # relu's gradient is threshold_backward(grad, result, 0)
+        c = _LINKS[cls] = type(base + 'BackwardBackward0', (_GradOfInput,), {})
+    return c
+
+class _GradOfInput(Node):
+    "A gradient connected to the tensors its operator reads: the second-order gradient passes to its own graph, zeros to them."
+    on_arrays = True
+    @staticmethod
+    def backward(ctx, gg):
+        a = gg._data if isinstance(gg, Tensor) else gg
+        xp = array_namespace(a)
+        zs = tuple(xp.zeros(s, d) for s, d in ctx._read)
+        return (gg,) + (tuple(map(Tensor._make, zs)) if isinstance(gg, Tensor) else zs)
+
+def _linked(node, outs):
+    """`node`'s gradients `outs` (a recorded backward), each connected to what PyTorch's gradient operator reads:
+    `_grad_reads_input` is True (every input), a tuple of input positions, or 'result' (the node's own output)."""
+    reads, outs = node._grad_reads_input, tuple(None if g is None else _as_tensor(g) for g in outs)
+    if reads == 'result': read = [((node, 0), outs[0])]       # relu's: the edge goes through relu again
+    else: read = [(e, g) for k, (e, g) in enumerate(zip(node.next_functions, outs))
+                  if e[0] is not None and g is not None and (reads is True or k in reads)]
+    if not read or read[0][1] is None: return outs
+    cls, edges, meta = _link_class(type(node)), tuple(e for e, _ in read), tuple((g._data.shape, g._data.dtype) for _, g in read)
+    res = list(outs)
+    for i, ((fn, _), g) in enumerate(zip(node.next_functions, outs)):
+        if fn is None or g is None: continue
+        link = cls()
+        link.next_functions, link._read, link._seq = (_edge(g),) + edges, meta, next(_counter)
+        res[i] = Tensor._make(g._data, True, link)
+    return tuple(res)
 
 # %% ../../nbs/13_backprop_engine.ipynb #492309f0
 def _materialize(node, grads):
@@ -294,7 +334,7 @@ def _grad_for(t, g, i=0):
         if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
         if t._data.dtype.kind == 'c': raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
         return Tensor._make(array_namespace(t._data).ones_like(t._data))
-    if not isinstance(g, Tensor): g = Tensor._make(array_namespace(t._data).asarray(g, dtype=t._data.dtype))   # autograd sits below the factories
+    if not isinstance(g, Tensor): raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
     if g._data.shape != t._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of {t.shape!r}.".replace('litnn.Size', 'litnn.Size'))
     if g._data.dtype != t._data.dtype and g._data.dtype.kind != 'c' and t._data.dtype.kind != 'c':
@@ -415,6 +455,7 @@ def _inplace_plain(self, ufunc, other):
 @patch
 def add_(self:Tensor, other, *, alpha=1):
     "In-place `add`; returns self."
+    alpha = _alpha_number(alpha, 'add_')
     if alpha == 1 and _inplace_plain(self, np.add, other): return self
     return _inplace(self, add, other, alpha=alpha, _write=_axpy('add', alpha))
 

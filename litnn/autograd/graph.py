@@ -44,6 +44,7 @@ class Node:
     on_arrays = False       # is backward written to run on arrays too? a plain backward then passes it arrays
     _complex = None         # a complex result: which inputs were real (the engine conjugates around backward: 17d_complex_numbers)
     complex_aware = False   # does backward already follow torch's complex convention (the ops that are not holomorphic)?
+    _grad_reads_input = False   # is torch's gradient of this op an operator that reads the input (relu's threshold_backward)? 13_backprop_engine
     def name(self):
         n = type(self).__name__
         return 'torch::autograd::' + n if n in _HAND_WRITTEN else n     # torch's hand-written C++ nodes carry their namespace

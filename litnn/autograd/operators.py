@@ -139,10 +139,18 @@ def _bool_error(x, y):
 def add(input, other, *, alpha=1, out=None):
     "input + alpha * other, with broadcasting and type promotion."
     if out is not None: return _into('add', out, (input, other), lambda: add(input, other, alpha=alpha))
+    alpha = _alpha_number(alpha, 'add')
     if type(alpha) is int and alpha == 1: return AddBackward0.apply(*_promote(input, other))
     x, y = _promote(input, other)
     alpha = _check_alpha(alpha, x if isinstance(x, Tensor) else y)
     return AddBackward0.apply(x, y, **({'alpha': alpha} if alpha != 1 else {}))
+
+def _alpha_number(alpha, fn):
+    """A tensor given for `alpha`: its number, as torch's argument parser reads a tensor given for a Scalar (0-d and not
+    requiring grad, else a TypeError). nanochat's AdamW passes a 0-d step size: `p.add_(u, alpha=-step_size)`."""
+    if not isinstance(alpha, Tensor): return alpha
+    if alpha.dim() or alpha.requires_grad: raise TypeError(f"{fn}(): argument 'alpha' must be Number, not Tensor")
+    return alpha.item()
 
 def _check_alpha(alpha, t):
     "torch's checks of `alpha` for a result of tensor `t`'s dtype (its `alpha_check`), then the number that fits that dtype."
@@ -157,6 +165,7 @@ def _check_alpha(alpha, t):
 def sub(input, other, *, alpha=1, out=None):
     "input - alpha * other."
     if out is not None: return _into('sub', out, (input, other), lambda: sub(input, other, alpha=alpha))
+    alpha = _alpha_number(alpha, 'sub')
     _bool_error(input, other)
     x, y = _promote(input, other)
     if type(alpha) is not int or alpha != 1: alpha = _check_alpha(alpha, x if isinstance(x, Tensor) else y)

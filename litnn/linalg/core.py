@@ -275,4 +275,5 @@ common_notes = {'experimental_warning': 'This function is "experimental" and it 
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #66c86748
 from .._pointwise import _wrap_out, _SAME
-_wrap_out(globals(), {'inv': _SAME, 'solve': _SAME, 'cholesky': _SAME})
+_wrap_out(globals(), {'inv': _SAME, 'solve': _SAME, 'cholesky': _SAME, 'slogdet': (_SAME, _SAME), 'inv_ex': (_SAME, _SAME), 'solve_ex': (_SAME, _SAME),
+                      'cholesky_ex': (_SAME, _SAME), 'solve_triangular': "expected scalar type {R} but found {O}"})

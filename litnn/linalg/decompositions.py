@@ -605,10 +605,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
 from .._pointwise import _wrap_out, _SAME, _Cast
 _castable = lambda fn: _Cast(fn + ": Expected result to be safely castable from {R} dtype, but got result with dtype {O}")
 _wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got: {O}", 'matrix_norm': "linalg.matrix_norm expected out tensor dtype {R} but got: {O}",
-                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': None,
+                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': None, 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
                       'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
                       'matrix_power': lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power'),
                       'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}"})
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #49f96d55
-_wrap_out(_OLD, {'cholesky': None})     # torch.cholesky (the Tensor method, already set from _OLD, takes no out=)
+_wrap_out(_OLD, {'cholesky': None, 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2})     # torch.cholesky (the Tensor method, already set from _OLD, takes no out=)

@@ -74,8 +74,8 @@ orgqr = householder_product
 Tensor.orgqr = householder_product
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #9dd47440
-from .._pointwise import _wrap_out, _Cast
-_wrap_out(globals(), {'tensorinv': _Cast("tensorinv: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")})
+from .._pointwise import _wrap_out, _Cast, _SAME
+_wrap_out(globals(), {'triangular_solve': (_SAME, _SAME), 'tensorsolve': None, 'householder_product': None, 'tensorinv': _Cast("tensorinv: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")})
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #52e99b27
 _wrap_out(globals(), {'cholesky_inverse': None, 'cholesky_solve': None})

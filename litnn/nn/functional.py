@@ -344,6 +344,7 @@ HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.w
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
 ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
                            lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x')
+for _c in (HardtanhBackward0, SoftshrinkBackward0, HardshrinkBackward0, ThresholdBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 
 # %% ../../nbs/40a_activation_functions.ipynb #2aa4f3ab
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -378,6 +379,9 @@ def hardshrink(input, lambd=0.5):
 def threshold(input, threshold, value, inplace=False):
     "x where x > threshold, else value."
     if getattr(input, 'dtype', None) is bool_: raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    for pos, name, v in ((2, 'threshold', threshold), (3, 'value', value)):   # torch's signature takes numbers (0-d tensors pass as one)
+        if not isinstance(v, (int, float, complex, Tensor)) and not hasattr(v, '__float__'):
+            raise TypeError(f"threshold(): argument '{name}' (position {pos}) must be Number, not {type(v).__name__}")
     return _elementwise(ThresholdBackward0, input, inplace, threshold=threshold, value=value)
 
 # %% ../../nbs/40a_activation_functions.ipynb #a26f5128
@@ -424,9 +428,9 @@ def logsigmoid(input):
     _float_only(input, LogSigmoidBackward0.kernel); return LogSigmoidBackward0.apply(input)
 
 # %% ../../nbs/40a_activation_functions.ipynb #1436c881
-from .._pointwise import _wrap_out, _FOUND, _OUT_FN
+from .._pointwise import _wrap_out, _FOUND, _OUT_FN, _SAME
 _OUT_FN['logsigmoid'] = 'log_sigmoid_forward'          # the kernel's name, in the message about autograd
-_wrap_out(globals(), {'softplus': _FOUND, 'softshrink': _FOUND, 'gelu': _FOUND, 'logsigmoid': "expected scalar type {R} but found {O}"})
+_wrap_out(globals(), {'linear': _SAME, 'hardshrink': _FOUND, 'softplus': _FOUND, 'softshrink': _FOUND, 'gelu': _FOUND, 'logsigmoid': "expected scalar type {R} but found {O}"})
 
 # %% ../../nbs/40a_activation_functions.ipynb #a9f4ba3f
 def softsign(input):
@@ -467,6 +471,7 @@ def glu(input, dim=-1):
 # %% ../../nbs/40a_activation_functions.ipynb #ce125aba
 class PreluKernelBackward0(Op):
     "x where x > 0, else weight * x, the weight broadcast along the channel dimension (1)."
+    _grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
     @staticmethod
     def _slopes(x, w):
         shape = [1] * x.ndim
@@ -506,6 +511,7 @@ def prelu(input, weight):
 # %% ../../nbs/40a_activation_functions.ipynb #e0a05bcc
 class RreluWithNoiseBackward0(Op):
     "x where x > 0, else noise * x; the noise drawn per element (training) or (lower+upper)/2."
+    _grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
     @staticmethod
     def forward(ctx, x, lower, upper, training, generator=None):
         a = x._data
@@ -545,8 +551,12 @@ from ..autograd.graph import _check_tensors
 from .._tensor import _follow_layout
 
 # %% ../../nbs/41_dropout.ipynb #0b81825d
-def _check_p(p):
+def _check_p(p, training=True, fn='dropout'):
+    "torch's checks of dropout's `p` (its Python code) and `training` (its C++ parser: a Python bool only, `fn`'s name)."
     if p < 0.0 or p > 1.0: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if type(training) is not bool:
+        t = type(training)
+        raise TypeError(f"{fn}(): argument 'train' (position 3) must be bool, not {'numpy.' if t.__module__ == 'numpy' else ''}{t.__name__}")
 
 def _kept(device, shape, p):
     """Which elements dropout keeps, each with probability 1 - p: on the CPU as PyTorch draws them (its `bernoulli_(1 - p)`:
@@ -567,7 +577,7 @@ def _mask(x, p):
 def dropout(input, p=0.5, training=True, inplace=False):
     "Zero each element with probability `p` and scale the rest by 1/(1-p), in training; else the identity."
     _check_tensors('dropout', dict(input=input))
-    _check_p(p)
+    _check_p(p, training)
     if not training or p == 0 or input._data.size == 0: return input
     if not input.dtype.is_floating_point: raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
     m = _mask(input, p)
@@ -607,12 +617,12 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
 # %% ../../nbs/41a_feature_dropout.ipynb #281de8aa
 def _unbatched(input, inplace, f):
     "Run `f` on `input` with a batch dimension of 1 added, then removed (as torch's dropout1d/3d)."
-    out = f(input.unsqueeze(0))
-    return input if inplace else out.squeeze(0)       # in place: written through the view into `input`
+    if inplace: return f(input.unsqueeze_(0)).squeeze_(0)    # torch's unsqueeze_/squeeze_ of `input` itself (refused on a leaf that requires grad)
+    return f(input.unsqueeze(0)).squeeze(0)
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     "Zero whole channels of a (N, C, L) or (C, L) input with probability `p`, in training."
-    _check_p(p)
+    _check_p(p, training, 'feature_dropout')
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists to "
                            "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
@@ -629,7 +639,7 @@ def _deprecated_rank(name, n, ndim):
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     "Zero whole channels of a (N, C, H, W) input with probability `p`, in training (a 3-D input is taken as (N, C, L))."
-    _check_p(p)
+    _check_p(p, training, 'feature_dropout')
     if input.dim() not in (3, 4): _deprecated_rank('dropout2d', 2, input.dim())
     if input.dim() == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
@@ -640,7 +650,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     "Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability `p`, in training."
-    _check_p(p)
+    _check_p(p, training, 'feature_dropout')
     if input.dim() not in (4, 5): _deprecated_rank('dropout3d', 3, input.dim())
     f = lambda x: _dropout_impl(x, p, training, inplace, True, False)
     return f(input) if input.dim() == 5 else _unbatched(input, inplace, f)
@@ -648,12 +658,12 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     "Dropout that keeps a SELU network's mean and variance: dropped units at -λα, then an affine correction."
     _check_tensors('alpha_dropout', dict(input=input))
-    _check_p(p); return _dropout_impl(input, p, training, inplace, False, True)
+    _check_p(p, training, 'alpha_dropout'); return _dropout_impl(input, p, training, inplace, False, True)
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     "alpha_dropout of whole channels."
     _check_tensors('feature_alpha_dropout', dict(input=input))
-    _check_p(p); return _dropout_impl(input, p, training, inplace, True, True)
+    _check_p(p, training, 'feature_alpha_dropout'); return _dropout_impl(input, p, training, inplace, True, True)
 
 # %% ../../nbs/42_conv.ipynb #379b1287
 import itertools
@@ -1351,6 +1361,7 @@ def _indices(tap, geo):
 class MaxPool2DWithIndicesBackward0(Op):
     "max_pool2d: the maximum of each window; the gradient goes to the winner"
     on_arrays = True
+    _grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
     @staticmethod
     def forward(ctx, x, geo, return_indices=False):
         m, tap = _max(x._data, geo, ctx is not _NO_CTX or return_indices)
@@ -1416,6 +1427,7 @@ def _avg_t(g, geo):
 class AvgPool2DBackward0(_LinearMap): f = staticmethod(_avg)
 class AvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_avg_t)
 AvgPool2DBackward0.adjoint, AvgPool2DBackwardBackward0.adjoint = AvgPool2DBackwardBackward0, AvgPool2DBackward0
+AvgPool2DBackward0._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 
 # %% ../../nbs/43_pooling.ipynb #06c07814
 class _Separable:
@@ -1449,11 +1461,16 @@ def _adaptive_t(g, geo):
 class AdaptiveAvgPool2DBackward0(_LinearMap): f = staticmethod(_adaptive)
 class AdaptiveAvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_adaptive_t)
 AdaptiveAvgPool2DBackward0.adjoint, AdaptiveAvgPool2DBackwardBackward0.adjoint = AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackward0
+AdaptiveAvgPool2DBackward0._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 
 # %% ../../nbs/43_pooling.ipynb #9710c1c8
 def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     "PyTorch's argument parsing and checks for max_pool2d/avg_pool2d, then the geometry."
     _check_tensors(fn, dict(input=input))
+    if type(ceil_mode) is not bool:          # torch's parser takes a Python bool only
+        t = type(ceil_mode)
+        raise TypeError(f"{fn}(): argument 'ceil_mode'{' (position 6)' if fn == 'max_pool2d' else ''} must be bool, "
+                        f"not {'numpy.' if t.__module__ == 'numpy' else ''}{t.__name__}")
     k = _pool_pair(kernel_size, fn, 'kernel_size')
     s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
         _pool_pair(stride, fn, 'stride', "must either be omitted, a single int, or a tuple of two ints")
@@ -1545,6 +1562,7 @@ from .._tensor import _follow_layout
 # %% ../../nbs/44_batch_norm.ipynb #9dcd2cfa
 class NativeBatchNormBackward0(Op):
     "Normalize `x` over `dims` (with its own statistics, or `stats`), then scale by `weight` and shift by `bias`."
+    _grad_reads_input = (0, 1)   # torch's gradient is an operator that reads the input and the weight (not the bias): connected to them under create_graph (13_backprop_engine)
     @staticmethod
     def forward(ctx, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None):
         a = x._data; xp = array_namespace(a)
@@ -1970,6 +1988,7 @@ def _pick(xp, shape, t, cd):
 class NllLossBackward0(Op):
     "-weight[t] * input[..., t, ...], reduced; its gradient lands on the picked entries only."
     on_arrays = True
+    _grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
     @staticmethod
     def forward(ctx, x, target, weight, reduction, ignore_index):
         a, t = x._data, target._data; xp = array_namespace(a)
@@ -2372,6 +2391,9 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
 def _in_projection(query, key, value, w, b, ws=None):
     "q, k, v: one product when query, key and value are one tensor (self-attention), else one per input."
     if ws is None and query is key is value: return linear(query, w, b).chunk(3, -1)
+    for name, x, wi in zip(('query', 'key', 'value'), (query, key, value), ws or ()):   # torch's separate weights: each must fit its input
+        if wi.shape != (query.size(-1), x.size(-1)):
+            raise AssertionError(f"expecting {name} weights shape of {(query.size(-1), x.size(-1))}, but got {wi.shape}")
     ws = ws or w.chunk(3)
     bs = (None,) * 3 if b is None else b.chunk(3)
     return tuple(linear(x, wi, bi) for x, wi, bi in zip((query, key, value), ws, bs))
@@ -2552,6 +2574,10 @@ from ..autograd.graph import Op
 # %% ../../nbs/reference/nn/embedding_bag.ipynb #05062fc7
 def _bags(input, offsets, include_last_offset, per_sample_weights):
     "torch's preamble: a flat input, the start of each bag, and the flat per-sample weights."
+    for t in (input, offsets):     # torch refuses floating ids and offsets (integer and bool ones convert)
+        if t is not None and (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+                               f"but got {t.type()} instead (while checking arguments for embedding_bag)")
     if per_sample_weights is not None and input.shape != per_sample_weights.shape:
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the same "
                          f"shape as the input ({input.shape})")
@@ -2596,7 +2622,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if len(ids) and (ids.min() < 0 or ids.max() >= n) or np.any(np.diff(starts) < 0):
         raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be improved?  "
                            "If so, please report an enhancement request to PyTorch.)")
-    if flat._data.dtype.kind in 'iu' and flat.dtype.name not in ('int64', 'int32'): flat = flat.long()   # embedding_bag takes any integer ids
+    if flat._data.dtype.kind in 'iub' and flat.dtype.name not in ('int64', 'int32'): flat = flat.long()   # embedding_bag takes any integer ids
     rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)        # (n, D)
     bag, n_bags = _bag_of(starts, len(ids), include_last_offset)
     keep = (bag >= 0) & (ids != (weight.shape[0] + padding_idx if padding_idx is not None and padding_idx < 0 else padding_idx))
@@ -3738,6 +3764,8 @@ class ReflectionPad3DBackward0(_Padding): pass
 class ReplicationPad1DBackward0(_Padding): pass
 class ReplicationPad2DBackward0(_Padding): pass
 class ReplicationPad3DBackward0(_Padding): pass
+for _c in (ReflectionPad1DBackward0, ReflectionPad2DBackward0, ReflectionPad3DBackward0, ReplicationPad1DBackward0, ReplicationPad2DBackward0,
+           ReplicationPad3DBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 class CopySlices(_Padding): "circular padding: torch builds it by slice copies into a new row-major tensor, whatever its input's layout"
 
 _NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPad2DBackward0,
@@ -3914,7 +3942,9 @@ def _picked(input, idx, k):
     their shape in the message."""
     a = idx._data
     flat = a.reshape(a.shape[:-k] + (int(np.prod(a.shape[-k:])),))      # (the size, not -1: empty batches)
-    return GatherBackward0.apply(input.flatten(-k), key=_along(flat, flat.ndim - 1), index=idx).reshape(idx.shape)
+    v = GatherBackward0.apply(input.flatten(-k), key=_along(flat, flat.ndim - 1), index=idx)
+    if v.grad_fn is not None: v.grad_fn._grad_reads_input = True   # as torch's max-pool nodes: the gradient reads the input (13_backprop_engine)
+    return v.reshape(idx.shape)
 
 def _adaptive_max_indices(a, out):
     "Flat (per plane) index of the maximum of each adaptive window of array `a` (..., H, W)."
@@ -4150,6 +4180,7 @@ def _avg3_t(g, geo):
 class AvgPool3DBackward0(_LinearMap): f = staticmethod(_avg3)
 class AvgPool3DBackwardBackward0(_LinearMap): f = staticmethod(_avg3_t)
 AvgPool3DBackward0.adjoint, AvgPool3DBackwardBackward0.adjoint = AvgPool3DBackwardBackward0, AvgPool3DBackward0
+AvgPool3DBackward0._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #798b6b5e
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
@@ -4183,7 +4214,9 @@ def adaptive_avg_pool3d(input, output_size):
     if input._data.dtype.kind != 'f' and input.dtype.name != 'bfloat16': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dtype_name(input)}'")
     xp, dt = array_namespace(input._data), input._data.dtype
     Ad, Ah, Aw = (Tensor._make(xp.asarray(_averaging(n, o).T, dtype=dt)) for n, o in zip(input.shape[-3:], out))
-    y = (input @ Aw).transpose(-1, -2) @ Ah              # (..., D, OW, OH)
+    y = input @ Aw
+    if y.grad_fn is not None: y.grad_fn._grad_reads_input = True    # torch's gradient, one operator, reads the input (13_backprop_engine)
+    y = y.transpose(-1, -2) @ Ah                         # (..., D, OW, OH)
     return (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2).contiguous()   # torch's result is contiguous: .view works
 
 def _adaptive_max_indices3(a, out):

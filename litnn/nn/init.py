@@ -10,7 +10,7 @@ import math, warnings, numpy as np
 from ..backend import array_namespace, _generator, _TorchRng
 from .._tensor import Tensor
 from .._pointwise import where
-from .._creation import empty_like
+from .._creation import empty_like, _float_only
 from ..autograd.grad_mode import no_grad
 
 # %% ../../nbs/28_init.ipynb #e3a86d8c
@@ -140,6 +140,9 @@ def orthogonal_(tensor, gain=1, generator=None):
     "Fill `tensor` with a (semi-)orthogonal matrix times `gain`."
     if tensor.ndim < 2: raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0: return tensor
+    if not tensor.is_complex(): _float_only('normal_kernel_cpu', tensor.dtype)   # torch draws into the tensor's own dtype: integers have no normals
+    if not isinstance(gain, (int, float, Tensor)) and not hasattr(gain, '__float__'):
+        raise TypeError(f"mul_(): argument 'other' (position 1) must be Tensor, not {type(gain).__name__}")
     rows = tensor.size(0); cols = tensor.numel() // rows
     xp = array_namespace(tensor._data)
     rng = _generator(tensor.device, generator)
@@ -166,6 +169,7 @@ def dirac_(tensor, groups=1):
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     "Fill the 2-D `tensor` from N(0, std²), then zero ceil(sparsity * rows) random rows of each column."
     if tensor.ndim != 2: raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.numel() and not tensor.is_complex(): _float_only('normal_kernel_cpu', tensor.dtype)   # (normals in the tensor's dtype)
     rows, cols = tensor.shape
     rng, xp = _generator(tensor.device, generator), array_namespace(tensor._data)
     if isinstance(rng, _TorchRng):        # PyTorch's draws: normals, then one permutation of the rows per column,

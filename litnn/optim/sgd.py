@@ -25,6 +25,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0): raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
+        if fused and foreach: raise RuntimeError("`fused` and `foreach` cannot be `True` together.")   # (torch checks after the groups)
 
 # %% ../../nbs/50a_sgd.ipynb #e73b84a2
 @patch

@@ -21,6 +21,10 @@ class SparseAdam(Optimizer):
         for i in (0, 1):
             if not 0.0 <= betas[i] < 1.0: raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
+        for what, why, bad in (('Sparse', 'SparseAdam requires dense parameter tensors', lambda p: p.is_sparse),
+                               ('Complex', 'SparseAdam does not support complex parameters', lambda p: p.is_complex())):
+            at = [[i, j] for i, g in enumerate(self.param_groups) for j, p in enumerate(g['params']) if bad(p)]   # [group, index], as torch
+            if at: raise ValueError(f"{what} params at indices {at}: {why}")
 
     def step(self, closure=None):
         "Refuse the (always dense) gradients, as PyTorch does for dense gradients."

@@ -178,12 +178,15 @@ def _initial_states(self:RNNBase, input, hx, batch_sizes, sorted_indices, batche
         states = tuple(zeros(*size, s, dtype=input.dtype, device=input.device) for s in sizes)
     else:
         states = tuple(hx) if lstm else (hx,)
+        if lstm and len(states) != 2: raise RuntimeError("lstm expects two hidden states")
         if batch_sizes is None:
             rank = 3 if batched else 2
             if any(s.dim() != rank for s in states):
                 got = f"({', '.join(f'{s.dim()}-D' for s in states)}) tensors" if lstm else f"{states[0].dim()}-D tensor"
                 raise RuntimeError(f"For {'batched 3' if batched else 'unbatched 2'}-D input, hx{' and cx' if lstm else ''} should also be {rank}-D but got {got}")
             if not batched: states = tuple(s.unsqueeze(1) for s in states)
+        if lstm and any(s.dtype != input.dtype for s in states):   # (the RNN's and GRU's products refuse a mix; the LSTM's fused step would promote)
+            raise RuntimeError(f"LSTM: hx and cx must have the input's dtype {input.dtype}, but got {states[0].dtype} and {states[1].dtype}")
     self.check_forward_args(input, states if lstm else states[0], batch_sizes)
     if sorted_indices is not None: states = tuple(s.index_select(1, sorted_indices) for s in states)
     return states
@@ -324,6 +327,8 @@ def _cell_args(cell, input, hx, n_states):
     "The input and `n_states` states as 2-D batches (zeros for a missing hx), checked as torch checks them; and whether the input was batched."
     name = type(cell).__name__
     if input.dim() not in (1, 2): raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+    if n_states == 2 and hx is not None and input.dim() == 2 and not isinstance(hx, (tuple, list)):   # (unbatched, torch unpacks hx[0], hx[1])
+        raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not {type(hx).__name__}")
     states = None if hx is None else (hx,) if n_states == 1 else tuple(hx)
     for k, h in enumerate(states or ()):
         what = 'hidden' if n_states == 1 else f'hx[{k}]'

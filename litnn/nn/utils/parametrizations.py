@@ -10,7 +10,7 @@ from enum import Enum, auto
 from ...backend import array_namespace, patch
 from ..._tensor import Tensor
 from ..._creation import eye, randn, zeros_like
-from ..._tensor import finfo
+from ..._tensor import finfo, _wrap_dim
 from ...autograd.grad_mode import no_grad
 from ..._pointwise import allclose, where
 from ..._products import mv, vdot
@@ -27,6 +27,7 @@ from . import parametrize
 def norm_except_dim(v:Tensor, pow:float=2, dim:int=0):
     "The `pow`-norm of `v` over every dimension but `dim` (kept, size 1); `dim=-1`: the norm of all of `v`."
     if dim == -1: return vector_norm(v, pow)
+    dim = _wrap_dim(dim, v.ndim)          # torch's IndexError for a dim out of range (a negative one counts from the end)
     return vector_norm(v, pow, dim=[d for d in range(v.ndim) if d != dim], keepdim=True)
 
 def _weight_norm(v:Tensor, g:Tensor, dim:int=0):

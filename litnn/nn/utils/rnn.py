@@ -62,15 +62,20 @@ _UNSORTED = ("`lengths` array must be sorted in decreasing order when `enforce_s
 def _lengths(lengths):
     "Lengths as a CPU int64 numpy array, from a list or a tensor."
     if isinstance(lengths, Tensor): lengths = lengths.cpu().numpy()
-    return np.asarray(lengths).astype(np.int64).reshape(-1)
+    a = np.asarray(lengths)
+    if a.dtype.kind in 'USO': raise ValueError(f"too many dimensions '{dict(U='str', S='bytes').get(a.dtype.kind, 'object')}'")   # torch.as_tensor's words
+    return a.astype(np.int64).reshape(-1)
 
 def _pack(input, lengths, batch_first):
     "The rows of padded `input` (sorted, longest first) step by step, and the batch size at each step."
+    if input.dim() < 2: input.size(1)        # torch's IndexError: no batch dimension
     x = input.transpose(0, 1) if batch_first else input
     T, B = x.shape[:2]
     if len(lengths) != B: raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} (batch_size={B})")
     if B and lengths[-1] <= 0: raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0")
     if (np.diff(lengths) > 0).any(): raise RuntimeError(_UNSORTED)
+    if B and lengths[0] > T:    # (torch's kernel reads past the end of the padded batch here; litnn refuses)
+        raise RuntimeError(f"Expected every length to be at most the padded sequence length {T}, but found a length of {lengths[0]}")
     batch_sizes = (lengths[None, :] > np.arange(lengths[0] if B else 0)[:, None]).sum(1)
     rows = np.concatenate([t * B + np.arange(b) for t, b in enumerate(batch_sizes)] + [np.zeros(0, np.int64)])
     data = x.reshape(T * B, *x.shape[2:])[tensor(rows, device=x.device)]
@@ -89,6 +94,8 @@ def pack_padded_sequence(input, # (T, B, *) padded sequences, or (B, T, *) with 
 
     ```
     '''
+    if (lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)) != 1:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)}D cpu Long tensor")
     lengths = _lengths(lengths)
     sorted_indices = None
     if not enforce_sorted:
@@ -150,7 +157,7 @@ def unpad_sequence(padded_sequences, # (T, B, *), or (B, T, *) with `batch_first
                    lengths, batch_first=False):
     "The list of sequences of a padded batch, each cut to its length."
     x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)   # (torch transposes the caller's tensor in place)
-    return [seq[:int(n)] for seq, n in zip(x, _lengths(lengths))]
+    return [seq[:int(n)] for seq, n in zip(x, _lengths(lengths), strict=True)]
 
 def pack_sequence(sequences, enforce_sorted=True):
     "Pack a list of sequences (longest first, unless `enforce_sorted=False`)."

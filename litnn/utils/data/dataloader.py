@@ -29,6 +29,8 @@ def _tensor_batch(dataset, index):
 def _check_workers(num_workers, timeout, prefetch_factor, persistent_workers):
     "torch's checks of the multiprocessing options, and a warning that litnn loads in the main process."
     if num_workers < 0: raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+    if num_workers > 0 and not hasattr(num_workers, '__index__'):   # torch starts range(num_workers) workers
+        raise TypeError(f"'{type(num_workers).__name__}' object cannot be interpreted as an integer")
     if timeout < 0: raise ValueError("timeout option should be non-negative")
     if num_workers == 0 and prefetch_factor is not None:
         raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to enable "

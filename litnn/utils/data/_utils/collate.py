@@ -12,7 +12,7 @@ import collections.abc, copy, re
 import numpy as np
 from ....backend import float64
 from ...._tensor import Tensor, strided
-from ...._creation import tensor
+from ...._creation import tensor, as_tensor
 
 # %% ../../../../nbs/53b_collation.ipynb #3d5cdcc4
 np_str_obj_array_pattern = re.compile(r"[SaUO]")   # numpy dtype codes of strings and objects: not numbers (torch's names)
@@ -62,7 +62,7 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
     "numpy arrays as tensors, collated again (so stacked); arrays of strings or objects refused."
     elem = batch[0]
     if np_str_obj_array_pattern.search(elem.dtype.str): raise TypeError(default_collate_err_msg_format.format(elem.dtype))
-    return collate([tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+    return collate([as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)   # (torch's as_tensor: a tensor among the arrays passes as is)
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None): return tensor(np.asarray(batch))   # numpy's dtype kept
 def collate_float_fn(batch, *, collate_fn_map=None): return tensor(batch, dtype=float64)

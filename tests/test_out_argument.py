@@ -1,0 +1,124 @@
+"""`out=` against torch 2.13: functions that take it, the object returned, values written, and torch's refusals of an
+out of another dtype (the kernels that check it before casting). Inputs are those on which torch's OpInfo samples
+showed a difference."""
+import warnings
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+A = np.random.default_rng(0).standard_normal((3, 3)).astype(np.float32)
+SPD = (A @ A.T + 3 * np.eye(3)).astype(np.float32)
+IDX = np.array([[0, 2, 1], [1, 0, 0], [2, 2, 0]])
+
+
+def both(f):
+    "f(torch) and f(litnn): (result, out) of each, or the exception type."
+    res = []
+    for lib in (torch, litnn):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                res.append(f(lib))
+        except Exception as e:
+            res.append(type(e))
+    return res
+
+
+def arr(lib, a, dtype=None):
+    t = lib.tensor(a)
+    return t if dtype is None else t.to(getattr(lib, dtype))
+
+
+def outs(lib, shapes, dtypes):
+    return tuple(lib.zeros(s, dtype=getattr(lib, d)) for s, d in zip(shapes, dtypes))
+
+
+# (name, call(lib, *outs), result shapes, result dtypes)
+CASES = [
+    ('polygamma', lambda L, o: L.polygamma(1, arr(L, A), out=o), [(3, 3)], ['float32']),
+    ('signbit', lambda L, o: L.signbit(arr(L, A), out=o), [(3, 3)], ['bool']),
+    ('isposinf', lambda L, o: L.isposinf(arr(L, A), out=o), [(3, 3)], ['bool']),
+    ('isneginf', lambda L, o: L.isneginf(arr(L, A), out=o), [(3, 3)], ['bool']),
+    ('renorm', lambda L, o: L.renorm(arr(L, A), 2, 0, 1., out=o), [(3, 3)], ['float32']),
+    ('take_along_dim', lambda L, o: L.take_along_dim(arr(L, A), arr(L, IDX), 1, out=o), [(3, 3)], ['float32']),
+    ('scatter_reduce', lambda L, o: L.scatter_reduce(arr(L, A), 0, arr(L, IDX), arr(L, A), 'amax', out=o), [(3, 3)], ['float32']),
+    ('index_reduce', lambda L, o: L.index_reduce(arr(L, A), 0, arr(L, IDX[0]), arr(L, A), 'prod', out=o), [(3, 3)], ['float32']),
+    ('expand_copy', lambda L, o: L.expand_copy(arr(L, A), (2, 3, 3), out=o), [(2, 3, 3)], ['float32']),
+    ('permute_copy', lambda L, o: L.permute_copy(arr(L, A), (1, 0), out=o), [(3, 3)], ['float32']),
+    ('narrow_copy', lambda L, o: L.narrow_copy(arr(L, A), 1, 1, 2, out=o), [(3, 2)], ['float32']),
+    ('t_copy', lambda L, o: L.t_copy(arr(L, A), out=o), [(3, 3)], ['float32']),
+    ('tril', lambda L, o: L.tril(arr(L, A), out=o), [(3, 3)], ['float32']),
+    ('scatter_add', lambda L, o: L.scatter_add(arr(L, A), 0, arr(L, IDX), arr(L, A), out=o), [(3, 3)], ['float32']),
+    ('quantile', lambda L, o: L.quantile(arr(L, A), 0.3, dim=1, out=o), [(3,)], ['float32']),
+    ('histc', lambda L, o: L.histc(arr(L, A), 4, out=o), [(4,)], ['float32']),
+    ('isin', lambda L, o: L.isin(arr(L, A), arr(L, A[0]), out=o), [(3, 3)], ['bool']),
+    ('nan_to_num', lambda L, o: L.nan_to_num(arr(L, A), out=o), [(3, 3)], ['float32']),
+    ('conj_physical', lambda L, o: L.conj_physical(arr(L, A), out=o), [(3, 3)], ['float32']),
+    ('float_power', lambda L, o: L.float_power(arr(L, A), 2, out=o), [(3, 3)], ['float64']),
+    ('frexp', lambda L, o1, o2: L.frexp(arr(L, A), out=(o1, o2)), [(3, 3), (3, 3)], ['float32', 'int32']),
+    ('F.linear', lambda L, o: L.nn.functional.linear(arr(L, A), arr(L, A), out=o), [(3, 3)], ['float32']),
+    ('F.hardshrink', lambda L, o: L.nn.functional.hardshrink(arr(L, A), out=o), [(3, 3)], ['float32']),
+    ('linalg.svd', lambda L, *o: L.linalg.svd(arr(L, A), out=o), [(3, 3), (3,), (3, 3)], ['float32'] * 3),
+    ('svd', lambda L, *o: L.svd(arr(L, A), out=o), [(3, 3), (3,), (3, 3)], ['float32'] * 3),
+    ('linalg.qr', lambda L, *o: L.linalg.qr(arr(L, A), out=o), [(3, 3), (3, 3)], ['float32'] * 2),
+    ('qr', lambda L, *o: L.qr(arr(L, A), out=o), [(3, 3), (3, 3)], ['float32'] * 2),
+    ('linalg.eigh', lambda L, *o: L.linalg.eigh(arr(L, SPD), out=o), [(3,), (3, 3)], ['float32'] * 2),
+    ('linalg.slogdet', lambda L, *o: L.linalg.slogdet(arr(L, A), out=o), [(), ()], ['float32'] * 2),
+    ('linalg.inv_ex', lambda L, *o: L.linalg.inv_ex(arr(L, A), out=o), [(3, 3), ()], ['float32', 'int32']),
+    ('linalg.solve_ex', lambda L, *o: L.linalg.solve_ex(arr(L, A), arr(L, A), out=o), [(3, 3), ()], ['float32', 'int32']),
+    ('linalg.cholesky_ex', lambda L, *o: L.linalg.cholesky_ex(arr(L, SPD), out=o), [(3, 3), ()], ['float32', 'int32']),
+    ('linalg.solve_triangular', lambda L, o: L.linalg.solve_triangular(arr(L, SPD), arr(L, A), upper=True, out=o), [(3, 3)], ['float32']),
+    ('triangular_solve', lambda L, *o: L.triangular_solve(arr(L, A), arr(L, SPD), out=o), [(3, 3), (3, 3)], ['float32'] * 2),
+    ('linalg.tensorsolve', lambda L, o: L.linalg.tensorsolve(arr(L, SPD), arr(L, A[0]), out=o), [(3,)], ['float32']),
+    ('linalg.householder_product', lambda L, o: L.linalg.householder_product(arr(L, A), arr(L, A[0, :2]), out=o), [(3, 3)], ['float32']),
+]
+OTHER = {'float32': ['float64', 'int64'], 'bool': ['int64', 'float32'], 'float64': ['complex128', 'int64'], 'int32': ['int64']}
+
+
+def check(case, dtypes, shapes=None):
+    name, f, sh, _ = case
+    shapes = sh if shapes is None else shapes
+    t, l = both(lambda L: (lambda o: (f(L, *o), o))(outs(L, shapes, dtypes)))
+    if isinstance(t, type) or isinstance(l, type):
+        assert t == l, f'{name} {dtypes} {shapes}: torch {t} litnn {l}'
+        return
+    (tr, to), (lr, lo) = t, l
+    tr, lr = (tr, lr) if isinstance(tr, tuple) else ((tr,), (lr,))
+    for a, b, ob in zip(tr, lr, lo):
+        assert b is ob                                     # the result is the out tensor itself
+        assert tuple(b.shape) == tuple(a.shape) and str(b.dtype).split('.')[-1] == str(a.dtype).split('.')[-1]
+        if 'svd' not in name and 'qr' not in name and 'eigh' not in name:      # (signs of singular/eigen vectors)
+            np.testing.assert_allclose(b.numpy().astype(np.float64), a.numpy().astype(np.float64), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c[0] for c in CASES])
+def test_out_right_dtype_and_shape(case):
+    check(case, case[3])
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c[0] for c in CASES])
+def test_out_of_another_dtype_same_exception_as_torch(case):
+    for i, d in enumerate(case[3]):
+        for other in OTHER[d]:
+            check(case, case[3][:i] + [other] + case[3][i + 1:])
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c[0] for c in CASES])
+def test_out_resized(case):
+    check(case, case[3], [(7,)] * len(case[2]))
+    check(case, case[3], [(0,)] * len(case[2]))
+
+
+@pytest.mark.parametrize('factory', ['zeros', 'ones', 'empty', 'eye', 'arange', 'linspace', 'logspace', 'full'])
+def test_factory_dtype_must_match_out(factory):
+    args = {'zeros': (3,), 'ones': (3,), 'empty': (3,), 'eye': (3,), 'arange': (3,), 'linspace': (0, 1, 3), 'logspace': (0, 1, 3), 'full': ((3,), 2.)}[factory]
+    t, l = both(lambda L: getattr(L, factory)(*args, dtype=L.float32, out=L.zeros(3, dtype=L.float64)))
+    assert t is RuntimeError and l is RuntimeError
+    t, l = both(lambda L: getattr(L, factory)(*args, out=L.zeros(3, dtype=L.float64)).dtype)   # no dtype: out's
+    assert str(t).split('.')[-1] == str(l).split('.')[-1] == 'float64'
+
+
+@pytest.mark.parametrize('f', ['hstack', 'vstack', 'dstack', 'column_stack'])
+def test_stacking_out_of_a_narrower_dtype_is_a_type_error(f):
+    t, l = both(lambda L: getattr(L, f)([L.ones(2), L.ones(2)], out=L.zeros(2, dtype=L.int64)))
+    assert t is TypeError and l is TypeError
