@@ -6,7 +6,7 @@
 __all__ = ['MeanBackward1', 'MeanBackward0', 'mean', 'sum', 'VarBackward0', 'StdBackward0', 'var', 'std', 'AmaxBackward0', 'AminBackward0', 'MaxBackward1', 'MinBackward1', 'MaxBackward0', 'MinBackward0', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'frobenius_norm', 'nuclear_norm', 'norm_except_dim', 'segment_reduce', 'trapezoid', 'cumulative_trapezoid', 'trapz', 'renorm', 'ProdBackward1', 'ProdBackward0', 'prod', 'LogsumexpBackward0', 'logsumexp', 'LinalgVectorNormBackward0', 'all', 'any', 'CumsumBackward0', 'cumsum', 'CumprodBackward0', 'cumprod', 'CummaxBackward0', 'CumminBackward0', 'cummax', 'cummin', 'LogcumsumexpBackward0', 'logcumsumexp', 'trace', 'dist', 'count_nonzero', 'nansum', 'nanmean', 'quantile', 'nanquantile', 'cov', 'corrcoef', 'var_mean', 'std_mean', 'aminmax']
 
 # %% ../nbs/16_reductions.ipynb #c9272240
-import builtins, math, numpy as np
+import builtins, math, warnings, numpy as np
 from .backend import array_namespace, to_dtype
 from ._tensor import Tensor, _as_array, _wrap_dim, _dim_tuple, _LEGACY, _dtype_name
 from .autograd.graph import Op, _check_tensors
@@ -101,13 +101,19 @@ def _var_std(a, fn, dim, correction, keepdim):
         v = _var_std(a.real, 'var', dim, correction, keepdim) + _var_std(a.imag, 'var', dim, correction, keepdim)
         return v if fn == 'var' else xp.sqrt(v)
     wide = a.astype(np.float64) if a.dtype.itemsize < 8 else a
-    if not wide.size: return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
+    if not wide.size:                # NaN (or empty); _var has warned in torch's words, numpy's own warning is noise
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', RuntimeWarning)
+            return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
     _, e = xp.frexp(xp.abs(wide).max(axis=dim, keepdims=True))     # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
     dev = xp.ldexp(wide, -e)                                        # exact scaling: squares near 1
     dev -= dev.mean(axis=dim, keepdims=True)                         # numpy's two passes, written out: CuPy's var gives NaN
     dev -= dev.mean(axis=dim, keepdims=True)                         # again: the mean's rounding, where deviations are tiny
     n = math.prod(a.shape[d] for d in dim)                           # where no degrees of freedom are left, torch (and numpy) inf
-    out = (dev * dev).sum(axis=dim, keepdims=True) / builtins.max(n - correction, 0)
+    ss = (dev * dev).sum(axis=dim, keepdims=True)
+    if n - correction > 0: out = ss / (n - correction)
+    else:                                                            # inf or NaN, silently: _var has warned in torch's words
+        with np.errstate(divide='ignore', invalid='ignore'): out = ss / 0
     out = xp.ldexp(out, 2 * e) if fn == 'var' else xp.ldexp(xp.sqrt(out), e)
     return (out if keepdim else out.reshape([s for i, s in enumerate(a.shape) if i not in dim])).astype(a.dtype, copy=False)
 
@@ -120,14 +126,19 @@ def _safe_div(n, d):
     return where(z, 0., n / where(z, 1., d))
 
 # %% ../nbs/16_reductions.ipynb #ccf5abbc
-def _var(cls, x, dim, unbiased, keepdim, correction):
+def _var(cls, x, dim, unbiased, keepdim, correction, name=None):
     if isinstance(dim, builtins.bool): dim, unbiased = None, dim          # legacy var(input, unbiased)
     if unbiased is not None and correction is not None:                   # torch's signatures take one or the other
         raise TypeError(f"{cls.fn}() received an invalid combination of arguments - got both unbiased and correction, but expected one of: "
                         "(dim, bool unbiased = True, bool keepdim = False), (dim = None, *, correction = None, bool keepdim = False)")
     c = correction if correction is not None else 1 if unbiased is None else builtins.int(unbiased)
     if not _float_dtype(x): raise RuntimeError("std and var only support floating point and complex dtypes")
-    return cls.apply(x, dim=_rdims(x, dim), correction=c, keepdim=keepdim)
+    dims = _rdims(x, dim)
+    out = math.prod(s for d, s in enumerate(x.shape) if d not in dims)
+    if x.numel() // builtins.max(out, 1) - c <= 0:     # torch's reduction factor: an empty input has none
+        warnings.warn(f"{name or cls.fn}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+                      "(input numel divided by output numel).", UserWarning, stacklevel=3)
+    return cls.apply(x, dim=dims, correction=c, keepdim=keepdim)
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "The variance over `dim`, divided by `n - correction` (1 by default)."
@@ -442,7 +453,8 @@ class ProdBackward1(Op):
     "prod along a dim"
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
-        out = x._data.prod(axis=dim, keepdims=keepdim)
+        with np.errstate(over='ignore', invalid='ignore'):    # an overflow is inf, silently, as torch's (numpy would warn from its own module)
+            out = x._data.prod(axis=dim, keepdims=keepdim)
         if out.dtype != x._data.dtype: out = out.astype(x._data.dtype)    # prod(dtype=torch.bool): numpy multiplies bools into int64
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, x._data, dim, keepdim)
         return out
@@ -910,19 +922,20 @@ for _f in (cov, corrcoef): setattr(Tensor, _f.__name__, _f)
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #7272e459
 from ._tensor import Tensor, _wrap_dim, _int_arg
 from ._pointwise import return_types
+from ._reductions import _var, VarBackward0, StdBackward0   # defined in this module by 16_reductions
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #9c97be39
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(variance, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim        # var_mean(x, False): torch's `unbiased` overload
     if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("var_mean only support floating point and complex dtypes")
-    return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+    return _var(VarBackward0, input, dim, unbiased, keepdim, correction, 'var_mean'), input.mean(dim, keepdim)
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(standard deviation, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim
     if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("std_mean only support floating point and complex dtypes")
-    return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+    return _var(StdBackward0, input, dim, unbiased, keepdim, correction, 'std_mean'), input.mean(dim, keepdim)
 
 return_types.aminmax = _named_tuple('aminmax', ('min', 'max'))
 

@@ -797,3 +797,32 @@ def test_a_tensor_given_for_alpha_is_read_as_its_number(name, dtype, alpha):
         try: return f(y, alpha=alpha(T)).float().tolist()
         except Exception as e: return type(e), str(e)
     assert run(litnn) == run(torch)
+
+
+_NO_DOF = [lambda L, x: x.var(0, correction=2), lambda L, x: x.std(0, correction=3), lambda L, x: L.var_mean(x, 0, correction=2)[0],
+           lambda L, x: L.std_mean(x, 0, correction=2)[0], lambda L, x: x[:0].var(), lambda L, x: x[:1, 0].var(),
+           lambda L, x: x[:0].var(1), lambda L, x: x[:0].var(0), lambda L, x: x.var(0, correction=1.5), lambda L, x: x.var()]
+
+
+@pytest.mark.parametrize('i', range(len(_NO_DOF)))
+def test_no_degrees_of_freedom_warn_in_torchs_words_only(i):
+    "var/std with no degrees of freedom left: torch's UserWarning (naming var, std, var_mean or std_mean), no numpy warning."
+    import warnings
+    res = []
+    for L in (torch, litnn):
+        x = L.tensor(np.arange(6.).reshape(2, 3) ** 1.5, dtype=L.float32)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always', UserWarning)     # (RuntimeWarnings keep the filters litnn installs)
+            r = _NO_DOF[i](L, x)
+        res.append(([str(m.message).split(' (Triggered')[0] for m in w if issubclass(m.category, UserWarning)],
+                    [m for m in w if issubclass(m.category, RuntimeWarning)], r.numpy()))
+    assert res[1][0] == res[0][0] and res[1][1] == []
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-6)
+
+
+def test_prod_overflows_to_inf_silently_as_torch():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert litnn.tensor([1e38, 1e38]).prod().item() == torch.tensor([1e38, 1e38]).prod().item() == float('inf')
+        assert litnn.tensor([[1e38, 1e38]]).prod(1).tolist() == [float('inf')]
