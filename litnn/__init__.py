@@ -144,7 +144,8 @@ def is_tensor(obj):
 # %% ../nbs/11a_creating_and_converting.ipynb #db3d2af5
 def set_default_dtype(d):
     "Set the dtype Python floats become; only float32 and float64 (and the halves) make sense."
-    d = B.to_dtype(d)
+    if type(d) is not B.dtype:     # a name, a NumPy dtype, even `float`: torch's C++ takes only its dtypes here
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     B._default['dtype'] = d
@@ -654,10 +655,10 @@ from . import signal     # torch.signal: reference/signal/windows/windows
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #a959994c
 import sys
 from ._tensor import Tensor
-from ._python_arg_parser import _accept_numpy_names
+from ._python_arg_parser import _parse_as_torch
 _litnn = sys.modules['litnn']
-_accept_numpy_names([vars(m) for m in (_litnn, _litnn.linalg, _litnn.special, _litnn.fft)], Tensor, vars(_litnn.nn.functional))
-del _accept_numpy_names, _litnn      # (the namespace is complete here; run again, this changes nothing)
+_parse_as_torch([vars(m) for m in (_litnn, _litnn.linalg, _litnn.special, _litnn.fft)], Tensor, vars(_litnn.nn.functional))
+del _parse_as_torch, _litnn      # (the namespace is complete here; run again, this changes nothing)
 
 # %% ../nbs/reference/xpu.ipynb #03835175
 from . import xpu, mps, mtia         # torch imports them too: device-picking code asks each (reference/xpu, mps, mtia)

@@ -348,7 +348,8 @@ def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
     if steps < 0: raise RuntimeError("number of steps must be non-negative")
-    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))     # 0-d tensors as bounds: their numbers
+    # 0-d tensors as bounds: their numbers, read from the array (inside vmap that falls back to the per-sample loop, as torch's)
+    start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))
     d = None if dtype is None else to_dtype(dtype)
     if builtins.any(isinstance(v, builtins.complex) for v in (start, end)):     # complex bounds: a complex range, as torch infers it
         c = get_default_dtype().to_complex()
@@ -713,6 +714,7 @@ zero_ = _function('zero_', Tensor.zero_, __name__)
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #517858fc
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     "`steps` values from base**start to base**end, evenly spaced in the exponent."
+    start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))     # 0-d tensor bounds: as linspace
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # as linspace

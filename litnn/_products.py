@@ -12,6 +12,7 @@ from .backend import array_namespace
 from .autograd.graph import Op, _check_tensors, _broadcast_shape
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath, ViewBackward0
 from .autograd.grad_mode import _Mode
+from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
 from . import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../nbs/16a_matrix_products.ipynb #5b1f0c2a
@@ -246,6 +247,7 @@ def _scaled_sum(c, a, b, beta, alpha, product):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     "beta * input + alpha * (mat1 @ mat2), `input` broadcast to the product's shape."
+    beta, alpha = _alpha_number(beta, 'addmm', 'beta'), _alpha_number(alpha, 'addmm')
     if amp._active: input, mat1, mat2 = amp._autocast('addmm', input, mat1, mat2)
     if mat1.layout is not strided or mat2.layout is not strided:     # reference/sparse: a sparse operand
         p = _sparse_mm(mat1, mat2, 'addmm')
@@ -275,6 +277,7 @@ from .backend import array_namespace
 from ._tensor import Tensor, _wrap_dim, _array_of
 from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _reduce, _shape
+from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
 import math, numpy as np
 
 # %% ../nbs/reference/torch/products.ipynb #aba2fee1
@@ -396,6 +399,7 @@ def _sizes_of(fn, *dims):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * (batch1 @ batch2), a batch of matrix products."
+    beta, alpha = _alpha_number(beta, 'baddbmm', 'beta'), _alpha_number(alpha, 'baddbmm')
     if isinstance(input, Tensor) and input._data.dtype == batch1._data.dtype != batch2._data.dtype:
         raise RuntimeError(f"expected scalar type {_dtype_name(batch1)} but found {_dtype_name(batch2)}")
     if isinstance(input, Tensor) and not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
@@ -413,6 +417,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 # %% ../nbs/reference/torch/products.ipynb #73d35e22
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * Σ_b batch1[b] @ batch2[b]."
+    beta, alpha = _alpha_number(beta, 'addbmm', 'beta'), _alpha_number(alpha, 'addbmm')
     for names, x, y in ((('self', 'mat2'), input, batch2), (('mat1', 'mat2'), batch1, batch2)):     # torch's order, through addmm
         if isinstance(x, Tensor) and x._data.dtype != y._data.dtype:
             raise RuntimeError(f"{names[0]} and {names[1]} must have the same dtype, but got {_dtype_name(x)} and {_dtype_name(y)}")
@@ -424,6 +429,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     "beta * input + alpha * (mat @ vec)."
+    beta, alpha = _alpha_number(beta, 'addmv', 'beta'), _alpha_number(alpha, 'addmv')
     if mat.dim() != 2 or vec.dim() != 1 or len(_shape(input)) > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {len(_shape(input))}, {mat.dim()}, {vec.dim()}")
     if mat.shape[1] != vec.shape[0] or _shape(input) not in ((), (1,), (mat.shape[0],)):
@@ -435,9 +441,14 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 # %% ../nbs/reference/torch/products.ipynb #85517268
 Tensor.baddbmm, Tensor.addbmm, Tensor.addmv = baddbmm, addbmm, addmv
-Tensor.baddbmm_ = lambda self, b1, b2, *, beta=1, alpha=1: self.copy_(baddbmm(self, b1, b2, beta=beta, alpha=alpha))
-Tensor.addbmm_ = lambda self, b1, b2, *, beta=1, alpha=1: self.copy_(addbmm(self, b1, b2, beta=beta, alpha=alpha))
-Tensor.addmv_ = lambda self, m, v, *, beta=1, alpha=1: self.copy_(addmv(self, m, v, beta=beta, alpha=alpha))
+def _into_self(f):
+    "`Tensor.f_`: f's result copied into self; a tensor given for beta/alpha is read under the name `f_`, as torch's messages."
+    def f_(self, a, b, *, beta=1, alpha=1):
+        return self.copy_(f(self, a, b, beta=_alpha_number(beta, f_.__name__, 'beta'), alpha=_alpha_number(alpha, f_.__name__)))
+    f_.__name__ = f_.__qualname__ = f.__name__ + '_'
+    return f_
+
+for _f in (baddbmm, addbmm, addmv): setattr(Tensor, _f.__name__ + '_', _into_self(_f))
 
 # %% ../nbs/reference/torch/products_inplace_and_householder.ipynb #38c11602
 import numpy as np
@@ -446,12 +457,13 @@ from ._tensor import Tensor, _dtype_name
 from .autograd.graph import Op
 from ._pointwise import _named_tuple, return_types
 from ._products import addmm
+from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
 from ._views import cat
 
 # %% ../nbs/reference/torch/products_inplace_and_householder.ipynb #52326f30
 def _addmm_(self, mat1, mat2, *, beta=1, alpha=1):
     "`self = beta·self + alpha·mat1 @ mat2`, in place."
-    return self.copy_(addmm(self, mat1, mat2, beta=beta, alpha=alpha))
+    return self.copy_(addmm(self, mat1, mat2, beta=_alpha_number(beta, 'addmm_', 'beta'), alpha=_alpha_number(alpha, 'addmm_')))
 
 Tensor.addmm_ = _addmm_
 
@@ -714,10 +726,12 @@ def hsmm(mat1, mat2):
 from .backend import patch
 from ._tensor import Tensor
 from .autograd.broadcasting import _float_dtype
+from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #50cb4336
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     "beta * input + alpha * outer(vec1, vec2)."
+    beta, alpha = _alpha_number(beta, 'addr', 'beta'), _alpha_number(alpha, 'addr')
     if not _float_dtype(input):                  # integers and bools
         for name, v in (('beta', beta), ('alpha', alpha)):
             if isinstance(v, float): raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
@@ -730,7 +744,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return (alpha * o if alpha != 1 else o) + (beta * input if beta != 0 else input.new_zeros(input.shape))
 
 @patch
-def addr_(self:Tensor, vec1, vec2, *, beta=1, alpha=1): return self.copy_(addr(self, vec1, vec2, beta=beta, alpha=alpha))
+def addr_(self:Tensor, vec1, vec2, *, beta=1, alpha=1):
+    return self.copy_(addr(self, vec1, vec2, beta=_alpha_number(beta, 'addr_', 'beta'), alpha=_alpha_number(alpha, 'addr_')))
 Tensor.addr = addr
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #3ada8669

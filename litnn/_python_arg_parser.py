@@ -6,7 +6,9 @@
 __all__ = []
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #37a79a0d
-import functools, inspect, types
+import builtins, functools, inspect, types
+from .backend import dtype
+from .nn.functional import _type_name   # torch's way of naming a wrong argument's type
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #26d9868b
 _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 'x1'), 'other': ('x2',)}
@@ -15,16 +17,48 @@ _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 
 _PYTHON_FUNCTIONS = {'lstsq', 'matrix_rank', 'norm', 'solve', 'split', 'stft', 'symeig', 'unique', 'unique_consecutive'}
 _PYTHON_METHODS = {'module_load', 'norm', 'split', 'unflatten', 'unique', 'unique_consecutive'}
 
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #a185ed6f
+_SCALAR_TYPES = (float, int, bool, complex)      # the Python types torch's parser reads as dtypes
+_ANY_DTYPE = {'type'}                            # Tensor.type(dtype) also reads names: 'torch.FloatTensor'
+
+def _dtype_arg(fn, d):
+    "torch's parser's check of a `dtype` argument of `fn`: a litnn dtype, a type of `_SCALAR_TYPES` or None; else a TypeError."
+    if d is None or isinstance(d, dtype) or builtins.any(d is t for t in _SCALAR_TYPES): return     # (complex32: a dtype litnn names but cannot store)
+    raise TypeError(f"{fn}(): argument 'dtype' must be litnn.dtype, not {_type_name(d)}")
+
+_BOOLS = ('keepdim', 'descending', 'stable', 'largest', 'sorted', 'requires_grad', 'unbiased')   # bool in torch's signatures
+_PYTHON_BOOLS = {'lobpcg'}       # written in Python in torch: its `largest` takes what Python does
+
+def _bool_arg(fn, name, v, pos=None):
+    "torch's parser's check of a bool argument: True or False only (not 1, None, a numpy bool or a tensor); else a TypeError."
+    if v is True or v is False: return
+    where = '' if pos is None else f' (position {pos})'
+    raise TypeError(f"{fn}(): argument '{name}'{where} must be bool, not {_type_name(v)}")
+
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #d34c2f60
-def _numpy_spellings(f, method=False):
-    "`f`, also taking NumPy's spellings of its arguments (`_NUMPY_NAMES`); `f` itself when it has none of them."
+def _parsed(f, method=False, names=True):
+    """`f`, also taking NumPy's spellings of its arguments (`_NUMPY_NAMES`) and checking its `dtype` argument (`_dtype_arg`)
+    and bool arguments (`_bool_arg`; neither of these two for `names=False`: a Python function of torch's); `f` itself when
+    none applies."""
     try: params = inspect.signature(f).parameters
     except (TypeError, ValueError): return f
     spell = {alt: name for name, alts in _NUMPY_NAMES.items()
              if name in params and params[name].kind is not inspect.Parameter.POSITIONAL_ONLY and not (method and name == 'input')
-             for alt in alts if alt not in params}
-    if not spell or hasattr(f, '_numpy_names'): return f
+             for alt in alts if alt not in params and names}
+    dt = 'dtype' in params and params['dtype'].kind is not inspect.Parameter.VAR_KEYWORD and f.__name__ not in _ANY_DTYPE
+    at = list(params).index('dtype') if dt and params['dtype'].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD else None   # `softmax(x, 0, d)`
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    bools = [(n, list(params).index(n) if params[n].kind is kinds[0] else None, params[n].default is None) for n in _BOOLS
+             if names and n in params and params[n].kind in kinds and f.__name__ not in _PYTHON_BOOLS]
+    if not (spell or dt or bools) or hasattr(f, '_numpy_names'): return f
     def g(*args, **kwargs):
+        if dt:
+            if 'dtype' in kwargs: _dtype_arg(f.__name__, kwargs['dtype'])
+            elif at is not None and len(args) > at: _dtype_arg(f.__name__, args[at])
+        for n, i, none in bools:     # (torch counts positions from 1, a method's self not counted; a default of None: None is "not given")
+            if n in kwargs:
+                if not (none and kwargs[n] is None): _bool_arg(f.__name__, n, kwargs[n])
+            elif i is not None and len(args) > i and not (none and args[i] is None): _bool_arg(f.__name__, n, args[i], i if method else i + 1)
         if kwargs and not spell.keys().isdisjoint(kwargs):
             for alt in [k for k in kwargs if k in spell]:
                 if spell[alt] not in kwargs: kwargs[spell[alt]] = kwargs.pop(alt)
@@ -34,19 +68,21 @@ def _numpy_spellings(f, method=False):
     return g
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #91c7f9df
-def _accept_numpy_names(namespaces, cls, functional):
+def _parse_as_torch(namespaces, cls, functional):
     """Give each public function of `namespaces` (module dicts: litnn's, and those of `linalg`, `special` and `fft`, whose
-    functions torch also binds from C++) and each method of class `cls` NumPy's argument names. A function two namespaces
+    functions torch also binds from C++) and each method of class `cls` NumPy's argument names and torch's check of `dtype`. A function two namespaces
     share (`linalg.matmul` is `matmul`) gets one wrapper, so that they stay the same object, in `functional` (nn.functional's
     dict) too."""
     wrapped = {}
     for namespace in namespaces:
         for name, f in list(namespace.items()):
             if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_FUNCTIONS:
-                if id(f) not in wrapped: wrapped[id(f)] = _numpy_spellings(f)
+                if id(f) not in wrapped: wrapped[id(f)] = _parsed(f)
                 namespace[name] = wrapped[id(f)]
     for name, f in list(functional.items()):       # nn.functional's own names for them (F.conv2d is torch.conv2d)
         if id(f) in wrapped: functional[name] = wrapped[id(f)]
+        elif not name.startswith('_') and type(f) is types.FunctionType and f.__module__ == 'litnn.nn.functional':
+            functional[name] = _parsed(f, names=False)     # its own (F.softmax): Python in torch, handing `dtype` to the parser
     for name, f in list(vars(cls).items()):
         if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
-            setattr(cls, name, _numpy_spellings(f, method=True))
+            setattr(cls, name, _parsed(f, method=True))

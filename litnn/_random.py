@@ -16,13 +16,41 @@ from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill
 from .autograd.broadcasting import _refuse_integers, _into
 
 # %% ../nbs/19_random_sampling.ipynb #1b37a4c4
+def _iteration_order(shape, strides):
+    """The order in which torch's CPU kernels (TensorIterator's `reorder_dimensions`) walk an array's elements: dims by
+    stride, the smallest innermost (equal strides: the larger size outer; a stride of 0 decides nothing), outermost
+    first. The k-th draw of an in-place sampler lands on the k-th element so walked: for a transposed, permuted or
+    channels_last tensor, memory order rather than the logical order."""
+    perm = list(range(len(shape)))[::-1]            # innermost first, as ATen's perm_
+    def swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0 or (s0 == s1 and shape[d0] <= shape[d1]): return 0
+        return -1 if s0 < s1 else 1
+    for i in range(1, len(perm)):                   # ATen's insertion sort: an undecided comparison (0) looks further
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = swap(perm[d0], perm[d1])
+            if c > 0: perm[d0], perm[d1] = perm[d1], perm[d0]; d1 = d0
+            elif c < 0: break
+    return perm[::-1]
+
+def _walked(a, draw, parts=False):
+    """`draw(shape)`'s values (in C order) laid on the elements of array `a` in torch's order (`_iteration_order`);
+    `parts`: a complex `a` as its real and imaginary parts, a trailing axis of 2 (torch draws into `view_as_real`)."""
+    shape, strides = a.shape, a.strides
+    if parts and a.dtype.kind == 'c': shape, strides = shape + (2,), strides + (a.itemsize // 2,)
+    order = _iteration_order(shape, strides)
+    if order == sorted(order): return draw(shape)
+    return draw(tuple(shape[d] for d in order)).transpose(tuple(np.argsort(order)))
+
 @patch
 def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
     "Fill with samples from the uniform distribution on [from_, to); returns self."
     _uniform_bounds(self, from_, to)
     g, (shape, real) = _generator(self.device, generator), _parts(self._data.shape, self._data.dtype)   # (complex: its parts, 11_making_tensors)
     if isinstance(g, _TorchRng):      # PyTorch's numbers (00_backend)
-        return _refill(self, UniformBackward0, _joined(g.uniform(math.prod(shape), real, from_, to).reshape(shape), self._data.dtype))
+        u = _walked(self._data, lambda s: g.uniform(math.prod(s), real, from_, to).reshape(s), parts=True)
+        return _refill(self, UniformBackward0, _joined(u, self._data.dtype))
     return _refill(self, UniformBackward0, _joined(g.random(shape, dtype=np.float64) * (to - from_) + from_, self._data.dtype))
 
 @patch
@@ -34,7 +62,9 @@ def normal_(self:Tensor, mean=0, std=1, *, generator=None):
     g, (shape, real) = _generator(self.device, generator), _parts(self._data.shape, self._data.dtype)
     if self.dtype.is_complex: std = std / math.sqrt(2)      # each part, as torch: the complex value has variance std²
     if isinstance(g, _TorchRng):
-        return _refill(self, NormalBackward0, _joined(g.normal(math.prod(shape), real, mean, std).reshape(shape), self._data.dtype))
+        fill = self.is_contiguous()                         # else ATen draws one Box-Muller pair at a time, in its order
+        draw = lambda s: (g.normal(math.prod(s), real, mean, std) if fill else g.normal_pairs(math.prod(s), mean, std).astype(real)).reshape(s)
+        return _refill(self, NormalBackward0, _joined(_walked(self._data, draw, parts=True), self._data.dtype))
     return _refill(self, NormalBackward0, _joined(g.standard_normal(shape, dtype=np.float64) * std + mean, self._data.dtype))
 
 def _uniform_bounds(self, from_, to):
@@ -344,8 +374,9 @@ class BernoulliBackward1(FillBackward2): "bernoulli_(Tensor p)"
 class BernoulliBackward2(FillBackward2): "bernoulli_(float p)"
 
 def _draw(self, generator, f):
-    "Float64 samples `f(rng, shape)` shaped as self, on its device."
-    return array_namespace(self._data).asarray(f(_generator(self.device, generator), self._data.shape))
+    "Float64 samples `f(rng, shape)` shaped as self, on its device, the k-th on the k-th element torch's kernels walk (`_walked`)."
+    g = _generator(self.device, generator)
+    return array_namespace(self._data).asarray(_walked(self._data, lambda s: f(g, s)))
 
 from .backend import _cpp
 

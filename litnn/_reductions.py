@@ -59,7 +59,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         return MeanBackward0.apply(input, dim=tuple(range(input._data.ndim)), keepdim=keepdim)
     if getattr(input, 'is_nested', False): return input.mean(dim, keepdim, dtype=dtype)   # reference/nested/nested_tensor
     if dtype is not None:
-        if not to_dtype(dtype).is_floating_point: raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")
+        if not (to_dtype(dtype).is_floating_point or to_dtype(dtype).is_complex): raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")
         input = _cast(input, to_dtype(dtype))
     if not _float_dtype(input): raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {_dtype_name(input)}")
     return (MeanBackward0 if dim is None else MeanBackward1).apply(input, dim=_rdims(input, dim), keepdim=keepdim)

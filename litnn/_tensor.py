@@ -12,6 +12,8 @@ from . import backend as B
 from .backend import to_dtype, array_device, _by_np, patch
 
 # %% ../nbs/10_tensor.ipynb #ca5d7458
+_SUBCLASS_HOOKS = []     # called with each new subclass of Tensor: reference/overrides registers the __torch_function__ machinery's
+
 class Tensor:
     "A multi-dimensional array on a device, with the metadata autograd needs (as `torch.Tensor`)."
     __module__ = 'litnn'   # shown as torch shows its own: litnn.Tensor, not the private file that defines it
@@ -37,6 +39,11 @@ class Tensor:
         t._data, t._requires_grad, t.grad_fn, t._vc = data, requires_grad, grad_fn, None
         if _Mode.inference: _inference_tensor(t)
         return t
+
+    def __init_subclass__(cls, **kwargs):
+        "A new subclass, announced to `_SUBCLASS_HOOKS` (reference/overrides: litnn's own run functions as written, a program's turn dispatch on)."
+        super().__init_subclass__(**kwargs)
+        for hook in _SUBCLASS_HOOKS: hook(cls)
 
 _new = object.__new__
 def _inference_tensor(t):
@@ -1305,7 +1312,7 @@ def as_subclass(self:Tensor, cls):
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
                         "Make sure your class inherits from Tensor.")
-    out = self.view_as(self) if self.requires_grad else Tensor._make(self._data)
+    out = self[...] if self.requires_grad else Tensor._make(self._data)    # an alias (AliasBackward0), as torch's
     out.__class__ = cls
     return out
 

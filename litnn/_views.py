@@ -112,7 +112,8 @@ def view(self:Tensor, *shape, **kw):
     "A view of this tensor's memory with a new shape (one size may be -1), or reinterpreted as another dtype."
     if builtins.set(kw) == {'dtype'} and not shape: shape = (kw['dtype'],)
     elif kw: shape = (_sizes_given('view', shape, kw, 'size'),)
-    if not shape or len(shape) > 1 and builtins.any(isinstance(s, B.dtype) for s in shape):    # neither a dtype nor sizes
+    named = len(shape) == 1 and isinstance(shape[0], (str, type)) and shape[0] not in (builtins.float, builtins.int, builtins.bool, builtins.complex)
+    if not shape or named or len(shape) > 1 and builtins.any(isinstance(s, B.dtype) for s in shape):    # neither a dtype nor sizes (a dtype's name or NumPy's type: no dtype to torch's parser)
         got = ', '.join('litnn.dtype' if isinstance(s, B.dtype) else builtins.type(s).__name__ for s in shape)
         raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         " * (litnn.dtype dtype)\n * (tuple of ints size)\n")
@@ -1348,7 +1349,10 @@ def _copied(out):
 # %% ../nbs/reference/torch/view_copies.ipynb #6c8edb61
 def view_copy(input, size):
     "A contiguous copy of `input.view(size)` (`size` may be a dtype, as for `view`)."
-    return _copied(input.view(size))
+    try: return _copied(input.view(size))
+    except RuntimeError as e:   # torch's view_copy: a size no view can give (non-contiguous input) is a reshape, a copy
+        if 'view size is not compatible' not in str(e): raise
+        return input.reshape(size)
 
 def expand_copy(input, size, *, implicit=False):
     "A contiguous copy of `input.expand(size)`."

@@ -4,25 +4,48 @@
 
 # %% auto #0
 __all__ = ['has_torch_function', 'has_torch_function_unary', 'has_torch_function_variadic', 'is_tensor_like',
-           'handle_torch_function']
+           'handle_torch_function', 'TorchFunctionMode', 'BaseTorchFunctionMode']
 
 # %% ../nbs/reference/overrides.ipynb #827610cb
-import threading
-from ._tensor import Tensor
+import functools, sys, threading, types, warnings
+from ._tensor import Tensor, _SUBCLASS_HOOKS
 
 # %% ../nbs/reference/overrides.ipynb #178f5131
-class _Disabled(threading.local): on = False
-_disabled = _Disabled()    # torch._C.DisableTorchFunctionSubclass turns it on (reference/torch/underscore_C)
+class _Disabled(threading.local): on = modes = False
+_disabled = _Disabled()    # torch._C.DisableTorchFunctionSubclass turns `on` on, DisableTorchFunction both (reference/torch/underscore_C)
+
+class _Modes(threading.local):
+    def __init__(self): self.stack = []
+_modes = _Modes()          # this thread's TorchFunctionModes, innermost last (below)
+
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    "A `__torch_function__` that runs `func` as written, with dispatch off (torch._C's: `Parameter` has it)."
+    prev, _disabled.on = _disabled.on, True
+    try: return func(*args, **(kwargs or {}))
+    finally: _disabled.on = prev
+_disabled_torch_function_impl._off = True     # (what `_dispatches` looks for: a notebook that reruns this cell makes a second one)
+
+_DISPATCHES = {}           # type -> whether its instances are handed calls
+
+def _dispatches(t):
+    "Whether arguments of type `t` are handed calls: it has a `__torch_function__`, and is not exactly `Tensor` nor has it turned off."
+    r = _DISPATCHES.get(t)
+    if r is None:
+        f = getattr(t, '__torch_function__', None)
+        r = _DISPATCHES[t] = t is not Tensor and f is not None and not getattr(f, '_off', False)
+    return r
+
+def _mode_on(): return bool(_modes.stack) and not _disabled.modes
 
 def has_torch_function(relevant_args):
-    "True when an argument of the sequence `relevant_args` has a type defining `__torch_function__` (and dispatch is on)."
+    "True when a TorchFunctionMode is on, or an argument of the sequence `relevant_args` has a type that is handed calls."
     try: args = tuple(relevant_args)
     except TypeError: raise TypeError('expected a sequence') from None
-    return not _disabled.on and any(hasattr(type(a), '__torch_function__') for a in args)
+    return _mode_on() or not _disabled.on and any(_dispatches(type(a)) for a in args)
 
 def has_torch_function_unary(obj):
     "`has_torch_function((obj,))`."
-    return not _disabled.on and hasattr(type(obj), '__torch_function__')
+    return _mode_on() or not _disabled.on and _dispatches(type(obj))
 
 def has_torch_function_variadic(*args):
     "`has_torch_function(args)`."
@@ -34,7 +57,7 @@ def _get_overloaded_args(relevant_args):
     types, out = set(), []
     for a in relevant_args:
         t = type(a)
-        if t in types or not hasattr(t, '__torch_function__'): continue
+        if t in types or not _dispatches(t): continue
         types.add(t)
         i = next((i for i, old in enumerate(out) if issubclass(t, type(old))), len(out))
         out.insert(i, a)
@@ -46,11 +69,145 @@ def is_tensor_like(inp):
 
 # %% ../nbs/reference/overrides.ipynb #2ab65e16
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
-    "Give the call `public_api(*args, **kwargs)` to the `__torch_function__` of the overriding `relevant_args`."
-    overloaded = _get_overloaded_args(relevant_args)
+    """Give the call `public_api(*args, **kwargs)` to the innermost TorchFunctionMode (taken off the stack while it
+    runs), then to the `__torch_function__` of each overriding argument's type, until one does not decline."""
+    overloaded = [] if _disabled.on else _get_overloaded_args(relevant_args)
     types = tuple(map(type, overloaded))
-    for arg in overloaded:
-        result = arg.__torch_function__(public_api, types, args, kwargs)
+    if _mode_on():
+        mode = _modes.stack.pop()
+        try: result = mode.__torch_function__(public_api, types, args, kwargs)
+        finally: _modes.stack.append(mode)
+        if result is not NotImplemented: return result
+    for t in types:
+        result = t.__torch_function__(public_api, types, args, kwargs)   # (on the type: a plain function stays unbound)
         if result is not NotImplemented: return result
     raise TypeError(f"no implementation found for '{public_api.__module__}.{public_api.__name__}' on types that implement "
-                    f"__torch_function__: {[type(a) for a in overloaded]}")
+                    f"__torch_function__: {list(types)}")
+
+# %% ../nbs/reference/overrides.ipynb #9179736c
+def _convert(ret, cls):
+    "`ret` with each tensor in it (through tuples and lists) an instance of `cls`, as torch's `_convert`."
+    if cls is Tensor: return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls): ret = ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        ret = type(ret)(*items) if hasattr(type(ret), '_fields') else type(ret)(items)    # (a named tuple: return_types)
+    return ret
+
+def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
+    "Tensor's `__torch_function__`: `func` run as written, its tensors given the class `cls`."
+    if kwargs is None: kwargs = {}
+    if not all(issubclass(cls, t) for t in types): return NotImplemented
+    prev, _disabled.on = _disabled.on, True
+    try: ret = func(*args, **kwargs)
+    finally: _disabled.on = prev
+    return ret if func in _NO_WRAP else _convert(ret, cls)
+
+Tensor.__torch_function__ = classmethod(_tensor_torch_function)
+_NO_WRAP = set()          # functions whose results keep their class (torch's get_default_nowrap_functions: `.grad`)
+
+# %% ../nbs/reference/overrides.ipynb #0aa9d9c1
+_OPERATORS = {f'__{n}__' for n in ('add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv rfloordiv '
+              'ifloordiv mod rmod imod pow rpow ipow matmul rmatmul imatmul and rand iand or ror ior xor rxor ixor lshift '
+              'rlshift ilshift rshift rrshift irshift eq ne lt le gt ge neg pos abs invert getitem setitem').split()}
+_AS = dict(__add__='add', __radd__='add', __iadd__='add_', __sub__='sub', __isub__='sub_', __mul__='mul', __rmul__='mul',
+           __imul__='mul_', __truediv__='div', __rtruediv__='__rdiv__', __itruediv__='div_', __ifloordiv__='floor_divide_',
+           __mod__='remainder', __imod__='remainder_', __pow__='pow', __ipow__='pow_', __matmul__='matmul', __rand__='bitwise_and',
+           __ror__='bitwise_or', __rxor__='bitwise_xor', __ne__='ne', __lt__='lt', __le__='le', __gt__='gt', __ge__='ge',
+           __neg__='neg', __pos__='positive', __abs__='abs')    # the method torch hands over for an operator (`x + 1`: Tensor.add)
+_PROPERTIES = ('T', 'mT', 'H', 'mH', 'data', 'real', 'imag')   # those that give tensors
+_ACTIVE = []
+_OP_MODULES = tuple(f'litnn.{m}' for m in ('_pointwise', '_views', '_nn_ops', '_creation', '_reductions', '_products', '_indexing',
+    '_sorting', '_conversions', '_random', '_linalg_utils', '_lowrank', '_tensor', 'autograd.operators', 'nn.functional', 'nn.recurrence',
+    'special', 'linalg', 'fft', 'functional'))    # the operations: not save, manual_seed, vmap, compile..., which torch does not hand over
+
+def _relevant(args, kwargs):
+    "The arguments (one level into lists and tuples, and keyword values) whose types are handed calls."
+    out = []
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if type(a) is Tensor: continue
+        if type(a) in (list, tuple):
+            out.extend(x for x in a if type(x) is not Tensor and _dispatches(type(x)))
+        elif _dispatches(type(a)): out.append(a)
+    return out
+
+# The wrapper's code is compiled under a file name CPython treats as its import machinery's ("importlib" and
+# "_bootstrap"): warnings.warn skips such frames when it counts `stacklevel`, so a warning raised inside a wrapped
+# function still names the caller's line, as torch's inline check leaves it (tracebacks show the frame by this name).
+_DISPATCH_FILE = '<litnn.overrides dispatch, skipped by warnings as importlib._bootstrap frames are>'
+_DISPATCH_SOURCE = """
+def _dispatching(f, public=None):
+    "`f` with torch's two opening lines: a mode or an overriding argument is handed the call (as `public`, else `f`'s wrapper) first."
+    def api(*args, **kwargs):
+        if _disabled.on and (_disabled.modes or not _modes.stack): return f(*args, **kwargs)
+        relevant = _relevant(args, kwargs)
+        if relevant or _mode_on(): return handle_torch_function(public or api, relevant, *args, **kwargs)
+        return f(*args, **kwargs)
+    functools.update_wrapper(api, f)
+    api._dispatches_to = f
+    return api
+"""
+exec(compile(_DISPATCH_SOURCE, _DISPATCH_FILE, 'exec'), globals())
+
+def _activate():
+    "Wrap litnn's public functions, and Tensor's methods, operators and tensor properties, in `_dispatching` (once)."
+    if _ACTIVE: return
+    _ACTIVE.append(True)
+    pkg = sys.modules['litnn']
+    done = {}
+    def wrap(f):
+        if id(f) not in done: done[id(f)] = _dispatching(f)
+        return done[id(f)]
+    for ns in (vars(pkg), vars(pkg.linalg), vars(pkg.special), vars(pkg.fft), vars(pkg.nn.functional)):
+        for name, f in list(ns.items()):
+            if not name.startswith('_') and type(f) is types.FunctionType and f.__module__.startswith(_OP_MODULES): ns[name] = wrap(f)
+    for name, f in list(vars(Tensor).items()):
+        if type(f) is types.FunctionType and not name.startswith('_') or name == '__rdiv__': setattr(Tensor, name, wrap(f))
+    for name in _OPERATORS:
+        f = vars(Tensor).get(name)
+        if type(f) is types.FunctionType: setattr(Tensor, name, _dispatching(f, _AS.get(name) and vars(Tensor)[_AS[name]]))
+    for name in _PROPERTIES:
+        p = vars(Tensor).get(name)
+        if isinstance(p, property): setattr(Tensor, name, property(wrap(p.fget), p.fset and wrap(p.fset), p.fdel, p.__doc__))
+
+def _on_subclass(cls):
+    "A new Tensor subclass: the first one that takes part in dispatch (not litnn's own, which turn it off as `Parameter`) switches it on."
+    _DISPATCHES.clear()
+    if _dispatches(cls): _activate()
+
+def _subclasses(c):
+    for s in c.__subclasses__(): yield s; yield from _subclasses(s)
+
+for _c in list(_subclasses(Tensor)): _on_subclass(_c)    # those made before this module
+_SUBCLASS_HOOKS[:] = [h for h in _SUBCLASS_HOOKS if h.__name__ != '_on_subclass'] + [_on_subclass]   # (once: a rerun replaces it)
+
+# %% ../nbs/reference/overrides.ipynb #f390ede9
+class TorchFunctionMode:
+    "A context manager whose `__torch_function__(func, types, args, kwargs)` is handed every torch function called inside it."
+    def __init__(self): pass
+    def __torch_function__(self, func, types, args=(), kwargs=None): raise NotImplementedError()
+    def __enter__(self):
+        _activate()
+        _modes.stack.append(self)
+        return self
+    def __exit__(self, exc_type, exc_val, exc_tb): _modes.stack.pop()
+    @classmethod
+    def push(cls, *args, **kwargs):
+        warnings.warn("`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`")
+        return cls(*args, **kwargs)
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    "A mode that runs each call as written: a base to override for the calls of interest."
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if kwargs is None: kwargs = {}
+        return func(*args, **kwargs)
+
+def _get_current_function_mode():
+    "The innermost TorchFunctionMode of this thread, or None."
+    return _modes.stack[-1] if _modes.stack else None
+
+def _get_current_function_mode_stack():
+    "This thread's TorchFunctionModes, outermost first."
+    return list(_modes.stack)
+
+def _is_torch_function_mode_enabled(): return _mode_on()

@@ -288,3 +288,58 @@ def test_default_backend_for_a_device_as_torch(device):
         try: return lib.distributed.get_default_backend_for_device(lib.device(device) if device == 'cuda:1' else device)
         except ValueError as e: return 'ValueError', str(e)
     assert ask(litnn) == ask(torch)
+
+
+FUNCOL = r'''
+import json, sys, tempfile, warnings
+import torch, torch.distributed as dist
+from torch.distributed import _functional_collectives as funcol      # gpt-fast's tp.py: `from ... import all_reduce`
+dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+x = torch.arange(12.).reshape(4, 3)
+g = torch.ones(2, requires_grad=True)
+out = {}
+def run(name, f):
+    try:
+        r = f()
+        out[name] = [r.tolist(), list(r.shape), r is x] if isinstance(r, torch.Tensor) else [t.tolist() for t in r]
+    except Exception as e: out[name] = type(e).__name__
+for op in ("sum", "AVG", "max", "min", "product", "foo"):
+    run("all_reduce " + op, lambda: funcol.all_reduce(x, op, [0]))
+run("all_reduce world", lambda: funcol.all_reduce(x, "sum", dist.group.WORLD))
+run("all_reduce mesh", lambda: funcol.all_reduce(x, "sum", [[0]]))
+run("all_reduce_coalesced", lambda: funcol.all_reduce_coalesced([x, x + 1], "sum", [0]))
+run("broadcast", lambda: funcol.broadcast(x, 0, [0]))
+for d in (0, 1):
+    run(f"all_gather_single {d}", lambda: funcol.all_gather_single(x, d, [0]))
+    run(f"reduce_scatter_single {d}", lambda: funcol.reduce_scatter_single(x, "sum", d, [0]))
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    run("all_gather_tensor", lambda: funcol.all_gather_tensor(x, 0, [0]))
+    run("reduce_scatter_tensor", lambda: funcol.reduce_scatter_tensor(x, "sum", 0, [0]))
+    out["warnings"] = sorted({i.category.__name__ for i in w})
+run("all_to_all_single", lambda: funcol.all_to_all_single(x, None, None, [0]))
+run("all_to_all_single sizes", lambda: funcol.all_to_all_single(x, [4], [4], [0]))
+run("all_to_all_single one size", lambda: funcol.all_to_all_single(x, [4], None, [0]))
+run("wait_tensor", lambda: funcol.wait_tensor(funcol.all_reduce(x, "sum", [0])))
+y = funcol.all_reduce(g * 2, "sum", [0]); y.sum().backward()
+out["grad"] = [y.requires_grad, g.grad.tolist()]
+dist.destroy_process_group()
+print(json.dumps(out))
+'''
+
+def test_functional_collectives_on_one_rank_as_torch(tmp_path):
+    "torch.distributed._functional_collectives in a world of one process: new tensors, torch's values, errors and warnings."
+    pytest.importorskip("torch")
+    script = tmp_path / "funcol.py"
+    script.write_text(FUNCOL)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
+    def run(*pre):
+        r = subprocess.run([sys.executable, *pre, str(script)], capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    want = run()
+    got = run("-c", "import sys, runpy, importlib; import litnn, litnn.distributed._functional_collectives; "
+                    "sys.modules['torch'] = litnn; sys.modules['torch.distributed'] = litnn.distributed; "
+                    "sys.modules['torch.distributed._functional_collectives'] = litnn.distributed._functional_collectives; "
+                    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    assert got == want

@@ -604,3 +604,28 @@ def test_on_device(device):
     assert p.device.type == device and jt.device.type == device
     np.testing.assert_allclose(to_np(p), to_np(tp), rtol=1e-10)
     np.testing.assert_allclose(to_np(jt), to_np(tjt), rtol=1e-9, atol=1e-12)
+
+
+def test_max_unpool_tangent_follows_repeated_indices():
+    # OpInfo's max_unpool samples repeat indices: the tangent is unpooled like the values (one of the repeats wins), not summed
+    x, t = arr((1, 1, 2, 2), 0), arr((1, 1, 2, 2), 1)
+    x[..., 1, 0], t[..., 1, 0] = x[..., 0, 1], t[..., 0, 1]     # the repeats equal: which one wins is unspecified in torch
+    idx = np.array([[[[0, 5], [5, 3]]]])
+    outs = []
+    for T, F in ((litnn, LF), (torch, TF)):
+        f = lambda a: F.max_unpool2d(a, T.tensor(idx), 2)
+        outs.append([o.numpy() for o in T.func.jvp(f, (T.tensor(x),), (T.tensor(t),))])
+    np.testing.assert_allclose(outs[0][0], outs[1][0])
+    np.testing.assert_allclose(outs[0][1], outs[1][1])
+
+
+def test_embedding_tangent_includes_padding_rows():
+    # padding_idx zeroes only the gradient: the looked-up rows (padding rows too) carry their tangents, as torch's jvp
+    w, t = arr((5, 3), 0), arr((5, 3), 1)
+    idx = np.array([[0, 2], [2, 4]])
+    outs = []
+    for T, F in ((litnn, LF), (torch, TF)):
+        f = lambda a: F.embedding(T.tensor(idx), a, padding_idx=2)
+        outs.append([o.numpy() for o in T.func.jvp(f, (T.tensor(w),), (T.tensor(t),))])
+    np.testing.assert_allclose(outs[0][1], outs[1][1])
+    np.testing.assert_allclose(outs[0][0], outs[1][0])

@@ -486,3 +486,18 @@ def test_second_derivatives_through_factorizations_as_torch(name):
         return lib.autograd.grad((g * g).sum(), x)[0].detach().numpy()
     np.testing.assert_allclose(gg(litnn), gg(torch), rtol=1e-6, atol=1e-9)
     assert gradgradcheck(lambda x: f(litnn, x), (litnn.tensor(A0, requires_grad=True),))
+
+
+def test_cholesky_upper_reads_the_upper_triangle():
+    # torch (LAPACK uplo='U') reads only the upper triangle with upper=True: a non-symmetric input shows which one is read
+    # (found by vmap's perturbed OpInfo samples, /work/w/helpers/opdb-transforms.md)
+    a = np.array([[4., 1.], [2., 3.]])
+    c = np.array([[4, 1 + 1j], [2 - 1j, 3]])
+    for m in (a, c):
+        for f in ('linalg.cholesky', 'cholesky'):
+            tf, lf = torch, litnn
+            for p in f.split('.'): tf, lf = getattr(tf, p), getattr(lf, p)
+            for upper in (False, True):
+                np.testing.assert_allclose(lf(litnn.tensor(m), upper=upper).numpy(), tf(torch.tensor(m), upper=upper).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(litnn.linalg.cholesky_ex(litnn.tensor(a), upper=True).L.numpy(),
+                               torch.linalg.cholesky_ex(torch.tensor(a), upper=True).L.numpy(), rtol=1e-12)

@@ -301,3 +301,50 @@ def test_grad_of_grad_in_vmap_and_fallbacks():
     g = vmap(litnn.func.grad(lambda p, a, b: ce(litnn, model, p, a, b)), in_dims=(None, 0, 0))(dict(model.named_parameters()), x, y)
     tg = torch.func.vmap(torch.func.grad(lambda p, a, b: ce(torch, tmodel, p, a, b)), in_dims=(None, 0, 0))(dict(tmodel.named_parameters()), tx, ty)
     for k in g: np.testing.assert_allclose(g[k].detach().numpy(), tg[k].detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+# Found by torch's OpInfo samples under vmap (/work/w/helpers/opdb-transforms.md): 0-d samples reduced to a number,
+# ops whose litnn implementation reads numbers from a tensor argument (torch runs its kernel per sample).
+def test_full_reductions_of_0d_samples():
+    x, tx = pair((3,))
+    for name in ('sum', 'mean', 'median', 'nanmedian'):
+        np.testing.assert_allclose(vmap(getattr(litnn, name))(x).numpy(), torch.func.vmap(getattr(torch, name))(tx).numpy())
+    l = lambda T: (lambda a, b: T.nn.functional.margin_ranking_loss(a, b, b.sign(), reduction='sum'))
+    y, ty = pair((3,), seed=1)
+    np.testing.assert_allclose(vmap(l(litnn))(x, y).numpy(), torch.func.vmap(l(torch))(tx, ty).numpy())
+
+
+def test_linspace_logspace_with_batched_tensor_bounds():
+    s, ts = pair((3,))
+    e, te = pair((3,), seed=1)
+    for name in ('linspace', 'logspace'):
+        f = lambda T: (lambda a, b: getattr(T, name)(a, b, 5, dtype=T.float64))
+        np.testing.assert_allclose(vmap(f(litnn))(s, e).numpy(), torch.func.vmap(f(torch))(ts, te).numpy(), rtol=1e-12)
+
+
+def test_embedding_bag_and_ctc_loss_under_vmap():
+    w, tw = pair((2, 10, 3))
+    idx = np.array([[1, 2, 4, 5, 4, 3, 2, 9], [0, 2, 4, 5, 7, 3, 2, 8]])
+    off = np.array([0, 4])
+    f = lambda T: (lambda a, i: T.nn.functional.embedding_bag(i, a, T.tensor(off), mode='sum'))
+    np.testing.assert_allclose(vmap(f(litnn))(w, litnn.tensor(idx)).numpy(), torch.func.vmap(f(torch))(tw, torch.tensor(idx)).numpy(), rtol=1e-12)
+    lp = np.log(np.random.default_rng(0).dirichlet(np.ones(4), size=(2, 6, 1)))      # (batch, T, N=1, C)
+    tg = np.array([[1, 2], [3, 3]])
+    def ctc(T):
+        return lambda a, t: T.nn.functional.ctc_loss(a, t[None], T.tensor([6]), T.tensor([2]), reduction='sum')
+    ours = vmap(ctc(litnn))(litnn.tensor(lp), litnn.tensor(tg))
+    theirs = torch.func.vmap(ctc(torch))(torch.tensor(lp), torch.tensor(tg))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10)
+
+
+def test_view_copy_of_a_moved_batch():
+    x, tx = pair((5, 2, 4, 3))
+    f = lambda T: (lambda a: T.view_copy(a, (20, 3)))
+    np.testing.assert_allclose(vmap(f(litnn), in_dims=1)(x).numpy(), torch.func.vmap(f(torch), in_dims=1)(tx).numpy())
+
+
+def test_median_of_all_values_per_sample():
+    # median() flattens its whole input: under vmap it must not take the median across the batch
+    x, tx = pair((4, 5))
+    for name in ('median', 'nanmedian'):
+        np.testing.assert_allclose(vmap(getattr(litnn, name))(x).numpy(), torch.func.vmap(getattr(torch, name))(tx).numpy())

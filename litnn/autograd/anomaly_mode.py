@@ -10,13 +10,16 @@ import traceback, warnings
 from .._tensor import Tensor
 from ..backend import array_namespace
 from . import graph as _graph, broadcasting as _broadcasting, operators as _operators
+from .. import overrides as _overrides
 from .grad_mode import _Mode
 
 # %% ../../nbs/reference/backprop/anomaly_mode.ipynb #67863591
 def _forward_trace():
     "The formatted stack that is recording a node now, without the frames of the recording machinery."
     frames = traceback.extract_stack()[:-3]     # this function, `_Anomaly.record`, and `_record` (12_backprop_graph)
-    own = (_graph.__file__, _broadcasting.__file__, _operators.__file__)     # 12_backprop_graph, 12a_promotion_and_broadcasting, 12b_backprop_arithmetic
+    own = (_graph.__file__, _broadcasting.__file__, _operators.__file__,    # 12_backprop_graph, 12a_promotion_and_broadcasting, 12b_backprop_arithmetic,
+           _overrides._DISPATCH_FILE, _overrides.__file__.replace('overrides.py', '_python_arg_parser.py'))   # and the wrappers of public
+                                                                             # functions (reference/overrides, with_numpy_argument_names)
     while frames and frames[-1].filename in own: frames.pop()    # the op's own code: `apply`, `_promote`, `__mul__`...
     return ''.join(traceback.format_list(frames))
 

@@ -153,7 +153,9 @@ _LINEAR = {'NegBackward0', 'CloneBackward0', 'AliasBackward0', 'AsStridedBackwar
     'UnbindBackward0', 'UnfoldBackward0', 'UnsafeSplitBackward0', 'UnsafeSplitWithSizesBackward0', 'UnsqueezeBackward0',
     'UnsqueezeBackward1', 'ExpandBackward0', 'SumBackward0', 'SumBackward1', 'ViewBackward0', 'UnsafeViewBackward0',
     'MeanBackward0', 'MeanBackward1', 'CumsumBackward0', 'IndexBackward0', 'IndexSelectBackward0', 'GatherBackward0',
-    'TakeBackward0', 'ToCopyBackward0'}
+    'TakeBackward0', 'ToCopyBackward0',
+    'MaxUnpool2DBackward0',   # (linear in the values: with repeated indices the tangent must go where the value went, not be summed)
+    'EmbeddingBackward0'}     # (rows looked up: padding_idx rows too, whose gradient alone is zero)
 _ELEMENTWISE = {'GeluBackward0'}   # an elementwise function of one tensor that is not a `_Unary`
 _AFFINE = {'AddBackward0', 'SubBackward0'}
 _MULTILINEAR = {'MulBackward0', 'MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'LinalgCrossBackward0'}

@@ -145,11 +145,11 @@ def add(input, other, *, alpha=1, out=None):
     alpha = _check_alpha(alpha, x if isinstance(x, Tensor) else y)
     return AddBackward0.apply(x, y, **({'alpha': alpha} if alpha != 1 else {}))
 
-def _alpha_number(alpha, fn):
+def _alpha_number(alpha, fn, name='alpha'):
     """A tensor given for `alpha`: its number, as torch's argument parser reads a tensor given for a Scalar (0-d and not
-    requiring grad, else a TypeError). nanochat's AdamW passes a 0-d step size: `p.add_(u, alpha=-step_size)`."""
+    requiring grad, else a TypeError; `name`: addmm's `beta` too). nanochat's AdamW passes a 0-d step size: `p.add_(u, alpha=-step_size)`."""
     if not isinstance(alpha, Tensor): return alpha
-    if alpha.dim() or alpha.requires_grad: raise TypeError(f"{fn}(): argument 'alpha' must be Number, not Tensor")
+    if alpha.dim() or alpha.requires_grad: raise TypeError(f"{fn}(): argument '{name}' must be Number, not Tensor")
     return alpha.item()
 
 def _check_alpha(alpha, t):

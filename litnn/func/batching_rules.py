@@ -73,7 +73,7 @@ def _reduction(cls, ba, level):
 def _full_sum(cls, ba, level):
     "`sum()` of a batched tensor: the sum over every sample dimension."
     x = ba.arguments['x']
-    if not _is_b(x, level): return NotImplemented
+    if not _is_b(x, level) or x.dim() == 0: return NotImplemented   # a 0-d sample: `sum(())` would reduce the batch dim too
     return _wrap(x._value.sum(tuple(range(1, x.dim() + 1)), dtype=_arg(cls, ba, 'dtype')), level)
 
 for _c in _op_classes('SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0',
@@ -81,6 +81,8 @@ for _c in _op_classes('SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBac
                       'SoftmaxBackward0', 'LogSoftmaxBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ArgmaxBackward0', 'ArgminBackward0'):
     _RULES[_c] = _reduction
 for _c in _op_classes('SumBackward0'): _RULES[_c] = _full_sum
+# median of all values subclasses AmaxBackward0 but flattens its whole input (batch too): no rule, the loop
+for _c in _op_classes('MedianBackward0', 'NanmedianBackward0'): _RULES[_c] = None
 
 # %% ../../nbs/33b_batching_rules.ipynb #f75c2ac6
 def _mse_loss(cls, ba, level):

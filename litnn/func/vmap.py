@@ -84,8 +84,10 @@ for _n in ('__array__', '__array_function__', '__len__', '__iter__', '__getitem_
 _LogicalArray.__array_ufunc__ = _not_batchable
 
 # %% ../../nbs/33a_vmap.ipynb #32b9764e
+from ..overrides import _disabled_torch_function_impl
 class BatchedTensor(Tensor):
     "A tensor seen one sample at a time inside `vmap`: `_value` holds all samples, batch dimension first."
+    __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     _data = property(lambda self: _LogicalArray(self._value._data), _not_batchable)
     device = property(lambda self: self._value.device)
     requires_grad = property(lambda self: self._value.requires_grad)

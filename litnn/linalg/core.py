@@ -158,8 +158,11 @@ class LinalgCholeskyExBackward0(Op):
     complex_aware = True        # L's diagonal is real: torch's formula, with conjugate transposes
     @staticmethod
     def forward(ctx, A, upper=False):
-        try: L = array_namespace(A._data).linalg.cholesky(A._data)
-        except np.linalg.LinAlgError: _raise_per_matrix('linalg.cholesky', A, _not_pd_order, "The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite).")
+        xp = array_namespace(A._data)
+        # upper: LAPACK reads the upper triangle (uplo='U'): the lower one of Aᴴ, whose factor L gives U = Lᴴ
+        a = xp.conj(A._data).swapaxes(-1, -2) if upper else A._data
+        try: L = xp.linalg.cholesky(a)
+        except np.linalg.LinAlgError: _raise_per_matrix('linalg.cholesky', Tensor._make(a), _not_pd_order, "The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite).")
         ctx.upper = upper
         out = array_namespace(L).conj(L).swapaxes(-1, -2).copy() if upper else L     # U = Lᴴ
         ctx.save_output(out)

@@ -2613,7 +2613,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if psw is not None and mode != 'sum':
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
                                   f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
-    ids = np.asarray(flat.tolist(), dtype=np.int64).reshape(-1)
+    ids = np.asarray(flat._data.tolist(), dtype=np.int64).reshape(-1)   # (the array's numbers: under vmap, the per-sample loop)
     if len(starts) and starts[0] != 0:      # torch checks the runs, then the indices (RuntimeErrors, not embedding's IndexError)
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
                            f"However, got {starts[0]}")
@@ -3185,7 +3185,7 @@ def _type_name(v): t = type(v); return t.__name__ if t.__module__ == 'builtins' 
 
 def _lengths(v, name, N, limit=None):
     "A lengths argument as an int array of N values, with torch's checks."
-    a = np.asarray(v.tolist() if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)
+    a = np.asarray(v._data.tolist() if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)   # (under vmap: the per-sample loop)
     if a.size != N: raise RuntimeError(f"{name} must be of size batch_size")
     for x in a:
         if x < 0: raise RuntimeError(f"Expected {name} to have value at least 0, but got value {x} (while checking arguments for ctc_loss_allocate_outputs)")
@@ -3194,7 +3194,7 @@ def _lengths(v, name, N, limit=None):
 
 def _padded_targets(targets, tl):
     "Targets as an (N, max length) int array: padded ones as they are, concatenated ones split by the lengths."
-    t = np.asarray(targets.tolist() if isinstance(targets, Tensor) else targets).astype(np.int64)
+    t = np.asarray(targets._data.tolist() if isinstance(targets, Tensor) else targets).astype(np.int64)   # (under vmap: the per-sample loop)
     where = "(while checking arguments for ctc_loss_allocate_outputs)"
     if t.ndim == 1:
         if t.shape[0] != tl.sum(): raise RuntimeError(f"Expected tensor to have size {tl.sum()} at dimension 0, but got size {t.shape[0]} for argument #2 'targets' {where}")

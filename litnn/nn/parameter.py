@@ -10,8 +10,10 @@ from .._tensor import Tensor
 from .._creation import empty, _check_grad_dtype
 
 # %% ../../nbs/20_parameter.ipynb #9f1105d5
+from ..overrides import _disabled_torch_function_impl
 class Parameter(Tensor):
     "A Tensor that is a module parameter: assigning one to a Module attribute registers it (as `torch.nn.Parameter`)."
+    __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     def __new__(cls, data=None, # the tensor whose array the parameter shares; `empty(0)` if None
                 requires_grad=True): # whether the parameter requires gradient (even under `no_grad`)
         if data is None: data = empty(0)
@@ -33,6 +35,7 @@ class Parameter(Tensor):
         return result
 
 # %% ../../nbs/20_parameter.ipynb #2ab1a8a5
+from ..overrides import _disabled_torch_function_impl
 class _BufferMeta(type):
     "Make `isinstance(t, Buffer)` true for any tensor marked as a buffer."
     def __instancecheck__(self, instance):
@@ -41,6 +44,7 @@ class _BufferMeta(type):
 
 class Buffer(Tensor, metaclass=_BufferMeta):
     "A Tensor that is module state but not a parameter: assigning one to a Module attribute registers a buffer (as `torch.nn.Buffer`)."
+    __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     def __new__(cls, data=None, # the tensor whose array the buffer shares; `empty(0)` if None
                 *, persistent=True): # whether the buffer is part of the module's `state_dict`
         if data is None: data = empty(0)
@@ -120,6 +124,7 @@ def is_lazy(param):
     return isinstance(param, UninitializedTensorMixin)
 
 # %% ../../nbs/49_lazy_modules.ipynb #76822fe0
+from ..overrides import _disabled_torch_function_impl
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
     "A `Parameter` whose shape is not known yet (as `torch.nn.UninitializedParameter`)."
     cls_to_become, _keeps_type = Parameter, False
@@ -132,6 +137,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     "A buffer whose shape is not known yet (as `torch.nn.UninitializedBuffer`)."
+    __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     cls_to_become, _keeps_type = Tensor, True
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         t = cls._make(empty(0, device=device, dtype=dtype, requires_grad=requires_grad)._data, requires_grad)

@@ -28,10 +28,12 @@ def _masks_match(a, b):
     return ma.dim() == mb.dim() and ma.shape == mb.shape and bool((ma == mb).all().item())
 
 # %% ../../../nbs/reference/masked/maskedtensor.ipynb #cc3f4472
+from ...overrides import _disabled_torch_function_impl
 _DTYPES = (float16, float32, float64, _bool, int8, int16, int32, int64)
 
 class MaskedTensor(Tensor):
     "A tensor whose elements where `mask` is False are not there (as `torch.masked.MaskedTensor`)."
+    __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     __module__ = 'litnn.masked.maskedtensor.core'
     def __new__(cls, data, mask, requires_grad=False): return object.__new__(cls)
     def __init__(self, data, mask, requires_grad=False):

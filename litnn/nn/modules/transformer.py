@@ -70,8 +70,9 @@ class _TransformerLayer(Module):
     def _set_activation(self, activation):
         "The activation by name or as a callable; torch notes whether it is relu (1) or gelu (2) for its fast path."
         if isinstance(activation, str): activation = _get_activation_fn(activation)
-        self.activation_relu_or_gelu = 1 if activation is F.relu or isinstance(activation, ReLU) else \
-                                       2 if activation is F.gelu or isinstance(activation, GELU) else 0
+        plain = lambda f: getattr(f, '_dispatches_to', f)      # (F.relu itself, under reference/overrides' dispatch wrapper)
+        self.activation_relu_or_gelu = 1 if plain(activation) is plain(F.relu) or isinstance(activation, ReLU) else \
+                                       2 if plain(activation) is plain(F.gelu) or isinstance(activation, GELU) else 0
         self.activation = activation
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):

@@ -1,0 +1,107 @@
+"""The `__torch_function__` protocol (reference/overrides): tensor subclasses keep their class through litnn's functions,
+methods and operators, a subclass's own `__torch_function__` sees each call, TorchFunctionModes see every call, as torch's.
+Each case runs in a fresh interpreter for each library: the first subclass switches dispatch on for its whole process."""
+import json, subprocess, sys, textwrap, pytest
+torch = pytest.importorskip('torch')
+
+_PROGRAM = textwrap.dedent('''
+    import json, sys
+    lib = sys.argv[1]
+    torch = __import__(lib)
+    F = torch.nn.functional
+    out = {}
+    def desc(v):
+        if isinstance(v, torch.Tensor): return type(v).__name__
+        if isinstance(v, (tuple, list)): return type(v).__name__.replace('torch.', '').replace('litnn.', '') + '(' + ','.join(desc(i) for i in v) + ')'
+        return type(v).__name__
+    class M(torch.Tensor):
+        def twice(self): return self * 2
+    x = torch.tensor([[1., -2.], [3., 4.]]).as_subclass(M)
+    cases = dict(add=lambda: x + 1, radd=lambda: 1 + x, fn=lambda: torch.sin(x), meth=lambda: x.sum(), idx=lambda: x[0],
+                 relu=lambda: F.relu(x), cat=lambda: torch.cat([x, x]), maxv=lambda: x.max(0).values, split=lambda: torch.split(x, 1),
+                 T=lambda: x.T, data=lambda: x.data, matmul=lambda: x @ x, eq=lambda: x == 1, linear=lambda: F.linear(x, torch.ones(3, 2)),
+                 norm=lambda: torch.linalg.norm(x), shape=lambda: x.shape, item=lambda: x.sum().item(), clone=lambda: x.clone(),
+                 to=lambda: x.to(torch.float64), detach=lambda: x.detach(), neg=lambda: -x, inplace=lambda: x.clone().add_(1),
+                 zeros_like=lambda: torch.zeros_like(x), stack=lambda: torch.stack([x, x]), where=lambda: torch.where(x > 0, x, 0.),
+                 unbind=lambda: x.unbind(0), softmax=lambda: x.softmax(-1), plain=lambda: torch.ones(2) + x[0],
+                 param=lambda: torch.nn.Parameter(torch.ones(2)) * 2, view=lambda: x.view(4), chunk=lambda: x.chunk(2),
+                 sort=lambda: torch.sort(x).values, own=lambda: x.twice())
+    for k, f in cases.items(): out[k] = desc(f())
+    w = torch.tensor([1., 2.], requires_grad=True)
+    y = (w.as_subclass(M) * 3).sum()
+    y.backward()
+    out['grad'] = [type(y).__name__, w.grad.tolist()]
+    class L(torch.Tensor):
+        calls = []
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.calls.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+    a = torch.ones(2, 2).as_subclass(L)
+    b = torch.matmul(a, a).relu() + 1
+    F.softmax(b * 2 - 1, -1).sum(0)[1]
+    torch.nn.Linear(2, 2)(a)
+    out['logged'] = L.calls
+    class U(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            with torch._C.DisableTorchFunctionSubclass(): return func(*args, **(kwargs or {}))
+    u = torch.ones(2).as_subclass(U)
+    out['unwrapped'] = [type(u + 1).__name__, type(torch.sin(u)).__name__]
+    class Count(torch.overrides.TorchFunctionMode):
+        def __init__(self): super().__init__(); self.n = []
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.n.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 2)
+    with Count() as c:
+        lin(torch.ones(1, 3)).relu()
+        torch.zeros(2) + torch.arange(2)
+        with torch._C.DisableTorchFunction(): torch.ones(1)
+        with torch._C.DisableTorchFunctionSubclass(): torch.ones(1)
+    out['mode'] = c.n
+    with Count() as c1:
+        with Count() as c2: torch.ones(1) * 2
+    out['nested'] = [c1.n, c2.n, torch.overrides._get_current_function_mode() is None]
+    class AddIsSub(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if func is torch.add: func = torch.sub
+            return func(*args, **(kwargs or {}))
+    with AddIsSub(): out['replaced'] = torch.add(torch.tensor(5.), 3).item()
+    class D(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None): return NotImplemented
+    try: torch.sin(torch.ones(1).as_subclass(D)); out['declined'] = 'no error'
+    except TypeError: out['declined'] = 'TypeError'
+    class P(torch.nn.Parameter): pass
+    out['param_subclass'] = type(P(torch.ones(2)) + 1).__name__
+    out['has'] = [torch.overrides.has_torch_function((torch.ones(1),)), torch.overrides.has_torch_function((x,)),
+                  torch.overrides.has_torch_function((torch.nn.Parameter(torch.ones(1)),))]
+    print(json.dumps(out))
+''')
+
+
+@pytest.fixture(scope='module')
+def results():
+    res = {}
+    for lib in ('torch', 'litnn'):
+        p = subprocess.run([sys.executable, '-c', _PROGRAM, lib], capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-3000:]
+        res[lib] = json.loads(p.stdout.strip().splitlines()[-1])
+    return res
+
+
+@pytest.mark.parametrize('key', ['add', 'radd', 'fn', 'meth', 'idx', 'relu', 'cat', 'maxv', 'split', 'T', 'data', 'matmul', 'eq', 'linear',
+                                 'norm', 'shape', 'item', 'clone', 'to', 'detach', 'neg', 'inplace', 'zeros_like', 'stack', 'where',
+                                 'unbind', 'softmax', 'plain', 'param', 'view', 'chunk', 'sort', 'own', 'grad', 'logged', 'unwrapped',
+                                 'mode', 'nested', 'replaced', 'declined', 'param_subclass', 'has'])
+def test_torch_function_protocol_as_torch(results, key):
+    assert results['litnn'][key] == results['torch'][key]
+
+
+def test_no_subclass_no_dispatch():
+    "A process that never subclasses Tensor nor enters a mode keeps litnn's functions unwrapped (the protocol costs nothing)."
+    code = "import litnn; print(litnn.overrides._ACTIVE, hasattr(litnn.add, '_dispatches_to'), hasattr(litnn.Tensor.add, '_dispatches_to'))"
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert p.stdout.split() == ['[]', 'False', 'False'], p.stderr[-2000:]
