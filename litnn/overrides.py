@@ -101,10 +101,9 @@ def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
     prev, _disabled.on = _disabled.on, True
     try: ret = func(*args, **kwargs)
     finally: _disabled.on = prev
-    return ret if func in _NO_WRAP else _convert(ret, cls)
+    return _convert(ret, cls)     # (torch leaves `.grad`'s getter unconverted: litnn does not hand properties' getters of that kind over)
 
 Tensor.__torch_function__ = classmethod(_tensor_torch_function)
-_NO_WRAP = set()          # functions whose results keep their class (torch's get_default_nowrap_functions: `.grad`)
 
 # %% ../nbs/reference/overrides.ipynb #0aa9d9c1
 _OPERATORS = {f'__{n}__' for n in ('add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv rfloordiv '
