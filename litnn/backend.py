@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_backend.ipynb #949ecf6a
 from __future__ import annotations
-import builtins, math, warnings, numpy as np
+import builtins, importlib.util, math, os, re, warnings, numpy as np
 try: import ml_dtypes
 except ImportError: ml_dtypes = None
 
@@ -557,3 +557,22 @@ contiguous_format, channels_last, channels_last_3d, preserve_format = (
 # %% ../nbs/00_backend.ipynb #f1a2b3c5
 warnings.filterwarnings('ignore', message=r'(divide by zero|invalid value|overflow|underflow) encountered',
                         category=RuntimeWarning, module=r'litnn(\.|$)')
+
+# %% ../nbs/00_backend.ipynb #c9e644fd
+_LITNN_DIR = os.path.dirname(importlib.util.find_spec('litnn').origin)
+_FP_MESSAGE = re.compile(r'(divide by zero|invalid value|overflow|underflow) encountered')
+
+def _from_litnn(filename):
+    "Whether a warning's frame is litnn's: a file of the package, or code litnn compiled (`<litnn.compile>`)."
+    return filename.startswith((_LITNN_DIR, '<litnn'))
+
+def _quiet_fp(show):
+    "`warnings._showwarnmsg` that drops numpy's floating-point messages from litnn's own frames and shows the rest with `show`."
+    def _showwarnmsg(msg):
+        if msg.category is RuntimeWarning and _from_litnn(msg.filename) and _FP_MESSAGE.match(str(msg.message)): return
+        show(msg)
+    _showwarnmsg._litnn = True
+    return _showwarnmsg
+
+if not getattr(warnings._showwarnmsg, '_litnn', False): warnings._showwarnmsg = _quiet_fp(warnings._showwarnmsg)
+

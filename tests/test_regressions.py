@@ -113,6 +113,25 @@ def test_numpy_floating_point_warnings_stay_inside_litnn():
     assert p.stdout.strip() == "[inf, -inf, nan, inf]"
     assert p.stderr.count('RuntimeWarning') == 1 and 'encountered in log' in p.stderr, p.stderr
 
+def test_numpy_floating_point_warnings_stay_out_of_recorded_warnings(tmp_path):
+    """Under pytest (filters reset per test, litnn imported at collection) and with `simplefilter('always')` in
+    `catch_warnings(record=True)`, litnn's ops record only torch's own warnings; a user's numpy is still recorded."""
+    import subprocess, sys, pathlib
+    (tmp_path / 'test_user.py').write_text(
+        "import warnings, numpy as np, litnn as torch\n"
+        "def test_counts(recwarn):\n"
+        "    torch.tensor([1.]) / 0; torch.tensor([0.]).log(); torch.tensor([3e38]) * 10; torch.tensor([-1.]).sqrt()\n"
+        "    torch.tensor([float('inf')]) - float('inf'); torch.tensor([float('nan'), 1e20]).int()\n"
+        "    assert len(recwarn) == 0, [str(w.message) for w in recwarn]\n"
+        "def test_always():\n"
+        "    with warnings.catch_warnings(record=True) as w:\n"
+        "        warnings.simplefilter('always')\n"
+        "        torch.tensor([0.]).log(); torch.tensor([1.]).std(); np.log(np.zeros(1))\n"
+        "    assert [str(x.message)[:14] for x in w] == ['std(): degrees', 'divide by zero'], w\n")
+    p = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-W', 'default', str(tmp_path / 'test_user.py')],
+                       capture_output=True, text=True, cwd=pathlib.Path(__file__).parent.parent, timeout=300)
+    assert p.returncode == 0 and '2 passed' in p.stdout and 'RuntimeWarning' not in p.stdout, p.stdout + p.stderr
+
 def test_every_optimizer_steps_a_0d_parameter_as_torch():
     "A scalar (0-d) parameter: Adam and RMSprop raised TypeError (numpy's sqrt of a 0-d array is a scalar, not an `out`)."
     import inspect
