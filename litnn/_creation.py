@@ -10,7 +10,8 @@ import builtins, functools, math, sys, numpy as np
 from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar, array_namespace
 from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray, strided, layout as _layout
-from ._tensor import _laid_out, _dense_order   # reference/torch/tensor_attributes: layouts in memory
+from ._tensor import _laid_out, _dense_order
+from ._python_arg_parser import _dtype_arg   # reference/torch/tensor_attributes: layouts in memory
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):
@@ -253,6 +254,7 @@ def zeros(*args, size=None, dtype=None, device=None, requires_grad=False):
     except RuntimeError as e:
         if not str(e).startswith("Trying to create tensor with negative dimension"): raise
         raise RuntimeError("zeros: Dimension size must be non-negative.") from None     # zeros' own words in torch 2.13
+    if dtype is not None and not isinstance(dtype, B.dtype): _dtype_arg('zeros', dtype)   # (as `empty` below)
     return _factory(lambda xp, d: xp.zeros(s, d), dtype, device, requires_grad)
 
 def ones(*args, size=None, dtype=None, device=None, requires_grad=False):
@@ -262,6 +264,7 @@ def ones(*args, size=None, dtype=None, device=None, requires_grad=False):
 def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory_format=None):
     "An uninitialised tensor (laid out in memory as `memory_format` says: channels_last is NHWC in memory)."
     s = _size(args, size, 'empty')
+    if dtype is not None and not isinstance(dtype, B.dtype): _dtype_arg('empty', dtype)   # (modules' factory kwargs reach here unparsed)
     if memory_format is B.preserve_format: raise RuntimeError("unsupported memory format Preserve")
     order = _format_order(memory_format, len(s))
     return _factory(lambda xp, d: _laid_out(lambda shape: xp.empty(shape, d), s, order), dtype, device, requires_grad)
@@ -332,7 +335,7 @@ def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     if not (math.isfinite(start) and math.isfinite(end)): raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")   # (C++ stream format)
     ints = builtins.all(isinstance(v, (builtins.int, np.integer)) for v in (start, end, step))
     d = None if dtype is None else to_dtype(dtype)
-    if d is not None and d.name == 'bool': raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if d is not None and (d.name == 'bool' or d.is_complex): raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_LEGACY[d.name]}'")
     counts = not ints and d is not None and d.name.startswith(('int', 'uint'))    # float bounds, an integer result
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError("upper bound and lower bound inconsistent with step sign")

@@ -8,7 +8,7 @@ __all__ = []
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #37a79a0d
 import builtins, functools, inspect, types
 from .backend import dtype
-from .nn.functional import _type_name   # torch's way of naming a wrong argument's type
+from .backend import _type_name   # torch's way of naming a wrong argument's type
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #26d9868b
 _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 'x1'), 'other': ('x2',)}

@@ -268,6 +268,9 @@ def type(self:Tensor, dtype=None, non_blocking=False):
     if isinstance(dtype, str) and dtype.rsplit('.', 1)[-1] in _FROM_LEGACY:
         where, dtype = 'cuda' if '.cuda.' in dtype else 'cpu', _FROM_LEGACY[dtype.rsplit('.', 1)[-1]]
     elif isinstance(dtype, str): raise ValueError(f"invalid type: '{dtype}'")    # (torch's words)
+    elif isinstance(dtype, builtins.type) and not isinstance(dtype, B.dtype):    # a Python or NumPy type is no dtype here
+        raise ValueError(f"invalid type: '{dtype.__name__ if dtype.__module__ == 'builtins' else dtype.__module__ + '.' + dtype.__qualname__}'")
+    elif not isinstance(dtype, B.dtype): raise TypeError('dtype must be a type, str, or dtype object')
     if where is None or where == self.device.type: return self.to(to_dtype(dtype))   # `to` is an operation on the graph: see 15_elementwise_ops
     return self.to(where, to_dtype(dtype), non_blocking)
 
@@ -387,16 +390,20 @@ from . import backend as B
 from .backend import to_dtype, get_default_dtype
 
 # %% ../nbs/11a_creating_and_converting.ipynb #09a493ea
-def _info_dtype(type):
-    "The dtype `finfo`/`iinfo` describe: the default float dtype for None; float64 for Python's `float`, as in PyTorch."
+def _info_dtype(type, fn):
+    """The dtype `finfo`/`iinfo` (`fn`) describe: the default float dtype for None; float64 for Python's `float`, as in
+    PyTorch; a litnn dtype or one of Python's other scalar types, else torch's TypeError (no NumPy types, no names)."""
     if type is None: return get_default_dtype()
-    return B.float64 if type is builtins.float else to_dtype(type).to_real()   # a complex dtype's limits are its parts'
+    if type is builtins.float: return B.float64
+    if not (isinstance(type, B.dtype) or builtins.any(type is t for t in (builtins.int, builtins.bool, builtins.complex))):
+        raise TypeError(f"{fn}(): argument 'type' (position 1) must be litnn.dtype, not {builtins.type(type).__name__}")
+    return to_dtype(type).to_real()   # a complex dtype's limits are its parts'
 
 class finfo:
     "The limits of a floating-point dtype (as `torch.finfo`)."
     __module__ = 'litnn'   # shown as torch shows its own: litnn.finfo, not the private file that defines it
     def __init__(self, type=None):
-        d = _info_dtype(type)
+        d = _info_dtype(type, "finfo")
         if not d.is_floating_point: raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
         f = B.ml_dtypes.finfo(d.np) if d.name.startswith(('bfloat16', 'float8')) else np.finfo(d.np)
         self.bits, self.dtype = f.bits, d.name
@@ -412,7 +419,7 @@ class iinfo:
     "The limits of an integer dtype (as `torch.iinfo`)."
     __module__ = 'litnn'   # shown as torch shows its own: litnn.iinfo, not the private file that defines it
     def __init__(self, type):
-        d = _info_dtype(type)
+        d = _info_dtype(type, "iinfo")
         if d.name == 'bool': raise TypeError("torch.bool is not supported by torch.iinfo")
         if d.is_floating_point: raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         i = np.iinfo(d.np)

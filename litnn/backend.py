@@ -144,12 +144,25 @@ def to_dtype(d):
     try: return _by_np[np.dtype(d)]
     except (TypeError, KeyError): raise TypeError(f"litnn has no dtype {d!r}") from None
 
+# %% ../nbs/00_backend.ipynb #79b4b85d
+def _type_name(v):
+    """torch's name for the type of a wrong argument in its errors, the C type's `tp_name`: `int`, `str`, `Tensor`, a
+    Python class's bare name, but `numpy.bool` (a static C type's name carries its module)."""
+    t = type(v)
+    heap = t.__flags__ & (1 << 9)      # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+    return t.__name__ if heap or t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
+
+
 # %% ../nbs/00_backend.ipynb #8fc7f6d6
 def _category(d): return 0 if d is bool else 3 if d.is_complex else 2 if d.is_floating_point else 1
 _WIDE_UNSIGNED = ('uint16', 'uint32', 'uint64')
 
 def promote_types(a, b):
     "The smallest dtype both `a` and `b` convert to without losing their category, as torch's."
+    if type(a) is not dtype or type(b) is not dtype:      # litnn dtypes, or Python's scalar types (float: float64), as torch's parser
+        for pos, d in ((1, a), (2, b)):
+            if not isinstance(d, dtype) and not builtins.any(d is t for t in (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+                raise TypeError(f"promote_types(): argument 'type{pos}' (position {pos}) must be litnn.dtype, not {_type_name(d)}")
     a, b = to_dtype(a), to_dtype(b)
     if a is b: return a
     if a.name.startswith('float8') or b.name.startswith('float8'):   # torch defines no promotion for the 8-bit floats
@@ -191,6 +204,7 @@ def result_type(dims=(), zero_dims=(), scalars=()):
 # the device types torch's parser knows, in its order (its message lists them); litnn computes on cpu, cuda and meta
 _DEVICE_TYPES = ('cpu', 'cuda', 'ipu', 'xpu', 'mkldnn', 'opengl', 'opencl', 'ideep', 'hip', 've', 'fpga', 'maia', 'xla', 'lazy',
                  'vulkan', 'mps', 'meta', 'hpu', 'mtia', 'privateuseone')
+_DEVICE_STRING = re.compile(r'([a-zA-Z_]+)(?::([1-9][0-9]*|0))?')
 
 class device:
     "Where a tensor's memory lives: `cpu` or `cuda[:index]`, as `torch.device` (which names any of torch's device types)."
@@ -201,11 +215,13 @@ class device:
         elif isinstance(type, builtins.int):     # an index alone names the accelerator's device: none without one (torch's words)
             if cupy is None: raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = 'cuda', type
-        elif isinstance(type, str) and ':' in type:
-            if index is not None: raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
-            type, _, i = type.partition(':')
-            if not i.isdigit() or (len(i) > 1 and i[0] == '0'): raise RuntimeError(f"Invalid device string: '{type}:{i}'")
-            index = builtins.int(i)
+        elif isinstance(type, str):
+            if not type: raise RuntimeError("Device string must not be empty")
+            m = _DEVICE_STRING.fullmatch(type)           # c10's grammar: letters and _, then an optional :index
+            if m is None: raise RuntimeError(f"Invalid device string: '{type}'")
+            if m[2] is not None:
+                if index is not None: raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+                type, index = m[1], builtins.int(m[2])
         if type not in _DEVICE_TYPES:
             raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {type}")
         if index is not None and index < 0: raise RuntimeError(f"Device index must be -1 or non-negative, got {index}")

@@ -399,12 +399,15 @@ from .backend import patch, array_namespace
 from ._tensor import Tensor, _dtype_name
 from ._sorting import _dim_of
 from ._pointwise import _no_derivative
+from ._python_arg_parser import _bool_arg
 
 # %% ../nbs/reference/torch/sorting.ipynb #44af656a
 def _wrap_many(outs): return tuple(o if isinstance(o, Tensor) else Tensor._make(o) for o in outs) if len(outs) > 1 else outs[0] if isinstance(outs[0], Tensor) else Tensor._make(outs[0])
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     "The distinct values (or slices along `dim`), sorted; optionally the inverse indices and the counts."
+    for name, v in (('sorted', sorted), ('return_inverse', return_inverse), ('return_counts', return_counts)):
+        _bool_arg('_unique2' if dim is None else 'unique_dim', name, v)     # (the C++ functions torch hands them to)
     a = input._data
     xp = array_namespace(a)
     if input.is_complex(): raise NotImplementedError(f'"{"unique" if dim is None else "unique_dim"}" not implemented for \'{_dtype_name(input)}\'')

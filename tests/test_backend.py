@@ -209,6 +209,14 @@ def test_device_index_alone_without_an_accelerator():
         with pytest.raises(RuntimeError, match='Cannot access accelerator device when none is available'): f(torch)
         with pytest.raises(RuntimeError, match='Cannot access accelerator device when none is available'): f(litnn)
 
+@pytest.mark.parametrize('s', ['float64', 'xyz', 'cuda:x', 'cpu:0:1', 'cu da', 'CPU', 'cpu:-1', 'cuda0', 'float', '', 'cpu:01', ' cpu', 'cpu ', 'cuda:', 'a_b'])
+def test_bad_device_strings_raise_as_torch(s):
+    "c10's grammar (letters and _, then an optional :index): 'Invalid device string', 'Expected one of ...', 'must not be empty'."
+    with pytest.raises(RuntimeError) as t: torch.device(s)
+    with pytest.raises(RuntimeError) as l: litnn.device(s)
+    assert str(l.value).replace('litnn', 'torch') == str(t.value)
+    with pytest.raises(RuntimeError, match=str(t.value)[:20]): litnn.ones(1).to(s)
+
 def test_device_from_device():
     assert litnn.device(litnn.device('cuda:1')) == litnn.device('cuda', 1)
     assert torch.device(torch.device('cuda:1')) == torch.device('cuda', 1)

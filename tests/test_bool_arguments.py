@@ -15,6 +15,10 @@ _CALLS = {
     'kthvalue_pos': lambda L, x: x.kthvalue(1, 0, 1), 'amax_pos': lambda L, x: x.amax(0, 1), 'logsumexp_pos': lambda L, x: x.logsumexp(0, 1),
     'sort_kw': lambda L, x: L.sort(x, descending=1), 'argsort_kw': lambda L, x: L.argsort(x, descending=1),
     'std_unbiased': lambda L, x: x.std(0, unbiased=1), 'std_mean_keepdim': lambda L, x: L.std_mean(x, 0, keepdim=1),
+    'unique_sorted': lambda L, x: L.unique(x, sorted=1), 'unique_inverse': lambda L, x: x.unique(return_inverse=1),
+    'unique_counts_none': lambda L, x: L.unique(x, return_counts=None), 'unique_dim_sorted': lambda L, x: L.unique(x, sorted=np.True_, dim=0),
+    'Parameter_int': lambda L, x: L.nn.Parameter(x, 1), 'Parameter_none': lambda L, x: L.nn.Parameter(x, requires_grad=None),
+    'Parameter_npbool': lambda L, x: L.nn.Parameter(x, np.True_),
 }
 _ACCEPTED = {'sum_true': lambda L, x: x.sum(0, True), 'max_true': lambda L, x: x.max(0, True)[0], 'sort_pos': lambda L, x: L.sort(x, 0, True)[0],
              'var_pos': lambda L, x: x.var(0, True, True), 'kw_false': lambda L, x: x.mean(1, keepdim=False)}
@@ -24,7 +28,7 @@ _ACCEPTED = {'sum_true': lambda L, x: x.sum(0, True), 'max_true': lambda L, x: x
 def test_a_bool_argument_that_is_not_a_bool_is_refused_as_torch(name):
     x = torch.arange(6.).reshape(2, 3)
     with pytest.raises(TypeError): _CALLS[name](torch, x)
-    with pytest.raises(TypeError, match='must be bool|keepdim|descending|largest|unbiased|requires_grad'):
+    with pytest.raises(TypeError, match='must be bool|keepdim|descending|largest|unbiased|requires_grad|sorted|return_inverse|return_counts|require_grad'):
         _CALLS[name](litnn, litnn.arange(6.).reshape(2, 3))
 
 

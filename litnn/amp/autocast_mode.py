@@ -6,8 +6,8 @@
 __all__ = ['autocast', 'custom_fwd', 'custom_bwd', 'is_autocast_available']
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #bd57abb1
-import functools, warnings
-from ..backend import float16, bfloat16, patch, _DEVICE_TYPES
+import builtins, functools, warnings
+from ..backend import float16, bfloat16, patch, dtype, _DEVICE_TYPES, _type_name
 from .._tensor import Tensor
 from .. import cuda
 from . import _DEFAULT_DTYPE, _cast, _set_autocast, is_autocast_enabled, get_autocast_dtype
@@ -39,6 +39,9 @@ class autocast:
         self.device, self._cache_enabled = device_type, True if cache_enabled is None else cache_enabled
 
     def __enter__(self):
+        d = self.fast_dtype       # torch's C++ setter takes a dtype (or Python's scalar types) only, even when disabled
+        if not isinstance(d, dtype) and not builtins.any(d is t for t in (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+            raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be litnn.dtype, not {_type_name(d)}")
         self.prev = _set_autocast(self.device, self.fast_dtype if self._enabled else None, self.fast_dtype)
         return self      # fast_dtype is kept even when disabled, as torch's
 

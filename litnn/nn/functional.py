@@ -3181,7 +3181,7 @@ def _check_lengths(input_lengths, target_lengths):
     for name, v in (('input_lengths', input_lengths), ('target_lengths', target_lengths)):
         if isinstance(v, Tensor) and v.dtype.is_floating_point: raise RuntimeError(f"{name} must be integral")
 
-def _type_name(v): t = type(v); return t.__name__ if t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
+from ..backend import _type_name   # (torch names a wrong argument type so)
 
 def _lengths(v, name, N, limit=None):
     "A lengths argument as an int array of N values, with torch's checks."

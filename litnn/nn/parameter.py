@@ -8,15 +8,34 @@ __all__ = ['Parameter', 'Buffer', 'UninitializedTensorMixin', 'is_lazy', 'Uninit
 # %% ../../nbs/20_parameter.ipynb #19de0d14
 from .._tensor import Tensor
 from .._creation import empty, _check_grad_dtype
+from ..backend import _type_name
 
 # %% ../../nbs/20_parameter.ipynb #9f1105d5
 from ..overrides import _disabled_torch_function_impl
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    "Make `isinstance(t, Parameter)` true for a tensor subclass instance made a parameter (marked `_is_param`)."
+    def __instancecheck__(self, instance):
+        if self is Parameter and isinstance(instance, Tensor) and getattr(instance, '_is_param', False): return True
+        return super().__instancecheck__(instance)
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     "A Tensor that is a module parameter: assigning one to a Module attribute registers it (as `torch.nn.Parameter`)."
     __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     def __new__(cls, data=None, # the tensor whose array the parameter shares; `empty(0)` if None
                 requires_grad=True): # whether the parameter requires gradient (even under `no_grad`)
         if data is None: data = empty(0)
+        if type(data) is not Tensor and type(data) is not Parameter:
+            # a tensor subclass stays its own class, flagged a parameter, so its methods and __torch_function__ still apply (as torch)
+            t = data.detach().requires_grad_(requires_grad)
+            if type(t) is not type(data):
+                raise RuntimeError(f"Creating a Parameter from an instance of type {type(data).__name__} requires that detach() "
+                                   f"returns an instance of the same type, but return type {type(t).__name__} was found instead. "
+                                   "To use the type as a Parameter, please correct the detach() semantics defined by its "
+                                   "__torch_dispatch__() implementation.")
+            t._is_param = True
+            return t
+        if requires_grad is not True and requires_grad is not False:     # (torch builds it with the C++ _make_subclass, bool only)
+            raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not {_type_name(requires_grad)}")
         t = data.detach()   # same array, same version counter, no history
         _check_grad_dtype(t._data, requires_grad)
         if requires_grad: t.requires_grad_()     # (its refusals: an inference tensor outside inference_mode, 13b_grad_modes)
