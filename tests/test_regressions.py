@@ -113,6 +113,33 @@ def test_numpy_floating_point_warnings_stay_inside_litnn():
     assert p.stdout.strip() == "[inf, -inf, nan, inf]"
     assert p.stderr.count('RuntimeWarning') == 1 and 'encountered in log' in p.stderr, p.stderr
 
+_INF_NAN_CASES = {
+    'log(0)': lambda L: L.log(L.tensor([0.])), '1/0': lambda L: L.tensor([1.]) / 0, 'x ** -1': lambda L: L.tensor([0.]) ** -1.,
+    'exp overflow': lambda L: L.tensor([100.]).exp(), 'float32 add overflow': lambda L: L.tensor([3e38]) + L.tensor([3e38]),
+    'mul overflow': lambda L: L.tensor([3e38]) * 10, 'inf - inf': lambda L: L.tensor([float('inf')]) - float('inf'),
+    'rsqrt(0)': lambda L: L.tensor([0.]).rsqrt(), 'log1p(-1)': lambda L: L.log1p(L.tensor([-1.])),
+    'mean of empty': lambda L: L.tensor([]).mean(), 'nan to int64': lambda L: L.tensor([float('nan')]).long(),
+    'to float16 overflow': lambda L: L.tensor([1e10]).half(), 'sum overflow': lambda L: L.tensor([3e38, 3e38]).sum(),
+    'matmul with inf': lambda L: L.tensor([[float('inf'), 1.]]) @ L.tensor([[0.], [1.]]),
+    'softmax of a masked row': lambda L: L.zeros(2, 2).masked_fill(L.tensor([[True, True], [False, True]]), float('-inf')).softmax(-1),
+    'mse of inf': lambda L: L.nn.functional.mse_loss(L.tensor([float('inf')]), L.tensor([float('inf')])),
+    'kl_div with -inf': lambda L: L.nn.functional.kl_div(L.tensor([0., float('-inf')]), L.tensor([0., 0.]), reduction='sum'),
+    'cumprod overflow': lambda L: L.tensor([1e30, 1e30]).cumprod(0), 'corrcoef of constants': lambda L: L.corrcoef(L.ones(2, 3)),
+    'sqrt grad at 0': lambda L: (lambda x: (x.sqrt().sum().backward(), x.grad)[1])(L.tensor([0.], requires_grad=True)),
+    'in-place div by 0': lambda L: L.ones(2).div_(0), 'in-place -= inf': lambda L: (lambda x: (x.__isub__(float('inf')), x)[1])(L.full((2,), float('inf'))),
+    'Bernoulli(probs=1).log_prob(1)': lambda L: L.distributions.Bernoulli(probs=L.tensor([1.])).log_prob(L.tensor([1.])),
+}
+
+@pytest.mark.parametrize('name', list(_INF_NAN_CASES))
+def test_inf_and_nan_under_an_error_filter_as_torch(name):
+    """With warnings turned into errors (`-W error`, pytest's `filterwarnings = error`) torch computes infs and nans
+    silently; litnn's ops rerun without numpy's notes (12_backprop_graph) and give torch's values."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        want, got = _INF_NAN_CASES[name](torch), _INF_NAN_CASES[name](litnn)
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
 def test_numpy_floating_point_warnings_stay_out_of_recorded_warnings(tmp_path):
     """Under pytest (filters reset per test, litnn imported at collection) and with `simplefilter('always')` in
     `catch_warnings(record=True)`, litnn's ops record only torch's own warnings; a user's numpy is still recorded."""

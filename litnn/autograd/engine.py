@@ -8,7 +8,7 @@ import builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string, _INFERENCE_INPLACE
 from ..backend import _by_np
-from .graph import AccumulateGrad, Node, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray, _counter
+from .graph import AccumulateGrad, Node, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half, _fma
 from .._tensor import _dense_order, _laid_out, _SparseArray
@@ -182,6 +182,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     watched = capture is not None or needed is not None or prof is not None    # one test per node when none is
     pop, get = buffers.pop, buffers.get       # bound once: the loop below runs once per node
     _final_callbacks.append([])
+    quiet = np.errstate(all='ignore'); quiet.__enter__()   # numpy's notes of inf and nan: one guard for the pass (12_backprop_graph)
     try:
         for node in order:
             grads = pop(node, None)
@@ -232,6 +233,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     finally:
         _Mode.grad, _graph_task.current = prev, prev_task
         _final_callbacks.pop()
+        quiet.__exit__(None, None, None)
     return captured
 
 # %% ../../nbs/13_backprop_engine.ipynb #75b17903
@@ -404,7 +406,8 @@ def _inplace(self, op, *args, _write=None, **kw):
                                 or (isinstance(op, Tensor) and op._requires_grad) or (base is not None and base._requires_grad))
     if _write is not None and not recording and not (_half(self._data) and not builtins.all(isinstance(v, Tensor) for v in args)):
         a = self._data        # (the fast path writes in the array's dtype: half precision with a number computes as the op does)
-        try: _write(array_namespace(a), a, *[v._data if isinstance(v, Tensor) else v for v in args])
+        try:
+            with np.errstate(all='ignore'): _write(array_namespace(a), a, *[v._data if isinstance(v, Tensor) else v for v in args])   # (it cannot run twice: 12_backprop_graph)
         except (TypeError, ValueError, OverflowError): pass    # a dtype, shape, device or number-range problem: the general path raises torch's error
         else:
             _version_counter(self)[0] += 1
@@ -449,6 +452,8 @@ def _inplace_plain(self, ufunc, other):
     if _Mode.trace is not None or _Mode.writes is not None or _Mode.fw is not None: return False
     try: ufunc(a, b, out=a)
     except (TypeError, ValueError): return False     # (a shape that does not broadcast into self's)
+    except RuntimeWarning as e:                      # numpy notes an inf or nan after writing them all (12_backprop_graph)
+        if not _fp_note(e): raise
     _version_counter(self)[0] += 1
     return True
 

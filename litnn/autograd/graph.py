@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, itertools, threading, weakref, numpy as np
 from collections import OrderedDict
-from ..backend import patch
+from ..backend import patch, _FP_MESSAGE
 from .._tensor import Tensor, _as_array, _version_counter, _INFERENCE_SAVED, _inference_tensor
 from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
@@ -251,6 +251,7 @@ class Op(Node):
         try: out = cls.forward(_NO_CTX, *args, **kw)
         except ValueError as e: raise _as_torch_error(e, args) from None
         except AttributeError: _check_op_args(cls, args); raise
+        except RuntimeWarning as e: out = _rerun_quietly(e, cls.forward, _NO_CTX, *args, **kw)   # (see "error" below)
         if type(out) is _ndarray:      # the common case, inlined: a plain result tensor
             t = _new(Tensor); t._data, t._requires_grad, t.grad_fn, t._vc = out, False, None, None
             if _Mode.inference: _inference_tensor(t)      # (13b_grad_modes)
@@ -278,6 +279,7 @@ def _record(cls, args, kw):
     try: out = cls.forward(ctx, *args, **kw)
     except ValueError as e: raise _as_torch_error(e, args) from None
     except AttributeError: _check_op_args(cls, args); raise
+    except RuntimeWarning as e: out = _rerun_quietly(e, cls.forward, ctx, *args, **kw)
     if type(out) is tuple: return _wrap_many(ctx, out, args)
     if out.dtype.kind == 'c' and not cls.complex_aware: ctx._complex = _real_inputs(args)   # 17d_complex_numbers
     t = _new(Tensor)           # `Tensor._make(_as_array(out), True, ctx)`, inlined
@@ -339,6 +341,7 @@ def _plain_apply(cls, x):
         ctx.next_functions, ctx._seq = (_edge(x),), next(_counter)
     try: out = cls.forward(ctx, x)
     except ValueError as e: raise _as_torch_error(e, (x,)) from None     # (as `_record`)
+    except RuntimeWarning as e: out = _rerun_quietly(e, cls.forward, ctx, x)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
     if ctx is _NO_CTX:
@@ -348,6 +351,17 @@ def _plain_apply(cls, x):
         t._requires_grad, t.grad_fn = True, ctx
         if ctx._out is not None: t._vc = ctx._out_vc = [0]   # share the output's version with ctx.result
     return t
+
+# %% ../../nbs/12_backprop_graph.ipynb #178e8139
+def _fp_note(e):
+    "Whether exception `e` is numpy's note of an inf or nan (a RuntimeWarning) that a warnings filter turned into an error."
+    return isinstance(e, RuntimeWarning) and _FP_MESSAGE.match(str(e)) is not None
+
+def _rerun_quietly(e, f, *args, **kw):
+    "`f(*args, **kw)` again with numpy's floating-point warnings off if `e` is `_fp_note`; else `e` goes on."
+    if not _fp_note(e): raise e
+    with np.errstate(all='ignore'): return f(*args, **kw)
+
 
 # %% ../../nbs/12_backprop_graph.ipynb #3748d541
 _num = (builtins.int, builtins.float, builtins.complex, builtins.bool, np.number, np.bool_)

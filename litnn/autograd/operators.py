@@ -8,7 +8,7 @@ import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _follow_layout
-from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num
+from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num, _rerun_quietly
 from .grad_mode import _Mode
 from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma, _number_tensor
 
@@ -241,7 +241,8 @@ def _plain_pair(x, y):
 def _plain_binary(cls, x, y):
     "`cls.apply(x, y)` (`cls` MulBackward0 or AddBackward0) where `_plain_pair` holds, written out; see above."
     a, b = _operands(x, y)
-    out = a * b if cls is MulBackward0 else a + b
+    try: out = a * b if cls is MulBackward0 else a + b
+    except RuntimeWarning as e: out = _rerun_quietly(e, np.multiply if cls is MulBackward0 else np.add, a, b)   # (12_backprop_graph)
     if type(a) is _ndarray and a.ndim >= 4: out = _first_layout(out, a, b)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars

@@ -17,13 +17,15 @@ from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _broadcast_tensors, _softplus
+from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _broadcast_tensors
+from ..nn.functional import binary_cross_entropy_with_logits
 
 
 # %% ../../nbs/reference/distributions/bernoulli.ipynb #ff22e058
 def _bce_with_logits(logits, target):
-    "Binary cross-entropy of `target` under log-odds `logits`, elementwise: log(1 + e^l) - l t."
-    return _softplus(logits) - logits * target
+    """Binary cross-entropy of `target` under log-odds `logits`, elementwise: log(1 + e^l) - l t, computed as torch's
+    `binary_cross_entropy_with_logits` does (without its cancellation: a probability of 1 has log-probability -1.2e-07)."""
+    return binary_cross_entropy_with_logits(logits, target, reduction='none')
 
 def _one_param(name, probs, logits):
     "Check that exactly one of probs and logits is given; returns the one given and whether it is a number."
