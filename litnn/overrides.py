@@ -94,10 +94,16 @@ def _convert(ret, cls):
         ret = type(ret)(*items) if hasattr(type(ret), '_fields') else type(ret)(items)    # (a named tuple: return_types)
     return ret
 
+def _pytorchs(func):
+    """Whether `func` is PyTorch's own: where real torch runs beside litnn it offers its calls (`torch_tensor + litnn_tensor`)
+    to any argument that speaks the protocol; running them here would offer them back, forever. Declined, torch raises its TypeError."""
+    owner = getattr(func, '__objclass__', func)       # (a C method descriptor names its class)
+    return (getattr(owner, '__module__', None) or '').partition('.')[0] == 'torch'
+
 def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
     "Tensor's `__torch_function__`: `func` run as written, its tensors given the class `cls`."
     if kwargs is None: kwargs = {}
-    if not all(issubclass(cls, t) for t in types): return NotImplemented
+    if not all(issubclass(cls, t) for t in types) or _pytorchs(func): return NotImplemented
     prev, _disabled.on = _disabled.on, True
     try: ret = func(*args, **kwargs)
     finally: _disabled.on = prev

@@ -76,6 +76,16 @@ _PROGRAM = textwrap.dedent('''
     except TypeError: out['declined'] = 'TypeError'
     class P(torch.nn.Parameter): pass
     out['param_subclass'] = type(P(torch.ones(2)) + 1).__name__
+    pm = torch.nn.Parameter(x.clone())      # a subclass instance made a parameter keeps its class, flagged `_is_param`
+    lin2 = torch.nn.Linear(2, 2)
+    lin2.weight = pm
+    frozen = torch.nn.Parameter(x, requires_grad=False)
+    out['param_of_subclass'] = [type(pm).__name__, isinstance(pm, torch.nn.Parameter), isinstance(x, torch.nn.Parameter),
+                                pm.requires_grad, pm.is_leaf, pm is x, [type(q).__name__ for q in lin2.parameters()],
+                                type(frozen).__name__, frozen.requires_grad, type(pm * 2).__name__,
+                                repr(torch.nn.Parameter(torch.tensor([1., 2.]).as_subclass(M)))]
+    try: torch.nn.Parameter(P(torch.ones(2))); out['param_of_param_subclass'] = 'no error'
+    except RuntimeError as e: out['param_of_param_subclass'] = str(e)
     out['has'] = [torch.overrides.has_torch_function((torch.ones(1),)), torch.overrides.has_torch_function((x,)),
                   torch.overrides.has_torch_function((torch.nn.Parameter(torch.ones(1)),))]
     print(json.dumps(out))
@@ -95,7 +105,8 @@ def results():
 @pytest.mark.parametrize('key', ['add', 'radd', 'fn', 'meth', 'idx', 'relu', 'cat', 'maxv', 'split', 'T', 'data', 'matmul', 'eq', 'linear',
                                  'norm', 'shape', 'item', 'clone', 'to', 'detach', 'neg', 'inplace', 'zeros_like', 'stack', 'where',
                                  'unbind', 'softmax', 'plain', 'param', 'view', 'chunk', 'sort', 'own', 'grad', 'logged', 'unwrapped',
-                                 'mode', 'nested', 'replaced', 'declined', 'param_subclass', 'has'])
+                                 'mode', 'nested', 'replaced', 'declined', 'param_subclass', 'param_of_subclass',
+                                 'param_of_param_subclass', 'has'])
 def test_torch_function_protocol_as_torch(results, key):
     assert results['litnn'][key] == results['torch'][key]
 
@@ -105,3 +116,12 @@ def test_no_subclass_no_dispatch():
     code = "import litnn; print(litnn.overrides._ACTIVE, hasattr(litnn.add, '_dispatches_to'), hasattr(litnn.Tensor.add, '_dispatches_to'))"
     p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
     assert p.stdout.split() == ['[]', 'False', 'False'], p.stderr[-2000:]
+
+
+def test_real_torch_beside_litnn_declines_instead_of_recursing():
+    """Real torch offers its calls to any argument with a `__torch_function__`; litnn's tensor declines PyTorch's own
+    functions, so mixing the two libraries' tensors is torch's TypeError, not a RecursionError."""
+    import litnn
+    for f in (lambda: litnn.ones(2) + torch.ones(2), lambda: torch.ones(2) + litnn.ones(2), lambda: torch.add(torch.ones(2), litnn.ones(2)),
+              lambda: torch.cat([torch.ones(1), litnn.ones(1)]), lambda: torch.ones(2).mul(litnn.ones(2))):
+        with pytest.raises(TypeError): f()
