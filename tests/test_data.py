@@ -504,3 +504,21 @@ def test_iterable_dataset_without_iter_cannot_be_made_as_torch():
             def __iter__(self): return iter(range(3))
         assert list(Counting()) == [0, 1, 2]
         assert isinstance(Counting(), lib.utils.data.Dataset)
+
+
+def test_real_torch_tensors_from_a_dataset_collate_into_litnn_tensors():
+    """A torch program run with `import litnn as torch` that reads its data through torchvision gets real torch tensors
+    from the dataset: litnn's loader collates them (and converts them unbatched) as their numpy arrays, into litnn tensors."""
+    torch = pytest.importorskip('torch')
+    class Images(torch.utils.data.Dataset):       # what torchvision's dataset with transforms.ToTensor() gives
+        def __len__(self): return 5
+        def __getitem__(self, i): return torch.full((1, 2, 2), i / 10), i
+    batches = list(litnn.utils.data.DataLoader(Images(), batch_size=2))
+    want = list(torch.utils.data.DataLoader(Images(), batch_size=2))
+    assert [type(x) for b in batches for x in b] == [litnn.Tensor] * 6
+    for (x, y), (tx, ty) in zip(batches, want):
+        assert (x.dtype, y.dtype) == (litnn.float32, litnn.int64)
+        np.testing.assert_array_equal(x.numpy(), tx.numpy()); np.testing.assert_array_equal(y.numpy(), ty.numpy())
+    x, y = next(iter(litnn.utils.data.DataLoader(Images(), batch_size=None)))
+    assert type(x) is litnn.Tensor and y == 0
+    with pytest.raises(TypeError, match='found'): litnn.utils.data.default_collate([object(), object()])

@@ -47,7 +47,14 @@ def collate(batch, *, collate_fn_map=None):
         if any(len(e) != len(elem) for e in batch): raise RuntimeError("each element in list of batch should be of equal size")
         cols = [col(s) for s in zip(*batch)]
         return cols if isinstance(elem, tuple) else _rebuild(elem, cols)
+    if collate_fn_map is not None and np.ndarray in collate_fn_map and _foreign_array(elem):
+        return col([np.asarray(e) for e in batch])      # another library's arrays, collated as their numpy arrays (see below)
     raise TypeError(default_collate_err_msg_format.format(type(elem)))
+
+def _foreign_array(v):
+    """Whether `v` is another library's array that numpy can read (`__array__`): real torch's tensors, which torchvision's
+    datasets and transforms give when litnn stands in for torch in the program, or JAX's. torch itself refuses them."""
+    return hasattr(type(v), '__array__') and not isinstance(v, (Tensor, np.ndarray, str, bytes))
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     "Tensors stacked along a new first dimension (nested and sparse ones refused, as torch's)."
@@ -87,4 +94,5 @@ def default_convert(data):
     if isinstance(data, tuple) and hasattr(data, '_fields'): return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple): return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)): return _rebuild(data, [default_convert(d) for d in data])
+    if _foreign_array(data): return default_convert(np.asarray(data))     # (as `collate`)
     return data
