@@ -10,8 +10,9 @@ import builtins, functools, math, sys, numpy as np
 from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar, array_namespace
 from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray, strided, layout as _layout
-from ._tensor import _laid_out, _dense_order
+from ._tensor import _laid_out, _preserved_order
 from ._python_arg_parser import _dtype_arg   # reference/torch/tensor_attributes: layouts in memory
+from ._flags import _warn_once
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):
@@ -21,9 +22,11 @@ def _first(data):
 
 # %% ../nbs/11_making_tensors.ipynb #b5763611
 def _numpy_checks(a):
-    "torch's refusals of a numpy array it reads (to copy or to share): another byte order, a negative stride."
+    "torch's refusals of a numpy array it reads (to copy or to share): another byte order, a stride that is not a whole number of elements, a negative stride."
     if not a.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported.")
+    if a.itemsize and builtins.any(s % a.itemsize for s in a.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory.")
     if builtins.any(s < 0 for s in a.strides):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. "
                          "(You can probably work around this by making a copy of your array  with array.copy().) ")
@@ -37,6 +40,9 @@ def _infer(data, dtype=None):
     if not (type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__') or type(a) in B._array_types):
         is_np = isinstance(_first(a), (np.generic, np.ndarray))
         promoted = _promoted_leaves(a) if dtype is None and type(a) in (list, tuple) else None
+        if type(a) in (list, tuple) and _holds_array(a):
+            _warn_once("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list to a "
+                       "single numpy.ndarray with numpy.array() before converting to a tensor.", stacklevel=None)
         try: a = np.asarray(a)
         except OverflowError: raise ValueError("Overflow when unpacking long long") from None
         except ValueError:                                     # not a grid: torch's message, or (under an empty dim) torch's empty tensor
@@ -54,7 +60,7 @@ def _infer(data, dtype=None):
         if promoted is not None: a = a.astype(promoted.np, copy=False)     # numpy scalars or arrays among the leaves
         elif not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
-            elif a.dtype.kind == 'c': a = a.astype(get_default_dtype().to_complex().np)   # complex64 by default, as torch
+            elif a.dtype.kind == 'c': a = a.astype(B._stored_complex(get_default_dtype()).np)   # complex64 by default, as torch
             elif a.dtype.kind in 'iu': a = a.astype(np.int64)
     if dtype is not None:
         npd = to_dtype(dtype).np
@@ -88,7 +94,7 @@ def _promoted_leaves(data):
     rules with the Python numbers' (`[np.float32(1), 2]` is float32; numpy would widen it to float64). None: no such leaf."""
     leaves = set()
     if not _leaf_dtypes(data, leaves) or leaves <= _PY_NUMBERS: return None
-    py = {builtins.bool: B.bool, builtins.int: B.int64, builtins.float: get_default_dtype(), builtins.complex: get_default_dtype().to_complex()}
+    py = {builtins.bool: B.bool, builtins.int: B.int64, builtins.float: get_default_dtype(), builtins.complex: B._stored_complex(get_default_dtype())}
     return functools.reduce(B.promote_types, [py.get(d, d) for d in leaves])
 
 def _check_fits(a, npd):
@@ -125,12 +131,17 @@ def _odd_leaf(data):
         return None
     return None if isinstance(data, _NUMBERS) or hasattr(data, '__array__') else data
 
+def _holds_array(data):
+    "Whether nested lists `data` hold a numpy array (torch warns, once, that reading arrays element by element is slow)."
+    return builtins.any(issubclass(t, np.ndarray) for t in set(map(type, data))) or builtins.any(_holds_array(v) for v in data if type(v) in (list, tuple))
+
 def _check_nesting(data):
     """torch's errors for nested lists that are not a grid: the sizes are read along the first elements, then every
     element is checked against them, depth first."""
     if isinstance(_odd_leaf(data), str): raise TypeError("new(): invalid data type 'str'")   # torch infers the dtype first
+    def seq(v): return isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim > 0   # (an array is one, as in torch)
     sizes, v = [], data
-    while isinstance(v, (list, tuple)):
+    while seq(v):
         sizes.append(len(v))
         if not len(v): return sizes          # an empty dim: torch checks nothing further (its tensor is empty)
         v = v[0]
@@ -141,7 +152,7 @@ def _check_nesting(data):
                 raise TypeError(f"must be real number, not {type(v).__name__}" if floats(data) else
                                 f"'{type(v).__name__}' object cannot be interpreted as an integer")
             return
-        if not isinstance(v, (list, tuple)): raise TypeError("not a sequence")
+        if not seq(v): raise TypeError("not a sequence")
         if len(v) != sizes[d]: raise ValueError(f"expected sequence of length {sizes[d]} at dim {d} (got {len(v)})")
         for x in v: walk(x, d + 1)
     walk(data, 0)
@@ -284,7 +295,7 @@ def _format_order(memory_format, ndim, preserve=None):
 # %% ../nbs/11_making_tensors.ipynb #c2891829
 def _scalar_dtype(v):
     return (B.bool if isinstance(v, builtins.bool) else B.int64 if isinstance(v, (builtins.int, np.integer)) else
-            get_default_dtype().to_complex() if isinstance(v, builtins.complex) else None)
+            B._stored_complex(get_default_dtype()) if isinstance(v, builtins.complex) else None)
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     "A tensor filled with `fill_value`; its dtype follows the value (int64 for ints, as torch)."
@@ -307,10 +318,11 @@ def _in_layout(name, t, layout, pin_memory):
 
 def _like(f, t, dtype, device, requires_grad, memory_format, *args, layout=None, pin_memory=False, **kw):
     """`f(shape, *args)` for the shape of `t`, in `t`'s dtype and device unless given, and laid out in memory as
-    `memory_format` says (preserve_format, the default, keeps the order of `t`'s dims in memory when `t` is dense)."""
+    `memory_format` says (preserve_format, the default, keeps the order of `t`'s dims in memory when `t` is dense, and
+    a channels-last look when `t` is a strided slice of one)."""
     if not isinstance(t, Tensor):       # (named for the caller, zeros_like...: torch's message)
         raise TypeError(f"{sys._getframe(1).f_code.co_name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
-    order = _format_order(memory_format, t.ndim, _dense_order(getattr(t, '_data', None)))
+    order = _format_order(memory_format, t.ndim, _preserved_order(getattr(t, '_data', None)))
     shape = t.shape if order is None else tuple(t.shape[i] for i in order)
     out = f(*((shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
     if order is not None: out._data = out._data.transpose(tuple(np.argsort(order)))   # filled in memory order, as torch
@@ -355,7 +367,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))
     d = None if dtype is None else to_dtype(dtype)
     if builtins.any(isinstance(v, builtins.complex) for v in (start, end)):     # complex bounds: a complex range, as torch infers it
-        c = get_default_dtype().to_complex()
+        c = B._stored_complex(get_default_dtype())
         if d is not None and not d.is_complex:
             raise RuntimeError(f"torch.linspace(): inferred dtype c10::complex<{'double' if c.name == 'complex128' else 'float'}> can't be safely cast to passed dtype {_LEGACY[d.name]}")
         dtype = dtype or c
@@ -462,7 +474,7 @@ zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint, randperm 
 import builtins, warnings, numpy as np
 from . import backend as B
 from .backend import array_device, to_dtype, _by_np
-from ._tensor import Tensor, _LEGACY
+from ._tensor import Tensor, _LEGACY, _fixed_size
 from .backend import _by_name
 from ._flags import _warn_once
 from .storage import UntypedStorage
@@ -483,6 +495,7 @@ def from_numpy(ndarray):
                       "tensor will result in undefined behavior. You may want to copy the array to protect its data or make it writable "
                       "before converting it to a tensor.", UserWarning, stacklevel=2)
     # a subclass (np.memmap, np.matrix...) is seen through a plain ndarray view: same memory, no subclass behaviour
+    _fixed_size(ndarray)      # the array keeps its memory: torch's storage of it is not resizable
     return Tensor._make(ndarray if type(ndarray) is np.ndarray else ndarray.view(np.ndarray))
 
 # %% ../nbs/11a_creating_and_converting.ipynb #20b86dbc
@@ -494,7 +507,14 @@ def _shared(obj, dtype, device):
     else: return None
     if a.dtype not in _by_np or dtype is not None and to_dtype(dtype).np != a.dtype: return None
     if device is not None and B.device(device) != array_device(a) and not (B.device(device).index is None and B.device(device).type == array_device(a).type): return None
-    return t if t is not None else Tensor._make(a)
+    if t is not None: return t
+    if isinstance(a, np.ndarray): _fixed_size(a)       # shared with numpy: not resizable, as from_numpy
+    return Tensor._make(a)
+
+def _foreign_array(v):
+    """Whether `v` is another library's array that numpy can read (its type has `__array__`), not litnn's nor numpy's:
+    real torch's tensors (torchvision's datasets and safetensors.torch give them to a program running on litnn), JAX's."""
+    return hasattr(type(v), '__array__') and not isinstance(v, (Tensor, np.ndarray, str, bytes))
 
 def as_tensor(data, dtype=None, device=None):
     "`data` as a tensor, sharing its memory when no conversion is needed (a tensor of the right dtype and device is returned as is)."

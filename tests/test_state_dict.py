@@ -776,3 +776,50 @@ def test_assign_then_extra_state_failure_restores_the_objects():
     sd = m.state_dict(); sd['0.w'] = litnn.ones(2); sd['1._extra_state'] = 'bad'
     with pytest.raises(ValueError): m.load_state_dict(sd, assign=True)
     assert m[0].w is w0 and m[0].w.tolist() == [0., 0.]
+
+
+def test_non_tensor_entry_message_is_torchs_text():
+    "The message names `torch.Tensor` as torch's does (callers match it with a regex), not normalised to litnn's name."
+    msgs = []
+    for lib in (litnn, torch):
+        try: lib.nn.Linear(2, 2, bias=False).load_state_dict({'weight': np.ones((2, 2))})
+        except RuntimeError as e: msgs.append(str(e))
+    assert msgs[0] == msgs[1]
+    assert 'expected torch.Tensor or Tensor-like object from checkpoint but received' in msgs[0]
+
+
+@pytest.mark.parametrize('post_hook', [False, True])
+def test_swap_failure_reported_like_torch(post_hook):
+    "With swap on, a subclass whose module_load raises gives torch's error-list line (litnn then undoes the whole load)."
+    def run(lib):
+        class Broken(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                if func is lib.Tensor.module_load: return args[1]    # not detached: refused by load_state_dict
+                with lib._C.DisableTorchFunctionSubclass():
+                    r = func(*args, **(kwargs or {}))
+                    return cls(r) if func == lib.Tensor.detach else r
+        old = lib.__future__.get_swap_module_params_on_conversion()
+        lib.__future__.set_swap_module_params_on_conversion(True)
+        try:
+            m = lib.nn.Linear(2, 3)
+            if post_hook: m.register_load_state_dict_post_hook(lambda mod, keys: None)
+            w0 = arr(m.weight).copy()
+            out = load_err(m, {'weight': lib.ones(3, 2).as_subclass(Broken), 'bias': lib.ones(3)})
+            return out, (arr(m.weight) == w0).all()
+        finally: lib.__future__.set_swap_module_params_on_conversion(old)
+    (t, msg), kept = same(run)
+    assert t is RuntimeError and msg.startswith('Error(s) in loading state_dict for Linear:\n\tWhile swapping the parameter named "weight"')
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'bfloat16', 'int64'])
+def test_real_torch_tensors_load_as_tensor_likes(dtype):
+    """Real torch's tensors (safetensors.torch.load_file gives them to a program on litnn) are Tensor-like by torch's
+    rule: a litnn module loads them, bfloat16 included; numpy arrays and lists are still refused (the test above)."""
+    src = torch.nn.Linear(3, 2).to(getattr(torch, dtype) if dtype != 'int64' else torch.float32)
+    sd = src.state_dict() if dtype != 'int64' else {k: (v * 100).long() for k, v in src.state_dict().items()}
+    m = litnn.nn.Linear(3, 2).to(getattr(litnn, dtype) if dtype != 'int64' else litnn.float32)
+    assert str(m.load_state_dict(sd)) == '<All keys matched successfully>'
+    for k, v in sd.items():
+        np.testing.assert_array_equal(m.state_dict()[k].float().numpy(), v.float().to(getattr(torch, str(m.state_dict()[k].dtype)[6:])).float().numpy())
+    m.load_state_dict(src.state_dict(keep_vars=True) if dtype != 'int64' else sd)     # Parameters requiring grad

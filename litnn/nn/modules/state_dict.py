@@ -13,9 +13,12 @@ from contextvars import ContextVar
 from typing import Any, Dict, TypeVar
 from ...backend import patch
 from ..._tensor import Tensor
+import numpy as np
+from ..._creation import tensor, _foreign_array
+from ...backend import _by_name
 from ...autograd.grad_mode import no_grad
 from ...autograd.engine import _check_overlap
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from .module import Module
 from ...utils.hooks import RemovableHandle
 from .backward_hooks import _WrappedHook
@@ -152,9 +155,20 @@ def _queue(change, *args):
 # %% ../../../nbs/26_state_dict.ipynb #c9d338e4
 def _restore(tensor, old): tensor._data[...] = old
 
-def _load_tensor(module, name, param, value, assign, swap=False, log=None):
+class _EntryError(RuntimeError):
+    "One entry of the state dict that failed to load: its message is the line torch adds to the load's error list."
+
+def _entry_error(key, param, value, ex, swap):
+    "Torch's line for entry `key`, whose copy (or swap) into `param` raised `ex`."
+    return (f'While {"swapping" if swap else "copying"} the parameter named "{key}", whose dimensions in the model are '
+            f'{param.size()} and whose dimensions in the checkpoint are {value.size()}, an exception occurred : {ex.args}.')
+
+def _load_tensor(module, name, param, value, assign, swap=False, key=None, log=None):
     "Copy `value` into `param` (in place, cast to its dtype), or with `assign` register `value` in its place; or `swap` it in."
-    if swap: return _swap_in(param, value, assign, log)
+    if swap:
+        try: return _swap_in(param, value, assign, log)
+        except Exception as ex:   # what the checks could not foresee (a subclass's module_load): reported as torch reports it
+            raise _EntryError(_entry_error(key, param, value, ex, swap)) from ex
     slots = module._parameters if name in module._parameters else module._buffers
     if assign:
         if log is not None: log.append(functools.partial(slots.__setitem__, name, param))
@@ -191,6 +205,16 @@ def _load_extra_state(module, state, log=None):
     module.set_extra_state(state)
 
 # %% ../../../nbs/26_state_dict.ipynb #989fc798
+def _foreign_tensor(v):
+    """Another library's tensor-like array (see `_load_from_state_dict`) as a litnn tensor, a copy through numpy (a dtype
+    numpy lacks, bfloat16, through float32 and back); `v` itself if numpy cannot read it."""
+    a = v.detach() if hasattr(v, 'detach') else v
+    try: return tensor(np.asarray(a))
+    except (TypeError, ValueError, RuntimeError): pass
+    name = str(getattr(a, 'dtype', '')).rpartition('.')[2]
+    if name in _by_name and hasattr(a, 'float'): return tensor(np.asarray(a.float())).to(_by_name[name])
+    return v
+
 def _as_assigned(param, value):
     "What `assign=True` registers in place of `param`: `value`, as a Parameter if `param` is one."
     if not isinstance(param, Parameter): return value
@@ -222,12 +246,16 @@ def _load_from_state_dict(self:Module, state_dict, prefix, local_metadata, stric
             if strict: missing_keys.append(key)
             continue
         value = state_dict[key]
+        if not isinstance(value, Tensor) and hasattr(value, '__torch_function__') and _foreign_array(value):
+            value = _foreign_tensor(value)     # real torch's tensor (safetensors.torch's load_file): Tensor-like by torch's rule
         if not isinstance(value, Tensor):
-            error_msgs.append(f'While copying the parameter named "{key}", expected litnn.Tensor or Tensor-like '
+            error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f'object from checkpoint but received {type(value)}')
             continue
-        if param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1: value = value[0]   # pre-0.4 checkpoints
-        if value.shape != param.shape:
+        lazy = is_lazy(param)   # a placeholder (49_lazy_modules) has no shape to check, and takes another placeholder as a no-op
+        if lazy and is_lazy(value) and not assign and not swap: continue
+        if not lazy and param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1: value = value[0]   # pre-0.4 checkpoints
+        if not lazy and value.shape != param.shape:
             error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {param.shape}.")
             continue
@@ -239,10 +267,10 @@ def _load_from_state_dict(self:Module, state_dict, prefix, local_metadata, stric
             if not assign: _check_copyable(param, value)
             elif not swap: value = _as_assigned(param, value)
         except Exception as ex:
-            error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} '
-                              f'and whose dimensions in the checkpoint are {value.size()}, an exception occurred : {ex.args}.')
+            error_msgs.append(_entry_error(key, param, value, ex, swap))
             continue
-        _queue(_load_tensor, self, name, param, value, assign, swap)
+        try: _queue(_load_tensor, self, name, param, value, assign, swap, key)
+        except _EntryError as ex: error_msgs.append(str(ex))   # made at once (a post-hook is registered): torch's list goes on
     _load_extra_state_entry(self, state_dict, prefix, strict, missing_keys, unexpected_keys)
     if strict: unexpected_keys.extend(_unexpected(self, state_dict, prefix, local_state))
 
@@ -313,7 +341,8 @@ def load_state_dict(self:Module, state_dict, # parameters and persistent buffers
     if errors or strict and (missing or unexpected):
         changes.rollback()
         raise _load_error(self, keys, errors, strict)
-    changes.commit()
+    try: changes.commit()
+    except _EntryError as ex: raise _load_error(self, keys, [str(ex)], strict) from ex.__cause__   # (commit has undone it all)
     return keys
 
 # %% ../../../nbs/26_state_dict.ipynb #ba064a87

@@ -12,7 +12,7 @@ import collections.abc, copy, re
 import numpy as np
 from ....backend import float64
 from ...._tensor import Tensor, strided
-from ...._creation import tensor, as_tensor
+from ...._creation import tensor, as_tensor, _foreign_array
 
 # %% ../../../../nbs/53b_collation.ipynb #3d5cdcc4
 np_str_obj_array_pattern = re.compile(r"[SaUO]")   # numpy dtype codes of strings and objects: not numbers (torch's names)
@@ -50,11 +50,6 @@ def collate(batch, *, collate_fn_map=None):
     if collate_fn_map is not None and np.ndarray in collate_fn_map and _foreign_array(elem):
         return col([np.asarray(e) for e in batch])      # another library's arrays, collated as their numpy arrays (see below)
     raise TypeError(default_collate_err_msg_format.format(type(elem)))
-
-def _foreign_array(v):
-    """Whether `v` is another library's array that numpy can read (`__array__`): real torch's tensors, which torchvision's
-    datasets and transforms give when litnn stands in for torch in the program, or JAX's. torch itself refuses them."""
-    return hasattr(type(v), '__array__') and not isinstance(v, (Tensor, np.ndarray, str, bytes))
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     "Tensors stacked along a new first dimension (nested and sparse ones refused, as torch's)."
