@@ -32,7 +32,8 @@ def _dispatches(t):
     r = _DISPATCHES.get(t)
     if r is None:
         f = getattr(t, '__torch_function__', None)
-        r = _DISPATCHES[t] = t is not Tensor and f is not None and not getattr(f, '_off', False)
+        r = _DISPATCHES[t] = (t is not Tensor and f is not None and not getattr(f, '_off', False)
+                              and t.__module__.partition('.')[0] != 'torch')    # real torch's tensors: see `_pytorchs` below
     return r
 
 def _mode_on(): return bool(_modes.stack) and not _disabled.modes
