@@ -69,6 +69,9 @@ def __getattr__(name):   # litnn.multiprocessing loads on first use, so `import 
     if name in ('multiprocessing', '_inductor', '_functorch'):   # (torch._inductor and _functorch load on first use too)
         import importlib
         return importlib.import_module('.' + name, __name__)
+    if name == 'Storage':    # torch.Storage: the legacy storage class of the default dtype (FloatStorage; set_default_dtype moves it)
+        from litnn._tensor import _LEGACY
+        return globals()[_LEGACY[get_default_dtype().name] + 'Storage']
     raise AttributeError(f"module 'litnn' has no attribute {name!r}")
 
 # %% ../nbs/01_namespace.ipynb #a74d516a

@@ -7,11 +7,12 @@ __all__ = []
 
 # %% ../nbs/63_checkpoint_records.ipynb #rec02
 import json, math, pickle, re, reprlib
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 import numpy as np
 from . import backend as B
 from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _checked_sparse
 from .nn.parameter import Parameter
+from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states
 
@@ -64,7 +65,9 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     if x is None or type(x) in (bool, int, str): return x
     if type(x) is float: return x if math.isfinite(x) else {"type": "float", "value": repr(x)}
     if isinstance(x, Tensor) and x.layout is not strided: return _encode_sparse(enc, x, keys)
-    if isinstance(x, Tensor): return {"type": "tensor", "index": enc.tensor(x, keys)}
+    if isinstance(x, Tensor):
+        if not isinstance(x, Parameter): warn_if_has_hooks(x)   # its gradient hooks are not saved: torch.save says so
+        return {"type": "tensor", "index": enc.tensor(x, keys)}
     if type(x) is np.ndarray or isinstance(x, np.generic): return _encode_numpy(enc, x, keys, where)
     if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
     if isinstance(x, B.device): return {"type": "device", "name": str(x)}
@@ -76,7 +79,7 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     if type(x) in (tuple, Size, set, frozenset):
         items = sorted(x, key=_sort_key) if type(x) in (set, frozenset) else x
         return {"type": type(x).__name__, "items": [_encode(enc, v, keys, f"{where}[{i}]", d) for i, v in enumerate(items)]}
-    if type(x) in (dict, OrderedDict):
+    if type(x) in (dict, OrderedDict, Counter):   # (Counter: MultiStepLR keeps its milestones in one)
         items = [[_encode(enc, k, keys, f"{where} key {k!r}", d), _encode(enc, v, keys + (k,), f"{where}[{k!r}]", d)]
                  for k, v in x.items()]
         out = {"type": type(x).__name__, "items": items}
@@ -225,7 +228,7 @@ def _tensors(f, records, arrays, map_location):
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
 _FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
-           "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
+           "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), "Counter": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
 _short.maxlevel, _short.maxstring, _short.maxother, _short.maxlist, _short.maxdict = 2, 40, 40, 4, 4
@@ -295,7 +298,8 @@ def _items(x, f):
 def _dict_record(x, tensors, f, depth):
     pairs = _items(x, f)
     if not all(type(p) is list and len(p) == 2 for p in pairs): raise ValueError("its items are not [key, value] pairs")
-    out = (dict if x["type"] == "dict" else OrderedDict)((_decode(k, tensors, f, depth), _decode(v, tensors, f, depth)) for k, v in pairs)
+    out = dict((_decode(k, tensors, f, depth), _decode(v, tensors, f, depth)) for k, v in pairs)
+    if x["type"] != "dict": out = {"OrderedDict": OrderedDict, "Counter": Counter}[x["type"]](out)   # (Counter(pairs) would count the pairs)
     if len(out) != len(pairs): raise ValueError("a key appears twice")
     if "metadata" in x: out._metadata = _decode(x["metadata"], tensors, f, depth)
     return out
@@ -310,7 +314,7 @@ def _device_record(x, tensors, f, depth):
     try: return B.device(x["name"])
     except RuntimeError as e: raise ValueError(str(e)) from None
 
-_DECODERS = {"tensor": _tensor_record, "sparse": _sparse_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "device": _device_record,
+_DECODERS = {"tensor": _tensor_record, "sparse": _sparse_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "Counter": _dict_record, "device": _device_record,
              **{k: _sequence_record for k in _SEQUENCES},
              "float": lambda x, *_: _FLOATS[x["value"]],
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),

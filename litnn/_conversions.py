@@ -11,7 +11,7 @@ from . import backend as B
 from .backend import patch, array_device, array_namespace, to_dtype
 from ._tensor import Tensor
 from ._creation import zeros_like, _format_order
-from ._tensor import _laid_out, _dense_order
+from ._tensor import _laid_out, _preserved_order
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _reduce, ToCopyBackward0
@@ -134,9 +134,10 @@ class CloneBackward0(Op):
 
 def clone(input, *, memory_format=None):
     "A copy of `input`, recorded in the graph (in the channels-last layout `memory_format` may ask for)."
-    # torch's default is preserve_format: a dense input keeps its layout (channels-last, a transpose), others come out row-major
+    # torch's default is preserve_format: a dense input keeps its layout (channels-last, a transpose), a strided slice of a
+    # channels-last one comes out channels-last (torch's suggest_memory_format), others row-major
     fmt = B.preserve_format if memory_format is None else memory_format
-    order = _format_order(fmt, input.ndim, preserve=_dense_order(input._data))
+    order = _format_order(fmt, input.ndim, preserve=_preserved_order(input._data))
     return CloneBackward0.apply(input, order=order) if order is not None else CloneBackward0.apply(input)
 
 Tensor.clone = clone
@@ -195,7 +196,15 @@ def can_cast(from_, to):
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #7ce78baf
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     "A 1-d tensor sharing the memory of `buffer` (anything with the buffer protocol), as `count` values of `dtype` after `offset` bytes."
-    d, n = to_dtype(dtype), memoryview(buffer).nbytes
+    try: view = memoryview(buffer)
+    except TypeError: raise ValueError("object does not implement Python buffer protocol.") from None
+    d, n = to_dtype(dtype), view.nbytes
+    if view.readonly:       # torch shares it all the same, and says so once
+        from litnn._flags import _warn_once
+        _warn_once("The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you can "
+                   "write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy the buffer "
+                   "to protect its data or make it writable before converting it to a tensor. This type of warning will be "
+                   "suppressed for the rest of this program.", stacklevel=None)
     size = d.np.itemsize
     if n == 0 or count == 0: raise ValueError(f"both buffer length ({n}) and count ({count}) must not be 0")
     if not 0 <= offset < n: raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({n} bytes) minus 1")

@@ -33,6 +33,11 @@ def _numpy_checks(a):
 
 def _infer(data, dtype=None):
     "An array from nested Python data, numpy data or a Tensor, with torch's dtype inference."
+    try: return _read(data, dtype)
+    except RecursionError: raise TypeError("new(): self-referential lists are incompatible") from None   # a list that holds itself
+
+def _read(data, dtype):
+    "`_infer`'s reading of `data`."
     if isinstance(data, np.ndarray): _numpy_checks(data)
     if isinstance(data, Tensor): a = data._data
     elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data): a = _of_scalar_tensors(data)
@@ -43,20 +48,28 @@ def _infer(data, dtype=None):
         if type(a) in (list, tuple) and _holds_array(a):
             _warn_once("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list to a "
                        "single numpy.ndarray with numpy.array() before converting to a tensor.", stacklevel=None)
+        # a number past 64 bits is read as a float for a float, complex or bool dtype (torch unpacks it as a double then)
+        wide = dtype is not None and (to_dtype(dtype).is_floating_point or to_dtype(dtype).is_complex or to_dtype(dtype).name == 'bool')
         try: a = np.asarray(a)
         except OverflowError: raise ValueError("Overflow when unpacking long long") from None
+        except TypeError:       # a sequence whose items cannot be read
+            if type(a) in (list, tuple) or not (hasattr(a, '__len__') and hasattr(a, '__getitem__')): raise
+            raise ValueError(f"could not determine the shape of object type '{type(a).__name__}'") from None
         except ValueError:                                     # not a grid: torch's message, or (under an empty dim) torch's empty tensor
             sizes = _check_nesting(data)
             if 0 not in sizes: raise
             a = np.zeros(sizes)
         if a.dtype == object and builtins.any(type(v) is builtins.int and not -2**63 <= v < 2**63 for v in a.flat):
-            raise ValueError("Overflow when unpacking long long")      # an int past 64 bits (numpy keeps it as an object)
+            cplx = builtins.any(type(v) is builtins.complex for v in a.flat)   # (or a float among them: the list is read as floats)
+            if not (wide or dtype is None and (cplx or builtins.any(type(v) is builtins.float for v in a.flat))):
+                raise ValueError("Overflow when unpacking long long")      # an int past 64 bits (numpy keeps it as an object)
+            a = a.astype(np.complex128 if cplx else np.float64)
         if a.dtype == object: _check_nesting(data); raise RuntimeError(f"Could not infer dtype of {type(_odd_leaf(data)).__name__}")
         if a.dtype.kind in 'US':
             if isinstance(data, (list, tuple)) and isinstance(_first(data), str):     # torch reads a first string as one more dim
                 raise ValueError(f"too many dimensions '{type(_odd_leaf(data)).__name__}'")
             raise TypeError(f"new(): invalid data type '{type(_odd_leaf(data)).__name__}'")
-        if a.dtype == np.uint64 and not is_np: raise ValueError("Overflow when unpacking long long")
+        if a.dtype == np.uint64 and not is_np and not wide: raise ValueError("Overflow when unpacking long long")
         if promoted is not None: a = a.astype(promoted.np, copy=False)     # numpy scalars or arrays among the leaves
         elif not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
@@ -360,17 +373,21 @@ def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     return _factory(lambda xp, d: xp.arange(start, end, step).astype(d), dtype, device, requires_grad, B.int64 if ints else None)
 
 # %% ../nbs/11_making_tensors.ipynb #fa992863
+def _complex_range_dtype(fn, start, end, dtype):
+    "The dtype `fn` (linspace, logspace) makes: complex bounds infer the default complex dtype, which `dtype` must be able to hold."
+    if not builtins.any(isinstance(v, builtins.complex) for v in (start, end)): return dtype
+    c, d = B._stored_complex(get_default_dtype()), None if dtype is None else to_dtype(dtype)
+    if d is not None and not d.is_complex:
+        raise RuntimeError(f"torch.{fn}(): inferred dtype c10::complex<{'double' if c.name == 'complex128' else 'float'}> can't be safely cast to passed dtype {_LEGACY[d.name]}")
+    return dtype or c
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
     if steps < 0: raise RuntimeError("number of steps must be non-negative")
     # 0-d tensors as bounds: their numbers, read from the array (inside vmap that falls back to the per-sample loop, as torch's)
     start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))
+    dtype = _complex_range_dtype('linspace', start, end, dtype)     # complex bounds: a complex range, as torch infers it
     d = None if dtype is None else to_dtype(dtype)
-    if builtins.any(isinstance(v, builtins.complex) for v in (start, end)):     # complex bounds: a complex range, as torch infers it
-        c = B._stored_complex(get_default_dtype())
-        if d is not None and not d.is_complex:
-            raise RuntimeError(f"torch.linspace(): inferred dtype c10::complex<{'double' if c.name == 'complex128' else 'float'}> can't be safely cast to passed dtype {_LEGACY[d.name]}")
-        dtype = dtype or c
     if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")   # (0 or 1 value: no kernel runs)
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # torch: the bounds cast first
     return _factory(lambda xp, d: xp.linspace(start, end, steps).astype(d), dtype, device, requires_grad)
@@ -464,7 +481,11 @@ def _with_out(f):
             raise RuntimeError(f"dtype {_LEGACY[to_dtype(kw['dtype']).name]} does not match dtype of out parameter ({_LEGACY[out.dtype.name]})")
         if kw.get('device') is None: kw['device'] = out.device
         # torch warns when out had elements and is resized, except in the factories that resize silently
-        return _into(f.__name__, out, (), lambda: f(*args, **kw), warn=f.__name__ in ('arange', 'linspace'))
+        def compute():
+            r = f(*args, **kw)
+            # the 1-d range factories resize out only to another number of elements: else their values fill out's shape
+            return r.reshape(out.shape) if f.__name__ in ('arange', 'linspace', 'logspace', 'range') and r.numel() == out.numel() else r
+        return _into(f.__name__, out, (), compute, warn=f.__name__ in ('arange', 'linspace'))
     return g
 
 zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint, randperm = (
@@ -525,6 +546,12 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 # %% ../nbs/11a_creating_and_converting.ipynb #3d458b87
+def _has_buffer(obj):
+    "Whether `obj` offers the buffer protocol (bytes, bytearray, memoryview, array.array...)."
+    try: memoryview(obj)
+    except TypeError: return False
+    return True
+
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """`obj` as a tensor: shared when possible (`copy=None`), always copied (`True`), or never (`False`: raises if it must).
     `requires_grad` unset follows `obj` (a tensor's history is kept, with torch's warning); False detaches a result with
@@ -534,9 +561,15 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         d = to_dtype(dtype) if dtype is not None else B.int64
         a = obj._array
         obj = Tensor._make(a[:a.size - a.size % d.itemsize].view(d.np))
+    elif type(obj).__name__ == 'PyCapsule':         # a DLPack capsule: the tensor it carries, shared (torch's case 2)
+        from litnn.utils.dlpack import from_dlpack
+        obj = from_dlpack(obj)
+    elif not isinstance(obj, (Tensor, np.ndarray, list, tuple)) and not hasattr(obj, '__cuda_array_interface__') and _has_buffer(obj):
+        from litnn._conversions import frombuffer   # the buffer protocol: its bytes read as `dtype` (the default dtype unless given), shared
+        obj = frombuffer(obj, dtype=dtype if dtype is not None else get_default_dtype())
     grad = requires_grad if requires_grad is not None else isinstance(obj, Tensor) and obj._requires_grad
     if grad and requires_grad is None:
-        _warn_once("litnn.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
+        _warn_once("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
                    "requires_grad=False explicitly to get the old behavior and silence this warning.")
     t = None if copy else _shared(obj, dtype, device)
     if t is None:
@@ -683,12 +716,14 @@ from ._tensor import Tensor
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
     "Values from `start` to `end` *inclusive*, `step` apart (deprecated: use `arange`)."
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is inconsistent with Python's "
-                  "range builtin. Instead, use torch.arange, which produces values in [start, end).", UserWarning, stacklevel=2)
+                  "range builtin. Instead, use torch.arange, which produces values in [start, end).", UserWarning, stacklevel=3)   # (under _with_out)
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.floor((end - start) / step) + 1
     values = start + step * np.arange(n, dtype=np.float64)
     return tensor(values, dtype=to_dtype(dtype) if dtype is not None else get_default_dtype(), device=device, requires_grad=requires_grad)
+
+range = _with_out(range)     # torch's out= (made in out's dtype, resized without a warning), layout= and pin_memory=
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #89877e4d
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -718,9 +753,9 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return out.requires_grad_(requires_grad)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #1b8ebe53
-from .backend import get_default_dtype, float64
+from .backend import get_default_dtype, float64, complex128
 from .autograd.graph import _check_tensors
-from ._creation import _with_out
+from ._creation import _with_out, _complex_range_dtype
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #ff587acb
 def _function(name, method, module):
@@ -738,6 +773,7 @@ zero_ = _function('zero_', Tensor.zero_, __name__)
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     "`steps` values from base**start to base**end, evenly spaced in the exponent."
     start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))     # 0-d tensor bounds: as linspace
+    dtype = _complex_range_dtype('logspace', start, end, dtype)     # complex bounds: complex powers, as linspace
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # as linspace
@@ -747,7 +783,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         step, i = (s1 - s0) / np.float32(steps - 1), np.arange(steps, dtype=np.float32)
         e = np.where(i < steps // 2, s0 + step * i, s1 - step * (steps - i - 1))
         return tensor((np.float32(base) ** e).astype(d.np), device=device, requires_grad=requires_grad)
-    out = base ** linspace(start, end, steps, dtype=float64, device=device)
+    out = base ** linspace(start, end, steps, dtype=complex128 if d is not None and d.is_complex else float64, device=device)
     return out.to(dtype or get_default_dtype()).requires_grad_(requires_grad)
 
 logspace = _with_out(logspace)     # torch's out= (made in out's dtype, resized without a warning), layout= and pin_memory=

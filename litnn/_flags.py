@@ -12,13 +12,17 @@ _precision = {'float32_matmul': 'highest'}
 _deterministic = {'mode': False, 'warn_only': False}
 
 # %% ../nbs/reference/torch/small_namespaces.ipynb #f0a7717b
-import warnings
+import sys, warnings
 _warn_always = {'on': False}
 
 _warned = set()
 def _warn_once(message, category=UserWarning, stacklevel=3):
-    "Warn as torch's TORCH_WARN_ONCE does: the first time in the process, and every time after `set_warn_always(True)`."
+    """Warn as torch's TORCH_WARN_ONCE does: the first time in the process, and every time after `set_warn_always(True)`.
+    `stacklevel=None` names the first caller outside litnn, as torch's warnings from C++ name the Python line that called."""
     if not _warn_always['on']:
         if message in _warned: return
         _warned.add(message)        # as torch's: only a warning given while the flag is off uses up the once
+    if stacklevel is None:
+        f, stacklevel = sys._getframe(1), 2
+        while f is not None and f.f_globals.get('__name__', '').split('.')[0] == 'litnn': f, stacklevel = f.f_back, stacklevel + 1
     warnings.warn(message, category, stacklevel=stacklevel)

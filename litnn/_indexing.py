@@ -79,7 +79,9 @@ def _index_array(k, x):
     elif isinstance(k, (str, bytes)): raise TypeError(f"new(): invalid data type '{type(k).__name__}'")   # torch reads a string as a sequence to make a tensor of
     else: raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {type(k).__name__})")
     if a.dtype.kind not in 'biu': raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if a.dtype == np.uint8: a = a.astype(bool)   # byte tensors index as masks, as in PyTorch
+    if a.dtype == np.uint8:     # byte tensors index as masks, as in PyTorch, which warns (each time) that this is deprecated (not for a 0-d one, a bool)
+        if a.ndim: warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.", UserWarning, stacklevel=4)
+        a = a.astype(bool)
     return to_device(a, array_device(x._data))
 
 # %% ../nbs/18_indexing.ipynb #cb99be48
@@ -233,6 +235,7 @@ def __setitem__(self:Tensor, key, value):
     if _Mode.fw is not None and not _Mode.fw.busy: return _Mode.fw.setitem(self, key, value)   # in a dual level (14b_forward_mode)
     value = _setitem_value(self, value)
     k, op = _index_key(self, key)
+    if op is IndexBackward0: _byte_mask_fill(key, k, value)
     if op is IndexBackward0 and isinstance(value, Tensor) and value._data.dtype != self._data.dtype: _check_put_dtype(self, k, value)
     try: _setitem(self, key, value, k, op)
     except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None
@@ -254,6 +257,14 @@ def _fills_mask(key, value):
     "Does torch's index_put fill a mask here (one value, one bool mask, no other index tensor)? It then casts the value, as `masked_fill_`."
     arrays = [k for k in (key[0] + key[1] if type(key) is _Chain else key) if hasattr(k, 'ndim')]
     return value._data.size == 1 and len(arrays) == 1 and arrays[0].dtype.kind == 'b'
+
+def _byte_mask_fill(key, k, value):
+    """torch writes one value through one mask (no other index tensor) with masked_fill_, which refuses a uint8 mask:
+    raise its error when `key` (as given) holds a uint8 tensor and `k` (its numpy form) is such a fill."""
+    if not builtins.any(isinstance(t, Tensor) and t.dtype.name == 'uint8' and t.dim() for t in (key if type(key) in (tuple, list) else (key,))): return   # (a 0-d one is a bool)
+    arrays = [a for a in (k[0] + k[1] if type(k) is _Chain else k) if hasattr(a, 'ndim')]
+    if (value._data.size if isinstance(value, Tensor) else 1) == 1 and len(arrays) == 1:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
 
 def _put_dtype_error(x, value):
     return RuntimeError(f"Index put requires the source and destination dtypes match, got {_LEGACY[x.dtype.name]} for the "
@@ -603,6 +614,8 @@ def index_copy(input, dim, index, source):
 
 def index_fill(input, dim, index, value):
     "`input` with its slices `index` along `dim` filled with `value` (a number or a 0-d tensor)."
+    if isinstance(value, (builtins.complex, np.complexfloating)) and input._data.dtype.kind != 'c':     # (torch's own words, not the overflow check's)
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     if not isinstance(value, Tensor): value = _checked_scalar(value, input._data.dtype)     # (before the positions, as torch)
     key = _slices_key(input, dim, index, 'index_fill_')
     if isinstance(value, Tensor):
@@ -716,6 +729,7 @@ def index_put(input, indices, values, accumulate=False):
     if not len(indices) and not accumulate:         # no index at all: torch fails inside its kernels
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype nullptr (uninitialized)" if not input.dim() else "sym_strides() called on an undefined Tensor")
     key, op = _index_key(input, tuple(indices))
+    if not accumulate: _byte_mask_fill(tuple(indices), key, values)
     try:
         if values.dtype != input.dtype:      # raises, in torch's order; but one value for one mask fills it, cast (18_indexing)
             if accumulate or not _fills_mask(key, values): _index_put_checks(input, key, values)

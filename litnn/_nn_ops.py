@@ -427,7 +427,9 @@ def conv_tbc(input, weight, bias, pad=0):
     if bias.dim() != 1: raise RuntimeError("Bias must be 1-D")
     if input.size(2) != weight.size(1): raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.size(2) != bias.size(0): raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
-    return F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad).permute(2, 0, 1)
+    return F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad).permute(2, 0, 1).contiguous()   # (torch's is contiguous)
+
+F.conv_tbc = conv_tbc      # torch.nn.functional.conv_tbc is torch.conv_tbc
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #04534813
 from ._pointwise import _wrap_out

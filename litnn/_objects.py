@@ -472,10 +472,12 @@ def _current_name(name):
     return f"{new}.{qual}" if new else name
 
 def _imported_module_class(name):
-    "The litnn Module subclass called `name` in a module that is already imported, or None."
+    "The class called `name` in a module that is already imported, if it is a Module subclass or one of litnn's own, or None."
     from litnn.nn.modules.module import Module
     obj = _imported_global(name)
-    return obj if isinstance(obj, type) and issubclass(obj, Module) else None
+    if not isinstance(obj, type): return None
+    # litnn's own classes are the hooks a module carries after `prune`, `weight_norm`, `spectral_norm`
+    return obj if issubclass(obj, Module) or obj.__module__.partition(".")[0] == "litnn" else None
 
 def _encode_global(x):
     "The record of function or class `x` by its name, as pickle stores globals (a TransformerEncoderLayer's `activation`), or None."

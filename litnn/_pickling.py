@@ -10,6 +10,7 @@ import copy
 from .backend import patch
 from ._tensor import Tensor
 from .nn.parameter import Parameter
+from .utils.hooks import warn_if_has_hooks
 
 # %% ../nbs/65_pickling.ipynb #9548fbea
 _AUTOGRAD_STATE = frozenset({"_grad", "_output_nr", "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_accumulator",
@@ -28,6 +29,7 @@ def _rebuild_tensor(cls, data, requires_grad, state):
 @patch
 def __reduce_ex__(self:Tensor, protocol):
     "Pickle the data, the class, `requires_grad` and the attributes; not the graph, the gradient or the hooks."
+    if not issubclass(type(self), Parameter): warn_if_has_hooks(self)   # (torch's Parameter pickles without the warning)
     return (_rebuild_tensor, (type(self), self._data, self.requires_grad, _user_state(self)))
 
 # %% ../nbs/65_pickling.ipynb #e79cebe7

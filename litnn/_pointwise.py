@@ -97,7 +97,19 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     for name, tol in (("rtol", rtol), ("atol", atol)):
         if tol < 0: raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
     _check_broadcast(input, other)
-    return _const(array_namespace(input._data).isclose(input._data, other._data, rtol, atol, equal_nan))
+    # torch's computation (not numpy's, which compares in float64): equality first, so that zero tolerances compare
+    # integers exactly (2**53 and 2**53 + 1 differ); else |input - other| against atol + |rtol * other|, in the
+    # inputs' dtype, integers and bools read in the default float dtype (2**24 + 1 and 2**24 are then close)
+    a, b = input._data, other._data
+    xp = array_namespace(a)
+    close = a == b
+    if equal_nan and a.dtype.kind not in 'biu': close = close | (xp.isnan(a) & xp.isnan(b))
+    if rtol == 0 and atol == 0: return _const(close)
+    if a.dtype.kind in 'biu': a, b = a.astype(get_default_dtype().np), b.astype(get_default_dtype().np)
+    mag = lambda z: xp.hypot(z.real, z.imag) if z.dtype.kind == 'c' else xp.abs(z)   # |z| as torch: hypot (numpy's can be 1 ulp off)
+    with np.errstate(all='ignore'):
+        allowed, actual = atol + mag(rtol * b), mag(a - b)
+        return _const(close | (xp.isfinite(actual) & (actual <= allowed)))
 
 # %% ../nbs/15_elementwise_ops.ipynb #3935f682
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -643,7 +655,8 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
                   lambda g, x, y, negative_slope=0.01: _masked(g, (_array_of(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
     relu       = ('ReluBackward0',       _relu,                        _drelu, 'y', False),   # NaN passes g, as torch
-    abs        = ('AbsBackward0',        lambda xp, a: xp.abs(a),      lambda g, x, y: g * x.sgn(),           'x', False),   # sgn: sign, or z/|z| (17d_complex_numbers)
+    abs        = ('AbsBackward0',        lambda xp, a: xp.hypot(a.real, a.imag) if a.dtype.kind == 'c' else xp.abs(a),   # |z|: hypot, as torch (numpy's complex abs can be 1 ulp off)
+                  lambda g, x, y: g * x.sgn(),           'x', False),   # sgn: sign, or z/|z| (17d_complex_numbers)
     sign       = ('SignBackward0',       _sign,                        None, '', False),
     floor      = ('FloorBackward0',      _rounding('floor'),           None, '', False),
     ceil       = ('CeilBackward0',       _rounding('ceil'),            None, '', False),
@@ -817,6 +830,7 @@ _return_type('max'), _return_type('min')
 # %% ../nbs/17d_complex_numbers.ipynb #86dfaadc
 import math
 from ._tensor import _LEGACY
+from .backend import _stored_complex
 from ._views import _view_of, ConjBackward0
 from .autograd.broadcasting import _into
 from .autograd.graph import _check_tensors
@@ -838,7 +852,7 @@ class ImagBackward0(Op):
     @staticmethod
     def backward(ctx, g): return g.to(_complex_of(g)) * 1j
 
-def _complex_of(t): return t.dtype.to_complex()
+def _complex_of(t): return _stored_complex(t.dtype)
 
 def real(input):
     "The real part of `input`, a view for a complex tensor (a real tensor is its own real part)."
@@ -2027,7 +2041,6 @@ def _linear_edges(lo, hi, n, dtype):
 def _histogramdd(fn, x, bins, range, weight, density):
     "(hist, [edges per coordinate]) of the points in the last dimension of `x` (..., D), as numpy arrays."
     dt, D, shape = x.dtype, x.shape[-1], x.shape
-    x = x.reshape(-1, D)
     if dt.name not in ('float32', 'float64'): raise NotImplementedError(f'"histogramdd" not implemented for \'{_LEGACY[dt.name]}\'')
     if range is not None and len(range) != 2 * D:
         raise RuntimeError(f"torch.histogramdd: for a {D}-dimensional histogram range should have {2 * D} elements, but got {len(range)}")
@@ -2035,13 +2048,15 @@ def _histogramdd(fn, x, bins, range, weight, density):
         if weight.dtype.name != dt.name: raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
                                                         f"have the same dtype, but got input({_cpp(dt)}), and weight({_cpp(weight.dtype)})")
         w = np.asarray(weight._data)
+    if D == 0: return np.array(np.nan if density else 0, dt), []     # points with no coordinates: a 0-d histogram, no edges (as torch)
+    x = x.reshape(-1, D)
     edges = []
     for d, b in enumerate(bins):
         if isinstance(b, Tensor):
-            if b.dim() != 1: raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
-                                                f"{b.dim()} dimensions in the bins tensor for dimension {d}")
             if b.dtype.name != dt.name: raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input "
                                                            f"with dtype {_cpp(dt)} and bins for dimension {d} with dtype {_cpp(b.dtype)}")
+            if b.dim() != 1: raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "     # (after the dtype, as torch)
+                                                f"{b.dim()} dimensions in the bins tensor for dimension {d}")
             edges.append(np.array(b._data)); continue
         if b <= 0: raise RuntimeError(f"{fn}(): bins must be > 0, but got {b} for dimension {d}")
         if range is not None: lo, hi = builtins.float(range[2 * d]), builtins.float(range[2 * d + 1])
@@ -2109,9 +2124,14 @@ def _histogram_into(out, input, result, bins):
 
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #844f7e78
+from .backend import channels_last, channels_last_3d, contiguous_format
+from ._tensor import _channels_last_strides
+
 def resize_as_(input, the_template, *, memory_format=None):
-    "Resize `input` in place to the shape of `the_template`."
-    return input.resize_(the_template.shape)
+    "Resize `input` in place to the shape of `the_template` (preserve_format: in the template's memory format, as torch suggests it)."
+    if memory_format is not None and memory_format.name == 'preserve_format':
+        memory_format = (channels_last if the_template.dim() == 4 else channels_last_3d) if _channels_last_strides(the_template._data) else contiguous_format
+    return input.resize_(the_template.shape, memory_format=memory_format)
 
 Tensor.resize_as_ = resize_as_
 
@@ -3083,6 +3103,7 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
     _no_grad_out(grad_fn, (out,), args)
     if fn in _OUT_KERNEL and _OUT_KERNEL[fn][1](out, args[0]): raise NotImplementedError(f'"{_OUT_KERNEL[fn][0]}" not implemented for \'{_dtype_name(out)}\'')
     if fn == 'logsumexp' and out.is_floating_point(): args = (args[0].to(out.dtype), *args[1:])    # computed in out's dtype
+    if fn in ('all', 'any') and out.dtype.name == 'bool' and isinstance(args[0], Tensor): args = (args[0].bool(), *args[1:])   # (a uint8 input's bools into a bool out)
     def compute():
         r = f(*args, **kwargs)
         _check_out(fn, rule, r._data.dtype, out)

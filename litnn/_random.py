@@ -202,10 +202,14 @@ def _check_std(std):
         if not bool((std._data >= 0).all()): raise RuntimeError("normal expects all elements of std >= 0.0")   # NaN too
     elif not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
     "Samples of N(mean, std²): tensor means and/or stds broadcast together, or numbers and a `size`."
     _check_std(std)
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if out is not None:     # torch's out=: the numbers' overload is made in out's dtype and on its device
+        if not (tm or ts): dtype, device = dtype or getattr(out, 'dtype', None), device or getattr(out, 'device', None)
+        return _into('normal', out, [v for v in (mean, std) if isinstance(v, Tensor)],
+                     lambda: normal(mean, std, size, generator=generator, dtype=dtype, device=device))
     if not (tm or ts):
         if size is None: raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, {type(std).__name__})")
         s, g = _size((size,)), _generator(_on(device), generator)
@@ -379,6 +383,8 @@ def _draw(self, generator, f):
     return array_namespace(self._data).asarray(_walked(self._data, lambda s: f(g, s)))
 
 from .backend import _cpp
+from . import backend as B
+import warnings
 
 def _continuous(self, what, c_names=False):
     "PyTorch's refusal of an integer tensor (the Cauchy check names C types, the others torch's)."
@@ -392,26 +398,58 @@ def _top(d):
     if d.is_floating_point: return 2 ** {'float16': 11, 'bfloat16': 8, 'float32': 24, 'float64': 53}[d.name]
     return 1 if d.name == 'bool' else builtins.int(np.iinfo(d.np).max)
 
+class _Absent:
+    "An argument not given (torch tells `random_(to)` from `random_(from, None)`, whose None means: up to the dtype's top)."
+    def __repr__(self): return '<absent>'
+_ABSENT = _Absent()
+
 @patch
-def random_(self:Tensor, from_=0, to=None, *, generator=None):
-    "Fill with integers drawn uniformly from [from_, to) (`random_(to)`: [0, to); no bounds: all the dtype holds exactly)."
-    node = RandomBackward2 if to is None and from_ == 0 else RandomBackward1 if to is None else RandomBackward0
-    if to is None and from_ != 0: from_, to = 0, from_      # random_(to)
-    lo, hi = from_, (_top(self.dtype) + 1 if to is None else to)
-    if lo >= hi: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+def random_(self:Tensor, from_=_ABSENT, to=_ABSENT, *, generator=None):
+    "Fill with integers drawn uniformly from [from_, to) (`random_(to)`: [0, to); `to=None` or no bounds: up to all the dtype holds exactly)."
     d = self.dtype
-    if not d.is_floating_point:
-        lim = (0, 1) if d.name == 'bool' else (builtins.int(np.iinfo(d.np).min), builtins.int(np.iinfo(d.np).max))
-        if not lim[0] <= lo <= lim[1]: raise RuntimeError(f"from is out of bounds for {_cpp(d)}")
-        if not lim[0] <= hi - 1 <= lim[1]: raise RuntimeError(f"to - 1 is out of bounds for {_cpp(d)}")
+    if from_ is _ABSENT and to is _ABSENT: node, lo, hi = RandomBackward2, 0, _top(d) + 1
+    elif from_ is _ABSENT or to is _ABSENT: node, lo, hi = RandomBackward1, 0, (to if from_ is _ABSENT else from_)   # random_(to)
+    else: node, lo, hi = RandomBackward0, from_, (_top(d) + 1 if to is None else to)
+    if lo >= hi: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    if d.is_floating_point:     # c10's check_from_to_in_range: inside the dtype, and a warning past 2**digits
+        f = B.ml_dtypes.finfo(d.np) if d.name == 'bfloat16' else np.finfo(d.np)
+        lim, digits = (builtins.float(f.min), builtins.float(f.max)), _top(d).bit_length() - 1
+        if node is RandomBackward1 or node is RandomBackward0 and to is not None:
+            lo, hi = _update_from(lo, d, digits), _update_to(hi, d, digits)
+            if lo >= hi: raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from={lo} >= to={hi}")
+    else: lim = (0, 1) if d.name == 'bool' else (builtins.int(np.iinfo(d.np).min), builtins.int(np.iinfo(d.np).max))
+    if not lim[0] <= lo <= lim[1]: raise RuntimeError(f"from is out of bounds for {_cpp(d)}")
+    if not lim[0] <= hi - 1 <= lim[1]: raise RuntimeError(f"to - 1 is out of bounds for {_cpp(d)}")
+    if d.is_floating_point:
+        for v, name in ((lo, 'from'), (hi - 1, 'to - 1')):
+            if not -2 ** digits <= v <= 2 ** digits:
+                warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {_cpp(d)} can support "
+                              "discrete uniform distribution only within this range. This warning will become an error in version 1.7 "
+                              "release, please fix the code in advance", UserWarning, stacklevel=2)
     v = _draw(self, generator, lambda g, s: _random_ints(g, s, d, lo, hi, node is RandomBackward2))
     return _refill(self, node, v)
+
+def _in_dtype(v, d):
+    "Integer `v` rounded to float dtype `d` (None past its range)."
+    r = np.asarray(v, np.float64).astype(d.np).astype(np.float64)
+    return builtins.int(r) if np.isfinite(r) else None
+
+def _update_from(lo, d, digits):
+    "ATen's update_from: a `from` whose successor rounds below it, in dtype `d`, moves up to the next value `d` holds."
+    up = _in_dtype(lo + 1, d)
+    return lo if up is None or up >= lo else up + (1 << (abs(lo + 1).bit_length() - 1 - digits + 1))
+
+def _update_to(hi, d, digits):
+    "ATen's update_to: a `to` whose predecessor rounds up to it or past, in dtype `d`, moves down below that value."
+    down = _in_dtype(hi - 1, d)
+    return hi if down is None or down < hi else down - (1 << (abs(hi - 1).bit_length() - 1 - digits + 1))
 
 def _random_ints(g, shape, d, lo, hi, unbounded):
     "random_'s integers: PyTorch's (a word, or two for int64/float64 without bounds or a range of 2**32 or more, modulo the range) from its generator."
     if not isinstance(g, _TorchRng):
         return g.integers(lo, hi, shape, dtype=np.int64) if hi <= 2 ** 63 else g.integers(lo, hi - 1, shape, dtype=np.int64, endpoint=True)
     n = math.prod(shape)
+    if hi - lo == 2 ** 64: return g.words64(n).view(np.int64).reshape(shape)     # int64 from its lowest: every 64-bit value
     if unbounded:
         v = g.words64(n) if d.name in ('int64', 'float64') else g.words(n)
         return (v % np.uint64(hi)).astype(np.int64).reshape(shape)

@@ -956,11 +956,13 @@ from ._pointwise import _wrap_out, _SAME, _Cast
 _MAX_MIN = lambda args, kwargs, out: ((_SAME, _SAME) if 'dim' in kwargs or (len(args) > 1 and not isinstance(args[1], Tensor)) else None if len(args) > 1 else
     _Cast("Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to be true, but got false.  "
           "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"))
+# all/any write into a bool or a uint8 out whatever the input's dtype (torch's check_result_is_bytebool); any other out is refused
+_BYTEBOOL = lambda args, kwargs, out: None if isinstance(out, Tensor) and out.dtype.name in ('bool', 'uint8') else "{fn} only supports bool tensor for result, got: {O}"
 _wrap_out(globals(), {'sum': None, 'prod': None, 'nansum': None, 'cumsum': None, 'cumprod': None, 'mean': None, 'nanmean': None, 'std': None, 'var': None,
                       'amax': "Expected the dtype for input and out to match, but got {R} for input's dtype and {O} for out's dtype.",
                       'amin': "Expected the dtype for input and out to match, but got {R} for input's dtype and {O} for out's dtype.",
                       'argmax': _SAME, 'argmin': _SAME, 'max': _MAX_MIN, 'min': _MAX_MIN, 'aminmax': (_SAME, _SAME),
-                      'all': "{fn} only supports bool tensor for result, got: {O}", 'any': "{fn} only supports bool tensor for result, got: {O}",
+                      'all': _BYTEBOOL, 'any': _BYTEBOOL,
                       'logsumexp': lambda args, kwargs, out: "logsumexp(): Expected floating point type for result tensor, but got: {O}" if isinstance(out, Tensor) and not out.is_floating_point() else None,
                       'logcumsumexp': "expected scalar_type {R} but found {O}", 'cummax': ("expected scalar_type {R} but found {O}",) * 2,
                       'cummin': ("expected scalar_type {R} but found {O}",) * 2},

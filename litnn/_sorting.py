@@ -391,6 +391,15 @@ def _as_array(v, like):
     "A number or tensor as an array on the device of array `like`."
     return to_device(v._data, array_device(like)) if isinstance(v, Tensor) else array_namespace(like).asarray(v)
 
+def _warn_noncontiguous(input, boundaries, sorter):
+    "torch's searchsorted and bucketize copy a non-contiguous input, boundaries or sorter, and say so once per program for each."
+    from litnn._flags import _warn_once
+    for t, what in ((input, 'input value'), (boundaries, 'boundary'), (sorter, 'sorter')):
+        if isinstance(t, Tensor) and not t.is_contiguous():
+            _warn_once(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the performance due to extra data copy when converting "
+                       f"non-contiguous tensor to contiguous, please use contiguous {what} tensor if possible. This message will only appear once per program.",
+                       stacklevel=None)
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     "Indices where the values of `input` would be inserted into the sorted last dim of `sorted_sequence`."
     s = sorted_sequence._data
@@ -399,6 +408,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if side not in ('left', 'right'): raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
         if right and side == 'left': raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True")
         right = side == 'right'
+    _warn_noncontiguous(input, sorted_sequence, sorter)
     if sorter is not None: s = xp.take_along_axis(s, sorter._data, -1)
     how = 'right' if right else 'left'
     if s.ndim == 1: out = xp.searchsorted(s, v, side=how)
@@ -424,23 +434,40 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return Tensor._make(array_namespace(like).isin(e, t, invert=invert))
 
 # %% ../nbs/reference/torch/sorting.ipynb #682d63d1
+def _histc_widen(dt, lo, hi):
+    """torch's bins_edges_correction for an empty range: one less and one more, or, for float32/float64 inputs, one step
+    of that type where one is lost in its rounding (extreme values: the range stays non-empty in the input's dtype)."""
+    if dt not in (np.float32, np.float64): return lo - 1, hi + 1
+    f, fi = dt.type, np.finfo(dt)
+    with np.errstate(over='ignore'):
+        return (builtins.min(builtins.float(np.nextafter(f(lo), fi.min)), lo - 1.),
+                builtins.max(builtins.float(np.nextafter(f(hi), fi.max)), hi + 1.))
+
+def _cfmt(v):
+    "A double as C++'s ostream writes it in torch's messages (6 significant digits, nan with its sign)."
+    return ('-nan' if np.signbit(v) else 'nan') if v != v else f"{v:g}"
+
 def histc(input, bins=100, min=0, max=0):
     "Counts of the values of `input` in `bins` equal bins over [min, max] (the data's range when both are 0)."
     a = input._data
-    _refuse_integers(input, 'linspace_cpu' if input.dtype.name == 'bool' else 'histogram_cpu')    # bools fail earlier in torch, making the bin edges
-    if bins <= 0: raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    if bins <= 0: raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")   # (torch's shared check names histogram)
     xp = array_namespace(a)
     lo, hi = builtins.float(min), builtins.float(max)
     if lo == hi and a.size: lo, hi = builtins.float(a.min()), builtins.float(a.max())
-    if lo == hi: lo, hi = lo - 1, hi + 1
-    if lo > hi: raise RuntimeError("torch.histc: max must be larger than min")
+    if lo == hi: lo, hi = _histc_widen(a.dtype, lo, hi)
+    if not (np.isfinite(lo) and np.isfinite(hi)): raise RuntimeError(f"torch.histc: range of [{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
+    if not lo < hi: raise RuntimeError("torch.histc: max must be larger than min")
+    # the range is checked first (torch's histc_select_outer_bin_edges); then bools fail making the bin edges, integers in the kernel
+    _refuse_integers(input, 'linspace_cpu' if input.dtype.name == 'bool' else 'histogram_cpu')
     # torch's kernel: no search, the bin read off in the input's dtype, (x - lo) * bins / (hi - lo), then truncated
     w = a if a.dtype.kind == 'f' and a.dtype.itemsize >= 4 else a.astype(np.float32)
     left, right = w.dtype.type(lo), w.dtype.type(hi)
     x = w.reshape(-1)
     x = x[(x >= left) & (x <= right)]             # (NaN and values outside are not counted)
-    pos = ((x - left) * w.dtype.type(bins) / (right - left)).astype(np.int64)
+    with np.errstate(over='ignore', invalid='ignore'):     # (a range near the type's limits overflows: torch's cast then clamp)
+        pos = ((x - left) * w.dtype.type(bins) / (right - left)).astype(np.int64)
     pos[pos >= bins] = bins - 1                   # the right edge belongs to the last bin
+    pos[pos < 0] = 0
     return Tensor._make(xp.bincount(pos, minlength=bins).astype(a.dtype))
 
 def bincount(input, weights=None, minlength=0):

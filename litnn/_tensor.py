@@ -6,7 +6,7 @@
 __all__ = ['Tensor', 'Size', 'finfo', 'iinfo', 'is_conj', 'resolve_conj', 'is_complex', 'is_signed', 'is_same_size', 'is_inference', 'is_nonzero', 'strided', 'sparse_coo', 'sparse_csr', 'sparse_csc', 'sparse_bsr', 'sparse_bsc', 'layout', 'is_neg', 'resolve_neg', 'get_device', 'is_distributed', 'numel', 'is_floating_point']
 
 # %% ../nbs/10_tensor.ipynb #eaa2ebf7
-import builtins, functools, operator, numpy as np
+import builtins, functools, operator, weakref, numpy as np
 from ._flags import _warn_once   # torch's TORCH_WARN_ONCE (reference/torch/small_namespaces)
 from . import backend as B
 from .backend import to_dtype, array_device, _by_np, patch
@@ -295,15 +295,32 @@ def _type_string(t):
 # %% ../nbs/10_tensor.ipynb #25e39534
 @patch
 def numpy(self:Tensor, *, force=False):
-    "The array behind this CPU tensor, sharing memory (as `torch.Tensor.numpy`)."
-    if self._requires_grad and _Mode.grad and not force:      # (under no_grad, or inside a Function's forward, torch lets it)
-        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-    if type(self._data) is not np.ndarray:
-        if hasattr(self._data, 'layout'):   # a sparse tensor (reference/sparse)
-            raise TypeError(f"can't convert {dict(sparse_coo='Sparse', sparse_csr='SparseCsr', sparse_csc='SparseCsc', sparse_bsr='SparseBsr', sparse_bsc='SparseBsc')[self._data.layout.name]} layout tensor to numpy. Use Tensor.to_dense() first.")
-        if not force: raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
-        return B.to_device(self._data, 'cpu')
+    """The array behind this CPU tensor, sharing memory (as `torch.Tensor.numpy`). torch's checks, in its order: the layout,
+    then (unless `force`) the device, requires_grad and the conjugate bit; then dtypes numpy lacks (bfloat16, float8)."""
+    if type(self._data) is not np.ndarray and hasattr(self._data, 'layout'):   # a sparse tensor (reference/sparse)
+        raise TypeError(f"can't convert {dict(sparse_coo='Sparse', sparse_csr='SparseCsr', sparse_csc='SparseCsc', sparse_bsr='SparseBsr', sparse_bsc='SparseBsc')[self._data.layout.name]} layout tensor to numpy. Use Tensor.to_dense() first.")
+    if not force:
+        if type(self._data) is not np.ndarray: raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+        if self._requires_grad and _Mode.grad:      # (under no_grad, or inside a Function's forward, torch lets it)
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if getattr(self, '_conj', False):           # (the conjugate bit: 17d_complex_numbers; litnn's values are already conjugated)
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.")
+    if self.dtype.name.startswith(('bfloat16', 'float8')): raise TypeError(f"Got unsupported ScalarType {_LEGACY[self.dtype.name]}")
+    if type(self._data) is not np.ndarray: return B.to_device(self._data, 'cpu')
+    _fixed_size(self._data)      # numpy now shares the memory: torch's storage is no longer resizable
     return self._data
+
+_not_resizable = weakref.WeakValueDictionary()    # id(array) -> array: memory numpy shares with tensors (torch's set_resizable(false))
+
+def _root(a):
+    "The numpy array that owns the memory under array `a` (the end of its chain of bases)."
+    while isinstance(a.base, np.ndarray): a = a.base
+    return a
+
+def _fixed_size(a):
+    "Mark the memory under numpy array `a` as not resizable (`Tensor.resize_` refuses to grow it), as torch does memory numpy holds."
+    root = _root(a)
+    _not_resizable[id(root)] = root
 
 # %% ../nbs/10_tensor.ipynb #9a0a0c8c
 @patch
@@ -396,8 +413,8 @@ def _info_dtype(type, fn):
     if type is None: return get_default_dtype()
     if type is builtins.float: return B.float64
     if not (isinstance(type, B.dtype) or builtins.any(type is t for t in (builtins.int, builtins.bool, builtins.complex))):
-        raise TypeError(f"{fn}(): argument 'type' (position 1) must be litnn.dtype, not {builtins.type(type).__name__}")
-    return to_dtype(type).to_real()   # a complex dtype's limits are its parts'
+        raise TypeError(f"{fn}(): argument 'type' (position 1) must be torch.dtype, not {builtins.type(type).__name__}")
+    return (type if isinstance(type, B.dtype) else to_dtype(type)).to_real()   # a complex dtype's limits are its parts' (complex32's too: float16's)
 
 class finfo:
     "The limits of a floating-point dtype (as `torch.finfo`)."
@@ -409,8 +426,11 @@ class finfo:
         self.bits, self.dtype = f.bits, d.name
         self.eps, self.max, self.min = builtins.float(f.eps), builtins.float(f.max), builtins.float(f.min)
         self.tiny = self.smallest_normal = builtins.float(f.smallest_normal)
-        self.resolution = 10.0 ** -builtins.int(f.precision)
+        self.resolution = 1.0 if d.name.startswith('float8') else 10.0 ** -builtins.int(f.precision)   # c10's digits10 is 0 for every float8
         if d.name == 'float8_e5m2fnuz': self.eps = 0.125     # torch's value (c10's numeric_limits), half of ml_dtypes'
+    # equal when they describe the same dtype, and unhashable, as torch's
+    def __eq__(self, other): return self.dtype == other.dtype if builtins.type(other) is builtins.type(self) else NotImplemented
+    __hash__ = None
     def __repr__(self):
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
@@ -424,6 +444,7 @@ class iinfo:
         if d.is_floating_point: raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         i = np.iinfo(d.np)
         self.bits, self.min, self.max, self.dtype = i.bits, builtins.int(i.min), builtins.int(i.max), d.name
+    __eq__, __hash__ = finfo.__eq__, None
     def __repr__(self): return f"iinfo(min={builtins.float(self.min):g}, max={builtins.float(self.max):g}, dtype={self.dtype})"
 
 # %% ../nbs/17_views.ipynb #c8a2b479
@@ -560,9 +581,9 @@ def new(self:Tensor, *args):
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #19780e85
 def _memory(a):
     "A 1-d view of the memory array `a` starts at, in memory order, to the end of its allocation (None off numpy)."
-    root = a
-    while isinstance(root.base, np.ndarray): root = root.base
-    if not isinstance(a, np.ndarray) or not root.flags.c_contiguous: return None
+    if not isinstance(a, np.ndarray): return None
+    root = _root(a)
+    if not root.flags.c_contiguous: return None
     start = a.__array_interface__['data'][0] - root.__array_interface__['data'][0]
     end = start + (root.nbytes - start) // a.itemsize * a.itemsize
     return root.reshape(-1).view(np.uint8)[start:end].view(a.dtype)
@@ -573,16 +594,24 @@ def resize_(self:Tensor, *sizes, memory_format=None):
     if self.requires_grad: raise RuntimeError("cannot resize variables that require grad")
     size = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
     size = tuple(builtins.int(s) for s in size)
-    if builtins.any(s < 0 for s in size): raise RuntimeError("numel: integer multiplication overflow")
-    if size == tuple(self.shape): return self
+    if builtins.any(s < 0 for s in size) or math.prod(size) >= 2**63: raise RuntimeError("numel: integer multiplication overflow")
+    if math.prod(size) * self._data.itemsize >= 2**63: raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+    from litnn._tensor import _FORMAT_ORDER, _laid_out     # (reference/torch/tensor_attributes, which comes later)
+    order = None         # a memory format lays the dims out in its order over the memory (torch's empty_tensor_restride)
+    if memory_format is not None and memory_format.name != 'preserve_format':
+        order = _FORMAT_ORDER[memory_format.name](len(size))
+        if order is None: raise RuntimeError(f"required rank {4 if memory_format.name == 'channels_last' else 5} tensor to use {memory_format.name} format")
+    if size == tuple(self.shape) and order is None: return self
     a, n = self._data, math.prod(size)
     memory = _memory(a)
     if memory is None: memory = a.reshape(-1)          # another device: the values in order
     if memory.size < n:
+        if isinstance(a, np.ndarray) and _not_resizable.get(id(_root(a))) is _root(a):   # numpy shares it (from_numpy, .numpy())
+            raise RuntimeError("Trying to resize storage that is not resizable")
         grown = array_namespace(a).zeros(n, a.dtype)
         grown[:memory.size] = memory
         memory = grown
-    self._data = memory[:n].reshape(size)
+    self._data = _laid_out(lambda shape: memory[:n].reshape(shape), size, order)
     _version_counter(self)[0] += 1
     return self
 
@@ -753,6 +782,9 @@ def _dense(a):
     "The dense array of sparse array `a`: its values added at their indices (repeated indices sum)."
     a = _coo(a)
     out = np.zeros(a.shape, a.dtype)
+    if not a.indices.shape[0]:      # no sparse dims (a 0-d tensor): its entries summed
+        out += a.values.sum(0, dtype=a.dtype)
+        return out
     np.add.at(out, tuple(a.indices), a.values)
     return out
 
@@ -796,6 +828,9 @@ def _sparse_sum(x, y, ufunc):
 def _from_dense(a, sparse_dim):
     "The COO array of dense array `a` over its first `sparse_dim` dims: the nonzero entries (or slices), row-major."
     a = np.asarray(a)
+    if not a.ndim:      # a 0-d tensor: one entry (indexed by nothing) unless it is zero
+        n = int(a != 0)
+        return _SparseArray(sparse_coo, np.zeros((0, n), np.int64), a.reshape(1)[:n].copy(), a.shape, True)
     nz = a != 0 if sparse_dim == a.ndim else (a != 0).reshape(a.shape[:sparse_dim] + (-1,)).any(-1)
     idx = np.stack(np.nonzero(nz)).astype(np.int64).reshape(sparse_dim, -1)
     return _SparseArray(sparse_coo, idx, a[tuple(idx)].copy(), a.shape, True)
@@ -1232,13 +1267,34 @@ def _dense_order(a):
     order = tuple(sorted(builtins.range(a.ndim), key=lambda i: -a.strides[i]))
     return order if _fills(a.shape, a.strides, order, a.itemsize) else None
 
+def _preserved_order(a):
+    """The order in memory that preserve_format gives a new array like `a` (empty_like, clone, dropout's mask): `a`'s own
+    when it is dense (`_dense_order`); for a 4-d or 5-d one with gaps (a strided slice), channels-last when its strides
+    look channels-last, as torch's `suggest_memory_format` decides; else None, row-major."""
+    order = _dense_order(a)
+    if order is not None or a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.ndim not in (4, 5) \
+       or a.flags.c_contiguous: return order
+    return (0, *builtins.range(2, a.ndim), 1) if _channels_last_strides(a) else None
+
+def _channels_last_strides(a):
+    """Whether 4-d or 5-d array `a` has strides like channels-last, dense or not: torch's is_channels_last_strides_2d_s4 /
+    _3d_s5, which `suggest_memory_format` asks, and so the kernels that keep their input's memory format."""
+    if a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.ndim not in (4, 5): return False
+    shape, stride = a.shape, [s // a.itemsize for s in a.strides]
+    if stride[1] == 0: return False
+    low = 0
+    for d in ((1, 3, 2, 0) if a.ndim == 4 else (1, 4, 3, 2, 0)):
+        if shape[d] == 0 or stride[d] < low or (d == 0 and low == stride[1]): return False
+        low = stride[d] * max(shape[d], 1)
+    return True
+
 def _follow_layout(out, a):
     """New array `out`, copied into the channels-last layout when input `a` is channels-last (NHWC or NDHWC in memory):
     torch's convolution, pooling, normalization and activation kernels keep their input's memory format. Row-major
     inputs, the common case, cost one flag test."""
     if a.ndim not in (4, 5) or out.ndim != a.ndim or type(a) is _SparseArray or a.flags.c_contiguous: return out
     order = (0, *builtins.range(2, a.ndim), 1)
-    if _dense_order(a) != order: return out
+    if not _channels_last_strides(a): return out      # (a strided slice of a channels-last tensor counts, as in torch)
     o = _laid_out(lambda shape: array_namespace(out).empty(shape, out.dtype), out.shape, order)
     o[...] = out
     return o
@@ -1248,7 +1304,7 @@ def _channels_last_like(out, input):
     operations (group_norm, interpolate, conv_transpose), whose layout is the last operation's."""
     if input.dim() in (4, 5) and not input.is_sparse and not input._data.flags.c_contiguous:
         fmt = channels_last if input.dim() == 4 else channels_last_3d
-        if input.is_contiguous(memory_format=fmt): return out.contiguous(memory_format=fmt)
+        if _channels_last_strides(input._data): return out.contiguous(memory_format=fmt)
     return out
 
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #f6e94752

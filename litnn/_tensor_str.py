@@ -162,7 +162,8 @@ def _str_intern(t, tensor_contents=None):
     elif t.requires_grad: suffixes.append("requires_grad=True")
     fw = t.__dict__.get('_fw_grad')    # a dual tensor's tangent, while its level lasts (14b_forward_mode)
     if fw is not None and fw[0].live: suffixes.append(f"tangent={fw[1]}")
-    return _add_suffixes(prefix + tensor_str, suffixes, indent)
+    out = _add_suffixes(prefix + tensor_str, suffixes, indent)
+    return f"Parameter({out})" if not plain and getattr(t, "_is_param", False) else out   # a subclass made a parameter (20_parameter)
 
 # %% ../nbs/10a_printing_tensors.ipynb #429ec7ca
 @patch

@@ -7,11 +7,12 @@ __all__ = ['Unpickler']
 
 # %% ../nbs/64_reading_pytorch_files.ipynb #14fa939e
 import functools, io, os, pickle, pickletools, reprlib, sys, zipfile, zlib
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 import numpy as np
 from . import backend as B
 from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, _checked_sparse, _SPARSE_LAYOUTS
 from .nn.parameter import Parameter
+from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _ROOM, _ROOM_PER_BYTE
 from ._checkpoint_records import _place, _strided, _Encoder, _storages
 from ._checkpoint_records import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
@@ -79,7 +80,7 @@ _STORAGE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "
                    "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
                    "ComplexFloat": "complex64", "ComplexDouble": "complex128"}
 
-_ALLOWED = {"collections.OrderedDict": OrderedDict, "builtins.set": set, "_codecs.encode": _encode,
+_ALLOWED = {"collections.OrderedDict": OrderedDict, "collections.Counter": Counter, "builtins.set": set, "_codecs.encode": _encode,
             "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2, "torch._utils._rebuild_parameter": _rebuild_parameter,
             "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3, "torch.storage.UntypedStorage": _StorageType(B.uint8),
             "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
@@ -88,7 +89,7 @@ _ALLOWED = {"collections.OrderedDict": OrderedDict, "builtins.set": set, "_codec
             **{f"torch.{k}": v for k, v in B._by_name.items()}}   # dtypes: torch.float32 -> litnn.float32
 # PyTorch dtypes litnn lacks: a file with such tensors is refused with a message about the dtype, not about code
 _TORCH_ONLY_DTYPES = {"complex32", "uint16", "uint32", "uint64", "float8_e8m0fnu", "qint8", "quint8", "qint32", "quint4x2"}
-_CALLABLE = {id(v) for v in (OrderedDict, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device,
+_CALLABLE = {id(v) for v in (OrderedDict, Counter, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device,
                              _rebuild_sparse_tensor, _get_layout)}
 
 def _find_class(module, name, f):
@@ -404,6 +405,7 @@ class _TorchPickler(pickle._Pickler):
             pid = _Pid(("storage", _torch_global("torch.storage", "UntypedStorage"), key, str(t.device), numel * t.dtype.itemsize))
             rebuild, extra = _torch_global("torch._utils", "_rebuild_tensor_v3"), (t.dtype,)
         if not isinstance(t, Parameter):
+            warn_if_has_hooks(t)   # its gradient hooks are not saved: torch says so for a tensor (not for a Parameter)
             return self.save_reduce(rebuild, (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()) + extra, obj=t)
         data = _Reduce(rebuild, (pid, offset, tuple(t.shape), stride, False, OrderedDict()) + extra)
         self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()), obj=t)

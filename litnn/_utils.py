@@ -17,3 +17,11 @@ def classproperty(func):
     "A read-only property of the class: `func(cls)` on each read."
     if not isinstance(func, (classmethod, staticmethod)): func = classmethod(func)
     return _ClassPropertyDescriptor(func)
+
+# %% ../nbs/reference/torch/utils.ipynb #41296ad4
+import sys
+
+def _element_size(dtype):
+    "Bytes per element of `dtype` (torch._utils._element_size)."
+    if not isinstance(dtype, sys.modules['litnn'].dtype): raise RuntimeError(f"expected a dtype, got {type(dtype)}")
+    return dtype.itemsize

@@ -30,10 +30,10 @@ class dtype:
     def __repr__(self): return f'litnn.{self.name}'
     def __reduce__(self): return (_dtype_by_name, (self.name,))
     def to_complex(self):
-        "The complex dtype whose parts are this float dtype (complex64 for float32; float16's complex32 litnn lacks: complex64)."
+        "The complex dtype whose parts are this float dtype (complex64 for float32, complex32 for float16), as torch's `toComplexType`."
         if self.is_complex: return self
-        if not self.is_floating_point: raise RuntimeError(f"to_complex is only supported for floating point dtypes, got {self}".replace('litnn.', 'torch.'))
-        return complex128 if self.name == 'float64' else complex64
+        if not self.is_floating_point or self.name.startswith('float8'): raise RuntimeError(f"Unknown Complex ScalarType for {_LEGACY[self.name]}")
+        return complex128 if self.name == 'float64' else complex32 if self.name == 'float16' else complex64
     def to_real(self):
         "The float dtype of a complex dtype's parts (float32 for complex64); a real dtype is its own."
         if not self.is_complex: return self
@@ -94,6 +94,11 @@ def _no_arrays(name, itemsize, is_complex):
     return d
 
 complex32 = chalf = _no_arrays('complex32', 4, True)    # torch's ComplexHalf: code names it (`dtype in (..., torch.complex32)`)
+
+def _stored_complex(d):
+    "The complex dtype litnn computes in for float dtype `d`: `d.to_complex()`, but complex64 where torch's is complex32 (no arrays)."
+    c = d.to_complex()
+    return complex64 if c is complex32 else c
 short, int, long = int16, int32, int64
 
 # %% ../nbs/00_backend.ipynb #fcb8ecd3
@@ -184,7 +189,7 @@ def _combine(level, higher):
     "Fold a lower-priority `level` dtype into `higher`: it only wins by a higher category."
     if higher is None: return level
     if level is None or _category(level) <= _category(higher): return higher
-    if level.is_complex and higher.is_floating_point: return higher.to_complex()   # float64 tensor * 1j: complex128
+    if level.is_complex and higher.is_floating_point: return _stored_complex(higher)   # float64 tensor * 1j: complex128
     return level
 
 def result_type(dims=(), zero_dims=(), scalars=()):
@@ -196,7 +201,7 @@ def result_type(dims=(), zero_dims=(), scalars=()):
         out = _combine(d, out)
     for s in scalars:
         t = (bool if isinstance(s, builtins.bool) else int64 if isinstance(s, builtins.int) else
-             _default['dtype'].to_complex() if isinstance(s, builtins.complex) else _default['dtype'])
+             _stored_complex(_default['dtype']) if isinstance(s, builtins.complex) else _default['dtype'])
         out = _combine(t, out)
     return out
 
@@ -446,7 +451,7 @@ class _TorchRng(np.random.Generator):
         "`n` integers in [lo, hi): a word (or `random64()`, for a range of 2³² or more when `wide`) modulo hi - lo, plus lo."
         span = hi - lo
         v = self.words64(n) if wide and span >= 2**32 else self.words(n)
-        return (v % np.uint64(span)).astype(np.int64) + lo
+        return ((v % np.uint64(span)) + np.uint64(lo % 2**64)).astype(np.int64)   # in uint64, as c10: a span past 2**63 wraps right
 
     def perm(self, n):
         "A permutation of 0..n-1 by PyTorch's Fisher-Yates: place i swaps with i + (word mod (n - i))."

@@ -368,7 +368,9 @@ def meshgrid(*tensors, indexing=None):
     if indexing not in ('ij', 'xy'): raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:
         if t._data.ndim > 1: raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    if not tensors: raise RuntimeError("meshgrid expects a non-empty TensorList")
     if len({t._data.dtype for t in tensors}) > 1: raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    if len({t.device for t in tensors}) > 1: raise RuntimeError("meshgrid expects all tensors to have the same device")
     ts = list(tensors)
     swap = indexing == 'xy' and len(ts) >= 2
     if swap: ts[0], ts[1] = ts[1], ts[0]
@@ -404,6 +406,32 @@ from ._python_arg_parser import _bool_arg
 # %% ../nbs/reference/torch/sorting.ipynb #44af656a
 def _wrap_many(outs): return tuple(o if isinstance(o, Tensor) else Tensor._make(o) for o in outs) if len(outs) > 1 else outs[0] if isinstance(outs[0], Tensor) else Tensor._make(outs[0])
 
+def _unique_dim_with_nan(a, d):
+    """torch's unique_dim (CPU) for slices holding NaN: std::sort of the slice indices with a lexicographic `<` that skips
+    positions where neither slice is less (a NaN compares neither way), then runs of equal slices (NaN != NaN) merged.
+    For at most 16 slices libstdc++'s std::sort is an insertion sort, emulated here; numpy's unique puts NaN slices last."""
+    xp = array_namespace(a)
+    m = xp.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+    def less(i, j):
+        for u, v in zip(m[i].tolist(), m[j].tolist()):
+            if u < v: return True
+            if u > v: return False
+        return False
+    order = list(range(m.shape[0]))
+    for i in range(1, len(order)):
+        val, j = order[i], i
+        if less(val, order[0]): order[1:i + 1] = order[:i]; order[0] = val; continue
+        while less(val, order[j - 1]): order[j] = order[j - 1]; j -= 1
+        order[j] = val
+    s = m[order]
+    starts = xp.ones(len(order), bool)
+    starts[1:] = (s[1:] != s[:-1]).any(axis=1)
+    group = xp.cumsum(starts) - 1
+    inv = xp.empty(len(order), np.int64)
+    inv[order] = group
+    vals = xp.take(a, xp.asarray(order)[starts], axis=d)
+    return vals, inv, xp.diff(xp.append(xp.flatnonzero(starts), len(order)))
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     "The distinct values (or slices along `dim`), sorted; optionally the inverse indices and the counts."
     for name, v in (('sorted', sorted), ('return_inverse', return_inverse), ('return_counts', return_counts)):
@@ -416,7 +444,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if d is not None and a.size == 0:
         if a.shape[d] != 0: raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         if a.shape.count(0) > 1: raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
-    vals, inv, counts = xp.unique(a, return_inverse=True, return_counts=True, axis=d, equal_nan=False)   # each NaN its own value, as torch
+    if d is not None and a.dtype.kind == 'f' and 1 < a.shape[d] <= 16 and bool(xp.isnan(a).any()):
+        vals, inv, counts = _unique_dim_with_nan(a, d)
+    else: vals, inv, counts = xp.unique(a, return_inverse=True, return_counts=True, axis=d, equal_nan=False)   # each NaN its own value, as torch
     inv = inv.reshape(a.shape if d is None else (-1,)).astype(np.int64)
     vals = _no_derivative(Tensor._make(vals), (input,), (NotImplementedError, f"the derivative for '{'_unique2' if d is None else 'unique_dim'}' is not implemented."),
                           'Unique2Backward0' if d is None else 'UniqueDimBackward0')
@@ -484,10 +514,18 @@ def broadcast_tensors(*tensors):
     return tuple(t.expand(shape) for t in tensors)
 
 def unravel_index(indices, shape):
-    "One tensor of coordinates per dimension of `shape` for flat `indices`."
-    if indices.dtype.is_floating_point or indices.dtype.name == 'bool': raise TypeError(f"expected 'indices' to be integer dtype, but got litnn.{indices.dtype.name}")
-    xp = array_namespace(indices._data)
-    return tuple(_const(i.astype(np.int64)) for i in xp.unravel_index(indices._data, tuple(shape)))
+    """One tensor of coordinates per dimension of `shape` for flat `indices`. torch's arithmetic (floor division by the
+    dims' strides, then modulo the dims), not numpy's: no bounds check, so an index past the end or below 0 wraps."""
+    if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype.name == 'bool': raise TypeError(f"expected 'indices' to be integer dtype, but got litnn.{indices.dtype.name}")
+    if not isinstance(shape, (int, Sequence)): raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    for d in shape:
+        if not isinstance(d, int): raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(d)}")
+    if builtins.any(d < 0 for d in shape): raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    a, steps, step = indices._data.astype(np.int64), [], 1
+    for n in reversed(shape): steps.insert(0, step); step *= n       # (b*c, c, 1) for (a, b, c)
+    with np.errstate(divide='ignore'):
+        return tuple(_const((a // s) % n) for s, n in zip(steps, shape))
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #fdd7b04e
 def block_diag(*tensors):

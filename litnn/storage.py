@@ -51,12 +51,12 @@ class UntypedStorage(_StorageBase):
     "Bytes on one device: the memory under tensors, as `torch.UntypedStorage`."
     def __init__(self, *args, device=None):
         dev = B.device('cpu' if device is None else device)
-        if len(args) > 1 or (args and not isinstance(args[0], (builtins.int, list, tuple))):
+        if len(args) > 1 or (args and not isinstance(args[0], (builtins.int, np.integer, list, tuple))):
             raise TypeError(f"UntypedStorage(): received an invalid combination of arguments - got ({', '.join(builtins.type(a).__name__ for a in args)})")
         if dev.type == 'meta': self._array, self._meta_nbytes = None, (args[0] if args else 0); return
         xp = B.xp_for(dev)
         if not args: data = xp.zeros(0, np.uint8)
-        elif isinstance(args[0], builtins.int): data = xp.zeros(args[0], np.uint8)
+        elif isinstance(args[0], (builtins.int, np.integer)): data = xp.zeros(builtins.int(args[0]), np.uint8)
         else: data = xp.asarray(np.array(args[0]).astype(np.uint8).reshape(-1))
         self._array = data
 
@@ -162,7 +162,7 @@ class TypedStorage(_StorageBase):
         self.dtype = B.get_default_dtype() if dtype is None else B.to_dtype(dtype)
         dev = B.device('cpu' if device is None else device)
         if not args: n = 0
-        elif isinstance(args[0], builtins.int): n = args[0]
+        elif isinstance(args[0], (builtins.int, np.integer)) and not isinstance(args[0], builtins.bool): n = builtins.int(args[0])   # (a numpy int is a size too)
         else:
             values = np.array(args[0], dtype=self.dtype.np).reshape(-1)
             self._untyped_storage = UntypedStorage._wrap(B.to_device(values, dev).view(np.uint8))

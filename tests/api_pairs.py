@@ -10,7 +10,7 @@ DEVICES = ['cpu'] + (['cuda'] if litnn.cuda.is_available() else [])
 def host(t):
     "A tensor of either library (or a number) as a numpy array."
     if isinstance(t, (torch.Tensor, litnn.Tensor)): t = t.detach().cpu()
-    if isinstance(t, torch.Tensor) and t.dtype == torch.bfloat16: t = t.float()
+    if isinstance(t, (torch.Tensor, litnn.Tensor)) and str(t.dtype).split('.')[-1] == 'bfloat16': t = t.float()   # (numpy() refuses bfloat16 in both)
     return np.asarray(t.numpy() if hasattr(t, 'numpy') else t)
 
 def make(lib, a, dev='cpu', grad=True):

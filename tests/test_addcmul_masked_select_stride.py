@@ -282,7 +282,9 @@ MORE_CASES = [
     ('nextafter', lambda L, a, b: (L.nextafter(a.detach(), b.detach()), a.detach().nextafter(b[0].detach()),
                                    a.detach().clone().nextafter_(b.detach())), [x34, y34]),
     ('unravel_index', lambda L: (*L.unravel_index(L.tensor([5, 7, 0]), (2, 4)), *L.unravel_index(L.tensor(5), (3, 2)),
-                                 *L.unravel_index(L.tensor([[3, 23]]), L.Size([2, 3, 4]))), []),
+                                 *L.unravel_index(L.tensor([[3, 23]]), L.Size([2, 3, 4])),
+                                 *L.unravel_index(L.tensor([4, 11, -1, 13, -8]), (3, 4)),      # torch wraps: no bounds check
+                                 *L.unravel_index(L.tensor([4, 1], dtype=L.int32), 3), *L.unravel_index(L.tensor([5]), [2, True, 3])), []),
     ('H', lambda L, a, b: (a.H, b.mH, b.adjoint(), L.adjoint(a)), [x34, R(2, 3, 4)]),
     ('fill_diagonal', lambda L, a: ((a * 1).fill_diagonal_(5.), (a.t() * 1).fill_diagonal_(-1, wrap=True),
                                     L.cat([a, a]).fill_diagonal_(2., wrap=True), L.cat([a, a]).fill_diagonal_(2.)), [x34]),
@@ -298,6 +300,13 @@ def test_more_against_torch(case, dev):
         warnings.simplefilter('error')
         check(f, *arrays, dev=dev, name=False, **(dict(rtol=2e-6, atol=2e-6) if name.endswith('_f32') else {}))
 
+
+def test_conjugate_transposes_of_0d():
+    "A 0-d tensor's H, mH and adjoint() are its conjugate (mH and adjoint warn that this is deprecated)."
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        check(lambda L, a: [f(L.complex(a, a * 2)).resolve_conj() for f in (lambda z: z.H, lambda z: z.mH, lambda z: z.adjoint())],
+              np.array(1.5), name=False)
 
 def test_broadcast_shapes_layout_rng_state():
     for shapes in [((2, 3), (4, 1, 3), 1), ((5,), ()), (litnn.Size([2, 1]), [3]), ()]:
@@ -327,6 +336,8 @@ MORE_BAD = [
     lambda L: L.addr(L.zeros(2, 2, dtype=L.int64), L.tensor([1, 2]), L.tensor([3, 4]), beta=0.5),
     lambda L: L.addr(L.zeros(2, 2, dtype=L.int64), L.tensor([1, 2]), L.tensor([3, 4]), alpha=0.5),
     lambda L: L.nextafter(L.tensor([1]), L.tensor([2])),
+    lambda L: L.unravel_index(L.tensor([1 + 2j]), (2, 2)), lambda L: L.unravel_index(L.tensor([1]), L.tensor([1, 2, 3])),
+    lambda L: L.unravel_index(L.tensor([1]), (1, 2, 2.0)), lambda L: L.unravel_index(L.tensor(0), (2, -3)),
 ]
 
 @pytest.mark.parametrize('i', range(len(MORE_BAD)))

@@ -276,7 +276,18 @@ MHA_ERRORS = [
     lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(3, 2, 8), lib.ones(3, 2, 8), is_causal=True),
     lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 2, 8), lib.ones(4, 2, 8), lib.ones(3, 2, 8)),
     lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(2, 3, 2, 8), lib.ones(2, 3, 2, 8), lib.ones(2, 3, 2, 8)),
+    # static keys/values: no bias_k/bias_v added to them, and (batch * heads, seq, head_dim) each
+    lambda lib: _static_kv(lib, True, static_k=lib.ones(4, 3, 4)),
+    lambda lib: _static_kv(lib, True, static_v=lib.ones(4, 3, 4)),
+    lambda lib: _static_kv(lib, False, static_k=lib.ones(5, 3, 4)),
+    lambda lib: _static_kv(lib, False, static_v=lib.ones(4, 3, 3)),
 ]
+
+
+def _static_kv(lib, bias_kv, **static):
+    m, x = lib.nn.MultiheadAttention(8, 2, add_bias_kv=bias_kv), lib.ones(3, 2, 8)
+    return lib.nn.functional.multi_head_attention_forward(x, x, x, 8, 2, m.in_proj_weight, m.in_proj_bias, m.bias_k, m.bias_v, False,
+                                                          0.0, m.out_proj.weight, m.out_proj.bias, **static)
 
 
 @pytest.mark.parametrize('i', range(len(MHA_ERRORS)))
@@ -393,3 +404,23 @@ def test_separate_projection_weights_must_fit_the_inputs(kdim, vdim, ek, ev):
     "With kdim/vdim, torch checks each projection weight against its input: an AssertionError naming key or value."
     f = lambda lib: lib.nn.MultiheadAttention(8, 2, kdim=kdim, vdim=vdim)(lib.ones(5, 2, 8), lib.ones(4, 2, ek), lib.ones(4, 2, ev))
     assert err(f, litnn) == err(f, torch)
+
+
+@pytest.mark.parametrize('masks', ['none', 'kpm', 'attn', 'both', 'attn3d', 'attn3d_kpm', 'bool_both'])
+def test_mha_merge_masks_like_torch(masks):
+    "MultiheadAttention.merge_masks: torch's fast-path helper, public on the module: (merged mask, type 0/1/2 or None)."
+    am = np.triu(np.full((3, 3), -np.inf, np.float32), 1)
+    am3 = np.arange(36, dtype=np.float32).reshape(4, 3, 3)
+    kpm = np.array([[False, True, False], [False, False, True]])
+    res = []
+    for L in (torch, litnn):
+        m, q = L.nn.MultiheadAttention(8, 2, batch_first=True), L.zeros(2, 3, 8)
+        a = {'attn': am, 'both': am, 'attn3d': am3, 'attn3d_kpm': am3, 'bool_both': am == 0}.get(masks)
+        k = kpm if masks in ('kpm', 'both', 'attn3d_kpm', 'bool_both') else None
+        merged, kind = m.merge_masks(None if a is None else L.tensor(a), None if k is None else L.tensor(k), q)
+        res.append((kind, None if merged is None else (tuple(merged.shape), str(merged.dtype).split('.')[1], merged.numpy())))
+    assert res[1][0] == res[0][0]
+    if res[0][1] is None: assert res[1][1] is None
+    else:
+        assert res[1][1][:2] == res[0][1][:2]
+        np.testing.assert_array_equal(res[1][1][2], res[0][1][2])

@@ -1157,6 +1157,18 @@ def test_gradgradcheck_draws_grad_outputs_from_the_global_generator():
         draws.append(lib.rand(3).tolist())
     assert draws[0] == draws[1]
 
+def test_gradcheck_fast_mode_view_outputs_and_scalars():
+    "fast_mode with an output that is a view of an input (expand) and with 0-d outputs: torch passes these checks."
+    for lib in LIBS:
+        v = lib.tensor([0.3, -1.2], dtype=lib.float64, requires_grad=True)
+        assert lib.autograd.gradcheck(lambda v: v.expand(3, 2), (v,), fast_mode=True)
+        assert lib.autograd.gradcheck(lambda v: (v * v).sum(), (v,), fast_mode=True)
+        x = lib.tensor([[0.3, -1.2], [2., 0.5]], dtype=lib.float64, requires_grad=True)
+        assert lib.autograd.gradgradcheck(lambda x: x.sum(1), (x,), fast_mode=True)
+        # a wrong derivative is still caught through a view output
+        with pytest.raises(gradcheck_error(lib)):
+            lib.autograd.gradcheck(lambda x: make_exp(lib, wrong=True).apply(x).expand(2, 3), (_gc_input(lib),), fast_mode=True)
+
 ## broadcasting
 
 BCAST = [((3, 1), (1, 4)), ((4,), (2, 3, 4)), ((2, 3, 4), (4,)), ((), (2, 3)), ((2, 1, 3), (4, 1)), ((1,), (5,))]

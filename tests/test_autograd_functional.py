@@ -151,3 +151,28 @@ def test_callers_tensors_untouched():
     x = litnn.tensor([1., 2.], requires_grad=True)
     J = litnn.autograd.functional.jacobian(lambda a: a * a, x)
     assert x.grad is None and not J.requires_grad
+
+
+def test_construct_standard_basis_for_matches_torch():
+    "The private helper torch's own functional tests call: identity blocks with each tensor's dtype."
+    import torch.autograd.functional as TF
+    import litnn.autograd.functional as LF
+    for shapes, dtypes in [([(2, 3)], ['float32']), ([(1,), (), ()], ['float32'] * 3),
+                           ([(2,), (), (3,)], ['float64', 'float32', 'float64']), ([(2, 3), (3,), (3, 4, 2)], ['float32'] * 3)]:
+        lt = tuple(litnn.zeros(s, dtype=getattr(litnn, d)) for s, d in zip(shapes, dtypes))
+        tt = tuple(torch.zeros(s, dtype=getattr(torch, d)) for s, d in zip(shapes, dtypes))
+        numels = tuple(t.numel() for t in tt)
+        for a, b in zip(LF._construct_standard_basis_for(lt, numels), TF._construct_standard_basis_for(tt, numels)):
+            assert str(a.dtype).split('.')[-1] == str(b.dtype).split('.')[-1]
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_jacobian_forward_mode_dtype_follows_outputs():
+    "Forward mode builds the Jacobian from output tangents (the output's dtype); reverse mode from input gradients."
+    x0, y0 = r(3, 0), r(3, 1)
+    def run(lib, **kw):
+        f = lambda x, y: ((x * y).float(), (x * y).double())
+        jac = lib.autograd.functional.jacobian(f, (lib.tensor(x0), lib.tensor(y0, dtype=lib.float32)), **kw)
+        return [[(str(j.dtype).split('.')[-1], np.round(j.double().numpy(), 5).tolist()) for j in row] for row in jac]
+    for kw in (dict(), dict(vectorize=True), dict(vectorize=True, strategy="forward-mode")):
+        assert run(litnn, **kw) == run(torch, **kw)

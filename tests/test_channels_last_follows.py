@@ -61,6 +61,41 @@ def test_dropout_in_training_keeps_the_layout():
         assert L.nn.functional.dropout(t, 0.5).is_contiguous(memory_format=L.channels_last)
 
 
+# strided slices of channels-last tensors, and others: torch's preserve_format follows suggest_memory_format for them
+SLICES = {
+    'cl_slice': lambda L: L.empty(2, 3, 3, 6, memory_format=L.channels_last)[..., ::2],
+    'cl3d_slice': lambda L: L.empty(2, 3, 2, 3, 6, memory_format=L.channels_last_3d)[..., ::2],
+    'row_major_slice': lambda L: L.empty(2, 3, 4, 6)[..., ::2],
+    'permuted_slice': lambda L: L.empty(2, 6, 4, 3).permute(0, 3, 1, 2)[:, :, :, ::2],
+    'transposed': lambda L: L.empty(4, 6).t(),
+}
+LIKE = {
+    'empty_like': lambda L, t: L.empty_like(t), 'zeros_like': lambda L, t: L.zeros_like(t),
+    'randn_like': lambda L, t: L.randn_like(t), 'clone': lambda L, t: t.clone(),
+    'dropout': lambda L, t: L.nn.functional.dropout(t.fill_(1.), 1e-10),
+    'alpha_dropout': lambda L, t: L.nn.functional.alpha_dropout(t.fill_(1.), 0.3, True),
+}
+
+@pytest.mark.parametrize('like', LIKE)
+@pytest.mark.parametrize('make', SLICES)
+def test_preserve_format_of_strided_slices_like_torch(make, like):
+    assert LIKE[like](litnn, SLICES[make](litnn)).stride() == LIKE[like](torch, SLICES[make](torch)).stride()
+
+
+@pytest.mark.parametrize('make', [lambda L: L.ones(4, 6).t(), lambda L: L.ones(2, 3, 4, 5).to(memory_format=L.channels_last),
+                                  lambda L: L.ones(2, 3, 3, 6).to(memory_format=L.channels_last)[..., ::2]])
+@pytest.mark.parametrize('f', [lambda L, t: L.nn.functional.dropout(t, 0.5), lambda L, t: L.nn.functional.alpha_dropout(t, 0.5, True)])
+def test_seeded_dropout_draws_its_mask_in_memory_order_like_torch(make, f):
+    "torch's mask is empty_like(x).bernoulli_(): drawn in the mask's memory order, so a seeded dropout of a transposed or channels-last x drops the same elements in litnn."
+    outs = []
+    for L in (torch, litnn):
+        L.manual_seed(0)
+        y = f(L, make(L))
+        outs.append((y.stride(), y.numpy()))
+    assert outs[1][0] == outs[0][0]
+    np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-6)
+
+
 @pytest.mark.parametrize('make', [lambda L: L.randn(2, 3, 5, 5).to(memory_format=L.channels_last), lambda L: L.randn(4, 3).t(),
                                   lambda L: L.randn(3, 4), lambda L: L.randn(3, 4)[:, ::2]])
 def test_a_leafs_gradient_takes_its_strides(make):
@@ -71,3 +106,18 @@ def test_a_leafs_gradient_takes_its_strides(make):
         (w * 2).sum().backward()
         strides.append(w.grad.stride())
     assert strides[0] == strides[1]
+
+
+def test_a_strided_slice_of_a_channels_last_tensor_counts_as_channels_last():
+    "x[:, ::2] of a channels-last x: torch's kernels ask suggest_memory_format (strides like channels-last), not density."
+    import litnn, numpy as np
+    torch = pytest.importorskip('torch')
+    a = np.arange(2 * 8 * 5 * 5, dtype='float32').reshape(2, 8, 5, 5) / 100
+    def run(lib):
+        F = lib.nn.functional
+        x = lib.tensor(a).contiguous(memory_format=lib.channels_last)[:, ::2]
+        w = lib.ones(3, 4, 3, 3) / 10
+        outs = [F.relu(x), F.conv2d(x, w), F.batch_norm(x, None, None, training=True), F.group_norm(x, 2),
+                F.interpolate(x, scale_factor=2), F.avg_pool2d(x, 2), F.max_pool2d(x, 2), x + 1, x.clone()]
+        return [t.stride() for t in outs]
+    assert run(litnn) == run(torch)

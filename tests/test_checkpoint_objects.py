@@ -205,6 +205,27 @@ def test_weights_only_false_loads_imported_litnn_modules_but_nothing_else(tmp_pa
     finally: del me.Plain
 
 
+@pytest.mark.parametrize('wrap', ['prune', 'weight_norm', 'spectral_norm'])
+def test_weights_only_false_loads_a_model_carrying_litnn_hooks_like_torch(tmp_path, wrap):
+    "torch.save of a pruned / weight-normed model: torch.load(weights_only=False) rebuilds its hook objects; so does litnn."
+    import torch.nn.utils.prune, litnn.nn.utils.prune
+    outs = []
+    for L in (torch, litnn):
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.Linear(4, 3), L.nn.ReLU())
+        if wrap == 'prune': L.nn.utils.prune.l1_unstructured(m[0], 'weight', amount=0.5)
+        else: getattr(L.nn.utils, wrap)(m[0])
+        x = L.tensor(np.arange(8.).reshape(2, 4), dtype=L.float32)
+        path = tmp_path / f'{L.__name__}.pt'
+        L.save(m, path)
+        back = L.load(path, weights_only=False)
+        hooks = list(back[0]._forward_pre_hooks.values())
+        outs.append((sorted(back.state_dict()), [type(h).__name__ for h in hooks], back.eval()(x).tolist(), m.eval()(x).tolist()))
+    assert outs[1][:2] == outs[0][:2]
+    assert np.allclose(outs[1][2], outs[1][3])                       # the loaded model computes what the saved one did
+    with pytest.raises(pickle.UnpicklingError, match='not allow-listed'): litnn.load(path, weights_only=True)
+
+
 class WithActivation(litnn.nn.Module):
     "A module holding a function, as TransformerEncoderLayer holds its activation (F.relu)."
     def __init__(self): super().__init__(); self.lin = litnn.nn.Linear(2, 2); self.act = litnn.nn.functional.relu

@@ -355,6 +355,21 @@ def test_disable_and_is_compiling():
     assert litnn.compile(eager_part) is eager_part and not litnn.compiler.is_compiling()
 
 
+def test_dynamo_disable_is_compiler_disable_like_torch():
+    "torch._dynamo.disable: the older name of torch.compiler.disable, as a call or a decorator; the function runs as before."
+    import torch
+    for L in (torch, litnn):
+        calls = []
+        def g(x): calls.append(1); return x + 1
+        assert L._dynamo.disable(g)(L.ones(2)).tolist() == [2., 2.]
+        assert L._dynamo.disable(reason='eager')(g)(L.ones(1)).tolist() == [2.]
+        assert len(calls) == 2
+    seen = []
+    def f(x):
+        return litnn._dynamo.disable(lambda y: seen.append(litnn.compiler.is_compiling()) or y * 2)(x + 1)
+    assert litnn.compile(f)(litnn.ones(2)).tolist() == [4., 4.] and seen == [False]
+
+
 # ---------------------------------------------------------------------------------------------- reset, Module.compile
 def test_reset_forgets_captures():
     cf = litnn.compile(lambda x: x * 2)

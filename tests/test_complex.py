@@ -46,6 +46,21 @@ def test_dtype_attributes():
     assert litnn.float32.to_complex() is litnn.complex64 and litnn.float64.to_complex() is litnn.complex128
     assert litnn.finfo(litnn.cfloat).eps == torch.finfo(torch.cfloat).eps
 
+@pytest.mark.parametrize('dt', ['float16', 'bfloat16', 'float32', 'float64', 'complex32', 'complex64', 'complex128',
+                                'int64', 'uint8', 'bool', 'float8_e5m2', 'float8_e4m3fn'])
+def test_dtype_to_complex_and_to_real(dt):
+    "torch's toComplexType: float16's is complex32, bfloat16's complex64; integers, bool and float8 have none (RuntimeError)."
+    a, b = getattr(litnn, dt), getattr(torch, dt)
+    assert str(a.to_real()).split('.')[1] == str(b.to_real()).split('.')[1]
+    try: want = str(b.to_complex()).split('.')[1]
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match=str(e)): a.to_complex()
+    else: assert str(a.to_complex()).split('.')[1] == want
+
+def test_complex_scalar_with_half_stays_computable():
+    "litnn has no complex32 arrays: a float16 tensor times 1j computes in complex64 (torch's complex32)."
+    assert (litnn.ones(2, dtype=litnn.half) * 1j).dtype is litnn.complex64
+
 def test_inference_and_default_dtype():
     assert litnn.tensor([1 + 2j]).dtype is litnn.complex64
     assert litnn.tensor(np.array([1 + 2j])).dtype is litnn.complex128     # numpy data keeps its dtype, as torch
@@ -118,6 +133,8 @@ def test_randn_complex():
     assert abs(z.real.var().item() - 0.5) < 0.03 and abs(z.imag.var().item() - 0.5) < 0.03
 
 def test_errors():
+    with pytest.raises(RuntimeError, match='^Input tensor must have one or more dimensions$'): litnn.view_as_complex(litnn.tensor(2.))
+    with pytest.raises(RuntimeError, match='^Input tensor must have one or more dimensions$'): torch.view_as_complex(torch.tensor(2.))  # (a 0-d input)
     for f, g in [(lambda m: m.view_as_complex(m.ones(3)), RuntimeError), (lambda m: m.view_as_complex(m.ones(3, 2, dtype=m.int64)), RuntimeError),
                  (lambda m: m.view_as_real(m.ones(3)), RuntimeError), (lambda m: m.imag(m.ones(3)), RuntimeError),
                  (lambda m: m.sign(m.ones(3, dtype=m.cfloat)), RuntimeError),
@@ -301,3 +318,18 @@ def test_logsumexp_of_complex_is_on_logs_principal_branch():
         want = torch.logsumexp(torch.tensor(z), dim)
         got = litnn.logsumexp(litnn.tensor(z), dim)
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_complex_abs_is_hypot_as_torch():
+    "torch's |z| is hypot(re, im), correctly rounded where numpy's complex abs can be one ulp off (|(-1+1j)/sqrt(2)| is 1.0)."
+    import math
+    vals = [complex(-math.sqrt(2), math.sqrt(2)) - complex(-math.sqrt(.5), math.sqrt(.5)), 3 + 4j, complex(1e-200, 1e-200), complex(1e200, 1e200)]
+    vals += list(np.random.default_rng(0).standard_normal(200) + 1j * np.random.default_rng(1).standard_normal(200))
+    for dt in ('complex64', 'complex128'):
+        want = torch.tensor(vals, dtype=getattr(torch, dt)).abs()
+        got = litnn.tensor(vals, dtype=getattr(litnn, dt)).abs()
+        assert str(got.dtype).split('.')[-1] == str(want.dtype).split('.')[-1]
+        if dt == 'complex64': np.testing.assert_array_equal(got.numpy(), want.numpy())
+        else: np.testing.assert_array_max_ulp(got.numpy(), want.numpy(), maxulp=1)   # (torch's SIMD hypot: rarely 1 ulp apart)
+    for v in vals[:4]:     # one element: torch's scalar kernel, std::hypot
+        assert litnn.tensor([v], dtype=litnn.complex128).abs().item() == torch.tensor([v], dtype=torch.complex128).abs().item()

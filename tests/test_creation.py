@@ -98,7 +98,7 @@ def test_legacy_constructors(name):
     others = [n for n in LEGACY if n != name]
     assert not any(isinstance(x, getattr(litnn, n)) for n in others)
     assert not any(isinstance(T(2), getattr(torch, n)) for n in others)
-    shared = L(x); assert shared.numpy() is x._data or np.shares_memory(shared.numpy(), x.numpy())
+    shared = L(x); assert shared._data is x._data or np.shares_memory(shared._data, x._data)   # (numpy() refuses bfloat16, as torch)
     assert litnn.ones(2).type(L).dtype == L.dtype and litnn.ones(2).type(f'litnn.{name}').dtype == L.dtype
 
 def test_legacy_errors():
@@ -149,6 +149,17 @@ def test_info_defaults_and_errors():
     for f in [lambda L: L.finfo(L.int32), lambda L: L.iinfo(L.float32), lambda L: L.iinfo(L.bool)]:
         same_error(f)
     with pytest.raises(TypeError, match='requires a floating point'): litnn.finfo(litnn.int32)
+
+def test_info_equality_and_more_dtypes():
+    "finfo/iinfo compare equal by the dtype they describe (unhashable, as torch's); float8 and complex32 limits."
+    for lib in (litnn, torch):
+        assert lib.finfo(lib.float32) == lib.finfo() and lib.finfo(lib.complex64) == lib.finfo(lib.float32)
+        assert lib.finfo(lib.float16) != lib.finfo(lib.float32) and lib.finfo(lib.float32) != 1
+        assert lib.iinfo(lib.int8) == lib.iinfo(lib.int8) and lib.iinfo(lib.int32) != lib.iinfo(lib.int64)
+        assert lib.finfo(lib.float32) != lib.iinfo(lib.int32)
+        with pytest.raises(TypeError): hash(lib.finfo())
+    for dt in ('float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz', 'complex32'):
+        assert repr(litnn.finfo(getattr(litnn, dt))) == repr(torch.finfo(getattr(torch, dt))), dt
 
 def test_default_device():
     assert litnn.get_default_device() == litnn.device('cpu') and repr(litnn.get_default_device()) == repr(torch.get_default_device())

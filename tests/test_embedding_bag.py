@@ -50,7 +50,9 @@ ERRORS = [lambda lib: lib.nn.functional.embedding_bag(lib.tensor([[1, 2]]), lib.
           lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='max', per_sample_weights=lib.ones(2)),
           lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='sum', per_sample_weights=lib.ones(3)),
           lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5), lib.tensor([0])),
-          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='max', scale_grad_by_freq=True)]
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='max', scale_grad_by_freq=True),
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2), lib.tensor([0]), mode='sum', per_sample_weights=lib.ones(2, dtype=lib.float64)),
+          lambda lib: lib.nn.functional.embedding_bag(lib.tensor([1, 2]), lib.ones(5, 2, dtype=lib.float64), lib.tensor([0]), mode='sum', per_sample_weights=lib.ones(2))]
 
 @pytest.mark.parametrize('f', ERRORS)
 def test_errors(f):
@@ -76,6 +78,36 @@ def test_bad_offsets_and_indices_are_runtime_errors(kw):
         with pytest.raises(RuntimeError) as l: f(litnn)
     finally: torch.set_num_threads(threads)
     assert str(l.value) == str(t.value).splitlines()[0]     # torch's offsets[0] message ends in a stray C++ tensor print
+
+@pytest.mark.parametrize('padding_idx', [None, 9])
+@pytest.mark.parametrize('mode', ['sum', 'mean', 'max'])
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16'])
+@pytest.mark.parametrize('offsets', [[0, 1, 1], [0, 1, 2], [0, 2], [0, 1, 3]], ids=str)
+def test_include_last_offset_ends_the_last_bag_as_torch(offsets, dtype, mode, padding_idx):
+    "torch's CPU kernels other than fbgemm's (max, padding_idx, float64) end the last bag at the end of the input, not at the last offset."
+    if mode != 'max' and padding_idx is None and dtype != 'float64' and offsets[-1] < 3:
+        return    # fbgemm's kernel: ids after the last offset give undefined results (memory it did not write) in torch 2.13
+    out = []
+    for L in (torch, litnn):
+        w = L.tensor(W.astype(dtype), requires_grad=True)
+        y = L.nn.functional.embedding_bag(L.tensor([1, 2, 3]), w, L.tensor(offsets), mode=mode, include_last_offset=True, padding_idx=padding_idx)
+        y.float().pow(2).sum().backward()
+        out.append((y.detach().float().numpy(), w.grad.float().numpy()))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=2e-3, atol=1e-3)
+    if dtype != 'float16':     # (torch's half backward: rows after the last offset get what its forward did not use)
+        np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('mode', ['sum', 'mean', 'max'])
+@pytest.mark.parametrize('ids', [[[-1, 1]], [[11, 8]], [[1, 2], [3, 11]]], ids=str)
+@pytest.mark.parametrize('padding_idx,dtype', [(0, 'float32'), (None, 'float64'), (0, 'float64')])
+def test_out_of_range_id_named_as_torch(mode, ids, padding_idx, dtype):
+    "torch's kernels other than fbgemm's name the bad id: 'Expected idx >= 0 && idx < num_embeddings but found idx to be ...'."
+    f = lambda L: L.nn.functional.embedding_bag(L.tensor(ids), L.tensor(W.astype(dtype)), mode=mode, padding_idx=padding_idx)
+    with pytest.raises(RuntimeError) as t: f(torch)
+    with pytest.raises(RuntimeError) as l: f(litnn)
+    assert str(l.value) == str(t.value)
+
 
 def test_module():
     for kw in [dict(mode='sum'), dict(max_norm=1.0, padding_idx=-1), dict(mode='max', norm_type=1.0, scale_grad_by_freq=False)]:

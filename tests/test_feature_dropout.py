@@ -94,3 +94,21 @@ def test_training_must_be_a_bool(name, x, training):
     with pytest.raises(TypeError) as t: getattr(torch.nn.functional, name)(torch.ones(x), 0.5, training)
     with pytest.raises(TypeError) as l: getattr(litnn.nn.functional, name)(litnn.ones(x), 0.5, training)
     assert str(l.value) == str(t.value)
+
+
+@pytest.mark.parametrize('name', ['dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout'])
+def test_p_may_be_a_zero_dim_tensor_like_torch(name):
+    "torch's C++ parser takes a 0-d tensor for the float p (the same draws as the float); a 1-element 1-d one is a TypeError."
+    outs = []
+    for L in (torch, litnn):
+        f = getattr(L.nn.functional, name)
+        L.manual_seed(0)
+        shape = {'dropout1d': (2, 3, 4), 'dropout3d': (2, 3, 4, 2, 2)}.get(name, (2, 3, 4, 2))
+        y = f(L.ones(*shape), L.tensor(0.5), True)
+        L.manual_seed(0)
+        outs.append((y.numpy(), f(L.ones(*shape), 0.5, True).numpy()))
+        if name == 'dropout':
+            with pytest.raises(TypeError, match=r"dropout\(\): argument 'p' \(position 2\) must be float, not Tensor"):
+                f(L.ones(3), L.tensor([0.5]))
+    np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-6)
+    np.testing.assert_allclose(outs[1][0], outs[1][1])

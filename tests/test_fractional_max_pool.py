@@ -65,3 +65,27 @@ def test_errors_as_torch(i):
         with pytest.raises(Exception) as e: ERRORS[i](lib, lib.nn.functional)
         msgs.append((e.type, str(e.value)))
     assert msgs[0] == msgs[1]
+
+
+def _raised(f, lib):
+    try: f(lib)
+    except Exception as e: return type(e).__name__, str(e)
+    return None
+
+@pytest.mark.parametrize('k,out', [((), (3, 3)), ((1,), (3, 3)), ([2], (3, 3)), (2, (3,)), (2, ()), (2, [3])])
+def test_kernel_and_output_size_of_the_wrong_length_are_refused_as_torch(k, out):
+    "A kernel_size or output_size of other than one int or two ints is torch's RuntimeError (a 1-sequence is not widened)."
+    def run(lib):
+        x, s = lib.zeros(2, 7, 7, dtype=lib.float64), lib.full((1, 2, 2), 0.5, dtype=lib.float64)
+        lib.nn.functional.fractional_max_pool2d(x, k, output_size=out, _random_samples=s)
+    a, b = _raised(run, litnn), _raised(run, torch)
+    assert a == b and a is not None, (a, b)
+
+@pytest.mark.parametrize('shape', [(1, 0, 50, 32), (2, 3, 0, 32), (3, 0, 32), (0, 16, 50, 32)])
+def test_empty_non_batch_dims_refused_as_torch(shape):
+    "An empty dim after the first is torch's RuntimeError; an empty batch pools to an empty output."
+    def run(lib):
+        return tuple(lib.nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5))(lib.zeros(*shape)).shape)
+    a, b = _raised(run, litnn), _raised(run, torch)
+    assert a == b, (a, b)
+    if a is None: assert run(litnn) == run(torch)

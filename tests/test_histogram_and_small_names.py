@@ -54,8 +54,22 @@ def test_histogram_edges_and_method():
     lambda m: m.histogramdd(m.tensor([1., 2.]), bins=2),
     lambda m: m.histogramdd(m.ones(3, 2), bins=[2, 2, 2]),
     lambda m: m.histogramdd(m.ones(3, 2), bins=2, range=[0., 1.]),
+    lambda m: m.histogram(m.tensor(1.), m.tensor(1., dtype=m.float64)),     # the bins' dtype is checked before their dimension
+    lambda m: m.histogram(m.tensor([1.]), m.tensor([], dtype=m.float64)),
 ])
 def test_histogram_errors(f): both_raise(f, f)
+
+@pytest.mark.parametrize('density', [False, True])
+@pytest.mark.parametrize('weighted', [False, True])
+def test_histogramdd_of_points_with_no_coordinates(density, weighted):
+    "D = 0 (input (N, 0)): a 0-d histogram, 0 (nan with density), and no bin edges, as torch."
+    def call(m):
+        w = m.tensor(np.arange(5.).astype(np.float32)) if weighted else None
+        return m.histogramdd(m.zeros(5, 0), [], weight=w, density=density)
+    r, t = call(litnn), call(torch)
+    assert r.bin_edges == () and t.bin_edges == ()
+    assert str(r.hist.dtype).replace('litnn', 'torch') == str(t.hist.dtype) and tuple(r.hist.shape) == tuple(t.hist.shape) == ()
+    np.testing.assert_equal(r.hist.item(), t.hist.item())
 
 @pytest.mark.parametrize('kw', [dict(bins=[3, 2]), dict(bins=2, range=[0., 1., 0., 1.], density=True), dict(bins=3, weight=True),
                                 dict(bins='edges')])
@@ -101,7 +115,23 @@ def test_resize():
     same(litnn.arange(4.).resize_as_(litnn.ones(2, 2, dtype=litnn.int32)), torch.arange(4.).resize_as_(torch.ones(2, 2, dtype=torch.int32)))
     same(litnn.resize_as_(litnn.arange(4.), litnn.ones(1, 4)), torch.resize_as_(torch.arange(4.), torch.ones(1, 4)))
     for f in (lambda m: m.ones(2, requires_grad=True).resize_(3), lambda m: m.ones(2, requires_grad=True).resize_as_(m.ones(3)),
-              lambda m: m.ones(2).resize_(2, -1)):
+              lambda m: m.ones(2).resize_(2, -1), lambda m: m.empty((), dtype=m.float64).resize_([2, 4, 2**29, 2**29]),
+              lambda m: m.empty(()).resize_([8, 8, 2**29, 2**29])):
+        both_raise(f, f)
+
+def test_resize_memory_format():
+    "resize_ with a memory format lays the dims out in its order over the memory; resize_as_ with preserve_format takes the template's."
+    for lib in (litnn, torch):
+        x = lib.arange(24.).resize_((1, 2, 3, 4), memory_format=lib.channels_last)
+        y = lib.arange(120.); y.resize_as_(lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last), memory_format=lib.preserve_format)
+        z = lib.arange(2 * 3 * 4 * 5 * 6.); z.resize_((2, 3, 4, 5, 6), memory_format=lib.channels_last_3d)
+        w = lib.arange(24.).view(2, 3, 4).transpose(0, 1); w.resize_((3, 2, 4), memory_format=lib.contiguous_format)
+        u = lib.arange(6.).view(2, 3).t(); u.resize_as_(u)
+        got = (x[0, :, 1, 2].tolist(), x.stride()[1:], x.is_contiguous(memory_format=lib.channels_last), y.stride(), z.stride(),
+               z.is_contiguous(memory_format=lib.channels_last_3d), w.stride(), w[1].tolist(), u.stride())
+        if lib is litnn: want = got
+        else: assert got == want
+    for f in (lambda m: m.ones(6).resize_((2, 3), memory_format=m.channels_last), lambda m: m.ones(6).resize_((1, 2, 3), memory_format=m.channels_last_3d)):
         both_raise(f, f)
 
 def test_resize_bumps_version():

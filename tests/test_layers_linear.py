@@ -294,6 +294,60 @@ def test_embedding_max_norm_matches_torch():
         np.testing.assert_allclose(np_(lm.weight), tm.weight.detach().numpy(), atol=1e-6)   # renormalized in place, the same rows
 
 
+@pytest.mark.parametrize('make', [lambda L: L.randn(2, 4).double(), lambda L: L.randn(2, 5, 4).double(), lambda L: L.randn(4).double(),
+                                  lambda L: L.randn(5, 2, 4).double().transpose(0, 1), lambda L: L.randn(2, 5, 3, 4).double().transpose(1, 2)])
+@pytest.mark.parametrize('bias_dtype', ['float16', 'float32'])
+def test_linear_bias_of_another_dtype_like_torch(make, bias_dtype):
+    "torch refuses it on its addmm paths (2-D or contiguous input) and adds it into the product's dtype otherwise (matmul, then add_)."
+    res = []
+    for L in (torch, litnn):
+        L.manual_seed(0)
+        x, w = make(L).requires_grad_(), L.randn(3, 4).double().requires_grad_()
+        b = L.randn(3).to(getattr(L, bias_dtype)).requires_grad_()
+        try: y = L.nn.functional.linear(x, w, b)
+        except RuntimeError as e: res.append(str(e)); continue
+        y.sum().backward()
+        res.append((str(y.dtype).split('.')[1], y.detach().numpy(), b.grad.float().numpy()))
+    if isinstance(res[0], str): assert res[1] == res[0]
+    else:
+        assert res[1][0] == res[0][0]
+        for a, c in zip(res[0][1:], res[1][1:]): np.testing.assert_allclose(c, a, rtol=1e-6)
+
+
+def test_embedding_max_norm_scales_in_double_like_torch():
+    "torch's embedding_renorm_ computes max_norm / (norm + 1e-7) in double: the rows come out bit for bit (L1 norm, summed alike)."
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        w = (rng.standard_normal((5, 7)) * 3).astype(np.float32)
+        tw, lw = torch.tensor(w), litnn.tensor(w)
+        TF.embedding(torch.tensor([0, 2, 4]), tw, max_norm=0.7, norm_type=1.0)
+        LF.embedding(litnn.tensor([0, 2, 4]), lw, max_norm=0.7, norm_type=1.0)
+        assert np.array_equal(lw.numpy(), tw.numpy())
+
+
+def test_embedding_max_norm_keeps_the_forward_ad_tangent():
+    "torch renormalizes `weight.detach()`: the looked-up rows' values shrink, their tangent passes through unchanged."
+    outs = []
+    for L in (torch, litnn):
+        w = L.tensor(np.arange(16.).reshape(4, 4) - 5)
+        with L.autograd.forward_ad.dual_level():
+            dual = L.autograd.forward_ad.make_dual(w, L.tensor(np.arange(16.).reshape(4, 4)))
+            p, t = L.autograd.forward_ad.unpack_dual(L.nn.functional.embedding(L.tensor([[0, 1], [2, 2]]), dual, max_norm=1.0))
+            outs.append((p.numpy(), t.numpy(), w.numpy()))
+    for a, b in zip(*outs): np.testing.assert_allclose(b, a, rtol=1e-6)
+
+
+@pytest.mark.parametrize('n,d,ids', [(0, 0, []), (10, 0, [[0, 2], [4, 3]]), (4, 0, [1])])
+def test_embedding_of_width_zero_backward_like_torch(n, d, ids):
+    shapes = []
+    for L in (torch, litnn):
+        e = L.nn.Embedding(n, d)
+        out = e(L.tensor(ids, dtype=L.int64))
+        out.sum().backward()
+        shapes.append((tuple(out.shape), tuple(e.weight.grad.shape)))
+    assert shapes[0] == shapes[1]
+
+
 @pytest.mark.parametrize('dtype', ['int8', 'uint8', 'int16', 'uint16', 'uint64', 'bool', 'float16'])
 def test_embedding_takes_long_and_int_ids_only(dtype):
     "F.embedding refuses every id dtype but int64 and int32, with torch's message; embedding_bag converts integer ids."

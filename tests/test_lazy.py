@@ -219,3 +219,51 @@ def test_a_lazy_module_pickles_before_its_first_call_as_torch():
     h = m.register_forward_pre_hook(print)
     h2 = pickle.loads(pickle.dumps((m, h)))[1]
     assert h2.id == h.id and litnn.utils.hooks.RemovableHandle.next_id > h.id
+
+
+def _lazy_holder(lib, kind):
+    "A LazyModuleMixin module with one placeholder parameter or buffer."
+    from importlib import import_module
+    class Holder(import_module(f'{lib.__name__}.nn.modules.lazy').LazyModuleMixin, lib.nn.Module): pass
+    m = Holder()
+    if kind == 'param': m.register_parameter('t', lib.nn.UninitializedParameter())
+    else: m.t = lib.nn.UninitializedBuffer()
+    return m
+
+
+@pytest.mark.parametrize('kind', ['param', 'buffer'])
+def test_loading_a_placeholder_into_a_placeholder_keeps_it(kind):
+    "Two modules not run yet: loading one's state dict into the other is a no-op (as torch), not an error."
+    def run(lib):
+        m = _lazy_holder(lib, kind)
+        r = repr(m.load_state_dict(_lazy_holder(lib, kind).state_dict()))
+        return r, m.has_uninitialized_params(), type(m.t).__name__
+    assert same(run)[1]
+
+
+def test_placeholder_properties_as_torch():
+    "Properties of a placeholder answer from its empty array (torch lets every property through); methods are refused."
+    def run(lib):
+        out = []
+        for p in (lib.nn.UninitializedParameter(), lib.nn.UninitializedBuffer()):
+            out += [p.ndim, str(p.layout).split('.')[-1], p.nbytes, p.itemsize, p.is_sparse, tuple(p.T.size())]
+            out += [err(lambda: p.mT)[0], err(lambda: p.dim())[0]]
+        return out
+    same(run)
+
+
+def test_weight_norm_spectral_norm_and_script_refuse_placeholders():
+    def run(lib):
+        with pytest.warns(FutureWarning): wn = err(lib.nn.utils.weight_norm, lib.nn.LazyLinear(7))
+        return wn, err(lib.nn.utils.spectral_norm, lib.nn.LazyLinear(7)), \
+            err(lib.jit.script, lib.nn.Sequential(lib.nn.LazyLinear(3)))[0]
+    (wt, wm), (st, sm), jt = same(run)
+    assert wt is st is ValueError and "can't have uninitialized parameters" in wm + sm and jt is RuntimeError
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        with pytest.raises(RuntimeError, match=r"'litnn.nn.modules.linear.LazyLinear' has uninitialized parameters weight\. "
+                                                r"Did you forget to run a forward pass\?"):
+            litnn.jit.script(litnn.nn.LazyLinear(3))
+        m = litnn.nn.LazyLinear(3); m(litnn.ones(2, 4))
+        assert litnn.jit.script(m) is m

@@ -65,3 +65,12 @@ def test_3d_pooling_errors_like_torch(make):
     if 'invalid max index' in tm: assert lm.split(':')[0] == tm.split(':')[0] and lm.endswith('(output volumes are of size 4x4x4)')
     elif "'int' object is not callable" in tm: assert 'must be Tensor' in lm      # torch's Python wrapper trips on numpy's .size
     else: assert lm == tm
+
+
+def test_max_unpool3d_two_kernel_sizes_is_torchs_runtime_error():
+    "kernel_size=[1, 1] gives two output sizes: torch's kernel refuses them with a RuntimeError."
+    def run(lib):
+        x = lib.ones(1, 3, 1, 1, 1)
+        lib.nn.functional.max_unpool3d(x, lib.zeros(tuple(x.shape), dtype=lib.int64), [1, 1])
+    for lib in (litnn, torch):
+        with pytest.raises(RuntimeError, match='There should be exactly three elements'): run(lib)

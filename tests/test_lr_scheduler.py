@@ -168,6 +168,42 @@ def test_tensor_lr_updated_in_place():
     assert run(litnn) == run(torch)
 
 
+@pytest.mark.parametrize('case', ['cyclic', 'onecycle'])
+def test_tensor_hyperparameters_are_copied(case):
+    "A scalar tensor given for max_lr / momenta is cloned: changing it in place later leaves the schedule alone."
+    def run(lib):
+        lr, top, lo, hi = (lib.tensor(v) for v in (0.1, 0.2, 0.8, 0.9))
+        o = lib.optim.SGD([lib.nn.Parameter(lib.zeros(1))], lr=lr, momentum=0.5)
+        if case == 'cyclic': s = S(lib).CyclicLR(o, base_lr=lr, max_lr=top, base_momentum=lo, max_momentum=hi, step_size_up=3)
+        else: s = S(lib).OneCycleLR(o, max_lr=top, total_steps=10, base_momentum=lo, max_momentum=hi)
+        out = []
+        for i in range(4):
+            for t in (lr, top, lo, hi): t.mul_(0.5)
+            o.step(); s.step()
+            g = o.param_groups[0]
+            out.append([float(g[k]) for k in ('lr', 'momentum', 'max_momentum', 'base_momentum')] + [float(v) for v in s.base_lrs])
+        return out
+    a, b = run(litnn), run(torch)
+    assert np.allclose(a, b, rtol=1e-6), (a, b)
+
+
+def test_onecycle_annealing_functions_and_legacy_state_dict():
+    "OneCycleLR._annealing_cos/_annealing_linear are static methods; a state dict of old PyTorch (anneal_func, no _anneal_func_type) still works."
+    def run(lib):
+        C = S(lib).OneCycleLR
+        vals = [C._annealing_cos(3.0, 1.0, 0.3), C._annealing_linear(3.0, 1.0, 0.3)]
+        o = opt(lib, momentum=0.9)
+        s = C(o, max_lr=2.0, total_steps=8)
+        del s._anneal_func_type
+        sd = s.state_dict(); assert '_anneal_func_type' not in sd
+        sd['anneal_func'] = C._annealing_linear
+        s.load_state_dict(sd)
+        for _ in range(6): o.step(); s.step(); vals.append(o.param_groups[0]['lr'])
+        return vals
+    a, b = run(litnn), run(torch)
+    assert np.allclose(a, b, rtol=1e-12), (a, b)
+
+
 # --- errors and warnings ---------------------------------------------------------------------------------------
 
 def same_err(f):

@@ -524,3 +524,14 @@ def test_segment_reduce_gradients_with_nan_and_ties_as_torch(reduce, initial):
         (out * lib.arange(1., 6., dtype=lib.float64)).nan_to_num(0.).sum().backward()
         got.append((np.nan_to_num(out.detach().numpy(), nan=-99.).tolist(), np.nan_to_num(d.grad.numpy(), nan=-99.).tolist()))
     assert got[0] == got[1]
+
+
+def test_functional_conv_tbc_is_torchs_and_contiguous():
+    "torch.nn.functional.conv_tbc is torch.conv_tbc; its (time, batch, out) result is contiguous."
+    assert litnn.nn.functional.conv_tbc is litnn.conv_tbc and torch.nn.functional.conv_tbc is torch.conv_tbc
+    arrays = [rng.normal(size=s) for s in [(9, 4, 5), (3, 5, 6), (6,)]]
+    def run(m):
+        y = m.nn.functional.conv_tbc(*(m.tensor(a) for a in arrays), 3)
+        return tuple(y.shape), y.stride(), y.detach().numpy()
+    (s1, st1, a1), (s2, st2, a2) = run(litnn), run(torch)
+    assert (s1, st1) == (s2, st2) and np.allclose(a1, a2)

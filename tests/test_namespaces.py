@@ -19,7 +19,7 @@ def outcome(f, *args, **kwargs):
     except Exception as e: return ('raises', type(e))
 
 
-CUDA_CALLS = [('is_available', ()), ('device_count', ()), ('is_bf16_supported', ()), ('empty_cache', ()),
+CUDA_CALLS = [('is_available', ()), ('device_count', ()), ('is_bf16_supported', ()), ('is_tf32_supported', ()), ('empty_cache', ()),
               ('memory_allocated', ()), ('max_memory_allocated', ()), ('memory_reserved', ()), ('max_memory_reserved', ()),
               ('memory_allocated', ('cpu',)), ('manual_seed', (1,)), ('manual_seed_all', (1,)), ('manual_seed', ('a',)),
               ('current_device', ()), ('synchronize', ()), ('get_device_name', ()), ('get_device_name', (0,)),
@@ -72,7 +72,7 @@ def test_accelerator_like_torch_cpu_build(name):
 
 BACKEND_VALUES = ['cudnn.benchmark', 'cudnn.deterministic', 'cudnn.enabled', 'cudnn.allow_tf32', 'cuda.matmul.allow_tf32',
                   'cuda.matmul.allow_fp16_reduced_precision_reduction', 'cuda.matmul.allow_bf16_reduced_precision_reduction',
-                  'mkldnn.enabled']
+                  'mkldnn.enabled', 'mkldnn.deterministic', 'mkldnn.allow_tf32']
 BACKEND_CALLS = ['cuda.flash_sdp_enabled', 'cuda.mem_efficient_sdp_enabled', 'cuda.math_sdp_enabled', 'cuda.cudnn_sdp_enabled',
                  'cudnn.is_available', 'cudnn.version', 'mps.is_available', 'mps.is_built', 'cpu.get_cpu_capability']
 
@@ -195,6 +195,16 @@ def test_nn_module_file_paths(f):
     for n in names: assert getattr(lm, n) is getattr(litnn.nn, n), (f, n)
 
 
+def test_module_py_private_names_programs_import():
+    "Names programs import from torch.nn.modules.module though torch keeps them private (summaries, state-dict tools)."
+    from litnn.nn.modules.module import _addindent, _IncompatibleKeys, _EXTRA_STATE_KEY_SUFFIX, _WrappedHook  # noqa: F401
+    import torch.nn.modules.module as tm
+    s = 'Net(\n(fc): Linear()\n\n)'
+    assert _addindent(s, 2) == tm._addindent(s, 2) and _EXTRA_STATE_KEY_SUFFIX == tm._EXTRA_STATE_KEY_SUFFIX
+    assert repr(_IncompatibleKeys(['a'], [])) == repr(tm._IncompatibleKeys(['a'], []))
+    assert _IncompatibleKeys is type(litnn.nn.Linear(1, 1).load_state_dict(litnn.nn.Linear(1, 1).state_dict()))
+
+
 def test_serialization_module():
     import litnn.serialization
     assert litnn.serialization.save is litnn.save and litnn.serialization.load is litnn.load
@@ -252,3 +262,16 @@ def test_torch_version_compares_as_torchs():
             for op in ('__lt__', '__le__', '__eq__', '__ge__', '__gt__'):
                 assert getattr(TorchVersion(a), op)(b) == getattr(TV(a), op)(b), (a, b, op)
     assert TorchVersion('2.13.0+litnn') >= Version('2.2') and TorchVersion('2.13.0') == Version('2.13')
+
+
+def test_mkldnn_flags_set_and_restore_as_torch():
+    "torch.backends.mkldnn.flags: a with block's switches, restored after it; set_flags gives the old ones."
+    def run(lib):
+        m, names = lib.backends.mkldnn, ('enabled', 'deterministic', 'allow_tf32')
+        seen = [tuple(getattr(m, n) for n in names)]
+        with m.flags(enabled=False, deterministic=True):
+            seen.append(tuple(getattr(m, n) for n in names[:2]))
+        seen.append(tuple(getattr(m, n) for n in names))
+        seen.append(tuple(m.set_flags(False)[:3])); seen.append(m.enabled); m.set_flags(True)
+        return seen
+    assert run(litnn) == run(torch)

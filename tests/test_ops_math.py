@@ -826,3 +826,24 @@ def test_prod_overflows_to_inf_silently_as_torch():
         warnings.simplefilter('error')
         assert litnn.tensor([1e38, 1e38]).prod().item() == torch.tensor([1e38, 1e38]).prod().item() == float('inf')
         assert litnn.tensor([[1e38, 1e38]]).prod(1).tolist() == [float('inf')]
+
+
+ISCLOSE = [   # torch's computation: equality first, integers in the default float dtype, complex magnitudes by hypot
+    ('int64', [2 ** 53], [2 ** 53 + 1], dict(rtol=0, atol=0)),
+    ('int64', [2 ** 24 + 1, 5], [2 ** 24, 7], dict(rtol=0, atol=0.5)),
+    ('uint8', [1, 255, 1, 3], [255, 1, 3, 1], dict(rtol=0.5, atol=1.5)),
+    ('int8', [127, -128], [-128, 127], dict(rtol=0.5, atol=1.5)),
+    ('bool', [True, False], [True, True], dict(rtol=0.1, atol=0.5)),
+    ('complex128', [complex(-math.sqrt(2), math.sqrt(2))], [complex(-math.sqrt(.5), math.sqrt(.5))], dict(rtol=0.5, atol=0.5)),
+    ('complex64', [complex(2, 4)], [complex(1., 8.8523607)], dict(rtol=0.5, atol=0.5)),
+    ('complex64', [complex(math.nan, 1), complex(1, 1)], [complex(1, math.nan), complex(1, 1 + 1e-8)], dict(equal_nan=True)),
+    ('float32', [1., math.nan, math.inf, -math.inf], [1.1, math.nan, math.inf, math.inf], dict(rtol=0.2, equal_nan=True)),
+    ('float16', [1., 2.], [1.001, 2.1], {}),
+]
+
+@pytest.mark.parametrize('case', range(len(ISCLOSE)))
+def test_isclose_computes_as_torch(case):
+    dt, a, b, kw = ISCLOSE[case]
+    want = torch.isclose(torch.tensor(a, dtype=getattr(torch, dt)), torch.tensor(b, dtype=getattr(torch, dt)), **kw)
+    got = litnn.isclose(litnn.tensor(a, dtype=getattr(litnn, dt)), litnn.tensor(b, dtype=getattr(litnn, dt)), **kw)
+    assert got.tolist() == want.tolist()

@@ -122,3 +122,16 @@ def test_factory_dtype_must_match_out(factory):
 def test_stacking_out_of_a_narrower_dtype_is_a_type_error(f):
     t, l = both(lambda L: getattr(L, f)([L.ones(2), L.ones(2)], out=L.zeros(2, dtype=L.int64)))
     assert t is TypeError and l is TypeError
+
+
+@pytest.mark.parametrize('fn', ['all', 'any'])
+@pytest.mark.parametrize('xd', ['uint8', 'bool', 'float32', 'int64'])
+@pytest.mark.parametrize('od', ['bool', 'uint8', 'float32', 'int64'])
+def test_all_any_write_into_a_bool_or_uint8_out(fn, xd, od):
+    "all/any take a bool or a uint8 out whatever the input's dtype (uint8 in, bool out too); any other out is refused."
+    def f(lib):
+        o = lib.empty(2, dtype=getattr(lib, od))
+        r = getattr(lib, fn)(arr(lib, [[1, 0], [1, 1]], xd), 1, out=o)
+        return str(r.dtype).split('.')[-1], r.tolist(), r is o
+    t, l = both(f)
+    assert t == l

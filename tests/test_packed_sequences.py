@@ -109,6 +109,8 @@ ERRORS = [
     lambda lib, U: U.pad_sequence([]),
     lambda lib, U: U.pad_sequence(5),
     lambda lib, U: U.PackedSequence(lib.ones(3)),
+    lambda lib, U: U.pack_padded_sequence(lib.ones(0, 0), []),                          # empty: refused before the lengths
+    lambda lib, U: U.pack_padded_sequence(lib.ones(0, 1, 10), lib.ones(11, 14, 14, 2), True),
 ]
 
 

@@ -95,3 +95,25 @@ def test_module_setstate_fills_registries_of_old_pickles_like_torch():
         m.__setstate__({'training': True, '_parameters': {}, '_buffers': {}, '_modules': {}})
         assert m._forward_pre_hooks == {} and m._state_dict_hooks == {} and m._non_persistent_buffers_set == set()
         assert '_compiled_call_impl' not in lib.nn.Linear(1, 1).__getstate__()
+
+
+def test_pickling_a_tensor_with_gradient_hooks_warns_as_torch():
+    "A tensor's gradient hooks are not pickled or saved: torch warns (not for a Parameter, nor for an unserializable_hook)."
+    import io, warnings
+    def run(lib):
+        from importlib import import_module
+        hooks = import_module(f'{lib.__name__}.utils.hooks')
+        x = lib.ones(1, requires_grad=True)
+        before = x._backward_hooks
+        x.register_hook(lambda g: g)
+        q = lib.ones(1, requires_grad=True); q.register_hook(hooks.unserializable_hook(lambda g: g))
+        p = lib.nn.Parameter(lib.ones(1)); p.register_hook(lambda g: g)
+        y = x * 2; y.register_hook(lambda g: g)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            pickle.dumps(x); pickle.dumps(q); pickle.dumps(p); lib.save(x, io.BytesIO())
+        msgs = [str(m.message).split(' at 0x')[0] for m in w]
+        return before, len(x._backward_hooks), len(y._backward_hooks), msgs
+    lit, tor = run(litnn), run(torch)
+    assert lit == tor and lit[3] == ['backward hook <function test_pickling_a_tensor_with_gradient_hooks_warns_as_torch.'
+                                     '<locals>.run.<locals>.<lambda>'] * 2, (lit, tor)

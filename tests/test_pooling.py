@@ -321,3 +321,30 @@ def test_adaptive_avg_pool_keeps_bfloat16(out):
 def test_ceil_mode_must_be_a_bool(name, ceil_mode):
     f = lambda lib: getattr(lib.nn.functional, name)(lib.ones(1, 1, 5, 5), 2, ceil_mode=ceil_mode)
     assert err(f, litnn) == err(f, torch)
+
+
+@pytest.mark.parametrize('fn,shape,out', [('adaptive_avg_pool2d', (1, 6, 5, 4), 0), ('adaptive_avg_pool2d', (2, 6, 5, 4), (3, 0)),
+                                          ('adaptive_avg_pool2d', (6, 5, 4), 0), ('adaptive_max_pool2d', (1, 6, 5, 4), (0, 2)),
+                                          ('adaptive_avg_pool3d', (1, 6, 5, 4), 0), ('adaptive_avg_pool3d', (2, 1, 6, 5, 4), (2, 0, 3)),
+                                          ('adaptive_max_pool3d', (1, 6, 5, 4), 0), ('adaptive_avg_pool1d', (1, 6), 0),
+                                          ('adaptive_max_pool1d', (2, 3, 6), 0), ('adaptive_avg_pool2d', (1, 6, 5, 4), 2)])
+def test_adaptive_pooling_to_an_empty_output_refuses_backward_as_torch(fn, shape, out):
+    "An output_size of 0 pools to an empty output; backward through it is torch's RuntimeError naming the grad's sizes."
+    def run(lib):
+        x = lib.ones(*shape, requires_grad=True)
+        y = getattr(lib.nn.functional, fn)(x, out)
+        try: y.sum().backward()
+        except RuntimeError as e: return tuple(y.shape), str(e)
+        return tuple(y.shape), tuple(x.grad.shape)
+    assert run(litnn) == run(torch)
+
+
+def test_a_strided_slice_of_a_channels_last_tensor_pools_channels_last_as_torch():
+    "torch's pooling kernels ask suggest_memory_format: x[:, ::2] of a channels-last x is channels-last too."
+    def run(lib):
+        x = lib.tensor(np.arange(4 * 8 * 8 * 8, dtype='float32').reshape(4, 8, 8, 8)).contiguous(memory_format=lib.channels_last)[:, ::2]
+        F = lib.nn.functional
+        outs = [F.adaptive_avg_pool2d(x, 7), *F.adaptive_max_pool2d(x, 7, return_indices=True),
+                *F.max_pool2d(x, 2, 1, 1, 2, return_indices=True)]
+        return [(t.stride(), t.is_contiguous(memory_format=lib.channels_last)) for t in outs]
+    assert run(litnn) == run(torch)

@@ -126,3 +126,13 @@ def test_adaptive_avg_pool3d_bfloat16():
     got = litnn.nn.functional.adaptive_avg_pool3d(litnn.tensor(x).to(litnn.bfloat16), (2, 3, 4))
     assert got.dtype == litnn.bfloat16
     np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize('fn', ['max_pool3d', 'avg_pool3d'])
+@pytest.mark.parametrize('shape', [(1, 0, 5, 4, 3), (0, 0, 5, 4, 3), (2, 3, 0, 4, 3), (3, 0, 4, 3), (0, 4, 3), (0, 2, 5, 4, 3)])
+def test_empty_dims_refused_with_torchs_message(fn, shape):
+    "An empty channel or spatial dim is torch's error (its message says 'dimension 0' whichever it is); an empty batch is fine."
+    def run(lib):
+        try: return tuple(getattr(lib.nn.functional, fn)(lib.ones(*shape), 1).shape)
+        except Exception as e: return type(e).__name__, str(e)
+    assert run(litnn) == run(torch)

@@ -112,3 +112,43 @@ def test_adaptive_max_pool_refuses_empty_non_batch_dims(name, shape):
     empty = (0,) + (3,) * (len(shape) - 1)
     g = lambda lib: tuple(getattr(lib.nn.functional, name)(lib.ones(*empty), 2).shape)
     assert g(litnn) == g(torch)
+
+
+# --- max unpooling of empty batches, output_size lengths, layouts (PyTorch's test_pooling.py cases) -------------------
+
+def _err(f, lib):
+    try: f(lib)
+    except Exception as e: return type(e).__name__, str(e)
+    return None
+
+@pytest.mark.parametrize('d', [1, 2, 3])
+def test_max_unpool_of_an_empty_batch_like_torch(d):
+    "An empty batch pools, unpools and back-propagates (zeros), as torch's."
+    def run(lib):
+        P, U = getattr(lib.nn, f'MaxPool{d}d'), getattr(lib.nn, f'MaxUnpool{d}d')
+        x = lib.zeros(0, 10, *([10] * d), requires_grad=True)
+        o, i = P(2, stride=2, return_indices=True)(x)
+        u = U(2, stride=2)(o, i)
+        u.sum().backward()
+        return tuple(u.shape), tuple(x.grad.shape)
+    assert run(litnn) == run(torch)
+
+@pytest.mark.parametrize('size', [(5, 5), (1, 1, 5, 5), (1, 5, 5), (5,), [1, 2, 3, 4, 5]])
+def test_max_unpool2d_output_size_lengths_like_torch(size):
+    "output_size: the spatial sizes, or (N, C, *spatial); any other length is torch's ValueError."
+    def run(lib):
+        o, i = lib.nn.functional.max_pool2d(lib.arange(25.).reshape(1, 1, 5, 5), 2, return_indices=True)
+        return tuple(lib.nn.functional.max_unpool2d(o, i, 2, output_size=size).shape)
+    a, b = _err(run, litnn), _err(run, torch)
+    assert a == b, (a, b)
+    if a is None: assert run(litnn) == run(torch)
+
+def test_max_unpool2d_keeps_a_channels_last_layout_like_torch():
+    def run(lib):
+        x = lib.tensor(rng.normal(size=(2, 4, 9, 9))).contiguous(memory_format=lib.channels_last)
+        out = []
+        for inp in (x, x[:, ::2]):
+            o, i = lib.nn.MaxPool2d(3, stride=2, return_indices=True)(inp)
+            out.append((o.stride(), lib.nn.MaxUnpool2d(3, stride=2)(o, i).stride()))
+        return out
+    assert run(litnn) == run(torch)

@@ -121,10 +121,30 @@ ERRORS = [
     lambda L: L.ones(3, 4).masked_scatter(L.ones(3, 4), L.ones(12)),
     lambda L: L.take(L.ones(3, 4), L.tensor([12])),
     lambda L: L.take_along_dim(L.ones(3, 4), L.tensor([1]), 1),
+    lambda L: L.ones(3, 4).index_fill(1, L.tensor([0]), 1 + 1j),         # a complex number into a real tensor: torch's own words
+    lambda L: L.ones(3, 4, dtype=L.int64).index_fill_(1, L.tensor([0]), 1j),
+    lambda L: L.ones(3, 4, dtype=L.bool).index_fill_(1, L.tensor([0]), 1 + 1j),
+    # one value through one uint8 mask: torch's masked_fill_, which refuses a byte mask (the deprecation warning aside)
+    lambda L: L.zeros(3, 2).__setitem__(L.tensor([1, 0, 1], dtype=L.uint8), 1.),
+    lambda L: L.zeros(3, 2).__setitem__((L.tensor([1, 0, 1], dtype=L.uint8), 0), L.ones(1)),
+    lambda L: L.zeros(3, 2).index_put_((L.tensor([1, 0, 1], dtype=L.uint8),), L.tensor(1.)),
 ]
 
 @pytest.mark.parametrize('f', ERRORS)
-def test_errors(f): same_error(f)
+def test_errors(f):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        same_error(f)
+
+def test_byte_mask_fills_more_than_one_value():
+    "A uint8 mask with a value of several elements, or accumulate=True, is index_put's own path: no error."
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for L in (litnn, torch):
+            v, m = L.zeros(3, 2), L.tensor([1, 0, 1], dtype=L.uint8)
+            v[m] = L.ones(2, 2) * 2
+            v.index_put_((m,), L.tensor(1.), accumulate=True)
+            assert v.tolist() == [[3., 3.], [0., 0.], [3., 3.]]
 
 # indexing with Python sequences
 N = np.arange(12.).reshape(3, 4)
@@ -156,6 +176,39 @@ def test_list_as_tuple_warns():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         litnn.ones(3, 4)[[0, 1]]; litnn.ones(3, 4)[range(3), [0, 1, 2]]
+
+def test_byte_mask_warns_each_time():
+    "A uint8 index is a mask that torch warns about (deprecated), once per uint8 index tensor, in getitem and index_put_."
+    def run(L):
+        v, m = L.ones(5, 7, 3), L.tensor([1, 0, 1, 1, 0], dtype=L.uint8)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            got = [v[m].shape, v[m, :, L.tensor([1, 1, 1], dtype=L.uint8)].shape]
+            v.index_put_((m,), L.zeros(3, 7, 3), accumulate=True)
+            v[m] = L.full((3, 7, 3), 2.)
+        return got, [(x.category, str(x.message).split(' (Triggered')[0]) for x in w], host(v)
+    (ls, lw, lv), (ts, tw, tv) = run(litnn), run(torch)
+    assert [tuple(s) for s in ls] == [tuple(s) for s in ts] and lw == tw and len(lw) == 5
+    np.testing.assert_array_equal(lv, tv)
+
+def test_0d_byte_index_is_a_bool():
+    "A 0-d uint8 index is a bool (no deprecation warning, no masked_fill_ error), as in torch."
+    for L in (litnn, torch):
+        a, t = L.zeros(2, 3), L.tensor(1, dtype=L.uint8)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            assert tuple(a[t].shape) == (1, 2, 3)
+            a[t] = 5.; a[L.tensor(0, dtype=L.uint8)] = 1.
+        assert a.tolist() == [[5.] * 3] * 2
+
+def test_bool_key_on_0d_drops_leading_ones():
+    "`a[True] = v` on a 0-d tensor: the value's leading 1s are dropped (numpy's mask path takes at most 1 dim)."
+    for L in (litnn, torch):
+        a = L.tensor(3.)
+        a[True] = L.ones(1, 1) * 2
+        assert a.item() == 2.
+        a[L.tensor(True)] = L.ones(1, 1, 1) * 5
+        assert a.item() == 5.
 
 def test_sequence_setitem():
     l, t = litnn.tensor(N), torch.tensor(N)

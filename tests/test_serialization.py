@@ -121,6 +121,14 @@ def test_ordered_dict_and_metadata_like_torch():
     assert out[1][1][1][0] == 'OrderedDict' and out[1][1][1][2] != ('NoneType', None)
 
 
+def test_counter_like_torch():
+    from collections import Counter
+    out = same_roundtrip(lambda lib: {'c': Counter({2: 1, 5: 2}), 'empty': Counter(), 'in': [Counter('aab')]})
+    assert out[1][0][1][0] == 'Counter'
+    back = roundtrip(Counter({7: 3}))
+    assert type(back) is Counter and back == Counter({7: 3})
+
+
 def test_dtype_and_device_values_like_torch():
     same_roundtrip(lambda lib: [lib.float32, lib.bfloat16, lib.int64, lib.bool, lib.device('cpu'), lib.device('cuda', 1)])
 
@@ -823,8 +831,8 @@ def test_cuda_checkpoint_loads_into_cpu_model():
 
 def test_top_level_names():
     assert litnn.save is S.save and litnn.load is S.load
-    assert S.__all__ == ['save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals',
-                         'save_file', 'load_file']
+    assert S.__all__ == ['save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'SourceChangeWarning',
+                         'safe_globals', 'save_file', 'load_file']
     assert all(n in torch.serialization.__all__ and getattr(S, n).__module__ == 'litnn.serialization'
                for n in ['add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals'])
 
@@ -913,3 +921,10 @@ def test_save_takes_torchs_arguments_and_checks_the_directory(tmp_path):
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
     assert not missing.parent.exists()
+
+
+def test_source_change_warning_is_torchs_warning_class():
+    "torch.serialization.SourceChangeWarning: code filters it by name (warnings.simplefilter('ignore', SourceChangeWarning))."
+    from litnn.serialization import SourceChangeWarning
+    assert issubclass(SourceChangeWarning, Warning) and 'SourceChangeWarning' in litnn.serialization.__all__
+    assert [c.__name__ for c in SourceChangeWarning.__mro__] == [c.__name__ for c in torch.serialization.SourceChangeWarning.__mro__]

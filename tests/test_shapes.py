@@ -136,6 +136,8 @@ ERRORS = [
     lambda L: L.dsplit(L.ones(3, 4), 2), lambda L: L.tensor_split(L.ones(3, 4), 0, 1), lambda L: L.ones(3, 4).view_as(L.ones(5)),
     lambda L: L.arange(24).reshape(-2, 12), lambda L: L.arange(24).view(2, -3), lambda L: L.arange(24).reshape(-1, -1, -2),   # numpy: any negative size is -1
     lambda L: L.cat(L.ones(2, 2)), lambda L: L.stack(L.ones(2, 2)), lambda L: L.cat(iter([L.ones(2)])), lambda L: L.stack([]),
+    lambda L: L.tensor_split(L.ones(10), L.tensor(1.1), 0), lambda L: L.tensor_split(L.ones(10), L.tensor([[1]]), 0),   # a tensor of sections: int64, at most 1-d
+    lambda L: L.tensor_split(L.ones(10), L.tensor([1, 2], dtype=L.int32), 5),      # (its dtype is checked before the dim)
 ]
 
 @pytest.mark.parametrize('f', ERRORS)

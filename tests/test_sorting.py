@@ -90,6 +90,15 @@ ERRORS = [
     lambda L: L.bincount(L.tensor([1., 2.])),
     lambda L: L.histc(L.tensor([1, 2])),
     lambda L: L.histc(L.tensor([1., 2.]), bins=3, min=2, max=1),
+    # the range is checked before the dtype (integers), and must be finite (extreme or infinite data, nan)
+    lambda L: L.histc(L.tensor([1, 2, 3], dtype=L.int32), bins=4, min=5, max=1),
+    lambda L: L.histc(L.tensor([1, 2], dtype=L.uint8), bins=4, min=5, max=1),
+    lambda L: L.histc(L.tensor([float('inf')])),
+    lambda L: L.histc(L.tensor([float('-inf')])),
+    lambda L: L.histc(L.tensor([1., 2., float('inf')])),
+    lambda L: L.histc(L.tensor([float('nan')])),
+    lambda L: L.histc(L.tensor([1.]), min=0, max=float('inf')),
+    lambda L: L.histc(L.tensor([1., 2.]), bins=0),
     lambda L: L.searchsorted(L.tensor([[1, 2], [3, 4]]), L.tensor([[1], [2], [3]])),
     lambda L: L.searchsorted(L.tensor([1, 2]), L.tensor([1]), side='middle'),
     lambda L: L.bucketize(L.tensor([1]), L.tensor([[1, 2]])),
@@ -112,6 +121,14 @@ def test_unique_keeps_each_nan():
     a = np.array([np.nan, 1., np.nan, 1., 2.], dtype=np.float32)
     check(lambda L, x: L.unique(x, return_inverse=True, return_counts=True), a, name=False, grads=False)
     check(lambda L, x: L.unique(x, dim=0, return_counts=True), np.array([[np.nan, 1.], [np.nan, 1.]]), name=False, grads=False)
+
+def test_unique_dim_with_nan_in_torch_order():
+    "unique(dim=) over slices holding NaN: torch's sort leaves a NaN position undecided (slices in its order), numpy puts them last."
+    n = np.nan
+    for a, d in [(np.array([n, 0, 0, n, n, 1]), 0), (np.array([[n, 1.], [n, 1.], [0, 1]]), 0),
+                 (np.array([[1., n, 3], [0, 2, 1], [1, n, 2], [0, 2, 1]]), 0), (np.array([[1., n, 3], [0, 2, 1], [1, n, 2], [0, 2, 1]]), 1),
+                 (np.array([[3., 1], [n, 0], [1., 5], [2, n], [0, 0], [2, 1]]), 0)]:
+        check(lambda L, x: L.unique(x, dim=d, return_inverse=True, return_counts=True), a, name=False, grads=False)
 
 @pytest.mark.parametrize('kw', [{}, dict(return_inverse=True), dict(return_counts=True),
                                 dict(return_inverse=True, return_counts=True), dict(dim=0, return_inverse=True, return_counts=True), dict(dim=1)])
@@ -219,3 +236,14 @@ def test_bool_arguments_take_bools_only(f):
     "torch's parser takes a Python bool for descending, stable, largest and sorted: 0/1, strings and None are TypeErrors."
     for L in (torch, litnn):
         with pytest.raises(TypeError, match='bool'): f(L, L.arange(6.).reshape(2, 3))
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('which', ['max', 'min', 'tiny'])
+def test_histc_all_equal_extreme_values(dtype, which):
+    "An empty data range at the float type's limits is widened by one step of that type (torch's bins_edges_correction)."
+    def f(L):
+        v = getattr(L.finfo(getattr(L, dtype)), which)
+        return L.histc(L.tensor([v] * 3, dtype=getattr(L, dtype)), bins=4).tolist()
+    assert f(litnn) == f(torch)
+    check(lambda L, x: L.histc(x, bins=4), np.array([np.finfo(np.float64).max, 0.]), name=False, grads=False)

@@ -105,6 +105,14 @@ def test_conversions():
     same(torch.zeros(2, 2, 3).to_sparse(2), litnn.zeros(2, 2, 3).to_sparse(2))
     assert l.to_dense() is l and t.to_dense() is t
 
+def test_0d_to_sparse():
+    "A 0-d tensor's sparse form has no sparse dim: one entry (none when zero), its transpose itself, back to dense intact."
+    for v in (1.5, 0.):
+        t, l = both(lambda lib: lib.tensor(v).to_sparse())
+        same(t, l); same_repr(t, l)
+        same(t.t(), l.t()); same(t * 2, l * 2)
+        assert (l.sparse_dim(), l.dense_dim(), l._nnz()) == (t.sparse_dim(), t.dense_dim(), t._nnz())
+
 def test_sparse_mask():
     t, l = both(coo)
     tm, lm = t.coalesce(), l.coalesce()

@@ -823,3 +823,15 @@ def test_real_torch_tensors_load_as_tensor_likes(dtype):
     for k, v in sd.items():
         np.testing.assert_array_equal(m.state_dict()[k].float().numpy(), v.float().to(getattr(torch, str(m.state_dict()[k].dtype)[6:])).float().numpy())
     m.load_state_dict(src.state_dict(keep_vars=True) if dtype != 'int64' else sd)     # Parameters requiring grad
+
+
+def test_positional_args_warning_as_torch():
+    "state_dict(destination, prefix) still works, with torch's FutureWarning text (it points to the docs)."
+    def run(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            d = OrderedDict()
+            keys = list(lib.nn.Linear(1, 1).state_dict(d, 'p.'))
+        return keys, [(x.category, str(x.message)) for x in w]
+    keys, warned = same(run)
+    assert keys == ['p.weight', 'p.bias'] and warned[0][0] is FutureWarning

@@ -96,6 +96,21 @@ SWALR_CASES = {
 def test_swalr_sequence_matches_torch(case): same_trace(SWALR_CASES[case], steps=15, momentum=0.9)
 
 
+def test_swalr_tensor_swa_lr_is_copied():
+    "A tensor swa_lr is cloned into the group: changing it in place afterwards changes nothing, as in torch."
+    def run(lib):
+        lr, swa_lr = lib.tensor(0.1), lib.tensor(0.05)
+        o = lib.optim.SGD([lib.nn.Parameter(lib.zeros(1))], lr=lr)
+        s = SU(lib).SWALR(o, swa_lr=swa_lr, anneal_epochs=3)
+        out = []
+        for _ in range(4):
+            lr.mul_(0.5); swa_lr.mul_(0.5); o.step(); s.step()
+            out.append([float(o.param_groups[0][k]) for k in ('lr', 'swa_lr')])
+        return out
+    a, b = run(litnn), run(torch)
+    assert np.allclose(a, b, rtol=1e-6), (a, b)
+
+
 def test_swalr_state_dict_matches_torch():
     def sd(lib):
         o = opt(lib, lrs=(0.1, 0.02), momentum=0.9)

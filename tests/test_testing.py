@@ -188,7 +188,8 @@ def test_assert_allclose_as_torch(name):
     if want[1] is not None: assert got[1].splitlines() == torch_msg(want[1]).splitlines()
 
 
-DTYPES = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float32', 'float64']
+DTYPES = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float32', 'float64',
+          'uint16', 'uint32', 'uint64', 'float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz']
 
 
 @pytest.mark.parametrize('dt', DTYPES)
@@ -235,8 +236,8 @@ def test_make_tensor_exclude_zero_and_requires_grad(dt):
     assert (plain == 0).sum() > 50 and not (kept == 0).any()
     fill = float(litnn.tensor(info.tiny, dtype=dtype).double().item()) if floating else 1.0
     assert np.array_equal(kept, np.where(plain == 0, fill, plain))
-    if floating:
-        assert litnn.testing.make_tensor(2, dtype=dtype, device='cpu', requires_grad=True).requires_grad
+    if floating:      # (a float8 tensor comes back without grad, as torch's)
+        assert litnn.testing.make_tensor(2, dtype=dtype, device='cpu', requires_grad=True).requires_grad != dt.startswith('float8')
         assert fill == torch.finfo(getattr(torch, dt)).tiny
 
 
@@ -305,3 +306,38 @@ def test_device_mismatch():
     litnn.testing.assert_close(a, b, check_device=False)
     with pytest.raises(AssertionError, match="Tensor-likes are not close!"):
         litnn.testing.assert_close(a, b * 2, check_device=False)
+
+
+def coo(indices, values): return lambda L: L.sparse_coo_tensor(indices, values, size=(2, 2))
+def compressed(kind, compressed_idx, plain_idx, values):
+    return lambda L: getattr(L, f'sparse_{kind}_tensor')(compressed_idx, plain_idx, values, size=(2, 2))
+
+# torch's test/test_testing.py (TestAssertCloseSparse*): sparse tensors compare by parts, each named in the message
+SPARSE = {
+    'coo-equal': pair(coo(((0, 1), (1, 0)), (1, 2)), coo(((0, 1), (1, 0)), (1, 2))),
+    'coo-coalesced': pair(lambda L: coo(((0, 1), (1, 0)), (1, 2))(L).coalesce(), lambda L: coo(((0, 1), (1, 0)), (1, 2))(L).coalesce()),
+    'coo-indices': pair(coo(((0, 1), (1, 0)), (1, 2)), coo(((0, 1), (1, 1)), (1, 2))),
+    'coo-values': pair(coo(((0, 1), (1, 0)), (1., 2.)), coo(((0, 1), (1, 0)), (1., 3.))),
+    'coo-nnz': pair(coo(((0, 1), (1, 0)), (1, 2)), coo(((0, 1, 1), (1, 0, 0)), (1, 1, 1))),
+    'coo-sparse-dims': pair(lambda L: L.arange(24.).reshape(2, 3, 4).to_sparse(), lambda L: L.arange(24.).reshape(2, 3, 4).to_sparse(2)),
+    'coo-vs-strided': pair(lambda L: L.eye(2).to_sparse(), lambda L: L.eye(2)),
+    'coo-vs-strided-unchecked': pair(lambda L: L.eye(2).to_sparse(), lambda L: L.eye(2), check_layout=False),
+    'csr-vs-coo-unchecked': pair(lambda L: L.eye(2).to_sparse_csr(), lambda L: L.eye(2).to_sparse(), check_layout=False),
+    'coo-stride-checked': pair(lambda L: L.eye(2).to_sparse(), lambda L: L.eye(2).to_sparse(), check_stride=True),
+}
+for kind, (cname, pname) in dict(csr=('crow_indices', 'col_indices'), csc=('ccol_indices', 'row_indices'),
+                                 bsr=('crow_indices', 'col_indices'), bsc=('ccol_indices', 'row_indices')).items():
+    v, w = ((1, 2), (1, 3)) if kind in ('csr', 'csc') else (([[1]], [[2]]), ([[1]], [[3]]))
+    SPARSE[f'{kind}-equal'] = pair(compressed(kind, (0, 1, 2), (1, 0), v), compressed(kind, (0, 1, 2), (1, 0), v))
+    SPARSE[f'{kind}-{cname}'] = pair(compressed(kind, (0, 1, 2), (0, 1), v), compressed(kind, (0, 2, 2), (0, 1), v))
+    SPARSE[f'{kind}-{pname}'] = pair(compressed(kind, (0, 1, 2), (1, 0), v), compressed(kind, (0, 1, 2), (1, 1), v))
+    SPARSE[f'{kind}-values'] = pair(compressed(kind, (0, 1, 2), (1, 0), v), compressed(kind, (0, 1, 2), (1, 0), w))
+
+
+@pytest.mark.parametrize('name', list(SPARSE))
+def test_assert_close_sparse_as_torch(name):
+    want, got = outcome(torch, SPARSE[name]), outcome(litnn, SPARSE[name])
+    if want is None: assert got is None, got
+    else:
+        assert got is not None and got[0] is want[0], (want, got)
+        assert got[1].splitlines() == torch_msg(want[1]).splitlines()

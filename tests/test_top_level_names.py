@@ -4,7 +4,7 @@ import math, warnings
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')
-from api_pairs import check, same_error
+from api_pairs import check, same_error, host
 
 # constants
 @pytest.mark.parametrize('name', ['inf', 'nan', 'pi', 'e', 'newaxis'])
@@ -95,6 +95,32 @@ def test_view_copies(name, args):
     f = SPECIAL[name] if args is None else (lambda lib, x: getattr(lib, name)(x, *args))
     outs = check(f, a)
     for o in outs: assert o.is_contiguous()
+
+def test_split_copy_and_copies_into_out():
+    "split_copy (an int size), and out= for the copies that give several tensors: written in place (no resize), None returned."
+    a = np.random.default_rng(0).standard_normal((5, 3))
+    check(lambda lib, x: lib.split_copy(x, 2), a)
+    check(lambda lib, x: lib.split_copy(x, 2, 1), a)
+    for lib in (litnn, torch):
+        x, d = lib.tensor(a), lib.float64
+        outs = [[lib.empty(2, 3, dtype=d), lib.empty(2, 3, dtype=d), lib.empty(1, 3, dtype=d)], [lib.empty(3, dtype=d), lib.empty(3, dtype=d)],
+                [lib.empty(1, 3, dtype=d), lib.empty(4, 3, dtype=d)]]
+        assert lib.split_copy(x, 2, out=outs[0]) is None
+        assert lib.unbind_copy(x[:2], out=outs[1]) is None
+        assert lib.split_with_sizes_copy(x, [1, 4], out=outs[2]) is None
+        got = [[host(o) for o in os] for os in outs]
+        if lib is litnn: want = got
+        else: assert all(np.array_equal(g, w) for gs, ws in zip(got, want) for g, w in zip(gs, ws))
+    same_error(lambda lib: lib.split_copy(lib.ones(4), 2, out=[lib.empty(2)]))
+    same_error(lambda lib: lib.unbind_copy(lib.ones(2, 2), out=[lib.empty(2)]))
+    same_error(lambda lib: lib.split_with_sizes_copy(lib.ones(4), [1, 3], out=[lib.empty(1)]))
+    same_error(lambda lib: lib.split_copy(lib.ones(4), [1, 3]))
+    same_error(lambda lib: lib.unbind_copy(lib.ones(2, 2, dtype=lib.float64), out=[lib.empty(2), lib.empty(2)]))   # no cast into out
+    same_error(lambda lib: lib.split_with_sizes_copy(lib.ones(4, dtype=lib.float64), [1, 3], out=[lib.empty(1), lib.empty(3)]))
+    for lib in (litnn, torch):       # (but split_copy's kernel casts)
+        o = [lib.empty(2, dtype=lib.int64), lib.empty(2)]
+        lib.split_copy(lib.arange(4, dtype=lib.float64) + 0.5, 2, out=o)
+        assert o[0].tolist() == [0, 1] and o[1].tolist() == [2.5, 3.5]
 
 def test_view_copies_do_not_alias():
     for lib in (litnn, torch):

@@ -89,6 +89,15 @@ def test_python_values_like_torch():
           (1, 'a'): 'tuple key', 'nested': OrderedDict(a={'b': [1, (2, 3)]})})
 
 
+def test_counter_and_a_multistep_scheduler_state_like_torch():
+    "collections.Counter is on torch's weights_only list: MultiStepLR keeps its milestones in one."
+    o = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+    sd = torch.optim.lr_scheduler.MultiStepLR(o, milestones=[3, 3, 8]).state_dict()
+    ours, theirs = both({'c': __import__('collections').Counter('abca'), 'sched': sd})
+    assert type(ours['c']) is type(theirs['c']) and type(ours['sched']['milestones']) is type(theirs['sched']['milestones'])
+    assert ours == theirs
+
+
 def test_parameters_and_requires_grad_like_torch():
     x = torch.ones(2, requires_grad=True)
     ours = same([torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.zeros(3), requires_grad=False), x, (x * 2).detach()])

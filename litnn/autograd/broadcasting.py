@@ -110,6 +110,9 @@ def _promote(x, y):
     elif isinstance(y, Tensor): t, s = y, x
     elif isinstance(x, _num) and isinstance(y, _num): return _promote(_number_tensor(x), y)   # torch.add(2, 3)
     else: raise TypeError(f"unsupported operand types: '{type(x).__name__}' and '{type(y).__name__}'")
+    if type(s) is np.bool_ or type(s) is np.complex64:     # torch's parser reads these two as floats (complex64: its real
+        s = _float(s)                                      # part, with numpy's ComplexWarning; pytorch issue 43579)
+        return _promote(t, s) if t is x else _promote(s, t)
     k = t._data.dtype.kind
     if (type(s) is _float and k == 'f') or (type(s) is _int and (k == 'f' or (k in 'iu' and 0 <= s < 128))):
         return x, y          # a number that does not change the tensor's dtype

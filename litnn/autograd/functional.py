@@ -127,6 +127,19 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_outputs_tuple))
 
 # %% ../../nbs/reference/backprop/functional.ipynb #b6a69546
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """torch's helper for vectorized Jacobians (its tests call it): the sum(tensor_numels)-square identity matrix cut into
+    column blocks, one per tensor, each with that tensor's dtype and device (a tensor's numel columns)."""
+    assert len(tensors) == len(tensor_numels)
+    assert len(tensors) > 0
+    total_numel = sum(tensor_numels)
+    chunks = tuple(t.new_zeros(total_numel, n) for t, n in zip(tensors, tensor_numels))
+    diag_start_idx = 0
+    for chunk, n in zip(chunks, tensor_numels):
+        chunk.diagonal(diag_start_idx).fill_(1)
+        diag_start_idx -= n
+    return chunks
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     "The Jacobian of `func` at `inputs`: output shape + input shape, per output and input."
     if strategy not in ("forward-mode", "reverse-mode"):
@@ -143,6 +156,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         if vectorize and strict:
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported together. Please either set `strict=False` or `vectorize=False`.")
         jac = tuple(_jacobian_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs))
+        if strategy == "forward-mode":   # forward AD's Jacobian is made of output tangents: each output's dtype (reverse: the input's)
+            jac = tuple(tuple(j.to(out.dtype) for j in row) for row, out in zip(jac, outputs))
         return _tuple_postprocess(_grad_postprocess(jac, create_graph), (is_outputs_tuple, is_inputs_tuple))
 
 # %% ../../nbs/reference/backprop/functional.ipynb #f2fce39d

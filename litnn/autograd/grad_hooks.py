@@ -41,6 +41,12 @@ def register_hook(self:Tensor, hook):
     h = RemovableHandle(hooks); hooks[h.id] = hook
     return h
 
+@patch(as_prop=True)
+def _backward_hooks(self:Tensor):
+    "The hooks `register_hook` gave this tensor, by handle id (torch's `Tensor._backward_hooks`); None before the first."
+    if self.grad_fn is None: return self._hooks
+    return None if self.grad_fn._tensor_hooks is None else self.grad_fn._tensor_hooks.get(self._output_nr)
+
 # %% ../../nbs/13a_tensor_hooks_and_grad.ipynb #bf8fc88f
 @patch
 def register_post_accumulate_grad_hook(self:Tensor, hook):

@@ -17,7 +17,7 @@ def _flat_outputs(out): return [o for o in _as_tuple(out) if isinstance(o, Tenso
 
 def _parts(a):
     "A result array as float64 numbers: a complex one as its real parts, then its imaginary parts (two real outputs)."
-    a = B.to_device(a, 'cpu')
+    a = np.asarray(a) if isinstance(a, np.generic) else B.to_device(a, 'cpu')   # (a difference of 0-d arrays is a numpy scalar)
     if a.dtype.kind == 'c': return np.concatenate([a.real.reshape(-1), a.imag.reshape(-1)]).astype(np.float64)
     return a.astype(np.float64).reshape(-1)
 
@@ -97,7 +97,8 @@ def _fast_jacobians(func, inputs, eps):
     def along(x, u, s):
         orig = x._data.copy()
         x._data[...] = orig + s * u
-        vals = [o._data for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
+        # copies: an output may be a view of x (an expand, a vjp's broadcast gradient) that the restore below would rewrite
+        vals = [o._data.copy() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
         x._data[...] = orig
         return vals
     num, ana = [], []

@@ -8,6 +8,7 @@ __all__ = ['script', 'ScriptModule', 'script_method']
 # %% ../../nbs/reference/jit/script.ipynb #2ef83200
 import sys, warnings
 from ..nn.modules.module import Module
+from ..nn.parameter import is_lazy
 
 # %% ../../nbs/reference/jit/script.ipynb #546cfec4
 def _deprecated(name):
@@ -19,7 +20,20 @@ def _deprecated(name):
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     "`obj` itself: litnn runs Python, without TorchScript."
     warnings.warn(_deprecated('script'), DeprecationWarning)
+    if isinstance(obj, Module):
+        _check_module_initialized(obj)
+        for m in obj.modules(): _check_module_initialized(m)
     return obj
+
+def _check_module_initialized(module):
+    "What TorchScript refuses before compiling a module: one whose `__init__` skipped `super().__init__()`, or a lazy one."
+    typename = sys.modules['litnn'].typename(type(module))
+    if not hasattr(module, '_parameters'):
+        raise RuntimeError(f"'{typename}' has not been initialized, did you forget to call 'super()'?")
+    for kind, tensors in (('parameters', module._parameters), ('buffers', module._buffers)):
+        for name, t in tensors.items():
+            if t is not None and is_lazy(t):
+                raise RuntimeError(f"'{typename}' has uninitialized {kind} {name}. Did you forget to run a forward pass?")
 
 # %% ../../nbs/reference/jit/script.ipynb #ae4f91d9
 class ScriptModule(Module):

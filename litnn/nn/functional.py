@@ -42,7 +42,7 @@ def _linear(input, weight, bias):
     if x.dtype != w.dtype:
         if bias is None: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(input.dtype)} != {_cpp(weight.dtype)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(weight)}")
-    if bias is not None and bias._data.dtype != x.dtype:
+    if bias is not None and bias._data.dtype != x.dtype and (x.ndim <= 2 or x.flags.c_contiguous):   # (torch's addmm paths)
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(bias)} and {_dtype_name(input)}")
     if w.ndim == 2 and x.shape[-1] != w.shape[1]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(x.shape[:-1])}x{x.shape[-1]} and {w.shape[1]}x{w.shape[0]})")
@@ -54,7 +54,9 @@ def _linear(input, weight, bias):
     if bias is not None and (x.ndim == 1 or x.flags.c_contiguous):
         return AddmmBackward0.apply(bias, input.reshape(-1, x.shape[-1]), weight, t2=True).view(shape)
     out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(-1, x.shape[-1]), weight, ty=True), shape=shape)
-    return out if bias is None else out + bias
+    if bias is None: return out
+    y = out + bias      # torch's `output.add_(bias)`: a bias of another dtype is added into the product's dtype
+    return y if y.dtype == out.dtype else y.to(out.dtype)
 
 # %% ../../nbs/29_linear.ipynb #099e65e4
 def _size(t, d):
@@ -135,7 +137,7 @@ class EmbeddingDenseBackward0(Op):
     def forward(ctx, g, idx, n, scale=None):
         ctx.idx, ctx.scale = idx, scale
         a = g._data; xp = array_namespace(a)
-        rows = a.reshape(-1, a.shape[-1])
+        rows = a.reshape(idx.size, a.shape[-1])        # (not -1: an embedding_dim of 0 leaves it undetermined)
         if scale is not None:     # (a padding row is left out, as torch skips it: a NaN there stays out of the gradient)
             s = scale.reshape(-1, 1)
             rows = xp.where(s == 0, xp.zeros((), a.dtype), rows * s.astype(a.dtype))
@@ -154,8 +156,9 @@ def _renorm_(weight, idx, max_norm, norm_type):
     norms = (xp.abs(w) ** norm_type).sum(axis=1) ** (1 / norm_type)
     big = norms > max_norm
     if big.any():
-        scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
-        with no_grad(): weight[Tensor._make(rows[big])] = Tensor._make(w[big] * scale[:, None])
+        scale = (max_norm / (norms[big].astype(xp.float64) + 1e-7)).astype(w.dtype)   # in double, as torch's embedding_renorm_
+        # on `weight.detach()`, as torch's `_no_grad_embedding_renorm_`: the values change, not a forward-AD tangent
+        with no_grad(): weight.detach()[Tensor._make(rows[big])] = Tensor._make(w[big] * scale[:, None])
 
 def embedding(input, # ids, an integer tensor of any shape
               weight, # (num_embeddings, embedding_dim)
@@ -548,7 +551,7 @@ import math, numpy as np
 from ..backend import array_namespace, _generator, _TorchRng
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
-from .._tensor import _follow_layout
+from .._tensor import _preserved_order
 
 # %% ../../nbs/41_dropout.ipynb #0b81825d
 def _check_p(p, training=True, fn='dropout'):
@@ -557,6 +560,10 @@ def _check_p(p, training=True, fn='dropout'):
     if type(training) is not bool:
         t = type(training)
         raise TypeError(f"{fn}(): argument 'train' (position 3) must be bool, not {'numpy.' if t.__module__ == 'numpy' else ''}{t.__name__}")
+    if isinstance(p, Tensor):      # the C++ parser takes a 0-d tensor for its float `p`
+        if p.dim(): raise TypeError(f"{fn}(): argument 'p' (position 2) must be float, not Tensor")
+        p = p.item()
+    return p
 
 def _kept(device, shape, p):
     """Which elements dropout keeps, each with probability 1 - p: on the CPU as PyTorch draws them (its `bernoulli_(1 - p)`:
@@ -569,15 +576,22 @@ def _mask(x, p):
     "A constant tensor of 0 and 1/(1-p), each element kept with probability 1-p, in `x`'s dtype and device."
     a = x._data
     if p == 1: return Tensor._make(array_namespace(a).zeros_like(a))
-    keep = _kept(x.device, a.shape, p)
-    m = array_namespace(a).asarray(keep, dtype=a.dtype)    # an array even for a 0-d input (whose comparison gives a scalar)
+    m = array_namespace(a).asarray(_kept_like(x, p), dtype=a.dtype)    # an array even for a 0-d input (whose comparison gives a scalar)
     m *= 1 / (1 - p)
-    return Tensor._make(_follow_layout(m, a))          # laid out as x: x * m keeps a channels-last layout
+    return Tensor._make(m)
+
+def _kept_like(x, p):
+    """`_kept` for each element of `x`, laid out in memory as torch's `empty_like(x)` (its mask, so that `x * mask` keeps
+    x's layout: channels-last, transposed) and drawn in that memory order, as torch's `bernoulli_` fills it."""
+    a = x._data
+    order = _preserved_order(a)
+    if order is None: return _kept(x.device, a.shape, p)
+    return _kept(x.device, tuple(a.shape[i] for i in order), p).transpose(tuple(np.argsort(order)))
 
 def dropout(input, p=0.5, training=True, inplace=False):
     "Zero each element with probability `p` and scale the rest by 1/(1-p), in training; else the identity."
     _check_tensors('dropout', dict(input=input))
-    _check_p(p, training)
+    p = _check_p(p, training)
     if not training or p == 0 or input._data.size == 0: return input
     if not input.dtype.is_floating_point: raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
     m = _mask(input, p)
@@ -598,7 +612,8 @@ def _noise(x, p, feature):
     a = x._data
     if feature and a.ndim < 2: raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = a.shape[:2] + (1,) * (a.ndim - 2) if feature else a.shape
-    return array_namespace(a).asarray(_kept(x.device, shape, p), dtype=a.dtype)   # an array even for 0-d
+    keep = _kept(x.device, shape, p) if feature else _kept_like(x, p)    # torch's plain noise is empty_like(x)
+    return array_namespace(a).asarray(keep, dtype=a.dtype)   # an array even for 0-d
 
 def _dropout_impl(input, p, train, inplace, feature, alpha):
     "torch's `_dropout_impl`: plain or feature noise, scaled (dropout) or affinely corrected (alpha dropout)."
@@ -622,7 +637,7 @@ def _unbatched(input, inplace, f):
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     "Zero whole channels of a (N, C, L) or (C, L) input with probability `p`, in training."
-    _check_p(p, training, 'feature_dropout')
+    p = _check_p(p, training, 'feature_dropout')
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists to "
                            "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
@@ -639,7 +654,7 @@ def _deprecated_rank(name, n, ndim):
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     "Zero whole channels of a (N, C, H, W) input with probability `p`, in training (a 3-D input is taken as (N, C, L))."
-    _check_p(p, training, 'feature_dropout')
+    p = _check_p(p, training, 'feature_dropout')
     if input.dim() not in (3, 4): _deprecated_rank('dropout2d', 2, input.dim())
     if input.dim() == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
@@ -650,7 +665,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     "Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability `p`, in training."
-    _check_p(p, training, 'feature_dropout')
+    p = _check_p(p, training, 'feature_dropout')
     if input.dim() not in (4, 5): _deprecated_rank('dropout3d', 3, input.dim())
     f = lambda x: _dropout_impl(x, p, training, inplace, True, False)
     return f(input) if input.dim() == 5 else _unbatched(input, inplace, f)
@@ -658,12 +673,12 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     "Dropout that keeps a SELU network's mean and variance: dropped units at -λα, then an affine correction."
     _check_tensors('alpha_dropout', dict(input=input))
-    _check_p(p, training, 'alpha_dropout'); return _dropout_impl(input, p, training, inplace, False, True)
+    p = _check_p(p, training, 'alpha_dropout'); return _dropout_impl(input, p, training, inplace, False, True)
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     "alpha_dropout of whole channels."
     _check_tensors('feature_alpha_dropout', dict(input=input))
-    _check_p(p, training, 'feature_alpha_dropout'); return _dropout_impl(input, p, training, inplace, True, True)
+    p = _check_p(p, training, 'feature_alpha_dropout'); return _dropout_impl(input, p, training, inplace, True, True)
 
 # %% ../../nbs/42_conv.ipynb #379b1287
 import itertools
@@ -1524,6 +1539,16 @@ def _list_with_default(out_size, input):
     if input.dim() <= len(out_size): raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
     return [n if o is None else o for o, n in zip(out_size, input.shape[-len(out_size):])]
 
+def _refuse_empty_grad(fn, out):
+    "`out`; if a dim after the first is 0 (an output_size of 0), its backward raises torch's adaptive pooling backward error."
+    i = next((i for i in range(1, out.dim()) if out.shape[i] == 0), None)
+    if i is not None and out.requires_grad:
+        def refuse(g):
+            raise RuntimeError(f"{fn}_backward(): Expected grad_output to have non-zero size for non-batch dimensions, but grad_output "
+                               f"has sizes {list(g.shape)} with dimension {i} being empty")
+        out.register_hook(refuse)
+    return out
+
 def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
                         output_size): # an int, or a pair whose entries may be None (keep that size)
     "Average pooling to a fixed output size (windows from ⌊i·H/OH⌋ to ⌈(i+1)·H/OH⌉)."
@@ -1544,7 +1569,7 @@ def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
         k = (H // OH, W // OW)
         geo = _PoolGeom(x.shape, k, k, (0, 0), (1, 1), False, divisor=np.full(out, k[0] * k[1]))
     else: geo = _Separable(x.shape, out)
-    return AdaptiveAvgPool2DBackward0.apply(input, geo=geo)
+    return _refuse_empty_grad('adaptive_avg_pool2d', AdaptiveAvgPool2DBackward0.apply(input, geo=geo))
 
 # %% ../../nbs/44_batch_norm.ipynb #fe9d47f4
 import math
@@ -2469,8 +2494,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if attn_mask is not None: _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads)
     if (bias_k is None) != (bias_v is None): raise AssertionError(f"bias_{'k' if bias_v is None else 'v'} is set but bias_{'v' if bias_v is None else 'k'} is None")
     if bias_k is not None:
+        if static_k is not None: raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None: raise AssertionError("bias cannot be added to static value.")
         k, v = cat([k, bias_k.expand(1, bsz, embed_dim)]), cat([v, bias_v.expand(1, bsz, embed_dim)])
         attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
+    for name, s in (('k', static_k), ('v', static_v)):
+        if s is not None and s.shape[0] != bsz * num_heads:
+            raise AssertionError(f"expecting static_{name}.size(0) of {bsz * num_heads}, but got {s.shape[0]}")
+        if s is not None and s.shape[2] != embed_dim // num_heads:
+            raise AssertionError(f"expecting static_{name}.size(2) of {embed_dim // num_heads}, but got {s.shape[2]}")
     q, k, v = _heads(q, bsz, num_heads), _heads(k, bsz, num_heads) if static_k is None else static_k.view(bsz, num_heads, -1, static_k.shape[-1]), \
               _heads(v, bsz, num_heads) if static_v is None else static_v.view(bsz, num_heads, -1, static_v.shape[-1])
     if add_zero_attn:
@@ -2619,11 +2651,21 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                            f"However, got {starts[0]}")
     if len(starts) and starts[-1] > len(ids):
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {len(ids)} but got offsets[-1] of {starts[-1]}")
-    if len(ids) and (ids.min() < 0 or ids.max() >= n) or np.any(np.diff(starts) < 0):
+    bad = (ids < 0) | (ids >= n)
+    # torch's CPU kernels other than its fbgemm one (which sums or averages float32 and half weights without a padding_idx)
+    # name the id, and end the last bag at the end of the input rather than at the last offset
+    other_kernel = mode == 'max' or padding_idx is not None or weight.dtype.name == 'float64'
+    if bad.any() and other_kernel:
+        raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {ids[bad][0]}")
+    if bad.any() or np.any(np.diff(starts) < 0):
         raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be improved?  "
                            "If so, please report an enhancement request to PyTorch.)")
     if flat._data.dtype.kind in 'iub' and flat.dtype.name not in ('int64', 'int32'): flat = flat.long()   # embedding_bag takes any integer ids
+    if psw is not None and psw.dtype != weight.dtype:
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           f"'per_sample_weights'; but type {weight.type()} does not equal {psw.type()} (while checking arguments for embedding_bag)")
     rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)        # (n, D)
+    if include_last_offset and other_kernel: starts, include_last_offset = starts[:-1], False
     bag, n_bags = _bag_of(starts, len(ids), include_last_offset)
     keep = (bag >= 0) & (ids != (weight.shape[0] + padding_idx if padding_idx is not None and padding_idx < 0 else padding_idx))
     xp = array_namespace(weight._data)
@@ -3976,7 +4018,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if len(out) != 2: raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-2]) + list(out)}")
     idx = Tensor._make(_follow_layout(_adaptive_max_indices(input._data, out), input._data))   # channels-last stays
-    values = _channels_last_like(_picked(input, idx, 2), input)
+    values = _refuse_empty_grad('adaptive_max_pool2d', _channels_last_like(_picked(input, idx, 2), input))
     return (values, idx) if return_indices else values
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -4015,7 +4057,7 @@ class MaxUnpool2DBackward0(Op):
         a, i = x._data, idx._data
         xp = array_namespace(a)
         out = xp.zeros(a.shape[:-2] + (size[0] * size[1],), a.dtype)
-        flat = i.reshape(a.shape[:-2] + (-1,))
+        flat = i.reshape(a.shape[:-2] + (a.shape[-2] * a.shape[-1],))     # (not -1: a batch of 0 planes has no size to infer)
         out[tuple(xp.indices(flat.shape)[:-1]) + (flat,)] = a.reshape(flat.shape)     # numpy and CuPy alike
         ctx.idx, ctx.shape = flat, a.shape
         return out.reshape(a.shape[:-2] + tuple(size))
@@ -4023,7 +4065,7 @@ class MaxUnpool2DBackward0(Op):
     def backward(ctx, g):
         if isinstance(g, Tensor): return g.flatten(-2).gather(-1, Tensor._make(ctx.idx)).reshape(ctx.shape), None
         xp = array_namespace(g)
-        return xp.take_along_axis(g.reshape(g.shape[:-2] + (-1,)), ctx.idx, -1).reshape(ctx.shape), None
+        return xp.take_along_axis(g.reshape(g.shape[:-2] + (g.shape[-2] * g.shape[-1],)), ctx.idx, -1).reshape(ctx.shape), None
 
 # %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #09f5eaab
 def _unpool_size(fn, input, k, s, p, output_size, n):
@@ -4031,11 +4073,13 @@ def _unpool_size(fn, input, k, s, p, output_size, n):
     if input.dim() < n: raise IndexError("tuple index out of range")        # torch's Python reads input.size()[-n + d]
     default = [(i - 1) * st - 2 * pd + kk for i, st, pd, kk in zip(input.shape[-n:], s, p, k)]
     if output_size is None: return default
-    size = list(output_size)[-n:]
-    for d, (o, dflt, st) in enumerate(zip(size, default, s)):
+    if len(output_size) == len(k) + 2: output_size = output_size[2:]    # (N, C, *spatial) is taken too, as torch takes it
+    if len(output_size) != len(k):
+        raise ValueError(f"output_size should be a sequence containing {len(k)} or {len(k) + 2} elements, but it has a length of '{len(output_size)}'")
+    for d, (o, dflt, st) in enumerate(zip(output_size, default, s)):
         if not dflt - st < o < dflt + st:
-            raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be between {dflt - st} and {dflt + st})')
-    return size
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {dflt - st} and {dflt + st})')
+    return list(output_size)
 
 def _check_indices(indices, size, volume):
     a = indices._data
@@ -4052,7 +4096,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     if indices.shape != input.shape:
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
     _check_indices(indices, size, f"{size[0]}x{size[1]}")
-    return MaxUnpool2DBackward0.apply(input, indices, size=tuple(size))
+    return _channels_last_like(MaxUnpool2DBackward0.apply(input, indices, size=tuple(size)), input)   # torch's kernel keeps a channels-last layout
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     "Each value of `input` put back at its `indices` (from max_pool1d) in zeros."
@@ -4129,7 +4173,11 @@ def _pool3_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     s = k if stride is None or stride == [] else _triple(stride, fn, 'stride', f"{m} omitted, a single int, or a tuple of three ints")
     p = _triple(padding, fn, 'padding', f"{m} a single int, or a tuple of three ints")
     d = _triple(dilation, fn, 'dilation', "dilation must be either a single int, or a tuple of three ints")
-    if input.dim() not in (4, 5) or 0 in input.shape[-4:]: raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if input.dim() not in (4, 5): raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if 0 in input.shape[-4:]:      # (torch's message names the size, 0, where it means the dimension)
+        where = 'max_pool3d_with_indices_out_cpu_template()' if fn == 'max_pool3d' else f'{fn}()'
+        raise RuntimeError(f"{where}: Expected input's non-batch dimensions to have positive length, but input has a shape of "
+                           f"{list(input.shape)} and non-batch dimension 0 has length zero!")
     if min(d) <= 0: raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} dilationW: {d[2]}")
     geo = _Pool3Geom(input.shape, k, s, p, d, ceil_mode)
     if min(geo.out) < 1:
@@ -4217,7 +4265,8 @@ def adaptive_avg_pool3d(input, output_size):
     y = input @ Aw
     if y.grad_fn is not None: y.grad_fn._grad_reads_input = True    # torch's gradient, one operator, reads the input (13_backprop_engine)
     y = y.transpose(-1, -2) @ Ah                         # (..., D, OW, OH)
-    return (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2).contiguous()   # torch's result is contiguous: .view works
+    y = (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2).contiguous()   # torch's result is contiguous: .view works
+    return _refuse_empty_grad('adaptive_avg_pool3d', y)
 
 def _adaptive_max_indices3(a, out):
     "Flat index in each plane of `a` (..., D, H, W) of the maximum of each adaptive window."
@@ -4239,7 +4288,9 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')
     _check_nonempty('adaptive_max_pool3d', input)
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
-    return _gather_max(input, _adaptive_max_indices3(input._data, out), return_indices)
+    values, idx = _gather_max(input, _adaptive_max_indices3(input._data, out), True)
+    values = _refuse_empty_grad('adaptive_max_pool3d', values)
+    return (values, idx) if return_indices else values
 
 # %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #88333554
 import numpy as np
@@ -4285,7 +4336,11 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     N, C, (H, W) = (1 if input.dim() == 3 else input.shape[0]), input.shape[-3], input.shape[-2:]
     if _random_samples is None: _random_samples = rand(N, C, 2, dtype=input.dtype, device=input.device)
     k, out = _ntuple(kernel_size, 2), _ntuple(output_size, 2)
-    k, out = (k * 2 if len(k) == 1 else k), (out * 2 if len(out) == 1 else out)
+    if len(k) != 2: raise RuntimeError("fractional_max_pool2d: kernel_size must either be a single Int or tuple of Ints")
+    if len(out) != 2: raise RuntimeError("fractional_max_pool2d: output_size must either be a single Int or tuple of Ints")
+    for i in range(1, input.dim()):      # (torch's loop starts at dim 1, whether or not the input has a batch dim)
+        if input.shape[i] == 0:
+            raise RuntimeError(f"fractional_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but got{list(input.shape)} with dimension {i} being empty.")
     _check_samples(_random_samples, input, N, C)
     for name, o, kk, n in (('height', out[0], k[0], H), ('width', out[1], k[1], W)):
         if o + kk - 1 > n: raise RuntimeError(f"fractional_max_pool2d(): pool {name} {kk} too large relative to input {name} {n}")
@@ -4343,6 +4398,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     _deprecated('upsample_bilinear'); return interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)
 
 # %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #0cbf54d7
+import math
 from ..backend import int64
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _refuse_integers
@@ -4361,7 +4417,10 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     k = _ntuple(kernel_size, 3); s = _ntuple(stride, 3) if stride is not None else k; p = _ntuple(padding, 3)
     if input.dim() < 3:     # torch's Python computes the size first and indexes past the shape: an IndexError
         raise IndexError(f"max_unpool3d: input of shape {list(input.shape)} has fewer than 3 spatial dims")
-    D, H, W = _unpool_size('max_unpool3d', input, k, s, p, output_size, 3)
+    size = _unpool_size('max_unpool3d', input, k, s, p, output_size, 3)
+    if len(size) != 3:       # (a kernel_size of two ints gives two sizes: torch's kernel refuses them)
+        raise RuntimeError(f"There should be exactly three elements (depth, height, width) in output_size, but got {len(size)} elements.")
+    D, H, W = size
     if input.dim() not in (4, 5):
         raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions.")
     if indices.dtype != int64: raise RuntimeError("elements in indices should be type int64")
@@ -4370,7 +4429,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
                            f"but got indices tensor with shape: {list(indices.shape)}")
     _refuse_integers(input, 'max_unpool3d')
     _check_indices(indices, (1, D * H * W), f"{D}x{H}x{W}")
-    row = lambda t: t.reshape(*t.shape[:-3], 1, -1)           # the volume as one flat row
+    row = lambda t: t.reshape(*t.shape[:-3], 1, math.prod(t.shape[-3:]))     # the volume as one flat row (a batch of 0 too)
     return MaxUnpool2DBackward0.apply(row(input), row(indices), size=(1, D * H * W)).reshape(*input.shape[:-3], D, H, W)
 
 # %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #1c02ab43

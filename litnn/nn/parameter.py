@@ -130,7 +130,9 @@ def _allow(name, prop=False):
         return r
     return method
 
-for _n in ('dtype', 'device', 'is_cuda', 'is_cpu', 'is_meta', 'data'): setattr(UninitializedTensorMixin, _n, _allow(_n, prop=True))
+for _n in ('dtype', 'device', 'is_cuda', 'is_cpu', 'is_meta', 'data', 'ndim', 'layout', 'nbytes', 'itemsize', 'is_sparse',
+           'T', 'mT', 'H', 'mH'):   # torch lets every property through (its empty array answers)
+    setattr(UninitializedTensorMixin, _n, _allow(_n, prop=True))
 for _n in ('size', 'is_floating_point', 'is_complex', 'get_device', 'to', 'cpu', 'cuda', 'half', 'float', 'double',
            'char', 'short', 'int', 'long'):
     setattr(UninitializedTensorMixin, _n, _allow(_n))

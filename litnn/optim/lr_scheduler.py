@@ -32,7 +32,8 @@ def _format_param(name, optimizer, param):
             raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has {len(param)} values, "
                              f"param_groups has {len(optimizer.param_groups)}.")
         return [p.clone() if isinstance(p, Tensor) else p for p in param]
-    return [param] * len(optimizer.param_groups)
+    # a tensor is cloned for every group too, so that changing it in place later leaves the schedule alone
+    return [param.clone() if isinstance(param, Tensor) else param for _ in optimizer.param_groups]
 
 def _warn_get_lr_called_within_step(sched):
     if not sched._get_lr_called_within_step:
@@ -266,11 +267,23 @@ def _set_momentum(self:OneCycleLR, group, m):
     if self.use_beta1: group['betas'] = (m, *group['betas'][1:])
     else: group['momentum'] = m
 
-@patch
-def _anneal_func(self:OneCycleLR, start, end, pct):
-    "Cosine (from `start` at pct 0 to `end` at pct 1) or linear interpolation."
-    if self._anneal_func_type == 'cos': return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+def _annealing_cos(start, end, pct):
+    "Cosine anneal from `start` (pct 0) to `end` (pct 1)."
+    return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+def _annealing_linear(start, end, pct):
+    "Linear anneal from `start` (pct 0) to `end` (pct 1)."
     return (end - start) * pct + start
+
+OneCycleLR._annealing_cos, OneCycleLR._annealing_linear = staticmethod(_annealing_cos), staticmethod(_annealing_linear)
+
+@patch
+def _anneal_func(self:OneCycleLR, *args, **kwargs):
+    "Cosine or linear interpolation, as `_anneal_func_type` says."
+    if not hasattr(self, '_anneal_func_type'): return self.anneal_func(*args, **kwargs)   # state dicts of old PyTorch versions
+    if self._anneal_func_type == 'cos': return self._annealing_cos(*args, **kwargs)
+    if self._anneal_func_type == 'linear': return self._annealing_linear(*args, **kwargs)
+    raise ValueError(f"Unknown _anneal_func_type: {self._anneal_func_type}")
 
 @patch
 def get_lr(self:OneCycleLR):

@@ -9,7 +9,7 @@ __all__ = ['default_tolerances', 'assert_close', 'assert_allclose']
 import cmath, collections.abc, warnings
 import numpy as np
 from ..backend import dtype as _dtype, float16, bfloat16, float32, float64, complex64, complex128, int64, promote_types
-from .._tensor import Tensor
+from .._tensor import Tensor, strided, sparse_coo
 from .._creation import tensor
 from .._creation import as_tensor
 from .._pointwise import isclose
@@ -121,21 +121,50 @@ def _attribute_mismatch(a, e, check_layout, check_stride, check_device, check_dt
     if a.shape != e.shape: return "shape", a.shape, e.shape
     if a.layout != e.layout:
         if check_layout: return "layout", a.layout, e.layout
-    elif check_stride and a.stride() != e.stride(): return "stride()", a.stride(), e.stride()
+    elif check_stride and a.layout == strided and a.stride() != e.stride(): return "stride()", a.stride(), e.stride()
     if check_device and a.device != e.device: return "device", a.device, e.device
     if check_dtype and a.dtype != e.dtype: return "dtype", a.dtype, e.dtype
 
 # %% ../../nbs/reference/testing/comparison.ipynb #03146182
-def _close_values(a, e, rtol, atol, equal_nan, id):
-    "Raise a `_Fail` unless every element of `a` is close to `e`'s."
+def _equalized(a, e):
+    "`a` and `e` on one device (the CPU if they differ), of one dtype (unsigned 16-64 bit read as int64) and, if their layouts differ, both dense."
     if a.device != e.device: a, e = a.cpu(), e.cpu()
     if a.dtype != e.dtype:
-        common = promote_types(a.dtype, e.dtype)
+        wide = lambda d: int64 if d.name in ('uint16', 'uint32', 'uint64') else d
+        common = promote_types(wide(a.dtype), wide(e.dtype))
         a, e = a.to(common), e.to(common)
+    if a.layout != e.layout: a, e = (x if x.layout == strided else x.to_dense() for x in (a, e))
+    return a, e
+
+def _regular_close(a, e, rtol, atol, equal_nan, id, identifier=None):
+    "Raise a `_Fail` unless every element of strided `a` is close to `e`'s (`identifier` names them in the message)."
     matches = isclose(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if bool(matches.all()): return
-    msg = _scalar_mismatch_msg(a.item(), e.item(), rtol, atol) if a.dim() == 0 else _tensor_mismatch_msg(a, e, matches, rtol, atol)
+    if a.dim() == 0: msg = _scalar_mismatch_msg(a.item(), e.item(), rtol, atol, **({'identifier': identifier} if identifier else {}))
+    else: msg = _tensor_mismatch_msg(a, e, matches, rtol, atol, **({'identifier': identifier} if identifier else {}))
     raise _Fail(AssertionError, msg, id)
+
+_COMPRESSED = {'sparse_csr': ('CSR', 'crow_indices', 'col_indices'), 'sparse_csc': ('CSC', 'ccol_indices', 'row_indices'),
+               'sparse_bsr': ('BSR', 'crow_indices', 'col_indices'), 'sparse_bsc': ('BSC', 'ccol_indices', 'row_indices')}
+
+def _close_values(a, e, rtol, atol, equal_nan, id):
+    """Raise a `_Fail` unless every element of `a` is close to `e`'s: strided tensors elementwise; sparse ones as torch
+    compares them, their indices equal and their values close, each part named in the message ("Sparse COO indices")."""
+    a, e = _equalized(a, e)
+    if a.layout == sparse_coo:
+        for what, n, m in (("sparse dimensions", a.sparse_dim(), e.sparse_dim()), ("specified values", a._nnz(), e._nnz())):
+            if n != m: raise _Fail(AssertionError, f"The number of {what} in sparse COO tensors does not match: {n} != {m}", id)
+        _regular_close(a._indices(), e._indices(), 0, 0, False, id, "Sparse COO indices")
+        return _regular_close(a._values(), e._values(), rtol, atol, equal_nan, id, "Sparse COO values")
+    if a.layout.name in _COMPRESSED:
+        fmt, compressed, plain = _COMPRESSED[a.layout.name]
+        if a._nnz() != e._nnz(): raise _Fail(AssertionError, f"The number of specified values in sparse {fmt} tensors does not match: {a._nnz()} != {e._nnz()}", id)
+        for name in (compressed, plain):      # (int32 or int64 indices: compared in one dtype)
+            x, y = getattr(a, name)(), getattr(e, name)()
+            d = promote_types(x.dtype, y.dtype)
+            _regular_close(x.to(d), y.to(d), 0, 0, False, id, f"Sparse {fmt} {name}")
+        return _regular_close(a.values(), e.values(), rtol, atol, equal_nan, id, f"Sparse {fmt} values")
+    _regular_close(a, e, rtol, atol, equal_nan, id)
 
 def _tensor_pair(actual, expected, id, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
                  check_device=True, check_dtype=True, check_layout=True, check_stride=False, **opts):

@@ -9,12 +9,14 @@ __all__ = ['make_tensor']
 import collections.abc, math, warnings
 from ..backend import float16, bfloat16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8
 from ..backend import bool as _dtype_bool   # the boolean dtype, not shadowing Python's bool
+from ..backend import uint16, uint32, uint64, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz
 from .._creation import empty, randint
 from .._conversions import view_as_real
 from .._tensor import finfo, iinfo
 
 # %% ../../nbs/reference/testing/make_tensor.ipynb #2c022102
-_INTEGRAL = (uint8, int8, int16, int32, int64)
+_INTEGRAL = (uint8, int8, int16, int32, int64, uint16, uint32, uint64)
+_FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)   # drawn in float32, then rounded (torch's _FLOATING_8BIT_TYPES)
 _FLOATING = (float16, bfloat16, float32, float64, complex64, complex128)   # torch's floating and complex types
 
 def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
@@ -29,7 +31,7 @@ def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
     elif high < lowest or low >= highest:
         raise ValueError(f"The value interval specified by `low` and `high` is [{low}, {high}), but {dtype} only supports [{lowest}, {highest})")
     low, high = min(max(low, lowest), highest), min(max(high, lowest), highest)
-    return (math.ceil(low), math.ceil(high)) if dtype not in _FLOATING else (low, high)
+    return (math.ceil(low), math.ceil(high)) if dtype in _INTEGRAL or dtype == _dtype_bool else (low, high)
 
 # %% ../../nbs/reference/testing/make_tensor.ipynb #60ed9a12
 def _draw(shape, dtype, device, low, high):
@@ -47,6 +49,9 @@ def _draw(shape, dtype, device, low, high):
         # uniform_ needs high - low to be representable: draw half the range and double it
         r.uniform_(low / 2, high / 2).mul_(2) if high - low >= info.max else r.uniform_(low, high)
         return t
+    if dtype in _FLOAT8:
+        info = finfo(dtype)
+        return empty(shape, device=device, dtype=float32).uniform_(*_low_high(low, high, dtype, info.min, info.max, -9, 9)).to(dtype)
     raise TypeError(f"The requested dtype '{dtype}' is not supported by torch.testing.make_tensor(). "
                     "To request support, file an issue at: https://github.com/pytorch/pytorch/issues")
 
@@ -63,12 +68,12 @@ def make_tensor(*shape, # the sizes, as integers or one sequence
     shape = tuple(shape)
     if noncontiguous and memory_format is not None:
         raise ValueError(f"The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got {noncontiguous=} and {memory_format=}")
-    if requires_grad and dtype not in _FLOATING:
+    if requires_grad and (dtype in _INTEGRAL or dtype == _dtype_bool):     # (a float8 tensor is returned without grad, as torch)
         raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got {dtype=}")
     noncontiguous = noncontiguous and math.prod(shape) > 1
     result = _draw((*shape[:-1], 2 * shape[-1]) if noncontiguous else shape, dtype, device, low, high)
     if noncontiguous: result = result[..., 1::2]
     elif memory_format is not None: result = result.clone(memory_format=memory_format)
-    if exclude_zero: result[result == 0] = finfo(dtype).tiny if dtype in _FLOATING else 1
+    if exclude_zero: result[result == 0] = 1 if dtype in _INTEGRAL or dtype == _dtype_bool else finfo(dtype).tiny
     if dtype in _FLOATING: result.requires_grad = requires_grad
     return result

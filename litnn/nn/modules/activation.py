@@ -267,3 +267,18 @@ def forward(self:MultiheadAttention, query, key, value, key_padding_mask=None, n
         use_separate_proj_weight=not self._qkv_same_embed_dim, q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
         v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights, is_causal=is_causal)
     return (out.transpose(1, 0) if self.batch_first and query.dim() == 3 else out), weights
+
+@patch
+def merge_masks(self:MultiheadAttention, attn_mask, key_padding_mask, query):
+    """(merged mask, mask type) as torch's fast path takes them: a (batch, seq) `key_padding_mask` alone is type 1; an
+    `attn_mask` ((seq, seq), or (batch * heads, seq, seq)) is expanded to (batch, heads, seq, seq), type 2, and a padding
+    mask given too is added to it; no mask: (None, None). `query` is (batch, seq, embed)."""
+    merged, kind = (key_padding_mask, 1) if key_padding_mask is not None else (None, None)
+    if attn_mask is not None:
+        batch_size, seq_len, _ = query.shape
+        kind = 2
+        merged = (attn_mask.view(batch_size, -1, seq_len, seq_len) if attn_mask.dim() == 3 else
+                  attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1))
+        if key_padding_mask is not None:
+            merged = merged + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
+    return merged, kind

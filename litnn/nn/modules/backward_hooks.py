@@ -163,6 +163,9 @@ class _WrappedHook:
         if module is None: raise RuntimeError("You are trying to call the hook of a dead Module!")
         return self.hook(module, *args, **kwargs)
 
+from . import module as _module_py
+_module_py._WrappedHook = _WrappedHook   # also where torch keeps it (torch.nn.modules.module)
+
 # %% ../../../nbs/25a_backward_hooks.ipynb #0ef7090c
 @patch
 def __getstate__(self:_WrappedHook):   # copy.deepcopy of a module re-points the hook to the copy

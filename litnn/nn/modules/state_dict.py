@@ -61,7 +61,9 @@ def state_dict(self:Module, *args, destination=None, # a dict to fill (and retur
                keep_vars:bool=False): # store parameters and buffers themselves instead of detached views
     "The parameters and persistent buffers of the whole tree, by dotted name (plus extra state)."
     if args:
-        warnings.warn("Positional args are being deprecated, use kwargs instead.", FutureWarning, stacklevel=2)
+        warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                      "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict for details.",
+                      FutureWarning, stacklevel=2)
         if destination is None: destination = args[0]
         if len(args) > 1 and prefix == "": prefix = args[1]
         if len(args) > 2 and keep_vars is False: keep_vars = args[2]
@@ -118,6 +120,10 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         if not self.missing_keys and not self.unexpected_keys: return "<All keys matched successfully>"
         return super().__repr__()
     __str__ = __repr__
+
+from . import module as _module_py
+_module_py._IncompatibleKeys = _IncompatibleKeys   # also where torch keeps them (torch.nn.modules.module), for code that imports them
+_module_py._EXTRA_STATE_KEY_SUFFIX = _EXTRA_STATE_KEY_SUFFIX
 
 # %% ../../../nbs/26_state_dict.ipynb #9ba9addc
 class _Changes:

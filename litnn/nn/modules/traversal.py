@@ -142,6 +142,9 @@ def _addindent(s_, numSpaces, indent_blank_lines=False):
     first = s.pop(0)
     return first + "\n" + "\n".join((numSpaces * " ") + line if indent_blank_lines or line.strip() else "" for line in s)
 
+from . import module as _module_py
+_module_py._addindent = _addindent   # also where torch keeps it (torch.nn.modules.module): summary code imports it from there
+
 @patch
 def extra_repr(self:Module) -> str:
     "The module's own settings for its repr: override it in your modules (one or several lines)."

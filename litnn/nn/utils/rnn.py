@@ -94,6 +94,7 @@ def pack_padded_sequence(input, # (T, B, *) padded sequences, or (B, T, *) with 
 
     ```
     '''
+    if input.numel() == 0: raise RuntimeError("Cannot pack empty tensors.")   # torch checks this before the lengths
     if (lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)) != 1:
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)}D cpu Long tensor")
     lengths = _lengths(lengths)

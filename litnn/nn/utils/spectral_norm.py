@@ -12,7 +12,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..._products import mv, dot
 from ...linalg.decompositions import multi_dot
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from ..modules.module import Module
 from ..functional import normalize
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -69,6 +69,9 @@ def _apply_spectral_norm(module, name, n_power_iterations, dim, eps):
     fn = SpectralNorm(name, n_power_iterations, dim, eps)
     weight = module._parameters[name]
     if weight is None: raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
+    if isinstance(weight, UninitializedParameter):
+        raise ValueError("The module passed to `SpectralNorm` can't have uninitialized parameters. "
+                         "Make sure to run the dummy forward before applying spectral normalization")
     with no_grad():
         h, w = fn.reshape_weight_to_matrix(weight).size()
         u = normalize(weight.new_empty(h).normal_(0, 1), dim=0, eps=fn.eps)

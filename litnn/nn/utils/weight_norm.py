@@ -7,7 +7,7 @@ __all__ = ['WeightNorm', 'weight_norm', 'remove_weight_norm']
 
 # %% ../../../nbs/reference/nn/utils/weight_norm.ipynb #d2835392
 import warnings
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from ..modules.module import Module
 from .parametrizations import norm_except_dim, _weight_norm
 
@@ -38,6 +38,9 @@ def _apply_weight_norm(module, name:str, dim:int):
             raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
     fn = WeightNorm(name, dim)
     weight = getattr(module, name)
+    if isinstance(weight, UninitializedParameter):
+        raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. "
+                         "Make sure to run the dummy forward before applying weight normalization")
     del module._parameters[name]
     module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
     module.register_parameter(name + "_v", Parameter(weight.data))
