@@ -176,7 +176,10 @@ def _write_to(out, header, arrays):
 def _write_atomically(f, # a path (replaced atomically) or a writable binary file object (written as is)
                       write): # write(out): writes the whole file to binary file object `out`
     "Have `write` write the file `f`: a path only ever holds the old file or the whole new one."
-    if hasattr(f, "write"): write(f); return
+    if hasattr(f, "write"):   # then flushed, as torch.save does, so the file can be read by its name at once
+        write(f)
+        if callable(getattr(f, "flush", None)): f.flush()
+        return
     path = os.path.abspath(os.fspath(f))
     _remove_stale_temporaries(path)
     tmp, fd = _temp_file(path)
@@ -255,6 +258,13 @@ def _data_checksums(meta, names, f):
         raise _fail(f, "its checksums do not match its tensors")
     return sums
 
+def _read_into(fh, buf):
+    "Read into `buf` as much as `fh` gives (a file-like object without `readinto` is read with `read`, as torch.load does)."
+    if hasattr(fh, "readinto"): return fh.readinto(buf)
+    data = fh.read(len(buf))
+    buf[:len(data)] = data
+    return len(data)
+
 def _read_safetensors(fh, f, verify:bool=True):
     "The metadata and the arrays (by name) of the safetensors file open as `fh`, checksums verified."
     meta, entries, names = _read_header(fh, f)
@@ -265,7 +275,7 @@ def _read_safetensors(fh, f, verify:bool=True):
         except (ValueError, OverflowError, MemoryError) as e: raise _fail(f, f"tensor {k!r} cannot be allocated ({e!r})") from None
         buf, got = memoryview(a.reshape(-1).view(np.uint8)), 0
         while got < a.nbytes:
-            n = fh.readinto(buf[got:])
+            n = _read_into(fh, buf[got:])
             if not n: raise _fail(f, f"it is truncated in the data of tensor {k!r}")
             got += n
         if sums is not None and f"{_crc(a):08x}" != sums[k]:

@@ -140,7 +140,10 @@ def _storages(enc):
         whole = next((a for _, a, p in members if p == lo and a.nbytes == hi - lo and a.flags.c_contiguous), None)
         if whole is None:   # the span of memory the group uses, as a flat array
             first = next(a for _, a, p in members if p == lo)
-            whole = B.array_namespace(first).lib.stride_tricks.as_strided(first, ((hi - lo) // first.itemsize,), (first.itemsize,))
+            # (numpy names no ml_dtypes dtype (float8_e5m2) in an array interface: stride its bytes as a void dtype)
+            raw = first.view(f"V{first.itemsize}") if isinstance(first, np.ndarray) else first
+            whole = B.array_namespace(first).lib.stride_tricks.as_strided(raw, ((hi - lo) // first.itemsize,), (first.itemsize,))
+            whole = whole.view(first.dtype)
         entries[name] = whole
         for i, a, p in members:
             enc.records[i]["storage"] = name
@@ -159,7 +162,8 @@ def _strided(storage, shape, offset, stride):
         raise ValueError(f"shape {list(shape)}, offset {offset} and stride {list(stride)} reach past the end of "
                          f"its storage of {flat.size} elements")
     xp = B.array_namespace(flat)
-    return xp.lib.stride_tricks.as_strided(flat[offset:], tuple(shape), tuple(s * flat.itemsize for s in stride))
+    raw = flat[offset:].view(f"V{flat.itemsize}") if isinstance(flat, np.ndarray) else flat[offset:]   # (float8: as in _storages)
+    return xp.lib.stride_tricks.as_strided(raw, tuple(shape), tuple(s * flat.itemsize for s in stride)).view(flat.dtype)
 
 # %% ../nbs/63_checkpoint_records.ipynb #2e91f74a
 def _place(a, location, map_location):

@@ -11,7 +11,7 @@ from . import backend as B
 from .backend import patch, array_device, array_namespace, to_dtype
 from ._tensor import Tensor
 from ._creation import zeros_like, _format_order
-from ._tensor import _laid_out, _preserved_order
+from ._tensor import _laid_out, _preserved_order, _channels_last_strides
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _reduce, ToCopyBackward0
@@ -57,6 +57,11 @@ def _to_args(args, kw):
     return (None if dtype is None else _as_dtype(dtype)), (None if device is None else B.device(device)), given.get('copy')
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #9d98a019
+def _suggested_format(t):
+    "torch's suggest_memory_format: channels_last (_3d) when the strides look it (`_channels_last_strides`), else contiguous_format."
+    if not _channels_last_strides(t._data): return B.contiguous_format
+    return B.channels_last if t.dim() == 4 else B.channels_last_3d
+
 def _same_device(a, dev):
     cur = array_device(a)
     return cur.type == dev.type and (dev.type == 'cpu' or dev.index is None or dev.index == cur.index)
@@ -65,8 +70,11 @@ def _same_device(a, dev):
 def to(self:Tensor, *args, **kwargs):
     "This tensor with another dtype and/or on another device (and/or memory layout); `self` itself when nothing changes."
     fmt = kwargs.get('memory_format')
-    if fmt is not None and fmt is not B.preserve_format:      # a layout asked for: the conversion, then the layout (`contiguous`)
-        return self.to(*args, **{k: v for k, v in kwargs.items() if k != 'memory_format'}).contiguous(memory_format=fmt)
+    if fmt is not None and fmt is not B.preserve_format:      # a layout asked for: the conversion, then the layout
+        t = self.to(*args, **{k: v for k, v in kwargs.items() if k != 'memory_format'})
+        # torch keeps the tensor only when its suggest_memory_format is `fmt`: a layout contiguous in both formats (a size-1
+        # channel dim, a 1x1 image) is still copied into the one asked for, which the kernels that follow then keep
+        return t.contiguous(memory_format=fmt) if _suggested_format(t) is fmt else t.clone(memory_format=fmt)
     dtype, device, copy = _to_args(args, kwargs)
     if dtype is not None and dtype.np == self._data.dtype: dtype = None
     if device is not None and _same_device(self._data, device): device = None

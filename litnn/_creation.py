@@ -146,7 +146,9 @@ def _odd_leaf(data):
 
 def _holds_array(data):
     "Whether nested lists `data` hold a numpy array (torch warns, once, that reading arrays element by element is slow)."
-    return builtins.any(issubclass(t, np.ndarray) for t in set(map(type, data))) or builtins.any(_holds_array(v) for v in data if type(v) in (list, tuple))
+    kinds = set(map(type, data))        # (one pass at C speed per list, as `_leaf_dtypes`; lists of numbers end here)
+    if builtins.any(issubclass(t, np.ndarray) for t in kinds): return True
+    return (list in kinds or tuple in kinds) and builtins.any(_holds_array(v) for v in data if type(v) in (list, tuple))
 
 def _check_nesting(data):
     """torch's errors for nested lists that are not a grid: the sizes are read along the first elements, then every
@@ -289,9 +291,16 @@ def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory
     "An uninitialised tensor (laid out in memory as `memory_format` says: channels_last is NHWC in memory)."
     s = _size(args, size, 'empty')
     if dtype is not None and not isinstance(dtype, B.dtype): _dtype_arg('empty', dtype)   # (modules' factory kwargs reach here unparsed)
+    _storage_fits(s, None, dtype)
     if memory_format is B.preserve_format: raise RuntimeError("unsupported memory format Preserve")
     order = _format_order(memory_format, len(s))
     return _factory(lambda xp, d: _laid_out(lambda shape: xp.empty(shape, d), s, order), dtype, device, requires_grad)
+
+def _storage_fits(size, stride, dtype):
+    "torch's refusal of a tensor whose bytes (with strides `stride`, or contiguous) would overflow a 64-bit size."
+    n = 0 if 0 in size else 1 + builtins.sum((k - 1) * s for k, s in zip(size, stride)) if stride is not None else math.prod(size)
+    if n * (to_dtype(dtype) if dtype is not None else get_default_dtype()).itemsize >= 2 ** 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}" + (f" and strides={list(stride)}" if stride is not None else ""))
 
 def _format_order(memory_format, ndim, preserve=None):
     """The order of `ndim` dims in memory, slowest first, that `memory_format` asks for: None for row-major
@@ -364,6 +373,7 @@ def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     counts = not ints and d is not None and d.name.startswith(('int', 'uint'))    # float bounds, an integer result
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if not ints and (end - start) / step > 2 ** 63 - 1: raise RuntimeError("invalid size, possible overflow?")   # (torch's size_d check)
     if counts and d.name == 'int64':      # torch checks the float bounds and step, then truncates them (a step of 0.3: 0)
         start, end, step = (builtins.int(v) for v in (start, end, step))
         if step == 0: raise ValueError("step must be nonzero")
@@ -443,6 +453,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
             raise TypeError(f"randint(): argument '{name}' (position {at}) must be {'tuple of ints' if name == 'size' else 'int'}, not {type(v).__name__}")
     s, g = _size((size,)), _generator(_on(device), generator)
     if low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if dtype is not None and to_dtype(dtype).is_complex: raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if isinstance(g, _TorchRng):     # a word per value (two for a range of 2**32 or more, in the dtypes torch widens)
         wide = lambda d: np.dtype(d).name in ('int64', 'float64', 'float32', 'bfloat16')
         return _factory(lambda xp, d: g.ints(math.prod(s), low, high, wide(d)).reshape(s).astype(d), dtype, device, requires_grad, B.int64)
@@ -456,6 +467,11 @@ def _permutation(g, n):
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     "A random permutation of `0..n-1` (int64 by default)."
     if n < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    d = to_dtype(dtype) if dtype is not None else B.int64     # torch's check_supported_max_int_with_precision: n - 1 must fit
+    _checked_scalar(n - 1 if n > 0 else n, d.np)
+    for name, digits in (('Half', 11), ('Float', 24), ('Double', 53)):
+        if _LEGACY[d.name] == name and n > 2 ** digits + 1:
+            raise RuntimeError(f"n cannot be greater than {2049 if digits == 11 else f'2^{digits}+1'} for {name} type.")
     g = _generator(_on(device), generator)
     return _factory(lambda xp, d: _permutation(g, n).astype(d), dtype, device, requires_grad, B.int64)
 
@@ -476,6 +492,8 @@ def _with_out(f):
         if out is None: return _in_layout(f.__name__, f(*args, **kw), layout, pin_memory)
         from litnn.autograd.broadcasting import _into            # 12a_promotion_and_broadcasting: after this part
         if not isinstance(out, Tensor): raise TypeError(f"{f.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if layout is not None and layout.name == 'sparse_coo' and not out.is_sparse:     # an explicit layout must be out's
+            raise RuntimeError("layout Sparse does not match layout of out parameter (Strided)")
         if kw.get('dtype') is None: kw['dtype'] = out.dtype
         elif to_dtype(kw['dtype']) != out.dtype:      # an explicit dtype must be out's
             raise RuntimeError(f"dtype {_LEGACY[to_dtype(kw['dtype']).name]} does not match dtype of out parameter ({_LEGACY[out.dtype.name]})")
@@ -484,8 +502,13 @@ def _with_out(f):
         def compute():
             r = f(*args, **kw)
             # the 1-d range factories resize out only to another number of elements: else their values fill out's shape
-            return r.reshape(out.shape) if f.__name__ in ('arange', 'linspace', 'logspace', 'range') and r.numel() == out.numel() else r
-        return _into(f.__name__, out, (), compute, warn=f.__name__ in ('arange', 'linspace'))
+            if f.__name__ in ('arange', 'linspace', 'logspace', 'range') and r.numel() == out.numel(): return r.reshape(out.shape)
+            if f.__name__ == 'arange' and out.numel():      # arange's own warning (RangeFactories.cpp)
+                warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} which does not match the "
+                              f"computed number of elements {r.numel()}. Note that this may occur as a result of rounding error. The out "
+                              f"tensor will be resized to a tensor of shape ({r.numel()},).", UserWarning, stacklevel=4)
+            return r
+        return _into(f.__name__, out, (), compute, warn=False)     # (linspace and the others resize silently)
     return g
 
 zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint, randperm = (
@@ -564,9 +587,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     elif type(obj).__name__ == 'PyCapsule':         # a DLPack capsule: the tensor it carries, shared (torch's case 2)
         from litnn.utils.dlpack import from_dlpack
         obj = from_dlpack(obj)
-    elif not isinstance(obj, (Tensor, np.ndarray, list, tuple)) and not hasattr(obj, '__cuda_array_interface__') and _has_buffer(obj):
-        from litnn._conversions import frombuffer   # the buffer protocol: its bytes read as `dtype` (the default dtype unless given), shared
-        obj = frombuffer(obj, dtype=dtype if dtype is not None else get_default_dtype())
+    elif not isinstance(obj, (Tensor, np.ndarray, np.generic, list, tuple)) and not hasattr(obj, '__cuda_array_interface__') and _has_buffer(obj):
+        frombuffer = sys.modules['litnn._conversions'].frombuffer   # (a later module: looked up, not imported, to keep imports one-way)
+        obj = frombuffer(obj, dtype=dtype if dtype is not None else get_default_dtype())   # the buffer protocol: its bytes read as `dtype`, shared
     grad = requires_grad if requires_grad is not None else isinstance(obj, Tensor) and obj._requires_grad
     if grad and requires_grad is None:
         _warn_once("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
@@ -635,14 +658,14 @@ class FillBackward3(FillBackward2):
     def backward(ctx, g): return zeros_like(g), g.sum()
 
 # %% ../nbs/15b_elementwise_functions.ipynb #9383756b
-def _refill(self, node, value):
-    "Overwrite self with `value` (a number or an array); in a graph, the old values get no gradient."
-    return _inplace(self, node.apply, value=value, _write=lambda xp, a: xp.copyto(a, value, casting='unsafe'))
+def _refill(self, node, value, overlap_ok=False):
+    "Overwrite self with `value` (a number or an array); in a graph, the old values get no gradient. `overlap_ok`: one value (fill_, zero_)."
+    return _inplace(self, node.apply, value=value, _write=lambda xp, a: xp.copyto(a, value, casting='unsafe'), _overlap_ok=overlap_ok)
 
 @patch
 def zero_(self:Tensor):
     "Fill with zeros; returns self."
-    return _refill(self, ZeroBackward0, 0)
+    return _refill(self, ZeroBackward0, 0, overlap_ok=True)     # (torch's fill: no overlap check)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #2241d9d3
 import builtins
@@ -713,10 +736,11 @@ from .backend import patch, to_dtype, get_default_dtype
 from ._tensor import Tensor
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #5c9262ca
+from ._creation import _with_out     # (11_making_tensors: earlier in this module)
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
     "Values from `start` to `end` *inclusive*, `step` apart (deprecated: use `arange`)."
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is inconsistent with Python's "
-                  "range builtin. Instead, use torch.arange, which produces values in [start, end).", UserWarning, stacklevel=3)   # (under _with_out)
+                  "range builtin. Instead, use torch.arange, which produces values in [start, end).", UserWarning, stacklevel=4)   # (under _with_out and the argument parser: the caller's line)
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.floor((end - start) / step) + 1
@@ -726,10 +750,12 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
 range = _with_out(range)     # torch's out= (made in out's dtype, resized without a warning), layout= and pin_memory=
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #89877e4d
+from ._creation import _storage_fits     # (11_making_tensors: earlier in this module)
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     "An uninitialised tensor with sizes `size` and strides `stride`, over just enough memory."
     size, stride = tuple(builtins.int(n) for n in size), tuple(builtins.int(s) for s in stride)
     if len(size) != len(stride): raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")
+    _storage_fits(size, stride, dtype)
     need = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
     memory = empty(need, dtype=dtype, device=device)._data
     return Tensor._make(_strided(memory, size, stride, 0)).requires_grad_(requires_grad)

@@ -485,6 +485,9 @@ def _encode_global(x):
     if not isinstance(getattr(x, "__module__", None), str) or "<" in x.__qualname__: return None   # lambdas, locals: no name to find
     return {"type": "global", "name": _global_name(x)}
 
+# storages hold only data: torch.load(weights_only=True) rebuilds them without an allow-list, and so does litnn.load
+_STORAGE_CLASSES = ("litnn.storage.TypedStorage", "litnn.storage.UntypedStorage")
+
 def _make_objects(records, fail, trusted=False):
     "The objects of a checkpoint's table, created without state; `fail(what)` makes the error."
     if type(records) is not list: raise fail("its objects are not a list")
@@ -493,6 +496,7 @@ def _make_objects(records, fail, trusted=False):
         if not (type(rec) is dict and set(rec) == {"class", "state"} and type(rec["class"]) is str):
             raise fail(f"object {i} is not a record of class and state")
         cls = (_safe_globals.get(rec["class"]) or _safe_globals.get(_current_name(rec["class"]))
+               or (_imported_global(rec["class"]) if rec["class"] in _STORAGE_CLASSES else None)
                or (_imported_module_class(rec["class"]) if trusted else None))
         if cls is None: raise fail(_refused(rec["class"]), unpickling=True)
         out.append(cls.__new__(cls))

@@ -810,8 +810,8 @@ def fill_(self:Tensor, value):
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions.")
         if _Mode.grad and value._requires_grad: return _inplace(self, FillBackward3.apply, value)
-        return _refill(self, FillBackward2, value.item())        # (a tensor's value is cast, not checked)
-    return _refill(self, FillBackward2, _checked_scalar(value, self._data.dtype))
+        return _refill(self, FillBackward2, value.item())        # (a tensor's value is cast, not checked; torch checks overlap then)
+    return _refill(self, FillBackward2, _checked_scalar(value, self._data.dtype), overlap_ok=True)   # one value: memory may repeat
 
 # %% ../nbs/16_reductions.ipynb #681a3386
 from collections import namedtuple
@@ -2057,8 +2057,11 @@ def _histogramdd(fn, x, bins, range, weight, density):
                                                            f"with dtype {_cpp(dt)} and bins for dimension {d} with dtype {_cpp(b.dtype)}")
             if b.dim() != 1: raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "     # (after the dtype, as torch)
                                                 f"{b.dim()} dimensions in the bins tensor for dimension {d}")
+            if b.numel() == 0: raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements in the bins "
+                                                  f"tensor for dimension {d}")
+            if b.numel() == 1: raise RuntimeError(f"torch.histogram(): bins must be > 0, but got 0 for dimension {d}")    # (one edge: no bin)
             edges.append(np.array(b._data)); continue
-        if b <= 0: raise RuntimeError(f"{fn}(): bins must be > 0, but got {b} for dimension {d}")
+        if b <= 0: raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {d}")    # (histogramdd's too: a shared check)
         if range is not None: lo, hi = builtins.float(range[2 * d]), builtins.float(range[2 * d + 1])
         elif len(x): lo, hi = builtins.float(x[:, d].min()), builtins.float(x[:, d].max())
         else: lo, hi = 0., 1.
@@ -2094,6 +2097,8 @@ def _check_bins(fn, bins):
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     "(hist, bin_edges): the counts of `input`'s values in `bins` equal bins over `range` (or between the edges of tensor `bins`)."
     _check_bins('histogram', bins)
+    if isinstance(bins, Tensor) and range is not None:     # torch's overload with tensor bins takes no range
+        raise TypeError(f"histogram() received an invalid combination of arguments - got (Tensor, Tensor, range={type(range).__name__})")
     if out is not None: return _histogram_into(out, input, histogram(input, bins, range=range, weight=weight, density=density), bins)
     x, w = np.asarray(input._data).reshape(-1, 1), None if weight is None else weight.reshape(-1)
     hist, edges = _histogramdd('torch.histogram', x, [bins], range, w, density)
@@ -3062,7 +3067,7 @@ def _predicted(fn, rule, args, kwargs):
     if fn in _OUT_DTYPE:      # (argmax and argmin first refuse an empty or a bool input)
         return None if fn in ('argmax', 'argmin') and (not x.numel() or x.dtype.name == 'bool') else np.dtype(_OUT_DTYPE[fn])
     if fn in _RANKS and any(n is not None and (not isinstance(a, Tensor) or a.dim() != n) for n, a in zip(_RANKS[fn], args)): return None   # its rank errors come first
-    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm', 'vector_norm', 'matrix_norm', 'svdvals', 'eigvalsh', 'float_power'): return x._data.dtype    # (real results of complex inputs)
+    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm', 'vector_norm', 'matrix_norm', 'svdvals', 'eigvalsh', 'float_power', 'searchsorted', 'bucketize'): return x._data.dtype    # (real results of complex inputs)
     return None
 
 _RANKS = {'mm': (2, 2), 'bmm': (3, 3), 'mv': (2, 1), 'dot': (1, 1), 'vdot': (1, 1), 'addmm': (None, 2, 2), 'addmv': (None, 2, 1), 'baddbmm': (None, 3, 3), 'addbmm': (None, 3, 3)}

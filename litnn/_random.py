@@ -75,6 +75,9 @@ def _uniform_bounds(self, from_, to):
         if not -top <= v <= top:
             raise RuntimeError(f"{name} is out of bounds for {_cpp(self.dtype.to_real())}")
     if from_ > to: raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
+    if to - from_ > builtins.min(top, 1.7976931348623157e308):     # the width must be a number of the dtype too
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_LEGACY[self.dtype.to_real().name]}>::max(), but found "
+                           f"to={to:g} and from={from_:g} which result in to-from to exceed the limit")
 
 def _finfo_max(d): return {'float16': 65504., 'bfloat16': 3.3895313892515355e38, 'float32': 3.4028234663852886e38}.get(d.name, math.inf)
 

@@ -719,20 +719,28 @@ def cummin(input, dim):
 Tensor.cummax, Tensor.cummin = cummax, cummin
 
 # %% ../nbs/reference/torch/scans.ipynb #df4448db
-def _complex_logaddexp(a, b):
-    "log(e^a + e^b) of complex arrays as torch's helper: the larger real part factored out, the rest through log1p."
-    xp = array_namespace(a)
-    big = a.real >= b.real
-    hi, lo = xp.where(big, a, b), xp.where(big, b, a)
-    return hi + xp.log1p(xp.exp(lo - hi))
+def _complex_logaddexp(x, y):
+    """log(e^x + e^y) of complex arrays as torch's _log_add_exp_helper(x, y) (x the new element, y the running value): a NaN
+    (in y first, then x) makes the result NaN; two infinite real parts alike give the -inf one, or log(e^x + e^y) for +inf;
+    otherwise the larger real part is factored out and the rest goes through log1p."""
+    xp = array_namespace(x)
+    isnan = lambda v: xp.isnan(v.real) | xp.isnan(v.imag)
+    ynan, xnan, x_lo = isnan(y), isnan(x), x.real < y.real
+    lo = xp.where(ynan, y, xp.where(xnan, x, xp.where(x_lo, x, y)))
+    hi = xp.where(ynan, y, xp.where(xnan, x, xp.where(x_lo, y, x)))
+    out = xp.where(~xp.isfinite(lo.real) & (lo.real == hi.real), xp.where(lo.real < 0, lo, xp.log(xp.exp(lo) + xp.exp(hi))),
+                   xp.log1p(xp.exp(lo - hi)) + hi)
+    return xp.where(isnan(lo), xp.asarray(complex(np.nan, np.nan), dtype=out.dtype), out)
 
 class LogcumsumexpBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
         a = x._data; xp = array_namespace(a)
         with np.errstate(all='ignore'):
-            add = _complex_logaddexp if a.dtype.kind == 'c' else xp.logaddexp
-            out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (row if c is None else add(c[0], row),))[0]
+            if a.dtype.kind == 'c':     # torch's scan starts from -inf + 0j: even the first element goes through the helper
+                start = lambda row: _complex_logaddexp(row, xp.full_like(row, -np.inf))
+                out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (start(row) if c is None else _complex_logaddexp(row, c[0]),))[0]
+            else: out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (row if c is None else xp.logaddexp(c[0], row),))[0]
         ctx.save_for_backward(x); ctx.save_output(out); ctx.dim = dim
         return out
     @staticmethod

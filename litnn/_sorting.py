@@ -408,6 +408,16 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if side not in ('left', 'right'): raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
         if right and side == 'left': raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True")
         right = side == 'right'
+    if sorter is not None:      # torch's searchsorted_pre_check: the sorter first
+        if tuple(sorter.shape) != tuple(s.shape):
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor {list(s.shape)}and got sorter tensor {list(sorter.shape)}")
+        if sorter.dtype.name != 'int64': raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype {_LEGACY[sorter.dtype.name]}")
+        if sorter.numel() and (int(sorter._data.min()) < 0 or int(sorter._data.max()) >= s.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    if v.ndim == 0 and s.ndim != 1:
+        raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we got boundaries "
+                           f"tensor dim({s.ndim}) and input value's dim(0) numel(1)")
+    if s.ndim == 0: raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
     _warn_noncontiguous(input, sorted_sequence, sorter)
     if sorter is not None: s = xp.take_along_axis(s, sorter._data, -1)
     how = 'right' if right else 'left'
@@ -500,5 +510,8 @@ _wrap_out(globals(), {'sort': (_SAME, _SAME), 'topk': (_SAME, _SAME), 'msort': _
                       'mode': ("expected scalar type '{R}' but got '{O}' for values output", "expected scalar type '{R}' but got '{O}' for indices output")})
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #898bf73c
-_wrap_out(globals(), {'argsort': None, 'bucketize': None, 'searchsorted': None, 'isin': _SAME,
+# searchsorted/bucketize write only the index dtype out_int32 asks for (int32, else int64), never cast
+_SEARCH_OUT = lambda args, kwargs, out: ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending on "
+                                         f"whether out_int32 flag is True, but we got output tensor's dtype {{O}} and out_int32 flag is {bool(kwargs.get('out_int32', False))}")
+_wrap_out(globals(), {'argsort': None, 'bucketize': _SEARCH_OUT, 'searchsorted': _SEARCH_OUT, 'isin': _SAME,
                       'histc': "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {r} and hist {o}"})

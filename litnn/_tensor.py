@@ -1273,7 +1273,7 @@ def _preserved_order(a):
     look channels-last, as torch's `suggest_memory_format` decides; else None, row-major."""
     order = _dense_order(a)
     if order is not None or a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.ndim not in (4, 5) \
-       or a.flags.c_contiguous: return order
+       or (a.flags.c_contiguous and not _channels_last_strides(a)): return order    # (dense in both layouts: as its strides say)
     return (0, *builtins.range(2, a.ndim), 1) if _channels_last_strides(a) else None
 
 def _channels_last_strides(a):
@@ -1292,7 +1292,9 @@ def _follow_layout(out, a):
     """New array `out`, copied into the channels-last layout when input `a` is channels-last (NHWC or NDHWC in memory):
     torch's convolution, pooling, normalization and activation kernels keep their input's memory format. Row-major
     inputs, the common case, cost one flag test."""
-    if a.ndim not in (4, 5) or out.ndim != a.ndim or type(a) is _SparseArray or a.flags.c_contiguous: return out
+    if a.ndim not in (4, 5) or out.ndim != a.ndim or type(a) is _SparseArray: return out
+    # (row-major, or dense in both layouts with channels-last strides (a size-1 channel dim laid out channels-last), as torch)
+    if a.flags.c_contiguous and not _channels_last_strides(a): return out
     order = (0, *builtins.range(2, a.ndim), 1)
     if not _channels_last_strides(a): return out      # (a strided slice of a channels-last tensor counts, as in torch)
     o = _laid_out(lambda shape: array_namespace(out).empty(shape, out.dtype), out.shape, order)
@@ -1302,7 +1304,7 @@ def _follow_layout(out, a):
 def _channels_last_like(out, input):
     """Tensor `out`, made channels-last when tensor `input` is: `_follow_layout` for a kernel composed of tensor
     operations (group_norm, interpolate, conv_transpose), whose layout is the last operation's."""
-    if input.dim() in (4, 5) and not input.is_sparse and not input._data.flags.c_contiguous:
+    if input.dim() in (4, 5) and not input.is_sparse and (not input._data.flags.c_contiguous or _channels_last_strides(input._data)):
         fmt = channels_last if input.dim() == 4 else channels_last_3d
         if _channels_last_strides(input._data): return out.contiguous(memory_format=fmt)
     return out

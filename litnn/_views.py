@@ -366,6 +366,8 @@ def transpose(input, dim0, dim1):
 
 def t(input):
     "The transpose of a matrix (0-d and 1-d tensors are returned as they are)."
+    if input.is_sparse and (input.sparse_dim() > 2 or input.dense_dim()):       # (a COO tensor: reference/sparse)
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {input.sparse_dim()} sparse and {input.dense_dim()} dense dimensions")
     if input._data.ndim > 2: raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
     return _view_of(TBackward0.apply(input), input)
 
@@ -1083,10 +1085,14 @@ def _triangle(which, row, col, offset, dtype, device):
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     "The (2, N) coordinates of the lower triangle (on and below diagonal `offset`) of a row x col matrix."
+    if layout is not None and layout.name == 'sparse_coo':     # torch has no sparse kernel for it
+        raise NotImplementedError("Could not run 'aten::tril_indices' with arguments from the 'SparseCPU' backend.")
     return _triangle('tril', row, col, offset, dtype, device)
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     "The (2, N) coordinates of the upper triangle (on and above diagonal `offset`) of a row x col matrix."
+    if layout is not None and layout.name == 'sparse_coo':     # torch has no sparse kernel for it
+        raise NotImplementedError("Could not run 'aten::triu_indices' with arguments from the 'SparseCPU' backend.")
     return _triangle('triu', row, col, offset, dtype, device)
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #d55b66bc
@@ -1234,18 +1240,21 @@ def flipud(input):
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #7fb72b8d
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     "Each element (or slice along `dim`) repeated `repeats` times; `repeat_interleave(counts)` gives the index."
-    if repeats is None: input, repeats, dim = input.new_tensor(np.arange(input.numel())), input, 0
+    if repeats is None:
+        if input.dim() != 1: raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        input, repeats, dim = input.new_tensor(np.arange(input.numel())), input, 0
+    if isinstance(repeats, Tensor) and repeats.dim() > 1: raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if isinstance(repeats, Tensor) and (repeats.dtype.is_floating_point or repeats.dtype.is_complex or repeats.dtype.name == "bool"):
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_dtype_name(repeats)}'")
     if dim is None: input, dim = input.reshape(-1), 0
     elif not input.dim():        # torch: a tensor of counts asks the 0-d input its size; a number unsqueezes dim + 1
         if isinstance(repeats, Tensor): raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {_wrap_dim(dim, 0) + 1})")
-    n, reps = input.shape[dim], np.asarray(repeats.tolist() if isinstance(repeats, Tensor) else repeats)
+    n, reps = input.shape[dim], np.asarray(repeats.tolist() if isinstance(repeats, Tensor) else repeats, dtype=np.int64)
     if reps.ndim == 1 and len(reps) not in (1, n):
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {len(reps)} and input.size(0) = {n}")
     if (reps < 0).any(): raise RuntimeError("repeats can not be negative")
-    index = np.repeat(np.arange(n), reps.reshape(-1) if reps.size > 1 else reps.reshape(()))
+    index = np.repeat(np.arange(n), reps.reshape(-1) if reps.size != 1 else reps.reshape(()))   # (no counts: none of nothing)
     return input.index_select(dim, input.new_tensor(index, dtype=int64))      # the index in int64, whatever input's dtype (a bool index would read 0/1)
 
 # %% ../nbs/reference/sparse_compressed.ipynb #6e898880

@@ -121,3 +121,27 @@ def test_a_strided_slice_of_a_channels_last_tensor_counts_as_channels_last():
                 F.interpolate(x, scale_factor=2), F.avg_pool2d(x, 2), F.max_pool2d(x, 2), x + 1, x.clone()]
         return [t.stride() for t in outs]
     assert run(litnn) == run(torch)
+
+
+def test_a_layout_dense_in_both_formats_is_laid_out_as_asked_and_kept_as_torch():
+    """A size-1 channel dim (or a 1x1 kernel) is dense in both layouts: .to(memory_format=channels_last) still lays it out
+    channels-last (torch copies unless suggest_memory_format already says so), *_like keep that layout, and convolutions,
+    pools and activations then go channels-last, as torch's; a channels-last weight makes a convolution's output channels-last."""
+    res = {}
+    for L in (litnn, torch):
+        F, cl = L.nn.functional, L.channels_last
+        L.manual_seed(0)
+        x = L.randn(2, 1, 10, 10).to(memory_format=cl)          # ambiguous input, channels-last strides
+        w = L.randn(8, 1, 3, 3)
+        wc = L.randint_like(w.to(memory_format=cl), -3, 3)       # ambiguous weight; randint_like keeps its layout
+        w11 = L.randn(6, 4, 1, 1).to(memory_format=cl)          # 1x1 kernel, channels-last
+        y = L.randn(2, 4, 5, 5)
+        res[L] = [F.conv2d(x, w).is_contiguous(memory_format=cl), F.conv2d(x, w).is_contiguous(),
+                  F.conv2d(L.randn(2, 1, 10, 10), wc).is_contiguous(memory_format=cl),
+                  F.conv2d(L.randn(2, 1, 10, 10), w).is_contiguous(),
+                  F.conv2d(y, w11).is_contiguous(memory_format=cl), F.conv2d(y, w11).is_contiguous(),
+                  F.conv2d(y, L.randn(6, 4, 1, 1)).is_contiguous(),
+                  F.max_pool2d(F.conv2d(x, w), 2).is_contiguous(memory_format=cl),
+                  F.relu(F.conv2d(x, w)).is_contiguous(memory_format=cl)]
+    assert res[litnn] == res[torch]
+    assert res[torch][:7] == [True, False, True, True, True, False, True]

@@ -361,3 +361,125 @@ def test_bias_in_the_products_and_thin_inputs():
                 if l.grad is not None: np.testing.assert_allclose(l.grad.numpy(), t.grad.numpy(), atol=1e-10, rtol=1e-6)
     geo = im2col._Geom((3, 3, 10, 10), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1, False)
     assert geo.dims[-2:] == (10, 10) and geo.sub(2).dims[-2:] == (10, 10)     # the chunks keep the exact layout
+
+
+@pytest.mark.parametrize('fn,xs,ws,kw', [('conv1d', (2, 0, 15), (8, 0, 2), dict(stride=2)),
+                                         ('conv2d', (2, 0, 7, 8), (3, 0, 3, 3), dict(stride=2, padding=1)),
+                                         ('conv3d', (2, 0, 5, 6, 7), (4, 0, 3, 2, 3), dict(stride=2)),
+                                         ('conv1d', (0, 0, 7), (5, 0, 2), {})])
+def test_an_input_with_no_channels_gives_no_channels_as_torch(fn, xs, ws, kw):
+    "torch's Empty backend: an input with no channels gives an output with no channels (N, 0, *spatial); the gradients are zeros."
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(ws[0])
+    (lx, tx), (lw, tw), (lb, tb) = both(x), both(w), both(b)
+    ly, ty = getattr(LF, fn)(lx, lw, lb, **kw), getattr(TF, fn)(tx, tw, tb, **kw)
+    assert ly.shape == tuple(ty.shape) and ty.shape[1] == 0
+    ly.sum().backward(); ty.sum().backward()
+    for l, t in [(lx, tx), (lw, tw), (lb, tb)]:
+        assert l.grad.shape == tuple(t.grad.shape)
+        np.testing.assert_array_equal(l.grad.numpy(), t.grad.numpy())
+    with pytest.raises(RuntimeError, match="Given groups=1, weight"): getattr(LF, fn)(litnn.randn((2, 1) + xs[2:]), lw)
+
+
+@pytest.mark.parametrize('fn,xs,ws', [('conv2d', (2, 3, 6, 7), (4, 3, 3, 2)), ('conv2d', (2, 4, 6, 7), (4, 2, 3, 3)),
+                                      ('conv_transpose2d', (2, 3, 4, 5), (3, 4, 2, 3)),
+                                      ('conv3d', (2, 3, 4, 5, 6), (4, 3, 2, 2, 2)),
+                                      ('conv_transpose3d', (2, 3, 4, 5, 6), (3, 4, 2, 2, 2))])
+def test_a_channels_last_weight_gives_a_channels_last_output_as_torch(fn, xs, ws):
+    "torch's CPU kernels go channels-last when the input or the weight is (thnn/mkldnn_conv_use_channels_last)."
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(np.float32)
+    groups = xs[1] // ws[1] if fn.startswith('conv2d') or fn == 'conv3d' else 1
+    outs = []
+    for lib, F in ((litnn, LF), (torch, TF)):
+        fmt = lib.channels_last if len(xs) == 4 else lib.channels_last_3d
+        lx, lw = lib.tensor(x), lib.tensor(w).contiguous(memory_format=fmt)
+        kw = dict(groups=groups) if groups > 1 else {}
+        for b in (None, lib.ones(ws[1] if 'transpose' in fn else ws[0], dtype=lx.dtype)):
+            y = getattr(F, fn)(lx, lw, b, **kw)
+            assert y.is_contiguous(memory_format=fmt) and not y.is_contiguous()
+            outs.append(y.numpy())
+        assert getattr(F, fn)(lx, lib.tensor(w), **kw).is_contiguous()     # both row-major: row-major
+    for l, t in zip(outs[:2], outs[2:]): np.testing.assert_allclose(l, t, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('fn,ws', [('conv3d', (4, 3, 2, 2, 2)), ('conv_transpose3d', (3, 4, 2, 2, 2))])
+def test_3d_convolutions_keep_channels_last_3d_only_in_onednn_as_torch(fn, ws):
+    "In 3-d only oneDNN's kernel keeps channels_last_3d: float64, or oneDNN disabled, gives a row-major output (slow_conv3d)."
+    x, w = np.random.default_rng(2).standard_normal((2, 3, 4, 5, 6)), np.random.default_rng(3).standard_normal(ws)
+    res = []
+    for lib in (litnn, torch):
+        F, fmt = lib.nn.functional, lib.channels_last_3d
+        for dt, enabled in [(lib.float32, True), (lib.float64, True), (lib.float32, False), (lib.complex64, True)]:
+            lx, lw = lib.tensor(x, dtype=dt).contiguous(memory_format=fmt), lib.tensor(w, dtype=dt)
+            with lib.backends.mkldnn.flags(enabled=enabled):
+                y = getattr(F, fn)(lx, lw)
+                y2 = getattr(F, fn)(lib.tensor(x, dtype=dt), lw.contiguous(memory_format=fmt))
+            res.append((y.is_contiguous(), y.is_contiguous(memory_format=fmt), y2.is_contiguous(), y2.is_contiguous(memory_format=fmt)))
+    assert res[:4] == res[4:]
+    assert res[0] == (False, True, False, True) and res[1] == (True, False, True, False)
+
+
+DTYPE_MISMATCH = [('conv2d', (2, 3, 6, 6), (4, 3, 3, 3), {}), ('conv2d', (1, 2, 4, 4), (2, 2, 2, 2), {}),
+                  ('conv2d', (1, 4, 4, 4), (2, 2, 2, 2), dict(groups=2)), ('conv2d', (1, 2, 8, 8), (2, 2, 4, 4), {}),
+                  ('conv1d', (1, 3, 8000), (4, 3, 5), {}), ('conv1d', (1, 3, 6), (4, 3, 3), {}), ('conv3d', (2, 2, 4, 4, 4), (2, 2, 2, 2, 2), {}),
+                  ('conv3d', (1, 2, 4, 4, 4), (2, 2, 2, 2, 2), {}), ('conv_transpose2d', (2, 3, 6, 6), (3, 4, 3, 3), {}),
+                  ('conv_transpose1d', (1, 3, 6), (3, 4, 3), {}), ('conv_transpose3d', (2, 3, 4, 4, 4), (3, 4, 2, 2, 2), {})]
+
+
+@pytest.mark.parametrize('fn,xs,ws,kw', DTYPE_MISMATCH)
+def test_dtype_mismatch_messages_are_those_of_the_kernel_torch_picks(fn, xs, ws, kw):
+    "oneDNN's words (float32 unless small, half, bfloat16), the complex path's, or the plain kernel's 'expected scalar type'."
+    names = ['float32', 'float64', 'float16', 'bfloat16', 'complex64']
+    for a, b in itertools.permutations(names, 2):
+        msgs = []
+        for lib in (litnn, torch):
+            with pytest.raises(RuntimeError) as e:
+                getattr(lib.nn.functional, fn)(lib.ones(xs, dtype=getattr(lib, a)), lib.ones(ws, dtype=getattr(lib, b)), **kw)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1], (a, b)
+
+
+def test_asymmetric_same_padding_warns_once_as_torch():
+    "torch's TORCH_WARN_ONCE when padding='same' needs more zeros after than before (an even kernel, odd dilation)."
+    import warnings
+    LF._SAME_WARNED.clear()      # (once per process: reset for this test)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        LF.conv1d(litnn.ones(1, 1, 6), litnn.ones(1, 1, 4), padding='same', dilation=2)     # symmetric: 3 and 3
+        assert len(w) == 0
+        for _ in range(2): litnn.nn.Conv2d(1, 1, 2, padding='same')(litnn.ones(1, 1, 6, 6))
+        LF.conv3d(litnn.ones(1, 1, 4, 4, 4), litnn.ones(1, 1, 2, 1, 1), padding='same')
+    assert [type(v.message) for v in w] == [UserWarning]
+    # torch's text (Convolution.cpp), which it gives once per process too
+    assert str(w[0].message) == "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the input be created"
+
+
+def test_conv_transpose_output_size_message_shows_it_as_given():
+    for size in [(20, 20), [20, 20], (2, 4, 20, 20)]:
+        msgs = []
+        for lib in (litnn, torch):
+            lib.manual_seed(0)
+            m = lib.nn.ConvTranspose2d(3, 4, 3, stride=2)
+            with pytest.raises(ValueError) as e: m(lib.ones(2, 3, 6, 6), output_size=size)
+            msgs.append(str(e.value).replace('litnn.', 'torch.'))
+        assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('dt', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('fn,k', [('conv1d', 1), ('conv2d', 2), ('conv3d', 3), ('conv_transpose1d', 1), ('conv_transpose2d', 2), ('conv_transpose3d', 3)])
+def test_low_precision_convolutions_round_once_as_torch(fn, k, dt):
+    "torch's CPU kernel (oneDNN) sums in float32 and rounds once, in the output and in the gradients: all but a few elements equal."
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4) + (5,) * k); w = rng.standard_normal(((4, 3) if 'trans' in fn else (3, 4)) + (3,) * k)
+    b = rng.standard_normal(3)
+    res = []
+    for L in (litnn, torch):
+        X, W, B = (L.tensor(a, dtype=getattr(L, dt), requires_grad=True) for a in (x, w, b))
+        y = getattr(L.nn.functional, fn)(X, W, B, stride=2, padding=1)
+        y.backward(L.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)), dtype=getattr(L, dt)))
+        assert y.dtype == getattr(L, dt) and X.grad.dtype == getattr(L, dt)
+        res.append([t.detach().float().numpy() for t in (y, X.grad, W.grad, B.grad)])
+    for l, t in zip(*res):
+        assert l.shape == t.shape and (l != t).mean() < 0.01     # (before: a third of the outputs a rounding apart)
+        np.testing.assert_allclose(l, t, rtol=1e-2, atol=1e-2)

@@ -284,3 +284,34 @@ def test_factories_take_layout_and_pin_memory_as_torch(call):
         except Exception as e: return type(e).__name__, str(e)
         return repr(r).replace('litnn', 'torch')
     assert run(litnn) == run(torch)
+
+def test_tensor_from_odd_python_data():
+    "Self-referential lists, unreadable sequences, ints past 64 bits (read as floats for float/bool dtypes or among floats)."
+    z = [0]; z += [z]
+    same_error(lambda L: L.tensor(z)); same_error(lambda L: L.as_tensor([[1, 2], z]))
+    class M:
+        def __len__(self): return 2
+        def __getitem__(self, i): raise TypeError
+    same_error(lambda L: L.tensor(M()))
+    for data, dt in (((2**63, 0, 2**64), 'float32'), ((2**64, 0, -2**70, float('nan')), 'bool'), ((2**63, 1.5), None), (2**64 - 1, 'float64')):
+        l = litnn.tensor(data, dtype=getattr(litnn, dt) if dt else None); t = torch.tensor(data, dtype=getattr(torch, dt) if dt else None)
+        assert l.dtype.name == str(t.dtype)[6:] and l.tolist() == t.tolist()
+    same_error(lambda L: L.tensor((2**64, 1.5), dtype=L.int64))
+    same_error(lambda L: L.tensor(2**64))
+
+def test_linspace_logspace_complex_bounds():
+    for s, e in [(1j, 2j), (0., 2j), (1j, 2)]:
+        for fn in ('linspace', 'logspace'):
+            l, t = getattr(litnn, fn)(s, e, steps=5), getattr(torch, fn)(s, e, steps=5)
+            assert l.dtype.name == str(t.dtype)[6:]
+            np.testing.assert_allclose(host(l), t.numpy(), rtol=1e-5)
+    same_error(lambda L: L.logspace(0, 1j, 5, dtype=L.float32))
+
+def test_asarray_buffers_and_dlpack_capsules():
+    "asarray shares a buffer (read as dtype, the default dtype unless given) and a DLPack capsule's tensor."
+    n = np.arange(5, dtype=np.float32)
+    for L in (litnn, torch):
+        a = L.asarray(memoryview(n)); assert a.data_ptr() == n.__array_interface__['data'][0] and a.dtype is L.float32
+        x = L.ones(3, dtype=L.int64)
+        c = L.asarray(L.utils.dlpack.to_dlpack(x)); assert c.dtype is L.int64 and c.data_ptr() == x.data_ptr()
+        assert L.asarray(L.utils.dlpack.to_dlpack(x), copy=True).data_ptr() != x.data_ptr()

@@ -629,3 +629,27 @@ def test_embedding_tangent_includes_padding_rows():
         outs.append([o.numpy() for o in T.func.jvp(f, (T.tensor(w),), (T.tensor(t),))])
     np.testing.assert_allclose(outs[0][1], outs[1][1])
     np.testing.assert_allclose(outs[0][0], outs[1][0])
+
+
+COMPLEX_OPS = {
+    'exp': lambda T, F, a, b: T.exp(a), 'sin': lambda T, F, a, b: T.sin(a), 'abs': lambda T, F, a, b: a.abs(),
+    'angle': lambda T, F, a, b: a.angle(), 'sqrt': lambda T, F, a, b: a.sqrt(), 'sgn': lambda T, F, a, b: T.sgn(a),
+    'mul_conj': lambda T, F, a, b: a * b.conj(), 'div': lambda T, F, a, b: a / b, 'real_imag': lambda T, F, a, b: a.real * b.imag,
+    'matmul': lambda T, F, a, b: a.reshape(2, 3) @ b.reshape(3, 2), 'norm': lambda T, F, a, b: a.norm(),
+    'conv1d': lambda T, F, a, b: F.conv1d(a.reshape(1, 1, 6), b[:3].reshape(1, 1, 3), padding='same'),
+}
+
+
+@pytest.mark.parametrize('name', list(COMPLEX_OPS))
+def test_complex_tangents_like_torch(name):
+    "make_dual takes complex primals and tangents, as torch; the tangents of complex operations (holomorphic or not) are torch's."
+    res = []
+    for T, F, fw in ((litnn, LF, lfw), (torch, TF, tfw)):
+        c = lambda s: T.tensor(arr(6, s) + 1j * arr(6, s + 1), dtype=T.complex128)
+        with fw.dual_level():
+            a, b = fw.make_dual(c(0), c(2)), fw.make_dual(c(4), c(6))
+            p, t = fw.unpack_dual(COMPLEX_OPS[name](T, F, a, b))
+            res.append((to_np(p), to_np(t)))
+    (lp, lt), (tp, tt) = res
+    np.testing.assert_allclose(lp, tp, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(lt, tt, rtol=1e-10, atol=1e-12)

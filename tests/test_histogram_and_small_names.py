@@ -56,6 +56,11 @@ def test_histogram_edges_and_method():
     lambda m: m.histogramdd(m.ones(3, 2), bins=2, range=[0., 1.]),
     lambda m: m.histogram(m.tensor(1.), m.tensor(1., dtype=m.float64)),     # the bins' dtype is checked before their dimension
     lambda m: m.histogram(m.tensor([1.]), m.tensor([], dtype=m.float64)),
+    lambda m: m.histogram(m.zeros(0), m.zeros(0)),                           # bins tensors: at least one edge, then at least one bin
+    lambda m: m.histogram(m.zeros(3), m.zeros(1)),
+    lambda m: m.histogramdd(m.zeros(3, 1), [m.zeros(1)]),
+    lambda m: m.histogramdd(m.zeros(3, 2), 0),
+    lambda m: m.histogram(m.tensor([1.]), m.tensor([0., 1.]), range=(0, 1)),   # no range with tensor bins: a TypeError
 ])
 def test_histogram_errors(f): both_raise(f, f)
 

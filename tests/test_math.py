@@ -299,3 +299,18 @@ def test_special_edges_as_torch():
     d = litnn.tensor([np.inf], requires_grad=True); litnn.digamma(d).backward()
     assert d.grad.item() == 0.
     assert same_error(lambda lib: lib.special.multigammaln(lib.tensor([2.]), 0)) is RuntimeError
+
+
+@pytest.mark.parametrize('vals', [
+    [complex(-math.inf, 4), complex(-math.inf, 1), 1.2 + 2.1j, 1e10 + 1e20j, complex(math.inf, 0), complex(math.inf, 1),
+     complex(math.inf, 3), complex(math.nan, 2)],
+    [complex(-math.inf, math.inf), complex(-math.inf, math.inf), complex(-math.inf, 1), 1.2 + 2.1j, complex(2.4, math.inf)],
+    [1e3 + 0j, 1e-18 + 1e4j, 1e2 + 1e-8j],
+    [0.5 + 1j, -0.3 - 2j, 1 + 0.1j],
+])
+def test_logcumsumexp_complex_infinities_and_nans(vals):
+    "torch's complex helper: -inf real parts give -inf + 0j, +inf ones log(e^a + e^b), a NaN stays NaN + NaN j; from -inf + 0j."
+    l = litnn.logcumsumexp(litnn.tensor(vals), 0).numpy()
+    t = torch.logcumsumexp(torch.tensor(vals), 0).numpy()
+    np.testing.assert_allclose(l, t, rtol=1e-6, equal_nan=True)
+    assert l.dtype == t.dtype

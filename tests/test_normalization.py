@@ -28,8 +28,7 @@ def close(l, t, rtol=RTOL, atol=ATOL, msg=''):
         assert l is None and t is None, msg
         return
     t = t.detach().float().numpy() if t.dtype in (torch.float16, torch.bfloat16) else t.detach().numpy()
-    l = l.detach().numpy()
-    l = l.astype(np.float32) if l.dtype.itemsize < 4 else l
+    l = l.detach().float().numpy() if l.dtype in (litnn.float16, litnn.bfloat16) else l.detach().numpy()   # (numpy() refuses bfloat16, as torch)
     assert l.shape == t.shape, (msg, l.shape, t.shape)
     np.testing.assert_allclose(l, t, rtol=rtol, atol=atol, err_msg=msg)
 

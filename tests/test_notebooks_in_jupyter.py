@@ -44,7 +44,7 @@ def test_the_notebooks_extra_holds_what_the_notebooks_import():
     extra = ' '.join(cfg[k] for k in ('requirements', 'notebooks_requirements', 'train_requirements', 'tensorboard_requirements',
                                       'onnx_requirements', 'distributed_requirements', 'fast_requirements'))
     packages = {re.split(r'[=<>!~ \[]', r)[0].lower() for r in shlex.split(extra)}
-    provides = {'PIL': 'pillow', 'IPython': 'jupyter', 'fastcore': 'fastcore', 'mpi4py': 'mpi4py', 'cupy': None,
+    provides = {'PIL': 'pillow', 'IPython': 'jupyter', 'fastcore': 'fastcore', 'mpi4py': 'mpi4py', 'cupy': None, 'einops': 'einops',
                 'cupy_backends': None,        # ships inside cupy (its cuBLAS wrappers: reference/cuda/graphs)
                 'opt_einsum': None,           # optional, as in torch: backends/opt_einsum reports whether it is there
                 'numpy': 'numpy', 'matplotlib': 'matplotlib', 'tensorboard': 'tensorboard', 'onnx': 'onnx',

@@ -135,3 +135,16 @@ def test_all_any_write_into_a_bool_or_uint8_out(fn, xd, od):
         return str(r.dtype).split('.')[-1], r.tolist(), r is o
     t, l = both(f)
     assert t == l
+
+
+@pytest.mark.parametrize('fn', ['searchsorted', 'bucketize'])
+@pytest.mark.parametrize('od,int32', [('float32', False), ('int32', False), ('int64', True), ('int64', False), ('int32', True)])
+def test_searchsorted_out_must_hold_the_index_dtype(fn, od, int32):
+    "searchsorted/bucketize write only int64 (int32 with out_int32=True) into out; any other out dtype is refused."
+    def f(lib):
+        v = lib.tensor([1, 2, 3, 4, 5])
+        o = v.to(getattr(lib, od))
+        r = getattr(lib, fn)(v, v, out=o, out_int32=int32)
+        return str(r.dtype).split('.')[-1], r.tolist(), r is o
+    t, l = both(f)
+    assert t == l

@@ -414,3 +414,48 @@ def test_seeded_in_place_samplers_walk_memory_as_torch(view, fill):
     got = run(litnn)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
     assert got[1] == want[1]
+
+@pytest.mark.parametrize('dt', ['float32', 'float16', 'bfloat16', 'float64', 'int8', 'uint8', 'int64', 'bool'])
+def test_random_from_none_is_up_to_the_dtype_top(dt):
+    "random_(from, None): [from, top] (2**digits for floats, the max for integers), torch's; random_(0) is random_(to=0)."
+    lo = 0 if dt in ('uint8', 'bool') else -5
+    for L in (litnn, torch):
+        L.manual_seed(0)
+        t = L.empty(2000, dtype=getattr(L, dt)).random_(lo, None)
+        if L is litnn: a = (t.min().item(), t.max().item())
+        else: assert (t.min().item(), t.max().item()) == a, dt          # torch's stream: the same numbers
+    same_error(lambda L: L.empty(3).random_(0))
+
+def test_random_float_bounds_update_and_warnings():
+    "Floats: `to` whose predecessor rounds up is moved down (ATen's update_to); bounds past the dtype fail, past 2**digits warn."
+    for L in (litnn, torch):
+        L.manual_seed(0)
+        m = max(L.empty(2000, dtype=L.half).random_(32752).max().item() for _ in range(5))
+        if L is litnn: lm = m
+    assert lm == m
+    same_error(lambda L: L.empty(3, dtype=L.half).random_(-2**20, 0))
+    for L in (litnn, torch):
+        with pytest.warns(UserWarning, match=r'from is out of bounds \[-\(2\^24\), 2\^24\]'): L.empty(3).random_(-2**30, 0)
+
+def test_normal_out():
+    for L in (litnn, torch):
+        r = L.empty(2, 2)
+        assert L.normal(2., 0., (2, 2), out=r) is r and r.eq(2).all()
+        m = L.randn(3); r = L.empty(3)
+        assert L.normal(m, 0., out=r) is r and r.equal(m)
+
+def test_creation_refusals():
+    same_error(lambda L: L.randperm(2**11 + 2, dtype=L.half))
+    same_error(lambda L: L.randperm(2**24 + 2, dtype=L.float32))
+    same_error(lambda L: L.randperm(257, dtype=L.uint8))
+    same_error(lambda L: L.randint(6, (2,), dtype=L.complex64))
+    same_error(lambda L: L.empty(3).uniform_(-3e38, 3e38))
+    same_error(lambda L: L.empty(3, dtype=L.float64).uniform_(-1.7e308, 1.7e308))
+
+def test_fill_and_zero_write_repeated_memory():
+    "fill_/zero_ (one value) accept memory that repeats, as torch's fill; random fills refuse it."
+    for L in (litnn, torch):
+        y = L.empty_strided((3,), (0,)); y.zero_(); y.fill_(2)
+        assert y.tolist() == [2., 2., 2.]
+    same_error(lambda L: L.empty_strided((3,), (0,)).random_())
+    same_error(lambda L: L.empty_strided((3,), (0,)).fill_(L.tensor(3.)))

@@ -928,3 +928,49 @@ def test_source_change_warning_is_torchs_warning_class():
     from litnn.serialization import SourceChangeWarning
     assert issubclass(SourceChangeWarning, Warning) and 'SourceChangeWarning' in litnn.serialization.__all__
     assert [c.__name__ for c in SourceChangeWarning.__mro__] == [c.__name__ for c in torch.serialization.SourceChangeWarning.__mro__]
+
+
+def test_saving_to_an_open_file_flushes_it_like_torch(tmp_path):
+    # torch.save to a file object flushes it: the file can be loaded by its name right away (mmap too)
+    import tempfile
+    for lib in (torch, litnn):
+        sd = OrderedDict(w=lib.arange(6.).reshape(2, 3))
+        with tempfile.NamedTemporaryFile(dir=tmp_path) as f:
+            lib.save(sd, f)
+            assert arr(lib.load(f.name)['w']).tolist() == [[0., 1., 2.], [3., 4., 5.]]
+            assert arr(lib.load(f.name, mmap=True)['w']).tolist() == [[0., 1., 2.], [3., 4., 5.]]
+
+
+def test_loading_a_file_object_without_readinto_like_torch():
+    class Reader:   # read/seek/tell only, as test_serialization.py's FilelikeMock
+        def __init__(self, data): self.b = io.BytesIO(data)
+        def read(self, *a): return self.b.read(*a)
+        def readline(self, *a): return self.b.readline(*a)
+        def seek(self, *a): return self.b.seek(*a)
+        def tell(self): return self.b.tell()
+    for lib in (torch, litnn):
+        b = io.BytesIO(); lib.save(lib.arange(12.).reshape(3, 4), b)
+        assert arr(lib.load(Reader(b.getvalue()))).tolist() == np.arange(12.).reshape(3, 4).tolist()
+
+
+def test_storages_load_without_an_allow_list_like_torch():
+    # torch.load(weights_only=True) rebuilds TypedStorage/UntypedStorage; a storage saved with its tensor stays shared
+    for lib in (torch, litnn):
+        a = lib.arange(6.)
+        back = roundtrip([a.storage(), a], lib)
+        assert type(back[0]).__name__ == 'TypedStorage' and back[0].tolist() == [0., 1., 2., 3., 4., 5.]
+        assert back[1].tolist() == [0., 1., 2., 3., 4., 5.]
+        u = roundtrip(a.untyped_storage(), lib)
+        assert u.nbytes() == 24 and bytes(u.tolist()[4:8]) == bytes(np.float32(1.).data)   # (torch gives a uint8 TypedStorage)
+
+
+@pytest.mark.parametrize('dtype', ['float8_e5m2', 'float8_e4m3fn'])
+def test_float8_views_save_like_torch(dtype):
+    # a strided view of a float8 tensor (its storage spans more than it) saves and loads as in torch
+    out = []
+    for lib in (litnn, torch):
+        x = lib.arange(0.0, 10.0).to(getattr(lib, dtype))
+        back = roundtrip({'x': x, 'odd': x[1::2], 'even': x[0::2]}, lib)
+        back['odd'][0] = lib.tensor(0.25, dtype=getattr(lib, dtype))   # views of one storage, as torch's
+        out.append({k: (str(v.dtype).split('.')[-1], v.stride(), v.float().tolist()) for k, v in back.items()})
+    assert out[0] == out[1] and out[0]['x'][2][1] == 0.25

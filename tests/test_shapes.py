@@ -145,3 +145,37 @@ def test_errors(f):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         same_error(f, match=f not in (ERRORS[11],))
+
+@pytest.mark.parametrize('fn', ['hstack', 'vstack', 'dstack', 'column_stack', 'row_stack'])
+def test_stacks_refuse_a_tensor(fn):
+    "A tensor is not a tuple of tensors (torch's TypeError naming the function)."
+    same_error(lambda L: getattr(L, fn)(L.ones(3)))
+
+def test_cat_of_legacy_empties_ignores_dim():
+    "Every input a 1-d empty tensor: torch does not check dim and joins them into one (0,) tensor (promoted dtype)."
+    for dim in (0, 1, 5, -3):
+        l = litnn.cat([litnn.ones(0), litnn.ones(0, dtype=litnn.float64)], dim=dim)
+        t = torch.cat([torch.ones(0), torch.ones(0, dtype=torch.float64)], dim=dim)
+        assert tuple(l.shape) == tuple(t.shape) and str(l.dtype)[6:] == str(t.dtype)[6:]
+    same_error(lambda L: L.cat([]))
+
+def test_meshgrid_refusals():
+    same_error(lambda L: L.meshgrid(indexing='ij'))
+    same_error(lambda L: L.meshgrid(L.tensor([1]), L.tensor([2], device='meta'), indexing='ij'))
+
+def test_repeat_interleave_refuses_2d_repeats():
+    same_error(lambda L: L.repeat_interleave(L.arange(4).reshape(2, 2)))
+    same_error(lambda L: L.repeat_interleave(L.tensor([[1, 2], [3, 4]]), L.arange(9).reshape(3, 3), dim=0))
+
+def test_out_same_tensor_and_expanded_out():
+    "cat refuses out= being one of its inputs even when empty; the range factories refuse an expanded out."
+    same_error(lambda L: (lambda x: L.cat([x, L.ones(4, 6)], out=x))(L.zeros(0)))
+    for f in (lambda L, o: L.linspace(1, 10, 10, out=o), lambda L, o: L.logspace(1, 10, 10, out=o), lambda L, o: L.arange(10, out=o)):
+        same_error(lambda L: f(L, L.empty_strided((10,), (0,))))
+
+def test_repeat_interleave_of_no_counts_and_sparse_tri_indices():
+    for L in (litnn, torch):
+        x = L.tensor([], dtype=L.int64)
+        assert L.repeat_interleave(x, x).shape == (0,)
+    same_error(lambda L: L.tril_indices(1, 1, layout=L.sparse_coo), match=False)
+    same_error(lambda L: L.triu_indices(1, 1, layout=L.sparse_coo), match=False)

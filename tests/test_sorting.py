@@ -102,6 +102,13 @@ ERRORS = [
     lambda L: L.searchsorted(L.tensor([[1, 2], [3, 4]]), L.tensor([[1], [2], [3]])),
     lambda L: L.searchsorted(L.tensor([1, 2]), L.tensor([1]), side='middle'),
     lambda L: L.bucketize(L.tensor([1]), L.tensor([[1, 2]])),
+    lambda L: L.searchsorted(L.tensor([[1, 2, 3], [4, 5, 6]]), 1),          # a scalar value needs 1-D boundaries
+    lambda L: L.searchsorted(L.tensor([[1, 2, 3], [4, 5, 6]]), L.tensor(1)),
+    lambda L: L.searchsorted(L.tensor(3), L.tensor([1])),
+    lambda L: L.searchsorted(L.tensor([3., 1., 2.]), L.tensor([1.]), sorter=L.tensor([1, 2])),          # sorter: same size,
+    lambda L: L.searchsorted(L.tensor([3., 1., 2.]), L.tensor([1.]), sorter=L.tensor([1., 2., 0.])),    # long dtype,
+    lambda L: L.searchsorted(L.tensor([1, 2, 3]), 2.5, sorter=L.tensor([0, 1, 3])),                    # indices in range
+    lambda L: L.searchsorted(L.tensor([1, 2, 3]), 2.5, sorter=L.tensor([-1, 1, 2])),
     lambda L: (lambda x: L.kthvalue(x, 2, out=(x, L.tensor(0))))(L.arange(10.)),     # out= over the input (OpInfo error_inputs)
 ]
 
@@ -247,3 +254,23 @@ def test_histc_all_equal_extreme_values(dtype, which):
         return L.histc(L.tensor([v] * 3, dtype=getattr(L, dtype)), bins=4).tolist()
     assert f(litnn) == f(torch)
     check(lambda L, x: L.histc(x, bins=4), np.array([np.finfo(np.float64).max, 0.]), name=False, grads=False)
+
+
+@pytest.mark.parametrize('case', ['input', 'boundary', 'sorter', 'bucketize', 'contiguous'])
+def test_searchsorted_warns_about_non_contiguous_tensors(case):
+    "searchsorted/bucketize copy a non-contiguous input, boundaries or sorter and warn (once per program; always under set_warn_always)."
+    import warnings
+    def run(L):
+        seq, val, sorter = L.tensor([1., 2., 3., 4.]), L.tensor([[1., 3.], [2., 4.]]), None
+        if case in ('input', 'bucketize'): val = val.T
+        if case == 'boundary': seq = L.tensor([1., 9., 2., 9., 3., 9., 4., 9.])[::2]
+        if case == 'sorter': seq, sorter = L.tensor([4., 1., 3., 2.]), L.tensor([1, 0, 3, 0, 2, 0, 0, 0])[::2]
+        old = L.is_warn_always_enabled()
+        L.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                r = L.bucketize(val, seq) if case == 'bucketize' else L.searchsorted(seq, val, sorter=sorter)
+        finally: L.set_warn_always(old)
+        return r.tolist(), [str(m.message).split(' (Triggered')[0] for m in w if 'non-contiguous' in str(m.message)]
+    assert run(litnn) == run(torch)

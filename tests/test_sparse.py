@@ -113,6 +113,14 @@ def test_0d_to_sparse():
         same(t.t(), l.t()); same(t * 2, l * 2)
         assert (l.sparse_dim(), l.dense_dim(), l._nnz()) == (t.sparse_dim(), t.dense_dim(), t._nnz())
 
+def test_t_of_sparse():
+    "t() of a COO tensor: at most 2 sparse dims and no dense one, in torch's words."
+    x = RNG.standard_normal((2, 2, 3)).astype(np.float32)
+    for f in (lambda lib: lib.tensor(x).to_sparse().t(), lambda lib: lib.tensor(x).to_sparse(2).t(), lambda lib: lib.tensor(x[0]).to_sparse(1).t()):
+        t, l = same_error(f)
+        assert str(l) == str(t)
+    same(torch.tensor(x[0]).to_sparse().t(), litnn.tensor(x[0]).to_sparse().t())
+
 def test_sparse_mask():
     t, l = both(coo)
     tm, lm = t.coalesce(), l.coalesce()

@@ -84,3 +84,46 @@ def test_odds_errors(f):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', UserWarning)
         same_error(f)
+
+def test_frombuffer_refusals_and_readonly_warning():
+    same_error(lambda L: L.frombuffer([1, 2, 3, 4], dtype=L.int8))
+    litnn.set_warn_always(True)
+    try:
+        with pytest.warns(UserWarning, match='The given buffer is not writable'): l = litnn.frombuffer(b'abcd', dtype=litnn.int8)
+    finally: litnn.set_warn_always(False)
+    assert l.tolist() == torch.frombuffer(b'abcd', dtype=torch.int8).tolist()
+
+def test_range_out_and_range_factories_fill_out_of_same_numel():
+    "torch.range takes out=; arange/linspace/logspace/range write into out's own shape when it holds as many values."
+    for f in (lambda L, o: L.range(0, 3, out=o), lambda L, o: L.arange(0, 4, out=o), lambda L, o: L.linspace(0, 3, 4, out=o),
+              lambda L, o: L.logspace(0, 3, 4, base=2, out=o)):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            res = []
+            for L in (litnn, torch):
+                x = L.zeros(2, 3)
+                y = f(L, x.narrow(1, 1, 2))
+                res.append((host(x), tuple(y.shape)))
+        np.testing.assert_array_equal(res[0][0], res[1][0]); assert res[0][1] == res[1][1]
+
+def test_storage_size_overflow():
+    same_error(lambda L: L.empty([2, 4, 2**29, 2**29], dtype=L.float64))
+    same_error(lambda L: L.empty_strided([8, 8], [2**61, 1], dtype=L.float64))
+
+def test_range_factories_resize_warnings():
+    "arange warns with its own message when out= holds another number of elements; linspace resizes silently."
+    for L in (litnn, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            r = L.arange(-1, 1, 2. / 49, dtype=L.float32, out=L.zeros(size=(1, 49)))
+            L.linspace(0, 1, 3, out=L.zeros(5))
+        msgs = [str(x.message).split(' (Triggered')[0] for x in w]
+        if L is litnn: lm = msgs
+    assert lm == msgs and 'The out tensor will be resized to a tensor of shape (50,).' in msgs[0]
+
+def test_arange_size_overflow():
+    same_error(lambda L: L.arange(1.175494351e-38, 3.402823466e+38))
+
+def test_factory_out_layout_mismatch():
+    same_error(lambda L: L.zeros((3, 4), layout=L.sparse_coo, out=L.zeros(3, 4)))
+    for L in (litnn, torch): assert L.zeros((3, 4), layout=L.strided, out=L.ones(3, 4)).sum().item() == 0

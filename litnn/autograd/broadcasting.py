@@ -175,7 +175,7 @@ def _can_cast(src, dst):
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #56258b5c
 _NO_OVERLAP = {'cat', 'stack', 'gather', 'take', 'index_select', 'masked_select', 'kthvalue'}    # torch's kernels that check out= against their inputs
-_NO_SELF_OVERLAP = _NO_OVERLAP | {'bernoulli'}       # ... and those that check it against itself only (an expanded out)
+_NO_SELF_OVERLAP = _NO_OVERLAP | {'bernoulli', 'arange', 'linspace', 'logspace', 'range'}       # ... and those that check it against itself only (an expanded out)
 
 def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
@@ -188,8 +188,8 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     if fn in _NO_OVERLAP:    # these refuse to write over their own inputs (torch's assert_no_overlap: dense memory only)
         xp, dense = array_namespace(out._data), lambda a: getattr(a, 'flags', None) is not None and (a.flags.c_contiguous or a.flags.f_contiguous)
         for t in inputs:
-            if (isinstance(t, Tensor) and hasattr(xp, 'may_share_memory') and dense(t._data) and dense(out._data)
-                    and xp.may_share_memory(t._data, out._data)):
+            if isinstance(t, Tensor) and (t._data is out._data and fn == 'cat' or hasattr(xp, 'may_share_memory') and dense(t._data) and dense(out._data)
+                    and xp.may_share_memory(t._data, out._data)):     # (the same tensor, even empty: torch's is_same)
                 raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. "
                                    "Please clone() the tensor before performing the operation.")
     r, a = compute()._data, out._data

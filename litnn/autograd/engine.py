@@ -386,16 +386,17 @@ def _new_history(t, node, nr=0):
         node._retained[nr] = weakref.ref(t)
     t.grad_fn, t._output_nr, t._requires_grad = node, nr, True
 
-def _inplace(self, op, *args, _write=None, **kw):
+def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
     """Make `self` hold `op(self, *args, **kw)`: values in self's own memory, the op's history, a new version.
 
     `op` may also be a result tensor already computed, for operations that never save `self` (setitem).
     `_write(xp, array, *arg_arrays)`, if given, is the fast path when nothing is recorded: it writes the
-    result straight into the array (a ufunc's `out=`)."""
+    result straight into the array (a ufunc's `out=`). `_overlap_ok`: self may repeat memory (fill_ writes one value:
+    torch's fill skips the overlap check)."""
     if _Mode.trace is not None and hasattr(_Mode.trace, 'inplace'):   # a capture records (37_compile): one step of its program
         return _Mode.trace.inplace(self, op, args, _write, kw)
     if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
-    if 0 in self._data.strides: _check_overlap(self._data)
+    if 0 in self._data.strides and not _overlap_ok: _check_overlap(self._data)
     if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # (13b_grad_modes)
     base, fw = self._base, _Mode.fw
     if fw is not None and not isinstance(op, Tensor):   # in a dual level (14b_forward_mode): the result out of place, with its tangent

@@ -82,8 +82,8 @@ def make_dual(tensor, # the primal: a floating-point tensor
     "A view of `tensor` carrying `tangent`: the direction in which forward AD differentiates."
     if level is None: level = _current_level
     if level < 0: raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first.")
-    if not tensor.is_floating_point(): raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
-    if not tangent.is_floating_point(): raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if not (tensor.is_floating_point() or tensor.is_complex()): raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not (tangent.is_floating_point() or tangent.is_complex()): raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
     if tangent.shape != tensor.shape:
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original Tensor, this is not supported. "
                            f"Tensor is of size {list(tensor.shape)} while the given forward gradient is of size {list(tangent.shape)}.")
@@ -128,7 +128,7 @@ def _dual_op(cls, args, kw):
 def _give(out, tangents):
     "Attach `tangents` to the floating-point tensors of `out` (a tensor or a tuple)."
     for o, t in zip(out, tangents) if type(out) is tuple else ((out, tangents),):
-        if t is None or not isinstance(o, Tensor) or not o.is_floating_point(): continue
+        if t is None or not isinstance(o, Tensor) or not (o.is_floating_point() or o.is_complex()): continue
         _set_tangent(o, t)
         fn = o.grad_fn
         if fn is not None and fn._out is not None and type(fn._out) is not _Packed and o._output_nr == 0: _pack_output(fn, o, t)
@@ -163,7 +163,7 @@ _number = (builtins.int, builtins.float, builtins.bool)
 
 def _or_zeros(a, t, number=None):
     "Argument `a` in the tangent computation of a linear operation: its tangent, zeros, or `a` itself (indices, options)."
-    if isinstance(a, Tensor): return (t if t is not None else zeros_like(a)) if a.is_floating_point() else a
+    if isinstance(a, Tensor): return (t if t is not None else zeros_like(a)) if a.is_floating_point() or a.is_complex() else a
     if type(a) in (list, tuple) and a and isinstance(a[0], Tensor): return type(a)(_or_zeros(v, s) for v, s in zip(a, t or [None] * len(a)))
     return number if number is not None and isinstance(a, _number) else a
 
@@ -192,6 +192,8 @@ def _keep(args, ts):
 def _elementwise(cls, args, kw, ts):
     "An elementwise function of one tensor: its Jacobian is diagonal, so J·t is its vjp with t."
     x, t = args[0], ts[0]
+    # complex: the Jacobian is not its own transpose (the vjp gives conj(f')·t, or a 2x2 real block transposed): two backward passes
+    if x.is_complex(): return _double_backward(cls, args, kw, ts)
     keep, primal = _keep(args, ts), _Mode.grad and x.requires_grad
     with enable_grad():
         xs = x if primal else x.detach().requires_grad_()

@@ -692,7 +692,12 @@ from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _place, _o
 from ..fused import compiled
 from ..backend import _cpp
 from .. import amp
-from .._tensor import _follow_layout, _dense_order
+from .._tensor import _follow_layout, _dense_order, _channels_last_strides
+
+def _weight_sets_layout(a, wa):
+    """Whether a convolution's output takes its weight's channels-last layout rather than its input's: torch's CPU kernels
+    go channels-last when the input or the weight is (thnn_conv_use_channels_last, mkldnn_conv_use_channels_last)."""
+    return not _channels_last_strides(a) and _channels_last_strides(wa)
 
 # %% ../../nbs/42_conv.ipynb #35d894e7
 def _ntuple(v, n):
@@ -710,6 +715,9 @@ def _expand(v, k, name, fn, n=1):
     return tuple(int(i) for i in v)
 
 # %% ../../nbs/42_conv.ipynb #d32ebb05
+import warnings
+_SAME_WARNED = []     # (set once the asymmetric 'same' padding warning was given)
+
 def _pads(padding, k, ksize, dilation, stride, fn, n=1):
     "The (before, after) zero padding per spatial dim for an int, a sequence, 'valid' or 'same'."
     if isinstance(padding, str):
@@ -717,6 +725,9 @@ def _pads(padding, k, ksize, dilation, stride, fn, n=1):
         if padding != 'same': raise RuntimeError(f"Invalid padding string: '{padding}'")
         if any(s != 1 for s in stride): raise RuntimeError("padding='same' is not supported for strided convolutions")
         tot = [d * (n - 1) for d, n in zip(dilation, ksize)]
+        if not _SAME_WARNED and any(t % 2 for t in tot):     # torch's TORCH_WARN_ONCE: once per process
+            _SAME_WARNED.append(True)
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the input be created")
         return tuple((t // 2, t - t // 2) for t in tot)
     return tuple((p, p) for p in _expand(padding, k, 'padding', fn, n))
 
@@ -803,9 +814,12 @@ class ConvolutionBackward0(Op):
             nx, nw, _ = ctx.needs_input_grad
             ctx.save_for_backward(x if nw else None, w if nx else None)
             ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
-        if _nine_taps(geo, O, a, wa): return _follow_layout(_conv9_forward(a, wa, None if b is None else b._data, geo, ctx), a)
-        if _depthwise(geo, O, a, wa): return _follow_layout(_dw_conv(a, wa, None if b is None else b._data, geo), a)   # (see below)
-        if _is_1x1(geo, a): return _conv1x1(a, wa, None if b is None else b._data, geo)                          # (see below)
+        lay = wa if _weight_sets_layout(a, wa) else a          # the layout the output takes: the input's, or a channels-last weight's
+        if _nine_taps(geo, O, a, wa): return _follow_layout(_conv9_forward(a, wa, None if b is None else b._data, geo, ctx), lay)
+        if _depthwise(geo, O, a, wa): return _follow_layout(_dw_conv(a, wa, None if b is None else b._data, geo), lay)   # (see below)
+        if _is_1x1(geo, a):                                                                                        # (see below)
+            out = _conv1x1(a, wa, None if b is None else b._data, geo)
+            return out if lay is a else _follow_layout(out, lay)
         out = xp.empty((geo.dims[0], O) + geo.oshape[1:], a.dtype)
         chunks, wb = _chunks(geo), _with_bias(wa, None if b is None else b._data, G)
         for n0, n1, gc in chunks:
@@ -821,7 +835,7 @@ class ConvolutionBackward0(Op):
             if not direct: _im2col_out(y, gc, None, out[n0:n1])
         if ctx is not _NO_CTX:
             if len(chunks) == 1: _scratch.mark(a, 1, ctx.token, full)     # for the backward, if still there
-        return _follow_layout(out, a)          # a channels-last input gives a channels-last output, as torch's
+        return _follow_layout(out, lay)        # a channels-last input (or weight) gives a channels-last output, as torch's
 
     @staticmethod
     def backward(ctx, g):
@@ -1049,7 +1063,18 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     if any(o <= 0 for o in geo.dims[6:8]):
         size = lambda v: ' x '.join(map(str, v[2 - k:]))
         raise RuntimeError(f"Calculated padded input size per channel: ({size(geo.dims[4:6])}). Kernel size: ({size([d * (s - 1) + 1 for d, s in zip(dilation2, geo.args[0])])}). Kernel size can't be greater than actual input size")
+    if input.dtype.name in ('float16', 'bfloat16') and type(x) is np.ndarray:   # torch on the CPU (oneDNN): float32 sums,
+        return _conv(fn, k, input.float(), weight.float(), None if bias is None else bias.float(),  # one rounding, in the gradients too
+                     stride, padding, dilation, groups).to(input.dtype)
+    if x.shape[1] == 0: return _no_channels(input, weight, bias, geo.dims[6:8][2 - k:])
     return ConvolutionBackward0.apply(input, weight, bias, geo=geo)
+
+def _no_channels(input, weight, bias, spatial):
+    """A convolution of an input with no channels, as torch's (its Empty backend): an output with no channels either,
+    (N, 0, *spatial), in the graph of the input, weight and bias (their gradients zeros)."""
+    out = input.reshape(-1) * weight.reshape(-1)
+    if bias is not None: out = out + bias[0]
+    return out.reshape((input.shape[0], 0) + tuple(spatial))
 
 def _check_shapes(input, weight, bias, groups):
     "PyTorch's checks of the weight against groups and the input's channels, the bias, the dtypes."
@@ -1060,14 +1085,33 @@ def _check_shapes(input, weight, bias, groups):
         raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} to have {w.shape[1] * groups} channels, but got {x.shape[1]} channels instead")
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
         raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {w.shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
-    _check_weight_dtype(input, weight)
+    _check_weight_dtype(input, weight, groups)
 
-def _check_weight_dtype(input, weight):
-    "The input's dtype against the weight's, in the words of the kernel torch picks: oneDNN's for a bfloat16 input, the plain one's otherwise."
+_LEGACY_TYPES = {'Float', 'Double', 'Half', 'Byte', 'Char', 'Short', 'Int', 'Long', 'Bool'}
+
+def _type_string(t):
+    "A CPU tensor's type as torch's messages name it: torch.FloatTensor where a legacy type exists, else CPU<ScalarType>Type."
+    n = _dtype_name(t)
+    return f"torch.{n}Tensor" if n in _LEGACY_TYPES else f"CPU{n}Type"
+
+import sys
+
+def _onednn_conv(input, weight, groups):
+    """Whether torch's CPU convolution of `input` runs in oneDNN (ConvParams::use_mkldnn, with more than one thread): always
+    for bfloat16 and half; for float32 unless small (one image, a kernel of at most 3 across, one group, few elements)."""
+    mk = sys.modules.get('litnn.backends.mkldnn')
+    if mk is not None and not mk.enabled: return False
+    if input.dtype.name in ('bfloat16', 'float16'): return True
+    if input.dtype.name != 'float32' or input.dim() < 3: return False
+    ks = weight.shape[2:]
+    return groups > 1 or (len(ks) >= 2 and ks[-1] > 3 and ks[-2] > 3) or input.shape[0] > 1 or math.prod(input.shape[:4]) > 20480
+
+def _check_weight_dtype(input, weight, groups=1):
+    "The input's dtype against the weight's, in the words of the kernel torch picks: oneDNN's, the complex path's, or the plain one's."
     if input.dtype == weight.dtype: return
-    if input.dtype.name == 'bfloat16':
-        raise RuntimeError(f"Input type (CPUBFloat16Type) and weight type ({weight.type()}) should be the same "
-                           "or input should be a MKLDNN tensor and weight is a dense tensor")
+    if input.is_complex() or _onednn_conv(input, weight, groups):
+        tail = '' if input.is_complex() else ' or input should be a MKLDNN tensor and weight is a dense tensor'
+        raise RuntimeError(f"Input type ({_type_string(input)}) and weight type ({_type_string(weight)}) should be the same{tail}")
     raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
 
 def _check_bias_dtype(input, bias):
@@ -1137,14 +1181,18 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
     if input.shape[1] != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")
-    _check_weight_dtype(input, weight)
+    _check_weight_dtype(input, weight, groups)
+    if input.dtype.name in ('float16', 'bfloat16'):     # torch's oneDNN kernel: float32 sums, one rounding at the end
+        out = _conv_transpose(fn, k, input.float(), weight.float(), None if bias is None else bias.float(), stride, padding,
+                              output_padding, groups, dilation)
+        return out.to(input.dtype)
     geo, extra = _transposed_geometry(fn, k, input, weight, stride, padding, output_padding, dilation, groups)
     if builtins.any(extra): input = pad(input, [v for e in reversed(extra) for v in (0, e)])
     O, G, N = weight.shape[0], groups, input.shape[0]
     gy = _OutT.apply(input, geo=geo).reshape(N, G, O // G, geo.M)
     out = _Col2im.apply(weight.reshape(G, O // G, -1).mT @ gy, geo=geo)
     out = out if bias is None else out + bias.to(out.dtype).reshape((1, -1) + (1,) * k)   # the output keeps the input's dtype, as torch's kernel
-    return _channels_last_like(out, input)                        # and its channels-last layout
+    return _channels_last_like(out, weight if _weight_sets_layout(input._data, weight._data) else input)   # and its (or a channels-last weight's) layout
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "1-d transposed convolution of (N, C_in, L) or (C_in, L) inputs; weight (C_in, C_out/groups, K)."
@@ -1161,6 +1209,13 @@ from ..backend import array_namespace
 from .._tensor import Tensor, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
+import sys
+
+def _keeps_cl3d(input):
+    """Whether torch's CPU kernel for a 3-d (transposed) convolution of `input` can give a channels_last_3d output: only
+    oneDNN's does (enabled, not double precision: complex64 runs as float32 convolutions); slow_conv3d's is row-major."""
+    mk = sys.modules.get('litnn.backends.mkldnn')
+    return (mk is None or bool(mk.enabled)) and input.dtype.name not in ('float64', 'complex128')
 
 # %% ../../nbs/42c_conv3d.ipynb #4fbc3b83
 class _DepthGeom:
@@ -1218,6 +1273,8 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
     if isinstance(input, Tensor) and input.dim() == 4: return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0).contiguous()
     stride, dilation, pads = _check_conv3d(input, weight, bias, stride, padding, dilation, groups)
+    if input.dtype.name in ('float16', 'bfloat16'):     # oneDNN: float32 sums, one rounding (the gradients too)
+        return conv3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, dilation, groups).to(input.dtype)
     x = input
     if pads[0] != (0, 0): input = pad(input, (0, 0, 0, 0) + pads[0])       # depth padding, before the depth im2col
     (N, C, D, H, W), (O, _, KD, KH, KW) = input.shape, weight.shape
@@ -1225,9 +1282,12 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
     cols = _DepthCols.apply(input, geo=_DepthGeom(D, OD, KD, stride[0], dilation[0])).reshape(N * OD, C * KD, H, W)
     pad_hw = padding if isinstance(padding, str) else tuple(lo for lo, _ in pads[1:])
     y = conv2d(cols, weight.reshape(O, -1, KH, KW), None, stride[1:], pad_hw, dilation[1:], groups)
+    if C == 0: return _no_channels(x, weight, bias, (OD,) + y.shape[2:])      # no input channels: none out, as torch
     y = y.reshape((N, OD, O) + y.shape[2:]).transpose(1, 2)
     y = y if bias is None else y + bias.reshape(O, 1, 1, 1)
-    return _channels_last_like(y.contiguous(), x)     # torch's layout: row-major, or channels_last_3d as its input
+    if not _keeps_cl3d(x): return y.contiguous()
+    lay = weight if _weight_sets_layout(x._data, weight._data) else x
+    return _channels_last_like(y.contiguous(), lay)   # torch's layout: row-major, or channels_last_3d as its input or weight
 
 # %% ../../nbs/42c_conv3d.ipynb #939af636
 def _check_transposed(input, weight, stride, padding, output_padding, dilation, fn='conv_transpose3d'):
@@ -1254,7 +1314,10 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: {list(input.shape)}")
     if input.dim() == 4: return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)
     st, pd, op, dl, out = _check_transposed(input, weight, stride, padding, output_padding, dilation)
-    _check_weight_dtype(input, weight)
+    _check_weight_dtype(input, weight, groups)
+    if input.dtype.name in ('float16', 'bfloat16') and (bias is None or bias.dtype == input.dtype):   # oneDNN: float32 sums, one rounding
+        return conv_transpose3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, output_padding,
+                                groups, dilation).to(input.dtype)
     if bias is not None and bias.dtype != input.dtype:     # ATen's 3-d kernel checks the bias too (the 1-d and 2-d ones cast it)
         raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(bias)}")
     (N, Ci, ID, H, W), (_, Og, KD, KH, KW) = input.shape, weight.shape
@@ -1262,7 +1325,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     z = conv_transpose2d(slices, weight.reshape(Ci, Og * KD, KH, KW), None, st[1:], pd[1:], op[1:], groups, dl[1:])
     z = z.reshape((N, ID, Og * groups, KD) + z.shape[2:])
     y = _DepthColsT.apply(z, geo=_DepthGeom(out[0] + 2 * pd[0], ID, KD, st[0], dl[0]))[:, :, pd[0]:pd[0] + out[0]]
-    return y if bias is None else y + bias.reshape(-1, 1, 1, 1)
+    y = y if bias is None else y + bias.reshape(-1, 1, 1, 1)
+    if not _keeps_cl3d(input): return y.contiguous()
+    return _channels_last_like(y, weight if _weight_sets_layout(input._data, weight._data) else input)   # torch's layout, as conv3d's
 
 # %% ../../nbs/43_pooling.ipynb #4353cfb9
 import math

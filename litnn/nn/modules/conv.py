@@ -110,8 +110,7 @@ class _ConvTransposeNd(_ConvNd):
         "`output_padding`, or the one that makes the output `output_size` (torch's checks)."
         if output_size is None: return self.output_padding
         k, lead = self.k, (2 if input.dim() == self.k + 2 else 1)
-        output_size = list(output_size)
-        if len(output_size) == lead + k: output_size = output_size[lead:]
+        if len(output_size) == lead + k: output_size = output_size[lead:]     # (kept as given: the message shows it so)
         if len(output_size) != k:
             raise ValueError(f"ConvTranspose{k}D: for {input.dim()}D input, output_size must have {k} or {lead + k} elements "
                              f"(got {len(output_size)})")
