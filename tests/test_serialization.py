@@ -974,3 +974,20 @@ def test_float8_views_save_like_torch(dtype):
         back['odd'][0] = lib.tensor(0.25, dtype=getattr(lib, dtype))   # views of one storage, as torch's
         out.append({k: (str(v.dtype).split('.')[-1], v.stride(), v.float().tolist()) for k, v in back.items()})
     assert out[0] == out[1] and out[0]['x'][2][1] == 0.25
+
+
+def test_serialization_settings_as_torch():
+    "torch.serialization's constants and settings: the same values, defaults, checks and context-manager behaviour."
+    import mmap, numpy
+    for lib in (litnn, torch):
+        S = lib.serialization
+        assert (S.DEFAULT_PROTOCOL, S.PROTOCOL_VERSION, S.MAGIC_NUMBER, S.INT_SIZE, S.SHORT_SIZE) == (2, 1001, 0x1950a86a20f9469cfc6c, 4, 2)
+        assert [e.name for e in S.LoadEndianness] == ['NATIVE', 'LITTLE', 'BIG'] and S.get_default_load_endianness() is None
+        S.set_default_load_endianness(S.LoadEndianness.LITTLE); assert S.get_default_load_endianness() is S.LoadEndianness.LITTLE
+        S.set_default_load_endianness(None)
+        with pytest.raises(TypeError, match='Invalid argument type'): S.set_default_load_endianness('little')
+        assert S.get_crc32_options() is True and S.get_default_mmap_options() == mmap.MAP_PRIVATE
+        with S.set_default_mmap_options(mmap.MAP_SHARED): assert S.get_default_mmap_options() == mmap.MAP_SHARED
+        assert S.get_default_mmap_options() == mmap.MAP_PRIVATE
+        with pytest.raises(ValueError, match='expected mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got 7'): S.set_default_mmap_options(7)
+        assert S.check_module_version_greater_or_equal(numpy, (1, 20)) and not S.check_module_version_greater_or_equal(numpy, (99,))
