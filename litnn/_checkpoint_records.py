@@ -71,7 +71,8 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     if type(x) is np.ndarray or isinstance(x, np.generic): return _encode_numpy(enc, x, keys, where)
     if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
     if isinstance(x, B.device): return {"type": "device", "name": str(x)}
-    if type(x) is bytes: return {"type": "bytes", "hex": x.hex()}
+    if type(x) in (bytes, bytearray): return {"type": type(x).__name__, "hex": x.hex()}
+    if type(x) is complex: return {"type": "complex", "real": _encode(enc, x.real), "imag": _encode(enc, x.imag)}   # (`.item()` of a complex tensor)
     if depth >= _MAX_DEPTH:
         raise ValueError(f"litnn.save: the object contains itself or is nested more than {_MAX_DEPTH} levels deep")
     d = depth + 1
@@ -91,7 +92,7 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     if obj is not None: return obj
     hint = ": save its state_dict() instead" if hasattr(x, "state_dict") else ""
     raise TypeError(f"litnn.save cannot store {where}, of type {type(x).__module__}.{type(x).__qualname__}{hint} "
-                    "(it stores tensors, numpy arrays, None, bools, ints, floats, strings, bytes, lists, tuples, sets, "
+                    "(it stores tensors, numpy arrays, None, bools, ints, floats, complex numbers, strings, bytes, bytearrays, lists, tuples, sets, "
                     "dicts, dtypes, devices, sizes, and objects whose state is a dict of these)")
 
 # %% ../nbs/63_checkpoint_records.ipynb #29e69a11
@@ -231,9 +232,13 @@ def _tensors(f, records, arrays, map_location):
 
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
-_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "dtype": ("name",), "device": ("name",),
+_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "bytearray": ("hex",), "complex": ("real", "imag"), "dtype": ("name",), "device": ("name",),
            "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), "Counter": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+def _float_part(v):
+    "A complex number's part, which must have decoded to a float (else the record is bad: a TypeError)."
+    if type(v) is not float: raise TypeError("a complex part is not a float")
+    return v
 _short = reprlib.Repr()   # a record, quoted in an error: a few levels, a few items, short strings
 _short.maxlevel, _short.maxstring, _short.maxother, _short.maxlist, _short.maxdict = 2, 40, 40, 4, 4
 
@@ -322,6 +327,8 @@ _DECODERS = {"tensor": _tensor_record, "sparse": _sparse_record, "object": _obje
              **{k: _sequence_record for k in _SEQUENCES},
              "float": lambda x, *_: _FLOATS[x["value"]],
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
+             "bytearray": lambda x, *_: bytearray.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
+             "complex": lambda x, tensors, f, d: complex(*(_float_part(_decode(x[p], tensors, f, d)) for p in ("real", "imag"))),
              "dtype": lambda x, *_: B._by_name[x["name"]]}
 
 # %% ../nbs/63_checkpoint_records.ipynb #6b2ee51a

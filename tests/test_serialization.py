@@ -580,7 +580,7 @@ def test_unsaveable_objects_rejected_before_writing(tmp_path):
     for obj, where in [({'model': stand_ins(litnn).Net()}, "obj['model']"), ({'f': lambda: 0}, "obj['f']"), ([1, {2: Thing}], 'obj[1][2]'),
                        ({'a': np.zeros(2, np.longdouble)}, "obj['a']"), ({'s': range(3)}, "obj['s']"), ({'f': lambda: 0}, "obj['f']"),
                        ({'n': np.array(['x'])}, "obj['n']"), ({Thing: 1}, "obj key <"), (MyList([1]), 'obj,'),
-                       ({'set': {lambda: 0}}, "obj['set'][0]"), ({'b': bytearray(2)}, "obj['b']")]:
+                       ({'set': {lambda: 0}}, "obj['set'][0]"), ({'b': memoryview(b'ab')}, "obj['b']")]:
         with pytest.raises(TypeError, match=r'litnn.save cannot store ' + where.replace('[', r'\[').replace(']', r'\]')):
             litnn.save(obj, path)
     assert path.read_bytes() == b'old' and os.listdir(tmp_path) == ['x.pt']
@@ -831,8 +831,12 @@ def test_cuda_checkpoint_loads_into_cpu_model():
 
 def test_top_level_names():
     assert litnn.save is S.save and litnn.load is S.load
-    assert S.__all__ == ['save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'SourceChangeWarning',
-                         'safe_globals', 'save_file', 'load_file']
+    assert set(S.__all__) == {'save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'SourceChangeWarning',
+                              'safe_globals', 'save_file', 'load_file', 'LoadEndianness', 'get_default_load_endianness',
+                              'set_default_load_endianness', 'get_crc32_options', 'set_crc32_options', 'get_default_mmap_options',
+                              'set_default_mmap_options', 'check_module_version_greater_or_equal', 'DEFAULT_PROTOCOL', 'PROTOCOL_VERSION',
+                              'MAGIC_NUMBER', 'LONG_SIZE', 'INT_SIZE', 'SHORT_SIZE', 'MAP_PRIVATE', 'MAP_SHARED'}
+    assert all(hasattr(torch.serialization, n) for n in S.__all__ if n not in ('save_file', 'load_file'))
     assert all(n in torch.serialization.__all__ and getattr(S, n).__module__ == 'litnn.serialization'
                for n in ['add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals'])
 
@@ -991,3 +995,19 @@ def test_serialization_settings_as_torch():
         assert S.get_default_mmap_options() == mmap.MAP_PRIVATE
         with pytest.raises(ValueError, match='expected mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got 7'): S.set_default_mmap_options(7)
         assert S.check_module_version_greater_or_equal(numpy, (1, 20)) and not S.check_module_version_greater_or_equal(numpy, (99,))
+
+
+@pytest.mark.parametrize('value', [1 + 2j, complex(float('inf'), float('nan')), bytearray(b'ab\x00'), {'m': [3j, bytearray()]}], ids=repr)
+def test_complex_numbers_and_bytearrays_round_trip_like_torch(value, tmp_path):
+    "torch saves a Python complex (a complex tensor's `.item()`) and a bytearray and loads them with weights_only: so does litnn."
+    out = []
+    for lib in (torch, litnn):
+        lib.save(value, tmp_path / 'x.pt'); out.append(lib.load(tmp_path / 'x.pt'))
+    assert repr(out[1]) == repr(out[0]) and type(out[1]) is type(out[0])
+
+def test_a_bad_complex_record_is_refused():
+    "A complex record whose parts are not floats is a bad file, refused with its name (what the decoder reads after the checksums)."
+    from litnn._checkpoint_records import _decode
+    with pytest.raises(Exception, match='bad.pt'): _decode({"type": "complex", "real": 0.0, "imag": "x"}, [], 'bad.pt')
+    with pytest.raises(Exception, match='bad.pt'): _decode({"type": "complex", "real": 0.0}, [], 'bad.pt')
+    assert _decode({"type": "complex", "real": 0.0, "imag": {"type": "float", "value": "nan"}}, [], 'ok.pt').imag != 0
