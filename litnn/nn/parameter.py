@@ -12,14 +12,17 @@ from ..backend import _type_name
 
 # %% ../../nbs/20_parameter.ipynb #9f1105d5
 from ..overrides import _disabled_torch_function_impl
-class _ParameterMeta(type):
-    "Make `isinstance(t, Parameter)` true for a tensor subclass instance made a parameter (marked `_is_param`)."
+class _MarkedMeta(type):
+    """Make `isinstance(t, C)` true for any tensor carrying the mark class `C` names in `_marks` (not its subclasses):
+    a tensor subclass made a parameter (`_is_param`) or a buffer (`_is_buffer`) stays its own class."""
     def __instancecheck__(self, instance):
-        if self is Parameter and isinstance(instance, Tensor) and getattr(instance, '_is_param', False): return True
+        mark = self.__dict__.get('_marks')
+        if mark is not None and isinstance(instance, Tensor) and getattr(instance, mark, False): return True
         return super().__instancecheck__(instance)
 
-class Parameter(Tensor, metaclass=_ParameterMeta):
+class Parameter(Tensor, metaclass=_MarkedMeta):
     "A Tensor that is a module parameter: assigning one to a Module attribute registers it (as `torch.nn.Parameter`)."
+    _marks = '_is_param'
     __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     def __new__(cls, data=None, # the tensor whose array the parameter shares; `empty(0)` if None
                 requires_grad=True): # whether the parameter requires gradient (even under `no_grad`)
@@ -55,14 +58,9 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
 # %% ../../nbs/20_parameter.ipynb #2ab1a8a5
 from ..overrides import _disabled_torch_function_impl
-class _BufferMeta(type):
-    "Make `isinstance(t, Buffer)` true for any tensor marked as a buffer."
-    def __instancecheck__(self, instance):
-        if self is Buffer and isinstance(instance, Tensor) and getattr(instance, '_is_buffer', False): return True
-        return super().__instancecheck__(instance)
-
-class Buffer(Tensor, metaclass=_BufferMeta):
+class Buffer(Tensor, metaclass=_MarkedMeta):
     "A Tensor that is module state but not a parameter: assigning one to a Module attribute registers a buffer (as `torch.nn.Buffer`)."
+    _marks = '_is_buffer'
     __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     def __new__(cls, data=None, # the tensor whose array the buffer shares; `empty(0)` if None
                 *, persistent=True): # whether the buffer is part of the module's `state_dict`
