@@ -40,12 +40,12 @@ def _read(data, dtype):
     "`_infer`'s reading of `data`."
     if isinstance(data, np.ndarray): _numpy_checks(data)
     if isinstance(data, Tensor): a = data._data
-    elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data): a = _of_scalar_tensors(data)
+    elif isinstance(data, (list, tuple)) and _holds(data, Tensor): a = _of_scalar_tensors(data, dtype)
     else: a = data
     if not (type(a) is np.ndarray or hasattr(a, '__cuda_array_interface__') or type(a) in B._array_types):
         is_np = isinstance(_first(a), (np.generic, np.ndarray))
         promoted = _promoted_leaves(a) if dtype is None and type(a) in (list, tuple) else None
-        if type(a) in (list, tuple) and _holds_array(a):
+        if type(a) in (list, tuple) and _holds(a, np.ndarray):
             _warn_once("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list to a "
                        "single numpy.ndarray with numpy.array() before converting to a tensor.", stacklevel=None)
         # a number past 64 bits is read as a float for a float, complex or bool dtype (torch unpacks it as a double then)
@@ -122,18 +122,21 @@ def _to_host(v): return B.to_device(v._data, 'cpu') if isinstance(v, Tensor) els
 
 _NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex, np.generic)
 
-def _of_scalar_tensors(data):
+def _of_scalar_tensors(data, dtype=None):
     """A list holding tensors, as torch reads it: each tensor is one scalar (any shape, one element), and the dtype is
     promoted over the elements, a Python number counting as torch infers it (int64, the default float...)."""
-    vals, dt = [], None
+    vals, dt, tensors = [], None, [v for v in data if isinstance(v, Tensor)]
     for v in data:
-        if isinstance(v, Tensor):
-            if v.numel() != 1: raise ValueError("only one element tensors can be converted to Python scalars")
-            a = _to_host(v).reshape(())
-        else: a = _infer(v)
+        a = _to_host(v) if isinstance(v, Tensor) else _infer(v, dtype)
         vals.append(a)
         dt = B._by_np[a.dtype] if dt is None else B.promote_types(dt, B._by_np[a.dtype])
-    return np.asarray(vals).astype(dt.np)
+    to = to_dtype(dtype) if dtype is not None else dt
+    for v in tensors:     # each tensor is read as the target's kind of number: an index (int, bool) or a float
+        if not (to.is_floating_point or to.is_complex):
+            if v.numel() != 1 or v.is_floating_point() or v.is_complex():
+                raise TypeError("only integer tensors of a single element can be converted to an index")
+        elif v.numel() != 1: raise ValueError("only one element tensors can be converted to Python scalars")
+    return np.asarray([a.reshape(()) if isinstance(v, Tensor) else a for v, a in zip(data, vals)]).astype(dt.np)
 
 def _odd_leaf(data):
     "The first element of nested lists that is neither a number nor a sequence (what torch cannot infer a dtype of)."
@@ -144,11 +147,12 @@ def _odd_leaf(data):
         return None
     return None if isinstance(data, _NUMBERS) or hasattr(data, '__array__') else data
 
-def _holds_array(data):
-    "Whether nested lists `data` hold a numpy array (torch warns, once, that reading arrays element by element is slow)."
+def _holds(data, cls):
+    """Whether nested lists `data` hold an instance of `cls`: a numpy array (torch warns, once, that reading arrays
+    element by element is slow), a tensor (read as one number, at any depth: `[[t, 3]]`)."""
     kinds = set(map(type, data))        # (one pass at C speed per list, as `_leaf_dtypes`; lists of numbers end here)
-    if builtins.any(issubclass(t, np.ndarray) for t in kinds): return True
-    return (list in kinds or tuple in kinds) and builtins.any(_holds_array(v) for v in data if type(v) in (list, tuple))
+    if builtins.any(issubclass(t, cls) for t in kinds): return True
+    return (list in kinds or tuple in kinds) and builtins.any(_holds(v, cls) for v in data if type(v) in (list, tuple))
 
 def _check_nesting(data):
     """torch's errors for nested lists that are not a grid: the sizes are read along the first elements, then every

@@ -315,3 +315,17 @@ def test_asarray_buffers_and_dlpack_capsules():
         x = L.ones(3, dtype=L.int64)
         c = L.asarray(L.utils.dlpack.to_dlpack(x)); assert c.dtype is L.int64 and c.data_ptr() == x.data_ptr()
         assert L.asarray(L.utils.dlpack.to_dlpack(x), copy=True).data_ptr() != x.data_ptr()
+
+@pytest.mark.parametrize('f', [lambda L: L.tensor([[L.tensor([1]), 3]]), lambda L: L.tensor([[L.tensor([1.5]), 3], [L.tensor(2, dtype=L.int32), True]]),
+                               lambda L: L.tensor([[L.tensor([1], dtype=L.int8), 3]]), lambda L: L.tensor([[[L.tensor(1., dtype=L.float16)]], [[2]]]),
+                               lambda L: L.tensor([L.tensor(1)], dtype=L.float32), lambda L: L.tensor([L.tensor(True), 2])])
+def test_tensors_inside_nested_lists_are_numbers_as_in_torch(f):
+    "One-element tensors at any depth of nested lists are read as numbers, their dtypes promoted with the others'."
+    same(f(litnn), f(torch))
+
+@pytest.mark.parametrize('f', [lambda L: L.tensor([L.tensor([1, 2]), 3]), lambda L: L.tensor([L.tensor([1., 2]), 3]),
+                               lambda L: L.tensor([L.tensor(1.5)], dtype=L.int64), lambda L: L.tensor([L.tensor(2.)], dtype=L.bool),
+                               lambda L: L.tensor([[L.tensor([1, 2])]], dtype=L.float32), lambda L: L.tensor([[3, L.tensor(1.5)]], dtype=L.uint8)])
+def test_tensors_in_lists_that_are_not_numbers_of_the_target_fail_as_in_torch(f):
+    "torch reads each as the target's kind of number: an index for integer and bool dtypes (TypeError), a float otherwise (ValueError)."
+    same_error(f)
