@@ -28,7 +28,7 @@ def _view_of(out, base):
     if not _Mode.grad:
         out._vmeta = 'no_grad'                  # see 17c_inplace_on_views: why these two are remembered
         if base._requires_grad: out._requires_grad = True    # as torch's: it requires grad, with no edge to its base (`_accumulator`)
-    elif base._vmeta: out._vmeta = base._vmeta if base._vmeta.startswith('multi') else 'no_grad_base'
+    elif base._vmeta: out._vmeta = base._vmeta if base._vmeta.startswith(('multi', 'custom')) else 'no_grad_base'
     views = root._views
     if views is None: root._views = views = []
     elif len(views) >= 32 and not len(views) & (len(views) - 1):   # at 32, 64, 128...: forget the views that died
@@ -749,7 +749,7 @@ def _regenerate_views(self:Tensor):
         v = ref()
         if v is None or v._base is not self: continue       # dead, or no longer a view (unsafe_split)
         live.append(ref)
-        if v._vmeta in ('no_grad', 'no_grad_base'): continue
+        if v._vmeta in ('no_grad', 'no_grad_base', 'custom'): continue   # (custom: the Function keeps its node)
         regen = AsStridedBackward0.apply(self, size=tuple(v.shape), stride=v.stride(), offset=v.storage_offset())
         _new_history(v, regen.grad_fn)
     self._views[:] = live

@@ -270,3 +270,44 @@ def test_setitem_on_a_leaf_names_the_view_as_torch(key):
         with pytest.raises(RuntimeError) as e: w[k] = 5
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+def _identity_function(lib, make_view):
+    class Ident(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): return x.view_as(x) if make_view else x
+        @staticmethod
+        def backward(ctx, g): return g
+    return Ident
+
+@pytest.mark.parametrize('make_view', [False, True])
+@pytest.mark.parametrize('then', [lambda y: y, lambda y: y.squeeze(0), lambda y: y[0], lambda y: y.t(), lambda y: y.view(6)])
+def test_inplace_on_a_custom_functions_view_output_is_refused_as_torch(make_view, then):
+    """An output of a custom Function that is an input returned as-is (torch makes it a view of the input) or a view,
+    and any view of it, refuses in-place changes with grad mode on: the view's regenerated history would replace the
+    Function's backward. The message names the node as torch does (`Squeeze1`, `F`)."""
+    msgs = []
+    for lib in (litnn, torch):
+        x = lib.randn(2, 3, requires_grad=True).clone()
+        y = _identity_function(lib, make_view).apply(x)
+        assert y._is_view() and y._base is x
+        with pytest.raises(RuntimeError) as e: then(y).mul_(2)
+        msgs.append(str(e.value))
+        with lib.no_grad(): then(y).mul_(2)          # without grad mode nothing is recorded: allowed
+    assert msgs[0] == msgs[1]
+
+def test_full_backward_hook_then_inplace_relu_is_refused_as_torch():
+    "A module with a full backward hook hands on views made by BackwardHookFunction: an in-place ReLU after it is torch's error."
+    msgs = []
+    for lib in (litnn, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.ReLU(inplace=True))
+        m[0].register_full_backward_hook(lambda mod, gi, go: None)
+        with pytest.raises(RuntimeError) as e: m(lib.randn(2, 3, requires_grad=True))
+        msgs.append(str(e.value))
+        m[1].inplace = False                       # the fix torch's users apply: then the hook runs
+        calls = []
+        m[0].register_full_backward_hook(lambda mod, gi, go: calls.append(go[0].shape))
+        m(lib.randn(2, 3, requires_grad=True)).sum().backward()
+        assert calls == [(2, 3)]
+    assert msgs[0] == msgs[1] and 'BackwardHookFunction is a view' in msgs[0]

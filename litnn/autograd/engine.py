@@ -493,9 +493,14 @@ def _version(self:Tensor):
 from ..storage import _root as _memory_root
 
 # %% ../../nbs/17c_inplace_on_views.ipynb #e0b960f4
+import re
 _AMBIGUOUS = (" and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
               "forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block "
               "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+def _short_name(node_name):
+    "How torch's messages name a node: without its `Backward` (and a `0` after it): `UnbindBackward0` is Unbind, `SqueezeBackward1` Squeeze1."
+    return re.sub(r'Backward0?$|Backward(?=\d+$)', '', node_name)
 
 def _check_view_inplace(view, base, view_fn=None):
     """Refuse, before anything is written, an in-place change to `view` that torch would not record. `view_fn`: the node
@@ -504,7 +509,12 @@ def _check_view_inplace(view, base, view_fn=None):
     if kind is not None:
         if view_fn is not None: fn, nr = view_fn, 0
         else: fn, nr = (type(view.grad_fn) if view.grad_fn is not None else None), view._output_nr
-        name = f"Output {nr} of {fn.__name__.split('Backward')[0] if fn is not None else 'a view function'}"
+        name = f"Output {nr} of {_short_name(fn.__name__) if fn is not None else 'a view function'}"
+        if kind == 'custom':              # an output of a custom Function that is a view, or a view of one
+            raise RuntimeError(f"{name} is a view and is being modified inplace. This view was created inside a custom Function (or because "
+                               "an input was returned as-is) and the autograd logic to handle view+inplace would override the custom "
+                               "backward associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. "
+                               "You can fix this by cloning the output of the custom Function.")
         if kind.startswith('multi'):      # an output of unbind/split/chunk made with (or without) a history
             raise RuntimeError(("A view was created in no_grad mode and is being modified inplace with grad mode enabled." if kind == 'multi_no_grad'
                                 else f"{name} is a view and is being modified inplace.") + " This view is the output of a function that returns "

@@ -153,7 +153,9 @@ def _link_outputs(ctx, out, args):
         if not isinstance(o, Tensor) or id(o) in nd or not (o.is_floating_point() or o.is_complex()): res.append(o); continue
         if builtins.any(o is d for d in dirty): _dirtied(ctx, o, i)     # an input changed in place: see mark_dirty below
         else:
-            if builtins.any(o is a for a in args): o = Tensor._make(o._data)    # an input returned as is: a new tensor
+            if builtins.any(o is a for a in args):     # an input returned as is: a new tensor, a view of the input (as torch's)
+                with no_grad(): o = o.view_as(o)
+            if o._base is not None: o._vmeta = 'custom'  # a view: changing it in place is refused (17c_inplace_on_views)
             if o.grad_fn is None: o._requires_grad, o.grad_fn, o._output_nr = True, ctx, i
         res.append(o)
     if ctx._saved:   # an output saved for backward would hold its own grad_fn: keep its array instead
