@@ -1047,6 +1047,36 @@ def test_custom_function_set_materialize_grads(materialize):
     want = [([1., 1.], [0., 0.] if materialize else None)]
     assert both(f) == (want, [2., 2.], True, True)
 
+@pytest.mark.parametrize('materialize', [True, False])
+@pytest.mark.parametrize('two_outputs', [False, True])
+def test_custom_function_runs_when_no_gradient_reaches_it(materialize, two_outputs):
+    """A custom Function whose outputs receive no gradient (the next Function's backward returned None) still runs its
+    backward, with zeros (or None without materializing), so the leaf's `.grad` is zeros, not None; a built-in op
+    in its place is skipped, and the leaf's `.grad` stays None (torch's engine)."""
+    def f(lib):
+        got = []
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(materialize)
+                return (x * 2, x * 3) if two_outputs else x * 2
+            @staticmethod
+            def backward(ctx, *gs):
+                got.append([None if g is None else g.tolist() for g in gs])
+                return None if gs[0] is None else gs[0] * 2
+        class Drop(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): return x * 3
+            @staticmethod
+            def backward(ctx, g): return None
+        x = leaf(lib, [1., 2.])
+        y = F.apply(x)
+        Drop.apply(y[0] if two_outputs else y).sum().backward()
+        z = leaf(lib, [1., 2.])
+        Drop.apply(z.exp()).sum().backward()
+        return got, None if x.grad is None else x.grad.tolist(), z.grad
+    both(f)
+
 def test_custom_function_returning_input_unchanged():
     def f(lib):
         class Id(lib.autograd.Function):

@@ -219,7 +219,10 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 if node._out is not None: node._out = _FREED
             if anomaly is not None: anomaly.check(node, outs)    # NaN in a gradient (reference/backprop/anomaly_mode)
             for (fn, nr), g in zip(node.next_functions, outs):
-                if fn is None or g is None: continue
+                if fn is None: continue
+                if g is None:       # no gradient: a custom Function is called all the same, with zeros (torch's)
+                    if fn._runs_without_grads and fn not in buffers: buffers[fn] = [None] * fn._n_out
+                    continue
                 buf = get(fn)
                 if buf is None:
                     if fn._n_out == 1: buffers[fn] = [g]          # (the only output is output 0)
@@ -242,12 +245,11 @@ def _call_backward(node, grads, plain):
     if plain and not node.on_arrays:        # a formula in tensor ops: give it tensors, pass arrays on
         out = _call_backward(node, [_as_tensor(g) for g in grads], False)
         return tuple(_value(g, True) for g in out)
-    if node._n_out == 1:
-        g = grads[0]
-        out = node.backward(node, g) if g is not None else None
+    if node._n_out == 1 and grads[0] is not None:
+        out = node.backward(node, grads[0])
         if out is None: return (None,) * len(node.next_functions)
-    else:
-        if builtins.all(g is None for g in grads): return (None,) * len(node.next_functions)
+    else:     # (a built-in op that received no gradient gives none; a custom Function's backward runs all the same)
+        if not node._runs_without_grads and builtins.all(g is None for g in grads): return (None,) * len(node.next_functions)
         out = node.backward(node, *_materialize(node, grads))
     return out if type(out) is tuple else (out,)
 
@@ -298,10 +300,12 @@ def _materialize(node, grads):
     for g, meta in zip(grads, node._out_meta):
         if g is None and meta is not None:      # (None: a non-differentiable output a Function asked to leave None)
             shape, dt = meta
-            like = next(x for x in grads if x is not None)
-            a = like._data if isinstance(like, Tensor) else like
-            g = array_namespace(a).zeros(shape, dt)
-            if isinstance(like, Tensor): g = Tensor._make(g)
+            like = next((x for x in grads if x is not None), None)
+            if like is None: g = Tensor._make(node._out_xp.zeros(shape, dt))   # none at all: a custom Function's, on its outputs' device
+            else:
+                a = like._data if isinstance(like, Tensor) else like
+                g = array_namespace(a).zeros(shape, dt)
+                if isinstance(like, Tensor): g = Tensor._make(g)
         res.append(g)
     return res
 

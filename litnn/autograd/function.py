@@ -8,6 +8,7 @@ import builtins, functools, warnings, numpy as np
 from .._tensor import Tensor, _version_counter
 from .graph import Node, _edge, _counter, _SavedOutput
 from .engine import _check_inplace, _new_history
+from ..backend import array_namespace
 from .grad_mode import _Mode, no_grad
 
 # %% auto #0
@@ -37,6 +38,7 @@ def _validated(ctx, grads):
 class FunctionCtx(Node):
     "The ctx (and graph node) of a custom `Function`."
     materialize_grads = True
+    _runs_without_grads = True      # torch calls its backward with zeros (or None: `set_materialize_grads(False)`)
     # torch's ctx has no `result`: a forward may keep its own value there (`ctx.result = out`, as torch's forward-mode
     # tutorial does) and `del` it. Node's read-only `result` (a built-in op's saved output) would refuse that; a
     # non-data descriptor lets the instance's attribute win, and reads as missing until it is set.
@@ -141,6 +143,7 @@ def _link_outputs(ctx, out, args):
     nd = {id(t) for t in getattr(ctx, '_non_diff', ())}
     ctx._n_out = len(outs)
     ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32) for o in outs]
+    ctx._out_xp = next((array_namespace(o._data) for o in outs if isinstance(o, Tensor)), np)   # where zeros for them are made
     if not ctx.materialize_grads: ctx._out_meta = None
     elif nd and not getattr(ctx, '_materialize_non_diff_grads', True):     # torch's switch: None, not zeros, for non-differentiable outputs
         ctx._out_meta = [None if isinstance(o, Tensor) and id(o) in nd else m for o, m in zip(outs, ctx._out_meta)]

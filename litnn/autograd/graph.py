@@ -38,6 +38,7 @@ class Node:
     _pre_hooks = _post_hooks = None   # Node.register_prehook / register_hook
     _hooked = False         # any of the three above before backward: one flag for the engine to test
     _n_out = 1              # number of outputs
+    _runs_without_grads = False   # does backward run when no output received a gradient? (a custom Function's does)
     _inputs = None          # an op's node: how many leading positional arguments are its graph inputs (None: all)
     _seq = 0                # creation order: the engine runs later nodes first
     _packed = False         # were the saved tensors packed by saved-tensor hooks (35a_saved_tensor_hooks)?
