@@ -6,7 +6,7 @@
 __all__ = []
 
 # %% ../nbs/62_checkpoint_objects.ipynb #04f10a1f
-import sys, types
+import dataclasses, importlib, os, sys, types
 import numpy as np
 
 # %% ../nbs/62_checkpoint_objects.ipynb #226144fd
@@ -471,13 +471,32 @@ def _current_name(name):
     new = _MOVED.get(name) or _MOVED.get(module)
     return f"{new}.{qual}" if new else name
 
-def _imported_module_class(name):
-    "The class called `name` in a module that is already imported, if it is a Module subclass or one of litnn's own, or None."
+# the settings objects programs keep in checkpoints (`torch.save({'args': args, ...})`), from the standard library
+_PLAIN_HOLDERS = ("argparse.Namespace", "types.SimpleNamespace")
+
+def _installed_paths():
+    "Where Python's standard library and installed packages live (real paths, each ending in a separator)."
+    import sysconfig
+    return tuple({os.path.join(os.path.realpath(p), "") for k, p in sysconfig.get_paths().items()
+                  if k in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+def _programs_own(cls):
+    "Whether `cls` is the program's own: defined in `__main__` (a script, a notebook) or in a file outside Python's installation."
+    if cls.__module__ == "__main__": return True
+    f = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    return isinstance(f, str) and not os.path.realpath(f).startswith(_installed_paths())
+
+def _trusted_class(name):
+    """The class called `name` in a module that is already imported, if a trusting load (`weights_only=False`) accepts it
+    without the allow-list, or None: a Module subclass, one of litnn's own, the program's own classes, a dataclass, or
+    a plain settings holder (`_PLAIN_HOLDERS`)."""
     from litnn.nn.modules.module import Module
+    if name in _PLAIN_HOLDERS: importlib.import_module(name.rpartition(".")[0])     # (standard library: safe to import)
     obj = _imported_global(name)
     if not isinstance(obj, type): return None
     # litnn's own classes are the hooks a module carries after `prune`, `weight_norm`, `spectral_norm`
-    return obj if issubclass(obj, Module) or obj.__module__.partition(".")[0] == "litnn" else None
+    if issubclass(obj, Module) or obj.__module__.partition(".")[0] == "litnn" or name in _PLAIN_HOLDERS: return obj
+    return obj if dataclasses.is_dataclass(obj) or _programs_own(obj) else None
 
 def _encode_global(x):
     "The record of function or class `x` by its name, as pickle stores globals (a TransformerEncoderLayer's `activation`), or None."
@@ -497,7 +516,7 @@ def _make_objects(records, fail, trusted=False):
             raise fail(f"object {i} is not a record of class and state")
         cls = (_safe_globals.get(rec["class"]) or _safe_globals.get(_current_name(rec["class"]))
                or (_imported_global(rec["class"]) if rec["class"] in _STORAGE_CLASSES else None)
-               or (_imported_module_class(rec["class"]) if trusted else None))
+               or (_trusted_class(rec["class"]) if trusted else None))
         if cls is None: raise fail(_refused(rec["class"]), unpickling=True)
         out.append(cls.__new__(cls))
     return out

@@ -187,8 +187,9 @@ def test_torch_format_refuses_objects():
         litnn.save(litnn.nn.Linear(1, 1), io.BytesIO(), format='torch')
 
 
-def test_weights_only_false_loads_imported_litnn_modules_but_nothing_else(tmp_path):
-    "As example programs do (torch.load(f, weights_only=False)): litnn Modules of imported classes load; other classes do not."
+def test_weights_only_false_loads_imported_modules_and_the_programs_own_classes_only(tmp_path):
+    """As example programs do (torch.load(f, weights_only=False)): litnn Modules of imported classes load, and so do the
+    program's own classes (here this test file's, outside Python's installation); an installed library's class does not."""
     m = Tied()
     path = tmp_path / 'model.pt'
     litnn.save(m, path)
@@ -199,10 +200,47 @@ def test_weights_only_false_loads_imported_litnn_modules_but_nothing_else(tmp_pa
     import test_checkpoint_objects as me
     me.Plain = Plain; Plain.__qualname__ = 'Plain'
     try:
-        litnn.save(Plain(), path)
+        p = Plain(); p.lr, p.sizes = 0.1, [2, 3]
+        litnn.save({'settings': p}, path)
         with pytest.raises(pickle.UnpicklingError, match='test_checkpoint_objects.Plain, which is not allow-listed'):
-            litnn.load(path, weights_only=False)                   # not a Module: the allow-list is still needed
+            litnn.load(path)                                       # weights_only=True: the allow-list is needed
+        back = litnn.load(path, weights_only=False)['settings']
+        assert type(back) is Plain and (back.lr, back.sizes) == (0.1, [2, 3])
     finally: del me.Plain
+    import string
+    litnn.save(string.Formatter(), path)                           # the standard library's: refused even when trusted
+    with pytest.raises(pickle.UnpicklingError, match='string.Formatter, which is not allow-listed'): litnn.load(path, weights_only=False)
+
+
+def test_settings_objects_saved_beside_the_weights_load_trusted_as_in_torch(tmp_path):
+    """`torch.save({'args': args, 'config': cfg, ...})`: argparse's Namespace, SimpleNamespace, dataclasses and the
+    script's own classes come back with weights_only=False (and are refused without it), in a script run as __main__."""
+    import subprocess, sys, textwrap
+    template = textwrap.dedent('''
+        import sys, io, argparse, dataclasses, types, pickle
+        import LIB as torch
+        class Foo:
+            def __init__(self): self.a = 1
+        @dataclasses.dataclass
+        class Cfg:
+            lr: float = 0.1
+            layers: tuple = (1, 2)
+        buf = io.BytesIO()
+        torch.save({'x': torch.ones(2), 'foo': Foo(), 'args': argparse.Namespace(lr=0.5, name='run'), 'cfg': Cfg(), 'ns': types.SimpleNamespace(a=[1, 2])}, buf)
+        buf.seek(0)
+        try: torch.load(buf); print('loaded')
+        except pickle.UnpicklingError: print('refused')
+        buf.seek(0); r = torch.load(buf, weights_only=False)
+        print(type(r['foo']).__name__, r['foo'].a, r['args'], r['cfg'], r['ns'], r['x'].tolist())
+        ''')
+    outs = []
+    for lib in ('litnn', 'torch'):
+        script = tmp_path / f'train_{lib}.py'
+        script.write_text(template.replace('LIB', lib))
+        p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-2000:]
+        outs.append(p.stdout)
+    assert outs[0] == outs[1] and outs[0].startswith('refused\nFoo 1 Namespace(lr=0.5')
 
 
 @pytest.mark.parametrize('wrap', ['prune', 'weight_norm', 'spectral_norm'])
