@@ -15,6 +15,7 @@ from .nn.parameter import Parameter
 from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states
+from ._pickling import _user_state       # (65_pickling: what a pickle keeps of a tensor's attributes)
 
 # %% ../nbs/63_checkpoint_records.ipynb #e706281e
 _FORMAT, _VERSION = "litnn", 3   # 3: checksums (version 2 files, without them, are still read)
@@ -34,6 +35,9 @@ class _Encoder:
             self.records.append(dict(dtype=t.dtype.name, shape=list(t.shape), device=str(t.device),
                                      requires_grad=t.requires_grad, parameter=isinstance(t, Parameter)))
             self.tensors.append((t, keys))   # keeping `t` alive keeps its id unique
+            attrs = _user_state(t)     # Python attributes set on it (`t.tag = 'w'`): torch keeps them, so does litnn
+            if attrs:                  # (the record first: encoding them may add records of tensors they hold)
+                rec = self.records[-1]; rec["attrs"] = _encode(self, attrs, keys + ("attrs",), "a tensor's attributes")
         return self.index[id(t)]
 
 # %% ../nbs/63_checkpoint_records.ipynb #32b4ee19
@@ -190,7 +194,16 @@ def _check_map_location(m):
         raise TypeError(f"map_location should be None, a str, a litnn.device, a dict or a callable, not {type(m).__name__}")
 
 # %% ../nbs/63_checkpoint_records.ipynb #9ba0e1b3
-_RECORD_FIELDS = {"dtype", "shape", "device", "requires_grad", "parameter", "storage", "offset", "stride"}
+_RECORD_FIELDS = {"dtype", "shape", "device", "requires_grad", "parameter", "storage", "offset", "stride", "attrs"}
+
+def _give_attributes(t, state, fail):
+    "Tensor `t` given the Python attributes `state` a file holds for it: plain names only, none the tensor already has (`grad`, `_data`)."
+    if type(state) not in (dict, OrderedDict) or not all(type(k) is str for k in state): raise fail("a tensor's attributes are not a dict of names")
+    for k, v in state.items():
+        if k.startswith("__") or hasattr(type(t), k) or k in t.__dict__:
+            raise fail(f"a tensor's attribute {reprlib.repr(k)} would replace one of the tensor's own")
+        t.__dict__[k] = v
+    return t
 _DEVICE_NAME = re.compile(r"[a-z]+(:(0|[1-9][0-9]{0,8}))?")   # ASCII letters and digits only
 
 def _record(f, i, rec, arrays):
@@ -352,4 +365,6 @@ def _from_litnn(meta, arrays, f, map_location, trusted=False):
             return pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: {what}") if unpickling else _fail(f, what)
         refs.objects = _make_objects(structure["objects"], fail, trusted)
         _set_states(refs.objects, structure["objects"], lambda state: _decode(state, refs, f, 1), fail)
+    for t, rec in zip(refs, structure["tensors"]):    # (records were checked by `_tensors`)
+        if "attrs" in rec: _give_attributes(t, _decode(rec["attrs"], refs, f, 1), lambda what: _fail(f, what))
     return _decode(structure["root"], refs, f)

@@ -14,7 +14,8 @@ from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, _checked_spa
 from .nn.parameter import Parameter
 from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _ROOM, _ROOM_PER_BYTE
-from ._checkpoint_records import _place, _strided, _Encoder, _storages
+from ._checkpoint_records import _place, _strided, _Encoder, _storages, _give_attributes
+from ._pickling import _user_state
 from ._checkpoint_records import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
 from ._checkpoint_file import _host, _write_atomically
 
@@ -43,10 +44,24 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     if a.size % dtype.itemsize: raise pickle.UnpicklingError(f"a storage of {a.size} bytes does not hold whole {dtype.name} elements")
     return _rebuild_tensor_v2(_Storage(a.view(dtype.np)), storage_offset, size, stride, requires_grad, backward_hooks, metadata)
 
+def _set_state(t, state):
+    """Tensor `t` given the Python attributes torch pickled with it (torch._utils._set_obj_state: a dict, or a dict and a
+    dict of slots): plain names only, none that litnn's tensors already have (`grad`, `_data`...)."""
+    if type(state) is tuple and len(state) == 2 and all(type(s) in (dict, OrderedDict) or s is None for s in state):
+        state = {**(state[0] or {}), **(state[1] or {})}
+    return t if state is None else _give_attributes(t, state, pickle.UnpicklingError)
+
 def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
-    "A Parameter (torch._utils._rebuild_parameter, and _rebuild_parameter_with_state without the extra attributes)."
+    "A Parameter (torch._utils._rebuild_parameter, and _rebuild_parameter_with_state with its attributes)."
     if not isinstance(data, Tensor): raise pickle.UnpicklingError(f"a Parameter's data is a {type(data).__name__}")
-    return Parameter(data, requires_grad=bool(requires_grad))
+    return _set_state(Parameter(data, requires_grad=bool(requires_grad)), state)
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    "A tensor that has Python attributes (torch._tensor._rebuild_from_type_v2): built by `func` (an allowed one), then given them."
+    if new_type is not Tensor: raise pickle.UnpicklingError(f"a tensor's class is {reprlib.repr(new_type)}, not a plain tensor")
+    t = _call(func, args)
+    if type(t) is not Tensor: raise pickle.UnpicklingError(f"a tensor's rebuild made a {type(t).__name__}")
+    return _set_state(t, state)
 
 _LAYOUTS = {f"torch.{l.name}": l for l in _SPARSE_LAYOUTS}
 
@@ -83,13 +98,14 @@ _STORAGE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "
 _ALLOWED = {"collections.OrderedDict": OrderedDict, "collections.Counter": Counter, "builtins.set": set, "_codecs.encode": _encode,
             "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2, "torch._utils._rebuild_parameter": _rebuild_parameter,
             "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3, "torch.storage.UntypedStorage": _StorageType(B.uint8),
-            "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
+            "torch._utils._rebuild_parameter_with_state": _rebuild_parameter, "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+            "torch.Tensor": Tensor,    # (a class the file names, never called: _CALLABLE lacks it)
             "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor, "torch.serialization._get_layout": _get_layout, "torch.Size": Size, "torch.device": B.device,
             **{f"torch.{k}Storage": _StorageType(B._by_name[v]) for k, v in _STORAGE_DTYPES.items()},
             **{f"torch.{k}": v for k, v in B._by_name.items()}}   # dtypes: torch.float32 -> litnn.float32
 # PyTorch dtypes litnn lacks: a file with such tensors is refused with a message about the dtype, not about code
 _TORCH_ONLY_DTYPES = {"complex32", "uint16", "uint32", "uint64", "float8_e8m0fnu", "qint8", "quint8", "qint32", "quint4x2"}
-_CALLABLE = {id(v) for v in (OrderedDict, Counter, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device,
+_CALLABLE = {id(v) for v in (OrderedDict, Counter, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device, _rebuild_from_type_v2,
                              _rebuild_sparse_tensor, _get_layout)}
 
 def _find_class(module, name, f):
@@ -404,11 +420,15 @@ class _TorchPickler(pickle._Pickler):
         else:   # a dtype without a storage class (the 8-bit floats): bytes, and the dtype, as torch writes them
             pid = _Pid(("storage", _torch_global("torch.storage", "UntypedStorage"), key, str(t.device), numel * t.dtype.itemsize))
             rebuild, extra = _torch_global("torch._utils", "_rebuild_tensor_v3"), (t.dtype,)
+        state = _user_state(t)     # Python attributes set on it: torch wraps the call to keep them, as here
         if not isinstance(t, Parameter):
             warn_if_has_hooks(t)   # its gradient hooks are not saved: torch says so for a tensor (not for a Parameter)
-            return self.save_reduce(rebuild, (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()) + extra, obj=t)
+            args = (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()) + extra
+            if not state: return self.save_reduce(rebuild, args, obj=t)
+            return self.save_reduce(_torch_global("torch._tensor", "_rebuild_from_type_v2"), (rebuild, _torch_global("torch", "Tensor"), args, state), obj=t)
         data = _Reduce(rebuild, (pid, offset, tuple(t.shape), stride, False, OrderedDict()) + extra)
-        self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()), obj=t)
+        if not state: return self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()), obj=t)
+        self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter_with_state"), (data, t.requires_grad, OrderedDict(), state), obj=t)
 
 # %% ../nbs/64_reading_pytorch_files.ipynb #96138a55
 def _contiguous_strides(shape):

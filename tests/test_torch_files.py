@@ -515,3 +515,34 @@ def test_peak_memory_is_the_tensor_plus_a_small_buffer(method):
     finally: tracemalloc.stop()
     assert back['w'].shape == (8 * 2**20,)
     assert peak < nbytes + 2**20, (peak - nbytes) / 2**20
+
+
+def _tagged(L):
+    "A tensor and a Parameter carrying Python attributes (one a tensor itself), with a plain tensor beside them."
+    t = L.ones(2); t.foo, t.n = 'bar', {'k': L.zeros(1)}
+    p = L.nn.Parameter(L.arange(3.)); p.tag, p._is_initialized = 'w', True
+    return {'t': t, 'p': p, 'plain': L.ones(1)}
+
+def _seen(d):
+    "What a loaded `_tagged` shows: classes, values and every attribute."
+    attrs = lambda x: {k: (v['k'].tolist() if isinstance(v, dict) else v) for k, v in vars(x).items() if not k.startswith('_grad')}
+    return {k: (type(v).__name__, v.tolist(), attrs(v)) for k, v in d.items()}
+
+def test_tensor_attributes_survive_torch_files_both_ways():
+    """torch.save keeps the Python attributes set on a tensor or a Parameter (`_rebuild_from_type_v2`,
+    `_rebuild_parameter_with_state`), and torch.load(weights_only=True) restores them: so do litnn's reader and writer."""
+    torch = pytest.importorskip('torch')
+    b = io.BytesIO(); torch.save(_tagged(torch), b)
+    want = _seen(torch.load(io.BytesIO(b.getvalue())))
+    assert want['t'][2] == {'foo': 'bar', 'n': [0.0]} and want['p'][2]['tag'] == 'w'
+    assert _seen(litnn.load(io.BytesIO(b.getvalue()))) == want                      # torch's file, read by litnn
+    b = io.BytesIO(); litnn.save(_tagged(litnn), b, format='torch')
+    assert _seen(torch.load(io.BytesIO(b.getvalue()))) == want                      # litnn's torch-format file, read by torch
+    b = io.BytesIO(); litnn.save(_tagged(litnn), b)
+    assert _seen(litnn.load(io.BytesIO(b.getvalue()))) == want                      # litnn's own format
+
+def test_tensor_attributes_that_would_replace_a_tensors_own_are_refused():
+    "A file giving a tensor an attribute it already has (`grad`, `_data`, `requires_grad`) is refused, nothing replaced."
+    for name in ('grad', 'requires_grad', '_data', '__class__'):
+        state = {name: 1}
+        with pytest.raises(pickle.UnpicklingError, match='would replace'): T._set_state(litnn.ones(1), state)
