@@ -15,7 +15,8 @@ from .nn.parameter import Parameter
 from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states
-from ._pickling import _user_state       # (65_pickling: what a pickle keeps of a tensor's attributes)
+from ._pickling import _user_state
+from .meta import MetaArray       # (65_pickling: what a pickle keeps of a tensor's attributes)
 
 # %% ../nbs/63_checkpoint_records.ipynb #e706281e
 _FORMAT, _VERSION = "litnn", 3   # 3: checksums (version 2 files, without them, are still read)
@@ -131,6 +132,7 @@ def _storages(enc):
     groups = {}
     for i, (t, _) in enumerate(enc.tensors):
         a = t._data
+        if isinstance(a, MetaArray): continue      # a meta tensor has no memory: its record is all there is (as torch's)
         root, ptr = _block(a)
         describable = a.size > 0 and all(s >= 0 and s % a.itemsize == 0 for s in a.strides)
         key = (id(root), ptr % a.itemsize, a.dtype, str(t.device)) if describable else i
@@ -213,8 +215,10 @@ def _record(f, i, rec, arrays):
     dt, shape, name, dev = rec.get("dtype"), rec.get("shape"), rec.get("storage"), rec.get("device", "cpu")
     if type(dt) is not str or dt not in B._by_name: raise _fail(f, f"tensor {i} has dtype {dt!r}")
     if not _is_shape(shape): raise _fail(f, f"tensor {i} has shape {shape!r}")
-    if type(name) is not str or name not in arrays: raise _fail(f, f"tensor {i}: its storage {name!r} is not in the file")
-    if arrays[name].dtype != B._by_name[dt].np: raise _fail(f, f"tensor {i} is {dt} but its storage {name!r} is {arrays[name].dtype}")
+    if dev == "meta":       # no memory, so no storage: nothing more to check
+        if {"storage", "offset", "stride"} & rec.keys(): raise _fail(f, f"tensor {i} is on the meta device but names a storage")
+    elif type(name) is not str or name not in arrays: raise _fail(f, f"tensor {i}: its storage {name!r} is not in the file")
+    elif arrays[name].dtype != B._by_name[dt].np: raise _fail(f, f"tensor {i} is {dt} but its storage {name!r} is {arrays[name].dtype}")
     if type(dev) is not str or not _DEVICE_NAME.fullmatch(dev): raise _fail(f, f"tensor {i} has device {dev!r}")
     for flag in ("requires_grad", "parameter"):
         if type(rec.get(flag, False)) is not bool: raise _fail(f, f"tensor {i} has {flag} {rec[flag]!r}, not a bool")
@@ -227,6 +231,8 @@ def _tensors(f, records, arrays, map_location):
     placed, out = {}, []   # entry name -> (its device, its array placed by map_location): each entry placed once
     for i, rec in enumerate(records):
         dt, shape, name, dev = _record(f, i, rec, arrays)
+        if dev == "meta":       # stays on the meta device whatever map_location says, as torch's
+            out.append(_flagged(Tensor._make(MetaArray(shape, B._by_name[dt].np)), rec)); continue
         if name not in placed:
             try: placed[name] = dev, _place(arrays[name], dev, map_location)
             except (RuntimeError, ValueError) as e: raise _fail(f, f"tensor {i}: {e}") from None
@@ -236,12 +242,15 @@ def _tensors(f, records, arrays, map_location):
         try:
             if "offset" in rec or "stride" in rec: a = _strided(a, shape, rec.get("offset"), rec.get("stride"))
             elif list(a.shape) != shape: raise ValueError(f"its shape is {shape} but its storage {name!r} has shape {list(a.shape)}")
-            t = Tensor._make(a)
-            if rec.get("parameter"): t = Parameter(t, requires_grad=rec.get("requires_grad", False))
-            elif rec.get("requires_grad"): t.requires_grad_(True)
+            t = _flagged(Tensor._make(a), rec)
         except (ValueError, TypeError, RuntimeError, OverflowError) as e: raise _fail(f, f"tensor {i}: {e}") from None
         out.append(t)
     return out
+
+def _flagged(t, rec):
+    "Tensor `t` as its record says: a Parameter, or requiring grad."
+    if rec.get("parameter"): return Parameter(t, requires_grad=rec.get("requires_grad", False))
+    return t.requires_grad_(True) if rec.get("requires_grad") else t
 
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}

@@ -16,6 +16,8 @@ from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _ROOM, _ROOM_PER_BYTE
 from ._checkpoint_records import _place, _strided, _Encoder, _storages, _give_attributes
 from ._pickling import _user_state
+from .meta import MetaArray
+from ._checkpoint_file import _is_shape
 from ._checkpoint_records import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
 from ._checkpoint_file import _host, _write_atomically
 
@@ -55,6 +57,13 @@ def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     "A Parameter (torch._utils._rebuild_parameter, and _rebuild_parameter_with_state with its attributes)."
     if not isinstance(data, Tensor): raise pickle.UnpicklingError(f"a Parameter's data is a {type(data).__name__}")
     return _set_state(Parameter(data, requires_grad=bool(requires_grad)), state)
+
+def _rebuild_meta(dtype, size, stride, requires_grad=False):
+    "A tensor on the meta device (torch._utils._rebuild_meta_tensor_no_storage): a dtype and a shape, no memory."
+    if type(dtype) is not B.dtype: raise pickle.UnpicklingError(f"a meta tensor's dtype is a {type(dtype).__name__}")
+    if type(size) not in (tuple, Size) or not _is_shape(list(size)): raise pickle.UnpicklingError(f"a meta tensor's size is {reprlib.repr(size)}")
+    t = Tensor._make(MetaArray(size, dtype.np))
+    return t.requires_grad_(True) if requires_grad is True else t
 
 def _rebuild_from_type_v2(func, new_type, args, state):
     "A tensor that has Python attributes (torch._tensor._rebuild_from_type_v2): built by `func` (an allowed one), then given them."
@@ -99,13 +108,14 @@ _ALLOWED = {"collections.OrderedDict": OrderedDict, "collections.Counter": Count
             "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2, "torch._utils._rebuild_parameter": _rebuild_parameter,
             "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3, "torch.storage.UntypedStorage": _StorageType(B.uint8),
             "torch._utils._rebuild_parameter_with_state": _rebuild_parameter, "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+            "torch._utils._rebuild_meta_tensor_no_storage": _rebuild_meta,
             "torch.Tensor": Tensor,    # (a class the file names, never called: _CALLABLE lacks it)
             "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor, "torch.serialization._get_layout": _get_layout, "torch.Size": Size, "torch.device": B.device,
             **{f"torch.{k}Storage": _StorageType(B._by_name[v]) for k, v in _STORAGE_DTYPES.items()},
             **{f"torch.{k}": v for k, v in B._by_name.items()}}   # dtypes: torch.float32 -> litnn.float32
 # PyTorch dtypes litnn lacks: a file with such tensors is refused with a message about the dtype, not about code
 _TORCH_ONLY_DTYPES = {"complex32", "uint16", "uint32", "uint64", "float8_e8m0fnu", "qint8", "quint8", "qint32", "quint4x2"}
-_CALLABLE = {id(v) for v in (OrderedDict, Counter, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device, _rebuild_from_type_v2,
+_CALLABLE = {id(v) for v in (OrderedDict, Counter, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device, _rebuild_from_type_v2, _rebuild_meta,
                              _rebuild_sparse_tensor, _get_layout)}
 
 def _find_class(module, name, f):
@@ -413,6 +423,11 @@ class _TorchPickler(pickle._Pickler):
         self.save_reduce(_torch_global("torch._utils", "_rebuild_sparse_tensor"), (layout, data), obj=t)
 
     def _save_tensor(self, t):
+        if isinstance(t._data, MetaArray):     # no memory: torch writes the call that makes one on the meta device
+            meta = _Reduce(_torch_global("torch._utils", "_rebuild_meta_tensor_no_storage"),
+                           (t.dtype, tuple(t.shape), _contiguous_strides(t.shape), t.requires_grad and not isinstance(t, Parameter)))
+            if not isinstance(t, Parameter): return self.save_reduce(meta.func, meta.args, obj=t)
+            return self.save_reduce(_torch_global("torch._utils", "_rebuild_parameter"), (meta, t.requires_grad, OrderedDict()), obj=t)
         key, numel, offset, stride = self.where[id(t)]
         if t.dtype.name in _STORAGE_TYPES:
             pid = _Pid(("storage", _torch_global("torch", _STORAGE_TYPES[t.dtype.name]), key, str(t.device), numel))
@@ -451,7 +466,8 @@ def _save_torch(obj, f):
     entries = _storages(enc)               # memory blocks, each stored once
     keys = {name: str(i) for i, name in enumerate(entries)}
     where = {id(t): (keys[r["storage"]], entries[r["storage"]].size, r.get("offset", 0),
-                     tuple(r["stride"]) if "stride" in r else _contiguous_strides(t.shape)) for (t, _), r in zip(enc.tensors, enc.records)}
+                     tuple(r["stride"]) if "stride" in r else _contiguous_strides(t.shape)) for (t, _), r in zip(enc.tensors, enc.records)
+             if "storage" in r}     # (a meta tensor has none)
     pkl = io.BytesIO()
     _TorchPickler(pkl, where, enc.sparse).dump(obj)
     def write(out):

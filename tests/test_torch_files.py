@@ -546,3 +546,24 @@ def test_tensor_attributes_that_would_replace_a_tensors_own_are_refused():
     for name in ('grad', 'requires_grad', '_data', '__class__'):
         state = {name: 1}
         with pytest.raises(pickle.UnpicklingError, match='would replace'): T._set_state(litnn.ones(1), state)
+
+
+def _metas(L):
+    "Meta tensors (one requiring grad, one a Parameter of a meta-device Linear) beside a real one."
+    return {'m': L.ones(2, 3, device='meta'), 'g': L.zeros(2, device='meta', requires_grad=True),
+            'w': L.nn.Linear(3, 2, device='meta').weight, 'c': L.ones(2)}
+
+def _described(d): return {k: (type(v).__name__, str(v.device), tuple(v.shape), str(v.dtype)[6:], v.requires_grad) for k, v in d.items()}
+
+def test_meta_tensors_save_without_memory_and_load_on_the_meta_device():
+    """torch.save writes a meta tensor as `_rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad)` and
+    torch.load gives it back on the meta device (map_location or not): so do litnn's reader, writer and own format."""
+    torch = pytest.importorskip('torch')
+    b = io.BytesIO(); torch.save(_metas(torch), b)
+    want = _described(torch.load(io.BytesIO(b.getvalue()), map_location='cpu'))
+    assert want['m'][1] == 'meta' and want['w'][0] == 'Parameter'
+    assert _described(litnn.load(io.BytesIO(b.getvalue()), map_location='cpu')) == want
+    b = io.BytesIO(); litnn.save(_metas(litnn), b, format='torch')
+    assert _described(torch.load(io.BytesIO(b.getvalue()), map_location='cpu')) == want
+    b = io.BytesIO(); litnn.save(_metas(litnn), b)
+    assert _described(litnn.load(io.BytesIO(b.getvalue()), map_location='cpu')) == want
