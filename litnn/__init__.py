@@ -134,6 +134,32 @@ def _assert_async(tensor, assert_msg=None):
     "Raise RuntimeError unless one-element `tensor` is nonzero (torch checks it on the device without waiting; litnn at once)."
     if not _builtins.bool(tensor): raise RuntimeError(assert_msg if assert_msg is not None else "Expected Tensor with single nonzero value, but got zero")
 
+def _check_with(error_type, cond, message=None):
+    "Raise `error_type(message())` unless `cond` (a Python bool) is True: the checks torch's own Python code makes."
+    if not isinstance(cond, _builtins.bool): raise TypeError(f"cond must be a bool, but got {type(cond)}")
+    if cond: return
+    if message is None:
+        raise error_type("Expected cond to be True, but got False. (Could this error message be improved? "
+                         "If so, please report an enhancement request to PyTorch.)")
+    if not callable(message): raise TypeError("message must be a callable")
+    raise error_type(str(message()))
+
+def _check(cond, message=None): "`_check_with` raising RuntimeError."; _check_with(RuntimeError, cond, message)
+def _check_index(cond, message=None): "`_check_with` raising IndexError."; _check_with(IndexError, cond, message)
+def _check_value(cond, message=None): "`_check_with` raising ValueError."; _check_with(ValueError, cond, message)
+def _check_type(cond, message=None): "`_check_with` raising TypeError."; _check_with(TypeError, cond, message)
+def _check_not_implemented(cond, message=None): "`_check_with` raising NotImplementedError."; _check_with(NotImplementedError, cond, message)
+
+def _check_tensor_all_with(error_type, cond, message=None):
+    "`_check_with` on a bool tensor: all of its elements must be True."
+    from litnn._tensor import Tensor
+    from litnn.backend import bool as _bool_dtype
+    if not isinstance(cond, Tensor): raise TypeError(f"cond must be a tensor, but got {type(cond)}")
+    if cond.dtype is not _bool_dtype: raise TypeError(f"cond tensor must have dtype torch.bool, but got {cond.dtype}")
+    _check_with(error_type, _builtins.bool(cond.all()), message)
+
+def _check_tensor_all(cond, message=None): "`_check_tensor_all_with` raising RuntimeError."; _check_tensor_all_with(RuntimeError, cond, message)
+
 # %% ../nbs/11a_creating_and_converting.ipynb #b981709d
 from . import backend as B
 from ._tensor import Tensor
@@ -187,6 +213,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
             return _compile(model, **opts)
         return fn
     return _compile(model, **opts)
+
+# %% ../nbs/reference/torch/config.ipynb #d1b2388b
+from . import __config__   # torch.__config__ (reference/torch/config): show(), parallel_info()
 
 # %% ../nbs/reference/cpu.ipynb #447edff2
 import builtins
@@ -484,6 +513,8 @@ def get_float32_matmul_precision():
 # %% ../nbs/reference/torch/small_namespaces.ipynb #7a48fd88
 def use_deterministic_algorithms(mode, *, warn_only=False):
     "Record the flag: litnn's algorithms are deterministic already."
+    for name, pos, v in (('mode', ' (position 1)', mode), ('warn_only', '', warn_only)):    # torch's parser takes bools only
+        if not isinstance(v, builtins.bool): raise TypeError(f"_set_deterministic_algorithms(): argument '{name}'{pos} must be bool, not {type(v).__name__}")
     _deterministic.update(mode=builtins.bool(mode), warn_only=builtins.bool(warn_only))
 
 def are_deterministic_algorithms_enabled(): return _deterministic['mode']

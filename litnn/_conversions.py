@@ -228,7 +228,7 @@ import os
 import numpy as np
 from .backend import get_default_dtype
 from ._creation import from_numpy, empty
-from .storage import UntypedStorage
+from .storage import UntypedStorage, TypedStorage
 from . import backend as B
 
 def from_file(filename, # the file to map
@@ -240,6 +240,9 @@ def from_file(filename, # the file to map
         raise TypeError(f"from_file(): argument 'filename' (position 1) must be str, not {type(filename).__name__}")
     dtype = get_default_dtype() if dtype is None else dtype
     nbytes = size * dtype.itemsize
+    if shared:      # torch's MapAllocator maps a shared file read-write, creating it, and extends it to the size mapped
+        with open(filename, 'ab'): pass
+        if os.path.getsize(filename) < nbytes: os.truncate(filename, nbytes)
     have = os.path.getsize(filename)
     if have < nbytes: raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{nbytes}>")
     if size == 0: out = empty(0, dtype=dtype)
@@ -251,3 +254,10 @@ def _storage_from_file(cls, filename, shared=False, nbytes=0):
     return cls._wrap(from_file(filename, shared, nbytes, dtype=B.uint8)._data)
 
 UntypedStorage.from_file = classmethod(_storage_from_file)     # safetensors' load_file maps its files so
+
+def _typed_storage_from_file(cls, filename, shared=False, size=0):
+    "`FloatStorage.from_file` and kin: `size` elements of the class's dtype mapped from file `filename`."
+    if cls is TypedStorage: raise RuntimeError("from_file can only be called on derived classes")
+    return cls(wrap_storage=UntypedStorage.from_file(filename, shared, size * cls.dtype.itemsize))
+
+TypedStorage.from_file = classmethod(_typed_storage_from_file)

@@ -197,6 +197,15 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than litnn.tensor(sourceTensor).", stacklevel=2)
+    from litnn.storage import UntypedStorage, TypedStorage
+    if isinstance(data, (UntypedStorage, TypedStorage)):   # torch views a storage's memory as `dtype` (the default dtype if None)
+        d = get_default_dtype() if dtype is None else to_dtype(dtype)
+        if isinstance(data, TypedStorage) and data.dtype is not d:
+            raise RuntimeError(f"Expected a Storage of type {_LEGACY[d.name]} or an UntypedStorage, but got {_LEGACY[data.dtype.name]}")
+        t = Tensor._make(xp_for(data.device).empty((0,), d.np)).set_(data)
+        t = t.to(device) if device is not None else t
+        _check_grad_dtype(t._data, requires_grad)
+        return t.requires_grad_(requires_grad)
     a = _infer(data, dtype)
     device = device if device is not None else _default_device['device']
     a = to_device(a, device) if device is not None else a
@@ -223,6 +232,9 @@ def _legacy_array(args, device, d):
         if builtins.any(s < 0 for s in shape): raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(shape)}: {list(shape)}")
         return xp_for(dev).empty(shape, d)
     if len(args) == 1 and isinstance(args[0], Tensor): return args[0]._data
+    from litnn.storage import UntypedStorage, TypedStorage
+    if len(args) == 1 and isinstance(args[0], (UntypedStorage, TypedStorage)):     # a storage: viewed, as torch's `new(Storage)`
+        return Tensor._make(xp_for(dev).empty((0,), d)).set_(args[0])._data
     if len(args) == 1 and not isinstance(args[0], (builtins.float, builtins.bool, np.generic)):
         return to_device(_infer(args[0], d), dev)
     raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})" if len(args) == 1 else
@@ -243,18 +255,23 @@ def _size(size, size_kw=None, fn=None):
         size = (size_kw,)
     if not size: raise TypeError(f'{name}missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
-    elif len(size) == 1 and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)) and not _index_tensor(size[0]):
+    elif len(size) == 1 and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)) and not _index_tensor(size[0]) and not _np_index(size[0]):
         raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}")
     out = []
     for i, s in enumerate(size):       # torch's parser takes a bool as an int, except first (where it decides "ints?")
         if not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):   # (ints first: the common case)
-            if not _index_tensor(s):
+            if _np_index(s): s = s.item()
+            elif not _index_tensor(s):
                 raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos {i}")
-            s = _tensor_index(s)
+            else: s = _tensor_index(s)
         out.append(builtins.int(s))
     for s in out:
         if s < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
+
+def _np_index(s):
+    "Whether `s` is a 0-d numpy integer array, which torch's parser takes as an int (its `__index__`)."
+    return isinstance(s, np.ndarray) and s.ndim == 0 and s.dtype.kind in 'iu'
 
 def _index_tensor(s):
     "Whether `s` is a tensor torch's parser takes as an int (`__index__`): one element of an integer (or bool) dtype."
@@ -329,7 +346,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     s = _size((size,))
     v = fill_value.item() if isinstance(fill_value, Tensor) else fill_value    # a 0-d tensor: its number, as torch
-    return _factory(lambda xp, d: xp.full(s, _checked_scalar(v, d), d), dtype, device, requires_grad, _scalar_dtype(v))
+    return _factory(lambda xp, d: xp.full(s, _checked_scalar(v, d, fill=math.prod(s) == 1), d), dtype, device, requires_grad, _scalar_dtype(v))
 
 # %% ../nbs/11_making_tensors.ipynb #07444a93
 _SPARSE_FACTORIES = ("zeros", "empty")      # the factories torch also makes in a sparse layout (empty ones)
@@ -550,7 +567,9 @@ def from_numpy(ndarray):
 def _shared(obj, dtype, device):
     "A tensor sharing the memory of `obj` (tensor or array) with `dtype` and `device`, or None if that needs a copy."
     if isinstance(obj, Tensor): a, t = obj._data, obj
-    elif isinstance(obj, np.ndarray): a, t = _numpy_checks(obj) or obj, None
+    elif isinstance(obj, np.ndarray):
+        a, t = _numpy_checks(obj) or obj, None
+        if type(a) is not np.ndarray: a = a.view(np.ndarray)   # a subclass (np.memmap, np.matrix...): a plain view, as from_numpy
     elif hasattr(obj, '__cuda_array_interface__'): a, t = obj, None
     else: return None
     if a.dtype not in _by_np or dtype is not None and to_dtype(dtype).np != a.dtype: return None
@@ -617,6 +636,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
 # %% ../nbs/11a_creating_and_converting.ipynb #f5d2aa9d
 class _LegacyType(type):
     "The metaclass of `litnn.FloatTensor` and friends: calling makes a `Tensor` of the dtype; `isinstance` checks dtype and device."
+    def __new__(mcls, name, bases, ns):
+        for b in bases:       # torch's legacy types are final: a subclass is refused (subclass `Tensor` instead)
+            if isinstance(b, _LegacyType): raise TypeError(f"type 'litnn.{b.__name__}' is not an acceptable base type")
+        return super().__new__(mcls, name, bases, ns)
     def __instancecheck__(cls, obj): return isinstance(obj, Tensor) and obj.dtype is cls.dtype and not obj.is_cuda
     def __repr__(cls): return f"<class 'litnn.{cls.__name__}'>"
     def __call__(cls, *args, device=None):
@@ -820,7 +843,16 @@ logspace = _with_out(logspace)     # torch's out= (made in out's dtype, resized 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     "A 0-d tensor holding number `s`, of the default float dtype unless `dtype`."
-    return tensor(s, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad)
+    from litnn.backend import to_dtype, _checked_scalar, _type_name
+    if isinstance(s, Tensor) and s.dim() == 0: s = s.item()
+    if not isinstance(s, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_)):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {_type_name(s)}")
+    if type(s) is builtins.int and not -2 ** 63 <= s < 2 ** 64: raise OverflowError("int too big to convert")   # (torch's Scalar: int64 or uint64)
+    d = to_dtype(dtype or get_default_dtype())
+    # s must fit the dtype, a complex one with no imaginary part its real part (torch's fill); half precision is not
+    # range-checked (1e39 is inf there), only read as a double
+    s = _checked_scalar(s, np.dtype(np.float64) if d.name in ('float16', 'bfloat16') else d.np)
+    return tensor(s, dtype=d, device=device, requires_grad=requires_grad)
 
 # %% ../nbs/reference/torch/windows.ipynb #7d7477b4
 import builtins, math

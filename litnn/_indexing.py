@@ -912,9 +912,13 @@ def argwhere(self:Tensor): return argwhere(self)
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #129aa9e5
 from ._pointwise import _wrap_out, _SAME
+def _nonzero_out(args, kwargs, out):
+    "nonzero refuses out= with as_tuple=True (its result is a tuple), before any other check; its out holds int64"
+    if kwargs.get('as_tuple'): raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+    return "nonzero: Expected out tensor to have scalar type Long but got scalar type{O}"
 _wrap_out(globals(), {'index_select': "{fn}(): self and result must have the same scalar type", 'masked_select': "{fn}(): self and result must have the same scalar type",
                       'take': "take(): self and out expected to have the same dtype, but got self.dtype = {R} and out.dtype = {O}", 'gather': _SAME,
-                      'nonzero': "nonzero: Expected out tensor to have scalar type Long but got scalar type{O}"})
+                      'nonzero': _nonzero_out})
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #d0e1fd1d
 _wrap_out(globals(), {n: _SAME for n in ('index_add', 'index_copy', 'index_reduce', 'scatter', 'scatter_add', 'scatter_reduce', 'slice_scatter', 'take_along_dim')})

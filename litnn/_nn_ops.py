@@ -356,6 +356,7 @@ def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, mome
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #28996c01
 def batch_norm_update_stats(input, running_mean, running_var, momentum):
     "torch.batch_norm_update_stats: (mean, biased variance) of each channel; the running statistics updated in place."
+    if input.numel() == 0: raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}")
     with no_grad():
         x = _bn_stat(input)
         mean, var = x.mean(_bn_dims(x)), x.var(_bn_dims(x), correction=0)

@@ -26,7 +26,7 @@ def _dtype_arg(fn, d):
     if d is None or isinstance(d, dtype) or builtins.any(d is t for t in _SCALAR_TYPES): return     # (complex32: a dtype litnn names but cannot store)
     raise TypeError(f"{fn}(): argument 'dtype' must be litnn.dtype, not {_type_name(d)}")
 
-_BOOLS = ('keepdim', 'descending', 'stable', 'largest', 'sorted', 'requires_grad', 'unbiased')   # bool in torch's signatures
+_BOOLS = ('keepdim', 'descending', 'stable', 'largest', 'sorted', 'requires_grad', 'unbiased', 'as_tuple')   # bool in torch's signatures
 _PYTHON_BOOLS = {'lobpcg'}       # written in Python in torch: its `largest` takes what Python does
 
 def _bool_arg(fn, name, v, pos=None):
@@ -68,6 +68,58 @@ def _parsed(f, method=False, names=True):
     return g
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #91c7f9df
+# torch's parser also binds the deprecated signatures of its tools/autograd/deprecated.yaml, a number before the
+# tensors: `torch.add(x, 2, y)` (x + 2 * y), `x.addcmul(0.5, a, b)`, `torch.addmm(beta, x, alpha, m1, m2)`. Each
+# function's current signature takes its number by keyword only, so one or two positional arguments more are these.
+_DEPRECATED = {'add': ('alpha', 'other'), 'sub': ('alpha', 'other'), 'addcmul': ('value', 'tensor1', 'tensor2'),
+               'addcdiv': ('value', 'tensor1', 'tensor2'), 'addmm': ('beta', 'mat1', 'mat2'), 'sspaddmm': ('beta', 'mat1', 'mat2'),
+               'addmv': ('beta', 'mat', 'vec'), 'addr': ('beta', 'vec1', 'vec2'), 'baddbmm': ('beta', 'batch1', 'batch2'),
+               'addbmm': ('beta', 'batch1', 'batch2')}
+_deprecated_warned = []
+
+def _deprecated_call(name, method, args):
+    """The deprecated overload of `name` that `args` (positional, a method's self first) call: (tensor arguments, keyword
+    arguments), with torch's warning (once in the process, as its TORCH_WARN_ONCE); None for a call of the current one."""
+    kw, *tensors = _DEPRECATED[name.rstrip('_')]
+    n = len(tensors) + 1                                   # the positional arguments of the current signature
+    if len(args) == n + 1:                                 # add(input, alpha, other), addmm(beta, input, mat1, mat2), x.addmm(beta, mat1, mat2)
+        if kw == 'beta' and not method: args = (args[1], args[0], *args[2:])
+        new, given = (args[0], *args[2:]), {kw: args[1]}
+    elif len(args) == n + 2 and kw == 'beta':              # addmm(beta, input, alpha, mat1, mat2), x.addmm(beta, alpha, mat1, mat2)
+        b = args[1] if method else args[0]
+        new, given = (args[0] if method else args[1], *args[3:]), {'beta': b, 'alpha': args[2]}
+    else: return None
+    from litnn._tensor import Tensor
+    import numpy as np
+    if not builtins.all(isinstance(v, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_)) or    # a Scalar of torch's parser:
+                        isinstance(v, Tensor) and v.dim() == 0 and not v.requires_grad for v in given.values()):    # a number, or a 0-d tensor
+        return None                                        # (not this overload: the current one's TypeError, as torch's)
+    from litnn._flags import _warn_once, _warn_always
+    if not _deprecated_warned or _warn_always['on']:
+        _deprecated_warned.append(name)
+        ts, inp = [f'Tensor {t}' for t in tensors], [] if method else ['Tensor input']
+        old = ['Number beta'] + inp + ['Number alpha'] * ('alpha' in given) + ts if kw == 'beta' else inp + [f'Number {kw}'] + ts
+        out = [] if method else ['Tensor out = None']
+        cur = inp + ts + ['*'] + [f'Number {k} = 1' for k in ((kw, 'alpha') if kw == 'beta' else (kw,))] + out
+        also = [f"\n\t{name}({', '.join(inp + ts + ['litnn.dtype out_dtype'] + cur[len(inp + ts):])})"] if name in ('addmm', 'baddbmm') and not method else []
+        _warn_once(f"This overload of {name} is deprecated:\n\t{name}({', '.join(old + (['*'] + out if out else []))})\n"
+                   f"Consider using one of the following signatures instead:\n\t{name}({', '.join(cur)})" + ''.join(also), stacklevel=None)
+    return new, given
+
+def _with_deprecated(f, name, method=False):
+    "`f` (torch's `name`, a function or a method) also taking its deprecated signatures (`_DEPRECATED`)."
+    base = name.rstrip('_')
+    if base not in _DEPRECATED or hasattr(f, '_deprecated'): return f
+    n = len(_DEPRECATED[base])                         # the positional arguments of the current signature, self or input first
+    @functools.wraps(f)
+    def g(*args, **kwargs):
+        if len(args) > n and not kwargs.keys() & {'alpha', 'beta', 'value'} and (call := _deprecated_call(name, method, args)) is not None:
+            args, given = call
+            kwargs = {**kwargs, **given}
+        return f(*args, **kwargs)
+    g._deprecated = True
+    return g
+
 def _parse_as_torch(namespaces, cls, functional):
     """Give each public function of `namespaces` (module dicts: litnn's, and those of `linalg`, `special` and `fft`, whose
     functions torch also binds from C++) and each method of class `cls` NumPy's argument names and torch's check of `dtype`. A function two namespaces
@@ -85,4 +137,6 @@ def _parse_as_torch(namespaces, cls, functional):
             functional[name] = _parsed(f, names=False)     # its own (F.softmax): Python in torch, handing `dtype` to the parser
     for name, f in list(vars(cls).items()):
         if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
-            setattr(cls, name, _parsed(f, method=True))
+            setattr(cls, name, _with_deprecated(_parsed(f, method=True), name, method=True))
+    for name in _DEPRECATED:                        # torch.add, not its aliases (torch.subtract has no deprecated signature)
+        if name in namespaces[0]: namespaces[0][name] = _with_deprecated(namespaces[0][name], name)

@@ -222,7 +222,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
     xp = array_namespace(ref._data)
     m = mean._data if tm else mean
     sd = to_device(std._data, ref.device) if ts else std
-    shape = np.broadcast_shapes(getattr(m, 'shape', ()), getattr(sd, 'shape', ()))
+    from litnn.autograd.graph import _broadcast_shape     # torch's error for shapes that do not broadcast
+    shape = _broadcast_shape(getattr(m, 'shape', ()), getattr(sd, 'shape', ()))
     d = promote_types(mean.dtype, std.dtype) if tm and ts else ref.dtype
     g = _generator(ref.device, generator)
     if isinstance(g, _TorchRng): sample = g.normal(math.prod(shape), d.np).reshape(shape) * sd + m   # torch: normal_(0, 1), then * std + mean
@@ -520,7 +521,9 @@ class BinomialBackward0(Op):
 def binomial(count, prob, generator=None):
     "The number of successes in `count` trials of probability `prob`, elementwise, in `count`'s float dtype."
     if not count.is_floating_point(): raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_dtype_name(count)}")
+    if not prob.is_floating_point(): raise ValueError(f"binomial only supports floating-point dtypes for prob, got: {_dtype_name(prob)}")
     if prob.dtype != count.dtype: raise RuntimeError(f"Found dtype {_dtype_name(prob)} but expected {_dtype_name(count)}")
+    if count._data.dtype.itemsize < 4 and count.device.type == "cpu": raise NotImplementedError(f"\"binomial_cpu\" not implemented for {_dtype_name(count)!r}")   # (half, bfloat16)
     shape = _broadcast_shape(count.shape, prob.shape)
     xp = array_namespace(count._data)
     n = xp.broadcast_to(count._data, shape).astype(np.float64)

@@ -207,9 +207,7 @@ def _dim_of(x, dim):
     "`dim` checked against `x` (a 0-d tensor accepts 0 and -1)."
     return _wrap_dim(dim, x._data.ndim)
 
-def _bool_arg(fn, name, v):
-    "torch's parser: a bool argument takes a Python bool only (not 0/1, a string or None)."
-    if type(v) is not builtins.bool: raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(v).__name__}")
+from ._python_arg_parser import _bool_arg     # torch's parser: a bool argument takes a Python bool only (not 0/1, a string or None)
 
 def sort(input, dim=-1, descending=False, *, stable=None):
     "The values sorted along `dim` and the indices they came from (always stable: ties keep their order)."

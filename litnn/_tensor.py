@@ -202,7 +202,12 @@ def _set_requires_grad_attr(self, value):
         raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
     _set_requires_grad(self, value)
 
-Tensor.requires_grad = property(lambda self: self._requires_grad, _set_requires_grad_attr)
+def _refuse_delete(msg):
+    "A property deleter that refuses, with torch's words (`del t.data`...)."
+    def deleter(self): raise RuntimeError(msg)
+    return deleter
+
+Tensor.requires_grad = property(lambda self: self._requires_grad, _set_requires_grad_attr, _refuse_delete("requires_grad must be a bool"))
 
 # %% ../nbs/10_tensor.ipynb #ca27d20b
 @patch
@@ -265,6 +270,7 @@ def type(self:Tensor, dtype=None, non_blocking=False):
     where = None                      # a legacy type names a device too: litnn.cuda.FloatTensor moves the tensor to the GPU
     if isinstance(dtype, type) and isinstance(getattr(dtype, 'dtype', None), B.dtype):    # litnn.LongTensor, litnn.cuda.LongTensor
         where, dtype = 'cuda' if getattr(dtype, 'is_cuda', False) else 'cpu', dtype.dtype
+    if dtype is Tensor or dtype in ('litnn.Tensor', 'torch.Tensor'): dtype = B.get_default_dtype()   # the default tensor type, as torch
     if isinstance(dtype, str) and dtype.rsplit('.', 1)[-1] in _FROM_LEGACY:
         where, dtype = 'cuda' if '.cuda.' in dtype else 'cpu', _FROM_LEGACY[dtype.rsplit('.', 1)[-1]]
     elif isinstance(dtype, str): raise ValueError(f"invalid type: '{dtype}'")    # (torch's words)
@@ -395,11 +401,13 @@ def _get_data(self):
 
 def _set_data(self, new):
     if not isinstance(new, Tensor): raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+    if new.layout != self.layout:      # (a dense tensor cannot take a sparse one's data, nor the reverse)
+        raise RuntimeError("Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type.")
     if self._requires_grad and not _differentiable(new._data.dtype):
         raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
     self._data = new._data
 
-Tensor.data = property(_get_data, _set_data)
+Tensor.data = property(_get_data, _set_data, _refuse_delete("Deleting tensor data is not allowed. Delete tensor instead!"))
 
 # %% ../nbs/11a_creating_and_converting.ipynb #0bc6d2fc
 import builtins, numpy as np
@@ -516,7 +524,14 @@ Tensor.ndimension = Tensor.dim
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #93679fc7
 def is_complex(input): return input.dtype.is_complex
 def is_signed(input): return input.dtype.is_signed
-def is_same_size(input, other): return input.shape == other.shape
+def is_same_size(input, other):
+    "Whether the two have the same shape; two nested tensors, the same number of components of the same shapes."
+    n1, n2 = getattr(input, 'is_nested', False), getattr(other, 'is_nested', False)
+    if not (n1 or n2): return input.shape == other.shape
+    if not (n1 and n2): raise RuntimeError(f"Expected both self and other to be nested tensors. Self {'is' if n1 else 'is not'} nested. "
+                                           f"While Other {'is' if n2 else 'is not'} nested.")
+    a, b = input.unbind(), other.unbind()
+    return len(a) == len(b) and all(x.shape == y.shape for x, y in zip(a, b))
 def is_inference(input): return input._inference     # made inside inference_mode, or a view of such a tensor (13b_grad_modes)
 
 def is_nonzero(input):
@@ -566,16 +581,21 @@ def storage_offset(self:Tensor):
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #4f6a89dc
 @patch
-def new(self:Tensor, *args):
-    "The legacy constructor: `new(*sizes)` or `new(size)` uninitialised, `new(data)` from data, of this dtype and device."
-    if not args: return self.new_empty((0,))
+def new(self:Tensor, *args, size=None, device=None):
+    "The legacy constructor: `new(*sizes)` or `new(size=...)` uninitialised, `new(data)` from data, `new(storage)` viewing a storage, of this dtype and device."
+    from litnn.storage import UntypedStorage, TypedStorage
+    device = self.device if device is None else device
+    if size is not None and not args: args = (Size(size),)
+    elif size is not None: raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(builtins.type(v).__name__ for v in args)}, size=tuple)")
+    if not args: return self.new_empty((0,), device=device)
     a = args[0]
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in args): return self.new_empty(args)
-    if len(args) == 1 and isinstance(a, Size): return self.new_empty(a)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in args): return self.new_empty(args, device=device)
+    if len(args) == 1 and isinstance(a, Size): return self.new_empty(a, device=device)
+    if len(args) == 1 and isinstance(a, (UntypedStorage, TypedStorage)): return self.new_empty((0,)).set_(a)   # shares its memory
     if len(args) == 1 and isinstance(a, Tensor):
         if a.dtype != self.dtype: raise TypeError(f"expected dtype {self.dtype} (got {a.dtype})")
         return a.detach()
-    if len(args) == 1 and isinstance(a, (list, tuple, np.ndarray)): return self.new_tensor(a)
+    if len(args) == 1 and isinstance(a, (list, tuple, np.ndarray)): return self.new_tensor(a, device=device)
     raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(builtins.type(v).__name__ for v in args)})")
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #19780e85
@@ -618,7 +638,8 @@ def resize_(self:Tensor, *sizes, memory_format=None):
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #bcaf2f80
 def _map_python(name, self, fn, others):
     "Write fn(v, *ws) into each element v of `self`, the ws from `others` (name, tensor) broadcast to its shape."
-    if self.requires_grad: raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    if self.requires_grad or builtins.any(o.requires_grad for _, o in others):    # torch checks the other tensors too
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
     for arg, o in others:
         if o.dtype != self.dtype:
             where = f"'{arg}'" if name == 'map_' else f"argument '{arg}'"

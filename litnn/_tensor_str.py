@@ -174,8 +174,8 @@ def __repr__(self:Tensor, *, tensor_contents=None):
 # %% ../nbs/10a_printing_tensors.ipynb #2adb785f
 @patch
 def __format__(self:Tensor, format_spec):
-    "A 0-d tensor formats as its Python number; others only with an empty spec (as `str`)."
-    if self._data.ndim == 0 and type(self) is Tensor: return self.item().__format__(format_spec)
+    "A 0-d tensor formats as its Python number; others (and meta tensors, which have no value) only with an empty spec (as `str`)."
+    if self._data.ndim == 0 and not self.is_meta and type(self) is Tensor: return self.item().__format__(format_spec)
     return object.__format__(self, format_spec)
 
 # %% ../nbs/reference/sparse.ipynb #d8f3d839

@@ -161,17 +161,26 @@ def flatten(input, start_dim=0, end_dim=-1):
 # %% ../nbs/17_views.ipynb #476c3ca2
 def unflatten(input, dim, sizes):
     "Split dimension `dim` into `sizes` (one may be -1)."
+    return _unflatten(input, dim, sizes, 2)
+
+def _unflatten(input, dim, sizes, pos):
+    "`unflatten`, `dim` being argument number `pos` (2 for the function, 1 for the method) in torch's error."
     s = input._data.shape
-    d, sizes = _wrap_dim(dim, len(s)), tuple(sizes)
+    try: d = _wrap_dim(dim, len(s))
+    except TypeError: raise TypeError(f"unflatten(): argument 'dim' (position {pos}) must be int, not {type(dim).__name__}") from None
+    sizes = tuple(sizes)
+    if not sizes: raise RuntimeError("unflatten: sizes must be non-empty")
     if not s: raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")   # a dim in range, of nothing
-    try: sizes = _infer_shape(sizes, s[d])
-    except RuntimeError: raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({s[d]}) in the input tensor") from None
-    return input.reshape(s[:d] + sizes + s[d + 1:])
+    try: new = _infer_shape(sizes, s[d])
+    except RuntimeError as e:    # torch words only a product that does not match its own way; other errors it passes on
+        if 'is invalid for input of size' not in str(e): raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({s[d]}) in the input tensor") from None
+    return input.reshape(s[:d] + new + s[d + 1:])
 
 @patch
 def flatten(self:Tensor, start_dim=0, end_dim=-1): return flatten(self, start_dim, end_dim)
 @patch
-def unflatten(self:Tensor, dim, sizes): return unflatten(self, dim, sizes)
+def unflatten(self:Tensor, dim, sizes): return _unflatten(self, dim, sizes, 1)
 
 # %% ../nbs/17_views.ipynb #110777e7
 class _Index(Op):
@@ -981,7 +990,8 @@ def roll(input, shifts, dims=None):
 
 def rot90(input, k=1, dims=(0, 1)):
     "`input` rotated by `k` quarter turns in the plane of `dims`, from the first towards the second."
-    n, dims = input._data.ndim, tuple(dims)
+    from litnn._tensor import _int_arg
+    k, n, dims = _int_arg(k, 'k', 'rot90'), input._data.ndim, tuple(dims)      # (k: an int, not a float or a bool, as torch's parser)
     if len(dims) != 2: raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if n < 2: raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
     d = tuple(_wrap_dim(v, n) for v in dims)
@@ -1123,6 +1133,7 @@ def unfold(self:Tensor, dimension, size, step):
     d = _wrap_dim(dimension, n)
     length = self._data.shape[d] if n else 1
     if size > length: raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if size < 0: raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0: raise RuntimeError(f"step is {step} but must be > 0")
     return _view_of(UnfoldBackward0.apply(self, dim=d, size=size, step=step), self)
 

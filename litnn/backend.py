@@ -124,9 +124,13 @@ def _overflows(v, npd):
     if isinstance(v, builtins.float) and not math.isfinite(v): return False
     return builtins.abs(v) > builtins.float((ml_dtypes.finfo if ml_dtypes is not None and npd.kind == 'V' else np.finfo)(npd).max)
 
-def _checked_scalar(v, npd):
-    "Python number (or numpy scalar) `v` ready to be written into an array of numpy dtype `npd`: torch's RuntimeError if it does not fit; a negative integer wrapped into an unsigned dtype; the real part of a complex number with no imaginary part."
+def _checked_scalar(v, npd, fill=False):
+    """Python number (or numpy scalar) `v` ready to be written into an array of numpy dtype `npd`: torch's RuntimeError if it does not fit; a negative integer wrapped into an unsigned dtype; the real part of a complex number with no imaginary part.
+    `fill`: as torch's kernels that read a real number into half precision unchecked (1e39: inf): where's number, and full
+    and fill_ of a one-element tensor (their scalar fast path; more elements are checked)."""
     if isinstance(v, np.generic): v = v.item()
+    if fill and npd.name in ('float16', 'bfloat16') and type(v) in (builtins.int, builtins.float):
+        with np.errstate(over='ignore'): return npd.type(v)
     if _overflows(v, npd): raise RuntimeError(f"value cannot be converted to type {_SCALAR_NAME.get(npd.name, npd.name)} without overflow")
     if npd.kind == 'u' and isinstance(v, builtins.int) and v < 0: return v % (1 << (8 * npd.itemsize))
     return v.real if isinstance(v, builtins.complex) and npd.kind not in 'cb' else v
@@ -168,14 +172,17 @@ def promote_types(a, b):
         for pos, d in ((1, a), (2, b)):
             if not isinstance(d, dtype) and not builtins.any(d is t for t in (builtins.bool, builtins.int, builtins.float, builtins.complex)):
                 raise TypeError(f"promote_types(): argument 'type{pos}' (position {pos}) must be litnn.dtype, not {_type_name(d)}")
-    a, b = to_dtype(a), to_dtype(b)
+    a, b = (d if isinstance(d, _NoArrays) else to_dtype(d) for d in (a, b))     # (complex32: named and promoted, never stored)
     if a is b: return a
     if a.name.startswith('float8') or b.name.startswith('float8'):   # torch defines no promotion for the 8-bit floats
         raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {_LEGACY[a.name]} and {_LEGACY[b.name]}")
     ca, cb = _category(a), _category(b)
-    if ca == cb == 1 and (a.name in _WIDE_UNSIGNED or b.name in _WIDE_UNSIGNED):   # nor between the wide unsigned and other integers
+    if a.name in _WIDE_UNSIGNED or b.name in _WIDE_UNSIGNED:   # the wide unsigned promote to a float only (not with bool, other integers, complex)
+        if ca == 2: return a
+        if cb == 2: return b
         raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {_LEGACY[a.name]} and {_LEGACY[b.name]}")
     if 3 in (ca, cb):   # complex with anything: complex parts wide enough for both (complex64 and float64: complex128)
+        if complex32 in (a, b) and (b if a is complex32 else a) in (float16, bool, uint8, int8, int16, int32, int64): return complex32
         ra, rb = a.to_real() if ca == 3 else a, b.to_real() if cb == 3 else b
         return complex128 if float64 in (ra, rb) else complex64
     if ca != cb: return a if ca > cb else b

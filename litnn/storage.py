@@ -42,7 +42,9 @@ class _StorageBase:
     def tolist(self): return list(self)
     def __copy__(self): return self.clone()
     def clone(self): return builtins.type(self)(self.nbytes(), device=self.device).copy_(self)
-    def cpu(self): return self if self.device.type == 'cpu' else UntypedStorage._wrap(self._array.get())
+    def cpu(self):
+        if self.device.type == 'meta': raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        return self if self.device.type == 'cpu' else UntypedStorage._wrap(self._array.get())
     def untyped(self): return self
     def type(self): return self._typename()
 
@@ -53,7 +55,9 @@ class UntypedStorage(_StorageBase):
         dev = B.device('cpu' if device is None else device)
         if len(args) > 1 or (args and not isinstance(args[0], (builtins.int, np.integer, list, tuple))):
             raise TypeError(f"UntypedStorage(): received an invalid combination of arguments - got ({', '.join(builtins.type(a).__name__ for a in args)})")
-        if dev.type == 'meta': self._array, self._meta_nbytes = None, (args[0] if args else 0); return
+        if dev.type == 'meta':      # the byte count only (of a size, or of the data given)
+            self._array, self._meta_nbytes = None, (len(args[0]) if args and isinstance(args[0], (list, tuple)) else builtins.int(args[0]) if args else 0)
+            return
         xp = B.xp_for(dev)
         if not args: data = xp.zeros(0, np.uint8)
         elif isinstance(args[0], (builtins.int, np.integer)): data = xp.zeros(builtins.int(args[0]), np.uint8)
@@ -90,6 +94,7 @@ def _byte_index(s, idx):
 
 @patch
 def __getitem__(self:UntypedStorage, idx):
+    if self._array is None: raise NotImplementedError("Not available for 'meta' device type")   # a meta storage has no bytes
     i = _byte_index(self, idx)
     return UntypedStorage._wrap(self._array[i]) if isinstance(i, slice) else builtins.int(self._array[i])
 
@@ -117,6 +122,9 @@ def copy_(self:UntypedStorage, src, non_blocking=None):
 @patch
 def resize_(self:UntypedStorage, size):
     "`size` bytes: the first ones kept, new ones zero (a new allocation: tensors made before keep the old one); returns self."
+    if self._array is None:     # a meta storage: only its size changes, nothing is allocated
+        self._meta_nbytes = builtins.int(size)
+        return self
     xp = B.array_namespace(self._array)
     new = xp.zeros(size, np.uint8)
     n = builtins.min(size, self.nbytes())
@@ -165,6 +173,9 @@ class TypedStorage(_StorageBase):
         elif isinstance(args[0], (builtins.int, np.integer)) and not isinstance(args[0], builtins.bool): n = builtins.int(args[0])   # (a numpy int is a size too)
         else:
             values = np.array(args[0], dtype=self.dtype.np).reshape(-1)
+            if dev.type == 'meta':      # only the size of the data: a meta storage holds no bytes
+                self._untyped_storage = UntypedStorage(values.nbytes, device=dev)
+                return
             self._untyped_storage = UntypedStorage._wrap(B.to_device(values, dev).view(np.uint8))
             return
         self._untyped_storage = UntypedStorage(n * self.dtype.itemsize, device=dev)
@@ -200,6 +211,7 @@ def _typed_index(self, idx, is_set=False):
     return idx
 
 def _typed_getitem(self, idx):
+    if self.device.type == 'meta': raise NotImplementedError("Not available for 'meta' device type")
     v = self._values()[_typed_index(self, idx)]
     kind = (builtins.bool if self.dtype is B.bool else builtins.complex if self.dtype.is_complex else
             builtins.float if self.dtype.is_floating_point else builtins.int)
@@ -225,11 +237,75 @@ for _name, _fn in dict(
         type=lambda self, dtype=None, non_blocking=False: f"litnn.{_LEGACY_NAMES[self.dtype.name]}Storage",
         ).items():
     _typed(_name, _fn)
+
+def _typed_to(self, dtype):
+    "A new TypedStorage of `dtype` holding this one's values converted (torch's `TypedStorage._to`)."
+    if not isinstance(dtype, B.dtype): raise TypeError(f"Argument 'dtype' must be torch.dtype, not {builtins.type(dtype)}")
+    flat = self._values().astype(dtype.np).reshape(-1).view(np.uint8)      # a new array, also when dtype is the same
+    return TypedStorage(wrap_storage=UntypedStorage._wrap(flat), dtype=dtype, _internal=True)
+TypedStorage._to = _typed_to
+for _name, _dt in dict(double='float64', float='float32', half='float16', long='int64', int='int32', short='int16',
+                       char='int8', byte='uint8', bool='bool', bfloat16='bfloat16', complex_double='complex128',
+                       complex_float='complex64').items():   # torch's casts: storage.float() and kin
+    _typed(_name, lambda self, _dt=_dt: self._to(B._by_name[_dt]))
+
+# sys.getsizeof: the object and the bytes it holds, as torch's storages
+UntypedStorage.__sizeof__ = lambda self: object.__sizeof__(self) + self.nbytes()
+TypedStorage.__sizeof__ = lambda self: object.__sizeof__(self) + self._untyped_storage.nbytes()
+
+def _untyped_from_buffer(cls, buffer, byte_order=None, count=-1, offset=0, *, dtype=None):
+    "`UntypedStorage.from_buffer`: `count` elements of `dtype` read from `buffer` at byte `offset` in `byte_order`, as native bytes."
+    if dtype is None: raise RuntimeError("argument 'dtype' cannot be None")
+    size = B.to_dtype(dtype).itemsize
+    if byte_order is None and size > 1: raise RuntimeError("function missing required argument 'byte_order' (pos 2)")
+    if byte_order not in (None, 'big', 'little', 'native'):
+        raise ValueError(f"invalid byte_order '{byte_order}' (expected 'big', 'little', or 'native')")
+    raw = np.frombuffer(buffer, dtype=np.uint8)[offset:]
+    if count < 0:
+        if raw.size % size: raise ValueError(f"buffer size ({raw.size}) must be a multiple of element size ({size})")
+        count = raw.size // size
+    raw = raw[:count * size]
+    if dtype is B.bool: raw = (raw != 0).astype(np.uint8)         # any nonzero byte is True, as torch decodes bools
+    elif size > 1 and byte_order != 'native' and (byte_order == 'big') == np.little_endian:
+        part = size // 2 if dtype.is_complex else size              # a complex number: each part in the byte order
+        raw = raw.reshape(-1, part)[:, ::-1].reshape(-1)
+    return cls._wrap(np.array(raw, copy=True))
+UntypedStorage.from_buffer = classmethod(_untyped_from_buffer)
+
+def _byteswap(self, dtype):
+    "Reverse in place the bytes of each `dtype` element (of each part of a complex one), as torch's `UntypedStorage.byteswap`."
+    n = B.to_dtype(dtype).itemsize // (2 if dtype.is_complex else 1)
+    if n == 1: return
+    a = self._array
+    if a.size % n: raise RuntimeError(f"the length of data is not a multiple of {n}")
+    a[...] = a.reshape(-1, n)[:, ::-1].copy().reshape(-1)
+UntypedStorage.byteswap = _byteswap
+
+def _typed_from_buffer(cls, *args, dtype=None, device=None, **kwargs):
+    "`FloatStorage.from_buffer` and kin (the class's dtype), or `TypedStorage.from_buffer(..., dtype=)`."
+    _warn_typed_storage_removal()
+    if cls is TypedStorage:
+        dtype = B.get_default_dtype() if dtype is None else dtype
+        if B.device('cpu' if device is None else device).type != 'cpu': raise RuntimeError(f"TypedStorage.from_buffer: Not available for device {device}")
+    else:
+        if dtype is not None or len(args) == 5:
+            raise RuntimeError("from_buffer: 'dtype' can only be specified in UntypedStorage.from_buffer and TypedStorage.from_buffer")
+        if device is not None: raise RuntimeError("from_buffer: 'device' can only be specified in UntypedStorage.from_buffer and TypedStorage.from_buffer")
+        dtype = cls.dtype
+    return TypedStorage(wrap_storage=UntypedStorage.from_buffer(*args, dtype=dtype, **kwargs), dtype=dtype, _internal=True)
+TypedStorage.from_buffer = classmethod(_typed_from_buffer)
 _LEGACY_NAMES = dict(uint8='Byte', int8='Char', int16='Short', int32='Int', int64='Long', float16='Half', float32='Float',
                      float64='Double', bool='Bool', bfloat16='BFloat16', complex64='ComplexFloat', complex128='ComplexDouble')
 
 # %% ../nbs/reference/torch/storage.ipynb #70f3d8ed
-class _LegacyStorage(TypedStorage):
+class _LegacyStorageMeta(type):
+    "`isinstance(s, FloatStorage)`: a CPU TypedStorage of that dtype, as torch's `_LegacyStorageMeta` (calls return TypedStorages)."
+    def __instancecheck__(cls, instance):
+        if builtins.type(instance) is TypedStorage:
+            return instance.device.type == 'cpu' and getattr(cls, 'dtype', None) == instance.dtype
+        return False
+
+class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
     "The base of torch's `FloatStorage`-style names: calling one makes a TypedStorage of its dtype."
     def __new__(cls, *args, wrap_storage=None, device=None, dtype=None):
         if cls is _LegacyStorage: raise RuntimeError("Only child classes of _LegacyStorage can be instantiated")

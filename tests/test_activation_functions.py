@@ -134,3 +134,20 @@ def test_threshold_takes_numbers(args):
     with pytest.raises(TypeError) as t: TF.threshold(torch.ones(3), *args)
     with pytest.raises(TypeError) as l: LF.threshold(litnn.ones(3), *args)
     assert str(l.value) == str(t.value)
+
+
+def test_softmax_of_empty_float_tensor_is_in_the_graph():
+    "softmax/log_softmax of an empty float tensor run their op, as torch's: grad_fn named so, and a create_graph gradient that needs grad."
+    for f in ('softmax', 'log_softmax'):
+        for shape, dim in [((0, 10), 0), ((0, 10), 1), ((10, 0), 1)]:
+            for dtype in (None, 'float64'):
+                names, flags = [], []
+                for lib, F in ((torch, TF), (litnn, LF)):
+                    x = lib.rand(*shape, requires_grad=True)
+                    y = getattr(F, f)(x, dim=dim, dtype=None if dtype is None else getattr(lib, dtype))
+                    g, = lib.autograd.grad(y, x, lib.ones_like(y), create_graph=True)
+                    g.sum().backward()                 # the gradient is itself differentiable
+                    names.append(type(y.grad_fn).__name__); flags.append((g.requires_grad, tuple(g.shape), str(y.dtype).split('.')[1]))
+                assert names[0] == names[1] and flags[0] == flags[1], (f, shape, dim, names, flags)
+    for lib in (torch, litnn):          # an empty integer tensor passes, unchanged (no kernel runs)
+        assert lib.zeros(0, 3, dtype=lib.int64).softmax(1).dtype == lib.int64

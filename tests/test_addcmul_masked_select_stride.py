@@ -338,6 +338,7 @@ MORE_BAD = [
     lambda L: L.nextafter(L.tensor([1]), L.tensor([2])),
     lambda L: L.unravel_index(L.tensor([1 + 2j]), (2, 2)), lambda L: L.unravel_index(L.tensor([1]), L.tensor([1, 2, 3])),
     lambda L: L.unravel_index(L.tensor([1]), (1, 2, 2.0)), lambda L: L.unravel_index(L.tensor(0), (2, -3)),
+    lambda L: L.nextafter(L.tensor([1j]), L.tensor([2.])), lambda L: L.nextafter(L.tensor([1.]), L.tensor(2j, dtype=L.complex128)),
 ]
 
 @pytest.mark.parametrize('i', range(len(MORE_BAD)))
@@ -349,3 +350,53 @@ def test_method_functions():
     for lib in (litnn, torch):
         x = lib.ones(2, 3, requires_grad=True) * 2
         assert (lib.numel(x), lib.is_floating_point(x), lib.detach(x).requires_grad, lib.is_floating_point(lib.tensor([1]))) == (6, True, False, False)
+
+
+def test_new_with_size_keyword_and_storages():
+    "Tensor.new: size= by keyword, a storage (viewed, sharing its memory), a storage of another dtype refused."
+    for lib in (torch, litnn):
+        x, y = lib.tensor([]), lib.randn(4, 4)
+        assert tuple(x.new(size=(3, 4)).shape) == (3, 4) and tuple(x.new(()).shape) == (0,)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            assert x.new(y.storage()).data_ptr() == y.data_ptr()
+            assert x.new(y.untyped_storage()).data_ptr() == y.data_ptr()
+            with pytest.raises(RuntimeError, match='Expected a Storage of type'): x.new(lib.IntTensor([1]).storage())
+
+
+def test_map_refuses_other_tensors_that_require_grad():
+    for lib in (torch, litnn):
+        x, y = lib.randn(3, 3), lib.randn(3)
+        z = lib.randn(1, 3, requires_grad=True)
+        with pytest.raises(RuntimeError, match=r"Can't call map2_\(\) on Variable that requires grad"): x.map2_(y, z, lambda a, b, c: a + b * c)
+        with pytest.raises(RuntimeError, match=r"Can't call map_\(\) on Variable that requires grad"): x.map_(z, lambda a, b: a + b)
+
+
+def test_type_given_the_tensor_class():
+    "x.type(torch.Tensor): the default tensor type (of the default dtype)."
+    for lib in (torch, litnn):
+        x = lib.tensor([1, 2])
+        assert str(x.type(lib.Tensor).dtype).split('.')[-1] == 'float32'
+        prev = lib.get_default_dtype()
+        try:
+            lib.set_default_dtype(lib.float64)
+            assert str(x.type(lib.Tensor).dtype).split('.')[-1] == 'float64'
+        finally: lib.set_default_dtype(prev)
+
+
+def test_format_of_a_meta_tensor_is_its_repr():
+    for lib in (torch, litnn):
+        m = lib.empty((), device='meta')
+        assert format(m) == repr(m)
+        assert f"{lib.tensor(1.2345):.2f}" == '1.23'
+
+
+def test_is_same_size_of_nested_tensors():
+    "is_same_size on nested tensors compares their components' shapes; a nested and a plain tensor are refused."
+    shapes = [((2, 4), (3, 4), (5, 4)), ((2, 4), (2, 4), (2, 4)), ((2, 4, 5), (2, 6, 5)), ((2, 4), (3, 4), (5, 4))]
+    for lib in (torch, litnn):
+        nts = [lib.nested.nested_tensor([lib.ones(*s) for s in ss]) for ss in shapes]
+        assert [nts[0].is_same_size(n) for n in nts] == [True, False, False, True]
+        with pytest.raises(RuntimeError, match='Self is not nested. While Other is nested.'): lib.ones(2).is_same_size(nts[0])
+        with pytest.raises(RuntimeError, match='Self is nested. While Other is not nested.'): nts[0].is_same_size(lib.ones(2))
+        assert lib.ones(2, 3).is_same_size(lib.zeros(2, 3)) and not lib.ones(2, 3).is_same_size(lib.zeros(3, 2))

@@ -144,3 +144,36 @@ def test_nan_error_on_gpu():
         with litnn.autograd.detect_anomaly():
             with pytest.raises(RuntimeError, match=r"Function 'MulBackward0' returned nan values in its 0th output\."):
                 (x * 0).sqrt().sum().backward()
+
+
+def test_warning_turned_error_is_printed_not_raised(capsys):
+    "With warnings as errors, the anomaly report goes to stderr and the backward's own error propagates (torch: PyErr_Print)."
+    for lib in (litnn, torch):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            with warnings.catch_warnings():
+                with lib.autograd.detect_anomaly():
+                    warnings.simplefilter("error")
+                    a = lib.randn(5, requires_grad=True)
+                    d1 = a + 1
+                    d2 = d1 ** 2
+                    d1 += 1
+                    lib.autograd.grad(d2.sum(), a)
+        assert "Error detected in PowBackward0" in capsys.readouterr().err
+
+
+def test_custom_function_node_carries_its_forward_trace():
+    "A custom Function's node made in anomaly mode: the NaN report shows the line that called `apply` (as torch's)."
+    for lib in (litnn, torch):
+        class MyFunc(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): return x.clone()
+            @staticmethod
+            def backward(ctx, g): return g * float("nan")
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with lib.autograd.detect_anomaly():
+                out = MyFunc.apply(lib.rand(3, requires_grad=True))      # THE_FORWARD_LINE
+                with pytest.raises(RuntimeError, match="Function 'MyFuncBackward' returned nan values in its 0th output."):
+                    out.sum().backward()
+        msgs = [str(m.message) for m in w if 'Error detected' in str(m.message)]
+        assert len(msgs) == 1 and 'THE_FORWARD_LINE' in msgs[0] and msgs[0].startswith('Error detected in MyFuncBackward.')

@@ -1479,3 +1479,261 @@ def test_batch_norm_gradients_read_input_and_weight_not_bias_as_torch():
         res.append([None if t is None else t.detach().numpy() for t in lib.autograd.grad(s, (x, w, b), allow_unused=True)])
     assert res[1][2] is None and res[0][2] is None
     for a, b in zip(res[0][:2], res[1][:2]): np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+def _same_message(f):
+    "`f(lib)` raises the same exception type with the same message in torch and litnn."
+    with pytest.raises(Exception) as te: f(torch)
+    with pytest.raises(te.type) as le: f(litnn)
+    assert str(le.value) == str(te.value)
+
+@pytest.mark.parametrize('f', [
+    lambda L, x: L.autograd.backward([(x * 2).sum(), (x * 3).sum()], [L.tensor(1.)]),
+    lambda L, x: L.autograd.backward([(x * 2).sum(), (x * 3).sum()], L.tensor(1.)),
+    lambda L, x: L.autograd.grad([(x * 2).sum(), (x * 3).sum()], x, [L.tensor(1.)])])
+def test_fewer_gradients_than_tensors_is_an_error_before_anything_runs(f):
+    "torch's engine checks the counts first (more gradients than tensors are ignored): no leaf's .grad changes."
+    def run(L):
+        x = L.ones(3, requires_grad=True)
+        try: f(L, x)
+        finally: assert x.grad is None
+    _same_message(run)
+    def more(L):
+        x = L.ones(3, requires_grad=True)
+        L.autograd.backward([(x * 2).sum()], [L.tensor(1.), L.tensor(5.)])
+        return x.grad.tolist()
+    assert both(more) == [2., 2., 2.]
+
+@pytest.mark.parametrize('v', [1, 0, None, 'yes', np.bool_(True), 'tensor'])
+def test_set_grad_enabled_takes_a_bool_only(v):
+    "torch's parser refuses 1, None, a numpy bool or a tensor for `enabled`, naming the type; grad mode is unchanged."
+    def f(L):
+        try: L.set_grad_enabled(L.tensor(True) if v == 'tensor' else v)
+        finally: assert L.is_grad_enabled()
+    _same_message(f)
+
+@pytest.mark.parametrize('inputs', [lambda L: (L.ones(3, dtype=L.float64),),
+                                    lambda L: (L.ones(1, dtype=L.float64).expand(3).requires_grad_(),),
+                                    lambda L: (L.ones(1, dtype=L.float64, requires_grad=True).expand(3),)])
+@pytest.mark.parametrize('raise_exception', [True, False])
+def test_gradcheck_refuses_inputs_it_cannot_check(inputs, raise_exception):
+    "No input requiring grad (ValueError) or an input with a stride-0 dimension (RuntimeError), whatever raise_exception says."
+    _same_message(lambda L: L.autograd.gradcheck(lambda a: a * 2, inputs(L), raise_exception=raise_exception))
+
+@pytest.mark.parametrize('ret', [lambda x: 3, lambda x: None, lambda x: [x * 2], lambda x: {'a': x * 2}, lambda x: (x * 2, 3, [x])])
+def test_custom_function_outputs_that_are_not_a_tuple_are_one_output(ret):
+    "Only a tuple is several outputs: a number, None, a list or a dict is passed on as it is (tensors inside get no history)."
+    def f(L):
+        F = type('F', (L.autograd.Function,), {'forward': staticmethod(lambda ctx, x: ret(x)), 'backward': staticmethod(lambda ctx, *g: g[0])})
+        r = F.apply(L.ones(2, requires_grad=True))
+        items = list(r.values()) if isinstance(r, dict) else r if isinstance(r, (list, tuple)) else [r]
+        return type(r).__name__, [(type(v).__name__.replace('Parameter', ''), getattr(v, 'requires_grad', None)) for v in items]
+    both(f)
+
+
+# ---- found by running PyTorch's test/test_autograd.py (TestAutograd) against litnn (tt-autogradb) ----
+
+def _errs(f):
+    "(type, message) of what `f(lib)` raises in each library, or None."
+    res = []
+    for lib in LIBS:
+        try: f(lib); res.append(None)
+        except Exception as e: res.append((type(e).__name__, str(e)))
+    return res
+
+def test_custom_function_vjp_is_another_name_of_backward():
+    def run(lib, both_defined=False):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): return x * 2
+            @staticmethod
+            def vjp(ctx, g): return g * 5
+        if both_defined: F.backward = staticmethod(lambda ctx, g: g * 5)
+        x = lib.ones(3, requires_grad=True)
+        F.apply(x).sum().backward()
+        return x.grad.tolist(), F.generate_vmap_rule, hasattr(F, 'vmap'), lib.autograd.Function.vjp is lib.autograd.Function.backward
+    assert run(litnn) == run(torch)
+    l, t = _errs(lambda lib: run(lib, True))
+    assert l == t and l[0] == 'RuntimeError'
+    l, t = _errs(lambda lib: lib.autograd.Function.vmap(None, None))
+    assert l == t and l[0] == 'NotImplementedError'
+
+def test_custom_function_non_tensor_outputs_get_none_gradients():
+    def run(lib):
+        seen = []
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, s): return s, x * 2, None, True, "bar", x * 3
+            @staticmethod
+            def backward(ctx, *g):
+                seen.append([None if v is None else v.tolist() for v in g])
+                return g[1] * 2 + g[5] * 3, None
+        x = lib.ones(2, requires_grad=True)
+        r = F.apply(x, 3)
+        r[1].sum().backward()      # the last output unused: zeros (materialized), the non-tensors: None
+        return seen, x.grad.tolist()
+    assert run(litnn) == run(torch)
+
+def test_increment_version_and_node_metadata():
+    def run(lib):
+        a = lib.rand(5, requires_grad=True)
+        v = a._version
+        lib.autograd.graph.increment_version(a)
+        lib.autograd.graph.increment_version([a, a])
+        with lib.inference_mode():
+            b = lib.rand(5)
+            lib.autograd.graph.increment_version(b)
+        lib.autograd.graph.increment_version(b)
+        y = a.exp()
+        m = y.grad_fn.metadata
+        m['k'] = 1
+        return a._version - v, type(m).__name__, y.grad_fn.metadata is m, y.grad_fn.metadata
+    assert run(litnn) == run(torch)
+
+def test_deleting_and_setting_autograd_attributes():
+    stmts = ["del x.grad", "del x.data", "x.data = None", "del x.requires_grad", "del x._grad_fn", "del x._backward_hooks",
+             "x.data = lib.sparse_coo_tensor(lib.zeros([1, 1], dtype=lib.long), lib.ones([1]))"]
+    def run(lib, s):
+        x = lib.randn((5, 5), requires_grad=True)
+        (x * 2).sum().backward()
+        exec(s)
+        return x.grad
+    for s in stmts:
+        l, t = _errs(lambda lib: run(lib, s))
+        assert (l and l[0]) == (t and t[0]), s
+        assert l == t or s.startswith("x.data = lib.sparse"), s     # (litnn's sparse names differ in the message: not checked)
+    def hooks(lib):      # `_backward_hooks` can be set (torch's test_requires_grad): a leaf's dict of hooks is used as is
+        from collections import OrderedDict
+        calls = []
+        x, z = lib.randn(3, requires_grad=True), lib.randn(3)
+        z._backward_hooks = OrderedDict()
+        x._backward_hooks = OrderedDict(h=lambda g: calls.append(g.tolist()))
+        (x * 2 + z).sum().backward()
+        return calls, z._backward_hooks
+    assert hooks(litnn) == hooks(torch)
+
+def test_inplace_on_view_of_leaf_that_requires_grad_after_the_view():
+    def view_before_rg(lib):
+        a = lib.randn(4); b = a[:2]; a.requires_grad = True; b.add_(1)
+    def view_of_view(lib):
+        a = lib.randn(4); b = a[:2]; a.requires_grad_(); b[:1].mul_(2)
+    def view_itself(lib):
+        a = lib.randn(4); b = a[:2]; b.requires_grad_(); b.add_(1)
+    for f in (view_before_rg, view_of_view, view_itself):
+        l, t = _errs(f)
+        assert l == t and l[0] == 'RuntimeError'
+    def nograd(lib):      # still allowed without grad mode, and the leaf stays a leaf
+        a = lib.randn(4); b = a[:2]; a.requires_grad = True
+        with lib.no_grad(): b.add_(1)
+        return a.grad_fn is None, a.is_leaf
+    assert nograd(litnn) == nograd(torch)
+
+def test_forward_ad_of_an_op_without_derivative_says_so():
+    def run(lib):
+        from importlib import import_module
+        fw = import_module(lib.__name__ + '.autograd.forward_ad')
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor([1., 2.]), lib.tensor([1., 1.]))
+            lib.igamma(d, d)
+    l, t = _errs(run)
+    assert l == t and l[0] == 'NotImplementedError'
+
+def _gc_errs(f):
+    "(type name, first line of message) of what `f(lib)` raises in each library (or its return value)."
+    res = []
+    for lib in LIBS:
+        try: res.append(f(lib))
+        except Exception as e: res.append((type(e).__name__, str(e).split('\n')[0].split(',')[0]))
+    return res
+
+@pytest.mark.parametrize('fast_mode', [False, True])
+def test_gradcheck_checks_torch_makes(fast_mode):
+    def d(lib, *shape): return lib.ones(*shape, dtype=lib.float64, requires_grad=True)
+    def nondiff(lib, raise_exception):   # no differentiable output, but the numerical gradient is not zero
+        return lib.autograd.gradcheck(lambda x: lib.tensor([x.item()]), d(lib, 1), raise_exception=raise_exception, fast_mode=fast_mode)
+    def no_outputs(lib): return lib.autograd.gradcheck(lambda x: (), (d(lib, 1),), fast_mode=fast_mode)
+    def shape_changes(lib):
+        return lib.autograd.gradcheck(lambda x: lib.cat([x, x]) if lib.all(x >= 1) else x, (d(lib, 1),), fast_mode=fast_mode)
+    def dtype_changes(lib):
+        return lib.autograd.gradcheck(lambda x: x.to(lib.float32) if lib.all(x >= 1) else x, (d(lib, 1),), fast_mode=fast_mode)
+    def neither(lib): return lib.autograd.gradcheck(lambda x: x, (d(lib, 1),), check_backward_ad=False, check_forward_ad=False)
+    def other_error(lib):      # not a GradcheckError: raised even with raise_exception=False
+        def f(x): raise RuntimeError("Not a GradcheckError!")
+        return lib.autograd.gradcheck(f, (d(lib, 2),), raise_exception=False, fast_mode=fast_mode)
+    for f in (lambda lib: nondiff(lib, True), lambda lib: nondiff(lib, False), no_outputs, shape_changes, dtype_changes, neither, other_error):
+        l, t = _gc_errs(f)
+        assert l == t
+
+@pytest.mark.parametrize('fast_mode', [False, True])
+def test_gradcheck_backward_must_be_reentrant(fast_mode):
+    def run(lib, jitter, nondet_tol, second=False):
+        class NonDet(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, jitter=0.0):
+                ctx._jitter = jitter
+                return x
+            @staticmethod
+            def backward(ctx, g):
+                return NonDet.apply(g, ctx._jitter) * (1 + lib.rand_like(g) * ctx._jitter), None
+        x = lib.randn(3, 3, dtype=lib.float64, requires_grad=True)
+        check = lib.autograd.gradgradcheck if second else lib.autograd.gradcheck
+        return check(lambda x: NonDet.apply(x, jitter), x, nondet_tol=nondet_tol, fast_mode=fast_mode)
+    for args in [(0.0, 0.0), (1e-6, 0.0), (1e-6, 1e-5), (1e-12, 0.0, True), (1e-12, 1e-5, True)]:
+        l, t = _gc_errs(lambda lib: run(lib, *args))
+        assert l == t, args
+
+def test_gradcheck_names_the_part_of_a_complex_output():
+    def run(lib, fn, x, **kw):
+        return lib.autograd.gradcheck(fn, (x,), **kw)
+    def bad(lib, conv=lambda lib, x: x):
+        def fn(x):
+            y = conv(lib, x).clone()
+            y.register_hook(lambda g: g + 1e-2)
+            return y
+        return fn
+    for conv, dt in [(lambda lib, x: x, 'complex128'), (lambda lib, x: lib.complex(x, x), 'float64'), (lambda lib, x: lib.real(x), 'complex128')]:
+        l, t = _gc_errs(lambda lib: run(lib, bad(lib, conv), lib.ones(2, 2, dtype=getattr(lib, dt), requires_grad=True)))
+        assert l == t
+    def ok(lib):
+        c = lib.ones(2, 2, requires_grad=True, dtype=lib.complex128)
+        a, b = (lib.ones(2, 2, requires_grad=True, dtype=lib.float64) for _ in range(2))
+        return (lib.autograd.gradcheck(lambda z: (z, lib.real(z)), (c,)),
+                lib.autograd.gradcheck(lambda x, y: (lib.complex(x, y), x + 1), (a, b)))
+    assert ok(litnn) == ok(torch) == (True, True)
+
+def test_gradcheck_forward_ad_duals_every_differentiable_input():
+    "torch's forward-mode check: all differentiable inputs are duals (detached: they need no grad inside func), zero tangents but one."
+    def run(lib, bad):
+        from importlib import import_module
+        fw = import_module(lib.__name__ + '.autograd.forward_ad')
+        seen = []
+        def fn(x, y):
+            seen.append((x.requires_grad, y.requires_grad, fw.unpack_dual(y).tangent is not None))
+            yp, yd = fw.unpack_dual(y)
+            if bad and yd is not None: y = fw.make_dual(yp, yd * 1.1)
+            return x + y, y
+        x, y = (lib.rand(2, dtype=lib.float64, requires_grad=True) for _ in range(2))
+        r = lib.autograd.gradcheck(fn, (x, y), check_forward_ad=True, check_backward_ad=False, raise_exception=False)
+        return r, sorted(set(s for s in seen if s[2]))     # the forward-mode calls (a tangent on y); numerical ones differ in detail
+    for bad in (False, True):
+        assert run(litnn, bad) == run(torch, bad)
+
+def test_inplace_function_is_function_with_an_inplace_flag():
+    def run(lib):
+        from importlib import import_module
+        InplaceFunction = import_module(lib.__name__ + '.autograd.function').InplaceFunction
+        class Inplace(InplaceFunction):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.mark_dirty(a)
+                return a.add_(b), b + 2
+            @staticmethod
+            def backward(ctx, grad_a, grad_b): return grad_a, grad_a + grad_b
+        x, y = lib.ones(2, 2), lib.ones(2, 2, requires_grad=True)
+        q, p = Inplace.apply(x, y)
+        res = [q is x, type(q.grad_fn) is Inplace._backward_cls, q.requires_grad, q.grad_fn.name()]
+        q.sum().backward()
+        with pytest.warns(DeprecationWarning):
+            f = Inplace(True)
+        return res + [y.grad.tolist(), f.inplace, Inplace(False).inplace, issubclass(InplaceFunction, lib.autograd.Function)]
+    assert run(litnn) == run(torch)

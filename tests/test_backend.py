@@ -25,6 +25,28 @@ def one(n):
 def test_promote_types_all_pairs(a, b):
     assert name(litnn.promote_types(ld(a), ld(b))) == name(torch.promote_types(td(a), td(b)))
 
+WIDE = ['uint16', 'uint32', 'uint64', 'complex64', 'complex128'] + NAMES
+
+@pytest.mark.parametrize('a,b', [(a, b) for a, b in itertools.product(WIDE, WIDE) if {a, b} & {'uint16', 'uint32', 'uint64'}])
+def test_promote_types_of_the_wide_unsigned(a, b):
+    "uint16/32/64 promote to a float only: with bool, another integer or a complex dtype torch raises its RuntimeError."
+    try: t = name(torch.promote_types(td(a), td(b)))
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match='Promotion for uint16, uint32, uint64 types is not supported') as le:
+            litnn.promote_types(ld(a), ld(b))
+        assert str(le.value) == str(e)
+    else: assert name(litnn.promote_types(ld(a), ld(b))) == t
+
+@pytest.mark.parametrize('b', WIDE + ['complex32', 'float8_e5m2'])
+def test_promote_types_of_complex32(b):
+    "complex32 (a dtype litnn names but does not store) promotes as torch's: complex32 with float16, bool and integers."
+    for x, y in (('complex32', b), (b, 'complex32')):
+        try: t = name(torch.promote_types(td(x), td(y)))
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError) as le: litnn.promote_types(ld(x), ld(y))
+            assert str(le.value) == str(e)
+        else: assert name(litnn.promote_types(ld(x), ld(y))) == t
+
 def test_promote_types_returns_litnn_dtypes():
     assert litnn.promote_types(litnn.int8, litnn.uint8) is litnn.int16
     assert litnn.promote_types(litnn.float16, litnn.bfloat16) is litnn.float32

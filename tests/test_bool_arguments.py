@@ -19,6 +19,7 @@ _CALLS = {
     'unique_counts_none': lambda L, x: L.unique(x, return_counts=None), 'unique_dim_sorted': lambda L, x: L.unique(x, sorted=np.True_, dim=0),
     'Parameter_int': lambda L, x: L.nn.Parameter(x, 1), 'Parameter_none': lambda L, x: L.nn.Parameter(x, requires_grad=None),
     'Parameter_npbool': lambda L, x: L.nn.Parameter(x, np.True_),
+    'nonzero_as_tuple_none': lambda L, x: x.nonzero(as_tuple=None), 'fn_nonzero_as_tuple_int': lambda L, x: L.nonzero(x, as_tuple=1),
 }
 _ACCEPTED = {'sum_true': lambda L, x: x.sum(0, True), 'max_true': lambda L, x: x.max(0, True)[0], 'sort_pos': lambda L, x: L.sort(x, 0, True)[0],
              'var_pos': lambda L, x: x.var(0, True, True), 'kw_false': lambda L, x: x.mean(1, keepdim=False)}
@@ -41,7 +42,7 @@ def test_true_and_false_are_accepted_by_position_and_keyword(name):
 
 def test_the_message_names_the_argument_and_its_position_as_torch():
     for call in (lambda L: L.ones(2, 3).sum(0, keepdim=1), lambda L: L.ones(2, 3).max(0, 1), lambda L: L.sum(L.ones(2, 3), 0, 1),
-                 lambda L: L.ones(2, 3).topk(1, largest=0)):
+                 lambda L: L.ones(2, 3).topk(1, largest=0), lambda L: L.ones(2, 3).nonzero(as_tuple=None)):
         with pytest.raises(TypeError) as t: call(torch)
         with pytest.raises(TypeError) as l: call(litnn)
         assert str(l.value) == str(t.value)

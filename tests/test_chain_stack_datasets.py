@@ -80,3 +80,15 @@ def test_stack_dataset_errors_as_torch(case):
 def test_datasets_where_torch_defines_them():
     from litnn.utils.data.dataset import ChainDataset, StackDataset
     assert ChainDataset is litnn.utils.data.ChainDataset and StackDataset is litnn.utils.data.StackDataset
+
+
+def test_plus_of_streams_is_a_chain_like_torch():
+    "`a + b` of IterableDatasets is a ChainDataset (torch's IterableDataset.__add__); a map-style part fails when iterated."
+    for lib in (torch, litnn):
+        D = lib.utils.data
+        both = stream(lib, 0, 3) + stream(lib, 10, 12)
+        assert type(both) is D.ChainDataset
+        assert list(both) == [0, 1, 2, 10, 11] and len(both) == 5
+        assert [t.tolist() for t in D.DataLoader(both, batch_size=2)] == [[0, 1], [2, 10], [11]]
+        mixed = stream(lib, 0, 3) + D.TensorDataset(lib.zeros(2))
+        with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"): list(mixed)

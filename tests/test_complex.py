@@ -333,3 +333,15 @@ def test_complex_abs_is_hypot_as_torch():
         else: np.testing.assert_array_max_ulp(got.numpy(), want.numpy(), maxulp=1)   # (torch's SIMD hypot: rarely 1 ulp apart)
     for v in vals[:4]:     # one element: torch's scalar kernel, std::hypot
         assert litnn.tensor([v], dtype=litnn.complex128).abs().item() == torch.tensor([v], dtype=torch.complex128).abs().item()
+
+
+@pytest.mark.parametrize('value', [0, 2.5, 'tensor'])
+def test_setting_real_and_imag_parts(value):
+    "z.real = v / z.imag = v write into z; a number fills the part, as torch's setters."
+    got = []
+    for lib in (torch, litnn):
+        z = lib.tensor(np.array([1 + 2j, -3 + 0.5j, 4j], np.complex64))
+        v = lib.tensor([7., 8., 9.]) if value == 'tensor' else value
+        z.real = v; z.imag = v
+        got.append(np.asarray(z.tolist()))
+    np.testing.assert_array_equal(got[1], got[0])

@@ -329,3 +329,24 @@ def test_tensors_inside_nested_lists_are_numbers_as_in_torch(f):
 def test_tensors_in_lists_that_are_not_numbers_of_the_target_fail_as_in_torch(f):
     "torch reads each as the target's kind of number: an index for integer and bool dtypes (TypeError), a float otherwise (ValueError)."
     same_error(f)
+
+
+@pytest.mark.parametrize('size', [(np.array(3), np.int64(4)), (np.int64(3), np.array(4))])
+def test_size_elements_as_0d_numpy_integer_arrays(size):
+    "torch's parser takes a 0-d numpy integer array as a size element (its __index__), in a tuple or as varargs."
+    for lib in (torch, litnn):
+        assert tuple(lib.ones(size).shape) == (3, 4) and tuple(lib.ones(*size).shape) == (3, 4)
+    assert tuple(litnn.zeros(np.array(2)).shape) == tuple(torch.zeros(np.array(2)).shape)
+
+
+@pytest.mark.parametrize('size', [(np.array(3.), 4), (3., 4), (np.array([3, 4]),)])
+def test_size_elements_refused_as_torch(size):
+    same_error(lambda lib: lib.ones(*size), match=False)
+
+
+def test_legacy_tensor_types_are_final():
+    "torch.FloatTensor cannot be subclassed (TypeError); torch.Tensor can."
+    for lib in (torch, litnn):
+        with pytest.raises(TypeError, match="is not an acceptable base type"): type('Foo', (lib.FloatTensor,), {})
+        Foo2 = type('Foo2', (lib.Tensor,), {'foo': lambda self: 5})
+        assert Foo2().foo() == 5

@@ -152,10 +152,37 @@ def test_iterable_dataset():
 
 def test_num_workers_warns_and_loads_the_same_batches():
     ds = tensor_data(litnn)
-    with pytest.warns(UserWarning, match="num_workers=2 is ignored"):
+    with pytest.warns(UserWarning, match="num_workers=2 workers are played"):
         dl = litnn.utils.data.DataLoader(ds, batch_size=3, num_workers=2, persistent_workers=True, prefetch_factor=4)
     assert batches(dl) == batches(litnn.utils.data.DataLoader(ds, batch_size=3))
     assert litnn.utils.data.get_worker_info() is None
+
+
+def test_workers_draw_torchs_random_numbers():
+    """torch's worker w seeds torch's, Python's and numpy's streams from the loader's base seed + w (numpy through
+    _generate_state) and gets batches w, w + n, ... ; worker_init_fn runs in it first; persistent workers keep their
+    streams and draw no new base seed; the main process's streams are untouched. litnn plays the workers in-process."""
+    import random
+
+    def run(lib):
+        class D(lib.utils.data.Dataset):
+            def __len__(self): return 7
+            def __getitem__(self, i):
+                info = lib.utils.data.get_worker_info()
+                return [i, lib.rand(1).item(), random.random(), float(np.random.rand()),
+                        None if info is None else (info.id, info.num_workers, info.seed % 997)]
+        def init(w): np.random.seed(int(np.random.get_state()[1][0]) + w); lib.manual_seed(lib.initial_seed() + 100)
+        out = []
+        for kw in [dict(num_workers=2), dict(num_workers=3, shuffle=True), dict(num_workers=2, worker_init_fn=init),
+                   dict(num_workers=2, persistent_workers=True, shuffle=True)]:
+            lib.manual_seed(0); random.seed(0); np.random.seed(0)
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                dl = lib.utils.data.DataLoader(D(), batch_size=2, collate_fn=list, **kw)
+                out += [[b for b in dl] for epoch in range(2)]   # (torch warns about 3 workers on 2 CPUs)
+            out.append((lib.rand(1).item(), random.random(), float(np.random.rand()), lib.utils.data.get_worker_info()))
+        return out
+    assert run(litnn) == run(torch)
 
 
 def test_collate_of_arrays_and_tensors_mixed():
@@ -522,3 +549,92 @@ def test_real_torch_tensors_from_a_dataset_collate_into_litnn_tensors():
     x, y = next(iter(litnn.utils.data.DataLoader(Images(), batch_size=None)))
     assert type(x) is litnn.Tensor and y == 0
     with pytest.raises(TypeError, match='found'): litnn.utils.data.default_collate([object(), object()])
+
+
+# --- behaviours PyTorch's test_dataloader.py checks ------------------------------------------------
+
+def test_dataloader_is_generic_like_torchs():
+    "DataLoader[...] in an annotation (torch's DataLoader is Generic[T_co])."
+    for lib in (torch, litnn):
+        assert lib.utils.data.DataLoader[list].__origin__ is lib.utils.data.DataLoader
+
+
+@pytest.mark.parametrize('num_workers', [1, 1000])
+def test_excessive_num_workers_warns_like_torch(num_workers):
+    "torch's warning (in __init__) when num_workers exceeds the CPUs this process may use; none below."
+    def warned(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            lib.utils.data.DataLoader(list(range(4)), num_workers=num_workers)
+        return [str(x.message) for x in w if 'excessive worker creation' in str(x.message)]
+    assert warned(litnn) == warned(torch)
+    assert len(warned(litnn)) == (num_workers == 1000)
+
+
+@pytest.mark.parametrize('batch_size', [None, 3])
+def test_iterable_dataset_longer_than_its_len_warns_like_torch(batch_size):
+    "After len(dataloader), an iterator that yields more than the stream's reported length warns, as torch's."
+    def run(lib):
+        class Stream(lib.utils.data.IterableDataset):
+            def __iter__(self): return iter(range(30))
+            def __len__(self): return 20
+        dl = lib.utils.data.DataLoader(Stream(), batch_size=batch_size)
+        counts = []
+        for take_len in (False, True):
+            if take_len: n = len(dl)
+            it = iter(dl)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                got = [next(it) for _ in range(23 if batch_size is None else 10)]
+            counts.append([str(x.message).split(' was reported')[-1] for x in w])
+        return n, counts
+    assert run(litnn) == run(torch)
+
+
+def test_subset_random_sampler_draws_at_first_next_like_torch():
+    "Iterators of a sampler draw their permutation at the first next() (torch's are generators): seeding in between counts."
+    def run(lib):
+        weights = [0.1, 0.9, 0.4, 0.7, 3.0, 0.6]
+        D = lib.utils.data
+        out = []
+        for sampler in (D.SubsetRandomSampler(range(10)), D.RandomSampler(range(20)),
+                        D.WeightedRandomSampler(weights, num_samples=5, replacement=False)):
+            its = (iter(sampler), iter(sampler))
+            ls = ([], [])
+            for idx in range(len(sampler)):
+                for i in range(2):
+                    if idx == 0: lib.manual_seed(0)
+                    ls[i].append(next(its[i]))
+            out.append(ls)
+        return out
+    got, want = run(litnn), run(torch)
+    assert got == want
+    assert all(a == b for a, b in got)
+
+
+def test_default_collate_of_memmap_rows_like_torch(tmp_path):
+    "Rows of a np.memmap (an ndarray subclass) collate, and as_tensor shares a memmap's memory, as torch's."
+    arr = np.array([[0, 1], [2, 3], [4, 5], [6, 7]])
+    m = np.memmap(tmp_path / 'a.bin', dtype=arr.dtype, mode='w+', shape=arr.shape)
+    m[:] = arr
+    for lib in (torch, litnn):
+        t = lib.utils.data.default_collate(list(m))
+        assert (str(t.dtype).split('.')[-1], t.tolist(), str(t.device)) == ('int64', arr.tolist(), 'cpu')
+    a, b = litnn.as_tensor(m), torch.as_tensor(m)
+    assert type(a.numpy()) is np.ndarray and a.tolist() == b.tolist()
+    m[0, 0] = 9
+    assert a[0, 0].item() == b[0, 0].item() == 9        # shared memory, both
+    assert litnn.as_tensor(np.asmatrix([[1, 2]])).tolist() == torch.as_tensor(np.asmatrix([[1, 2]])).tolist()
+
+
+@pytest.mark.parametrize('exc', [KeyError('k'), ValueError('bad value'), OSError(2, 'no file')])
+def test_exception_wrapper_and_worker_constants_like_torch(exc):
+    "torch._utils.ExceptionWrapper (what DataLoader workers send back) re-raises as torch's; MP_STATUS_CHECK_INTERVAL's value."
+    import torch._utils, litnn._utils
+    def reraised(mod):
+        try: raise exc
+        except Exception: w = mod.ExceptionWrapper(where="in DataLoader worker process 1")
+        with pytest.raises(Exception) as e: w.reraise()
+        return type(e.value), str(e.value).split('\n')[:2], w.exc_type, w.where
+    assert reraised(litnn._utils) == reraised(torch._utils)
+    assert litnn.utils.data._utils.MP_STATUS_CHECK_INTERVAL == torch.utils.data._utils.MP_STATUS_CHECK_INTERVAL

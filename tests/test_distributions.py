@@ -604,3 +604,15 @@ def test_parameter_dtype_and_invalid_parameter_sampling_as_torch():
             L.distributions.Categorical(L.tensor([0.5, -0.2, 0.7]), validate_args=False).sample()
         with pytest.raises(RuntimeError, match=r"Expected p_in >= 0 && p_in <= 1 to be true"):
             L.distributions.Bernoulli(probs=L.tensor([0.5, 1.5]), validate_args=False).sample()
+
+
+def test_a_scalar_von_mises_sample_is_a_tensor_that_prints_as_torch():
+    # numpy answers a 0-d computation with a scalar: the sample must stay a 0-d tensor (item(), format, print)
+    for lib in (litnn, torch):
+        D = lib.distributions
+        for loc, k, shape in [(lib.tensor(1.0), lib.tensor(10.0), ()), (0.5, 2.0, ()), (lib.tensor(1.0), lib.tensor(10.0), (3,))]:
+            s = D.VonMises(loc, k).sample(shape)
+            assert tuple(s.shape) == shape and str(s.dtype).endswith('float32')
+            if not shape:
+                assert isinstance(s.item(), float) and -math.pi <= s.item() <= math.pi
+                assert f"{s}" == format(s.item()) and f"{s:.3f}" == format(s.item(), '.3f')

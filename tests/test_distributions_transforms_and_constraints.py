@@ -294,3 +294,21 @@ def test_cuda_constraints_and_registry():
     assert LD.constraints.positive_semidefinite.check(m).cpu().tolist() == [True, False]
     u = litnn.tensor(rng.standard_normal((2, 3)), device='cuda')
     assert LD.constraints.simplex.check(LD.biject_to(LD.constraints.simplex)(u)).all().item()
+
+
+def test_a_transform_pickles_and_saves_after_its_inverse_was_taken_as_torch():
+    # log_prob of a TransformedDistribution takes `t.inv`, which keeps a weak reference: Transform.__getstate__ drops it
+    import copy, io, pickle
+    x = np.linspace(0, 1, 10)
+    outs = []
+    for lib in (litnn, torch):
+        D = lib.distributions
+        t = D.ExpTransform(); i = t.inv
+        a = D.AffineTransform(2., 3., cache_size=1); a(lib.ones(2)); a.inv
+        back = [pickle.loads(pickle.dumps(o)) for o in (t, i, a)] + [copy.deepcopy(t)]
+        dist = D.TransformedDistribution(D.Normal(0., 1.), [D.AffineTransform(2., 3.)])
+        lp = dist.log_prob(lib.tensor(x))
+        buf = io.BytesIO(); lib.save(dist, buf); buf.seek(0)
+        other = lib.load(buf, weights_only=False)
+        outs.append(([b._inv for b in back], sorted(back[2].__dict__), other.log_prob(lib.tensor(x)).tolist(), lp.tolist()))
+    assert outs[0] == outs[1]

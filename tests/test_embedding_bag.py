@@ -164,3 +164,14 @@ def test_bool_ids_convert():
     "embedding_bag takes any integer (and bool) ids, as torch converts them."
     f = lambda lib: lib.nn.EmbeddingBag(5, 2, mode='sum')(lib.tensor([True, False, True]), lib.tensor([0])).shape
     assert tuple(f(litnn)) == tuple(f(torch)) == (1, 2)
+
+
+def test_old_argument_order_is_swapped_with_a_warning():
+    "embedding_bag(weight, input, offsets): torch's backward compatibility swaps them back, with a warning."
+    res = []
+    for lib in (litnn, torch):
+        w = lib.tensor(W); ids = lib.tensor(IDS); off = lib.tensor([0, 4])
+        with pytest.warns(UserWarning, match="Argument order of nn.functional.embedding_bag was changed"):
+            out = lib.nn.functional.embedding_bag(w, ids, off)
+        res.append(out.numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12)

@@ -99,3 +99,14 @@ def test_bfloat16_unfold_and_fold():
         got = f(litnn, litnn.tensor(a).to(litnn.bfloat16))
         assert got.dtype == litnn.bfloat16
         np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-2)
+
+
+def test_fold_non_positive_blocks_message():
+    "torch checks that the array of sliding blocks is non-empty before matching its count (-4 * -3 = 12 must not pass)."
+    msgs = []
+    for lib in (torch, litnn):
+        fold = lib.nn.Fold(output_size=(4, 5), kernel_size=(2, 2), stride=1, dilation=8, padding=0)
+        with pytest.raises(RuntimeError) as e:
+            fold(lib.randn(1, 12, 12))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

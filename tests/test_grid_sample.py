@@ -92,3 +92,35 @@ def test_nearest_with_nan_and_infinite_coordinates_as_torch(padding_mode):
         o.sum().backward()
         got.append((o.detach().numpy().tolist(), gr.grad.numpy().tolist()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize('nd', [2, 3])
+def test_affine_grid_backward_twice_and_channels_last_grad(nd):
+    "affine_grid's node keeps no saved tensor (torch saves only the size): a second backward needs no retain_graph, and a"
+    "channels-last gradient gives the same theta.grad (test_nn's test_affine_grid_backward_cl_cf_consistency)."
+    rng = np.random.default_rng(nd)
+    th, gr = rng.random((6, nd, nd + 1)), rng.random((6, 4, 5, 2) if nd == 2 else (6, 4, 5, 5, 3))
+    def run(lib):
+        theta = lib.tensor(th, requires_grad=True)
+        size = [6, 3, 4, 5] if nd == 2 else [6, 3, 4, 5, 5]
+        grid = lib.nn.functional.affine_grid(theta, size, align_corners=False)
+        g = lib.tensor(gr)
+        grid.backward(g.contiguous(memory_format=lib.channels_last if nd == 2 else lib.channels_last_3d))
+        first = theta.grad.clone()
+        grid.backward(g)
+        return type(grid.grad_fn).__name__, first.numpy(), theta.grad.numpy()
+    t, l = run(torch), run(litnn)
+    assert t[0] == l[0]
+    np.testing.assert_allclose(l[1], t[1], rtol=1e-12)
+    np.testing.assert_allclose(l[2], t[2], rtol=1e-12)
+
+
+@pytest.mark.parametrize('shape', [(1, 1, 0, 2), (1, 1, 2, 0, 3), (1, 1, 0)])
+def test_grid_sample_empty_spatial_dims_refused(shape):
+    grid = {4: (1, 1, 1, 2), 5: (1, 1, 1, 1, 3), 3: (1, 1, 1)}[len(shape)]
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError) as e:
+            lib.nn.functional.grid_sample(lib.empty(shape), lib.empty(grid), align_corners=False)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

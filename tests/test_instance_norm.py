@@ -95,3 +95,27 @@ def test_eps_zero_and_below_run_as_torchs():
             lib.nn.functional.instance_norm(lib.tensor(x), weight=[1., 2., 3.])
         with pytest.raises(ValueError, match="batch_norm eps must be positive during training, but got 0"):
             lib.nn.functional.batch_norm(lib.tensor(x), None, None, training=True, eps=0)
+
+
+def test_no_batch_dim_hook_as_torchs():
+    "InstanceNorm's unbatched rank comes from `_get_no_batch_dim()` (torch's hook: a subclass of _InstanceNorm overrides it), no other attribute."
+    for lib in (torch, litnn):
+        from importlib import import_module
+        base = import_module(lib.__name__ + '.nn.modules.instancenorm')._InstanceNorm
+        for cls, nb in [(lib.nn.InstanceNorm1d, 2), (lib.nn.InstanceNorm2d, 3), (lib.nn.InstanceNorm3d, 4),
+                        (lib.nn.LazyInstanceNorm2d, 3)]:
+            assert cls(4)._get_no_batch_dim() == nb
+            assert not hasattr(cls(4), 'no_batch_dim')
+        with pytest.raises(NotImplementedError):
+            base(4)._get_no_batch_dim()
+
+        class MyNorm(base):    # a user's instance norm over (N, C, L) inputs, as InstanceNorm1d
+            def _check_input_dim(self, input): pass
+            def _get_no_batch_dim(self): return 2
+        m = MyNorm(3, affine=True)
+        x = lib.tensor(np.arange(12.).reshape(3, 4), dtype=lib.float32)
+        y = m(x)                # unbatched (C, L): normalized per channel through _handle_no_batch_input
+        assert tuple(y.shape) == (3, 4)
+        np.testing.assert_allclose(y.detach().numpy().mean(1), 0, atol=1e-6)
+        with pytest.raises(ValueError, match=r"expected input's size at dim=0 to match num_features \(3\), but got: 2\."):
+            m(lib.ones(2, 4))

@@ -393,6 +393,18 @@ def test_binomial_errors():
     g.manual_seed(3)
     assert litnn.binomial(litnn.full((5,), 50.), litnn.full((5,), .5), generator=g).tolist() == a.tolist()
 
+def test_binomial_dtype_errors_as_torch():
+    # torch checks count, then prob, for a floating dtype (ValueError), then that they match; its CPU kernel has no half/bfloat16
+    cases = [('int32', 'float32'), ('float32', 'int64'), ('float32', 'int16'), ('float32', 'bool'), ('float32', 'complex64'),
+             ('float64', 'float32'), ('float16', 'float16'), ('bfloat16', 'bfloat16')]
+    for cd, pd in cases:
+        out = []
+        for m in (litnn, torch):
+            try: m.binomial(m.tensor([10, 10]).to(getattr(m, cd)), m.tensor([0.5, 0.5]).to(getattr(m, pd))); out.append(None)
+            except Exception as e: out.append((type(e).__name__, str(e)))
+        assert out[0] == out[1] and out[1] is not None, (cd, pd, out)
+
+
 # ---- torch.cond and torch.while_loop (torch compiles them even eagerly; litnn runs them as Python)
 @pytest.fixture
 def torch_distribution_validation_kept():

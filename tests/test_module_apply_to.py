@@ -314,3 +314,16 @@ def test_to_memory_format_like_torch(make, fmt):
     assert strides[0] == strides[1]
     assert err(lambda: litnn.nn.Conv3d(2, 3, 2).to(memory_format=litnn.channels_last)) == \
            err(lambda: torch.nn.Conv3d(2, 3, 2).to(memory_format=torch.channels_last))
+
+
+def test_apply_to_sparse_replaces_the_parameter():
+    "A conversion that changes the layout (strided -> sparse) makes new Parameter objects, as torch's "
+    "`_has_compatible_shallow_copy_type` refuses `param.data = sparse` (test_nn's test_overwrite_module_params_on_conversion)."
+    def run(lib):
+        m = lib.nn.Linear(3, 2)
+        m.weight.grad = lib.ones(2, 3)
+        w, g = m.weight, m.weight.grad
+        m._apply(lambda t: lib.sparse_coo_tensor(lib.zeros([2, 1]), lib.ones([1]), lib.Size([2, 3])))
+        return (str(w.layout).split('.')[-1], str(g.layout).split('.')[-1], str(m.weight.layout).split('.')[-1],
+                str(m.weight.grad.layout).split('.')[-1], m.weight is w, type(m.weight).__name__)
+    same(run)

@@ -182,6 +182,31 @@ def test_jit_no_ops():
     from litnn.jit import script, trace   # noqa: F401  (the import form programs use)
 
 
+def test_jit_trace_runs_the_function_once_on_the_example_inputs_as_torch():
+    # torch's tracer runs the function to record it: its errors show at trace time, and what it does to its inputs is done
+    for lib in (litnn, torch):
+        def f(x): raise NotImplementedError
+        with pytest.raises(NotImplementedError): lib.jit.trace(f, (lib.zeros(2),))
+        with pytest.raises(NotImplementedError): lib.jit.trace(f, lib.zeros(2))
+
+        def g(x, y): return x.add_(y)
+        x = lib.zeros(2)
+        lib.jit.trace(g, (x, lib.ones(2)), check_trace=False)
+        assert x.tolist() == [1., 1.]
+        x = lib.zeros(2)
+        lib.jit.trace(g, [x, lib.ones(2)], check_trace=False)   # a list: its elements are the arguments
+        assert x.tolist() == [1., 1.]
+        h = lib.jit.trace(lambda x, y: x * y, example_kwarg_inputs={'x': lib.ones(2), 'y': lib.ones(2)})
+        assert h(x=lib.ones(2), y=lib.full((2,), 3.)).tolist() == [3., 3.]
+        bn = lib.nn.BatchNorm1d(2)
+        lib.jit.trace_module(bn, {'forward': lib.tensor([[1., 2.], [3., 6.]])})
+        assert bn.num_batches_tracked.item() >= 1, lib   # (torch's trace checks run it again: 5 times)
+        with pytest.warns(DeprecationWarning, match=r'^`torch.jit.trace` is deprecated. Please switch to `torch.compile`'):
+            lib.jit.trace(lambda x: x, lib.zeros(1))
+        with pytest.warns(DeprecationWarning, match=r'^`torch.jit.trace_method` is deprecated'):
+            lib.jit.trace_module(lib.nn.Linear(2, 2), {'forward': lib.zeros(1, 2)})
+
+
 NN_MODULE_FILES = ['module', 'linear', 'conv', 'pooling', 'activation', 'dropout', 'sparse', 'normalization', 'batchnorm',
                    'container', 'loss', 'flatten']
 

@@ -515,3 +515,31 @@ def test_small_module_names():
     assert litnn.nested.DType is litnn.dtype and litnn.nested.Device is litnn.device
     assert litnn.profiler.is_fbcode() is torch.profiler.is_fbcode() is False
     assert litnn.optim.lr_scheduler.TYPE_CHECKING is torch.optim.lr_scheduler.TYPE_CHECKING is False
+
+
+@pytest.mark.parametrize('name,exc', [('_check', RuntimeError), ('_check_index', IndexError), ('_check_value', ValueError),
+                                      ('_check_type', TypeError), ('_check_not_implemented', NotImplementedError)])
+def test_check_functions_as_torch(name, exc):
+    "torch._check and its kin: a Python bool condition, a callable message evaluated on failure, torch's default message."
+    for lib in both():
+        f = getattr(lib, name)
+        f(True)
+        with pytest.raises(exc, match='^Expected cond to be True, but got False'): f(False)
+        with pytest.raises(exc, match='^custom 3$'): f(False, lambda: f"custom {1 + 2}")
+        with pytest.raises(exc, match=r'^tensor\(\[0, 1, 2\]\)$'): f(False, lambda: lib.arange(3))
+        with pytest.raises(TypeError, match='cond must be a bool'): f('wrong type')
+        with pytest.raises(TypeError, match='cond must be a bool'): f(lib.tensor(True))
+
+
+def test_use_deterministic_algorithms_takes_bools_only():
+    for lib in both():
+        with pytest.raises(TypeError, match=r"argument 'mode' \(position 1\) must be bool, not int"): lib.use_deterministic_algorithms(1)
+        with pytest.raises(TypeError, match=r"argument 'warn_only' must be bool, not int"): lib.use_deterministic_algorithms(False, warn_only=1)
+        assert not lib.are_deterministic_algorithms_enabled()
+
+
+def test_config_namespace():
+    "torch.__config__: show(), parallel_info() and _cxx_flags() return text, the thread count among it."
+    for lib in both():
+        for f in (lib.__config__.show, lib.__config__.parallel_info, lib.__config__._cxx_flags): assert isinstance(f(), str)
+        assert f"at::get_num_threads() : {lib.get_num_threads()}" in lib.__config__.parallel_info()

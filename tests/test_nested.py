@@ -281,3 +281,29 @@ def test_offsets_keep_the_ragged_size():
         assert other.size(1) is nt.size(1)
     same(lt + litnn.nested.nested_tensor_from_jagged(lt.values() + 1, lt.offsets()),
          tt + torch.nested.nested_tensor_from_jagged(tt.values() + 1, tt.offsets()))
+
+
+@pytest.mark.parametrize('layout', ['strided', 'jagged'])
+def test_nested_tensor_flags_like_torch(layout):
+    "The device, sparsity and size flags of a nested tensor (Tensor's read the one array a nested tensor has not)."
+    def flags(lib):
+        nt = lib.nested.nested_tensor([lib.randn(5), lib.randn(3)], layout=getattr(lib, layout))
+        return (nt.is_sparse, nt.is_sparse_csr, nt.is_meta, nt.is_cuda, nt.is_cpu, nt.is_shared(), nt.element_size(),
+                nt.itemsize, nt.is_nested)
+    assert flags(litnn) == flags(torch)
+
+
+def test_nested_tensor_of_an_empty_list():
+    "torch's strided nested_tensor([]) / as_nested_tensor([]): 1-D, size 0, the given or default dtype, no components; jagged refuses."
+    for lib in (torch, litnn):
+        for f in (lib.nested.nested_tensor, lib.nested.as_nested_tensor):
+            nt = f([])
+            assert (nt.is_nested, nt.dim(), nt.size(0), nt.numel(), nt.unbind()) == (True, 1, 0, 0, ())
+            assert nt.dtype == lib.float32 and nt.device.type == 'cpu' and nt.layout == lib.strided and not nt.requires_grad
+            assert repr(nt) == 'nested_tensor([\n\n])'
+            assert tuple(lib.nested.to_padded_tensor(nt, 0.0).shape) == (0,)
+            with pytest.raises(RuntimeError, match="Cannot construct a nested tensor from an empty tensor list"):
+                f([], layout=lib.jagged)
+        nt = lib.nested.nested_tensor([], dtype=lib.float64, requires_grad=True)
+        assert nt.dtype == lib.float64 and nt.requires_grad and nt.is_leaf
+        assert nt.detach().dtype == lib.float64

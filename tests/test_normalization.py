@@ -449,3 +449,31 @@ def test_batch_norm_float32_as_close_to_float64_as_torchs(offset):
     err = lambda r: np.array([np.abs(a - b).max() / np.abs(b).max() for a, b in zip(r, ref)])
     mine, theirs = err(run(litnn, litnn.float32)), err(run(torch, torch.float32))
     assert (mine <= 2 * theirs + 1e-7).all(), (mine, theirs)
+
+
+@pytest.mark.parametrize('duals', [(0,), (1,), (1, 2), (0, 1), (0, 1, 2), (0, 2)])
+@pytest.mark.parametrize('training', [False, True])
+def test_batch_norm_forward_ad_running_stats(duals, training):
+    "In eval mode the running statistics cannot carry a tangent when the input does (torch's batch_norm_jvp check)."
+    vals = [np.random.default_rng(i).standard_normal(s) for i, s in enumerate([(3, 2, 5), (2,), (2,)])]
+    vals[2] = np.abs(vals[2]) + 0.5
+    def run(lib):
+        fw = lib.autograd.forward_ad
+        args = [lib.tensor(v) for v in vals]
+        with fw.dual_level():
+            d = [fw.make_dual(a, lib.ones_like(a)) if i in duals else a for i, a in enumerate(args)]
+            try: out = lib.nn.functional.batch_norm(*d, training=training)
+            except RuntimeError as e: return 'raised', str(e)
+            t = fw.unpack_dual(out).tangent
+            return fw.unpack_dual(out).primal.numpy().round(6).tolist(), None if t is None else t.numpy().round(6).tolist()
+    assert run(torch) == run(litnn)
+
+
+def test_batch_norm_update_stats_refuses_empty_input():
+    for shape in [(0, 1), (3, 0), (2, 3, 0)]:
+        msgs = []
+        for lib in (torch, litnn):
+            with pytest.raises(RuntimeError) as e:
+                lib.batch_norm_update_stats(lib.rand(shape), None, None, 0.1)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]

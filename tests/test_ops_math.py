@@ -847,3 +847,20 @@ def test_isclose_computes_as_torch(case):
     want = torch.isclose(torch.tensor(a, dtype=getattr(torch, dt)), torch.tensor(b, dtype=getattr(torch, dt)), **kw)
     got = litnn.isclose(litnn.tensor(a, dtype=getattr(litnn, dt)), litnn.tensor(b, dtype=getattr(litnn, dt)), **kw)
     assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize('rtol,atol', [('t1', 't1'), ('t1.5', 't1.'), (1, 't1.'), ('t1.5', 0)])
+def test_isclose_tolerances_given_as_0d_tensors(rtol, atol):
+    "isclose/allclose take a 0-d tensor (without grad) where they take a number, as torch's `double` arguments."
+    conv = lambda lib, v: lib.tensor(float(v[1:]) if '.' in v else int(v[1:])) if isinstance(v, str) else v
+    x = np.array([[1., 2., 3.5], [0., -1., 7.]], np.float32); y = x + np.float32(0.6)
+    for lib in (torch, litnn):
+        got = lib.isclose(lib.tensor(x), lib.tensor(y), conv(lib, rtol), conv(lib, atol))
+        assert got.tolist() == torch.isclose(torch.tensor(x), torch.tensor(y), conv(torch, rtol), conv(torch, atol)).tolist()
+
+
+def test_isclose_tolerance_tensor_with_grad_is_refused():
+    for lib in (torch, litnn):
+        x = lib.ones(2)
+        with pytest.raises(TypeError, match="argument 'atol' \\(position 4\\) must be float, not Tensor"):
+            lib.isclose(x, x, lib.tensor(1.5), lib.tensor(1., requires_grad=True))

@@ -657,3 +657,16 @@ def test_masked_fill_complex_value_into_real():
         with warnings.catch_warnings():
             warnings.simplefilter('error')
             assert lib.zeros(2, dtype=lib.int64).masked_fill(lib.tensor(True), lib.tensor(1 + 0j)).tolist() == [1, 1]
+
+
+@pytest.mark.parametrize('call', ['method', 'function'])
+@pytest.mark.parametrize('shape,dim,sizes', [((1,), 'A', (1, 1)), ((1,), 0.5, (1, 1)), ((1,), 0, []), ((1,), 0, [2, 2]),
+                                             ((), 0, [0]), ((5, 10), 1, (-1, -1)), ((5, 10), 1, (-1, 4)), ((2, 0), 1, (2, -1, 0))])
+def test_unflatten_errors_as_torch(call, shape, dim, sizes):
+    "unflatten's errors: the argument's position, empty sizes, and torch's wording of infer_size's errors."
+    def f(lib):
+        x = lib.zeros(shape)
+        return x.unflatten(dim, sizes) if call == 'method' else lib.unflatten(x, dim, sizes)
+    with pytest.raises(Exception) as te: f(torch)
+    with pytest.raises(te.type) as le: f(litnn)
+    assert str(le.value) == str(te.value).split('\nException raised from')[0]

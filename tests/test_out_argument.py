@@ -148,3 +148,37 @@ def test_searchsorted_out_must_hold_the_index_dtype(fn, od, int32):
         return str(r.dtype).split('.')[-1], r.tolist(), r is o
     t, l = both(f)
     assert t == l
+
+
+def test_nonzero_as_tuple_refuses_out():
+    "torch.nonzero(as_tuple=True) has no out= (its result is a tuple): torch's RuntimeError, with its message."
+    msgs = []
+    for lib in (torch, litnn):
+        x, out = lib.ones(2, 3), lib.empty(0, dtype=lib.long)
+        with pytest.raises(RuntimeError, match='does not support the out kwarg when as_tuple is True') as e:
+            lib.nonzero(x, as_tuple=True, out=out)
+        msgs.append(str(e.value))
+        assert lib.nonzero(x, as_tuple=False, out=out) is out and out.shape == (6, 2)
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('f', ['cat', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack'])
+def test_joining_into_a_narrower_out_message(f):
+    "torch's joins are a cat: each refuses with torch.cat()'s TypeError message."
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(TypeError) as e:
+            getattr(lib, f)([lib.ones(2), lib.ones(2)], out=lib.zeros(2, dtype=lib.int64))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1] == "torch.cat(): input types can't be cast to the desired output type Long"
+
+
+@pytest.mark.parametrize('shape', [(3,), (2, 2)])
+@pytest.mark.parametrize('xd,od', [('float32', 'int64'), ('float32', 'bool'), ('int64', 'bool'), ('float32', 'float64'), ('int64', 'float32'), ('float32', 'float32')])
+def test_diag_out_dtype(shape, xd, od):
+    "diag of a vector refuses an out it cannot cast into with its own message; otherwise out must hold the input's dtype."
+    res = []
+    for lib in (torch, litnn):
+        try: res.append(lib.diag(lib.ones(shape, dtype=getattr(lib, xd)), out=lib.empty(0, dtype=getattr(lib, od))).tolist())
+        except RuntimeError as e: res.append(str(e))
+    assert res[0] == res[1]

@@ -459,3 +459,10 @@ def test_fill_and_zero_write_repeated_memory():
         assert y.tolist() == [2., 2., 2.]
     same_error(lambda L: L.empty_strided((3,), (0,)).random_())
     same_error(lambda L: L.empty_strided((3,), (0,)).fill_(L.tensor(3.)))
+
+
+@pytest.mark.parametrize('ms,ss', [((120,), (2, 3, 4, 5)), ((2, 3, 4, 5), (4,)), ((2, 3, 4, 5), (120,))])
+def test_normal_shapes_that_do_not_broadcast(ms, ss):
+    "normal(mean, std) with tensor shapes that do not broadcast: torch's RuntimeError naming the dimension."
+    same_error(lambda lib: lib.normal(lib.rand(*ms), lib.rand(*ss)))
+    same_error(lambda lib: lib.normal(lib.rand(*ms), lib.rand(*ss), out=lib.zeros(3, 4, 5)))

@@ -138,6 +138,8 @@ ERRORS = [
     lambda L: L.cat(L.ones(2, 2)), lambda L: L.stack(L.ones(2, 2)), lambda L: L.cat(iter([L.ones(2)])), lambda L: L.stack([]),
     lambda L: L.tensor_split(L.ones(10), L.tensor(1.1), 0), lambda L: L.tensor_split(L.ones(10), L.tensor([[1]]), 0),   # a tensor of sections: int64, at most 1-d
     lambda L: L.tensor_split(L.ones(10), L.tensor([1, 2], dtype=L.int32), 5),      # (its dtype is checked before the dim)
+    lambda L: L.ones(3, 4).unfold(1, -1, 1), lambda L: L.ones(3, 4).unfold(0, -2, -1),   # a negative size: torch's message
+    lambda L: L.rot90(L.ones(3, 4), k=1.5), lambda L: L.rot90(L.ones(3, 4), k=True),   # k: an int (torch's parser)
 ]
 
 @pytest.mark.parametrize('f', ERRORS)

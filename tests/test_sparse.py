@@ -384,3 +384,14 @@ def test_pickle_deepcopy_and_save():
     b = io.BytesIO(); litnn.save(m.state_dict(), b); b.seek(0)      # saved and loaded: tests/test_sparse_nested_more.py
     m.load_state_dict(litnn.load(b))
     np.testing.assert_array_equal(m.adj.to_dense().numpy(), coo(litnn).to_dense().numpy())
+
+
+@pytest.mark.parametrize('idx', [[[0.7], [1.9]], [[True], [False]], 'float tensor', 'int32 tensor'])
+def test_coo_indices_cast_to_int64(idx):
+    "torch's constructor casts any indices to int64 (1.9 -> 1), as test_nn's test_overwrite_module_params_on_conversion uses."
+    def make(lib):
+        i = lib.tensor([[0.7], [1.9]]) if idx == 'float tensor' else lib.tensor([[0], [2]], dtype=lib.int32) if idx == 'int32 tensor' else idx
+        s = lib.sparse_coo_tensor(i, lib.ones(1), (3, 3))
+        return s._indices().tolist(), str(s._indices().dtype).split('.')[1], s.to_dense().tolist()
+    t, l = both(make)
+    assert t == l

@@ -160,6 +160,19 @@ def test_extra_state_like_torch():
     same(run)
 
 
+def test_extra_state_that_registers_a_module():
+    "set_extra_state runs as the load walks (torch's order): a module it registers is loaded in turn, its keys expected."
+    def run(lib):
+        class M(lib.nn.Module):
+            def __init__(self, foo): super().__init__(); self.foo = foo
+            def get_extra_state(self): return self.foo
+            def set_extra_state(self, state): self.foo = state
+        m2 = M('something else')
+        r = repr(m2.load_state_dict(M(M(3)).state_dict()))
+        return r, list(m2._modules), m2.foo.foo
+    same(run)
+
+
 def test_default_extra_state_methods_raise():
     m = litnn.nn.Module()
     with pytest.raises(RuntimeError, match='should never be called'): m.get_extra_state()

@@ -263,3 +263,134 @@ def test_safetensors_load_file_through_litnn(tmp_path):
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "litnn [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] [1, 2] [[1.0, 2.0], [4.0, 5.0]]"
+
+
+@pytest.mark.parametrize('how', ['function', 'legacy'])
+def test_shared_from_file_creates_and_extends_the_file(tmp_path, how):
+    "from_file(shared=True) maps an empty (or short) file after extending it to the size mapped; two maps see each other's writes."
+    for lib in (torch, litnn):
+        path = str(tmp_path / f'{lib.__name__}.bin')
+        open(path, 'wb').close()
+        def mapped():
+            if how == 'function': return lib.from_file(path, True, 10, dtype=lib.float32)
+            return lib.FloatTensor(quiet(lambda: lib.FloatStorage.from_file(path, True, 10)))
+        a, b = mapped(), mapped()
+        a.fill_(2.5)
+        assert os.path.getsize(path) == 40 and b.tolist() == [2.5] * 10
+        assert np.fromfile(path, np.float32).tolist() == [2.5] * 10
+
+
+def test_private_from_file_still_needs_the_bytes(tmp_path):
+    for lib in (torch, litnn):
+        path = str(tmp_path / f'{lib.__name__}.bin')
+        open(path, 'wb').close()
+        with pytest.raises(RuntimeError, match='is smaller than the required mapping size <40>'): lib.from_file(path, False, 10, dtype=lib.float32)
+
+
+@pytest.mark.parametrize('kind', ['typed', 'untyped'])
+def test_legacy_constructor_views_a_storage(kind):
+    "FloatTensor(storage) / Tensor(storage) view the storage's memory, as torch's new(Storage)."
+    for lib in (torch, litnn):
+        src = lib.tensor([1., 2., 3.])
+        s = quiet(src.storage) if kind == 'typed' else src.untyped_storage()
+        for ctor in (lib.FloatTensor, lib.Tensor):
+            t = ctor(s)
+            assert t.data_ptr() == src.data_ptr() and t.tolist() == [1., 2., 3.]
+        with pytest.raises(RuntimeError, match='Expected a Storage of type'): lib.FloatTensor(quiet(lambda: lib.IntStorage(2)))
+
+
+@pytest.mark.parametrize('cast', ['double', 'float', 'half', 'long', 'int', 'short', 'char', 'byte', 'bool', 'bfloat16',
+                                  'complex_double', 'complex_float'])
+def test_typed_storage_casts(cast):
+    "storage.float() and kin: a new storage of that dtype holding the values converted."
+    got = []
+    for lib in (torch, litnn):
+        s = quiet(lambda: lib.IntStorage([-1, 0, 1, 2, 3, 4]))
+        c = quiet(lambda: getattr(s, cast)())
+        got.append((quiet(c.type).replace('litnn', 'torch'), norm(c.dtype), quiet(c.tolist), c.data_ptr() != s.data_ptr()))
+    assert got[1] == got[0]
+
+
+def test_storage_sizeof_counts_its_bytes():
+    "sys.getsizeof of a storage grows with the bytes it holds, as torch's __sizeof__."
+    for lib in (torch, litnn):
+        typed = lambda n: quiet(lambda: lib.randn(n).storage())
+        untyped = lambda n: lib.randn(n).to(lib.uint8).untyped_storage()
+        assert [typed(n).__sizeof__() - typed(0).__sizeof__() for n in (10, 100)] == [40, 400]
+        assert [untyped(n).__sizeof__() - untyped(0).__sizeof__() for n in (10, 100)] == [10, 100]
+
+
+@pytest.mark.parametrize('cls,args', [('ByteStorage', ([1, 2, 3, 4],)), ('ShortStorage', ([1, 2, 3, 4], 'big')),
+                                      ('IntStorage', ([1, 2, 3, 4], 'little')), ('FloatStorage', ([0x40, 0x10, 0, 0], 'big')),
+                                      ('BoolStorage', ([0, 1, 2, 3, 4, 5, 0x10, 0x40], 'big')), ('ShortStorage', ([1, 2, 3, 4, 5, 6], 'little', 1, 2)),
+                                      ('ComplexFloatStorage', ([0, 0, 0x80, 0x3f, 0, 0, 0, 0x40], 'little'))])
+def test_legacy_storage_from_buffer(cls, args):
+    "FloatStorage.from_buffer and kin: the buffer's bytes read in the byte order given, as torch (bools: any nonzero byte)."
+    got = []
+    for lib in (torch, litnn):
+        s = quiet(lambda: getattr(lib, cls).from_buffer(bytearray(args[0]), *args[1:]))
+        got.append((quiet(s.tolist), quiet(s.size), norm(s.dtype), isinstance(s, getattr(lib, cls)), isinstance(s, lib.ByteStorage) == (cls == 'ByteStorage')))
+    assert got[1] == got[0]
+
+
+@pytest.mark.parametrize('kw', [dict(dtype='int16', byte_order='big'), dict(dtype='bool', byte_order='little'), dict(dtype='uint8')])
+def test_untyped_storage_from_buffer(kw):
+    got = []
+    for lib in (torch, litnn):
+        k = {**kw, 'dtype': getattr(lib, kw['dtype'])}
+        got.append(lib.UntypedStorage.from_buffer(bytearray([0, 1, 2, 0]), **k).tolist())
+    assert got[1] == got[0]
+
+
+@pytest.mark.parametrize('call', [lambda lib: lib.UntypedStorage.from_buffer(bytearray([1, 2, 3]), dtype=lib.int16, byte_order='big'),
+                                  lambda lib: lib.UntypedStorage.from_buffer(bytearray([1, 2, 3, 4]), dtype=lib.int16),
+                                  lambda lib: lib.UntypedStorage.from_buffer(bytearray([1, 2, 3, 4]), byte_order='little'),
+                                  lambda lib: lib.UntypedStorage.from_buffer(bytearray([1, 2]), dtype=lib.int16, byte_order='middle'),
+                                  lambda lib: lib.FloatStorage.from_buffer(bytearray([1, 2, 3, 4]), 'little', dtype=lib.float)])
+def test_from_buffer_errors(call):
+    with pytest.raises(Exception) as te: quiet(lambda: call(torch))
+    with pytest.raises(te.type) as le: quiet(lambda: call(litnn))
+    assert str(le.value) == str(te.value)
+
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32', 'float16', 'bfloat16', 'int64', 'int32', 'int16', 'int8', 'uint8',
+                                   'bool', 'complex128', 'complex64'])
+def test_untyped_storage_byteswap(dtype):
+    "UntypedStorage.byteswap(dtype) reverses each element's bytes in place (each part of a complex number)."
+    got = []
+    for lib in (torch, litnn):
+        s = quiet(lambda: lib.storage.TypedStorage(list(range(16)), dtype=lib.uint8))._untyped_storage
+        s.byteswap(getattr(lib, dtype))
+        got.append(s.tolist())
+    assert got[1] == got[0]
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError, match='the length of data is not a multiple of 2'): lib.UntypedStorage(5).byteswap(lib.int16)
+
+
+@pytest.mark.parametrize('dtype', ['int16', 'float32', 'float64', 'complex64', 'bool', 'uint8'])
+def test_tensor_of_a_storage(dtype):
+    "torch.tensor(storage, dtype=): a tensor over the storage's memory; a TypedStorage of another dtype is refused."
+    got = []
+    for lib in (torch, litnn):
+        d = getattr(lib, dtype)
+        a = lib.arange(6).to(d)
+        typed = quiet(lambda: lib.tensor(quiet(a.storage), dtype=d))
+        untyped = lib.tensor(a.untyped_storage(), dtype=d)
+        got.append((typed.tolist(), untyped.tolist(), typed.data_ptr() == a.data_ptr(), untyped.data_ptr() == a.data_ptr()))
+        other = lib.float64 if dtype != 'float64' else lib.float32
+        with pytest.raises(RuntimeError, match='Expected a Storage of type'): lib.tensor(quiet(a.storage), dtype=other)
+    assert got[1] == got[0]
+
+
+@pytest.mark.parametrize('args', [[], [0], [100], [[1, 2, 3, 4, 5, 6]]])
+def test_meta_storages(args):
+    "Storages on the meta device: a size and no bytes; reading an element or copying out is NotImplementedError, as torch."
+    for lib in (torch, litnn):
+        for s, check in ((lib.UntypedStorage(*args, device='meta'), lib.UntypedStorage(*args)),
+                         (quiet(lambda: lib.TypedStorage(*args, dtype=lib.float32, device='meta')), quiet(lambda: lib.TypedStorage(*args, dtype=lib.float32)))):
+            assert s.device.type == 'meta' and s.nbytes() == check.nbytes() and quiet(s.size) == quiet(check.size) and s.data_ptr() == 0
+            with pytest.raises(NotImplementedError, match="Not available for 'meta' device type"): quiet(lambda: s[0])
+            with pytest.raises(NotImplementedError, match='Cannot copy out of meta tensor'): quiet(s.cpu)
+        t = quiet(lambda: lib.TypedStorage([1, 2, 3, 4], device='meta', dtype=lib.float32))
+        quiet(lambda: t.resize_(10))
+        assert quiet(t.size) == 10

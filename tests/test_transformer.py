@@ -250,3 +250,46 @@ def test_transformer_on_gpu():
     cpu = l(litnn.tensor(s), litnn.tensor(x))
     g = l.to('cuda')(litnn.tensor(s, device='cuda'), litnn.tensor(x, device='cuda'))
     np.testing.assert_allclose(g.detach().cpu().numpy(), cpu.detach().numpy(), rtol=1e-6, atol=1e-8)
+
+
+def _nested_pair(comps):
+    return [lib.nested.nested_tensor([lib.tensor(c) for c in comps]) for lib in (torch, litnn)]
+
+
+def test_nested_input_on_the_fast_path():
+    "A strided nested batch through an encoder layer / self-attention in inference (torch's fast path): each sequence on its own."
+    rng = np.random.default_rng(0)
+    comps = [rng.normal(size=(2, 8)), rng.normal(size=(3, 8)), np.zeros((0, 8))]
+    tl = torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, dtype=torch.double).eval()
+    ll = litnn.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, dtype=litnn.double).eval()
+    ll.load_state_dict({k: litnn.tensor(v.numpy()) for k, v in tl.state_dict().items()})
+    tn, ln = _nested_pair(comps)
+    with torch.no_grad(), litnn.no_grad():
+        to, lo = tl(tn), ll(ln)
+        assert lo.is_nested and [tuple(c.shape) for c in lo.unbind()] == [tuple(c.shape) for c in to.unbind()]
+        for a, b in zip(to.unbind(), lo.unbind()): np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-9, atol=1e-12)
+        (to, tw), (lo, lw) = tl.self_attn(tn, tn, tn), ll.self_attn(ln, ln, ln)   # padded weights, zeros past each length
+        np.testing.assert_allclose(lw.numpy(), tw.numpy(), rtol=1e-9, atol=1e-12)
+        for a, b in zip(to.unbind(), lo.unbind()): np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_nested_input_off_the_fast_path_is_refused():
+    "Off the fast path, MultiheadAttention refuses a nested tensor with torch's AssertionError and reason."
+    comps = [np.ones((2, 8)), np.ones((3, 8))]
+    reasons = []
+    for lib in (torch, litnn):
+        tn = lib.nested.nested_tensor([lib.tensor(c) for c in comps])
+        layer = lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, dtype=lib.double).eval()
+        cases = [lambda: layer(tn),                                                   # grad enabled, parameters need it
+                 lambda: layer.train()(tn),
+                 lambda: lib.nn.TransformerEncoderLayer(8, 1, 16, batch_first=True, dtype=lib.double).eval()(tn),
+                 lambda: lib.nn.TransformerEncoderLayer(8, 2, 16, dtype=lib.double).eval()(tn),
+                 lambda: layer.eval()(lib.nested.nested_tensor([]))]
+        got = []
+        for case in cases:
+            with (torch.no_grad() if lib is torch else litnn.no_grad()) if case is not cases[0] else warnings.catch_warnings():
+                with pytest.raises(AssertionError, match="MultiheadAttention does not support NestedTensor outside of its fast path") as e:
+                    case()
+            got.append(str(e.value).split('because ')[-1])
+        reasons.append(got)
+    assert reasons[0] == reasons[1]

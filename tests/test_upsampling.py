@@ -89,6 +89,22 @@ def test_pixel_shuffle(shape, r):
     assert repr(litnn.nn.PixelShuffle(r)) == repr(torch.nn.PixelShuffle(r))
     assert repr(litnn.nn.PixelUnshuffle(r)) == repr(torch.nn.PixelUnshuffle(r))
 
+@pytest.mark.parametrize('fmt,shape,r', [('channels_last', (3, 18, 4, 4), 3), ('channels_last_3d', (2, 3, 8, 2, 2), 2),
+                                         ('contiguous_format', (3, 18, 4, 4), 3)])
+def test_pixel_shuffle_keeps_memory_format(fmt, shape, r):
+    "torch's CPU kernels write their output in the input's suggested memory format (test_nn's test_pixel_shuffle_nhwc_cpu)"
+    "and refuse a channels_last_3d input."
+    a = rng.normal(size=shape)
+    lx = litnn.tensor(a).contiguous(memory_format=getattr(litnn, fmt))
+    tx = torch.tensor(a).contiguous(memory_format=getattr(torch, fmt))
+    for f in ('pixel_shuffle', 'pixel_unshuffle'):   # shuffled, then back
+        if fmt == 'channels_last_3d':
+            same_error(lambda lib: getattr(lib.nn.functional, f)(lx if lib is litnn else tx, r))
+            continue
+        lx, tx = getattr(litnn.nn.functional, f)(lx, r), getattr(torch.nn.functional, f)(tx, r)
+        assert lx.stride() == tx.stride(), f
+        np.testing.assert_array_equal(lx.numpy(), tx.numpy())
+
 @pytest.mark.parametrize('mode,shape', [('nearest', (1, 0, 2, 2)), ('nearest-exact', (0, 0, 2, 2)), ('bilinear', (2, 0, 2, 2)),
                                         ('bicubic', (1, 0, 2, 2)), ('linear', (1, 0, 2)), ('trilinear', (1, 0, 2, 2, 2))])
 def test_no_channels_refused_but_area(mode, shape):
@@ -101,3 +117,58 @@ def test_no_channels_refused_but_area(mode, shape):
     if len(shape) < 5:      # (5-d 'area' is torch's adaptive_avg_pool3d, which refuses no channels too)
         area = lambda lib: tuple(lib.nn.functional.interpolate(lib.ones(*shape), scale_factor=2, mode='area').shape)
         assert area(litnn) == area(torch)
+
+
+@pytest.mark.parametrize('mode, shape, kw', [('nearest', (1, 2, 4, 4), {}), ('nearest-exact', (1, 2, 5), {}),
+                                             ('linear', (1, 2, 5), dict(align_corners=False)),
+                                             ('bilinear', (1, 2, 4, 4), dict(align_corners=True)),
+                                             ('bicubic', (1, 2, 4, 4), dict(align_corners=False)),
+                                             ('bilinear', (1, 2, 8, 8), dict(antialias=True, align_corners=False)),
+                                             ('trilinear', (1, 2, 3, 4, 4), dict(align_corners=False))])
+def test_second_backward_without_retain_graph(mode, shape, kw):
+    "torch's upsample kernels save no tensor for backward: a second backward through interpolate works, adding the same gradient."
+    x0 = rng.normal(size=shape)
+    grads = []
+    for lib in (torch, litnn):
+        x = lib.tensor(x0, requires_grad=True)
+        if len(shape) == 5: x = x.contiguous(memory_format=lib.channels_last_3d).detach().requires_grad_()
+        y = lib.nn.functional.interpolate(x, scale_factor=2 if mode != 'bilinear' or not kw.get('antialias') else 0.5, mode=mode, **kw)
+        g = lib.tensor(np.arange(y.numel(), dtype=np.float64).reshape(tuple(y.shape)) % 7)
+        y.backward(g)
+        y.backward(g)
+        grads.append(x.grad.detach().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize('scale', [-1e20, 1e20])
+def test_interpolate_output_size_overflow(scale):
+    "A scale whose output size does not fit int64: torch's RuntimeError (test_nn's test_interpolate_undefined_behavior_casting)."
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError) as e:
+            lib.nn.functional.interpolate(lib.ones(1, 1, 16, 16), scale_factor=scale, mode='bilinear')
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_area_second_backward_refused_as_torchs():
+    "'area' mode is adaptive_avg_pool in torch, which keeps its input: a second backward without retain_graph fails there."
+    for lib in (torch, litnn):
+        x = lib.ones(1, 2, 4, 4, dtype=lib.float64, requires_grad=True)
+        y = lib.nn.functional.interpolate(x, size=(2, 3), mode='area')
+        y.sum().backward(retain_graph=True)
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            y.sum().backward()
+
+
+@pytest.mark.parametrize('size', [(1.0,), (2.5,), 'float tensor'])
+def test_interpolate_non_integer_size_refused(size):
+    "torch's F.interpolate checks each size with _is_integer: a TypeError naming the types (test_nn's test_interpolate)."
+    msgs = []
+    for lib in (torch, litnn):
+        s = (lib.tensor(1.),) if size == 'float tensor' else size
+        with pytest.raises(TypeError) as e:
+            lib.nn.functional.interpolate(lib.ones(1, 1, 2), size=s, mode='nearest')
+        msgs.append(str(e.value).split(', but got')[0])
+    assert msgs[0] == msgs[1]

@@ -50,6 +50,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """
     tensors = _as_tuple(tensors)
     grads = (None,) * len(tensors) if grad_tensors is None else _as_tuple(grad_tensors) if not isinstance(grad_tensors, Tensor) else (grad_tensors,)
+    if len(grads) < len(tensors): raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")   # (more are ignored, as torch)
     roots = [_root(t, i) for i, t in enumerate(tensors)]
     root_grads = [_grad_for(t, g, i) for i, (t, g) in enumerate(zip(tensors, grads))]
     if retain_graph is None: retain_graph = create_graph
@@ -103,6 +104,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient for other "
                       "parts of the graph, please use torch.autograd.backward.", FutureWarning, stacklevel=2)
     gos = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
+    if len(gos) < len(outputs): raise RuntimeError(f"got {len(outputs)} tensors and {len(gos)} gradients")   # (more are ignored, as torch)
     if retain_graph is None: retain_graph = create_graph
     if is_grads_batched: res = _batched_grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused)
     else: res = _grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused)

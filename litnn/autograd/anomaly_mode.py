@@ -41,7 +41,9 @@ class _Anomaly:
         trace = getattr(node, '_trace', None)
         where = ("No forward pass information available. Enable detect anomaly during forward pass for more information."
                  if trace is None else "Traceback of forward call that caused the error:\n" + trace)
-        warnings.warn(f"Error detected in {node.name()}. {where}", UserWarning, stacklevel=4)
+        try: warnings.warn(f"Error detected in {node.name()}. {where}", UserWarning, stacklevel=4)
+        except Exception:     # warnings turned into errors: the backward error in flight wins; torch prints this one (PyErr_Print)
+            traceback.print_exc()
 
 # %% ../../nbs/reference/backprop/anomaly_mode.ipynb #30ed7568
 def set_anomaly_enabled(enabled, check_nan=True):

@@ -198,7 +198,7 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     if r.dtype != a.dtype and not _can_cast(r.dtype, a.dtype):
         name = _LEGACY[_by_np[a.dtype].name]
         if fn in ('cat', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack'):     # (torch's hstack and friends are a cat)
-            raise TypeError(f"{'stack' if fn == 'stack' else 'cat'}(): input types can't be cast to the desired output type {name}")
+            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {name}")     # (stack's too: a cat in torch)
         raise RuntimeError(f"result type {_LEGACY[_by_np[r.dtype].name]} can't be cast to the desired output type {name}")
     if type(r) is not type(a): raise RuntimeError(f"Expected out tensor to have device {Tensor._make(r).device}, but got {out.device} instead")
     if a.shape != r.shape:

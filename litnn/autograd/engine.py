@@ -364,7 +364,9 @@ def _check_inplace(self, recording=True, view_fn=None):
     base = self._base
     if recording and base is not None:     # torch's order: a view's own checks first (handle_view_on_rebase), then the leaf's
         _check_view_inplace(self, base, view_fn)     # 17c_inplace_on_views
-        if self._requires_grad and base.grad_fn is None:   # the view needs a gradient and its base is a leaf (which may not: `requires_grad_()` on a view)
+        # the view needs a gradient and its base is a leaf (which may not: `requires_grad_()` on a view), or the leaf base was made to
+        # require grad after the view was taken (the view then requires grad too, as torch's)
+        if (self._requires_grad or base._requires_grad) and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")

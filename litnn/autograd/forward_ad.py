@@ -223,9 +223,16 @@ def _double_backward(cls, args, kw, ts):
         ys = ys if many else (ys,)
         diff = [y for y in ys if isinstance(y, Tensor) and y.requires_grad]
         us = [zeros_like(y).requires_grad_() for y in diff]
-        gs = grad(diff, xs, us, create_graph=True, allow_unused=True) if diff else ()
-        pairs = [(g, t) for g, t in zip(gs, tv) if g is not None and g.requires_grad]
-        jts = iter(grad([g for g, _ in pairs], us, [t for _, t in pairs], create_graph=keep, allow_unused=True) if pairs else [None] * len(us))
+        try:
+            gs = grad(diff, xs, us, create_graph=True, allow_unused=True) if diff else ()
+            pairs = [(g, t) for g, t in zip(gs, tv) if g is not None and g.requires_grad]
+            jts = iter(grad([g for g, _ in pairs], us, [t for _, t in pairs], create_graph=keep, allow_unused=True) if pairs else [None] * len(us))
+        except NotImplementedError as e:     # no derivative at all: torch words it as a missing forward-mode formula
+            if not str(e).startswith("the derivative for"): raise
+            from litnn.autograd.graph import _op_name
+            raise NotImplementedError(f"Trying to use forward AD with {_op_name(cls)} that does not support it because it has not been implemented yet.\nPlease file "
+                                      "an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+                                      "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml") from None
     res = []
     for y in ys:
         j = next(jts) if isinstance(y, Tensor) and y.requires_grad else None

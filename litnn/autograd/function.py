@@ -12,7 +12,7 @@ from ..backend import array_namespace
 from .grad_mode import _Mode, no_grad
 
 # %% auto #0
-__all__ = ['FunctionCtx', 'Function', 'NestedIOFunction', 'once_differentiable']
+__all__ = ['FunctionCtx', 'Function', 'NestedIOFunction', 'once_differentiable', 'InplaceFunction']
 
 # %% ../../nbs/14_custom_functions.ipynb #c3f1a002
 def _validated(ctx, grads):
@@ -53,7 +53,10 @@ class FunctionCtx(Node):
         Node.save_for_backward(self, *tensors)
     @staticmethod
     def backward(ctx, *grads):
-        out = ctx._forward_cls.backward(ctx, *grads)
+        cls = ctx._forward_cls     # torch: `vjp` is another name of `backward`; a Function implements one of them
+        if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should only implement one of them.")
+        out = (cls.vjp if cls.vjp is not Function.vjp else cls.backward)(ctx, *grads)
         out = out if type(out) is tuple else (out,)
         n = len(ctx._arg_is_tensor)
         if len(out) != n and not (len(out) > n and builtins.all(o is None for o in out[n:])):
@@ -89,7 +92,7 @@ def _check_vmappable(cls):
     if cls.setup_context is None:
         raise _VmapError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it must override "
                            f"the setup_context staticmethod. {_FUNC_DOCS}")
-    if not getattr(cls, 'generate_vmap_rule', False) and getattr(cls, 'vmap', None) is None:
+    if not getattr(cls, 'generate_vmap_rule', False) and cls.vmap is Function.vmap:
         raise _VmapError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override and implement the "
                            f"vmap staticmethod or set generate_vmap_rule=True. {_FUNC_DOCS}")
 
@@ -99,6 +102,9 @@ class Function(metaclass=_FunctionMeta):
     def forward(ctx, *args, **kwargs): raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
     @staticmethod
     def backward(ctx, *grad_outputs): raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+    vjp = backward      # (torch: "vjp and backward are alias of each other")
+    @staticmethod
+    def vmap(info, in_dims, *args): raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap staticmethod or set generate_vmap_rule=True.")
     @staticmethod
     def jvp(ctx, *grad_inputs): raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with forward mode AD.")
     setup_context = None
@@ -133,16 +139,17 @@ class Function(metaclass=_FunctionMeta):
             ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_t) if t)
             ctx._in_meta = tuple((a._data.shape, a.dtype) for a, t in zip(args, is_t) if t)   # what `_validated` checks gradients against
             ctx._seq = next(_counter)
+            if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)   # where forward ran, for backward's errors (reference/backprop/anomaly_mode)
             out = _link_outputs(ctx, out, args)
         return out if _Mode.fw is None else _Mode.fw.function(ctx, args, out)   # in a dual level: tangents by `jvp` (14b_forward_mode)
 
 def _link_outputs(ctx, out, args):
     "Give the outputs of a Function their grad_fn (non-differentiable ones stay leaves)."
-    single = isinstance(out, Tensor)
+    single = not isinstance(out, tuple)       # (only a tuple is several outputs: a list, a number, None is one, passed on)
     outs = (out,) if single else tuple(out)
     nd = {id(t) for t in getattr(ctx, '_non_diff', ())}
     ctx._n_out = len(outs)
-    ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32) for o in outs]
+    ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outs]   # (a non-tensor output: None, never zeros, as torch)
     ctx._out_xp = next((array_namespace(o._data) for o in outs if isinstance(o, Tensor)), np)   # where zeros for them are made
     if not ctx.materialize_grads: ctx._out_meta = None
     elif nd and not getattr(ctx, '_materialize_non_diff_grads', True):     # torch's switch: None, not zeros, for non-differentiable outputs
@@ -243,6 +250,12 @@ def once_differentiable(fn):
 
 # %% ../../nbs/reference/backprop/function.ipynb #f2b0c011
 Function.generate_vmap_rule = False
+
+class InplaceFunction(Function):
+    "Kept for backward compatibility only, as torch's: a `Function` with an `inplace` flag; use `Function` instead."
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
 
 @patch(as_prop=True)
 def saved_variables(self:FunctionCtx):

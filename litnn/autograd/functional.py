@@ -100,7 +100,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
             _validate_v(v, outputs, is_outputs_tuple)
         elif len(outputs) != 1 or outputs[0].numel() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor with a single element.")
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         res = _fill_in_zeros(_autograd_grad(outputs, inputs, v, create_graph=create_graph), inputs, strict, create_graph, "back")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple))
@@ -121,7 +121,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         u = tuple(zeros_like(o).requires_grad_() for o in outputs)        # g(u) = uᵀJ is linear in u
         grad_inputs = _autograd_grad(outputs, inputs, u, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         res = _fill_in_zeros(_autograd_grad(grad_inputs, u, v, create_graph=create_graph), outputs, strict, create_graph, "back_trick")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_outputs_tuple))
@@ -220,7 +220,7 @@ def _scalar_output(func, inputs, v, create_graph, strict, name):
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     "(func(inputs), vᵀH) for a scalar `func`."
     with enable_grad(): is_inputs_tuple, inputs, v, outputs, jac = _scalar_output(func, inputs, v, create_graph, strict, "vhp")
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         res = _fill_in_zeros(_autograd_grad(jac, inputs, v, create_graph=create_graph), inputs, strict, create_graph, "double_back")
     return _grad_postprocess(outputs, create_graph)[0], _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple)
 
@@ -231,6 +231,6 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         u = tuple(zeros_like(t).requires_grad_() for t in inputs)
         double_back = _autograd_grad(jac, inputs, u, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         res = _fill_in_zeros(_autograd_grad(double_back, u, v, create_graph=create_graph), inputs, strict, create_graph, "double_back_trick")
     return _grad_postprocess(outputs, create_graph)[0], _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple)

@@ -41,11 +41,25 @@ def register_hook(self:Tensor, hook):
     h = RemovableHandle(hooks); hooks[h.id] = hook
     return h
 
-@patch(as_prop=True)
-def _backward_hooks(self:Tensor):
+def _get_backward_hooks(self):
     "The hooks `register_hook` gave this tensor, by handle id (torch's `Tensor._backward_hooks`); None before the first."
     if self.grad_fn is None: return self._hooks
     return None if self.grad_fn._tensor_hooks is None else self.grad_fn._tensor_hooks.get(self._output_nr)
+
+def _set_backward_hooks(self, hooks):
+    "`t._backward_hooks = d`: `d` (a dict of hooks, or None) replaces the tensor's hooks, as torch's setter does."
+    if self.grad_fn is None: self._hooks = hooks
+    else:
+        node = self.grad_fn
+        if node._tensor_hooks is None: node._tensor_hooks = {}
+        if hooks is None: node._tensor_hooks.pop(self._output_nr, None)
+        else: node._tensor_hooks[self._output_nr], node._hooked = hooks, True
+
+def _del_backward_hooks(self): raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+Tensor._backward_hooks = property(_get_backward_hooks, _set_backward_hooks, _del_backward_hooks)
+
+def _del_grad_fn(self): raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+Tensor._grad_fn = property(lambda self: self.grad_fn, None, _del_grad_fn)   # torch's private alias of grad_fn
 
 # %% ../../nbs/13a_tensor_hooks_and_grad.ipynb #bf8fc88f
 @patch

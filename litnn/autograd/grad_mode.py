@@ -78,10 +78,13 @@ class enable_grad(no_grad):
     mode = True
 
 # %% ../../nbs/13b_grad_modes.ipynb #206ea0ce
+from .._python_arg_parser import _bool_arg
+
 class set_grad_enabled(_GradMode):
     "Set grad mode to `mode` now (as a function) or for a `with` block or a decorated function."
     def __init__(self, mode):
-        self.prev, self.mode, self._args = _Mode.grad, builtins.bool(mode), (mode,)
+        _bool_arg('set_grad_enabled', 'enabled', mode, 1)      # True or False only, as torch's parser
+        self.prev, self.mode, self._args = _Mode.grad, mode, (mode,)
         _Mode.grad = self.mode
     def __enter__(self): pass
     def __call__(self, f):

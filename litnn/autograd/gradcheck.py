@@ -8,7 +8,7 @@ __all__ = ['GradcheckError', 'gradcheck', 'gradgradcheck']
 # %% ../../nbs/14a_gradcheck.ipynb #b07d5cdc
 import numpy as np
 from .. import backend as B
-from .._tensor import Tensor
+from .._tensor import Tensor, strided
 from .engine import _as_tuple
 from . import grad
 
@@ -21,17 +21,21 @@ def _parts(a):
     if a.dtype.kind == 'c': return np.concatenate([a.real.reshape(-1), a.imag.reshape(-1)]).astype(np.float64)
     return a.astype(np.float64).reshape(-1)
 
-def _jacobians(func, inputs, eps, backward=True):
+def _jacobians(func, inputs, eps, backward=True, labels=None, nondet_tol=0.0):
     """Numerical and analytical Jacobians of `func` at `inputs`, one pair per (input, output).
 
     A complex number is two real ones (torch's gradcheck does the same): a complex input is perturbed along its real
     and then its imaginary axis, a complex output is compared as its real and imaginary parts; the analytical row
     for an imaginary part comes from the gradient `1j` (torch's convention: backward from `g` differentiates
     Re(conj(g) y)). `backward=False`: the numerical ones only (`check_backward_ad=False`: a Function may have no backward)."""
-    def kept(o): return isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())
+    # the differentiable outputs only (torch's `_differentiable_outputs`): one that needs no gradient is not compared
+    def kept(o): return isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex()) and (o._requires_grad or not backward)
     outs = [o for o in _as_tuple(func(*inputs)) if kept(o)]
+    if labels is not None:      # each row's (output index, part): where gradcheck's message says the mismatch is
+        for k, o in enumerate(outs):
+            labels.extend((k, p) for p in (('real', 'imag') if o._data.dtype.kind == 'c' else ('real',)) for _ in range(o._data.size))
     def values():   # not under no_grad: func may itself differentiate (gradgradcheck)
-        return np.concatenate([_parts(o._data) for o in _as_tuple(func(*inputs)) if kept(o)] or [np.zeros(0)])
+        return [o._data.copy() for o in _as_tuple(func(*inputs)) if kept(o)]   # (copies: an output may be x itself, restored below)
     num, ana = [], []
     for i, x in enumerate(inputs):
         if not (isinstance(x, Tensor) and x._requires_grad): continue
@@ -44,38 +48,84 @@ def _jacobians(func, inputs, eps, backward=True):
                 flat[j] = orig + step; plus = values()
                 flat[j] = orig - step; minus = values()
                 flat[j] = orig
-                cols.append((plus - minus) / (2 * eps))
-        num.append(np.stack(cols, 1) if cols else np.zeros((values().size, 0)))   # (an empty input: nothing to compare)
+                _same_outputs(minus, plus, eps, tuple(int(k) for k in np.unravel_index(j, x._data.shape)))
+                cols.append(np.concatenate([_parts(p) - _parts(m) for p, m in zip(plus, minus)] or [np.zeros(0)]) / (2 * eps))
+        num.append(np.stack(cols, 1) if cols else np.zeros((sum(_parts(v).size for v in values()), 0)))   # (an empty input: nothing to compare)
         if not backward: continue
         rows = []
         for o in outs:
             units = (1, 1j) if o._data.dtype.kind == 'c' else (1,)
             for unit in units:
-                if not o._requires_grad:      # an output that does not depend on any input: zero rows
-                    rows.extend(np.zeros((o._data.size, flat.size * len(steps)))); continue
                 for k in range(o._data.size):
                     go = np.zeros(o._data.size, o._data.dtype); go[k] = unit
                     go = Tensor._make(B.to_device(go.reshape(o._data.shape), o.device))
-                    (gx,) = grad(o, x, go, retain_graph=True, allow_unused=True)
-                    rows.append(np.zeros(x._data.size * len(steps)) if gx is None else _parts(gx._data.astype(x._data.dtype)))
+                    row = []
+                    for _ in range(2):        # twice: torch's check that backward is reentrant (gives the same numbers again)
+                        (gx,) = grad(o, x, go, retain_graph=True, allow_unused=True)
+                        row.append(np.zeros(x._data.size * len(steps)) if gx is None else _parts(gx._data.astype(x._data.dtype)))
+                    _reentrant(*row, nondet_tol)
+                    rows.append(row[0])
         ana.append(np.stack(rows, 0) if rows else np.zeros((0, flat.size * len(steps))))
     return num, ana
+
+_FAILED_NONDET_MSG = """\n
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+
+def _reentrant(a, b, nondet_tol):
+    "torch's reentrancy check: the same backward run twice must give the same gradient (within `nondet_tol`)."
+    if not np.allclose(a, b, rtol=0, atol=nondet_tol):
+        from litnn.autograd.gradcheck import GradcheckError
+        raise GradcheckError("Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives different "
+                             f"values, although analytical gradient matches numerical gradient.The tolerance for nondeterminism was {nondet_tol}."
+                             + _FAILED_NONDET_MSG)
+
+def _same_outputs(minus, plus, eps, idx=None):
+    "torch's check that perturbing an input changes neither the shapes nor the dtypes of `func`'s outputs (AssertionError)."
+    on_index = f"on index {idx} " if idx is not None else ""     # (the element perturbed: slow mode only)
+    for m, p in zip(minus, plus):
+        m, p = Tensor._make(m), Tensor._make(p)      # (for torch's words: Size, dtype)
+        if m.shape != p.shape:
+            raise AssertionError(f"Expected `func` to return outputs with the same shape when inputs are perturbed {on_index}by {eps}, "
+                                 f"but got: shapes {m.shape} and {p.shape}.")
+        if m.dtype != p.dtype:
+            raise AssertionError(f"Expected `func` to return outputs with the same dtype when inputs are perturbed {on_index}by {eps}, "
+                                 f"but got: dtypes {m.dtype} and {p.dtype}.")
+    if len(plus) != len(minus):
+        raise AssertionError(f"Expected `func` to return outputs with the same shape when inputs are perturbed {on_index}by {eps}.")
 
 def _forward_jacobians(func, inputs):
     """The Jacobians by forward mode (torch's `check_forward_ad`), laid out as `_jacobians`' numerical ones: column by
     column, the outputs' tangents for a unit tangent on one element of an input (then on its imaginary axis, if complex)."""
     from litnn.autograd import forward_ad as fw
     def kept(o): return isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())
+    def rg(x): return isinstance(x, Tensor) and x._requires_grad
+    def zeros(x): return Tensor._make(B.to_device(np.zeros(x._data.shape, x._data.dtype), x.device))
     res = []
     for i, x in enumerate(inputs):
-        if not (isinstance(x, Tensor) and x._requires_grad): continue
+        if not rg(x): continue
         cols = []
         for unit in ((1, 1j) if x._data.dtype.kind == 'c' else (1,)):
             for j in range(x._data.size):
                 t = np.zeros(x._data.size, x._data.dtype); t[j] = unit
                 with fw.dual_level():
-                    dual = fw.make_dual(x, Tensor._make(B.to_device(t.reshape(x._data.shape), x.device)))
-                    outs = [o for o in _as_tuple(func(*inputs[:i], dual, *inputs[i + 1:])) if kept(o)]
+                    # as torch's: every input that requires grad is a dual of its detached value (zero tangent but this one's):
+                    # func sees no tensor that requires grad, and reads a tangent on each differentiable input
+                    duals = [fw.make_dual(v.detach(), Tensor._make(B.to_device(t.reshape(x._data.shape), x.device)) if k == i else zeros(v))
+                             if rg(v) else v for k, v in enumerate(inputs)]
+                    outs = [o for o in _as_tuple(func(*duals)) if kept(o)]
                     tans = [fw.unpack_dual(o).tangent for o in outs]
                 cols.append(np.concatenate([_parts(np.zeros(o._data.shape, o._data.dtype) if t is None else t._data)   # no tangent: zeros
                                             for o, t in zip(outs, tans)] or [np.zeros(0)]))
@@ -87,18 +137,19 @@ def _forward_jacobians(func, inputs):
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when analytical and numerical Jacobians differ."
 
-def _fast_jacobians(func, inputs, eps):
+def _fast_jacobians(func, inputs, eps, nondet_tol=0.0):
     """torch's `fast_mode`: per input, one number each way instead of whole Jacobians, v·J·u for random unit vectors u (over
     the input) and v (over the outputs): numerically, a central difference along u then a dot with v; analytically, the
     vector-Jacobian product with v, then a dot with u. Two evaluations and one backward per input, whatever the sizes."""
-    outs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
+    def kept(o): return isinstance(o, Tensor) and o.is_floating_point() and o._requires_grad   # (torch's differentiable outputs)
+    outs = [o for o in _as_tuple(func(*inputs)) if kept(o)]
     rng = np.random.default_rng(0)
     vs = [rng.standard_normal(o._data.shape) for o in outs]
     def along(x, u, s):
         orig = x._data.copy()
         x._data[...] = orig + s * u
         # copies: an output may be a view of x (an expand, a vjp's broadcast gradient) that the restore below would rewrite
-        vals = [o._data.copy() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
+        vals = [o._data.copy() for o in _as_tuple(func(*inputs)) if kept(o)]
         x._data[...] = orig
         return vals
     num, ana = [], []
@@ -107,38 +158,67 @@ def _fast_jacobians(func, inputs, eps):
         u = rng.standard_normal(x._data.shape); u /= max(np.linalg.norm(u), 1e-300)
         u = B.to_device(u.astype(x._data.dtype), x.device)
         plus, minus = along(x, u, eps), along(x, u, -eps)
+        _same_outputs(minus, plus, eps)
         num.append(np.array([sum(float((v * _parts(p - m).reshape(v.shape)).sum()) for v, p, m in zip(vs, plus, minus)) / (2 * eps)]))
-        total = 0.
-        for o, v in zip(outs, vs):
-            if not o._requires_grad: continue
-            (gx,) = grad(o, x, Tensor._make(B.to_device(v.astype(o._data.dtype), o.device)), retain_graph=True, allow_unused=True)
-            if gx is not None: total += float((_parts(gx._data) * _parts(u)).sum())
-        ana.append(np.array([total]))
+        totals = []
+        for _ in range(2):       # twice: torch's reentrancy check
+            total = 0.
+            for o, v in zip(outs, vs):
+                (gx,) = grad(o, x, Tensor._make(B.to_device(v.astype(o._data.dtype), o.device)), retain_graph=True, allow_unused=True)
+                if gx is not None: total += float((_parts(gx._data) * _parts(u)).sum())
+            totals.append(np.array([total]))
+        _reentrant(*totals, nondet_tol)
+        ana.append(totals[0])
     return num, ana
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, check_backward_ad=True,
-              check_forward_ad=False, **kwargs):
+              check_forward_ad=False, nondet_tol=0.0, **kwargs):
     """Check the gradients of `func` at `inputs` against finite differences (use float64 inputs); `fast_mode`: one random projection
     of each Jacobian. `check_forward_ad`: the forward-mode Jacobians too; `check_backward_ad=False`: not the backward ones."""
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor) and x._requires_grad and x.dtype not in (B.float64, B.complex128):
             import warnings; warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. This check will likely fail if all the inputs are not of double precision floating point.")
-    checks = []   # (how, [(numerical, analytical) per input])
-    if check_backward_ad:
-        complex_ = any(isinstance(v, Tensor) and v.is_complex() for v in (*inputs, *_as_tuple(func(*inputs)))) if fast_mode else True
-        checks.append(('', zip(*(_jacobians if complex_ else _fast_jacobians)(func, inputs, eps))))   # (complex numbers: the full Jacobians)
-    if check_forward_ad:
-        num = _jacobians(func, inputs, eps, backward=False)[0]
-        checks.append((' computed with forward mode', ((n, np.zeros(n.shape) if f is None else f) for n, f in zip(num, _forward_jacobians(func, inputs)))))
-    for how, pairs in checks:
-        for i, (n, a) in enumerate(pairs):
-            if n.shape != a.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
-                if not raise_exception: return False
-                raise GradcheckError(f"Jacobian{how} mismatch for output 0 with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n")
+        if isinstance(x, Tensor) and x._requires_grad and x.layout is strided and any(st == 0 and n > 1 for st, n in zip(x.stride(), x.shape)):
+            raise RuntimeError(f"The {i}th input has a dimension with stride 0. gradcheck only supports inputs that are non-overlapping to be able to "
+                               "compute the numerical gradients correctly. You should call .contiguous on the input before passing it to gradcheck.")
+    if not any(isinstance(x, Tensor) and x._requires_grad for x in inputs):   # nothing to check: torch refuses, whatever raise_exception says
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True.")
+    try:
+        if not _flat_outputs(func(*inputs)):    # no differentiable output: torch wants the numerical gradient zero
+            if any(np.any(n != 0) for n in _jacobians(func, inputs, eps, backward=False)[0]):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+            return True
+        checks = []   # (how, [(numerical, analytical) per input], row labels: (output index, part) of each row, or None)
+        if check_backward_ad:
+            complex_ = any(isinstance(v, Tensor) and v.is_complex() for v in (*inputs, *_as_tuple(func(*inputs)))) if fast_mode else True
+            labels = [] if complex_ else None
+            jac = (_jacobians(func, inputs, eps, labels=labels, nondet_tol=nondet_tol) if complex_       # (complex numbers: the full Jacobians)
+                   else _fast_jacobians(func, inputs, eps, nondet_tol=nondet_tol))
+            checks.append(('', zip(*jac), labels))
+        if check_forward_ad:
+            num = _jacobians(func, inputs, eps, backward=False)[0]
+            checks.append((' computed with forward mode', ((n, np.zeros(n.shape) if f is None else f) for n, f in zip(num, _forward_jacobians(func, inputs))), None))
+        for how, pairs, labels in checks:
+            for i, (n, a) in enumerate(pairs):
+                if n.shape != a.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
+                    out, prefix = 0, ''
+                    if labels and n.shape == a.shape:    # torch checks imaginary parts of complex outputs first, then real parts, per output
+                        bad = [labels[r] for r in range(len(labels)) if not np.allclose(a[r], n[r], rtol=rtol, atol=atol)]
+                        k, part = next((b for b in bad if b[1] == 'imag'), bad[0])
+                        rows = [r for r, lab in enumerate(labels) if lab == (k, part)]
+                        n, a, out = n[rows], a[rows], k
+                        if any(lab == (k, 'imag') for lab in labels): prefix = f"While considering the {'imaginary' if part == 'imag' else 'real'} part of complex outputs only, "
+                    raise GradcheckError(f"{prefix}Jacobian{how} mismatch for output {out} with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n")
+    except GradcheckError:
+        if not raise_exception: return False      # (other errors propagate, whatever raise_exception says, as torch's)
+        raise
     return True
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, **kwargs):
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, nondet_tol=0.0,
+                  **kwargs):
     "Check second derivatives: `gradcheck` of the vector-Jacobian product of `func`, in its inputs and in `grad_outputs`."
     inputs = _as_tuple(inputs)
     outs = _flat_outputs(func(*inputs))
@@ -152,4 +232,5 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         d = [x for x in ins if isinstance(x, Tensor) and x._requires_grad]
         res = grad(_flat_outputs(func(*ins)), d, gs, create_graph=True, allow_unused=True)
         return tuple(g for g in res if g is not None)
-    return gradcheck(vjp, inputs + tuple(gos), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception, fast_mode=fast_mode)
+    return gradcheck(vjp, inputs + tuple(gos), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception, fast_mode=fast_mode,
+                     nondet_tol=nondet_tol)

@@ -12,7 +12,7 @@ from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
 
 # %% auto #0
-__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook', 'SavedTensor', 'GradientEdge', 'get_gradient_edge']
+__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook', 'SavedTensor', 'GradientEdge', 'get_gradient_edge', 'increment_version']
 
 # %% ../../nbs/12_backprop_graph.ipynb #839c4398
 _FREED = object()
@@ -628,3 +628,14 @@ def get_gradient_edge(tensor):
         m = node.__dict__.setdefault('_edge_meta', {})
         m[nr] = (tensor.shape, tensor.dtype, tensor._data)
     return GradientEdge(node, nr)
+
+def increment_version(tensor):
+    "Mark `tensor` (or each tensor of an iterable) as modified in place: bump its version counter, as an in-place op does (an inference tensor has none)."
+    from litnn._tensor import _version_counter
+    for t in ((tensor,) if isinstance(tensor, Tensor) else tensor):
+        if not t._inference: _version_counter(t)[0] += 1
+
+@patch(as_prop=True)
+def metadata(self:Node):
+    "A dict the node keeps for its user (anomaly mode, hooks), created on first use, as torch's `Node.metadata`."
+    return self.__dict__.setdefault('_metadata', {})

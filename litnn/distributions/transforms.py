@@ -41,6 +41,11 @@ class Transform:
         if self._cache_size == cache_size: return self
         if type(self).__init__ is Transform.__init__: return type(self)(cache_size=cache_size)
         raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+    def __getstate__(self):
+        "The state without the inverse (a weak reference cannot be pickled or saved): as torch, even an inverse loses it."
+        state = self.__dict__.copy()
+        state["_inv"] = None
+        return state
     def __eq__(self, other): return self is other
     def __ne__(self, other): return not self.__eq__(other)
     __hash__ = object.__hash__

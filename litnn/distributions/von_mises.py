@@ -84,7 +84,7 @@ def _rejection_sample(loc, concentration, proposal_r, shape, device):
         with np.errstate(divide='ignore'): accept = ((c * (2 - c) - u2) > 0) | (xp.log(c / u2) + 1 - c >= 0)
         x = xp.where(accept, xp.sign(u3 - 0.5) * xp.arccos(xp.clip(f, -1, 1)), x)   # (a later acceptance overwrites, as torch's)
         done = done | accept
-    return (x + math.pi + loc) % (2 * math.pi) - math.pi
+    return xp.asarray((x + math.pi + loc) % (2 * math.pi) - math.pi)   # (numpy gives a 0-d result as a scalar: keep an array)
 
 # %% ../../nbs/reference/distributions/von_mises.ipynb #be1080ff
 @patch

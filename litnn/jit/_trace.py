@@ -10,12 +10,26 @@ __all__ = ['trace', 'trace_module', 'is_tracing']
 
 
 # %% ../../nbs/reference/jit/trace.ipynb #a93b856b
-def trace(func, example_inputs=None, *args, **kwargs):
-    "`func` itself: litnn runs Python, without tracing."
+import warnings
+from ._script import _deprecated
+from .._tensor import Tensor
+
+def _as_args(example_inputs):
+    "Example inputs as positional arguments, as torch: a tensor or dict is the one argument, a tuple or other iterable the arguments."
+    if isinstance(example_inputs, (Tensor, dict)): return (example_inputs,)
+    return example_inputs if isinstance(example_inputs, tuple) else tuple(example_inputs)
+
+def trace(func, example_inputs=None, *args, example_kwarg_inputs=None, **kwargs):
+    "`func` itself, after one run on the example inputs: torch runs it to record it, so its errors show at trace time."
+    warnings.warn(_deprecated("trace"), DeprecationWarning)
+    if example_kwarg_inputs is not None: func(**example_kwarg_inputs)
+    elif example_inputs is not None: func(*_as_args(example_inputs))
     return func
 
 def trace_module(mod, inputs, *args, **kwargs):
-    "`mod` itself: litnn runs Python, without tracing."
+    "`mod` itself, after one run of each method named in `inputs` on its example inputs (as `trace`)."
+    warnings.warn(_deprecated("trace_method"), DeprecationWarning)
+    for name, example_inputs in inputs.items(): getattr(mod, name)(*_as_args(example_inputs))
     return mod
 
 def is_tracing():

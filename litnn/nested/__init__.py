@@ -8,6 +8,7 @@ __all__ = ['nested_tensor', 'as_nested_tensor', 'narrow', 'nested_tensor_from_ja
 # %% ../../nbs/reference/nested.ipynb #a4b85658
 import itertools
 from .._tensor import Tensor, strided
+from ..backend import get_default_dtype, device as _device
 from .. import _creation
 from .._creation import tensor
 from ..backend import int64
@@ -26,6 +27,12 @@ def _ragged_dim(ts, layout):
                            "only allows for a single ragged dimension. For example: (B, *, D_0, D_1, ..., D_N), with ragged * dim.")
     return differ[0] + 1 if differ else 1
 
+def _no_components(dtype, device, requires_grad):
+    "torch's strided nested tensor of an empty list: 1-D, of size 0, in the given (or default) dtype (jagged refuses the list)."
+    t = NestedTensor._of([], strided, 1)
+    t._empty = (dtype or get_default_dtype(), device if isinstance(device, _device) else _device(device or 'cpu'), requires_grad)
+    return t
+
 def _as_list(ts):
     "The components a list (or a tensor, along its dim 0) gives."
     return list(ts.unbind()) if isinstance(ts, Tensor) else [t if isinstance(t, Tensor) else tensor(t) for t in ts]
@@ -34,6 +41,7 @@ def _as_list(ts):
 def nested_tensor(tensor_list, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     "A new leaf nested tensor holding copies of `tensor_list`'s tensors."
     ts, layout = _as_list(tensor_list), layout or strided
+    if not ts and layout is strided: return _no_components(dtype, device, requires_grad)
     r = _ragged_dim(ts, layout)
     cs = [t.detach().to(device=device or t.device, dtype=dtype or t.dtype).clone().requires_grad_(requires_grad) for t in ts]
     return NestedTensor._of(cs, layout, r)
@@ -42,6 +50,7 @@ def nested_tensor(tensor_list, *, dtype=None, layout=None, device=None, requires
 def as_nested_tensor(ts, dtype=None, device=None, layout=None):
     "A nested tensor of `ts` (a list of tensors, or a tensor's slices along dim 0) that keeps their autograd history."
     ts, layout = _as_list(ts), layout or strided
+    if not ts and layout is strided: return _no_components(dtype, device, False)
     r = _ragged_dim(ts, layout)
     return NestedTensor._of([t.to(device=device or t.device, dtype=dtype or t.dtype) for t in ts], layout, r)
 

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'interpolate']
+__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -1849,10 +1849,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     elif eps < 0: raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
+def _check_stats_tangents(input, running_mean, running_var, weight, bias):
+    "torch's batch_norm_jvp in eval mode: running statistics (used as constants) cannot carry a forward-AD tangent."
+    from litnn.autograd.forward_ad import _tangent     # (forward AD, 14b, is loaded by then)
+    if any(_tangent(t) is not None for t in (running_mean, running_var)) and \
+       any(t is not None and _tangent(t) is not None for t in (input, weight, bias)):
+        raise RuntimeError("batch_norm is not differentiable wrt running_mean and running_var, they cannot have forward grad defined")
+
 def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     "batch_norm past its argument checks (torch's `torch.batch_norm`, which instance_norm calls with any eps)."
     if input.numel() == 0: return _empty_batch_norm(input, weight, bias)     # any empty input, 1-D too (torch checks numel first)
     c = _check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    if not training and running_mean is not None: _check_stats_tangents(input, running_mean, running_var, weight, bias)
     dims, pshape = (0, *range(2, input.ndim)), (1, c) + (1,) * (input.ndim - 2)
     stats = None if training else (running_mean._data.reshape(pshape), running_var._data.reshape(pshape))
     running = (running_mean._data, running_var._data, momentum) if training and running_mean is not None else None
@@ -2699,6 +2707,10 @@ def _bag_of(starts, n, include_last_offset):
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode='mean', sparse=False,
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     "Each bag of `input` (rows of a 2-D input, or runs of a 1-D one from `offsets`) reduced by sum, mean or max of its embeddings."
+    if weight.dtype.name == 'int64' and input.is_floating_point():    # the old argument order, (weight, input): torch swaps them back
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, ...)` is deprecated, "
+                      "and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
     if weight.dim() != 2: raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     n = weight.shape[0]
     if padding_idx is not None and not -n <= padding_idx < n:
@@ -2871,10 +2883,13 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if shape[1] % (k[0] * k[1]):
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)={shape[1]} and kernel_size=({k[0]}, {k[1]}).")
     oh, ow = (_blocks(n, *t) for n, t in zip(o, zip(k, d, p, s)))
-    if oh < 1 or ow < 1 or oh * ow != shape[2]:
+    if oh * ow != shape[2]:
         raise RuntimeError(f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
                            f"stride=({s[0]}, {s[1]}), expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{oh} * {ow} = {oh * ow}, but got input.size(2)={shape[2]}.")
+    if oh < 1 or ow < 1:       # (after the count, as torch: a product of two negatives can match it)
+        raise RuntimeError(f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
+                           f"stride=({s[0]}, {s[1]}), calculated shape of the array of sliding blocks as ({oh}, {ow}), which is too small (non-positive)")
     _check_float(input, 'col2im')            # after the sizes, as ATen's col2im checks them first
     return Col2ImBackward0.apply(input, geo=_geometry((shape[0], shape[1] // (k[0] * k[1])) + o, k, d, p, s))
 
@@ -2903,7 +2918,7 @@ import numpy as np
 from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
 from .._pointwise import where
-from ..autograd.graph import _check_tensors
+from ..autograd.graph import _check_tensors, Op
 from ..autograd.broadcasting import _refuse_integers
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #63401a6f
@@ -2936,8 +2951,19 @@ def affine_grid(theta, size, align_corners=None):
     axes = np.meshgrid(*[_base_coords(n, align_corners) for n in spatial], indexing='ij')
     base = np.stack([*axes[::-1], np.ones_like(axes[0])], -1).reshape(1, -1, len(spatial) + 1)   # (x, y[, z], 1) per output point
     xp = array_namespace(theta._data)
-    base = Tensor._make(xp.asarray(base.astype(theta._data.dtype)))
-    return (base @ theta.mT).reshape(size[0], *spatial, len(spatial))
+    base = xp.asarray(base.astype(theta._data.dtype))
+    return AffineGridGeneratorBackward0.apply(theta, base=base, shape=(size[0], *spatial, len(spatial)))
+
+class AffineGridGeneratorBackward0(Op):
+    """theta's maps applied to the base grid of the output's points. The base grid is a constant kept on the node, not a saved
+    tensor (torch's node saves only the size): its backward can run again without retain_graph."""
+    @staticmethod
+    def forward(ctx, theta, base=None, shape=None):
+        ctx.base = base
+        return (base @ theta._data.swapaxes(-1, -2)).reshape(shape)
+    @staticmethod
+    def backward(ctx, g):      # d(base @ theta^T)/dtheta: grad^T @ base, per batch
+        return g.reshape(g.shape[0], -1, g.shape[-1]).mT @ Tensor._make(ctx.base)
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #8879107e
 def _to_pixels(c, n, align_corners):
@@ -3013,6 +3039,9 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     k = input.dim() - 2
     if grid.shape[-1] != k:       # torch checks this first
         raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):   # torch's common checks, before the 4-d / 5-d ones
+        if input.shape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
     if input.dim() not in (4, 5) or grid.dim() != input.dim():
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode == 'bicubic' and k == 3: raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
@@ -3932,8 +3961,15 @@ def pad(input, pad, mode="constant", value=None):
 
 # %% ../../nbs/reference/nn/pixelshuffle.ipynb #18b4bd57
 from ..autograd.graph import _check_tensors
+from .._conversions import _suggested_format
 
 # %% ../../nbs/reference/nn/pixelshuffle.ipynb #fb3a940e
+def _shuffle_format(input):
+    "The memory format of torch's CPU kernels' output: the input's suggested one (channels_last stays channels_last); they refuse channels_last_3d."
+    fmt = _suggested_format(input)
+    if fmt.name == "channels_last_3d": raise RuntimeError("Unsupported memory format. Supports only ChannelsLast, Contiguous")
+    return fmt
+
 def pixel_shuffle(input, upscale_factor):
     "(*, C r², H, W) -> (*, C, H r, W r)."
     _check_tensors('pixel_shuffle', dict(input=input))
@@ -3945,9 +3981,10 @@ def pixel_shuffle(input, upscale_factor):
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
                            f"but input.size(-3)={c} is not divisible by {r * r}")
+    fmt = _shuffle_format(input)
     k = len(lead)
     x = input.reshape(*lead, c // (r * r), r, r, h, w).permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
-    return x.reshape(*lead, c // (r * r), h * r, w * r)
+    return x.reshape(*lead, c // (r * r), h * r, w * r).contiguous(memory_format=fmt)
 
 def pixel_unshuffle(input, downscale_factor):
     "(*, C, H r, W r) -> (*, C r², H, W)."
@@ -3959,9 +3996,10 @@ def pixel_unshuffle(input, downscale_factor):
     *lead, c, h, w = input.shape
     if h % r: raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not divisible by {r}")
     if w % r: raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not divisible by {r}")
+    fmt = _shuffle_format(input)
     k = len(lead)
     x = input.reshape(*lead, c, h // r, r, w // r, r).permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
-    return x.reshape(*lead, c * r * r, h // r, w // r)
+    return x.reshape(*lead, c * r * r, h // r, w // r).contiguous(memory_format=fmt)
 
 # %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #f866d527
 import numpy as np
@@ -4619,6 +4657,24 @@ def _antialias_matrix(kind, m, n, scale):
     return W
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #784eef6c
+from ..autograd.graph import Op
+from .._products import _op_product, _mm
+
+class ResampleDimBackward0(Op):
+    """`x`'s last dim mapped through the fixed weights `W` (n, m): one dim of a resampling. It keeps `W` as an array, no
+    tensor: torch's upsample kernels save none for backward (only sizes), so a second backward through them works."""
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, W, area=False):
+        ctx.W, ctx.area = W, area
+        if area: ctx.save_for_backward(x)     # torch's 'area' mode is adaptive_avg_pool, which does keep its input
+        return _op_product(x._data, W, False, False)
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.area: ctx.saved_tensors        # (so a second backward through it fails, as torch's does)
+        if isinstance(g, Tensor): return _mm(g, Tensor._make(ctx.W), False, True)     # create_graph: a recorded product
+        return _op_product(g, ctx.W, False, True)
+
 def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
     x, xp = input, array_namespace(input._data)
@@ -4630,8 +4686,8 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
         if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
         else: scale = 1 / s if s is not None and s > 0 else n / m if m else 1.    # (no output: any scale)
         W = _antialias_matrix(kind, m, n, scale) if antialias else _resample_matrix(kind, m, n, scale, align_corners)
-        W = Tensor._make(xp.asarray(W.T.astype(x._data.dtype)))
-        x = (x.movedim(d + 2, -1) @ W).movedim(-1, d + 2)
+        W = xp.asarray(W.T.astype(x._data.dtype))
+        x = ResampleDimBackward0.apply(x.movedim(d + 2, -1), W=W, area=mode == 'area').movedim(-1, d + 2)
     if ints:
         info = np.iinfo(input._data.dtype)
         x = (x + 0.5).floor().clamp(info.min, info.max).to(input.dtype)
@@ -4649,6 +4705,9 @@ def _per_dim(v, dim, what, input):
         raise ValueError(f"Input and {a} must have the same number of spatial dimensions, but got input with spatial dimensions of "
                          f"{list(input.shape[2:])} and {b} {v}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                          f"{'output size in (o1, o2, ...,oK)' if what == 'size' else 'scale_factor in (s1, s2, ...,sK)'} format.")
+    # torch's _is_integer on each size: an int (numpy's too) or a tensor that is not floating point
+    if what == 'size' and not all(isinstance(x, (int, np.integer)) or isinstance(x, Tensor) and not x.is_floating_point() for x in v):
+        raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got size with types {[type(x) for x in v]}")
     return list(v)
 
 def _refuse_integer_images(input, mode):
@@ -4685,6 +4744,8 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     if recompute_scale_factor and size is not None: raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if sizes is None:
         sizes = [math.floor(float(n) * s) for n, s in zip(input.shape[2:], scales)]
+        if any(not -2**63 <= n < 2**63 for n in sizes):      # torch's checked conversion of the output size
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         if recompute_scale_factor or mode == 'area': scales = [None] * dim
     if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input")

@@ -29,6 +29,7 @@ class NestedTensor(Tensor):
     "A batch of tensors that differ in one dim, kept as the list of its components (torch's jagged `NestedTensor`)."
     __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     is_nested = True
+    _empty = None       # (dtype, device, requires_grad) of a nested tensor of no components (torch's strided nested_tensor([]))
     @classmethod
     def _of(cls, components, layout=jagged, ragged_idx=1, ragged=None):
         t = object.__new__(cls)      # no `_data`: an op that wants one array fails, as torch's does on a nested tensor
@@ -40,19 +41,24 @@ class NestedTensor(Tensor):
     def _with(self, components, ragged_idx=None):
         "A nested tensor of new components with this one's layout and ragged dim (the same `jN`)."
         t = NestedTensor._of(components, self._layout, self._ragged_idx if ragged_idx is None else ragged_idx, self._ragged)
-        t._built_ragged_idx = self._built_ragged_idx
+        t._built_ragged_idx, t._empty = self._built_ragged_idx, self._empty
         return t
 
 # %% ../../../nbs/reference/nested/nested_tensor.ipynb #6ae24869
 NestedTensor.layout = property(lambda self: self._layout)
-NestedTensor.dtype = property(lambda self: self._components[0].dtype)
-NestedTensor.device = property(lambda self: self._components[0].device)
-NestedTensor.requires_grad = property(lambda self: any(c.requires_grad for c in self._components))
+NestedTensor.dtype = property(lambda self: self._components[0].dtype if self._components else self._empty[0])
+NestedTensor.device = property(lambda self: self._components[0].device if self._components else self._empty[1])
+NestedTensor.requires_grad = property(lambda self: any(c.requires_grad for c in self._components) if self._components else self._empty[2])
 NestedTensor.is_leaf = property(lambda self: all(c.is_leaf for c in self._components))
-NestedTensor.ndim = property(lambda self: self._components[0].dim() + 1)
+NestedTensor.ndim = property(lambda self: self._components[0].dim() + 1 if self._components else 1)   # no components: 1-D, of size 0
 NestedTensor.dim = lambda self: self.ndim
 NestedTensor.__len__ = lambda self: len(self._components)
 NestedTensor.numel = lambda self: sum(c.numel() for c in self._components)
+# Tensor's flags read `_data`, which a nested tensor has not: its components' (they share device and dtype), as torch's answers
+for _name in ("is_cuda", "is_cpu", "is_meta", "itemsize"): setattr(NestedTensor, _name, property(lambda self, _n=_name: getattr(self._components[0], _n)))
+NestedTensor.is_sparse = NestedTensor.is_sparse_csr = False
+NestedTensor.element_size = lambda self: self._components[0].element_size()
+NestedTensor.is_shared = lambda self: all(c.is_shared() for c in self._components)
 
 def _grad(self):
     "The components' gradients as a nested tensor, or None until every component has one."
@@ -143,6 +149,7 @@ NestedTensor.__repr__ = _repr
 def _to_padded_tensor(self, padding, output_size=None):
     "One dense tensor: the components padded with `padding` to the largest (or `output_size`) and stacked."
     cs = self._components
+    if not cs: return tensor([], dtype=self.dtype)       # no components: an empty 1-D tensor, as torch gives
     size = [max(c.shape[d] for c in cs) for d in range(cs[0].dim())]
     if output_size is not None and self._layout is jagged: size[self._ragged_idx - 1] = output_size[self._ragged_idx]
     elif output_size is not None:      # strided: every dim given, none smaller than the components need

@@ -255,10 +255,19 @@ def _reset_parameters(self:MultiheadAttention):
         if b is not None: init.xavier_normal_(b)
 
 # %% ../../../nbs/47a_multihead_attention.ipynb #a4425280
+import sys, builtins
+from ..._tensor import strided
+from ..._views import cat
+
 @patch
 def forward(self:MultiheadAttention, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
             average_attn_weights=True, is_causal=False):
     "(attention output, attention weights averaged over heads or per head, or None without `need_weights`)."
+    if builtins.any(getattr(t, 'is_nested', False) for t in (query, key, value)):     # torch takes nested tensors on its fast path only
+        why = self._why_not_fast_path(query, key, value, key_padding_mask, attn_mask)
+        if why: raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. "
+                                     f"The fast path was not hit because {why}")
+        return self._nested_fast_path(query, need_weights, average_attn_weights)
     if self.batch_first and query.dim() == 3: query, key, value = (t.transpose(1, 0) for t in (query, key, value))
     out, weights = F.multi_head_attention_forward(
         query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k, self.bias_v,
@@ -267,6 +276,46 @@ def forward(self:MultiheadAttention, query, key, value, key_padding_mask=None, n
         use_separate_proj_weight=not self._qkv_same_embed_dim, q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
         v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights, is_causal=is_causal)
     return (out.transpose(1, 0) if self.batch_first and query.dim() == 3 else out), weights
+
+@patch
+def _why_not_fast_path(self:MultiheadAttention, query, key, value, key_padding_mask, attn_mask):
+    "Why torch's MultiheadAttention would not take its fast path with these inputs ('' where it would), in torch's words."
+    L = sys.modules['litnn']
+    if query.dim() != 3: return f"input not batched; expected query.dim() of 3 but got {query.dim()}"
+    if query is not key or key is not value: return "non-self attention was used (query, key, and value are not the same Tensor)"
+    if self.in_proj_bias is not None and query.dtype != self.in_proj_bias.dtype:
+        return f"dtypes of query ({query.dtype}) and self.in_proj_bias ({self.in_proj_bias.dtype}) don't match"
+    if self.in_proj_weight is None: return "in_proj_weight was None"
+    if query.dtype != self.in_proj_weight.dtype:
+        return f"dtypes of query ({query.dtype}) and self.in_proj_weight ({self.in_proj_weight.dtype}) don't match"
+    if self.training: return "training is enabled"
+    if self.num_heads % 2: return "self.num_heads is not even"
+    if not self.batch_first: return "batch_first was not True"
+    if self.bias_k is not None: return "self.bias_k was not None"
+    if self.bias_v is not None: return "self.bias_v was not None"
+    if self.add_zero_attn: return "add_zero_attn was enabled"
+    if not self._qkv_same_embed_dim: return "_qkv_same_embed_dim was not True"
+    if query.is_nested and (key_padding_mask is not None or attn_mask is not None):   # (torch's string has a line break's indent inside)
+        return "supplying both src_key_padding_mask and src_mask at the same time" + " " * 34 + "is not supported with NestedTensor input"
+    if L.is_autocast_enabled(): return "autocast is enabled"
+    args = [a for a in (query, key, value, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias) if a is not None]
+    if builtins.any(getattr(a, 'is_nested', False) and a.layout is not strided for a in args) or L.overrides.has_torch_function(args):
+        return "some Tensor argument has_torch_function"        # (torch's jagged nested tensor is a tensor subclass)
+    if L.is_grad_enabled() and builtins.any(a.requires_grad for a in args):
+        return "grad is enabled and at least one of query or the input/output projection weights or biases requires_grad"
+    return ""
+
+@patch
+def _nested_fast_path(self:MultiheadAttention, query, need_weights, average_attn_weights):
+    "torch's fast path on a nested batch: each sequence attends on its own; the weights padded with zeros to the longest."
+    outs, ws = [], []
+    for c in query.unbind():
+        c = c.unsqueeze(0)
+        o, w = self.forward(c, c, c, need_weights=need_weights, average_attn_weights=average_attn_weights)
+        outs.append(o.squeeze(0)); ws.append(w)
+    if not need_weights: return query._with(outs), None
+    n = builtins.max(w.shape[-1] for w in ws)
+    return query._with(outs), cat([F.pad(w, (0, n - w.shape[-1], 0, n - w.shape[-2])) for w in ws])
 
 @patch
 def merge_masks(self:MultiheadAttention, attn_mask, key_padding_mask, query):

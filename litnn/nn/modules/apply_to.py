@@ -18,8 +18,8 @@ from ... import __future__ as _future   # the overwrite and swap switches (refer
 
 # %% ../../../nbs/24_apply_to.ipynb #05cacbb8
 def _set_data_ok(t, applied):
-    "Whether `t.data = applied` keeps `t` (torch's `_has_compatible_shallow_copy_type`: meta is not dense)."
-    return t.is_meta == applied.is_meta
+    "Whether `t.data = applied` keeps `t` (torch's `_has_compatible_shallow_copy_type`: meta is not dense, sparse is not strided)."
+    return t.is_meta == applied.is_meta and t.layout == applied.layout
 
 def _swap(module, name, t, new):
     "`torch.utils.swap_tensors(t, new)`, a failure reported as torch's `_apply(): Couldn't swap Linear.weight`."

@@ -12,8 +12,8 @@ from .batchnorm import _NormBase, _input_dim_check
 
 # %% ../../../nbs/44b_instance_norm.ipynb #9c6c689f
 class _InstanceNorm(_NormBase):
-    "InstanceNorm's forward, for any number of spatial dims (`no_batch_dim`: the rank of an unbatched input)."
-    no_batch_dim = 2
+    "InstanceNorm's forward, for any number of spatial dims (`_get_no_batch_dim()`: the rank of an unbatched input, the hook torch's subclasses override)."
+    def _get_no_batch_dim(self): raise NotImplementedError
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None,
                  *, bias=True):     # bias=False: a learned scale without a shift
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
@@ -22,30 +22,35 @@ class _InstanceNorm(_NormBase):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                              self.training or not self.track_running_stats, 0.0 if self.momentum is None else self.momentum, self.eps)
 
+    def _handle_no_batch_input(self, input): return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+
     def forward(self, input):
         self._check_input_dim(input)
-        fdim = input.dim() - self.no_batch_dim
+        fdim = input.dim() - self._get_no_batch_dim()
         if input.shape[fdim] != self.num_features:
             if self.affine:
                 raise ValueError(f"expected input's size at dim={fdim} to match num_features ({self.num_features}), but got: "
                                  f"{input.shape[fdim]}.")
             warnings.warn(f"input's size at dim={fdim} does not match num_features. You can silence this warning by not "
                           "passing in num_features, which is not used because affine=False")
-        if input.dim() == self.no_batch_dim: return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        if input.dim() == self._get_no_batch_dim(): return self._handle_no_batch_input(input)
         return self._apply_instance_norm(input)
 
 # %% ../../../nbs/44b_instance_norm.ipynb #62000145
 class InstanceNorm1d(_InstanceNorm):
     "Instance normalization of (N, C, L) or (C, L) inputs."
-    no_batch_dim, _check_input_dim = 2, _input_dim_check(2, 3)
+    _check_input_dim = _input_dim_check(2, 3)
+    def _get_no_batch_dim(self): return 2
 
 class InstanceNorm2d(_InstanceNorm):
     "Instance normalization of (N, C, H, W) or (C, H, W) inputs."
-    no_batch_dim, _check_input_dim = 3, _input_dim_check(3, 4)
+    _check_input_dim = _input_dim_check(3, 4)
+    def _get_no_batch_dim(self): return 3
 
 class InstanceNorm3d(_InstanceNorm):
     "Instance normalization of (N, C, D, H, W) or (C, D, H, W) inputs."
-    no_batch_dim, _check_input_dim = 4, _input_dim_check(4, 5)
+    _check_input_dim = _input_dim_check(4, 5)
+    def _get_no_batch_dim(self): return 4
 
 # %% ../../../nbs/49_lazy_modules.ipynb #02a0f5b3
 from .batchnorm import _LazyNormBase
@@ -53,12 +58,12 @@ from .batchnorm import _LazyNormBase
 # %% ../../../nbs/49_lazy_modules.ipynb #da0d3e94
 class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
     "An `InstanceNorm1d` whose `num_features` comes from its first input (as `torch.nn.LazyInstanceNorm1d`)."
-    cls_to_become, no_batch_dim, _check_input_dim = InstanceNorm1d, InstanceNorm1d.no_batch_dim, InstanceNorm1d._check_input_dim
+    cls_to_become, _get_no_batch_dim, _check_input_dim = InstanceNorm1d, InstanceNorm1d._get_no_batch_dim, InstanceNorm1d._check_input_dim
 
 class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
     "An `InstanceNorm2d` whose `num_features` comes from its first input (as `torch.nn.LazyInstanceNorm2d`)."
-    cls_to_become, no_batch_dim, _check_input_dim = InstanceNorm2d, InstanceNorm2d.no_batch_dim, InstanceNorm2d._check_input_dim
+    cls_to_become, _get_no_batch_dim, _check_input_dim = InstanceNorm2d, InstanceNorm2d._get_no_batch_dim, InstanceNorm2d._check_input_dim
 
 class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
     "An `InstanceNorm3d` whose `num_features` comes from its first input (as `torch.nn.LazyInstanceNorm3d`)."
-    cls_to_become, no_batch_dim, _check_input_dim = InstanceNorm3d, InstanceNorm3d.no_batch_dim, InstanceNorm3d._check_input_dim
+    cls_to_become, _get_no_batch_dim, _check_input_dim = InstanceNorm3d, InstanceNorm3d._get_no_batch_dim, InstanceNorm3d._check_input_dim

@@ -158,6 +158,12 @@ def _queue(change, *args):
     if changes is None: change(*args)
     else: changes.add(change, args)
 
+def _now(change, *args):
+    "Make `change(*args)` at once, logged for undo if a `load_state_dict` is in progress."
+    changes = _changes.get()
+    if changes is None: change(*args)
+    else: change(*args, log=changes.log)
+
 # %% ../../../nbs/26_state_dict.ipynb #c9d338e4
 def _restore(tensor, old): tensor._data[...] = old
 
@@ -285,7 +291,9 @@ def _load_extra_state_entry(module, state_dict, prefix, strict, missing_keys, un
     "Queue `set_extra_state` if the module has extra state; note its key as missing or unexpected."
     key = prefix + _EXTRA_STATE_KEY_SUFFIX
     if _overrides(module, 'set_extra_state'):
-        if key in state_dict: _queue(_load_extra_state, module, state_dict[key])
+        # at once (logged for undo), as torch sets it while it walks: a module that set_extra_state registers is then
+        # loaded in turn, and its keys are not unexpected
+        if key in state_dict: _now(_load_extra_state, module, state_dict[key])
         elif strict: missing_keys.append(key)
     elif strict and key in state_dict: unexpected_keys.append(key)
 

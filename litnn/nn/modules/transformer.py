@@ -93,9 +93,15 @@ class TransformerEncoderLayer(_TransformerLayer):
     def _ff_block(self, x): return self.dropout2(self._ff(x))
 
 # %% ../../../nbs/48_transformer.ipynb #d2304afa
+import sys, builtins
+from ..._tensor import strided
+
 @patch
 def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
     "Post-norm: x = norm(x + block(x)); pre-norm (`norm_first`): x = x + block(norm(x))."
+    if getattr(src, 'is_nested', False) and not self._why_not_fast_path(src, src_mask, src_key_padding_mask):
+        # torch's fast path (inference, no grad) takes a nested batch: each sequence on its own. Off it, self_attn refuses one.
+        return src._with([self.forward(c.unsqueeze(0)).squeeze(0) for c in src.unbind()])
     src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask", F._none_or_dtype(src_mask), "src_mask", src.dtype)
     src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
     x = src
@@ -104,6 +110,32 @@ def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_ma
         return x + self._ff_block(self.norm2(x))
     x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
     return self.norm2(x + self._ff_block(x))
+
+@patch
+def _why_not_fast_path(self:TransformerEncoderLayer, src, src_mask, src_key_padding_mask):
+    "Why torch's encoder layer would not take its fast path ('' where it would), in torch's words."
+    sa, L = self.self_attn, sys.modules['litnn']
+    if src.dim() != 3: return f"input not batched; expected src.dim() of 3 but got {src.dim()}"
+    if self.training: return "training is enabled"
+    if not sa.batch_first: return "self_attn.batch_first was not True"
+    if sa.in_proj_bias is None: return "self_attn was passed bias=False"
+    if not sa._qkv_same_embed_dim: return "self_attn._qkv_same_embed_dim was not True"
+    if not self.activation_relu_or_gelu: return "activation_relu_or_gelu was not True"
+    if self.norm1.eps != self.norm2.eps: return "norm1.eps is not equal to norm2.eps"
+    if src.is_nested and (src_key_padding_mask is not None or src_mask is not None):
+        return "neither src_key_padding_mask nor src_mask are not supported with NestedTensor input"
+    if sa.num_heads % 2 == 1: return "num_head is odd"
+    if L.is_autocast_enabled(): return "autocast is enabled"
+    if builtins.any(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in self.modules()):
+        return "forward pre-/hooks are attached to the module"
+    args = [src] + [t for t in (sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight, sa.out_proj.bias, self.norm1.weight,
+                                self.norm1.bias, self.norm2.weight, self.norm2.bias, self.linear1.weight, self.linear1.bias,
+                                self.linear2.weight, self.linear2.bias) if t is not None]
+    if getattr(src, 'is_nested', False) and src.layout is not strided or L.overrides.has_torch_function(args):
+        return "some Tensor argument has_torch_function"
+    if L.is_grad_enabled() and builtins.any(t.requires_grad for t in args):
+        return "grad is enabled and at least one of query or the input/output projection weights or biases requires_grad"
+    return ""
 
 # %% ../../../nbs/48_transformer.ipynb #032479c9
 class TransformerDecoderLayer(_TransformerLayer):

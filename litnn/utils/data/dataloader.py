@@ -6,14 +6,19 @@
 __all__ = ['DataLoader']
 
 # %% ../../../nbs/54_dataloader.ipynb #f59b11b3
-import itertools, math, warnings
-from ...backend import array_namespace, patch, int64
+import itertools, math, os, random, warnings
+import numpy as np
+from typing import Generic, TypeVar
+from ...backend import array_namespace, patch, int64, Generator, default_generator
 from ..._tensor import Tensor
 from ..._creation import empty
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import SequentialSampler, RandomSampler, BatchSampler
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import get_worker_info   # torch's dataloader module has it too
+from ._utils.worker import WorkerInfo, _generate_state
+from ._utils import worker as _worker   # its _worker_info is set while a worker fetches
+from .datapipes.datapipe import IterDataPipe
 
 # %% ../../../nbs/54_dataloader.ipynb #229007ea
 def _tensor_batch(dataset, index):
@@ -37,11 +42,13 @@ def _check_workers(num_workers, timeout, prefetch_factor, persistent_workers):
                          "multiprocessing, otherwise set prefetch_factor to None.")
     if prefetch_factor is not None and prefetch_factor < 0: raise ValueError("prefetch_factor option should be non-negative")
     if persistent_workers and num_workers == 0: raise ValueError("persistent_workers option needs num_workers > 0")
-    if num_workers > 0: warnings.warn(f"litnn's DataLoader loads batches in the main process: num_workers={num_workers} "
-                                      "is ignored (the batches are the same)", stacklevel=3)
+    if num_workers > 0: warnings.warn(f"litnn's DataLoader loads batches in the main process: its num_workers={num_workers} "
+                                      "workers are played there (the same batches and random draws)", stacklevel=3)
 
 # %% ../../../nbs/54_dataloader.ipynb #c30c473e
-class DataLoader:
+_T_co = TypeVar("_T_co", covariant=True)
+
+class DataLoader(Generic[_T_co]):   # Generic as torch's: `DataLoader[list[Tensor]]` in annotations
     """Batches of `dataset`'s samples, ordered by a sampler, joined by `collate_fn` (as `torch.utils.data.DataLoader`).
 
     ```python
@@ -57,7 +64,12 @@ class DataLoader:
                  pin_memory_device='', in_order=True):
         _check_workers(num_workers, timeout, prefetch_factor, persistent_workers)
         self._iterable = isinstance(dataset, IterableDataset)
-        if self._iterable: _check_iterable(shuffle, sampler, batch_sampler)
+        if self._iterable:
+            _check_iterable(dataset, shuffle, sampler, batch_sampler)
+            if shuffle is not None and isinstance(dataset, IterDataPipe):   # a DataPipe's shufflers follow `shuffle`, as torch's
+                from litnn.utils.data.datapipes.iter import apply_shuffle_settings
+                dataset = apply_shuffle_settings(dataset, shuffle=shuffle)
+            shuffle = None   # a stream keeps its own order: no sampler
         shuffle = bool(shuffle)
         if sampler is not None and shuffle: raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
@@ -70,10 +82,27 @@ class DataLoader:
         if batch_size is not None and batch_sampler is None: batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset, self.batch_size, self.drop_last, self.sampler, self.batch_sampler = dataset, batch_size, drop_last, sampler, batch_sampler
         self.num_workers, self.pin_memory, self.timeout, self.worker_init_fn, self.generator = num_workers, pin_memory, timeout, worker_init_fn, generator
+        self._workers = None   # the played workers (info, random streams), kept between passes when persistent
         self.multiprocessing_context = multiprocessing_context   # checked as torch checks it (below), though litnn loads in this process
         self.prefetch_factor, self.persistent_workers, self.pin_memory_device, self.in_order = prefetch_factor, persistent_workers, pin_memory_device, in_order
         self.collate_fn = collate_fn or (default_collate if self._auto_collation else default_convert)
+        self._IterableDataset_len_called = None   # len(dataloader) of a stream, remembered as torch does (see __next__)
+        self._iterator = None   # torch keeps its persistent workers' iterator here (user code checks it): litnn has none
         self._initialized = True
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self):
+        "torch's warning when `num_workers` exceeds the CPUs this process may use (torch's message, though litnn starts no workers)."
+        if not self.num_workers: return
+        suggest = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()   # torch._utils.cpu_count
+        if suggest is not None and self.num_workers <= suggest: return
+        cpuset = "" if hasattr(os, "sched_getaffinity") else " (`cpuset` is not taken into account)"
+        suggested = (f"Our suggested max number of worker in current system is {suggest}{cpuset}, which is smaller than what this "
+                     "DataLoader is going to create." if suggest is not None else
+                     "DataLoader is not able to compute a suggested max number of worker in current system.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {suggested} Please be aware that "
+                      "excessive worker creation might get DataLoader running slow or even freeze, lower the worker number to avoid "
+                      "potential slowness/freeze if necessary.", stacklevel=2)
 
     @property
     def multiprocessing_context(self): return self.__multiprocessing_context
@@ -124,16 +153,29 @@ class _BaseDataLoaderIter:
         self._dataset, self._index_sampler, self._num_workers = loader.dataset, loader._index_sampler, loader.num_workers
         self._auto_collation, self._drop_last, self._collate_fn = loader._auto_collation, loader.drop_last, loader.collate_fn
         self._timeout, self._persistent_workers = loader.timeout, loader.persistent_workers
+        if isinstance(self._dataset, IterDataPipe):   # torch's: one seed for the epoch, from the loader's generator, seeds the random pipes
+            from litnn.utils.data.datapipes.iter import apply_random_seed
+            shared_rng = Generator().manual_seed(empty((), dtype=int64).random_(generator=loader.generator).item())
+            self._dataset = apply_random_seed(self._dataset, shared_rng)
         _warn_pin_memory(loader)
         self._pin_memory = False   # Tensor.pin_memory is a no-op in litnn
         self._sampler_iter = None if loader._iterable else iter(self._index_sampler)   # a stream has no indices
-        self._base_seed = empty((), dtype=int64).random_(generator=loader.generator).item()
+        # torch starts persistent workers once, with the seed of its first iterator: later passes draw none
+        self._base_seed = empty((), dtype=int64).random_(generator=loader.generator).item() if loader._workers is None else loader._workers[0][0].seed
         self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
 
     def __iter__(self): return self
     def __next__(self):
         data = self._next_data()
         self._num_yielded += 1
+        if self._sampler_iter is None and self._IterableDataset_len_called is not None and self._num_yielded > self._IterableDataset_len_called:
+            msg = (f"Length of IterableDataset {self._dataset} was reported to be {self._IterableDataset_len_called}"   # torch's message
+                   f"(when accessing len(dataloader)), but {self._num_yielded} samples have been fetched. ")
+            if self._num_workers > 0:
+                msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the IterableDataset replica "
+                        "at each worker. Please see https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+            warnings.warn(msg, stacklevel=2)
         return data
     def __len__(self):
         if self._sampler_iter is None: raise TypeError("object of type '_InfiniteConstantSampler' has no len()")   # torch's stream sampler
@@ -147,17 +189,60 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
         self._fetch, self._stream = loader._fetch, _iter_stream(loader) if loader._iterable else None
     def _next_data(self): return next(self._stream) if self._sampler_iter is None else self._fetch(next(self._sampler_iter))
 
+def _streams():
+    "This process's random streams: torch's CPU generator (its engine and seed: swapped, not copied), Python's `random`, numpy's."
+    return (default_generator.rng, default_generator._seed), random.getstate(), np.random.get_state()
+
+def _swap_streams(states):
+    "Put `states` in place of the random streams; return the ones they replace."
+    old = _streams()
+    default_generator.rng, default_generator._seed = states[0]
+    random.setstate(states[1]); np.random.set_state(states[2])
+    return old
+
+def _start_worker(loader, base_seed, w):
+    "Worker `w`'s `WorkerInfo` and random streams, seeded as torch's `_worker_loop` seeds its process, after `worker_init_fn(w)`."
+    seed = base_seed + w
+    rs = np.random.RandomState(_generate_state(base_seed, w))
+    g = Generator().manual_seed(seed)
+    streams = ((g.rng, g._seed), random.Random(seed).getstate(), rs.get_state())
+    info = WorkerInfo(id=w, num_workers=loader.num_workers, seed=seed, dataset=loader.dataset)
+    if loader.worker_init_fn is None: return info, streams
+    main = _swap_streams(streams); _worker._worker_info = info
+    try: loader.worker_init_fn(w)
+    finally: _worker._worker_info = None; streams = _swap_streams(main)
+    return info, streams
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
+    """A map-style dataset's batches as torch's `num_workers` worker processes make them, made in this process: batch `k`
+    is fetched as worker `k % num_workers` (torch hands indices out round-robin), under that worker's random streams and
+    `get_worker_info()`, so random transforms draw torch's numbers and leave the main streams alone."""
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._fetch = loader._fetch
+        if loader._workers is None:
+            loader._workers = [_start_worker(loader, self._base_seed, w) for w in range(self._num_workers)]
+        self._workers = loader._workers
+        if not loader.persistent_workers: loader._workers = None   # persistent workers keep their streams between passes
+    def _next_data(self):
+        index, w = next(self._sampler_iter), self._num_yielded % self._num_workers
+        info, streams = self._workers[w]
+        main = _swap_streams(streams); _worker._worker_info = info
+        try: return self._fetch(index)
+        finally: _worker._worker_info = None; self._workers[w] = info, _swap_streams(main)
+
 # %% ../../../nbs/54_dataloader.ipynb #5d8ed5d0
 @patch
 def __len__(self:DataLoader):
     if not self._iterable: return len(self._index_sampler)
     n, b = len(self.dataset), self.batch_size
+    self._IterableDataset_len_called = n   # (torch's: the stream's length, for the warning of an iterator that yields more)
     return n if b is None else n // b if self.drop_last else math.ceil(n / b)
 
 @patch
 def __iter__(self:DataLoader):
-    "A pass over the data: a `_SingleProcessDataLoaderIter` (below), as torch's loader gives without workers."
-    return _SingleProcessDataLoaderIter(self)
+    "A pass over the data: a `_SingleProcessDataLoaderIter` (below), or with workers over a map-style dataset, a `_MultiProcessingDataLoaderIter`."
+    return _MultiProcessingDataLoaderIter(self) if self.num_workers > 0 and not self._iterable else _SingleProcessDataLoaderIter(self)
 
 @patch
 def _fetch(self:DataLoader, index):
@@ -168,9 +253,9 @@ def _fetch(self:DataLoader, index):
     return self.collate_fn(getitems(index) if getitems else [self.dataset[i] for i in index])
 
 # %% ../../../nbs/54_dataloader.ipynb #08a9fdb0
-def _check_iterable(shuffle, sampler, batch_sampler):
-    "torch's refusals of orderings for an IterableDataset, whose order is its own."
-    if shuffle not in {False, None}: raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}")
+def _check_iterable(dataset, shuffle, sampler, batch_sampler):
+    "torch's refusals of orderings for an IterableDataset, whose order is its own (a DataPipe takes `shuffle`)."
+    if shuffle not in {False, None} and not isinstance(dataset, IterDataPipe): raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}")
     if sampler is not None: raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got sampler={sampler}")
     if batch_sampler is not None:
         raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but got batch_sampler={batch_sampler}")

@@ -98,6 +98,11 @@ class ChainDataset(IterableDataset):
         for d in self._streams(): yield from d
     def __len__(self): return sum(len(d) for d in self._streams())
 
+@patch
+def __add__(self:IterableDataset, other):
+    "`a + b` of a stream chains the two (as torch's `IterableDataset.__add__`): a map-style `other` is refused when iterated."
+    return ChainDataset([self, other])
+
 # %% ../../../nbs/reference/utils/data/dataset_chain_and_stack.ipynb #c68de1a9
 class StackDataset(Dataset):
     "Sample `i` is the tuple (or dict) of sample `i` of each dataset."

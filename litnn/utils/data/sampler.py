@@ -50,7 +50,8 @@ class RandomSampler(Sampler):
 class SubsetRandomSampler(Sampler):
     "The given `indices`, shuffled anew each epoch."
     def __init__(self, indices, generator=None): self.indices, self.generator = indices, generator
-    def __iter__(self): return (self.indices[i] for i in randperm(len(self.indices), generator=self.generator).tolist())
+    def __iter__(self):   # a generator, as torch's: the permutation is drawn at the first next(), not at iter()
+        for i in randperm(len(self.indices), generator=self.generator).tolist(): yield self.indices[i]
     def __len__(self): return len(self.indices)
 
 # %% ../../../nbs/53a_samplers.ipynb #2f410bef

@@ -1,0 +1,36 @@
+"""clamp, clamp_min, clamp_max and their in-place forms with number bounds, against torch 2.13: a bound that does not fit
+the result's dtype, a complex bound on a float tensor (read as a double), an in-place clamp of an integer or bool
+tensor whose bounds would promote it (torch's meta function names the dtype as C++ does: `long int`)."""
+import warnings
+import pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+CALLS = {
+    'clamp_min_over': lambda L, x: L.clamp_min(x, 300), 'clamp_max_under': lambda L, x: L.clamp_max(x, -300),
+    'clamp_min_wraps': lambda L, x: L.clamp_min(x, -1), 'clamp_max_big': lambda L, x: L.clamp_max(x, 2 ** 40),
+    'clamp_min_float_big': lambda L, x: L.clamp_min(x, 1e6), 'clamp_max_1e300': lambda L, x: L.clamp_max(x, 1e300),
+    'clamp_min_inplace_over': lambda L, x: x.clone().clamp_min_(300),
+    'clamp_complex_real': lambda L, x: L.clamp(x, 1 + 0j), 'clamp_complex': lambda L, x: L.clamp(x, 0.5j),
+    'clamp_max_complex': lambda L, x: L.clamp(x, None, 1j), 'clamp_inplace_complex_real': lambda L, x: x.clone().clamp_(1 + 0j),
+    'clamp_inplace_complex': lambda L, x: x.clone().clamp_(0.5j), 'clamp_out_complex': lambda L, x: L.clamp(x, 1j, out=L.empty(2, dtype=x.dtype)),
+    'clamp_inplace_float_bounds': lambda L, x: x.clone().clamp_(0.5, 1.5), 'clip_inplace_float_bounds': lambda L, x: x.clone().clip_(0.5, 1.5),
+    'clamp_min_inplace_float': lambda L, x: x.clone().clamp_min_(0.5), 'clamp_max_inplace_float': lambda L, x: x.clone().clamp_max_(max=0.5),
+    'clamp_inplace_int_bounds': lambda L, x: x.clone().clamp_(1, 2), 'torch.clamp_': lambda L, x: L.clamp_(x.clone(), 0.5, 1.5),
+    'clamp_min_inplace_complex': lambda L, x: x.clone().clamp_min_(1j), 'clamp_min_inplace_tensor': lambda L, x: x.clone().clamp_min_(L.tensor(0.5)),
+}
+DTYPES = ['uint8', 'int8', 'int32', 'int64', 'bool', 'float16', 'bfloat16', 'float32', 'float64']
+
+def outcome(lib, name, dt):
+    x = lib.tensor([1, 2], dtype=getattr(lib, dt))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r = CALLS[name](lib, x)
+        return r.float().tolist(), str(r.dtype).split('.')[-1]
+    except Exception as e: return type(e).__name__, str(e)
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('name', list(CALLS))
+def test_clamp_number_bounds(name, dt):
+    assert outcome(litnn, name, dt) == outcome(torch, name, dt)
