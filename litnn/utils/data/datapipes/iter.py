@@ -13,6 +13,10 @@ from collections.abc import Sized
 from .datapipe import IterDataPipe, _DataPipe
 from ._decorator import functional_datapipe
 
+# the functional names this module registers, freed first: running its cells again (this notebook, the docs build)
+# registers them anew instead of finding them taken
+for _name in ('map', 'filter', 'shuffle', 'sharding_filter'): IterDataPipe.functions.pop(_name, None)
+
 # %% ../../../../nbs/reference/utils/data/datapipes/iter.ipynb #8def0271
 def _len_of(dp, source):
     "The length of a link that keeps its source's length (torch's message when the source has none)."
