@@ -293,3 +293,24 @@ def test_nested_input_off_the_fast_path_is_refused():
             got.append(str(e.value).split('because ')[-1])
         reasons.append(got)
     assert reasons[0] == reasons[1]
+
+
+def test_backends_mha_switch_turns_the_fast_path_off_as_torch():
+    "torch.backends.mha.set_fastpath_enabled(False): attention and the encoder layer refuse a nested batch, naming the switch."
+    import torch as T
+    msgs = []
+    for L in (litnn, T):
+        L.manual_seed(0)
+        mha = L.nn.MultiheadAttention(4, 2, batch_first=True).eval()
+        layer = L.nn.TransformerEncoderLayer(4, 2, 8, batch_first=True).eval()
+        x = L.nested.nested_tensor([L.randn(3, 4), L.randn(2, 4)])
+        assert L.backends.mha.get_fastpath_enabled() is True
+        L.backends.mha.set_fastpath_enabled(False)
+        try:
+            with L.no_grad():
+                for f in (lambda: mha(x, x, x), lambda: layer(x)):
+                    with pytest.raises(AssertionError) as e: f()
+                    msgs.append(str(e.value).replace('litnn', 'torch'))
+        finally: L.backends.mha.set_fastpath_enabled(True)
+        with L.no_grad(): assert mha(x, x, x)[0].is_nested
+    assert msgs[:2] == msgs[2:] and 'get_fastpath_enabled() was not True' in msgs[0]

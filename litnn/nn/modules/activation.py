@@ -281,6 +281,7 @@ def forward(self:MultiheadAttention, query, key, value, key_padding_mask=None, n
 def _why_not_fast_path(self:MultiheadAttention, query, key, value, key_padding_mask, attn_mask):
     "Why torch's MultiheadAttention would not take its fast path with these inputs ('' where it would), in torch's words."
     L = sys.modules['litnn']
+    if not L.backends.mha.get_fastpath_enabled(): return "litnn.backends.mha.get_fastpath_enabled() was not True"
     if query.dim() != 3: return f"input not batched; expected query.dim() of 3 but got {query.dim()}"
     if query is not key or key is not value: return "non-self attention was used (query, key, and value are not the same Tensor)"
     if self.in_proj_bias is not None and query.dtype != self.in_proj_bias.dtype:

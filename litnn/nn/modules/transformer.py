@@ -115,6 +115,7 @@ def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_ma
 def _why_not_fast_path(self:TransformerEncoderLayer, src, src_mask, src_key_padding_mask):
     "Why torch's encoder layer would not take its fast path ('' where it would), in torch's words."
     sa, L = self.self_attn, sys.modules['litnn']
+    if not L.backends.mha.get_fastpath_enabled(): return "litnn.backends.mha.get_fastpath_enabled() was not True"
     if src.dim() != 3: return f"input not batched; expected src.dim() of 3 but got {src.dim()}"
     if self.training: return "training is enabled"
     if not sa.batch_first: return "self_attn.batch_first was not True"
