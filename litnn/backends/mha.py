@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['get_fastpath_enabled', 'set_fastpath_enabled']
 
-# %% ../../nbs/reference/backends/mha.ipynb #69ad3487
+# %% ../../nbs/reference/backends/mha.ipynb #f3744ec0
 _is_fastpath_enabled: bool = True
 
 def get_fastpath_enabled() -> bool:
