@@ -6,7 +6,7 @@
 __all__ = []
 
 # %% ../nbs/62_checkpoint_objects.ipynb #04f10a1f
-import dataclasses, importlib, os, sys, types
+import dataclasses, functools, importlib, os, sys, types
 import numpy as np
 
 # %% ../nbs/62_checkpoint_objects.ipynb #226144fd
@@ -474,6 +474,7 @@ def _current_name(name):
 # the settings objects programs keep in checkpoints (`torch.save({'args': args, ...})`), from the standard library
 _PLAIN_HOLDERS = ("argparse.Namespace", "types.SimpleNamespace")
 
+@functools.cache    # (sysconfig's paths do not change while Python runs: a load of many objects asks once)
 def _installed_paths():
     "Where Python's standard library and installed packages live (real paths, each ending in a separator)."
     import sysconfig
