@@ -120,6 +120,12 @@ def _with_deprecated(f, name, method=False):
     g._deprecated = True
     return g
 
+def _published(w, f, module, name):
+    """Wrapper `w` of function `f`, named for where it is published (`litnn.tanh`): pickle finds a function by its
+    `__module__` and `__qualname__`, and must find this object there, not `f` in the file that defines it."""
+    if w is not f: w.__module__, w.__qualname__ = module, name
+    return w
+
 def _parse_as_torch(namespaces, cls, functional):
     """Give each public function of `namespaces` (module dicts: litnn's, and those of `linalg`, `special` and `fft`, whose
     functions torch also binds from C++) and each method of class `cls` NumPy's argument names and torch's check of `dtype`. A function two namespaces
@@ -129,10 +135,12 @@ def _parse_as_torch(namespaces, cls, functional):
     for namespace in namespaces:
         for name, f in list(namespace.items()):
             if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_FUNCTIONS:
-                if id(f) not in wrapped: wrapped[id(f)] = _parsed(f)
+                if id(f) not in wrapped: wrapped[id(f)] = _published(_parsed(f), f, namespace['__name__'], name)
                 namespace[name] = wrapped[id(f)]
     for name, f in list(functional.items()):       # nn.functional's own names for them (F.conv2d is torch.conv2d)
-        if id(f) in wrapped: functional[name] = wrapped[id(f)]
+        if name == 'rms_norm':                     # Python in torch's nn.functional, C++ as torch.rms_norm: two objects
+            functional[name] = _published(_parsed(f, names=False), f, functional['__name__'], name)
+        elif id(f) in wrapped: functional[name] = wrapped[id(f)]
         elif not name.startswith('_') and type(f) is types.FunctionType and f.__module__ == 'litnn.nn.functional':
             functional[name] = _parsed(f, names=False)     # its own (F.softmax): Python in torch, handing `dtype` to the parser
     for name, f in list(vars(cls).items()):

@@ -182,3 +182,26 @@ def test_print_tabular_without_tabulate():
     try: import tabulate  # noqa
     except ImportError:
         with pytest.raises(ImportError): litnn.fx.symbolic_trace(lambda x: x + 1).graph.print_tabular()
+
+
+def test_user_functions_are_named_by_their_module_after_litnns_are_rewrapped():
+    """A wrapped user function is printed as `__main___name`, as torch's, also after litnn's public functions were
+    replaced (a Tensor subclass turns on __torch_function__ dispatch) and their old objects freed: the table of public
+    names must not take a new function for a freed one that had its id. In a fresh process (dispatch stays on)."""
+    import subprocess, sys
+    code = textwrap.dedent('''
+        import litnn
+        from litnn.fx import symbolic_trace, wrap
+        symbolic_trace(lambda x: litnn.relu(x) + 1)          # fills the table of public names
+        class T(litnn.Tensor): pass                          # rewraps litnn's functions; the old wrappers are freed
+        import gc; gc.collect()
+        names = set()
+        for i in range(300):                                 # new functions, some at the freed objects' addresses
+            exec(f"def f{i}(x): return x * 2", globals())
+            wrap(f"f{i}")
+            g = eval(f"lambda x: f{i}(x) + 1")
+            names |= {n.name for n in symbolic_trace(g).graph.nodes if n.op == "call_function" and n.name != "add"}
+            assert f'__main___f{i}(x)' in symbolic_trace(g).code, symbolic_trace(g).code
+        print(len(names))''')
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=600)
+    assert p.stdout.strip() == '300', p.stderr[-3000:]

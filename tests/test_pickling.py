@@ -117,3 +117,25 @@ def test_pickling_a_tensor_with_gradient_hooks_warns_as_torch():
     lit, tor = run(litnn), run(torch)
     assert lit == tor and lit[3] == ['backward hook <function test_pickling_a_tensor_with_gradient_hooks_warns_as_torch.'
                                      '<locals>.run.<locals>.<lambda>'] * 2, (lit, tor)
+
+
+FUNCTIONS = ['tanh', 'add', 'matmul', 'zeros', 'sigmoid', 'nn.functional.relu', 'nn.functional.conv2d', 'linalg.norm', 'linalg.matmul',
+             'special.erf', 'fft.fft']
+
+def _function(lib, path):
+    obj = lib
+    for part in path.split('.'): obj = getattr(obj, part)
+    return obj
+
+@pytest.mark.parametrize('path', FUNCTIONS)
+def test_public_functions_pickle_by_name_as_torchs(path):
+    """`pickle.dumps(torch.tanh)` works (a module holding `self.act = torch.tanh` pickles): litnn's public functions are
+    wrappers, named where they are published, so pickle finds the same object again; also once __torch_function__
+    dispatch has wrapped them (a process run with a Tensor subclass), checked in a fresh process."""
+    import pickle, subprocess, sys
+    f = _function(litnn, path)
+    assert pickle.loads(pickle.dumps(f)) is f
+    code = ("import pickle, litnn\nclass T(litnn.Tensor): pass\n"
+            f"f = litnn.{path}\nassert hasattr(f, '_dispatches_to')\nassert pickle.loads(pickle.dumps(f)) is f\nprint('ok')")
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=300)
+    assert p.stdout.strip() == 'ok', p.stderr[-2000:]
