@@ -2010,9 +2010,9 @@ def _integer_only(name):
 gcd, lcm = _integer_only('gcd'), _integer_only('lcm')
 
 @patch
-def gcd_(self:Tensor, other): return self.copy_(gcd(self, other))
+def gcd_(self:Tensor, other): return _inplace(self, gcd, other)
 @patch
-def lcm_(self:Tensor, other): return self.copy_(lcm(self, other))
+def lcm_(self:Tensor, other): return _inplace(self, lcm, other)
 _all_ = ['gcd_', 'lcm_']         # torch.gcd_(a, b) too
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #ced73941
@@ -2996,7 +2996,7 @@ from .backend import patch, _by_np
 from ._tensor import Tensor, _LEGACY
 from .autograd.graph import _check_tensors, _check_broadcast
 from .autograd.broadcasting import _refuse_integers, _can_cast
-from .autograd.engine import _inplace
+from .autograd.engine import _inplace, _cast_checked_first
 from ._creation import _function
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #824f247b
@@ -3017,7 +3017,8 @@ def _written_back(name):
     "The in-place method `name`: the out-of-place method on a copy of `self` (which its backward may keep), written into `self`."
     base = name[:-1]
     def method(self, *args, **kwargs):
-        r = getattr(self.clone(), base)(*args, **kwargs)
+        try: r = getattr(self.clone(), base)(*args, **kwargs)
+        except NotImplementedError: _cast_checked_first(self, args); raise
         if not _can_cast(r._data.dtype, self._data.dtype):     # torch's in-place rule (copy_ alone would cast anything)
             raise RuntimeError(f"result type {_LEGACY[_by_np[r._data.dtype].name]} can't be cast to the desired output type {_LEGACY[_by_np[self._data.dtype].name]}")
         return self.copy_(r)

@@ -4,6 +4,7 @@ which torch's OpInfo samples showed a difference."""
 import warnings
 import numpy as np, pytest
 import litnn
+from torch_pairs import same_message
 torch = pytest.importorskip('torch')
 
 X = np.random.default_rng(0).uniform(0.5, 1.5, (3, 4))
@@ -69,3 +70,27 @@ def test_inplace_view_op_on_a_view_of_a_leaf_raises(op):
         v = x.view(1, 3, 4) if op == 'squeeze_' else x.view(3, 4)
         with pytest.raises(RuntimeError, match='view of a leaf'):
             getattr(v, op)(*((0,) if op != 't_' else ()))
+
+
+# (method, self's dtype and value, other): a result dtype self cannot hold, for which the op also has no kernel
+CAST_FIRST = [('bitwise_and_', 'bool', True, ('float16', 1.)), ('bitwise_and_', 'bool', True, 1.5), ('bitwise_or_', 'int64', 1, 1.5),
+              ('bitwise_and_', 'int64', 1, ('float32', 1.)), ('remainder_', 'float32', 1., ('complex64', 1j)), ('remainder_', 'float32', 1., 1j),
+              ('atan2_', 'float32', 1., ('complex64', 1j)), ('bitwise_left_shift_', 'bool', True, ('float32', 1.)),
+              ('fmod_', 'int64', 1, ('complex64', 1j)), ('gcd_', 'int64', 1, ('float32', 1.)), ('lcm_', 'int16', 1, ('float32', 1.)),
+              ('xlogy_', 'float32', 1., ('complex64', 1j)), ('floor_divide_', 'int16', 1, ('complex64', 1j)),
+              # ... and where self holds it: the missing kernel's error, as torch's
+              ('gcd_', 'float32', 1., ('int64', 1)), ('bitwise_xor_', 'float32', 1., ('int8', 1)), ('bitwise_xor_', 'complex64', 1j, ('int64', 1)),
+              ('remainder_', 'complex64', 1j, ('int64', 1)), ('lerp_', 'int64', 1, ('int64', 2), 0.5)]
+
+@pytest.mark.parametrize('case', CAST_FIRST, ids=lambda c: f'{c[0]}-{c[1]}-{c[3]}')
+def test_inplace_checks_the_cast_before_the_kernel_as_torch(case):
+    """torch computes an in-place op's result dtype and refuses one `self` cannot hold ("result type Float can't be cast
+    to the desired output type Bool") before it looks for a kernel of that dtype (NotImplementedError): same error, same
+    message, and `self` unchanged."""
+    name, dtype, value, other, *rest = case
+    def run(L):
+        x = L.tensor([value], dtype=getattr(L, dtype))
+        o = L.tensor([other[1]], dtype=getattr(L, other[0])) if isinstance(other, tuple) else other
+        try: getattr(x, name)(o, *rest)
+        finally: assert x.tolist() == [value]
+    same_message(run)

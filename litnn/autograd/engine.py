@@ -392,6 +392,15 @@ def _new_history(t, node, nr=0):
         node._retained[nr] = weakref.ref(t)
     t.grad_fn, t._output_nr, t._requires_grad = node, nr, True
 
+def _cast_checked_first(self, args):
+    """Called when an in-place op found no kernel for its result's dtype (a NotImplementedError): torch checks first that
+    `self` can hold that dtype, and raises that error instead if not (`bool.bitwise_and_(1.5)`: Float into Bool)."""
+    if len(args) == 1 and isinstance(args[0], (Tensor, builtins.bool, builtins.int, builtins.float, builtins.complex)):
+        d = sys.modules['litnn'].result_type(self, args[0])    # (a binary op's `other` only: lerp_'s weight takes no part)
+        if not _can_cast(d.np, self._data.dtype):
+            raise RuntimeError(f"result type {_LEGACY[d.name]} can't be cast to the desired output type "
+                               f"{_LEGACY[_by_np[self._data.dtype].name]}") from None
+
 def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
     """Make `self` hold `op(self, *args, **kw)`: values in self's own memory, the op's history, a new version.
 
@@ -426,7 +435,8 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
         if recording:   # the op may save its input for backward: it must see the value *before* the change
             src = Tensor._make(self._data.copy(), self._requires_grad, self.grad_fn)
             if self._output_nr: src._output_nr = self._output_nr
-        result = op(src, *args, **kw)
+        try: result = op(src, *args, **kw)
+        except NotImplementedError: _cast_checked_first(self, args); raise
     a = self._data
     if result._data.shape != a.shape:
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(result._data.shape)}")
