@@ -1731,3 +1731,29 @@ def test_inplace_function_is_function_with_an_inplace_flag():
             f = Inplace(True)
         return res + [y.grad.tolist(), f.inplace, Inplace(False).inplace, issubclass(InplaceFunction, lib.autograd.Function)]
     assert run(litnn) == run(torch)
+
+
+SAVING_OPS = {   # ops whose torch node saves tensors (indices, a mask, the input) that litnn's node keeps as plain state
+    'max_pool2d': lambda L, x: L.nn.functional.max_pool2d(x, 2), 'avg_pool2d': lambda L, x: L.nn.functional.avg_pool2d(x, 2),
+    'adaptive_max_pool2d': lambda L, x: L.nn.functional.adaptive_max_pool2d(x, 1), 'adaptive_avg_pool2d': lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 3),
+    'max_pool3d': lambda L, x: L.nn.functional.max_pool3d(x[None], (1, 2, 2)), 'avg_pool3d': lambda L, x: L.nn.functional.avg_pool3d(x[None], (1, 2, 2)),
+    'reflect pad': lambda L, x: L.nn.functional.pad(x, (1, 1, 1, 1), mode='reflect'), 'replicate pad': lambda L, x: L.nn.functional.pad(x[0], (1, 1), mode='replicate'),
+    'embedding': lambda L, x: L.nn.functional.embedding(L.tensor([0, 1]), x.view(4, 4)), 'sort': lambda L, x: x.sort(-1)[0],
+    'max dim': lambda L, x: x.max(-1)[0], 'median dim': lambda L, x: x.median(-1)[0], 'topk': lambda L, x: x.topk(2)[0], 'cummax': lambda L, x: x.cummax(-1)[0],
+    'index': lambda L, x: x[..., L.tensor([0, 2])], 'gather': lambda L, x: x.gather(-1, L.tensor([[[[0]]]])), 'index_select': lambda L, x: x.index_select(-1, L.tensor([0])),
+    'masked_fill': lambda L, x: x.masked_fill(x > 0, 0.), 'masked_select': lambda L, x: x.masked_select(x > 0), 'take': lambda L, x: x.take(L.tensor([0])),
+    'scatter': lambda L, x: x.scatter(-1, L.tensor([[[[0]]]]), 0.), 'index_add': lambda L, x: x.index_add(-1, L.tensor([0]), x[..., :1]),
+    'nll_loss': lambda L, x: L.nn.functional.nll_loss(x.view(4, 4), L.tensor([0, 1, 2, 3])),
+    # ... and ops that save no tensor: a second backward runs again, in both
+    'sum': lambda L, x: x * 2, 'flip': lambda L, x: x.flip(-1), 'slice': lambda L, x: x[..., 1:3], 'amax': lambda L, x: x.amax(-1)}
+
+@pytest.mark.parametrize('name', SAVING_OPS)
+def test_second_backward_without_retain_graph_as_torch(name):
+    "A backward frees what the graph's nodes saved: a second one through a node that saved tensors is torch's error."
+    def run(L):
+        x = L.randn(1, 1, 4, 4, requires_grad=True)
+        y = SAVING_OPS[name](L, x).sum()
+        y.backward()
+        try: y.backward(); return 'ran again', x.grad.shape
+        except RuntimeError as e: return str(e).replace('litnn', 'torch')
+    assert run(litnn) == run(torch)

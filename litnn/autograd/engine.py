@@ -8,7 +8,7 @@ import builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string, _INFERENCE_INPLACE
 from ..backend import _by_np
-from .graph import AccumulateGrad, Node, _edge, _FREED, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note
+from .graph import AccumulateGrad, Node, _edge, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _half, _fma
 from .._tensor import _dense_order, _laid_out, _SparseArray
@@ -201,6 +201,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 if prof is not None: prof.end_node(ev)
                 continue
             g = grads[0]
+            if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)     # (torch's nodes unpack what they saved first)
             if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
             elif g is not None and node._n_out == 1 and (node.on_arrays or not plain):  # the common case, inlined
                 outs = node.backward(node, g)
@@ -215,7 +216,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                     r = h(given, tuple(map(_as_tensor, grads)))
                     if r is not None and r is not given: outs = tuple(_value(g, plain) for g in _checked_grads(h, given, r))
             if not retain_graph:   # free what backward no longer needs
-                if node._saved: node._saved = _FREED
+                if node._saved or node._keeps_state: node._saved = _FREED
                 if node._out is not None: node._out = _FREED
             if anomaly is not None: anomaly.check(node, outs)    # NaN in a gradient (reference/backprop/anomaly_mode)
             for (fn, nr), g in zip(node.next_functions, outs):

@@ -27,6 +27,16 @@ def _version(t): return t._vc[0] if t._vc is not None else 0
 
 # %% ../../nbs/12_backprop_graph.ipynb #07219c73
 _HAND_WRITTEN = frozenset(('CopySlices', 'Error', 'DelayedError', 'GraphRoot', 'Identity'))   # (not generated from derivatives.yaml)
+# torch's nodes that save tensors (indices, a mask, the input) where litnn's keep what backward needs as plain state
+# (a pooling's geometry and winners, an index array): freed all the same by a backward without retain_graph, so a
+# second backward through them is torch's error, not a silent repeat
+_SAVES_TENSORS = frozenset('''MaxPool2DWithIndicesBackward0 AvgPool2DBackward0 AdaptiveAvgPool2DBackward0 AvgPool3DBackward0
+    AdaptiveAvgPool3DBackward0 ReflectionPad1DBackward0 ReflectionPad2DBackward0 ReflectionPad3DBackward0 ReplicationPad1DBackward0
+    ReplicationPad2DBackward0 ReplicationPad3DBackward0 EmbeddingBackward0 EmbeddingBagBackward0 SortBackward0 TopkBackward0
+    KthvalueBackward0 MedianBackward1 NanmedianBackward1 ModeBackward0 MaxBackward0 MinBackward0 CummaxBackward0 CumminBackward0
+    IndexBackward0 GatherBackward0 IndexSelectBackward0 TakeBackward0 PutBackward0 MaskedFillBackward0 MaskedFillBackward1
+    ScatterBackward0 ScatterBackward1 ScatterAddBackward0 IndexAddBackward0 IndexFillBackward0 IndexCopyBackward0
+    MaxUnpool2DBackward0 NllLossBackward0 RreluWithNoiseBackward0'''.split())
 
 class Node:
     "A node of the autograd graph: a tensor's `grad_fn`, and the `ctx` of the operation that made it."
@@ -50,6 +60,10 @@ class Node:
         n = type(self).__name__
         return 'torch::autograd::' + n if n in _HAND_WRITTEN else n     # torch's hand-written C++ nodes carry their namespace
     def __repr__(self): return f"<{type(self).__name__} object at {id(self):#x}>"   # as torch's
+    _keeps_state = False    # does backward read state torch saves as tensors? (`_SAVES_TENSORS`: freed as `_saved` is)
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if cls.__name__ in _SAVES_TENSORS: cls._keeps_state = True
 
 # %% ../../nbs/12_backprop_graph.ipynb #c84effc0
 @patch
