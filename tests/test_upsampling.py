@@ -172,3 +172,25 @@ def test_interpolate_non_integer_size_refused(size):
             lib.nn.functional.interpolate(lib.ones(1, 1, 2), size=s, mode='nearest')
         msgs.append(str(e.value).split(', but got')[0])
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('mode', ['nearest', 'nearest-exact', 'bilinear', 'bicubic'])
+def test_half_precision_is_resampled_in_float32_and_rounded_once_as_torch(mode, dtype):
+    """torch's upsampling kernels accumulate half precision in float32 and round once (forward and backward): not a
+    rounding after each dim's product. The output equals torch's exactly; nearest's gradient (sums of 4 bf16 values)
+    too, and the smooth modes' within a bf16/fp16 ulp of a few elements."""
+    rng = np.random.default_rng(0)
+    x, g = rng.standard_normal((2, 3, 11, 7)).astype(np.float32), rng.standard_normal((2, 3, 22, 14)).astype(np.float32)
+    out = []
+    for L in (torch, litnn):
+        d = getattr(L, dtype)
+        xt = L.tensor(x).to(d).requires_grad_()
+        kw = {} if mode.startswith('nearest') else {'align_corners': False}
+        y = L.nn.functional.interpolate(xt, scale_factor=2, mode=mode, **kw)
+        y.backward(L.tensor(g).to(d))
+        out.append((y.detach().float().numpy(), xt.grad.float().numpy()))
+    (ty, tg), (ly, lg) = out
+    np.testing.assert_array_equal(ly, ty)
+    if mode.startswith('nearest'): np.testing.assert_allclose(lg, tg, rtol=1e-2 if dtype == 'float16' else 0, atol=0)
+    else: np.testing.assert_allclose(lg, tg, rtol=1e-2, atol=1e-2)

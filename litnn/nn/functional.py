@@ -4602,7 +4602,7 @@ import numpy as np
 from ..backend import array_namespace
 from .._tensor import _channels_last_like
 from .._tensor import Tensor
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _half
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #8e3ea027
 def _source(m, n, scale, align_corners, cubic=False):
@@ -4710,6 +4710,8 @@ def _per_dim(v, dim, what, input):
         raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got size with types {[type(x) for x in v]}")
     return list(v)
 
+    low = _half(input._data)        # half precision: weighted in float32 across all dims and rounded once, forward and
+    if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
 def _refuse_integer_images(input, mode):
     "torch's NotImplementedError for integer inputs, named by the kernel torch reaches; uint8 images may be resized (not linearly in 1-d/3-d)."
     d = input.dim()
@@ -4721,6 +4723,7 @@ def _refuse_integer_images(input, mode):
     _refuse_integers(input, kernel)
 
 def _check_rank(input, mode):
+    if low: x = x.to(input.dtype)
     if mode in _RESAMPLE_MODES and input.dim() in _RESAMPLE_MODES[mode]: return
     for m, r in _RANK.items():
         if mode == m and input.dim() in (3, 4, 5):
