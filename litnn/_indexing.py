@@ -14,7 +14,7 @@ from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
-from .autograd.engine import _inplace, _check_inplace
+from .autograd.engine import _inplace, _check_inplace, _check_partial_overlap
 from ._views import _view_of
 from ._views import _Index, _Chain, _ALL, _is_all, _put, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
@@ -237,6 +237,9 @@ def __setitem__(self:Tensor, key, value):
     k, op = _index_key(self, key)
     if op is IndexBackward0: _byte_mask_fill(key, k, value)
     if op is IndexBackward0 and isinstance(value, Tensor) and value._data.dtype != self._data.dtype: _check_put_dtype(self, k, value)
+    if op is not IndexBackward0 and isinstance(value, Tensor):    # a copy_ into a view: `y[1:4] = y[0:3]` is torch's error
+        region = self._data[k]                                    # (a value broadcast to the region is not checked, as torch's)
+        if value._data.size == region.size: _check_partial_overlap(region, value._data)
     try: _setitem(self, key, value, k, op)
     except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None
     except (ValueError, RuntimeError) as e:    # numpy refuses to broadcast the value before writing anything: torch's RuntimeError

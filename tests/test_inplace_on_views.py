@@ -260,6 +260,30 @@ def test_views_made_in_no_grad_mode_require_grad_as_torch():
     assert out[0] == out[1], out
 
 
+
+def test_a_view_made_in_no_grad_mode_given_requires_grad_is_a_leaf_as_torch():
+    """requires_grad_() on a view made in no_grad mode (a sample drawn under no_grad, then `.requires_grad_()`, as
+    MixtureSameFamily.sample's gather().squeeze()) makes it a leaf of its own: its ops record an edge to it and it gets
+    its .grad, whether its base requires grad or not; a view that only inherits requires_grad from its base still leads nowhere."""
+    out = []
+    for lib in (litnn, torch):
+        res = []
+        for base_rg, call in [(False, True), (True, True), (True, False)]:
+            b = lib.randn(3, 2, requires_grad=base_rg)
+            with lib.no_grad():
+                v = b.select(1, 0)[:2]
+            if call: v.requires_grad_()
+            y = (v.unsqueeze(-1) * lib.tensor([2., 3.])).sum()
+            edge = y.grad_fn.next_functions[0][0].next_functions[0][0]
+            y.backward()
+            res.append((v.requires_grad, v.is_leaf, type(edge).__name__ if edge is not None else None,
+                        None if v.grad is None else v.grad.tolist(), b.grad is None))
+        x = lib.distributions.MixtureSameFamily(lib.distributions.Categorical(lib.ones(3)),
+                                                lib.distributions.Normal(lib.tensor([0., 1., 2.]), lib.ones(3))).sample().requires_grad_()
+        res.append(lib.autograd.grad(x.unsqueeze(-1).sum() * 2, x)[0].item())
+        out.append(res)
+    assert out[0] == out[1], out
+
 @pytest.mark.parametrize('key', [0, slice(0, 2), 'index', 'mask', Ellipsis, (), (0, 1), (slice(None), 0), None, (Ellipsis, 0),
                                  (slice(None), slice(None))], ids=repr)
 def test_setitem_on_a_leaf_names_the_view_as_torch(key):
@@ -310,3 +334,46 @@ def test_full_backward_hook_then_inplace_relu_is_refused_as_torch():
         m(lib.randn(2, 3, requires_grad=True)).sum().backward()
         assert calls == [(2, 3)]
     assert msgs[0] == msgs[1] and 'BackwardHookFunction is a view' in msgs[0]
+
+
+def test_a_write_selecting_nothing_in_an_expanded_tensor_only_warns_as_torch():
+    """`t[mask] = v` / `t[index] = v` on an expanded tensor (a distribution's broadcast parameter, `x[x == inf] = 0`) that
+    selects no element: torch writes nothing and warns its deprecations (index_put_, and masked_fill_ for a mask and a 0-d value)."""
+    out = []
+    for lib in (litnn, torch):
+        t = lib.zeros(1, 3).expand(4, 3)
+        res = []
+        for key, val in [(t == 1, 0.), (lib.tensor([], dtype=lib.long), 1.), (t == 1, lib.tensor(2.)), (t == 1, lib.ones(0))]:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                t[key] = val
+            res.append(([str(x.message).split(' (Triggered')[0] for x in w], [x.filename == __file__ for x in w], t.sum().item()))
+        out.append(res)
+    assert out[0] == out[1], out
+
+
+OVERLAPS = {   # an elementwise write whose input shares memory with the written-to tensor
+    'slice add_ shifted slice': lambda a: a.view(-1)[1:4].add_(a.view(-1)[0:3]),
+    'slice += shifted slice': lambda a: a.view(-1)[1:4].__iadd__(a.view(-1)[0:3]),
+    'copy_ from shifted slice': lambda a: a.view(-1)[1:4].copy_(a.view(-1)[0:3]),
+    'copy_ transposed': lambda a: a.copy_(a.t()), 'add_ transposed': lambda a: a.add_(a.t()),
+    'add_ a row into all': lambda a: a.add_(a[0]), 'sub_ a 0-d view': lambda a: a.sub_(a[0, 0]),
+    'mul_ shifted': lambda a: a.view(-1)[1:4].mul_(a.view(-1)[0:3]),
+    'addcmul_ overlapping tensor1': lambda a: a.view(-1)[1:4].addcmul_(a.view(-1)[0:3], a.view(-1)[1:4].clone()),
+    'clamp_ overlapping bound': lambda a: a.view(-1)[1:4].clamp_(a.view(-1)[0:3]),
+    'setitem shifted slice': lambda a: a.view(-1).__setitem__(slice(1, 4), a.view(-1)[0:3]),
+    # ... allowed: the same memory in the same order, a copy, a layout too hard to compare, a broadcast value, no elements
+    'add_ itself': lambda a: a.add_(a), 'mul_ a view of the same memory': lambda a: a.mul_(a.view(4).view(2, 2)),
+    'add_ a clone': lambda a: a.view(-1)[1:4].add_(a.view(-1)[0:3].clone()), 'strided add_': lambda a: a.view(-1)[::2].add_(a.view(-1)[1::2]),
+    'setitem a broadcast row': lambda a: a.__setitem__(slice(0, 2), a[1]), 'empty': lambda a: a.view(-1)[0:0].add_(a.view(-1)[1:1]),
+    'unary in place on a slice': lambda a: a.view(-1)[1:3].exp_()}
+
+@pytest.mark.parametrize('name', OVERLAPS)
+def test_partial_overlap_of_input_and_output_as_torch(name):
+    "torch's elementwise kernels refuse an input sharing part of the output's memory; litnn raises the same, values untouched."
+    def run(L):
+        a = L.arange(4., dtype=L.float64).reshape(2, 2)
+        try: OVERLAPS[name](a); r = 'ran'
+        except RuntimeError as e: r = str(e)
+        return r, a.tolist()
+    assert run(litnn) == run(torch)

@@ -14,6 +14,7 @@ from .broadcasting import _can_cast, _half, _fma
 from .._tensor import _dense_order, _laid_out, _SparseArray
 from .. import fused
 from .operators import add, mul, _alpha_number
+from ..storage import _root as _memory_root, _address
 
 # %% auto #0
 __all__ = []
@@ -382,6 +383,28 @@ def _check_overlap(a):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
                            "memory location. Please clone() the tensor before performing the operation.")
 
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+                    "location. Please clone() the tensor before performing the operation.")
+
+def _dense(a):
+    "torch's `is_non_overlapping_and_dense`: the elements fill the span of memory they cover exactly once, dims in any order."
+    expected = a.itemsize
+    for n, s in sorted(((n, s) for n, s in zip(a.shape, a.strides) if n != 1), key=lambda ns: ns[1]):
+        if s != expected: return False
+        expected *= n
+    return True
+
+def _check_partial_overlap(out, a):
+    """Refuse to write elementwise into array `out` from input `a` when they share some of their memory but are not the
+    same elements in the same order, as torch's `assert_no_partial_overlap`; not dense layouts are not compared."""
+    if out is a or (out.base is None and a.base is None) or not out.size or not a.size: return   # (separate allocations)
+    if _memory_root(out) is not _memory_root(a) or not (_dense(out) and _dense(a)): return
+    ob, ab = _address(out), _address(a)
+    oe, ae = ob + out.nbytes, ab + a.nbytes
+    if (ob, oe) == (ab, ae) and out.strides == a.strides: return        # the same memory, read as it is written
+    if ob < ae and ab < oe: raise RuntimeError(_PARTIAL_OVERLAP)
+
+
 # %% ../../nbs/13_backprop_engine.ipynb #23322cca
 def _new_history(t, node, nr=0):
     """Tensor `t`, changed in place, now comes from output `nr` of `node`. `retain_grad` follows it to the new node (torch
@@ -413,6 +436,9 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
         return _Mode.trace.inplace(self, op, args, _write, kw)
     if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
     if 0 in self._data.strides and not _overlap_ok: _check_overlap(self._data)
+    if _write is not None:      # an elementwise op (torch's TensorIterator): no input may share part of self's memory
+        for v in args:
+            if isinstance(v, Tensor): _check_partial_overlap(self._data, v._data)
     if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # (13b_grad_modes)
     base, fw = self._base, _Mode.fw
     if fw is not None and not isinstance(op, Tensor):   # in a dual level (14b_forward_mode): the result out of place, with its tangent
@@ -463,6 +489,7 @@ def _inplace_plain(self, ufunc, other):
         b = other._data
         if type(b) is not _ndarray or b.dtype is not a.dtype: return False
         if _Mode.grad and (other._requires_grad or self._requires_grad or self._base is not None): return False
+        _check_partial_overlap(a, b)
     elif (type(other) is builtins.float or type(other) is builtins.int) and a.itemsize != 2:   # (half precision: `_half_number`)
         b = other
         if _Mode.grad and (self._requires_grad or self._base is not None): return False
@@ -505,9 +532,6 @@ def _version(self:Tensor):
     "How many in-place changes this tensor (or a view of its memory) has seen."
     if self._inference: raise RuntimeError("Inference tensors do not track version counter.")    # (13b_grad_modes)
     return _version(self)
-
-# %% ../../nbs/17c_inplace_on_views.ipynb #1dab5e61
-from ..storage import _root as _memory_root
 
 # %% ../../nbs/17c_inplace_on_views.ipynb #e0b960f4
 import re
