@@ -230,6 +230,11 @@ _NOT_RECORDED = {'__init__', '__len__', '__hash__', '__repr__', '__format__', '_
 _GROUPS = ('litnn.autograd.operators', 'litnn._creation', 'litnn._random', 'litnn._pointwise', 'litnn._reductions', 'litnn._products', 'litnn._views',
            'litnn._indexing', 'litnn._sorting', 'litnn._conversions', 'litnn._nn_ops', 'litnn.functional', 'litnn.nn.functional')
 
+def _defined_in(f):
+    "The module that defines function `f`: under the wrappers that name it where it is published (`litnn.tanh`)."
+    import inspect
+    return getattr(inspect.unwrap(f), '__module__', '')
+
 def _function_patches():
     "(owner, name, wrapper) for the Tensor methods and the torch-level functions a capture watches."
     import types
@@ -238,7 +243,7 @@ def _function_patches():
     for mod in (sys.modules.get('litnn'), _F):          # the namespace user code calls (`litnn.arange`), looked up, not imported
         if mod is None: continue
         ps += [(mod, n, _recorded_function(f)) for n, f in list(vars(mod).items())
-               if type(f) is types.FunctionType and not n.startswith('_') and getattr(f, '__module__', '') in _GROUPS]
+               if type(f) is types.FunctionType and not n.startswith('_') and _defined_in(f) in _GROUPS]
     return ps
 
 def _step_pre_hook(opt, args, kwargs):
