@@ -4680,6 +4680,8 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     x, xp = input, array_namespace(input._data)
     ints = input._data.dtype.kind in "iu" and mode not in ("nearest", "nearest-exact")
     if ints: x = x.float()          # a uint8 image is weighted in float32, then rounded and saturated once (torch rounds so, within 1)
+    low = _half(input._data)        # half precision: weighted in float32 across all dims and rounded once, forward and
+    if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
     kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
     for d, (m, s) in enumerate(zip(sizes, scales)):
         n = x.shape[d + 2]
@@ -4691,6 +4693,7 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     if ints:
         info = np.iinfo(input._data.dtype)
         x = (x + 0.5).floor().clamp(info.min, info.max).to(input.dtype)
+    if low: x = x.to(input.dtype)
     return _channels_last_like(x, input)      # a channels-last input, a channels-last output (torch's kernels)
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #185f850b
@@ -4710,8 +4713,6 @@ def _per_dim(v, dim, what, input):
         raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got size with types {[type(x) for x in v]}")
     return list(v)
 
-    low = _half(input._data)        # half precision: weighted in float32 across all dims and rounded once, forward and
-    if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
 def _refuse_integer_images(input, mode):
     "torch's NotImplementedError for integer inputs, named by the kernel torch reaches; uint8 images may be resized (not linearly in 1-d/3-d)."
     d = input.dim()
@@ -4723,7 +4724,6 @@ def _refuse_integer_images(input, mode):
     _refuse_integers(input, kernel)
 
 def _check_rank(input, mode):
-    if low: x = x.to(input.dtype)
     if mode in _RESAMPLE_MODES and input.dim() in _RESAMPLE_MODES[mode]: return
     for m, r in _RANK.items():
         if mode == m and input.dim() in (3, 4, 5):
