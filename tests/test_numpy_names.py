@@ -47,6 +47,11 @@ CASES = {
     'norm axis (Python in torch)': lambda L: L.norm(_x(L), axis=0), 'unique axis (Python in torch)': lambda L: L.unique(_x(L), axis=0),
     'linalg.vector_norm axis': lambda L: L.linalg.vector_norm(_x(L), axis=0), 'special.logsumexp axis': lambda L: L.special.logsumexp(_x(L), axis=1),
     'linalg.matmul x2': lambda L: L.linalg.matmul(_x(L), x2=_x(L).T), 'fft.fft x (dim stays)': lambda L: L.fft.fft(_x(L), dim=0).real,
+    # torch.norm, torch.solve... are Python in torch, but linalg.norm, linalg.solve, linalg.lstsq, linalg.matrix_rank are C++
+    'linalg.norm axis keepdims': lambda L: L.linalg.norm(_x(L), axis=0, keepdims=True),
+    'linalg.norm ord axis pair': lambda L: L.linalg.norm(_x(L), ord=1, axis=(-2, -1)),
+    'linalg.solve x2 stays A B': lambda L: L.linalg.solve(L.eye(2, dtype=L.float64), x2=_x(L)),
+    'linalg.lstsq a': lambda L: L.linalg.lstsq(a=L.eye(2, dtype=L.float64), B=_x(L)).solution,
     'misspelled axes': lambda L: _x(L).sum(axes=0), 'F.softmax axis (Python in torch)': lambda L: L.nn.functional.softmax(_x(L), axis=1),
 }
 
@@ -66,7 +71,9 @@ def test_numpy_names_as_torch(name):
 def test_shared_functions_stay_one_object():
     assert litnn.linalg.matmul is litnn.matmul and litnn.special.logsumexp is litnn.logsumexp
     F, tF = litnn.nn.functional, torch.nn.functional
-    assert all(getattr(F, n) is getattr(litnn, n) for n in ('conv2d', 'conv_transpose2d', 'pdist', 'cosine_similarity', 'rms_norm'))
+    names = ('conv2d', 'conv_transpose2d', 'pdist', 'cosine_similarity', 'rms_norm')
+    # the same object where torch's is (C++ bound twice); F.rms_norm is Python in torch's nn.functional, torch.rms_norm C++
+    assert [getattr(F, n) is getattr(litnn, n) for n in names] == [getattr(tF, n) is getattr(torch, n) for n in names]
     assert F.conv2d is litnn.conv2d and F.conv_transpose2d is litnn.conv_transpose2d and F.pdist is litnn.pdist
 
 
