@@ -8,7 +8,6 @@ __all__ = ['has_torch_function', 'has_torch_function_unary', 'has_torch_function
 
 # %% ../nbs/reference/overrides.ipynb #827610cb
 import functools, inspect, sys, threading, types, warnings
-from ._python_arg_parser import _published
 from ._tensor import Tensor, _SUBCLASS_HOOKS
 
 # %% ../nbs/reference/overrides.ipynb #178f5131
@@ -162,14 +161,14 @@ def _activate():
     _ACTIVE.append(True)
     pkg = sys.modules['litnn']
     done = {}
-    def wrap(f, module=None, name=None):     # a function named where it is published, so that pickle finds it (`_published`)
-        if id(f) not in done: done[id(f)] = _dispatching(f) if module is None else _published(_dispatching(f), f, module, name)
+    def wrap(f):      # (the wrapper takes `f`'s names: where it is published, for pickle, or where torch defines it in Python)
+        if id(f) not in done: done[id(f)] = _dispatching(f)
         return done[id(f)]
     def op(f):                     # an operation: defined in an op module (seen through the wrappers that name it `litnn.tanh`)
         return inspect.unwrap(f, stop=lambda g: g.__module__.startswith(_OP_MODULES)).__module__.startswith(_OP_MODULES)
     for ns in (vars(pkg), vars(pkg.linalg), vars(pkg.special), vars(pkg.fft), vars(pkg.nn.functional)):
         for name, f in list(ns.items()):
-            if not name.startswith('_') and type(f) is types.FunctionType and op(f): ns[name] = wrap(f, ns['__name__'], name)
+            if not name.startswith('_') and type(f) is types.FunctionType and op(f): ns[name] = wrap(f)
     for name, f in list(vars(Tensor).items()):
         if type(f) is types.FunctionType and not name.startswith('_') or name == '__rdiv__': setattr(Tensor, name, wrap(f))
     for name in _OPERATORS:

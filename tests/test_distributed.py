@@ -343,3 +343,52 @@ def test_functional_collectives_on_one_rank_as_torch(tmp_path):
                     "sys.modules['torch.distributed._functional_collectives'] = litnn.distributed._functional_collectives; "
                     "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
     assert got == want
+
+
+ZERO = r'''
+import json, tempfile
+import torch, torch.distributed as dist
+from torch.distributed.optim import ZeroRedundancyOptimizer          # llm.c's train_gpt2.py imports it at the top
+out = {}
+try: ZeroRedundancyOptimizer([torch.nn.Parameter(torch.ones(2))], optimizer_class=torch.optim.SGD, lr=0.1)
+except Exception as e: out["before init"] = [type(e).__name__, str(e)]
+dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+opt = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.AdamW, lr=0.01, weight_decay=0.1)
+x = torch.linspace(-1, 1, 64).reshape(16, 4)
+for step in range(3):
+    opt.zero_grad(); model(x).pow(2).mean().backward(); opt.step()
+    for g in opt.param_groups: g["lr"] *= 0.5                  # a schedule sets the exposed groups
+out["params"] = [p.detach().double().sum().item() for p in model.parameters()]
+try: opt.state_dict()
+except RuntimeError as e: out["unconsolidated"] = str(e)
+opt.consolidate_state_dict(to=0)
+sd = opt.state_dict()
+out["state"] = {str(k): [sorted(v), v["exp_avg"].double().sum().item()] for k, v in sd["state"].items()}
+out["groups"] = [{k: v for k, v in g.items() if k in ("lr", "weight_decay", "params")} for g in sd["param_groups"]]
+out["local lr"] = opt.optim.param_groups[0]["lr"]
+dist.destroy_process_group()
+print(json.dumps(out))
+'''
+
+def test_zero_redundancy_optimizer_on_one_rank_as_torch(tmp_path):
+    "ZeroRedundancyOptimizer in a world of one process: torch's steps, schedule, refusal before consolidating, state_dict."
+    pytest.importorskip("torch")
+    script = tmp_path / "zero.py"
+    script.write_text(ZERO)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
+    def run(*pre):
+        r = subprocess.run([sys.executable, *pre, str(script)], capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    want = run()
+    got = run("-c", "import sys, runpy; import litnn, litnn.distributed.optim; sys.modules['torch'] = litnn; "
+                    "sys.modules['torch.distributed'] = litnn.distributed; sys.modules['torch.distributed.optim'] = litnn.distributed.optim; "
+                    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    assert got.pop("before init") == want.pop("before init")
+    np.testing.assert_allclose(got.pop("params"), want.pop("params"), rtol=1e-5)
+    gs, ws = got.pop("state"), want.pop("state")
+    assert [(k, v[0]) for k, v in gs.items()] == [(k, v[0]) for k, v in ws.items()]
+    np.testing.assert_allclose([v[1] for v in gs.values()], [v[1] for v in ws.values()], rtol=1e-4, atol=1e-7)
+    assert got == want
