@@ -361,6 +361,9 @@ class Event(_Readonly):
     def __repr__(self):
         return f"litnn.Event device_type={self._type}, device_index={self._index}, event_flag={builtins.int(self._timing)}, event_id=0"
 
+# %% ../nbs/reference/utils/deterministic.ipynb #a1d3e006
+from .utils import deterministic as _   # reference/utils/deterministic: torch.utils.deterministic is loaded with torch
+
 # %% ../nbs/reference/utils/dlpack.ipynb #17572531
 from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlpack is torch.utils.dlpack's
 
@@ -414,6 +417,9 @@ from . import masked     # torch.masked: reference/masked
 # %% ../nbs/reference/nested.ipynb #d9dd19ee
 from . import nested                                            # torch.nested: reference/nested
 from .nested._internal.nested_tensor import jagged             # torch.jagged: the layout of a nested tensor
+
+# %% ../nbs/reference/torch/nn_ops_kernels.ipynb #b10fa69a
+from ._nn_ops import _grid_sampler_2d_cpu_fallback   # (a private name: `import *` leaves it out)
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e121c50d
 from ._tensor import Tensor

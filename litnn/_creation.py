@@ -315,7 +315,11 @@ def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory
     _storage_fits(s, None, dtype)
     if memory_format is B.preserve_format: raise RuntimeError("unsupported memory format Preserve")
     order = _format_order(memory_format, len(s))
-    return _factory(lambda xp, d: _laid_out(lambda shape: xp.empty(shape, d), s, order), dtype, device, requires_grad)
+    from litnn._flags import _uninitialized_fill
+    def make(shape, xp, d):      # under deterministic algorithms torch fills the new memory (NaN, or the largest integer)
+        fill = _uninitialized_fill(d)
+        return xp.empty(shape, d) if fill is None else xp.full(shape, fill, d)
+    return _factory(lambda xp, d: _laid_out(lambda shape: make(shape, xp, d), s, order), dtype, device, requires_grad)
 
 def _storage_fits(size, stride, dtype):
     "torch's refusal of a tensor whose bytes (with strides `stride`, or contiguous) would overflow a 64-bit size."
@@ -450,7 +454,10 @@ def _parts(s, d):
 
 def _joined(a, d):
     "Draws `a` (a complex dtype `d`: its last axis, real and imaginary parts) as an array of dtype `d`."
-    return (a[..., 0] + 1j * a[..., 1]).astype(d) if np.dtype(d).kind == 'c' else a
+    if np.dtype(d).kind != 'c': return a
+    z = a[..., 0].astype(d)                # (an array, 0-d too: arithmetic on a 0-d array gives a NumPy scalar)
+    z.imag = a[..., 1]
+    return z
 
 def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples from the standard normal distribution."
@@ -877,23 +884,23 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
     return _window('hamming_window', window_length, periodic, dtype, device, requires_grad,
                    lambda k, M, xp: alpha - beta * xp.cos(2 * math.pi * k / M))
 
-def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     "The Hann window 0.5 - 0.5 cos(2πk/M)."
     return _window('hann_window', window_length, periodic, dtype, device, requires_grad,
                    lambda k, M, xp: 0.5 - 0.5 * xp.cos(2 * math.pi * k / M))
 
-def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     "The Blackman window 0.42 - 0.5 cos(2πk/M) + 0.08 cos(4πk/M)."
     return _window('blackman_window', window_length, periodic, dtype, device, requires_grad,
                    lambda k, M, xp: 0.42 - 0.5 * xp.cos(2 * math.pi * k / M) + 0.08 * xp.cos(4 * math.pi * k / M))
 
-def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     "The triangular window 1 - |2k/M - 1|."
     return _window('bartlett_window', window_length, periodic, dtype, device, requires_grad,
                    lambda k, M, xp: 1 - xp.abs(2 * k / M - 1))
 
 # %% ../nbs/reference/torch/windows.ipynb #460a6be3
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None, requires_grad=False):
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     "The Kaiser window I0(β sqrt(1 - ((k - M/2)/(M/2))²)) / I0(β)."
     def shape(k, M, xp):
         r = (k - M / 2) / (M / 2)

@@ -9,7 +9,29 @@ __all__ = []
 _precision = {'float32_matmul': 'highest'}
 
 # %% ../nbs/reference/torch/small_namespaces.ipynb #0769b90e
-_deterministic = {'mode': False, 'warn_only': False}
+_deterministic = {'mode': False, 'warn_only': False, 'fill': True}     # fill: torch.utils.deterministic.fill_uninitialized_memory
+
+def _uninitialized_fill(np_dtype):
+    '''What torch writes into new memory (`empty`, a growing `resize_`) under `use_deterministic_algorithms(True)` with
+    `fill_uninitialized_memory` (at::native::fill_empty_deterministic_): NaN, an integer's largest value, True for bool;
+    None when memory is left as it is.'''
+    if not (_deterministic['mode'] and _deterministic['fill']): return None
+    import numpy as np
+    kind = np.dtype(np_dtype).kind
+    return True if kind == 'b' else np.iinfo(np_dtype).max if kind in 'iu' else float('nan')
+
+def _alert_not_deterministic(caller):
+    '''torch's alertNotDeterministic (ATen/Context.cpp): under `use_deterministic_algorithms(True)` an op with no
+    deterministic implementation raises RuntimeError, or warns with `warn_only=True`; else nothing.'''
+    if not _deterministic['mode']: return
+    if _deterministic['warn_only']:
+        import warnings
+        warnings.warn(f"{caller} does not have a deterministic implementation, but you set 'torch.use_deterministic_algorithms(True, warn_only=True)'. "
+                      "You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize adding deterministic support for this operation.", UserWarning, stacklevel=3)
+        return
+    raise RuntimeError(f"{caller} does not have a deterministic implementation, but you set 'torch.use_deterministic_algorithms(True)'. You can turn off "
+                       "determinism just for this operation, or you can use the 'warn_only=True' option, if that's acceptable for your application. "
+                       "You can also file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize adding deterministic support for this operation.")
 
 # %% ../nbs/reference/torch/small_namespaces.ipynb #f0a7717b
 import sys, warnings

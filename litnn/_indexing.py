@@ -16,7 +16,7 @@ from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace, _check_partial_overlap
 from ._views import _view_of
-from ._views import _Index, _Chain, _ALL, _is_all, _put, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
+from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
 
 # %% ../nbs/18_indexing.ipynb #6464820c
@@ -308,7 +308,7 @@ def _setitem(self, key, value, k, op):
     b = self._base
     if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad or b is not None and b._requires_grad) and _floating(self)):
         if _Mode.writes is not None and _Mode.writes.setitem(self, key, value): return   # exporting: recorded (66a_onnx_tracing)
-        _put(self._data, k, value._data if vt else value, False)
+        _put_through(self._data, k, value._data if vt else value, None if b is None else b._data)   # (an expanded view: into its base, as torch)
         _version_counter(self)[0] += 1
         return
     if self._requires_grad and self.grad_fn is None and op is not IndexBackward0 and op is not AliasBackward0 and \
@@ -456,8 +456,8 @@ def _scatter_combine(input, dim, index, src, reduce):
     "The legacy `scatter(..., reduce=)`: add or multiply at the indices, without a derivative."
     key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))
     out = input._data.copy()
-    v = _src_part(src, index, input)._data if isinstance(src, Tensor) else src
     xp = array_namespace(out)
+    v = _src_part(src, index, input)._data if isinstance(src, Tensor) else xp.asarray(src, dtype=out.dtype)   # a number: in the tensor's dtype first (torch's value.to<scalar_t>())
     (xp.add if reduce == 'add' else xp.multiply).at(out, key, v)
     if _Mode.grad and (input._requires_grad or isinstance(src, Tensor) and src._requires_grad):
         return _NoDerivative.apply(input if input._requires_grad else src, out=out, what='aten::scatter')
@@ -490,7 +490,8 @@ def _scatter_reduce(a, key, v, reduce, include_self):
         n = xp.full(a.shape, 1 if include_self else 0, np.int64)
         xp.add.at(n, key, 1)
         n = xp.maximum(n, 1)
-        out = out / n if a.dtype.kind == 'f' or a.dtype.name == 'bfloat16' else out // n
+        if a.dtype.kind == 'c': n = n.astype(a.dtype)       # complex: divided by a count of its own dtype, as torch (complex64 stays complex64)
+        out = out / n if a.dtype.kind in 'fc' or a.dtype.name == 'bfloat16' else out // n
     return out.astype(a.dtype, copy=False)
 
 # %% ../nbs/18a_scatter.ipynb #74a43115
@@ -760,6 +761,8 @@ class PutBackward0(IndexPutBackward0): pass
 
 def put(input, index, source, accumulate=False):
     "A copy of `input` with `source` written (or added) at the flat positions `index`."
+    from litnn._flags import _alert_not_deterministic
+    if not accumulate: _alert_not_deterministic("put_")       # duplicate indices: the last write wins in no set order (as torch's put_)
     if index.dtype.name != 'int64': raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_LEGACY[index.dtype.name]}")
     if source.dtype != input.dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = {_LEGACY[input.dtype.name]} and source.dtype = {_LEGACY[source.dtype.name]}")

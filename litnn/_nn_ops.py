@@ -396,6 +396,7 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 def _grid_sampler_nd(k):
     def op(input, grid, interpolation_mode, padding_mode, align_corners):
+        F._grid_sampler_common(input, grid)        # torch's common checks (batch size, grid's last size) come first
         if input.dim() != k + 2 or grid.dim() != k + 2: raise RuntimeError(
             f"grid_sampler(): expected {k + 2}D input and grid with same number of dimensions, but got input with sizes "
             f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
@@ -405,6 +406,8 @@ def _grid_sampler_nd(k):
     return op
 
 grid_sampler_2d, grid_sampler_3d = _grid_sampler_nd(2), _grid_sampler_nd(3)
+_grid_sampler_2d_cpu_fallback = _grid_sampler_nd(2)      # torch's reference 2-d kernel: the same checks and results here
+_grid_sampler_2d_cpu_fallback.__name__ = _grid_sampler_2d_cpu_fallback.__qualname__ = "_grid_sampler_2d_cpu_fallback"
 
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #6371eb1e
 def affine_grid_generator(theta, size, align_corners):

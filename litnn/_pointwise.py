@@ -645,11 +645,23 @@ def _dsilu(g, x, y):
     return g * s * (1 + x * (1 - s))
 
 # %% ../nbs/15b_elementwise_functions.ipynb #f7e36c2d
+def _log1p(xp, a):
+    """log(1 + a); for complex numbers torch's formula (c10's log1p), which keeps the real part of small ones (numpy's
+    log1p(1e-19+1e-18j) has real part 0): angle atan2(y, 1 + x), modulus 0.5 log1p(x(2 + x) + y²) below |a| = 0.5."""
+    if a.dtype.kind != 'c': return xp.log1p(a)
+    x, y = a.real, a.imag
+    with np.errstate(all='ignore'):
+        r = x * (2 + x) + y * y
+        re = xp.where(xp.abs(a) < 0.5, xp.where(r == 0, x, 0.5 * xp.log1p(r)), xp.log(xp.hypot(x + 1, y)))
+        out = xp.empty_like(a)
+        out.real, out.imag = re, xp.arctan2(y, x + 1)
+    return out
+
 _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in tensor ops, backward needs x or y, ints -> float)
     exp        = ('ExpBackward0',        lambda xp, a: xp.exp(a),      lambda g, x, y: g * y,                 'y', True),
     expm1      = ('Expm1Backward0',      lambda xp, a: xp.expm1(a),    lambda g, x, y: g * (y + 1),           'y', True),
     log        = ('LogBackward0',        lambda xp, a: xp.log(a),      lambda g, x, y: g / x,                 'x', True),
-    log1p      = ('Log1PBackward0',      lambda xp, a: xp.log1p(a),    lambda g, x, y: g / (x + 1),           'x', True),
+    log1p      = ('Log1PBackward0',      _log1p,                       lambda g, x, y: g / (x + 1),           'x', True),
     sqrt       = ('SqrtBackward0',       lambda xp, a: xp.sqrt(a),     lambda g, x, y: g / (2 * y),           'y', True),
     rsqrt      = ('RsqrtBackward0',      lambda xp, a: 1 / xp.sqrt(a), lambda g, x, y: -0.5 * g * (y * y * y), 'y', True),   # (torch's order: -0.5 grad result³)
     reciprocal = ('ReciprocalBackward0', lambda xp, a: 1 / a,          lambda g, x, y: -g * (y * y),          'y', True),
@@ -782,8 +794,10 @@ def clamp_(self:Tensor, min=None, max=None):
     return _inplace(self, clamp, min, max, _write=lambda xp, a, lo, hi: _clip(xp, a, lo, hi, out=a))
 
 Tensor.clip_ = Tensor.clamp_
-Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = Tensor.add_, Tensor.sub_, Tensor.mul_, Tensor.div_
-Tensor.__ipow__ = Tensor.pow_
+# `+=` and friends write into the tensor; an operand that is neither a tensor nor a number gives NotImplemented, as torch's
+# operators do (Python then tries the operand's reflected operator, `__radd__`...)
+Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = (_dunder(f) for f in (Tensor.add_, Tensor.sub_, Tensor.mul_, Tensor.div_))
+Tensor.__ipow__ = _dunder(Tensor.pow_)
 Tensor.__idiv__ = Tensor.div_
 
 # %% ../nbs/15b_elementwise_functions.ipynb #ea555dfd
@@ -1506,10 +1520,12 @@ def clamp_max_(self, max):
 Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
 for _name in ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'logical_and', 'logical_or', 'logical_xor', 'logical_not'):
     setattr(Tensor, _name + '_', _inplace_form(getattr(Tensor, _name), _name))   # 15_elementwise_ops' functions, as methods
-Tensor.__iand__, Tensor.__ior__, Tensor.__ixor__ = Tensor.bitwise_and_, Tensor.bitwise_or_, Tensor.bitwise_xor_   # `&=` writes into the tensor (without them Python rebinds the name to a new one)
+from .autograd.operators import _dunder
+# `&=` writes into the tensor (without them Python rebinds the name to a new one); NotImplemented for other operands, as `+=`
+Tensor.__iand__, Tensor.__ior__, Tensor.__ixor__ = (_dunder(f) for f in (Tensor.bitwise_and_, Tensor.bitwise_or_, Tensor.bitwise_xor_))
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #2c99c492
-import numpy as np
+import builtins, numpy as np
 from .backend import array_namespace, get_default_dtype
 from ._tensor import Tensor, _array_of, _dtype_name
 from ._creation import zeros_like
@@ -1553,11 +1569,16 @@ def _dxlogy(g, x, y, z): return where((x == 0) & (y <= 0), 0., xlogy(g, y))
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #624124a1
 def _logaddexp(xp, a, b):
-    "log(e^a + e^b); for complex numbers (numpy has none) the one with the larger real part taken out, as torch."
+    """log(e^a + e^b); for complex numbers (numpy has none) torch's CPU kernel: the one with the larger real part taken
+    out, a NaN in either giving NaN, and two equal infinite real parts apart (-inf: the smaller, +inf: log(e^a + e^b))."""
     if a.dtype.kind != 'c': return xp.logaddexp(a, b)
-    first = a.real >= b.real
-    hi, lo = xp.where(first, a, b), xp.where(first, b, a)
-    with np.errstate(all='ignore'): return hi + xp.log1p(xp.exp(lo - hi))
+    first = a.real < b.real                        # torch's (min, max): (a, b) when a's real part is smaller, else (b, a)
+    lo, hi = xp.where(first, a, b), xp.where(first, b, a)
+    with np.errstate(all='ignore'):
+        r = hi + xp.log1p(xp.exp(lo - hi))
+        same_inf = xp.isinf(lo.real) & (lo.real == hi.real)
+        r = xp.where(same_inf, xp.where(lo.real < 0, lo, xp.log(xp.exp(lo) + xp.exp(hi))), r)
+        return xp.where(xp.isnan(a) | xp.isnan(b), xp.asarray(builtins.complex(np.nan, np.nan), dtype=r.dtype), r)
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #a2e875bd
 _BINARY = dict(  # grad_fn: (forward on arrays, d/dx, d/dy)
@@ -1665,7 +1686,7 @@ Tensor.__rlshift__, Tensor.__rrshift__ = _dunder(bitwise_left_shift, reflected=T
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #b065eaca
 for _name in ('atan2', 'arctan2', 'hypot', 'xlogy', 'copysign', 'fmod', 'bitwise_left_shift', 'bitwise_right_shift'):
     setattr(Tensor, _name + '_', _inplace_form(globals()[_name], _name))
-Tensor.__ilshift__, Tensor.__irshift__ = Tensor.bitwise_left_shift_, Tensor.bitwise_right_shift_
+Tensor.__ilshift__, Tensor.__irshift__ = _dunder(Tensor.bitwise_left_shift_), _dunder(Tensor.bitwise_right_shift_)   # NotImplemented for other operands, as `+=`
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #2edcac15
 import builtins, numbers
@@ -1940,6 +1961,8 @@ def _check_division(t1, t2):
     if not (_float_dtype(t1) or _float_dtype(t2)): raise RuntimeError(_ADDCDIV_INT)
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #bfd76563
+from .autograd.operators import _alpha_number
+
 def _addc(input, tensor1, tensor2, value, divide):
     "`input + (value * tensor1) * tensor2` (or `/ tensor2`) as torch's kernel: in the three's promoted dtype, half precision in float32."
     d = result_type(*_levels(input, tensor1, tensor2))
@@ -1952,11 +1975,13 @@ def _addc(input, tensor1, tensor2, value, divide):
     return _cast(r, d) if w is not d else r
 
 def addcmul(input, tensor1, tensor2, *, value=1):
+    value = _alpha_number(value, 'addcmul', 'value')     # a 0-d tensor without grad is read as its number (torch's parser), else TypeError
     _check_broadcast(input, tensor1, tensor2)      # the shape, then the kernel for the dtype
     if all(isinstance(t, Tensor) and t._data.dtype == bool for t in (input, tensor1, tensor2)):
         raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')      # torch's kernel has no bools
     return _addc(input, tensor1, tensor2, value, False)
 def addcdiv(input, tensor1, tensor2, *, value=1):
+    value = _alpha_number(value, 'addcdiv', 'value')
     _check_division(tensor1, tensor2)
     _check_broadcast(input, tensor1, tensor2)
     return _addc(input, tensor1, tensor2, value, True)
@@ -1972,9 +1997,11 @@ def _addc_write(ufunc, value):
 
 @patch
 def addcmul_(self:Tensor, tensor1, tensor2, *, value=1):
+    value = _alpha_number(value, 'addcmul_', 'value')
     return _inplace(self, addcmul, tensor1, tensor2, value=value, _write=_addc_write('multiply', value))
 @patch
 def addcdiv_(self:Tensor, tensor1, tensor2, *, value=1):
+    value = _alpha_number(value, 'addcdiv_', 'value')
     _check_division(tensor1, tensor2)
     return _inplace(self, addcdiv, tensor1, tensor2, value=value, _write=_addc_write('divide', value))
 
@@ -2569,8 +2596,9 @@ def _dlogit(g, x, y, eps=None):
     return where((x < eps) | (x > 1 - eps), 0., d)
 
 def _dsinc(g, x, y):
-    px = x * math.pi
-    return where(x == 0, 0., g * (px * px.cos() - px.sin()) / (px * x))
+    "torch's sinc_backward: 0 where x² π is 0 (x = 0, or so small that x² underflows: its NaN replaced too)"
+    px, d = x * math.pi, x * x * math.pi
+    return where(d == 0, 0., g * (px * px.cos() - px.sin()) / d)
 
 def _entr(xp, a): return xp.where(xp.isnan(a), a, xp.where(a > 0, -a * xp.log(xp.where(a > 0, a, 1)), xp.where(a == 0, 0, -np.inf))).astype(a.dtype)   # (-inf at +inf too)
 
@@ -3018,7 +3046,7 @@ def _written_back(name):
     base = name[:-1]
     def method(self, *args, **kwargs):
         try: r = getattr(self.clone(), base)(*args, **kwargs)
-        except NotImplementedError: _cast_checked_first(self, args); raise
+        except NotImplementedError as e: _cast_checked_first(self, args, e); raise
         if not _can_cast(r._data.dtype, self._data.dtype):     # torch's in-place rule (copy_ alone would cast anything)
             raise RuntimeError(f"result type {_LEGACY[_by_np[r._data.dtype].name]} can't be cast to the desired output type {_LEGACY[_by_np[self._data.dtype].name]}")
         return self.copy_(r)
@@ -3028,7 +3056,8 @@ def _written_back(name):
 
 for _n in ('square_', 'cumsum_', 'tril_', 'triu_', 'remainder_', 'floor_divide_', 'gt_', 'ge_', 'lt_', 'le_', 'eq_', 'ne_'):
     setattr(Tensor, _n, _written_back(_n))     # looked up when called: cumsum and tril are defined in later groups
-Tensor.__ifloordiv__, Tensor.__imod__ = Tensor.floor_divide_, Tensor.remainder_     # `//=` and `%=` write into the tensor
+from .autograd.operators import _dunder
+Tensor.__ifloordiv__, Tensor.__imod__ = _dunder(Tensor.floor_divide_), _dunder(Tensor.remainder_)     # `//=` and `%=` write into the tensor (NotImplemented for other operands, as `+=`)
 for _n, _o in dict(greater_='gt_', greater_equal_='ge_', less_='lt_', less_equal_='le_', not_equal_='ne_').items():
     setattr(Tensor, _n, getattr(Tensor, _o))
 negative_, square_ = Tensor.neg_, Tensor.square_
@@ -3183,11 +3212,24 @@ def _wrap_out(ns, rules, dtype_from_out=()):
     for alias, obj in list(ns.items()):              # and every other name of a wrapped function (arcsinh, the alias of asinh)
         if callable(obj) and id(obj) in wrapped: ns[alias] = wrapped[id(obj)]
 
+def _heaviside_out(args, out):
+    "torch's heaviside refuses complex tensors (out among them) before it compares the dtypes (out's among them)"
+    if any(isinstance(t, Tensor) and t.is_complex() for t in (*args, out)): raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    return "heaviside is not yet implemented for tensors with different dtypes."
+
 # the kernels that refuse an out of another dtype (torch's messages); the others write what torch's casting rule allows
 _OUT_RULES = {'conj_physical': _FOUND, 'nan_to_num': "nan_to_num: dtype of out: {O} should be same as input: {R}",
-              'heaviside': "heaviside is not yet implemented for tensors with different dtypes.",
+              'heaviside': lambda args, kwargs, out: _heaviside_out(args, out),
               'float_power': "the output given to float_power has dtype {O} but the operation's result requires dtype {R}"}
-_wrap_out(globals(), {n: _bounds_are_numbers if n in ('clamp', 'clip') else _FOUND if n in _SAME_DTYPE_OUT else _OUT_RULES.get(n) for n in _OUT_NAMES})
+def _abs_out(args, kwargs, out):
+    """abs of a complex tensor (torch's unary_op_impl_with_complex_to_float_out): a real out, or a complex one of the input's
+    dtype, takes the real result by the casting rule; the other outs must have the input's dtype, as for real inputs"""
+    x = args[0] if args else None
+    if isinstance(x, Tensor) and x.is_complex() and isinstance(out, Tensor) and (not out.is_complex() or out.dtype == x.dtype): return None
+    return _FOUND
+
+_wrap_out(globals(), {n: _bounds_are_numbers if n in ('clamp', 'clip') else _abs_out if n in ('abs', 'absolute') else _FOUND if n in _SAME_DTYPE_OUT
+                         else _OUT_RULES.get(n) for n in _OUT_NAMES})
 def _bool_out(fn):
     "isposinf, isneginf and signbit write into a bool out only"
     def rule(args, kwargs, out):

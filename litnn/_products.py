@@ -723,7 +723,7 @@ def hsmm(mat1, mat2):
     return hspmm(mat1, mat2)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #fc5bae2d
-from .backend import patch
+from .backend import patch, promote_types
 from ._tensor import Tensor
 from .autograd.broadcasting import _float_dtype
 from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
@@ -732,15 +732,18 @@ from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/al
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     "beta * input + alpha * outer(vec1, vec2)."
     beta, alpha = _alpha_number(beta, 'addr', 'beta'), _alpha_number(alpha, 'addr')
-    if not _float_dtype(input):                  # integers and bools
-        for name, v in (('beta', beta), ('alpha', alpha)):
-            if isinstance(v, float): raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    rd = promote_types(promote_types(vec1.dtype, vec2.dtype), input.dtype)   # the result's dtype
+    for name, v in (('beta', beta), ('alpha', alpha)):     # torch's check_addr_scalar, on the result's dtype
+        if isinstance(v, bool) and rd.name != 'bool': raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        if not (rd.is_floating_point or rd.is_complex) and isinstance(v, (float, complex)):    # integers and bools
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
     for name, v in (('vec1', vec1), ('vec2', vec2)):
         if v._data.ndim != 1: raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     o = outer(vec1, vec2)
     if isinstance(input, Tensor): input.expand(o.shape) if input._data.ndim > 2 or any(a not in (1, b) for a, b in zip(input._data.shape[::-1], o.shape[::-1])) else None
     if o.dtype.name == input.dtype.name == 'bool':   # torch's bool kernel: (beta and input) or (alpha and outer), still bool
         return (o if alpha else o.new_zeros(o.shape)) | (input if beta else input.new_zeros(input.shape))
+    o, input = o.to(rd), input.to(rd)                # computed in the result's dtype: a bool part times a number stays in it
     return (alpha * o if alpha != 1 else o) + (beta * input if beta != 0 else input.new_zeros(input.shape))
 
 @patch

@@ -134,7 +134,7 @@ def _parse_as_torch(namespaces, cls, functional):
     wrapped = {}
     for namespace in namespaces:
         for name, f in list(namespace.items()):
-            if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_FUNCTIONS:
+            if not name.startswith('_') and type(f) is types.FunctionType and (name not in _PYTHON_FUNCTIONS or namespace is not namespaces[0]):   # (the list names litnn's own: linalg.norm is C++)
                 if id(f) not in wrapped: wrapped[id(f)] = _published(_parsed(f), f, namespace['__name__'], name)
                 namespace[name] = wrapped[id(f)]
     for name, f in list(functional.items()):       # nn.functional's own names for them (F.conv2d is torch.conv2d)

@@ -28,6 +28,7 @@ class Tensor:
     _hooks = None           # gradient hooks of a leaf
     _post_acc_hooks = None  # post-accumulate-grad hooks of a leaf
     _accumulator = None     # weakref to this leaf's AccumulateGrad node
+    _own_rg = False         # a view given requires_grad by requires_grad_() (not by its base): its own leaf (12_backprop_graph)
     _inference = False      # made inside inference_mode: an inference tensor (13b_grad_modes)
 
     # `_version_counter` is the version counter: None until an in-place operation or a view needs one, then a
@@ -194,6 +195,7 @@ def _set_requires_grad(self, value):
     if value and not _differentiable(self._data.dtype):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     self._requires_grad = builtins.bool(value)
+    if self._base is not None: self._own_rg = builtins.bool(value)
 
 def _set_requires_grad_attr(self, value):
     "`t.requires_grad = value`: torch's setter takes a bool only, and words its dtype refusal its own way."
@@ -628,7 +630,9 @@ def resize_(self:Tensor, *sizes, memory_format=None):
     if memory.size < n:
         if isinstance(a, np.ndarray) and _not_resizable.get(id(_root(a))) is _root(a):   # numpy shares it (from_numpy, .numpy())
             raise RuntimeError("Trying to resize storage that is not resizable")
-        grown = array_namespace(a).zeros(n, a.dtype)
+        from litnn._flags import _uninitialized_fill     # deterministic algorithms: the new part filled as torch fills it
+        fill = _uninitialized_fill(a.dtype)
+        grown = array_namespace(a).zeros(n, a.dtype) if fill is None else array_namespace(a).full(n, fill, a.dtype)
         grown[:memory.size] = memory
         memory = grown
     self._data = _laid_out(lambda shape: memory[:n].reshape(shape), size, order)

@@ -238,6 +238,42 @@ def _index_put(v, key, shape, accumulate):
     _put(out, key, v, accumulate)
     return out
 
+def _warn_expanded_write(key, v):
+    "torch's deprecation warnings for `t[key] = v` on an expanded tensor (index_put_, and masked_fill_ for a mask and a scalar)."
+    import warnings
+    warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
+                  "This also applies to advanced indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=5)
+    if type(key) is tuple and len(key) == 1: key = key[0]
+    if getattr(key, 'dtype', None) == bool and getattr(v, 'ndim', 0) == 0:
+        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
+                      "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=5)
+
+class _Interface:
+    "An `__array_interface__` for numpy to wrap (it keeps the array it describes alive)."
+    def __init__(self, iface, keep): self.__array_interface__, self._keep = iface, keep
+
+def _owner(a):
+    "The numpy array that owns the memory array `a` views."
+    while isinstance(a.base, np.ndarray): a = a.base
+    return a
+
+def _writeable_alias(a, base):
+    """A writeable array over the read-only broadcast memory `a` of a view of `base` (an expanded tensor's), when that memory
+    is `base`'s and writeable; else None (never another tensor's memory, nor a shared read-only constant)."""
+    if type(a) is not np.ndarray or type(base) is not np.ndarray or a.flags.writeable: return None
+    owner = _owner(a)
+    if owner is not _owner(base) or not owner.flags.writeable: return None
+    iface = dict(a.__array_interface__); iface['data'] = (iface['data'][0], False)
+    return np.asarray(_Interface(iface, a))
+
+def _put_through(out, key, v, base):
+    """`out[key] = v` for a view of array `base` (or None) that, as torch's (deprecated, with its warnings) index_put_ on an
+    expanded tensor, writes into the memory the expanded tensor shares with its base (of elements that are one, the last write stays)."""
+    alias = None if base is None else _writeable_alias(out, base)
+    if alias is None: return _put(out, key, v, False)
+    _warn_expanded_write(key, v)
+    _put(alias, key, v, False)
+
 def _put(out, key, v, accumulate):
     "`out[key] = v`, or `out[key] += v` adding at repeated indices."
     if type(key) is _Chain: out, key = out[key[0]], key[1]     # a view: writing into it writes into `out`
@@ -246,7 +282,8 @@ def _put(out, key, v, accumulate):
         try: out[key] = v
         except ValueError:
             if getattr(out.flags, 'writeable', True): raise
-            raise RuntimeError(_EXPANDED_VIEW) from None
+            if _get(out, key).size: raise RuntimeError(_EXPANDED_VIEW) from None
+            _warn_expanded_write(key, v)        # as torch: a write that selects no element of an expanded tensor only warns
         except TypeError as e:      # numpy's mask path (`x[True] = v` on a 0-d x) takes a value of at most 1 dim; torch drops its leading 1s
             if 'boolean array indexing assignment' not in str(e): raise
             while getattr(v, 'ndim', 0) > 1 and v.shape[0] == 1: v = v[0]
@@ -332,7 +369,7 @@ def unsqueeze(self:Tensor, dim): return unsqueeze(self, dim)
 # %% ../nbs/17a_reordering_joining_splitting.ipynb #87525b79
 import warnings
 from .backend import patch, array_namespace, promote_types
-from ._tensor import Tensor, _wrap_dim, _int_arg
+from ._tensor import Tensor, _wrap_dim, _int_arg, _laid_out, _channels_last_strides
 from .autograd.graph import Op
 from .autograd.broadcasting import _cast, _dims, _into
 from ._creation import _sizes_given
@@ -451,7 +488,14 @@ class CatBackward0(Op):
     def forward(ctx, *xs, dim):
         keep = [x._data for x in xs if not _skipped(x)] or [xs[0]._data]
         ctx.dim, ctx.sizes = dim, [None if _skipped(x) else x._data.shape[dim] for x in xs]
-        return array_namespace(keep[0]).concatenate(keep, axis=dim)
+        r = array_namespace(keep[0]).concatenate(keep, axis=dim)
+        # the layout torch gives (cat_compute_output_memory_format): channels-last when every input suggests it, else
+        # row-major. numpy follows the strides of the inputs instead: a transposed input gave a result .view refused
+        if not builtins.all(_channels_last_strides(x._data) for x in xs): return array_namespace(r).ascontiguousarray(r)
+        if _channels_last_strides(r): return r
+        out = _laid_out(lambda shape: array_namespace(r).empty(shape, r.dtype), r.shape, (0, *builtins.range(2, r.ndim), 1))
+        out[...] = r
+        return out
     @staticmethod
     def backward(ctx, g):
         kept = [n for n in ctx.sizes if n is not None]

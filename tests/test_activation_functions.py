@@ -151,3 +151,50 @@ def test_softmax_of_empty_float_tensor_is_in_the_graph():
                 assert names[0] == names[1] and flags[0] == flags[1], (f, shape, dim, names, flags)
     for lib in (torch, litnn):          # an empty integer tensor passes, unchanged (no kernel runs)
         assert lib.zeros(0, 3, dtype=lib.int64).softmax(1).dtype == lib.int64
+
+
+@pytest.mark.parametrize('training, lower, upper', [(False, -5.0, 1.0), (False, 0.1, 0.3), (True, -5.0, 1.0), (True, -3.0, -3.0)])
+def test_rrelu_in_place_backward(training, lower, upper):
+    """rrelu_ is torch's RreluWithNoiseBackward1 (it reads the result): off the noise path (eval) with a
+    negative mean slope its backward refuses as leaky_relu_'s; in training the gradient is the drawn slopes."""
+    res = []
+    for lib in (torch, litnn):
+        lib.manual_seed(0)
+        a = lib.tensor([-1., 1., -2.], requires_grad=True)
+        b = lib.nn.functional.rrelu_(a.clone(), lower, upper, training=training)
+        name = type(b.grad_fn).__name__
+        try:
+            b.backward(lib.ones(3)); res.append((name, a.grad.tolist(), b.tolist()))
+        except RuntimeError as e: res.append((name, str(e)))
+    assert res[0][0] == res[1][0] == 'RreluWithNoiseBackward1'
+    if training:    # drawn slopes (litnn's draws may differ): the gradient is each element's slope, y / x
+        assert len(res[0]) == len(res[1]) == 3
+        grad, y = res[1][1], res[1][2]
+        np.testing.assert_allclose(grad, [y[0] / -1, 1.0, y[2] / -2], rtol=1e-6)
+        assert all(lower <= g <= upper for g in (grad[0], grad[2]))
+    else: assert res[0][1:] == res[1][1:]
+
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
+@pytest.mark.parametrize('lambd', [0.3, 0.1, 0.5])
+def test_hardshrink_reads_lambd_in_the_input_dtype(dtype, lambd):
+    "torch's hardshrink kernel rounds lambd to the input's dtype (bfloat16's 0.3 is 0.30078): values equal to it are inside."
+    def run(L):
+        x = L.tensor([1, 0.5, 0.3, 0.6, 0.1, -0.1, -0.3], dtype=getattr(L, dtype), requires_grad=True)
+        y = x.hardshrink(lambd); y.sum().backward()
+        return y.detach().float().tolist(), x.grad.float().tolist(), str(y.dtype).split('.')[1]
+    assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'bfloat16', 'int64', 'bool', 'complex64'])
+@pytest.mark.parametrize('lambd', [-1, -0.25, 0.5, float('nan'), 1e39, 70000.0])
+def test_softshrink_lambda_check_names_the_dtype(dtype, lambd):
+    "torch's softshrink_check: floating inputs only, then 0 <= lambd <= the dtype's largest value, in that dtype's words."
+    from torch_pairs import same_message
+    def f(lib): return lib.nn.functional.softshrink(lib.ones(2, dtype=getattr(lib, dtype)), lambd)
+    if dtype.startswith('float') or dtype == 'bfloat16':
+        try: torch.nn.functional.softshrink(torch.ones(2, dtype=getattr(torch, dtype)), lambd)
+        except RuntimeError: pass
+        else:   # accepted by torch: the same values
+            np.testing.assert_allclose(f(litnn).float().numpy(), f(torch).float().numpy()); return
+    same_message(f)

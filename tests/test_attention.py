@@ -424,3 +424,33 @@ def test_mha_merge_masks_like_torch(masks):
     else:
         assert res[1][1][:2] == res[0][1][:2]
         np.testing.assert_array_equal(res[1][1][2], res[0][1][2])
+
+
+@pytest.mark.parametrize('need_weights', [False, True])
+@pytest.mark.parametrize('masks', ['kpm_bool', 'attn_bool', 'both', 'kpm_float', 'attn_3d'])
+def test_mha_fast_path_masks(masks, need_weights):
+    """MultiheadAttention's fast path (eval, no grad, batch_first, self-attention): torch reads its masks as bool masks (any
+    nonzero float masks the key out) and a query row whose keys are all masked comes out NaN."""
+    w = {n: np.cos(np.arange(int(np.prod(s)), dtype=np.float32) * (i + 1)).reshape(s)
+         for i, (n, s) in enumerate([('in_proj_weight', (12, 4)), ('in_proj_bias', (12,)), ('out_proj.weight', (4, 4)), ('out_proj.bias', (4,))])}
+    x = np.cos(np.arange(60, dtype=np.float32) * 0.7).reshape(3, 5, 4)
+    kpm = np.zeros((3, 5), np.float32); kpm[1] = -1e9; kpm[2, 1:] = -1.0; kpm[0, 0] = 0.5
+    am = np.zeros((5, 5), bool); am[3] = True
+    am3 = np.zeros((6, 5, 5), bool); am3[3, 2] = True          # (batch * heads, L, S): one head of batch 1, row 2
+    res = []
+    for lib in (torch, litnn):
+        m = lib.nn.MultiheadAttention(4, 2, batch_first=True).eval()
+        m.load_state_dict({k: lib.tensor(v) for k, v in w.items()})
+        kw = {}
+        if masks in ('kpm_bool', 'both'): kw['key_padding_mask'] = lib.tensor(kpm != 0)
+        if masks == 'kpm_float': kw['key_padding_mask'] = lib.tensor(kpm)
+        if masks in ('attn_bool', 'both'): kw['attn_mask'] = lib.tensor(am)
+        if masks == 'attn_3d': kw['attn_mask'] = lib.tensor(am3)
+        t = lib.tensor(x)
+        with lib.no_grad(): out, wt = m(t, t, t, need_weights=need_weights, **kw)
+        res.append((out.numpy(), None if wt is None else wt.numpy()))
+    (to, tw), (lo, lw) = res
+    np.testing.assert_array_equal(np.isnan(lo), np.isnan(to))
+    np.testing.assert_allclose(lo, to, rtol=1e-5, atol=1e-5)
+    assert (tw is None) == (lw is None)
+    if tw is not None: np.testing.assert_allclose(lw, tw, rtol=1e-5, atol=1e-5)

@@ -1757,3 +1757,100 @@ def test_second_backward_without_retain_graph_as_torch(name):
         try: y.backward(); return 'ran again', x.grad.shape
         except RuntimeError as e: return str(e).replace('litnn', 'torch')
     assert run(litnn) == run(torch)
+
+
+def test_custom_function_setup_context_sees_forward_defaults():
+    "With setup_context, torch binds forward's signature: `inputs` holds the defaults (and keyword arguments) in order."
+    def run(lib):
+        seen = []
+        class P(lib.autograd.Function):
+            @staticmethod
+            def forward(x, y=3): return lib.pow(x, y)
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                seen.append(len(inputs)); x, y = inputs
+                ctx.save_for_backward(x); ctx.y = y
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * ctx.y * lib.pow(x, ctx.y - 1), None
+        class C(lib.autograd.Function):
+            @classmethod
+            def forward(cls, x, y=3): return x * y
+            @classmethod
+            def setup_context(cls, ctx, inputs, output): ctx.y = inputs[1]
+            @classmethod
+            def backward(cls, ctx, g): return g * ctx.y, None
+        x = lib.tensor(2.0, requires_grad=True)
+        return ([lib.autograd.grad(P.apply(x), x)[0].item(), lib.autograd.grad(P.apply(x, y=4), x)[0].item(),
+                 lib.autograd.grad(C.apply(x), x)[0].item(), lib.autograd.grad(C.apply(x, 5), x)[0].item()], seen)
+    assert run(litnn) == run(torch)
+
+
+def test_custom_function_mark_dirty_of_a_tensor_that_is_no_input():
+    "mark_dirty on a tensor made inside forward: torch warns (and the output works); on a view of one, it raises."
+    import warnings
+    def run(lib):
+        class Bad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                c = 3 * a; c.add_(b); ctx.mark_dirty(c); return c
+            @staticmethod
+            def backward(ctx, g): return 3 * g, g
+        class View(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                out = a.clone().view_as(a); ctx.mark_dirty(out); return out
+            @staticmethod
+            def backward(ctx, g): return g
+        a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            out = Bad.apply(a.clone(), b)
+        out.sum().backward()
+        try: View.apply(a.clone()); err = None
+        except RuntimeError as e: err = str(e)
+        return [str(m.message).split(' (Triggered')[0] for m in w], a.grad.tolist(), b.grad.tolist(), err
+    assert run(litnn) == run(torch)
+
+
+def test_custom_function_clear_saved_tensors_on_access():
+    "clear_saved_tensors_on_access=True: saved_tensors once (then released: the backward holds the last reference), a second access raises."
+    import weakref
+    def run(lib, twice):
+        alive = []
+        class F(lib.autograd.Function):
+            clear_saved_tensors_on_access = True
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x); return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                if twice: ctx.saved_tensors
+                ref = weakref.ref(x); del x
+                alive.append(ref() is not None)
+                return g * 2
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        try: F.apply(x.clone()).sum().backward()
+        except RuntimeError as e: return str(e)
+        return alive, x.grad.tolist()
+    for twice in (False, True): assert run(litnn, twice) == run(torch, twice)
+
+
+def test_custom_function_dirty_view_input_allows_one_output_only():
+    "An input that is a view, changed in place (mark_dirty): torch refuses a Function with more than one output (tensor or not)."
+    def run(lib, second):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                a.add_(b); ctx.mark_dirty(a)
+                return (a, a + b) if second == 'tensor' else (a, 5) if second == 'number' else a
+            @staticmethod
+            def backward(ctx, ga, *rest): return ga, ga
+        a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+        try: out = F.apply(a.clone().view_as(a), b)
+        except RuntimeError as e: return str(e)
+        (out[0] if isinstance(out, tuple) else out).sum().backward()
+        return a.grad.tolist(), b.grad.tolist()
+    for second in ('tensor', 'number', None): assert run(litnn, second) == run(torch, second)

@@ -419,3 +419,15 @@ def test_a_cupy_without_a_driver_at_import(tmp_path):
     assert available == 'False'
     assert 'CuPy is installed but cannot be used' in msg
     assert 'CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version' in msg
+
+
+def test_preferred_linalg_library_as_torch_without_cuda():
+    "torch.backends.cuda.preferred_linalg_library: the default backend, and torch's refusals of the others and of bad values."
+    import torch
+    for lib in (torch, litnn):
+        assert repr(lib.backends.cuda.preferred_linalg_library()) == '<_LinalgBackend.Default: 0>'
+        assert str(lib.backends.cuda.preferred_linalg_library('default')) == '_LinalgBackend.Default'
+    for arg in ('x', 'magma', 'cusolver', 3):
+        with pytest.raises(RuntimeError) as te: torch.backends.cuda.preferred_linalg_library(arg)
+        with pytest.raises(RuntimeError) as le: litnn.backends.cuda.preferred_linalg_library(arg)
+        assert str(le.value) == str(te.value)

@@ -1,6 +1,7 @@
 """litnn.utils.checkpoint side by side with torch.utils.checkpoint: outputs and gradients (inputs and
 parameters) equal to the un-checkpointed run and to torch's, both variants, dropout recomputed with
 the same mask, multiple outputs, non-tensor arguments, checkpoint_sequential, warnings and errors."""
+import contextlib
 import warnings
 
 import numpy as np
@@ -81,9 +82,14 @@ def test_multiple_outputs_and_non_tensor_arguments():
 
 
 def test_gradcheck_through_checkpoint():
-    a = litnn.tensor([0.3, -0.7, 1.1], dtype=litnn.float64, requires_grad=True)
-    f = lambda t: lcheckpoint(lambda u: (u.sin() * u).sum(), t, use_reentrant=True)
-    assert litnn.autograd.gradcheck(f, (a,))
+    "gradcheck (autograd.grad inside) passes through the non-reentrant variant; the reentrant one refuses grad(), as torch's."
+    def outcome(lib, use_reentrant):
+        a = lib.tensor([0.3, -0.7, 1.1], dtype=lib.float64, requires_grad=True)
+        f = lambda t: lib.utils.checkpoint.checkpoint(lambda u: (u.sin() * u).sum(), t, use_reentrant=use_reentrant)
+        try: return lib.autograd.gradcheck(f, (a,))
+        except RuntimeError as e: return str(e)[:60]
+    for use_reentrant in (False, True): assert outcome(litnn, use_reentrant) == outcome(torch, use_reentrant)
+    assert outcome(litnn, False) is True
 
 
 def test_warnings_and_errors():
@@ -151,3 +157,146 @@ def test_pieces(lib):
 
 def test_default_device_type_as_torch():
     assert litnn.utils.checkpoint.DefaultDeviceType.get_device_type() == torch.utils.checkpoint.DefaultDeviceType.get_device_type()
+
+
+def _non_det(orig_fn, recompute_fn):
+    "A function that runs `orig_fn` the first time and `recompute_fn` after (a recomputation that differs)."
+    calls = [0]
+    def fn(x):
+        calls[0] += 1
+        return orig_fn(x) if calls[0] == 1 else recompute_fn(x)
+    return fn
+
+
+@pytest.mark.parametrize('case', ['fewer', 'more_no_early_stop', 'more_early_stop', 'metadata', 'debug'])
+def test_non_reentrant_detects_non_determinism_as_torch(case):
+    "The non-reentrant variant compares what the recomputation saves with what the forward saved (torch's CheckpointError)."
+    def outcome(lib):
+        s3 = lambda x: x.sin().exp().sin()
+        s2 = lambda x: x.sin().exp()
+        s2b = lambda x: x.sin() * lib.tensor([1.0, 2.0])
+        ck = lib.utils.checkpoint
+        fn = {'fewer': _non_det(s3, s2), 'more_no_early_stop': _non_det(s2, s3), 'more_early_stop': _non_det(s2, s3)}.get(case, _non_det(s2, s2b))
+        a = lib.tensor([0.3], requires_grad=True)
+        early = ck.set_checkpoint_early_stop(False) if case == 'more_no_early_stop' else ck.set_checkpoint_debug_enabled(None)
+        dbg = ck.set_checkpoint_debug_enabled(True) if case == 'global_debug' else ck.set_checkpoint_debug_enabled(None)
+        try:
+            with early, dbg:
+                ck.checkpoint(fn, a, use_reentrant=False, debug=case == 'debug').backward()
+        except RuntimeError as e:
+            return type(e).__name__, str(e).split('\n')[0][:90], 'You are seeing this error because you passed `debug=True`' in str(e)
+        return a.grad.tolist()
+    got, want = outcome(litnn), outcome(torch)
+    if isinstance(want, list): np.testing.assert_allclose(got, want, rtol=1e-6)
+    else: assert got == want
+    if case == 'debug':      # the global switch too (torch's debug logging is run once only: a second run trips pytest's log capture)
+        case = 'global_debug'
+        assert outcome(litnn) == want
+
+
+def test_non_reentrant_graph_is_the_plain_one():
+    "Non-reentrant: dict outputs, a hook on a parameter used inside and outside fires once, saved non-differentiable inputs keep their identity, no error when no output requires grad, `grad()` works."
+    def run_(lib):
+        res = {}
+        w = lib.tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)
+        calls = []
+        w.register_hook(lambda g: calls.append(1))
+        h = w * 2
+        out = lib.utils.checkpoint.checkpoint(lambda t: {'r': (w * t).exp()}, h, use_reentrant=False)
+        out['r'].sum().backward()
+        res['hook_calls'], res['w_grad'] = len(calls), w.grad.tolist()
+        seen = []
+        class Keep(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.save_for_backward(y); return x.clone()
+            @staticmethod
+            def backward(ctx, g):
+                seen.append(ctx.saved_tensors[0]); return g, None
+        a, b = lib.tensor(1.0, requires_grad=True), lib.tensor(2.0)
+        lib.utils.checkpoint.checkpoint(Keep.apply, a, b, use_reentrant=False).backward()
+        res['identity'] = seen[0] is b
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        def no_grad_inside(t):
+            with lib.no_grad(): return t * 3
+        y = lib.utils.checkpoint.checkpoint(no_grad_inside, x, use_reentrant=False)
+        res['requires_grad'] = y.requires_grad
+        z = lib.utils.checkpoint.checkpoint(lambda t: t.sin(), x, use_reentrant=False).sum()
+        res['grad'] = lib.autograd.grad(z, x)[0].tolist()
+        return res
+    got, want = run_(litnn), run_(torch)
+    assert got.pop('hook_calls') == want.pop('hook_calls') == 1
+    np.testing.assert_allclose(got.pop('w_grad'), want.pop('w_grad'), rtol=1e-12)
+    np.testing.assert_allclose(got.pop('grad'), want.pop('grad'), rtol=1e-6)
+    assert got == want
+
+
+def test_non_reentrant_recomputes_once_per_backward_and_unpacks_once():
+    "Each backward recomputes once; outside a backward each access of a saved tensor recomputes; a freed one raises; a second unpack in one backward raises."
+    def run_(lib):
+        count = [0]
+        def foo(a):
+            count[0] += 1
+            return lib.exp(a)
+        a = lib.tensor([0.1, 0.2], requires_grad=True)
+        d = lib.utils.checkpoint.checkpoint(foo, a, use_reentrant=False)
+        counts = [count[0]]
+        d.grad_fn._saved_result; counts.append(count[0])
+        d.grad_fn._saved_result; counts.append(count[0])
+        d.sum().backward(retain_graph=True); counts.append(count[0])
+        d.sum().backward(); counts.append(count[0])
+        try: d.grad_fn._saved_result; freed = None
+        except RuntimeError as e: freed = 'already been freed' in str(e)
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x); return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                ctx.saved_tensors; ctx.saved_tensors; return g * 2
+        try:
+            lib.utils.checkpoint.checkpoint(lambda t: Twice.apply(t.sin()), a, use_reentrant=False).sum().backward(); twice = None
+        except RuntimeError as e: twice = str(e)[:80]
+        return counts, freed, twice
+    assert run_(litnn) == run_(torch)
+
+
+def test_reentrant_refuses_grad_and_backward_inputs():
+    "use_reentrant=True cannot serve autograd.grad or backward(inputs=): torch's RuntimeError; a plain backward afterwards works."
+    def run_(lib):
+        msgs = []
+        a = lib.tensor([0.5, 1.5], requires_grad=True)
+        for call in (lambda b: lib.autograd.grad(b, (a,)), lambda b: b.backward(inputs=[a])):
+            try: call(lib.utils.checkpoint.checkpoint(lib.exp, a, use_reentrant=True).sum()); msgs.append(None)
+            except RuntimeError as e: msgs.append(str(e))
+        lib.utils.checkpoint.checkpoint(lib.exp, a, use_reentrant=True).sum().backward()
+        return msgs, a.grad.tolist()
+    (gm, gg), (tm, tg) = run_(litnn), run_(torch)
+    assert gm == tm
+    np.testing.assert_allclose(gg, tg, rtol=1e-6)
+
+
+def test_graph_exec_group_shares_one_recomputation():
+    "Backward calls inside one GraphExecGroup recompute a region once; overlapping ones raise torch's CheckpointError."
+    def run_(lib, group):
+        count = [0]
+        def fn(x):
+            count[0] += 1
+            y = x.sin().cos()
+            return y, y.sin().cos()
+        x = lib.tensor([[0.1, 0.2], [0.3, 0.4]], requires_grad=True)
+        y, z = lib.utils.checkpoint.checkpoint(fn, x, use_reentrant=False)
+        with (lib.utils.checkpoint.GraphExecGroup() if group else contextlib.nullcontext()):
+            (gy,) = lib.autograd.grad(z, inputs=(y,), grad_outputs=(lib.ones(2, 2),))
+            (gx,) = lib.autograd.grad(y, inputs=(x,), grad_outputs=(gy,))
+        out = lib.utils.checkpoint.checkpoint(lambda t: t.sin().cos(), x, use_reentrant=False)
+        try:
+            with lib.utils.checkpoint.GraphExecGroup():
+                out.sum().backward(retain_graph=True); out.sum().backward()
+            overlap = None
+        except RuntimeError as e: overlap = 'Performing two backward calls that overlap' in str(e)
+        return count[0], gx.tolist(), overlap
+    for group in (True, False):
+        (c, g, o), (tc, tg, to) = run_(litnn, group), run_(torch, group)
+        assert (c, o) == (tc, to)
+        np.testing.assert_allclose(g, tg, rtol=1e-6)

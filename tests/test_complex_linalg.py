@@ -292,3 +292,37 @@ def test_lstsq_of_complex_has_real_residuals(driver):
         assert str(g.dtype).split('.')[-1] == str(w.dtype).split('.')[-1] and tuple(g.shape) == tuple(w.shape)
     np.testing.assert_allclose(got.residuals.numpy(), want.residuals.numpy(), rtol=1e-4)
     np.testing.assert_allclose(got.solution.numpy(), want.solution.numpy(), rtol=1e-4, atol=1e-5)
+
+@pytest.mark.parametrize('dtype', [torch.complex64, torch.complex128])
+def test_logaddexp_infinities_and_nans_as_torch(dtype):
+    "torch's complex logaddexp: equal infinite real parts (+inf: log(e^a + e^b), -inf: the smaller one), NaN in either part: NaN."
+    inf, nan = float('inf'), float('nan')
+    a = torch.tensor([inf, -inf, inf, nan, complex(inf, 1), complex(-inf, 2), complex(1, inf), complex(inf, inf), complex(1, nan), 2 + 1j], dtype=dtype)
+    b = torch.tensor([inf, -inf, -inf, nan, complex(2, 1), complex(-inf, 3), 1, complex(inf, -inf), 0.5, complex(-inf, 1)], dtype=dtype)
+    t, l = torch.logaddexp(a, b), litnn.logaddexp(L(a), L(b))
+    assert torch.equal(torch.from_numpy(l.numpy()).isnan(), t.isnan())
+    ok = ~t.isnan()
+    np.testing.assert_allclose(l.numpy()[ok.numpy()], t[ok].numpy(), rtol=1e-6)
+
+@pytest.mark.parametrize('fn', ['abs', 'absolute', 'angle'])
+@pytest.mark.parametrize('x', [[3 + 4j, -1j], [-3., 2.], [-3, 2]])
+@pytest.mark.parametrize('out_dtype', ['complex64', 'complex128', 'float32', 'float64', 'int64', 'float16'])
+def test_abs_and_angle_write_into_outs_as_torch(fn, x, out_dtype):
+    "abs/angle of a complex tensor write their real result into a real out (casting rule) or a complex out of the input's dtype."
+    def run(T):
+        try:
+            r = getattr(T, fn)(T.tensor(x), out=T.empty(0, dtype=getattr(T, out_dtype)))
+            return str(r.dtype).split('.')[1], r.tolist()
+        except Exception as e: return type(e), str(e)
+    assert run(litnn) == run(torch)
+
+@pytest.mark.parametrize('dtype', [torch.complex64, torch.complex128])
+def test_log1p_of_small_and_extreme_complex_numbers(dtype):
+    "torch's complex log1p keeps the real part of tiny inputs (numpy's log1p(1e-19+1e-18j) loses it), and matches at infinities and NaNs."
+    inf, nan = float('inf'), float('nan')
+    zs = [1e-19 + 1e-18j, 1e-18 + 0.1j, 0.1 + 1e-18j, 0.5j, 2 + 1j, -1 + 2j, 1e-30 + 2e-30j, 1e30 + 1j, -1 + 1e30j, -1 + 0j, 0j,
+          inf, -inf, complex(inf, inf), complex(nan, 1), complex(1, nan), complex(-inf, 1), complex(0, inf)]
+    t = torch.log1p(torch.tensor(zs, dtype=dtype))
+    l = litnn.log1p(L(torch.tensor(zs, dtype=dtype)))
+    np.testing.assert_allclose(l.numpy().real, t.real.numpy(), rtol=2e-6, atol=0)
+    np.testing.assert_allclose(l.numpy().imag, t.imag.numpy(), rtol=2e-6, atol=0)

@@ -104,3 +104,16 @@ def test_errors_as_torch(i):
         with pytest.raises(Exception) as e: ERRORS[i](lib.nn.functional, lib)
         msgs.append((e.type, str(e.value)))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('shape, lengths', [((0, 0, 4), ([], [])), ((5, 0, 4), ([], [])), ((0, 2, 4), ([0, 0], [0, 0])),
+                                            ((3, 2, 0), ([3, 3], [0, 0]))])
+def test_empty_log_probs_refused(shape, lengths):
+    "torch refuses an empty log_probs (before the blank's range): 'log_probs tensor must not be empty'."
+    from torch_pairs import same_message
+    il, tl = lengths
+    def f(lib):
+        L = lib.long
+        return lib.nn.functional.ctc_loss(lib.rand(*shape), lib.tensor([], dtype=L), lib.tensor(il, dtype=L), lib.tensor(tl, dtype=L),
+                                          reduction='none')
+    assert same_message(f) is RuntimeError

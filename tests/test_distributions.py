@@ -360,6 +360,12 @@ def both(f):
     lambda D, lib: D.Distribution.set_default_validate_args(2),
     lambda D, lib: D.constraints.dependent.check(lib.zeros(1)),
     lambda D, lib: D.constraints.independent(D.constraints.real, 2).check(lib.zeros(1)),
+    # parameters or values that do not broadcast: torch.broadcast_tensors' RuntimeError (broadcast_all), not a ValueError
+    lambda D, lib: D.Normal(lib.tensor([[0., 0.]]), lib.tensor([1., 1., 1., 1.])),
+    lambda D, lib: D.Gamma(lib.tensor([1., 1.]), lib.tensor([1., 1., 1.])),
+    lambda D, lib: D.StudentT(lib.tensor([1., 1.]), scale=lib.tensor([1., 1., 1.])),
+    lambda D, lib: D.Normal(lib.tensor([[0., 0.]]), 1., validate_args=False).log_prob(lib.zeros(4)),
+    lambda D, lib: D.Categorical(logits=lib.zeros(3, 2), validate_args=False).log_prob(lib.zeros(4).long()),
 ])
 def test_errors_match_torch(f):
     assert both(f)[0] == both(f)[1]
@@ -616,3 +622,44 @@ def test_a_scalar_von_mises_sample_is_a_tensor_that_prints_as_torch():
             if not shape:
                 assert isinstance(s.item(), float) and -math.pi <= s.item() <= math.pi
                 assert f"{s}" == format(s.item()) and f"{s:.3f}" == format(s.item(), '.3f')
+
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+def test_dirichlet_grad_is_torchs_in_every_regime(dtype):
+    """_dirichlet_grad (torch._dirichlet_grad, the Beta marginal's reparameterized gradient) by aten's four approximations:
+    x near 0, x near 1, both parameters past 6, the rational correction; float32 rounds as aten's float kernel does."""
+    from litnn.distributions.dirichlet import _dirichlet_grad
+    r = np.random.default_rng(3)
+    a = np.exp(r.uniform(np.log(0.01), np.log(200), 4000)); b = np.exp(r.uniform(np.log(0.01), np.log(200), 4000))
+    x = np.clip(r.beta(a, b), 1e-30, 1 - 1e-7)
+    x, a, t = (v.astype(dtype) for v in (x, a, a + b))
+    got = _dirichlet_grad(litnn.tensor(x), litnn.tensor(a), litnn.tensor(t)).numpy()
+    want = torch._dirichlet_grad(torch.tensor(x), torch.tensor(a), torch.tensor(t)).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == 'float64' else 1e-4, atol=0)
+
+
+def test_dirichlet_and_beta_rsample_gradients_are_torchs_per_sample():
+    """As torch, Dirichlet.rsample's backward is _Dirichlet_backward (not the gamma draws' gradients through their normalisation):
+    a seed gives torch's samples and, sample by sample, torch's gradients wrt the concentrations (Beta through its Dirichlet)."""
+    from litnn.distributions.dirichlet import _Dirichlet_backward as lback
+    from torch.distributions.dirichlet import _Dirichlet_backward as tback
+    out = []
+    for lib in (litnn, torch):
+        lib.manual_seed(5)
+        res = []
+        for dt in (lib.float32, lib.float64):
+            a = lib.tensor([[0.3, 1.5, 7.], [10., 20., 0.05]], dtype=dt, requires_grad=True)
+            x = lib.distributions.Dirichlet(a).rsample((4,))
+            (x * lib.arange(3.).to(dt)).sum().backward()
+            c1, c0 = lib.tensor([0.01, 2., 30.], dtype=dt, requires_grad=True), lib.tensor([3., 0.2, 40.], dtype=dt, requires_grad=True)
+            y = lib.distributions.Beta(c1, c0).rsample((3,))
+            y.sum().backward()
+            res += [x.detach().numpy(), a.grad.numpy(), y.detach().numpy(), c1.grad.numpy(), c0.grad.numpy()]
+        out.append(res)
+    for l, t in zip(*out):
+        assert l.dtype == t.dtype
+        np.testing.assert_allclose(l, t, rtol=1e-12 if l.dtype == np.float64 else 1e-5, atol=1e-30)
+    x, c, g = (np.array(v) for v in ([[0.2, 0.3, 0.5]], [[0.5, 1., 2.]], [[1., 0., -1.]]))
+    np.testing.assert_allclose(lback(litnn.tensor(x), litnn.tensor(c), litnn.tensor(g)).numpy(),
+                               tback(torch.tensor(x), torch.tensor(c), torch.tensor(g)).numpy(), rtol=1e-12)

@@ -113,3 +113,25 @@ def test_einsum_of_three_operands_in_any_order_is_the_product(strategy, monkeypa
     np.testing.assert_allclose(r.detach().numpy(), (a @ b @ c).detach().numpy(), rtol=1e-10)
     r.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), (b @ c).sum(1).detach().numpy()[None, :].repeat(30, 0), rtol=1e-10)
+
+
+LAYOUTS = [  # two operands that contract a letter: torch's bmm decides where each output letter lies in memory
+    ('ij,jk->ik', [(3, 4), (4, 5)]), ('ij,jk->ki', [(3, 4), (4, 5)]), ('ij,kj->ik', [(3, 4), (5, 4)]),
+    ('bhid,bhjd->bhij', [(2, 3, 4, 5), (2, 3, 6, 5)]), ('bhij,bhjd->bhid', [(2, 3, 4, 6), (2, 3, 6, 5)]),
+    ('ibhd,jbhd->ijbh', [(4, 2, 3, 5), (6, 2, 3, 5)]), ('ibhd,jhd->ijbh', [(4, 2, 3, 5), (6, 3, 5)]),
+    ('bij,bkj->bki', [(2, 3, 4), (2, 5, 4)]), ('bij,bjk->kib', [(2, 3, 4), (2, 4, 5)]), ('ad,bac->bdc', [(2, 3), (4, 2, 5)]),
+    ('db,dea->eb', [(2, 3), (2, 4, 5)]), ('...ij,...jk->...ik', [(2, 3, 4), (2, 4, 5)]), ('bid,bjd->bij', [(1, 3, 4), (2, 5, 4)]),
+    # three operands: torch without opt_einsum contracts left to right, the last pair decides
+    ('ij,jk,kl->il', [(3, 4), (4, 5), (5, 2)]), ('ij,jk,kl->li', [(3, 4), (4, 5), (5, 2)]), ('abc,cd,de->abe', [(2, 3, 4), (4, 5), (5, 2)]),
+]
+
+@pytest.mark.parametrize('eq,shapes', LAYOUTS)
+def test_einsum_result_is_laid_out_as_torchs(eq, shapes):
+    """The result's strides are torch's, so `.view` after einsum works (or refuses) as in torch: attention scores
+    ('bhid,bhjd->bhij') come out contiguous, where numpy's einsum could hand back a transposed array."""
+    if len(shapes) > 2 and torch.backends.opt_einsum.enabled: pytest.skip("torch follows opt_einsum's path here")
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    l, t = litnn.einsum(eq, *map(litnn.tensor, arrays)), torch.einsum(eq, *map(torch.tensor, arrays))
+    assert (l.stride(), l.is_contiguous()) == (t.stride(), t.is_contiguous())
+    np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-5, atol=1e-5)
+    if t.is_contiguous(): assert tuple(l.view(-1).shape) == tuple(t.view(-1).shape)

@@ -207,6 +207,61 @@ def test_fftfreq_and_shifts(dev):
             for name in ('fftshift', 'ifftshift'):
                 _grads_match(lambda L, x: getattr(L.fft, name)(x, dim=dim), a, dev)
 
+def test_fftfreq_into_out_as_torch():
+    "fftfreq/rfftfreq with out=: torch fills out with arange first, so a resize warns as arange does; a dtype must be out's."
+    import warnings
+    for name in ('fftfreq', 'rfftfreq'):
+        for shape, dt, kw in (((), 'float32', {}), ((0,), 'float32', {}), ((5,), 'float64', {}), ((2, 2), 'float32', {}),
+                              ((5,), 'float64', dict(dtype='float32')), ((3,), 'int64', {})):
+            res = []
+            for L in (litnn, torch):
+                out = L.empty(shape, dtype=getattr(L, dt))
+                k = {key: getattr(L, v) for key, v in kw.items()}
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter('always')
+                    try:
+                        r = getattr(L.fft, name)(5, 0.5, out=out, **k)
+                    except RuntimeError as e:
+                        res.append(('error', str(e))); continue
+                assert r is out
+                res.append((host(r).tolist(), str(r.dtype).split('.')[-1], [str(x.message).split(' (Triggered internally')[0] for x in w]))
+            assert res[0] == res[1] if res[0][0] == 'error' else (res[0][1:] == res[1][1:] and np.allclose(res[0][0], res[1][0]))
+
+@pytest.mark.parametrize('name', ['fft', 'ifft', 'rfft', 'irfft', 'hfft', 'ihfft', 'fft2', 'ifft2', 'rfft2', 'irfft2', 'hfft2',
+                                  'ihfft2', 'fftn', 'ifftn', 'rfftn', 'irfftn', 'hfftn', 'ihfftn'])
+def test_out_of_the_wrong_kind_as_torch(name):
+    "An `out` that is not complex (or, for the real-output transforms, not floating) is refused as torch's kernels refuse it."
+    import warnings
+    res = []
+    for L in (litnn, torch):
+        x = L.arange(8.).reshape(2, 4)
+        inp = x if name in ('rfft', 'ihfft', 'rfft2', 'ihfft2', 'rfftn', 'ihfftn') else x.to(L.cfloat)
+        row = []
+        for dt in ('float32', 'complex64', 'int64', 'float64'):
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                try: r = getattr(L.fft, name)(inp, out=L.empty(0, dtype=getattr(L, dt))); row.append((str(r.dtype).split('.')[-1], tuple(r.shape)))
+                except RuntimeError as e: row.append(str(e))
+        res.append(row)
+    assert res[0] == res[1]
+
+def test_stft_refuses_half_precision_as_torch():
+    "torch's CPU FFT takes no half-precision type: stft of float16/bfloat16 signals (or windows) raises, as fft does."
+    import warnings
+    res = []
+    for L in (litnn, torch):
+        row = []
+        for dt in ('float16', 'bfloat16', 'float32'):
+            for wd in (None, dt, 'float32'):
+                x = L.arange(16.).to(getattr(L, dt))
+                w = None if wd is None else L.hann_window(4, dtype=getattr(L, wd))
+                with warnings.catch_warnings():
+                    warnings.simplefilter('ignore')
+                    try: row.append(str(L.stft(x, 4, window=w, return_complex=True).dtype).split('.')[-1])
+                    except RuntimeError as e: row.append(str(e))
+        res.append(row)
+    assert res[0] == res[1]
+
 def test_fft_namespace():
     assert set(torch.fft.__all__) <= set(litnn.fft.__all__)
     assert litnn.fft.Tensor is litnn.Tensor

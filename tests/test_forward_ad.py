@@ -653,3 +653,87 @@ def test_complex_tangents_like_torch(name):
     (lp, lt), (tp, tt) = res
     np.testing.assert_allclose(lp, tp, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(lt, tt, rtol=1e-10, atol=1e-12)
+
+
+def _custom_jvp_outcome(lib, fw, case):
+    "One of torch's checks of a custom Function's `jvp` (custom_function.cpp), run in `lib`: the tangents, or the error."
+    F = lib.autograd.Function
+    class Inplace(F):
+        @staticmethod
+        def forward(ctx, foo, flag):
+            ctx.mark_dirty(foo); ctx.flag = flag; foo.mul_(2); return foo
+        @staticmethod
+        def vjp(ctx, g): return 2 * g, None
+        @staticmethod
+        def jvp(ctx, g, _):
+            if ctx.flag == 'new': return 2 * g
+            if ctx.flag == 'same': return g
+            g.mul_(2); return g
+    class View(F):
+        @staticmethod
+        def forward(ctx, foo, flag):
+            ctx.flag = flag; return foo.narrow(0, 0, 2)
+        @staticmethod
+        def vjp(ctx, g): return g, None
+        @staticmethod
+        def jvp(ctx, g, _):
+            r = g.narrow(0, 0, 2)
+            if ctx.flag != 'ok': r = r.clone()
+            if ctx.flag == 'view_of_other': r = r.view_as(r)
+            return r
+    class AsIs(F):
+        @staticmethod
+        def forward(ctx, x, y): return x + y, x
+        @staticmethod
+        def vjp(ctx, g1, g2): return g1 + g2, g1
+        @staticmethod
+        def jvp(ctx, xt, yt): return xt + yt, (xt.view_as(xt) if case == 'as_is_view' else xt)
+    class NonDiff(F):
+        @staticmethod
+        def forward(ctx, x, y, z):
+            out = z.clone(); ctx.mark_non_differentiable(out); return x.clone(), y.clone(), out
+        @staticmethod
+        def jvp(ctx, xt, yt, zt):
+            return xt, (None if yt is None else yt + 1), (xt.clone() if case == 'nondiff_tangent' else None)
+    d = lambda shape: fw.make_dual(lib.arange(1.0, 1.0 + np.prod(shape), dtype=lib.float64).reshape(shape),
+                                   lib.full(shape, 0.5, dtype=lib.float64))
+    with fw.dual_level():
+        try:
+            if case.startswith('inplace'): outs = [Inplace.apply(d((3,)).clone(), case.split('_')[1])]
+            elif case.startswith('view'): outs = [View.apply(d((4,)), case[5:])]
+            elif case.startswith('as_is'): outs = list(AsIs.apply(d(()), lib.tensor(1.0, dtype=lib.float64)))
+            else: outs = list(NonDiff.apply(d(()), lib.tensor(3), lib.tensor(4)))
+        except RuntimeError as e: return str(e)
+        res = []
+        for o in outs:
+            t = fw.unpack_dual(o).tangent
+            res.append(None if t is None else t.tolist())
+        return res
+
+
+@pytest.mark.parametrize('case', ['inplace_mul', 'inplace_new', 'inplace_same', 'view_ok', 'view_not_a_view', 'view_view_of_other',
+                                  'as_is', 'as_is_view', 'nondiff', 'nondiff_tangent'])
+def test_custom_function_jvp_checks_as_torch(case):
+    """Forward runs with forward AD off; jvp's tangents are checked as torch checks them (in place for a dirty input, views for views,
+    None for non-differentiable outputs); an integer input gets a None tangent."""
+    assert _custom_jvp_outcome(litnn, lfw, case) == _custom_jvp_outcome(torch, tfw, case)
+
+
+def test_dual_level_refusals_and_detach_as_torch():
+    "A tangent that is itself dual is refused; out= with a dual tensor is refused (torch's `<op>_out`); detach_ drops the tangent."
+    def run(lib, fw):
+        res = []
+        with fw.dual_level():
+            dual = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([0.5, -1.0]))
+            bar = lib.tensor([3.0, 4.0])
+            for f in (lambda: fw.make_dual(lib.tensor([1.0, 1.0]), dual), lambda: lib.add(bar, bar, out=dual),
+                      lambda: lib.add(dual, bar, out=bar), lambda: lib.mul(dual, 2, out=lib.empty(2)),
+                      lambda: lib.add(lib.tensor([3.0, 4.0]), 1, out=lib.empty(2)).tolist()):   # (torch writes, then raises: bar is not compared)
+                try: res.append(f())
+                except RuntimeError as e: res.append(str(e))
+            d = dual.clone(); d.detach_()
+            res.append(fw.unpack_dual(d * 2).tangent)
+            res.append(fw.unpack_dual(dual.detach() * 2).tangent)
+            res.append(fw.unpack_dual(dual.clone() * 2).tangent.tolist())
+        return res
+    assert run(litnn, lfw) == run(torch, tfw)

@@ -124,3 +124,18 @@ def test_grid_sample_empty_spatial_dims_refused(shape):
             lib.nn.functional.grid_sample(lib.empty(shape), lib.empty(grid), align_corners=False)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+KERNEL_CASES = [((5, 5, 5, 5, 5), (1, 1, 1, 4, 4)), ((5, 5, 5, 5), (1, 1, 4, 4)), ((1, 5, 5, 5, 5), (1, 1, 1, 4, 3)),
+                ((1, 5, 5, 5), (1, 1, 4, 2)), ((1, 5, 5, 5), (1, 1, 4, 3)), ((1, 5, 0, 5), (1, 1, 4, 2)), ((2, 3, 4, 4), (1, 3, 3, 2))]
+
+@pytest.mark.parametrize('name', ['grid_sampler', 'grid_sampler_2d', 'grid_sampler_3d', '_grid_sampler_2d_cpu_fallback'])
+@pytest.mark.parametrize('shapes', KERNEL_CASES)
+def test_grid_sampler_kernels_check_in_torchs_order(name, shapes):
+    "torch.grid_sampler{,_2d,_3d}: the common checks (batch size, the grid's last size, empty spatial dims) come before the 4-d / 5-d one."
+    x, g = rng.normal(size=shapes[0]).astype(np.float32), rng.uniform(-1, 1, size=shapes[1]).astype(np.float32)
+    res = []
+    for lib in (torch, litnn):
+        try: res.append(('ok', tuple(getattr(lib, name)(lib.tensor(x), lib.tensor(g), 0, 0, True).shape)))
+        except RuntimeError as e: res.append(('RuntimeError', str(e)))
+    assert res[0] == res[1]

@@ -377,3 +377,27 @@ def test_partial_overlap_of_input_and_output_as_torch(name):
         except RuntimeError as e: r = str(e)
         return r, a.tolist()
     assert run(litnn) == run(torch)
+
+
+def test_a_write_into_an_expanded_view_goes_into_its_base_as_torch():
+    """torch's (deprecated) index_put_/masked_fill through `t[key] = v` on an expanded view, grad mode off or nothing requiring
+    grad: the elements are one memory with the base's, so the base changes, every alias shows it, the last write stays; with the warnings."""
+    out = []
+    for lib in (litnn, torch):
+        res = []
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            b = lib.tensor(0.); t = b.expand(2); t[t == 0] = 5.
+            res.append((t.tolist(), b.item()))
+            b = lib.zeros(1, 3); t = b.expand(2, 3); t[lib.tensor([1]), lib.tensor([2])] = 7.
+            res.append((t.tolist(), b.tolist()))
+            b = lib.zeros(1, 3); t = b.expand(2, 3); t[t == 0] = lib.tensor([1., 2., 3., 4., 5., 6.])
+            res.append((t.tolist(), b.tolist()))
+            b = lib.zeros(3); t = b.expand(2, 3)[:, 1:]; t[t == 0] = 9.
+            res.append((t.tolist(), b.tolist(), t._version, b._version))
+            with lib.no_grad():
+                b = lib.zeros(3, requires_grad=True); t = b.expand(2, 3); t[t == 0] = 2.
+            res.append((t.tolist(), b.tolist()))
+        res.append(([str(x.message).split(' (Triggered')[0] for x in w], {x.filename == __file__ for x in w}))
+        out.append(res)
+    assert out[0] == out[1], out

@@ -175,6 +175,20 @@ def test_eigh():
     ((torch.linalg.eigh(ts).eigenvectors ** 2 * torch.tensor(w)).sum()).backward()
     np.testing.assert_allclose(ls.grad.numpy(), ts.grad.numpy(), rtol=1e-8, atol=1e-10)
 
+@pytest.mark.parametrize('uplo', ['u', 'l', 'a', 'UL', ''])
+def test_eigh_uplo_either_case(uplo):
+    "UPLO is one letter, read in either case ('u' is 'U'), for eigh and eigvalsh; anything else a RuntimeError as torch's."
+    a = np.triu(mats(2, 3, 3))
+    for name in ('eigh', 'eigvalsh'):
+        try: t = getattr(torch.linalg, name)(torch.tensor(a), UPLO=uplo)
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError) as le: getattr(litnn.linalg, name)(litnn.tensor(a), UPLO=uplo)
+            assert str(le.value) == str(e)
+            continue
+        l = getattr(litnn.linalg, name)(litnn.tensor(a), UPLO=uplo)
+        tw, lw = (t, l) if name == 'eigvalsh' else (t.eigenvalues, l.eigenvalues)
+        np.testing.assert_allclose(lw.numpy(), tw.numpy(), rtol=1e-10, atol=1e-12)
+
 @pytest.mark.parametrize('shape', [(4, 3), (3, 5), (2, 3, 3)])
 def test_pinv_matrix_rank(shape):
     a = mats(*shape)
@@ -285,6 +299,13 @@ def test_batched_products():
 def test_cdist(p):
     x1, x2 = mats(2, 4, 3), mats(2, 5, 3)
     x2[0, 0] = x1[0, 0]                       # a zero distance: gradient 0 there, as torch
+    run(lambda a, b: litnn.cdist(a, b, p), lambda a, b: torch.cdist(a, b, p), [x1, x2], rtol=1e-9, atol=1e-10)
+
+@pytest.mark.parametrize('p', [0.99, 0.7, 0.5, 0.1, 0.01, 1.5])
+def test_cdist_grad_where_a_coordinate_difference_is_zero(p):
+    "p < 1: |diff| ** (p - 1) is infinite where one coordinate's difference is 0; torch's gradient is 0 there, not NaN."
+    x1 = mats(3, 2); x2 = x1.copy(); x2[:, 0] += 1.           # the second coordinates are equal
+    x2 = np.concatenate([x2, x1[:1]])                           # and one pair at distance 0
     run(lambda a, b: litnn.cdist(a, b, p), lambda a, b: torch.cdist(a, b, p), [x1, x2], rtol=1e-9, atol=1e-10)
 
 DEVICES = ['cpu'] + (['cuda'] if litnn.cuda.is_available() else [])
@@ -501,3 +522,111 @@ def test_cholesky_upper_reads_the_upper_triangle():
                 np.testing.assert_allclose(lf(litnn.tensor(m), upper=upper).numpy(), tf(torch.tensor(m), upper=upper).numpy(), rtol=1e-12)
     np.testing.assert_allclose(litnn.linalg.cholesky_ex(litnn.tensor(a), upper=True).L.numpy(),
                                torch.linalg.cholesky_ex(torch.tensor(a), upper=True).L.numpy(), rtol=1e-12)
+
+
+def test_lstsq_argument_checks_as_torch():
+    "linalg.lstsq's checks, in torch's order and words: other's dims, same dtype, dims difference, rows matching."
+    cases = [lambda L: L.linalg.lstsq(L.rand(2, 3), L.rand(3)), lambda L: L.linalg.lstsq(L.rand(2, 3), L.rand(3, 1)),
+             lambda L: L.linalg.lstsq(L.rand(2, 3), L.tensor(1.)), lambda L: L.linalg.lstsq(L.rand(2, 2, 2), L.ones(2, 2, dtype=L.int64)),
+             lambda L: L.linalg.lstsq(L.ones(2, 2, dtype=L.int64), L.rand(2, 2)), lambda L: L.linalg.lstsq(L.rand(3, 2), L.rand(4, 3, 2)),
+             lambda L: L.linalg.lstsq(L.rand(3, 2), L.rand(3, 2), driver='x')]
+    for f in cases:
+        with pytest.raises(RuntimeError) as te: f(torch)
+        with pytest.raises(RuntimeError) as le: f(litnn)
+        assert str(le.value) == str(te.value)
+
+
+@pytest.mark.parametrize('driver,rcond', [('gelsd', 1.0), ('gelsd', -1), ('gelsd', 0.5), ('gelss', 1.0), ('gelss', -1), ('gelsd', None)])
+def test_lstsq_rcond_as_lapack_reads_it(driver, rcond):
+    "gelsd reads an rcond <= 0 or >= 1 as machine precision, gelss one < 0 (relative to the largest singular value)."
+    a = np.diag([1.0, 0.7, 1e-3]) @ np.linalg.qr(mats(3, 3))[0]
+    b = mats(3, 2)
+    t = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), rcond=rcond, driver=driver)
+    l = litnn.linalg.lstsq(litnn.tensor(a), litnn.tensor(b), rcond=rcond, driver=driver)
+    assert int(l.rank) == int(t.rank)
+    np.testing.assert_allclose(l.solution.numpy(), t.solution.numpy(), rtol=1e-8, atol=1e-10)
+
+
+def test_cond_of_singular_matrices_and_bad_orders():
+    "cond of a singular matrix is inf in every order (torch fills the inverse with inf and reads NaN as inf); bad orders refused first."
+    a = np.eye(3); a[-1, -1] = 0
+    b = np.stack([np.eye(3), a, np.eye(3)])
+    for p in [1, -1, 2, -2, math.inf, -math.inf, 'fro', 'nuc', None]:
+        for m in (a, b):
+            np.testing.assert_array_equal(litnn.linalg.cond(litnn.tensor(m), p).numpy(), torch.linalg.cond(torch.tensor(m), p).numpy())
+    for p in ['wrong_norm', 5, 1.5]:
+        with pytest.raises(RuntimeError) as te: torch.linalg.cond(torch.ones(3, 2), p)
+        with pytest.raises(RuntimeError) as le: litnn.linalg.cond(litnn.ones(3, 2), p)
+        assert str(le.value) == str(te.value)
+
+
+def test_norm_without_ord_is_the_vector_2_norm_over_dim():
+    "linalg.norm with no ord and a pair of dims is vector_norm's 2-norm (its checks, its grad_fn), as torch's."
+    a = mats(3, 4, 5)
+    for dim in [(0, 1), (-1, -2), (0, 2)]:
+        run(lambda t: litnn.linalg.norm(t, None, dim), lambda t: torch.linalg.norm(t, None, dim), [a])
+    for f in (lambda L: L.linalg.norm(L.ones(10), None, (0, 0)), lambda L: L.linalg.norm(L.ones(3, 3), None, (0, -2))):
+        with pytest.raises(RuntimeError) as te: f(torch)
+        with pytest.raises(RuntimeError) as le: f(litnn)
+        assert str(le.value) == str(te.value)
+
+
+def test_complex_singular_and_empty_matrices():
+    "A singular complex matrix: inv's message names torch's pivot, without a ComplexWarning; cond of empty complex matrices: real zeros."
+    z = np.array([[1, 1j, 0], [1j, -1, 0], [0, 0, 1]], dtype=np.complex128)    # row 2 = 1j * row 1
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        with pytest.raises(torch.linalg.LinAlgError) as te: torch.linalg.inv(torch.tensor(z))
+        with pytest.raises(litnn.linalg.LinAlgError) as le: litnn.linalg.inv(litnn.tensor(z))
+    assert str(le.value) == str(te.value)
+    for shape in [(0, 0), (2, 5, 0, 0), (0, 3, 3)]:
+        t = torch.linalg.cond(torch.zeros(shape, dtype=torch.complex64))
+        l = litnn.linalg.cond(litnn.zeros(shape, dtype=litnn.complex64))
+        assert str(l.dtype).split('.')[-1] == str(t.dtype).split('.')[-1] and tuple(l.shape) == tuple(t.shape)
+
+
+def test_eig_out_and_non_finite_input():
+    "linalg.eig/eigvals write out= (complex outs only: torch's castability messages), and eig refuses infs and NaNs as torch's."
+    a = np.array([[3., -2.], [4., -1.]], dtype=np.float32)       # eigenvalues 1 ± 2i
+    for lib in (torch, litnn):
+        o0, o1 = lib.empty(0, dtype=lib.complex128), lib.empty(5, dtype=lib.complex64)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r = lib.linalg.eig(lib.tensor(a), out=(o0, o1))
+        assert r.eigenvalues is o0 and r.eigenvectors is o1 and tuple(o1.shape) == (2, 2)
+        np.testing.assert_allclose(sorted(o0.numpy(), key=lambda z: z.imag), [1 - 2j, 1 + 2j], rtol=1e-6)
+        o = lib.empty(2, dtype=lib.complex64)
+        assert lib.linalg.eigvals(lib.tensor(a), out=o) is o
+    bad_outs = [lambda L: (L.empty(0), L.empty(0)), lambda L: (L.empty(0, dtype=L.complex128), L.empty(0)),
+                lambda L: (L.empty(0, dtype=L.int32), L.empty(0, dtype=L.int32))]
+    for outs in bad_outs:
+        with pytest.raises(RuntimeError) as te: torch.linalg.eig(torch.tensor(a), out=outs(torch))
+        with pytest.raises(RuntimeError) as le: litnn.linalg.eig(litnn.tensor(a), out=outs(litnn))
+        assert str(le.value) == str(te.value)
+    with pytest.raises(RuntimeError) as te: torch.linalg.eigvals(torch.tensor(a), out=torch.empty(0))
+    with pytest.raises(RuntimeError) as le: litnn.linalg.eigvals(litnn.tensor(a), out=litnn.empty(0))
+    assert str(le.value) == str(te.value)
+    b = mats(2, 3, 3); b[1, -1, -1] = np.nan
+    with pytest.raises(RuntimeError) as te: torch.linalg.eig(torch.tensor(b))
+    with pytest.raises(RuntimeError) as le: litnn.linalg.eig(litnn.tensor(b))
+    assert str(le.value) == str(te.value)
+
+
+def test_singular_values_of_a_strided_batch_are_contiguous():
+    "svdvals (and the nuclear norm over any two dims) give a contiguous result for a transposed batch, as torch's."
+    a = mats(2, 3, 2, 2)
+    for dim in [(0, 1), (1, 0), (0, 2), (2, 3)]:
+        t = torch.linalg.matrix_norm(torch.tensor(a).mT, 'nuc', dim=dim)
+        l = litnn.linalg.matrix_norm(litnn.tensor(a).mT, 'nuc', dim=dim)
+        assert l.is_contiguous() and l.stride() == t.stride()
+        np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-10)
+    t, l = torch.linalg.svdvals(torch.tensor(a).permute(2, 3, 0, 1)), litnn.linalg.svdvals(litnn.tensor(a).permute(2, 3, 0, 1))
+    assert l.stride() == t.stride()
+
+
+def test_pinv_refuses_complex_tolerances():
+    "linalg.pinv: a complex rcond/atol/rtol tensor is refused in torch's words (was clamp's NotImplementedError)."
+    for kw in ('rcond', 'atol', 'rtol'):
+        with pytest.raises(RuntimeError) as te: torch.linalg.pinv(torch.eye(3), **{kw: torch.full((), 1j)})
+        with pytest.raises(RuntimeError) as le: litnn.linalg.pinv(litnn.eye(3), **{kw: litnn.full((), 1j)})
+        assert str(le.value) == str(te.value)

@@ -314,3 +314,16 @@ def test_logcumsumexp_complex_infinities_and_nans(vals):
     t = torch.logcumsumexp(torch.tensor(vals), 0).numpy()
     np.testing.assert_allclose(l, t, rtol=1e-6, equal_nan=True)
     assert l.dtype == t.dtype
+
+
+def test_sinc_gradient_is_zero_where_x_squared_underflows():
+    "torch's sinc_backward masks where x² π is 0 (x = 0 or tiny x whose square underflows): 0, not NaN; gradcheck passes there (PyTorch's test_sinc)."
+    vals = {'float64': [0.0, np.finfo(np.float64).tiny, 1.0, 1e-200, 1e-160, -3e-170, 0.5], 'float32': [0.0, float(np.finfo(np.float32).tiny), 1e-30, 1e-20, 1.0]}
+    for dt, v in vals.items():
+        grads = []
+        for L in (litnn, torch):
+            a = L.tensor(v, dtype=getattr(L, dt), requires_grad=True)
+            L.sinc(a).sum().backward(); grads.append(a.grad.tolist())
+        assert grads[0] == grads[1]
+    a = litnn.tensor([0.0, np.finfo(np.float64).tiny, 1.0], dtype=litnn.float64, requires_grad=True)
+    assert gradcheck(litnn.sinc, (a,))

@@ -31,3 +31,28 @@ def test_a_tensor_for_beta_or_alpha(name, arg):
     for make in (lambda lib: lib.tensor([2.]), lambda lib: lib.tensor(2., requires_grad=True)):
         with pytest.raises(TypeError): calls(torch, {arg: make(torch)})[name]()
         with pytest.raises(TypeError, match=arg): calls(litnn, {arg: make(litnn)})[name]()
+
+
+_ADDR_DTYPES = ['bool', 'uint8', 'int16', 'int64', 'float32', 'float64', 'complex64']
+_ADDR_FACTORS = [{}, dict(alpha=2), dict(beta=0), dict(beta=True), dict(alpha=False), dict(alpha=1.5), dict(beta=0.5 + 0.5j)]
+
+@pytest.mark.parametrize('k', _ADDR_FACTORS, ids=str)
+def test_addr_result_dtype_and_scalar_checks(k):
+    """addr in the promoted dtype of its three tensors (a bool input with integer vectors stays in their dtype), and
+    torch's checks of beta/alpha on that dtype: a bool only for a bool result, a float or complex one not for an integer result."""
+    import itertools
+    for d0, d1, d2 in itertools.product(_ADDR_DTYPES, repeat=3):
+        if any(isinstance(v, complex) for v in k.values()) and 'complex' not in (d0 + d1 + d2) and any(d.startswith('float') for d in (d0, d1, d2)):
+            continue     # a complex number into a real floating result: torch's overflow message, not this test's subject
+        out = []
+        for lib in (torch, litnn):
+            a, b = lib.ones(3, dtype=getattr(lib, d0)), lib.arange(3).to(getattr(lib, d1))
+            m = lib.ones(3, 3, dtype=getattr(lib, d2))
+            try:
+                r = lib.addr(m, a, b, **k)
+                out.append((str(r.dtype).split('.')[-1], np.asarray(r.to(lib.complex128).tolist())))
+            except RuntimeError as e: out.append(('RuntimeError', str(e)))
+        (td, tv), (ld, lv) = out
+        assert td == ld, (d0, d1, d2, k, out)
+        if td == 'RuntimeError': assert tv == lv
+        else: np.testing.assert_allclose(lv, tv)

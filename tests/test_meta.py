@@ -224,3 +224,12 @@ def test_meta_and_cuda():
     m = litnn.nn.Linear(3, 4, device='meta').to_empty(device='cuda')
     assert m.weight.is_cuda and m(litnn.ones(2, 3, device='cuda')).shape == (2, 4)
     with pytest.raises(NotImplementedError): litnn.empty(2, device='meta').cuda()
+
+
+def test_to_out_of_meta_message_is_torchs():
+    "Module.to() out of the meta device: torch's words (tests match them with a regex)."
+    import re
+    msg = ("Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
+           "when moving module from meta to a different device.")
+    for L in (torch, litnn):
+        with pytest.raises(NotImplementedError, match=re.escape(msg)): L.nn.Linear(3, 4, device='meta').to('cpu')

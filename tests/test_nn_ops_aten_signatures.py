@@ -41,7 +41,9 @@ SAME = ['cosine_similarity', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pix
 
 @pytest.mark.parametrize('name', SAME)
 def test_same_function_as_functional(name):
-    assert getattr(litnn, name) is getattr(litnn.nn.functional, name)
+    "One object where torch binds one C++ function twice; two where nn.functional's is Python (rms_norm): as torch's."
+    torch = pytest.importorskip('torch')
+    assert (getattr(litnn, name) is getattr(litnn.nn.functional, name)) == (getattr(torch, name) is getattr(torch.nn.functional, name))
 
 
 CASES = dict(

@@ -864,3 +864,66 @@ def test_isclose_tolerance_tensor_with_grad_is_refused():
         x = lib.ones(2)
         with pytest.raises(TypeError, match="argument 'atol' \\(position 4\\) must be float, not Tensor"):
             lib.isclose(x, x, lib.tensor(1.5), lib.tensor(1., requires_grad=True))
+
+
+@pytest.mark.parametrize('f', [
+    lambda T: T.add(T.tensor([3., 4.]), T.tensor([4., 3.]), alpha=complex(0.1, 0.2)), lambda T: T.sub(T.tensor([3.]), T.tensor([4.]), alpha=1j),
+    lambda T: T.tensor([3.], dtype=T.float64).add_(T.tensor([4.]), alpha=1j), lambda T: T.add(T.tensor([1]), T.tensor([2]), alpha=1j),
+    lambda T: T.add(T.tensor([1.]), 2, alpha=1j)])
+def test_complex_alpha_for_a_real_result_in_torchs_words(f):
+    "torch's alpha_check: 'For non-complex input tensors, argument alpha must not be a complex number.' (integers: the float message first)."
+    def run(T):
+        try: return f(T).tolist()
+        except Exception as e: return type(e), str(e)
+    assert run(litnn) == run(torch)
+
+
+VALUE_TENSOR_CASES = [(n, v) for n in ('addcmul', 'addcdiv', 'addcmul_', 'addcdiv_', 'method_addcmul')
+                      for v in (lambda T: T.tensor(2.), lambda T: T.tensor(2), lambda T: T.tensor([2.]), lambda T: T.tensor(2., requires_grad=True))]
+
+@pytest.mark.parametrize('name,value', VALUE_TENSOR_CASES)
+def test_a_tensor_given_for_addcmul_value_is_read_as_its_number(name, value):
+    "torch's parser reads a 0-d tensor without grad given for addcmul's/addcdiv's Scalar `value`; other tensors: TypeError naming the function."
+    def run(T):
+        y = T.tensor([3., -1.5])
+        f = {'addcmul': partial(T.addcmul, y), 'addcdiv': partial(T.addcdiv, y), 'addcmul_': y.clone().addcmul_,
+             'addcdiv_': y.clone().addcdiv_, 'method_addcmul': y.addcmul}[name]
+        try: return f(y, y, value=value(T)).tolist()
+        except Exception as e: return type(e), str(e)
+    assert run(litnn) == run(torch)
+
+
+INPLACE_DUNDERS = ['__iadd__', '__isub__', '__imul__', '__itruediv__', '__ifloordiv__', '__imod__', '__ipow__',
+                   '__ilshift__', '__irshift__', '__iand__', '__ior__', '__ixor__']
+
+@pytest.mark.parametrize('op', INPLACE_DUNDERS)
+def test_inplace_operators_give_notimplemented_for_unknown_operands(op):
+    "As torch's: `t += obj` with an operand that is neither a tensor nor a number tries obj's reflected operator (then TypeError)."
+    class Unknown: pass
+    class Reflects:
+        def __radd__(self, o): return 'reflected'
+        __rsub__ = __rmul__ = __rtruediv__ = __rfloordiv__ = __rmod__ = __rpow__ = __rlshift__ = __rrshift__ = __rand__ = __ror__ = __rxor__ = __radd__
+    sym = {'__iadd__': '+=', '__isub__': '-=', '__imul__': '*=', '__itruediv__': '/=', '__ifloordiv__': '//=', '__imod__': '%=', '__ipow__': '**=',
+           '__ilshift__': '<<=', '__irshift__': '>>=', '__iand__': '&=', '__ior__': '|=', '__ixor__': '^='}[op]
+    def run(T):
+        t = T.ones(2, dtype=T.int64)
+        res = [getattr(t, op)(Unknown())]
+        ns = {'t': t, 'o': Reflects()}
+        exec(f"t {sym} o", ns); res.append(ns['t'])
+        ns = {'t': t, 'o': Unknown()}
+        try: exec(f"t {sym} o", ns)
+        except TypeError as e: res.append(str(e).replace('litnn', 'torch'))
+        return res
+    assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32'])
+def test_trunc_division_of_half_precision_truncates_the_rounded_quotient(dtype):
+    "torch's div_trunc kernel computes trunc(a / b) in the tensor's dtype: the quotient is rounded (2.9996 -> 3.0 in half) before trunc."
+    g = np.random.default_rng(3)
+    a, b = g.uniform(-1e4, 1e4, 2048), g.uniform(-10, 10, 2048)
+    a[:3], b[:3] = [3.0, -2.999, 2049.], [1.0001, 1., 1.]
+    def run(T):
+        x, y = T.tensor(a, dtype=getattr(T, dtype)), T.tensor(b, dtype=getattr(T, dtype))
+        return T.div(x, y, rounding_mode='trunc').float().tolist(), x.div(y[0].item(), rounding_mode='trunc').float().tolist()
+    assert run(litnn) == run(torch)

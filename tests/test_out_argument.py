@@ -182,3 +182,51 @@ def test_diag_out_dtype(shape, xd, od):
         try: res.append(lib.diag(lib.ones(shape, dtype=getattr(lib, xd)), out=lib.empty(0, dtype=getattr(lib, od))).tolist())
         except RuntimeError as e: res.append(str(e))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize('name', ['add', 'mul', 'exp', 'sigmoid', 'softplus', 'softshrink', 'logsigmoid', 'clamp', 'mm', 'cumsum',
+                                  'randn', 'add_other_shape'])
+def test_expanded_out_is_refused_as_torchs(name):
+    "An out whose elements share memory (expand): torch's out= kernels assert no internal overlap, before any resize."
+    from torch_pairs import same_message
+    def f(lib):
+        F, x = lib.nn.functional, lib.tensor(A)
+        out = lib.zeros(1, 3).expand(3, 3)
+        return {'add': lambda: lib.add(x, 1, out=out), 'mul': lambda: lib.mul(x, x, out=out), 'exp': lambda: lib.exp(x, out=out),
+                'sigmoid': lambda: lib.sigmoid(x, out=out), 'softplus': lambda: F.softplus(x, out=out),
+                'softshrink': lambda: F.softshrink(x, out=out), 'logsigmoid': lambda: F.logsigmoid(x, out=out),
+                'clamp': lambda: lib.clamp(x, 0, 1, out=out), 'mm': lambda: lib.mm(x, x, out=out), 'cumsum': lambda: lib.cumsum(x, 0, out=out),
+                'randn': lambda: lib.randn(3, 3, out=out), 'add_other_shape': lambda: lib.add(lib.ones(2, 2), 1, out=out)}[name]()
+    assert same_message(f) is RuntimeError
+
+
+def test_fills_into_expanded_out_are_not_refused_for_overlap():
+    "torch's zeros/full(out=) only fill (no overlap check): litnn must not answer with the overlap error there."
+    out = litnn.zeros(1, 3).expand(3, 3)
+    try: litnn.zeros(3, 3, out=out)
+    except Exception as e: assert 'more than one element of the written-to tensor' not in str(e)
+    torch.zeros(3, 3, out=torch.zeros(1, 3).expand(3, 3))
+
+
+def test_empty_out_never_overlaps_itself():
+    "An empty out= (numel 0) passes torch's internal-overlap check whatever its strides; an expanded non-empty one does not."
+    for lib in (torch, litnn):
+        a, b = lib.ones(2), lib.ones(3, 0, 2)
+        out = lib.zeros_like(lib.inner(a, b))
+        assert tuple(lib.inner(a, b, out=out).shape) == (3, 0)
+        assert tuple(lib.mul(lib.zeros(3, 0), 2, out=lib.zeros(3, 0)).shape) == (3, 0)
+        assert tuple(lib.add(lib.zeros(0, 3), 2, out=lib.empty(0, 3)).shape) == (0, 3)
+        with pytest.raises(RuntimeError, match='refers to a single memory location'):
+            lib.add(lib.zeros(3), 2, out=lib.empty(1).expand(3))
+
+
+def test_cholesky_solve_and_inverse_out_castability_messages():
+    "cholesky_solve/cholesky_inverse refuse an out their result cannot be cast to, in torch's words; wider outs are written."
+    for f in (lambda L: L.cholesky_inverse(L.eye(2), out=L.empty(0, dtype=L.int32)),
+              lambda L: L.cholesky_solve(L.ones(2, 1), L.eye(2), out=L.empty(0, dtype=L.int32))):
+        with pytest.raises(RuntimeError) as te: f(torch)
+        with pytest.raises(RuntimeError) as le: f(litnn)
+        assert str(le.value) == str(te.value)
+    for lib in (torch, litnn):
+        o = lib.empty(0, dtype=lib.float64)
+        assert lib.cholesky_solve(lib.ones(2, 1), lib.eye(2), out=o) is o and o.dtype == lib.float64 and tuple(o.shape) == (2, 1)

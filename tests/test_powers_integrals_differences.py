@@ -95,3 +95,13 @@ def test_gradient_of_complex_keeps_complex(kw):
     for g, w in zip(got, want):
         assert g.dtype == litnn.complex64
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize('f', [
+    lambda L, c: L.heaviside(c, c.real), lambda L, c: c.real.heaviside(c), lambda L, c: c.clone().heaviside_(c),
+    lambda L, c: L.heaviside(c.real, c.real, out=L.empty_like(c)), lambda L, c: L.heaviside(c, c.to(L.complex128)),
+    lambda L, c: L.heaviside(c.real, c.real.double(), out=L.empty_like(c)), lambda L, c: L.heaviside(c.real, c.real, out=L.empty(2, dtype=L.float64)),
+])
+def test_heaviside_refuses_complex_tensors_before_comparing_dtypes(f):
+    "torch's heaviside checks for complex tensors (out's dtype among them) first, then that the dtypes (out's among them) agree."
+    same_error(lambda L: f(L, L.tensor([1 + 1j, -1j], dtype=L.complex64)))

@@ -242,6 +242,7 @@ _SEEDED = {
     # a complex tensor's parts drawn as torch draws its view_as_real (normal: each part with std/sqrt(2))
     'randn_complex64': lambda t: t.view_as_real(t.randn(5, dtype=t.complex64)), 'randn_complex128_blocks': lambda t: t.view_as_real(t.randn(20, dtype=t.complex128)),
     'rand_complex': lambda t: t.view_as_real(t.rand(3, 2, dtype=t.complex64)),
+    'randn_rand_complex_0d': lambda t: (t.view_as_real(t.randn([], dtype=t.complex64)), t.view_as_real(t.rand((), dtype=t.complex128))),
     'normal_complex': lambda t: t.view_as_real(t.empty(4, dtype=t.complex128).normal_(1., 2.)),
     'uniform_complex': lambda t: t.view_as_real(t.empty(4, dtype=t.complex64).uniform_(-1., 2.)),
     # float16/bfloat16 normals from 16 on: each block of 16 draws its own uniforms, the last block over the last 16 places
@@ -466,3 +467,11 @@ def test_normal_shapes_that_do_not_broadcast(ms, ss):
     "normal(mean, std) with tensor shapes that do not broadcast: torch's RuntimeError naming the dimension."
     same_error(lambda lib: lib.normal(lib.rand(*ms), lib.rand(*ss)))
     same_error(lambda lib: lib.normal(lib.rand(*ms), lib.rand(*ss), out=lib.zeros(3, 4, 5)))
+
+
+def test_0d_complex_draws_are_arrays():
+    "A 0-d complex draw is a 0-d tensor that converts to a 0-d numpy array, as torch's (it was a numpy scalar inside)."
+    for lib in (torch, litnn):
+        for f in (lib.randn, lib.rand):
+            a = f([], dtype=lib.complex64).numpy()
+            assert isinstance(a, np.ndarray) and a.shape == () and a.dtype == np.complex64

@@ -67,3 +67,16 @@ def test_missing(attr):
         try: getattr(L.ones(2, requires_grad=True).pow(2).grad_fn, attr)
         except AttributeError as e: return str(e)
     assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('op', ['exp', 'tanh', 'sigmoid'])
+def test_saved_result_shares_the_output_version_counter(op):
+    "`grad_fn._saved_result` shares the output's version counter: an in-place change of the output under no_grad shows on both."
+    def run(L):
+        a = L.tensor([0.1, 0.2], requires_grad=True)
+        b = getattr(L, op)(a)
+        u = b.grad_fn._saved_result
+        before = (b._version, u._version)
+        with L.no_grad(): b += 1
+        return before, (b._version, u._version), u.tolist() == b.tolist()
+    assert run(litnn) == run(torch)

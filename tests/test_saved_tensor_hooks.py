@@ -299,3 +299,25 @@ def test_hooks_on_gpu():
     z.sum().backward()
     assert seen == ['cuda'] * 3 and calls == [2]
     np.testing.assert_allclose(_np(x.grad), Y * (X * Y > 0))
+
+
+@pytest.mark.parametrize('how', ['context', 'register_hooks'])
+def test_pack_hook_runs_with_grad_mode_off(how):
+    "torch calls a pack hook with grad mode off: it sees is_grad_enabled() False, and an in-place change of a leaf in it is reported as the pack hook's."
+    def run(lib):
+        seen = []
+        def pack(x):
+            seen.append(lib.is_grad_enabled()); return x
+        def inc(x):
+            x *= 2; return x
+        res = []
+        for hook in (pack, inc):
+            a = lib.tensor([1.0, 2.0], requires_grad=True)
+            try:
+                if how == 'context':
+                    with lib.autograd.graph.saved_tensors_hooks(hook, lambda x: x): a * a
+                else: (a * a).grad_fn._raw_saved_self.register_hooks(hook, lambda x: x)
+                res.append(None)
+            except RuntimeError as e: res.append(str(e)[:60])
+        return seen, res
+    assert run(litnn) == run(torch)

@@ -161,6 +161,28 @@ def test_cat_of_legacy_empties_ignores_dim():
         assert tuple(l.shape) == tuple(t.shape) and str(l.dtype)[6:] == str(t.dtype)[6:]
     same_error(lambda L: L.cat([]))
 
+def test_cat_output_layout_is_torchs():
+    """cat's result is row-major unless every input is channels-last (torch's cat_compute_output_memory_format), so
+    `.view` works on it after joining transposed inputs (Transformer-XL's shift_right: cat, then view)."""
+    def inputs(L):
+        x = L.arange(24.).view(2, 3, 4)
+        cl = lambda *s: L.arange(float(np.prod(s))).view(*s).to(memory_format=L.channels_last)
+        return {'transposed': [x.transpose(0, 2), x.transpose(0, 2)], 'transposed+contiguous': [x.transpose(0, 2), L.zeros(4, 3, 2)],
+                'permuted': [x.permute(1, 0, 2)] * 2, 'sliced': [x[:, ::2], x[:, 1:]], 'legacy empty': [L.tensor([]), x.transpose(0, 1)],
+                'channels_last': [cl(2, 3, 4, 5)] * 2, 'channels_last+contiguous': [cl(2, 3, 4, 5), L.zeros(2, 3, 4, 5)],
+                'channels_last_3d': [L.zeros(2, 3, 2, 4, 5).to(memory_format=L.channels_last_3d)] * 2, 'one channel': [L.zeros(2, 1, 4, 5)] * 2}
+    li, ti = inputs(litnn), inputs(torch)
+    for k in li:
+        for d in range(li[k][-1].dim()):
+            l, t = litnn.cat(li[k], d), torch.cat(ti[k], d)
+            assert (tuple(l.shape), l.stride(), l.is_contiguous()) == (tuple(t.shape), t.stride(), t.is_contiguous()), (k, d)
+            np.testing.assert_array_equal(l.numpy(), t.numpy())
+    for L in (litnn, torch):       # the program's pattern, and the gradient back through the view
+        y = L.arange(24.).view(2, 3, 4).transpose(0, 2).requires_grad_()
+        c = L.cat([y, y * 2], 1)
+        c.view(3, 8, 2).sum().backward()
+    assert y.grad.sum().item() == 72.0
+
 def test_meshgrid_refusals():
     same_error(lambda L: L.meshgrid(indexing='ij'))
     same_error(lambda L: L.meshgrid(L.tensor([1]), L.tensor([2], device='meta'), indexing='ij'))

@@ -314,3 +314,45 @@ def test_backends_mha_switch_turns_the_fast_path_off_as_torch():
         finally: L.backends.mha.set_fastpath_enabled(True)
         with L.no_grad(): assert mha(x, x, x)[0].is_nested
     assert msgs[:2] == msgs[2:] and 'get_fastpath_enabled() was not True' in msgs[0]
+
+
+def _fast_path_pair(norm_first=False):
+    "A small eval-mode batch_first encoder layer in torch and litnn with the same weights."
+    tm = torch.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True, norm_first=norm_first).eval()
+    lm = litnn.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True, norm_first=norm_first).eval()
+    for (n, tp), lp in zip(tm.named_parameters(), lm.parameters()):
+        w = np.cos(np.arange(tp.numel(), dtype=np.float32)).reshape(tuple(tp.shape))
+        with torch.no_grad(): tp.copy_(torch.tensor(w))
+        with litnn.no_grad(): lp.copy_(litnn.tensor(w))
+    return tm, lm
+
+
+@pytest.mark.parametrize('norm_first', [False, True])
+@pytest.mark.parametrize('masks', ['kpm_bool', 'attn_bool', 'both', 'kpm_float'])
+def test_fast_path_masks(masks, norm_first):
+    """torch's encoder-layer fast path (eval, no grad, batch_first): its masks act as bool masks (any nonzero float masks the
+    key out) and a query row whose keys are all masked comes out NaN (the slow path gives that attention 0)."""
+    tm, lm = _fast_path_pair(norm_first)
+    x = np.cos(np.arange(60, dtype=np.float32)).reshape(3, 5, 4)
+    kpm = np.zeros((3, 5), np.float32); kpm[1] = -1e9; kpm[2, 1:] = -1.0; kpm[0, 0] = 0.5
+    am = np.zeros((5, 5), bool); am[3] = True
+    def run(lib, m):
+        kw = {}
+        if masks in ('kpm_bool', 'both'): kw['src_key_padding_mask'] = lib.tensor(kpm != 0)
+        if masks == 'kpm_float': kw['src_key_padding_mask'] = lib.tensor(kpm)
+        if masks in ('attn_bool', 'both'): kw['src_mask'] = lib.tensor(am)
+        with lib.no_grad(): return m(lib.tensor(x), **kw).numpy()
+    want, got = run(torch, tm), run(litnn, lm)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_slow_path_masks_give_no_nan():
+    "Off the fast path (training, or grad enabled) a fully masked row is not NaN, in torch and litnn."
+    tm, lm = _fast_path_pair()
+    x = np.cos(np.arange(60, dtype=np.float32)).reshape(3, 5, 4)
+    kpm = np.zeros((3, 5), bool); kpm[1] = True
+    for lib, m in ((torch, tm), (litnn, lm)):
+        assert not np.isnan(m(lib.tensor(x), src_key_padding_mask=lib.tensor(kpm)).detach().numpy()).any()
+        m.train()
+        with lib.no_grad(): assert not np.isnan(m(lib.tensor(x), src_key_padding_mask=lib.tensor(kpm)).numpy()).any()

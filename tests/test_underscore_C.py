@@ -58,3 +58,9 @@ def test_pinv_takes_rcond():
     for args, kw in (((1e-3,), {}), ((), {'rcond': 1e-3}), ((), {'rcond': 0.5}), ((0.5, False), {})):
         t, l = (lib.linalg.pinv(lib.tensor(a), *args, **kw).numpy() for lib in (torch, litnn))
         assert abs(t - l).max() < 1e-5
+
+
+def test_has_lapack_as_torch():
+    "torch._C.has_lapack: code checks it before calling linear algebra; litnn's runs on NumPy's LAPACK."
+    import torch
+    assert litnn._C.has_lapack is torch._C.has_lapack is True

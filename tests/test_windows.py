@@ -30,3 +30,15 @@ def test_window_errors(name):
     same_error(lambda L: getattr(L, name)(-1))
     same_error(lambda L: getattr(L, name)(2.5))
     same_error(lambda L: getattr(L, name)(3, dtype=L.int64), match=False)    # torch prints its TensorOptions
+
+
+@pytest.mark.parametrize('name', WINDOWS)
+def test_windows_take_the_factory_keywords(name):
+    "Every window takes torch's factory keywords, pin_memory included."
+    kw = dict(dtype='float64', layout='strided', device='cpu', pin_memory=False, requires_grad=True)
+    res = []
+    for lib in (torch, litnn):
+        k = {**kw, 'dtype': lib.float64, 'layout': lib.strided, 'device': lib.device('cpu')}
+        w = getattr(lib, name)(5, False, **k)
+        res.append((str(w.dtype).split('.')[-1], tuple(w.shape), w.requires_grad, np.round(host(w.detach()), 12).tolist()))
+    assert res[0] == res[1]

@@ -176,13 +176,17 @@ def _can_cast(src, dst):
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #56258b5c
 _NO_OVERLAP = {'cat', 'stack', 'gather', 'take', 'index_select', 'masked_select', 'kthvalue'}    # torch's kernels that check out= against their inputs
 _NO_SELF_OVERLAP = _NO_OVERLAP | {'bernoulli', 'arange', 'linspace', 'logspace', 'range'}       # ... and those that check it against itself only (an expanded out)
+_FILLS = {'zeros', 'ones', 'full', 'empty', 'eye'}    # torch's factories that only fill out (zero_/fill_): no internal-overlap check; every other out= kernel (TensorIterator's) has one
 
 def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
     if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _Mode.fw is not None and builtins.any(isinstance(t, Tensor) and (v := t.__dict__.get('_fw_grad')) is not None and v[0] is _Mode.fw
+                                             for t in (out, *inputs)):      # a dual tensor in a dual level (14b_forward_mode)
+        raise RuntimeError(f"Trying to use forward AD with {fn}_out that does not support it because it is an out= function")
     if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
         raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
-    if fn in _NO_SELF_OVERLAP and builtins.any(s == 0 and n > 1 for s, n in zip(getattr(out._data, 'strides', ()), out._data.shape)):     # an expanded out (assert_no_internal_overlap)
+    if fn not in _FILLS and getattr(out._data, "size", 1) and builtins.any(s == 0 and n > 1 for s, n in zip(getattr(out._data, 'strides', ()), out._data.shape)):     # an expanded out (assert_no_internal_overlap), before any resize; an empty one never overlaps
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
                            "Please clone() the tensor before performing the operation.")
     if fn in _NO_OVERLAP:    # these refuse to write over their own inputs (torch's assert_no_overlap: dense memory only)

@@ -416,9 +416,11 @@ def _new_history(t, node, nr=0):
         node._retained[nr] = weakref.ref(t)
     t.grad_fn, t._output_nr, t._requires_grad = node, nr, True
 
-def _cast_checked_first(self, args):
-    """Called when an in-place op found no kernel for its result's dtype (a NotImplementedError): torch checks first that
-    `self` can hold that dtype, and raises that error instead if not (`bool.bitwise_and_(1.5)`: Float into Bool)."""
+def _cast_checked_first(self, args, error):
+    """Called when an in-place op found no kernel for its result's dtype (NotImplementedError `error`): torch checks
+    first that `self` can hold that dtype, and raises that error instead if not (`bool.bitwise_and_(1.5)`: Float into
+    Bool). An op's own refusal before its kernel (clamp's "not supported for complex types") stays."""
+    if 'not implemented for' not in str(error): return
     if len(args) == 1 and isinstance(args[0], (Tensor, builtins.bool, builtins.int, builtins.float, builtins.complex)):
         d = sys.modules['litnn'].result_type(self, args[0])    # (a binary op's `other` only: lerp_'s weight takes no part)
         if not _can_cast(d.np, self._data.dtype):
@@ -463,7 +465,7 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
             src = Tensor._make(self._data.copy(), self._requires_grad, self.grad_fn)
             if self._output_nr: src._output_nr = self._output_nr
         try: result = op(src, *args, **kw)
-        except NotImplementedError: _cast_checked_first(self, args); raise
+        except NotImplementedError as e: _cast_checked_first(self, args, e); raise
     a = self._data
     if result._data.shape != a.shape:
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(result._data.shape)}")

@@ -87,6 +87,8 @@ def make_dual(tensor, # the primal: a floating-point tensor
     if tangent.shape != tensor.shape:
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original Tensor, this is not supported. "
                            f"Tensor is of size {list(tensor.shape)} while the given forward gradient is of size {list(tangent.shape)}.")
+    if _tangent(tangent) is not None:
+        raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the same level{level} is not supported.")
     out = _view(tensor)
     _set_tangent(out, tangent)
     return out
@@ -333,11 +335,53 @@ def function(self:_DualLevel, ctx, args, out):
     if self.busy: return out
     ts = [_tangent(a) if isinstance(a, Tensor) else None for a in args]
     if builtins.all(t is None for t in ts): return out
-    grads = [(t if t is not None else zeros_like(a)) if isinstance(a, Tensor) else None for a, t in zip(args, ts)]
+    grads = [(t if t is not None else zeros_like(a)) if _differentiable_tensor(a) else None for a, t in zip(args, ts)]   # (an int tensor: None, as torch)
+    dirty = getattr(ctx, '_dirty', ())
+    versions = {id(g): g._version for a, g in zip(args, grads) if g is not None and builtins.any(a is d for d in dirty)}
     saved = ctx._saved, ctx._versions
     ctx._saved, ctx._versions = ctx.__dict__.get('_fw_saved', ()), None   # `jvp` sees what forward saved with `save_for_forward`
     _off(); self.busy = True
     try: res = ctx._forward_cls.jvp(ctx, *grads)
     finally: self.busy = False; _on(self); ctx._saved, ctx._versions = saved
-    _give(out, tuple(res) if type(out) is tuple else res)
+    single = type(out) is not tuple
+    outs, res = ([out], [res]) if single else (list(out), list(res))
+    _check_jvp(ctx, args, grads, outs, res, dirty, versions)
+    out = outs[0] if single else tuple(outs)
+    _give(out, res[0] if single else tuple(res))
     return out
+
+def _check_jvp(ctx, args, grads, outs, res, dirty, versions):
+    """torch's checks of what a custom Function's `jvp` returned, per output: no tangent for a non-differentiable output, the
+    tangent of an input changed in place (`mark_dirty`) changed in place too, and for an output that is a view of an input
+    (an input returned as-is is made one, `view_as`, as torch does) a view of that input's tangent."""
+    nd = {id(o) for o in getattr(ctx, '_non_diff', ())}
+    for i, (o, t) in enumerate(zip(outs, res)):
+        if t is None: continue
+        if not _differentiable_tensor(o) or id(o) in nd:
+            raise RuntimeError(f"Function's jvp returned a gradient at position {i}, but  the corresponding forward output is not a "
+                               "differentiable Tensor.You should return None at that position instead.")
+        k = next((j for j, a in enumerate(args) if a is o), None)
+        if k is not None and builtins.any(o is d for d in dirty):
+            if grads[k] is None or grads[k]._version == versions.get(id(grads[k])):
+                raise RuntimeError("An inplace custom Function is not modifying the forward mode gradients inplace. If the forward is "
+                                   "modifying an input inplace, then the jvp function must modify the corresponding gradient inplace.")
+            continue
+        if k is not None:                       # an input returned as-is (no input needed a backward graph): a view of it
+            st = _Mode.fw; _off()
+            try: o = outs[i] = o.view_as(o)
+            finally: _on(st)
+        base = o._base
+        if base is None: continue
+        if t._base is None:
+            raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is not returning a view.")
+        k = next((j for j, a in enumerate(args) if isinstance(a, Tensor) and (a is base or a._base is base)), None)
+        g = grads[k] if k is not None else None
+        if g is None: continue
+        if g._base is not None and t._base is not g._base:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the same base as the given grad input.")
+        if g._base is None and t._base is not g:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the given grad input.")
+
+def _differentiable_tensor(x):
+    "A tensor forward AD gives a tangent: a floating-point or complex one."
+    return isinstance(x, Tensor) and (x.is_floating_point() or x.is_complex())

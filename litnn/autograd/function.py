@@ -4,7 +4,7 @@
 
 # %% ../../nbs/14_custom_functions.ipynb #efaa5881
 from __future__ import annotations
-import builtins, functools, warnings, numpy as np
+import builtins, functools, inspect, warnings, numpy as np
 from .._tensor import Tensor, _version_counter
 from .graph import Node, _edge, _counter, _SavedOutput
 from .engine import _check_inplace, _new_history
@@ -79,7 +79,18 @@ class _FunctionMeta(type):
     "Gives each Function subclass its own ctx class, named like PyTorch's (`ExpBackward`)."
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
-        cls._backward_cls = type(name + 'Backward', (FunctionCtx,), {'_forward_cls': cls})
+        ns = {'_forward_cls': cls}
+        if getattr(cls, 'clear_saved_tensors_on_access', False): ns['saved_tensors'] = property(_saved_tensors_once)
+        cls._backward_cls = type(name + 'Backward', (FunctionCtx,), ns)
+
+def _saved_tensors_once(ctx):
+    "torch's `clear_saved_tensors_on_access = True`: the saved tensors, once; the ctx then lets go of them (backward may free them early)."
+    if ctx.__dict__.get('_saved_taken'):
+        raise RuntimeError("saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on the "
+                           "autograd.Function. Either access saved_tensors only once, or set clear_saved_tensors_on_access=False.")
+    out = FunctionCtx.saved_tensors.fget(ctx)
+    ctx._saved_taken, ctx._saved, ctx._versions = True, (), None
+    return out
 
 # %% ../../nbs/14_custom_functions.ipynb #5e8de7de
 _FUNC_DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
@@ -120,6 +131,8 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         if _Mode.batched is not None and not cls.__module__.startswith('litnn.'): _check_vmappable(cls)   # (litnn's own stand for torch's native ops)
+        if cls.setup_context is not None:     # torch binds forward's signature: setup_context's inputs hold the defaults too
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs); bound.apply_defaults(); args, kwargs = bound.args, bound.kwargs
         ctx = cls._backward_cls()
         is_t = tuple(isinstance(a, Tensor) for a in args)
         record = _Mode.grad and builtins.any(t and a._requires_grad for t, a in zip(is_t, args))
@@ -127,6 +140,8 @@ class Function(metaclass=_FunctionMeta):
         ctx._needs = tuple(t and a._requires_grad and record for t, a in zip(is_t, args))
         prof = _Mode.profiler    # a profile recording (reference/backprop/profiler): the forward is one event named for the class, as torch's
         ev = prof.begin(cls.__name__) if prof is not None else None
+        fw = _Mode.fw         # torch runs forward with forward AD off: in a dual level, the outputs' tangents are `jvp`'s alone
+        if fw is not None: trace, _Mode.trace, _Mode.fw = _Mode.trace, fw.prev, None
         try:
             with no_grad():
                 if cls.setup_context is None: out = cls.forward(ctx, *args, **kwargs)
@@ -134,6 +149,7 @@ class Function(metaclass=_FunctionMeta):
                     out = cls.forward(*args, **kwargs)
                     cls.setup_context(ctx, args, out)
         finally:
+            if fw is not None: _Mode.trace, _Mode.fw = trace, fw
             if ev is not None: prof.end(ev)
         if record:
             ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_t) if t)
@@ -141,7 +157,19 @@ class Function(metaclass=_FunctionMeta):
             ctx._seq = next(_counter)
             if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)   # where forward ran, for backward's errors (reference/backprop/anomaly_mode)
             out = _link_outputs(ctx, out, args)
+        elif _Mode.grad:      # no input needs a graph: torch still marks the views among the outputs (an in-place change that records is refused)
+            for o in (out if isinstance(out, tuple) else (out,)):
+                if isinstance(o, Tensor) and o._base is not None and not builtins.any(o is a for a in args): o._vmeta = 'custom'
         return out if _Mode.fw is None else _Mode.fw.function(ctx, args, out)   # in a dual level: tangents by `jvp` (14b_forward_mode)
+
+_DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been mutated should be "
+                    "passed to ctx.mark_dirty().")
+
+_DIRTY_VIEW_OUTPUTS = ("If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more "
+    "than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is not a view (using "
+    ".clone() for example) or make your Function only return one Tensor (potentially splitting it into two Functions: one doing the "
+    "inplace that returns a single Tensor and a second one that does the other operations). You can ask on the forum "
+    "https://discuss.pytorch.org/ if you need help to do this change.")
 
 def _link_outputs(ctx, out, args):
     "Give the outputs of a Function their grad_fn (non-differentiable ones stay leaves)."
@@ -161,7 +189,12 @@ def _link_outputs(ctx, out, args):
     res = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor) or id(o) in nd or not (o.is_floating_point() or o.is_complex()): res.append(o); continue
-        if builtins.any(o is d for d in dirty): _dirtied(ctx, o, i)     # an input changed in place: see mark_dirty below
+        if builtins.any(o is d for d in dirty):      # an input changed in place: see mark_dirty below
+            if not builtins.any(o is a or o._base is not None and o._base is a for a in args):   # made inside forward
+                if o._base is not None: raise RuntimeError(_DIRTY_NOT_INPUT)        # torch: an error for a view of such a tensor,
+                warnings.warn(_DIRTY_NOT_INPUT, stacklevel=3)                      # a warning otherwise
+            if o._base is not None and len(outs) > 1: raise RuntimeError(_DIRTY_VIEW_OUTPUTS)   # (torch counts every output)
+            _dirtied(ctx, o, i)
         else:
             if builtins.any(o is a for a in args):     # an input returned as is: a new tensor, a view of the input (as torch's)
                 with no_grad(): o = o.view_as(o)

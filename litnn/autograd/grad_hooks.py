@@ -95,4 +95,5 @@ def detach_(self:Tensor):
     "Cut this tensor from the graph, in place."
     if self._base is not None: raise RuntimeError("Can't detach views in-place. Use detach() instead.")
     self.grad_fn, self._requires_grad = None, False
+    self.__dict__.pop('_fw_grad', None)      # forward AD too: torch's detach is not forward-differentiable (14b_forward_mode)
     return self

@@ -152,7 +152,9 @@ class _Packed:
     def __init__(self, t, edge, hooks=None):
         pack, self.unpack_hook = hooks or _saved_hooks.stack[-1]
         v, self.edge = _version(t), edge
-        self.packed = pack(t)
+        prev, _Mode.grad = _Mode.grad, False       # torch runs the pack hook with grad mode off
+        try: self.packed = pack(t)
+        finally: _Mode.grad = prev
         if _version(t) != v: raise RuntimeError(_PACK_MODIFIED)
 
 _PACK_MODIFIED = ("A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot be "
@@ -222,7 +224,9 @@ def _accumulator(t):
     r = t._accumulator
     acc = r() if r is not None else None
     if acc is None:
-        if t._vmeta == "no_grad" and t._base is not None: return None   # it requires grad as its base does, but its gradient goes nowhere (torch's)
+        # a view made in no_grad mode requires grad as its base does, but its gradient goes nowhere (torch's), unless
+        # requires_grad_() was called on it: then, as torch's, it is a leaf with its own .grad
+        if t._vmeta == "no_grad" and t._base is not None and not t._own_rg: return None
         acc = AccumulateGrad(t); acc._seq = next(_counter)
         t._accumulator = weakref.ref(acc)
     return acc
@@ -573,7 +577,10 @@ def _saved_attribute(self, name):
     if raw or name.startswith('_saved_'):
         field, d = name[11:] if raw else name[7:], self.__dict__
         if field == 'result' and d.get('_out') is not None:
-            return _SavedTensor(self, None) if raw else self.result
+            if raw: return _SavedTensor(self, None)
+            t = self.result
+            if type(d['_out']) is not _Packed: t._vc = self._out_vc     # torch's saved output shares the output's version counter
+            return t
         saved, names = d.get('_saved'), _saved_names(self)
         if saved is not None and field in names and (saved is _FREED or names.index(field) < len(saved)):
             i = names.index(field)

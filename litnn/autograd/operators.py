@@ -158,7 +158,7 @@ def _check_alpha(alpha, t):
     if isinstance(alpha, _BOOLS) and d != _BOOL: raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if d.kind not in 'fcV' and not isinstance(alpha, (builtins.int, np.integer, np.bool_)):     # (V: bfloat16)
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if d.kind != 'c' and isinstance(alpha, (builtins.complex, np.complexfloating)): raise RuntimeError("Complex alpha only supported for Complex results.")
+    if d.kind != 'c' and isinstance(alpha, (builtins.complex, np.complexfloating)): raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
     if d == _BOOL: return builtins.bool(alpha)      # torch converts alpha to the result's type: any nonzero int is True
     return _checked_scalar(alpha, d)
 
@@ -203,7 +203,8 @@ class DivBackward2(Op):
             q = xp.floor_divide(a, b)
             return q + ((q < 0) & (q * b != a)) if rounding_mode == 'trunc' else q   # trunc: inexact negatives one up
         dt, a, b = a.dtype if hasattr(a, 'dtype') else b.dtype, _opmath(a), _opmath(b)     # half precision: in float32, rounded once
-        q = xp.trunc(a / b) if rounding_mode == 'trunc' else xp.floor_divide(a, b)   # not floor(a / b): 1 // 0.1 is 9, as torch
+        # trunc: of the quotient rounded to the dtype (torch's kernel: trunc(a / b) in scalar_t); floor: not floor(a / b): 1 // 0.1 is 9, as torch
+        q = xp.trunc((a / b).astype(dt, copy=False)) if rounding_mode == 'trunc' else xp.floor_divide(a, b)
         return q.astype(dt, copy=False)
     @staticmethod
     def backward(ctx, g):

@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['matmul', 'flash_sdp_enabled', 'enable_flash_sdp', 'mem_efficient_sdp_enabled', 'enable_mem_efficient_sdp',
-           'math_sdp_enabled', 'enable_math_sdp', 'cudnn_sdp_enabled', 'enable_cudnn_sdp', 'is_built', 'sdp_kernel']
+           'math_sdp_enabled', 'enable_math_sdp', 'cudnn_sdp_enabled', 'enable_cudnn_sdp', 'is_built',
+           'preferred_linalg_library', 'sdp_kernel']
 
 # %% ../../nbs/reference/backends/cuda.ipynb #721d0122
 import contextlib, importlib.util, warnings
@@ -36,6 +37,22 @@ def enable_cudnn_sdp(enabled: bool): _sdp['cudnn'] = bool(enabled)
 def is_built():
     "True when litnn can compute on NVIDIA GPUs: CuPy is installed."
     return importlib.util.find_spec('cupy') is not None
+
+import enum
+class _LinalgBackend(enum.Enum):
+    "torch._C._LinalgBackend: the CUDA linear-algebra library preferred."
+    Default = 0
+    Cusolver = 1
+    Magma = 2
+
+def preferred_linalg_library(backend=None):
+    "The CUDA linear-algebra library preferred (cuSOLVER or MAGMA): litnn is built with neither, so only the default is set."
+    names = {'cusolver': 'cuSOLVER', 'magma': 'MAGMA', _LinalgBackend.Cusolver: 'cuSOLVER', _LinalgBackend.Magma: 'MAGMA'}
+    if isinstance(backend, str) and backend not in ('default', 'cusolver', 'magma'):
+        raise RuntimeError("Unknown input value. Choose from: default, cusolver, magma.")
+    if not (backend is None or isinstance(backend, (str, _LinalgBackend))): raise RuntimeError("Unknown input value type.")
+    if backend in names: raise RuntimeError(f"Cannot set preferred backend to {names[backend]} if PyTorch has not been compiled with {names[backend]}.")
+    return _LinalgBackend.Default
 
 # %% ../../nbs/reference/backends/cuda.ipynb #0cfa79ce
 def _sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):

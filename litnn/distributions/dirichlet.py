@@ -19,6 +19,154 @@ from .utils import broadcast_all
 from .._pointwise import lgamma, digamma
 from .._pointwise import xlogy
 from .gamma import _standard_gamma
+from ..autograd import Function
+from ..autograd.function import once_differentiable
+
+# %% ../../nbs/reference/distributions/dirichlet.ipynb #180e655c
+def _dirichlet_grad_array(x, alpha, total):
+    """torch's `_dirichlet_grad` (aten's `dirichlet_grad_one`) on arrays of one float dtype: the reparameterized gradient
+    -(d/dα cdf(x; α, β)) / pdf(x; α, β) / (1 - x) of x ~ Beta(α, β = total - α), by its four approximations (a Taylor series
+    near 0 and near 1, a saddle point expansion for large α and β, a rational correction elsewhere), the series in the
+    arrays' dtype and the others in float64, as aten's CPU kernel."""
+    dt, f8 = x.dtype, np.float64
+    one = dt.type(1)
+    def dg(v): return _digamma_one(v.astype(dt))
+    def grad_alpha_small(x, alpha, beta):       # x near 0: Taylor series
+        factor = dg(alpha) - dg(alpha + beta) - _libm(np.log, x)
+        numer = np.ones_like(x); series = numer / alpha * (factor + one / alpha)
+        for i in range(1, 11):
+            numer = numer * ((dt.type(i) - beta) * x / dt.type(i))
+            denom = alpha + dt.type(i)
+            series = series + numer / denom * (factor + one / denom)
+        r = x * _libm(np.power, one - x, -beta) * series
+        return np.where(np.isnan(r), dt.type(0), r)
+    def grad_beta_small(x, alpha, beta):        # x near 0, the gradient wrt β (used at 1 - x)
+        factor = dg(alpha + beta) - dg(beta)
+        numer, betas, dbetas, series = np.ones_like(x), np.ones_like(x), np.zeros_like(x), factor / alpha
+        for i in range(1, 9):
+            numer = numer * (-x / dt.type(i))
+            dbetas = dbetas * (beta - dt.type(i)) + betas
+            betas = betas * (beta - dt.type(i))
+            series = series + numer / (alpha + dt.type(i)) * (dbetas + factor * betas)
+        r = -_libm(np.power, one - x, one - beta) * series
+        return np.where(np.isnan(r), dt.type(0), r)
+    def grad_alpha_mid(x, alpha, beta):         # α, β > 6: Rice saddle point expansion (float64)
+        total = alpha + beta; mean = alpha / total
+        std = np.sqrt(alpha * beta / (total + 1)) / total
+        poly = 47 * x * (beta * beta) * (beta * beta) + alpha * (
+               (43 + 20 * (16 + 27 * beta) * x) * (beta * beta) * beta + alpha * (
+               3 * (59 + 180 * beta - 90 * x) * (beta * beta) + alpha * (
+               (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (
+               8 * (1 - x) * (135 * beta - 11)))))
+        prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+        prefactor_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+        near_mean = prefactor_num / (1 - x) * poly / prefactor_den        # avoids the singularity at x = mean
+        prefactor = -x / np.sqrt(2 * alpha * beta / total)
+        stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha)) * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
+                    / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+        term1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * (beta * beta)
+        axbx = alpha * (x - 1) + beta * x
+        term1 = term1_num / (np.sqrt(2 * alpha / beta) * total ** 1.5 * axbx * axbx)
+        term2 = 0.5 * np.log(alpha / (total * x))
+        term3 = np.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
+        term4 = (beta * np.log(beta / (total * (1 - x))) + alpha * np.log(alpha / (total * x))) ** -1.5
+        far = stirling * prefactor * (term1 + term2 * (term3 + np.where(x < mean, term4, -term4)))
+        return np.where((mean - 0.1 * std <= x) & (x <= mean + 0.1 * std), near_mean, far)
+    def grad_rational(x, alpha, total, beta):   # elsewhere: a rational correction to an analytic approximation (float64)
+        u = np.log(x); a = np.log(alpha) - u; b = np.log(total) - a
+        p = q = 0.
+        for i in range(3):
+            for j in range(3):
+                ua = u ** i * a ** j
+                c0, c1 = _DIRICHLET_GRAD_C[0][i][j], _DIRICHLET_GRAD_C[1][i][j]
+                p = p + ua * (c0[0] + b * (c0[1] + b * (c0[2] + b * c0[3])))
+                q = q + ua * (c1[0] + b * (c1[1] + b * (c1[2] + b * c1[3])))
+        approx = x * (dg(total) - dg(alpha)).astype(f8) / beta
+        return p / q * approx
+    x, alpha, total = np.broadcast_arrays(x, alpha.astype(dt), total.astype(dt))
+    beta = total - alpha
+    boundary = total * x * (one - x)
+    x8, a8, t8 = x.astype(f8), alpha.astype(f8), total.astype(f8)
+    with np.errstate(all='ignore'):
+        return np.select([(x <= 0.5) & (boundary < 2.5), (x >= 0.5) & (boundary < 0.75), (alpha > 6) & (beta > 6)],
+                         [grad_alpha_small(x, alpha, beta), -grad_beta_small(one - x, beta, alpha),
+                          grad_alpha_mid(x8, a8, t8 - a8).astype(dt)],
+                         grad_rational(x8, a8, t8, t8 - a8).astype(dt)).astype(dt)
+
+def _libm(f, *a):
+    "f on float arrays computed in float64 and rounded to their dtype: C's correctly rounded logf/powf/tanf, not numpy's float32 SIMD loops."
+    return f(*(v.astype(np.float64) for v in a)).astype(a[0].dtype)
+
+def _digamma_one(x):
+    """aten's `digamma_one` (Distributions.h) on an array of one float dtype: the recurrence up to 10 steps x in its dtype and sums
+    in float64, then the asymptotic series; the result in x's dtype (its float32 roundings are those of torch's gradients)."""
+    dt, f8 = x.dtype, np.float64
+    with np.errstate(all='ignore'):
+        neg = x < 0
+        extra = np.where(neg, (-np.pi / _libm(np.tan, dt.type(np.pi) * x).astype(f8)).astype(dt).astype(f8), 0.)
+        x = np.where(neg, dt.type(1) - x, x)
+        result = np.zeros(x.shape, f8)
+        for _ in range(10):
+            low = x < 10
+            if not low.any(): break
+            result = np.where(low, result - (dt.type(1) / x).astype(f8), result)
+            x = np.where(low, x + dt.type(1), x)
+        z = 1.0 / (x * x).astype(f8)
+        y = 0.
+        for c in _DIGAMMA_A: y = y * z + c
+        y = np.where(x < 1e17, z * y, 0.)
+        out = np.where(x == 10, result + 2.25175258906672110764 + extra,
+                       result + _libm(np.log, x).astype(f8) - (dt.type(0.5) / x).astype(f8) - y + extra)
+        out = np.where((x == 0) | (neg & (np.floor(np.where(neg, 1 - x, x)) == np.where(neg, 1 - x, x))), np.inf, out)
+    return out.astype(dt)
+
+_DIGAMMA_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3, -4.16666666666666666667E-3,
+              3.96825396825396825397E-3, -8.33333333333333333333E-3, 8.33333333333333333333E-2)
+
+_DIRICHLET_GRAD_C = (   # aten's coefficients of the rational correction (p, then q)
+    (((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
+      (0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033),
+      (-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013)),
+     ((0.221950385, -0.3187676331, 0.01799915743, 0.01074823814),
+      (-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057),
+      (0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05)),
+     ((-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565),
+      (0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181),
+      (0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05))),
+    (((1, -0.02924021934, -0.04438342661, 0.007285809825),
+      (0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521),
+      (-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149)),
+     ((0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273),
+      (0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956),
+      (-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05)),
+     ((0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05),
+      (0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05),
+      (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06))))
+
+def _dirichlet_grad(x, alpha, total):
+    "`torch._dirichlet_grad`: the reparameterized gradient of Beta(α, total - α) samples `x` (tensors of one float dtype, no graph)."
+    return Tensor._make(_dirichlet_grad_array(x._data, alpha._data, total._data))
+
+def _Dirichlet_backward(x, concentration, grad_output):
+    "The gradient a Dirichlet sample `x` sends its `concentration` (torch.distributions.dirichlet's, over `_dirichlet_grad`)."
+    total = concentration.sum(-1, True).expand_as(concentration)
+    grad = _dirichlet_grad(x, concentration, total)
+    return grad * (grad_output - (x * grad_output).sum(-1, True))
+
+class _Dirichlet(Function):
+    @staticmethod
+    def forward(ctx, concentration):
+        g = _standard_gamma(concentration.double())    # torch draws a Dirichlet's gammas in double, whatever its dtype
+        x = (g / g.sum(-1, keepdim=True)).to(concentration.dtype)
+        f = np.finfo(x._data.dtype)       # torch's kernel clamps its result into [tiny, 1): no coordinate is 0 or 1
+        x.clamp_(min=float(f.tiny), max=float(1 - f.epsneg))
+        ctx.save_for_backward(x, concentration)
+        return x
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, concentration = ctx.saved_tensors
+        return _Dirichlet_backward(x, concentration, grad_output)
 
 # %% ../../nbs/reference/distributions/dirichlet.ipynb #7fdb5271
 class Dirichlet(ExponentialFamily):
@@ -32,12 +180,7 @@ class Dirichlet(ExponentialFamily):
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
     def expand(self, batch_shape, _instance=None): return self._expand_params(Dirichlet, batch_shape, _instance, ('concentration',))
     def rsample(self, sample_shape=Size()):
-        c = self.concentration.expand(self._extended_shape(sample_shape))
-        g = _standard_gamma(c.double())             # torch draws a Dirichlet's gammas in double, whatever its dtype
-        x = (g / g.sum(-1, keepdim=True)).to(c.dtype)
-        f = np.finfo(x._data.dtype)       # torch's kernel clamps its result into [tiny, 1): no coordinate is 0 or 1
-        x.detach().clamp_(min=float(f.tiny), max=float(1 - f.epsneg))
-        return x
+        return _Dirichlet.apply(self.concentration.expand(self._extended_shape(sample_shape)))
 
 # %% ../../nbs/reference/distributions/dirichlet.ipynb #9784d6b6
 @patch

@@ -13,14 +13,14 @@ from ..backend import get_default_dtype
 from .._tensor import Tensor
 from .._creation import tensor, empty, rand
 from ..autograd.grad_mode import enable_grad
+from ..functional import broadcast_tensors
 
 # %% ../../nbs/80b_distribution_utils.ipynb #ba0af1cc
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni
 
-def _broadcast_tensors(*ts):
-    "Every tensor expanded to their common broadcast shape (as `torch.broadcast_tensors`)."
-    shape = np.broadcast_shapes(*(tuple(t.shape) for t in ts))
-    return tuple(t.expand(shape) for t in ts)
+# torch.distributions calls torch.broadcast_tensors itself: shapes that do not broadcast raise its RuntimeError
+# ("The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 1"), not numpy's ValueError
+_broadcast_tensors = broadcast_tensors
 
 def broadcast_all(*values):
     "Numbers and tensors broadcast to tensors of one shape; numbers take the first tensor's dtype and device."

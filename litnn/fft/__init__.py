@@ -175,10 +175,20 @@ def _c2r(fname, x, n, d, norm, forward):
     return FftC2RBackward0.apply(x, dim=(d,), normalization=mode, last_dim_size=last)
 
 # %% ../../nbs/reference/fft.ipynb #2e865388
+_REAL_OUT = ('irfft', 'hfft', 'irfftn', 'hfftn', 'irfft2', 'hfft2')
+
+def _check_out_kind(fname, out):
+    "torch's check of `out`'s kind in the transform's kernel (SpectralOps.cpp), under the name the kernel gives itself."
+    name = {'ifftn': 'fftn', 'fft2': 'fftn', 'ifft2': 'fftn'}.get(fname, fname.replace('2', 'n'))
+    if fname in _REAL_OUT:
+        if not out.dtype.is_floating_point: raise RuntimeError(f"{name} expects a floating point output tensor, but got {_dtype_name(out)}")
+    elif not out.dtype.is_complex: raise RuntimeError(f"{name} expects a complex output tensor, but got {_dtype_name(out)}")
+
 def _one(fname, input, n, dim, out, compute, real=False):
     "The checks every 1-D transform shares, and its `out=`; `real`: the transform takes real inputs only (checked before `dim`, as torch)."
     _check_tensors(f'fft_{fname}', {'input': input})
     if real and input.dtype.is_complex: raise RuntimeError(f"{fname} expects a real input tensor, but got {_dtype_name(input)}")
+    if out is not None and isinstance(out, Tensor): _check_out_kind(fname, out)     # (before n, as torch)
     _check_n(fname, 'n', n)
     if out is not None: return _into(fname, out, (input,), lambda: _one(fname, input, n, dim, None, compute))
     return compute(_dim(input, dim))
@@ -237,7 +247,9 @@ def _shape_and_dims(x, s, dim):
 def _many(fname, input, s, dim, out, compute):
     "The checks every n-dimensional transform shares, and its `out=`."
     _check_tensors(f'fft_{fname}', {'input': input})
-    if out is not None: return _into(fname, out, (input,), lambda: _many(fname, input, s, dim, None, compute))
+    if out is not None:
+        if isinstance(out, Tensor): _check_out_kind(fname, out)
+        return _into(fname, out, (input,), lambda: _many(fname, input, s, dim, None, compute))
     sd = _shape_and_dims(input, s, dim)
     if sd is None: raise TypeError(f"fft_{fname}(): argument 's' must be tuple of ints, not {type(s).__name__}")
     return compute(*sd)
@@ -365,7 +377,10 @@ def _freqs(fname, n, d, out, dtype, device, requires_grad):
     with np.errstate(divide='ignore', invalid='ignore'):       # d = 0 or n = 0: torch's inf and nan
         scale = np.float64(1.0) / np.float64(n * d)
         r = Tensor._make(a * a.dtype.type(scale))
-    if out is not None: return _into(fname, out, (), lambda: r)
+    if out is not None:
+        # torch fills `out` with at::arange(n, out) first: a resize warns as arange does (RangeFactories.cpp)
+        arange(a.shape[0], dtype=dtype, out=out)      # (and an explicit dtype must be out's, as there)
+        return _into(fname, out, (), lambda: r)
     return r.requires_grad_(requires_grad)
 
 # %% ../../nbs/reference/fft.ipynb #7c29fc4c

@@ -28,7 +28,7 @@ class LinAlgError(RuntimeError):
 
 def _zero_pivot(a):
     "The 1-based index of the first zero pivot of matrix `a` (numpy) in LU with partial pivoting, or 0."
-    a = a.astype(np.float64).copy()
+    a = a.astype(np.complex128 if a.dtype.kind == 'c' else np.float64)     # (a copy; a complex matrix keeps its imaginary part)
     for k in range(a.shape[0]):
         p = k + int(np.argmax(np.abs(a[k:, k])))
         if a[p, k] == 0: return k + 1

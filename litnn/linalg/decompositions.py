@@ -30,7 +30,9 @@ class LinalgSvdBackward0(Op):
     complex_aware = True        # S is real: not holomorphic; the formula below is torch's for complex A too
     @staticmethod
     def forward(ctx, A, full_matrices=True):
-        U, S, Vh = array_namespace(A._data).linalg.svd(A._data, full_matrices=full_matrices)
+        xp = array_namespace(A._data)
+        U, S, Vh = xp.linalg.svd(A._data, full_matrices=full_matrices)
+        S = xp.ascontiguousarray(S)        # (numpy lays out a batch as its input lies; torch's S is contiguous)
         ctx.saved = (U, S, Vh); ctx.k = S.shape[-1]
         return U, S, Vh
     @staticmethod
@@ -190,16 +192,21 @@ def _eig_backward(gL, gV, L, V, hermitian):
     if gL is not None: gA = gA - _diag_embed(_diag(gA)) + _diag_embed(gL)
     return V @ gA @ Vh if hermitian else solve(Vh, gA @ Vh)
 
+def _uplo(UPLO):
+    "torch's check of eigh's UPLO: one letter, either case ('u' reads as 'U')."
+    if not (isinstance(UPLO, str) and len(UPLO) == 1 and UPLO.upper() in ('L', 'U')):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO.upper()
+
 def eigh(A, UPLO='L'):
     "Eigenvalues (ascending) and eigenvectors of each symmetric (complex: Hermitian) matrix of A."
     _check_matrix('linalg.eigh', A)
-    if UPLO not in ('L', 'U'): raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    return linalg_eigh(*LinalgEighBackward0.apply(A, UPLO=UPLO))
+    return linalg_eigh(*LinalgEighBackward0.apply(A, UPLO=_uplo(UPLO)))
 
 def eigvalsh(A, UPLO='L'):
     "The eigenvalues (ascending) of each symmetric matrix of A."
     _check_matrix('linalg.eigvalsh', A)
-    return LinalgEighBackward0.apply(A, UPLO=UPLO)[0]
+    return LinalgEighBackward0.apply(A, UPLO=_uplo(UPLO))[0]
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #f6b4be87
 linalg_eig = _named('linalg_eig', ('eigenvalues', 'eigenvectors'))
@@ -219,12 +226,14 @@ class LinalgEigBackward0(Op):
         gA = _eig_backward(gL if _given(gL) else None, gV if _given(gV) else None, L, V, hermitian=False)
         return gA.real.contiguous() if ctx.real else gA
 
-def eig(A, *, out=None):
+def eig(A):
     "Eigenvalues and eigenvectors (complex, each of norm 1) of each square matrix of A."
     _check_matrix('linalg.eig', A)
+    if not builtins.bool(array_namespace(A._data).isfinite(A._data).all()):      # (torch's check; eigvals has none)
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     return linalg_eig(*LinalgEigBackward0.apply(A))
 
-def eigvals(A, *, out=None):
+def eigvals(A):
     "The (complex) eigenvalues of each square matrix of A."
     _check_matrix('linalg.eigvals', A)
     return LinalgEigBackward0.apply(A)[0]
@@ -415,6 +424,9 @@ _LAPACK_DTYPES = ('float32', 'float64', 'complex64', 'complex128')
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     "The Moore-Penrose pseudo-inverse of each matrix of A (`rcond`: torch's older spelling of `rtol`, with `atol` 0)."
+    for name, t in (('rcond', rcond), ('atol', atol), ('rtol', rtol)):    # torch's checkNotComplexTolerance
+        if isinstance(t, Tensor) and t.is_complex():
+            raise RuntimeError(f"torch.linalg.pinv: {name} tensor of complex type is not supported. Got {_LEGACY[t.dtype.name]}")
     if rcond is not None:
         if atol is not None or rtol is not None: raise TypeError("linalg_pinv() received an invalid combination of arguments: rcond with atol or rtol")
         atol, rtol = 0.0, rcond
@@ -505,8 +517,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         if A.dim() not in (1, 2): raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
         if A.dim() == 1: return vector_norm(A, ord, None, keepdim, dtype=dtype)
         dim = tuple(range(A.dim()))
-    if len(dim) == 1: return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-    return matrix_norm(A, 'fro' if ord is None else ord, dim, keepdim, dtype=dtype)
+    if len(dim) == 1 or ord is None: return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)   # (torch's: no ord, the 2-norm over dim)
+    return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #c1db8a90
 def vecdot(x, y, *, dim=-1):
@@ -571,27 +583,41 @@ def matrix_power(A, n):
 def cond(A, p=None):
     "The condition number of each matrix of A in the `p` norm (2 by default)."
     if A.dim() < 2: raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
-    if A.numel() == 0 and A.dim() >= 2 and A.is_floating_point() and (p in (None, 2, -2) or not isinstance(p, str) or A.shape[-1] == A.shape[-2]):
-        return A.new_zeros(A.shape[:-2])           # empty matrices: 0, as torch (no gradient)
+    if not (isinstance(p, str) or p is None or abs(p) in (1, 2, math.inf)):     # torch's _linalg_cond_check_ord (a name: after the square check)
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {format(p, 'g')}")
+    if A.numel() == 0 and A.dim() >= 2 and (A.is_floating_point() or A.is_complex()) and (p in (None, 2, -2) or not isinstance(p, str) or A.shape[-1] == A.shape[-2]):
+        return A.real.new_zeros(A.shape[:-2])      # empty matrices: 0 (real), as torch (no gradient)
     if p not in (None, 2, -2) and A.dim() >= 2 and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p if isinstance(p, str) else format(p, 'g')}): A must be batches of square matrices, "
                            f"but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if isinstance(p, str) and p not in ('fro', 'nuc'): raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if p in (None, 2, -2):
         S = svdvals(A)
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
     Ai, info = inv_ex(A)          # a singular matrix: an infinite condition number, as torch's (its inverse filled with inf)
-    return matrix_norm(A, p) * matrix_norm(where(info[..., None, None] > 0, math.inf, Ai), p)
+    r = matrix_norm(A, p) * matrix_norm(where(info[..., None, None] > 0, 0, Ai), p)    # (an inf matrix's norm may be NaN: 'nuc')
+    return where(info > 0, math.inf, r).nan_to_num(math.inf, math.inf, -math.inf)   # torch's NumPy fix: a NaN (0 * inf) is inf
 
 linalg_lstsq = _named('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
 
 def lstsq(A, B, rcond=None, *, driver=None):
     "The X minimising ‖A X - B‖, for each matrix of A (through its pseudo-inverse)."
     if A.dim() < 2: raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.dim() < 1: raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+                           f"{_LEGACY[A.dtype.name]} and other's dtype {_LEGACY[B.dtype.name]}")
+    if not 0 <= A.dim() - B.dim() <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1")
+    vector = B.dim() == A.dim() - 1
+    B2 = B.unsqueeze(-1) if vector else B
+    if A.shape[-2] != B2.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
     if A._data.dtype.name not in _LAPACK_DTYPES: raise RuntimeError("This function doesn't handle types other than float and double")
     if driver not in (None, 'gels', 'gelsy', 'gelsd', 'gelss'):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    vector = B.dim() == A.dim() - 1
-    B2 = B.unsqueeze(-1) if vector else B
+    if rcond is not None and (driver == 'gelsd' and not 0 < rcond < 1 or driver == 'gelss' and rcond < 0):
+        rcond = float(np.finfo(A._data.real.dtype).eps)    # LAPACK's: gelsd reads an rcond <= 0 or >= 1 as eps, gelss one < 0
     X = pinv(A, rtol=rcond) @ B2
     xp, (m, n) = array_namespace(A._data), A.shape[-2:]
     empty = _const(xp.zeros((0,), A._data.real.dtype))      # (residuals and singular values are real)
@@ -608,7 +634,10 @@ _wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got
                       'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': None, 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
                       'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
                       'matrix_power': lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power'),
-                      'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}"})
+                      'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}",
+                      'eig': tuple(_Cast("torch.linalg.eig: Expected " + part + " to be safely castable from {R} dtype, but got " + part + " with dtype {O}")
+                                   for part in ('eigenvalues', 'eigenvectors')),
+                      'eigvals': _Cast("torch.linalg.eigvals: Expected eigenvalues to be safely castable from {R} dtype, but got eigenvalues with dtype {O}")})
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #49f96d55
 _wrap_out(_OLD, {'cholesky': None, 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2})     # torch.cholesky (the Tensor method, already set from _OLD, takes no out=)

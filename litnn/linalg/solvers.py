@@ -78,4 +78,4 @@ from .._pointwise import _wrap_out, _Cast, _SAME
 _wrap_out(globals(), {'triangular_solve': (_SAME, _SAME), 'tensorsolve': None, 'householder_product': None, 'tensorinv': _Cast("tensorinv: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")})
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #52e99b27
-_wrap_out(globals(), {'cholesky_inverse': None, 'cholesky_solve': None})
+_wrap_out(globals(), {'cholesky_inverse': _Cast("cholesky_inverse: Expected result to be safely castable from {R} dtype, but got result with dtype {O}"), 'cholesky_solve': _Cast("cholesky_solve: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")})

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
+__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -191,15 +191,16 @@ def relu(input, inplace=False):
     if getattr(input, 'is_nested', False): return _nested_map(relu, input, inplace)   # reference/nested/nested_tensor
     return input.relu_() if inplace else ReluBackward0.apply(input)
 
+_NEG_SLOPE_INPLACE = ("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+                      "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+                      "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+                      "in-place leakRelu backward calculation with negative slope")
+
 class LeakyReluBackward1(LeakyReluBackward0):
     "in-place leaky_relu_: its backward reads the output, whose sign tells the input's only for a non-negative slope"
     @staticmethod
     def backward(ctx, g):
-        if ctx.kw.get('negative_slope', 0.01) < 0:
-            raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
-                               "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
-                               "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
-                               "in-place leakRelu backward calculation with negative slope")
+        if ctx.kw.get('negative_slope', 0.01) < 0: raise RuntimeError(_NEG_SLOPE_INPLACE)
         return LeakyReluBackward0.backward(ctx, g)
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -368,16 +369,29 @@ def hardswish(input, inplace=False):
     "x * hardsigmoid(x)."
     return _elementwise(HardswishBackward0, input, inplace)
 
-def _check_lambd(lambd):
-    if lambd < 0: raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype Float, but found {lambd}")
+# each floating dtype's largest value, exact and as torch's message prints it (C++'s default 6 significant digits)
+_LARGEST = {'Float': (3.4028234663852886e+38, '3.40282e+38'), 'Double': (1.7976931348623157e+308, '1.79769e+308'),
+            'Half': (65504.0, '65504'), 'BFloat16': (3.3895313892515355e+38, '3.38953e+38')}
+
+def _check_lambd(input, lambd):
+    """torch's softshrink_check: a floating input (its dispatch, before the value), then 0 <= lambd <= the dtype's largest
+    value (NaN fails), in that dtype's words."""
+    name = _dtype_name(input)
+    if name not in _LARGEST: raise NotImplementedError(f"\"softshrink_check\" not implemented for '{name}'")
+    top, shown = _LARGEST[name]
+    if not 0 <= lambd <= top: raise RuntimeError(f"lambda must be in range [0, {shown}] for input dtype {name}, but found {lambd:g}")
 
 def softshrink(input, lambd=0.5):
     "x - lambd above lambd, x + lambd below -lambd, 0 between."
-    _check_lambd(lambd); _float_only(input, SoftshrinkBackward0.kernel); return SoftshrinkBackward0.apply(input, lambd=lambd)
+    if isinstance(input, Tensor): _check_lambd(input, lambd)
+    _float_only(input, SoftshrinkBackward0.kernel); return SoftshrinkBackward0.apply(input, lambd=lambd)
 
 def hardshrink(input, lambd=0.5):
     "x outside [-lambd, lambd], 0 inside."
-    _float_only(input, HardshrinkBackward0.kernel); return HardshrinkBackward0.apply(input, lambd=lambd)
+    _float_only(input, HardshrinkBackward0.kernel)
+    if isinstance(input, Tensor) and isinstance(lambd, (int, float)):   # (other inputs: the op's own checks raise torch's errors)
+        lambd = float(np.asarray(lambd, dtype=input._data.dtype))     # torch's kernel reads lambd in the input's dtype (bfloat16's 0.3 is 0.30078)
+    return HardshrinkBackward0.apply(input, lambd=lambd)
 
 def threshold(input, threshold, value, inplace=False):
     "x where x > threshold, else value."
@@ -531,11 +545,25 @@ class RreluWithNoiseBackward0(Op):
     @staticmethod
     def backward(ctx, g): return _masked(g, ctx.noise)
 
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    """in-place rrelu_: torch's backward reads the result. Off the noise path (eval) it is
+    leaky_relu_'s backward with slope (lower + upper) / 2: refused when that is negative (40_activation)."""
+    @staticmethod
+    def forward(ctx, x, lower, upper, training, generator=None):
+        ctx.slope = None if training else (lower + upper) / 2
+        return RreluWithNoiseBackward0.forward(ctx, x, lower, upper, training, generator)
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.slope is not None and ctx.slope < 0:
+            from litnn.nn.functional import _NEG_SLOPE_INPLACE
+            raise RuntimeError(_NEG_SLOPE_INPLACE)
+        return RreluWithNoiseBackward0.backward(ctx, g)
+
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     "Leaky ReLU with random slopes in [lower, upper] in training, their mean otherwise."
     _check_tensors('rrelu', dict(input=input)); _float_only(input, 'leaky_relu_cpu')
     if lower > upper: raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if inplace: return _inplace(input, RreluWithNoiseBackward0.apply, lower=lower, upper=upper, training=training)
+    if inplace: return _inplace(input, RreluWithNoiseBackward1.apply, lower=lower, upper=upper, training=training)
     return RreluWithNoiseBackward0.apply(input, lower=lower, upper=upper, training=training)
 
 # %% ../../nbs/40a_activation_functions.ipynb #3fb3281a
@@ -3022,6 +3050,17 @@ def _bicubic(input, coords, padding_mode, align_corners):
             out = out + _read(input, idx, _within(idx, sizes)) * weights[0][i] * weights[1][j]
     return out
 
+def _grid_sampler_common(input, grid):
+    "torch's check_grid_sampler_common (GridSampler.h): what every grid_sampler kernel checks before its 4-d / 5-d checks."
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    k = input.dim() - 2
+    if grid.shape[-1] != k:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
+
 def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
     """`input` (N, C, H, W) sampled at the normalised coordinates `grid` (N, Ho, Wo, 2): (N, C, Ho, Wo); or a volume
     (N, C, D, H, W) at `grid` (N, Do, Ho, Wo, 3): (N, C, Do, Ho, Wo). The grid's last dimension is (x, y[, z])."""
@@ -3029,19 +3068,13 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     _refuse_integers(input, 'grid_sampler_2d_cpu_kernel_impl')
     if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
     if input.dim() == 0 or grid.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    if input.shape[0] != grid.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode not in ('bilinear', 'nearest', 'bicubic'):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ('zeros', 'border', 'reflection'):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None: warnings.warn(_ALIGN_WARNING, stacklevel=2); align_corners = False
+    _grid_sampler_common(input, grid)
     k = input.dim() - 2
-    if grid.shape[-1] != k:       # torch checks this first
-        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with sizes {list(grid.shape)}")
-    for i in range(2, input.dim()):   # torch's common checks, before the 4-d / 5-d ones
-        if input.shape[i] == 0:
-            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
     if input.dim() not in (4, 5) or grid.dim() != input.dim():
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode == 'bicubic' and k == 3: raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
@@ -3354,6 +3387,7 @@ def ctc_loss(log_probs, # (T, N, C) or (T, C): log-probabilities over C classes 
         raise RuntimeError("Expected 1 to 2 dimensions, but got 0-dimensional tensor for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)")
     _refuse_integers(log_probs, 'ctc_loss_cpu')
     _check_lengths(input_lengths, target_lengths)
+    if log_probs.numel() == 0: raise RuntimeError('log_probs tensor must not be empty')    # torch's ctc_loss_cpu_template: before blank's range
     if log_probs.dim() == 2:            # one sample
         tg = targets.unsqueeze(0) if isinstance(targets, Tensor) else [targets]
         out = ctc_loss(log_probs.unsqueeze(1), tg, [int(input_lengths)], [int(target_lengths)], blank, reduction, zero_infinity)
@@ -4184,6 +4218,8 @@ def _unpool_size(fn, input, k, s, p, output_size, n):
             raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {dflt - st} and {dflt + st})')
     return list(output_size)
 
+from .._flags import _alert_not_deterministic
+
 def _check_indices(indices, size, volume):
     a = indices._data
     if a.dtype != np.int64: raise RuntimeError(f"elements in indices should be type int64 but got: {_dtype_name(indices)}")
@@ -4199,6 +4235,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     if indices.shape != input.shape:
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
     _check_indices(indices, size, f"{size[0]}x{size[1]}")
+    _alert_not_deterministic("max_unpooling2d_forward_out")      # (duplicate indices: torch's kernel writes in no set order)
     return _channels_last_like(MaxUnpool2DBackward0.apply(input, indices, size=tuple(size)), input)   # torch's kernel keeps a channels-last layout
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -4210,6 +4247,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     if indices.shape != input.shape:       # (as torch's 2-d kernel sees them, with a last dim of 1)
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape) + [1]}) but got indices tensor with shape: {list(indices.shape) + [1]}")
     _check_indices(indices, (1, size[0]), f"{size[0]}x1")
+    _alert_not_deterministic("max_unpooling2d_forward_out")
     return MaxUnpool2DBackward0.apply(input.unsqueeze(-2), indices.unsqueeze(-2), size=(1, size[0])).squeeze(-2)
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #6139390e
@@ -4514,6 +4552,8 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp(avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kd * kh * kw, norm_type)
 
 # %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #2f33ab0b
+from .._flags import _alert_not_deterministic
+
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     "Each value of `input` put back at its `indices` (from max_pool3d) in zeros."
     _check_tensors('max_unpool3d', dict(input=input, indices=indices))
@@ -4532,6 +4572,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
                            f"but got indices tensor with shape: {list(indices.shape)}")
     _refuse_integers(input, 'max_unpool3d')
     _check_indices(indices, (1, D * H * W), f"{D}x{H}x{W}")
+    _alert_not_deterministic("max_unpooling3d_forward_out")       # (as max_unpool2d)
     row = lambda t: t.reshape(*t.shape[:-3], 1, math.prod(t.shape[-3:]))     # the volume as one flat row (a batch of 0 too)
     return MaxUnpool2DBackward0.apply(row(input), row(indices), size=(1, D * H * W)).reshape(*input.shape[:-3], D, H, W)
 

@@ -268,6 +268,7 @@ def forward(self:MultiheadAttention, query, key, value, key_padding_mask=None, n
         if why: raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. "
                                      f"The fast path was not hit because {why}")
         return self._nested_fast_path(query, need_weights, average_attn_weights)
+    fast = (key_padding_mask is not None or attn_mask is not None) and not self._why_not_fast_path(query, key, value, key_padding_mask, attn_mask)
     if self.batch_first and query.dim() == 3: query, key, value = (t.transpose(1, 0) for t in (query, key, value))
     out, weights = F.multi_head_attention_forward(
         query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k, self.bias_v,
@@ -275,7 +276,19 @@ def forward(self:MultiheadAttention, query, key, value, key_padding_mask=None, n
         key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
         use_separate_proj_weight=not self._qkv_same_embed_dim, q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
         v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights, is_causal=is_causal)
-    return (out.transpose(1, 0) if self.batch_first and query.dim() == 3 else out), weights
+    out = out.transpose(1, 0) if self.batch_first and query.dim() == 3 else out
+    if fast: out = out.masked_fill(_fully_masked_rows(attn_mask, key_padding_mask, self.num_heads, *out.shape[:2]), float('nan'))
+    return out, weights
+
+def _fully_masked_rows(attn_mask, key_padding_mask, nhead, B, L):
+    """(B, L, 1): the query rows whose keys the two masks (nonzero where masked: a bool mask, or -inf in a float one) mask out
+    together, in some head. torch's fast path softmaxes such a row into NaN (its slow path, without weights, gives that
+    attention 0), and out_proj spreads one head's NaN to the whole row."""
+    m = None if key_padding_mask is None else (key_padding_mask != 0).view(B, 1, 1, -1)
+    if attn_mask is not None:
+        a = (attn_mask != 0).view(*((B, nhead) if attn_mask.dim() == 3 else (1, 1)), L, -1)
+        m = a if m is None else m | a
+    return m.all(-1).any(1).unsqueeze(-1)
 
 @patch
 def _why_not_fast_path(self:MultiheadAttention, query, key, value, key_padding_mask, attn_mask):
@@ -304,6 +317,8 @@ def _why_not_fast_path(self:MultiheadAttention, query, key, value, key_padding_m
         return "some Tensor argument has_torch_function"        # (torch's jagged nested tensor is a tensor subclass)
     if L.is_grad_enabled() and builtins.any(a.requires_grad for a in args):
         return "grad is enabled and at least one of query or the input/output projection weights or biases requires_grad"
+    if builtins.any(m is not None and m.is_floating_point() for m in (attn_mask, key_padding_mask)):   # torch's first check; any later reason replaces it
+        return "floating-point masks are not supported for fast path."
     return ""
 
 @patch

@@ -81,7 +81,7 @@ def to(self:Module, *args, **kwargs):
         try: return t.to(device=device, dtype=dtype if t.is_floating_point() or t.is_complex() else None, **layout)
         except NotImplementedError as e:   # out of the meta device (31_meta_device): say what to use instead
             if str(e) != "Cannot copy out of meta tensor; no data!": raise
-            raise NotImplementedError(f"{e} Please use litnn.nn.Module.to_empty() instead of litnn.nn.Module.to() when "
+            raise NotImplementedError(f"{e} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() when "   # (torch words: tests match them)
                                       "moving module from meta to a different device.") from None
     return self._apply(convert)
 

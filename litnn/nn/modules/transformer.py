@@ -95,6 +95,7 @@ class TransformerEncoderLayer(_TransformerLayer):
 # %% ../../../nbs/48_transformer.ipynb #d2304afa
 import sys, builtins
 from ..._tensor import strided
+from .activation import _fully_masked_rows    # (47a_multihead_attention: torch's fast path NaN rows)
 
 @patch
 def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
@@ -104,12 +105,18 @@ def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_ma
         return src._with([self.forward(c.unsqueeze(0)).squeeze(0) for c in src.unbind()])
     src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask", F._none_or_dtype(src_mask), "src_mask", src.dtype)
     src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+    fast = (src_mask is not None or src_key_padding_mask is not None) and not self._why_not_fast_path(src, src_mask, src_key_padding_mask)
+    if fast:   # torch's fast path (_transformer_encoder_layer_fwd) makes its masks bool: any nonzero value masks the key out
+        src_mask, src_key_padding_mask = (None if m is None else m.masked_fill(m != 0, float('-inf')) for m in (src_mask, src_key_padding_mask))
     x = src
     if self.norm_first:
         x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
-        return x + self._ff_block(self.norm2(x))
-    x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
-    return self.norm2(x + self._ff_block(x))
+        x = x + self._ff_block(self.norm2(x))
+    else:
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
+        x = self.norm2(x + self._ff_block(x))
+    if fast: x = x.masked_fill(_fully_masked_rows(src_mask, src_key_padding_mask, self.self_attn.num_heads, *x.shape[:2]), float('nan'))
+    return x
 
 @patch
 def _why_not_fast_path(self:TransformerEncoderLayer, src, src_mask, src_key_padding_mask):
