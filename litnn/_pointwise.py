@@ -3023,7 +3023,7 @@ def fill(input, value):
 from .backend import patch, _by_np
 from ._tensor import Tensor, _LEGACY
 from .autograd.graph import _check_tensors, _check_broadcast
-from .autograd.broadcasting import _refuse_integers, _can_cast
+from .autograd.broadcasting import _refuse_integers, _can_cast, _cast_refused
 from .autograd.engine import _inplace, _cast_checked_first
 from ._creation import _function
 
@@ -3048,7 +3048,7 @@ def _written_back(name):
         try: r = getattr(self.clone(), base)(*args, **kwargs)
         except NotImplementedError as e: _cast_checked_first(self, args, e); raise
         if not _can_cast(r._data.dtype, self._data.dtype):     # torch's in-place rule (copy_ alone would cast anything)
-            raise RuntimeError(f"result type {_LEGACY[_by_np[r._data.dtype].name]} can't be cast to the desired output type {_LEGACY[_by_np[self._data.dtype].name]}")
+            raise _cast_refused(r._data.dtype, self._data.dtype)
         return self.copy_(r)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place `{base}`."

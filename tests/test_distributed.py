@@ -327,21 +327,25 @@ dist.destroy_process_group()
 print(json.dumps(out))
 '''
 
-def test_functional_collectives_on_one_rank_as_torch(tmp_path):
-    "torch.distributed._functional_collectives in a world of one process: new tensors, torch's values, errors and warnings."
+def _one_rank_both_ways(tmp_path, code, module):
+    """Run script `code` (it prints a JSON line last) with torch, then with litnn standing in for `torch`,
+    `torch.distributed` and `torch.distributed.<module>`: the two results (torch's, litnn's)."""
     pytest.importorskip("torch")
-    script = tmp_path / "funcol.py"
-    script.write_text(FUNCOL)
+    script = tmp_path / "one_rank.py"
+    script.write_text(code)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
     def run(*pre):
         r = subprocess.run([sys.executable, *pre, str(script)], capture_output=True, text=True, timeout=120, env=env)
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout.strip().splitlines()[-1])
-    want = run()
-    got = run("-c", "import sys, runpy, importlib; import litnn, litnn.distributed._functional_collectives; "
-                    "sys.modules['torch'] = litnn; sys.modules['torch.distributed'] = litnn.distributed; "
-                    "sys.modules['torch.distributed._functional_collectives'] = litnn.distributed._functional_collectives; "
-                    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    return run(), run("-c", f"import sys, runpy; import litnn, litnn.distributed.{module}; sys.modules['torch'] = litnn; "
+                            f"sys.modules['torch.distributed'] = litnn.distributed; "
+                            f"sys.modules['torch.distributed.{module}'] = litnn.distributed.{module}; "
+                            "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+
+def test_functional_collectives_on_one_rank_as_torch(tmp_path):
+    "torch.distributed._functional_collectives in a world of one process: new tensors, torch's values, errors and warnings."
+    want, got = _one_rank_both_ways(tmp_path, FUNCOL, "_functional_collectives")
     assert got == want
 
 
@@ -374,18 +378,7 @@ print(json.dumps(out))
 
 def test_zero_redundancy_optimizer_on_one_rank_as_torch(tmp_path):
     "ZeroRedundancyOptimizer in a world of one process: torch's steps, schedule, refusal before consolidating, state_dict."
-    pytest.importorskip("torch")
-    script = tmp_path / "zero.py"
-    script.write_text(ZERO)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
-    def run(*pre):
-        r = subprocess.run([sys.executable, *pre, str(script)], capture_output=True, text=True, timeout=120, env=env)
-        assert r.returncode == 0, r.stderr
-        return json.loads(r.stdout.strip().splitlines()[-1])
-    want = run()
-    got = run("-c", "import sys, runpy; import litnn, litnn.distributed.optim; sys.modules['torch'] = litnn; "
-                    "sys.modules['torch.distributed'] = litnn.distributed; sys.modules['torch.distributed.optim'] = litnn.distributed.optim; "
-                    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    want, got = _one_rank_both_ways(tmp_path, ZERO, "optim")
     assert got.pop("before init") == want.pop("before init")
     np.testing.assert_allclose(got.pop("params"), want.pop("params"), rtol=1e-5)
     gs, ws = got.pop("state"), want.pop("state")

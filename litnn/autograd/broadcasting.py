@@ -173,6 +173,10 @@ def _can_cast(src, dst):
     return (not (floating and dst.kind in 'biu') and not (src.kind in 'iu' and dst.kind == 'b')
             and not (src.kind == 'c' and dst.kind != 'c'))
 
+def _cast_refused(src, dst):
+    "torch's error for a result of array dtype `src` that may not be written into memory of dtype `dst` (`_can_cast`)."
+    return RuntimeError(f"result type {_LEGACY[_by_np[src].name]} can't be cast to the desired output type {_LEGACY[_by_np[dst].name]}")
+
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #56258b5c
 _NO_OVERLAP = {'cat', 'stack', 'gather', 'take', 'index_select', 'masked_select', 'kthvalue'}    # torch's kernels that check out= against their inputs
 _NO_SELF_OVERLAP = _NO_OVERLAP | {'bernoulli', 'arange', 'linspace', 'logspace', 'range'}       # ... and those that check it against itself only (an expanded out)
@@ -203,7 +207,7 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
         name = _LEGACY[_by_np[a.dtype].name]
         if fn in ('cat', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack'):     # (torch's hstack and friends are a cat)
             raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {name}")     # (stack's too: a cat in torch)
-        raise RuntimeError(f"result type {_LEGACY[_by_np[r.dtype].name]} can't be cast to the desired output type {name}")
+        raise _cast_refused(r.dtype, a.dtype)
     if type(r) is not type(a): raise RuntimeError(f"Expected out tensor to have device {Tensor._make(r).device}, but got {out.device} instead")
     if a.shape != r.shape:
         if a.size and warn: warnings.warn(f"An output with one or more elements was resized since it had shape {list(a.shape)}, which does not match the "

@@ -6,11 +6,10 @@
 from __future__ import annotations
 import builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
-from .._tensor import Tensor, _as_array, _LEGACY, _version_counter, _type_string, _INFERENCE_INPLACE
-from ..backend import _by_np
+from .._tensor import Tensor, _as_array, _version_counter, _type_string, _INFERENCE_INPLACE
 from .graph import AccumulateGrad, Node, _edge, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note
 from .grad_mode import _Mode
-from .broadcasting import _can_cast, _half, _fma
+from .broadcasting import _can_cast, _cast_refused, _half, _fma
 from .._tensor import _dense_order, _laid_out, _SparseArray
 from .. import fused
 from .operators import add, mul, _alpha_number
@@ -423,9 +422,7 @@ def _cast_checked_first(self, args, error):
     if 'not implemented for' not in str(error): return
     if len(args) == 1 and isinstance(args[0], (Tensor, builtins.bool, builtins.int, builtins.float, builtins.complex)):
         d = sys.modules['litnn'].result_type(self, args[0])    # (a binary op's `other` only: lerp_'s weight takes no part)
-        if not _can_cast(d.np, self._data.dtype):
-            raise RuntimeError(f"result type {_LEGACY[d.name]} can't be cast to the desired output type "
-                               f"{_LEGACY[_by_np[self._data.dtype].name]}") from None
+        if not _can_cast(d.np, self._data.dtype): raise _cast_refused(d.np, self._data.dtype) from None
 
 def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
     """Make `self` hold `op(self, *args, **kw)`: values in self's own memory, the op's history, a new version.
@@ -471,7 +468,7 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(result._data.shape)}")
     if result._data is not a:
         if result._data.dtype != a.dtype and not _can_cast(result._data.dtype, a.dtype):
-            raise RuntimeError(f"result type {_LEGACY[_by_np[result._data.dtype].name]} can't be cast to the desired output type {_LEGACY[_by_np[a.dtype].name]}")
+            raise _cast_refused(result._data.dtype, a.dtype)
         try: a[...] = result._data
         except ValueError: raise RuntimeError(_EXPANDED_VIEW) from None   # numpy's read-only broadcast memory
     if recording and base is not None: self._rebase(result)   # a view: its base's history is rewritten (17c_inplace_on_views)

@@ -36,6 +36,7 @@ _F_FROM_C_NN = set('''avg_pool2d avg_pool3d elu_ gelu hardtanh_ leaky_relu_ line
 _FROM_FUNCTIONAL = set('''atleast_1d atleast_2d atleast_3d block_diag broadcast_shapes broadcast_tensors cartesian_prod
     cdist chain_matmul einsum lu meshgrid norm split stft tensordot unique unique_consecutive unravel_index'''.split())
 _public = {}   # id(function) -> (namespace, name, function), filled on first use
+_public_made_with = [None]     # the `litnn.add` the table was filled with (see `_public_entry`)
 
 def _public_functions(ns):
     "The public plain functions of namespace `ns`, as (name, function) pairs."
@@ -44,16 +45,16 @@ def _public_functions(ns):
 
 def _public_entry(fn):
     "(namespace, name) where litnn exports `fn` publicly, or None."
-    hit = _public.get(id(fn))
-    # the table is filled again when it misses a function of litnn's: the namespaces' functions are rewrapped once a
-    # Tensor subclass appears (__torch_function__ dispatch). It holds the functions, so no id in it is reused by another
-    if hit is None and getattr(fn, '__module__', '').partition('.')[0] == 'litnn':
-        _public.clear()
+    # the table is filled again when the namespaces' functions were rewrapped (once a Tensor subclass appears, for
+    # __torch_function__ dispatch: `litnn.add` is then another object). It holds the functions, so no id in it is reused
+    add = importlib.import_module('litnn').add
+    if _public_made_with[0] is not add:
+        _public.clear(); _public_made_with[0] = add
         for ns in _NAMESPACES:   # the first namespace wins; in it, the function's own name beats an alias
             for k, v in _public_functions(ns):
                 old = _public.get(id(v))
                 if old is None or (old[0] == ns and k == v.__name__): _public[id(v)] = (ns, k, v)
-        hit = _public.get(id(fn))
+    hit = _public.get(id(fn))
     return hit and hit[:2]
 
 def _public_name(fn):

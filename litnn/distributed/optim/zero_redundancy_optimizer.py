@@ -40,31 +40,31 @@ class ZeroRedundancyOptimizer(Optimizer):
     def __init__(self, params, optimizer_class, process_group=None, parameters_as_bucket_view=False, overlap_with_ddp=False,
                  **defaults):
         if overlap_with_ddp: raise NotImplementedError("litnn's ZeroRedundancyOptimizer does not overlap with DDP (overlap_with_ddp=True)")
-        self._ready = False
         super().__init__(params, defaults)
         self.process_group = process_group if process_group is not None else dist.group.WORLD
         self.world_size = dist.get_world_size(self.process_group)      # (torch's ValueError before init_process_group)
         self.rank = dist.get_rank(self.process_group)
-        self.global_rank = dist.get_global_rank(self.process_group, self.rank) if process_group is not None else self.rank
+        self.global_rank = dist.get_global_rank(self.process_group, self.rank)
         self.parameters_as_bucket_view = parameters_as_bucket_view     # (litnn broadcasts each parameter: same values)
         self._optim_constructor, self._optim_defaults = optimizer_class, defaults
         self._all_state_dicts = []
-        self.optim = optimizer_class(_partition(self.param_groups, self.world_size)[self.rank], **defaults)
+        self._shares = _partition(self.param_groups, self.world_size)     # (each rank's groups: made again by add_param_group)
+        self.optim = optimizer_class(self._shares[self.rank], **defaults)
         _sync_param_groups(self.optim.param_groups, self.param_groups)
-        self._ready = True
 
     def _owners(self):
         "The global rank that steps each parameter, in the order every rank broadcasts them."
-        for rank, groups in enumerate(_partition(self.param_groups, self.world_size)):
-            src = dist.get_global_rank(self.process_group, rank) if self.process_group is not dist.group.WORLD else rank
+        for rank, groups in enumerate(self._shares):
+            src = dist.get_global_rank(self.process_group, rank)
             for g in groups:
                 for p in g["params"]: yield p, src
 
     def add_param_group(self, param_group):
         "Add a group to the whole model's groups and this rank's share of it to `optim`."
         super().add_param_group(param_group)
-        if getattr(self, "_ready", False):
-            mine = _partition(self.param_groups, self.world_size)[self.rank]
+        if hasattr(self, "optim"):       # (Optimizer.__init__ adds the first groups before the shares exist)
+            self._shares = _partition(self.param_groups, self.world_size)
+            mine = self._shares[self.rank]
             if len(mine) == len(self.optim.param_groups) + 1: self.optim.add_param_group(mine[-1])
 
     def step(self, closure=None, **kwargs):
@@ -82,7 +82,7 @@ def consolidate_state_dict(self:ZeroRedundancyOptimizer, to=0):
     _sync_param_groups(self.param_groups, self.optim.param_groups)     # (a schedule may have set the exposed groups since)
     self._all_state_dicts = []
     for rank in range(self.world_size):
-        src = dist.get_global_rank(self.process_group, rank) if self.process_group is not dist.group.WORLD else rank
+        src = dist.get_global_rank(self.process_group, rank)
         obj = [self.optim.state_dict() if rank == self.rank else None]
         if self.world_size > 1: dist.broadcast_object_list(obj, src=src, group=self.process_group)
         if self.rank == to: self._all_state_dicts.append(obj[0])
@@ -96,7 +96,7 @@ def state_dict(self:ZeroRedundancyOptimizer):
     sd = Optimizer.state_dict(self)
     index = {id(p): i for i, p in enumerate(p for g in self.param_groups for p in g["params"])}
     for rank, local in enumerate(self._all_state_dicts):
-        params = [p for g in _partition(self.param_groups, self.world_size)[rank] for p in g["params"]]
+        params = [p for g in self._shares[rank] for p in g["params"]]
         for i, st in local["state"].items(): sd["state"][index[id(params[i])]] = st
     sd["state"] = dict(sorted(sd["state"].items()))
     return sd
@@ -105,7 +105,7 @@ def state_dict(self:ZeroRedundancyOptimizer):
 def load_state_dict(self:ZeroRedundancyOptimizer, state_dict):
     "Load a whole optimizer's state_dict (as `state_dict` gives): this rank keeps its own parameters' state."
     flat = [p for g in self.param_groups for p in g["params"]]
-    mine = _partition(self.param_groups, self.world_size)[self.rank]
+    mine = self._shares[self.rank]
     local_index = {id(p): i for i, p in enumerate(p for g in mine for p in g["params"])}
     state = {local_index[id(flat[i])]: st for i, st in state_dict["state"].items() if id(flat[i]) in local_index}
     groups = [dict(g, params=[local_index[id(p)] for p in m["params"]]) for g, m in zip(state_dict["param_groups"], mine)]
