@@ -202,6 +202,9 @@ def result_type(tensor, other):
                         " * (Tensor tensor, Number other)\n * (Number scalar1, Number scalar2)\n")
     return _result_type(*_levels(tensor, other))
 
+# %% ../nbs/16a_matrix_products.ipynb #dda89929
+from ._products import _addmm_activation, _compute_linear_combination   # (private names: `import *` leaves them out)
+
 # %% ../nbs/reference/compiler.ipynb #067d6415
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
     "Compile `model` (a function or a Module) by capture and replay (37_compile); without `model`, a decorator."
@@ -439,7 +442,7 @@ def vander(x, N=None, increasing=False):
     if n < 0: raise RuntimeError("N must be non-negative.")
     if n == 1: return x.new_ones((x.shape[0], 1), dtype=x.dtype if x.is_floating_point() or x.is_complex() else int64)   # (linalg.vander needs N > 1)
     if n == 0: return x.new_empty((x.shape[0], 0), dtype=x.dtype if x.is_floating_point() else int64)
-    v = linalg.vander(x, N=n)
+    v = linalg.core._vander(x, N=n)
     return v if increasing else v.flip(-1)
 
 # %% ../nbs/reference/profiler.ipynb #118b107d
@@ -698,7 +701,13 @@ from ._tensor import Tensor
 from ._python_arg_parser import _parse_as_torch
 _litnn = sys.modules['litnn']
 _parse_as_torch([vars(m) for m in (_litnn, _litnn.linalg, _litnn.special, _litnn.fft)], Tensor, vars(_litnn.nn.functional))
-del _parse_as_torch, _litnn      # (the namespace is complete here; run again, this changes nothing)
+# `from torch import *` takes every public function, class, dtype and constant of torch's namespace (its __all__), not
+# the submodules: the same here, read off the complete namespace (without the grad_fn classes and the backend's helpers)
+from .autograd.graph import Node as _Node
+import types as _types
+__all__ = sorted(n for n, v in vars(_litnn).items() if not n.startswith('_') and not isinstance(v, _types.ModuleType)
+                 and not (isinstance(v, type) and issubclass(v, _Node)) and n not in ('array_device', 'array_namespace', 'to_device', 'to_dtype', 'xp_for'))
+del _parse_as_torch, _litnn, _Node, _types      # (the namespace is complete here; run again, this changes nothing)
 
 # %% ../nbs/reference/xpu.ipynb #03835175
 from . import xpu, mps, mtia         # torch imports them too: device-picking code asks each (reference/xpu, mps, mtia)

@@ -113,8 +113,9 @@ Tensor.mtia = _unsupported_device('mtia', AssertionError, "litnn not compiled wi
 def _converter(name, dtype_name):
     d = getattr(B, dtype_name, None)        # bfloat16 is None without ml_dtypes: to_dtype then raises
     def convert(self, memory_format=None):
-        if d is not None and self._data.dtype == d.np: return self
-        return self.to(d if d is not None else to_dtype(dtype_name))
+        kw = {} if memory_format is None else dict(memory_format=memory_format)     # (torch: to(dtype, memory_format=...))
+        if d is not None and self._data.dtype == d.np and not kw: return self
+        return self.to(d if d is not None else to_dtype(dtype_name), **kw)
     convert.__name__, convert.__qualname__, convert.__doc__ = name, f'Tensor.{name}', f"`self.to(litnn.{dtype_name})`"
     return convert
 
@@ -162,6 +163,7 @@ class CopyBackwards(Op):
     def backward(ctx, g):
         shape, dt, dev = ctx.src
         gs = _reduce(g, shape)
+        if gs.dtype.is_complex and not dt.is_complex: gs = gs.real    # torch's handle_r_to_c: a real source gets the real part
         return zeros_like(g), gs if (gs.dtype, gs.device) == (dt, dev) else ToCopyBackward0.apply(gs, dtype=dt, device=dev)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #747de925

@@ -369,19 +369,28 @@ def _like(f, t, dtype, device, requires_grad, memory_format, *args, layout=None,
     a channels-last look when `t` is a strided slice of one)."""
     if not isinstance(t, Tensor):       # (named for the caller, zeros_like...: torch's message)
         raise TypeError(f"{sys._getframe(1).f_code.co_name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
+    if t.layout is not strided and memory_format is not None:      # (torch: a memory format is for strided tensors only)
+        raise RuntimeError("memory format option is only supported by strided tensors")
+    if memory_format is None: memory_format = B.preserve_format      # (torch's default: None, which preserves)
+    if layout is None and t.layout is not strided:      # a sparse input's layout is kept: empty and zeros make one, as torch's
+        name = getattr(f, '__name__', '')                 # kernels; the others have none for it
+        if name not in _SPARSE_FACTORIES:
+            from litnn._tensor import _no_sparse_kernel
+            raise _no_sparse_kernel(dict(ones='fill_.Scalar', full='fill_.Scalar', rand='uniform_', randn='normal_').get(name, 'random_.from'))
+        layout, f = t.layout, zeros          # (an empty sparse tensor holds no values: zeros made sparse)
     order = _format_order(memory_format, t.ndim, _preserved_order(getattr(t, '_data', None)))
     shape = t.shape if order is None else tuple(t.shape[i] for i in order)
     out = f(*((shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
     if order is not None: out._data = out._data.transpose(tuple(np.argsort(order)))   # filled in memory order, as torch
     return _in_layout(getattr(f, '__name__', ''), out, layout, pin_memory)
 
-def zeros_like(input, *, dtype=None, device=None, layout=None, requires_grad=False, memory_format=B.preserve_format, pin_memory=False):
+def zeros_like(input, *, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     return _like(zeros, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory)
-def ones_like(input, *, dtype=None, device=None, layout=None, requires_grad=False, memory_format=B.preserve_format, pin_memory=False):
+def ones_like(input, *, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     return _like(ones, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory)
-def empty_like(input, *, dtype=None, device=None, layout=None, requires_grad=False, memory_format=B.preserve_format, pin_memory=False):
+def empty_like(input, *, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     return _like(empty, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory)
-def full_like(input, fill_value, *, dtype=None, device=None, layout=None, requires_grad=False, memory_format=B.preserve_format, pin_memory=False):
+def full_like(input, fill_value, *, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     return _like(full, input, dtype, device, requires_grad, memory_format, fill_value, layout=layout, pin_memory=pin_memory)
 
 # %% ../nbs/11_making_tensors.ipynb #bf0b65f4
@@ -504,11 +513,11 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _factory(lambda xp, d: _permutation(g, n).astype(d), dtype, device, requires_grad, B.int64)
 
 # %% ../nbs/11_making_tensors.ipynb #19e4ed93
-def rand_like(input, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=B.preserve_format, pin_memory=False):
+def rand_like(input, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     return _like(rand, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
-def randn_like(input, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=B.preserve_format, pin_memory=False):
+def randn_like(input, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     return _like(randn, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=B.preserve_format, pin_memory=False):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     if high is None: low, high = 0, low
     return _like(lambda shape, **kw: randint(low, high, shape, **kw), input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
 

@@ -9,14 +9,14 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 import builtins, re, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of, _dtype_name, _INFERENCE_INPLACE
-from .backend import _by_np
+from .backend import _by_np, _row_major
 from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
-from .autograd.engine import _inplace, _check_inplace, _check_partial_overlap
+from .autograd.engine import _inplace, _check_inplace, _check_partial_overlap, _check_indexed_write, _check_no_overlap, _EXPANDED_VIEW
 from ._views import _view_of
-from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
+from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _writeable_alias, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
 
 # %% ../nbs/18_indexing.ipynb #6464820c
@@ -237,6 +237,7 @@ def __setitem__(self:Tensor, key, value):
     k, op = _index_key(self, key)
     if op is IndexBackward0: _byte_mask_fill(key, k, value)
     if op is IndexBackward0 and isinstance(value, Tensor) and value._data.dtype != self._data.dtype: _check_put_dtype(self, k, value)
+    if op is IndexBackward0 and (type(k) is _Chain or _whole(op, k)): _check_put_overlap(self, key, k, value)
     if op is not IndexBackward0 and isinstance(value, Tensor):    # a copy_ into a view: `y[1:4] = y[0:3]` is torch's error
         region = self._data[k]                                    # (a value broadcast to the region is not checked, as torch's)
         if value._data.size == region.size: _check_partial_overlap(region, value._data)
@@ -246,6 +247,15 @@ def __setitem__(self:Tensor, key, value):
         m = str(e)                             # (the recorded path's broadcast says "The size of tensor a ...")
         if 'broadcast' not in m and 'boolean array indexing assignment' not in m and not m.startswith('The size of tensor a'): raise
         raise RuntimeError(_value_shape_error(self, k, op, value)) from None
+
+def _check_put_overlap(x, key, k, value):
+    """torch's index_put_ (`x[index tensors] = value`): neither the value nor an index tensor may share the memory it writes
+    (x, or its view by the basic part of the key); one value through one bool mask is torch's masked_fill_, unchecked."""
+    arrays = [a for a in (k[0] + k[1] if type(k) is _Chain else k) if hasattr(a, 'ndim')]
+    if (not isinstance(value, Tensor) or value._data.size == 1) and len(arrays) == 1 and arrays[0].dtype.kind == 'b': return
+    region = x._data[k[0]] if type(k) is _Chain else x._data
+    for t in (value, *(key if type(key) in (tuple, list) else (key,))):
+        if isinstance(t, Tensor): _check_no_overlap(region, t._data)
 
 def _setitem_value(x, value):
     "torch's checks of the value of `x[key] = value`: a tensor, or a number (a numpy scalar too) that fits x's dtype; not a list or an array."
@@ -327,7 +337,7 @@ class MaskedFillBackward0(Op):
         a = x._data
         ctx.mask, ctx.shape = mask, a.shape
         xp = array_namespace(a)
-        return xp.where(mask, value._data if isinstance(value, Tensor) else xp.asarray(value, dtype=a.dtype), a)
+        return _row_major(xp.where(mask, value._data if isinstance(value, Tensor) else xp.asarray(value, dtype=a.dtype), a))   # (torch's masked_fill fills a contiguous clone)
     @staticmethod
     def backward(ctx, g):
         nx, nv = _needs(ctx, 2)
@@ -375,12 +385,35 @@ def masked_fill_(self:Tensor, mask, value):
     shape = self._data.shape
     wanted = _broadcast_shape(shape, mask._data.shape)       # in place, self comes first: its size is "tensor a" in the error
     if wanted != shape: raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(wanted)}")
+    if isinstance(mask, Tensor): _check_partial_overlap(self._data, mask._data)    # (torch: assert_no_partial_overlap(self, mask))
+    if _shares_elements(self, value):
+        return _fill_shared(self, masked_fill(self, mask, value)._data, mask._data, 'masked_fill_')
     return _inplace(self, masked_fill, mask, value)
+
+def _shares_elements(self, value):
+    "Is `self` an expanded view (elements sharing memory) written with nothing to record? torch's fills then write through."
+    a = self._data
+    return (self._base is not None and 0 in getattr(a, 'strides', ()) and builtins.any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+            and not (_Mode.grad and (self._requires_grad or self._base._requires_grad or isinstance(value, Tensor) and value._requires_grad)))
+
+def _fill_shared(self, result, where, op):
+    """torch's (deprecated) `op` (masked_fill_, index_fill_; None: fill_diagonal_, unwarned) on an expanded tensor, with its warning: the filled elements of
+    array `result` written into the memory the elements share with the base (one selected alias sets the element for all)."""
+    a = self._data
+    if not getattr(a.flags, 'writeable', True): a = _writeable_alias(a, self._base._data)    # (numpy's broadcast memory is read-only)
+    if a is None: raise RuntimeError(_EXPANDED_VIEW)
+    if op: warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
+                         "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=3)
+    xp = array_namespace(a)
+    xp.copyto(a, result, where=xp.broadcast_to(to_device(where, array_device(a)), a.shape))
+    _version_counter(self)[0] += 1
+    return self
 @patch
 def scatter_add(self:Tensor, dim, index, src): return scatter_add(self, dim, index, src)
 @patch
 def scatter_add_(self:Tensor, dim, index, src):
     "In-place `scatter_add`; returns self."
+    _check_indexed_write(self, index, src)      # (torch: no input may share self's memory)
     return _inplace(self, scatter_add, dim, index, src)
 
 # %% ../nbs/18_indexing.ipynb #2ef99205
@@ -403,7 +436,8 @@ from ._tensor import Tensor, _wrap_dim, _LEGACY, _dtype_name
 from .autograd.graph import Op, _broadcast_shape
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast
-from .autograd.engine import _inplace
+from .autograd.engine import _inplace, _check_indexed_write
+from ._indexing import _shares_elements, _fill_shared
 from ._views import _Index, _ALL
 from ._pointwise import _NoDerivative
 
@@ -468,6 +502,7 @@ def scatter(self:Tensor, dim, index, src=None, value=None, *, reduce=None): retu
 @patch
 def scatter_(self:Tensor, dim, index, src=None, value=None, *, reduce=None):
     "In-place `scatter`; returns self."
+    _check_indexed_write(self, index, src)      # (torch: no input may share self's memory)
     return _inplace(self, scatter, dim, index, src, value, reduce=reduce)
 
 # %% ../nbs/18a_scatter.ipynb #d2e72c7d
@@ -514,9 +549,25 @@ class ScatterReduceBackward0(Op):
             self_hit, src_hit = (x == result).to(x.dtype), (src == result.gather(dim, index)).to(x.dtype)
             share = g / self_hit.scatter_add(dim, index, src_hit)
             gx, gs = self_hit * share, src_hit * share.gather(dim, index)
-        else: gx, gs = _prod_grads(g, x, src, dim, index, include_self, result)
+        else:
+            gx, gs = _prod_grads(g, x, src, dim, index, include_self, result)
+            if gs.requires_grad and bool((x.new_zeros(x.shape).scatter_add(dim, index, (src == 0).to(x.dtype)) > 1).any()):
+                what, arg = ('index_reduce', 'source') if type(ctx).__name__.startswith('Index') else ('scatter_reduce', 'src')
+                gs = _RefusedSecondDerivative.apply(gs, f"{what}(): Double backward is unsupported for {arg} when >1 zeros in {arg} are "
+                                             "scattered to the same position in self")   # torch's: its formula is wrong there
         if not include_self: gx = gx.scatter(dim, index, 0.)
         return gx, gs
+
+class _RefusedSecondDerivative(Op):
+    "torch's DelayedError node: passes a gradient on; differentiating through it raises its message."
+    @staticmethod
+    def forward(ctx, x, msg):
+        ctx.msg = msg
+        return x._data.copy()
+    @staticmethod
+    def backward(ctx, g): raise RuntimeError(ctx.msg)
+_RefusedSecondDerivative.__name__ = _RefusedSecondDerivative.__qualname__ = 'Error'    # torch's node: torch::autograd::Error
+
 
 # %% ../nbs/18a_scatter.ipynb #13fbb18b
 def _prod_grads(g, x, src, dim, index, include_self, result):
@@ -548,6 +599,7 @@ def scatter_reduce(self:Tensor, dim, index, src, reduce, *, include_self=True):
 @patch
 def scatter_reduce_(self:Tensor, dim, index, src, reduce, *, include_self=True):
     "In-place `scatter_reduce`; returns self."
+    _check_indexed_write(self, index, src)
     return _inplace(self, scatter_reduce, dim, index, src, reduce, include_self=include_self)
 
 # %% ../nbs/18a_scatter.ipynb #7c8b8c54
@@ -582,7 +634,7 @@ def _check_index_copy(input, d, index, source):
     if ss and i.size != ss[d]: raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to source.size(dim) ({ss[d]})")
 
 # %% ../nbs/18a_scatter.ipynb #15f51e89
-def _slices_key(input, dim, index, what, source=None):
+def _slices_key(input, dim, index, what, source=None, alpha=1):
     "The key of the slices `index` along `dim`, checked against `source` as PyTorch does (`index_add_`'s checks and `index_copy_`'s differ, in order and words)."
     s = input._data.shape
     d = _wrap_dim(dim, len(s))
@@ -601,14 +653,16 @@ def _slices_key(input, dim, index, what, source=None):
             need = input.element_size() * (1 + builtins.sum((p - 1) * q for p, q in zip(sz, st)))
             raise RuntimeError(f"setStorage: sizes {sz}, strides {st}, storage offset 0, and itemsize {input.element_size()} requiring a storage size of {need} are out of bounds for storage of size 0")
         msg = f"index {builtins.int(a[bad][0])} is out of bounds for dimension {d} with size {n}"
-        raise RuntimeError(msg) if what == 'index_add_' else IndexError(f"{what}(): {msg}" if what == 'index_copy_' else msg)
+        if what == 'index_add_':   # torch's CPU kernel: its add path over slices (self of 2+ dims, alpha 1) names the index; its loop does not
+            raise RuntimeError(msg) if len(s) > 1 and alpha == 1 else IndexError("index out of range in self")
+        raise IndexError(f"{what}(): {msg}" if what == 'index_copy_' else msg)
     if not s: return (Ellipsis,) if a.size else (array_namespace(a).asarray(False),)   # a 0-d input is its own single slice
     return (_ALL,) * d + (a % n if n else a, Ellipsis)
 
 # %% ../nbs/18a_scatter.ipynb #40e457a1
 def index_add(input, dim, index, source, *, alpha=1):
     "`input` with `alpha * source[k]` added to its slice `index[k]` along `dim` (repeated indices add up)."
-    key = _slices_key(input, dim, index, 'index_add_', source)
+    key = _slices_key(input, dim, index, 'index_add_', source, alpha)
     return IndexAddBackward0.apply(input, source if alpha == 1 else source * alpha, key=key, op=IndexSelectBackward0, accumulate=True)
 
 def index_copy(input, dim, index, source):
@@ -618,6 +672,7 @@ def index_copy(input, dim, index, source):
 
 def index_fill(input, dim, index, value):
     "`input` with its slices `index` along `dim` filled with `value` (a number or a 0-d tensor)."
+    if isinstance(index, Tensor) and index.dtype.name != 'int64': raise IndexError("index_fill_(): Expected dtype int64 for index.")   # (torch's first check)
     if isinstance(value, (builtins.complex, np.complexfloating)) and input._data.dtype.kind != 'c':     # (torch's own words, not the overflow check's)
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     if not isinstance(value, Tensor): value = _checked_scalar(value, input._data.dtype)     # (before the positions, as torch)
@@ -632,7 +687,14 @@ def index_fill(input, dim, index, value):
 # %% ../nbs/18a_scatter.ipynb #afbaf5d5
 for _name, _f in dict(index_add=index_add, index_copy=index_copy, index_fill=index_fill).items():
     def _method(self, *args, _f=_f, **kw): return _f(self, *args, **kw)
-    def _method_(self, *args, _f=_f, **kw): return _inplace(self, _f, *args, **kw)
+    def _method_(self, *args, _f=_f, _fill=_name == 'index_fill', **kw):
+        # torch: no index (or source) in self's memory; index_fill_ only warns of an expanded self (litnn refuses it when writing)
+        _check_indexed_write(self, *args[1:2 if _fill else 3], kw.get('index'), kw.get('source'), internal=not _fill)
+        if _fill and _shares_elements(self, (args + (None,) * 3)[2] if len(args) > 2 else kw.get('value')):     # an expanded self: written through
+            given = {**dict(zip(('dim', 'index', 'value'), args)), **kw}
+            where = _f(self.new_zeros(self.shape, dtype=bool), given['dim'], given['index'], True)._data
+            return _fill_shared(self, _f(self, **given)._data, where, 'index_fill_')
+        return _inplace(self, _f, *args, **kw)
     _method.__name__, _method_.__name__ = _name, _name + '_'
     _method_.__doc__ = f"In-place `{_name}`; returns self."
     setattr(Tensor, _name, _method); setattr(Tensor, _name + '_', _method_)
@@ -652,6 +714,7 @@ def masked_scatter(input, mask, source):
 
 def take(input, index):
     "The elements of `input`, read as if flattened, at `index` (result shaped as `index`)."
+    if isinstance(index, Tensor) and index.dtype.name != 'int64': raise RuntimeError(f"take(): Expected a long tensor for index, but got {_LEGACY[index.dtype.name]}")
     a, n = _index_arg(index, input, 'take', 'int64'), input._data.size
     if n == 0 and a.size: raise IndexError("take(): tried to take from an empty tensor")
     if input._data.ndim == 0: input = input.reshape(1)       # a 0-d input: still shaped as the index
@@ -695,7 +758,7 @@ from .backend import patch, array_namespace
 from ._tensor import Tensor, _wrap_dim, _LEGACY
 from .autograd.graph import Op
 from .autograd.broadcasting import _cast
-from .autograd.engine import _inplace
+from .autograd.engine import _inplace, _check_indexed_write
 from ._views import _plane, _Chain
 
 # %% ../nbs/reference/torch/index_put.ipynb #6412f563
@@ -753,6 +816,11 @@ def index_put(self:Tensor, indices, values, accumulate=False): return index_put(
 @patch
 def index_put_(self:Tensor, indices, values, accumulate=False):
     "In-place `index_put`."
+    # torch: values and indices may not share self's memory; an expanded self only warns there (litnn refuses it when writing)
+    _check_indexed_write(self, values, *(indices if isinstance(indices, (tuple, list)) else (indices,)), internal=False)
+    if not accumulate and _shares_elements(self, values):     # an expanded self: torch writes through it, warning (as `self[indices] = values`)
+        self[tuple(indices) if isinstance(indices, (tuple, list)) else indices] = values
+        return self
     return _inplace(self, index_put, indices, values, accumulate)
 index_put_ = Tensor.index_put_
 
@@ -781,6 +849,7 @@ def put(self:Tensor, index, source, accumulate=False): return put(self, index, s
 @patch
 def put_(self:Tensor, index, source, accumulate=False):
     "In-place `put`."
+    _check_indexed_write(self, index, source)   # (torch: no input may share self's memory)
     return _inplace(self, put, index, source, accumulate)
 
 # %% ../nbs/reference/torch/index_put.ipynb #66ec20e6
@@ -788,7 +857,6 @@ class IndexReduceBackward0(ScatterReduceBackward0): pass
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     "`input` with slice `j` of `source` along `dim` combined by `reduce` into slice `index[j]`."
-    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
     if reduce not in ('prod', 'mean', 'amax', 'amin'):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _wrap_dim(dim, source.dim())
@@ -800,6 +868,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if source.dtype != input.dtype: raise RuntimeError(f"index_reduce_(): self ({_LEGACY[input.dtype.name]}) and source ({_LEGACY[source.dtype.name]}) must have the same scalar type")
     if not input.dim() and source.dim():
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = [] source.shape = {list(source.shape)}")
+    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)   # (torch's kernel, after the checks)
     if reduce == 'mean' and input.dtype.name == 'bool':      # the kernel that refuses bools: by torch's path through index_reduce
         k = 'div_floor_cpu' if include_self and input.dim() > 1 else 'index_func_' if include_self else 'index_reduce_func_exclude_input_init'
         raise NotImplementedError(f"\"{k}\" not implemented for 'Bool'")
@@ -817,6 +886,7 @@ def index_reduce(self:Tensor, dim, index, source, reduce, *, include_self=True):
 @patch
 def index_reduce_(self:Tensor, dim, index, source, reduce, *, include_self=True):
     "In-place `index_reduce`."
+    _check_indexed_write(self, index, source)
     return _inplace(self, index_reduce, dim, index, source, reduce, include_self=include_self)
 
 # %% ../nbs/reference/torch/index_put.ipynb #2c9e7a1b
@@ -927,4 +997,5 @@ _wrap_out(globals(), {'index_select': "{fn}(): self and result must have the sam
                       'nonzero': _nonzero_out})
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #d0e1fd1d
-_wrap_out(globals(), {n: _SAME for n in ('index_add', 'index_copy', 'index_reduce', 'scatter', 'scatter_add', 'scatter_reduce', 'slice_scatter', 'take_along_dim')})
+_wrap_out(globals(), {n: _SAME for n in ('index_add', 'index_copy', 'index_reduce', 'scatter', 'scatter_add', 'scatter_reduce', 'take_along_dim')}, overlap=_ALL)
+_wrap_out(globals(), {'slice_scatter': _SAME})

@@ -436,5 +436,6 @@ def conv_tbc(input, weight, bias, pad=0):
 F.conv_tbc = conv_tbc      # torch.nn.functional.conv_tbc is torch.conv_tbc
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #04534813
-from ._pointwise import _wrap_out
-_wrap_out(globals(), {'hardshrink': None, 'threshold': None})
+from ._pointwise import _wrap_out, _ALL
+_wrap_out(globals(), {'hardshrink': None}, overlap=_ALL)
+_wrap_out(globals(), {'threshold': None})

@@ -267,6 +267,19 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _check_mat('addmm', mat1, mat2, (2, 2), ('mat1', 'mat2'))
     return AddmmBackward0.apply(input, mat1, mat2, **({} if beta == 1 and alpha == 1 else dict(beta=beta, alpha=alpha)))
 
+def _addmm_activation(input, mat1, mat2, *, beta=1, alpha=1, use_gelu=False):
+    "torch's private fused `addmm` and activation (Linear + ReLU/GELU): the ReLU of addmm, or its GELU (exact, on the CPU) with use_gelu."
+    import sys          # (litnn.nn imports this module: looked up when called)
+    r = addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+    return sys.modules['litnn'].nn.functional.gelu(r) if use_gelu else r.relu()
+
+def _compute_linear_combination(input, coefficients, *, out=None):
+    """torch's private helper of matrix_exp: r[i] = Σ_j coefficients[i, j] input[j]; an `out` given is added to (its kernel
+    accumulates into it), not overwritten."""
+    if input.dim() == 0 or input.numel() == 0: raise RuntimeError("Empty tensor not supported")
+    r = _tensordot(coefficients.to(input.dtype), input, ([1], [0]))
+    return r if out is None else out.add_(r)
+
 for _f in (matmul, mm, mv, dot, bmm, outer, addmm): setattr(Tensor, _f.__name__, _f)
 Tensor.__matmul__ = lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented   # `t @ 2`: TypeError, as torch
 Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented   # `None @ t`: TypeError, as torch
@@ -329,7 +342,7 @@ class LinalgCrossBackward0(Op):
 
 # %% ../nbs/reference/torch/products.ipynb #ab12c96d
 def _bcast(x, y):
-    s = np.broadcast_shapes(x.shape, y.shape)
+    s = _broadcast_shape(x.shape, y.shape)          # (torch's message when they do not broadcast)
     return (x if x.shape == s else x.expand(s)), (y if y.shape == s else y.expand(s))
 
 def _cross(input, other, dim):
@@ -348,7 +361,7 @@ def cross(input, other, dim=None):
     _check_tensors('cross', dict(input=input, other=other))
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of linalg.cross in a future release.")
-        dim = next((i for i, s in enumerate(np.broadcast_shapes(input.shape, other.shape)) if s == 3), None)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), None)      # (torch's _default_cross_dim: input's sizes)
         if dim is None: raise RuntimeError("no dimension of size 3 in input")
     return _cross(input, other, dim)
 
@@ -408,10 +421,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     for name, b in (('batch1', batch1), ('batch2', batch2)):
         if b._data.ndim != 3: raise RuntimeError(f"{name} must be a 3D tensor")
     _broadcastable('baddbmm', input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
-    _check_mat('baddbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
-    if batch1.shape[0] != batch2.shape[0]:
+    if (batch2.shape[0], batch2.shape[1]) != (batch1.shape[0], batch1.shape[2]):      # torch's common_checks_baddbmm_bmm (after input's expand)
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {[batch1.shape[0], batch1.shape[2]]} but got: {list(batch2.shape[:2])}.")
-    _broadcastable('baddbmm', input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    _check_mat('baddbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
     return BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
 
 # %% ../nbs/reference/torch/products.ipynb #73d35e22
@@ -422,9 +434,13 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
         if isinstance(x, Tensor) and x._data.dtype != y._data.dtype:
             raise RuntimeError(f"{names[0]} and {names[1]} must have the same dtype, but got {_dtype_name(x)} and {_dtype_name(y)}")
     _sizes_of('addbmm', (batch1, 1), (batch2, 2))
-    _check_mat('addbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
+    _broadcastable('addbmm', input, (batch1.shape[1], batch2.shape[2]))     # torch expands input first (addbmm's expand_size), then addbmm_impl_'s checks
+    for name, b in (('batch1', batch1), ('batch2', batch2)):
+        if b._data.ndim != 3: raise RuntimeError(f"{name} must be a 3D tensor")
     if batch1.shape[0] != batch2.shape[0]: raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")
-    _broadcastable('addbmm', input, (batch1.shape[1], batch2.shape[2]))
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+    _check_mat('addbmm', batch1, batch2, (3, 3), ('batch1', 'batch2'))
     return AddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
@@ -478,13 +494,13 @@ class GeqrfBackward0(Op):
     @staticmethod
     def forward(ctx, x):
         h, tau = array_namespace(x._data).linalg.qr(x._data, mode='raw')
-        return h.swapaxes(-1, -2).astype(x._data.dtype), tau.astype(x._data.dtype)
+        return h.astype(x._data.dtype, order='C').swapaxes(-1, -2), tau.astype(x._data.dtype)     # column-major matrices, as LAPACK leaves them (torch's strides)
     @staticmethod
     def backward(ctx, ga, gtau): raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
 
 return_types.geqrf = _named_tuple('geqrf', ('a', 'tau'))
 
-def geqrf(input, *, out=None):
+def geqrf(input):
     "(a, tau): QR of `input` in LAPACK's compact form (R above the diagonal, Householder vectors below)."
     if input.dim() < 2: raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if not (input.is_floating_point() or input.is_complex()) or input.dtype.itemsize < 4:
@@ -497,14 +513,22 @@ Tensor.geqrf = geqrf
 def _ormqr_checks(input, tau, other, left):
     if input.dim() < 2: raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
     if other.dim() < 2: raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
-    side = -2 if left else -1
+    side = -2 if left else -1                      # torch's checks, in its order
+    if other.size(side) != input.size(-2): raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.size(-1) != min(other.size(side), input.size(-1)):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
     if input.dim() - tau.dim() != 1: raise RuntimeError(
         f"torch.ormqr: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} and input.ndim is equal to {input.dim()}")
-    if other.size(side) != input.size(-2): raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
-    if tau.size(-1) > input.size(-1): raise RuntimeError("torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1]")
-    if tau.size(-1) > other.size(side): raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be greater than or equal to tau.shape[-1]")
+    if input.dim() != other.dim(): raise RuntimeError(
+        f"torch.ormqr: Expected other to have the same number of dimensions as input, but got other.ndim equal to {other.dim()} and input.ndim is equal to {input.dim()}")
+    for name, t, batch in (('tau', tau, tau.shape[:-1]), ('other', other, other.shape[:-2])):
+        if input.dim() > 2 and tuple(batch) != tuple(input.shape[:-2]):
+            raise RuntimeError(f"torch.ormqr: Expected batch dimensions of {name} to be equal to input.shape[:-2], but got {list(batch)}")
+    for name, t in (('tau', tau), ('other', other)):
+        if t.dtype != input.dtype: raise RuntimeError(
+            f"torch.ormqr: Expected input and {name} to have the same dtype, but input has dtype{_dtype_name(input)} and {name} has dtype {_dtype_name(t)}")
 
-def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+def ormqr(input, tau, other, left=True, transpose=False):
     "`other` multiplied by the Q of geqrf's (input, tau): Q @ other, other @ Q (not `left`), Qᵀ when `transpose`."
     _ormqr_checks(input, tau, other, left)
     m, k = input.size(-2), tau.size(-1)
@@ -752,8 +776,10 @@ def addr_(self:Tensor, vec1, vec2, *, beta=1, alpha=1):
 Tensor.addr = addr
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #3ada8669
-from ._pointwise import _wrap_out, _SAME
-_wrap_out(globals(), {'mm': _SAME, 'bmm': _SAME, 'mv': _SAME, 'addmm': _SAME, 'addmv': _SAME, 'baddbmm': _SAME, 'cross': _SAME,
-                      'addbmm': "self and mat2 must have the same dtype, but got {O} and {R}", 'addr': None, 'outer': None, 'ger': None, 'kron': None,
-                      'dot': "result dtype {O} does not match input dtype {R}", 'vdot': "result dtype {O} does not match input dtype {R}",
+from ._pointwise import _wrap_out, _SAME, _ALL, _SELF
+_wrap_out(globals(), {'mm': _SAME, 'bmm': _SAME, 'mv': _SAME, 'dot': "result dtype {O} does not match input dtype {R}", 'vdot': "result dtype {O} does not match input dtype {R}",
                       'inner': "tensordot: Expected the output tensor to have dtype {R}, but got an output tensor with dtype {O}"})
+_wrap_out(globals(), {'addmm': _SAME, '_addmm_activation': _SAME, 'addmv': _SAME, 'baddbmm': _SAME, 'addbmm': "self and mat2 must have the same dtype, but got {O} and {R}",
+                      'addr': None}, overlap=_SELF)      # (out starts as a copy of self)
+_wrap_out(globals(), {'cross': _SAME, 'outer': None, 'ger': None, 'kron': None}, overlap=_ALL)     # (elementwise kernels)
+_wrap_out(globals(), {'geqrf': (None, None), 'ormqr': 'torch.ormqr: Expected input and result to have the same dtype, but input has dtype{R} and result has dtype {O}'})

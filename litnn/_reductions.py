@@ -166,8 +166,15 @@ class AmaxBackward0(Op):
 
 # %% ../nbs/16_reductions.ipynb #a5860764
 class AminBackward0(AmaxBackward0): fn = 'min'
-class MaxBackward1(AmaxBackward0): "max() of all elements"
-class MinBackward1(AmaxBackward0): fn = 'min'
+class MaxBackward1(AmaxBackward0):
+    "max() of all elements"
+    @staticmethod
+    def backward(ctx, g):       # torch's evenly_distribute_backward: a NaN result shares the gradient among the NaNs (amax's gives NaN)
+        x, r = ctx.saved_tensors[0]._data, ctx.result._data
+        hit = x == r
+        if x.dtype.kind in 'fc' and array_namespace(x).isnan(r): hit = array_namespace(x).isnan(x)
+        return _masked(_kept(g, ctx), hit / hit.sum())
+class MinBackward1(MaxBackward1): fn = 'min'
 
 # %% ../nbs/16_reductions.ipynb #cb47dbbb
 class MaxBackward0(Op):
@@ -431,7 +438,7 @@ def renorm(input, p, dim, maxnorm):
     if not (input.is_floating_point() or input.is_complex()): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
     d = _wrap_dim(dim, input.dim())
     norm = LinalgVectorNormBackward0.apply(input, p=builtins.float(p), dim=tuple(i for i in range(input.dim()) if i != d), keepdim=True)
-    return input * where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
+    return (input * where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))).contiguous()     # (torch's result is contiguous)
 
 Tensor.renorm = renorm
 @patch
@@ -440,7 +447,7 @@ def renorm_(self:Tensor, p, dim, maxnorm): return _inplace(self, renorm, p, dim,
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #89b416f0
 import math, numpy as np
 from . import backend as B
-from .backend import array_namespace, to_dtype
+from .backend import array_namespace, to_dtype, _row_major
 from ._tensor import Tensor, _wrap_dim
 from ._creation import zeros_like
 from .autograd.graph import Op
@@ -567,7 +574,7 @@ class CumsumBackward0(Op):
         if a.ndim == 0: return a.copy()
         wide = np.float32 if _half(a) else None               # half precision: sums in float32
         r = xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim, dtype=wide), dim) if reverse else xp.cumsum(a, axis=dim, dtype=wide)
-        return r.astype(a.dtype, copy=False)
+        return _row_major(r.astype(a.dtype, copy=False))      # (torch's scans write a contiguous result, whatever the input's layout)
     @staticmethod
     def backward(ctx, g): return CumsumBackward0.apply(g, dim=ctx.dim, reverse=not ctx.reverse)
 
@@ -582,7 +589,7 @@ for _f in (logsumexp, all, any, cumsum): setattr(Tensor, _f.__name__, _f)
 
 # %% ../nbs/reference/torch/scans.ipynb #71d0383d
 import math, numpy as np
-from .backend import array_namespace, to_dtype, int64
+from .backend import array_namespace, to_dtype, int64, _row_major
 from ._tensor import Tensor, _wrap_dim
 from ._creation import eye
 from .autograd.graph import Op
@@ -605,7 +612,7 @@ class CumprodBackward0(Op):
     def forward(ctx, x, dim):
         ctx.save_for_backward(x); ctx.dim = dim
         a = x._data
-        out = array_namespace(a).cumprod(a, axis=dim).astype(a.dtype, copy=False) if a.ndim else a.copy()   # (numpy widens small ints to int64)
+        out = _row_major(array_namespace(a).cumprod(a, axis=dim).astype(a.dtype, copy=False)) if a.ndim else a.copy()   # (numpy widens small ints to int64)
         ctx.save_output(out)
         return out
     @staticmethod
@@ -695,6 +702,7 @@ class CummaxBackward0(Op):
         if a.ndim == 0: v, i = a.copy(), xp.zeros((), np.int64)
         elif a.size == 0: v, i = a.copy(), xp.zeros(a.shape, np.int64)
         else: v, i = _scan(xp, a, dim, _extreme_step(xp, xp.greater_equal if cls.fn == 'max' else xp.less_equal))
+        v, i = _row_major(v), _row_major(i)
         ctx.index, ctx.dim, ctx.shape = i, dim, a.shape
         ctx.mark_non_differentiable(1)
         return v, i
@@ -741,6 +749,7 @@ class LogcumsumexpBackward0(Op):
                 start = lambda row: _complex_logaddexp(row, xp.full_like(row, -np.inf))
                 out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (start(row) if c is None else _complex_logaddexp(row, c[0]),))[0]
             else: out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (row if c is None else xp.logaddexp(c[0], row),))[0]
+        out = _row_major(out)
         ctx.save_for_backward(x); ctx.save_output(out); ctx.dim = dim
         return out
     @staticmethod
@@ -960,13 +969,13 @@ def aminmax(input, *, dim=None, keepdim=False):
 Tensor.aminmax = aminmax
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #3417a981
-from ._pointwise import _wrap_out, _SAME, _Cast
+from ._pointwise import _wrap_out, _SAME, _Cast, _dim_needed, _OVERLAP_CHECKED, _ALL
 _MAX_MIN = lambda args, kwargs, out: ((_SAME, _SAME) if 'dim' in kwargs or (len(args) > 1 and not isinstance(args[1], Tensor)) else None if len(args) > 1 else
     _Cast("Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to be true, but got false.  "
           "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"))
 # all/any write into a bool or a uint8 out whatever the input's dtype (torch's check_result_is_bytebool); any other out is refused
 _BYTEBOOL = lambda args, kwargs, out: None if isinstance(out, Tensor) and out.dtype.name in ('bool', 'uint8') else "{fn} only supports bool tensor for result, got: {O}"
-_wrap_out(globals(), {'sum': None, 'prod': None, 'nansum': None, 'cumsum': None, 'cumprod': None, 'mean': None, 'nanmean': None, 'std': None, 'var': None,
+_wrap_out(globals(), {'sum': _dim_needed('sum'), 'prod': _dim_needed('prod'), 'nansum': None, 'cumsum': _dim_needed('cumsum'), 'cumprod': _dim_needed('cumprod'), 'mean': None, 'nanmean': None, 'std': None, 'var': None,
                       'amax': "Expected the dtype for input and out to match, but got {R} for input's dtype and {O} for out's dtype.",
                       'amin': "Expected the dtype for input and out to match, but got {R} for input's dtype and {O} for out's dtype.",
                       'argmax': _SAME, 'argmin': _SAME, 'max': _MAX_MIN, 'min': _MAX_MIN, 'aminmax': (_SAME, _SAME),
@@ -975,7 +984,9 @@ _wrap_out(globals(), {'sum': None, 'prod': None, 'nansum': None, 'cumsum': None,
                       'logcumsumexp': "expected scalar_type {R} but found {O}", 'cummax': ("expected scalar_type {R} but found {O}",) * 2,
                       'cummin': ("expected scalar_type {R} but found {O}",) * 2},
           dtype_from_out=('sum', 'prod', 'nansum', 'cumsum', 'cumprod'))
+_OVERLAP_CHECKED.update(cumsum=_ALL, cumprod=_ALL, logcumsumexp=_ALL)     # (the scans are TensorIterator kernels; the reductions write on)
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #5de22503
-_wrap_out(globals(), {'frobenius_norm': None, 'nuclear_norm': None, 'renorm': _SAME, 'quantile': "quantile() out tensor must be same dtype as the input tensor",
+_wrap_out(globals(), {'renorm': _SAME}, overlap=_ALL)
+_wrap_out(globals(), {'frobenius_norm': None, 'nuclear_norm': None, 'quantile': "quantile() out tensor must be same dtype as the input tensor",
                       'nanquantile': "quantile() out tensor must be same dtype as the input tensor"})

@@ -498,14 +498,14 @@ def histc(self:Tensor, bins=100, min=0, max=0): return histc(self, bins, min, ma
 def bincount(self:Tensor, weights=None, minlength=0): return bincount(self, weights, minlength)
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #468ab897
-from ._pointwise import _wrap_out, _SAME
+from ._pointwise import _wrap_out, _SAME, _dim_needed, _OVERLAP_CHECKED, _ALL
 _MEDIAN = ("Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type torch.{O}Tensor does not equal torch.{R}Tensor (while checking arguments for median)",
            "Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.{O}Tensor instead (while checking arguments for median)")
 _wrap_out(globals(), {'sort': (_SAME, _SAME), 'topk': (_SAME, _SAME), 'msort': _SAME,
                       'kthvalue': ("output values must be of same type as input", "output indices must be of scalar type Long"),
-                      'median': lambda args, kwargs, out: _MEDIAN if len(args) > 1 or 'dim' in kwargs else None,
-                      'nanmedian': lambda args, kwargs, out: _MEDIAN if len(args) > 1 or 'dim' in kwargs else None,
+                      'median': _dim_needed('median', _MEDIAN), 'nanmedian': _dim_needed('nanmedian', _MEDIAN),
                       'mode': ("expected scalar type '{R}' but got '{O}' for values output", "expected scalar type '{R}' but got '{O}' for indices output")})
+_OVERLAP_CHECKED.update(sort=_ALL, msort=_ALL)     # (sort copies its input into out first, checked)
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #898bf73c
 # searchsorted/bucketize write only the index dtype out_int32 asks for (int32, else int64), never cast

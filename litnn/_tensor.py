@@ -234,6 +234,7 @@ def _get_grad(self):
 def _set_grad(self, g):
     if g is not None:
         if not isinstance(g, Tensor): raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}")
+        if g is self: raise RuntimeError("can't assign Variable as its own grad")
         if g._data.shape != self._data.shape:
             raise RuntimeError(f"attempting to assign a gradient of size '{list(g._data.shape)}' to a tensor of size "
                                f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size")
@@ -613,7 +614,8 @@ def _memory(a):
 @patch
 def resize_(self:Tensor, *sizes, memory_format=None):
     "Give `self` the shape `sizes` in place: contiguous over the first elements of its memory (zeros where it grows)."
-    if self.requires_grad: raise RuntimeError("cannot resize variables that require grad")
+    if self.requires_grad and not _Mode.inference:     # inference_mode skips torch's autograd kernels, and this check with them
+        raise RuntimeError("cannot resize variables that require grad")
     size = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
     size = tuple(builtins.int(s) for s in size)
     if builtins.any(s < 0 for s in size) or math.prod(size) >= 2**63: raise RuntimeError("numel: integer multiplication overflow")
@@ -1105,6 +1107,8 @@ def sparse_mask(self:Tensor, mask):
     m = _sparse_of(mask, 'sparse_mask', _SPARSE_LAYOUTS)
     if tuple(self.shape) != m.shape:
         raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(self.shape)} but mask has size {list(m.shape)}")
+    if self._requires_grad and _type(self._data) is not _SparseArray:     # a dense tensor: differentiable (reference/sparse)
+        return _sparse_grad_ops['SparseMaskBackward0'].apply(self, m)
     a = _dense(self._data) if _type(self._data) is _SparseArray else _plain(self, 'sparse_mask')
     if m.layout is not sparse_coo: return Tensor._make(m._with(a[tuple(_coo(m).indices)].reshape(m.values.shape)))
     return Tensor._make(_SparseArray(sparse_coo, m.indices, a[tuple(m.indices)].astype(a.dtype), m.shape, m.coalesced))
@@ -1294,12 +1298,32 @@ def _dense_order(a):
 
 def _preserved_order(a):
     """The order in memory that preserve_format gives a new array like `a` (empty_like, clone, dropout's mask): `a`'s own
-    when it is dense (`_dense_order`); for a 4-d or 5-d one with gaps (a strided slice), channels-last when its strides
-    look channels-last, as torch's `suggest_memory_format` decides; else None, row-major."""
+    when it is dense (`_dense_order`); for one with gaps (a strided slice), the order of its dims in memory, as torch's
+    empty_like (`infer_dense_strides`); None for row-major."""
     order = _dense_order(a)
-    if order is not None or a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.ndim not in (4, 5) \
-       or (a.flags.c_contiguous and not _channels_last_strides(a)): return order    # (dense in both layouts: as its strides say)
-    return (0, *builtins.range(2, a.ndim), 1) if _channels_last_strides(a) else None
+    if order is not None or a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.ndim < 2: return order
+    if a.flags.c_contiguous:          # (dense in both layouts: as its strides say)
+        return (0, *builtins.range(2, a.ndim), 1) if _channels_last_strides(a) else None
+    order = _inferred_order(a)
+    return None if order == tuple(builtins.range(a.ndim)) else order
+
+def _inferred_order(a):
+    """torch's `infer_dense_strides` (TensorIterator's sort) as an order of array `a`'s dims in memory, outermost first:
+    dims sorted by stride, the smaller size inside on a tie; a stride 0 leaves a dim where it is."""
+    shape, stride = a.shape, [builtins.abs(s) for s in a.strides]
+    perm = list(builtins.range(a.ndim - 1, -1, -1))           # innermost first, as torch's
+    def swap(d0, d1):
+        s0, s1 = stride[d0], stride[d1]
+        if s0 == 0 or s1 == 0: return 0
+        if s0 != s1: return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+    for i in builtins.range(1, a.ndim):                      # torch's stable insertion sort
+        d1 = i
+        for j in builtins.range(1, i + 1):
+            c = swap(perm[i - j], perm[d1])
+            if c > 0: perm[i - j], perm[d1] = perm[d1], perm[i - j]; d1 = i - j
+            elif c < 0: break
+    return tuple(reversed(perm))
 
 def _channels_last_strides(a):
     """Whether 4-d or 5-d array `a` has strides like channels-last, dense or not: torch's is_channels_last_strides_2d_s4 /
@@ -1467,4 +1491,7 @@ def fill_diagonal_(self:Tensor, fill_value, wrap=False):
     if len(set(self.shape)) > 1 and self.dim() > 2: raise RuntimeError("all dimensions of input must be of equal length")
     mask = np.zeros(self.shape, bool)
     np.fill_diagonal(mask, True, wrap=wrap)
-    return self.masked_fill_(self.new_tensor(mask).bool(), fill_value)
+    mask = self.new_tensor(mask).bool()
+    from litnn._indexing import _shares_elements, _fill_shared      # (indexing is built on this module)
+    if _shares_elements(self, fill_value): return _fill_shared(self, self.masked_fill(mask, fill_value)._data, mask._data, None)   # (expanded: no warning)
+    return self.masked_fill_(mask, fill_value)

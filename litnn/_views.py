@@ -12,7 +12,7 @@ from .backend import patch, array_namespace, to_dtype
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _array_of
 from .autograd.graph import Op
 from .autograd.broadcasting import ViewBackward0, ExpandBackward0, _dims
-from .autograd.engine import _EXPANDED_VIEW
+from .autograd.engine import _EXPANDED_VIEW, _check_overlap
 from ._tensor import _version_counter
 from .autograd.grad_mode import _Mode
 import weakref
@@ -23,12 +23,16 @@ def _view_of(out, base):
     "Mark `out` as a view of `base`'s memory: `_base` is the root tensor, the version counter is shared, the root knows its views."
     root = base._base
     if root is None: root = base
+    if root._inference:     # an inference tensor has no view tracking nor history in torch (13b_grad_modes): its "view", in or
+        out._inference, out._vc, out.grad_fn, out._requires_grad = True, [0], None, False   # out of inference_mode, is an
+        return out          # inference tensor of its own that shares the memory: no `_base`, requires no grad
     out._base, out._vc = root, _version_counter(root)
-    if out._inference is not root._inference: out._inference = root._inference    # an inference tensor's views are ones (13b_grad_modes)
-    if not _Mode.grad:
-        out._vmeta = 'no_grad'                  # see 17c_inplace_on_views: why these two are remembered
+    if out._inference: out._inference = False   # a view made in inference_mode of a normal tensor is a normal one
+    if not _Mode.grad:      # see 17c_inplace_on_views: why these two are remembered ('inference': made in inference_mode)
+        out._vmeta = 'inference' if _Mode.inference else 'no_grad'
         if base._requires_grad: out._requires_grad = True    # as torch's: it requires grad, with no edge to its base (`_accumulator`)
-    elif base._vmeta: out._vmeta = base._vmeta if base._vmeta.startswith(('multi', 'custom')) else 'no_grad_base'
+    elif base._vmeta: out._vmeta = (base._vmeta if base._vmeta.startswith(('multi', 'custom')) else
+                                    'inference_base' if base._vmeta.startswith('inference') else 'no_grad_base')
     views = root._views
     if views is None: root._views = views = []
     elif len(views) >= 32 and not len(views) & (len(views) - 1):   # at 32, 64, 128...: forget the views that died
@@ -191,7 +195,8 @@ class _Index(Op):
     def forward(ctx, x, key, index=None):
         ctx.shape, ctx.key = x._data.shape, key
         if index is not None: ctx.save_for_backward(index)   # gather's index tensor: torch keeps it, and refuses it changed in place
-        return _get(x._data, key)
+        r = _get(x._data, key)
+        return B._row_major(r) if _advanced(key) else r      # (numpy's advanced indexing may lay its copy out in another order; torch's is row-major)
     @staticmethod
     def backward(ctx, g):
         # the index tensor kept by gather: torch's check that it was not changed in place (a compiled replay, which runs
@@ -238,6 +243,10 @@ def _index_put(v, key, shape, accumulate):
     _put(out, key, v, accumulate)
     return out
 
+def _advanced(key):
+    "Does numpy key `key` (a tuple, or a `_Chain` of two) hold an index array (advanced indexing: a copy, not a view)?"
+    return builtins.any(hasattr(e, 'ndim') for e in (key[0] + key[1] if type(key) is _Chain else key))
+
 def _warn_expanded_write(key, v):
     "torch's deprecation warnings for `t[key] = v` on an expanded tensor (index_put_, and masked_fill_ for a mask and a scalar)."
     import warnings
@@ -271,7 +280,8 @@ def _put_through(out, key, v, base):
     expanded tensor, writes into the memory the expanded tensor shares with its base (of elements that are one, the last write stays)."""
     alias = None if base is None else _writeable_alias(out, base)
     if alias is None: return _put(out, key, v, False)
-    _warn_expanded_write(key, v)
+    if _advanced(key): _warn_expanded_write(key, v)   # index_put_
+    else: _check_overlap(_get(out, key))    # basic indexing: torch's copy_ into the view `out[key]`, refused where it repeats memory
     _put(alias, key, v, False)
 
 def _put(out, key, v, accumulate):
@@ -802,7 +812,7 @@ def _regenerate_views(self:Tensor):
         v = ref()
         if v is None or v._base is not self: continue       # dead, or no longer a view (unsafe_split)
         live.append(ref)
-        if v._vmeta in ('no_grad', 'no_grad_base', 'custom'): continue   # (custom: the Function keeps its node)
+        if v._vmeta in ('no_grad', 'no_grad_base', 'inference', 'inference_base', 'custom'): continue   # (custom: the Function keeps its node)
         regen = AsStridedBackward0.apply(self, size=tuple(v.shape), stride=v.stride(), offset=v.storage_offset())
         _new_history(v, regen.grad_fn)
     self._views[:] = live
@@ -871,9 +881,10 @@ Tensor.conj = conj
 # %% ../nbs/reference/torch/inplace_views.ipynb #abe3b1bd
 import builtins
 from .backend import patch, array_namespace
-from ._tensor import Tensor, _version_counter
+from ._tensor import Tensor, _version_counter, _INFERENCE_INPLACE
 from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
+from .autograd.engine import _check_view_inplace
 from ._creation import _storage, _strided
 
 # %% ../nbs/reference/torch/inplace_views.ipynb #21a2c137
@@ -885,6 +896,9 @@ class TransposeBackward1(TransposeBackward0): "transpose_"
 
 def _become(self, make_view, node):
     "Make `self` the view `make_view(self)` of its own memory: its shape, strides and history (named `node`); a new version."
+    if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # torch's first check here (13b_grad_modes)
+    if _Mode.grad and self._requires_grad and self._base is not None and self._vmeta in ('no_grad', 'no_grad_base', 'inference', 'inference_base'):
+        _check_view_inplace(self, self._base)   # a view made in no_grad/inference mode: torch's creation-meta error (17c_inplace_on_views)
     if _Mode.grad and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if _Mode.grad and self._requires_grad and self._base is not None and self._base.grad_fn is None:    # (as torch's check_inplace)
@@ -996,7 +1010,7 @@ Tensor.slice_inverse = slice_inverse
 import builtins, numpy as np
 from . import backend as B
 from .backend import patch, array_namespace
-from ._tensor import Tensor, _wrap_dim, _int_arg, _dim_tuple
+from ._tensor import Tensor, _wrap_dim, _int_arg, _dim_tuple, _channels_last_strides
 from ._creation import _factory
 from .autograd.graph import Op
 from .autograd.broadcasting import _dims
@@ -1006,7 +1020,8 @@ class RollBackward0(Op):
     @staticmethod
     def forward(ctx, x, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
-        return array_namespace(x._data).roll(x._data, shifts, dims)
+        r = array_namespace(x._data).roll(x._data, shifts, dims)
+        return r if _channels_last_strides(r) else B._row_major(r)    # (torch's roll is a cat of two slices: cat's layout rule)
     @staticmethod
     def backward(ctx, g): return RollBackward0.apply(g, shifts=tuple(-s for s in ctx.shifts) if isinstance(ctx.shifts, tuple) else -ctx.shifts, dims=ctx.dims)
 

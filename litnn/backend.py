@@ -289,6 +289,10 @@ def array_device(a):
     xp = _array_types.get(type(a))
     return device('cuda', a.device.id) if xp is None else xp.device
 
+def _row_major(a):
+    "Array `a` if it is row-major, else a row-major copy: the result of torch's kernels that allocate theirs contiguous."
+    return a if a.flags.c_contiguous else a.copy()
+
 def _broadcast_to(a, shape):
     "A read-only view of array `a` broadcast to `shape` (as `xp.broadcast_to`)."
     if type(a) is not _ndarray and not isinstance(a, np.generic): return array_namespace(a).broadcast_to(a, shape)

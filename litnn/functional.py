@@ -19,26 +19,48 @@ def split(tensor, split_size_or_sections, dim=0):
 # %% ../nbs/reference/functional_einsum.ipynb #35c9c03c
 import string
 from collections import Counter
-from .backend import array_namespace
+from .backend import array_namespace, promote_types, int64
 from .backends.opt_einsum import _optimize
 import litnn.backends.opt_einsum as _opt_einsum
-from ._tensor import Tensor, _dtype_name, _laid_out
+from ._tensor import Tensor, _dtype_name, _laid_out, _LEGACY
 from .autograd.graph import Op
 from .autograd.broadcasting import _reduce, _expand, _half
 
 # %% ../nbs/reference/functional_einsum.ipynb #e84b8565
+def _scan(part, offset, n_ops, known=None):
+    """torch's scan of one side of the equation, in its order and words: spaces skipped, `...` whole and at most once per
+    operand (or output), letters only (`offset`: where `part` starts in the equation); the output (`n_ops` None) checks each
+    letter against the inputs' (`known`) as it goes."""
+    terms, found, i = [''], False, 0
+    while i < len(part):
+        c = part[i]
+        if c == '.':
+            who = 'output' if n_ops is None else f'operand {len(terms) - 1}'
+            if found: raise RuntimeError(f"einsum(): found '.' for {who} " + ("but an ellipsis (...) was already found" if n_ops is None else
+                                                                              "for which an ellipsis was already found"))
+            if not part.startswith('...', i):
+                raise RuntimeError(f"einsum(): found '.' for {who} that is not part of any ellipsis" + (" (...)" if n_ops is None else ""))
+            terms[-1] += '...'; found = True; i += 3; continue
+        if c == ',' and n_ops is not None:
+            if len(terms) == n_ops: raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            terms.append(''); found = False
+        elif c != ' ':
+            if c not in string.ascii_letters:
+                raise RuntimeError(f"einsum(): invalid subscript given at index {offset + i} in the equation string, subscripts must be in [a-zA-Z]")
+            if n_ops is None and (c in terms[-1] or c not in known):
+                raise RuntimeError(f"einsum(): output subscript {c}" + (" appears more than once in the output" if c in terms[-1] else
+                                                                       " does not appear in the equation for any input operand"))
+            terms[-1] += c
+        i += 1
+    return terms
+
 def _subscripts(equation, shapes):
     "Letters for each operand of `shapes` and for the output of `equation`: `...` spelt out, the implicit output written."
-    eq = equation.replace(' ', '')
-    ins, arrow, out = eq.partition('->')
-    ins = ins.split(',')
+    lhs, arrow, rhs = equation.partition('->')
+    ins = _scan(lhs, 0, len(shapes))
     if len(ins) < len(shapes): raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    if len(ins) > len(shapes): raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    for k, c in enumerate(eq):
-        if c not in string.ascii_letters and c not in ',.->':
-            raise RuntimeError(f"einsum(): invalid subscript given at index {k} in the equation string, subscripts must be in [a-zA-Z]")
     dots = [len(shape) - len(s.replace('...', '')) if '...' in s else 0 for s, shape in zip(ins, shapes)]
-    ell = ''.join([c for c in string.ascii_letters if c not in eq][:max(dots)])   # right-aligned, as broadcasting
+    ell = ''.join([c for c in string.ascii_letters if c not in equation][:max(dots)])   # right-aligned, as broadcasting
     spelt = []
     for i, (s, shape, k) in enumerate(zip(ins, shapes, dots)):
         letters = s.replace('...', ell[len(ell) - k:])
@@ -47,23 +69,27 @@ def _subscripts(equation, shapes):
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) {how} the number of dimensions "
                                f"({len(shape)}) for operand {i}" + ("" if '...' in s else " and no ellipsis was given"))
         spelt.append(letters)
-    if arrow: out = out.replace('...', ell)
+    if arrow: out = _scan(rhs, len(lhs) + 2, None, set(''.join(ins)))[0].replace('...', ell)
     else:
         counts = Counter(c for s in ins for c in s if c in string.ascii_letters)
         out = ell + ''.join(sorted(c for c, n in counts.items() if n == 1))
-    for c in out:
-        if out.count(c) > 1: raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
-        if not any(c in s for s in spelt): raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
-    _check_sizes(spelt, shapes)
+    _check_sizes(spelt, shapes, ell)
     return tuple(spelt) + (out,)
 
-def _check_sizes(spelt, shapes):
-    "Each letter has one size, but for 1s that broadcast (PyTorch's check, in its words)."
+def _check_sizes(spelt, shapes, ell=""):
+    "Each letter has one size, but for 1s that broadcast (PyTorch's check, in its words); a letter repeated in one operand (a diagonal): one size."
+    for i, (s, shape) in enumerate(zip(spelt, shapes)):
+        first = {}
+        for c, n in zip(s, shape):
+            if first.setdefault(c, n) != n:
+                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but the sizes don't match, {n} != {first[c]}")
     seen = {}
     for i, (s, shape) in enumerate(zip(spelt, shapes)):
-        for c, n in zip(s, shape):
+        for j, (c, n) in enumerate(zip(s, shape)):
             m = seen.setdefault(c, n)
             if n != m and 1 not in (n, m):
+                if c in ell: raise RuntimeError(f"einsum(): dimension {j} covered by ellipsis in operand {i}has size {n} which does not broadcast "
+                                                f"with previously seen ellipsis with size {m} for the respective dimension")     # (sic: torch's words)
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which does not broadcast with previously seen size {m}")
             if m == 1: seen[c] = n
 
@@ -170,6 +196,39 @@ def _sublist_equation(args):
     if len(args) % 2 == 1: return equation + "->" + "".join(letter(s) for s in args[-1]), args[:-1:2]
     return equation, args[::2]
 
+def _pairs_dtype(spec, xs):
+    """The dtype of torch's einsum of operands `xs` whose dtypes differ (or are integers), or torch's error. Torch takes
+    the operands in pairs, left to right: a letter of one operand that no later one needs is summed first (a sum: integers
+    and bools become int64); a pair that then contracts no letter is multiplied, so the types promote (complex times float
+    is complex); one that does goes to `bmm`, which picks its kernel by its first operand's dtype (none for bool) and wants the
+    same of the second ("expected scalar type Float but found ComplexFloat"); bmm's first operand is the right one when
+    its letters all come before the left one's in the output and nothing was summed before."""
+    *ins, out = spec
+    def big(s, x): return {c for c, n in zip(s, x.shape) if n != 1}              # torch's pairs look at the dims that are not 1
+    later = Counter(c for s, x in zip(ins, xs) for c in big(s, x) if c not in out)
+    rank = {c: k for k, c in enumerate(out + ''.join(sorted(set(''.join(ins)) - set(out))))}   # torch's dims: output first
+    def summed(d): return d if d.is_floating_point or d.is_complex else int64
+    a, da, before = big(ins[0], xs[0]), xs[0].dtype, False
+    for s, x in zip(ins[1:], xs[1:]):
+        b, db, contract = big(s, x), x.dtype, []
+        for c in sorted(later, key=rank.get):
+            if c in a and c in b:
+                later[c] -= 1
+                if later[c] == 1: contract.append(c); later[c] = 0
+            elif later[c] == 1 and (c in a or c in b):
+                later[c] = 0; before = True
+                if c in a: a, da = a - {c}, summed(da)
+                else: b, db = b - {c}, summed(db)
+        if not contract: da = promote_types(da, db)
+        else:
+            lo, ro = [rank[c] for c in a - b], [rank[c] for c in b - a]
+            dl, dr = (db, da) if lo and ro and max(ro) < min(lo) and not before else (da, db)
+            if dl.name == 'bool': raise NotImplementedError(f"\"bmm\" not implemented for 'Bool'")
+            if dl != dr: raise RuntimeError(f"expected scalar type {_LEGACY[dl.name]} but found {_LEGACY[dr.name]}")
+            before = True
+        a = (a | b) - set(contract)
+    return da
+
 def einsum(equation, *operands):
     """Einstein summation of `operands` as `equation` says: `einsum('ij,jk->ik', a, b)` is `a @ b`.
 
@@ -183,14 +242,15 @@ def einsum(equation, *operands):
     if not isinstance(equation, str) and operands:    # the sublist form: a, [0, 1], b, [1, 2], [0, 2] (ints name dims, ... the rest)
         equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
-    if not operands: raise RuntimeError("einsum(): must provide at least one operand")
+    if not operands: raise ValueError("einsum(): must specify the equation string and at least one operand, "     # torch.functional.einsum's check
+                                      "or at least one operand and its subscripts list")
     spec = _subscripts(equation, [x._data.shape for x in operands])      # the equation is checked against the shapes first
-    for x in operands[1:]:
-        if x._data.dtype != operands[0]._data.dtype:
-            raise RuntimeError(f"expected scalar type {_dtype_name(operands[0])} but found {_dtype_name(x)}")
     x = operands[0]
     if len(operands) == 1 and x._data.dtype.kind in 'biu' and set(spec[0]) - set(spec[-1]):
         return _einsum(spec, x.long())          # one operand summed over a letter: torch's sum, whose integers are int64
+    if len(operands) > 1 and (x._data.dtype.kind in 'biu' or any(y._data.dtype != x._data.dtype for y in operands[1:])):
+        dt = _pairs_dtype(spec, operands)       # torch's pairs decide: an error, or the dtype all of them are computed in
+        operands = [y if y.dtype == dt else y.to(dt) for y in operands]
     return _einsum(spec, *operands)
 
 # %% ../nbs/reference/functional_stft.ipynb #1d137e18
@@ -342,12 +402,24 @@ from .autograd.graph import Op
 from .autograd.broadcasting import _reduce
 from ._pointwise import where
 from ._products import _tensordot
+from ._pointwise import _write_out
+from ._tensor import Tensor
 
 # %% ../nbs/reference/torch/products.ipynb #6b256cc8
 def tensordot(a, b, dims=2, out=None):
     "Sum of products over dims `dims` (a count of trailing dims of a / leading dims of b, or two lists)."
-    r = _tensordot(a, b, dims)
-    return out.copy_(r) if out is not None else r
+    if not isinstance(dims, (tuple, list, Tensor, int)):      # torch.functional.tensordot's checks
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] containing two lists, but got dims={dims}")
+    if isinstance(dims, int) and dims > min(a.dim(), b.dim()):
+        raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+    if isinstance(dims, (tuple, list)) and len(dims) == 2:     # two lists of ints (torch's argument parser for dims_self, dims_other)
+        for name, pos, v in (('dims_self', 3, dims[0]), ('dims_other', 4, dims[1])):
+            if not isinstance(v, (tuple, list)): raise TypeError(f"tensordot(): argument '{name}' (position {pos}) must be tuple of ints, not {type(v).__name__}")
+            bad = next((i for i, d in enumerate(v) if not isinstance(d, int)), None)
+            if bad is not None: raise TypeError(f"tensordot(): argument '{name}' (position {pos}) must be tuple of ints, but found element of type {type(v[bad]).__name__} at pos {bad}")
+    if out is not None:          # torch's out=: resized as needed, of the result's dtype exactly
+        return _write_out(tensordot, "tensordot: Expected the output tensor to have dtype {R}, but got an output tensor with dtype {O}", out, (a, b, dims), {})
+    return _tensordot(a, b, dims)
 
 # %% ../nbs/reference/torch/products.ipynb #b7ab3c8b
 def _pnorm_grad(diff, dist, p):

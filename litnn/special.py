@@ -308,10 +308,11 @@ laguerre_polynomial_l = _polynomial('laguerre_polynomial_l', _laguerre)
 legendre_polynomial_p = _polynomial('legendre_polynomial_p', _legendre)
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #69ae7bb2
-from ._pointwise import _wrap_out
+from ._pointwise import _wrap_out, _ALL
+_wrap_out(globals(), {'multigammaln': None, 'ndtr': None})      # (composites: unchecked)
 _wrap_out(globals(), {n: None for n in ('airy_ai', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'chebyshev_polynomial_t',
     'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'entr', 'erfcx', 'gammainc', 'gammaincc',
     'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p', 'log_ndtr', 'modified_bessel_i0',
-    'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'multigammaln', 'ndtr', 'ndtri', 'scaled_modified_bessel_k0',
+    'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'ndtri', 'scaled_modified_bessel_k0',
     'scaled_modified_bessel_k1', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v',
-    'shifted_chebyshev_polynomial_w', 'spherical_bessel_j0', 'xlog1py', 'zeta')})
+    'shifted_chebyshev_polynomial_w', 'spherical_bessel_j0', 'xlog1py', 'zeta')}, overlap=_ALL)

@@ -400,3 +400,20 @@ def test_is_same_size_of_nested_tensors():
         with pytest.raises(RuntimeError, match='Self is not nested. While Other is nested.'): lib.ones(2).is_same_size(nts[0])
         with pytest.raises(RuntimeError, match='Self is nested. While Other is not nested.'): nts[0].is_same_size(lib.ones(2))
         assert lib.ones(2, 3).is_same_size(lib.zeros(2, 3)) and not lib.ones(2, 3).is_same_size(lib.zeros(3, 2))
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'bfloat16', 'int32', 'uint8', 'int64', 'complex64'])
+@pytest.mark.parametrize('value', [1j, 300, -1.7, 2 + 0j, 0.5, True, 1e39])
+@pytest.mark.parametrize('fn', ['addcmul', 'addcdiv', 'addcmul_', 'addcdiv_'])
+def test_addcmul_value_is_read_in_the_tensors_dtype(fn, dtype, value):
+    "torch's kernel converts value to the dtype it computes in: an integer tensor truncates 0.5 to 0, a real one refuses 1j, uint8 refuses 300"
+    def run(L):
+        d = getattr(L, dtype)
+        x, a, b = L.ones(2, dtype=d), L.ones(2, dtype=d) * 3, L.ones(2, dtype=d)
+        r = getattr(x, fn)(a, b, value=value) if fn.endswith('_') else getattr(L, fn)(x, a, b, value=value)
+        return str(r.dtype).split('.')[1], r.double().tolist() if not r.is_complex() else r.tolist()
+    try: want = run(torch)
+    except Exception as e:
+        with pytest.raises(type(e)) as le: run(litnn)
+        assert str(le.value) == str(e)
+    else: assert run(litnn) == want

@@ -370,3 +370,14 @@ def test_autocast_state_switches_as_torchs():
         return [str(o).replace('litnn', 'torch') for o in out]
     assert run(litnn) == run(torch)
     assert not litnn.is_autocast_enabled('cpu') and not litnn.amp._active
+
+
+def test_cuda_amp_common_as_torch():
+    "torch.cuda.amp.common.amp_definitely_not_available (a module torch.cuda.amp imports): no CUDA device and no torch_xla"
+    import importlib.util
+    torch = pytest.importorskip('torch')
+    from litnn.cuda.amp import common
+    assert common.amp_definitely_not_available() == (not (litnn.cuda.is_available() or importlib.util.find_spec('torch_xla')))
+    assert litnn.cuda.amp.amp_definitely_not_available is common.amp_definitely_not_available
+    if not torch.cuda.is_available() and not litnn.cuda.is_available():
+        assert common.amp_definitely_not_available() == torch.cuda.amp.common.amp_definitely_not_available()

@@ -1854,3 +1854,62 @@ def test_custom_function_dirty_view_input_allows_one_output_only():
         (out[0] if isinstance(out, tuple) else out).sum().backward()
         return a.grad.tolist(), b.grad.tolist()
     for second in ('tensor', 'number', None): assert run(litnn, second) == run(torch, second)
+
+def test_full_max_min_median_share_the_gradient_among_ties_and_nans():
+    "max()/min()/median() of all elements: torch's evenly_distribute_backward, among the NaNs for a NaN result (amax's: NaN)."
+    def grads(L):
+        out = []
+        for f in (L.max, L.min, L.median, L.nanmedian, lambda x: L.amax(x, 0)):
+            for v in ([1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [float('nan')] * 3, [float('nan'), 1.0, float('nan')]):
+                x = L.tensor(v, requires_grad=True)
+                f(x).backward()
+                out.append([round(g, 6) if g == g else 'nan' for g in x.grad.tolist()])
+        return out
+    assert grads(litnn) == grads(torch)
+
+def test_grad_assignment_refusals_as_torch():
+    "x.grad = ...: a wrong type, shape, dtype and x itself are refused with torch's exception and message."
+    def outcome(L, make):
+        x = L.randn(5, 5)
+        try: x.grad = make(L, x)
+        except (RuntimeError, TypeError) as e: return type(e).__name__, str(e)
+        return 'ok'
+    for make in (lambda L, x: 0, lambda L, x: L.randn(2, 2), lambda L, x: L.randn(5, 5).long(), lambda L, x: x,
+                 lambda L, x: x.clone(), lambda L, x: None):
+        assert outcome(litnn, make) == outcome(torch, make)
+
+def test_copy_real_into_complex_backward_takes_the_real_part():
+    "copy_ of a real source into a complex tensor: the source's gradient is the real part, with no casting warning (torch's handle_r_to_c)."
+    import warnings
+    def run(L):
+        out_c = L.empty(3, 2, dtype=L.cdouble)
+        inp = L.tensor(np.linspace(-1, 1, 6).reshape(3, 2), requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            out_c.copy_(inp)
+            (out_c * (1 + 2j)).sum().abs().backward()
+        return [str(m.message) for m in w], np.round(inp.grad.numpy(), 6).tolist(), str(inp.grad.dtype).split('.')[-1]
+    assert run(litnn) == run(torch)
+
+def test_accumulate_grad_runs_as_soon_as_its_gradient_is_complete():
+    "torch's AccumulateGrad has the largest priority: a leaf's hooks fire right after the last node feeding it, even when its"
+    " AccumulateGrad was made by an earlier graph (litnn ordered it by creation: after later nodes, or never if one of them raised)."
+    def run(L):
+        log = []
+        w, x = L.ones(2, requires_grad=True), L.ones(2, requires_grad=True)
+        (w * 2).sum().backward()                          # w's AccumulateGrad is made here
+        w.register_post_accumulate_grad_hook(lambda t: log.append('w'))
+        class Mark(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, a): return a.clone()
+            @staticmethod
+            def backward(ctx, g):
+                log.append('mark')
+                if len(log) > 2: raise RuntimeError("boom")
+                return g
+        y = (Mark.apply(x * 3) * w).sum()
+        y.backward(retain_graph=True)
+        try: y.backward(inputs=(w, x))
+        except RuntimeError as e: log.append(str(e))
+        return log, w.grad.tolist()
+    assert run(litnn) == run(torch)

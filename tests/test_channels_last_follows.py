@@ -68,6 +68,10 @@ SLICES = {
     'row_major_slice': lambda L: L.empty(2, 3, 4, 6)[..., ::2],
     'permuted_slice': lambda L: L.empty(2, 6, 4, 3).permute(0, 3, 1, 2)[:, :, :, ::2],
     'transposed': lambda L: L.empty(4, 6).t(),
+    # gaps in any rank: torch's empty_like keeps the order of the dims in memory (infer_dense_strides)
+    'transposed_slice': lambda L: L.empty(10, 8).t()[::2, ::2],
+    'permuted_3d_slice': lambda L: L.empty(6, 7, 8).permute(2, 0, 1)[1:, ::3, :],
+    'sliced_then_transposed': lambda L: L.empty(3, 4, 5)[:, 1:3, ::2].transpose(0, 1),
 }
 LIKE = {
     'empty_like': lambda L, t: L.empty_like(t), 'zeros_like': lambda L, t: L.zeros_like(t),
@@ -145,3 +149,105 @@ def test_a_layout_dense_in_both_formats_is_laid_out_as_asked_and_kept_as_torch()
                   F.relu(F.conv2d(x, w)).is_contiguous(memory_format=cl)]
     assert res[litnn] == res[torch]
     assert res[torch][:7] == [True, False, True, True, True, False, True]
+
+
+# elementwise kernels (torch's TensorIterator) lay their result out as their first operand, channels-last or not
+BINARY = {
+    'atan2': lambda L, x, y: x.atan2(y), 'hypot': lambda L, x, y: x.hypot(y), 'lerp': lambda L, x, y: x.lerp(y, 0.5),
+    'lerp_tensor_weight': lambda L, x, y: x.lerp(y, L.full_like(y, 0.25)), 'erfinv': lambda L, x, y: (x * 0.1).erfinv(),
+    'erfc': lambda L, x, y: x.erfc(), 'eq': lambda L, x, y: x.eq(y), 'gt': lambda L, x, y: x > y,
+    'where': lambda L, x, y: L.where(x > 0, x, y), 'fmax': lambda L, x, y: x.fmax(y), 'heaviside': lambda L, x, y: x.heaviside(y),
+    'maximum': lambda L, x, y: L.maximum(x, y), 'minimum': lambda L, x, y: x.minimum(y), 'logical_and': lambda L, x, y: x.logical_and(y),
+    'bitwise_xor': lambda L, x, y: (x * 10).int() ^ (y * 10).int(), 'xlogy': lambda L, x, y: x.xlogy(y), 'copysign': lambda L, x, y: x.copysign(y), 'fmod': lambda L, x, y: x.fmod(y),
+}
+
+@pytest.mark.parametrize('fmt', ['channels_last', 'channels_last_3d'])
+@pytest.mark.parametrize('name', BINARY)
+def test_elementwise_results_follow_a_channels_last_first_operand(name, fmt):
+    def run(L):
+        shape = (2, 3, 4, 5) if fmt == 'channels_last' else (2, 3, 4, 5, 2)
+        g = np.random.default_rng(0)
+        x = L.tensor(g.uniform(-1, 1, shape), dtype=L.float32).contiguous(memory_format=getattr(L, fmt))
+        y = L.tensor(g.uniform(0.5, 2, shape), dtype=L.float32)
+        return BINARY[name](L, x, y), BINARY[name](L, y, x)
+    for a, b in zip(run(litnn), run(torch)):
+        assert a.stride() == b.stride()
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-6)
+
+@pytest.mark.parametrize('fn', ['byte', 'char', 'short', 'int', 'long', 'half', 'bfloat16', 'double', 'bool', 'float'])
+@pytest.mark.parametrize('fmt', ['contiguous_format', 'preserve_format', 'channels_last', None])
+def test_dtype_shortcuts_take_a_memory_format(fn, fmt):
+    def run(L):
+        x = L.arange(96.).reshape(2, 3, 4, 4).contiguous(memory_format=L.channels_last)
+        if fn == 'float': x = x.double()
+        r = getattr(x, fn)(**({} if fmt is None else dict(memory_format=getattr(L, fmt))))
+        return r.stride(), str(r.dtype).split('.')[1]
+    assert run(litnn) == run(torch)
+
+@pytest.mark.parametrize('op', ['add', 'eq', 'exp', 'atan2'])
+@pytest.mark.parametrize('perm', [(0, 2, 1), (1, 2, 0), (2, 1, 0)])
+def test_an_empty_out_is_resized_to_the_layout_of_the_result(op, perm):
+    def run(L):
+        x = L.arange(24.).reshape(2, 3, 4).permute(perm)
+        f = getattr(L, op)
+        r = f(x) if op == 'exp' else f(x, x)
+        o = f(x, out=L.empty(0, dtype=r.dtype)) if op == 'exp' else f(x, x, out=L.empty(0, dtype=r.dtype))
+        return r.stride(), o.stride(), o.double().numpy()
+    (rl, ol, vl), (rt, ot, vt) = run(litnn), run(torch)
+    assert (rl, ol) == (rt, ot)
+    np.testing.assert_allclose(vl, vt, rtol=1e-6)
+
+@pytest.mark.parametrize('f', ['empty_like', 'zeros_like', 'ones_like', 'full_like', 'rand_like', 'randn_like', 'randint_like'])
+def test_like_factories_of_a_sparse_tensor(f):
+    "empty_like and zeros_like keep a sparse layout (empty, no values); the others have no sparse kernel (torch's NotImplementedError)"
+    def run(L):
+        s = L.tensor([[0., 2.], [3., 0.]]).to_sparse()
+        args = (2.,) if f == 'full_like' else (5,) if f == 'randint_like' else ()
+        r = getattr(L, f)(s, *args)
+        return str(r.layout).split('.')[1], tuple(r.shape), r._nnz(), str(r.dtype).split('.')[1]
+    if f in ('empty_like', 'zeros_like'): assert run(litnn) == run(torch)
+    else:
+        with pytest.raises(NotImplementedError) as te: run(torch)
+        with pytest.raises(NotImplementedError) as le: run(litnn)
+        assert str(le.value).split('.')[0] == str(te.value).split('.')[0]
+
+@pytest.mark.parametrize('f', ['empty_like', 'zeros_like', 'ones_like', 'rand_like'])
+def test_a_memory_format_for_a_sparse_tensor_is_refused(f):
+    for mf in ('preserve_format', 'contiguous_format'):
+        with pytest.raises(RuntimeError, match='memory format option is only supported by strided tensors'):
+            getattr(litnn, f)(litnn.ones(2, 2).to_sparse(), memory_format=getattr(litnn, mf))
+    x = litnn.ones(2, 3, 2, 2).contiguous(memory_format=litnn.channels_last)      # None: torch's default, which preserves
+    assert getattr(litnn, f)(x, memory_format=None).stride() == getattr(torch, f)(torch.ones(2, 3, 2, 2).contiguous(memory_format=torch.channels_last), memory_format=None).stride()
+
+
+# kernels whose torch result is laid out row-major, whatever the input's layout (a transposed matrix, channels-last):
+# a `.view` after them must work as in torch (advanced indexing, scans, masked_fill, one_hot, renorm, roll's cat)
+ROW_MAJOR = {
+    'index_columns': lambda L, x: x[:, L.tensor([0, 2])],
+    'index_select': lambda L, x: x.index_select(1, L.tensor([2, 0])),
+    'index_rows_then_columns': lambda L, x: x[L.tensor([1, 0])][:, L.tensor([0, 2])],
+    'repeat_interleave': lambda L, x: x.repeat_interleave(2, 1),
+    'cumsum': lambda L, x: x.cumsum(1),
+    'cumprod': lambda L, x: x.cumprod(0),
+    'logcumsumexp': lambda L, x: x.logcumsumexp(1),
+    'cummax_values': lambda L, x: x.cummax(1)[0],
+    'cummin_indices': lambda L, x: x.cummin(0)[1],
+    'masked_fill': lambda L, x: x.masked_fill(x > 0, 0.),
+    'renorm': lambda L, x: x.renorm(2, 0, 1.),
+    'roll': lambda L, x: x.roll(1, 1),
+    'one_hot': lambda L, x: L.nn.functional.one_hot((x > 0).long(), 2),
+}
+
+@pytest.mark.parametrize('layout', ['transposed', 'channels_last'])
+@pytest.mark.parametrize('name', sorted(ROW_MAJOR))
+def test_results_torch_lays_out_row_major(name, layout):
+    "Same strides as torch's result (so `.view(-1)` works, or fails, alike), same values."
+    a = np.random.default_rng(3).standard_normal((2, 3, 4, 5) if layout == 'channels_last' else (4, 3)).astype(np.float32)
+    res = []
+    for L in (torch, litnn):
+        x = L.tensor(a)
+        x = x.contiguous(memory_format=L.channels_last) if layout == 'channels_last' else x.t()
+        r = ROW_MAJOR[name](L, x)
+        res.append((r.stride(), r.is_contiguous(), np.asarray(r.tolist())))
+    assert res[1][:2] == res[0][:2]
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-5, atol=1e-6)

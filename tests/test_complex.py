@@ -345,3 +345,38 @@ def test_setting_real_and_imag_parts(value):
         z.real = v; z.imag = v
         got.append(np.asarray(z.tolist()))
     np.testing.assert_array_equal(got[1], got[0])
+
+@pytest.mark.parametrize('dtype', [torch.complex64, torch.complex128])
+def test_complex_pow_is_torchs_to_the_bit(dtype):
+    "torch's complex pow is exp(e·log x) (numpy's ** multiplies for whole exponents), but for 0, 1, 2, 3, -2, ±½, -1 with a number exponent."
+    x = torch.tensor([0.3 + 0.4j, -1.5 + 2j, 2 - 0.5j, 0j, -1 + 0j, 1e-30 + 1e-30j, 3e20 - 1e20j, complex('inf'), complex('nan')], dtype=dtype)
+    ex = torch.tensor([2, 3, 5, 2, 7, 4, -3, 0, 1], dtype=dtype)
+    om = torch.tensor(np.exp(-2j * np.pi / 16), dtype=dtype)               # S4's FFT nodes: om ** arange(L // 2 + 1)
+    def same(tl, tt):
+        a, b = tl.numpy(), tt.numpy()
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a.view(a.real.dtype), b.view(b.real.dtype))     # bitwise (NaNs, signed zeros) as reals
+    same(litnn.tensor(om.numpy()) ** litnn.arange(0, 9), om ** torch.arange(0, 9))
+    same(L(x) ** L(ex), x ** ex)
+    for e in [4, 5, 8, 100, -4, 1.5, 1j]:
+        same(L(x) ** e, x ** e)
+    for e in [2, 3, 0, 1, 2.0, 2 + 0j, 0.5, -1, -0.5]:     # products, sqrt, reciprocal: torch's vector and scalar loops round these apart
+        a, b = (L(x) ** e).numpy(), (x ** e).numpy()
+        np.testing.assert_allclose(a.view(a.real.dtype), b.view(b.real.dtype), rtol=1e-6, atol=1e-30)
+    lx, tx = L(x[:3], requires_grad=True), x[:3].clone().requires_grad_()
+    (lx ** 5).abs().sum().backward(); (tx ** 5).abs().sum().backward()
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-5)
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_complex_and_polar_keep_each_part_as_torch(dtype):
+    "torch.complex writes the parts as they are: an infinite or NaN imaginary part leaves the real part alone, -0 stays -0 (and prints as -0.j)."
+    inf, nan = float('inf'), float('nan')
+    re, im = [0.1, 1., 1., -0.0, 2., nan, inf, -inf], [-0.0, inf, nan, -0.0, -inf, 1., 0., -0.0]
+    ab, an = [1., inf, 2., 0., 3.], [0., 0., inf, 1., -0.0]
+    for make in (lambda lib: lib.complex(lib.tensor(re, dtype=getattr(lib, dtype)), lib.tensor(im, dtype=getattr(lib, dtype))),
+                 lambda lib: lib.polar(lib.tensor(ab, dtype=getattr(lib, dtype)), lib.tensor(an, dtype=getattr(lib, dtype)))):
+        l, t = make(litnn), make(torch)
+        a, b = l.numpy(), t.numpy()
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a.view(a.real.dtype), b.view(b.real.dtype))
+        assert repr(l).replace('litnn', 'torch') == repr(t)

@@ -76,7 +76,51 @@ def test_einsum_dtype_error_and_no_operand():
     for lib in (litnn, torch):
         with pytest.raises(RuntimeError, match='expected scalar type Float but found Double'):
             lib.einsum('ij,jk', lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64))
-    with pytest.raises(RuntimeError, match='at least one operand'): litnn.einsum('ij')
+    for args in (('ij',), ('ij', []), ('', [])):      # torch.functional.einsum's own check: a ValueError
+        msgs = []
+        for lib in (litnn, torch):
+            with pytest.raises(ValueError) as e: lib.einsum(*args)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
+
+MIXED = [  # equation, (shape, dtype) per operand: torch multiplies pairs that contract nothing (types promote) and
+           # bmm's those that do (one dtype, no bool); a letter summed in one operand makes integers int64
+    ('hn,bh->bhn', [((3, 4), 'complex64'), ((2, 3), 'float32')]),        # S4's contract("h n, b h -> b h n", dB, u)
+    ('bh,hn->bhn', [((2, 3), 'float32'), ((3, 4), 'complex64')]), ('hn,bh->bhn', [((3, 4), 'complex64'), ((2, 3), 'float64')]),
+    ('hn,bh->bn', [((3, 4), 'complex64'), ((2, 3), 'float32')]), ('bh,hn->bn', [((2, 3), 'float32'), ((3, 4), 'complex64')]),
+    ('ij,j->i', [((3, 3), 'complex64'), ((3,), 'float32')]), ('bh,bh->bh', [((2, 3), 'float32'), ((2, 3), 'int64')]),
+    ('bh,bh->b', [((2, 3), 'float32'), ((2, 3), 'float64')]), ('bh,bh->', [((2, 3), 'float32'), ((2, 3), 'int64')]),
+    ('bh,bh->bh', [((2, 3), 'float16'), ((2, 3), 'int8')]), ('bh,hn->bhn', [((2, 3), 'int64'), ((3, 4), 'complex64')]),
+    ('ij,j->j', [((2, 3), 'int32'), ((3,), 'int32')]), ('ij,j->', [((2, 3), 'int32'), ((3,), 'int32')]),
+    ('ij,i->i', [((2, 3), 'bool'), ((2,), 'bool')]), ('ij,j->i', [((2, 3), 'bool'), ((3,), 'bool')]),
+    ('ij,ij->i', [((2, 3), 'int32'), ((2, 3), 'bool')]), ('ij,ij->i', [((2, 3), 'bool'), ((2, 3), 'int32')]),
+    ('ij,i->i', [((2, 3), 'int32'), ((2,), 'float32')]), ('ij,j->j', [((2, 3), 'uint8'), ((3,), 'uint8')]),
+    ('hn,bh,n->bh', [((3, 4), 'complex64'), ((2, 3), 'float32'), ((4,), 'float32')]),
+    ('bh,bh,bh->bh', [((2, 3), 'float32'), ((2, 3), 'float64'), ((2, 3), 'complex64')]),
+    ('d,d,d,ca->', [((4,), 'complex64'), ((4,), 'bool'), ((1,), 'float64'), ((1, 1), 'int32')]),
+]
+
+@pytest.mark.parametrize('eq,ops', MIXED)
+def test_einsum_of_mixed_dtypes_is_torchs(eq, ops):
+    "Operands of different dtypes (or integers): torch's result dtype, values and real/complex gradients, or its error."
+    r = np.random.default_rng(1)
+    arrays = [(r.standard_normal(s) + (1j * r.standard_normal(s) if d.startswith('complex') else 0)).astype(d) if d[0] in 'fc'
+              else (r.random(s) > 0.5) if d == 'bool' else r.integers(0, 5, s).astype(d) for s, d in ops]
+    res = []
+    for lib in (litnn, torch):
+        xs = [lib.from_numpy(a.copy()).requires_grad_(a.dtype.kind in 'fc') for a in arrays]
+        try: y = lib.einsum(eq, *xs)
+        except (RuntimeError, NotImplementedError) as e: res.append((type(e).__name__, str(e))); continue
+        grads = ()
+        if y.requires_grad:
+            (y.abs() if y.is_complex() else y).sum().backward()
+            grads = tuple((str(x.grad.dtype).split('.')[-1], x.grad.numpy()) for x in xs if x.requires_grad)
+        res.append((str(y.dtype).split('.')[-1], y.detach().numpy(), grads))
+    assert res[0][0] == res[1][0], res
+    if len(res[0]) == 2: assert res[0][1] == res[1][1]; return
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5, atol=1e-6)
+    assert [d for d, _ in res[0][2]] == [d for d, _ in res[1][2]]
+    for (_, gl), (_, gt) in zip(res[0][2], res[1][2]): np.testing.assert_allclose(gl, gt, rtol=1e-5, atol=1e-6)
 
 
 def test_opt_einsum_switches_read_and_refuse_as_torchs():
@@ -135,3 +179,21 @@ def test_einsum_result_is_laid_out_as_torchs(eq, shapes):
     assert (l.stride(), l.is_contiguous()) == (t.stride(), t.is_contiguous())
     np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-5, atol=1e-5)
     if t.is_contiguous(): assert tuple(l.view(-1).shape) == tuple(t.view(-1).shape)
+
+def test_einsum_equation_errors_in_torchs_order_and_words():
+    "torch scans the equation as written: spaces skipped (indices count them), '...' whole and once per operand/output, then the sizes."
+    cases = [('. ..', [(2,)]), ('... ...', [(2,)]), ('1', [(2,)]), (',', [(2,)]), ('', [(2,), (2,)]), ('', [(2,)]), ('ai', [(2,)]),
+             ('ai...', [(2,)]), ('a->... .', [(2,)]), ('a->..', [(2,)]), ('a->1', [(2,)]), ('a->aa', [(2,)]), ('a->i', [(2,)]),
+             ('aa', [(2, 3)]), ('aa', [(1, 3)]), ('...,...', [(2,), (2, 3)]), ('a...,a...', [(2, 2, 3), (2, 5, 3)]), ('a,a', [(2,), (3,)]),
+             ('a, ba', [(2,), (2, 3)]), (' a , 1', [(2,), (2,)]), ('a b -> a 1', [(2, 3)]), ('a-b', [(2, 3)]), ('a->a,', [(2,)]),
+             ('1,', [(2,)]), ('..a', [(2,)]), ('a...->...a...', [(2, 3)])]
+    for eq, shapes in cases:
+        msgs = []
+        for lib in (litnn, torch):
+            with pytest.raises(RuntimeError) as e: lib.einsum(eq, *[lib.ones(*s) for s in shapes])
+            msgs.append(str(e.value).split('\n')[0])
+        assert msgs[0] == msgs[1], eq
+    for eq, shapes in [(' i j -> j', [(2, 3)]), ('i...,...->i...', [(2, 3), (3,)]), ('ii', [(3, 3)])]:
+        xs = [np.random.default_rng(1).standard_normal(s) for s in shapes]
+        np.testing.assert_allclose(litnn.einsum(eq, *[litnn.tensor(x) for x in xs]).numpy(),
+                                   torch.einsum(eq, *[torch.tensor(x) for x in xs]).numpy(), rtol=1e-12)

@@ -737,3 +737,23 @@ def test_dual_level_refusals_and_detach_as_torch():
             res.append(fw.unpack_dual(dual.clone() * 2).tangent.tolist())
         return res
     assert run(litnn, lfw) == run(torch, tfw)
+
+
+@pytest.mark.parametrize('op', ['relu', 'leaky_relu', 'hardtanh', 'elu'])
+def test_tangent_of_a_recorded_gradient_through_activations(op):
+    "forward over reverse: the gradient of an activation (one that reads its own result or input) keeps the tangent of the incoming gradient."
+    x = arr((5,), 0)
+    t = arr((5,), 1)
+    res = []
+    for T, fw in ((torch, tfw), (litnn, lfw)):
+        F = getattr(T.nn.functional, op)
+        with fw.dual_level():
+            w = T.tensor(x).requires_grad_()
+            wd = fw.make_dual(w, T.tensor(t))
+            r = F(wd)
+            g = 2 * r
+            (gx,) = T.autograd.grad(r, w, g, create_graph=True)
+            res.append((to_np(fw.unpack_dual(gx).primal), to_np(fw.unpack_dual(gx).tangent)))
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-12)
+    assert res[1][1] is not None
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-12)

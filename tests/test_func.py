@@ -109,6 +109,38 @@ GRAD_ERRORS = [
     lambda T, x: T.func.jvp(lambda a: a, (x,), x),
     lambda T, x: T.func.vjp(lambda a: a, x)[1](T.ones(2)),
     lambda T, x: T.func.vjp(lambda a: 3, x),
+    # torch's checks of auxes, outputs, primals/tangents, argnums, complex numbers and chunk sizes (test_eager_transforms.py)
+    lambda T, x: T.func.grad(lambda a: (a.sum(), 1), has_aux=True)(x),
+    lambda T, x: T.func.grad(lambda a: (a.sum(), [a, 'abc']), has_aux=True)(x),
+    lambda T, x: T.func.grad(lambda a: (a.sum(), None), has_aux=True)(x),
+    lambda T, x: T.func.vjp(lambda a: (a, 1.0), x, has_aux=True),
+    lambda T, x: T.func.vjp(lambda a: None, x),
+    lambda T, x: T.func.vjp(lambda a: (), x),
+    lambda T, x: T.func.jvp(lambda a: (a, 'abc'), (x,), (x,), has_aux=True),
+    lambda T, x: T.func.jvp(lambda a: None, (x,), (x,)),
+    lambda T, x: T.func.jvp(T.sin, (), ()),
+    lambda T, x: T.func.jvp(lambda a: a, ((),), ((),)),
+    lambda T, x: T.func.jvp(T.sin, (1.0,), (x,)),
+    lambda T, x: T.func.jvp(T.sin, (x,), (1.0,)),
+    lambda T, x: T.func.jvp(lambda a, b: a, ((x, x), 1), ((x, x), x)),
+    lambda T, x: T.func.jvp(lambda a: (a, T.zeros(3)), (x,), (x,), strict=True),
+    lambda T, x: T.func.jacrev(lambda a: None)(x),
+    lambda T, x: T.func.jacfwd(lambda a: ())(x),
+    lambda T, x: T.func.jacrev(lambda a: 1)(x),
+    lambda T, x: T.func.jacfwd(lambda a: 1)(x),
+    lambda T, x: T.func.jacrev(lambda a: (a, 'abc'), has_aux=True)(x),
+    lambda T, x: T.func.jacfwd(lambda a: (a, 'abc'), has_aux=True)(x),
+    lambda T, x: T.func.jacrev(lambda a: [a, a], has_aux=True)(x),
+    lambda T, x: T.func.jacfwd(lambda a: [a, a], has_aux=True)(x),
+    lambda T, x: T.func.jacrev(lambda a: a.conj())(x.to(T.cfloat)),
+    lambda T, x: T.func.jacfwd(lambda a: a.conj())(x.to(T.cfloat)),
+    lambda T, x: T.func.jacrev(lambda a: a * 0.5j)(x),
+    lambda T, x: T.func.jacfwd(lambda a: a * 0.5j)(x),
+    lambda T, x: T.func.hessian(lambda a: a.abs().sum())(x.to(T.cfloat)),
+    lambda T, x: T.func.jacrev(T.sin, chunk_size=0)(x),
+    lambda T, x: T.func.grad(T.mul, argnums=("0",))(x[0], x[1]),
+    lambda T, x: T.func.grad(T.mul, argnums=(0, -2))(x[0], x[1]),
+    lambda T, x: T.func.jacrev(T.mul, argnums=(1, 0.0))(x, x),
 ]
 
 
@@ -237,3 +269,137 @@ def test_transforms_take_any_pytree_as_torch():
         v = lib.vmap(lambda p: p.w.sum() * p.b['s'], in_dims=(P(0, collections.OrderedDict(s=None)),))(P(lib.ones(3, 2), collections.OrderedDict(s=lib.tensor(2.))))
         res.append((g.w.tolist(), g.b['s'].item(), v.tolist()))
     assert res[0] == res[1]
+
+
+def test_jacrev_chunk_size_arguments_as_torch():
+    "jacrev's chunk_size (and torch's private _preallocate_and_copy) give the same Jacobians."
+    (x, tx), (y, ty) = pair((10, 2)), pair((1, 2), seed=1)
+    f = lambda T: (lambda a, b: ((a.sin(), a + b), (a + 2, a.sum())))
+    for chunk in (1, 3, 1000):
+        for pre in (True, False):
+            close(litnn.func.jacrev(f(litnn), argnums=(0, 1), chunk_size=chunk, _preallocate_and_copy=pre)(x, y),
+                  torch.func.jacrev(f(torch), argnums=(0, 1), chunk_size=chunk, _preallocate_and_copy=pre)(tx, ty))
+
+
+def test_no_grad_around_transforms_as_torch():
+    "no_grad where a transform is called hides its results' history from outside; the transform still differentiates."
+    def run(T):
+        res = []
+        x = T.tensor(1.5, dtype=T.float64, requires_grad=True)
+        with T.no_grad(): y = T.func.grad(T.sin)(x)
+        res.append((y.item(), y.requires_grad))
+        def f(a):
+            with T.no_grad(): shift = a ** 2
+            return a ** 2 - shift
+        with T.no_grad(): y = T.func.grad(f)(x)
+        res.append((y.item(), y.requires_grad))
+        def h(a):
+            with T.no_grad(): shift = T.func.grad(lambda b: 0.25 * b ** 4)(a)
+            return a ** 3 - shift
+        y = T.func.grad(h)(x)
+        (z,) = T.autograd.grad(y, x)
+        res.append((y.item(), z.item()))
+        def h2(a):
+            with T.no_grad(): _, value = T.func.grad_and_value(lambda b: b ** 3)(a)
+            return a ** 3 - value
+        y = T.func.grad(h2)(x)
+        res.append((y.item(), T.autograd.grad(y, x)[0].item()))
+        with T.no_grad():
+            out, vjp_fn = T.func.vjp(lambda a: a ** 2, x)
+            (g,) = vjp_fn(T.tensor(1.0, dtype=T.float64))
+        res.append((out.requires_grad, g.requires_grad))
+        out, vjp_fn = T.func.vjp(lambda a: a ** 2, x)
+        with T.no_grad(): (g,) = vjp_fn(T.tensor(1.0, dtype=T.float64))
+        res.append((out.requires_grad, g.requires_grad))
+        with T.no_grad(): out, vjp_fn = T.func.vjp(lambda a: a ** 2, x)
+        (g,) = vjp_fn(T.tensor(1.0, dtype=T.float64))
+        res.append((out.requires_grad, g.requires_grad, T.autograd.grad(g, x)[0].item()))
+        return res
+    assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('name', ['relu_times_x', 'relu_squared', 'leaky_relu', 'multi_input'])
+def test_hessian_through_relu_as_torch(name):
+    "hessian (jacfwd over jacrev) through relu-like gradients that read their own result."
+    fs = dict(relu_times_x=lambda T, x, y, z: (x.relu() * x).sum() + (y * z.sum()).sum(),
+              relu_squared=lambda T, x, y, z: (x.relu() ** 2).sum() * y.sum() + z.relu().sum(),
+              leaky_relu=lambda T, x, y, z: (T.nn.functional.leaky_relu(x, 0.1) * x).sum() + (y.relu() * z[:3]).sum(),
+              multi_input=lambda T, x, y, z: ((x.relu() * x) @ y.sin() @ z).sum())
+    (x, tx), (y, ty), (z, tz) = pair((2, 3)), pair((3, 5), seed=1), pair((5, 5), seed=2)
+    f = fs[name]
+    close(litnn.func.hessian(lambda a: f(litnn, *a))((x, y, z)), torch.func.hessian(lambda a: f(torch, *a))((tx, ty, tz)))
+
+
+def test_function_without_setup_context_refused_by_transforms_as_torch():
+    "An autograd.Function whose forward takes ctx (no setup_context) is refused inside torch.func's transforms, not outside."
+    def run(T):
+        class MySin(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.sin()
+            @staticmethod
+            def backward(ctx, gy):
+                (x,) = ctx.saved_tensors
+                return gy * x.cos()
+        x = T.tensor([0.1, 0.5, -1.0], dtype=T.float64)
+        calls = [lambda: T.func.grad(lambda a: MySin.apply(a).sum())(x), lambda: T.func.jacrev(MySin.apply)(x),
+                 lambda: T.func.jacfwd(MySin.apply)(x), lambda: T.func.vjp(MySin.apply, x), lambda: T.func.jvp(MySin.apply, (x,), (x,)),
+                 lambda: T.func.hessian(lambda a: MySin.apply(a).sum())(x)]
+        msgs = []
+        for c in calls:
+            with pytest.raises(RuntimeError) as e: c()
+            msgs.append(str(e.value))
+        xr = x.clone().requires_grad_()
+        (g,) = T.autograd.grad(MySin.apply(xr).sum(), xr)   # outside a transform: allowed
+        return msgs, g.tolist()
+    assert run(litnn) == run(torch)
+
+
+def test_reverse_transforms_refuse_saved_tensor_hooks_as_torch():
+    "grad, grad_and_value, vjp, jacrev, hessian refuse saved tensor hooks set around them or inside; jvp and jacfwd take them."
+    def run(T):
+        x = T.tensor([0.1, 0.5, -1.0], dtype=T.float64)
+        f = lambda a: a.sin().sum()
+        def g(a):
+            with T.autograd.graph.save_on_cpu(): return f(a)
+        res = []
+        calls = dict(grad=lambda h: T.func.grad(h)(x), grad_and_value=lambda h: T.func.grad_and_value(h)(x), vjp=lambda h: T.func.vjp(h, x),
+                     jacrev=lambda h: T.func.jacrev(h)(x), hessian=lambda h: T.func.hessian(h)(x), jacfwd=lambda h: T.func.jacfwd(h)(x),
+                     jvp=lambda h: T.func.jvp(h, (x,), (x,)), vmap_grad=lambda h: T.func.vmap(T.func.grad(h))(x[None]))
+        for name, call in calls.items():
+            for where in ('around', 'inside'):
+                try:
+                    if where == 'around':
+                        with T.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t): call(f)
+                    else: call(g)
+                    res.append((name, where, 'ok'))
+                except RuntimeError as e: res.append((name, where, str(e)))
+        with T.autograd.graph.save_on_cpu(): pass   # hooks work again afterwards
+        return res
+    assert run(litnn) == run(torch)
+
+
+def test_autograd_functional_and_retain_grad_refused_inside_transforms_as_torch():
+    "torch.autograd.functional.* and Tensor.retain_grad() inside grad / vjp / jacrev (and autograd.functional inside vmap) refuse, as torch's."
+    def run(T):
+        AF = T.autograd.functional
+        x3, x0 = T.tensor([0.1, 0.5, -1.0], dtype=T.float64), T.tensor(0.3, dtype=T.float64)
+        calls = [lambda: T.func.grad(lambda a: AF.jacobian(lambda b: b.sin().sum(), a))(x0),
+                 lambda: T.func.grad(lambda a: AF.vjp(lambda b: b.sin().sum(), a)[1])(x0),
+                 lambda: T.func.grad(lambda a: AF.hessian(lambda b: (b ** 3).sum(), a))(x0),
+                 lambda: T.func.jacrev(lambda a: AF.jacobian(lambda b: b.sin(), a))(x3),
+                 lambda: T.func.vmap(lambda a: AF.jacobian(lambda b: b.sin().sum(), a))(x3.reshape(3, 1)),
+                 lambda: T.func.vmap(lambda a: AF.vjp(lambda b: b.sin().sum(), a)[1])(x3.reshape(3, 1)),
+                 lambda: T.func.grad(lambda a: (a.sin().retain_grad(), a.sum())[1])(x3),
+                 lambda: T.func.vjp(lambda a: (a.sin().retain_grad(), a)[1], x3)]
+        msgs = []
+        for c in calls:
+            with pytest.raises(RuntimeError) as e: c()
+            msgs.append(str(e.value))
+        # outside a transform both still work
+        y = x3.clone().requires_grad_().sin()
+        y.retain_grad()
+        return msgs, AF.jacobian(lambda b: b.sin(), x3).tolist()
+    assert run(litnn) == run(torch)
+

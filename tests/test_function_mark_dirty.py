@@ -53,3 +53,26 @@ def test_mark_dirty(name):
     assert got == want
 
 L_T, T_T = litnn.Tensor, torch.Tensor
+
+
+@pytest.mark.parametrize('mark_dirty', [True, False])
+@pytest.mark.parametrize('saved', ['input_bw', 'output_bw', 'input_fw', 'output_fw', 'neither'])
+@pytest.mark.parametrize('requires_grad', [True, False])
+def test_setup_context_function_saving_a_returned_input(requires_grad, saved, mark_dirty):
+    "With setup_context, an input returned as it is and saved (for backward or forward) must be marked dirty: torch refuses otherwise."
+    def run(L):
+        class A(L.autograd.Function):
+            @staticmethod
+            def forward(x): return x
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                if mark_dirty: ctx.mark_dirty(inputs[0])
+                if saved != 'neither':
+                    t = inputs[0] if saved.startswith('input') else output
+                    (ctx.save_for_backward if saved.endswith('bw') else ctx.save_for_forward)(t)
+            @staticmethod
+            def backward(ctx, g): return g
+        a = L.tensor(2.0, requires_grad=requires_grad).clone()
+        try: return A.apply(a) is a if mark_dirty else 'ok'   # (a returned input not marked dirty: torch gives another object, see tt-func.md)
+        except RuntimeError as e: return str(e)
+    assert run(litnn) == run(torch)

@@ -184,3 +184,14 @@ def test_index_put_fills_one_mask_with_one_value_of_any_dtype():
         assert v.grad.item() == 2. and str(v.grad.dtype).endswith('float64')
     same_error(lambda L: L.zeros(3).index_put_((MASK(L),), L.tensor(7), accumulate=True))   # accumulating: the dtype must match
     same_error(lambda L: L.zeros(3).index_put_((L.tensor([0, 1]),), L.tensor(7)))
+
+
+@pytest.mark.parametrize('args', [(0, [0], [1.], 'sum'), (0, [0.], [1.], 'prod'), (0, [0, 1], [1.], 'amax')])
+def test_index_reduce_warns_of_its_beta_only_past_its_checks(args):
+    "torch's kernel warns 'index_reduce() is in beta' after the argument checks: a refused call raises without the warning"
+    dim, idx, src, reduce = args
+    for L in (litnn, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            with pytest.raises(RuntimeError): L.ones(3).index_reduce(dim, L.tensor(idx), L.tensor(src), reduce)
+        assert not [x for x in w if 'beta' in str(x.message)]

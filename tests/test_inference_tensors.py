@@ -86,3 +86,37 @@ def test_outside(name):
     assert got == want
     if isinstance(want, str) and want.startswith('Inplace'):
         assert a.tolist() == [1., 1., 1.]     # refused before anything is written (torch's kernel writes, then raises)
+
+def _inf(L, rg=True):
+    with L.inference_mode(): return L.ones(2, 3, requires_grad=rg)
+
+def _viewed_in_mode(L, rg=True):
+    "A normal tensor (a non-leaf when `rg`) and a view of it made inside inference_mode."
+    a = L.ones(2, 3, requires_grad=rg).clone()
+    with L.inference_mode(): v = a.view_as(a)
+    return a, v
+
+VIEWS = {       # views and in-place view ops around inference tensors and inference_mode (torch's creation meta)
+    'view inside of one that requires grad': lambda L: L.inference_mode()(
+        lambda: (lambda v: (v.is_inference(), v.requires_grad, v._is_view()))(L.ones(2, 3, requires_grad=True).view(-1)))(),
+    'view outside': lambda L: (lambda v: (v.is_inference(), v.requires_grad, v._is_view(), v.is_leaf, v.grad_fn is None))(_inf(L).view(-1)),
+    'select outside': lambda L: (lambda v: (v.is_inference(), v.requires_grad, v._is_view()))(_inf(L)[0]),
+    't outside': lambda L: (lambda v: (v.requires_grad, v._is_view()))(_inf(L).t()),
+    'view outside shares memory': lambda L: (lambda c: (L.inference_mode()(lambda: c.view(-1).mul_(3))(), c.sum().item())[1])(_inf(L, False)),
+    'transpose_ outside': lambda L: _inf(L, False).transpose_(0, 1),
+    'transpose_ outside, requires grad': lambda L: _inf(L).transpose_(0, 1),
+    'add_ outside, requires grad': lambda L: _inf(L).add_(1),
+    'out= outside': lambda L: L.mul(L.ones(2, 3), 2, out=_inf(L, False)),
+    'resize_ inside, requires grad': lambda L: L.inference_mode()(lambda: tuple(L.ones(3, requires_grad=True).resize_(2).shape))(),
+    'resize_ outside, requires grad': lambda L: L.ones(3, requires_grad=True).resize_(2),
+    'mode view add_': lambda L: _viewed_in_mode(L)[1].add_(2),
+    'mode view transpose_': lambda L: _viewed_in_mode(L)[1].transpose_(0, 1),
+    'mode view of view add_': lambda L: _viewed_in_mode(L)[1].view(-1).add_(2),
+    'mode view add_, no grad needed': lambda L: _viewed_in_mode(L, False)[1].add_(2).sum().item(),
+    'mode view requires grad': lambda L: (lambda a, v: (v.requires_grad, v.is_leaf, v._is_view(), v.is_inference()))(*_viewed_in_mode(L)),
+    'no_grad view transpose_': lambda L: (lambda a: L.no_grad()(lambda: a.view_as(a))().transpose_(0, 1))(L.ones(2, 3, requires_grad=True).clone()),
+}
+
+@pytest.mark.parametrize('name', VIEWS)
+def test_views_and_inference_mode(name):
+    assert _outcome(lambda: VIEWS[name](litnn)) == _outcome(lambda: VIEWS[name](torch))

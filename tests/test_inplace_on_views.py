@@ -401,3 +401,38 @@ def test_a_write_into_an_expanded_view_goes_into_its_base_as_torch():
         res.append(([str(x.message).split(' (Triggered')[0] for x in w], {x.filename == __file__ for x in w}))
         out.append(res)
     assert out[0] == out[1], out
+
+
+EXPANDED_WRITES = {     # torch 2.13 writes one value into repeated memory (fill_ and what uses it) and refuses elementwise ops there
+    'fill_': lambda L, e: e.fill_(1.),
+    'zero_': lambda L, e: e.zero_(),
+    'init.constant_': lambda L, e: L.nn.init.constant_(e, 2.),
+    'init.ones_': lambda L, e: L.nn.init.ones_(e),
+    'ones_out': lambda L, e: L.ones(2, 3, out=e),
+    'full_out': lambda L, e: L.full((2, 3), 2., out=e),
+    'eye_out': lambda L, e: L.eye(2, 3, out=e),
+    'setitem_int': lambda L, e: e.__setitem__((0, 1), 5.),
+    'setitem_row': lambda L, e: e.__setitem__(0, 7.),
+    'setitem_row_tensor': lambda L, e: e.__setitem__((0, slice(0, 2)), L.tensor([3., 4.])),
+    'setitem_column': lambda L, e: e.__setitem__((slice(None), 0), 1.),
+    'setitem_all': lambda L, e: e.__setitem__(slice(None), 1.),
+    'add_': lambda L, e: e.add_(1),
+    'copy_': lambda L, e: e.copy_(L.ones(2, 3)),
+    'detach_': lambda L, e: e.detach_(),
+    'masked_fill_': lambda L, e: e.masked_fill_(L.tensor([[True, False, False], [False, True, False]]), 5.),
+    'index_fill_': lambda L, e: e.index_fill_(1, L.tensor([2]), 3.),
+    'fill_diagonal_': lambda L, e: e.fill_diagonal_(4.),
+    'index_put_': lambda L, e: e.index_put_((L.tensor([1]), L.tensor([2])), L.tensor(6.)),
+}
+
+@pytest.mark.parametrize('name', sorted(EXPANDED_WRITES))
+def test_writes_into_an_expanded_tensor_as_torch(name):
+    "The same refusal (message) or the same memory after the write (base and expanded view), with torch's warnings only."
+    def run(L):
+        b = L.zeros(1, 3); e = b.expand(2, 3)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            try: EXPANDED_WRITES[name](L, e); r = 'ran'
+            except RuntimeError as ex: r = str(ex)
+        return r, b.tolist(), e.tolist(), [str(x.message).split(' (Triggered')[0] for x in w]
+    assert run(litnn) == run(torch)

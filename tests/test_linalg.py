@@ -630,3 +630,84 @@ def test_pinv_refuses_complex_tolerances():
         with pytest.raises(RuntimeError) as te: torch.linalg.pinv(torch.eye(3), **{kw: torch.full((), 1j)})
         with pytest.raises(RuntimeError) as le: litnn.linalg.pinv(litnn.eye(3), **{kw: litnn.full((), 1j)})
         assert str(le.value) == str(te.value)
+
+def test_multi_dot_checks_as_torch():
+    "torch's checks of the chain, in its order and words (not matmul's)."
+    from torch_pairs import same_message
+    cases = [lambda l: [l.tensor(1.), l.ones(2)], lambda l: [l.ones(2), l.tensor(1.)], lambda l: [l.ones(2)] * 3,
+             lambda l: [l.ones(2), l.ones(2, 2, 2), l.ones(2)], lambda l: [l.ones(2), l.ones(2, dtype=l.float64)],
+             lambda l: [l.ones(2, dtype=l.complex64), l.ones(2, 2, dtype=l.complex128)],
+             lambda l: [l.ones(2), l.ones(3)], lambda l: [l.ones(2), l.ones(3, 2), l.ones(2)], lambda l: [l.ones(2, 3), l.ones(2, 3)],
+             lambda l: [], lambda l: [l.ones(2)]]
+    for c in cases:
+        same_message(lambda lib: lib.linalg.multi_dot(c(lib)))
+    same_message(lambda lib: lib.linalg.multi_dot([lib.ones(2), lib.ones(2)], out=lib.empty(0, dtype=lib.float64)))
+    for shapes in [((3,), (3, 4), (4, 2), (2,)), ((1, 2), (2, 3), (3, 1)), ((2,), (2,))]:
+        a = [np.random.default_rng(0).standard_normal(s) for s in shapes]
+        np.testing.assert_allclose(litnn.linalg.multi_dot([litnn.tensor(x) for x in a]).numpy(),
+                                   torch.linalg.multi_dot([torch.tensor(x) for x in a]).numpy(), rtol=1e-12)
+
+def test_slogdet_and_det_refuse_half_precision_as_torch():
+    from torch_pairs import same_message
+    for dt in ('bfloat16', 'float16'):
+        same_message(lambda lib: lib.linalg.slogdet(lib.ones(2, 2, dtype=getattr(lib, dt))))
+        same_message(lambda lib: lib.linalg.det(lib.ones(2, 2, dtype=getattr(lib, dt))))
+    same_message(lambda lib: lib.linalg.slogdet(lib.ones(2, 3, dtype=lib.bfloat16)))     # the square check first
+
+def test_matrix_rank_out_dtype_message_as_torch():
+    from torch_pairs import same_message
+    same_message(lambda lib: lib.linalg.matrix_rank(lib.eye(2), out=lib.empty(0, dtype=lib.bool)))
+    for dt in ('int32', 'float32'):
+        o, to = litnn.empty(0, dtype=getattr(litnn, dt)), torch.empty(0, dtype=getattr(torch, dt))
+        litnn.linalg.matrix_rank(litnn.eye(3), out=o); torch.linalg.matrix_rank(torch.eye(3), out=to)
+        assert o.tolist() == to.tolist() and str(o.dtype).split('.')[1] == str(to.dtype).split('.')[1]
+
+def test_matrix_exp_of_empty_batches_and_matrices():
+    for s in ((0, 0), (2, 0, 0), (0, 3, 3)):
+        x, tx = litnn.zeros(s, requires_grad=True), torch.zeros(s, requires_grad=True)
+        y, ty = litnn.linalg.matrix_exp(x), torch.linalg.matrix_exp(tx)
+        assert tuple(y.shape) == tuple(ty.shape) == s
+        y.sum().backward(); ty.sum().backward()
+        assert tuple(x.grad.shape) == tuple(tx.grad.shape)
+
+def test_linalg_vander_dtypes_as_torch():
+    "linalg.vander refuses bool and half precision (torch.vander takes them); a 0-d x is one point, then N is checked."
+    from torch_pairs import same_message
+    for dt in ('bool', 'float16', 'bfloat16'):
+        same_message(lambda lib: lib.linalg.vander(lib.ones(2, dtype=getattr(lib, dt))))
+        l, t = litnn.vander(litnn.ones(2, dtype=getattr(litnn, dt))), torch.vander(torch.ones(2, dtype=getattr(torch, dt)))
+        assert l.tolist() == t.tolist() and str(l.dtype).split('.')[1] == str(t.dtype).split('.')[1]
+    same_message(lambda lib: lib.linalg.vander(lib.tensor(2.)))
+    same_message(lambda lib: lib.linalg.vander(lib.ones(3), N=1))
+    for dt in ('uint8', 'int32', 'complex64'):
+        x = np.array([1, 2, 3]).astype(dt)
+        assert litnn.linalg.vander(litnn.tensor(x)).tolist() == torch.linalg.vander(torch.tensor(x)).tolist()
+
+def test_matrix_power_vecdot_ldl_argument_checks_as_torch():
+    from torch_pairs import same_message
+    for n in (2.0, True):
+        with pytest.raises(TypeError): torch.linalg.matrix_power(torch.eye(2), n)
+        with pytest.raises(TypeError, match="argument 'n'"): litnn.linalg.matrix_power(litnn.eye(2), n)
+    assert litnn.linalg.matrix_power(litnn.eye(2) * 2, litnn.tensor(3)).tolist() == torch.linalg.matrix_power(torch.eye(2) * 2, torch.tensor(3)).tolist()
+    assert litnn.linalg.matrix_power(litnn.eye(2) * 2, np.int64(2)).tolist() == [[4.0, 0.0], [0.0, 4.0]]
+    same_message(lambda lib: lib.linalg.vecdot(lib.ones(3), lib.ones(3, dtype=lib.float64)))
+    for dt in ('int32', 'bool'):
+        same_message(lambda lib: lib.linalg.vecdot(lib.ones(3, dtype=getattr(lib, dt)), lib.ones(3, dtype=getattr(lib, dt))))
+    same_message(lambda lib: lib.linalg.ldl_factor(lib.eye(3, dtype=lib.float16)))
+    same_message(lambda lib: lib.linalg.ldl_factor_ex(lib.eye(3, dtype=lib.bfloat16)))
+
+def test_solve_right_side_and_ex_check_errors_messages_as_torch():
+    "solve(left=False) checks X A = B in torch's words (a vector B is a column); the _ex functions name themselves when check_errors raises."
+    from torch_pairs import same_message
+    same_message(lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(3), left=False))
+    same_message(lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(2, 2), left=False))
+    np.testing.assert_allclose(litnn.linalg.solve(litnn.eye(3) * 2, litnn.ones(2, 3), left=False).numpy(),
+                               torch.linalg.solve(torch.eye(3) * 2, torch.ones(2, 3), left=False).numpy())
+    for f in [lambda lib: lib.linalg.solve_ex(lib.zeros(3, 3), lib.ones(3), check_errors=True),
+              lambda lib: lib.linalg.inv_ex(lib.zeros(2, 3, 3), check_errors=True),
+              lambda lib: lib.linalg.cholesky_ex(-lib.eye(3).expand(2, 3, 3), check_errors=True)]:
+        msgs = []
+        for lib in (torch, litnn):
+            with pytest.raises(lib.linalg.LinAlgError) as e: f(lib)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]

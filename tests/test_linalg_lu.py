@@ -4,7 +4,7 @@ import numpy as np, pytest
 import litnn
 from litnn.autograd import gradcheck
 torch = pytest.importorskip('torch')
-from torch_pairs import same_error
+from torch_pairs import same_error, same_message
 
 pytestmark = pytest.mark.filterwarnings('ignore:torch.triangular_solve is deprecated')   # torch's own warning
 rng = np.random.default_rng(0)
@@ -175,3 +175,160 @@ def test_on_each_device(device):
     assert piv.cpu().tolist() == ref.pivots.tolist()
     X = litnn.linalg.lu_solve(LU, piv, litnn.tensor(b, device=device))
     np.testing.assert_allclose(X.cpu().numpy(), np.linalg.solve(a, b), rtol=1e-8)
+
+@pytest.mark.parametrize('left', [True, False])
+@pytest.mark.parametrize('adjoint', [False, True])
+def test_lu_solve_of_complex_matrices_vs_torch(left, adjoint):
+    "adjoint= is the conjugate transpose, and X A = B (left=False) is Aᴴ Xᴴ = Bᴴ: complex matrices tell them from the transpose."
+    a = rng.standard_normal((2, 4, 4)) + 1j * rng.standard_normal((2, 4, 4))
+    b = rng.standard_normal((2, 4, 3) if left else (2, 3, 4)) + 1j * rng.standard_normal((2, 4, 3) if left else (2, 3, 4))
+    X = litnn.linalg.lu_solve(*litnn.linalg.lu_factor(litnn.tensor(a)), litnn.tensor(b), left=left, adjoint=adjoint)
+    tX = torch.linalg.lu_solve(*torch.linalg.lu_factor(torch.tensor(a)), torch.tensor(b), left=left, adjoint=adjoint)
+    assert X.is_conj() == tX.is_conj()           # (left=False: torch's result is a conjugate view)
+    close(X.resolve_conj(), tX.resolve_conj())
+
+@pytest.mark.parametrize('shape', [(3, 2, 2), (3, 4, 2), (2, 3, 5)])
+def test_lu_solve_and_lu_unpack_check_the_pivots(shape):
+    "Pivots out of 1..m: torch's messages (lu_solve's two, lu_unpack's one); lu_unpack wants int32 pivots."
+    a = rng.standard_normal(shape)
+    for bad in (0, shape[-2] + 1):
+        def unpack(lib):
+            LU, piv = lib.linalg.lu_factor(lib.tensor(a)); piv[0] = bad
+            return lib.lu_unpack(LU, piv)
+        same_message(unpack)
+        if shape[-1] == shape[-2]:
+            def solve(lib):
+                LU, piv = lib.linalg.lu_factor(lib.tensor(a)); piv[0] = bad
+                return lib.linalg.lu_solve(LU, piv, lib.tensor(a), adjoint=True)
+            same_message(solve)
+    same_message(lambda lib: lib.lu_unpack(*(lambda f: (f[0], f[1].long()))(lib.linalg.lu_factor(lib.tensor(a)))))
+    P, L, U = litnn.lu_unpack(*litnn.linalg.lu_factor(litnn.tensor(a)), unpack_data=False)
+    assert L.numel() == 0 and U.numel() == 0 and P.shape == (shape[0], shape[1], shape[1])
+
+@pytest.mark.parametrize('f', [lambda lib, A: lib.lu(A, pivot=False), lambda lib, A: lib.linalg.lu_factor_ex(A, pivot=False),
+                               lambda lib, A: lib.linalg.lu(A, pivot=False)])
+def test_lu_without_pivoting_is_refused_as_torch(f):
+    same_message(lambda lib: f(lib, lib.ones(1, 2, 2)))
+
+def test_householder_product_checks_as_torch():
+    for a, t in [((10,), (2,)), ((10, 6), (20,)), ((6, 10), (5,)), ((6, 4), (2, 3)), ((2, 6, 4), (3, 3))]:
+        same_message(lambda lib: lib.linalg.householder_product(lib.ones(a), lib.ones(t)))
+    same_message(lambda lib: lib.linalg.householder_product(lib.ones(3, 3), lib.ones(3, dtype=lib.int32)))
+    same_message(lambda lib: lib.linalg.householder_product(lib.ones(3, 3), lib.ones(3, dtype=lib.float64)))
+    same_message(lambda lib: lib.linalg.householder_product(lib.ones(3, 3, dtype=lib.int32), lib.ones(3, dtype=lib.int32)))
+    same_message(lambda lib: lib.linalg.householder_product(lib.ones(3, 3), lib.ones(3), out=lib.empty(3, 3, dtype=lib.int32)))
+
+def test_ormqr_checks_as_torch():
+    cases = [((10,), (2,), (2,)), ((2, 2), (2,), (2,)), ((10, 6), (20,), (10, 6)), ((6, 6), (5,), (5, 5)), ((1, 2, 2), (2, 2), (1, 2, 2)),
+             ((1, 2, 2), (1, 2), (2, 2, 2)), ((4, 3), (5,), (4, 6)), ((4, 3), (3,), (2, 4, 3)), ((4, 3), (2, 3), (4, 3)), ((4, 3), (2,), (4, 2)),
+             ((4, 3), (5,), (5, 2))]
+    for a, t, c in cases:
+        same_message(lambda lib: lib.ormqr(lib.ones(a), lib.ones(t), lib.ones(c)))
+    same_message(lambda lib: lib.ormqr(lib.ones(4, 3), lib.ones(3, dtype=lib.float64), lib.ones(4, 2)))
+    same_message(lambda lib: lib.ormqr(lib.ones(4, 3), lib.ones(3), lib.ones(4, 2, dtype=lib.float64)))
+
+@pytest.mark.parametrize('shape', [(4, 3), (3, 5), (2, 4, 3), (2, 3, 5)])
+def test_geqrf_result_is_column_major_as_torch(shape):
+    a = rng.standard_normal(shape)
+    l, t = litnn.geqrf(litnn.tensor(a)), torch.geqrf(torch.tensor(a))
+    assert l[0].stride() == t[0].stride() and l[0].mT.is_contiguous()
+    close(l[0], t[0]); close(l[1], t[1])
+
+def test_cholesky_inverse_of_a_zero_diagonal_raises_as_torch():
+    a = rng.standard_normal((2, 3, 3)); a[1, 2, 2] = 0
+    for x in (a[1], a, a + 0j):
+        for upper in (False, True):
+            with pytest.raises(torch.linalg.LinAlgError) as te: torch.cholesky_inverse(torch.tensor(x), upper)
+            with pytest.raises(litnn.linalg.LinAlgError) as le: litnn.cholesky_inverse(litnn.tensor(x), upper)
+            assert str(le.value) == str(te.value)
+
+def test_solve_triangular_checks_and_dtypes_as_torch():
+    "torch's checkInputsSolver in its words, its kernel's dtypes (A's: B is cast to them), B a matrix."
+    r = lambda lib, *s, dt='float32': lib.ones(*s, dtype=getattr(lib, dt))
+    for f in [lambda lib: lib.linalg.solve_triangular(r(lib, 3, 3), r(lib, 3, 2), upper=True, left=False),
+              lambda lib: lib.linalg.solve_triangular(r(lib, 3, 3), r(lib, 2, 3), upper=True),
+              lambda lib: lib.linalg.solve_triangular(r(lib, 3, 3), r(lib, 3), upper=True),
+              lambda lib: lib.linalg.solve_triangular(r(lib, 3, 2), r(lib, 3, 2), upper=True),
+              lambda lib: lib.linalg.solve_triangular(r(lib, 3), r(lib, 3, 2), upper=True),
+              lambda lib: lib.linalg.solve_triangular(r(lib, 3, 3, dt='int32'), r(lib, 3, 2), upper=True),
+              lambda lib: lib.linalg.solve_triangular(r(lib, 3, 3, dt='float16'), r(lib, 3, 2, dt='float16'), upper=True)]:
+        same_message(f)
+    a = np.triu(rng.standard_normal((3, 3))) + 3 * np.eye(3)
+    for bdt in ('float32', 'int64', 'float64'):
+        b = rng.standard_normal((3, 2))
+        X = litnn.linalg.solve_triangular(litnn.tensor(a), litnn.tensor(b).to(getattr(litnn, bdt)), upper=True)
+        tX = torch.linalg.solve_triangular(torch.tensor(a), torch.tensor(b).to(getattr(torch, bdt)), upper=True)
+        assert str(X.dtype).split('.')[1] == str(tX.dtype).split('.')[1] == 'float64'
+        close(X, tX)
+    X = litnn.linalg.solve_triangular(litnn.tensor(a, dtype=litnn.float32), litnn.tensor(b), upper=True)
+    assert X.dtype == litnn.float32        # torch computes in A's dtype
+
+def test_triangular_solve_checks_as_torch():
+    r = lambda lib, *s, dt='float32': lib.ones(*s, dtype=getattr(lib, dt))
+    for f in [lambda lib: lib.triangular_solve(r(lib, 3, 2), r(lib, 4, 4)), lambda lib: lib.triangular_solve(r(lib, 3), r(lib, 3, 3)),
+              lambda lib: lib.triangular_solve(r(lib, 3, 2), r(lib, 3)), lambda lib: lib.triangular_solve(r(lib, 3, 2), r(lib, 3, 3, dt='float64')),
+              lambda lib: lib.triangular_solve(r(lib, 3, 2), r(lib, 3, 4))]:
+        same_message(f)
+
+def test_lu_solve_checks_as_torch():
+    def lu(lib, *s): return lib.linalg.lu_factor(lib.tensor(rng.standard_normal(s) + 3 * np.eye(s[-1], s[-2])))
+    for f in [lambda lib: lib.linalg.lu_solve(*lu(lib, 3, 3), lib.ones(3, dtype=lib.float64)),
+              lambda lib: lib.linalg.lu_solve(*lu(lib, 3, 3), lib.ones(4, 2, dtype=lib.float64)),
+              lambda lib: lib.linalg.lu_solve(*lu(lib, 3, 3), lib.ones(2, 4, dtype=lib.float64), left=False),
+              lambda lib: lib.linalg.lu_solve(*lu(lib, 3, 3), lib.ones(3, 2)),
+              lambda lib: lib.linalg.lu_solve(*lu(lib, 3, 4), lib.ones(3, 2, dtype=lib.float64)),
+              lambda lib: lib.linalg.lu_solve(lu(lib, 3, 3)[0], lu(lib, 3, 3)[1].long(), lib.ones(3, 2, dtype=lib.float64)),
+              lambda lib: lib.linalg.lu_solve(*lu(lib, 2, 3, 3), lib.ones(4, 3, 2, dtype=lib.float64))]:
+        same_message(f)
+    LU, piv = litnn.linalg.lu_factor(litnn.tensor(rng.standard_normal((2, 3, 3))))
+    tLU, tpiv = torch.tensor(LU.numpy()), torch.tensor(piv.numpy())
+    B = rng.standard_normal((1, 3, 2))
+    close(litnn.linalg.lu_solve(LU, piv, litnn.tensor(B)), torch.linalg.lu_solve(tLU, tpiv, torch.tensor(B)))     # B's batch broadcasts
+
+def test_lu_family_out_as_torch():
+    "lu_factor, lu_factor_ex, lu, lu_unpack, lu_solve take out= (torch's structured kernels: out's dtype must be the result's)."
+    a, b = rng.standard_normal((2, 3, 3)), rng.standard_normal((2, 3, 2))
+    for lib in (litnn, torch):
+        A, B = lib.tensor(a), lib.tensor(b)
+        outs = (lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int32))
+        r = lib.linalg.lu_factor(A, out=outs)
+        assert r[0] is outs[0] and r[1] is outs[1] and tuple(outs[1].shape) == (2, 3)
+        x = lib.empty(0, dtype=lib.float64)
+        assert lib.linalg.lu_solve(*outs, B, out=x) is x
+        np.testing.assert_allclose((A @ x).numpy(), b, atol=1e-10)
+        P, L, U = (lib.empty(0, dtype=lib.float64) for _ in range(3))
+        lib.lu_unpack(*outs, out=(P, L, U))
+        np.testing.assert_allclose((P @ L @ U).numpy(), a, atol=1e-10)
+        lib.linalg.lu(A, out=(P, L, U)); lib.linalg.lu_factor_ex(A, out=(lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int32), lib.empty(0, dtype=lib.int32)))
+    same_message(lambda lib: lib.linalg.lu_factor(lib.tensor(a), out=(lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int64))))
+    same_message(lambda lib: lib.linalg.lu_solve(*lib.linalg.lu_factor(lib.tensor(a)), lib.tensor(b), out=lib.empty(0)))
+
+def test_geqrf_and_ormqr_out_as_torch():
+    a = rng.standard_normal((4, 3)).astype(np.float32)
+    for lib in (litnn, torch):
+        h, tau = lib.empty(0, dtype=lib.float64), lib.empty(0)
+        r = lib.geqrf(lib.tensor(a), out=(h, tau))          # written by the casting rule
+        assert r[0] is h and h.dtype == lib.float64 and tuple(tau.shape) == (3,)
+    l, t = litnn.geqrf(litnn.tensor(a)), torch.geqrf(torch.tensor(a))
+    o, to = litnn.empty(0), torch.empty(0)
+    litnn.ormqr(*l, litnn.ones(4, 2), out=o); torch.ormqr(*t, torch.ones(4, 2), out=to)
+    np.testing.assert_allclose(o.numpy(), to.numpy(), rtol=1e-5, atol=1e-5)
+    same_message(lambda lib: lib.ormqr(*lib.geqrf(lib.tensor(a)), lib.ones(4, 2), out=lib.empty(0, dtype=lib.float64)))
+
+def test_cholesky_solve_and_inverse_checks_as_torch():
+    "torch's linearSolveCheckInputs (dtypes, A square, the sizes) and the batch broadcast (b's batch named first); half/int inverses refused."
+    r = lambda lib, *s, dt='float32': lib.ones(*s, dtype=getattr(lib, dt))
+    for f in [lambda lib: lib.cholesky_solve(r(lib, 3, 2), r(lib, 3, 3, dt='float64')), lambda lib: lib.cholesky_solve(r(lib, 4, 2), r(lib, 3, 3)),
+              lambda lib: lib.cholesky_solve(r(lib, 3, 2), r(lib, 3, 4)), lambda lib: lib.cholesky_solve(r(lib, 2, 3, 2), r(lib, 4, 3, 3)),
+              lambda lib: lib.cholesky_solve(r(lib, 3), r(lib, 3, 3)), lambda lib: lib.triangular_solve(r(lib, 2, 3, 2), r(lib, 4, 3, 3)),
+              lambda lib: lib.cholesky_inverse(r(lib, 3, 3, dt='float16')), lambda lib: lib.cholesky_inverse(r(lib, 3, 3, dt='int32'))]:
+        same_message(f)
+
+def test_ldl_solve_pivots_and_batch_checks_as_torch():
+    a = rng.standard_normal((2, 3, 3)); a = a + a.swapaxes(-1, -2) + 6 * np.eye(3)
+    def f(lib, piv=None, b=(4, 3, 2)):
+        LD, p = lib.linalg.ldl_factor(lib.tensor(a))
+        return lib.linalg.ldl_solve(LD, p if piv is None else piv(lib), lib.ones(b, dtype=lib.float64))
+    same_message(f)
+    same_message(lambda lib: f(lib, lambda l: l.ones(2, dtype=l.int32), (2, 3, 2)))
+    close(f(litnn, b=(1, 3, 2)), f(torch, b=(1, 3, 2)))

@@ -56,3 +56,75 @@ def test_addr_result_dtype_and_scalar_checks(k):
         assert td == ld, (d0, d1, d2, k, out)
         if td == 'RuntimeError': assert tv == lv
         else: np.testing.assert_allclose(lv, tv)
+
+
+def _same_message(f):
+    "f(lib) raises in torch and litnn: the same exception type and message."
+    msgs = []
+    for lib in (torch, litnn):
+        with pytest.raises(Exception) as e: f(lib)
+        msgs.append((type(e.value).__name__, str(e.value)))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize('shapes', [((3, 2, 4), (3, 2, 3), (3, 4, 4)), ((3, 2, 4), (3, 2, 3), (2, 3, 4)), ((3, 5, 4), (3, 2, 3), (3, 4, 4)),
+                                    ((3, 5, 4), (3, 2, 3), (3, 3, 4)), ((3, 2, 4), (3, 2), (3, 3, 4))])
+def test_baddbmm_shape_checks_as_torch(shapes):
+    "batch2's first two sizes are checked before input is expanded, in torch's words."
+    _same_message(lambda lib: lib.baddbmm(*[lib.ones(s) for s in shapes]))
+
+
+@pytest.mark.parametrize('shapes', [((2, 4), (3, 2, 3), (3, 4, 4)), ((2, 4), (3, 2, 3), (2, 3, 4)), ((2, 4), (2, 3), (3, 3, 4)),
+                                    ((5, 4), (3, 2, 3), (3, 3, 4)), ((2, 4), (2, 2, 3), (3, 4, 4))])
+def test_addbmm_shape_checks_as_torch(shapes):
+    "input is expanded to the product's shape first, then the ranks, the batch counts and the inner sizes (bmm's message)."
+    _same_message(lambda lib: lib.addbmm(*[lib.ones(s) for s in shapes]))
+
+
+def test_tensordot_dims_checks_and_out_as_torch():
+    a, b = np.random.default_rng(0).standard_normal((2, 3)), np.random.default_rng(1).standard_normal((3, 4))
+    for dims in (1.5, np.int64(1), 3, -1):
+        _same_message(lambda lib: lib.tensordot(lib.tensor(a), lib.tensor(b), dims))
+    for dt in ('float32', 'int32'):
+        _same_message(lambda lib: lib.tensordot(lib.tensor(a), lib.tensor(b), 1, out=lib.empty(2, 4, dtype=getattr(lib, dt))))
+    for shape in ((0,), (2, 4)):            # an empty out is resized (no warning); one of the right shape is written
+        lo, to = litnn.full(shape, 7., dtype=litnn.float64), torch.full(shape, 7., dtype=torch.float64)
+        assert litnn.tensordot(litnn.tensor(a), litnn.tensor(b), 1, out=lo) is lo
+        torch.tensordot(torch.tensor(a), torch.tensor(b), 1, out=to)
+        np.testing.assert_allclose(lo.numpy(), to.numpy(), rtol=1e-6)
+    with pytest.warns(UserWarning, match='was resized'):
+        litnn.tensordot(litnn.tensor(a), litnn.tensor(b), 1, out=litnn.empty(3, dtype=litnn.float64))
+
+
+def test_cross_shapes_that_do_not_broadcast_as_torch():
+    import warnings
+    warnings.simplefilter('ignore', UserWarning)        # torch.cross without dim: deprecated
+    _same_message(lambda lib: lib.linalg.cross(lib.ones(4, 3), lib.ones(3, 3)))
+    _same_message(lambda lib: lib.cross(lib.ones(4, 3), lib.ones(3, 3)))
+    _same_message(lambda lib: lib.cross(lib.ones(2, 4), lib.ones(3, 4)))     # the default dim: input's first size 3
+    for s in ((1, 3), (3, 1)):
+        assert tuple(litnn.cross(litnn.ones(s), litnn.ones(3, 3)).shape) == tuple(torch.cross(torch.ones(s), torch.ones(3, 3)).shape)
+
+
+@pytest.mark.parametrize('use_gelu', [False, True])
+def test_private_addmm_activation_as_torch(use_gelu):
+    "torch._addmm_activation: addmm then ReLU (or exact GELU on the CPU); out= of the result's dtype."
+    rng = np.random.default_rng(3)
+    a, m1, m2 = (rng.standard_normal(s) for s in ((2, 3), (2, 4), (4, 3)))
+    l = litnn._addmm_activation(litnn.tensor(a), litnn.tensor(m1), litnn.tensor(m2), beta=0.5, alpha=2, use_gelu=use_gelu)
+    t = torch._addmm_activation(torch.tensor(a), torch.tensor(m1), torch.tensor(m2), beta=0.5, alpha=2, use_gelu=use_gelu)
+    np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+    o = litnn.empty(0, dtype=litnn.float64)
+    assert litnn._addmm_activation(litnn.tensor(a), litnn.tensor(m1), litnn.tensor(m2), out=o) is o and tuple(o.shape) == (2, 3)
+
+
+def test_private_compute_linear_combination_as_torch():
+    "torch._compute_linear_combination: r[i] = sum_j c[i, j] x[j]; an out= is accumulated into; an empty input refused."
+    rng = np.random.default_rng(4)
+    x, c = rng.standard_normal((3, 2, 2)).astype(np.float32), rng.random((5, 3)).astype(np.float32)
+    l, t = litnn._compute_linear_combination(litnn.tensor(x), litnn.tensor(c)), torch._compute_linear_combination(torch.tensor(x), torch.tensor(c))
+    np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-6)
+    lo, to = litnn.ones(5, 2, 2), torch.ones(5, 2, 2)
+    litnn._compute_linear_combination(litnn.tensor(x), litnn.tensor(c), out=lo); torch._compute_linear_combination(torch.tensor(x), torch.tensor(c), out=to)
+    np.testing.assert_allclose(lo.numpy(), to.numpy(), rtol=1e-6)
+    _same_message(lambda lib: lib._compute_linear_combination(lib.rand([]), lib.rand(2, 2)))

@@ -149,9 +149,9 @@ def test_every_array_formula_has_a_case():
     on_arrays = {c for c in _subclasses(Op) if c.on_arrays and _formula(c)[0] is not None}
     assert len(on_arrays) > 30
     # sparse conversions whose backward refuses a second derivative (no recorded backward to compare with):
-    # their plain backward is compared with torch's in tests/test_sparse_nested_more.py
+    # their plain backward is compared with torch's in tests/test_sparse_nested_more.py (SparseMaskBackward0: tests/test_sparse.py)
     first_order_only = {'ToDenseBackward0', 'CoalesceBackward0', 'ToSparseCsrBackward0', 'ValuesBackward0', 'SparseCompressedTensorBackward0',
-                        'SparseSparseMatmulBackward0', 'SparseSampledAddmmBackward0', 'ToSparseBackward1'}
+                        'SparseSparseMatmulBackward0', 'SparseSampledAddmmBackward0', 'ToSparseBackward1', 'SparseMaskBackward0'}
     no_derivative = {'GeqrfBackward0'}     # torch defines none: its backward raises torch's NotImplementedError
     assert {c.__name__ for c in on_arrays if _formula(c) not in seen and _formula(c)[0].__name__ not in first_order_only | no_derivative} == set()
 

@@ -105,3 +105,24 @@ def test_gradient_of_complex_keeps_complex(kw):
 def test_heaviside_refuses_complex_tensors_before_comparing_dtypes(f):
     "torch's heaviside checks for complex tensors (out's dtype among them) first, then that the dtypes (out's among them) agree."
     same_error(lambda L: f(L, L.tensor([1 + 1j, -1j], dtype=L.complex64)))
+
+
+@pytest.mark.parametrize('coords', ['float64', 'float32', 'int64'])
+@pytest.mark.parametrize('dtype', ['float32', 'int64', 'complex64', 'float64'])
+@pytest.mark.parametrize('edge_order', [1, 2])
+def test_gradient_with_coordinates_promotes_as_torch(dtype, coords, edge_order):
+    "torch computes with the samples as given and the coordinates' steps: the result takes their promoted dtype (a float64 grid makes float32 samples float64)"
+    g = np.random.default_rng(1)
+    x = g.integers(-9, 9, (6, 5)).astype(dtype)
+    c = np.cumsum(g.uniform(0.5, 2, 6)).astype(coords) if coords != 'int64' else np.cumsum(g.integers(1, 4, 6))
+    def run(L): return L.gradient(L.tensor(x), spacing=[L.tensor(c)], dim=0, edge_order=edge_order)[0]
+    a, b = run(litnn), run(torch)
+    assert str(a.dtype).split('.')[1] == str(b.dtype).split('.')[1]
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize('kw', [dict(spacing=[1.]), dict(spacing=(1., 2., 3.)), dict(spacing=[1., 2., 3.], dim=(0, 1)),
+                                dict(spacing=[2.], dim=(0, 1)), dict(spacing=[1., 2.], dim=0)])
+def test_gradient_spacing_of_the_wrong_length_as_torch(kw):
+    "torch's message names self.dim() when no dim is given, else the lengths of spacing and dim"
+    same_error(lambda L: L.gradient(L.ones(3, 4), **kw))

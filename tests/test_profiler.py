@@ -194,3 +194,12 @@ def test_custom_function_as_torch():
         out.append((ev['Sq'].cpu_parent, [c.name for c in ev['Sq'].cpu_children], ev['SqBackward'].cpu_parent.name,
                     'aten::mul' in [c.name for c in ev['SqBackward'].cpu_children]))
     assert out[0] == out[1] == (None, ['aten::mul'], 'autograd::engine::evaluate_function: SqBackward', True)
+
+def test_itt_module_as_a_torch_without_itt():
+    "torch.profiler.itt: the same public names; litnn has no ITT build, so it answers as such a torch does (torch's stub message)."
+    import litnn.profiler.itt as itt
+    assert litnn.profiler.itt is itt
+    assert sorted(itt.__all__) == sorted(torch.profiler.itt.__all__)
+    assert itt.is_available() is False
+    for f in (lambda: itt.range_push('step'), itt.range_pop, lambda: itt.mark('x'), lambda: itt.range('step {}', 1).__enter__()):
+        with pytest.raises(RuntimeError, match="ITT functions not installed. Are you sure you have a ITT build?"): f()

@@ -321,3 +321,47 @@ def test_pack_hook_runs_with_grad_mode_off(how):
             except RuntimeError as e: res.append(str(e)[:60])
         return seen, res
     assert run(litnn) == run(torch)
+
+def _mutation_story(L):
+    "allow_mutation_on_saved_tensors: gradients from the values as saved, and torch's bookkeeping counts along the way."
+    seen = []
+    n = lambda ctx: (len(list(ctx.cloned.items())), len(list(ctx.tid_to_weakhandle.items())))
+    x = L.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+    with L.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        a = x.clone()
+        out = (a ** 2).sum()
+        seen.append(n(ctx))
+        a.sin_()                                    # a saved tensor changed in place: backward still sees the old values
+        seen.append(n(ctx))
+        b = a ** 2; c = a ** 2                      # the same tensor at the same version: one entry
+        seen.append(n(ctx))
+        a.mul_(3); seen.append(n(ctx))
+        out.backward(); seen.append(n(ctx))         # the graph is freed: its entries go
+        seen.append(x.grad.tolist())
+        del b, c; seen.append(n(ctx))
+        v = x.clone(); w = v[:1]; o2 = (v * v).sum(); w *= 10     # a view of the saved tensor changed
+        (g,) = L.autograd.grad(o2, x, create_graph=True)
+        seen.append(g.tolist()); seen.append(L.autograd.grad(g.sum(), x)[0].tolist())
+    seen.append(n(ctx))
+    return seen
+
+def test_allow_mutation_on_saved_tensors():
+    r = lambda s: [[round(v, 6) for v in row] if isinstance(row, list) and row and isinstance(row[0], float) else row for row in s]
+    deep = lambda s: [[[round(v, 6) for v in r_] for r_ in e] if isinstance(e, list) and e and isinstance(e[0], list) else e for e in s]
+    assert deep(_mutation_story(litnn)) == deep(_mutation_story(torch))
+
+def test_allow_mutation_on_saved_tensors_errors():
+    for L in (litnn, torch):
+        x = L.rand(2, 3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="variables needed for gradient computation has been modified by an inplace"):
+            b = x.clone(); out = (b ** 2).sum(); b.sin_(); out.backward()
+        with L.autograd.graph.allow_mutation_on_saved_tensors():
+            out = (x ** 2).sum()
+        with pytest.raises(AssertionError, match="Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"):
+            out.backward()
+        with L.autograd.graph.allow_mutation_on_saved_tensors():
+            with pytest.raises(AssertionError, match="Trying to backward outside"):     # another context's graph
+                out.backward()
+        with L.autograd.graph.allow_mutation_on_saved_tensors():
+            with pytest.raises(RuntimeError, match="allow_mutation_on_saved_tensors contexts cannot be nested"):
+                with L.autograd.graph.allow_mutation_on_saved_tensors(): pass

@@ -251,3 +251,100 @@ def test_legacy_scatter_reduce_reads_a_number_in_the_tensor_dtype(reduce, dtype,
         b = T.tensor([[1.1, -2.3, 0.7], [3.3, 0.2, -1.7]]).to(getattr(T, dtype))
         return b.scatter_(0, T.tensor([[0, 1, 0], [0, 1, 1]]), value, reduce=reduce).float().tolist()
     assert run(litnn) == run(torch)
+
+@pytest.mark.parametrize('fn', ['scatter_reduce', 'index_reduce'])
+def test_prod_double_backward_refused_with_two_zeros_at_one_place(fn):
+    "torch's DelayedError: its prod formula is wrong for >1 zeros at a place, so a second derivative raises; first ones work."
+    def run(L, zeros):
+        inp = L.tensor([1.0], dtype=L.float64, requires_grad=True)
+        src = L.tensor(zeros, dtype=L.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')     # index_reduce's beta warning
+            out = getattr(L, fn)(inp, 0, L.tensor([0, 0]), src, 'prod')
+        g, = L.autograd.grad(out.sum(), src, create_graph=True)
+        try: gg = L.autograd.grad(g.sum(), (inp, src))
+        except RuntimeError as e: return g.tolist(), g.grad_fn.name(), str(e)
+        return g.tolist(), [t.tolist() for t in gg]
+    for zeros in ([0.0, 0.0], [0.0, 2.0], [3.0, 2.0]):
+        assert run(litnn, zeros) == run(torch, zeros)
+
+
+# In-place indexed writes refuse inputs in self's memory, as torch's assert_no_overlap (the very same tensor too)
+# and assert_no_partial_overlap (masked_fill_'s mask; elementwise in-place ops such as <<=).
+def _overlapping_writes(L):
+    y, ind = L.arange(6.), L.tensor([2, 1, 0])
+    return {
+        'index_add_ source': lambda: y.index_add_(0, ind, y[:3]),
+        'index_add_ index is self': lambda: ind.index_add_(0, ind, ind.clone()),
+        'index_add_ source is self': lambda: ind.index_add_(0, ind.clone(), ind),
+        'index_copy_ source': lambda: y.index_copy_(0, ind, y[3:]),
+        'index_copy_ index is self': lambda: ind.index_copy_(0, ind, ind.clone()),
+        'index_fill_ index is self': lambda: ind.index_fill_(0, ind, 0),
+        'index_reduce_ source': lambda: y.index_reduce_(0, ind, y[:3], 'prod'),
+        'put_ 0-d source': lambda: y.put_(ind[0], y[0]),
+        'put_ index is self': lambda: ind.put_(ind, ind.clone()),
+        'index_put_ 0-d value': lambda: y.index_put_((ind,), y[0]),
+        'index_put_ index is self': lambda: ind.index_put_((ind,), ind.clone()),
+        'scatter_ src is self': lambda: y[:3].scatter_(0, ind, y[:3]),
+        'scatter_ index is self': lambda: ind.scatter_(0, ind, ind.clone()),
+        'scatter_add_ src': lambda: y.scatter_add_(0, ind, y[1:4]),
+        'scatter_reduce_ src': lambda: y.scatter_reduce_(0, ind, y[1:4], 'sum'),
+        'masked_fill_ mask': lambda: (m := L.tensor([True, False, True, True])) is None or m[1:].masked_fill_(m[:-1], False),
+        '<<= of ints': lambda: (z := L.arange(5)) is None or z[:-1].__ilshift__(z[1:]),
+        '<<= of floats': lambda: (z := L.rand(3)) is None or z[:-1].__ilshift__(z[1:]),   # (the overlap before the dtype)
+        'atan2_': lambda: (z := L.rand(4)) is None or z[:-1].atan2_(z[1:]),
+    }
+
+@pytest.mark.parametrize('case', list(_overlapping_writes(litnn)))
+def test_indexed_writes_refuse_inputs_in_their_memory(case):
+    with pytest.raises(RuntimeError, match='unsupported operation: some elements') as te: _overlapping_writes(torch)[case]()
+    with pytest.raises(RuntimeError) as le: _overlapping_writes(litnn)[case]()
+    assert str(le.value) == str(te.value)
+
+def test_indexed_writes_from_separate_or_identical_memory_still_work():
+    def run(L):
+        y, ind = L.arange(6.), L.tensor([2, 1, 0])
+        y.index_add_(0, ind, y[:3].clone()); y.scatter_(0, ind, y.clone()[3:]); y.put_(ind + 3, y[:3].clone())
+        y.index_put_((ind,), L.tensor(1.)); y.index_fill_(0, ind[:1], 2.)
+        m = L.tensor([True, False, True]); m.masked_fill_(m, False)     # the mask is self: the same elements, allowed
+        z = L.arange(1., 5.); z.atan2_(z)                               # the very same elements: allowed
+        return y, m, z
+    for a, b in zip(run(litnn), run(torch)): np.testing.assert_allclose(a.numpy(), b.numpy())
+
+
+# `x[index tensors] = value` is torch's index_put_ on x (or on its view by the basic part of the key): the same checks
+SETITEMS = {
+    'index is self': lambda L: (x := L.tensor([0, 1, 2])).__setitem__(x, 5) or x,
+    'one value through a mask of self (masked_fill_)': lambda L: (x := L.tensor([0, 1, 2])).__setitem__(x > 0, x[0]) or x,
+    'values through a mask': lambda L: (x := L.tensor([0, 1, 2])).__setitem__(x > 0, x[:2]) or x,
+    '0-d value in self': lambda L: (x := L.tensor([0., 1, 2])).__setitem__(L.tensor([0]), x[2]) or x,
+    'slice of self': lambda L: (x := L.tensor([0., 1, 2])).__setitem__((L.tensor([0, 1]),), x[1:]) or x,
+    'other row than the view': lambda L: (x := L.arange(6.).reshape(2, 3)).__setitem__((0, L.tensor([0, 1])), x[1, :2]) or x,
+    'same row as the view': lambda L: (x := L.arange(6.).reshape(2, 3)).__setitem__((1, L.tensor([0, 1])), x[1, 1:]) or x,
+    'not dense: not checked': lambda L: (x := L.arange(6.).reshape(2, 3)).__setitem__((slice(None), L.tensor([0, 1])), x[:, 1:]) or x,
+    'a copy': lambda L: (x := L.arange(6.)).__setitem__(L.tensor([0, 1]), x[[2, 3]]) or x,
+}
+
+@pytest.mark.parametrize('case', SETITEMS)
+def test_setitem_with_index_tensors_checks_overlap_as_index_put(case):
+    try: want = SETITEMS[case](torch)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as le: SETITEMS[case](litnn)
+        assert str(le.value) == str(e)
+    else: np.testing.assert_array_equal(SETITEMS[case](litnn).numpy(), want.numpy())
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'int32', 'uint8', 'bool'])
+def test_take_and_index_fill_want_int64_indices(dtype):
+    same_error(lambda L: L.tensor([1., 2.]).take(L.tensor([0], dtype=getattr(L, dtype))))
+    same_error(lambda L: L.tensor([1., 2.]).index_fill(0, L.tensor([0], dtype=getattr(L, dtype)), 1))
+    same_error(lambda L: L.tensor([1., 2.]).index_fill_(0, L.tensor([0], dtype=getattr(L, dtype)), 1))
+
+
+@pytest.mark.parametrize('dtype', ['float64', 'float16', 'int32', 'complex64'])
+@pytest.mark.parametrize('shape, dim, index', [((3,), 0, 7), ((2, 3), 1, -1), ((2, 3), 0, 2), ((), 0, 1)])
+@pytest.mark.parametrize('alpha', [1, 2])
+def test_index_add_out_of_range_as_torch(dtype, shape, dim, index, alpha):
+    "torch's CPU kernel: over slices of a 2+-dim self with alpha 1, a RuntimeError naming the index; else IndexError 'index out of range in self'"
+    same_error(lambda L: L.zeros(shape, dtype=getattr(L, dtype)).index_add(
+        dim, L.tensor([index]), L.ones(tuple(1 if i == dim else s for i, s in enumerate(shape)), dtype=getattr(L, dtype)), alpha=alpha))

@@ -395,3 +395,47 @@ def test_coo_indices_cast_to_int64(idx):
         return s._indices().tolist(), str(s._indices().dtype).split('.')[1], s.to_dense().tolist()
     t, l = both(make)
     assert t == l
+
+def test_sparse_and_dense_gradients_of_one_input_are_summed():
+    """A custom Function's backward may give a sparse gradient; with a dense one for the same input the sum is dense, whatever
+    the order (torch's InputBuffer puts the dense one first), and two sparse ones stay sparse; with create_graph torch refuses."""
+    def run(L):
+        class Fixed(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, g):
+                ctx.save_for_backward(g); return x
+            @staticmethod
+            def backward(ctx, gx):
+                (g,) = ctx.saved_tensors; return g, None
+        size = (6, 3, 2)
+        sp1 = L.sparse_coo_tensor(L.tensor([[0, 3, 4], [0, 2, 2]]), L.ones(3, 2, dtype=L.float64), size)
+        sp2 = L.sparse_coo_tensor(L.tensor([[0, 1, 3, 4], [0, 1, 2, 2]]), 2 * L.ones(4, 2, dtype=L.float64), size)
+        dense = L.full(size, 0.5, dtype=L.float64)
+        out = []
+        for order in [(sp1, dense, sp2), (dense, sp1, sp2), (sp1, sp2)]:
+            for create_graph in (False, True):
+                x = L.zeros(size, dtype=L.float64, requires_grad=True)
+                y = Fixed.apply(x, order[0])
+                for g in order[1:]: y = y + Fixed.apply(x, g)
+                try: y.sum().backward(create_graph=create_graph)
+                except RuntimeError as e: out.append(str(e)); continue     # torch refuses sparse + dense with create_graph
+                out.append((str(x.grad.layout).split('.')[-1], x.grad.to_dense().tolist()))
+        return out
+    assert run(litnn) == run(torch)
+
+def test_sparse_mask_of_a_tensor_that_requires_grad():
+    "sparse_mask is differentiable in its dense input: the gradient goes back to the mask's entries, twice for an entry given twice."
+    def run(L):
+        t = L.tensor([1., 2., 3.], requires_grad=True)
+        c = t.sparse_mask(L.tensor([1., 0., 1.]).to_sparse())
+        (c.to_dense() * L.tensor([1., 10., 100.])).sum().backward()
+        got = [str(c.layout).split('.')[-1], c.grad_fn.name(), c.to_dense().tolist(), t.grad.tolist()]
+        t.grad = None
+        m2 = L.sparse_coo_tensor(L.tensor([[0, 2, 0]]), L.ones(3), (3,))      # uncoalesced: entry 0 twice
+        (t.sparse_mask(m2).to_dense() * L.tensor([1., 10., 100.])).sum().backward()
+        with L.no_grad(): rg = t.sparse_mask(m2).requires_grad
+        return got + [t.grad.tolist(), rg]
+    assert run(litnn) == run(torch)
+    x = litnn.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
+    mk = litnn.tensor((RNG.random((3, 4)) > 0.5).astype(np.float64)).to_sparse()
+    assert litnn.autograd.gradcheck(lambda x: x.sparse_mask(mk).to_dense(), (x,))

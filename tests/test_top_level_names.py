@@ -140,3 +140,14 @@ def test_view_copy_errors():
     same_error(lambda lib: lib.view_copy(lib.tensor(a), [4]), match=False)
     same_error(lambda lib: lib.slice_copy(lib.tensor(a), 0, 0, 4, 0), match=False)
     same_error(lambda lib: lib.select_copy(lib.tensor(a), 0, 9), match=False)
+
+
+def test_star_import_gives_torchs_public_names():
+    "`from torch import *`: every name of torch's __all__ that litnn has comes with it; no submodule, no grad_fn class."
+    got, want = {}, {}
+    exec('from litnn import *', got)
+    exec('from torch import *', want)
+    missing = [n for n in want if n != '__builtins__' and hasattr(litnn, n) and n not in got]
+    assert not missing, missing
+    for n in ('tensor', 'zeros', 'float32', 'Tensor', 'no_grad', 'manual_seed', 'cat', 'inf'): assert n in got
+    assert not [n for n, v in got.items() if type(v) is type(math) or n.endswith('Backward0')]

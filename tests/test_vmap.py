@@ -348,3 +348,60 @@ def test_median_of_all_values_per_sample():
     x, tx = pair((4, 5))
     for name in ('median', 'nanmedian'):
         np.testing.assert_allclose(vmap(getattr(litnn, name))(x).numpy(), torch.func.vmap(getattr(torch, name))(tx).numpy())
+
+
+def test_repr_inside_vmap_as_torch():
+    "A tensor printed inside vmap: torch's BatchedTensor(lvl=..., bdim=..., value=...) with the value indented by 4, per level."
+    def reprs(T):
+        out = []
+        def foo(t):
+            out.append(repr(t).replace('torch.', '').replace('litnn.', ''))
+            return t.mean()
+        x = T.arange(6.).reshape(2, 3)
+        T.func.vmap(foo)(x)
+        T.func.vmap(T.func.vmap(foo))(x.reshape(2, 3, 1))
+        return out
+    assert reprs(litnn) == reprs(torch)
+
+
+def test_function_vmap_staticmethod_as_torch():
+    "An autograd.Function's own vmap staticmethod: its info and in_dims, out_dims, the returns it must give, kwarg-only tensors refused."
+    def run(T):
+        seen = []
+        class Scale(T.autograd.Function):
+            @staticmethod
+            def forward(x, y): return x * 2 + y
+            @staticmethod
+            def setup_context(ctx, inputs, output): pass
+            @staticmethod
+            def vmap(info, in_dims, x, y):
+                seen.append((info.batch_size, info.randomness, in_dims, isinstance(in_dims, tuple)))
+                x = x.movedim(in_dims[0], 0) if in_dims[0] is not None else x
+                y = y.movedim(in_dims[1], 0) if in_dims[1] is not None else y
+                return Scale.apply(x, y), 0
+        xs, y = T.arange(6.).reshape(2, 3), T.ones(3)
+        out = [T.func.vmap(Scale.apply, in_dims=(0, None), randomness='same')(xs, y).tolist(),
+               T.func.vmap(Scale.apply)(xs, xs).tolist()]
+        class Bad(T.autograd.Function):
+            @staticmethod
+            def forward(x): return x
+            @staticmethod
+            def setup_context(ctx, inputs, output): pass
+            @staticmethod
+            def vmap(info, in_dims, x): return BAD(x)
+        errs = []
+        for BAD in (lambda x: x, lambda x: (x, 0, 0), lambda x: (x[0], (None,)), lambda x: ([x], (None,)), lambda x: ((x, x), None)):
+            try:
+                r = T.func.vmap(Bad.apply)(xs)
+                errs.append([t.tolist() for t in r] if isinstance(r, tuple) else r.tolist())
+            except RuntimeError as e: errs.append((type(e).__name__ if type(e).__name__ in ('RuntimeError', 'NotImplementedError') else 'RuntimeError', str(e).split(' Got')[0].split(' out_dims has')[0]))
+        class Both(Bad):
+            generate_vmap_rule = True
+        class KwOnly(Bad):
+            @staticmethod
+            def forward(x, *, y): return x + y
+        for call in (lambda: T.func.vmap(Both.apply)(xs), lambda: T.func.vmap(KwOnly.apply)(xs, y=y)):
+            try: call(); errs.append('ok')
+            except RuntimeError as e: errs.append((isinstance(e, NotImplementedError), str(e).split(' Got:')[0]))
+        return seen, out, errs
+    assert run(litnn) == run(torch)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
-from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter
+from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, _INFERENCE_INPLACE
 from ..backend import _by_np, _cpp
 from .graph import Op, Node, _FREED, _Packed, _num, _ndarray
 from .grad_mode import _Mode
@@ -181,6 +181,10 @@ def _cast_refused(src, dst):
 _NO_OVERLAP = {'cat', 'stack', 'gather', 'take', 'index_select', 'masked_select', 'kthvalue'}    # torch's kernels that check out= against their inputs
 _NO_SELF_OVERLAP = _NO_OVERLAP | {'bernoulli', 'arange', 'linspace', 'logspace', 'range'}       # ... and those that check it against itself only (an expanded out)
 _FILLS = {'zeros', 'ones', 'full', 'empty', 'eye'}    # torch's factories that only fill out (zero_/fill_): no internal-overlap check; every other out= kernel (TensorIterator's) has one
+# torch's TensorIterator kernels (elementwise ops, scans, sort) refuse an out that shares part of an input's memory
+# (`torch.exp(d[1:4], out=d[0:3])`); those starting from a copy of self (addmm, index_add, scatter) check self only;
+# reductions and matrix products write on. fn -> the inputs checked; `_wrap_out` adds the functions it gives out=.
+_OVERLAP_CHECKED = dict.fromkeys(('add', 'sub', 'mul', 'div', 'bernoulli', 'normal'), slice(None))
 
 def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
@@ -190,6 +194,7 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
         raise RuntimeError(f"Trying to use forward AD with {fn}_out that does not support it because it is an out= function")
     if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
         raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+    if out._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # an inference tensor (13b_grad_modes)
     if fn not in _FILLS and getattr(out._data, "size", 1) and builtins.any(s == 0 and n > 1 for s, n in zip(getattr(out._data, 'strides', ()), out._data.shape)):     # an expanded out (assert_no_internal_overlap), before any resize; an empty one never overlaps
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
                            "Please clone() the tensor before performing the operation.")
@@ -200,6 +205,10 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
                     and xp.may_share_memory(t._data, out._data)):     # (the same tensor, even empty: torch's is_same)
                 raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. "
                                    "Please clone() the tensor before performing the operation.")
+    if fn in _OVERLAP_CHECKED:
+        from litnn.autograd.engine import _check_partial_overlap      # (the engine imports this module)
+        for t in inputs[_OVERLAP_CHECKED[fn]]:
+            if isinstance(t, Tensor): _check_partial_overlap(out._data, t._data)
     r, a = compute()._data, out._data
     if same_dtype and r.dtype != a.dtype:         # matmul's kernels write no other dtype
         raise RuntimeError(f"Expected out tensor to have dtype {_cpp(r.dtype)}, but got {_cpp(a.dtype)} instead")
@@ -214,8 +223,15 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
                                  f"required output shape {list(r.shape)}. This behavior is deprecated, and in a future PyTorch release outputs "
                                  "will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
                                  "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
-        out._data = a = array_namespace(a).empty(r.shape, a.dtype)     # new memory, as torch's resize
-    a[...] = r
+        # new memory, as torch's resize; an elementwise kernel's (TensorIterator's) laid out as its result, which follows the inputs
+        out._data = a = (array_namespace(a).empty_like(r, dtype=a.dtype) if _OVERLAP_CHECKED.get(fn) == slice(None)
+                         else array_namespace(a).empty(r.shape, a.dtype))
+    if a.size and fn in _FILLS and not getattr(a.flags, 'writeable', True) and out._base is not None:   # an expanded out, filled through its base (torch's fill_)
+        from litnn._views import _writeable_alias       # (the views import this module)
+        a = _writeable_alias(a, out._base._data)
+    if a is None: raise RuntimeError(f"{fn}(): cannot write into an expanded tensor whose memory is not its base's; clone() it first")
+    if a.size and fn == 'eye' and a is not out._data: a[...] = 0; a[r.astype(bool)] = 1     # (repeated memory: torch's eye is zero_, then each 1)
+    elif a.size: a[...] = r          # (an empty out may be a read-only expanded view: nothing to write)
     _version_counter(out)[0] += 1
     return out
 

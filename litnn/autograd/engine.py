@@ -28,7 +28,20 @@ def _topo(roots):
     while stack:
         for fn, _ in pop().next_functions:
             if fn is not None and fn not in seen: add(fn); push(fn)
-    return sorted(seen, key=_by_seq, reverse=True)
+    order = sorted(seen, key=_by_seq, reverse=True)
+    # torch runs an AccumulateGrad as soon as its gradient is complete (its sequence number is the largest): right after the
+    # last node feeding it, not at its own place (made earlier when the leaf went through an earlier graph: its hooks would fire late)
+    last = {}
+    for i, n in enumerate(order):
+        for fn, _ in n.next_functions:
+            if type(fn) is AccumulateGrad: last[fn] = i
+    if not last: return order
+    out, after = [], {}
+    for acc in sorted(last, key=_by_seq, reverse=True): after.setdefault(last[acc], []).append(acc)
+    for i, n in enumerate(order):
+        if n not in last: out.append(n)
+        if i in after: out.extend(after[i])
+    return out
 
 # %% ../../nbs/13_backprop_engine.ipynb #6b3a514a
 def _needed(order, targets, runs=()):
@@ -162,6 +175,12 @@ def _run_final_callbacks(callbacks):
     while i < len(callbacks): callbacks[i](); i += 1
 
 # %% ../../nbs/13_backprop_engine.ipynb #ec98d6fa
+def _sum_grads(old, g):
+    """Two gradients of one input, summed: a dense one first (sparse + dense is refused), as torch's InputBuffer::accumulate
+    does without create_graph (with it, tensors here, torch adds in order and refuses too)."""
+    if type(old) is _SparseArray and type(g) is not _SparseArray and not isinstance(g, Tensor): return g + old
+    return old + g
+
 def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumulate=True, only=None):
     "Run backward from `roots` (node, output_nr) seeded with `root_grads`."
     order = _topo([n for n, _ in roots])
@@ -229,7 +248,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                     if fn._n_out == 1: buffers[fn] = [g]          # (the only output is output 0)
                     else: buffers[fn] = buf = [None] * fn._n_out; buf[nr] = g
                 elif buf[nr] is None: buf[nr] = g
-                else: buf[nr] = buf[nr] + g
+                else: buf[nr] = _sum_grads(buf[nr], g)
         _run_final_callbacks(_final_callbacks[-1])   # DDP's wait for its last buckets (queue_callback)
     except Exception:
         if anomaly is not None: anomaly.report(node)   # warn with where forward created the failing node (reference/backprop/anomaly_mode)
@@ -291,6 +310,8 @@ def _linked(node, outs):
         link = cls()
         link.next_functions, link._read, link._seq = (_edge(g),) + edges, meta, next(_counter)
         res[i] = Tensor._make(g._data, True, link)
+        # the same values as g: in a dual level (a jvp over this gradient, 14b_forward_mode) g's tangent too
+        if _Mode.fw is not None: sys.modules["litnn.autograd.forward_ad"]._carry(g, res[i])
     return tuple(res)
 
 # %% ../../nbs/13_backprop_engine.ipynb #492309f0
@@ -403,6 +424,23 @@ def _check_partial_overlap(out, a):
     if (ob, oe) == (ab, ae) and out.strides == a.strides: return        # the same memory, read as it is written
     if ob < ae and ab < oe: raise RuntimeError(_PARTIAL_OVERLAP)
 
+def _check_no_overlap(out, a):
+    """torch's `assert_no_overlap`: array `out`, written in place, may share no memory with input `a`, not even the same
+    elements in the same order (an index or a source read while self is written: index_add_, scatter_, put_...)."""
+    if out is a: raise RuntimeError(_PARTIAL_OVERLAP)             # the same tensor, even empty (torch: is_same)
+    if (out.base is None and a.base is None) or not out.size or not a.size: return
+    if _memory_root(out) is not _memory_root(a) or not (_dense(out) and _dense(a)): return
+    ob, ab = _address(out), _address(a)
+    if ob < ab + a.nbytes and ab < ob + out.nbytes: raise RuntimeError(_PARTIAL_OVERLAP)
+
+def _check_indexed_write(self, *inputs, internal=True):
+    """torch's checks before an indexed write into tensor `self` (index_add_, scatter_, put_...): no repeated memory in self
+    (`assert_no_internal_overlap`; `internal=False` where torch only warns) and no tensor input in self's memory (`assert_no_overlap`)."""
+    a = self._data
+    if internal and 0 in getattr(a, 'strides', ()): _check_overlap(a)
+    for t in inputs:
+        if isinstance(t, Tensor): _check_no_overlap(a, t._data)
+
 
 # %% ../../nbs/13_backprop_engine.ipynb #23322cca
 def _new_history(t, node, nr=0):
@@ -438,7 +476,8 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
     if _write is not None:      # an elementwise op (torch's TensorIterator): no input may share part of self's memory
         for v in args:
             if isinstance(v, Tensor): _check_partial_overlap(self._data, v._data)
-    if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # (13b_grad_modes)
+    if self._inference and not _Mode.inference and not (_Mode.grad and self._requires_grad and self.grad_fn is None):
+        raise RuntimeError(_INFERENCE_INPLACE)     # (13b_grad_modes; a leaf that requires grad gets the leaf's error first, as torch's)
     base, fw = self._base, _Mode.fw
     if fw is not None and not isinstance(op, Tensor):   # in a dual level (14b_forward_mode): the result out of place, with its tangent
         src = Tensor._make(self._data.copy(), self._requires_grad, self.grad_fn)
@@ -470,7 +509,11 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
         if result._data.dtype != a.dtype and not _can_cast(result._data.dtype, a.dtype):
             raise _cast_refused(result._data.dtype, a.dtype)
         try: a[...] = result._data
-        except ValueError: raise RuntimeError(_EXPANDED_VIEW) from None   # numpy's read-only broadcast memory
+        except ValueError:          # numpy's read-only broadcast memory: only a write of one value (fill_) goes through, as torch
+            from litnn._views import _writeable_alias      # (the views import the engine)
+            alias = _writeable_alias(a, base._data) if _overlap_ok and base is not None else None
+            if alias is None: raise RuntimeError(_EXPANDED_VIEW) from None
+            alias[...] = result._data
     if recording and base is not None: self._rebase(result)   # a view: its base's history is rewritten (17c_inplace_on_views)
     elif result.grad_fn is not None:
         _new_history(self, result.grad_fn, result._output_nr)
@@ -560,6 +603,10 @@ def _check_view_inplace(view, base, view_fn=None):
                                 else f"{name} is a view and is being modified inplace.") + " This view is the output of a function that returns "
                                "multiple views. Such functions do not allow the output views to be modified inplace. You should "
                                "replace the inplace operation by an out-of-place one.")
+        if kind.startswith('inference'):  # made in inference_mode (13b_grad_modes): torch's messages name that mode
+            raise RuntimeError(("A view was created in inference mode" if kind == 'inference' else
+                                f"{name} is a view of a view which was created in inference mode") + _AMBIGUOUS.replace(
+                               "with grad mode enabled", "in normal mode").replace("no_grad block", "inference_mode block"))
         raise RuntimeError(("A view was created in no_grad mode" if kind == 'no_grad' else
                             f"{name} is a view of a view which was created in no_grad mode") + _AMBIGUOUS)
     a, b = view._data, base._data

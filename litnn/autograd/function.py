@@ -50,6 +50,7 @@ class FunctionCtx(Node):
     def save_for_backward(self, *tensors):
         for i, t in enumerate(tensors):     # tensors or None, as torch's ctx takes
             if t is not None and not isinstance(t, Tensor): raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type {type(t).__name__}")
+        self._bw_saved_ids = [id(t) for t in tensors]   # (ids, as given before any pack hook: `_refuse_saved_returned_input`; no reference cycle)
         Node.save_for_backward(self, *tensors)
     @staticmethod
     def backward(ctx, *grads):
@@ -98,14 +99,37 @@ _FUNC_DOCS = "For more details, please see https://pytorch.org/docs/main/notes/e
 class _VmapError(RuntimeError):
     "An error of vmap itself (`.item()`, a random draw refused, a Function it cannot batch): raised as it is, never retried sample by sample (33a_vmap)."
 
+class _VmapNotImplementedError(_VmapError, NotImplementedError): "A NotImplementedError of vmap itself, raised as it is."
+
 def _check_vmappable(cls):
     "torch's refusals of a Function called inside vmap (batched inputs or not): one without `setup_context`, or one with no vmap rule."
     if cls.setup_context is None:
         raise _VmapError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it must override "
                            f"the setup_context staticmethod. {_FUNC_DOCS}")
+    if getattr(cls, 'generate_vmap_rule', False) and cls.vmap is not Function.vmap:
+        raise _VmapError(f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True and an overridden vmap staticmethod. "
+                         f"Please set generate_vmap_rule=False or delete the overridden vmap staticmethod to avoid ambiguity. {_FUNC_DOCS}")
     if not getattr(cls, 'generate_vmap_rule', False) and cls.vmap is Function.vmap:
         raise _VmapError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override and implement the "
                            f"vmap staticmethod or set generate_vmap_rule=True. {_FUNC_DOCS}")
+
+import sys
+def _transforming():
+    "Whether a torch.func transform (grad, vjp, jvp, jacrev, jacfwd: 33_function_transforms) is running its function now."
+    m = sys.modules.get('litnn.func.eager_transforms')
+    return m is not None and m._level[0] > 0
+
+def _refuse_saved_returned_input(ctx, args, out):
+    "torch's refusal, for a Function with setup_context: an input returned as it is (not marked dirty) and saved for backward or forward."
+    ins = {id(a) for a in args if isinstance(a, Tensor)}
+    returned = [o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, Tensor) and id(o) in ins]
+    if not returned: return
+    dirty = {id(t) for t in getattr(ctx, '_dirty', ())}
+    saved = {*getattr(ctx, '_bw_saved_ids', ()), *(id(t) for t in getattr(ctx, '_fw_saved', ()) if t is not None)}
+    if builtins.any(id(o) in saved and id(o) not in dirty for o in returned):
+        raise RuntimeError("An input that has been returned as-is as output is being saved for backward. This is not supported if you "
+                           "override setup_context. You should return and save a view of the input instead, e.g. with x.view_as(x) or "
+                           "setup ctx inside the forward function itself.")
 
 class Function(metaclass=_FunctionMeta):
     "Base class of differentiable operations with a hand-written backward (as `torch.autograd.Function`)."
@@ -130,7 +154,17 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        if _Mode.batched is not None and not cls.__module__.startswith('litnn.'): _check_vmappable(cls)   # (litnn's own stand for torch's native ops)
+        if _Mode.batched is not None and not cls.__module__.startswith('litnn.'):   # (litnn's own stand for torch's native ops)
+            if builtins.any(isinstance(v, Tensor) for v in kwargs.values()):
+                raise _VmapNotImplementedError(f"Run vmap on autograd.Function with kwarg-only Tensor args. Please do not pass kwarg-only Tensors "
+                                               f"to autograd.Function. Got: {kwargs}")
+            _check_vmappable(cls)
+            if cls.vmap is not Function.vmap and not builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args):
+                out = _Mode.batched.custom_vmap(cls, args, kwargs)   # its own vmap rule (33a_vmap); with gradients: forward on batched tensors
+                if out is not NotImplemented: return out
+        if _Mode.batched is None and cls.setup_context is None and not cls.__module__.startswith('litnn.') and _transforming():
+            raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it must override "
+                               f"the setup_context staticmethod. {_FUNC_DOCS}")
         if cls.setup_context is not None:     # torch binds forward's signature: setup_context's inputs hold the defaults too
             bound = inspect.signature(cls.forward).bind(*args, **kwargs); bound.apply_defaults(); args, kwargs = bound.args, bound.kwargs
         ctx = cls._backward_cls()
@@ -148,6 +182,7 @@ class Function(metaclass=_FunctionMeta):
                 else:
                     out = cls.forward(*args, **kwargs)
                     cls.setup_context(ctx, args, out)
+                    _refuse_saved_returned_input(ctx, args, out)
         finally:
             if fw is not None: _Mode.trace, _Mode.fw = trace, fw
             if ev is not None: prof.end(ev)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/13a_tensor_hooks_and_grad.ipynb #62afc159
 from __future__ import annotations
-import weakref
+import sys, weakref
 from collections import OrderedDict
 from ..backend import patch
 from .._tensor import Tensor, _version_counter
@@ -20,6 +20,11 @@ __all__ = []
 def retain_grad(self:Tensor):
     "Keep the gradient of this non-leaf tensor in its `.grad` during backward."
     if not self._requires_grad: raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    m = sys.modules.get('litnn.func.eager_transforms')    # inside a torch.func transform (33_function_transforms): torch refuses
+    if m is not None and m._level[0] > 0:
+        raise RuntimeError("You are attempting to call Tensor.retain_grad() inside of a function being transformed by a functorch transform. "
+                           "This is unsupported, please attempt to use the functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) "
+                           "or call retain_grad() outside of a function being transformed instead.")
     if self.grad_fn is None or self._retains_grad: return
     node = self.grad_fn
     if node._retained is None: node._retained, node._hooked = {}, True
@@ -93,7 +98,9 @@ def detach(self:Tensor):
 @patch
 def detach_(self:Tensor):
     "Cut this tensor from the graph, in place."
-    if self._base is not None: raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    if self._base is not None: raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+        "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called "
+        "on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
     self.grad_fn, self._requires_grad = None, False
     self.__dict__.pop('_fw_grad', None)      # forward AD too: torch's detach is not forward-differentiable (14b_forward_mode)
     return self

@@ -12,7 +12,7 @@ from ..utils.hooks import RemovableHandle
 from .grad_mode import _Mode
 
 # %% auto #0
-__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'register_multi_grad_hook', 'SavedTensor', 'GradientEdge', 'get_gradient_edge', 'increment_version']
+__all__ = ['Node', 'AccumulateGrad', 'Op', 'saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks', 'allow_mutation_on_saved_tensors', 'register_multi_grad_hook', 'SavedTensor', 'GradientEdge', 'get_gradient_edge', 'increment_version']
 
 # %% ../../nbs/12_backprop_graph.ipynb #839c4398
 _FREED = object()
@@ -226,7 +226,7 @@ def _accumulator(t):
     if acc is None:
         # a view made in no_grad mode requires grad as its base does, but its gradient goes nowhere (torch's), unless
         # requires_grad_() was called on it: then, as torch's, it is a leaf with its own .grad
-        if t._vmeta == "no_grad" and t._base is not None and not t._own_rg: return None
+        if t._vmeta in ("no_grad", "inference") and t._base is not None and not t._own_rg: return None
         acc = AccumulateGrad(t); acc._seq = next(_counter)
         t._accumulator = weakref.ref(acc)
     return acc
@@ -481,6 +481,55 @@ def disable_saved_tensors_hooks(error_message):
         if _saved_hooks.stack: raise RuntimeError(error_message)
         yield
     finally: _saved_hooks.disabled = prev
+
+class _Handle: "What a tensor saved under `allow_mutation_on_saved_tensors` is packed into (its graph holds it)."
+
+class _AllowMutationOnSavedContext:
+    """What `allow_mutation_on_saved_tensors` yields, with torch's bookkeeping names: `tid_to_weakhandle`, the saved
+    (tensor, version) pairs whose graph is alive; `cloned`, those changed in place since (their values as saved), `original`, the others.
+    litnn has no hook before an in-place write (torch's dispatch mode clones there): it copies each saved tensor when it is saved
+    and tells a changed one by its version counter, so backward sees the values of the forward, as torch's."""
+    def __init__(self):
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self._saved = weakref.WeakKeyDictionary()       # handle -> (tensor, its version when saved, a copy of its values then)
+    @property
+    def cloned(self): return {h: c for h, (t, v, c) in list(self._saved.items()) if _version(t) != v}
+    @property
+    def original(self): return {h: t for h, (t, v, c) in list(self._saved.items()) if _version(t) == v}
+    def clear(self): self.tid_to_weakhandle.clear(); self._saved.clear()
+
+_MUTATION_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                     "in which the graph was originally recorded.")     # (torch's words, its missing space too)
+_mutation_allowed = [False]
+
+class _swap_with_cloned(saved_tensors_hooks):
+    "The saved-tensor hooks of `allow_mutation_on_saved_tensors`: a handle per saved (tensor, version); backward gets the values as saved."
+    def __init__(self, ctx):
+        def pack_hook(t):
+            tid = (id(t), _version(t))       # the same tensor at the same version, saved twice: one handle (torch's tid)
+            h = ctx.tid_to_weakhandle.get(tid)
+            if h is None:
+                h = ctx.tid_to_weakhandle[tid] = _Handle()
+                ctx._saved[h] = (t, _version(t), t.detach().clone())      # (pack hooks run with grad mode off)
+            return h
+        def unpack_hook(h):
+            if not _mutation_allowed[0] or h not in ctx._saved: raise AssertionError(_MUTATION_OUTSIDE)
+            t, v, c = ctx._saved[h]
+            return t if _version(t) == v else c
+        super().__init__(pack_hook, unpack_hook)
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    "Context manager: tensors saved for backward may be changed in place inside it; backward (inside it too) uses their saved values."
+    ctx = _AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx):
+        try:
+            if _mutation_allowed[0]: raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _mutation_allowed[0] = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _mutation_allowed[0] = False
 
 # %% ../../nbs/35a_saved_tensor_hooks.ipynb #08d422d1
 class _MultiHandle(RemovableHandle):

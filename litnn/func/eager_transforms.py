@@ -8,8 +8,10 @@ __all__ = ['exposed_in', 'functional_call', 'grad_and_value', 'grad', 'vjp', 'jv
 # %% ../../nbs/33_function_transforms.ipynb #5805b554
 from .._tensor import Tensor
 from .._creation import zeros_like, ones_like, zeros, eye
-from ..autograd.grad_mode import enable_grad, _Mode
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, _Mode
 from ..autograd.functional import _autograd_grad
+from ..autograd.graph import disable_saved_tensors_hooks
+import contextlib
 from ..autograd.forward_ad import dual_level, make_dual, unpack_dual, _carry, _tangent
 from .._views import stack
 from ..nn.utils.stateless import _functional_call
@@ -69,24 +71,30 @@ class _Level:
     def __init__(self, originals, batched=False):
         if _Mode.batched is not None and not batched:   # inside vmap (33a_vmap): autograd.grad needs real arrays,
             raise _NotBatchable("a func transform")      # so vmap runs sample by sample
-        # the arguments are trees (a dict of parameters): any tensor in them that requires grad keeps the graph
-        self.keep = _level[0] > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in _tree_flatten(originals)[0])
+        # the arguments are trees (a dict of parameters): any tensor in them that requires grad keeps the graph, unless grad
+        # mode is off where the transform is called: as in torch, `no_grad` around a transform hides its results' history
+        # from the levels outside it (the transform itself still differentiates its function)
+        self.keep = is_grad_enabled() and (_level[0] > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in _tree_flatten(originals)[0]))
     def __enter__(self): _level[0] += 1; return self
     def __exit__(self, *exc): _level[0] -= 1
 
 # %% ../../nbs/33_function_transforms.ipynb #533c2beb
 def _check_argnums(argnums, n):
-    if isinstance(argnums, tuple):
-        if not argnums: raise RuntimeError("argnums must be non-empty")
-        if len(set(argnums)) != len(argnums): raise RuntimeError(f"argnums elements must be unique, got {argnums}")
-    elif not isinstance(argnums, int): raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
-    for a in argnums if isinstance(argnums, tuple) else (argnums,):
-        if not isinstance(a, int): raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    "torch's `_slice_argnums` checks; `argnums` normalized to non-negative positions (so `(0, -2)` of 2 repeats 0)."
+    if not isinstance(argnums, (int, tuple)): raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    def norm(a):
+        if not isinstance(a, int): raise RuntimeError(f"argnum must be int, got: {type(a)}")
         if not -n <= a < n: raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
+        return a % n
+    if isinstance(argnums, int): return norm(argnums)
+    argnums = tuple(norm(a) for a in argnums)
+    if not argnums: raise RuntimeError("argnums must be non-empty")
+    if len(set(argnums)) != len(argnums): raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    return argnums
 
 def _diff_args(args, argnums):
     "(args with fresh tensors at `argnums`, the fresh leaves, the nesting to rebuild results like the arguments)."
-    _check_argnums(argnums, len(args))
+    argnums = _check_argnums(argnums, len(args))
     chosen = tuple(args[a] for a in argnums) if isinstance(argnums, tuple) else args[argnums]
     leaves, spec = _tree_flatten(chosen)
     fresh = [_fresh(t) for t in leaves]
@@ -96,21 +104,43 @@ def _diff_args(args, argnums):
     return args, fresh, spec, leaves
 
 # %% ../../nbs/33_function_transforms.ipynb #73636dd8
-def _split_aux(out, has_aux, api):
+def _check_aux(aux):
+    "torch's `_undo_create_differentiable` on an aux: it may hold only tensors (in tuples, lists, dicts)."
+    for a in _tree_flatten(aux)[0]:
+        if not isinstance(a, Tensor): raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
+    return aux
+
+def _split_aux(out, has_aux, api, check_aux=True):
     if not has_aux: return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
         raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
-    return out
+    return (out[0], _check_aux(out[1])) if check_aux else out
+
+def _check_outputs(outs, api):
+    "torch's `assert_non_empty_tensor_output` on the flattened outputs of a transformed function."
+    if len(outs) < 1 or (len(outs) == 1 and outs[0] is None):
+        raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = {outs})")
+    for o in outs:
+        if not isinstance(o, Tensor): raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+
+def _error_if_complex(api, tensors, is_input):
+    "torch's refusal of complex tensors among the inputs or outputs of `jacrev` / `jacfwd` (its message says `input idx` for both)."
+    for i, t in enumerate(_tree_flatten(tensors)[0]):
+        if isinstance(t, Tensor) and t.is_complex():
+            raise RuntimeError(f"{api}: Expected all {'inputs' if is_input else 'outputs'} to be real but received complex tensor at flattened input idx: {i}")
 
 def _scalar_output(out, has_aux):
     "(output, aux) of the function `grad` differentiates, checked to be a scalar tensor."
     api = "grad_and_value(f)(*args)"
-    output, aux = _split_aux(out, has_aux, api)
+    output, aux = _split_aux(out, has_aux, api, check_aux=False)
     if not isinstance(output, Tensor): raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
     if output.dim() != 0:
         raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with {output.dim()} dims. "
                            "Maybe you wanted to use the vjp or jacrev APIs instead?")
-    return output, aux
+    return output, _check_aux(aux) if has_aux else aux   # (torch checks the aux after the output)
+
+# torch's reverse-mode transforms (grad, vjp, jacrev and hessian through it) refuse saved tensor hooks, set around them or inside
+_NO_HOOKS = "torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks. Please open an issue with your use case."
 
 def _grads(outputs, fresh, grad_outputs=None):
     "Gradients of `outputs` w.r.t. `fresh` with the graph recorded (zeros where unused), for the next level."
@@ -125,8 +155,10 @@ def grad_and_value(func, # a function returning a scalar tensor (and an aux with
     "A function returning `(gradient, value)` (`(gradient, (value, aux))` with `has_aux`) of `func`."
     api = "grad_and_value(f)(*args)"
     def wrapper(*args, **kwargs):
+        with disable_saved_tensors_hooks(_NO_HOOKS): return _grad_and_value(args, kwargs)
+    def _grad_and_value(args, kwargs):
         if _Mode.batched is not None: return _Mode.batched.grad_and_value(func, argnums, has_aux, args, kwargs)   # in vmap: 33a_vmap
-        with enable_grad(), _Level(args) as level:
+        with _Level(args) as level, enable_grad():   # (_Level first: it reads the grad mode of the caller)
             args, fresh, spec, _ = _diff_args(args, argnums)
             output, aux = _scalar_output(func(*args, **kwargs), has_aux)
             grads = _tree_unflatten(_grads([output], fresh), spec)
@@ -152,20 +184,20 @@ def vjp(func, # a function of tensors (or trees of them) returning tensors
         *primals, # the point at which to linearize `func`
         has_aux=False): # `func` returns `(output, aux)`
     "`(func(*primals), vjp_fn)` (and the aux): `vjp_fn(cotangents)` is the vector-Jacobian product, one entry per primal."
-    with enable_grad(), _Level(primals) as level:
+    with _Level(primals) as level, enable_grad(), disable_saved_tensors_hooks(_NO_HOOKS):   # (_Level first: it reads the grad mode of the caller)
         args, fresh, spec, _ = _diff_args(primals, tuple(range(len(primals)))) if primals else ([], [], None, [])
         output, aux = _split_aux(func(*args), has_aux, "vjp(f, *primals)")
         outs, out_spec = _tree_flatten(output)
-        for o in outs:
-            if not isinstance(o, Tensor): raise RuntimeError(f"vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+        _check_outputs(outs, "vjp(f, *primals)")
     def vjp_fn(cotangents):
         cts, ct_spec = _tree_flatten(cotangents)
         if ct_spec != out_spec: raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of outputs to the function")
         for i, (c, o) in enumerate(zip(cts, outs)):
             if c.shape != o.shape: raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and output[{i}] has a shape of {o.shape}.")
-        with enable_grad(), _Level(cts) as inner:
+        # the result keeps its graph where vjp_fn runs with grad mode on (wherever vjp ran), as in torch
+        with _Level(cts + _tree_flatten(primals)[0]) as inner, enable_grad():
             res = _tree_unflatten(_grads(outs, fresh, cts), spec)
-        return _done(res, level.keep or inner.keep)
+        return _done(res, inner.keep)
     res = (_done(output, level.keep), vjp_fn)
     return res + (_done(aux, level.keep),) if has_aux else res
 
@@ -179,9 +211,16 @@ def _jvp_outputs(outs, fresh, tangents):
 def _check_jvp_args(primals, tangents):
     api = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple): raise RuntimeError(f"{api}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
-    if not isinstance(tangents, tuple) or _tree_flatten(primals)[1] != _tree_flatten(tangents)[1]:
+    p_spec, t_spec = _tree_flatten(primals)[1], _tree_flatten(tangents)[1]
+    if p_spec != t_spec:
         raise RuntimeError(f"{api}: Expected primals and tangents to have the same python structure. For example, "
-                           "if primals is a tuple of 3 tensors, tangents also must be.")
+                           f"if primals is a tuple of 3 tensors, tangents also must be. Got primals with structure {p_spec} "
+                           f"and tangents with structure {t_spec}")
+    for name, tree in (("primals", primals), ("tangents", tangents)):   # torch's assert_non_empty_list_of_tensors
+        leaves = _tree_flatten(tree)[0]
+        if not leaves: raise RuntimeError(f"{api}: Expected {name} to contain at least one Tensor.")
+        for l in leaves:
+            if not isinstance(l, Tensor): raise RuntimeError(f"{api}: Expected {name} to only contain Tensors, got {type(l)}")
     for p, t in zip(_tree_flatten(primals)[0], _tree_flatten(tangents)[0]):
         if _check_tensor(p).shape != _check_tensor(t).shape:
             raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the original Tensor, this is not supported. "
@@ -192,7 +231,7 @@ def _check_jvp_args(primals, tangents):
 def jvp(func, # a function of tensors (or trees of them) returning tensors
         primals:tuple, # the point: `func(*primals)`
         tangents:tuple, # the direction, shaped like `primals`
-        *, strict=False, # unused, as in PyTorch
+        *, strict=False, # refuse outputs independent of the inputs
         has_aux=False): # `func` returns `(output, aux)`
     "`(func(*primals), J·tangents)` (and the aux): the Jacobian-vector product, by forward mode."
     _check_jvp_args(primals, tangents)
@@ -202,9 +241,10 @@ def jvp(func, # a function of tensors (or trees of them) returning tensors
         flat, spec = _tree_flatten(primals)
         output, aux = _split_aux(func(*_tree_unflatten([make_dual(p, t) for p, t in zip(flat, _tree_flatten(tangents)[0])], spec)), has_aux, api)
         outs, out_spec = _tree_flatten(output)
-        for o in outs:
-            if not isinstance(o, Tensor): raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+        _check_outputs(outs, api)
         pairs = [unpack_dual(o) for o in outs]
+        if strict and any(t is None for _, t in pairs):
+            raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is independent of the inputs. This is not allowed with strict=True.")
         res = (_done(_tree_unflatten([p for p, _ in pairs], out_spec), level.keep),
                _done(_tree_unflatten([zeros_like(o) if t is None else t for o, (_, t) in zip(outs, pairs)], out_spec), level.keep))
         if has_aux: aux = _done(aux, level.keep)
@@ -212,12 +252,11 @@ def jvp(func, # a function of tensors (or trees of them) returning tensors
 
 def _jvp_double_backward(func, primals, tangents, has_aux):
     "`jvp` by the double-backward trick, for a `jvp` inside a dual level."
-    with enable_grad(), _Level(primals + tangents) as level:
+    with _Level(primals + tangents) as level, enable_grad():
         args, fresh, _, _ = _diff_args(primals, tuple(range(len(primals))))
         output, aux = _split_aux(func(*args), has_aux, "jvp(f, primals, tangents)")
         outs, out_spec = _tree_flatten(output)
-        for o in outs:
-            if not isinstance(o, Tensor): raise RuntimeError(f"jvp(f, primals, tangents): expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+        _check_outputs(outs, "jvp(f, primals, tangents)")
         res = (_done(output, level.keep), _done(_tree_unflatten(_jvp_outputs(outs, fresh, _tree_flatten(tangents)[0]), out_spec), level.keep))
     return res + (_done(aux, level.keep),) if has_aux else res
 
@@ -229,20 +268,21 @@ def _one_hots(t):
 
 def _jacfwd(func, argnums, has_aux, args, kwargs):
     "Jacobians by forward mode: one pass of `func` per element of the differentiated inputs, its one-hot as the tangent."
-    api = "jacfwd(f, argnums, has_aux)"
-    _check_argnums(argnums, len(args))
+    api = "jvp(f, primals, tangents)"   # torch's jacfwd runs jvp: its messages name jvp
+    argnums = _check_argnums(argnums, len(args))
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
     leaves, spec = _tree_flatten(tuple(args[a] for a in nums) if isinstance(argnums, tuple) else args[argnums])
+    _error_if_complex("jacfwd", leaves, True)
     def run(xs):
         a, tree = list(args), _tree_unflatten([_check_tensor(x) for x in xs], spec)
         for i, n in enumerate(nums): a[n] = tree[i] if isinstance(argnums, tuple) else tree
         output, aux = _split_aux(func(*a, **kwargs), has_aux, api)
         outs, out_spec = _tree_flatten(output)
-        for o in outs:
-            if not isinstance(o, Tensor): raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got {output})")
+        _check_outputs(outs, api)
         return outs, out_spec, aux
     with _Level(args) as level:
         outs, out_spec, aux = run(leaves)        # the outputs' shapes, and the aux
+        _error_if_complex("jacfwd", outs, False)
         jac = [[None] * len(leaves) for _ in outs]
         for i, x in enumerate(leaves):
             cols = []                            # J·e_j for every element j of input i
@@ -256,13 +296,15 @@ def _jacfwd(func, argnums, has_aux, args, kwargs):
 
 def _jacobian(func, argnums, has_aux, args, kwargs, forward):
     "Jacobians of `func` at `args` w.r.t. `argnums`: nested outputs outside, arguments inside."
-    api = "jacfwd(f, argnums, has_aux)" if forward else "jacrev(f, argnums, has_aux)"
-    with enable_grad(), _Level(args) as level:
-        args, fresh, spec, _ = _diff_args(args, argnums)
+    name, api = ("jacfwd", "jvp(f, primals, tangents)") if forward else ("jacrev", "vjp(f, *primals)")   # torch's messages name the jvp / vjp they run
+    if not forward: _error_if_complex(name, args, True)
+    with _Level(args) as level, enable_grad(), (contextlib.nullcontext() if forward else disable_saved_tensors_hooks(_NO_HOOKS)):
+        args, fresh, spec, leaves = _diff_args(args, argnums)
+        if forward: _error_if_complex(name, leaves, True)
         output, aux = _split_aux(func(*args, **kwargs), has_aux, api)
         outs, out_spec = _tree_flatten(output)
-        for o in outs:
-            if not isinstance(o, Tensor): raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got {output})")
+        _check_outputs(outs, api)
+        _error_if_complex(name, outs, False)
         if forward:   # columns: J·e_j for every input element j, stacked last
             cols = [[_jvp_outputs(outs, fresh, [e if k == i else zeros_like(f) for k, f in enumerate(fresh)]) for e in _one_hots(x)] for i, x in enumerate(fresh)]
             jac = [[stack([c[oi] for c in cols[i]], -1).reshape(o.shape + x.shape) for i, x in enumerate(fresh)] for oi, o in enumerate(outs)]
@@ -278,8 +320,10 @@ def _jacobian(func, argnums, has_aux, args, kwargs, forward):
 def jacrev(func, # a function of tensors (or trees of them) returning tensors
            argnums=0, # the positional argument(s) to differentiate: int or tuple of ints
            *, has_aux=False, # `func` returns `(output, aux)`
-           chunk_size=None): # accepted for PyTorch's signature: litnn computes one row at a time
+           chunk_size=None, # accepted for PyTorch's signature (checked as torch does): litnn computes one row at a time
+           _preallocate_and_copy=False): # accepted for PyTorch's signature
     "A function returning the Jacobian of `func` with respect to `argnums`, by reverse mode."
+    if not (chunk_size is None or chunk_size > 0): raise ValueError("jacrev: `chunk_size` should be greater than 0.")
     return lambda *args, **kwargs: _jacobian(func, argnums, has_aux, args, kwargs, forward=False)
 
 @exposed_in("litnn.func")

@@ -118,6 +118,7 @@ class LinalgSlogdetBackward0(Op):
 def slogdet(A):
     "(sign, log |det|) of each square matrix of A: the determinant without overflow."
     _check_matrix('linalg.slogdet', A)
+    if A._data.dtype.name in ('float16', 'bfloat16'): raise RuntimeError(f'linalg.slogdet: Low precision dtypes not supported. Got {_dtype_name(A)}')
     return linalg_slogdet(*LinalgSlogdetBackward0.apply(A))
 
 # %% ../../nbs/reference/linalg.ipynb #fdce12e8
@@ -145,11 +146,11 @@ def _vector_rhs(A, B):
 def solve(A, B, *, left=True):
     "X with A X = B (left) or X A = B, for batches of square A; B a batch of vectors or of matrices."
     _check_matrix('linalg.solve', A)
-    if not left: return solve(A.mT, B.mT).mT
     vector = _vector_rhs(A, B)
     rows, cols = (B.shape[-1], 1) if vector else tuple(B.shape[-2:])
-    if rows != A.shape[-1]:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
+    if (rows if left else cols) != A.shape[-1]:        # torch's checkInputsSolver (a vector B is a column)
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
+    if not left: return solve(A.mT, B.mT).mT
     if A.dtype is not B.dtype: raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_dtype_name(A)} and B of type {_dtype_name(B)} instead")
     return LinalgSolveExBackward0.apply(A, B, vector=vector)
 
@@ -184,7 +185,14 @@ def cholesky(A, *, upper=False):
 # %% ../../nbs/reference/linalg.ipynb #2b1674ba
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     "X with A X = B (left) or X A = B, reading only the upper or lower triangle of A."
-    _check_matrix('linalg.solve_triangular', A)
+    _check_matrix('linalg.solve_triangular', A, floats=False)      # torch's checkInputsSolver, then its kernel's dtypes (A's)
+    if B.dim() < 2: raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
+    if A.shape[-2 if left else -1] != B.shape[-2 if left else -1]:
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+    if not _float_dtype(A) or A._data.dtype.name in ('float16', 'bfloat16'):
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_dtype_name(A)}'")
+    if B.dtype != A.dtype: B = B.to(A.dtype)       # torch computes in A's dtype (its result's)
     T = A.triu(1 if unitriangular else 0) if upper else A.tril(-1 if unitriangular else 0)
     if unitriangular: T = T + _eye_like(A)
     try: return solve(T, B, left=left)
@@ -209,8 +217,10 @@ def _ex(kind, f, A, check_errors, like, find, core=2):
     xp = array_namespace(A._data)
     info = lambda v: _const(xp.full(A.shape[:-2], v, np.int32))
     try: return kind(f(A), info(0))
-    except LinAlgError:
-        if check_errors: raise
+    except LinAlgError as e:
+        if check_errors:                # torch names the _ex function: "linalg.inv_ex: ..."
+            name, _, rest = str(e).partition(": ")
+            raise LinAlgError(f"{name}_ex: {rest}") from None
     a = to_device(A._data, 'cpu')
     codes = np.array([find(m) for m in a.reshape((-1,) + a.shape[-2:])], np.int32).reshape(a.shape[:-2])
     if not codes.any(): return kind(like.detach() * math.nan, info(1))
@@ -253,6 +263,7 @@ class LinalgMatrixExpBackward0(Op):
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
+        if not A._data.size: return A._data.copy()      # no matrices, or 0 x 0 ones: nothing to exponentiate
         return _expm(_opmath(A._data)).astype(A._data.dtype, copy=False)     # half precision: in float32 (numpy's solve has no float16), rounded once
     @staticmethod
     def backward(ctx, g):
@@ -268,9 +279,15 @@ def matrix_exp(A):
 
 def vander(x, N=None):
     "The Vandermonde matrix of x: its columns are x^0, x^1, ... x^(N-1)."
+    if not (x._data.dtype.kind in 'iu' or x._data.dtype.name in ('float32', 'float64', 'complex64', 'complex128')):     # torch's dtypes (no bool, no half)
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got {_dtype_name(x)}")
+    return _vander(x, N)
+
+def _vander(x, N=None):
+    "`linalg.vander` without its dtype check (torch.vander takes bool and half tensors too)."
+    if x.dim() == 0: x = x.reshape(1)          # a 0-d x is one point: torch gives its (1, N) row
     N = x.shape[-1] if N is None else N
     if N <= 1: raise RuntimeError("N must be greater than 1.")
-    if x.dim() == 0: x = x.reshape(1)          # a 0-d x is one point: torch gives its (1, N) row
     return cat([x.unsqueeze(-1).pow(0), x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)], -1)
 
 # %% ../../nbs/reference/linalg.ipynb #t587ef15

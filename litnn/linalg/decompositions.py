@@ -5,10 +5,10 @@
 # %% ../../nbs/reference/linalg_decompositions.ipynb #793431db
 from __future__ import annotations
 import builtins, math, numpy as np
-from ..backend import array_namespace, to_dtype, to_device, promote_types, _LEGACY
+from ..backend import array_namespace, to_dtype, to_device, promote_types, _LEGACY, _cpp
 from .._tensor import Tensor, _wrap_dim, _dim_tuple, _dtype_name
 from .._creation import zeros_like
-from ..autograd.graph import Op
+from ..autograd.graph import Op, _broadcast_shape
 from ..autograd.broadcasting import _cast
 from .._pointwise import _const, where, _NoDerivative
 from .._reductions import _rdims, amax, amin
@@ -113,7 +113,7 @@ class LinalgDetBackward0(Op):
 
 def det(A):
     "The determinant of each square matrix of A."
-    _check_matrix('linalg.det', A, floats=False); _check_float('linalg.det', A)     # torch asks for square matrices first
+    _check_matrix('linalg.det', A, floats=False, kernel='lu_cpu'); _check_float('linalg.det', A)     # torch asks for square matrices first
     return LinalgDetBackward0.apply(A)
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #88d0ed82
@@ -350,7 +350,7 @@ def _singular(fn, info):
 
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     "The compact Bunch-Kaufman factorization (LD, pivots) of each symmetric (or Hermitian) matrix of A, and its info."
-    _check_matrix('torch.linalg.ldl_factor_ex', A)
+    _check_matrix('torch.linalg.ldl_factor_ex', A, kernel='ldl_factor_kernel_cpu')
     a, xp = to_device(A._data, 'cpu'), array_namespace(A._data)
     res = [_sytf2(m.copy(), hermitian) for m in a.reshape((math.prod(a.shape[:-2]),) + a.shape[-2:])]
     ld = np.stack([r[0] for r in res]).reshape(a.shape) if res else a.copy()
@@ -374,6 +374,9 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     if B.dim() < 2: raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     if B.dtype is not LD.dtype: raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_dtype_name(B)} and A of type {_dtype_name(LD)} instead.")
     if B.shape[-2] != LD.shape[-1]: raise RuntimeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is {LD.shape[-2]} by {LD.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    if tuple(pivots.shape) != tuple(LD.shape[:-1]): raise RuntimeError(
+        f"torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with shape {list(pivots.shape)} instead")
+    _broadcast_shape(B.shape[:-2], LD.shape[:-2])            # (torch's message: B's batch first)
     batch = np.broadcast_shapes(LD.shape[:-2], pivots.shape[:-1], B.shape[:-2])
     n = LD.shape[-1]
     count = math.prod(batch)
@@ -523,6 +526,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 # %% ../../nbs/reference/linalg_decompositions.ipynb #c1db8a90
 def vecdot(x, y, *, dim=-1):
     "Dot products of the vectors along `dim` of x and y (broadcast), x conjugated."
+    _check_float("linalg.vecdot", x)         # torch's checks: x floating or complex, then one dtype
+    if x.dtype != y.dtype: raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type {_dtype_name(x)} and y of type {_dtype_name(y)} instead")
     return (x.conj() * y).sum(dim)
 
 def cross(input, other, *, dim=-1):
@@ -565,6 +570,17 @@ for _name, _f in _OLD.items(): setattr(Tensor, _name, _f)
 def multi_dot(tensors):
     "The product of a chain of matrices, left to right (the first and last may be vectors)."
     if len(tensors) < 2: raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first, last = tensors[0], tensors[-1]                     # torch's checks, in its order
+    if first.dim() not in (1, 2): raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.dim()}D")
+    if last.dim() not in (1, 2): raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.dim()}D")
+    for i, t in enumerate(tensors[1:-1], 1):
+        if t.dim() != 2: raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    for i in range(1, len(tensors)):
+        if tensors[i].dtype != first.dtype: raise RuntimeError(
+            f"multi_dot(): all tensors must have be the same dtype but tensor 0 is {_cpp(first.dtype)} and tensor {i} {_cpp(tensors[i].dtype)}")
+        a, b = tensors[i - 1], tensors[i]
+        if a.shape[-1] != b.shape[0]: raise RuntimeError(
+            f"multi_dot(): tensors {i - 1} and {i} with shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied")
     out = tensors[0]
     for t in tensors[1:]: out = out @ t
     return out
@@ -572,6 +588,9 @@ def multi_dot(tensors):
 def matrix_power(A, n):
     "A multiplied by itself n times (the identity for 0, the inverse's power for n < 0)."
     _check_matrix('linalg.matrix_power', A, floats=False)     # integer matrices have powers (inv refuses them below 0, as torch)
+    if isinstance(n, builtins.bool) or not hasattr(n, '__index__'):     # torch's argument parser: an int (or what converts to one)
+        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+    n = n.__index__()
     if n < 0: A, n = inv(A), -n
     result, square = None, A
     while n:
@@ -631,7 +650,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
 from .._pointwise import _wrap_out, _SAME, _Cast
 _castable = lambda fn: _Cast(fn + ": Expected result to be safely castable from {R} dtype, but got result with dtype {O}")
 _wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got: {O}", 'matrix_norm': "linalg.matrix_norm expected out tensor dtype {R} but got: {O}",
-                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': None, 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
+                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': _castable('torch.linalg.matrix_rank'), 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
                       'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
                       'matrix_power': lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power'),
                       'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}",

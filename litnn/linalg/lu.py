@@ -11,7 +11,9 @@ from .._creation import zeros_like, eye
 from ..autograd.graph import Op
 from .._pointwise import _const
 from .._views import cat
-from .core import _named, solve_triangular
+from .core import _named, _check_matrix, _check_float, solve_triangular
+from .._tensor import _dtype_name
+from ..autograd.graph import _broadcast_shape
 from ..autograd.broadcasting import _refuse_integers
 
 # %% auto #0
@@ -98,7 +100,7 @@ class LinalgLuFactorExBackward0(Op):
 def _check_lu(fn, A, pivot):
     if A.dim() < 2: raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
     _refuse_integers(A, 'lu_cpu')
-    if not pivot: raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
+    if not pivot: raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")    # (torch names lu_factor for all)
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     "The LU factorization with partial pivoting of each matrix of A: packed LU, 1-based int32 pivots, and info (the first zero pivot, 1-based, or 0)."
@@ -123,6 +125,14 @@ def lu_factor(A, *, pivot=True):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     "P, L, U of A = P L U from packed LU and its pivots (empty tensors for what is not asked for)."
     empty = LU_data.new_empty(0)
+    if unpack_pivots:                                               # torch's checks of the pivots (meta function, then the CPU kernel)
+        if LU_pivots.dtype.name != 'int32':
+            raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                               "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor")
+        p = LU_pivots._data
+        if p.size and bool(((p < 1) | (p > LU_data.shape[-2])).any()):
+            raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                               "Did you properly pass the result of lu_factor?")
     P = _permutation(LU_data, LU_pivots) if unpack_pivots else empty
     L, U = _unpack(LU_data) if unpack_data else (empty, empty)
     return lu_unpack_(P, L, U)
@@ -136,13 +146,25 @@ def lu(A, *, pivot=True):
 # %% ../../nbs/reference/linalg_lu.ipynb #344de4ed
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     "X with A X = B (or X A = B, or with Aᴴ) for A = P L U given by `lu_factor`: two triangular solves and a permutation."
-    if not left: return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT        # X A = B is Aᵀ Xᵀ = Bᵀ
-    if B.dim() < 2 or B.shape[-2] != LU.shape[-1]:
-        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B ({LU.shape[-2]}x{LU.shape[-1]} and "
-                           f"{'x'.join(map(str, B.shape[-2:]))})")
+    _check_float('torch.linalg.lu_solve', LU)                        # torch's checks, in its order (its meta function)
+    if LU.dtype != B.dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type {_dtype_name(LU)} and B of type {_dtype_name(B)} instead")
+    if pivots.dtype.name != 'int32': raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    _check_matrix('torch.linalg.lu_solve', LU, floats=False)
+    if B.dim() < 2: raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    if LU.shape[-2 if left else -1] != B.shape[-2 if left else -1]:
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                           f"({LU.shape[-2]}x{LU.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+    _broadcast_shape(B.shape[:-2], LU.shape[:-2])                   # (torch's message names B's batch first)
+    if not left: return lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH        # X A = B is Aᴴ Xᴴ = Bᴴ
+    p = pivots._data                                                # torch's CPU kernel checks the pivots it is given
+    if p.size and bool((p > LU.shape[-2]).any()):
+        raise RuntimeError("Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the result of lu_factor?")
+    if p.size and bool((p < 1).any()):
+        raise RuntimeError("Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the result of lu_factor?")
     P, L, U = lu_unpack(LU, pivots)
-    if adjoint:                                                     # Aᵀ = Uᵀ Lᵀ Pᵀ
-        Y = solve_triangular(L.mT, solve_triangular(U.mT, B, upper=False), upper=True, unitriangular=True)
+    if adjoint:                                                     # Aᴴ = Uᴴ Lᴴ Pᵀ
+        Y = solve_triangular(L.mH, solve_triangular(U.mH, B, upper=False), upper=True, unitriangular=True)
         return P @ Y
     return solve_triangular(U, solve_triangular(L, P.mT @ B, upper=False, unitriangular=True), upper=True)
 
@@ -151,5 +173,8 @@ def _lu_solve_old(b, LU_data, LU_pivots):
     "torch.lu_solve(b, LU_data, LU_pivots), the older argument order."
     return lu_solve(LU_data, LU_pivots, b)
 
+from .._pointwise import _wrap_out, _SAME
+_wrap_out(globals(), {"lu_factor": (_SAME, _SAME), "lu_factor_ex": (_SAME,) * 3, "lu": (_SAME,) * 3, "lu_unpack": (_SAME,) * 3,    # torch's out= (its structured kernels: the dtype exactly)
+                      "lu_solve": _SAME, "_lu_solve_old": _SAME})
 _OLD = dict(lu_solve=_lu_solve_old, lu_unpack=lu_unpack)
 Tensor.lu_solve = _lu_solve_old

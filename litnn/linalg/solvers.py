@@ -8,28 +8,47 @@ import math
 from .._tensor import Tensor
 from .._creation import eye
 from .._views import diagonal as _diagonal
-from .core import _named, _check_matrix, inv, solve, solve_triangular
+from .core import _named, _check_matrix, _raise_per_matrix, inv, solve, solve_triangular
+from .._tensor import _dtype_name
+from ..autograd.broadcasting import _refuse_integers
+from ..autograd.graph import _broadcast_shape
 
 # %% auto #0
 __all__ = ['triangular_solve_', 'orgqr', 'cholesky_solve', 'cholesky_inverse', 'triangular_solve', 'diagonal', 'tensorinv', 'tensorsolve', 'householder_product']
 
 # %% ../../nbs/reference/linalg_solvers.ipynb #c01aacef
+def _linear_solve_checks(b, A, name):
+    "torch's linearSolveCheckInputs and the batch broadcast after it (_linalg_broadcast_batch_dims): b's and A's dtypes, A square, the sizes."
+    if b.dtype != A.dtype: raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_dtype_name(b)} and A of type {_dtype_name(A)} instead.")
+    if A.shape[-1] != A.shape[-2]: raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if A.shape[-1] != b.shape[-2]: raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {A.shape[-1]} by {A.shape[-1]} "
+                                                      f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    _broadcast_shape(b.shape[:-2], A.shape[:-2])
+
 def cholesky_solve(B, L, upper=False):
     "X with A X = B for A = L Lᵀ (or Uᵀ U with upper) given by its Cholesky factor: two triangular solves."
     if B.dim() < 2 or L.dim() < 2: raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead" if B.dim() < 2 else f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
+    _linear_solve_checks(B, L, 'cholesky_solve')
     if upper: L = L.mH
     L = L - L.triu(1).detach()        # the triangle's values; the derivative of L Lᴴ for every entry, as torch's formula
     return solve(L @ L.mH, B)
 
 def cholesky_inverse(L, upper=False):
     "The inverse of A = L Lᵀ (or Uᵀ U) from its Cholesky factor."
-    _check_matrix('cholesky_inverse', L)
+    _check_matrix('cholesky_inverse', L, floats=False, kernel='cholesky_inverse_out_cpu')
+    _refuse_integers(L, 'cholesky_inverse_out_cpu')
+    if L.numel() and bool((L._data.diagonal(0, -2, -1) == 0).any()):     # torch's CPU kernel refuses a zero on the diagonal
+        _raise_per_matrix('cholesky_inverse', L, lambda m: next((i + 1 for i, v in enumerate(m.diagonal()) if v == 0), 0),
+                          "The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular.")
     return cholesky_solve(eye(L.shape[-1], dtype=L.dtype, device=L.device).expand(L.shape), L, upper)
 
 triangular_solve_ = _named('triangular_solve', ('solution', 'cloned_coefficient'))
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     "The deprecated form of `linalg.solve_triangular`: X with A X = b (Aᵀ X = b with transpose), and a copy of A."
+    for name, t in (('b', b), ('A', A)):          # torch's checks (triangular_solve's meta function, linearSolveCheckInputs)
+        if t.dim() < 2: raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has {t.dim()} dimensions instead")
+    _linear_solve_checks(b, A, 'triangular_solve')
     T = A.mT if transpose else A
     X = solve_triangular(T, b, upper=upper != transpose, unitriangular=unitriangular)
     return triangular_solve_(X, A.clone())
@@ -60,9 +79,16 @@ def tensorsolve(A, B, dims=None):
 # %% ../../nbs/reference/linalg_solvers.ipynb #15efff4b
 def householder_product(A, tau):
     "The first n columns of H_1 ... H_k, H_i = I - τ_i v_i v_iᴴ, v_i the i-th column of A below its diagonal with 1 on it (LAPACK's orgqr)."
+    if A.dim() < 2: raise RuntimeError("torch.linalg.householder_product: input must have at least 2 dimensions.")
     m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
     if m < n: raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if k > n: raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if A.dim() - tau.dim() != 1: raise RuntimeError("torch.linalg.householder_product: Expected tau to have one dimension less than input, "
+                                                    f"but got tau.ndim equal to {tau.dim()} and input.ndim is equal to {A.dim()}")
+    if A.dim() > 2 and tuple(tau.shape[:-1]) != tuple(A.shape[:-2]): raise RuntimeError(
+        f"torch.linalg.householder_product: Expected batch dimensions of tau to be equal to input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype != A.dtype: raise RuntimeError(f"torch.linalg.householder_product: tau dtype {_dtype_name(tau)} does not match input dtype {_dtype_name(A)}")
+    _refuse_integers(A, 'orgqr_cpu')
     V = A.tril(-1) + eye(m, n, dtype=A.dtype, device=A.device)
     Q = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
     for i in reversed(range(k)):                     # Q = H_i Q, innermost first
@@ -75,7 +101,7 @@ Tensor.orgqr = householder_product
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #9dd47440
 from .._pointwise import _wrap_out, _Cast, _SAME
-_wrap_out(globals(), {'triangular_solve': (_SAME, _SAME), 'tensorsolve': None, 'householder_product': None, 'tensorinv': _Cast("tensorinv: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")})
+_wrap_out(globals(), {'triangular_solve': (_SAME, _SAME), 'tensorsolve': None, 'householder_product': _Cast('torch.linalg.householder_product: Expected result to be safely castable from {R} dtype, but got result with dtype {O}'), 'tensorinv': _Cast("tensorinv: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")})
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #52e99b27
 _wrap_out(globals(), {'cholesky_inverse': _Cast("cholesky_inverse: Expected result to be safely castable from {R} dtype, but got result with dtype {O}"), 'cholesky_solve': _Cast("cholesky_solve: Expected result to be safely castable from {R} dtype, but got result with dtype {O}")})

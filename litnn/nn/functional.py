@@ -445,9 +445,10 @@ def logsigmoid(input):
     _float_only(input, LogSigmoidBackward0.kernel); return LogSigmoidBackward0.apply(input)
 
 # %% ../../nbs/40a_activation_functions.ipynb #1436c881
-from .._pointwise import _wrap_out, _FOUND, _OUT_FN, _SAME
+from .._pointwise import _wrap_out, _FOUND, _OUT_FN, _SAME, _ALL
 _OUT_FN['logsigmoid'] = 'log_sigmoid_forward'          # the kernel's name, in the message about autograd
-_wrap_out(globals(), {'linear': _SAME, 'hardshrink': _FOUND, 'softplus': _FOUND, 'softshrink': _FOUND, 'gelu': _FOUND, 'logsigmoid': "expected scalar type {R} but found {O}"})
+_wrap_out(globals(), {'hardshrink': _FOUND, 'softplus': _FOUND, 'softshrink': _FOUND, 'gelu': _FOUND}, overlap=_ALL)     # (elementwise kernels)
+_wrap_out(globals(), {'linear': _SAME, 'logsigmoid': "expected scalar type {R} but found {O}"})
 
 # %% ../../nbs/40a_activation_functions.ipynb #a9f4ba3f
 def softsign(input):
@@ -2643,7 +2644,7 @@ def native_channel_shuffle(input, groups):
 
 # %% ../../nbs/reference/nn/distance.ipynb #b4202419
 import numpy as np
-from ..backend import array_namespace, int64
+from ..backend import array_namespace, int64, _row_major
 from .._tensor import Tensor, _dtype_name
 from ..functional import norm
 from ..autograd.graph import _check_tensors
@@ -2660,7 +2661,7 @@ def one_hot(tensor, num_classes=-1):
     if num_classes == -1: num_classes = int(a.max()) + 1
     if a.size and int(a.min()) < 0: raise RuntimeError("Class values must be non-negative.")
     if a.size and int(a.max()) >= num_classes: raise RuntimeError("Class values must be smaller than num_classes.")
-    return Tensor._make((a[..., None] == xp.arange(num_classes)).astype(np.int64))
+    return Tensor._make(_row_major((a[..., None] == xp.arange(num_classes)).astype(np.int64)))
 
 # %% ../../nbs/reference/nn/distance.ipynb #149bf26d
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

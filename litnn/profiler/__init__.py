@@ -10,6 +10,7 @@ __all__ = ['profile', 'schedule', 'supported_activities', 'tensorboard_trace_han
 from litnn.profiler.profiler import (   # reference/profiler/profiler
     ProfilerAction, ProfilerActivity, profile, schedule, supported_activities, tensorboard_trace_handler, _KinetoProfile,
     ExecutionTraceObserver)
+from . import itt     # torch.profiler.itt (reference/profiler/itt)
 from ..autograd.profiler import record_function   # reference/backprop/profiler
 from . import profiler
 _all_ = ['profile', 'schedule', 'supported_activities', 'tensorboard_trace_handler', 'ProfilerAction', 'ProfilerActivity',

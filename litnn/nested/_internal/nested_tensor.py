@@ -198,19 +198,29 @@ NestedTensor.flatten = _flatten
 # %% ../../../nbs/reference/nested/nested_tensor.ipynb #b3ccf273
 _DUNDER = {'add': 'add', 'sub': 'sub', 'mul': 'mul', 'div': 'truediv', 'pow': 'pow'}
 
+def _others(self, other, name):
+    "What each component of `self` meets in the binary op `name`: `other`'s components, its slices, or `other` itself."
+    if isinstance(other, NestedTensor):
+        if other._ragged is not self._ragged or len(other) != len(self):
+            shapes = [', '.join(map(repr, t.shape)) for t in (self, other)]
+            raise RuntimeError(f"cannot call binary pointwise function {name}.Tensor with inputs of shapes ({shapes[0]}) and ({shapes[1]})")
+        return other._components
+    if isinstance(other, Tensor) and other.dim() == self.dim():   # (B or 1, ...): one slice per component
+        return [other[i if other.shape[0] > 1 else 0] for i in range(len(self))]
+    return [other] * len(self)
+
 def _binary(name):
     "The nested form of the binary op `name` (`add`, `mul`...)."
     dunder = f'__{_DUNDER[name]}__'
-    def op(self, other):
-        if isinstance(other, NestedTensor):
-            if other._ragged is not self._ragged or len(other) != len(self):
-                shapes = [', '.join(map(repr, t.shape)) for t in (self, other)]
-                raise RuntimeError(f"cannot call binary pointwise function {name}.Tensor with inputs of shapes ({shapes[0]}) and ({shapes[1]})")
-            others = other._components
-        elif isinstance(other, Tensor) and other.dim() == self.dim():   # (B or 1, ...): one slice per component
-            others = [other[i if other.shape[0] > 1 else 0] for i in range(len(self))]
-        else: others = [other] * len(self)
-        return self._with([getattr(c, dunder)(o) for c, o in zip(self._components, others)])
+    def op(self, other): return self._with([getattr(c, dunder)(o) for c, o in zip(self._components, _others(self, other, name))])
+    return op
+
+def _binary_(name):
+    "The nested in-place form `name_` (`add_`, `mul_`...): each component changed in place (recorded, as any in-place op)."
+    def op(self, other, **kw):
+        for c, o in zip(self._components, _others(self, other, name + '_')): getattr(c, name + '_')(o, **kw)
+        return self
+    op.__name__ = name + '_'
     return op
 
 # %% ../../../nbs/reference/nested/nested_tensor.ipynb #8518bc94
@@ -219,6 +229,9 @@ for _n, _d in _DUNDER.items():
     setattr(NestedTensor, f'__r{_d}__', lambda self, other, _d=_d: self._with([getattr(c, f'__r{_d}__')(other) for c in self._components]))
 NestedTensor.add, NestedTensor.sub, NestedTensor.mul, NestedTensor.div = (NestedTensor.__add__, NestedTensor.__sub__,
                                                                           NestedTensor.__mul__, NestedTensor.__truediv__)
+for _n in ('add', 'sub', 'mul', 'div'):       # in place: `nt.add_(x)`, `nt += x`
+    setattr(NestedTensor, f'{_n}_', _binary_(_n))
+    setattr(NestedTensor, f'__i{_DUNDER[_n]}__', getattr(NestedTensor, f'{_n}_'))
 
 def _unary(name): return lambda self: self._with([getattr(c, name)() for c in self._components])
 for _n in ['neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'square', 'sign']:
