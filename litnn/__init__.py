@@ -383,6 +383,9 @@ from . import __future__   # torch.__future__: `import torch` makes it (referenc
 # %% ../nbs/reference/futures.ipynb #5cd349d6
 from . import futures
 
+# %% ../nbs/reference/distributions/gamma.ipynb #a7c3e9d1
+from .distributions.gamma import _standard_gamma   # torch._standard_gamma (a private name: `import *` leaves it out)
+
 # %% ../nbs/reference/torch/higher_order_ops.ipynb #9448b676
 def cond(pred, true_fn, false_fn, operands=()):
     "`true_fn(*operands)` if `pred` (a bool or a one-element tensor) holds, else `false_fn(*operands)`."

@@ -9,14 +9,15 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 import builtins, re, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of, _dtype_name, _INFERENCE_INPLACE
-from .backend import _by_np, _row_major
+from .backend import _by_np, _row_major, _writeable_alias
 from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
-from .autograd.engine import _inplace, _check_inplace, _check_partial_overlap, _check_indexed_write, _check_no_overlap, _EXPANDED_VIEW
+from .autograd.engine import _inplace, _check_inplace, _check_indexed_write, _check_no_overlap, _EXPANDED_VIEW
+from .autograd.broadcasting import _check_partial_overlap
 from ._views import _view_of
-from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _writeable_alias, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
+from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
 
 # %% ../nbs/18_indexing.ipynb #6464820c
@@ -397,13 +398,13 @@ def _shares_elements(self, value):
             and not (_Mode.grad and (self._requires_grad or self._base._requires_grad or isinstance(value, Tensor) and value._requires_grad)))
 
 def _fill_shared(self, result, where, op):
-    """torch's (deprecated) `op` (masked_fill_, index_fill_; None: fill_diagonal_, unwarned) on an expanded tensor, with its warning: the filled elements of
+    """torch's (deprecated) `op` (masked_fill_, index_fill_) on an expanded tensor, with its warning: the filled elements of
     array `result` written into the memory the elements share with the base (one selected alias sets the element for all)."""
     a = self._data
     if not getattr(a.flags, 'writeable', True): a = _writeable_alias(a, self._base._data)    # (numpy's broadcast memory is read-only)
     if a is None: raise RuntimeError(_EXPANDED_VIEW)
-    if op: warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
-                         "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=3)
+    warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
+                  "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=3)
     xp = array_namespace(a)
     xp.copyto(a, result, where=xp.broadcast_to(to_device(where, array_device(a)), a.shape))
     _version_counter(self)[0] += 1

@@ -194,7 +194,8 @@ class ClampBackward0(Op):
     @staticmethod
     def forward(ctx, x, min, max):
         ctx.save_for_backward(x, min, max)
-        return _clip(array_namespace(x._data), x._data, _array_of(min), _array_of(max))
+        a, lo = x._data, _array_of(min)                  # (the input's layout, as torch's TensorIterator: it is the first operand)
+        return _first_layout(_clip(array_namespace(a), a, lo, _array_of(max)), a, lo if getattr(lo, 'ndim', 0) else _array_of(max))
     @staticmethod
     def backward(ctx, g):
         x, lo, hi = ctx.saved_tensors
@@ -286,6 +287,7 @@ class PowBackward0(Op):
             xp = array_namespace(a)                                               # 1 stays 1, -1 alternates, the rest round to 0
             out = xp.where(e < 0, xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (e % 2), 0)).astype(a.dtype), a ** xp.maximum(e, 0))
         elif isinstance(p, Tensor): out = _cpow(a, e) if a.dtype.kind == 'c' else a ** e     # (a tensor exponent: no special cases in torch)
+        if isinstance(p, Tensor) and isinstance(x, Tensor): out = _first_layout(out, a, e)     # (the base's layout, as torch's TensorIterator)
         else: out = _power(a, e)
         if isinstance(p, Tensor): ctx.save_output(out)      # the exponent's gradient is x^p log x
         return out
@@ -1527,7 +1529,7 @@ for _f, _name in ((asin, 'arcsin'), (acos, 'arccos'), (atan, 'arctan'), (asinh, 
                   (atanh, 'arctanh'), (trunc, 'fix'), (abs, 'absolute')): setattr(Tensor, _name, _f)
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #4a7c6076
-from .autograd.engine import _check_partial_overlap
+from .autograd.broadcasting import _check_partial_overlap
 
 def _inplace_form(f, name):
     def method(self, *args, **kw):

@@ -460,7 +460,10 @@ Tensor.baddbmm, Tensor.addbmm, Tensor.addmv = baddbmm, addbmm, addmv
 def _into_self(f):
     "`Tensor.f_`: f's result copied into self; a tensor given for beta/alpha is read under the name `f_`, as torch's messages."
     def f_(self, a, b, *, beta=1, alpha=1):
-        return self.copy_(f(self, a, b, beta=_alpha_number(beta, f_.__name__, 'beta'), alpha=_alpha_number(alpha, f_.__name__)))
+        r = f(self, a, b, beta=_alpha_number(beta, f_.__name__, 'beta'), alpha=_alpha_number(alpha, f_.__name__))
+        if f.__name__ != "addbmm" and tuple(r.shape) != tuple(self.shape):      # (torch's addbmm_ writes through addbmm_out: it resizes self)
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size {list(r.shape)} should match")
+        return self.copy_(r)
     f_.__name__ = f_.__qualname__ = f.__name__ + '_'
     return f_
 
@@ -472,16 +475,12 @@ from .backend import array_namespace
 from ._tensor import Tensor, _dtype_name
 from .autograd.graph import Op
 from ._pointwise import _named_tuple, return_types
-from ._products import addmm
+from ._products import addmm, _into_self
 from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
 from ._views import cat
 
 # %% ../nbs/reference/torch/products_inplace_and_householder.ipynb #52326f30
-def _addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-    "`self = beta·self + alpha·mat1 @ mat2`, in place."
-    return self.copy_(addmm(self, mat1, mat2, beta=_alpha_number(beta, 'addmm_', 'beta'), alpha=_alpha_number(alpha, 'addmm_')))
-
-Tensor.addmm_ = _addmm_
+Tensor.addmm_ = _into_self(addmm)     # `self = beta·self + alpha·mat1 @ mat2`, in place
 
 def addmv_(input, mat, vec, *, beta=1, alpha=1):
     "`input = beta·input + alpha·mat @ vec`, in place (`Tensor.addmv_` as a function)."
@@ -772,6 +771,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 @patch
 def addr_(self:Tensor, vec1, vec2, *, beta=1, alpha=1):
+    if self.dim() != 2: raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")     # torch's in-place checks
+    if vec1.dim() == vec2.dim() == 1 and tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: {list(vec1.shape)}, v2: {list(vec2.shape)}")
     return self.copy_(addr(self, vec1, vec2, beta=_alpha_number(beta, 'addr_', 'beta'), alpha=_alpha_number(alpha, 'addr_')))
 Tensor.addr = addr
 

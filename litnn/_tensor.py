@@ -1492,6 +1492,8 @@ def fill_diagonal_(self:Tensor, fill_value, wrap=False):
     mask = np.zeros(self.shape, bool)
     np.fill_diagonal(mask, True, wrap=wrap)
     mask = self.new_tensor(mask).bool()
-    from litnn._indexing import _shares_elements, _fill_shared      # (indexing is built on this module)
-    if _shares_elements(self, fill_value): return _fill_shared(self, self.masked_fill(mask, fill_value)._data, mask._data, None)   # (expanded: no warning)
+    if 0 in getattr(self._data, 'strides', ()):     # an expanded self: masked_fill_ writes through it, and warns; torch's fill_diagonal_ does not
+        with warnings.catch_warnings():
+            warnings.filterwarnings('ignore', 'Use of masked_fill_ on expanded tensors')
+            return self.masked_fill_(mask, fill_value)
     return self.masked_fill_(mask, fill_value)

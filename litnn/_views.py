@@ -13,6 +13,7 @@ from ._tensor import Tensor, _wrap_dim, _LEGACY, _array_of
 from .autograd.graph import Op
 from .autograd.broadcasting import ViewBackward0, ExpandBackward0, _dims
 from .autograd.engine import _EXPANDED_VIEW, _check_overlap
+from .backend import _writeable_alias
 from ._tensor import _version_counter
 from .autograd.grad_mode import _Mode
 import weakref
@@ -256,24 +257,6 @@ def _warn_expanded_write(key, v):
     if getattr(key, 'dtype', None) == bool and getattr(v, 'ndim', 0) == 0:
         warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
                       "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=5)
-
-class _Interface:
-    "An `__array_interface__` for numpy to wrap (it keeps the array it describes alive)."
-    def __init__(self, iface, keep): self.__array_interface__, self._keep = iface, keep
-
-def _owner(a):
-    "The numpy array that owns the memory array `a` views."
-    while isinstance(a.base, np.ndarray): a = a.base
-    return a
-
-def _writeable_alias(a, base):
-    """A writeable array over the read-only broadcast memory `a` of a view of `base` (an expanded tensor's), when that memory
-    is `base`'s and writeable; else None (never another tensor's memory, nor a shared read-only constant)."""
-    if type(a) is not np.ndarray or type(base) is not np.ndarray or a.flags.writeable: return None
-    owner = _owner(a)
-    if owner is not _owner(base) or not owner.flags.writeable: return None
-    iface = dict(a.__array_interface__); iface['data'] = (iface['data'][0], False)
-    return np.asarray(_Interface(iface, a))
 
 def _put_through(out, key, v, base):
     """`out[key] = v` for a view of array `base` (or None) that, as torch's (deprecated, with its warnings) index_put_ on an

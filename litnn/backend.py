@@ -9,12 +9,7 @@ try: import ml_dtypes
 except ImportError: ml_dtypes = None
 
 # %% auto #0
-__all__ = ['float16', 'float32', 'float64', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz',
-           'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'uint16', 'uint32', 'uint64', 'complex64', 'complex128',
-           'half', 'float', 'double', 'cfloat', 'cdouble', 'complex32', 'chalf', 'short', 'int', 'long',
-           'default_generator', 'contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format', 'dtype',
-           'get_default_dtype', 'to_dtype', 'promote_types', 'result_type', 'device', 'array_namespace', 'array_device',
-           'to_device', 'xp_for', 'Generator', 'memory_format']
+__all__ = ['float16', 'float32', 'float64', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'uint16', 'uint32', 'uint64', 'complex64', 'complex128', 'half', 'float', 'double', 'cfloat', 'cdouble', 'complex32', 'chalf', 'short', 'int', 'long', 'default_generator', 'contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'to_dtype', 'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for', 'Generator', 'memory_format']
 
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
@@ -608,3 +603,22 @@ def _quiet_fp(show):
 
 if not getattr(warnings._showwarnmsg, '_litnn', False): warnings._showwarnmsg = _quiet_fp(warnings._showwarnmsg)
 
+
+# %% ../nbs/17_views.ipynb #f763223f
+class _Interface:
+    "An `__array_interface__` for numpy to wrap (it keeps the array it describes alive)."
+    def __init__(self, iface, keep): self.__array_interface__, self._keep = iface, keep
+
+def _owner(a):
+    "The numpy array that owns the memory array `a` views."
+    while isinstance(a.base, np.ndarray): a = a.base
+    return a
+
+def _writeable_alias(a, base):
+    """A writeable array over the read-only broadcast memory `a` of a view of `base` (an expanded tensor's), when that memory
+    is `base`'s and writeable; else None (never another tensor's memory, nor a shared read-only constant)."""
+    if type(a) is not np.ndarray or type(base) is not np.ndarray or a.flags.writeable: return None
+    owner = _owner(a)
+    if owner is not _owner(base) or not owner.flags.writeable: return None
+    iface = dict(a.__array_interface__); iface['data'] = (iface['data'][0], False)
+    return np.asarray(_Interface(iface, a))

@@ -415,7 +415,7 @@ def tensordot(a, b, dims=2, out=None):
     if isinstance(dims, (tuple, list)) and len(dims) == 2:     # two lists of ints (torch's argument parser for dims_self, dims_other)
         for name, pos, v in (('dims_self', 3, dims[0]), ('dims_other', 4, dims[1])):
             if not isinstance(v, (tuple, list)): raise TypeError(f"tensordot(): argument '{name}' (position {pos}) must be tuple of ints, not {type(v).__name__}")
-            bad = next((i for i, d in enumerate(v) if not isinstance(d, int)), None)
+            bad = next((i for i, d in enumerate(v) if isinstance(d, bool) or not hasattr(d, "__index__")), None)     # (numpy ints, 0-d int tensors pass)
             if bad is not None: raise TypeError(f"tensordot(): argument '{name}' (position {pos}) must be tuple of ints, but found element of type {type(v[bad]).__name__} at pos {bad}")
     if out is not None:          # torch's out=: resized as needed, of the result's dtype exactly
         return _write_out(tensordot, "tensordot: Expected the output tensor to have dtype {R}, but got an output tensor with dtype {O}", out, (a, b, dims), {})

@@ -156,6 +156,7 @@ BINARY = {
     'atan2': lambda L, x, y: x.atan2(y), 'hypot': lambda L, x, y: x.hypot(y), 'lerp': lambda L, x, y: x.lerp(y, 0.5),
     'lerp_tensor_weight': lambda L, x, y: x.lerp(y, L.full_like(y, 0.25)), 'erfinv': lambda L, x, y: (x * 0.1).erfinv(),
     'erfc': lambda L, x, y: x.erfc(), 'eq': lambda L, x, y: x.eq(y), 'gt': lambda L, x, y: x > y,
+    'pow': lambda L, x, y: x.abs().pow(y), 'clamp': lambda L, x, y: x.clamp(-y, y), 'float_power': lambda L, x, y: x.abs().float_power(y).float(),
     'where': lambda L, x, y: L.where(x > 0, x, y), 'fmax': lambda L, x, y: x.fmax(y), 'heaviside': lambda L, x, y: x.heaviside(y),
     'maximum': lambda L, x, y: L.maximum(x, y), 'minimum': lambda L, x, y: x.minimum(y), 'logical_and': lambda L, x, y: x.logical_and(y),
     'bitwise_xor': lambda L, x, y: (x * 10).int() ^ (y * 10).int(), 'xlogy': lambda L, x, y: x.xlogy(y), 'copysign': lambda L, x, y: x.copysign(y), 'fmod': lambda L, x, y: x.fmod(y),

@@ -226,6 +226,23 @@ def test_gamma_gradient_matches_torchs_approximation():
     np.testing.assert_allclose(mine, theirs, rtol=2e-3)
 
 
+def test_standard_gamma_is_torchs_top_level_primitive():
+    "torch._standard_gamma (zuko's GeneralizedNormal samples with it): seeded draws, a generator, dtypes, its gradient and refusals."
+    for dt in ('float32', 'float64'):
+        a = [0.3, 1.5, 2., 7.5]
+        lg, tg = litnn.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+        l = litnn._standard_gamma(litnn.tensor(a, dtype=getattr(litnn, dt)), generator=lg)
+        t = torch._standard_gamma(torch.tensor(a, dtype=getattr(torch, dt)), generator=tg)
+        assert str(l.dtype).split('.')[1] == str(t.dtype).split('.')[1]
+        np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-6)
+        litnn.manual_seed(5); torch.manual_seed(5)
+        la, ta = litnn.tensor(a, dtype=getattr(litnn, dt), requires_grad=True), torch.tensor(a, dtype=getattr(torch, dt), requires_grad=True)
+        litnn._standard_gamma(la).sum().backward(); torch._standard_gamma(ta).sum().backward()
+        np.testing.assert_allclose(la.grad.numpy(), ta.grad.numpy(), rtol=2e-3)      # (torch's gradient is an approximation)
+    for lib in (litnn, torch):
+        with pytest.raises(TypeError, match="argument 'input' \\(position 1\\) must be Tensor, not float"): lib._standard_gamma(1.5)
+        with pytest.raises(NotImplementedError, match='"gamma_cpu" not implemented for \'Long\''): lib._standard_gamma(lib.tensor([1, 2]))
+
 def test_gamma_gradient_is_exact():
     "Against the finite difference of the quantile, computed with mpmath's incomplete gamma function."
     mpmath = pytest.importorskip('mpmath')

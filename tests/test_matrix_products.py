@@ -83,8 +83,11 @@ def test_addbmm_shape_checks_as_torch(shapes):
 
 def test_tensordot_dims_checks_and_out_as_torch():
     a, b = np.random.default_rng(0).standard_normal((2, 3)), np.random.default_rng(1).standard_normal((3, 4))
-    for dims in (1.5, np.int64(1), 3, -1):
+    for dims in (1.5, np.int64(1), 3, -1, (1, [0]), ([1], 0), ([1.0], [0]), ([True], [0])):
         _same_message(lambda lib: lib.tensordot(lib.tensor(a), lib.tensor(b), dims))
+    for dims in (((1,), (0,)), ([np.int64(1)], [0])):
+        np.testing.assert_allclose(litnn.tensordot(litnn.tensor(a), litnn.tensor(b), dims).numpy(),
+                                   torch.tensordot(torch.tensor(a), torch.tensor(b), dims).numpy(), rtol=1e-12)
     for dt in ('float32', 'int32'):
         _same_message(lambda lib: lib.tensordot(lib.tensor(a), lib.tensor(b), 1, out=lib.empty(2, 4, dtype=getattr(lib, dt))))
     for shape in ((0,), (2, 4)):            # an empty out is resized (no warning); one of the right shape is written
@@ -128,3 +131,14 @@ def test_private_compute_linear_combination_as_torch():
     litnn._compute_linear_combination(litnn.tensor(x), litnn.tensor(c), out=lo); torch._compute_linear_combination(torch.tensor(x), torch.tensor(c), out=to)
     np.testing.assert_allclose(lo.numpy(), to.numpy(), rtol=1e-6)
     _same_message(lambda lib: lib._compute_linear_combination(lib.rand([]), lib.rand(2, 2)))
+
+
+def test_inplace_fused_products_check_self_as_torch():
+    "addmm_/baddbmm_/addmv_ refuse a self of another shape than the result ('Bad in-place call'); addr_ wants a 2-D self of the outer's shape."
+    for f in [lambda lib: lib.ones(3, 1).addmm_(lib.ones(3, 2), lib.ones(2, 4)), lambda lib: lib.ones(3).addmm_(lib.ones(2, 4), lib.ones(4, 3)),
+              lambda lib: lib.ones(1, 3, 4).baddbmm_(lib.ones(2, 3, 5), lib.ones(2, 5, 4)), lambda lib: lib.ones(1).addmv_(lib.ones(3, 5), lib.ones(5)),
+              lambda lib: lib.addmv_(lib.ones(1), lib.ones(3, 5), lib.ones(5)), lambda lib: lib.ones(3, 4).addr_(lib.ones(3), lib.ones(5)),
+              lambda lib: lib.ones(3, 5, 1).addr_(lib.ones(3), lib.ones(5))]:
+        _same_message(f)
+    for lib in (torch, litnn):      # a self of the result's shape is written in place
+        x = lib.ones(2, 3); assert x.addmm_(lib.ones(2, 4), lib.ones(4, 3), beta=2) is x and x.tolist() == [[6.0] * 3] * 2

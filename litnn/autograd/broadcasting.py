@@ -11,6 +11,8 @@ from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, 
 from ..backend import _by_np, _cpp
 from .graph import Op, Node, _FREED, _Packed, _num, _ndarray
 from .grad_mode import _Mode
+from ..backend import _writeable_alias
+from ..storage import _root as _memory_root, _address
 
 # %% auto #0
 __all__ = ['ToCopyBackward0', 'SumBackward0', 'SumBackward1', 'ExpandBackward0', 'ViewBackward0']
@@ -206,7 +208,6 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
                 raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. "
                                    "Please clone() the tensor before performing the operation.")
     if fn in _OVERLAP_CHECKED:
-        from litnn.autograd.engine import _check_partial_overlap      # (the engine imports this module)
         for t in inputs[_OVERLAP_CHECKED[fn]]:
             if isinstance(t, Tensor): _check_partial_overlap(out._data, t._data)
     r, a = compute()._data, out._data
@@ -227,7 +228,6 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
         out._data = a = (array_namespace(a).empty_like(r, dtype=a.dtype) if _OVERLAP_CHECKED.get(fn) == slice(None)
                          else array_namespace(a).empty(r.shape, a.dtype))
     if a.size and fn in _FILLS and not getattr(a.flags, 'writeable', True) and out._base is not None:   # an expanded out, filled through its base (torch's fill_)
-        from litnn._views import _writeable_alias       # (the views import this module)
         a = _writeable_alias(a, out._base._data)
     if a is None: raise RuntimeError(f"{fn}(): cannot write into an expanded tensor whose memory is not its base's; clone() it first")
     if a.size and fn == 'eye' and a is not out._data: a[...] = 0; a[r.astype(bool)] = 1     # (repeated memory: torch's eye is zero_, then each 1)
@@ -424,3 +424,25 @@ def _shapes(x, y):
         sx, sy = x._data.shape, y._data.shape
         if sx != sy: return sx, sy
     return None
+
+# %% ../../nbs/13_backprop_engine.ipynb #c5b7db30
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+                    "location. Please clone() the tensor before performing the operation.")
+
+def _dense(a):
+    "torch's `is_non_overlapping_and_dense`: the elements fill the span of memory they cover exactly once, dims in any order."
+    expected = a.itemsize
+    for n, s in sorted(((n, s) for n, s in zip(a.shape, a.strides) if n != 1), key=lambda ns: ns[1]):
+        if s != expected: return False
+        expected *= n
+    return True
+
+def _check_partial_overlap(out, a):
+    """Refuse to write elementwise into array `out` from input `a` when they share some of their memory but are not the
+    same elements in the same order, as torch's `assert_no_partial_overlap`; not dense layouts are not compared."""
+    if out is a or (out.base is None and a.base is None) or not out.size or not a.size: return   # (separate allocations)
+    if _memory_root(out) is not _memory_root(a) or not (_dense(out) and _dense(a)): return
+    ob, ab = _address(out), _address(a)
+    oe, ae = ob + out.nbytes, ab + a.nbytes
+    if (ob, oe) == (ab, ae) and out.strides == a.strides: return        # the same memory, read as it is written
+    if ob < ae and ab < oe: raise RuntimeError(_PARTIAL_OVERLAP)

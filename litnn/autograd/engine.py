@@ -9,7 +9,8 @@ from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _type_string, _INFERENCE_INPLACE
 from .graph import AccumulateGrad, Node, _edge, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note
 from .grad_mode import _Mode
-from .broadcasting import _can_cast, _cast_refused, _half, _fma
+from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
+from ..backend import _writeable_alias
 from .._tensor import _dense_order, _laid_out, _SparseArray
 from .. import fused
 from .operators import add, mul, _alpha_number
@@ -403,27 +404,6 @@ def _check_overlap(a):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
                            "memory location. Please clone() the tensor before performing the operation.")
 
-_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
-                    "location. Please clone() the tensor before performing the operation.")
-
-def _dense(a):
-    "torch's `is_non_overlapping_and_dense`: the elements fill the span of memory they cover exactly once, dims in any order."
-    expected = a.itemsize
-    for n, s in sorted(((n, s) for n, s in zip(a.shape, a.strides) if n != 1), key=lambda ns: ns[1]):
-        if s != expected: return False
-        expected *= n
-    return True
-
-def _check_partial_overlap(out, a):
-    """Refuse to write elementwise into array `out` from input `a` when they share some of their memory but are not the
-    same elements in the same order, as torch's `assert_no_partial_overlap`; not dense layouts are not compared."""
-    if out is a or (out.base is None and a.base is None) or not out.size or not a.size: return   # (separate allocations)
-    if _memory_root(out) is not _memory_root(a) or not (_dense(out) and _dense(a)): return
-    ob, ab = _address(out), _address(a)
-    oe, ae = ob + out.nbytes, ab + a.nbytes
-    if (ob, oe) == (ab, ae) and out.strides == a.strides: return        # the same memory, read as it is written
-    if ob < ae and ab < oe: raise RuntimeError(_PARTIAL_OVERLAP)
-
 def _check_no_overlap(out, a):
     """torch's `assert_no_overlap`: array `out`, written in place, may share no memory with input `a`, not even the same
     elements in the same order (an index or a source read while self is written: index_add_, scatter_, put_...)."""
@@ -510,7 +490,6 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
             raise _cast_refused(result._data.dtype, a.dtype)
         try: a[...] = result._data
         except ValueError:          # numpy's read-only broadcast memory: only a write of one value (fill_) goes through, as torch
-            from litnn._views import _writeable_alias      # (the views import the engine)
             alias = _writeable_alias(a, base._data) if _overlap_ok and base is not None else None
             if alias is None: raise RuntimeError(_EXPANDED_VIEW) from None
             alias[...] = result._data

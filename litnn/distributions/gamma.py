@@ -35,8 +35,8 @@ def _standard_gamma_grad_array(xp, alpha, x):
 
 class _StandardGamma(Function):
     @staticmethod
-    def forward(ctx, alpha):
-        a, g = alpha._data, _generator(alpha.device)
+    def forward(ctx, alpha, generator=None):
+        a, g = alpha._data, _generator(alpha.device, generator)
         if a.dtype not in (np.float32, np.float64): raise NotImplementedError(f'"gamma_cpu" not implemented for \'{_LEGACY[alpha.dtype.name]}\'')
         if isinstance(g, _TorchRng): x = _standard_gamma_draws(g, a)      # torch's sampler, draw for draw (19_random_sampling)
         else:                                                             # CuPy: its own sampler, the same conventions
@@ -53,9 +53,12 @@ class _StandardGamma(Function):
         alpha, x = ctx.saved_tensors
         xp = array_namespace(x._data)
         d = _standard_gamma_grad_array(xp, alpha._data.astype(np.float64), x._data.astype(np.float64))
-        return g * Tensor._make(d.astype(x._data.dtype, copy=False))
+        return g * Tensor._make(d.astype(x._data.dtype, copy=False)), None
 
-def _standard_gamma(alpha): return _StandardGamma.apply(alpha)
+def _standard_gamma(input, generator=None):
+    "Gamma(α, 1) samples for the tensor of α `input`, differentiable in α: `torch._standard_gamma` (zuko's GeneralizedNormal draws with it)."
+    if not isinstance(input, Tensor): raise TypeError(f"_standard_gamma(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return _StandardGamma.apply(input, generator)
 
 # %% ../../nbs/reference/distributions/gamma.ipynb #d5347eb0
 class Gamma(ExponentialFamily):
