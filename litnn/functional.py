@@ -355,8 +355,13 @@ from .linalg.lu import lu_factor_ex
 
 # %% ../nbs/reference/linalg_lu.ipynb #0c811224
 def lu(A, pivot=True, get_infos=False):
-    "torch.lu, the older name: (LU, pivots), and info with get_infos (otherwise a zero pivot raises)."
-    LU, piv, info = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    "torch.lu, the older name: (LU, pivots), and info with get_infos (a zero pivot is no error: torch's _lu_with_info)."
+    from litnn._flags import _warn_once
+    _warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+               "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+               "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+               "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)", stacklevel=None)
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
     return (LU, piv, info) if get_infos else (LU, piv)
 
 Tensor.lu = lu

@@ -198,3 +198,14 @@ def test_softshrink_lambda_check_names_the_dtype(dtype, lambd):
         else:   # accepted by torch: the same values
             np.testing.assert_allclose(f(litnn).float().numpy(), f(torch).float().numpy()); return
     same_message(f)
+
+@pytest.mark.parametrize('name,kw', [('softplus', {'beta': np.log(2) / (1 - 1e-3)}), ('softplus', {'threshold': np.float64(10)}),
+                                     ('leaky_relu', {'negative_slope': np.float64(0.1)}), ('elu', {'alpha': np.float64(0.5)}),
+                                     ('celu', {'alpha': np.float64(0.5)}), ('softshrink', {'lambd': np.float64(0.2)}),
+                                     ('leaky_relu', {'negative_slope': np.float32(0.1), 'inplace': True}), ('elu', {'alpha': np.float64(1.0), 'inplace': True})])
+def test_numpy_scalar_parameters_are_numbers(name, kw):
+    "A numpy float64 parameter (nflows' softplus(x, beta=np.log(2) / ...)) is a number to torch: a float32 input stays float32."
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    l, t = getattr(LF, name)(litnn.tensor(x), **kw), getattr(TF, name)(torch.tensor(x), **kw)
+    assert str(l.dtype).split('.')[1] == str(t.dtype).split('.')[1] == 'float32'
+    np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-6, atol=1e-7)

@@ -332,3 +332,19 @@ def test_ldl_solve_pivots_and_batch_checks_as_torch():
     same_message(f)
     same_message(lambda lib: f(lib, lambda l: l.ones(2, dtype=l.int32), (2, 3, 2)))
     close(f(litnn, b=(1, 3, 2)), f(torch, b=(1, 3, 2)))
+
+def test_lu_input_checks_and_old_lu_as_torch():
+    "1-D inputs and half precision in torch's words; torch.lu (deprecated, warns) returns the factors of a singular matrix without error."
+    for f in [lambda lib: lib.linalg.lu_factor(lib.ones(3)), lambda lib: lib.linalg.lu_factor_ex(lib.ones(3)), lambda lib: lib.linalg.lu(lib.ones(3)),
+              lambda lib: lib.linalg.lu_factor_ex(lib.eye(3, dtype=lib.float16)), lambda lib: lib.linalg.lu(lib.eye(3, dtype=lib.bfloat16)),
+              lambda lib: lib.linalg.lu(lib.ones(3, 3, dtype=lib.int32)), lambda lib: lib.lu_unpack(lib.ones(3), lib.ones(3, dtype=lib.int32)),
+              lambda lib: lib.linalg.lu_solve(lib.linalg.lu_factor(lib.eye(3))[0], lib.ones(2, dtype=lib.int32), lib.ones(3, 2)),
+              lambda lib: lib.linalg.lu_solve(lib.linalg.lu_factor(lib.eye(3).expand(2, 3, 3))[0], lib.ones(3, 3, dtype=lib.int32), lib.ones(3, 2))]:
+        same_message(f)
+    import litnn._flags as flags
+    flags._warned.discard(next((m for m in flags._warned if m.startswith('torch.lu is deprecated')), None))
+    with pytest.warns(UserWarning, match='torch.lu is deprecated'):
+        l = litnn.lu(litnn.zeros(3, 3), get_infos=False)
+    t = torch.lu(torch.zeros(3, 3))
+    close(l[0], t[0]); assert l[1].tolist() == t[1].tolist()
+    assert litnn.lu(litnn.zeros(3, 3), get_infos=True)[2].item() == torch.lu(torch.zeros(3, 3), get_infos=True)[2].item() == 1

@@ -98,8 +98,9 @@ class LinalgLuFactorExBackward0(Op):
 
 # %% ../../nbs/reference/linalg_lu.ipynb #4f01c3ce
 def _check_lu(fn, A, pivot):
-    if A.dim() < 2: raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+    if A.dim() < 2: raise RuntimeError(f"{'linalg.lu' if fn == 'linalg.lu' else 'torch.lu_factor'}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
     _refuse_integers(A, 'lu_cpu')
+    if A._data.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype_name(A)}'")
     if not pivot: raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")    # (torch names lu_factor for all)
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
@@ -124,6 +125,7 @@ def lu_factor(A, *, pivot=True):
 # %% ../../nbs/reference/linalg_lu.ipynb #f7b80bb8
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     "P, L, U of A = P L U from packed LU and its pivots (empty tensors for what is not asked for)."
+    if LU_data.dim() < 2: raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(LU_data.shape)} instead")
     empty = LU_data.new_empty(0)
     if unpack_pivots:                                               # torch's checks of the pivots (meta function, then the CPU kernel)
         if LU_pivots.dtype.name != 'int32':
@@ -155,6 +157,10 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if LU.shape[-2 if left else -1] != B.shape[-2 if left else -1]:
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
                            f"({LU.shape[-2]}x{LU.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+    if pivots.dim() == 0 or LU.shape[-1] != pivots.shape[-1]:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix")
+    if tuple(LU.shape[:-1]) != tuple(pivots.shape):
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape {list(pivots.shape)} instead")
     _broadcast_shape(B.shape[:-2], LU.shape[:-2])                   # (torch's message names B's batch first)
     if not left: return lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH        # X A = B is Aᴴ Xᴴ = Bᴴ
     p = pivots._data                                                # torch's CPU kernel checks the pivots it is given
