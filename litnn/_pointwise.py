@@ -208,9 +208,17 @@ class ClampBackward0(Op):
                 _reduce(_masked(g, below), lo.shape) if nl else None, _reduce(_masked(g, above), hi.shape) if nh else None)
 
 # %% ../nbs/15_elementwise_ops.ipynb #51eba668
+def _bound_kinds(min, max):
+    "torch's overloads take two tensor bounds or two numbers (a 0-d tensor reads as one): a tensor and a number is neither."
+    if builtins.any(isinstance(v, Tensor) and v.dim() for v in (min, max)) and builtins.any(v is not None and not isinstance(v, Tensor) for v in (min, max)):
+        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, {type(min).__name__}, {type(max).__name__}), but expected one of:\n"
+                        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+
 def clamp(input, min=None, max=None):
     "Clamp `input` into [min, max] (numbers or tensors; one may be None)."
     if min is None and max is None: raise RuntimeError("litnn.clamp: At least one of 'min' or 'max' must not be None")
+    _bound_kinds(min, max)
     if isinstance(input, Tensor) and input.dtype.is_floating_point and not isinstance(min, Tensor) and not isinstance(max, Tensor):
         # torch: a float tensor's dtype is the result's, and its kernel reads each number bound as a double (a complex one too)
         min, max = (_checked_scalar(v, np.dtype(np.float64)) if isinstance(v, builtins.complex) else v for v in (min, max))
@@ -335,9 +343,9 @@ class RemainderBackward0(Op):
         a, b = _array_of(x), _array_of(y)
         if t._data.dtype.kind in 'iu':
             _check_divisor(xp, b, a)
-            return xp.remainder(a, b)
+            return _first_layout(xp.remainder(a, b), a, b)
         m = xp.fmod(a, b)           # torch's kernel: fmod, moved by b where its sign differs from b's (numpy's remainder
-        return xp.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)   # gives a zero b's sign; torch keeps fmod's: -2 % 2 is -0.)
+        return _first_layout(xp.where((m != 0) & ((b < 0) != (m < 0)), m + b, m), a, b)   # gives a zero b's sign; torch keeps fmod's: -2 % 2 is -0.)
     @staticmethod
     def backward(ctx, g):
         (x, y), (nx, ny) = ctx.saved_tensors, _needs(ctx, 2)
@@ -804,6 +812,7 @@ def _clamp_keeps_dtype(self, *bounds):
 def clamp_(self:Tensor, min=None, max=None):
     "In-place `clamp`; returns self."
     if (min is None and max is None) or self.dtype.is_complex: clamp(self, min, max)     # raises torch's error
+    _bound_kinds(min, max)
     _clamp_keeps_dtype(self, min, max)
     return _inplace(self, clamp, min, max, _write=lambda xp, a, lo, hi: _clip(xp, a, lo, hi, out=a))
 

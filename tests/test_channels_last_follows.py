@@ -252,3 +252,15 @@ def test_results_torch_lays_out_row_major(name, layout):
         res.append((r.stride(), r.is_contiguous(), np.asarray(r.tolist())))
     assert res[1][:2] == res[0][:2]
     np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-5, atol=1e-6)
+
+
+def test_remainder_keeps_a_channels_last_first_operand():
+    "remainder is a TensorIterator op as add: a channels-last first operand gives a channels-last result, values as torch's."
+    a = np.random.default_rng(5).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    res = []
+    for L in (torch, litnn):
+        x = L.tensor(a).contiguous(memory_format=L.channels_last)
+        for r in (x.remainder(L.tensor(a[::-1].copy()) + 3), x.remainder(2.5), (x * 10).long().remainder(L.full((2, 3, 4, 5), 3))):
+            res.append((r.stride(), np.asarray(r.tolist())))
+    for (ts, tv), (ls, lv) in zip(res[:3], res[3:]):
+        assert ls == ts; np.testing.assert_allclose(lv, tv, rtol=1e-6, atol=1e-6)

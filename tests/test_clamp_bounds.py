@@ -34,3 +34,14 @@ def outcome(lib, name, dt):
 @pytest.mark.parametrize('name', list(CALLS))
 def test_clamp_number_bounds(name, dt):
     assert outcome(litnn, name, dt) == outcome(torch, name, dt)
+
+
+@pytest.mark.parametrize('call', [lambda L, x: L.clamp(x, min=L.zeros(3), max=2), lambda L, x: L.clamp(x, 0, L.ones(3)),
+                                  lambda L, x: x.clamp(L.zeros(3), 1.), lambda L, x: x.clip(L.zeros(3), 1.),
+                                  lambda L, x: x.clone().clamp_(L.zeros(3), 1.)])
+def test_a_tensor_bound_and_a_number_bound_are_no_overload(call):
+    "torch's clamp takes two tensor bounds or two numbers: a tensor (not 0-d) with a number is a TypeError; a 0-d tensor reads as a number."
+    for L in (torch, litnn):
+        x = L.tensor([-1., 0.5, 3.])
+        with pytest.raises(TypeError, match='invalid combination of arguments'): call(L, x)
+        assert L.clamp(x, L.tensor(0.), 2).tolist() == [0., 0.5, 2.]
