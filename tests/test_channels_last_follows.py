@@ -264,3 +264,28 @@ def test_remainder_keeps_a_channels_last_first_operand():
             res.append((r.stride(), np.asarray(r.tolist())))
     for (ts, tv), (ls, lv) in zip(res[:3], res[3:]):
         assert ls == ts; np.testing.assert_allclose(lv, tv, rtol=1e-6, atol=1e-6)
+
+
+FIRST_OPERAND = {     # torch's TensorIterator lays a result out as its first operand when the operands' layouts differ
+    'add': lambda L, a, b: a + b, 'mul': lambda L, a, b: a * b, 'sub': lambda L, a, b: a - b, 'div': lambda L, a, b: a / b,
+    'pow': lambda L, a, b: a.abs().pow(b), 'maximum': lambda L, a, b: L.maximum(a, b), 'atan2': lambda L, a, b: L.atan2(a, b),
+    'eq': lambda L, a, b: a == b, 'where': lambda L, a, b: L.where(a > 0, a, b), 'addcmul': lambda L, a, b: a.addcmul(b, b),
+    'remainder': lambda L, a, b: a.remainder(b.abs() + 1),
+}
+
+@pytest.mark.parametrize('first', ['transposed', 'row_major', 'permuted_3d'])
+@pytest.mark.parametrize('name', sorted(FIRST_OPERAND))
+def test_binary_ops_follow_the_first_operands_layout(name, first):
+    "A transposed matrix (or permuted 3-d tensor) with a row-major one, either first: torch's strides, and its values."
+    rng = np.random.default_rng(7)
+    a3, b3 = rng.standard_normal((2, 3, 4)).astype(np.float32), rng.standard_normal((2, 3, 4)).astype(np.float32)
+    res = []
+    for L in (torch, litnn):
+        if first == 'permuted_3d': a, b = L.tensor(a3.transpose(2, 0, 1).copy()).permute(1, 2, 0), L.tensor(b3)
+        else:
+            t, c = L.tensor(a3[0].T.copy()).t(), L.tensor(b3[0])       # (3, 4) seen, column-major in memory
+            a, b = (t, c) if first == 'transposed' else (c, t)
+        r = FIRST_OPERAND[name](L, a, b)
+        res.append((r.stride(), np.asarray(r.tolist())))
+    assert res[1][0] == res[0][0]
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-6, atol=1e-6)

@@ -259,8 +259,9 @@ def test_clamp(dev):
     check(lambda a, l: a.clamp(min=l), lambda a, l: a.clamp(min=l), xs, lo, dev=dev)
     check(lambda a, h: a.clamp(max=h), lambda a, h: a.clamp(max=h), xs, hi, dev=dev)
     check(lambda a, l, h: a.clamp(l, h), lambda a, l, h: a.clamp(l, h), randn(2, 3), randn(3) - 1, randn(2, 1) + 1, dev=dev)
-    l = litnn.tensor(randn(4), device=dev)                   # litnn also takes a tensor and a number (torch does not)
-    np.testing.assert_allclose(host(l.clamp(l * 0 - 0.5, 0.5)), host(l.clamp(-0.5, 0.5)))
+    l = litnn.tensor(randn(4), device=dev)                   # a tensor bound and a number bound: no overload takes them, as torch
+    with pytest.raises(TypeError, match='invalid combination of arguments'): l.clamp(l * 0 - 0.5, 0.5)
+    np.testing.assert_allclose(host(l.clamp(l * 0 - 0.5, l * 0 + 0.5)), host(l.clamp(-0.5, 0.5)))
     gc(lambda a, l, h: a.clamp(l, h), np.array([0.1, 1.5, -2, 0.7]), np.array([0., 0.5, -1, 1]), np.array([1., 1., 1., 2.]), dev=dev)
     with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"): litnn.tensor(x).clamp()
 

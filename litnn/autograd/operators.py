@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
-from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _follow_layout
+from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _follow_layout, _dense_order, _laid_out
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num, _rerun_quietly
 from .grad_mode import _Mode
 from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma, _number_tensor
@@ -18,10 +18,15 @@ __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'Sub
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #8565c101
 def _first_layout(out, a, b):
-    "Result `out` of `a op b` (arrays or numbers) laid out as `a` where numpy made it row-major against `a`'s layout, as torch's TensorIterator."
-    if (type(a) is _ndarray and a.ndim >= 4 and type(b) is _ndarray and b.ndim and out.shape == a.shape
+    """Result `out` of `a op b` (arrays or numbers) laid out as `a` where numpy made it row-major against `a`'s layout, as
+    torch's TensorIterator: channels-last (a strided slice of it too), or any other dense order (a transposed matrix)."""
+    if (type(a) is _ndarray and a.ndim >= 2 and type(b) is _ndarray and b.ndim and out.shape == a.shape
             and not a.flags.c_contiguous and out.flags.c_contiguous):
-        return _follow_layout(out, a)
+        o = _follow_layout(out, a)
+        if o is out and (order := _dense_order(a)) is not None:
+            o = _laid_out(lambda shape: np.empty(shape, out.dtype), out.shape, order)
+            o[...] = out
+        return o
     return out
 
 
@@ -244,7 +249,7 @@ def _plain_binary(cls, x, y):
     a, b = _operands(x, y)
     try: out = a * b if cls is MulBackward0 else a + b
     except RuntimeWarning as e: out = _rerun_quietly(e, np.multiply if cls is MulBackward0 else np.add, a, b)   # (12_backprop_graph)
-    if type(a) is _ndarray and a.ndim >= 4: out = _first_layout(out, a, b)
+    if type(a) is _ndarray and a.ndim >= 2: out = _first_layout(out, a, b)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
     if _Mode.grad and ((type(x) is Tensor and x._requires_grad) or (type(y) is Tensor and y._requires_grad)):
