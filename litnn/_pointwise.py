@@ -109,12 +109,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     xp = array_namespace(a)
     close = a == b
     if equal_nan and a.dtype.kind not in 'biu': close = close | (xp.isnan(a) & xp.isnan(b))
-    if rtol == 0 and atol == 0: return _const(close)
+    if rtol == 0 and atol == 0: return _const(_first_layout(close, input._data, other._data))     # (the first operand's layout, as eq's)
     if a.dtype.kind in 'biu': a, b = a.astype(get_default_dtype().np), b.astype(get_default_dtype().np)
     mag = lambda z: xp.hypot(z.real, z.imag) if z.dtype.kind == 'c' else xp.abs(z)   # |z| as torch: hypot (numpy's can be 1 ulp off)
     with np.errstate(all='ignore'):
         allowed, actual = atol + mag(rtol * b), mag(a - b)
-        return _const(close | (xp.isfinite(actual) & (actual <= allowed)))
+        return _const(_first_layout(close | (xp.isfinite(actual) & (actual <= allowed)), input._data, other._data))
 
 # %% ../nbs/15_elementwise_ops.ipynb #3935f682
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

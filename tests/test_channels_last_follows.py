@@ -270,7 +270,8 @@ FIRST_OPERAND = {     # torch's TensorIterator lays a result out as its first op
     'add': lambda L, a, b: a + b, 'mul': lambda L, a, b: a * b, 'sub': lambda L, a, b: a - b, 'div': lambda L, a, b: a / b,
     'pow': lambda L, a, b: a.abs().pow(b), 'maximum': lambda L, a, b: L.maximum(a, b), 'atan2': lambda L, a, b: L.atan2(a, b),
     'eq': lambda L, a, b: a == b, 'where': lambda L, a, b: L.where(a > 0, a, b), 'addcmul': lambda L, a, b: a.addcmul(b, b),
-    'remainder': lambda L, a, b: a.remainder(b.abs() + 1),
+    'remainder': lambda L, a, b: a.remainder(b.abs() + 1), 'floor_divide': lambda L, a, b: a.floor_divide(b.abs() + 1),
+    'trunc_div': lambda L, a, b: a.div(b.abs() + 1, rounding_mode='trunc'), 'isclose': lambda L, a, b: a.isclose(b * 0 + a),
 }
 
 @pytest.mark.parametrize('first', ['transposed', 'row_major', 'permuted_3d'])

@@ -206,11 +206,11 @@ class DivBackward2(Op):
         if (x if isinstance(x, Tensor) else y)._data.dtype.kind in 'iu':   # in integers: through floats it is wrong above 2**53
             _check_divisor(xp, b, a)
             q = xp.floor_divide(a, b)
-            return q + ((q < 0) & (q * b != a)) if rounding_mode == 'trunc' else q   # trunc: inexact negatives one up
+            return _first_layout(q + ((q < 0) & (q * b != a)) if rounding_mode == 'trunc' else q, a, b)   # trunc: inexact negatives one up
         dt, a, b = a.dtype if hasattr(a, 'dtype') else b.dtype, _opmath(a), _opmath(b)     # half precision: in float32, rounded once
         # trunc: of the quotient rounded to the dtype (torch's kernel: trunc(a / b) in scalar_t); floor: not floor(a / b): 1 // 0.1 is 9, as torch
         q = xp.trunc((a / b).astype(dt, copy=False)) if rounding_mode == 'trunc' else xp.floor_divide(a, b)
-        return q.astype(dt, copy=False)
+        return _first_layout(q.astype(dt, copy=False), a, b)      # (the first operand's layout, as add's)
     @staticmethod
     def backward(ctx, g):
         nx, ny = ctx.needs_input_grad      # zeros of each input's own shape (a broadcast one's too), as torch
