@@ -14,7 +14,7 @@ from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _reduce, _shape
-from .autograd.engine import _inplace, _check_inplace, _check_indexed_write, _check_no_overlap, _EXPANDED_VIEW
+from .autograd.engine import _inplace, _check_inplace, _check_indexed_write, _check_no_overlap, _EXPANDED_VIEW, _repeats
 from .autograd.broadcasting import _check_partial_overlap
 from ._views import _view_of
 from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
@@ -394,7 +394,7 @@ def masked_fill_(self:Tensor, mask, value):
 def _shares_elements(self, value):
     "Is `self` an expanded view (elements sharing memory) written with nothing to record? torch's fills then write through."
     a = self._data
-    return (self._base is not None and 0 in getattr(a, 'strides', ()) and builtins.any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+    return (self._base is not None and 0 in getattr(a, 'strides', ()) and _repeats(a)
             and not (_Mode.grad and (self._requires_grad or self._base._requires_grad or isinstance(value, Tensor) and value._requires_grad)))
 
 def _fill_shared(self, result, where, op):
@@ -691,8 +691,8 @@ for _name, _f in dict(index_add=index_add, index_copy=index_copy, index_fill=ind
     def _method_(self, *args, _f=_f, _fill=_name == 'index_fill', **kw):
         # torch: no index (or source) in self's memory; index_fill_ only warns of an expanded self (litnn refuses it when writing)
         _check_indexed_write(self, *args[1:2 if _fill else 3], kw.get('index'), kw.get('source'), internal=not _fill)
-        if _fill and _shares_elements(self, (args + (None,) * 3)[2] if len(args) > 2 else kw.get('value')):     # an expanded self: written through
-            given = {**dict(zip(('dim', 'index', 'value'), args)), **kw}
+        given = {**dict(zip(('dim', 'index', 'value'), args)), **kw} if _fill else None
+        if _fill and _shares_elements(self, given.get('value')):     # an expanded self: written through
             where = _f(self.new_zeros(self.shape, dtype=bool), given['dim'], given['index'], True)._data
             return _fill_shared(self, _f(self, **given)._data, where, 'index_fill_')
         return _inplace(self, _f, *args, **kw)

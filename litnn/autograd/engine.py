@@ -398,9 +398,13 @@ def _check_inplace(self, recording=True, view_fn=None):
 _EXPANDED_VIEW = ("litnn cannot write in place into a view of an expanded tensor (its memory is shared and read-only); "
                   "clone() the tensor before performing the operation")
 
+def _repeats(a):
+    "Do some elements of array `a` share memory (an `expand`ed tensor: a stride 0 over a dim of more than one)?"
+    return builtins.bool(a.size) and builtins.any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+
 def _check_overlap(a):
     "Refuse to write into an array whose elements share memory (an `expand`ed tensor: a stride 0), as torch."
-    if a.size and builtins.any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+    if _repeats(a):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
                            "memory location. Please clone() the tensor before performing the operation.")
 
