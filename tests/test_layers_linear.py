@@ -438,3 +438,19 @@ def test_bilinear_keeps_integer_dtype(dtype):
     got = litnn.nn.functional.bilinear(*(litnn.tensor(v, dtype=getattr(litnn, dtype)) for v in (a, b, w)))
     assert str(got.dtype).split('.')[-1] == str(want.dtype).split('.')[-1] == dtype
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize('shape', [(0,), (3, 0), (3, 4, 0)])
+@pytest.mark.parametrize('bias', [True, False])
+def test_linear_with_no_input_features(shape, bias):
+    "Linear(0, 2): every output is the bias (or 0), for 1-D, 2-D and batched inputs; the weight's gradient is empty."
+    outs = []
+    for lib in (torch, litnn):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')             # "Initializing zero-element tensors is a no-op"
+            m = lib.nn.Linear(0, 2, bias=bias)
+        if bias: lib.nn.init.constant_(m.bias, 1.5)
+        y = m(lib.ones(shape))
+        y.sum().backward()
+        outs.append((y.tolist(), tuple(y.shape), type(y.grad_fn).__name__, tuple(m.weight.grad.shape)))
+    assert outs[0] == outs[1]

@@ -50,10 +50,10 @@ def _linear(input, weight, bias):
         out = matmul(input, weight.t())      # what torch does here: its checks and its grad_fn names
         return out if bias is None else out + bias
     if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True) if bias is not None else MmBackward0.apply(input, weight, ty=True)
-    shape = x.shape[:-1] + (w.shape[0],)
+    shape, rows = x.shape[:-1] + (w.shape[0],), math.prod(x.shape[:-1])    # (not -1: in_features may be 0)
     if bias is not None and (x.ndim == 1 or x.flags.c_contiguous):
-        return AddmmBackward0.apply(bias, input.reshape(-1, x.shape[-1]), weight, t2=True).view(shape)
-    out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(-1, x.shape[-1]), weight, ty=True), shape=shape)
+        return AddmmBackward0.apply(bias, input.reshape(rows, x.shape[-1]), weight, t2=True).view(shape)
+    out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(rows, x.shape[-1]), weight, ty=True), shape=shape)
     if bias is None: return out
     y = out + bias      # torch's `output.add_(bias)`: a bias of another dtype is added into the product's dtype
     return y if y.dtype == out.dtype else y.to(out.dtype)

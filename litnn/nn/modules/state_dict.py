@@ -26,16 +26,19 @@ from ... import __future__ as _future
 
 # %% ../../../nbs/26_state_dict.ipynb #3dfc33b6
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+_REPORT_BUG = "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug."
 
 @patch
 def get_extra_state(self:Module):
     "Override (with `set_extra_state`) to save non-tensor state in the state dict under `_extra_state`."
-    raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+    raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. "
+                       + _REPORT_BUG)
 
 @patch
 def set_extra_state(self:Module, state): # what `get_extra_state` returned when the state dict was made
     "Override (with `get_extra_state`) to restore the extra state `load_state_dict` finds."
-    raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+    raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. "
+                       + _REPORT_BUG)
 
 def _overrides(module, name):
     "Whether the class of `module` overrides `Module.name`."
