@@ -244,3 +244,22 @@ def test_warnings_are_not_shown_again_after_the_first_adam_step():
 
 def test_import_litnn_does_not_import_numba():
     assert run("import sys; print('numba' in sys.modules)", 'litnn').strip() == 'False'
+
+# 12. DINO's DINOHead builds its last layer with the deprecated nn.utils.weight_norm: torch's FutureWarning comes from
+# `@deprecated` on WeightNorm.apply, so it names the line in weight_norm() that calls apply (shown once under the
+# default filters however many heads a program builds), and a direct WeightNorm.apply call names the caller.
+
+def test_weight_norm_warns_where_torch_does():
+    from litnn.nn.utils.weight_norm import WeightNorm as LitWN
+    from torch.nn.utils.weight_norm import WeightNorm as TorchWN
+    outs = []
+    for lib, WN in ((torch, TorchWN), (litnn, LitWN)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            lib.nn.utils.weight_norm(lib.nn.Linear(3, 4))
+            lib.nn.utils.weight_norm(lib.nn.Conv1d(3, 4, 2), dim=None)
+            WN.apply(lib.nn.Linear(3, 4), 'weight', 0)
+        outs.append([(x.category, str(x.message), os.path.basename(x.filename)) for x in w])
+        assert w[0].lineno == w[1].lineno != w[2].lineno
+    assert outs[0] == outs[1]
+    assert [f for *_, f in outs[1]] == ['weight_norm.py', 'weight_norm.py', 'test_ported_programs.py']

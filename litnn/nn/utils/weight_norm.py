@@ -32,7 +32,7 @@ class WeightNorm:
 def _apply_weight_norm(module, name:str, dim:int):
     "Split `module.<name>` into `<name>_g` and `<name>_v` and register the hook."
     warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations.weight_norm`.",
-                  FutureWarning, stacklevel=3)
+                  FutureWarning, stacklevel=2)  # torch: @deprecated on apply, so the line that calls apply
     for hook in module._forward_pre_hooks.values():
         if isinstance(hook, WeightNorm) and hook.name == name:
             raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
