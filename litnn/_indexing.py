@@ -8,7 +8,7 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 # %% ../nbs/18_indexing.ipynb #cca4e218
 import builtins, re, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
-from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _array_of, _dtype_name, _INFERENCE_INPLACE
+from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _bump, _array_of, _dtype_name, _INFERENCE_INPLACE
 from .backend import _by_np, _row_major, _writeable_alias
 from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
@@ -320,7 +320,7 @@ def _setitem(self, key, value, k, op):
     if not (_Mode.grad and (self._requires_grad or vt and value._requires_grad or b is not None and b._requires_grad) and _floating(self)):
         if _Mode.writes is not None and _Mode.writes.setitem(self, key, value): return   # exporting: recorded (66a_onnx_tracing)
         _put_through(self._data, k, value._data if vt else value, None if b is None else b._data)   # (an expanded view: into its base, as torch)
-        _version_counter(self)[0] += 1
+        _bump(self)
         return
     if self._requires_grad and self.grad_fn is None and op is not IndexBackward0 and op is not AliasBackward0 and \
             not builtins.all(e is Ellipsis or _is_all(e) for e in (key if type(key) is tuple else (key,))):
@@ -407,7 +407,7 @@ def _fill_shared(self, result, where, op):
                   "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=3)
     xp = array_namespace(a)
     xp.copyto(a, result, where=xp.broadcast_to(to_device(where, array_device(a)), a.shape))
-    _version_counter(self)[0] += 1
+    _bump(self)
     return self
 @patch
 def scatter_add(self:Tensor, dim, index, src): return scatter_add(self, dim, index, src)

@@ -887,6 +887,7 @@ from .backend import _stored_complex
 from ._views import _view_of, ConjBackward0
 from .autograd.broadcasting import _into
 from .autograd.graph import _check_tensors
+from .autograd.operators import _first_layout
 
 # %% ../nbs/17d_complex_numbers.ipynb #21b3e739
 class RealBackward0(Op):
@@ -927,7 +928,10 @@ Tensor.real = property(real, _set_part(real))
 Tensor.imag = property(imag, _set_part(imag))
 
 # %% ../nbs/17d_complex_numbers.ipynb #5efeb09a
-class ConjPhysicalBackward0(ConjBackward0): "The complex conjugate, computed (torch's `conj_physical`)."
+class ConjPhysicalBackward0(ConjBackward0):
+    "The complex conjugate, computed (torch's `conj_physical`): new memory, not a view."
+    @staticmethod
+    def forward(ctx, x): return array_namespace(x._data).conj(x._data)
 
 def conj_physical(input):
     "The complex conjugate of `input`, computed now (`input` copied if real)."
@@ -975,7 +979,7 @@ class ComplexBackward0(Op):
     "real + i imag from two real tensors; the gradients are the incoming gradient's real and imaginary parts."
     complex_aware = True
     @staticmethod
-    def forward(ctx, re, im): return _complex_array(re._data, im._data)
+    def forward(ctx, re, im): return _first_layout(_complex_array(re._data, im._data), re._data, im._data)   # (TensorIterator's layout, as add's)
     @staticmethod
     def backward(ctx, g): return g.real.contiguous(), g.imag.contiguous()
 
@@ -1002,7 +1006,7 @@ class PolarBackward0(Op):
     def forward(ctx, r, t):
         ctx.save_for_backward(r, t)
         xp = array_namespace(r._data)
-        return _complex_array(r._data * xp.cos(t._data), r._data * xp.sin(t._data))      # (torch: abs·cos, abs·sin, as they come)
+        return _first_layout(_complex_array(r._data * xp.cos(t._data), r._data * xp.sin(t._data)), r._data, t._data)      # (torch: abs·cos, abs·sin, as they come)
     @staticmethod
     def backward(ctx, g):
         r, t = ctx.saved_tensors
@@ -2986,6 +2990,7 @@ from ._tensor import Tensor
 from .autograd.graph import Op, _check_tensors, _check_broadcast
 from .autograd.broadcasting import _promote, _reduce, _refuse_integers
 from .autograd.engine import _inplace
+from .autograd.operators import _first_layout
 
 # %% ../nbs/reference/special_incomplete_gamma.ipynb #1a9b1be6
 _EPS, _MAXITER = np.finfo(np.float64).eps / 2, 2000
@@ -3055,7 +3060,7 @@ class IgammaBackward0(Op):
     def forward(cls, ctx, a, x):
         ctx.save_for_backward(a, x)
         out = _igamma(array_namespace(a._data), a._data, x._data, cls.upper)
-        return out.reshape(np.broadcast_shapes(a.shape, x.shape)).astype(a._data.dtype)
+        return _first_layout(out.reshape(np.broadcast_shapes(a.shape, x.shape)).astype(a._data.dtype), a._data, x._data)
     @staticmethod
     def backward(ctx, g):
         (a, x), (na, nx) = ctx.saved_tensors, ctx.needs_input_grad

@@ -293,6 +293,13 @@ def _version_counter(t):
     if t._vc is None: t._vc = [0]
     return t._vc
 
+def _bump(t):
+    """A write into the memory of tensor `t` is done: a new version. The counter is the one thing every tensor over that
+    memory shares, so the memory's lazy conjugates (17d_complex_numbers) hang beside it: they see the write."""
+    vc = _version_counter(t)
+    vc[0] += 1
+    if len(vc) > 1: vc[1].written(t)
+
 def _dtype_name(t): return _LEGACY[t.dtype.name]      # torch's name of a tensor's dtype in its messages: Float, Long...
 
 def _type_string(t):
@@ -662,7 +669,7 @@ def _map_python(name, self, fn, others):
         if not isinstance(r, numbers.Real): raise TypeError(f"must be real number, not {type(r).__name__}")
         out.append(r)
     self._data[...] = np.asarray(out, dtype=np.float64 if self.dtype.is_floating_point else object).astype(self._data.dtype).reshape(self._data.shape)
-    _version_counter(self)[0] += 1
+    _bump(self)
     return self
 
 @patch
@@ -1307,17 +1314,26 @@ def _preserved_order(a):
     order = _inferred_order(a)
     return None if order == tuple(builtins.range(a.ndim)) else order
 
-def _inferred_order(a):
-    """torch's `infer_dense_strides` (TensorIterator's sort) as an order of array `a`'s dims in memory, outermost first:
-    dims sorted by stride, the smaller size inside on a tie; a stride 0 leaves a dim where it is."""
-    shape, stride = a.shape, [builtins.abs(s) for s in a.strides]
-    perm = list(builtins.range(a.ndim - 1, -1, -1))           # innermost first, as torch's
+def _inferred_order(a, *others, shape=None):
+    """torch's `infer_dense_strides` (TensorIterator's sort, `reorder_dimensions`) as an order of dims in memory, outermost
+    first, for array `a` and the arrays `others` broadcast to `shape` (default `a`'s): dims sorted by stride, the smaller
+    size inside on a tie; an operand without a preference (a stride 0: a broadcast dim) leaves the choice to the next one,
+    so the first operand decides where it can. Numbers and 0-d arrays take no part."""
+    shape = a.shape if shape is None else shape
+    n, strides = len(shape), []
+    for o in (a, *others):
+        if not getattr(o, 'ndim', 0): continue
+        k = n - o.ndim                         # (broadcast dims: stride 0)
+        strides.append([0] * k + [0 if d == 1 and shape[k + i] != 1 else builtins.abs(s) for i, (d, s) in enumerate(zip(o.shape, o.strides))])
+    perm = list(builtins.range(n - 1, -1, -1))           # innermost first, as torch's
     def swap(d0, d1):
-        s0, s1 = stride[d0], stride[d1]
-        if s0 == 0 or s1 == 0: return 0
-        if s0 != s1: return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-    for i in builtins.range(1, a.ndim):                      # torch's stable insertion sort
+        for stride in strides:
+            s0, s1 = stride[d0], stride[d1]
+            if s0 == 0 or s1 == 0: continue
+            if s0 != s1: return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]: return 1
+        return 0
+    for i in builtins.range(1, n):                      # torch's stable insertion sort
         d1 = i
         for j in builtins.range(1, i + 1):
             c = swap(perm[i - j], perm[d1])

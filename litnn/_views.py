@@ -24,8 +24,10 @@ def _view_of(out, base):
     "Mark `out` as a view of `base`'s memory: `_base` is the root tensor, the version counter is shared, the root knows its views."
     root = base._base
     if root is None: root = base
+    if base._conj and out._data.dtype.kind == 'c': out._conj = True     # a view of a lazy conjugate is one (17d_complex_numbers)
     if root._inference:     # an inference tensor has no view tracking nor history in torch (13b_grad_modes): its "view", in or
         out._inference, out._vc, out.grad_fn, out._requires_grad = True, [0], None, False   # out of inference_mode, is an
+        if len(_version_counter(root)) > 1: out._vc.append(root._vc[1])     # (its memory's conjugates: 17d_complex_numbers)
         return out          # inference tensor of its own that shares the memory: no `_base`, requires no grad
     out._base, out._vc = root, _version_counter(root)
     if out._inference: out._inference = False   # a view made in inference_mode of a normal tensor is a normal one
@@ -782,10 +784,15 @@ def _first_copies(positions, xp):
 @patch
 def _rebase(self:Tensor, result):
     "After the in-place change `result` to view `self`: its base's history becomes `CopySlices`, its views' `AsStridedBackward0`."
-    base = self._base
-    node = CopySlices.apply(base, result, geometry=_geometry(base, self)).grad_fn
+    base, at = self._base, _in_base(self)
+    if at is not self: result = ConjBackward0.apply(result)     # the base holds the conjugate of what a lazy conjugate shows
+    node = CopySlices.apply(base, result, geometry=_geometry(base, at)).grad_fn
     _new_history(base, node)
     base._regenerate_views()
+
+def _in_base(v):
+    "View `v` as its base's memory holds it: `v` itself, or for a lazy conjugate (17d_complex_numbers) the memory it conjugates."
+    return Tensor._make(_version_counter(v)[1].source(v._data)) if v._conj else v
 
 @patch
 def _regenerate_views(self:Tensor):
@@ -796,12 +803,17 @@ def _regenerate_views(self:Tensor):
         if v is None or v._base is not self: continue       # dead, or no longer a view (unsafe_split)
         live.append(ref)
         if v._vmeta in ('no_grad', 'no_grad_base', 'inference', 'inference_base', 'custom'): continue   # (custom: the Function keeps its node)
-        regen = AsStridedBackward0.apply(self, size=tuple(v.shape), stride=v.stride(), offset=v.storage_offset())
+        at = _in_base(v)
+        regen = AsStridedBackward0.apply(self, size=tuple(at.shape), stride=at.stride(), offset=at.storage_offset())
+        if at is not v: regen = ConjBackward0.apply(regen)
         _new_history(v, regen.grad_fn)
     self._views[:] = live
 
 # %% ../nbs/17d_complex_numbers.ipynb #72fbd2fd
 from .autograd.graph import _real_inputs
+import builtins, weakref
+from ._tensor import _version_counter
+from .storage import _root as _memory_root, _address
 
 # %% ../nbs/17d_complex_numbers.ipynb #7a6c3a0f
 class ViewAsComplexBackward0(Op):
@@ -844,22 +856,86 @@ def _view_as_real(self:Tensor):
 
 # %% ../nbs/17d_complex_numbers.ipynb #59eadfac
 class ConjBackward0(Op):
-    "The complex conjugate; its gradient is the conjugate of the incoming one."
+    "The complex conjugate (a view: see below); its gradient is the conjugate of the incoming one."
     complex_aware = True
     @staticmethod
-    def forward(ctx, x): return array_namespace(x._data).conj(x._data)
+    def forward(ctx, x): return _conj_memory(x)
     @staticmethod
     def backward(ctx, g): return g.conj()
 
 def conj(input):
-    "The complex conjugate of `input` (`input` itself if it is real), marked `is_conj()` as torch's lazy conjugate."
+    "The complex conjugate of `input` (`input` itself if it is real): a view of its memory, marked `is_conj()`."
     if not input.dtype.is_complex: return input
-    out = ConjBackward0.apply(input)
+    out = _view_of(ConjBackward0.apply(input), input)
     out._conj = not input._conj
     return out
 
 Tensor._conj = False
 Tensor.conj = conj
+
+# %% ../nbs/17d_complex_numbers.ipynb #09be0c11
+def _conj_memory(x):
+    """The memory of `conj(x)`. Inside a conjugate's memory: the place it conjugates (conj twice is the original). Else a
+    new array laid out as x's, holding the conjugate, registered beside x's version counter so that `_bump` keeps the two
+    in step after a write into either."""
+    a, vc = x._data, _version_counter(x)
+    mirrors = vc[1] if len(vc) > 1 else None
+    if mirrors is not None:
+        source = mirrors.source(a)
+        if source is not None: return source
+    else: vc.append(mirrors := _ConjMirrors())
+    return mirrors.add(a)
+
+def _shifted(a, nbytes, shape, strides):
+    "The array with `shape` and `strides` (bytes) whose first element lies `nbytes` after `a`'s first, over a's memory."
+    k, as_strided = nbytes // a.itemsize, array_namespace(a).lib.stride_tricks.as_strided
+    line = as_strided(a, (builtins.abs(k) + 1,), (a.itemsize if k >= 0 else -a.itemsize,))
+    return as_strided(line[builtins.abs(k):], shape, strides)
+
+class _ConjMirrors:
+    "The lazy conjugates of one memory: for each, the array it conjugates and (weakly) its own memory, laid out alike."
+    def __init__(self): self.pairs = []
+
+    def add(self, a):
+        "A new conjugate of array `a`: memory covering a's span, a's strides, a's values conjugated."
+        xp = array_namespace(a)
+        low = builtins.sum(builtins.min(0, (n - 1) * s) for n, s in zip(a.shape, a.strides)) if a.size else 0
+        high = builtins.sum(builtins.max(0, (n - 1) * s) for n, s in zip(a.shape, a.strides)) if a.size else 0
+        buf = xp.empty((high - low) // a.itemsize + (a.size > 0), a.dtype)
+        start = -low // a.itemsize
+        m = xp.lib.stride_tricks.as_strided(buf[start:], a.shape, a.strides)
+        if a.size: m[...] = xp.conj(a)
+        if len(self.pairs) >= 16 and not len(self.pairs) & (len(self.pairs) - 1): self.live()   # now and then: forget the dead
+        try: ref = weakref.ref(buf)
+        except TypeError: ref = lambda: buf       # (an array type without weak references: kept)
+        self.pairs.append((a, ref, start, a.shape, a.strides))
+        return m
+
+    def live(self):
+        "(conjugated array, conjugate's array, its memory) for each conjugate still alive."
+        out, keep = [], []
+        for p in self.pairs:
+            buf = p[1]()
+            if buf is None: continue
+            keep.append(p)
+            out.append((p[0], array_namespace(buf).lib.stride_tricks.as_strided(buf[p[2]:], p[3], p[4]), buf))
+        self.pairs[:] = keep
+        return out
+
+    def source(self, b):
+        "Where array `b` lies in a conjugate's memory: the same place in the memory it conjugates (None elsewhere)."
+        root = _memory_root(b)
+        for a, m, buf in self.live():
+            if buf is root: return _shifted(a, _address(b) - _address(m), b.shape, b.strides)
+
+    def written(self, t):
+        "Tensor `t` was written: a conjugate's memory writes through to what it conjugates, and every other one reads it again."
+        root, pairs = _memory_root(t._data), self.live()
+        xp = array_namespace(t._data)
+        for a, m, buf in pairs:
+            if buf is root and a.size: a[...] = xp.conj(m)
+        for a, m, buf in pairs:
+            if buf is not root and a.size: m[...] = xp.conj(a)
 
 # %% ../nbs/reference/torch/inplace_views.ipynb #abe3b1bd
 import builtins

@@ -380,3 +380,42 @@ def test_complex_and_polar_keep_each_part_as_torch(dtype):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a.view(a.real.dtype), b.view(b.real.dtype))
         assert repr(l).replace('litnn', 'torch') == repr(t)
+
+# --- the lazy conjugate: a view of its memory (17d_complex_numbers) ---------------------------------------------------
+CONJ_WRITES = {
+    'setitem': lambda T, x, y: y.__setitem__(0, 5 + 5j),
+    'add_': lambda T, x, y: y.add_(1),
+    'copy_': lambda T, x, y: y.copy_(T.tensor([1j, 2j, 3., -1j])),
+    'imag': lambda T, x, y: y.imag.__setitem__(1, 7.),
+    'view_of_conj': lambda T, x, y: y[1:].mul_(2j),
+    'fill_zero': lambda T, x, y: (y.fill_(1j), y[2:].zero_()),
+    'out=': lambda T, x, y: T.add(y, 1j, out=y),
+    'base_write': lambda T, x, y: x.__setitem__(1, 2 - 3j),
+    'conj_of_conj': lambda T, x, y: y.conj().__setitem__(0, 9.),
+    'two_conjugates': lambda T, x, y: x.conj().mul_(1j),
+}
+
+@pytest.mark.parametrize('write', list(CONJ_WRITES))
+def test_conj_view_writes_through(write):
+    out = []
+    for T in (torch, litnn):
+        x = T.tensor([1 + 2j, 3 - 1j, 2., -1j])
+        y = x.conj()
+        CONJ_WRITES[write](T, x, y)
+        out.append((x.tolist(), y.tolist(), y.is_conj(), y[1:].is_conj(), y.detach().is_conj(), y.conj().is_conj(),
+                    y.conj()._base is x, y._base is x, y.imag._base is x, x._version))
+    assert out[0] == out[1]
+
+def test_conj_view_strides_and_grad():
+    out = []
+    for T in (torch, litnn):
+        x = T.zeros(2, 3, dtype=T.complex64); y = x.t().conj(); y[0, 1] = 1j
+        a = T.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        b = a.clone(); c = b.conj(); b.mul_(2)                       # the base changes: the view's history is regenerated
+        (c * T.tensor([1j, 2.])).abs().sum().backward()
+        g1, a.grad = a.grad.clone(), None
+        b = a.clone(); c = b.conj(); c.mul_(1j)                      # an in-place change through the conjugate: CopySlices
+        (b.abs() ** 2 + b.real).sum().backward()
+        out.append((x.tolist(), y.stride(), x[:, ::2].conj().stride(), type(c.grad_fn).__name__, type(b.grad_fn).__name__,
+                    b.tolist(), np.round(g1.numpy(), 5).tolist(), a.grad.tolist()))
+    assert out[0] == out[1]

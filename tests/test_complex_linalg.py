@@ -20,7 +20,7 @@ def close(a, b, tol=1e-6):
         return
     assert str(a.dtype).split('.')[1] == str(b.dtype).split('.')[1], (a.dtype, b.dtype)
     assert tuple(a.shape) == tuple(b.shape)
-    np.testing.assert_allclose(a.detach().numpy(), b.detach().resolve_conj().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(a.detach().resolve_conj().numpy(), b.detach().resolve_conj().numpy(), rtol=tol, atol=tol)
 
 def rnd(*shape, dtype=torch.complex128, seed=0):
     return torch.randn(*shape, dtype=dtype, generator=torch.Generator().manual_seed(seed))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
-from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, _INFERENCE_INPLACE
+from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, _bump, _INFERENCE_INPLACE
 from ..backend import _by_np, _cpp
 from .graph import Op, Node, _FREED, _Packed, _num, _ndarray
 from .grad_mode import _Mode
@@ -232,7 +232,7 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     if a is None: raise RuntimeError(f"{fn}(): cannot write into an expanded tensor whose memory is not its base's; clone() it first")
     if a.size and fn == 'eye' and a is not out._data: a[...] = 0; a[r.astype(bool)] = 1     # (repeated memory: torch's eye is zero_, then each 1)
     elif a.size: a[...] = r          # (an empty out may be a read-only expanded view: nothing to write)
-    _version_counter(out)[0] += 1
+    _bump(out)
     return out
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #610e5cd5

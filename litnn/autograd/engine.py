@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
-from .._tensor import Tensor, _as_array, _version_counter, _type_string, _INFERENCE_INPLACE
+from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE
 from .graph import AccumulateGrad, Node, _edge, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
@@ -475,7 +475,7 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
             with np.errstate(all='ignore'): _write(array_namespace(a), a, *[v._data if isinstance(v, Tensor) else v for v in args])   # (it cannot run twice: 12_backprop_graph)
         except (TypeError, ValueError, OverflowError): pass    # a dtype, shape, device or number-range problem: the general path raises torch's error
         else:
-            _version_counter(self)[0] += 1
+            _bump(self)
             return self
     _check_inplace(self, recording)
     if isinstance(op, Tensor): result = op
@@ -502,7 +502,7 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
         _new_history(self, result.grad_fn, result._output_nr)
         if self._views is not None: self._regenerate_views()   # and its views' (17c_inplace_on_views)
     if fw is not None: fw.written(self, result)      # self's tangent (and its base's) become the result's
-    _version_counter(self)[0] += 1
+    _bump(self)
     return self
 
 # %% ../../nbs/13_backprop_engine.ipynb #81e41c92
@@ -524,7 +524,7 @@ def _inplace_plain(self, ufunc, other):
     except (TypeError, ValueError): return False     # (a shape that does not broadcast into self's)
     except RuntimeWarning as e:                      # numpy notes an inf or nan after writing them all (12_backprop_graph)
         if not _fp_note(e): raise
-    _version_counter(self)[0] += 1
+    _bump(self)
     return True
 
 @patch
@@ -593,6 +593,7 @@ def _check_view_inplace(view, base, view_fn=None):
         raise RuntimeError(("A view was created in no_grad mode" if kind == 'no_grad' else
                             f"{name} is a view of a view which was created in no_grad mode") + _AMBIGUOUS)
     a, b = view._data, base._data
+    if view._conj: a = _version_counter(view)[1].source(a)     # a lazy conjugate: where its base holds it (17d_complex_numbers)
     if a.dtype != b.dtype or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):
         raise RuntimeError("litnn cannot record an in-place change to this view: its memory is not a strided view of its base's; "
                            "clone() it first")

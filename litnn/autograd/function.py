@@ -5,7 +5,7 @@
 # %% ../../nbs/14_custom_functions.ipynb #efaa5881
 from __future__ import annotations
 import builtins, functools, inspect, warnings, numpy as np
-from .._tensor import Tensor, _version_counter
+from .._tensor import Tensor, _version_counter, _bump
 from .graph import Node, _edge, _counter, _SavedOutput
 from .engine import _check_inplace, _new_history
 from ..backend import array_namespace
@@ -246,7 +246,7 @@ def _dirtied(ctx, t, i):
     if t._requires_grad and t.grad_fn is None and t._base is None:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
     _check_inplace(t)                 # a view of such a leaf, or a view autograd cannot rebase (17c_inplace_on_views)
-    _version_counter(t)[0] += 1
+    _bump(t)
     if ctx._versions is not None:     # forward saved `t` before this change of version: what it saved is the new value
         ctx._versions = [v + 1 if s is t else v for s, v in zip(ctx._saved, ctx._versions)]
     if t._base is not None:           # a view: its base's history is rewritten, and the view's after it

@@ -93,6 +93,7 @@ def detach(self:Tensor):
     t = Tensor._make(self._data)
     t._vc = _version_counter(self)
     if t._inference is not self._inference: t._inference = self._inference   # a view: an inference tensor's is one (13b_grad_modes)
+    if self._conj: t._conj = True      # the same memory, read conjugated (17d_complex_numbers)
     return t
 
 @patch
