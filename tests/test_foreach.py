@@ -33,6 +33,13 @@ CASES = {
     'copy_': lambda L: (lambda a: (L._foreach_copy_(a, _b(L)), a)[1])(_a(L)), 'zero_': lambda L: (lambda a: (L._foreach_zero_(a), a)[1])(_a(L)),
     'empty list': lambda L: L._foreach_add([], 1), 'lengths differ': lambda L: L._foreach_add(_a(L), _b(L)[:1]),
     'in place on a leaf that requires grad': lambda L: L._foreach_mul_([L.ones(2, requires_grad=True)], 2),
+    # pytorch_optimizer's Adamax, AdaMod, AdaPNM, ADOPT, CAME keep running maxima with these (a tensor operand, in place)
+    'maximum_ list in place': lambda L: (lambda a: (L._foreach_maximum_(a, _b(L)), a)[1])(_a(L)),
+    'minimum_ list in place': lambda L: (lambda a: (L._foreach_minimum_(a, _b(L)), a)[1])(_a(L)),
+    'maximum_ scalar in place': lambda L: (lambda a: (L._foreach_maximum_(a, 0.), a)[1])(_a(L)),
+    'maximum_ nan either side': lambda L: (lambda a: (L._foreach_maximum_(a, [L.tensor([float('nan'), 0.])]), a)[1])([L.tensor([1., float('nan')])]),
+    'maximum_ half from float': lambda L: (lambda a: (L._foreach_maximum_(a, [L.tensor([2., 3.])]), a)[1])([L.tensor([1., 5.], dtype=L.float16)]),
+    'minimum_ int from float': lambda L: L._foreach_minimum_([L.tensor([1, 5])], [L.tensor([2., 3.])]),
     'grad through out of place': lambda L: (lambda x: (L._foreach_mul([x], 3.)[0].sum().backward(), x.grad)[1])(L.ones(2, requires_grad=True)),
 }
 
