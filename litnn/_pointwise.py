@@ -1104,18 +1104,19 @@ _FOREACH_UNARY = ('abs acos asin atan ceil cos cosh erf erfc exp expm1 floor fra
 for _name in _FOREACH_UNARY:
     _foreach_family(_name, lambda t, inplace, _n=_name: getattr(t, _n + '_' if inplace else _n)())
 
-def _foreach_binary_step(method, number_method=None):
-    "One tensor's step of a binary foreach op: `t.method(other, ...)`, or `number_method` when `other` is a number."
+def _foreach_binary_step(method, number_method=None, inplace_method=None):
+    """One tensor's step of a binary foreach op: `t.method(other, ...)`, or `number_method` when `other` is a number;
+    in place `t.<inplace_method>_` where the op has no in-place method of its own (`maximum_` is not a Tensor method)."""
     def each(t, other, inplace, **kw):
         m = number_method if number_method is not None and not isinstance(other, Tensor) else method
-        return getattr(t, m + '_' if inplace else m)(other, **kw)
+        return getattr(t, (inplace_method or m) + '_')(other, **kw) if inplace else getattr(t, m)(other, **kw)
     return each
 
 _OPERAND = [('other', 'scalar', 'scalars')]     # torch's overloads name the second operand so
 for _name in ('add', 'sub', 'mul', 'div', 'clamp_min', 'clamp_max'): _foreach_family(_name, _foreach_binary_step(_name), _OPERAND)
 _foreach_family('pow', _foreach_binary_step('pow'), [('exponent',)])
-_foreach_family('maximum', _foreach_binary_step('maximum', 'clamp_min'), _OPERAND)
-_foreach_family('minimum', _foreach_binary_step('minimum', 'clamp_max'), _OPERAND)
+_foreach_family('maximum', _foreach_binary_step('maximum', 'clamp_min', 'clamp_min'), _OPERAND)   # clamp_min_ with a tensor: maximum's values, NaN from either side
+_foreach_family('minimum', _foreach_binary_step('minimum', 'clamp_max', 'clamp_max'), _OPERAND)
 
 def _foreach_value(v, i):
     "Element i of `addcmul`'s value: a number, a list of them, or a 1-D tensor of them."
