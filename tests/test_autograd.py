@@ -1913,3 +1913,46 @@ def test_accumulate_grad_runs_as_soon_as_its_gradient_is_complete():
         except RuntimeError as e: log.append(str(e))
         return log, w.grad.tolist()
     assert run(litnn) == run(torch)
+
+
+def _wrong_gradients(lib):
+    "Functions whose backward is wrong: real to real (two outputs), complex to complex, complex to real, real to complex."
+    F = lib.autograd.Function
+    class Half(F):
+        @staticmethod
+        def forward(ctx, x): ctx.save_for_backward(x); return x ** 2
+        @staticmethod
+        def backward(ctx, g): x, = ctx.saved_tensors; return g * x
+    class Stack(F):
+        @staticmethod
+        def forward(ctx, x): return lib.stack([x[0], x[1] * 2, x[0] * 3])
+        @staticmethod
+        def backward(ctx, g): return lib.zeros(2, dtype=g.dtype)
+    class Real(F):
+        @staticmethod
+        def forward(ctx, x): return x.real * 2
+        @staticmethod
+        def backward(ctx, g): return lib.zeros(2, dtype=lib.complex128)
+    class ToComplex(F):
+        @staticmethod
+        def forward(ctx, x): return x * (1 + 1j)
+        @staticmethod
+        def backward(ctx, g): return lib.zeros(2, dtype=lib.float64)
+    return [(Half, lib.float64), (Half, lib.complex128), (Stack, lib.float64), (Stack, lib.complex128), (Real, lib.complex128),
+            (ToComplex, lib.float64)]
+
+@pytest.mark.parametrize('fast_mode', [False, True])
+@pytest.mark.parametrize('case', range(6))
+def test_gradcheck_message_prints_the_jacobians_as_torch(case, fast_mode):
+    """A failing gradcheck names the output (and its part) and prints the two Jacobians as torch does: tensors of the input's
+    dtype, a row per input element, a complex input's steps joined; fast mode adds the slow-mode Jacobians. (Fast mode's two
+    projections use random vectors: not compared.)"""
+    msgs = []
+    for lib in LIBS:
+        f, dt = _wrong_gradients(lib)[case]
+        with pytest.raises(RuntimeError) as e:
+            lib.autograd.gradcheck(f.apply, lib.tensor([1., 2.], dtype=dt, requires_grad=True), fast_mode=fast_mode)
+        s = str(e.value).replace('litnn', 'torch')
+        if fast_mode: head, _, _, rest = s.split('\n', 3); s = head + '\n' + rest
+        msgs.append(s)
+    assert msgs[0] == msgs[1]

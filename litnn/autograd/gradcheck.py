@@ -171,6 +171,43 @@ def _fast_jacobians(func, inputs, eps, nondet_tol=0.0):
         ana.append(totals[0])
     return num, ana
 
+def _as_torch_prints(j, x):
+    """A Jacobian as torch's message prints it: a tensor of `x`'s dtype, one row per element of the input `x` (ours has one
+    per output element); a complex input's two columns per element (its real and imaginary steps) joined as re + 1j*im."""
+    if x._data.dtype.kind == 'c': m = j.shape[1] // 2; j = j[:, :m] + 1j * j[:, m:]
+    return Tensor._make(np.ascontiguousarray(j.T).astype(x._data.dtype))
+
+_FAST_FAIL_SLOW_OK_MSG = """Fast gradcheck failed but element-wise differences are small. This means that the
+test might've passed in slow_mode!
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `fast_mode=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_fast_mode=False`
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_fast_mode=False`"""
+
+def _in_slow_mode(func, inputs, eps, i, x, nondet_tol, pick, rtol, atol):
+    """What torch adds when fast mode fails: input `i`'s whole Jacobians for `pick` (the output, its part) and their largest
+    difference. Not where those would pass a few hundred million numbers (torch would build them and run out of memory:
+    fast mode is for big inputs); and only when the message is shown (`raise_exception`), where torch builds them anyway."""
+    outs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
+    size = x.numel() * (outs[pick[0]].numel() if pick[0] < len(outs) else 1)
+    if size > 2 ** 24: return f"\n(The slow-mode Jacobians, {x.numel()} x {outs[pick[0]].numel()}, are too big to recompute here.)\n"
+    labels = []
+    n, a = (j[i] for j in _jacobians(func, inputs, eps, labels=labels, nondet_tol=nondet_tol))
+    rows = [r for r, lab in enumerate(labels) if lab == pick]
+    n, a = _as_torch_prints(n[rows], x), _as_torch_prints(a[rows], x)
+    return ("\nThe above quantities relating the numerical and analytical jacobians are computed \nin fast mode. See: "
+            "https://github.com/pytorch/pytorch/issues/53876 for more background \nabout fast mode. Below, we recompute numerical "
+            f"and analytical jacobians in slow mode:\n\nNumerical:\n {n}\nAnalytical:\n{a}\n\n"
+            f"The max per-element difference (slow mode) is: {(n - a).abs().max().item()}.\n"
+            + (_FAST_FAIL_SLOW_OK_MSG if np.allclose(a._data, n._data, rtol=rtol, atol=atol) else ''))
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, check_backward_ad=True,
               check_forward_ad=False, nondet_tol=0.0, **kwargs):
     """Check the gradients of `func` at `inputs` against finite differences (use float64 inputs); `fast_mode`: one random projection
@@ -204,14 +241,21 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         for how, pairs, labels in checks:
             for i, (n, a) in enumerate(pairs):
                 if n.shape != a.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
-                    out, prefix = 0, ''
+                    out, prefix, part = 0, '', 'real'
                     if labels and n.shape == a.shape:    # torch checks imaginary parts of complex outputs first, then real parts, per output
                         bad = [labels[r] for r in range(len(labels)) if not np.allclose(a[r], n[r], rtol=rtol, atol=atol)]
                         k, part = next((b for b in bad if b[1] == 'imag'), bad[0])
                         rows = [r for r, lab in enumerate(labels) if lab == (k, part)]
                         n, a, out = n[rows], a[rows], k
                         if any(lab == (k, 'imag') for lab in labels): prefix = f"While considering the {'imaginary' if part == 'imag' else 'real'} part of complex outputs only, "
-                    raise GradcheckError(f"{prefix}Jacobian{how} mismatch for output {out} with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n")
+                    x = [v for v in inputs if isinstance(v, Tensor) and v._requires_grad][i]
+                    if how == '' and fast_mode:     # the two projections (a complex case has its whole Jacobians here: projected now), then
+                        if labels: v = np.random.default_rng(0).standard_normal(n.shape[0]); n, a = (_as_torch_prints((v @ j)[None], x).sum().item() for j in (n, a))
+                        else: n, a = n.item(), a.item()         # the Jacobians again in slow mode, as torch does
+                        raise GradcheckError(f"{prefix}Jacobian mismatch for output {out} with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n"
+                                             + (_in_slow_mode(func, inputs, eps, i, x, nondet_tol, (out, part), rtol, atol) if raise_exception else ''))
+                    raise GradcheckError(f"{prefix}Jacobian{how} mismatch for output {out} with respect to input {i},\n"
+                                         f"numerical:{_as_torch_prints(n, x)}\nanalytical:{_as_torch_prints(a, x)}\n")
     except GradcheckError:
         if not raise_exception: return False      # (other errors propagate, whatever raise_exception says, as torch's)
         raise
