@@ -862,7 +862,7 @@ def fill_(self:Tensor, value):
     "Fill with `value` (a number or a 0-d tensor); returns self."
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions.")
-        if _Mode.grad and value._requires_grad: return _inplace(self, FillBackward3.apply, value)
+        if _Mode.grad and value._requires_grad or _Mode.batched is not None: return _inplace(self, FillBackward3.apply, value)   # (in vmap: the value may be batched)
         return _refill(self, FillBackward2, value.item())        # (a tensor's value is cast, not checked; torch checks overlap then)
     return _refill(self, FillBackward2, _checked_scalar(value, self._data.dtype, fill=self._data.size == 1), overlap_ok=True)   # one value: memory may repeat
 

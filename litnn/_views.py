@@ -22,6 +22,7 @@ from ._creation import _sizes_given
 # %% ../nbs/17_views.ipynb #bccc1ac7
 def _view_of(out, base):
     "Mark `out` as a view of `base`'s memory: `_base` is the root tensor, the version counter is shared, the root knows its views."
+    if _Mode.batched is not None: _Mode.batched.view_of(out, base)   # inside vmap: the batch's memory is a view too (33a_vmap)
     root = base._base
     if root is None: root = base
     if base._conj and out._data.dtype.kind == 'c': out._conj = True     # a view of a lazy conjugate is one (17d_complex_numbers)
@@ -656,7 +657,7 @@ class FlipBackward0(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return array_namespace(x._data).flip(x._data, dims).copy()
+        return array_namespace(x._data).flip(x._data, dims).copy(order='K')     # laid out as the input, as torch's (TensorIterator)
     @staticmethod
     def backward(ctx, g): return g.flip(ctx.dims)
 
@@ -666,7 +667,7 @@ class TrilBackward0(Op):
     def forward(ctx, x, diagonal, upper=False):
         ctx.k, ctx.upper = diagonal, upper
         xp = array_namespace(x._data)
-        return (xp.triu if upper else xp.tril)(x._data, diagonal)
+        return B._row_major((xp.triu if upper else xp.tril)(x._data, diagonal))     # (torch's result is row-major whatever the input's layout)
     @staticmethod
     def backward(ctx, g): return g.triu(ctx.k) if ctx.upper else g.tril(ctx.k)
 
@@ -795,6 +796,13 @@ def _in_base(v):
     return Tensor._make(_version_counter(v)[1].source(v._data)) if v._conj else v
 
 @patch
+def _regenerated(self:Tensor):
+    "View `self` made again from its base's memory and history: `AsStridedBackward0` of the base (then `ConjBackward0` for a lazy conjugate)."
+    at = _in_base(self)
+    out = AsStridedBackward0.apply(self._base, size=tuple(at.shape), stride=at.stride(), offset=at.storage_offset())
+    return out if at is self else ConjBackward0.apply(out)
+
+@patch
 def _regenerate_views(self:Tensor):
     "The history of base `self` changed: each live view's `grad_fn` becomes `AsStridedBackward0` of it, as torch regenerates them."
     live = []
@@ -803,10 +811,7 @@ def _regenerate_views(self:Tensor):
         if v is None or v._base is not self: continue       # dead, or no longer a view (unsafe_split)
         live.append(ref)
         if v._vmeta in ('no_grad', 'no_grad_base', 'inference', 'inference_base', 'custom'): continue   # (custom: the Function keeps its node)
-        at = _in_base(v)
-        regen = AsStridedBackward0.apply(self, size=tuple(at.shape), stride=at.stride(), offset=at.storage_offset())
-        if at is not v: regen = ConjBackward0.apply(regen)
-        _new_history(v, regen.grad_fn)
+        _new_history(v, v._regenerated().grad_fn)
     self._views[:] = live
 
 # %% ../nbs/17d_complex_numbers.ipynb #72fbd2fd
@@ -1088,7 +1093,8 @@ class Rot90Backward0(Op):
     @staticmethod
     def forward(ctx, x, k, dims):
         ctx.k, ctx.dims = k, dims
-        return array_namespace(x._data).rot90(x._data, k, dims).copy()
+        r = array_namespace(x._data).rot90(x._data, k, dims)     # torch: a flip laid out as the input, turned by a transpose (a copy when k is 0)
+        return r.copy(order='K') if k % 4 else r.copy()
     @staticmethod
     def backward(ctx, g): return Rot90Backward0.apply(g, k=-ctx.k, dims=ctx.dims)
 
@@ -1476,6 +1482,7 @@ adjoint = Tensor.adjoint
 
 # %% ../nbs/reference/torch/view_copies.ipynb #1bfb5738
 from ._tensor import Tensor
+from .backend import contiguous_format
 from .autograd.graph import Op
 
 # %% ../nbs/reference/torch/view_copies.ipynb #0fb91e7f
@@ -1585,4 +1592,4 @@ def select_copy(input, dim, index):
 
 def detach_copy(input):
     "A copy of `input` outside the graph."
-    return input.detach().clone()
+    return input.detach().clone(memory_format=contiguous_format)     # row-major, as torch's

@@ -436,3 +436,41 @@ def test_writes_into_an_expanded_tensor_as_torch(name):
             except RuntimeError as ex: r = str(ex)
         return r, b.tolist(), e.tolist(), [str(x.message).split(' (Triggered')[0] for x in w]
     assert run(litnn) == run(torch)
+
+# --- the view's old node is out of the changed history: its hooks see only the old value's other uses (torch's CopySlices) ---
+def _hooked(T, case):
+    a = T.tensor([1., 2., 3.], requires_grad=True); b = a.clone(); v = b[:2]; seen = []
+    v.register_hook(lambda g: seen.append(g.tolist()))
+    if case == 'self': v.mul_(2); b.sum().backward()
+    elif case == 'after': v.mul_(2); v.register_hook(lambda g: seen.append((g + 100).tolist())); (v * 5).sum().backward()
+    elif case == 'old_use': u = v * 1; v.mul_(2); (u + b[:2]).sum().backward()
+    elif case == 'base_changed': b.mul_(2); (v * 3).sum().backward()
+    elif case == 'view_of_view': w = v[1:]; w.register_hook(lambda g: seen.append(('w', g.tolist()))); v.mul_(2); (w * 3).sum().backward()
+    elif case == 'retain_grad': v.retain_grad(); v.mul_(2); b.sum().backward(); seen.append(v.grad is None)
+    return seen, a.grad.tolist()
+
+@pytest.mark.parametrize('case', ['self', 'after', 'old_use', 'base_changed', 'view_of_view', 'retain_grad'])
+def test_hooks_on_a_view_changed_in_place(case):
+    assert _hooked(litnn, case) == _hooked(torch, case)
+
+# --- detach_ on a tensor a backward saved; set_ on a leaf with a grad ------------------------------------------------
+def _under_no_grad(T, f):
+    with T.no_grad(): return f()
+
+DETACH_CASES = {
+    'saved': lambda T, a: (lambda b: (lambda c: (b.detach_(), c.sum().backward()))(b * b))(a * 2),
+    'saved_then_changed': lambda T, a: (lambda b: (lambda c: (b.detach_(), b.mul_(3), c.sum().backward()))(b.sin()))(a * 2),
+    'saved_after': lambda T, a: (lambda b: (b.detach_(), b.requires_grad_(), (b * b).sum().backward()))(a * 2),
+    'output_saved': lambda T, a: (lambda b: (lambda c: (b.detach_(), c.sum().backward()))(b * 3))(a.exp()),
+    'set_grows': lambda T, a: (a.sum().backward(), _under_no_grad(T, lambda: a.set_(T.tensor([5., 6., 7.]))), (a * 2).sum().backward()),
+    'set_leaf': lambda T, a: a.set_(T.tensor([5., 6., 7.])),
+}
+
+@pytest.mark.parametrize('case', list(DETACH_CASES))
+def test_detach_and_set_in_place(case):
+    out = []
+    for T in (litnn, torch):
+        a = T.tensor([1., 2.], requires_grad=True)
+        try: DETACH_CASES[case](T, a); out.append(('ok', None if a.grad is None else [round(v, 4) for v in a.grad.tolist()]))
+        except RuntimeError as e: out.append(('RuntimeError', str(e)))
+    assert out[0] == out[1]

@@ -405,3 +405,71 @@ def test_function_vmap_staticmethod_as_torch():
             except RuntimeError as e: errs.append((isinstance(e, NotImplementedError), str(e).split(' Got:')[0]))
         return seen, out, errs
     assert run(litnn) == run(torch)
+
+
+# From PyTorch's test/functorch/test_vmap.py run against litnn (/work/w/tt/vmap): the API's contract, side by side.
+def _outcome(f):
+    "(the value as nested lists, or the exception's type and message)."
+    try: r = f()
+    except Exception as e: return (next(c.__name__ for c in type(e).__mro__ if c.__module__ == 'builtins'), str(e))
+    return _plain(r)
+
+def _plain(r):
+    if isinstance(r, (tuple, list)): return [_plain(x) for x in r]
+    return r.tolist() if hasattr(r, 'tolist') else r
+
+def test_vmap_inplace_writes_the_callers_tensor():
+    "An in-place op inside vmap writes the input's memory and returns the caller's tensor (a view of it for another out_dim)."
+    def run(T):
+        V = T.func.vmap
+        x0 = T.tensor([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+        x = x0.clone(); r = V(T.Tensor.acos_)(x)
+        y = x0.clone(); s = V(T.Tensor.acos_, out_dims=(1,))(y)
+        z = T.ones(3, 4, 2); w = V(V(T.Tensor.mul_, in_dims=(0, None)), in_dims=(2, None))(z, T.arange(4.))
+        f = T.zeros(2, 3); V(T.Tensor.fill_)(f, T.tensor([5., 7.]))
+        c = T.zeros(2, 3); V(T.Tensor.copy_, in_dims=(1, None))(c, T.tensor([1., 2.]))
+        def g(t):
+            u = t * 2
+            u.mul_(t)
+            return u
+        a = T.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        ga, = T.autograd.grad(V(g)(a).sum(), a)
+        errs = [_outcome(lambda: V(T.Tensor.copy_, in_dims=(None, 0))(T.zeros(3), T.ones(2, 3))),
+                _outcome(lambda: V(T.Tensor.fill_, in_dims=(None, 0))(T.zeros(3), T.ones(2)))]
+        errs = [(e[0], 'there exists a Tensor `other` in extra_args that has more elements than `self`' in e[1]) for e in errs]
+        return (r is x, x.tolist(), s._base is y, s.tolist(), w.tolist(), f.tolist(), c.tolist(), ga.tolist(), errs)
+    lt, tt = run(litnn), run(torch)
+    assert (lt[0], lt[2]) == (tt[0], tt[2])
+    np.testing.assert_allclose(lt[1], tt[1], rtol=1e-6); np.testing.assert_allclose(lt[3], tt[3], rtol=1e-6)
+    assert lt[4:] == tt[4:]
+
+def test_vmap_out_dims_and_in_dims_contract():
+    "out_dims/in_dims read as torch reads them (a tree prefix, list and tuple distinct), with torch's errors."
+    def run(T):
+        V, x = T.func.vmap, T.arange(6.).reshape(2, 3)
+        return [_outcome(lambda: V(lambda t: t, out_dims=(1,))(x)),
+                _outcome(lambda: V(lambda t: (t, 'hi'), out_dims=(0, None))(x)),
+                _outcome(lambda: V(lambda t: 'hi', out_dims=None)(x)),
+                _outcome(lambda: V(lambda t: (t.sum(), (t, t)), out_dims=(0, (0, 1)))(x)),
+                _outcome(lambda: V(lambda t: t, out_dims='lol')(x)),
+                _outcome(lambda: V(lambda t: t, out_dims=('lol',))(x)),
+                _outcome(lambda: V(lambda t: t, out_dims=2)(x)),
+                _outcome(lambda: V(lambda t: t, out_dims=-3)(x)),
+                _outcome(lambda: V(lambda t: 3.14)(x)),
+                _outcome(lambda: V(lambda z: z[0] + z[1], in_dims=((0, 0),))([x, x])),
+                _outcome(lambda: V(lambda z: z[0] + z[1], in_dims=([0],))([x, x])),
+                _outcome(lambda: V(lambda z: z[0] + z[1], in_dims=([0, 0],))([x, x])),
+                _outcome(lambda: V(lambda z: z['a'] + z['b'], in_dims=({'b': 0, 'a': 1},))({'a': x.t(), 'b': x})),
+                _outcome(lambda: V(T.mul, in_dims=[0, 0])(x, x)),
+                _outcome(lambda: V(T.mul, in_dims=None)(x, x)),
+                _outcome(lambda: V(T.mul, in_dims=(0, 'a'))(x, x))]
+    assert run(litnn) == run(torch)
+
+def test_vmap_views_of_the_input():
+    "A view function inside vmap gives a view of vmap's input, as torch (the batch's memory is a view too)."
+    def run(T):
+        V, x, y = T.func.vmap, T.rand(3, 2, 5), T.rand(2, 3, 5)
+        fs = [lambda t: t.t(), lambda t: t[0:1], lambda t: t.unsqueeze(0), lambda t: t.view(10), lambda t: t.transpose(0, 1)]
+        return ([V(f)(x)._base is x for f in fs] + [V(f, in_dims=1)(y)._base is y for f in fs if f is not fs[3]]
+                + [V(V(lambda t: t.t()), in_dims=1)(T.rand(4, 3, 2, 5))._base is not None])
+    assert run(litnn) == run(torch)

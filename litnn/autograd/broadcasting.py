@@ -9,7 +9,7 @@ from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
 from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, _bump, _INFERENCE_INPLACE
 from ..backend import _by_np, _cpp
-from .graph import Op, Node, _FREED, _Packed, _num, _ndarray
+from .graph import Op, Node, _FREED, _Packed, _num, _ndarray, _detached_since
 from .grad_mode import _Mode
 from ..backend import _writeable_alias
 from ..storage import _root as _memory_root, _address
@@ -51,7 +51,8 @@ def _saved_like(self:Node, g):
     for v in self._saved:     # all saved at version 0: `saved_tensors`' check and the arrays, in one pass
         if v is None: res.append(None)
         elif type(v) is Tensor or isinstance(v, Tensor):
-            if v._vc is not None and v._vc[0]: self.saved_tensors      # changed in place since: raises its error
+            if v._vc is not None and v._vc[0] or v.grad_fn is None and "_detached" in v.__dict__ and _detached_since(v, self):
+                self.saved_tensors      # changed in place, or detached in place, since: raises its error
             res.append(v._data)
         else: res.append(_scalar(v, g))
     return res
@@ -227,7 +228,7 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
         # new memory, as torch's resize; an elementwise kernel's (TensorIterator's) laid out as its result, which follows the inputs
         out._data = a = (array_namespace(a).empty_like(r, dtype=a.dtype) if _OVERLAP_CHECKED.get(fn) == slice(None)
                          else array_namespace(a).empty(r.shape, a.dtype))
-    if a.size and fn in _FILLS and not getattr(a.flags, 'writeable', True) and out._base is not None:   # an expanded out, filled through its base (torch's fill_)
+    if a.size and not getattr(a.flags, 'writeable', True) and out._base is not None:   # (repeats refused above unless a fill: x.expand(3, 4)[0] is written)   # an expanded out, filled through its base (torch's fill_)
         a = _writeable_alias(a, out._base._data)
     if a is None: raise RuntimeError(f"{fn}(): cannot write into an expanded tensor whose memory is not its base's; clone() it first")
     if a.size and fn == 'eye' and a is not out._data: a[...] = 0; a[r.astype(bool)] = 1     # (repeated memory: torch's eye is zero_, then each 1)

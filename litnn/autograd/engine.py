@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE
-from .graph import AccumulateGrad, Node, _edge, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note
+from .graph import AccumulateGrad, Node, _edge, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
 from ..backend import _writeable_alias
@@ -164,7 +164,10 @@ def _store_grad(t, g, claimed, create_graph):
     old = t._grad
     if old is None: t._grad = Tensor._make(_obey_layout(g, t._data, _owned(g, claimed)))
     else:
-        old._data += g
+        try: old._data += g
+        except ValueError:      # (the leaf changed shape with set_ since): torch's `grad += new` errors
+            raise _broadcast_error(old.shape, g.shape) or RuntimeError(f"output with shape {list(old.shape)} doesn't match "
+                                                                        f"the broadcast shape {list(np.broadcast_shapes(old.shape, g.shape))}") from None
         if old._vc is not None: old._vc[0] += 1
 
 # %% ../../nbs/13_backprop_engine.ipynb #48af81c2
@@ -456,6 +459,9 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
     if _Mode.trace is not None and hasattr(_Mode.trace, 'inplace'):   # a capture records (37_compile): one step of its program
         return _Mode.trace.inplace(self, op, args, _write, kw)
     if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
+    if _Mode.batched is not None:   # inside vmap: a batched tensor's samples are written by vmap's in-place rule (33a_vmap)
+        out = _Mode.batched.inplace(self, op, args, kw)
+        if out is not NotImplemented: return out
     if 0 in self._data.strides and not _overlap_ok: _check_overlap(self._data)
     if _write is not None:      # an elementwise op (torch's TensorIterator): no input may share part of self's memory
         for v in args:
@@ -482,8 +488,9 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
     else:
         src = self
         if recording:   # the op may save its input for backward: it must see the value *before* the change
-            src = Tensor._make(self._data.copy(), self._requires_grad, self.grad_fn)
-            if self._output_nr: src._output_nr = self._output_nr
+            # a view's old value comes from its base, not through its own node (whose hooks stay out): torch's CopySlices
+            src = Tensor._make(self._data.copy(), self._requires_grad, self.grad_fn if base is None else self._regenerated().grad_fn)
+            if self._output_nr and base is None: src._output_nr = self._output_nr
         try: result = op(src, *args, **kw)
         except NotImplementedError as e: _cast_checked_first(self, args, e); raise
     a = self._data
@@ -494,7 +501,7 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
             raise _cast_refused(result._data.dtype, a.dtype)
         try: a[...] = result._data
         except ValueError:          # numpy's read-only broadcast memory: only a write of one value (fill_) goes through, as torch
-            alias = _writeable_alias(a, base._data) if _overlap_ok and base is not None else None
+            alias = _writeable_alias(a, base._data) if base is not None else None   # (a fill, or a view without repeats: x.expand(3, 4)[0])
             if alias is None: raise RuntimeError(_EXPANDED_VIEW) from None
             alias[...] = result._data
     if recording and base is not None: self._rebase(result)   # a view: its base's history is rewritten (17c_inplace_on_views)

@@ -11,6 +11,7 @@ from .._tensor import Tensor, _version_counter
 from ..utils.hooks import RemovableHandle
 from .variable import Variable
 from .engine import _final_callbacks
+from .graph import _counter
 
 # %% auto #0
 __all__ = []
@@ -102,6 +103,7 @@ def detach_(self:Tensor):
     if self._base is not None: raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
         "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called "
         "on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+    if self.grad_fn is not None: self._detached = next(_counter)   # the nodes made before, that may have saved it, refuse it now (torch's SavedVariable)
     self.grad_fn, self._requires_grad = None, False
     self.__dict__.pop('_fw_grad', None)      # forward AD too: torch's detach is not forward-differentiable (14b_forward_mode)
     return self

@@ -79,6 +79,13 @@ def save_for_backward(self:Node, *tensors):
             break
 
 # %% ../../nbs/12_backprop_graph.ipynb #56980e2a
+_DETACHED_SAVED = ("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not supported, "
+                   "please use out-of-place `.detach()` instead")
+
+def _detached_since(t, node):
+    "Was `t` detached in place (`detach_`, 13a_tensor_hooks_and_grad) after `node` saved it with its history?"
+    return t._detached > getattr(node, '_seq', 0)
+
 @patch(as_prop=True)
 def saved_tensors(self:Node):
     "The tensors saved by forward, checked against in-place modification."
@@ -86,6 +93,7 @@ def saved_tensors(self:Node):
     if saved is _FREED: raise RuntimeError(_SECOND_TIME)
     for t, v in zip(saved, self._versions or (0,) * len(saved)):
         if isinstance(t, Tensor):
+            if t.grad_fn is None and '_detached' in t.__dict__ and _detached_since(t, self): raise RuntimeError(_DETACHED_SAVED)
             if t._vc is not None and t._vc[0] != v: _modified_error(t, v, self)
         elif type(t) is _SavedOutput and t.vc[0] != v: _modified_error(t.unpack(self), v, self)
     return tuple(t.unpack(self) if type(t) is _Packed else t for t in saved) if self._packed else saved

@@ -14,9 +14,12 @@ from .. import backend as B
 from .._tensor import Tensor
 from .._creation import ones_like, zeros_like
 from ..autograd.grad_mode import _Mode, enable_grad
+from ..autograd.engine import _inplace
+from .._views import _view_of
 from ..autograd.function import _VmapError   # vmap's own errors, raised as they are (defined with the Functions it refuses)
 from .._views import stack, cat
 from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable, exposed_in
+from ..utils._pytree import _broadcast_to_and_flatten
 from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
 
 # %% ../../nbs/33a_vmap.ipynb #16d9bbd9
@@ -39,29 +42,38 @@ def _stack_out(samples, d, fname):
     "The per-sample outputs `samples` stacked at dimension `d` (None: one output for all, which must not vary)."
     if d is not None: return stack(samples, d)
     s0 = samples[0]
+    if not isinstance(s0, Tensor): return s0
     if any(s is not s0 and (s.shape != s0.shape or not bool((s == s0).all())) for s in samples[1:]):
         raise ValueError(f"vmap({fname}, ...): `{fname}` can not return a BatchedTensor when out_dim is None")
     return s0
 
 # %% ../../nbs/33a_vmap.ipynb #4aedb4ab
 def _broadcast_dims(dims, tree, what, name):
-    "One dim (int or None) per leaf of `tree`: `dims` is one for all, or a tree prefix of `tree`."
-    if dims is None or isinstance(dims, int): return [dims] * len(_tree_flatten(tree)[0])
-    if isinstance(dims, dict) and isinstance(tree, dict) and dims.keys() == tree.keys():
-        return [d for k in tree for d in _broadcast_dims(dims[k], tree[k], what, name)]
-    if not isinstance(dims, (tuple, list)) or not isinstance(tree, (tuple, list)) or len(dims) != len(tree):
-        if not isinstance(dims, (tuple, list, dict)):
-            raise ValueError(f"{name}: expected `{what}` to be int or a (potentially nested) tuple matching the structure of inputs, got: {type(dims)}.")
-        raise ValueError(f"{name}: {what} is not compatible with the structure of `{'inputs' if what == 'in_dims' else 'outputs'}`. "
-                         f"{what} has structure {_tree_flatten(dims)[1]} but {'inputs' if what == 'in_dims' else 'outputs'} has structure {_tree_flatten(tree)[1]}.")
-    return [d for sub, t in zip(dims, tree) for d in _broadcast_dims(sub, t, what, name)]
+    "One dim (int or None) per leaf of `tree`: `dims` is one for all, or a tree prefix of `tree` (torch's `_broadcast_to_and_flatten`)."
+    spec = _tree_flatten(tree)[1]
+    flat = _broadcast_to_and_flatten(dims, spec)
+    if flat is None:
+        things = 'inputs' if what == 'in_dims' else 'outputs'
+        raise ValueError(f"{name}: {what} is not compatible with the structure of `{things}`. "
+                         f"{what} has structure {_tree_flatten(dims)[1]} but {things} has structure {spec}.")
+    return flat
+
+def _check_out_dims(out_dims, fname):
+    "PyTorch's check of `out_dims`, before the call: an int, None, or a tree of them."
+    if not all(d is None or isinstance(d, int) for d in _tree_flatten(out_dims)[0]):
+        raise ValueError(f"vmap({fname}, ..., out_dims={out_dims}): `out_dims` must be an int, None or a python collection of ints "
+                         "representing where in the outputs the vmapped dimension should appear.")
 
 def _out_dims_for(out_dims, output, fname):
-    "One out_dim per output tensor (`fname`: the function's name, for the messages)."
-    for o in _tree_flatten(output)[0]:
-        if not isinstance(o, Tensor):
+    "One out_dim per leaf of `output` (`fname`: the function's name, for the messages); a leaf with an out_dim must be a tensor."
+    name = f"vmap({fname}, ..., out_dims={out_dims})(<inputs>)"
+    if isinstance(output, Tensor) and isinstance(out_dims, tuple) and len(out_dims) == 1: dims = list(out_dims)   # (torch accepts (d,) for one tensor)
+    else: dims = _broadcast_dims(out_dims, output, 'out_dims', name)
+    for o, d in zip(_tree_flatten(output)[0], dims):
+        if d is not None and not isinstance(o, Tensor):
             raise ValueError(f"vmap({fname}, ...): `{fname}` must only return Tensors, got type {type(o)}. Did you mean to set out_dims= to None for output?")
-    return _broadcast_dims(out_dims, output, 'out_dims', f"vmap({fname}, ..., out_dims={out_dims})(<inputs>)")
+    return dims
+
 
 # %% ../../nbs/33a_vmap.ipynb #857457f9
 def _not_batchable(self, *args, **kw): raise _NotBatchable(type(self).__name__)
@@ -157,6 +169,42 @@ def _rule_of(cls):
         if k in _RULES: return _RULES[k]
     return None
 
+# %% ../../nbs/33a_vmap.ipynb #a911c56f
+_INPLACE_ERROR = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that "
+                  "has more elements than `self`. This happened due to `other` being vmapped over but `self` not being vmapped over in a "
+                  "vmap. Please try to use out-of-place operators instead of inplace arithmetic. If said operator is being called inside "
+                  "the PyTorch framework, please file a bug report instead.")
+
+def _batched_inplace(self, op, args, kw):
+    """An in-place op while a vmap runs (`_inplace`'s hook): computed out of place, by a rule or the loop, then written into
+    the memory of self's batch, so `self` is the tensor returned. An unbatched `self` cannot take a batched argument."""
+    tensors = [t for t in (self, op, *args, *kw.values()) if isinstance(t, Tensor)]
+    level = max(map(_level_of, tensors))
+    if not level: return NotImplemented
+    if not _is_b(self, level): raise _VmapError(_INPLACE_ERROR)
+    src = self.clone() if _Mode.grad and any(t.requires_grad for t in tensors) and not isinstance(op, Tensor) else self   # (the value before the write)
+    result = op if isinstance(op, Tensor) else op(src, *args, **kw)
+    v = result._value if _is_b(result, level) else result.unsqueeze(0).expand((self._value.shape[0],) + tuple(result.shape))
+    _inplace(self._value, v)
+    return self
+
+_dispatch.inplace = _batched_inplace   # what `_inplace` (13_backprop_engine) calls while a vmap runs
+
+# %% ../../nbs/33a_vmap.ipynb #8cd97f52
+def _physical(t):
+    "The plain tensor under every level of batched tensor `t`."
+    while isinstance(t, BatchedTensor): t = t._value
+    return t
+
+def _batched_view_of(out, base):
+    """A view function's result `out` of batched `base` (`_view_of`'s hook): its batch a view of base's batch when they share
+    memory (a rule's view, not the loop's stacked copy), so what vmap returns is a view of its input, as torch's."""
+    if not (isinstance(out, BatchedTensor) and isinstance(base, BatchedTensor)) or out is base: return
+    po, pb = _physical(out)._data, _physical(base)._data
+    if B.array_namespace(po).may_share_memory(po, pb): _view_of(out._value, base._value)
+
+_dispatch.view_of = _batched_view_of   # what `_view_of` (17_views) calls while a vmap runs
+
 # %% ../../nbs/33a_vmap.ipynb #acb73b4f
 _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
                  "randomness flags on vmap or perform the randomness operation out of vmap")
@@ -188,14 +236,14 @@ def _fname(func): return getattr(func, '__name__', repr(func))
 def _check_inputs(func, args, in_dims):
     "(flat arguments, one in_dim per argument, batch size) after PyTorch's checks."
     name = f"vmap({_fname(func)}, in_dims={in_dims}, ...)(<inputs>)"
-    if not args: raise ValueError(f"vmap({_fname(func)})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are trying to vmap over a function with no inputs. The latter is unsupported.")
-    if not isinstance(in_dims, (int, tuple)) and in_dims is not None:
+    if not isinstance(in_dims, (int, tuple)):
         raise ValueError(f"{name}: expected `in_dims` to be int or a (potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}.")
+    if not args: raise ValueError(f"vmap({_fname(func)})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are trying to vmap over a function with no inputs. The latter is unsupported.")
     leaves = _tree_flatten(args)[0]
     dims = _broadcast_dims(in_dims, args, 'in_dims', name)
     for x, d in zip(leaves, dims):
         if d is None: continue
-        if not isinstance(d, int): raise ValueError(f"{name}: in_dim must be int or None, got {type(d)}")
+        if not isinstance(d, int): raise ValueError(f"{name}: Got in_dim={d} for an input but in_dim must be either an integer dimension or None.")
         if not isinstance(x, Tensor):
             raise ValueError(f"{name}: Got in_dim={d} for an input but the input is of type {type(x)}. We cannot vmap over non-Tensor arguments, please use None as the respective in_dim")
         if not -x.dim() <= d < x.dim():
@@ -212,14 +260,14 @@ def _unwrap_out(o, d, level, n, fname):
         if _is_b(o, level): raise ValueError(f"vmap({fname}, ...): `{fname}` can not return a BatchedTensor when out_dim is None")
         return o
     v = o._value if _is_b(o, level) else o.unsqueeze(0).expand((n,) + tuple(o.shape))
-    return v.movedim(0, d) if d % (v.dim()) else v
+    return v if d in (0, -v.dim()) else v.movedim(0, d)   # (an out-of-range d: movedim's IndexError, as torch's)
 
 _randomness = []   # the randomness of each running vmap level, innermost last
 
 def _batched_call(func, leaves, dims, spec, kwargs, randomness):
     "(`func`'s output on batched tensors of a new level, the level); raises `_NotBatchable` if it cannot run so."
     prev, level = _Mode.batched, _level[0] + 1
-    args = _tree_unflatten([_batched(x.movedim(d, 0), level) if d is not None else x for x, d in zip(leaves, dims)], spec)
+    args = _tree_unflatten([_batched(x if d in (0, -x.dim()) else x.movedim(d, 0), level) if d is not None else x for x, d in zip(leaves, dims)], spec)
     _level[0], _Mode.batched = level, _dispatch
     _randomness.append(randomness)   # what a Function's own vmap rule is told (_custom_vmap below)
     try:
@@ -239,6 +287,7 @@ def vmap(func, # a function of one sample
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
     if chunk_size is not None and chunk_size < 1: raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
     def wrapped(*args, **kwargs):
+        _check_out_dims(out_dims, _fname(func))
         leaves, dims, n = _check_inputs(func, args, in_dims)
         spec = _tree_flatten(args)[1]
         if chunk_size is None or chunk_size >= n: return _run(func, leaves, dims, spec, kwargs, n, out_dims, randomness)

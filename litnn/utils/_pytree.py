@@ -281,6 +281,16 @@ def tree_map_(func, tree, *rests, is_leaf=None):
     for args in zip(leaves, *(spec.flatten_up_to(r) for r in rests)): func(*args)
     return tree
 
+# %% ../../nbs/reference/utils/pytree.ipynb #e25d1bd5
+def _broadcast_to_and_flatten(tree, treespec, is_leaf=None):
+    """`tree`, a prefix of `treespec`'s structure, flattened to one leaf per leaf of `treespec` (a leaf of `tree` repeated
+    over the subtree it stands for): how vmap reads `in_dims`/`out_dims`. None when `tree` is not such a prefix."""
+    full = tree_unflatten([0] * treespec.num_leaves, treespec)
+    out = []
+    try: tree_map_(lambda x, sub: out.extend([x] * tree_structure(sub, is_leaf).num_leaves), tree, full, is_leaf=is_leaf)
+    except ValueError: return None
+    return out
+
 # %% ../../nbs/reference/utils/pytree.ipynb #dbe84a15
 def map_only(type_or_types_or_pred, /):
     "A decorator: `func` applied only to leaves of these types (or passing this predicate), the others kept."
