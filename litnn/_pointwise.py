@@ -934,8 +934,8 @@ class ConjPhysicalBackward0(ConjBackward0):
     def forward(ctx, x): return array_namespace(x._data).conj(x._data)
 
 def conj_physical(input):
-    "The complex conjugate of `input`, computed now (`input` copied if real)."
-    return ConjPhysicalBackward0.apply(input) if input.dtype.is_complex else input.clone()
+    "The complex conjugate of `input`, computed now (a real `input` is returned as it is)."
+    return ConjPhysicalBackward0.apply(input) if input.dtype.is_complex else input     # (a real input itself, as torch's)
 
 Tensor.conj_physical = conj_physical
 
@@ -1034,7 +1034,7 @@ from .autograd.engine import _inplace
 def conj_physical_(input):
     "In-place `conj_physical`: the imaginary parts of `input` negated in its memory; returns `input`."
     # a real input is an in-place op all the same (torch: a new version, ConjPhysicalBackward1; a leaf that requires grad refused)
-    return _inplace(input, conj_physical, _write=lambda xp, a: xp.conjugate(a, out=a))
+    return _inplace(input, conj_physical, _write=lambda xp, a: xp.conjugate(a, out=a), _overlap_ok=not input.dtype.is_complex)   # (real: torch writes nothing, an expanded input too)
 
 Tensor.conj_physical_ = conj_physical_
 
@@ -2530,6 +2530,7 @@ def saddmm(input, mat1, mat2, *, beta=1, alpha=1):
 # %% ../nbs/reference/special.ipynb #9d60e974
 import math, numpy as np
 from fractions import Fraction
+from . import backend as B
 from ._tensor import Tensor
 from .autograd.engine import _inplace
 
@@ -2739,7 +2740,7 @@ def sinc(input):
 
 # %% ../nbs/reference/special.ipynb #58b90cc5
 class MvlgammaBackward0(_Unary):
-    f, saves = staticmethod(lambda xp, a, p: p * (p - 1) / 4 * math.log(math.pi) + sum(_lgamma(xp, a - i / 2) for i in range(p))), 'x'
+    f, saves = staticmethod(lambda xp, a, p: B._row_major(p * (p - 1) / 4 * math.log(math.pi) + sum(_lgamma(xp, a - i / 2) for i in range(p)))), 'x'   # (a sum over p in torch: row-major)
     df = staticmethod(lambda g, x, y, p: g * sum(digamma(x - i / 2) for i in range(p)))
 
 def mvlgamma(input, p):

@@ -324,7 +324,7 @@ def kron(input, other):
     sa, sb = (1,) * (n - input.dim()) + tuple(input.shape), (1,) * (n - other.dim()) + tuple(other.shape)
     a = input.reshape([v for s in sa for v in (s, 1)])
     b = other.reshape([v for s in sb for v in (1, s)])
-    return (a * b).reshape([x * y for x, y in zip(sa, sb)])
+    return (a * b).view([x * y for x, y in zip(sa, sb)])     # (a view, as torch's: a product laid out as neither factor allows none)
 
 Tensor.kron = kron
 

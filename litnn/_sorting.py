@@ -8,7 +8,7 @@ __all__ = ['TopkBackward0', 'SortBackward0', 'SortBackward1', 'KthvalueBackward0
 # %% ../nbs/reference/torch/sorting.ipynb #02cca226
 import builtins, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
-from ._tensor import Tensor, _wrap_dim, _LEGACY
+from ._tensor import Tensor, _wrap_dim, _LEGACY, _relaid, _preserved_order
 from .autograd.broadcasting import _refuse_integers
 from ._views import _Index
 from ._reductions import return_types, _return_type, AmaxBackward0, _keep, _keepdim_needs_dim
@@ -26,8 +26,12 @@ def _pick(idx, d, ndim, keepdim=True):
     return tuple(key)
 
 class TopkBackward0(_Index): adv = True
-class SortBackward0(_Index): adv = True
-class SortBackward1(_Index): adv = True     # sort(stable=...)
+class SortBackward0(_Index):
+    "sort's values: laid out as the input (torch allocates them `empty_like` it), not row-major as other gathers."
+    adv = True
+    @staticmethod
+    def forward(ctx, x, key): return _relaid(_Index.forward(ctx, x, key), _preserved_order(x._data))
+class SortBackward1(SortBackward0): "sort(stable=...)"
 class KthvalueBackward0(_Index): adv = True
 class MedianBackward1(_Index): adv = True
 class NanmedianBackward1(_Index): adv = True
@@ -218,6 +222,7 @@ def sort(input, dim=-1, descending=False, *, stable=None):
     if not a.ndim: idx = array_namespace(a).zeros((), np.int64)
     elif not stable and _exact(a) and a.shape[d] > 16 and _ties(a, d): idx = _std_order(a, d, descending)   # torch's unstable std::sort
     else: idx = _order(a, d, descending)
+    idx = _relaid(idx, _preserved_order(a))       # (the indices too)
     return _select(SortBackward0 if stable is None else SortBackward1, input, idx, d, kind='sort')
 
 def argsort(input, dim=-1, descending=False, *, stable=False):

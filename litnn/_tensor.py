@@ -1297,6 +1297,14 @@ def _laid_out(make, shape, order):
     if order is None: return make(shape)
     return make(tuple(shape[i] for i in order)).transpose(tuple(np.argsort(order)))
 
+def _relaid(a, order):
+    "Array `a` with its dims in memory in `order` (None: row-major): `a` itself where it is laid out so, else a copy."
+    if order is None: return a if a.flags.c_contiguous else a.copy()
+    if _fills(a.shape, a.strides, order, a.itemsize): return a
+    o = _laid_out(lambda shape: array_namespace(a).empty(shape, a.dtype), a.shape, order)
+    o[...] = a
+    return o
+
 def _dense_order(a):
     "The order of array `a`'s dims in memory when it is dense without overlaps but not row-major (preserve_format keeps it), else None."
     if a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.flags.c_contiguous or a.ndim < 2: return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
-from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _follow_layout, _dense_order, _laid_out
+from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _inferred_order, _relaid
 from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num, _rerun_quietly
 from .grad_mode import _Mode
 from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma, _number_tensor
@@ -17,17 +17,16 @@ __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'Sub
            'RsubBackward1', 'NegBackward0', 'add', 'sub', 'mul', 'div', 'DivBackward2']
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #8565c101
-def _first_layout(out, a, b):
-    """Result `out` of `a op b` (arrays or numbers) laid out as `a` where numpy made it row-major against `a`'s layout, as
-    torch's TensorIterator: channels-last (a strided slice of it too), or any other dense order (a transposed matrix)."""
-    if (type(a) is _ndarray and a.ndim >= 2 and type(b) is _ndarray and b.ndim and out.shape == a.shape
-            and not a.flags.c_contiguous and out.flags.c_contiguous):
-        o = _follow_layout(out, a)
-        if o is out and (order := _dense_order(a)) is not None:
-            o = _laid_out(lambda shape: np.empty(shape, out.dtype), out.shape, order)
-            o[...] = out
-        return o
-    return out
+def _first_layout(out, a, *others):
+    """Result `out` of an elementwise op on `a` and `others` (arrays or numbers, in torch's operand order) laid out as
+    torch's TensorIterator lays it out: in the order of `a`'s strides where `a` has a preference (channels-last, a
+    transposed matrix, a strided slice of either), asking the next operand where it has none (a broadcast dim). numpy
+    follows its inputs only where they agree. A row-major first operand of the result's shape, the common case, costs
+    two flag tests; a single array operand is left to numpy (its order 'K' is torch's then)."""
+    if type(out) is not _ndarray or out.ndim < 2 or type(a) is not _ndarray: return out
+    if a.flags.c_contiguous and a.shape == out.shape: return out if out.flags.c_contiguous else out.copy()
+    if not any(type(b) is _ndarray and b.ndim for b in others): return out
+    return _relaid(out, _inferred_order(a, *others, shape=out.shape))
 
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #4a1daa18

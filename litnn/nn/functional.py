@@ -315,7 +315,7 @@ def _elementwise(op, input, inplace, **kw):
     _check_tensors(_op_name(op), dict(input=input))     # torch's TypeError for a list, an array, None
     _float_only(input, op.kernel)
     if inplace:      # torch's elu_, selu_ and celu_ save their result, not the input they overwrite
-        return _inplace(input, _IN_PLACE_NODE.get(op, op).apply, **kw)
+        return _inplace(input, _IN_PLACE_NODE.get(op, op).apply, _overlap_ok=getattr(op, '_overlap_ok', False), **kw)
     return op.apply(input, **kw)
 
 def elu(input, alpha=1.0, inplace=False):
@@ -349,6 +349,7 @@ HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.w
 ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
                            lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x')
 for _c in (HardtanhBackward0, SoftshrinkBackward0, HardshrinkBackward0, ThresholdBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
+ThresholdBackward0._overlap_ok = True      # torch's threshold_ skips the overlap check (idempotent): it writes an expanded input
 
 # %% ../../nbs/40a_activation_functions.ipynb #2aa4f3ab
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

@@ -1,0 +1,106 @@
+"""Result layouts as torch's (TensorIterator's operand order, kernels that allocate `empty_like` or row-major) and writes
+into expanded tensors (views without repeats, idempotent kernels), each compared with real torch on the same inputs."""
+import warnings
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+RNG = np.random.default_rng(0)
+DATA = {s: (RNG.random(s).astype(np.float32) * 0.8 + 0.1) for s in [(4, 5), (2, 3, 4), (2, 3, 4, 5), (6, 8), (4, 6), (2, 3, 4, 6)]}
+# inputs that are not row-major: transposed, permuted, channels-last, and strided slices of them (not dense)
+LAYOUTS = {
+    'transposed': lambda L: L.tensor(DATA[(4, 5)]).t(),
+    'permuted': lambda L: L.tensor(DATA[(2, 3, 4)]).permute(2, 0, 1),
+    'channels_last': lambda L: L.tensor(DATA[(2, 3, 4, 5)]).contiguous(memory_format=L.channels_last),
+    'transposed_slice': lambda L: L.tensor(DATA[(6, 8)]).t()[::2],
+    'row_major_slice': lambda L: L.tensor(DATA[(4, 6)])[:, ::2],
+    'channels_last_slice': lambda L: L.tensor(DATA[(2, 3, 4, 6)]).contiguous(memory_format=L.channels_last)[..., ::2],
+}
+OPS = {
+    # binary ops whose first operand has a layout and the second is row-major, or broadcast: the first decides
+    'add_row_major': lambda L, x: x + (x * 0.5 + 0.2).contiguous(),
+    'row_major_add': lambda L, x: (x * 0.5 + 0.2).contiguous() + x,
+    'vector_add': lambda L, x: L.tensor(np.linspace(0.2, 0.9, x.shape[-1]).astype(np.float32)) + x,
+    'mul_vector': lambda L, x: x * L.tensor(np.linspace(0.2, 0.9, x.shape[-1]).astype(np.float32)),
+    'atan2_row_major': lambda L, x: L.atan2(x, (x * 0.5 + 0.2).contiguous()),
+    'where': lambda L, x: L.where(x > 0.5, x, (x * 0.5).contiguous()),
+    'maximum_row_major': lambda L, x: L.maximum(x, (x * 0.5 + 0.2).contiguous()),
+    'complex': lambda L, x: L.complex(x, (x * 0.5).contiguous()),
+    'complex_vector': lambda L, x: L.complex(L.tensor(np.linspace(0.2, 0.9, x.shape[-1]).astype(np.float32)), x),
+    'polar': lambda L, x: L.polar(x, x * 0.5),
+    'igamma': lambda L, x: L.igamma(x, (x * 0.5 + 0.2).contiguous()),
+    'igammac_vector': lambda L, x: L.igammac(x, L.tensor(np.linspace(0.2, 0.9, x.shape[-1]).astype(np.float32))),
+    'kron': lambda L, x: L.kron(x, x * 0.5),
+    # kernels that allocate `empty_like` the input (sort, flip) or row-major (tril, detach_copy, mvlgamma)
+    'sort_values': lambda L, x: x.sort(1).values,
+    'sort_indices': lambda L, x: x.sort(0, descending=True).indices,
+    'argsort': lambda L, x: x.argsort(-1),
+    'msort': lambda L, x: L.msort(x),
+    'flip': lambda L, x: x.flip(0),
+    'fliplr': lambda L, x: L.fliplr(x),
+    'rot90': lambda L, x: L.rot90(x),
+    'rot90_twice': lambda L, x: L.rot90(x, 2),
+    'rot90_zero': lambda L, x: L.rot90(x, 0),
+    'tril': lambda L, x: x.tril(),
+    'triu': lambda L, x: x.triu(1),
+    'detach_copy': lambda L, x: L.detach_copy(x),
+    'mvlgamma': lambda L, x: L.mvlgamma(x + 2, 2),
+}
+
+@pytest.mark.parametrize('layout', LAYOUTS)
+@pytest.mark.parametrize('op', OPS)
+def test_result_layout_as_torch(op, layout):
+    got = []
+    for L in (torch, litnn):
+        try: r = OPS[op](L, LAYOUTS[layout](L))
+        except RuntimeError as e: got.append(('RuntimeError', str(e))); continue   # (torch's kron of a strided slice: its view error)
+        got.append((tuple(r.shape), r.stride(), r.is_contiguous(), r.is_contiguous(memory_format=L.channels_last) if r.dim() == 4 else None))
+        if L is litnn and got[0][0] != 'RuntimeError':
+            np.testing.assert_allclose(r.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
+        ref = r
+    assert got[0] == got[1]
+
+def test_kron_of_layouts_that_do_not_merge_raises_torch_view_error():
+    "torch's kron views the product: a transposed factor next to a row-major one gives its view error."
+    msgs = []
+    for L in (torch, litnn):
+        with pytest.raises(RuntimeError) as e: L.kron(L.ones(4, 5).t(), L.ones(2, 2))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+def test_conj_physical_of_a_real_tensor_is_the_tensor():
+    for L in (torch, litnn):
+        x = L.ones(3)
+        assert L.conj_physical(x) is x and x.conj_physical() is x
+
+# --- writes into expanded tensors --------------------------------------------------------------------------------------
+WRITES = {
+    # a view of an expanded tensor without repeats (a row of it) is written, into the expanded memory
+    'row_add_': lambda L, x: x[1].add_(1),
+    'row_exp_': lambda L, x: x[2].exp_(),
+    'row_copy_': lambda L, x: x[0].copy_(L.full((4,), 7.)),
+    'slice_mul_': lambda L, x: x[:1].mul_(3),
+    'out_row': lambda L, x: L.add(L.ones(4), 1, out=x[0]),
+    'arange_out_row': lambda L, x: L.arange(4., out=x[1]),
+    # torch's threshold skips the overlap check: it writes an expanded tensor (idempotent)
+    'threshold_': lambda L, x: L.threshold_(x, 1.5, -1.),
+    'F_threshold_': lambda L, x: L.nn.functional.threshold_(x, 1.5, -1.),
+    'threshold_inplace': lambda L, x: L.nn.functional.threshold(x, 1.5, -1., inplace=True),
+    'conj_physical_real': lambda L, x: x.conj_physical_(),
+    # still refused: repeats written by an elementwise op
+    'add_': lambda L, x: x.add_(1),
+    'relu_': lambda L, x: x.relu_(),
+    'out_expanded': lambda L, x: L.add(L.ones(3, 4), 1, out=x),
+}
+
+@pytest.mark.parametrize('name', WRITES)
+def test_writes_into_an_expanded_tensor_as_torch(name):
+    got = []
+    for L in (torch, litnn):
+        b = L.arange(4.).view(1, 4)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            try: WRITES[name](L, b.expand(3, 4)); r = 'ok'
+            except RuntimeError as e: r = str(e)
+        got.append((r, [round(v, 4) for v in b.flatten().tolist()], [str(m.message) for m in w]))
+    assert got[0] == got[1]
