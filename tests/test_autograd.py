@@ -1956,3 +1956,58 @@ def test_gradcheck_message_prints_the_jacobians_as_torch(case, fast_mode):
         if fast_mode: head, _, _, rest = s.split('\n', 3); s = head + '\n' + rest
         msgs.append(s)
     assert msgs[0] == msgs[1]
+
+
+def _undifferentiated_cases(lib):
+    "Functions whose outputs autograd does not differentiate, and the inputs to call them with."
+    F = lib.autograd.Function
+    class MarkedInput(F):
+        @staticmethod
+        def forward(ctx, x): ctx.mark_non_differentiable(x); return x
+        @staticmethod
+        def backward(ctx, g): return g
+    class MarkedView(F):
+        @staticmethod
+        def forward(ctx, x): y = x.view(-1); ctx.mark_non_differentiable(y); return y, x * 2
+        @staticmethod
+        def backward(ctx, g, h): return h * 2
+    class MarkedDirty(F):
+        @staticmethod
+        def forward(ctx, x): ctx.mark_non_differentiable(x); ctx.mark_dirty(x); return x.mul_(2)
+        @staticmethod
+        def backward(ctx, g): return g
+    class Identity(F):
+        @staticmethod
+        def forward(ctx, x): return x
+        @staticmethod
+        def backward(ctx, g): return g
+    class IntegerPassedOn(F):
+        @staticmethod
+        def forward(ctx, x, n): return x * 2, n
+        @staticmethod
+        def backward(ctx, g, h): return g, None
+    class MadeRequiringGrad(F):
+        @staticmethod
+        def forward(ctx, x):
+            y = lib.ones(2, requires_grad=True); ctx.mark_non_differentiable(y); return y
+        @staticmethod
+        def backward(ctx, g): return g
+    leaf, nonleaf, plain = (lambda: lib.ones(2, requires_grad=True)), (lambda: lib.ones(2, requires_grad=True) * 1), (lambda: lib.ones(2))
+    return [(MarkedInput, (leaf,)), (MarkedInput, (nonleaf,)), (MarkedView, (leaf,)), (MarkedView, (nonleaf,)), (MarkedDirty, (nonleaf,)),
+            (Identity, (plain,)), (IntegerPassedOn, (leaf, lambda: lib.arange(2))), (MadeRequiringGrad, (leaf,))]
+
+@pytest.mark.parametrize('no_grad', [False, True])
+@pytest.mark.parametrize('case', range(8))
+def test_function_outputs_autograd_does_not_differentiate(case, no_grad):
+    """torch's `set_history` for an output that is not differentiated: an input returned as is comes back as a new tensor (a
+    detached alias if it requires grad, else a view of it); a tensor made in forward loses requires_grad, a view keeps it."""
+    outs = []
+    for lib in LIBS:
+        f, makers = _undifferentiated_cases(lib)[case]
+        args = [m() for m in makers]
+        with lib.set_grad_enabled(not no_grad):
+            res = f.apply(*args)
+        res = res if isinstance(res, tuple) else (res,)
+        outs.append([(any(r is a for a in args), any(r._base is a for a in args), r.requires_grad, r.is_leaf, type(r.grad_fn).__name__)
+                     for r in res])
+    assert outs[0] == outs[1]

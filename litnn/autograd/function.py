@@ -192,9 +192,13 @@ class Function(metaclass=_FunctionMeta):
             ctx._seq = next(_counter)
             if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)   # where forward ran, for backward's errors (reference/backprop/anomaly_mode)
             out = _link_outputs(ctx, out, args)
-        elif _Mode.grad:      # no input needs a graph: torch still marks the views among the outputs (an in-place change that records is refused)
-            for o in (out if isinstance(out, tuple) else (out,)):
-                if isinstance(o, Tensor) and o._base is not None and not builtins.any(o is a for a in args): o._vmeta = 'custom'
+        else:
+            single, dirty = not isinstance(out, tuple), getattr(ctx, '_dirty', ())
+            if _Mode.grad:    # no input needs a graph: torch still marks the views among the outputs (an in-place change that records is refused)
+                for o in ((out,) if single else out):
+                    if isinstance(o, Tensor) and o._base is not None and not builtins.any(o is a for a in args): o._vmeta = 'custom'
+            new = tuple(_undifferentiated(o, args, dirty) if isinstance(o, Tensor) else o for o in ((out,) if single else out))
+            out = new[0] if single else new
         return out if _Mode.fw is None else _Mode.fw.function(ctx, args, out)   # in a dual level: tangents by `jvp` (14b_forward_mode)
 
 _DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been mutated should be "
@@ -205,6 +209,18 @@ _DIRTY_VIEW_OUTPUTS = ("If your Function modifies inplace an input that is a vie
     ".clone() for example) or make your Function only return one Tensor (potentially splitting it into two Functions: one doing the "
     "inplace that returns a single Tensor and a second one that does the other operations). You can ask on the forum "
     "https://discuss.pytorch.org/ if you need help to do this change.")
+
+def _undifferentiated(o, args, dirty):
+    """An output autograd does not differentiate (marked so, of an integer dtype, or no input needing a graph), as torch's
+    `set_history` leaves it: an input returned as is comes back as a new tensor, a detached alias if it requires grad, else a
+    view of it; a tensor made in forward that requires grad loses it (a view keeps it, as torch's)."""
+    is_input = builtins.any(o is a for a in args)
+    if o._requires_grad:
+        if is_input: return o.detach()
+        if o._base is None: o.detach_()
+    elif is_input and not builtins.any(o is d for d in dirty):
+        with no_grad(): return o.view_as(o)
+    return o
 
 def _link_outputs(ctx, out, args):
     "Give the outputs of a Function their grad_fn (non-differentiable ones stay leaves)."
@@ -223,7 +239,8 @@ def _link_outputs(ctx, out, args):
                            "that are modified inplace must all be outputs of the Function.")
     res = []
     for i, o in enumerate(outs):
-        if not isinstance(o, Tensor) or id(o) in nd or not (o.is_floating_point() or o.is_complex()): res.append(o); continue
+        if not isinstance(o, Tensor): res.append(o); continue
+        if id(o) in nd or not (o.is_floating_point() or o.is_complex()): res.append(_undifferentiated(o, args, dirty)); continue
         if builtins.any(o is d for d in dirty):      # an input changed in place: see mark_dirty below
             if not builtins.any(o is a or o._base is not None and o._base is a for a in args):   # made inside forward
                 if o._base is not None: raise RuntimeError(_DIRTY_NOT_INPUT)        # torch: an error for a view of such a tensor,
