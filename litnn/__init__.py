@@ -161,7 +161,7 @@ def _check_tensor_all_with(error_type, cond, message=None):
 def _check_tensor_all(cond, message=None): "`_check_tensor_all_with` raising RuntimeError."; _check_tensor_all_with(RuntimeError, cond, message)
 
 # %% ../nbs/11a_creating_and_converting.ipynb #b981709d
-from . import backend as B
+from . import backend as _B     # (private: torch's namespace has no `B`)
 from ._tensor import Tensor
 from ._creation import _default_device
 
@@ -173,19 +173,19 @@ def is_tensor(obj):
 # %% ../nbs/11a_creating_and_converting.ipynb #db3d2af5
 def set_default_dtype(d):
     "Set the dtype Python floats become; only float32 and float64 (and the halves) make sense."
-    if type(d) is not B.dtype:     # a name, a NumPy dtype, even `float`: torch's C++ takes only its dtypes here
+    if type(d) is not _B.dtype:     # a name, a NumPy dtype, even `float`: torch's C++ takes only its dtypes here
         raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
-    B._default['dtype'] = d
+    _B._default['dtype'] = d
 
 def set_default_device(device):
     "Make factories allocate on `device` when they are given none (`None`: the CPU)."
-    _default_device['device'] = None if device is None else B.device(device)
+    _default_device['device'] = None if device is None else _B.device(device)
 
 def get_default_device():
     "The device factories allocate on when they are given none."
-    return _default_device['device'] or B.device('cpu')
+    return _default_device['device'] or _B.device('cpu')
 
 # %% ../nbs/12a_promotion_and_broadcasting.ipynb #ffa20003
 import builtins, numbers as _numbers
@@ -429,13 +429,21 @@ from ._nn_ops import _grid_sampler_2d_cpu_fallback   # (a private name: `import 
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e121c50d
 from ._tensor import Tensor
-from .backend import int64
+from .backend import int64, patch as _patch
 from . import linalg
+from .linalg.decompositions import _matrix_power, _matrix_power_out
+from ._pointwise import _wrap_out
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #94348ea7
-matrix_power = linalg.matrix_power      # the same function in torch
+def matrix_power(input, n):
+    "`linalg.matrix_power` under its older name (torch's parser names it `matrix_power` in its messages)."
+    return _matrix_power(input, n, 'matrix_power', 2)
+_wrap_out(globals(), {'matrix_power': _matrix_power_out})      # out=, as linalg's
 
-Tensor.matrix_power = matrix_power
+@_patch
+def matrix_power(self:Tensor, n):
+    "`Tensor.matrix_power`: n is the method's first argument in torch's messages."
+    return _matrix_power(self, n, 'matrix_power', 1)
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #0e97b5a3
 def vander(x, N=None, increasing=False):
@@ -705,12 +713,17 @@ from ._python_arg_parser import _parse_as_torch
 _litnn = sys.modules['litnn']
 _parse_as_torch([vars(m) for m in (_litnn, _litnn.linalg, _litnn.special, _litnn.fft)], Tensor, vars(_litnn.nn.functional))
 # `from torch import *` takes every public function, class, dtype and constant of torch's namespace (its __all__), not
-# the submodules: the same here, read off the complete namespace (without the grad_fn classes and the backend's helpers)
+# the submodules: the same here, read off the complete namespace. What torch does not have there leaves the namespace
+# (`hasattr(torch, 'AddmmBackward0')` is False): the grad_fn classes (their modules keep them), the backend's helpers
+# (litnn.backend keeps them) and the op groups' functions torch publishes only in nn.functional or special.
 from .autograd.graph import Node as _Node
 import types as _types
-__all__ = sorted(n for n, v in vars(_litnn).items() if not n.startswith('_') and not isinstance(v, _types.ModuleType)
-                 and not (isinstance(v, type) and issubclass(v, _Node)) and n not in ('array_device', 'array_namespace', 'to_device', 'to_dtype', 'xp_for'))
-del _parse_as_torch, _litnn, _Node, _types      # (the namespace is complete here; run again, this changes nothing)
+_ELSEWHERE = ('array_device', 'array_namespace', 'to_device', 'to_dtype', 'xp_for', 'gelu', 'silu', 'leaky_relu', 'i0e', 'i1', 'i1e')
+for _n in [n for n, v in vars(_litnn).items() if not n.startswith('_') and (isinstance(v, type) and issubclass(v, _Node) or n in _ELSEWHERE)]:
+    delattr(_litnn, _n)
+_n = None      # (no name left to take away: a second run)
+__all__ = sorted(n for n, v in vars(_litnn).items() if not n.startswith('_') and not isinstance(v, _types.ModuleType))
+del _parse_as_torch, _litnn, _Node, _types, _ELSEWHERE, _n      # (the namespace is complete here; run again, this changes nothing)
 
 # %% ../nbs/reference/xpu.ipynb #03835175
 from . import xpu, mps, mtia         # torch imports them too: device-picking code asks each (reference/xpu, mps, mtia)

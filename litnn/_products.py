@@ -8,7 +8,7 @@ __all__ = ['MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'Unsafe
 # %% ../nbs/16a_matrix_products.ipynb #cb0385d0
 import builtins, math, numpy as np
 from ._tensor import Tensor, _array_of, _dtype_name, strided
-from .backend import array_namespace
+from .backend import array_namespace, _checked_scalar
 from .autograd.graph import Op, _check_tensors, _broadcast_shape
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath, ViewBackward0
 from .autograd.grad_mode import _Mode
@@ -236,8 +236,10 @@ def _scaled_sum(c, a, b, beta, alpha, product):
     and rounded once, as torch's CPU kernels (numpy would round the product, then the sum)."""
     dt, half = a.dtype, _half(a)
     if half: a, b, c = _opmath(a), _opmath(b), _opmath(c) if hasattr(c, 'astype') else c
-    if dt.kind in 'iu': beta, alpha = builtins.int(beta), builtins.int(alpha)    # torch casts the scalars to the integers: 0.6 -> 0
     out = product(a, b)
+    if not out.size: return out.astype(dt, copy=False)     # torch's kernel does not run: the scalars are not read
+    beta, alpha = _checked_scalar(beta, a.dtype), _checked_scalar(alpha, a.dtype)   # read in torch's compute type: 1j for a float, 300 for uint8 raise
+    if dt.kind in 'iu': beta, alpha = builtins.int(beta.real), builtins.int(alpha.real)    # torch casts the scalars to the integers: 0.6 -> 0
     if alpha != 1: out = out * alpha
     if beta != 0:
         c = c if beta == 1 else beta * c
@@ -461,8 +463,9 @@ def _into_self(f):
     "`Tensor.f_`: f's result copied into self; a tensor given for beta/alpha is read under the name `f_`, as torch's messages."
     def f_(self, a, b, *, beta=1, alpha=1):
         r = f(self, a, b, beta=_alpha_number(beta, f_.__name__, 'beta'), alpha=_alpha_number(alpha, f_.__name__))
-        if f.__name__ != "addbmm" and tuple(r.shape) != tuple(self.shape):      # (torch's addbmm_ writes through addbmm_out: it resizes self)
-            raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size {list(r.shape)} should match")
+        if tuple(r.shape) != tuple(self.shape) and not (f.__name__ == "addbmm" and self.requires_grad):   # (copy_ refuses that: a leaf's error)
+            if f.__name__ == "addbmm": self.resize_(r.shape)     # torch's addbmm_ writes through addbmm_out: it resizes self
+            else: raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size {list(r.shape)} should match")
         return self.copy_(r)
     f_.__name__ = f_.__qualname__ = f.__name__ + '_'
     return f_
@@ -746,7 +749,7 @@ def hsmm(mat1, mat2):
     return hspmm(mat1, mat2)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #fc5bae2d
-from .backend import patch, promote_types
+from .backend import patch, promote_types, _checked_scalar
 from ._tensor import Tensor
 from .autograd.broadcasting import _float_dtype
 from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
@@ -760,6 +763,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
         if isinstance(v, bool) and rd.name != 'bool': raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
         if not (rd.is_floating_point or rd.is_complex) and isinstance(v, (float, complex)):    # integers and bools
             raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    beta, alpha = _checked_scalar(beta, rd.np), _checked_scalar(alpha, rd.np)      # then read in the result's dtype (1j for a float raises)
     for name, v in (('vec1', vec1), ('vec2', vec2)):
         if v._data.ndim != 1: raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     o = outer(vec1, vec2)

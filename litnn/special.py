@@ -18,7 +18,7 @@ from ._pointwise import SpecialLogNdtrBackward0, _zeta, digamma, lgamma
 from ._pointwise import SpecialEntrBackward0, SpecialNdtriBackward0
 
 # %% auto #0
-__all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'common_args', 'multi_dim_common', 'SpecialZetaBackward0', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'erf', 'erfinv', 'exp2', 'expm1', 'i0', 'i0e', 'i1', 'i1e', 'log1p', 'log_softmax', 'logit', 'polygamma', 'round', 'sinc', 'softmax', 'xlogy', 'logsumexp', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
+__all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'common_args', 'multi_dim_common', 'SpecialZetaBackward0', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'softmax', 'log_softmax', 'erf', 'erfinv', 'exp2', 'expm1', 'i0', 'i0e', 'i1', 'i1e', 'log1p', 'logit', 'polygamma', 'round', 'sinc', 'xlogy', 'logsumexp', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
 
 # %% ../nbs/reference/special.ipynb #77f288ae
 gammaln, psi, expit = lgamma, digamma, sigmoid
@@ -84,8 +84,17 @@ def xlog1py(input, other):
 multigammaln = mvlgamma                 # torch.special.multigammaln is torch.mvlgamma
 
 # %% ../nbs/reference/special.ipynb #67f8eb9c
-from ._pointwise import erf, erfinv, exp2, expm1, i0, i0e, i1, i1e, log1p, log_softmax, logit, polygamma, round, sinc, softmax, xlogy
+from ._pointwise import erf, erfinv, exp2, expm1, i0, i0e, i1, i1e, log1p, logit, polygamma, round, sinc, xlogy
+from ._pointwise import _softmax, SoftmaxBackward0, LogSoftmaxBackward0
 from ._reductions import logsumexp
+
+def softmax(input, dim, dtype=None):
+    "`torch.softmax` without `out=`: torch's special_softmax is a function of its own."
+    return _softmax(SoftmaxBackward0, input, dim, dtype, 'softmax')
+
+def log_softmax(input, dim, *, dtype=None):
+    "`torch.log_softmax` without `out=`, its dtype by keyword only (torch's special_log_softmax)."
+    return _softmax(LogSoftmaxBackward0, input, dim, dtype, 'log_softmax')
 _all_ = ['erf', 'erfinv', 'exp2', 'expm1', 'i0', 'i0e', 'i1', 'i1e', 'log1p', 'log_softmax', 'logit', 'polygamma', 'round', 'sinc', 'softmax', 'xlogy', 'logsumexp']
 
 # %% ../nbs/reference/special.ipynb #t5d67a8c

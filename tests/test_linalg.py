@@ -711,3 +711,35 @@ def test_solve_right_side_and_ex_check_errors_messages_as_torch():
             with pytest.raises(lib.linalg.LinAlgError) as e: f(lib)
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
+
+
+def test_vecdot_of_two_vectors_is_vdot_as_torch():
+    "torch's linalg.vecdot of two 1-D tensors is vdot: dim is not read, vdot's size message."
+    from torch_pairs import same_message
+    x, y = np.array([1., 2., 3.], np.float32), np.array([1., 0., 2.], np.float32)
+    for d in (0, 1, 5, -1, -2):
+        for a, b in ((x, y), (x * 1j + 1, y * (1 + 2j))):
+            want = torch.linalg.vecdot(torch.tensor(a), torch.tensor(b), dim=d)
+            got = litnn.linalg.vecdot(litnn.tensor(a), litnn.tensor(b), dim=d)
+            assert got.shape == () and str(got.dtype)[6:] == str(want.dtype)[6:]
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    for b in (y[:2], y[:1]):
+        same_message(lambda lib: lib.linalg.vecdot(lib.tensor(x), lib.tensor(b), dim=3))
+    same_message(lambda lib: lib.linalg.vecdot(lib.ones(2, 3), lib.ones(2, 3), dim=2))     # 2-D: dim is checked
+    a = litnn.tensor(x, requires_grad=True); litnn.linalg.vecdot(a, litnn.tensor(y), dim=4).backward()
+    assert a.grad.tolist() == y.tolist()
+
+def test_matrix_power_names_as_torch():
+    "torch.matrix_power, Tensor.matrix_power and linalg.matrix_power: their parser's names and positions for a bad n; `input=`; out=."
+    from torch_pairs import same_message
+    for f in (lambda lib: lib.matrix_power(lib.eye(2), 2.0), lambda lib: lib.eye(2).matrix_power(2.0), lambda lib: lib.linalg.matrix_power(lib.eye(2), 2.0),
+              lambda lib: lib.matrix_power(lib.eye(2), True), lambda lib: lib.linalg.matrix_power(lib.eye(2), 'a'),
+              lambda lib: lib.matrix_power(lib.ones(3), 2.0), lambda lib: lib.matrix_power(lib.ones(3), 2),
+              lambda lib: lib.matrix_power(lib.eye(2), 2, out=lib.empty(2, 2, dtype=lib.int64))):
+        same_message(f)
+    same_error(lambda lib: lib.linalg.matrix_power(A=lib.eye(2), n=2))      # torch names the matrix `input` here
+    for lib in (torch, litnn):
+        x, o = lib.eye(2) * 2, lib.empty(2, 2)
+        assert lib.matrix_power(input=x, n=3).tolist() == lib.linalg.matrix_power(input=x, n=3).tolist() == x.matrix_power(n=3).tolist() == [[8., 0.], [0., 8.]]
+        assert lib.matrix_power(x, 2, out=o) is o and o.tolist() == [[4., 0.], [0., 4.]]
+    assert litnn.matrix_power is not litnn.linalg.matrix_power and torch.matrix_power is not torch.linalg.matrix_power

@@ -142,3 +142,43 @@ def test_inplace_fused_products_check_self_as_torch():
         _same_message(f)
     for lib in (torch, litnn):      # a self of the result's shape is written in place
         x = lib.ones(2, 3); assert x.addmm_(lib.ones(2, 4), lib.ones(4, 3), beta=2) is x and x.tolist() == [[6.0] * 3] * 2
+
+
+@pytest.mark.parametrize('k', [dict(beta=1j), dict(alpha=1j), dict(beta=0, alpha=2j), dict(alpha=1e300)], ids=str)
+def test_scalar_factors_read_in_the_compute_type(k):
+    "torch reads beta and alpha in the kernel's type: a complex number (or one out of range) for a float product is its RuntimeError."
+    for name in calls(torch, {}):
+        _same_message(lambda lib: calls(lib, k)[name]())
+
+@pytest.mark.parametrize('dt', ['float16', 'bfloat16', 'float64', 'int64', 'int32', 'uint8'])
+@pytest.mark.parametrize('k', [dict(beta=1j), dict(beta=1 + 0j), dict(beta=1e10), dict(alpha=1e300), dict(beta=-1), dict(beta=300), dict(beta=2.7, alpha=1.5)], ids=str)
+def test_scalar_factors_per_dtype(dt, k):
+    "addmm's scalars checked (c10's checked_convert) in the compute type: float for the halves, the integer type for integers (truncated)."
+    def f(lib):
+        o = lib.ones(2, 2, dtype=getattr(lib, dt))
+        return lib.addmm(o, o, o, **k)
+    try: want = f(torch)
+    except RuntimeError: return _same_message(f)
+    got = f(litnn)
+    assert str(got.dtype)[6:] == str(want.dtype)[6:]
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy())
+
+def test_scalar_factors_of_an_empty_product_are_not_read():
+    for lib in (torch, litnn):       # torch's kernel does not run: nothing checks beta, the result keeps its dtype
+        assert lib.addmm(lib.ones(2, 0), lib.ones(2, 0), lib.ones(0, 0), beta=1j).dtype == lib.float32
+
+def test_addbmm_inplace_resizes_self_as_torch():
+    "torch's addbmm_ writes through addbmm_out: a self that broadcasts to the result is resized to it (addmm_ refuses)."
+    def run(lib, make, **k):
+        b1, b2 = lib.arange(24.).reshape(2, 3, 4), lib.arange(16.).reshape(2, 4, 2)
+        x = make(lib)
+        r = x.addbmm_(b1, b2, **k)
+        assert r is x
+        return x
+    for make in (lambda lib: lib.ones(1, 2), lambda lib: lib.ones(2), lambda lib: lib.tensor(5.), lambda lib: lib.ones(3, 1)):
+        for k in ({}, dict(beta=2), dict(beta=0)):
+            want, got = run(torch, make, **k), run(litnn, make, **k)
+            assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+            np.testing.assert_allclose(got.numpy(), want.numpy())
+    _same_message(lambda lib: run(lib, lambda lib: lib.ones(2, 2)))
+    _same_message(lambda lib: run(lib, lambda lib: lib.ones(1, 2, requires_grad=True)))     # a leaf's in-place error first

@@ -928,3 +928,28 @@ def test_trunc_division_of_half_precision_truncates_the_rounded_quotient(dtype):
         x, y = T.tensor(a, dtype=getattr(T, dtype)), T.tensor(b, dtype=getattr(T, dtype))
         return T.div(x, y, rounding_mode='trunc').float().tolist(), x.div(y[0].item(), rounding_mode='trunc').float().tolist()
     assert run(litnn) == run(torch)
+
+
+def test_special_softmax_takes_no_out_as_torch():
+    "torch.special.softmax/log_softmax are functions of their own, without out= (log_softmax's dtype by keyword only)."
+    for lib in (torch, litnn):
+        x = lib.tensor([1., 2., 3.])
+        assert lib.special.softmax is not lib.softmax
+        for f in (lib.special.softmax, lib.special.log_softmax):
+            with pytest.raises(TypeError, match="unexpected keyword argument 'out'"): f(x, 0, out=lib.empty(3))
+        with pytest.raises(TypeError): lib.special.log_softmax(x, 0, lib.float64)
+        assert lib.special.softmax(x, 0, lib.float64).dtype == lib.float64
+        assert lib.special.log_softmax(x, 0, dtype=lib.float64).dtype == lib.float64
+        assert lib.softmax(x, 0, out=lib.empty(3)).shape == (3,)
+    np.testing.assert_allclose(litnn.special.log_softmax(litnn.tensor([1., 2.]), 0).numpy(), torch.special.log_softmax(torch.tensor([1., 2.]), 0).numpy(), rtol=1e-6)
+
+def test_namespaces_hold_what_torch_holds():
+    "hasattr(torch, name) is observable: litnn's top level and linalg publish no grad_fn classes, backend helpers or other namespaces' functions."
+    import types
+    extra = [n for n in dir(litnn) if not n.startswith('_') and not hasattr(torch, n) and not isinstance(getattr(litnn, n), types.ModuleType)]
+    assert extra == []
+    for n in ('i0e', 'i1', 'i1e', 'gelu', 'silu', 'leaky_relu', 'AddmmBackward0', 'B', 'array_namespace'):
+        assert hasattr(litnn, n) is hasattr(torch, n) is False, n
+    assert litnn.special.i0e(litnn.tensor([1.])).tolist() == pytest.approx(torch.special.i0e(torch.tensor([1.])).tolist())
+    assert sorted(n for n in dir(litnn.linalg) if not n.startswith('_') and not isinstance(getattr(litnn.linalg, n), types.ModuleType)) == \
+           sorted(n for n in dir(torch.linalg) if not n.startswith('_') and not isinstance(getattr(torch.linalg, n), types.ModuleType))

@@ -14,7 +14,7 @@ from .._pointwise import _const, where, _NoDerivative
 from .._reductions import _rdims, amax, amin
 from .._reductions import LinalgVectorNormBackward0
 from .._views import movedim, cat
-from .._products import _cross
+from .._products import _cross, vdot
 from .core import (LinAlgError, _check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, inv_ex, slogdet, solve,
                                cholesky, matrix_exp, LinalgCholeskyExBackward0)
 
@@ -528,6 +528,7 @@ def vecdot(x, y, *, dim=-1):
     "Dot products of the vectors along `dim` of x and y (broadcast), x conjugated."
     _check_float("linalg.vecdot", x)         # torch's checks: x floating or complex, then one dtype
     if x.dtype != y.dtype: raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type {_dtype_name(x)} and y of type {_dtype_name(y)} instead")
+    if x.dim() == 1 and y.dim() == 1: return vdot(x, y)      # torch's fast path for two vectors: dim is not read
     return (x.conj() * y).sum(dim)
 
 def cross(input, other, *, dim=-1):
@@ -585,11 +586,11 @@ def multi_dot(tensors):
     for t in tensors[1:]: out = out @ t
     return out
 
-def matrix_power(A, n):
-    "A multiplied by itself n times (the identity for 0, the inverse's power for n < 0)."
+def _matrix_power(A, n, fn, pos):
+    "A multiplied by itself n times; `fn`, `pos`: the name torch's argument parser gives the function and n's position."
+    if isinstance(n, builtins.bool) or not hasattr(n, '__index__'):     # torch's argument parser, first: an int (or what converts to one)
+        raise TypeError(f"{fn}(): argument 'n' (position {pos}) must be int, not {type(n).__name__}")
     _check_matrix('linalg.matrix_power', A, floats=False)     # integer matrices have powers (inv refuses them below 0, as torch)
-    if isinstance(n, builtins.bool) or not hasattr(n, '__index__'):     # torch's argument parser: an int (or what converts to one)
-        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
     n = n.__index__()
     if n < 0: A, n = inv(A), -n
     result, square = None, A
@@ -598,6 +599,10 @@ def matrix_power(A, n):
         n >>= 1
         if n: square = square @ square
     return result if result is not None else A * 0 + _eye_like(A)      # (A^0 has a zero gradient, not none)
+
+def matrix_power(input, n):
+    "input multiplied by itself n times (the identity for 0, the inverse's power for n < 0)."
+    return _matrix_power(input, n, 'linalg_matrix_power', 2)      # (torch names the matrix `input` here, not `A`)
 
 def cond(A, p=None):
     "The condition number of each matrix of A in the `p` norm (2 by default)."
@@ -649,10 +654,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #80497966
 from .._pointwise import _wrap_out, _SAME, _Cast
 _castable = lambda fn: _Cast(fn + ": Expected result to be safely castable from {R} dtype, but got result with dtype {O}")
+_matrix_power_out = lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power')   # (torch.matrix_power's too)
 _wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got: {O}", 'matrix_norm': "linalg.matrix_norm expected out tensor dtype {R} but got: {O}",
                       'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': _castable('torch.linalg.matrix_rank'), 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
                       'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
-                      'matrix_power': lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power'),
+                      'matrix_power': _matrix_power_out,
                       'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}",
                       'eig': tuple(_Cast("torch.linalg.eig: Expected " + part + " to be safely castable from {R} dtype, but got " + part + " with dtype {O}")
                                    for part in ('eigenvalues', 'eigenvectors')),
