@@ -547,11 +547,13 @@ _cuda_generators = {}
 import os
 if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=_cuda_generators.clear)
 
+_explicit_draw = None   # while a vmap runs (33a_vmap): what a draw from a generator passed by the caller gets instead of its stream
+
 def _generator(dev, generator=None):
     "The generator to draw from for device `dev`."
     if generator is not None:
         if not hasattr(generator, 'rng'): raise TypeError(f"argument 'generator' must be litnn.Generator, not {type(generator).__name__}")
-        return generator.rng
+        return generator.rng if _explicit_draw is None else _explicit_draw(generator)   # (inside vmap: its randomness rule, 33a_vmap)
     dev = device(dev)
     if dev.type == 'cpu': return default_generator.rng
     if dev.type in _backends: return _backends[dev.type].random.default_rng()

@@ -416,6 +416,7 @@ def _outcome(f):
 
 def _plain(r):
     if isinstance(r, (tuple, list)): return [_plain(x) for x in r]
+    if isinstance(r, dict): return {k: _plain(v) for k, v in r.items()}
     return r.tolist() if hasattr(r, 'tolist') else r
 
 def test_vmap_inplace_writes_the_callers_tensor():
@@ -473,3 +474,27 @@ def test_vmap_views_of_the_input():
         return ([V(f)(x)._base is x for f in fs] + [V(f, in_dims=1)(y)._base is y for f in fs if f is not fs[3]]
                 + [V(V(lambda t: t.t()), in_dims=1)(T.rand(4, 3, 2, 5))._base is not None])
     assert run(litnn) == run(torch)
+
+def test_vmap_chunks_and_generators():
+    "chunk_vmap and vmap(chunk_size=) equal vmap (with 'same' randomness each chunk draws the same numbers); a generator passed to a random op obeys vmap's randomness."
+    import importlib
+    def run(T, chunk_vmap):
+        V, x = T.func.vmap, T.arange(24.).reshape(4, 2, 3)
+        f = lambda t: (t * 2 + 1, {'s': t.sum(0)})
+        out = [_plain(chunk_vmap(f, in_dims=1, out_dims=(1, {'s': 0}), chunks=c)(x)) for c in (1, 2, 3, 5)]
+        out += [_plain(V(f, in_dims=2, chunk_size=c)(x)) for c in (1, 2, 5)]
+        g = lambda t: t + T.rand_like(t)
+        T.manual_seed(0); same = V(g, randomness='same')(x)
+        T.manual_seed(0); chunked = V(g, randomness='same', chunk_size=3)(x)
+        T.manual_seed(0); chunked2 = chunk_vmap(g, randomness='same', chunks=2)(x)
+        gen = T.Generator()
+        errs = [_outcome(lambda: V(lambda t: t + T.rand(3, generator=gen))(x)),
+                _outcome(lambda: V(lambda t: T.randperm(4, generator=gen))(x))]
+        gen.manual_seed(1); d = V(lambda t: t + T.rand(3, generator=gen), randomness='different')(x[:, 0])
+        gen.manual_seed(1); s = V(lambda t: t + T.rand(3, generator=gen), randomness='same')(x[:, 0])
+        flags = [bool((chunked == same).all()), bool((chunked2 == same).all()), bool((d[0] - x[0, 0] != d[1] - x[1, 0]).any()),
+                 bool(((s - x[:, 0]) == (s - x[:, 0])[0]).all())]
+        return out, [(e[0], 'randomness error mode' in e[1]) for e in errs], flags
+    lit = run(litnn, importlib.import_module('litnn.func.vmap').chunk_vmap)
+    import functorch.experimental
+    assert lit == run(torch, functorch.experimental.chunk_vmap)
