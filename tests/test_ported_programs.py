@@ -263,3 +263,27 @@ def test_weight_norm_warns_where_torch_does():
         assert w[0].lineno == w[1].lineno != w[2].lineno
     assert outs[0] == outs[1]
     assert [f for *_, f in outs[1]] == ['weight_norm.py', 'weight_norm.py', 'test_ported_programs.py']
+
+# 13. tkipf/pygcn builds its adjacency with the legacy torch.sparse.FloatTensor(indices, values, shape): torch warns once
+# per form of the call (from C++, naming the caller's line), and the result takes the values' dtype, not the class's.
+
+LEGACY_SPARSE = ["lib.sparse.FloatTensor(i, v, lib.Size([2, 2]))", "lib.sparse.FloatTensor(i, v)", "lib.sparse.FloatTensor(2, 3)",
+                 "lib.sparse.FloatTensor()", "lib.sparse.FloatTensor(i, v.long(), (2, 2))", "lib.sparse.LongTensor(i, v, (2, 2))",
+                 "lib.sparse.DoubleTensor(lib.Size([3]))", "lib.sparse.FloatTensor((2, 2))", "lib.sparse.FloatTensor(i, v, (2, 2))"]
+
+def test_legacy_sparse_constructors_as_torch():
+    outs = {}
+    for lib in both():
+        code = f"""
+            import warnings
+            i, v = torch.tensor([[0, 1], [1, 0]]), torch.tensor([1., 2.])
+            for call in {LEGACY_SPARSE!r}:
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter('always')
+                    try: r = eval(call, dict(lib=torch, i=i, v=v)); print(call, str(r.dtype).split('.')[1], r.layout, tuple(r.shape), r._nnz(), r.to_dense().tolist())
+                    except TypeError as e: print(call, 'TypeError', e)
+                for x in w: print('  ', x.category.__name__, str(x.message).split(' (Triggered internally')[0], x.filename)
+            """
+        outs[lib] = run(code, lib.__name__).replace('litnn.', 'torch.')
+    assert outs[torch] == outs[litnn]
+    assert outs[litnn].count('is deprecated') == 4

@@ -72,6 +72,8 @@ from .._creation import _LegacyType, _by_name, zeros, ones
 from .._pointwise import sparse_coo_tensor, sparse_compressed_tensor
 from ..backend import _LEGACY
 from ..autograd.graph import Op
+from .._tensor import Size
+from .._flags import _warn_once
 
 # %% ../../nbs/reference/sparse_compressed.ipynb #3d7e2aab
 class SparseSampledAddmmBackward0(Op):
@@ -218,8 +220,16 @@ class _SparseLegacyType(_LegacyType):
     def __instancecheck__(cls, obj): return isinstance(obj, Tensor) and obj.layout is sparse_coo and obj.dtype is cls.dtype
     def __repr__(cls): return f"<class 'litnn.sparse.{cls.__name__}'>"
     def __call__(cls, *args, device=None):
-        if len(args) >= 2 and isinstance(args[0], Tensor): return sparse_coo_tensor(args[0], args[1], *args[2:3], dtype=cls.dtype, device=device)
-        size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        # torch's legacy constructor warns once per form (from C++) and takes its dtype from the values, not from the class
+        if len(args) >= 2 and isinstance(args[0], Tensor):
+            form = 'indices, values, shape' if len(args) > 2 else 'indices, values'
+            _warn_once(f"torch.sparse.SparseTensor({form}, *, device=) is deprecated.  Please use torch.sparse_coo_tensor({form}, dtype=, device=).", stacklevel=None)
+            return sparse_coo_tensor(args[0], args[1], *args[2:3], device=device)
+        if len(args) == 1 and isinstance(args[0], (tuple, list)) and not isinstance(args[0], Size):
+            raise TypeError("torch.sparse.SparseTensor(sequence) only accepts sizes.  Please use torch.sparse_coo_tensor() or construct a strided tensor and convert it to sparse via to_sparse.")
+        size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
+        _warn_once("torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use torch.sparse_coo_tensor(shape, dtype=, device=)." if args
+                   else "torch.sparse.SparseTensor() is deprecated.  Please use torch.sparse_coo_tensor((0,), dtype=).", stacklevel=None)
         return sparse_coo_tensor(np.zeros((len(size), 0), np.int64), zeros(0, dtype=cls.dtype), size, device=device)
 
 def _sparse_legacy(dtype_name):
