@@ -498,3 +498,18 @@ def test_vmap_chunks_and_generators():
     lit = run(litnn, importlib.import_module('litnn.func.vmap').chunk_vmap)
     import functorch.experimental
     assert lit == run(torch, functorch.experimental.chunk_vmap)
+
+def test_vmap_dimension_views_and_control_flow():
+    "diagonal, unbind, split/chunk, unfold, real/imag/view_as_real run on the batch (a view of the input, as torch); `if x:` is torch's error."
+    def run(T):
+        V, x, c = T.func.vmap, T.arange(60.).reshape(3, 4, 5), T.ones(3, 2, dtype=T.complex64)
+        fs = [lambda t: t.diagonal(1, 1, 0), lambda t: t.unbind(-1), lambda t: t.split(2, 1), lambda t: t.chunk(2, 0),
+              lambda t: t.unfold(1, 2, 2)]
+        outs = [V(f)(x) for f in fs] + [V(f, in_dims=2)(x) for f in fs]
+        flat = [o for out in outs for o in (out if isinstance(out, tuple) else (out,))]
+        cs = [V(f)(c) for f in (T.real, T.imag, T.view_as_real)]
+        return ([_plain(o) for o in flat], [o._base is x for o in flat], [o._base is c for o in cs],
+                _outcome(lambda: V(lambda t: t if t.sum() > 0 else -t)(x)))
+    lt, tt = run(litnn), run(torch)
+    assert lt[:3] == tt[:3]
+    assert lt[3][0] == tt[3][0] and 'data-dependent control flow' in lt[3][1] and 'data-dependent control flow' in tt[3][1]

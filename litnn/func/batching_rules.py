@@ -199,3 +199,17 @@ for _c in _op_classes('PermuteBackward0', 'TransposeBackward0'):
     if 'tx' not in inspect.signature(_c.forward).parameters: _RULES[_c] = _permute
 for _c in _op_classes('CatBackward0', 'StackBackward0'): _RULES[_c] = _join
 for _c in _op_classes('TBackward0'): _RULES[_c] = _t
+
+# %% ../../nbs/33b_batching_rules.ipynb #514b4bbe
+def _shifted(*names):
+    "Rule of a view of one batched tensor whose dimension arguments `names` move past the batch dim (diagonal, unbind, split...)."
+    def rule(cls, ba, level):
+        x = _one_batched(ba, level)
+        if x is None or names and x.dim() == 0: return NotImplemented
+        return _wrap(_call(cls, ba, x=x._value, **{n: _shift(_arg(cls, ba, n), x.dim()) for n in names}), level)
+    return rule
+
+for _names, _ops in ((('dim1', 'dim2'), ('DiagonalBackward0',)), (('dim',), ('UnbindBackward0', 'UnfoldBackward0', 'SplitBackward0')),
+                     ((), ('RealBackward0', 'ImagBackward0', 'ViewAsRealBackward0'))):
+    for _c in _op_classes(*_ops):
+        if set(_names) <= set(inspect.signature(_c.forward).parameters): _RULES[_c] = _shifted(*_names)

@@ -115,7 +115,9 @@ class BatchedTensor(Tensor):
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{textwrap.indent(repr(self._value), ' ' * 4)}\n)"
     def item(self): raise _VmapError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a Tensor, "
                                        "please try to rewrite what you're doing with other operations.")
-    tolist = numpy = __float__ = __int__ = __bool__ = item
+    tolist = numpy = __float__ = __int__ = item
+    def __bool__(self): raise _VmapError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. "
+                                         "We don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues .")
     def detach(self): return _batched(self._value.detach(), self._level)
     data = property(detach)
 
