@@ -7,7 +7,7 @@ __all__ = ['MeanBackward1', 'MeanBackward0', 'mean', 'sum', 'VarBackward0', 'Std
 
 # %% ../nbs/16_reductions.ipynb #c9272240
 import builtins, math, warnings, numpy as np
-from .backend import array_namespace, to_dtype
+from .backend import array_namespace, to_dtype, _row_major
 from ._tensor import Tensor, _as_array, _wrap_dim, _dim_tuple, _LEGACY, _dtype_name
 from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _expand, _cast, _kept_shape, _float_dtype, _reduced_dims, _half
@@ -50,7 +50,7 @@ class MeanBackward0(MeanBackward1): "mean of all elements"
 def _mean(a, dim, keepdim, n=None):
     "numpy's mean without its overhead (half precision sums in float32, as numpy does); `n` the count, if known."
     s = a.sum(axis=dim, keepdims=keepdim, dtype=np.float32 if a.dtype.itemsize < 4 else None)
-    return (s / (math.prod(a.shape[d] for d in dim) if n is None else n)).astype(a.dtype, copy=False)
+    return _row_major((s / (math.prod(a.shape[d] for d in dim) if n is None else n)).astype(a.dtype, copy=False))   # (row-major, as torch's reductions)
 
 # %% ../nbs/16_reductions.ipynb #3f691490
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -76,7 +76,7 @@ class VarBackward0(Op):
     @classmethod
     def forward(cls, ctx, x, dim, correction=1, keepdim=False):
         ctx.save_for_backward(x); _keep(ctx, x._data, dim, keepdim); ctx.correction = correction
-        out = _var_std(x._data, cls.fn, dim, correction, keepdim)
+        out = _row_major(_var_std(x._data, cls.fn, dim, correction, keepdim))
         if cls.fn == 'std': ctx.save_output(out)
         return out
     @staticmethod
@@ -156,7 +156,7 @@ class AmaxBackward0(Op):
     fn = 'max'
     @classmethod
     def forward(cls, ctx, x, dim, keepdim=False):
-        out = getattr(x._data, cls.fn)(axis=dim, keepdims=keepdim)
+        out = _row_major(getattr(x._data, cls.fn)(axis=dim, keepdims=keepdim))
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, x._data, dim, keepdim)
         return out
     @staticmethod
@@ -188,9 +188,9 @@ class MaxBackward0(Op):
         else:
             idx = getattr(a, 'arg' + cls.fn)(axis=dim[0], keepdims=keepdim)
             v = getattr(a, cls.fn)(axis=dim[0], keepdims=keepdim)          # two passes beat take_along_axis
-        ctx.idx = idx = _as_array(idx)
+        ctx.idx = idx = _row_major(_as_array(idx))
         ctx.mark_non_differentiable(1)
-        return v, idx
+        return _row_major(v), idx
     @staticmethod
     def backward(ctx, g, _):
         if not ctx.dim: return g
@@ -462,6 +462,7 @@ class ProdBackward1(Op):
     def forward(ctx, x, dim, keepdim=False):
         with np.errstate(over='ignore', invalid='ignore'):    # an overflow is inf, silently, as torch's (numpy would warn from its own module)
             out = x._data.prod(axis=dim, keepdims=keepdim)
+        out = _row_major(out)     # (row-major, as torch's reductions)
         if out.dtype != x._data.dtype: out = out.astype(x._data.dtype)    # prod(dtype=torch.bool): numpy multiplies bools into int64
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, x._data, dim, keepdim)
         return out
@@ -511,6 +512,7 @@ class LogsumexpBackward0(Op):
         wide = np.float32 if _half(a) else None       # half precision: torch's sum adds in float32, rounding once
         with np.errstate(divide='ignore'): out = xp.log(xp.exp(a - m).sum(axis=dim, keepdims=True, dtype=wide).astype(a.dtype, copy=False)) + m
         if not keepdim: out = out.reshape([s for i, s in enumerate(a.shape) if i not in dim])
+        out = _row_major(out)
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim)
         return out
     @staticmethod
@@ -559,11 +561,11 @@ def _bool_dims(x, dim):
 
 def all(input, dim=None, keepdim=False):
     "True where every element over `dim` is nonzero (uint8 in, uint8 out: torch's one exception to a bool result)."
-    return _const(_uint8_stays(input, input._data.all(axis=_bool_dims(input, dim), keepdims=keepdim)))
+    return _const(_uint8_stays(input, _row_major(input._data.all(axis=_bool_dims(input, dim), keepdims=keepdim))))
 
 def any(input, dim=None, keepdim=False):
     "True where some element over `dim` is nonzero (uint8 for a uint8 input, as `all`)."
-    return _const(_uint8_stays(input, input._data.any(axis=_bool_dims(input, dim), keepdims=keepdim)))
+    return _const(_uint8_stays(input, _row_major(input._data.any(axis=_bool_dims(input, dim), keepdims=keepdim))))
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #fb5eba1e
 class CumsumBackward0(Op):
@@ -806,7 +808,7 @@ Tensor.dist = dist
 
 # %% ../nbs/reference/torch/sorting.ipynb #244847be
 import numpy as np
-from .backend import patch, array_namespace
+from .backend import patch, array_namespace, _row_major
 from ._tensor import Tensor
 
 # %% ../nbs/reference/torch/sorting.ipynb #8e284655
@@ -814,7 +816,7 @@ def count_nonzero(input, dim=None):
     "The number of non-zero values (over `dim`: an int or a tuple)."
     a = input._data
     d = None if dim is None else _rdims(input, dim)      # (repeated dims refused, as every reduction's)
-    return Tensor._make(array_namespace(a).asarray((a != 0).sum(axis=d), dtype=np.int64))
+    return Tensor._make(_row_major(array_namespace(a).asarray((a != 0).sum(axis=d), dtype=np.int64)))   # (row-major, as torch's reductions)
 
 # %% ../nbs/reference/torch/sorting.ipynb #94541688
 @patch

@@ -40,11 +40,12 @@ class ModeBackward0(_Index): adv = True
 for _name in ('topk', 'sort', 'kthvalue', 'median', 'nanmedian', 'mode'): setattr(return_types, _name, _return_type(_name))
 
 # %% ../nbs/reference/torch/sorting.ipynb #7224ad49
-def _select(node, x, idx, d, keepdim=True, kind=None):
-    "Values of `x` at `idx` along dim `d` through `node`, and the indices; as `return_types.<kind>` if given."
+def _select(node, x, idx, d, keepdim=True, kind=None, order=None):
+    """Values of `x` at `idx` along dim `d` through `node`, and the indices (laid out in `order`, None: row-major, as
+    torch's selections); as `return_types.<kind>` if given."""
     if x._data.ndim == 0: v, i = node.apply(x, key=(Ellipsis,)), idx.reshape(())   # its one element
     else: v, i = node.apply(x, key=_pick(idx, d, x._data.ndim, keepdim)), idx
-    out = (v, Tensor._make(i))
+    out = (v, Tensor._make(_relaid(i, order)))
     return getattr(return_types, kind)(*out) if kind else out
 
 # %% ../nbs/reference/torch/sorting.ipynb #ad63740a
@@ -222,8 +223,7 @@ def sort(input, dim=-1, descending=False, *, stable=None):
     if not a.ndim: idx = array_namespace(a).zeros((), np.int64)
     elif not stable and _exact(a) and a.shape[d] > 16 and _ties(a, d): idx = _std_order(a, d, descending)   # torch's unstable std::sort
     else: idx = _order(a, d, descending)
-    idx = _relaid(idx, _preserved_order(a))       # (the indices too)
-    return _select(SortBackward0 if stable is None else SortBackward1, input, idx, d, kind='sort')
+    return _select(SortBackward0 if stable is None else SortBackward1, input, idx, d, kind='sort', order=_preserved_order(a))   # (the indices too)
 
 def argsort(input, dim=-1, descending=False, *, stable=False):
     "The indices that sort `input` along `dim`."

@@ -45,6 +45,24 @@ OPS = {
     'triu': lambda L, x: x.triu(1),
     'detach_copy': lambda L, x: L.detach_copy(x),
     'mvlgamma': lambda L, x: L.mvlgamma(x + 2, 2),
+    # reductions and selections over a dim: row-major results (numpy keeps the input's order of dims)
+    'sum_dim': lambda L, x: x.sum(1),
+    'sum_keepdim': lambda L, x: x.sum(-1, keepdim=True),
+    'mean_dim': lambda L, x: x.mean(-1),
+    'amax_dim': lambda L, x: x.amax(1),
+    'max_dim_values': lambda L, x: x.max(1).values,
+    'min_dim_indices': lambda L, x: x.min(-1).indices,
+    'prod_dim': lambda L, x: x.prod(1),
+    'var_dim': lambda L, x: x.var(-1),
+    'std_keepdim': lambda L, x: x.std(1, keepdim=True),
+    'logsumexp_dim': lambda L, x: x.logsumexp(-1),
+    'nansum_dim': lambda L, x: x.nansum(1),
+    'all_dim': lambda L, x: (x > 0.3).all(-1),
+    'any_keepdim': lambda L, x: (x > 0.3).any(1, keepdim=True),
+    'count_nonzero_dim': lambda L, x: L.count_nonzero(x > 0.3, -1),
+    'kthvalue_indices': lambda L, x: x.kthvalue(1, 1).indices,
+    'median_indices': lambda L, x: x.median(-1).indices,
+    'sum_then_view': lambda L, x: x.sum(1).view(-1),
 }
 
 @pytest.mark.parametrize('layout', LAYOUTS)
