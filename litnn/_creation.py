@@ -122,20 +122,34 @@ def _to_host(v): return B.to_device(v._data, 'cpu') if isinstance(v, Tensor) els
 
 _NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex, np.generic)
 
-def _of_scalar_tensors(data, dtype=None):
-    """A list holding tensors, as torch reads it: each tensor is one scalar (any shape, one element), and the dtype is
+def _levels(data):
+    "How many levels of sequences torch reads along the first elements of `data` (a tensor there is a number)."
+    n, v = 0, data
+    while isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim > 0:
+        n += 1
+        if not len(v): break
+        v = v[0]
+    return n
+
+def _of_scalar_tensors(data, dtype=None, levels=None):
+    """A list holding tensors, as torch reads it: each tensor is one scalar (any shape, one element; unless it sits above
+    the last of the `levels` the first elements make: then it is a sequence), and the dtype is
     promoted over the elements, a Python number counting as torch infers it (int64, the default float...)."""
-    vals, dt, tensors = [], None, [v for v in data if isinstance(v, Tensor)]
-    for v in data:
-        a = _to_host(v) if isinstance(v, Tensor) else _infer(v, dtype)
-        vals.append(a)
-        dt = B._by_np[a.dtype] if dt is None else B.promote_types(dt, B._by_np[a.dtype])
+    levels = _levels(data) if levels is None else levels
+    rows = levels > 1   # torch's sizes follow the first elements: above the last level of those, a tensor is read as a sequence (its rows)
+    vals = [_to_host(v) if isinstance(v, Tensor) else _of_scalar_tensors(v, dtype, levels - 1) if rows and type(v) in (list, tuple) and _holds(v, Tensor)
+            else _infer(v, dtype) for v in data]
+    dt = functools.reduce(B.promote_types, [B._by_np[a.dtype] for a in vals])
     to = to_dtype(dtype) if dtype is not None else dt
-    for v in tensors:     # each tensor is read as the target's kind of number: an index (int, bool) or a float
+    for v in data:        # each element of a tensor is read as the target's kind of number: an index (int, bool) or a float
+        if not isinstance(v, Tensor): continue
         if not (to.is_floating_point or to.is_complex):
-            if v.numel() != 1 or v.is_floating_point() or v.is_complex():
+            if v.numel() != 1 and not rows or v.is_floating_point() or v.is_complex():
                 raise TypeError("only integer tensors of a single element can be converted to an index")
-        elif v.numel() != 1: raise ValueError("only one element tensors can be converted to Python scalars")
+        elif v.numel() != 1 and not rows: raise ValueError("only one element tensors can be converted to Python scalars")
+    if rows:
+        if len({a.shape for a in vals}) > 1: _check_nesting([a.tolist() for a in vals])    # (torch's message for ragged rows)
+        return np.stack(vals).astype(dt.np)
     return np.asarray([a.reshape(()) if isinstance(v, Tensor) else a for v, a in zip(data, vals)]).astype(dt.np)
 
 def _odd_leaf(data):

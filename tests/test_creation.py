@@ -350,3 +350,25 @@ def test_legacy_tensor_types_are_final():
         with pytest.raises(TypeError, match="is not an acceptable base type"): type('Foo', (lib.FloatTensor,), {})
         Foo2 = type('Foo2', (lib.Tensor,), {'foo': lambda self: 5})
         assert Foo2().foo() == 5
+
+
+_MIXED = ['[[1, 2], torch.tensor([3, 4])]', '[torch.tensor([1, 2]), torch.tensor([3, 4])]', '[torch.tensor([1., 2]), torch.tensor([3, 4])]',
+          '[torch.tensor([1, 2]), [3.5, 4]]', '[[torch.tensor(1), 2]]', '[torch.tensor([[1]]), torch.tensor([[2]])]', '[torch.tensor([1]), 2]',
+          '[torch.tensor(1.5), 2]', '([1, 2], torch.tensor([3, 4], dtype=torch.int8))', '[[[1, 2]], [torch.tensor([3, 4])]]',
+          '[[1, 2], torch.tensor([3, 4, 5])]', '[[1, 2], torch.tensor([[3, 4]])]', '[[1.5, 2], torch.tensor([3, 4], dtype=torch.int8)]',
+          '[[1, 2], torch.tensor([3., 4.], dtype=torch.float64)]', '[[1, 2], torch.tensor(3)]', '[np.array([1, 2]), torch.tensor([3, 4])]',
+          '[[1, 2], [torch.tensor(3), torch.tensor([4])]]', '[[1, 2], torch.tensor([True, False])]']
+
+@pytest.mark.parametrize('kw', ['', ', dtype=torch.float64', ', dtype=torch.int32'])
+@pytest.mark.parametrize('data', _MIXED)
+def test_tensor_of_lists_and_tensors(data, kw):
+    """Lists mixing numbers, lists, arrays and tensors, read as torch reads them: its sizes follow the first elements, a tensor
+    below them is one number (one element), a tensor above them a sequence of rows; the dtype promoted over all of them."""
+    import torch as T
+    outs = []
+    for lib in (T, litnn):
+        try:
+            t = eval(f'lib.tensor({data.replace("torch.", "lib.")}{kw.replace("torch.", "lib.")})')
+            outs.append((str(t.dtype).split('.')[-1], t.tolist()))
+        except (TypeError, ValueError) as e: outs.append((type(e), str(e)))
+    assert outs[0] == outs[1]
