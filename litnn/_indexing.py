@@ -198,12 +198,12 @@ def index_select(self:Tensor, dim, index): return index_select(self, dim, index)
 class IndexPutBackward0(Op):
     "`x` with `value` written (or, with `accumulate`, added) at `key`; in `x`'s own memory if `inplace`."
     @staticmethod
-    def forward(ctx, x, value, key, op, accumulate=False, inplace=False):
+    def forward(ctx, x, value, key, op, accumulate=False, inplace=False, order='C'):
         # the key's index arrays are copied: a mask changed in place after the write (torch keeps its indices) must not
         # change which positions the backward routes gradients to
         saved = tuple(k.copy() if hasattr(k, 'ndim') else k for k in key) if type(key) is tuple else key
         ctx.key, ctx.op, ctx.acc, ctx.vshape = saved, op, accumulate, _shape(value)
-        out = x._data if inplace else x._data.copy()
+        out = x._data if inplace else x._data.copy(order=order)     # (order 'K': a clone that keeps x's layout, as index_put's)
         _put(out, key, _array_of(value), accumulate)
         return out
     @staticmethod
@@ -682,8 +682,8 @@ def index_fill(input, dim, index, value):
         if value._data.ndim: raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
         if len(key) > 1:         # a slice named twice is filled once: value's gradient sums it once (torch: index.unique())
             key = key[:-2] + (array_namespace(key[-2]).unique(key[-2]), Ellipsis)
-        return IndexFillBackward1.apply(input, _cast(value, input.dtype) if value.dtype != input.dtype else value, key=key, op=IndexSelectBackward0)
-    return IndexFillBackward0.apply(input, value, key=key, op=IndexSelectBackward0)
+        return IndexFillBackward1.apply(input, _cast(value, input.dtype) if value.dtype != input.dtype else value, key=key, op=IndexSelectBackward0, order='K')
+    return IndexFillBackward0.apply(input, value, key=key, op=IndexSelectBackward0, order='K')   # (torch: a clone keeping the layout, filled)
 
 # %% ../nbs/18a_scatter.ipynb #afbaf5d5
 for _name, _f in dict(index_add=index_add, index_copy=index_copy, index_fill=index_fill).items():
@@ -802,7 +802,7 @@ def index_put(input, indices, values, accumulate=False):
         if values.dtype != input.dtype:      # raises, in torch's order; but one value for one mask fills it, cast (18_indexing)
             if accumulate or not _fills_mask(key, values): _index_put_checks(input, key, values)
             values = _cast(values, input.dtype)
-        try: return IndexPutBackward0.apply(input, values, key=key, op=op, accumulate=accumulate)
+        try: return IndexPutBackward0.apply(input, values, key=key, op=op, accumulate=accumulate, order='K')   # (a clone keeping the layout, as torch's)
         except RuntimeError as e:
             if 'must match the size' in str(e): _index_put_checks(input, key, values)   # the value's shape, in torch's words
             raise

@@ -412,7 +412,7 @@ from . import fused
 from ._tensor import Tensor
 from .autograd.graph import Op, _NO_CTX, _check_tensors
 from .autograd.broadcasting import _refuse_integers
-from ._tensor import _follow_layout
+from ._tensor import _follow_layout, _relaid, _preserved_order
 
 # %% ../nbs/15a_erf_and_gelu.ipynb #a6e5345b
 _ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3, 7.00332514112805075473E3, 5.55923013010394962768E4)
@@ -527,7 +527,7 @@ class GeluBackward0(Op):
         if half: a = a.astype(np.float32)
         out, aux = _gelu_forward(xp, a, approximate)
         if ctx is not _NO_CTX: ctx.save_for_backward(x); ctx.aux, ctx.approximate = aux, approximate
-        return _follow_layout(out.astype(x._data.dtype) if half else out, x._data)
+        return _relaid(out.astype(x._data.dtype) if half else out, _preserved_order(x._data))   # (the input's layout, as TensorIterator's)
     @staticmethod
     def backward(ctx, g):
         x = ctx._saved_like(g)[0]

@@ -45,6 +45,14 @@ OPS = {
     'triu': lambda L, x: x.triu(1),
     'detach_copy': lambda L, x: L.detach_copy(x),
     'mvlgamma': lambda L, x: L.mvlgamma(x + 2, 2),
+    # clones that keep the layout, then written (index_fill, index_put); gelu as every unary op
+    'index_fill': lambda L, x: x.index_fill(0, L.tensor([1]), 2.),
+    'index_fill_tensor': lambda L, x: x.index_fill(-1, L.tensor([0, 1]), L.tensor(2.)),
+    'index_put': lambda L, x: x.index_put((L.tensor([1]),), L.tensor(2.)),
+    'index_put_accumulate': lambda L, x: x.index_put((L.tensor([0, 0]),), L.tensor(2.), accumulate=True),
+    'masked_scatter': lambda L, x: x.masked_scatter(x > 0.5, x * 2),
+    'gelu': lambda L, x: L.nn.functional.gelu(x),
+    'gelu_tanh': lambda L, x: L.nn.functional.gelu(x, approximate='tanh'),
     # reductions and selections over a dim: row-major results (numpy keeps the input's order of dims)
     'sum_dim': lambda L, x: x.sum(1),
     'sum_keepdim': lambda L, x: x.sum(-1, keepdim=True),
