@@ -142,7 +142,7 @@ def _add_suffixes(tensor_str, suffixes, indent, force_newline=False):
 # %% ../nbs/10a_printing_tensors.ipynb #118c8666
 def _str_intern(t, tensor_contents=None):
     "The repr of tensor `t`: prefix, values and suffixes."
-    plain = type(t) is Tensor or type(t).__name__ == 'Parameter'
+    plain = type(t) is Tensor or type(t).__name__ == 'Parameter' or '_prints_as_tensor' in vars(type(t))   # (17c's stale views)
     prefix = "tensor(" if plain else f"{type(t).__name__}("
     indent, suffixes, a, dt = len(prefix), [], t._data, t.dtype
     if t.layout is not strided: return _sparse_str(t, prefix, indent)    # its index and value tensors (reference/sparse)
@@ -158,7 +158,9 @@ def _str_intern(t, tensor_contents=None):
         if not PRINT_OPTS.edgeitems: suffixes.append(f"size={tuple(a.shape)}")
         if dt not in (B.get_default_dtype(), B.get_default_dtype().to_complex(), B.int64, B.bool): suffixes.append(f"dtype={dt}")
     tensor_str = _tensor_str(a, indent) if tensor_contents is None else tensor_contents
-    if t.grad_fn is not None: suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    try: name = None if t.grad_fn is None else type(t.grad_fn).__name__
+    except RuntimeError: name = 'Invalid'     # a history torch refuses to give (17c_inplace_on_views): torch's repr says so
+    if name is not None: suffixes.append(f"grad_fn=<{name}>")
     elif t.requires_grad: suffixes.append("requires_grad=True")
     fw = t.__dict__.get('_fw_grad')    # a dual tensor's tangent, while its level lasts (14b_forward_mode)
     if fw is not None and fw[0].live: suffixes.append(f"tangent={fw[1]}")

@@ -42,6 +42,8 @@ def _view_of(out, base):
     elif len(views) >= 32 and not len(views) & (len(views) - 1):   # at 32, 64, 128...: forget the views that died
         views[:] = [r for r in views if r() is not None]
     views.append(weakref.ref(out))
+    if out._vmeta in _QUIET and out._requires_grad:      # a write into the memory will make its history invalid (17c_inplace_on_views)
+        _memory_views(out._vc).quiet.append(weakref.ref(out))
     return out
 
 # %% ../nbs/17_views.ipynb #a25da4b2
@@ -735,8 +737,9 @@ import builtins
 from .backend import patch, array_namespace
 from ._tensor import Tensor
 from .autograd.graph import Op
-from .autograd.engine import _new_history
+from .autograd.engine import _new_history, _short_name, _AMBIGUOUS
 from ._creation import _strided
+from .overrides import _disabled_torch_function_impl
 
 # %% ../nbs/17c_inplace_on_views.ipynb #1729fdb9
 def _geometry(base, view):
@@ -793,7 +796,7 @@ def _rebase(self:Tensor, result):
 
 def _in_base(v):
     "View `v` as its base's memory holds it: `v` itself, or for a lazy conjugate (17d_complex_numbers) the memory it conjugates."
-    return Tensor._make(_version_counter(v)[1].source(v._data)) if v._conj else v
+    return Tensor._make(_memory_views(_version_counter(v)).source(v._data)) if v._conj else v
 
 @patch
 def _regenerated(self:Tensor):
@@ -813,6 +816,38 @@ def _regenerate_views(self:Tensor):
         if v._vmeta in ('no_grad', 'no_grad_base', 'inference', 'inference_base', 'custom'): continue   # (custom: the Function keeps its node)
         _new_history(v, v._regenerated().grad_fn)
     self._views[:] = live
+
+# %% ../nbs/17c_inplace_on_views.ipynb #65347ee7
+_QUIET = ('no_grad', 'no_grad_base', 'inference', 'inference_base')
+
+class _StaleView(Tensor):
+    "A view made under no_grad or in inference mode whose memory was written since: torch refuses its `grad_fn`."
+    __slots__ = ()
+    __torch_function__ = _disabled_torch_function_impl     # (litnn's functions run as written: it is a Tensor in all but grad_fn)
+    _prints_as_tensor = True
+    @property
+    def grad_fn(self): raise RuntimeError(self.__dict__['_stale'])
+    @grad_fn.setter
+    def grad_fn(self, fn): _GRAD_FN.__set__(self, fn)
+
+_GRAD_FN = Tensor.__dict__['grad_fn']          # (the slot under the property)
+_StaleView.__name__ = _StaleView.__qualname__ = 'Tensor'; _StaleView.__module__ = Tensor.__module__   # type(v) prints as torch's
+
+def _invalidate(quiet):
+    "The views in list `quiet` (weak references) had their memory written: each becomes a `_StaleView`, with torch's message."
+    for r in quiet:
+        v = r()
+        if v is None or type(v) is not Tensor: continue
+        kind, fn = v._vmeta, _GRAD_FN.__get__(v)
+        who = ("A view was created" if kind in ('no_grad', 'inference') else
+               f"Output {v._output_nr} of {_short_name(type(fn).__name__)} is a view of a view which was created")
+        msg = (who + (" in no_grad mode" if kind.startswith('no_grad') else " in inference mode") +
+               _AMBIGUOUS.replace(" and is being modified inplace", " and its base or another view of its base has been modified inplace"))
+        if kind.startswith('inference'):
+            msg = msg.replace("with grad mode enabled", "in normal mode").replace("no_grad block", "inference_mode block")
+        v.__dict__['_stale'] = msg
+        v.__class__ = _StaleView
+    quiet.clear()
 
 # %% ../nbs/17d_complex_numbers.ipynb #72fbd2fd
 from .autograd.graph import _real_inputs
@@ -883,13 +918,14 @@ def _conj_memory(x):
     """The memory of `conj(x)`. Inside a conjugate's memory: the place it conjugates (conj twice is the original). Else a
     new array laid out as x's, holding the conjugate, registered beside x's version counter so that `_bump` keeps the two
     in step after a write into either."""
-    a, vc = x._data, _version_counter(x)
-    mirrors = vc[1] if len(vc) > 1 else None
-    if mirrors is not None:
-        source = mirrors.source(a)
-        if source is not None: return source
-    else: vc.append(mirrors := _ConjMirrors())
-    return mirrors.add(a)
+    a, views = x._data, _memory_views(_version_counter(x))
+    source = views.source(a)
+    return views.add(a) if source is None else source
+
+def _memory_views(vc):
+    "The views of a memory that its writes must reach, kept beside its version counter `vc` (made on first use)."
+    if len(vc) == 1: vc.append(_MemoryViews())
+    return vc[1]
 
 def _shifted(a, nbytes, shape, strides):
     "The array with `shape` and `strides` (bytes) whose first element lies `nbytes` after `a`'s first, over a's memory."
@@ -897,9 +933,11 @@ def _shifted(a, nbytes, shape, strides):
     line = as_strided(a, (builtins.abs(k) + 1,), (a.itemsize if k >= 0 else -a.itemsize,))
     return as_strided(line[builtins.abs(k):], shape, strides)
 
-class _ConjMirrors:
-    "The lazy conjugates of one memory: for each, the array it conjugates and (weakly) its own memory, laid out alike."
-    def __init__(self): self.pairs = []
+class _MemoryViews:
+    """The views of one memory that a write must reach: its lazy conjugates (for each, the array it conjugates and, weakly,
+    its own memory, laid out alike), and the views made under no_grad whose history a write makes invalid (`quiet`,
+    17c_inplace_on_views)."""
+    def __init__(self): self.pairs, self.quiet = [], []
 
     def add(self, a):
         "A new conjugate of array `a`: memory covering a's span, a's strides, a's values conjugated."
@@ -935,6 +973,7 @@ class _ConjMirrors:
 
     def written(self, t):
         "Tensor `t` was written: a conjugate's memory writes through to what it conjugates, and every other one reads it again."
+        if self.quiet: _invalidate(self.quiet)
         root, pairs = _memory_root(t._data), self.live()
         xp = array_namespace(t._data)
         for a, m, buf in pairs:

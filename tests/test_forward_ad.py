@@ -757,3 +757,24 @@ def test_tangent_of_a_recorded_gradient_through_activations(op):
     np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-12)
     assert res[1][1] is not None
     np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-12)
+
+# --- tangents of views of a dual tensor (make_dual's primal keeps no tangent of its own, as torch's) -----------------
+FW_VIEW_CASES = {
+    'inplace_on_a_view': lambda T, fw, d: (d[1:].mul_(2), d),
+    'two_views': lambda T, fw, d: (d[:2].add_(d[2:].clone().expand(2)), d),
+    'view_of_view': lambda T, fw, d: (d.view(3, 1)[1:].mul_(3), d),
+    'read_view': lambda T, fw, d: (None, d.view(3, 1)[1:]),
+}
+
+@pytest.mark.parametrize('case', list(FW_VIEW_CASES))
+def test_tangents_of_dual_views(case):
+    out = []
+    for T, fw in ((litnn, lfw), (torch, tfw)):
+        x, t = T.tensor([1., 2., 3.]), T.tensor([.1, .2, .3])
+        with fw.dual_level():
+            d = fw.make_dual(x.clone(), t)
+            _, r = FW_VIEW_CASES[case](T, fw, d)
+            u = fw.unpack_dual(r)
+            out.append((np.round(u.primal.numpy(), 6).tolist(), np.round(u.tangent.numpy(), 6).tolist(),
+                        fw.unpack_dual(d).tangent is t, fw.unpack_dual(d._base).tangent is None))
+    assert out[0] == out[1]

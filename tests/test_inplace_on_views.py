@@ -474,3 +474,25 @@ def test_detach_and_set_in_place(case):
         try: DETACH_CASES[case](T, a); out.append(('ok', None if a.grad is None else [round(v, 4) for v in a.grad.tolist()]))
         except RuntimeError as e: out.append(('RuntimeError', str(e)))
     assert out[0] == out[1]
+
+# --- a view made under no_grad / inference_mode whose memory is written later: torch refuses its grad_fn -------------
+def _quiet_view(T, mode, write, second_view):
+    a = T.tensor([1., 2.], requires_grad=True); b = a * 2
+    with (T.no_grad() if mode == 'no_grad' else T.inference_mode()): v = b[:1]
+    w = v[:1] if second_view else v
+    if write == 'base': b.mul_(2)
+    elif write == 'base_no_grad':
+        with T.no_grad(): b.mul_(2)
+    elif write == 'other_view': b[1:].mul_(2)
+    out = [repr(w)]
+    for f in (lambda: w.grad_fn, lambda: w.is_leaf, lambda: type(w).__name__, lambda: w * 1, lambda: w.requires_grad):
+        try: r = f(); out.append(type(r).__name__ if hasattr(r, 'name') else repr(r))
+        except RuntimeError as e: out.append(str(e))
+    return out
+
+@pytest.mark.parametrize('mode', ['no_grad', 'inference'])
+@pytest.mark.parametrize('write', ['none', 'base', 'base_no_grad', 'other_view'])
+@pytest.mark.parametrize('second_view', [False, True])
+def test_view_made_without_grad_then_written(mode, write, second_view):
+    if mode == 'inference' and write == 'base_no_grad': pytest.skip('same as base')
+    assert _quiet_view(litnn, mode, write, second_view) == [s.replace('torch', 'litnn') for s in _quiet_view(torch, mode, write, second_view)]

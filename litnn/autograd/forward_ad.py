@@ -10,7 +10,7 @@ from ..backend import patch
 from .._tensor import Tensor
 from .._creation import zeros_like
 from ..backend import array_namespace
-from .grad_mode import _Mode, enable_grad
+from .grad_mode import _Mode, enable_grad, no_grad
 from .graph import _Packed, _SELF
 from . import grad
 
@@ -301,14 +301,38 @@ def _touched(t):
     return _tangent(t) is not None or (t._base is not None and _tangent(t._base) is not None)
 
 def _retangent(t, new):
-    "`t`'s tangent is now `new`; a view's base gets it at the view's places, and the base's other views read theirs from it."
+    """`t`'s tangent is now `new`; a view's base gets it at the view's places, and the base's other views read theirs from it.
+    A base without a tangent of its own (the primal of `make_dual`) keeps none, as torch's: its views' tangents are then
+    views of each other, so the base's is assembled from theirs, used, and dropped."""
     _set_tangent(t, new)
-    base = t._base
-    if base is not None: _set_tangent(base, _write_view(_tangent(base) if _tangent(base) is not None else zeros_like(base), base, t, new))
-    else: base = t
+    base, had = t._base, True
+    if base is None: base, bt = t, new
+    else:
+        bt = _tangent(base)
+        if bt is None: had, bt = False, _from_views(base, t)
+        bt = _write_view(bt, base, t, new)
+        if had: _set_tangent(base, bt)
     for ref in base._views or ():
         v = ref()
-        if v is not None and v is not t and v._base is base: _set_tangent(v, _read_view(_tangent(base), base, v))
+        if v is not None and v is not t and v._base is base and (had or _tangent(v) is not None): _update_tangent(v, _read_view(bt, base, v))
+
+def _update_tangent(v, new):
+    "View `v`'s tangent becomes `new`: written into the tangent it has, as torch's tangents of views share memory (else set)."
+    old = _tangent(v)
+    if old is not None and old.shape == new.shape and old.dtype == new.dtype and not old._inference:
+        try:
+            with no_grad(): old.copy_(new)
+            return
+        except RuntimeError: pass      # (a tangent that cannot be written: an expanded one)
+    _set_tangent(v, new)
+
+def _from_views(base, t):
+    "A tangent for `base`, which has none: zero, with the tangents of its live views other than `t` at their places."
+    bt = zeros_like(base)
+    for ref in base._views or ():
+        v = ref()
+        if v is not None and v is not t and v._base is base and _tangent(v) is not None: bt = _write_view(bt, base, v, _tangent(v))
+    return bt
 
 def _places(base, view):
     "(the memory both span, in elements; each one's elements as indices into it)."
