@@ -972,6 +972,8 @@ from ._tensor import Tensor
 # %% ../nbs/reference/torch/sorting.ipynb #ec6b1152
 def nonzero(input, *, as_tuple=False):
     "Coordinates of the non-zero elements: an (n, ndim) tensor, or one index tensor per dimension."
+    from litnn.autograd.grad_mode import _Mode
+    if _Mode.batched is not None: _Mode.batched.dynamic('nonzero', input)    # inside vmap: a shape that varies per sample (33a_vmap)
     a = input._data
     xp = array_namespace(a)
     if as_tuple: return tuple(Tensor._make(i.astype(np.int64)) for i in xp.nonzero(a.reshape(1) if a.ndim == 0 else a))

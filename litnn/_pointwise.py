@@ -154,6 +154,8 @@ def where(condition, input=None, other=None):
     "`input` where `condition` holds, else `other` (tensors or numbers); `where(condition)` gives the indices of its True values."
     _check_tensors("where", dict(condition=condition))
     if input is None and other is None:          # the indices of the True values (a 0-d condition counts as 1-D, as torch)
+        from litnn.autograd.grad_mode import _Mode
+        if _Mode.batched is not None: _Mode.batched.dynamic('where', condition)    # (inside vmap: a shape per sample, 33a_vmap)
         xp = array_namespace(condition._data)
         return tuple(Tensor._make(i.astype(np.int64, copy=False)) for i in xp.nonzero(xp.atleast_1d(condition._data)))
     if condition._data.dtype == np.uint8:          # deprecated in torch, still taken: read as bool, after a warning

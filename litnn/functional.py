@@ -553,6 +553,8 @@ def _unique_dim_with_nan(a, d):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     "The distinct values (or slices along `dim`), sorted; optionally the inverse indices and the counts."
+    from litnn.autograd.grad_mode import _Mode
+    if _Mode.batched is not None: _Mode.batched.dynamic('_unique2' if dim is None else 'unique_dim', input)   # (33a_vmap)
     for name, v in (('sorted', sorted), ('return_inverse', return_inverse), ('return_counts', return_counts)):
         _bool_arg('_unique2' if dim is None else 'unique_dim', name, v)     # (the C++ functions torch hands them to)
     a = input._data

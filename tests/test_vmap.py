@@ -513,3 +513,11 @@ def test_vmap_dimension_views_and_control_flow():
     lt, tt = run(litnn), run(torch)
     assert lt[:3] == tt[:3]
     assert lt[3][0] == tt[3][0] and 'data-dependent control flow' in lt[3][1] and 'data-dependent control flow' in tt[3][1]
+
+def test_vmap_dynamic_shape_ops_refused():
+    "nonzero, argwhere, where(cond), unique inside vmap: torch's refusal (their output shape depends on each sample's values)."
+    def run(T):
+        V, x = T.func.vmap, T.tensor([[1., 0., 2.], [0., 0., 3.]])
+        fs = [lambda t: T.where(t > 0), lambda t: t.nonzero(), lambda t: t.unique(), lambda t: t.unique(dim=0)]   # (argwhere: torch's loop fails in stack)
+        return [_outcome(lambda: V(f)(x)) for f in fs] + [_outcome(lambda: V(lambda t: t * T.where(x > 0)[0].sum())(x))]
+    assert run(litnn) == run(torch)

@@ -213,6 +213,15 @@ def _batched_view_of(out, base):
 
 _dispatch.view_of = _batched_view_of   # what `_view_of` (17_views) calls while a vmap runs
 
+# %% ../../nbs/33a_vmap.ipynb #c85734e2
+def _dynamic_shape(name, *tensors):
+    "An op whose output shape depends on the values (`nonzero`, `unique`, `where(cond)`): PyTorch's refusal when an input is batched."
+    if any(isinstance(t, BatchedTensor) for t in tensors):
+        raise _VmapError(f"vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over aten::{name}. "
+                         "Please file an issue at https://github.com/pytorch/pytorch/issues if you need this feature.")
+
+_dispatch.dynamic = _dynamic_shape   # what nonzero, unique and where(cond) call while a vmap runs
+
 # %% ../../nbs/33a_vmap.ipynb #acb73b4f
 _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
                  "randomness flags on vmap or perform the randomness operation out of vmap")
