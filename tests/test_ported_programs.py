@@ -287,3 +287,20 @@ def test_legacy_sparse_constructors_as_torch():
         outs[lib] = run(code, lib.__name__).replace('litnn.', 'torch.')
     assert outs[torch] == outs[litnn]
     assert outs[litnn].count('is deprecated') == 4
+
+# 14. PyTorch-GAN's InfoGAN calls nn.Softmax() without a dim: torch's warning names the caller of F.softmax /
+# log_softmax / softmin (their `_stacklevel` counts Python frames; litnn's argument-parser wrapper is not counted) and,
+# for the modules, torch's own module.py; softmin's warning says softmin.
+
+def test_implicit_softmax_dim_warns_where_torch_does():
+    outs = []
+    for lib in both():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            x = lib.ones(2, 3)
+            lib.nn.functional.softmax(x); lib.nn.functional.log_softmax(x); lib.nn.functional.softmin(x)
+            lib.nn.Softmax()(x); lib.nn.LogSoftmax()(x); lib.nn.Softmin()(x)
+            lib.nn.functional.softmax(lib.ones(3), _stacklevel=2)
+        outs.append([(str(x.message), os.path.basename(x.filename)) for x in w])
+    assert outs[0] == outs[1]
+    assert [f for _, f in outs[1]] == ['test_ported_programs.py'] * 3 + ['module.py'] * 3 + ['functional.py']

@@ -179,8 +179,8 @@ def embedding(input, # ids, an integer tensor of any shape
     return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
 # %% ../../nbs/40_activation.ipynb #ef76e3e1
-import warnings
-from .. import _pointwise
+import sys, warnings
+from .. import _pointwise, _python_arg_parser
 from .._pointwise import ReluBackward0, LeakyReluBackward0
 from ..autograd.engine import _inplace
 from .. import amp   # autocast: the `_autocast` hook of the ops below
@@ -229,8 +229,15 @@ def sigmoid(input):
 # %% ../../nbs/40_activation.ipynb #7333209d
 def _get_softmax_dim(name, ndim, stacklevel):
     "The dim PyTorch's legacy softmax picks when none is given, with its deprecation warning."
+    # torch's `stacklevel` counts Python frames; litnn's argument parser (torch's is C++) wraps these functions in a
+    # frame of its own, which is not counted: the warning names the caller's line, as torch's
+    f, level = sys._getframe(0), 1
+    for _ in range(stacklevel - 1):
+        f, level = f.f_back, level + 1
+        while f is not None and f.f_code.co_filename == _python_arg_parser.__file__: f, level = f.f_back, level + 1
+        if f is None: break
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
-                  stacklevel=stacklevel)
+                  stacklevel=level)
     return 0 if ndim in (0, 1, 3) else 1
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -462,7 +469,8 @@ def tanhshrink(input):
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     "softmax(-x) along `dim`."
-    return softmax(-input, dim, _stacklevel + 1, dtype)
+    if dim is None: dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)   # torch names softmin in its warning
+    return softmax(-input, dim, dtype=dtype)
 
 # %% ../../nbs/40a_activation_functions.ipynb #fadc1268
 class GluBackward0(Op):

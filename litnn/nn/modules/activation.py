@@ -185,6 +185,7 @@ class Softmin(_Activation):
     "softmin as a module."
     fn, args, repr_args = staticmethod(F.softmin), ('dim',), ('dim',)
     def __init__(self, dim=None): super().__init__(dim=dim)
+    def forward(self, input): return F.softmin(input, self.dim, _stacklevel=5)   # (its warning names the module call, as torch's)
 
 class Softmax2d(Module):
     "softmax over the channels of each position of a (N, C, H, W) or (C, H, W) input."
