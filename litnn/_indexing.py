@@ -820,7 +820,10 @@ def index_put_(self:Tensor, indices, values, accumulate=False):
     # torch: values and indices may not share self's memory; an expanded self only warns there (litnn refuses it when writing)
     _check_indexed_write(self, values, *(indices if isinstance(indices, (tuple, list)) else (indices,)), internal=False)
     if not accumulate and _shares_elements(self, values):     # an expanded self: torch writes through it, warning (as `self[indices] = values`)
-        self[tuple(indices) if isinstance(indices, (tuple, list)) else indices] = values
+        with warnings.catch_warnings(record=True) as caught:    # setitem's warnings, from the caller's line (as torch's)
+            warnings.simplefilter('always')
+            self[tuple(indices) if isinstance(indices, (tuple, list)) else indices] = values
+        for w in caught: warnings.warn(w.message, w.category, stacklevel=2)
         return self
     return _inplace(self, index_put, indices, values, accumulate)
 index_put_ = Tensor.index_put_

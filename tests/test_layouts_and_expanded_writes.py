@@ -130,3 +130,22 @@ def test_writes_into_an_expanded_tensor_as_torch(name):
             except RuntimeError as e: r = str(e)
         got.append((r, [round(v, 4) for v in b.flatten().tolist()], [str(m.message) for m in w]))
     assert got[0] == got[1]
+
+WARNED_WRITES = {
+    'setitem': lambda L, x: x.__setitem__(L.tensor([0]), 2.),
+    'index_put_': lambda L, x: x.index_put_((L.tensor([0]),), L.tensor(2.)),
+    'index_put_mask': lambda L, x: x.index_put_((L.tensor([True, False, False, False]),), L.tensor(2.)),
+    'masked_fill_': lambda L, x: x.masked_fill_(L.tensor([True, False, False, False]), 2.),
+    'index_fill_': lambda L, x: x.index_fill_(0, L.tensor([0]), 2.),
+}
+
+@pytest.mark.parametrize('name', WARNED_WRITES)
+def test_deprecated_writes_into_an_expanded_tensor_warn_from_the_callers_line(name):
+    got = []
+    for L in (torch, litnn):
+        b = L.zeros(1)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            WARNED_WRITES[name](L, b.expand(4))
+        got.append(([(m.filename, str(m.message).split(' (Triggered internally')[0]) for m in w], b.tolist()))
+    assert got[0] == got[1] and all(f == __file__ for f, _ in got[0][0])
