@@ -157,7 +157,7 @@ def where(condition, input=None, other=None):
         from litnn.autograd.grad_mode import _Mode
         if _Mode.batched is not None: _Mode.batched.dynamic('where', condition)    # (inside vmap: a shape per sample, 33a_vmap)
         xp = array_namespace(condition._data)
-        return tuple(Tensor._make(i.astype(np.int64, copy=False)) for i in xp.nonzero(xp.atleast_1d(condition._data)))
+        return tuple(Tensor._make(xp.ascontiguousarray(i, dtype=np.int64)) for i in xp.nonzero(xp.atleast_1d(condition._data)))   # (numpy's are strided)
     if condition._data.dtype == np.uint8:          # deprecated in torch, still taken: read as bool, after a warning
         _warn_once("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a future version of PyTorch. Use a boolean condition instead.")
         condition = condition != 0

@@ -887,7 +887,8 @@ def _quantile(fn, input, q, dim, keepdim, interpolation, skip_nan):
         out = lerp(out, s.gather(-1, r.ceil().long()), w)
     out = out.squeeze(-1)
     if keepdim and input.dim(): out = out.reshape(len(qs), *[1] * input.dim()) if dim is None else out.reshape(len(qs), *input.shape[:dim], 1, *input.shape[dim + 1:])
-    return out if isinstance(q, Tensor) and q.dim() == 1 else out.squeeze(0)     # a scalar q (or 0-d tensor) leaves no q dimension
+    if not (isinstance(q, Tensor) and q.dim() == 1): return out.squeeze(0)      # a scalar q (or 0-d tensor) leaves no q dimension
+    return out.movedim(0, -1).contiguous().movedim(-1, 0) if out.dim() > 1 else out   # laid out as torch's: q varies fastest
 
 # %% ../nbs/reference/torch/statistics.ipynb #d6890c80
 def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):

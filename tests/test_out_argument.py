@@ -276,7 +276,9 @@ def test_out_partially_overlapping_an_input(case):
         try: OVERLAP_CASES[case](L, d); res.append(('wrote', np.asarray(d.tolist())))
         except RuntimeError as e: res.append((str(e), np.asarray(d.tolist())))
     assert res[1][0] == res[0][0] if isinstance(res[0][0], str) else res[1][0] == 'wrote'
-    if case != 'addmm_mat':     # (torch's addmm copies self into out first, over the mat1 it then reads: no value to compare)
+    # (torch's addmm copies self into out first, over the mat1 it then reads; its mm hands the overlapping memory to BLAS,
+    # whose result depends on the CPU's kernel (AVX2 or AVX-512): no value to compare)
+    if case not in ('addmm_mat', 'mm'):
         np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-6)
 
 

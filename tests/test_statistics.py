@@ -25,3 +25,25 @@ def test_quantile_gradient_reaches_a_tensor_q_like_torch(fn, interpolation, q):
         assert (l is None) == (t is None)
         if t is None: continue
         np.testing.assert_allclose(l, t, rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize('dim', [0, 1, 2, -1, None])
+@pytest.mark.parametrize('keepdim', [False, True])
+def test_quantile_result_layout(dim, keepdim):
+    "Quantiles for a tensor of q are laid out as torch's: q varies fastest in memory, the q dimension first in the shape."
+    import torch as T
+    outs = []
+    for lib in (T, litnn):
+        x, q = lib.arange(24.).reshape(2, 3, 4), lib.tensor([0.25, 0.75])
+        r = x.quantile(q, dim=dim, keepdim=keepdim)
+        outs.append((r.tolist(), tuple(r.shape), tuple(s for s, n in zip(r.stride(), r.shape) if n > 1)))
+    assert outs[0] == outs[1]
+
+
+def test_where_of_a_condition_alone_gives_contiguous_indices():
+    import torch as T
+    outs = []
+    for lib in (T, litnn):
+        c = lib.arange(24.).reshape(2, 3, 4) > 5
+        outs.append([(t.tolist(), t.stride()) for t in lib.where(c)] + [(t.stride(), t.dtype.is_floating_point) for t in c.nonzero(as_tuple=True)])
+    assert outs[0] == outs[1]
