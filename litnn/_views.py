@@ -974,6 +974,7 @@ class _MemoryViews:
     def written(self, t):
         "Tensor `t` was written: a conjugate's memory writes through to what it conjugates, and every other one reads it again."
         if self.quiet: _invalidate(self.quiet)
+        if not self.pairs: return
         root, pairs = _memory_root(t._data), self.live()
         xp = array_namespace(t._data)
         for a, m, buf in pairs:
