@@ -896,10 +896,11 @@ def index_reduce_(self:Tensor, dim, index, source, reduce, *, include_self=True)
 # %% ../nbs/reference/torch/index_put.ipynb #2c9e7a1b
 class _ScatterInto(Op):
     "A copy of `x` with `src` written into its view `part(x)`; the derivative: the part of `g` to `src`, the rest to `x`."
-    @staticmethod
-    def forward(ctx, x, src, part):
+    order = 'K'      # the copy keeps x's layout, as torch's clone (preserve_format)
+    @classmethod
+    def forward(cls, ctx, x, src, part):
         ctx.part = part
-        out = x._data.copy()
+        out = x._data.copy(order=cls.order)
         part(Tensor._make(out))._data[...] = src._data
         return out
     @staticmethod
@@ -911,7 +912,7 @@ class _ScatterInto(Op):
 class SelectScatterBackward0(_ScatterInto): pass
 class SliceScatterBackward0(_ScatterInto): pass
 class DiagonalScatterBackward0(_ScatterInto): pass
-class AsStridedScatterBackward0(_ScatterInto): pass
+class AsStridedScatterBackward0(_ScatterInto): order = 'C'     # (its view is of the row-major copy)
 
 # %% ../nbs/reference/torch/index_put.ipynb #1ba4f4aa
 def _scatter_into(node, input, src, part):

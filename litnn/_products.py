@@ -288,7 +288,7 @@ Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other
 
 # %% ../nbs/reference/torch/products.ipynb #0f7d3763
 import builtins, warnings, numpy as np
-from .backend import array_namespace
+from .backend import array_namespace, _row_major
 from ._tensor import Tensor, _wrap_dim, _array_of
 from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _reduce, _shape
@@ -335,7 +335,7 @@ class LinalgCrossBackward0(Op):
     @staticmethod
     def forward(ctx, x, y, dim):
         ctx.save_for_backward(x, y); ctx.dim = dim
-        return array_namespace(x._data).cross(x._data, y._data, axis=dim)
+        return _row_major(array_namespace(x._data).cross(x._data, y._data, axis=dim))     # (row-major, as torch's kernel)
     @staticmethod
     def backward(ctx, g):
         (x, y), (nx, ny), d = ctx.saved_tensors, ctx.needs_input_grad, ctx.dim

@@ -53,6 +53,7 @@ OPS = {
     'masked_scatter': lambda L, x: x.masked_scatter(x > 0.5, x * 2),
     'gelu': lambda L, x: L.nn.functional.gelu(x),
     'gelu_tanh': lambda L, x: L.nn.functional.gelu(x, approximate='tanh'),
+    'cross': lambda L, x: L.linalg.cross(x[:, :3] if x.dim() == 2 else x, (x[:, :3] if x.dim() == 2 else x) * 2, dim=1) if x.shape[1] >= 3 else x.clone(),
     # reductions and selections over a dim: row-major results (numpy keeps the input's order of dims)
     'sum_dim': lambda L, x: x.sum(1),
     'sum_keepdim': lambda L, x: x.sum(-1, keepdim=True),
@@ -85,6 +86,17 @@ def test_result_layout_as_torch(op, layout):
             np.testing.assert_allclose(r.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
         ref = r
     assert got[0] == got[1]
+
+# the scatter family copies its input keeping the layout (a dense one: torch keeps a strided slice's gaps, litnn does not)
+SCATTERS = {'select_scatter': lambda L, x: L.select_scatter(x, x[0] * 0, 0, 0),
+            'diagonal_scatter': lambda L, x: L.diagonal_scatter(x, x.diagonal() * 0),
+            'slice_scatter': lambda L, x: L.slice_scatter(x, x[:1] * 0, 0, 0, 1)}
+
+@pytest.mark.parametrize('layout', ['transposed', 'permuted', 'channels_last'])
+@pytest.mark.parametrize('op', SCATTERS)
+def test_scatter_copies_keep_a_dense_layout_as_torch(op, layout):
+    got = [(lambda r: (r.stride(), r.sum().item()))(SCATTERS[op](L, LAYOUTS[layout](L))) for L in (torch, litnn)]
+    assert got[0][0] == got[1][0] and abs(got[0][1] - got[1][1]) < 1e-4
 
 def test_kron_of_layouts_that_do_not_merge_raises_torch_view_error():
     "torch's kron views the product: a transposed factor next to a row-major one gives its view error."
