@@ -12,7 +12,7 @@ from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _ge
 from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray, strided, layout as _layout
 from ._tensor import _laid_out, _preserved_order
 from ._python_arg_parser import _dtype_arg   # reference/torch/tensor_attributes: layouts in memory
-from ._flags import _warn_once
+from ._flags import _warn_once, _stacklevel_outside
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):
@@ -210,7 +210,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if isinstance(data, Tensor):
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
-                      "or sourceTensor.detach().clone().requires_grad_(True), rather than litnn.tensor(sourceTensor).", stacklevel=2)
+                      "or sourceTensor.detach().clone().requires_grad_(True), rather than litnn.tensor(sourceTensor).", stacklevel=_stacklevel_outside())   # (C++ in torch)
     from litnn.storage import UntypedStorage, TypedStorage
     if isinstance(data, (UntypedStorage, TypedStorage)):   # torch views a storage's memory as `dtype` (the default dtype if None)
         d = get_default_dtype() if dtype is None else to_dtype(dtype)

@@ -44,7 +44,11 @@ def _warn_once(message, category=UserWarning, stacklevel=3):
     if not _warn_always['on']:
         if message in _warned: return
         _warned.add(message)        # as torch's: only a warning given while the flag is off uses up the once
-    if stacklevel is None:
-        f, stacklevel = sys._getframe(1), 2
-        while f is not None and f.f_globals.get('__name__', '').split('.')[0] == 'litnn': f, stacklevel = f.f_back, stacklevel + 1
-    warnings.warn(message, category, stacklevel=stacklevel)
+    warnings.warn(message, category, stacklevel=_stacklevel_outside(2) if stacklevel is None else stacklevel)
+
+def _stacklevel_outside(level=1):
+    """The `stacklevel` of a `warnings.warn` in the caller (`level` more frames up) that names the first frame outside litnn,
+    as a warning torch raises in C++ names the Python line that called it."""
+    f = sys._getframe(level)
+    while f is not None and f.f_globals.get('__name__', '').split('.')[0] == 'litnn': f, level = f.f_back, level + 1
+    return level

@@ -7,6 +7,7 @@ __all__ = ['MeanBackward1', 'MeanBackward0', 'mean', 'sum', 'VarBackward0', 'Std
 
 # %% ../nbs/16_reductions.ipynb #c9272240
 import builtins, math, warnings, numpy as np
+from ._flags import _stacklevel_outside   # (where a warning torch gives in C++ points)
 from .backend import array_namespace, to_dtype, _row_major
 from ._tensor import Tensor, _as_array, _wrap_dim, _dim_tuple, _LEGACY, _dtype_name
 from .autograd.graph import Op, _check_tensors
@@ -137,7 +138,7 @@ def _var(cls, x, dim, unbiased, keepdim, correction, name=None):
     out = math.prod(s for d, s in enumerate(x.shape) if d not in dims)
     if x.numel() // builtins.max(out, 1) - c <= 0:     # torch's reduction factor: an empty input has none
         warnings.warn(f"{name or cls.fn}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
-                      "(input numel divided by output numel).", UserWarning, stacklevel=3)
+                      "(input numel divided by output numel).", UserWarning, stacklevel=_stacklevel_outside())   # (C++ in torch)
     return cls.apply(x, dim=dims, correction=c, keepdim=keepdim)
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

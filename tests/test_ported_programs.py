@@ -304,3 +304,17 @@ def test_implicit_softmax_dim_warns_where_torch_does():
         outs.append([(str(x.message), os.path.basename(x.filename)) for x in w])
     assert outs[0] == outs[1]
     assert [f for _, f in outs[1]] == ['test_ported_programs.py'] * 3 + ['module.py'] * 3 + ['functional.py']
+
+# 15. Warnings torch raises in C++ name the Python line that called the op; litnn's ops are Python, wrapped by its
+# argument parser: `_stacklevel_outside` names the first frame outside litnn (torch.tensor of a tensor, std/var
+# without degrees of freedom), found while checking where the programs' warnings pointed.
+
+def test_cpp_warnings_name_the_caller():
+    outs = []
+    for lib in both():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            lib.tensor(lib.ones(2)); lib.as_tensor(lib.ones(1)).std(); lib.var(lib.ones(1)); lib.std_mean(lib.ones(1), dim=0)
+            lib.ones(1, 1).var(1, keepdim=True)
+        outs.append([(str(x.message).replace('litnn.', 'torch.').split(' (Triggered internally')[0], os.path.basename(x.filename), x.lineno) for x in w])
+    assert outs[0] == outs[1] and len(outs[0]) == 5
