@@ -427,9 +427,12 @@ def test_tensor_lr_accepted():
     same_err(lambda lib: lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=lib.tensor([0.1, 0.2])))
 
 
-def test_differentiable_is_refused():
-    with pytest.raises(NotImplementedError, match="not differentiable"):
-        litnn.optim.Adam([litnn.nn.Parameter(litnn.ones(1))], differentiable=True)
+def test_differentiable_is_accepted_and_a_leaf_step_refused_as_torch():
+    # (tests/test_optim_renewed.py: differentiable steps without a graph match torch's; one needing a graph is refused)
+    for lib in (litnn, torch):
+        p = lib.nn.Parameter(lib.ones(1)); p.grad = lib.ones(1)
+        opt = lib.optim.Adam([p], differentiable=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"): opt.step()
 
 
 # --- a real model ------------------------------------------------------------------------------------------

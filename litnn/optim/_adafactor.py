@@ -48,7 +48,7 @@ def _second_moment(xp, state, g, weight, eps1):
 @patch
 def step(self:Adafactor, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         lr, (eps1, eps2), d, wd = _scalar(group['lr']), group['eps'], group['d'], group['weight_decay']
         for p, a, g in _each_grad(group):

@@ -64,7 +64,7 @@ class Muon(Optimizer):
 @patch
 def step(self:Muon, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     with no_grad():
         for group in self.param_groups:
             lr, wd, momentum = group['lr'], group['weight_decay'], group['momentum']   # a tensor lr: its dtype's arithmetic, as torch

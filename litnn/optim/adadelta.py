@@ -9,7 +9,7 @@ __all__ = ['Adadelta']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _as_real, _mul_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _as_real, _mul_
 
 # %% ../../nbs/reference/optim/adadelta.ipynb #12e6f1f0
 class Adadelta(Optimizer):
@@ -21,14 +21,13 @@ class Adadelta(Optimizer):
         if not 0.0 <= rho <= 1.0: raise ValueError(f"Invalid rho value: {rho}")
         if not 0.0 <= eps: raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay: raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_not_differentiable(differentiable)
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
                                       capturable=capturable, foreach=foreach, differentiable=differentiable))
 
 @patch
 def step(self:Adadelta, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         lr, rho, eps, wd = _scalar(group['lr']), group['rho'], group['eps'], group['weight_decay']
         for p, a, d in _each_grad(group):

@@ -9,7 +9,7 @@ __all__ = ['Adagrad']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _get_scalar_dtype, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _addcmul_, _add, _get_scalar_dtype, _as_real
 
 # %% ../../nbs/reference/optim/adagrad.ipynb #4ec699c2
 class Adagrad(Optimizer):
@@ -23,7 +23,6 @@ class Adagrad(Optimizer):
         if not 0.0 <= initial_accumulator_value:
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         if not 0.0 <= eps: raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_not_differentiable(differentiable)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                                       differentiable=differentiable, fused=fused))
@@ -41,7 +40,7 @@ def _init_state(self:Adagrad, p, group):
 @patch
 def step(self:Adagrad, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         lr, lr_decay, eps, wd = _scalar(group['lr']), group['lr_decay'], group['eps'], group['weight_decay']
         for p, a, d in _each_grad(group):

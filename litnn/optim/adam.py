@@ -10,7 +10,7 @@ from ..backend import array_namespace, float32, patch
 from .. import fused
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _addcmul_, _add, _as_real, _to_scalar, _mul_, _div_, _addcdiv_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _addcmul_, _add, _as_real, _to_scalar, _mul_, _div_, _addcdiv_
 
 # %% ../../nbs/50b_adam.ipynb #f443ce69
 class Adam(Optimizer):
@@ -35,7 +35,6 @@ class Adam(Optimizer):
                     raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True")
                 if betas[i].numel() != 1: raise ValueError(f"Tensor betas[{i}] must be 1-element")
         betas = tuple(map(_to_scalar, betas))
-        _check_not_differentiable(differentiable)
         if fused and foreach: raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
@@ -46,7 +45,7 @@ class Adam(Optimizer):
 @patch
 def step(self:Adam, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for p in (p for g in self.param_groups if g.get('fused') for p in g['params'] if p._grad is not None):
         if not p.is_floating_point():             # before any update, as PyTorch's check
             raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported devices: "

@@ -9,7 +9,7 @@ __all__ = ['Adamax']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _as_real, _mul_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _addcmul_, _add, _as_real, _mul_
 
 # %% ../../nbs/reference/optim/adamax.ipynb #1b5be12f
 class Adamax(Optimizer):
@@ -22,14 +22,13 @@ class Adamax(Optimizer):
         for i in (0, 1):
             if not 0.0 <= betas[i] < 1.0: raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
         if not 0.0 <= weight_decay: raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_not_differentiable(differentiable)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable, capturable=capturable))
 
 @patch
 def step(self:Adamax, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         lr, eps, wd, (beta1, beta2) = _scalar(group['lr']), group['eps'], group['weight_decay'], map(_scalar, group['betas'])
         for p, a, d in _each_grad(group):

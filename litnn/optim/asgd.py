@@ -11,7 +11,7 @@ import numpy as np
 from ..backend import array_namespace, float32, patch, get_default_dtype
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _get_scalar_dtype, _as_real, _mul_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _get_scalar_dtype, _as_real, _mul_
 
 # %% ../../nbs/reference/optim/asgd.ipynb #12706bfa
 class ASGD(Optimizer):
@@ -21,7 +21,6 @@ class ASGD(Optimizer):
         if isinstance(lr, Tensor) and lr.numel() != 1: raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr: raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= weight_decay: raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_not_differentiable(differentiable)
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable, capturable=capturable))
 
@@ -29,7 +28,7 @@ class ASGD(Optimizer):
 @patch
 def step(self:ASGD, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         lr, lambd, alpha, t0, wd = _scalar(group['lr']), group['lambd'], group['alpha'], group['t0'], group['weight_decay']
         for p, a, d in _each_grad(group):

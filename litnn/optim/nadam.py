@@ -9,7 +9,7 @@ __all__ = ['NAdam']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _addcmul_, _add, _get_scalar_dtype, _as_real, _mul_, _div_, _addcdiv_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _addcmul_, _add, _get_scalar_dtype, _as_real, _mul_, _div_, _addcdiv_
 
 # %% ../../nbs/reference/optim/nadam.ipynb #ea8bf3f5
 class NAdam(Optimizer):
@@ -23,7 +23,6 @@ class NAdam(Optimizer):
             if not 0.0 <= betas[i] < 1.0: raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
         if not 0.0 <= weight_decay: raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= momentum_decay: raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        _check_not_differentiable(differentiable)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                                       decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
                                       capturable=capturable, differentiable=differentiable))
@@ -32,7 +31,7 @@ class NAdam(Optimizer):
 @patch
 def step(self:NAdam, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         lr, eps, wd, (beta1, beta2) = _scalar(group['lr']), group['eps'], group['weight_decay'], map(_scalar, group['betas'])
         psi = group['momentum_decay']

@@ -84,7 +84,8 @@ def add_param_group(self:Optimizer, param_group:dict):
         param_group['param_names'] = names
     for p in params:
         if not isinstance(p, Tensor): raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
-        if not (p.is_leaf or p.retains_grad): raise ValueError("can't optimize a non-leaf Tensor")
+        if not self.defaults.get('differentiable') and not (p.is_leaf or p.retains_grad):   # a differentiable optimizer may update non-leaves
+            raise ValueError("can't optimize a non-leaf Tensor")
     for name, default in self.defaults.items():
         if default is required and name not in param_group:
             raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
@@ -252,10 +253,13 @@ def load_state_dict(self:Optimizer, state_dict:dict):
     for hook in self._optimizer_load_state_dict_post_hooks.values(): hook(self)
 
 # %% ../../nbs/50_optimizers.ipynb #eaf3cb90
-def _eval_closure(closure):
-    "The loss of `closure()`, evaluated with gradients enabled; None without a closure."
-    if closure is None: return None
-    with enable_grad(): return closure()
+def _eval_closure(closure, opt=None):
+    "The loss of `closure()`, evaluated with gradients enabled (None without a closure); then `opt`'s step is checked (`_check_differentiable`)."
+    loss = None
+    if closure is not None:
+        with enable_grad(): loss = closure()
+    if opt is not None: _check_differentiable(opt)
+    return loss
 
 def _scalar(x):
     "A hyperparameter as a Python number (PyTorch also accepts 1-element tensors)."
@@ -316,8 +320,20 @@ def _each_grad(group):
         d = p._grad._data
         yield p, _as_real(p._data), _as_real(-d if group['maximize'] else d)
 
-def _check_not_differentiable(differentiable):
-    if differentiable: raise NotImplementedError("litnn's optimizers are not differentiable: their steps run on arrays")
+def _check_differentiable(opt):
+    """A `differentiable=True` group steps as any other where nothing it updates from requires grad: there is no graph to
+    record. litnn's steps run on arrays and record none, so a step that would have to is refused; a leaf that requires
+    grad is refused as torch's in-place update refuses it."""
+    for group in opt.param_groups:
+        if not group.get('differentiable'): continue
+        hyper = [v for v in group.values() if isinstance(v, Tensor)] + [t for v in group.values() if isinstance(v, tuple) for t in v if isinstance(t, Tensor)]
+        for p in group['params']:
+            if p.grad is None: continue
+            if p.is_leaf and p.requires_grad: raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            state = [v for v in opt.state.get(p, {}).values() if isinstance(v, Tensor)]
+            if any(t.requires_grad for t in [p, p.grad, *state, *hyper]):
+                raise NotImplementedError(f"{type(opt).__name__}(differentiable=True): litnn's optimizer steps run on arrays and cannot "
+                                          "record the update for autograd (a parameter, gradient, state or hyperparameter requires grad)")
 
 def _new_state(p, *names, fused=None):
     "A fresh state: the step counter (a CPU tensor of `_get_scalar_dtype`, as torch's) and zero buffers shaped like `p`."

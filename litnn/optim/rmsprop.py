@@ -9,7 +9,7 @@ __all__ = ['RMSprop']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _addcmul_, _add, _as_real, _mul_, _addcdiv_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _axpy_, _addcmul_, _add, _as_real, _mul_, _addcdiv_
 from ..autograd.broadcasting import _fma
 
 # %% ../../nbs/reference/optim/rmsprop.ipynb #77caa2c8
@@ -23,7 +23,6 @@ class RMSprop(Optimizer):
         if not 0.0 <= momentum: raise ValueError(f"Invalid momentum value: {momentum}")
         if not 0.0 <= weight_decay: raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha: raise ValueError(f"Invalid alpha value: {alpha}")
-        _check_not_differentiable(differentiable)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
@@ -32,7 +31,7 @@ class RMSprop(Optimizer):
 @patch
 def step(self:RMSprop, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         lr, alpha, eps, wd, mom = _scalar(group['lr']), group['alpha'], group['eps'], group['weight_decay'], group['momentum']
         for p in group['params']:

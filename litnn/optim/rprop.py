@@ -9,7 +9,7 @@ __all__ = ['Rprop']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _check_not_differentiable, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _as_real
 
 # %% ../../nbs/reference/optim/rprop.ipynb #37888453
 class Rprop(Optimizer):
@@ -19,7 +19,6 @@ class Rprop(Optimizer):
         if isinstance(lr, Tensor) and lr.numel() != 1: raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr: raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]: raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        _check_not_differentiable(differentiable)
         super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
                                       differentiable=differentiable, capturable=capturable))
 
@@ -27,7 +26,7 @@ class Rprop(Optimizer):
 @patch
 def step(self:Rprop, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         (etaminus, etaplus), (lo, hi) = group['etas'], group['step_sizes']
         for p, a, d in _each_grad(group):

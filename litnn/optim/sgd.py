@@ -9,7 +9,7 @@ __all__ = ['SGD']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _check_not_differentiable, _axpy_, _add, _mul_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _axpy_, _add, _mul_
 
 # %% ../../nbs/50a_sgd.ipynb #5d1442ff
 class SGD(Optimizer):
@@ -23,7 +23,6 @@ class SGD(Optimizer):
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
                         maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
         if nesterov and (momentum <= 0 or dampening != 0): raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
         if fused and foreach: raise RuntimeError("`fused` and `foreach` cannot be `True` together.")   # (torch checks after the groups)
 
@@ -31,7 +30,7 @@ class SGD(Optimizer):
 @patch
 def step(self:SGD, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
-    loss = _eval_closure(closure)
+    loss = _eval_closure(closure, self)
     for group in self.param_groups:
         lr, wd, mom, damp = _scalar(group['lr']), group['weight_decay'], group['momentum'], group['dampening']
         nesterov, maximize = group['nesterov'], group['maximize']
