@@ -2016,7 +2016,7 @@ isposinf, isneginf = _infinite('isposinf', np.inf), _infinite('isneginf', -np.in
 def isreal(input):
     "True where the element is real: every element of a real tensor, those with a zero imaginary part of a complex one."
     a = input._data
-    return _const(a.imag == 0 if a.dtype.kind == 'c' else array_namespace(a).ones(a.shape, bool))
+    return _const(a.imag == 0 if a.dtype.kind == 'c' else array_namespace(a).ones_like(a, dtype=bool))     # (laid out as the input: torch's ones_like)
 
 for _f in (signbit, isposinf, isneginf, isreal): setattr(Tensor, _f.__name__, _f)
 

@@ -52,6 +52,7 @@ OPS = {
     'index_put_accumulate': lambda L, x: x.index_put((L.tensor([0, 0]),), L.tensor(2.), accumulate=True),
     'masked_scatter': lambda L, x: x.masked_scatter(x > 0.5, x * 2),
     'gelu': lambda L, x: L.nn.functional.gelu(x),
+    'isreal': lambda L, x: L.isreal(x),
     'gelu_tanh': lambda L, x: L.nn.functional.gelu(x, approximate='tanh'),
     'cross': lambda L, x: L.linalg.cross(x[:, :3] if x.dim() == 2 else x, (x[:, :3] if x.dim() == 2 else x) * 2, dim=1) if x.shape[1] >= 3 else x.clone(),
     # reductions and selections over a dim: row-major results (numpy keeps the input's order of dims)
