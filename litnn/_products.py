@@ -288,6 +288,7 @@ Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other
 
 # %% ../nbs/reference/torch/products.ipynb #0f7d3763
 import builtins, warnings, numpy as np
+from ._flags import _warn_once
 from .backend import array_namespace, _row_major
 from ._tensor import Tensor, _wrap_dim, _array_of
 from .autograd.graph import Op, _check_tensors
@@ -362,7 +363,7 @@ def cross(input, other, dim=None):
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3)."
     _check_tensors('cross', dict(input=input, other=other))
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of linalg.cross in a future release.")
+        _warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of linalg.cross in a future release.", stacklevel=None)   # TORCH_WARN_ONCE
         dim = next((i for i, s in enumerate(input.shape) if s == 3), None)      # (torch's _default_cross_dim: input's sizes)
         if dim is None: raise RuntimeError("no dimension of size 3 in input")
     return _cross(input, other, dim)

@@ -318,3 +318,16 @@ def test_cpp_warnings_name_the_caller():
             lib.ones(1, 1).var(1, keepdim=True)
         outs.append([(str(x.message).replace('litnn.', 'torch.').split(' (Triggered internally')[0], os.path.basename(x.filename), x.lineno) for x in w])
     assert outs[0] == outs[1] and len(outs[0]) == 5
+
+def test_cross_and_same_padding_warn_once_naming_the_caller():
+    code = """
+        import os, warnings
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            for _ in range(2):
+                torch.cross(torch.ones(3, 3), torch.ones(3, 3))
+                torch.nn.functional.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1, 2), padding='same')
+        for x in w: print(x.category.__name__, str(x.message).split(' (Triggered internally')[0], os.path.basename(x.filename), x.lineno)
+        """
+    outs = [run(code, lib.__name__).replace('litnn.', 'torch.') for lib in both()]
+    assert outs[0] == outs[1] and outs[0].count('Warning') == 2

@@ -722,6 +722,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 import itertools
 import math
 import numpy as np
+from .._flags import _stacklevel_outside
 from .._tensor import Tensor, _dtype_name
 from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX
@@ -765,7 +766,7 @@ def _pads(padding, k, ksize, dilation, stride, fn, n=1):
         tot = [d * (n - 1) for d, n in zip(dilation, ksize)]
         if not _SAME_WARNED and any(t % 2 for t in tot):     # torch's TORCH_WARN_ONCE: once per process
             _SAME_WARNED.append(True)
-            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the input be created")
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the input be created", stacklevel=_stacklevel_outside())   # (C++ in torch)
         return tuple((t // 2, t - t // 2) for t in tot)
     return tuple((p, p) for p in _expand(padding, k, 'padding', fn, n))
 
