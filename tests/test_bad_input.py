@@ -662,3 +662,17 @@ def test_product_size_mismatch_message(f, a, b):
 def test_matmul_of_non_tensor_is_type_error(expr):
     l, t = (raises(lambda: eval(expr, dict(m=m, x=m.ones(2, 3)))) for m in (litnn, torch))
     assert l == t
+
+
+@pytest.mark.parametrize('kw', [dict(momentum=None), dict(momentum='0.1'), dict(momentum=1), dict(momentum=True)])
+def test_functional_batch_norm_number_arguments(kw):
+    "F.batch_norm reads momentum and eps as floats: None (the module's 'cumulative average') is torch's TypeError here."
+    import torch as T
+    outs = []
+    for lib in (T, litnn):
+        try:
+            rm = lib.zeros(3)
+            lib.nn.functional.batch_norm(lib.ones(2, 3), rm, lib.ones(3), training=True, **kw)
+            outs.append(rm.tolist())
+        except TypeError as e: outs.append(str(e))
+    assert outs[0] == outs[1]

@@ -25,7 +25,7 @@ def linear(input, # (..., in_features)
         x, w = input._data, weight._data
         if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1] and x.dtype.kind != 'b':   # the hot path
             if bias is None: return MmBackward0.apply(input, weight, ty=True)
-            if bias._data.dtype == x.dtype: return AddmmBackward0.apply(bias, input, weight, t2=True)
+            if bias._data.dtype == x.dtype and bias._data.shape == w.shape[:1]: return AddmmBackward0.apply(bias, input, weight, t2=True)
         return _linear(input, weight, bias)
     except AttributeError:
         if getattr(input, 'is_nested', False): return _nested_map(linear, input, weight, bias)   # reference/nested/nested_tensor
@@ -49,8 +49,10 @@ def _linear(input, weight, bias):
     if w.ndim != 2 or (x.ndim == 1 and bias is None):
         out = matmul(input, weight.t())      # what torch does here: its checks and its grad_fn names
         return out if bias is None else out + bias
-    if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True) if bias is not None else MmBackward0.apply(input, weight, ty=True)
     shape, rows = x.shape[:-1] + (w.shape[0],), math.prod(x.shape[:-1])    # (not -1: in_features may be 0)
+    if bias is not None and (x.ndim <= 2 or x.flags.c_contiguous) and bias.dim() <= 2 and not all(a in (1, b) for a, b in zip(bias.shape[::-1], (rows, w.shape[0])[::-1])):
+        bias.expand(rows, w.shape[0])      # torch's addmm expands the bias to the product first: its message
+    if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True) if bias is not None else MmBackward0.apply(input, weight, ty=True)
     if bias is not None and (x.ndim == 1 or x.flags.c_contiguous):
         return AddmmBackward0.apply(bias, input.reshape(rows, x.shape[-1]), weight, t2=True).view(shape)
     out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(rows, x.shape[-1]), weight, ty=True), shape=shape)
@@ -1883,6 +1885,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """
     _check_tensors('batch_norm', dict(input=input, weight=weight, bias=bias, running_mean=running_mean, running_var=running_var),
                    optional={'weight', 'bias', 'running_mean', 'running_var'})     # in the order of torch's positions
+    if not isinstance(momentum, (int, float)):     # (torch's parser: momentum=None is the module's, not F's)
+        raise TypeError(f"batch_norm(): argument 'momentum' (position 7) must be float, not {type(momentum).__name__}")
     if training: _verify_batch_size(input.size())
     if training and eps <= 0: raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0: raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
