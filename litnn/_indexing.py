@@ -760,7 +760,8 @@ from ._tensor import Tensor, _wrap_dim, _LEGACY
 from .autograd.graph import Op
 from .autograd.broadcasting import _cast
 from .autograd.engine import _inplace, _check_indexed_write
-from ._views import _plane, _Chain
+from ._views import _plane, _Chain, _put_through
+from ._tensor import _array_of, _bump
 
 # %% ../nbs/reference/torch/index_put.ipynb #6412f563
 def _check_index_put(indices, values, input):
@@ -819,10 +820,12 @@ def index_put_(self:Tensor, indices, values, accumulate=False):
     "In-place `index_put`."
     # torch: values and indices may not share self's memory; an expanded self only warns there (litnn refuses it when writing)
     _check_indexed_write(self, values, *(indices if isinstance(indices, (tuple, list)) else (indices,)), internal=False)
-    if not accumulate and _shares_elements(self, values):     # an expanded self: torch writes through it, warning (as `self[indices] = values`)
+    if _shares_elements(self, values):     # an expanded self: torch writes (or adds) through it, warning (as `self[indices] = values`)
+        key = tuple(indices) if isinstance(indices, (tuple, list)) else indices
         with warnings.catch_warnings(record=True) as caught:    # setitem's warnings, from the caller's line (as torch's)
             warnings.simplefilter('always')
-            self[tuple(indices) if isinstance(indices, (tuple, list)) else indices] = values
+            if not accumulate: self[key] = values
+            else: _put_through(self._data, _index_key(self, key)[0], _array_of(values), self._base._data, accumulate=True); _bump(self)
         for w in caught: warnings.warn(w.message, w.category, stacklevel=2)
         return self
     return _inplace(self, index_put, indices, values, accumulate)

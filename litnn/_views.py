@@ -263,14 +263,14 @@ def _warn_expanded_write(key, v):
         warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
                       "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=5)
 
-def _put_through(out, key, v, base):
+def _put_through(out, key, v, base, accumulate=False):
     """`out[key] = v` for a view of array `base` (or None) that, as torch's (deprecated, with its warnings) index_put_ on an
     expanded tensor, writes into the memory the expanded tensor shares with its base (of elements that are one, the last write stays)."""
     alias = None if base is None else _writeable_alias(out, base)
-    if alias is None: return _put(out, key, v, False)
+    if alias is None: return _put(out, key, v, accumulate)
     if _advanced(key): _warn_expanded_write(key, v)   # index_put_
     else: _check_overlap(_get(out, key))    # basic indexing: torch's copy_ into the view `out[key]`, refused where it repeats memory
-    _put(alias, key, v, False)
+    _put(alias, key, v, accumulate)     # (accumulate: every add reaches the shared element, as torch's index_put_)
 
 def _put(out, key, v, accumulate):
     "`out[key] = v`, or `out[key] += v` adding at repeated indices."

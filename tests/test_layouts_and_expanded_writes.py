@@ -150,6 +150,9 @@ WARNED_WRITES = {
     'index_put_mask': lambda L, x: x.index_put_((L.tensor([True, False, False, False]),), L.tensor(2.)),
     'masked_fill_': lambda L, x: x.masked_fill_(L.tensor([True, False, False, False]), 2.),
     'index_fill_': lambda L, x: x.index_fill_(0, L.tensor([0]), 2.),
+    # accumulate: every add reaches the one shared element
+    'index_put_accumulate': lambda L, x: x.index_put_((L.tensor([0, 1]),), L.tensor(2.), accumulate=True),
+    'index_put_accumulate_values': lambda L, x: x.index_put_((L.tensor([0, 3]),), L.tensor([2., 3.]), accumulate=True),
 }
 
 @pytest.mark.parametrize('name', WARNED_WRITES)
