@@ -114,3 +114,14 @@ def test_view_as_real_and_complex_copies():
     l, t = both(run)
     np.testing.assert_array_equal(l[0], t[0]); np.testing.assert_array_equal(l[1], t[1])
     assert l[2:] == t[2:]
+
+
+@pytest.mark.parametrize('name', ['Adam', 'AdamW', 'Adadelta', 'Adamax', 'ASGD', 'NAdam', 'RAdam', 'RMSprop', 'Rprop', 'Adafactor'])
+def test_sparse_gradients_refused_as_torch(name):
+    def run(lib):
+        p = lib.nn.Parameter(lib.ones(3, 2)); opt = getattr(lib.optim, name)([p])
+        p.grad = lib.ones(3, 2).to_sparse()
+        with pytest.raises(RuntimeError) as e: opt.step()
+        return str(e.value)
+    l, t = both(run)
+    assert l == t

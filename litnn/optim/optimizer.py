@@ -258,7 +258,7 @@ def _eval_closure(closure, opt=None):
     loss = None
     if closure is not None:
         with enable_grad(): loss = closure()
-    if opt is not None: _check_differentiable(opt)
+    if opt is not None: _check_differentiable(opt); _check_sparse_grads(opt)
     return loss
 
 def _scalar(x):
@@ -319,6 +319,14 @@ def _each_grad(group):
         if p._grad is None: continue
         d = p._grad._data
         yield p, _as_real(p._data), _as_real(-d if group['maximize'] else d)
+
+_NO_SPARSE = {n: f"{n} does not support sparse gradients" for n in ('Adadelta', 'Adafactor', 'Adamax', 'ASGD', 'NAdam', 'RAdam', 'RMSprop', 'Rprop')}
+_NO_SPARSE['Adam'] = _NO_SPARSE['AdamW'] = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
+def _check_sparse_grads(opt):
+    "torch's refusal of a sparse gradient by the optimizers that have no sparse update (their class or a litnn base of it)."
+    msg = next((_NO_SPARSE[c.__name__] for c in type(opt).__mro__ if c.__module__.startswith('litnn.optim') and c.__name__ in _NO_SPARSE), None)
+    if msg and any(p._grad is not None and p._grad.is_sparse for g in opt.param_groups for p in g['params']): raise RuntimeError(msg)
 
 def _check_differentiable(opt):
     """A `differentiable=True` group steps as any other where nothing it updates from requires grad: there is no graph to
