@@ -469,17 +469,22 @@ def test_conv_transpose_output_size_message_shows_it_as_given():
 @pytest.mark.parametrize('dt', ['float16', 'bfloat16'])
 @pytest.mark.parametrize('fn,k', [('conv1d', 1), ('conv2d', 2), ('conv3d', 3), ('conv_transpose1d', 1), ('conv_transpose2d', 2), ('conv_transpose3d', 3)])
 def test_low_precision_convolutions_round_once_as_torch(fn, k, dt):
-    "torch's CPU kernel (oneDNN) sums in float32 and rounds once, in the output and in the gradients: all but a few elements equal."
+    """litnn sums in float32 and rounds once, in the output and in the gradients, as torch's oneDNN kernel: all but a few
+    elements equal the float64 result rounded. torch agrees within rounding; exactly only where its oneDNN takes the dtype
+    on this CPU (bfloat16 on AVX-512; half needs AVX512-FP16, else its plain kernel rounds each partial sum)."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 4) + (5,) * k); w = rng.standard_normal(((4, 3) if 'trans' in fn else (3, 4)) + (3,) * k)
     b = rng.standard_normal(3)
     res = []
-    for L in (litnn, torch):
-        X, W, B = (L.tensor(a, dtype=getattr(L, dt), requires_grad=True) for a in (x, w, b))
+    for L, d in ((litnn, dt), (torch, dt), (torch, 'float64')):
+        X, W, B = (L.tensor(a, dtype=getattr(L, dt), requires_grad=True) for a in (x, w, b))     # (the same rounded inputs)
+        if d == 'float64': X, W, B = (t.detach().double().requires_grad_() for t in (X, W, B))
         y = getattr(L.nn.functional, fn)(X, W, B, stride=2, padding=1)
-        y.backward(L.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)), dtype=getattr(L, dt)))
-        assert y.dtype == getattr(L, dt) and X.grad.dtype == getattr(L, dt)
-        res.append([t.detach().float().numpy() for t in (y, X.grad, W.grad, B.grad)])
-    for l, t in zip(*res):
-        assert l.shape == t.shape and (l != t).mean() < 0.01     # (before: a third of the outputs a rounding apart)
+        y.backward(L.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)), dtype=getattr(L, dt)).to(y.dtype))
+        assert y.dtype == getattr(L, d) and X.grad.dtype == getattr(L, d)
+        res.append([t.detach().to(getattr(L, dt)).float().numpy() for t in (y, X.grad, W.grad, B.grad)])
+    exact = torch.ops.mkldnn._is_mkldnn_bf16_supported() if dt == 'bfloat16' else torch.ops.mkldnn._is_mkldnn_fp16_supported()
+    for l, t, ref in zip(*res):
+        assert l.shape == t.shape == ref.shape and (l != ref).mean() < 0.01
+        if exact: assert (l != t).mean() < 0.01     # (before: a third of the outputs a rounding apart)
         np.testing.assert_allclose(l, t, rtol=1e-2, atol=1e-2)

@@ -1137,12 +1137,19 @@ def _type_string(t):
 
 import sys
 
+def _onednn_takes(name):
+    """Whether torch's oneDNN computes in `name` on this CPU (its mkldnn_bf16/fp16_device_check): bfloat16 from AVX-512
+    (avx512_core), half only with AVX512-FP16; elsewhere torch's plain kernel runs, with its words. numpy knows the CPU."""
+    try: features = np._core._multiarray_umath.__cpu_features__
+    except AttributeError: features = getattr(getattr(np, 'core', None), '_multiarray_umath', None).__cpu_features__
+    return bool(features.get('AVX512_SKX' if name == 'bfloat16' else 'AVX512FP16'))
+
 def _onednn_conv(input, weight, groups):
-    """Whether torch's CPU convolution of `input` runs in oneDNN (ConvParams::use_mkldnn, with more than one thread): always
-    for bfloat16 and half; for float32 unless small (one image, a kernel of at most 3 across, one group, few elements)."""
+    """Whether torch's CPU convolution of `input` runs in oneDNN (ConvParams::use_mkldnn, with more than one thread): for
+    bfloat16 and half where the CPU has them (`_onednn_takes`); for float32 unless small (one image, a kernel of at most 3 across, one group, few elements)."""
     mk = sys.modules.get('litnn.backends.mkldnn')
     if mk is not None and not mk.enabled: return False
-    if input.dtype.name in ('bfloat16', 'float16'): return True
+    if input.dtype.name in ('bfloat16', 'float16'): return _onednn_takes(input.dtype.name)
     if input.dtype.name != 'float32' or input.dim() < 3: return False
     ks = weight.shape[2:]
     return groups > 1 or (len(ks) >= 2 and ks[-1] > 3 and ks[-2] > 3) or input.shape[0] > 1 or math.prod(input.shape[:4]) > 20480
