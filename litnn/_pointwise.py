@@ -3113,11 +3113,12 @@ def fill(input, value):
     return FillBackward0.apply(input, value=value)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #4854535c
-from .backend import patch, _by_np
-from ._tensor import Tensor, _LEGACY
+from .backend import patch, _by_np, array_namespace, _writeable_alias
+from ._tensor import Tensor, _LEGACY, _bump
+from .autograd.grad_mode import _Mode
 from .autograd.graph import _check_tensors, _check_broadcast
 from .autograd.broadcasting import _refuse_integers, _can_cast, _cast_refused
-from .autograd.engine import _inplace, _cast_checked_first
+from .autograd.engine import _inplace, _cast_checked_first, _repeats
 from ._creation import _function
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #824f247b
@@ -3149,6 +3150,26 @@ def _written_back(name):
 
 for _n in ('square_', 'cumsum_', 'tril_', 'triu_', 'remainder_', 'floor_divide_', 'gt_', 'ge_', 'lt_', 'le_', 'eq_', 'ne_'):
     setattr(Tensor, _n, _written_back(_n))     # looked up when called: cumsum and tril are defined in later groups
+
+def _triangle_(name):
+    "tril_/triu_: torch's kernel writes only the zeros, so an expanded tensor is written through the memory its rows share."
+    back = getattr(Tensor, name)
+    def method(self, diagonal=0):
+        a, base = self._data, self._base
+        if base is not None and _repeats(a) and not (_Mode.grad and (self._requires_grad or base._requires_grad)):
+            alias = _writeable_alias(a, base._data)
+            if alias is not None:
+                xp = array_namespace(a)
+                keep = (xp.tril if name == 'tril_' else xp.triu)(xp.ones(a.shape[-2:], bool), diagonal)
+                xp.copyto(alias, 0, where=xp.broadcast_to(~keep, a.shape))
+                _bump(self)
+                return self
+        return back(self, diagonal)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = back.__doc__
+    return method
+
+Tensor.tril_, Tensor.triu_ = _triangle_('tril_'), _triangle_('triu_')
 from .autograd.operators import _dunder
 Tensor.__ifloordiv__, Tensor.__imod__ = _dunder(Tensor.floor_divide_), _dunder(Tensor.remainder_)     # `//=` and `%=` write into the tensor (NotImplemented for other operands, as `+=`)
 for _n, _o in dict(greater_='gt_', greater_equal_='ge_', less_='lt_', less_equal_='le_', not_equal_='ne_').items():

@@ -126,6 +126,11 @@ WRITES = {
     'F_threshold_': lambda L, x: L.nn.functional.threshold_(x, 1.5, -1.),
     'threshold_inplace': lambda L, x: L.nn.functional.threshold(x, 1.5, -1., inplace=True),
     'conj_physical_real': lambda L, x: x.conj_physical_(),
+    # tril_/triu_ write only the zeros, eye_ zeros then each 1: through the shared memory
+    'tril_': lambda L, x: x.tril_(),
+    'triu_1': lambda L, x: x.triu_(1),
+    'tril_minus_1': lambda L, x: x.tril_(-1),
+    'eye_': lambda L, x: L.nn.init.eye_(x),
     # still refused: repeats written by an elementwise op
     'add_': lambda L, x: x.add_(1),
     'relu_': lambda L, x: x.relu_(),

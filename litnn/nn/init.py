@@ -10,7 +10,7 @@ import math, warnings, numpy as np
 from ..backend import array_namespace, _generator, _TorchRng
 from .._tensor import Tensor
 from .._pointwise import where
-from .._creation import empty_like, _float_only
+from .._creation import empty_like, _float_only, eye as _eye   # (init.eye is the deprecated eye_)
 from ..autograd.grad_mode import no_grad
 
 # %% ../../nbs/28_init.ipynb #e3a86d8c
@@ -54,7 +54,7 @@ def zeros_(tensor):
 def eye_(tensor):
     "Fill the 2-D `tensor` with the identity matrix (ones on the diagonal)."
     if tensor.ndim != 2: raise ValueError("Only tensors with 2 dimensions are supported")
-    with no_grad(): return tensor.copy_(Tensor._make(array_namespace(tensor._data).eye(*tensor._data.shape, dtype=tensor._data.dtype)))
+    with no_grad(): return _eye(*tensor._data.shape, out=tensor, requires_grad=tensor.requires_grad)   # torch's: eye into it (zeros, then each 1: an expanded tensor too)
 
 # %% ../../nbs/28_init.ipynb #f85d9fa5
 def _calculate_fan_in_and_fan_out(tensor):
