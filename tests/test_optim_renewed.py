@@ -125,3 +125,24 @@ def test_sparse_gradients_refused_as_torch(name):
         return str(e.value)
     l, t = both(run)
     assert l == t
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('shape,sparse_dims', [((5, 3), 1), ((4, 3), 2)])
+def test_sgd_sparse_gradients_match_torch(dtype, shape, sparse_dims):
+    # plain SGD (no momentum, no weight decay) takes sparse gradients as torch: one rounding per stored entry, repeats in turn
+    rng = np.random.default_rng(4)
+    w0 = rng.standard_normal(shape).astype(dtype)
+    steps = []
+    for _ in range(4):
+        n = int(rng.integers(0, 7))
+        steps.append((np.stack([rng.integers(0, shape[d], n) for d in range(sparse_dims)]),
+                      rng.standard_normal((n,) + shape[sparse_dims:]).astype(dtype)))
+    def run(lib):
+        p = lib.nn.Parameter(lib.tensor(w0)); opt = lib.optim.SGD([p], lr=0.1, maximize=True)
+        for idx, v in steps:
+            p.grad = lib.sparse_coo_tensor(lib.tensor(idx), lib.tensor(v), shape)
+            opt.step()
+        return p.detach().numpy()
+    l, t = both(run)
+    np.testing.assert_array_equal(l, t)

@@ -9,7 +9,7 @@ __all__ = ['SGD']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _axpy_, _add, _mul_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _axpy_, _add, _mul_, _alpha, _fma
 
 # %% ../../nbs/50a_sgd.ipynb #5d1442ff
 class SGD(Optimizer):
@@ -27,6 +27,19 @@ class SGD(Optimizer):
         if fused and foreach: raise RuntimeError("`fused` and `foreach` cannot be `True` together.")   # (torch checks after the groups)
 
 # %% ../../nbs/50a_sgd.ipynb #e73b84a2
+def _sparse_axpy_(a, alpha, g):
+    """`a.add_(g, alpha=alpha)` for a sparse `g`, as torch's: a + alpha·value in one rounding (`_fma`) at each stored
+    index, in storage order (an index stored twice is updated twice: one round per repeat)."""
+    xp, idx, vals = array_namespace(a), g._indices()._data, g._values()._data
+    pos = xp.ravel_multi_index(tuple(idx), a.shape[:idx.shape[0]]) if idx.size else idx.reshape(-1)
+    todo = xp.arange(pos.size)
+    while todo.size:
+        _, first = xp.unique(pos[todo], return_index=True)       # the next stored entry of each index
+        k = todo[xp.sort(first)]
+        at = tuple(i[k] for i in idx)
+        a[at] = _fma(_alpha(alpha, a.dtype), vals[k], a[at], a.dtype)
+        todo = xp.setdiff1d(todo, k, assume_unique=True)
+
 @patch
 def step(self:SGD, closure=None):
     "Update every parameter that has a gradient once; returns the closure's loss."
@@ -37,6 +50,8 @@ def step(self:SGD, closure=None):
         for p in group['params']:
             g = p._grad
             if g is None: continue
+            if g.is_sparse and wd == 0 and mom == 0:   # param.add_(grad, alpha=-lr) with a sparse grad: each stored entry added at its index
+                _sparse_axpy_(p._data, -lr, -g if maximize else g); _bump(p); continue
             a, d = p._data, g._data
             xp = array_namespace(a)
             if maximize: d = -d
