@@ -146,3 +146,28 @@ def test_sgd_sparse_gradients_match_torch(dtype, shape, sparse_dims):
         return p.detach().numpy()
     l, t = both(run)
     np.testing.assert_array_equal(l, t)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('kw', [dict(lr=0.1), dict(lr=0.1, lr_decay=0.01, maximize=True, initial_accumulator_value=0.2)])
+def test_adagrad_sparse_gradients_match_torch(dtype, kw):
+    rng = np.random.default_rng(6)
+    w0 = rng.standard_normal((5, 3)).astype(dtype)
+    steps = [(rng.integers(0, 5, (1, n)), rng.standard_normal((n, 3)).astype(dtype)) for n in (5, 4, 0, 2, 6)]
+    def run(lib):
+        p = lib.nn.Parameter(lib.tensor(w0)); opt = lib.optim.Adagrad([p], **kw)
+        for idx, v in steps:
+            p.grad = lib.sparse_coo_tensor(lib.tensor(idx), lib.tensor(v), (5, 3))
+            opt.step()
+        return p.detach().numpy(), opt.state[p]['sum'].numpy(), float(opt.state[p]['step'])
+    l, t = both(run)
+    # float32: torch's vectorized float32 sqrt is not always correctly rounded (numpy's is): an ulp here and there
+    tol = dict(rtol=2e-6, atol=1e-7) if dtype == 'float32' else dict(rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(l[0], t[0], **tol); np.testing.assert_allclose(l[1], t[1], **tol)
+    assert l[2] == t[2] == 5.0
+    def wd(lib):
+        p = lib.nn.Parameter(lib.ones(3)); p.grad = lib.ones(3).to_sparse()
+        with pytest.raises(RuntimeError) as e: lib.optim.Adagrad([p], weight_decay=0.1).step()
+        return str(e.value)
+    l, t = both(wd)
+    assert l == t

@@ -9,7 +9,7 @@ __all__ = ['Adagrad']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _addcmul_, _add, _get_scalar_dtype, _as_real
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _addcmul_, _add, _get_scalar_dtype, _as_real, _alpha, _fma
 
 # %% ../../nbs/reference/optim/adagrad.ipynb #4ec699c2
 class Adagrad(Optimizer):
@@ -47,6 +47,7 @@ def step(self:Adagrad, closure=None):
             state = self.state[p]
             if not state: self._init_state(p, group)   # a group added after construction
             state['step']._data += 1
+            if isinstance(d, Tensor): _sparse_adagrad(p, d, state, lr, lr_decay, eps, wd); continue
             if wd != 0: d = _add(d, wd, a)        # grad.add(param, alpha=wd), as torch: fused
             clr = lr / (1 + (float(state['step']._data) - 1) * lr_decay)
             s = _as_real(state['sum']._data)
@@ -55,3 +56,15 @@ def step(self:Adagrad, closure=None):
             a += (-clr * d) / std
             _bump(p)
     return loss
+
+def _sparse_adagrad(p, g, state, lr, lr_decay, eps, wd):
+    """torch's sparse branch of `_single_tensor_adagrad`, on arrays: at the (coalesced) gradient's indices only, the sum
+    grows by value², and the parameter moves by -clr · value / (√sum + eps) (one rounding, as `add_` with alpha)."""
+    if wd != 0: raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    clr = lr / (1 + (float(state['step']._data) - 1) * lr_decay)
+    g = g.coalesce()
+    at, v, a, s = tuple(g._indices()._data), g._values()._data, p._data, state['sum']._data
+    s[at] += v * v
+    std = array_namespace(a).sqrt(s[at]) + eps
+    a[at] = _fma(_alpha(-clr, a.dtype), v / std, a[at], a.dtype)
+    _bump(p)

@@ -314,9 +314,11 @@ def _as_real(a):
     return a.view(a.real.dtype)
 
 def _each_grad(group):
-    "(parameter, its array, its gradient's array, negated if the group maximizes) for each parameter with a gradient; complex ones as float pairs (`_as_real`)."
+    """(parameter, its array, its gradient's array, negated if the group maximizes) for each parameter with a gradient; complex ones
+    as float pairs (`_as_real`). A sparse gradient comes as its (negated) tensor, for the steps that have a sparse branch."""
     for p in group['params']:
         if p._grad is None: continue
+        if p._grad.is_sparse: yield p, p._data, (-p._grad if group['maximize'] else p._grad); continue
         d = p._grad._data
         yield p, _as_real(p._data), _as_real(-d if group['maximize'] else d)
 
