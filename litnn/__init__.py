@@ -176,7 +176,7 @@ def set_default_dtype(d):
     if type(d) is not _B.dtype:     # a name, a NumPy dtype, even `float`: torch's C++ takes only its dtypes here
         raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     if not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _B._default['dtype'] = d
 
 def set_default_device(device):

@@ -132,6 +132,7 @@ def _mask_mismatch(x, key):
     key = key if type(key) is tuple else (key,)
     arrays = [None if k is None or k is Ellipsis or isinstance(k, (builtins.int, slice, np.integer)) else _index_array(k, x) for k in key]
     width = lambda k, a: 0 if k is None or k is Ellipsis else (a.ndim if a is not None and a.dtype == bool else 1)
+    if builtins.sum(width(k, a) for k, a in zip(key, arrays)) > x._data.ndim: return None    # too many indices: torch says that first
     cur = 0
     for i, (k, a) in enumerate(zip(key, arrays)):
         if k is Ellipsis: cur = x._data.ndim - builtins.sum(width(k2, a2) for k2, a2 in zip(key[i + 1:], arrays[i + 1:])); continue

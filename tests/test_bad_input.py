@@ -676,3 +676,19 @@ def test_functional_batch_norm_number_arguments(kw):
             outs.append(rm.tolist())
         except TypeError as e: outs.append(str(e))
     assert outs[0] == outs[1]
+
+
+_MASK_KEYS = [((3,), lambda L: L.tensor([[True, False, True]])), ((3,), lambda L: L.tensor([[True]])), ((2, 3), lambda L: L.tensor([[[True]]])),
+              ((2, 3), lambda L: (0, L.tensor([[True, True, True]]))), ((2, 3), lambda L: (L.tensor([True, False]), L.tensor([[True]]))),
+              ((2, 3), lambda L: L.tensor([True, False, True])), ((2, 3), lambda L: (slice(None), L.tensor([True, False])))]
+
+@pytest.mark.parametrize('case', range(len(_MASK_KEYS)))
+def test_boolean_mask_errors(case):
+    "A mask that covers more dims than the tensor has: torch's 'too many indices' first; else the mask's shape mismatch."
+    import torch as T
+    shape, key = _MASK_KEYS[case]
+    msgs = []
+    for lib in (T, litnn):
+        with pytest.raises(IndexError) as e: lib.ones(*shape)[key(lib)]
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
