@@ -243,7 +243,10 @@ def _set_grad(self, g):
                                "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
                                "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
                                "tensor and its gradient may break downstream systems that assume they match.")
-        if g.device != self.device: raise RuntimeError("assigned grad has data located on a different device")   # (a sparse gradient of a dense tensor is fine)
+        if g.device.type != self.device.type:   # (a sparse gradient of a dense tensor is fine: devices are compared, not arrays)
+            raise RuntimeError(f"attempting to assign a gradient with device type '{g.device.type}' to a tensor with device type '{self.device.type}'. "
+                               "Please ensure that the gradient and the tensor are on the same device")
+        if g.device != self.device: raise RuntimeError("assigned grad has data located on a different device")
     self._grad = g
 
 Tensor.grad = property(_get_grad, _set_grad, lambda self: _set_grad(self, None))   # (`del t.grad` sets None, as torch)

@@ -171,3 +171,12 @@ def test_adagrad_sparse_gradients_match_torch(dtype, kw):
         return str(e.value)
     l, t = both(wd)
     assert l == t
+
+
+def test_grad_of_another_device_type_refused_as_torch():
+    def run(lib):
+        p = lib.zeros(2, device='meta', requires_grad=True)
+        with pytest.raises(RuntimeError) as e: p.grad = lib.zeros(2)
+        return str(e.value)
+    l, t = both(run)
+    assert l == t
