@@ -1136,3 +1136,20 @@ def test_the_environment_switches_that_turn_compile_off(env):
     def run(m): return subprocess.run([sys.executable, '-c', code.format(m=m)], capture_output=True, text=True, check=True,
                                       env={**os.environ, env: '1'}).stdout
     assert run('litnn') == run('torch')
+
+
+def test_dynamo_hints_as_torch():
+    "torch._dynamo's hints programs call around compile: recorded where torch records them, the functions returned as they are."
+    import torch as T
+    outs = []
+    for lib in (T, litnn):
+        d = lib._dynamo
+        x = lib.ones(4, 3)
+        d.mark_dynamic(x, 0); d.mark_dynamic(x, [1]); d.maybe_mark_dynamic(x, 1); d.mark_static(x, 0)
+        f = lambda v: v
+        step = d.optimize('eager')(lambda v: v * 2 + 1)
+        with pytest.raises(AssertionError) as e: d.allow_in_graph(3)
+        outs.append((x._dynamo_dynamic_indices, x._dynamo_weak_dynamic_indices, x._dynamo_static_indices, d.is_compiling(),
+                     d.allow_in_graph(f) is f, d.disallow_in_graph(f) is f, d.assume_constant_result(f) is f, f._dynamo_marked_constant,
+                     d.graph_break(), step(lib.ones(2)).tolist(), str(e.value)))
+    assert outs[0] == outs[1]
