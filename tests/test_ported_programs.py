@@ -331,3 +331,25 @@ def test_cross_and_same_padding_warn_once_naming_the_caller():
         """
     outs = [run(code, lib.__name__).replace('litnn.', 'torch.') for lib in both()]
     assert outs[0] == outs[1] and outs[0].count('Warning') == 2
+
+# 16. torch.nn._reduction is a module of its own (third-party losses import it); its legacy-flag warning names the
+# line that called legacy_get_string, so F.binary_cross_entropy(size_average=False) (yunjey's VAE tutorial), which
+# goes through legacy_get_enum, warns from _reduction.py in torch; litnn's _Reduction was a class in functional.py.
+
+def test_reduction_module_and_its_warnings_as_torch():
+    import torch.nn._reduction
+    import litnn.nn._reduction
+    outs = []
+    for lib in both():
+        F, R = lib.nn.functional, lib.nn._reduction
+        p, t = lib.full((2, 3), 0.3), lib.ones(2, 3)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            r = [F.binary_cross_entropy(p, t, size_average=False).item(), F.binary_cross_entropy_with_logits(p, t, reduce=False).shape,
+                 F.mse_loss(p, t, size_average=False).item(), R.legacy_get_enum(None, False), R.legacy_get_string(False, True),
+                 R.get_enum('elementwise_mean'), type(lib.nn.MSELoss(size_average=False)).__name__]
+        with pytest.raises(ValueError) as e: R.get_enum('avg')
+        outs.append((r, str(e.value), [(str(x.message), os.path.basename(x.filename)) for x in w]))
+    assert outs[0][:2] == outs[1][:2]
+    assert outs[0][2] == outs[1][2]
+    assert [f for _, f in outs[1][2]][:2] == ['_reduction.py'] * 2

@@ -2071,29 +2071,7 @@ from ..autograd.graph import Op, _check_tensors
 from ..autograd.broadcasting import _float_dtype, _refuse_integers, _opmath
 from .._pointwise import _const
 from .._pointwise import log_softmax as _log_softmax
-
-# %% ../../nbs/45_loss.ipynb #a2056330
-class _Reduction:
-    "torch.nn._reduction: validate a `reduction` name; map the deprecated `size_average`/`reduce` flags onto one."
-    @staticmethod
-    def get_enum(reduction):
-        if reduction == 'elementwise_mean':
-            warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=2)
-            return 1
-        if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
-        return ('none', 'mean', 'sum').index(reduction)
-
-    @staticmethod
-    def legacy_get_string(size_average, reduce, emit_warning=True):
-        size_average = True if size_average is None else size_average
-        reduce = True if reduce is None else reduce
-        ret = 'mean' if size_average and reduce else 'sum' if reduce else 'none'
-        if emit_warning: warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.", stacklevel=2)
-        return ret
-
-    @staticmethod
-    def legacy_get_enum(size_average, reduce, emit_warning=True):
-        return _Reduction.get_enum(_Reduction.legacy_get_string(size_average, reduce, emit_warning))
+from . import _reduction as _Reduction
 
 # %% ../../nbs/45_loss.ipynb #d0522e20
 def _reduction(size_average, reduce, reduction):
