@@ -1064,8 +1064,10 @@ def to_sparse(self:Tensor, *args, layout=None, blocksize=None, dense_dim=None):
     if args:    # the legacy form, to_sparse(sparseDims)
         if _type(self._data) is _SparseArray: raise RuntimeError("sparse_dim argument is only supported for strided layout input")
         return Tensor._make(_from_dense(_plain(self, 'to_sparse'), args[0]))
-    if layout in _BLOCK_LAYOUTS and blocksize is None:
-        raise RuntimeError(f"{'dense_to_sparse' if self.layout is strided else 'to_sparse'}: conversion from {_LAYOUT_NAMES[self.layout]} to {_LAYOUT_NAMES[layout]} without blocksize argument given is not supported")
+    if (layout in _BLOCK_LAYOUTS) == (blocksize is None):   # blocks need a blocksize, and only blocks take one
+        dst, src = layout or sparse_coo, self.layout
+        where = 'to_sparse' if src is dst else {strided: 'dense_to_sparse', sparse_coo: 'sparse_coo_to_sparse'}.get(src, 'sparse_compressed_to_sparse')
+        raise RuntimeError(f"{where}: conversion from {_LAYOUT_NAMES[src]} to {_LAYOUT_NAMES[dst]} {'without' if blocksize is None else 'with'} blocksize argument given is not supported")
     if layout in _COMPRESSED: return _to_compressed(self, layout, blocksize, dense_dim)
     if layout not in (None, sparse_coo): raise _unsupported(f"to_sparse(layout={layout})", layout)
     if dense_dim and _type(self._data) is not _SparseArray:
