@@ -6,7 +6,7 @@
 __all__ = ['DataLoader']
 
 # %% ../../../nbs/54_dataloader.ipynb #f59b11b3
-import itertools, math, os, random, warnings
+import copy, itertools, math, os, random, warnings
 import numpy as np
 from typing import Generic, TypeVar
 from ...backend import array_namespace, patch, int64, Generator, default_generator
@@ -200,13 +200,13 @@ def _swap_streams(states):
     random.setstate(states[1]); np.random.set_state(states[2])
     return old
 
-def _start_worker(loader, base_seed, w):
-    "Worker `w`'s `WorkerInfo` and random streams, seeded as torch's `_worker_loop` seeds its process, after `worker_init_fn(w)`."
+def _start_worker(loader, base_seed, w, dataset=None):
+    "Worker `w`'s `WorkerInfo` (over `dataset`, its replica) and random streams, seeded as torch's `_worker_loop` seeds its process, after `worker_init_fn(w)`."
     seed = base_seed + w
     rs = np.random.RandomState(_generate_state(base_seed, w))
     g = Generator().manual_seed(seed)
     streams = ((g.rng, g._seed), random.Random(seed).getstate(), rs.get_state())
-    info = WorkerInfo(id=w, num_workers=loader.num_workers, seed=seed, dataset=loader.dataset)
+    info = WorkerInfo(id=w, num_workers=loader.num_workers, seed=seed, dataset=loader.dataset if dataset is None else dataset)
     if loader.worker_init_fn is None: return info, streams
     main = _swap_streams(streams); _worker._worker_info = info
     try: loader.worker_init_fn(w)
@@ -231,6 +231,35 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         try: return self._fetch(index)
         finally: _worker._worker_info = None; self._workers[w] = info, _swap_streams(main)
 
+def _replica(dataset):
+    "A worker's own copy of `dataset`, as a worker process holds one (its changes stay in it); the dataset itself if it cannot be copied."
+    try: return copy.deepcopy(dataset)
+    except (TypeError, copy.Error): return dataset
+
+class _IterableWorkersIter(_MultiProcessingDataLoaderIter):
+    """A stream's batches as torch's `num_workers` worker processes make them, made in this process: each worker iterates its
+    own replica of the dataset (configured by `worker_init_fn` through `get_worker_info().dataset`), and the batches come
+    round-robin from the workers that still have some, as torch's in-order queue yields them."""
+    def __init__(self, loader):
+        _BaseDataLoaderIter.__init__(self, loader)
+        if loader._workers is None:
+            loader._workers = [_start_worker(loader, self._base_seed, w, _replica(loader.dataset)) for w in range(self._num_workers)]
+        self._workers = loader._workers
+        if not loader.persistent_workers: loader._workers = None
+        self._iters = {w: _iter_stream(loader, info.dataset) for w, (info, _) in enumerate(self._workers)}   # a pass restarts each
+        self._next_w = 0
+    def _next_data(self):
+        while self._iters:
+            w = self._next_w if self._next_w in self._iters else min(self._iters, key=lambda k: (k - self._next_w) % self._num_workers)
+            info, streams = self._workers[w]
+            main = _swap_streams(streams); _worker._worker_info = info
+            try: return next(self._iters[w])
+            except StopIteration: del self._iters[w]   # torch marks the worker done and asks the others
+            finally:
+                _worker._worker_info = None; self._workers[w] = info, _swap_streams(main)
+                self._next_w = (w + 1) % self._num_workers
+        raise StopIteration
+
 # %% ../../../nbs/54_dataloader.ipynb #5d8ed5d0
 @patch
 def __len__(self:DataLoader):
@@ -241,8 +270,9 @@ def __len__(self:DataLoader):
 
 @patch
 def __iter__(self:DataLoader):
-    "A pass over the data: a `_SingleProcessDataLoaderIter` (below), or with workers over a map-style dataset, a `_MultiProcessingDataLoaderIter`."
-    return _MultiProcessingDataLoaderIter(self) if self.num_workers > 0 and not self._iterable else _SingleProcessDataLoaderIter(self)
+    "A pass over the data: a `_SingleProcessDataLoaderIter` (below), or with workers a `_MultiProcessingDataLoaderIter` (a stream's: `_IterableWorkersIter`)."
+    if self.num_workers == 0 or isinstance(self.dataset, IterDataPipe): return _SingleProcessDataLoaderIter(self)
+    return _IterableWorkersIter(self) if self._iterable else _MultiProcessingDataLoaderIter(self)
 
 @patch
 def _fetch(self:DataLoader, index):
@@ -260,9 +290,9 @@ def _check_iterable(dataset, shuffle, sampler, batch_sampler):
     if batch_sampler is not None:
         raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but got batch_sampler={batch_sampler}")
 
-def _iter_stream(loader):
-    "The batches of an IterableDataset: runs of `batch_size` samples, collated."
-    it, b = iter(loader.dataset), loader.batch_size
+def _iter_stream(loader, dataset=None):
+    "The batches of an IterableDataset (`dataset`: a worker's replica of it): runs of `batch_size` samples, collated."
+    it, b = iter(loader.dataset if dataset is None else dataset), loader.batch_size
     if b is None: yield from map(loader.collate_fn, it); return
     while batch := list(itertools.islice(it, b)):
         if loader.drop_last and len(batch) < b: return
