@@ -348,6 +348,12 @@ def test_reduction_module_and_its_warnings_as_torch():
             r = [F.binary_cross_entropy(p, t, size_average=False).item(), F.binary_cross_entropy_with_logits(p, t, reduce=False).shape,
                  F.mse_loss(p, t, size_average=False).item(), R.legacy_get_enum(None, False), R.legacy_get_string(False, True),
                  R.get_enum('elementwise_mean'), type(lib.nn.MSELoss(size_average=False)).__name__]
+            c, lp = lib.tensor([0, 2]), F.log_softmax(lib.ones(2, 3), 1)     # the functions torch routes through legacy_get_enum
+            r += [F.kl_div(lp, p, size_average=False).item(), F.hinge_embedding_loss(p, t, size_average=False).item(),
+                  F.soft_margin_loss(p, t, reduce=False).shape, F.cosine_embedding_loss(p, p, lib.ones(2), size_average=False).item(),
+                  F.margin_ranking_loss(p[0], p[1], t[0], size_average=False).item(), F.multi_margin_loss(p, c, size_average=False).item(),
+                  F.multilabel_margin_loss(p, c.new_zeros(2, 3), size_average=False).item(), F.triplet_margin_loss(p, p, p, size_average=False).item(),
+                  F.nll_loss(lp, c, size_average=False).item(), F.smooth_l1_loss(p, t, reduce=False).shape]
         with pytest.raises(ValueError) as e: R.get_enum('avg')
         outs.append((r, str(e.value), [(str(x.message), os.path.basename(x.filename)) for x in w]))
     assert outs[0][:2] == outs[1][:2]

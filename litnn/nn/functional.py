@@ -2074,9 +2074,10 @@ from .._pointwise import log_softmax as _log_softmax
 from . import _reduction as _Reduction
 
 # %% ../../nbs/45_loss.ipynb #d0522e20
-def _reduction(size_average, reduce, reduction):
+def _reduction(size_average, reduce, reduction, enum=False):
     "The reduction a loss function applies: `reduction`, or what the legacy flags mean; always checked."
-    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if size_average is not None or reduce is not None:  # enum: the path torch's function takes (its warning names _reduction.py)
+        reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce)] if enum else _Reduction.legacy_get_string(size_average, reduce)
     return ('none', 'mean', 'sum')[_Reduction.get_enum(reduction)]
 
 def _apply_reduction(loss, reduction):
@@ -3658,7 +3659,7 @@ def _xlogx(t):
 def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
     "Σ target (log target - input), input a log-probability; `log_target`: the target is one too."
     _check_tensors('kl_div', dict(input=input, target=target))
-    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if size_average is not None or reduce is not None: reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce)]
     elif reduction == 'mean':
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
@@ -3704,7 +3705,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #8be7de9a
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "max(0, -target (input1 - input2) + margin)."
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
     if not (input1.dim() == input2.dim() == target.dim()):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
                            f"{input1.size()}, input2: {input2.size()}, target: {target.size()} ")
@@ -3714,7 +3715,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'):
     "input where target is 1, max(0, margin - input) where it is -1."
     _check_tensors('hinge_embedding_loss', dict(input=input, target=target))
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
     if input.dtype.name == 'bool':       # torch's margin - input: the number taken as a bool tensor
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
     margin_part = (margin - input).clamp(min=0)
@@ -3725,7 +3726,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "log(1 + exp(-target input))."
     _check_tensors('soft_margin_loss', dict(input=input, target=target))
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
     _not_differentiable('soft_margin_loss', target=target)
     loss = (-input * target).exp().log1p()             # input first: torch's broadcasting message names it `a`
     if loss.shape != input.shape:        # torch writes into a tensor like `input`
@@ -3736,7 +3737,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='m
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."
     _check_tensors('cosine_embedding_loss', dict(input1=input1, input2=input2, target=target))
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
     if target.dim() > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if (input1.dim(), input2.dim()) != ((2, 2) if target.dim() == 1 else (1, 1)):
         raise RuntimeError(f"{target.dim()}D target tensor expects {target.dim() + 1}D input tensors, but found inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
@@ -3761,7 +3762,7 @@ def _triplet(dist, anchor, positive, negative, margin, swap):
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction='mean'):
     "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
     if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet('triplet_margin_loss', anchor, positive, negative)
     dist = lambda a, b: pairwise_distance(a, b, p, eps)
@@ -3788,7 +3789,7 @@ def _batched(input, target):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
     _refuse_integers(input, 'multi_margin_loss_cpu_kernel')
     if input.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
@@ -3812,7 +3813,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
     _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
     _refuse_integers(input, 'multilabel_margin_loss_forward_out_frame')
     _check_margin_shapes(input)
     seen = lambda t: (t.numel(),) if t.dim() <= 1 else tuple(t.shape)      # a vector's targets: one per class
