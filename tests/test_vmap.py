@@ -521,3 +521,16 @@ def test_vmap_dynamic_shape_ops_refused():
         fs = [lambda t: T.where(t > 0), lambda t: t.nonzero(), lambda t: t.unique(), lambda t: t.unique(dim=0)]   # (argwhere: torch's loop fails in stack)
         return [_outcome(lambda: V(f)(x)) for f in fs] + [_outcome(lambda: V(lambda t: t * T.where(x > 0)[0].sum())(x))]
     assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('read', ['item', 'bool', 'tolist', 'float', 'int', 'numpy'])
+def test_reading_a_batched_value_is_torch_error(read):
+    "Reading a number or an array out of a batched tensor: torch's RuntimeError, its class and words."
+    import torch as T
+    outs = []
+    for lib in (T, litnn):
+        f = {'item': lambda x: x.item(), 'bool': bool, 'tolist': lambda x: x.tolist(), 'float': float, 'int': int,
+             'numpy': lambda x: x.numpy()}[read]
+        with pytest.raises(RuntimeError) as e: lib.func.vmap(f)(lib.ones(3))
+        outs.append((type(e.value).__name__, str(e.value)))
+    assert outs[0] == outs[1]

@@ -101,6 +101,11 @@ class _VmapError(RuntimeError):
 
 class _VmapNotImplementedError(_VmapError, NotImplementedError): "A NotImplementedError of vmap itself, raised as it is."
 
+# a user sees the class torch raises: tracebacks and `type(e).__name__` say RuntimeError / NotImplementedError (the
+# subclasses only tell vmap's own errors from an op's, inside litnn)
+for _cls, _shown in ((_VmapError, RuntimeError), (_VmapNotImplementedError, NotImplementedError)):
+    _cls.__name__ = _cls.__qualname__ = _shown.__name__; _cls.__module__ = 'builtins'
+
 def _check_vmappable(cls):
     "torch's refusals of a Function called inside vmap (batched inputs or not): one without `setup_context`, or one with no vmap rule."
     if cls.setup_context is None:

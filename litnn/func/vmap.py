@@ -114,8 +114,11 @@ class BatchedTensor(Tensor):
     def __repr__(self):   # torch's _functorch_wrapper_str_intern: the value indented by 4, the parenthesis closed on its own line
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{textwrap.indent(repr(self._value), ' ' * 4)}\n)"
     def item(self): raise _VmapError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a Tensor, "
-                                       "please try to rewrite what you're doing with other operations.")
-    tolist = numpy = __float__ = __int__ = item
+                                       "please try to rewrite what you're doing with other operations. If error is occurring somewhere inside "
+                                       "PyTorch internals, please file a bug report.")
+    __float__ = __int__ = item
+    def tolist(self): raise _VmapError("Cannot access data pointer of Tensor that doesn't have storage")   # (torch's words: no memory to read)
+    numpy = tolist
     def __bool__(self): raise _VmapError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. "
                                          "We don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues .")
     def detach(self): return _batched(self._value.detach(), self._level)
