@@ -49,6 +49,11 @@ def _warn_once(message, category=UserWarning, stacklevel=3):
 def _stacklevel_outside(level=1):
     """The `stacklevel` of a `warnings.warn` in the caller (`level` more frames up) that names the first frame outside litnn,
     as a warning torch raises in C++ names the Python line that called it."""
+    def skipped(f):     # a frame `warnings` steps over without counting it (CPython's is_internal_frame): litnn's
+        name = f.f_code.co_filename           # __torch_function__ dispatch names its frames so (reference/overrides)
+        return 'importlib' in name and '_bootstrap' in name
     f = sys._getframe(level)
-    while f is not None and f.f_globals.get('__name__', '').split('.')[0] == 'litnn': f, level = f.f_back, level + 1
+    while f is not None and (f.f_globals.get('__name__', '').split('.')[0] == 'litnn' or skipped(f)):
+        f, level = f.f_back, level + 1
+        while f is not None and skipped(f): f = f.f_back
     return level

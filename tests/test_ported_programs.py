@@ -359,3 +359,19 @@ def test_reduction_module_and_its_warnings_as_torch():
     assert outs[0][:2] == outs[1][:2]
     assert outs[0][2] == outs[1][2]
     assert [f for _, f in outs[1][2]][:2] == ['_reduction.py'] * 2
+
+def test_cpp_warnings_name_the_caller_once_torch_function_dispatch_is_on():
+    "A Tensor subclass with __torch_function__ turns litnn's dispatch wrappers on (for good): warnings still name the caller."
+    code = """
+        import os, warnings
+        class Sub(torch.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None): return super().__torch_function__(func, types, args, kwargs or {})
+        torch.ones(2).as_subclass(Sub) + 1
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            torch.tensor(torch.ones(2)); torch.as_tensor(torch.ones(1)).std(); torch.var(torch.ones(1))
+        for x in w: print(str(x.message).split(' (Triggered internally')[0][:40], os.path.basename(x.filename), x.lineno)
+        """
+    outs = [run(code, lib.__name__).replace('litnn.', 'torch.') for lib in both()]
+    assert outs[0] == outs[1] and outs[0].count('<string>') == 3
