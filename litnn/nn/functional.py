@@ -1136,13 +1136,12 @@ def _type_string(t):
     return f"torch.{n}Tensor" if n in _LEGACY_TYPES else f"CPU{n}Type"
 
 import sys
+from ..cpu import _numpy_cpu_features     # (reference/cpu: the CPU features numpy reads)
 
 def _onednn_takes(name):
     """Whether torch's oneDNN computes in `name` on this CPU (its mkldnn_bf16/fp16_device_check): bfloat16 from AVX-512
     (avx512_core), half only with AVX512-FP16; elsewhere torch's plain kernel runs, with its words. numpy knows the CPU."""
-    try: features = np._core._multiarray_umath.__cpu_features__
-    except AttributeError: features = getattr(getattr(np, 'core', None), '_multiarray_umath', None).__cpu_features__
-    return bool(features.get('AVX512_SKX' if name == 'bfloat16' else 'AVX512FP16'))
+    return bool(_numpy_cpu_features().get('AVX512_SKX' if name == 'bfloat16' else 'AVX512FP16'))
 
 def _onednn_conv(input, weight, groups):
     """Whether torch's CPU convolution of `input` runs in oneDNN (ConvParams::use_mkldnn, with more than one thread): for
