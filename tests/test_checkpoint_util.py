@@ -81,6 +81,20 @@ def test_multiple_outputs_and_non_tensor_arguments():
     same(f)
 
 
+def test_none_and_other_non_tensor_arguments_keep_their_places():
+    "A None argument is an argument like any other: the recomputation gets it where it was (test_utils' test_checkpoint_non_tensor)."
+    def f(lib, use_reentrant):
+        a = lib.tensor([1., -2., 3.], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([0.5, 4., -1.], dtype=lib.float64, requires_grad=True)
+        def fn(n1, u, n2, k, v): return (u * k if n1 is None else u) + (v.exp() if n2 is None else v)
+        y = lib.utils.checkpoint.checkpoint(fn, None, a, None, 2, b, use_reentrant=use_reentrant)
+        y.sum().backward()
+        z = lib.utils.checkpoint.checkpoint(lambda u, w: u * 3 if w is None else u + w, a, None, use_reentrant=use_reentrant)
+        z.sum().backward()
+        return y.tolist(), a.grad.tolist(), b.grad.tolist()
+    for use_reentrant in (True, False): same(lambda lib: f(lib, use_reentrant))
+
+
 def test_gradcheck_through_checkpoint():
     "gradcheck (autograd.grad inside) passes through the non-reentrant variant; the reentrant one refuses grad(), as torch's."
     def outcome(lib, use_reentrant):

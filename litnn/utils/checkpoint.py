@@ -37,8 +37,9 @@ class CheckpointFunction(Function):
         ctx.run_function, ctx.preserve_rng_state = run_function, preserve_rng_state
         if preserve_rng_state: ctx.rng = _rng_states()
         ctx.autocast = _autocast_states()
-        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]   # tensors go through save_for_backward
-        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]   # tensors go through save_for_backward
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.save_for_backward(*[args[i] for i in ctx.tensor_indices])
         with no_grad(): return run_function(*args)
 
     @staticmethod
@@ -47,7 +48,7 @@ class CheckpointFunction(Function):
             raise RuntimeError("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` "
                                "parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call "
                                ".backward() without passing the `inputs` argument.")
-        inputs = [a if t is None else t.detach().requires_grad_(t.requires_grad) for a, t in zip(ctx.inputs, _saved_like(ctx))]
+        inputs = _detached_inputs(ctx)
         outputs = _rerun(ctx, inputs)
         pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad and g is not None]
         if not pairs: raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
@@ -64,10 +65,11 @@ def _autocast_states():
     "The autocast regions on now, (device type, dtype) pairs, for the recomputation to run in the same ones."
     return [(d, amp.get_autocast_dtype(d)) for d in ('cpu', 'cuda') if amp.is_autocast_enabled(d)]
 
-def _saved_like(ctx):
-    "For each argument: its saved tensor, or None for a non-tensor argument (kept in ctx.inputs)."
-    tensors = iter(ctx.saved_tensors)
-    return [next(tensors) if a is None else None for a in ctx.inputs]
+def _detached_inputs(ctx):
+    "The arguments again: each tensor its saved one detached (keeping requires_grad), the others as given (a None too)."
+    inputs = list(ctx.inputs)
+    for i, t in zip(ctx.tensor_indices, ctx.saved_tensors): inputs[i] = t.detach().requires_grad_(t.requires_grad)
+    return inputs
 
 def _rerun(ctx, inputs):
     "The segment's outputs (a tuple), recomputed with gradients on, from the forward's random state and autocast."
