@@ -559,7 +559,7 @@ def gelu(input, approximate='none'):
 import numpy as np
 from . import fused
 from .backend import array_namespace, patch, _checked_scalar
-from ._tensor import Tensor, _array_of, _LEGACY
+from ._tensor import Tensor, _array_of, _as_array, _LEGACY
 from .backend import _by_np
 from ._creation import zeros_like
 from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
@@ -589,11 +589,15 @@ class _Unary(Op):
         else: out = cls.f(xp, a, **kw)
         if ctx is not _NO_CTX:       # recording: keep what the derivative needs
             if cls.saves == 'x': ctx.save_for_backward(x)
-            elif cls.saves == 'y': ctx.save_output(out)
+            elif cls.saves == 'y': ctx._out = out if type(out) is _ndarray else _as_array(out)   # `ctx.save_output(out)`, inlined
             if kw: ctx.kw = kw
         return out
     @staticmethod
     def backward(ctx, g):
+        into = ctx.df_into
+        if into is not None and type(g) is _ndarray and g.dtype.itemsize != 2:    # the short road (above)
+            y = ctx._result_like(g)
+            if type(y) is _ndarray and g.dtype is y.dtype and y.ndim: return into(g, y)
         df, saves = ctx.df, ctx.saves
         if df is None: return zeros_like(g)       # piecewise constant: sign, floor, round...
         d = g.dtype
@@ -3116,8 +3120,8 @@ def fill(input, value):
 from .backend import patch, _by_np, array_namespace, _writeable_alias
 from ._tensor import Tensor, _LEGACY, _bump
 from .autograd.grad_mode import _Mode
-from .autograd.graph import _check_tensors, _check_broadcast
-from .autograd.broadcasting import _refuse_integers, _can_cast, _cast_refused
+from .autograd.graph import _check_tensors, _check_broadcast, Op, _needs
+from .autograd.broadcasting import _refuse_integers, _can_cast, _cast_refused, _shape
 from .autograd.engine import _inplace, _cast_checked_first, _repeats
 from ._creation import _function
 
@@ -3135,25 +3139,36 @@ Tensor.multiply_ = Tensor.mul_
 Tensor.divide_ = Tensor.true_divide_ = Tensor.div_
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #9d85e8d2
-def _written_back(name):
-    "The in-place method `name`: the out-of-place method on a copy of `self` (which its backward may keep), written into `self`."
-    base = name[:-1]
-    def method(self, *args, **kwargs):
-        try: r = getattr(self.clone(), base)(*args, **kwargs)
-        except NotImplementedError as e: _cast_checked_first(self, args, e); raise
-        if not _can_cast(r._data.dtype, self._data.dtype):     # torch's in-place rule (copy_ alone would cast anything)
-            raise _cast_refused(r._data.dtype, self._data.dtype)
-        return self.copy_(r)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place `{base}`."
-    return method
+class _FlatBackward(Op):
+    "An in-place comparison's node (torch's GtBackward0, GtBackward1 for a tensor `other`...): 0 and 1 are flat in the inputs, which get zeros."
+    _inputs = 2
+    @staticmethod
+    def forward(ctx, x, y, result=None): ctx.shapes = _shape(x), _shape(y); return result
+    @staticmethod
+    def backward(ctx, g): return tuple(g.new_zeros(s) if n else None for s, n in zip(ctx.shapes, _needs(ctx, 2)))
 
-for _n in ('square_', 'cumsum_', 'tril_', 'triu_', 'remainder_', 'floor_divide_', 'gt_', 'ge_', 'lt_', 'le_', 'eq_', 'ne_'):
-    setattr(Tensor, _n, _written_back(_n))     # looked up when called: cumsum and tril are defined in later groups
+def _compared(base):
+    "The comparison `base` (`gt`...) as in-place comparisons record it: its 0/1 in self's dtype through `_FlatBackward`."
+    nodes = [type(f'{base.capitalize()}Backward{i}', (_FlatBackward,), {'__module__': __name__}) for i in (0, 1)]
+    def op(self, other):
+        r = getattr(Tensor, base)(self, other)
+        if not (_Mode.grad and (self._requires_grad or isinstance(other, Tensor) and other._requires_grad)): return r
+        return nodes[isinstance(other, Tensor)].apply(self, other, result=r._data.astype(self._data.dtype))
+    return op
+
+for _n in ('gt', 'ge', 'lt', 'le', 'eq', 'ne'):
+    setattr(Tensor, _n + '_', _inplace_form(_compared(_n), _n))
+
+def _later(base):
+    "The method `base`, looked up when called: tril is defined in a later group."
+    return lambda self, *args, **kwargs: getattr(Tensor, base)(self, *args, **kwargs)
+
+for _n in ('square', 'tril', 'triu', 'remainder', 'floor_divide'):   # the op's own node (PowBackward0...), as torch's
+    setattr(Tensor, _n + '_', _inplace_form(_later(_n), _n))
 
 def _triangle_(name):
     "tril_/triu_: torch's kernel writes only the zeros, so an expanded tensor is written through the memory its rows share."
-    back = getattr(Tensor, name)
+    back = getattr(Tensor, name)     # (above) everything but an expanded tensor's in-place write
     def method(self, diagonal=0):
         a, base = self._data, self._base
         if base is not None and _repeats(a) and not (_Mode.grad and (self._requires_grad or base._requires_grad)):

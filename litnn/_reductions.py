@@ -584,11 +584,20 @@ class CumsumBackward0(Op):
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #e20cc1e0
 def cumsum(input, dim, *, dtype=None):
     "Running sums along `dim` (integers sum in int64)."
-    if dtype is not None: input = _cast(input, to_dtype(dtype))
+    if dtype is not None: input = _cast(input, _scan_dtype(dtype, 'cumsum'))
     elif input._data.dtype.kind in 'biu': input = _cast(input, B.int64)
     return CumsumBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
 
+def _scan_dtype(dtype, name):
+    "The dtype a running sum or product is asked to run in: not bool, for which torch has no kernel."
+    d = to_dtype(dtype)
+    if d == B.bool: raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+    return d
+
 for _f in (logsumexp, all, any, cumsum): setattr(Tensor, _f.__name__, _f)
+from .autograd.engine import _inplace
+# in place, the sums run in self's dtype (torch's cumsum_out into self): a bool tensor has no kernel, an int32 one wraps as int32 (dim by name: _inplace reads a positional argument as an operand)
+Tensor.cumsum_ = lambda self, dim, *, dtype=None: _inplace(self, cumsum, dim=dim, dtype=self.dtype if dtype is None else dtype)
 
 # %% ../nbs/reference/torch/scans.ipynb #71d0383d
 import math, numpy as np
@@ -642,12 +651,13 @@ def _cumprod_grad_by_products(g, x, d):
 # %% ../nbs/reference/torch/scans.ipynb #64f70557
 def cumprod(input, dim, *, dtype=None):
     "Running products along `dim` (integers multiply in int64)."
-    if dtype is not None: input = _cast(input, to_dtype(dtype))
+    if dtype is not None: input = _cast(input, _scan_dtype(dtype, 'cumprod'))
     elif input._data.dtype.kind in 'biu': input = _cast(input, int64)
     return CumprodBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim))
 
 Tensor.cumprod = cumprod
-Tensor.cumprod_ = lambda self, dim, *, dtype=None: _inplace(self, cumprod, dim, dtype=dtype)    # (the input, saved for backward, copied first)
+# (the input, saved for backward, copied first by _inplace); the products run in self's dtype, as cumsum_'s
+Tensor.cumprod_ = lambda self, dim, *, dtype=None: _inplace(self, cumprod, dim=dim, dtype=self.dtype if dtype is None else dtype)
 
 # %% ../nbs/reference/torch/scans.ipynb #fb261533
 def _scan(xp, a, dim, step):

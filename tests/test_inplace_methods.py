@@ -94,3 +94,41 @@ def test_inplace_checks_the_cast_before_the_kernel_as_torch(case):
         try: getattr(x, name)(o, *rest)
         finally: assert x.tolist() == [value]
     same_message(run)
+
+
+# In-place ops torch records under the op's own node (PowBackward0, TrilBackward0, GtBackward0/1...), not a copy's
+NODE_CASES = {
+    'square_': lambda L, b, o: b.square_(), 'cumsum_': lambda L, b, o: b.cumsum_(1), 'tril_': lambda L, b, o: b.tril_(),
+    'triu_': lambda L, b, o: b.triu_(1), 'remainder_': lambda L, b, o: b.remainder_(0.7),
+    'remainder_ tensor': lambda L, b, o: b.remainder_(o), 'gt_': lambda L, b, o: b.gt_(0.5), 'le_ tensor': lambda L, b, o: b.le_(o),
+    'eq_': lambda L, b, o: b.eq_(1.0), 'ne_ tensor': lambda L, b, o: b.ne_(o)}
+
+
+def _node_run(L, f, view):
+    a = L.tensor([[0.5, -1.5, 2.0], [1.0, 0.0, -0.3], [2.5, 1.5, -2.0]], requires_grad=True)
+    o = L.tensor([1.5, 0.5, -0.25], requires_grad=True)
+    b = a * 1
+    f(L, b[1:] if view else b, o)
+    (b * L.arange(9.).view(3, 3).cos()).sum().backward()
+    return (type(b.grad_fn).__name__, b.detach().numpy(), a.grad.numpy(), None if o.grad is None else o.grad.numpy())
+
+
+@pytest.mark.parametrize('view', [False, True])
+@pytest.mark.parametrize('name', NODE_CASES)
+def test_inplace_records_the_ops_own_node_as_torch(name, view):
+    got, want = _node_run(litnn, NODE_CASES[name], view), _node_run(torch, NODE_CASES[name], view)
+    assert got[0] == want[0]                 # the node's name (CopySlices for a view)
+    for g, w in zip(got[1:], want[1:]):
+        assert (g is None) == (w is None)
+        if w is not None: np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize('op', ['cumsum', 'cumprod'])
+def test_scans_have_no_bool_kernel_as_torch(op):
+    for L in (litnn, torch):
+        x = L.tensor([True, False, True])
+        with pytest.raises(NotImplementedError, match=f'"{op}_out_cpu" not implemented for \'Bool\''): getattr(x.clone(), op + '_')(0)
+        with pytest.raises(NotImplementedError, match=f'"{op}_out_cpu" not implemented for \'Bool\''): getattr(L, op)(x, 0, dtype=L.bool)
+    for d in ('int32', 'int8'):    # in place the scan runs in self's dtype: int8 wraps as torch's
+        got, want = (getattr(L.tensor([100, 100, 100], dtype=getattr(L, d)), op + '_')(0) for L in (litnn, torch))
+        assert got.tolist() == want.tolist() and str(got.dtype)[-4:] == str(want.dtype)[-4:]

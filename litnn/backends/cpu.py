@@ -19,5 +19,5 @@ def _cpu_capability(features):
 # %% ../../nbs/reference/backends/cpu.ipynb #e4f7516e
 def get_cpu_capability():
     "'AVX512', 'AVX2' or 'DEFAULT': the widest vector instructions numpy uses here."
-    from numpy._core._multiarray_umath import __cpu_features__
-    return _cpu_capability(__cpu_features__)
+    from litnn.cpu import _numpy_cpu_features     # one reader of numpy's CPU features (reference/cpu), for numpy 1 and 2
+    return _cpu_capability(_numpy_cpu_features())
