@@ -779,8 +779,11 @@ from .storage import _root as _memory_root
 
 # %% ../nbs/reference/torch/inplace_views.ipynb #d2245e7f
 def _storage(a):
-    "The flat array, in memory order, whose memory `a` views (the root of its chain of `.base`s)."
-    return _memory_root(a).ravel('K')     # 'K': a transposed root is read as it lies in memory, without a copy
+    """The flat array, in memory order, whose memory `a` views (the root of its chain of `.base`s), read as `a`'s dtype
+    (torch's storage is bytes: a real view of a complex tensor counts its elements in real numbers)."""
+    flat = _memory_root(a).ravel('K')     # 'K': a transposed root is read as it lies in memory, without a copy
+    if flat.dtype == a.dtype: return flat
+    return flat[:flat.size * flat.itemsize // a.itemsize * a.itemsize // flat.itemsize].view(a.dtype)   # (whole elements of a's dtype)
 
 def _strided(flat, size, stride, offset):
     "numpy's / CuPy's view of `flat` with `size`, `stride` (elements) from `offset`."

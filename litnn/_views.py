@@ -743,23 +743,33 @@ from .overrides import _disabled_torch_function_impl
 
 # %% ../nbs/17c_inplace_on_views.ipynb #1729fdb9
 def _geometry(base, view):
-    "The memory both tensors span (elements), and each one's (sizes, strides, offset) in it."
-    def extent(t): return 0 if t._data.size == 0 else t.storage_offset() + builtins.sum((n - 1) * s for n, s in zip(t.shape, t.stride())) + 1
-    return (builtins.max(extent(base), extent(view)),
-            (tuple(base.shape), base.stride(), base.storage_offset()), (tuple(view.shape), view.stride(), view.storage_offset()))
+    """The memory both tensors span (elements), and each one's (sizes, strides, offset) in it. A complex view of a
+    real base, or a real view of a complex one (`view_as_real`, `.real`), counts both in real numbers."""
+    reals = base.dtype != view.dtype
+    at = [_reals(t) if reals else (tuple(t.shape), t.stride(), t.storage_offset()) for t in (base, view)]
+    def extent(size, stride, offset): return 0 if 0 in size else offset + builtins.sum((n - 1) * s for n, s in zip(size, stride)) + 1
+    return (builtins.max(extent(*at[0]), extent(*at[1])), *at)
+
+def _reals(t):
+    "(sizes, strides, offset) of tensor `t` counted in real numbers: a complex number is two of them, as `view_as_real` shows."
+    if not t.dtype.is_complex: return tuple(t.shape), t.stride(), t.storage_offset()
+    return tuple(t.shape) + (2,), tuple(2 * s for s in t.stride()) + (1,), 2 * t.storage_offset()
 
 # %% ../nbs/17c_inplace_on_views.ipynb #c52890c8
 class CopySlices(Op):
     "The base of a view after an in-place change to the view: the view's part of the gradient goes to the change's result, the rest to the old base."
     @staticmethod
     def forward(ctx, base, result, geometry):
+    complex_aware = True                        # it only moves numbers: a conjugation before and after would cancel
         ctx.geometry = geometry
         return base._data                       # already written in place
     @staticmethod
+        ctx.reals = None if base.dtype == result.dtype else 'base' if base.dtype.is_complex else 'view'   # which one is complex
     def backward(ctx, g):
         n, at_base, at_view = ctx.geometry
         xp = array_namespace(g._data)
         places = xp.arange(n, dtype=xp.int64)
+        if ctx.reals == 'base': g = ViewAsRealBackward0.apply(g.resolve_conj())   # the geometry counts real numbers
         b, v = Tensor._make(_strided(places, *at_base)), Tensor._make(_strided(places, *at_view))
         memory = g.new_zeros(n).index_put((b,), g)          # the gradient laid out as the base's memory
         nb, nr = ctx.needs_input_grad
@@ -767,7 +777,9 @@ class CopySlices(Op):
         if nr:
             gr = memory[v]
             if _may_overlap(*at_view[:2]): gr = gr * Tensor._make(_first_copies(v._data, xp))
-        return memory.index_put((v,), g.new_zeros(())).__getitem__(b) if nb else None, gr
+            if ctx.reals == 'view': gr = ViewAsComplexBackward0.apply(gr)
+        gb = memory.index_put((v,), g.new_zeros(())).__getitem__(b) if nb else None
+        return gb if gb is None or ctx.reals != 'base' else ViewAsComplexBackward0.apply(gb), gr
 
 def _may_overlap(size, stride):
     "Could a view with these sizes and strides read some element twice (`unfold`, `as_strided`)? False is sure."
@@ -800,9 +812,15 @@ def _in_base(v):
 
 @patch
 def _regenerated(self:Tensor):
-    "View `self` made again from its base's memory and history: `AsStridedBackward0` of the base (then `ConjBackward0` for a lazy conjugate)."
-    at = _in_base(self)
-    out = AsStridedBackward0.apply(self._base, size=tuple(at.shape), stride=at.stride(), offset=at.storage_offset())
+    """View `self` made again from its base's memory and history: `AsStridedBackward0` of the base (then `ConjBackward0`
+    for a lazy conjugate). A complex view of a real base is pairs of its reals seen as complex numbers; a real view of a
+    complex base lies in its `view_as_real`."""
+    at, base = _in_base(self), self._base
+    if at.dtype == base.dtype: out = AsStridedBackward0.apply(base, size=tuple(at.shape), stride=at.stride(), offset=at.storage_offset())
+    elif at.dtype.is_complex:
+        size, stride, offset = _reals(at)
+        out = ViewAsComplexBackward0.apply(AsStridedBackward0.apply(base, size=size, stride=stride, offset=offset))
+    else: out = AsStridedBackward0.apply(ViewAsRealBackward0.apply(base), size=tuple(at.shape), stride=at.stride(), offset=at.storage_offset())
     return out if at is self else ConjBackward0.apply(out)
 
 @patch
@@ -862,7 +880,7 @@ class ViewAsComplexBackward0(Op):
     @staticmethod
     def forward(ctx, x): return x._data.view(np.complex64 if x._data.dtype == np.float32 else np.complex128)[..., 0]
     @staticmethod
-    def backward(ctx, g): return g._view_as_real()
+    def backward(ctx, g): return g.resolve_conj()._view_as_real()   # (a conjugate gradient, under create_graph, is read as its values, as torch)
 
 class ViewAsRealBackward0(Op):
     "A complex tensor seen as a float tensor with a last dimension of 2 (a view)."

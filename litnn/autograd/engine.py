@@ -4,7 +4,7 @@
 
 # %% ../../nbs/13_backprop_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import builtins, operator, sys, weakref, numpy as np
+import bisect, builtins, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE
 from .graph import AccumulateGrad, Node, _edge, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
@@ -26,23 +26,32 @@ def _topo(roots):
     "The nodes reachable from `roots`, latest first: a topological order of the graph."
     seen, stack = set(roots), list(roots)
     add, push, pop = seen.add, stack.append, stack.pop    # bound once: the loop runs once per edge
-    while stack:
-        for fn, _ in pop().next_functions:
-            if fn is not None and fn not in seen: add(fn); push(fn)
-    order = sorted(seen, key=_by_seq, reverse=True)
     # torch runs an AccumulateGrad as soon as its gradient is complete (its sequence number is the largest): right after the
-    # last node feeding it, not at its own place (made earlier when the leaf went through an earlier graph: its hooks would fire late)
-    last = {}
-    for i, n in enumerate(order):
+    # last node feeding it, the earliest made, not at its own place (made earlier when the leaf went through an earlier graph:
+    # its hooks would fire late). The walk notes each one's earliest feeder as it crosses the edge, so the graph is walked once.
+    first = {}
+    while stack:
+        n = pop()
         for fn, _ in n.next_functions:
-            if type(fn) is AccumulateGrad: last[fn] = i
-    if not last: return order
-    out, after = [], {}
-    for acc in sorted(last, key=_by_seq, reverse=True): after.setdefault(last[acc], []).append(acc)
-    for i, n in enumerate(order):
-        if n not in last: out.append(n)
-        if i in after: out.extend(after[i])
-    return out
+            if fn is None: continue
+            if type(fn) is AccumulateGrad:
+                s = first.get(fn)
+                if s is None or n._seq < s: first[fn] = n._seq
+            elif fn not in seen: add(fn); push(fn)
+    if not first: return sorted(seen, key=_by_seq, reverse=True)
+    order = sorted(seen.difference(first), key=_by_seq, reverse=True)
+    after = {}
+    for acc in sorted(first, key=_by_seq, reverse=True): after.setdefault(first[acc], []).append(acc)
+    for s in sorted(after):      # the earliest feeder (the latest place) first: the places before it keep their index
+        i = _after_seq(order, s)
+        order[i:i] = after[s]
+    return order
+
+def _after_seq(order, s):
+    "The place in `order` (latest first) right after the nodes made at `s` (one node, unless some kept the default `_seq` 0)."
+    return bisect.bisect_right(order, -s, key=_minus_seq)
+
+def _minus_seq(n): return -n._seq
 
 # %% ../../nbs/13_backprop_engine.ipynb #6b3a514a
 def _needed(order, targets, runs=()):
@@ -601,7 +610,8 @@ def _check_view_inplace(view, base, view_fn=None):
                             f"{name} is a view of a view which was created in no_grad mode") + _AMBIGUOUS)
     a, b = view._data, base._data
     if view._conj: a = _version_counter(view)[1].source(a)     # a lazy conjugate: where its base holds it (17d_complex_numbers)
-    if a.dtype != b.dtype or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):
+    pair = {a.dtype.kind, b.dtype.kind} == {'f', 'c'} and builtins.max(a.itemsize, b.itemsize) == 2 * builtins.min(a.itemsize, b.itemsize)
+    if (a.dtype != b.dtype and not pair) or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):
         raise RuntimeError("litnn cannot record an in-place change to this view: its memory is not a strided view of its base's; "
                            "clone() it first")
 

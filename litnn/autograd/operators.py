@@ -255,7 +255,9 @@ def _plain_binary(cls, x, y):
         ctx = _new(cls)
         ctx.next_functions = ex, ey = _edge(x), _edge(y)
         ctx._seq = next(_counter)
-        if cls is MulBackward0: ctx.save_for_backward(x if ey[0] is not None else None, y if ex[0] is not None else None)
+        if cls is MulBackward0:      # `ctx.save_for_backward`, whose loop finds no version to note unless a tensor has a counter
+            s = ctx._saved = (x if ey[0] is not None else None, y if ex[0] is not None else None)
+            if (type(s[0]) is Tensor and s[0]._vc is not None) or (type(s[1]) is Tensor and s[1]._vc is not None): ctx.save_for_backward(*s)
         t._requires_grad, t.grad_fn = True, ctx
     else:
         t._requires_grad, t.grad_fn = False, None

@@ -1,0 +1,95 @@
+"""The short roads of litnn's eager mode (issue 30: per-operation overhead), each against real torch on the same inputs
+and, where a short road and the full path both exist, against the full path bit for bit: the engine's topological
+order (AccumulateGrad right after its last feeder), tanh/sigmoid's gradient on numpy arrays, and `x * y` saving its
+operands without `save_for_backward`'s loop."""
+import numpy as np, pytest
+import litnn
+
+torch = pytest.importorskip('torch')
+LIBS = [litnn, torch]
+
+@pytest.fixture(autouse=True)
+def grad_mode_on():
+    yield
+    for L in LIBS: L.set_grad_enabled(True)
+
+def run(L, fn):
+    "fn(L)'s result, or (exception type name, message)."
+    try: return fn(L)
+    except Exception as e: return (type(e).__name__, str(e).replace('litnn.', 'torch.'))
+
+def same(fn):
+    a, b = run(litnn, fn), run(torch, fn)
+    assert a == b, (a, b)
+    return a
+
+def test_accumulate_grad_runs_right_after_its_last_feeder():
+    "Leaves used at several depths, one first used in an earlier graph: hooks fire in torch's order (each leaf its own last feeder)."
+    def f(L):
+        log = []
+        w = L.tensor([1., 2.], requires_grad=True)
+        (w * 3).sum().backward()                   # w's AccumulateGrad is made here, before everything below
+        a, b = L.tensor([3., 4.], requires_grad=True), L.tensor([.5, .25], requires_grad=True)
+        h = (a * 2).tanh()                         # a's gradient is complete after this product's node,
+        h2 = h * w + b                             # w's after this one, b's after the sum
+        h3 = (h2 * w).sigmoid() * b
+        for nm, t in (('w', w), ('a', a), ('b', b), ('h', h), ('h2', h2), ('h3', h3)):
+            t.register_hook(lambda g, nm=nm: log.append(nm))
+        for nm, t in (('w', w), ('a', a), ('b', b)):
+            t.register_post_accumulate_grad_hook(lambda t, nm=nm: log.append('post ' + nm))
+        h3.sum().backward()
+        return log, [round(v, 6) for t in (w, a, b) for v in t.grad.tolist()]
+    same(f)
+
+def test_accumulate_grad_of_a_root_and_a_leaf_reached_twice():
+    "autograd.grad asked for a leaf and an output (the leaf's node a root too), and a leaf fed by two branches."
+    def f(L):
+        x = L.tensor([1., -2., 3.], requires_grad=True)
+        y = x.sigmoid() * x
+        gy, gx = L.autograd.grad((y * y).sum(), (y, x), retain_graph=True)
+        (gxx,) = L.autograd.grad([y.sum(), x.sum()], [x])
+        return [round(v, 6) for t in (gy, gx, gxx) for v in t.tolist()]
+    same(f)
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'bfloat16'])
+@pytest.mark.parametrize('op', ['tanh', 'sigmoid'])
+@pytest.mark.parametrize('shape', [(), (5,), (4, 6), (3, 4, 5)])
+def test_tanh_sigmoid_gradient_short_road(op, dtype, shape):
+    "The plain backward (arrays, the short road for float32/64) equals the recorded one bit for bit, and torch's."
+    rng = np.random.default_rng(3)
+    x0, g0 = rng.standard_normal(shape) * 3, rng.standard_normal(shape)
+    def grads(L, create_graph):
+        x, g = L.tensor(x0, dtype=getattr(L, dtype), requires_grad=True), L.tensor(g0, dtype=getattr(L, dtype))
+        t = (lambda v: v.transpose(0, -1)) if len(shape) > 1 else (lambda v: v)   # strided inputs too
+        (gx,) = L.autograd.grad(getattr(t(x), op)(), x, t(g), create_graph=create_graph)
+        return gx.detach().float().numpy()
+    plain, recorded, ref = grads(litnn, False), grads(litnn, True), grads(torch, False)
+    np.testing.assert_array_equal(plain, recorded)
+    tol = dict(float32=1e-6, float64=1e-12, float16=2e-3, bfloat16=1e-2)[dtype]
+    np.testing.assert_allclose(plain, ref, rtol=tol, atol=tol)
+
+def test_tanh_gradient_after_its_output_changed_in_place():
+    "The short road reads the saved output through `_result_like`, so an in-place change is torch's error."
+    def f(L):
+        x = L.tensor([0.5, -1.], requires_grad=True)
+        y = x.tanh()
+        y.mul_(2)
+        y.sum().backward()
+    same(f)
+
+def test_mul_saves_operands_as_save_for_backward_does():
+    "A saved operand with a version counter (a view of it exists, or it was changed in place) is checked as torch checks it."
+    def f(L):
+        out = []
+        x = L.tensor([1., 2., 3.], requires_grad=True)
+        c = L.tensor([4., 5., 6.])
+        v = c.view(3)                                 # c now has a version counter, at 0
+        (x * c).sum().backward(); out.append(x.grad.tolist())
+        y = x * c
+        v.add_(1)                                     # c changed after it was saved
+        try: y.sum().backward()
+        except RuntimeError as e: out.append(str(e).split(';')[0].replace('litnn.', 'torch.'))
+        z = c * x                                     # saved at its new version: fine
+        z.sum().backward(); out.append(x.grad.tolist())
+        return out
+    same(f)
