@@ -758,18 +758,18 @@ def _reals(t):
 # %% ../nbs/17c_inplace_on_views.ipynb #c52890c8
 class CopySlices(Op):
     "The base of a view after an in-place change to the view: the view's part of the gradient goes to the change's result, the rest to the old base."
+    complex_aware = True                        # it only moves numbers: a conjugation before and after would cancel
     @staticmethod
     def forward(ctx, base, result, geometry):
-    complex_aware = True                        # it only moves numbers: a conjugation before and after would cancel
         ctx.geometry = geometry
+        ctx.reals = None if base.dtype == result.dtype else 'base' if base.dtype.is_complex else 'view'   # which one is complex
         return base._data                       # already written in place
     @staticmethod
-        ctx.reals = None if base.dtype == result.dtype else 'base' if base.dtype.is_complex else 'view'   # which one is complex
     def backward(ctx, g):
         n, at_base, at_view = ctx.geometry
+        if ctx.reals == 'base': g = ViewAsRealBackward0.apply(g.resolve_conj())   # the geometry counts real numbers
         xp = array_namespace(g._data)
         places = xp.arange(n, dtype=xp.int64)
-        if ctx.reals == 'base': g = ViewAsRealBackward0.apply(g.resolve_conj())   # the geometry counts real numbers
         b, v = Tensor._make(_strided(places, *at_base)), Tensor._make(_strided(places, *at_view))
         memory = g.new_zeros(n).index_put((b,), g)          # the gradient laid out as the base's memory
         nb, nr = ctx.needs_input_grad

@@ -496,3 +496,35 @@ def _quiet_view(T, mode, write, second_view):
 def test_view_made_without_grad_then_written(mode, write, second_view):
     if mode == 'inference' and write == 'base_no_grad': pytest.skip('same as base')
     assert _quiet_view(litnn, mode, write, second_view) == [s.replace('torch', 'litnn') for s in _quiet_view(torch, mode, write, second_view)]
+
+
+def _complex_view_cases(lib, case):
+    "In-place changes through views whose dtype is not their base's (view_as_real/view_as_complex/.real/.imag), as torch's test_complex."
+    g = np.random.default_rng(5)
+    xr = lib.tensor(g.standard_normal((3, 2)), requires_grad=True)
+    xc = lib.tensor(g.standard_normal(4) + 1j * g.standard_normal(4), requires_grad=True)
+    if case == 'real_of_complex_of_real':        # test_view_func_for_complex_views, case 1
+        y = xr.clone(); lib.view_as_real(lib.view_as_complex(y)).mul_(2); out = y.sum().abs()
+    elif case == 'complex_of_real':              # case 2
+        y = xr.clone(); c = lib.view_as_complex(y).reshape(3); c.mul_(2 - 1j); out = c.abs().sum() + y.sin().sum()
+    elif case == 'real_of_complex':              # case 3
+        y = xc.clone(); r = lib.view_as_real(y.reshape(2, 2)); r.mul_(r.detach() + 2); out = (y * y).abs().sum()
+    elif case == 'dot_real_and_imag':
+        y = xc * 1; y.real.mul_(3); y.imag.add_(xr[:2, :].reshape(4)); out = (y * y.conj() + y).real.sum()
+    elif case == 'complex_slice_exp':
+        y = xr.clone(); lib.view_as_complex(y)[1:].exp_(); out = (y ** 3).sum()
+    elif case == 'as_strided_of_real_view':     # as_strided reads the storage in the view's own dtype
+        r = lib.view_as_real(xc).as_strided((4,), (2,), 1); out = (r ** 3 * lib.arange(4.)).sum(); y = r
+    gx = lib.autograd.grad(out, (xr, xc), create_graph=True, allow_unused=True)
+    second = sum(((t.abs() ** 2).sum() for t in gx if t is not None), lib.tensor(0.))
+    second.backward()
+    as_np = lambda t: None if t is None else np.round(t.detach().resolve_conj().numpy(), 10)
+    return [as_np(t) for t in (y, *gx, xr.grad, xc.grad)]
+
+@pytest.mark.parametrize('case', ['real_of_complex_of_real', 'complex_of_real', 'real_of_complex', 'dot_real_and_imag',
+                                  'complex_slice_exp', 'as_strided_of_real_view'])
+def test_inplace_through_views_of_another_dtype_as_torch(case):
+    ours, theirs = _complex_view_cases(litnn, case), _complex_view_cases(torch, case)
+    for a, b in zip(ours, theirs):
+        assert (a is None) == (b is None)
+        if a is not None: np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)

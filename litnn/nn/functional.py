@@ -258,6 +258,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 # %% ../../nbs/40a_activation_functions.ipynb #b3b00614
 import numpy as np
+from .. import backend as B
 from ..backend import array_namespace, _generator, _TorchRng, bool as bool_
 from .._tensor import Tensor, _dtype_name, _array_of
 from ..autograd.graph import Op, _check_tensors, _op_name
@@ -573,6 +574,7 @@ class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     "Leaky ReLU with random slopes in [lower, upper] in training, their mean otherwise."
+    if B._vmap_random is not None: B._vmap_random('unsupported', 'rrelu', None)   # (refused inside vmap, as torch: 33a_vmap)
     _check_tensors('rrelu', dict(input=input)); _float_only(input, 'leaky_relu_cpu')
     if lower > upper: raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if inplace: return _inplace(input, RreluWithNoiseBackward1.apply, lower=lower, upper=upper, training=training)
