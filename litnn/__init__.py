@@ -367,6 +367,9 @@ class Event(_Readonly):
 # %% ../nbs/reference/utils/deterministic.ipynb #a1d3e006
 from .utils import deterministic as _   # reference/utils/deterministic: torch.utils.deterministic is loaded with torch
 
+# %% ../nbs/reference/distributions/dirichlet.ipynb #9683f377
+from .distributions.dirichlet import _sample_dirichlet   # torch._sample_dirichlet (a private name: `import *` leaves it out)
+
 # %% ../nbs/reference/utils/dlpack.ipynb #17572531
 from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlpack is torch.utils.dlpack's
 

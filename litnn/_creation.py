@@ -448,7 +448,34 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")   # (0 or 1 value: no kernel runs)
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # torch: the bounds cast first
-    return _factory(lambda xp, d: xp.linspace(start, end, steps).astype(d), dtype, device, requires_grad)
+    return _factory(lambda xp, d: _linspace(xp, start, end, steps, d), dtype, device, requires_grad)
+
+def _fma(xp, a, b, c):
+    "`a * b + c` rounded once, as the fused multiply-add of torch's compiled kernels (float32 through float64; float64 by Dekker's exact product)."
+    if a.dtype == np.float32: return (a.astype(np.float64) * b + c).astype(np.float32)
+    with np.errstate(over='ignore', invalid='ignore'):
+        p = a * b
+        ah = a * 134217729.0; ah = ah - (ah - a); al = a - ah     # 2**27 + 1 splits a double into two halves
+        bh = b * 134217729.0; bh = bh - (bh - b); bl = b - bh
+        pe = ((ah * bh - p) + ah * bl + al * bh) + al * bl        # p + pe == a * b exactly
+        s = p + c; z = s - p; se = (p - (s - z)) + (c - z)        # s + se == p + c exactly
+        r = s + (se + pe)
+    return xp.where(xp.isfinite(r), r, p + c)                     # (near the largest doubles the split overflows)
+
+def _linspace(xp, start, end, steps, d):
+    """The values of torch's CPU linspace kernel: the first half counts up from `start`, the second half down from `end`, each
+    value `start + step * i` in the dtype: one fused multiply-add in float32 and float64, two roundings in float16 and bfloat16
+    (c10's Half and BFloat16 round each operation), float64 then truncated for integer dtypes. numpy counts from `start`
+    only: values an ulp away, and an ulp decides a floor (grid_sample at pixel centres)."""
+    d = np.dtype(d)
+    if steps < 2 or not (d.kind in 'iuf' or d.name == 'bfloat16'): return xp.linspace(start, end, steps).astype(d)
+    t = np.dtype(np.float64) if d.kind in 'iu' else d
+    s, e = (xp.asarray(v).astype(d).astype(t) for v in (start, end))   # (integer bounds wrap into the dtype first, as torch's)
+    step = (e - s) / t.type(steps - 1)
+    i = xp.arange(steps)
+    up = i < steps // 2
+    m, n, c = xp.where(up, step, -step), xp.where(up, i, steps - 1 - i).astype(t), xp.where(up, s, e)
+    return (_fma(xp, m, n, c) if t.itemsize > 2 else c + m * n).astype(d)
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     "A 2-D tensor with ones on the diagonal."
@@ -464,7 +491,9 @@ def _float_only(name, dtype):
 def rand(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Uniform samples from [0, 1) (for a complex dtype, the real and imaginary parts each, as torch's)."
     if dtype is None or not to_dtype(dtype).is_complex: _float_only('check_uniform_bounds', dtype)
-    s, g = _size(args, size, 'rand'), _generator(_on(device), generator)
+    s = _size(args, size, 'rand')
+    if B._vmap_random is not None: return B._vmap_random('factory', 'rand', lambda lead: rand(lead + s, generator=generator, dtype=dtype, device=device, requires_grad=requires_grad))
+    g = _generator(_on(device), generator)
     def draw(xp, d):
         shape, real = _parts(s, d)
         a = g.uniform(math.prod(shape), real).reshape(shape) if isinstance(g, _TorchRng) else g.random(shape, dtype=np.float64).astype(real)
@@ -484,7 +513,9 @@ def _joined(a, d):
 
 def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     "Samples from the standard normal distribution."
-    s, g = _size(args, size, 'randn'), _generator(_on(device), generator)
+    s = _size(args, size, 'randn')
+    if B._vmap_random is not None: return B._vmap_random('factory', 'randn', lambda lead: randn(lead + s, generator=generator, dtype=dtype, device=device, requires_grad=requires_grad))
+    g = _generator(_on(device), generator)
     if math.prod(s) and (dtype is None or not to_dtype(dtype).is_complex): _float_only('normal_kernel_cpu', dtype)  # (empty: no kernel)
     def draw(xp, d):
         shape, real = _parts(s, d)
@@ -502,7 +533,9 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     for name, v, at in (('low', low, 1), ('high', high, 1 if short else 2), ('size', size, 2 if short else 3)):    # (positions as torch counts them)
         if isinstance(v, builtins.float) or name == 'size' and isinstance(v, builtins.int):
             raise TypeError(f"randint(): argument '{name}' (position {at}) must be {'tuple of ints' if name == 'size' else 'int'}, not {type(v).__name__}")
-    s, g = _size((size,)), _generator(_on(device), generator)
+    s = _size((size,))
+    if B._vmap_random is not None: return B._vmap_random('factory', 'randint', lambda lead: randint(low, high, lead + s, generator=generator, dtype=dtype, device=device, requires_grad=requires_grad))
+    g = _generator(_on(device), generator)
     if low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if dtype is not None and to_dtype(dtype).is_complex: raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if isinstance(g, _TorchRng):     # a word per value (two for a range of 2**32 or more, in the dtypes torch widens)
@@ -523,15 +556,19 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     for name, digits in (('Half', 11), ('Float', 24), ('Double', 53)):
         if _LEGACY[d.name] == name and n > 2 ** digits + 1:
             raise RuntimeError(f"n cannot be greater than {2049 if digits == 11 else f'2^{digits}+1'} for {name} type.")
+    if B._vmap_random is not None: return B._vmap_random('perm', 'randperm', lambda: randperm(n, generator=generator, dtype=dtype, device=device, requires_grad=requires_grad))
     g = _generator(_on(device), generator)
     return _factory(lambda xp, d: _permutation(g, n).astype(d), dtype, device, requires_grad, B.int64)
 
 # %% ../nbs/11_making_tensors.ipynb #19e4ed93
 def rand_like(input, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
+    if B._vmap_random is not None: return B._vmap_random('like', 'rand_like', lambda t: rand_like(t, generator=generator, dtype=dtype, device=device, layout=layout, requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory), input)
     return _like(rand, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
 def randn_like(input, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
+    if B._vmap_random is not None: return B._vmap_random('like', 'randn_like', lambda t: randn_like(t, generator=generator, dtype=dtype, device=device, layout=layout, requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory), input)
     return _like(randn, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
+    if B._vmap_random is not None: return B._vmap_random('like', 'randint_like', lambda t: randint_like(t, low, high, generator=generator, dtype=dtype, device=device, layout=layout, requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory), input)
     if high is None: low, high = 0, low
     return _like(lambda shape, **kw: randint(low, high, shape, **kw), input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
 
@@ -541,6 +578,7 @@ def _with_out(f):
     @functools.wraps(f)
     def g(*args, out=None, layout=None, pin_memory=False, **kw):
         if out is None: return _in_layout(f.__name__, f(*args, **kw), layout, pin_memory)
+        if B._vmap_random is not None and f in _DRAWS: return B._vmap_random('out', f.__name__, f)   # (refused inside vmap, 33a_vmap)
         from litnn.autograd.broadcasting import _into            # 12a_promotion_and_broadcasting: after this part
         if not isinstance(out, Tensor): raise TypeError(f"{f.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
         if layout is not None and layout.name == 'sparse_coo' and not out.is_sparse:     # an explicit layout must be out's
@@ -562,6 +600,7 @@ def _with_out(f):
         return _into(f.__name__, out, (), compute, warn=False)     # (linspace and the others resize silently)
     return g
 
+_DRAWS = {rand, randn, randint, randperm}    # the random factories (their out= inside vmap)
 zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint, randperm = (
     _with_out(f) for f in (zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint, randperm))
 

@@ -12,6 +12,7 @@ from .backend import patch, array_namespace, to_device, _generator, promote_type
 from ._tensor import Tensor, _LEGACY
 from ._creation import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
+from . import backend as B   # (B._vmap_random: inside vmap, a random op's rule, 33a_vmap)
 from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill, _parts, _joined
 from .autograd.broadcasting import _refuse_integers, _into
 
@@ -46,6 +47,7 @@ def _walked(a, draw, parts=False):
 @patch
 def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
     "Fill with samples from the uniform distribution on [from_, to); returns self."
+    if B._vmap_random is not None: return B._vmap_random('inplace', 'uniform_', lambda t: t.uniform_(from_, to, generator=generator), self)
     _uniform_bounds(self, from_, to)
     g, (shape, real) = _generator(self.device, generator), _parts(self._data.shape, self._data.dtype)   # (complex: its parts, 11_making_tensors)
     if isinstance(g, _TorchRng):      # PyTorch's numbers (00_backend)
@@ -56,6 +58,7 @@ def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
 @patch
 def normal_(self:Tensor, mean=0, std=1, *, generator=None):
     "Fill with samples from the normal distribution N(mean, std²); returns self."
+    if B._vmap_random is not None: return B._vmap_random('inplace', 'normal_', lambda t: t.normal_(mean, std, generator=generator), self)
     if not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if not self._data.size: return self                       # no kernel runs, so no dtype is refused (torch's)
     if not (self.dtype.is_floating_point or self.dtype.is_complex): raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_LEGACY[self.dtype.name]}\'')
@@ -145,6 +148,7 @@ def _check_replaced_rows(xp, p2):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     "Indices of categories drawn with probabilities proportional to the rows of `input` (int64)."
+    if B._vmap_random is not None: return B._vmap_random('out' if out is not None else 'multinomial', 'multinomial', lambda t: multinomial(t, num_samples, replacement, generator=generator), input)
     if out is not None:       # (torch checks out's dtype before anything else)
         if isinstance(out, Tensor) and out.dtype.name != "int64": raise RuntimeError(f"multinomial expects Long tensor out, got: {_LEGACY[out.dtype.name]}")
         return _into("multinomial", out, (input,), lambda: multinomial(input, num_samples, replacement, generator=generator))
@@ -185,6 +189,7 @@ _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     "1 with probability `input` (or `p`, when given), else 0, in `input`'s dtype (or out's)."
+    if B._vmap_random is not None: return B._vmap_random('out' if out is not None else 'pointwise', 'bernoulli', lambda t: bernoulli(t, p, generator=generator), input)
     if out is not None: return _into("bernoulli", out, (input,), lambda: bernoulli(input, p, generator=generator).to(out.dtype))
     if p is not None and not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     if p is None: _floats(input, 'bernoulli_tensor_cpu_p_')     # a number p: any dtype (torch's scalar kernel fills integers and bools too)
@@ -207,6 +212,10 @@ def _check_std(std):
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
     "Samples of N(mean, std²): tensor means and/or stds broadcast together, or numbers and a `size`."
+    if B._vmap_random is not None and (out is not None or isinstance(mean, Tensor) or isinstance(std, Tensor)):
+        return B._vmap_random('out' if out is not None else 'pointwise', 'normal', lambda m, s: normal(m, s, generator=generator), mean, std)
+    if B._vmap_random is not None and size is not None:
+        return B._vmap_random('factory', 'normal', lambda lead: normal(mean, std, lead + tuple(_size((size,))), generator=generator, dtype=dtype, device=device, requires_grad=requires_grad))
     _check_std(std)
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
     if out is not None:     # torch's out=: the numbers' overload is made in out's dtype and on its device
@@ -234,6 +243,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
 
 def poisson(input, generator=None):
     "Counts drawn from Poisson distributions with the rates in `input`, in its dtype."
+    if B._vmap_random is not None: return B._vmap_random('pointwise', 'poisson', lambda t: poisson(t, generator), input)
     _floats(input, 'poisson_cpu')
     a = input._data
     if not bool((a >= 0).all()): raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")   # NaN too
@@ -410,6 +420,7 @@ _ABSENT = _Absent()
 @patch
 def random_(self:Tensor, from_=_ABSENT, to=_ABSENT, *, generator=None):
     "Fill with integers drawn uniformly from [from_, to) (`random_(to)`: [0, to); `to=None` or no bounds: up to all the dtype holds exactly)."
+    if B._vmap_random is not None: return B._vmap_random('inplace', 'random_', lambda t: t.random_(from_, to, generator=generator), self)
     d = self.dtype
     if from_ is _ABSENT and to is _ABSENT: node, lo, hi = RandomBackward2, 0, _top(d) + 1
     elif from_ is _ABSENT or to is _ABSENT: node, lo, hi = RandomBackward1, 0, (to if from_ is _ABSENT else from_)   # random_(to)
@@ -463,6 +474,7 @@ def _random_ints(g, shape, d, lo, hi, unbounded):
 @patch
 def exponential_(self:Tensor, lambd=1.0, *, generator=None):
     "Fill with samples of the exponential distribution with rate `lambd`."
+    if B._vmap_random is not None: return B._vmap_random('inplace', 'exponential_', lambda t: t.exponential_(lambd, generator=generator), self)
     _continuous(self, 'Exponential')
     if not lambd > 0: raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     return _refill(self, ExponentialBackward0, _draw(self, generator, lambda g, s: -1.0 / lambd * np.log1p(-_doubles(g, s)) if isinstance(g, _TorchRng)
@@ -471,6 +483,7 @@ def exponential_(self:Tensor, lambd=1.0, *, generator=None):
 @patch
 def geometric_(self:Tensor, p, *, generator=None):
     "Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."
+    if B._vmap_random is not None: return B._vmap_random('inplace', 'geometric_', lambda t: t.geometric_(p, generator=generator), self)
     if not 0 < p < 1: raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     return _refill(self, GeometricBackward0, _draw(self, generator, lambda g, s: np.ceil(np.log(_doubles(g, s)) / np.log(1.0 - p)) if isinstance(g, _TorchRng)
                                                    else g.geometric(p, s)))
@@ -478,6 +491,7 @@ def geometric_(self:Tensor, p, *, generator=None):
 @patch
 def log_normal_(self:Tensor, mean=1.0, std=2.0, *, generator=None):
     "Fill with exp of samples of N(mean, std²)."
+    if B._vmap_random is not None: return B._vmap_random('inplace', 'log_normal_', lambda t: t.log_normal_(mean, std, generator=generator), self)
     _floats(self, 'log_normal_cpu')
     if not std > 0: raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     return _refill(self, LogNormalBackward0, array_namespace(self._data).exp(_draw(self, generator, lambda g, s: g.normal_pairs(math.prod(s), mean, std).reshape(s)
@@ -486,6 +500,7 @@ def log_normal_(self:Tensor, mean=1.0, std=2.0, *, generator=None):
 @patch
 def cauchy_(self:Tensor, median=0.0, sigma=1.0, *, generator=None):
     "Fill with samples of the Cauchy distribution: `median + sigma * tan(pi * (u - 1/2))`."
+    if B._vmap_random is not None: return B._vmap_random('inplace', 'cauchy_', lambda t: t.cauchy_(median, sigma, generator=generator), self)
     _continuous(self, 'Cauchy', c_names=True)
     if not sigma > 0: raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     xp = array_namespace(self._data)
@@ -494,6 +509,7 @@ def cauchy_(self:Tensor, median=0.0, sigma=1.0, *, generator=None):
 @patch
 def bernoulli_(self:Tensor, p=0.5, *, generator=None):
     "Fill with 1 with probability `p` (a number, or a tensor of probabilities broadcast to self), else 0."
+    if B._vmap_random is not None: return B._vmap_random('inplace', 'bernoulli', lambda t, q: t.bernoulli_(q, generator=generator), self, p)
     prob = to_device(p._data, self.device) if isinstance(p, Tensor) else p
     if isinstance(p, Tensor):
         if bool(((prob < 0) | (prob > 1)).any()): raise RuntimeError(_P_RANGE)
@@ -509,6 +525,7 @@ from .backend import array_namespace, _generator, _TorchRng
 from ._random import _serially, _binomial_one   # 19_random_sampling, in this module
 from ._tensor import Tensor, _dtype_name
 from .autograd.graph import Op, _broadcast_shape
+from . import backend as B
 
 # %% ../nbs/reference/torch/random_binomial.ipynb #f3dd8c12
 class BinomialBackward0(Op):
@@ -520,6 +537,7 @@ class BinomialBackward0(Op):
 
 def binomial(count, prob, generator=None):
     "The number of successes in `count` trials of probability `prob`, elementwise, in `count`'s float dtype."
+    if B._vmap_random is not None: return B._vmap_random('pointwise', 'binomial', lambda c, q: binomial(c, q, generator), count, prob)   # (inside vmap: 33a_vmap)
     if not count.is_floating_point(): raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_dtype_name(count)}")
     if not prob.is_floating_point(): raise ValueError(f"binomial only supports floating-point dtypes for prob, got: {_dtype_name(prob)}")
     if prob.dtype != count.dtype: raise RuntimeError(f"Found dtype {_dtype_name(prob)} but expected {_dtype_name(count)}")

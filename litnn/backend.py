@@ -548,6 +548,7 @@ import os
 if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=_cuda_generators.clear)
 
 _explicit_draw = None   # while a vmap runs (33a_vmap): what a draw from a generator passed by the caller gets instead of its stream
+_vmap_random = None     # while a vmap runs (33a_vmap): the rule every random operation is first handed to (`_random` there)
 
 def _generator(dev, generator=None):
     "The generator to draw from for device `dev`."

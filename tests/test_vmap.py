@@ -534,3 +534,79 @@ def test_reading_a_batched_value_is_torch_error(read):
         with pytest.raises(RuntimeError) as e: lib.func.vmap(f)(lib.ones(3))
         outs.append((type(e.value).__name__, str(e.value)))
     assert outs[0] == outs[1]
+
+
+# Random operations inside vmap (33a_vmap `_random`, torch's BatchRulesRandomness): (name, f(T, x, y, p), in_dims).
+# x: (4, 3, 5) normal values; y: (3, 5) ones, unbatched unless in_dims says so; p: (4, 3, 5) probabilities.
+RANDOM = [
+    ('randn', lambda T, x, y, p: T.randn(2, 3), (0, None, None)),
+    ('rand generator', lambda T, x, y, p: T.rand(2, 3, generator=T.Generator().manual_seed(5)), (0, None, None)),
+    ('randint', lambda T, x, y, p: T.randint(0, 9, (5,)), (0, None, None)),
+    ('normal sizes', lambda T, x, y, p: T.normal(1., 2., (3,)), (0, None, None)),
+    ('randperm', lambda T, x, y, p: T.randperm(5), (0, None, None)),
+    ('rand_like batched', lambda T, x, y, p: T.rand_like(x), (0, None, None)),
+    ('randn_like unbatched', lambda T, x, y, p: T.randn_like(y), (0, None, None)),
+    ('randint_like', lambda T, x, y, p: T.randint_like(x, 3, 7), (0, None, None)),
+    ('normal batched mean', lambda T, x, y, p: T.normal(x, 1.), (0, None, None)),
+    ('normal batched std', lambda T, x, y, p: T.normal(y, x.abs() + 1), (0, None, None)),
+    ('normal unbatched', lambda T, x, y, p: T.normal(0., y), (0, None, None)),
+    ('binomial', lambda T, x, y, p: T.binomial(y * 5, p), (0, None, 0)),
+    ('binomial unbatched', lambda T, x, y, p: T.binomial(y * 5, y * 0.5), (0, None, None)),
+    ('bernoulli', lambda T, x, y, p: T.bernoulli(p), (0, None, 0)),
+    ('bernoulli p=', lambda T, x, y, p: T.bernoulli(x, 0.3), (0, None, None)),
+    ('poisson', lambda T, x, y, p: T.poisson(x.abs()), (0, None, None)),
+    ('_standard_gamma', lambda T, x, y, p: T._standard_gamma(x.abs() + 0.5), (0, None, None)),
+    ('_sample_dirichlet', lambda T, x, y, p: T._sample_dirichlet(x.abs() + 0.5), (0, None, None)),
+    ('multinomial rows', lambda T, x, y, p: T.multinomial(p, 2), (0, None, 0)),
+    ('multinomial unbatched', lambda T, x, y, p: T.multinomial(y[0], 2), (0, None, None)),
+    ('normal_ batched', lambda T, x, y, p: x.normal_(), (0, None, None)),
+    ('uniform_ batched at 1', lambda T, x, y, p: x.uniform_(2, 3), (1, None, None)),
+    ('random_', lambda T, x, y, p: x.random_(0, 10), (0, None, None)),
+    ('exponential_', lambda T, x, y, p: x.exponential_(), (0, None, None)),
+    ('normal_ unbatched', lambda T, x, y, p: y.normal_(), (0, None, None)),
+    ('bernoulli_ batched p', lambda T, x, y, p: x.bernoulli_(p), (0, None, 0)),
+    ('bernoulli_ unbatched p', lambda T, x, y, p: x.bernoulli_(y * 0.5), (0, None, None)),
+    ('bernoulli_ into unbatched', lambda T, x, y, p: y.bernoulli_(p), (0, None, 0)),
+    ('randn out=', lambda T, x, y, p: T.randn(3, 5, out=y), (0, None, None)),
+    ('normal out=', lambda T, x, y, p: T.normal(y, y, out=y), (0, None, None)),
+    ('rrelu', lambda T, x, y, p: T.rrelu(x), (0, None, None)),
+    ('nested different', lambda T, x, y, p: T.func.vmap(lambda a: a + T.randn(5), randomness='different')(x), (0, None, None)),
+    ('nested same inside', lambda T, x, y, p: T.func.vmap(lambda a: a + T.randn(5), randomness='same')(x), (0, None, None)),
+]
+
+
+@pytest.mark.parametrize('mode', ['error', 'same', 'different'])
+@pytest.mark.parametrize('i', range(len(RANDOM)), ids=[r[0] for r in RANDOM])
+def test_vmap_random_ops_as_torch(i, mode):
+    "torch's refusal (type and message), or torch's draw: litnn draws torch's stream, so the same seed gives the same numbers."
+    _, f, in_dims = RANDOM[i]
+    xa = np.random.default_rng(0).standard_normal((4, 3, 5)).astype('float32')
+    pa = np.random.default_rng(1).random((4, 3, 5)).astype('float32')
+    def run(T):
+        x, y, p = T.tensor(xa), T.ones(3, 5), T.tensor(pa)
+        if in_dims[2] is None: p = p[0]
+        T.manual_seed(3)
+        try: return T.func.vmap(lambda x, y, p: f(T, x, y, p), in_dims=in_dims, randomness=mode)(x, y, p), x
+        except Exception as e: return e, None
+    (a, xl), (b, xt) = run(litnn), run(torch)
+    if isinstance(b, Exception):
+        assert type(a) is type(b) or isinstance(a, type(b)), (a, b)
+        assert str(a) == str(b)
+        return
+    assert not isinstance(a, Exception), a
+    assert tuple(a.shape) == tuple(b.shape)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(xl.numpy(), xt.numpy(), rtol=1e-5, atol=1e-6)    # what an in-place draw wrote into the caller's x
+
+
+def test_jacfwd_randomness_as_torch():
+    x = np.random.default_rng(0).random((3, 4)).astype('float32')
+    for T in (torch, litnn):
+        with pytest.raises(RuntimeError, match="randomness error mode"): T.func.jacfwd(T.bernoulli)(T.tensor(x))
+    for mode in ('same', 'different'):
+        a, b = litnn.func.jacfwd(litnn.bernoulli, randomness=mode)(litnn.tensor(x)), torch.func.jacfwd(torch.bernoulli, randomness=mode)(torch.tensor(x))
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    f = lambda T: (lambda t: t * T.rand(4))
+    litnn.manual_seed(2); a = litnn.func.jacfwd(f(litnn), randomness='same')(litnn.tensor(x[0]))
+    torch.manual_seed(2); b = torch.func.jacfwd(f(torch), randomness='same')(torch.tensor(x[0]))
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)      # one draw for every basis vector: a diagonal of it

@@ -19,6 +19,7 @@ from .utils import broadcast_all
 from .._pointwise import lgamma, digamma
 from .._pointwise import xlogy
 from .gamma import _standard_gamma
+from .. import backend as B
 from ..autograd import Function
 from ..autograd.function import once_differentiable
 
@@ -153,13 +154,18 @@ def _Dirichlet_backward(x, concentration, grad_output):
     grad = _dirichlet_grad(x, concentration, total)
     return grad * (grad_output - (x * grad_output).sum(-1, True))
 
+def _sample_dirichlet(input, generator=None):
+    "Dirichlet samples with the concentrations in the last dimension of `input`, in its dtype: `torch._sample_dirichlet`."
+    if B._vmap_random is not None: return B._vmap_random('pointwise', '_sample_dirichlet', lambda t: _sample_dirichlet(t, generator), input)   # (33a_vmap)
+    g = _standard_gamma(input.detach().double(), generator)    # torch draws a Dirichlet's gammas in double, whatever its dtype
+    x = (g / g.sum(-1, keepdim=True)).to(input.dtype)
+    f = np.finfo(x._data.dtype)       # torch's kernel clamps its result into [tiny, 1): no coordinate is 0 or 1
+    return x.clamp_(min=float(f.tiny), max=float(1 - f.epsneg))
+
 class _Dirichlet(Function):
     @staticmethod
     def forward(ctx, concentration):
-        g = _standard_gamma(concentration.double())    # torch draws a Dirichlet's gammas in double, whatever its dtype
-        x = (g / g.sum(-1, keepdim=True)).to(concentration.dtype)
-        f = np.finfo(x._data.dtype)       # torch's kernel clamps its result into [tiny, 1): no coordinate is 0 or 1
-        x.clamp_(min=float(f.tiny), max=float(1 - f.epsneg))
+        x = _sample_dirichlet(concentration)
         ctx.save_for_backward(x, concentration)
         return x
     @staticmethod

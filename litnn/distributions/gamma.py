@@ -11,6 +11,7 @@ import numpy as np
 from ..backend import patch, array_namespace, _generator, _TorchRng, _LEGACY
 from .._random import _standard_gamma_draws
 from .._tensor import Size, Tensor
+from .. import backend as B
 from .._creation import tensor, arange, as_tensor
 from .._views import stack
 from ..autograd import Function
@@ -58,6 +59,7 @@ class _StandardGamma(Function):
 def _standard_gamma(input, generator=None):
     "Gamma(α, 1) samples for the tensor of α `input`, differentiable in α: `torch._standard_gamma` (zuko's GeneralizedNormal draws with it)."
     if not isinstance(input, Tensor): raise TypeError(f"_standard_gamma(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if B._vmap_random is not None: return B._vmap_random('pointwise', '_standard_gamma', lambda t: _standard_gamma(t, generator), input)   # (33a_vmap)
     return _StandardGamma.apply(input, generator)
 
 # %% ../../nbs/reference/distributions/gamma.ipynb #d5347eb0

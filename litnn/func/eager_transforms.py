@@ -6,6 +6,7 @@
 __all__ = ['exposed_in', 'functional_call', 'grad_and_value', 'grad', 'vjp', 'jvp', 'jacrev', 'jacfwd', 'hessian', 'stack_module_state', 'functionalize', 'linearize']
 
 # %% ../../nbs/33_function_transforms.ipynb #5805b554
+from .. import backend as B
 from .._tensor import Tensor
 from .._creation import zeros_like, ones_like, zeros, eye
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, _Mode
@@ -15,6 +16,7 @@ import contextlib
 from ..autograd.forward_ad import dual_level, make_dual, unpack_dual, _carry, _tangent
 from .._views import stack
 from ..nn.utils.stateless import _functional_call
+from ..autograd.function import _VmapError   # (a random draw refused by vmap's or jacfwd's randomness)
 
 # %% ../../nbs/33_function_transforms.ipynb #bfaa9621
 def exposed_in(module:str):
@@ -77,6 +79,31 @@ class _Level:
         self.keep = is_grad_enabled() and (_level[0] > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in _tree_flatten(originals)[0]))
     def __enter__(self): _level[0] += 1; return self
     def __exit__(self, *exc): _level[0] -= 1
+
+# %% ../../nbs/33_function_transforms.ipynb #9999bad6
+_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
+                 "randomness flags on vmap or perform the randomness operation out of vmap")
+
+class _GuardedRng:
+    "Stands in for a generator's array generator while vmap runs: a draw raises."
+    def __init__(self, mode): self.mode = mode
+    def __getattr__(self, name):
+        if self.mode == 'error': raise _VmapError(_RANDOM_ERROR)
+        raise _NotBatchable('a random draw')
+
+def _generators(): return [B.default_generator, *B._cuda_generators.values()]
+
+@contextlib.contextmanager
+def _guarded_rng(mode):
+    "Within the block, random draws from litnn's default generators raise (see `_GuardedRng`)."
+    gens, explicit = _generators(), B._explicit_draw
+    saved = [g.rng for g in gens]
+    for g in gens: g.rng = _GuardedRng(mode)
+    B._explicit_draw = lambda g: _GuardedRng(mode)    # a generator passed to the op too
+    try: yield gens, saved, explicit      # (what a random op's rule puts back while it draws: `_below`)
+    finally:
+        for g, r in zip(gens, saved): g.rng = r
+        B._explicit_draw = explicit
 
 # %% ../../nbs/33_function_transforms.ipynb #533c2beb
 def _check_argnums(argnums, n):
@@ -266,17 +293,20 @@ def _one_hots(t):
     identity = eye(t.numel(), dtype=t.dtype, device=t.device)
     return [identity[i].reshape(t.shape) for i in range(t.numel())]
 
-def _jacfwd(func, argnums, has_aux, args, kwargs):
+def _jacfwd(func, argnums, has_aux, args, kwargs, randomness='error'):
     "Jacobians by forward mode: one pass of `func` per element of the differentiated inputs, its one-hot as the tangent."
     api = "jvp(f, primals, tangents)"   # torch's jacfwd runs jvp: its messages name jvp
     argnums = _check_argnums(argnums, len(args))
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
     leaves, spec = _tree_flatten(tuple(args[a] for a in nums) if isinstance(argnums, tuple) else args[argnums])
     _error_if_complex("jacfwd", leaves, True)
+    states = [(g, g.get_state()) for g in _generators()] if randomness == 'same' else ()
     def run(xs):
         a, tree = list(args), _tree_unflatten([_check_tensor(x) for x in xs], spec)
         for i, n in enumerate(nums): a[n] = tree[i] if isinstance(argnums, tuple) else tree
-        output, aux = _split_aux(func(*a, **kwargs), has_aux, api)
+        for g, st in states: g.set_state(st)     # 'same': every pass draws what the first drew ('different': each its own)
+        with _guarded_rng('error') if randomness == 'error' else contextlib.nullcontext():
+            output, aux = _split_aux(func(*a, **kwargs), has_aux, api)
         outs, out_spec = _tree_flatten(output)
         _check_outputs(outs, api)
         return outs, out_spec, aux
@@ -330,10 +360,10 @@ def jacrev(func, # a function of tensors (or trees of them) returning tensors
 def jacfwd(func, # a function of tensors (or trees of them) returning tensors
            argnums=0, # the positional argument(s) to differentiate: int or tuple of ints
            has_aux=False, # `func` returns `(output, aux)`
-           *, randomness='error'): # accepted for PyTorch's signature: no vmap is involved here
+           *, randomness='error'): # random draws in `func`: 'error' (refused), 'same' (one draw for every basis vector) or 'different'
     "A function returning the Jacobian of `func` with respect to `argnums`, by forward mode (dual tensors; double backward when nested)."
     return lambda *args, **kwargs: (_jacobian(func, argnums, has_aux, args, kwargs, forward=True) if _Mode.fw is not None
-                                    else _jacfwd(func, argnums, has_aux, args, kwargs))
+                                    else _jacfwd(func, argnums, has_aux, args, kwargs, randomness))
 
 @exposed_in("litnn.func")
 def hessian(func, # a function returning a scalar tensor

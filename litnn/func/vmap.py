@@ -19,6 +19,7 @@ from .._views import _view_of
 from ..autograd.function import _VmapError   # vmap's own errors, raised as they are (defined with the Functions it refuses)
 from .._views import stack, cat
 from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable, exposed_in
+from .eager_transforms import _RANDOM_ERROR, _generators, _guarded_rng   # (33_function_transforms: jacfwd's randomness too)
 from ..utils._pytree import _broadcast_to_and_flatten
 from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
 
@@ -181,9 +182,9 @@ def _rule_of(cls):
     return None
 
 # %% ../../nbs/33a_vmap.ipynb #a911c56f
-_INPLACE_ERROR = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that "
+_INPLACE_ERROR = ("vmap: {0}(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that "
                   "has more elements than `self`. This happened due to `other` being vmapped over but `self` not being vmapped over in a "
-                  "vmap. Please try to use out-of-place operators instead of inplace arithmetic. If said operator is being called inside "
+                  "vmap. Please try to use out-of-place operators instead of {0}. If said operator is being called inside "
                   "the PyTorch framework, please file a bug report instead.")
 
 def _batched_inplace(self, op, args, kw):
@@ -192,7 +193,7 @@ def _batched_inplace(self, op, args, kw):
     tensors = [t for t in (self, op, *args, *kw.values()) if isinstance(t, Tensor)]
     level = max(map(_level_of, tensors))
     if not level: return NotImplemented
-    if not _is_b(self, level): raise _VmapError(_INPLACE_ERROR)
+    if not _is_b(self, level): raise _VmapError(_INPLACE_ERROR.format('inplace arithmetic'))
     src = self.clone() if _Mode.grad and any(t.requires_grad for t in tensors) and not isinstance(op, Tensor) else self   # (the value before the write)
     result = op if isinstance(op, Tensor) else op(src, *args, **kw)
     v = result._value if _is_b(result, level) else result.unsqueeze(0).expand((self._value.shape[0],) + tuple(result.shape))
@@ -225,30 +226,80 @@ def _dynamic_shape(name, *tensors):
 
 _dispatch.dynamic = _dynamic_shape   # what nonzero, unique and where(cond) call while a vmap runs
 
-# %% ../../nbs/33a_vmap.ipynb #acb73b4f
-_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
-                 "randomness flags on vmap or perform the randomness operation out of vmap")
-
-class _GuardedRng:
-    "Stands in for a generator's array generator while vmap runs: a draw raises."
-    def __init__(self, mode): self.mode = mode
-    def __getattr__(self, name):
-        if self.mode == 'error': raise _VmapError(_RANDOM_ERROR)
-        raise _NotBatchable('a random draw')
-
-def _generators(): return [B.default_generator, *B._cuda_generators.values()]
+# %% ../../nbs/33a_vmap.ipynb #44a54047
+_frames = []   # per running vmap level, innermost last: (batch size, `_Mode.batched` below it, what `_guarded_rng` hid, the random rule below it)
 
 @contextlib.contextmanager
-def _guarded_rng(mode):
-    "Within the block, random draws from litnn's default generators raise (see `_GuardedRng`)."
-    gens, explicit = _generators(), B._explicit_draw
-    saved = [g.rng for g in gens]
-    for g in gens: g.rng = _GuardedRng(mode)
-    B._explicit_draw = lambda g: _GuardedRng(mode)    # a generator passed to the op too
+def _below():
+    "The block runs at the level under the innermost vmap (torch's exclusion of its vmap mode): its values are plain there, its draws real."
+    frame, r = _frames.pop(), _randomness.pop()
+    n, prev, gens, saved, explicit, rule = frame
+    hidden = [g.rng for g in gens], B._explicit_draw, _Mode.batched, B._vmap_random
+    for g, s in zip(gens, saved): g.rng = s
+    B._explicit_draw, _Mode.batched, B._vmap_random, _level[0] = explicit, prev, rule, _level[0] - 1
     try: yield
     finally:
-        for g, r in zip(gens, saved): g.rng = r
-        B._explicit_draw = explicit
+        for g, h in zip(gens, hidden[0]): g.rng = h
+        B._explicit_draw, _Mode.batched, B._vmap_random, _level[0] = *hidden[1:], _level[0] + 1
+        _frames.append(frame); _randomness.append(r)
+
+_SAME_BATCHED = "Vmap does not currently support same randomness with a batched tensor input. Please file an issue with functorch"
+_OUT_RANDOM = "vmap: We do not support calling out variants of random operations inside of vmap. Please use non-out variants as a workaround"
+_DIFFERENT_INPLACE = ("vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear like same randomness. "
+                      "If this is necessary for your usage, please file an issue with functorch.")
+
+def _aligned(phys, args, level, n):
+    """The physical tensor arguments lined up for broadcasting, batch dimension first: batched ones padded to the largest
+    sample rank (torch's maybePadToLogicalRank); when none is batched, the first one expanded over the batch."""
+    ts = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    b = [i for i in ts if _is_b(args[i], level)]
+    if not b: phys[ts[0]], b = phys[ts[0]].unsqueeze(0).expand((n,) + tuple(phys[ts[0]].shape)), ts[:1]
+    rank = max(args[i].dim() for i in ts)
+    for i in b:
+        t = phys[i]
+        if t.dim() - 1 < rank: phys[i] = t.reshape((n,) + (1,) * (rank - t.dim() + 1) + tuple(t.shape[1:]))
+    return phys
+
+def _random(kind, # 'factory' (f(lead shape)), 'perm' (f()), 'like', 'pointwise', 'multinomial', 'inplace' (f(self, ...)), 'out' or 'unsupported' (refused)
+            name, # the op, for the messages
+            f, *args, **kw):
+    """A random operation while a vmap runs (torch's BatchRulesRandomness): 'error' refuses it; 'different' draws the whole
+    batch at once (a factory's shape gets the batch size in front, an unbatched argument is expanded over the batch);
+    'same' draws one sample for all and refuses batched distribution parameters; an in-place draw into an unbatched
+    tensor cannot differ per sample."""
+    if kind == 'out': raise _VmapError(_OUT_RANDOM)
+    if kind == 'unsupported': raise _VmapError(f"vmap: we do not yet support aten::{name}. Please file an issue")
+    level, n, randomness = _level[0], _frames[-1][0], _randomness[-1]
+    batched = [i for i, a in enumerate(args) if _is_b(a, level)]
+    params = [i for i in batched if not (kind == 'inplace' and i == 0)]     # (an in-place op's self is not a parameter)
+    if randomness == 'same' and params and kind != 'like': raise _VmapError(_SAME_BATCHED)
+    if randomness == 'error': raise _VmapError(_RANDOM_ERROR)
+    phys = [_phys(a, level) for a in args]
+    with _below():
+        if kind == 'factory': return _batched(f((n,)), level) if randomness == 'different' else f(())
+        if kind == 'perm': return _batched(stack([f() for _ in range(n)]), level) if randomness == 'different' else f()
+        if kind == 'inplace':
+            if 0 not in batched:
+                if params: raise _VmapError(_INPLACE_ERROR.format(f'inplace {name}'))
+                if randomness == 'different': raise _VmapError(_DIFFERENT_INPLACE)
+                f(*phys, **kw)
+            elif randomness == 'same':   # one sample drawn, written into every sample
+                one = phys[0].select(0, 0).clone(memory_format=B.contiguous_format)
+                f(one, *phys[1:], **kw)
+                phys[0].copy_(one)
+            else: f(*_aligned(phys, args, level, n), **kw)
+            return args[0]
+        if kind == 'like':
+            if randomness == 'same': return f(phys[0].select(0, 0) if batched else phys[0], *phys[1:], **kw)
+            if not batched: phys[0] = phys[0].unsqueeze(0).expand((n,) + tuple(phys[0].shape))
+            return _batched(f(*phys, **kw), level)
+        if randomness == 'same': return f(*phys, **kw)     # (nothing batched here)
+        phys = _aligned(phys, args, level, n)
+        if kind == 'multinomial' and phys[0].dim() == 3:    # rows of rows: one multinomial over (batch x rows)
+            t = phys[0]
+            return _batched(f(t.reshape(-1, t.shape[-1]), *phys[1:], **kw).reshape(n, t.shape[1], -1), level)
+        return _batched(f(*phys, **kw), level)
+
 
 # %% ../../nbs/33a_vmap.ipynb #127d6e8d
 _level = [0]   # the level of the innermost running vmap
@@ -293,7 +344,11 @@ def _batched_call(func, leaves, dims, spec, kwargs, randomness):
     _level[0], _Mode.batched = level, _dispatch
     _randomness.append(randomness)   # what a Function's own vmap rule is told (_custom_vmap below)
     try:
-        with _guarded_rng(randomness): out = func(*args, **kwargs)
+        with _guarded_rng(randomness) as hidden:
+            _frames.append((next(x.shape[d] for x, d in zip(leaves, dims) if d is not None), prev, *hidden, B._vmap_random))   # (for `_random`)
+            B._vmap_random = _random
+            try: out = func(*args, **kwargs)
+            finally: B._vmap_random = _frames.pop()[-1]
     finally: _level[0], _Mode.batched = level - 1, prev; _randomness.pop()
     return out, level
 
@@ -346,9 +401,11 @@ def chunk_vmap(func, # a function of one sample
 
 def _run(func, leaves, dims, spec, kwargs, n, out_dims, randomness):
     "The batched call, or the loop when `func` cannot be batched."
+    states = [(g, g.get_state()) for g in _generators()] if randomness != 'error' and not _frames else ()
     try: out, level = _batched_call(func, leaves, dims, spec, kwargs, randomness)
     except _VmapError: raise
     except Exception:   # _NotBatchable, or anything else: the loop is the definition, so its result (or its error) is the answer
+        for g, st in states: g.set_state(st)     # (as if the batched try had drawn nothing)
         return _loop_call(func, _tree_unflatten(leaves, spec), kwargs, dims, n, out_dims, randomness)
     flat, out_spec = _tree_flatten(out)
     return _tree_unflatten([_unwrap_out(o, d, level, n, _fname(func)) for o, d in zip(flat, _out_dims_for(out_dims, out, _fname(func)))], out_spec)
