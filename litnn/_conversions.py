@@ -170,7 +170,12 @@ class CopyBackwards(Op):
 @patch
 def copy_(self:Tensor, src, non_blocking=False):
     "Copy `src` into this tensor (broadcast, converted to its dtype and device); returns self."
-    if not isinstance(src, Tensor): raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if isinstance(src, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.number, np.bool_)):
+        if isinstance(src, builtins.int) and not -2**63 <= src < 2**63: raise OverflowError("int too big to convert")
+        src = Tensor._make(np.asarray(src))     # torch's parser wraps a number as a 0-d tensor (a float as float64): then a copy
+    elif not isinstance(src, Tensor): raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    if not isinstance(non_blocking, builtins.bool):
+        raise TypeError(f"copy_(): argument 'non_blocking' (position 2) must be bool, not {type(non_blocking).__name__}")
     dev = self.device
     return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(b, dev), casting='unsafe'))
 

@@ -3118,7 +3118,7 @@ def fill(input, value):
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #4854535c
 from .backend import patch, _by_np, array_namespace, _writeable_alias
-from ._tensor import Tensor, _LEGACY, _bump
+from ._tensor import Tensor, _LEGACY, _bump, _int_arg
 from .autograd.grad_mode import _Mode
 from .autograd.graph import _check_tensors, _check_broadcast, Op, _needs
 from .autograd.broadcasting import _refuse_integers, _can_cast, _cast_refused, _shape
@@ -3170,6 +3170,7 @@ def _triangle_(name):
     "tril_/triu_: torch's kernel writes only the zeros, so an expanded tensor is written through the memory its rows share."
     back = getattr(Tensor, name)     # (above) everything but an expanded tensor's in-place write
     def method(self, diagonal=0):
+        diagonal = _int_arg(diagonal, "diagonal", name, 1)
         a, base = self._data, self._base
         if base is not None and _repeats(a) and not (_Mode.grad and (self._requires_grad or base._requires_grad)):
             alias = _writeable_alias(a, base._data)

@@ -149,11 +149,11 @@ def __len__(self:Tensor):
     return len(self._data)
 
 # %% ../nbs/10_tensor.ipynb #a06c8e03
-def _int_arg(v, name='dim', fn=None):
+def _int_arg(v, name='dim', fn=None, pos=None):
     "`v` as a Python int where torch's parser takes an int: an int, a numpy integer or a 0-d integer tensor; else torch's TypeError."
     if isinstance(v, (builtins.int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_)): return builtins.int(v)
     if isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in 'iu': return builtins.int(v._data)
-    raise TypeError(f"{fn + '(): ' if fn else ''}argument '{name}' must be int, not {type(v).__name__}")
+    raise TypeError(f"{fn + '(): ' if fn else ''}argument '{name}'{f' (position {pos})' if pos else ''} must be int, not {type(v).__name__}")
 
 def _dim_tuple(dim, name='dim'):
     "A `dim` argument (one dim, an integer tensor of one element, or a sequence of them) as a tuple."

@@ -634,7 +634,7 @@ def unbind(self:Tensor, dim=0): return unbind(self, dim)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #cdeef6b4
 from .backend import patch, array_namespace
-from ._tensor import Tensor
+from ._tensor import Tensor, _int_arg
 from .autograd.graph import Op
 from .autograd.broadcasting import _dims
 from . import backend as B
@@ -699,11 +699,13 @@ def flip(input, dims):
 
 def tril(input, diagonal=0):
     "The lower triangle (on and below `diagonal`) of the last two dimensions; the rest zeroed."
+    diagonal = _int_arg(diagonal, "diagonal", "tril", 2)
     if input._data.ndim < 2: raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     return TrilBackward0.apply(input, diagonal=diagonal)
 
 def triu(input, diagonal=0):
     "The upper triangle (on and above `diagonal`) of the last two dimensions; the rest zeroed."
+    diagonal = _int_arg(diagonal, "diagonal", "triu", 2)
     if input._data.ndim < 2: raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     return TriuBackward0.apply(input, diagonal=diagonal, upper=True)
 
@@ -717,9 +719,9 @@ def __reversed__(self:Tensor):
     "`reversed(t)`: `t` flipped along its first dimension, a tensor (a 0-d tensor is itself), as torch."
     return self if self._data.ndim == 0 else self.flip(0)
 @patch
-def tril(self:Tensor, diagonal=0): return tril(self, diagonal)
+def tril(self:Tensor, diagonal=0): return tril(self, _int_arg(diagonal, "diagonal", "tril", 1))
 @patch
-def triu(self:Tensor, diagonal=0): return triu(self, diagonal)
+def triu(self:Tensor, diagonal=0): return triu(self, _int_arg(diagonal, "diagonal", "triu", 1))
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #fd6977b7
 @patch

@@ -132,3 +132,28 @@ def test_scans_have_no_bool_kernel_as_torch(op):
     for d in ('int32', 'int8'):    # in place the scan runs in self's dtype: int8 wraps as torch's
         got, want = (getattr(L.tensor([100, 100, 100], dtype=getattr(L, d)), op + '_')(0) for L in (litnn, torch))
         assert got.tolist() == want.tolist() and str(got.dtype)[-4:] == str(want.dtype)[-4:]
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'int64', 'bool', 'complex64', 'float16'])
+@pytest.mark.parametrize('src', [0.5, 2.7, True, 3, np.float64(1.5), np.int32(4), [1, 2, 3], None, 'a', 2**70])
+def test_copy_takes_a_number_as_torch(dtype, src):
+    def run(L):
+        try: return L.zeros(3, dtype=getattr(L, dtype)).copy_(src).tolist()
+        except Exception as e: return type(e), str(e)
+    assert run(litnn) == run(torch)
+
+
+def test_copy_non_blocking_is_a_bool_as_torch():
+    for L in (litnn, torch):
+        with pytest.raises(TypeError, match=r"copy_\(\): argument 'non_blocking' \(position 2\) must be bool, not Tensor"):
+            L.zeros(3).copy_(L.ones(3), L.ones(3))
+
+
+@pytest.mark.parametrize('call', ['L.tril(x, 0.5)', 'x.tril_(0.5)', 'x.triu(L.tensor(1))', 'x.tril_(np.int64(1))', 'L.tril(x, True)',
+                                  'x.triu_(L.ones(2))', 'L.triu(x, L.tensor(-1))', 'x.triu(1.5)'])
+def test_triangle_diagonal_is_an_int_as_torch(call):
+    def run(L):
+        x = L.ones(3, 3)
+        try: return eval(call).sum().item()
+        except Exception as e: return type(e), str(e)
+    assert run(litnn) == run(torch)
