@@ -632,7 +632,7 @@ def broadcast_tensors(*tensors):
     "The tensors expanded to their common shape."
     try: shape = np.broadcast_shapes(*(t.shape for t in tensors))
     except ValueError as e: raise _as_torch_error(e, tensors) from None
-    return tuple(t.expand(shape) for t in tensors)
+    return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)     # one already of that shape is returned itself, as torch
 
 def unravel_index(indices, shape):
     """One tensor of coordinates per dimension of `shape` for flat `indices`. torch's arithmetic (floor division by the

@@ -203,3 +203,14 @@ def test_repeat_interleave_of_no_counts_and_sparse_tri_indices():
         assert L.repeat_interleave(x, x).shape == (0,)
     same_error(lambda L: L.tril_indices(1, 1, layout=L.sparse_coo), match=False)
     same_error(lambda L: L.triu_indices(1, 1, layout=L.sparse_coo), match=False)
+
+
+def test_broadcast_tensors_returns_a_tensor_of_the_shape_itself_as_torch():
+    for L in (litnn, torch):
+        a = L.ones(3, 3, requires_grad=True)
+        x, y = L.broadcast_tensors(a, L.ones(3, 3))
+        assert x is a and x.grad_fn is None
+        x, y = L.broadcast_tensors(a, L.ones(2, 3, 3))
+        assert x is not a and type(x.grad_fn).__name__ == 'ExpandBackward0' and x.shape == (2, 3, 3)
+        b = a * 2
+        assert L.broadcast_tensors(b)[0] is b
