@@ -375,3 +375,64 @@ def test_cpp_warnings_name_the_caller_once_torch_function_dispatch_is_on():
         """
     outs = [run(code, lib.__name__).replace('litnn.', 'torch.') for lib in both()]
     assert outs[0] == outs[1] and outs[0].count('<string>') == 3
+
+# kornia's warp_affine builds its sampling grid from `linspace`: an ulp there moved grid_sample's floor at pixel centres and
+# changed the gradient of the matrix by O(1). torch's kernel counts the first half from `start`, the second from `end`,
+# each value one fused multiply-add (two roundings in float16/bfloat16; float64 then truncation for integers).
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'bfloat16', 'int64', 'int32', 'uint8'])
+def test_linspace_values_are_torchs_bit_for_bit(dtype):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    ints = dtype.startswith(('int', 'uint'))
+    cases = [(-1, 1, 18), (-1 + 1 / 12, 1 - 1 / 12, 12), (0, 1, 7), (2, -5, 9), (0.5, 1.5, 2), (3, 3, 5)]
+    cases += [(float(a), float(b), int(n)) for a, b, n in zip(rng.normal(0, 5, 40), rng.normal(0, 5, 40), rng.integers(2, 400, 40))]
+    if ints: cases = [(int(a), int(b), n) for a, b, n in cases] + [(10, -50, 7)] * (dtype == 'uint8')
+    for a, b, n in cases:
+        t = torch.linspace(a, b, n, dtype=getattr(torch, dtype))
+        l = litnn.linspace(a, b, n, dtype=getattr(litnn, dtype))
+        if not ints: t, l = t.float(), l.float()
+        assert np.array_equal(t.numpy(), l.numpy()), (a, b, n)
+
+def test_affine_grid_is_torchs_bit_for_bit():
+    "torch's linspace_from_neg_one (linspace, then * (n - 1) / n) in the dtype and its bmm's order of summation."
+    import numpy as np
+    rng = np.random.default_rng(0)
+    for dt in ('float32', 'float64'):
+        for ac in (False, True):
+            for size, k in [((2, 1, 16, 20), 2), ((2, 3, 5, 7), 2), ((2, 1, 1, 4), 2), ((2, 1, 3, 4, 5), 3)]:
+                for th in (rng.normal(size=(2, k, k + 1)), np.tile(np.eye(k, k + 1), (2, 1, 1))):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter('ignore')     # (the unit-size warning of align_corners=True)
+                        a, b = (lib.nn.functional.affine_grid(lib.tensor(th, dtype=getattr(lib, dt)), size, align_corners=ac).numpy() for lib in both())
+                    assert np.array_equal(a, b), (dt, ac, size)
+
+@pytest.mark.parametrize('padding_mode', ['border', 'reflection', 'zeros'])
+@pytest.mark.parametrize('align_corners', [False, True])
+def test_grid_sample_on_the_edge_pixels_gives_torchs_gradient(padding_mode, align_corners):
+    "torch's clip_coordinates_set_grad: a point exactly on the first or last pixel gets no gradient from border / reflection."
+    import numpy as np
+    x = np.random.default_rng(0).random((1, 2, 4, 5))
+    pts = np.array([(0, 1.3), (4, 2.2), (1.5, 0), (2.5, 3), (0, 0), (4, 3), (-0.5, 1.2), (4.5, 1.7), (-1, 1), (5, 2), (2, 1)])
+    size = np.array([5, 4])
+    g = (pts * 2 / (size - 1) - 1 if align_corners else (2 * pts + 1) / size - 1).reshape(1, 1, -1, 2)
+    out = []
+    for lib in both():
+        gt = lib.tensor(g, requires_grad=True)
+        o = lib.nn.functional.grid_sample(lib.tensor(x), gt, padding_mode=padding_mode, align_corners=align_corners)
+        (o * lib.linspace(0.5, 1.5, o.numel(), dtype=lib.float64).reshape(o.shape)).sum().backward()
+        out.append((o.detach().numpy(), gt.grad.numpy()))
+    np.testing.assert_allclose(out[1][0], out[0][0], atol=1e-12)
+    np.testing.assert_allclose(out[1][1], out[0][1], atol=1e-12)
+
+def test_identity_warp_at_pixel_centres_gives_torchs_gradient():
+    "kornia's warp_affine / a spatial transformer at identity: grid points on pixel centres, where an ulp moves grid_sample's floor."
+    import numpy as np
+    x = np.random.default_rng(0).random((1, 2, 16, 20))
+    out = []
+    for lib in both():
+        th = lib.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], requires_grad=True)
+        o = lib.nn.functional.grid_sample(lib.tensor(x, dtype=lib.float32), lib.nn.functional.affine_grid(th, (1, 2, 16, 20), align_corners=False), align_corners=False)
+        (o * lib.linspace(0.5, 1.5, o.numel()).reshape(o.shape)).sum().backward()
+        out.append(th.grad.numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-4, atol=1e-4)

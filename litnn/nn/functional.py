@@ -2947,6 +2947,7 @@ import warnings, itertools, builtins
 import numpy as np
 from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
+from .._creation import _linspace
 from .._pointwise import where
 from ..autograd.graph import _check_tensors, Op
 from ..autograd.broadcasting import _refuse_integers
@@ -2955,10 +2956,11 @@ from ..autograd.broadcasting import _refuse_integers
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
                   "align_corners=True if the old behavior is desired. See the documentation of grid_sample for details.")
 
-def _base_coords(n, align_corners):
-    "The normalised coordinates of n pixel centres."
-    if n == 1: return np.zeros(1)
-    c = np.linspace(-1, 1, n)
+def _base_coords(n, align_corners, dtype):
+    """The normalised coordinates of n pixel centres, in `dtype` as torch's linspace_from_neg_one computes them (its linspace,
+    then `* (n - 1) / n`): an identity grid then lands on pixel centres exactly where torch's does."""
+    if n == 1: return np.zeros(1, dtype)
+    c = _linspace(np, -1, 1, n, dtype)
     return c if align_corners else c * (n - 1) / n
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #cb6b3997
@@ -2978,7 +2980,7 @@ def affine_grid(theta, size, align_corners=None):
                       "not an intended use case of affine_grid. See the documentation of affine_grid for details.", stacklevel=2)
     elif min(size) <= 0: raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     spatial = tuple(size[2:])                            # (H, W), or (D, H, W)
-    axes = np.meshgrid(*[_base_coords(n, align_corners) for n in spatial], indexing='ij')
+    axes = np.meshgrid(*[_base_coords(n, align_corners, theta._data.dtype) for n in spatial], indexing='ij')
     base = np.stack([*axes[::-1], np.ones_like(axes[0])], -1).reshape(1, -1, len(spatial) + 1)   # (x, y[, z], 1) per output point
     xp = array_namespace(theta._data)
     base = xp.asarray(base.astype(theta._data.dtype))
@@ -2990,7 +2992,10 @@ class AffineGridGeneratorBackward0(Op):
     @staticmethod
     def forward(ctx, theta, base=None, shape=None):
         ctx.base = base
-        return (base @ theta._data.swapaxes(-1, -2)).reshape(shape)
+        t = theta._data                  # torch's bmm over 3 (or 4) terms: x*a + y*b (+ z*c) + 1*d, rounded at each step, in that order
+        out = base[..., :1] * t[:, None, :, 0]
+        for j in range(1, base.shape[-1]): out = out + base[..., j:j + 1] * t[:, None, :, j]
+        return out.reshape(shape)
     @staticmethod
     def backward(ctx, g):      # d(base @ theta^T)/dtheta: grad^T @ base, per batch
         return g.reshape(g.shape[0], -1, g.shape[-1]).mT @ Tensor._make(ctx.base)
@@ -3009,12 +3014,18 @@ def _reflect(c, lo2, hi2):
     extra = d - Tensor._make(flips * span)            # fmod, with its gradient (1)
     return where(Tensor._make(flips % 2 == 0), extra + lo, span - extra + lo)
 
+def _clip(c, n):
+    """torch's clip_coordinates_set_grad: `c` clamped to [0, n - 1], its gradient passed only strictly inside (a point
+    exactly on the first or last pixel gets none, unlike `clamp`'s)."""
+    inside = Tensor._make(~((c._data <= 0) | (c._data >= n - 1)))
+    return where(inside, c, c.detach().clamp(0, n - 1))
+
 def _inside(c, n, padding_mode, align_corners):
     "Coordinates moved inside by the padding mode (`zeros` leaves them)."
-    if padding_mode == 'border': return c.clamp(0, n - 1)
+    if padding_mode == 'border': return _clip(c, n)
     if padding_mode == 'reflection':
         c = _reflect(c, 0, 2 * (n - 1)) if align_corners else _reflect(c, -1, 2 * n - 1)
-        return c.clamp(0, n - 1)
+        return _clip(c, n)
     return c
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #7f508df3
