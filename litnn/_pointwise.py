@@ -1057,22 +1057,54 @@ class _NoDerivative(Op):
 _NoDerivative.__name__ = _NoDerivative.__qualname__ = 'NotImplemented'
 
 # %% ../nbs/reference/torch/foreach.ipynb #ce308c96
-import builtins
+import builtins, numbers
 from ._tensor import Tensor
 
 # %% ../nbs/reference/torch/foreach.ipynb #2602b047
 def _foreach_lists(*lists):
-    "The tensor lists of a foreach call as lists, checked as torch checks them: none empty, all of the first's length."
+    "The tensor lists of a foreach call as lists, checked as torch checks them: tensors only, none empty, all of the first's length."
     out = [list(l) for l in lists]
+    for k, l in enumerate(out): _foreach_tensors(l, k)
     if not out[0]: raise RuntimeError("Tensor list must have at least one tensor.")
     for l in out[1:]:
         if len(l) != len(out[0]): raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(out[0])} and {len(l)}")
     return out
 
-def _foreach_operand(other, n):
-    "The second operand of a foreach call, one per tensor: a list of tensors or numbers, or one value for all."
-    if isinstance(other, (list, tuple)): return _foreach_lists([None] * n, other)[1]
-    return [other] * n
+def _foreach_tensors(l, k):
+    "torch's parser's check of a tensor list, argument `k` of a foreach call."
+    for i, t in enumerate(l):
+        if not isinstance(t, Tensor): raise TypeError(f"expected Tensor as element {i} in argument {k}, but got {type(t).__name__}")
+
+def _foreach_operand(other, n, k=1):
+    """Operand `k` of a foreach call, one per tensor: a list of tensors, a list of numbers (a scalar list; torch's parser
+    reads an empty list as one), or one value for all."""
+    if not isinstance(other, (list, tuple)): return [other] * n
+    if builtins.all(isinstance(v, numbers.Number) for v in other):
+        if len(other) != n: raise RuntimeError("Tensor list must have same number of elements as scalar list.")
+        return list(other)
+    _foreach_tensors(other, k)
+    if len(other) != n: raise RuntimeError(f"Tensor lists must have the same number of tensors, got {n} and {len(other)}")
+    return list(other)
+
+_FOREACH_OVERLOADS = {   # the overloads torch's parser lists when a foreach op without a Tensor overload gets a tensor of values
+    'binary': ('tuple of Tensors self, Number scalar', 'tuple of Tensors self, tuple of Scalars scalars', 'tuple of Tensors self, tuple of Tensors other'),
+    'sub': ('tuple of Tensors self, Number scalar', 'tuple of Tensors self, tuple of Scalars scalars',
+            'tuple of Tensors self, tuple of Tensors other, *, Number alpha = 1'),
+    'pow': ('Number self, tuple of Tensors exponent', 'tuple of Tensors self, Number exponent',
+            'tuple of Tensors self, tuple of Scalars exponent', 'tuple of Tensors self, tuple of Tensors exponent')}
+
+def _foreach_scalar_tensor(name, self, other, kwargs, overloads):
+    """torch's refusal of a tensor of more than one dimension as the one value of foreach op `name`: a 0-dim tensor is a
+    number to its parser; the ops with a Tensor overload (`overloads` None: add, mul, div) want it 0-dim."""
+    if not isinstance(other, Tensor) or other._data.ndim == 0: return
+    if overloads is None:
+        raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other._data.ndim} dimensions and {other._data.size} elements.")
+    if kwargs: raise TypeError(f"{name}(): argument 'other' (position 2) must be tuple of Tensors, not Tensor")
+    kind = type(self).__name__
+    got = f"{kind} of [{', '.join('Tensor' for _ in self)}]" if kind == 'list' else f"tuple of ({', '.join('Tensor' for _ in self)})"
+    lines = [f" * ({o})" + ("" if ", *," in o else f"\n      didn't match because some of the arguments have invalid types: (!{got}!, !Tensor!)")
+             for o in _FOREACH_OVERLOADS[overloads] if not (name.endswith('_') and o.startswith('Number self'))]
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({kind}, Tensor), but expected one of:\n" + "\n".join(lines) + "\n")
 
 _FOREACH = {}     # name -> function: litnn/__init__.py binds them (private names are not star-imported)
 
@@ -1085,18 +1117,21 @@ def _foreach_args(args, kwargs, keywords):
         args.append(kwargs.pop(name))
     return args, kwargs
 
-def _foreach_family(name, each, keywords=()):
+def _foreach_family(name, each, keywords=(), overloads=False):
     """`_foreach_<name>(self, *args)` (a tuple of results) and `_foreach_<name>_` (in place, the tensors back), from
-    `each(t, *per_tensor_args, inplace)`; `keywords`: the names torch's overloads give each operand."""
-    def out_of_place(self, *args, **kwargs):
+    `each(t, *per_tensor_args, inplace)`; `keywords`: the names torch's overloads give each operand; `overloads`: how
+    a tensor of values as the second operand is refused (`_foreach_scalar_tensor`; False: not checked)."""
+    def operands(f, self, args, kwargs):
+        given = self
         (self,) = _foreach_lists(self)
         args, kwargs = _foreach_args(args, kwargs, keywords)
-        args = [_foreach_operand(a, len(self)) for a in args]
+        if args and overloads is not False: _foreach_scalar_tensor(f.__name__, given, args[0], kwargs, overloads)
+        return self, [_foreach_operand(a, len(self), k + 1) for k, a in enumerate(args)], kwargs
+    def out_of_place(self, *args, **kwargs):
+        self, args, kwargs = operands(out_of_place, self, args, kwargs)
         return tuple(each(t, *(a[i] for a in args), inplace=False, **kwargs) for i, t in enumerate(self))
     def in_place(self, *args, **kwargs):
-        (self,) = _foreach_lists(self)
-        args, kwargs = _foreach_args(args, kwargs, keywords)
-        args = [_foreach_operand(a, len(self)) for a in args]
+        self, args, kwargs = operands(in_place, self, args, kwargs)
         for i, t in enumerate(self): each(t, *(a[i] for a in args), inplace=True, **kwargs)
         return self
     for f, n in ((out_of_place, f'_foreach_{name}'), (in_place, f'_foreach_{name}_')):
@@ -1119,18 +1154,29 @@ def _foreach_binary_step(method, number_method=None, inplace_method=None):
     return each
 
 _OPERAND = [('other', 'scalar', 'scalars')]     # torch's overloads name the second operand so
-for _name in ('add', 'sub', 'mul', 'div', 'clamp_min', 'clamp_max'): _foreach_family(_name, _foreach_binary_step(_name), _OPERAND)
-_foreach_family('pow', _foreach_binary_step('pow'), [('exponent',)])
-_foreach_family('maximum', _foreach_binary_step('maximum', 'clamp_min', 'clamp_min'), _OPERAND)   # clamp_min_ with a tensor: maximum's values, NaN from either side
-_foreach_family('minimum', _foreach_binary_step('minimum', 'clamp_max', 'clamp_max'), _OPERAND)
+for _name in ('add', 'mul', 'div'): _foreach_family(_name, _foreach_binary_step(_name), _OPERAND, overloads=None)
+_foreach_family('sub', _foreach_binary_step('sub'), _OPERAND, overloads='sub')
+for _name in ('clamp_min', 'clamp_max'): _foreach_family(_name, _foreach_binary_step(_name), _OPERAND, overloads='binary')
+_foreach_family('pow', _foreach_binary_step('pow'), [('exponent',)], overloads='pow')
+_foreach_family('maximum', _foreach_binary_step('maximum', 'clamp_min', 'clamp_min'), _OPERAND, overloads='binary')   # clamp_min_ with a tensor: maximum's values, NaN from either side
+_foreach_family('minimum', _foreach_binary_step('minimum', 'clamp_max', 'clamp_max'), _OPERAND, overloads='binary')
 
 def _foreach_value(v, i):
     "Element i of `addcmul`'s value: a number, a list of them, or a 1-D tensor of them."
     return v[i].item() if isinstance(v, Tensor) else v[i] if isinstance(v, (list, tuple)) else v
 
+def _foreach_values(v, n):
+    "torch's checks of `addcmul`'s values for `n` tensors: a scalar list of n numbers, or a packed 1-D contiguous tensor of n."
+    if isinstance(v, (list, tuple)) and len(v) != n: raise RuntimeError("Tensor list must have same number of elements as scalar list.")
+    if isinstance(v, Tensor):
+        if v._data.ndim != 1: raise RuntimeError(f"Expected packed scalar Tensor to be of dimension 1. Got {v._data.ndim} instead.")
+        if not v.is_contiguous(): raise RuntimeError("Expected scalars to be contiguous.")
+        if v._data.size != n: raise RuntimeError(f"Expected length of scalars to match input of length {n} but got {v._data.size} instead.")
+
 def _foreach_ternary(method):
     def family(self, tensor1, tensor2, value=1, inplace=False):
         self, tensor1, tensor2 = _foreach_lists(self, tensor1, tensor2)
+        _foreach_values(value, len(self))
         f = (lambda t, *a, **k: getattr(t, method + '_')(*a, **k)) if inplace else (lambda t, *a, **k: getattr(t, method)(*a, **k))
         out = [f(t, a, b, value=_foreach_value(value, i)) for i, (t, a, b) in enumerate(zip(self, tensor1, tensor2))]
         return self if inplace else tuple(out)
@@ -1164,6 +1210,8 @@ def _foreach_norm(self, ord=2, dtype=None):
 def _foreach_max(self):
     "torch._foreach_max: the largest element of each tensor."
     (self,) = _foreach_lists(self)
+    if builtins.any(t._data.size == 0 for t in self):
+        raise RuntimeError("_foreach_max cannot compute the maximum of an empty tensor; max over zero elements is undefined.")
     return tuple(t.max() for t in self)
 
 def _foreach_powsum(self, ord=2, dtype=None):

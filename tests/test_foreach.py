@@ -41,7 +41,35 @@ CASES = {
     'maximum_ half from float': lambda L: (lambda a: (L._foreach_maximum_(a, [L.tensor([2., 3.])]), a)[1])([L.tensor([1., 5.], dtype=L.float16)]),
     'minimum_ int from float': lambda L: L._foreach_minimum_([L.tensor([1, 5])], [L.tensor([2., 3.])]),
     'grad through out of place': lambda L: (lambda x: (L._foreach_mul([x], 3.)[0].sum().backward(), x.grad)[1])(L.ones(2, requires_grad=True)),
+    # torch's parser and checks (the error cases of test/test_foreach.py's binary/pointwise tests, run here without OpInfo)
+    'scalar list too short': lambda L: L._foreach_add(_a(L), [1.]), 'empty scalar list': lambda L: L._foreach_mul_(_a(L), []),
+    'scalar list of numpy numbers': lambda L: L._foreach_mul(_a(L), [np.float64(2.), np.int64(3)]),
+    'a list mixing numbers and tensors': lambda L: L._foreach_add(_a(L), [1., _b(L)[1]]),
+    'None in the tensors': lambda L: L._foreach_add([_a(L)[0], None], 1), 'None in the other list': lambda L: L._foreach_add(_a(L), [_b(L)[0], None]),
+    'None in addcmul tensor1': lambda L: L._foreach_addcmul(_a(L), [None, None], _b(L)),
+    'add a 1-d tensor of values': lambda L: L._foreach_add(_a(L), L.tensor([1., 2.])),
+    'mul_ a 2-d tensor of values': lambda L: L._foreach_mul_(_a(L), L.ones(1, 1)),
+    'sub a 1-d tensor (no Tensor overload)': lambda L: L._foreach_sub(_a(L), L.tensor([1., 2.])),
+    'sub_ a 1-d tensor, tuple': lambda L: L._foreach_sub_(tuple(_a(L)), L.tensor([1., 2.])),
+    'sub a 1-d tensor with alpha': lambda L: L._foreach_sub(_a(L), L.tensor([1., 2.]), alpha=2),
+    'maximum a 1-d tensor': lambda L: L._foreach_maximum(_a(L), L.tensor([1., 2.])),
+    'pow / pow_ a 1-d tensor': lambda L: '|'.join(str(e) for e in _errors(lambda: L._foreach_pow(_p(L), L.ones(2)), lambda: L._foreach_pow_(_p(L), L.ones(2)))),
+    'sub a 0-d tensor is a number': lambda L: L._foreach_sub(_a(L), L.tensor(2.)),
+    'addcmul scalars too short': lambda L: L._foreach_addcmul(_a(L), _a(L), _b(L), [1.]),
+    'addcdiv 0-d scalars tensor': lambda L: L._foreach_addcdiv(_a(L), _b(L), _p(L), L.tensor(1.)),
+    'addcdiv scalars tensor too long': lambda L: L._foreach_addcdiv(_a(L), _b(L), _p(L), L.tensor([1., 2., 3.])),
+    'addcmul_ non-contiguous scalars': lambda L: L._foreach_addcmul_(_a(L), _b(L), _p(L), L.tensor([[0., 1.], [2., 3.]])[:, 1]),
+    'max of an empty tensor': lambda L: L._foreach_max([L.ones(2), L.ones(0)]),
 }
+
+def _errors(*fs):
+    "The exceptions the calls `fs` raise (each must raise)."
+    out = []
+    for f in fs:
+        try: f()
+        except Exception as e: out.append(e)
+        else: raise AssertionError("no error")
+    return out
 
 def _run(L, f):
     try: r = f(L)
