@@ -365,7 +365,8 @@ def _plain_apply(cls, x):
     ctx = _NO_CTX
     if _Mode.grad and x._requires_grad:     # `_plain_node(cls, (x,))`, inlined
         ctx = _new(cls)
-        ctx.next_functions, ctx._seq = (_edge(x),), next(_counter)
+        fn = x.grad_fn     # `_edge(x)`, inlined too: x requires grad
+        ctx.next_functions, ctx._seq = ((fn, x._output_nr) if fn is not None else (_accumulator(x), 0),), next(_counter)
     try: out = cls.forward(ctx, x)
     except ValueError as e: raise _as_torch_error(e, (x,)) from None     # (as `_record`)
     except RuntimeWarning as e: out = _rerun_quietly(e, cls.forward, ctx, x)

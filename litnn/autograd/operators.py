@@ -8,9 +8,9 @@ import builtins, operator, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _inferred_order, _relaid
-from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num, _rerun_quietly
+from .graph import Op, _NO_CTX, _quiet, _ndarray, _new, _edge, _counter, _num, _rerun_quietly, _accumulator, _NO_EDGE
 from .grad_mode import _Mode
-from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma, _number_tensor
+from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape, _shapes, _operands, _half, _opmath, _half_number, _promote_arith, _fma, _number_tensor, _scalar
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
@@ -245,15 +245,19 @@ def _plain_pair(x, y):
 
 def _plain_binary(cls, x, y):
     "`cls.apply(x, y)` (`cls` MulBackward0 or AddBackward0) where `_plain_pair` holds, written out; see above."
-    a, b = _operands(x, y)
+    a, ty = x._data, type(y) is Tensor
+    b = y._data if ty else _scalar(y, a)     # `_operands(x, y)`: x is a tensor here
     try: out = a * b if cls is MulBackward0 else a + b
     except RuntimeWarning as e: out = _rerun_quietly(e, np.multiply if cls is MulBackward0 else np.add, a, b)   # (12_backprop_graph)
-    if type(a) is _ndarray and a.ndim >= 2: out = _first_layout(out, a, b)
+    if a.ndim >= 2 and not (a.flags.c_contiguous and out.flags.c_contiguous): out = _first_layout(out, a, b)   # (one shape: its first test)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
-    if _Mode.grad and ((type(x) is Tensor and x._requires_grad) or (type(y) is Tensor and y._requires_grad)):
+    if _Mode.grad and (x._requires_grad or (ty and y._requires_grad)):
         ctx = _new(cls)
-        ctx.next_functions = ex, ey = _edge(x), _edge(y)
+        fn = x.grad_fn       # `_edge(x)`, inlined; a number has no edge
+        ex = (fn, x._output_nr) if fn is not None else (_accumulator(x), 0) if x._requires_grad else _NO_EDGE
+        ey = _edge(y) if ty else _NO_EDGE
+        ctx.next_functions = ex, ey
         ctx._seq = next(_counter)
         if cls is MulBackward0:      # `ctx.save_for_backward`, whose loop finds no version to note unless a tensor has a counter
             s = ctx._saved = (x if ey[0] is not None else None, y if ex[0] is not None else None)
