@@ -24,7 +24,8 @@ def _encode_object(enc, x, encode):
     if isinstance(x, _NOT_OBJECTS) or "<locals>" in type(x).__qualname__: return None
     state = x.__getstate__()
     if state is None and hasattr(x, "__dict__"): state = {}   # Python gives None for an empty __dict__
-    if type(state) is not dict: return None
+    # a dict, or what the class's own `__setstate__` takes (a `dataclass(slots=True)` gives its field values as a list)
+    if type(state) is not dict and not hasattr(type(x), "__setstate__"): return None
     i = enc.object_index[id(x)] = len(enc.objects)
     enc.objects.append(None); enc.kept.append(x)   # keeping `x` alive keeps its id unique
     enc.objects[i] = {"class": _global_name(type(x)), "state": encode(state)}
@@ -526,6 +527,6 @@ def _set_states(objects, records, decode, fail):
     "Give each object its decoded state, the last stored first."
     for obj, rec in reversed(list(zip(objects, records))):
         state = decode(rec["state"])
-        if type(state) is not dict: raise fail(f"the state of a {type(obj).__name__} is not a dict")
-        if hasattr(obj, "__setstate__"): obj.__setstate__(state)
+        if hasattr(obj, "__setstate__"): obj.__setstate__(state)   # (pickle's rule: the class's own takes any state)
+        elif type(state) is not dict: raise fail(f"the state of a {type(obj).__name__} is not a dict")
         else: obj.__dict__.update(state)

@@ -535,7 +535,8 @@ class GeluBackward0(Op):
         x = ctx._saved_like(g)[0]
         if isinstance(g, Tensor): return _dgelu_recorded(g, x, ctx.approximate)
         xp, x32 = array_namespace(g), x.astype(np.float32) if x.dtype.itemsize < 4 else x
-        aux = ctx.aux if ctx.aux is not None else _gelu_aux(xp, x32, ctx.approximate)   # (again only after retain_graph)
+        # again only after retain_graph: as forward computed it (its fused loop where it ran), so a second backward gives the same values
+        aux = ctx.aux if ctx.aux is not None else _gelu_forward(xp, x32, ctx.approximate)[1]
         ctx.aux = None                          # its memory becomes the gradient: no new array
         d = _dgelu(xp, g.astype(np.float32) if g.dtype.itemsize < 4 else g, x32, aux, ctx.approximate)
         return d.astype(g.dtype, copy=False)

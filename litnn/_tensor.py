@@ -485,9 +485,10 @@ def is_contiguous(self:Tensor, memory_format=None):
 
 @patch
 def data_ptr(self:Tensor):
-    "The address of the first element (0 for a tensor of no elements, as torch: it has none to point at)."
+    "The address of the first element (0 for a tensor of no elements or no memory (meta), as torch: it has none to point at)."
+    from litnn.storage import _address
     a = self._data
-    return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0] if a.size else 0
+    return _address(a) if a.size else 0
 
 # %% ../nbs/17d_complex_numbers.ipynb #c018d6e2
 def is_conj(input):

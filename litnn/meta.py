@@ -136,6 +136,9 @@ def astype(self:MetaArray, dtype, order='K', casting='unsafe', subok=True, copy=
 def copy(self:MetaArray, order='C'): return MetaArray(self.shape, self.dtype)
 @patch
 def fill(self:MetaArray, value): pass   # a write: nothing to write
+# attributes, not methods: the real or imaginary part's dtype (a complex meta tensor's `view_as_real` reads `a.real.dtype`)
+MetaArray.real = property(lambda self: MetaArray(self.shape, np.zeros((), self.dtype).real.dtype))
+MetaArray.imag = property(lambda self: MetaArray(self.shape, np.zeros((), self.dtype).imag.dtype))
 
 @patch
 def view(self:MetaArray, dtype=None, type=None):

@@ -12,7 +12,10 @@ from . import backend as B
 from .backend import patch
 
 # %% ../nbs/reference/torch/storage.ipynb #0a9a8329
-def _address(a): return (getattr(a, '__cuda_array_interface__', None) or a.__array_interface__)['data'][0]
+def _address(a):
+    "Where `a`'s memory starts; 0 for an array with no memory (a meta array), as torch's `data_ptr()` of a meta tensor."
+    iface = getattr(a, '__cuda_array_interface__', None) or getattr(a, '__array_interface__', None)
+    return 0 if iface is None else iface['data'][0]
 
 def _root(a):
     "The array at the root of `a`'s chain of `.base`s: the allocation `a` views."
