@@ -1339,7 +1339,7 @@ Tensor.istft = istft
 # %% ../nbs/reference/torch/pointwise_math.ipynb #dd37a90f
 import builtins, math, numpy as np
 from .backend import array_namespace, result_type, float64, complex128, patch
-from ._tensor import Tensor, _dtype_name, finfo, _LEGACY
+from ._tensor import Tensor, _dtype_name, finfo, _LEGACY, _float_arg
 from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath, _fma
 from .autograd.engine import _inplace
@@ -1551,6 +1551,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     "NaN replaced by `nan`, +inf by `posinf`, -inf by `neginf` (default: the dtype's extreme finite values)."
     if not _float_dtype(input): return input.clone()
     return NanToNumBackward0.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+    nan, posinf, neginf = (v if v is None else _float_arg(v, k, 'nan_to_num', i) for i, (k, v) in enumerate(dict(nan=nan, posinf=posinf, neginf=neginf).items(), 2))
+    if nan is None: nan = 0.0      # (torch's parser: an optional float)
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #2a82b20f
 @patch
@@ -2586,7 +2588,7 @@ def saddmm(input, mat1, mat2, *, beta=1, alpha=1):
 import math, numpy as np
 from fractions import Fraction
 from . import backend as B
-from ._tensor import Tensor
+from ._tensor import Tensor, _int_arg, _float_arg
 from .autograd.engine import _inplace
 
 # %% ../nbs/reference/special.ipynb #b5569a5b
@@ -2721,12 +2723,13 @@ def polygamma(n, input):
     if n < 0: raise RuntimeError("polygamma(n, x) does not support negative n.")
     return DigammaBackward0.apply(_floating(input)) if n == 0 else PolygammaBackward0.apply(_floating(input), n=n)
 
+    n = _int_arg(n, 'n', 'polygamma', 1)
 # %% ../nbs/reference/special.ipynb #1c168d28
 Tensor.lgamma, Tensor.digamma = lgamma, digamma
-Tensor.polygamma = lambda self, n: polygamma(n, self)
+Tensor.polygamma = lambda self, n: polygamma(_int_arg(n, 'n', 'polygamma', 1), self)
 Tensor.lgamma_ = lambda self: _inplace(self, lgamma)
 Tensor.digamma_ = lambda self: _inplace(self, digamma)
-Tensor.polygamma_ = lambda self, n: _inplace(self, lambda x: polygamma(n, x))
+Tensor.polygamma_ = lambda self, n: _inplace(self, lambda x, n: polygamma(n, x), n=_int_arg(n, 'n', 'polygamma_', 1))
 
 # %% ../nbs/reference/special.ipynb #b1d8dd7c
 _SQRT2, _SQRT2PI = math.sqrt(2), math.sqrt(2 * math.pi)
@@ -2790,6 +2793,7 @@ def logit(input, eps=None):
     return LogitBackward0.apply(_floating(input), **({} if eps is None else {'eps': eps}))
 
 def sinc(input):
+    if eps is not None: eps = _float_arg(eps, 'eps', 'logit', 2)
     "sin(πx) / (πx), and 1 at 0."
     return SincBackward0.apply(_floating(input))
 
@@ -2804,11 +2808,12 @@ def mvlgamma(input, p):
     if p < 1: raise RuntimeError("p has to be greater than or equal to 1")
     return MvlgammaBackward0.apply(_floating(input), p=p)
 
+    p = _int_arg(p, 'p', 'mvlgamma', 2)
 # %% ../nbs/reference/special.ipynb #9f89222f
 Tensor.logit, Tensor.sinc, Tensor.mvlgamma = logit, sinc, lambda self, p: mvlgamma(self, p)
-Tensor.logit_ = lambda self, eps=None: _inplace(self, logit, eps)
+Tensor.logit_ = lambda self, eps=None: _inplace(self, logit, eps=None if eps is None else _float_arg(eps, 'eps', 'logit_', 1))
 Tensor.sinc_ = lambda self: _inplace(self, sinc)
-Tensor.mvlgamma_ = lambda self, p: _inplace(self, mvlgamma, p)
+Tensor.mvlgamma_ = lambda self, p: _inplace(self, mvlgamma, p=_int_arg(p, 'p', 'mvlgamma_', 1))
 
 # %% ../nbs/reference/special_bessel.ipynb #517a3438
 import math, numpy as np

@@ -9,7 +9,7 @@ __all__ = ['BernoulliBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBa
 import builtins, math, numpy as np
 from functools import partial
 from .backend import patch, array_namespace, to_device, _generator, promote_types, _TorchRng
-from ._tensor import Tensor, _LEGACY
+from ._tensor import Tensor, _LEGACY, _float_arg
 from ._creation import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
 from . import backend as B   # (B._vmap_random: inside vmap, a random op's rule, 33a_vmap)
@@ -47,6 +47,7 @@ def _walked(a, draw, parts=False):
 @patch
 def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
     "Fill with samples from the uniform distribution on [from_, to); returns self."
+    from_, to = _float_arg(from_, 'from', 'uniform_', 1), _float_arg(to, 'to', 'uniform_', 2)     # (torch's parser)
     if B._vmap_random is not None: return B._vmap_random('inplace', 'uniform_', lambda t: t.uniform_(from_, to, generator=generator), self)
     _uniform_bounds(self, from_, to)
     g, (shape, real) = _generator(self.device, generator), _parts(self._data.shape, self._data.dtype)   # (complex: its parts, 11_making_tensors)
@@ -58,6 +59,7 @@ def uniform_(self:Tensor, from_=0, to=1, *, generator=None):
 @patch
 def normal_(self:Tensor, mean=0, std=1, *, generator=None):
     "Fill with samples from the normal distribution N(mean, std²); returns self."
+    mean, std = _float_arg(mean, 'mean', 'normal_', 1), _float_arg(std, 'std', 'normal_', 2)     # (torch's parser)
     if B._vmap_random is not None: return B._vmap_random('inplace', 'normal_', lambda t: t.normal_(mean, std, generator=generator), self)
     if not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if not self._data.size: return self                       # no kernel runs, so no dtype is refused (torch's)
@@ -474,6 +476,7 @@ def _random_ints(g, shape, d, lo, hi, unbounded):
 @patch
 def exponential_(self:Tensor, lambd=1.0, *, generator=None):
     "Fill with samples of the exponential distribution with rate `lambd`."
+    lambd = _float_arg(lambd, 'lambd', 'exponential_', 1)     # (torch's parser)
     if B._vmap_random is not None: return B._vmap_random('inplace', 'exponential_', lambda t: t.exponential_(lambd, generator=generator), self)
     _continuous(self, 'Exponential')
     if not lambd > 0: raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
@@ -483,6 +486,7 @@ def exponential_(self:Tensor, lambd=1.0, *, generator=None):
 @patch
 def geometric_(self:Tensor, p, *, generator=None):
     "Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."
+    p = _float_arg(p, 'p', 'geometric_', 1)     # (torch's parser)
     if B._vmap_random is not None: return B._vmap_random('inplace', 'geometric_', lambda t: t.geometric_(p, generator=generator), self)
     if not 0 < p < 1: raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     return _refill(self, GeometricBackward0, _draw(self, generator, lambda g, s: np.ceil(np.log(_doubles(g, s)) / np.log(1.0 - p)) if isinstance(g, _TorchRng)
@@ -491,6 +495,7 @@ def geometric_(self:Tensor, p, *, generator=None):
 @patch
 def log_normal_(self:Tensor, mean=1.0, std=2.0, *, generator=None):
     "Fill with exp of samples of N(mean, std²)."
+    mean, std = _float_arg(mean, 'mean', 'log_normal_', 1), _float_arg(std, 'std', 'log_normal_', 2)     # (torch's parser)
     if B._vmap_random is not None: return B._vmap_random('inplace', 'log_normal_', lambda t: t.log_normal_(mean, std, generator=generator), self)
     _floats(self, 'log_normal_cpu')
     if not std > 0: raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
@@ -500,6 +505,7 @@ def log_normal_(self:Tensor, mean=1.0, std=2.0, *, generator=None):
 @patch
 def cauchy_(self:Tensor, median=0.0, sigma=1.0, *, generator=None):
     "Fill with samples of the Cauchy distribution: `median + sigma * tan(pi * (u - 1/2))`."
+    median, sigma = _float_arg(median, 'median', 'cauchy_', 1), _float_arg(sigma, 'sigma', 'cauchy_', 2)     # (torch's parser)
     if B._vmap_random is not None: return B._vmap_random('inplace', 'cauchy_', lambda t: t.cauchy_(median, sigma, generator=generator), self)
     _continuous(self, 'Cauchy', c_names=True)
     if not sigma > 0: raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")

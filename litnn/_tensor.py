@@ -155,6 +155,14 @@ def _int_arg(v, name='dim', fn=None, pos=None):
     if isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in 'iu': return builtins.int(v._data)
     raise TypeError(f"{fn + '(): ' if fn else ''}argument '{name}'{f' (position {pos})' if pos else ''} must be int, not {type(v).__name__}")
 
+def _float_arg(v, name, fn=None, pos=None):
+    "`v` as a Python float where torch's parser takes a float: a real number or a 0-d tensor outside the graph; else torch's TypeError."
+    if isinstance(v, (builtins.float, builtins.int, np.floating, np.integer, np.bool_)): return builtins.float(v)
+    if isinstance(v, Tensor) and v._data.ndim == 0 and not v._requires_grad:
+        if v._data.dtype.kind == 'c' and v._data.imag != 0: raise RuntimeError("value cannot be converted to type double without overflow")
+        return builtins.float(v._data.real)
+    raise TypeError(f"{fn + '(): ' if fn else ''}argument '{name}'{f' (position {pos})' if pos else ''} must be float, not {type(v).__name__}")
+
 def _dim_tuple(dim, name='dim'):
     "A `dim` argument (one dim, an integer tensor of one element, or a sequence of them) as a tuple."
     if isinstance(dim, (Tensor, builtins.float)):
