@@ -1549,10 +1549,10 @@ class NanToNumBackward0(Op):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     "NaN replaced by `nan`, +inf by `posinf`, -inf by `neginf` (default: the dtype's extreme finite values)."
-    if not _float_dtype(input): return input.clone()
-    return NanToNumBackward0.apply(input, nan=nan, posinf=posinf, neginf=neginf)
     nan, posinf, neginf = (v if v is None else _float_arg(v, k, 'nan_to_num', i) for i, (k, v) in enumerate(dict(nan=nan, posinf=posinf, neginf=neginf).items(), 2))
     if nan is None: nan = 0.0      # (torch's parser: an optional float)
+    if not _float_dtype(input): return input.clone()
+    return NanToNumBackward0.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #2a82b20f
 @patch
@@ -2720,10 +2720,10 @@ def digamma(input):
 def polygamma(n, input):
     "The n-th derivative of digamma, elementwise."
     _check_tensors("polygamma", dict(input=input))
+    n = _int_arg(n, 'n', 'polygamma', 1)
     if n < 0: raise RuntimeError("polygamma(n, x) does not support negative n.")
     return DigammaBackward0.apply(_floating(input)) if n == 0 else PolygammaBackward0.apply(_floating(input), n=n)
 
-    n = _int_arg(n, 'n', 'polygamma', 1)
 # %% ../nbs/reference/special.ipynb #1c168d28
 Tensor.lgamma, Tensor.digamma = lgamma, digamma
 Tensor.polygamma = lambda self, n: polygamma(_int_arg(n, 'n', 'polygamma', 1), self)
@@ -2790,10 +2790,10 @@ SpecialLogNdtrBackward0.forward, SpecialLogNdtrBackward0.backward = _save_both, 
 # %% ../nbs/reference/special.ipynb #8cc4ace1
 def logit(input, eps=None):
     "log(p / (1 - p)), p clamped into [eps, 1 - eps] when eps is given."
+    if eps is not None: eps = _float_arg(eps, 'eps', 'logit', 2)
     return LogitBackward0.apply(_floating(input), **({} if eps is None else {'eps': eps}))
 
 def sinc(input):
-    if eps is not None: eps = _float_arg(eps, 'eps', 'logit', 2)
     "sin(πx) / (πx), and 1 at 0."
     return SincBackward0.apply(_floating(input))
 
@@ -2805,10 +2805,10 @@ class MvlgammaBackward0(_Unary):
 def mvlgamma(input, p):
     "The multivariate log-gamma function of dimension p."
     _check_tensors("mvlgamma", dict(input=input))
+    p = _int_arg(p, 'p', 'mvlgamma', 2)
     if p < 1: raise RuntimeError("p has to be greater than or equal to 1")
     return MvlgammaBackward0.apply(_floating(input), p=p)
 
-    p = _int_arg(p, 'p', 'mvlgamma', 2)
 # %% ../nbs/reference/special.ipynb #9f89222f
 Tensor.logit, Tensor.sinc, Tensor.mvlgamma = logit, sinc, lambda self, p: mvlgamma(self, p)
 Tensor.logit_ = lambda self, eps=None: _inplace(self, logit, eps=None if eps is None else _float_arg(eps, 'eps', 'logit_', 1))
