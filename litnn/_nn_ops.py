@@ -409,6 +409,24 @@ grid_sampler_2d, grid_sampler_3d = _grid_sampler_nd(2), _grid_sampler_nd(3)
 _grid_sampler_2d_cpu_fallback = _grid_sampler_nd(2)      # torch's reference 2-d kernel: the same checks and results here
 _grid_sampler_2d_cpu_fallback.__name__ = _grid_sampler_2d_cpu_fallback.__qualname__ = "_grid_sampler_2d_cpu_fallback"
 
+# %% ../nbs/reference/torch/nn_ops_kernels.ipynb #24a1b22c
+def _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                                 mask=None, need_weights=True, average_attn_weights=True, mask_type=None):
+    """torch._native_multi_head_attention, MultiheadAttention's fast path (batch first, inference): `mask` is a key
+    padding mask (`mask_type` 1), a merged (batch, heads, L, S) mask (2) or an (L, S) one (0). The weights come per head
+    unless averaged; None without `need_weights`. A query row whose keys a mask hides entirely (in some head) is NaN, as
+    torch's kernel softmaxes it, and the output projection spreads that NaN over the row."""
+    from litnn.nn.modules.activation import _fully_masked_rows
+    kpm = mask if mask_type == 1 else None
+    am = mask.reshape(-1, *mask.shape[-2:]) if mask_type == 2 else mask if mask_type == 0 else None
+    out, w = F.multi_head_attention_forward(*(t.transpose(1, 0) for t in (query, key, value)), embed_dim, num_head, qkv_weight,
+                                            qkv_bias, None, None, False, 0.0, proj_weight, proj_bias, training=False,
+                                            key_padding_mask=kpm, need_weights=need_weights, attn_mask=am,
+                                            average_attn_weights=average_attn_weights)
+    out = out.transpose(1, 0)
+    if mask is not None: out = out.masked_fill(_fully_masked_rows(am, kpm, num_head, *out.shape[:2]), float('nan'))
+    return out, w
+
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #6371eb1e
 def affine_grid_generator(theta, size, align_corners):
     "torch.affine_grid_generator: `F.affine_grid` with `align_corners` required."

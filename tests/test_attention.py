@@ -454,3 +454,37 @@ def test_mha_fast_path_masks(masks, need_weights):
     np.testing.assert_allclose(lo, to, rtol=1e-5, atol=1e-5)
     assert (tw is None) == (lw is None)
     if tw is not None: np.testing.assert_allclose(lw, tw, rtol=1e-5, atol=1e-5)
+
+
+def test_fast_path_goes_through_native_multi_head_attention_as_torch():
+    "MultiheadAttention's fast path calls <lib>._native_multi_head_attention, looked up at call time (torch's test_multihead_self_attn_two_masks_fast_path_mock)."
+    import unittest.mock as mock
+    def called(lib, **kw):
+        lib.manual_seed(0)
+        m = lib.nn.MultiheadAttention(16, 8, batch_first=True, **kw.pop('mk', {})).eval()
+        q = lib.rand(8, 5, 16)
+        masks = dict(attn_mask=lib.randint(0, 2, (5, 5)).bool(), key_padding_mask=lib.randint(0, 2, (8, 5)).bool())
+        with mock.patch.object(lib, '_native_multi_head_attention', mock.MagicMock(return_value=(lib.Tensor(), lib.Tensor()))) as fm:
+            with (lib.no_grad() if kw.pop('no_grad', True) else mock.MagicMock()):
+                m(q, q if kw.pop('self_attn', True) else q.clone(), q, **masks)
+        return fm.called
+    for kw in ({}, {'no_grad': False}, {'self_attn': False}, {'mk': {'add_bias_kv': True}}, {'mk': {'bias': False}}):
+        assert called(litnn, **dict(kw)) == called(torch, **dict(kw)), kw
+
+@pytest.mark.parametrize('mask_type', [None, 0, 1, 2])
+@pytest.mark.parametrize('need_weights, average', [(True, True), (True, False), (False, True)])
+def test_native_multi_head_attention_as_torch(mask_type, need_weights, average):
+    def run(lib):
+        g = np.random.default_rng(3)
+        t = lambda *s: lib.tensor(g.standard_normal(s), dtype=lib.float64)
+        B, L, E, H = 2, 4, 8, 2
+        q, w, b, pw, pb = t(B, L, E), t(3 * E, E), t(3 * E), t(E, E), t(E)
+        kpm = lib.tensor([[False, False, True, False], [True, True, True, True]])      # a fully masked batch: NaN rows
+        am = lib.tensor(g.integers(0, 2, (L, L)).astype(bool))
+        mask = {None: None, 0: am, 1: kpm, 2: (am.view(1, 1, L, L).expand(B, H, L, L) + kpm.view(B, 1, 1, L).expand(-1, H, -1, -1))}[mask_type]
+        out, wt = lib._native_multi_head_attention(q, q, q, E, H, w, b, pw, pb, mask, need_weights, average, mask_type)
+        return out.numpy(), None if wt is None else wt.numpy()
+    (o1, w1), (o2, w2) = run(litnn), run(torch)
+    np.testing.assert_allclose(o1, o2, rtol=1e-9, atol=1e-9)      # (NaN where torch has NaN)
+    assert (w1 is None) == (w2 is None)
+    if w1 is not None: np.testing.assert_allclose(w1, w2, rtol=1e-9, atol=1e-9)

@@ -269,7 +269,11 @@ def forward(self:MultiheadAttention, query, key, value, key_padding_mask=None, n
         if why: raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. "
                                      f"The fast path was not hit because {why}")
         return self._nested_fast_path(query, need_weights, average_attn_weights)
-    fast = (key_padding_mask is not None or attn_mask is not None) and not self._why_not_fast_path(query, key, value, key_padding_mask, attn_mask)
+    if self.in_proj_bias is not None and not self._why_not_fast_path(query, key, value, key_padding_mask, attn_mask):
+        merged, mask_type = self.merge_masks(attn_mask, key_padding_mask, query)     # torch's fast path: its operator, looked up
+        return sys.modules['litnn']._native_multi_head_attention(        # at each call as torch's (a test may stand in for it)
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
+            self.out_proj.bias, merged, need_weights, average_attn_weights, mask_type)
     if self.batch_first and query.dim() == 3: query, key, value = (t.transpose(1, 0) for t in (query, key, value))
     out, weights = F.multi_head_attention_forward(
         query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k, self.bias_v,
@@ -277,9 +281,7 @@ def forward(self:MultiheadAttention, query, key, value, key_padding_mask=None, n
         key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
         use_separate_proj_weight=not self._qkv_same_embed_dim, q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
         v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights, is_causal=is_causal)
-    out = out.transpose(1, 0) if self.batch_first and query.dim() == 3 else out
-    if fast: out = out.masked_fill(_fully_masked_rows(attn_mask, key_padding_mask, self.num_heads, *out.shape[:2]), float('nan'))
-    return out, weights
+    return (out.transpose(1, 0) if self.batch_first and query.dim() == 3 else out), weights
 
 def _fully_masked_rows(attn_mask, key_padding_mask, nhead, B, L):
     """(B, L, 1): the query rows whose keys the two masks (nonzero where masked: a bool mask, or -inf in a float one) mask out
