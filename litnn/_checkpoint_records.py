@@ -17,6 +17,7 @@ from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states
 from ._pickling import _user_state
 from .meta import MetaArray       # (65_pickling: what a pickle keeps of a tensor's attributes)
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/63_checkpoint_records.ipynb #e706281e
 _FORMAT, _VERSION = "litnn", 3   # 3: checksums (version 2 files, without them, are still read)
@@ -250,7 +251,7 @@ def _tensors(f, records, arrays, map_location):
 def _flagged(t, rec):
     "Tensor `t` as its record says: a Parameter, or requiring grad."
     if rec.get("parameter"): return Parameter(t, requires_grad=rec.get("requires_grad", False))
-    return t.requires_grad_(True) if rec.get("requires_grad") else t
+    return _set_requires_grad(t, True) if rec.get("requires_grad") else t
 
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
@@ -292,7 +293,7 @@ def _sparse_record(x, tensors, f, depth):
         parts.append(B.to_device(_tensor_record(r, tensors, f, depth)._data, "cpu"))
     t = Tensor._make(_checked_sparse(layout, parts, x["size"], x.get("coalesced", False)))
     if type(x.get("requires_grad", False)) is not bool or type(x.get("coalesced", False)) is not bool: raise ValueError("a flag is not a bool")
-    return t.requires_grad_(True) if x.get("requires_grad") else t
+    return _set_requires_grad(t, True) if x.get("requires_grad") else t
 
 def _ndarray_record(x, tensors, f, depth):
     t = _tensor_record(x, tensors, f, depth)

@@ -199,6 +199,7 @@ import numpy as np
 from .backend import to_dtype, dtype as _dtype
 from ._tensor import Tensor
 from .autograd.engine import _can_cast
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #74448a4f
 def can_cast(from_, to):
@@ -228,7 +229,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         count = (n - offset) // size
     elif offset + count * size > n:
         raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must not be greater than actual buffer length ({n} bytes)")
-    return Tensor._make(np.frombuffer(buffer, d.np, count, offset)).requires_grad_(requires_grad)
+    return _set_requires_grad(Tensor._make(np.frombuffer(buffer, d.np, count, offset)), requires_grad)
 
 # %% ../nbs/reference/torch/storage.ipynb #21599982
 import os
@@ -237,6 +238,7 @@ from .backend import get_default_dtype
 from ._creation import from_numpy, empty
 from .storage import UntypedStorage, TypedStorage
 from . import backend as B
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 def from_file(filename, # the file to map
               shared=None, # True: writes go to the file; False: to a private copy
@@ -254,7 +256,7 @@ def from_file(filename, # the file to map
     if have < nbytes: raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{nbytes}>")
     if size == 0: out = empty(0, dtype=dtype)
     else: out = from_numpy(np.memmap(filename, dtype=dtype.np, mode='r+' if shared else 'c', shape=(size,)))
-    return out.requires_grad_(requires_grad)
+    return _set_requires_grad(out, requires_grad)
 
 def _storage_from_file(cls, filename, shared=False, nbytes=0):
     "`UntypedStorage.from_file`: `nbytes` bytes mapped from file `filename` (`shared`: writes go to the file; else to a private copy)."

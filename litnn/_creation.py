@@ -13,6 +13,7 @@ from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fil
 from ._tensor import _laid_out, _preserved_order
 from ._python_arg_parser import _dtype_arg   # reference/torch/tensor_attributes: layouts in memory
 from ._flags import _warn_once, _stacklevel_outside
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
 def _first(data):
@@ -219,7 +220,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         t = Tensor._make(xp_for(data.device).empty((0,), d.np)).set_(data)
         t = t.to(device) if device is not None else t
         _check_grad_dtype(t._data, requires_grad)
-        return t.requires_grad_(requires_grad)
+        return _set_requires_grad(t, requires_grad)
     a = _infer(data, dtype)
     device = device if device is not None else _default_device['device']
     a = to_device(a, device) if device is not None else a
@@ -612,6 +613,7 @@ from ._tensor import Tensor, _LEGACY, _fixed_size
 from .backend import _by_name
 from ._flags import _warn_once
 from .storage import UntypedStorage
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/11a_creating_and_converting.ipynb #fec201fe
 _SUPPORTED = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
@@ -699,7 +701,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if not t.is_leaf and not grad: return t.detach()
     if t.is_leaf and t._requires_grad != grad:
         if grad: _check_grad_dtype(t._data, True)
-        t.requires_grad_(grad)
+        _set_requires_grad(t, grad)
     return t
 
 # %% ../nbs/11a_creating_and_converting.ipynb #f5d2aa9d
@@ -833,6 +835,7 @@ def _strided(flat, size, stride, offset):
 import builtins, math, warnings, numpy as np
 from .backend import patch, to_dtype, get_default_dtype
 from ._tensor import Tensor
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #5c9262ca
 from ._creation import _with_out     # (11_making_tensors: earlier in this module)
@@ -857,7 +860,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     _storage_fits(size, stride, dtype)
     need = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
     memory = empty(need, dtype=dtype, device=device)._data
-    return Tensor._make(_strided(memory, size, stride, 0)).requires_grad_(requires_grad)
+    return _set_requires_grad(Tensor._make(_strided(memory, size, stride, 0)), requires_grad)
 
 @patch
 def new_empty_strided(self:Tensor, size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -875,12 +878,13 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     for d in reversed(order): stride[d], step = step, step * builtins.max(size[d], 1)    # contiguous in the physical order
     out = empty_strided(size, stride, dtype=dtype, device=device)
     if requires_grad and not out.dtype.is_floating_point: raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    return out.requires_grad_(requires_grad)
+    return _set_requires_grad(out, requires_grad)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #1b8ebe53
 from .backend import get_default_dtype, float64, complex128
 from .autograd.graph import _check_tensors
 from ._creation import _with_out, _complex_range_dtype
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #ff587acb
 def _function(name, method, module):
@@ -909,7 +913,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         e = np.where(i < steps // 2, s0 + step * i, s1 - step * (steps - i - 1))
         return tensor((np.float32(base) ** e).astype(d.np), device=device, requires_grad=requires_grad)
     out = base ** linspace(start, end, steps, dtype=complex128 if d is not None and d.is_complex else float64, device=device)
-    return out.to(dtype or get_default_dtype()).requires_grad_(requires_grad)
+    return _set_requires_grad(out.to(dtype or get_default_dtype()), requires_grad)
 
 logspace = _with_out(logspace)     # torch's out= (made in out's dtype, resized without a warning), layout= and pin_memory=
 
@@ -930,6 +934,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 import builtins, math
 from .backend import array_namespace, to_dtype, get_default_dtype, float64
 from ._tensor import Tensor
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/reference/torch/windows.ipynb #11d3132a
 def _window(name, window_length, periodic, dtype, device, requires_grad, shape):
@@ -941,7 +946,7 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, shape):
     n = window_length + 1 if periodic and window_length > 1 else window_length
     k = arange(n, dtype=float64, device=device)._data
     w = shape(k, n - 1, array_namespace(k)) if n > 1 else k * 0 + 1
-    return Tensor._make(w[:window_length].astype(d.np)).requires_grad_(requires_grad)
+    return _set_requires_grad(Tensor._make(w[:window_length].astype(d.np)), requires_grad)
 
 # %% ../nbs/reference/torch/windows.ipynb #42884188
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):

@@ -11,7 +11,7 @@ from .backend import array_namespace, get_default_dtype, result_type, patch, _ch
 from ._tensor import Tensor, _as_array, _array_of, _dtype_name, _LEGACY
 from ._creation import zeros_like, tensor as _tensor
 from .autograd.graph import Op, _num, _check_tensors, _check_broadcast, _needs
-from .autograd.grad_mode import no_grad
+from .autograd.grad_mode import no_grad, _Mode
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
 from .autograd.operators import _check_divisor, div, _dunder, _first_layout
 from ._flags import _warn_once
@@ -120,11 +120,13 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     "True when every element is close (see `isclose`)."
     _check_tensors('allclose', dict(input=input, other=other))
+    if _Mode.batched is not None: _Mode.batched.no_rule('python', 'allclose', input, other)   # (a bool per sample: vmap cannot, 33a_vmap)
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 def equal(input, other):
     "True when both tensors have the same shape and the same values."
     _check_tensors('equal', dict(input=input, other=other))
+    if _Mode.batched is not None: _Mode.batched.no_rule('op', 'equal', input, other)   # (a bool per sample: vmap cannot, 33a_vmap)
     return input.shape == other.shape and builtins.bool((input == other)._data.all())
 
 for _f in (bitwise_not, isclose, allclose, equal): setattr(Tensor, _f.__name__, _f)
@@ -2330,6 +2332,7 @@ Tensor.resize_as_ = resize_as_
 # %% ../nbs/reference/sparse.ipynb #99040ec5
 from ._tensor import _sparse_grad_ops, _SparseArray, _coo, _csr, _compressed, _coalesced, _dense, _plain, _sparse_of, _smm_array, _unsupported, sparse_coo, sparse_csr
 from ._tensor import _dense_to_compressed, strided, _sparse_invariants, _COMPRESSED, _ROW_LAYOUTS, _BLOCK_LAYOUTS, _LAYOUT_NAMES
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/reference/sparse.ipynb #29cb1f7d
 class SparseCooTensorWithDimsAndTensorsBackward0(Op):
@@ -2379,7 +2382,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     size = _sparse_checks(idx, v._data, size, 'sparse_coo_tensor')
     idx = Tensor._make(np.ascontiguousarray(idx, np.int64))
     out = SparseCooTensorWithDimsAndTensorsBackward0.apply(v, idx, shape=size, coalesced=idx.shape[1] < 2 if is_coalesced is None else bool(is_coalesced))   # torch: under 2 entries, coalesced
-    return out.requires_grad_() if requires_grad else out
+    return _set_requires_grad(out, True) if requires_grad else out
 
 # %% ../nbs/reference/sparse.ipynb #425e6dca
 class ToDenseBackward0(Op):
@@ -2505,7 +2508,7 @@ def _compressed_tensor(layout, compressed, plain, values, size, dtype, device, r
                            f"{pn} stay in range); check_invariants=True says which invariant fails")
     node = _BlockValuesBackward if block else SparseCompressedTensorBackward0
     out = node.apply(v, compressed=comp, plain=pl, shape=size, layout=layout)
-    return out.requires_grad_() if requires_grad else out
+    return _set_requires_grad(out, True) if requires_grad else out
 
 def _check_invariants(layout, comp, plain, inner):
     "torch's invariants of a compressed tensor's indices: the RuntimeError of the first that fails."

@@ -6,7 +6,7 @@
 __all__ = ['Tensor', 'Size', 'finfo', 'iinfo', 'is_conj', 'resolve_conj', 'is_complex', 'is_signed', 'is_same_size', 'is_inference', 'is_nonzero', 'strided', 'sparse_coo', 'sparse_csr', 'sparse_csc', 'sparse_bsr', 'sparse_bsc', 'layout', 'is_neg', 'resolve_neg', 'get_device', 'is_distributed', 'numel', 'is_floating_point']
 
 # %% ../nbs/10_tensor.ipynb #eaa2ebf7
-import builtins, functools, operator, weakref, numpy as np
+import builtins, functools, operator, sys, weakref, numpy as np
 from ._flags import _warn_once   # torch's TORCH_WARN_ONCE (reference/torch/small_namespaces)
 from . import backend as B
 from .backend import to_dtype, array_device, _by_np, patch
@@ -52,7 +52,7 @@ def _inference_tensor(t):
     so that `save_for_backward` looks at it on its rare path (12_backprop_graph), not on every call."""
     t._inference, t._vc = True, [0]
 
-class _Mode: grad, inference = True, False    # a stand-in for autograd's switches: 13b_grad_modes puts its own `_Mode` here
+class _Mode: grad, inference, batched = True, False, None    # a stand-in for autograd's switches: 13b_grad_modes puts its own `_Mode` here
 B._as_byte_tensor = Tensor._make     # Generator.get_state's bytes become a ByteTensor, as torch's (00_backend comes first)
 
 # %% ../nbs/10_tensor.ipynb #2b4a1b2b
@@ -204,6 +204,19 @@ def _set_requires_grad(self, value):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     self._requires_grad = builtins.bool(value)
     if self._base is not None: self._own_rg = builtins.bool(value)
+    return self
+
+_IN_TRANSFORM = ("You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside of a function "
+                 "being transformed by a functorch transform. This is unsupported, please attempt to use the functorch transforms "
+                 "(e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being transformed instead.")
+
+def _refuse_in_transform():
+    """`requires_grad_()` (and torch.autograd.functional) inside a torch.func transform or vmap: torch's refusal, in its words.
+    litnn's own code sets the flag with `_set_requires_grad`, as torch's C++ does, so only the user's calls are refused."""
+    if _Mode.batched is not None:   # (vmap's own error class: vmap does not retry it sample by sample, 33a_vmap)
+        raise sys.modules['litnn.autograd.function']._VmapError(_IN_TRANSFORM)
+    m = sys.modules.get('litnn.func.eager_transforms')   # (33_function_transforms, which comes later: its count of running transforms)
+    if m is not None and m._level[0] > 0: raise RuntimeError(_IN_TRANSFORM)
 
 def _set_requires_grad_attr(self, value):
     "`t.requires_grad = value`: torch's setter takes a bool only, and words its dtype refusal its own way."
@@ -226,7 +239,8 @@ def requires_grad_(self:Tensor, requires_grad=True):
     if type(requires_grad) is not builtins.bool:      # (torch's argument parser takes no int, None or numpy bool)
         t = type(requires_grad)
         raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not {t.__name__ if t.__module__ != 'numpy' else 'numpy.' + t.__name__}")
-    _set_requires_grad(self, requires_grad); return self
+    _refuse_in_transform()
+    return _set_requires_grad(self, requires_grad)
 
 # %% ../nbs/10_tensor.ipynb #9f077d50
 def _get_grad(self):

@@ -20,6 +20,7 @@ from .meta import MetaArray
 from ._checkpoint_file import _is_shape
 from ._checkpoint_records import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
 from ._checkpoint_file import _host, _write_atomically
+from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/64_reading_pytorch_files.ipynb #715ca892
 class _StorageType:
@@ -36,7 +37,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     if type(storage) is not _Storage: raise pickle.UnpicklingError(f"a tensor's storage is a {type(storage).__name__}")
     try: t = Tensor._make(_strided(storage.array, list(size), storage_offset, list(stride)))
     except (TypeError, ValueError) as e: raise pickle.UnpicklingError(f"a tensor does not fit its storage: {e}") from None
-    return t.requires_grad_(True) if requires_grad is True else t
+    return _set_requires_grad(t, True) if requires_grad is True else t
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
     "A tensor of `dtype` over an untyped (byte) storage: how torch writes the dtypes without a storage class (the 8-bit floats)."
@@ -63,7 +64,7 @@ def _rebuild_meta(dtype, size, stride, requires_grad=False):
     if type(dtype) is not B.dtype: raise pickle.UnpicklingError(f"a meta tensor's dtype is a {type(dtype).__name__}")
     if type(size) not in (tuple, Size) or not _is_shape(list(size)): raise pickle.UnpicklingError(f"a meta tensor's size is {reprlib.repr(size)}")
     t = Tensor._make(MetaArray(size, dtype.np))
-    return t.requires_grad_(True) if requires_grad is True else t
+    return _set_requires_grad(t, True) if requires_grad is True else t
 
 def _rebuild_from_type_v2(func, new_type, args, state):
     "A tensor that has Python attributes (torch._tensor._rebuild_from_type_v2): built by `func` (an allowed one), then given them."

@@ -403,3 +403,39 @@ def test_autograd_functional_and_retain_grad_refused_inside_transforms_as_torch(
         return msgs, AF.jacobian(lambda b: b.sin(), x3).tolist()
     assert run(litnn) == run(torch)
 
+
+
+# requires_grad_() inside a transform (10_tensor `_refuse_in_transform`): torch refuses the method for any tensor, and
+# sets the flag itself (factories' requires_grad=, Parameter, the attribute) without asking.
+def _rg_captured(T, x):
+    def f(y): x.requires_grad_(); return (x * y).sum()
+    return f
+REQUIRES_GRAD_IN_TRANSFORMS = [
+    ('grad captured', lambda T, x: T.func.grad(_rg_captured(T, x))(T.ones(2))),
+    ('grad inner', lambda T, x: T.func.grad(lambda y: (T.ones(2).requires_grad_() * y).sum())(T.ones(2))),
+    ('grad input False', lambda T, x: T.func.grad(lambda y: y.requires_grad_(False).sum())(T.ones(2))),
+    ('grad attribute', lambda T, x: T.func.grad(lambda y: (T.ones(2).__setattr__('requires_grad', True) or y * 2).sum())(T.ones(2))),
+    ('grad factory', lambda T, x: T.func.grad(lambda y: (T.ones(2, requires_grad=True) * y).sum())(T.ones(2))),
+    ('grad tensor()', lambda T, x: T.func.grad(lambda y: (T.tensor([1., 2.], requires_grad=True) * y).sum())(T.ones(2))),
+    ('grad Parameter', lambda T, x: T.func.grad(lambda y: (T.nn.Parameter(T.ones(2)) * y).sum())(T.ones(2))),
+    ('vmap', lambda T, x: T.func.vmap(lambda y: y.requires_grad_())(T.ones(3, 2))),
+    ('vmap inner', lambda T, x: T.func.vmap(lambda y: T.ones(2).requires_grad_() * y)(T.ones(3, 2))),
+    ('jvp', lambda T, x: T.func.jvp(lambda y: T.ones(2).requires_grad_() * y, (T.ones(2),), (T.ones(2),))[1]),
+    ('vjp', lambda T, x: T.func.vjp(lambda y: T.ones(2).requires_grad_() * y, T.ones(2))[0]),
+    ('jacrev', lambda T, x: T.func.jacrev(lambda y: x.requires_grad_() * y)(T.ones(2))),
+    ('outside', lambda T, x: x.requires_grad_()),
+]
+
+
+@pytest.mark.parametrize('i', range(len(REQUIRES_GRAD_IN_TRANSFORMS)), ids=[c[0] for c in REQUIRES_GRAD_IN_TRANSFORMS])
+def test_requires_grad_inside_transforms_as_torch(i):
+    f = REQUIRES_GRAD_IN_TRANSFORMS[i][1]
+    def run(T):
+        try: return f(T, T.ones(2))
+        except Exception as e: return e
+    a, b = run(litnn), run(torch)
+    if isinstance(b, Exception):
+        assert isinstance(a, type(b)) and str(a) == str(b), (a, b)
+    else:
+        assert not isinstance(a, Exception), a
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy())

@@ -610,3 +610,32 @@ def test_jacfwd_randomness_as_torch():
     litnn.manual_seed(2); a = litnn.func.jacfwd(f(litnn), randomness='same')(litnn.tensor(x[0]))
     torch.manual_seed(2); b = torch.func.jacfwd(f(torch), randomness='same')(torch.tensor(x[0]))
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)      # one draw for every basis vector: a diagonal of it
+
+
+OUT_AND_EQUAL = [      # (name, f(T, a, b, o, ob)): a (3, 2) batched, b (2,) unbatched, o (2,) and ob (3, 2) outs
+    ('abs out= batched', lambda T, a, b, o, ob: T.func.vmap(lambda x, y: T.abs(x, out=y))(a, ob)),
+    ('abs out= unbatched, input batched', lambda T, a, b, o, ob: T.func.vmap(lambda x: T.abs(x, out=o))(a)),
+    ('abs out= nothing batched', lambda T, a, b, o, ob: T.func.vmap(lambda x: T.abs(b, out=o))(a)),
+    ('add out= batched out only', lambda T, a, b, o, ob: T.func.vmap(lambda y: T.add(b, b, out=y))(ob)),
+    ('mul out=', lambda T, a, b, o, ob: T.func.vmap(lambda x, y: T.mul(x, 2, out=y))(a, ob)),
+    ('matmul out=', lambda T, a, b, o, ob: T.func.vmap(lambda x, y: T.matmul(x, x, out=y))(a, ob[:, 0])),
+    ('equal', lambda T, a, b, o, ob: T.func.vmap(T.equal)(a, a)),
+    ('Tensor.equal one batched', lambda T, a, b, o, ob: T.func.vmap(lambda x: x.equal(b))(a)),
+    ('equal nothing batched', lambda T, a, b, o, ob: T.func.vmap(lambda x: T.equal(b, b), out_dims=None)(a)),
+    ('allclose', lambda T, a, b, o, ob: T.func.vmap(lambda x: T.allclose(x, b))(a)),
+]
+
+
+@pytest.mark.parametrize('i', range(len(OUT_AND_EQUAL)), ids=[c[0] for c in OUT_AND_EQUAL])
+def test_vmap_out_variants_and_equal_as_torch(i):
+    "out= with a batched tensor, equal and allclose of batched tensors: torch's RuntimeError in its words; unbatched: the plain result."
+    f = OUT_AND_EQUAL[i][1]
+    a = np.random.default_rng(0).standard_normal((3, 2))
+    def run(T):
+        try: return f(T, T.tensor(a), T.tensor(a[0]), T.zeros(2, dtype=T.float64), T.zeros(3, 2, dtype=T.float64))
+        except Exception as e: return e
+    x, y = run(litnn), run(torch)
+    if isinstance(y, Exception):
+        assert isinstance(x, type(y)) and str(x) == str(y), (x, y)
+    elif isinstance(y, bool): assert x is y
+    else: np.testing.assert_allclose(x.numpy(), y.numpy())

@@ -192,6 +192,7 @@ _OVERLAP_CHECKED = dict.fromkeys(('add', 'sub', 'mul', 'div', 'bernoulli', 'norm
 def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
     if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _Mode.batched is not None: _Mode.batched.no_rule('out', fn, out, *inputs)     # inside vmap: no out= on batched tensors (33a_vmap)
     if _Mode.fw is not None and builtins.any(isinstance(t, Tensor) and (v := t.__dict__.get('_fw_grad')) is not None and v[0] is _Mode.fw
                                              for t in (out, *inputs)):      # a dual tensor in a dual level (14b_forward_mode)
         raise RuntimeError(f"Trying to use forward AD with {fn}_out that does not support it because it is an out= function")

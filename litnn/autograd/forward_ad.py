@@ -13,6 +13,7 @@ from ..backend import array_namespace
 from .grad_mode import _Mode, enable_grad, no_grad
 from .graph import _Packed, _SELF
 from . import grad
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% auto #0
 __all__ = ['UnpackedDualTensor', 'enter_dual_level', 'exit_dual_level', 'dual_level', 'make_dual', 'unpack_dual']
@@ -198,7 +199,7 @@ def _elementwise(cls, args, kw, ts):
     if x.is_complex(): return _double_backward(cls, args, kw, ts)
     keep, primal = _keep(args, ts), _Mode.grad and x.requires_grad
     with enable_grad():
-        xs = x if primal else x.detach().requires_grad_()
+        xs = x if primal else _set_requires_grad(x.detach(), True)
         y = cls.apply(xs, *args[1:], **kw)
         g = grad(y, xs, t, create_graph=keep, allow_unused=True)[0] if y.requires_grad else None
     out = y if primal else y.detach()
@@ -213,7 +214,7 @@ def _double_backward(cls, args, kw, ts):
     xs, tv = [], []
     def fresh(a, t):
         if t is None: return a
-        x = a.view_as(a) if primal and a.requires_grad else a.detach().requires_grad_()   # one node per argument: partial derivatives
+        x = a.view_as(a) if primal and a.requires_grad else _set_requires_grad(a.detach(), True)   # one node per argument: partial derivatives
         _set_tangent(x, t)        # saved for backward, it must bring the tangent there (forward over reverse)
         xs.append(x); tv.append(t)
         return x
@@ -224,7 +225,7 @@ def _double_backward(cls, args, kw, ts):
         many = type(ys) is tuple
         ys = ys if many else (ys,)
         diff = [y for y in ys if isinstance(y, Tensor) and y.requires_grad]
-        us = [zeros_like(y).requires_grad_() for y in diff]
+        us = [_set_requires_grad(zeros_like(y), True) for y in diff]
         try:
             gs = grad(diff, xs, us, create_graph=True, allow_unused=True) if diff else ()
             pairs = [(g, t) for g, t in zip(gs, tv) if g is not None and g.requires_grad]

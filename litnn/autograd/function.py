@@ -312,6 +312,7 @@ class NestedIOFunction(Function):
 import builtins, functools, warnings
 from ..backend import patch
 from .grad_mode import is_grad_enabled
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/reference/backprop/function.ipynb #f2b0c006
 class _DelayedError(Function):
@@ -331,7 +332,7 @@ def once_differentiable(fn):
         outs = (outputs,) if single else outputs
         idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
         if not idx: return outputs
-        fake = _DelayedError.apply(*(outs[i].detach().requires_grad_() for i in idx))
+        fake = _DelayedError.apply(*(_set_requires_grad(outs[i].detach(), True) for i in idx))
         fake = (fake,) if len(idx) == 1 else fake
         res = list(outs)
         for i, f in zip(idx, fake): res[i] = f

@@ -6,7 +6,7 @@
 __all__ = ['vjp', 'jvp', 'jacobian', 'hessian', 'vhp', 'hvp']
 
 # %% ../../nbs/reference/backprop/functional.ipynb #6ce9b42a
-from .._tensor import Tensor
+from .._tensor import Tensor, _refuse_in_transform   # (10_tensor: requires_grad_()'s refusal inside a transform)
 from .._creation import zeros, zeros_like
 from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled, _Mode
 import sys
@@ -32,17 +32,6 @@ def _tuple_postprocess(res, to_unpack):
     return res
 
 # %% ../../nbs/reference/backprop/functional.ipynb #ffc35b21
-_IN_TRANSFORM = ("You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside of a function "
-                       "being transformed by a functorch transform. This is unsupported, please attempt to use the functorch transforms "
-                       "(e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being transformed instead.")
-
-def _refuse_in_transform():
-    "torch.autograd.functional inside a torch.func transform or vmap: torch's requires_grad_() there refuses, in these words."
-    m = sys.modules.get('litnn.func.eager_transforms')
-    if _Mode.batched is not None:   # (vmap's own error class: vmap does not retry it sample by sample, 33a_vmap)
-        raise sys.modules['litnn.autograd.function']._VmapError(_IN_TRANSFORM)
-    if m is not None and m._level[0] > 0: raise RuntimeError(_IN_TRANSFORM)
-
 def _grad_preprocess(inputs, create_graph, need_graph):
     "The inputs `func` sees: differentiable views with create_graph, else detached copies."
     _refuse_in_transform()

@@ -7,6 +7,7 @@ __all__ = ['VariableMeta', 'Variable']
 
 # %% ../../nbs/reference/backprop/variable.ipynb #a6f50b43
 from .._tensor import Tensor
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/reference/backprop/variable.ipynb #529708ad
 class VariableMeta(type):
@@ -14,7 +15,7 @@ class VariableMeta(type):
     def __call__(cls, data, requires_grad=False, volatile=False):
         if not isinstance(data, Tensor): raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         out = Tensor._make(data._data)
-        if requires_grad: out.requires_grad_(True)
+        if requires_grad: _set_requires_grad(out, True)
         return out
 
 class Variable(metaclass=VariableMeta):

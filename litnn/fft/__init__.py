@@ -16,6 +16,7 @@ from .._creation import arange
 from .._views import roll, cat
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.broadcasting import _cast, _into
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/reference/fft.ipynb #89607889
 def _norm_mode(norm, forward):
@@ -381,7 +382,7 @@ def _freqs(fname, n, d, out, dtype, device, requires_grad):
         # torch fills `out` with at::arange(n, out) first: a resize warns as arange does (RangeFactories.cpp)
         arange(a.shape[0], dtype=dtype, out=out)      # (and an explicit dtype must be out's, as there)
         return _into(fname, out, (), lambda: r)
-    return r.requires_grad_(requires_grad)
+    return _set_requires_grad(r, requires_grad)
 
 # %% ../../nbs/reference/fft.ipynb #7c29fc4c
 def _shift_dims(x, dim):

@@ -17,6 +17,7 @@ from ..autograd.forward_ad import dual_level, make_dual, unpack_dual, _carry, _t
 from .._views import stack
 from ..nn.utils.stateless import _functional_call
 from ..autograd.function import _VmapError   # (a random draw refused by vmap's or jacfwd's randomness)
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/33_function_transforms.ipynb #bfaa9621
 def exposed_in(module:str):
@@ -61,7 +62,7 @@ def _check_tensor(t):
 
 def _fresh(t):
     "A tensor standing for `t` that this transform differentiates against: a view keeps an outer level's graph."
-    return t.view_as(t) if _check_tensor(t).requires_grad else _carry(t, t.detach().requires_grad_())   # and its tangent in a dual level (14b_forward_mode)
+    return t.view_as(t) if _check_tensor(t).requires_grad else _carry(t, _set_requires_grad(t.detach(), True))   # and its tangent in a dual level (14b_forward_mode)
 
 def _done(tree, keep):
     "The tensors of `tree` as a transform returns them: with their graph only if `keep`."
@@ -231,7 +232,7 @@ def vjp(func, # a function of tensors (or trees of them) returning tensors
 # %% ../../nbs/33_function_transforms.ipynb #99ff4915
 def _jvp_outputs(outs, fresh, tangents):
     "`J·t` for each output, by differentiating the vjp `uᵀJ` with respect to a dummy `u`."
-    us = [zeros_like(o).requires_grad_() for o in outs]
+    us = [_set_requires_grad(zeros_like(o), True) for o in outs]
     vjps = _grads(outs, fresh, us)
     return _grads(vjps, us, tangents)
 
@@ -373,6 +374,7 @@ def hessian(func, # a function returning a scalar tensor
 
 # %% ../../nbs/reference/func/eager_transforms.ipynb #0aeee8b8
 import functools
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/reference/func/eager_transforms.ipynb #572b1195
 def _stacked_leaf(tensors, name):
@@ -380,7 +382,7 @@ def _stacked_leaf(tensors, name):
     flags = {t.requires_grad for t in tensors}
     if len(flags) > 1: raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
     result = stack(tensors)
-    return result.detach().requires_grad_() if flags == {True} else result
+    return _set_requires_grad(result.detach(), True) if flags == {True} else result
 
 @exposed_in("litnn.func")
 def stack_module_state(models): # a list (or ModuleList) of M modules of one class
@@ -430,7 +432,7 @@ def linearize(func, # a function of tensors (or trees of them) returning tensors
     with enable_grad(), _Level(primals) as level:
         fresh = [_fresh(p) for p in flat]
         outs, out_spec = _tree_flatten(func(*_tree_unflatten(fresh, spec)))
-        us = [zeros_like(o).requires_grad_() for o in outs]
+        us = [_set_requires_grad(zeros_like(o), True) for o in outs]
         vjps = _grads(outs, fresh, us)          # uᵀJ, recorded: its vjp with cotangents t is J·t
     meta = [(p.shape, p.device, p.dtype) for p in flat]
     def jvp_fn(*tangents):

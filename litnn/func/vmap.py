@@ -22,6 +22,7 @@ from .eager_transforms import _tree_flatten, _tree_unflatten, _NotBatchable, exp
 from .eager_transforms import _RANDOM_ERROR, _generators, _guarded_rng   # (33_function_transforms: jacfwd's randomness too)
 from ..utils._pytree import _broadcast_to_and_flatten
 from .eager_transforms import _Level, _check_argnums, _check_tensor, _scalar_output, _done, _autograd_grad
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/33a_vmap.ipynb #16d9bbd9
 def _loop_call(func, args, kwargs, in_dims, n, out_dims, randomness='different'):
@@ -226,6 +227,18 @@ def _dynamic_shape(name, *tensors):
 
 _dispatch.dynamic = _dynamic_shape   # what nonzero, unique and where(cond) call while a vmap runs
 
+_NO_RULE = {'op': "Batching rule not implemented for aten::{}. We could not generate a fallback.",
+            'out': "Batching rule not implemented for aten::{}.out; the fallback path doesn't work on out= or view ops.",
+            'python': "vmap over torch.{} isn't supported yet. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this feature."}
+
+def _no_rule(kind, name, *tensors):
+    """An op PyTorch cannot batch when a tensor argument is batched: no rule, and its per-sample fallback cannot run it either
+    ('op': it returns no tensor, as `equal`; 'out': an out= variant, which would write one sample into `out`; 'python': torch's
+    own Python refusal, as `allclose`'s)."""
+    if any(isinstance(t, BatchedTensor) for t in tensors): raise _VmapError(_NO_RULE[kind].format(name))
+
+_dispatch.no_rule = _no_rule   # what equal, allclose and every out= (`_into`, 12a) call while a vmap runs
+
 # %% ../../nbs/33a_vmap.ipynb #44a54047
 _frames = []   # per running vmap level, innermost last: (batch size, `_Mode.batched` below it, what `_guarded_rng` hid, the random rule below it)
 
@@ -422,7 +435,7 @@ def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
         raise _NotBatchable("grad over a nested or closed-over batch")
     n = sizes.pop()
     phys = [t._value if _is_b(t, level) else _check_tensor(t).unsqueeze(0).expand((n,) + tuple(t.shape)) for t in leaves]
-    fresh = [p.view_as(p) if p.requires_grad else p.detach().requires_grad_() for p in phys]
+    fresh = [p.view_as(p) if p.requires_grad else _set_requires_grad(p.detach(), True) for p in phys]
     with enable_grad(), _Level(args, batched=True) as lvl:
         new = iter(_tree_unflatten([_batched(q, level) for q in fresh], spec) if isinstance(argnums, tuple) else [_tree_unflatten([_batched(q, level) for q in fresh], spec)])
         args = [next(new) if i in (argnums if isinstance(argnums, tuple) else (argnums,)) else a for i, a in enumerate(args)]

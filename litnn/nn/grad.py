@@ -9,6 +9,7 @@ __all__ = ['conv1d_input', 'conv1d_weight', 'conv2d_input', 'conv2d_weight', 'co
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from . import functional as F
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/reference/nn/grad.ipynb #3189f329
 def _conv_grad(conv, wrt, input, weight, grad_output, stride, padding, dilation, groups):
@@ -16,7 +17,7 @@ def _conv_grad(conv, wrt, input, weight, grad_output, stride, padding, dilation,
     other = weight if wrt == 0 else input
     create = is_grad_enabled() and (grad_output.requires_grad or other.requires_grad)   # keep the graph, as torch's backward does
     with enable_grad():
-        leaf = grad_output.new_zeros(tuple(input if wrt == 0 else weight)).requires_grad_()
+        leaf = _set_requires_grad(grad_output.new_zeros(tuple(input if wrt == 0 else weight)), True)
         if not create: other = other.detach()
         x, w = (leaf, other) if wrt == 0 else (other, leaf)
         out = conv(x, w, None, stride, padding, dilation, groups)

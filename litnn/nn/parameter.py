@@ -9,6 +9,7 @@ __all__ = ['Parameter', 'Buffer', 'UninitializedTensorMixin', 'is_lazy', 'Uninit
 from .._tensor import Tensor
 from .._creation import empty, _check_grad_dtype
 from ..backend import _type_name
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/20_parameter.ipynb #9f1105d5
 from ..overrides import _disabled_torch_function_impl
@@ -29,7 +30,7 @@ class Parameter(Tensor, metaclass=_MarkedMeta):
         if data is None: data = empty(0)
         if type(data) is not Tensor and type(data) is not Parameter:
             # a tensor subclass stays its own class, flagged a parameter, so its methods and __torch_function__ still apply (as torch)
-            t = data.detach().requires_grad_(requires_grad)
+            t = _set_requires_grad(data.detach(), requires_grad)
             if type(t) is not type(data):
                 raise RuntimeError(f"Creating a Parameter from an instance of type {type(data).__name__} requires that detach() "
                                    f"returns an instance of the same type, but return type {type(t).__name__} was found instead. "
@@ -41,7 +42,7 @@ class Parameter(Tensor, metaclass=_MarkedMeta):
             raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not {_type_name(requires_grad)}")
         t = data.detach()   # same array, same version counter, no history
         _check_grad_dtype(t._data, requires_grad)
-        if requires_grad: t.requires_grad_()     # (its refusals: an inference tensor outside inference_mode, 13b_grad_modes)
+        if requires_grad: _set_requires_grad(t, True)     # (its refusals: an inference tensor outside inference_mode, 13b_grad_modes)
         p = cls._make(t._data, requires_grad)
         p._vc = t._vc
         if t._inference: p._inference = True     # (13b_grad_modes)
@@ -65,7 +66,7 @@ class Buffer(Tensor, metaclass=_MarkedMeta):
     def __new__(cls, data=None, # the tensor whose array the buffer shares; `empty(0)` if None
                 *, persistent=True): # whether the buffer is part of the module's `state_dict`
         if data is None: data = empty(0)
-        t = data.detach().requires_grad_(data.requires_grad)
+        t = _set_requires_grad(data.detach(), data.requires_grad)
         t.persistent, t._is_buffer = persistent, True
         return t
 

@@ -18,6 +18,7 @@ from ..autograd import backward
 from ..autograd.function import Function
 from ..autograd.graph import saved_tensors_hooks, _graph_task
 from ._pytree import tree_leaves
+from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/35_activation_checkpointing.ipynb #b207db68
 def _rng_states():
@@ -68,7 +69,7 @@ def _autocast_states():
 def _detached_inputs(ctx):
     "The arguments again: each tensor its saved one detached (keeping requires_grad), the others as given (a None too)."
     inputs = list(ctx.inputs)
-    for i, t in zip(ctx.tensor_indices, ctx.saved_tensors): inputs[i] = t.detach().requires_grad_(t.requires_grad)
+    for i, t in zip(ctx.tensor_indices, ctx.saved_tensors): inputs[i] = _set_requires_grad(t.detach(), t.requires_grad)
     return inputs
 
 def _rerun(ctx, inputs):
@@ -295,7 +296,7 @@ def detach_variable(inputs):
     "`inputs` (a tuple) with each tensor detached, keeping its `requires_grad`."
     if not isinstance(inputs, tuple):
         raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: {type(inputs).__name__}")
-    return tuple(x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x for x in inputs)
+    return tuple(_set_requires_grad(x.detach(), x.requires_grad) if isinstance(x, Tensor) else x for x in inputs)
 
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable):
