@@ -72,3 +72,36 @@ def test_save_load_whole_module_with_slots_dataclass_as_torch():
     # a weights-only load still refuses the classes, as torch's
     f = io.BytesIO(); litnn.save(litnn.nn.LinearCrossEntropyLoss(3, 4), f); f.seek(0)
     with pytest.raises(Exception, match='not allow-listed'): litnn.load(f)
+
+
+_LAYOUT_CASES = [('Conv1d', (3, 4, 3), (2, 3, 5), None, None), ('Conv2d', (3, 4, 3), (2, 3, 5, 6), 'channels_last', None),
+                 ('Conv2d', (3, 4, 3), (2, 3, 5, 6), None, 'channels_last'), ('Conv2d', (3, 4, 1), (2, 3, 5, 6), 'channels_last', None),
+                 ('Conv2d', (4, 4, 3, 1, 1, 1, 4), (2, 4, 5, 6), 'channels_last', None),   # depthwise
+                 ('Conv2d', (3, 5, (2, 3), 2), (2, 3, 7, 8), 'channels_last', None),
+                 ('MaxPool2d', (3,), (2, 3, 6, 6), 'channels_last', None), ('AvgPool2d', (3,), (2, 3, 6, 6), 'channels_last', None),
+                 ('LPPool2d', (2, 3), (2, 3, 6, 6), 'channels_last', None), ('AdaptiveAvgPool2d', (3,), (2, 3, 6, 6), 'channels_last', None),
+                 ('ZeroPad2d', (1,), (2, 3, 5, 6), 'channels_last', None), ('ReflectionPad2d', (1,), (2, 3, 5, 6), 'channels_last', None),
+                 ('ReplicationPad3d', (1,), (2, 3, 4, 5, 6), 'channels_last_3d', None)]
+
+
+def _layouts(lib, mod, ctor, shape, fmt, mfmt):
+    x = lib.tensor(np.random.default_rng(0).standard_normal(shape))
+    if fmt: x = x.contiguous(memory_format=getattr(lib, fmt))
+    x.requires_grad_(True)
+    lib.manual_seed(0)
+    m = getattr(lib.nn, mod)(*ctor).double()
+    if mfmt: m.to(memory_format=getattr(lib, mfmt))
+    out = m(x)
+    ins = [x] + list(m.parameters())
+    gs = lib.autograd.grad(out, ins, lib.empty_like(out).copy_(lib.tensor(np.linspace(-1, 1, out.numel()).reshape(out.shape))))
+    return [(tuple(t.shape), t.stride()) for t in (out, *gs)], [g.detach().numpy() for g in gs], len(ins)
+
+
+@pytest.mark.parametrize('case', _LAYOUT_CASES, ids=lambda c: f"{c[0]}-{c[3]}-{c[4]}")
+def test_gradient_layouts_as_torch(case):
+    # test_memory_format: the gradients of a channels-last input (and of a channels-last module's weights) are channels-last
+    # as torch's kernels give them; a convolution's weight and bias gradients are dense, not views of one buffer
+    a, ga, _ = _layouts(torch, *case)
+    b, gb, _ = _layouts(litnn, *case)
+    assert a == b
+    for u, v in zip(ga, gb): np.testing.assert_allclose(v, u, rtol=1e-10, atol=1e-12)

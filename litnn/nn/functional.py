@@ -785,6 +785,12 @@ def _with_bias(wa, b, G):
     m[..., :-1], m[..., -1] = w3, b.reshape(w3.shape[:2])
     return m
 
+def _grads_like(grads, ga):
+    """The gradients as torch's kernels give them: each dense (the weight's and the bias's are not views of one buffer),
+    and channels-last where the output's gradient `ga` is (the layout the forward chose)."""
+    xp = array_namespace(ga)
+    return tuple(None if r is None else _follow_layout(xp.ascontiguousarray(r), ga) for r in grads)
+
 _NINE_MAX = 2048     # input times output channels up to which the nine-tap loops beat im2col and BLAS
 
 def _nine_taps(geo, O, *arrays):
@@ -884,9 +890,9 @@ class ConvolutionBackward0(Op):
     def backward(ctx, g):
         if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
         (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
-        if _nine_taps(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _conv9_backward(ctx, x, w, ga)
-        if _depthwise(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _dw_backward(ctx, x, w, ga)
-        if _is_1x1(ctx.geo, ga): return _conv1x1_backward(ctx, x, w, ga)
+        if _nine_taps(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _grads_like(_conv9_backward(ctx, x, w, ga), ga)
+        if _depthwise(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _grads_like(_dw_backward(ctx, x, w, ga), ga)
+        if _is_1x1(ctx.geo, ga): return _grads_like(_conv1x1_backward(ctx, x, w, ga), ga)
         O, G, K, xp = ctx.wshape[0], ctx.geo.G, math.prod(ctx.wshape[1:]), array_namespace(ga)
         gwb = xp.zeros((G, O // G, K + nb), ga.dtype) if nw else None      # the bias's gradient as a last column
         gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb and not nw else None
@@ -905,7 +911,7 @@ class ConvolutionBackward0(Op):
                 _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
         gw = None if gwb is None else gwb[..., :K].reshape(ctx.wshape)
         if nw and nb: gb = gwb[..., K].reshape(O)
-        return gx, gw, gb
+        return _grads_like((gx, gw, gb), ga)
 
 # %% ../../nbs/42_conv.ipynb #c8ace543
 class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())
@@ -3912,7 +3918,7 @@ class ConstantPadNdBackward0(Op):
     def backward(ctx, g):
         back = tuple((-lo, -hi) for lo, hi in ctx.pads)
         if isinstance(g, Tensor): return ConstantPadNdBackward0.apply(g, pads=back, value=0)
-        return _constant_pad(array_namespace(g), g, back, 0)
+        return _follow_layout(_constant_pad(array_namespace(g), g, back, 0), g)   # (the gradient's layout: channels-last stays)
 
 # %% ../../nbs/reference/nn/padding.ipynb #c40ed34d
 _OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
@@ -3940,6 +3946,10 @@ class _Padding(_Index):
         a = _Index.forward(ctx, x, key)
         a = a if a.flags.c_contiguous else array_namespace(a).ascontiguousarray(a)
         return _follow_layout(a, x._data) if keep_layout else a      # (or channels-last, as its input; circular: row-major)
+    @staticmethod
+    def backward(ctx, g):
+        r = _Index.backward(ctx, g)
+        return r if isinstance(g, Tensor) else _follow_layout(r, g)   # the gradient's layout: channels-last stays, as torch's
 
 class ReflectionPad1DBackward0(_Padding): pass
 class ReflectionPad2DBackward0(_Padding): pass

@@ -8,7 +8,7 @@ __all__ = []
 # %% ../../nbs/42a_im2col.ipynb #06f57c2a
 import math, threading, numpy as np
 from ..backend import array_namespace, array_device
-from .._tensor import Tensor
+from .._tensor import Tensor, _follow_layout
 from ..autograd.graph import Op
 from ..fused import compiled, _fits
 
@@ -313,16 +313,16 @@ def _spread(g, gp, img, Q, D):
 
 # %% ../../nbs/42a_im2col.ipynb #461707bb
 class _LinearMap(Op):
-    "A linear map `f` on arrays; its backward is its `adjoint`, another `_LinearMap`."
+    "A linear map `f` on arrays; its backward is its `adjoint`, another `_LinearMap`. A channels-last input gives a channels-last result, as torch's kernels (a pooling's gradient too)."
     f = adjoint = None
     on_arrays = True
     @classmethod
     def forward(cls, ctx, x, geo):
         ctx.geo = geo
-        return cls.f(x._data, geo)
+        return _follow_layout(cls.f(x._data, geo), x._data)
     @classmethod
     def backward(cls, ctx, g): return cls.adjoint.map(g, ctx.geo)
     @classmethod
     def map(cls, v, geo):
         "The map applied to `v`: recorded for a tensor, straight `f` for an array (a plain backward)."
-        return cls.apply(v, geo=geo) if isinstance(v, Tensor) else cls.f(v, geo)
+        return cls.apply(v, geo=geo) if isinstance(v, Tensor) else _follow_layout(cls.f(v, geo), v)
