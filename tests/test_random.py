@@ -475,3 +475,14 @@ def test_0d_complex_draws_are_arrays():
         for f in (lib.randn, lib.rand):
             a = f([], dtype=lib.complex64).numpy()
             assert isinstance(a, np.ndarray) and a.shape == () and a.dtype == np.complex64
+
+
+def test_sample_dirichlet_as_torch():
+    "torch._sample_dirichlet: the same numbers for the same seed, in the input's dtype; no derivative (its backward raises)."
+    a = np.array([[1., 2., 3.], [0.5, 0.5, 4.]], np.float32)
+    litnn.manual_seed(7); x = litnn._sample_dirichlet(litnn.tensor(a, requires_grad=True))
+    torch.manual_seed(7); y = torch._sample_dirichlet(torch.tensor(a, requires_grad=True))
+    np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-6)
+    assert x.dtype == litnn.float32 and x.requires_grad == y.requires_grad and type(x.grad_fn).__name__ == type(y.grad_fn).__name__
+    for t in (x, y):
+        with pytest.raises(RuntimeError, match="derivative for aten::_sample_dirichlet is not implemented"): t.sum().backward()

@@ -18,6 +18,7 @@ from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 from .._pointwise import lgamma, digamma
 from .._pointwise import xlogy
+from .._pointwise import _no_derivative   # (15_elementwise_ops: a result whose backward raises)
 from .gamma import _standard_gamma
 from .. import backend as B
 from ..autograd import Function
@@ -160,7 +161,8 @@ def _sample_dirichlet(input, generator=None):
     g = _standard_gamma(input.detach().double(), generator)    # torch draws a Dirichlet's gammas in double, whatever its dtype
     x = (g / g.sum(-1, keepdim=True)).to(input.dtype)
     f = np.finfo(x._data.dtype)       # torch's kernel clamps its result into [tiny, 1): no coordinate is 0 or 1
-    return x.clamp_(min=float(f.tiny), max=float(1 - f.epsneg))
+    x.clamp_(min=float(f.tiny), max=float(1 - f.epsneg))
+    return _no_derivative(x, (input,), (RuntimeError, 'derivative for aten::_sample_dirichlet is not implemented'))   # (as torch's)
 
 class _Dirichlet(Function):
     @staticmethod
