@@ -584,6 +584,10 @@ def _short_name(node_name):
     "How torch's messages name a node: without its `Backward` (and a `0` after it): `UnbindBackward0` is Unbind, `SqueezeBackward1` Squeeze1."
     return re.sub(r'Backward0?$|Backward(?=\d+$)', '', node_name)
 
+def _real_complex_pair(x, y):
+    "Are numpy dtypes x and y a real and a complex dtype of one precision (a complex number is two of the reals)?"
+    return {x.kind, y.kind} == {"f", "c"} and builtins.max(x.itemsize, y.itemsize) == 2 * builtins.min(x.itemsize, y.itemsize)
+
 def _check_view_inplace(view, base, view_fn=None):
     """Refuse, before anything is written, an in-place change to `view` that torch would not record. `view_fn`: the node
     of the view torch would take first (a setitem writes into `view[key]`), which names the view in the message."""
@@ -610,8 +614,7 @@ def _check_view_inplace(view, base, view_fn=None):
                             f"{name} is a view of a view which was created in no_grad mode") + _AMBIGUOUS)
     a, b = view._data, base._data
     if view._conj: a = _version_counter(view)[1].source(a)     # a lazy conjugate: where its base holds it (17d_complex_numbers)
-    pair = {a.dtype.kind, b.dtype.kind} == {'f', 'c'} and builtins.max(a.itemsize, b.itemsize) == 2 * builtins.min(a.itemsize, b.itemsize)
-    if (a.dtype != b.dtype and not pair) or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):
+    if (a.dtype != b.dtype and not _real_complex_pair(a.dtype, b.dtype)) or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):
         raise RuntimeError("litnn cannot record an in-place change to this view: its memory is not a strided view of its base's; "
                            "clone() it first")
 
