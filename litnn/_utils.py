@@ -48,3 +48,20 @@ class ExceptionWrapper:
         try: exception = self.exc_type(msg)
         except Exception: raise RuntimeError(msg) from None      # a type that cannot be made from one message
         raise exception
+
+# %% ../nbs/reference/torch/utils.ipynb #5f639a50
+def _flatten_dense_tensors(tensors):
+    "`tensors` flattened and joined into one 1-d tensor (one tensor alone: its flat view)."
+    litnn = sys.modules['litnn']
+    if len(tensors) == 1: return tensors[0].contiguous().view(-1)
+    return litnn.cat([t.contiguous().view(-1) for t in tensors])
+
+def _unflatten_dense_tensors(flat, tensors):
+    "Views of `flat`, one per tensor of `tensors` and shaped like it, in order (an empty one: a new empty tensor)."
+    litnn, out, at = sys.modules['litnn'], [], 0
+    for t in tensors:
+        n = t.numel()
+        if n == 0: out.append(litnn.empty(t.shape, dtype=flat.dtype, device=flat.device)); continue
+        out.append(flat.narrow(0, at, n).view(t.shape))
+        at += n
+    return tuple(out)

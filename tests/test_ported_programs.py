@@ -436,3 +436,23 @@ def test_identity_warp_at_pixel_centres_gives_torchs_gradient():
         (o * lib.linspace(0.5, 1.5, o.numel()).reshape(o.shape)).sum().backward()
         out.append(th.grad.numpy())
     np.testing.assert_allclose(out[1], out[0], rtol=1e-4, atol=1e-4)
+
+def test_flatten_dense_tensors_as_torch():
+    "improved-diffusion's fp16_util (and apex) keep float32 master parameters through torch._utils' two helpers."
+    import numpy as np
+    outs = []
+    for lib in both():
+        from importlib import import_module
+        U = import_module(lib.__name__ + '._utils')
+        a, b, c = lib.arange(6.).reshape(2, 3).t(), lib.ones(4), lib.zeros(2, 0)
+        flat = U._flatten_dense_tensors([a, b, c])
+        parts = U._unflatten_dense_tensors(flat, [a, b, c])
+        parts[1].mul_(3)
+        errs = []
+        for f in (lambda: U._flatten_dense_tensors([]), lambda: U._unflatten_dense_tensors(lib.ones(3), [lib.ones(4)])):
+            try: f()
+            except Exception as e: errs.append((type(e).__name__, str(e)))
+        one = U._flatten_dense_tensors([b])
+        outs.append((flat.tolist(), type(parts).__name__, [(tuple(p.shape), p.stride(), p.tolist()) for p in parts], errs,
+                     one.data_ptr() == b.data_ptr(), str(U._flatten_dense_tensors([lib.ones(2), lib.ones(2, dtype=lib.int64)]).dtype).split('.')[-1]))
+    assert outs[0] == outs[1]
