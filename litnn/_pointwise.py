@@ -726,7 +726,7 @@ def _unary_function(name, cls, to_float):
     def f(input, **options):
         if not options and type(input) is Tensor:     # the short road (12_backprop_graph): no check can fail on a float tensor
             a = input._data
-            if type(a) is _ndarray and a.dtype.kind == 'f' and _quiet(): return _plain_apply(cls, input)
+            if type(a) is _ndarray and a.dtype.kind == 'f' and _Mode.quiet: return _plain_apply(cls, input)   # (`_quiet()`)
         try:
             if kernel: _refuse_integers(input, kernel)
             if bool_kernel: _refuse_bool(input, bool_kernel)

@@ -93,3 +93,20 @@ def test_mul_saves_operands_as_save_for_backward_does():
         z.sum().backward(); out.append(x.grad.tolist())
         return out
     same(f)
+
+def test_short_roads_step_aside_while_something_listens():
+    "`_Mode.quiet` follows the switches: saved-tensor hooks see what x*y and tanh save (as torch's), and only inside the context."
+    def f(L):
+        packed = []
+        x, c = L.tensor([0.5, -1.], requires_grad=True), L.tensor([2., 3.])
+        with L.autograd.graph.saved_tensors_hooks(lambda t: packed.append(tuple(t.shape)) or t, lambda t: t):
+            (x * c).tanh().sum().backward()
+        n = len(packed)
+        (x * c).tanh().sum().backward()                 # the hooks are gone: nothing more is packed
+        with L.autograd.detect_anomaly():
+            y = (x * 2.0).sigmoid().sum()
+        y.backward()
+        return n, len(packed), [round(v, 6) for v in x.grad.tolist()]
+    assert same(f)[0] > 0
+    from litnn.autograd.grad_mode import _Mode
+    assert _Mode.quiet

@@ -9,7 +9,15 @@ __all__ = ['is_grad_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inf
 import builtins, functools, inspect, sys, warnings
 
 # %% ../../nbs/13b_grad_modes.ipynb #d9df1292
-class _Mode:
+class _Switches(type):
+    "The metaclass of `_Mode`: keeps `_Mode.quiet` true exactly while no trace, vmap, anomaly mode or pack hook listens."
+    def __setattr__(cls, k, v):
+        type.__setattr__(cls, k, v)
+        if k in ('trace', 'batched', 'anomaly', 'packing'):
+            type.__setattr__(cls, 'quiet', cls.trace is None and cls.batched is None and cls.anomaly is None and not cls.packing)
+
+class _Mode(metaclass=_Switches):
+    quiet = True         # only autograd listens (`_quiet`, 12_backprop_graph): kept by `_Switches`
     grad = True          # is the graph being recorded?
     inference = False    # inside inference_mode()?
     packing = 0          # saved_tensors_hooks contexts open in any thread (35a_saved_tensor_hooks): 0, the common case, is one test

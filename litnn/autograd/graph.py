@@ -358,7 +358,7 @@ def _as_torch_error(e, args):
 # %% ../../nbs/12_backprop_graph.ipynb #c5a1e0d2
 def _quiet():
     "Whether only autograd listens to operations: no trace (capture, export, dual level), vmap, anomaly mode or pack hooks."
-    return _Mode.trace is None and _Mode.batched is None and _Mode.anomaly is None and not _Mode.packing
+    return _Mode.quiet     # (kept by `_Mode`'s `__setattr__`: 13b_grad_modes)
 
 def _plain_apply(cls, x):
     "`cls.apply(x)` for a one-input op `cls`, for a caller that checked `_quiet()` and that `x` is a plain Tensor of a float numpy dtype."

@@ -241,7 +241,7 @@ def _plain_pair(x, y):
         b = y._data
         if type(b) is not _ndarray or b.dtype is not a.dtype or b.shape != a.shape: return False
     elif (t is not _float and t is not _int) or a.itemsize == 2: return False   # (half precision and a number: `_half_number`)
-    return _quiet()
+    return _Mode.quiet     # `_quiet()`, read directly
 
 def _plain_binary(cls, x, y):
     "`cls.apply(x, y)` (`cls` MulBackward0 or AddBackward0) where `_plain_pair` holds, written out; see above."
