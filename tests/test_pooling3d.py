@@ -136,3 +136,20 @@ def test_empty_dims_refused_with_torchs_message(fn, shape):
         try: return tuple(getattr(lib.nn.functional, fn)(lib.ones(*shape), 1).shape)
         except Exception as e: return type(e).__name__, str(e)
     assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('return_indices', [False, True])
+def test_unbatched_max_pool3d_keeps_a_channels_last_3d_layout_as_torch(return_indices):
+    "A (C, D, H, W) input dense as a channels_last_3d batch of one: torch's kernel pools that batch (test_pooling's test_max_pool3d_ndhwc)."
+    a = rng.normal(size=(1, 6, 8, 7, 9)).astype('float64')
+    def run(lib):
+        x = lib.tensor(a).contiguous(memory_format=lib.channels_last_3d).squeeze(0).requires_grad_()
+        out = lib.nn.functional.max_pool3d(x, (3, 2, 4), return_indices=return_indices)
+        vals, idx = out if return_indices else (out, None)
+        vals.backward(lib.ones_like(vals))
+        cl = lambda t: t.unsqueeze(0).is_contiguous(memory_format=lib.channels_last_3d)
+        return vals.detach().numpy(), None if idx is None else idx.numpy(), x.grad.numpy(), cl(vals), idx is None or cl(idx), vals.is_contiguous()
+    ours, theirs = run(litnn), run(torch)
+    for a_, b_ in zip(ours, theirs):
+        if isinstance(a_, np.ndarray): np.testing.assert_array_equal(a_, b_)
+        else: assert a_ == b_

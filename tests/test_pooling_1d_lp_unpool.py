@@ -2,7 +2,7 @@
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')
-from torch_pairs import same_error
+from torch_pairs import same_error, same_message
 
 rng = np.random.default_rng(0)
 
@@ -152,3 +152,10 @@ def test_max_unpool2d_keeps_a_channels_last_layout_like_torch():
             out.append((o.stride(), lib.nn.MaxUnpool2d(3, stride=2)(o, i).stride()))
         return out
     assert run(litnn) == run(torch)
+
+
+def test_adaptive_max_pool_output_too_large_is_torch_storage_error():
+    "An output size whose storage overflows: torch's RuntimeError naming the sizes (test_pooling's test_adaptive_pooling_size_overflow)."
+    for f in (lambda L: L.nn.AdaptiveMaxPool1d(0x3FFFFFFFFFFFFFFF)(L.empty([2, 2, 2])),
+              lambda L: L.nn.functional.adaptive_max_pool2d(L.empty([2, 3, 4]), (2 ** 40, 2 ** 30))):
+        same_message(f)

@@ -4177,6 +4177,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
     if len(out) != 2: raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-2]) + list(out)}")
+    from litnn._creation import _storage_fits
+    _storage_fits(tuple(input.shape[:-2]) + out, None, input.dtype)     # torch sizes its output first: an overflow is its error
     idx = Tensor._make(_follow_layout(_adaptive_max_indices(input._data, out), input._data))   # channels-last stays
     values = _refuse_empty_grad('adaptive_max_pool2d', _channels_last_like(_picked(input, idx, 2), input))
     return (values, idx) if return_indices else values
@@ -4276,7 +4278,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #6139390e
 import math
 import numpy as np
-from ..backend import array_namespace
+from ..backend import array_namespace, channels_last_3d
 from .._tensor import Tensor, _dtype_name, _follow_layout, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
@@ -4356,6 +4358,12 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _check_tensors('max_pool3d', dict(input=input))
     geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
     idx = _max_indices(input._data, geo)
+    one = input.unsqueeze(0) if input.dim() == 4 else None
+    if one is not None and not one.is_contiguous() and one.is_contiguous(memory_format=channels_last_3d):
+        # unbatched, dense as a channels_last_3d batch of one: torch's kernel pools that batch (values and indices laid out so)
+        values, idx = _gather_max(input, Tensor._make(idx[None]).contiguous(memory_format=channels_last_3d)._data[0], True)
+        values = values.unsqueeze(0).contiguous(memory_format=channels_last_3d).squeeze(0)
+        return (values, idx) if return_indices else values
     if input.dim() == 5:      # torch's kernel keeps a channels_last_3d input's layout, in the values and the indices
         idx = _follow_layout(idx, input._data)
         values, idx = _gather_max(input, idx, True)
