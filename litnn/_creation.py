@@ -429,7 +429,23 @@ def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     if counts and d.name != 'int64':      # the length from the float bounds, the values from the truncated start and step
         n = builtins.int(np.ceil((end - start) / step))
         return _factory(lambda xp, d: (builtins.int(start) + xp.arange(n) * builtins.int(step)).astype(d), dtype, device, requires_grad)
-    return _factory(lambda xp, d: xp.arange(start, end, step).astype(d), dtype, device, requires_grad, B.int64 if ints else None)
+    return _factory(lambda xp, d: _arange(xp, start, end, step, d), dtype, device, requires_grad, B.int64 if ints else None)
+
+def _arange(xp, start, end, step, d):
+    """The values of torch's CPU arange kernel in float32 and float64: `start + step * i` in float64 (one fused multiply-add),
+    but 32 bytes of values at a time, two vectors per turn: a vector counts from its first value rounded to the dtype, and
+    the values left over after the last whole turn are computed one by one (as torch on one thread: above 32768 values
+    torch splits the range among its threads, each starting anew). numpy's values are an ulp away from some."""
+    d = np.dtype(d)
+    if d not in (np.float32, np.float64): return xp.arange(start, end, step).astype(d)
+    n = builtins.int(math.ceil((end - start) / step))     # (torch's size: the ceiling of the float64 quotient)
+    V = 32 // d.itemsize
+    i = xp.arange(n, dtype=np.float64)
+    first = i // V * V                                     # each value's vector's first index
+    base = _fma(xp, first, xp.asarray(step, np.float64), xp.asarray(start, np.float64)).astype(d).astype(np.float64)
+    vec = _fma(xp, i - first, xp.asarray(step, np.float64), base)
+    one = _fma(xp, i, xp.asarray(step, np.float64), xp.asarray(start, np.float64))
+    return xp.where(i < n // (2 * V) * (2 * V), vec, one).astype(d)
 
 # %% ../nbs/11_making_tensors.ipynb #fa992863
 def _complex_range_dtype(fn, start, end, dtype):

@@ -456,3 +456,14 @@ def test_flatten_dense_tensors_as_torch():
         outs.append((flat.tolist(), type(parts).__name__, [(tuple(p.shape), p.stride(), p.tolist()) for p in parts], errs,
                      one.data_ptr() == b.data_ptr(), str(U._flatten_dense_tensors([lib.ones(2), lib.ones(2, dtype=lib.int64)]).dtype).split('.')[-1]))
     assert outs[0] == outs[1]
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_arange_values_are_torchs_bit_for_bit(dtype):
+    "torch's arange kernel: float64 fused multiply-adds, 32 bytes of values per vector counting from its first value, the tail one by one."
+    import numpy as np
+    rng = np.random.default_rng(1)
+    cases = [(-1, 1, 0.1), (0, 2, 0.1), (-3, 3, 0.07), (0.3, 17.1, 0.37), (5, -5, -0.3), (0, 1, 1 / 3), (2.5, 9, 1)]
+    cases += [(float(a), float(a) + float(s) * (int(n) + 0.5), float(s)) for a, s, n in zip(rng.normal(0, 3, 60), rng.normal(0, 1, 60), rng.integers(0, 500, 60))]
+    for a, b, s in cases:
+        t, l = (lib.arange(a, b, s, dtype=getattr(lib, dtype)).numpy() for lib in both())
+        assert t.shape == l.shape and np.array_equal(t, l), (a, b, s)
