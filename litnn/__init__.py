@@ -430,7 +430,7 @@ from .nested._internal.nested_tensor import jagged             # torch.jagged: t
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #b10fa69a
 from ._nn_ops import _grid_sampler_2d_cpu_fallback   # (a private name: `import *` leaves it out)
 
-# %% ../nbs/reference/torch/nn_ops_kernels.ipynb #4f418886
+# %% ../nbs/reference/torch/nn_ops_kernels.ipynb #0b73ba28
 from ._nn_ops import _native_multi_head_attention   # (a private name: `import *` leaves it out; MultiheadAttention's fast path calls it through litnn)
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e121c50d

@@ -409,7 +409,7 @@ grid_sampler_2d, grid_sampler_3d = _grid_sampler_nd(2), _grid_sampler_nd(3)
 _grid_sampler_2d_cpu_fallback = _grid_sampler_nd(2)      # torch's reference 2-d kernel: the same checks and results here
 _grid_sampler_2d_cpu_fallback.__name__ = _grid_sampler_2d_cpu_fallback.__qualname__ = "_grid_sampler_2d_cpu_fallback"
 
-# %% ../nbs/reference/torch/nn_ops_kernels.ipynb #24a1b22c
+# %% ../nbs/reference/torch/nn_ops_kernels.ipynb #a775608a
 def _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
                                  mask=None, need_weights=True, average_attn_weights=True, mask_type=None):
     """torch._native_multi_head_attention, MultiheadAttention's fast path (batch first, inference): `mask` is a key
