@@ -801,10 +801,50 @@ def _sizes_given(name, args, kw, key):
         if args: raise TypeError(f"{name}() got multiple values for argument '{key}'")
         args = (kw[key],)
     if not args: raise TypeError(f'{name}() missing 1 required positional arguments: "{key}"')
-    return _sizes(args)
+    return _int_list(name, key, args[0], pos=None) if key in kw else _int_list(name, key, args, pos=1, varargs=True)
+
+def _an_int(v):
+    "Whether torch's parser reads `v` as one int of a list: an int, a NumPy integer, an integer tensor of one element (not a bool)."
+    if isinstance(v, (builtins.int, np.integer)): return not isinstance(v, (builtins.bool, np.bool_))
+    a = v._data if isinstance(v, Tensor) else v if isinstance(v, np.ndarray) else None
+    return a is not None and a.size == 1 and a.dtype.kind in 'iu'
+
+def _int_list(fn, name, v, pos=2, varargs=False, overloads=False):
+    """Sizes or dims as a tuple of ints, read as torch's parser reads an int-list argument `name` of `fn` (at `pos`; None
+    when given by keyword), or its TypeError. `varargs`: a method's `x.view(2, 3)`, where `v` holds every positional
+    argument: one int alone is a list of one, and a sequence must come alone. `overloads`: `fn` has other signatures
+    (`view(dtype)`), so a wrong single argument gets the parser's invalid-combination message. (torch words the three
+    ways differently, and so does this.)"""
+    T = B._type_name
+    def single(a):
+        if overloads: return TypeError(f"{fn}() received an invalid combination of arguments - got ({T(a)})")
+        return TypeError(f"{fn}(): argument '{name}'{'' if pos is None else f' (position {pos})'} must be tuple of ints, not {T(a)}")
+    spread = varargs            # the positional arguments are the list themselves
+    if varargs and len(v) == 1 and not _an_int(v[0]):
+        if not isinstance(v[0], (tuple, list)): raise single(v[0])
+        v, spread = v[0], False                    # one sequence: its elements
+    elif not varargs and not isinstance(v, (tuple, list)): raise single(v)
+    out = []
+    for i, s in enumerate(v):
+        if type(s) is builtins.int: out.append(s); continue           # (the common case first)
+        if not _an_int(s):
+            if not varargs: raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {T(v)}") if pos is None else TypeError(
+                f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints, but found element of type {T(s)} at pos {i}")
+            if spread and isinstance(s, (tuple, list)):
+                raise TypeError(f"{fn}() received an invalid combination of arguments - got ({', '.join(T(a) for a in v)})" if overloads
+                                else f"{fn}() takes 1 positional argument but {len(v)} were given")
+            raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error \"type must be tuple of ints,but got {T(s)}\"")
+        out.append(builtins.int((s._data if isinstance(s, Tensor) else s).reshape(()) if not isinstance(s, (builtins.int, np.integer)) else s))
+    return tuple(out)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #d26107e0
+def _no_negative(size):
+    "torch's error for a tensor to be made with a negative size (what numpy calls \"negative dimensions\")."
+    for s in size:
+        if s < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+
 def _new(self, make, size, dtype, device, requires_grad, *args):
+    _no_negative(_sizes(size))      # (before `zeros`, whose own message torch keeps for torch.zeros alone)
     return make(*(_sizes(size),) + args, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 @patch

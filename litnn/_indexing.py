@@ -399,13 +399,14 @@ def _shares_elements(self, value):
             and not (_Mode.grad and (self._requires_grad or self._base._requires_grad or isinstance(value, Tensor) and value._requires_grad)))
 
 def _fill_shared(self, result, where, op):
+    from litnn._flags import _stacklevel_outside    # (the caller's line, however many of litnn's frames are between)
     """torch's (deprecated) `op` (masked_fill_, index_fill_) on an expanded tensor, with its warning: the filled elements of
     array `result` written into the memory the elements share with the base (one selected alias sets the element for all)."""
     a = self._data
     if not getattr(a.flags, 'writeable', True): a = _writeable_alias(a, self._base._data)    # (numpy's broadcast memory is read-only)
     if a is None: raise RuntimeError(_EXPANDED_VIEW)
     warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
-                  "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=3)
+                  "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=_stacklevel_outside())
     xp = array_namespace(a)
     xp.copyto(a, result, where=xp.broadcast_to(to_device(where, array_device(a)), a.shape))
     _bump(self)

@@ -199,7 +199,7 @@ def _set_requires_grad(self, value):
         raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
     if self.grad_fn is not None:
         if not value: raise RuntimeError(_LEAF_ONLY)
-        return
+        return self
     if value and not _differentiable(self._data.dtype):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     self._requires_grad = builtins.bool(value)

@@ -17,7 +17,7 @@ from .backend import _writeable_alias
 from ._tensor import _version_counter
 from .autograd.grad_mode import _Mode
 import weakref
-from ._creation import _sizes_given
+from ._creation import _sizes_given, _int_list
 
 # %% ../nbs/17_views.ipynb #bccc1ac7
 def _view_of(out, base):
@@ -76,7 +76,7 @@ def reshape(self:Tensor, *shape, **kw):
 
 def reshape(input, shape):
     "`input` with a new `shape` (see `Tensor.reshape`)."
-    return input.reshape(shape)
+    return input.reshape(_int_list('reshape', 'shape', shape))
 
 # %% ../nbs/17_views.ipynb #faaf33d9
 @patch
@@ -127,8 +127,8 @@ def view(self:Tensor, *shape, **kw):
         got = ', '.join('litnn.dtype' if isinstance(s, B.dtype) else builtins.type(s).__name__ for s in shape)
         raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         " * (litnn.dtype dtype)\n * (tuple of ints size)\n")
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
     if len(shape) == 1 and isinstance(shape[0], (B.dtype, str, type)): return _view_dtype(self, to_dtype(shape[0]))
+    shape = _int_list('view', 'size', shape, varargs=True, overloads=True)
     a = self._data
     if builtins.any(s < -1 for s in shape): _infer_shape(shape, a.size)     # numpy takes any negative size as -1
     if not a.flags.c_contiguous:
@@ -256,12 +256,13 @@ def _advanced(key):
 def _warn_expanded_write(key, v):
     "torch's deprecation warnings for `t[key] = v` on an expanded tensor (index_put_, and masked_fill_ for a mask and a scalar)."
     import warnings
+    from litnn._flags import _stacklevel_outside    # (the caller's line, however many of litnn's frames are between)
     warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
-                  "This also applies to advanced indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=5)
+                  "This also applies to advanced indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=_stacklevel_outside())
     if type(key) is tuple and len(key) == 1: key = key[0]
     if getattr(key, 'dtype', None) == bool and getattr(v, 'ndim', 0) == 0:
         warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
-                      "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=5)
+                      "This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=_stacklevel_outside())
 
 def _put_through(out, key, v, base, accumulate=False):
     """`out[key] = v` for a view of array `base` (or None) that, as torch's (deprecated, with its warnings) index_put_ on an
@@ -370,7 +371,7 @@ from .backend import patch, array_namespace, promote_types
 from ._tensor import Tensor, _wrap_dim, _int_arg, _laid_out, _channels_last_strides
 from .autograd.graph import Op
 from .autograd.broadcasting import _cast, _dims, _into
-from ._creation import _sizes_given
+from ._creation import _sizes_given, _int_list
 import builtins
 import numpy as np
 
@@ -418,7 +419,7 @@ def t(input):
 # %% ../nbs/17a_reordering_joining_splitting.ipynb #9bba1af3
 def permute(input, dims):
     "`input` with its dimensions in the order `dims` (a view)."
-    n = input._data.ndim
+    dims, n = _int_list('permute', 'dims', dims), input._data.ndim
     if len(dims) != n: raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
     dims = tuple(_wrap_dim(d, n) for d in dims)
     if len(set(dims)) != n: raise RuntimeError("permute(): duplicate dims are not allowed.")
@@ -639,7 +640,7 @@ from .autograd.graph import Op
 from .autograd.broadcasting import _dims
 from . import backend as B
 from ._conversions import CloneBackward0, clone
-from ._creation import _sizes
+from ._creation import _sizes, _int_list, _no_negative
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #54cbb4c2
 class RepeatBackward0(Op):
@@ -681,17 +682,18 @@ def repeat(self:Tensor, *repeats, **kw):
     "This tensor tiled `repeats[i]` times along dimension i (leading new dimensions allowed)."
     repeats = _sizes_given('repeat', repeats, kw, 'repeats')
     if len(repeats) < self._data.ndim: raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    _no_negative([r * s for r, s in zip(repeats, (1,) * (len(repeats) - self._data.ndim) + self._data.shape)])
     return RepeatBackward0.apply(self, repeats=repeats)
 
 def tile(input, dims):
     "`input` repeated `dims[i]` times along dimension i; missing leading `dims` count as 1."
-    dims = tuple(dims)
+    dims = _int_list('tile', 'dims', dims)
     return input.repeat((1,) * (input._data.ndim - len(dims)) + dims)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #a52bbf9e
 def flip(input, dims):
     "`input` with the order of elements reversed along `dims` (a copy)."
-    if isinstance(dims, builtins.int): raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")   # (the method takes `t.flip(0)`)
+    dims = _int_list('flip', 'dims', dims)     # (an int alone too: the method takes `t.flip(0)`, the function not)
     d = _dims(dims, input._data.ndim)
     if not input._data.ndim and isinstance(dims, (tuple, list)) and len(dims) > 1: d = (0,) * len(dims)     # a 0-d tensor's dims (0 or -1, checked) all name its one place
     if len(set(d)) != len(d): raise RuntimeError(f"dim {next(x for x in d if d.count(x) > 1)} appears multiple times in the list of dims")

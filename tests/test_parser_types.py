@@ -1,0 +1,33 @@
+"""torch's argument parser's type checks, as litnn makes them: an argument every signature of a function types as a
+Tensor or an int (`_PARSER_TYPES`, read from torch's type stubs by tools/parser_types.py) and the int lists of sizes and
+dims (`_int_list`) refuse other types with torch's TypeError, before any kernel runs. Each call is made in both
+libraries: the exception type must agree, and its message up to torch's list of signatures."""
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+def _outcome(L, call):
+    x = L.ones(3, 3)
+    try: r = eval(call, dict(L=L, np=np, x=x))
+    except Exception as e: return type(e).__name__, str(e).replace('litnn', 'torch').split(', but expected one of')[0].split('\n')[0]
+    return 'ok', tuple(r.shape) if hasattr(r, 'shape') else None
+
+SIZES = ["'a'", 'None', '1.5', 'L.ones(2)', "1, 'a'", '3, 1.5', 'True', "[3, 'a']", '[3, 3.0]', '(L.tensor(3), 3)', 'np.int64(9)',
+         '[L.tensor([3]), 3]', '3, None', '(3, 3), 1', '9', '(9,)', '-1, 3']
+SIZE_CALLS = [f'x.{m}({a})' for m in ('view', 'reshape', 'expand', 'permute', 'repeat', 'tile', 'new_zeros', 'flip') for a in SIZES]
+SIZE_CALLS += ['L.reshape(x, 9)', 'L.reshape(x, (9,))', 'L.permute(x, 1)', 'L.tile(x, 2)', 'L.reshape(x, [9.0])', 'L.reshape(x, None)',
+               'L.flip(x, 0)', 'L.flip(x, (0,))', 'x.reshape(shape=9)', 'x.reshape(shape=[9.0])', 'x.view(L.tensor(9))', 'x.view(L.float16)',
+               'x.expand(3, L.tensor([3]))', 'x.view(-1, np.int64(3))', 'x.expand(size=(3, 3))', 'x.permute(dims=(1, 0))']
+
+TYPED_CALLS = ["x.view_as('a')", 'x.view_as(None)', 'x.expand_as(1.5)', 'x.reshape_as([1, 2])', 'x.type_as(None)', "x.kron('a')",
+               'x.inner(None)', 'x.take([0, 1])', "x.take_along_dim('a')", 'x.is_same_size(3)', 'x.diag(True)', 'x.diag(1.5)',
+               'x.diag(L.tensor(1))', 'x.diag(np.int64(1))', 'L.atan2(x, 0.5)', 'L.atan2(x, x)', "x.masked_fill(None, 0)",
+               "x.masked_fill(x > 0, 'a')", 'x.chunk(1.5)', 'x.chunk(True)', 'L.allclose(x, 1.0)', 'L.add(x, 1.5)', 'x.mul(2)',
+               'x.copy_(0.5)', 'x.bmm(None)', 'x.addmm(x, None)', 'x.addmm(mat1=None, mat2=x)', 'L.randint(100, (3, 3))',
+               'L.randint(0, 10, (2,))', 'x.cumsum(1.5)', 'x.cumsum(dim=1.5)', "x.index_select(0, 'a')", 'x.gather(0, None)',
+               'L.cross(x, None)', 'x.argsort(dim=None)', 'x.masked_scatter(x > 0, None)']
+
+
+@pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
+def test_argument_types_as_torch(call):
+    assert _outcome(litnn, call) == _outcome(torch, call)

@@ -1,0 +1,57 @@
+"""Print the table `_PARSER_TYPES` of reference/torch/with_numpy_argument_names from the type stubs of an installed torch
+(`torch/_C/__init__.pyi` for Tensor methods, `torch/_C/_VariableFunctions.pyi` for functions): the arguments that every
+overload of a name types as `Tensor` or as an int, for the names litnn has. Run beside torch and litnn:
+`python tools/parser_types.py`, then paste the output into the notebook's cell that defines `_PARSER_TYPES`."""
+import ast, collections, os, pprint
+import torch, litnn
+
+# functions torch binds by hand (torch/csrc/autograd/python_torch_functions_manual.cpp, tensor_new.cpp): they read
+# their arguments themselves (lists, arrays, numbers), whatever the stubs say
+_MANUAL = {'sparse_coo_tensor', 'sparse_csr_tensor', 'sparse_csc_tensor', 'sparse_bsr_tensor', 'sparse_bsc_tensor',
+           'sparse_compressed_tensor', 'tensor', 'as_tensor', 'asarray', 'from_numpy', 'frombuffer', 'range'}
+_INTS = {'_int', '_int | SymInt', 'SymInt | _int', 'SymInt'}
+_NUMBERS = {'Number | _complex', 'Number', '_complex'}
+_SCALARS = _NUMBERS | {'Tensor', '_float', '_int', '_bool'}     # a number, or a tensor where some signature takes one
+
+def _overloads(path, cls=None):
+    "name -> list of overloads, each a list of (argument, annotation, position from 1 after self, or None if keyword-only)."
+    tree = ast.parse(open(path).read())
+    body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls).body if cls else tree.body
+    out = collections.defaultdict(list)
+    for n in body:
+        if not isinstance(n, ast.FunctionDef): continue
+        pos = n.args.posonlyargs + n.args.args
+        if cls: pos = pos[1:]
+        ann = lambda a: ast.unparse(a.annotation) if a.annotation else None
+        out[n.name].append([(a.arg, ann(a), i + 1) for i, a in enumerate(pos)] + [(a.arg, ann(a), None) for a in n.args.kwonlyargs])
+    return out
+
+def _typed(ovs):
+    """{argument: (kind, position, several)} for arguments every overload has and types alike: 'T' a Tensor, 'i' an int,
+    'f' a float, 'n' a number (or a Tensor where a signature takes one): the position (from 1)
+    they all give it, 0 if they differ or take it by keyword only; `several`: the name has signatures that differ in their
+    positional arguments (torch's message is then "invalid combination of arguments")."""
+    seen, anns, poss = collections.Counter(), collections.defaultdict(set), collections.defaultdict(set)
+    for o in ovs:
+        for name, a, p in o: seen[name] += 1; anns[name].add(a); poss[name].add(p)
+    # signatures that differ only in keyword-only arguments (rand_like's generator=) are one to the parser's message
+    several = len({tuple((n, a) for n, a, p in o if p is not None) for o in ovs}) > 1
+    out = {}
+    for name, a in anns.items():
+        if seen[name] != len(ovs) or name in ('self', 'reduction'): continue   # (reduction: an int in C++, nn.functional's string)
+        kind = 'T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'n' if a <= _SCALARS and a & _NUMBERS else None
+        if kind: out[name] = (kind, poss[name].pop() if len(poss[name]) == 1 and None not in poss[name] else 0, several)
+    return out
+
+def table():
+    d = os.path.dirname(torch.__file__)
+    meth, func = _overloads(f'{d}/_C/__init__.pyi', 'TensorBase'), _overloads(f'{d}/_C/_VariableFunctions.pyi')
+    out = {}
+    for kind, ovs, has in (('m', meth, lambda n: hasattr(litnn.Tensor, n)), ('f', func, lambda n: hasattr(litnn, n))):
+        for name in sorted(ovs):
+            if name.startswith('_') or not has(name) or name in _MANUAL: continue
+            t = _typed(ovs[name])
+            if t: out[(kind, name)] = t
+    return out
+
+if __name__ == '__main__': print('_PARSER_TYPES = ' + pprint.pformat(table(), width=120, compact=True))
