@@ -23,35 +23,48 @@ def _overloads(path, cls=None):
         pos = n.args.posonlyargs + n.args.args
         if cls: pos = pos[1:]
         ann = lambda a: ast.unparse(a.annotation) if a.annotation else None
-        out[n.name].append([(a.arg, ann(a), i + 1) for i, a in enumerate(pos)] + [(a.arg, ann(a), None) for a in n.args.kwonlyargs])
+        sig = [(a.arg, ann(a), i + 1) for i, a in enumerate(pos)] + [(a.arg, ann(a), None) for a in n.args.kwonlyargs]
+        required = len(pos) - len(n.args.defaults) + sum(d is None for d in n.args.kw_defaults)
+        out[n.name].append((sig, (required, len(sig))))
     return out
 
+def _same_signature(sig):
+    "What tells one of the parser's signatures from another: the stubs write some twice, for ints and for SymInts."
+    norm = lambda a: (a or '').replace(' | None', '').replace('Sequence[_int | SymInt]', '_size').replace('_int | SymInt', '_int')
+    return frozenset((n, norm(a)) for n, a, _ in sig)
+
 def _typed(ovs):
-    """{argument: (kind, position, several)} for arguments every overload has and types alike: 'T' a Tensor, 'i' an int,
-    'f' a float, 'n' a number (or a Tensor where a signature takes one): the position (from 1)
-    they all give it, 0 if they differ or take it by keyword only; `several`: the name has signatures that differ in their
-    positional arguments (torch's message is then "invalid combination of arguments")."""
+    """{argument: (kind, position)} for arguments every overload has and types alike: 'T' a Tensor, 'i' an int, 'f' a
+    float, 'n' a number (or a Tensor where a signature takes one); the position (from 1) they all give it, 0 if they
+    differ or take it by keyword only."""
     seen, anns, poss = collections.Counter(), collections.defaultdict(set), collections.defaultdict(set)
+    ovs = [o for o, _ in ovs]
     for o in ovs:
         for name, a, p in o: seen[name] += 1; anns[name].add(a); poss[name].add(p)
-    # signatures that differ only in keyword-only arguments (rand_like's generator=) are one to the parser's message
-    several = len({tuple((n, a) for n, a, p in o if p is not None) for o in ovs}) > 1
     out = {}
     for name, a in anns.items():
         if seen[name] != len(ovs) or name in ('self', 'reduction'): continue   # (reduction: an int in C++, nn.functional's string)
         kind = 'T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'n' if a <= _SCALARS and a & _NUMBERS else None
-        if kind: out[name] = (kind, poss[name].pop() if len(poss[name]) == 1 and None not in poss[name] else 0, several)
+        if kind: out[name] = (kind, poss[name].pop() if len(poss[name]) == 1 and None not in poss[name] else 0)
     return out
 
 def table():
+    """`_PARSER_TYPES`, and `_PARSER_ARITY`: for a name of several signatures, each one's (required, all) count of
+    arguments, which torch's parser uses to pick the signature whose error it reports."""
     d = os.path.dirname(torch.__file__)
     meth, func = _overloads(f'{d}/_C/__init__.pyi', 'TensorBase'), _overloads(f'{d}/_C/_VariableFunctions.pyi')
-    out = {}
+    out, arity = {}, {}
     for kind, ovs, has in (('m', meth, lambda n: hasattr(litnn.Tensor, n)), ('f', func, lambda n: hasattr(litnn, n))):
         for name in sorted(ovs):
             if name.startswith('_') or not has(name) or name in _MANUAL: continue
             t = _typed(ovs[name])
             if t: out[(kind, name)] = t
-    return out
+            if t:
+                sigs = {_same_signature(o): a for o, a in ovs[name]}
+                if len(sigs) > 1: arity[(kind, name)] = tuple(sorted(sigs.values()))
+    return out, arity
 
-if __name__ == '__main__': print('_PARSER_TYPES = ' + pprint.pformat(table(), width=120, compact=True))
+if __name__ == '__main__':
+    types, arity = table()
+    print('_PARSER_TYPES = ' + pprint.pformat(types, width=120, compact=True))
+    print('_PARSER_ARITY = ' + pprint.pformat(arity, width=120, compact=True))
