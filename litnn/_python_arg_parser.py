@@ -9,6 +9,8 @@ __all__ = []
 import builtins, functools, inspect, types
 from .backend import dtype
 from .backend import _type_name   # torch's way of naming a wrong argument's type
+import numpy as np
+from ._tensor import Tensor
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #26d9868b
 _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 'x1'), 'other': ('x2',)}
@@ -1021,8 +1023,6 @@ _NUMBERS_AS_TENSORS = {'add', 'add_', 'div', 'div_', 'divide', 'divide_', 'mul',
 def _typed_ok(kind, v, numbers=False):
     """Whether torch's parser takes `v` for an argument of kind 'T' (a Tensor), 'i' (an int: not a bool; a 0-d integer
     tensor), 'f' (a float: any real number; a 0-d tensor outside the graph) or 'n' (a number, or a tensor)."""
-    from litnn._tensor import Tensor
-    import numpy as np
     number = isinstance(v, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_))
     if kind == 'T': return isinstance(v, Tensor) or hasattr(type(v), '__torch_function__') or numbers and number
     if kind == 'n': return number or isinstance(v, Tensor) or hasattr(type(v), '__torch_function__')
@@ -1060,6 +1060,7 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity):
             if n in kwargs: v, where = kwargs[n], None
             elif i is not None and len(args) > i: v, where = args[i], pos
             else: continue
+            if type(v) is Tensor and kind in 'Tn': continue     # (a tensor where one is wanted, the common case: no call)
             if not _typed_ok(kind, v, numbers): raise _typed_refused(fn, n, kind, where, v, args[1:] if method else args, kwargs, arity)
         if dt:
             if 'dtype' in kwargs: _dtype_arg(f.__name__, kwargs['dtype'])

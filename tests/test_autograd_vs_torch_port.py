@@ -6,6 +6,7 @@ import pytest
 import litnn
 
 torch = pytest.importorskip('torch')
+from torch_pairs import run, same
 LIBS = [litnn, torch]
 
 @pytest.fixture(autouse=True)
@@ -13,15 +14,6 @@ def grad_mode_on():
     yield
     for L in LIBS: L.set_grad_enabled(True)
 
-def run(L, fn):
-    "fn(L)'s result, or (exception type name, message)."
-    try: return fn(L)
-    except Exception as e: return (type(e).__name__, str(e).replace('litnn.', 'torch.'))
-
-def same(fn):
-    a, b = run(litnn, fn), run(torch, fn)
-    assert a == b, (a, b)
-    return a
 
 def test_inference_mode_without_parentheses():
     def f(L):

@@ -17,3 +17,16 @@ def same_message(f):
     with pytest.raises(te.type) as le: f(litnn)
     assert str(le.value) == str(te.value)
     return te.type
+
+
+def run(L, fn):
+    "fn(L)'s result, or (exception type name, message)."
+    try: return fn(L)
+    except Exception as e: return (type(e).__name__, str(e).replace('litnn.', 'torch.'))
+
+
+def same(fn):
+    "fn run in litnn and in torch: the same result, or the same exception type and message."
+    a, b = run(litnn, fn), run(torch, fn)
+    assert a == b, (a, b)
+    return a
