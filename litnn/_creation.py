@@ -465,7 +465,13 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")   # (0 or 1 value: no kernel runs)
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # torch: the bounds cast first
+    if steps > 1: _range_bounds(start, end, d)
     return _factory(lambda xp, d: _linspace(xp, start, end, steps, d), dtype, device, requires_grad)
+
+def _range_bounds(start, end, d):
+    "torch's kernels read the bounds of linspace and logspace (two or more values) as the dtype's scalars, checked: RuntimeError if one overflows."
+    d = d or get_default_dtype()
+    for v in (start, end): _checked_scalar(v, d.np)
 
 def _fma(xp, a, b, c):
     "`a * b + c` rounded once, as the fused multiply-add of torch's compiled kernels (float32 through float64; float64 by Dekker's exact product)."
@@ -939,7 +945,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #1b8ebe53
 from .backend import get_default_dtype, float64, complex128
 from .autograd.graph import _check_tensors
-from ._creation import _with_out, _complex_range_dtype
+from ._creation import _with_out, _complex_range_dtype, _range_bounds
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #ff587acb
@@ -955,20 +961,37 @@ def _function(name, method, module):
 zero_ = _function('zero_', Tensor.zero_, __name__)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #517858fc
+def _c_pow(b, x):
+    "C's pow(b, x): inf where Python's math.pow raises OverflowError, nan where it raises ValueError (a domain error)."
+    try: return math.pow(b, x)
+    except OverflowError: return math.copysign(math.inf, b) if b < 0 and x == builtins.int(x) and builtins.int(x) % 2 else math.inf
+    except ValueError: return math.nan
+
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     "`steps` values from base**start to base**end, evenly spaced in the exponent."
     start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))     # 0-d tensor bounds: as linspace
     dtype = _complex_range_dtype('logspace', start, end, dtype)     # complex bounds: complex powers, as linspace
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and d.name == 'bool' and steps > 1: raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    if (d is None or not d.is_complex) and isinstance(steps, builtins.int) and steps >= 0:
+        # torch's kernel, step by step: start and end in the result's dtype, their difference there too, the exponents
+        # in double from both ends toward the middle, and each power by the C library's pow (math.pow; numpy's vector
+        # power may differ from it in the last bit), then cast (half precision through float32, as C++ converts);
+        # complex bounds or dtypes take the complex power of a complex128 linspace
+        d = to_dtype(dtype or get_default_dtype())
+        nd = np.dtype(np.float32) if d.itemsize == 2 and d.is_floating_point else None
+        if steps == 1: return full((1,), _c_pow(float(base), float(start)), dtype=d, device=device, requires_grad=requires_grad)   # torch's fill_
+        p = np.empty(0)
+        if steps > 1:
+            _range_bounds(start, end, d)
+            s0, s1 = (np.asarray(builtins.int(v) if d.np.kind in 'iu' else v).astype(d.np) for v in (start, end))
+            diff = float(s1) - float(s0) if d.np.kind in 'iu' else float(s1 - s0)   # C++ widens small ints, not floats
+            step, i = diff / (steps - 1), np.arange(steps)
+            e = np.where(i < steps // 2, float(s0) + step * i, float(s1) - step * (steps - i - 1))
+            p = np.fromiter(map(_c_pow, [float(base)] * steps, e.tolist()), np.float64, steps)
+        return _set_requires_grad(tensor((p if nd is None else p.astype(nd)).astype(d.np), device=device), requires_grad)
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # as linspace
-    if d is not None and d.is_floating_point and d.itemsize == 2 and steps > 1:
-        # torch's kernel: start and end rounded to the half dtype, then the exponents and the power in float32
-        s0, s1 = (np.float32(np.asarray(v, np.float32).astype(d.np)) for v in (float(start), float(end)))
-        step, i = (s1 - s0) / np.float32(steps - 1), np.arange(steps, dtype=np.float32)
-        e = np.where(i < steps // 2, s0 + step * i, s1 - step * (steps - i - 1))
-        return tensor((np.float32(base) ** e).astype(d.np), device=device, requires_grad=requires_grad)
-    out = base ** linspace(start, end, steps, dtype=complex128 if d is not None and d.is_complex else float64, device=device)
+    out = base ** linspace(start, end, steps, dtype=complex128, device=device)   # complex: as the kernel's complex pow
     return _set_requires_grad(out.to(dtype or get_default_dtype()), requires_grad)
 
 logspace = _with_out(logspace)     # torch's out= (made in out's dtype, resized without a warning), layout= and pin_memory=

@@ -394,6 +394,36 @@ def test_linspace_values_are_torchs_bit_for_bit(dtype):
         if not ints: t, l = t.float(), l.float()
         assert np.array_equal(t.numpy(), l.numpy()), (a, b, n)
 
+# logspace too: torch's kernel takes each power with the C library's pow, numpy's vectorised power (SIMD on AVX-512 CPUs)
+# can differ from it in the last bit; the bounds are read in the dtype, checked for overflow.
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'bfloat16', 'int64', 'int32', 'uint8', None])
+def test_logspace_values_are_torchs_bit_for_bit(dtype):
+    import numpy as np
+    rng = np.random.default_rng(1)
+    cases = [(0, 1, 5, 10), (-2, 3, 17, 10), (0, 10, 100, 2), (1, 5, 33, 3.5), (-10, 10, 1001, 10), (0.5, 2.5, 7, np.e),
+             (0.1, 0.7, 50, 10), (2.5, 2.5, 1, 2), (0, 3, 0, 10), (5, -5, 11, 0.5), (0, 1.5, 4, -2.0), (-1, 3, 5, 10)]
+    cases += [(float(a), float(b), int(n), float(c)) for a, b, n, c in
+              zip(rng.normal(0, 2, 20), rng.normal(0, 2, 20), rng.integers(2, 300, 20), rng.uniform(0.1, 5, 20))]
+    for a, b, n, base in cases:
+        if dtype in ('uint8', 'int32', 'int64') and not (0 <= min(a, b) and abs(base) ** max(a, b) < 255 and base > 0):
+            continue              # (a power outside the integer dtype: C's cast is undefined there)
+        r = [lib.logspace(a, b, n, base=base, **({} if dtype is None else dict(dtype=getattr(lib, dtype)))) for lib in both()]
+        t, l = (x.double().numpy() for x in r)
+        assert r[0].dtype.itemsize == r[1].dtype.itemsize and np.array_equal(t, l, equal_nan=True), (a, b, n, base)
+
+def test_linspace_logspace_bounds_overflow_as_torch():
+    for f, args, dt in [('linspace', (0, 1e5, 5), 'float16'), ('logspace', (0, 1e39, 5), 'float32'), ('linspace', (-300, 3, 5), 'uint8'),
+                        ('logspace', (0, 1e39, 5), 'bfloat16')]:
+        msgs = []
+        for lib in both():
+            with pytest.raises(RuntimeError) as e: getattr(lib, f)(*args, dtype=getattr(lib, dt))
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1] and 'without overflow' in msgs[0]
+    for f, args, dt in [('logspace', (0, 1e39, 1), 'float32'), ('linspace', (1e39, 0, 0), 'float32'), ('logspace', (-1, 3, 1), 'uint8')]:
+        a, b = (getattr(lib, f)(*args, dtype=getattr(lib, dt)).tolist() for lib in both())     # (one or no value: nothing read)
+        assert a == b
+
 def test_affine_grid_is_torchs_bit_for_bit():
     "torch's linspace_from_neg_one (linspace, then * (n - 1) / n) in the dtype and its bmm's order of summation."
     import numpy as np
