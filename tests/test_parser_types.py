@@ -27,6 +27,17 @@ TYPED_CALLS = ["x.view_as('a')", 'x.view_as(None)', 'x.expand_as(1.5)', 'x.resha
                'L.randint(0, 10, (2,))', 'x.cumsum(1.5)', 'x.cumsum(dim=1.5)', "x.index_select(0, 'a')", 'x.gather(0, None)',
                'L.cross(x, None)', 'x.argsort(dim=None)', 'x.masked_scatter(x > 0, None)']
 
+# bool and memory-format arguments (the stubs' `_bool`, `memory_format`; with `| None`, None too), and more arguments by
+# position than torch's signatures take (memory_format is keyword-only in every one of them)
+TYPED_CALLS += ["x.svd('a')", 'x.svd(1)', "x.qr(some='a')", 'x.qr(True)', 'x.cholesky(1)', 'x.cholesky(upper=None)', 'x.sum(0, None)',
+                'x.fill_diagonal_(1, \'a\')', 'L.ones(2, requires_grad=None)', 'x.float(None)', 'x.double(1, 2)', 'x.contiguous(1)',
+                'x.contiguous(memory_format=None)', "x.clone(memory_format='a')", 'x.clone(memory_format=None)', 'x.cpu(None)',
+                'x.is_contiguous(L.ones(2))', 'x.float(memory_format=L.contiguous_format)', 'x.float(memory_format=1)',
+                'L.empty_like(x, memory_format=1)', 'L.empty_like(x, memory_format=None)', 'x.acos_(1)', 'L.acos_(x, 1)', 'L.logit_(x, 1, 2)',
+                'x.nan_to_num_(0.0, 1.0, 2.0, 3.0)', 'L.clamp_(x, 0, 1, 2)', 'x.to(L.float64, False, False, False, False)']
+# a Tensor argument given by position is checked where torch's signatures put it, whatever litnn's own names it there
+TYPED_CALLS += ["x.addmm_(1, 'a')", "x.addmm_(x, 'a')", "x.cholesky_solve('a')", 'x.orgqr(None)', 'x.smm(1.5)', "x.map_(1, 'a')"]
+
 
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):

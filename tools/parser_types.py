@@ -2,16 +2,20 @@
 (`torch/_C/__init__.pyi` for Tensor methods, `torch/_C/_VariableFunctions.pyi` for functions): the arguments that every
 overload of a name types as `Tensor` or as an int, for the names litnn has. Run beside torch and litnn:
 `python tools/parser_types.py`, then paste the output into the notebook's cell that defines `_PARSER_TYPES`."""
-import ast, collections, os, pprint
+import ast, collections, inspect, os, pprint, types
 import torch, litnn
 
 # functions torch binds by hand (torch/csrc/autograd/python_torch_functions_manual.cpp, tensor_new.cpp): they read
 # their arguments themselves (lists, arrays, numbers), whatever the stubs say
 _MANUAL = {'sparse_coo_tensor', 'sparse_csr_tensor', 'sparse_csc_tensor', 'sparse_bsr_tensor', 'sparse_bsc_tensor',
            'sparse_compressed_tensor', 'tensor', 'as_tensor', 'asarray', 'from_numpy', 'frombuffer', 'range'}
+# methods torch binds by hand (torch/csrc/autograd/python_variable_methods.cpp) whose stubs omit their one argument:
+# `float(*, MemoryFormat? memory_format=None)`
+_CONVERSIONS = {'bfloat16', 'bool', 'byte', 'cdouble', 'cfloat', 'chalf', 'char', 'double', 'float', 'half', 'int', 'long', 'short'}
 _INTS = {'_int', '_int | SymInt', 'SymInt | _int', 'SymInt'}
 _NUMBERS = {'Number | _complex', 'Number', '_complex'}
 _SCALARS = _NUMBERS | {'Tensor', '_float', '_int', '_bool'}     # a number, or a tensor where some signature takes one
+_FORMATS = {'torch.memory_format', 'memory_format | None', 'torch.memory_format | None'}   # ('M?': None too)
 
 def _overloads(path, cls=None):
     "name -> list of overloads, each a list of (argument, annotation, position from 1 after self, or None if keyword-only)."
@@ -23,9 +27,11 @@ def _overloads(path, cls=None):
         pos = n.args.posonlyargs + n.args.args
         if cls: pos = pos[1:]
         ann = lambda a: ast.unparse(a.annotation) if a.annotation else None
-        sig = [(a.arg, ann(a), i + 1) for i, a in enumerate(pos)] + [(a.arg, ann(a), None) for a in n.args.kwonlyargs]
         required = len(pos) - len(n.args.defaults) + sum(d is None for d in n.args.kw_defaults)
-        out[n.name].append((sig, (required, len(sig))))
+        kw = [a for a in pos if a.arg == 'memory_format']     # keyword-only in every signature of torch's (the stubs of
+        pos = [a for a in pos if a.arg != 'memory_format']    # cpu, contiguous, is_contiguous write it by position)
+        sig = [(a.arg, ann(a), i + 1) for i, a in enumerate(pos)] + [(a.arg, ann(a), None) for a in kw + n.args.kwonlyargs]
+        out[n.name].append((sig, (required, len(sig)), None if n.args.vararg else len(pos)))
     return out
 
 def _same_signature(sig):
@@ -35,36 +41,53 @@ def _same_signature(sig):
 
 def _typed(ovs):
     """{argument: (kind, position)} for arguments every overload has and types alike: 'T' a Tensor, 'i' an int, 'f' a
-    float, 'n' a number (or a Tensor where a signature takes one); the position (from 1) they all give it, 0 if they
-    differ or take it by keyword only."""
+    float, 'n' a number (or a Tensor where a signature takes one), 'b' a bool ('b?': or None), 'M' a memory format
+    ('M?': or None); the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
     seen, anns, poss = collections.Counter(), collections.defaultdict(set), collections.defaultdict(set)
-    ovs = [o for o, _ in ovs]
+    ovs = [o for o, *_ in ovs]
     for o in ovs:
         for name, a, p in o: seen[name] += 1; anns[name].add(a); poss[name].add(p)
     out = {}
     for name, a in anns.items():
         if seen[name] != len(ovs) or name in ('self', 'reduction'): continue   # (reduction: an int in C++, nn.functional's string)
-        kind = 'T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'n' if a <= _SCALARS and a & _NUMBERS else None
+        kind = ('T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'n' if a <= _SCALARS and a & _NUMBERS
+                else 'b' if a == {'_bool'} else 'b?' if a <= {'_bool', '_bool | None'} else 'M' if a == {'torch.memory_format'}
+                else 'M?' if a <= _FORMATS else None)
         if kind: out[name] = (kind, poss[name].pop() if len(poss[name]) == 1 and None not in poss[name] else 0)
     return out
 
+def _positional(f, method):
+    "How many arguments litnn's `f` takes by position (a method's self not counted); None for any number."
+    ps = list(inspect.signature(f).parameters.values())[method:]
+    if any(p.kind is p.VAR_POSITIONAL for p in ps): return None
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in ps)
+
 def table():
-    """`_PARSER_TYPES`, and `_PARSER_ARITY`: for a name of several signatures, each one's (required, all) count of
-    arguments, which torch's parser uses to pick the signature whose error it reports."""
+    """`_PARSER_TYPES`; `_PARSER_ARITY`: for a name of several signatures, each one's (required, all) count of
+    arguments, which torch's parser uses to pick the signature whose error it reports; `_PARSER_POSITIONAL`: for a
+    name whose litnn function takes more arguments by position than any signature of torch's, each signature's
+    (required, all, by position) counts."""
     d = os.path.dirname(torch.__file__)
     meth, func = _overloads(f'{d}/_C/__init__.pyi', 'TensorBase'), _overloads(f'{d}/_C/_VariableFunctions.pyi')
-    out, arity = {}, {}
-    for kind, ovs, has in (('m', meth, lambda n: hasattr(litnn.Tensor, n)), ('f', func, lambda n: hasattr(litnn, n))):
+    for name in _CONVERSIONS: meth[name] = [([('memory_format', 'torch.memory_format | None', None)], (0, 1), 0)]
+    out, arity, positional = {}, {}, {}
+    for kind, ovs, obj in (('m', meth, litnn.Tensor), ('f', func, litnn)):
         for name in sorted(ovs):
-            if name.startswith('_') or not has(name) or name in _MANUAL: continue
+            if name.startswith('_') or not hasattr(obj, name) or name in _MANUAL: continue
+            f = inspect.unwrap(getattr(obj, name))
             t = _typed(ovs[name])
+            sigs = {_same_signature(o): (a, p) for o, a, p in ovs[name]}
+            most = max((p for _, p in sigs.values()), default=None) if all(p is not None for _, p in sigs.values()) else None
+            python = isinstance(getattr(torch.Tensor if kind == 'm' else torch, name, None), types.FunctionType)  # (its own signature)
+            try: loose = not python and most is not None and (n := _positional(f, kind == 'm')) is not None and n > most or most is not None and n is None
+            except (TypeError, ValueError): loose = False
+            if loose: positional[(kind, name)] = tuple(sorted(a + (p,) for a, p in sigs.values()))
             if t: out[(kind, name)] = t
-            if t:
-                sigs = {_same_signature(o): a for o, a in ovs[name]}
-                if len(sigs) > 1: arity[(kind, name)] = tuple(sorted(sigs.values()))
-    return out, arity
+            if (t or loose) and len(sigs) > 1: arity[(kind, name)] = tuple(sorted(a for a, _ in sigs.values()))
+    return out, arity, positional
 
 if __name__ == '__main__':
-    types, arity = table()
+    types, arity, positional = table()
     print('_PARSER_TYPES = ' + pprint.pformat(types, width=120, compact=True))
     print('_PARSER_ARITY = ' + pprint.pformat(arity, width=120, compact=True))
+    print('_PARSER_POSITIONAL = ' + pprint.pformat(positional, width=120, compact=True))
