@@ -2190,9 +2190,9 @@ def ldexp_(self:Tensor, other): return self.mul_(pow(2., other))
 _all_ = ['ldexp_']
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #c3251b8f
-def _named_tuple(name, fields):
+def _named_tuple(name, fields, out=True):
     "The named tuple type `litnn.return_types.<name>` (reference/torch/return_types), as `torch.return_types.<name>`."
-    return _new_return_type(name, fields)
+    return _new_return_type(name, fields, out)
 
 return_types.frexp = _named_tuple('frexp', ('mantissa', 'exponent'))
 
@@ -2212,7 +2212,7 @@ def frexp(input):
     "(mantissa, exponent): input = mantissa·2^exponent, |mantissa| in [0.5, 1) (0 for 0)."
     if not input.is_floating_point(): raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     e = _const(array_namespace(input._data).frexp(input._data)[1].astype(np.int32))
-    return return_types.frexp(FrexpBackward0.apply(input, e), e)
+    return return_types.frexp((FrexpBackward0.apply(input, e), e))
 
 for _f in (fmax, fmin, gcd, lcm, ldexp, frexp): setattr(Tensor, _f.__name__, _f)
 
@@ -2276,7 +2276,7 @@ def _histogramdd(fn, x, bins, range, weight, density):
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #82810c98
 return_types.histogram = _named_tuple('histogram', ('hist', 'bin_edges'))
-return_types.histogramdd = _named_tuple('histogramdd', ('hist', 'bin_edges'))
+return_types.histogramdd = _named_tuple('histogramdd', ('hist', 'bin_edges'), out=False)
 return_types.histogram_out = _named_tuple('histogram_out', ('hist', 'bin_edges'))
 
 def _check_bins(fn, bins):
@@ -2291,7 +2291,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     if out is not None: return _histogram_into(out, input, histogram(input, bins, range=range, weight=weight, density=density), bins)
     x, w = np.asarray(input._data).reshape(-1, 1), None if weight is None else weight.reshape(-1)
     hist, edges = _histogramdd('torch.histogram', x, [bins], range, w, density)
-    return return_types.histogram(Tensor._make(hist), Tensor._make(edges[0]))
+    return return_types.histogram((Tensor._make(hist), Tensor._make(edges[0])))
 
 def histogramdd(input, bins, range=None, weight=None, density=False):
     "(hist, bin_edges): the D-dimensional histogram of the points in the last dimension of `input`."
@@ -2301,7 +2301,7 @@ def histogramdd(input, bins, range=None, weight=None, density=False):
     elif isinstance(bins, Tensor): raise TypeError("histogramdd() received an invalid combination of arguments - got (Tensor, bins=Tensor)")
     if len(bins) != D: raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
     hist, edges = _histogramdd('torch.histogramdd', np.asarray(input._data), list(bins), range, weight, density)
-    return return_types.histogramdd(Tensor._make(hist), tuple(Tensor._make(e) for e in edges))
+    return return_types.histogramdd((Tensor._make(hist), tuple(Tensor._make(e) for e in edges)))
 
 Tensor.histogram = histogram
 
@@ -2314,7 +2314,7 @@ def _histogram_into(out, input, result, bins):
         if isinstance(o, Tensor) and o.dtype != input.dtype:
             raise RuntimeError(f"torch.histogram: input tensor and {what} tensor should have the same dtype, but got input {_dtype_name(input).lower()} and {what} {_dtype_name(o).lower()}")
     for o, r in zip(out, result): _into('histogram', o, (input,), lambda r=r: r)
-    return return_types.histogram_out(*out)
+    return return_types.histogram_out(out)
 
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #844f7e78
@@ -3347,8 +3347,8 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
         T = type(r)              # torch's out= overloads return their own named tuple: return_types.max_out, linalg_qr_out...
         if T.__module__ == 'litnn.return_types':
             from litnn.return_types import _new_return_type
-            T = _new_return_type(T.__name__ + '_out', T._fields)
-        return T(*out)
+            T = _new_return_type(T.__name__ + '_out', T.__match_args__)
+        return T(out)
     if not isinstance(out, Tensor): return _into(fn, out, args, None)           # torch's TypeError
     if kwargs.get('dtype') is not None: rule = _SAME                             # an explicit dtype= is what out must hold
     elif dtype_from_out: kwargs = {**kwargs, 'dtype': out.dtype}

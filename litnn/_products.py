@@ -508,7 +508,7 @@ def geqrf(input):
     if input.dim() < 2: raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if not (input.is_floating_point() or input.is_complex()) or input.dtype.itemsize < 4:
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_dtype_name(input)}'")
-    return return_types.geqrf(*GeqrfBackward0.apply(input))
+    return return_types.geqrf(GeqrfBackward0.apply(input))
 
 Tensor.geqrf = geqrf
 

@@ -230,7 +230,7 @@ def _extremum(fn, x, dim, keepdim):
     _nonempty(fn, x, None if dim is None else dims)         # max/min name the dim wrapped
     if x.dtype.is_complex: raise RuntimeError(f"{fn}(): does not support complex input")
     if dim is None: return full.apply(x, dim=dims)
-    return getattr(return_types, fn)(*along.apply(x, dim=dims, keepdim=keepdim))
+    return getattr(return_types, fn)(along.apply(x, dim=dims, keepdim=keepdim))
 
 # %% ../nbs/16_reductions.ipynb #792834b8
 def max(input, dim=None, keepdim=False):
@@ -731,11 +731,11 @@ return_types.cummax, return_types.cummin = _return_type('cummax'), _return_type(
 
 def cummax(input, dim):
     "Running maxima along `dim` and their indices, as `(values, indices)`."
-    return return_types.cummax(*CummaxBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim)))
+    return return_types.cummax(CummaxBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim)))
 
 def cummin(input, dim):
     "Running minima along `dim` and their indices, as `(values, indices)`."
-    return return_types.cummin(*CumminBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim)))
+    return return_types.cummin(CumminBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim)))
 
 Tensor.cummax, Tensor.cummin = cummax, cummin
 
@@ -978,7 +978,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         w = _wrap_dim(dim, input.dim())
         if input.shape[w] == 0: raise IndexError(f"aminmax: Expected reduction dim {w} to have non-zero size.")
     d = () if dim is None else _int_arg(dim, fn='aminmax')
-    return return_types.aminmax(input.amin(d, keepdim), input.amax(d, keepdim))
+    return return_types.aminmax((input.amin(d, keepdim), input.amax(d, keepdim)))
 
 Tensor.aminmax = aminmax
 

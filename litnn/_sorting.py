@@ -46,7 +46,7 @@ def _select(node, x, idx, d, keepdim=True, kind=None, order=None):
     if x._data.ndim == 0: v, i = node.apply(x, key=(Ellipsis,)), idx.reshape(())   # its one element
     else: v, i = node.apply(x, key=_pick(idx, d, x._data.ndim, keepdim)), idx
     out = (v, Tensor._make(_relaid(i, order)))
-    return getattr(return_types, kind)(*out) if kind else out
+    return getattr(return_types, kind)(out) if kind else out
 
 # %% ../nbs/reference/torch/sorting.ipynb #ad63740a
 def _sortable(a):

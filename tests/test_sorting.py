@@ -53,7 +53,7 @@ def test_sort_dtypes_stable(dtype):
 def test_return_types_repr():
     l, t = litnn.topk(litnn.tensor([1., 3., 2.]), 2), torch.topk(torch.tensor([1., 3., 2.]), 2)
     assert repr(l) == repr(t).replace('torch', 'litnn')
-    assert type(l).__name__ == 'topk' and l._fields == ('values', 'indices')
+    assert type(l).__name__ == 'topk' and l.__match_args__ == t.__match_args__ == ('values', 'indices')
     v, i = litnn.sort(litnn.tensor([2, 1]))
     assert (v.tolist(), i.tolist()) == ([1, 2], [1, 0])
     for n in ('sort', 'kthvalue', 'median', 'nanmedian', 'mode'): assert hasattr(litnn.return_types, n)

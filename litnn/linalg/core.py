@@ -119,7 +119,7 @@ def slogdet(A):
     "(sign, log |det|) of each square matrix of A: the determinant without overflow."
     _check_matrix('linalg.slogdet', A)
     if A._data.dtype.name in ('float16', 'bfloat16'): raise RuntimeError(f'linalg.slogdet: Low precision dtypes not supported. Got {_dtype_name(A)}')
-    return linalg_slogdet(*LinalgSlogdetBackward0.apply(A))
+    return linalg_slogdet(LinalgSlogdetBackward0.apply(A))
 
 # %% ../../nbs/reference/linalg.ipynb #fdce12e8
 class LinalgSolveExBackward0(Op):
@@ -216,17 +216,17 @@ def _ex(kind, f, A, check_errors, like, find, core=2):
     "f(A) and its info: 0 where it succeeded; for each matrix that fails, LAPACK's code for it (`find`, as the errors name it) and NaNs for its result (or the error, with check_errors); `core`: the dims of one result."
     xp = array_namespace(A._data)
     info = lambda v: _const(xp.full(A.shape[:-2], v, np.int32))
-    try: return kind(f(A), info(0))
+    try: return kind((f(A), info(0)))
     except LinAlgError as e:
         if check_errors:                # torch names the _ex function: "linalg.inv_ex: ..."
             name, _, rest = str(e).partition(": ")
             raise LinAlgError(f"{name}_ex: {rest}") from None
     a = to_device(A._data, 'cpu')
     codes = np.array([find(m) for m in a.reshape((-1,) + a.shape[-2:])], np.int32).reshape(a.shape[:-2])
-    if not codes.any(): return kind(like.detach() * math.nan, info(1))
+    if not codes.any(): return kind((like.detach() * math.nan, info(1)))
     bad = _const(xp.asarray(codes) != 0)
     out = f(where(bad[..., None, None], _eye_like(A), A))       # the other matrices of the batch are computed, as torch's
-    return kind(where(bad.reshape(bad.shape + (1,) * core), math.nan, out), _const(xp.asarray(codes)))
+    return kind((where(bad.reshape(bad.shape + (1,) * core), math.nan, out), _const(xp.asarray(codes))))
 
 def inv_ex(A, *, check_errors=False):
     "`inv` and its info tensor."

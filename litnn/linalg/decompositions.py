@@ -78,7 +78,7 @@ def _check_phase(UhgU, VhgV, S):
 def svd(A, full_matrices=True, *, driver=None):
     "A = U diag(S) Vh for each matrix of A, singular values descending; `full_matrices=False` keeps k = min(m, n) vectors."
     _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')
-    return linalg_svd(*LinalgSvdBackward0.apply(A, full_matrices=full_matrices))
+    return linalg_svd(LinalgSvdBackward0.apply(A, full_matrices=full_matrices))
 
 def svdvals(A, *, driver=None):
     "The singular values of each matrix of A, descending."
@@ -159,7 +159,7 @@ def qr(A, mode='reduced'):
     "A = Q R for each matrix of A: Q with orthonormal columns, R upper-triangular."
     _check_matrix('linalg.qr', A, square=False, kernel='geqrf_cpu')
     if mode not in ('reduced', 'complete', 'r'): raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
-    return linalg_qr(*LinalgQrBackward0.apply(A, mode=mode))
+    return linalg_qr(LinalgQrBackward0.apply(A, mode=mode))
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #8b93eb26
 linalg_eigh = _named('linalg_eigh', ('eigenvalues', 'eigenvectors'))
@@ -201,7 +201,7 @@ def _uplo(UPLO):
 def eigh(A, UPLO='L'):
     "Eigenvalues (ascending) and eigenvectors of each symmetric (complex: Hermitian) matrix of A."
     _check_matrix('linalg.eigh', A)
-    return linalg_eigh(*LinalgEighBackward0.apply(A, UPLO=_uplo(UPLO)))
+    return linalg_eigh(LinalgEighBackward0.apply(A, UPLO=_uplo(UPLO)))
 
 def eigvalsh(A, UPLO='L'):
     "The eigenvalues (ascending) of each symmetric matrix of A."
@@ -231,7 +231,7 @@ def eig(A):
     _check_matrix('linalg.eig', A)
     if not builtins.bool(array_namespace(A._data).isfinite(A._data).all()):      # (torch's check; eigvals has none)
         raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
-    return linalg_eig(*LinalgEigBackward0.apply(A))
+    return linalg_eig(LinalgEigBackward0.apply(A))
 
 def eigvals(A):
     "The (complex) eigenvalues of each square matrix of A."
@@ -358,14 +358,14 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     info = np.array([r[2] for r in res], np.int32).reshape(a.shape[:-2])
     if check_errors and info.any(): _singular('torch.linalg.ldl_factor_ex', info)
     LD = _NoDerivative.apply(A, xp.asarray(ld), 'aten::linalg_ldl_factor_ex')       # recorded; backward raises (18a_scatter)
-    return linalg_ldl_factor_ex(LD, _const(xp.asarray(piv)), _const(xp.asarray(info)))
+    return linalg_ldl_factor_ex((LD, _const(xp.asarray(piv)), _const(xp.asarray(info))))
 
 def ldl_factor(A, *, hermitian=False, out=None):
     "The compact Bunch-Kaufman factorization (LD, pivots) of each symmetric (or Hermitian) matrix of A."
     LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
     info = to_device(info._data, 'cpu')
     if info.any(): _singular('torch.linalg.ldl_factor', info)
-    return linalg_ldl_factor(LD, pivots)
+    return linalg_ldl_factor((LD, pivots))
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #3fd8c9ec
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
@@ -544,8 +544,8 @@ def _svd_old(input, some=True, compute_uv=True):
     U, S, Vh = svd(input, full_matrices=not some)
     if not compute_uv:        # zeros of the full shapes, (m, m) and (n, n), whatever `some`
         m, n = input.shape[-2:]
-        return svd_(input.new_zeros(input.shape[:-2] + (m, m)), S, input.new_zeros(input.shape[:-2] + (n, n)))
-    return svd_(U, S, Vh.mH)
+        return svd_((input.new_zeros(input.shape[:-2] + (m, m)), S, input.new_zeros(input.shape[:-2] + (n, n))))
+    return svd_((U, S, Vh.mH))
 
 def _logdet(input):
     "log det(input): NaN where the determinant is negative, -inf where it is 0."
@@ -558,8 +558,8 @@ class CholeskyBackward0(LinalgCholeskyExBackward0): "torch.cholesky, the older n
 def _cholesky_old(input, upper=False):
     _check_matrix('cholesky', input)
     return CholeskyBackward0.apply(input, upper=upper)
-def _qr_old(input, some=True): return qr_(*qr(input, 'reduced' if some else 'complete'))
-def _slogdet_old(input): return slogdet_(*slogdet(input))
+def _qr_old(input, some=True): return qr_(qr(input, 'reduced' if some else 'complete'))
+def _slogdet_old(input): return slogdet_(slogdet(input))
 def _pinverse(input, rcond=1e-15): return pinv(input, rtol=rcond)
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #aafaa1d6
@@ -649,14 +649,14 @@ def lstsq(A, B, rcond=None, *, driver=None):
     S = svdvals(A.detach()) if driver in ('gelsd', 'gelss') else empty
     full = driver == 'gels' or driver in ('gelsd', 'gelss') and builtins.bool((rank._data == n).all())
     res = ((A @ X - B2).abs() ** 2 if A.is_complex() else (A @ X - B2) ** 2).sum(-2) if m > n and full else empty      # the residuals only of an overdetermined full-rank A
-    return linalg_lstsq(X.squeeze(-1) if vector else X, res, rank, S)
+    return linalg_lstsq((X.squeeze(-1) if vector else X, res, rank, S))
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #80497966
 from .._pointwise import _wrap_out, _SAME, _Cast
 _castable = lambda fn: _Cast(fn + ": Expected result to be safely castable from {R} dtype, but got result with dtype {O}")
 _matrix_power_out = lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power')   # (torch.matrix_power's too)
 _wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got: {O}", 'matrix_norm': "linalg.matrix_norm expected out tensor dtype {R} but got: {O}",
-                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': _castable('torch.linalg.matrix_rank'), 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
+                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': _castable('torch.linalg.matrix_rank'), 'svd': (_SAME,) * 3, 'ldl_factor': (_SAME,) * 2, 'ldl_factor_ex': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
                       'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
                       'matrix_power': _matrix_power_out,
                       'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}",
@@ -665,4 +665,4 @@ _wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got
                       'eigvals': _Cast("torch.linalg.eigvals: Expected eigenvalues to be safely castable from {R} dtype, but got eigenvalues with dtype {O}")})
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #49f96d55
-_wrap_out(_OLD, {'cholesky': None, 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2})     # torch.cholesky (the Tensor method, already set from _OLD, takes no out=)
+_wrap_out(_OLD, {'cholesky': None, 'svd': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'slogdet': (_SAME,) * 2})     # torch.cholesky (the Tensor method, already set from _OLD, takes no out=)

@@ -108,7 +108,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     _check_lu('linalg.lu_factor_ex', A, pivot)
     LU, piv, info = LinalgLuFactorExBackward0.apply(A)
     if check_errors and bool(info._data.any()): _raise_zero_pivot('torch.linalg.lu_factor_ex', info)
-    return linalg_lu_factor_ex(LU, piv, info)
+    return linalg_lu_factor_ex((LU, piv, info))
 
 def _raise_zero_pivot(fn, info):
     bad = info._data.reshape(-1); i = int(array_namespace(bad).argmax(bad != 0)); k = int(bad[i])
@@ -120,7 +120,7 @@ def lu_factor(A, *, pivot=True):
     _check_lu('linalg.lu_factor', A, pivot)
     LU, piv, info = LinalgLuFactorExBackward0.apply(A)
     if bool(info._data.any()): _raise_zero_pivot('torch.linalg.lu_factor', info)
-    return linalg_lu_factor(LU, piv)
+    return linalg_lu_factor((LU, piv))
 
 # %% ../../nbs/reference/linalg_lu.ipynb #f7b80bb8
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
@@ -137,13 +137,13 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
                                "Did you properly pass the result of lu_factor?")
     P = _permutation(LU_data, LU_pivots) if unpack_pivots else empty
     L, U = _unpack(LU_data) if unpack_data else (empty, empty)
-    return lu_unpack_(P, L, U)
+    return lu_unpack_((P, L, U))
 
 def lu(A, *, pivot=True):
     "A = P L U: the permutation P, unit lower triangular L and upper triangular U."
     _check_lu('linalg.lu', A, pivot)
     LU, piv, _ = LinalgLuFactorExBackward0.apply(A)
-    return linalg_lu(*lu_unpack(LU, piv))
+    return linalg_lu(lu_unpack(LU, piv))
 
 # %% ../../nbs/reference/linalg_lu.ipynb #344de4ed
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):

@@ -51,7 +51,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     _linear_solve_checks(b, A, 'triangular_solve')
     T = A.mT if transpose else A
     X = solve_triangular(T, b, upper=upper != transpose, unitriangular=unitriangular)
-    return triangular_solve_(X, A.clone())
+    return triangular_solve_((X, A.clone()))
 
 Tensor.cholesky_solve, Tensor.cholesky_inverse, Tensor.triangular_solve = cholesky_solve, cholesky_inverse, triangular_solve
 

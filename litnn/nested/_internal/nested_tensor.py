@@ -292,9 +292,9 @@ def _extreme(name):
         if d == 0: raise RuntimeError(f"{name}(): reducing along the batch dimension but not the ragged dimension is not supported for nested tensors")
         parts = [getattr(c, name)(d - 1, keepdim) for c in self._components]
         kind = type(parts[0])
-        if d == r: return kind(stack([p[0] for p in parts]), stack([p[1] for p in parts]))
+        if d == r: return kind((stack([p[0] for p in parts]), stack([p[1] for p in parts])))
         rr = r if keepdim or d > r else r - 1
-        return kind(self._with([p[0] for p in parts], rr), self._with([p[1] for p in parts], rr))
+        return kind((self._with([p[0] for p in parts], rr), self._with([p[1] for p in parts], rr)))
     return op
 NestedTensor.max, NestedTensor.min = _extreme('max'), _extreme('min')
 
