@@ -35,6 +35,9 @@ TYPED_CALLS += ["x.svd('a')", 'x.svd(1)', "x.qr(some='a')", 'x.qr(True)', 'x.cho
                 'x.is_contiguous(L.ones(2))', 'x.float(memory_format=L.contiguous_format)', 'x.float(memory_format=1)',
                 'L.empty_like(x, memory_format=1)', 'L.empty_like(x, memory_format=None)', 'x.acos_(1)', 'L.acos_(x, 1)', 'L.logit_(x, 1, 2)',
                 'x.nan_to_num_(0.0, 1.0, 2.0, 3.0)', 'L.clamp_(x, 0, 1, 2)', 'x.to(L.float64, False, False, False, False)']
+# a Scalar argument (a number in every signature: no Tensor overload) takes a 0-d tensor outside the graph, not a longer one
+TYPED_CALLS += ['L.celu(x, L.ones(2))', 'x.fill_diagonal_(L.tensor(2.0))', 'x.fill_diagonal_(L.ones(2))', 'L.full((2,), L.tensor(1.0))',
+                'L.threshold(x, 0, L.ones(2))', 'L.rrelu(x, L.ones(2))']
 # a Tensor argument given by position is checked where torch's signatures put it, whatever litnn's own names it there
 TYPED_CALLS += ["x.addmm_(1, 'a')", "x.addmm_(x, 'a')", "x.cholesky_solve('a')", 'x.orgqr(None)', 'x.smm(1.5)', "x.map_(1, 'a')"]
 

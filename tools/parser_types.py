@@ -41,7 +41,8 @@ def _same_signature(sig):
 
 def _typed(ovs):
     """{argument: (kind, position)} for arguments every overload has and types alike: 'T' a Tensor, 'i' an int, 'f' a
-    float, 'n' a number (or a Tensor where a signature takes one), 'b' a bool ('b?': or None), 'M' a memory format
+    float, 'S' a number (a Scalar: a 0-d tensor outside the graph too), 'n' a number or a Tensor where a signature takes
+    one, 'b' a bool ('b?': or None), 'M' a memory format
     ('M?': or None); the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
     seen, anns, poss = collections.Counter(), collections.defaultdict(set), collections.defaultdict(set)
     ovs = [o for o, *_ in ovs]
@@ -50,7 +51,8 @@ def _typed(ovs):
     out = {}
     for name, a in anns.items():
         if seen[name] != len(ovs) or name in ('self', 'reduction'): continue   # (reduction: an int in C++, nn.functional's string)
-        kind = ('T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'n' if a <= _SCALARS and a & _NUMBERS
+        kind = ('T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'S' if a <= _SCALARS - {'Tensor'} and a & _NUMBERS
+                else 'n' if a <= _SCALARS and a & _NUMBERS
                 else 'b' if a == {'_bool'} else 'b?' if a <= {'_bool', '_bool | None'} else 'M' if a == {'torch.memory_format'}
                 else 'M?' if a <= _FORMATS else None)
         if kind: out[name] = (kind, poss[name].pop() if len(poss[name]) == 1 and None not in poss[name] else 0)
