@@ -1884,10 +1884,15 @@ Tensor.heaviside = heaviside
 def heaviside_(self:Tensor, values): return _inplace(self, heaviside, values)
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e9907812
+from .autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
+@_one_node('RsubBackward0')
+def _rsub(input, other, alpha): return other.sub(input, alpha=alpha)
+
 def rsub(input, other, *, alpha=1):
     "`other - alpha * input`."
     _check_tensors("rsub", dict(input=input))      # (torch has no rsub of a number: 2 - t is Tensor.__rsub__)
-    if isinstance(other, Tensor): return other.sub(input, alpha=alpha)
+    if isinstance(other, Tensor): return _rsub(input, other, alpha)    # (a number: RsubBackward1, as `2 - t`)
     return other - (input if alpha == 1 else input * alpha)
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #558f07b4
@@ -2030,7 +2035,7 @@ from ._tensor import Tensor, _dtype_name
 from .autograd.graph import Op, _check_tensors, _check_broadcast
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _promote, _float_dtype, _cast, _levels, _half, _into, _fma
-from .autograd.engine import _inplace
+from .autograd.engine import _inplace, _one_node
 from .backend import result_type, float32, float16, bfloat16, get_default_dtype
 import builtins, math
 from ._tensor import _LEGACY
@@ -2104,12 +2109,14 @@ def _addc(input, tensor1, tensor2, value, divide):
         r._data[...] = _fma(t._data, t2._data, x._data, r._data.dtype)   # torch's value: one fused multiply-add (the graph: the sum)
     return _cast(r, d) if w is not d else r
 
+@_one_node('AddcmulBackward0')
 def addcmul(input, tensor1, tensor2, *, value=1):
     value = _alpha_number(value, 'addcmul', 'value')     # a 0-d tensor without grad is read as its number (torch's parser), else TypeError
     _check_broadcast(input, tensor1, tensor2)      # the shape, then the kernel for the dtype
     if all(isinstance(t, Tensor) and t._data.dtype == bool for t in (input, tensor1, tensor2)):
         raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')      # torch's kernel has no bools
     return _addc(input, tensor1, tensor2, value, False)
+@_one_node('AddcdivBackward0')
 def addcdiv(input, tensor1, tensor2, *, value=1):
     value = _alpha_number(value, 'addcdiv', 'value')
     _check_division(tensor1, tensor2)
@@ -2140,12 +2147,14 @@ def addcdiv_(self:Tensor, tensor1, tensor2, *, value=1):
 Tensor.addcmul, Tensor.addcdiv = addcmul, addcdiv
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #1ec90e4c
+@_one_node('FmaxBackward0')
 def fmax(input, other):
     "The elementwise maximum, ignoring NaN."
     _check_tensors('fmax', dict(input=input, other=other))
     if input.is_complex() or other.is_complex(): raise RuntimeError("fmax not implemented for complex tensors.")
     return where(ge(input, other).logical_or(other.isnan()), input, other)
 
+@_one_node('FminBackward0')
 def fmin(input, other):
     "The elementwise minimum, ignoring NaN."
     _check_tensors('fmin', dict(input=input, other=other))
@@ -2175,6 +2184,7 @@ def lcm_(self:Tensor, other): return _inplace(self, lcm, other)
 _all_ = ['gcd_', 'lcm_']         # torch.gcd_(a, b) too
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #ced73941
+@_one_node('LdexpBackward0')
 def ldexp(input, other):
     "input · 2^other, in the operands' promoted dtype (the default float for integers), as torch's."
     _check_tensors('ldexp', dict(input=input, other=other))

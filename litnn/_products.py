@@ -321,13 +321,20 @@ def _tensordot(a, b, dims):
     return r
 
 # %% ../nbs/reference/torch/products.ipynb #67715b59
+from .autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
+@_one_node('UnsafeViewBackward0')
+def _unsafe_view(t, shape):
+    "torch's `_unsafe_view`: `t` reshaped, recorded as a new tensor (not a view) of its own node."
+    return t.view(shape)
+
 def kron(input, other):
     "The Kronecker product: every element of `input` times the whole of `other`, in blocks."
     n = builtins.max(input.dim(), other.dim())
     sa, sb = (1,) * (n - input.dim()) + tuple(input.shape), (1,) * (n - other.dim()) + tuple(other.shape)
     a = input.reshape([v for s in sa for v in (s, 1)])
     b = other.reshape([v for s in sb for v in (1, s)])
-    return (a * b).view([x * y for x, y in zip(sa, sb)])     # (a view, as torch's: a product laid out as neither factor allows none)
+    return _unsafe_view(a * b, [x * y for x, y in zip(sa, sb)])     # (torch's composite ends so: not a view of the product)
 
 Tensor.kron = kron
 
@@ -756,6 +763,9 @@ from .autograd.broadcasting import _float_dtype
 from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #50cb4336
+from .autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
+@_one_node('AddrBackward0')
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     "beta * input + alpha * outer(vec1, vec2)."
     beta, alpha = _alpha_number(beta, 'addr', 'beta'), _alpha_number(alpha, 'addr')

@@ -805,9 +805,11 @@ import builtins
 from ._tensor import Tensor, _dtype_name
 from .autograd.broadcasting import _float_dtype
 from .autograd.graph import _check_tensors
+from .autograd.engine import _one_node
 from ._pointwise import return_types, _named_tuple
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #fc22d59c
+@_one_node('DistBackward0')
 def dist(input, other, p=2):
     "The p-norm of input - other."
     _check_tensors('dist', dict(input=input, other=other))
@@ -843,6 +845,9 @@ from ._pointwise import lerp, complex as _complex
 import builtins
 
 # %% ../nbs/reference/torch/statistics.ipynb #a8f05c59
+from .autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
+@_one_node('NansumBackward0')
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     "The sum, with NaN counted as 0."
     if input.is_complex(): raise RuntimeError("nansum on CPU does not support complex inputs")
@@ -956,12 +961,16 @@ from ._pointwise import return_types
 from ._reductions import _var, VarBackward0, StdBackward0   # defined in this module by 16_reductions
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #9c97be39
+from .autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
+@_one_node('VarMeanBackward0')
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(variance, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim        # var_mean(x, False): torch's `unbiased` overload
     if not (input.dtype.is_floating_point or input.dtype.is_complex): raise RuntimeError("var_mean only support floating point and complex dtypes")
     return _var(VarBackward0, input, dim, unbiased, keepdim, correction, 'var_mean'), input.mean(dim, keepdim)
 
+@_one_node('StdMeanBackward0')
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "(standard deviation, mean) over `dim`."
     if isinstance(dim, bool): dim, unbiased = None, dim
@@ -970,6 +979,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 return_types.aminmax = _named_tuple('aminmax', ('min', 'max'))
 
+@_one_node('AminmaxBackward0')
 def aminmax(input, *, dim=None, keepdim=False):
     "(min, max) of `input`, over `dim` or over everything."
     if input.is_complex(): raise NotImplementedError(f'"aminmax_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')

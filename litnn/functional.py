@@ -649,6 +649,9 @@ def unravel_index(indices, shape):
         return tuple(_const((a // s) % n) for s, n in zip(steps, shape))
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #fdd7b04e
+from .autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
+@_one_node('BlockDiagBackward0')
 def block_diag(*tensors):
     "The tensors (at most 2-D) as blocks along the diagonal of a matrix."
     for i, t in enumerate(tensors):

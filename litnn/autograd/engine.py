@@ -4,10 +4,10 @@
 
 # %% ../../nbs/13_backprop_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import bisect, builtins, operator, sys, weakref, numpy as np
+import bisect, builtins, functools, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE
-from .graph import AccumulateGrad, Node, _edge, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
+from .graph import AccumulateGrad, Node, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
 from ..backend import _writeable_alias
@@ -391,6 +391,68 @@ def backward(self:Tensor, gradient=None, retain_graph=None, create_graph=False, 
     "Compute the gradient of this tensor with respect to the graph's leaves, into their `.grad`."
     from litnn.autograd import backward      # the package's function (its module is imported after this one)
     backward(self, gradient, retain_graph, create_graph, inputs)
+
+# %% ../../nbs/13_backprop_engine.ipynb #eaf1d70e
+class _OneNode(Node):
+    "A composite function's single node, named as torch's (`AddcmulBackward0`): backward walks the composite's own graph."
+    complex_aware = True      # (that graph follows torch's complex convention already)
+    _keeps_state = True       # the inner graph lives in `_saved`, freed with it after a backward without retain_graph
+    @staticmethod
+    def backward(ctx, *grads):
+        outs, xs, args, kw, keys = ctx._saved
+        if _Mode.grad:   # recorded (create_graph): the composite again, from the real arguments, so the gradient is a function of them
+            outs, xs = _outputs_of(type(ctx)._fn(*args, **kw)), [args[k] if type(k) is int else kw[k] for k in keys]
+        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and isinstance(o, Tensor) and o._requires_grad]
+        res = [None] * len(keys)
+        if not pairs: return tuple(res)
+        points = {i: _edge(x) for i, ((fn, _), x) in enumerate(zip(ctx.next_functions, xs)) if fn is not None}
+        got = _execute([_edge(o) for o, _ in pairs], [g if _Mode.grad else _as_tensor(g) for _, g in pairs], True, _Mode.grad,
+                       capture={n for n, _ in points.values()}, accumulate=False)
+        for i, (n, nr) in points.items():
+            g = got[n][nr] if n in got else None
+            res[i] = None if g is None else _as_tensor(g)
+        return tuple(res)
+
+def _outputs_of(r): return tuple(r) if isinstance(r, tuple) else (r,)
+
+def _alias(t):
+    "A leaf sharing `t`'s memory and version counter, requiring grad: an input of a composite's inner graph."
+    a = t.detach(); a._requires_grad = True
+    return a
+
+def _one_node(name):
+    "Decorator: record the composite function it wraps as one node called `name` (torch's), over its tensor arguments."
+    def deco(f):
+        cls = type(name, (_OneNode,), {'_fn': staticmethod(f), '__module__': __name__})
+        @functools.wraps(f)
+        def g(*args, **kw):
+            if not _Mode.grad or _Mode.trace is not None or _Mode.batched is not None or _Mode.fw is not None or _Mode.writes is not None:
+                return f(*args, **kw)
+            keys = [i for i, a in enumerate(args) if isinstance(a, Tensor)] + [k for k, a in kw.items() if isinstance(a, Tensor)]
+            if not builtins.any((args[k] if type(k) is int else kw[k])._requires_grad for k in keys): return f(*args, **kw)
+            xs, xkw = list(args), dict(kw)
+            for k in keys:
+                into = xs if type(k) is int else xkw
+                if into[k]._requires_grad: into[k] = _alias(into[k])
+            r = f(*xs, **xkw)
+            outs = _outputs_of(r)
+            if not builtins.any(isinstance(o, Tensor) and o._requires_grad for o in outs): return r
+            ctx = _plain_node(cls, [args[k] if type(k) is int else kw[k] for k in keys])
+            if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)
+            ctx._saved = (outs, [xs[k] if type(k) is int else xkw[k] for k in keys], args, kw, keys)
+            new = [_one_output(ctx, o, i) for i, o in enumerate(outs)]
+            if len(outs) > 1: ctx._n_out, ctx._out_meta = len(outs), [(o.shape, o._data.dtype) for o in outs]
+            return new[0] if not isinstance(r, tuple) else type(r)(*new) if hasattr(r, '_fields') else type(r)(new)
+        return g
+    return deco
+
+def _one_output(ctx, o, i):
+    "Output `i` of node `ctx`: the composite's output `o`, if it requires grad, as a tensor of that node."
+    if not (isinstance(o, Tensor) and o._requires_grad): return o
+    t = Tensor._make(o._data, True, ctx)
+    if i: t._output_nr = i
+    if o._vc is not None: t._vc = o._vc       # an output the inner graph saved: changing it in place is then caught
+    return t
 
 # %% ../../nbs/13_backprop_engine.ipynb #2b887fd6
 def _check_inplace(self, recording=True, view_fn=None):

@@ -17,6 +17,8 @@ from ..autograd.graph import _broadcast_shape
 __all__ = ['triangular_solve_', 'orgqr', 'cholesky_solve', 'cholesky_inverse', 'triangular_solve', 'diagonal', 'tensorinv', 'tensorsolve', 'householder_product']
 
 # %% ../../nbs/reference/linalg_solvers.ipynb #c01aacef
+from ..autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
 def _linear_solve_checks(b, A, name):
     "torch's linearSolveCheckInputs and the batch broadcast after it (_linalg_broadcast_batch_dims): b's and A's dtypes, A square, the sizes."
     if b.dtype != A.dtype: raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_dtype_name(b)} and A of type {_dtype_name(A)} instead.")
@@ -25,6 +27,7 @@ def _linear_solve_checks(b, A, name):
                                                       f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
     _broadcast_shape(b.shape[:-2], A.shape[:-2])
 
+@_one_node('CholeskySolveBackward0')
 def cholesky_solve(B, L, upper=False):
     "X with A X = B for A = L Lᵀ (or Uᵀ U with upper) given by its Cholesky factor: two triangular solves."
     if B.dim() < 2 or L.dim() < 2: raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead" if B.dim() < 2 else f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
@@ -33,6 +36,7 @@ def cholesky_solve(B, L, upper=False):
     L = L - L.triu(1).detach()        # the triangle's values; the derivative of L Lᴴ for every entry, as torch's formula
     return solve(L @ L.mH, B)
 
+@_one_node('CholeskyInverseBackward0')
 def cholesky_inverse(L, upper=False):
     "The inverse of A = L Lᵀ (or Uᵀ U) from its Cholesky factor."
     _check_matrix('cholesky_inverse', L, floats=False, kernel='cholesky_inverse_out_cpu')
@@ -44,6 +48,7 @@ def cholesky_inverse(L, upper=False):
 
 triangular_solve_ = _named('triangular_solve', ('solution', 'cloned_coefficient'))
 
+@_one_node('TriangularSolveBackward0')
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     "The deprecated form of `linalg.solve_triangular`: X with A X = b (Aᵀ X = b with transpose), and a copy of A."
     for name, t in (('b', b), ('A', A)):          # torch's checks (triangular_solve's meta function, linearSolveCheckInputs)

@@ -2691,11 +2691,14 @@ def _broadcast(a, b):
     return a.expand(shape), b.expand(shape)
 
 # %% ../../nbs/reference/nn/distance.ipynb #afaec82c
+from ..autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     "‖x1 - x2 + eps‖_p over the last dimension."
     _check_tensors("pairwise_distance", dict(x1=x1, x2=x2))
     return norm(x1 - x2 + eps, p, -1, keepdim)
 
+@_one_node('PdistBackward0')
 def pdist(input, p=2):
     "The p-norm distance between each pair of rows i < j of a 2-D `input`, row by row."
     _check_tensors('pdist', dict(input=input))

@@ -1,0 +1,84 @@
+"""Composite functions recorded as torch records them: one node of torch's name (`AddcmulBackward0`...), edges to the
+tensor arguments, and the same values, gradients and second derivatives (litnn's `_one_node`, 13_backprop_engine)."""
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+A = np.array([[0.5, -1.5, 2.0], [1.0, 0.25, -0.3], [2.5, 1.5, -2.0]])
+B = np.array([[1.5, 0.5, -0.25], [0.3, 2.0, 1.0], [-1.0, 0.7, 0.9]])
+V = np.array([0.7, -1.2, 0.4])
+SPD = A @ A.T + 3 * np.eye(3)
+TRI = np.triu(A) + 3 * np.eye(3)
+
+# name -> (function of (lib, *tensors), the inputs)
+CASES = {
+    'addcmul': (lambda L, a, b, c: L.addcmul(a, b, c, value=0.5), (A, B, V)),
+    'addcdiv': (lambda L, a, b, c: L.addcdiv(a, b, c + 3, value=-2), (A, B, V)),
+    'addcmul_': (lambda L, a, b, c: (a * 1).addcmul_(b, c), (A, B, V)),
+    'addcdiv_': (lambda L, a, b, c: (a * 1).addcdiv_(b, c + 3), (A, B, V)),
+    'fmax': (lambda L, a, b: L.fmax(a, b), (A, B)),
+    'fmin': (lambda L, a, b: L.fmin(a, b), (A, B)),
+    'ldexp': (lambda L, a, b: L.ldexp(a, b), (A, B)),
+    'dist': (lambda L, a, b: L.dist(a, b), (A, B)),
+    'dist_p3': (lambda L, a, b: L.dist(a, b, 3), (A, B)),
+    'addr': (lambda L, a, u, v: L.addr(a, u, v, beta=0.5, alpha=2), (A, V, V[::-1].copy())),
+    'block_diag': (lambda L, a, v: L.block_diag(a, v, a[:2]), (A, V)),
+    'var_mean': (lambda L, a: L.var_mean(a, 1)[0] + L.var_mean(a, 1)[1], (A,)),
+    'var_mean_mean': (lambda L, a: L.var_mean(a, 0, correction=0)[1], (A,)),
+    'std_mean': (lambda L, a: L.std_mean(a), (A,)),
+    'aminmax': (lambda L, a: L.aminmax(a, dim=0).max, (A,)),
+    'kron': (lambda L, a, v: L.kron(a, v), (A, V)),
+    'rsub': (lambda L, a, b: L.rsub(a, b, alpha=2), (A, B)),
+    'nansum': (lambda L, a: L.nansum(a.log(), 1), (A,)),      # NaN where a < 0: no gradient there
+    'pdist': (lambda L, a: L.nn.functional.pdist(a), (A,)),
+    'pdist_p1': (lambda L, a: L.nn.functional.pdist(a, 1.5), (A,)),
+    'cholesky_solve': (lambda L, b, a: L.cholesky_solve(b, a.tril()), (B, TRI.T)),
+    'cholesky_solve_upper': (lambda L, b, a: L.cholesky_solve(b, a.triu(), upper=True), (B, TRI)),
+    'cholesky_inverse': (lambda L, a: L.cholesky_inverse(a.tril()), (TRI.T,)),
+    'triangular_solve': (lambda L, b, a: L.triangular_solve(b, a.triu()), (B, TRI)),
+}
+
+def _run(L, case):
+    f, arrays = CASES[case]
+    xs = [L.tensor(a, dtype=L.float64, requires_grad=True) for a in arrays]
+    r = f(L, *xs)
+    r = r[0] if isinstance(r, tuple) else r
+    names = type(r.grad_fn).__name__, [type(n).__name__ if n is not None else None for n, _ in r.grad_fn.next_functions]
+    L.manual_seed(0)
+    w = L.tensor(np.cos(np.arange(r.numel())).reshape(r.shape), dtype=L.float64)
+    (r * r * w).sum().backward()
+    return names, r.tolist(), [None if x.grad is None else x.grad.numpy() for x in xs]
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_composite_node_as_torch(case):
+    (tn, tv, tg), (ln, lv, lg) = _run(torch, case), _run(litnn, case)
+    assert ln == tn
+    np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-12)
+    for a, b in zip(lg, tg):
+        assert (a is None) == (b is None)
+        if a is not None: np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_composite_node_second_derivatives(case):
+    f, arrays = CASES[case]
+    xs = [litnn.tensor(a, dtype=litnn.float64, requires_grad=True) for a in arrays]
+    assert litnn.autograd.gradgradcheck(lambda *xs: f(litnn, *xs), xs)
+
+def test_composite_node_graph_is_freed_and_retained_as_torch():
+    for L in (torch, litnn):
+        a, b = (L.tensor(v, requires_grad=True) for v in (A, B))
+        y = L.addcmul(a, a, b).sum()
+        y.backward(retain_graph=True); y.backward()
+        assert np.allclose(a.grad.numpy(), 2 * (1 + B))
+        with pytest.raises(RuntimeError, match='Trying to backward through the graph a second time'): y.backward()
+
+def test_composite_node_sees_inplace_change_of_saved_input():
+    for L in (torch, litnn):
+        a, b = (L.tensor(v, requires_grad=True) for v in (A, B))
+        x = b * 1
+        y = L.addcmul(a, a, x)
+        x.add_(1)            # saved by the product a * x: torch's error at backward
+        with pytest.raises(RuntimeError, match='modified by an inplace operation'): y.sum().backward()
+        y = L.addcmul(x, a, b)
+        x.add_(1)            # input itself is not saved: backward works
+        y.sum().backward()
