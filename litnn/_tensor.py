@@ -524,16 +524,42 @@ def resolve_conj(input):
 Tensor.is_conj, Tensor.resolve_conj = is_conj, resolve_conj
 
 # %% ../nbs/reference/utils/dlpack.ipynb #9c4c472f
+import ctypes
+_is_valid = ctypes.pythonapi.PyCapsule_IsValid
+_is_valid.restype, _is_valid.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype, _get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+_DLTENSOR = {b'dltensor': 0, b'dltensor_versioned': 32}   # where the DLTensor sits in each kind of capsule
+_KDL_UINT, _KDL_BFLOAT = 1, 4                               # DLPack's dtype codes of uint16 and bfloat16
+
+def _dltensor(capsule):
+    "The address of the DLTensor in a live DLPack capsule, or None for anything else."
+    name = next((n for n in _DLTENSOR if type(capsule).__name__ == 'PyCapsule' and _is_valid(capsule, n)), None)
+    return None if name is None else _get_pointer(capsule, name) + _DLTENSOR[name]
+
+def _dl_dtype(capsule):
+    "The DLTensor's dtype code byte (after the data pointer, the device pair and ndim), as a ctypes value to read or set."
+    return ctypes.c_uint8.from_address(_dltensor(capsule) + 20)
+
+def _capsule(a, **kw):
+    "The capsule of array `a`; a bfloat16 array (which numpy cannot export) goes as its uint16 bits, then marked bfloat16."
+    if a.dtype.name != 'bfloat16': return a.__dlpack__(**kw)
+    c = a.view(np.uint16).__dlpack__(**kw)
+    _dl_dtype(c).value = _KDL_BFLOAT
+    return c
+
 @patch
 def __dlpack__(self:Tensor, *, stream=-1, max_version=None, dl_device=None, copy=None):
     "A DLPack capsule sharing this tensor's memory (as `torch.Tensor.__dlpack__`)."
     if self.requires_grad: raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if self.is_conj(): raise BufferError("Can't export tensors with the conjugate bit set")
+    if self.layout is not strided: raise BufferError("Can't export tensors with layout other than torch.strided")
     if stream is not None and type(stream) is not int: raise TypeError("stream must be ``int`` or ``none``")
     kw = dict(max_version=max_version, dl_device=dl_device, copy=copy)
     if type(self._data) is np.ndarray:
         if stream is not None and stream != -1: raise AssertionError("stream should be None on cpu.")
-        return self._data.__dlpack__(**kw)
-    return self._data.__dlpack__(stream=stream, **kw)
+        return _capsule(self._data, **kw)
+    return _capsule(self._data, stream=stream, **kw)
 
 @patch
 def __dlpack_device__(self:Tensor):

@@ -30,10 +30,22 @@ def test_torch_both_ways(dt):
     x = litnn.zeros(3, dtype=getattr(litnn, dt)); y = torch.from_dlpack(x)
     y[1] = 1; assert x[1].item() == 1
 
-def test_bfloat16_does_not_cross():
-    "numpy's DLPack knows no bfloat16 (litnn's is ml_dtypes'): refused both ways."
-    with pytest.raises(BufferError): torch.from_dlpack(litnn.ones(2, dtype=litnn.bfloat16))
-    with pytest.raises(RuntimeError, match='Unsupported dtype'): litnn.from_dlpack(torch.ones(2, dtype=torch.bfloat16))
+def test_bfloat16_crosses_both_ways_as_torch():
+    "DLPack's bfloat16 code (kDLBfloat), which numpy lacks: litnn writes and reads it itself, zero-copy, capsules too."
+    src = torch.tensor([1.5, -2.25, 3.], dtype=torch.bfloat16)
+    for l in (litnn.from_dlpack(src), litnn.from_dlpack(torch.utils.dlpack.to_dlpack(src)), litnn.from_dlpack(src.__dlpack__(max_version=(1, 0)))):
+        assert l.dtype is litnn.bfloat16 and l.tolist() == src.tolist()
+        l[0] = 8.; assert src[0].item() == 8.; src[0] = 1.5     # one memory
+    x = litnn.tensor([3.5, 1., -0.5], dtype=litnn.bfloat16)
+    for t in (torch.from_dlpack(x), torch.utils.dlpack.from_dlpack(dlpack.to_dlpack(x)), litnn.from_dlpack(x)):
+        assert str(t.dtype).endswith('bfloat16') and t.tolist() == [3.5, 1., -0.5]
+        t[1] = 2.; assert x[1].item() == 2.; x[1] = 1.
+
+def test_conj_and_sparse_refused_like_torch():
+    for lib in (torch, litnn):
+        with pytest.raises(BufferError, match="Can't export tensors with the conjugate bit set"): lib.conj(lib.tensor([1 + 1j])).__dlpack__()
+        with pytest.raises(BufferError, match="Can't export tensors with layout other than torch.strided"):
+            lib.sparse_coo_tensor([[0]], [1.], size=(1,)).__dlpack__()
 
 def test_strided_and_0d():
     t = torch.arange(12.).reshape(3, 4)[:, ::2]

@@ -9,7 +9,7 @@ __all__ = ['DLDeviceType', 'to_dlpack', 'from_dlpack']
 import ctypes, enum
 import numpy as np
 from .. import backend as B
-from .._tensor import Tensor
+from .._tensor import Tensor, _capsule, _dltensor, _dl_dtype, _KDL_UINT, _KDL_BFLOAT   # (the capsule helpers: below, exported to _tensor)
 
 # %% ../../nbs/reference/utils/dlpack.ipynb #5ad1cfc2
 class DLDeviceType(enum.IntEnum):
@@ -35,33 +35,36 @@ def to_dlpack(tensor):
     "A DLPack capsule sharing `tensor`'s memory (as `torch.utils.dlpack.to_dlpack`)."
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not {type(tensor).__name__}")
-    return tensor._data.__dlpack__()
+    return _capsule(tensor._data)
 
 # %% ../../nbs/reference/utils/dlpack.ipynb #8b5ceb56
 class _DLDevice(ctypes.Structure): _fields_ = [('device_type', ctypes.c_int32), ('device_id', ctypes.c_int32)]
-_is_valid = ctypes.pythonapi.PyCapsule_IsValid
-_is_valid.restype, _is_valid.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
-_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_get_pointer.restype, _get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-_OFFSETS = {b'dltensor': 8, b'dltensor_versioned': 40}   # where the DLDevice sits in each kind of capsule
 
 class _Capsule:
     "A bare DLPack capsule dressed as a producer, so `numpy.from_dlpack` and `cupy.from_dlpack` accept it."
     def __init__(self, capsule):
-        self.name = next((n for n in _OFFSETS if type(capsule).__name__ == 'PyCapsule' and _is_valid(capsule, n)), None)
-        if self.name is None:
+        if _dltensor(capsule) is None:
             raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
                                "only once, so you might have already constructed a tensor from it once.")
         self.capsule = capsule
     def __dlpack__(self, **kwargs): return self.capsule
     def __dlpack_device__(self):
-        d = _DLDevice.from_address(_get_pointer(self.capsule, self.name) + _OFFSETS[self.name])
+        d = _DLDevice.from_address(_dltensor(self.capsule) + 8)       # (after the data pointer)
         return d.device_type, d.device_id
 
 # %% ../../nbs/reference/utils/dlpack.ipynb #36b85446
 class _Writable:
     "A writable view of a read-only numpy array's memory, through the array interface."
     def __init__(self, a): self.base, self.__array_interface__ = a, {**a.__array_interface__, 'data': (a.ctypes.data, False)}
+
+class _Bfloat16Bits:
+    "A producer passed on to numpy or CuPy: a bfloat16 capsule (which they cannot read) is handed over as uint16, and noted."
+    def __init__(self, producer): self.producer, self.bfloat16 = producer, False
+    def __dlpack_device__(self): return self.producer.__dlpack_device__()
+    def __dlpack__(self, **kwargs):
+        c = self.producer.__dlpack__(**kwargs)
+        if _dltensor(c) is not None and _dl_dtype(c).value == _KDL_BFLOAT: _dl_dtype(c).value, self.bfloat16 = _KDL_UINT, True
+        return c
 
 def from_dlpack(ext_tensor, *, device=None, copy=None):
     "A tensor sharing the memory of `ext_tensor`, any object with `__dlpack__`, or a DLPack capsule (as `torch.from_dlpack`)."
@@ -72,7 +75,9 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
         ext_tensor = _Capsule(ext_tensor)
     dev = ext_tensor.__dlpack_device__()
     xp = np if dev[0] in (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost) else B._cuda_xp()
-    a = xp.from_dlpack(ext_tensor) if copy is None else xp.from_dlpack(ext_tensor, copy=copy)
+    p = _Bfloat16Bits(ext_tensor)
+    a = xp.from_dlpack(p) if copy is None else xp.from_dlpack(p, copy=copy)
     if legacy and xp is np and not a.flags.writeable: a = np.asarray(_Writable(a))
+    if p.bfloat16: a = a.view(B.bfloat16.np)
     t = Tensor._make(a)
     return t if device is None else t.to(device)
