@@ -271,12 +271,14 @@ def _size(size, size_kw=None, fn=None):
     if not size: raise TypeError(f'{name}missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
     elif len(size) == 1 and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)) and not _index_tensor(size[0]) and not _np_index(size[0]):
-        raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}")
+        raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size'{'' if size_kw is not None else ' (position 1)'} must be tuple of ints, not {type(size[0]).__name__}")
     out = []
     for i, s in enumerate(size):       # torch's parser takes a bool as an int, except first (where it decides "ints?")
         if not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):   # (ints first: the common case)
             if _np_index(s): s = s.item()
-            elif not _index_tensor(s):
+            elif not _index_tensor(s):     # (torch's parser reads the first element to choose a signature, the rest when it unpacks)
+                if i: raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' failed to unpack the object at pos {i + 1} with error \"type must be tuple of ints,but got {type(s).__name__}\"")
+                if size_kw is not None: raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' must be tuple of ints, not {type(size_kw).__name__}")
                 raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos {i}")
             else: s = _tensor_index(s)
         out.append(builtins.int(s))
@@ -833,8 +835,9 @@ def _int_list(fn, name, v, pos=2, varargs=False, overloads=False):
     out = []
     for i, s in enumerate(v):
         if type(s) is builtins.int: out.append(s); continue           # (the common case first)
-        if not _an_int(s):
-            if not varargs: raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {T(v)}") if pos is None else TypeError(
+        if not _an_int(s):     # (torch's parser reads the first element to choose a signature, the rest when it unpacks)
+            if i == 0 and not spread and overloads: raise single(v)     # (`view(('a', 3))`: no signature takes it)
+            if i == 0 and not spread: raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {T(v)}") if pos is None else TypeError(
                 f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints, but found element of type {T(s)} at pos {i}")
             if spread and isinstance(s, (tuple, list)):
                 raise TypeError(f"{fn}() received an invalid combination of arguments - got ({', '.join(T(a) for a in v)})" if overloads

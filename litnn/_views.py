@@ -178,7 +178,7 @@ def _unflatten(input, dim, sizes, pos):
     s = input._data.shape
     try: d = _wrap_dim(dim, len(s))
     except TypeError: raise TypeError(f"unflatten(): argument 'dim' (position {pos}) must be int, not {type(dim).__name__}") from None
-    sizes = tuple(sizes)
+    sizes = _int_list('unflatten', 'sizes', sizes, pos + 1)     # (torch's parser's IntArrayRef: ints, or its TypeError)
     if not sizes: raise RuntimeError("unflatten: sizes must be non-empty")
     if not s: raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")   # a dim in range, of nothing
     try: new = _infer_shape(sizes, s[d])

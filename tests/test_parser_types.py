@@ -35,6 +35,11 @@ TYPED_CALLS += ["x.svd('a')", 'x.svd(1)', "x.qr(some='a')", 'x.qr(True)', 'x.cho
                 'x.is_contiguous(L.ones(2))', 'x.float(memory_format=L.contiguous_format)', 'x.float(memory_format=1)',
                 'L.empty_like(x, memory_format=1)', 'L.empty_like(x, memory_format=None)', 'x.acos_(1)', 'L.acos_(x, 1)', 'L.logit_(x, 1, 2)',
                 'x.nan_to_num_(0.0, 1.0, 2.0, 3.0)', 'L.clamp_(x, 0, 1, 2)', 'x.to(L.float64, False, False, False, False)']
+# torch's IntArrayRef parser reads the first element to choose a signature ("found element of type str at pos 0"; by keyword
+# "not tuple"), the others when it unpacks ("failed to unpack the object at pos 2")
+SIZE_CALLS += ["L.empty(('a', 2))", "L.empty((2, 'a'))", "L.zeros((2, 3, 1.5))", "L.empty(size=(2, 'a'))", "L.empty(size=('a', 2))", "L.empty(size='a')",
+               "L.empty(2, 'a')", "x.reshape(('a', 3))", "x.reshape(shape=('a', 3))", "x.permute(('a', 1))", "x.view(('a', 3))", "x.new_zeros(('a', 3))",
+               "x.unflatten(1, ('a', 3))", "x.unflatten(1, (3, 'a'))", "x.unflatten(1, 'a')", "L.unflatten(x, 1, 'a')", "x.unflatten(1, (3, 1))"]
 # a Scalar argument (a number in every signature: no Tensor overload) takes a 0-d tensor outside the graph, not a longer one
 TYPED_CALLS += ['L.celu(x, L.ones(2))', 'x.fill_diagonal_(L.tensor(2.0))', 'x.fill_diagonal_(L.ones(2))', 'L.full((2,), L.tensor(1.0))',
                 'L.threshold(x, 0, L.ones(2))', 'L.rrelu(x, L.ones(2))']
