@@ -427,6 +427,49 @@ def _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_wei
     if mask is not None: out = out.masked_fill(_fully_masked_rows(am, kpm, num_head, *out.shape[:2]), float('nan'))
     return out, w
 
+# %% ../nbs/reference/torch/nn_ops_kernels.ipynb #ad841e45
+import builtins
+from ._tensor import _LEGACY
+
+def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first,
+                                   eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1,
+                                   ffn_weight_2, ffn_bias_2, mask=None, mask_type=None):
+    """torch._transformer_encoder_layer_fwd, TransformerEncoderLayer's fast path: self-attention with a bool mask (`mask_type`
+    as `_native_multi_head_attention`), the feed-forward network, each with its residual and layer norm (pre-norm with
+    `norm_first`). A nested `src` runs sequence by sequence."""
+    args = (embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps, norm_weight_1,
+            norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
+    if src.is_nested: return src._with([_transformer_encoder_layer_fwd(c.unsqueeze(0), *args).squeeze(0) for c in src.unbind()])
+    mask = None if mask is None else mask != 0
+    sa = lambda x: _native_multi_head_attention(x, x, x, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                                                mask, False, True, mask_type)[0]
+    ff = lambda x: F.linear((F.gelu if use_gelu else F.relu)(F.linear(x, ffn_weight_1, ffn_bias_1)), ffn_weight_2, ffn_bias_2)
+    norm1 = lambda x: F.layer_norm(x, (embed_dim,), norm_weight_1, norm_bias_1, eps)
+    norm2 = lambda x: F.layer_norm(x, (embed_dim,), norm_weight_2, norm_bias_2, eps)
+    if norm_first:
+        x = src + sa(norm1(src))
+        return x + ff(norm2(x))
+    x = norm1(src + sa(src))
+    return norm2(x + ff(x))
+
+def _nested_tensor_from_mask_left_aligned(t, mask):
+    "torch._nested_tensor_from_mask_left_aligned: whether every row of the (N, L) bool `mask` is True up to a point, then False."
+    return not bool((mask[:, 1:] & ~mask[:, :-1]).any())
+
+def _nested_tensor_from_mask(t, mask, mask_check=True):
+    "torch._nested_tensor_from_mask: the (N, L, D) `t` as a nested tensor whose row `i` keeps its first `mask[i].sum()` positions."
+    if mask.dtype.name != "bool": raise RuntimeError(f"Expected mask to be of ScalarType Bool, but got {_LEGACY[mask.dtype.name]} instead.")
+    if t.dim() != 3: raise RuntimeError("Input should be a 3D tensor, N * L * D")
+    if mask.dim() != 2 or tuple(mask.shape) != tuple(t.shape[:2]): raise RuntimeError("Mask size should match input size")
+    if mask_check and not _nested_tensor_from_mask_left_aligned(t, mask): raise RuntimeError("Mask must be left-aligned without gaps")
+    from litnn.nested import nested_tensor
+    return nested_tensor([t[i, :n] for i, n in enumerate(mask.sum(1).tolist())])
+
+def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    "torch._fused_sdp_choice: the `SDPBackend` value of the kernel `scaled_dot_product_attention` would run on these inputs."
+    from litnn.nn.attention import SDPBackend, _select_sdp_backend
+    return _select_sdp_backend(query, key, value, attn_mask, dropout_p, enable_gqa).value
+
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #6371eb1e
 def affine_grid_generator(theta, size, align_corners):
     "torch.affine_grid_generator: `F.affine_grid` with `align_corners` required."

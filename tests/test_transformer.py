@@ -356,3 +356,92 @@ def test_slow_path_masks_give_no_nan():
         assert not np.isnan(m(lib.tensor(x), src_key_padding_mask=lib.tensor(kpm)).detach().numpy()).any()
         m.train()
         with lib.no_grad(): assert not np.isnan(m(lib.tensor(x), src_key_padding_mask=lib.tensor(kpm)).numpy()).any()
+
+
+# torch's fast-path operators: TransformerEncoderLayer calls torch._transformer_encoder_layer_fwd (inference), and
+# TransformerEncoder hands it a nested tensor for a left-aligned padding mask; litnn's call the same-named operators under the
+# same conditions (a test may stand in for them, as torch's test_transformers does).
+from unittest import mock
+
+FAST_CASES = [dict(nested=n, check=c, kpm=k, am=a) for n in (True, False) for c in (True, False)
+              for k in (None, [[0, 0, 1]], [[1, 0, 1]]) for a in (None, [[1, 0, 1], [0, 1, 0], [1, 0, 1]])]
+
+
+@pytest.mark.parametrize('case', range(len(FAST_CASES) + 2))
+def test_encoder_fast_path_operator_calls_as_torch(case):
+    c = FAST_CASES[case] if case < len(FAST_CASES) else dict(nested=True, check=True, kpm=[[0, 0, 1]], am=None)
+    calls = {}
+    for lib in (litnn, torch):
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(d_model=2, nhead=2, dim_feedforward=8, batch_first=True)
+        enc = lib.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=c['nested'], mask_check=c['check']).eval()
+        x = lib.tensor([[[1., 2.], [3., 4.], [5., 6.]]])
+        kpm = None if c['kpm'] is None else lib.tensor(c['kpm']).bool()
+        am = None if c['am'] is None else lib.tensor(c['am']).bool()
+        real = lib._transformer_encoder_layer_fwd
+        lib.backends.mha.set_fastpath_enabled(case != len(FAST_CASES))      # one case with the fast path switched off
+        try:
+            with mock.patch.object(lib, '_transformer_encoder_layer_fwd', side_effect=real) as m, lib.no_grad():
+                out = enc(x, src_key_padding_mask=kpm, mask=am)
+        finally: lib.backends.mha.set_fastpath_enabled(True)
+        if case == len(FAST_CASES) + 1:                                      # with grad: never the fast path
+            with mock.patch.object(lib, '_transformer_encoder_layer_fwd', side_effect=real) as m2: enc(x, src_key_padding_mask=kpm)
+            assert not m2.called
+        calls[lib.__name__] = (m.call_count, [a[0].is_nested for a, _ in m.call_args_list], out.shape, out.isnan().tolist())
+    assert calls['litnn'] == calls['torch'], calls
+
+
+@pytest.mark.parametrize('norm_first', [False, True])
+@pytest.mark.parametrize('masks', ['kpm_float', 'am_float', 'both_bool', 'both_float'])
+def test_encoder_layer_fast_path_values_as_torch(norm_first, masks):
+    "The fast path's masks are bool (any nonzero value hides the key) and a row left without keys is NaN, as torch's."
+    l, t = twins(lambda lib: lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, norm_first=norm_first, activation='gelu'))
+    l.eval(); t.eval()
+    x = rand(2, 4, 8, seed=3)
+    kpm = np.array([[0., 0., 0.5, 1.], [2., 2., 2., 2.]])
+    am = np.array([[0., 1.5, 0., 0.], [0., 0., 0., -1.], [0.] * 4, [3., 0., 0., 0.]])
+    def call(lib, m):
+        k = None if masks == 'am_float' else lib.tensor(kpm != 0) if masks == 'both_bool' else lib.tensor(kpm)
+        a = None if masks == 'kpm_float' else lib.tensor(am != 0) if masks == 'both_bool' else lib.tensor(am)
+        with lib.no_grad(): return m(lib.tensor(x), src_mask=a, src_key_padding_mask=k)
+    close(call(litnn, l), call(torch, t), np.float64)
+
+
+def test_nested_tensor_from_mask_as_torch():
+    from torch_pairs import same_message
+    x = rand(2, 3, 2)
+    for m in ([[1, 1, 0], [1, 0, 0]], [[1, 0, 1], [1, 1, 1]]):
+        for check in (True, False):
+            f = lambda lib: [c.tolist() for c in lib._nested_tensor_from_mask(lib.tensor(x), lib.tensor(m).bool(), mask_check=check).unbind()]
+            if m[0] == [1, 0, 1] and check: same_message(f)
+            else: assert f(litnn) == f(torch)
+        assert litnn._nested_tensor_from_mask_left_aligned(litnn.tensor(x), litnn.tensor(m).bool()) == \
+            torch._nested_tensor_from_mask_left_aligned(torch.tensor(x), torch.tensor(m).bool())
+    same_message(lambda lib: lib._nested_tensor_from_mask(lib.tensor(x), lib.ones(2, 3)))
+    same_message(lambda lib: lib._nested_tensor_from_mask(lib.tensor(x), lib.ones(2, 2).bool()))
+    same_message(lambda lib: lib._nested_tensor_from_mask(lib.tensor(x[0]), lib.ones(2, 3).bool()))
+
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32', 'bfloat16', 'float16'])
+@pytest.mark.parametrize('dropout', [0.0, 0.7])
+@pytest.mark.parametrize('kind', ['dense', 'nested', 'masked', 'gqa'])
+@pytest.mark.parametrize('backends', ['MATH', 'FLASH_ATTENTION', 'both'])
+def test_fused_sdp_choice_as_torch(dtype, dropout, kind, backends):
+    def choice(lib):
+        g = np.random.default_rng(0)
+        mk = lambda *s: lib.tensor(g.standard_normal(s)).to(getattr(lib, dtype))
+        if kind == 'nested':
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                q = lib.nested.nested_tensor([mk(3, 2, 8), mk(5, 2, 8)]).transpose(1, 2)
+            k = v = q
+        else:
+            q = mk(2, 4, 6, 8); k = v = mk(2, 2 if kind == 'gqa' else 4, 5, 8)
+        mask = mk(6, 5) if kind == 'masked' else None
+        B = lib.nn.attention.SDPBackend
+        on = [B.MATH, B.FLASH_ATTENTION] if backends == 'both' else [getattr(B, backends)]
+        with lib.nn.attention.sdpa_kernel(on), warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            try: return lib._fused_sdp_choice(q, k, v, mask, dropout, enable_gqa=kind == 'gqa')
+            except RuntimeError as e: return str(e)
+    assert choice(litnn) == choice(torch)

@@ -142,7 +142,8 @@ def _select_sdp_backend(query, key, value, attn_mask=None, dropout_p=0.0, enable
         if not on: raise RuntimeError(_NO_VIABLE)
         return on[0]
     if not (_sdp['math'] or _sdp['flash']): raise RuntimeError(_NO_VIABLE)
-    why = _flash_refusal(_Params(query, key, value, attn_mask, dropout_p, enable_gqa))
+    nested = any(t.is_nested for t in (query, key, value))      # (the CPU flash kernel takes dense inputs only)
+    why = "" if nested else _flash_refusal(_Params(query, key, value, attn_mask, dropout_p, enable_gqa))
     if why is None: return SDPBackend.FLASH_ATTENTION
     if _sdp['math']: return SDPBackend.MATH
     warnings.warn("Flash attention kernel not used because:", stacklevel=4)     # stacklevel: the caller of scaled_dot_product_attention

@@ -95,19 +95,21 @@ class TransformerEncoderLayer(_TransformerLayer):
 # %% ../../../nbs/48_transformer.ipynb #d2304afa
 import sys, builtins
 from ..._tensor import strided
-from .activation import _fully_masked_rows    # (47a_multihead_attention: torch's fast path NaN rows)
 
 @patch
 def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
     "Post-norm: x = norm(x + block(x)); pre-norm (`norm_first`): x = x + block(norm(x))."
-    if getattr(src, 'is_nested', False) and not self._why_not_fast_path(src, src_mask, src_key_padding_mask):
-        # torch's fast path (inference, no grad) takes a nested batch: each sequence on its own. Off it, self_attn refuses one.
-        return src._with([self.forward(c.unsqueeze(0)).squeeze(0) for c in src.unbind()])
     src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask", F._none_or_dtype(src_mask), "src_mask", src.dtype)
     src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
-    fast = (src_mask is not None or src_key_padding_mask is not None) and not self._why_not_fast_path(src, src_mask, src_key_padding_mask)
-    if fast:   # torch's fast path (_transformer_encoder_layer_fwd) makes its masks bool: any nonzero value masks the key out
-        src_mask, src_key_padding_mask = (None if m is None else m.masked_fill(m != 0, float('-inf')) for m in (src_mask, src_key_padding_mask))
+    if not self._why_not_fast_path(src, src_mask, src_key_padding_mask):
+        # torch's fast path (inference, no grad; a nested batch too): one operator, looked up at each call as torch's (a
+        # test may stand in for it). Its masks are bool (any nonzero value hides the key); a row left without keys is NaN.
+        merged, mask_type = self.self_attn.merge_masks(src_mask, src_key_padding_mask, src)
+        sa, n1, n2 = self.self_attn, self.norm1, self.norm2
+        return sys.modules['litnn']._transformer_encoder_layer_fwd(
+            src, sa.embed_dim, sa.num_heads, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight, sa.out_proj.bias,
+            self.activation_relu_or_gelu == 2, self.norm_first, n1.eps, n1.weight, n1.bias, n2.weight, n2.bias,
+            self.linear1.weight, self.linear1.bias, self.linear2.weight, self.linear2.bias, merged, mask_type)
     x = src
     if self.norm_first:
         x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
@@ -115,7 +117,6 @@ def forward(self:TransformerEncoderLayer, src, src_mask=None, src_key_padding_ma
     else:
         x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
         x = self.norm2(x + self._ff_block(x))
-    if fast: x = x.masked_fill(_fully_masked_rows(src_mask, src_key_padding_mask, self.self_attn.num_heads, *x.shape[:2]), float('nan'))
     return x
 
 @patch
@@ -207,15 +208,18 @@ def forward(self:TransformerEncoder, src, mask=None, src_key_padding_mask=None, 
     mask = F._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
     batch_first = self.layers[0].self_attn.batch_first
     is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
-    output = src
-    for mod in self.layers: output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
-    if self._pads_with_zeros(src, mask, src_key_padding_mask):       # torch's nested-tensor path: padding comes out as 0
-        output = output.masked_fill((src_key_padding_mask != 0).unsqueeze(-1), 0.)
+    output, layer_mask, nested = src, src_key_padding_mask, self._runs_nested(src, mask, src_key_padding_mask)
+    if nested:   # torch's sparsity fast path: the layers see each sequence without its padding, which comes back as 0
+        output, layer_mask = sys.modules['litnn']._nested_tensor_from_mask(src, src_key_padding_mask.logical_not(), mask_check=False), None
+    for mod in self.layers: output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=layer_mask)
+    if nested: output = output.to_padded_tensor(0., src.size())
     return output if self.norm is None else self.norm(output)
 
 @patch
-def _pads_with_zeros(self:TransformerEncoder, src, mask, key_padding_mask):
+def _runs_nested(self:TransformerEncoder, src, mask, key_padding_mask):
     "Whether torch would run this call on nested tensors (inference, batched, a padding mask and no other mask)."
+    L = sys.modules['litnn']
+    if not L.backends.mha.get_fastpath_enabled() or L.is_autocast_enabled(): return False
     if not self.use_nested_tensor or self.layers[0].training or src.dim() != 3 or key_padding_mask is None or mask is not None: return False
     if is_grad_enabled() and any(p.requires_grad for p in self.layers[0].parameters()) or src.requires_grad: return False
     keep = key_padding_mask == 0                                    # left-aligned: every sequence is a prefix
