@@ -71,7 +71,8 @@ def _equality(f):
 for _op, _name in dict(eq='eq', ne='ne', lt='lt', le='le', gt='gt', ge='ge', **{'and': 'bitwise_and', 'or': 'bitwise_or', 'xor': 'bitwise_xor'}).items():
     setattr(Tensor, f'__{_op}__', (_equality if _op == 'eq' else _dunder)(globals()[_name]))
     if _op in ('and', 'or', 'xor'): setattr(Tensor, f'__r{_op}__', _dunder(globals()[_name], reflected=True))
-Tensor.__hash__ = object.__hash__     # defining __eq__ removes hashing: tensors hash by identity, as in torch
+def _hash(self): return id(self)
+Tensor.__hash__ = _hash     # defining __eq__ removes hashing: a tensor hashes as its id, as torch's (object's hash is id >> 4: sets would order tensors otherwise)
 
 # %% ../nbs/15_elementwise_ops.ipynb #d5bc0b90
 def _nondiff_unary(name, f):

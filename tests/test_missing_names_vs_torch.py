@@ -201,6 +201,19 @@ def test_segment_reduce_axes_and_errors():
     both_raise(lambda m: m.segment_reduce(T(m, x), 'foo', lengths=T(m, [8])), lambda m: m.segment_reduce(T(m, x), 'foo', lengths=T(m, [8])))
     both_raise(lambda m: m.segment_reduce(T(m, [1, 2]), 'sum', lengths=T(m, [2])), lambda m: m.segment_reduce(T(m, [1, 2]), 'sum', lengths=T(m, [2])))
 
+@pytest.mark.parametrize('reduce', ['sum', 'mean', 'max', 'min', 'prod'])
+@pytest.mark.parametrize('shape', [(0,), (0, 3)])
+def test_segment_reduce_of_no_elements(reduce, shape):
+    "only zero-length segments (PyTorch's test_simple_zero_length): the identities (or initial), and in the graph as torch's"
+    for initial in (None, 2.):
+        res = []
+        for m in (litnn, torch):
+            x = T(m, np.ones(shape), True)
+            out = m._segment_reduce(x, reduce, lengths=T(m, [0, 0]), initial=initial)     # (torch's other name for segment_reduce)
+            g, = m.autograd.grad(out.sum(), x)
+            res.append((tuple(out.shape), np.asarray(out.detach().numpy()).tolist(), out.requires_grad, tuple(g.shape)))
+        assert str(res[0]) == str(res[1])
+
 # ---- the functions removed in 1.9: the same RuntimeError, word for word
 @pytest.mark.parametrize('call', [lambda m: m.eig(m.eye(2)), lambda m: m.eig(m.eye(2), True), lambda m: m.lstsq(m.eye(2), m.eye(2)),
                                   lambda m: m.solve(m.eye(2), m.eye(2)), lambda m: m.symeig(m.eye(2)), lambda m: m.matrix_rank(m.eye(2)),

@@ -342,6 +342,13 @@ def test_max_repr_and_pairs():
     check(lambda a, b: a.max(b), lambda a, b: a.max(b), randn(3), randn(3))           # max with a tensor: maximum
     import pickle; assert pickle.loads(pickle.dumps(litnn.return_types.min((1, 2)))) == pickle.loads(pickle.dumps(torch.return_types.min((1, 2)))) == (1, 2)
 
+def test_tensor_hash_is_its_id_as_torch():
+    "torch's Tensor.__hash__ is id(self) (object's is id >> 4): a set of tensors and strings iterates in torch's order"
+    for m in (litnn, torch):
+        t = m.ones(2); p = m.nn.Parameter(m.ones(1))
+        assert hash(t) == id(t) and hash(p) == id(p)
+        assert next(iter({t, 'sum'})) is t          # (a tensor's id is a multiple of 16: slot 0 of a small set)
+
 @pytest.mark.parametrize('fn', ['argmax', 'argmin'])
 def test_argmax(fn):
     x = np.array([[1., 3., 3.], [5., 2., 5.]], np.float32)
