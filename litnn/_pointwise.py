@@ -366,6 +366,10 @@ class _RaisingBackward(Op):
     def forward(ctx, *inputs, result=None, error=None): ctx.error = error; return result
     @staticmethod
     def backward(ctx, g): raise ctx.error[0](ctx.error[1])
+    def _in_place(self):
+        "In an in-place op (13_backprop_engine's `_inplace`): an aten op of its own, which torch's message names (aten::floor_divide_)."
+        kind, msg = self.error
+        if msg.startswith('derivative for aten::'): self.error = (kind, msg.replace(' is not implemented', '_ is not implemented', 1))
 
 _NO_DERIVATIVE = {}
 
@@ -1039,12 +1043,14 @@ def _broadcast_pair(a, b):
     return tuple(t if t._data.shape == shape else t.expand(shape) for t in (a, b))
 
 # %% ../nbs/17d_complex_numbers.ipynb #cb4ee2c6
-from .autograd.engine import _inplace
+from .autograd.engine import _inplace, _in_place_variant
+
+_in_place_variant(ConjPhysicalBackward0, 'ConjPhysicalBackward1')
 
 def conj_physical_(input):
     "In-place `conj_physical`: the imaginary parts of `input` negated in its memory; returns `input`."
     # a real input is an in-place op all the same (torch: a new version, ConjPhysicalBackward1; a leaf that requires grad refused)
-    return _inplace(input, conj_physical, _write=lambda xp, a: xp.conjugate(a, out=a), _overlap_ok=not input.dtype.is_complex)   # (real: torch writes nothing, an expanded input too)
+    return _inplace(input, ConjPhysicalBackward0.apply, _write=lambda xp, a: xp.conjugate(a, out=a), _overlap_ok=not input.dtype.is_complex)   # (real: torch writes nothing, an expanded input too)
 
 Tensor.conj_physical_ = conj_physical_
 
@@ -1058,6 +1064,9 @@ class _NoDerivative(Op):
     def forward(ctx, x, out, what): ctx.what = what; return out
     @staticmethod
     def backward(ctx, g): raise RuntimeError(f"derivative for {ctx.what} is not implemented")
+    def _in_place(self):
+        "In an in-place op: an aten op of its own, which torch's message names (aten::heaviside_)."
+        if self.what.startswith('aten::') and not self.what.endswith('_'): self.what += '_'
 _NoDerivative.__name__ = _NoDerivative.__qualname__ = 'NotImplemented'
 
 # %% ../nbs/reference/torch/foreach.ipynb #ce308c96
@@ -1345,7 +1354,7 @@ from .backend import array_namespace, result_type, float64, complex128, patch
 from ._tensor import Tensor, _dtype_name, finfo, _LEGACY, _float_arg
 from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath, _fma
-from .autograd.engine import _inplace
+from .autograd.engine import _inplace, _in_place_variant
 from .autograd.operators import _first_layout
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #68e3498b
@@ -1465,6 +1474,8 @@ for _name, (_node, _f, _df, _saves) in _MORE_UNARY.items():   # (their backward 
     globals()[_name] = _unary(_name, globals()[_node])
     setattr(Tensor, _name, globals()[_name])
 SgnBackward0.complex_aware = True     # _dsgn follows torch's complex convention itself (17d_complex_numbers)
+for _name in ('acosh', 'asinh', 'atanh'):   # torch has no derivative for their in-place forms: AcoshBackward1 raises
+    _in_place_variant(globals()[_name.capitalize() + 'Backward0'], _name.capitalize() + 'Backward1', refuse=f'inplace version of {_name}')
 _all_ = ['tan', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh', 'log2', 'log10', 'exp2', 'erfc', 'erfinv',
          'deg2rad', 'rad2deg', 'frac', 'sgn']
 
@@ -2197,7 +2208,7 @@ def ldexp(input, other):
     return input.to(dt) * pow(2., other.to(dt))
 
 @patch
-def ldexp_(self:Tensor, other): return self.mul_(pow(2., other))
+def ldexp_(self:Tensor, other): return _inplace(self, ldexp, other)    # (LdexpBackward0, as torch's)
 _all_ = ['ldexp_']
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #c3251b8f
@@ -2603,7 +2614,7 @@ import math, numpy as np
 from fractions import Fraction
 from . import backend as B
 from ._tensor import Tensor, _int_arg, _float_arg
-from .autograd.engine import _inplace
+from .autograd.engine import _inplace, _in_place_variant
 
 # %% ../nbs/reference/special.ipynb #b5569a5b
 def _bernoulli(n):
@@ -2736,13 +2747,14 @@ def polygamma(n, input):
     _check_tensors("polygamma", dict(input=input))
     n = _int_arg(n, 'n', 'polygamma', 1)
     if n < 0: raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return DigammaBackward0.apply(_floating(input)) if n == 0 else PolygammaBackward0.apply(_floating(input), n=n)
+    return PolygammaBackward0.apply(_floating(input), n=n)     # (n = 0 too: torch's node, digamma's values)
 
 # %% ../nbs/reference/special.ipynb #1c168d28
 Tensor.lgamma, Tensor.digamma = lgamma, digamma
 Tensor.polygamma = lambda self, n: polygamma(_int_arg(n, 'n', 'polygamma', 1), self)
 Tensor.lgamma_ = lambda self: _inplace(self, lgamma)
 Tensor.digamma_ = lambda self: _inplace(self, digamma)
+_in_place_variant(PolygammaBackward0, 'PolygammaBackward1')
 Tensor.polygamma_ = lambda self, n: _inplace(self, lambda x, n: polygamma(n, x), n=_int_arg(n, 'n', 'polygamma_', 1))
 
 # %% ../nbs/reference/special.ipynb #b1d8dd7c

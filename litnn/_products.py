@@ -763,7 +763,7 @@ from .autograd.broadcasting import _float_dtype
 from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #50cb4336
-from .autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+from .autograd.engine import _one_node, _inplace   # torch's one node for a composite (13_backprop_engine)
 
 @_one_node('AddrBackward0')
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
@@ -789,7 +789,7 @@ def addr_(self:Tensor, vec1, vec2, *, beta=1, alpha=1):
     if self.dim() != 2: raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")     # torch's in-place checks
     if vec1.dim() == vec2.dim() == 1 and tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
         raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: {list(vec1.shape)}, v2: {list(vec2.shape)}")
-    return self.copy_(addr(self, vec1, vec2, beta=_alpha_number(beta, 'addr_', 'beta'), alpha=_alpha_number(alpha, 'addr_')))
+    return _inplace(self, addr, vec1, vec2, beta=_alpha_number(beta, 'addr_', 'beta'), alpha=_alpha_number(alpha, 'addr_'))   # (AddrBackward0, as torch's)
 Tensor.addr = addr
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #3ada8669

@@ -520,6 +520,18 @@ def _cast_checked_first(self, args, error):
         d = sys.modules['litnn'].result_type(self, args[0])    # (a binary op's `other` only: lerp_'s weight takes no part)
         if not _can_cast(d.np, self._data.dtype): raise _cast_refused(d.np, self._data.dtype) from None
 
+def _in_place_variant(cls, name, refuse=None):
+    """Record the in-place form of op `cls` as torch's own node `name` (`conj_physical_`: ConjPhysicalBackward1). `refuse`:
+    torch has no derivative for that form, and its backward raises NotImplementedError naming `refuse` (acosh_)."""
+    body = {'__module__': cls.__module__, '_in_place': None}
+    if refuse is not None:
+        def backward(ctx, *grads): raise NotImplementedError(f"the derivative for '{refuse}' is not implemented.")
+        body['backward'] = staticmethod(backward)
+    sub = type(name, (cls,), body)
+    def _in_place(node): node.__class__ = sub
+    cls._in_place = _in_place
+    return sub
+
 def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
     """Make `self` hold `op(self, *args, **kw)`: values in self's own memory, the op's history, a new version.
 
@@ -564,6 +576,8 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
             if self._output_nr and base is None: src._output_nr = self._output_nr
         try: result = op(src, *args, **kw)
         except NotImplementedError as e: _cast_checked_first(self, args, e); raise
+        fn = result.grad_fn      # torch records some in-place ops as nodes of their own: the op's node becomes that (`_in_place_variant`)
+        if recording and fn is not None and fn is not src.grad_fn and getattr(fn, '_in_place', None) is not None: fn._in_place()
     a = self._data
     if result._data.shape != a.shape:
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(result._data.shape)}")
