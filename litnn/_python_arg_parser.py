@@ -149,7 +149,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
  ('f', 'bmm'): {'input': ('T', 1), 'mat2': ('T', 2)},
  ('f', 'broadcast_to'): {'input': ('T', 1)},
  ('f', 'bucketize'): {'boundaries': ('T', 2), 'out_int32': ('b', 0), 'right': ('b', 0)},
- ('f', 'cat'): {'dim': ('i', 2)},
+ ('f', 'cat'): {'dim': ('i', 2), 'tensors': ('L', 1)},
  ('f', 'ccol_indices_copy'): {'input': ('T', 1)},
  ('f', 'ceil'): {'input': ('T', 1)},
  ('f', 'ceil_'): {'input': ('T', 1)},
@@ -170,10 +170,11 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
  ('f', 'clip_'): {'input': ('T', 1)},
  ('f', 'clone'): {'input': ('T', 1), 'memory_format': ('M?', 0)},
  ('f', 'col_indices_copy'): {'input': ('T', 1)},
+ ('f', 'column_stack'): {'tensors': ('L', 1)},
  ('f', 'combinations'): {'input': ('T', 1), 'r': ('i', 2), 'with_replacement': ('b', 3)},
  ('f', 'complex'): {'imag': ('T', 2), 'real': ('T', 1)},
- ('f', 'concat'): {'dim': ('i', 2)},
- ('f', 'concatenate'): {'dim': ('i', 2)},
+ ('f', 'concat'): {'dim': ('i', 2), 'tensors': ('L', 1)},
+ ('f', 'concatenate'): {'dim': ('i', 2), 'tensors': ('L', 1)},
  ('f', 'conj'): {'input': ('T', 1)},
  ('f', 'conj_physical'): {'input': ('T', 1)},
  ('f', 'conj_physical_'): {'input': ('T', 1)},
@@ -229,6 +230,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
  ('f', 'dropout_'): {'input': ('T', 1), 'p': ('f', 2), 'train': ('b', 3)},
  ('f', 'dsmm'): {'input': ('T', 1), 'mat2': ('T', 2)},
  ('f', 'dsplit'): {'input': ('T', 1)},
+ ('f', 'dstack'): {'tensors': ('L', 1)},
  ('f', 'embedding'): {'indices': ('T', 2),
                       'padding_idx': ('i', 3),
                       'scale_grad_by_freq': ('b', 4),
@@ -323,6 +325,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
                 'has_biases': ('b', 0),
                 'hx': ('T', 0),
                 'num_layers': ('i', 0),
+                'params': ('L', 0),
                 'train': ('b', 0)},
  ('f', 'gru_cell'): {'hx': ('T', 2), 'input': ('T', 1), 'w_hh': ('T', 4), 'w_ih': ('T', 3)},
  ('f', 'gt'): {'input': ('T', 1), 'other': ('n', 2)},
@@ -337,6 +340,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
  ('f', 'hsmm'): {'input': ('T', 1), 'mat2': ('T', 2)},
  ('f', 'hsplit'): {'input': ('T', 1)},
  ('f', 'hspmm'): {'mat1': ('T', 1), 'mat2': ('T', 2)},
+ ('f', 'hstack'): {'tensors': ('L', 1)},
  ('f', 'hypot'): {'input': ('T', 1), 'other': ('T', 2)},
  ('f', 'i0'): {'input': ('T', 1)},
  ('f', 'i0_'): {'input': ('T', 1)},
@@ -428,9 +432,11 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
  ('f', 'lstm'): {'bidirectional': ('b', 0),
                  'dropout': ('f', 0),
                  'has_biases': ('b', 0),
+                 'hx': ('L', 0),
                  'num_layers': ('i', 0),
+                 'params': ('L', 0),
                  'train': ('b', 0)},
- ('f', 'lstm_cell'): {'input': ('T', 1), 'w_hh': ('T', 4), 'w_ih': ('T', 3)},
+ ('f', 'lstm_cell'): {'hx': ('L', 2), 'input': ('T', 1), 'w_hh': ('T', 4), 'w_ih': ('T', 3)},
  ('f', 'lt'): {'input': ('T', 1), 'other': ('n', 2)},
  ('f', 'lu_solve'): {'LU_data': ('T', 2), 'LU_pivots': ('T', 3), 'input': ('T', 1)},
  ('f', 'lu_unpack'): {'LU_data': ('T', 1), 'LU_pivots': ('T', 2), 'unpack_data': ('b', 3), 'unpack_pivots': ('b', 4)},
@@ -555,6 +561,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
                      'has_biases': ('b', 0),
                      'hx': ('T', 0),
                      'num_layers': ('i', 0),
+                     'params': ('L', 0),
                      'train': ('b', 0)},
  ('f', 'rnn_relu_cell'): {'hx': ('T', 2), 'input': ('T', 1), 'w_hh': ('T', 4), 'w_ih': ('T', 3)},
  ('f', 'rnn_tanh'): {'bidirectional': ('b', 0),
@@ -562,6 +569,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
                      'has_biases': ('b', 0),
                      'hx': ('T', 0),
                      'num_layers': ('i', 0),
+                     'params': ('L', 0),
                      'train': ('b', 0)},
  ('f', 'rnn_tanh_cell'): {'hx': ('T', 2), 'input': ('T', 1), 'w_hh': ('T', 4), 'w_ih': ('T', 3)},
  ('f', 'roll'): {'input': ('T', 1)},
@@ -569,6 +577,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
  ('f', 'round'): {'input': ('T', 1)},
  ('f', 'round_'): {'input': ('T', 1)},
  ('f', 'row_indices_copy'): {'input': ('T', 1)},
+ ('f', 'row_stack'): {'tensors': ('L', 1)},
  ('f', 'rrelu'): {'input': ('T', 1), 'lower': ('S', 2), 'training': ('b', 4), 'upper': ('S', 3)},
  ('f', 'rrelu_'): {'input': ('T', 1), 'lower': ('S', 2), 'training': ('b', 4), 'upper': ('S', 3)},
  ('f', 'rsqrt'): {'input': ('T', 1)},
@@ -622,7 +631,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
  ('f', 'squeeze'): {'input': ('T', 1)},
  ('f', 'squeeze_copy'): {'input': ('T', 1)},
  ('f', 'sspaddmm'): {'beta': ('S', 0), 'mat1': ('T', 0), 'mat2': ('T', 0)},
- ('f', 'stack'): {'dim': ('i', 2)},
+ ('f', 'stack'): {'dim': ('i', 2), 'tensors': ('L', 1)},
  ('f', 'std'): {'input': ('T', 1)},
  ('f', 'std_mean'): {'input': ('T', 1)},
  ('f', 'subtract'): {'alpha': ('S', 0), 'input': ('T', 1), 'other': ('n', 2)},
@@ -696,6 +705,7 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1)},
  ('f', 'view_as_real_copy'): {'input': ('T', 1)},
  ('f', 'view_copy'): {'input': ('T', 1)},
  ('f', 'vsplit'): {'input': ('T', 1)},
+ ('f', 'vstack'): {'tensors': ('L', 1)},
  ('f', 'where'): {'condition': ('T', 1)},
  ('f', 'xlogy'): {'other': ('n', 2)},
  ('f', 'xlogy_'): {'input': ('T', 1), 'other': ('n', 2)},
@@ -1341,16 +1351,19 @@ _PARSER_POSITIONAL = {('f', 'abs_'): ((1, 1, 1),),
 _NUMBERS_AS_TENSORS = {'add', 'add_', 'div', 'div_', 'divide', 'divide_', 'mul', 'mul_', 'multiply', 'multiply_', 'sub', 'sub_',
                        'subtract', 'subtract_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'to', 'copy_'}
 
+def _tensor_like(v): return isinstance(v, Tensor) or hasattr(type(v), '__torch_function__')
+
 def _typed_ok(kind, v, numbers=False):
     """Whether torch's parser takes `v` for an argument of kind 'T' (a Tensor), 'i' (an int: not a bool; a 0-d integer
     tensor), 'f' (a float: any real number; a 0-d tensor outside the graph), 'S' (a number: any number; a 0-d tensor
     outside the graph), 'n' (a number, or a tensor), 'b' (True or
-    False) or 'M' (a memory format); 'b?' and 'M?' also take None."""
+    False), 'M' (a memory format) or 'L' (a list or tuple of tensors); 'b?' and 'M?' also take None."""
     number = isinstance(v, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_))
     if kind == 'T': return isinstance(v, Tensor) or hasattr(type(v), '__torch_function__') or numbers and number
     if kind == 'n': return number or isinstance(v, Tensor) or hasattr(type(v), '__torch_function__')
     if kind[0] == 'b': return v is True or v is False or kind == 'b?' and v is None     # (not 1, a numpy bool or a tensor)
     if kind[0] == 'M': return isinstance(v, memory_format) or kind == 'M?' and v is None
+    if kind == 'L': return isinstance(v, (builtins.list, builtins.tuple)) and builtins.all(_tensor_like(t) for t in v)
     if kind in 'fS':      # (a Scalar takes complex numbers too)
         return (number and (kind == 'S' or not isinstance(v, (builtins.complex, np.complexfloating)))
                 or isinstance(v, Tensor) and v.dim() == 0 and not v.requires_grad)
@@ -1372,7 +1385,10 @@ def _typed_refused(fn, name, kind, pos, v, args, kwargs, arity):
     if arity and builtins.sum(lo <= n <= hi for lo, hi in arity) != 1: return _invalid_combination(fn, args, kwargs)
     where = '' if pos is None else f' (position {pos})'
     name = name.rstrip('_') if name == 'from_' else name      # (the stubs' spelling of the keyword `from`)
-    wanted = dict(T='Tensor', i='int', f='float', S='Number', n='Number', b='bool', M='litnn.memory_format')[kind[0]]
+    if kind == 'L' and isinstance(v, (builtins.list, builtins.tuple)):      # (its elements are counted from 0, and so are arguments)
+        i, t = next((i, t) for i, t in enumerate(v) if not _tensor_like(t))
+        return TypeError(f"expected Tensor as element {i} in argument {(pos or 1) - 1}, but got {_type_name(t)}")
+    wanted = dict(T='Tensor', i='int', f='float', S='Number', n='Number', b='bool', M='litnn.memory_format', L='tuple of Tensors')[kind[0]]
     return TypeError(f"{fn}(): argument '{name}'{where} must be {wanted}, not {_type_name(v)}")
 
 def _too_many(fn, method, args, kwargs, sigs):

@@ -520,7 +520,7 @@ def _joinable(tensors, what):
     ts = list(tensors)
     if not ts: raise ValueError(f"torch.{what}(): expected a non-empty list of Tensors")
     for i, t in enumerate(ts):
-        if not isinstance(t, Tensor): raise TypeError(f"{what}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if not isinstance(t, Tensor): raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     if len({t.device for t in ts}) > 1:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {ts[0].device} and {next(t.device for t in ts if t.device != ts[0].device)}!")
     if len({t._data.dtype for t in ts}) > 1:

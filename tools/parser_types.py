@@ -43,7 +43,7 @@ def _typed(ovs):
     """{argument: (kind, position)} for arguments every overload has and types alike: 'T' a Tensor, 'i' an int, 'f' a
     float, 'S' a number (a Scalar: a 0-d tensor outside the graph too), 'n' a number or a Tensor where a signature takes
     one, 'b' a bool ('b?': or None), 'M' a memory format
-    ('M?': or None); the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
+    ('M?': or None), 'L' a list of Tensors; the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
     seen, anns, poss = collections.Counter(), collections.defaultdict(set), collections.defaultdict(set)
     ovs = [o for o, *_ in ovs]
     for o in ovs:
@@ -54,7 +54,7 @@ def _typed(ovs):
         kind = ('T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'S' if a <= _SCALARS - {'Tensor'} and a & _NUMBERS
                 else 'n' if a <= _SCALARS and a & _NUMBERS
                 else 'b' if a == {'_bool'} else 'b?' if a <= {'_bool', '_bool | None'} else 'M' if a == {'torch.memory_format'}
-                else 'M?' if a <= _FORMATS else None)
+                else 'M?' if a <= _FORMATS else 'L' if a == {'tuple[Tensor, ...] | list[Tensor]'} else None)
         if kind: out[name] = (kind, poss[name].pop() if len(poss[name]) == 1 and None not in poss[name] else 0)
     return out
 
