@@ -434,7 +434,7 @@ from ._nn_ops import _grid_sampler_2d_cpu_fallback   # (a private name: `import 
 from ._nn_ops import _native_multi_head_attention   # (a private name: `import *` leaves it out; MultiheadAttention's fast path calls it through litnn)
 
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #bdcef156
-from ._nn_ops import _transformer_encoder_layer_fwd, _nested_tensor_from_mask, _nested_tensor_from_mask_left_aligned, _fused_sdp_choice   # (private names: `import *` leaves them out; the Transformer's fast path calls them through litnn)
+from ._nn_ops import _transformer_encoder_layer_fwd, _nested_tensor_from_mask, _nested_tensor_from_mask_left_aligned, _fused_sdp_choice, _transform_bias_rescale_qkv   # (private names: `import *` leaves them out; the Transformer's fast path calls them through litnn)
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #e121c50d
 from ._tensor import Tensor

@@ -415,11 +415,17 @@ def _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_wei
     """torch._native_multi_head_attention, MultiheadAttention's fast path (batch first, inference): `mask` is a key
     padding mask (`mask_type` 1), a merged (batch, heads, L, S) mask (2) or an (L, S) one (0). The weights come per head
     unless averaged; None without `need_weights`. A query row whose keys a mask hides entirely (in some head) is NaN, as
-    torch's kernel softmaxes it, and the output projection spreads that NaN over the row."""
+    torch's kernel softmaxes it, and the output projection spreads that NaN over the row. Nested inputs run sequence by
+    sequence; their weights come padded with zeros to (batch, [heads,] longest L, longest S)."""
     from litnn.nn.modules.activation import _fully_masked_rows
+    if query.is_nested: return _nested_mha(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                                           need_weights, average_attn_weights)
     kpm = mask if mask_type == 1 else None
     am = mask.reshape(-1, *mask.shape[-2:]) if mask_type == 2 else mask if mask_type == 0 else None
-    out, w = F.multi_head_attention_forward(*(t.transpose(1, 0) for t in (query, key, value)), embed_dim, num_head, qkv_weight,
+    q = query.transpose(1, 0)     # the same tensor stays the same (self-attention projects q, k, v in one product, as torch)
+    k = q if key is query else key.transpose(1, 0)
+    v = q if value is query else k if value is key else value.transpose(1, 0)
+    out, w = F.multi_head_attention_forward(q, k, v, embed_dim, num_head, qkv_weight,
                                             qkv_bias, None, None, False, 0.0, proj_weight, proj_bias, training=False,
                                             key_padding_mask=kpm, need_weights=need_weights, attn_mask=am,
                                             average_attn_weights=average_attn_weights)
@@ -427,8 +433,22 @@ def _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_wei
     if mask is not None: out = out.masked_fill(_fully_masked_rows(am, kpm, num_head, *out.shape[:2]), float('nan'))
     return out, w
 
+def _nested_mha(query, key, value, *args):
+    "`_native_multi_head_attention` of nested inputs: each sequence alone; the weights zero-padded into one dense tensor."
+    need_weights = args[-2]
+    outs, ws = [], []
+    for i, q in enumerate(query.unbind()):
+        k = q if key is query else key.unbind()[i]
+        v = q if value is query else k if value is key else value.unbind()[i]
+        o, w = _native_multi_head_attention(q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), *args[:6], None, *args[6:])
+        outs.append(o.squeeze(0)); ws.append(w)
+    if not need_weights: return query._with(outs), None
+    w = zeros(len(ws), *ws[0].shape[1:-2], max(x.shape[-2] for x in ws), max(x.shape[-1] for x in ws), dtype=ws[0].dtype)
+    for i, x in enumerate(ws): w[i, ..., :x.shape[-2], :x.shape[-1]] = x[0]
+    return query._with(outs), w
+
 # %% ../nbs/reference/torch/nn_ops_kernels.ipynb #ad841e45
-import builtins
+import builtins, math
 from ._tensor import _LEGACY
 
 def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first,
@@ -451,6 +471,18 @@ def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bi
         return x + ff(norm2(x))
     x = norm1(src + sa(src))
     return norm2(x + ff(x))
+
+def _transform_bias_rescale_qkv(qkv, qkv_bias, num_heads):
+    """torch._transform_bias_rescale_qkv: the (B, T, 3·D) packed projections (nested: zero-padded to the longest) plus `qkv_bias`,
+    split into q, k, v of shape (B, heads, T, D / heads), q divided by √(D / heads)."""
+    D = qkv.size(-1) // 3
+    if D % num_heads: raise RuntimeError("Expected D % num_head == 0 to be true, but got false.  (Could this error message "
+                                         "be improved?  If so, please report an enhancement request to PyTorch.)")
+    if qkv.is_nested: qkv = qkv.to_padded_tensor(0.)         # (on the CPU the padding gets the bias too)
+    B, T = qkv.size(0), qkv.size(1)
+    q, k, v = (x.reshape(B, T, num_heads, D // num_heads).transpose(1, 2).contiguous()
+               for x in (qkv + qkv_bias[:3 * D]).split(D, dim=-1)[:3])
+    return q / math.sqrt(D // num_heads), k, v
 
 def _nested_tensor_from_mask_left_aligned(t, mask):
     "torch._nested_tensor_from_mask_left_aligned: whether every row of the (N, L) bool `mask` is True up to a point, then False."

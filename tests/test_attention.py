@@ -488,3 +488,71 @@ def test_native_multi_head_attention_as_torch(mask_type, need_weights, average):
     np.testing.assert_allclose(o1, o2, rtol=1e-9, atol=1e-9)      # (NaN where torch has NaN)
     assert (w1 is None) == (w2 is None)
     if w1 is not None: np.testing.assert_allclose(w1, w2, rtol=1e-9, atol=1e-9)
+
+
+def _proj(lib, E, seed=0):
+    g = np.random.default_rng(seed)
+    return [lib.tensor(g.standard_normal(s) * 0.3) for s in ((3 * E, E), (3 * E,), (E, E), (E,))]
+
+
+@pytest.mark.parametrize('need_weights', [False, True])
+@pytest.mark.parametrize('average', [False, True])
+@pytest.mark.parametrize('mode', ['self', 'encdec', 'generic'])
+def test_native_multi_head_attention_nested_as_torch(need_weights, average, mode):
+    "Nested inputs: a nested output, sequence by sequence; the weights dense, zero-padded to the longest L and S."
+    E, H = 8, 2
+    res = {}
+    for lib in (litnn, torch):
+        g = np.random.default_rng(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            mk = lambda: lib.nested.nested_tensor([lib.tensor(g.standard_normal((n, E))) for n in (3, 5)])
+            q = mk(); k = q if mode == 'self' else mk(); v = k if mode != 'generic' else mk()
+        with lib.no_grad():
+            o, w = lib._native_multi_head_attention(q, k, v, E, H, *_proj(lib, E), None, need_weights=need_weights,
+                                                    average_attn_weights=average, mask_type=1)
+        res[lib.__name__] = (o.is_nested, [c.numpy() for c in o.unbind()], None if w is None else (w.is_nested, w.numpy()))
+    l, t = res['litnn'], res['torch']
+    assert l[0] == t[0] and (l[2] is None) == (t[2] is None)
+    for a, b in zip(l[1], t[1]): np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    if t[2] is not None: assert l[2][0] == t[2][0]; np.testing.assert_allclose(l[2][1], t[2][1], rtol=1e-9, atol=1e-12)
+
+
+def test_mha_fast_path_equals_slow_path_bitwise_as_torch():
+    """The fast path projects self-attention's q, k, v in one product, as the slow path does: the same bits (torch's
+    test_multihead_attention_fastpath_for_all_batchfirst asks it of torch, single-threaded), and torch's values."""
+    outs = {}
+    for lib in (torch, litnn):
+        lib.manual_seed(0)
+        mha = lib.nn.MultiheadAttention(100, 2, batch_first=True).eval()
+        if lib is litnn: mha.load_state_dict({k: litnn.tensor(v.numpy()) for k, v in outs['sd'].items()})
+        else: outs['sd'] = mha.state_dict()
+        with lib.no_grad():
+            q = lib.tensor(rand(5, 2, 100, seed=2, dtype=np.float32))
+            a, _ = mha(q, q, q)
+            mha.batch_first = False
+            qt = q.transpose(1, 0)
+            b, _ = mha(qt, qt, qt)
+        outs[lib.__name__] = (a.numpy(), b.transpose(1, 0).numpy())
+    assert (outs['litnn'][0] == outs['litnn'][1]).all()
+    np.testing.assert_allclose(outs['litnn'][0], outs['torch'][0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize('shape', [(2, 3, 12, 2), (4, 2, 24, 4), (1, 5, 48, 4)])
+def test_transform_bias_rescale_qkv_as_torch(shape):
+    B, T, D3, H = shape
+    x, b = rand(B, T, D3, seed=3), rand(D3, seed=4)
+    outs = [lib._transform_bias_rescale_qkv(lib.tensor(x), lib.tensor(b), num_heads=H) for lib in (litnn, torch)]
+    for l, t in zip(*outs):
+        assert tuple(l.shape) == tuple(t.shape) and l.stride() == t.stride()
+        np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        nts = [lib._transform_bias_rescale_qkv(lib.nested.nested_tensor([lib.tensor(x[i, :T - i]) for i in range(B)]),
+                                               lib.tensor(b), H) for lib in (litnn, torch)]
+    for l, t in zip(*nts):
+        assert tuple(l.shape) == tuple(t.shape)
+        np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+    from torch_pairs import same_message
+    same_message(lambda lib: lib._transform_bias_rescale_qkv(lib.tensor(x), lib.tensor(b), num_heads=5))
+    same_message(lambda lib: lib._transform_bias_rescale_qkv(lib.tensor(x[..., :-3]), lib.tensor(b[:-3]), num_heads=2))   # (D odd)
