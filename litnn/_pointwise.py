@@ -15,6 +15,8 @@ from .autograd.grad_mode import no_grad, _Mode
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
 from .autograd.operators import _check_divisor, div, _dunder, _first_layout
 from ._flags import _warn_once
+from ._tensor import _SET_RECORD
+from .autograd.engine import _new_history
 
 # %% ../nbs/15_elementwise_ops.ipynb #558223cb
 def _floating(x):
@@ -379,6 +381,17 @@ def _no_derivative(result, inputs, error, name='NotImplemented'):
     if not (_Mode.grad and result._data.dtype.kind in 'fc' and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)): return result
     node = _NO_DERIVATIVE.get(name) or _NO_DERIVATIVE.setdefault(name, type(name, (_RaisingBackward,), {'__module__': __name__}))
     return node.apply(*inputs, result=result._data, error=error)
+
+def _record_set(self, source):
+    """`set_`'s record (reference/torch/storage), as torch's: where self or a source tensor requires grad, self's new
+    history is a node without a derivative over its old history and the source, whose backward raises."""
+    if self._base is not None: return     # (a view: torch rewrites its base's history too; not done here)
+    old = Tensor._make(self._data, self._requires_grad, self.grad_fn)
+    if self._output_nr: old._output_nr = self._output_nr
+    r = _no_derivative(Tensor._make(self._data), (old, source), (RuntimeError, 'derivative for set_ is not implemented'))
+    if r.grad_fn is not None: _new_history(self, r.grad_fn)
+
+_SET_RECORD.append(_record_set)
 
 # %% ../nbs/15_elementwise_ops.ipynb #922a88dd
 class RemainderBackward1(RemainderBackward0): "x % tensor"; _inputs = None

@@ -1279,6 +1279,8 @@ def _strided_view(flat, size, stride, offset):
         return np.ndarray(tuple(size), flat.dtype, buffer=flat, offset=offset * flat.itemsize, strides=tuple(s * flat.itemsize for s in stride))
     return array_namespace(flat).lib.stride_tricks.as_strided(flat[offset:], tuple(size), tuple(s * flat.itemsize for s in stride))
 
+_SET_RECORD = []    # set_'s record in the graph, put here by 15_elementwise_ops: torch's node without a derivative
+
 @patch
 def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
     "Make this tensor view `source` (a tensor, a storage, or nothing) with `size`, `stride` from `storage_offset`; returns self."
@@ -1311,6 +1313,7 @@ def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
                                f"{itemsize} requiring a storage size of {need * itemsize} are out of bounds for storage of size {raw.size}")
         self._data = _strided_view(flat, size, stride, storage_offset)
     _version_counter(self)[0] += 1
+    if _Mode.grad and _SET_RECORD: _SET_RECORD[0](self, source)
     return self
 
 @patch

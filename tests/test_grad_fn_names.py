@@ -114,3 +114,28 @@ def test_inplace_node_as_torch(case):
     assert ln == tn
     if isinstance(tg, tuple): assert lg == tg
     else: np.testing.assert_allclose(lg, tg, rtol=1e-8)
+
+# set_ where self or the source requires grad: torch records a node without a derivative (NotImplemented)
+SET = {
+    'nonleaf_from_grad': lambda L, b: b.set_(L.tensor([4., 5.], requires_grad=True)),
+    'nonleaf_from_plain': lambda L, b: b.set_(L.tensor([4., 5.])),
+    'plain_from_grad': lambda L, b: L.zeros(3).set_(L.tensor([4., 5.], requires_grad=True)),
+    'nonleaf_emptied': lambda L, b: b.set_(),
+    'nonleaf_from_storage': lambda L, b: b.set_(L.tensor([4., 5.]).untyped_storage()),
+    'nonleaf_strided': lambda L, b: b.set_(L.tensor([4., 5., 6., 7.]), 1, (2,), (2,)),
+    'exp_saved_output': lambda L, b: b.exp().set_(L.tensor([4., 5.])),
+    'no_grad': lambda L, b: L.tensor([4., 5.], requires_grad=True).detach().set_(L.tensor([1., 2.])),
+}
+
+def _run_set(L, case):
+    b = L.tensor([1., 2., 3.], requires_grad=True) * 1
+    r = SET[case](L, b)
+    out = [type(r.grad_fn).__name__ if r.grad_fn is not None else None, r.requires_grad, r.tolist()]
+    if r.requires_grad:
+        try: (r * 1).sum().backward(); out.append('ok')
+        except RuntimeError as e: out.append(str(e))
+    return out
+
+@pytest.mark.parametrize('case', sorted(SET))
+def test_set_records_a_node_without_derivative_as_torch(case):
+    assert _run_set(litnn, case) == _run_set(torch, case)
