@@ -41,6 +41,10 @@ def _current_graph_task_id():
     task = _graph_task.current
     return -1 if task is None else task[0]
 
+def _get_privateuse1_backend_name():
+    "The name of the out-of-tree device type: `privateuseone` until a backend renames it (litnn has none to register)."
+    return "privateuseone"
+
 # %% ../nbs/reference/torch/underscore_C.ipynb #d11f1650
 class DisableTorchFunctionSubclass:
     "While active, no argument's `__torch_function__` is called (TorchFunctionModes still are)."

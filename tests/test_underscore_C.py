@@ -64,3 +64,8 @@ def test_has_lapack_as_torch():
     "torch._C.has_lapack: code checks it before calling linear algebra; litnn's runs on NumPy's LAPACK."
     import torch
     assert litnn._C.has_lapack is torch._C.has_lapack is True
+
+
+def test_get_privateuse1_backend_name_as_torch():
+    "torch's test_multihead_attention asks it to know the devices its fast path runs on."
+    assert litnn._C._get_privateuse1_backend_name() == torch._C._get_privateuse1_backend_name()
