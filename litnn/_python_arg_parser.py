@@ -1521,6 +1521,29 @@ def _with_deprecated(f, name, method=False):
     g._deprecated = True
     return g
 
+# torch's Python functions that gather tensors given one by one (`atleast_1d(*tensors)`, `einsum(eq, *operands)`) and hand
+# them to a C++ function as one list, whose parser checks every element: (where the tensors start among the arguments,
+# whether one list or tuple given alone is the list itself, whether the C++ function also takes one Tensor, so that one
+# non-tensor alone matches no signature)
+_TENSOR_VARARGS = {'atleast_1d': (0, True, True), 'atleast_2d': (0, True, True), 'atleast_3d': (0, True, True),
+                   'broadcast_tensors': (0, False, False), 'block_diag': (0, False, False), 'cartesian_prod': (0, False, False),
+                   'chain_matmul': (0, False, False), 'meshgrid': (0, True, False), 'einsum': (1, True, False)}
+
+def _with_tensor_varargs(f, name):
+    "`f` (torch's `name` of `_TENSOR_VARARGS`) refusing a non-tensor among its tensors with the TypeError of torch's parser."
+    first, unpack, overload = _TENSOR_VARARGS[name]
+    @functools.wraps(f)
+    def g(*args, **kwargs):
+        if first and not (args and isinstance(args[0], str)): return f(*args, **kwargs)   # (einsum's sublist form: torch's Python reads it)
+        given = args[first:]
+        ts = given[0] if unpack and len(given) == 1 and isinstance(given[0], (builtins.list, builtins.tuple)) else given
+        for i, t in enumerate(ts):
+            if not _tensor_like(t):
+                if overload and len(given) == 1 and ts is given: raise _invalid_combination(name, args, kwargs)
+                raise TypeError(f"expected Tensor as element {i} in argument {first}, but got {_type_name(t)}")
+        return f(*args, **kwargs)
+    return g
+
 def _published(w, f, module, name):
     """Wrapper `w` of function `f`, named for where it is published (`litnn.tanh`): pickle finds a function by its
     `__module__` and `__qualname__`, and must find this object there, not `f` in the file that defines it."""
@@ -1547,5 +1570,6 @@ def _parse_as_torch(namespaces, cls, functional):
     for name, f in list(vars(cls).items()):
         if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
             setattr(cls, name, _with_deprecated(_parsed(f, method=True, name=name), name, method=True))
+    for name in _TENSOR_VARARGS: namespaces[0][name] = _published(_with_tensor_varargs(namespaces[0][name], name), namespaces[0][name], namespaces[0]['__name__'], name)
     for name in _DEPRECATED:                        # torch.add, not its aliases (torch.subtract has no deprecated signature)
         if name in namespaces[0]: namespaces[0][name] = _with_deprecated(namespaces[0][name], name)

@@ -43,6 +43,10 @@ SIZE_CALLS += ["L.empty(('a', 2))", "L.empty((2, 'a'))", "L.zeros((2, 3, 1.5))",
 # a list of tensors (the stubs' `tuple[Tensor, ...] | list[Tensor]`): each element a tensor
 TYPED_CALLS += ["L.cat([x, 'a'])", "L.cat(['a', x])", 'L.stack([x, None])', "L.cat(x, 'a')", 'L.hstack([x, 1.5])', 'L.cat((x, [1]))', "L.cat('a')",
                 "L.cat([x, x], dim='a')", "L.dstack([x, 'a'])", "L.column_stack((x, 'a'))", "L.cat(tensors=[x, 'a'])", 'L.cat((x, x)).shape']
+# torch's Python functions that hand tensors given one by one to a C++ function as one list
+for f in ('atleast_1d', 'atleast_3d', 'broadcast_tensors', 'block_diag', 'cartesian_prod', 'chain_matmul', 'meshgrid'):
+    TYPED_CALLS += [f"L.{f}('a')", f"L.{f}(L.ones(3), 'a')", f"L.{f}([L.ones(3), 'a'])", f'L.{f}([L.ones(3), L.ones(3)])', f'L.{f}((L.ones(3),))']
+TYPED_CALLS += ["L.einsum('i->i', 'a')", "L.einsum('i,i->i', L.ones(2), None)", "L.einsum('i,i->i', [L.ones(2), 1])", "L.einsum('i,i->', [L.ones(2), L.ones(2)])"]
 # a Scalar argument (a number in every signature: no Tensor overload) takes a 0-d tensor outside the graph, not a longer one
 TYPED_CALLS += ['L.celu(x, L.ones(2))', 'x.fill_diagonal_(L.tensor(2.0))', 'x.fill_diagonal_(L.ones(2))', 'L.full((2,), L.tensor(1.0))',
                 'L.threshold(x, 0, L.ones(2))', 'L.rrelu(x, L.ones(2))']
