@@ -1630,11 +1630,11 @@ for _f, _name in ((asin, 'arcsin'), (acos, 'arccos'), (atan, 'arctan'), (asinh, 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #4a7c6076
 from .autograd.broadcasting import _check_partial_overlap
 
-def _inplace_form(f, name):
+def _inplace_form(f, name, records=True):
     def method(self, *args, **kw):
         for v in args:       # an elementwise op (torch's TensorIterator): no input may share part of self's memory
             if isinstance(v, Tensor): _check_partial_overlap(self._data, v._data)
-        return _inplace(self, f, *args, **kw)
+        return _inplace(self, f, *args, **kw) if records else _inplace(self, f, *args, _records=False, **kw)
     method.__name__ = method.__qualname__ = name + '_'
     method.__doc__ = f"In-place `{name}`; returns self."
     return method
@@ -1652,7 +1652,8 @@ def clamp_max_(self, max):
     return _inplace(self, clamp_max, max)
 Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
 for _name in ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'logical_and', 'logical_or', 'logical_xor', 'logical_not'):
-    setattr(Tensor, _name + '_', _inplace_form(getattr(Tensor, _name), _name))   # 15_elementwise_ops' functions, as methods
+    setattr(Tensor, _name + '_', _inplace_form(getattr(Tensor, _name), _name, records=not _name.startswith('logical')))   # 15_elementwise_ops' functions, as methods
+    # (logical_and_...: torch's output is not differentiable, so nothing is recorded: self keeps its history, a view's base too)
 from .autograd.operators import _dunder
 # `&=` writes into the tensor (without them Python rebinds the name to a new one); NotImplemented for other operands, as `+=`
 Tensor.__iand__, Tensor.__ior__, Tensor.__ixor__ = (_dunder(f) for f in (Tensor.bitwise_and_, Tensor.bitwise_or_, Tensor.bitwise_xor_))

@@ -1570,6 +1570,16 @@ def fill_diagonal_(self:Tensor, fill_value, wrap=False):
     "Write `fill_value` on the main diagonal (below a tall matrix again every n+1 rows when `wrap`)."
     if self.dim() < 2: raise RuntimeError("dimensions must larger than 1")
     if len(set(self.shape)) > 1 and self.dim() > 2: raise RuntimeError("all dimensions of input must be of equal length")
+    if isinstance(self._data, np.ndarray) and 0 not in self._data.strides:
+        # torch's kernel: fill_ of a strided view along the diagonal (and of a second one below a tall matrix with wrap), so
+        # the history is torch's too (CopySlices: the gradient is zero on the diagonal)
+        stride, size, start = builtins.sum(self.stride()), builtins.min(self.shape), self.storage_offset()
+        self.as_strided((size,), (stride,), start).fill_(fill_value)
+        h, w = self.shape[0], self.shape[1]
+        if wrap and self.dim() == 2 and h > w + 1:
+            n = (self.numel() + w) // (w + 1) - size
+            self.as_strided((n,), (stride,), start + self.stride(0) * (w + 1)).fill_(fill_value)
+        return self
     mask = np.zeros(self.shape, bool)
     np.fill_diagonal(mask, True, wrap=wrap)
     mask = self.new_tensor(mask).bool()

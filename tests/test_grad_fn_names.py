@@ -139,3 +139,31 @@ def _run_set(L, case):
 @pytest.mark.parametrize('case', sorted(SET))
 def test_set_records_a_node_without_derivative_as_torch(case):
     assert _run_set(litnn, case) == _run_set(torch, case)
+
+def _logical(L, op, view):
+    a = L.tensor([[0.5, -1.5], [1.0, 0.0]], requires_grad=True)
+    b = a * 1
+    y = b[1:] if view else b
+    getattr(y, op)(*(() if op == 'logical_not_' else (L.tensor([1.0, 0.0]),)))
+    (b * L.tensor([[1., 2.], [3., 4.]])).sum().backward()
+    return type(y.grad_fn).__name__, type(b.grad_fn).__name__, b.tolist(), a.grad.tolist()
+
+@pytest.mark.parametrize('op', ['logical_and_', 'logical_or_', 'logical_xor_', 'logical_not_'])
+@pytest.mark.parametrize('view', [False, True])
+def test_logical_inplace_records_nothing_as_torch(op, view):
+    "torch's logical ops have no differentiable output: in place, self (and a view's base) keep their history."
+    assert _logical(litnn, op, view) == _logical(torch, op, view)
+
+def _fill_diagonal(L, shape, wrap, strided):
+    a = L.tensor(np.arange(np.prod(shape), dtype=float).reshape(shape), requires_grad=True)
+    b = a * 1
+    if strided: b = b.mT.contiguous().mT
+    b.fill_diagonal_(-1.5, wrap=wrap)
+    (b * L.arange(float(np.prod(shape))).reshape(shape)).sum().backward()
+    return type(b.grad_fn).__name__, b.flatten().tolist(), a.grad.flatten().tolist()
+
+@pytest.mark.parametrize('shape,wrap,strided', [((3, 3), False, False), ((7, 3), True, False), ((7, 3), False, False),
+                                                ((3, 5), True, False), ((3, 3, 3), False, False), ((5, 3), True, True)])
+def test_fill_diagonal_is_a_fill_of_a_strided_view_as_torch(shape, wrap, strided):
+    "torch's fill_diagonal_ fills an as_strided view: the history is CopySlices, the gradient zero on the diagonal."
+    assert _fill_diagonal(litnn, shape, wrap, strided) == _fill_diagonal(torch, shape, wrap, strided)

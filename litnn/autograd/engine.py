@@ -532,13 +532,14 @@ def _in_place_variant(cls, name, refuse=None):
     cls._in_place = _in_place
     return sub
 
-def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
+def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, **kw):
     """Make `self` hold `op(self, *args, **kw)`: values in self's own memory, the op's history, a new version.
 
     `op` may also be a result tensor already computed, for operations that never save `self` (setitem).
     `_write(xp, array, *arg_arrays)`, if given, is the fast path when nothing is recorded: it writes the
     result straight into the array (a ufunc's `out=`). `_overlap_ok`: self may repeat memory (fill_ writes one value:
-    torch's fill skips the overlap check)."""
+    torch's fill skips the overlap check). `_records=False`: torch records nothing for the op (its output is not
+    differentiable: logical_and_): self keeps its history, and so does a view's base, whose views are made again."""
     if _Mode.trace is not None and hasattr(_Mode.trace, 'inplace'):   # a capture records (37_compile): one step of its program
         return _Mode.trace.inplace(self, op, args, _write, kw)
     if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
@@ -589,7 +590,9 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, **kw):
             alias = _writeable_alias(a, base._data) if base is not None else None   # (a fill, or a view without repeats: x.expand(3, 4)[0])
             if alias is None: raise RuntimeError(_EXPANDED_VIEW) from None
             alias[...] = result._data
-    if recording and base is not None: self._rebase(result)   # a view: its base's history is rewritten (17c_inplace_on_views)
+    if recording and base is not None:    # a view: its base's history is rewritten (17c_inplace_on_views)
+        if _records: self._rebase(result)
+        else: base._regenerate_views()
     elif result.grad_fn is not None:
         _new_history(self, result.grad_fn, result._output_nr)
         if self._views is not None: self._regenerate_views()   # and its views' (17c_inplace_on_views)
