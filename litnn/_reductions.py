@@ -864,7 +864,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {_LEGACY[to_dtype(dtype).name]}")
     total, count = nansum(input, dim, keepdim, dtype=dtype), input.isnan().logical_not().sum(dim, keepdim)._data
     with np.errstate(all='ignore'):    # a slice of NaNs is 0/0: NaN, silently, in the value and the gradient (as torch)
-        return total * _const((1 / count).astype(total._data.dtype))
+        return total / _const(count.astype(total._data.dtype))      # torch's nansum / count: DivBackward0
 
 Tensor.nansum, Tensor.nanmean = nansum, nanmean
 
