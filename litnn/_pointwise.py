@@ -2315,6 +2315,8 @@ return_types.histogram = _named_tuple('histogram', ('hist', 'bin_edges'))
 return_types.histogramdd = _named_tuple('histogramdd', ('hist', 'bin_edges'), out=False)
 return_types.histogram_out = _named_tuple('histogram_out', ('hist', 'bin_edges'))
 
+_HISTOGRAM = (RuntimeError, 'derivative for aten::histogram is not implemented')   # torch's, for input or weight requiring grad
+
 def _check_bins(fn, bins):
     if isinstance(bins, Tensor) or (isinstance(bins, int) and not isinstance(bins, bool)): return
     raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, {type(bins).__name__})")
@@ -2327,7 +2329,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     if out is not None: return _histogram_into(out, input, histogram(input, bins, range=range, weight=weight, density=density), bins)
     x, w = np.asarray(input._data).reshape(-1, 1), None if weight is None else weight.reshape(-1)
     hist, edges = _histogramdd('torch.histogram', x, [bins], range, w, density)
-    return return_types.histogram((Tensor._make(hist), Tensor._make(edges[0])))
+    return return_types.histogram(tuple(_no_derivative(Tensor._make(a), (input, weight), _HISTOGRAM) for a in (hist, edges[0])))
 
 def histogramdd(input, bins, range=None, weight=None, density=False):
     "(hist, bin_edges): the D-dimensional histogram of the points in the last dimension of `input`."
@@ -2337,7 +2339,8 @@ def histogramdd(input, bins, range=None, weight=None, density=False):
     elif isinstance(bins, Tensor): raise TypeError("histogramdd() received an invalid combination of arguments - got (Tensor, bins=Tensor)")
     if len(bins) != D: raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
     hist, edges = _histogramdd('torch.histogramdd', np.asarray(input._data), list(bins), range, weight, density)
-    return return_types.histogramdd((Tensor._make(hist), tuple(Tensor._make(e) for e in edges)))
+    no = lambda a, op: _no_derivative(Tensor._make(a), (input, weight), (RuntimeError, f'derivative for aten::{op} is not implemented'))
+    return return_types.histogramdd((no(hist, '_histogramdd_from_bin_cts'), tuple(no(e, '_histogramdd_bin_edges') for e in edges)))
 
 Tensor.histogram = histogram
 

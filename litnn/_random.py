@@ -14,6 +14,7 @@ from ._creation import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
 from . import backend as B   # (B._vmap_random: inside vmap, a random op's rule, 33a_vmap)
 from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill, _parts, _joined
+from ._pointwise import _no_derivative   # a node without derivative, as torch's (15_elementwise_ops)
 from .autograd.broadcasting import _refuse_integers, _into
 
 # %% ../nbs/19_random_sampling.ipynb #1b37a4c4
@@ -201,7 +202,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if p is None and bool(((a < 0) | (a > 1)).any()): raise RuntimeError(_P_RANGE)
     u = xp.asarray(_uniforms(_generator(input.device, generator), a.shape, np.float64 if p is not None or a.dtype == np.float64 else np.float32))
     sample = (u < prob).astype(a.dtype)
-    return BernoulliBackward0.apply(input, sample=sample) if p is None else Tensor._make(sample)
+    if p is None: return BernoulliBackward0.apply(input, sample=sample)
+    return _no_derivative(Tensor._make(sample), (input,), (RuntimeError, 'derivative for aten::bernoulli is not implemented'))   # (torch's, a number p)
 
 @patch
 def bernoulli(self:Tensor, p=None, *, generator=None): return bernoulli(self, p, generator=generator)
@@ -540,6 +542,7 @@ class BinomialBackward0(Op):
     def forward(ctx, count, prob, sample): return sample
     @staticmethod
     def backward(ctx, g): raise RuntimeError("derivative for aten::binomial is not implemented")
+BinomialBackward0.__name__ = BinomialBackward0.__qualname__ = 'NotImplemented'    # torch's name for a node without derivative
 
 def binomial(count, prob, generator=None):
     "The number of successes in `count` trials of probability `prob`, elementwise, in `count`'s float dtype."
