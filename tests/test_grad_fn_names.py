@@ -36,6 +36,7 @@ CASES = {
     'cholesky_solve_upper': (lambda L, b, a: L.cholesky_solve(b, a.triu(), upper=True), (B, TRI)),
     'cholesky_inverse': (lambda L, a: L.cholesky_inverse(a.tril()), (TRI.T,)),
     'triangular_solve': (lambda L, b, a: L.triangular_solve(b, a.triu()), (B, TRI)),
+    'nanmean': (lambda L, a: L.nanmean(a.log(), 0), (A,)),
 }
 
 def _run(L, case):
@@ -49,10 +50,13 @@ def _run(L, case):
     (r * r * w).sum().backward()
     return names, r.tolist(), [None if x.grad is None else x.grad.numpy() for x in xs]
 
+# cases whose inner graph torch's C++ builds with a Scalar overload (AddBackward1 where litnn's `+` is AddBackward0)
+NAME_ONLY = set()
+
 @pytest.mark.parametrize('case', sorted(CASES))
 def test_composite_node_as_torch(case):
     (tn, tv, tg), (ln, lv, lg) = _run(torch, case), _run(litnn, case)
-    assert ln == tn
+    assert (ln[0] if case in NAME_ONLY else ln) == (tn[0] if case in NAME_ONLY else tn)
     np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-12)
     for a, b in zip(lg, tg):
         assert (a is None) == (b is None)
@@ -167,3 +171,23 @@ def _fill_diagonal(L, shape, wrap, strided):
 def test_fill_diagonal_is_a_fill_of_a_strided_view_as_torch(shape, wrap, strided):
     "torch's fill_diagonal_ fills an as_strided view: the history is CopySlices, the gradient zero on the diagonal."
     assert _fill_diagonal(litnn, shape, wrap, strided) == _fill_diagonal(torch, shape, wrap, strided)
+
+# functions without a derivative: torch's result requires grad through a NotImplemented node whose backward raises
+NO_DERIVATIVE = {
+    'bernoulli_p': lambda L, x: L.bernoulli(x, 0.5), 'Tensor.bernoulli_p': lambda L, x: x.bernoulli(0.3),
+    'binomial': lambda L, x: L.binomial(x * 10, x),
+    'histogram': lambda L, x: L.histogram(x)[0], 'histogram_edges': lambda L, x: L.histogram(x, 3)[1],
+    'histogram_weight': lambda L, x: L.histogram(x.detach(), 3, weight=x)[0],
+    'histogramdd': lambda L, x: L.histogramdd(x[:, None], 2)[0], 'histogramdd_edges': lambda L, x: L.histogramdd(x[:, None], 2)[1][0],
+}
+
+def _no_derivative(L, case):
+    x = L.tensor([0.2, 0.7, 0.4], requires_grad=True)
+    r = NO_DERIVATIVE[case](L, x)
+    try: r.sum().backward(); err = None
+    except RuntimeError as e: err = str(e)
+    return type(r.grad_fn).__name__, r.requires_grad, err
+
+@pytest.mark.parametrize('case', sorted(NO_DERIVATIVE))
+def test_no_derivative_node_as_torch(case):
+    assert _no_derivative(litnn, case) == _no_derivative(torch, case)
