@@ -141,8 +141,8 @@ def hinge_embedding_loss(input, target, margin=1., reduction=0):
     return F.hinge_embedding_loss(input, target, margin, reduction=_reduction('hinge_embedding_loss', reduction, 4))
 
 def margin_ranking_loss(input1, input2, target, margin=0., reduction=0):
-    "torch.margin_ranking_loss: `F.margin_ranking_loss` with `reduction` as a number."
-    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction('margin_ranking_loss', reduction, 5))
+    "torch.margin_ranking_loss: aten's (`F._margin_ranking_loss`, which broadcasts: F's checks the dims first) with `reduction` as a number."
+    return F._margin_ranking_loss(input1, input2, target, margin, _reduction('margin_ranking_loss', reduction, 5))
 
 def triplet_margin_loss(anchor, positive, negative, margin=1., p=2., eps=1e-06, swap=False, reduction=0):
     "torch.triplet_margin_loss: `F.triplet_margin_loss` with `reduction` as a number."

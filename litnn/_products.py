@@ -422,6 +422,7 @@ def _sizes_of(fn, *dims):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * (batch1 @ batch2), a batch of matrix products."
+    if amp._active: input, batch1, batch2 = amp._autocast('baddbmm', input, batch1, batch2)
     beta, alpha = _alpha_number(beta, 'baddbmm', 'beta'), _alpha_number(alpha, 'baddbmm')
     if isinstance(input, Tensor) and input._data.dtype == batch1._data.dtype != batch2._data.dtype:
         raise RuntimeError(f"expected scalar type {_dtype_name(batch1)} but found {_dtype_name(batch2)}")
@@ -439,6 +440,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 # %% ../nbs/reference/torch/products.ipynb #73d35e22
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     "beta * input + alpha * Σ_b batch1[b] @ batch2[b]."
+    if amp._active: input, batch1, batch2 = amp._autocast('addbmm', input, batch1, batch2)
     beta, alpha = _alpha_number(beta, 'addbmm', 'beta'), _alpha_number(alpha, 'addbmm')
     for names, x, y in ((('self', 'mat2'), input, batch2), (('mat1', 'mat2'), batch1, batch2)):     # torch's order, through addmm
         if isinstance(x, Tensor) and x._data.dtype != y._data.dtype:

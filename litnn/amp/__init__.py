@@ -14,9 +14,10 @@ from .._tensor import Tensor
 _PRODUCTS = {'matmul', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'linear', 'conv1d', 'conv2d', 'conv3d',
              'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'prelu', 'scaled_dot_product_attention'}
 _LOSSES = {'cross_entropy', 'nll_loss', 'mse_loss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'kl_div',
-           'binary_cross_entropy_with_logits', 'margin_ranking_loss', 'soft_margin_loss', 'poisson_nll_loss'}
+           'binary_cross_entropy_with_logits', 'margin_ranking_loss', 'soft_margin_loss', 'poisson_nll_loss',
+           'cosine_embedding_loss', 'hinge_embedding_loss', 'triplet_margin_loss', 'multi_margin_loss', 'multilabel_margin_loss'}
 _LOWER = {'cpu': _PRODUCTS, 'cuda': _PRODUCTS | {'mv', 'addmv', 'addr', 'multi_dot', 'chain_matmul'}}
-_FP32 = {'cpu': _LOSSES | {'binary_cross_entropy', 'cdist', 'prod', 'trace'},
+_FP32 = {'cpu': _LOSSES | {'binary_cross_entropy', 'cdist', 'prod', 'trace', 'avg_pool3d'},
          'cuda': _LOSSES | {'softmax', 'log_softmax', 'softmin', 'layer_norm', 'group_norm', 'norm', 'normalize',
                             'softplus', 'cumsum', 'cumprod', 'sum', 'prod', 'exp', 'expm1', 'log', 'log1p', 'log2',
                             'log10', 'pow', 'reciprocal', 'rsqrt', 'acos', 'asin', 'cosh', 'sinh', 'tan', 'erfinv',
@@ -44,6 +45,16 @@ def _autocast(op, *args):
         want = low if op in _LOWER[dev] else float32 if op in _FP32[dev] else None
         if want is not None: args = tuple(_cast(a, dev, want) for a in args)
     return args
+
+class _excluded:
+    """Autocast off while an op's kernel runs (torch's kernels run with its autocast keys excluded): a kernel that
+    computes a half-precision op in float32 through other ops (conv3d's oneDNN path) is not cast back by their hooks."""
+    def __enter__(self):
+        global _active
+        self.prev, _active = _active, False
+    def __exit__(self, *exc):
+        global _active
+        _active = self.prev
 
 _BCE_UNSAFE = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
                "Many models use a sigmoid layer right before the binary cross entropy layer.\n"

@@ -267,6 +267,7 @@ from .._pointwise import _masked
 from .._pointwise import _Unary, _sigmoid, _on_arrays
 from .._views import cat, chunk
 from ..autograd.broadcasting import _refuse_integers
+from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/40a_activation_functions.ipynb #328f90af
 def _kind(name):
@@ -526,6 +527,7 @@ class PreluKernelBackward0(Op):
 
 def prelu(input, weight):
     "x where x > 0, else weight * x (one weight, or one per channel of dimension 1)."
+    if amp._active: input, weight = amp._autocast('prelu', input, weight)
     _check_tensors('prelu', dict(input=input, weight=weight))
     if input.dtype != weight.dtype: raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype_name(input)} and {_dtype_name(weight)}")
     _float_only(input, 'prelu_cpu')
@@ -1206,6 +1208,7 @@ _MODES = ('zeros', 'reflect', 'replicate', 'circular')
 from .im2col import _Geom
 from ..autograd.graph import _check_tensors
 from .._tensor import _channels_last_like
+from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/42b_conv_transpose.ipynb #64c2dbae
 def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation, groups):
@@ -1238,8 +1241,9 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
                            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")
     _check_weight_dtype(input, weight, groups)
     if input.dtype.name in ('float16', 'bfloat16'):     # torch's oneDNN kernel: float32 sums, one rounding at the end
-        out = _conv_transpose(fn, k, input.float(), weight.float(), None if bias is None else bias.float(), stride, padding,
-                              output_padding, groups, dilation)
+        with amp._excluded():
+            out = _conv_transpose(fn, k, input.float(), weight.float(), None if bias is None else bias.float(), stride, padding,
+                                  output_padding, groups, dilation)
         return out.to(input.dtype)
     geo, extra = _transposed_geometry(fn, k, input, weight, stride, padding, output_padding, dilation, groups)
     if builtins.any(extra): input = pad(input, [v for e in reversed(extra) for v in (0, e)])
@@ -1251,11 +1255,13 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "1-d transposed convolution of (N, C_in, L) or (C_in, L) inputs; weight (C_in, C_out/groups, K)."
+    if amp._active: input, weight, bias = amp._autocast('conv_transpose1d', input, weight, bias)
     _check_tensors('conv_transpose1d', dict(input=input, weight=weight))
     return _conv_transpose('conv_transpose1d', 1, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "2-d transposed convolution of (N, C_in, H, W) or (C_in, H, W) inputs; weight (C_in, C_out/groups, KH, KW)."
+    if amp._active: input, weight, bias = amp._autocast('conv_transpose2d', input, weight, bias)
     _check_tensors('conv_transpose2d', dict(input=input, weight=weight))
     return _conv_transpose('conv_transpose2d', 2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
@@ -1264,6 +1270,7 @@ from ..backend import array_namespace
 from .._tensor import Tensor, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
+from .. import amp   # autocast: the `_autocast` hook of the ops below
 import sys
 
 def _keeps_cl3d(input):
@@ -1323,13 +1330,15 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
            bias=None, # (O,) or None
            stride=1, padding=0, dilation=1, groups=1):
     "3-d convolution (cross-correlation, as PyTorch) over the last three dims; padding an int, a triple, 'valid' or 'same'."
+    if amp._active: input, weight, bias = amp._autocast('conv3d', input, weight, bias)
     _check_bias_dtype(input, bias)
     if isinstance(input, Tensor) and input.dim() not in (4, 5):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
     if isinstance(input, Tensor) and input.dim() == 4: return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0).contiguous()
     stride, dilation, pads = _check_conv3d(input, weight, bias, stride, padding, dilation, groups)
     if input.dtype.name in ('float16', 'bfloat16'):     # oneDNN: float32 sums, one rounding (the gradients too)
-        return conv3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, dilation, groups).to(input.dtype)
+        with amp._excluded():
+            return conv3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, dilation, groups).to(input.dtype)
     x = input
     if pads[0] != (0, 0): input = pad(input, (0, 0, 0, 0) + pads[0])       # depth padding, before the depth im2col
     (N, C, D, H, W), (O, _, KD, KH, KW) = input.shape, weight.shape
@@ -1364,6 +1373,7 @@ def _check_transposed(input, weight, stride, padding, output_padding, dilation, 
 # %% ../../nbs/42c_conv3d.ipynb #e3bd9eb5
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "3-d transposed convolution of (N, C_in, D, H, W) or (C_in, D, H, W) inputs; weight (C_in, C_out/groups, KD, KH, KW)."
+    if amp._active: input, weight, bias = amp._autocast('conv_transpose3d', input, weight, bias)
     _check_tensors('conv_transpose3d', dict(input=input, weight=weight))
     if input.dim() not in (4, 5):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: {list(input.shape)}")
@@ -1371,8 +1381,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     st, pd, op, dl, out = _check_transposed(input, weight, stride, padding, output_padding, dilation)
     _check_weight_dtype(input, weight, groups)
     if input.dtype.name in ('float16', 'bfloat16') and (bias is None or bias.dtype == input.dtype):   # oneDNN: float32 sums, one rounding
-        return conv_transpose3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, output_padding,
-                                groups, dilation).to(input.dtype)
+        with amp._excluded():
+            return conv_transpose3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, output_padding,
+                                    groups, dilation).to(input.dtype)
     if bias is not None and bias.dtype != input.dtype:     # ATen's 3-d kernel checks the bias too (the 1-d and 2-d ones cast it)
         raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(bias)}")
     (N, Ci, ID, H, W), (_, Og, KD, KH, KW) = input.shape, weight.shape
@@ -3655,10 +3666,12 @@ from .._creation import ones_like
 from .._pointwise import where
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _refuse_integers, _float_dtype
+from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #e2aa78db
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
     "0.5 d²/beta where |d| < beta, else |d| - beta/2, d = input - target."
+    if amp._active: input, target = amp._autocast('smooth_l1_loss', input, target)
     x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _refuse_integers(x, 'smooth_l1_cpu')
@@ -3668,6 +3681,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
 
 def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     "0.5 d² where |d| < delta, else delta (|d| - delta/2), d = input - target."
+    if amp._active: input, target, weight = amp._autocast('huber_loss', input, target, weight)
     x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _refuse_integers(x, 'huber_cpu')
@@ -3698,6 +3712,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #6974f4ae
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction='mean'):
     "exp(x) - t x (x a log-rate), or x - t log(x + eps); `full` adds Stirling's t log t - t + log(2πt)/2."
+    if amp._active: input, target = amp._autocast('poisson_nll_loss', input, target)
     _check_tensors('poisson_nll_loss', dict(input=input, target=target))
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -3728,17 +3743,23 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
     return _apply_reduction(loss, reduction)
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #8be7de9a
+def _margin_ranking_loss(input1, input2, target, margin, reduction):
+    "aten's margin_ranking_loss (torch.margin_ranking_loss): the three broadcast, their dims unchecked; `reduction` a name."
+    if amp._active: input1, input2, target = amp._autocast('margin_ranking_loss', input1, input2, target)
+    d = input1 - input2                  # first, as torch (two bools: its message)
+    return _apply_reduction((-target * d + builtins.float(margin)).clamp_min(0), reduction)    # margin: a float, as torch's (its kernel's clamp_min: ClampMinBackward0)
+
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "max(0, -target (input1 - input2) + margin)."
     reduction = _reduction(size_average, reduce, reduction, enum=True)
     if not (input1.dim() == input2.dim() == target.dim()):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
                            f"{input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    d = input1 - input2                  # first, as torch (two bools: its message)
-    return _apply_reduction((-target * d + builtins.float(margin)).clamp(min=0), reduction)    # margin: a float, as torch's
+    return _margin_ranking_loss(input1, input2, target, margin, reduction)
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'):
     "input where target is 1, max(0, margin - input) where it is -1."
+    if amp._active: input, target = amp._autocast('hinge_embedding_loss', input, target)
     _check_tensors('hinge_embedding_loss', dict(input=input, target=target))
     reduction = _reduction(size_average, reduce, reduction, enum=True)
     if input.dtype.name == 'bool':       # torch's margin - input: the number taken as a bool tensor
@@ -3750,6 +3771,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "log(1 + exp(-target input))."
+    if amp._active: input, target = amp._autocast('soft_margin_loss', input, target)
     _check_tensors('soft_margin_loss', dict(input=input, target=target))
     reduction = _reduction(size_average, reduce, reduction, enum=True)
     _not_differentiable('soft_margin_loss', target=target)
@@ -3761,6 +3783,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='m
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #0fe34b2a
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."
+    if amp._active: input1, input2, target = amp._autocast('cosine_embedding_loss', input1, input2, target)
     _check_tensors('cosine_embedding_loss', dict(input1=input1, input2=input2, target=target))
     reduction = _reduction(size_average, reduce, reduction, enum=True)
     if target.dim() > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -3782,11 +3805,12 @@ def _check_triplet(fn, anchor, positive, negative):
 def _triplet(dist, anchor, positive, negative, margin, swap):
     d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
     if swap: d_neg = d_neg.minimum(dist(positive, negative))
-    return (margin + d_pos - d_neg).clamp(min=0)
+    return (margin + d_pos - d_neg).clamp_min(0)     # (torch's clamp_min: ClampMinBackward0)
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction='mean'):
     "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."
+    if amp._active: anchor, positive, negative = amp._autocast('triplet_margin_loss', anchor, positive, negative)
     reduction = _reduction(size_average, reduce, reduction, enum=True)
     if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet('triplet_margin_loss', anchor, positive, negative)
@@ -3813,6 +3837,7 @@ def _batched(input, target):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
     "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
+    if amp._active: input, target, weight = amp._autocast('multi_margin_loss', input, target, weight)
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
     reduction = _reduction(size_average, reduce, reduction, enum=True)
     _refuse_integers(input, 'multi_margin_loss_cpu_kernel')
@@ -3837,6 +3862,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
+    if amp._active: input, target = amp._autocast('multilabel_margin_loss', input, target)
     _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
     reduction = _reduction(size_average, reduce, reduction, enum=True)
     _refuse_integers(input, 'multilabel_margin_loss_forward_out_frame')
@@ -4290,6 +4316,7 @@ from .._tensor import Tensor, _dtype_name, _follow_layout, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _refuse_integers
+from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #636a4a18
 class _Pool3Geom:
@@ -4412,6 +4439,7 @@ AvgPool3DBackward0._grad_reads_input = True   # torch's gradient is an operator 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #798b6b5e
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     "The average of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs."
+    if amp._active: input, = amp._autocast('avg_pool3d', input,)
     _check_tensors('avg_pool3d', dict(input=input))
     geo = _pool3_geom('avg_pool3d', input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
