@@ -450,44 +450,59 @@ from . import backend as B
 from .backend import to_dtype, get_default_dtype
 
 # %% ../nbs/11a_creating_and_converting.ipynb #09a493ea
+_NO_TYPE = object()
+
+class _Limits:
+    """What finfo and iinfo share, as torch's C types: fields read-only once made, equal for one dtype, unhashable, no
+    pickling or copying, no other attributes."""
+    __slots__ = ()
+    def _fields(self, **kw):
+        for k, v in kw.items(): object.__setattr__(self, k, v)
+    def __setattr__(self, name, value):
+        if name in self.__slots__: raise AttributeError(f"attribute '{name}' of 'litnn.{builtins.type(self).__name__}' objects is not writable")
+        raise AttributeError(f"'litnn.{builtins.type(self).__name__}' object has no attribute '{name}'")
+    __delattr__ = lambda self, name: _Limits.__setattr__(self, name, None)
+    def __reduce_ex__(self, protocol): raise TypeError(f"cannot pickle 'litnn.{builtins.type(self).__name__}' object")
+    def __eq__(self, other): return self.dtype == other.dtype if builtins.type(other) is builtins.type(self) else NotImplemented
+    __hash__ = None
+
 def _info_dtype(type, fn):
-    """The dtype `finfo`/`iinfo` (`fn`) describe: the default float dtype for None; float64 for Python's `float`, as in
-    PyTorch; a litnn dtype or one of Python's other scalar types, else torch's TypeError (no NumPy types, no names)."""
-    if type is None: return get_default_dtype()
+    """The dtype `finfo`/`iinfo` (`fn`) describe: float64 for Python's `float`, as in PyTorch; a litnn dtype or one of
+    Python's other scalar types, else torch's TypeError (no NumPy types, no names, no None)."""
+    if type is _NO_TYPE:
+        if fn == 'finfo': return get_default_dtype()     # finfo() describes the default dtype; iinfo() needs one
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "type"')
     if type is builtins.float: return B.float64
     if not (isinstance(type, B.dtype) or builtins.any(type is t for t in (builtins.int, builtins.bool, builtins.complex))):
         raise TypeError(f"{fn}(): argument 'type' (position 1) must be torch.dtype, not {builtins.type(type).__name__}")
     return (type if isinstance(type, B.dtype) else to_dtype(type)).to_real()   # a complex dtype's limits are its parts' (complex32's too: float16's)
 
-class finfo:
+class finfo(_Limits):
     "The limits of a floating-point dtype (as `torch.finfo`)."
     __module__ = 'litnn'   # shown as torch shows its own: litnn.finfo, not the private file that defines it
-    def __init__(self, type=None):
+    __slots__ = ('bits', 'eps', 'max', 'min', 'tiny', 'smallest_normal', 'resolution', 'dtype')
+    def __init__(self, type=_NO_TYPE):
         d = _info_dtype(type, "finfo")
         if not d.is_floating_point: raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
         f = B.ml_dtypes.finfo(d.np) if d.name.startswith(('bfloat16', 'float8')) else np.finfo(d.np)
-        self.bits, self.dtype = f.bits, d.name
-        self.eps, self.max, self.min = builtins.float(f.eps), builtins.float(f.max), builtins.float(f.min)
-        self.tiny = self.smallest_normal = builtins.float(f.smallest_normal)
-        self.resolution = 1.0 if d.name.startswith('float8') else 10.0 ** -builtins.int(f.precision)   # c10's digits10 is 0 for every float8
-        if d.name == 'float8_e5m2fnuz': self.eps = 0.125     # torch's value (c10's numeric_limits), half of ml_dtypes'
-    # equal when they describe the same dtype, and unhashable, as torch's
-    def __eq__(self, other): return self.dtype == other.dtype if builtins.type(other) is builtins.type(self) else NotImplemented
-    __hash__ = None
+        self._fields(bits=f.bits, dtype=d.name, max=builtins.float(f.max), min=builtins.float(f.min),
+                     eps=0.125 if d.name == 'float8_e5m2fnuz' else builtins.float(f.eps),    # (torch's e5m2fnuz eps: c10's numeric_limits, half of ml_dtypes')
+                     tiny=builtins.float(f.smallest_normal), smallest_normal=builtins.float(f.smallest_normal),
+                     resolution=1.0 if d.name.startswith('float8') else 10.0 ** -builtins.int(f.precision))   # c10's digits10 is 0 for every float8
     def __repr__(self):
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
-class iinfo:
+class iinfo(_Limits):
     "The limits of an integer dtype (as `torch.iinfo`)."
     __module__ = 'litnn'   # shown as torch shows its own: litnn.iinfo, not the private file that defines it
-    def __init__(self, type):
+    __slots__ = ('bits', 'min', 'max', 'dtype')
+    def __init__(self, type=_NO_TYPE):
         d = _info_dtype(type, "iinfo")
         if d.name == 'bool': raise TypeError("torch.bool is not supported by torch.iinfo")
         if d.is_floating_point: raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         i = np.iinfo(d.np)
-        self.bits, self.min, self.max, self.dtype = i.bits, builtins.int(i.min), builtins.int(i.max), d.name
-    __eq__, __hash__ = finfo.__eq__, None
+        self._fields(bits=i.bits, min=builtins.int(i.min), max=builtins.int(i.max), dtype=d.name)
     def __repr__(self): return f"iinfo(min={builtins.float(self.min):g}, max={builtins.float(self.max):g}, dtype={self.dtype})"
 
 # %% ../nbs/17_views.ipynb #c8a2b479

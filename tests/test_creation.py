@@ -372,3 +372,18 @@ def test_tensor_of_lists_and_tensors(data, kw):
             outs.append((str(t.dtype).split('.')[-1], t.tolist()))
         except (TypeError, ValueError) as e: outs.append((type(e), str(e)))
     assert outs[0] == outs[1]
+
+
+def test_finfo_iinfo_objects_as_torch():
+    "finfo/iinfo as torch's C types: no None, iinfo() names its argument, fields read-only, no other attributes, no pickling"
+    import copy, pickle
+    def outcome(f):
+        try: return 'ok', repr(f()).replace('litnn', 'torch')
+        except Exception as e: return type(e).__name__, str(e).replace('litnn', 'torch')
+    cases = [lambda m: m.finfo(None), lambda m: m.iinfo(None), lambda m: m.iinfo(), lambda m: m.finfo(),
+             lambda m: setattr(m.finfo(m.float32), 'bits', 3), lambda m: setattr(m.iinfo(m.int8), 'max', 3),
+             lambda m: setattr(m.finfo(m.float32), 'foo', 3), lambda m: delattr(m.finfo(m.float16), 'eps'),
+             lambda m: pickle.dumps(m.finfo(m.float32)), lambda m: copy.deepcopy(m.iinfo(m.int8)),
+             lambda m: (m.finfo(m.bfloat16) == m.finfo(m.bfloat16), m.iinfo(m.int8) != m.iinfo(m.uint8)),
+             lambda m: [getattr(m.finfo(m.float8_e5m2fnuz), a) for a in ('bits', 'eps', 'max', 'min', 'tiny', 'smallest_normal', 'resolution', 'dtype')]]
+    for c in cases: assert outcome(lambda: c(litnn)) == outcome(lambda: c(torch))
