@@ -560,12 +560,15 @@ def test_transform_bias_rescale_qkv_as_torch(shape):
 
 EMPTY_SDPA = [((0, 4, 6), (0, 3, 6), (0, 3, 6), 'causal_mask'), ((0, 2, 4, 6), (0, 2, 3, 6), (0, 2, 3, 6), None),
               ((2, 0, 6), (2, 3, 7), (2, 3, 5), None), ((2, 4, 6), (2, 3, 7), (2, 3, 0), None), ((0, 4, 6), (0, 3, 6), (0, 3, 9), 'bad_shape'),
-              ((0, 4, 6), (0, 3, 6), (0, 3, 6), 'long'), ((0, 4, 6), (0, 3, 6), (0, 3, 6), 'int_inputs'), ((0, 4), (0, 3), (0, 3), 'grad')]
+              ((0, 4, 6), (0, 3, 6), (0, 3, 6), 'long'), ((0, 4, 6), (0, 3, 6), (0, 3, 6), 'int_inputs'), ((0, 4), (0, 3), (0, 3), 'grad'),
+              ((2, 3, 4), (2, 5, 4), (0, 5, 4), None), ((1, 4, 6), (2, 0, 6), (2, 0, 5), None), ((3, 0, 4), (2, 5, 4), (2, 5, 4), None),
+              ((0, 3, 4), (2, 5, 4), (2, 5, 4), None), ((2, 4, 6), (2, 0, 6), (2, 3, 5), None), ((2, 4, 0), (2, 3, 0), (2, 3, 5), None)]
 
 
 @pytest.mark.parametrize('case', EMPTY_SDPA)
 def test_sdpa_empty_result_returns_before_the_other_checks_as_torch(case):
-    "An empty result comes back after only the rank, dtype and mask-dtype checks (torch 2.13: even with is_causal and a mask)."
+    """No query positions or an empty value: zeros of query's batch and length after only the rank, dtype and mask-dtype
+    checks (torch 2.13: even with is_causal and a mask, or batches that do not broadcast); other empty inputs compute."""
     from torch_pairs import same
     qs, ks, vs, kind = case
     def f(lib):
@@ -574,5 +577,5 @@ def test_sdpa_empty_result_returns_before_the_other_checks_as_torch(case):
         mask = {'causal_mask': lib.ones(4, 3).bool(), 'bad_shape': lib.zeros(9, 9).bool(), 'long': lib.zeros(4, 3, dtype=lib.int64)}.get(kind)
         out = lib.nn.functional.scaled_dot_product_attention(q, k, v, mask, 0.0, kind == 'causal_mask')
         if kind == 'grad': out.sum().backward(); return tuple(q.grad.shape), out.requires_grad
-        return tuple(out.shape), out.stride(), str(out.dtype).split('.')[-1]
+        return tuple(out.shape), out.stride(), str(out.dtype).split('.')[-1], out.abs().sum().item()
     same(f)

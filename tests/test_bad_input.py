@@ -463,7 +463,6 @@ NOT_YET = {
     'reference/nn/pooling_3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
     'reference/nn/grid_sample: NaN/inf positions of the result or gradient differ': {'grid_sample-in1': 'nan'},
     'reference/nn/loss_regression_and_margin: NaN/inf positions of the result or gradient differ': {'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
-    '47_attention: litnn raises RuntimeError where torch computes': {'scaled_dot_product_attention-in2': 'empty_batch'},
     "reference/nn/grouped_and_scaled_mm: torch 2.13's CPU grouped_mm backward refuses sum()'s expanded gradient "
     "(Invalid strides/sizes), litnn computes it": {'grouped_mm-in0': 'nan inf', 'grouped_mm-in1': 'nan inf'},
     'reference/nn/grouped_and_scaled_mm: empty operands torch computes and litnn refuses (offsets past an empty '

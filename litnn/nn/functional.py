@@ -2425,14 +2425,14 @@ def _check_batches(*ts):
 # %% ../../nbs/47_attention.ipynb #55b0c5af
 def _check_sdpa(q, k, v, mask, dropout_p, is_causal, enable_gqa=False):
     """torch's checks of the arguments of `scaled_dot_product_attention`, with its messages, and its choice of kernel.
-    True where the result is empty: torch returns it after checking only the ranks and dtypes."""
+    True where torch returns zeros after checking only the ranks and dtypes: no query positions, or an empty value."""
     if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: {q.dim()} key.dim: {k.dim()} and value.dim: {v.dim()} instead.")
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cpp(q.dtype)} key.dtype: {_cpp(k.dtype)} and value.dtype: {_cpp(v.dtype)} instead.")
     if mask is not None and mask.dtype is not B.bool and mask.dtype != q.dtype:
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_cpp(mask.dtype)} and  query.dtype: {_cpp(q.dtype)} instead.")
-    if math.prod(q.shape[:-1]) * v.shape[-1] == 0: return True
+    if q.shape[-2] == 0 or v.numel() == 0: return True       # (torch 2.13: an empty query sequence or value, nothing else)
     _select_sdp_backend(q, k, v, mask, dropout_p, enable_gqa)          # raises where the switches leave no kernel
     if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dtype_name(q)}")
     if is_causal and mask is not None: raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
@@ -2475,10 +2475,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                      dropout_p=dropout_p, is_causal=is_causal, scale=scale, enable_gqa=enable_gqa)
     if getattr(query, 'is_nested', False): return _nested_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     _check_tensors('scaled_dot_product_attention', dict(query=query, key=key, value=value))
-    if _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):     # an empty result (of query's batch)
+    if _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):     # zeros, of query's batch and L
         out = query.new_zeros(*query.shape[:-1], value.shape[-1])
         return out + (query.sum() + key.sum() + value.sum()) * 0 if is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad) else out
-    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scale = (1 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.) if scale is None else scale
+    # (E = 0: every score is an empty sum, 0; torch scales the empty q and k by its infinite scale, so no NaN either)
     differentiable_mask = attn_mask is not None and attn_mask.requires_grad and attn_mask.dtype.is_floating_point and is_grad_enabled()
     q, k, v, mask = query, key, value, attn_mask if differentiable_mask or attn_mask is None else attn_mask._data
     if enable_gqa and q.dim() >= 3: q, k, v, mask = _grouped(q, k, v, mask)
