@@ -169,6 +169,20 @@ def check_module_version_greater_or_equal(module, req_version_tuple, error_if_ma
         return True
 
 
+# %% ../nbs/60_saving_and_loading.ipynb #468994bf
+STORAGE_KEY_SEPARATOR = ','   # (torch's legacy format's)
+
+def __getattr__(name):
+    "torch's annotation aliases `MAP_LOCATION` and `STORAGE` (pyro imports them), made on first use: they name `litnn.types`, which needs the whole package."
+    if name not in ('MAP_LOCATION', 'STORAGE'): raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from collections.abc import Callable
+    from litnn.backend import device
+    from litnn.storage import TypedStorage, UntypedStorage
+    from litnn.types import Storage
+    globals().update(MAP_LOCATION=Callable[[Storage, str], Storage] | device | str | dict[str, str] | None,
+                     STORAGE=Storage | TypedStorage | UntypedStorage)
+    return globals()[name]
+
 # %% ../nbs/60_saving_and_loading.ipynb #b10802d2
 def save_file(tensors, # a dict of names to tensors
               filename, # where to write (a path)

@@ -312,7 +312,7 @@ def test_kl_dispatch_and_errors():
     class MyNormal(LD.Normal): pass
     assert LD.kl_divergence(MyNormal(0., 1.), LD.Normal(1., 1.)).item() == pytest.approx(0.5)
     assert err(LD.kl_divergence, LD.Normal(0., 1.), LD.Binomial(3, 0.5)) == err(TD.kl_divergence, TD.Normal(0., 1.), TD.Binomial(3, 0.5))
-    with pytest.raises(TypeError, match="Expected type_p to be a Distribution subclass"): LD.register_kl(int, LD.Normal)
+    with pytest.raises(TypeError, match="issubclass"): LD.register_kl(3, LD.Normal)      # torch's check fails in issubclass
     # ambiguous registrations warn and name the pair to register, as torch
     class A(LD.Normal): pass
     class B(LD.Normal): pass

@@ -497,3 +497,51 @@ def test_arange_values_are_torchs_bit_for_bit(dtype):
     for a, b, s in cases:
         t, l = (lib.arange(a, b, s, dtype=getattr(lib, dtype)).numpy() for lib in both())
         assert t.shape == l.shape and np.array_equal(t, l), (a, b, s)
+
+# third-party-11: what pyro-ppl's import met (torch.distributions constraints subclassed with keyword bounds,
+# register_kl with pyro's own Distribution base, torch.serialization's annotation aliases)
+
+def test_constraint_bounds_by_keyword_as_torch():
+    "pyro subclasses `type(constraints.positive)` and calls `super().__init__(lower_bound=0.0)`."
+    outs = []
+    for lib in both():
+        C = lib.distributions.constraints
+        class _SoftplusPositive(type(C.positive)):
+            def __init__(self): super().__init__(lower_bound=0.0)
+        x = lib.tensor([-1., 0., 2.])
+        row = [repr(_SoftplusPositive()), _SoftplusPositive().check(x).tolist(), repr(C._Interval(lower_bound=0, upper_bound=2)),
+               repr(C._LessThan(upper_bound=1.)), C._GreaterThan(lower_bound=0.).check(x).tolist(), repr(C.integer_interval(0, 3)),
+               repr(C.half_open_interval(0., 1.)), C.interval(0., 2.).check(x).tolist()]
+        for f in (lambda: C._GreaterThan(), lambda: C._Interval(0, 1, 2), lambda: C._Interval(lower_bound=0, up=1)):
+            try: f()
+            except TypeError as e: row.append(str(e))
+        outs.append(row)
+    assert outs[0] == outs[1]
+
+def test_register_kl_takes_any_class_as_torch():
+    "torch's check (`not isinstance(t, type) and issubclass(...)`) lets any class register; a non-class fails in issubclass."
+    outs = []
+    for lib in both():
+        D = lib.distributions
+        class Base: pass                      # pyro registers KLs against its own Distribution base
+        class Delta(D.Normal, Base): pass
+        f = D.kl.register_kl(Delta, Base)(lambda p, q: lib.tensor(7.))
+        try:
+            with warnings.catch_warnings(record=True) as w:     # (Delta, Base) and (Normal, Normal) tie: torch warns
+                warnings.simplefilter('always')
+                row = [D.kl_divergence(Delta(0., 1.), Delta(0., 2.)).item(), [str(x.message) for x in w]]
+            try: D.kl.register_kl(3, D.Normal)
+            except TypeError as e: row.append(str(e))
+        finally:
+            del D.kl._KL_REGISTRY[Delta, Base]; D.kl._KL_MEMOIZE.clear()
+        outs.append(row)
+    assert outs[0] == outs[1] and outs[0][::2] == [7.0, 'issubclass() arg 1 must be a class']
+
+def test_serialization_annotation_aliases_as_torch():
+    "pyro's param store imports `MAP_LOCATION` from torch.serialization."
+    for lib in both():
+        from importlib import import_module
+        S = import_module(lib.__name__ + '.serialization')
+        assert S.STORAGE_KEY_SEPARATOR == ',' and 'MAP_LOCATION' not in S.__all__
+        assert str(S.MAP_LOCATION).count('|') == 4 and str(S.STORAGE).count('|') == 2
+        with pytest.raises(AttributeError, match="has no attribute 'MAP_LOCATIONS'"): S.MAP_LOCATIONS

@@ -69,24 +69,29 @@ class _IndependentConstraint(Constraint):
 class _Bounds(Constraint):
     "A constraint set by bounds, shown in its repr: `GreaterThan(lower_bound=0.0)`."
     _bounds = ()
-    def __init__(self, *bounds):
-        for name, b in zip(self._bounds, bounds): setattr(self, name, b)
+    def __init__(self, **bounds):
+        for name, b in bounds.items(): setattr(self, name, b)
+        super().__init__()
     def __repr__(self):
         return self.__class__.__name__[1:] + "(" + ", ".join(f"{n}={getattr(self, n)}" for n in self._bounds) + ")"
 
 class _Real(Constraint):
     def check(self, value): return value == value          # False only for NaN
-class _GreaterThan(_Bounds):
+class _GreaterThan(_Bounds):          # (each __init__ names its bounds, as torch's: programs pass them by keyword)
     _bounds = ('lower_bound',)
+    def __init__(self, lower_bound): super().__init__(lower_bound=lower_bound)
     def check(self, value): return self.lower_bound < value
 class _GreaterThanEq(_Bounds):
     _bounds = ('lower_bound',)
+    def __init__(self, lower_bound): super().__init__(lower_bound=lower_bound)
     def check(self, value): return self.lower_bound <= value
 class _LessThan(_Bounds):
     _bounds = ('upper_bound',)
+    def __init__(self, upper_bound): super().__init__(upper_bound=upper_bound)
     def check(self, value): return value < self.upper_bound
 class _Interval(_Bounds):
     _bounds = ('lower_bound', 'upper_bound')
+    def __init__(self, lower_bound, upper_bound): super().__init__(lower_bound=lower_bound, upper_bound=upper_bound)
     def check(self, value): return (self.lower_bound <= value) & (value <= self.upper_bound)
 class _HalfOpenInterval(_Interval):
     def check(self, value): return (self.lower_bound <= value) & (value < self.upper_bound)
