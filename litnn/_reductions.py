@@ -296,6 +296,13 @@ def _norm_dtype(input):
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_dtype_name(input)} instead.")
 
+from .autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+
+@_one_node('NormBackward1')
+def _aten_norm(input, p, dim, keepdim=False):
+    "torch's C++ `at::norm(input, p, dim, keepdim)`, which its composites call (frobenius_norm, pairwise_distance): NormBackward1."
+    return input.norm(p, dim, keepdim)
+
 def frobenius_norm(input, dim, keepdim=False):
     "The 2-norm of `input` over `dim` (at most two dimensions); deprecated for `linalg.vector_norm`."
     _warn_once("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
@@ -303,7 +310,7 @@ def frobenius_norm(input, dim, keepdim=False):
     dim = [dim] if isinstance(dim, int) else list(dim)
     if len(dim) > 2: raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
     _norm_dtype(input)
-    return input.norm(2, dim or None, keepdim)
+    return _aten_norm(input, 2, dim or None, keepdim)
 
 def nuclear_norm(input, dim=None, keepdim=False):
     "The sum of the singular values of the matrices in `input` (over `dim`, the last two by default); deprecated."

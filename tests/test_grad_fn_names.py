@@ -37,6 +37,8 @@ CASES = {
     'cholesky_inverse': (lambda L, a: L.cholesky_inverse(a.tril()), (TRI.T,)),
     'triangular_solve': (lambda L, b, a: L.triangular_solve(b, a.triu()), (B, TRI)),
     'nanmean': (lambda L, a: L.nanmean(a.log(), 0), (A,)),
+    'pairwise_distance': (lambda L, a, b: L.nn.functional.pairwise_distance(a, b, 3), (A, B)),
+    'frobenius_norm': (lambda L, a: L.frobenius_norm(a, [0]), (A,)),
     'margin_ranking_loss': (lambda L, a, b: L.nn.functional.margin_ranking_loss(a[0], b[0], L.tensor([1., -1., 1.], dtype=L.float64), reduction='none'), (A, B)),
     'triplet_margin_loss': (lambda L, a, b: L.nn.functional.triplet_margin_loss(a, b, b * 2 + 1, reduction='none'), (A, B)),
 }
@@ -53,7 +55,7 @@ def _run(L, case):
     return names, r.tolist(), [None if x.grad is None else x.grad.numpy() for x in xs]
 
 # cases whose inner graph torch's C++ builds with a Scalar overload (AddBackward1 where litnn's `+` is AddBackward0)
-NAME_ONLY = {'margin_ranking_loss'}
+NAME_ONLY = {'margin_ranking_loss', 'pairwise_distance'}
 
 @pytest.mark.parametrize('case', sorted(CASES))
 def test_composite_node_as_torch(case):

@@ -2708,11 +2708,12 @@ def _broadcast(a, b):
 
 # %% ../../nbs/reference/nn/distance.ipynb #afaec82c
 from ..autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+from .._reductions import _aten_norm
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     "‖x1 - x2 + eps‖_p over the last dimension."
     _check_tensors("pairwise_distance", dict(x1=x1, x2=x2))
-    return norm(x1 - x2 + eps, p, -1, keepdim)
+    return _aten_norm(x1 - x2 + eps, p, -1, keepdim)     # (torch's at::norm: NormBackward1)
 
 @_one_node('PdistBackward0')
 def pdist(input, p=2):
