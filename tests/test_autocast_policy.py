@@ -42,3 +42,15 @@ def test_cpu_autocast_as_torch(lst, i, amp):
     op = getattr(TORCH, lst)[i][0]
     if lst.startswith('nn_') and not hasattr(torch.nn.functional, op): pytest.skip(f"{op}: torch._C._nn's only")
     assert run(litnn, LITNN, lst, i, amp) == run(torch, TORCH, lst, i, amp)
+
+
+@pytest.mark.parametrize('kw', [dict(enabled=1), dict(enabled=None), dict(enabled=0), dict(enabled=True), dict(enabled=False)])
+def test_enabled_must_be_a_bool_on_entry_as_torch(kw):
+    "torch keeps autocast's `enabled` as given and its C++ setter refuses a non-bool on entry (0 and None too)"
+    res = []
+    for m in (litnn, torch):
+        try:
+            with m.autocast('cpu', **kw): res.append(('ok', m.is_autocast_enabled('cpu')))
+        except TypeError as e: res.append(('TypeError', str(e)))
+        m.set_autocast_enabled('cpu', False)
+    assert res[0] == res[1]

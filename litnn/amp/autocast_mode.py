@@ -14,10 +14,10 @@ from . import _DEFAULT_DTYPE, _cast, _set_autocast, is_autocast_enabled, get_aut
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #73732afa
 def _check_autocast(device_type, dtype, enabled):
-    "torch's checks of an autocast's arguments: returns whether it is enabled."
+    "torch's checks of an autocast's arguments: returns `enabled` as given (its type is checked on entry), or False when disabled here."
     if not isinstance(device_type, str): raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if device_type not in _DEFAULT_DTYPE: raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
-    if not enabled: return False
+    if not enabled: return enabled
     if device_type == 'cuda':
         if not cuda.is_available():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=3); return False
@@ -28,7 +28,7 @@ def _check_autocast(device_type, dtype, enabled):
         warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
                       f"{name} Autocast only supports dtypes of {bfloat16}, {float16} currently.", stacklevel=3)
         return False
-    return True
+    return enabled
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #24e061a1
 class autocast:
@@ -39,6 +39,8 @@ class autocast:
         self.device, self._cache_enabled = device_type, True if cache_enabled is None else cache_enabled
 
     def __enter__(self):
+        if type(self._enabled) is not bool:     # torch's C++ setters check `enabled` first, then the dtype
+            raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not {_type_name(self._enabled)}")
         d = self.fast_dtype       # torch's C++ setter takes a dtype (or Python's scalar types) only, even when disabled
         if not isinstance(d, dtype) and not builtins.any(d is t for t in (builtins.bool, builtins.int, builtins.float, builtins.complex)):
             raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be litnn.dtype, not {_type_name(d)}")
