@@ -797,6 +797,7 @@ from ._tensor import Tensor
 from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import ToCopyBackward0, _dims
+from ._python_arg_parser import _an_int, _int_list   # torch's parser's int lists (reference/torch/with_numpy_argument_names)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #c8d2ca37
 def _sizes(args): return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else tuple(args)
@@ -810,41 +811,6 @@ def _sizes_given(name, args, kw, key):
         args = (kw[key],)
     if not args: raise TypeError(f'{name}() missing 1 required positional arguments: "{key}"')
     return _int_list(name, key, args[0], pos=None) if key in kw else _int_list(name, key, args, pos=1, varargs=True)
-
-def _an_int(v):
-    "Whether torch's parser reads `v` as one int of a list: an int, a NumPy integer, an integer tensor of one element (not a bool)."
-    if isinstance(v, (builtins.int, np.integer)): return not isinstance(v, (builtins.bool, np.bool_))
-    a = v._data if isinstance(v, Tensor) else v if isinstance(v, np.ndarray) else None
-    return a is not None and a.size == 1 and a.dtype.kind in 'iu'
-
-def _int_list(fn, name, v, pos=2, varargs=False, overloads=False):
-    """Sizes or dims as a tuple of ints, read as torch's parser reads an int-list argument `name` of `fn` (at `pos`; None
-    when given by keyword), or its TypeError. `varargs`: a method's `x.view(2, 3)`, where `v` holds every positional
-    argument: one int alone is a list of one, and a sequence must come alone. `overloads`: `fn` has other signatures
-    (`view(dtype)`), so a wrong single argument gets the parser's invalid-combination message. (torch words the three
-    ways differently, and so does this.)"""
-    T = B._type_name
-    def single(a):
-        if overloads: return TypeError(f"{fn}() received an invalid combination of arguments - got ({T(a)})")
-        return TypeError(f"{fn}(): argument '{name}'{'' if pos is None else f' (position {pos})'} must be tuple of ints, not {T(a)}")
-    spread = varargs            # the positional arguments are the list themselves
-    if varargs and len(v) == 1 and not _an_int(v[0]):
-        if not isinstance(v[0], (tuple, list)): raise single(v[0])
-        v, spread = v[0], False                    # one sequence: its elements
-    elif not varargs and not isinstance(v, (tuple, list)): raise single(v)
-    out = []
-    for i, s in enumerate(v):
-        if type(s) is builtins.int: out.append(s); continue           # (the common case first)
-        if not _an_int(s):     # (torch's parser reads the first element to choose a signature, the rest when it unpacks)
-            if i == 0 and not spread and overloads: raise single(v)     # (`view(('a', 3))`: no signature takes it)
-            if i == 0 and not spread: raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {T(v)}") if pos is None else TypeError(
-                f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints, but found element of type {T(s)} at pos {i}")
-            if spread and isinstance(s, (tuple, list)):
-                raise TypeError(f"{fn}() received an invalid combination of arguments - got ({', '.join(T(a) for a in v)})" if overloads
-                                else f"{fn}() takes 1 positional argument but {len(v)} were given")
-            raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error \"type must be tuple of ints,but got {T(s)}\"")
-        out.append(builtins.int((s._data if isinstance(s, Tensor) else s).reshape(()) if not isinstance(s, (builtins.int, np.integer)) else s))
-    return tuple(out)
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #d26107e0
 def _no_negative(size):

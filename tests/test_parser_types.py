@@ -47,6 +47,14 @@ TYPED_CALLS += ["L.cat([x, 'a'])", "L.cat(['a', x])", 'L.stack([x, None])', "L.c
 for f in ('atleast_1d', 'atleast_3d', 'broadcast_tensors', 'block_diag', 'cartesian_prod', 'chain_matmul', 'meshgrid'):
     TYPED_CALLS += [f"L.{f}('a')", f"L.{f}(L.ones(3), 'a')", f"L.{f}([L.ones(3), 'a'])", f'L.{f}([L.ones(3), L.ones(3)])', f'L.{f}((L.ones(3),))']
 TYPED_CALLS += ["L.einsum('i->i', 'a')", "L.einsum('i,i->i', L.ones(2), None)", "L.einsum('i,i->i', [L.ones(2), 1])", "L.einsum('i,i->', [L.ones(2), L.ones(2)])"]
+# int lists of torch's functions (the stubs' `_size` / `Sequence[_int | SymInt]`: 'I'; with `_int |`: one int too, 'I1')
+TYPED_CALLS += ['L.full(3, 1.0)', 'L.full((3,), 1.0)', 'L.layer_norm(x, 3)', 'L.logsumexp(x, None)', "L.logsumexp(x, (0, 'a'))", "L.amax(x, 'a')",
+                "L.amax(x, dim=('a',))", 'L.amax(x, L.tensor(0))', 'L.sum(x, (0, L.tensor(1)))', "L.empty_strided((2,), 'a')", 'L.permute_copy(x, -5)',
+                "L.constant_pad_nd(x, 'a')", "L.rot90(x, 1, 'a')", "L.split_with_sizes(x, 'a')", "L.broadcast_to(x, (3, 'a'))", 'L.flip(x, 0)',
+                "L.max_pool2d(L.ones(1, 2, 4, 4), 'a')", 'L.max_pool2d(L.ones(1, 2, 4, 4), 2.5)', "L.max_pool2d(L.ones(1, 2, 4, 4), (2, 'a'))",
+                'L.max_pool2d(L.ones(1, 2, 4, 4), 2)', "L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), None, 'a')",
+                'L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), stride=(1, 1.5))', 'L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), None, 2)',
+                'L.avg_pool1d(L.ones(1, 2, 4), 2, None)', 'L.avg_pool1d(L.ones(1, 2, 4), 2, 2, None)', 'L.amax(x, None)', 'L.roll(x, 1, None)']   # (an empty default: None too)
 # a Scalar argument (a number in every signature: no Tensor overload) takes a 0-d tensor outside the graph, not a longer one
 TYPED_CALLS += ['L.celu(x, L.ones(2))', 'x.fill_diagonal_(L.tensor(2.0))', 'x.fill_diagonal_(L.ones(2))', 'L.full((2,), L.tensor(1.0))',
                 'L.threshold(x, 0, L.ones(2))', 'L.rrelu(x, L.ones(2))']

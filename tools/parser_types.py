@@ -25,8 +25,12 @@ def _overloads(path, cls=None):
     for n in body:
         if not isinstance(n, ast.FunctionDef): continue
         pos = n.args.posonlyargs + n.args.args
+        defaults = dict(zip([a.arg for a in pos][len(pos) - len(n.args.defaults):], n.args.defaults))
+        defaults.update((a.arg, d) for a, d in zip(n.args.kwonlyargs, n.args.kw_defaults) if d is not None)
         if cls: pos = pos[1:]
-        ann = lambda a: ast.unparse(a.annotation) if a.annotation else None
+        # (an int list whose default is empty takes None for it: torch.amax(x, None), avg_pool1d(x, 2, None))
+        ann = lambda a: (ast.unparse(a.annotation) + ' | None' * (ast.unparse(defaults[a.arg]) == '()' if a.arg in defaults else False)
+                         if a.annotation else None)
         required = len(pos) - len(n.args.defaults) + sum(d is None for d in n.args.kw_defaults)
         kw = [a for a in pos if a.arg == 'memory_format']     # keyword-only in every signature of torch's (the stubs of
         pos = [a for a in pos if a.arg != 'memory_format']    # cpu, contiguous, is_contiguous write it by position)
@@ -39,11 +43,19 @@ def _same_signature(sig):
     norm = lambda a: (a or '').replace(' | None', '').replace('Sequence[_int | SymInt]', '_size').replace('_int | SymInt', '_int')
     return frozenset((n, norm(a)) for n, a, _ in sig)
 
+_LISTS, _INT_OR_LISTS = {'_size', 'Sequence[_int | SymInt]'}, {'_int | _size', '_int | SymInt | Sequence[_int | SymInt]'}
+
+def _int_list_kind(a):
+    "'I' for an int list (`int[]`: one int alone refused), 'I1' for a list or one int (`int[1]`), '?' added where None is taken."
+    bare = {x.replace(' | None', '') for x in a}
+    kind = 'I' if bare <= _LISTS else 'I1' if bare <= _INT_OR_LISTS else None
+    return kind and kind + '?' * any(x.endswith(' | None') for x in a)
+
 def _typed(ovs):
     """{argument: (kind, position)} for arguments every overload has and types alike: 'T' a Tensor, 'i' an int, 'f' a
     float, 'S' a number (a Scalar: a 0-d tensor outside the graph too), 'n' a number or a Tensor where a signature takes
     one, 'b' a bool ('b?': or None), 'M' a memory format
-    ('M?': or None), 'L' a list of Tensors; the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
+    ('M?': or None), 'L' a list of Tensors, 'I' a list of ints ('I1': or one int; '?': or None); the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
     seen, anns, poss = collections.Counter(), collections.defaultdict(set), collections.defaultdict(set)
     ovs = [o for o, *_ in ovs]
     for o in ovs:
@@ -54,7 +66,7 @@ def _typed(ovs):
         kind = ('T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'S' if a <= _SCALARS - {'Tensor'} and a & _NUMBERS
                 else 'n' if a <= _SCALARS and a & _NUMBERS
                 else 'b' if a == {'_bool'} else 'b?' if a <= {'_bool', '_bool | None'} else 'M' if a == {'torch.memory_format'}
-                else 'M?' if a <= _FORMATS else 'L' if a == {'tuple[Tensor, ...] | list[Tensor]'} else None)
+                else 'M?' if a <= _FORMATS else 'L' if a == {'tuple[Tensor, ...] | list[Tensor]'} else _int_list_kind(a))
         if kind: out[name] = (kind, poss[name].pop() if len(poss[name]) == 1 and None not in poss[name] else 0)
     return out
 
