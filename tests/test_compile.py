@@ -1153,3 +1153,28 @@ def test_dynamo_hints_as_torch():
                      d.allow_in_graph(f) is f, d.disallow_in_graph(f) is f, d.assume_constant_result(f) is f, f._dynamo_marked_constant,
                      d.graph_break(), step(lib.ones(2)).tolist(), str(e.value)))
     assert outs[0] == outs[1]
+
+
+def test_view_of_a_tensor_changed_in_place_within_the_capture_as_torch():
+    "A view made by a recorded step of a tensor a recorded in-place op changed: its version is its base's, read at first use."
+    import numpy as np, torch
+    def f(lib):
+        def fn(q, pad):
+            m = lib.zeros_like(pad, dtype=q.dtype).masked_fill_(pad, -1e9)
+            return m.view(1, 5) + q.sum()
+        q = lib.ones(1, 2, 5, 4); pad = lib.zeros(1, 5).bool(); pad[0, 3] = True
+        return lib.compile(fn, fullgraph=True)(q, pad).tolist()
+    assert f(litnn) == f(torch)
+
+
+def test_transformer_encoder_with_padding_mask_compiles_fullgraph_as_torch():
+    "torch test_multihead_attention's test_fast_path_check_with_mask_does_not_break_in_compile, values compared."
+    import numpy as np, torch
+    torch.manual_seed(0)
+    te = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, dtype=torch.double), 2).eval()
+    le = litnn.nn.TransformerEncoder(litnn.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, dtype=litnn.double), 2).eval()
+    le.load_state_dict({k: litnn.tensor(v.numpy()) for k, v in te.state_dict().items()})
+    g = np.random.default_rng(0); x = g.standard_normal((1, 9, 16)); pad = g.random((1, 9)) > .5; pad[..., 0] = True
+    lo = litnn.compile(le, fullgraph=True)(litnn.tensor(x), mask=None, src_key_padding_mask=litnn.tensor(pad))
+    to = torch.compile(te, fullgraph=True)(torch.tensor(x), mask=None, src_key_padding_mask=torch.tensor(pad))
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-9, atol=1e-12)

@@ -74,7 +74,8 @@ class _Capture:
         "A place in the program for tensor `t`, made by a step (or an input)."
         k = self.n; self.n += 1
         self.slots[id(t)], self.arrays[id(t._data)] = k, k
-        self.keep.append(t); self.version[id(t)] = _version_of(t)
+        self.keep.append(t)   # (a view made by a step gets its base's version counter after the op returns: read at first use)
+        self.version[id(t)] = None if t._vc is None else _version_of(t)
         return k
 
     def graph_break(self, reason):
@@ -101,7 +102,9 @@ class _Capture:
                     if base is not None and id(base) in self.arrays: self.graph_break("a view made outside recorded operations")
                     self.externals[id(a)] = a; self.version[id(a)] = _version_of(a)
                     return (0, a)
-            if _version_of(a) != self.version[id(a)]: self.graph_break("an in-place change the capture did not record")
+            v = self.version[id(a)]
+            if v is None: self.version[id(a)] = _version_of(a)
+            elif _version_of(a) != v: self.graph_break("an in-place change the capture did not record")
             return (1, k) if k is not None else (0, a)
         if isinstance(a, np.ndarray) or hasattr(a, '__cuda_array_interface__'): return self.ref_array(a)
         if isinstance(a, (tuple, list)):            # an index key, a list of tensors: made again from its parts
