@@ -195,3 +195,15 @@ def _no_derivative(L, case):
 @pytest.mark.parametrize('case', sorted(NO_DERIVATIVE))
 def test_no_derivative_node_as_torch(case):
     assert _no_derivative(litnn, case) == _no_derivative(torch, case)
+
+def _slogdet(L):
+    A = L.tensor([[2., 1.], [0.5, 3.]], dtype=L.float64, requires_grad=True)
+    s, l = L.linalg.slogdet(A)
+    (s.sum() + l.sum()).backward()
+    return [(v.requires_grad, type(v.grad_fn).__name__) for v in (s, l, L.slogdet(A)[0])], A.grad.tolist()
+
+def test_slogdet_sign_is_an_output_of_the_node_as_torch():
+    "torch's real sign is an output of LinalgSlogdetBackward0 (it requires grad; its gradient is zero)."
+    (ln, lg), (tn, tg) = _slogdet(litnn), _slogdet(torch)
+    assert ln == tn
+    np.testing.assert_allclose(lg, tg, rtol=1e-12)

@@ -105,8 +105,7 @@ class LinalgSlogdetBackward0(Op):
     def forward(ctx, A):
         sign, logabs = array_namespace(A._data).linalg.slogdet(A._data)
         ctx.save_for_backward(A)
-        if A._data.dtype.kind == 'c': ctx.sign = sign
-        else: ctx.mark_non_differentiable(0)
+        if A._data.dtype.kind == 'c': ctx.sign = sign     # (a real sign is an output of the node too, as torch's: its gradient is zero)
         return sign, logabs
     @staticmethod
     def backward(ctx, gsign, glog):
