@@ -55,6 +55,9 @@ TYPED_CALLS += ['L.full(3, 1.0)', 'L.full((3,), 1.0)', 'L.layer_norm(x, 3)', 'L.
                 'L.max_pool2d(L.ones(1, 2, 4, 4), 2)', "L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), None, 'a')",
                 'L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), stride=(1, 1.5))', 'L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), None, 2)',
                 'L.avg_pool1d(L.ones(1, 2, 4), 2, None)', 'L.avg_pool1d(L.ones(1, 2, 4), 2, 2, None)', 'L.amax(x, None)', 'L.roll(x, 1, None)']   # (an empty default: None too)
+# an optional Tensor (the stubs' `Tensor | None`): a tensor or None
+TYPED_CALLS += ["L.ones(3, dtype=L.long).bincount('a')", 'L.ones(3, dtype=L.long).bincount(None)', "L.bincount(L.ones(3, dtype=L.long), [1, 2, 3])",
+                "L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), 'a')", 'L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), None).shape']
 # a Scalar argument (a number in every signature: no Tensor overload) takes a 0-d tensor outside the graph, not a longer one
 TYPED_CALLS += ['L.celu(x, L.ones(2))', 'x.fill_diagonal_(L.tensor(2.0))', 'x.fill_diagonal_(L.ones(2))', 'L.full((2,), L.tensor(1.0))',
                 'L.threshold(x, 0, L.ones(2))', 'L.rrelu(x, L.ones(2))']

@@ -52,7 +52,7 @@ def _int_list_kind(a):
     return kind and kind + '?' * any(x.endswith(' | None') for x in a)
 
 def _typed(ovs):
-    """{argument: (kind, position)} for arguments every overload has and types alike: 'T' a Tensor, 'i' an int, 'f' a
+    """{argument: (kind, position)} for arguments every overload has and types alike: 'T' a Tensor ('T?': or None), 'i' an int, 'f' a
     float, 'S' a number (a Scalar: a 0-d tensor outside the graph too), 'n' a number or a Tensor where a signature takes
     one, 'b' a bool ('b?': or None), 'M' a memory format
     ('M?': or None), 'L' a list of Tensors, 'I' a list of ints ('I1': or one int; '?': or None); the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
@@ -63,7 +63,7 @@ def _typed(ovs):
     out = {}
     for name, a in anns.items():
         if seen[name] != len(ovs) or name in ('self', 'reduction'): continue   # (reduction: an int in C++, nn.functional's string)
-        kind = ('T' if a == {'Tensor'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'S' if a <= _SCALARS - {'Tensor'} and a & _NUMBERS
+        kind = ('T' if a == {'Tensor'} else 'T?' if a <= {'Tensor', 'Tensor | None'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'S' if a <= _SCALARS - {'Tensor'} and a & _NUMBERS
                 else 'n' if a <= _SCALARS and a & _NUMBERS
                 else 'b' if a == {'_bool'} else 'b?' if a <= {'_bool', '_bool | None'} else 'M' if a == {'torch.memory_format'}
                 else 'M?' if a <= _FORMATS else 'L' if a == {'tuple[Tensor, ...] | list[Tensor]'} else _int_list_kind(a))
