@@ -511,8 +511,12 @@ def test_constraint_bounds_by_keyword_as_torch():
         x = lib.tensor([-1., 0., 2.])
         row = [repr(_SoftplusPositive()), _SoftplusPositive().check(x).tolist(), repr(C._Interval(lower_bound=0, upper_bound=2)),
                repr(C._LessThan(upper_bound=1.)), C._GreaterThan(lower_bound=0.).check(x).tolist(), repr(C.integer_interval(0, 3)),
-               repr(C.half_open_interval(0., 1.)), C.interval(0., 2.).check(x).tolist()]
-        for f in (lambda: C._GreaterThan(), lambda: C._Interval(0, 1, 2), lambda: C._Interval(lower_bound=0, up=1)):
+               repr(C.half_open_interval(0., 1.)), C.interval(0., 2.).check(x).tolist(),
+               # each bounded class derives from Constraint alone, as torch's: no isinstance across them
+               [isinstance(c, t) for c in (C.integer_interval(0, 3), C.half_open_interval(0., 1.), C.nonnegative_integer, C._IntegerLessThan(2))
+                for t in (type(C.interval(0., 1.)), type(C.greater_than(0.)), type(C.less_than(0.)))],
+               [c.is_discrete for c in (C.integer_interval(0, 3), C.half_open_interval(0., 1.), C.nonnegative_integer, C._IntegerLessThan(2))]]
+        for f in (lambda: C._GreaterThan(), lambda: C._Interval(0, 1, 2), lambda: C._Interval(lower_bound=0, up=1), lambda: C._HalfOpenInterval(0)):
             try: f()
             except TypeError as e: row.append(str(e))
         outs.append(row)

@@ -93,21 +93,26 @@ class _Interval(_Bounds):
     _bounds = ('lower_bound', 'upper_bound')
     def __init__(self, lower_bound, upper_bound): super().__init__(lower_bound=lower_bound, upper_bound=upper_bound)
     def check(self, value): return (self.lower_bound <= value) & (value <= self.upper_bound)
-class _HalfOpenInterval(_Interval):
+class _HalfOpenInterval(_Bounds):     # (each bounded class derives from Constraint alone in torch: no isinstance across them)
+    _bounds = ('lower_bound', 'upper_bound')
+    def __init__(self, lower_bound, upper_bound): super().__init__(lower_bound=lower_bound, upper_bound=upper_bound)
     def check(self, value): return (self.lower_bound <= value) & (value < self.upper_bound)
 
 # %% ../../nbs/80a_constraints.ipynb #18742ec4
 class _Boolean(Constraint):
     is_discrete = True
     def check(self, value): return (value == 0) | (value == 1)
-class _IntegerInterval(_Interval):
-    is_discrete = True
+class _IntegerInterval(_Bounds):
+    is_discrete, _bounds = True, ('lower_bound', 'upper_bound')
+    def __init__(self, lower_bound, upper_bound): super().__init__(lower_bound=lower_bound, upper_bound=upper_bound)
     def check(self, value): return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
-class _IntegerGreaterThan(_GreaterThan):
-    is_discrete = True
+class _IntegerGreaterThan(_Bounds):
+    is_discrete, _bounds = True, ('lower_bound',)
+    def __init__(self, lower_bound): super().__init__(lower_bound=lower_bound)
     def check(self, value): return (value % 1 == 0) & (value >= self.lower_bound)
-class _IntegerLessThan(_LessThan):
-    is_discrete = True
+class _IntegerLessThan(_Bounds):
+    is_discrete, _bounds = True, ('upper_bound',)
+    def __init__(self, upper_bound): super().__init__(upper_bound=upper_bound)
     def check(self, value): return (value % 1 == 0) & (value <= self.upper_bound)
 class _OneHot(Constraint):
     is_discrete, event_dim = True, 1
