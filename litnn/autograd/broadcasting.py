@@ -13,6 +13,7 @@ from .graph import Op, Node, _FREED, _Packed, _num, _ndarray, _detached_since
 from .grad_mode import _Mode
 from ..backend import _writeable_alias
 from ..storage import _root as _memory_root, _address
+from .._python_arg_parser import _int_list   # torch's parser's int lists (reference/torch/with_numpy_argument_names)
 
 # %% auto #0
 __all__ = ['ToCopyBackward0', 'SumBackward0', 'SumBackward1', 'ExpandBackward0', 'ViewBackward0']
@@ -360,8 +361,8 @@ def sum(self:Tensor, dim=None, keepdim=False, *, dtype=None):
 @patch
 def sum_to_size(self:Tensor, *size):
     "Sum this tensor down to `size`, undoing a broadcast."
-    shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
-    shape, own = tuple(shape), self._data.shape
+    shape = _int_list('sum_to_size', 'size', size, pos=1, varargs=True)     # (torch's parser: ints, spread or in one sequence)
+    own = self._data.shape
     if not shape: return self.sum()        # torch's sum_to: size () is always a sum (a copy; integers become int64), even of a 0-d tensor
     dims = _summed_dims(own, shape)
     out = self.sum(dims, keepdim=True) if dims else self
