@@ -564,7 +564,7 @@ ger = outer
 Tensor.ger = outer
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #817c938f
-for _f in (broadcast_to, ravel, diagflat, narrow_copy, fliplr, flipud, masked_select, repeat_interleave):
+for _f in (ravel, diagflat, narrow_copy, fliplr, flipud, masked_select, repeat_interleave):
     setattr(Tensor, _f.__name__, _f)
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #36bb6033

@@ -1418,6 +1418,11 @@ from .backend import int64
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #1f95002e
 def broadcast_to(input, size): return input.expand(tuple(size))
+def _broadcast_to_method(self, *size, **kw):
+    "`Tensor.broadcast_to`: torch's method also takes the sizes spread (`x.broadcast_to(3, 3)`) or as `size=`, read by its parser."
+    return broadcast_to(self, _sizes_given('broadcast_to', size, kw, 'size'))
+_broadcast_to_method.__name__, _broadcast_to_method.__qualname__ = 'broadcast_to', 'Tensor.broadcast_to'
+Tensor.broadcast_to = _broadcast_to_method
 def ravel(input): return input.contiguous().view(-1)      # torch's: a contiguous result (a copy of a strided one)
 def diagflat(input, offset=0): return diag(input.reshape(-1), offset)
 def narrow_copy(input, dim, start, length):

@@ -40,7 +40,9 @@ TYPED_CALLS += ["x.svd('a')", 'x.svd(1)', "x.qr(some='a')", 'x.qr(True)', 'x.cho
 SIZE_CALLS += ["L.empty(('a', 2))", "L.empty((2, 'a'))", "L.zeros((2, 3, 1.5))", "L.empty(size=(2, 'a'))", "L.empty(size=('a', 2))", "L.empty(size='a')",
                "L.empty(2, 'a')", "x.reshape(('a', 3))", "x.reshape(shape=('a', 3))", "x.permute(('a', 1))", "x.view(('a', 3))", "x.new_zeros(('a', 3))",
                "x.sum_to_size(('a', 3))", "x.sum_to_size((3, 'a'))", "x.sum_to_size('a')", "x.sum_to_size(1, 'a')", 'x.sum_to_size(1.5)',
-               'x.sum_to_size(1, 3)', 'x.sum_to_size((3, 1))', 'x.sum_to_size(L.Size([1, 3]))', "x.unflatten(1, ('a', 3))", "x.unflatten(1, (3, 'a'))", "x.unflatten(1, 'a')", "L.unflatten(x, 1, 'a')", "x.unflatten(1, (3, 1))"]
+               'x.sum_to_size(1, 3)', 'x.sum_to_size((3, 1))', 'x.sum_to_size(L.Size([1, 3]))', "x.broadcast_to(('a', 3))",
+               "x.broadcast_to((3, 'a'))", "x.broadcast_to('a')", 'x.broadcast_to(-5)', "x.broadcast_to(size=('a', 3))", 'x.broadcast_to(3, 3)',
+               'x.broadcast_to(size=(2, 3, 3))', 'L.broadcast_to(x, (2, 3, 3))', "x.unflatten(1, ('a', 3))", "x.unflatten(1, (3, 'a'))", "x.unflatten(1, 'a')", "L.unflatten(x, 1, 'a')", "x.unflatten(1, (3, 1))"]
 # a list of tensors (the stubs' `tuple[Tensor, ...] | list[Tensor]`): each element a tensor
 TYPED_CALLS += ["L.cat([x, 'a'])", "L.cat(['a', x])", 'L.stack([x, None])', "L.cat(x, 'a')", 'L.hstack([x, 1.5])', 'L.cat((x, [1]))', "L.cat('a')",
                 "L.cat([x, x], dim='a')", "L.dstack([x, 'a'])", "L.column_stack((x, 'a'))", "L.cat(tensors=[x, 'a'])", 'L.cat((x, x)).shape']
