@@ -61,6 +61,9 @@ TYPED_CALLS += ['L.full(3, 1.0)', 'L.full((3,), 1.0)', 'L.layer_norm(x, 3)', 'L.
 # an optional Tensor (the stubs' `Tensor | None`): a tensor or None
 TYPED_CALLS += ["L.ones(3, dtype=L.long).bincount('a')", 'L.ones(3, dtype=L.long).bincount(None)', "L.bincount(L.ones(3, dtype=L.long), [1, 2, 3])",
                 "L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), 'a')", 'L.conv2d(L.ones(1, 2, 4, 4), L.ones(2, 2, 2, 2), None).shape']
+# nn.functional's softmax family goes through the method, as torch's Python does: the method's parser words a wrong dim
+TYPED_CALLS += ["L.nn.functional.softmax(x, 'a')", "L.nn.functional.softmax(x, dim='a')", 'L.nn.functional.log_softmax(x, 1.5)',
+                "L.nn.functional.softmin(x, 'a')", 'L.nn.functional.softmax(x, 1, dtype=L.float64)', "L.nn.functional.softmax('a', 0)"]
 # a Scalar argument (a number in every signature: no Tensor overload) takes a 0-d tensor outside the graph, not a longer one
 TYPED_CALLS += ['L.celu(x, L.ones(2))', 'x.fill_diagonal_(L.tensor(2.0))', 'x.fill_diagonal_(L.ones(2))', 'L.full((2,), L.tensor(1.0))',
                 'L.threshold(x, 0, L.ones(2))', 'L.rrelu(x, L.ones(2))']

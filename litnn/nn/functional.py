@@ -247,14 +247,14 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if amp._active: input, = amp._autocast('softmax', input)
     if dim is None: dim = _get_softmax_dim('softmax', input.dim(), _stacklevel)
     if getattr(input, 'is_nested', False): return _nested_softmax(input, dim, dtype)
-    return _pointwise.softmax(input, dim, dtype)
+    return input.softmax(dim, dtype=dtype)     # (through the method, as torch's: its parser words a wrong dim)
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     "log(softmax(x)) along `dim`, computed stably."
     if amp._active: input, = amp._autocast('log_softmax', input)
     if dim is None: dim = _get_softmax_dim('log_softmax', input.dim(), _stacklevel)
     if getattr(input, 'is_nested', False): return input.log_softmax(dim, dtype)   # reference/nested/nested_tensor
-    return _pointwise.log_softmax(input, dim, dtype)
+    return input.log_softmax(dim, dtype=dtype)     # (through the method, as torch's)
 
 # %% ../../nbs/40a_activation_functions.ipynb #b3b00614
 import numpy as np
