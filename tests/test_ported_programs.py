@@ -549,3 +549,15 @@ def test_serialization_annotation_aliases_as_torch():
         assert S.STORAGE_KEY_SEPARATOR == ',' and 'MAP_LOCATION' not in S.__all__
         assert str(S.MAP_LOCATION).count('|') == 4 and str(S.STORAGE).count('|') == 2
         with pytest.raises(AttributeError, match="has no attribute 'MAP_LOCATIONS'"): S.MAP_LOCATIONS
+
+def test_jit_tracer_warning_as_torch():
+    "pyro's jit_iter filters `torch.jit.TracerWarning` around `list(tensor)`."
+    for lib in both():
+        W = lib.jit.TracerWarning
+        assert issubclass(W, Warning) and W.__module__ == lib.__name__ + '.jit._trace' and W.__qualname__ == 'TracerWarning'
+        assert callable(W.ignore_lib_warnings)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always'); warnings.filterwarnings('ignore', category=W)
+            warnings.warn('traced', W); warnings.warn('kept', UserWarning)
+            parts = list(lib.arange(3.))
+        assert [str(w.message) for w in caught] == ['kept'] and [p.item() for p in parts] == [0., 1., 2.]
