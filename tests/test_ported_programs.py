@@ -561,3 +561,29 @@ def test_jit_tracer_warning_as_torch():
             warnings.warn('traced', W); warnings.warn('kept', UserWarning)
             parts = list(lib.arange(3.))
         assert [str(w.message) for w in caught] == ['kept'] and [p.item() for p in parts] == [0., 1., 2.]
+
+def test_transform_that_is_a_module_as_torch():
+    "pyro's TransformModule(Transform, nn.Module): Transform.__init__ calls super().__init__(), so Module's runs too."
+    outs = []
+    for lib in both():
+        class TM(lib.distributions.Transform, lib.nn.Module):
+            bijective = True
+            domain = codomain = lib.distributions.constraints.real
+            def __init__(self):
+                super().__init__(cache_size=1)
+                self.a = lib.nn.Parameter(lib.tensor(2.))
+            def _call(self, x): return x * self.a
+            def _inverse(self, y): return y / self.a
+            def log_abs_det_jacobian(self, x, y): return self.a.abs().log().expand_as(x)
+            __hash__ = object.__hash__
+        class CM(lib.distributions.ComposeTransform, lib.nn.ModuleList):
+            def __init__(self, parts):
+                super().__init__(parts)
+                for p in parts: self.append(p)
+            __hash__ = object.__hash__
+        t = TM(); x = lib.tensor([1., 2.]); y = t(x)
+        lp = lib.distributions.TransformedDistribution(lib.distributions.Normal(0., 1.), [t]).log_prob(y).sum(); lp.backward()
+        c = CM([TM(), TM()])
+        outs.append(([n for n, _ in t.named_parameters()], y.tolist(), round(lp.item(), 6), t.a.grad.item(), t.inv(y).tolist(),
+                     len(list(c.parameters())), c(x).tolist(), t._cache_size))
+    assert outs[0] == outs[1]

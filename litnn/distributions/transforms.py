@@ -24,6 +24,7 @@ class Transform:
     def __init__(self, cache_size=0):
         if cache_size not in (0, 1): raise ValueError("cache_size must be 0 or 1")
         self._cache_size, self._inv, self._cached_x_y = cache_size, None, (None, None)
+        super().__init__()      # cooperative, as torch: a Transform that is also an nn.Module (pyro TransformModule) gets Module.__init__
     @property
     def event_dim(self):
         if self.domain.event_dim == self.codomain.event_dim: return self.domain.event_dim
