@@ -1547,6 +1547,52 @@ _PARSER_POSITIONAL = {('f', 'abs_'): ((1, 1, 1),),
  ('m', 'xlogy_'): ((1, 1, 1), (1, 1, 1)),
  ('m', 'xpu'): ((0, 3, 2),)}
 
+# nn.functional's functions that torch writes in Python (or binds straight to C++ under F's name) and the C++ function
+# whose parser reads their arguments: ('f', torch.X: `_PARSER_TYPES`) or ('nn', torch._C._nn.X: `_NN_PARSER_TYPES`).
+# Only arguments that keep their name and position on the way are checked (F.elu's `inplace` is not C++ elu's `scale`),
+# and none whose default here is None where the C++ one takes no None; not those torch's Python reads first
+# (F.hardtanh compares min_val with max_val, F.adaptive_avg_pool2d fills None sizes from the input's). The third element:
+# torch's F function is Python, which hands every argument on by position, so the parser names a position even for an
+# argument given by keyword (`F.max_pool2d(x, 2, ceil_mode=1)`: "(position 6)"); not for a C++ function bound as F's.
+_FUNCTIONAL_CALLS = {**{n: ('nn', n, n in ('elu', 'leaky_relu', 'glu') or n.startswith('max_pool'))
+                        for n in ('elu', 'elu_', 'leaky_relu', 'leaky_relu_', 'hardtanh_', 'glu', 'one_hot', 'softplus',
+                                  'softshrink', 'avg_pool2d', 'avg_pool3d', 'max_pool2d_with_indices', 'max_pool3d_with_indices')},
+                     **{n: ('f', n, not n.endswith('_')) for n in ('celu', 'celu_', 'rrelu', 'rrelu_', 'threshold', 'threshold_', 'max_pool1d',
+                                                                   'max_pool2d', 'max_pool3d', 'max_pool1d_with_indices', 'adaptive_max_pool1d')}}
+_NN_PARSER_TYPES = {'avg_pool2d': {'ceil_mode': ('b', 5),
+                'count_include_pad': ('b', 6),
+                'input': ('T', 1),
+                'kernel_size': ('I1', 2),
+                'padding': ('I1', 4),
+                'stride': ('I1?', 3)},
+ 'avg_pool3d': {'ceil_mode': ('b', 5),
+                'count_include_pad': ('b', 6),
+                'input': ('T', 1),
+                'kernel_size': ('I1', 2),
+                'padding': ('I1', 4),
+                'stride': ('I1?', 3)},
+ 'elu': {'alpha': ('S', 2), 'input': ('T', 1), 'input_scale': ('S', 4), 'scale': ('S', 3)},
+ 'elu_': {'alpha': ('S', 2), 'input_scale': ('S', 4), 'scale': ('S', 3)},
+ 'glu': {'dim': ('i', 2), 'input': ('T', 1)},
+ 'hardtanh_': {'max_val': ('S', 3), 'min_val': ('S', 2)},
+ 'leaky_relu': {'input': ('T', 1), 'negative_slope': ('S', 2)},
+ 'leaky_relu_': {'negative_slope': ('S', 2)},
+ 'max_pool2d_with_indices': {'ceil_mode': ('b', 6),
+                             'dilation': ('I1', 5),
+                             'input': ('T', 1),
+                             'kernel_size': ('I1', 2),
+                             'padding': ('I1', 4),
+                             'stride': ('I1?', 3)},
+ 'max_pool3d_with_indices': {'ceil_mode': ('b', 6),
+                             'dilation': ('I1', 5),
+                             'input': ('T', 1),
+                             'kernel_size': ('I1', 2),
+                             'padding': ('I1', 4),
+                             'stride': ('I1?', 3)},
+ 'one_hot': {'input': ('T', 1), 'num_classes': ('i', 2)},
+ 'softplus': {'beta': ('S', 2), 'input': ('T', 1), 'threshold': ('S', 3)},
+ 'softshrink': {'input': ('T', 1), 'lambd': ('S', 2)}}
+
 _NUMBERS_AS_TENSORS = {'add', 'add_', 'div', 'div_', 'divide', 'divide_', 'mul', 'mul_', 'multiply', 'multiply_', 'sub', 'sub_',
                        'subtract', 'subtract_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'to', 'copy_'}
 
@@ -1663,8 +1709,8 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
     "`f` behind torch's parser's checks (see `_parsed`)."
     def g(*args, **kwargs):
         if len(args) > most: raise _too_many(fn, method, args, kwargs, positional)
-        for n, i, kind, pos in typed:     # (as for bools: positions from 1, without a method's self)
-            if n in kwargs: v, where = kwargs[n], None
+        for n, i, kind, pos, kw in typed:     # (as for bools: positions from 1, without a method's self; `kw`: a keyword's)
+            if n in kwargs: v, where = kwargs[n], kw
             elif i is not None and len(args) > i: v, where = args[i], pos
             else: continue
             if type(v) is Tensor and kind[0] in 'Tn' or type(v) is int and kind[:2] == 'I1': continue     # (the common cases: no call)
@@ -1684,10 +1730,11 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
 """
 exec(compile(_PARSER_SOURCE, _PARSER_FILE, 'exec'), globals())
 
-def _parsed(f, method=False, names=True, name=None):
+def _parsed(f, method=False, names=True, name=None, calls=None):
     """`f`, also taking NumPy's spellings of its arguments (`_NUMPY_NAMES`) and checking its `dtype` argument (`_dtype_arg`)
     and bool arguments (`_bool_arg`; neither of these two for `names=False`: a Python function of torch's), and the Tensor
-    and int arguments of torch's function or method `name` (`_PARSER_TYPES`); `f` itself when none applies."""
+    and int arguments of torch's function or method `name` (`_PARSER_TYPES`), or those nn.functional's `f` hands to the C++
+    function `calls` (`_FUNCTIONAL_CALLS`); `f` itself when none applies."""
     try: params = inspect.signature(f).parameters
     except (TypeError, ValueError): return f
     spell = {alt: name for name, alts in _NUMPY_NAMES.items()
@@ -1699,6 +1746,10 @@ def _parsed(f, method=False, names=True, name=None):
     fn = name or f.__name__
     typed = _PARSER_TYPES.get(('m' if method else 'f', name), {}) if name else {}
     arity = _PARSER_ARITY.get(('m' if method else 'f', name)) if name else None
+    if calls:     # (its arguments after the tensor, where they keep their name and position; see `_FUNCTIONAL_CALLS`)
+        fn, given = calls[1], list(params)
+        typed = {n: (k, p) for n, (k, p) in (_NN_PARSER_TYPES.get(fn, {}) if calls[0] == 'nn' else _PARSER_TYPES.get(('f', fn), {})).items()
+                  if 1 < p <= len(given) and given[p - 1] == n and not (params[n].default is None and k[-1] != '?')}
     positional = _PARSER_POSITIONAL.get(('m' if method else 'f', name)) if name else None
     most = builtins.max(s[2] for s in positional) + method if positional else sys.maxsize   # (a method's args hold self)
     bools = [(n, list(params).index(n) if params[n].kind is kinds[0] else None, params[n].default is None) for n in _BOOLS
@@ -1706,7 +1757,7 @@ def _parsed(f, method=False, names=True, name=None):
     # an argument given by position is checked where all torch's signatures put it, whatever litnn's own signature names
     # it there (torch's meaning of a position is the one to check); none where they differ (`randint(10, (2,))` is high
     # and size, `randint(0, 10, (2,))` not)
-    typed = sorted(((n, pos - (not method) if pos else None, kind, pos) for n, (kind, pos) in typed.items()),
+    typed = sorted(((n, pos - (not method) if pos else None, kind, pos, pos if calls and calls[2] else None) for n, (kind, pos) in typed.items()),
                    key=lambda t: t[3] or len(params) + 1)     # (in the order of the signature: torch's parser names the first wrong one)
     numbers = fn in _NUMBERS_AS_TENSORS
     if not (spell or dt or bools or typed or positional) or hasattr(f, '_numpy_names'): return f
@@ -1813,7 +1864,7 @@ def _parse_as_torch(namespaces, cls, functional):
             functional[name] = _published(_parsed(f, names=False), f, functional['__name__'], name)
         elif id(f) in wrapped: functional[name] = wrapped[id(f)]
         elif not name.startswith('_') and type(f) is types.FunctionType and f.__module__ == 'litnn.nn.functional':
-            functional[name] = _parsed(f, names=False)     # its own (F.softmax): Python in torch, handing `dtype` to the parser
+            functional[name] = _parsed(f, names=False, calls=_FUNCTIONAL_CALLS.get(name))     # its own (F.softmax): Python in torch, handing `dtype` to the parser
     for name, f in list(vars(cls).items()):
         if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
             setattr(cls, name, _with_deprecated(_parsed(f, method=True, name=name), name, method=True))

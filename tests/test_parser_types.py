@@ -70,6 +70,20 @@ TYPED_CALLS += ['L.celu(x, L.ones(2))', 'x.fill_diagonal_(L.tensor(2.0))', 'x.fi
 # a Tensor argument given by position is checked where torch's signatures put it, whatever litnn's own names it there
 TYPED_CALLS += ["x.addmm_(1, 'a')", "x.addmm_(x, 'a')", "x.cholesky_solve('a')", 'x.orgqr(None)', 'x.smm(1.5)', "x.map_(1, 'a')"]
 
+# nn.functional's functions torch writes in Python hand their arguments to a C++ function (torch.X or torch._C._nn.X):
+# its parser refuses a wrong one (`_FUNCTIONAL_CALLS`), where the argument keeps its name and position
+TYPED_CALLS += [f'L.nn.functional.{c}' for c in (
+    "elu(x, 'a')", 'elu(x, L.ones(2))', "elu(x, alpha='a')", 'max_pool2d(L.ones(1, 2, 4, 4), 2, ceil_mode=1)', "softplus(x, beta='a')", "elu_(x, [1, 2])", 'elu(x, 2.0, True)', 'elu(x, L.tensor(2.0))',
+    "leaky_relu(x, 'a')", "leaky_relu_(x, 'a')", 'leaky_relu(x, 0.2, True)', "softplus(x, 'a')", "softplus(x, 1, 'a')",
+    "softplus(x, beta=2, threshold=1)", 'softshrink(x, L.ones(2))', 'hardtanh_(x, L.ones(2))', 'hardtanh_(x, -0.5, 0.5)',
+    'glu(L.ones(2, 4), True)', 'glu(L.ones(2, 4), 0)', 'celu(x, L.ones(2))', 'rrelu(x, 0.1, L.ones(2))', 'threshold(x, 0, L.ones(2))',
+    'threshold(x, 0.5, 0.0, True)', "one_hot(L.tensor([1, 2]), 'a')", 'one_hot(L.tensor([1, 2]), None)', 'one_hot(L.tensor([1, 2]), 3)',
+    "max_pool1d(L.ones(1, 2, 4), 'a')", 'max_pool1d(L.ones(1, 2, 4), 2, 1.5)', 'max_pool1d(L.ones(1, 2, 4), 2, None)',
+    'max_pool1d_with_indices(L.ones(1, 2, 4), None)', 'max_pool2d(L.ones(1, 2, 4, 4), L.ones(2))', 'max_pool2d(L.ones(1, 2, 4, 4), True)',
+    'max_pool2d(L.ones(1, 2, 4, 4), 2, None, 0, 1, False, True)[0]', 'max_pool2d_with_indices(L.ones(1, 2, 4, 4), 2, L.ones(2))',
+    'max_pool3d(L.ones(1, 2, 4, 4), L.ones(2))', 'avg_pool2d(L.ones(1, 2, 4, 4), True)', 'avg_pool2d(L.ones(1, 2, 4, 4), 2, L.ones(2))',
+    'avg_pool2d(L.ones(1, 2, 4, 4), 2, None, 0, False, True, None)', 'avg_pool3d(L.ones(1, 2, 4, 4), L.ones(2))',
+    "adaptive_max_pool1d(L.ones(1, 2, 4), 'a')", 'adaptive_max_pool1d(L.ones(1, 2, 4), 2)')]
 
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):

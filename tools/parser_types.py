@@ -100,7 +100,33 @@ def table():
             if (t or loose) and len(sigs) > 1: arity[(kind, name)] = tuple(sorted(a for a, _ in sigs.values()))
     return out, arity, positional
 
+_YAML_KINDS = {'Tensor': 'T', 'Tensor?': 'T?', 'Scalar': 'S', 'int': 'i', 'SymInt': 'i', 'float': 'f', 'bool': 'b', 'bool?': 'b?'}
+
+def nn_table(ops):
+    """`_NN_PARSER_TYPES`: for the `torch._C._nn` functions `ops` (those nn.functional's Python functions call), each argument's
+    (kind, position from 1; 0 keyword-only) from their C++ signatures in ATen's native_functions.yaml (torchgen's copy,
+    installed with torch; the stub `_C/_nn.pyi` is written by hand). An int list with a size (`int[2]`) also takes one int
+    ('I1'), one with a default of `[]` also None ('?'); `self` is the parser's `input`."""
+    import re, torchgen
+    path = os.path.join(os.path.dirname(torchgen.__file__), 'packaged/ATen/native/native_functions.yaml')
+    sigs = {m[1]: m[2] for m in re.finditer(r'^- func: ([a-z0-9_]+)\((.*)\) ->', open(path).read(), re.M)}
+    out = {}
+    for op in sorted(ops):
+        args, pos, t = [a.strip() for a in sigs[op].split(',') if a.strip()], 1, {}
+        for a in args:
+            if a == '*': pos = None; continue
+            ann, name = a.split('=')[0].split()
+            default = a.split('=')[1] if '=' in a else None
+            if m := re.fullmatch(r'(?:int|SymInt)\[(\d*)\](\?)?', ann): kind = ('I1' if m[1] else 'I') + '?' * bool(m[2] or default == '[]')
+            else: kind = _YAML_KINDS.get(ann)
+            if kind: t['input' if name == 'self' else name] = (kind, pos or 0)
+            if pos: pos += 1
+        out[op] = t
+    return out
+
 if __name__ == '__main__':
+    from litnn._python_arg_parser import _FUNCTIONAL_CALLS
+    print('_NN_PARSER_TYPES = ' + pprint.pformat(nn_table({op for side, op in _FUNCTIONAL_CALLS.values() if side == 'nn'}), width=120, compact=True))
     types, arity, positional = table()
     print('_PARSER_TYPES = ' + pprint.pformat(types, width=120, compact=True))
     print('_PARSER_ARITY = ' + pprint.pformat(arity, width=120, compact=True))
