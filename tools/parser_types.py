@@ -126,7 +126,7 @@ def nn_table(ops):
 
 if __name__ == '__main__':
     from litnn._python_arg_parser import _FUNCTIONAL_CALLS
-    print('_NN_PARSER_TYPES = ' + pprint.pformat(nn_table({op for side, op in _FUNCTIONAL_CALLS.values() if side == 'nn'}), width=120, compact=True))
+    print('_NN_PARSER_TYPES = ' + pprint.pformat(nn_table({op for side, op, _ in _FUNCTIONAL_CALLS.values() if side == 'nn'}), width=120, compact=True))
     types, arity, positional = table()
     print('_PARSER_TYPES = ' + pprint.pformat(types, width=120, compact=True))
     print('_PARSER_ARITY = ' + pprint.pformat(arity, width=120, compact=True))
