@@ -1558,7 +1558,8 @@ _FUNCTIONAL_CALLS = {**{n: ('nn', n, n in ('elu', 'leaky_relu', 'glu') or n.star
                         for n in ('elu', 'elu_', 'leaky_relu', 'leaky_relu_', 'hardtanh_', 'glu', 'one_hot', 'softplus',
                                   'softshrink', 'avg_pool2d', 'avg_pool3d', 'max_pool2d_with_indices', 'max_pool3d_with_indices')},
                      **{n: ('f', n, not n.endswith('_')) for n in ('celu', 'celu_', 'rrelu', 'rrelu_', 'threshold', 'threshold_', 'max_pool1d',
-                                                                   'max_pool2d', 'max_pool3d', 'max_pool1d_with_indices', 'adaptive_max_pool1d')}}
+                                                                   'max_pool2d', 'max_pool3d', 'max_pool1d_with_indices', 'adaptive_max_pool1d')},
+                     'adaptive_max_pool1d_with_indices': ('f', 'adaptive_max_pool1d', True)}
 _NN_PARSER_TYPES = {'avg_pool2d': {'ceil_mode': ('b', 5),
                 'count_include_pad': ('b', 6),
                 'input': ('T', 1),

@@ -83,7 +83,10 @@ TYPED_CALLS += [f'L.nn.functional.{c}' for c in (
     'max_pool2d(L.ones(1, 2, 4, 4), 2, None, 0, 1, False, True)[0]', 'max_pool2d_with_indices(L.ones(1, 2, 4, 4), 2, L.ones(2))',
     'max_pool3d(L.ones(1, 2, 4, 4), L.ones(2))', 'avg_pool2d(L.ones(1, 2, 4, 4), True)', 'avg_pool2d(L.ones(1, 2, 4, 4), 2, L.ones(2))',
     'avg_pool2d(L.ones(1, 2, 4, 4), 2, None, 0, False, True, None)', 'avg_pool3d(L.ones(1, 2, 4, 4), L.ones(2))',
-    "adaptive_max_pool1d(L.ones(1, 2, 4), 'a')", 'adaptive_max_pool1d(L.ones(1, 2, 4), 2)')]
+    "adaptive_max_pool1d(L.ones(1, 2, 4), 'a')", 'adaptive_max_pool1d(L.ones(1, 2, 4), 2)', 'adaptive_max_pool1d_with_indices(L.ones(1, 2, 4), 1.5)',
+    # C++ functions under F's name: gelu takes `approximate` by keyword only, as a str; hardtanh_ does not compare its bounds
+    "gelu(x, 'tanh')", 'gelu(x, approximate=1)', "gelu(x, approximate='tanh')", 'hardtanh_(x, 1.5)', 'hardtanh_(x, 7, 3)',
+    'glu(L.ones(2, 4), -3)', 'glu(L.ones(2, 4), 7)', 'glu(L.ones(2, 4), -2)')]
 
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):

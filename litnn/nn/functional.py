@@ -214,9 +214,11 @@ def silu(input, inplace=False):
     "x * sigmoid(x) (the swish); `inplace` overwrites `input`."
     return _inplace(input, _pointwise.silu) if inplace else _pointwise.silu(input)
 
-def gelu(input, approximate='none'):
+def gelu(input, *, approximate='none'):
     "x Φ(x), Φ the standard normal CDF; `approximate='tanh'` uses tanh's approximation."
-    if getattr(input, 'is_nested', False): return _nested_map(gelu, input, approximate)
+    if not isinstance(approximate, str):     # (torch binds C++ gelu here: its parser's TypeError; `approximate` keyword-only)
+        raise TypeError(f"gelu(): argument 'approximate' must be str, not {_python_arg_parser._type_name(approximate)}")
+    if getattr(input, 'is_nested', False): return _nested_map(gelu, input, approximate=approximate)
     return _pointwise.gelu(input, approximate)
 
 # %% ../../nbs/40_activation.ipynb #bf5b1292
@@ -260,7 +262,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 import numpy as np
 from .. import backend as B
 from ..backend import array_namespace, _generator, _TorchRng, bool as bool_
-from .._tensor import Tensor, _dtype_name, _array_of
+from .._tensor import Tensor, _dtype_name, _array_of, _wrap_dim
 from ..autograd.graph import Op, _check_tensors, _op_name
 from ..autograd.engine import _inplace
 from .._pointwise import _masked
@@ -366,6 +368,10 @@ ThresholdBackward0._overlap_ok = True      # torch's threshold_ skips the overla
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     "x clipped to [min_val, max_val]."
     if min_val > max_val: raise ValueError("min_val cannot be greater than max_val")
+    return _hardtanh(input, min_val, max_val, inplace)
+
+def _hardtanh(input, min_val, max_val, inplace):
+    "hardtanh's node, without the check of torch's Python: F.hardtanh_ is C++ in torch (min_val > max_val: every value max_val)."
     if getattr(input, 'dtype', None) is bool_: raise RuntimeError("Bool inputs not supported for hardtanh")   # relu6's too
     return _elementwise(HardtanhBackward0, input, inplace, min_val=min_val, max_val=max_val)
 
@@ -494,7 +500,7 @@ class GluBackward0(Op):
 def glu(input, dim=-1):
     "a * sigmoid(b), a and b the two halves of `input` along `dim`."
     if input.dim() == 0: raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = dim % input.dim()
+    d = _wrap_dim(dim, input.dim())     # (torch's IndexError out of range)
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
     _float_only(input, 'glu_cpu'); return GluBackward0.apply(input, dim=d)
@@ -586,7 +592,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 def elu_(input, alpha=1.0): return elu(input, alpha, True)
 def selu_(input): return selu(input, True)
 def celu_(input, alpha=1.0): return celu(input, alpha, True)
-def hardtanh_(input, min_val=-1.0, max_val=1.0): return hardtanh(input, min_val, max_val, True)
+def hardtanh_(input, min_val=-1.0, max_val=1.0): return _hardtanh(input, min_val, max_val, True)
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False): return rrelu(input, lower, upper, training, True)
 def threshold_(input, threshold_, value): return threshold(input, threshold_, value, True)
 
