@@ -167,6 +167,10 @@ def gather(input, dim, index, *, sparse_grad=False):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for k, (m, n) in enumerate(zip(a.shape, s)):
         if k != d and m > n and a.size: raise RuntimeError(f"Size does not match at dimension {k} expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}")
+    if a.size:      # numpy would wrap a negative index; torch refuses the first bad one, in order
+        n = s[d] if s else 1
+        bad = (a < 0) | (a >= n)
+        if bool(bad.any()): raise RuntimeError(f"index {builtins.int(a[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {n}")
     try: return GatherBackward0.apply(input, key=_along(a, d), index=index if isinstance(index, Tensor) else None)
     except IndexError as e: raise RuntimeError(str(e).replace('axis', 'dimension')) from None
 

@@ -453,7 +453,7 @@ def run_with_grads(out, leaves):
 # xfails, so that each fix shows up as an XPASS failure and its entry here is deleted. {owner: {name-input: variants}}
 NOT_YET = {
     '15_elementwise_ops gelu cells, 40_activation': {'GELU-in0': 'inf', 'gelu-in0': 'inf'},
-    '42_conv': {'conv1d-in0': 'nan inf bool', 'conv1d-in1': 'nan inf'},
+    '42_conv': {'conv1d-in0': 'nan inf', 'conv1d-in1': 'nan inf'},
     'reference/nn/upsampling (seen through reference/nn/pooling_indices_and_upsample upsample*): NaN positions differ': {'upsample-in0': 'nan', 'upsample_nearest-in0': 'nan', 'upsample_bilinear-in0': 'nan'},
     'reference/nn/embedding_bag: litnn computes where torch raises RuntimeError': {'embedding_bag-in1': 'int64'},
     "22b_more_activations (torch's vectorized and scalar loops disagree at NaN; the test tensor is small enough for the scalar one), NaN positions": {'prelu-in1': 'nan'},

@@ -1169,8 +1169,11 @@ def _onednn_conv(input, weight, groups):
     ks = weight.shape[2:]
     return groups > 1 or (len(ks) >= 2 and ks[-1] > 3 and ks[-2] > 3) or input.shape[0] > 1 or math.prod(input.shape[:4]) > 20480
 
-def _check_weight_dtype(input, weight, groups=1):
+def _check_weight_dtype(input, weight, groups=1, transposed=False):
     "The input's dtype against the weight's, in the words of the kernel torch picks: oneDNN's, the complex path's, or the plain one's."
+    if input._data.dtype.kind == "b":    # torch's CPU kernels dispatch on the input's dtype first: none takes bool, whatever the weight
+        kernel = ('slow_conv_transpose{}d_out_cpu' if transposed else 'compute_columns{}d' if weight.dim() == 5 else 'slow_conv{}d_cpu').format(3 if weight.dim() == 5 else 2)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if input.dtype == weight.dtype: return
     if input.is_complex() or _onednn_conv(input, weight, groups):
         tail = '' if input.is_complex() else ' or input should be a MKLDNN tensor and weight is a dense tensor'
@@ -1245,7 +1248,7 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
     if input.shape[1] != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")
-    _check_weight_dtype(input, weight, groups)
+    _check_weight_dtype(input, weight, groups, transposed=True)
     if input.dtype.name in ('float16', 'bfloat16'):     # torch's oneDNN kernel: float32 sums, one rounding at the end
         with amp._excluded():
             out = _conv_transpose(fn, k, input.float(), weight.float(), None if bias is None else bias.float(), stride, padding,
@@ -1385,7 +1388,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: {list(input.shape)}")
     if input.dim() == 4: return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)
     st, pd, op, dl, out = _check_transposed(input, weight, stride, padding, output_padding, dilation)
-    _check_weight_dtype(input, weight, groups)
+    _check_weight_dtype(input, weight, groups, transposed=True)
     if input.dtype.name in ('float16', 'bfloat16') and (bias is None or bias.dtype == input.dtype):   # oneDNN: float32 sums, one rounding
         with amp._excluded():
             return conv_transpose3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, output_padding,
@@ -3481,7 +3484,7 @@ class MseLossBackward0(Op):
 # %% ../../nbs/reference/nn/loss_elementwise.ipynb #bf0cae34
 def _pointwise_args(fn, input, target, size_average, reduce, reduction):
     "torch's preamble of mse_loss and l1_loss: the size warning, the reduction, both operands broadcast to one shape."
-    if target.shape != input.shape:
+    if target.size() != input.size():
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). This will likely "
                       "lead to incorrect results due to broadcasting. Please ensure they have the same size.", stacklevel=3)
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)

@@ -177,8 +177,7 @@ def _initial_states(self:RNNBase, input, hx, batch_sizes, sorted_indices, batche
         sizes = (self.proj_size or self.hidden_size, self.hidden_size)[:2 if lstm else 1]
         states = tuple(zeros(*size, s, dtype=input.dtype, device=input.device) for s in sizes)
     else:
-        states = tuple(hx) if lstm else (hx,)
-        if lstm and len(states) != 2: raise RuntimeError("lstm expects two hidden states")
+        states = (hx[0], hx[1]) if lstm else (hx,)      # torch indexes hx: a lone tensor or a 1-tuple fails there (IndexError)
         if batch_sizes is None:
             rank = 3 if batched else 2
             if any(s.dim() != rank for s in states):
@@ -188,6 +187,7 @@ def _initial_states(self:RNNBase, input, hx, batch_sizes, sorted_indices, batche
         if lstm and any(s.dtype != input.dtype for s in states):   # (the RNN's and GRU's products refuse a mix; the LSTM's fused step would promote)
             raise RuntimeError(f"LSTM: hx and cx must have the input's dtype {input.dtype}, but got {states[0].dtype} and {states[1].dtype}")
     self.check_forward_args(input, states if lstm else states[0], batch_sizes)
+    if lstm and isinstance(hx, (tuple, list)) and len(hx) > 2: raise RuntimeError("lstm expects two hidden states")   # (ATen's check, after these)
     if sorted_indices is not None: states = tuple(s.index_select(1, sorted_indices) for s in states)
     return states
 
@@ -336,7 +336,8 @@ def _cell_args(cell, input, hx, n_states):
     batched = input.dim() == 2
     if not batched: input = input.unsqueeze(0)
     if states is None: states = (zeros(input.size(0), cell.hidden_size, dtype=input.dtype, device=input.device),) * n_states
-    elif not batched: states = tuple(h.unsqueeze(0) for h in states)
+    elif not batched: states = tuple(states[k].unsqueeze(0) for k in range(n_states))   # (torch indexes hx[0], hx[1]: a 1-tuple is an IndexError)
+    if len(states) != n_states: raise RuntimeError("lstm_cell expects two hidden states")
     if input.size(1) != cell.input_size: raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {cell.input_size}")
     for k, h in enumerate(states):
         if h.size(0) != input.size(0): raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{k} batch size {h.size(0)}")

@@ -1,0 +1,82 @@
+"""User mistakes at forward time (wrong shapes, ranks, dtypes, index values), litnn against torch on the same inputs:
+the same exception type and message, and the module's parameters and buffers unchanged after the error.
+The sweep that found these: /work/w/adv/forward_errors.py."""
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+
+def outcome(lib, f):
+    "('ok', '') or (exception type name, first line of its message), with litnn's name read as torch's."
+    try: f(lib); return 'ok', ''
+    except Exception as e: return type(e).__name__, str(e).replace('litnn', 'torch').split('\n')[0]
+
+
+def same(f):
+    t, l = outcome(torch, f), outcome(litnn, f)
+    assert l == t, f'torch: {t}\nlitnn: {l}'
+    return t
+
+
+def state(m): return {k: v.detach().numpy().copy() for k, v in list(m.named_parameters()) + list(m.named_buffers())}
+
+
+@pytest.mark.parametrize('index', [[[-1]], [[-1, 7]], [[5, -7]], [[0, -4]]])
+def test_gather_refuses_a_negative_index(index):
+    # numpy wraps -1 to the last element: torch refuses the first index out of [0, size), in order
+    assert same(lambda L: L.gather(L.zeros(3, 4), 1, L.tensor(index)))[0] == 'RuntimeError'
+    assert same(lambda L: L.zeros(3, 4).gather(0, L.tensor(index) % 3 - 3))[0] == 'RuntimeError'
+
+
+@pytest.mark.parametrize('i', [-1, 0, 1])
+def test_gather_of_0d(i):
+    same(lambda L: L.gather(L.tensor(2.), 0, L.tensor(i)))
+
+
+@pytest.mark.parametrize('hx', ['T(1, 2, 3)', 'T(1, 3, 3)', 'T(1, 2, 3).double()', '(T(1, 2, 3),)', 'T(3)', '(T(1, 2, 3),) * 3'])
+@pytest.mark.parametrize('x', ['T(5, 2, 4)', 'T(5, 4)'])
+def test_lstm_hidden_state_not_a_pair(hx, x):
+    # torch's LSTM reads hx[0] and hx[1]: a lone tensor or a 1-tuple fails on that indexing
+    def f(L):
+        L.manual_seed(0)
+        T = lambda *s: L.randn(s)
+        m = L.nn.LSTM(4, 3)
+        before = state(m)
+        try: m(eval(x), eval(hx))
+        finally: assert all(np.array_equal(before[k], v) for k, v in state(m).items())
+    same(f)
+
+
+@pytest.mark.parametrize('x', [(2, 4), (4,)])
+def test_lstm_cell_one_state(x):
+    same(lambda L: L.nn.LSTMCell(4, 3)(L.randn(x), (L.randn(x[:-1] + (3,)),)))
+
+
+CONVS = [('conv1d', (2, 3, 4), (2, 3, 2)), ('conv2d', (1, 3, 4, 4), (2, 3, 2, 2)), ('conv2d', (4, 3, 40, 40), (2, 3, 5, 5)),
+         ('conv2d', (3, 4, 4), (2, 3, 2, 2)), ('conv3d', (1, 3, 4, 4, 4), (2, 3, 2, 2, 2)), ('conv_transpose1d', (1, 3, 4), (3, 2, 2)),
+         ('conv_transpose2d', (1, 3, 4, 4), (3, 2, 2, 2)), ('conv_transpose3d', (1, 3, 4, 4, 4), (3, 2, 2, 2, 2)),
+         ('conv2d', (1, 4, 4, 4), (2, 3, 2, 2)), ('conv_transpose2d', (1, 4, 4, 4), (3, 2, 2, 2))]
+
+
+@pytest.mark.parametrize('fn,xs,ws', CONVS)
+@pytest.mark.parametrize('wdt', ['bool', 'float32'])
+def test_conv_of_bool_input(fn, xs, ws, wdt):
+    # torch's CPU kernels dispatch on the input's dtype after the shape checks: none takes bool (the kernel's name in the message)
+    same(lambda L: getattr(L.nn.functional, fn)(L.ones(xs, dtype=L.bool), L.ones(ws, dtype=getattr(L, wdt))))
+
+
+@pytest.mark.parametrize('cls,xs', [('Conv1d', (2, 3, 6)), ('Conv2d', (2, 3, 6, 6)), ('ConvTranspose2d', (2, 3, 6, 6)), ('ConvTranspose3d', (2, 3, 4, 4, 4))])
+def test_conv_module_of_bool_input_leaves_it_unchanged(cls, xs):
+    def f(L):
+        m = getattr(L.nn, cls)(3, 4, 2)
+        before = state(m)
+        try: m(L.ones(xs, dtype=L.bool))
+        finally: assert all(np.array_equal(before[k], v) for k, v in state(m).items())
+    assert same(f)[0] != 'ok'       # (with a bias of float: torch's bias check speaks first)
+
+
+def test_pointwise_loss_of_a_python_number():
+    # torch's mse_loss/l1_loss compare target.size() first
+    for fn in ('mse_loss', 'l1_loss'):
+        same(lambda L: getattr(L.nn.functional, fn)(L.ones(3, 4), 2.0))
+    same(lambda L: L.nn.MSELoss()(L.ones(3, 4), 1.0))
