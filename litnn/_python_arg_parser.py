@@ -1806,10 +1806,24 @@ def _deprecated_call(name, method, args):
                    f"Consider using one of the following signatures instead:\n\t{name}({', '.join(cur)})" + ''.join(also), stacklevel=None)
     return new, given
 
+# names whose Scalar overload takes `alpha` by position too (`subtract(Scalar other, Scalar alpha=1)`, not deprecated:
+# `x.subtract(1, 2)` is x - 2; add and sub read two numbers as their deprecated signature, to the same result)
+_SCALAR_ALPHA = {'subtract', 'rsub'}
+
 def _with_deprecated(f, name, method=False):
-    "`f` (torch's `name`, a function or a method) also taking its deprecated signatures (`_DEPRECATED`)."
+    "`f` (torch's `name`, a function or a method) also taking its deprecated signatures (`_DEPRECATED`), or its Scalar one (`_SCALAR_ALPHA`)."
     base = name.rstrip('_')
-    if base not in _DEPRECATED or hasattr(f, '_deprecated'): return f
+    if base not in _DEPRECATED and base not in _SCALAR_ALPHA or hasattr(f, '_deprecated'): return f
+    if base in _SCALAR_ALPHA:
+        @functools.wraps(f)
+        def g(*args, **kwargs):      # (input, other, alpha): two numbers after the tensor
+            if len(args) == 3 and 'alpha' not in kwargs and isinstance(args[1], (builtins.int, builtins.float, builtins.complex, np.number)) \
+                    and _typed_ok('S', args[2]):
+                return f(*args[:2], alpha=args[2], **kwargs)
+            if len(args) == 3: raise _invalid_combination(base, args[1:] if method else args, kwargs)    # (no signature takes these three)
+            return f(*args, **kwargs)
+        g._deprecated = True
+        return g
     n = len(_DEPRECATED[base])                         # the positional arguments of the current signature, self or input first
     @functools.wraps(f)
     def g(*args, **kwargs):
@@ -1873,3 +1887,5 @@ def _parse_as_torch(namespaces, cls, functional):
         namespaces[0][name] = _with_tensor_varargs(namespaces[0][name], name)
     for name in _DEPRECATED:                        # torch.add, not its aliases (torch.subtract has no deprecated signature)
         if name in namespaces[0]: namespaces[0][name] = _with_deprecated(namespaces[0][name], name)
+    for name in _SCALAR_ALPHA:                      # (torch.subtract: its own object, no longer torch.sub's)
+        if name in namespaces[0]: namespaces[0][name] = _published(_with_deprecated(namespaces[0][name], name), namespaces[0][name], namespaces[0]['__name__'], name)

@@ -87,6 +87,9 @@ TYPED_CALLS += [f'L.nn.functional.{c}' for c in (
     # C++ functions under F's name: gelu takes `approximate` by keyword only, as a str; hardtanh_ does not compare its bounds
     "gelu(x, 'tanh')", 'gelu(x, approximate=1)', "gelu(x, approximate='tanh')", 'hardtanh_(x, 1.5)', 'hardtanh_(x, 7, 3)',
     'glu(L.ones(2, 4), -3)', 'glu(L.ones(2, 4), 7)', 'glu(L.ones(2, 4), -2)')]
+# subtract and rsub's Scalar signature takes alpha by position (`subtract(Scalar other, Scalar alpha=1)`), not deprecated
+TYPED_CALLS += ['x.subtract(1, 1.5)', 'L.subtract(x, 1, 2)', 'x.subtract_(1, 2)', 'L.rsub(x, 1, 2)', 'L.subtract(x, 2, L.tensor(3.0))',
+                'x.subtract(x, 2)', "x.subtract(1, 'a')", 'L.subtract(x, x, 2)', 'L.rsub(x, x, 2)', 'x.subtract(x, alpha=2)']
 
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):
