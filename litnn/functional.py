@@ -352,6 +352,7 @@ Tensor.stft = stft
 # %% ../nbs/reference/linalg_lu.ipynb #3a26cedd
 from ._tensor import Tensor
 from .linalg.lu import lu_factor_ex
+from ._python_arg_parser import _bool_arg
 
 # %% ../nbs/reference/linalg_lu.ipynb #0c811224
 def lu(A, pivot=True, get_infos=False):
@@ -361,6 +362,7 @@ def lu(A, pivot=True, get_infos=False):
                "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
                "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
                "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)", stacklevel=None)
+    _bool_arg('_lu_with_info', 'pivot', pivot)     # (torch's Python hands pivot on by keyword: its parser's TypeError, no position)
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
     return (LU, piv, info) if get_infos else (LU, piv)
 

@@ -90,6 +90,9 @@ TYPED_CALLS += [f'L.nn.functional.{c}' for c in (
 # subtract and rsub's Scalar signature takes alpha by position (`subtract(Scalar other, Scalar alpha=1)`), not deprecated
 TYPED_CALLS += ['x.subtract(1, 1.5)', 'L.subtract(x, 1, 2)', 'x.subtract_(1, 2)', 'L.rsub(x, 1, 2)', 'L.subtract(x, 2, L.tensor(3.0))',
                 'x.subtract(x, 2)', "x.subtract(1, 'a')", 'L.subtract(x, x, 2)', 'L.rsub(x, x, 2)', 'x.subtract(x, alpha=2)']
+# Tensor.lu / torch.lu: torch's Python hands pivot by keyword to _lu_with_info, whose parser wants a bool
+TYPED_CALLS += ["L.eye(3).lu('a')", 'L.eye(3).lu(1)', 'L.lu(L.eye(3), None)', 'L.eye(3).lu(pivot=np.True_)', "L.eye(3).lu(True, 'a')[0]",
+                'L.lu(L.eye(3), pivot=True)[1]']
 
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):
