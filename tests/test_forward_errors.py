@@ -80,3 +80,40 @@ def test_pointwise_loss_of_a_python_number():
     for fn in ('mse_loss', 'l1_loss'):
         same(lambda L: getattr(L.nn.functional, fn)(L.ones(3, 4), 2.0))
     same(lambda L: L.nn.MSELoss()(L.ones(3, 4), 1.0))
+
+
+TRANSPOSED = [('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2), {}), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2, 2), {}),
+              ('conv_transpose1d', (1, 3, 5), (3, 2, 2, 2), {}), ('conv_transpose3d', (1, 3, 4, 4, 4), (3, 2, 2, 2), {}),
+              ('conv_transpose2d', (1, 4, 5, 5), (4, 2, 2, 2), dict(groups=3)), ('conv_transpose3d', (1, 4, 4, 4, 4), (4, 2, 2, 2, 2), dict(groups=3)),
+              ('conv_transpose2d', (1, 4, 5, 5), (4, 2, 2, 2), dict(groups=2)), ('conv_transpose2d', (1, 2, 5, 5), (2, 2, 2, 2), dict(groups=4)),
+              ('conv_transpose1d', (1, 3, 5), (3, 2, 2), dict(bias=(3,))), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(bias=(2, 1))),
+              ('conv_transpose2d', (1, 4, 5, 5), (4, 2, 2, 2), dict(bias=(2,), groups=2)), ('conv_transpose3d', (1, 3, 4, 4, 4), (3, 2, 2, 2, 2), dict(bias=(3,))),
+              ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(groups=0)), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(padding=-1)),
+              ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(stride=0)), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(dilation=0)),
+              ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(output_padding=-1)), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(stride=(1, 1, 1))),
+              ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(stride=0, groups=0)), ('conv_transpose2d', (1, 4, 5, 5), (3, 2, 2, 2), dict(bias=(5,))),
+              ('conv_transpose3d', (3, 4, 4, 4), (3, 2, 2, 2, 2), dict(bias=(3,))), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(dilation=-1)),
+              ('conv_transpose1d', (1, 3, 5), (3, 2, 2), dict(dilation=0)), ('conv_transpose3d', (1, 3, 5, 5, 5), (3, 2, 2, 2, 2), dict(dilation=0)),
+              ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(dilation=0, output_padding=1)), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(dilation=(0, 1))),
+              ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(dilation=0, bias=(7,))), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(stride=0, padding=-1)),
+              ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(stride=0, output_padding=-1)), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(groups=0, stride=(1, 1, 1))),
+              ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(stride=0, dilation=-1)), ('conv_transpose2d', (1, 3, 5, 5), (3, 2, 2, 2), dict(stride=2, output_padding=1))]
+
+
+@pytest.mark.parametrize('fn,xs,ws,kw', TRANSPOSED)
+def test_conv_transpose_checks_as_aten(fn, xs, ws, kw):
+    # ATen's _convolution checks each argument against the weight's rank, then groups, channels and bias, before any kernel
+    def f(L):
+        k = dict(kw)
+        if 'bias' in k: k['bias'] = L.ones(k['bias'])
+        return getattr(L.nn.functional, fn)(L.ones(xs), L.ones(ws), **k)
+    same(f)
+
+
+def test_conv_transpose_module_with_wrong_channels_unchanged():
+    def f(L):
+        m = L.nn.ConvTranspose2d(3, 4, 2, groups=1)
+        before = state(m)
+        try: m(L.ones(1, 4, 5, 5))
+        finally: assert all(np.array_equal(before[k], v) for k, v in state(m).items())
+    assert same(f)[0] == 'RuntimeError'

@@ -1238,6 +1238,29 @@ def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation,
                  sp + dil, groups), extra
 
 # %% ../../nbs/42b_conv_transpose.ipynb #fbec01f0
+def _check_transposed_shapes(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    """ATen's checks of a transposed convolution's arguments against the weight, in its order (before any dtype): each of
+    stride, padding, dilation, output_padding one value per dim of the *weight*, their signs, groups, the ranks, the
+    weight's first dim against groups and the input's channels, the bias against the output's channels."""
+    if groups <= 0: raise RuntimeError("non-positive groups is not supported")
+    nd = weight.dim() - 2
+    st, pd, dl, op = (_expand(v, nd, n, fn, k) for v, n in ((stride, 'stride'), (padding, 'padding'), (dilation, 'dilation'), (output_padding, 'output_padding')))
+    if any(p < 0 for p in pd): raise RuntimeError("negative padding is not supported")
+    if any(o < 0 for o in op): raise RuntimeError("negative output_padding is not supported")
+    if any(s <= 0 for s in st): raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dl): raise RuntimeError("dilation should be greater than zero")
+    w = list(weight.shape)
+    if weight.dim() != input.dim(): raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight {w}, but got {input.dim()}-dimensional input of size {list(input.shape)} instead")
+    if w[0] < groups: raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got weight of size {w} instead")
+    if w[0] % groups: raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{w}] instead")
+    if input.shape[1] != w[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {w}, expected input{list(input.shape)} to have {w[0]} channels, but got {input.shape[1]} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != w[1] * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {w}, expected bias to be 1-dimensional with {w[1] * groups} elements, but got bias of size {list(bias.shape)} instead")
+    if 0 in dl:     # (a zero dilation passes ATen's sign check: its kernel's shape check names each dim, the 1-d one as 2-d)
+        names, dl = (('depth', 'height', 'width'), dl) if nd == 3 else (('height', 'width'), (1,) * (2 - nd) + dl)
+        raise RuntimeError("dilation should be greater than zero, but got " + ', '.join(f"dilation_{a}: {d}" for a, d in zip(names, dl)))
+
 def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
     "conv_transpose1d (k=1) and conv_transpose2d (k=2): the convolution's input-gradient maps applied to `input`."
     if weight.dim() < 3: raise RuntimeError("weight should have at least three dimensions")
@@ -1245,9 +1268,7 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
         raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(input.shape)}")
     if input.dim() == k + 1:
         return _conv_transpose(fn, k, input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)
-    if input.shape[1] != weight.shape[0]:
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
-                           f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead")
+    _check_transposed_shapes(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation)
     _check_weight_dtype(input, weight, groups, transposed=True)
     if input.dtype.name in ('float16', 'bfloat16'):     # torch's oneDNN kernel: float32 sums, one rounding at the end
         with amp._excluded():
@@ -1387,6 +1408,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if input.dim() not in (4, 5):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: {list(input.shape)}")
     if input.dim() == 4: return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)
+    _check_transposed_shapes('conv_transpose3d', 3, input, weight, bias, stride, padding, output_padding, groups, dilation)
     st, pd, op, dl, out = _check_transposed(input, weight, stride, padding, output_padding, dilation)
     _check_weight_dtype(input, weight, groups, transposed=True)
     if input.dtype.name in ('float16', 'bfloat16') and (bias is None or bias.dtype == input.dtype):   # oneDNN: float32 sums, one rounding
