@@ -97,3 +97,17 @@ TYPED_CALLS += ["L.eye(3).lu('a')", 'L.eye(3).lu(1)', 'L.lu(L.eye(3), None)', 'L
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):
     assert _outcome(litnn, call) == _outcome(torch, call)
+
+# torch.linalg.LinAlgError is torch._C._LinAlgError (C++), a RuntimeError: its name in `type(e).__name__` and tracebacks;
+# the deprecated torch.cholesky is its own kernel, named so in its messages
+LINALG_CALLS = ['L.ones(3, 3).cholesky()', 'L.cholesky(L.ones(2, 3, 3), upper=True)', 'L.linalg.cholesky(L.ones(3, 3))', 'L.zeros(3, 3).inverse()',
+                'L.linalg.cholesky_ex(L.ones(3, 3), check_errors=True)']
+
+@pytest.mark.parametrize('call', LINALG_CALLS)
+def test_linalg_errors_as_torch(call):
+    assert _outcome(litnn, call) == _outcome(torch, call)
+
+def test_linalg_error_class_as_torch():
+    for attr in ('__name__', '__qualname__', '__module__'):
+        assert getattr(litnn.linalg.LinAlgError, attr).replace('litnn', 'torch') == getattr(torch.linalg.LinAlgError, attr)
+    assert litnn._C._LinAlgError is litnn.linalg.LinAlgError and issubclass(litnn.linalg.LinAlgError, RuntimeError)

@@ -26,6 +26,11 @@ __all__ = ['linalg_slogdet', 'linalg_inv_ex', 'linalg_solve_ex', 'linalg_cholesk
 class LinAlgError(RuntimeError):
     "A linear algebra routine failed on its input (a singular matrix, one that is not positive-definite...)."
 
+# torch defines it in C++ as torch._C._LinAlgError (torch.linalg.LinAlgError is that class): its name in messages,
+# tracebacks and `type(e).__name__`; litnn._C keeps it under that name, so pickle finds it there
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+LinAlgError.__module__ = "litnn._C"
+
 def _zero_pivot(a):
     "The 1-based index of the first zero pivot of matrix `a` (numpy) in LU with partial pivoting, or 0."
     a = a.astype(np.complex128 if a.dtype.kind == 'c' else np.float64)     # (a copy; a complex matrix keeps its imaginary part)

@@ -557,7 +557,10 @@ class CholeskyBackward0(LinalgCholeskyExBackward0): "torch.cholesky, the older n
 
 def _cholesky_old(input, upper=False):
     _check_matrix('cholesky', input)
-    return CholeskyBackward0.apply(input, upper=upper)
+    try: return CholeskyBackward0.apply(input, upper=upper)
+    except LinAlgError as e:      # (torch's cholesky is its own kernel: its messages name it, not linalg.cholesky)
+        if not str(e).startswith('linalg.cholesky: '): raise
+        raise LinAlgError(str(e)[len('linalg.'):]) from None
 def _qr_old(input, some=True): return qr_(qr(input, 'reduced' if some else 'complete'))
 def _slogdet_old(input): return slogdet_(slogdet(input))
 def _pinverse(input, rcond=1e-15): return pinv(input, rtol=rcond)
