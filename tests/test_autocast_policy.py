@@ -6,7 +6,12 @@ import inspect, warnings
 import pytest
 torch = pytest.importorskip('torch')
 import litnn
+import torch.backends as _backends
+_frozen = _backends.flags_frozen()
 import torch.testing._internal.autocast_test_lists as atl
+# (importing torch's test framework freezes torch.backends' flags, disable_global_flags: give them back to the tests that
+# run after this file in the same process)
+if not _frozen: _backends.flags_frozen.__globals__['__allow_nonbracketed_mutation_flag'] = True   # (the module's own globals)
 
 def lists(m):
     "AutocastCPUTestLists made with `m`'s tensors (its source run with torch = m)"
