@@ -117,3 +117,24 @@ def test_conv_transpose_module_with_wrong_channels_unchanged():
         try: m(L.ones(1, 4, 5, 5))
         finally: assert all(np.array_equal(before[k], v) for k, v in state(m).items())
     assert same(f)[0] == 'RuntimeError'
+
+
+CONV_ARGS = [dict(stride=0, padding=-1), dict(dilation=0, padding=-1), dict(stride=0, dilation=0), dict(dilation=-1), dict(groups=0, stride=0),
+             dict(groups=0, stride=(1, 1, 1, 1)), dict(groups=0, padding=-1), dict(dilation=0, bias=(7,)), dict(groups=2), dict(groups=4),
+             dict(bias=(2, 1)), dict(dilation=0, groups=2), dict(padding=-1, groups=2), dict(stride=0, bias=(7,)), dict(dilation=0)]
+
+
+@pytest.mark.parametrize('fn,xs,ws', [('conv2d', (1, 3, 5, 5), (2, 3, 2, 2)), ('conv1d', (1, 3, 5), (2, 3, 2)), ('conv3d', (1, 3, 4, 4, 4), (2, 3, 2, 2, 2))])
+@pytest.mark.parametrize('kw', CONV_ARGS)
+def test_conv_checks_in_aten_order(fn, xs, ws, kw):
+    # groups first, then the sizes and their signs, ranks, weight vs groups ("at least groups"), channels, bias; a zero dilation last
+    def f(L):
+        k = dict(kw)
+        if 'bias' in k: k['bias'] = L.ones(k['bias'])
+        return getattr(L.nn.functional, fn)(L.ones(xs), L.ones(ws), **k)
+    same(f)
+
+
+@pytest.mark.parametrize('fn,xs,ws', [('conv2d', (1, 3, 5, 5), (2, 3, 2, 2)), ('conv3d', (1, 3, 5, 5, 5), (2, 3, 2, 2, 2))])
+def test_conv_zero_dilation_before_dtype(fn, xs, ws):
+    same(lambda L: getattr(L.nn.functional, fn)(L.ones(xs, dtype=L.float64), L.ones(ws), dilation=0))

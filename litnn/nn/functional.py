@@ -1104,14 +1104,14 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     nd = max(w.ndim - 2, 0)
     # an int means one value per dim of the *function* (conv2d: 2), as in PyTorch: so a weight of the
     # wrong rank shows first as a mismatch of lengths
+    if groups <= 0: raise RuntimeError("non-positive groups is not supported")     # ATen's order: groups, the sizes, their signs
     stride, dilation = _expand(stride, nd, 'stride', fn, k), _expand(dilation, nd, 'dilation', fn, k)
-    if any(s <= 0 for s in stride): raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation): raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     pads = _pads(padding, nd, w.shape[2:], dilation, stride, fn, k)
     if any(p < 0 for p, _ in pads): raise RuntimeError("negative padding is not supported")
-    if groups <= 0: raise RuntimeError("non-positive groups is not supported")
+    if any(s <= 0 for s in stride): raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation): raise RuntimeError("dilation should be greater than zero")
     if w.ndim != x.ndim: raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
-    _check_shapes(input, weight, bias, groups)
+    _check_shapes(input, weight, bias, groups, (1,) * (2 - k) + dilation)     # (conv1d runs as 2-d: its words name [1, d])
     pads, sp = ((0, 0),) * (2 - k) + pads, (1,) * (2 - k)
     if 0 in w.shape[2:]: raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*(sp + w.shape[2:])))
     dilation2 = sp + dilation
@@ -1133,15 +1133,16 @@ def _no_channels(input, weight, bias, spatial):
     if bias is not None: out = out + bias[0]
     return out.reshape((input.shape[0], 0) + tuple(spatial))
 
-def _check_shapes(input, weight, bias, groups):
-    "PyTorch's checks of the weight against groups and the input's channels, the bias, the dtypes."
+def _check_shapes(input, weight, bias, groups, dilation=()):
+    "PyTorch's checks of the weight against groups and the input's channels, the bias, a zero dilation (the kernel's check), the dtypes."
     x, w = input._data, weight._data
-    if w.shape[0] < 1: raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got weight of size {list(w.shape)} instead")
+    if w.shape[0] < groups: raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got weight of size {list(w.shape)} instead")
     if w.shape[0] % groups: raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{list(w.shape)}] instead")
     if x.shape[1] != w.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} to have {w.shape[1] * groups} channels, but got {x.shape[1]} channels instead")
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
         raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {w.shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
+    if 0 in dilation: raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     _check_weight_dtype(input, weight, groups)
 
 _LEGACY_TYPES = {'Float', 'Double', 'Half', 'Byte', 'Char', 'Short', 'Int', 'Long', 'Bool'}
@@ -1340,14 +1341,14 @@ def _check_conv3d(input, weight, bias, stride, padding, dilation, groups, fn='co
     "torch's checks of conv3d's arguments; the stride, dilation and (before, after) padding per dim."
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
     nd = max(weight.dim() - 2, 0)
+    if groups <= 0: raise RuntimeError("non-positive groups is not supported")     # ATen's order, as `_conv`'s
     stride, dilation = _expand(stride, nd, 'stride', fn, 3), _expand(dilation, nd, 'dilation', fn, 3)
-    if any(s <= 0 for s in stride): raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation): raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     pads = _pads(padding, nd, weight.shape[2:], dilation, stride, fn, 3)
     if any(p < 0 for p, _ in pads): raise RuntimeError("negative padding is not supported")
-    if groups <= 0: raise RuntimeError("non-positive groups is not supported")
+    if any(s <= 0 for s in stride): raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation): raise RuntimeError("dilation should be greater than zero")
     if weight.dim() != input.dim(): raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight {list(weight.shape)}, but got {input.dim()}-dimensional input of size {list(input.shape)} instead")
-    _check_shapes(input, weight, bias, groups)
+    _check_shapes(input, weight, bias, groups, dilation)
     padded = [n + lo + hi for n, (lo, hi) in zip(input.shape[2:], pads)]
     span = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
     if any(s > p for s, p in zip(span, padded)):
