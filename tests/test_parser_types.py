@@ -93,6 +93,10 @@ TYPED_CALLS += ['x.subtract(1, 1.5)', 'L.subtract(x, 1, 2)', 'x.subtract_(1, 2)'
 # Tensor.lu / torch.lu: torch's Python hands pivot by keyword to _lu_with_info, whose parser wants a bool
 TYPED_CALLS += ["L.eye(3).lu('a')", 'L.eye(3).lu(1)', 'L.lu(L.eye(3), None)', 'L.eye(3).lu(pivot=np.True_)', "L.eye(3).lu(True, 'a')[0]",
                 'L.lu(L.eye(3), pivot=True)[1]']
+# an optional int (the stubs' `_int | None`): an int (or a 0-d integer tensor) or None
+TYPED_CALLS += ["x.argmax('a')", 'x.argmax(None)', 'x.argmax(1.5)', 'x.argmax(L.tensor(1))', 'x.argmax(np.int64(1))', 'L.argmin(x, True)',
+                'L.vander(L.ones(3), 1.5)', 'L.vander(L.ones(3), None)', "L.linspace(0, 1, 'a')", 'x.quantile(0.5, None)', "x.quantile(0.5, 'a')",
+                "x.cross(x, 'a')", "x.take_along_dim(L.zeros(3, 3, dtype=L.long), 'a')", "x.as_strided((2,), (1,), 'a')", 'x.as_strided((2,), (1,), None)']
 
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):

@@ -63,7 +63,7 @@ def _typed(ovs):
     out = {}
     for name, a in anns.items():
         if seen[name] != len(ovs) or name in ('self', 'reduction'): continue   # (reduction: an int in C++, nn.functional's string)
-        kind = ('T' if a == {'Tensor'} else 'T?' if a <= {'Tensor', 'Tensor | None'} else 'i' if a <= _INTS else 'f' if a == {'_float'} else 'S' if a <= _SCALARS - {'Tensor'} and a & _NUMBERS
+        kind = ('T' if a == {'Tensor'} else 'T?' if a <= {'Tensor', 'Tensor | None'} else 'i' if a <= _INTS else 'i?' if a <= _INTS | {x + ' | None' for x in _INTS} else 'f' if a == {'_float'} else 'S' if a <= _SCALARS - {'Tensor'} and a & _NUMBERS
                 else 'n' if a <= _SCALARS and a & _NUMBERS
                 else 'b' if a == {'_bool'} else 'b?' if a <= {'_bool', '_bool | None'} else 'M' if a == {'torch.memory_format'}
                 else 'M?' if a <= _FORMATS else 'L' if a == {'tuple[Tensor, ...] | list[Tensor]'} else _int_list_kind(a))
