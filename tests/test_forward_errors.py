@@ -138,3 +138,16 @@ def test_conv_checks_in_aten_order(fn, xs, ws, kw):
 @pytest.mark.parametrize('fn,xs,ws', [('conv2d', (1, 3, 5, 5), (2, 3, 2, 2)), ('conv3d', (1, 3, 5, 5, 5), (2, 3, 2, 2, 2))])
 def test_conv_zero_dilation_before_dtype(fn, xs, ws):
     same(lambda L: getattr(L.nn.functional, fn)(L.ones(xs, dtype=L.float64), L.ones(ws), dilation=0))
+
+
+POOLS = {'max_pool3d': lambda F, x: F.max_pool3d(x, 2), 'avg_pool3d': lambda F, x: F.avg_pool3d(x, 2),
+         'max_pool2d': lambda F, x: F.max_pool2d(x[0], 2), 'avg_pool2d': lambda F, x: F.avg_pool2d(x[0], 2),
+         'max_pool1d': lambda F, x: F.max_pool1d(x[0, 0], 2), 'avg_pool1d': lambda F, x: F.avg_pool1d(x[0, 0], 2),
+         'lp_pool2d': lambda F, x: F.lp_pool2d(x[0], 2, 2), 'adaptive_avg_pool3d': lambda F, x: F.adaptive_avg_pool3d(x, 2)}
+
+
+@pytest.mark.parametrize('dt', ['bool', 'float16', 'bfloat16', 'int64', 'int32', 'uint8'])
+@pytest.mark.parametrize('fn', list(POOLS))
+def test_pool_dtypes_as_torch_kernels(fn, dt):
+    # each CPU kernel takes its own set of dtypes: avg_pool2d floating and Long, avg_pool3d's frame float, double and Long
+    same(lambda L: POOLS[fn](L.nn.functional, L.ones(2, 3, 4, 4, 4).to(getattr(L, dt))))

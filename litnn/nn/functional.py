@@ -589,7 +589,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return RreluWithNoiseBackward0.apply(input, lower=lower, upper=upper, training=training)
 
 # %% ../../nbs/40a_activation_functions.ipynb #3fb3281a
-def elu_(input, alpha=1.0): return elu(input, alpha, True)
+def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):     # (C++ in torch: its elu_ takes scale and input_scale too)
+    return _elementwise(EluBackward0, input, True, alpha=alpha, scale=scale, input_scale=input_scale)
 def selu_(input): return selu(input, True)
 def celu_(input, alpha=1.0): return celu(input, alpha, True)
 def hardtanh_(input, min_val=-1.0, max_val=1.0): return _hardtanh(input, min_val, max_val, True)
@@ -1693,6 +1694,8 @@ def avg_pool2d(input, # (N, C, H, W) or (C, H, W)
     "The mean of each window, divided as PyTorch divides (see `count_include_pad`, `divisor_override`)."
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     geo = _pool_geom('avg_pool2d', input, kernel_size, stride, padding, 1, ceil_mode)
+    if input._data.dtype.kind in 'iu' and input.dtype.name != 'int64':     # torch's kernel: floating types and Long only
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{_dtype_name(input)}'")
     geo.divisor = _divisor(geo, count_include_pad, divisor_override)
     return AvgPool2DBackward0.apply(input, geo=geo)
 
@@ -4157,10 +4160,11 @@ def _sizes1d(fn, kernel_size, stride, padding, dilation=1):
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     "The maximum of each window of the last dim (with `return_indices`, also where it is)."
     _check_tensors('max_pool1d', dict(input=input))
-    if not return_indices: _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if not return_indices:
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        _refuse_integers(input, 'max_pool1d_impl')    # torch's own 1-d kernel is float-only; it checks the sizes first
     out = _as_row('max_pool1d', input, lambda x: max_pool2d(x, *_sizes1d('max_pool1d', kernel_size, stride, padding, dilation),
                                                             ceil_mode, return_indices))
-    if not return_indices: _refuse_integers(input, 'max_pool1d_impl')    # torch's own 1-d kernel is float-only; it checks the sizes first
     return out
 
 def _default_stride(stride):
@@ -4425,6 +4429,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     "The maximum of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs; with their flat indices if `return_indices`."
     _check_tensors('max_pool3d', dict(input=input))
     geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
+    if input._data.dtype.kind == 'b': raise NotImplementedError("\"max_pool3d\" not implemented for 'Bool'")
     idx = _max_indices(input._data, geo)
     one = input.unsqueeze(0) if input.dim() == 4 else None
     if one is not None and not one.is_contiguous() and one.is_contiguous(memory_format=channels_last_3d):
@@ -4476,6 +4481,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if amp._active: input, = amp._autocast('avg_pool3d', input,)
     _check_tensors('avg_pool3d', dict(input=input))
     geo = _pool3_geom('avg_pool3d', input, kernel_size, stride, padding, 1, ceil_mode)
+    if input.dtype.name not in ('float32', 'float64', 'int64'):     # torch's CPU frame: float, double and Long (no half, no bool)
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_dtype_name(input)}'")
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     if divisor_override: geo.divisor = np.full(geo.out, divisor_override)
     else:
