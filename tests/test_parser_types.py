@@ -86,7 +86,9 @@ TYPED_CALLS += [f'L.nn.functional.{c}' for c in (
     "adaptive_max_pool1d(L.ones(1, 2, 4), 'a')", 'adaptive_max_pool1d(L.ones(1, 2, 4), 2)', 'adaptive_max_pool1d_with_indices(L.ones(1, 2, 4), 1.5)',
     # C++ functions under F's name: gelu takes `approximate` by keyword only, as a str; hardtanh_ does not compare its bounds
     "gelu(x, 'tanh')", 'gelu(x, approximate=1)', "gelu(x, approximate='tanh')", 'hardtanh_(x, 1.5)', 'hardtanh_(x, 7, 3)',
-    'glu(L.ones(2, 4), -3)', 'glu(L.ones(2, 4), 7)', 'glu(L.ones(2, 4), -2)')]
+    'glu(L.ones(2, 4), -3)', 'glu(L.ones(2, 4), 7)', 'glu(L.ones(2, 4), -2)',
+    # F.elu_ is C++ elu_ in torch: scale and input_scale by position too
+    'elu_(L.tensor([-1.0, 2.0]), 1, 1.5).tolist()', 'elu_(L.tensor([-1.0, 2.0]), 0.5, 2, 3).tolist()', "elu_(x, 1, 'a')")]
 # subtract and rsub's Scalar signature takes alpha by position (`subtract(Scalar other, Scalar alpha=1)`), not deprecated
 TYPED_CALLS += ['x.subtract(1, 1.5)', 'L.subtract(x, 1, 2)', 'x.subtract_(1, 2)', 'L.rsub(x, 1, 2)', 'L.subtract(x, 2, L.tensor(3.0))',
                 'x.subtract(x, 2)', "x.subtract(1, 'a')", 'L.subtract(x, x, 2)', 'L.rsub(x, x, 2)', 'x.subtract(x, alpha=2)']
@@ -115,3 +117,8 @@ def test_linalg_error_class_as_torch():
     for attr in ('__name__', '__qualname__', '__module__'):
         assert getattr(litnn.linalg.LinAlgError, attr).replace('litnn', 'torch') == getattr(torch.linalg.LinAlgError, attr)
     assert litnn._C._LinAlgError is litnn.linalg.LinAlgError and issubclass(litnn.linalg.LinAlgError, RuntimeError)
+
+def test_elu_inplace_scales_as_torch():
+    for args in ((1, 1.5), (0.5, 2, 3), ()):
+        got = [L.nn.functional.elu_(L.tensor([-1.0, 0.0, 2.0]), *args).tolist() for L in (litnn, torch)]
+        np.testing.assert_allclose(*got, rtol=1e-6)
