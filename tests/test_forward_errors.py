@@ -151,3 +151,9 @@ POOLS = {'max_pool3d': lambda F, x: F.max_pool3d(x, 2), 'avg_pool3d': lambda F, 
 def test_pool_dtypes_as_torch_kernels(fn, dt):
     # each CPU kernel takes its own set of dtypes: avg_pool2d floating and Long, avg_pool3d's frame float, double and Long
     same(lambda L: POOLS[fn](L.nn.functional, L.ones(2, 3, 4, 4, 4).to(getattr(L, dt))))
+
+
+@pytest.mark.parametrize('xdt,tgt,wdt', [('float32', [0, 1, 5], 'float64'), ('float32', [0, 1, 2], 'float64'), ('float64', [0, 1, 2], 'float32'),
+                                         ('float32', [0, 1, 2], 'int64'), ('float32', [0, 1, 2], 'float32')])
+def test_multi_margin_loss_weight_dtype(xdt, tgt, wdt):
+    same(lambda L: L.nn.MultiMarginLoss(weight=L.ones(3, dtype=getattr(L, wdt)))(L.ones(3, 3, dtype=getattr(L, xdt)), L.tensor(tgt)))

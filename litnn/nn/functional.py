@@ -3889,6 +3889,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     c = input.shape[-1] if input.dim() else 1
     if weight is not None and weight.numel() != c: raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
+    if weight is not None and weight.dtype != input.dtype:     # (the kernel reads the weight as the input's type, before the targets' range)
+        raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
     if target.numel() and bool(((target < 0) | (target >= c)).any()): raise RuntimeError("target out of range")
     x, t, single = _batched(input, target.reshape(()) if input.dim() <= 1 else target)
     z = (margin - x.gather(1, t.unsqueeze(1)) + x).clamp(min=0)
