@@ -157,3 +157,10 @@ def test_pool_dtypes_as_torch_kernels(fn, dt):
                                          ('float32', [0, 1, 2], 'int64'), ('float32', [0, 1, 2], 'float32')])
 def test_multi_margin_loss_weight_dtype(xdt, tgt, wdt):
     same(lambda L: L.nn.MultiMarginLoss(weight=L.ones(3, dtype=getattr(L, wdt)))(L.ones(3, 3, dtype=getattr(L, xdt)), L.tensor(tgt)))
+
+
+@pytest.mark.parametrize('src', ['F.conv2d(T(1, 3, 5, 5), T(2, 3), groups=0)', 'F.conv2d(T(5, 5), T(2, 3))', 'F.conv2d(T(3, 5, 5), T(2, 3))',
+                                 'F.conv1d(T(3, 5), T(2, 3))', 'F.conv3d(T(1, 3, 5, 5, 5), T(2, 3), groups=0)', 'F.conv3d(T(3, 5, 5, 5), T(2, 3))',
+                                 'F.conv2d(T(1, 3, 5, 5), T(2, 3), T(4))', 'F.conv2d(T(1, 3, 5, 5), T(2, 3), stride=(1, 1, 1))', 'F.conv1d(T(1, 3, 5), T(2))'])
+def test_conv_weight_of_rank_below_3(src):
+    same(lambda L: eval(src, dict(F=L.nn.functional, T=lambda *s: L.ones(s))))

@@ -1102,7 +1102,8 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     x, w = input._data, weight._data
     if x.ndim not in (k + 1, k + 2): raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(x.shape)}")
     if x.ndim == k + 1: return _conv(fn, k, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
-    nd = max(w.ndim - 2, 0)
+    if w.ndim < 3: raise RuntimeError("weight should have at least three dimensions")
+    nd = w.ndim - 2
     # an int means one value per dim of the *function* (conv2d: 2), as in PyTorch: so a weight of the
     # wrong rank shows first as a mismatch of lengths
     if groups <= 0: raise RuntimeError("non-positive groups is not supported")     # ATen's order: groups, the sizes, their signs
@@ -1341,7 +1342,8 @@ _DepthCols.adjoint, _DepthColsT.adjoint = _DepthColsT, _DepthCols
 def _check_conv3d(input, weight, bias, stride, padding, dilation, groups, fn='conv3d'):
     "torch's checks of conv3d's arguments; the stride, dilation and (before, after) padding per dim."
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
-    nd = max(weight.dim() - 2, 0)
+    if weight.dim() < 3: raise RuntimeError("weight should have at least three dimensions")
+    nd = weight.dim() - 2
     if groups <= 0: raise RuntimeError("non-positive groups is not supported")     # ATen's order, as `_conv`'s
     stride, dilation = _expand(stride, nd, 'stride', fn, 3), _expand(dilation, nd, 'dilation', fn, 3)
     pads = _pads(padding, nd, weight.shape[2:], dilation, stride, fn, 3)
