@@ -1178,3 +1178,17 @@ def test_transformer_encoder_with_padding_mask_compiles_fullgraph_as_torch():
     lo = litnn.compile(le, fullgraph=True)(litnn.tensor(x), mask=None, src_key_padding_mask=litnn.tensor(pad))
     to = torch.compile(te, fullgraph=True)(torch.tensor(x), mask=None, src_key_padding_mask=torch.tensor(pad))
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-9, atol=1e-12)
+
+def test_a_print_from_another_thread_does_not_break_a_capture():
+    "Only the recording thread's print() is the captured function's side effect (another thread may print meanwhile)."
+    import threading
+    started, printed = threading.Event(), threading.Event()
+    def other(): started.wait(5); print('another thread prints'); printed.set()
+    th = threading.Thread(target=other); th.start()
+    def f(x):
+        started.set(); printed.wait(5)
+        return x * 2
+    out = litnn._dynamo.explain(f)(litnn.ones(3))
+    th.join()
+    assert printed.is_set() and out.graph_break_count == 0 and out.graph_count == 1
+    assert litnn._dynamo.explain(lambda x: (print('here'), x * 2)[1])(litnn.ones(3)).graph_break_count == 1   # its own print still breaks

@@ -6,7 +6,7 @@
 __all__ = ['OptimizedModule', 'explain']
 
 # %% ../../nbs/37_compile.ipynb #d50bf608
-import builtins, sys, math, weakref, warnings, os as _os
+import builtins, sys, math, threading, weakref, warnings, os as _os
 import numpy as np
 from .._tensor import Tensor, _version_counter, _inference_tensor
 from ..backend import default_generator
@@ -69,6 +69,7 @@ class _Capture:
         self.segments, self.op_count, self.active = [0], 0, True
         self.calls, self.read = 0, None     # torch functions running now; why the innermost one read a tensor's data
         self.rng = _rng_mark()
+        self.thread = threading.get_ident()     # the thread that records: another thread's print is not this program's
 
     def new_slot(self, t):
         "A place in the program for tensor `t`, made by a step (or an input)."
@@ -338,7 +339,7 @@ _BREAKS = {'item': "Tensor.item(): a Python number read from a tensor's data",
 
 def _print(*args, **kw):
     cap = _Capture.current
-    if cap is None or not cap.active: return _builtin_print(*args, **kw)
+    if cap is None or not cap.active or cap.thread != threading.get_ident(): return _builtin_print(*args, **kw)
     cap.graph_break("print(): a Python side effect")
     with _suspended(cap): return _builtin_print(*args, **kw)
 
