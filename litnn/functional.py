@@ -410,6 +410,7 @@ from .autograd.broadcasting import _reduce
 from ._pointwise import where
 from ._products import _tensordot
 from ._pointwise import _write_out
+from . import amp   # autocast: the `_autocast` hook of the ops below
 from ._tensor import Tensor
 
 # %% ../nbs/reference/torch/products.ipynb #6b256cc8
