@@ -796,9 +796,6 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1), 'out': ('T?', 0)},
  ('f', 'select_scatter'): {'dim': ('i', 3), 'index': ('i', 4), 'input': ('T', 1), 'src': ('T', 2)},
  ('f', 'selu'): {'input': ('T', 1)},
  ('f', 'selu_'): {'input': ('T', 1)},
- ('f', 'set_flush_denormal'): {'mode': ('b', 1)},
- ('f', 'set_num_interop_threads'): {'num': ('i', 1)},
- ('f', 'set_num_threads'): {'num': ('i', 1)},
  ('f', 'sgn'): {'input': ('T', 1), 'out': ('T?', 0)},
  ('f', 'sigmoid'): {'input': ('T', 1), 'out': ('T?', 0)},
  ('f', 'sigmoid_'): {'input': ('T', 1)},
@@ -1237,18 +1234,18 @@ _PARSER_TYPES = {('f', 'abs'): {'input': ('T', 1), 'out': ('T?', 0)},
  ('m', 'xlogy'): {'other': ('n', 1)},
  ('m', 'xlogy_'): {'other': ('n', 1)},
  ('m', 'xpu'): {'memory_format': ('M', 0), 'non_blocking': ('b', 2)}}
-_PARSER_ARITY = {('f', 'addbmm'): ((3, 6), (4, 4), (5, 5), (5, 5), (6, 6)),
- ('f', 'addcdiv'): ((3, 5), (4, 4), (5, 5)),
- ('f', 'addcmul'): ((3, 5), (4, 4), (5, 5)),
- ('f', 'addmm'): ((3, 6), (4, 4), (4, 7), (5, 5), (5, 5), (6, 6)),
- ('f', 'addmv'): ((3, 6), (4, 4), (5, 5), (5, 5), (6, 6)),
- ('f', 'addmv_'): ((3, 5), (4, 4), (5, 5)),
- ('f', 'addr'): ((3, 6), (4, 4), (5, 5), (5, 5), (6, 6)),
+_PARSER_ARITY = {('f', 'addbmm'): ((3, 6),),
+ ('f', 'addcdiv'): ((3, 5),),
+ ('f', 'addcmul'): ((3, 5),),
+ ('f', 'addmm'): ((3, 6), (4, 7)),
+ ('f', 'addmv'): ((3, 6),),
+ ('f', 'addmv_'): ((3, 5),),
+ ('f', 'addr'): ((3, 6),),
  ('f', 'all'): ((1, 2), (1, 4), (2, 4)),
  ('f', 'any'): ((1, 2), (1, 4), (2, 4)),
  ('f', 'arange'): ((1, 6), (1, 7), (2, 7), (2, 7), (2, 9), (3, 8)),
  ('f', 'argsort'): ((1, 3), (2, 5)),
- ('f', 'baddbmm'): ((3, 6), (4, 4), (4, 7), (5, 5), (5, 5), (6, 6)),
+ ('f', 'baddbmm'): ((3, 6), (4, 7)),
  ('f', 'bartlett_window'): ((1, 6), (2, 7)),
  ('f', 'bernoulli'): ((1, 3), (2, 3)),
  ('f', 'bitwise_and'): ((2, 2), (2, 3), (2, 3)),
@@ -1347,7 +1344,7 @@ _PARSER_ARITY = {('f', 'addbmm'): ((3, 6), (4, 4), (5, 5), (5, 5), (6, 6)),
  ('f', 'sort'): ((1, 4), (2, 5)),
  ('f', 'squeeze'): ((1, 1), (2, 2), (2, 2)),
  ('f', 'squeeze_copy'): ((1, 2), (2, 3), (2, 3)),
- ('f', 'sspaddmm'): ((3, 6), (4, 4), (5, 5)),
+ ('f', 'sspaddmm'): ((3, 6),),
  ('f', 'std'): ((1, 2), (1, 5), (2, 5)),
  ('f', 'std_mean'): ((1, 2), (1, 4), (2, 4)),
  ('f', 'subtract'): ((2, 3), (2, 4)),
@@ -1759,9 +1756,11 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             if 'dtype' in kwargs: _dtype_arg(f.__name__, kwargs['dtype'])
             elif at is not None and len(args) > at: _dtype_arg(f.__name__, args[at])
         for n, i, none in bools:     # (torch counts positions from 1, a method's self not counted; a default of None: None is "not given")
-            if n in kwargs:
-                if not (none and kwargs[n] is None): _bool_arg(f.__name__, n, kwargs[n])
-            elif i is not None and len(args) > i and not (none and args[i] is None): _bool_arg(f.__name__, n, args[i], i if method else i + 1)
+            if n in kwargs: v, where = kwargs[n], None
+            elif i is not None and len(args) > i: v, where = args[i], i if method else i + 1
+            else: continue
+            if v is True or v is False or none and v is None: continue
+            raise _typed_refused(fn, n, 'b', where, v, args[1:] if method else args, kwargs, arity)   # (several signatures: as torch picks)
         if kwargs and not spell.keys().isdisjoint(kwargs):
             for alt in [k for k in kwargs if k in spell]:
                 if spell[alt] not in kwargs: kwargs[spell[alt]] = kwargs.pop(alt)

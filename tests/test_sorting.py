@@ -236,13 +236,21 @@ def test_ties_as_torchs_cpu_kernels_break_them():
             assert f(litnn, L).tolist() == f(torch, T).tolist(), (v, k)
 
 
-@pytest.mark.parametrize('f', [lambda L, x: x.sort(descending=1), lambda L, x: L.sort(x, 0, 'yes'), lambda L, x: x.argsort(descending=None),
+@pytest.mark.parametrize('f', [lambda L, x: x.sort(descending=1),
+                               pytest.param(lambda L, x: L.sort(x, 0, 'yes'), marks=pytest.mark.xfail(strict=True, reason=
+                                   "torch: 'invalid combination' (descending's position differs between sort's signatures, so "
+                                   "litnn's parser leaves it to sort's own check, which words it for one signature)")),
+                               lambda L, x: x.argsort(descending=None),
                                lambda L, x: x.sort(stable=1), lambda L, x: x.topk(1, largest='no'), lambda L, x: x.topk(1, sorted=0),
                                lambda L, x: L.topk(x, 1, 0, 1)])
 def test_bool_arguments_take_bools_only(f):
-    "torch's parser takes a Python bool for descending, stable, largest and sorted: 0/1, strings and None are TypeErrors."
+    """torch's parser takes a Python bool for descending, stable, largest and sorted: 0/1, strings and None are TypeErrors,
+    worded as torch's (a name of several signatures: 'invalid combination'; litnn does not list the signatures after it)."""
+    msgs = []
     for L in (torch, litnn):
-        with pytest.raises(TypeError, match='bool'): f(L, L.arange(6.).reshape(2, 3))
+        with pytest.raises(TypeError) as e: f(L, L.arange(6.).reshape(2, 3))
+        msgs.append(str(e.value).split(', but expected one of')[0])
+    assert msgs[0] == msgs[1] and ('bool' in msgs[0] or 'invalid combination' in msgs[0])
 
 
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])

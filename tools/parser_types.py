@@ -2,13 +2,26 @@
 (`torch/_C/__init__.pyi` for Tensor methods, `torch/_C/_VariableFunctions.pyi` for functions): the arguments that every
 overload of a name types as `Tensor` or as an int, for the names litnn has. Run beside torch and litnn:
 `python tools/parser_types.py`, then paste the output into the notebook's cell that defines `_PARSER_TYPES`."""
-import ast, collections, inspect, os, pprint, types
+import ast, builtins, collections, inspect, os, pprint, types
 import torch, litnn
 
 # functions torch binds by hand (torch/csrc/autograd/python_torch_functions_manual.cpp, tensor_new.cpp): they read
 # their arguments themselves (lists, arrays, numbers), whatever the stubs say
 _MANUAL = {'sparse_coo_tensor', 'sparse_csr_tensor', 'sparse_csc_tensor', 'sparse_bsr_tensor', 'sparse_bsc_tensor',
-           'sparse_compressed_tensor', 'tensor', 'as_tensor', 'asarray', 'from_numpy', 'frombuffer', 'range'}
+           'sparse_compressed_tensor', 'tensor', 'as_tensor', 'asarray', 'from_numpy', 'frombuffer', 'range',
+           'set_num_threads', 'set_num_interop_threads', 'set_flush_denormal'}   # (torch/csrc/Module.cpp: "expects an int, but got float")
+# the signatures of tools/autograd/deprecated.yaml (their argument names, a method's without self): torch's parser marks
+# them hidden, so print_error does not count them when it picks the one signature whose error it reports
+_DEPRECATED = {'add': [('self', 'alpha', 'other')], 'sub': [('self', 'alpha', 'other')],
+               'addcdiv': [('self', 'value', 'tensor1', 'tensor2')], 'addcmul': [('self', 'value', 'tensor1', 'tensor2')],
+               **{n: [('beta', 'self', 'alpha', a, b), ('beta', 'self', a, b)] for n, a, b in
+                  (('addbmm', 'batch1', 'batch2'), ('baddbmm', 'batch1', 'batch2'), ('addmm', 'mat1', 'mat2'),
+                   ('sspaddmm', 'mat1', 'mat2'), ('addmv', 'mat', 'vec'), ('addr', 'vec1', 'vec2'))}}
+
+def _deprecated(name, overload, method):
+    "Whether `overload` (of `_overloads`) is one of torch's deprecated signatures of `name`."
+    names = tuple(a for a, _, p in overload if p is not None)
+    return builtins.any(names == tuple(n for n in sig if not (method and n == 'self')) for sig in _DEPRECATED.get(name.rstrip('_'), ()))
 # methods torch binds by hand (torch/csrc/autograd/python_variable_methods.cpp) whose stubs omit their one argument:
 # `float(*, MemoryFormat? memory_format=None)`
 _CONVERSIONS = {'bfloat16', 'bool', 'byte', 'cdouble', 'cfloat', 'chalf', 'char', 'double', 'float', 'half', 'int', 'long', 'short'}
@@ -97,7 +110,8 @@ def table():
             except (TypeError, ValueError): loose = False
             if loose: positional[(kind, name)] = tuple(sorted(a + (p,) for a, p in sigs.values()))
             if t: out[(kind, name)] = t
-            if (t or loose) and len(sigs) > 1: arity[(kind, name)] = tuple(sorted(a for a, _ in sigs.values()))
+            shown = {_same_signature(o): a for o, a, p in ovs[name] if not _deprecated(name, o, kind == 'm')}
+            if (t or loose) and len(sigs) > 1: arity[(kind, name)] = tuple(sorted(shown.values()))
     return out, arity, positional
 
 _YAML_KINDS = {'Tensor': 'T', 'Tensor?': 'T?', 'Scalar': 'S', 'int': 'i', 'SymInt': 'i', 'float': 'f', 'bool': 'b', 'bool?': 'b?'}
