@@ -1921,8 +1921,11 @@ def _parse_as_torch(namespaces, cls, functional):
     for name, f in list(vars(cls).items()):
         if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
             setattr(cls, name, _with_deprecated(_parsed(f, method=True, name=name), name, method=True))
+    tf = sys.modules.get('litnn.functional')
     for name in _TENSOR_VARARGS:                    # (torch.functional's, where torch keeps them: the wrapper keeps `f`'s module)
-        namespaces[0][name] = _with_tensor_varargs(namespaces[0][name], name)
+        f = namespaces[0][name]
+        namespaces[0][name] = _with_tensor_varargs(f, name)
+        if tf is not None and getattr(tf, name, None) is f: setattr(tf, name, namespaces[0][name])   # (torch.functional.X is torch.X)
     for name in _DEPRECATED:                        # torch.add, not its aliases (torch.subtract has no deprecated signature)
         if name in namespaces[0]: namespaces[0][name] = _with_deprecated(namespaces[0][name], name)
     for name in _SCALAR_ALPHA:                      # (torch.subtract: its own object, no longer torch.sub's)
