@@ -2,21 +2,20 @@
 PyTorch's test/test_autocast.py runs): for every op, under autocast to bfloat16 and to float16, the output dtype as torch's,
 and the result bitwise equal to the op run on its inputs cast by hand (what the test checks). The nn lists run through
 nn.functional (torch._C._nn, which the test calls, is torch's C++ namespace)."""
-import inspect, warnings
+import ast, importlib.util, warnings
 import pytest
 torch = pytest.importorskip('torch')
 import litnn
-import torch.backends as _backends
-_frozen = _backends.flags_frozen()
-import torch.testing._internal.autocast_test_lists as atl
-# (importing torch's test framework freezes torch.backends' flags, disable_global_flags: give them back to the tests that
-# run after this file in the same process)
-if not _frozen: _backends.flags_frozen.__globals__['__allow_nonbracketed_mutation_flag'] = True   # (the module's own globals)
+
+# The lists' class is read from torch's file and run with torch = litnn or torch, without importing that module: it
+# imports torch's test framework (common_utils), which needs `expecttest` and freezes torch.backends' flags on import.
+_LISTS = importlib.util.find_spec('torch.testing._internal.autocast_test_lists').origin
+_CLASS = next(n for n in ast.parse(open(_LISTS).read()).body if isinstance(n, ast.ClassDef) and n.name == 'AutocastCPUTestLists')
 
 def lists(m):
     "AutocastCPUTestLists made with `m`'s tensors (its source run with torch = m)"
-    ns = dict(vars(atl)); ns['torch'] = m
-    exec(compile(inspect.getsource(atl.AutocastCPUTestLists), atl.__file__, 'exec'), ns)
+    ns = {'torch': m, '__name__': 'autocast_test_lists'}
+    exec(compile(ast.Module([_CLASS], []), _LISTS, 'exec'), ns)
     return ns['AutocastCPUTestLists'](m.device('cpu'))
 
 PAIRED = ('torch_expect_builtin_promote', 'methods_expect_builtin_promote', 'torch_need_autocast_promote')   # (op, args for bf16, args for fp16, ...)
