@@ -10,6 +10,9 @@ import torch, litnn
 _MANUAL = {'sparse_coo_tensor', 'sparse_csr_tensor', 'sparse_csc_tensor', 'sparse_bsr_tensor', 'sparse_bsc_tensor',
            'sparse_compressed_tensor', 'tensor', 'as_tensor', 'asarray', 'from_numpy', 'frombuffer', 'range',
            'set_num_threads', 'set_num_interop_threads', 'set_flush_denormal'}   # (torch/csrc/Module.cpp: "expects an int, but got float")
+# names torch binds by hand with one signature (python_torch_functions_manual.cpp, python_variable_methods.cpp: nonzero's
+# `as_tuple`), whatever overloads the stubs list: a wrong argument is explained for that one signature
+_ONE_SIGNATURE = {'nonzero'}
 # the signatures of tools/autograd/deprecated.yaml (their argument names, a method's without self): torch's parser marks
 # them hidden, so print_error does not count them when it picks the one signature whose error it reports
 _DEPRECATED = {'add': [('self', 'alpha', 'other')], 'sub': [('self', 'alpha', 'other')],
@@ -111,7 +114,7 @@ def table():
             if loose: positional[(kind, name)] = tuple(sorted(a + (p,) for a, p in sigs.values()))
             if t: out[(kind, name)] = t
             shown = {_same_signature(o): a for o, a, p in ovs[name] if not _deprecated(name, o, kind == 'm')}
-            if (t or loose) and len(sigs) > 1: arity[(kind, name)] = tuple(sorted(shown.values()))
+            if (t or loose) and len(sigs) > 1 and name not in _ONE_SIGNATURE: arity[(kind, name)] = tuple(sorted(shown.values()))
     return out, arity, positional
 
 _YAML_KINDS = {'Tensor': 'T', 'Tensor?': 'T?', 'Scalar': 'S', 'int': 'i', 'SymInt': 'i', 'float': 'f', 'bool': 'b', 'bool?': 'b?'}
