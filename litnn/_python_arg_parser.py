@@ -1911,6 +1911,9 @@ def _parse_as_torch(namespaces, cls, functional):
             if not name.startswith('_') and type(f) is types.FunctionType and (name not in _PYTHON_FUNCTIONS or namespace is not namespaces[0]):   # (the list names litnn's own: linalg.norm is C++)
                 if id(f) not in wrapped: wrapped[id(f)] = _published(_parsed(f, name=(f.__name__ if namespace.get(f.__name__) is f else name) if namespace is namespaces[0] else None), f, namespace['__name__'], name)   # (an alias: torch's messages name the function, atan2 for arctan2)
                 namespace[name] = wrapped[id(f)]
+    for namespace in namespaces:                    # a private alias stays the same object (torch._segment_reduce is torch.segment_reduce)
+        for name, f in list(namespace.items()):
+            if name.startswith('_') and id(f) in wrapped: namespace[name] = wrapped[id(f)]
     for name, f in list(functional.items()):       # nn.functional's own names for them (F.conv2d is torch.conv2d)
         if name == 'rms_norm':                     # Python in torch's nn.functional, C++ as torch.rms_norm: two objects
             functional[name] = _published(_parsed(f, names=False), f, functional['__name__'], name)

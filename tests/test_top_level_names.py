@@ -151,3 +151,11 @@ def test_star_import_gives_torchs_public_names():
     assert not missing, missing
     for n in ('tensor', 'zeros', 'float32', 'Tensor', 'no_grad', 'manual_seed', 'cat', 'inf'): assert n in got
     assert not [n for n, v in got.items() if type(v) is type(math) or n.endswith('Backward0')]
+
+def test_private_aliases_are_the_same_object():
+    "torch's private names that are its public functions (torch._segment_reduce is torch.segment_reduce) are in litnn too"
+    pairs = [(n, m) for n in dir(torch) if n.startswith('_') and not n.startswith('__') and callable(getattr(torch, n))
+             for m in dir(torch) if not m.startswith('_') and getattr(torch, m) is getattr(torch, n)]
+    assert ('_segment_reduce', 'segment_reduce') in pairs
+    for n, m in pairs:
+        if hasattr(litnn, n) and hasattr(litnn, m): assert getattr(litnn, n) is getattr(litnn, m), (n, m)
