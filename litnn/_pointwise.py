@@ -144,6 +144,7 @@ _all_ = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logic
 # %% ../nbs/15_elementwise_ops.ipynb #23bb84b6
 class WhereBackward0(Op):
     _inputs = 2        # x and y; the condition comes last, an argument (torch's node has two inputs)
+    _operands = (2, 0, 1)   # torch's TensorIterator broadcasts the condition first, then x and y (its error names them in that order)
     @staticmethod
     def forward(ctx, x, y, cond):
         ctx.save_for_backward(cond); ctx.shapes = (_shape(x), _shape(y))

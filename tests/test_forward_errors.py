@@ -164,3 +164,16 @@ def test_multi_margin_loss_weight_dtype(xdt, tgt, wdt):
                                  'F.conv2d(T(1, 3, 5, 5), T(2, 3), T(4))', 'F.conv2d(T(1, 3, 5, 5), T(2, 3), stride=(1, 1, 1))', 'F.conv1d(T(1, 3, 5), T(2))'])
 def test_conv_weight_of_rank_below_3(src):
     same(lambda L: eval(src, dict(F=L.nn.functional, T=lambda *s: L.ones(s))))
+
+
+BCAST = [((3, 4), (3, 5), (3, 4)), ((3, 5), (3, 4), (3, 4)), ((3, 4), (3, 5), (3, 5)), ((5, 1), (3, 4), (3, 5)), ((3, 4), (2, 1, 4), (3, 1))]
+
+@pytest.mark.parametrize('a,b,c', BCAST)
+@pytest.mark.parametrize('src', ['L.where(Z(a) > 0, Z(b), Z(c))', 'L.where(Z(a) > 0, Z(b), 0.)', 'L.where(Z(a) > 0, 0., Z(b))',
+                                 'L.where(Z(a) > 0, Z(b).requires_grad_(), Z(c))', 'L.heaviside(Z(a), Z(b))',
+                                 'F.hinge_embedding_loss(Z(a), Z(b))', 'F.cosine_embedding_loss(Z(a), Z(a), Z(b[:1]))',
+                                 'L.addcmul(Z(a), Z(b), Z(c))', 'L.lerp(Z(a), Z(b), Z(c))', 'L.clamp(Z(a), Z(b), Z(c))'])
+def test_broadcast_error_names_operands_in_iterator_order(src, a, b, c):
+    # TensorIterator broadcasts its operands in order (where: the condition first): its error names the shape so far as
+    # `a` and the next operand's as `b`
+    same(lambda L: eval(src, dict(L=L, F=L.nn.functional, Z=L.zeros, a=a, b=b, c=c)))

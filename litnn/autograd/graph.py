@@ -50,6 +50,7 @@ class Node:
     _n_out = 1              # number of outputs
     _runs_without_grads = False   # does backward run when no output received a gradient? (a custom Function's does)
     _inputs = None          # an op's node: how many leading positional arguments are its graph inputs (None: all)
+    _operands = None        # the positions of its arguments in the order torch's TensorIterator broadcasts them, for its error (None: as given)
     _seq = 0                # creation order: the engine runs later nodes first
     _packed = False         # were the saved tensors packed by saved-tensor hooks (35a_saved_tensor_hooks)?
     on_arrays = False       # is backward written to run on arrays too? a plain backward then passes it arrays
@@ -276,7 +277,7 @@ class Op(Node):
             for a in args:
                 if isinstance(a, Tensor) and a._requires_grad: return _record(cls, args, kw)
         try: out = cls.forward(_NO_CTX, *args, **kw)
-        except ValueError as e: raise _as_torch_error(e, args) from None
+        except ValueError as e: raise _as_torch_error(e, args, cls._operands) from None
         except AttributeError: _check_op_args(cls, args); raise
         except RuntimeWarning as e: out = _rerun_quietly(e, cls.forward, _NO_CTX, *args, **kw)   # (see "error" below)
         if type(out) is _ndarray:      # the common case, inlined: a plain result tensor
@@ -304,7 +305,7 @@ def _record(cls, args, kw):
     ctx = _plain_node(cls, args if cls._inputs is None else args[:cls._inputs])
     if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)     # where forward ran, for backward's errors (reference/backprop/anomaly_mode)
     try: out = cls.forward(ctx, *args, **kw)
-    except ValueError as e: raise _as_torch_error(e, args) from None
+    except ValueError as e: raise _as_torch_error(e, args, cls._operands) from None
     except AttributeError: _check_op_args(cls, args); raise
     except RuntimeWarning as e: out = _rerun_quietly(e, cls.forward, ctx, *args, **kw)
     if type(out) is tuple: return _wrap_many(ctx, out, args)
@@ -349,8 +350,9 @@ def _fold_error(shapes):
         s = _broadcast_shape(s, t)
     return None
 
-def _as_torch_error(e, args):
-    "The RuntimeError torch raises for the numpy ValueError `e` of an op on `args`."
+def _as_torch_error(e, args, order=None):
+    "The RuntimeError torch raises for the numpy ValueError `e` of an op on `args`, which TensorIterator takes in `order` (positions; None: as given)."
+    if order is not None: args = [args[i] for i in order]     # (its message names the shapes as `a`, the operands so far, and `b`, the next)
     shapes = [a._data.shape for a in args if isinstance(a, Tensor)]    # (reading an uninitialized parameter's array raises its own ValueError again, which stays one: 49_lazy_modules)
     err = _fold_error(shapes) if 'broadcast' in str(e) else None
     return err if err is not None else RuntimeError(str(e))
