@@ -4,7 +4,9 @@
 
 # %% auto #0
 __all__ = ['has_torch_function', 'has_torch_function_unary', 'has_torch_function_variadic', 'is_tensor_like',
-           'handle_torch_function', 'TorchFunctionMode', 'BaseTorchFunctionMode']
+           'handle_torch_function', 'TorchFunctionMode', 'BaseTorchFunctionMode', 'get_overridable_functions',
+           'get_ignored_functions', 'resolve_name', 'is_tensor_method_or_property', 'get_testing_overrides',
+           'get_default_nowrap_functions', 'wrap_torch_function']
 
 # %% ../nbs/reference/overrides.ipynb #827610cb
 import functools, inspect, sys, threading, types, warnings
@@ -219,3 +221,75 @@ def _get_current_function_mode_stack():
     return list(_modes.stack)
 
 def _is_torch_function_mode_enabled(): return _mode_on()
+
+# %% ../nbs/reference/overrides.ipynb #8a06b4ab
+def _home(ns): return 'litnn.Tensor' if ns is Tensor else ns.__name__
+
+@functools.cache
+def _overridable():
+    """(namespace -> the functions of it that hand calls over, public function -> the dotted name that gives it back,
+    the public functions that do not hand calls over), once. A function two namespaces share has the first one's name."""
+    _activate()
+    pkg = sys.modules['litnn']
+    by_ns, names, ignored = {}, {}, set()
+    for ns in (pkg, pkg.nn.functional, pkg.linalg, pkg.fft, pkg.special):
+        for name, f in vars(ns).items():
+            if name.startswith('_') or not callable(f) or isinstance(f, (type, types.ModuleType)): continue
+            names.setdefault(f, f'{_home(ns)}.{name}')
+            if hasattr(f, '_dispatches_to'): by_ns.setdefault(ns, []).append(f)
+            else: ignored.add(f)
+    for name, f in vars(pkg.nn.init).items():      # (named, as torch names them, though neither list holds them)
+        if not name.startswith('_') and isinstance(f, types.FunctionType) and f.__module__ == 'litnn.nn.init': names.setdefault(f, f'litnn.nn.init.{name}')
+    for name, f in vars(Tensor).items():
+        if hasattr(f, '_dispatches_to'):
+            by_ns.setdefault(Tensor, []).append(f)
+            names.setdefault(f, f'litnn.Tensor.{name}')
+        elif isinstance(f, property) and hasattr(f.fget, '_dispatches_to'):    # (what a property hands over is its getter)
+            by_ns[f] = [f.__get__]
+            by_ns.setdefault(Tensor, []).append(f.fget)
+            names[f.__get__] = names[f.fget] = f'litnn.Tensor.{name}.__get__'
+        elif not name.startswith('_') and isinstance(f, types.FunctionType): ignored.add(f)
+    return by_ns, names, ignored
+
+def get_overridable_functions():
+    "Namespace (a module, `Tensor`, a tensor property) -> its functions that hand calls to `__torch_function__`."
+    return {k: list(v) for k, v in _overridable()[0].items()}
+
+def get_ignored_functions():
+    "The public functions of the same namespaces that do not hand calls over (saving, seeding, transforms...)."
+    return set(_overridable()[2])
+
+def resolve_name(f):
+    "The dotted name of a function handed to `__torch_function__` (`'litnn.add'`), or None for one that is not."
+    if type(f).__name__ in ('OpOverload', 'OpOverloadPacket'): return str(f)
+    return _overridable()[1].get(f)
+
+def is_tensor_method_or_property(func):
+    "Whether `func` is a method or a property getter of `Tensor` (handed the tensor as its first argument)."
+    return func in _overridable()[0].get(Tensor, ()) or getattr(func, '__name__', None) == '__get__'
+
+def get_testing_overrides():
+    "Function -> a stand-in with its signature that returns -1: hand them to a new type to see each call reach it."
+    def stand_in(f):
+        def dummy(*args, **kwargs): return -1
+        try: dummy.__signature__ = inspect.signature(f)
+        except (TypeError, ValueError): pass      # (a method-wrapper: any arguments)
+        dummy.__name__ = dummy.__qualname__ = getattr(f, '__name__', 'dummy')
+        return dummy
+    return {f: stand_in(f) for fs in _overridable()[0].values() for f in fs}
+
+def get_default_nowrap_functions():
+    "The getters whose results `Tensor.__torch_function__` leaves of their own class (`.grad`), as torch's."
+    return {p.__get__ for p in (vars(Tensor).get('grad'), vars(Tensor).get('_base')) if isinstance(p, property)}
+
+def wrap_torch_function(dispatcher):
+    """A decorator: the function hands its calls to `__torch_function__` when an argument that `dispatcher` (called with
+    the same arguments) returns overrides, or a mode is on; else it runs as written."""
+    def inner(func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            relevant = dispatcher(*args, **kwargs)
+            if has_torch_function(relevant): return handle_torch_function(wrapped, relevant, *args, **kwargs)
+            return func(*args, **kwargs)
+        return wrapped
+    return inner

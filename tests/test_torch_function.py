@@ -125,3 +125,37 @@ def test_real_torch_beside_litnn_declines_instead_of_recursing():
     for f in (lambda: litnn.ones(2) + torch.ones(2), lambda: torch.ones(2) + litnn.ones(2), lambda: torch.add(torch.ones(2), litnn.ones(2)),
               lambda: torch.cat([torch.ones(1), litnn.ones(1)]), lambda: torch.ones(2).mul(litnn.ones(2))):
         with pytest.raises(TypeError): f()
+
+_INTROSPECTION = textwrap.dedent('''
+    import json, sys, inspect
+    lib = sys.argv[1]
+    torch = __import__(lib)
+    O = torch.overrides
+    O.get_overridable_functions()     # (litnn's functions take part once asked or once a subclass exists: fetched after)
+    names = ['add', 'Tensor.add', 'Tensor.__add__', 'Tensor.sum', 'nn.functional.relu', 'nn.functional.linear', 'linalg.norm',
+             'fft.fft', 'special.entr', 'Tensor.T.__get__', 'save', 'manual_seed', 'is_tensor', 'Tensor.mm',
+             'nn.functional.softmax', 'linalg.solve', 'nn.init.normal_']
+    out = {}
+    for n in names:
+        f = torch
+        for part in n.split('.'): f = getattr(f, part)
+        r = O.resolve_name(f)
+        out[n] = [r and r.replace(lib, 'torch'), O.is_tensor_method_or_property(f), f in O.get_ignored_functions(),
+                  any(f in v for v in O.get_overridable_functions().values())]
+    t = O.get_testing_overrides()
+    out['testing'] = [t[torch.add](torch.ones(1), 2), t[torch.Tensor.sum](torch.ones(2)), torch.add in t, torch.save in t]
+    class Sub(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None): return ['seen', func.__name__]
+    @O.wrap_torch_function(lambda a, b=None: (a, b))
+    def first(a, b=None): return a
+    out['wrap'] = [first(1, 2), first(torch.ones(1).as_subclass(Sub)), first(2, torch.ones(1).as_subclass(Sub)), first.__name__]
+    out['nowrap'] = len(O.get_default_nowrap_functions()) > 0
+    print(json.dumps(out))
+''')
+
+def test_overridable_and_ignored_functions_as_torch():
+    "torch.overrides' introspection (resolve_name, is_tensor_method_or_property, get_ignored/overridable/testing, wrap_torch_function)"
+    res = {lib: json.loads(subprocess.run([sys.executable, '-c', _INTROSPECTION, lib], capture_output=True, text=True, check=True).stdout)
+           for lib in ('torch', 'litnn')}
+    assert res['litnn'] == res['torch']
