@@ -177,3 +177,67 @@ def test_broadcast_error_names_operands_in_iterator_order(src, a, b, c):
     # TensorIterator broadcasts its operands in order (where: the condition first): its error names the shape so far as
     # `a` and the next operand's as `b`
     same(lambda L: eval(src, dict(L=L, F=L.nn.functional, Z=L.zeros, a=a, b=b, c=c)))
+
+
+EB_IDS = [[[1, 9]], [[9, -1]], [[1, 2], [6, 8]], [[6, 1], [1, 2]], [[1, 2], [1, 6]], [[1, 2], [2, 2], [1, 6]], [[1, 6, 1], [1, 2, 2]],
+          [[1, 2], [1, 6], [2, 2]]]
+
+@pytest.mark.parametrize('threads', [1, 2, 3])
+@pytest.mark.parametrize('ids', EB_IDS)
+@pytest.mark.parametrize('kw', ["mode='mean'", "mode='sum'", "mode='max'", "mode='sum', per_sample_weights=L.ones(ids.shape)", 'weight=W.half()',
+                                'weight=W.double()', 'weight=W.t().contiguous().t()', 'max_norm=1.', 'padding_idx=0'])
+def test_embedding_bag_index_out_of_range(ids, kw, threads):
+    # torch's fbgemm kernel (float32/half weights of unit row stride, sum or mean, no padding_idx) runs one chunk of bags per
+    # thread; a failing chunk walks its bags with absolute offsets over its own ids (fbgemm_spmdm_report_error_). The other
+    # kernels name the id; max_norm renormalises first, and select() refuses the smallest id out of range.
+    # (not here: ids out of range in two chunks, where torch's threads race to report)
+    def f(L):
+        prior = L.get_num_threads()
+        L.set_num_threads(threads)
+        try:
+            W = L.ones(5, 3)
+            args = eval(f'dict({kw})', dict(L=L, W=W, ids=L.tensor(ids)))
+            L.nn.functional.embedding_bag(L.tensor(ids), args.pop('weight', W), **args)
+        finally: L.set_num_threads(prior)
+    same(f)
+
+
+@pytest.mark.parametrize('threads', [1, 2])
+@pytest.mark.parametrize('ids,offsets', [([1, 9, 2], [0, 1]), ([1, 2, 9], [0, 1]), ([9, 2, 1], [0, 2]), ([1, 2, 9], [0, 2]), ([1, 2, 9], [0, 3]),
+                                         ([1, 6, 2], [0, 1, 2]), ([6, 1, 2], [0, 0, 2]), ([1, 2, 6], [0, 2, 1])])
+@pytest.mark.parametrize('last', [False, True])
+def test_embedding_bag_offsets_index_out_of_range(ids, offsets, last, threads):
+    # with include_last_offset, ids after the last offset are in no bag: torch's fbgemm kernel never reads them
+    def f(L):
+        prior = L.get_num_threads()
+        L.set_num_threads(threads)
+        try: return L.nn.functional.embedding_bag(L.tensor(ids), L.ones(5, 3), L.tensor(offsets), include_last_offset=last).tolist()
+        finally: L.set_num_threads(prior)
+    if (ids, offsets, last, threads) == ([1, 2, 6], [0, 2, 1], False, 2): pytest.skip('two chunks fail: torch reports the first to throw')
+    same(f)
+
+
+@pytest.mark.parametrize('src', ["F.embedding_bag(L.tensor([1.0]), W, L.tensor([0]), padding_idx=9)", "F.embedding_bag(L.tensor([1.0]), W, L.tensor([0]), max_norm=1.)",
+                                 "F.embedding_bag(L.tensor([[1.0]]), W)", "F.embedding_bag(L.tensor([1]), W, L.tensor([0.]))",
+                                 "F.embedding_bag(L.tensor([1.]), W, padding_idx=9)", "F.embedding_bag(L.tensor([9]), W, L.tensor([0]), max_norm=1., mode='bad')",
+                                 "F.embedding_bag(L.tensor([9]), W, L.tensor([0]), max_norm=1., mode='mean', per_sample_weights=L.ones(1))",
+                                 "F.embedding_bag(L.tensor([[1, 2]]), L.ones(5), per_sample_weights=L.ones(3))", "L.nn.EmbeddingBag(5, 3)(L.tensor([1.0]))",
+                                 "L.nn.Embedding(5, 3, max_norm=1.)(L.tensor([7]))", "F.embedding(L.tensor([1.0]), W, max_norm=1.)",
+                                 "F.embedding(L.tensor([-1]), W, max_norm=1.)", "L.embedding_renorm_(W, L.tensor([7, -9, -1]), 1., 2.)",
+                                 "L.embedding_renorm_(W, L.tensor([7, 6, -1]), 1., 2.)"])
+def test_embedding_checks_in_torch_order(src):
+    # torch's Python checks, then max_norm's renorm (embedding_renorm_: select() on the sorted ids), then its C++ checks
+    same(lambda L: eval(src, dict(L=L, F=L.nn.functional, W=L.ones(5, 3))))
+
+
+@pytest.mark.parametrize('dt', ['bool', 'float16', 'bfloat16', 'int32', 'uint8', 'int64', 'float64'])
+@pytest.mark.parametrize('shape', [(2, 3, 4), (2, 3, 4, 4), (2, 3, 4, 4, 4)])
+def test_local_response_norm_dtypes_as_its_pools(dt, shape):
+    # built as torch builds it, on avg_pool2d (3-d input) or avg_pool3d: their kernels refuse what they refuse
+    def f(L):
+        out = L.nn.LocalResponseNorm(2)(L.arange(float(np.prod(shape))).reshape(shape).to(getattr(L, dt)))
+        return out.double().numpy().round(4).tolist()
+    same(f)
+    x = np.random.default_rng(0).standard_normal(shape)
+    np.testing.assert_allclose(litnn.nn.functional.local_response_norm(litnn.tensor(x), 3, 1e-2).numpy(),
+                               torch.nn.functional.local_response_norm(torch.tensor(x), 3, 1e-2).numpy(), rtol=1e-12)

@@ -153,7 +153,10 @@ class EmbeddingDenseBackward0(Op):
 def _renorm_(weight, idx, max_norm, norm_type):
     "Scale the rows `idx` of `weight` whose `norm_type`-norm exceeds `max_norm` down to `max_norm`, in place."
     xp = array_namespace(idx)
-    rows = xp.unique(idx.reshape(-1))
+    rows = xp.unique(idx.reshape(-1))     # sorted, as torch's embedding_renorm_ walks them: `self[i]` refuses the first out of range
+    n = weight.shape[0]
+    bad = (rows < -n) | (rows >= n)        # (a negative id in range wraps, as select's: torch renormalises that row)
+    if bad.any(): raise IndexError(f"select(): index {int(rows[bad][0])} out of range for tensor of size {list(weight.shape)} at dimension 0")
     w = weight._data[rows]
     norms = (xp.abs(w) ** norm_type).sum(axis=1) ** (1 / norm_type)
     big = norms > max_norm
@@ -161,6 +164,11 @@ def _renorm_(weight, idx, max_norm, norm_type):
         scale = (max_norm / (norms[big].astype(xp.float64) + 1e-7)).astype(w.dtype)   # in double, as torch's embedding_renorm_
         # on `weight.detach()`, as torch's `_no_grad_embedding_renorm_`: the values change, not a forward-AD tangent
         with no_grad(): weight.detach()[Tensor._make(rows[big])] = Tensor._make(w[big] * scale[:, None])
+
+def _ids_type_error(t, argno, fn):
+    "torch's checkScalarTypes error for ids `t` of a type other than Long or Int, argument `argno` of its C++ function `fn`."
+    got = f"CPU{_dtype_name(t)}Type" if t._data.dtype.kind in 'bc' or t.dtype.name in ('bfloat16', 'uint16', 'uint32', 'uint64') else t.type()   # types without a legacy name: C++'s
+    return RuntimeError(f"Expected tensor for argument #{argno} 'indices' to have one of the following scalar types: Long, Int; but got {got} instead (while checking arguments for {fn})")
 
 def embedding(input, # ids, an integer tensor of any shape
               weight, # (num_embeddings, embedding_dim)
@@ -170,14 +178,13 @@ def embedding(input, # ids, an integer tensor of any shape
     if weight.dim() != 2: raise RuntimeError("'weight' must be 2-D")
     if weight.shape[0] == 0 and input.numel(): raise RuntimeError("index_select(): self indexing axis dim should be positive")
     idx, n = input._data, weight.shape[0]
-    if input.dtype.name not in ('int64', 'int32'):      # torch takes Long and Int ids only (embedding_bag converts the others)
-        got = f"CPU{_dtype_name(input)}Type" if idx.dtype.kind in 'bc' or input.dtype.name in ('bfloat16', 'uint16', 'uint32', 'uint64') else input.type()   # types without a legacy name: C++'s
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {got} instead (while checking arguments for embedding)")
+    if input.dtype.name not in ('int64', 'int32'):     # (torch renormalises first, for max_norm: embedding_renorm_ refuses them)
+        raise _ids_type_error(input, 1, 'embedding') if max_norm is None else _ids_type_error(input, 2, 'embedding_renorm_')   # torch takes Long and Int ids only (embedding_bag converts the others)
     if padding_idx is not None:
         if not -n <= padding_idx < n: raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= n
+    if max_norm is not None: _renorm_(weight, idx, max_norm, norm_type)    # (torch renormalises before embedding checks the ids)
     if idx.size and (idx.min() < 0 or idx.max() >= n): raise IndexError("index out of range in self")
-    if max_norm is not None: _renorm_(weight, idx, max_norm, norm_type)
     return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
 # %% ../../nbs/40_activation.ipynb #ef76e3e1
@@ -2102,12 +2109,17 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if input.dim() < 3:       # torch's message, with the spaces its source's line continuation leaves in it
         raise ValueError(f"Expected 3D or higher dimensionality {' ' * 25}input (got {input.dim()} dimensions)")
     if input.numel() == 0: return input
-    sq = input.mul(input).movedim(1, -1)
-    sq = pad(sq, (size // 2, (size - 1) // 2))                 # the channels, now last, padded with zeros
-    c = input.shape[1]
-    window = sum(sq[..., i:i + c] for i in range(size)) / size
-    window = window.movedim(-1, 1)
-    return input / window.mul(alpha).add(k).pow(beta)
+    # torch's way: the mean over `size` channels is an average pool of the squares, padded with zeros along the channels,
+    # so the pools' kernels refuse the dtypes they refuse (avg_pool3d's frame: half, bfloat16, int32, uint8 and bool)
+    div = input.mul(input)
+    if input.dim() == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = pad(div.view(sizes[0], 1, sizes[1], sizes[2], -1), (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    return input / div.mul(alpha).add(k).pow(beta)
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     "`input` divided by its p-norm along `dim` (at least `eps`)."
@@ -2772,13 +2784,6 @@ from ..autograd.graph import Op
 # %% ../../nbs/reference/nn/embedding_bag.ipynb #05062fc7
 def _bags(input, offsets, include_last_offset, per_sample_weights):
     "torch's preamble: a flat input, the start of each bag, and the flat per-sample weights."
-    for t in (input, offsets):     # torch refuses floating ids and offsets (integer and bool ones convert)
-        if t is not None and (t.is_floating_point() or t.is_complex()):
-            raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-                               f"but got {t.type()} instead (while checking arguments for embedding_bag)")
-    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
-        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the same "
-                         f"shape as the input ({input.shape})")
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
@@ -2789,6 +2794,46 @@ def _bags(input, offsets, include_last_offset, per_sample_weights):
     if offsets is None: raise ValueError("offsets has to be a 1D Tensor but got None")
     if offsets.dim() != 1: raise ValueError("offsets has to be a 1D Tensor")
     return input, np.asarray(offsets.tolist(), dtype=np.int64), include_last_offset, per_sample_weights
+
+_EXPECTED_I = ("Expected i < index_size to be true, but got false.  (Could this error message be improved?  "
+               "If so, please report an enhancement request to PyTorch.)")
+
+def _spmdm_ok(ids, offs, n):
+    "Whether fbgemm's kernel takes one chunk: its bags' lengths from `offs` (a negative one steps back) walk `ids`, each in [0, `n`), to the end."
+    size, cur = offs[-1] - offs[0], 0
+    if size < 0: return False
+    for m in range(len(offs) - 1):
+        ln = offs[m + 1] - offs[m]
+        if cur + ln > size: return False
+        if ln > 0 and not ((ids[max(cur, 0):cur + ln] >= 0) & (ids[max(cur, 0):cur + ln] < n)).all(): return False
+        cur += ln
+    return cur == size
+
+def _spmdm_report(ids, offs, n):
+    "torch's `fbgemm_spmdm_report_error_` on one chunk: its bags' `offs` (from the chunk's first, not rebased) walk its own `ids`."
+    size = offs[-1] - offs[0]
+    for m in range(len(offs) - 1):
+        for i in range(offs[m], offs[m + 1]):
+            if not i < size: return RuntimeError(_EXPECTED_I)
+            if not 0 <= ids[i] < n: return RuntimeError(f"Index {i} of input takes value {ids[i]} which is not in the valid range [0, {n})")
+    if offs[-1] != size: return RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
+                                                 "indices tensor, but it seems not to be the case.")
+    return None
+
+def _fbgemm_error(ids, offs, n):
+    """The error of torch's fbgemm kernel for ids out of [0, `n`) or offsets that go back, `offs` those of the bags and the end.
+    `at::parallel_for` gives each of `get_num_threads()` threads a chunk of bags (one chunk for one bag or one thread); a chunk
+    with a bad id reports as `_spmdm_report`, so a chunk after the first names another position or says `i < index_size`.
+    The threads race to report: on 2 threads the last chunk's error won 199 times in 200, so litnn reports the last one."""
+    from litnn import get_num_threads
+    B = len(offs) - 1
+    size = -(-B // min(get_num_threads(), B)) if B > 1 else max(B, 1)
+    err = None
+    for s in range(0, B, size):
+        e = min(B, s + size)
+        chunk = ids[offs[s]:]
+        if not _spmdm_ok(chunk, offs[s:e + 1], n): err = _spmdm_report(chunk, offs[s:e + 1], n) or err
+    return err
 
 def _bag_of(starts, n, include_last_offset):
     "The bag of each of the n entries (-1: after the last bag), and the number of bags."
@@ -2804,17 +2849,26 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, ...)` is deprecated, "
                       "and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
         weight, input = input, weight
+    # torch's Python checks, the renorm of max_norm, then its C++ ones
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the same "
+                         f"shape as the input ({input.shape})")
     if weight.dim() != 2: raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
-    n = weight.shape[0]
-    if padding_idx is not None and not -n <= padding_idx < n:
-        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but got {padding_idx}")
     flat, starts, include_last_offset, psw = _bags(input, offsets, include_last_offset, per_sample_weights)
     if mode not in ('sum', 'mean', 'max'): raise ValueError("mode has to be one of sum, mean or max")
     if mode == 'max' and scale_grad_by_freq: raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == 'max' and sparse: raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None:
+        if flat.dtype.name not in ('int64', 'int32'): raise _ids_type_error(flat, 2, 'embedding_renorm_')
+        _renorm_(weight, flat._data, max_norm, norm_type)
     if psw is not None and mode != 'sum':
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
                                   f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    n = weight.shape[0]
+    if padding_idx is not None and not -n <= padding_idx < n:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but got {padding_idx}")
+    for t in (flat, offsets):     # torch refuses floating ids and offsets (integer and bool ones convert)
+        if t is not None and (t.is_floating_point() or t.is_complex()): raise _ids_type_error(t, 1, 'embedding_bag')
     ids = np.asarray(flat._data.tolist(), dtype=np.int64).reshape(-1)   # (the array's numbers: under vmap, the per-sample loop)
     if len(starts) and starts[0] != 0:      # torch checks the runs, then the indices (RuntimeErrors, not embedding's IndexError)
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
@@ -2822,19 +2876,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if len(starts) and starts[-1] > len(ids):
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {len(ids)} but got offsets[-1] of {starts[-1]}")
     bad = (ids < 0) | (ids >= n)
-    # torch's CPU kernels other than its fbgemm one (which sums or averages float32 and half weights without a padding_idx)
-    # name the id, and end the last bag at the end of the input rather than at the last offset
-    other_kernel = mode == 'max' or padding_idx is not None or weight.dtype.name == 'float64'
+    # torch's CPU kernels other than its fbgemm one (which sums or averages float32, half and bfloat16 weights of unit stride
+    # along a row, without a padding_idx) name the id, and end the last bag at the end of the input rather than at the last offset
+    other_kernel = mode == 'max' or padding_idx is not None or weight.dtype.name not in ('float32', 'float16', 'bfloat16') or weight.stride(1) != 1
     if bad.any() and other_kernel:
         raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {ids[bad][0]}")
-    if bad.any() or np.any(np.diff(starts) < 0):
-        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be improved?  "
-                           "If so, please report an enhancement request to PyTorch.)")
+    if not other_kernel and (bad.any() or np.any(np.diff(starts) < 0)):
+        err = _fbgemm_error(ids, starts if include_last_offset else np.append(starts, len(ids)), n)
+        if err is not None: raise err
+        if bad.any():           # ids after the last offset, which no bag reads (include_last_offset)
+            ids = np.where(bad, 0, ids); flat = Tensor._make(array_namespace(flat._data).asarray(ids.reshape(flat.shape)))
+    if np.any(np.diff(starts) < 0): raise RuntimeError(_EXPECTED_I)
     if flat._data.dtype.kind in 'iub' and flat.dtype.name not in ('int64', 'int32'): flat = flat.long()   # embedding_bag takes any integer ids
     if psw is not None and psw.dtype != weight.dtype:
         raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
                            f"'per_sample_weights'; but type {weight.type()} does not equal {psw.type()} (while checking arguments for embedding_bag)")
-    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)        # (n, D)
+    rows = embedding(flat, weight, None, None, norm_type, scale_grad_by_freq)        # (n, D)
     if include_last_offset and other_kernel: starts, include_last_offset = starts[:-1], False
     bag, n_bags = _bag_of(starts, len(ids), include_last_offset)
     keep = (bag >= 0) & (ids != (weight.shape[0] + padding_idx if padding_idx is not None and padding_idx < 0 else padding_idx))
