@@ -67,9 +67,9 @@ def causal_lower_right(*size) -> CausalBias:
     return CausalBias(CausalVariant.LOWER_RIGHT, seq_len_q, seq_len_kv)
 
 # %% ../../../nbs/reference/nn/attention_bias.ipynb #cf9364de
-def _validate_sdpa_input(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
-    "torch's checks of the inputs of a bias's attention (`torch.nn.attention._utils._validate_sdpa_input`)."
-    if query.dtype != key.dtype or query.dtype != value.dtype:
+def _validate_sdpa_input(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, allow_lowp_kv=False):
+    "torch's checks of the inputs of an attention (`torch.nn.attention._utils._validate_sdpa_input`); `allow_lowp_kv`: other k/v dtypes."
+    if not allow_lowp_kv and (query.dtype != key.dtype or query.dtype != value.dtype):
         raise ValueError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {query.dtype}, key.dtype: {key.dtype}, and value.dtype: {value.dtype} instead.")
     if query.device != key.device or query.device != value.device:
         raise ValueError(f"Expected query, key, and value to have the same device type, but got query.device: {query.device}, key.device: {key.device}, and value.device: {value.device} instead.")
