@@ -325,6 +325,27 @@ def _bump(t):
     vc[0] += 1
     if len(vc) > 1: vc[1].written(t)
 
+_META_CHANGED = [False]     # has a tensor with a history changed shape or dtype in place? Only then does the engine check gradients (13_backprop_engine)
+_GRAD_FN = Tensor.grad_fn   # (the slot: a stale view's property raises, 17c_inplace_on_views)
+
+def _keep_meta(t, reset=False, new=None):
+    """Before tensor `t`'s shape or dtype changes without a new history (`set_`, `resize_`, `.data =`, an in-place view
+    under no_grad): the node that made `t` keeps the shape and dtype `t` had, which torch's engine checks every gradient
+    for `t` against. `reset`: a leaf's AccumulateGrad is let go too (torch's set_ and resize_), and its next use makes
+    one. `new`: the array `.data =` gives `t`; torch's set_data lets the AccumulateGrad go only for a new dtype."""
+    fn, nr = _GRAD_FN.__get__(t), t._output_nr
+    if fn is None:
+        r, nr = t._accumulator, 0
+        fn = r() if r is not None else None
+        if fn is None: return
+        if new is not None: reset = new.dtype != t._data.dtype
+        if reset: t._accumulator = None     # (the old one, still in the graphs made so far, checks gradients as before)
+    a = t._data
+    if new is not None and new.shape == a.shape and new.dtype == a.dtype: return
+    meta = fn.__dict__.setdefault('_input_metadata', {})
+    if nr not in meta: meta[nr] = (a.shape, a.dtype)
+    _META_CHANGED[0] = True
+
 def _dtype_name(t): return _LEGACY[t.dtype.name]      # torch's name of a tensor's dtype in its messages: Float, Long...
 
 def _type_string(t):
@@ -440,6 +461,7 @@ def _set_data(self, new):
         raise RuntimeError("Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type.")
     if self._requires_grad and not _differentiable(new._data.dtype):
         raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
+    _keep_meta(self, new=new._data)
     self._data = new._data
 
 Tensor.data = property(_get_data, _set_data, _refuse_delete("Deleting tensor data is not allowed. Delete tensor instead!"))
@@ -711,6 +733,7 @@ def resize_(self:Tensor, *sizes, memory_format=None):
         grown = array_namespace(a).zeros(n, a.dtype) if fill is None else array_namespace(a).full(n, fill, a.dtype)
         grown[:memory.size] = memory
         memory = grown
+    _keep_meta(self, reset=True)      # (only in inference_mode can self have a history here: 10_tensor)
     self._data = _laid_out(lambda shape: memory[:n].reshape(shape), size, order)
     _version_counter(self)[0] += 1
     return self
@@ -1307,6 +1330,7 @@ def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
                         "but expected one of:\n * ()\n * (Storage source)\n * (Storage source, int storage_offset, tuple of ints size, "
                         "tuple of ints stride = None)\n * (Tensor source)\n * (Tensor source, int storage_offset, tuple of ints size, "
                         "tuple of ints stride = None)")
+    _keep_meta(self, reset=True)      # (10_tensor: the gradients for self's old history keep its old shape)
     if isinstance(source, Tensor) and size is None:
         if source.dtype != self.dtype:
             raise RuntimeError(f"Could not set tensor of type {_cpp(source.dtype)} to a tensor of type {_cpp(self.dtype)}")

@@ -1007,7 +1007,7 @@ class _MemoryViews:
 # %% ../nbs/reference/torch/inplace_views.ipynb #abe3b1bd
 import builtins
 from .backend import patch, array_namespace
-from ._tensor import Tensor, _version_counter, _INFERENCE_INPLACE
+from ._tensor import Tensor, _version_counter, _INFERENCE_INPLACE, _keep_meta
 from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
 from .autograd.engine import _check_view_inplace
@@ -1030,6 +1030,7 @@ def _become(self, make_view, node):
     if _Mode.grad and self._requires_grad and self._base is not None and self._base.grad_fn is None:    # (as torch's check_inplace)
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     view = make_view(self)
+    if view.grad_fn is None: _keep_meta(self)     # no new history (no_grad): gradients for the old one keep the old shape (10_tensor)
     self._data = view._data
     if _Mode.fw is not None: _Mode.fw.carry(view, self)   # in a dual level: the tangent takes the new shape (14b_forward_mode)
     if view.grad_fn is not None:

@@ -353,3 +353,66 @@ def test_next_functions_as_torch(case):
         out.sum().backward()           # and backward still reaches the inputs
         return _edges(out.grad_fn), x.grad is not None
     same(f)
+
+
+# The engine checks each gradient against the metadata of the tensor it is for, as torch's validate_outputs: a tensor
+# whose shape or dtype changed without a new history (set_, resize_, .data =, an in-place view under no_grad) still
+# gets gradients of its old shape and dtype: summed down where they expand to it, cast, or refused naming the node.
+def _changed(L, how):
+    "b = a * 1, then b's metadata changed by `how`, then a backward through the old history; what autograd did."
+    seen = []
+    a = L.ones(2, 3, requires_grad=True) if how in ('t_', 'as_strided_') else L.ones(3, requires_grad=True)
+    b = a * 1
+    if how == 'set_':
+        with L.no_grad(): b.set_(L.tensor([4., 5.]))
+    elif how == 't_':
+        with L.no_grad(): b.t_()
+    elif how == 'unsqueeze_':
+        with L.no_grad(): b.unsqueeze_(0)
+    elif how == 'as_strided_':
+        with L.no_grad(): b.as_strided_((3,), (1,))
+    elif how == 'data_shape': b.data = L.ones(2)
+    elif how == 'data_unsqueeze': b.data = L.ones(1, 3)
+    elif how == 'data_dtype': b.data = L.ones(3, dtype=L.float64)
+    elif how == 'resize_inference':
+        with L.inference_mode(): b.resize_(2)
+    b.register_hook(lambda g: seen.append((str(g.dtype).split('.')[-1], list(g.shape))))
+    y = b * L.ones(b.shape, dtype=b.dtype)
+    y.sum().backward()
+    return a.grad.tolist(), seen
+
+@pytest.mark.parametrize('how', ['set_', 't_', 'unsqueeze_', 'as_strided_', 'data_shape', 'data_unsqueeze', 'data_dtype', 'resize_inference'])
+def test_gradients_checked_against_the_old_metadata(how):
+    same(lambda L: _changed(L, how))
+
+def _leaf_changed(L, how):
+    "A leaf whose AccumulateGrad exists (y = a * 1 holds it) changes shape; then a backward through a new use."
+    a = L.ones(2, 3, requires_grad=True) if how == 't_' else L.ones(3, requires_grad=True)
+    y = a * 1
+    if how == 't_':
+        with L.no_grad(): a.t_()
+    elif how == 'unsqueeze_':
+        with L.no_grad(): a.unsqueeze_(0)
+    elif how == 'set_':       # set_ lets the leaf's AccumulateGrad go: the new use makes one of the new shape
+        with L.no_grad(): a.set_(L.ones(2))
+    elif how == 'data_shape': a.data = L.ones(2)
+    z = a * 1
+    z.sum().backward()
+    return a.grad.tolist(), y.grad_fn.next_functions[0][0] is z.grad_fn.next_functions[0][0]
+
+@pytest.mark.parametrize('how', ['t_', 'unsqueeze_', 'set_', 'data_shape'])
+def test_leaf_gradients_checked_against_its_accumulator(how):
+    same(lambda L: _leaf_changed(L, how))
+
+@pytest.mark.parametrize('how', ['root_given', 'grad_of_changed', 'retain_grad'])
+def test_roots_and_captured_gradients_checked(how):
+    def f(L):
+        a = L.ones(3, requires_grad=True); b = a * 1
+        if how == 'retain_grad':
+            with L.no_grad(): b.unsqueeze_(0)
+            b.retain_grad(); (b * 1).sum().backward()
+            return b.grad.tolist()
+        b.data = L.ones(2)
+        if how == 'root_given': b.backward(L.ones(2))
+        else: L.autograd.grad((b * 1).sum(), b)
+    same(f)

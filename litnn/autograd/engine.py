@@ -6,7 +6,9 @@
 from __future__ import annotations
 import bisect, builtins, functools, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
-from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE
+from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable
+from ..backend import _by_np
+from .broadcasting import _summed_dims
 from .graph import AccumulateGrad, Node, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
@@ -187,6 +189,39 @@ def _run_final_callbacks(callbacks):
     i = 0
     while i < len(callbacks): callbacks[i](); i += 1
 
+# %% ../../nbs/13_backprop_engine.ipynb #da71b9d0
+def _checked_gradient(name, i, g, shape, dt):
+    """Gradient `g` (an array or a tensor) for a tensor of shape `shape` and numpy dtype `dt`, as torch's validate_outputs
+    passes it on: summed down to `shape` if it expands to it, cast to `dt`; else torch's error (`name` says who returned it)."""
+    a = g._data if isinstance(g, Tensor) else g
+    if a.shape != shape:
+        if len(a.shape) < len(shape) or builtins.any(s != 1 and s != n for s, n in zip(shape[::-1], a.shape[::-1])):
+            raise RuntimeError(f"{name}invalid gradient at index {i} - got {list(a.shape)} but expected shape compatible with {list(shape)}")
+        if isinstance(g, Tensor): g = g.sum_to_size(shape)
+        else:
+            dims = _summed_dims(a.shape, shape)
+            g = (a.sum(dims, keepdims=True) if dims else a).reshape(shape)
+        a = g._data if isinstance(g, Tensor) else g
+    if a.dtype != dt:
+        floating = a.dtype.kind != 'c' and _differentiable(a.dtype)
+        if not floating and (a.dtype.kind == 'c') != (dt.kind == 'c'):
+            raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
+        g = g.to(_by_np[dt]) if isinstance(g, Tensor) else a.astype(dt)
+    return g
+
+def _validated_outs(node, outs):
+    "The gradients `outs` of `node`, each checked against the metadata its input's node keeps (`_keep_meta`), if it keeps any."
+    res = None
+    for i, ((fn, nr), g) in enumerate(zip(node.next_functions, outs)):
+        meta = getattr(fn, '_input_metadata', None)
+        if meta is None or g is None or nr not in meta or not hasattr(g, 'dtype'): continue
+        h = _checked_gradient(f"Function {node.name()} returned an ", i, g, *meta[nr])
+        if h is not g:
+            if res is None: res = list(outs)
+            res[i] = h
+    return outs if res is None else tuple(res)
+
 # %% ../../nbs/13_backprop_engine.ipynb #ec98d6fa
 def _sum_grads(old, g):
     """Two gradients of one input, summed: a dense one first (sparse + dense is refused), as torch's InputBuffer::accumulate
@@ -203,6 +238,9 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     buffers, captured = {}, {}
     claimed = set()
     for g in root_grads: _claim(g, claimed)    # the caller's memory
+    checked = _META_CHANGED[0]                 # (see _checked_gradient)
+    if checked: root_grads = [_checked_gradient("", i, g, *n._input_metadata[nr]) if g is not None and nr in getattr(n, '_input_metadata', ())
+                               else g for i, ((n, nr), g) in enumerate(zip(roots, root_grads))]
     for (n, nr), g in zip(roots, root_grads):
         g = _value(g, plain)
         buf = buffers.setdefault(n, [None] * n._n_out)
@@ -239,6 +277,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 outs = node.backward(node, g)
                 if type(outs) is not tuple: outs = (outs,)
             else: outs = _call_backward(node, grads, plain)
+            if checked: outs = _validated_outs(node, outs)
             if not plain and node._grad_reads_input: outs = _linked(node, outs)   # see _linked below
             if prof is not None: prof.end_node(ev)
             if node._post_hooks:
@@ -345,10 +384,19 @@ def _materialize(node, grads):
     return res
 
 # %% ../../nbs/13_backprop_engine.ipynb #7a379be9
+def _leaf_shaped(g, a):
+    """Gradient array `g` for leaf array `a` that changed shape since its AccumulateGrad was made (`_keep_meta`): copied into
+    one of `a`'s shape where it broadcasts to it, as torch's AccumulateGrad copies a gradient that breaks its layout contract."""
+    if len(g.shape) > len(a.shape) or not builtins.all(s in (1, n) for s, n in zip(g.shape[::-1], a.shape[::-1])): return g
+    out = array_namespace(g).empty(a.shape, g.dtype)
+    out[...] = g
+    return out
+
 def _accumulate(node, g, claimed, create_graph):
     "AccumulateGrad's work (its leaf's hooks have run): .grad, then post-accumulate hooks, then the node's post-hooks."
     t = node.variable
     fresh = t._grad is None
+    if fresh and not create_graph and g.shape != t._data.shape: g = _leaf_shaped(g, t._data)
     _store_grad(t, g, claimed, create_graph)
     if t._post_acc_hooks:
         for h in list(t._post_acc_hooks.values()):

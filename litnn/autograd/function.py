@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, functools, inspect, warnings, numpy as np
 from .._tensor import Tensor, _version_counter, _bump
 from .graph import Node, _edge, _counter, _SavedOutput
-from .engine import _check_inplace, _new_history
+from .engine import _check_inplace, _new_history, _checked_gradient
 from ..backend import array_namespace
 from .grad_mode import _Mode, no_grad
 
@@ -16,23 +16,11 @@ __all__ = ['FunctionCtx', 'Function', 'NestedIOFunction', 'once_differentiable',
 
 # %% ../../nbs/14_custom_functions.ipynb #c3f1a002
 def _validated(ctx, grads):
-    "The gradients custom backward `ctx` returned for its tensor inputs, checked as torch's engine checks them."
-    if builtins.all(not isinstance(g, Tensor) or (g.shape == s and g.dtype == d) for g, (s, d) in zip(grads, ctx._in_meta)): return grads   # the common case
-    res = []
-    for i, (g, (fn, _), (shape, dt)) in enumerate(zip(grads, ctx.next_functions, ctx._in_meta)):
-        if isinstance(g, Tensor) and fn is not None:        # (no check for an input that needs no gradient: torch skips it too)
-            if g.shape != shape:
-                if len(g.shape) < len(shape) or builtins.any(s != 1 and s != n for s, n in zip(shape[::-1], g.shape[::-1])):
-                    raise RuntimeError(f"Function {ctx.name()} returned an invalid gradient at index {i} - got {list(g.shape)} "
-                                       f"but expected shape compatible with {list(shape)}")
-                g = g.sum_to_size(shape)
-            if g.dtype != dt:
-                if g.is_complex() and not dt.is_complex:
-                    raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, but got false.  "
-                                       "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
-                g = g.to(dt)
-        res.append(g)
-    return tuple(res)
+    "The gradients custom backward `ctx` returned for its tensor inputs, checked as torch's engine checks them (`_checked_gradient`)."
+    if builtins.all(not isinstance(g, Tensor) or (g._data.shape == s and g._data.dtype == d) for g, (s, d) in zip(grads, ctx._in_meta)): return grads   # the common case
+    # (no check for an input that needs no gradient: torch skips it too)
+    return tuple(_checked_gradient(f"Function {ctx.name()} returned an ", i, g, *meta) if isinstance(g, Tensor) and fn is not None else g
+                 for i, (g, (fn, _), meta) in enumerate(zip(grads, ctx.next_functions, ctx._in_meta)))
 
 # %% ../../nbs/14_custom_functions.ipynb #b7a0b590
 class FunctionCtx(Node):
@@ -193,7 +181,7 @@ class Function(metaclass=_FunctionMeta):
             if ev is not None: prof.end(ev)
         if record:
             ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_t) if t)
-            ctx._in_meta = tuple((a._data.shape, a.dtype) for a, t in zip(args, is_t) if t)   # what `_validated` checks gradients against
+            ctx._in_meta = tuple((a._data.shape, a._data.dtype) for a, t in zip(args, is_t) if t)   # what `_validated` checks gradients against
             ctx._seq = next(_counter)
             if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)   # where forward ran, for backward's errors (reference/backprop/anomaly_mode)
             out = _link_outputs(ctx, out, args)
