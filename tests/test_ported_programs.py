@@ -587,3 +587,27 @@ def test_transform_that_is_a_module_as_torch():
         outs.append(([n for n, _ in t.named_parameters()], y.tolist(), round(lp.item(), 6), t.a.grad.item(), t.inv(y).tolist(),
                      len(list(c.parameters())), c(x).tolist(), t._cache_size))
     assert outs[0] == outs[1]
+
+# third-party-12 (build-nanogpt's train_gpt2.py under CPU autocast(bfloat16)): the gradient of a broadcast operand
+# (a Linear's bias, `x @ w.T + b`, `x * s`) in half precision is summed in float32 and rounded once, as torch's sum;
+# numpy summed bfloat16 in bfloat16 (178 for torch's 188) and float16 in float16
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_half_precision_broadcast_gradient_sums_as_torch(dtype):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal((4, 32, 16)), rng.standard_normal((24, 16)) * .1, rng.standard_normal(24)
+    g, s = rng.standard_normal((4, 32, 24)) * 30, rng.standard_normal((4, 1, 24))
+    out = []
+    for lib in both():
+        dt = getattr(lib, dtype)
+        t = lambda a, grad=True: lib.tensor(a, dtype=lib.float32).to(dt).requires_grad_(grad)
+        X, W, Bb, G, S = t(x), t(w), t(b), t(g, False), t(s)
+        lib.nn.functional.linear(X, W, Bb).backward(G)
+        B2 = t(b); (X.detach() @ W.detach().T + B2).backward(G)
+        (X.detach() @ W.detach().T * S).backward(G)
+        with lib.autocast('cpu', dtype=lib.bfloat16):
+            B3 = lib.tensor(b, dtype=lib.float32, requires_grad=True); y = lib.nn.functional.linear(X.detach().float(), W.detach().float(), B3)
+        y.backward(G.bfloat16())
+        out.append([a.float().numpy() for a in (Bb.grad, B2.grad, S.grad, B3.grad)])     # (the sums; not the products)
+    for a, c in zip(*out): np.testing.assert_array_equal(a, c)

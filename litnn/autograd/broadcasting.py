@@ -391,6 +391,7 @@ def _reduce(g, shape):
     if g.shape == shape: return g
     dims = _summed_dims(g.shape, shape)
     if not dims: return g.reshape(shape)
+    if _half(g): return _summed(g, None, axis=dims, keepdims=True).reshape(shape)   # in float32, rounded once, as torch's sum
     if dims == tuple(range(len(dims))): return _sum_leading(g, len(dims)).reshape(shape)   # a bias's gradient: over the batch
     return g.sum(axis=dims, keepdims=True).reshape(shape)
 
