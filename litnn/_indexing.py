@@ -93,6 +93,7 @@ class IndexSelectBackward0(_Index): adv = True
 @patch
 def __getitem__(self:Tensor, key):
     "Basic indexing (ints, slices, None, ...) gives a view; index tensors, lists and masks give a copy."
+    if _Mode.batched is not None and (out := _Mode.batched.index(self, key)) is not NotImplemented: return out   # batched index tensors (33b_batching_rules)
     k, op = _index_key(self, key)
     try: out = op.apply(self, key=k)
     except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None

@@ -240,3 +240,34 @@ def test_warnings(monkeypatch):
                     if str(x.message).startswith(('return_lse', 'flex_attention called', '_compile flag'))])   # not torch.compile's own
     assert len(got[0]) == 3
     assert got[0] == got[1]
+
+
+def test_vmap_index_by_batched_tensors_and_bitwise():
+    "What score_mods and mask_mods do under vmap, batched in one gather (not a loop per sample), as torch.vmap computes it."
+    torch.manual_seed(4)
+    doc, rel, x = torch.randint(0, 3, (6,)), torch.randn(6, 6, requires_grad=True), torch.randn(4, 6, 6)
+    i, j = torch.tensor([0, 2, 5]), torch.tensor([1, 1, 4, 5])
+    fns = [lambda M, d, r, a, b: d[a] == d[b],
+           lambda M, d, r, a, b: r[a, b],
+           lambda M, d, r, a, b: r[a][b] * r[b, a],
+           lambda M, d, r, a, b: r[2, b] + r[a, 3],
+           lambda M, d, r, a, b: (a >= b) & (d[a] == d[b]) | (a - b > 3) ^ (b == 1),
+           lambda M, d, r, a, b: a.new_ones((), dtype=M.bool) & (a != b)]
+    for k, f in enumerate(fns):
+        def nested(M, vmap, d, r):
+            g = vmap(lambda a, b: f(M, d, r, a, b), in_dims=(None, 0))
+            return vmap(g, in_dims=(0, None))
+        t = nested(torch, torch.vmap, doc, rel)(i, j)
+        lr = lt(rel, True)
+        l = nested(litnn, litnn.func.vmap, lt(doc), lr)(lt(i), lt(j))
+        close(t.double(), l.double()); assert str(t.dtype)[6:] == str(l.dtype)[6:], k
+        if t.dtype.is_floating_point:
+            t.sum().backward(); l.sum().backward()
+            close(rel.grad, lr.grad); rel.grad = None
+    # a batched tensor indexed by another batch's indices, and by its own
+    tv = torch.vmap(lambda xs, a: xs[a, a], in_dims=(0, None))(x, i)
+    lv = litnn.func.vmap(lambda xs, a: xs[a, a], in_dims=(0, None))(lt(x), lt(i))
+    close(tv, lv)
+    tv = torch.vmap(lambda xs, a: xs[a], in_dims=(0, 0))(x, torch.tensor([1, 0, 5, 2]))
+    lv = litnn.func.vmap(lambda xs, a: xs[a], in_dims=(0, 0))(lt(x), litnn.tensor([1, 0, 5, 2]))
+    close(tv, lv)

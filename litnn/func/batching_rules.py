@@ -13,7 +13,8 @@ from ..autograd.graph import Op
 from .._pointwise import _Unary
 from .._pointwise import _Binary
 from .._products import matmul
-from .vmap import (BatchedTensor, _RULES, _batched, _is_b, _level_of, _phys, _wrap, _arg, _call,
+from .._creation import arange
+from .vmap import (BatchedTensor, _RULES, _batched, _is_b, _level_of, _phys, _wrap, _arg, _call, _dispatch,
                              _NotBatchable, _VmapError)
 
 # %% ../../nbs/33b_batching_rules.ipynb #0f5ffbb1
@@ -44,7 +45,7 @@ for _c in [_Unary, _Binary, *_op_classes('AddBackward0', 'SubBackward0', 'MulBac
 
 # %% ../../nbs/33b_batching_rules.ipynb #08f08e9e
 def _elementwise_method(name):
-    "A comparison (or reflected power) method of `BatchedTensor`: the elementwise rule around `Tensor`'s."
+    "A comparison, bitwise (or reflected power) method of `BatchedTensor`: the elementwise rule around `Tensor`'s."
     def method(self, other):
         if not isinstance(other, (Tensor, int, float, bool)): return NotImplemented
         level = max(_level_of(self), _level_of(other))
@@ -54,7 +55,8 @@ def _elementwise_method(name):
     return method
 
 _FLIPPED = {'__lt__': '__gt__', '__le__': '__ge__', '__gt__': '__lt__', '__ge__': '__le__', '__eq__': '__eq__', '__ne__': '__ne__',
-            '__rpow__': '__pow__'}
+            '__rpow__': '__pow__', '__and__': '__and__', '__or__': '__or__', '__xor__': '__xor__',
+            '__rand__': '__and__', '__ror__': '__or__', '__rxor__': '__xor__'}   # (`mask & other_mask` in a mask_mod: 47b_flex_attention)
 for _n in _FLIPPED: setattr(BatchedTensor, _n, _elementwise_method(_n))
 
 # %% ../../nbs/33b_batching_rules.ipynb #ddaa0121
@@ -152,11 +154,30 @@ def _getitem(self, key):
     parts = key if isinstance(key, tuple) else (key,)
     if any(isinstance(k, BatchedTensor) and k.dtype == B.bool for k in parts):
         raise _VmapError("vmap: We do not support batching operators that can support dynamic shape. Attempting to batch over indexing with a boolean mask.")
+    if (out := _batched_index(self, key)) is not NotImplemented: return out
     bkey = _batch_key(tuple(k._value if _is_b(k, self._level) else k for k in parts))
     if bkey is None or any(isinstance(k, BatchedTensor) for k in parts): raise _NotBatchable("a batched or separated index")
     return _batched(Tensor.__getitem__(self._value, bkey), self._level)
 
 BatchedTensor.__getitem__ = _getitem
+
+_INDEX_DTYPES = (B.int64, B.int32, B.int16, B.int8)
+
+def _batched_index(x, key):
+    """`x[key]` where `key` holds only integers and integer tensors, some batched (`doc[q_idx]`, `bias[b, h, q_idx, kv_idx]` in
+    a vmapped function): one gather with the batch as the first index (`arange` for a batched `x`); NotImplemented otherwise."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not parts or not all(isinstance(k, Tensor) and k.dtype in _INDEX_DTYPES or type(k) is int for k in parts): return NotImplemented
+    tensors = [k for k in parts if isinstance(k, Tensor)]
+    level = max(map(_level_of, [x] + tensors))
+    if not level or not any(isinstance(k, BatchedTensor) for k in tensors): return NotImplemented
+    n = next(a._value.shape[0] for a in [x] + tensors if _is_b(a, level))
+    rank = max((k.dim() for k in tensors), default=0)
+    pkey = tuple(_aligned(k, rank, level) if _is_b(k, level) else k for k in parts)      # batch first, sample dims right-aligned
+    if _is_b(x, level): pkey = (arange(n, device=x.device).reshape((n,) + (1,) * rank),) + pkey
+    return _batched(_phys(x, level)[pkey], level)
+
+_dispatch.index = _batched_index     # what `Tensor.__getitem__` (18_indexing) asks first while a vmap runs
 
 # %% ../../nbs/33b_batching_rules.ipynb #d4f4adf5
 def _one_batched(ba, level):
