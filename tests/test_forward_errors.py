@@ -241,3 +241,63 @@ def test_local_response_norm_dtypes_as_its_pools(dt, shape):
     x = np.random.default_rng(0).standard_normal(shape)
     np.testing.assert_allclose(litnn.nn.functional.local_response_norm(litnn.tensor(x), 3, 1e-2).numpy(),
                                torch.nn.functional.local_response_norm(torch.tensor(x), 3, 1e-2).numpy(), rtol=1e-12)
+
+
+MHA = 'L.nn.MultiheadAttention(4, 2)'
+@pytest.mark.parametrize('src', [f'{MHA}(T(3, 2, 4), T(3, 2, 4), T(3, 2, 4), attn_mask=T(3, 3).double())', f'{MHA}(T(3, 2, 4), T(3, 2, 4), T(3, 2, 4), attn_mask=T(3, 3).half())',
+                                 f'{MHA}(T(3, 2, 4), T(3, 2, 4), T(3, 2, 4), attn_mask=T(4, 3, 3).double())',
+                                 f'{MHA}(T(3, 2, 4), T(3, 2, 4), T(3, 2, 4), attn_mask=T(3, 3) > 0, key_padding_mask=T(2, 3).double())',
+                                 f'{MHA}(T(3, 2, 4), T(3, 2, 4), T(3, 2, 4), key_padding_mask=T(2, 3).double())',
+                                 f'{MHA}(T(3, 2, 4), T(3, 3, 4), T(3, 3, 4))', f'{MHA}(T(3, 2, 4), T(3, 3, 4), T(3, 3, 5))',
+                                 'L.nn.TransformerDecoderLayer(4, 2, 8, dropout=0.)(T(3, 2, 4), T(5, 2, 5))',
+                                 'L.nn.TransformerDecoderLayer(4, 2, 8, dropout=0.)(T(3, 2, 4), T(5, 3, 4))',
+                                 'L.nn.Transformer(4, 2, 1, 1, 8, dropout=0.)(T(3, 2, 4), T(5, 3, 4))'])
+def test_attention_errors_from_torchs_layout(src):
+    # torch's need_weights path adds the mask by baddbmm (one dtype), projects key and value together when they are one
+    # tensor, and views the projections as (seq, batch·heads, head_dim): its errors name those
+    def f(L):
+        L.manual_seed(0)
+        eval(src, dict(L=L, T=lambda *s: L.randn(s)))
+    same(f)
+
+
+@pytest.mark.parametrize('kpm', [False, True])
+@pytest.mark.parametrize('mask', [None, (3, 3), (4, 3, 3)])
+@pytest.mark.parametrize('kv', ['same', 'kv', 'all'])
+def test_attention_values_after_layout_change(mask, kpm, kv):
+    rng = np.random.default_rng(0)
+    x, y, m, p = (rng.standard_normal(s).astype('float32') for s in ((3, 2, 4), (5, 2, 4), mask or (1,), (2, 5 if kv != 'same' else 3)))
+    outs = []
+    for L in (litnn, torch):
+        L.manual_seed(0)
+        mha = L.nn.MultiheadAttention(4, 2)
+        q = L.tensor(x, requires_grad=True)
+        k = q if kv == 'same' else L.tensor(y)
+        v = k if kv != 'all' else L.tensor(y[::-1].copy())
+        am = None if mask is None else L.tensor(m[..., :k.shape[0]] if kv != 'same' else m)
+        if am is not None and kv != 'same': am = L.tensor(rng.standard_normal(m.shape[:-1] + (5,)).astype('float32')) if L is litnn else L.tensor(outs[0][3])
+        o, w = mha(q, k, v, attn_mask=am, key_padding_mask=L.tensor(p > 0) if kpm else None)
+        o.sum().backward()
+        outs.append((o.detach().numpy(), w.detach().numpy(), q.grad.numpy(), None if am is None else am.numpy()))
+    for a, b in zip(outs[0][:3], outs[1][:3]): np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize('a,b,c', [((3, 4), (3, 4), (3, 4)), ((3, 4), (2, 1, 4), (3, 1)), ((3, 4), (3, 5), (3, 4)), ((3, 4), (3, 1), (4,)),
+                                   ((3, 4), (3, 4), (2, 3, 4))])
+@pytest.mark.parametrize('tg', ['Z(a)', 'Z(a) > 0', 'Z(a).long()', 'Z(a).double()'])
+@pytest.mark.parametrize('kw', ['weight=Z(b)', 'pos_weight=Z(b)', 'pos_weight=Z(c), weight=Z(b)', '', 'pos_weight=Z(c), X=1'])
+def test_bce_with_logits_steps_as_torch(a, b, c, tg, kw):
+    # torch's formula runs in place into a tensor of input's shape: a larger weight or pos_weight is refused; a bool
+    # target fails at `1 - target`, an integer one at the in-place product
+    def f(L):
+        Z = L.zeros
+        args = eval(f'dict({kw})', dict(Z=Z, b=b, c=c))
+        x = Z(a).long() if args.pop('X', 0) else Z(a)
+        return L.nn.functional.binary_cross_entropy_with_logits(x, eval(tg, dict(Z=Z, a=a)), **args).tolist()
+    same(f)
+
+
+@pytest.mark.parametrize('x,tgt', [('I(3, 3)', 'L.tensor([0, 1, 2])'), ('I(3, 3)', 'L.zeros(3, 3)'), ('I(3, 3, 3)', 'L.zeros(3, 3).long()'),
+                                   ('I(3, 3)', 'L.zeros(3, 3).long()'), ('T(3, 3)', 'L.zeros(3, 3)')])
+def test_multilabel_margin_loss_shape_before_dtype(x, tgt):
+    same(lambda L: L.nn.MultiLabelMarginLoss()(eval(x, dict(I=lambda *s: L.randint(0, 3, s), T=lambda *s: L.randn(s))), eval(tgt, dict(L=L))))

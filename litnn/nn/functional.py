@@ -2550,6 +2550,7 @@ from .. import backend as B
 from .._creation import empty, zeros_like
 from .._views import cat
 from .._tensor import Tensor
+from .._products import baddbmm
 
 # %% ../../nbs/47a_multihead_attention.ipynb #dba2ed4e
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
@@ -2590,6 +2591,10 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
 def _in_projection(query, key, value, w, b, ws=None):
     "q, k, v: one product when query, key and value are one tensor (self-attention), else one per input."
     if ws is None and query is key is value: return linear(query, w, b).chunk(3, -1)
+    if ws is None and key is value:     # torch's packed projection: key and value through one product (its errors name that weight)
+        E = query.size(-1)
+        (wq, wkv), (bq, bkv) = w.split([E, 2 * E]), (None, None) if b is None else b.split([E, 2 * E])
+        return (linear(query, wq, bq), *linear(key, wkv, bkv).chunk(2, -1))
     for name, x, wi in zip(('query', 'key', 'value'), (query, key, value), ws or ()):   # torch's separate weights: each must fit its input
         if wi.shape != (query.size(-1), x.size(-1)):
             raise AssertionError(f"expecting {name} weights shape of {(query.size(-1), x.size(-1))}, but got {wi.shape}")
@@ -2622,14 +2627,20 @@ def _combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads
 # %% ../../nbs/47a_multihead_attention.ipynb #f7794486
 def _heads(x, bsz, num_heads):
     "(seq, batch, embed) -> (batch, heads, seq, head_dim)."
-    return x.reshape(x.shape[0], bsz, num_heads, x.shape[-1] // num_heads).permute(1, 2, 0, 3)   # no -1: an empty batch has any
+    hd = x.shape[-1] // num_heads         # (seq, batch·heads, head_dim) first, as torch: its view's error names that shape
+    return x.reshape(x.shape[0], bsz * num_heads, hd).transpose(0, 1).reshape(bsz, num_heads, x.shape[0], hd)   # no -1: an empty batch has any
 
 # %% ../../nbs/47a_multihead_attention.ipynb #6b307fe1
 def _attend(q, k, v, mask, dropout_p, is_causal, need_weights, average_attn_weights):
     "Attention over the heads; with `need_weights`, composed as torch does it, so that the weights can be returned."
     if not need_weights: return scaled_dot_product_attention(q, k, v, mask, dropout_p, is_causal), None
-    s = (q * math.sqrt(1.0 / q.shape[-1])) @ k.mT
-    with np.errstate(invalid='ignore'): w = (s if mask is None else s + mask).softmax(-1)   # a fully masked row: nan, as torch
+    qs = q * math.sqrt(1.0 / q.shape[-1])
+    if mask is None: s = qs @ k.mT
+    else:       # torch's baddbmm over the batch·heads products: it refuses a mask of another dtype than the scores'
+        (b, h, L, _), S = q.shape, k.shape[2]
+        m = mask.reshape(1, L, S) if mask.shape[:2] == (1, 1) else mask.expand(b, h, L, S).reshape(b * h, L, S)
+        s = baddbmm(m, qs.reshape(b * h, L, -1), k.mT.reshape(b * h, -1, S)).view(b, h, L, S)
+    with np.errstate(invalid='ignore'): w = s.softmax(-1)   # a fully masked row: nan, as torch
     if dropout_p > 0: w = dropout(w, dropout_p)
     return w @ v, w.mean(1) if average_attn_weights else w
 
@@ -3699,11 +3710,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                         else _Reduction.get_enum(reduction)]
     if target.shape != input.shape: raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
     _refuse_integers(input, 'log_sigmoid_cpu')
+    # torch's C++ formula, step by step: log_sigmoid(input) *= (pos_weight - 1) * target + 1; loss = (1 - target) * input
+    # - that, in place; loss *= weight. An in-place step refuses a shape larger than input's, and an integer target
+    def into_input(shape):
+        if shape != input.shape: raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
+    if pos_weight is not None: into_input(_broadcast_shape(pos_weight.shape, target.shape))
     if not _float_dtype(target):
+        target.new_ones(target.shape).sub_(target)       # C++'s `1 - target`: a bool target is refused there
         raise RuntimeError(f"result type {_LEGACY[input.dtype.name]} can't be cast to the desired output type {_LEGACY[target.dtype.name]}")
     _not_differentiable('binary_cross_entropy_with_logits', weight=weight, pos_weight=pos_weight)
-    if weight is not None: _broadcast_shape(input.shape, weight.shape)
-    if pos_weight is not None: _broadcast_shape(pos_weight.shape, input.shape)
+    if weight is not None: into_input(_broadcast_shape(input.shape, weight.shape))
     if input.dtype != target.dtype: input = input.to(target.dtype)   # torch's formula starts from the target: its dtype wins
     return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 
@@ -3963,11 +3979,11 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if amp._active: input, target = amp._autocast('multilabel_margin_loss', input, target)
     _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
     reduction = _reduction(size_average, reduce, reduction, enum=True)
-    _refuse_integers(input, 'multilabel_margin_loss_forward_out_frame')
     _check_margin_shapes(input)
     seen = lambda t: (t.numel(),) if t.dim() <= 1 else tuple(t.shape)      # a vector's targets: one per class
     if (target.dim() <= 1) != (input.dim() <= 1) or seen(target) != seen(input):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    _refuse_integers(input, 'multilabel_margin_loss_forward_out_frame')      # (torch's shape checks come first, then its kernel's dtypes)
     if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
     x, t, single = _batched(input.reshape(-1), target.reshape(-1)) if input.dim() <= 1 else _batched(input, target)   # 0-d: one class
     c = x.shape[1]
