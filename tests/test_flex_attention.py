@@ -271,3 +271,18 @@ def test_vmap_index_by_batched_tensors_and_bitwise():
     tv = torch.vmap(lambda xs, a: xs[a], in_dims=(0, 0))(x, torch.tensor([1, 0, 5, 2]))
     lv = litnn.func.vmap(lambda xs, a: xs[a], in_dims=(0, 0))(lt(x), litnn.tensor([1, 0, 5, 2]))
     close(tv, lv)
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+def test_half_precision_and_layout(dtype):
+    "Half-precision inputs: float32 scores, the output in the inputs' dtype; the output laid out as the query (here B, L, H, E)."
+    torch.manual_seed(5)
+    def to_l(x): return litnn.tensor(x.detach().float().numpy()).to(getattr(litnn, dtype))
+    q, k, v = (torch.randn(1, 2, 8, 4).to(getattr(torch, dtype)) for _ in range(3))
+    to, lo = T.flex_attention(q, k, v), L.flex_attention(to_l(q), to_l(k), to_l(v))
+    assert lo.dtype == getattr(litnn, dtype)
+    close(to.float(), lo.float(), 1e-2)
+    x = torch.randn(2, 8, 3, 4)
+    to, lo = T.flex_attention(*(x.transpose(1, 2),) * 3), L.flex_attention(*(lt(x).transpose(1, 2),) * 3)
+    close(to, lo); assert to.stride() == lo.stride()
+    assert repr(T._score_mod_signature).replace('torch.', '') == repr(L._score_mod_signature).replace('litnn.', '')

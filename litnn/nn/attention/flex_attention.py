@@ -8,7 +8,8 @@ __all__ = ['noop_mask', 'create_mask', 'or_masks', 'and_masks', 'BlockMask', 'cr
 
 # %% ../../../nbs/47b_flex_attention.ipynb #3f77e493
 import enum, functools, inspect, itertools, math, operator, typing, warnings
-from typing import Callable, NamedTuple, TypedDict, Literal
+from collections.abc import Callable
+from typing import NamedTuple, TypedDict, Literal
 from ..._tensor import Tensor
 from ...backend import bool as bool_, int8, int32
 from ..._creation import arange, ones, zeros
