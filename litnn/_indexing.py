@@ -204,13 +204,18 @@ def index_select(self:Tensor, dim, index): return index_select(self, dim, index)
 class IndexPutBackward0(Op):
     "`x` with `value` written (or, with `accumulate`, added) at `key`; in `x`'s own memory if `inplace`."
     @staticmethod
-    def forward(ctx, x, value, key, op, accumulate=False, inplace=False, order='C'):
+    def forward(ctx, x, value, key, op, accumulate=False, inplace=False, order='C', opmath=False):
         # the key's index arrays are copied: a mask changed in place after the write (torch keeps its indices) must not
         # change which positions the backward routes gradients to
         saved = tuple(k.copy() if hasattr(k, 'ndim') else k for k in key) if type(key) is tuple else key
         ctx.key, ctx.op, ctx.acc, ctx.vshape = saved, op, accumulate, _shape(value)
         out = x._data if inplace else x._data.copy(order=order)     # (order 'K': a clone that keeps x's layout, as index_put's)
-        _put(out, key, _array_of(value), accumulate)
+        v = _array_of(value)
+        if opmath and out.dtype.itemsize == 2 and out.dtype.kind not in 'iu':     # index_add_, scatter_add_ of half precision:
+            acc = out.astype(np.float32)                                      # torch sums in float32 and rounds once (index_put_:
+            _put(acc, key, v.astype(np.float32) if hasattr(v, 'astype') else v, accumulate)    # each add rounded, as numpy's)
+            out[...] = acc.astype(out.dtype)
+        else: _put(out, key, v, accumulate)
         return out
     @staticmethod
     def backward(ctx, g):
@@ -382,7 +387,7 @@ def scatter_add(input, dim, index, src):
     bad = (a < 0) | (a >= (s[d] if s else 1))        # (numpy would wrap a negative index)
     if bool(bad.any()): raise RuntimeError(f"index {builtins.int(a[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {s[d] if s else 1}")
     if src._data.shape != a.shape: src = src[tuple(slice(0, m) for m in a.shape)]
-    return ScatterAddBackward0.apply(input, src, key=_along(a, d), op=GatherBackward0, accumulate=True)
+    return ScatterAddBackward0.apply(input, src, key=_along(a, d), op=GatherBackward0, accumulate=True, opmath=True)
 
 @patch
 def masked_fill(self:Tensor, mask, value): return masked_fill(self, mask, value)
@@ -671,7 +676,7 @@ def _slices_key(input, dim, index, what, source=None, alpha=1):
 def index_add(input, dim, index, source, *, alpha=1):
     "`input` with `alpha * source[k]` added to its slice `index[k]` along `dim` (repeated indices add up)."
     key = _slices_key(input, dim, index, 'index_add_', source, alpha)
-    return IndexAddBackward0.apply(input, source if alpha == 1 else source * alpha, key=key, op=IndexSelectBackward0, accumulate=True)
+    return IndexAddBackward0.apply(input, source if alpha == 1 else source * alpha, key=key, op=IndexSelectBackward0, accumulate=True, opmath=alpha == 1)
 
 def index_copy(input, dim, index, source):
     "`input` with `source[k]` copied into its slice `index[k]` along `dim`."

@@ -611,3 +611,24 @@ def test_half_precision_broadcast_gradient_sums_as_torch(dtype):
         y.backward(G.bfloat16())
         out.append([a.float().numpy() for a in (Bb.grad, B2.grad, S.grad, B3.grad)])     # (the sums; not the products)
     for a, c in zip(*out): np.testing.assert_array_equal(a, c)
+
+# third-party-12 (half-precision gradients of the layers DETR/whisper/nanoGPT use): torch's index_add_ and scatter_add_
+# of float16/bfloat16 sum in float32 and round once, its embedding backward (and index_put_(accumulate=True)) adds the
+# rows one by one, each sum rounded: litnn had index_add_/scatter_add_ rounding every add and the embedding's gradient
+# summed once by a one-hot product
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('n', [28, 500])
+def test_half_precision_index_sums_as_torch(dtype, n):
+    import numpy as np
+    rng = np.random.default_rng(n)
+    idx, g, s = rng.integers(0, 7, n), rng.standard_normal((n, 8)) * 4, rng.standard_normal((7, 8))
+    out = []
+    for lib in both():
+        dt = getattr(lib, dtype)
+        G, S, I = lib.tensor(g, dtype=lib.float32).to(dt), lib.tensor(s, dtype=lib.float32).to(dt), lib.tensor(idx)
+        e = lib.nn.Embedding(7, 8).to(dt); e(I.view(4, -1) if n % 4 == 0 else I).backward(G.view(4, -1, 8) if n % 4 == 0 else G)
+        out.append([t.detach().float().numpy() for t in (
+            S.clone().index_add_(0, I, G), lib.index_add(S, 0, I, G), S.clone().scatter_add_(0, I[:, None].expand(-1, 8), G),
+            lib.scatter_add(S, 0, I[:, None].expand(-1, 8), G), S.clone().index_put_((I,), G, accumulate=True), e.weight.grad)])
+    for a, c in zip(*out): np.testing.assert_array_equal(a, c)

@@ -128,7 +128,8 @@ def _row_scale(idx, padding_idx, by_freq):
 def _index_sum(xp, idx, rows, n):
     """`rows` added up into n rows by `idx`: a one-hot product when that matrix is small (one GEMM), else `add.at`. (Not
     with a NaN or an infinity among the rows: the product would spread it, 0 * inf, into every row, where torch adds it into one.)"""
-    if idx.size * n <= 1 << 22 and xp.isfinite(rows).all(): return (idx == xp.arange(n).reshape(-1, 1)).astype(rows.dtype) @ rows
+    half = rows.dtype.itemsize == 2 and rows.dtype.kind not in 'iu'    # torch adds half-precision rows one by one, each sum rounded
+    if idx.size * n <= 1 << 22 and not half and xp.isfinite(rows).all(): return (idx == xp.arange(n).reshape(-1, 1)).astype(rows.dtype) @ rows
     out = xp.zeros((n, rows.shape[-1]), dtype=rows.dtype)
     xp.add.at(out, idx, rows)
     return out
