@@ -7,10 +7,10 @@ __all__ = []
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #37a79a0d
 import builtins, functools, inspect, sys, types
-from .backend import dtype, memory_format
+from .backend import dtype, memory_format, device, Generator
 from .backend import _type_name   # torch's way of naming a wrong argument's type
 import numpy as np
-from ._tensor import Tensor
+from ._tensor import Tensor, layout
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #26d9868b
 _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 'x1'), 'other': ('x2',)}
@@ -1659,10 +1659,17 @@ def _typed_ok(kind, v, numbers=False):
     if isinstance(v, (builtins.int, np.integer)): return not isinstance(v, (builtins.bool, np.bool_))
     return isinstance(v, Tensor) and v.dim() == 0 and not v.dtype.is_floating_point and not v.dtype.is_complex and v.dtype.name != 'bool'
 
+_C_TYPES = {'dtype', 'device', 'layout', 'memory_format', 'Generator', 'Size', 'qscheme'}
+
+def _tp_name(v):
+    "`_type_name`, but `litnn.dtype` for the types torch defines in C (its messages say `torch.dtype`, `torch.device`)."
+    t = type(v)
+    return f'litnn.{t.__name__}' if t.__name__ in _C_TYPES and t.__module__.startswith('litnn') else _type_name(v)
+
 def _invalid_combination(fn, args, kwargs):
     "torch's TypeError when no one signature of `fn` explains a call: it lists what was given (`args` without a method's self)."
-    kws = [f'{k}={_type_name(a)}' for k, a in sorted(kwargs.items())]
-    got = ', '.join([_type_name(a) for a in args] + kws) if args else ''.join(k + ', ' for k in kws)
+    kws = [f'{k}={_tp_name(a)}' for k, a in sorted(kwargs.items())]
+    got = ', '.join([_tp_name(a) for a in args] + kws) if args else ''.join(k + ', ' for k in kws)
     return TypeError(f"{fn}() received an invalid combination of arguments - got ({got})")
 
 def _typed_refused(fn, name, kind, pos, v, args, kwargs, arity):
@@ -1734,6 +1741,839 @@ def _int_list(fn, name, v, pos=2, varargs=False, overloads=False):
         out.append(builtins.int((s._data if isinstance(s, Tensor) else s).reshape(()) if not isinstance(s, (builtins.int, np.integer)) else s))
     return tuple(out)
 
+_PARSER_SIGNATURES = {('f', 'add'): ('add(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|deprecated',
+                'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)'),
+ ('f', 'addbmm'): ('addbmm(Scalar beta, Tensor input, Scalar alpha, Tensor batch1, Tensor batch2, *, Tensor '
+                   'out=None)|deprecated',
+                   'addbmm(Scalar beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out=None)|deprecated',
+                   'addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor '
+                   'out=None)'),
+ ('f', 'addcdiv'): ('addcdiv(Tensor input, Scalar value, Tensor tensor1, Tensor tensor2, *, Tensor '
+                    'out=None)|deprecated',
+                    'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)'),
+ ('f', 'addcmul'): ('addcmul(Tensor input, Scalar value, Tensor tensor1, Tensor tensor2, *, Tensor '
+                    'out=None)|deprecated',
+                    'addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)'),
+ ('f', 'addmm'): ('addmm(Scalar beta, Tensor input, Scalar alpha, Tensor mat1, Tensor mat2, *, Tensor '
+                  'out=None)|deprecated',
+                  'addmm(Scalar beta, Tensor input, Tensor mat1, Tensor mat2, *, Tensor out=None)|deprecated',
+                  'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
+                  'addmm(Tensor input, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar '
+                  'alpha=1, Tensor out=None)'),
+ ('f', 'addmv'): ('addmv(Scalar beta, Tensor input, Scalar alpha, Tensor mat, Tensor vec, *, Tensor '
+                  'out=None)|deprecated',
+                  'addmv(Scalar beta, Tensor input, Tensor mat, Tensor vec, *, Tensor out=None)|deprecated',
+                  'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)'),
+ ('f', 'addmv_'): ('addmv_(Scalar beta, Tensor input, Scalar alpha, Tensor mat, Tensor vec)|deprecated',
+                   'addmv_(Scalar beta, Tensor input, Tensor mat, Tensor vec)|deprecated',
+                   'addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)'),
+ ('f', 'addr'): ('addr(Scalar beta, Tensor input, Scalar alpha, Tensor vec1, Tensor vec2, *, Tensor '
+                 'out=None)|deprecated',
+                 'addr(Scalar beta, Tensor input, Tensor vec1, Tensor vec2, *, Tensor out=None)|deprecated',
+                 'addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)'),
+ ('f', 'all'): ('all(Tensor input, *, Tensor out=None)',
+                'all(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)',
+                'all(Tensor input, int64_t dim, bool keepdim=False, *, Tensor out=None)'),
+ ('f', 'any'): ('any(Tensor input, *, Tensor out=None)',
+                'any(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)',
+                'any(Tensor input, int64_t dim, bool keepdim=False, *, Tensor out=None)'),
+ ('f', 'arange'): ('arange(Scalar end, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? '
+                   'device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                   'arange(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? '
+                   'device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                   'arange(Scalar start, Scalar end, Scalar step=1, *, Tensor out=None, ScalarType? dtype=None, '
+                   'Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'argsort'): ('argsort(Tensor input, *, bool stable, int64_t dim=-1, bool descending=False, Tensor out=None)',
+                    'argsort(Tensor input, int64_t dim=-1, bool descending=False)'),
+ ('f', 'baddbmm'): ('baddbmm(Scalar beta, Tensor input, Scalar alpha, Tensor batch1, Tensor batch2, *, Tensor '
+                    'out=None)|deprecated',
+                    'baddbmm(Scalar beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out=None)|deprecated',
+                    'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor '
+                    'out=None)',
+                    'baddbmm(Tensor input, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, '
+                    'Scalar alpha=1, Tensor out=None)'),
+ ('f', 'bartlett_window'): ('bartlett_window(int64_t window_length, *, ScalarType? dtype=None, Layout? layout=None, '
+                            'Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                            'bartlett_window(int64_t window_length, bool periodic, *, ScalarType? dtype=None, Layout? '
+                            'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'bernoulli'): ('bernoulli(Tensor input, *, Generator? generator=None, Tensor out=None)',
+                      'bernoulli(Tensor input, double p, *, Generator? generator=None)'),
+ ('f', 'bitwise_and'): ('bitwise_and(Tensor input, Tensor other, *, Tensor out=None)',
+                        'bitwise_and(Scalar self, Tensor other)',
+                        'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'bitwise_left_shift'): ('bitwise_left_shift(Tensor input, Tensor other, *, Tensor out=None)',
+                               'bitwise_left_shift(Scalar self, Tensor other)',
+                               'bitwise_left_shift(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'bitwise_or'): ('bitwise_or(Tensor input, Tensor other, *, Tensor out=None)',
+                       'bitwise_or(Scalar self, Tensor other)',
+                       'bitwise_or(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'bitwise_right_shift'): ('bitwise_right_shift(Tensor input, Tensor other, *, Tensor out=None)',
+                                'bitwise_right_shift(Scalar self, Tensor other)',
+                                'bitwise_right_shift(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'bitwise_xor'): ('bitwise_xor(Tensor input, Tensor other, *, Tensor out=None)',
+                        'bitwise_xor(Scalar self, Tensor other)',
+                        'bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'blackman_window'): ('blackman_window(int64_t window_length, *, ScalarType? dtype=None, Layout? layout=None, '
+                            'Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                            'blackman_window(int64_t window_length, bool periodic, *, ScalarType? dtype=None, Layout? '
+                            'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'bmm'): ('bmm(Tensor input, Tensor mat2, *, Tensor out=None)',
+                'bmm(Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor out=None)'),
+ ('f', 'bucketize'): ('bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor '
+                      'out=None)',
+                      'bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)'),
+ ('f', 'cdist'): ('cdist(Tensor x1, Tensor x2, double p=2, PyObject* compute_mode=None)',),
+ ('f', 'clamp'): ('clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)',
+                  'clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)'),
+ ('f', 'clamp_'): ('clamp_(Tensor input, Tensor? min=None, Tensor? max=None)',
+                   'clamp_(Tensor input, Scalar? min=None, Scalar? max=None)'),
+ ('f', 'clamp_max'): ('clamp_max(Tensor input, Tensor max, *, Tensor out=None)',
+                      'clamp_max(Tensor input, Scalar max, *, Tensor out=None)'),
+ ('f', 'clamp_max_'): ('clamp_max_(Tensor input, Tensor max)', 'clamp_max_(Tensor input, Scalar max)'),
+ ('f', 'clamp_min'): ('clamp_min(Tensor input, Tensor min, *, Tensor out=None)',
+                      'clamp_min(Tensor input, Scalar min, *, Tensor out=None)'),
+ ('f', 'clamp_min_'): ('clamp_min_(Tensor input, Tensor min)', 'clamp_min_(Tensor input, Scalar min)'),
+ ('f', 'clip'): ('clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)',
+                 'clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)'),
+ ('f', 'clip_'): ('clip_(Tensor input, Tensor? min=None, Tensor? max=None)',
+                  'clip_(Tensor input, Scalar? min=None, Scalar? max=None)'),
+ ('f', 'conv1d'): ('conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, '
+                   'SymIntArrayRef[1] padding=0, SymIntArrayRef[1] dilation=1, SymInt groups=1)',
+                   'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, '
+                   'c10::string_view padding="valid", SymIntArrayRef[1] dilation=1, SymInt groups=1)'),
+ ('f', 'conv2d'): ('conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, '
+                   'SymIntArrayRef[2] padding=0, SymIntArrayRef[2] dilation=1, SymInt groups=1)',
+                   'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, '
+                   'c10::string_view padding="valid", SymIntArrayRef[2] dilation=1, SymInt groups=1)'),
+ ('f', 'conv3d'): ('conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, '
+                   'SymIntArrayRef[3] padding=0, SymIntArrayRef[3] dilation=1, SymInt groups=1)',
+                   'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, '
+                   'c10::string_view padding="valid", SymIntArrayRef[3] dilation=1, SymInt groups=1)'),
+ ('f', 'copysign'): ('copysign(Tensor input, Tensor other, *, Tensor out=None)',
+                     'copysign(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'count_nonzero'): ('count_nonzero(Tensor input, int64_t? dim=None)',
+                          'count_nonzero(Tensor input, IntArrayRef dim)'),
+ ('f', 'ctc_loss'): ('ctc_loss(Tensor log_probs, Tensor targets, IntArrayRef input_lengths, IntArrayRef '
+                     'target_lengths, int64_t blank=0, int64_t reduction=at::Reduction::Mean, bool '
+                     'zero_infinity=False)',
+                     'ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int64_t '
+                     'blank=0, int64_t reduction=at::Reduction::Mean, bool zero_infinity=False)'),
+ ('f', 'cumulative_trapezoid'): ('cumulative_trapezoid(Tensor y, Tensor x, *, int64_t dim=-1)',
+                                 'cumulative_trapezoid(Tensor y, *, Scalar dx=1, int64_t dim=-1)'),
+ ('f', 'div'): ('div(Tensor input, Tensor other, *, Tensor out=None)',
+                'div(Tensor input, Tensor other, *, c10::string_view? rounding_mode, Tensor out=None)',
+                'div(Tensor input, Scalar other, *, c10::string_view? rounding_mode)'),
+ ('f', 'divide'): ('divide(Tensor input, Tensor other, *, Tensor out=None)',
+                   'divide(Tensor input, Tensor other, *, c10::string_view? rounding_mode, Tensor out=None)',
+                   'divide(Tensor input, Scalar other)',
+                   'divide(Tensor input, Scalar other, *, c10::string_view? rounding_mode)'),
+ ('f', 'dsplit'): ('dsplit(Tensor input, int64_t sections)', 'dsplit(Tensor input, IntArrayRef indices)'),
+ ('f', 'embedding_bag'): ('embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, '
+                          'int64_t mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int64_t? '
+                          'padding_idx)',
+                          'embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, '
+                          'int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool '
+                          'include_last_offset=False)'),
+ ('f', 'eq'): ('eq(Tensor input, Tensor other, *, Tensor out=None)',
+               'eq(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'eye'): ('eye(SymInt n, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, '
+                'bool? pin_memory=False, bool? requires_grad=False)',
+                'eye(SymInt n, SymInt m, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? '
+                'device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'fill'): ('fill(Tensor input, Tensor value)', 'fill(Tensor input, Scalar value)'),
+ ('f', 'fill_'): ('fill_(Tensor input, Tensor value)', 'fill_(Tensor input, Scalar value)'),
+ ('f', 'float_power'): ('float_power(Tensor input, Tensor exponent, *, Tensor out=None)',
+                        'float_power(Scalar self, Tensor exponent, *, Tensor out=None)',
+                        'float_power(Tensor input, Scalar exponent, *, Tensor out=None)'),
+ ('f', 'floor_divide'): ('floor_divide(Tensor input, Tensor other, *, Tensor out=None)',
+                         'floor_divide(Tensor input, Scalar other)'),
+ ('f', 'fmod'): ('fmod(Tensor input, Tensor other, *, Tensor out=None)',
+                 'fmod(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'ge'): ('ge(Tensor input, Tensor other, *, Tensor out=None)',
+               'ge(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'gradient'): ('gradient(Tensor input, *, IntArrayRef dim, int64_t edge_order=1)',
+                     'gradient(Tensor input, *, Scalar spacing, IntArrayRef dim, int64_t edge_order=1)',
+                     'gradient(Tensor input, *, Scalar? spacing=None, int64_t? dim=None, int64_t edge_order=1)',
+                     'gradient(Tensor input, *, ScalarList spacing, int64_t? dim=None, int64_t edge_order=1)',
+                     'gradient(Tensor input, *, ScalarList spacing, IntArrayRef dim, int64_t edge_order=1)',
+                     'gradient(Tensor input, *, TensorList spacing, int64_t? dim=None, int64_t edge_order=1)',
+                     'gradient(Tensor input, *, TensorList spacing, IntArrayRef dim, int64_t edge_order=1)'),
+ ('f', 'greater'): ('greater(Tensor input, Tensor other, *, Tensor out=None)',
+                    'greater(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'greater_equal'): ('greater_equal(Tensor input, Tensor other, *, Tensor out=None)',
+                          'greater_equal(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'gru'): ('gru(Tensor data, Tensor batch_sizes, Tensor hx, TensorList params, bool has_biases, int64_t '
+                'num_layers, double dropout, bool train, bool bidirectional)',
+                'gru(Tensor input, Tensor hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, '
+                'bool train, bool bidirectional, bool batch_first)'),
+ ('f', 'gt'): ('gt(Tensor input, Tensor other, *, Tensor out=None)',
+               'gt(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'hamming_window'): ('hamming_window(int64_t window_length, *, ScalarType? dtype=None, Layout? layout=None, '
+                           'Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                           'hamming_window(int64_t window_length, bool periodic, *, ScalarType? dtype=None, Layout? '
+                           'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                           'hamming_window(int64_t window_length, bool periodic, double alpha, *, ScalarType? '
+                           'dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                           'requires_grad=False)',
+                           'hamming_window(int64_t window_length, bool periodic, double alpha, double beta, *, '
+                           'ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, '
+                           'bool? requires_grad=False)'),
+ ('f', 'hann_window'): ('hann_window(int64_t window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? '
+                        'device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                        'hann_window(int64_t window_length, bool periodic, *, ScalarType? dtype=None, Layout? '
+                        'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'histogram'): ('histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, TensorList[2] '
+                      'out=None)',
+                      'histogram(Tensor input, int64_t bins=100, *, ArrayRef<double>? range=None, Tensor? weight=None, '
+                      'bool density=False, TensorList[2] out=None)'),
+ ('f', 'histogramdd'): ('histogramdd(Tensor input, int64_t bins, ArrayRef<double>? range=None, Tensor? weight=None, '
+                        'bool density=False)',
+                        'histogramdd(Tensor input, IntArrayRef bins, ArrayRef<double>? range=None, Tensor? '
+                        'weight=None, bool density=False)',
+                        'histogramdd(Tensor input, TensorList bins, ArrayRef<double>? range=None, Tensor? weight=None, '
+                        'bool density=False)'),
+ ('f', 'hsplit'): ('hsplit(Tensor input, int64_t sections)', 'hsplit(Tensor input, IntArrayRef indices)'),
+ ('f', 'index_fill'): ('index_fill(Tensor input, int64_t dim, Tensor index, Tensor value)',
+                       'index_fill(Tensor input, int64_t dim, Tensor index, Scalar value)'),
+ ('f', 'isin'): ('isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor '
+                 'out=None)',
+                 'isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor '
+                 'out=None)',
+                 'isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor '
+                 'out=None)'),
+ ('f', 'kaiser_window'): ('kaiser_window(int64_t window_length, *, ScalarType? dtype=None, Layout? layout=None, '
+                          'Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                          'kaiser_window(int64_t window_length, bool periodic, *, ScalarType? dtype=None, Layout? '
+                          'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                          'kaiser_window(int64_t window_length, bool periodic, double beta, *, ScalarType? dtype=None, '
+                          'Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                          'requires_grad=False)'),
+ ('f', 'le'): ('le(Tensor input, Tensor other, *, Tensor out=None)',
+               'le(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'lerp'): ('lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)',
+                 'lerp(Tensor input, Tensor end, Scalar weight, *, Tensor out=None)'),
+ ('f', 'less'): ('less(Tensor input, Tensor other, *, Tensor out=None)',
+                 'less(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'less_equal'): ('less_equal(Tensor input, Tensor other, *, Tensor out=None)',
+                       'less_equal(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'linspace'): ('linspace(Tensor start, Tensor end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, '
+                     'Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                     'linspace(Scalar start, Tensor end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, '
+                     'Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                     'linspace(Tensor start, Scalar end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, '
+                     'Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                     'linspace(Scalar start, Scalar end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, '
+                     'Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'logspace'): ('logspace(Tensor start, Tensor end, int64_t steps, double base=10.0, *, Tensor out=None, '
+                     'ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                     'requires_grad=False)',
+                     'logspace(Scalar start, Tensor end, int64_t steps, double base=10.0, *, Tensor out=None, '
+                     'ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                     'requires_grad=False)',
+                     'logspace(Tensor start, Scalar end, int64_t steps, double base=10.0, *, Tensor out=None, '
+                     'ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                     'requires_grad=False)',
+                     'logspace(Scalar start, Scalar end, int64_t steps, double base=10.0, *, Tensor out=None, '
+                     'ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                     'requires_grad=False)'),
+ ('f', 'lstm'): ('lstm(Tensor data, Tensor batch_sizes, TensorList hx, TensorList params, bool has_biases, int64_t '
+                 'num_layers, double dropout, bool train, bool bidirectional)',
+                 'lstm(Tensor input, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double '
+                 'dropout, bool train, bool bidirectional, bool batch_first)'),
+ ('f', 'lt'): ('lt(Tensor input, Tensor other, *, Tensor out=None)',
+               'lt(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'masked_fill'): ('masked_fill(Tensor input, Tensor mask, Tensor value)',
+                        'masked_fill(Tensor input, Tensor mask, Scalar value)'),
+ ('f', 'max'): ('max(Tensor input, *, Tensor out=None)', 'max(Tensor input, Tensor other, *, Tensor out=None)',
+                'max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)'),
+ ('f', 'mean'): ('mean(Tensor input, *, ScalarType? dtype=None, Tensor out=None)',
+                 'mean(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor '
+                 'out=None)'),
+ ('f', 'median'): ('median(Tensor input)',
+                   'median(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)'),
+ ('f', 'min'): ('min(Tensor input, *, Tensor out=None)', 'min(Tensor input, Tensor other, *, Tensor out=None)',
+                'min(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)'),
+ ('f', 'mm'): ('mm(Tensor input, Tensor mat2, *, Tensor out=None)',
+               'mm(Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor out=None)'),
+ ('f', 'moveaxis'): ('moveaxis(Tensor input, int64_t source, int64_t destination)',
+                     'moveaxis(Tensor input, IntArrayRef source, IntArrayRef destination)'),
+ ('f', 'movedim'): ('movedim(Tensor input, int64_t source, int64_t destination)',
+                    'movedim(Tensor input, IntArrayRef source, IntArrayRef destination)'),
+ ('f', 'multiply'): ('multiply(Tensor input, Tensor other, *, Tensor out=None)',
+                     'multiply(Tensor input, Scalar other)'),
+ ('f', 'nanmedian'): ('nanmedian(Tensor input)',
+                      'nanmedian(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)'),
+ ('f', 'nanquantile'): ('nanquantile(Tensor input, Tensor q, int64_t? dim=None, bool keepdim=False, *, '
+                        'c10::string_view interpolation="linear", Tensor out=None)',
+                        'nanquantile(Tensor input, double q, int64_t? dim=None, bool keepdim=False, *, '
+                        'c10::string_view interpolation="linear", Tensor out=None)'),
+ ('f', 'narrow'): ('narrow(Tensor input, int64_t dim, Tensor start, SymInt length)',
+                   'narrow(Tensor input, int64_t dim, SymInt start, SymInt length)'),
+ ('f', 'ne'): ('ne(Tensor input, Tensor other, *, Tensor out=None)',
+               'ne(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'normal'): ('normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor out=None)',
+                   'normal(Tensor mean, double std=1, *, Generator? generator=None, Tensor out=None)',
+                   'normal(double mean, Tensor std, *, Generator? generator=None, Tensor out=None)',
+                   'normal(double mean, double std, SymIntArrayRef size, *, Generator? generator=None, Tensor '
+                   'out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? '
+                   'pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'not_equal'): ('not_equal(Tensor input, Tensor other, *, Tensor out=None)',
+                      'not_equal(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'nuclear_norm'): ('nuclear_norm(Tensor input, IntArrayRef[2] dim, bool keepdim=False, *, Tensor out=None)',
+                         'nuclear_norm(Tensor input, bool keepdim=False, *, Tensor out=None)'),
+ ('f', 'pow'): ('pow(Tensor input, Tensor exponent, *, Tensor out=None)',
+                'pow(Scalar self, Tensor exponent, *, Tensor out=None)',
+                'pow(Tensor input, Scalar exponent, *, Tensor out=None)'),
+ ('f', 'prod'): ('prod(Tensor input, *, ScalarType? dtype=None)',
+                 'prod(Tensor input, int64_t dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)'),
+ ('f', 'quantile'): ('quantile(Tensor input, Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view '
+                     'interpolation="linear", Tensor out=None)',
+                     'quantile(Tensor input, double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view '
+                     'interpolation="linear", Tensor out=None)'),
+ ('f', 'rand'): ('rand(SymIntArrayRef size, *, Generator? generator, Tensor out=None, ScalarType? dtype=None, Layout? '
+                 'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                 'rand(SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? '
+                 'device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'rand_like'): ('rand_like(Tensor input, *, Generator? generator, MemoryFormat? memory_format=None, ScalarType? '
+                      'dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                      'requires_grad=False)',
+                      'rand_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? '
+                      'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'randint'): ('randint(SymInt high, SymIntArrayRef size, *, Generator? generator, Tensor out=None, ScalarType? '
+                    'dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                    'requires_grad=False)',
+                    'randint(SymInt high, SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? '
+                    'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                    'randint(SymInt low, SymInt high, SymIntArrayRef size, *, Generator? generator, Tensor out=None, '
+                    'ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                    'requires_grad=False)',
+                    'randint(SymInt low, SymInt high, SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, '
+                    'Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'randint_like'): ('randint_like(Tensor input, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? '
+                         'memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? '
+                         'pin_memory=False, bool? requires_grad=False)',
+                         'randint_like(Tensor input, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, '
+                         'ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, '
+                         'bool? requires_grad=False)',
+                         'randint_like(Tensor input, Tensor high, *, Generator? generator, MemoryFormat? '
+                         'memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? '
+                         'pin_memory=False, bool? requires_grad=False)',
+                         'randint_like(Tensor input, Tensor high, *, MemoryFormat? memory_format=None, ScalarType? '
+                         'dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                         'requires_grad=False)',
+                         'randint_like(Tensor input, SymInt high, *, Generator? generator, MemoryFormat? '
+                         'memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? '
+                         'pin_memory=False, bool? requires_grad=False)',
+                         'randint_like(Tensor input, SymInt high, *, MemoryFormat? memory_format=None, ScalarType? '
+                         'dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? '
+                         'requires_grad=False)'),
+ ('f', 'randn'): ('randn(SymIntArrayRef size, *, Generator? generator, Tensor out=None, ScalarType? dtype=None, '
+                  'Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                  'randn(SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? '
+                  'device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'randn_like'): ('randn_like(Tensor input, *, Generator? generator, MemoryFormat? memory_format=None, '
+                       'ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, '
+                       'bool? requires_grad=False)',
+                       'randn_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? '
+                       'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'randperm'): ('randperm(SymInt n, *, Generator? generator, Tensor out=None, ScalarType? dtype=None, Layout? '
+                     'layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+                     'randperm(SymInt n, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? '
+                     'device=None, bool? pin_memory=False, bool? requires_grad=False)'),
+ ('f', 'range'): ('range(Scalar start, Scalar end, Scalar step=1, *, Tensor out=None, ScalarType? dtype=None, Layout '
+                  'layout=torch.strided, Device? device=None, bool requires_grad=False)',),
+ ('f', 'remainder'): ('remainder(Tensor input, Tensor other, *, Tensor out=None)',
+                      'remainder(Scalar self, Tensor other)',
+                      'remainder(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'repeat_interleave'): ('repeat_interleave(Tensor input, Tensor repeats, int64_t? dim=None, *, SymInt? '
+                              'output_size=None)',
+                              'repeat_interleave(Tensor repeats, *, SymInt? output_size=None)',
+                              'repeat_interleave(Tensor input, SymInt repeats, int64_t? dim=None, *, SymInt? '
+                              'output_size=None)'),
+ ('f', 'result_type'): ('result_type(Tensor tensor, Tensor other)', 'result_type(Scalar scalar, Tensor tensor)',
+                        'result_type(Tensor tensor, Scalar other)', 'result_type(Scalar scalar1, Scalar scalar2)'),
+ ('f', 'rnn_relu'): ('rnn_relu(Tensor data, Tensor batch_sizes, Tensor hx, TensorList params, bool has_biases, int64_t '
+                     'num_layers, double dropout, bool train, bool bidirectional)',
+                     'rnn_relu(Tensor input, Tensor hx, TensorList params, bool has_biases, int64_t num_layers, double '
+                     'dropout, bool train, bool bidirectional, bool batch_first)'),
+ ('f', 'rnn_tanh'): ('rnn_tanh(Tensor data, Tensor batch_sizes, Tensor hx, TensorList params, bool has_biases, int64_t '
+                     'num_layers, double dropout, bool train, bool bidirectional)',
+                     'rnn_tanh(Tensor input, Tensor hx, TensorList params, bool has_biases, int64_t num_layers, double '
+                     'dropout, bool train, bool bidirectional, bool batch_first)'),
+ ('f', 'round'): ('round(Tensor input, *, Tensor out=None)',
+                  'round(Tensor input, *, int64_t decimals, Tensor out=None)'),
+ ('f', 'round_'): ('round_(Tensor input)', 'round_(Tensor input, *, int64_t decimals)'),
+ ('f', 'rsub'): ('rsub(Tensor input, Tensor other, *, Scalar alpha=1)',
+                 'rsub(Tensor input, Scalar other, Scalar alpha=1)'),
+ ('f', 'scatter'): ('scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, Tensor out=None)',
+                    'scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce, Tensor '
+                    'out=None)',
+                    'scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, Tensor out=None)',
+                    'scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce, Tensor '
+                    'out=None)'),
+ ('f', 'searchsorted'): ('searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool '
+                         'right=False, c10::string_view? side=None, Tensor? sorter=None, Tensor out=None)',
+                         'searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, '
+                         'c10::string_view? side=None, Tensor? sorter=None, Tensor out=None)'),
+ ('f', 'sort'): ('sort(Tensor input, *, bool? stable, int64_t dim=-1, bool descending=False, TensorList[2] out=None)',
+                 'sort(Tensor input, int64_t dim=-1, bool descending=False, *, TensorList[2] out=None)'),
+ ('f', 'squeeze'): ('squeeze(Tensor input)', 'squeeze(Tensor input, int64_t dim)',
+                    'squeeze(Tensor input, IntArrayRef dim)'),
+ ('f', 'squeeze_copy'): ('squeeze_copy(Tensor input, *, Tensor out=None)',
+                         'squeeze_copy(Tensor input, int64_t dim, *, Tensor out=None)',
+                         'squeeze_copy(Tensor input, IntArrayRef dim, *, Tensor out=None)'),
+ ('f', 'sspaddmm'): ('sspaddmm(Scalar beta, Tensor input, Scalar alpha, Tensor mat1, Tensor mat2)|deprecated',
+                     'sspaddmm(Scalar beta, Tensor input, Tensor mat1, Tensor mat2)|deprecated',
+                     'sspaddmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor '
+                     'out=None)'),
+ ('f', 'std'): ('std(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)',
+                'std(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor '
+                'out=None)',
+                'std(Tensor input, bool unbiased=True)'),
+ ('f', 'std_mean'): ('std_mean(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+                     'std_mean(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+                     'std_mean(Tensor input, bool unbiased=True)'),
+ ('f', 'sub'): ('sub(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|deprecated',
+                'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)'),
+ ('f', 'subtract'): ('subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)',
+                     'subtract(Tensor input, Scalar other, Scalar alpha=1)'),
+ ('f', 'sum'): ('sum(Tensor input, *, ScalarType? dtype=None)',
+                'sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor '
+                'out=None)'),
+ ('f', 'tensor_split'): ('tensor_split(Tensor input, SymIntArrayRef indices, int64_t dim=0)',
+                         'tensor_split(Tensor input, Tensor tensor_indices_or_sections, int64_t dim=0)',
+                         'tensor_split(Tensor input, SymInt sections, int64_t dim=0)'),
+ ('f', 'trapezoid'): ('trapezoid(Tensor y, Tensor x, *, int64_t dim=-1)',
+                      'trapezoid(Tensor y, *, Scalar dx=1, int64_t dim=-1)'),
+ ('f', 'trapz'): ('trapz(Tensor y, *, double dx=1, int64_t dim=-1)', 'trapz(Tensor y, Tensor x, *, int64_t dim=-1)'),
+ ('f', 'true_divide'): ('true_divide(Tensor input, Tensor other, *, Tensor out=None)',
+                        'true_divide(Tensor input, Scalar other)'),
+ ('f', 'var'): ('var(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)',
+                'var(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor '
+                'out=None)',
+                'var(Tensor input, bool unbiased=True)'),
+ ('f', 'var_mean'): ('var_mean(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+                     'var_mean(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+                     'var_mean(Tensor input, bool unbiased=True)'),
+ ('f', 'view_copy'): ('view_copy(Tensor input, ScalarType dtype, *, Tensor out=None)',
+                      'view_copy(Tensor input, SymIntArrayRef size, *, Tensor out=None)'),
+ ('f', 'vsplit'): ('vsplit(Tensor input, int64_t sections)', 'vsplit(Tensor input, IntArrayRef indices)'),
+ ('f', 'where'): ('where(Tensor condition)', 'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)',
+                  'where(Tensor condition, Scalar self, Tensor other)',
+                  'where(Tensor condition, Tensor input, Scalar other)',
+                  'where(Tensor condition, Scalar self, Scalar other)'),
+ ('f', 'xlogy'): ('xlogy(Tensor input, Tensor other, *, Tensor out=None)',
+                  'xlogy(Scalar self, Tensor other, *, Tensor out=None)',
+                  'xlogy(Tensor input, Scalar other, *, Tensor out=None)'),
+ ('f', 'xlogy_'): ('xlogy_(Tensor input, Tensor other)', 'xlogy_(Tensor input, Scalar other)'),
+ ('m', 'add'): ('add(Scalar alpha, Tensor other)|deprecated', 'add(Tensor other, *, Scalar alpha=1)'),
+ ('m', 'add_'): ('add_(Scalar alpha, Tensor other)|deprecated', 'add_(Tensor other, *, Scalar alpha=1)'),
+ ('m', 'addbmm'): ('addbmm(Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated',
+                   'addbmm(Scalar beta, Tensor batch1, Tensor batch2)|deprecated',
+                   'addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'addbmm_'): ('addbmm_(Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated',
+                    'addbmm_(Scalar beta, Tensor batch1, Tensor batch2)|deprecated',
+                    'addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'addcdiv'): ('addcdiv(Scalar value, Tensor tensor1, Tensor tensor2)|deprecated',
+                    'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)'),
+ ('m', 'addcdiv_'): ('addcdiv_(Scalar value, Tensor tensor1, Tensor tensor2)|deprecated',
+                     'addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)'),
+ ('m', 'addcmul'): ('addcmul(Scalar value, Tensor tensor1, Tensor tensor2)|deprecated',
+                    'addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)'),
+ ('m', 'addcmul_'): ('addcmul_(Scalar value, Tensor tensor1, Tensor tensor2)|deprecated',
+                     'addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)'),
+ ('m', 'addmm'): ('addmm(Scalar beta, Scalar alpha, Tensor mat1, Tensor mat2)|deprecated',
+                  'addmm(Scalar beta, Tensor mat1, Tensor mat2)|deprecated',
+                  'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'addmm_'): ('addmm_(Scalar beta, Scalar alpha, Tensor mat1, Tensor mat2)|deprecated',
+                   'addmm_(Scalar beta, Tensor mat1, Tensor mat2)|deprecated',
+                   'addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'addmv'): ('addmv(Scalar beta, Scalar alpha, Tensor mat, Tensor vec)|deprecated',
+                  'addmv(Scalar beta, Tensor mat, Tensor vec)|deprecated',
+                  'addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'addmv_'): ('addmv_(Scalar beta, Scalar alpha, Tensor mat, Tensor vec)|deprecated',
+                   'addmv_(Scalar beta, Tensor mat, Tensor vec)|deprecated',
+                   'addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'addr'): ('addr(Scalar beta, Scalar alpha, Tensor vec1, Tensor vec2)|deprecated',
+                 'addr(Scalar beta, Tensor vec1, Tensor vec2)|deprecated',
+                 'addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'addr_'): ('addr_(Scalar beta, Scalar alpha, Tensor vec1, Tensor vec2)|deprecated',
+                  'addr_(Scalar beta, Tensor vec1, Tensor vec2)|deprecated',
+                  'addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'all'): ('all()', 'all(IntArrayRef? dim=None, bool keepdim=False)', 'all(int64_t dim, bool keepdim=False)'),
+ ('m', 'any'): ('any()', 'any(IntArrayRef? dim=None, bool keepdim=False)', 'any(int64_t dim, bool keepdim=False)'),
+ ('m', 'argsort'): ('argsort(*, bool stable, int64_t dim=-1, bool descending=False)',
+                    'argsort(int64_t dim=-1, bool descending=False)'),
+ ('m', 'baddbmm'): ('baddbmm(Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated',
+                    'baddbmm(Scalar beta, Tensor batch1, Tensor batch2)|deprecated',
+                    'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'baddbmm_'): ('baddbmm_(Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated',
+                     'baddbmm_(Scalar beta, Tensor batch1, Tensor batch2)|deprecated',
+                     'baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'bernoulli'): ('bernoulli(*, Generator? generator=None)', 'bernoulli(double p, *, Generator? generator=None)'),
+ ('m', 'bernoulli_'): ('bernoulli_(Tensor p, *, Generator? generator=None)',
+                       'bernoulli_(double p=0.5, *, Generator? generator=None)'),
+ ('m', 'bitwise_and'): ('bitwise_and(Tensor other)', 'bitwise_and(Scalar other)'),
+ ('m', 'bitwise_and_'): ('bitwise_and_(Tensor other)', 'bitwise_and_(Scalar other)'),
+ ('m', 'bitwise_left_shift'): ('bitwise_left_shift(Tensor other)', 'bitwise_left_shift(Scalar other)'),
+ ('m', 'bitwise_left_shift_'): ('bitwise_left_shift_(Tensor other)', 'bitwise_left_shift_(Scalar other)'),
+ ('m', 'bitwise_or'): ('bitwise_or(Tensor other)', 'bitwise_or(Scalar other)'),
+ ('m', 'bitwise_or_'): ('bitwise_or_(Tensor other)', 'bitwise_or_(Scalar other)'),
+ ('m', 'bitwise_right_shift'): ('bitwise_right_shift(Tensor other)', 'bitwise_right_shift(Scalar other)'),
+ ('m', 'bitwise_right_shift_'): ('bitwise_right_shift_(Tensor other)', 'bitwise_right_shift_(Scalar other)'),
+ ('m', 'bitwise_xor'): ('bitwise_xor(Tensor other)', 'bitwise_xor(Scalar other)'),
+ ('m', 'bitwise_xor_'): ('bitwise_xor_(Tensor other)', 'bitwise_xor_(Scalar other)'),
+ ('m', 'clamp'): ('clamp(Tensor? min=None, Tensor? max=None)', 'clamp(Scalar? min=None, Scalar? max=None)'),
+ ('m', 'clamp_'): ('clamp_(Tensor? min=None, Tensor? max=None)', 'clamp_(Scalar? min=None, Scalar? max=None)'),
+ ('m', 'clamp_max'): ('clamp_max(Tensor max)', 'clamp_max(Scalar max)'),
+ ('m', 'clamp_max_'): ('clamp_max_(Tensor max)', 'clamp_max_(Scalar max)'),
+ ('m', 'clamp_min'): ('clamp_min(Tensor min)', 'clamp_min(Scalar min)'),
+ ('m', 'clamp_min_'): ('clamp_min_(Tensor min)', 'clamp_min_(Scalar min)'),
+ ('m', 'clip'): ('clip(Tensor? min=None, Tensor? max=None)', 'clip(Scalar? min=None, Scalar? max=None)'),
+ ('m', 'clip_'): ('clip_(Tensor? min=None, Tensor? max=None)', 'clip_(Scalar? min=None, Scalar? max=None)'),
+ ('m', 'copysign'): ('copysign(Tensor other)', 'copysign(Scalar other)'),
+ ('m', 'copysign_'): ('copysign_(Tensor other)', 'copysign_(Scalar other)'),
+ ('m', 'count_nonzero'): ('count_nonzero(int64_t? dim=None)', 'count_nonzero(IntArrayRef dim)'),
+ ('m', 'div'): ('div(Tensor other)', 'div(Tensor other, *, c10::string_view? rounding_mode)',
+                'div(Scalar other, *, c10::string_view? rounding_mode)'),
+ ('m', 'div_'): ('div_(Tensor other)', 'div_(Tensor other, *, c10::string_view? rounding_mode)',
+                 'div_(Scalar other, *, c10::string_view? rounding_mode)'),
+ ('m', 'divide'): ('divide(Tensor other)', 'divide(Tensor other, *, c10::string_view? rounding_mode)',
+                   'divide(Scalar other)', 'divide(Scalar other, *, c10::string_view? rounding_mode)'),
+ ('m', 'divide_'): ('divide_(Tensor other)', 'divide_(Tensor other, *, c10::string_view? rounding_mode)',
+                    'divide_(Scalar other)', 'divide_(Scalar other, *, c10::string_view? rounding_mode)'),
+ ('m', 'dsplit'): ('dsplit(int64_t sections)', 'dsplit(IntArrayRef indices)'),
+ ('m', 'eq'): ('eq(Tensor other)', 'eq(Scalar other)'),
+ ('m', 'eq_'): ('eq_(Tensor other)', 'eq_(Scalar other)'),
+ ('m', 'fill_'): ('fill_(Tensor value)', 'fill_(Scalar value)'),
+ ('m', 'float_power'): ('float_power(Tensor exponent)', 'float_power(Scalar exponent)'),
+ ('m', 'float_power_'): ('float_power_(Tensor exponent)', 'float_power_(Scalar exponent)'),
+ ('m', 'floor_divide'): ('floor_divide(Tensor other)', 'floor_divide(Scalar other)'),
+ ('m', 'floor_divide_'): ('floor_divide_(Tensor other)', 'floor_divide_(Scalar other)'),
+ ('m', 'fmod'): ('fmod(Tensor other)', 'fmod(Scalar other)'),
+ ('m', 'fmod_'): ('fmod_(Tensor other)', 'fmod_(Scalar other)'),
+ ('m', 'ge'): ('ge(Tensor other)', 'ge(Scalar other)'),
+ ('m', 'ge_'): ('ge_(Tensor other)', 'ge_(Scalar other)'),
+ ('m', 'greater'): ('greater(Tensor other)', 'greater(Scalar other)'),
+ ('m', 'greater_'): ('greater_(Tensor other)', 'greater_(Scalar other)'),
+ ('m', 'greater_equal'): ('greater_equal(Tensor other)', 'greater_equal(Scalar other)'),
+ ('m', 'greater_equal_'): ('greater_equal_(Tensor other)', 'greater_equal_(Scalar other)'),
+ ('m', 'gt'): ('gt(Tensor other)', 'gt(Scalar other)'),
+ ('m', 'gt_'): ('gt_(Tensor other)', 'gt_(Scalar other)'),
+ ('m', 'histogram'): ('histogram(Tensor bins, *, Tensor? weight=None, bool density=False)',
+                      'histogram(int64_t bins=100, *, ArrayRef<double>? range=None, Tensor? weight=None, bool '
+                      'density=False)'),
+ ('m', 'hsplit'): ('hsplit(int64_t sections)', 'hsplit(IntArrayRef indices)'),
+ ('m', 'index_fill'): ('index_fill(int64_t dim, Tensor index, Tensor value)',
+                       'index_fill(int64_t dim, Tensor index, Scalar value)'),
+ ('m', 'index_fill_'): ('index_fill_(int64_t dim, Tensor index, Tensor value)',
+                        'index_fill_(int64_t dim, Tensor index, Scalar value)'),
+ ('m', 'le'): ('le(Tensor other)', 'le(Scalar other)'),
+ ('m', 'le_'): ('le_(Tensor other)', 'le_(Scalar other)'),
+ ('m', 'lerp'): ('lerp(Tensor end, Tensor weight)', 'lerp(Tensor end, Scalar weight)'),
+ ('m', 'lerp_'): ('lerp_(Tensor end, Tensor weight)', 'lerp_(Tensor end, Scalar weight)'),
+ ('m', 'less'): ('less(Tensor other)', 'less(Scalar other)'),
+ ('m', 'less_'): ('less_(Tensor other)', 'less_(Scalar other)'),
+ ('m', 'less_equal'): ('less_equal(Tensor other)', 'less_equal(Scalar other)'),
+ ('m', 'less_equal_'): ('less_equal_(Tensor other)', 'less_equal_(Scalar other)'),
+ ('m', 'lt'): ('lt(Tensor other)', 'lt(Scalar other)'),
+ ('m', 'lt_'): ('lt_(Tensor other)', 'lt_(Scalar other)'),
+ ('m', 'masked_fill'): ('masked_fill(Tensor mask, Tensor value)', 'masked_fill(Tensor mask, Scalar value)'),
+ ('m', 'masked_fill_'): ('masked_fill_(Tensor mask, Tensor value)', 'masked_fill_(Tensor mask, Scalar value)'),
+ ('m', 'max'): ('max()', 'max(Tensor other)', 'max(int64_t dim, bool keepdim=False)'),
+ ('m', 'mean'): ('mean(*, ScalarType? dtype=None)',
+                 'mean(IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)'),
+ ('m', 'median'): ('median()', 'median(int64_t dim, bool keepdim=False)'),
+ ('m', 'min'): ('min()', 'min(Tensor other)', 'min(int64_t dim, bool keepdim=False)'),
+ ('m', 'moveaxis'): ('moveaxis(int64_t source, int64_t destination)',
+                     'moveaxis(IntArrayRef source, IntArrayRef destination)'),
+ ('m', 'movedim'): ('movedim(int64_t source, int64_t destination)',
+                    'movedim(IntArrayRef source, IntArrayRef destination)'),
+ ('m', 'multiply'): ('multiply(Tensor other)', 'multiply(Scalar other)'),
+ ('m', 'multiply_'): ('multiply_(Tensor other)', 'multiply_(Scalar other)'),
+ ('m', 'nanmedian'): ('nanmedian()', 'nanmedian(int64_t dim, bool keepdim=False)'),
+ ('m', 'nanquantile'): ('nanquantile(Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view '
+                        'interpolation="linear")',
+                        'nanquantile(double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view '
+                        'interpolation="linear")'),
+ ('m', 'narrow'): ('narrow(int64_t dim, Tensor start, SymInt length)',
+                   'narrow(int64_t dim, SymInt start, SymInt length)'),
+ ('m', 'ne'): ('ne(Tensor other)', 'ne(Scalar other)'),
+ ('m', 'ne_'): ('ne_(Tensor other)', 'ne_(Scalar other)'),
+ ('m', 'not_equal'): ('not_equal(Tensor other)', 'not_equal(Scalar other)'),
+ ('m', 'not_equal_'): ('not_equal_(Tensor other)', 'not_equal_(Scalar other)'),
+ ('m', 'pow'): ('pow(Tensor exponent)', 'pow(Scalar exponent)'),
+ ('m', 'pow_'): ('pow_(Tensor exponent)', 'pow_(Scalar exponent)'),
+ ('m', 'prod'): ('prod(*, ScalarType? dtype=None)', 'prod(int64_t dim, bool keepdim=False, *, ScalarType? dtype=None)'),
+ ('m', 'quantile'): ('quantile(Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view '
+                     'interpolation="linear")',
+                     'quantile(double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view '
+                     'interpolation="linear")'),
+ ('m', 'random_'): ('random_(*, Generator? generator=None)',
+                    'random_(int64_t from, int64_t? to, *, Generator? generator=None)',
+                    'random_(int64_t to, *, Generator? generator=None)'),
+ ('m', 'remainder'): ('remainder(Tensor other)', 'remainder(Scalar other)'),
+ ('m', 'remainder_'): ('remainder_(Tensor other)', 'remainder_(Scalar other)'),
+ ('m', 'repeat_interleave'): ('repeat_interleave(Tensor repeats, int64_t? dim=None, *, SymInt? output_size=None)',
+                              'repeat_interleave(SymInt repeats, int64_t? dim=None, *, SymInt? output_size=None)'),
+ ('m', 'round'): ('round()', 'round(*, int64_t decimals)'),
+ ('m', 'round_'): ('round_()', 'round_(*, int64_t decimals)'),
+ ('m', 'scatter'): ('scatter(int64_t dim, Tensor index, Tensor src)',
+                    'scatter(int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce)',
+                    'scatter(int64_t dim, Tensor index, Scalar value)',
+                    'scatter(int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce)'),
+ ('m', 'scatter_'): ('scatter_(int64_t dim, Tensor index, Tensor src)',
+                     'scatter_(int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce)',
+                     'scatter_(int64_t dim, Tensor index, Scalar value)',
+                     'scatter_(int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce)'),
+ ('m', 'sort'): ('sort(*, bool? stable, int64_t dim=-1, bool descending=False)',
+                 'sort(int64_t dim=-1, bool descending=False)'),
+ ('m', 'squeeze'): ('squeeze()', 'squeeze(int64_t dim)', 'squeeze(IntArrayRef dim)'),
+ ('m', 'squeeze_'): ('squeeze_()', 'squeeze_(int64_t dim)', 'squeeze_(IntArrayRef dim)'),
+ ('m', 'sspaddmm'): ('sspaddmm(Scalar beta, Scalar alpha, Tensor mat1, Tensor mat2)|deprecated',
+                     'sspaddmm(Scalar beta, Tensor mat1, Tensor mat2)|deprecated',
+                     'sspaddmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)'),
+ ('m', 'std'): ('std(IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+                'std(IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+                'std(bool unbiased=True)'),
+ ('m', 'sub'): ('sub(Scalar alpha, Tensor other)|deprecated', 'sub(Tensor other, *, Scalar alpha=1)'),
+ ('m', 'sub_'): ('sub_(Scalar alpha, Tensor other)|deprecated', 'sub_(Tensor other, *, Scalar alpha=1)'),
+ ('m', 'subtract'): ('subtract(Tensor other, *, Scalar alpha=1)', 'subtract(Scalar other, Scalar alpha=1)'),
+ ('m', 'subtract_'): ('subtract_(Tensor other, *, Scalar alpha=1)', 'subtract_(Scalar other, Scalar alpha=1)'),
+ ('m', 'sum'): ('sum(*, ScalarType? dtype=None)',
+                'sum(IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)'),
+ ('m', 'tensor_split'): ('tensor_split(SymIntArrayRef indices, int64_t dim=0)',
+                         'tensor_split(Tensor tensor_indices_or_sections, int64_t dim=0)',
+                         'tensor_split(SymInt sections, int64_t dim=0)'),
+ ('m', 'to_sparse'): ('to_sparse(*, Layout? layout=None, IntArrayRef[2]? blocksize=None, int64_t? dense_dim=None)',
+                      'to_sparse(int64_t sparse_dim)'),
+ ('m', 'true_divide'): ('true_divide(Tensor other)', 'true_divide(Scalar other)'),
+ ('m', 'true_divide_'): ('true_divide_(Tensor other)', 'true_divide_(Scalar other)'),
+ ('m', 'var'): ('var(IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+                'var(IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+                'var(bool unbiased=True)'),
+ ('m', 'view'): ('view(ScalarType dtype)', 'view(SymIntArrayRef size)'),
+ ('m', 'vsplit'): ('vsplit(int64_t sections)', 'vsplit(IntArrayRef indices)'),
+ ('m', 'where'): ('where(Tensor condition, Tensor other)', 'where(Tensor condition, Scalar other)'),
+ ('m', 'xlogy'): ('xlogy(Tensor other)', 'xlogy(Scalar other)'),
+ ('m', 'xlogy_'): ('xlogy_(Tensor other)', 'xlogy_(Scalar other)')}
+
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #be764408
+# A name whose signatures give one argument different types (`where(Tensor condition, Scalar self, Tensor other)`,
+# `x.max(int64_t dim)` beside `x.max(Tensor other)`) gets no entry above for it: which type is right depends on the
+# other arguments. For these names torch's parser is ported as it is (python_arg_parser.cpp: FunctionSignature::parse,
+# PythonArgParser::print_error; invalid_arguments.cpp: format_invalid_args), over the signature strings torch's own
+# build generates (`_PARSER_SIGNATURES`, from tools/parser_types.py). It runs only off the common path: for a call
+# whose arguments are not all of the types the name's signatures take, or one that litnn's function refused.
+_SIG_TYPES = {'Tensor': 'Tensor', 'Scalar': 'Number', 'int64_t': 'int', 'SymInt': 'int', 'double': 'float', 'complex': 'complex',
+              'TensorList': 'tuple of Tensors', 'c10::List<::std::optional<Tensor>>': 'tuple of Tensors', 'IntArrayRef': 'tuple of ints',
+              'SymIntArrayRef': 'tuple of ints', 'ArrayRef<double>': 'tuple of floats', 'Generator': 'litnn.Generator', 'bool': 'bool',
+              'Storage': 'litnn.Storage', 'PyObject*': 'object', 'ScalarType': 'litnn.dtype', 'Layout': 'litnn.layout',
+              'MemoryFormat': 'litnn.memory_format', 'QScheme': 'litnn.qscheme', 'Device': 'litnn.device', 'DeviceIndex': 'int',
+              'Stream': 'litnn.Stream', 'std::string': 'str', 'c10::string_view': 'str', 'std::string_view': 'str', 'Dimname': 'name',
+              'DimnameList': 'tuple of names', 'ScalarList': 'tuple of Scalars', 'DispatchKeySet': 'DispatchKeySet'}
+_signatures = {}
+
+def _signature(fmt):
+    "One signature string of torch's parser, read as its FunctionSignature reads it: (name, params, min, max, positional, hidden)."
+    name, rest = fmt.split('(', 1)
+    body, tail = rest.rsplit(')', 1)
+    params, kw = [], False
+    for p in body.split(', ') if body else ():
+        if p == '*': kw = True; continue
+        t, n = p.split(' ', 1)
+        none, t = t.endswith('?'), t.rstrip('?')
+        size = builtins.int(t[t.index('[') + 1:-1] or 0) if '[' in t else 0
+        t = t.split('[')[0]
+        n, _, default = n.partition('=')
+        params.append((_SIG_TYPES.get(t, t), n, none or default == 'None', size, default or None, kw, t))
+    return name, params, builtins.sum(p[4] is None for p in params), len(params), builtins.sum(not p[5] for p in params), tail in ('|deprecated', '|hidden')
+
+def _scalar(v): return isinstance(v, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_))
+def _long(v): return isinstance(v, (builtins.int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
+def _symint(v):
+    if isinstance(v, Tensor): return v.numel() == 1 and (v.dtype.name == 'bool' or not (v.dtype.is_floating_point or v.dtype.is_complex))
+    return _long(v) or not isinstance(v, builtins.bool) and hasattr(type(v), '__index__')
+def _ints_ok(v, size):
+    if isinstance(v, (builtins.tuple, builtins.list)): return not v or _symint(v[0])    # (the first element chooses; the rest: `_int_list`)
+    return size > 0 and _symint(v)
+def _zero_dim(v): return isinstance(v, Tensor) and v.dim() == 0 and not v.requires_grad
+
+def _param_ok(t, size, v, numbers, argnum):
+    "FunctionParameter::check: whether torch's parser takes `v` for a parameter of C++ type `t`."
+    if t == 'Tensor': return _tensor_like(v) or numbers and isinstance(v, (builtins.int, builtins.float, builtins.complex))
+    if t in ('Scalar', 'complex', 'double'): return _scalar(v) or _zero_dim(v)
+    if t in ('int64_t', 'DeviceIndex'): return _long(v) or _zero_dim(v) and v.dtype.name != 'bool' and not (v.dtype.is_floating_point or v.dtype.is_complex)
+    if t == 'SymInt': return _symint(v)
+    if t in ('IntArrayRef', 'SymIntArrayRef'): return _ints_ok(v, size)
+    if t in ('TensorList', 'c10::List<::std::optional<Tensor>>'):
+        if not isinstance(v, (builtins.tuple, builtins.list)): return False
+        for i, e in enumerate(v):     # (torch's check raises at the first non-tensor, whichever signature asked)
+            if not _tensor_like(e): raise TypeError(f"expected Tensor as element {i} in argument {argnum}, but got {_type_name(e)}")
+        return True
+    if t == 'bool': return v is True or v is False
+    if t == 'ScalarType': return isinstance(v, dtype) or builtins.any(v is s for s in _SCALAR_TYPES)
+    if t == 'MemoryFormat': return isinstance(v, memory_format)
+    if t in ('std::string', 'c10::string_view', 'std::string_view'): return isinstance(v, str)
+    if t == 'Device': return _long(v) or isinstance(v, (str, device))
+    if t == 'Generator': return isinstance(v, Generator)
+    if t == 'Layout': return isinstance(v, layout)
+    if t == 'Dimname': return v is None or isinstance(v, str)
+    if t in ('ScalarList', 'ArrayRef<double>'): return isinstance(v, (builtins.tuple, builtins.list)) and builtins.all(_scalar(e) for e in v)
+    return True             # (a layout, storage, stream, names...: left to the function)
+
+def _sig_parse(sig, args, kwargs, numbers, raise_):
+    "FunctionSignature::parse: whether `sig` takes `args` and `kwargs`; with `raise_`, torch's TypeError for why not."
+    name, params, lo, hi, most, _ = sig
+    varargs = most == 1 and params[0][0] == 'tuple of ints'
+    def extra():
+        if lo != most: return TypeError(f"{name}() takes from {lo} to {most} positional arguments but {len(args)} were given")
+        return TypeError(f"{name}() takes {most} positional argument{'' if most == 1 else 's'} but {len(args)} {'was' if len(args) == 1 else 'were'} given")
+    if len(args) > most and not varargs:
+        if raise_: raise extra()
+        return False
+    pos, left = 0, len(kwargs)
+    for i, (shown, n, none, size, default, kw, t) in enumerate(params):
+        if pos < len(args):
+            if kw:
+                if raise_: raise extra()
+                return False
+            v, key = args[pos], None
+        else:
+            key = next((k for k in (n, *_NUMPY_NAMES.get(n, ())) if k in kwargs), None)
+            v = kwargs[key] if key else None
+        if key is None and pos >= len(args):
+            if default is not None: continue
+            if raise_:
+                miss = [p[1] for p in params[i:] if p[4] is None]
+                raise TypeError(f"{name}() missing {len(miss)} required positional argument{'s' if len(miss) == 1 else ''}: " + ', '.join(f'"{m}"' for m in miss))
+            return False
+        if not (v is None and none) and not _param_ok(t, size, v, numbers, i):
+            if varargs and pos == 0 and key is None and _ints_ok(args, size):
+                pos = len(args); continue
+            if not raise_: return False
+            if key is not None: raise TypeError(f"{name}(): argument '{n}' must be {shown}, not {_tp_name(v)}")
+            if shown == 'tuple of ints' and isinstance(v, (builtins.tuple, builtins.list)):
+                raise TypeError(f"{name}(): argument '{n}' (position {pos + 1}) must be {shown}, but found element of type {_type_name(v[0])} at pos 0")
+            raise TypeError(f"{name}(): argument '{n}' (position {pos + 1}) must be {shown}, not {_tp_name(v)}")
+        if key is None: pos += 1
+        else: left -= 1
+    if pos < len(args):      # (positional arguments left over after a list of ints: `x.view((3, 3), 1)`)
+        if raise_: raise extra()
+        return False
+    if left > 0:
+        if not raise_: return False
+        for k in kwargs:     # (extra_kwargs: the first keyword no parameter has, or one given by position too)
+            at = next((j for j, p in enumerate(params) if k == p[1]), -1)     # (find_param: torch's names only, not NumPy's)
+            if at < 0: raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+            if at < len(args): raise TypeError(f"{name}() got multiple values for argument '{k}'")
+        raise TypeError('invalid keyword arguments')
+    return True
+
+def _signatures_of(key):
+    "The parsed signatures of `_PARSER_SIGNATURES[key]` (made once)."
+    if key not in _signatures: _signatures[key] = [_signature(s) for s in _PARSER_SIGNATURES[key]]
+    return _signatures[key]
+
+def _overload_matched(key, args, kwargs, numbers):
+    """Whether a signature of torch's `key` takes `args` (without a method's self) and `kwargs`; the int lists of the one
+    that does are then unpacked as torch unpacks them (`x.dsplit(1, 'a')`: "failed to unpack the object at pos 2")."""
+    for sig in _signatures_of(key):
+        if _sig_parse(sig, args, kwargs, numbers, False):
+            for i, (t, n, *_ , kw, _) in enumerate(sig[1]):
+                if t != 'tuple of ints': continue
+                v = args if sig[4] == 1 and i == 0 and len(args) > 1 else args[i] if i < len(args) and not kw else kwargs.get(n)
+                for j, s in enumerate(v if isinstance(v, (builtins.tuple, builtins.list)) else ()):     # (`x.dsplit(1, 'a')`)
+                    if type(s) is not builtins.int and not _an_int(s): raise TypeError(
+                        f"{sig[0]}(): argument '{n}' failed to unpack the object at pos {j + 1} with error \"type must be tuple of ints,but got {_type_name(s)}\"")
+            return True
+    return False
+
+def _arg_desc(arguments, args, kwargs):
+    "invalid_arguments.cpp's _formattedArgDesc: the given types, those that do not match `arguments` (name, type) marked with !."
+    out = []
+    for i, v in enumerate([*args, *kwargs.values()]):
+        kwarg = i >= len(args)
+        if kwarg: v = kwargs.get(arguments[i][0], v) if i < len(arguments) else v
+        t = arguments[i][1] if i < len(arguments) else None
+        ok = t is not None and (_tp_name(v) in (('int', 'long') if t == 'int' else ('float', 'int', 'long') if t == 'float' else (t,)))
+        s = (arguments[i][0] + '=' if kwarg and i < len(arguments) else '')
+        if isinstance(v, (builtins.tuple, builtins.list)):
+            inner = ', '.join(_tp_name(e) for e in v)
+            s += f"{_tp_name(v)} of " + (f"({inner}{',' if len(v) == 1 else ''})" if isinstance(v, builtins.tuple) else f'[{inner}]')
+        else: s += _tp_name(v)
+        out.append(s if ok else f'!{s}!')
+    return '(' + ', '.join(out) + ('' if args else ', ' * bool(out)) + ')'
+
+def _signature_text(sig):
+    "FunctionSignature::toString: `(Tensor condition, Number self, Tensor other, *, Tensor out = None)`."
+    parts, kw = [], False
+    for t, n, none, size, default, k, _ in sig[1]:
+        if k and not kw: parts.append('*'); kw = True
+        parts.append(f'{t} {n}' + ('' if default is None else f" = {default.replace('torch.', 'litnn.')}"))
+    return '(' + ', '.join(parts) + ')'
+
+def _no_signature(fn, key, args, kwargs, numbers):
+    """PythonArgParser::print_error: when no signature of `key` takes the call, the error of the one signature that could
+    take this many arguments, if one alone can (not a hidden one; a name of one signature: it); else the invalid combination, with torch's listing."""
+    n = len(args) + len(kwargs)
+    sigs = _signatures_of(key)
+    plausible = sigs if len(sigs) == 1 else [s for s in sigs if s[2] <= n <= s[3] and not s[5]]   # (one signature: its error)
+    if len(plausible) == 1:
+        try: _sig_parse(plausible[0], args, kwargs, numbers, True)
+        except TypeError as e: return e
+    msg = str(_invalid_combination(fn, args, kwargs))
+    options = [_signature_text(s) for s in sigs if not s[5]]
+    if len(options) == 1:
+        return TypeError(msg.split(' - got ')[0] + ' - got ' + _arg_desc(_option_arguments(options[0]), args, kwargs) + ', but expected ' + options[0])
+    lines = [msg + ', but expected one of:']
+    for o in options:
+        lines.append(' * ' + o)
+        arguments = _option_arguments(o)
+        if len(arguments) != n: continue
+        start = builtins.max(len(arguments) - len(kwargs), 0)
+        wrong = [k for k in kwargs if k not in [a[0] for a in arguments[start:]]]
+        if wrong: lines.append("      didn't match because some of the keywords were incorrect: " + ', '.join(wrong))
+        else: lines.append("      didn't match because some of the arguments have invalid types: " + _arg_desc(arguments, args, kwargs))
+    return TypeError('\n'.join(lines) + '\n')
+
+def _option_arguments(option):
+    "invalid_arguments.cpp's _parseOption, as it reads a listed signature: (name, type) split at the last space ('*' a piece too)."
+    return [(a[a.rfind(' ') + 1:], a[:a.rfind(' ')] if ' ' in a else a) for a in option[1:-1].split(', ')]
+
+_FAST = {'Tensor': (Tensor,), 'Scalar': (builtins.int, builtins.float, builtins.bool), 'double': (builtins.int, builtins.float),
+         'complex': (builtins.int, builtins.float, builtins.complex), 'int64_t': (builtins.int,), 'SymInt': (builtins.int,), 'bool': (builtins.bool,),
+         'IntArrayRef': (builtins.tuple, builtins.list), 'SymIntArrayRef': (builtins.tuple, builtins.list), 'TensorList': (builtins.tuple, builtins.list),
+         'ScalarType': (dtype,), 'MemoryFormat': (memory_format,), 'std::string': (str,), 'c10::string_view': (str,),
+         'Device': (str, builtins.int, device), 'Generator': (Generator,), 'Layout': (layout,)}
+
+def _overload_fast(key, method, numbers):
+    """For the wrapper of `key` (a name of `_PARSER_SIGNATURES`): the Python types some signature takes at each position
+    (after a method's self) and for each keyword, so that a call made of them goes straight to the function; torch's
+    matching decides only for the others, and for a call the function refuses."""
+    pos, kws, spread = [], {}, False
+    for name, params, *_ in _signatures_of(key):
+        i = 0
+        spread |= len(params) > 0 and params[0][6].endswith('IntArrayRef') and builtins.sum(not p[5] for p in params) == 1
+        for shown, n, none, size, default, kw, t in params:
+            ok = builtins.set(_FAST.get(t, ())) | ({builtins.int} if size or t.endswith('ArrayRef') and len(params) == 1 else builtins.set())
+            if t == 'Tensor' and numbers: ok |= {builtins.int, builtins.float, builtins.bool}
+            if none: ok.add(type(None))
+            for k in (n, *_NUMPY_NAMES.get(n, ())): kws.setdefault(k, builtins.set()).update(ok)
+            if kw: continue
+            if i == len(pos): pos.append(builtins.set())
+            pos[i] = pos[i] | ok
+            i += 1
+    if spread: pos += [{builtins.int}] * (32 - len(pos))     # (a list of ints given spread: `x.view(2, 3, 4)`)
+    return key, builtins.tuple(builtins.frozenset(p) for p in pos), {k: builtins.frozenset(v) for k, v in kws.items()}
+
+def _overload_refused(fn, key, args, kwargs, numbers):
+    "torch's TypeError for a call (`args` without a method's self) that no signature of `key` takes; None if one does."
+    try:
+        if _overload_matched(key, args, kwargs, numbers): return None
+        return _no_signature(fn, key, args, kwargs, numbers)
+    except TypeError as e: return e
+
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #d34c2f60
 # The wrapper's code is compiled under a file name CPython treats as its import machinery's ("importlib" and
 # "_bootstrap"), as reference/overrides does for its dispatch: warnings.warn skips such frames when it counts
@@ -1741,7 +2581,7 @@ def _int_list(fn, name, v, pos=2, varargs=False, overloads=False):
 # expanded tensor), however its `stacklevel` was counted; tracebacks show the frame by this name.
 _PARSER_FILE = '<litnn argument parser, skipped by warnings as importlib._bootstrap frames are>'
 _PARSER_SOURCE = """
-def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, most, positional):
+def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, most, positional, over):
     "`f` behind torch's parser's checks (see `_parsed`)."
     def g(*args, **kwargs):
         if len(args) > most: raise _too_many(fn, method, args, kwargs, positional)
@@ -1760,10 +2600,24 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             else: continue
             if v is True or v is False or none and v is None: continue
             raise _typed_refused(fn, n, 'b', where, v, args[1:] if method else args, kwargs, arity)   # (several signatures: as torch picks)
+        if over is not None:      # (a name of several signatures: types no signature takes go to torch's matching first)
+            fast = len(args) - method <= len(over[1])
+            if fast:
+                for v, ok in zip(args[1:] if method else args, over[1]):
+                    if type(v) not in ok and not (Tensor in ok and isinstance(v, Tensor)): fast = False; break
+            if fast and kwargs:
+                for k, v in kwargs.items():
+                    if type(v) not in over[2].get(k, ()) and not (isinstance(v, Tensor) and Tensor in over[2].get(k, ())): fast = False; break
+            if not fast and (e := _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)) is not None: raise e
         if kwargs and not spell.keys().isdisjoint(kwargs):
             for alt in [k for k in kwargs if k in spell]:
                 if spell[alt] not in kwargs: kwargs[spell[alt]] = kwargs.pop(alt)
-        return f(*args, **kwargs)
+        if over is None or not fast: return f(*args, **kwargs)
+        try: return f(*args, **kwargs)
+        except Exception:         # (refused by litnn: torch's matching says whether its parser would have refused it first)
+            e = _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)
+            if e is None: raise
+        raise e
     return g
 """
 exec(compile(_PARSER_SOURCE, _PARSER_FILE, 'exec'), globals())
@@ -1798,8 +2652,10 @@ def _parsed(f, method=False, names=True, name=None, calls=None):
     typed = sorted(((n, pos - (not method) if pos else None, kind, pos, pos if calls and calls[2] else None) for n, (kind, pos) in typed.items()),
                    key=lambda t: t[3] or len(params) + 1)     # (in the order of the signature: torch's parser names the first wrong one)
     numbers = fn in _NUMBERS_AS_TENSORS
-    if not (spell or dt or bools or typed or positional) or hasattr(f, '_numpy_names'): return f
-    g = _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, most, positional)
+    key = ('m' if method else 'f', name)
+    over = _overload_fast(key, method, numbers) if name and not calls and key in _PARSER_SIGNATURES else None   # (torch's matching)
+    if not (spell or dt or bools or typed or positional or over) or hasattr(f, '_numpy_names'): return f
+    g = _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, most, positional, over)
     functools.update_wrapper(g, f)     # name, docs, and the signature of `f` (through `__wrapped__`)
     g._numpy_names = spell
     return g

@@ -1804,5 +1804,6 @@ _KEEPDIM_WITHOUT_DIM = {        # torch has no all-elements overload with keepdi
 
 @pytest.mark.parametrize('name', _KEEPDIM_WITHOUT_DIM)
 def test_keepdim_without_dim_is_a_type_error(name):
-    with pytest.raises(TypeError): _KEEPDIM_WITHOUT_DIM[name](torch)
-    with pytest.raises(TypeError, match='keepdim'): _KEEPDIM_WITHOUT_DIM[name](litnn)
+    with pytest.raises(TypeError) as t: _KEEPDIM_WITHOUT_DIM[name](torch)
+    with pytest.raises(TypeError) as l: _KEEPDIM_WITHOUT_DIM[name](litnn)
+    assert str(l.value).split(', but expected')[0] == str(t.value).split(', but expected')[0]     # (median: "missing ... "dim"")

@@ -2,7 +2,7 @@
 Tensor or an int (`_PARSER_TYPES`, read from torch's type stubs by tools/parser_types.py) and the int lists of sizes and
 dims (`_int_list`) refuse other types with torch's TypeError, before any kernel runs. Each call is made in both
 libraries: the exception type must agree, and its message up to torch's list of signatures."""
-import numpy as np, pytest
+import warnings, numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')
 
@@ -122,3 +122,49 @@ def test_elu_inplace_scales_as_torch():
     for args in ((1, 1.5), (0.5, 2, 3), ()):
         got = [L.nn.functional.elu_(L.tensor([-1.0, 0.0, 2.0]), *args).tolist() for L in (litnn, torch)]
         np.testing.assert_allclose(*got, rtol=1e-6)
+
+# names whose signatures type one argument differently (where's `self` a Tensor or a Number, x.max(dim) beside x.max(other)):
+# torch's matching over the signature strings its build generates (`_PARSER_SIGNATURES`): a call no signature takes is
+# the error of the one signature that could take that many arguments, else the invalid combination
+OVERLOAD_CALLS = ["L.where(x, 'a')", 'L.where(x, None)', 'L.where(x, L.ones(2))', "L.where(x, 1, 'a')", 'L.where(x, x, x, bogus=1)',
+                  'L.where(x > 0, x, 2, out=1)', 'L.where(x > 0, x, 2)', 'L.where(x > 0, 1.5, x)', "L.arange(x, 'a')", 'L.arange(x, 3)',
+                  'L.arange(3, bogus=1)', 'L.arange(1.5, 4, 0.5)', 'x.max(None)', 'x.max([1, 2])', 'x.max((1,))', 'x.max(dim=None)',
+                  'x.max(1, bogus=2)', 'x.max(True)', 'x.max(0)[0]', 'L.max(x, 1, True, out=1)', 'x.min(1.5)', 'x.median(None)',
+                  "x.median('a')", 'x.nanmedian(None)', 'x.prod(None)', "x.squeeze('a')", "L.logsumexp(x, 'a')",
+                  "L.trapezoid(x, 'a')", 'L.trapezoid(x, None)', 'L.trapezoid(x, 7)', 'L.trapezoid(x, 1, 1.5)', 'L.trapz(x, [1, 2])',
+                  'L.cumulative_trapezoid(x, None)', 'L.trapezoid(x, dx=2.0)', "x.repeat_interleave('a')", 'x.repeat_interleave(1.5)',
+                  'x.repeat_interleave(True)', 'x.repeat_interleave(2)', "L.repeat_interleave(x, 2, 'a')", "x.dsplit('a')", 'x.dsplit(1, 2.5)',
+                  "x.hsplit(1, 'a')", 'x.vsplit(None)', 'x.hsplit(3)[0]', 'x.tensor_split(1.5)', 'x.tensor_split(2)[0]',
+                  'x.random_(1.5)', "x.random_(1, 'a')", 'x.random_(1, 2, 3)', 'x.random_(0, 5)', "x.view((3, 3), 1)", 'x.view(3, (3,))',
+                  'x.sum(axes=0)', 'L.sum(x, dim=0, axis=1)', 'x.sum(0, bogus=1)', 'L.sum(x, 0, False, 1, 2, 3)', 'x.sum((0, 1))',
+                  'x.std(1.5)', 'x.var(None, True)', "x.clamp('a')", 'x.clamp(None, 1)', "L.pow(x, 'a')", "x.bernoulli('a')",
+                  'L.normal(x, None)', "x.index_fill(0, L.tensor([0]), 'a')", "x.scatter(0, L.zeros(1, 1, dtype=L.long), 'a')",
+                  "L.histc(x, 'a')", "x.div(2, rounding_mode=1)", 'x.masked_fill(x > 0, [1])', "L.eq(x, 'a')", "x.fill_('a')"]
+
+@pytest.mark.parametrize('call', OVERLOAD_CALLS)
+def test_overloads_as_torch(call):
+    assert _outcome(litnn, call) == _outcome(torch, call)
+
+def _message(L, call):
+    x = L.ones(3, 3)
+    with pytest.raises(Exception) as e: eval(call, dict(L=L, np=np, x=x))
+    return type(e.value).__name__, str(e.value).replace('litnn', 'torch')
+
+# the whole message: torch's listing of its signatures, and why each one of as many arguments as given did not match
+@pytest.mark.parametrize('call', ["L.where(x, 'a')", "L.where(x, 1, 'a')", 'x.max(None)', 'x.max([1, 2])', 'x.max(dim=None)', "L.arange(x, 'a')",
+                                  "L.trapezoid(x, 'a')", "x.dsplit('a')", 'x.random_(1.5)', "x.repeat_interleave('a')", 'x.view((3, 3), 1)',
+                                  'x.sum(axes=0)', 'L.sum(x, 0, False, 1, 2, 3)', 'L.max(x, 0, bogus=1)', 'x.max((1,))'])
+def test_overload_listing_as_torch(call):
+    assert _message(litnn, call) == _message(torch, call)
+
+# one signature bound by hand (torch.range) or behind torch's Python function (torch.cdist hands its tensors and p to C++ cdist)
+TYPED_ONE = ['L.range(1, 2, 1, 1)', 'L.range(1, 2, dtype=1)', 'L.range(1, 2, layout=None)', 'L.range(1, 2, device=1.5)', 'L.range(1)',
+             'L.range(1, 2, pin_memory=True)', 'L.range(1, 2, requires_grad=None)', 'L.range(1, 2, out=1)', 'L.range(1, 2, dtype=None)',
+             "L.range(x, 'a')", 'L.range(1, 4, 0.5)', "L.cdist(x, x, 'a')", 'L.cdist(x, x, 2, None)', "L.cdist(x, x, 2, 'a')", 'L.cdist(x, x, x)',
+             "L.cdist(x, x, 2, 'use_mm_for_euclid_dist', 5)", "L.cdist(x, 'a')", 'L.cdist(x, None)', "L.cdist(x, x, 2.0, 'use_mm_for_euclid_dist')"]
+
+@pytest.mark.parametrize('call', TYPED_ONE)
+def test_one_signature_as_torch(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')      # (torch.range is deprecated)
+        assert _outcome(litnn, call) == _outcome(torch, call)

@@ -237,9 +237,7 @@ def test_ties_as_torchs_cpu_kernels_break_them():
 
 
 @pytest.mark.parametrize('f', [lambda L, x: x.sort(descending=1),
-                               pytest.param(lambda L, x: L.sort(x, 0, 'yes'), marks=pytest.mark.xfail(strict=True, reason=
-                                   "torch: 'invalid combination' (descending's position differs between sort's signatures, so "
-                                   "litnn's parser leaves it to sort's own check, which words it for one signature)")),
+                               lambda L, x: L.sort(x, 0, 'yes'),     # (descending's position differs between sort's signatures: torch's matching)
                                lambda L, x: x.argsort(descending=None),
                                lambda L, x: x.sort(stable=1), lambda L, x: x.topk(1, largest='no'), lambda L, x: x.topk(1, sorted=0),
                                lambda L, x: L.topk(x, 1, 0, 1)])

@@ -141,6 +141,36 @@ def nn_table(ops):
         out[op] = t
     return out
 
+# signatures of torch's parser that torchgen does not make: functions bound by hand (python_torch_functions_manual.cpp:
+# range), and Python functions of torch that hand every argument to the C++ function of their name (torch.cdist's
+# compute_mode is turned into an int first: its own check, any object here)
+_MANUAL_SIGNATURES = {('f', 'range'): ('range(Scalar start, Scalar end, Scalar step=1, *, Tensor out=None, ScalarType? dtype=None, '
+                                       'Layout layout=torch.strided, Device? device=None, bool requires_grad=False)',),
+                      ('f', 'cdist'): ('cdist(Tensor x1, Tensor x2, double p=2, PyObject* compute_mode=None)',)}
+
+def signatures():
+    """`_PARSER_SIGNATURES`: for a function or method litnn shares with torch that torch's parser binds with several
+    signatures (and those of `_MANUAL_SIGNATURES`), the signature strings its parser holds, in its order (`|deprecated` marks a hidden one). They are made
+    as torch's build makes them (torchgen's gen_python_functions, shipped with torch: native_functions.yaml grouped with
+    its out= variants, deprecated.yaml, sorted), so the listing of an invalid combination is torch's text."""
+    import torchgen
+    from torchgen.gen import parse_native_yaml
+    from torchgen.packaged.autograd import gen_python_functions as g
+    d = os.path.dirname(torchgen.__file__) + '/packaged'
+    nf = [f for f in parse_native_yaml(f'{d}/ATen/native/native_functions.yaml', f'{d}/ATen/native/tags.yaml').native_functions
+          if g.should_generate_py_binding(f)]
+    out = {}
+    for kind, obj, tobj, method, pred in (('m', litnn.Tensor, torch.Tensor, True, g.is_py_variable_method),
+                                           ('f', litnn, torch, False, g.is_py_torch_function)):
+        pairs = g.load_signatures(nf, f'{d}/autograd/deprecated.yaml', method=method)
+        for name, ovs in g.group_filter_overloads(pairs, pred).items():
+            name = str(name)
+            if name.startswith('_') or not hasattr(obj, name) or name in _MANUAL or name in _ONE_SIGNATURE: continue
+            if isinstance(getattr(tobj, name, None), types.FunctionType): continue     # (Python in torch: its own signature)
+            sigs = [o.signature.signature_str(symint=True) for o in g.sort_overloads(g.group_overloads(ovs, symint=True), symint=True)]
+            if len(sigs) > 1: out[(kind, name)] = tuple(sigs)
+    return {**out, **_MANUAL_SIGNATURES}
+
 if __name__ == '__main__':
     from litnn._python_arg_parser import _FUNCTIONAL_CALLS
     print('_NN_PARSER_TYPES = ' + pprint.pformat(nn_table({op for side, op, _ in _FUNCTIONAL_CALLS.values() if side == 'nn'}), width=120, compact=True))
@@ -148,3 +178,4 @@ if __name__ == '__main__':
     print('_PARSER_TYPES = ' + pprint.pformat(types, width=120, compact=True))
     print('_PARSER_ARITY = ' + pprint.pformat(arity, width=120, compact=True))
     print('_PARSER_POSITIONAL = ' + pprint.pformat(positional, width=120, compact=True))
+    print('_PARSER_SIGNATURES = ' + pprint.pformat(signatures(), width=120, compact=True))
