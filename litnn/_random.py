@@ -9,7 +9,7 @@ __all__ = ['BernoulliBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBa
 import builtins, math, numpy as np
 from functools import partial
 from .backend import patch, array_namespace, to_device, _generator, promote_types, _TorchRng
-from ._tensor import Tensor, _LEGACY, _float_arg
+from ._tensor import Tensor, _LEGACY, _float_arg, _dtype_name
 from ._creation import _size, _factory, _on, zeros as _zeros
 from .autograd.graph import Op
 from . import backend as B   # (B._vmap_random: inside vmap, a random op's rule, 33a_vmap)
@@ -190,11 +190,16 @@ def _uniforms(g, shape, dtype):
 _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
             "If so, please report an enhancement request to PyTorch.)")
 
+def _no_complex(t, tensor_p):
+    "torch's bernoulli kernels (of a tensor of probabilities, or of a number) have no complex case."
+    if t.is_complex(): raise NotImplementedError(f'''"bernoulli_{'tensor_cpu_self_' if tensor_p else 'scalar_cpu_'}" not implemented for '{_dtype_name(t)}\'''')
+
 def bernoulli(input, p=None, *, generator=None, out=None):
     "1 with probability `input` (or `p`, when given), else 0, in `input`'s dtype (or out's)."
     if B._vmap_random is not None: return B._vmap_random('out' if out is not None else 'pointwise', 'bernoulli', lambda t: bernoulli(t, p, generator=generator), input)
     if out is not None: return _into("bernoulli", out, (input,), lambda: bernoulli(input, p, generator=generator).to(out.dtype))
     if p is not None and not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    _no_complex(input, p is None)
     if p is None: _floats(input, 'bernoulli_tensor_cpu_p_')     # a number p: any dtype (torch's scalar kernel fills integers and bools too)
     a = input._data
     prob = a if p is None else p
@@ -522,6 +527,7 @@ def bernoulli_(self:Tensor, p=0.5, *, generator=None):
     if isinstance(p, Tensor):
         if bool(((prob < 0) | (prob > 1)).any()): raise RuntimeError(_P_RANGE)
     elif not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    _no_complex(self, isinstance(p, Tensor))
     exact = np.float32 if isinstance(p, Tensor) and p._data.dtype != np.float64 else np.float64    # torch's two kernels
     u = _draw(self, generator, lambda g, s: _uniforms(g, s, exact))
     return _refill(self, BernoulliBackward1 if isinstance(p, Tensor) else BernoulliBackward2, (u < prob).astype(np.float64))

@@ -301,3 +301,34 @@ def test_bce_with_logits_steps_as_torch(a, b, c, tg, kw):
                                    ('I(3, 3)', 'L.zeros(3, 3).long()'), ('T(3, 3)', 'L.zeros(3, 3)')])
 def test_multilabel_margin_loss_shape_before_dtype(x, tgt):
     same(lambda L: L.nn.MultiLabelMarginLoss()(eval(x, dict(I=lambda *s: L.randint(0, 3, s), T=lambda *s: L.randn(s))), eval(tgt, dict(L=L))))
+
+
+@pytest.mark.parametrize('dt', ['bool', 'uint8', 'int8', 'int32', 'int64', 'complex64'])
+@pytest.mark.parametrize('m', ['Dropout()', 'AlphaDropout()', 'FeatureAlphaDropout()', 'Dropout2d()', 'Dropout1d()', 'Dropout3d()'])
+def test_dropout_of_non_float_input(dt, m):
+    # torch's noise has the input's dtype: bernoulli_ refuses a complex one; the first in-place step by a float refuses the
+    # others (alpha dropout's is on noise - 1, a Long for a bool input)
+    def f(L):
+        x = L.ones(2, 3, 4, 4).to(getattr(L, dt))
+        eval('L.nn.' + m)(x[0] if '1d' in m else x)
+    same(f)
+
+
+@pytest.mark.parametrize('p', [0.5, 'tensor', 'full'])
+def test_bernoulli_of_complex(p):
+    same(lambda L: L.ones(2, dtype=L.complex64).bernoulli_({'tensor': L.tensor(0.5), 'full': L.full((2,), 0.5)}.get(p, p)))
+    same(lambda L: L.bernoulli(L.ones(2, dtype=L.complex64)))
+
+
+@pytest.mark.parametrize('src', ['F.kl_div(L.ones(3), 1.0)', 'F.kl_div(L.ones(3), 1.0, reduction="bad")', 'F.kl_div(L.ones(3), 1.0, size_average=True)',
+                                 'F.kl_div(1.0, L.ones(3), reduction="sum")', 'F.kl_div(L.ones(3).long(), L.ones(3))', 'L.nn.KLDivLoss()(L.ones(3), 1.0)'])
+def test_kl_div_warns_before_its_argument_check(src):
+    # torch's Python kl_div reads the reduction (and warns about 'mean') before torch.kl_div parses its arguments
+    import warnings
+    def f(L):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            try: eval(src, dict(L=L, F=L.nn.functional))
+            finally: f.warned = sorted(str(x.message)[:60] for x in w)
+    same(f); t = f.warned
+    same(f); assert f.warned == t

@@ -652,7 +652,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _check_tensors('dropout', dict(input=input))
     p = _check_p(p, training)
     if not training or p == 0 or input._data.size == 0: return input
-    if not input.dtype.is_floating_point: raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
+    if not input.dtype.is_floating_point:     # torch's noise has input's dtype: bernoulli_ refuses a complex one, div_ by a float the others
+        input.new_zeros(()).bernoulli_(1 - p).div_(1 - p)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
     m = _mask(input, p)
     return input.mul_(m) if inplace else input * m
 
@@ -678,7 +680,9 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     "torch's `_dropout_impl`: plain or feature noise, scaled (dropout) or affinely corrected (alpha dropout)."
     if p == 0 or not train or input.numel() == 0: return input
     if p == 1: return input.mul_(0.) if inplace else input * 0.
-    if not input.is_floating_point():     # the noise is float: an integer result cannot hold input * noise
+    if not input.is_floating_point():     # torch's noise has input's dtype: its first in-place step by a float refuses it
+        noise = input.new_zeros(()).bernoulli_(1 - p)       # (bernoulli_ refuses a complex one)
+        noise.add(-1).mul_(_ALPHA) if alpha else noise.div_(1 - p)      # (alpha: a bool noise minus 1 is a Long one)
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype_name(input)}")
     keep = _noise(input, p, feature)
     if alpha:
@@ -3810,13 +3814,13 @@ def _xlogx(t):
 
 def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
     "Σ target (log target - input), input a log-probability; `log_target`: the target is one too."
-    _check_tensors('kl_div', dict(input=input, target=target))
     if size_average is not None or reduce is not None: reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce)]
     elif reduction == 'mean':
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.", stacklevel=2)
     if reduction != 'batchmean': reduction = _reduction(None, None, reduction)      # a bad reduction before the kernel's checks
+    _check_tensors('kl_div', dict(input=input, target=target))     # (torch's Python checks and warning come before torch.kl_div)
     if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
     loss = target.exp() * (target - input) if log_target else _xlogx(target) - target * input
     if reduction == 'batchmean': return loss.sum() / input.shape[0] if input.dim() else loss.sum()
