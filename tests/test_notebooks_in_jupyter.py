@@ -53,6 +53,7 @@ def test_the_notebooks_extra_holds_what_the_notebooks_import():
                 'threadpoolctl': None,        # optional: imported in a try
                 'pynvml': None,               # optional: cuda.list_gpu_processes imports it in a try, as torch's
                 'tabulate': None,             # optional: fx's Graph.print_tabular imports it in a try, as torch's
+                'moviepy': None,              # optional: tensorboard's add_video imports it in a try, as torch's
                 'book': 'pyyaml'}             # tools/book.py (the book's table, for index and overview): reads YAML
     missing = set()
     for p in sorted((ROOT/'nbs').rglob('*.ipynb')):
