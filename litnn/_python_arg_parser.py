@@ -10,7 +10,7 @@ import builtins, functools, inspect, sys, types
 from .backend import dtype, memory_format, device, Generator
 from .backend import _type_name   # torch's way of naming a wrong argument's type
 import numpy as np
-from ._tensor import Tensor, layout
+from ._tensor import Tensor, layout, Size
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #26d9868b
 _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 'x1'), 'other': ('x2',)}
@@ -2543,7 +2543,7 @@ def _option_arguments(option):
 
 _FAST = {'Tensor': (Tensor,), 'Scalar': (builtins.int, builtins.float, builtins.bool), 'double': (builtins.int, builtins.float),
          'complex': (builtins.int, builtins.float, builtins.complex), 'int64_t': (builtins.int,), 'SymInt': (builtins.int,), 'bool': (builtins.bool,),
-         'IntArrayRef': (builtins.tuple, builtins.list), 'SymIntArrayRef': (builtins.tuple, builtins.list), 'TensorList': (builtins.tuple, builtins.list),
+         'IntArrayRef': (builtins.tuple, builtins.list, Size), 'SymIntArrayRef': (builtins.tuple, builtins.list, Size), 'TensorList': (builtins.tuple, builtins.list),
          'ScalarType': (dtype,), 'MemoryFormat': (memory_format,), 'std::string': (str,), 'c10::string_view': (str,),
          'Device': (str, builtins.int, device), 'Generator': (Generator,), 'Layout': (layout,)}
 
@@ -2579,18 +2579,44 @@ def _overload_refused(fn, key, args, kwargs, numbers):
 # "_bootstrap"), as reference/overrides does for its dispatch: warnings.warn skips such frames when it counts
 # `stacklevel`, so a warning raised inside a wrapped function still names the caller's line (`x.index_put_(...)` on an
 # expanded tensor), however its `stacklevel` was counted; tracebacks show the frame by this name.
+# A type that is not a tensor but speaks `__torch_function__` (a tensor-like of a library's own) is taken where torch's
+# parser takes a Tensor, as torch's parser does: it collects such arguments while it checks them, and hands the call to
+# their `__torch_function__` before running anything (reference/overrides). Tensor subclasses are handed calls by
+# reference/overrides' own wrappers, which a first subclass switches on; this is for the others, which may never be.
+_NOT_HANDED = object()
+
+def _foreign(v):
+    "Whether `v`, or an element of a list `v`, is not a tensor but its type speaks `__torch_function__`."
+    if type(v) is builtins.list or type(v) is builtins.tuple:
+        for t in v:
+            if type(t) is not Tensor and _foreign(t): return True
+        return False
+    return v is not None and not isinstance(v, Tensor) and hasattr(type(v), '__torch_function__')
+
+def _hand_over(g, args, kwargs):
+    """The call of `g`'s public function (`_public`, set by `_parse_as_torch`) handed to its arguments' `__torch_function__`;
+    `_NOT_HANDED` where none takes part (real torch's tensors decline, see reference/overrides) or dispatch is off."""
+    from litnn import overrides as O
+    if O._disabled.on: return _NOT_HANDED
+    relevant = O._relevant(args, kwargs)
+    if not relevant: return _NOT_HANDED
+    return O.handle_torch_function(g.__dict__.get('_public', g), relevant, *args, **kwargs)
+
 _PARSER_FILE = '<litnn argument parser, skipped by warnings as importlib._bootstrap frames are>'
 _PARSER_SOURCE = """
 def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, most, positional, over):
     "`f` behind torch's parser's checks (see `_parsed`)."
     def g(*args, **kwargs):
         if len(args) > most: raise _too_many(fn, method, args, kwargs, positional)
+        foreign = False
         for n, i, kind, pos, kw in typed:     # (as for bools: positions from 1, without a method's self; `kw`: a keyword's)
             if n in kwargs: v, where = kwargs[n], kw
             elif i is not None and len(args) > i: v, where = args[i], pos
             else: continue
             if type(v) is Tensor and kind[0] in 'Tn' or type(v) is int and kind[:2] in ('I1', 'i', 'i?'): continue     # (the common cases: no call)
             if not _typed_ok(kind, v, numbers): raise _typed_refused(fn, n, kind, where, v, args[1:] if method else args, kwargs, arity)
+            if kind[0] in 'TnL' and _foreign(v): foreign = True
+        if not foreign and args and type(args[0]) is not Tensor and _foreign(args[0]): foreign = True   # (an input no entry checks)
         if dt:
             if 'dtype' in kwargs: _dtype_arg(f.__name__, kwargs['dtype'])
             elif at is not None and len(args) > at: _dtype_arg(f.__name__, args[at])
@@ -2609,9 +2635,11 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
                 for k, v in kwargs.items():
                     if type(v) not in over[2].get(k, ()) and not (isinstance(v, Tensor) and Tensor in over[2].get(k, ())): fast = False; break
             if not fast and (e := _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)) is not None: raise e
+            if not fast and not foreign: foreign = builtins.any(_foreign(a) for a in (*args, *kwargs.values()))
         if kwargs and not spell.keys().isdisjoint(kwargs):
             for alt in [k for k in kwargs if k in spell]:
                 if spell[alt] not in kwargs: kwargs[spell[alt]] = kwargs.pop(alt)
+        if foreign and (r := _hand_over(g, args, kwargs)) is not _NOT_HANDED: return r
         if over is None or not fast: return f(*args, **kwargs)
         try: return f(*args, **kwargs)
         except Exception:         # (refused by litnn: torch's matching says whether its parser would have refused it first)
@@ -2619,6 +2647,15 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             if e is None: raise
         raise e
     return g
+
+def _with_foreign(f):
+    "`f`, which no parser check applies to, handing a call whose first argument is a tensor-like of another type to that type's `__torch_function__` (torch's Python functions open with that check; `_hand_over`)."
+    def h(*args, **kwargs):
+        if args and type(args[0]) is not Tensor and _foreign(args[0]) and (r := _hand_over(h, args, kwargs)) is not _NOT_HANDED: return r
+        return f(*args, **kwargs)
+    functools.update_wrapper(h, f)
+    h._numpy_names = {}
+    return h
 """
 exec(compile(_PARSER_SOURCE, _PARSER_FILE, 'exec'), globals())
 
@@ -2753,8 +2790,24 @@ def _with_tensor_varargs(f, name):
 def _published(w, f, module, name):
     """Wrapper `w` of function `f`, named for where it is published (`litnn.tanh`): pickle finds a function by its
     `__module__` and `__qualname__`, and must find this object there, not `f` in the file that defines it."""
-    if w is not f: w.__module__, w.__qualname__ = module, name
+    if w is not f and f.__module__ != 'litnn.functional': w.__module__, w.__qualname__ = module, name   # (torch.functional's stay there: torch.cdist)
     return w
+
+# nn.functional's names that torch binds from C++ (torch._C._nn's, or torch's own) and litnn writes in nn.functional:
+# a call all `__torch_function__`s decline is worded by torch's C++ dispatcher, under these names
+_F_CPP = {**{n: 'nn.' + n for n in ('avg_pool2d', 'avg_pool3d', 'elu_', 'gelu', 'hardtanh_', 'leaky_relu_', 'linear', 'one_hot',
+                                    'scaled_dot_product_attention', 'softplus', 'softshrink')}, 'logsigmoid': 'nn.log_sigmoid',
+          **{n: n for n in ('adaptive_avg_pool1d', 'avg_pool1d', 'bilinear', 'celu_', 'channel_shuffle', 'conv1d', 'conv2d', 'conv3d',
+                            'conv_tbc', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_similarity', 'hardshrink',
+                            'native_channel_shuffle', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'prelu',
+                            'relu_', 'rrelu_', 'selu_', 'threshold_')}}
+
+def _op_ready(f, parsed):
+    "`parsed` (`_parsed(f, ...)`), or where that is `f` itself and `f` is an operation, `f` taking tensor-likes (`_with_foreign`)."
+    if parsed is not f: return parsed
+    from litnn.overrides import _OP_MODULES     # (the operations: those torch hands to `__torch_function__`)
+    home = inspect.unwrap(f, stop=lambda g: g.__module__.startswith(_OP_MODULES)).__module__
+    return _with_foreign(f) if home.startswith(_OP_MODULES) else f
 
 def _parse_as_torch(namespaces, cls, functional):
     """Give each public function of `namespaces` (module dicts: litnn's, and those of `linalg`, `special` and `fft`, whose
@@ -2765,8 +2818,11 @@ def _parse_as_torch(namespaces, cls, functional):
     for namespace in namespaces:
         for name, f in list(namespace.items()):
             if not name.startswith('_') and type(f) is types.FunctionType and (name not in _PYTHON_FUNCTIONS or namespace is not namespaces[0]):   # (the list names litnn's own: linalg.norm is C++)
-                if id(f) not in wrapped: wrapped[id(f)] = _published(_parsed(f, name=(f.__name__ if namespace.get(f.__name__) is f else name) if namespace is namespaces[0] else None), f, namespace['__name__'], name)   # (an alias: torch's messages name the function, atan2 for arctan2)
+                if id(f) not in wrapped: wrapped[id(f)] = _op_ready(f, _published(_parsed(f, name=(f.__name__ if namespace.get(f.__name__) is f else name) if namespace is namespaces[0] else None), f, namespace['__name__'], name))   # (a bare `f` keeps its module: `_op_ready` after)   # (an alias: torch's messages name the function, atan2 for arctan2)
                 namespace[name] = wrapped[id(f)]
+    tf = sys.modules.get('litnn.functional')
+    for name, f in list(vars(tf).items()) if tf is not None else ():     # torch.functional.X is torch.X
+        if id(f) in wrapped: setattr(tf, name, wrapped[id(f)])
     for namespace in namespaces:                    # a private alias stays the same object (torch._segment_reduce is torch.segment_reduce)
         for name, f in list(namespace.items()):
             if name.startswith('_') and id(f) in wrapped: namespace[name] = wrapped[id(f)]
@@ -2775,11 +2831,10 @@ def _parse_as_torch(namespaces, cls, functional):
             functional[name] = _published(_parsed(f, names=False), f, functional['__name__'], name)
         elif id(f) in wrapped: functional[name] = wrapped[id(f)]
         elif not name.startswith('_') and type(f) is types.FunctionType and f.__module__ == 'litnn.nn.functional':
-            functional[name] = _parsed(f, names=False, calls=_FUNCTIONAL_CALLS.get(name))     # its own (F.softmax): Python in torch, handing `dtype` to the parser
+            functional[name] = _op_ready(f, _parsed(f, names=False, calls=_FUNCTIONAL_CALLS.get(name)))     # its own (F.softmax): Python in torch, handing `dtype` to the parser
     for name, f in list(vars(cls).items()):
         if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
             setattr(cls, name, _with_deprecated(_parsed(f, method=True, name=name), name, method=True))
-    tf = sys.modules.get('litnn.functional')
     for name in _TENSOR_VARARGS:                    # (torch.functional's, where torch keeps them: the wrapper keeps `f`'s module)
         f = namespaces[0][name]
         namespaces[0][name] = _with_tensor_varargs(f, name)
@@ -2788,3 +2843,21 @@ def _parse_as_torch(namespaces, cls, functional):
         if name in namespaces[0]: namespaces[0][name] = _with_deprecated(namespaces[0][name], name)
     for name in _SCALAR_ALPHA:                      # (torch.subtract: its own object, no longer torch.sub's)
         if name in namespaces[0]: namespaces[0][name] = _published(_with_deprecated(namespaces[0][name], name), namespaces[0][name], namespaces[0]['__name__'], name)
+    methods = vars(cls)
+    for namespace in (*namespaces, functional, methods):     # each public function knows its name and whether torch's is C++,
+        home = 'litnn.Tensor' if namespace is methods else namespace['__name__']    # and each parser wrapper its public function
+        for name, f in list(namespace.items()):
+            if name.startswith('_') or type(f) is not types.FunctionType: continue
+            nm = f.__name__ if namespace.get(f.__name__) is f else name     # (cat, not its alias concat)
+            if '_torch_name' not in f.__dict__:        # (shared by two namespaces: the first one's name, as resolve_name's)
+                own = namespace is functional and f.__module__ == 'litnn.nn.functional'     # (F's own: Python in torch, but for _F_CPP)
+                python = (namespace is namespaces[0] and (name in _PYTHON_FUNCTIONS or tf is not None and getattr(tf, name, None) is f)
+                          or namespace is methods and name in _PYTHON_METHODS or own and name not in _F_CPP)
+                short = home.rpartition('.')[2]      # (torch's C++ names: torch.linalg.linalg_inv, torch.special.special_erf)
+                f._torch_name = (f'litnn.{_F_CPP[name]}' if own and name in _F_CPP else f'litnn.functional.{nm}' if python and namespace is namespaces[0]
+                                 else f'{home}.{short}_{nm}' if namespace in namespaces[1:] and not python else f'{home}.{nm}')
+                f._torch_cpp = not python
+            w = f
+            while w is not None:
+                if hasattr(w, '_numpy_names'): w._public = f          # (`_hand_over` hands the call over as this)
+                w = getattr(w, '__wrapped__', None)

@@ -84,8 +84,11 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     for t in types:
         result = t.__torch_function__(public_api, types, args, kwargs)   # (on the type: a plain function stays unbound)
         if result is not NotImplemented: return result
-    raise TypeError(f"no implementation found for '{public_api.__module__}.{public_api.__name__}' on types that implement "
-                    f"__torch_function__: {list(types)}")
+    name = getattr(public_api, '_torch_name', None) or f"{public_api.__module__}.{public_api.__name__}"
+    if getattr(public_api, '_torch_cpp', False):      # (torch's C++ dispatcher words it, for the functions it binds)
+        raise TypeError(f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned NotImplemented:\n\n"
+                        + ''.join(f"  - tensor subclass {t}\n" for t in types) + "\nFor more information, try re-running with TORCH_LOGS=not_implemented")
+    raise TypeError(f"no implementation found for '{name}' on types that implement __torch_function__: {list(types)}")
 
 # %% ../nbs/reference/overrides.ipynb #9179736c
 def _convert(ret, cls):
@@ -94,7 +97,7 @@ def _convert(ret, cls):
     if isinstance(ret, Tensor) and not isinstance(ret, cls): ret = ret.as_subclass(cls)
     if isinstance(ret, (tuple, list)):
         items = [_convert(r, cls) for r in ret]
-        ret = type(ret)(*items) if hasattr(type(ret), '_fields') else type(ret)(items)    # (a named tuple: return_types)
+        ret = type(ret)(*items) if hasattr(type(ret), '_fields') else type(ret)(items)    # (a collections.namedtuple takes its fields one by one; a tuple, a list and a return_types structseq take one sequence)
     return ret
 
 def _pytorchs(func):
@@ -123,6 +126,7 @@ _AS = dict(__add__='add', __radd__='add', __iadd__='add_', __sub__='sub', __isub
            __mod__='remainder', __imod__='remainder_', __pow__='pow', __ipow__='pow_', __matmul__='matmul', __rand__='bitwise_and',
            __ror__='bitwise_or', __rxor__='bitwise_xor', __ne__='ne', __lt__='lt', __le__='le', __gt__='gt', __ge__='ge',
            __neg__='neg', __pos__='positive', __abs__='abs')    # the method torch hands over for an operator (`x + 1`: Tensor.add)
+_BINARY = {n for n in _OPERATORS if not n.startswith('__i') and n not in ('__neg__', '__pos__', '__abs__', '__getitem__', '__setitem__')}
 _PROPERTIES = ('T', 'mT', 'H', 'mH', 'data', 'real', 'imag')   # those that give tensors
 _ACTIVE = []
 _OP_MODULES = tuple(f'litnn.{m}' for m in ('_pointwise', '_views', '_nn_ops', '_creation', '_reductions', '_products', '_indexing',
@@ -144,12 +148,15 @@ def _relevant(args, kwargs):
 # function still names the caller's line, as torch's inline check leaves it (tracebacks show the frame by this name).
 _DISPATCH_FILE = '<litnn.overrides dispatch, skipped by warnings as importlib._bootstrap frames are>'
 _DISPATCH_SOURCE = """
-def _dispatching(f, public=None):
-    "`f` with torch's two opening lines: a mode or an overriding argument is handed the call (as `public`, else `f`'s wrapper) first."
+def _dispatching(f, public=None, binary=False):
+    "`f` with torch's two opening lines: a mode or an overriding argument is handed the call (as `public`, else `f`'s wrapper) first; a binary operator all decline returns NotImplemented, for Python's own TypeError (as torch's)."
     def api(*args, **kwargs):
         if _disabled.on and (_disabled.modes or not _modes.stack): return f(*args, **kwargs)
         relevant = _relevant(args, kwargs)
-        if relevant or _mode_on(): return handle_torch_function(public or api, relevant, *args, **kwargs)
+        if relevant or _mode_on():
+            if not binary: return handle_torch_function(public or api, relevant, *args, **kwargs)
+            try: return handle_torch_function(public or api, relevant, *args, **kwargs)
+            except TypeError: return NotImplemented
         return f(*args, **kwargs)
     functools.update_wrapper(api, f)
     api._dispatches_to = f
@@ -175,7 +182,7 @@ def _activate():
         if type(f) is types.FunctionType and not name.startswith('_') or name == '__rdiv__': setattr(Tensor, name, wrap(f))
     for name in _OPERATORS:
         f = vars(Tensor).get(name)
-        if type(f) is types.FunctionType: setattr(Tensor, name, _dispatching(f, _AS.get(name) and vars(Tensor)[_AS[name]]))
+        if type(f) is types.FunctionType: setattr(Tensor, name, _dispatching(f, _AS.get(name) and vars(Tensor)[_AS[name]], name in _BINARY))
     for name in _PROPERTIES:
         p = vars(Tensor).get(name)
         if isinstance(p, property): setattr(Tensor, name, property(wrap(p.fget), p.fset and wrap(p.fset), p.fdel, p.__doc__))

@@ -159,3 +159,62 @@ def test_overridable_and_ignored_functions_as_torch():
     res = {lib: json.loads(subprocess.run([sys.executable, '-c', _INTROSPECTION, lib], capture_output=True, text=True, check=True).stdout)
            for lib in ('torch', 'litnn')}
     assert res['litnn'] == res['torch']
+
+_TENSOR_LIKE = textwrap.dedent('''
+    import json, sys, functools
+    lib = sys.argv[1]
+    torch = __import__(lib)
+    F = torch.nn.functional
+    HANDLED = {}
+    class ScalarTensor:          # torch's docs, "Extending torch with a Tensor-like type": not a Tensor subclass
+        def __init__(self, N, value): self._N, self._value = N, value
+        def tensor(self): return self._value * torch.eye(self._N)
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func not in HANDLED or not all(issubclass(t, (torch.Tensor, ScalarTensor)) for t in types): return NotImplemented
+            return HANDLED[func](*args, **(kwargs or {}))
+    def implements(torch_function):
+        def decorator(func):
+            functools.update_wrapper(func, torch_function)
+            HANDLED[torch_function] = func
+            return func
+        return decorator
+    @implements(torch.mean)
+    def mean(input): return float(input._value) / input._N
+    @implements(torch.add)
+    def add(input, other):
+        if isinstance(other, ScalarTensor): return ScalarTensor(input._N, input._value + other._value)
+        return torch.add(input.tensor(), other)
+    @implements(F.relu)
+    def relu(input, inplace=False): return 'relu'
+    @implements(torch.linalg.norm)
+    def norm(input, *args, **kwargs): return 'norm'
+    @implements(torch.cat)
+    def cat(tensors, dim=0): return 'cat %d' % len(tensors)
+    d = ScalarTensor(3, 2.)
+    out = {}
+    def run(k, f):
+        try: r = f()
+        except Exception as e: r = [type(e).__name__, str(e).replace(lib, 'torch').split(';')[0]]
+        if isinstance(r, torch.Tensor): r = r.tolist()
+        if isinstance(r, ScalarTensor): r = ['ScalarTensor', r._N, r._value]
+        out[k] = r
+    run('mean', lambda: torch.mean(d))
+    run('add', lambda: torch.add(d, d))
+    run('add_tensor', lambda: torch.add(d, torch.ones(3, 3)))
+    run('relu', lambda: F.relu(d))
+    run('norm', lambda: torch.linalg.norm(d))
+    run('cat', lambda: torch.cat([torch.ones(1), d]))
+    run('sin', lambda: torch.sin(d))
+    run('mul', lambda: torch.mul(d, 2))
+    run('method', lambda: torch.ones(2).add(d))
+    run('gelu', lambda: F.gelu(d))
+    run('real_tensor_plain', lambda: torch.add(torch.ones(2), 1))
+    print(json.dumps(out))
+''')
+
+def test_tensor_like_types_are_handed_calls_as_torch():
+    "A type that is not a Tensor but defines __torch_function__ is handed torch's functions, with no Tensor subclass made"
+    res = {lib: json.loads(subprocess.run([sys.executable, '-c', _TENSOR_LIKE, lib], capture_output=True, text=True, check=True).stdout)
+           for lib in ('torch', 'litnn')}
+    assert res['litnn'] == res['torch']
