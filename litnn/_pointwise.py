@@ -2024,6 +2024,7 @@ Tensor.softmax, Tensor.log_softmax = softmax, log_softmax
 import builtins, numpy as np
 from ._tensor import Tensor, _wrap_dim
 from ._views import cat
+from ._creation import zeros_like
 
 # %% ../nbs/reference/torch/scans.ipynb #702fa97a
 def _diff_check_shape(input, other, dim):
@@ -2043,7 +2044,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0: raise RuntimeError(f"order must be non-negative but got {n}")
     _diff_check_shape(input, prepend, dim)
     _diff_check_shape(input, append, dim)
-    if n == 0: return input.clone()     # no differences: a copy of input, without prepend and append (as torch)
+    if n == 0: return zeros_like(input).copy_(input)     # no differences: a copy of input, without prepend and append (torch's, CopyBackwards)
     d = _wrap_dim(dim, input._data.ndim)
     parts = [p for p in (prepend, input, append) if p is not None]
     x = cat(parts, d) if len(parts) > 1 else input

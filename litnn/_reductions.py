@@ -303,6 +303,11 @@ def _aten_norm(input, p, dim, keepdim=False):
     "torch's C++ `at::norm(input, p, dim, keepdim)`, which its composites call (frobenius_norm, pairwise_distance): NormBackward1."
     return input.norm(p, dim, keepdim)
 
+@_one_node('NormBackward0')
+def _aten_norm_all(input, p):
+    "torch's C++ `at::norm(input, p)` of all elements (norm_except_dim's dim=-1): NormBackward0."
+    return input.norm(p)
+
 def frobenius_norm(input, dim, keepdim=False):
     "The 2-norm of `input` over `dim` (at most two dimensions); deprecated for `linalg.vector_norm`."
     _warn_once("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
@@ -323,10 +328,13 @@ def nuclear_norm(input, dim=None, keepdim=False):
 def norm_except_dim(v, pow=2, dim=0):
     "The `pow`-norm of each slice of `v` along `dim` (over every other dimension), shaped to broadcast against `v`."
     _norm_dtype(v)
-    if dim == -1: return v.norm(pow)
-    dim = _wrap_dim(dim, v.dim())
-    other = [d for d in range(v.dim()) if d != dim]
-    return v.norm(pow, other, True) if other else v.unsqueeze(1).norm(pow, [1])     # 1-d: each element's own norm
+    if dim == -1: return _aten_norm_all(v, pow)
+    n = v.dim()
+    if dim == 0 or dim == n - 1:        # torch's: the norm of each row (column) of a 2-d view, viewed back
+        size = [1] * n; size[dim] = v.shape[dim]
+        flat = v.contiguous().view(v.shape[0], -1) if dim == 0 else v.contiguous().view(-1, v.shape[-1])
+        return _aten_norm(flat, pow, 1 if dim == 0 else 0).view(size)
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 # %% ../nbs/reference/torch/old_norms_and_segment_reduce.ipynb #b4cac075
 _SEGMENT_OPS = {'sum': ('sum', 0.), 'mean': ('mean', float('nan')), 'prod': ('prod', 1.), 'max': ('amax', -float('inf')),

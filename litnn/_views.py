@@ -1415,7 +1415,7 @@ for _f in (tensor_split, hsplit, vsplit, dsplit): setattr(Tensor, _f.__name__, _
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #f1152fe1
 import numpy as np
 from ._tensor import Tensor, _dtype_name
-from .backend import int64
+from .backend import int64, contiguous_format
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #1f95002e
 def broadcast_to(input, size): return input.expand(tuple(size))
@@ -1453,6 +1453,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     elif not input.dim():        # torch: a tensor of counts asks the 0-d input its size; a number unsqueezes dim + 1
         if isinstance(repeats, Tensor): raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {_wrap_dim(dim, 0) + 1})")
+    if isinstance(repeats, (builtins.int, np.integer)):    # torch's int overload: copies of an expanded view (no index)
+        if repeats < 0: raise RuntimeError("Repeats must be non-negative")
+        d = _wrap_dim(dim, input.dim())
+        if output_size is not None and input.shape[d] * repeats != output_size:
+            raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {input.shape[d] * repeats} but got {output_size}")
+        shape = list(input.shape); shape.insert(d + 1, builtins.int(repeats))
+        return input.unsqueeze(d + 1).expand(shape).clone(memory_format=contiguous_format).flatten(d, d + 1)
     n, reps = input.shape[dim], np.asarray(repeats.tolist() if isinstance(repeats, Tensor) else repeats, dtype=np.int64)
     if reps.ndim == 1 and len(reps) not in (1, n):
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {len(reps)} and input.size(0) = {n}")

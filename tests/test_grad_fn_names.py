@@ -207,3 +207,65 @@ def test_slogdet_sign_is_an_output_of_the_node_as_torch():
     (ln, lg), (tn, tg) = _slogdet(litnn), _slogdet(torch)
     assert ln == tn
     np.testing.assert_allclose(lg, tg, rtol=1e-12)
+
+@pytest.mark.parametrize('dtype', ['float64', 'complex128'])
+@pytest.mark.parametrize('which', ['sign', 'logabsdet', 'both'])
+def test_slogdet_gradient_from_one_output_as_torch(which, dtype):
+    "A backward from the sign alone gives a real A no gradient at all (torch's formula takes the undefined logabsdet gradient)."
+    def f(L):
+        A = L.tensor([[2., 1.], [0.5, 3.]], dtype=getattr(L, dtype), requires_grad=True)
+        s, l = L.linalg.slogdet(A)
+        r = {'sign': s.abs().sum() if dtype == 'complex128' else s.sum(), 'logabsdet': l, 'both': s.abs().sum() + l}[which]
+        (g,) = L.autograd.grad(r, A, allow_unused=True)
+        return None if g is None else np.round(g.detach().numpy(), 10).tolist()
+    l, t = f(litnn), f(torch)
+    assert (l is None) == (t is None)
+    if t is not None: np.testing.assert_allclose(np.array(l), np.array(t), atol=1e-12)
+
+M34, M42, M25, M53 = (np.random.default_rng(k).standard_normal(s) for k, s in enumerate([(3, 4), (4, 2), (2, 5), (5, 3)]))
+SQ = np.random.default_rng(7).standard_normal((3, 3)); X234 = np.random.default_rng(8).standard_normal((2, 3, 4))
+
+# composites whose last nodes are torch's: the same names down the first edges, values and gradients
+LAST_NODES = {
+    'multi_dot_2': (lambda L, a, b: L.linalg.multi_dot([a, b]), (M34, M42)),
+    'multi_dot_3': (lambda L, a, b, c: L.linalg.multi_dot([a, b, c]), (M34, M42, M25)),
+    'multi_dot_4': (lambda L, a, b, c, d: L.linalg.multi_dot([a, b, c, d]), (M34, M42, M25, M53)),
+    'multi_dot_vectors': (lambda L, v, a, b, c, d, w: L.linalg.multi_dot([v, a, b, c, d, w]), (V, M34, M42, M25, M53, V)),
+    'chain_matmul_2': (lambda L, a, b: L.chain_matmul(a, b), (M34, M42)),
+    **{f'matrix_power_{n}': (lambda L, a, n=n: L.linalg.matrix_power(a, n), (SQ,)) for n in (-2, -1, 0, 1, 2, 3, 4, 5, 7)},
+    'matrix_power_method_0': (lambda L, a: a.matrix_power(0), (SQ,)),
+    'diff_0': (lambda L, v: L.diff(v, 0), (V,)),
+    **{f'norm_except_dim_{d}': (lambda L, x, d=d: L.norm_except_dim(x, 2, d), (X234,)) for d in (-1, 0, 1, 2, -2)},
+    'norm_except_dim_1d': (lambda L, v: L.norm_except_dim(v, 2, 0), (V,)),
+    'repeat_interleave': (lambda L, v: L.repeat_interleave(v, 2), (V,)),
+    'repeat_interleave_dim': (lambda L, x: L.repeat_interleave(x, 3, dim=1), (X234,)),
+    'repeat_interleave_flat': (lambda L, x: x.repeat_interleave(2), (X234,)),
+    'repeat_interleave_tensor': (lambda L, x: L.repeat_interleave(x, L.tensor([1, 2, 0]), dim=1), (X234,)),
+}
+
+def _last_nodes(L, case):
+    import warnings
+    f, arrays = LAST_NODES[case]
+    xs = [L.tensor(a, requires_grad=True) for a in arrays]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')      # (chain_matmul is deprecated)
+        r = f(L, *xs)
+    names, fn = [], r.grad_fn
+    while fn is not None and len(names) < 3:
+        names.append(type(fn).__name__); fn = fn.next_functions[0][0] if fn.next_functions else None
+    gs = L.autograd.grad(r.sum(), xs, allow_unused=True)
+    return names, list(r.shape), r.detach().numpy(), [None if g is None else g.numpy() for g in gs]
+
+@pytest.mark.parametrize('case', sorted(LAST_NODES))
+def test_composite_last_nodes_as_torch(case):
+    (ln, ls, lv, lg), (tn, ts, tv, tg) = _last_nodes(litnn, case), _last_nodes(torch, case)
+    assert (ln, ls) == (tn, ts)
+    np.testing.assert_allclose(lv, tv, rtol=1e-10, atol=1e-12)
+    for a, b in zip(lg, tg):
+        assert (a is None) == (b is None)
+        if b is not None: np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+@pytest.mark.parametrize('args', [(-1,), (2, None, 7)])
+def test_repeat_interleave_int_errors_as_torch(args):
+    from torch_pairs import same_message
+    same_message(lambda L: L.repeat_interleave(L.tensor([1., 2., 3., 4.]), *args[:2], **({'output_size': args[2]} if len(args) > 2 else {})))

@@ -368,8 +368,9 @@ def _linked(node, outs):
 
 # %% ../../nbs/13_backprop_engine.ipynb #492309f0
 def _materialize(node, grads):
-    "Zeros for the outputs of a multi-output node that received no gradient (unless a Function opted out)."
-    if node._out_meta is None: return grads
+    """Zeros for the outputs of a multi-output node that received no gradient, unless a Function opted out or the node's
+    backward takes None there, as torch's formulas take an undefined gradient (`_takes_none`: slogdet's)."""
+    if node._out_meta is None or getattr(node, '_takes_none', False): return grads
     res = []
     for g, meta in zip(grads, node._out_meta):
         if g is None and meta is not None:      # (None: a non-differentiable output a Function asked to leave None)
@@ -490,7 +491,7 @@ def _one_node(name):
             ctx._saved = (outs, [xs[k] if type(k) is int else xkw[k] for k in keys], args, kw, keys)
             new = [_one_output(ctx, o, i) for i, o in enumerate(outs)]
             if len(outs) > 1: ctx._n_out, ctx._out_meta = len(outs), [(o.shape, o._data.dtype) for o in outs]
-            return new[0] if not isinstance(r, tuple) else type(r)(*new) if hasattr(r, '_fields') else type(r)(new)
+            return new[0] if not isinstance(r, tuple) else type(r)(new)      # (a tuple, or a return_types structseq: both take one sequence)
         return g
     return deco
 

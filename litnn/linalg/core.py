@@ -106,6 +106,7 @@ linalg_slogdet = _named('linalg_slogdet', ('sign', 'logabsdet'))
 
 class LinalgSlogdetBackward0(Op):
     complex_aware = True        # a complex A's sign is differentiable: torch's slogdet_backward
+    _takes_none = True          # (a real A's gradient comes from logabsdet's alone: none without it, as torch's)
     @staticmethod
     def forward(ctx, A):
         sign, logabs = array_namespace(A._data).linalg.slogdet(A._data)
@@ -115,8 +116,10 @@ class LinalgSlogdetBackward0(Op):
     @staticmethod
     def backward(ctx, gsign, glog):
         A = ctx.saved_tensors[0]
-        if not A.is_complex(): return glog[..., None, None] * inv(A).mT
-        g = glog if gsign is None else glog - 1j * (gsign.conj() * Tensor._make(ctx.sign)).imag     # the phase's part
+        if not A.is_complex(): return None if glog is None else glog[..., None, None] * inv(A).mT
+        phase = None if gsign is None else -1j * (gsign.conj() * Tensor._make(ctx.sign)).imag     # the phase's part
+        if phase is None and glog is None: return None
+        g = glog if phase is None else phase if glog is None else glog + phase
         return g[..., None, None] * inv(A).mH
 
 def slogdet(A):

@@ -5,7 +5,7 @@
 # %% ../../nbs/reference/linalg_decompositions.ipynb #793431db
 from __future__ import annotations
 import builtins, math, numpy as np
-from ..backend import array_namespace, to_dtype, to_device, promote_types, _LEGACY, _cpp
+from ..backend import array_namespace, to_dtype, to_device, promote_types, _LEGACY, _cpp, contiguous_format
 from .._tensor import Tensor, _wrap_dim, _dim_tuple, _dtype_name
 from .._creation import zeros_like
 from ..autograd.graph import Op, _broadcast_shape
@@ -572,7 +572,7 @@ for _name, _f in _OLD.items(): setattr(Tensor, _name, _f)
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #334e098a
 def multi_dot(tensors):
-    "The product of a chain of matrices, left to right (the first and last may be vectors)."
+    "The product of a chain of matrices in the cheapest order, as torch's (the first and last may be vectors)."
     if len(tensors) < 2: raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
     first, last = tensors[0], tensors[-1]                     # torch's checks, in its order
     if first.dim() not in (1, 2): raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.dim()}D")
@@ -585,9 +585,27 @@ def multi_dot(tensors):
         a, b = tensors[i - 1], tensors[i]
         if a.shape[-1] != b.shape[0]: raise RuntimeError(
             f"multi_dot(): tensors {i - 1} and {i} with shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied")
-    out = tensors[0]
-    for t in tensors[1:]: out = out @ t
-    return out
+    ts = list(tensors)        # torch's: vectors as a row and a column, the matrix product, viewed back
+    if first.dim() == 1: ts[0] = first.unsqueeze(0)
+    if last.dim() == 1: ts[-1] = last.unsqueeze(-1)
+    return _chain_product(ts).view(([first.shape[0]] if first.dim() == 2 else []) + ([last.shape[1]] if last.dim() == 2 else []))
+
+def _chain_product(ts):
+    "The product of matrices `ts` in the order torch's multi_dot takes: the fewest multiplications (its matrix_chain_order)."
+    if len(ts) == 2: return ts[0].mm(ts[1])
+    if len(ts) == 3:        # torch's shortcut (ties: left first)
+        a, b, c, d = ts[0].shape[0], ts[1].shape[0], ts[2].shape[0], ts[2].shape[1]
+        return ts[0].mm(ts[1].mm(ts[2])) if (a * c) * (b + d) > (b * d) * (a + c) else ts[0].mm(ts[1]).mm(ts[2])
+    p, n = [t.shape[0] for t in ts] + [ts[-1].shape[1]], len(ts)
+    cost, split = [[0] * n for _ in range(n)], [[0] * n for _ in range(n)]
+    for l in range(1, n):
+        for i in range(n - l):
+            j = i + l; cost[i][j] = math.inf
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if q < cost[i][j]: cost[i][j], split[i][j] = q, k
+    def product(i, j): return ts[i] if i == j else product(i, split[i][j]).mm(product(split[i][j] + 1, j))
+    return product(0, n - 1)
 
 def _matrix_power(A, n, fn, pos):
     "A multiplied by itself n times; `fn`, `pos`: the name torch's argument parser gives the function and n's position."
@@ -595,13 +613,18 @@ def _matrix_power(A, n, fn, pos):
         raise TypeError(f"{fn}(): argument 'n' (position {pos}) must be int, not {type(n).__name__}")
     _check_matrix('linalg.matrix_power', A, floats=False)     # integer matrices have powers (inv refuses them below 0, as torch)
     n = n.__index__()
+    if n == 0: return A.clone(memory_format=contiguous_format).copy_(_eye_like(A).expand_as(A))   # torch's identity (a zero gradient)
+    if n == 1: return A.clone(memory_format=contiguous_format)
+    if n == -1: return inv(A)
     if n < 0: A, n = inv(A), -n
-    result, square = None, A
+    if n == 2: return A @ A
+    if n == 3: return A @ A @ A
+    z = result = None       # torch's binary decomposition of n, in its order
     while n:
-        if n & 1: result = square if result is None else result @ square
-        n >>= 1
-        if n: square = square @ square
-    return result if result is not None else A * 0 + _eye_like(A)      # (A^0 has a zero gradient, not none)
+        bit, n = n % 2, n // 2
+        z = A if z is None else z @ z
+        if bit: result = z if result is None else result @ z
+    return result
 
 def matrix_power(input, n):
     "input multiplied by itself n times (the identity for 0, the inverse's power for n < 0)."
