@@ -2587,9 +2587,9 @@ _NOT_HANDED = object()
 
 def _foreign(v):
     "Whether `v`, or an element of a list `v`, is not a tensor but its type speaks `__torch_function__`."
-    if type(v) is builtins.list or type(v) is builtins.tuple:
+    if type(v) is builtins.list or type(v) is builtins.tuple:     # (one level, as torch's list of tensors: a list may hold itself)
         for t in v:
-            if type(t) is not Tensor and _foreign(t): return True
+            if type(t) is not Tensor and type(t) is not builtins.list and type(t) is not builtins.tuple and _foreign(t): return True
         return False
     return v is not None and not isinstance(v, Tensor) and hasattr(type(v), '__torch_function__')
 
