@@ -128,6 +128,18 @@ def __getattr__(self:Module, name:str):
 
 del __getattr__   # keep the method on Module only: a module-level `__getattr__` would answer for the module (PEP 562)
 
+# %% ../../../nbs/21_registration.ipynb #6d121081
+import types
+
+def _module_init_subclass(cls, **kwargs):
+    "Keep the subclass's class attributes that are torch's C++ functions unbound, as builtins are (`act = torch.tanh`)."
+    super(Module, cls).__init_subclass__(**kwargs)
+    for k, v in list(vars(cls).items()):
+        if type(v) is types.FunctionType and v.__dict__.get('_torch_cpp') and not v._torch_name.startswith('litnn.Tensor.'):
+            setattr(cls, k, staticmethod(v))
+
+Module.__init_subclass__ = classmethod(_module_init_subclass)
+
 # %% ../../../nbs/21_registration.ipynb #eee99e90
 @patch
 def register_parameter(self:Module, name:str, # the attribute name of the parameter

@@ -1,0 +1,23 @@
+"""A Module subclass keeping torch's functions as class attributes (`act = torch.tanh`, then `self.act(x)`): functions
+torch writes in C++ are not bound as methods, those it writes in Python (F.relu) are, in litnn as in torch."""
+import pytest
+import litnn
+torch = pytest.importorskip('torch')
+
+def _program(lib):
+    nn, F = lib.nn, lib.nn.functional
+    class M(nn.Module):
+        act, act2, gelu, lin, py = lib.tanh, lib.sigmoid, F.gelu, F.linear, F.relu
+        def forward(self, x): return self.act(x) + self.act2(x) + self.gelu(x)
+    x = lib.tensor([0.5, -1.0, 2.0])
+    out = {'forward': M()(x).tolist(), 'linear': M().lin(x, lib.ones(2, 3)).tolist(), 'same': M().act is lib.tanh}
+    try: M().py(x); out['py'] = 'ran'
+    except Exception as e: out['py'] = type(e).__name__
+    class Sub(M): act = lib.exp      # a subclass's own, too
+    out['sub'] = Sub()(x).tolist()
+    return out
+
+def test_torch_functions_as_class_attributes():
+    t, l = _program(torch), _program(litnn)
+    assert t.keys() == l.keys() and t['py'] == l['py'] and t['same'] == l['same']
+    for k in ('forward', 'linear', 'sub'): assert l[k] == pytest.approx(t[k], rel=1e-6)
