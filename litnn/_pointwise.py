@@ -363,25 +363,7 @@ class RemainderBackward0(Op):
 # %% ../nbs/15_elementwise_ops.ipynb #be6deb77
 from .autograd.grad_mode import _Mode
 
-class _RaisingBackward(Op):
-    "The node torch records where it has no derivative: backward raises torch's error (`18a_scatter`'s `_NoDerivative` is its RuntimeError case)."
-    @staticmethod
-    def forward(ctx, *inputs, result=None, error=None): ctx.error = error; return result
-    @staticmethod
-    def backward(ctx, g): raise ctx.error[0](ctx.error[1])
-    def _in_place(self):
-        "In an in-place op (13_backprop_engine's `_inplace`): an aten op of its own, which torch's message names (aten::floor_divide_)."
-        kind, msg = self.error
-        if msg.startswith('derivative for aten::'): self.error = (kind, msg.replace(' is not implemented', '_ is not implemented', 1))
-
-_NO_DERIVATIVE = {}
-
-def _no_derivative(result, inputs, error, name='NotImplemented'):
-    """`result` (computed outside the graph) requiring grad through a node named `name` whose backward raises `error`
-    (an exception type and its message), where one of `inputs` requires grad and `result` is floating."""
-    if not (_Mode.grad and result._data.dtype.kind in 'fc' and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)): return result
-    node = _NO_DERIVATIVE.get(name) or _NO_DERIVATIVE.setdefault(name, type(name, (_RaisingBackward,), {'__module__': __name__}))
-    return node.apply(*inputs, result=result._data, error=error)
+from .autograd.engine import _RaisingBackward, _NO_DERIVATIVE, _no_derivative   # (13_backprop_engine: the views' copies record one too)
 
 def _record_set(self, source):
     """`set_`'s record (reference/torch/storage), as torch's: where self or a source tensor requires grad, self's new

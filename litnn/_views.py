@@ -1559,6 +1559,7 @@ adjoint = Tensor.adjoint
 from ._tensor import Tensor
 from .backend import contiguous_format
 from .autograd.graph import Op
+from .autograd.engine import _no_derivative
 from ._conversions import view_as_real
 
 # %% ../nbs/reference/torch/view_copies.ipynb #0fb91e7f
@@ -1675,5 +1676,6 @@ def select_copy(input, dim, index):
     return _copied(input.select(dim, index))
 
 def detach_copy(input):
-    "A copy of `input` outside the graph."
-    return input.detach().clone(memory_format=contiguous_format)     # row-major, as torch's
+    "A copy of `input` outside the graph (row-major); torch records a node without a derivative where `input` requires grad."
+    return _no_derivative(input.detach().clone(memory_format=contiguous_format), (input,),
+                          (RuntimeError, 'derivative for aten::detach_copy is not implemented'))

@@ -183,6 +183,7 @@ NO_DERIVATIVE = {
     'histogram': lambda L, x: L.histogram(x)[0], 'histogram_edges': lambda L, x: L.histogram(x, 3)[1],
     'histogram_weight': lambda L, x: L.histogram(x.detach(), 3, weight=x)[0],
     'histogramdd': lambda L, x: L.histogramdd(x[:, None], 2)[0], 'histogramdd_edges': lambda L, x: L.histogramdd(x[:, None], 2)[1][0],
+    'detach_copy': lambda L, x: L.detach_copy(x), 'detach_copy_of_a_view': lambda L, x: L.detach_copy(x[1:]),
 }
 
 def _no_derivative(L, case):

@@ -9,7 +9,7 @@ from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable
 from ..backend import _by_np
 from .broadcasting import _summed_dims
-from .graph import AccumulateGrad, Node, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
+from .graph import AccumulateGrad, Node, Op, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
 from ..backend import _writeable_alias
@@ -648,6 +648,27 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, **k
     if fw is not None: fw.written(self, result)      # self's tangent (and its base's) become the result's
     _bump(self)
     return self
+
+# %% ../../nbs/13_backprop_engine.ipynb #db4d3988
+class _RaisingBackward(Op):
+    "The node torch records where it has no derivative: backward raises torch's error (`18a_scatter`'s `_NoDerivative` is its RuntimeError case)."
+    @staticmethod
+    def forward(ctx, *inputs, result=None, error=None): ctx.error = error; return result
+    @staticmethod
+    def backward(ctx, g): raise ctx.error[0](ctx.error[1])
+    def _in_place(self):
+        "In an in-place op (13_backprop_engine's `_inplace`): an aten op of its own, which torch's message names (aten::floor_divide_)."
+        kind, msg = self.error
+        if msg.startswith('derivative for aten::'): self.error = (kind, msg.replace(' is not implemented', '_ is not implemented', 1))
+
+_NO_DERIVATIVE = {}
+
+def _no_derivative(result, inputs, error, name='NotImplemented'):
+    """`result` (computed outside the graph) requiring grad through a node named `name` whose backward raises `error`
+    (an exception type and its message), where one of `inputs` requires grad and `result` is floating."""
+    if not (_Mode.grad and result._data.dtype.kind in 'fc' and builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)): return result
+    node = _NO_DERIVATIVE.get(name) or _NO_DERIVATIVE.setdefault(name, type(name, (_RaisingBackward,), {'__module__': __name__}))
+    return node.apply(*inputs, result=result._data, error=error)
 
 # %% ../../nbs/13_backprop_engine.ipynb #81e41c92
 def _inplace_plain(self, ufunc, other):
