@@ -129,7 +129,9 @@ for _name in ('is_xpu', 'is_mps', 'is_ipu', 'is_maia', 'is_mtia', 'is_xla', 'is_
 @patch
 def size(self:Tensor, dim=None):
     "The shape, or the size of dimension `dim`."
-    return Size(self._data.shape) if dim is None else self._data.shape[_wrap_dim(dim, self._data.ndim)]
+    if dim is None: return Size(self._data.shape)
+    if not self._data.ndim: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")   # (torch's size(dim) does not read a scalar as 1-d)
+    return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
 @patch
 def dim(self:Tensor): return self._data.ndim

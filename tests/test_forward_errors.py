@@ -332,3 +332,12 @@ def test_kl_div_warns_before_its_argument_check(src):
             finally: f.warned = sorted(str(x.message)[:60] for x in w)
     same(f); t = f.warned
     same(f); assert f.warned == t
+
+
+@pytest.mark.parametrize('src', ['L.tensor(1.).size(-3)', 'L.tensor(1.).size(0)', 'L.tensor(1.).size(-1)', 'L.ones(2).size(-3)', 'L.ones(2).size(1)',
+                                 'L.nn.AvgPool2d(2)(L.randn(()))', 'L.nn.LPPool2d(2, 2)(L.randn(()))', 'L.nn.AvgPool2d(2)(L.randn(3))',
+                                 'L.nn.Bilinear(3, 4, 2)(L.randn(()), L.randn(()))', 'L.nn.Bilinear(3, 4, 2)(L.randn(3), L.randn(5))'])
+def test_size_of_a_scalar(src):
+    # size(dim) does not read a 0-d tensor as 1-d: "Dimension specified as d but tensor has no dimensions"; the pools and
+    # bilinear ask for a size first
+    same(lambda L: eval(src, dict(L=L)))

@@ -87,8 +87,8 @@ def bilinear(input1, # (..., in1_features)
     if s1[:-1] != s2[:-1]:
         d = next((k for k, (a, b) in enumerate(zip(s1[:-1], s2[:-1])) if a != b), 0)
         raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {s1[d]} and {s2[d]}")
-    for n, s, e in ((1, s1, i1), (2, s2, i2)):
-        if s[-1] != e: raise RuntimeError(f"bilinear(): input{n} size does not match weight size: got {s[-1]} but expected {e}")
+    for n, x, s, e in ((1, input1, s1, i1), (2, input2, s2, i2)):
+        if x.size(-1) != e: raise RuntimeError(f"bilinear(): input{n} size does not match weight size: got {s[-1]} but expected {e}")   # (size(-1): torch's IndexError for a 0-d input)
     if bias is not None and _size(bias, 0) != o:
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {o}")
     x1, x2 = input1.reshape(-1, i1), input2.reshape(-1, i2)
@@ -1671,7 +1671,7 @@ def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     d = _pool_pair(dilation, fn, 'dilation', "must be either a single int, or a tuple of two ints")
     x = input._data
     if fn == 'max_pool2d' and x.ndim not in (3, 4): raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if x.ndim < 3: raise IndexError(f"Dimension out of range (expected to be in range of [{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got -3)")
+    if x.ndim < 3: input.size(-3)      # torch's kernel reads that size first: its IndexError
     if x.dtype == bool: raise NotImplementedError(f"\"{fn}\" not implemented for 'Bool'")
     OH, OW = (_out_size(n, *a, ceil_mode) for n, a in zip(x.shape[-2:], zip(k, p, s, d)))
     if min(k) <= 0: raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
@@ -1769,9 +1769,10 @@ class NativeBatchNormBackward0(Op):
     "Normalize `x` over `dims` (with its own statistics, or `stats`), then scale by `weight` and shift by `bias`."
     _grad_reads_input = (0, 1)   # torch's gradient is an operator that reads the input and the weight (not the bias): connected to them under create_graph (13_backprop_engine)
     @staticmethod
-    def forward(ctx, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None):
+    def forward(ctx, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None, half=False):
         a = x._data; xp = array_namespace(a)
         if a.dtype.itemsize < 4: a = a.astype(np.float32)      # float16/bfloat16: statistics in float32
+        if half: return _half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, running)
         mean, var = (_norm_mean(a, dims), None) if stats is None else (s.astype(a.dtype, copy=False) for s in stats)
         xc = xp.subtract(a, mean, out=_temporaries(a, 'norm xc', a.shape))   # scratch memory: only `out` is new
         if var is None: var = _batch_var(xp, xc, dims)
@@ -1804,6 +1805,36 @@ class NativeBatchNormBackward0(Op):
         if nw: gw = _sum(g * xhat, pdims).reshape(shape).to(w.dtype)
         if nb: gb = _sum(g, pdims).reshape(shape).to(bias_dtype)
         return gx, gw, gb
+
+def _half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, running):
+    """Batch norm training of a float16/bfloat16 input whose parameters and running statistics are that dtype too (or
+    absent), as torch's CPU kernels: the statistics in float32, then the mean and invstd torch saves rounded to the
+    dtype and the output `x * alpha + beta` (a fused multiply-add) from them. bfloat16 keeps more in bfloat16: the sum of
+    squares, its divisions by n and n - 1 (c10's `BFloat16 / int64` rounds both), the running updates op by op, and,
+    where torch takes its channels-last kernel ((N, C) inputs too), the mean before the deviations are taken from it."""
+    xp, dt, bf16 = array_namespace(a), x._data.dtype, x.dtype is B.bfloat16
+    h = lambda v: xp.asarray(v, dtype=np.float32).astype(dt).astype(np.float32)     # rounded to the input's dtype
+    n = a.size // math.prod(pshape)
+    mean = _norm_mean(a, dims)
+    if bf16 and (n == a.shape[0] or (a.ndim > 3 and xp.moveaxis(x._data, 1, -1).flags.c_contiguous)): mean = h(mean)
+    xc = a - mean
+    var_sum = (xc * xc).sum(axis=dims, keepdims=True, dtype=np.float64).astype(np.float32)
+    if bf16: var_sum = h(var_sum)
+    var = h(var_sum / h(n)) if bf16 else var_sum / np.float32(n)
+    var = var.astype(np.float64)          # torch's InvStd adds the double eps; 0 where both are 0
+    mean_h, invstd_h = h(mean), h(1 / xp.sqrt(var + eps) if eps else xp.where(var == 0, 0, 1 / xp.sqrt(xp.where(var == 0, 1, var))))
+    if running is not None:
+        rm, rv, momentum = running
+        m = h(momentum) if bf16 else np.float32(momentum)
+        om = h(1 - m) if bf16 else 1 - m
+        unbiased = h(var_sum / h(max(n - 1, 1))) if bf16 else var_sum / np.float32(max(n - 1, 1))
+        rm[...] = ((h(m * mean_h) + h(om * rm.astype(np.float32))) if bf16 else m * mean + om * rm.astype(np.float32)).reshape(rm.shape)
+        rv[...] = (m * unbiased + (h(om * rv.astype(np.float32)) if bf16 else om * rv.astype(np.float32))).reshape(rv.shape)
+    _save(ctx, x, weight, bias, mean_h, invstd_h, True, (dims, pdims, pshape, eps))
+    alpha = invstd_h if weight is None else invstd_h * weight._data.astype(np.float32).reshape(pshape)
+    beta = -(mean_h * alpha) if bias is None else bias._data.astype(np.float32).reshape(pshape) - mean_h * alpha
+    out = (a.astype(np.float64) * alpha + beta).astype(np.float32)       # exact product, one rounding: the fma
+    return _follow_layout(out.astype(dt), x._data)
 
 def _save(ctx, x, weight, bias, mean, invstd, batch, o):
     "What backward needs: the input and weight, the statistics (in the input's shape, 1 along `dims`), the options."
