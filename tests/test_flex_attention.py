@@ -286,3 +286,15 @@ def test_half_precision_and_layout(dtype):
     to, lo = T.flex_attention(*(x.transpose(1, 2),) * 3), L.flex_attention(*(lt(x).transpose(1, 2),) * 3)
     close(to, lo); assert to.stride() == lo.stride()
     assert repr(T._score_mod_signature).replace('torch.', '') == repr(L._score_mod_signature).replace('litnn.', '')
+
+
+def test_compiled_flex_attention_runs_its_operator_eagerly(monkeypatch):
+    """`torch.compile(flex_attention)` is torch's advice: litnn's compiler runs the operator as a step it does not record
+    (a graph break, so later calls run eagerly), with the same results."""
+    litnn.manual_seed(0)
+    q = litnn.randn(1, 2, 8, 4)
+    bm = L.create_block_mask(masks(litnn)['causal'], None, None, 8, 8, device='cpu', BLOCK_SIZE=4)
+    compiled = litnn.compile(L.flex_attention)
+    outs = [compiled(q, q, q, block_mask=bm) for _ in range(2)] + [compiled(q, q, q)]   # noop_mask: a tensor made in the vmapped function
+    refs = [L.flex_attention(q, q, q, block_mask=bm)] * 2 + [L.flex_attention(q, q, q)]
+    for r, o in zip(refs, outs): close(r, o, 1e-6)

@@ -24,6 +24,7 @@ from .bias import _validate_sdpa_input
 from ..._creation import tensor
 from ...backend import float32, float64
 from ...func.vmap import vmap
+from ..._dynamo import disable
 
 # %% ../../../nbs/47b_flex_attention.ipynb #4008311d
 def _vmap_for_bhqkv(fn, prefix, suffix=(), out_dims=0, group_dim=False):
@@ -86,6 +87,7 @@ def _math_attention(query, key, value, score_mod, block_mask, scale, kernel_opti
     return (probs.to(query.dtype) @ value.to(query.dtype), logsumexp / math.log(2), max_scores / math.log(2))
 
 # %% ../../../nbs/47b_flex_attention.ipynb #e78f51e5
+@disable(reason="flex attention's operator runs eagerly: its vmapped score_mod and mask_mod are not recorded")
 def _flex_attention_hop(query, key, value, score_mod, block_mask, scale, kernel_options,
                    score_mod_other_buffers=(), mask_mod_other_buffers=()):
     "The flex attention operator (torch's `flex_attention` HOP) run eagerly: `_math_attention`, its output laid out as `query`."
@@ -593,7 +595,7 @@ def flex_attention(query: Tensor, key: Tensor, value: Tensor, score_mod=None, bl
         _warn_once("deprecated_return_lse", "return_lse is deprecated and will be removed in v2.10. "
                    "Please use return_aux=AuxRequest(lse=True) instead.", category=FutureWarning)
     kernel_options = _apply_kernel_options(query, key, value, return_lse, kernel_options, return_aux)
-    if not _FLEX_ATTENTION_DISABLE_COMPILE_DEBUG:
+    if not _FLEX_ATTENTION_DISABLE_COMPILE_DEBUG and not is_compiling():
         _warn_once("flex_attention_performance",
                    "flex_attention called without torch.compile() - this will use an unfused implementation that materializes the full scores matrix instead of generating a fused kernel.\n\n"
                    "SOLUTION: Use torch.compile(flex_attention)(...)\n\n"
