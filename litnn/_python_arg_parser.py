@@ -2567,6 +2567,15 @@ def _overload_fast(key, method, numbers):
     if spread: pos += [{builtins.int}] * (32 - len(pos))     # (a list of ints given spread: `x.view(2, 3, 4)`)
     return key, builtins.tuple(builtins.frozenset(p) for p in pos), {k: builtins.frozenset(v) for k, v in kws.items()}
 
+_WRAPPERS = {'litnn._python_arg_parser', 'litnn.overrides'}
+
+def _from_litnn():
+    """Whether the call the wrapper checks comes from litnn's own code, past the wrappers: litnn's functions call each other
+    in forms of their own (`x.squeeze(None)` in `squeeze_`), which torch's matching is not for; it judges the user's calls."""
+    f = sys._getframe(2)
+    while f is not None and f.f_globals.get('__name__') in _WRAPPERS: f = f.f_back
+    return f is not None and f.f_globals.get('__name__', '').startswith('litnn.')
+
 def _overload_refused(fn, key, args, kwargs, numbers):
     "torch's TypeError for a call (`args` without a method's self) that no signature of `key` takes; None if one does."
     try:
@@ -2634,7 +2643,7 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             if fast and kwargs:
                 for k, v in kwargs.items():
                     if type(v) not in over[2].get(k, ()) and not (isinstance(v, Tensor) and Tensor in over[2].get(k, ())): fast = False; break
-            if not fast and (e := _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)) is not None: raise e
+            if not fast and not _from_litnn() and (e := _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)) is not None: raise e
             if not fast and not foreign: foreign = builtins.any(_foreign(a) for a in (*args, *kwargs.values()))
         if kwargs and not spell.keys().isdisjoint(kwargs):
             for alt in [k for k in kwargs if k in spell]:
@@ -2643,15 +2652,20 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
         if over is None or not fast: return f(*args, **kwargs)
         try: return f(*args, **kwargs)
         except Exception:         # (refused by litnn: torch's matching says whether its parser would have refused it first)
-            e = _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)
+            e = None if _from_litnn() else _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)
             if e is None: raise
         raise e
     return g
 
 def _with_foreign(f):
-    "`f`, which no parser check applies to, handing a call whose first argument is a tensor-like of another type to that type's `__torch_function__` (torch's Python functions open with that check; `_hand_over`)."
+    "`f`, which no parser check applies to, handing a call with a tensor-like of another type among its arguments to that type's `__torch_function__` (torch's Python functions open with that check; `_hand_over`)."
     def h(*args, **kwargs):
-        if args and type(args[0]) is not Tensor and _foreign(args[0]) and (r := _hand_over(h, args, kwargs)) is not _NOT_HANDED: return r
+        for a in args:
+            if type(a) is not Tensor and _foreign(a):
+                if (r := _hand_over(h, args, kwargs)) is not _NOT_HANDED: return r
+                break
+        else:
+            if kwargs and builtins.any(_foreign(a) for a in kwargs.values()) and (r := _hand_over(h, args, kwargs)) is not _NOT_HANDED: return r
         return f(*args, **kwargs)
     functools.update_wrapper(h, f)
     h._numpy_names = {}
@@ -2817,7 +2831,10 @@ def _parse_as_torch(namespaces, cls, functional):
     wrapped = {}
     for namespace in namespaces:
         for name, f in list(namespace.items()):
-            if not name.startswith('_') and type(f) is types.FunctionType and (name not in _PYTHON_FUNCTIONS or namespace is not namespaces[0]):   # (the list names litnn's own: linalg.norm is C++)
+            if not name.startswith('_') and type(f) is types.FunctionType and name in _PYTHON_FUNCTIONS and namespace is namespaces[0]:
+                if id(f) not in wrapped: wrapped[id(f)] = _op_ready(f, f)      # (Python in torch: no parser, but its has_torch_function check)
+                namespace[name] = wrapped[id(f)]
+            elif not name.startswith('_') and type(f) is types.FunctionType:   # (the list names litnn's own: linalg.norm is C++)
                 if id(f) not in wrapped: wrapped[id(f)] = _op_ready(f, _published(_parsed(f, name=(f.__name__ if namespace.get(f.__name__) is f else name) if namespace is namespaces[0] else None), f, namespace['__name__'], name))   # (a bare `f` keeps its module: `_op_ready` after)   # (an alias: torch's messages name the function, atan2 for arctan2)
                 namespace[name] = wrapped[id(f)]
     tf = sys.modules.get('litnn.functional')
