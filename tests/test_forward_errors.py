@@ -341,3 +341,11 @@ def test_size_of_a_scalar(src):
     # size(dim) does not read a 0-d tensor as 1-d: "Dimension specified as d but tensor has no dimensions"; the pools and
     # bilinear ask for a size first
     same(lambda L: eval(src, dict(L=L)))
+
+
+@pytest.mark.parametrize('dt', ['complex64', 'int64', 'bool', 'float16'])
+@pytest.mark.parametrize('m', ['ELU()', 'CELU()', 'SELU()', 'Hardsigmoid()', 'Hardswish()', 'Hardshrink()', 'Softshrink()', 'Softplus()', 'Mish()',
+                               'LogSigmoid()', 'GLU()', 'PReLU()', 'RReLU()', 'RReLU().eval()', 'SiLU()', 'Softsign()', 'Tanhshrink()'])
+def test_activation_kernels_of_real_types_only(m, dt):
+    # torch's kernels for these take real floating types only (rrelu's training kernel no half either): complex refused too
+    same(lambda L: eval('L.nn.' + m)(L.ones(2, 4).to(getattr(L, dt))).tolist())

@@ -295,8 +295,10 @@ def _node(name, f, df, saves, kernel=None):
                                       wide_backward=('float16', 'bfloat16')))     # each is a torch kernel: half precision in float32
 
 def _float_only(input, kernel):
-    "torch's NotImplementedError for an integer or bool tensor given to a float-only kernel."
-    if kernel and isinstance(input, Tensor): _refuse_integers(input, kernel)
+    "torch's NotImplementedError for an integer, bool or complex tensor given to a kernel of real floating types only."
+    if kernel and isinstance(input, Tensor):
+        _refuse_integers(input, kernel)
+        if input.is_complex(): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(input)}\'')
 
 # %% ../../nbs/40a_activation_functions.ipynb #31a5cbd6
 def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -591,7 +593,9 @@ class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     "Leaky ReLU with random slopes in [lower, upper] in training, their mean otherwise."
     if B._vmap_random is not None: B._vmap_random('unsupported', 'rrelu', None)   # (refused inside vmap, as torch: 33a_vmap)
-    _check_tensors('rrelu', dict(input=input)); _float_only(input, 'leaky_relu_cpu')
+    _check_tensors('rrelu', dict(input=input))
+    _float_only(input, 'rrelu_with_noise_out_cpu' if training else 'leaky_relu_cpu')     # torch's kernel in training takes no half either
+    if training and input.dtype.name == 'float16': raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
     if lower > upper: raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if inplace: return _inplace(input, RreluWithNoiseBackward1.apply, lower=lower, upper=upper, training=training)
     return RreluWithNoiseBackward0.apply(input, lower=lower, upper=upper, training=training)
@@ -1828,8 +1832,9 @@ def _half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, running)
         m = h(momentum) if bf16 else np.float32(momentum)
         om = h(1 - m) if bf16 else 1 - m
         unbiased = h(var_sum / h(max(n - 1, 1))) if bf16 else var_sum / np.float32(max(n - 1, 1))
-        rm[...] = ((h(m * mean_h) + h(om * rm.astype(np.float32))) if bf16 else m * mean + om * rm.astype(np.float32)).reshape(rm.shape)
-        rv[...] = (m * unbiased + (h(om * rv.astype(np.float32)) if bf16 else om * rv.astype(np.float32))).reshape(rv.shape)
+        old_m, old_v = (r.astype(np.float32).reshape(mean.shape) for r in (rm, rv))
+        rm[...] = ((h(m * mean_h) + h(om * old_m)) if bf16 else m * mean + om * old_m).reshape(rm.shape)
+        rv[...] = (m * unbiased + (h(om * old_v) if bf16 else om * old_v)).reshape(rv.shape)
     _save(ctx, x, weight, bias, mean_h, invstd_h, True, (dims, pdims, pshape, eps))
     alpha = invstd_h if weight is None else invstd_h * weight._data.astype(np.float32).reshape(pshape)
     beta = -(mean_h * alpha) if bias is None else bias._data.astype(np.float32).reshape(pshape) - mean_h * alpha
@@ -2012,8 +2017,10 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     dims, pshape = (0, *range(2, input.ndim)), (1, c) + (1,) * (input.ndim - 2)
     stats = None if training else (running_mean._data.reshape(pshape), running_var._data.reshape(pshape))
     running = (running_mean._data, running_var._data, momentum) if training and running_mean is not None else None
+    # torch's half kernels round their statistics where the parameters are half too (float32 ones keep them in float32)
+    half = training and input._data.dtype.itemsize == 2 and all(t is None or t.dtype == input.dtype for t in (weight, bias, running_mean, running_var))
     return NativeBatchNormBackward0.apply(input, weight, bias, dims=dims, pdims=dims, pshape=pshape, eps=eps,
-                                          stats=stats, running=running)
+                                          stats=stats, running=running, half=half)
 
 # %% ../../nbs/44a_layer_group_norm.ipynb #dfec9c06
 import numbers
@@ -2762,6 +2769,7 @@ def native_channel_shuffle(input, groups):
     return _NoDerivative.apply(input, out=out.detach()._data, what='aten::native_channel_shuffle')
 
 # %% ../../nbs/reference/nn/distance.ipynb #b4202419
+from ..autograd.operators import _scalar_op, AddBackward1   # torch's C++ adds eps by add.Scalar (12b)
 import numpy as np
 from ..backend import array_namespace, int64, _row_major
 from .._tensor import Tensor, _dtype_name
@@ -2809,7 +2817,7 @@ from .._reductions import _aten_norm
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     "‖x1 - x2 + eps‖_p over the last dimension."
     _check_tensors("pairwise_distance", dict(x1=x1, x2=x2))
-    return _aten_norm(x1 - x2 + eps, p, -1, keepdim)     # (torch's at::norm: NormBackward1)
+    return _aten_norm(_scalar_op(AddBackward1, x1 - x2, eps), p, -1, keepdim)     # (torch's at::norm: NormBackward1)
 
 @_one_node('PdistBackward0')
 def pdist(input, p=2):
@@ -3806,6 +3814,7 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index, label_smoothing=label_smoothing)
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #2b271f81
+from ..autograd.operators import _scalar_op, AddBackward1   # torch's C++ adds the margin by add.Scalar (12b)
 import builtins, math
 import warnings
 from ..backend import array_namespace
@@ -3895,7 +3904,7 @@ def _margin_ranking_loss(input1, input2, target, margin, reduction):
     "aten's margin_ranking_loss (torch.margin_ranking_loss): the three broadcast, their dims unchecked; `reduction` a name."
     if amp._active: input1, input2, target = amp._autocast('margin_ranking_loss', input1, input2, target)
     d = input1 - input2                  # first, as torch (two bools: its message)
-    return _apply_reduction((-target * d + builtins.float(margin)).clamp_min(0), reduction)    # margin: a float, as torch's (its kernel's clamp_min: ClampMinBackward0)
+    return _apply_reduction(_scalar_op(AddBackward1, -target * d, builtins.float(margin)).clamp_min(0), reduction)    # margin: a float, as torch's (its kernel's clamp_min: ClampMinBackward0)
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "max(0, -target (input1 - input2) + margin)."
