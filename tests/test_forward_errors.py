@@ -349,3 +349,13 @@ def test_size_of_a_scalar(src):
 def test_activation_kernels_of_real_types_only(m, dt):
     # torch's kernels for these take real floating types only (rrelu's training kernel no half either): complex refused too
     same(lambda L: eval('L.nn.' + m)(L.ones(2, 4).to(getattr(L, dt))).tolist())
+
+
+@pytest.mark.parametrize('src', ['F.binary_cross_entropy(L.ones(3, 4).long() * 3, L.ones(3, 4).long())', 'F.binary_cross_entropy(L.ones(3, 4) > 0, L.ones(3, 4) > 0)',
+                                 'F.binary_cross_entropy(L.ones(3, 4).int() * 3, L.ones(3, 4).int())', 'F.binary_cross_entropy(L.ones(3, 4).half() * 3, L.ones(3, 4).half())',
+                                 "L.nn.PoissonNLLLoss(reduction=None)(L.ones(3), L.ones(3))", "L.nn.PoissonNLLLoss(reduction=1)(L.ones(3), L.ones(3))",
+                                 "L.nn.PoissonNLLLoss(reduction='bad')(L.ones(3), L.ones(3))",
+                                 'F.max_unpool2d(L.ones(3, 2), L.zeros(3, 2).long(), 2)', 'F.max_unpool2d(L.ones(2), L.zeros(2).long(), 2)',
+                                 'F.max_unpool2d(L.ones(1, 1, 1, 3, 2), L.zeros(1, 1, 1, 3, 2).long(), 2)'])
+def test_loss_and_unpool_checks_as_torch(src):
+    same(lambda L: eval(src, dict(L=L, F=L.nn.functional)))

@@ -3743,6 +3743,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             raise RuntimeError(f"Attempting to broadcast a dimension of length {weight.shape[-1]} at -1! Mismatching argument at index 1 "
                                f"had {weight.size()}; but expected shape should be broadcastable to {list(target.shape)}") from None
         weight = weight.expand(shape)
+    _refuse_integers(input, 'binary_cross_entropy')      # torch's kernel: floating types only, before it reads the values
     return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=reduction)
 
 # %% ../../nbs/reference/nn/loss_elementwise.ipynb #2d4d09a6
@@ -3872,7 +3873,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if amp._active: input, target = amp._autocast('poisson_nll_loss', input, target)
     _check_tensors('poisson_nll_loss', dict(input=input, target=target))
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
-    if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not a valid value for reduction")   # (torch's `+`: a TypeError for a non-string)
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
         t = where(target > 1, target, 1)                # Stirling's term is 0 where target <= 1
@@ -4450,6 +4451,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     _refuse_integers(input, 'max_unpool2d')
     k = _ntuple(kernel_size, 2); s = _ntuple(stride, 2) if stride is not None else k; p = _ntuple(padding, 2)
     size = _unpool_size('max_unpool2d', input, k, s, p, output_size, 2)
+    if input.dim() not in (3, 4): raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {input.dim()} dimensions.")
     if indices.shape != input.shape:
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
     _check_indices(indices, size, f"{size[0]}x{size[1]}")
