@@ -405,6 +405,7 @@ _segment_reduce = segment_reduce     # torch's other name for it (torch/__init__
 _all_ = ['_segment_reduce']
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #29caa90d
+from .autograd.operators import _scalar_op, MulBackward1, DivBackward1   # torch's C++ rule calls the .Scalar overloads (12b)
 import builtins
 from .backend import patch
 from ._tensor import Tensor, _wrap_dim
@@ -435,14 +436,14 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     "The integral of samples `y` along `dim` by the trapezoid rule (at coordinates `x`, or `dx` apart)."
     d, step, pairs = _trapezoid_parts(y, x, dx, dim, 'trapezoid')
     if y.shape[d] == 0: return y.new_zeros(y.shape[:d] + y.shape[d + 1:])      # zeros in y's dtype (integers and bools stay)
-    if isinstance(step, Tensor): return (step * pairs).sum(d) / 2
-    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * step
+    if isinstance(step, Tensor): return _scalar_op(DivBackward1, (step * pairs).sum(d), 2.)
+    return _scalar_op(MulBackward1, y.sum(d) - _scalar_op(MulBackward1, y.select(d, 0) + y.select(d, -1), 0.5), step)
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     "The running integral of `y` along `dim` by the trapezoid rule: one value fewer than samples."
     d, step, pairs = _trapezoid_parts(y, x, dx, dim, 'cumulative_trapezoid')
-    if isinstance(step, Tensor): return (step * pairs).cumsum(d) / 2
-    return (pairs * (step / 2)).cumsum(d)
+    if isinstance(step, Tensor): return _scalar_op(DivBackward1, (step * pairs).cumsum(d), 2.)
+    return _scalar_op(MulBackward1, pairs, step / 2.).cumsum(d)
 
 def trapz(y, x=None, *, dx=None, dim=-1):
     "`trapezoid`, by its older name."

@@ -242,6 +242,13 @@ LAST_NODES = {
     'repeat_interleave_dim': (lambda L, x: L.repeat_interleave(x, 3, dim=1), (X234,)),
     'repeat_interleave_flat': (lambda L, x: x.repeat_interleave(2), (X234,)),
     'repeat_interleave_tensor': (lambda L, x: L.repeat_interleave(x, L.tensor([1, 2, 0]), dim=1), (X234,)),
+    # torch's C++ composites call the .Scalar overloads (MulBackward1...: one edge)
+    'trapezoid': (lambda L, v: L.trapezoid(v), (V,)), 'trapz_dx': (lambda L, x: L.trapz(x, dx=2., dim=1), (X234,)),
+    'trapezoid_x': (lambda L, v, w: L.trapezoid(v, x=w), (V, V[::-1].copy())),
+    'cumulative_trapezoid': (lambda L, x: L.cumulative_trapezoid(x, dx=0.5), (X234,)),
+    'cumulative_trapezoid_x': (lambda L, v, w: L.cumulative_trapezoid(v, x=w), (V, V[::-1].copy())),
+    'pairwise_distance': (lambda L, a, b: L.nn.functional.pairwise_distance(a, b), (A, B)),
+    'margin_ranking_loss': (lambda L, a, b: L.nn.functional.margin_ranking_loss(a, b, L.tensor(np.sign(V))), (V, V[::-1].copy())),
 }
 
 def _last_nodes(L, case):

@@ -14,7 +14,8 @@ from .broadcasting import _promote, _cast, _into, _float_dtype, _reduce, _shape,
 
 # %% auto #0
 __all__ = ['multiply', 'divide', 'subtract', 'true_divide', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0',
-           'RsubBackward1', 'NegBackward0', 'add', 'sub', 'mul', 'div', 'DivBackward2']
+           'RsubBackward1', 'AddBackward1', 'MulBackward1', 'DivBackward1', 'NegBackward0', 'add', 'sub', 'mul', 'div',
+           'DivBackward2']
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #8565c101
 def _first_layout(out, a, *others):
@@ -114,6 +115,35 @@ class RsubBackward1(Op):
         return other - _array_of(x) if alpha == 1 else other - alpha * _array_of(x)
     @staticmethod
     def backward(ctx, g): return -g if ctx.alpha == 1 else g * -ctx.alpha
+
+# %% ../../nbs/12b_backprop_arithmetic.ipynb #84ec11bb
+class AddBackward1(Op):
+    "tensor + number as torch's C++ composites call it (add.Scalar): the number is an option, so the node has one edge."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, other): return AddBackward0.forward(_NO_CTX, x, other)
+    @staticmethod
+    def backward(ctx, g): return g
+
+class MulBackward1(Op):
+    "tensor * number as torch's C++ composites call it (mul.Scalar): one edge; half precision times the number in float32, as forward."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, other): ctx.other = other; return MulBackward0.forward(_NO_CTX, x, other)
+    @staticmethod
+    def backward(ctx, g): return (g.astype(np.float32) * ctx.other).astype(g.dtype) if type(g) is _ndarray and _half(g) else g * ctx.other
+
+class DivBackward1(Op):
+    "tensor / number as torch's C++ composites call it (div.Scalar): one edge."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, other): ctx.other = other; return DivBackward0.forward(_NO_CTX, x, other)
+    @staticmethod
+    def backward(ctx, g): return (g.astype(np.float32) / ctx.other).astype(g.dtype) if type(g) is _ndarray and _half(g) else g / ctx.other
+
+def _scalar_op(cls, t, number):
+    "`t` (a tensor) with a Python `number`, recorded as torch's C++ composites record it: `cls` is AddBackward1, MulBackward1 or DivBackward1."
+    return cls.apply(*_promote_arith(t, number))
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #5a1b9235
 class NegBackward0(Op):

@@ -37,7 +37,7 @@ def _op_classes(*names):
         for s in c.__subclasses__(): yield s; yield from subs(s)
     return [c for c in set(subs(Op)) if c.__name__ in names]
 
-for _c in [_Unary, _Binary, *_op_classes('AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'DivBackward2', 'RsubBackward1',
+for _c in [_Unary, _Binary, *_op_classes('AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'DivBackward2', 'RsubBackward1', 'AddBackward1', 'MulBackward1', 'DivBackward1',
            'NegBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0',
            'RemainderBackward0', 'RemainderBackward1', 'GeluBackward0', 'ClampBackward0', 'ClampBackward1', 'ClampMinBackward0',
            'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'ToCopyBackward0', 'NanToNumBackward0')]:

@@ -114,7 +114,7 @@ def _out(node, i=0):
     "The i-th output Value of a node."
     return _values_in(node.outputs)[i]
 
-_BINARY = dict(AddBackward0='Add', SubBackward0='Sub', MulBackward0='Mul', DivBackward0='Div')
+_BINARY = dict(AddBackward0='Add', SubBackward0='Sub', MulBackward0='Mul', DivBackward0='Div', AddBackward1='Add', MulBackward1='Mul', DivBackward1='Div')
 
 @translates(*_BINARY)
 def _binary(g, x, y, alpha=1):
