@@ -359,3 +359,14 @@ def test_activation_kernels_of_real_types_only(m, dt):
                                  'F.max_unpool2d(L.ones(1, 1, 1, 3, 2), L.zeros(1, 1, 1, 3, 2).long(), 2)'])
 def test_loss_and_unpool_checks_as_torch(src):
     same(lambda L: eval(src, dict(L=L, F=L.nn.functional)))
+
+
+@pytest.mark.parametrize('shape', [(3,), (2, 3), (), (1, 1, 1, 3, 4, 4), (2, 3, 5, 5)])
+@pytest.mark.parametrize('kw', ['output_size=2', 'output_ratio=0.5'])
+def test_fractional_max_pool2d_reads_sizes_as_torch(shape, kw):
+    # torch's Python draws the random samples first, reading input.size(0) and input.size(-3), before its kernel's rank check
+    def f(L):
+        L.manual_seed(0)
+        return L.nn.FractionalMaxPool2d(2, **eval(f'dict({kw})'))(L.randn(shape)).sum().item()
+    t, l = outcome(torch, f), outcome(litnn, f)
+    assert l[0] == t[0] and l[1] == t[1]

@@ -4699,14 +4699,14 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     "Fractional max pooling of (N, C, H, W) or (C, H, W) inputs to `output_size` or `output_ratio` of the input's size."
     if output_size is None and output_ratio is None:
         raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
-    if input.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")    # torch's Python reads input.size(0)
     if output_size is None:
         if len(output_ratio) > 2: raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
         r = _ntuple(output_ratio, 2)
-        output_size = [int(input.shape[-2] * r[0]), int(input.shape[-1] * r[1])]
+        output_size = [int(input.size(-2) * r[0]), int(input.size(-1) * r[1])]
+    if _random_samples is None:     # torch's Python draws them before its kernel's checks, reading input.size(0) and input.size(-3)
+        _random_samples = rand(1 if input.dim() == 3 else input.size(0), input.size(-3), 2, dtype=input.dtype, device=input.device)
     if input.dim() not in (3, 4): raise RuntimeError(f"fractional_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     N, C, (H, W) = (1 if input.dim() == 3 else input.shape[0]), input.shape[-3], input.shape[-2:]
-    if _random_samples is None: _random_samples = rand(N, C, 2, dtype=input.dtype, device=input.device)
     k, out = _ntuple(kernel_size, 2), _ntuple(output_size, 2)
     if len(k) != 2: raise RuntimeError("fractional_max_pool2d: kernel_size must either be a single Int or tuple of Ints")
     if len(out) != 2: raise RuntimeError("fractional_max_pool2d: output_size must either be a single Int or tuple of Ints")
