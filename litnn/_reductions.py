@@ -902,28 +902,32 @@ def _check_quantile(fn, input, q, interpolation):
 
 # %% ../nbs/reference/torch/statistics.ipynb #7a42def3
 def _ranks(s, q, skip_nan, interpolation):
-    "The rank to read in each sorted row of `s` (..., n), for each q: shape (len(q), ..., 1)."
+    "The rank to read in each sorted row of `s` (..., n), for each q: shape (..., len(q)), the q's last (torch's layout)."
     n = s.isnan().logical_not().sum(-1, keepdim=True) if skip_nan else s.shape[-1]
-    r = q.reshape(-1, *[1] * s.dim()) * (n - 1)
+    r = q * (n - 1)
     r = where(r < 0, 0., r) if skip_nan else where(s.isnan().any(-1, keepdim=True), float(s.shape[-1] - 1), r)
     return dict(lower=r.floor, higher=r.ceil, nearest=r.round).get(interpolation, lambda: r)()
 
 # %% ../nbs/reference/torch/statistics.ipynb #319273eb
 def _quantile(fn, input, q, dim, keepdim, interpolation, skip_nan):
+    "torch's quantile_compute: sorted rows viewed to the output's shape, the ranks gathered and lerped in place, then squeezed in place."
     qs = _check_quantile(fn, input, q, interpolation)
     if dim is not None: dim = _wrap_dim(dim, input.dim())      # a 0-d input takes dim 0 or -1, as its own only slice
-    x = input.reshape(-1) if dim is None or input.dim() == 0 else input.movedim(dim, -1)
+    if dim is None or input.dim() == 0: x = input.reshape(-1)
+    else: x = input if dim == input.dim() - 1 else input.unsqueeze(-1).transpose(dim, -1)
+    shape = list(input.shape) if dim is not None and input.dim() else [1] * input.dim() if keepdim else []    # the output's shape, without q
+    if dim is not None and input.dim():
+        if keepdim: shape[dim] = 1
+        else: del shape[dim]
     s = x.sort(-1).values
-    r = _ranks(s, qs, skip_nan, interpolation)
-    s = s.expand(len(qs), *s.shape)
+    s = s.view(*shape, s.shape[-1])
+    r = _ranks(s, qs, skip_nan, interpolation)              # (*shape, len(q))
     out = s.gather(-1, r.long())
     if interpolation in ('linear', 'midpoint'):
         w = r - r.floor() if interpolation == 'linear' else r.new_full(r.shape, 0.5)
-        out = lerp(out, s.gather(-1, r.ceil().long()), w)
-    out = out.squeeze(-1)
-    if keepdim and input.dim(): out = out.reshape(len(qs), *[1] * input.dim()) if dim is None else out.reshape(len(qs), *input.shape[:dim], 1, *input.shape[dim + 1:])
-    if not (isinstance(q, Tensor) and q.dim() == 1): return out.squeeze(0)      # a scalar q (or 0-d tensor) leaves no q dimension
-    return out.movedim(0, -1).contiguous().movedim(-1, 0) if out.dim() > 1 else out   # laid out as torch's: q varies fastest
+        out.lerp_(s.gather(-1, r.ceil().long()), w)
+    if not (isinstance(q, Tensor) and q.dim() == 1): return out.squeeze_(-1)      # a scalar q (or 0-d tensor) leaves no q dimension
+    return out.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)     # the q's first, laid out as torch's (q varies fastest)
 
 # %% ../nbs/reference/torch/statistics.ipynb #d6890c80
 def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):

@@ -249,6 +249,10 @@ LAST_NODES = {
     'cumulative_trapezoid_x': (lambda L, v, w: L.cumulative_trapezoid(v, x=w), (V, V[::-1].copy())),
     'pairwise_distance': (lambda L, a, b: L.nn.functional.pairwise_distance(a, b), (A, B)),
     'margin_ranking_loss': (lambda L, a, b: L.nn.functional.margin_ranking_loss(a, b, L.tensor(np.sign(V))), (V, V[::-1].copy())),
+    # quantile: torch's quantile_compute (sorted rows viewed, gathered, lerp_ then squeeze_ in place)
+    **{f'quantile_{k}': (lambda L, x, k=k: getattr(L, 'nanquantile' if 'nan' in k else 'quantile')(
+        x, L.tensor([0.2, 0.7], dtype=L.float64) if 'qs' in k else 0.3, dim=None if 'all' in k else 1, keepdim='keep' in k,
+        interpolation='midpoint' if 'mid' in k else 'linear'), (X234,)) for k in ('dim', 'all', 'keep_dim', 'qs_dim', 'qs_keep_all', 'nan_mid_dim')},
 }
 
 def _last_nodes(L, case):
