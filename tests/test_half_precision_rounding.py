@@ -188,3 +188,28 @@ def test_batch_norm_full_precision_is_unchanged(dt):
     X, G, P = _bn_data((8, 6, 5), 0, 2, 1)
     got, want = (_bn_run(lib, dt, (8, 6, 5), X, G, P, True, True) for lib in (litnn, torch))
     for k in want: np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-5)
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('pdt,affine', [(None, True), ('float32', True), (None, False)])
+def test_layer_norm_backward_sums_per_thread_in_the_half_dtype(dt, pdt, affine):
+    """torch's layer norm backward adds the weight and bias gradients row by row into one buffer per thread in the
+    input's dtype, then adds the buffers in float32 (rows cut in get_num_threads() chunks, as litnn reads it); its input
+    gradient uses the statistics saved in the weight's dtype. The parameters' gradients are torch's bits (before: 55-100%
+    differed); bfloat16 input gradients too, float16 ones at most a rare unit (float32 sums in another order)."""
+    assert litnn.get_num_threads() == torch.get_num_threads()
+    for shape, nshape in [((64, 32), (32,)), ((7, 50), (50,)), ((33, 17), (17,)), ((3, 6, 4, 5), (4, 5)), ((1, 40), (40,))]:
+        rng = np.random.default_rng(0)
+        X = (rng.standard_normal(shape) * 2 + 1).astype(np.float32); G = rng.standard_normal(shape).astype(np.float32)
+        W, Bi = (rng.standard_normal(nshape).astype(np.float32) for _ in range(2))
+        outs = []
+        for lib in (litnn, torch):
+            ln = lib.nn.LayerNorm(nshape, elementwise_affine=affine).to(getattr(lib, pdt or dt))
+            if affine:
+                with lib.no_grad(): ln.weight.copy_(lib.tensor(W)); ln.bias.copy_(lib.tensor(Bi))
+            x = lib.tensor(X).to(getattr(lib, dt)).requires_grad_()
+            ln(x).backward(lib.tensor(G).to(getattr(lib, dt)))
+            outs.append(dict(gx=x.grad.float().numpy(), **(dict(gw=ln.weight.grad.float().numpy(), gb=ln.bias.grad.float().numpy()) if affine else {})))
+        got, want = outs
+        for k in want:
+            if k == 'gx' and dt == 'float16': _close(got[k], want[k], dt)
+            else: np.testing.assert_array_equal(got[k], want[k], err_msg=f'{shape} {k}')

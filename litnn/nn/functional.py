@@ -1863,6 +1863,10 @@ class NativeLayerNormBackward0(NativeBatchNormBackward0):
         return out.reshape(a.shape).astype(x._data.dtype, copy=False)
     @staticmethod
     def backward(ctx, g):
+        if not isinstance(g, Tensor) and g.dtype.itemsize == 2: return _half_layer_norm_backward(ctx, g)
+        return NativeLayerNormBackward0._float_backward(ctx, g)
+    @staticmethod
+    def _float_backward(ctx, g):
         fast = _fused_backward(ctx, g) if ctx.fused and not isinstance(g, Tensor) else None
         return fast if fast is not None else NativeBatchNormBackward0.backward(ctx, g)
 
@@ -1879,6 +1883,46 @@ def _fused_backward(ctx, g):
     return (gx.reshape(a.shape).astype(x._data.dtype, copy=False) if nx else None,
             gw.reshape(shape).astype(w._data.dtype, copy=False) if nw else None,
             gb.reshape(shape).astype(bias_dtype.np, copy=False) if nb else None)
+
+def _half_layer_norm_backward(ctx, g):
+    """The plain backward of a float16/bfloat16 layer norm, as torch's CPU kernel: the weight and bias gradients are
+    added row by row into one buffer per thread in the input's dtype (each addition rounded; the rows cut into
+    `get_num_threads()` contiguous chunks as at::parallel_for cuts them), the buffers then added in float32; the input
+    gradient is `a dy w + b x + c` per row from the statistics torch saves in the weight's dtype (with float32
+    weights its statistics stay float32, and so does the input gradient's formula here)."""
+    from litnn import get_num_threads
+    x, w = ctx.saved_tensors
+    (_, _, pshape, _), (shape, bias_dtype) = ctx.o, ctx.param
+    xp, dt, n, f32 = array_namespace(g), x._data.dtype, math.prod(pshape), np.float32
+    X, G = x._data.astype(f32).reshape(-1, n), g.astype(f32).reshape(-1, n)
+    m, half_stats = X.shape[0], w is None or w._data.dtype == dt
+    h = lambda v: v.astype(dt).astype(f32)                      # rounded to the input's dtype
+    mean, rstd = (s.reshape(-1, 1).astype(f32) for s in (ctx.mean, ctx.invstd))
+    if half_stats: mean, rstd = h(mean), h(rstd)
+    nx, nw, nb = ctx.needs_input_grad
+    gx = gw = gb = None
+    if nw or nb:
+        chunk = -(-m // max(1, min(get_num_threads(), m)))
+        starts = range(0, m, chunk)
+        bw, bb = xp.zeros((len(starts), n), f32), xp.zeros((len(starts), n), f32)
+        gxhat = G * (rstd * X + -rstd * mean) if nw else None
+        for k in range(chunk):                                  # row k of every thread's chunk at once
+            rows = [s + k for s in starts if s + k < min(m, s + chunk)]
+            t = len(rows)
+            if nw: bw[:t] = h(bw[:t] + gxhat[rows])
+            if nb: bb[:t] = h(bb[:t] + G[rows])
+        if nw: gw = bw.sum(0, dtype=f32).reshape(shape).astype(w._data.dtype)
+        if nb: gb = bb.sum(0, dtype=f32).reshape(shape).astype(bias_dtype.np)
+    if nx and not half_stats: gx = NativeLayerNormBackward0._float_backward(ctx, g)[0]
+    elif nx:
+        wv = xp.ones(n, f32) if w is None else w._data.astype(f32).reshape(n)
+        ds = (G * X * wv).sum(1, keepdims=True, dtype=np.float64).astype(f32)
+        db = (G * wv).sum(1, keepdims=True, dtype=np.float64).astype(f32)
+        scale = f32(1) / f32(n)
+        b = (db * mean - ds) * rstd * rstd * rstd * scale
+        c = -b * mean - db * rstd * scale
+        gx = (rstd * G * wv + b * X + c).astype(dt).reshape(x._data.shape)
+    return gx, gw, gb
 
 def _sum(t, dims): return t.sum(dims) if dims else t    # `sum(())` would sum everything
 
