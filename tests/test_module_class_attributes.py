@@ -21,3 +21,10 @@ def test_torch_functions_as_class_attributes():
     t, l = _program(torch), _program(litnn)
     assert t.keys() == l.keys() and t['py'] == l['py'] and t['same'] == l['same']
     for k in ('forward', 'linear', 'sub'): assert l[k] == pytest.approx(t[k], rel=1e-6)
+
+@pytest.mark.parametrize('lib', [torch, litnn], ids=['torch', 'litnn'])
+def test_default_activation_is_the_published_function(lib):
+    "A default argument bound when litnn's class was made is the object `import litnn as torch` users see (F.relu)"
+    F = lib.nn.functional
+    assert lib.nn.TransformerEncoderLayer(8, 2).activation is F.relu
+    assert lib.nn.TransformerDecoderLayer(8, 2).activation is F.relu
