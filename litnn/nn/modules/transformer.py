@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/48_transformer.ipynb #b8c400fd
 from __future__ import annotations
-import copy, warnings
+import copy, inspect, warnings
 from ...backend import patch
 from ..._creation import full
 from ..._views import triu
@@ -70,7 +70,7 @@ class _TransformerLayer(Module):
     def _set_activation(self, activation):
         "The activation by name or as a callable; torch notes whether it is relu (1) or gelu (2) for its fast path."
         if isinstance(activation, str): activation = _get_activation_fn(activation)
-        plain = lambda f: getattr(f, '_dispatches_to', f)      # (F.relu itself, under reference/overrides' dispatch wrapper)
+        plain = lambda f: inspect.unwrap(getattr(f, '_dispatches_to', f))      # (F.relu itself, under the dispatch and parser wrappers)
         self.activation_relu_or_gelu = 1 if plain(activation) is plain(F.relu) or isinstance(activation, ReLU) else \
                                        2 if plain(activation) is plain(F.gelu) or isinstance(activation, GELU) else 0
         self.activation = activation
