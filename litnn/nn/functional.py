@@ -2072,7 +2072,7 @@ import numpy as np
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _float_dtype, _refuse_integers
 from .. import amp
-from .._tensor import _channels_last_like
+from .._tensor import _channels_last_like, Tensor
 
 # %% ../../nbs/44a_layer_group_norm.ipynb #05240135
 def _check_layer_norm(x, normalized_shape, weight, bias):
@@ -2111,6 +2111,36 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 # %% ../../nbs/44a_layer_group_norm.ipynb #50ff1823
 class NativeGroupNormBackward0(NativeBatchNormBackward0):
     "Normalization over each group of channels (a view of the input with the groups as a dim), as torch's node is named."
+    @staticmethod
+    def backward(ctx, g):
+        if not isinstance(g, Tensor) and g.dtype.itemsize == 2: return _half_group_norm_backward(ctx, g)
+        return NativeBatchNormBackward0.backward(ctx, g)
+
+def _half_group_norm_backward(ctx, g):
+    """The plain backward of a float16/bfloat16 group norm, as torch's CPU kernel: per example and channel the sums
+    ds = Σ dy x and db = Σ dy over the spatial dims in float32; the weight gradient Σ_n (ds - db mean) rstd and the bias
+    gradient Σ_n db added example by example in float32 and rounded once; the input gradient c1 dy + c2 x + c3 per
+    group; mean and rstd as torch saves them (in the weight's dtype)."""
+    x, w = ctx.saved_tensors
+    shape, f32, dt = ctx.param[0], np.float32, x._data.dtype
+    n, G, D = x._data.shape[:3]
+    X, Gr = x._data.astype(f32).reshape(n, G, D, -1), g.astype(f32).reshape(n, G, D, -1)
+    mean, rstd = (s.reshape(n, G, 1).astype(f32) for s in (ctx.mean, ctx.invstd))
+    if w is None or w._data.dtype == dt: mean, rstd = (s.astype(dt).astype(f32) for s in (mean, rstd))
+    ds, db = (Gr * X).sum(3, dtype=np.float64).astype(f32), Gr.sum(3, dtype=np.float64).astype(f32)     # (n, G, D)
+    nx, nw, nb = ctx.needs_input_grad
+    gx = gw = gb = None
+    if nw: gw = ((ds - db * mean) * rstd).sum(0, dtype=f32).reshape(shape).astype(w._data.dtype)     # axis 0: in order
+    if nb: gb = db.sum(0, dtype=f32).reshape(shape).astype(ctx.param[1].np)
+    if nx:
+        wv = np.ones((G, D), f32) if w is None else w._data.astype(f32).reshape(G, D)
+        ds_v = (ds * wv).sum(2, keepdims=True, dtype=np.float64).astype(f32)
+        db_v = (db * wv).sum(2, keepdims=True, dtype=np.float64).astype(f32)
+        s = f32(1) / f32(D * X.shape[3])
+        c2 = (db_v * mean - ds_v) * rstd * rstd * rstd * s
+        c3 = -c2 * mean - db_v * rstd * s
+        gx = ((rstd * wv)[..., None] * Gr + c2[..., None] * X + c3[..., None]).astype(dt).reshape(x._data.shape)
+    return gx, gw, gb
 
 def _check_group_norm(x, num_groups, weight, bias):
     if x.dim() < 2: raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.dim()}")
