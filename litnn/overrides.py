@@ -178,6 +178,8 @@ def _activate():
     for ns in (vars(pkg), vars(pkg.linalg), vars(pkg.special), vars(pkg.fft), vars(pkg.nn.functional)):
         for name, f in list(ns.items()):
             if not name.startswith('_') and type(f) is types.FunctionType and op(f): ns[name] = wrap(f)
+        for name, f in list(ns.items()):       # (a private alias stays the same object: torch._segment_reduce)
+            if name.startswith('_') and id(f) in done: ns[name] = done[id(f)]
     for name, f in list(vars(Tensor).items()):
         if type(f) is types.FunctionType and not name.startswith('_') or name == '__rdiv__': setattr(Tensor, name, wrap(f))
     for name in _OPERATORS:

@@ -132,8 +132,10 @@ def test_view_copies_do_not_alias():
 def test_detach_copy():
     x = litnn.randn(2, 3, requires_grad=True)
     out = litnn.detach_copy(x)
-    assert out.is_contiguous() and np.array_equal(out.numpy(), x.detach().numpy())
-    assert not out.requires_grad      # torch 2.13's detach_copy gives requires_grad with a grad_fn that cannot backward
+    assert out.is_contiguous() and np.array_equal(out.detach().numpy(), x.detach().numpy())
+    t = torch.detach_copy(torch.tensor(x.detach().numpy(), requires_grad=True))   # torch 2.13: requires grad, a node that cannot backward
+    assert out.requires_grad == t.requires_grad and type(out.grad_fn).__name__ == type(t.grad_fn).__name__
+    same_error(lambda lib: lib.detach_copy(lib.ones(2, requires_grad=True)).sum().backward())
 
 def test_view_copy_errors():
     a = np.arange(6.)
