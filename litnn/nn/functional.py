@@ -1815,18 +1815,21 @@ def _half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, running)
     absent), as torch's CPU kernels: the statistics in float32, then the mean and invstd torch saves rounded to the
     dtype and the output `x * alpha + beta` (a fused multiply-add) from them. bfloat16 keeps more in bfloat16: the sum of
     squares, its divisions by n and n - 1 (c10's `BFloat16 / int64` rounds both), the running updates op by op, and,
-    where torch takes its channels-last kernel ((N, C) inputs too), the mean before the deviations are taken from it."""
+    where torch takes its channels-last kernel ((N, C) inputs too), the mean before the deviations are taken from it.
+    An input that is neither contiguous nor channels-last takes torch's strided path (`_strided_half_batch_norm`)."""
     xp, dt, bf16 = array_namespace(a), x._data.dtype, x.dtype is B.bfloat16
     h = lambda v: xp.asarray(v, dtype=np.float32).astype(dt).astype(np.float32)     # rounded to the input's dtype
     n = a.size // math.prod(pshape)
+    channels_last = a.ndim in (4, 5) and xp.moveaxis(x._data, 1, -1).flags.c_contiguous
+    if not (x._data.flags.c_contiguous or channels_last):
+        return _strided_half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, running, h, n)
     mean = _norm_mean(a, dims)
-    if bf16 and (n == a.shape[0] or (a.ndim > 3 and xp.moveaxis(x._data, 1, -1).flags.c_contiguous)): mean = h(mean)
+    if bf16 and (n == a.shape[0] or channels_last): mean = h(mean)
     xc = a - mean
     var_sum = (xc * xc).sum(axis=dims, keepdims=True, dtype=np.float64).astype(np.float32)
     if bf16: var_sum = h(var_sum)
     var = h(var_sum / h(n)) if bf16 else var_sum / np.float32(n)
-    var = var.astype(np.float64)          # torch's InvStd adds the double eps; 0 where both are 0
-    mean_h, invstd_h = h(mean), h(1 / xp.sqrt(var + eps) if eps else xp.where(var == 0, 0, 1 / xp.sqrt(xp.where(var == 0, 1, var))))
+    mean_h, invstd_h = h(mean), h(_inv_std(xp, var, eps))
     if running is not None:
         rm, rv, momentum = running
         m = h(momentum) if bf16 else np.float32(momentum)
@@ -1840,6 +1843,31 @@ def _half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, running)
     beta = -(mean_h * alpha) if bias is None else bias._data.astype(np.float32).reshape(pshape) - mean_h * alpha
     out = (a.astype(np.float64) * alpha + beta).astype(np.float32)       # exact product, one rounding: the fma
     return _follow_layout(out.astype(dt), x._data)
+
+def _inv_std(xp, var, eps):
+    "torch's InvStd: 1 / sqrt(var + eps) with the double eps; 0 where var and eps are both 0."
+    var = var.astype(np.float64)
+    return 1 / xp.sqrt(var + eps) if eps else xp.where(var == 0, 0, 1 / xp.sqrt(xp.where(var == 0, 1, var)))
+
+def _strided_half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, running, h, n):
+    """torch's batch norm for a half input of other strides: the mean by at::mean in the dtype, the sum of squares
+    about it in float32, the running updates in double, and the output `((x - mean) * invstd) * weight + bias` with
+    every op rounded to the dtype (c10's half arithmetic)."""
+    xp = array_namespace(a)
+    mean = h(_norm_mean(a, dims)); xc = a - mean
+    var_sum = (xc * xc).sum(axis=dims, keepdims=True, dtype=np.float64).astype(np.float32)
+    invstd = h(_inv_std(xp, var_sum / np.float32(n), eps))
+    if running is not None:
+        rm, rv, momentum = running
+        old_m, old_v = (r.astype(np.float64).reshape(mean.shape) for r in (rm, rv))
+        unbiased = (var_sum / np.float32(max(n - 1, 1))).astype(np.float64)
+        rm[...] = (momentum * mean.astype(np.float64) + (1 - momentum) * old_m).reshape(rm.shape)
+        rv[...] = (momentum * unbiased + (1 - momentum) * old_v).reshape(rv.shape)
+    _save(ctx, x, weight, bias, mean, invstd, True, (dims, pdims, pshape, eps))
+    out = h(h(xc) * invstd)
+    if weight is not None: out = h(out * weight._data.astype(np.float32).reshape(pshape))
+    if bias is not None: out = out + bias._data.astype(np.float32).reshape(pshape)
+    return _follow_layout(out.astype(x._data.dtype), x._data)
 
 def _save(ctx, x, weight, bias, mean, invstd, batch, o):
     "What backward needs: the input and weight, the statistics (in the input's shape, 1 along `dims`), the options."
