@@ -1791,7 +1791,8 @@ class NativeBatchNormBackward0(Op):
     on_arrays = True      # a plain backward: `_array_backward`, the same formulas on arrays
     @staticmethod
     def backward(ctx, g):
-        if not isinstance(g, Tensor): return _array_backward(ctx, g)
+        if not isinstance(g, Tensor):
+            return _generic_half_backward(ctx, g) if getattr(ctx, 'half_bn', False) and _generic_layouts(ctx.saved_tensors[0]._data, g) else _array_backward(ctx, g)
         x, w = ctx.saved_tensors
         (dims, pdims, pshape, eps), (shape, bias_dtype), dtype = ctx.o, ctx.param, x.dtype
         if x._data.dtype.itemsize < 4: x, g = x.float(), g.float()     # as forward: in float32
@@ -1838,7 +1839,7 @@ def _half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, running)
         old_m, old_v = (r.astype(np.float32).reshape(mean.shape) for r in (rm, rv))
         rm[...] = ((h(m * mean_h) + h(om * old_m)) if bf16 else m * mean + om * old_m).reshape(rm.shape)
         rv[...] = (m * unbiased + (h(om * old_v) if bf16 else om * old_v)).reshape(rv.shape)
-    _save(ctx, x, weight, bias, mean_h, invstd_h, True, (dims, pdims, pshape, eps))
+    _save(ctx, x, weight, bias, mean_h, invstd_h, True, (dims, pdims, pshape, eps)); ctx.half_bn = True
     alpha = invstd_h if weight is None else invstd_h * weight._data.astype(np.float32).reshape(pshape)
     beta = -(mean_h * alpha) if bias is None else bias._data.astype(np.float32).reshape(pshape) - mean_h * alpha
     out = (a.astype(np.float64) * alpha + beta).astype(np.float32)       # exact product, one rounding: the fma
@@ -1863,11 +1864,41 @@ def _strided_half_batch_norm(ctx, x, a, weight, bias, dims, pdims, pshape, eps, 
         unbiased = (var_sum / np.float32(max(n - 1, 1))).astype(np.float64)
         rm[...] = (momentum * mean.astype(np.float64) + (1 - momentum) * old_m).reshape(rm.shape)
         rv[...] = (momentum * unbiased + (1 - momentum) * old_v).reshape(rv.shape)
-    _save(ctx, x, weight, bias, mean, invstd, True, (dims, pdims, pshape, eps))
+    _save(ctx, x, weight, bias, mean, invstd, True, (dims, pdims, pshape, eps)); ctx.half_bn = True
     out = h(h(xc) * invstd)
     if weight is not None: out = h(out * weight._data.astype(np.float32).reshape(pshape))
     if bias is not None: out = out + bias._data.astype(np.float32).reshape(pshape)
     return _follow_layout(out.astype(x._data.dtype), x._data)
+
+def _generic_layouts(a, g):
+    "Whether torch's batch norm backward takes its generic path: an input or gradient of other strides, or their layouts differ."
+    fmt = lambda t: 'c' if t.flags.c_contiguous else 'cl' if t.ndim in (4, 5) and np.moveaxis(t, 1, -1).flags.c_contiguous else None
+    return fmt(a) is None or fmt(a) != fmt(g)
+
+def _generic_half_backward(ctx, g):
+    """torch's generic batch norm backward (training) for a half input with half parameters: its per-channel loops in
+    c10's half arithmetic, every op rounded to the dtype, the dot product summed in float32."""
+    x, w = ctx.saved_tensors
+    (dims, pdims, pshape, eps), (shape, bias_dtype) = ctx.o, ctx.param
+    dt, f32 = x._data.dtype, np.float32
+    h = lambda v: np.asarray(v, f32).astype(dt).astype(f32)
+    a, G = x._data.astype(f32), g.astype(f32)
+    n = a.size // math.prod(pshape)
+    mean, invstd = ctx.mean.astype(f32), ctx.invstd.astype(f32)
+    xc = h(a - mean)
+    dotp = h(xc * G).sum(axis=dims, keepdims=True, dtype=np.float64).astype(f32)
+    s = h(G.sum(axis=dims, keepdims=True, dtype=np.float64).astype(f32))
+    wv = f32(1) if w is None else w._data.astype(f32).reshape(pshape)
+    nx, nw, nb = ctx.needs_input_grad
+    gx = gw = gb = None
+    if nx:
+        k = h(h(h(h(dotp) * invstd) * invstd) / h(n))
+        gi = h(xc * k)
+        gx = h(h(h(h(G - h(s / h(n))) - gi) * invstd) * wv).astype(dt)
+        gx = _follow_layout(gx, x._data)
+    if nw: gw = (dotp * invstd).reshape(shape).astype(w._data.dtype)
+    if nb: gb = s.reshape(shape).astype(bias_dtype.np)
+    return gx, gw, gb
 
 def _save(ctx, x, weight, bias, mean, invstd, batch, o):
     "What backward needs: the input and weight, the statistics (in the input's shape, 1 along `dims`), the options."
