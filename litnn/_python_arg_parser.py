@@ -2816,26 +2816,6 @@ _F_CPP = {**{n: 'nn.' + n for n in ('avg_pool2d', 'avg_pool3d', 'elu_', 'gelu', 
                             'native_channel_shuffle', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'prelu',
                             'relu_', 'rrelu_', 'selu_', 'threshold_')}}
 
-def _rebind_defaults(publics):
-    """litnn's own functions whose default arguments are a function the wrapping above replaced (TransformerEncoderLayer's
-    `activation=F.relu`, bound when its class was made) default to the published object instead, so that
-    `layer.activation is F.relu`, as in torch."""
-    was = {}
-    for p in publics:
-        w = getattr(p, '__wrapped__', None)
-        while w is not None and type(w) is types.FunctionType:
-            was.setdefault(id(w), (w, p))
-            w = getattr(w, '__wrapped__', None)
-    swap = lambda d: was[id(d)][1] if id(d) in was and was[id(d)][0] is d else d
-    for mod in [m for n, m in list(sys.modules.items()) if n.startswith('litnn') and m is not None]:
-        for v in list(vars(mod).values()):
-            for fn in ((v,) if not isinstance(v, type) or v.__module__ != mod.__name__ else
-                       [a.__func__ if isinstance(a, (staticmethod, classmethod)) else a for a in vars(v).values()]):
-                if type(fn) is not types.FunctionType or fn.__module__ != mod.__name__: continue
-                if fn.__defaults__ and builtins.any(id(d) in was for d in fn.__defaults__): fn.__defaults__ = tuple(map(swap, fn.__defaults__))
-                if fn.__kwdefaults__ and builtins.any(id(d) in was for d in fn.__kwdefaults__.values()):
-                    fn.__kwdefaults__ = {k: swap(d) for k, d in fn.__kwdefaults__.items()}
-
 def _op_ready(f, parsed):
     "`parsed` (`_parsed(f, ...)`), or where that is `f` itself and `f` is an operation, `f` taking tensor-likes (`_with_foreign`)."
     if parsed is not f: return parsed
@@ -2898,4 +2878,5 @@ def _parse_as_torch(namespaces, cls, functional):
             while w is not None:
                 if hasattr(w, '_numpy_names'): w._public = f          # (`_hand_over` hands the call over as this)
                 w = getattr(w, '__wrapped__', None)
+    from litnn.overrides import _rebind_defaults     # (one definition: reference/overrides rebinds them again when it wraps)
     _rebind_defaults([f for ns in (*namespaces, functional) for n, f in ns.items() if not n.startswith('_') and type(f) is types.FunctionType])

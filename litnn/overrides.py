@@ -164,6 +164,26 @@ def _dispatching(f, public=None, binary=False):
 """
 exec(compile(_DISPATCH_SOURCE, _DISPATCH_FILE, 'exec'), globals())
 
+def _rebind_defaults(publics):
+    """litnn's own functions whose default arguments are a function that a wrapper (the argument parser's, at import, or
+    `_activate`'s, here) replaced in its namespace (TransformerEncoderLayer's `activation=F.relu`, bound when its class was
+    made) default to the published object `publics` now holds instead: `layer.activation is F.relu`, as in torch."""
+    was = {}
+    for p in publics:
+        w = getattr(p, '__wrapped__', None)
+        while w is not None and type(w) is types.FunctionType:
+            was.setdefault(id(w), (w, p))
+            w = getattr(w, '__wrapped__', None)
+    swap = lambda d: was[id(d)][1] if id(d) in was and was[id(d)][0] is d else d
+    for mod in [m for n, m in list(sys.modules.items()) if n.startswith('litnn') and m is not None]:
+        for v in list(vars(mod).values()):
+            for fn in ((v,) if not isinstance(v, type) or v.__module__ != mod.__name__ else
+                       [a.__func__ if isinstance(a, (staticmethod, classmethod)) else a for a in vars(v).values()]):
+                if type(fn) is not types.FunctionType or fn.__module__ != mod.__name__: continue
+                if fn.__defaults__ and any(id(d) in was for d in fn.__defaults__): fn.__defaults__ = tuple(map(swap, fn.__defaults__))
+                if fn.__kwdefaults__ and any(id(d) in was for d in fn.__kwdefaults__.values()):
+                    fn.__kwdefaults__ = {k: swap(d) for k, d in fn.__kwdefaults__.items()}
+
 def _activate():
     "Wrap litnn's public functions, and Tensor's methods, operators and tensor properties, in `_dispatching` (once)."
     if _ACTIVE: return
@@ -188,6 +208,7 @@ def _activate():
     for name in _PROPERTIES:
         p = vars(Tensor).get(name)
         if isinstance(p, property): setattr(Tensor, name, property(wrap(p.fget), p.fset and wrap(p.fset), p.fdel, p.__doc__))
+    _rebind_defaults(list(done.values()))
 
 def _on_subclass(cls):
     "A new Tensor subclass: the first one that takes part in dispatch (not litnn's own, which turn it off as `Parameter`) switches it on."

@@ -28,3 +28,10 @@ def test_default_activation_is_the_published_function(lib):
     F = lib.nn.functional
     assert lib.nn.TransformerEncoderLayer(8, 2).activation is F.relu
     assert lib.nn.TransformerDecoderLayer(8, 2).activation is F.relu
+
+def test_default_activation_after_dispatch_is_switched_on():
+    "Once a Tensor subclass switches __torch_function__ dispatch on (F.relu gets its dispatch wrapper), defaults follow"
+    import subprocess, sys
+    code = ("import litnn\nclass M(litnn.Tensor): pass\nF = litnn.nn.functional\n"
+            "print(litnn.nn.TransformerEncoderLayer(8, 2).activation is F.relu, litnn._segment_reduce is litnn.segment_reduce)")
+    assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split() == ['True', 'True']

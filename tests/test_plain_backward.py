@@ -73,6 +73,9 @@ CASES = {
     'gelu': (lambda x: F(x).gelu(x) + F(x).gelu(x, approximate='tanh'), [randn(6) * 3]),
     'elu_inplace': (lambda x: F(x).elu(x * 1, 1.5, inplace=True) + F(x).selu(x * 2, inplace=True), [randn(6)]),   # EluBackward1: from the result
     'celu_inplace': (lambda x: F(x).celu(x * 1, 0.7, inplace=True), [randn(6)]),                                  # CeluBackward1
+    'scalar_overload_nodes': (lambda x, y: _lib(x).trapezoid(x, dx=0.5) * y + _lib(x).trapezoid(y, _lib(x).arange(4.).to(x.dtype)) + F(x).pairwise_distance(x[None], y[None]),
+                              [randn(4), randn(4)]),     # MulBackward1, DivBackward1, AddBackward1: torch's composites' Scalar overloads
+    'group_norm': (lambda x, w, b: F(x).group_norm(x, 2, w, b), [randn(2, 4, 3), randn(4), randn(4)]),
     'scaled_dot_product_attention': (lambda q, k, v: F(q).scaled_dot_product_attention(q, k, v, is_causal=True), [randn(2, 3, 4), randn(2, 5, 4), randn(1, 5, 2)]),
 }
 

@@ -214,8 +214,8 @@ def _matmul(g, x, y=None, tx=False, ty=False, shape=None):
 
 # %% ../../nbs/66b_onnx_translate.ipynb #8e3ddbc9
 @translates('NativeLayerNormBackward0', 'NativeBatchNormBackward0', 'NativeGroupNormBackward0')
-def _norm(g, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None):
-    "Layer norm as `LayerNormalization`; batch norm with running statistics as `BatchNormalization`; else the formula."
+def _norm(g, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None, half=False):
+    "Layer norm as `LayerNormalization`; batch norm with running statistics as `BatchNormalization`; else the formula (`half`, torch's rounding of half precision statistics, is not ONNX's to model)."
     dt, n = x.dtype, len(x.shape)
     if g.node.kind == 'NativeLayerNormBackward0' and tuple(dims) == tuple(range(n - len(dims), n)):
         shape = x.shape[n - len(dims):]
