@@ -1049,7 +1049,7 @@ def unsqueeze_(self:Tensor, dim):
 def squeeze_(self:Tensor, dim=None):
     "In-place `squeeze`: this tensor loses its dimensions of size 1 (all, or those among `dim`)."
     node = SqueezeBackward3 if dim is None else SqueezeBackward4 if isinstance(dim, builtins.int) else SqueezeBackward5
-    return _become(self, lambda x: x.squeeze(dim), node)
+    return _become(self, lambda x: x.squeeze() if dim is None else x.squeeze(dim), node)   # (torch's parser refuses squeeze(None))
 
 @patch
 def t_(self:Tensor):
