@@ -92,14 +92,18 @@ _PROGRAM = textwrap.dedent('''
 ''')
 
 
-@pytest.fixture(scope='module')
-def results():
+def _side_by_side(program):
+    "Runs `program` once with `torch = __import__('torch')` and once with litnn, each in a fresh interpreter; its last line of JSON for each."
     res = {}
     for lib in ('torch', 'litnn'):
-        p = subprocess.run([sys.executable, '-c', _PROGRAM, lib], capture_output=True, text=True, timeout=300)
+        p = subprocess.run([sys.executable, '-c', program, lib], capture_output=True, text=True, timeout=300)
         assert p.returncode == 0, p.stderr[-3000:]
         res[lib] = json.loads(p.stdout.strip().splitlines()[-1])
     return res
+
+
+@pytest.fixture(scope='module')
+def results(): return _side_by_side(_PROGRAM)
 
 
 @pytest.mark.parametrize('key', ['add', 'radd', 'fn', 'meth', 'idx', 'relu', 'cat', 'maxv', 'split', 'T', 'data', 'matmul', 'eq', 'linear',
@@ -156,8 +160,7 @@ _INTROSPECTION = textwrap.dedent('''
 
 def test_overridable_and_ignored_functions_as_torch():
     "torch.overrides' introspection (resolve_name, is_tensor_method_or_property, get_ignored/overridable/testing, wrap_torch_function)"
-    res = {lib: json.loads(subprocess.run([sys.executable, '-c', _INTROSPECTION, lib], capture_output=True, text=True, check=True).stdout)
-           for lib in ('torch', 'litnn')}
+    res = _side_by_side(_INTROSPECTION)
     assert res['litnn'] == res['torch']
 
 _TENSOR_LIKE = textwrap.dedent('''
@@ -215,6 +218,5 @@ _TENSOR_LIKE = textwrap.dedent('''
 
 def test_tensor_like_types_are_handed_calls_as_torch():
     "A type that is not a Tensor but defines __torch_function__ is handed torch's functions, with no Tensor subclass made"
-    res = {lib: json.loads(subprocess.run([sys.executable, '-c', _TENSOR_LIKE, lib], capture_output=True, text=True, check=True).stdout)
-           for lib in ('torch', 'litnn')}
+    res = _side_by_side(_TENSOR_LIKE)
     assert res['litnn'] == res['torch']
