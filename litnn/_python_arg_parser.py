@@ -2808,13 +2808,42 @@ def _published(w, f, module, name):
     return w
 
 # nn.functional's names that torch binds from C++ (torch._C._nn's, or torch's own) and litnn writes in nn.functional:
-# a call all `__torch_function__`s decline is worded by torch's C++ dispatcher, under these names
-_F_CPP = {**{n: 'nn.' + n for n in ('avg_pool2d', 'avg_pool3d', 'elu_', 'gelu', 'hardtanh_', 'leaky_relu_', 'linear', 'one_hot',
-                                    'scaled_dot_product_attention', 'softplus', 'softshrink')}, 'logsigmoid': 'nn.log_sigmoid',
-          **{n: n for n in ('adaptive_avg_pool1d', 'avg_pool1d', 'bilinear', 'celu_', 'channel_shuffle', 'conv1d', 'conv2d', 'conv3d',
-                            'conv_tbc', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_similarity', 'hardshrink',
-                            'native_channel_shuffle', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'prelu',
-                            'relu_', 'rrelu_', 'selu_', 'threshold_')}}
+# a call all `__torch_function__`s decline is worded by torch's C++ dispatcher, under these names (tools/parser_types.py)
+_F_CPP = {'adaptive_avg_pool1d': 'adaptive_avg_pool1d',
+ 'avg_pool1d': 'avg_pool1d',
+ 'avg_pool2d': 'nn.avg_pool2d',
+ 'avg_pool3d': 'nn.avg_pool3d',
+ 'bilinear': 'bilinear',
+ 'celu_': 'celu_',
+ 'channel_shuffle': 'channel_shuffle',
+ 'conv1d': 'conv1d',
+ 'conv2d': 'conv2d',
+ 'conv3d': 'conv3d',
+ 'conv_transpose1d': 'conv_transpose1d',
+ 'conv_transpose2d': 'conv_transpose2d',
+ 'conv_transpose3d': 'conv_transpose3d',
+ 'cosine_similarity': 'cosine_similarity',
+ 'elu_': 'nn.elu_',
+ 'gelu': 'nn.gelu',
+ 'hardshrink': 'hardshrink',
+ 'hardtanh_': 'nn.hardtanh_',
+ 'leaky_relu_': 'nn.leaky_relu_',
+ 'linear': 'nn.linear',
+ 'logsigmoid': 'nn.log_sigmoid',
+ 'native_channel_shuffle': 'native_channel_shuffle',
+ 'one_hot': 'nn.one_hot',
+ 'pairwise_distance': 'pairwise_distance',
+ 'pdist': 'pdist',
+ 'pixel_shuffle': 'pixel_shuffle',
+ 'pixel_unshuffle': 'pixel_unshuffle',
+ 'prelu': 'prelu',
+ 'relu_': 'relu_',
+ 'rrelu_': 'rrelu_',
+ 'scaled_dot_product_attention': 'nn.scaled_dot_product_attention',
+ 'selu_': 'selu_',
+ 'softplus': 'nn.softplus',
+ 'softshrink': 'nn.softshrink',
+ 'threshold_': 'threshold_'}
 
 def _op_ready(f, parsed):
     "`parsed` (`_parsed(f, ...)`), or where that is `f` itself and `f` is an operation, `f` taking tensor-likes (`_with_foreign`)."

@@ -168,3 +168,18 @@ def test_one_signature_as_torch(call):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')      # (torch.range is deprecated)
         assert _outcome(litnn, call) == _outcome(torch, call)
+
+
+def test_tables_are_the_generators_output_for_this_torch():
+    """The tables the parser reads (`_PARSER_TYPES`, `_PARSER_ARITY`, `_PARSER_POSITIONAL`, `_NN_PARSER_TYPES`,
+    `_PARSER_SIGNATURES`, `_F_CPP`) are what tools/parser_types.py makes from the installed torch's stubs and
+    native_functions.yaml: a hand edit of one, or a name added to litnn since, shows here."""
+    import importlib.util, pathlib
+    import litnn._python_arg_parser as P
+    spec = importlib.util.spec_from_file_location('parser_types', pathlib.Path(__file__).parents[1] / 'tools' / 'parser_types.py')
+    pt = importlib.util.module_from_spec(spec); spec.loader.exec_module(pt)
+    types_, arity, positional = pt.table()
+    assert (types_, arity, positional) == (P._PARSER_TYPES, P._PARSER_ARITY, P._PARSER_POSITIONAL)
+    assert pt.nn_table({op for side, op, _ in P._FUNCTIONAL_CALLS.values() if side == 'nn'}) == P._NN_PARSER_TYPES
+    assert pt.signatures() == P._PARSER_SIGNATURES
+    assert pt.f_cpp() == P._F_CPP

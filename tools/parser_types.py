@@ -1,7 +1,8 @@
-"""Print the table `_PARSER_TYPES` of reference/torch/with_numpy_argument_names from the type stubs of an installed torch
+"""Print the tables `_PARSER_TYPES` (and `_NN_PARSER_TYPES`, `_PARSER_ARITY`, `_PARSER_POSITIONAL`, `_PARSER_SIGNATURES`,
+`_F_CPP`) of reference/torch/with_numpy_argument_names from the type stubs of an installed torch
 (`torch/_C/__init__.pyi` for Tensor methods, `torch/_C/_VariableFunctions.pyi` for functions): the arguments that every
 overload of a name types as `Tensor` or as an int, for the names litnn has. Run beside torch and litnn:
-`python tools/parser_types.py`, then paste the output into the notebook's cell that defines `_PARSER_TYPES`."""
+`python tools/parser_types.py`, then paste each table into the notebook cell that defines it."""
 import ast, builtins, collections, inspect, os, pprint, types
 import torch, litnn
 
@@ -171,6 +172,18 @@ def signatures():
             if len(sigs) > 1: out[(kind, name)] = tuple(sigs)
     return {**out, **_MANUAL_SIGNATURES}
 
+def f_cpp():
+    """`_F_CPP`: nn.functional's names that torch binds from C++ (torch._C._nn's, or torch's own) and litnn writes in its
+    nn.functional: a call all `__torch_function__`s decline is worded by torch's C++ dispatcher, under the name torch
+    gives it there (`F.logsigmoid` is `torch._C._nn.log_sigmoid`: 'nn.log_sigmoid')."""
+    out = {}
+    for name in dir(litnn.nn.functional):
+        ours, theirs = getattr(litnn.nn.functional, name), getattr(torch.nn.functional, name, None)
+        if name.startswith('_') or not callable(theirs) or isinstance(theirs, (type, types.FunctionType)): continue
+        if getattr(inspect.unwrap(ours), '__module__', None) != 'litnn.nn.functional': continue
+        out[name] = ('nn.' if theirs.__module__ == 'torch._C._nn' else '') + theirs.__name__
+    return out
+
 if __name__ == '__main__':
     from litnn._python_arg_parser import _FUNCTIONAL_CALLS
     print('_NN_PARSER_TYPES = ' + pprint.pformat(nn_table({op for side, op, _ in _FUNCTIONAL_CALLS.values() if side == 'nn'}), width=120, compact=True))
@@ -179,3 +192,4 @@ if __name__ == '__main__':
     print('_PARSER_ARITY = ' + pprint.pformat(arity, width=120, compact=True))
     print('_PARSER_POSITIONAL = ' + pprint.pformat(positional, width=120, compact=True))
     print('_PARSER_SIGNATURES = ' + pprint.pformat(signatures(), width=120, compact=True))
+    print('_F_CPP = ' + pprint.pformat(f_cpp(), width=120, compact=True))
