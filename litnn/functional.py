@@ -19,7 +19,8 @@ def split(tensor, split_size_or_sections, dim=0):
 # %% ../nbs/reference/functional_einsum.ipynb #35c9c03c
 import string
 from collections import Counter
-from .backend import array_namespace, promote_types, int64
+from .backend import array_namespace, promote_types, int64, float64
+from . import amp
 from .backends.opt_einsum import _optimize
 import litnn.backends.opt_einsum as _opt_einsum
 from ._tensor import Tensor, _dtype_name, _laid_out, _LEGACY
@@ -196,13 +197,14 @@ def _sublist_equation(args):
     if len(args) % 2 == 1: return equation + "->" + "".join(letter(s) for s in args[-1]), args[:-1:2]
     return equation, args[::2]
 
-def _pairs_dtype(spec, xs):
-    """The dtype of torch's einsum of operands `xs` whose dtypes differ (or are integers), or torch's error. Torch takes
+def _pairs_dtype(spec, xs, low=None):
+    """The dtype of torch's einsum of operands `xs` whose dtypes differ (or are integers, or autocast to `low` is on), or torch's error. Torch takes
     the operands in pairs, left to right: a letter of one operand that no later one needs is summed first (a sum: integers
     and bools become int64); a pair that then contracts no letter is multiplied, so the types promote (complex times float
     is complex); one that does goes to `bmm`, which picks its kernel by its first operand's dtype (none for bool) and wants the
     same of the second ("expected scalar type Float but found ComplexFloat"); bmm's first operand is the right one when
-    its letters all come before the left one's in the output and nothing was summed before."""
+    its letters all come before the left one's in the output and nothing was summed before. Under autocast that `bmm` is
+    autocast's: floating operands other than float64 go to `low` first (einsum is no autocast op, its bmm is)."""
     *ins, out = spec
     def big(s, x): return {c for c, n in zip(s, x.shape) if n != 1}              # torch's pairs look at the dims that are not 1
     later = Counter(c for s, x in zip(ins, xs) for c in big(s, x) if c not in out)
@@ -223,9 +225,10 @@ def _pairs_dtype(spec, xs):
         else:
             lo, ro = [rank[c] for c in a - b], [rank[c] for c in b - a]
             dl, dr = (db, da) if lo and ro and max(ro) < min(lo) and not before else (da, db)
+            if low is not None: dl, dr = (low if d.is_floating_point and d is not float64 else d for d in (dl, dr))
             if dl.name == 'bool': raise NotImplementedError(f"\"bmm\" not implemented for 'Bool'")
             if dl != dr: raise RuntimeError(f"expected scalar type {_LEGACY[dl.name]} but found {_LEGACY[dr.name]}")
-            before = True
+            before, da = True, dl
         a = (a | b) - set(contract)
     return da
 
@@ -248,8 +251,9 @@ def einsum(equation, *operands):
     x = operands[0]
     if len(operands) == 1 and x._data.dtype.kind in 'biu' and set(spec[0]) - set(spec[-1]):
         return _einsum(spec, x.long())          # one operand summed over a letter: torch's sum, whose integers are int64
-    if len(operands) > 1 and (x._data.dtype.kind in 'biu' or any(y._data.dtype != x._data.dtype for y in operands[1:])):
-        dt = _pairs_dtype(spec, operands)       # torch's pairs decide: an error, or the dtype all of them are computed in
+    low = amp._dtype_on.get(x.device.type) if amp._active else None    # autocast on: the pairs' bmm are cast
+    if len(operands) > 1 and (low is not None or x._data.dtype.kind in 'biu' or any(y._data.dtype != x._data.dtype for y in operands[1:])):
+        dt = _pairs_dtype(spec, operands, low)       # torch's pairs decide: an error, or the dtype all of them are computed in
         operands = [y if y.dtype == dt else y.to(dt) for y in operands]
     return _einsum(spec, *operands)
 

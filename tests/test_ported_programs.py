@@ -632,3 +632,28 @@ def test_half_precision_index_sums_as_torch(dtype, n):
             S.clone().index_add_(0, I, G), lib.index_add(S, 0, I, G), S.clone().scatter_add_(0, I[:, None].expand(-1, 8), G),
             lib.scatter_add(S, 0, I[:, None].expand(-1, 8), G), S.clone().index_put_((I,), G, accumulate=True), e.weight.grad)])
     for a, c in zip(*out): np.testing.assert_array_equal(a, c)
+
+# third-party-13 (mamba-minimal's selective scan under CPU autocast: `einsum(x, C, 'b d n, b n -> b d')` with x float32
+# and C bfloat16): einsum is no autocast op, but the `bmm` of each contracting pair inside it is, so torch casts that
+# pair's floating operands (not float64) to the autocast dtype; litnn's einsum ignored autocast (float32 results, and
+# "expected scalar type Float but found BFloat16" for the mixed pair)
+
+def test_einsum_under_autocast_as_torch():
+    import numpy as np
+    rng = np.random.default_rng(0)
+    cases = [('ij,jk->ik', [(2, 3), (3, 2)]), ('bhid,bhjd->bhij', [(1, 2, 3, 4), (1, 2, 5, 4)]), ('ij,ij->ij', [(2, 3), (2, 3)]),
+             ('ij,ij->i', [(2, 3), (2, 3)]), ('ij->j', [(2, 3)]), ('i,j->ij', [(2,), (3,)]), ('bld,dn->bldn', [(2, 3, 4), (4, 5)]),
+             ('bdn,bn->bd', [(2, 4, 5), (2, 5)])]
+    for eq, shapes in cases:
+        for dts in [('float32', 'float32'), ('float64', 'float64'), ('float16', 'float16'), ('bfloat16', 'float32'),
+                    ('float32', 'bfloat16'), ('float32', 'float64'), ('int64', 'float32')]:
+            arrs = [rng.standard_normal(s) for s in shapes]
+            out = []
+            for lib in both():
+                ts = [lib.tensor(a).to(getattr(lib, d)) for a, d in zip(arrs, dts)]
+                try:
+                    with lib.autocast('cpu', dtype=lib.bfloat16): r = lib.einsum(eq, *ts)
+                    out.append((str(r.dtype).split('.')[1], r.float().numpy()))
+                except RuntimeError as e: out.append((str(e), None))
+            assert out[0][0] == out[1][0], (eq, dts, out[0][0], out[1][0])
+            if out[0][1] is not None: np.testing.assert_array_equal(out[0][1], out[1][1])
