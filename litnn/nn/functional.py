@@ -2814,7 +2814,7 @@ def _attend(q, k, v, mask, dropout_p, is_causal, need_weights, average_attn_weig
     if mask is None: s = qs @ k.mT
     else:       # torch's baddbmm over the batch·heads products: it refuses a mask of another dtype than the scores'
         (b, h, L, _), S = q.shape, k.shape[2]
-        m = mask.reshape(1, L, S) if mask.shape[:2] == (1, 1) else mask.expand(b, h, L, S).reshape(b * h, L, S)
+        m = mask.reshape(1, L, S) if mask.shape == (1, 1, L, S) else mask.expand(b, h, L, S).reshape(b * h, L, S)
         s = baddbmm(m, qs.reshape(b * h, L, -1), k.mT.reshape(b * h, -1, S)).view(b, h, L, S)
     with np.errstate(invalid='ignore'): w = s.softmax(-1)   # a fully masked row: nan, as torch
     if dropout_p > 0: w = dropout(w, dropout_p)
