@@ -102,3 +102,48 @@ def test_short_roads_step_aside_while_something_listens():
     assert same(f)[0] > 0
     from litnn.autograd.grad_mode import _Mode
     assert _Mode.quiet
+
+def _sdpa_inputs(L, rank, strided):
+    g = np.random.default_rng(3)
+    a = lambda *s: L.tensor(g.standard_normal(s).astype(np.float32), requires_grad=True)
+    if strided: return [a(2, 3, 5, 8)[..., ::2].detach().requires_grad_() for _ in range(3)]   # stride 2: flash refuses, math runs
+    return [a(*(2, 3, 5, 4)[4 - rank:]) for _ in range(3)]
+
+@pytest.mark.parametrize('rank,strided,kw', [(4, False, {}), (3, False, {}), (2, False, dict(is_causal=True)), (4, True, {}),
+                                             (4, False, dict(attn_mask='bool')), (4, False, dict(dropout_p=1.0))])
+def test_sdpa_on_the_cpu_with_math_on_does_not_choose_a_kernel(rank, strided, kw):
+    """With the math kernel on, a CPU call runs whatever flash would say (3-d, strided, masked, dropout), silently,
+    as torch's: litnn skips the choice; its values and gradients match torch's."""
+    import warnings
+    def f(L):
+        q, k, v = _sdpa_inputs(L, rank, strided)
+        kw2 = dict(kw)
+        if kw2.get('attn_mask') == 'bool': kw2['attn_mask'] = L.tensor(np.tril(np.ones((5, 5), bool)))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            out = L.nn.functional.scaled_dot_product_attention(q, k, v, **kw2)
+            out.sum().backward()
+        return ([str(x.message).split(' (Triggered internally')[0] for x in w], np.round(out.detach().numpy(), 4).tolist(),
+                [np.round(t.grad.numpy(), 3).tolist() for t in (q, k, v)])
+    same(f)
+
+@pytest.mark.parametrize('rank,strided', [(3, False), (4, True), (4, False)])
+def test_sdpa_with_flash_only_still_refuses_what_flash_refuses(rank, strided):
+    "The choice runs where it can refuse (math off): torch's warnings and error for a call flash does not take, the result for one it does."
+    import warnings
+    def f(L):
+        q, k, v = _sdpa_inputs(L, rank, strided)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            with L.nn.attention.sdpa_kernel(L.nn.attention.SDPBackend.FLASH_ATTENTION):
+                try: r = np.round(L.nn.functional.scaled_dot_product_attention(q, k, v).detach().numpy(), 4).tolist()
+                except RuntimeError as e: r = str(e)
+        return [str(x.message).split(' (Triggered internally')[0] for x in w], r
+    same(f)
+
+def test_sdpa_batch_dims_that_do_not_broadcast():
+    "Equal batch dims skip the broadcast; unequal ones that do not broadcast still give torch's message."
+    def f(L):
+        q, k = L.ones(2, 3, 4, 8), L.ones(3, 3, 4, 8)
+        return L.nn.functional.scaled_dot_product_attention(q, k, k).shape
+    same(f)

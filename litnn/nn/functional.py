@@ -2547,7 +2547,7 @@ from .._pointwise import _const
 from .._pointwise import _temporaries
 from ..autograd.graph import _check_tensors, _broadcast_shape
 from ..overrides import handle_torch_function, has_torch_function_variadic
-from .attention import _select_sdp_backend
+from .attention import _select_sdp_backend, _check_sdp_backend
 
 # %% ../../nbs/47_attention.ipynb #0b882302
 _CAUSAL = {}
@@ -2645,7 +2645,10 @@ def _recorded_backward(ctx, g, q, k, v):
 # %% ../../nbs/47_attention.ipynb #e82c8e8e
 def _check_batches(*ts):
     "The batch dims (all but the last two) must broadcast: an error, the same on numpy and CuPy (whose products differ there)."
-    for t in ts[1:]: _broadcast_shape(ts[0].shape[:-2], t.shape[:-2])
+    first = tuple(ts[0].shape)[:-2]           # (tuples: a Size slices in Python)
+    for t in ts[1:]:
+        b = tuple(t.shape)[:-2]
+        if b != first: _broadcast_shape(first, b)     # (equal ones broadcast)
 
 # %% ../../nbs/47_attention.ipynb #55b0c5af
 def _check_sdpa(q, k, v, mask, dropout_p, is_causal, enable_gqa=False):
@@ -2657,12 +2660,13 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal, enable_gqa=False):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cpp(q.dtype)} key.dtype: {_cpp(k.dtype)} and value.dtype: {_cpp(v.dtype)} instead.")
     if mask is not None and mask.dtype is not B.bool and mask.dtype != q.dtype:
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_cpp(mask.dtype)} and  query.dtype: {_cpp(q.dtype)} instead.")
-    if q.shape[-2] == 0 or v.numel() == 0: return True       # (torch 2.13: an empty query sequence or value, nothing else)
-    _select_sdp_backend(q, k, v, mask, dropout_p, enable_gqa)          # raises where the switches leave no kernel
+    qs, ks, vs = tuple(q.shape), tuple(k.shape), tuple(v.shape)      # (plain tuples: a Size indexes in Python)
+    if qs[-2] == 0 or 0 in vs: return True       # (torch 2.13: an empty query sequence or value, nothing else)
+    _check_sdp_backend(q, k, v, mask, dropout_p, enable_gqa)          # raises where the switches leave no kernel
     if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dtype_name(q)}")
     if is_causal and mask is not None: raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if not 0 <= dropout_p <= 1: raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
-    if k.shape[-1] != q.shape[-1] or v.shape[-2] != k.shape[-2]:       # torch's message from its batched product
+    if ks[-1] != qs[-1] or vs[-2] != ks[-2]:       # torch's message from its batched product
         batch = math.prod(np.broadcast_shapes(q.shape[:-2], k.shape[:-2]))
     if k.shape[-1] != q.shape[-1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {q.shape[-1]}] but got: [{batch}, {k.shape[-1]}].")

@@ -150,6 +150,13 @@ def _select_sdp_backend(query, key, value, attn_mask=None, dropout_p=0.0, enable
     if why: warnings.warn(why, stacklevel=4)
     raise RuntimeError("No available kernel.  Aborting execution.")
 
+def _check_sdp_backend(query, key, value, attn_mask=None, dropout_p=0.0, enable_gqa=False):
+    """torch's refusal of a call (its warnings and error) where the switches leave no kernel for it. On the CPU with math
+    on, the choice cannot refuse (flash or math, both run the call), so it is not made: the flash checks cost more than
+    a small attention."""
+    if _sdp['math'] and query.device.type == 'cpu': return
+    _select_sdp_backend(query, key, value, attn_mask, dropout_p, enable_gqa)
+
 # %% ../../../nbs/reference/nn/attention.ipynb #b2ea5e6e
 WARN_FOR_UNFUSED_KERNELS = False
 _all_ = ['WARN_FOR_UNFUSED_KERNELS']
