@@ -10,7 +10,7 @@ import builtins, functools, math, sys, numpy as np
 from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar, array_namespace
 from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray, strided, layout as _layout
-from ._tensor import _laid_out, _preserved_order
+from ._tensor import _laid_out, _preserved_order, _int_arg
 from ._python_arg_parser import _dtype_arg   # reference/torch/tensor_attributes: layouts in memory
 from ._flags import _warn_once, _stacklevel_outside
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
@@ -460,6 +460,7 @@ def _complex_range_dtype(fn, start, end, dtype):
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
+    steps = _int_arg(steps, 'steps', 'linspace', 3)   # the kernel's int64: torch's parser reads a 0-d integer tensor as its number
     if steps < 0: raise RuntimeError("number of steps must be non-negative")
     # 0-d tensors as bounds: their numbers, read from the array (inside vmap that falls back to the per-sample loop, as torch's)
     start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))
@@ -913,6 +914,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #1b8ebe53
 from .backend import get_default_dtype, float64, complex128
+from ._tensor import _int_arg
 from .autograd.graph import _check_tensors
 from ._creation import _with_out, _complex_range_dtype, _range_bounds
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
@@ -938,6 +940,7 @@ def _c_pow(b, x):
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     "`steps` values from base**start to base**end, evenly spaced in the exponent."
+    steps = _int_arg(steps, 'steps', 'logspace', 3)   # the kernel's int64: torch's parser reads a 0-d integer tensor as its number
     start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))     # 0-d tensor bounds: as linspace
     dtype = _complex_range_dtype('logspace', start, end, dtype)     # complex bounds: complex powers, as linspace
     d = None if dtype is None else to_dtype(dtype)

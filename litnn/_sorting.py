@@ -8,7 +8,7 @@ __all__ = ['TopkBackward0', 'SortBackward0', 'SortBackward1', 'KthvalueBackward0
 # %% ../nbs/reference/torch/sorting.ipynb #02cca226
 import builtins, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
-from ._tensor import Tensor, _wrap_dim, _LEGACY, _relaid, _preserved_order
+from ._tensor import Tensor, _wrap_dim, _LEGACY, _relaid, _preserved_order, _int_arg
 from .autograd.broadcasting import _refuse_integers
 from ._views import _Index
 from ._reductions import return_types, _return_type, AmaxBackward0, _keep, _keepdim_needs_dim
@@ -462,6 +462,7 @@ def _cfmt(v):
 
 def histc(input, bins=100, min=0, max=0):
     "Counts of the values of `input` in `bins` equal bins over [min, max] (the data's range when both are 0)."
+    bins = _int_arg(bins, 'bins', 'histc', 2)   # the kernel's int64: torch's parser reads a 0-d integer tensor as its number
     a = input._data
     if bins <= 0: raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")   # (torch's shared check names histogram)
     xp = array_namespace(a)

@@ -657,3 +657,20 @@ def test_einsum_under_autocast_as_torch():
                 except RuntimeError as e: out.append((str(e), None))
             assert out[0][0] == out[1][0], (eq, dts, out[0][0], out[1][0])
             if out[0][1] is not None: np.testing.assert_array_equal(out[0][1], out[1][1])
+
+# third-party-13 (vector-quantize-pytorch's LatentQuantize: `torch.linspace(-0.5, 0.5, level)` with `level` a 0-d integer
+# tensor): torch's parser hands linspace/logspace/histc an int for `steps`/`bins`; litnn passed the tensor on to numpy
+# (TypeError from `ndarray < Tensor`; logspace took its complex path and warned "Casting complex values to real")
+
+def test_integer_tensor_steps_and_bins_as_torch():
+    import warnings
+    out = []
+    for lib in both():
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            n = lib.tensor(5)
+            out.append([lib.linspace(-0.5, 0.5, n).tolist(), lib.linspace(0, 4, lib.tensor(3, dtype=lib.uint8), dtype=lib.int64).tolist(),
+                        lib.logspace(0, 2, n, base=2).tolist(), lib.arange(10.).histc(n).tolist(), lib.arange(10.).histc(bins=n, min=0, max=20).tolist()])
+    assert out[0] == out[1]
+    for lib in both():     # floats are refused by the parser in both
+        with pytest.raises(TypeError): lib.linspace(0, 1, lib.tensor(3.))
