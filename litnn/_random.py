@@ -10,7 +10,7 @@ import builtins, math, numpy as np
 from functools import partial
 from .backend import patch, array_namespace, to_device, _generator, promote_types, _TorchRng
 from ._tensor import Tensor, _LEGACY, _float_arg, _dtype_name
-from ._creation import _size, _factory, _on, zeros as _zeros
+from ._creation import _size, _factory, _on, _in_layout, zeros as _zeros
 from .autograd.graph import Op
 from . import backend as B   # (B._vmap_random: inside vmap, a random op's rule, 33a_vmap)
 from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill, _parts, _joined
@@ -219,7 +219,7 @@ def _check_std(std):
         if not bool((std._data >= 0).all()): raise RuntimeError("normal expects all elements of std >= 0.0")   # NaN too
     elif not std >= 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
-def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     "Samples of N(mean, std²): tensor means and/or stds broadcast together, or numbers and a `size`."
     if B._vmap_random is not None and (out is not None or isinstance(mean, Tensor) or isinstance(std, Tensor)):
         return B._vmap_random('out' if out is not None else 'pointwise', 'normal', lambda m, s: normal(m, s, generator=generator), mean, std)
@@ -227,6 +227,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
         return B._vmap_random('factory', 'normal', lambda lead: normal(mean, std, lead + tuple(_size((size,))), generator=generator, dtype=dtype, device=device, requires_grad=requires_grad))
     _check_std(std)
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if (tm or ts) and (layout is not None or pin_memory):        # (layout= and pin_memory= belong to the numbers' overload only)
+        raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, {type(std).__name__}, layout=..., pin_memory=...)")
     if out is not None:     # torch's out=: the numbers' overload is made in out's dtype and on its device
         if not (tm or ts): dtype, device = dtype or getattr(out, 'dtype', None), device or getattr(out, 'device', None)
         return _into('normal', out, [v for v in (mean, std) if isinstance(v, Tensor)],
@@ -234,8 +236,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
     if not (tm or ts):
         if size is None: raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, {type(std).__name__})")
         s, g = _size((size,)), _generator(_on(device), generator)
-        if isinstance(g, _TorchRng): return _factory(lambda xp, d: g.normal(math.prod(s), d, mean, std).reshape(s), dtype, device, requires_grad)
-        return _factory(lambda xp, d: (g.standard_normal(s) * std + mean).astype(d), dtype, device, requires_grad)
+        draw = (lambda xp, d: g.normal(math.prod(s), d, mean, std).reshape(s)) if isinstance(g, _TorchRng) else (lambda xp, d: (g.standard_normal(s) * std + mean).astype(d))
+        return _in_layout('normal', _factory(draw, dtype, device, requires_grad), layout, pin_memory)
     ref = mean if tm else std
     xp = array_namespace(ref._data)
     m = mean._data if tm else mean

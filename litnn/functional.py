@@ -357,6 +357,7 @@ Tensor.stft = stft
 from ._tensor import Tensor
 from .linalg.lu import lu_factor_ex
 from ._python_arg_parser import _bool_arg
+from .return_types import _new_return_type
 
 # %% ../nbs/reference/linalg_lu.ipynb #0c811224
 def lu(A, pivot=True, get_infos=False):
@@ -368,8 +369,9 @@ def lu(A, pivot=True, get_infos=False):
                "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)", stacklevel=None)
     _bool_arg('_lu_with_info', 'pivot', pivot)     # (torch's Python hands pivot on by keyword: its parser's TypeError, no position)
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
-    return (LU, piv, info) if get_infos else (LU, piv)
+    return _lu_with_info((LU, piv, info)) if get_infos else (LU, piv)
 
+_lu_with_info = _new_return_type('_lu_with_info', ('LU', 'pivots', 'info'), out=False)    # torch.return_types._lu_with_info
 Tensor.lu = lu
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #5379a771

@@ -28,7 +28,8 @@ def _getrf(xp, a):
     rows, k = xp.arange(lu.shape[0]), min(m, n)
     piv, info = xp.zeros((lu.shape[0], k), np.int32), xp.zeros(lu.shape[0], np.int32)
     for j in range(k):
-        p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1)            # the largest entry of the column (the first, on ties)
+        col = lu[:, j:, j]                                          # the largest entry of the column (the first, on ties),
+        p = j + xp.argmax(xp.abs(col.real) + xp.abs(col.imag) if col.dtype.kind == 'c' else xp.abs(col), axis=1)   # complex: LAPACK's cabs1 |re|+|im|
         piv[:, j] = p + 1
         top, other = lu[rows, j].copy(), lu[rows, p].copy()
         lu[rows, p], lu[rows, j] = top, other

@@ -1,0 +1,58 @@
+"""Cases where litnn differed from torch on PyTorch's own OpInfo sample inputs (op_db, torch 2.13), found by the sweep
+/work/w/opinfo/values.py and fixed: each case runs the same call in both libraries on the same values and compares
+the result's structure (named tuple types), shapes, dtypes and values. Self-contained: no dependency on op_db."""
+import warnings
+import numpy as np
+import pytest
+import litnn
+
+torch = pytest.importorskip('torch')
+
+
+def _same(t, l):
+    "torch's result `t` and litnn's `l`: the same structure, type names, shapes, dtypes, values (NaN-equal)."
+    if isinstance(t, torch.Tensor):
+        assert isinstance(l, litnn.Tensor), type(l)
+        assert tuple(t.shape) == tuple(l.shape) and str(t.dtype)[6:] == str(l.dtype)[6:], (t.shape, t.dtype, l.shape, l.dtype)
+        a, b = t.detach().resolve_conj().numpy(), l.detach().numpy()
+        tol = dict(rtol=1.3e-6, atol=1e-5) if a.dtype in (np.float32, np.complex64) else dict(rtol=1e-7, atol=1e-7)
+        np.testing.assert_allclose(b, a, equal_nan=True, **tol) if a.dtype.kind in 'fc' else np.testing.assert_array_equal(b, a)
+    elif isinstance(t, (tuple, list)):
+        assert type(t).__name__ == type(l).__name__ and len(t) == len(l), (type(t), type(l))
+        for a, b in zip(t, l): _same(a, b)
+    else:
+        assert type(t) is type(l) and t == l, (t, l)
+
+
+def _arr(shape, dtype, seed=0):
+    "Fixed values in `dtype` (numpy), complex ones with both parts."
+    r = np.random.default_rng(seed)
+    a = r.standard_normal(shape) + (1j * r.standard_normal(shape) if np.dtype(dtype).kind == 'c' else 0)
+    return a.astype(dtype)
+
+
+CASES = {
+    # torch.lu(get_infos=True) returns torch.return_types._lu_with_info (LU, pivots, info); without it a plain tuple
+    'lu_get_infos_named': lambda L: L.lu(L.tensor(_arr((3, 5), np.float32)), True, True),
+    'lu_plain_tuple': lambda L: L.lu(L.tensor(_arr((2, 4, 4), np.float64)), True, False),
+    # complex LU pivots on LAPACK's cabs1 (|re| + |im|), not on the modulus
+    'lu_complex_pivots': lambda L: L.lu(L.tensor(_arr((3, 3, 5), np.complex64, 1)), True, True),
+    'lu_factor_complex_pivots': lambda L: L.linalg.lu_factor(L.tensor(_arr((4, 6, 5), np.complex128, 2))),
+    'linalg_lu_complex': lambda L: L.linalg.lu(L.tensor(_arr((3, 5, 4), np.complex128, 3))),
+    # normal(mean, std, size) takes the factories' layout= and pin_memory=
+    'normal_size_layout': lambda L: (L.manual_seed(0), L.normal(1.6, 0.3, [2, 2, 2], dtype=L.float32, layout=L.strided,
+                                                               device='cpu', pin_memory=False))[1],
+}
+
+
+@pytest.mark.parametrize('name', list(CASES))
+def test_opinfo_sample(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        _same(CASES[name](torch), CASES[name](litnn))
+
+
+def test_normal_tensor_mean_refuses_layout():
+    for L in (torch, litnn):
+        with pytest.raises(TypeError, match='invalid combination of arguments'):
+            L.normal(L.zeros(2), 1., layout=L.strided)
