@@ -147,3 +147,26 @@ def test_sdpa_batch_dims_that_do_not_broadcast():
         q, k = L.ones(2, 3, 4, 8), L.ones(3, 3, 4, 8)
         return L.nn.functional.scaled_dot_product_attention(q, k, k).shape
     same(f)
+
+@pytest.mark.parametrize('shape,strided,bias', [((2, 3, 4), False, True), ((2, 1, 3, 4), False, True), ((2, 3, 4), True, True),
+                                                ((2, 3, 4), False, False), ((0, 3, 4), False, True), ((4,), False, True)])
+def test_linear_of_a_batch_takes_the_short_road_with_torchs_nodes(shape, strided, bias):
+    "linear of a contiguous batch goes straight to one addmm between two views: grad_fn, values and gradients as torch's."
+    def f(L):
+        g = np.random.default_rng(5)
+        a = g.standard_normal(shape[:-1] + (2 * shape[-1],) if strided else shape).astype(np.float32)
+        x = L.tensor(a, requires_grad=True)
+        xs = x[..., ::2] if strided else x
+        w = L.tensor(g.standard_normal((5, shape[-1])).astype(np.float32), requires_grad=True)
+        b = L.tensor(g.standard_normal(5).astype(np.float32), requires_grad=True) if bias else None
+        y = L.nn.functional.linear(xs, w, b)
+        (y * L.arange(5.)).sum().backward()
+        return (y.grad_fn.name(), tuple(y.shape), y.is_contiguous(), np.round(y.detach().numpy(), 4).tolist(),
+                [np.round(t.grad.numpy(), 4).tolist() for t in (x, w, b) if t is not None])
+    same(f)
+
+def test_linear_of_a_batch_with_a_bias_of_another_dtype():
+    "The short road leaves a mismatched bias to the checks: torch's message."
+    def f(L):
+        return L.nn.functional.linear(L.ones(2, 3, 4), L.ones(5, 4), L.ones(5, dtype=L.float64))
+    same(f)

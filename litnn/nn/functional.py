@@ -23,9 +23,11 @@ def linear(input, # (..., in_features)
     if amp._active: input, weight, bias = amp._autocast('linear', input, weight, bias)
     try:
         x, w = input._data, weight._data
-        if x.ndim == 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[1] == w.shape[1] and x.dtype.kind != 'b':   # the hot path
-            if bias is None: return MmBackward0.apply(input, weight, ty=True)
-            if bias._data.dtype == x.dtype and bias._data.shape == w.shape[:1]: return AddmmBackward0.apply(bias, input, weight, t2=True)
+        if x.ndim >= 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[-1] == w.shape[1] and x.dtype.kind != 'b':   # the hot path
+            if x.ndim == 2 and bias is None: return MmBackward0.apply(input, weight, ty=True)
+            if bias is not None and bias._data.dtype == x.dtype and bias._data.shape == w.shape[:1]:
+                if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True)
+                if x.flags.c_contiguous: return _flat_addmm(input, weight, bias)     # a batch (..., in): every check passes too
         return _linear(input, weight, bias)
     except AttributeError:
         if getattr(input, 'is_nested', False): return _nested_map(linear, input, weight, bias)   # reference/nested/nested_tensor
@@ -33,6 +35,11 @@ def linear(input, # (..., in_features)
 
 # %% ../../nbs/29_linear.ipynb #82782f30
 from ..backend import _cpp
+
+def _flat_addmm(input, weight, bias):
+    "A vector or a contiguous batch `(..., in)` seen as one matrix, through `addmm`, and viewed back (`ViewBackward0`), as torch's `linear`."
+    x = input._data
+    return AddmmBackward0.apply(bias, input.reshape(math.prod(x.shape[:-1]), x.shape[-1]), weight, t2=True).view(x.shape[:-1] + weight._data.shape[:1])
 
 def _linear(input, weight, bias):
     "`linear` for the cases off the hot path: checks, vectors, batches of any rank."
@@ -53,8 +60,7 @@ def _linear(input, weight, bias):
     if bias is not None and (x.ndim <= 2 or x.flags.c_contiguous) and bias.dim() <= 2 and not all(a in (1, b) for a, b in zip(bias.shape[::-1], (rows, w.shape[0])[::-1])):
         bias.expand(rows, w.shape[0])      # torch's addmm expands the bias to the product first: its message
     if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True) if bias is not None else MmBackward0.apply(input, weight, ty=True)
-    if bias is not None and (x.ndim == 1 or x.flags.c_contiguous):
-        return AddmmBackward0.apply(bias, input.reshape(rows, x.shape[-1]), weight, t2=True).view(shape)
+    if bias is not None and (x.ndim == 1 or x.flags.c_contiguous): return _flat_addmm(input, weight, bias)
     out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(rows, x.shape[-1]), weight, ty=True), shape=shape)
     if bias is None: return out
     y = out + bias      # torch's `output.add_(bias)`: a bias of another dtype is added into the product's dtype
