@@ -363,18 +363,24 @@ class RemainderBackward0(Op):
 # %% ../nbs/15_elementwise_ops.ipynb #be6deb77
 from .autograd.grad_mode import _Mode
 
-from .autograd.engine import _RaisingBackward, _NO_DERIVATIVE, _no_derivative   # (13_backprop_engine: the views' copies record one too)
+from .autograd.engine import _RaisingBackward, _NO_DERIVATIVE, _no_derivative, _check_inplace   # (13_backprop_engine: the views' copies record one too)
 
 def _record_set(self, source):
     """`set_`'s record (reference/torch/storage), as torch's: where self or a source tensor requires grad, self's new
-    history is a node without a derivative over its old history and the source, whose backward raises."""
-    if self._base is not None: return     # (a view: torch rewrites its base's history too; not done here)
+    history is a node without a derivative over its old history and the source, whose backward raises. A view passes it
+    to its base as any in-place change of a view does (`CopySlices` at the view's new geometry, 17c_inplace_on_views)."""
     old = Tensor._make(self._data, self._requires_grad, self.grad_fn)
     if self._output_nr: old._output_nr = self._output_nr
     r = _no_derivative(Tensor._make(self._data), (old, source), (RuntimeError, 'derivative for set_ is not implemented'))
-    if r.grad_fn is not None: _new_history(self, r.grad_fn)
+    if r.grad_fn is None: return
+    if self._base is not None: self._rebase(r)
+    else: _new_history(self, r.grad_fn)
 
-_SET_RECORD.append(_record_set)
+def _check_set(self, source):
+    "torch's check_inplace before set_ changes anything: a view of a leaf that requires grad, or one made under no_grad, is refused."
+    _check_inplace(self, self._requires_grad or getattr(source, '_requires_grad', False))
+
+_SET_RECORD.extend((_record_set, _check_set))
 
 # %% ../nbs/15_elementwise_ops.ipynb #922a88dd
 class RemainderBackward1(RemainderBackward0): "x % tensor"; _inputs = None
@@ -416,7 +422,7 @@ from .backend import array_namespace
 from . import fused
 from ._tensor import Tensor
 from .autograd.graph import Op, _NO_CTX, _check_tensors
-from .autograd.broadcasting import _refuse_integers
+from .autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
 from ._tensor import _follow_layout, _relaid, _preserved_order
 
 # %% ../nbs/15a_erf_and_gelu.ipynb #a6e5345b
@@ -556,7 +562,7 @@ def gelu(input, approximate='none'):
     "x Φ(x), Φ the standard normal CDF; `approximate='tanh'` uses the tanh approximation."
     _check_tensors('gelu', dict(input=input))
     if approximate not in ('none', 'tanh'): raise RuntimeError("approximate argument must be either none or tanh.")
-    _refuse_integers(input, 'GeluKernelImpl')
+    _dispatch(input, 'GeluKernelImpl', _FLOATING)
     return GeluBackward0.apply(input, **({} if approximate == 'none' else {'approximate': approximate}))
 
 # %% ../nbs/15b_elementwise_functions.ipynb #a7c2f67b
@@ -568,7 +574,7 @@ from .backend import _by_np
 from ._creation import zeros_like
 from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
 from .autograd.grad_mode import _Mode
-from .autograd.broadcasting import _scalar, _refuse_integers, _half, _opmath
+from .autograd.broadcasting import _scalar, _refuse_integers, _half, _opmath, _dispatch, _FLOATING, _FLOATING_AND_COMPLEX
 from .autograd.operators import sub, div, _dunder
 from .autograd.engine import _inplace, _axpy, _inplace_plain
 from .autograd.operators import _bool_error, _alpha_number
@@ -716,7 +722,7 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
 )
 
 # %% ../nbs/15b_elementwise_functions.ipynb #e8e7d1e1
-_FLOAT_KERNELS = dict(silu='silu_cpu', leaky_relu='leaky_relu_cpu')   # activations whose torch kernels refuse integers
+_FLOAT_KERNELS = dict(silu=('silu_cpu', _FLOATING_AND_COMPLEX), leaky_relu=('leaky_relu_cpu', _FLOATING))   # activations' torch kernels and the dtypes they take
 _BOOL_KERNELS = dict(abs='abs_cpu', floor='floor_vml_cpu', ceil='ceil_vml_cpu', trunc='trunc_vml_cpu')   # those refusing bools
 
 def _refuse_bool(input, kernel):
@@ -729,7 +735,7 @@ def _unary_function(name, cls, to_float):
             a = input._data
             if type(a) is _ndarray and a.dtype.kind == 'f' and _Mode.quiet: return _plain_apply(cls, input)   # (`_quiet()`)
         try:
-            if kernel: _refuse_integers(input, kernel)
+            if kernel: _dispatch(input, *kernel)
             if bool_kernel: _refuse_bool(input, bool_kernel)
             return cls.apply(_floating(input) if to_float else input, **options)
         except AttributeError:
@@ -3077,7 +3083,7 @@ import numpy as np
 from .backend import array_namespace
 from ._tensor import Tensor
 from .autograd.graph import Op, _check_tensors, _check_broadcast
-from .autograd.broadcasting import _promote, _reduce, _refuse_integers
+from .autograd.broadcasting import _promote, _reduce, _refuse_integers, _dispatch, _FLOATING
 from .autograd.engine import _inplace
 from .autograd.operators import _first_layout
 
@@ -3165,7 +3171,7 @@ def _igamma_args(name, input, other):
     _check_tensors(name, dict(input=input, other=other))
     a, x = _promote(input, other)
     _check_broadcast(a, x)
-    _refuse_integers(a, 'igamma_cpu')
+    _dispatch(a, 'igamma_cpu', _FLOATING)
     return a, x
 
 def igamma(input, other):

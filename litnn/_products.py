@@ -302,14 +302,15 @@ def _tensordot(a, b, dims):
     if isinstance(dims, Tensor): dims = dims.tolist()
     if isinstance(dims, (int, np.integer)):
         if dims < 0: raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+        da, db = list(range(-dims, 0)), list(range(dims))      # torch.functional's lists: a's dims counted from its end
     else: da, db = ([v] if isinstance(v, int) else list(v) for v in dims)
+    given = list(zip(da, db))         # as the caller (or torch.functional) gave them: torch's message shows these
     da, db = [_wrap_dim(d, a.dim()) for d in da], [_wrap_dim(d, b.dim()) for d in db]
     if len(da) != len(db): raise RuntimeError("both dimension lists should have same length")
-    for i, j in zip(da, db):          # a size-1 dim broadcasts: summed first, as torch
+    for i, j, (gi, gj) in zip(da, db, given):          # a size-1 dim broadcasts: summed first, as torch
         if b.shape[j] == 1 and a.shape[i] != 1: a = a.sum(i, keepdim=True)
         elif a.shape[i] == 1 and b.shape[j] != 1: b = b.sum(j, keepdim=True)
-        elif a.shape[i] != b.shape[j]: raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[i]} in dim {i} and second has size {b.shape[j]} in dim {j}")
+        elif a.shape[i] != b.shape[j]: raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[i]} in dim {gi} and second has size {b.shape[j]} in dim {gj}")
     fa, fb = [d for d in range(a.dim()) if d not in da], [d for d in range(b.dim()) if d not in db]
     if a.dtype != b.dtype: raise RuntimeError("both inputs should have same dtype")
     if a.dtype.name == 'bool' and a.numel() and b.numel():     # torch's product kernels have no bools

@@ -351,9 +351,10 @@ def _keep_meta(t, reset=False, new=None):
 def _dtype_name(t): return _LEGACY[t.dtype.name]      # torch's name of a tensor's dtype in its messages: Float, Long...
 
 def _type_string(t):
-    "torch's `Tensor.toString()`: the legacy type name (torch.FloatTensor), or CPUComplexFloatType where there is none."
-    name, cuda = _dtype_name(t), t.device.type == 'cuda'
-    if name.startswith('Complex'): return f"{'CUDA' if cuda else 'CPU'}{name}Type"
+    "torch's `Tensor.toString()`: the legacy type name (torch.FloatTensor), or CPUComplexFloatType / MetaFloatType where there is none."
+    name, dev = _dtype_name(t), t.device.type
+    cuda = dev == 'cuda'
+    if name.startswith('Complex') or dev == 'meta': return f"{dict(cuda='CUDA', meta='Meta').get(dev, 'CPU')}{name}Type"
     return f"litnn.{'cuda.' if cuda else ''}{name}Tensor"
 
 # %% ../nbs/10_tensor.ipynb #25e39534
@@ -1325,7 +1326,8 @@ _SET_RECORD = []    # set_'s record in the graph, put here by 15_elementwise_ops
 def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
     "Make this tensor view `source` (a tensor, a storage, or nothing) with `size`, `stride` from `storage_offset`; returns self."
     if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)    # (13b_grad_modes)
-    if self.requires_grad and self.is_leaf and _Mode.grad:   # under no_grad torch allows it (parametrizations initialise so)
+    if _Mode.grad and len(_SET_RECORD) > 1: _SET_RECORD[1](self, source)   # torch's check_inplace (15_elementwise_ops): a view's too
+    elif self.requires_grad and self.is_leaf and _Mode.grad:   # under no_grad torch allows it (parametrizations initialise so)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if size is None and storage_offset != 0 or not isinstance(source, (Tensor, UntypedStorage, TypedStorage, type(None))):
         raise TypeError(f"set_() received an invalid combination of arguments - got ({builtins.type(source).__name__}{', int' if storage_offset != 0 else ''}), "

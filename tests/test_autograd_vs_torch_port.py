@@ -416,3 +416,72 @@ def test_roots_and_captured_gradients_checked(how):
         if how == 'root_given': b.backward(L.ones(2))
         else: L.autograd.grad((b * 1).sum(), b)
     same(f)
+
+
+SET_ON_VIEWS = {
+    'view_of_nonleaf': lambda L, b: b[1:].set_(L.tensor([7., 8.])),
+    'source_another_view': lambda L, b: b[1:].set_(b[:2]),
+    'storage_offset_size': lambda L, b: b[1:].set_(L.ones(4).untyped_storage(), 1, (2,), (1,)),
+    'empty': lambda L, b: b.view(3, 1).set_(),
+    'source_requires_grad': lambda L, b: b.detach()[1:].set_(L.tensor([1., 2.], requires_grad=True)),
+}
+
+@pytest.mark.parametrize('case', list(SET_ON_VIEWS))
+def test_set_on_a_view_rewrites_its_base(case):
+    # set_ is an in-place change of a view: the base's history becomes CopySlices over set_'s node without a derivative,
+    # and the view's own node AsStridedBackward0 at its new geometry; a backward through either raises torch's error
+    def f(L):
+        a = L.tensor([1., 2., 3.], requires_grad=True)
+        b = a * 1
+        v = SET_ON_VIEWS[case](L, b)
+        base = v._base
+        names = (v.grad_fn.name(), [n.name() for n, _ in v.grad_fn.next_functions if n is not None],
+                 base.grad_fn and base.grad_fn.name(), v.tolist(), base.tolist(), v.requires_grad)
+        return names, run(L, lambda L: L.autograd.grad(base.sum(), a)), run(L, lambda L: L.autograd.grad(v.sum(), a))
+    same(f)
+
+
+@pytest.mark.parametrize('how', ['view_of_leaf', 'no_grad_view_of_leaf', 'no_grad_view', 'under_no_grad', 'no_grad_view_plain'])
+def test_set_on_a_view_checked_as_an_inplace_op(how):
+    # torch's check_inplace runs before set_ changes anything
+    def f(L):
+        a = L.tensor([1., 2., 3.], requires_grad=True)
+        if how == 'view_of_leaf': v = a[1:]
+        elif how == 'no_grad_view_plain':
+            with L.no_grad(): v = L.tensor([1., 2., 3.])[1:]
+        else:
+            with L.no_grad(): v = (a if how == 'no_grad_view_of_leaf' else a * 1)[1:]
+        if how == 'under_no_grad':
+            with L.no_grad(): v.set_(L.tensor([7., 8.]))
+        else: v.set_(L.tensor([7., 8.]))
+        return v.tolist(), a.tolist(), v.requires_grad
+    same(f)
+
+
+DEVICE_CASES = ['function_meta_grad', 'function_meta_0d_grad', 'function_cpu_grad_for_meta', 'function_cpu_0d_grad_for_meta',
+                'root_meta_grad', 'root_meta_0d_for_0d', 'backward_meta_grad', 'root_cpu_grad_for_meta', 'hook_meta', 'hook_cpu_for_meta']
+
+@pytest.mark.parametrize('case', DEVICE_CASES)
+def test_gradient_devices_checked_as_validate_outputs(case):
+    # torch's validate_outputs: a gradient on another device than its input's is refused ("expected device cpu but got
+    # meta"), a 0-d one moved; the hook's message names a meta tensor's type MetaFloatType
+    def f(L):
+        class Fn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): return x * 2
+            @staticmethod
+            def backward(ctx, g): return Fn.grad
+        x, xm = L.ones(3, requires_grad=True), L.ones(3, device='meta', requires_grad=True)
+        if case.startswith('function'):
+            Fn.grad = {'function_meta_grad': L.ones(3, device='meta'), 'function_meta_0d_grad': L.ones((), device='meta'),
+                       'function_cpu_grad_for_meta': L.ones(3), 'function_cpu_0d_grad_for_meta': L.tensor(2.)}[case]
+            src = xm if 'for_meta' in case else x
+            return str(L.autograd.grad(Fn.apply(src).sum(), src)[0].device)
+        if case == 'root_meta_grad': return L.autograd.grad(x * 2, x, L.ones(3, device='meta'))
+        if case == 'root_meta_0d_for_0d': return str(L.autograd.grad((x * 2).sum(), x, L.tensor(1., device='meta'))[0].device)
+        if case == 'backward_meta_grad': return (x * 2).backward(L.ones(3, device='meta'))
+        if case == 'root_cpu_grad_for_meta': return L.autograd.grad(xm * 2, xm, L.ones(3))
+        h = (xm if case == 'hook_cpu_for_meta' else x) * 1
+        h.register_hook(lambda g: L.ones(3) if case == 'hook_cpu_for_meta' else L.ones(3, device='meta'))
+        return L.autograd.grad(h.sum(), xm if case == 'hook_cpu_for_meta' else x)
+    same(f)

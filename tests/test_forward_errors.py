@@ -370,3 +370,43 @@ def test_fractional_max_pool2d_reads_sizes_as_torch(shape, kw):
         return L.nn.FractionalMaxPool2d(2, **eval(f'dict({kw})'))(L.randn(shape)).sum().item()
     t, l = outcome(torch, f), outcome(litnn, f)
     assert l[0] == t[0] and l[1] == t[1]
+
+
+DISPATCH = ['nn.GELU()(X)', "nn.GELU('tanh')(X)", 'nn.LeakyReLU()(X)', 'F.leaky_relu(X.clone(), inplace=True)', 'F.leaky_relu_(X.clone())',
+            'nn.Hardtanh()(X)', 'nn.ReLU6()(X)', 'F.hardtanh_(X.clone())', 'nn.Threshold(0.1, 20.)(X)', 'F.threshold_(X.clone(), 0.1, 2.)',
+            "F.threshold(X, 'a', 1.)", 'F.silu(X)', 'F.relu(X)',
+            'nn.Upsample(scale_factor=2)(X4)', 'nn.UpsamplingBilinear2d(scale_factor=2)(X4)', 'nn.UpsamplingNearest2d(scale_factor=2)(X4)',
+            'F.interpolate(X3, scale_factor=2)', "F.interpolate(X3, scale_factor=2, mode='linear')", "F.interpolate(X4, scale_factor=2, mode='bicubic')",
+            "F.interpolate(X4, scale_factor=2, mode='area')", "F.interpolate(X5, scale_factor=2, mode='trilinear')",
+            'nn.FractionalMaxPool2d(2, output_size=2)(X4)', 'nn.FractionalMaxPool3d(2, output_size=2)(X5)',
+            'nn.MSELoss()(X, X)', "nn.MSELoss(reduction='none')(X, X)", 'nn.SmoothL1Loss()(X, X)', 'nn.HuberLoss()(X, X)',
+            'nn.BatchNorm2d(3)(X4)', 'nn.BatchNorm2d(3).eval()(X4)', 'F.batch_norm(X4, None, None, training=True)', 'nn.InstanceNorm2d(3)(X4)',
+            'F.layer_norm(X, (4,))', 'F.group_norm(X4, 1)', 'F.nll_loss(X, I)', 'F.log_softmax(X, 1)', 'F.cross_entropy(X, I)',
+            'F.binary_cross_entropy(X, X)', 'F.logsigmoid(X)', 'F.multi_margin_loss(X, I)', 'F.multilabel_margin_loss(X, I2)',
+            'F.max_pool1d(X3, 2)', 'F.max_pool2d(X4, 2)', 'F.avg_pool2d(X4, 2)', 'F.lp_pool2d(X4, 2, 2)', 'F.max_pool3d(X4, 2)',
+            'F.adaptive_max_pool2d(X4, 2)', 'F.adaptive_max_pool3d(X4, 2)', 'F.max_unpool2d(X4, I4, 2)', 'F.max_unpool3d(X5, I5, 2)',
+            'L.igamma(X, X)', 'F.grid_sample(X4, X4[:, :2].permute(0, 2, 3, 1), align_corners=False)',
+            'F.ctc_loss(X3.log_softmax(2) if X3.is_floating_point() else X3, L.ones(3, 2).long(), (2, 2, 2), (2, 2, 2))']
+
+
+@pytest.mark.parametrize('dt', ['complex64', 'int64', 'bool', 'float16', 'bfloat16'])
+@pytest.mark.parametrize('src', DISPATCH)
+def test_kernels_take_torchs_dtypes(src, dt):
+    # one mechanism, torch's AT_DISPATCH: each kernel names the dtypes it takes (`_dispatch`); complex input to a kernel of real
+    # types is refused with its NotImplementedError (clamp's own message for hardtanh/relu6), integers where only floats run
+    def f(L):
+        d = getattr(L, dt)
+        env = dict(L=L, F=L.nn.functional, nn=L.nn, X=L.ones(2, 4).to(d), X3=L.ones(2, 3, 4).to(d), X4=L.ones(2, 3, 4, 4).to(d),
+                   X5=L.ones(1, 3, 5, 5, 5).to(d), I=L.zeros(2).long(), I2=L.zeros(2, 4).long(), I4=L.zeros(2, 3, 4, 4).long(),
+                   I5=L.zeros(1, 3, 5, 5, 5).long())
+        L.manual_seed(0)
+        eval(src, env)
+    same(f)
+
+
+@pytest.mark.parametrize('a,b,dims', [((2, 3), (4, 5), '1'), ((2, 3), (4, 5), '([-1], [0])'), ((2, 3), (4, 5), '([1], [-2])'),
+                                      ((2, 3), (4, 5), '([-1], [-2])'), ((2, 3), (4, 5), 'L.tensor(1)'), ((2, 3), (4, 5), 'L.tensor([[1], [0]])'),
+                                      ((2, 3), (4, 5), '2'), ((2, 3, 4), (3, 5, 4), '([1, -1], [0, 2])')])
+def test_tensordot_names_dims_as_given(a, b, dims):
+    # torch's message shows the dims it was given; an int `dims` contracts a's last dims as range(-dims, 0)
+    same(lambda L: L.tensordot(L.randn(a), L.randn(b), dims=eval(dims, dict(L=L))))

@@ -167,9 +167,19 @@ def _same_device(x, y):
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #6c14fb00
 def _float_dtype(t): return t._data.dtype.kind in 'fc' or t._data.dtype.name == 'bfloat16'   # floating or complex: what torch's float kernels take
 
+_FLOATING, _FLOATING_AND_COMPLEX, _ALL_TYPES = 'f', 'fc', 'iuf'   # torch's AT_DISPATCH_* type sets (Half and BFloat16 with the floats), as numpy kinds
+_FLOAT_AND_DOUBLE = ('float32', 'float64')                           # AT_DISPATCH_FLOATING_TYPES alone: a tuple names dtypes
+
+def _dispatch(t, kernel, types):
+    """torch's AT_DISPATCH_* switch of a kernel: the NotImplementedError naming `kernel` when tensor `t`'s dtype is not among
+    `types`: a string of numpy kinds ('f' floating, half and bfloat16 too; 'c' complex; 'iu' integers; 'b' bool) or a tuple of dtype names."""
+    d = t._data.dtype
+    if (d.name if type(types) is tuple else 'f' if d.name == 'bfloat16' else d.kind) not in types:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY[d.name]}\'')
+
 def _refuse_integers(t, kernel):
-    "torch's NotImplementedError when an integer or bool tensor `t` reaches a float-only kernel (named as torch names it)."
-    if not _float_dtype(t): raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY[t._data.dtype.name]}\'')
+    "torch's NotImplementedError when an integer or bool tensor `t` reaches a kernel of floating and complex types."
+    _dispatch(t, kernel, _FLOATING_AND_COMPLEX)
 
 def _can_cast(src, dst):
     "Results written into existing memory (in place, `out=`) may narrow within a category, never go float -> int (torch's rule)."
@@ -353,16 +363,20 @@ class ExpandBackward0(Op):
 @patch
 def sum(self:Tensor, dim=None, keepdim=False, *, dtype=None):
     "Sum of all elements, or over `dim` (NumPy's `axis`/`keepdims` too: reference/torch/with_numpy_argument_names)."
-    if dim is None or (dim.__class__ in (tuple, list) and not dim): return SumBackward0.apply(self, dtype=dtype) if not keepdim else \
+    if dim is None: return SumBackward0.apply(self, dtype=dtype) if not keepdim else \
         SumBackward1.apply(self, dim=tuple(range(self._data.ndim)), keepdim=True, dtype=dtype)
+    if dim.__class__ in (tuple, list) and not dim: dim = tuple(range(self._data.ndim))    # (an empty dim list sums all, as a dim reduction: SumBackward1)
     return SumBackward1.apply(self, dim=_reduced_dims(dim, self._data.ndim), keepdim=keepdim, dtype=dtype)
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #5c1f4b46
 @patch
 def sum_to_size(self:Tensor, *size):
     "Sum this tensor down to `size`, undoing a broadcast."
+    if not size: raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     shape = _int_list('sum_to_size', 'size', size, pos=1, varargs=True)     # (torch's parser: ints, spread or in one sequence)
     own = self._data.shape
+    if len(shape) > len(own) or any(s != 1 and s != o for s, o in zip(shape[::-1], own[::-1])):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(own)}}}.")
     if not shape: return self.sum()        # torch's sum_to: size () is always a sum (a copy; integers become int64), even of a 0-d tensor
     dims = _summed_dims(own, shape)
     out = self.sum(dims, keepdim=True) if dims else self

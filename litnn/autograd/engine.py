@@ -190,9 +190,10 @@ def _run_final_callbacks(callbacks):
     while i < len(callbacks): callbacks[i](); i += 1
 
 # %% ../../nbs/13_backprop_engine.ipynb #da71b9d0
-def _checked_gradient(name, i, g, shape, dt):
+def _checked_gradient(name, i, g, shape, dt, device=None):
     """Gradient `g` (an array or a tensor) for a tensor of shape `shape` and numpy dtype `dt`, as torch's validate_outputs
-    passes it on: summed down to `shape` if it expands to it, cast to `dt`; else torch's error (`name` says who returned it)."""
+    passes it on: summed down to `shape` if it expands to it, cast to `dt`, a 0-d tensor moved to `device` (if given); else
+    torch's error (`name` says who returned it)."""
     a = g._data if isinstance(g, Tensor) else g
     if a.shape != shape:
         if len(a.shape) < len(shape) or builtins.any(s != 1 and s != n for s, n in zip(shape[::-1], a.shape[::-1])):
@@ -208,6 +209,9 @@ def _checked_gradient(name, i, g, shape, dt):
             raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, but got false.  "
                                "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
         g = g.to(_by_np[dt]) if isinstance(g, Tensor) else a.astype(dt)
+    if device is not None and isinstance(g, Tensor) and g.device != device:
+        if g._data.ndim: raise RuntimeError(f"{name}invalid gradient at index {i} - expected device {device} but got {g.device}")
+        g = g.to(device)
     return g
 
 def _validated_outs(node, outs):
@@ -429,6 +433,9 @@ def _grad_for(t, g, i=0):
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of {t.shape!r}.".replace('litnn.Size', 'litnn.Size'))
     if g._data.dtype != t._data.dtype and g._data.dtype.kind != 'c' and t._data.dtype.kind != 'c':
         g = g.to(t.dtype)       # as torch's engine casts every gradient to the dtype of what it is for
+    if type(g._data) is not type(t._data) and g.device != t.device:     # and its device (validate_outputs): a 0-d one is moved
+        if g._data.ndim: raise RuntimeError(f"invalid gradient at index {i} - expected device {t.device} but got {g.device}")
+        g = g.to(t.device)
     return g
 
 # %% ../../nbs/13_backprop_engine.ipynb #9df35ba1

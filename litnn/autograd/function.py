@@ -17,7 +17,7 @@ __all__ = ['FunctionCtx', 'Function', 'NestedIOFunction', 'once_differentiable',
 # %% ../../nbs/14_custom_functions.ipynb #c3f1a002
 def _validated(ctx, grads):
     "The gradients custom backward `ctx` returned for its tensor inputs, checked as torch's engine checks them (`_checked_gradient`)."
-    if builtins.all(not isinstance(g, Tensor) or (g._data.shape == s and g._data.dtype == d) for g, (s, d) in zip(grads, ctx._in_meta)): return grads   # the common case
+    if builtins.all(not isinstance(g, Tensor) or (g._data.shape == s and g._data.dtype == d and g.device is dev) for g, (s, d, dev) in zip(grads, ctx._in_meta)): return grads   # the common case
     # (no check for an input that needs no gradient: torch skips it too)
     return tuple(_checked_gradient(f"Function {ctx.name()} returned an ", i, g, *meta) if isinstance(g, Tensor) and fn is not None else g
                  for i, (g, (fn, _), meta) in enumerate(zip(grads, ctx.next_functions, ctx._in_meta)))
@@ -181,7 +181,7 @@ class Function(metaclass=_FunctionMeta):
             if ev is not None: prof.end(ev)
         if record:
             ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_t) if t)
-            ctx._in_meta = tuple((a._data.shape, a._data.dtype) for a, t in zip(args, is_t) if t)   # what `_validated` checks gradients against
+            ctx._in_meta = tuple((a._data.shape, a._data.dtype, a.device) for a, t in zip(args, is_t) if t)   # what `_validated` checks gradients against
             ctx._seq = next(_counter)
             if _Mode.anomaly is not None: _Mode.anomaly.record(ctx)   # where forward ran, for backward's errors (reference/backprop/anomaly_mode)
             out = _link_outputs(ctx, out, args)

@@ -199,6 +199,7 @@ import sys, warnings
 from .. import _pointwise, _python_arg_parser
 from .._pointwise import ReluBackward0, LeakyReluBackward0
 from ..autograd.engine import _inplace
+from ..autograd.broadcasting import _dispatch
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/40_activation.ipynb #92d0b0c9
@@ -222,6 +223,7 @@ class LeakyReluBackward1(LeakyReluBackward0):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     "x where x > 0, else `negative_slope` * x; `inplace` overwrites `input`."
     if not inplace: return _pointwise.leaky_relu(input, negative_slope)
+    if hasattr(input, '_data'): _dispatch(input, *_pointwise._FLOAT_KERNELS['leaky_relu'])    # the kernel's dtypes, in place too
     return _inplace(input, LeakyReluBackward1.apply, negative_slope=negative_slope)
 
 def silu(input, inplace=False):
@@ -282,7 +284,7 @@ from ..autograd.engine import _inplace
 from .._pointwise import _masked
 from .._pointwise import _Unary, _sigmoid, _on_arrays
 from .._views import cat, chunk
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/40a_activation_functions.ipynb #328f90af
@@ -294,17 +296,15 @@ _exp, _tanh, _log1p = _kind('exp'), _kind('tanh'), _kind('log1p')
 
 def _sig(t): return t.sigmoid() if isinstance(t, Tensor) else _sigmoid(array_namespace(t), t)
 
-def _node(name, f, df, saves, kernel=None):
+def _node(name, f, df, saves, kernel=None, types=_FLOATING):
     """An elementwise node class in 15b_elementwise_functions's pattern: forward `f(xp, a, **kw)`, derivative `df(g, x, y, **kw)`;
-    `kernel`: torch's float-only kernel, which refuses integers (None: integers keep their dtype)."""
-    return type(name, (_Unary,), dict(f=staticmethod(f), df=staticmethod(df), saves=saves, on_arrays=_on_arrays(df), kernel=kernel,
+    `kernel`: torch's kernel, which takes the dtypes `types` only (`_dispatch`; None: every dtype, integers keep theirs)."""
+    return type(name, (_Unary,), dict(f=staticmethod(f), df=staticmethod(df), saves=saves, on_arrays=_on_arrays(df), kernel=kernel, types=types,
                                       wide_backward=('float16', 'bfloat16')))     # each is a torch kernel: half precision in float32
 
-def _float_only(input, kernel):
-    "torch's NotImplementedError for an integer, bool or complex tensor given to a kernel of real floating types only."
-    if kernel and isinstance(input, Tensor):
-        _refuse_integers(input, kernel)
-        if input.is_complex(): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(input)}\'')
+def _float_only(input, kernel, types=_FLOATING):
+    "torch's NotImplementedError for a tensor of a dtype `kernel` does not take (by default an integer, bool or complex one)."
+    if kernel and isinstance(input, Tensor): _dispatch(input, kernel, types)
 
 # %% ../../nbs/40a_activation_functions.ipynb #31a5cbd6
 def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -342,7 +342,7 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804
 def _elementwise(op, input, inplace, **kw):
     "Apply node class `op` to `input` (refused if integer for a float-only kernel), or overwrite `input` with the result."
     _check_tensors(_op_name(op), dict(input=input))     # torch's TypeError for a list, an array, None
-    _float_only(input, op.kernel)
+    _float_only(input, op.kernel, op.types)
     if inplace:      # torch's elu_, selu_ and celu_ save their result, not the input they overwrite
         return _inplace(input, _IN_PLACE_NODE.get(op, op).apply, _overlap_ok=getattr(op, '_overlap_ok', False), **kw)
     return op.apply(input, **kw)
@@ -376,7 +376,7 @@ SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: xp.w
 HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(_out(a, lambd), a, xp.zeros_like(a)),   # +0 inside, as torch, even for negative inputs
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
 ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
-                           lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x')
+                           lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x', 'threshold_cpu', _ALL_TYPES)
 for _c in (HardtanhBackward0, SoftshrinkBackward0, HardshrinkBackward0, ThresholdBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 ThresholdBackward0._overlap_ok = True      # torch's threshold_ skips the overlap check (idempotent): it writes an expanded input
 
@@ -389,6 +389,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 def _hardtanh(input, min_val, max_val, inplace):
     "hardtanh's node, without the check of torch's Python: F.hardtanh_ is C++ in torch (min_val > max_val: every value max_val)."
     if getattr(input, 'dtype', None) is bool_: raise RuntimeError("Bool inputs not supported for hardtanh")   # relu6's too
+    if isinstance(input, Tensor) and input.is_complex(): raise NotImplementedError("clamp is not supported for complex types")   # torch's hardtanh_out is clamp_out
     return _elementwise(HardtanhBackward0, input, inplace, min_val=min_val, max_val=max_val)
 
 def relu6(input, inplace=False):
@@ -429,7 +430,6 @@ def hardshrink(input, lambd=0.5):
 
 def threshold(input, threshold, value, inplace=False):
     "x where x > threshold, else value."
-    if getattr(input, 'dtype', None) is bool_: raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     for pos, name, v in ((2, 'threshold', threshold), (3, 'value', value)):   # torch's signature takes numbers (0-d tensors pass as one)
         if not isinstance(v, (int, float, complex, Tensor)) and not hasattr(v, '__float__'):
             raise TypeError(f"threshold(): argument '{name}' (position {pos}) must be Number, not {type(v).__name__}")
@@ -1460,6 +1460,7 @@ from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX, _check_tensors
 from .im2col import _LinearMap, _strided, _scratch
 from .._tensor import _follow_layout
+from ..autograd.broadcasting import _dispatch, _ALL_TYPES
 
 # %% ../../nbs/43_pooling.ipynb #613833ca
 def _pool_pair(v, fn, name, what="must either be a single int, or a tuple of two ints"):
@@ -1682,7 +1683,7 @@ def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     x = input._data
     if fn == 'max_pool2d' and x.ndim not in (3, 4): raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if x.ndim < 3: input.size(-3)      # torch's kernel reads that size first: its IndexError
-    if x.dtype == bool: raise NotImplementedError(f"\"{fn}\" not implemented for 'Bool'")
+    _dispatch(input, fn, _ALL_TYPES)      # torch's kernels: integers and floats
     OH, OW = (_out_size(n, *a, ceil_mode) for n, a in zip(x.shape[-2:], zip(k, p, s, d)))
     if min(k) <= 0: raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
     if min(s) <= 0: raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
@@ -1769,7 +1770,7 @@ from ..backend import array_namespace
 from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.grad_mode import _Mode
-from ..autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing, _refuse_integers
+from ..autograd.broadcasting import _float_dtype, _sum_leading, _sum_trailing, _refuse_integers, _dispatch, _FLOATING
 from .._pointwise import _const
 from .._pointwise import _temporaries
 from .._tensor import _follow_layout
@@ -2087,7 +2088,7 @@ def _check_batch_norm(x, running_mean, running_var, weight, bias, training):
         if t is not None and t.ndim != 1: raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.ndim} ({name} must be 1-D)")
         if t is not None and t.requires_grad and _Mode.grad:
             raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to argument '{name}'. This input cannot have requires_grad True.")
-    _refuse_integers(x, 'batch_norm')
+    _dispatch(x, 'batch_norm', _FLOATING)
     _check_dtypes(x, weight, bias, running_mean, running_var)
     return c
 
@@ -2135,7 +2136,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
 import numbers
 import numpy as np
 from ..autograd.graph import _check_tensors
-from ..autograd.broadcasting import _float_dtype, _refuse_integers
+from ..autograd.broadcasting import _float_dtype, _refuse_integers, _dispatch, _FLOATING
 from .. import amp
 from .._tensor import _channels_last_like, Tensor
 
@@ -2155,7 +2156,7 @@ def _check_layer_norm(x, normalized_shape, weight, bias):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and normalized_shape = {list(shape)}")
     if tuple(x.shape[x.ndim - len(shape):]) != shape or x.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{''.join(f', {s}' for s in shape)}], but got input of size{list(x.shape)}")
-    _refuse_integers(x, 'LayerNormKernelImpl')
+    _dispatch(x, 'LayerNormKernelImpl', _FLOATING)
     return shape
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -2218,7 +2219,7 @@ def _check_group_norm(x, num_groups, weight, bias):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
     if not x.dtype.is_floating_point and (weight is not None or bias is not None):     # torch's dtype check comes first
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-    _refuse_integers(x, 'GroupNormKernelImpl')
+    _dispatch(x, 'GroupNormKernelImpl', _FLOATING)
     _check_dtypes(x, weight, bias)
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -2317,7 +2318,7 @@ from ..backend import array_namespace
 from .. import fused
 from .._tensor import Tensor, _LEGACY, _array_of
 from ..autograd.graph import Op, _check_tensors
-from ..autograd.broadcasting import _float_dtype, _refuse_integers, _opmath
+from ..autograd.broadcasting import _float_dtype, _refuse_integers, _opmath, _dispatch, _FLOATING
 from .._pointwise import _const
 from .._pointwise import log_softmax as _log_softmax
 from . import _reduction as _Reduction
@@ -2436,7 +2437,7 @@ def _check_nll(op, x, t, weight):
         if not (len(xs) == 1 and not ts) and xs[0] != ts[0]:
             raise RuntimeError(f"size mismatch (got input: {list(xs)}, target: {list(ts)})")
     elif (xs[0], *xs[2:]) != ts: raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
-    _refuse_integers(x, name + ('_out_frame' if op is NllLossBackward0 else '_forward_out_frame'))
+    _dispatch(x, name + ('_out_frame' if op is NllLossBackward0 else '_forward_out_frame'), _FLOATING)
     if weight is None: return
     c = xs[-1 if op is NllLossBackward0 else 1]
     if weight.ndim != 1 or weight.numel() != c:
@@ -2534,7 +2535,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if ignore_index >= 0: raise RuntimeError("ignore_index is not supported for floating point target")
         if not input._data.ndim: raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     if label_smoothing > 1: raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-    _refuse_integers(input, 'log_softmax_lastdim_kernel_impl' if cd == input.ndim - 1 else 'log_softmax_kernel_impl')
+    _dispatch(input, 'log_softmax_lastdim_kernel_impl' if cd == input.ndim - 1 else 'log_softmax_kernel_impl', _FLOATING)
     logp = _log_softmax(input, cd)
     if probs: return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, cd)
     if label_smoothing > 0: return _cross_entropy_smoothed(logp, target, weight, reduction, ignore_index, label_smoothing, cd)
@@ -3268,7 +3269,7 @@ from .._tensor import Tensor, _dtype_name
 from .._creation import _linspace
 from .._pointwise import where
 from ..autograd.graph import _check_tensors, Op
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #63401a6f
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
@@ -3396,7 +3397,7 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     """`input` (N, C, H, W) sampled at the normalised coordinates `grid` (N, Ho, Wo, 2): (N, C, Ho, Wo); or a volume
     (N, C, D, H, W) at `grid` (N, Do, Ho, Wo, 3): (N, C, Do, Ho, Wo). The grid's last dimension is (x, y[, z])."""
     _check_tensors('grid_sample', dict(input=input, grid=grid))
-    _refuse_integers(input, 'grid_sampler_2d_cpu_kernel_impl')
+    _dispatch(input, 'grid_sampler_2d_cpu_kernel_impl', _FLOATING)
     if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
     if input.dim() == 0 or grid.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if mode not in ('bilinear', 'nearest', 'bicubic'):
@@ -3541,7 +3542,7 @@ import warnings
 from .._tensor import Tensor
 from ..autograd.graph import _check_tensors
 from .._creation import empty_like, zeros_like
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
 
 # %% ../../nbs/reference/nn/gumbel_softmax_and_inplace_rectifiers.ipynb #b8e7d968
 def relu_(input):
@@ -3552,7 +3553,7 @@ def relu_(input):
 def leaky_relu_(input, negative_slope=0.01):
     "In-place `leaky_relu`: `input` becomes x where x > 0, else `negative_slope` * x."
     _check_tensors('leaky_relu_', dict(input=input))
-    _refuse_integers(input, 'leaky_relu_cpu')
+    _dispatch(input, 'leaky_relu_cpu', _FLOATING)
     return leaky_relu(input, negative_slope, inplace=True)
 
 # %% ../../nbs/reference/nn/gumbel_softmax_and_inplace_rectifiers.ipynb #d152a910
@@ -3572,7 +3573,7 @@ import numpy as np
 from ..backend import array_namespace
 from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _FLOAT_AND_DOUBLE
 
 # %% ../../nbs/reference/nn/loss_ctc.ipynb #5f369ae5
 def _extended(targets, blank):
@@ -3716,7 +3717,7 @@ def ctc_loss(log_probs, # (T, N, C) or (T, C): log-probabilities over C classes 
     if log_probs.dim() == 0: raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if targets.dim() == 0:
         raise RuntimeError("Expected 1 to 2 dimensions, but got 0-dimensional tensor for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)")
-    _refuse_integers(log_probs, 'ctc_loss_cpu')
+    _dispatch(log_probs, 'ctc_loss_cpu', _FLOAT_AND_DOUBLE)
     _check_lengths(input_lengths, target_lengths)
     if log_probs.numel() == 0: raise RuntimeError('log_probs tensor must not be empty')    # torch's ctc_loss_cpu_template: before blank's range
     if log_probs.dim() == 2:            # one sample
@@ -3742,7 +3743,7 @@ from ..backend import array_namespace
 from .._tensor import _LEGACY
 from ..autograd.graph import Op, _check_tensors, _broadcast_shape
 from ..autograd.operators import _bool_error
-from ..autograd.broadcasting import _float_dtype, _promote, _refuse_integers, _summed
+from ..autograd.broadcasting import _float_dtype, _promote, _refuse_integers, _summed, _dispatch, _FLOATING
 from .._reductions import _mean
 from .._pointwise import _const
 from .. import amp
@@ -3774,7 +3775,7 @@ def _pointwise_args(fn, input, target, size_average, reduce, reduction):
     shape = _broadcast_shape(input.shape, target.shape)
     # broadcast, then promote, as torch's broadcast_tensors: a 0-d operand expanded takes part in the promotion
     x, y = _promote(input if input.shape == shape else input.expand(shape), target if target.shape == shape else target.expand(shape))
-    if fn: _refuse_integers(x, fn)
+    if fn: _dispatch(x, fn, _FLOATING)
     return x, y, reduction
 
 # %% ../../nbs/reference/nn/loss_elementwise.ipynb #4381689e
@@ -3886,7 +3887,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             raise RuntimeError(f"Attempting to broadcast a dimension of length {weight.shape[-1]} at -1! Mismatching argument at index 1 "
                                f"had {weight.size()}; but expected shape should be broadcastable to {list(target.shape)}") from None
         weight = weight.expand(shape)
-    _refuse_integers(input, 'binary_cross_entropy')      # torch's kernel: floating types only, before it reads the values
+    _dispatch(input, 'binary_cross_entropy', _FLOATING)      # torch's kernel: floating types only, before it reads the values
     return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=reduction)
 
 # %% ../../nbs/reference/nn/loss_elementwise.ipynb #2d4d09a6
@@ -3897,7 +3898,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
                                         else _Reduction.get_enum(reduction)]
     if target.shape != input.shape: raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
-    _refuse_integers(input, 'log_sigmoid_cpu')
+    _dispatch(input, 'log_sigmoid_cpu', _FLOATING)
     # torch's C++ formula, step by step: log_sigmoid(input) *= (pos_weight - 1) * target + 1; loss = (1 - target) * input
     # - that, in place; loss *= weight. An in-place step refuses a shape larger than input's, and an integer target
     def into_input(shape):
@@ -3966,7 +3967,7 @@ from .._tensor import Tensor, _dtype_name
 from .._creation import ones_like
 from .._pointwise import where
 from ..autograd.graph import _check_tensors
-from ..autograd.broadcasting import _refuse_integers, _float_dtype
+from ..autograd.broadcasting import _refuse_integers, _float_dtype, _dispatch, _FLOATING, _FLOAT_AND_DOUBLE
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #e2aa78db
@@ -3975,7 +3976,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
     if amp._active: input, target = amp._autocast('smooth_l1_loss', input, target)
     x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    _refuse_integers(x, 'smooth_l1_cpu')
+    _dispatch(x, 'smooth_l1_cpu', _FLOATING)
     d = (x - y).abs()
     loss = d if beta == 0 else where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
     return _apply_reduction(loss, _reduction(None, None, reduction))
@@ -3985,7 +3986,7 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     if amp._active: input, target, weight = amp._autocast('huber_loss', input, target, weight)
     x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    _refuse_integers(x, 'huber_cpu')
+    _dispatch(x, 'huber_cpu', _FLOATING)
     d = (x - y).abs()
     loss = _like_input(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), input)
     if weight is not None: return _weighted(loss, weight, input, reduction)
@@ -4141,7 +4142,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if amp._active: input, target, weight = amp._autocast('multi_margin_loss', input, target, weight)
     _check_tensors('multi_margin_loss', dict(input=input, target=target))
     reduction = _reduction(size_average, reduce, reduction, enum=True)
-    _refuse_integers(input, 'multi_margin_loss_cpu_kernel')
+    _dispatch(input, 'multi_margin_loss_cpu_kernel', _FLOATING)
     if input.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
     if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
@@ -4172,7 +4173,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     seen = lambda t: (t.numel(),) if t.dim() <= 1 else tuple(t.shape)      # a vector's targets: one per class
     if (target.dim() <= 1) != (input.dim() <= 1) or seen(target) != seen(input):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
-    _refuse_integers(input, 'multilabel_margin_loss_forward_out_frame')      # (torch's shape checks come first, then its kernel's dtypes)
+    _dispatch(input, 'multilabel_margin_loss_forward_out_frame', _FLOAT_AND_DOUBLE)      # (torch's shape checks come first, then its kernel's dtypes)
     if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
     x, t, single = _batched(input.reshape(-1), target.reshape(-1)) if input.dim() <= 1 else _batched(input, target)   # 0-d: one class
     c = x.shape[1]
@@ -4399,7 +4400,7 @@ import numpy as np
 from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _check_tensors
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
 from .._indexing import GatherBackward0, _along
 from .._tensor import _follow_layout, _channels_last_like
 
@@ -4428,7 +4429,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _check_tensors('max_pool1d', dict(input=input))
     if not return_indices:
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-        _refuse_integers(input, 'max_pool1d_impl')    # torch's own 1-d kernel is float-only; it checks the sizes first
+        _dispatch(input, 'max_pool1d_impl', _FLOATING)    # torch's own 1-d kernel is float-only; it checks the sizes first
     out = _as_row('max_pool1d', input, lambda x: max_pool2d(x, *_sizes1d('max_pool1d', kernel_size, stride, padding, dilation),
                                                             ceil_mode, return_indices))
     return out
@@ -4506,7 +4507,7 @@ def _check_nonempty(name, input):
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
     _check_tensors('adaptive_max_pool2d', dict(input=input))
-    _refuse_integers(input, 'adaptive_max_pool2d')
+    _dispatch(input, 'adaptive_max_pool2d', _FLOATING)
     output_size = _list_with_default(output_size, input)
     if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     _check_nonempty('adaptive_max_pool2d', input)
@@ -4591,7 +4592,7 @@ def _check_indices(indices, size, volume):
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     "Each value of `input` put back at its `indices` (from max_pool2d) in zeros."
     _check_tensors('max_unpool2d', dict(input=input, indices=indices))
-    _refuse_integers(input, 'max_unpool2d')
+    _dispatch(input, 'max_unpool2d', _FLOATING)
     k = _ntuple(kernel_size, 2); s = _ntuple(stride, 2) if stride is not None else k; p = _ntuple(padding, 2)
     size = _unpool_size('max_unpool2d', input, k, s, p, output_size, 2)
     if input.dim() not in (3, 4): raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {input.dim()} dimensions.")
@@ -4604,7 +4605,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     "Each value of `input` put back at its `indices` (from max_pool1d) in zeros."
     _check_tensors('max_unpool1d', dict(input=input, indices=indices))
-    _refuse_integers(input, 'max_unpool2d')                             # torch's 1-d unpooling is its 2-d kernel
+    _dispatch(input, 'max_unpool2d', _FLOATING)                             # torch's 1-d unpooling is its 2-d kernel
     k = _one(kernel_size, 'max_unpool1d', 'kernel_size'); s = _one(stride, 'max_unpool1d', 'stride') if stride is not None else k
     size = _unpool_size('max_unpool1d', input, (k,), (s,), (_one(padding, 'max_unpool1d', 'padding'),), output_size, 1)
     if indices.shape != input.shape:       # (as torch's 2-d kernel sees them, with a last dim of 1)
@@ -4620,7 +4621,7 @@ from ..backend import array_namespace, channels_last_3d
 from .._tensor import Tensor, _dtype_name, _follow_layout, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #636a4a18
@@ -4696,7 +4697,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     "The maximum of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs; with their flat indices if `return_indices`."
     _check_tensors('max_pool3d', dict(input=input))
     geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
-    if input._data.dtype.kind == 'b': raise NotImplementedError("\"max_pool3d\" not implemented for 'Bool'")
+    _dispatch(input, 'max_pool3d', _ALL_TYPES)
     idx = _max_indices(input._data, geo)
     one = input.unsqueeze(0) if input.dim() == 4 else None
     if one is not None and not one.is_contiguous() and one.is_contiguous(memory_format=channels_last_3d):
@@ -4799,7 +4800,7 @@ def _adaptive_max_indices3(a, out):
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     "Max pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
     _check_tensors('adaptive_max_pool3d', dict(input=input))
-    _refuse_integers(input, 'adaptive_max_pool3d_cpu')
+    _dispatch(input, 'adaptive_max_pool3d_cpu', _FLOATING)
     out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')
     _check_nonempty('adaptive_max_pool3d', input)
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
@@ -4812,6 +4813,7 @@ import numpy as np
 from ..backend import array_namespace
 from .._tensor import Tensor
 from .._creation import rand
+from ..autograd.broadcasting import _dispatch, _FLOATING
 
 # %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #79893084
 def _starts(u, n, o, k):
@@ -4859,6 +4861,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     _check_samples(_random_samples, input, N, C)
     for name, o, kk, n in (('height', out[0], k[0], H), ('width', out[1], k[1], W)):
         if o + kk - 1 > n: raise RuntimeError(f"fractional_max_pool2d(): pool {name} {kk} too large relative to input {name} {n}")
+    _dispatch(input, 'fractional_max_pool2d_out_frame', _FLOATING)
     idx = _fractional_indices(input._data.reshape(N * C, H, W), k, out, _random_samples._data.reshape(N * C, 2))
     idx = Tensor._make(idx.reshape(tuple(input.shape[:-2]) + tuple(out)))
     values = _picked(input, idx, 2)
@@ -4916,7 +4919,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 import math
 from ..backend import int64
 from ..autograd.graph import _check_tensors
-from ..autograd.broadcasting import _refuse_integers
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
 
 # %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #41d35241
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -4944,7 +4947,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     if indices.shape != input.shape:
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
                            f"but got indices tensor with shape: {list(indices.shape)}")
-    _refuse_integers(input, 'max_unpool3d')
+    _dispatch(input, 'max_unpool3d', _FLOATING)
     _check_indices(indices, (1, D * H * W), f"{D}x{H}x{W}")
     _alert_not_deterministic("max_unpooling3d_forward_out")       # (as max_unpool2d)
     row = lambda t: t.reshape(*t.shape[:-3], 1, math.prod(t.shape[-3:]))     # the volume as one flat row (a batch of 0 too)
@@ -4955,6 +4958,7 @@ from ..backend import array_namespace
 from .._tensor import Tensor
 from .._creation import rand
 from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _dispatch, _FLOATING
 
 # %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #20246e46
 def _window_argmax(win):
@@ -5003,6 +5007,7 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     k, out = _ntuple(kernel_size, 3), _ntuple(output_size, 3)
     N, C = (1 if input.dim() == 4 else input.shape[0]), (input.shape[-4] if input.dim() >= 4 else 0)
     _check_fmp3(input, k, out, _random_samples, N, C)
+    _dispatch(input, 'fractional_max_pool3d_out_frame', _FLOATING)
     planes = input.reshape(N * C, *input.shape[-3:])
     idx = _fractional_indices3(planes._data, k, out, _random_samples._data[:N].reshape(N * C, 3))
     idx = Tensor._make(idx.reshape(tuple(input.shape[:-3]) + tuple(out)))
@@ -5017,7 +5022,7 @@ import numpy as np
 from ..backend import array_namespace
 from .._tensor import _channels_last_like
 from .._tensor import Tensor
-from ..autograd.broadcasting import _refuse_integers, _half
+from ..autograd.broadcasting import _refuse_integers, _half, _dispatch, _FLOATING
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #8e3ea027
 def _source(m, n, scale, align_corners, cubic=False):
@@ -5136,7 +5141,7 @@ def _refuse_integer_images(input, mode):
               'linear': 'compute_indices_weights_linear', 'trilinear': 'compute_indices_weights_linear',
               'area': 'adaptive_avg_pool3d_cpu' if d == 5 else 'adaptive_avg_pool2d'}.get(
               mode, 'upsample_nearest2d_channels_last' if d == 4 else 'compute_indices_weights_nearest')
-    _refuse_integers(input, kernel)
+    _dispatch(input, kernel, _FLOATING)
 
 def _check_rank(input, mode):
     if mode in _RESAMPLE_MODES and input.dim() in _RESAMPLE_MODES[mode]: return
