@@ -372,7 +372,12 @@ def lu(A, pivot=True, get_infos=False):
     return _lu_with_info((LU, piv, info)) if get_infos else (LU, piv)
 
 _lu_with_info = _new_return_type('_lu_with_info', ('LU', 'pivots', 'info'), out=False)    # torch.return_types._lu_with_info
-Tensor.lu = lu
+
+def _tensor_lu(self, pivot=True, get_infos=False):
+    "Tensor.lu: torch.lu's values in a plain tuple (torch/_tensor.py unpacks _lu_with_info)."
+    return tuple(lu(self, pivot, get_infos))
+_tensor_lu.__name__, _tensor_lu.__qualname__ = 'lu', 'Tensor.lu'
+Tensor.lu = _tensor_lu
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #5379a771
 import warnings

@@ -35,6 +35,7 @@ CASES = {
     # torch.lu(get_infos=True) returns torch.return_types._lu_with_info (LU, pivots, info); without it a plain tuple
     'lu_get_infos_named': lambda L: L.lu(L.tensor(_arr((3, 5), np.float32)), True, True),
     'lu_plain_tuple': lambda L: L.lu(L.tensor(_arr((2, 4, 4), np.float64)), True, False),
+    'tensor_lu_plain_tuple': lambda L: L.tensor(_arr((3, 5), np.float32)).lu(True, True),     # the method unpacks it
     # complex LU pivots on LAPACK's cabs1 (|re| + |im|), not on the modulus
     'lu_complex_pivots': lambda L: L.lu(L.tensor(_arr((3, 3, 5), np.complex64, 1)), True, True),
     'lu_factor_complex_pivots': lambda L: L.linalg.lu_factor(L.tensor(_arr((4, 6, 5), np.complex128, 2))),
