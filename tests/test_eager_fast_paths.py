@@ -170,3 +170,25 @@ def test_linear_of_a_batch_with_a_bias_of_another_dtype():
     def f(L):
         return L.nn.functional.linear(L.ones(2, 3, 4), L.ones(5, 4), L.ones(5, dtype=L.float64))
     same(f)
+
+@pytest.mark.parametrize('case', ['transposed', 'contiguous', 'channels_last', 'mixed', 'legacy_empty', 'bad_sizes', 'dim_last', 'int64'])
+def test_cat_writes_its_row_major_result_in_one_pass(case):
+    "cat of transposed inputs is concatenated straight into a row-major buffer: values, strides and gradients as torch's."
+    def f(L):
+        g = np.random.default_rng(7)
+        a = lambda *s: L.tensor(g.standard_normal(s).astype(np.float32), requires_grad=True)
+        if case == 'transposed': xs, dim = [a(2, 4, 3, 5).transpose(1, 2) for _ in range(3)], 2
+        elif case == 'contiguous': xs, dim = [a(2, 3, 4) for _ in range(3)], 1
+        elif case == 'channels_last': xs, dim = [a(2, 3, 4, 5).contiguous(memory_format=L.channels_last) for _ in range(2)], 1
+        elif case == 'mixed': xs, dim = [a(2, 3, 4, 5).contiguous(memory_format=L.channels_last), a(2, 3, 4, 5)], 1
+        elif case == 'legacy_empty': xs, dim = [a(3, 2).t(), L.tensor([]), a(3, 2).t()], 0
+        elif case == 'bad_sizes': xs, dim = [a(2, 3).t(), a(4, 2)], 0
+        elif case == 'dim_last': xs, dim = [a(3, 4).t(), a(5, 3).t()[:, :3] if False else a(2, 3).t()], -1
+        else: xs, dim = [L.arange(6).reshape(2, 3).t(), L.arange(4).reshape(2, 2).t().t()[:, :2].reshape(2, 2)[:, :1].expand(2, 3).t()], 0
+        y = L.cat(xs, dim)
+        out = [tuple(y.shape), y.stride(), np.round(y.detach().numpy(), 5).tolist()]
+        if y.requires_grad:
+            (y * L.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+            out.append([np.round(x.grad.numpy(), 4).tolist() for x in xs if x.is_leaf and x.grad is not None])
+        return out
+    same(f)
