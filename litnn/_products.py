@@ -12,7 +12,7 @@ from .backend import array_namespace, _checked_scalar
 from .autograd.graph import Op, _check_tensors, _broadcast_shape
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath, ViewBackward0
 from .autograd.grad_mode import _Mode
-from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
+from .autograd.operators import _alpha_number, _refused   # a 0-d tensor given for beta/alpha: its number; an operand of `@` neither tensor nor number
 from . import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../nbs/16a_matrix_products.ipynb #5b1f0c2a
@@ -283,8 +283,8 @@ def _compute_linear_combination(input, coefficients, *, out=None):
     return r if out is None else out.add_(r)
 
 for _f in (matmul, mm, mv, dot, bmm, outer, addmm): setattr(Tensor, _f.__name__, _f)
-Tensor.__matmul__ = lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented   # `t @ 2`: TypeError, as torch
-Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented   # `None @ t`: TypeError, as torch
+Tensor.__matmul__ = lambda self, other: matmul(self, other) if isinstance(other, Tensor) else _refused('__matmul__', self, other)   # `t @ 2`: TypeError, as torch
+Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other, Tensor) else _refused('__rmatmul__', self, other)   # `None @ t`: TypeError, as torch
 
 # %% ../nbs/reference/torch/products.ipynb #0f7d3763
 import builtins, warnings, numpy as np

@@ -2609,7 +2609,11 @@ def _hand_over(g, args, kwargs):
     if O._disabled.on: return _NOT_HANDED
     relevant = O._relevant(args, kwargs)
     if not relevant: return _NOT_HANDED
-    return O.handle_torch_function(g.__dict__.get('_public', g), relevant, *args, **kwargs)
+    public = g.__dict__.get('_public', g)
+    return O._handle(public, relevant, *O._torch_hands(public, args, kwargs))     # (the arguments as torch hands them)
+
+# types that are never tensor-likes, the arguments most calls give (their check costs no call of `_foreign`)
+_PLAIN = frozenset({Tensor, builtins.int, builtins.float, builtins.bool, builtins.str, type(None), dtype, builtins.slice})
 
 _PARSER_FILE = '<litnn argument parser, skipped by warnings as importlib._bootstrap frames are>'
 _PARSER_SOURCE = """
@@ -2625,7 +2629,11 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             if type(v) is Tensor and kind[0] in 'Tn' or type(v) is int and kind[:2] in ('I1', 'i', 'i?'): continue     # (the common cases: no call)
             if not _typed_ok(kind, v, numbers): raise _typed_refused(fn, n, kind, where, v, args[1:] if method else args, kwargs, arity)
             if kind[0] in 'TnL' and _foreign(v): foreign = True
-        if not foreign and args and type(args[0]) is not Tensor and _foreign(args[0]): foreign = True   # (an input no entry checks)
+        if not foreign:       # (an argument no entry checks, where torch's parser takes a Tensor too: `mul(x, s)`'s other)
+            for a in args:
+                if type(a) not in _PLAIN and _foreign(a): foreign = True; break
+            else:
+                if kwargs: foreign = builtins.any(type(a) not in _PLAIN and _foreign(a) for a in kwargs.values())
         if dt:
             if 'dtype' in kwargs: _dtype_arg(f.__name__, kwargs['dtype'])
             elif at is not None and len(args) > at: _dtype_arg(f.__name__, args[at])
@@ -2874,7 +2882,7 @@ def _parse_as_torch(namespaces, cls, functional):
             if name.startswith('_') and id(f) in wrapped: namespace[name] = wrapped[id(f)]
     for name, f in list(functional.items()):       # nn.functional's own names for them (F.conv2d is torch.conv2d)
         if name == 'rms_norm':                     # Python in torch's nn.functional, C++ as torch.rms_norm: two objects
-            functional[name] = _published(_parsed(f, names=False), f, functional['__name__'], name)
+            functional[name] = _op_ready(f, _published(_parsed(f, names=False), f, functional['__name__'], name))
         elif id(f) in wrapped: functional[name] = wrapped[id(f)]
         elif not name.startswith('_') and type(f) is types.FunctionType and f.__module__ == 'litnn.nn.functional':
             functional[name] = _op_ready(f, _parsed(f, names=False, calls=_FUNCTIONAL_CALLS.get(name)))     # its own (F.softmax): Python in torch, handing `dtype` to the parser
@@ -2897,7 +2905,7 @@ def _parse_as_torch(namespaces, cls, functional):
             nm = f.__name__ if namespace.get(f.__name__) is f else name     # (cat, not its alias concat)
             if '_torch_name' not in f.__dict__:        # (shared by two namespaces: the first one's name, as resolve_name's)
                 own = namespace is functional and f.__module__ == 'litnn.nn.functional'     # (F's own: Python in torch, but for _F_CPP)
-                python = (namespace is namespaces[0] and (name in _PYTHON_FUNCTIONS or tf is not None and getattr(tf, name, None) is f)
+                python = (namespace is namespaces[0] and (name in _PYTHON_FUNCTIONS or tf is not None and getattr(tf, name, None) is f and f.__module__ == tf.__name__)   # (not those it imports: cat, where)
                           or namespace is methods and name in _PYTHON_METHODS or own and name not in _F_CPP)
                 short = home.rpartition('.')[2]      # (torch's C++ names: torch.linalg.linalg_inv, torch.special.special_erf)
                 f._torch_name = (f'litnn.{_F_CPP[name]}' if own and name in _F_CPP else f'litnn.functional.{nm}' if python and namespace is namespaces[0]

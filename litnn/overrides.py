@@ -11,6 +11,7 @@ __all__ = ['has_torch_function', 'has_torch_function_unary', 'has_torch_function
 # %% ../nbs/reference/overrides.ipynb #827610cb
 import functools, inspect, sys, threading, types, warnings
 from ._tensor import Tensor, _SUBCLASS_HOOKS
+from .autograd.operators import _NOT_OPERAND   # (the operators' hook for a tensor-like operand: `_operand` below)
 
 # %% ../nbs/reference/overrides.ipynb #178f5131
 class _Disabled(threading.local): on = modes = False
@@ -74,6 +75,27 @@ def is_tensor_like(inp):
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """Give the call `public_api(*args, **kwargs)` to the innermost TorchFunctionMode (taken off the stack while it
     runs), then to the `__torch_function__` of each overriding argument's type, until one does not decline."""
+    return _handle(public_api, relevant_args, args, kwargs)
+
+def _torch_hands(public, args, kwargs):
+    """(args, kwargs) as torch hands its own function `public` over: a C++ one's as called, None for no keywords; one
+    written in Python, its required arguments by position and every other by keyword (`relu(s, inplace=False)`)."""
+    cpp = getattr(public, '_torch_cpp', None)
+    if cpp: return args, kwargs or None
+    if cpp is None: return args, kwargs
+    try: sig = inspect.signature(public); bound = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError): return args, kwargs      # (a call it refuses: as called)
+    bound.apply_defaults()
+    P, pos, kw = inspect.Parameter, [], {}
+    for n, p in sig.parameters.items():
+        if p.kind is P.VAR_POSITIONAL: pos.extend(bound.arguments[n])
+        elif p.kind is P.VAR_KEYWORD: kw.update(bound.arguments[n])
+        elif p.default is P.empty and p.kind is not P.KEYWORD_ONLY: pos.append(bound.arguments[n])
+        else: kw[n] = bound.arguments[n]
+    return tuple(pos), kw
+
+def _handle(public_api, relevant_args, args, kwargs):
+    "`handle_torch_function`, its keyword arguments a dict or None (torch's C++ hands none so)."
     overloaded = [] if _disabled.on else _get_overloaded_args(relevant_args)
     types = tuple(map(type, overloaded))
     if _mode_on():
@@ -123,9 +145,9 @@ _OPERATORS = {f'__{n}__' for n in ('add radd iadd sub rsub isub mul rmul imul tr
               'rlshift ilshift rshift rrshift irshift eq ne lt le gt ge neg pos abs invert getitem setitem').split()}
 _AS = dict(__add__='add', __radd__='add', __iadd__='add_', __sub__='sub', __isub__='sub_', __mul__='mul', __rmul__='mul',
            __imul__='mul_', __truediv__='div', __rtruediv__='__rdiv__', __itruediv__='div_', __ifloordiv__='floor_divide_',
-           __mod__='remainder', __imod__='remainder_', __pow__='pow', __ipow__='pow_', __matmul__='matmul', __rand__='bitwise_and',
+           __mod__='remainder', __imod__='remainder_', __matmul__='matmul', __rand__='bitwise_and',
            __ror__='bitwise_or', __rxor__='bitwise_xor', __ne__='ne', __lt__='lt', __le__='le', __gt__='gt', __ge__='ge',
-           __neg__='neg', __pos__='positive', __abs__='abs')    # the method torch hands over for an operator (`x + 1`: Tensor.add)
+           __neg__='neg', __pos__='positive', __abs__='abs')    # the method torch hands over for an operator (`x + 1`: Tensor.add; `x ** 2`: Tensor.__pow__ itself)
 _BINARY = {n for n in _OPERATORS if not n.startswith('__i') and n not in ('__neg__', '__pos__', '__abs__', '__getitem__', '__setitem__')}
 _PROPERTIES = ('T', 'mT', 'H', 'mH', 'data', 'real', 'imag')   # those that give tensors
 _ACTIVE = []
@@ -154,8 +176,8 @@ def _dispatching(f, public=None, binary=False):
         if _disabled.on and (_disabled.modes or not _modes.stack): return f(*args, **kwargs)
         relevant = _relevant(args, kwargs)
         if relevant or _mode_on():
-            if not binary: return handle_torch_function(public or api, relevant, *args, **kwargs)
-            try: return handle_torch_function(public or api, relevant, *args, **kwargs)
+            if not binary: return _handle(public or api, relevant, *_torch_hands(public or api, args, kwargs))
+            try: return _handle(public or api, relevant, *_torch_hands(public or api, args, kwargs))
             except TypeError: return NotImplemented
         return f(*args, **kwargs)
     functools.update_wrapper(api, f)
@@ -163,6 +185,36 @@ def _dispatching(f, public=None, binary=False):
     return api
 """
 exec(compile(_DISPATCH_SOURCE, _DISPATCH_FILE, 'exec'), globals())
+
+# Before any subclass, an operator meets a tensor-like operand in its own body, where it refuses operands that are neither
+# tensors nor numbers (12b_backprop_arithmetic's `_refused`): torch's parser hands such an operand the call, as the method
+# `_AS` names, except `x == s` (Tensor.eq there, Tensor.__eq__ for a subclass's own); the operators torch writes in Python
+# hand their keywords over as a dict, its C++ ones none (None).
+_AS_OPERAND = {**_AS, '__eq__': 'eq'}
+_PYTHON_OPERATORS = {'__floordiv__', '__rfloordiv__', '__pow__', '__ipow__', '__rpow__', '__rsub__', '__rtruediv__', '__rmod__',
+                     '__rmatmul__', '__rlshift__', '__rrshift__'}
+
+def _cell(c):
+    try: return c.cell_contents
+    except ValueError: return None     # (an empty cell)
+
+def _operator_name(op):
+    "The name of Tensor's operator `op` (a name already, or the function behind one, maybe under a wrapper of it)."
+    if type(op) is str: return op
+    for n in _OPERATORS:
+        g = vars(Tensor).get(n)
+        g = getattr(g, '_dispatches_to', g)
+        if g is op or any(_cell(c) is op for c in getattr(g, '__closure__', None) or ()): return n
+
+def _operand(op, self, other):
+    "`self op other` where `other` is neither a tensor nor a number: its type's `__torch_function__`'s answer, or NotImplemented."
+    if _disabled.on or type(other) in (list, tuple) or not _dispatches(type(other)): return NotImplemented
+    name = _operator_name(op)
+    public = vars(Tensor).get(_AS_OPERAND.get(name, name))
+    if public is None: return NotImplemented
+    try: return _handle(public, (other,), (self, other), {} if name in _PYTHON_OPERATORS else None)
+    except TypeError: return NotImplemented     # (all declined: Python's TypeError, or the other type's reflected operator)
+_NOT_OPERAND[:] = [_operand]
 
 def _rebind_defaults(publics):
     """litnn's own functions whose default arguments are a function that a wrapper (the argument parser's, at import, or
@@ -184,14 +236,32 @@ def _rebind_defaults(publics):
                 if fn.__kwdefaults__ and any(id(d) in was for d in fn.__kwdefaults__.values()):
                     fn.__kwdefaults__ = {k: swap(d) for k, d in fn.__kwdefaults__.items()}
 
+def _parser_cell(f):
+    """The closure cell through which `f`, published behind the argument parser's wrapper (`_numpy_names`, maybe under
+    others: `_with_deprecated`'s), calls the function that wrapper wraps; None for a function published bare."""
+    w, cell = f, None
+    while type(w) is types.FunctionType and '_numpy_names' in w.__dict__:
+        inner = w.__wrapped__
+        cell = next((c for c in w.__closure__ or () if _cell(c) is inner), cell)
+        w = inner
+    return cell
+
 def _activate():
-    "Wrap litnn's public functions, and Tensor's methods, operators and tensor properties, in `_dispatching` (once)."
+    """Turn on dispatch in litnn's public functions and Tensor's methods, operators and tensor properties (once). A
+    function published behind the parser's wrapper stays the same object (a registry keyed by `litnn.mean` before the
+    first subclass still finds it): the function that wrapper calls becomes `_dispatching`'s; one published bare (and
+    the operators and properties) is replaced in its namespace by `_dispatching`'s wrapper."""
     if _ACTIVE: return
     _ACTIVE.append(True)
     pkg = sys.modules['litnn']
     done = {}
     def wrap(f):      # (the wrapper takes `f`'s names: where it is published, for pickle, or where torch defines it in Python)
-        if id(f) not in done: done[id(f)] = _dispatching(f)
+        if id(f) not in done:
+            cell = _parser_cell(f)
+            if cell is None: done[id(f)] = _dispatching(f)
+            else:
+                f._dispatches_to, cell.cell_contents = cell.cell_contents, _dispatching(cell.cell_contents, public=f)
+                done[id(f)] = f
         return done[id(f)]
     def op(f):                     # an operation: defined in an op module (seen through the wrappers that name it `litnn.tanh`)
         return inspect.unwrap(f, stop=lambda g: g.__module__.startswith(_OP_MODULES)).__module__.startswith(_OP_MODULES)

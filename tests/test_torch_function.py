@@ -213,10 +213,68 @@ _TENSOR_LIKE = textwrap.dedent('''
     run('method', lambda: torch.ones(2).add(d))
     run('gelu', lambda: F.gelu(d))
     run('real_tensor_plain', lambda: torch.add(torch.ones(2), 1))
+    run('rms_norm', lambda: F.rms_norm(d, [3]))
+    # operators: the call is handed over as the method torch names (Tensor.mul for `x * d` and `d * x`, Tensor.__rsub__ for
+    # `d - x`), the tensor first, keywords None (C++) or {} (torch's Python operators); all declined: Python's TypeError
+    NAMES = [('where', torch.where)] + [('Tensor.' + n, getattr(torch.Tensor, n)) for n in sorted(dir(torch.Tensor))] + [('F.' + n, getattr(F, n)) for n in sorted(dir(F))]
+    class Seen:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return [next((n for n, o in NAMES if o is func), 'other'), [type(a).__name__ for a in args],
+                    kwargs if kwargs is None else {k: type(v).__name__ for k, v in kwargs.items()}]
+    import operator
+    x, s = torch.ones(2), Seen()
+    for op in ('add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'matmul', 'and_', 'or_', 'xor', 'lshift', 'rshift',
+               'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'iadd', 'isub', 'imul', 'itruediv', 'ifloordiv', 'imod', 'ipow', 'iand'):
+        f = getattr(operator, op)
+        run('op ' + op, lambda: f(x, s))
+        if not op.startswith('i'): run('rop ' + op, lambda: f(s, x))
+    run('op declined', lambda: torch.ones(2) * d)
+    run('rop declined', lambda: d - torch.ones(2))
+    run('op iadd declined', lambda: operator.iadd(torch.ones(2), d))
+    run('relu kwargs', lambda: F.relu(s))
+    run('rms_norm kwargs', lambda: F.rms_norm(s, [2]))
+    run('rms_norm weight', lambda: F.rms_norm(x, [2], s))
+    run('mul method', lambda: x.mul(s))
+    run('mul function', lambda: torch.mul(x, s))
+    run('where', lambda: torch.where(x > 0, x, s))
     print(json.dumps(out))
 ''')
 
 def test_tensor_like_types_are_handed_calls_as_torch():
     "A type that is not a Tensor but defines __torch_function__ is handed torch's functions, with no Tensor subclass made"
     res = _side_by_side(_TENSOR_LIKE)
+    assert {k: v for k, v in res['litnn'].items() if v != res['torch'].get(k)} == {}
+    assert res['litnn'] == res['torch']
+
+_REGISTRY_BEFORE_SUBCLASS = textwrap.dedent('''
+    import json, sys
+    lib = sys.argv[1]
+    torch = __import__(lib)
+    F = torch.nn.functional
+    # a registry of handled functions filled before any Tensor subclass exists (litnn turns dispatch on with the first one)
+    KEYS = {'mean': torch.mean, 'add': torch.add, 'cat': torch.cat, 'F.relu': F.relu, 'F.softmax': F.softmax, 'F.linear': F.linear,
+            'F.rms_norm': F.rms_norm, 'linalg.norm': torch.linalg.norm, 'Tensor.add': torch.Tensor.add, 'Tensor.sum': torch.Tensor.sum,
+            'Tensor.view': torch.Tensor.view, 'special.erf': torch.special.erf, 'fft.fft': torch.fft.fft}
+    HANDLED = {f: n for n, f in KEYS.items()}
+    class Logged(torch.Tensor):
+        seen = []
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func in HANDLED: cls.seen.append(HANDLED[func])
+            return super().__torch_function__(func, types, args, kwargs or {})
+    x = torch.ones(2, 2).as_subclass(Logged)
+    out = {'same': {n: getattr(torch, n.split('.')[0], None) is not None and eval('torch.' + n if not n.startswith('F.') else n) is f
+                    for n, f in KEYS.items()}}
+    r = [torch.mean(x), torch.add(x, 1), torch.cat([x, x]), F.relu(x), F.softmax(x, 0), F.linear(x, x), F.rms_norm(x, [2]),
+         torch.linalg.norm(x), x.add(1), x.sum(), x.view(4), torch.special.erf(x), torch.fft.fft(x)]
+    out['seen'] = Logged.seen
+    out['types'] = [type(t).__name__ for t in r]
+    print(json.dumps(out))
+''')
+
+def test_registry_filled_before_the_first_subclass_keeps_its_keys():
+    """A registry keyed by torch's functions (torch.mean, F.relu, Tensor.add) before the first Tensor subclass: the published
+    objects stay the same ones once litnn turns dispatch on, so the subclass's __torch_function__ finds them, as torch's"""
+    res = _side_by_side(_REGISTRY_BEFORE_SUBCLASS)
     assert res['litnn'] == res['torch']

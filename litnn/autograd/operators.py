@@ -302,26 +302,33 @@ def _plain_binary(cls, x, y):
 Tensor.__array_priority__ = 1000   # above numpy's: `np.float64(2) * t` and `array - t` ask the tensor's operator first
 _OPERANDS = (Tensor,) + _num
 
+_NOT_OPERAND = []     # reference/overrides' `_operand`: a tensor-like operand (`x * ScalarTensor(...)`) gets the call
+
+def _refused(op, self, other):
+    """`NotImplemented` (Python's TypeError, unless `other`'s type answers the reflected operator), or, for a tensor-like
+    `other` of another type, its `__torch_function__`'s answer: torch's parser hands it the call first (`op`: the operator)."""
+    return _NOT_OPERAND[0](op, self, other) if _NOT_OPERAND else NotImplemented
+
 def _dunder(f, reflected=False):
-    "An operator method from the function `f`: `NotImplemented` for operands that are neither tensors nor numbers."
+    "An operator method from the function `f`: `NotImplemented` for operands that are neither tensors nor numbers (`_refused`)."
     def op(self, other):
-        if not isinstance(other, _OPERANDS): return NotImplemented
+        if not isinstance(other, _OPERANDS): return _refused(op, self, other)
         return f(other, self) if reflected else f(self, other)
     return op
 
 @patch
 def __add__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(AddBackward0, self, other)
-    if not isinstance(other, _OPERANDS): return NotImplemented
+    if not isinstance(other, _OPERANDS): return _refused('__add__', self, other)
     return AddBackward0.apply(*_promote(self, other))
 @patch
 def __radd__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(AddBackward0, self, other)   # `2 + t` is `t + 2`: torch's edge order
-    if not isinstance(other, _OPERANDS): return NotImplemented
+    if not isinstance(other, _OPERANDS): return _refused('__radd__', self, other)
     return AddBackward0.apply(*_promote(self, other))
 @patch
 def __sub__(self:Tensor, other):
-    if not isinstance(other, _OPERANDS): return NotImplemented
+    if not isinstance(other, _OPERANDS): return _refused('__sub__', self, other)
     if self._data.dtype is _BOOL or (other._data.dtype is _BOOL if type(other) is Tensor else type(other) in _BOOLS): _bool_error(self, other)
     return SubBackward0.apply(*_promote(self, other))
 Tensor.__rsub__ = _dunder(sub, reflected=True)
@@ -330,12 +337,12 @@ Tensor.__rsub__ = _dunder(sub, reflected=True)
 @patch
 def __mul__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(MulBackward0, self, other)
-    if not isinstance(other, _OPERANDS): return NotImplemented
+    if not isinstance(other, _OPERANDS): return _refused('__mul__', self, other)
     return MulBackward0.apply(*_promote_arith(self, other))
 @patch
 def __rmul__(self:Tensor, other):
     if _plain_pair(self, other): return _plain_binary(MulBackward0, self, other)   # `2 * t` is `t * 2`, as in torch
-    if not isinstance(other, _OPERANDS): return NotImplemented
+    if not isinstance(other, _OPERANDS): return _refused('__rmul__', self, other)
     return MulBackward0.apply(*_promote_arith(self, other))
 Tensor.__truediv__, Tensor.__rtruediv__ = _dunder(div), _dunder(div, reflected=True)
 @patch
