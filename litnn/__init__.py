@@ -674,6 +674,8 @@ from . import types
 # %% ../nbs/reference/torch/underscore_C.ipynb #391fb3db
 from . import _C
 from ._C import Future          # torch.Future is the engine's future, torch._C.Future
+from ._C import _nn           # torch._C._nn: nn.functional's C++ half
+from . import _VF               # torch._VF: the C++ functions torch.functional and nn.modules.rnn call
 
 # %% ../nbs/reference/torch/utils.ipynb #c5005da0
 from ._utils import classproperty
