@@ -74,7 +74,7 @@ def to(self:Tensor, *args, **kwargs):
         t = self.to(*args, **{k: v for k, v in kwargs.items() if k != 'memory_format'})
         # torch keeps the tensor only when its suggest_memory_format is `fmt`: a layout contiguous in both formats (a size-1
         # channel dim, a 1x1 image) is still copied into the one asked for, which the kernels that follow then keep
-        return t.contiguous(memory_format=fmt) if _suggested_format(t) is fmt else t.clone(memory_format=fmt)
+        return t.contiguous(memory_format=fmt) if _suggested_format(t) is fmt else _copy_in(t, fmt, _LaidOutCopy)
     dtype, device, copy = _to_args(args, kwargs)
     if dtype is not None and dtype.np == self._data.dtype: dtype = None
     if device is not None and _same_device(self._data, device): device = None
@@ -145,9 +145,15 @@ def clone(input, *, memory_format=None):
     "A copy of `input`, recorded in the graph (in the channels-last layout `memory_format` may ask for)."
     # torch's default is preserve_format: a dense input keeps its layout (channels-last, a transpose), a strided slice of a
     # channels-last one comes out channels-last (torch's suggest_memory_format), others row-major
-    fmt = B.preserve_format if memory_format is None else memory_format
+    return _copy_in(input, B.preserve_format if memory_format is None else memory_format, CloneBackward0)
+
+def _copy_in(input, fmt, op):
+    "A copy of `input` by Op `op`, laid out as memory format `fmt` asks."
     order = _format_order(fmt, input.ndim, preserve=_preserved_order(input._data))
-    return CloneBackward0.apply(input, order=order) if order is not None else CloneBackward0.apply(input)
+    return op.apply(input, order=order) if order is not None else op.apply(input)
+
+class _LaidOutCopy(CloneBackward0): "The copy `to(memory_format=)` makes: torch makes it by _to_copy, and names it so."
+_LaidOutCopy.__name__ = _LaidOutCopy.__qualname__ = "ToCopyBackward0"
 
 Tensor.clone = clone
 

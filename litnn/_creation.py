@@ -461,6 +461,7 @@ def _complex_range_dtype(fn, start, end, dtype):
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
     steps = _int_arg(steps, 'steps', 'linspace', 3)   # the kernel's int64: torch's parser reads a 0-d integer tensor as its number
+    _scalar_bounds('linspace', start, end)
     if steps < 0: raise RuntimeError("number of steps must be non-negative")
     # 0-d tensors as bounds: their numbers, read from the array (inside vmap that falls back to the per-sample loop, as torch's)
     start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))
@@ -470,6 +471,12 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if d is not None and d.name.startswith(('int', 'uint')): start, end = builtins.int(start), builtins.int(end)   # torch: the bounds cast first
     if steps > 1: _range_bounds(start, end, d)
     return _factory(lambda xp, d: _linspace(xp, start, end, steps, d), dtype, device, requires_grad)
+
+def _scalar_bounds(fn, start, end):
+    "torch's refusal of tensor bounds of linspace/logspace that are not 0-d, naming the tensor ones."
+    got = [f"{n} with {v.dim()} dimension(s)" for n, v in (('start', start), ('end', end)) if isinstance(v, Tensor)]
+    if any(isinstance(v, Tensor) and v.dim() for v in (start, end)):
+        raise RuntimeError(f"{fn} only supports 0-dimensional start and end tensors, but got {' and '.join(got)}.")
 
 def _range_bounds(start, end, d):
     "torch's kernels read the bounds of linspace and logspace (two or more values) as the dtype's scalars, checked: RuntimeError if one overflows."
@@ -905,7 +912,10 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     size, order = tuple(builtins.int(n) for n in size), tuple(builtins.int(d) for d in physical_layout)
     if len(size) != len(order): raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
                                                    f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}")
-    if sorted(order) != list(builtins.range(len(size))): raise RuntimeError("Duplicate dim not allowed")
+    for i, d in enumerate(order):           # torch's checks, dim by dim: in range (no negative dims), then not seen before
+        if not 0 <= d < len(size): raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {d} at "
+                                                      f"index {i}).  NB: negative dims not currently supported; file an issue if you want it.")
+        if d in order[:i]: raise RuntimeError("Duplicate dim not allowed")
     stride, step = [0] * len(size), 1
     for d in reversed(order): stride[d], step = step, step * builtins.max(size[d], 1)    # contiguous in the physical order
     out = empty_strided(size, stride, dtype=dtype, device=device)
@@ -916,7 +926,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 from .backend import get_default_dtype, float64, complex128
 from ._tensor import _int_arg
 from .autograd.graph import _check_tensors
-from ._creation import _with_out, _complex_range_dtype, _range_bounds
+from ._creation import _with_out, _complex_range_dtype, _range_bounds, _scalar_bounds
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #ff587acb
@@ -941,6 +951,7 @@ def _c_pow(b, x):
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     "`steps` values from base**start to base**end, evenly spaced in the exponent."
     steps = _int_arg(steps, 'steps', 'logspace', 3)   # the kernel's int64: torch's parser reads a 0-d integer tensor as its number
+    _scalar_bounds('logspace', start, end)
     start, end = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end))     # 0-d tensor bounds: as linspace
     dtype = _complex_range_dtype('logspace', start, end, dtype)     # complex bounds: complex powers, as linspace
     d = None if dtype is None else to_dtype(dtype)

@@ -162,9 +162,12 @@ def gather(input, dim, index, *, sparse_grad=False):
     a, s = _index_arg(index, input, 'gather', 'int32/int64'), input._data.shape
     d = _wrap_dim(dim, len(s))
     if a.ndim != len(s):
-        if not a.size: return input.reshape(-1)[:0].reshape(a.shape)     # nothing gathered: torch checks no shapes
+        if not a.size and s:      # nothing gathered: torch checks no shapes (and its GatherBackward0 still records it)
+            return GatherBackward0.apply(input, key=tuple(array_namespace(a).zeros(a.shape, dtype=np.intp) for _ in s), index=index)
+        if not a.size: return input.reshape(-1)[:0].reshape(a.shape)
         if builtins.max(a.ndim, 1) == builtins.max(len(s), 1):    # torch reads a 0-d input or index as a vector of one
-            return gather(input.reshape(-1), dim, index.reshape(-1)).reshape(index.shape)
+            out = gather(input.reshape(-1), dim, index.reshape(-1))
+            return out if out.shape == index.shape else out.reshape(index.shape)
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for k, (m, n) in enumerate(zip(a.shape, s)):
         if k != d and m > n and a.size: raise RuntimeError(f"Size does not match at dimension {k} expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}")
@@ -744,6 +747,7 @@ def take_along_dim(input, indices, dim=None):
     s, t = input._data.shape, indices._data.shape
     if len(s) != len(t): raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices".format(len(s), len(t)))
     d = _wrap_dim(dim, len(s))
+    if (indices._data < 0).any(): indices = indices + (indices < 0) * s[d]     # (along a dim, torch wraps negative indices)
     b = list(_broadcast_shape(s[:d] + (1,) + s[d + 1:], t[:d] + (1,) + t[d + 1:]))     # (torch's error if they do not broadcast)
     x = input if tuple(b[:d] + [s[d]] + b[d + 1:]) == s else input.expand(*(b[:d] + [s[d]] + b[d + 1:]))
     i = indices if tuple(b[:d] + [t[d]] + b[d + 1:]) == t else indices.expand(*(b[:d] + [t[d]] + b[d + 1:]))

@@ -1009,6 +1009,8 @@ def complex(real, imag, *, out=None):
     "The complex tensor `real + i imag` (both float32, or both float64), broadcast."
     for n, t in (('real', real), ('imag', imag)):
         if not isinstance(t, Tensor): raise TypeError(f"complex(): argument '{n}' (position {1 + (n == 'imag')}) must be Tensor, not {type(t).__name__}")
+    if not (real.dtype.is_floating_point and imag.dtype.is_floating_point and "bfloat16" not in (real.dtype.name, imag.dtype.name)):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_LEGACY[real.dtype.name]} and {_LEGACY[imag.dtype.name]}")
     if real.dtype is not imag.dtype: raise RuntimeError(f"Expected object of scalar type {_LEGACY[real.dtype.name]} but got scalar type {_LEGACY[imag.dtype.name]} for second argument")
     if real._data.dtype not in (np.float32, np.float64): raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_LEGACY[real.dtype.name]} and {_LEGACY[imag.dtype.name]}")
     re, im = _broadcast_pair(real, imag)

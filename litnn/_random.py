@@ -161,6 +161,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if num_samples <= 0: raise RuntimeError("cannot sample n_sample <= 0 samples")
     n = p.shape[-1]
     if not replacement and num_samples > n: raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if n > 2 ** 24: raise RuntimeError("number of categories cannot exceed 2^24")       # (torch's kernels count categories in float)
     xp = array_namespace(p)
     p2 = p.reshape(-1, n).astype(np.float64)
     if replacement and num_samples > 1: _check_replaced_rows(xp, p2)

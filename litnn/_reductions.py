@@ -949,12 +949,12 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     for name, v in (('fweights', fweights), ('aweights', aweights)):      # torch's checks, in its order
         if v is None: continue
         if v.dim() > 1: raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with {v.dim()} dimensions")
-        if v.numel() != x.shape[1]:
-            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input but got {v.numel()} != {x.shape[1]}")
         if name == 'fweights' and (v.dtype.is_floating_point or v.dtype.is_complex or v.dtype.name == 'bool'):
             raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with {_LEGACY[v.dtype.name]} dtype")
         if name == 'aweights' and not v.dtype.is_floating_point:
             raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with {_LEGACY[v.dtype.name]} dtype")
+        if v.numel() != x.shape[1]:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input but got {v.numel()} != {x.shape[1]}")
         if bool((v < 0).any()): raise RuntimeError(f"cov(): {name} cannot be negative")
     w = fweights
     if aweights is not None: w = aweights if w is None else w * aweights

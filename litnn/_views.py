@@ -433,10 +433,12 @@ def movedim(input, source, destination):
     if isinstance(source, (builtins.int, np.integer)) != isinstance(destination, (builtins.int, np.integer)):     # torch's two overloads: (int, int) and (tuple, tuple)
         raise TypeError(f"movedim() received an invalid combination of arguments - got (Tensor, {type(source).__name__}, {type(destination).__name__}), but expected one of:\n"
                         " * (Tensor input, tuple of ints source, tuple of ints destination)\n * (Tensor input, int source, int destination)")
+    given = [[builtins.int(d) if isinstance(d, np.integer) else d for d in ([v] if isinstance(v, (builtins.int, np.integer)) else v)]
+             for v in (source, destination)]          # (torch's messages show the dims as given, before wrapping)
+    if len(given[0]) != len(given[1]): raise RuntimeError(f"movedim: Invalid source or destination dims: source ({given[0]} dims) should contain the same number of dims as destination ({given[1]} dims)")
     src, dst = _dims(source, n), _dims(destination, n)
-    if len(src) != len(dst): raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same number of dims as destination ({list(dst)} dims)")
-    for what, ds in (('source', src), ('destination', dst)):
-        if len(set(ds)) != len(ds): raise RuntimeError(f'movedim: repeated dim in `{what}` ({list(ds)})')
+    for what, ds, g in (('source', src, given[0]), ('destination', dst, given[1])):
+        if len(set(ds)) != len(ds): raise RuntimeError(f'movedim: repeated dim in `{what}` ({g})')
     rest = iter(d for d in range(n) if d not in src)
     where = dict(zip(dst, src))
     return permute(input, tuple(where[i] if i in where else next(rest) for i in range(n)))
@@ -1438,6 +1440,10 @@ def narrow_copy(input, dim, start, length):
     if input.dim() and dim >= input.dim():       # torch's narrow_copy kernel checks a dim past the end with an internal assert (a negative one: IndexError)
         raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  (Could this error message be "
                            "improved?  If so, please report an enhancement request to PyTorch.)")
+    if input.dim() and length < 0:              # (narrow_copy's own check, after start's range: torch words it as one bound)
+        n = input.shape[_wrap_dim(dim, input.dim())]
+        input.narrow(dim, start, 0)
+        raise RuntimeError(f"start ({start + n if start < 0 else start}) + length ({length}) exceeds dimension size ({n}).")
     return input.narrow(dim, start, length).clone()
 
 def fliplr(input):
@@ -1548,7 +1554,10 @@ def H(self:Tensor):
     "The conjugate transpose of a matrix (the transpose of a real one)."
     if self.dim() not in (0, 2): raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                                                     + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""))
-    return self.t().conj()
+    if self.dim() == 0:                        # torch: the 0-d tensor itself (its conjugate), with a warning
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return self.conj()
+    return self.transpose(0, 1).conj()
 
 def _matrices(self, what):
     if self.dim() == 0:                        # torch: the 0-d tensor's conjugate (itself when real), with a warning

@@ -1115,6 +1115,12 @@ def _conv1x1_backward(ctx, x, w, ga):
 
 
 # %% ../../nbs/42_conv.ipynb #bb6b86e9
+def _check_same_ranks(padding, input, weight):
+    "padding='same' takes ATen's _convolution_same, which checks the ranks of input and weight first (its words: `weight[...]`)."
+    if isinstance(padding, str) and padding == 'same' and weight.dim() != input.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight{list(weight.shape)}, but got "
+                           f"{input.dim()}-dimensional input of size {list(input.shape)} instead")
+
 def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     "conv1d (k=1) and conv2d (k=2): PyTorch's checks, then one `ConvolutionBackward0`."
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
@@ -1129,6 +1135,7 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     # an int means one value per dim of the *function* (conv2d: 2), as in PyTorch: so a weight of the
     # wrong rank shows first as a mismatch of lengths
     if groups <= 0: raise RuntimeError("non-positive groups is not supported")     # ATen's order: groups, the sizes, their signs
+    _check_same_ranks(padding, input, weight)
     stride, dilation = _expand(stride, nd, 'stride', fn, k), _expand(dilation, nd, 'dilation', fn, k)
     pads = _pads(padding, nd, w.shape[2:], dilation, stride, fn, k)
     if any(p < 0 for p, _ in pads): raise RuntimeError("negative padding is not supported")
@@ -1367,6 +1374,7 @@ def _check_conv3d(input, weight, bias, stride, padding, dilation, groups, fn='co
     if weight.dim() < 3: raise RuntimeError("weight should have at least three dimensions")
     nd = weight.dim() - 2
     if groups <= 0: raise RuntimeError("non-positive groups is not supported")     # ATen's order, as `_conv`'s
+    _check_same_ranks(padding, input, weight)
     stride, dilation = _expand(stride, nd, 'stride', fn, 3), _expand(dilation, nd, 'dilation', fn, 3)
     pads = _pads(padding, nd, weight.shape[2:], dilation, stride, fn, 3)
     if any(p < 0 for p, _ in pads): raise RuntimeError("negative padding is not supported")
@@ -4680,6 +4688,10 @@ def _pool3_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     p = _triple(padding, fn, 'padding', f"{m} a single int, or a tuple of three ints")
     d = _triple(dilation, fn, 'dilation', "dilation must be either a single int, or a tuple of three ints")
     if input.dim() not in (4, 5): raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    for kk, pp, dd in zip(k, p, d):     # torch's pooling_output_shape, per dim, runs before the shape checks
+        if pp < 0: raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > int(((kk - 1) * dd + 1) / 2):       # (C++'s division, toward zero)
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, kernel_size={kk} and dilation={dd}")
     if 0 in input.shape[-4:]:      # (torch's message names the size, 0, where it means the dimension)
         where = 'max_pool3d_with_indices_out_cpu_template()' if fn == 'max_pool3d' else f'{fn}()'
         raise RuntimeError(f"{where}: Expected input's non-batch dimensions to have positive length, but input has a shape of "
