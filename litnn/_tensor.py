@@ -1323,18 +1323,22 @@ def _strided_view(flat, size, stride, offset):
 _SET_RECORD = []    # set_'s record in the graph, put here by 15_elementwise_ops: torch's node without a derivative
 
 @patch
-def set_(self:Tensor, source=None, storage_offset=0, size=None, stride=None):
+def set_(self:Tensor, source=None, storage_offset=None, size=None, stride=None):
     "Make this tensor view `source` (a tensor, a storage, or nothing) with `size`, `stride` from `storage_offset`; returns self."
     if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)    # (13b_grad_modes)
     if _Mode.grad and len(_SET_RECORD) > 1: _SET_RECORD[1](self, source)   # torch's check_inplace (15_elementwise_ops): a view's too
     elif self.requires_grad and self.is_leaf and _Mode.grad:   # under no_grad torch allows it (parametrizations initialise so)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if size is None and storage_offset != 0 or not isinstance(source, (Tensor, UntypedStorage, TypedStorage, type(None))):
-        raise TypeError(f"set_() received an invalid combination of arguments - got ({builtins.type(source).__name__}{', int' if storage_offset != 0 else ''}), "
-                        "but expected one of:\n * ()\n * (Storage source)\n * (Storage source, int storage_offset, tuple of ints size, "
+    offset_ok = storage_offset is None or (size is not None and isinstance(storage_offset, (builtins.int, np.integer)) and not isinstance(storage_offset, builtins.bool))
+    if not offset_ok or not isinstance(source, (Tensor, UntypedStorage, TypedStorage, type(None))):   # torch's overloads: an offset comes with a size
+        got = ', '.join(f"{builtins.type(v).__module__}.{builtins.type(v).__name__}" if isinstance(v, (UntypedStorage, TypedStorage)) else builtins.type(v).__name__
+                        for v in (source, storage_offset, size, stride) if v is not None)
+        raise TypeError(f"set_() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * ()\n * (litnn.Storage source)\n * (litnn.Storage source, int storage_offset, tuple of ints size, "
                         "tuple of ints stride = None)\n * (Tensor source)\n * (Tensor source, int storage_offset, tuple of ints size, "
-                        "tuple of ints stride = None)")
+                        "tuple of ints stride = None)\n")
     _keep_meta(self, reset=True)      # (10_tensor: the gradients for self's old history keep its old shape)
+    storage_offset = storage_offset or 0
     if isinstance(source, Tensor) and size is None:
         if source.dtype != self.dtype:
             raise RuntimeError(f"Could not set tensor of type {_cpp(source.dtype)} to a tensor of type {_cpp(self.dtype)}")

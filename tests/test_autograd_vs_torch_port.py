@@ -485,3 +485,14 @@ def test_gradient_devices_checked_as_validate_outputs(case):
         h.register_hook(lambda g: L.ones(3) if case == 'hook_cpu_for_meta' else L.ones(3, device='meta'))
         return L.autograd.grad(h.sum(), xm if case == 'hook_cpu_for_meta' else x)
     same(f)
+
+
+@pytest.mark.parametrize('args', ['(o, o)', '(o, 1)', '(o, 0)', '(o, 1.5)', '(o.untyped_storage(), o)', '(o, 0, (2,))', '(1,)',
+                                  '(o.untyped_storage(), 1, (2,), (1,))', '(o, True, (2,))', '()'])
+def test_set_arguments_as_torchs_overloads(args):
+    # torch's overloads: an offset comes with a size (set_(t, 0) is refused too); the message names the given types
+    def f(L):
+        o = L.ones(3)
+        try: return list(L.zeros(2).set_(*eval(args, dict(o=o))).shape)
+        except TypeError as e: return str(e).replace('litnn.', 'torch.').split('\n')[0]      # (torch goes on to say which arguments did not match)
+    same(f)
