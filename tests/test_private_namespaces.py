@@ -55,6 +55,9 @@ NN_CALLS = [
     'nn.adaptive_avg_pool2d(x, (2, 3))', 'nn.adaptive_max_pool2d(x, (2, 2))', 'nn.max_pool2d_with_indices(x, 2)',
     'nn.max_pool2d_with_indices(x, 3, 1, 1)', 'nn.upsample_nearest2d(x, (8, 6))', 'nn.upsample_nearest2d(x, None, (2.0, 1.5))',
     'nn.upsample_bilinear2d(x, (6, 6), False)', 'nn.upsample_bilinear2d(x, (6, 6), True)', 'nn.upsample_bicubic2d(x, None, False, (2.0, 2.0))',
+    'nn.reflection_pad1d(s[None], [1, 2])', 'nn.reflection_pad2d(x, (1, 1, 2, 0))', 'nn.replication_pad2d(x, [2, 2, 1, 1])',
+    'nn.replication_pad3d(x[None], [1, 1, 1, 1, 1, 1])', 'nn.reflection_pad3d(x[None], (1, 1, 1, 1, 1, 1))', 'nn.replication_pad1d(s[None], (0, 3))',
+    'nn.flatten_dense_tensors([s, x])', 'nn.unflatten_dense_tensors(nn.flatten_dense_tensors([s, x]), [s, x])',
     'nn.upsample_linear1d(s[None], (9,), False)', 'nn.upsample_nearest1d(s[None], (9,))', 'nn.upsample_trilinear3d(x[None], (4, 6, 6), False)',
 ]
 
@@ -66,7 +69,7 @@ def test_nn_calls_match_torch(code):
 
 NN_ERRORS = ["nn.mse_loss(x, y, 'mean')", 'nn.mse_loss(x, y, True)', 'nn.l1_loss(x, y, 1.0)', "nn.nll_loss(s, t, None, 'sum')",
              "nn.cross_entropy_loss(s, t, None, 'mean')", "nn.binary_cross_entropy(p, q, None, 'none')", 'nn.silu(x, True)',
-             'nn.elu(x, inplace=True)', 'nn.leaky_relu(x, 0.2, True)', 'nn.nosuch']
+             'nn.elu(x, inplace=True)', 'nn.leaky_relu(x, 0.2, True)', 'nn.reflection_pad1d(s[None], [1, 2], 3)', 'nn.nosuch']
 
 @pytest.mark.parametrize('code', NN_ERRORS)
 def test_nn_errors_match_torch(code):

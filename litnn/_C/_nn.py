@@ -4,17 +4,19 @@
 
 # %% auto #0
 __all__ = ['nll_loss', 'nll_loss2d', 'nll_loss_nd', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d',
-           'upsample_linear1d', 'upsample_bilinear2d', 'upsample_bicubic2d', 'upsample_trilinear3d', 'elu', 'hardtanh',
-           'leaky_relu', 'log_sigmoid', 'glu', 'silu', 'silu_', 'mish', 'mish_', 'relu6', 'relu6_', 'hardsigmoid',
-           'hardsigmoid_', 'hardswish', 'hardswish_', 'mse_loss', 'l1_loss', 'soft_margin_loss',
+           'upsample_linear1d', 'upsample_bilinear2d', 'upsample_bicubic2d', 'upsample_trilinear3d', 'reflection_pad1d',
+           'reflection_pad2d', 'reflection_pad3d', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'elu',
+           'hardtanh', 'leaky_relu', 'log_sigmoid', 'glu', 'silu', 'silu_', 'mish', 'mish_', 'relu6', 'relu6_',
+           'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'mse_loss', 'l1_loss', 'soft_margin_loss',
            'multilabel_margin_loss', 'smooth_l1_loss', 'huber_loss', 'binary_cross_entropy', 'multi_margin_loss',
            'cross_entropy_loss', 'im2col', 'col2im', 'pad', 'pad_sequence', 'adaptive_avg_pool2d',
            'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'max_pool2d_with_indices',
-           'max_pool3d_with_indices']
+           'max_pool3d_with_indices', 'flatten_dense_tensors', 'unflatten_dense_tensors']
 
 # %% ../../nbs/reference/torch/underscore_C_nn.ipynb #f9519255
 from ..nn import functional as F
 from ..nn.utils.rnn import pad_sequence as _pad_sequence
+from .._utils import _flatten_dense_tensors, _unflatten_dense_tensors
 
 # %% ../../nbs/reference/torch/underscore_C_nn.ipynb #84f0e968
 _FROM_F = ('avg_pool2d', 'avg_pool3d', 'elu_', 'gelu', 'hardtanh_', 'leaky_relu_', 'linear', 'one_hot',
@@ -100,3 +102,14 @@ def _upsample(fn, mode):
 upsample_nearest1d, upsample_nearest2d, upsample_nearest3d = (_upsample(f'upsample_nearest{n}d', 'nearest') for n in (1, 2, 3))
 upsample_linear1d, upsample_bilinear2d, upsample_bicubic2d, upsample_trilinear3d = (
     _upsample(f'upsample_{m}{n}d', m) for m, n in (('linear', 1), ('bilinear', 2), ('bicubic', 2), ('trilinear', 3)))
+
+def _padding(fn, mode):
+    "`reflection_pad<n>d`, `replication_pad<n>d`: F.pad in that mode."
+    def f(input, padding): return F.pad(input, padding, mode)
+    f.__name__ = f.__qualname__ = fn
+    return f
+reflection_pad1d, reflection_pad2d, reflection_pad3d = (_padding(f'reflection_pad{n}d', 'reflect') for n in (1, 2, 3))
+replication_pad1d, replication_pad2d, replication_pad3d = (_padding(f'replication_pad{n}d', 'replicate') for n in (1, 2, 3))
+
+def flatten_dense_tensors(tensors): return _flatten_dense_tensors(tensors)
+def unflatten_dense_tensors(flat, tensors): return _unflatten_dense_tensors(flat, tensors)
