@@ -477,7 +477,9 @@ def _scatter_key(input, dim, index, what, src=None, same_dtype=False, kernel=Non
     n = builtins.max(len(s), 1)
     if a.ndim != len(s) and a.size: raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     ss = src._data.shape if isinstance(src, Tensor) else None
-    if a.size and (builtins.any(m > k for j, (m, k) in enumerate(zip(a.shape, s)) if j != d) or ss is not None and builtins.any(m > k for m, k in zip(a.shape, ss))):   # (an empty index: no size is checked)
+    if ss is not None and a.size and builtins.max(len(ss), 1) != builtins.max(a.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if a.size and (builtins.any(m > k for j, (m, k) in enumerate(zip(a.shape, s)) if j != d) or ss is not None and builtins.any(m > k for m, k in zip(a.shape, ss or (1,)))):   # (an empty index: no size is checked)
         raise RuntimeError(f"Expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}" + ("" if ss is None else f" and to be no larger size than src {list(ss)}"))
     if a.size:
         if kernel: raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY[input.dtype.name]}\'')
@@ -487,6 +489,7 @@ def _scatter_key(input, dim, index, what, src=None, same_dtype=False, kernel=Non
 
 def _src_part(src, index, input):
     "The part of `src` that `index` covers, in `input`'s dtype."
+    if src._data.ndim == 0: src = src.reshape((1,) * index.ndim)        # (torch reads a 0-d src as 1-d, with the 1-d index)
     if src._data.shape != index.shape: src = src[tuple(slice(0, m) for m in index.shape)]
     return _cast(src, input.dtype) if src._data.dtype != input._data.dtype else src
 

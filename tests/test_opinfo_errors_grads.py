@@ -43,6 +43,9 @@ ERRORS = {   # M -> a call that raises in torch 2.13
     'max_pool3d_negative_pad_before_shape': lambda M: M.nn.functional.max_pool3d(M.ones(0, 1, 49, 50), 3, padding=-1),
     'max_pool3d_big_pad_per_dim': lambda M: M.nn.functional.max_pool3d(M.ones(1, 1, 4, 4, 4), 3, padding=(0, 1, 2)),
     'max_pool3d_pad_with_zero_dilation': lambda M: M.nn.functional.max_pool3d(M.ones(1, 1, 4, 4, 4), 3, padding=1, dilation=0),
+    'scatter_src_dims_before_bounds': lambda M: M.zeros(3, 5).scatter(0, M.tensor([[34, 1], [1, 2]]), M.ones(5, 2, 2)),
+    'scatter_reduce_src_dims': lambda M: M.zeros(3, 5).scatter_reduce(0, M.tensor([[0, 1]]), M.ones(1, 2, 1), 'sum'),
+    'scatter_0d_src_index_too_long': lambda M: M.zeros(3).scatter(0, M.tensor([0, 1]), M.tensor(2.0)),
     'multinomial_too_many_categories': lambda M: M.multinomial(M.ones(2 ** 24 + 1), 1),
 }
 
@@ -64,6 +67,7 @@ GRADS = {   # M -> (outputs, inputs that require grad)
     'to_channels_last_copy': lambda M: (lambda x: ([x.to(memory_format=M.channels_last), x.float(memory_format=M.channels_last)], [x]))(_x(M, 2, 3, 2, 2)),
     'H_of_matrix': lambda M: (lambda x: ([x.H], [x]))(_x(M, 2, 3)),
     'vdot_real': lambda M: (lambda x, y: ([M.vdot(x, y), M.linalg.vecdot(x, y)], [x, y]))(_x(M, 4), _x(M, 4, lo=1.0)),
+    'scatter_0d_src': lambda M: (lambda x, s: ([x.scatter(0, M.tensor([1]), s), x.scatter_reduce(0, M.tensor([2]), s, 'sum')], [x, s]))(_x(M, 3), _x(M, lo=2.0)),
     'gather_empty_index': lambda M: (lambda x: ([x.gather(0, M.zeros(2, 0, dtype=M.long))], [x]))(_x(M, 5)),
 }
 
