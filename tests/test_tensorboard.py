@@ -95,9 +95,6 @@ def test_errors(tmp_path):
         w.close()
         return [(t, ' '.join(m.split('tensor shape')[0].split())) for t, m in out]   # torch's have stray spaces
     same(run)
-    w = litnn.utils.tensorboard.SummaryWriter(str(tmp_path / 'g'))
-    with pytest.raises(NotImplementedError, match='add_onnx_graph'): w.add_onnx_graph('model.onnx')   # (add_graph: test_tensorboard_summaries.py)
-    w.close()
 
 
 def test_figure(tmp_path):
@@ -169,3 +166,24 @@ def test_add_hparams_errors_as_torchs(tmp_path):
         w.close()
         return out
     same(run)
+
+
+def test_onnx_graph_as_torch(tmp_path, capsys):
+    # add_onnx_graph: torch's translation of an ONNX file (Variable nodes for inputs and outputs, one node per operator
+    # named by its first output, printed while read), the same GraphDef and the same event read back
+    pytest.importorskip('onnx')
+    from torch.utils.tensorboard._onnx_graph import load_onnx_graph as torch_load
+    from litnn.utils.tensorboard._onnx_graph import load_onnx_graph
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    f = str(tmp_path / 'm.onnx')
+    m = litnn.nn.Sequential(litnn.nn.Conv2d(1, 2, 3), litnn.nn.ReLU(), litnn.nn.Flatten(), litnn.nn.Linear(8, 4), litnn.nn.Softmax(1))
+    litnn.onnx.export(m, (litnn.zeros(2, 1, 4, 4),), f, input_names=['x'], output_names=['y'])
+    t = torch_load(f); printed = capsys.readouterr().out
+    assert load_onnx_graph(f) == t and capsys.readouterr().out == printed
+    graphs = []
+    for lib in (litnn, torch):
+        w = lib.utils.tensorboard.SummaryWriter(str(tmp_path / lib.__name__))
+        w.add_onnx_graph(f); w.close()
+        acc = EventAccumulator(str(tmp_path / lib.__name__)); acc.Reload()
+        graphs.append(acc.Graph())
+    assert graphs[0] == graphs[1] == t

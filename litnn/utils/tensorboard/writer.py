@@ -14,6 +14,7 @@ from ...backend import patch
 from ._convert_np import make_np
 from ._utils import figure_to_image
 from ._pytorch_graph import graph
+from ._onnx_graph import load_onnx_graph
 from ._embedding import get_embedding_info, make_mat, make_sprite, make_tsv, write_pbtxt
 from .summary import (audio, custom_scalars, histogram, histogram_raw, hparams, image, image_boxes, mesh,
                                              pr_curve, pr_curve_raw, scalar, tensor_proto, text, video)
@@ -254,5 +255,5 @@ def add_graph(self:SummaryWriter, model, input_to_model=None, verbose=False, use
 
 @patch
 def add_onnx_graph(self:SummaryWriter, prototxt):
-    "Not available in litnn yet: raises NotImplementedError."
-    raise NotImplementedError("litnn's SummaryWriter cannot add_onnx_graph yet (PyTorch translates the ONNX file with the onnx package)")
+    "The graph of the ONNX model in file `prototxt` (read with the onnx package)."
+    self._get_file_writer().add_onnx_graph(load_onnx_graph(prototxt))
