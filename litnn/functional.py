@@ -99,10 +99,25 @@ def _einsum(subs, *xs):
     "einsum with spelt-out letters: recorded for tensors, computed directly for arrays (a plain backward)."
     if isinstance(xs[0], Tensor): return EinsumBackward0.apply(*xs, subs=subs)
     dt = xs[0].dtype
+    if dt.name in ('bfloat16', 'float16') and len(xs) > 2 and not _opt_einsum.enabled: return _half_pairs(subs, xs, dt)
     if dt.name == 'bfloat16': xs = [x.astype(np.float32) for x in xs]      # numpy's einsum has no bfloat16 loops: float32, rounded once
     r = array_namespace(xs[0]).einsum(','.join(subs[:-1]) + '->' + subs[-1], *xs, optimize=_optimize() if len(xs) > 1 else False)   # pairs by BLAS, in the order torch.backends.opt_einsum asks
     if dt.name == 'bfloat16': return r.astype(dt)
     return r.astype(xs[0].dtype) if r.dtype != xs[0].dtype and _half(xs[0]) else r    # numpy's bfloat16 products are float32
+
+def _half_pairs(subs, xs, dt):
+    """Three or more float16/bfloat16 operands as torch takes them: in pairs, left to right (no opt_einsum), each pair
+    computed in float32 (its bmm's accumulation) and rounded to the dtype before the next one, where one float32 einsum
+    would round once and numpy's float16 one pairs otherwise (and rounds inside its products): a product of three
+    operands differs in the last bit (mamba's `einsum(delta, B, u, ...)` under autocast)."""
+    *ins, out = subs
+    xs = [x.astype(np.float32) for x in xs]
+    xp, a, x = array_namespace(xs[0]), ins[0], xs[0]
+    for k in range(1, len(ins)):
+        later = ''.join(ins[k + 1:]) + out
+        keep = ''.join(dict.fromkeys(c for c in a + ins[k] if c in later))    # the letters the next pairs or the output need
+        x, a = xp.einsum(f'{a},{ins[k]}->{keep}', x, xs[k]).astype(dt).astype(np.float32), keep
+    return xp.einsum(f'{a}->{out}', x).astype(dt)
 
 class EinsumBackward0(Op):
     "Einstein summation as one node (PyTorch's grad_fn is that of the permutes and products it decomposes into)"
