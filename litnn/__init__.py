@@ -530,6 +530,7 @@ import builtins
 # %% ../nbs/reference/torch/small_namespaces.ipynb #d16024fd
 def set_float32_matmul_precision(precision):
     "'highest' (full float32 products), 'high' or 'medium' (TensorFloat-32 allowed), as torch's."
+    if not isinstance(precision, str): raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
     if precision not in ('highest', 'high', 'medium'):
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
                       "setFloat32MatmulPrecision call has no effect."); return

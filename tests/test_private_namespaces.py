@@ -217,3 +217,19 @@ def test_private_namespaces_are_modules_at_torchs_paths():
         assert m.__name__ == 'litnn.' + name and getattr(litnn, name.split('.')[0]) is importlib.import_module('litnn.' + name.split('.')[0])
     assert litnn._C._nn is importlib.import_module('litnn._C._nn')
     assert litnn._C._nn.mse_loss.__module__ == 'litnn._C._nn' and litnn._C._jit_set_profiling_mode.__module__ == 'litnn._C'
+
+FLAG_CALLS = ["C._get_float32_matmul_precision()", "C._set_float32_matmul_precision('medium')", "C._get_float32_matmul_precision()",
+              "T.get_float32_matmul_precision()", "C._set_float32_matmul_precision('bad')", "C._get_float32_matmul_precision()",
+              "C._set_float32_matmul_precision(1)", "C._set_float32_matmul_precision('highest')", "C._get_float32_matmul_precision(1)",
+              "C._get_deterministic_algorithms()", "C._set_deterministic_algorithms(True, warn_only=True)", "C._get_deterministic_algorithms()",
+              "C._get_deterministic_algorithms_warn_only()", "T.are_deterministic_algorithms_enabled()", "C._set_deterministic_algorithms(1)",
+              "C._set_deterministic_algorithms(False)", "C._get_deterministic_algorithms()", "C._get_deterministic_algorithms_warn_only()"]
+
+def test_precision_and_determinism_switches_match_torch():
+    "The flags `torch.set_float32_matmul_precision` and `torch.use_deterministic_algorithms` set, through torch._C."
+    seen = {}
+    for lib in (torch, litnn):
+        prec, det, warn = lib.get_float32_matmul_precision(), lib.are_deterministic_algorithms_enabled(), lib.is_deterministic_algorithms_warn_only_enabled()
+        try: seen[lib] = [_run(lib, code, {}) for code in FLAG_CALLS]
+        finally: lib.set_float32_matmul_precision(prec); lib.use_deterministic_algorithms(det, warn_only=warn)
+    assert seen[torch] == seen[litnn]

@@ -61,7 +61,7 @@ from ..futures import _Future as Future, _collect_all
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #16da6580
 from ..backends import cudnn as _cudnn, mkldnn as _mkldnn, cuda as _backends_cuda
-from .._flags import _warn_always
+from .._flags import _warn_always, _precision, _deterministic
 from ..cuda import device_count as _device_count
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #3b93492f
@@ -97,6 +97,29 @@ def _get_default_device(*args):
 def _cuda_getDeviceCount():
     "The number of CUDA devices (what `torch.cuda.device_count()` reports; a CPU build of torch has no such name)."
     return _device_count()
+
+# %% ../../nbs/reference/torch/underscore_C.ipynb #42643045
+def _get_float32_matmul_precision(*args):
+    _no_args('_get_float32_matmul_precision', args)
+    return _precision['float32_matmul']
+
+def _set_float32_matmul_precision(precision):
+    "What `torch.set_float32_matmul_precision` sets (a str is required; an unknown one warns and changes nothing)."
+    import litnn
+    litnn.set_float32_matmul_precision(precision)
+
+def _get_deterministic_algorithms(*args):
+    _no_args('_get_deterministic_algorithms', args)
+    return _deterministic['mode']
+
+def _get_deterministic_algorithms_warn_only(*args):
+    _no_args('_get_deterministic_algorithms_warn_only', args)
+    return _deterministic['warn_only']
+
+def _set_deterministic_algorithms(mode, *, warn_only=False):
+    "What `torch.use_deterministic_algorithms` sets (its checks and messages are this function's in torch)."
+    import litnn
+    litnn.use_deterministic_algorithms(mode, warn_only=warn_only)
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #03f7ad9e
 _jit = {'profiling_executor': True, 'profiling_mode': True, 'fuse_cpu': False, 'fuse_gpu': True, 'texpr': True,
