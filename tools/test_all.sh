@@ -3,7 +3,7 @@
 #   1. drift: notebooks, litnn/ and README.md agree (export + clean + make_readme change nothing)
 #   2. nbdev_test: every notebook (+ `#| cuda` cells when a GPU is there)
 #   3. doctests in litnn/
-#   4. tests/ (GPU tests skip themselves without a GPU)
+#   4. tests/, two processes at a time (GPU tests skip themselves without a GPU)
 # Uses the tools of the active environment: activate the venv first (see README.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -90,4 +90,7 @@ if [ "$rc" = 5 ]; then echo "(no doctests collected yet)"
 elif [ "$rc" != 0 ]; then exit "$rc"; fi
 
 step "4/4 tests/: pytest tests"
-python -m pytest tests -q
+# in two worker processes (pytest-xdist), as the notebooks above run two at a time: each test stands alone (its own
+# fixtures, fresh interpreters where a process-wide switch matters); the slowest tests are listed for whoever trims them
+workers=$(python -c 'import os; print(min(2, len(os.sched_getaffinity(0))))')
+python -m pytest tests -q -n "$workers" --durations=20
