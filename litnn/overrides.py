@@ -11,7 +11,6 @@ __all__ = ['has_torch_function', 'has_torch_function_unary', 'has_torch_function
 # %% ../nbs/reference/overrides.ipynb #827610cb
 import functools, inspect, sys, threading, types, warnings
 from ._tensor import Tensor, _SUBCLASS_HOOKS
-from .autograd.operators import _NOT_OPERAND   # (the operators' hook for a tensor-like operand: `_operand` below)
 
 # %% ../nbs/reference/overrides.ipynb #178f5131
 class _Disabled(threading.local): on = modes = False
@@ -214,7 +213,6 @@ def _operand(op, self, other):
     if public is None: return NotImplemented
     try: return _handle(public, (other,), (self, other), {} if name in _PYTHON_OPERATORS else None)
     except TypeError: return NotImplemented     # (all declined: Python's TypeError, or the other type's reflected operator)
-_NOT_OPERAND[:] = [_operand]
 
 def _rebind_defaults(publics):
     """litnn's own functions whose default arguments are a function that a wrapper (the argument parser's, at import, or

@@ -100,6 +100,16 @@ TYPED_CALLS += ["x.argmax('a')", 'x.argmax(None)', 'x.argmax(1.5)', 'x.argmax(L.
                 'L.vander(L.ones(3), 1.5)', 'L.vander(L.ones(3), None)', "L.linspace(0, 1, 'a')", 'x.quantile(0.5, None)', "x.quantile(0.5, 'a')",
                 "x.cross(x, 'a')", "x.take_along_dim(L.zeros(3, 3, dtype=L.long), 'a')", "x.as_strided((2,), (1,), 'a')", 'x.as_strided((2,), (1,), None)']
 
+# an adaptive pool's output_size: torch's Python fills its Nones from the input's sizes (len() of anything not an int), then
+# the C++ function's parser reads it as an int list; F.dropout1d checks the input's rank before C++ checks `training`
+_POOLS = [('adaptive_avg_pool2d', 'L.ones(1, 2, 4, 4)'), ('adaptive_max_pool2d', 'L.ones(1, 2, 4, 4)'),
+          ('adaptive_avg_pool3d', 'L.ones(1, 1, 2, 4, 4)'), ('adaptive_max_pool3d', 'L.ones(1, 1, 2, 4, 4)')]
+TYPED_CALLS += [f'L.nn.functional.{f}({x}, {a})' for f, x in _POOLS
+                for a in ('None', 'L.ones(2)', 'True', "'a'", '1.5', '(None, 2)', '2', '(1, 2, 2)', "[1, 'a']", 'np.int64(2)',
+                          'L.tensor([1, 2])', '(1, 1, 1, 1, 1, 1)')]
+TYPED_CALLS += [f'L.nn.functional.dropout1d({x}, {a})' for x in ('L.ones(1, 2, 4, 4)', 'L.ones(2, 3, 4)')
+                for a in ("1, 'a'", '1, 1.5', '1.5', "0.5, 'a'", '0.5, L.ones(2)')]
+
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):
     assert _outcome(litnn, call) == _outcome(torch, call)

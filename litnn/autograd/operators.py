@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #70ea10ad
 from __future__ import annotations
-import builtins, operator, numpy as np
+import builtins, operator, sys, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _inferred_order, _relaid
@@ -302,12 +302,12 @@ def _plain_binary(cls, x, y):
 Tensor.__array_priority__ = 1000   # above numpy's: `np.float64(2) * t` and `array - t` ask the tensor's operator first
 _OPERANDS = (Tensor,) + _num
 
-_NOT_OPERAND = []     # reference/overrides' `_operand`: a tensor-like operand (`x * ScalarTensor(...)`) gets the call
-
 def _refused(op, self, other):
     """`NotImplemented` (Python's TypeError, unless `other`'s type answers the reflected operator), or, for a tensor-like
-    `other` of another type, its `__torch_function__`'s answer: torch's parser hands it the call first (`op`: the operator)."""
-    return _NOT_OPERAND[0](op, self, other) if _NOT_OPERAND else NotImplemented
+    `other` of another type, its `__torch_function__`'s answer: torch's parser hands it the call first (`op`: the operator;
+    reference/overrides' `_operand`, looked up, not imported: that module comes later and imports this one)."""
+    o = sys.modules.get('litnn.overrides')
+    return o._operand(op, self, other) if o is not None else NotImplemented
 
 def _dunder(f, reflected=False):
     "An operator method from the function `f`: `NotImplemented` for operands that are neither tensors nor numbers (`_refused`)."

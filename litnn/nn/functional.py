@@ -710,11 +710,12 @@ def _unbatched(input, inplace, f):
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     "Zero whole channels of a (N, C, L) or (C, L) input with probability `p`, in training."
-    p = _check_p(p, training, 'feature_dropout')
+    _check_p(p)             # (torch's Python checks p, then the rank; its C++ feature_dropout `training`, below)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists to "
                            "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
                            "batch dimension (i.e. 2D or 3D inputs).")
+    p = _check_p(p, training, 'feature_dropout')
     f = lambda x: _dropout_impl(x, p, training, inplace, True, False)
     return f(input) if input.dim() == 3 else _unbatched(input, inplace, f)
 
@@ -1469,6 +1470,7 @@ from ..autograd.graph import Op, _NO_CTX, _check_tensors
 from .im2col import _LinearMap, _strided, _scratch
 from .._tensor import _follow_layout
 from ..autograd.broadcasting import _dispatch, _ALL_TYPES
+from .._python_arg_parser import _int_list   # torch's parser's int lists (an adaptive pool's output_size)
 
 # %% ../../nbs/43_pooling.ipynb #613833ca
 def _pool_pair(v, fn, name, what="must either be a single int, or a tuple of two ints"):
@@ -1732,11 +1734,14 @@ def avg_pool2d(input, # (N, C, H, W) or (C, H, W)
     geo.divisor = _divisor(geo, count_include_pad, divisor_override)
     return AvgPool2DBackward0.apply(input, geo=geo)
 
-def _list_with_default(out_size, input):
-    "torch.nn.functional's own: a sequence `out_size` for the last dims of `input`, its Nones filled from the input's sizes."
-    if not isinstance(out_size, (tuple, list)): return out_size
-    if input.dim() <= len(out_size): raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
-    return [n if o is None else o for o, n in zip(out_size, input.shape[-len(out_size):])]
+def _list_with_default(out_size, input, fn):
+    """An adaptive pool's `out_size` as torch's Python hands it to the C++ function `fn`: an int as it is, anything else
+    by its length, its Nones filled from the last sizes of `input` (torch.nn.modules.utils' `_list_with_default`), then
+    read as `fn`'s parser reads its int list `output_size` (`_int_list`: a bool, a float tensor's elements refused)."""
+    if not isinstance(out_size, int):
+        if input.dim() <= len(out_size): raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+        out_size = [n if o is None else o for o, n in zip(out_size, input.shape[-len(out_size):])]
+    return out_size if type(out_size) is int else _int_list(fn, 'output_size', out_size, pos=2)
 
 def _refuse_empty_grad(fn, out):
     "`out`; if a dim after the first is 0 (an output_size of 0), its backward raises torch's adaptive pooling backward error."
@@ -1752,7 +1757,7 @@ def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
                         output_size): # an int, or a pair whose entries may be None (keep that size)
     "Average pooling to a fixed output size (windows from ⌊i·H/OH⌋ to ⌈(i+1)·H/OH⌉)."
     _check_tensors('adaptive_avg_pool2d', dict(input=input))
-    output_size = _list_with_default(output_size, input)
+    output_size = _list_with_default(output_size, input, 'adaptive_avg_pool2d')
     x = input._data
     if x.ndim not in (3, 4): raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x.shape)}")
     out = _ntuple(output_size, 2)
@@ -2927,7 +2932,7 @@ from ..backend import array_namespace, int64, _row_major
 from .._tensor import Tensor, _dtype_name
 from ..functional import norm
 from ..autograd.graph import _check_tensors
-from ..autograd.broadcasting import _promote
+from ..autograd.broadcasting import _promote, _dispatch, _FLOAT_AND_DOUBLE
 
 # %% ../../nbs/reference/nn/distance.ipynb #9e8aa66a
 def one_hot(tensor, num_classes=-1):
@@ -2976,6 +2981,9 @@ def pdist(input, p=2):
     "The p-norm distance between each pair of rows i < j of a 2-D `input`, row by row."
     _check_tensors('pdist', dict(input=input))
     if input.dim() != 2: raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point(): raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0: raise RuntimeError("pdist only supports non-negative p values")
+    if input.shape[0] > 1: _dispatch(input, 'pdist', _FLOAT_AND_DOUBLE)       # torch's kernel (none runs for one row)
     i, j = np.triu_indices(input.shape[0], 1)
     xp = array_namespace(input._data)
     return norm(input[Tensor._make(xp.asarray(i))] - input[Tensor._make(xp.asarray(j))], p, 1)
@@ -4014,6 +4022,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.", stacklevel=2)
     if reduction != 'batchmean': reduction = _reduction(None, None, reduction)      # a bad reduction before the kernel's checks
     _check_tensors('kl_div', dict(input=input, target=target))     # (torch's Python checks and warning come before torch.kl_div)
+    if input.is_complex() or target.is_complex(): raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
     loss = target.exp() * (target - input) if log_target else _xlogx(target) - target * input
     if reduction == 'batchmean': return loss.sum() / input.shape[0] if input.dim() else loss.sum()
@@ -4516,12 +4525,12 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
     _check_tensors('adaptive_max_pool2d', dict(input=input))
     _dispatch(input, 'adaptive_max_pool2d', _FLOATING)
-    output_size = _list_with_default(output_size, input)
+    output_size = _list_with_default(output_size, input, 'adaptive_max_pool2d')
     if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     _check_nonempty('adaptive_max_pool2d', input)
     out = _ntuple(output_size, 2)
+    if len(out) != 2: raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")   # (before a zip cuts it)
     out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
-    if len(out) != 2: raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-2]) + list(out)}")
     from litnn._creation import _storage_fits
     _storage_fits(tuple(input.shape[:-2]) + out, None, input.dtype)     # torch sizes its output first: an overflow is its error
@@ -4773,7 +4782,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #9f9687b9
 def _adaptive_size(fn, input, output_size, msg):
     "The output size (None keeps the input's size), with torch's checks."
-    output_size = _list_with_default(output_size, input)
+    output_size = _list_with_default(output_size, input, fn)
     if input.dim() not in (4, 5): raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got{msg} {list(input.shape)}")
     out = _ntuple(output_size, 3)
     if len(out) != 3: raise RuntimeError(f"{fn}: output_size must be 3" if fn == 'adaptive_avg_pool3d' else f"{fn}(): internal error: output_size.size() must be 3")
