@@ -9,7 +9,7 @@ __all__ = ['TopkBackward0', 'SortBackward0', 'SortBackward1', 'KthvalueBackward0
 import builtins, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _relaid, _preserved_order, _int_arg
-from .autograd.broadcasting import _refuse_integers
+from .autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
 from ._views import _Index
 from ._reductions import return_types, _return_type, AmaxBackward0, _keep, _keepdim_needs_dim
 from ._pointwise import _masked
@@ -467,12 +467,14 @@ def histc(input, bins=100, min=0, max=0):
     if bins <= 0: raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")   # (torch's shared check names histogram)
     xp = array_namespace(a)
     lo, hi = builtins.float(min), builtins.float(max)
-    if lo == hi and a.size: lo, hi = builtins.float(a.min()), builtins.float(a.max())
+    if lo == hi and a.size:          # the data's range: torch's aminmax kernel (no complex numbers)
+        _dispatch(input, 'aminmax_cpu', 'biuf')
+        lo, hi = builtins.float(a.min()), builtins.float(a.max())
     if lo == hi: lo, hi = _histc_widen(a.dtype, lo, hi)
     if not (np.isfinite(lo) and np.isfinite(hi)): raise RuntimeError(f"torch.histc: range of [{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
     if not lo < hi: raise RuntimeError("torch.histc: max must be larger than min")
     # the range is checked first (torch's histc_select_outer_bin_edges); then bools fail making the bin edges, integers in the kernel
-    _refuse_integers(input, 'linspace_cpu' if input.dtype.name == 'bool' else 'histogram_cpu')
+    _dispatch(input, 'linspace_cpu' if input.dtype.name == 'bool' else 'histogram_cpu', _FLOATING)
     # torch's kernel: no search, the bin read off in the input's dtype, (x - lo) * bins / (hi - lo), then truncated
     w = a if a.dtype.kind == 'f' and a.dtype.itemsize >= 4 else a.astype(np.float32)
     left, right = w.dtype.type(lo), w.dtype.type(hi)

@@ -410,3 +410,12 @@ def test_kernels_take_torchs_dtypes(src, dt):
 def test_tensordot_names_dims_as_given(a, b, dims):
     # torch's message shows the dims it was given; an int `dims` contracts a's last dims as range(-dims, 0)
     same(lambda L: L.tensordot(L.randn(a), L.randn(b), dims=eval(dims, dict(L=L))))
+
+
+@pytest.mark.parametrize('src', ['F.kl_div(C, C)', 'F.kl_div(C, X)', 'F.kl_div(X, C)', 'F.kl_div(I, X)', 'F.pdist(C)', 'F.pdist(I)', 'F.pdist(I > 0)',
+                                 'F.pdist(X.half())', 'F.pdist(X.bfloat16())', 'F.pdist(X[:1].half())', 'F.pdist(X, -1)', 'F.pdist(X[0])',
+                                 'L.histc(C)', 'L.histc(C, min=0, max=1)', 'L.histc(I)', 'L.histc(I > 0)', 'L.histc(C[:0])'])
+def test_complex_and_integer_refused_in_torchs_words(src):
+    # kl_div names complex inputs first; pdist checks floating dtypes then p, then its float/double kernel (for two rows or
+    # more); histc's range comes from aminmax (no complex), its counts from a floating kernel
+    same(lambda L: eval(src, dict(L=L, F=L.nn.functional, X=L.ones(2, 4), C=L.ones(2, 4, dtype=L.complex64), I=L.ones(2, 4).long())).tolist())
