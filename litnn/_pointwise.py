@@ -2640,7 +2640,15 @@ _EM = [float(math.factorial(2 * j) / _B[2 * j]) for j in range(1, 13)]     # Cep
 def _zeta(xp, s, q):
     "The Hurwitz zeta function on arrays (s, q broadcast; s > 1; s = 1 or q a non-positive integer give inf)."
     with np.errstate(all='ignore'):
-        n = max(9, int(math.ceil(9 - float(xp.nanmin(xp.where(xp.isfinite(q), q, 0))))) if q.size else 9)
+        lo = float(xp.nanmin(xp.where(xp.isfinite(q), q, 0))) if q.size else 0.
+        if lo < -1000:      # Cephes adds the terms below 9 one by one: from far below zero, millions of array steps.
+            m = xp.where(q < 0, xp.ceil(-q), 0.)            # the terms (q + j)^-s, j < m, below zero, are (-1)^s (c + j)^-s
+            c = xp.where(q < 0, -(q + m - 1), 1.)           # with c in (0, 1]: two zetas of positive arguments sum them
+            below = xp.where(q < 0, (-1.) ** s * (_zeta(xp, s, c) - _zeta(xp, s, c + m)), 0.)
+            total = below + _zeta(xp, s, q + m)
+            pole = (s == 1) | ((q <= 0) & (q == xp.floor(q)))
+            return xp.where(pole, np.inf, xp.where((s < 1) | ((q <= 0) & (s != xp.floor(s))), np.nan, total))
+        n = max(9, int(math.ceil(9 - lo)))
         total, a = q ** -s, q
         for _ in range(n): a = a + 1; b = a ** -s; total = total + b
         total = total + b * a / (s - 1) - 0.5 * b

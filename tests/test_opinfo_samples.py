@@ -43,6 +43,11 @@ CASES = {
     # normal(mean, std, size) takes the factories' layout= and pin_memory=
     'normal_size_layout': lambda L: (L.manual_seed(0), L.normal(1.6, 0.3, [2, 2, 2], dtype=L.float32, layout=L.strided,
                                                                device='cpu', pin_memory=False))[1],
+    # polygamma n >= 2 and zeta far below zero (reference inputs -4988429.2): the same values, without millions of steps
+    'polygamma_far_below_zero': lambda L: [L.polygamma(n, L.tensor([-4988429.2, -13437.7, -1001.2, -2.5, 1., 501., 1e20],
+                                                                   dtype=L.float64)) for n in (2, 3, 4)],
+    'zeta_far_below_zero': lambda L: L.special.zeta(L.tensor([5., 4., 2.5, 3.], dtype=L.float64),
+                                                    L.tensor([-4988429.2, -13437.7, -5000.5, 2.], dtype=L.float64)),
 }
 
 
