@@ -419,3 +419,15 @@ def test_complex_and_integer_refused_in_torchs_words(src):
     # kl_div names complex inputs first; pdist checks floating dtypes then p, then its float/double kernel (for two rows or
     # more); histc's range comes from aminmax (no complex), its counts from a floating kernel
     same(lambda L: eval(src, dict(L=L, F=L.nn.functional, X=L.ones(2, 4), C=L.ones(2, 4, dtype=L.complex64), I=L.ones(2, 4).long())).tolist())
+
+
+@pytest.mark.parametrize('dt,pd', [('float32', 'float64'), ('float16', 'float64'), ('bfloat16', 'float16'), ('float64', 'float32'),
+                                   ('complex64', 'float64'), ('complex64', 'float32'), ('float32', 'float16'), ('int64', 'float32')])
+@pytest.mark.parametrize('m', ['LayerNorm(4)', 'GroupNorm(1, 2)', 'BatchNorm1d(2)'])
+def test_mixed_dtype_words_as_torch(m, dt, pd):
+    # parameters of float32 with an input that is not half precision: "all inputs must share same datatype"; parameters of
+    # another dtype: "expect parameter to have scalar type of Float"; complex input: checked so before its kernel refuses it
+    def f(L):
+        mod = eval('L.nn.' + m).to(getattr(L, pd))
+        return mod(L.ones(*((2, 4) if m.startswith('Layer') else (2, 2, 4))).to(getattr(L, dt))).tolist()
+    same(f)

@@ -2079,7 +2079,7 @@ def _check_dtypes(x, *params):
     if not _float_dtype(x): return
     dts = {p.dtype for p in params if p is not None}
     if not dts or dts == {x.dtype} or (x._data.dtype.itemsize < 4 and dts == {B.float32}): return
-    raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype." if x.dtype is B.float64 else
+    raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype." if dts == {B.float32} else    # (float parameters, an input not half)
                        "mixed dtype (CPU): expect parameter to have scalar type of Float")
 
 def _empty_batch_norm(x, weight, bias):
@@ -2230,10 +2230,10 @@ def _check_group_norm(x, num_groups, weight, bias):
     for name, t in (('weight', weight), ('bias', bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
-    if not x.dtype.is_floating_point and (weight is not None or bias is not None):     # torch's dtype check comes first
+    if not _float_dtype(x) and (weight is not None or bias is not None):     # torch's dtype checks come first
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _check_dtypes(x, weight, bias)                # (a complex input too, before the kernel's dtypes)
     _dispatch(x, 'GroupNormKernelImpl', _FLOATING)
-    _check_dtypes(x, weight, bias)
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     "Normalize each example over each group of `C / num_groups` channels and the spatial dims, then scale and shift per channel."
