@@ -48,6 +48,9 @@ CASES = {
                                                                    dtype=L.float64)) for n in (2, 3, 4)],
     'zeta_far_below_zero': lambda L: L.special.zeta(L.tensor([5., 4., 2.5, 3.], dtype=L.float64),
                                                     L.tensor([-4988429.2, -13437.7, -5000.5, 2.], dtype=L.float64)),
+    # complex -> bool is "either part nonzero" (c10's cast), not the real part; no warning
+    'complex_to_bool': lambda L: [L.tensor([-0.001j, 0j, 1j, 2 + 0j, complex('nan')], dtype=d).bool() for d in (L.complex64, L.complex128)],
+    'complex_to_bool_to': lambda L: L.tensor([[0.5j, 0j], [0j, -1 + 0j]], dtype=L.complex64).to(L.bool),
 }
 
 
@@ -56,6 +59,12 @@ def test_opinfo_sample(name):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         _same(CASES[name](torch), CASES[name](litnn))
+
+
+def test_complex_to_bool_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert litnn.tensor([1j], dtype=litnn.complex64).bool().tolist() == [True]
 
 
 def test_normal_tensor_mean_refuses_layout():

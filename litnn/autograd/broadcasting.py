@@ -76,7 +76,8 @@ class ToCopyBackward0(Op):
         a = x._data
         if device is not None: a = B.to_device(a, device)
         if dtype is not None and a.dtype != dtype.np:
-            if a.dtype.kind == 'c' and dtype.np.kind != 'c':
+            if a.dtype.kind == 'c' and dtype.np.kind == 'b': a = a != 0     # (c10's complex -> bool: either part nonzero, no warning)
+            elif a.dtype.kind == 'c' and dtype.np.kind != 'c':
                 warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
                 a = a.real
             a = B._astype(a, dtype.np)
