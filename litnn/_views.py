@@ -372,6 +372,8 @@ from ._tensor import Tensor, _wrap_dim, _int_arg, _laid_out, _channels_last_stri
 from .autograd.graph import Op
 from .autograd.broadcasting import _cast, _dims, _into
 from ._creation import _sizes_given, _int_list
+from ._python_arg_parser import _an_int, _invalid_combination   # torch's parser's words for split's two C++ functions
+from .backend import _type_name
 import builtins
 import numpy as np
 
@@ -604,12 +606,18 @@ class UnbindBackward0(Op):
 # %% ../nbs/17a_reordering_joining_splitting.ipynb #08a1b86b
 def _split(tensor, split_size_or_sections, dim=0):
     "Views of consecutive pieces along `dim`: of size `split_size` (the last may be smaller), or of the given sizes."
+    k = split_size_or_sections
+    if isinstance(k, Tensor) and k._data.ndim == 0: k = _int_arg(k, 'split_size')     # torch's parser takes a 0-d integer tensor as an int
+    if isinstance(k, builtins.int):        # torch's Python: an int goes to C++ split (whose parser refuses a bool), the rest to split_with_sizes
+        if type(k) is builtins.bool or not _an_int(dim): raise _invalid_combination('split', (tensor, k, dim), {})
+    else:
+        k = _int_list('split_with_sizes', 'split_sizes', k, pos=2)
+        if not _an_int(dim): raise TypeError(f"split_with_sizes(): argument 'dim' (position 3) must be int, not {_type_name(dim)}")
     s = tensor._data.shape
     if not s: raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, len(s))
-    n, k = s[d], split_size_or_sections
-    if isinstance(k, Tensor) and k._data.ndim == 0: k = _int_arg(k, 'split_size')     # torch's parser takes a 0-d integer tensor as an int
-    if isinstance(k, (builtins.int, np.integer)):
+    n = s[d]
+    if isinstance(k, builtins.int):
         if k < 0: raise RuntimeError(f"split expects split_size be non-negative, but got split_size={k}")
         if k == 0 and n: raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         m = builtins.max(1, -(-n // k)) if k else 1

@@ -110,6 +110,12 @@ TYPED_CALLS += [f'L.nn.functional.{f}({x}, {a})' for f, x in _POOLS
 TYPED_CALLS += [f'L.nn.functional.dropout1d({x}, {a})' for x in ('L.ones(1, 2, 4, 4)', 'L.ones(2, 3, 4)')
                 for a in ("1, 'a'", '1, 1.5', '1.5', "0.5, 'a'", '0.5, L.ones(2)')]
 
+# Tensor.split / torch.split (Python in torch): an int goes to C++ split (a bool refused there), anything else to
+# split_with_sizes, each parser wording its own refusal
+TYPED_CALLS += [c for a in ("'a'", 'None', '1.5', 'L.ones(2)', "1, 'a'", '1, 1.5', 'True',
+                '1, L.ones(2)', '[1, 2]', '[1, 2], 1', 'L.tensor(1)', 'np.int64(1)', '[1, 2.0]', '1, None', '[1, 2], None', 'L.tensor([1, 2])',
+                '[True, 2]', '1, True', '2, dim=1', "2, dim='a'", '[1, L.tensor(2)]') for c in (f'x.split({a})[0]', f'L.split(x, {a})[0]')]
+
 @pytest.mark.parametrize('call', SIZE_CALLS + TYPED_CALLS)
 def test_argument_types_as_torch(call):
     assert _outcome(litnn, call) == _outcome(torch, call)
