@@ -69,3 +69,16 @@ MHA_CASES = [
 def test_multihead_attention_key_padding_mask_batch_of_one(ctor, x_shape, kpm):
     x = _arr(x_shape, 0)
     _compare('MultiheadAttention', ctor, (x, x, x), dict(key_padding_mask=kpm))
+
+
+# Activations with no options of their own (Softsign, Tanhshrink, LogSigmoid) took any keyword as an attribute:
+# module_db's factory-kwargs probe builds them with device=/dtype=, which torch's Module.__init__ refuses.
+@pytest.mark.parametrize('name', ['Softsign', 'Tanhshrink', 'LogSigmoid', 'Sigmoid', 'Tanh', 'Softmin', 'ELU'])
+@pytest.mark.parametrize('args,kwargs', [((), dict(device='cpu', dtype='float64')), ((), dict(foo=1)), ((1, 2, 3), {})])
+def test_activation_constructor_refuses_unknown_arguments(name, args, kwargs):
+    def attempt(lib):
+        kw = {k: getattr(lib, v) if k == 'dtype' else v for k, v in kwargs.items()}
+        try: getattr(lib.nn, name)(*args, **kw)
+        except Exception as e: return type(e), str(e)
+        return None, None
+    assert attempt(litnn) == attempt(torch)

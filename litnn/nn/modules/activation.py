@@ -86,7 +86,8 @@ from .. import functional as F
 class _Activation(Module):
     "A module that calls `fn` with its attributes named in `args` (then `inplace`, if it has one)."
     fn, args, repr_args, inplace_in_repr = None, (), (), True
-    def __init__(self, **attrs):
+    def __init__(self, *args, **attrs):
+        if type(self).__init__ is _Activation.__init__: return super().__init__(*args, **attrs)   # no options (Softsign): any argument is refused as torch's Module.__init__ refuses it, naming the class
         super().__init__()
         for n, v in attrs.items(): setattr(self, n, v)
     def forward(self, input): return type(self).fn(input, *(getattr(self, n) for n in self.call_args()))
