@@ -1366,6 +1366,8 @@ def _in_memory_order(xp, f, a):
     """`f(xp, v)` (elementwise, of 1-D arrays) for array `a` of any rank: flattened in memory order, and the result laid
     out as `a` (a channels-last or transposed input stays so, as torch's kernels keep it)."""
     out = xp.empty_like(a)
+    if a.strides != out.strides:        # (a broadcast view, stride 0, ravels in another order than out: copied to out's layout)
+        b = xp.empty_like(a); b[...] = a; a = b
     out.ravel(order='K')[...] = f(xp, a.ravel(order='K'))
     return out
 

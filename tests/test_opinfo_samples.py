@@ -51,6 +51,10 @@ CASES = {
     # complex -> bool is "either part nonzero" (c10's cast), not the real part; no warning
     'complex_to_bool': lambda L: [L.tensor([-0.001j, 0j, 1j, 2 + 0j, complex('nan')], dtype=d).bool() for d in (L.complex64, L.complex128)],
     'complex_to_bool_to': lambda L: L.tensor([[0.5j, 0j], [0j, -1 + 0j]], dtype=L.complex64).to(L.bool),
+    # erfinv / erfc of a broadcast (stride-0) input: values in their places (ravel orders of input and result agreed only
+    # for dense layouts)
+    'erfinv_expanded': lambda L: L.erfinv(L.tensor([-0.942, -0.1962, -0.4803]).expand(3, 1, 3)),
+    'erfc_expanded': lambda L: L.erfc(L.tensor([-0.942, 0.1962, 1.4803]).reshape(3, 1).expand(3, 4).t()),
 }
 
 
