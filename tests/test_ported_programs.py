@@ -693,3 +693,34 @@ def test_half_precision_einsum_chains_as_torch(dtype):
         else:       # (before: 25-50% of the elements of these chains differed)
             np.testing.assert_allclose(r[0], r[1], rtol=1e-3, atol=1e-3, err_msg=eq)
             assert (r[0] != r[1]).mean() <= 0.05, eq
+
+
+def test_pytree_builtin_node_functions_by_torch_names():
+    "transformers' ModelOutput registers itself with `_pytree._dict_flatten/_dict_unflatten/_dict_flatten_with_keys` (third-party-14)."
+    import collections, torch.utils._pytree as tp, litnn.utils._pytree as lp
+    Pt = collections.namedtuple('Pt', 'x y')
+    samples = {'tuple': (1, 2), 'list': [1, 2], 'dict': {'a': 1, 'b': 2}, 'namedtuple': Pt(1, 2),
+               'ordereddict': collections.OrderedDict(b=1, a=2), 'defaultdict': collections.defaultdict(list, a=1, b=2),
+               'deque': collections.deque([1, 2], maxlen=3)}
+    for kind, d in samples.items():
+        for P in (tp, lp):
+            vals, ctx = getattr(P, f'_{kind}_flatten')(d)
+            keyed, kctx = getattr(P, f'_{kind}_flatten_with_keys')(d)
+            back = getattr(P, f'_{kind}_unflatten')(vals, ctx)
+            got = (vals, ctx, [(str(k), v) for k, v in keyed], kctx, back, type(back))
+            if P is tp: want = got
+        assert got == want, kind
+
+    class Out(dict):                                    # a ModelOutput-like mapping registered by the dict functions
+        pass
+    res = []
+    for P in (tp, lp):
+        P.register_pytree_node(Out, P._dict_flatten, lambda v, c: Out(P._dict_unflatten(v, c)), serialized_type_name='t.Out',
+                               flatten_with_keys_fn=P._dict_flatten_with_keys)
+        try:
+            tree = Out(a=1, b=[2, 3])
+            leaves, spec = P.tree_flatten(tree)
+            back = P.tree_unflatten([v * 10 for v in leaves], spec)
+            res.append((leaves, type(back).__name__, dict(back), [(P.keystr(k), v) for k, v in P.tree_flatten_with_path(tree)[0]]))
+        finally: P._deregister_pytree_node(Out)
+    assert res[0] == res[1]

@@ -110,27 +110,44 @@ def is_structseq_instance(obj):
 def _seq_keys(xs): return [(SequenceKey(i), x) for i, x in enumerate(xs)]
 def _map_keys(d, keys): return [(MappingKey(k), d[k]) for k in keys]
 
-_private_register_pytree_node(tuple, lambda d: (list(d), None), lambda v, c: tuple(v),
-                              flatten_with_keys_fn=lambda d: (_seq_keys(d), None))
-_private_register_pytree_node(list, lambda d: (d, None), lambda v, c: list(v),
-                              flatten_with_keys_fn=lambda d: (_seq_keys(d), None))
-_private_register_pytree_node(dict, lambda d: (list(d.values()), list(d.keys())), lambda v, c: dict(zip(c, v)),
-                              flatten_with_keys_fn=lambda d: (_map_keys(d, d), list(d)))
-_private_register_pytree_node(namedtuple, lambda d: (list(d), type(d)), lambda v, c: c(*v),
-                              flatten_with_keys_fn=lambda d: ([(GetAttrKey(f), v) for f, v in zip(d._fields, d)], type(d)))
-_private_register_pytree_node(OrderedDict, lambda d: (list(d.values()), list(d.keys())), lambda v, c: OrderedDict(zip(c, v)),
-                              flatten_with_keys_fn=lambda d: (_map_keys(d, d), list(d)))
-_private_register_pytree_node(defaultdict, lambda d: (list(d.values()), [d.default_factory, list(d.keys())]),
-                              lambda v, c: defaultdict(c[0], dict(zip(c[1], v))),
-                              flatten_with_keys_fn=lambda d: (_map_keys(d, d), [d.default_factory, list(d)]))
-_private_register_pytree_node(deque, lambda d: (list(d), d.maxlen), lambda v, c: deque(v, maxlen=c),
-                              flatten_with_keys_fn=lambda d: (_seq_keys(d), d.maxlen))
+# the builtin nodes' functions under torch's private names (libraries register their own types with them:
+# transformers' ModelOutput passes `_dict_flatten`, `_dict_unflatten`, `_dict_flatten_with_keys`)
+def _tuple_flatten(d): return list(d), None
+def _tuple_flatten_with_keys(d): return _seq_keys(d), None
+def _tuple_unflatten(values, context): return tuple(values)
+def _list_flatten(d): return d, None
+def _list_flatten_with_keys(d): return _seq_keys(d), None
+def _list_unflatten(values, context): return list(values)
+def _dict_flatten(d): return list(d.values()), list(d.keys())
+def _dict_flatten_with_keys(d): return _map_keys(d, d), list(d)
+def _dict_unflatten(values, context): return dict(zip(context, values))
+def _namedtuple_flatten(d): return list(d), type(d)
+def _namedtuple_flatten_with_keys(d): return [(GetAttrKey(f), v) for f, v in zip(d._fields, d)], type(d)
+def _namedtuple_unflatten(values, context): return context(*values)
+def _ordereddict_flatten(d): return list(d.values()), list(d.keys())
+def _ordereddict_flatten_with_keys(d): return _map_keys(d, d), list(d)
+def _ordereddict_unflatten(values, context): return OrderedDict(zip(context, values))
+def _defaultdict_flatten(d): return list(d.values()), [d.default_factory, list(d.keys())]
+def _defaultdict_flatten_with_keys(d): return _map_keys(d, d), [d.default_factory, list(d)]
+def _defaultdict_unflatten(values, context): return defaultdict(context[0], dict(zip(context[1], values)))
+def _deque_flatten(d): return list(d), d.maxlen
+def _deque_flatten_with_keys(d): return _seq_keys(d), d.maxlen
+def _deque_unflatten(values, context): return deque(values, maxlen=context)
+
+_private_register_pytree_node(tuple, _tuple_flatten, _tuple_unflatten, flatten_with_keys_fn=_tuple_flatten_with_keys)
+_private_register_pytree_node(list, _list_flatten, _list_unflatten, flatten_with_keys_fn=_list_flatten_with_keys)
+_private_register_pytree_node(dict, _dict_flatten, _dict_unflatten, flatten_with_keys_fn=_dict_flatten_with_keys)
+_private_register_pytree_node(namedtuple, _namedtuple_flatten, _namedtuple_unflatten, flatten_with_keys_fn=_namedtuple_flatten_with_keys)
+_private_register_pytree_node(OrderedDict, _ordereddict_flatten, _ordereddict_unflatten, flatten_with_keys_fn=_ordereddict_flatten_with_keys)
+_private_register_pytree_node(defaultdict, _defaultdict_flatten, _defaultdict_unflatten, flatten_with_keys_fn=_defaultdict_flatten_with_keys)
+_private_register_pytree_node(deque, _deque_flatten, _deque_unflatten, flatten_with_keys_fn=_deque_flatten_with_keys)
 
 _private_register_pytree_node(Size, lambda d: (list(d), None), lambda v, c: tuple(v),     # as torch: a Size comes back a tuple
                               flatten_with_keys_fn=lambda d: (_seq_keys(d), None))
 
 STANDARD_DICT_TYPES = frozenset({dict, OrderedDict, defaultdict})
 BUILTIN_TYPES = frozenset({tuple, list, dict, namedtuple, OrderedDict, defaultdict, deque})
+
 
 # %% ../../nbs/reference/utils/pytree.ipynb #4ff159bd
 def _get_node_type(tree):
