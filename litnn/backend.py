@@ -57,6 +57,8 @@ def _astype(a, npd):
         a = a.astype(np.float32).clip(-448, 448)     # (an array method: numpy's and CuPy's)
     elif (a.dtype.name == 'bfloat16' or a.dtype.name.startswith('float8')) and npd.kind in 'iu':
         a = a.astype(np.float32)        # ml_dtypes' floats saturate into integers; torch converts through float, as C does (-1 -> 255 in uint8)
+    elif npd.name in ('float16', 'bfloat16') and a.dtype.kind in 'iuf' and a.dtype.itemsize > 4:
+        a = a.astype(np.float32)        # c10's Half and BFloat16 are made from a float: a double rounds twice, as in torch
     return a.astype(npd)
 
 # torch's names for the dtypes in its messages (its ScalarType names; `FloatTensor` and the other legacy types)

@@ -55,6 +55,10 @@ CASES = {
     # for dense layouts)
     'erfinv_expanded': lambda L: L.erfinv(L.tensor([-0.942, -0.1962, -0.4803]).expand(3, 1, 3)),
     'erfc_expanded': lambda L: L.erfc(L.tensor([-0.942, 0.1962, 1.4803]).reshape(3, 1).expand(3, 4).t()),
+    # double -> half / bfloat16 rounds through float, as c10's Half(float) and BFloat16(float) do (twice)
+    'double_to_half_through_float': lambda L: L.tensor([float.fromhex('0x1.57dfffe964df3p+1'), float.fromhex('-0x1.1cdfffe43a2cfp+3'),
+                                                        2.5, 65519.9], dtype=L.float64).half().float(),
+    'long_to_bfloat16_through_float': lambda L: L.tensor([2**24 + 1, 2**25 + 3, 16777217 * 3, -5]).bfloat16().float(),
 }
 
 
