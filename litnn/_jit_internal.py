@@ -19,6 +19,64 @@ def is_scripting():
     "False: litnn runs Python, never TorchScript."
     return False
 
+# %% ../nbs/reference/jit/jit_internal.ipynb #45ded9ed
+import ast, inspect, textwrap, warnings
+
+_overloaded_fns = {}        # qualified name -> its `@_overload` declarations (TorchScript compiles them; litnn runs the implementation)
+_overloaded_methods = {}    # qualified name -> {class name -> its `@_overload_method` declarations}
+
+_OVERLOAD_EXAMPLE = '''
+Example usage of overload function:
+@torch.jit._overload
+def my_function(x: type0) -> type0: # decl 1
+    pass
+
+@torch.jit._overload
+def my_function(x: type1) -> type1: # decl 2
+    pass
+
+def my_function(x):                 # implementation
+    if isinstance(x, type0):
+        return x
+    elif isinstance(x, type1):
+        return x
+'''
+
+def _check_overload_body(func):
+    "An overload declaration's body is `pass` or `...` (as torch checks); without its source: a warning."
+    try: source = inspect.getsource(func)
+    except OSError:
+        warnings.warn(f"Unable to retrieve source for @torch.jit._overload function: {func}.", stacklevel=2)
+        return
+    body = ast.parse(textwrap.dedent(source)).body[0].body
+    if len(body) != 1 or not (isinstance(body[0], ast.Pass) or
+                              (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and body[0].value.value is Ellipsis)):
+        msg = "Only `pass` statement or `...` can be the body of overload declaration:\n"
+        msg += "\n".join(source.split("\n")[:3])
+        raise RuntimeError(msg + " <- Expecting `pass` or `...` here!\n" + _OVERLOAD_EXAMPLE)
+
+def _qualified_name(obj):
+    "TorchScript's name of a function or class: its module under `__torch__` (`__main__` is `__torch__`), then its name."
+    module = obj.__module__
+    return ('__torch__' if module == '__main__' else '__torch__.' + module) + '.' + obj.__name__
+
+def _overload(func):
+    "`torch.jit._overload`: records a typed declaration of a function for TorchScript; returns it."
+    _check_overload_body(func)
+    _overloaded_fns.setdefault(_qualified_name(func), []).append(func)
+    return func
+
+def _overload_method(func):
+    "`torch.jit._overload_method`: `_overload` for a method of a class (an `nn.Module`'s `forward`)."
+    _check_overload_body(func)
+    cls = func.__qualname__.rpartition('.')[0].rpartition('.')[2]
+    _overloaded_methods.setdefault(_qualified_name(func), {}).setdefault(cls, []).append(func)
+    return func
+
+def _get_fn_overloads(qual_name):
+    "The declarations `_overload` recorded under `qual_name`, or None."
+    return _overloaded_fns.get(qual_name)
+
 # %% ../nbs/reference/jit/jit_internal_boolean_dispatch.ipynb #25e8760b
 import weakref
 

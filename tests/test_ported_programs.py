@@ -724,3 +724,18 @@ def test_pytree_builtin_node_functions_by_torch_names():
             res.append((leaves, type(back).__name__, dict(back), [(P.keystr(k), v) for k, v in P.tree_flatten_with_path(tree)[0]]))
         finally: P._deregister_pytree_node(Out)
     assert res[0] == res[1]
+
+
+def test_jit_overload_declarations_as_torch(tmp_path, monkeypatch):
+    "torch_geometric's utilities declare TorchScript signatures with `torch.jit._overload` at import (third-party-14)."
+    import importlib
+    src = ("def run(ovl):\n    @ovl\n    def f(x: int) -> int: ...\n    @ovl\n    def f(x: float) -> float:\n        pass\n"
+           "    def f(x): return x * 2\n    out = [f(3)]\n    try:\n        @ovl\n        def g(x: int) -> int: return x\n"
+           "    except RuntimeError as e: out.append(str(e))\n    return out\n\n"
+           "class M:\n    def run(self, ovl):\n        @ovl\n        def forward(self, x: int) -> int: ...\n        return forward\n")
+    (tmp_path / 'tp14_overloads.py').write_text(src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module('tp14_overloads')
+    got = [mod.run(lib.jit._overload) for lib in (torch, litnn)]
+    assert got[0] == got[1] and got[0][0] == 6 and 'Expecting `pass` or `...` here!' in got[0][1]
+    assert [callable(mod.M().run(lib.jit._overload_method)) for lib in (torch, litnn)] == [True, True]
