@@ -2639,6 +2639,11 @@ _B = _bernoulli(30)
 # %% ../nbs/reference/special.ipynb #a289eb37
 _EM = [float(math.factorial(2 * j) / _B[2 * j]) for j in range(1, 13)]     # Cephes' table: (2j)! / B_2j
 
+def _zeta_domain(xp, s, q, total):
+    "Cephes' checks in its order: s = 1 inf, s < 1 NaN (before q's poles), q a non-positive integer inf, else NaN for non-integer s below zero."
+    q_pole, q_neg = (q <= 0) & (q == xp.floor(q)), (q <= 0) & (s != xp.floor(s))
+    return xp.where(s == 1, np.inf, xp.where(s < 1, np.nan, xp.where(q_pole, np.inf, xp.where(q_neg, np.nan, total))))
+
 def _zeta(xp, s, q):
     "The Hurwitz zeta function on arrays (s, q broadcast; s > 1; s = 1 or q a non-positive integer give inf)."
     with np.errstate(all='ignore'):
@@ -2648,8 +2653,7 @@ def _zeta(xp, s, q):
             c = xp.where(q < 0, -(q + m - 1), 1.)           # with c in (0, 1]: two zetas of positive arguments sum them
             below = xp.where(q < 0, (-1.) ** s * (_zeta(xp, s, c) - _zeta(xp, s, c + m)), 0.)
             total = below + _zeta(xp, s, q + m)
-            pole = (s == 1) | ((q <= 0) & (q == xp.floor(q)))
-            return xp.where(pole, np.inf, xp.where((s < 1) | ((q <= 0) & (s != xp.floor(s))), np.nan, total))
+            return _zeta_domain(xp, s, q, total)
         n = max(9, int(math.ceil(9 - lo)))
         total, a = q ** -s, q
         for _ in range(n): a = a + 1; b = a ** -s; total = total + b
@@ -2659,8 +2663,7 @@ def _zeta(xp, s, q):
             fac = fac * (s + k); b = b / a
             total = total + fac * b / c
             fac = fac * (s + k + 1); b = b / a; k += 2
-        pole = (s == 1) | ((q <= 0) & (q == xp.floor(q)))
-        return xp.where(pole, np.inf, xp.where((s < 1) | ((q <= 0) & (s != xp.floor(s))), np.nan, total))
+        return _zeta_domain(xp, s, q, total)
 
 # %% ../nbs/reference/special.ipynb #548de1dd
 _EULER = 0.57721566490153286061

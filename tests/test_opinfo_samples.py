@@ -59,6 +59,10 @@ CASES = {
     'double_to_half_through_float': lambda L: L.tensor([float.fromhex('0x1.57dfffe964df3p+1'), float.fromhex('-0x1.1cdfffe43a2cfp+3'),
                                                         2.5, 65519.9], dtype=L.float64).half().float(),
     'long_to_bfloat16_through_float': lambda L: L.tensor([2**24 + 1, 2**25 + 3, 16777217 * 3, -5]).bfloat16().float(),
+    # zeta's domain checks in Cephes' order: s < 1 is NaN before q's poles (zeta(-8, 0) is NaN, not inf)
+    'zeta_domain_order': lambda L: L.special.zeta(L.tensor([-8., 1., 2., 2.5, 0.5, float('nan'), 5.], dtype=L.float64),
+                                                  L.tensor([0., 0., -3., -2.5, 2., 1., -2.], dtype=L.float64)),
+    'zeta_int64': lambda L: L.special.zeta(L.tensor([-8]), L.tensor([9, 0])),
 }
 
 
