@@ -87,6 +87,7 @@ IMPORTS_THE_PACKAGE = {
     'train.py': 'a user program (trains a model as a script would)',
     'onnx/tracing.py': "the package itself is what is patched while tracing: user code calls `torch.eq(...)`",
     'fx/_symbolic_trace.py': "a trace patches the package's namespaces: traced code calls `torch.relu(...)`",
+    '_VF.py': "`torch._VF.X` is torch's own function X, bound from C++: a name is looked up in the package's namespace",
     'fx/graph.py': "generated code reaches functions as `torch.relu`: the package is its global `torch`",
     'fx/graph_module.py': "`to_folder` writes a module that imports the package, and what it writes is read from it",
     'utils/benchmark/utils/timer.py': "a timed statement's global `torch` is the package (as torch's Timer gives it torch)",

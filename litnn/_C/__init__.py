@@ -105,8 +105,8 @@ def _get_float32_matmul_precision(*args):
 
 def _set_float32_matmul_precision(precision):
     "What `torch.set_float32_matmul_precision` sets (a str is required; an unknown one warns and changes nothing)."
-    import litnn
-    litnn.set_float32_matmul_precision(precision)
+    from litnn import set_float32_matmul_precision     # (defined in the package's __init__, which imports this module)
+    set_float32_matmul_precision(precision)
 
 def _get_deterministic_algorithms(*args):
     _no_args('_get_deterministic_algorithms', args)
@@ -118,8 +118,8 @@ def _get_deterministic_algorithms_warn_only(*args):
 
 def _set_deterministic_algorithms(mode, *, warn_only=False):
     "What `torch.use_deterministic_algorithms` sets (its checks and messages are this function's in torch)."
-    import litnn
-    litnn.use_deterministic_algorithms(mode, warn_only=warn_only)
+    from litnn import use_deterministic_algorithms
+    use_deterministic_algorithms(mode, warn_only=warn_only)
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #03f7ad9e
 _jit = {'profiling_executor': True, 'profiling_mode': True, 'fuse_cpu': False, 'fuse_gpu': True, 'texpr': True,
