@@ -476,7 +476,8 @@ def T(self:Tensor):
 def mT(self:Tensor):
     "The last two dimensions swapped (a batch of transposed matrices)."
     if self._data.ndim == 0:                   # a 0-d tensor is its own transpose: torch allows it, with a warning
-        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.", UserWarning, stacklevel=2)
+        from litnn._flags import _warn_once     # (torch's TORCH_WARN_ONCE: the first time in the process)
+        _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.", UserWarning, stacklevel=None)
         return transpose(self, 0, 0)
     if self._data.ndim < 2: raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor.")
     return transpose(self, -2, -1)
@@ -1562,14 +1563,16 @@ def H(self:Tensor):
     "The conjugate transpose of a matrix (the transpose of a real one)."
     if self.dim() not in (0, 2): raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                                                     + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""))
-    if self.dim() == 0:                        # torch: the 0-d tensor itself (its conjugate), with a warning
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+    if self.dim() == 0:                        # torch: the 0-d tensor itself (its conjugate), warned once a process
+        from litnn._flags import _warn_once
+        _warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=None)
         return self.conj()
     return self.transpose(0, 1).conj()
 
 def _matrices(self, what):
-    if self.dim() == 0:                        # torch: the 0-d tensor's conjugate (itself when real), with a warning
-        warnings.warn(f"{'Tensor.mH' if what == 'tensor.mH' else 'adjoint()'} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=3)
+    if self.dim() == 0:                        # torch: the 0-d tensor's conjugate (itself when real), warned once a process
+        from litnn._flags import _warn_once
+        _warn_once(f"{'Tensor.mH' if what == 'tensor.mH' else 'adjoint()'} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=None)
         return self.conj()
     if self.dim() < 2: raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
     return self.transpose(-2, -1).conj()

@@ -861,18 +861,29 @@ SWEEP_FIXED = {
 def test_sweep_fixed(name): _same(_case(SWEEP_FIXED, name))
 
 
+_0D_TRANSPOSES = {'mT': 'Tensor.mT is deprecated on 0-D tensors', 'mH': 'Tensor.mH is deprecated on 0-D tensors',
+                  'H': 'Tensor.H is deprecated on 0-D tensors', 'adjoint': r'adjoint\(\) is deprecated on 0-D tensors'}
+_0d_transpose = lambda lib, name: lib.tensor(2.5).adjoint() if name == 'adjoint' else getattr(lib.tensor(2.5), name)
+
 def test_0d_transposes_warn_as_torch():
-    before = torch.is_warn_always_enabled()
-    torch.set_warn_always(True)               # torch warns once per process (TORCH_WARN_ONCE) unless told otherwise
-    try: _0d_transposes_warn()
-    finally: torch.set_warn_always(before)
-
-
-def _0d_transposes_warn():
+    "Every time while warn-always is on; else once a process (TORCH_WARN_ONCE): after any first call, no more."
     for lib in (torch, litnn):
-        for attr, text in (('mT', 'Tensor.mT is deprecated on 0-D tensors'), ('mH', 'Tensor.mH is deprecated on 0-D tensors')):
-            with pytest.warns(UserWarning, match=text): getattr(lib.tensor(2.5), attr)
-        with pytest.warns(UserWarning, match=r'adjoint\(\) is deprecated on 0-D tensors'): lib.tensor(2.5).adjoint()
+        before = lib.is_warn_always_enabled()
+        lib.set_warn_always(True)
+        try:
+            for name, text in _0D_TRANSPOSES.items():
+                for _ in range(2):
+                    with pytest.warns(UserWarning, match=text): _0d_transpose(lib, name)
+        finally: lib.set_warn_always(before)
+        lib.set_warn_always(False)
+        try:
+            for name in _0D_TRANSPOSES:
+                _0d_transpose(lib, name)                      # (warns if it is the first in this process)
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter('always')
+                    _0d_transpose(lib, name)
+                assert w == [], (lib.__name__, name, [str(x.message) for x in w])
+        finally: lib.set_warn_always(before)
 
 
 _U8 = lambda t: t.tensor([8, 3, 0], dtype=t.uint8)
