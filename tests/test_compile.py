@@ -1184,6 +1184,23 @@ def test_transformer_encoder_with_padding_mask_compiles_fullgraph_as_torch():
     finally: torch.backends.mha.set_fastpath_enabled(was)
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-9, atol=1e-12)
 
+def test_a_finalizer_print_during_a_capture_does_not_break_it(capsys):
+    "An object of earlier code that the garbage collector finalizes mid-capture may print: not the captured function's side effect."
+    import gc
+    class Noisy:
+        def __del__(self): print('finalized')
+    def f(x):
+        gc.collect()                          # (as an allocation inside the function may set the collector off)
+        return x * 2
+    was = gc.isenabled(); gc.disable()        # (else the collector may free it before the capture starts)
+    try:
+        a = Noisy(); a.me = a; del a          # (a cycle: only the collector frees it)
+        out = litnn._dynamo.explain(f)(litnn.ones(3))
+    finally:
+        if was: gc.enable()
+    assert 'finalized' in capsys.readouterr().out and out.graph_break_count == 0 and out.graph_count == 1
+    assert litnn._dynamo.explain(lambda x: (print('here'), x * 2)[1])(litnn.ones(3)).graph_break_count == 1   # its own print breaks
+
 def test_a_print_from_another_thread_does_not_break_a_capture():
     "Only the recording thread's print() is the captured function's side effect (another thread may print meanwhile)."
     import threading

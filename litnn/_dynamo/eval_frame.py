@@ -6,7 +6,7 @@
 __all__ = ['OptimizedModule', 'explain']
 
 # %% ../../nbs/37_compile.ipynb #d50bf608
-import builtins, sys, math, threading, weakref, warnings, os as _os
+import builtins, gc, sys, math, threading, weakref, warnings, os as _os
 import numpy as np
 from .._tensor import Tensor, _version_counter, _inference_tensor
 from ..backend import default_generator
@@ -338,8 +338,9 @@ _BREAKS = {'item': "Tensor.item(): a Python number read from a tensor's data",
            '__repr__': "printing a tensor", '__format__': "formatting a tensor"}
 
 def _print(*args, **kw):
-    cap = _Capture.current
-    if cap is None or not cap.active or cap.thread != threading.get_ident(): return _builtin_print(*args, **kw)
+    cap = _Capture.current          # (another thread's print, or a finalizer's that the garbage collector runs mid-capture,
+    if cap is None or not cap.active or cap.thread != threading.get_ident() or _collecting[0]:  # is not the function's)
+        return _builtin_print(*args, **kw)
     cap.graph_break("print(): a Python side effect")
     with _suspended(cap): return _builtin_print(*args, **kw)
 
@@ -355,6 +356,9 @@ def _module_setattr(self, name, value):
 _setattr = Module.__setattr__
 
 # %% ../../nbs/37_compile.ipynb #68ec9ef5
+_collecting = [False]
+def _gc_phase(phase, info): _collecting[0] = phase == 'start'    # (objects of earlier code finalized during a capture)
+
 class _Recording:
     "Install the recorders for one capture, and take them out again: nothing is patched while no capture runs."
     def __init__(self, cap): self.cap = cap
@@ -369,6 +373,7 @@ class _Recording:
         _backward = _autograd.backward
         self.saved = [(o, n, o.__dict__[n] if isinstance(o, type) else getattr(o, n)) for o, n, _ in self.patches]
         for o, n, f in self.patches: setattr(o, n, f)
+        gc.callbacks.append(_gc_phase)
         self.handles = [register_optimizer_step_pre_hook(_step_pre_hook), register_optimizer_step_post_hook(_step_post_hook),
                         register_module_forward_pre_hook(_module_pre_hook)]
         _Capture.current, _Mode.trace = self.cap, _captured_op
@@ -376,6 +381,8 @@ class _Recording:
     def __exit__(self, *exc):
         _Capture.current, _Mode.trace = None, None
         for o, n, f in self.saved: setattr(o, n, f)
+        if _gc_phase in gc.callbacks: gc.callbacks.remove(_gc_phase)
+        _collecting[0] = False
         for h in self.handles: h.remove()
 
 def _recorded_method(f):
