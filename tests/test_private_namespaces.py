@@ -76,10 +76,10 @@ def test_nn_error_types_match_torch(code):
 def test_nn_functional_objects_are_torchs():
     "Where torch's F.X is torch._C._nn.X, litnn's is the same object too; and a gradient flows through the adapted ones."
     tf = torch.nn.functional
-    shared = [n for n in dir(tf) if not n.startswith('_') and getattr(tf, n) is getattr(torch._C._nn, n, None)]
-    assert 'gelu' in shared and 'linear' in shared
-    for n in shared: assert getattr(litnn._C._nn, n) is getattr(litnn.nn.functional, n), n
-    assert set(shared) <= set(dir(litnn._C._nn))
+    shared = {n: f.__name__ for n in dir(tf) if not n.startswith('_') and (f := getattr(tf, n)) is getattr(torch._C._nn, getattr(f, '__name__', ''), None)}
+    assert shared['gelu'] == 'gelu' and shared['logsigmoid'] == 'log_sigmoid'     # (F.logsigmoid is _nn.log_sigmoid)
+    for n, cpp in shared.items(): assert getattr(litnn._C._nn, cpp) is getattr(litnn.nn.functional, n), n
+    assert set(shared.values()) <= set(dir(litnn._C._nn))
     for lib in (torch, litnn):
         x = lib.tensor([[-1.0, 0.5], [2.0, -3.0]], requires_grad=True)
         lib._C._nn.mse_loss(lib._C._nn.elu(x, 1.0, 2.0), lib.zeros(2, 2), 2).backward()

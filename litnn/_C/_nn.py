@@ -6,8 +6,8 @@
 __all__ = ['nll_loss', 'nll_loss2d', 'nll_loss_nd', 'upsample_nearest1d', 'upsample_nearest2d', 'upsample_nearest3d',
            'upsample_linear1d', 'upsample_bilinear2d', 'upsample_bicubic2d', 'upsample_trilinear3d', 'reflection_pad1d',
            'reflection_pad2d', 'reflection_pad3d', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'elu',
-           'hardtanh', 'leaky_relu', 'log_sigmoid', 'glu', 'silu', 'silu_', 'mish', 'mish_', 'relu6', 'relu6_',
-           'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'mse_loss', 'l1_loss', 'soft_margin_loss',
+           'hardtanh', 'leaky_relu', 'glu', 'silu', 'silu_', 'mish', 'mish_', 'relu6', 'relu6_', 'hardsigmoid',
+           'hardsigmoid_', 'hardswish', 'hardswish_', 'mse_loss', 'l1_loss', 'soft_margin_loss',
            'multilabel_margin_loss', 'smooth_l1_loss', 'huber_loss', 'binary_cross_entropy', 'multi_margin_loss',
            'cross_entropy_loss', 'im2col', 'col2im', 'pad', 'pad_sequence', 'adaptive_avg_pool2d',
            'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'max_pool2d_with_indices',
@@ -15,16 +15,16 @@ __all__ = ['nll_loss', 'nll_loss2d', 'nll_loss_nd', 'upsample_nearest1d', 'upsam
 
 # %% ../../nbs/reference/torch/underscore_C_nn.ipynb #f9519255
 from ..nn import functional as F
+from .._python_arg_parser import _F_CPP
 from ..nn.utils.rnn import pad_sequence as _pad_sequence
 from .._utils import _flatten_dense_tensors, _unflatten_dense_tensors
 
 # %% ../../nbs/reference/torch/underscore_C_nn.ipynb #84f0e968
-_FROM_F = ('avg_pool2d', 'avg_pool3d', 'elu_', 'gelu', 'hardtanh_', 'leaky_relu_', 'linear', 'one_hot',
-           'scaled_dot_product_attention', 'softplus', 'softshrink')     # torch's F.X is torch._C._nn.X
+_FROM_F = {cpp[3:]: name for name, cpp in _F_CPP.items() if cpp.startswith('nn.')}    # {_nn's name: F's}: torch's F.X is an _nn function
 
 def __getattr__(name):
     "`_nn.gelu` is `F.gelu`: nn.functional's own object, looked up when asked."
-    if name in _FROM_F: return getattr(F, name)
+    if name in _FROM_F: return getattr(F, _FROM_F[name])
     raise AttributeError(f"module 'litnn._C._nn' has no attribute '{name}'")
 
 def __dir__(): return sorted({*globals(), *_FROM_F})
@@ -33,7 +33,6 @@ def __dir__(): return sorted({*globals(), *_FROM_F})
 def elu(input, alpha=1, scale=1, input_scale=1): return F._elementwise(F.EluBackward0, input, False, alpha=alpha, scale=scale, input_scale=input_scale)
 def hardtanh(input, min_val=-1, max_val=1): return F._hardtanh(input, min_val, max_val, False)   # (no min <= max check: F.hardtanh's is Python)
 def leaky_relu(input, negative_slope=0.01): return F.leaky_relu(input, negative_slope)
-def log_sigmoid(input): return F.logsigmoid(input)
 def glu(input, dim=-1): return F.glu(input, dim)
 def silu(input): return F.silu(input)
 def silu_(input): return F.silu(input, True)
