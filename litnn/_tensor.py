@@ -320,12 +320,13 @@ def _version_counter(t):
     if t._vc is None: t._vc = [0]
     return t._vc
 
-def _bump(t):
+def _bump(t, rebased=False):
     """A write into the memory of tensor `t` is done: a new version. The counter is the one thing every tensor over that
-    memory shares, so the memory's lazy conjugates (17d_complex_numbers) hang beside it: they see the write."""
+    memory shares, so the memory's lazy conjugates (17d_complex_numbers) and its views with a history hang beside it: they
+    see the write. `rebased`: autograd recorded the write, and the caller gave those views their new history (17c_inplace_on_views)."""
     vc = _version_counter(t)
     vc[0] += 1
-    if len(vc) > 1: vc[1].written(t)
+    if len(vc) > 1: vc[1].written(t, rebased)
 
 _META_CHANGED = [False]     # has a tensor with a history changed shape or dtype in place? Only then does the engine check gradients (13_backprop_engine)
 _GRAD_FN = Tensor.grad_fn   # (the slot: a stale view's property raises, 17c_inplace_on_views)

@@ -44,6 +44,7 @@ def _view_of(out, base):
     views.append(weakref.ref(out))
     if out._vmeta in _QUIET and out._requires_grad:      # a write into the memory will make its history invalid (17c_inplace_on_views)
         _memory_views(out._vc).quiet.append(weakref.ref(out))
+    elif out.grad_fn is not None: _memory_views(out._vc).rooted(root)     # a write under no_grad will regenerate its history (17c)
     return out
 
 # %% ../nbs/17_views.ipynb #a25da4b2
@@ -760,7 +761,8 @@ import builtins
 from .backend import patch, array_namespace
 from ._tensor import Tensor
 from .autograd.graph import Op
-from .autograd.engine import _new_history, _short_name, _AMBIGUOUS
+from .autograd.engine import _new_history, _view_inplace_error
+from .autograd.grad_mode import enable_grad
 from ._creation import _strided
 from .overrides import _disabled_torch_function_impl
 
@@ -848,15 +850,22 @@ def _regenerated(self:Tensor):
 
 @patch
 def _regenerate_views(self:Tensor):
-    "The history of base `self` changed: each live view's `grad_fn` becomes `AsStridedBackward0` of it, as torch regenerates them."
+    """The history of base `self` changed, or its memory was written where autograd did not see it (under no_grad): each
+    live view's `grad_fn` becomes `AsStridedBackward0` of it, as torch regenerates them."""
     live = []
+    with enable_grad(): self._regenerate_views_now(live)
+    self._views[:] = live
+
+@patch
+def _regenerate_views_now(self:Tensor, live):
+    "(`_regenerate_views`, with grad mode on: a write under no_grad regenerates too.) The live views go to list `live`."
     for ref in self._views:
         v = ref()
         if v is None or v._base is not self: continue       # dead, or no longer a view (unsafe_split)
         live.append(ref)
-        if v._vmeta in ('no_grad', 'no_grad_base', 'inference', 'inference_base', 'custom'): continue   # (custom: the Function keeps its node)
-        _new_history(v, v._regenerated().grad_fn)
-    self._views[:] = live
+        if v._vmeta in ('no_grad', 'no_grad_base', 'inference', 'inference_base'): continue   # (made invalid by the write itself: `_invalidate` below)
+        if v._vmeta is not None: _invalidate([ref])         # a Function's or a multi-output view: no history fits it
+        else: _new_history(v, v._regenerated().grad_fn)
 
 # %% ../nbs/17c_inplace_on_views.ipynb #65347ee7
 _QUIET = ('no_grad', 'no_grad_base', 'inference', 'inference_base')
@@ -875,18 +884,12 @@ _GRAD_FN = Tensor.__dict__['grad_fn']          # (the slot under the property)
 _StaleView.__name__ = _StaleView.__qualname__ = 'Tensor'; _StaleView.__module__ = Tensor.__module__   # type(v) prints as torch's
 
 def _invalidate(quiet):
-    "The views in list `quiet` (weak references) had their memory written: each becomes a `_StaleView`, with torch's message."
+    """The views in list `quiet` (weak references) had their memory written: each becomes a `_StaleView` whose `grad_fn`
+    raises torch's message for a view that may not be changed in place, said of its base (torch's `handle_view_on_rebase`)."""
     for r in quiet:
         v = r()
         if v is None or type(v) is not Tensor: continue
-        kind, fn = v._vmeta, _GRAD_FN.__get__(v)
-        who = ("A view was created" if kind in ('no_grad', 'inference') else
-               f"Output {v._output_nr} of {_short_name(type(fn).__name__)} is a view of a view which was created")
-        msg = (who + (" in no_grad mode" if kind.startswith('no_grad') else " in inference mode") +
-               _AMBIGUOUS.replace(" and is being modified inplace", " and its base or another view of its base has been modified inplace"))
-        if kind.startswith('inference'):
-            msg = msg.replace("with grad mode enabled", "in normal mode").replace("no_grad block", "inference_mode block")
-        v.__dict__['_stale'] = msg
+        v.__dict__['_stale'] = _view_inplace_error(v).replace(" and is being modified inplace", " and its base or another view of its base has been modified inplace")
         v.__class__ = _StaleView
     quiet.clear()
 
@@ -978,7 +981,11 @@ class _MemoryViews:
     """The views of one memory that a write must reach: its lazy conjugates (for each, the array it conjugates and, weakly,
     its own memory, laid out alike), and the views made under no_grad whose history a write makes invalid (`quiet`,
     17c_inplace_on_views)."""
-    def __init__(self): self.pairs, self.quiet = [], []
+    def __init__(self): self.pairs, self.quiet, self.roots = [], [], []
+
+    def rooted(self, root):
+        "Tensor `root` has a view with a history over this memory: a write autograd does not record regenerates it (17c_inplace_on_views)."
+        if not builtins.any(r() is root for r in self.roots): self.roots.append(weakref.ref(root))
 
     def add(self, a):
         "A new conjugate of array `a`: memory covering a's span, a's strides, a's values conjugated."
@@ -1012,9 +1019,16 @@ class _MemoryViews:
         for a, m, buf in self.live():
             if buf is root: return _shifted(a, _address(b) - _address(m), b.shape, b.strides)
 
-    def written(self, t):
-        "Tensor `t` was written: a conjugate's memory writes through to what it conjugates, and every other one reads it again."
+    def written(self, t, rebased=False):
+        """Tensor `t` was written: a conjugate's memory writes through to what it conjugates, and every other one reads it
+        again. Unless autograd recorded the write (`rebased`), the views with a history are regenerated, as torch does when
+        it finds a view's version changed (a write under no_grad, or through a detached alias)."""
         if self.quiet: _invalidate(self.quiet)
+        if self.roots and not rebased:
+            self.roots[:] = [r for r in self.roots if r() is not None]
+            for r in self.roots:
+                root = r()
+                if root._requires_grad and root._views: root._regenerate_views()
         if not self.pairs: return
         root, pairs = _memory_root(t._data), self.live()
         xp = array_namespace(t._data)

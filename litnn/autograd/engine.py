@@ -6,7 +6,7 @@
 from __future__ import annotations
 import bisect, builtins, functools, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
-from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable
+from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable, _GRAD_FN
 from ..backend import _by_np
 from .broadcasting import _summed_dims
 from .graph import AccumulateGrad, Node, Op, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
@@ -342,29 +342,33 @@ def _link_class(cls):
     return c
 
 class _GradOfInput(Node):
-    "A gradient connected to the tensors its operator reads: the second-order gradient passes to its own graph, zeros to them."
+    "A gradient connected to the tensors its operator reads: the second-order gradient passes to its own graph, zeros (or None) to them."
     on_arrays = True
     @staticmethod
     def backward(ctx, gg):
         a = gg._data if isinstance(gg, Tensor) else gg
         xp = array_namespace(a)
-        zs = tuple(xp.zeros(s, d) for s, d in ctx._read)
-        return (gg,) + (tuple(map(Tensor._make, zs)) if isinstance(gg, Tensor) else zs)
+        zs = tuple(None if m is None else xp.zeros(*m) for m in ctx._read)
+        return (gg,) + (tuple(z if z is None else Tensor._make(z) for z in zs) if isinstance(gg, Tensor) else zs)
 
 def _linked(node, outs):
     """`node`'s gradients `outs` (a recorded backward), each connected to what PyTorch's gradient operator reads:
-    `_grad_reads_input` is True (every input), a tuple of input positions, or 'result' (the node's own output)."""
+    `_grad_reads_input` is True (every input), a tuple of input positions, or 'result' (the node's own output). A node's
+    `_grad_zeros` ({gradient i: input positions}), if it has one, says which of those inputs torch's double backward
+    gives zeros for gradient i; the others get None (batch norm's: only some of its three gradients are defined)."""
     reads, outs = node._grad_reads_input, tuple(None if g is None else _as_tensor(g) for g in outs)
-    if reads == 'result': read = [((node, 0), outs[0])]       # relu's: the edge goes through relu again
-    else: read = [(e, g) for k, (e, g) in enumerate(zip(node.next_functions, outs))
+    if reads == 'result': read = [(0, (node, 0), outs[0])]       # relu's: the edge goes through relu again
+    else: read = [(k, e, g) for k, (e, g) in enumerate(zip(node.next_functions, outs))
                   if e[0] is not None and g is not None and (reads is True or k in reads)]
-    if not read or read[0][1] is None: return outs
-    cls, edges, meta = _link_class(type(node)), tuple(e for e, _ in read), tuple((g._data.shape, g._data.dtype) for _, g in read)
+    if not read or read[0][2] is None: return outs
+    cls, edges, meta = _link_class(type(node)), tuple(e for _, e, _ in read), tuple((g._data.shape, g._data.dtype) for _, _, g in read)
+    zeros = getattr(node, '_grad_zeros', None)
     res = list(outs)
     for i, ((fn, _), g) in enumerate(zip(node.next_functions, outs)):
         if fn is None or g is None: continue
         link = cls()
-        link.next_functions, link._read, link._seq = (_edge(g),) + edges, meta, next(_counter)
+        link.next_functions, link._seq = (_edge(g),) + edges, next(_counter)
+        link._read = meta if zeros is None else tuple(m if k in zeros.get(i, ()) else None for (k, _, _), m in zip(read, meta))
         res[i] = Tensor._make(g._data, True, link)
         # the same values as g: in a dual level (a jvp over this gradient, 14b_forward_mode) g's tangent too
         if _Mode.fw is not None: sys.modules["litnn.autograd.forward_ad"]._carry(g, res[i])
@@ -653,7 +657,7 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, **k
         _new_history(self, result.grad_fn, result._output_nr)
         if self._views is not None: self._regenerate_views()   # and its views' (17c_inplace_on_views)
     if fw is not None: fw.written(self, result)      # self's tangent (and its base's) become the result's
-    _bump(self)
+    _bump(self, recording)
     return self
 
 # %% ../../nbs/13_backprop_engine.ipynb #db4d3988
@@ -744,30 +748,37 @@ def _real_complex_pair(x, y):
     "Are numpy dtypes x and y a real and a complex dtype of one precision (a complex number is two of the reals)?"
     return {x.kind, y.kind} == {"f", "c"} and builtins.max(x.itemsize, y.itemsize) == 2 * builtins.min(x.itemsize, y.itemsize)
 
-def _check_view_inplace(view, base, view_fn=None):
-    """Refuse, before anything is written, an in-place change to `view` that torch would not record. `view_fn`: the node
-    of the view torch would take first (a setitem writes into `view[key]`), which names the view in the message."""
+def _view_inplace_error(view, view_fn=None):
+    """torch's message refusing an in-place change to `view` (None: nothing refuses it by how the view was made). `view_fn`:
+    the node of the view torch would take first (a setitem writes into `view[key]`), which names the view in the message."""
     kind = view._vmeta
-    if kind is not None:
-        if view_fn is not None: fn, nr = view_fn, 0
-        else: fn, nr = (type(view.grad_fn) if view.grad_fn is not None else None), view._output_nr
-        name = f"Output {nr} of {_short_name(fn.__name__) if fn is not None else 'a view function'}"
-        if kind == 'custom':              # an output of a custom Function that is a view, or a view of one
-            raise RuntimeError(f"{name} is a view and is being modified inplace. This view was created inside a custom Function (or because "
-                               "an input was returned as-is) and the autograd logic to handle view+inplace would override the custom "
-                               "backward associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. "
-                               "You can fix this by cloning the output of the custom Function.")
-        if kind.startswith('multi'):      # an output of unbind/split/chunk made with (or without) a history
-            raise RuntimeError(("A view was created in no_grad mode and is being modified inplace with grad mode enabled." if kind == 'multi_no_grad'
-                                else f"{name} is a view and is being modified inplace.") + " This view is the output of a function that returns "
-                               "multiple views. Such functions do not allow the output views to be modified inplace. You should "
-                               "replace the inplace operation by an out-of-place one.")
-        if kind.startswith('inference'):  # made in inference_mode (13b_grad_modes): torch's messages name that mode
-            raise RuntimeError(("A view was created in inference mode" if kind == 'inference' else
-                                f"{name} is a view of a view which was created in inference mode") + _AMBIGUOUS.replace(
-                               "with grad mode enabled", "in normal mode").replace("no_grad block", "inference_mode block"))
-        raise RuntimeError(("A view was created in no_grad mode" if kind == 'no_grad' else
-                            f"{name} is a view of a view which was created in no_grad mode") + _AMBIGUOUS)
+    if kind is None: return None
+    if view_fn is not None: fn, nr = view_fn, 0
+    else:                             # (the node it was made by: the slot, which a stale view's property hides)
+        fn, nr = _GRAD_FN.__get__(view), view._output_nr
+        fn = type(fn) if fn is not None else None
+    name = f"Output {nr} of {_short_name(fn.__name__) if fn is not None else 'a view function'}"
+    if kind == 'custom':              # an output of a custom Function that is a view, or a view of one
+        return (f"{name} is a view and is being modified inplace. This view was created inside a custom Function (or because "
+                "an input was returned as-is) and the autograd logic to handle view+inplace would override the custom "
+                "backward associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. "
+                "You can fix this by cloning the output of the custom Function.")
+    if kind.startswith('multi'):      # an output of unbind/split/chunk made with (or without) a history
+        return (("A view was created in no_grad mode and is being modified inplace with grad mode enabled." if kind == 'multi_no_grad'
+                 else f"{name} is a view and is being modified inplace.") + " This view is the output of a function that returns "
+                "multiple views. Such functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    if kind.startswith('inference'):  # made in inference_mode (13b_grad_modes): torch's messages name that mode
+        return (("A view was created in inference mode" if kind == 'inference' else
+                 f"{name} is a view of a view which was created in inference mode") + _AMBIGUOUS.replace(
+                "with grad mode enabled", "in normal mode").replace("no_grad block", "inference_mode block"))
+    return (("A view was created in no_grad mode" if kind == 'no_grad' else
+             f"{name} is a view of a view which was created in no_grad mode") + _AMBIGUOUS)
+
+def _check_view_inplace(view, base, view_fn=None):
+    "Refuse, before anything is written, an in-place change to `view` that torch would not record (`view_fn`: as above)."
+    msg = _view_inplace_error(view, view_fn)
+    if msg is not None: raise RuntimeError(msg)
     a, b = view._data, base._data
     if view._conj: a = _version_counter(view)[1].source(a)     # a lazy conjugate: where its base holds it (17d_complex_numbers)
     if (a.dtype != b.dtype and not _real_complex_pair(a.dtype, b.dtype)) or _memory_root(a) is not _memory_root(b) or builtins.any(s < 0 for s in a.strides):

@@ -256,7 +256,7 @@ def _dirtied(ctx, t, i):
     if t._requires_grad and t.grad_fn is None and t._base is None:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
     _check_inplace(t)                 # a view of such a leaf, or a view autograd cannot rebase (17c_inplace_on_views)
-    _bump(t)
+    _bump(t, True)                    # (its history, and its views', are given below)
     if ctx._versions is not None:     # forward saved `t` before this change of version: what it saved is the new value
         ctx._versions = [v + 1 if s is t else v for s, v in zip(ctx._saved, ctx._versions)]
     if t._base is not None:           # a view: its base's history is rewritten, and the view's after it

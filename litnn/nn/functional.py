@@ -1792,6 +1792,7 @@ from .._tensor import _follow_layout
 class NativeBatchNormBackward0(Op):
     "Normalize `x` over `dims` (with its own statistics, or `stats`), then scale by `weight` and shift by `bias`."
     _grad_reads_input = (0, 1)   # torch's gradient is an operator that reads the input and the weight (not the bias): connected to them under create_graph (13_backprop_engine)
+    _grad_zeros = {0: (0, 1), 1: (0,)}   # of which its double backward defines: for the input's gradient both, the weight's the input, the bias's none
     @staticmethod
     def forward(ctx, x, weight, bias, dims, pdims, pshape, eps, stats=None, running=None, half=False):
         a = x._data; xp = array_namespace(a)
@@ -1924,6 +1925,7 @@ def _save(ctx, x, weight, bias, mean, invstd, batch, o):
     "What backward needs: the input and weight, the statistics (in the input's shape, 1 along `dims`), the options."
     ctx.save_for_backward(x, weight)
     ctx.mean, ctx.invstd, ctx.batch, ctx.o = mean, invstd, batch, o
+    if not batch: ctx._grad_zeros = {0: (1,), 1: (0,)}   # running statistics: the input gradient is no function of the input (see the class)
     p = weight if weight is not None else bias
     ctx.param = (None if p is None else p._data.shape, None if bias is None else bias.dtype)
 

@@ -1,0 +1,138 @@
+"""Autograd details compared with torch: views whose memory was written where autograd did not record it (no_grad, a
+detached alias), batch norm's double backward, activation constructors' errors, `resize_`'s parser, indexing with
+`__torch_function__` objects and the identity of Tensor methods under a TorchFunctionMode."""
+import pytest
+import litnn
+torch = pytest.importorskip("torch")
+
+def _outcome(f):
+    "What calling `f` gives: its value, or the exception's type name and message."
+    try: return f()
+    except Exception as e: return (type(e).__name__, str(e).replace('torch', 'litnn'))
+
+def _node(t):
+    "The name of `t`'s grad_fn, or the exception reading it raises."
+    return _outcome(lambda: type(t.grad_fn).__name__)
+
+# --- item: a view's history after a write autograd did not record --------------------------------------------------
+
+def _nograd_on_view(lib):
+    x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a[0]
+    with lib.no_grad(): v.mul_(2)
+    out = [_node(v), _node(a), v._version, a._version]
+    a.sum().backward(retain_graph=True); out.append(x.grad.tolist()); x.grad = None
+    v.sum().backward(); out.append(x.grad.tolist())
+    return out
+
+def _nograd_on_base(lib):
+    x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a.t(); w = a[1, 1:]
+    with lib.no_grad(): a[0, 0] = 5
+    out = [_node(v), _node(w)]
+    (v * lib.arange(6.).view(3, 2)).sum().backward(); out.append(x.grad.tolist())
+    return out
+
+def _nograd_on_leaf_base(lib):
+    x = lib.ones(2, 3, requires_grad=True); v = x[0]
+    with lib.no_grad(): x.mul_(2)
+    out = [_node(v), [type(f[0]).__name__ for f in v.grad_fn.next_functions]]
+    v.sum().backward(); return out + [x.grad.tolist()]
+
+def _detached_alias(lib):
+    x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a[0]
+    a.detach().mul_(2)
+    return [_node(v), a._version]
+
+def _other_view_then_recorded(lib):
+    x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a[0]; w = a[1]
+    with lib.no_grad(): w.zero_()
+    out = [_node(v), _node(w)]
+    w.mul_(2)
+    out += [_node(v), _node(w), _node(a)]
+    a.sum().backward(); return out + [x.grad.tolist()]
+
+def _hooks_stay(lib):
+    x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a[0]; v.retain_grad()
+    calls = []
+    v.register_hook(lambda g: calls.append(1))
+    with lib.no_grad(): a.add_(1)
+    (v * 3).sum().backward()
+    return [_node(v), v.grad.tolist(), calls, x.grad.tolist()]
+
+def _inference_write(lib):
+    x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a[0]
+    with lib.inference_mode(): a.mul_(2)
+    return [_node(v)]
+
+def _multi_output_views(lib):
+    out = []
+    for make in (lambda a: a.unbind(0)[1], lambda a: a.split(1)[0], lambda a: a.chunk(2)[1], lambda a: a.unbind(0)[0][1:]):
+        for quiet in (False, True):
+            x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = make(a)
+            if quiet:
+                with lib.no_grad(): a.mul_(2)
+            else: a.mul_(2)
+            out += [_node(v), repr(v), _outcome(lambda: v.sum().tolist())]
+    x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a.unbind(0)[0]
+    with lib.no_grad(): v.mul_(2)
+    return out + [_node(v), _outcome(lambda: v.mul_(2) and None)]
+
+def _custom_function_view(lib):
+    class F(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): return x.view_as(x)
+        @staticmethod
+        def backward(ctx, g): return g
+    out = []
+    for quiet in (False, True):
+        x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = F.apply(a)
+        if quiet:
+            with lib.no_grad(): a.mul_(2)
+        else: a.mul_(2)
+        out.append(_node(v))
+    return out
+
+def _saved_then_nograd(lib):
+    x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a[0]
+    y = (a * a).sum()
+    with lib.no_grad(): v.mul_(2)
+    return [_outcome(lambda: y.backward())]
+
+@pytest.mark.parametrize("case", [_nograd_on_view, _nograd_on_base, _nograd_on_leaf_base, _detached_alias, _other_view_then_recorded,
+                                  _hooks_stay, _inference_write, _multi_output_views, _custom_function_view, _saved_then_nograd])
+def test_view_history_after_unrecorded_write(case):
+    assert case(litnn) == case(torch)
+
+# --- item: batch norm's double backward -----------------------------------------------------------------------------
+
+def _summary(t): return None if t is None else round(float(t.detach().abs().sum()), 6)
+
+def _norm_double_backward(lib, make, shape, train):
+    lib.manual_seed(0)
+    m = make(lib).double()
+    if not train: m.eval()
+    x = lib.tensor(torch.linspace(-2, 3, steps=int(torch.tensor(shape).prod())).reshape(shape).sin().tolist(), dtype=lib.float64, requires_grad=True)
+    ps = list(m.parameters())
+    out = []
+    for square in (False, True):
+        y = m(x)
+        w = lib.arange(float(y.numel()), dtype=lib.float64).reshape(y.shape)
+        gs = lib.autograd.grad(((y * y) if square else y * w).sum(), [x] + ps, create_graph=True)
+        for g in gs:
+            out.append(g.grad_fn is not None)
+            if g.requires_grad:
+                out.append([_summary(t) for t in lib.autograd.grad((g * g).sum() if square else g.sum(), [x] + ps, allow_unused=True, retain_graph=True)])
+    return out
+
+@pytest.mark.parametrize("make,shape", [(lambda lib: lib.nn.BatchNorm1d(3, affine=False), (4, 3)),
+                                        (lambda lib: lib.nn.BatchNorm1d(3), (4, 3, 5)),
+                                        (lambda lib: lib.nn.BatchNorm2d(3, affine=False), (2, 3, 4, 4)),
+                                        (lambda lib: lib.nn.BatchNorm2d(3), (2, 3, 2, 2)),
+                                        (lambda lib: lib.nn.BatchNorm3d(3, affine=False), (2, 3, 2, 2, 2)),
+                                        (lambda lib: lib.nn.BatchNorm3d(3, track_running_stats=False), (2, 3, 2, 2, 2)),
+                                        (lambda lib: lib.nn.LayerNorm(3), (4, 3))])
+@pytest.mark.parametrize("train", [False, True])
+def test_norm_double_backward(make, shape, train):
+    a, b = _norm_double_backward(litnn, make, shape, train), _norm_double_backward(torch, make, shape, train)
+    assert [x if not isinstance(x, list) else [v is None for v in x] for x in a] == [x if not isinstance(x, list) else [v is None for v in x] for x in b]
+    for p, q in zip(a, b):
+        if isinstance(p, list): assert p == [pytest.approx(v, rel=1e-6, abs=1e-9) if v is not None else None for v in q]
