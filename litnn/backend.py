@@ -222,6 +222,7 @@ class device:
     def __init__(self, type, index=None):
         if isinstance(type, device): type, index = type.type, type.index
         elif isinstance(type, builtins.int):     # an index alone names the accelerator's device: none without one (torch's words)
+            if type < 0: raise RuntimeError("Device index must not be negative")      # checked first, as c10 does
             if cupy is None: raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = 'cuda', type
         elif isinstance(type, str):
@@ -233,7 +234,7 @@ class device:
                 type, index = m[1], builtins.int(m[2])
         if type not in _DEVICE_TYPES:
             raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {type}")
-        if index is not None and index < 0: raise RuntimeError(f"Device index must be -1 or non-negative, got {index}")
+        if index is not None and index < 0: raise RuntimeError("Device index must not be negative")
         self.type, self.index = type, index
     def __repr__(self):
         return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"

@@ -37,6 +37,8 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
     if isinstance(f, (str, os.PathLike)) and not os.path.isdir(os.path.dirname(os.path.abspath(f))):
         raise RuntimeError(f"Parent directory {os.path.dirname(os.path.abspath(f))} does not exist.")     # torch's check, before writing
     if isinstance(f, (str, os.PathLike)) and os.path.isdir(f): raise RuntimeError(f"cannot save to {os.fspath(f)!r}: it is a directory")
+    if isinstance(pickle_protocol, int) and pickle_protocol > pickle.HIGHEST_PROTOCOL:    # torch's pickler refuses it before writing
+        raise ValueError(f"pickle protocol must be <= {pickle.HIGHEST_PROTOCOL}")
     if format == "torch":
         return _save_torch(obj, f)
     if format != "litnn": raise ValueError(f"litnn.save: format must be 'litnn' or 'torch', not {format!r}")
@@ -82,6 +84,7 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
     with _binary(f) as fh:
         start = fh.tell()
         head = fh.read(len(_LEGACY_TORCH))
+        if isinstance(head, str): raise AssertionError("Expected bytes, got str")    # a text-mode file: torch's unpickler says so
         fh.seek(start)
         if head[8:9] != b"{":   # not a safetensors header (whose first 8 bytes are its length)
             if head.startswith(b"PK"):

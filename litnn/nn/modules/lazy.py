@@ -13,6 +13,7 @@ from ..._creation import empty
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from ..parameter import UninitializedTensorMixin, UninitializedParameter, UninitializedBuffer, is_lazy
+from ..parameter import _check_requires_grad_flag
 
 
 # %% ../../../nbs/49_lazy_modules.ipynb #c72472e6
