@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_backend.ipynb #949ecf6a
 from __future__ import annotations
-import builtins, importlib.util, math, os, re, warnings, numpy as np
+import builtins, importlib.util, math, os, re, sys, warnings, numpy as np
 try: import ml_dtypes
 except ImportError: ml_dtypes = None
 
@@ -595,14 +595,26 @@ warnings.filterwarnings('ignore', message=r'(divide by zero|invalid value|overfl
 _LITNN_DIR = os.path.dirname(importlib.util.find_spec('litnn').origin)
 _FP_MESSAGE = re.compile(r'(divide by zero|invalid value|overflow|underflow) encountered')
 
+_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
+
 def _from_litnn(filename):
     "Whether a warning's frame is litnn's: a file of the package, or code litnn compiled (`<litnn.compile>`)."
     return filename.startswith((_LITNN_DIR, '<litnn'))
 
+def _numpy_called_by_litnn():
+    "Whether the numpy Python code that is warning now (`a.sum(dtype=)` runs numpy/_core/_methods.py) was called by litnn."
+    f, seen = sys._getframe(2), False   # above _showwarnmsg
+    while f is not None:
+        numpy = f.f_code.co_filename.startswith(_NUMPY_DIR)
+        if seen and not numpy: return _from_litnn(f.f_code.co_filename)
+        seen, f = seen or numpy, f.f_back
+    return False
+
 def _quiet_fp(show):
     "`warnings._showwarnmsg` that drops numpy's floating-point messages from litnn's own frames and shows the rest with `show`."
     def _showwarnmsg(msg):
-        if msg.category is RuntimeWarning and _from_litnn(msg.filename) and _FP_MESSAGE.match(str(msg.message)): return
+        if (msg.category is RuntimeWarning and _FP_MESSAGE.match(str(msg.message))
+            and (_from_litnn(msg.filename) or msg.filename.startswith(_NUMPY_DIR) and _numpy_called_by_litnn())): return
         show(msg)
     _showwarnmsg._litnn = True
     return _showwarnmsg
