@@ -136,3 +136,25 @@ def test_norm_double_backward(make, shape, train):
     assert [x if not isinstance(x, list) else [v is None for v in x] for x in a] == [x if not isinstance(x, list) else [v is None for v in x] for x in b]
     for p, q in zip(a, b):
         if isinstance(p, list): assert p == [pytest.approx(v, rel=1e-6, abs=1e-9) if v is not None else None for v in q]
+
+# --- item: activation modules' constructors with wrong arguments ----------------------------------------------------
+
+_CTOR_CASES = [((1,), {}), ((1, 2), {}), ((), {'x': 2}), ((), {'inplace': 1, 'x': 2}), ((1, 2, 3, 4, 5, 6, 7, 8), {}),
+               ((), {'dim': 1, 'foo': 2}), (('a',), {}), ((None,), {}), ((), {'inplace': True}), ((), {'device': 'cpu'})]
+
+def _construct(lib, name, a, k):
+    try: m = getattr(lib.nn, name)(*a, **k)
+    except Exception as e: return type(e).__name__, str(e)
+    return repr(m), [b.__name__ for b in type(m).__mro__ if not b.__name__.startswith('_')][:2]
+
+@pytest.mark.parametrize("name", sorted(torch.nn.modules.activation.__all__))
+def test_activation_constructor_errors(name):
+    for a, k in _CTOR_CASES:
+        assert _construct(litnn, name, a, k) == _construct(torch, name, a, k), (a, k)
+
+def test_hardtanh_old_argument_names():
+    for lib in (litnn, torch):
+        with pytest.warns(FutureWarning, match="`min_value` is deprecated and renamed to `min_val`"):
+            m = lib.nn.Hardtanh(min_value=-2., max_value=3.)
+        assert repr(m) == 'Hardtanh(min_val=-2.0, max_val=3.0)'
+        with pytest.raises(AssertionError, match=r"max_val \(2\) must be greater than min_val \(2\)"): lib.nn.Hardtanh(2, 2)

@@ -76,6 +76,7 @@ class LogSoftmax(Module):
     def extra_repr(self): return f"dim={self.dim}"
 
 # %% ../../../nbs/40b_activation_modules.ipynb #06ccac47
+import warnings
 from ..._creation import empty
 from ..parameter import Parameter
 from ..init import constant_
@@ -121,9 +122,16 @@ class GLU(_Activation):
 class Hardtanh(_Activation):
     "hardtanh as a module."
     fn, args, repr_args = staticmethod(F.hardtanh), ('min_val', 'max_val'), ('min_val', 'max_val')
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
+        if min_value is not None:       # torch's old names, still taken with its warning
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning, stacklevel=2)
+            max_val = max_value
         super().__init__(min_val=min_val, max_val=max_val, inplace=inplace)
-        assert self.max_val > self.min_val, f"max_val ({max_val}) must be greater than min_val ({min_val})"   # torch's check
+        if self.max_val <= self.min_val:    # (torch's check, raised even under python -O)
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
 
 class ReLU6(Hardtanh):
     "relu6 as a module (a Hardtanh from 0 to 6, as in torch)."
@@ -135,13 +143,15 @@ class Hardsigmoid(_Activation):
     fn, inplace_in_repr = staticmethod(F.hardsigmoid), False
     def __init__(self, inplace=False): super().__init__(inplace=inplace)
 
-class Hardswish(Hardsigmoid):
+class Hardswish(_Activation):      # (each class its own __init__: a wrong argument's TypeError names it, as torch's)
     "hardswish as a module."
-    fn = staticmethod(F.hardswish)
+    fn, inplace_in_repr = staticmethod(F.hardswish), False
+    def __init__(self, inplace=False): super().__init__(inplace=inplace)
 
-class Mish(Hardsigmoid):
+class Mish(_Activation):
     "mish as a module."
     fn = staticmethod(F.mish)
+    def __init__(self, inplace=False): super().__init__(inplace=inplace)
 
 # %% ../../../nbs/40b_activation_modules.ipynb #4d29a11d
 class Softplus(_Activation):
@@ -155,9 +165,11 @@ class Softshrink(_Activation):
     def __init__(self, lambd=0.5): super().__init__(lambd=lambd)
     def extra_repr(self): return str(self.lambd)
 
-class Hardshrink(Softshrink):
+class Hardshrink(_Activation):
     "hardshrink as a module."
-    fn = staticmethod(F.hardshrink)
+    fn, args = staticmethod(F.hardshrink), ('lambd',)
+    def __init__(self, lambd=0.5): super().__init__(lambd=lambd)
+    extra_repr = Softshrink.extra_repr
 
 class Threshold(_Activation):
     "threshold as a module."
