@@ -139,40 +139,66 @@ def gelu_backward(g, x, cdf):
     return cdf
 
 # %% ../nbs/36_fused_kernels.ipynb #9ffec2d0
+_BLOCK = 512     # elements summed in the dtype's lanes before the float64 total
+
 def _layer_norm(x, w, b, eps, out, mean, rstd):
     "Each row of `x` normalized, scaled by `w` and shifted by `b`, into `out`; its mean and 1/√(var + eps) kept."
     rows, cols = x.shape
+    zero = out.dtype.type(0)
     for i in range(rows):
         row = x[i]
-        s = 0.0                                  # float64
-        for j in range(cols): s += row[j]
-        m = s / cols
+        x0, s = row[0], 0.0                      # the sum of deviations from the first element: float64 total of blocks
+        for k in range(0, cols, _BLOCK):
+            blk, p = row[k:k + _BLOCK], zero
+            for j in range(blk.size): p += blk[j] - x0
+            s += p
+        m64 = x0 + s / cols
+        if not math.isfinite(m64):               # an infinite element (or differences past the range): the plain sum
+            m64 = 0.0
+            for j in range(cols): m64 += row[j]
+            m64 /= cols
+        mean[i] = m64
+        m = mean[i]                              # rounded to the dtype: the loops below stay in its lanes
         v = 0.0
-        for j in range(cols):
-            d = row[j] - m
-            v += d * d
-        r = 1 / math.sqrt(v / cols + eps)
-        mean[i], rstd[i] = m, r
-        o = out[i]
-        for j in range(cols): o[j] = (row[j] - m) * r * w[j] + b[j]
+        for k in range(0, cols, _BLOCK):
+            blk, p = row[k:k + _BLOCK], zero
+            for j in range(blk.size):
+                d = blk[j] - m
+                p += d * d
+            v += p
+        if not math.isfinite(v):                 # squares past the dtype's range (or inf/NaN in the row): float64
+            v = 0.0
+            for j in range(cols):
+                d = row[j] - m64
+                v += d * d
+        rstd[i] = 1 / math.sqrt(v / cols + eps)
+        r, o, lo = rstd[i], out[i], out.dtype.type(m64 - m)    # lo: what rounding the mean to the dtype left out
+        for j in range(cols): o[j] = ((row[j] - m) - lo) * r * w[j] + b[j]
 
 # %% ../nbs/36_fused_kernels.ipynb #bf918d92
-def _layer_norm_backward(g, x, w, mean, rstd, gx, gw, gb):
-    "Input gradient into `gx`; the weight's and bias's gradients added into float64 `gw`, `gb` (zeros on entry)."
+def _layer_norm_backward(g, x, w, mean, rstd, gx, gw, gb, bw, bb):
+    "Input gradient into `gx`; the weight's and bias's gradients added into float64 `gw`, `gb` through `bw`, `bb` (zeros, x's dtype)."
     rows, cols = x.shape
+    zero = gx.dtype.type(0)
     for i in range(rows):
         row, gr, m, r = x[i], g[i], mean[i], rstd[i]
-        s1, s2 = 0.0, 0.0                       # float64
-        for j in range(cols):
-            xh = (row[j] - m) * r
-            gy = gr[j] * w[j]
-            s1 += gy
-            s2 += gy * xh
-            gw[j] += gr[j] * xh
-            gb[j] += gr[j]
-        s1, s2 = s1 / cols, s2 / cols
-        o = gx[i]
-        for j in range(cols): o[j] = (gr[j] * w[j] - s1 - (row[j] - m) * r * s2) * r
+        s1, s2 = 0.0, 0.0                       # float64 totals of the blocks' sums
+        for k in range(0, cols, _BLOCK):
+            xs, gs, ws, bws, bbs = row[k:k + _BLOCK], gr[k:k + _BLOCK], w[k:k + _BLOCK], bw[k:k + _BLOCK], bb[k:k + _BLOCK]
+            p1 = p2 = zero
+            for j in range(xs.size):
+                xh = (xs[j] - m) * r
+                gy = gs[j] * ws[j]
+                p1 += gy
+                p2 += gy * xh
+                bws[j] += gs[j] * xh
+                bbs[j] += gs[j]
+            s1 += p1; s2 += p2
+        if i % 64 == 63 or i == rows - 1:        # the parameters' buffers into their float64 totals
+            for j in range(cols):
+                gw[j] += bw[j]; gb[j] += bb[j]; bw[j] = zero; bb[j] = zero
+        a1, a2, o = gx.dtype.type(s1 / cols), gx.dtype.type(s2 / cols), gx[i]
+        for j in range(cols): o[j] = (gr[j] * w[j] - a1 - (row[j] - m) * r * a2) * r
 
 # %% ../nbs/36_fused_kernels.ipynb #df4060b5
 def _params(w, b, cols, dtype, kind=np.ndarray):
@@ -203,7 +229,7 @@ def layer_norm_backward(g, a, w, mean, rstd):
     if kernel is None: return None
     w, _ = _params(w, None, a.shape[1], a.dtype)
     gx, gw, gb = np.empty_like(a), np.zeros(a.shape[1]), np.zeros(a.shape[1])
-    kernel(g, a, np.ascontiguousarray(w), mean, rstd, gx, gw, gb)
+    kernel(g, a, np.ascontiguousarray(w), mean, rstd, gx, gw, gb, np.zeros(a.shape[1], a.dtype), np.zeros(a.shape[1], a.dtype))
     return gx, gw.astype(a.dtype), gb.astype(a.dtype)
 
 # %% ../nbs/36_fused_kernels.ipynb #ebcb195b
@@ -346,6 +372,64 @@ def _softmax_back_rows(ds, t, p, scale):
         for j in range(ds.shape[1]): r[j] = (r[j] - ti) * q[j] * scale
 _softmax_back_rows.exact = True
 
+# %% ../nbs/36_fused_kernels.ipynb #40f5b692
+def _log_softmax_rows(x, out):
+    "Log-softmax of each row of 2-D float32 `x` into `out`: x - max - log Σ e^(x - max)."
+    c0, c1, c2, c3, c4, c5 = _EXPF
+    bits = np.empty(_CHUNK, np.int32); two_n = bits.view(np.float32); er = np.empty(_CHUNK, np.float32)
+    top = np.empty(x.shape[0], x.dtype)
+    for i in range(x.shape[0]):                  # the rows' maxima first: inside the loop below this pass ran 3x slower
+        row, m = x[i], x[i, 0]
+        for j in range(row.size):
+            v = row[j]
+            m = v if v > m else m                # (a NaN anywhere makes the sum below NaN)
+        top[i] = m
+    for i in range(x.shape[0]):
+        row, o, m, s = x[i], out[i], top[i], 0.0 # s: float64 total of the chunks' float32 sums
+        for k in range(0, row.size, _CHUNK):
+            xs = row[k:k + _CHUNK]
+            for j in range(xs.size):             # e^(x - max) = 2^n e^r, as GELU's backward
+                v = xs[j] - m
+                if v < np.float32(-103): v = np.float32(-103)     # below float32's normal range: 2^n's bits give 0
+                n = np.floor(v * _LOG2E + np.float32(0.5))
+                r = v - n * _LN2_HI - n * _LN2_LO
+                er[j] = (((((c0 * r + c1) * r + c2) * r + c3) * r + c4) * r + c5) * (r * r) + r + np.float32(1)
+                bits[j] = (np.int32(max(n, np.float32(-127))) + 127) << 23
+            p = np.float32(0)
+            for j in range(xs.size): p += er[j] * two_n[j]
+            s += p
+        ls = np.float32(math.log(s))             # NaN for a NaN in the row or an infinite maximum (inf - inf), as numpy's passes
+        for j in range(row.size): o[j] = (row[j] - m) - ls
+
+def _log_softmax_rows_backward(g, y, dx):
+    "The gradient of log-softmax of each row, g - e^y Σg, from its output `y`, into `dx` (2-D float32)."
+    c0, c1, c2, c3, c4, c5 = _EXPF
+    bits = np.empty(_CHUNK, np.int32); two_n = bits.view(np.float32); er = np.empty(_CHUNK, np.float32)
+    tot = np.empty(g.shape[0], g.dtype)
+    for i in range(g.shape[0]):                  # the rows' sums first, as forward's maxima
+        gr, s = g[i], 0.0
+        for k in range(0, gr.size, _CHUNK):
+            gs, p = gr[k:k + _CHUNK], np.float32(0)
+            for j in range(gs.size): p += gs[j]
+            s += p
+        tot[i] = s
+    for i in range(g.shape[0]):
+        gr, yr, o, st = g[i], y[i], dx[i], tot[i]
+        for k in range(0, gr.size, _CHUNK):
+            gs, ys, os = gr[k:k + _CHUNK], yr[k:k + _CHUNK], o[k:k + _CHUNK]
+            for j in range(ys.size):             # e^y (NaN passes)
+                v = ys[j]
+                if v < np.float32(-103): v = np.float32(-103)
+                n = np.floor(v * _LOG2E + np.float32(0.5))
+                r = v - n * _LN2_HI - n * _LN2_LO
+                er[j] = (((((c0 * r + c1) * r + c2) * r + c3) * r + c4) * r + c5) * (r * r) + r + np.float32(1)
+                bits[j] = (np.int32(max(n, np.float32(-127))) + 127) << 23
+            for j in range(gs.size): os[j] = gs[j] - (er[j] * two_n[j]) * st
+
+def _rows32(*arrays):
+    "Whether the row kernels take these: numpy float32 arrays of one shape, C-contiguous, non-empty, at least 1-D."
+    return arrays[0].ndim > 0 and arrays[0].dtype == np.float32 and _fits(*arrays) and all(a.shape == arrays[0].shape for a in arrays)
+
 # %% ../nbs/36_fused_kernels.ipynb #48eaa71b
 _ELEMENTWISE = {    # name: (inputs, outputs, CUDA C body run at each index)
     'gelu': ('T x', 'T y, T cdf', 'cdf = (T)0.5 * ((T)1 + erf(x * (T)0.7071067811865476)); y = x * cdf;'),
@@ -388,14 +472,24 @@ def _gpu_gelu(a): return _kernel('gelu')(a)
 def _gpu_gelu_backward(g, x, cdf): return _kernel('gelu_backward')(g, x, cdf)
 
 def softmax(a, dim, log=False):
-    "softmax (log_softmax with `log`) of array `a` along `dim` in three GPU kernels, or None where they do not run."
+    "softmax (log_softmax with `log`) of array `a` along `dim` in three GPU kernels (float32 log-softmax over the last dim on numpy: one loop per row), or None where they do not run."
+    if log and dim is not None and dim == a.ndim - 1 and _rows32(a) and compiled(_log_softmax_rows) is not None:
+        out = np.empty_like(a)
+        compiled(_log_softmax_rows)(a.reshape(-1, a.shape[-1]), out.reshape(-1, a.shape[-1]))
+        return out
     if not _gpu(a) or dim is None: return None
     m = a.max(axis=dim, keepdims=True)
     s = _kernel('sum_exp')(a, m, axis=dim, keepdims=True)
     return _kernel('log_softmax' if log else 'softmax')(a, m, s)
 
 def softmax_backward(g, y, dim, log=False):
-    "The gradient of softmax (log_softmax) from its output `y`, in two GPU kernels, or None where they do not run."
+    "The gradient of softmax (log_softmax) from its output `y`, in two GPU kernels (or the row loop, as forward), or None where they do not run."
+    if log and dim is not None and dim == y.ndim - 1 and type(g) is np.ndarray and compiled(_log_softmax_rows_backward) is not None:
+        g = np.ascontiguousarray(g)              # a gradient may arrive as a broadcast view
+        if _rows32(g, y):
+            dx = np.empty_like(g)
+            compiled(_log_softmax_rows_backward)(g.reshape(-1, g.shape[-1]), y.reshape(-1, g.shape[-1]), dx.reshape(-1, g.shape[-1]))
+            return dx
     if not _gpu(g, y) or dim is None: return None
     s = g.sum(axis=dim, keepdims=True) if log else _kernel('sum_product')(g, y, axis=dim, keepdims=True)
     return _kernel('log_softmax_backward' if log else 'softmax_backward')(g, y, s)

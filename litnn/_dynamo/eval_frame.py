@@ -915,10 +915,25 @@ class _CloneLow:
     def forward(em, cls, x): return em.copy(x), None
     def backward(em, node, info, g): return g
 
+def _log_softmax_low(x, out):
+    c = x.shape[-1]; _fused.compiled(_fused._log_softmax_rows)(x.reshape(-1, c), out.reshape(-1, c))
+
+def _log_softmax_back_low(g, y, out):
+    c = y.shape[-1]; _fused.compiled(_fused._log_softmax_rows_backward)(g.reshape(-1, c), y.reshape(-1, c), out.reshape(-1, c))
+
+def _rows_low(dim, *vs):
+    "Whether eager's log-softmax takes its row loop (36_fused_kernels) for these values: the last dim, float32, row-major."
+    return (dim is not None and dim == vs[0].a.ndim - 1 and builtins.all(isinstance(v, _Val) for v in vs)
+            and _fused._rows32(*(v.a for v in vs)) and _fused.compiled(_fused._log_softmax_rows) is not None)
+
 @_lowers(LogSoftmaxBackward0)
 class _LogSoftmaxLow:
+    "Eager's row loop where eager takes it (float32 rows over the last dim), else numpy's passes: the same bits either way."
     def forward(em, cls, x, dim):
         if not _plain(x): raise _Unlowered
+        if _rows_low(dim, x):
+            s = _kernel_call(em, _log_softmax_low, [x], [(x.a.shape, x.a.dtype)])[0]
+            return s, (s, dim)
         if x.a.ndim == 2 and dim in (1, -1) and _fits_low(x) and _fused.compiled(_fused._row_max) is not None:
             m = _kernel_call(em, _row_max_low, [x], [((x.a.shape[0], 1), x.a.dtype)])[0]      # numpy's max pays per short row
         else: m = em.compute("xp.max", x, axis=dim, keepdims=True)
@@ -927,6 +942,8 @@ class _LogSoftmaxLow:
         return s, (s, dim)
     def backward(em, node, info, g):
         y, dim = info
+        if isinstance(g, _Val) and g.a.shape == y.a.shape and g.a.dtype == y.a.dtype and _rows_low(dim, y):
+            return _kernel_call(em, _log_softmax_back_low, [_contiguous_low(em, g), y], [(y.a.shape, y.a.dtype)])[0]
         return em.compute("xp.subtract", g, em.compute("xp.multiply", em.compute("xp.exp", y), em.compute("xp.sum", g, axis=dim, keepdims=True)))
 
 
@@ -991,7 +1008,8 @@ def _ln_low(x, w, b, eps, out, mean, rstd): _fused.compiled(_fused._layer_norm)(
 
 def _ln_back_low(g, x, w, mean, rstd, gx, gw, gb, gw_out, gb_out):
     gw.fill(0); gb.fill(0)
-    _fused.compiled(_fused._layer_norm_backward)(g, x, w, mean, rstd, gx, gw, gb)
+    z = np.zeros((2, gw.size), x.dtype)                # the kernel's buffers of the dtype
+    _fused.compiled(_fused._layer_norm_backward)(g, x, w, mean, rstd, gx, gw, gb, z[0], z[1])
     np.copyto(gw_out, gw); np.copyto(gb_out, gb)       # float64 sums rounded once, as eager's astype
 
 @_lowers(NativeLayerNormBackward0)
