@@ -20,6 +20,7 @@ from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..autograd.profiler import record_function
 from ..utils.hooks import RemovableHandle
 from ..autograd.broadcasting import _fma, _opmath, _half
+from ..autograd.graph import _broadcast_error, _broadcast_shape
 from .._pointwise import _lerp
 from .. import fused
 
@@ -258,7 +259,7 @@ def _eval_closure(closure, opt=None):
     loss = None
     if closure is not None:
         with enable_grad(): loss = closure()
-    if opt is not None: _check_differentiable(opt); _check_sparse_grads(opt)
+    if opt is not None: _check_differentiable(opt); _check_sparse_grads(opt); _check_state_shapes(opt)
     return loss
 
 def _scalar(x):
@@ -324,6 +325,27 @@ def _each_grad(group):
 
 _NO_SPARSE = {n: f"{n} does not support sparse gradients" for n in ('Adadelta', 'Adafactor', 'Adamax', 'ASGD', 'NAdam', 'RAdam', 'RMSprop', 'Rprop')}
 _NO_SPARSE['Adam'] = _NO_SPARSE['AdamW'] = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
+# the state buffers every built-in optimizer keeps in its parameter's shape (Adafactor's factored ones and LBFGS's flat ones are not)
+_GRAD_SHAPED = frozenset({'exp_avg', 'exp_avg_sq', 'max_exp_avg_sq', 'exp_inf', 'square_avg', 'acc_delta', 'momentum_buffer',
+                          'grad_avg', 'sum', 'ax', 'prev', 'step_size'})
+
+def _check_state_shapes(opt):
+    """A state buffer of another shape than its gradient (a state dict loaded from another model, a parameter's `.data`
+    replaced) fails torch's first in-place update on it. litnn's steps run on arrays, which numpy would broadcast or refuse
+    in its own words, and a compiled kernel would read past: so the step refuses first, in torch's words, changing nothing."""
+    for p, st in opt.state.items():     # (a parameter without state has nothing to check; about 1 us a parameter)
+        g = getattr(p, '_grad', None)
+        if g is None: continue
+        gs = g._data.shape
+        for k, s in st.items():
+            if k in _GRAD_SHAPED and isinstance(s, Tensor) and s._data.shape != gs:
+                grad_first = type(opt).__name__ == 'Rprop'      # its first update multiplies the gradient by the state
+                sa, sb = (gs, s._data.shape) if grad_first else (s._data.shape, gs)
+                if g.is_sparse:     # SparseAdam's first update masks the state by the gradient's indices
+                    raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(sa)} but mask has size {list(sb)}")
+                raise _broadcast_error(sa, sb) or RuntimeError(
+                    f"output with shape {list(s._data.shape)} doesn't match the broadcast shape {list(_broadcast_shape(sa, sb))}")
 
 def _check_sparse_grads(opt):
     "torch's refusal of a sparse gradient by the optimizers that have no sparse update (their class or a litnn base of it)."

@@ -28,6 +28,8 @@ def _tensor_batch(dataset, index):
     if not (isinstance(dataset, TensorDataset) and type(dataset).__getitem__ is TensorDataset.__getitem__
             and getattr(dataset, '__getitems__', None) is None): return None
     if not index or any(type(i) is not int for i in index) or any(t.requires_grad for t in dataset.tensors): return None
+    n = dataset.tensors[0].shape[0]
+    if not all(-n <= i < n for i in index): return None      # one sample at a time raises torch's IndexError for it
     return [Tensor._make(t._data[array_namespace(t._data).asarray(index)]) for t in dataset.tensors]
 
 # %% ../../../nbs/54_dataloader.ipynb #5c7d78ea
