@@ -77,6 +77,57 @@ def _get_fn_overloads(qual_name):
     "The declarations `_overload` recorded under `qual_name`, or None."
     return _overloaded_fns.get(qual_name)
 
+# %% ../nbs/reference/jit/jit_internal.ipynb #af297dfa
+import collections.abc, types, typing
+
+_RAW_TYPE_NAME_MAPPING = {dict: "dict", list: "list", tuple: "tuple", typing.Dict: "Dict", typing.List: "List",
+                          typing.Optional: "Optional", typing.Tuple: "Tuple"}   # torch's: a bare `dict` is refused too
+
+def _check_args_exist(target_type):
+    "torch's error for a bare `List`, `Dict`, `Tuple` or `Optional`."
+    if not (name := _RAW_TYPE_NAME_MAPPING.get(target_type)): return
+    if name.endswith("ict"):
+        raise RuntimeError(f"Attempted to use {name} without contained types. Please add contained type, e.g. {name}[int, int]")
+    raise RuntimeError(f"Attempted to use {name} without a contained type. Please add a contained type, e.g. {name}[int]")
+
+def _check_empty_containers(obj):
+    if obj == [] or obj == {} or obj == ():
+        warnings.warn("The inner type of a container is lost when calling torch.jit.isinstance in eager mode. For example, "
+                      "List[int] would become list and therefore falsely return True for List[float] or List[str].", stacklevel=2)
+
+def _matches(el, t): return _container_checker(el, t) if typing.get_origin(t) else isinstance(el, t)
+
+def _container_checker(obj, target_type):
+    "Whether `obj` matches a parameterized `List`, `Dict`, `Tuple` or `Optional`/`Union` annotation, element by element."
+    origin = typing.get_origin(target_type)
+    _check_args_exist(target_type)
+    args = typing.get_args(target_type)
+    if origin is list:
+        _check_empty_containers(obj)
+        return isinstance(obj, list) and all(_matches(el, args[0]) for el in obj)
+    if origin is dict:
+        _check_empty_containers(obj)
+        return isinstance(obj, dict) and all(isinstance(k, args[0]) and _matches(v, args[1]) for k, v in obj.items())
+    if origin is tuple:
+        _check_empty_containers(obj)
+        return isinstance(obj, tuple) and len(obj) == len(args) and all(_matches(el, t) for el, t in zip(obj, args))
+    if origin is typing.Union or origin is types.UnionType:     # also Optional
+        if obj is None: return True
+        for t in args:
+            if typing.get_origin(t): return _container_checker(obj, t)     # torch's: the first container alternative decides
+            if isinstance(obj, t): return True
+    return False
+
+def _isinstance(obj, target_type):
+    "`torch.jit.isinstance`: Python's isinstance that also checks parameterized containers' elements."
+    if isinstance(target_type, collections.abc.Container):
+        if not isinstance(target_type, tuple):
+            raise RuntimeError("The second argument to `torch.jit.isinstance` must be a type or a tuple of types")
+        return any(_isinstance(obj, t) for t in target_type)
+    if typing.get_origin(target_type): return _container_checker(obj, target_type)
+    _check_args_exist(target_type)
+    return isinstance(obj, target_type)
+
 # %% ../nbs/reference/jit/jit_internal_boolean_dispatch.ipynb #25e8760b
 import weakref
 
