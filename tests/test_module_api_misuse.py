@@ -208,3 +208,9 @@ def test_optimizer_state_loaded_from_another_model():
 def test_loader_index_out_of_range(kw):
     # the one-indexing-per-tensor fast path of TensorDataset batches leaves an out-of-range index to the per-sample path
     same(f'list(L.utils.data.DataLoader(L.utils.data.TensorDataset(L.arange(4.), L.arange(4)), {kw}))')
+
+
+@pytest.mark.parametrize('cls', ['UninitializedParameter', 'UninitializedBuffer'])
+@pytest.mark.parametrize('args', ["L.ones(2), 'nope'", '3, dtype=3', 'True, dtype=L.int64', "3, 'meta'"])
+def test_lazy_placeholder_checks_device_and_dtype_first(cls, args):
+    same(f'L.nn.{cls}({args})')

@@ -153,7 +153,8 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     "A `Parameter` whose shape is not known yet (as `torch.nn.UninitializedParameter`)."
     cls_to_become, _keeps_type = Parameter, False
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        _check_requires_grad_flag(requires_grad)      # torch makes it with _make_subclass too
+        empty(0, device=device, dtype=dtype)          # torch's order: the device and dtype checks, then _make_subclass's flag
+        _check_requires_grad_flag(requires_grad)
         return cls._make(empty(0, device=device, dtype=dtype, requires_grad=requires_grad)._data, requires_grad)
     def __init__(self, requires_grad=True, device=None, dtype=None): pass
     def __deepcopy__(self, memo):
@@ -165,6 +166,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     cls_to_become, _keeps_type = Tensor, True
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        empty(0, device=device, dtype=dtype)
         _check_requires_grad_flag(requires_grad)
         t = cls._make(empty(0, device=device, dtype=dtype, requires_grad=requires_grad)._data, requires_grad)
         t.persistent, t._is_buffer = persistent, True
