@@ -1727,9 +1727,13 @@ def _int_list(fn, name, v, pos=2, varargs=False, overloads=False):
         if not isinstance(v[0], (tuple, list)): raise single(v[0])
         v, spread = v[0], False                    # one sequence: its elements
     elif not varargs and not isinstance(v, (tuple, list)): raise single(v)
+    elif spread and len(v) > 1 and not _an_int(v[0]):     # several arguments are a list only after an int: `resize_(2.0, 3)`
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got ({', '.join(T(a) for a in v)})" if overloads
+                        else f"{fn}() takes 1 positional argument but {len(v)} were given")
     out = []
     for i, s in enumerate(v):
         if type(s) is builtins.int: out.append(s); continue           # (the common case first)
+        if type(s) is builtins.bool and i: out.append(builtins.int(s)); continue   # torch unpacks a bool after the first element
         if not _an_int(s):     # (torch's parser reads the first element to choose a signature, the rest when it unpacks)
             if i == 0 and not spread and overloads: raise single(v)     # (`view(('a', 3))`: no signature takes it)
             if i == 0 and not spread: raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {T(v)}") if pos is None else TypeError(

@@ -712,12 +712,13 @@ def _memory(a):
     return root.reshape(-1).view(np.uint8)[start:end].view(a.dtype)
 
 @patch
-def resize_(self:Tensor, *sizes, memory_format=None):
+def resize_(self:Tensor, *sizes, memory_format=None, **kw):
     "Give `self` the shape `sizes` in place: contiguous over the first elements of its memory (zeros where it grows)."
+    from litnn._creation import _sizes_given        # (11_making_tensors, which comes later)
+    size = _sizes_given('resize_', sizes, kw, 'size')      # torch's parser: `resize_(2, 3)`, `resize_((2, 3))`, `size=`
     if self.requires_grad and not _Mode.inference:     # inference_mode skips torch's autograd kernels, and this check with them
         raise RuntimeError("cannot resize variables that require grad")
-    size = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
-    size = tuple(builtins.int(s) for s in size)
+    if memory_format is not None and memory_format.name == 'preserve_format': raise RuntimeError("Unsupported memory formatPreserve")
     if builtins.any(s < 0 for s in size) or math.prod(size) >= 2**63: raise RuntimeError("numel: integer multiplication overflow")
     if math.prod(size) * self._data.itemsize >= 2**63: raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     from litnn._tensor import _FORMAT_ORDER, _laid_out     # (reference/torch/tensor_attributes, which comes later)

@@ -154,7 +154,43 @@ def test_activation_constructor_errors(name):
 
 def test_hardtanh_old_argument_names():
     for lib in (litnn, torch):
-        with pytest.warns(FutureWarning, match="`min_value` is deprecated and renamed to `min_val`"):
+        with pytest.warns(FutureWarning) as rec:
             m = lib.nn.Hardtanh(min_value=-2., max_value=3.)
+        assert [str(w.message) for w in rec] == ["keyword argument `min_value` is deprecated and renamed to `min_val`",
+                                                 "keyword argument `max_value` is deprecated and renamed to `max_val`"]
         assert repr(m) == 'Hardtanh(min_val=-2.0, max_val=3.0)'
         with pytest.raises(AssertionError, match=r"max_val \(2\) must be greater than min_val \(2\)"): lib.nn.Hardtanh(2, 2)
+
+# --- item: resize_ / resize_as_ behind torch's argument parser --------------------------------------------------------
+
+def _resize_cases(lib):
+    out = []
+    for args, kw in [((2, 3), {}), (((2, 3),), {}), ((lib.Size([2, 3]),), {}), (([2, 3],), {}), ((6,), {}), ((), {}),
+                     ((2.0, 3), {}), ((True, 3), {}), (('a',), {}), ((None,), {}), (((2, 3), 4), {}), ((2, True), {}),
+                     ((3.0,), {}), ((True,), {}), ((-1, 3), {}), ((2, -3), {}), (((2, 3.5),), {}), ((lib.tensor([2, 3]),), {}),
+                     ((lib.tensor(2), 3), {}), ((), {'size': (2, 3)}), ((2, 3), {'foo': 1}),
+                     ((2, 3), {'memory_format': lib.contiguous_format}), ((2, 3, 4, 5), {'memory_format': lib.channels_last}),
+                     ((2, 3), {'memory_format': lib.channels_last}), ((2, 3), {'memory_format': lib.preserve_format})]:
+        x = lib.zeros(4, 3)
+        out.append(_outcome(lambda: (tuple(x.resize_(*args, **kw).shape), x.stride(), x._version)))
+    for rg in (True, False):
+        x = lib.zeros(4, 3, requires_grad=True)
+        y = x if rg else x * 2
+        out.append(_outcome(lambda: y.resize_(2, 3)))
+    x = lib.zeros(4, 3); v = x[1:]
+    out.append(_outcome(lambda: (tuple(v.resize_(5, 3).shape), v.stride(), v._version, x._version)))
+    out.append(_outcome(lambda: (tuple(x.resize_as_(lib.zeros(2, 2)).shape), x._version)))
+    out.append(_outcome(lambda: x.resize_as_([1, 2])))
+    out.append(_outcome(lambda: tuple(x.resize_as_(lib.zeros(2, 3, 4, 5), memory_format=lib.channels_last).stride())))
+    out.append(_outcome(lambda: tuple(x.resize_as_(the_template=lib.zeros(3)).shape)))
+    return out
+
+def test_resize_parser():
+    assert _resize_cases(litnn) == _resize_cases(torch)
+
+@pytest.mark.parametrize("method", ['new_zeros', 'new_ones', 'expand', 'reshape', 'repeat', 'permute', 'tile', 'flip'])
+def test_int_list_varargs_after_a_non_int(method):
+    "Several positional sizes are a list only when the first is an int; a bool later in the list is an int (torch's parser)."
+    for args in [(2.0, 3), (True, 3), (2, 3.0), (2, True), (3.0,), (True,)]:
+        got = [_outcome(lambda: tuple(getattr(lib.zeros(6) if method != 'expand' else lib.zeros(1, 1), method)(*args).shape)) for lib in (litnn, torch)]
+        assert got[0] == got[1], args
