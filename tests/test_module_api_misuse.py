@@ -214,3 +214,13 @@ def test_loader_index_out_of_range(kw):
 @pytest.mark.parametrize('args', ["L.ones(2), 'nope'", '3, dtype=3', 'True, dtype=L.int64', "3, 'meta'"])
 def test_lazy_placeholder_checks_device_and_dtype_first(cls, args):
     same(f'L.nn.{cls}({args})')
+
+
+@pytest.mark.parametrize('code', ['R.pack_padded_sequence([1, 2], [2])', 'R.pack_padded_sequence(None, [2])',
+                                  'R.pad_sequence([L.ones(2), L.ones(2, 3)])', 'R.pad_sequence([1, 2])', 'R.pad_sequence([L.ones(2, 3), 1])',
+                                  'R.pad_sequence([L.ones(2, 3), L.ones(2, 4)])', 'R.pad_sequence([L.ones(2, 3), L.ones(2, 4, 3)])',
+                                  'R.pad_sequence([L.ones(2, 3, 4), L.ones(2, 4)])'])
+def test_rnn_utils_misuse(code):
+    # torch's C++ takes tensors (TypeError naming the argument) and copies each sequence into a slot of the first's shape
+    t = outcome(torch, code, R=torch.nn.utils.rnn)
+    assert outcome(litnn, code, R=litnn.nn.utils.rnn) == t and t[0] != 'ok'

@@ -15,6 +15,7 @@ from ...backend import array_namespace
 from ..._tensor import Tensor
 from ..._creation import tensor, full
 from ..._views import cat
+from ...autograd.graph import _broadcast_error
 
 # %% ../../../nbs/reference/nn/utils/rnn.ipynb #6b1286c6
 def invert_permutation(permutation):
@@ -94,6 +95,8 @@ def pack_padded_sequence(input, # (T, B, *) padded sequences, or (B, T, *) with 
 
     ```
     '''
+    if not isinstance(input, Tensor):     # torch's C++ _pack_padded_sequence takes a Tensor
+        raise TypeError(f"_pack_padded_sequence(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if input.numel() == 0: raise RuntimeError("Cannot pack empty tensors.")   # torch checks this before the lengths
     if (lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)) != 1:
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)}D cpu Long tensor")
@@ -139,8 +142,12 @@ def pad_sequence(sequences, # tensors (L_i, *), the same `*`
     sequences = tuple(sequences)
     if not sequences: raise RuntimeError("received an empty list of sequences")
     if padding_side not in ('left', 'right'): raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    for i, s in enumerate(sequences):
+        if not isinstance(s, Tensor): raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(s).__name__}")
     first = sequences[0]
     for s in sequences[1:]:
+        err = _broadcast_error(s.shape[:1] + first.shape[1:], s.shape)   # torch copies each into its slot of the first's shape
+        if err is not None: raise err
         for d, (a, b) in enumerate(zip(first.shape[1:], s.shape[1:]), 1):
             if a != b: raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {d}")
     lens = [s.size(0) for s in sequences]
