@@ -24,3 +24,30 @@ def test_no_numpy_overflow_warning_from_a_mean_over_huge_activations():
         warnings.simplefilter('always')
         np.full(2, 3e38, np.float32).mean()
     assert [str(w.message) for w in caught] == ['overflow encountered in reduce']
+
+
+# BlinkDL's RWKV-v7 demo (rwkv_v7_demo_rnn.py) torch.compiles its time-mixing function and hands layer 0 the same tensors
+# twice (`z['blocks.0.att.v0'] = z['blocks.0.att.a0']`): litnn's capture gave a tensor passed twice one slot, so at replay
+# every later input read its neighbour's slot (a wrong result, or a matmul shape error on the second token)
+@pytest.mark.parametrize('mode', [None, 'max-autotune'])
+def test_compiled_function_with_a_tensor_passed_twice(mode):
+    res = {}
+    for lib in (torch, litnn):
+        def mix(layer, x, v_first, a0, v0, w):
+            v = w @ x
+            if layer == 0: v_first = v
+            else: v = v + (v_first - v) * lib.sigmoid(v0 + x)
+            return lib.sigmoid(a0 + v), v_first
+        f = lib.compile(mix, fullgraph=True, dynamic=False, mode=mode)
+        g = lib.Generator().manual_seed(0)
+        x, w, a0, a1, v1 = (lib.randn(*s, generator=g) for s in ((4,), (4, 4), (4,), (4,), (4,)))
+        outs = []
+        with lib.no_grad():
+            for step in range(3):
+                vf = lib.empty_like(x)
+                o, vf = f(0, x, vf, a0, a0, w); outs.append(o)        # layer 0: v0 is a0
+                o, _ = f(1, x * 2, vf, a1, v1, w); outs.append(o)
+                o, _ = f(1, x, vf, a1, a1, w); outs.append(o)         # the same tensor again, at another layer
+                x = x + o
+        res[lib.__name__] = [o.numpy() for o in outs]
+    for a, b in zip(res['torch'], res['litnn']): np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)

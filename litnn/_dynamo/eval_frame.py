@@ -1593,6 +1593,11 @@ def _recompile_error(fn):
     where = f" filename: '{code.co_filename}', function name: '{code.co_name}', line number: {code.co_firstlineno}" if code else ""
     return RuntimeError(f"Detected recompile when torch.compile stance is 'fail_on_recompile'.{where}")
 
+def _aliases(inputs):
+    "For each of a call's tensors, the position where it first came: part of the key when one tensor came twice."
+    first = {}
+    return ('aliases', tuple(first.setdefault(id(t), i) for i, t in enumerate(inputs)))
+
 class _Compiled:
     "A function compiled by capture and replay: a cache of programs, found by their guards."
     def __init__(self, fn, fullgraph=False, dynamic=None, mode=None, options=None, backend=None):
@@ -1621,6 +1626,7 @@ class _Compiled:
         user = self.user_compiler()
         if user is not None: return self.call_user(user, args, kwargs)
         inputs, key = _flatten((args, kwargs), [], [_Mode.grad, _Mode.inference])
+        if len(builtins.set(map(id, inputs))) != len(inputs): key.append(_aliases(inputs))   # one tensor passed twice
         key = tuple(key)
         entries = self.cache.get(key)
         if entries is not None and _values_ok(self.values):
@@ -1650,8 +1656,7 @@ class _Compiled:
     def capture(self, args, kwargs, inputs, lower=True):
         "Run the function eagerly once, recording its program; a program with a graph break replays as eager."
         cap = _Capture()
-        for t in inputs:
-            if id(t) not in cap.slots: cap.new_slot(t)
+        for t in inputs: cap.new_slot(t)     # a slot per position: a replay puts its inputs in place by position
         with _Recording(cap): out = self.fn(*args, **kwargs)
         cap.active = True
         cap.check_rng()
