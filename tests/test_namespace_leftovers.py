@@ -177,3 +177,67 @@ def test_compiler_small_names():
         seq = [lib.compiler.set_enable_guard_collectives(v) for v in (True, True, False, False)]
         assert seq == [False, True, True, False]
     with pytest.raises(RuntimeError): litnn.compiler.load_compiled_function(io.BytesIO(b"x"))
+
+
+# ---- torch.onnx
+
+def test_onnx_errors_and_enums():
+    assert [c.__name__ for c in litnn.onnx.OnnxExporterError.__mro__] == [c.__name__ for c in torch.onnx.OnnxExporterError.__mro__]
+    assert issubclass(litnn.onnx.UnsupportedOperatorError, litnn.onnx.OnnxExporterError)
+    for name in ["OperatorExportTypes", "TensorProtoDataType"]:
+        l, t = getattr(litnn.onnx, name), getattr(torch.onnx, name)
+        assert [(k, int(v)) for k, v in l.__members__.items()] == [(k, int(v)) for k, v in t.__members__.items()]
+        m = next(iter(l.__members__))
+        assert (repr(l[m]), str(l[m]), l[m] == 0) == (repr(t.__members__[m]), str(t.__members__[m]), t.__members__[m] == 0)
+
+
+@pytest.mark.parametrize("member", list(torch.onnx.JitScalarType.__members__))
+def test_jit_scalar_type(member):
+    l, t = litnn.onnx.JitScalarType[member], torch.onnx.JitScalarType[member]
+    assert (int(l), repr(l), l.scalar_name(), l.onnx_type().name, l.onnx_compatible()) == \
+           (int(t), repr(t), t.scalar_name(), t.onnx_type().name, t.onnx_compatible())
+    assert _outcome(l.torch_name) == _outcome(t.torch_name)
+    td = _outcome(t.dtype)[0]
+    if td is not None and hasattr(litnn, str(td).split(".")[1]):
+        assert l.dtype() is getattr(litnn, str(td).split(".")[1])
+        assert litnn.onnx.JitScalarType.from_dtype(l.dtype()) == torch.onnx.JitScalarType.from_dtype(td)
+    assert litnn.onnx.JitScalarType.from_onnx_type(int(t.onnx_type())) == torch.onnx.JitScalarType.from_onnx_type(int(t.onnx_type()))
+
+
+def test_jit_scalar_type_errors():
+    J, T = litnn.onnx.JitScalarType, torch.onnx.JitScalarType
+    for f, g in [(lambda: J.from_dtype(None), lambda: T.from_dtype(None)), (lambda: J.from_value(3), lambda: T.from_value(3)),
+                 (lambda: J.from_value(3, 1), lambda: T.from_value(3, 1)), (lambda: J._from_name("x"), lambda: T._from_name("x"))]:
+        assert _outcome(f)[1] == _outcome(g)[1]
+    assert J.from_value(3, J.FLOAT) == T.from_value(3, T.FLOAT)
+    assert J.from_value(litnn.ones(1, dtype=litnn.int32)) == T.from_value(torch.ones(1, dtype=torch.int32))
+
+
+@pytest.mark.parametrize("name", ["custom::my_op", "::my_op", "bad", "onnx::Relu", "a::1b"])
+def test_custom_op_symbolic(name):
+    got = _outcome(lambda: litnn.onnx.register_custom_op_symbolic(name, lambda g, x: x, 17))
+    want = _outcome(lambda: torch.onnx.register_custom_op_symbolic(name, lambda g, x: x, 17))
+    assert got == want
+    assert _outcome(lambda: litnn.onnx.unregister_custom_op_symbolic(name, 17)) == _outcome(lambda: torch.onnx.unregister_custom_op_symbolic(name, 17))
+
+
+@pytest.mark.parametrize("mode", ["EVAL", "TRAINING", "PRESERVE"])
+@pytest.mark.parametrize("training", [True, False])
+def test_select_model_mode_for_export(mode, training):
+    seen = []
+    for lib in (torch, litnn):
+        m = lib.nn.Linear(2, 2).train(training)
+        with lib.onnx.select_model_mode_for_export(m, getattr(lib.onnx.TrainingMode, mode)): inside = m.training
+        seen.append((inside, m.training))
+    assert seen[0] == seen[1]
+    assert _outcome(lambda: litnn.onnx.select_model_mode_for_export(litnn.nn.Linear(1, 1), 0).__enter__())[1][0] == "TypeError"
+
+
+def test_onnx_producer():
+    pytest.importorskip("onnx")
+    assert (litnn.onnx.producer_name, litnn.onnx.producer_version) == ("litnn", str(litnn.__version__))
+    b = io.BytesIO()
+    litnn.onnx.export(litnn.nn.Linear(2, 1), (litnn.ones(1, 2),), b)
+    import onnx
+    p = onnx.load_from_string(b.getvalue())
+    assert (p.producer_name, p.producer_version) == (litnn.onnx.producer_name, litnn.onnx.producer_version)

@@ -7,8 +7,9 @@ __all__ = ['is_in_onnx_export', 'export']
 
 # %% ../../nbs/66_onnx.ipynb #ba74e459
 from . import tracing                                 # 66a_onnx_tracing
-from .translate import UnsupportedOperatorError      # 66b_onnx_translate, 66c_onnx_shape_ops
-from .exporter import TrainingMode                   # 66d_onnx_export
+from .translate import UnsupportedOperatorError, OnnxExporterError   # 66b_onnx_translate, 66c_onnx_shape_ops
+from .exporter import (TrainingMode, OperatorExportTypes, TensorProtoDataType, JitScalarType, producer_name, producer_version,
+                                 register_custom_op_symbolic, unregister_custom_op_symbolic, select_model_mode_for_export)   # 66d_onnx_export
 
 # %% ../../nbs/66a_onnx_tracing.ipynb #d1bf2fff
 from .tracing import _Export
