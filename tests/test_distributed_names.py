@@ -147,6 +147,53 @@ def test_stores_in_one_process_as_torch(tmp_path):
     assert got == want
 
 
+MESH = r'''
+import json, tempfile
+import torch, torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh, DeviceMesh
+out = {}
+def run(name, f):
+    try: out[name] = f()
+    except Exception as e: out[name] = [type(e).__name__, str(e).replace("litnn", "torch")]
+    out[name] = json.loads(json.dumps(out[name], default=lambda o: "obj " + type(o).__name__).replace("litnn.", "torch."))
+dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+m = init_device_mesh("cpu", (1,), mesh_dim_names=("dp",))
+run("1d", lambda: [repr(m), str(m), m.device_type, m.ndim, m.shape, m.size(), m.size(0), m.get_rank(), m.get_local_rank(), m.get_coordinate(), m.mesh_dim_names, m.mesh.tolist(), str(m.mesh.dtype)])
+run("1d group", lambda: [dist.get_process_group_ranks(m.get_group()), dist.get_process_group_ranks(m.get_group("dp")), dist.get_process_group_ranks(m.get_group(0)), len(m.get_all_groups())])
+run("1d slice", lambda: repr(m["dp"]))
+run("1d slice bad", lambda: m["tp"])
+run("1d group bad", lambda: m.get_group("tp"))
+run("1d group idx bad", lambda: m.get_group(1))
+m2 = init_device_mesh("cpu", (1, 1), mesh_dim_names=("dp", "tp"))
+run("2d", lambda: [repr(m2), m2.ndim, m2.shape, m2.size(), m2.size(1), m2.get_local_rank("tp"), m2.get_local_rank(0), m2.get_coordinate(), m2.mesh.tolist()])
+run("2d group none", lambda: m2.get_group())
+run("2d local none", lambda: m2.get_local_rank())
+run("2d slices", lambda: [repr(m2["dp"]), repr(m2["tp"]), repr(m2["dp", "tp"]), m2["tp"].mesh_dim_names, m2["tp"].ndim])
+run("2d slice rev", lambda: repr(m2["tp", "dp"]))
+run("2d groups", lambda: [dist.get_process_group_ranks(g) for g in m2.get_all_groups()])
+run("eq", lambda: [m2["dp"] == m2["dp"], m == m2])
+run("nonames", lambda: repr(init_device_mesh("cpu", (1,))))
+run("nonames slice", lambda: init_device_mesh("cpu", (1,))["dp"])
+run("nonames 2d", lambda: [repr(init_device_mesh("cpu", (1, 1))), init_device_mesh("cpu", (1, 1)).mesh_dim_names])
+run("bad size", lambda: init_device_mesh("cpu", (2,)))
+run("bad size 2d", lambda: init_device_mesh("cpu", (2, 1), mesh_dim_names=("a", "b")))
+run("names len", lambda: init_device_mesh("cpu", (1,), mesh_dim_names=("a", "b")))
+run("names dup", lambda: init_device_mesh("cpu", (1, 1), mesh_dim_names=("a", "a")))
+run("device cuda", lambda: init_device_mesh("cuda:0", (1,)))
+run("list shape", lambda: repr(init_device_mesh("cpu", [1])))
+run("ctor", lambda: [repr(DeviceMesh("cpu", [0])), repr(DeviceMesh("cpu", torch.tensor([[0]]), mesh_dim_names=("x", "y")))])
+run("ctor dup", lambda: DeviceMesh("cpu", [0, 0]))
+run("with", lambda: (lambda: [m.__enter__() is m, m.__exit__(None, None, None)])())
+dist.destroy_process_group()
+print(json.dumps(out, default=lambda o: "obj " + type(o).__name__))
+'''
+
+def test_device_mesh_on_one_rank_as_torch(tmp_path):
+    "init_device_mesh and DeviceMesh in a world of one: 1-D and 2-D meshes, slices, groups, reprs, torch's errors for wrong shapes."
+    want, got = _one_rank_both_ways(tmp_path, MESH, "device_mesh")
+    assert got == want
+
+
 TWO = r'''
 import json, os, sys, threading, datetime, warnings
 import litnn as torch, litnn.distributed as dist
@@ -186,6 +233,17 @@ store = master if me == 0 else dist.TCPStore("127.0.0.1", port[0], 2, False, tim
 store.set(f"addr{me}", f"host{me}")
 out["store"] = [store.get(f"addr{other}").decode(), store.add("ready", 1) in (1, 2)]
 store.wait(["ready"])
+from litnn.distributed.device_mesh import init_device_mesh
+meshes = []
+for shape in [(2,), (1, 2), (2, 1)]:
+    m = init_device_mesh("cpu", shape, mesh_dim_names=("a", "b")[:len(shape)])
+    r = [repr(m), list(m.get_coordinate()), m.mesh.tolist()]
+    if len(shape) == 2: r += [repr(m["b"]), repr(m["a"]), m["b"].mesh.tolist(), m["a"].mesh.tolist(),
+                              [dist.get_process_group_ranks(m.get_group(i)) for i in range(2)], m.get_local_rank("b")]
+    meshes.append(r)
+out["meshes"] = meshes
+t = litnn_t = torch.tensor([1. + me]); dist.all_reduce(t, group=init_device_mesh("cpu", (1, 2), mesh_dim_names=("dp", "tp")).get_group("tp"))
+out["tp sum"] = t.tolist()
 dist.barrier()
 dist.destroy_process_group()
 with open(os.path.join(sys.argv[1], f"rank{me}.json"), "w") as f: json.dump(out, f)
@@ -207,3 +265,11 @@ def test_two_ranks(tmp_path):
     for r in (r0, r1):
         assert r["subgroup sum"] == [3.] and r["coalesced"] == [[3., 6.], [15.]] and r["gathered"] == [[0.], [1.]]
     assert r0["store"] == ["host1", True] and r1["store"] == ["host0", True]
+    # torch 2.13 with gloo in two processes printed these for rank 0 (torch.multiprocessing.spawn)
+    assert r0["meshes"] == [["DeviceMesh((a=2), 'cpu', stride=(1,))", [0], [0, 1]],
+        ["DeviceMesh((a=1, b=2), 'cpu', stride=((), 1))", [0, 0], [[0, 1]], "DeviceMesh((b=2), 'cpu', stride=(1,))",
+         "DeviceMesh((a=1), 'cpu', stride=((),))", [0, 1], [0], [[0], [0, 1]], 0],
+        ["DeviceMesh((a=2, b=1), 'cpu', stride=(1, ()))", [0, 0], [[0], [1]], "DeviceMesh((b=1), 'cpu', stride=((),))",
+         "DeviceMesh((a=2), 'cpu', stride=(1,))", [0], [0, 1], [[0, 1], [0]], 0]]
+    assert [m[1] for m in r1["meshes"]] == [[1], [0, 1], [1, 0]] and r1["meshes"][1][-1] == 1 and r1["meshes"][2][-2] == [[0, 1], [1]]
+    assert r0["tp sum"] == r1["tp sum"] == [3.]
