@@ -224,3 +224,15 @@ def test_rnn_utils_misuse(code):
     # torch's C++ takes tensors (TypeError naming the argument) and copies each sequence into a slot of the first's shape
     t = outcome(torch, code, R=torch.nn.utils.rnn)
     assert outcome(litnn, code, R=litnn.nn.utils.rnn) == t and t[0] != 'ok'
+
+
+@pytest.mark.parametrize('result', ['3', 'None', '[t]', "'s'"])
+def test_apply_of_a_conversion_that_returns_no_tensor(result):
+    # torch's _has_compatible_shallow_copy_type refuses it before the parameter changes
+    def run(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2))
+        before = m[0].weight.detach().clone()
+        try: m._apply(lambda t: eval(result, {'t': t})); err = ('ok', '')
+        except Exception as e: err = (type(e).__name__, str(e))
+        return err, type(m[0].weight).__name__, m[0].weight.detach().equal(before)
+    assert run(litnn) == run(torch)

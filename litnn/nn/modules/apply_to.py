@@ -9,6 +9,7 @@ __all__ = []
 import warnings
 from ...backend import patch
 from ..._creation import empty_like
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..._conversions import _to_args
 from .module import Module
@@ -19,6 +20,8 @@ from ... import __future__ as _future   # the overwrite and swap switches (refer
 # %% ../../../nbs/24_apply_to.ipynb #05cacbb8
 def _set_data_ok(t, applied):
     "Whether `t.data = applied` keeps `t` (torch's `_has_compatible_shallow_copy_type`: meta is not dense, sparse is not strided)."
+    if not isinstance(applied, Tensor):      # a conversion that returned something else: torch's C++ check refuses it
+        raise TypeError(f"_has_compatible_shallow_copy_type(): argument 'from' (position 2) must be Tensor, not {type(applied).__name__}")
     return t.is_meta == applied.is_meta and t.layout == applied.layout
 
 def _swap(module, name, t, new):
