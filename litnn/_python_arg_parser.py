@@ -2890,9 +2890,10 @@ def _parse_as_torch(namespaces, cls, functional):
         elif id(f) in wrapped: functional[name] = wrapped[id(f)]
         elif not name.startswith('_') and type(f) is types.FunctionType and f.__module__ == 'litnn.nn.functional':
             functional[name] = _op_ready(f, _parsed(f, names=False, calls=_FUNCTIONAL_CALLS.get(name)))     # its own (F.softmax): Python in torch, handing `dtype` to the parser
-    for name, f in list(vars(cls).items()):
-        if not name.startswith('_') and type(f) is types.FunctionType and name not in _PYTHON_METHODS:
-            setattr(cls, name, _with_deprecated(_parsed(f, method=True, name=name), name, method=True))
+    for name, f in list(vars(cls).items()):     # (every method behind a wrapper: the one a TorchFunctionMode later finds in its place)
+        if not name.startswith('_') and type(f) is types.FunctionType:
+            parsed = f if name in _PYTHON_METHODS else _with_deprecated(_parsed(f, method=True, name=name), name, method=True)
+            setattr(cls, name, _with_foreign(f) if parsed is f else parsed)
     for name in _TENSOR_VARARGS:                    # (torch.functional's, where torch keeps them: the wrapper keeps `f`'s module)
         f = namespaces[0][name]
         namespaces[0][name] = _with_tensor_varargs(f, name)

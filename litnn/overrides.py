@@ -272,11 +272,25 @@ def _activate():
         if type(f) is types.FunctionType and not name.startswith('_') or name == '__rdiv__': setattr(Tensor, name, wrap(f))
     for name in _OPERATORS:
         f = vars(Tensor).get(name)
-        if type(f) is types.FunctionType: setattr(Tensor, name, _dispatching(f, _AS.get(name) and vars(Tensor)[_AS[name]], name in _BINARY))
+        if type(f) is types.FunctionType: setattr(Tensor, name, _operator_dispatching(f, name))
     for name in _PROPERTIES:
         p = vars(Tensor).get(name)
         if isinstance(p, property): setattr(Tensor, name, property(wrap(p.fget), p.fset and wrap(p.fset), p.fdel, p.__doc__))
     _rebind_defaults(list(done.values()))
+
+def _operator_dispatching(f, name):
+    """Operator `name` (its function `f`) behind `_dispatching`. One torch binds in C++ hands no keywords (None), and
+    `__setitem__` returns None whatever a handler answers, as Python's slot for torch's C++ `__setitem__` does."""
+    public = _AS.get(name) and vars(Tensor)[_AS[name]]
+    if name != '__setitem__':
+        g = _dispatching(f, public, name in _BINARY)
+        if not public: g._torch_cpp = name not in _PYTHON_OPERATORS
+        return g
+    def __setitem__(self, key, value): inner(self, key, value)
+    inner = _dispatching(f, __setitem__)
+    functools.update_wrapper(__setitem__, f)
+    __setitem__._dispatches_to, __setitem__._torch_cpp = f, True
+    return __setitem__
 
 def _on_subclass(cls):
     "A new Tensor subclass: the first one that takes part in dispatch (not litnn's own, which turn it off as `Parameter`) switches it on."

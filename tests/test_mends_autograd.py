@@ -194,3 +194,60 @@ def test_int_list_varargs_after_a_non_int(method):
     for args in [(2.0, 3), (True, 3), (2, 3.0), (2, True), (3.0,), (True,)]:
         got = [_outcome(lambda: tuple(getattr(lib.zeros(6) if method != 'expand' else lib.zeros(1, 1), method)(*args).shape)) for lib in (litnn, torch)]
         assert got[0] == got[1], args
+
+# --- items: indexing with __torch_function__ objects; Tensor methods' identity under a TorchFunctionMode ------------
+
+def _indexing_handed(lib):
+    log = []
+    class TF:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            log.append((func is lib.Tensor.__getitem__, func is lib.Tensor.__setitem__, [t.__name__ for t in types], len(args), kwargs))
+            return 'handled'
+        def __index__(self): return 0
+    class Sub(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            log.append(('Sub', func.__name__, [t.__name__ for t in types]))
+            return super().__torch_function__(func, types, args, kwargs or {})
+    x = lib.arange(6.).reshape(2, 3)
+    out = [x[TF()], x[(TF(), 1)], x[[TF()]], x.__setitem__(TF(), 1.), x.__setitem__(0, TF()), x.__setitem__((TF(), 1), 1.)]
+    s = lib.tensor([0, 1]).as_subclass(Sub)
+    r = x[s]; out.append((type(r).__name__, r.tolist()))
+    y = x.clone(); out.append(y.__setitem__(s, 5.)); out.append(y.tolist())
+    y = x.clone(); out.append(y.__setitem__(0, lib.tensor([7., 8, 9]).as_subclass(Sub))); out.append(y.tolist())
+    out.append(x[TF():2].tolist())
+    return out, log
+
+def test_indexing_hands_torch_function_objects_the_call():
+    assert _indexing_handed(litnn) == _indexing_handed(torch)
+
+_METHODS = ['dim', 'numel', 'exp', 'reshape', 'detach', 'abs', 'tolist', 'item', 'backward', 'register_hook', 'split', 'norm',
+            'unique', 't', 'permute', 'sum', 'add', 'view', 'relu', 'zero_', 'new', 'storage_offset', 'retain_grad', 'is_complex']
+
+def _mode_sees(lib):
+    before = {n: getattr(lib.Tensor, n) for n in _METHODS}
+    seen = []
+    class M(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+    x = lib.ones(2, 3, requires_grad=True)
+    with M():
+        y = x * 2
+        for n in ['dim', 'numel', 'exp', 'detach', 'abs', 'tolist', 'sum', 'relu', 'storage_offset', 't', 'is_complex']: getattr(y, n)()
+        y.reshape(6); y.permute(1, 0); y.split(1); y.norm(); y.view(3, 2); y.add(1)
+        z = y.detach().clone(); z.zero_(); z[0, 0].item(); z.unique()
+        y.retain_grad(); y.register_hook(lambda g: g); y.sum().backward()
+    return ([n for n in _METHODS if before[n] is not getattr(lib.Tensor, n)],
+            sorted({n for n in _METHODS for f in seen if f is before[n]}))
+
+def test_methods_keep_their_identity_under_a_mode():
+    """A registry keyed by `torch.Tensor.X` before any mode or subclass still finds what a TorchFunctionMode is handed
+    (each library in a fresh process: litnn turns dispatch on at its first subclass or mode)."""
+    import subprocess, sys, pathlib
+    code = "import sys, {0} as lib; sys.path.insert(0, {1!r}); import test_mends_autograd as t; print(t._mode_sees(lib))"
+    here = str(pathlib.Path(__file__).parent)
+    got = [subprocess.run([sys.executable, '-c', code.format(m, here)], capture_output=True, text=True, cwd=str(pathlib.Path(here).parent)).stdout
+           for m in ('litnn', 'torch')]
+    assert got[0] and got[0] == got[1]
