@@ -241,3 +241,42 @@ def test_onnx_producer():
     import onnx
     p = onnx.load_from_string(b.getvalue())
     assert (p.producer_name, p.producer_version) == (litnn.onnx.producer_name, litnn.onnx.producer_version)
+
+
+# ---- torch.cuda (on a machine without a GPU, as this one; the GPU paths are in the notebook's `cuda` cells)
+
+_no_gpu = pytest.mark.skipif(litnn.cuda.is_available() or torch.cuda.is_available(), reason="compares the CPU-only behaviour")
+
+@_no_gpu
+@pytest.mark.parametrize("name", ["temperature", "power_draw", "clock_rate", "utilization", "memory_usage", "device_memory_used"])
+def test_cuda_nvml_queries(name):
+    got, want = _outcome(getattr(litnn.cuda, name)), _outcome(getattr(torch.cuda, name))
+    if "pynvml" in __import__("sys").modules: assert got[1][0] == want[1][0]
+    else: assert got == want        # ModuleNotFoundError, torch's message
+
+
+@_no_gpu
+@pytest.mark.parametrize("call", ["can_device_access_peer(0, 1)", "ipc_collect()", "get_sync_debug_mode()", "set_sync_debug_mode('warn')",
+                                  "set_sync_debug_mode('bad')", "current_solver_handle()", "cudart()", "get_stream_from_external(0)",
+                                  "check_error(0)", "CudaError(1)", "FloatStorage(3)", "MemPool()", "use_mem_pool(None).__enter__()",
+                                  "get_allocator_backend()", "reset_peak_host_memory_stats()", "reset_accumulated_host_memory_stats()",
+                                  "host_memory_stats()", "host_memory_stats_as_nested_dict()", "caching_allocator_enable(True)"])
+def test_cuda_calls_without_gpu(call):
+    got = _outcome(lambda: eval("C." + call, {"C": litnn.cuda}))
+    want = _outcome(lambda: eval("C." + call, {"C": torch.cuda}))
+    assert (got[1] or [None])[0] == (want[1] or [None])[0]          # the same exception type (messages say why, in each library's words)
+    if want[1] is None: assert got[0] == want[0]
+
+
+def test_cuda_classes_and_constants():
+    for name in ["CudaError", "DeferredCudaCallError", "AcceleratorError"]:
+        assert [c.__name__ for c in getattr(litnn.cuda, name).__mro__] == [c.__name__ for c in getattr(torch.cuda, name).__mro__]
+    assert (litnn.cuda.cudaStatus.SUCCESS, litnn.cuda.cudaStatus.ERROR_NOT_READY) == (torch.cuda.cudaStatus.SUCCESS, torch.cuda.cudaStatus.ERROR_NOT_READY)
+    assert litnn.cuda.TYPE_CHECKING is torch.cuda.TYPE_CHECKING
+    for n in ["Byte", "Double", "Float", "Half", "Long", "Int", "Short", "Char", "Bool", "BFloat16", "ComplexDouble", "ComplexFloat"]:
+        l, t = getattr(litnn.cuda, n + "Storage"), getattr(torch.cuda, n + "Storage")
+        assert repr(l) == repr(t).replace("torch", "litnn") and str(l.dtype) == str(t.dtype).replace("torch", "litnn")
+        assert not isinstance(getattr(litnn, n + "Storage")(2), l)
+    if not litnn.cuda.is_available() and not torch.cuda.is_available():
+        assert _outcome(lambda: litnn.cuda.caching_allocator_disabled().__enter__())[1][0] == \
+               _outcome(lambda: torch.cuda.caching_allocator_disabled().__enter__())[1][0]

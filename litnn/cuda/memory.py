@@ -7,10 +7,13 @@ __all__ = ['empty_cache', 'memory_allocated', 'memory_reserved', 'reset_peak_mem
            'max_memory_reserved', 'reset_accumulated_memory_stats', 'memory_stats_as_nested_dict', 'memory_stats',
            'memory_summary', 'memory_cached', 'max_memory_cached', 'reset_max_memory_allocated',
            'reset_max_memory_cached', 'mem_get_info', 'list_gpu_processes', 'set_per_process_memory_fraction',
-           'get_per_process_memory_fraction', 'caching_allocator_alloc', 'caching_allocator_delete', 'memory_snapshot']
+           'get_per_process_memory_fraction', 'caching_allocator_alloc', 'caching_allocator_delete', 'memory_snapshot',
+           'MemPool', 'use_mem_pool', 'caching_allocator_enable', 'caching_allocator_disabled', 'get_allocator_backend',
+           'host_memory_stats', 'host_memory_stats_as_nested_dict', 'reset_peak_host_memory_stats',
+           'reset_accumulated_host_memory_stats']
 
 # %% ../../nbs/reference/cuda/memory.ipynb #e665162e
-import collections, warnings
+import builtins, collections, contextlib, warnings
 from ..backend import cupy
 from . import _device_index, _optional_index, _check, device_count
 from .streams import Stream, ExternalStream
@@ -198,3 +201,66 @@ def memory_snapshot(mempool_id=None, include_traces=True):
     "The pool's segments, as torch lists them: CuPy's pool lists no blocks, so each GPU's pool is one segment with its totals."
     return [dict(device=i, address=0, total_size=memory_reserved(i), allocated_size=memory_allocated(i), active_size=memory_allocated(i),
                  requested_size=memory_allocated(i), stream=0, segment_type='large', blocks=[]) for i in range(device_count())]
+
+# %% ../../nbs/reference/cuda/memory.ipynb #c1842089
+class MemPool:
+    "A private GPU memory pool: allocations inside `use_mem_pool(pool)` come from it."
+    _count = 0
+    def __init__(self, allocator=None, use_on_oom=False, no_split=False):
+        if cupy is None: raise RuntimeError("Tried to instantiate dummy base class MemPool")
+        MemPool._count += 1
+        self._pool, self._allocator, self._use_on_oom = cupy.cuda.MemoryPool(), allocator, use_on_oom
+        self._id, self._users = (0, MemPool._count), 0
+    @property
+    def id(self): return self._id
+    def use_count(self): return 1 + self._users
+    def snapshot(self): return []
+
+@contextlib.contextmanager
+def use_mem_pool(pool, device=None):
+    "Context manager: this thread's GPU allocations on `device` come from `pool` inside the block."
+    i = _cuda.current_device() if device is None else _device_index(device)
+    pool._users += 1
+    try:
+        with cupy.cuda.Device(i), cupy.cuda.using_allocator(pool._pool.malloc): yield
+    finally: pool._users -= 1
+
+_caching = [True]
+
+def caching_allocator_enable(value=True):
+    "Turn the GPU memory pool on (`True`) or off: off, freed memory goes back to the driver at once."
+    _caching[0] = builtins.bool(value)
+    if cupy is not None: cupy.cuda.set_allocator(_pool().malloc if value else None)
+
+@contextlib.contextmanager
+def caching_allocator_disabled():
+    "Context manager: the GPU memory pool is off inside the block."
+    if cupy is None: raise AttributeError("litnn has no CUDA caching allocator without a GPU (torch's CPU build: no '_cuda_cudaCachingAllocator_is_enabled')")
+    prev = _caching[0]
+    caching_allocator_enable(False)
+    try: yield
+    finally: caching_allocator_enable(prev)
+
+def get_allocator_backend():
+    "The GPU allocator in use: 'native' (CuPy's pool; torch's other is 'cudaMallocAsync')."
+    if cupy is None: raise AttributeError("litnn has no CUDA allocator without a GPU (torch's CPU build: no '_cuda_getAllocatorBackend')")
+    return "native"
+
+def host_memory_stats():
+    "Statistics of pinned host memory: none counted (an empty OrderedDict, as torch's CPU build)."
+    return collections.OrderedDict()
+
+def host_memory_stats_as_nested_dict():
+    "`host_memory_stats` as nested dicts: empty."
+    return {}
+
+def _host_stats_reset(name):
+    if cupy is None: raise AttributeError(f"litnn has no CUDA host allocator without a GPU (torch's CPU build: no '{name}')")
+
+def reset_peak_host_memory_stats():
+    "Reset the peak pinned-host-memory statistics (none are counted)."
+    _host_stats_reset('_cuda_resetPeakHostMemoryStats')
+
+def reset_accumulated_host_memory_stats():
+    "Reset the accumulated pinned-host-memory statistics (none are counted)."
+    _host_stats_reset('_cuda_resetAccumulatedHostMemoryStats')
