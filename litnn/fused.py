@@ -67,6 +67,7 @@ def _fits(*arrays):
 
 def _gpu(*arrays):
     "Whether the GPU kernels (at the end of this chapter) take these arrays: CuPy arrays, all float32 or all float64, and the kernels on."
+    if type(arrays[0]) is np.ndarray: return False      # the CPU's arrays answer at once: every fused call asks
     dt = arrays[0].dtype
     return (enabled and dt in (np.float32, np.float64) and
             all(type(a).__module__.startswith('cupy') and a.dtype == dt for a in arrays))

@@ -1994,7 +1994,7 @@ def _half_layer_norm_backward(ctx, g):
             if nb: bb[:t] = h(bb[:t] + G[rows])
         if nw: gw = bw.sum(0, dtype=f32).reshape(shape).astype(w._data.dtype)
         if nb: gb = bb.sum(0, dtype=f32).reshape(shape).astype(bias_dtype.np)
-    if nx and not half_stats: gx = NativeLayerNormBackward0._float_backward(ctx, g)[0]
+    if nx and not half_stats: gx = NativeBatchNormBackward0.backward(ctx, g)[0]     # numpy's passes: the fused loop rounds in float32 lanes, and a bfloat16 bit would flip
     elif nx:
         wv = xp.ones(n, f32) if w is None else w._data.astype(f32).reshape(n)
         ds = (G * X * wv).sum(1, keepdims=True, dtype=np.float64).astype(f32)
@@ -2158,7 +2158,8 @@ from .._tensor import _channels_last_like, Tensor
 # %% ../../nbs/44a_layer_group_norm.ipynb #05240135
 def _check_layer_norm(x, normalized_shape, weight, bias):
     "torch's checks of `layer_norm`'s arguments; the normalized shape as a tuple."
-    if isinstance(normalized_shape, numbers.Integral) or not all(isinstance(s, numbers.Integral) for s in normalized_shape):
+    ints = type(normalized_shape) is tuple and all(type(s) is int for s in normalized_shape)   # LayerNorm's own: no ABC checks
+    if not ints and (isinstance(normalized_shape, numbers.Integral) or not all(isinstance(s, numbers.Integral) for s in normalized_shape)):
         raise TypeError(f"layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not {type(normalized_shape).__name__}")
     # the dtypes first: torch checks them before any shape
     if not _float_dtype(x) and any(p is not None and p.dtype != x.dtype for p in (weight, bias)):
@@ -2167,9 +2168,9 @@ def _check_layer_norm(x, normalized_shape, weight, bias):
     shape = tuple(normalized_shape)
     if not shape: raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = {list(shape)}")
     for name, t in (('weight', weight), ('bias', bias)):
-        if t is not None and tuple(t.shape) != shape:
+        if t is not None and t._data.shape != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and normalized_shape = {list(shape)}")
-    if tuple(x.shape[x.ndim - len(shape):]) != shape or x.ndim < len(shape):
+    if x._data.shape[x._data.ndim - len(shape):] != shape or x._data.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{''.join(f', {s}' for s in shape)}], but got input of size{list(x.shape)}")
     _dispatch(x, 'LayerNormKernelImpl', _FLOATING)
     return shape
