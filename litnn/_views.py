@@ -1040,7 +1040,7 @@ class _MemoryViews:
 # %% ../nbs/reference/torch/inplace_views.ipynb #abe3b1bd
 import builtins
 from .backend import patch, array_namespace
-from ._tensor import Tensor, _version_counter, _INFERENCE_INPLACE, _keep_meta
+from ._tensor import Tensor, _version_counter, _bump, _INFERENCE_INPLACE, _keep_meta
 from .autograd.graph import Op
 from .autograd.grad_mode import _Mode
 from .autograd.engine import _check_view_inplace
@@ -1066,10 +1066,11 @@ def _become(self, make_view, node):
     if view.grad_fn is None: _keep_meta(self)     # no new history (no_grad): gradients for the old one keep the old shape (10_tensor)
     self._data = view._data
     if _Mode.fw is not None: _Mode.fw.carry(view, self)   # in a dual level: the tangent takes the new shape (14b_forward_mode)
-    if view.grad_fn is not None:
-        view.grad_fn.__class__ = node          # same formula; torch's name for the in-place form
-        self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
-    _version_counter(self)[0] += 1
+    fn = view.grad_fn
+    if fn is not None: fn.__class__ = node     # same formula; torch's name for the in-place form
+    if fn is not None and self._base is None: self.grad_fn, self._output_nr = fn, view._output_nr
+    _bump(self)     # a new version: the memory's views regenerate from the new history (17c_inplace_on_views)...
+    if fn is not None and self._base is not None: self.grad_fn, self._output_nr = fn, view._output_nr   # ...a view's own is this op's
     return self
 
 # %% ../nbs/reference/torch/inplace_views.ipynb #08aeedeb

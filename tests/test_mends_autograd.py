@@ -97,7 +97,20 @@ def _saved_then_nograd(lib):
     with lib.no_grad(): v.mul_(2)
     return [_outcome(lambda: y.backward())]
 
-@pytest.mark.parametrize("case", [_nograd_on_view, _nograd_on_base, _nograd_on_leaf_base, _detached_alias, _other_view_then_recorded,
+def _inplace_view_ops(lib):
+    out = []
+    for op, args in (('t_', ()), ('squeeze_', ()), ('unsqueeze_', (0,)), ('transpose_', (0, 1))):
+        for quiet in (True, False):
+            for on_view in (False, True):
+                x = lib.ones(2, 3, requires_grad=True); a = x.clone(); v = a[0]; w = a[:, 1:]
+                t = w if on_view else a
+                if quiet:
+                    with lib.no_grad(): getattr(t, op)(*args)
+                else: getattr(t, op)(*args)
+                out.append([_node(v), _node(w), _node(a), a._version])
+    return out
+
+@pytest.mark.parametrize("case", [_inplace_view_ops, _nograd_on_view, _nograd_on_base, _nograd_on_leaf_base, _detached_alias, _other_view_then_recorded,
                                   _hooks_stay, _inference_write, _multi_output_views, _custom_function_view, _saved_then_nograd])
 def test_view_history_after_unrecorded_write(case):
     assert case(litnn) == case(torch)
