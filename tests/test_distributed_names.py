@@ -75,6 +75,15 @@ with warnings.catch_warnings(record=True) as w:
     run("arc complex max", lambda: dist.all_reduce_coalesced([torch.ones(2, dtype=torch.complex64)], op=dist.ReduceOp.MAX))
     run("agc not list", lambda: dist.all_gather_coalesced((1,), [x]))
     out["warnings"] = [(i.category.__name__, str(i.message)) for i in w]
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    x, o = torch.arange(4.), torch.zeros(4)
+    for name in ("all_gather_into_tensor", "_all_gather_base", "all_gather_single"):
+        run(name, lambda: [getattr(dist, name)(o, x + 1), o.tolist(), getattr(dist, name).__name__])
+    for name in ("reduce_scatter_tensor", "_reduce_scatter_base", "reduce_scatter_single"):
+        run(name, lambda: [getattr(dist, name)(o, x * 2), o.tolist()])
+    out["renamed warnings"] = [(i.category.__name__, str(i.message)) for i in w]
+run("ucc xccl", lambda: [dist.is_ucc_available(), dist.is_xccl_available(), dist._rank_not_in_group(None), dist._rank_not_in_group(dist.group.WORLD)])
 run("p2p bad op", lambda: dist.P2POp(dist.send, torch.ones(2), 0))
 run("p2p bad tensor", lambda: dist.P2POp(dist.isend, [1], 0))
 run("p2p no peer", lambda: dist.P2POp(dist.isend, torch.ones(2)))
@@ -121,6 +130,14 @@ def ex(tag, s):
         try: f(); out[tag + " " + name] = None
         except Exception as e: out[tag + " " + name] = type(e).__name__   # pybind's message names its own signature
     run(tag + " has ext", lambda: s.has_extended_api())
+    if tag != "file":
+        run(tag + " queue", lambda: [s.queue_push("qu", "a"), s.queue_push("qu", b"b"), s.queue_len("qu"), repr(s.queue_pop("qu")),
+                                     repr(s.queue_pop("qu", block=False)), s.queue_len("qu"), sorted(s.list_keys()) == sorted(s.list_keys())])
+        run(tag + " queue empty", lambda: s.queue_pop("qu", block=False))
+        run(tag + " queue timeout", lambda: s.queue_pop("qu"))
+        run(tag + " list_keys", lambda: [sorted(s.list_keys()), s.num_keys(), type(s.clone()).__name__, repr(s.clone().get("x"))])
+    else:
+        run(tag + " queue", lambda: s.queue_push("qu", "a"))
     if tag != "tcp":   # torch's TCPStore client cannot answer another thread while it waits
         run(tag + " wait thread", lambda: (lambda t: (t.start(), s.wait(["late"], datetime.timedelta(seconds=5)), repr(s.get("late")))[2])(
             threading.Timer(0.05, lambda: s.set("late", "ok"))))

@@ -59,7 +59,7 @@ def all_gather_single(self, gather_dim, group, tag=''):
     g = _group(group)
     n = dist.get_world_size(g)
     with no_grad(): out = self.new_empty((n * self.shape[0], *self.shape[1:]) if self.dim() else (n,))
-    dist.all_gather_into_tensor(out, self.contiguous(), g)
+    dist.all_gather_single(out, self.contiguous(), g)
     return cat(out.chunk(n), dim=gather_dim) if gather_dim != 0 else out
 
 def reduce_scatter_single(self, reduceOp, scatter_dim, group, tag=''):
@@ -70,7 +70,7 @@ def reduce_scatter_single(self, reduceOp, scatter_dim, group, tag=''):
         raise AssertionError(f"input dimension 0 ({self.size(0)} must be a multiple of group_size {n})")    # (torch's words)
     if scatter_dim != 0: self = cat(self.chunk(n, dim=scatter_dim), dim=0)
     with no_grad(): out = self.new_empty((self.shape[0] // n, *self.shape[1:]))
-    dist.reduce_scatter_tensor(out, self.contiguous(), _op(reduceOp), g)
+    dist.reduce_scatter_single(out, self.contiguous(), _op(reduceOp), g)
     return out
 
 def all_gather_tensor(self, gather_dim, group, tag=''):
