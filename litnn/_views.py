@@ -121,15 +121,16 @@ _NOT_VIEWABLE = ("view size is not compatible with input tensor's size and strid
 @patch
 def view(self:Tensor, *shape, **kw):
     "A view of this tensor's memory with a new shape (one size may be -1), or reinterpreted as another dtype."
-    if builtins.set(kw) == {'dtype'} and not shape: shape = (kw['dtype'],)
-    elif kw: shape = (_sizes_given('view', shape, kw, 'size'),)
-    named = len(shape) == 1 and isinstance(shape[0], (str, type)) and shape[0] not in (builtins.float, builtins.int, builtins.bool, builtins.complex)
-    if not shape or named or len(shape) > 1 and builtins.any(isinstance(s, B.dtype) for s in shape):    # neither a dtype nor sizes (a dtype's name or NumPy's type: no dtype to torch's parser)
-        got = ', '.join('litnn.dtype' if isinstance(s, B.dtype) else builtins.type(s).__name__ for s in shape)
-        raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                        " * (litnn.dtype dtype)\n * (tuple of ints size)\n")
-    if len(shape) == 1 and isinstance(shape[0], (B.dtype, str, type)): return _view_dtype(self, to_dtype(shape[0]))
-    shape = _int_list('view', 'size', shape, varargs=True, overloads=True)
+    if kw or not shape or not builtins.all(type(s) is builtins.int for s in shape):   # (sizes as ints, the common call, skip the reading)
+        if builtins.set(kw) == {'dtype'} and not shape: shape = (kw['dtype'],)
+        elif kw: shape = (_sizes_given('view', shape, kw, 'size'),)
+        named = len(shape) == 1 and isinstance(shape[0], (str, type)) and shape[0] not in (builtins.float, builtins.int, builtins.bool, builtins.complex)
+        if not shape or named or len(shape) > 1 and builtins.any(isinstance(s, B.dtype) for s in shape):    # neither a dtype nor sizes (a dtype's name or NumPy's type: no dtype to torch's parser)
+            got = ', '.join('litnn.dtype' if isinstance(s, B.dtype) else builtins.type(s).__name__ for s in shape)
+            raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                            " * (litnn.dtype dtype)\n * (tuple of ints size)\n")
+        if len(shape) == 1 and isinstance(shape[0], (B.dtype, str, type)): return _view_dtype(self, to_dtype(shape[0]))
+        shape = _int_list('view', 'size', shape, varargs=True, overloads=True)
     a = self._data
     if builtins.any(s < -1 for s in shape): _infer_shape(shape, a.size)     # numpy takes any negative size as -1
     if not a.flags.c_contiguous:
