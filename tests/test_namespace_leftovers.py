@@ -280,3 +280,15 @@ def test_cuda_classes_and_constants():
     if not litnn.cuda.is_available() and not torch.cuda.is_available():
         assert _outcome(lambda: litnn.cuda.caching_allocator_disabled().__enter__())[1][0] == \
                _outcome(lambda: torch.cuda.caching_allocator_disabled().__enter__())[1][0]
+
+
+def test_flatbuffer_and_onnx_type_checking(tmp_path):
+    p = tmp_path / "m.ff"
+    assert _outcome(lambda: litnn.jit.save_jit_module_to_flatbuffer(litnn.nn.Linear(2, 2), p))[1] == \
+           _outcome(lambda: torch.jit.save_jit_module_to_flatbuffer(torch.nn.Linear(2, 2), p))[1]
+    assert _outcome(lambda: litnn.jit.jit_module_from_flatbuffer(str(p)))[1] == _outcome(lambda: torch.jit.jit_module_from_flatbuffer(str(p)))[1]
+    m = litnn.jit.script(litnn.nn.Linear(2, 2))
+    litnn.jit.save_jit_module_to_flatbuffer(m, p)
+    x = litnn.randn(3, 2)
+    assert litnn.equal(litnn.jit.jit_module_from_flatbuffer(p)(x), m(x))
+    assert litnn.onnx.TYPE_CHECKING is torch.onnx.TYPE_CHECKING

@@ -15,7 +15,7 @@ from ._trace import (TracerWarning, is_tracing, trace, trace_module, TracedModul
 from ._async import Future, fork, wait                                              # reference/futures
 from ._freeze import freeze, optimize_for_inference, run_frozen_optimizations      # reference/jit/freeze
 from ._fuser import fuser, optimized_execution, set_fusion_strategy, last_executed_optimized_graph, _state  # reference/jit/fuser
-from ._serialization import save, load                                              # reference/jit/serialization
+from ._serialization import save, load, save_jit_module_to_flatbuffer, jit_module_from_flatbuffer                                              # reference/jit/serialization
 from . import annotations                                                            # reference/jit/annotations
 from .annotations import annotate
 from ..utils import set_module

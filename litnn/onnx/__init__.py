@@ -6,6 +6,7 @@
 __all__ = ['is_in_onnx_export', 'export']
 
 # %% ../../nbs/66_onnx.ipynb #ba74e459
+from typing import TYPE_CHECKING
 from . import tracing                                 # 66a_onnx_tracing
 from .translate import UnsupportedOperatorError, OnnxExporterError   # 66b_onnx_translate, 66c_onnx_shape_ops
 from .exporter import (TrainingMode, OperatorExportTypes, TensorProtoDataType, JitScalarType, producer_name, producer_version,
