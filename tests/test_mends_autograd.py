@@ -264,3 +264,17 @@ def test_methods_keep_their_identity_under_a_mode():
     got = [subprocess.run([sys.executable, '-c', code.format(m, here)], capture_output=True, text=True, cwd=str(pathlib.Path(here).parent)).stdout
            for m in ('litnn', 'torch')]
     assert got[0] and got[0] == got[1]
+
+def _optimizer_step_on_viewed_parameter(lib):
+    out = []
+    for name, kw in (('SGD', dict(lr=0.1, momentum=0.9)), ('Adam', dict(lr=0.1)), ('AdamW', dict(lr=0.1)), ('RMSprop', dict(lr=0.1)), ('Adagrad', dict(lr=0.1))):
+        p = lib.nn.Parameter(lib.ones(2, 3)); v = p[0]
+        with lib.no_grad(): q = p[1]
+        opt = getattr(lib.optim, name)([p], **kw)
+        (p * p).sum().backward(); opt.step()
+        out.append((name, _node(v), _node(q), p._version))
+    return out
+
+def test_optimizer_step_regenerates_views():
+    "An optimizer step is an in-place change under no_grad: a live view of the parameter regenerates, a no_grad one goes stale."
+    assert _optimizer_step_on_viewed_parameter(litnn) == _optimizer_step_on_viewed_parameter(torch)

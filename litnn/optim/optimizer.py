@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 from ..backend import array_namespace, float32, float64, get_default_dtype, patch
-from .._tensor import Tensor, _version_counter
+from .._tensor import Tensor, _bump    # (an update is an in-place change: a new version, which the views of its memory see)
 from .._conversions import view_as_real
 from ..nn.parameter import Parameter
 from .._creation import tensor
@@ -265,10 +265,6 @@ def _eval_closure(closure, opt=None):
 def _scalar(x):
     "A hyperparameter as a Python number (PyTorch also accepts 1-element tensors)."
     return x.item() if isinstance(x, Tensor) else x
-
-def _bump(p):
-    "Count an in-place change of `p` in its version counter, as PyTorch's in-place ops do."
-    _version_counter(p)[0] += 1
 
 def _lerp_(xp, a, end, weight):
     "`a.lerp_(end, weight)` as torch computes it: two-sided (exact at both ends), one fused multiply-add (`_lerp`)."
