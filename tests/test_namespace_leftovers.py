@@ -292,3 +292,12 @@ def test_flatbuffer_and_onnx_type_checking(tmp_path):
     x = litnn.randn(3, 2)
     assert litnn.equal(litnn.jit.jit_module_from_flatbuffer(p)(x), m(x))
     assert litnn.onnx.TYPE_CHECKING is torch.onnx.TYPE_CHECKING
+
+
+def test_cuda_classproperty_and_device_alias():
+    for lib in (torch, litnn):
+        class K:
+            @lib.cuda.classproperty
+            def name(cls): return cls.__name__
+        assert K.name == "K"
+    assert str(litnn.cuda.Device) == str(torch.cuda.Device).replace("torch", "litnn")

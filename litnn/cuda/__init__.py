@@ -153,6 +153,7 @@ BFloat16Tensor = _legacy_cuda_class('bfloat16') if 'bfloat16' in _by_name else N
 
 # %% ../../nbs/reference/cuda.ipynb #91b3bc1c
 from typing import TYPE_CHECKING
+from .._utils import classproperty      # torch.cuda imports it from torch._utils too
 Device = _device | str | builtins.int | None
 
 class cudaStatus:
