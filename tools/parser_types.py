@@ -29,6 +29,9 @@ def _deprecated(name, overload, method):
 # methods torch binds by hand (torch/csrc/autograd/python_variable_methods.cpp) whose stubs omit their one argument:
 # `float(*, MemoryFormat? memory_format=None)`
 _CONVERSIONS = {'bfloat16', 'bool', 'byte', 'cdouble', 'cfloat', 'chalf', 'char', 'double', 'float', 'half', 'int', 'long', 'short'}
+# methods torch binds by hand whose stub names their argument otherwise than the binding (python_variable_methods.cpp:
+# "requires_grad_(bool requires_grad=True)"; the stub says `mode`), as (overloads) for _overloads' table
+_HAND_BOUND = {'requires_grad_': [([('requires_grad', '_bool', 1)], (0, 1), 1)]}
 _INTS = {'_int', '_int | SymInt', 'SymInt | _int', 'SymInt'}
 _NUMBERS = {'Number | _complex', 'Number', '_complex'}
 _SCALARS = _NUMBERS | {'Tensor', '_float', '_int', '_bool'}     # a number, or a tensor where some signature takes one
@@ -101,6 +104,7 @@ def table():
     d = os.path.dirname(torch.__file__)
     meth, func = _overloads(f'{d}/_C/__init__.pyi', 'TensorBase'), _overloads(f'{d}/_C/_VariableFunctions.pyi')
     for name in _CONVERSIONS: meth[name] = [([('memory_format', 'torch.memory_format | None', None)], (0, 1), 0)]
+    meth.update(_HAND_BOUND)
     out, arity, positional = {}, {}, {}
     for kind, ovs, obj in (('m', meth, litnn.Tensor), ('f', func, litnn)):
         for name in sorted(ovs):
