@@ -290,3 +290,30 @@ def test_two_ranks(tmp_path):
          "DeviceMesh((a=2), 'cpu', stride=(1,))", [0], [0, 1], [[0, 1], [0]], 0]]
     assert [m[1] for m in r1["meshes"]] == [[1], [0, 1], [1, 0]] and r1["meshes"][1][-1] == 1 and r1["meshes"][2][-2] == [[0, 1], [1]]
     assert r0["tp sum"] == r1["tp sum"] == [3.]
+
+
+LATE = r"""
+import json, os, sys, time, datetime
+import litnn.distributed as dist
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+me, out = dist.get_rank(), {}
+if me != 2:
+    try: dist.monitored_barrier(timeout=datetime.timedelta(seconds=1), wait_all_ranks=sys.argv[2] == "all")
+    except RuntimeError as e: out["error"] = str(e).split("\n")[0]
+with open(os.path.join(sys.argv[1], f"rank{me}.json"), "w") as f: json.dump(out, f)
+time.sleep(5 if me == 2 else 2)   # the first rank to leave ends the job: rank 2, which never checks in, leaves last
+os._exit(0)
+"""
+
+@pytest.mark.parametrize("mode", ["first", "all"])
+def test_monitored_barrier_names_the_late_rank(tmp_path, mode):
+    "Rank 2 of 3 never arrives: rank 0 and rank 1 fail with torch's (gloo's) first lines after the 1 s timeout."
+    script = tmp_path / "late.py"
+    script.write_text(LATE)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
+    subprocess.run(["mpiexec", "-n", "3", sys.executable, str(script), str(tmp_path), mode], capture_output=True, text=True, timeout=120, env=env)
+    r0, r1 = (json.loads((tmp_path / f"rank{i}.json").read_text()) for i in range(2))
+    assert r0["error"] == ("[Rank 0]: Rank 2 failed to pass monitoredBarrier in 1000 ms" if mode == "first" else
+                           "[Rank 0]: Ranks 2 failed to pass monitoredBarrier in 1000 ms")
+    assert r1["error"] == ("Rank 1 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. "
+                           "Please check rank 0 logs for faulty rank.")

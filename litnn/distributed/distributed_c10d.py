@@ -495,8 +495,10 @@ def barrier(group=None, async_op=False, device_ids=None, timeout=None):
     w.wait(timeout)
 
 # %% ../../nbs/73_process_groups.ipynb #5c9c55a2
+_MONITORED_TAG = 32001   # the tag of monitored_barrier's messages, apart from programs' small tags
+
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
-    "A `barrier` on the 'gloo' backend whose timeout names the ranks that did not reach it."
+    "A barrier through rank 0 (on 'gloo'): after `timeout`, rank 0 names the ranks that did not arrive."
     pg = _group(group)
     if pg == GroupMember.NON_GROUP_MEMBER: return None
     if pg.name() != Backend.GLOO: raise ValueError("monitored_barrier is only implemented for GLOO backend.")
@@ -504,10 +506,26 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
         warnings.warn("Please specify timeout arg as a timedelta. "
                       f"Converting current value of {timeout} assuming it represents seconds", stacklevel=2)
         timeout = datetime.timedelta(seconds=timeout)
-    try: barrier(pg, timeout=timeout)
-    except RuntimeError as e:
-        if "timed out" not in str(e): raise
-        raise RuntimeError(f"Rank {pg.rank()} timed out in monitored_barrier after {_seconds(timeout or pg.timeout):g} s: {e}") from None
+    limit, me, token = _seconds(timeout or pg.timeout), pg.rank(), Tensor._make(np.zeros(1, np.uint8))
+    if me != 0:   # check in with rank 0, then wait for its word that everyone did
+        try:
+            isend(token, group_dst=0, group=pg, tag=_MONITORED_TAG).wait(limit)
+            irecv(token, group_src=0, group=pg, tag=_MONITORED_TAG).wait(limit)
+        except RuntimeError as e:
+            raise RuntimeError(f"Rank {me} successfully reached monitoredBarrier, but received errors while waiting for send/recv from "
+                               f"rank 0. Please check rank 0 logs for faulty rank.\n Original exception: \n{e}") from None
+        return None
+    end, missing = time.monotonic() + limit, []
+    for r in range(1, pg.size()):
+        try: irecv(Tensor._make(np.zeros(1, np.uint8)), group_src=r, group=pg, tag=_MONITORED_TAG).wait(max(end - time.monotonic(), 1e-3))
+        except RuntimeError as e:
+            missing.append(r)
+            if not wait_all_ranks: raise RuntimeError(f"[Rank 0]: Rank {r} failed to pass monitoredBarrier in {round(limit * 1000)} ms\n"
+                                                      f" Original exception: \n{e}") from None
+    if missing:
+        raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, missing))} failed to pass monitoredBarrier in {round(limit * 1000)} ms")
+    for r in range(1, pg.size()): isend(token, group_dst=r, group=pg, tag=_MONITORED_TAG).wait(limit)
+
 
 # %% ../../nbs/73a_collectives.ipynb #330e5250
 import json, warnings
