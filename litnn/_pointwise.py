@@ -1402,7 +1402,8 @@ def _halley(xp, z, t):
 # %% ../nbs/reference/torch/pointwise_math.ipynb #e209a1bc
 def _erfinv(xp, a):
     "The inverse of erf on arrays: Giles' start, then Halley steps; ±inf at ±1, NaN beyond."
-    if a.dtype.itemsize < 4: return _erfinv(xp, a.astype(np.float32)).astype(a.dtype)
+    if a.dtype.itemsize < 8:   # in float64, rounded once to float32 (then to half): torch's float kernel agrees in 99% of values, float32 steps in 58%
+        return _erfinv(xp, a.astype(np.float64)).astype(np.float32).astype(a.dtype, copy=False)
     if a.ndim != 1: return _in_memory_order(xp, _erfinv, a)
     t = xp.abs(a)
     with np.errstate(all='ignore'):

@@ -51,3 +51,23 @@ def test_compiled_function_with_a_tensor_passed_twice(mode):
                 x = x + o
         res[lib.__name__] = [o.numpy() for o in outs]
     for a, b in zip(res['torch'], res['litnn']): np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+# timm's trunc_normal_ (timm.layers.weight_init, used by ConvNeXt, MAE, DeiT... to initialise) draws uniforms and maps them
+# through erfinv_: litnn's float32 erfinv ran its steps in float32 and differed from torch in the last bit for 42% of values,
+# so a seeded model started from other weights; computed in float64 and rounded once, it agrees in 99%
+def test_erfinv_float32_and_half_as_torch_for_timm_trunc_normal():
+    y = np.random.default_rng(0).uniform(-0.999, 0.999, 20000).astype(np.float32)
+    for dt in ('float32', 'float16', 'bfloat16'):
+        t = torch.tensor(y).to(getattr(torch, dt)).erfinv().float().numpy()
+        l = litnn.tensor(y).to(getattr(litnn, dt)).erfinv().float().numpy()
+        assert (t != l).mean() < (0.02 if dt == 'float32' else 0.001), dt
+        np.testing.assert_allclose(l, t, rtol=1e-6 if dt == 'float32' else 1e-2)
+    outs = []
+    for lib in (torch, litnn):        # timm's _trunc_normal_, step by step
+        lib.manual_seed(0)
+        w = lib.empty(64, 32)
+        lo, hi = 0.0228, 0.9772         # norm_cdf of the bounds, as timm computes them for a=-2, b=2 (std 1)
+        w.uniform_(2 * lo - 1, 2 * hi - 1); w.erfinv_(); w.mul_(0.02 * 2 ** 0.5); w.clamp_(min=-2, max=2)
+        outs.append(w.numpy())
+    assert (outs[0] != outs[1]).mean() < 0.02
