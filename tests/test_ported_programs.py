@@ -425,7 +425,9 @@ def test_linspace_logspace_bounds_overflow_as_torch():
         assert a == b
 
 def test_affine_grid_is_torchs_bit_for_bit():
-    "torch's linspace_from_neg_one (linspace, then * (n - 1) / n) in the dtype and its bmm's order of summation."
+    """torch's linspace_from_neg_one (linspace, then * (n - 1) / n) in the dtype and its bmm's order of summation: the
+    same bits for the identity maps (exact products: kornia's pixel centres), within a rounding of the terms' size for
+    others (torch's CPU bmm fuses multiply-adds where the CPU has FMA, so its last bits depend on the machine)."""
     import numpy as np
     rng = np.random.default_rng(0)
     for dt in ('float32', 'float64'):
@@ -435,7 +437,8 @@ def test_affine_grid_is_torchs_bit_for_bit():
                     with warnings.catch_warnings():
                         warnings.simplefilter('ignore')     # (the unit-size warning of align_corners=True)
                         a, b = (lib.nn.functional.affine_grid(lib.tensor(th, dtype=getattr(lib, dt)), size, align_corners=ac).numpy() for lib in both())
-                    assert np.array_equal(a, b), (dt, ac, size)
+                    if (th == np.tile(np.eye(k, k + 1), (2, 1, 1))).all(): assert np.array_equal(a, b), (dt, ac, size)
+                    else: np.testing.assert_allclose(a, b, rtol=0, atol=2 * np.finfo(dt).eps * np.abs(th).sum(-1).max())
 
 @pytest.mark.parametrize('padding_mode', ['border', 'reflection', 'zeros'])
 @pytest.mark.parametrize('align_corners', [False, True])
