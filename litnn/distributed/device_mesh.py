@@ -10,6 +10,7 @@ import numpy as np
 from ..backend import patch
 from .._tensor import Tensor
 from .distributed_c10d import get_rank, get_world_size, new_group, is_initialized, init_process_group, _group
+from .distributed_c10d import ProcessGroup, get_process_group_ranks
 
 # %% ../../nbs/76_device_mesh.ipynb #043d032a
 def _check_device_type(device_type):
@@ -145,3 +146,22 @@ def init_device_mesh(device_type, mesh_shape, *, mesh_dim_names=None, backend_ov
     if not is_initialized(): init_process_group()
     ranks = np.arange(int(np.prod(mesh_shape, dtype=np.int64))).reshape(tuple(mesh_shape))
     return DeviceMesh(device_type, ranks, mesh_dim_names=tuple(mesh_dim_names) if mesh_dim_names else None)
+
+# %% ../../nbs/76_device_mesh.ipynb #8f8a7f97
+def _from_group(group, device_type, mesh=None, *, mesh_dim_names=None):
+    "A mesh over existing process groups: one `group` (its ranks are the mesh), or a list of one group per dimension of `mesh`."
+    if isinstance(group, ProcessGroup):
+        ranks = get_process_group_ranks(group)
+        if mesh is not None and (mesh.tolist() if isinstance(mesh, Tensor) else mesh) != ranks:
+            raise ValueError(f"Invalid mesh {str(mesh)} for ProcessGroup with ranks {ranks}")
+        return DeviceMesh(device_type, ranks, mesh_dim_names=mesh_dim_names, _groups=[group])
+    groups = list(group)
+    if len(groups) == 0: raise ValueError("Expects at least one ProcessGroup to be passed")
+    if mesh is None: raise ValueError("Must pass mesh if passing multiple ProcessGroups")
+    if mesh_dim_names is None: raise ValueError("Must pass mesh_dim_names if passing multiple ProcessGroups")
+    ranks = np.array(mesh.tolist() if isinstance(mesh, Tensor) else mesh)
+    if ranks.ndim != len(groups):
+        raise ValueError(f"Expects mesh with ndim equal to number of ProcessGroups but got mesh {ranks.tolist()} and {len(groups)} ProcessGroups")
+    return DeviceMesh(device_type, ranks, mesh_dim_names=mesh_dim_names, _groups=groups)
+
+DeviceMesh.from_group = staticmethod(_from_group)   # a static method, as torch's
