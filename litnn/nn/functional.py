@@ -1934,7 +1934,9 @@ class NativeLayerNormBackward0(NativeBatchNormBackward0):
     arrays one fused loop per row where numba runs it (36_fused_kernels), else the passes above."""
     @staticmethod
     def forward(ctx, x, weight, bias, dims, pdims, pshape, eps):
-        a = x._data.astype(np.float32) if x._data.dtype.itemsize < 4 else x._data
+        ctx.fused = False
+        if x._data.dtype.itemsize == 2: return _half_layer_norm_forward(ctx, x, weight, bias, dims, pdims, pshape, eps)
+        a = x._data
         fast = fused.layer_norm(a.reshape(-1, math.prod(pshape)), *(p if p is None else p._data for p in (weight, bias)), eps)
         ctx.fused = fast is not None
         if fast is None: return NativeBatchNormBackward0.forward(ctx, x, weight, bias, dims, pdims, pshape, eps)
@@ -1964,6 +1966,23 @@ def _fused_backward(ctx, g):
     return (gx.reshape(a.shape).astype(x._data.dtype, copy=False) if nx else None,
             gw.reshape(shape).astype(w._data.dtype, copy=False) if nw else None,
             gb.reshape(shape).astype(bias_dtype.np, copy=False) if nb else None)
+
+def _half_layer_norm_forward(ctx, x, weight, bias, dims, pdims, pshape, eps):
+    """A float16/bfloat16 layer norm as torch's CPU kernel: each row's mean and 1/√(var + eps) in float32 (here from
+    float64 sums, rounded once), then `(x rstd + (-mean rstd)) w + b` in float32, the compiler's two multiply-adds
+    (an exact product and one rounding each), rounded once to the input's dtype. torch's float32 statistics come from
+    a Welford pass whose last bits depend on the CPU's vector width, so a few outputs in 10⁴ may still be one step apart."""
+    f32, a, n = np.float32, x._data, math.prod(pshape)
+    X = a.reshape(-1, n).astype(np.float64)
+    m64 = X.mean(1, keepdims=True)
+    mean, var = m64.astype(f32), ((X - m64) ** 2).mean(1, keepdims=True).astype(f32)
+    rstd = (f32(1) / array_namespace(a).sqrt(var + f32(eps))).astype(f32)
+    out = (X * rstd + -mean * rstd).astype(f32)
+    if weight is not None: out = out.astype(np.float64) * weight._data.astype(f32).reshape(1, n)
+    if bias is not None: out = out + bias._data.astype(f32).reshape(1, n)
+    keep = a.shape[:a.ndim - len(pshape)] + (1,) * len(pshape)
+    _save(ctx, x, weight, bias, mean.reshape(keep), rstd.reshape(keep), True, (dims, pdims, pshape, eps))
+    return out.astype(f32).reshape(a.shape).astype(a.dtype)
 
 def _half_layer_norm_backward(ctx, g):
     """The plain backward of a float16/bfloat16 layer norm, as torch's CPU kernel: the weight and bias gradients are
