@@ -41,3 +41,30 @@ def test_half_layer_norm_under_cpu_autocast():
         outs.append((y.dtype, y.detach().float().numpy()))
     assert str(outs[0][0]).split('.')[-1] == str(outs[1][0]).split('.')[-1]
     assert (outs[0][1] != outs[1][1]).sum() <= 2
+
+def _error(M, f):
+    try: f(M)
+    except Exception as e: return type(e).__name__, str(e).replace('litnn', 'torch')
+    return None
+
+_BAD_GENERATORS = {
+    'uniform_': lambda M: M.zeros(3).uniform_(generator=3), 'normal_': lambda M: M.zeros(3).normal_(generator=3),
+    'bernoulli_': lambda M: M.zeros(3).bernoulli_(generator=3), 'bernoulli_p': lambda M: M.zeros(3).bernoulli_(0.5, generator='a'),
+    'random_': lambda M: M.zeros(3).random_(generator=3), 'random_to': lambda M: M.zeros(3).random_(5, generator=3),
+    'exponential_': lambda M: M.zeros(3).exponential_(generator=3), 'cauchy_': lambda M: M.zeros(3).cauchy_(generator=3),
+    'log_normal_': lambda M: M.zeros(3).log_normal_(generator=3), 'geometric_': lambda M: M.zeros(3).geometric_(0.5, generator=3),
+    'randperm': lambda M: M.randperm(3, generator=3), 'randint': lambda M: M.randint(0, 5, (3,), generator='a'),
+    'randint_high': lambda M: M.randint(5, (3,), generator='a'), 'multinomial': lambda M: M.multinomial(M.ones(3), 2, generator=1),
+    'rand': lambda M: M.rand(3, generator=1), 'randn': lambda M: M.randn(3, generator=1.5),
+    'bernoulli': lambda M: M.bernoulli(M.ones(3) / 2, generator=1), 'normal': lambda M: M.normal(0., 1., (3,), generator=1),
+    'poisson': lambda M: M.poisson(M.ones(3), generator=1), 'rand_like': lambda M: M.rand_like(M.ones(3), generator=1),
+}
+
+@pytest.mark.parametrize('case', sorted(_BAD_GENERATORS))
+def test_bad_generator_is_torchs_type_error(case):
+    f = _BAD_GENERATORS[case]
+    assert _error(L, f) == _error(T, f)
+
+def test_none_generator_is_the_default():
+    for M in (T, L):
+        M.zeros(3).uniform_(generator=None); M.randperm(3, generator=None); M.zeros(3).random_(generator=None)

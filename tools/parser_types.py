@@ -36,6 +36,7 @@ _INTS = {'_int', '_int | SymInt', 'SymInt | _int', 'SymInt'}
 _NUMBERS = {'Number | _complex', 'Number', '_complex'}
 _SCALARS = _NUMBERS | {'Tensor', '_float', '_int', '_bool'}     # a number, or a tensor where some signature takes one
 _FORMATS = {'torch.memory_format', 'memory_format | None', 'torch.memory_format | None'}   # ('M?': None too)
+_GENERATORS = {'Generator | None', 'Generator'}      # ('G?': torch's parser takes None for a generator in every signature)
 
 def _overloads(path, cls=None):
     "name -> list of overloads, each a list of (argument, annotation, position from 1 after self, or None if keyword-only)."
@@ -75,7 +76,7 @@ def _typed(ovs):
     """{argument: (kind, position)} for arguments every overload has and types alike: 'T' a Tensor ('T?': or None), 'i' an int, 'f' a
     float, 'S' a number (a Scalar: a 0-d tensor outside the graph too), 'n' a number or a Tensor where a signature takes
     one, 'b' a bool ('b?': or None), 'M' a memory format
-    ('M?': or None), 'L' a list of Tensors, 'I' a list of ints ('I1': or one int; '?': or None); the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
+    ('M?': or None), 'G?' a torch.Generator or None, 'L' a list of Tensors, 'I' a list of ints ('I1': or one int; '?': or None); the position (from 1) they all give it, 0 if they differ or take it by keyword only."""
     seen, anns, poss = collections.Counter(), collections.defaultdict(set), collections.defaultdict(set)
     ovs = [o for o, *_ in ovs]
     for o in ovs:
@@ -86,7 +87,7 @@ def _typed(ovs):
         kind = ('T' if a == {'Tensor'} else 'T?' if a <= {'Tensor', 'Tensor | None'} else 'i' if a <= _INTS else 'i?' if a <= _INTS | {x + ' | None' for x in _INTS} else 'f' if a == {'_float'} else 'S' if a <= _SCALARS - {'Tensor'} and a & _NUMBERS
                 else 'n' if a <= _SCALARS and a & _NUMBERS
                 else 'b' if a == {'_bool'} else 'b?' if a <= {'_bool', '_bool | None'} else 'M' if a == {'torch.memory_format'}
-                else 'M?' if a <= _FORMATS else 'L' if a == {'tuple[Tensor, ...] | list[Tensor]'} else _int_list_kind(a))
+                else 'M?' if a <= _FORMATS else 'G?' if a <= _GENERATORS else 'L' if a == {'tuple[Tensor, ...] | list[Tensor]'} else _int_list_kind(a))
         if kind: out[name] = (kind, poss[name].pop() if len(poss[name]) == 1 and None not in poss[name] else 0)
     return out
 
@@ -191,8 +192,8 @@ def f_cpp():
 if __name__ == '__main__':
     from litnn._python_arg_parser import _FUNCTIONAL_CALLS
     print('_NN_PARSER_TYPES = ' + pprint.pformat(nn_table({op for side, op, _ in _FUNCTIONAL_CALLS.values() if side == 'nn'}), width=120, compact=True))
-    types, arity, positional = table()
-    print('_PARSER_TYPES = ' + pprint.pformat(types, width=120, compact=True))
+    kinds, arity, positional = table()     # (not `types`: signatures() below reads the module)
+    print('_PARSER_TYPES = ' + pprint.pformat(kinds, width=120, compact=True))
     print('_PARSER_ARITY = ' + pprint.pformat(arity, width=120, compact=True))
     print('_PARSER_POSITIONAL = ' + pprint.pformat(positional, width=120, compact=True))
     print('_PARSER_SIGNATURES = ' + pprint.pformat(signatures(), width=120, compact=True))
