@@ -1683,7 +1683,7 @@ _C_TYPES = {'dtype', 'device', 'layout', 'memory_format', 'Generator', 'Size', '
 def _tp_name(v):
     "`_type_name`, but `litnn.dtype` for the types torch defines in C (its messages say `torch.dtype`, `torch.device`)."
     t = type(v)
-    return f'litnn.{t.__name__}' if t.__name__ in _C_TYPES and t.__module__.startswith('litnn') else _type_name(v)
+    return f'{t.__module__}.{t.__name__}' if t.__name__ in _C_TYPES and t.__module__.startswith('litnn') else _type_name(v)     # (Generator's: litnn._C, as torch._C)
 
 def _invalid_combination(fn, args, kwargs):
     "torch's TypeError when no one signature of `fn` explains a call: it lists what was given (`args` without a method's self)."

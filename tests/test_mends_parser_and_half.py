@@ -68,3 +68,28 @@ def test_bad_generator_is_torchs_type_error(case):
 def test_none_generator_is_the_default():
     for M in (T, L):
         M.zeros(3).uniform_(generator=None); M.randperm(3, generator=None); M.zeros(3).random_(generator=None)
+
+_DATA_CASES = {
+    'RandomSampler': lambda M: list(M.utils.data.RandomSampler(range(3), generator=3)),
+    'SubsetRandomSampler': lambda M: list(M.utils.data.SubsetRandomSampler(range(3), generator=3)),
+    'WeightedRandomSampler': lambda M: list(M.utils.data.WeightedRandomSampler([1., 1.], 2, generator=3)),
+    'random_split_generator': lambda M: M.utils.data.random_split(range(4), [2, 2], generator=3),
+    'random_split_generator_str': lambda M: M.utils.data.random_split(range(4), [0.5, 0.5], generator='a'),
+    'random_split_float_length': lambda M: M.utils.data.random_split(range(4), [2.5, 1.5]),
+    'random_split_fractions': lambda M: M.utils.data.random_split(range(4), [0.5, 0.6]),
+    'random_split_short': lambda M: M.utils.data.random_split(range(4), [2, 1]),
+    'DataLoader': lambda M: list(M.utils.data.DataLoader(range(3), shuffle=True, generator=3)),
+    'generator_as_tensor': lambda M: M.ones(3).add(M.Generator()),
+    'generator_in_combination': lambda M: M.ones(3).sum(M.Generator()),
+}
+
+@pytest.mark.parametrize('case', sorted(_DATA_CASES))
+def test_data_utilities_refuse_as_torch(case):
+    f = _DATA_CASES[case]
+    assert _error(L, f) == _error(T, f)
+
+def test_data_utilities_with_a_generator_draw_as_torch():
+    draws = [(list(M.utils.data.RandomSampler(range(10), generator=M.Generator().manual_seed(3))),
+              [list(s) for s in M.utils.data.random_split(range(6), [0.5, 0.5], generator=M.Generator().manual_seed(1))])
+             for M in (T, L)]
+    assert draws[0] == draws[1]

@@ -12,7 +12,7 @@ from typing import Generic, TypeVar
 from ...backend import array_namespace, patch, int64, Generator, default_generator
 from ..._tensor import Tensor
 from ..._creation import empty
-from .dataset import IterableDataset, Subset, TensorDataset
+from .dataset import IterableDataset, Subset, TensorDataset, _parsed_call
 from .sampler import SequentialSampler, RandomSampler, BatchSampler
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import get_worker_info   # torch's dataloader module has it too
@@ -157,13 +157,13 @@ class _BaseDataLoaderIter:
         self._timeout, self._persistent_workers = loader.timeout, loader.persistent_workers
         if isinstance(self._dataset, IterDataPipe):   # torch's: one seed for the epoch, from the loader's generator, seeds the random pipes
             from litnn.utils.data.datapipes.iter import apply_random_seed
-            shared_rng = Generator().manual_seed(empty((), dtype=int64).random_(generator=loader.generator).item())
+            shared_rng = Generator().manual_seed(_parsed_call(Tensor.random_, empty((), dtype=int64), method=True, generator=loader.generator).item())
             self._dataset = apply_random_seed(self._dataset, shared_rng)
         _warn_pin_memory(loader)
         self._pin_memory = False   # Tensor.pin_memory is a no-op in litnn
         self._sampler_iter = None if loader._iterable else iter(self._index_sampler)   # a stream has no indices
         # torch starts persistent workers once, with the seed of its first iterator: later passes draw none
-        self._base_seed = empty((), dtype=int64).random_(generator=loader.generator).item() if loader._workers is None else loader._workers[0][0].seed
+        self._base_seed = _parsed_call(Tensor.random_, empty((), dtype=int64), method=True, generator=loader.generator).item() if loader._workers is None else loader._workers[0][0].seed
         self._num_yielded = 0
         self._IterableDataset_len_called = loader._IterableDataset_len_called
 

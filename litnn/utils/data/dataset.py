@@ -74,11 +74,27 @@ def _split_lengths(n, fractions):
         if k == 0: warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.", stacklevel=3)
     return lengths
 
+def _parsed_call(f, *args, method=False, **kwargs):
+    """`f(*args, **kwargs)` (litnn's `randperm`, `multinomial`, `Tensor.random_`) as torch's Python code calls it: a
+    generator or length the user handed on that torch's parser refuses raises that parser's TypeError, which names the
+    function (litnn's parser leaves litnn's own calls unjudged)."""
+    try: return f(*args, **kwargs)
+    except TypeError:
+        from litnn._python_arg_parser import _overload_refused, _PARSER_SIGNATURES, _PARSER_TYPES, _typed_ok, _typed_refused
+        key, rest = ('m' if method else 'f', f.__name__), args[1:] if method else args
+        if key in _PARSER_SIGNATURES: e = _overload_refused(f.__name__, key, rest, kwargs, False)
+        else:
+            kinds = _PARSER_TYPES.get(key, {})
+            e = next((_typed_refused(f.__name__, k, kinds[k][0], None, v, rest, kwargs, None)
+                      for k, v in kwargs.items() if k in kinds and not _typed_ok(kinds[k][0], v)), None)
+        if e is None: raise
+        raise e from None
+
 def random_split(dataset, lengths, generator=default_generator):
     "Random non-overlapping `Subset`s of `dataset` with the given lengths, or fractions summing to 1 (as torch's)."
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1: lengths = _split_lengths(len(dataset), lengths)
     if sum(lengths) != len(dataset): raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = randperm(sum(lengths), generator=generator).tolist()
+    indices = _parsed_call(randperm, sum(lengths), generator=generator).tolist()
     return [Subset(dataset, indices[end - k:end]) for end, k in zip(itertools.accumulate(lengths), lengths)]
 
 # %% ../../../nbs/reference/utils/data/dataset_chain_and_stack.ipynb #c7c3d04f

@@ -12,6 +12,7 @@ import numpy as np
 from ...backend import Generator, float64, int64, _generator
 from ..._tensor import Tensor
 from ..._creation import tensor, randperm, randint, empty
+from .dataset import _parsed_call   # (torch's messages for a generator it refuses)
 
 # %% ../../../nbs/53a_samplers.ipynb #4de603c4
 _T_co = TypeVar('_T_co', covariant=True)
@@ -44,14 +45,14 @@ class RandomSampler(Sampler):
         if self.replacement:   # in runs of 32, as torch: num_samples may be 10**10 (an endless stream)
             for _ in range(k // 32): yield from randint(n, (32,), generator=g).tolist()
             yield from randint(n, (k % 32,), generator=g).tolist(); return
-        for _ in range(k // n): yield from randperm(n, generator=g).tolist()
-        yield from randperm(n, generator=g).tolist()[:k % n]
+        for _ in range(k // n): yield from _parsed_call(randperm, n, generator=g).tolist()
+        yield from _parsed_call(randperm, n, generator=g).tolist()[:k % n]
 
 class SubsetRandomSampler(Sampler):
     "The given `indices`, shuffled anew each epoch."
     def __init__(self, indices, generator=None): self.indices, self.generator = indices, generator
     def __iter__(self):   # a generator, as torch's: the permutation is drawn at the first next(), not at iter()
-        for i in randperm(len(self.indices), generator=self.generator).tolist(): yield self.indices[i]
+        for i in _parsed_call(randperm, len(self.indices), generator=self.generator).tolist(): yield self.indices[i]
     def __len__(self): return len(self.indices)
 
 # %% ../../../nbs/53a_samplers.ipynb #2f410bef
@@ -73,7 +74,7 @@ class WeightedRandomSampler(Sampler):
         if problem: raise RuntimeError(f"invalid multinomial distribution ({problem})")
         if not self.replacement and self.num_samples > len(w): raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
         from litnn._random import multinomial     # (late: this module loads while autograd does, before the samplers of 19_random_sampling)
-        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()   # as torch: one multinomial
+        yield from _parsed_call(multinomial, self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()   # as torch: one multinomial
     def __len__(self): return self.num_samples
 
 # %% ../../../nbs/53a_samplers.ipynb #03079f51
