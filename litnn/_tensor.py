@@ -714,7 +714,7 @@ def _memory(a):
 @patch
 def resize_(self:Tensor, *sizes, memory_format=None, **kw):
     "Give `self` the shape `sizes` in place: contiguous over the first elements of its memory (zeros where it grows)."
-    from litnn._creation import _sizes_given        # (11_making_tensors, which comes later)
+    _sizes_given = sys.modules['litnn._creation']._sizes_given     # (a later module: looked up, not imported, to keep imports one-way)
     size = _sizes_given('resize_', sizes, kw, 'size')      # torch's parser: `resize_(2, 3)`, `resize_((2, 3))`, `size=`
     if self.requires_grad and not _Mode.inference:     # inference_mode skips torch's autograd kernels, and this check with them
         raise RuntimeError("cannot resize variables that require grad")
