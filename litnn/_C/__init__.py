@@ -290,3 +290,5 @@ class TensorType(Type):
     def with_dtype(self, dtype): return self._with(_dtype=dtype)
     def with_sizes(self, sizes): return self._with(_sizes=None if sizes is None else list(sizes), _strides=None)
     def with_device(self, device): return self._with(_device=device)
+
+for _t in (Type, TensorType, ListType, DictType, OptionalType, TupleType, UnionType): _t.__module__ = 'litnn'   # C++ classes torch names as its own: torch.TensorType

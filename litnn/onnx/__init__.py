@@ -9,8 +9,9 @@ __all__ = ['is_in_onnx_export', 'export']
 from typing import TYPE_CHECKING
 from . import tracing                                 # 66a_onnx_tracing
 from .translate import UnsupportedOperatorError, OnnxExporterError   # 66b_onnx_translate, 66c_onnx_shape_ops
-from .exporter import (TrainingMode, OperatorExportTypes, TensorProtoDataType, JitScalarType, producer_name, producer_version,
-                                 register_custom_op_symbolic, unregister_custom_op_symbolic, select_model_mode_for_export)   # 66d_onnx_export
+from .exporter import TrainingMode, OperatorExportTypes, TensorProtoDataType, producer_name, producer_version   # 66d_onnx_export
+from ._internal.torchscript_exporter._type_utils import JitScalarType
+from ._internal.torchscript_exporter.utils import register_custom_op_symbolic, unregister_custom_op_symbolic, select_model_mode_for_export
 
 # %% ../../nbs/66a_onnx_tracing.ipynb #d1bf2fff
 from .tracing import _Export
