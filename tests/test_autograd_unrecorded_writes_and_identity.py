@@ -259,7 +259,7 @@ def test_methods_keep_their_identity_under_a_mode():
     """A registry keyed by `torch.Tensor.X` before any mode or subclass still finds what a TorchFunctionMode is handed
     (each library in a fresh process: litnn turns dispatch on at its first subclass or mode)."""
     import subprocess, sys, pathlib
-    code = "import sys, {0} as lib; sys.path.insert(0, {1!r}); import test_mends_autograd as t; print(t._mode_sees(lib))"
+    code = "import sys, {0} as lib; sys.path.insert(0, {1!r}); import test_autograd_unrecorded_writes_and_identity as t; print(t._mode_sees(lib))"
     here = str(pathlib.Path(__file__).parent)
     got = [subprocess.run([sys.executable, '-c', code.format(m, here)], capture_output=True, text=True, cwd=str(pathlib.Path(here).parent)).stdout
            for m in ('litnn', 'torch')]

@@ -4,7 +4,7 @@ opens every page. The navigation must follow the book's table (nbs/book.yml) and
 the Module path; each page must show its title, its headings, its images and an API entry for each
 exported definition, must not leak raw markdown or notebook JSON, and every link on it must
 resolve; search must work from `file://`; math must be MathML. Screenshots of the reading page, the
-registration chapter and others are kept in `_site_test/screenshots/`.
+registration chapter and others are kept in `_site_test/<test process>/screenshots/`.
 
 Why selenium and not `chromium --dump-dom`: the checks need the page after its scripts ran (the
 search box, the navigation) and measurements a DOM dump lacks (an image's decoded size, a formula's
@@ -12,6 +12,7 @@ height, the browser's own console errors). chromedriver comes from Debian with t
 selenium talks to it directly, so nothing is downloaded."""
 import ast, json, os, re, shutil, subprocess, sys, tempfile, time
 from collections import Counter
+import os
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -19,7 +20,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT/'_site_test'
+OUT = ROOT/'_site_test'/os.environ.get('PYTEST_XDIST_WORKER', 'main')    # a site per test process: each builds its own
 SITE, BUILD, SHOTS = OUT/'site', OUT/'build', OUT/'screenshots'
 sys.path.insert(0, str(ROOT/'tools'))
 from build_docs import nav_title, notebooks, section_of  # noqa: E402
