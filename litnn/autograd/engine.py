@@ -167,6 +167,14 @@ def _obey_layout(g, a, owned):
 def _store_grad(t, g, claimed, create_graph):
     "Accumulate gradient `g` into `t.grad`."
     if create_graph:
+        if t._grad is None and type(t._data) is not _SparseArray:
+            # a recorded copy (CopyBackwards) into the leaf's layout, as torch's AccumulateGrad clones: `.grad` is never a
+            # view of, nor shares memory with, the gradient expression (an optimizer may `grad.detach_()` it)
+            xp, order = array_namespace(g._data), _dense_order(t._data)
+            out = xp.empty(t._data.shape, t._data.dtype) if order is None else \
+                  _laid_out(lambda shape: xp.empty(shape, t._data.dtype), t._data.shape, order)
+            t._grad = Tensor._make(out).copy_(g)
+            return
         if g._data.dtype != t._data.dtype: g = Tensor._make(g._data.astype(t._data.dtype))
         t._grad = g if t._grad is None else t._grad + g
         return

@@ -1,0 +1,51 @@
+"""What programs from other libraries (ODE solvers, normalizing flows, optimizer collections, reinforcement learning,
+metrics) rely on, compared with torch on the same inputs: each test is the small core of a difference one of them met."""
+import warnings
+import numpy as np, pytest
+import litnn
+torch = pytest.importorskip("torch")
+
+def _outcome(f):
+    "What calling `f` gives: its value, or the exception's type name and message."
+    try: return f()
+    except Exception as e: return (type(e).__name__, str(e).replace('torch', 'litnn'))
+
+# --- .grad after backward(create_graph=True) is a copy, never a view (torch-optimizer's Adahessian: grad.detach_()) ----
+
+def _create_graph_grads(lib):
+    warnings.simplefilter('ignore')
+    lib.manual_seed(0)
+    x = lib.arange(12.).reshape(3, 4).requires_grad_(); b = lib.linspace(-1, 1, 4).requires_grad_()
+    (x ** 3 * b).sum().backward(create_graph=True)
+    out = [(g.grad_fn.name(), g._is_view(), g.stride(), g.requires_grad) for g in (x.grad, b.grad)]
+    out.append(_outcome(lambda: b.grad.detach_().tolist()))       # Adahessian's exp_avg.add_(grad.detach_())
+    (x ** 2).sum().backward(create_graph=True)                    # a second backward adds out of place
+    out.append((x.grad.grad_fn.name(), x.grad.tolist()))
+    w = lib.ones(4, 3).t().requires_grad_()                       # a transposed leaf: its grad follows its strides
+    (w * lib.arange(12.).reshape(3, 4)).sum().backward(create_graph=True)
+    out.append((w.grad.stride(), w.grad.tolist(), w.grad.grad_fn))
+    e = lib.ones(3, requires_grad=True)
+    (e.expand(2, 3) * b[:3]).sum().backward(create_graph=True)   # a broadcast gradient: summed, then copied
+    out.append((e.grad._is_view(), e.grad.grad_fn.name(), e.grad.tolist()))
+    return out
+
+def test_create_graph_grad_is_a_copy():
+    assert _create_graph_grads(litnn) == _create_graph_grads(torch)
+
+def test_adahessian_style_step():
+    "Hutchinson Hessian estimate from grads made with create_graph, then grad.detach_() in the update, as Adahessian."
+    res = []
+    for lib in (torch, litnn):
+        warnings.simplefilter('ignore')
+        w = lib.tensor(np.linspace(-1, 1, 12).reshape(3, 4).astype(np.float32), requires_grad=True)
+        bias = lib.tensor([0.1, -0.2, 0.3], requires_grad=True)
+        x = lib.tensor(np.cos(np.arange(20.)).reshape(5, 4).astype(np.float32))
+        loss = ((x @ w.t() + bias).tanh() ** 2).sum()
+        loss.backward(create_graph=True)
+        z = [lib.tensor(np.sign(np.sin(np.arange(p.numel()) + 1.)).reshape(p.shape).astype(np.float32)) for p in (w, bias)]
+        hz = lib.autograd.grad([w.grad, bias.grad], [w, bias], grad_outputs=z)
+        g = [p.grad.detach_() for p in (w, bias)]
+        res.append([t.numpy().copy() for t in (*hz, *g)] + [w.grad.requires_grad, w.grad.grad_fn is None])
+    for a, b in zip(*res):
+        if isinstance(a, np.ndarray): np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+        else: assert a == b
