@@ -213,6 +213,10 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
                   include_last_offset=False, padding_idx=None):
     "torch.embedding_bag: (bag values, offset2bag, bag_size, max_indices), the table first and `mode` a number."
     _check_tensors('embedding_bag', dict(weight=weight, indices=indices, offsets=offsets))
+    # the kernel's own shape checks (RuntimeErrors; F.embedding_bag's Python ones are ValueErrors)
+    if indices.dim() not in (1, 2): raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension {indices.dim()}")
+    if indices.dim() == 1 and offsets.dim() != 1: raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}")
+    if weight.dim() != 2: raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     if mode not in (0, 1, 2): raise RuntimeError("`mode` must be sum, mean, or max.")
     out = F.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, ('sum', 'mean', 'max')[mode], sparse,
                           per_sample_weights, include_last_offset, padding_idx)

@@ -1,0 +1,34 @@
+"""Differences found by running test files of PyTorch's own suite (test/nn/test_embedding.py, test/nn/test_dropout.py,
+test/test_view_ops.py, test/test_type_promotion.py, test/nn/test_pooling.py, ...) with litnn in place of torch; each case
+here is self-contained and runs the same call in litnn and in real torch, comparing results or exception types and
+messages."""
+import numpy as np
+import pytest
+import litnn
+
+torch = pytest.importorskip('torch')
+LIBS = [litnn, torch]
+
+
+def _raised(fn, lib):
+    try: fn(lib)
+    except Exception as e: return type(e).__name__, str(e).split('\n')[0].replace('litnn', 'torch')
+    return None
+
+
+def _same_error(fn):
+    r = [_raised(fn, lib) for lib in LIBS]
+    assert r[0] == r[1] and r[1] is not None, r
+
+
+# test_embedding.py test_embedding_bag_dimension_errors: torch.embedding_bag (the kernel, table first) checks shapes itself
+# and raises RuntimeErrors; F.embedding_bag's Python checks raise ValueErrors
+@pytest.mark.parametrize('case', [
+    lambda L: L.embedding_bag(L.zeros(2, 6, dtype=L.float64), L.full((2, 0, 0, 6, 6), 2), L.zeros(2, 0, 0, 6, 6, dtype=L.int64)),
+    lambda L: L.embedding_bag(L.zeros(2, 2, dtype=L.float64), L.ones(2, dtype=L.int64), L.zeros(2, 0, 0, 6, 6, dtype=L.int64)),
+    lambda L: L.embedding_bag(L.zeros(2, 2, 2, dtype=L.float64), L.full((2,), 2), L.zeros(2, dtype=L.int64)),
+    lambda L: L.nn.functional.embedding_bag(L.full((2, 0, 0, 6, 6), 2), L.zeros(2, 6, dtype=L.float64), L.zeros(2, 0, 0, 6, 6, dtype=L.int64)),
+    lambda L: L.nn.functional.embedding_bag(L.full((2,), 2), L.zeros(2, 2, 2, dtype=L.float64), L.zeros(2, dtype=L.int64)),
+])
+def test_embedding_bag_kernel_shape_errors(case):
+    _same_error(case)
