@@ -75,19 +75,25 @@ def _gpu(*arrays):
 # %% ../nbs/36_fused_kernels.ipynb #4f7f288e
 _LIM32 = np.float32(4 * math.sqrt(2))
 
-def _gelu32(x, out, cdf, P, Q):
-    "out = x Φ(x) and cdf = Φ(x) for float32 `x`: Φ = ½ + y P(y²)/Q(y²), y = x clamped to ±4√2, clamped to [0, 1]."
+def _gelu32(x, out, cdf, P, Q, b):
+    """out = x Φ(x) and cdf = Φ(x) for 2-D float32 `x`: Φ = ½ + y P(y²)/Q(y²), y = x clamped to ±4√2, clamped to [0, 1].
+    Where `b` (a row) is not None, x + b first, the sum rounded and written over `x` (compile's linear layer before GELU)."""
     p0, p1, p2, p3, p4, p5, p6 = P[0], P[1], P[2], P[3], P[4], P[5], P[6]
     q0, q1, q2, q3, q4 = Q[0], Q[1], Q[2], Q[3], Q[4]
-    for i in range(x.size):
-        a = x[i]
-        y = min(max(a, -_LIM32), _LIM32)
-        w = y * y
-        p = ((((((p0 * w + p1) * w + p2) * w + p3) * w + p4) * w + p5) * w + p6) * y
-        q = (((q0 * w + q1) * w + q2) * w + q3) * w + q4
-        c = min(max(p / q + np.float32(0.5), np.float32(0)), np.float32(1))
-        cdf[i] = c
-        out[i] = a * c
+    for r in range(x.shape[0]):
+        xr, outr, cdfr = x[r], out[r], cdf[r]
+        for i in range(x.shape[1]):
+            a = xr[i]
+            if b is not None:                    # (numba compiles a call with b None without it)
+                a = a + b[i]
+                xr[i] = a
+            y = min(max(a, -_LIM32), _LIM32)
+            w = y * y
+            p = ((((((p0 * w + p1) * w + p2) * w + p3) * w + p4) * w + p5) * w + p6) * y
+            q = (((q0 * w + q1) * w + q2) * w + q3) * w + q4
+            c = min(max(p / q + np.float32(0.5), np.float32(0)), np.float32(1))
+            cdfr[i] = c
+            outr[i] = a * c
 
 def _gelu64(x, out, cdf):
     "out = x Φ(x) and cdf = Φ(x) for float64 `x`, Φ = (1 + erf(x/√2))/2 as PyTorch writes it."
@@ -103,7 +109,7 @@ def gelu(a, P, Q):
     kernel = compiled(_gelu32 if a.dtype == np.float32 else _gelu64) if _fits(a) else None
     if kernel is None: return None
     flat, out, cdf = a.reshape(-1), np.empty(a.shape, a.dtype), np.empty(a.shape, a.dtype)
-    if a.dtype == np.float32: kernel(flat, out.reshape(-1), cdf.reshape(-1), P, Q)
+    if a.dtype == np.float32: kernel(flat.reshape(1, -1), out.reshape(1, -1), cdf.reshape(1, -1), P, Q, None)
     else: kernel(flat, out.reshape(-1), cdf.reshape(-1))
     return out, cdf
 

@@ -630,6 +630,7 @@ class _Emitter:
         self.first_write, self.escaping = {}, []  # buffer -> its first line; buffers handed out (a .grad, a result)
         self.names = {}
         self.movable, self.cats, self.copies = set(), [], []    # buffers only matrix products write; split's backward, copies (`_alias_pieces`)
+        self.biased, self.view_lines = {}, set()    # buffer -> (line, bias row) of a linear layer's sum (`_bias_before`); lines of views
 
     def new(self, prefix='v'): self.n += 1; return f"{prefix}{self.n}"
 
@@ -690,6 +691,7 @@ class _Emitter:
         e = src.format(*(self.arg(a) for a in args))
         n = self.new()
         self.env[n] = r = eval(e, self.env)
+        self.view_lines.add(len(self.lines))
         self.lines.append(f"{n} = {e}")
         base = next((a.buf for a in args if isinstance(a, _Val)), None)
         return _Val(n, r, base)
@@ -891,7 +893,9 @@ class _AddmmLow:
         if beta != 1 or alpha != 1 or not isinstance(input, _Val) or not _plain(input, m1, m2) or input.a.dtype != m1.a.dtype:
             raise _Unlowered
         out, info = _MmLow.forward(em, MmBackward0, m1, m2, t1, t2)
-        return em.inplace("xp.add", out, out, input), (input.a.shape, info)
+        em.inplace("xp.add", out, out, input)
+        if input.a.ndim == 1 and out.a.ndim == 2: em.biased[out.buf] = (len(em.lines) - 1, input)    # (see _GeluLow)
+        return out, (input.a.shape, info)
     def backward(em, node, info, g):
         shape, (m1, m2, t1, t2) = info
         (fi, _), (f1, _), (f2, _) = node.next_functions
@@ -977,8 +981,22 @@ def _contiguous_low(em, v):
     "`v`, or a row-major copy where it is not (as eager's `ascontiguousarray`)."
     return v if v.a.flags.c_contiguous else em.copy(v)
 
-def _gelu_low(x, out, cdf):
-    _fused.compiled(_fused._gelu32)(x.reshape(-1), out.reshape(-1), cdf.reshape(-1), *_CDF32_PQ)
+def _gelu_low(x, b, out, cdf):
+    "GELU of `x` into `out`, Φ(x) into `cdf`; with bias row `b`, of x + b, the sum written over `x` in the same loop."
+    n = (1, -1) if b is None else (-1, b.size)
+    _fused.compiled(_fused._gelu32)(x.reshape(n), out.reshape(n), cdf.reshape(n), *_CDF32_PQ, b)
+
+def _bias_before(em, x):
+    """(line, bias) when value `x` is (a reshape of) a buffer whose last write, with only views since, was the bias row
+    added by a lowered `addmm` (`add(B, bias, out=B)`), or None: GELU then adds it in its own loop, one pass fewer."""
+    added = em.biased.get(x.buf)
+    if added is None: return None
+    i, b = added
+    B = em.env[x.buf]                        # (x: all of B, in its order: GELU's rows are the sum's rows)
+    if not (builtins.all(j in em.view_lines for j in range(i + 1, len(em.lines))) and x.a.shape[-1] == b.a.size == B.shape[-1]
+            and B.size == x.a.size and B.flags.c_contiguous and x.a.flags.c_contiguous and _fits_low(b) and b.a.dtype == x.a.dtype
+            and x.a.__array_interface__['data'][0] == B.__array_interface__['data'][0]): return None
+    return i, b
 
 def _dgelu_low(g, x, cdf): _fused.compiled(_fused._dgelu32)(g.reshape(-1), x.reshape(-1), cdf.reshape(-1))
 
@@ -994,7 +1012,11 @@ class _GeluLow:
     def forward(em, cls, x, approximate='none'):
         if approximate != 'none' or not _fits_low(x) or x.a.dtype != np.float32 or _fused.compiled(_fused._gelu32) is None:
             raise _Unlowered
-        out, cdf = _kernel_call(em, _gelu_low, [x], [(x.a.shape, x.a.dtype)] * 2)
+        fold = _bias_before(em, x)
+        out, cdf = _kernel_call(em, _gelu_low, [x, None], [(x.a.shape, x.a.dtype)] * 2)   # (now: the capture's sum is made)
+        if fold is not None:
+            em.lines[fold[0]] = "pass"
+            em.lines[-1] = f"{em.const(_gelu_low, 'K')}({x.name}, {fold[1].name}, {out.name}, {cdf.name})"
         return out, [x, cdf, False]
     def backward(em, node, info, g):
         x, cdf, used = info
