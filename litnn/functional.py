@@ -503,6 +503,7 @@ _CDIST_MODES = ('use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist',
 # %% ../nbs/reference/torch/shape_ops.ipynb #42b103bf
 import warnings
 from ._tensor import Tensor
+from ._flags import _warn_once
 from ._views import stack
 from ._views import _atleast_1d, _atleast_2d, _atleast_3d
 
@@ -511,7 +512,8 @@ def meshgrid(*tensors, indexing=None):
     "Coordinate grids from 0-d/1-d tensors: `ij` (the first varies along dim 0) or `xy` (the first two swapped)."
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)): tensors = tuple(tensors[0])
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.", UserWarning, stacklevel=2)
+        # torch warns from C++ once per process (TORCH_WARN_ONCE), not at every call
+        _warn_once("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.", UserWarning, stacklevel=None)
         indexing = 'ij'
     if indexing not in ('ij', 'xy'): raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:

@@ -32,3 +32,23 @@ def _same_error(fn):
 ])
 def test_embedding_bag_kernel_shape_errors(case):
     _same_error(case)
+
+
+def test_meshgrid_indexing_warning_once_per_process():
+    # test_tensor_creation_ops.py test_meshgrid_warns_if_no_indexing (assertWarnsOnceRegex): torch warns from C++ once per
+    # process (TORCH_WARN_ONCE), and at every call only under set_warn_always(True)
+    import warnings
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            lib.meshgrid(lib.tensor([1, 2])); lib.meshgrid(lib.tensor([1, 2]))
+        assert len(w) <= 1, lib
+        lib.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                lib.meshgrid(lib.tensor([1, 2])); lib.meshgrid(lib.tensor([1, 2]), indexing='ij')
+            assert len(w) == 1 and str(w[0].message).startswith("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                                                                "indexing argument."), lib
+        finally:
+            lib.set_warn_always(False)
