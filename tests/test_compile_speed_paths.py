@@ -96,3 +96,63 @@ def test_gelu_kernel_with_bias_is_the_sum_then_gelu():
         k(s.reshape(1, -1), o1.reshape(1, -1), c1.reshape(1, -1), *_CDF32_PQ, None)
         k(x, o2, c2, *_CDF32_PQ, b)
         assert x.tobytes() == s.tobytes() and o1.tobytes() == o2.tobytes() and c1.tobytes() == c2.tobytes(), scale
+
+def _gpt(seed):
+    "Two nanoGPT blocks (causal attention through scaled_dot_product_attention, GELU MLP), tied head, AdamW (bench/gpt_step.py, small)."
+    nn, F = litnn.nn, litnn.nn.functional
+    litnn.manual_seed(seed)
+    C, H, T, V = 32, 2, 12, 11
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.c_attn, self.c_proj = nn.LayerNorm(C), nn.Linear(C, 3 * C), nn.Linear(C, C)
+            self.ln_2, self.fc, self.gelu, self.proj = nn.LayerNorm(C), nn.Linear(C, 4 * C), nn.GELU(), nn.Linear(4 * C, C)
+        def forward(self, x):
+            B = x.size(0)
+            q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
+            q, k, v = (t.view(B, T, H, C // H).transpose(1, 2) for t in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+            return x + self.proj(self.gelu(self.fc(self.ln_2(x))))
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(V, C), nn.Embedding(T, C)
+            self.h = nn.ModuleList([Block() for _ in range(2)])
+            self.ln_f, self.head = nn.LayerNorm(C), nn.Linear(C, V, bias=False)
+            self.wte.weight = self.head.weight
+        def forward(self, idx, targets):
+            x = self.wte(idx) + self.wpe(litnn.arange(idx.size(1)))
+            for b in self.h: x = b(x)
+            logits = self.head(self.ln_f(x))
+            return F.cross_entropy(logits.view(-1, V), targets.view(-1))
+    m = GPT()
+    opt = litnn.optim.AdamW(m.parameters(), lr=1e-2)
+    def step(idx, targets):
+        loss = m(idx, targets)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return m, opt, step
+
+def test_gpt_step_bit_equal(kernels):
+    "The GPT step (attention's products from a row-major kᵀ and vᵀ where BLAS gives the same bits): as eager, to the bit."
+    from litnn._dynamo.eval_frame import _nn_same
+    m1, o1, s1 = _gpt(0)
+    m2, o2, s2 = _gpt(0)
+    cs = litnn.compile(s2)
+    rng = np.random.default_rng(2)
+    for i in range(4):
+        idx, tg = rng.integers(0, 11, (3, 12)), rng.integers(0, 11, (3, 12))
+        a, b = s1(litnn.tensor(idx), litnn.tensor(tg)), cs(litnn.tensor(idx), litnn.tensor(tg))
+        assert (bits(a) == bits(b)).all(), i
+    for (n, p), q in zip(m1.named_parameters(), m2.parameters()):
+        assert (bits(p) == bits(q)).all() and (bits(p.grad) == bits(q.grad)).all(), n
+        for k in ('exp_avg', 'exp_avg_sq', 'step'):
+            assert (bits(o1.state[p][k]) == bits(o2.state[q][k])).all(), (n, k)
+    fn = program(cs).lowered
+    att = [l for l in fn.source.splitlines() if getattr(fn.__globals__.get(l.strip().split('(')[0]), '__name__', '') == '_attention_low']
+    assert len(att) == 2
+    a = np.random.default_rng(3).standard_normal((3, 2, 12, 16)).astype(np.float32)
+    if _nn_same(a, a[::-1].copy()): assert all(l.count(', b') == 3 for l in att), att      # p, out and kᵀ's buffer

@@ -1061,10 +1061,25 @@ class _LayerNormLow:
         return (em.view("{}.reshape(%r)" % (g.a.shape,), gx) if nx else None,
                 em.view("{}.reshape(%r)" % (shape,), gw) if nw else None, em.view("{}.reshape(%r)" % (shape,), gb) if nb else None)
 
-def _attention_low(q, k, v, scale, causal, p, out):
+def _nn_same(a, b):
+    """Whether `a @ bᵀ` from a row-major copy of `bᵀ` has the bits of `a @ b.swapaxes(-1, -2)`, on the capture's arrays. For
+    attention's products of 32-long rows OpenBLAS is faster on row-major operands (NN) than on a transposed one (NT:
+    1.2 against 1.6 ms, copy included, for the GPT step's 64 heads of 64x32), and sums in the same order (bit-equal on this
+    machine); a BLAS that sums otherwise keeps eager's form."""
+    x = np.matmul(a, b.swapaxes(-1, -2))
+    return np.array_equal(x.view(np.uint8), np.matmul(a, np.ascontiguousarray(b.swapaxes(-1, -2))).view(np.uint8))
+
+def _product_t(a, b, out, bt):
+    "`a @ b.swapaxes(-1, -2)` into `out`; through buffer `bt` (the transpose, row-major) where given."
+    if bt is None: return np.matmul(a, b.swapaxes(-1, -2), out=out)
+    np.copyto(bt, b.swapaxes(-1, -2))
+    np.matmul(a, bt, out=out)
+
+def _attention_low(q, k, v, scale, causal, p, out, kt=None):
     """`_probabilities` and the product with `v` (no mask, no dropout), the scores and the result into buffers `p`, `out`;
-    the scaling, the check and the mask in one loop, the division by the totals in another (36_fused_kernels: the same roundings)."""
-    np.matmul(q, k.swapaxes(-1, -2), out=p)
+    the scaling, the check and the mask in one loop, the division by the totals in another (36_fused_kernels: the same roundings).
+    `kt`: a buffer for kᵀ row-major (`_nn_same`)."""
+    _product_t(q, k, p, kt)
     rows = p.size and _fused.compiled(_fused._scale_causal) is not None
     if rows:
         shift = not _fused.compiled(_fused._scale_causal)(p.reshape(-1, *p.shape[-2:]), p.dtype.type(scale), causal, _EXP_SAFE)
@@ -1084,10 +1099,10 @@ def _attention_low(q, k, v, scale, causal, p, out):
         p /= total
     np.matmul(p, v, out=out)
 
-def _attention_back_low(g, q, k, v, p, scale, ds, dsp, dq, dk, dv):
-    "ScaledDotProductAttentionBackward0.backward (no dropout, no broadcast batches) into buffers."
+def _attention_back_low(g, q, k, v, p, scale, ds, dsp, dq, dk, dv, vt=None):
+    "ScaledDotProductAttentionBackward0.backward (no dropout, no broadcast batches) into buffers; `vt`: as forward's `kt`."
     np.matmul(p.swapaxes(-1, -2), g, out=dv)
-    np.matmul(g, v.swapaxes(-1, -2), out=ds)
+    _product_t(g, v, ds, vt)
     t = _sum_trailing(np.multiply(ds, p, out=dsp), 1)
     kernel = _fused.compiled(_fused._softmax_back_rows) if ds.size else None
     if kernel is not None: kernel(ds.reshape(-1, ds.shape[-1]), t.reshape(-1), p.reshape(-1, p.shape[-1]), ds.dtype.type(scale))
@@ -1107,16 +1122,18 @@ class _AttentionLow:
         dt = q.a.dtype
         if not (_plain(q) and k.a.dtype == v.a.dtype == dt and q.a.ndim >= 2 and q.a.shape[:-2] == k.a.shape[:-2] == v.a.shape[:-2]):
             raise _Unlowered
-        p, out = _kernel_call(em, _attention_low, [q, k, v, builtins.float(scale), builtins.bool(causal)],
-                              [(q.a.shape[:-1] + k.a.shape[-2:-1], dt), (q.a.shape[:-1] + v.a.shape[-1:], dt)])
+        kt = [(k.a.shape[:-2] + k.a.shape[:-3:-1], dt)] if _nn_same(q.a, k.a) else []
+        p, out, *_ = _kernel_call(em, _attention_low, [q, k, v, builtins.float(scale), builtins.bool(causal)],
+                                  [(q.a.shape[:-1] + k.a.shape[-2:-1], dt), (q.a.shape[:-1] + v.a.shape[-1:], dt)] + kt)
         em.movable.add(out.buf)                             # (written by np.matmul alone)
         return out, (q, k, v, p, builtins.float(scale))
     def backward(em, node, info, g):
         q, k, v, p, scale = info
         if not isinstance(g, _Val) or g.a.shape != p.a.shape[:-1] + v.a.shape[-1:] or g.a.dtype != p.a.dtype: raise _Unlowered
         dt = p.a.dtype
-        _, _, dq, dk, dv = _kernel_call(em, _attention_back_low, [g, q, k, v, p, scale],
-                                        [(p.a.shape, dt)] * 2 + [(t.a.shape, dt) for t in (q, k, v)])
+        vt = [(v.a.shape[:-2] + v.a.shape[:-3:-1], dt)] if _nn_same(g.a, v.a) else []
+        _, _, dq, dk, dv, *_ = _kernel_call(em, _attention_back_low, [g, q, k, v, p, scale],
+                                            [(p.a.shape, dt)] * 2 + [(t.a.shape, dt) for t in (q, k, v)] + vt)
         em.movable.update((dq.buf, dk.buf, dv.buf))        # (written by np.matmul alone)
         nq, nk, nv = node.needs_input_grad[:3]
         return (dq if nq else None, dk if nk else None, dv if nv else None)
