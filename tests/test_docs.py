@@ -12,16 +12,22 @@ height, the browser's own console errors). chromedriver comes from Debian with t
 selenium talks to it directly, so nothing is downloaded."""
 import ast, json, os, re, shutil, subprocess, sys, tempfile, time
 from collections import Counter
-import os
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlparse
+try: import fcntl
+except ImportError: fcntl = None                           # Windows: no xdist workers to share a site with here
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT/'_site_test'/os.environ.get('PYTEST_XDIST_WORKER', 'main')    # a site per test process: each builds its own
-SITE, BUILD, SHOTS = OUT/'site', OUT/'build', OUT/'screenshots'
+# One site per test run (5 minutes on two cores): tools/test_all.sh gives each test file to one pytest-xdist worker
+# (`--dist loadfile`); under other distributions the first worker to need the site builds it while the others wait on
+# a lock and then read the same pages; a stamp names the run that built it.
+OUT = ROOT/'_site_test'
+RUN = os.environ.get('PYTEST_XDIST_TESTRUNUID') or f'process {os.getpid()}'
+SITE, BUILD = OUT/'site', OUT/'build'
+SHOTS = OUT/'screenshots'/os.environ.get('PYTEST_XDIST_WORKER', 'main')
 sys.path.insert(0, str(ROOT/'tools'))
 from build_docs import nav_title, notebooks, section_of  # noqa: E402
 from book import module_path, parts  # noqa: E402
@@ -117,11 +123,19 @@ def _documented(src, dunders=False):
 
 @pytest.fixture(scope='module')
 def site():
-    if OUT.exists(): shutil.rmtree(OUT)
-    t = time.time()
-    r = subprocess.run([sys.executable, 'tools/build_docs.py', '--out', str(SITE), '--build-dir', str(BUILD)],
-                       cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode == 0, f'tools/build_docs.py failed:\n{r.stdout[-5000:]}\n{r.stderr[-5000:]}'
+    OUT.mkdir(exist_ok=True)
+    stamp = OUT/'built by'
+    with open(OUT/'.lock', 'w') as lock:
+        if fcntl: fcntl.flock(lock, fcntl.LOCK_EX)          # released when the file closes
+        if stamp.exists() and stamp.read_text() == RUN: return SITE
+        for d in (SITE, BUILD):
+            if d.exists(): shutil.rmtree(d)
+        stamp.unlink(missing_ok=True)
+        t = time.time()
+        r = subprocess.run([sys.executable, 'tools/build_docs.py', '--out', str(SITE), '--build-dir', str(BUILD)],
+                           cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 0, f'tools/build_docs.py failed:\n{r.stdout[-5000:]}\n{r.stderr[-5000:]}'
+        stamp.write_text(RUN)
     print(f'\ndocs site built in {time.time() - t:.0f}s: {SITE}')
     return SITE
 

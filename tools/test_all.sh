@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test litnn has, in order, stopping at the first failure:
 #   1. drift: notebooks, litnn/ and README.md agree (export + clean + make_readme change nothing)
-#   2. nbdev_test: every notebook (+ `#| cuda` cells when a GPU is there)
+#   2. every notebook, as nbdev_test runs it (+ `#| cuda` cells when a GPU is there)
 #   3. doctests in litnn/
 #   4. tests/, two processes at a time (GPU tests skip themselves without a GPU)
 # Uses the tools of the active environment: activate the venv first (see README.md).
@@ -66,23 +66,16 @@ if [ -z "$git_clean_before" ] && [ -n "$(git status --porcelain -- litnn nbs REA
 fi
 echo "no drift"
 
-step "2/4 notebooks: nbdev_test"
-flags=()
+step "2/4 notebooks: nbdev's test_nb, one process per notebook"
+flags=""
 if [ "$(python -c 'import litnn.cuda as c; print(c.is_available())')" = True ]; then
-    flags=(--flags cuda); echo "GPU found: also running the cells marked #| cuda"
+    flags=cuda; echo "GPU found: also running the cells marked #| cuda"
 fi
-# One process per notebook: a notebook re-patches litnn's classes with its own cells' definitions,
-# so notebooks sharing a process (nbdev_test's worker pool) would see each other's classes.
-nbtimes=$(mktemp)
-failed=$(find nbs -name '*.ipynb' -not -path '*/.*' -not -path '*/_*' | sort | xargs -P 2 -I{} sh -c 's=$(date +%s); nbdev_test --path "$1" '"${flags[*]:-}"' >/dev/null 2>&1 || echo "$1"
-                                                echo "$(($(date +%s) - s))s $1" >> "$2"' _ {} "$nbtimes")
-echo "slowest notebooks:" $(sort -rn "$nbtimes" | head -8 | tr '\n' ' '); rm -f "$nbtimes"
-if [ -n "$failed" ]; then
-    # each failing notebook's own error (`|| true`: under pipefail one failure must not hide the others)
-    for nb in $failed; do echo "---- $nb"; { nbdev_test --path "$nb" ${flags[@]+"${flags[@]}"} 2>&1 || true; } | tail -30; done
-    echo "notebooks failed:" $failed >&2; exit 1
-fi
-echo "all $(find nbs -name '*.ipynb' -not -path '*/.*' -not -path '*/_*' | sort | wc -l) notebooks passed"
+# One process per notebook: a notebook re-patches litnn's classes with its own cells' definitions, so notebooks
+# sharing a process (nbdev_test's worker pool) would see each other's classes. tools/test_notebooks.py forks each
+# notebook's process from one that has imported litnn and nbdev once (`nbdev_test --path NB` per notebook spent
+# most of this step starting Python); it prints the slowest notebooks and each failing notebook's error.
+python tools/test_notebooks.py --flags "$flags"
 
 step "3/4 doctests: pytest --doctest-modules litnn"
 rc=0; python -m pytest --doctest-modules litnn -q || rc=$?
@@ -91,6 +84,7 @@ elif [ "$rc" != 0 ]; then exit "$rc"; fi
 
 step "4/4 tests/: pytest tests"
 # in two worker processes (pytest-xdist), as the notebooks above run two at a time: each test stands alone (its own
-# fixtures, fresh interpreters where a process-wide switch matters); the slowest tests are listed for whoever trims them
+# fixtures, fresh interpreters where a process-wide switch matters); each file's tests run on one worker, so a module's
+# fixtures are made once (tests/test_docs.py builds one docs site, not one per worker); the slowest are listed
 workers=$(python -c 'import os; print(min(2, len(os.sched_getaffinity(0))))')
-python -m pytest tests -q -n "$workers" --durations=20
+python -m pytest tests -q -n "$workers" --dist loadfile --durations=20
