@@ -853,6 +853,8 @@ def _regenerated(self:Tensor):
 def _regenerate_views(self:Tensor):
     """The history of base `self` changed, or its memory was written where autograd did not see it (under no_grad): each
     live view's `grad_fn` becomes `AsStridedBackward0` of it, as torch regenerates them."""
+    if not builtins.any(ref() is not None for ref in self._views):    # all dead (an optimizer's step after backward freed
+        self._views.clear(); return                                   # the step's `w.t()`): nothing to regenerate
     live = []
     with enable_grad(): self._regenerate_views_now(live)
     self._views[:] = live

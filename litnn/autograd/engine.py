@@ -4,7 +4,7 @@
 
 # %% ../../nbs/13_backprop_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import bisect, builtins, functools, operator, sys, weakref, numpy as np
+import builtins, functools, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable, _GRAD_FN
 from ..backend import _by_np
@@ -26,11 +26,15 @@ _by_seq = operator.attrgetter('_seq')
 
 def _topo(roots):
     "The nodes reachable from `roots`, latest first: a topological order of the graph."
-    seen, stack = set(roots), list(roots)
-    add, push, pop = seen.add, stack.append, stack.pop    # bound once: the loop runs once per edge
-    # torch runs an AccumulateGrad as soon as its gradient is complete (its sequence number is the largest): right after the
-    # last node feeding it, the earliest made, not at its own place (made earlier when the leaf went through an earlier graph:
-    # its hooks would fire late). The walk notes each one's earliest feeder as it crosses the edge, so the graph is walked once.
+    # each node found is keyed by where it runs: 2 seq + 1, sorted from the largest down. torch runs an AccumulateGrad as
+    # soon as its gradient is complete (its sequence number is the largest): right after the last node feeding it, the
+    # earliest made, not at its own place (made earlier when the leaf went through an earlier graph: its hooks would fire
+    # late). The walk notes each one's earliest feeder as it crosses the edge, and its key becomes 2 seq of that feeder:
+    # after the feeder (and any node of the same seq), before every node made earlier. So the graph is walked once and
+    # sorted once; the dict keeps the order nodes were found in, nearly the sorted one, which Python's sort takes in one pass.
+    key = {n: 2 * n._seq + 1 for n in roots}
+    stack = list(roots)
+    push, pop = stack.append, stack.pop    # bound once: the loop runs once per edge
     first = {}
     while stack:
         n = pop()
@@ -39,21 +43,11 @@ def _topo(roots):
             if type(fn) is AccumulateGrad:
                 s = first.get(fn)
                 if s is None or n._seq < s: first[fn] = n._seq
-            elif fn not in seen: add(fn); push(fn)
-    if not first: return sorted(seen, key=_by_seq, reverse=True)
-    order = sorted(seen.difference(first), key=_by_seq, reverse=True)
-    after = {}
-    for acc in sorted(first, key=_by_seq, reverse=True): after.setdefault(first[acc], []).append(acc)
-    for s in sorted(after):      # the earliest feeder (the latest place) first: the places before it keep their index
-        i = _after_seq(order, s)
-        order[i:i] = after[s]
-    return order
+            elif fn not in key: key[fn] = 2 * fn._seq + 1; push(fn)
+    if first:     # (several at one place: the latest made first; a sort is stable, so they go in, in that order, last)
+        for acc in sorted(first, key=_by_seq, reverse=True): key.pop(acc, None); key[acc] = 2 * first[acc]
+    return sorted(key, key=key.__getitem__, reverse=True)
 
-def _after_seq(order, s):
-    "The place in `order` (latest first) right after the nodes made at `s` (one node, unless some kept the default `_seq` 0)."
-    return bisect.bisect_right(order, -s, key=_minus_seq)
-
-def _minus_seq(n): return -n._seq
 
 # %% ../../nbs/13_backprop_engine.ipynb #6b3a514a
 def _needed(order, targets, runs=()):
@@ -262,6 +256,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     anomaly, node = _Mode.anomaly, None
     prof = _Mode.profiler      # a profile recording (reference/backprop/profiler): each node's backward is an event
     watched = capture is not None or needed is not None or prof is not None    # one test per node when none is
+    lean = plain and not watched and not checked and anomaly is None    # the common pass: the short road below
     pop, get = buffers.pop, buffers.get       # bound once: the loop below runs once per node
     _final_callbacks.append([])
     quiet = np.errstate(all='ignore'); quiet.__enter__()   # numpy's notes of inf and nan: one guard for the pass (12_backprop_graph)
@@ -270,38 +265,54 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
             grads = pop(node, None)
             if grads is None: continue                    # no gradient reached this node
             acc = type(node) is AccumulateGrad
-            if watched and needed is not None and node not in needed and (capture is None or node not in capture):
-                continue                                  # neither run nor captured: left alone, hooks and all (torch's)
-            if node._hooked or (acc and node.variable._hooks): grads = _run_tensor_hooks(node, grads, claimed, create_graph)
-            if watched:
-                if capture is not None and node in capture: captured[node] = grads
-                if needed is not None and node not in needed: continue
-                if prof is not None: ev = prof.begin_node(node)
-            if node._pre_hooks: grads = _run_pre_hooks(node, grads, claimed, create_graph)
-            if acc:
-                if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
+            if lean and not node._hooked:     # the short road: no hook of the node's own (pre, post, tensor), nothing watching
+                if acc:
+                    if node.variable._hooks: grads = _run_tensor_hooks(node, grads, claimed, create_graph)
+                    if accumulate: _accumulate(node, grads[0], claimed, create_graph)
+                    continue
+                g = grads[0]
+                if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)
+                if g is not None and node._n_out == 1 and node.on_arrays and node._complex is None:
+                    outs = node.backward(node, g)
+                    if type(outs) is not tuple: outs = (outs,)
+                elif node._complex is not None: outs = _complex_backward(node, grads, plain)
+                else: outs = _call_backward(node, grads, plain)
+                if not retain_graph:
+                    if node._saved or node._keeps_state: node._saved = _FREED
+                    if node._out is not None: node._out = _FREED
+            else:
+                if watched and needed is not None and node not in needed and (capture is None or node not in capture):
+                    continue                                  # neither run nor captured: left alone, hooks and all (torch's)
+                if node._hooked or (acc and node.variable._hooks): grads = _run_tensor_hooks(node, grads, claimed, create_graph)
+                if watched:
+                    if capture is not None and node in capture: captured[node] = grads
+                    if needed is not None and node not in needed: continue
+                    if prof is not None: ev = prof.begin_node(node)
+                if node._pre_hooks: grads = _run_pre_hooks(node, grads, claimed, create_graph)
+                if acc:
+                    if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
+                    if prof is not None: prof.end_node(ev)
+                    continue
+                g = grads[0]
+                if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)     # (torch's nodes unpack what they saved first)
+                if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
+                elif g is not None and node._n_out == 1 and (node.on_arrays or not plain):  # the common case, inlined
+                    outs = node.backward(node, g)
+                    if type(outs) is not tuple: outs = (outs,)
+                else: outs = _call_backward(node, grads, plain)
+                if checked: outs = _validated_outs(node, outs)
+                if not plain and node._grad_reads_input: outs = _linked(node, outs)   # see _linked below
                 if prof is not None: prof.end_node(ev)
-                continue
-            g = grads[0]
-            if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)     # (torch's nodes unpack what they saved first)
-            if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
-            elif g is not None and node._n_out == 1 and (node.on_arrays or not plain):  # the common case, inlined
-                outs = node.backward(node, g)
-                if type(outs) is not tuple: outs = (outs,)
-            else: outs = _call_backward(node, grads, plain)
-            if checked: outs = _validated_outs(node, outs)
-            if not plain and node._grad_reads_input: outs = _linked(node, outs)   # see _linked below
-            if prof is not None: prof.end_node(ev)
-            if node._post_hooks:
-                for h in list(node._post_hooks.values()):
-                    for g in outs: _claim(g, claimed)
-                    given = tuple(map(_as_tensor, outs))
-                    r = h(given, tuple(map(_as_tensor, grads)))
-                    if r is not None and r is not given: outs = tuple(_value(g, plain) for g in _checked_grads(h, given, r))
-            if not retain_graph:   # free what backward no longer needs
-                if node._saved or node._keeps_state: node._saved = _FREED
-                if node._out is not None: node._out = _FREED
-            if anomaly is not None: anomaly.check(node, outs)    # NaN in a gradient (reference/backprop/anomaly_mode)
+                if node._post_hooks:
+                    for h in list(node._post_hooks.values()):
+                        for g in outs: _claim(g, claimed)
+                        given = tuple(map(_as_tensor, outs))
+                        r = h(given, tuple(map(_as_tensor, grads)))
+                        if r is not None and r is not given: outs = tuple(_value(g, plain) for g in _checked_grads(h, given, r))
+                if not retain_graph:   # free what backward no longer needs
+                    if node._saved or node._keeps_state: node._saved = _FREED
+                    if node._out is not None: node._out = _FREED
+                if anomaly is not None: anomaly.check(node, outs)    # NaN in a gradient (reference/backprop/anomaly_mode)
             for (fn, nr), g in zip(node.next_functions, outs):
                 if fn is None: continue
                 if g is None:       # no gradient: a custom Function is called all the same, with zeros (torch's)

@@ -46,7 +46,7 @@ class Node:
     _tensor_hooks = None    # {output_nr: {id: hook}} from Tensor.register_hook on outputs
     _retained = None        # {output_nr: weakref to a tensor that called retain_grad()}
     _pre_hooks = _post_hooks = None   # Node.register_prehook / register_hook
-    _hooked = False         # any of the three above before backward: one flag for the engine to test
+    _hooked = False         # any of the four above before backward: one flag for the engine to test
     _n_out = 1              # number of outputs
     _runs_without_grads = False   # does backward run when no output received a gradient? (a custom Function's does)
     _inputs = None          # an op's node: how many leading positional arguments are its graph inputs (None: all)
@@ -210,7 +210,7 @@ def _needs(ctx, n):
 @patch
 def register_hook(self:Node, fn):
     "Run `fn(grad_inputs, grad_outputs)` after this node's backward; it may return new grad_inputs."
-    if self._post_hooks is None: self._post_hooks = OrderedDict()
+    if self._post_hooks is None: self._post_hooks, self._hooked = OrderedDict(), True
     h = RemovableHandle(self._post_hooks); self._post_hooks[h.id] = fn; return h
 
 @patch

@@ -263,13 +263,13 @@ def _rounded_div(x, y, mode):
 _float, _int = builtins.float, builtins.int
 
 def _plain_pair(x, y):
-    "Whether `x op y` may take the short road: plain tensors of one float numpy dtype and shape, or one and a Python number; `_quiet()`."
+    "Whether `x op y` may take the short road: plain tensors of one float numpy dtype, or one and a Python number; `_quiet()`."
     a = x._data
     if type(a) is not _ndarray or type(x) is not Tensor or a.dtype.kind != 'f': return False
     t = type(y)
     if t is Tensor:
         b = y._data
-        if type(b) is not _ndarray or b.dtype is not a.dtype or b.shape != a.shape: return False
+        if type(b) is not _ndarray or b.dtype is not a.dtype: return False     # (shapes that broadcast: see `_plain_binary`)
     elif (t is not _float and t is not _int) or a.itemsize == 2: return False   # (half precision and a number: `_half_number`)
     return _Mode.quiet     # `_quiet()`, read directly
 
@@ -279,7 +279,11 @@ def _plain_binary(cls, x, y):
     b = y._data if ty else _scalar(y, a)     # `_operands(x, y)`: x is a tensor here
     try: out = a * b if cls is MulBackward0 else a + b
     except RuntimeWarning as e: out = _rerun_quietly(e, np.multiply if cls is MulBackward0 else np.add, a, b)   # (12_backprop_graph)
-    if a.ndim >= 2 and not (a.flags.c_contiguous and out.flags.c_contiguous): out = _first_layout(out, a, b)   # (one shape: its first test)
+    except ValueError:      # shapes that do not broadcast: the general road raises torch's error
+        return cls.apply(x, y)
+    shapes = None if not ty or b.shape == a.shape else (a.shape, b.shape)    # `_shapes(x, y)`: a bias added to a batch
+    if out.ndim >= 2 and not (a.flags.c_contiguous and out.flags.c_contiguous and (shapes is None or a.shape == out.shape)):
+        out = _first_layout(out, a, b)     # (a row-major first operand of the result's shape: its first test, else the rest)
     t = _new(Tensor)
     t._data, t._vc = out if type(out) is _ndarray else _as_array(out), None    # numpy gives 0-d results as scalars
     if _Mode.grad and (x._requires_grad or (ty and y._requires_grad)):
@@ -292,6 +296,7 @@ def _plain_binary(cls, x, y):
         if cls is MulBackward0:      # `ctx.save_for_backward`, whose loop finds no version to note unless a tensor has a counter
             s = ctx._saved = (x if ey[0] is not None else None, y if ex[0] is not None else None)
             if (type(s[0]) is Tensor and s[0]._vc is not None) or (type(s[1]) is Tensor and s[1]._vc is not None): ctx.save_for_backward(*s)
+        if shapes is not None: ctx.shapes = shapes
         t._requires_grad, t.grad_fn = True, ctx
     else:
         t._requires_grad, t.grad_fn = False, None

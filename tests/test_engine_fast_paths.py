@@ -1,0 +1,180 @@
+"""The engine's short roads (issue 30: per-node overhead), each against real torch on the same inputs: `x + b` and
+`x * b` of two float tensors that broadcast taking `_plain_binary` (values, gradients, grad_fn names, layouts, errors),
+the one-sort topological order (AccumulateGrads with several feeders, several at one place, a leaf's node as a root),
+the walk's short road and what sends a node off it (a node's own hooks registered after it was made, anomaly mode,
+retain_graph's error, create_graph), and a no_grad write to a base whose views are all dead."""
+import numpy as np, pytest
+import litnn
+
+torch = pytest.importorskip('torch')
+from torch_pairs import run, same
+LIBS = [litnn, torch]
+
+@pytest.fixture(autouse=True)
+def grad_mode_on():
+    yield
+    for L in LIBS: L.set_grad_enabled(True)
+
+rng = np.random.default_rng(30)
+
+def _arr(*shape, dtype=np.float32): return rng.standard_normal(shape).astype(dtype)
+
+def _flat(v):
+    "Results with arrays (and tensors) as numpy arrays, sizes as tuples, in nested lists."
+    if isinstance(v, (list, tuple)) and not isinstance(v, (litnn.Size, torch.Size)): return [_flat(x) for x in v]
+    if isinstance(v, (litnn.Size, torch.Size)): return tuple(v)
+    if isinstance(v, (litnn.Tensor, torch.Tensor)): return v.detach().numpy()
+    return v
+
+def close(fn):
+    "fn run in litnn and in torch: equal results, arrays of one dtype and shape within float rounding."
+    a, b = _flat(run(litnn, fn)), _flat(run(torch, fn))
+    def check(x, y):
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.dtype == y.dtype and x.shape == y.shape, (x, y)
+            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+        elif isinstance(x, list):
+            assert isinstance(y, list) and len(x) == len(y), (x, y)
+            for u, v in zip(x, y): check(u, v)
+        else: assert x == y, (x, y)
+    check(a, b)
+
+@pytest.mark.parametrize('op', ['add', 'mul'])
+@pytest.mark.parametrize('sa,sb', [((4, 5), (5,)), ((5,), (4, 5)), ((4, 1), (1, 5)), ((2, 3, 4), (3, 1)), ((), (3, 2)),
+                                   ((3, 2), ()), ((1, 4), (4,)), ((4, 5), (4, 5))])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_broadcast_pairs_match_torch(op, sa, sb, dtype):
+    "Values, both gradients (summed back to each shape), grad_fn names and the result's strides, as torch."
+    a0, b0, g0 = _arr(*sa, dtype=dtype), _arr(*sb, dtype=dtype), None
+    def f(L):
+        a, b = L.tensor(a0, requires_grad=True), L.tensor(b0, requires_grad=True)
+        y = a + b if op == 'add' else a * b
+        g = L.tensor(np.broadcast_to(np.linspace(-1, 1, int(np.prod(y.shape)) or 1, dtype=dtype)[:int(np.prod(y.shape))].reshape(y.shape), y.shape).copy())
+        y.backward(g)
+        return y, y.grad_fn.name(), y.stride(), tuple(y.shape), a.grad, b.grad, a.grad.shape, b.grad.shape
+    close(f)
+
+@pytest.mark.parametrize('op', ['add', 'mul'])
+def test_broadcast_pairs_one_requiring_grad(op):
+    "Only one side requires grad: the other gets no edge, a product saves only what the gradient needs."
+    a0, b0 = _arr(3, 4), _arr(4)
+    def f(L):
+        a, b = L.tensor(a0), L.tensor(b0, requires_grad=True)
+        y = (a + b if op == 'add' else a * b)
+        y.sum().backward()
+        return [fn is None for fn, _ in y.grad_fn.next_functions], b.grad, a.grad
+    close(f)
+
+@pytest.mark.parametrize('op', ['add', 'mul'])
+def test_broadcast_pairs_layout_of_transposed_operands(op):
+    "A transposed first operand, or a transposed second one behind a broadcast row: the result's strides as torch's TensorIterator's."
+    a0, b0, c0 = _arr(5, 4), _arr(4), _arr(1, 5)
+    def f(L):
+        a, b, c = L.tensor(a0).t(), L.tensor(b0), L.tensor(c0)
+        r = []
+        for x, y in ((a, c), (c, a), (b.reshape(4, 1), a), (a.contiguous(), c)):
+            z = x + y if op == 'add' else x * y
+            r.append((z.stride(), z))
+        return r
+    close(f)
+
+@pytest.mark.parametrize('op', ['add', 'mul'])
+def test_broadcast_pairs_that_do_not_broadcast(op):
+    "Shapes that do not broadcast: torch's RuntimeError and message, with and without grad."
+    for rg in (False, True):
+        def f(L):
+            a, b = L.tensor(_arr(3, 4), requires_grad=rg), L.tensor(_arr(5))
+            return (lambda: a + b) if op == 'add' else (lambda: a * b)
+        (el, tl) = f(litnn), f(torch)
+        with pytest.raises(RuntimeError) as e1: el()
+        with pytest.raises(RuntimeError) as e2: tl()
+        assert str(e1.value) == str(e2.value)
+
+def test_broadcast_bias_of_a_layer_step():
+    "An MLP layer `h @ w.t() + b` with relu: values and every gradient, the bias's summed over the batch, as torch."
+    x0, w0, b0 = _arr(8, 6), _arr(5, 6), _arr(5)
+    def f(L):
+        x, w, b = L.tensor(x0), L.tensor(w0, requires_grad=True), L.tensor(b0, requires_grad=True)
+        y = (x @ w.t() + b).relu()
+        (y * y).sum().backward()
+        return y, w.grad, b.grad, w.grad.stride(), y.grad_fn.next_functions[0][0].name()
+    close(f)
+
+def test_broadcast_pairs_create_graph():
+    "A second derivative through a broadcast product: the recorded backward, as torch."
+    a0, b0 = _arr(3, 4), _arr(4)
+    def f(L):
+        a, b = L.tensor(a0, requires_grad=True), L.tensor(b0, requires_grad=True)
+        y = (a * b * b).sum()
+        gb, = L.autograd.grad(y, b, create_graph=True)
+        gb.sum().backward()
+        return gb, a.grad, b.grad
+    close(f)
+
+def test_topological_order_with_shared_leaves_and_roots():
+    "Leaves fed at several depths, one first used in an earlier graph, a leaf's node among the roots: hook order and gradients, as torch."
+    def f(L):
+        log = []
+        u = L.tensor([1., 2.], requires_grad=True)
+        (u * 2).sum().backward(retain_graph=True)          # u's AccumulateGrad made early
+        v, w = L.tensor([3., 4.], requires_grad=True), L.tensor([.5, -1.], requires_grad=True)
+        h = (v * 2).tanh() * w                              # v complete after its product, w after a later node
+        z = (h * u + u).sigmoid() * w
+        for nm, t in (('u', u), ('v', v), ('w', w), ('h', h), ('z', z)):
+            t.register_hook(lambda g, nm=nm: log.append(nm))
+            if t.is_leaf: t.register_post_accumulate_grad_hook(lambda t, nm=nm: log.append('post ' + nm))
+        L.autograd.backward([z.sum(), u], [None, L.ones(2)])
+        return log, [t.grad for t in (u, v, w)]
+    close(f)
+
+def test_node_hooks_registered_after_the_node_was_made():
+    "A post-hook and a pre-hook on a node made earlier take the node off the short road: they run, and may replace gradients."
+    def f(L):
+        log = []
+        x = L.tensor([1., -2., 3.], requires_grad=True)
+        y = x.sigmoid()
+        z = (y * 3).sum()
+        y.grad_fn.register_hook(lambda gi, go: log.append(('post', [g.tolist() for g in gi], [g.tolist() for g in go])))
+        (z.grad_fn.next_functions[0][0]).register_prehook(lambda go: (go[0] * 2,))
+        z.backward()
+        return [(k, [np.array(v) for v in gi], [np.array(v) for v in go]) for k, gi, go in log], x.grad
+    close(f)
+
+def test_second_backward_and_retain_graph():
+    "The short road frees what a node saved: a second backward is torch's RuntimeError; retain_graph keeps it and sums."
+    def f(L):
+        x = L.tensor([.5, 1.5], requires_grad=True)
+        y = (x * x).tanh().sum()
+        y.backward(retain_graph=True); y.backward()
+        g = x.grad.clone()
+        try: y.backward(); err = None
+        except RuntimeError as e: err = str(e).split('.')[0]
+        return g, err
+    close(f)
+
+def test_anomaly_mode_still_sees_nan():
+    "With anomaly detection on (off the short road) a NaN gradient is torch's RuntimeError naming the node."
+    def f(L):
+        x = L.tensor([0., 1.], requires_grad=True)
+        with L.autograd.detect_anomaly(check_nan=True):
+            y = (x.sqrt() * 0).sum()
+            try: y.backward(); return None
+            except RuntimeError as e: return str(e).split("'")[1]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        same(f)
+
+def test_no_grad_write_to_a_base_with_dead_views():
+    "A no_grad update of a weight whose step's `w.t()` view is gone, then a new view: gradients as torch; a live view regenerated."
+    def f(L):
+        w = L.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        x = L.tensor([[1., -1.]])
+        (x @ w.t()).sum().backward()
+        with L.no_grad(): w -= 0.1 * w.grad
+        w.grad = None
+        live = w[0]
+        with L.no_grad(): w.mul_(2.)
+        (x @ w.t()).sum().backward()
+        return w.grad, w, live.grad_fn.name(), live
+    close(f)
