@@ -49,3 +49,59 @@ def test_adahessian_style_step():
     for a, b in zip(*res):
         if isinstance(a, np.ndarray): np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
         else: assert a == b
+
+# --- fx: torch.functional's Python functions and torch._assert are recorded as torch records them (e3nn's codegen) ------
+
+def _functional_records(lib):
+    import importlib
+    fx = importlib.import_module(lib.__name__ + '.fx')
+    calls = [lambda a, b: lib.einsum('ij,jk->ik', [a, b]), lambda a, b: lib.functional.einsum('ij,jk->ik', (a, b)),
+             lambda a, b: lib.functional.einsum('ij,jk->ik', a, b), lambda a, b: lib.functional.meshgrid(a, b),
+             lambda a, b: lib.meshgrid([a, b], indexing='ij'), lambda a, b: lib.functional.broadcast_tensors(a, b),
+             lambda a, b: lib.functional.block_diag(a, b), lambda a, b: lib.functional.cartesian_prod(a, b),
+             lambda a, b: lib.functional.chain_matmul(a, b), lambda a, b: lib.functional.atleast_2d(a)]
+    out = []
+    for call in calls:
+        g = fx.Graph(); tr = fx.proxy.GraphAppendingTracer(g)
+        a, b = fx.Proxy(g.placeholder('a'), tr), fx.Proxy(g.placeholder('b'), tr)
+        call(a, b)
+        out.append([(n.target.__name__, str(n.args), n.kwargs) for n in g.nodes if n.op == 'call_function'])
+    return out
+
+def test_fx_records_torch_functional_calls():
+    assert _functional_records(litnn) == _functional_records(torch)
+
+def _traced_assert(lib):
+    import importlib
+    fx = importlib.import_module(lib.__name__ + '.fx')
+    class M(lib.nn.Module):
+        def forward(self, x):
+            lib._assert(x.shape[-1] == 3, "invalid input shape")
+            return x * 2
+    gm = fx.symbolic_trace(M())
+    gm.graph.eliminate_dead_code(); gm.recompile()
+    return ([n.name for n in gm.graph.nodes], [n.is_impure() for n in gm.graph.nodes], gm(lib.ones(1, 3)).tolist(),
+            _outcome(lambda: gm(lib.ones(1, 4))))
+
+def test_fx_traces_and_keeps_assert():
+    assert _traced_assert(litnn) == _traced_assert(torch)
+
+def test_e3nn_style_codegen_einsum():
+    "A graph built from proxies with einsum in the old list form, then run through an Interpreter, as opt_einsum_fx does."
+    res = []
+    for lib in (torch, litnn):
+        import importlib
+        fx = importlib.import_module(lib.__name__ + '.fx')
+        g = fx.Graph(); tr = fx.proxy.GraphAppendingTracer(g)
+        a, b = fx.Proxy(g.placeholder('a'), tr), fx.Proxy(g.placeholder('b'), tr)
+        out = lib.einsum('zi,zj->zij', [a, b]).reshape(-1, 12) / 2
+        g.output(out.node)
+        gm = fx.GraphModule({}, g, 'tp')
+        x = lib.tensor(np.arange(8.).reshape(2, 4)); y = lib.tensor(np.arange(6.).reshape(2, 3))
+        shapes = []
+        class Shapes(fx.Interpreter):
+            def run_node(self, n):
+                if n.op == 'call_function' and 'einsum' in n.target.__name__: shapes.append([tuple(op.shape) for op in self.map_nodes_to_values(n.args[1:], n)])
+                return super().run_node(n)
+        res.append((Shapes(gm).run(x, y).tolist(), shapes))
+    assert res[0] == res[1]

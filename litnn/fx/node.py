@@ -260,7 +260,10 @@ def _is_impure(self, impure_random=True):
         return getattr(self.graph.owning_module.get_submodule(self.target), '_is_impure', False)
     if self.op == 'call_function':
         # litnn's functions are plain Python, so they are recognised by their public names
-        return self.target in _side_effectful_functions or _public_name(self.target) in _impure_names
+        name = _public_name(self.target)
+        if name is None and getattr(importlib.import_module('litnn'), getattr(self.target, '__name__', ''), None) is self.target:
+            name = f'litnn.{self.target.__name__}'       # a private function of the top namespace: litnn._assert
+        return self.target in _side_effectful_functions or name in _impure_names
     return False
 Node.is_impure = _is_impure
 

@@ -201,8 +201,12 @@ def _python_in_torch(ns, name, fn):
 
 def _torch_style_args(fn, args, kwargs):
     "Arguments as torch's Python functions pass them on: required ones positionally, the others by keyword."
+    if fn.__name__ == 'einsum' and len(args) == 2 and isinstance(args[1], (list, tuple)):
+        return (args[0], *args[1]), kwargs      # torch's einsum unpacks the old one-list form before it dispatches
     sig = inspect.signature(fn)
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()): return args, kwargs
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()): return args, kwargs
+    if any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()):   # meshgrid(*tensors, indexing=None) passes indexing on
+        return args, {**{k: p.default for k, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY}, **kwargs}
     try: bound = sig.bind(*args, **kwargs)
     except TypeError: return args, kwargs
     bound.apply_defaults()
@@ -258,6 +262,13 @@ class _NamespacePatch:
                 self.saved.append((mod, k, fn))
                 setattr(mod, k, _function_dispatcher(fn, _python_in_torch(ns, k, fn)))
                 self.originals[id(fn)] = fn
+        top, tf = importlib.import_module('litnn'), importlib.import_module('litnn.functional')
+        for k in _FROM_FUNCTIONAL:                 # torch.functional.X is torch.X: one dispatcher under both names
+            fn = getattr(tf, k, None)
+            if fn is not None and getattr(getattr(top, k, None), '__fx_original__', None) is fn:
+                self.saved.append((tf, k, fn)); setattr(tf, k, getattr(top, k))
+        self.saved.append((top, '_assert', top._assert))   # torch._assert: recorded, so the traced code keeps the check
+        top._assert = _function_dispatcher(top._assert, False)
         T = Tensor
         for k, fn in list(vars(T).items()):
             if not isinstance(fn, types.FunctionType) or hasattr(fn, '__fx_original__'): continue
