@@ -148,6 +148,8 @@ def _view_dtype(t, d):
     to a wider element, its size, the storage offset and every other stride divisible by the ratio (else the new elements
     would straddle the old rows: numpy would read them anyway, from wherever the view starts)."""
     a = t._data
+    # a lazy conjugate is refused first, whatever the dtype (its memory is not what the values read)
+    if t._conj: raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype.")
     if d.itemsize != a.itemsize:
         names = f"{_LEGACY[t.dtype.name]} as {_LEGACY[d.name]} (different element sizes)"
         if a.ndim == 0: raise RuntimeError(f"self.dim() cannot be 0 to view {names}")

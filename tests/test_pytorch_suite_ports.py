@@ -52,3 +52,14 @@ def test_meshgrid_indexing_warning_once_per_process():
                                                                 "indexing argument."), lib
         finally:
             lib.set_warn_always(False)
+
+
+@pytest.mark.parametrize('dtype', ['complex64', 'float32', 'int64'])
+def test_view_dtype_refuses_a_lazy_conjugate(dtype):
+    # test_view_ops.py test_conj_neg_view_numpy_error: Tensor.view(dtype) of a conjugate view raises, even to its own dtype;
+    # resolved (or conjugated back) it views as before
+    _same_error(lambda L: L.tensor([1 + 2j, 3j]).conj().view(getattr(L, dtype)))
+    for lib in LIBS:
+        c = lib.tensor([1 + 2j, 3j]).conj()
+        assert c.resolve_conj().view(lib.float32).tolist() == [1.0, -2.0, 0.0, -3.0]
+        assert c.conj().view(lib.float32).tolist() == [1.0, 2.0, 0.0, 3.0]
