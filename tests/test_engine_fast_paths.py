@@ -39,7 +39,7 @@ def close(fn):
         else: assert x == y, (x, y)
     check(a, b)
 
-@pytest.mark.parametrize('op', ['add', 'mul'])
+@pytest.mark.parametrize('op', ['add', 'sub', 'mul'])
 @pytest.mark.parametrize('sa,sb', [((4, 5), (5,)), ((5,), (4, 5)), ((4, 1), (1, 5)), ((2, 3, 4), (3, 1)), ((), (3, 2)),
                                    ((3, 2), ()), ((1, 4), (4,)), ((4, 5), (4, 5))])
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
@@ -48,24 +48,24 @@ def test_broadcast_pairs_match_torch(op, sa, sb, dtype):
     a0, b0, g0 = _arr(*sa, dtype=dtype), _arr(*sb, dtype=dtype), None
     def f(L):
         a, b = L.tensor(a0, requires_grad=True), L.tensor(b0, requires_grad=True)
-        y = a + b if op == 'add' else a * b
+        y = a + b if op == 'add' else a - b if op == 'sub' else a * b
         g = L.tensor(np.broadcast_to(np.linspace(-1, 1, int(np.prod(y.shape)) or 1, dtype=dtype)[:int(np.prod(y.shape))].reshape(y.shape), y.shape).copy())
         y.backward(g)
         return y, y.grad_fn.name(), y.stride(), tuple(y.shape), a.grad, b.grad, a.grad.shape, b.grad.shape
     close(f)
 
-@pytest.mark.parametrize('op', ['add', 'mul'])
+@pytest.mark.parametrize('op', ['add', 'sub', 'mul'])
 def test_broadcast_pairs_one_requiring_grad(op):
     "Only one side requires grad: the other gets no edge, a product saves only what the gradient needs."
     a0, b0 = _arr(3, 4), _arr(4)
     def f(L):
         a, b = L.tensor(a0), L.tensor(b0, requires_grad=True)
-        y = (a + b if op == 'add' else a * b)
+        y = (a + b if op == 'add' else a - b if op == 'sub' else a * b)
         y.sum().backward()
         return [fn is None for fn, _ in y.grad_fn.next_functions], b.grad, a.grad
     close(f)
 
-@pytest.mark.parametrize('op', ['add', 'mul'])
+@pytest.mark.parametrize('op', ['add', 'sub', 'mul'])
 def test_broadcast_pairs_layout_of_transposed_operands(op):
     "A transposed first operand, or a transposed second one behind a broadcast row: the result's strides as torch's TensorIterator's."
     a0, b0, c0 = _arr(5, 4), _arr(4), _arr(1, 5)
@@ -73,18 +73,18 @@ def test_broadcast_pairs_layout_of_transposed_operands(op):
         a, b, c = L.tensor(a0).t(), L.tensor(b0), L.tensor(c0)
         r = []
         for x, y in ((a, c), (c, a), (b.reshape(4, 1), a), (a.contiguous(), c)):
-            z = x + y if op == 'add' else x * y
+            z = x + y if op == 'add' else x - y if op == 'sub' else x * y
             r.append((z.stride(), z))
         return r
     close(f)
 
-@pytest.mark.parametrize('op', ['add', 'mul'])
+@pytest.mark.parametrize('op', ['add', 'sub', 'mul'])
 def test_broadcast_pairs_that_do_not_broadcast(op):
     "Shapes that do not broadcast: torch's RuntimeError and message, with and without grad."
     for rg in (False, True):
         def f(L):
             a, b = L.tensor(_arr(3, 4), requires_grad=rg), L.tensor(_arr(5))
-            return (lambda: a + b) if op == 'add' else (lambda: a * b)
+            return (lambda: a + b) if op == 'add' else (lambda: a - b) if op == 'sub' else (lambda: a * b)
         (el, tl) = f(litnn), f(torch)
         with pytest.raises(RuntimeError) as e1: el()
         with pytest.raises(RuntimeError) as e2: tl()
@@ -178,3 +178,16 @@ def test_no_grad_write_to_a_base_with_dead_views():
         (x @ w.t()).sum().backward()
         return w.grad, w, live.grad_fn.name(), live
     close(f)
+
+def test_sub_short_road_with_numbers_and_inf():
+    "`x - y`, `x - 2`, `x - 0.5` and inf - inf (numpy's warning kept quiet) on the short road: values, grads, names, as torch."
+    a0, b0 = np.array([1., np.inf, -2.], np.float32), np.array([3., np.inf, 0.5], np.float32)
+    def f(L):
+        a, b = L.tensor(a0, requires_grad=True), L.tensor(b0, requires_grad=True)
+        ys = [a - b, a - 2, b - 0.5, (a - b) - True]
+        sum(y.nan_to_num(0., 1e3, -1e3).sum() for y in ys).backward()
+        return [y.detach() for y in ys], [y.grad_fn.name() for y in ys], a.grad, b.grad
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        close(f)

@@ -274,11 +274,11 @@ def _plain_pair(x, y):
     return _Mode.quiet     # `_quiet()`, read directly
 
 def _plain_binary(cls, x, y):
-    "`cls.apply(x, y)` (`cls` MulBackward0 or AddBackward0) where `_plain_pair` holds, written out; see above."
+    "`cls.apply(x, y)` (`cls` MulBackward0, AddBackward0 or SubBackward0) where `_plain_pair` holds, written out; see above."
     a, ty = x._data, type(y) is Tensor
     b = y._data if ty else _scalar(y, a)     # `_operands(x, y)`: x is a tensor here
-    try: out = a * b if cls is MulBackward0 else a + b
-    except RuntimeWarning as e: out = _rerun_quietly(e, np.multiply if cls is MulBackward0 else np.add, a, b)   # (12_backprop_graph)
+    try: out = a * b if cls is MulBackward0 else a + b if cls is AddBackward0 else a - b
+    except RuntimeWarning as e: out = _rerun_quietly(e, np.multiply if cls is MulBackward0 else np.add if cls is AddBackward0 else np.subtract, a, b)   # (12_backprop_graph)
     except ValueError:      # shapes that do not broadcast: the general road raises torch's error
         return cls.apply(x, y)
     shapes = None if not ty or b.shape == a.shape else (a.shape, b.shape)    # `_shapes(x, y)`: a bias added to a batch
@@ -333,6 +333,7 @@ def __radd__(self:Tensor, other):
     return AddBackward0.apply(*_promote(self, other))
 @patch
 def __sub__(self:Tensor, other):
+    if _plain_pair(self, other): return _plain_binary(SubBackward0, self, other)     # (floats: no bool to refuse)
     if not isinstance(other, _OPERANDS): return _refused('__sub__', self, other)
     if self._data.dtype is _BOOL or (other._data.dtype is _BOOL if type(other) is Tensor else type(other) in _BOOLS): _bool_error(self, other)
     return SubBackward0.apply(*_promote(self, other))
