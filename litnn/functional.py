@@ -402,8 +402,9 @@ from . import linalg
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #249580f7
 def chain_matmul(*matrices):
     "The product of the matrices, in the cheapest order (`linalg.multi_dot`); deprecated in torch."
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot instead, "
-                  "which accepts a list of two or more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    from litnn._flags import _warn_once      # (torch's TORCH_WARN_ONCE: the first call only)
+    _warn_once("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot instead, "
+               "which accepts a list of two or more tensors rather than multiple parameters.", stacklevel=2)   # (torch's names torch/functional.py)
     if not matrices: raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for m in matrices:
         if m.dim() != 2: raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")

@@ -105,3 +105,26 @@ def test_e3nn_style_codegen_einsum():
                 return super().run_node(n)
         res.append((Shapes(gm).run(x, y).tolist(), shapes))
     assert res[0] == res[1]
+
+# --- the deprecated linalg names warn once, as torch's TORCH_WARN_ONCE (nflows' LULinear calls torch.triangular_solve) ---
+
+_DEPRECATED_CALLS = """
+import sys, warnings
+lib = __import__(sys.argv[1])
+A = lib.eye(3) * 2 + lib.ones(3, 3).triu(); S = A @ A.mT; B = lib.ones(3, 2)
+calls = [('triangular_solve', lambda: lib.triangular_solve(B, A)), ('Tensor.triangular_solve', lambda: B.triangular_solve(A)),
+         ('cholesky', lambda: lib.cholesky(S)), ('Tensor.cholesky', lambda: S.cholesky()), ('qr', lambda: lib.qr(A)),
+         ('Tensor.qr', lambda: A.qr()), ('lu_solve', lambda: lib.lu_solve(B, *lib.linalg.lu_factor(A))),
+         ('chain_matmul', lambda: lib.chain_matmul(A, A)), ('svd', lambda: lib.svd(A))]
+for name, f in calls:
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always'); f(); f()
+    print(name, [(str(x.message).split(' (Triggered')[0].replace('litnn', 'torch'), x.filename == __file__) for x in w])
+"""
+
+def test_deprecated_linalg_warn_once(tmp_path):
+    import subprocess, sys, os
+    script = tmp_path / 'calls.py'; script.write_text(_DEPRECATED_CALLS)
+    out = [subprocess.run([sys.executable, str(script), lib], capture_output=True, text=True, check=True,
+                          env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)}).stdout for lib in ('torch', 'litnn')]
+    assert out[1] == out[0]

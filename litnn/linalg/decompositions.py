@@ -556,12 +556,22 @@ def _logdet(input):
 class CholeskyBackward0(LinalgCholeskyExBackward0): "torch.cholesky, the older name"
 
 def _cholesky_old(input, upper=False):
+    from litnn._flags import _warn_once
+    _warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch release.\n"
+               "L = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\n"
+               "should be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results for all valid "
+               "(symmetric positive definite) inputs.", stacklevel=None)
     _check_matrix('cholesky', input)
     try: return CholeskyBackward0.apply(input, upper=upper)
     except LinAlgError as e:      # (torch's cholesky is its own kernel: its messages name it, not linalg.cholesky)
         if not str(e).startswith('linalg.cholesky: '): raise
         raise LinAlgError(str(e)[len('linalg.'):]) from None
-def _qr_old(input, some=True): return qr_(qr(input, 'reduced' if some else 'complete'))
+def _qr_old(input, some=True):
+    from litnn._flags import _warn_once
+    _warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+               "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\n"
+               "should be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", stacklevel=None)
+    return qr_(qr(input, 'reduced' if some else 'complete'))
 def _slogdet_old(input): return slogdet_(slogdet(input))
 def _pinverse(input, rcond=1e-15): return pinv(input, rtol=rcond)
 

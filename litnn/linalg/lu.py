@@ -178,6 +178,10 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 # %% ../../nbs/reference/linalg_lu.ipynb #7d83054c
 def _lu_solve_old(b, LU_data, LU_pivots):
     "torch.lu_solve(b, LU_data, LU_pivots), the older argument order."
+    from litnn._flags import _warn_once
+    _warn_once("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch release.\n"   # (torch's missing space)
+               "Note that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+               "X = torch.linalg.lu_solve(LU, pivots, B)", stacklevel=None)
     return lu_solve(LU_data, LU_pivots, b)
 
 from .._pointwise import _wrap_out, _SAME

@@ -51,6 +51,10 @@ triangular_solve_ = _named('triangular_solve', ('solution', 'cloned_coefficient'
 @_one_node('TriangularSolveBackward0')
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     "The deprecated form of `linalg.solve_triangular`: X with A X = b (Aᵀ X = b with transpose), and a copy of A."
+    from litnn._flags import _warn_once
+    _warn_once("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "   # (torch's missing space)
+               "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one of the "
+               "inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).", stacklevel=None)
     for name, t in (('b', b), ('A', A)):          # torch's checks (triangular_solve's meta function, linearSolveCheckInputs)
         if t.dim() < 2: raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has {t.dim()} dimensions instead")
     _linear_solve_checks(b, A, 'triangular_solve')
