@@ -371,6 +371,8 @@ def numpy(self:Tensor, *, force=False):
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if getattr(self, '_conj', False):           # (the conjugate bit: 17d_complex_numbers; litnn's values are already conjugated)
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.")
+        if getattr(self, '_neg', False):            # (the negative bit: a lazy conjugate's imaginary part)
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() instead.")
     if self.dtype.name.startswith(('bfloat16', 'float8')): raise TypeError(f"Got unsupported ScalarType {_LEGACY[self.dtype.name]}")
     if type(self._data) is not np.ndarray: return B.to_device(self._data, 'cpu')
     _fixed_size(self._data)      # numpy now shares the memory: torch's storage is no longer resizable
@@ -1292,8 +1294,9 @@ def _setitem(self, key, value):
 _SparseArray.__setitem__ = _setitem
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #b61fb056
-def is_neg(input): return False
-def resolve_neg(input): return input
+Tensor._neg = False     # torch's negative bit: set on the imaginary part of a lazy conjugate (17d_complex_numbers), kept by its views
+def is_neg(input): return input._neg
+def resolve_neg(input): return input.clone() if input._neg else input      # (litnn's memory already holds the negated values)
 def get_device(input): return input.get_device()
 Tensor.is_neg, Tensor.resolve_neg = is_neg, resolve_neg
 

@@ -26,6 +26,7 @@ def _view_of(out, base):
     root = base._base
     if root is None: root = base
     if base._conj and out._data.dtype.kind == 'c': out._conj = True     # a view of a lazy conjugate is one (17d_complex_numbers)
+    if base._neg: out._neg = True                                         # and a view of its negative imaginary part
     if root._inference:     # an inference tensor has no view tracking nor history in torch (13b_grad_modes): its "view", in or
         out._inference, out._vc, out.grad_fn, out._requires_grad = True, [0], None, False   # out of inference_mode, is an
         if len(_version_counter(root)) > 1: out._vc.append(root._vc[1])     # (its memory's conjugates: 17d_complex_numbers)
@@ -150,6 +151,7 @@ def _view_dtype(t, d):
     a = t._data
     # a lazy conjugate is refused first, whatever the dtype (its memory is not what the values read)
     if t._conj: raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype.")
+    if t._neg: raise RuntimeError("torch.Tensor.view is not supported for tensors with negative bit set when converting to a different dtype.")
     if d.itemsize != a.itemsize:
         names = f"{_LEGACY[t.dtype.name]} as {_LEGACY[d.name]} (different element sizes)"
         if a.ndim == 0: raise RuntimeError(f"self.dim() cannot be 0 to view {names}")

@@ -63,3 +63,17 @@ def test_view_dtype_refuses_a_lazy_conjugate(dtype):
         c = lib.tensor([1 + 2j, 3j]).conj()
         assert c.resolve_conj().view(lib.float32).tolist() == [1.0, -2.0, 0.0, -3.0]
         assert c.conj().view(lib.float32).tolist() == [1.0, 2.0, 0.0, 3.0]
+
+
+def test_imaginary_part_of_a_lazy_conjugate_has_the_negative_bit():
+    # test_view_ops.py test_conj_neg_view_numpy_error / test_conj_imag_view: z.conj().imag is a negative view (is_neg): its
+    # views and detach() keep the bit, clone(), resolve_neg() and operations drop it; numpy() and view(dtype) refuse it
+    def f(L):
+        i = L.tensor([1 + 2j, 3j]).conj().imag
+        bits = [i.is_neg(), i[0:1].is_neg(), i.view(2, 1).is_neg(), i.detach().is_neg(), i.clone().is_neg(),
+                i.resolve_neg().is_neg(), (i + 0).is_neg(), i.resolve_conj().is_neg(), L.tensor([1 + 2j]).imag.is_neg(),
+                L.tensor([1 + 2j]).conj().real.is_neg()]
+        return bits, i.tolist(), i.resolve_neg().numpy().tolist()
+    assert f(litnn) == f(torch) == ([True, True, True, True, False, False, False, True, False, False], [-2.0, -3.0], [-2.0, -3.0])
+    _same_error(lambda L: L.tensor([1 + 2j]).conj().imag.numpy())
+    _same_error(lambda L: L.tensor([1 + 2j]).conj().imag.view(L.int32))

@@ -95,6 +95,7 @@ def detach(self:Tensor):
     t._vc = _version_counter(self)
     if t._inference is not self._inference: t._inference = self._inference   # a view: an inference tensor's is one (13b_grad_modes)
     if self._conj: t._conj = True      # the same memory, read conjugated (17d_complex_numbers)
+    if self._neg: t._neg = True
     return t
 
 @patch
