@@ -238,8 +238,9 @@ def _scaled_sum(c, a, b, beta, alpha, product):
     if half: a, b, c = _opmath(a), _opmath(b), _opmath(c) if hasattr(c, 'astype') else c
     out = product(a, b)
     if not out.size: return out.astype(dt, copy=False)     # torch's kernel does not run: the scalars are not read
-    beta, alpha = _checked_scalar(beta, a.dtype), _checked_scalar(alpha, a.dtype)   # read in torch's compute type: 1j for a float, 300 for uint8 raise
-    if dt.kind in 'iu': beta, alpha = builtins.int(beta.real), builtins.int(alpha.real)    # torch casts the scalars to the integers: 0.6 -> 0
+    if not (type(beta) is builtins.int and type(alpha) is builtins.int and beta == 1 == alpha):   # (the defaults, Linear's: 1 fits every dtype)
+        beta, alpha = _checked_scalar(beta, a.dtype), _checked_scalar(alpha, a.dtype)   # read in torch's compute type: 1j for a float, 300 for uint8 raise
+        if dt.kind in 'iu': beta, alpha = builtins.int(beta.real), builtins.int(alpha.real)    # torch casts the scalars to the integers: 0.6 -> 0
     if alpha != 1: out = out * alpha
     if beta != 0:
         c = c if beta == 1 else beta * c

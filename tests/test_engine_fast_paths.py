@@ -191,3 +191,26 @@ def test_sub_short_road_with_numbers_and_inf():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         close(f)
+
+@pytest.mark.parametrize('beta,alpha', [(1, 1), (1., 1), (True, 1), (0, 1), (2, 0.5), (1, 1.)])
+@pytest.mark.parametrize('dtype', ['float32', 'int64'])
+def test_addmm_scalars_read_once(beta, alpha, dtype):
+    "addmm's beta and alpha: the defaults skip torch's scalar checks (1 fits every dtype); others still read as torch reads them."
+    def f(L):
+        d = getattr(L, dtype)
+        c, a, b = L.arange(6).reshape(2, 3).to(d), L.arange(8).reshape(2, 4).to(d), L.arange(12).reshape(4, 3).to(d)
+        r = L.addmm(c, a, b, beta=beta, alpha=alpha)
+        return str(r.dtype).split(".")[-1], r
+    close(f)
+
+def test_linear_layer_values_and_grads():
+    "nn.Linear (addmm with the default scalars) forward and backward from the same weights, as torch."
+    w0, b0, x0 = _arr(4, 6), _arr(4), _arr(5, 6)
+    def f(L):
+        lin = L.nn.Linear(6, 4)
+        with L.no_grad(): lin.weight.copy_(L.tensor(w0)); lin.bias.copy_(L.tensor(b0))
+        x = L.tensor(x0, requires_grad=True)
+        y = lin(x)
+        (y * y).sum().backward()
+        return y.grad_fn.name(), y, x.grad, lin.weight.grad, lin.bias.grad
+    close(f)
