@@ -156,3 +156,44 @@ def test_gpt_step_bit_equal(kernels):
     assert len(att) == 2
     a = np.random.default_rng(3).standard_normal((3, 2, 12, 16)).astype(np.float32)
     if _nn_same(a, a[::-1].copy()): assert all(l.count(', b') == 3 for l in att), att      # p, out and kᵀ's buffer
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_cross_attention_with_a_row_major_transpose_bit_equal(dtype):
+    "Queries and keys of different lengths, float32 and float64: kᵀ's and vᵀ's buffers have the keys' length; as eager, to the bit."
+    F = litnn.nn.functional
+    rng = np.random.default_rng(6)
+    def step(q, kv):
+        k, v = kv.tanh(), kv * 0.5
+        y = F.scaled_dot_product_attention(q, k, v)
+        loss = (y * y).sum()
+        loss.backward()
+        return loss
+    cs = litnn.compile(step)
+    for i in range(3):
+        qa, kva = rng.standard_normal((2, 3, 5, 8)).astype(dtype), rng.standard_normal((2, 3, 7, 8)).astype(dtype)
+        q1, k1 = litnn.tensor(qa, requires_grad=True), litnn.tensor(kva, requires_grad=True)
+        q2, k2 = litnn.tensor(qa.copy(), requires_grad=True), litnn.tensor(kva.copy(), requires_grad=True)
+        a, b = step(q1, k1), cs(q2, k2)
+        assert (bits(a) == bits(b)).all() and (bits(q1.grad) == bits(q2.grad)).all() and (bits(k1.grad) == bits(k2.grad)).all(), i
+
+def test_one_linear_layer_into_two_gelus_bit_equal(kernels):
+    "A sum read by two GELUs: the first adds the bias in its loop, the second reads the sum it wrote; as eager, to the bit."
+    litnn.manual_seed(8)
+    lin = litnn.nn.Linear(6, 8)
+    F = litnn.nn.functional
+    def step(x):
+        y = lin(x)
+        loss = (F.gelu(y) * F.gelu(y).cos()).sum()
+        loss.backward()
+        return loss, y
+    cs = litnn.compile(step)
+    rng = np.random.default_rng(9)
+    for i in range(3):
+        x = litnn.tensor(rng.standard_normal((5, 6)).astype(np.float32))
+        lin.zero_grad(); (a, y1), g1 = step(x), (lin.weight.grad.clone(), lin.bias.grad.clone())
+        lin.zero_grad(); (b, y2), g2 = cs(x), (lin.weight.grad.clone(), lin.bias.grad.clone())
+        assert (bits(a) == bits(b)).all() and (bits(y1) == bits(y2)).all(), i
+        assert all((bits(u) == bits(v)).all() for u, v in zip(g1, g2)), i
+    fn = program(cs).lowered
+    gelu = [l.strip() for l in fn.source.splitlines() if getattr(fn.__globals__.get(l.strip().split('(')[0]), '__name__', '') == '_gelu_low']
+    assert len(gelu) == (2 if kernels else 0) and (not kernels or sum(', None, ' not in l for l in gelu) == 1), fn.source
