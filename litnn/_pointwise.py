@@ -606,7 +606,8 @@ class _Unary(Op):
     def backward(ctx, g):
         into = ctx.df_into
         if into is not None and type(g) is _ndarray and g.dtype.itemsize != 2:    # the short road (above)
-            y = ctx._result_like(g)
+            y = ctx._out        # `ctx._result_like(g)`, inlined: an array not written since (else its error, or the unpacked one)
+            if type(y) is not _ndarray or ctx._out_vc[0]: y = ctx._result_like(g)
             if type(y) is _ndarray and g.dtype is y.dtype and y.ndim: return into(g, y)
         df, saves = ctx.df, ctx.saves
         if df is None: return zeros_like(g)       # piecewise constant: sign, floor, round...
@@ -932,9 +933,7 @@ def real(input):
 def imag(input):
     "The imaginary part of a complex tensor, a view of its memory."
     if not input.dtype.is_complex: raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    out = _view_of(ImagBackward0.apply(input), input)
-    if input._conj: out._neg = True     # torch's negative bit: the imaginary part of a lazy conjugate is -imag(z), as a view
-    return out
+    return _view_of(ImagBackward0.apply(input), input)
 
 def _set_part(part):
     def set_(self, value):      # `z.real = t` writes into z, as torch's setter; a number fills the part (torch's valueToTensor)

@@ -77,7 +77,7 @@ class MulBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx._saved_like(g)
-        if type(g) is _ndarray and _half(g):     # half precision and a number: g times the number unrounded, in float32 (as forward)
+        if type(g) is _ndarray and g.dtype.itemsize == 2 and _half(g):     # half precision and a number: g times the number unrounded, in float32 (as forward)
             sx, sy = ctx.saved_tensors
             if sy is not None and not isinstance(sy, Tensor): return (g.astype(np.float32) * sy).astype(g.dtype), None
             if sx is not None and not isinstance(sx, Tensor): return None, (g.astype(np.float32) * sx).astype(g.dtype)
