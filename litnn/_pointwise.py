@@ -933,7 +933,9 @@ def real(input):
 def imag(input):
     "The imaginary part of a complex tensor, a view of its memory."
     if not input.dtype.is_complex: raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _view_of(ImagBackward0.apply(input), input)
+    out = _view_of(ImagBackward0.apply(input), input)
+    if input._conj: out._neg = True     # torch's negative bit: the imaginary part of a lazy conjugate is -imag(z), as a view
+    return out
 
 def _set_part(part):
     def set_(self, value):      # `z.real = t` writes into z, as torch's setter; a number fills the part (torch's valueToTensor)
