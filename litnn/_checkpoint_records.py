@@ -199,10 +199,14 @@ def _check_map_location(m):
 # %% ../nbs/63_checkpoint_records.ipynb #9ba0e1b3
 _RECORD_FIELDS = {"dtype", "shape", "device", "requires_grad", "parameter", "storage", "offset", "stride", "attrs"}
 
+_TENSOR_BITS = ("_conj", "_neg")   # the conjugate and negative bits (17d_complex_numbers): torch's files keep them
+
 def _give_attributes(t, state, fail):
-    "Tensor `t` given the Python attributes `state` a file holds for it: plain names only, none the tensor already has (`grad`, `_data`)."
+    "Tensor `t` given the Python attributes `state` a file holds for it: plain names only, none the tensor already has (`grad`, `_data`), but its conjugate and negative bits."
     if type(state) not in (dict, OrderedDict) or not all(type(k) is str for k in state): raise fail("a tensor's attributes are not a dict of names")
     for k, v in state.items():
+        if k in _TENSOR_BITS and type(v) is bool and k not in t.__dict__ and (k == "_neg" or t.is_complex()):
+            t.__dict__[k] = v; continue   # litnn's memory already holds the conjugated values: only the bit is stored
         if k.startswith("__") or hasattr(type(t), k) or k in t.__dict__:
             raise fail(f"a tensor's attribute {reprlib.repr(k)} would replace one of the tensor's own")
         t.__dict__[k] = v

@@ -77,3 +77,17 @@ def test_imaginary_part_of_a_lazy_conjugate_has_the_negative_bit():
     assert f(litnn) == f(torch) == ([True, True, True, True, False, False, False, True, False, False], [-2.0, -3.0], [-2.0, -3.0])
     _same_error(lambda L: L.tensor([1 + 2j]).conj().imag.numpy())
     _same_error(lambda L: L.tensor([1 + 2j]).conj().imag.view(L.int32))
+
+
+# test_serialization.py in the manner of its simple CPU tests: a lazy conjugate (and its imaginary part, a negative view)
+# saved and loaded keeps its conjugate (negative) bit and values; litnn's loader refused the bits as attributes
+@pytest.mark.parametrize('make', [lambda L: L.tensor([1+2j, 3-1j]).conj(), lambda L: L.tensor([1+2j, 3-1j]).conj().imag,
+                                  lambda L: L.tensor([1+2j, 3-1j, 5j]).conj()[1:]])
+def test_save_load_keeps_conjugate_and_negative_bits(make):
+    import io
+    out = []
+    for L in LIBS:
+        b = io.BytesIO(); L.save(make(L), b); b.seek(0)
+        t = L.load(b)
+        out.append((t.is_conj(), t.is_neg(), t.resolve_conj().resolve_neg().tolist()))
+    assert out[0] == out[1]
