@@ -28,7 +28,7 @@ def make(args, dev, rg):
     return ls, ts
 
 def same(ol, ot, atol=1e-6, rtol=1e-5):
-    "The litnn output `ol` matches the torch output `ot`: dtype, shape, values, grad_fn name."
+    "The litnn output `ol` matches the torch output `ot`: dtype, shape, values, grad_fn name()."
     if isinstance(ot, tuple):
         assert len(ol) == len(ot)
         for a, b in zip(ol, ot): same(a, b, atol, rtol)
@@ -36,7 +36,7 @@ def same(ol, ot, atol=1e-6, rtol=1e-5):
     assert ol.dtype.name == str(ot.dtype).split('.')[-1], (ol.dtype, ot.dtype)
     assert tuple(ol.shape) == tuple(ot.shape), (ol.shape, ot.shape)
     np.testing.assert_allclose(host(ol).astype(np.float64), ot.detach().numpy().astype(np.float64), atol=atol, rtol=rtol, equal_nan=True)
-    nt = type(ot.grad_fn).__name__ if ot.grad_fn is not None else None
+    nt = ot.grad_fn.name() if ot.grad_fn is not None else None       # (torch::autograd::CopyBackwards for copy_)
     assert (ol.grad_fn.name() if ol.grad_fn is not None else None) == nt
 
 def check(fl, ft, *args, dev='cpu', atol=1e-6, rtol=1e-5, rg=None, backward=True, name=True):

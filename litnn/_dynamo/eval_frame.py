@@ -341,7 +341,8 @@ def _print(*args, **kw):
     cap = _Capture.current          # (another thread's print, or a finalizer's that the garbage collector runs mid-capture,
     if cap is None or not cap.active or cap.thread != threading.get_ident() or _collecting[0]:  # is not the function's)
         return _builtin_print(*args, **kw)
-    cap.graph_break("print(): a Python side effect")
+    caller = sys._getframe(1)       # (named in the reason: a print from code the reader did not expect shows where it is)
+    cap.graph_break(f"print() in {caller.f_code.co_name} ({caller.f_code.co_filename}:{caller.f_lineno}): a Python side effect")
     with _suspended(cap): return _builtin_print(*args, **kw)
 
 _builtin_print = builtins.print
