@@ -16,6 +16,9 @@ except ImportError: fcntl = None
 class CheckpointError(RuntimeError, pickle.UnpicklingError):
     "A file `litnn.load` cannot read: corrupt, truncated, or not a checkpoint. PyTorch raises a RuntimeError for a broken zip and an `UnpicklingError` for a file that is not one: this is both, so either `except` catches it."
 
+class _EmptyFileError(CheckpointError, EOFError):
+    "An empty file: torch.load's unpickler runs out of input at once and raises `EOFError`, so this is one too."
+
 _MAX_MESSAGE = 600   # characters of `what` in an error: enough to say what is wrong, never the whole file
 
 def _name(f):
@@ -24,11 +27,11 @@ def _name(f):
     name = getattr(f, "name", None)
     return name if isinstance(name, str) else f"<{type(f).__name__}>"
 
-def _fail(f, what):
-    "The CheckpointError for file `f`."
+def _fail(f, what, cls=CheckpointError):
+    "The CheckpointError (or subclass `cls`) for file `f`."
     what = str(what)
     if len(what) > _MAX_MESSAGE: what = what[:_MAX_MESSAGE] + "... (cut)"
-    return CheckpointError(f"litnn.load: cannot load {_name(f)!r}: {what}")
+    return cls(f"litnn.load: cannot load {_name(f)!r}: {what}")
 
 # %% ../nbs/61_checkpoint_files.ipynb #b1a7e002
 _ROOM, _ROOM_PER_BYTE = 64 << 20, 16   # the memory a file's structure may make: 64 MiB plus 16 bytes per byte of the file
@@ -225,7 +228,8 @@ def _read_header(fh, f):
     size = fh.seek(0, os.SEEK_END) - start
     fh.seek(start)
     head = fh.read(9)
-    if len(head) < 9: raise _fail(f, f"it is {len(head)} bytes long, too short for a checkpoint" if head else "the file is empty")
+    if not head: raise _fail(f, "the file is empty", _EmptyFileError)
+    if len(head) < 9: raise _fail(f, f"it is {len(head)} bytes long, too short for a checkpoint")
     n = int.from_bytes(head[:8], "little")
     if head[8:9] != b"{": raise _fail(f, "it is not a checkpoint (neither safetensors, litnn's format, nor a PyTorch zip file)")
     if n < 2: raise _fail(f, f"its header's length field says {n} bytes, too few for a JSON object")

@@ -91,3 +91,14 @@ def test_save_load_keeps_conjugate_and_negative_bits(make):
         t = L.load(b)
         out.append((t.is_conj(), t.is_neg(), t.resolve_conj().resolve_neg().tolist()))
     assert out[0] == out[1]
+
+
+# an empty checkpoint (a save cut off before it wrote anything): torch.load raises EOFError (its unpickler runs out of
+# input at once), which scripts catch to start afresh
+def test_load_empty_file_raises_eof_error(tmp_path):
+    import io
+    p = tmp_path / 'empty.pt'; p.write_bytes(b'')
+    for L in LIBS:
+        for f in (io.BytesIO(b''), p, str(p)):
+            for wo in (True, False):
+                with pytest.raises(EOFError): L.load(f, weights_only=wo)
