@@ -15,7 +15,7 @@ from .nn.parameter import Parameter
 from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states
-from ._pickling import _user_state
+from ._pickling import _user_state, _TENSOR_BITS
 from .meta import MetaArray       # (65_pickling: what a pickle keeps of a tensor's attributes)
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
@@ -198,8 +198,6 @@ def _check_map_location(m):
 
 # %% ../nbs/63_checkpoint_records.ipynb #9ba0e1b3
 _RECORD_FIELDS = {"dtype", "shape", "device", "requires_grad", "parameter", "storage", "offset", "stride", "attrs"}
-
-_TENSOR_BITS = ("_conj", "_neg")   # the conjugate and negative bits (17d_complex_numbers): torch's files keep them
 
 def _give_attributes(t, state, fail):
     "Tensor `t` given the Python attributes `state` a file holds for it: plain names only, none the tensor already has (`grad`, `_data`), but its conjugate and negative bits."

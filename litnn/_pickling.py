@@ -16,6 +16,8 @@ from .utils.hooks import warn_if_has_hooks
 _AUTOGRAD_STATE = frozenset({"_grad", "_output_nr", "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_accumulator",
                              "_views", "_vmeta"})   # views: weak references to the tensors that view this one
 
+_TENSOR_BITS = ("_conj", "_neg")   # the conjugate and negative bits (17d_complex_numbers): a pickle or a file keeps them, a deepcopy drops them, as torch's
+
 def _user_state(t):
     "The attributes set on tensor `t`, without the autograd bookkeeping stored beside them."
     return {k: v for k, v in t.__dict__.items() if k not in _AUTOGRAD_STATE}
@@ -44,5 +46,5 @@ def __deepcopy__(self:Tensor, memo):
     if id(self) in memo: return memo[id(self)]
     new = memo[id(self)] = type(self)._make(self._data.copy(), self.requires_grad)
     if self.grad is not None: new.grad = copy.deepcopy(self.grad, memo)
-    new.__dict__.update(copy.deepcopy(_user_state(self), memo))
+    new.__dict__.update(copy.deepcopy({k: v for k, v in _user_state(self).items() if k not in _TENSOR_BITS}, memo))
     return new

@@ -459,6 +459,8 @@ def __array_wrap__(self:Tensor, array, context=None, return_scalar=False):
 def _get_data(self):
     t = Tensor._make(self._data)
     if self._inference: _inference_tensor(t)      # (13b_grad_modes)
+    if self._conj: t._conj = True                 # the same memory, so the same conjugate and negative bits (17d_complex_numbers)
+    if self._neg: t._neg = True
     return t
 
 def _set_data(self, new):

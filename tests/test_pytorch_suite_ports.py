@@ -102,3 +102,19 @@ def test_load_empty_file_raises_eof_error(tmp_path):
         for f in (io.BytesIO(b''), p, str(p)):
             for wo in (True, False):
                 with pytest.raises(EOFError): L.load(f, weights_only=wo)
+
+
+# the conjugate and negative bits through .data, nn.Parameter, pickle and deepcopy (torch: the first three keep them,
+# deepcopy drops them and keeps the conjugated values); litnn dropped them in .data and Parameter and kept them in deepcopy
+@pytest.mark.parametrize('how', ['data', 'param', 'pickle', 'deepcopy', 'buffer'])
+@pytest.mark.parametrize('imag', [False, True])
+def test_conjugate_bits_through_data_parameter_copies(how, imag):
+    import copy, pickle
+    out = []
+    for L in LIBS:
+        x = L.tensor([1+2j, 3-1j]).conj()
+        if imag: x = x.imag
+        y = {'data': lambda: x.data, 'param': lambda: L.nn.Parameter(x, requires_grad=False), 'buffer': lambda: L.nn.Buffer(x),
+             'pickle': lambda: pickle.loads(pickle.dumps(x)), 'deepcopy': lambda: copy.deepcopy(x)}[how]()
+        out.append((y.is_conj(), y.is_neg(), y.resolve_conj().resolve_neg().tolist()))
+    assert out[0] == out[1]

@@ -50,6 +50,8 @@ class Parameter(Tensor, metaclass=_MarkedMeta):
         p = cls._make(t._data, requires_grad)
         p._vc = t._vc
         if t._inference: p._inference = True     # (13b_grad_modes)
+        if t._conj: p._conj = True               # the same memory, so the same conjugate and negative bits (17d_complex_numbers)
+        if t._neg: p._neg = True
         return p
 
     def __init__(self, data=None, requires_grad=True): pass
