@@ -128,3 +128,16 @@ def test_deprecated_linalg_warn_once(tmp_path):
     out = [subprocess.run([sys.executable, str(script), lib], capture_output=True, text=True, check=True,
                           env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)}).stdout for lib in ('torch', 'litnn')]
     assert out[1] == out[0]
+
+# --- torch.futures.Future is Generic: captum annotates `-> torch.futures.Future[Tensor]`, evaluated at import ------------
+
+def _future_generic(lib):
+    from typing import Generic
+    F = lib.futures.Future
+    def annotated() -> F[lib.Tensor]: return F()
+    fut = annotated(); fut.set_result(3)
+    return (issubclass(F, Generic), len(F.__parameters__), F[int].__origin__ is F, isinstance(fut, lib.Future),
+            fut.wait(), 'T' in getattr(lib.futures, '__all__', ()))
+
+def test_future_is_generic():
+    assert _future_generic(litnn) == _future_generic(torch)

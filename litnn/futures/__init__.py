@@ -7,7 +7,10 @@ __all__ = ['Future', 'collect_all', 'wait_all']
 
 # %% ../../nbs/reference/futures.ipynb #e0199a7f
 import sys, threading, traceback
+from typing import Generic, TypeVar
 from ..backend import device
+
+_T = TypeVar("T")   # torch.futures.Future[Tensor] in annotations
 
 # %% ../../nbs/reference/futures.ipynb #a3cafff2
 def _callback_error(e):
@@ -93,7 +96,7 @@ _Future.__name__ = _Future.__qualname__ = 'Future'
 _Future.__module__ = 'litnn'             # <litnn.Future object at ...>, as torch's repr
 
 # %% ../../nbs/reference/futures.ipynb #77d5c04a
-class Future(_Future):
+class Future(_Future, Generic[_T]):
     "The result of asynchronous work, as `torch.futures.Future`: wait for it, chain callbacks on it, set it."
     def __init__(self, *, devices=None):
         devices = [device(d) for d in (devices or [])]
