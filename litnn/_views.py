@@ -374,8 +374,9 @@ def unsqueeze(self:Tensor, dim): return unsqueeze(self, dim)
 # %% ../nbs/17a_reordering_joining_splitting.ipynb #87525b79
 import warnings
 from .backend import patch, array_namespace, promote_types
-from ._tensor import Tensor, _wrap_dim, _int_arg, _laid_out, _channels_last_strides
-from .autograd.graph import Op
+from ._tensor import Tensor, _wrap_dim, _int_arg, _laid_out, _channels_last_strides, _inference_tensor
+from .autograd.graph import Op, _ndarray, _new, _counter, _accumulator
+from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _dims, _into
 from ._creation import _sizes_given, _int_list
 from ._python_arg_parser import _an_int, _invalid_combination   # torch's parser's words for split's two C++ functions
@@ -419,6 +420,19 @@ def transpose(input, dim0, dim1):
 
 def t(input):
     "The transpose of a matrix (0-d and 1-d tensors are returned as they are)."
+    a = input._data
+    if type(a) is _ndarray and a.ndim == 2 and type(input) is Tensor and a.dtype.kind != 'c' and _Mode.quiet:   # a layer's `w.t()`:
+        out = _new(Tensor)                 # `TBackward0.apply(input)` written out (see above)
+        out._data, out._vc = a.T, None
+        if _Mode.grad and input._requires_grad:
+            ctx = _new(TBackward0)
+            fn = input.grad_fn
+            ctx.next_functions, ctx._seq = ((fn, input._output_nr) if fn is not None else (_accumulator(input), 0),), next(_counter)
+            out._requires_grad, out.grad_fn = True, ctx
+        else:
+            out._requires_grad, out.grad_fn = False, None
+            if _Mode.inference: _inference_tensor(out)
+        return _view_of(out, input)
     if input.is_sparse and (input.sparse_dim() > 2 or input.dense_dim()):       # (a COO tensor: reference/sparse)
         raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {input.sparse_dim()} sparse and {input.dense_dim()} dense dimensions")
     if input._data.ndim > 2: raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
@@ -992,7 +1006,9 @@ class _MemoryViews:
 
     def rooted(self, root):
         "Tensor `root` has a view with a history over this memory: a write autograd does not record regenerates it (17c_inplace_on_views)."
-        if not builtins.any(r() is root for r in self.roots): self.roots.append(weakref.ref(root))
+        for r in self.roots:      # (a loop, not `any` over a generator: this runs for every view made with a history)
+            if r() is root: return
+        self.roots.append(weakref.ref(root))
 
     def add(self, a):
         "A new conjugate of array `a`: memory covering a's span, a's strides, a's values conjugated."

@@ -235,3 +235,115 @@ def test_unary_backward_reads_its_output_checked(fn):
         v.sum().backward()
         return g, err, x.grad
     close(f)
+
+# `t()` and `x @ y` of plain float matrices record their nodes inline (`_plain_mm`, t's short road): everything torch shows stays
+
+def _msg(e): return (type(e).__name__, str(e).split('Hint')[0].replace('torch.', '').replace('litnn.', ''))
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_t_and_matmul_short_road_values_grads_names(dtype):
+    "x @ w.t() + b, twice, then backward: values, gradients, grad_fn names and edges, the view's base, strides and version, as torch."
+    x0, w0, v0 = _arr(5, 6), _arr(4, 6), _arr(3, 4)
+    def f(L):
+        d = getattr(L, dtype)
+        x, w, v = L.tensor(x0, dtype=d, requires_grad=True), L.tensor(w0, dtype=d, requires_grad=True), L.tensor(v0, dtype=d, requires_grad=True)
+        wt = w.t()
+        h = x @ wt
+        y = h @ v.t()
+        y.float().sum().backward()
+        names = [wt.grad_fn.name(), h.grad_fn.name(), y.grad_fn.name(), [fn.name() if fn else None for fn, _ in h.grad_fn.next_functions]]
+        return (names, wt._base is w, wt.is_contiguous(), wt.stride(), wt._version, wt.is_leaf, h.is_leaf, str(h.dtype).split('.')[-1],
+                y.float(), x.grad.float(), w.grad.float(), v.grad.float(), w.grad.stride())
+    close(f)
+
+def test_t_and_matmul_short_road_without_grad_and_modes():
+    "No input needing grad, no_grad, inference_mode: requires_grad, grad_fn, is_inference, the base and version counter, as torch."
+    w0, x0 = _arr(3, 2), _arr(4, 2)
+    def f(L):
+        out = []
+        w, wg, x = L.tensor(w0), L.tensor(w0, requires_grad=True), L.tensor(x0)
+        for mode in (L.enable_grad, L.no_grad, L.inference_mode):
+            with mode():
+                for m in (w, wg):
+                    t = m.t(); p = x @ t
+                    out.append([t.requires_grad, t.grad_fn is None, t.is_inference(), t._base is m, p.requires_grad, p.grad_fn is None, p.is_inference()])
+        with L.inference_mode(): wi = L.tensor(w0)
+        t = wi.t()
+        out.append([t.is_inference(), t.requires_grad, (x @ t).is_inference()])
+        with L.no_grad(): n = wg.t()
+        out.append([n.requires_grad, n.grad_fn is None, n.is_leaf])
+        return out
+    close(f)
+
+def test_t_view_writes_and_saved_operands_checked():
+    "A write through `w.t()` bumps w's version and rebases the view; a saved operand changed before backward: torch's error."
+    w0, x0 = _arr(3, 2), _arr(4, 2)
+    def f(L):
+        w = L.tensor(w0, requires_grad=True)
+        a = w * 1
+        at = a.t()
+        at.mul_(2)
+        v = (a._version, at._version, at.grad_fn.name(), a.grad_fn.name())
+        x = L.tensor(x0, requires_grad=True)
+        p = x @ a.t()
+        with L.no_grad(): a.add_(1)
+        try: p.sum().backward(); err = None
+        except RuntimeError as e: err = _msg(e)
+        q = x @ w.t()
+        q.sum().backward()
+        return v, err, w.grad, x.grad
+    close(f)
+
+@pytest.mark.parametrize('case', ['inner', 'dtypes', 'ints', 'one_d', 'three_d', 'out', 'bool'])
+def test_matmul_and_t_unusual_operands_take_the_general_road(case):
+    "Sizes that do not fit, two dtypes, integers, vectors, batches, out=, bools: torch's results or errors (type and message)."
+    def f(L):
+        a, b = L.tensor(_arr(2, 3)), L.tensor(_arr(4, 2))
+        if case == 'inner': return a @ b
+        if case == 'dtypes': return a @ L.tensor(_arr(3, 2), dtype=L.float64)
+        if case == 'ints': return L.arange(6).reshape(2, 3) @ L.arange(6).reshape(3, 2).t().t(), L.arange(6).reshape(2, 3).t()
+        if case == 'one_d': return a @ L.ones(3), L.ones(3).t(), L.ones(2) @ b.t()
+        if case == 'three_d': return L.ones(2, 2, 3).t()
+        if case == 'out':
+            o = L.empty(2, 2)
+            return L.matmul(a, L.ones(3, 2), out=o) is o, o
+        if case == 'bool': return L.ones(2, 3, dtype=L.bool) @ L.ones(3, 2, dtype=L.bool)
+    a, b = run(litnn, f), run(torch, f)
+    if isinstance(b, tuple) and len(b) == 2 and isinstance(b[0], str): assert a[0] == b[0] and a[1] == b[1], (a, b)
+    else:
+        fa, fb = _flat(a), _flat(b)
+        sh = lambda v: [sh(u) for u in v] if isinstance(v, list) else (v.shape, v.dtype) if isinstance(v, np.ndarray) else v
+        assert sh(fa) == sh(fb), (fa, fb)
+
+def test_matmul_short_road_under_forward_ad_autocast_and_hooks():
+    "Forward AD's tangents, autocast's bfloat16 product, a tensor hook, retain_grad and a pack hook through `x @ w.t()`, as torch."
+    x0, w0, tx = _arr(3, 4), _arr(2, 4), _arr(3, 4)
+    def f(L):
+        import importlib
+        fwAD = importlib.import_module(L.__name__ + '.autograd.forward_ad')
+        w = L.tensor(w0)
+        with fwAD.dual_level():
+            x = fwAD.make_dual(L.tensor(x0), L.tensor(tx))
+            tan = fwAD.unpack_dual(x @ w.t()).tangent
+        with L.autocast('cpu', dtype=L.bfloat16):
+            ac = L.tensor(x0) @ L.tensor(w0).t()
+        x, w = L.tensor(x0, requires_grad=True), L.tensor(w0, requires_grad=True)
+        seen = []
+        x.register_hook(lambda g: seen.append(g.shape))
+        wt = w.t(); wt.retain_grad()
+        with L.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t * 2):
+            y = x @ wt
+        y.sum().backward()
+        return tan, str(ac.dtype).split('.')[-1], ac.float(), [tuple(s) for s in seen], wt.grad, x.grad, w.grad
+    close(f)
+
+def test_matmul_of_parameters_and_subclasses():
+    "nn.Parameter operands (a subclass: the general road) and a model's `x @ self.w.t()`: values, grads, names, as torch."
+    w0, x0 = _arr(3, 4), _arr(2, 4)
+    def f(L):
+        w = L.nn.Parameter(L.tensor(w0))
+        x = L.tensor(x0, requires_grad=True)
+        y = x @ w.t()
+        (y * y).sum().backward()
+        return y.grad_fn.name(), w.t().grad_fn.name(), y, x.grad, w.grad, type(w.t()).__name__
+    close(f)
