@@ -15,7 +15,7 @@ from .nn.parameter import Parameter
 from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _ROOM, _ROOM_PER_BYTE
 from ._checkpoint_records import _place, _strided, _Encoder, _storages, _give_attributes
-from ._pickling import _user_state
+from ._pickling import _user_state, _TENSOR_BITS
 from .meta import MetaArray
 from ._checkpoint_file import _is_shape
 from ._checkpoint_records import _encode as _encode_data   # (this module has its own `_encode`, for pickles)
@@ -35,8 +35,12 @@ class _Storage:
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
     "A tensor viewing `storage` (torch._utils._rebuild_tensor_v2), checked to stay inside it."
     if type(storage) is not _Storage: raise pickle.UnpicklingError(f"a tensor's storage is a {type(storage).__name__}")
-    try: t = Tensor._make(_strided(storage.array, list(size), storage_offset, list(stride)))
+    bits = metadata if type(metadata) is dict else {}   # torch's conjugate and negative bits (17d_complex_numbers)
+    a = -storage.array if bits.get("neg") is True else storage.array   # litnn's negative views hold the negated values
+    try: t = Tensor._make(_strided(a, list(size), storage_offset, list(stride)))
     except (TypeError, ValueError) as e: raise pickle.UnpicklingError(f"a tensor does not fit its storage: {e}") from None
+    if bits.get("neg") is True: t._neg = True
+    if bits.get("conj") is True and t.is_complex(): t = t.conj()   # a lazy conjugate: the conjugated values, in step with the storage
     return _set_requires_grad(t, True) if requires_grad is True else t
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
@@ -436,7 +440,8 @@ class _TorchPickler(pickle._Pickler):
         else:   # a dtype without a storage class (the 8-bit floats): bytes, and the dtype, as torch writes them
             pid = _Pid(("storage", _torch_global("torch.storage", "UntypedStorage"), key, str(t.device), numel * t.dtype.itemsize))
             rebuild, extra = _torch_global("torch._utils", "_rebuild_tensor_v3"), (t.dtype,)
-        state = _user_state(t)     # Python attributes set on it: torch wraps the call to keep them, as here
+        state = {k: v for k, v in _user_state(t).items() if k not in _TENSOR_BITS}   # Python attributes set on it: torch wraps the call to keep them, as here
+        # (not litnn's conjugate and negative bits: its memory holds the conjugated values, which torch reads as they are)
         if not isinstance(t, Parameter):
             warn_if_has_hooks(t)   # its gradient hooks are not saved: torch says so for a tensor (not for a Parameter)
             args = (pid, offset, tuple(t.shape), stride, t.requires_grad, OrderedDict()) + extra

@@ -118,3 +118,29 @@ def test_conjugate_bits_through_data_parameter_copies(how, imag):
              'pickle': lambda: pickle.loads(pickle.dumps(x)), 'deepcopy': lambda: copy.deepcopy(x)}[how]()
         out.append((y.is_conj(), y.is_neg(), y.resolve_conj().resolve_neg().tolist()))
     assert out[0] == out[1]
+
+
+# files written by torch.save: a lazy conjugate (its imaginary part, a negative view) is stored as the storage's plain
+# values plus metadata {'conj': True} ({'neg': True}); litnn.load ignored the metadata and gave the unconjugated values
+@pytest.mark.parametrize('make', [lambda z: z.conj(), lambda z: z.conj().imag, lambda z: z.conj()[1:], lambda z: [z, z.conj()]])
+def test_load_torch_file_with_conjugate_and_negative_bits(make):
+    import io
+    b = io.BytesIO(); torch.save(make(torch.tensor([1+2j, 3-1j, 5j])), b)
+    def desc(x):
+        if isinstance(x, list): return [desc(v) for v in x]
+        return (x.is_conj(), x.is_neg(), x.shape[0], x.stride(), x.resolve_conj().resolve_neg().tolist())
+    out = []
+    for L in LIBS:
+        b.seek(0); out.append(desc(L.load(b)))
+    assert out[0] == out[1]
+
+
+# and litnn.save(format='torch') of one: torch reads the values as litnn holds them, without litnn's private attributes
+@pytest.mark.parametrize('imag', [False, True])
+def test_save_torch_format_conjugate_reads_in_torch(imag):
+    import io
+    x = litnn.tensor([1+2j, 3-1j]).conj()
+    if imag: x = x.imag
+    b = io.BytesIO(); litnn.save(x, b, format='torch'); b.seek(0)
+    y = torch.load(b, weights_only=True)
+    assert y.resolve_conj().resolve_neg().tolist() == x.resolve_conj().resolve_neg().tolist() and y.__dict__ == {}
