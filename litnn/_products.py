@@ -9,7 +9,7 @@ __all__ = ['MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'Unsafe
 import builtins, math, numpy as np
 from ._tensor import Tensor, _array_of, _dtype_name, strided, _inference_tensor
 from .backend import array_namespace, _checked_scalar
-from .autograd.graph import Op, _check_tensors, _broadcast_shape, _ndarray, _new, _counter, _accumulator, _NO_EDGE
+from .autograd.graph import Op, _check_tensors, _broadcast_shape, _ndarray, _new, _counter, _accumulator, _NO_EDGE, _edge
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath, ViewBackward0
 from .autograd.grad_mode import _Mode
 from .autograd.operators import _alpha_number, _refused   # a 0-d tensor given for beta/alpha: its number; an operand of `@` neither tensor nor number
@@ -158,23 +158,31 @@ def _vector_matrix(v, m):
     return _basic(mm(_basic(v, (None, Ellipsis), UnsqueezeBackward0), m), (0, Ellipsis), SqueezeBackward4)
 
 # %% ../nbs/16a_matrix_products.ipynb #b10449ab
-def _plain_mm(x, y):
-    """`MmBackward0.apply(x, y)` written out, for two plain tensors (not subclasses) holding float numpy matrices of one
-    dtype whose sizes fit, while only autograd listens (`_Mode.quiet`) and autocast is off; None for anything else."""
+def _plain_mm(x, y, ty=False, bias=None):
+    """`MmBackward0.apply(x, y, ty=ty)`, or with a `bias` `AddmmBackward0.apply(bias, x, y, t2=ty)` (`F.linear`'s), written
+    out for float numpy matrices of one dtype whose sizes fit (a bias: a vector of the product's columns), while only
+    autograd listens (`_Mode.quiet`) and autocast is off; None for anything else."""
     a, b = x._data, y._data
     if (type(a) is not _ndarray or type(b) is not _ndarray or a.ndim != 2 or b.ndim != 2 or a.dtype is not b.dtype
-            or a.dtype.kind != 'f' or a.shape[1] != b.shape[0] or not _Mode.quiet or amp._active): return None
-    try: out = np.matmul(a, b)     # (`_op_product`: the same numpy call; a float dtype comes back as itself)
-    except RuntimeWarning: return None       # the general road reruns it quietly
+            or a.dtype.kind != 'f' or a.shape[1] != b.shape[1 if ty else 0] or not _Mode.quiet or amp._active): return None
+    if bias is not None:
+        c = bias._data        # (half precision: `_scaled_sum` adds in float32, and rounds once)
+        if type(c) is not _ndarray or c.dtype is not a.dtype or a.itemsize < 4 or c.shape != (b.shape[0 if ty else 1],): return None
+    try:
+        out = np.matmul(a, b.T if ty else b)     # (`_op_product`: the same numpy call; a float dtype comes back as itself)
+        if bias is not None: out += c            # (`_scaled_sum` with beta = alpha = 1: in place)
+    except RuntimeWarning: return None           # the general road reruns it quietly
     t = _new(Tensor)
     t._data, t._vc = out, None
-    if _Mode.grad and (x._requires_grad or y._requires_grad):
-        ctx = _new(MmBackward0)       # `_record`'s node: edges (`_edge`, inlined), number, saved operands
+    if _Mode.grad and (x._requires_grad or y._requires_grad or (bias is not None and bias._requires_grad)):
+        ctx = _new(MmBackward0 if bias is None else AddmmBackward0)   # `_record`'s node: edges (`_edge`, inlined), number, saved operands
         fn = x.grad_fn
         ex = (fn, x._output_nr) if fn is not None else (_accumulator(x), 0) if x._requires_grad else _NO_EDGE
         fn = y.grad_fn
         ey = (fn, y._output_nr) if fn is not None else (_accumulator(y), 0) if y._requires_grad else _NO_EDGE
-        ctx.next_functions, ctx._seq, ctx.t = (ex, ey), next(_counter), _NOT_T
+        if bias is None: ctx.next_functions, ctx.t = (ex, ey), (_NOT_T if not ty else (False, True))
+        else: ctx.next_functions, ctx.o = (_edge(bias), ex, ey), (c.shape, 1, 1, False, ty)
+        ctx._seq = next(_counter)
         if x._vc is None and y._vc is None: ctx._saved = x, y     # `save_for_backward`: no versions to note
         else: ctx.save_for_backward(x, y)
         t._requires_grad, t.grad_fn = True, ctx

@@ -347,3 +347,45 @@ def test_matmul_of_parameters_and_subclasses():
         (y * y).sum().backward()
         return y.grad_fn.name(), w.t().grad_fn.name(), y, x.grad, w.grad, type(w.t()).__name__
     close(f)
+
+@pytest.mark.parametrize('bias', [True, False])
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16'])
+def test_linear_short_road_nodes_and_grads(bias, dtype):
+    "F.linear of a matrix (nn.Linear's call) on the short road: values, grad_fn name and edges, gradients, a weight changed before backward."
+    w0, b0, x0 = _arr(4, 6), _arr(4), _arr(5, 6)
+    def f(L):
+        d = getattr(L, dtype)
+        lin = L.nn.Linear(6, 4, bias=bias, dtype=d)
+        with L.no_grad():
+            lin.weight.copy_(L.tensor(w0))
+            if bias: lin.bias.copy_(L.tensor(b0))
+        x = L.tensor(x0, dtype=d, requires_grad=True)
+        y = lin(x)
+        edges = len(y.grad_fn.next_functions)     # (torch's weight edge goes through a TBackward0 node: litnn's does not, on either road)
+        y.float().sum().backward()
+        z = L.nn.functional.linear(x.detach(), lin.weight.detach(), lin.bias.detach() if bias else None)
+        p = lin(x)
+        with L.no_grad(): lin.weight.mul_(2)
+        try: p.sum().backward(); err = None
+        except RuntimeError as e: err = _msg(e)[0]
+        tol = 1e-2 if dtype == 'float16' else 1e-5
+        ok = np.allclose(y.detach().float().numpy(), (x0.astype(np.float64) @ w0.T.astype(np.float64) + (b0 if bias else 0)), rtol=tol, atol=tol)
+        return (y.grad_fn.name(), edges, str(y.dtype).split('.')[-1], ok, x.grad.float(), lin.weight.grad.float(),
+                lin.bias.grad.float() if bias else None, z.requires_grad, z.grad_fn is None, err)
+    close(f) if dtype != 'float16' else same(lambda L: [v if not isinstance(v, (litnn.Tensor, torch.Tensor)) else None for v in f(L)])
+
+@pytest.mark.parametrize('case', ['bias_dtype', 'bias_shape', 'inner', 'three_d', 'not_tensor'])
+def test_linear_unusual_operands_as_torch(case):
+    "A bias of another dtype or shape, sizes that do not fit, a batch, a list for the bias: torch's results or errors."
+    def f(L):
+        x, w = L.ones(2, 3), L.ones(4, 3)
+        F = L.nn.functional
+        if case == 'bias_dtype': return F.linear(x, w, L.ones(4, dtype=L.float64))
+        if case == 'bias_shape': return F.linear(x, w, L.ones(1)), F.linear(x, w, L.ones(2, 4)).shape
+        if case == 'inner': return F.linear(x, L.ones(4, 2))
+        if case == 'three_d': return F.linear(L.ones(2, 2, 3), w, L.ones(4)).grad_fn
+        if case == 'not_tensor': return F.linear(x, w, [1., 2., 3., 4.])
+    a, b = run(litnn, f), run(torch, f)
+    if isinstance(b, tuple) and len(b) == 2 and isinstance(b[0], str): assert a[0] == b[0] and a[1] == b[1], (a, b)
+    elif case == 'three_d': assert (a is None) == (b is None)
+    else: close(f)

@@ -12,7 +12,7 @@ __all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0'
 import math
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
-from .._products import MmBackward0, AddmmBackward0, matmul, UnsafeViewBackward0
+from .._products import MmBackward0, AddmmBackward0, matmul, UnsafeViewBackward0, _plain_mm
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/29_linear.ipynb #ebdf54fd
@@ -24,6 +24,9 @@ def linear(input, # (..., in_features)
     try:
         x, w = input._data, weight._data
         if x.ndim >= 2 and w.ndim == 2 and x.dtype == w.dtype and x.shape[-1] == w.shape[1] and x.dtype.kind != 'b':   # the hot path
+            if x.ndim == 2:       # a matrix: the short road (`_plain_mm`), else the nodes below
+                out = _plain_mm(input, weight, True, bias)
+                if out is not None: return out
             if x.ndim == 2 and bias is None: return MmBackward0.apply(input, weight, ty=True)
             if bias is not None and bias._data.dtype == x.dtype and bias._data.shape == w.shape[:1]:
                 if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True)
