@@ -161,7 +161,7 @@ def _obey_layout(g, a, owned):
 def _store_grad(t, g, claimed, create_graph):
     "Accumulate gradient `g` into `t.grad`."
     if create_graph:
-        if t._grad is None and type(t._data) is not _SparseArray:
+        if t._grad is None and type(t._data) is not _SparseArray and type(g._data) is not _SparseArray:   # (a sparse one: torch clones it sparse)
             # a recorded copy (CopyBackwards) into the leaf's layout, as torch's AccumulateGrad clones: `.grad` is never a
             # view of, nor shares memory with, the gradient expression (an optimizer may `grad.detach_()` it)
             xp, order = array_namespace(g._data), _dense_order(t._data)
