@@ -144,3 +144,15 @@ def test_save_torch_format_conjugate_reads_in_torch(imag):
     b = io.BytesIO(); litnn.save(x, b, format='torch'); b.seek(0)
     y = torch.load(b, weights_only=True)
     assert y.resolve_conj().resolve_neg().tolist() == x.resolve_conj().resolve_neg().tolist() and y.__dict__ == {}
+
+
+# test_convolution.py's shape checks, transposed: a padding that leaves no output raises ATen's RuntimeError (litnn
+# reached numpy's "negative dimensions are not allowed", or made an empty output for a zero size)
+@pytest.mark.parametrize('case', [
+    lambda L: L.nn.functional.conv_transpose1d(L.ones(1, 2, 3), L.ones(2, 3, 3), padding=3),
+    lambda L: L.nn.functional.conv_transpose2d(L.ones(2, 1, 2), L.ones(2, 3, 1, 1), padding=(0, 1)),
+    lambda L: L.nn.functional.conv_transpose2d(L.ones(1, 2, 3, 3), L.ones(2, 3, 3, 3), padding=5),
+    lambda L: L.nn.ConvTranspose1d(2, 3, 1, padding=1)(L.ones(2, 1)),
+])
+def test_conv_transpose_output_too_small(case):
+    _same_error(case)

@@ -1266,6 +1266,9 @@ def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation,
                            f"{hw('stride', st)} {hw('dilation', dil)}")
     ks = w.shape[2:]
     out = tuple((n - 1) * s - 2 * p + d * (kk - 1) + o + 1 for n, s, p, d, kk, o in zip(x.shape[2:], st, pad, dil, ks, op))
+    if any(o < 1 for o in out):   # ATen's check, which reports a 1-d case as 2-d (height 1)
+        sizes = lambda v: ' x '.join(map(str, (1,) * (2 - k) + tuple(v)))
+        raise RuntimeError(f"Given input size per channel: ({sizes(x.shape[2:])}). Calculated output size per channel: ({sizes(out)}). Output size is too small")
     sp = (1,) * (2 - k)
     # where output_padding is not below the stride (stride 1, dilation above it), the convolution of `out` has more outputs
     # than the transposed one has inputs: `extra` zeros, which its adjoint reads as nothing, make up the difference
