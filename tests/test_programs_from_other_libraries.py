@@ -141,3 +141,10 @@ def _future_generic(lib):
 
 def test_future_is_generic():
     assert _future_generic(litnn) == _future_generic(torch)
+
+# --- torch._C._is_tracing: asteroid's filterbanks ask it outside any trace --------------------------------------------
+
+def test_is_tracing_probe():
+    assert litnn._C._is_tracing() is torch._C._is_tracing() is False
+    with pytest.raises(TypeError): torch._C._is_tracing(1)
+    with pytest.raises(TypeError): litnn._C._is_tracing(1)

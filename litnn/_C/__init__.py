@@ -27,6 +27,10 @@ def _get_tracing_state():
     "The `torch.jit` tracing state: None, no trace is recording (litnn's exporters trace by running the model)."
     return None
 
+def _is_tracing():
+    "Whether `torch.jit.trace` is recording (asteroid's filterbanks ask before they script): never, in litnn."
+    return False
+
 def _log_api_usage_once(event):
     "Log a use of an API once per process: torch sends it to its logging hook; litnn has none, so nothing happens."
 
