@@ -156,3 +156,36 @@ def test_save_torch_format_conjugate_reads_in_torch(imag):
 ])
 def test_conv_transpose_output_too_small(case):
     _same_error(case)
+
+
+# test_autograd.py test_retain_grad_cycle: a tensor divided by a constant (a number, or a tensor that needs no grad) is
+# not saved by DivBackward0 (torch saves self only for other's gradient), so it may change in place before backward and
+# is freed with its last reference; litnn saved it and raised "modified by an inplace operation"
+@pytest.mark.parametrize('op', ['y / 2', 'y / c', 'y.div(c)', 'y / b', 'torch.true_divide(y, c)', 'y.double() / b',
+                                'c / y', 'y / w', 'y.div(w)'])
+def test_div_saves_dividend_only_for_divisor_grad(op):
+    out = []
+    for L in LIBS:
+        x = L.tensor([1., 2., 3.], requires_grad=True)
+        c, b, w = L.tensor([2., 4., 8.]), L.tensor([[2.], [4.]]), L.tensor([2., 4., 8.], requires_grad=True)
+        y = x * 1
+        z = eval(op, {'y': y, 'c': c, 'b': b, 'w': w, 'torch': L})
+        y.add_(1)
+        try:
+            z.sum().backward()
+            out.append((x.grad.tolist(), None if w.grad is None else w.grad.tolist()))
+        except RuntimeError as e: out.append(type(e).__name__)
+    assert out[0] == out[1], out
+
+
+def test_div_by_constant_frees_dividend():
+    import gc, weakref
+    x = litnn.ones(5, 5, requires_grad=True)
+    def run():
+        y = x * 2
+        y.retain_grad()
+        return y / 2, weakref.ref(y)
+    z, ref = run(); gc.collect()
+    assert ref() is None and z.grad_fn._saved_self is None
+    z.sum().backward()
+    assert x.grad.tolist() == [[1.] * 5] * 5

@@ -88,10 +88,13 @@ class MulBackward0(Op):
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #861bee57
 class DivBackward0(Op):
-    on_arrays = True
+    shapes, on_arrays = None, True
     @staticmethod
     def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
+        if ctx is not _NO_CTX:    # recording: x only for y's gradient (as torch's: dividing a tensor by a constant keeps it free to change in place)
+            ctx.save_for_backward(x if ctx.next_functions[1][0] is not None else None, y)
+            s = _shapes(x, y)
+            if s is not None: ctx.shapes = s
         h = _half_number(x, y)
         if h is not None: return (_opmath(_array_of(x)) / _opmath(_array_of(y))).astype(h)
         a, b = _operands(x, y)
@@ -102,8 +105,9 @@ class DivBackward0(Op):
         nx, ny = ctx.needs_input_grad
         if type(g) is _ndarray and _half(g) and not isinstance(ctx.saved_tensors[1], Tensor):   # half precision / a number (as forward)
             return (g.astype(np.float32) / ctx.saved_tensors[1]).astype(g.dtype) if nx else None, None
-        return (_reduce(g / y, _shape(x)) if nx else None,
-                _reduce(-g * (x / y / y), _shape(y)) if ny else None)   # not x / (y*y): y*y overflows (see below)
+        sx, sy = ctx.shapes or (None, None)     # (None: no broadcast to undo)
+        return (_reduce(g / y, sx) if nx else None,
+                _reduce(-g * (x / y / y), sy) if ny else None)   # not x / (y*y): y*y overflows (see below)
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #4696fbc3
 class RsubBackward1(Op):
