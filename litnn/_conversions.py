@@ -209,6 +209,7 @@ from .backend import to_dtype, dtype as _dtype
 from ._tensor import Tensor
 from .autograd.engine import _can_cast
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
+from ._flags import _warn_once
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #74448a4f
 def can_cast(from_, to):
@@ -225,7 +226,6 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     except TypeError: raise ValueError("object does not implement Python buffer protocol.") from None
     d, n = to_dtype(dtype), view.nbytes
     if view.readonly:       # torch shares it all the same, and says so once
-        from litnn._flags import _warn_once
         _warn_once("The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you can "
                    "write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy the buffer "
                    "to protect its data or make it writable before converting it to a tensor. This type of warning will be "

@@ -12,7 +12,7 @@ from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _ge
 from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray, strided, layout as _layout
 from ._tensor import _laid_out, _preserved_order, _int_arg
 from ._python_arg_parser import _dtype_arg   # reference/torch/tensor_attributes: layouts in memory
-from ._flags import _warn_once, _stacklevel_outside
+from ._flags import _warn_once, _stacklevel_outside, _uninitialized_fill
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/11_making_tensors.ipynb #cb8cd46a
@@ -332,7 +332,6 @@ def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory
     _storage_fits(s, None, dtype)
     if memory_format is B.preserve_format: raise RuntimeError("unsupported memory format Preserve")
     order = _format_order(memory_format, len(s))
-    from litnn._flags import _uninitialized_fill
     def make(shape, xp, d):      # under deterministic algorithms torch fills the new memory (NaN, or the largest integer)
         fill = _uninitialized_fill(d)
         return xp.empty(shape, d) if fill is None else xp.full(shape, fill, d)

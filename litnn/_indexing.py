@@ -19,6 +19,7 @@ from .autograd.broadcasting import _check_partial_overlap
 from ._views import _view_of
 from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
+from ._flags import _stacklevel_outside
 
 # %% ../nbs/18_indexing.ipynb #6464820c
 def _index_key(x, key):
@@ -412,7 +413,6 @@ def _shares_elements(self, value):
             and not (_Mode.grad and (self._requires_grad or self._base._requires_grad or isinstance(value, Tensor) and value._requires_grad)))
 
 def _fill_shared(self, result, where, op):
-    from litnn._flags import _stacklevel_outside    # (the caller's line, however many of litnn's frames are between)
     """torch's (deprecated) `op` (masked_fill_, index_fill_) on an expanded tensor, with its warning: the filled elements of
     array `result` written into the memory the elements share with the base (one selected alias sets the element for all)."""
     a = self._data
@@ -781,6 +781,7 @@ from .autograd.broadcasting import _cast
 from .autograd.engine import _inplace, _check_indexed_write
 from ._views import _plane, _Chain, _put_through
 from ._tensor import _array_of, _bump
+from ._flags import _alert_not_deterministic
 
 # %% ../nbs/reference/torch/index_put.ipynb #6412f563
 def _check_index_put(indices, values, input):
@@ -855,7 +856,6 @@ class PutBackward0(IndexPutBackward0): pass
 
 def put(input, index, source, accumulate=False):
     "A copy of `input` with `source` written (or added) at the flat positions `index`."
-    from litnn._flags import _alert_not_deterministic
     if not accumulate: _alert_not_deterministic("put_")       # duplicate indices: the last write wins in no set order (as torch's put_)
     if index.dtype.name != 'int64': raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_LEGACY[index.dtype.name]}")
     if source.dtype != input.dtype:

@@ -11,6 +11,7 @@ from .backend import dtype, memory_format, device, Generator
 from .backend import _type_name   # torch's way of naming a wrong argument's type
 import numpy as np
 from ._tensor import Tensor, layout, Size
+from ._flags import _warn_always, _warn_once
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #26d9868b
 _NUMPY_NAMES = {'dim': ('axis',), 'keepdim': ('keepdims',), 'input': ('x', 'a', 'x1'), 'other': ('x2',)}
@@ -2771,7 +2772,6 @@ def _deprecated_call(name, method, args):
     if not builtins.all(isinstance(v, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_)) or    # a Scalar of torch's parser:
                         isinstance(v, Tensor) and v.dim() == 0 and not v.requires_grad for v in given.values()):    # a number, or a 0-d tensor
         return None                                        # (not this overload: the current one's TypeError, as torch's)
-    from litnn._flags import _warn_once, _warn_always
     if not _deprecated_warned or _warn_always['on']:
         _deprecated_warned.append(name)
         ts, inp = [f'Tensor {t}' for t in tensors], [] if method else ['Tensor input']

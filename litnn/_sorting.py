@@ -13,6 +13,7 @@ from .autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
 from ._views import _Index
 from ._reductions import return_types, _return_type, AmaxBackward0, _keep, _keepdim_needs_dim
 from ._pointwise import _masked
+from ._flags import _warn_once
 
 # %% ../nbs/reference/torch/sorting.ipynb #6974ec94
 def _pick(idx, d, ndim, keepdim=True):
@@ -396,7 +397,6 @@ def _as_array(v, like):
 
 def _warn_noncontiguous(input, boundaries, sorter):
     "torch's searchsorted and bucketize copy a non-contiguous input, boundaries or sorter, and say so once per program for each."
-    from litnn._flags import _warn_once
     for t, what in ((input, 'input value'), (boundaries, 'boundary'), (sorter, 'sorter')):
         if isinstance(t, Tensor) and not t.is_contiguous():
             _warn_once(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the performance due to extra data copy when converting "

@@ -624,6 +624,7 @@ from .backend import patch
 import builtins
 import numbers, math
 from .backend import array_namespace
+from ._flags import _uninitialized_fill
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #df7032c2
 Tensor.ndimension = Tensor.dim
@@ -737,7 +738,6 @@ def resize_(self:Tensor, *sizes, memory_format=None, **kw):
     if memory.size < n:
         if isinstance(a, np.ndarray) and _not_resizable.get(id(_root(a))) is _root(a):   # numpy shares it (from_numpy, .numpy())
             raise RuntimeError("Trying to resize storage that is not resizable")
-        from litnn._flags import _uninitialized_fill     # deterministic algorithms: the new part filled as torch fills it
         fill = _uninitialized_fill(a.dtype)
         grown = array_namespace(a).zeros(n, a.dtype) if fill is None else array_namespace(a).full(n, fill, a.dtype)
         grown[:memory.size] = memory

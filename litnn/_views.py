@@ -18,6 +18,7 @@ from ._tensor import _version_counter
 from .autograd.grad_mode import _Mode
 import weakref
 from ._creation import _sizes_given, _int_list
+from ._flags import _stacklevel_outside
 
 # %% ../nbs/17_views.ipynb #bccc1ac7
 def _view_of(out, base):
@@ -262,7 +263,6 @@ def _advanced(key):
 def _warn_expanded_write(key, v):
     "torch's deprecation warnings for `t[key] = v` on an expanded tensor (index_put_, and masked_fill_ for a mask and a scalar)."
     import warnings
-    from litnn._flags import _stacklevel_outside    # (the caller's line, however many of litnn's frames are between)
     warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
                   "This also applies to advanced indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=_stacklevel_outside())
     if type(key) is tuple and len(key) == 1: key = key[0]
@@ -383,6 +383,7 @@ from ._python_arg_parser import _an_int, _invalid_combination   # torch's parser
 from .backend import _type_name
 import builtins
 import numpy as np
+from ._flags import _warn_once
 
 # %% ../nbs/17a_reordering_joining_splitting.ipynb #89e2d1a9
 class TransposeBackward0(Op):
@@ -496,7 +497,6 @@ def T(self:Tensor):
 def mT(self:Tensor):
     "The last two dimensions swapped (a batch of transposed matrices)."
     if self._data.ndim == 0:                   # a 0-d tensor is its own transpose: torch allows it, with a warning
-        from litnn._flags import _warn_once     # (torch's TORCH_WARN_ONCE: the first time in the process)
         _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.", UserWarning, stacklevel=None)
         return transpose(self, 0, 0)
     if self._data.ndim < 2: raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor.")
@@ -1588,6 +1588,7 @@ from .backend import patch
 from ._tensor import Tensor
 from ._creation import tensor
 from ._creation import _function
+from ._flags import _warn_once
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #9b6f241d
 detach_ = _function('detach_', Tensor.detach_, __name__)
@@ -1602,14 +1603,12 @@ def H(self:Tensor):
     if self.dim() not in (0, 2): raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                                                     + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""))
     if self.dim() == 0:                        # torch: the 0-d tensor itself (its conjugate), warned once a process
-        from litnn._flags import _warn_once
         _warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=None)
         return self.conj()
     return self.transpose(0, 1).conj()
 
 def _matrices(self, what):
     if self.dim() == 0:                        # torch: the 0-d tensor's conjugate (itself when real), warned once a process
-        from litnn._flags import _warn_once
         _warn_once(f"{'Tensor.mH' if what == 'tensor.mH' else 'adjoint()'} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=None)
         return self.conj()
     if self.dim() < 2: raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")

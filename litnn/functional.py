@@ -373,11 +373,11 @@ from ._tensor import Tensor
 from .linalg.lu import lu_factor_ex
 from ._python_arg_parser import _bool_arg
 from .return_types import _new_return_type
+from ._flags import _warn_once
 
 # %% ../nbs/reference/linalg_lu.ipynb #0c811224
 def lu(A, pivot=True, get_infos=False):
     "torch.lu, the older name: (LU, pivots), and info with get_infos (a zero pivot is no error: torch's _lu_with_info)."
-    from litnn._flags import _warn_once
     _warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
                "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
                "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
@@ -398,11 +398,11 @@ Tensor.lu = _tensor_lu
 import warnings
 from ._tensor import Tensor
 from . import linalg
+from ._flags import _warn_once
 
 # %% ../nbs/reference/torch/powers_integrals_differences.ipynb #249580f7
 def chain_matmul(*matrices):
     "The product of the matrices, in the cheapest order (`linalg.multi_dot`); deprecated in torch."
-    from litnn._flags import _warn_once      # (torch's TORCH_WARN_ONCE: the first call only)
     _warn_once("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot instead, "
                "which accepts a list of two or more tensors rather than multiple parameters.", stacklevel=2)   # (torch's names torch/functional.py)
     if not matrices: raise RuntimeError("chain_matmul(): Expected one or more matrices")

@@ -4,6 +4,7 @@
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #793431db
 from __future__ import annotations
+from .._flags import _warn_once
 import builtins, math, numpy as np
 from ..backend import array_namespace, to_dtype, to_device, promote_types, _LEGACY, _cpp, contiguous_format
 from .._tensor import Tensor, _wrap_dim, _dim_tuple, _dtype_name
@@ -556,7 +557,6 @@ def _logdet(input):
 class CholeskyBackward0(LinalgCholeskyExBackward0): "torch.cholesky, the older name"
 
 def _cholesky_old(input, upper=False):
-    from litnn._flags import _warn_once
     _warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch release.\n"
                "L = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\n"
                "should be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results for all valid "
@@ -567,7 +567,6 @@ def _cholesky_old(input, upper=False):
         if not str(e).startswith('linalg.cholesky: '): raise
         raise LinAlgError(str(e)[len('linalg.'):]) from None
 def _qr_old(input, some=True):
-    from litnn._flags import _warn_once
     _warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
                "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\n"
                "should be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", stacklevel=None)

@@ -15,6 +15,7 @@ from .core import _named, _check_matrix, _check_float, solve_triangular
 from .._tensor import _dtype_name
 from ..autograd.graph import _broadcast_shape
 from ..autograd.broadcasting import _refuse_integers
+from .._flags import _warn_once
 
 # %% auto #0
 __all__ = ['linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu', 'lu_unpack_', 'LinalgLuFactorExBackward0', 'lu_factor_ex',
@@ -178,7 +179,6 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 # %% ../../nbs/reference/linalg_lu.ipynb #7d83054c
 def _lu_solve_old(b, LU_data, LU_pivots):
     "torch.lu_solve(b, LU_data, LU_pivots), the older argument order."
-    from litnn._flags import _warn_once
     _warn_once("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch release.\n"   # (torch's missing space)
                "Note that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
                "X = torch.linalg.lu_solve(LU, pivots, B)", stacklevel=None)

@@ -12,6 +12,7 @@ from .core import _named, _check_matrix, _raise_per_matrix, inv, solve, solve_tr
 from .._tensor import _dtype_name
 from ..autograd.broadcasting import _refuse_integers
 from ..autograd.graph import _broadcast_shape
+from .._flags import _warn_once
 
 # %% auto #0
 __all__ = ['triangular_solve_', 'orgqr', 'cholesky_solve', 'cholesky_inverse', 'triangular_solve', 'diagonal', 'tensorinv', 'tensorsolve', 'householder_product']
@@ -51,7 +52,6 @@ triangular_solve_ = _named('triangular_solve', ('solution', 'cloned_coefficient'
 @_one_node('TriangularSolveBackward0')
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     "The deprecated form of `linalg.solve_triangular`: X with A X = b (Aᵀ X = b with transpose), and a copy of A."
-    from litnn._flags import _warn_once
     _warn_once("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "   # (torch's missing space)
                "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one of the "
                "inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).", stacklevel=None)
