@@ -569,10 +569,10 @@ def gelu(input, approximate='none'):
 import numpy as np
 from . import fused
 from .backend import array_namespace, patch, _checked_scalar
-from ._tensor import Tensor, _array_of, _as_array, _LEGACY
+from ._tensor import Tensor, _array_of, _as_array, _LEGACY, _inference_tensor
 from .backend import _by_np
 from ._creation import zeros_like
-from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray
+from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray, _new, _counter, _accumulator
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _scalar, _refuse_integers, _half, _opmath, _dispatch, _FLOATING, _FLOATING_AND_COMPLEX
 from .autograd.operators import sub, div, _dunder
@@ -647,7 +647,7 @@ def _sign(xp, a):
 def _relu(xp, a):
     if a.dtype == np.bool_: raise RuntimeError("Boolean inputs not supported for relu")
     if a.dtype.kind == 'c': raise NotImplementedError("clamp is not supported for complex types")
-    return xp.maximum(a, 0)
+    return xp.maximum(0, a)     # -0.0 stays -0.0 (torch's max(x, 0) keeps x when the two are equal): maximum's second operand wins a tie
 def _rounding(name):
     "A rounding function on arrays that keeps integers as they are (numpy would make them float); complex numbers refuse."
     def f(xp, a, **kw):
@@ -729,12 +729,34 @@ _BOOL_KERNELS = dict(abs='abs_cpu', floor='floor_vml_cpu', ceil='ceil_vml_cpu', 
 def _refuse_bool(input, kernel):
     if isinstance(input, Tensor) and input._data.dtype == bool: raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
+def _plain_relu(cls, x):
+    """`_plain_apply(cls, x)` for relu (`cls` is ReluBackward0), its forward and node written out: every layer's activation
+    records one at each step, and max(x, 0) of a float array has nothing to check and no warning to give."""
+    a = x._data
+    out = np.maximum(0, a) if a.itemsize != 2 else np.maximum(0, a.astype(np.float32)).astype(a.dtype)   # `_relu` (a float16 tie: float32's)
+    if type(out) is not _ndarray: out = _as_array(out)     # numpy gives 0-d results as scalars
+    t = _new(Tensor)
+    t._data = out
+    if _Mode.grad and x._requires_grad:     # `_plain_apply`'s node, and the output `forward` saves
+        ctx = _new(cls)
+        fn = x.grad_fn
+        ctx.next_functions, ctx._seq = ((fn, x._output_nr) if fn is not None else (_accumulator(x), 0),), next(_counter)
+        ctx._out, t._requires_grad, t.grad_fn = out, True, ctx
+        t._vc = ctx._out_vc = [0]           # the output's version, shared with ctx.result
+    else:
+        t._requires_grad, t.grad_fn, t._vc = False, None, None
+        if _Mode.inference: _inference_tensor(t)      # (13b_grad_modes)
+    return t
+
+_PLAIN_ROADS = dict(relu=_plain_relu)    # rows whose short road is written out; the others take `_plain_apply`
+
 def _unary_function(name, cls, to_float):
     kernel, bool_kernel = _FLOAT_KERNELS.get(name), _BOOL_KERNELS.get(name)
+    plain = _PLAIN_ROADS.get(name, _plain_apply)
     def f(input, **options):
         if not options and type(input) is Tensor:     # the short road (12_backprop_graph): no check can fail on a float tensor
             a = input._data
-            if type(a) is _ndarray and a.dtype.kind == 'f' and _Mode.quiet: return _plain_apply(cls, input)   # (`_quiet()`)
+            if type(a) is _ndarray and a.dtype.kind == 'f' and _Mode.quiet: return plain(cls, input)   # (`_quiet()`)
         try:
             if kernel: _dispatch(input, *kernel)
             if bool_kernel: _refuse_bool(input, bool_kernel)

@@ -192,3 +192,91 @@ def test_cat_writes_its_row_major_result_in_one_pass(case):
             out.append([np.round(x.grad.numpy(), 4).tolist() for x in xs if x.is_leaf and x.grad is not None])
         return out
     same(f)
+
+def _relu_calls(L):
+    "The four ways a program asks for ReLU, each a function of a tensor."
+    F = L.nn.functional
+    return dict(method=lambda x: x.relu(), function=lambda x: L.relu(x), functional=lambda x: F.relu(x), module=lambda x: L.nn.ReLU()(x))
+
+@pytest.mark.parametrize('how', ['method', 'function', 'functional', 'module'])
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'bfloat16'])
+@pytest.mark.parametrize('shape', [(), (5,), (4, 6), (3, 4, 5)])
+def test_relu_short_road_values_grads_nodes(how, dtype, shape):
+    "ReLU of a plain float tensor records ReluBackward0 inline: values (NaN, inf, -0.0), gradients, node, edges, strides, as torch's."
+    def f(L):
+        g = np.random.default_rng(11)
+        a = g.standard_normal(shape) * 3
+        if a.size > 3: a.flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
+        x = L.tensor(a, dtype=getattr(L, dtype), requires_grad=True)
+        t = x.transpose(0, -1) if len(shape) > 1 else x * 1
+        y = _relu_calls(L)[how](t)
+        (y * L.arange(float(y.numel())).reshape(y.shape).to(y.dtype)).sum().backward()
+        fn, v = y.grad_fn, y.detach().float().numpy()
+        v = np.where(np.isnan(v), 7., v)          # (a NaN's sign bit is not torch's to promise)
+        return (fn.name(), [type(n).__name__ if n is not None else None for n, _ in fn.next_functions], y.stride(), y.dtype == x.dtype,
+                np.signbit(v).tolist(), v.tolist(),
+                np.round(x.grad.float().numpy(), 3).tolist(), y._version)
+    same(f)
+
+@pytest.mark.parametrize('how', ['method', 'function', 'functional', 'module'])
+def test_relu_short_road_modes_and_checks(how):
+    "no_grad, inference_mode, a leaf without grad, the output changed in place (torch's error), create_graph, hooks, anomaly, forward AD."
+    def f(L):
+        r, out = _relu_calls(L)[how], []
+        x = L.tensor([-1., 0.5, 2.], requires_grad=True)
+        with L.no_grad(): y = r(x)
+        out.append((y.requires_grad, y.grad_fn, y.is_inference()))
+        with L.inference_mode(): y = r(x)
+        out.append((y.requires_grad, y.is_inference()))
+        y = r(L.tensor([-1., 3.]))
+        out.append((y.requires_grad, y.grad_fn, y.tolist()))
+        y = r(x * 2)
+        y.add_(1)
+        try: y.sum().backward()
+        except RuntimeError as e: out.append(str(e).split('Hint')[0].replace('litnn.', 'torch.'))
+        y = r(x * 2)
+        (gx,) = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gxx,) = L.autograd.grad(gx.sum(), x)
+        out.append((gx.tolist(), gx.grad_fn.name(), gxx.tolist()))
+        seen = []
+        y = r(x * 2)
+        y.register_hook(lambda g: seen.append(g.tolist()))
+        y.grad_fn.register_hook(lambda gi, go: seen.append(len(gi)))
+        y.sum().backward()
+        out.append(seen)
+        with L.autograd.detect_anomaly():
+            y = r(x * float('nan'))
+            try: y.sum().backward()
+            except RuntimeError as e: out.append(str(e).split('\n')[0])
+        import litnn.autograd.forward_ad as fwl
+        fw = L.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(L.tensor([-1., 2.]), L.tensor([5., 7.]))
+            p, tan = fw.unpack_dual(r(d))
+            out.append((p.tolist(), tan.tolist()))
+        return out
+    same(f)
+
+@pytest.mark.parametrize('how', ['method', 'function', 'functional', 'module'])
+@pytest.mark.parametrize('case', ['int64', 'bool', 'complex', 'number', 'none'])
+def test_relu_of_other_inputs_takes_the_general_road(how, case):
+    "Integers (kept integers), bools and complex numbers (torch's errors), a number or None (torch's TypeError)."
+    def f(L):
+        x = dict(int64=L.tensor([-2, 3]), bool=L.tensor([True, False]), complex=L.tensor([1 + 1j]), number=3, none=None)[case]
+        y = _relu_calls(L)[how](x)
+        return str(y.dtype).split('.')[-1], y.tolist()
+    same(f)
+
+def test_relu_short_road_saved_tensor_hooks_and_a_subclass():
+    "Pack hooks see ReLU's saved output (the general road), and a Parameter or subclass keeps torch's results."
+    def f(L):
+        packed = []
+        x = L.tensor([-1., 2.], requires_grad=True)
+        with L.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.tolist()) or t, lambda t: t):
+            y = x.relu()
+        y.sum().backward()
+        p = L.nn.Parameter(L.tensor([-3., 4.]))
+        q = L.nn.functional.relu(p)
+        q.sum().backward()
+        return packed, x.grad.tolist(), type(q).__name__, q.grad_fn.name(), p.grad.tolist()
+    same(f)

@@ -200,7 +200,7 @@ def embedding(input, # ids, an integer tensor of any shape
 # %% ../../nbs/40_activation.ipynb #ef76e3e1
 import sys, warnings
 from .. import _pointwise, _python_arg_parser
-from .._pointwise import ReluBackward0, LeakyReluBackward0
+from .._pointwise import ReluBackward0, LeakyReluBackward0, _UNARY_FUNCTIONS
 from ..autograd.engine import _inplace
 from ..autograd.broadcasting import _dispatch
 from .. import amp   # autocast: the `_autocast` hook of the ops below
@@ -209,7 +209,9 @@ from .. import amp   # autocast: the `_autocast` hook of the ops below
 def relu(input, inplace=False):
     "max(x, 0); `inplace` overwrites `input`."
     if getattr(input, 'is_nested', False): return _nested_map(relu, input, inplace)   # reference/nested/nested_tensor
-    return input.relu_() if inplace else ReluBackward0.apply(input)
+    return input.relu_() if inplace else _relu_of(input)
+
+_relu_of = _UNARY_FUNCTIONS['relu']     # torch.relu itself, with its short road (15b_elementwise_functions)
 
 _NEG_SLOPE_INPLACE = ("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
                       "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
