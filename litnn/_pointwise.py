@@ -984,7 +984,8 @@ Tensor.conj_physical = conj_physical
 def _angle(xp, a):
     "The argument of complex `a`; for a real `a`, pi where it is negative, 0 elsewhere, NaN kept (as torch)."
     if a.dtype.kind == 'c': return xp.angle(a)
-    return xp.where(a < 0, _scalar(math.pi, a), _scalar(0, a)) + a * 0 if a.dtype.kind == 'f' else xp.where(a < 0, math.pi, 0.)
+    if a.dtype.kind in 'biu': return xp.where(a < 0, math.pi, 0.)
+    return xp.where(a != a, a, xp.where(a < 0, _scalar(math.pi, a), _scalar(0, a)))    # NaN stays NaN; +-inf are 0 and pi (not `a * 0`'s NaN)
 
 class AngleBackward0(Op):
     "The argument of `input`; for a complex `z`, its gradient is g i z / |z|^2 (0 for a real input)."
