@@ -280,3 +280,90 @@ def test_relu_short_road_saved_tensor_hooks_and_a_subclass():
         q.sum().backward()
         return packed, x.grad.tolist(), type(q).__name__, q.grad_fn.name(), p.grad.tolist()
     same(f)
+
+def _ce_inputs(L, shape, dtype='float32', tdtype='int64', seed=13):
+    g = np.random.default_rng(seed)
+    x = L.tensor(g.standard_normal(shape) * 2, dtype=getattr(L, dtype), requires_grad=True)
+    t = L.tensor(g.integers(0, shape[-1] if len(shape) else 1, shape[:1]), dtype=getattr(L, tdtype))
+    return x, t
+
+@pytest.mark.parametrize('how', ['cross_entropy', 'nll_loss'])
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('shape', [(4, 5), (1, 3), (7, 1), (64, 10)])
+def test_classifier_loss_short_road_nodes_values_grads(how, dtype, shape):
+    "cross_entropy and nll_loss(log_softmax) with the defaults: torch's nodes, values and gradients; bit for bit the general road's."
+    F = lambda L: L.nn.functional
+    def loss(L, x, t): return F(L).cross_entropy(x, t) if how == 'cross_entropy' else F(L).nll_loss(F(L).log_softmax(x, 1), t)
+    def f(L):
+        x, t = _ce_inputs(L, shape, dtype)
+        y = loss(L, x, t)
+        y.backward()
+        fn = y.grad_fn
+        return (fn.name(), [(type(n).__name__, k) for n, k in fn.next_functions], fn.next_functions[0][0].next_functions[0][0].name(),
+                y.dtype == x.dtype, y.shape, round(y.item(), 5), np.round(x.grad.numpy(), 5).tolist())
+    same(f)
+    x, t = _ce_inputs(litnn, shape, dtype)
+    short = loss(litnn, x, t); short.backward()
+    x2, t2 = _ce_inputs(litnn, shape, dtype, 'uint8')           # a byte target: the general road, the same nodes and arithmetic
+    general = loss(litnn, x2, t2); general.backward()
+    x3, _ = _ce_inputs(litnn, shape, dtype)
+    with litnn.autograd.graph.saved_tensors_hooks(lambda v: v, lambda v: v):    # something listens: the general road
+        listened = loss(litnn, x3, t)
+    listened.backward()
+    for other, xo in ((general, x2), (listened, x3)):
+        assert short.item() == other.item()
+        np.testing.assert_array_equal(x.grad.numpy(), xo.grad.numpy())
+
+@pytest.mark.parametrize('how', ['cross_entropy', 'nll_loss'])
+@pytest.mark.parametrize('case', ['out_of_range', 'negative', 'ignored', 'all_ignored', 'batch', 'float_target', 'int32_target',
+                                  'rows_3d', 'vector', 'empty', 'float16', 'bfloat16', 'no_classes', 'number', 'transposed'])
+def test_classifier_loss_unusual_arguments_as_torch(how, case):
+    "What the short road leaves to the general road (or its node's forward) gives torch's values and errors."
+    def f(L):
+        F = L.nn.functional
+        x, t = _ce_inputs(L, (4, 5))
+        if case == 'out_of_range': t = L.tensor([0, 5, 1, 2])
+        elif case == 'negative': t = L.tensor([0, -1, 1, 2])
+        elif case == 'ignored': t = L.tensor([0, -100, 1, 2])
+        elif case == 'all_ignored': t = L.full((4,), -100)
+        elif case == 'batch': t = L.tensor([0, 1, 2])
+        elif case == 'float_target': t = t.float()
+        elif case == 'int32_target': t = t.int()
+        elif case == 'rows_3d': x, t = _ce_inputs(L, (2, 5, 3))[0], L.tensor([[0, 1, 4], [2, 3, 0]])
+        elif case == 'vector': x, t = L.tensor([1., 2., 3.], requires_grad=True), L.tensor(2)
+        elif case == 'empty': x, t = L.zeros(0, 5, requires_grad=True), L.zeros(0, dtype=L.int64)
+        elif case in ('float16', 'bfloat16'): x = x.detach().to(getattr(L, case)).requires_grad_()
+        elif case == 'no_classes': x, t = L.zeros(3, 0, requires_grad=True), L.zeros(3, dtype=L.int64)
+        elif case == 'number': t = 2
+        elif case == 'transposed': x = _ce_inputs(L, (5, 4))[0].t()
+        y = F.cross_entropy(x, t) if how == 'cross_entropy' else F.nll_loss(F.log_softmax(x, 1), t)
+        y.backward()
+        v = lambda a: np.where(np.isnan(a), 7., np.round(a, 2 if case == 'float16' else 3)).tolist()   # (float16's mean: one ulp from torch's, off this road)
+        return y.grad_fn.name(), str(y.dtype).split('.')[-1], v(y.detach().float().numpy()), v(x.grad.float().numpy())
+    same(f)
+
+@pytest.mark.parametrize('how', ['cross_entropy', 'nll_loss'])
+def test_classifier_loss_short_road_modes(how):
+    "no_grad, inference_mode, autocast, anomaly mode, a hook on the loss's node, create_graph: as torch."
+    def f(L):
+        F, out = L.nn.functional, []
+        loss = lambda x, t: F.cross_entropy(x, t) if how == 'cross_entropy' else F.nll_loss(F.log_softmax(x, 1), t)
+        x, t = _ce_inputs(L, (4, 5))
+        with L.no_grad(): y = loss(x, t)
+        out.append((y.requires_grad, y.grad_fn, round(y.item(), 5)))
+        with L.inference_mode(): y = loss(x, t)
+        out.append((y.requires_grad, y.is_inference()))
+        with L.autocast('cpu', dtype=L.bfloat16):
+            y = loss(x @ L.eye(5), t)
+        out.append((str(y.dtype).split('.')[-1], y.grad_fn.name()))
+        with L.autograd.detect_anomaly():
+            y = loss(x, t)
+        y.backward()
+        seen = []
+        y = loss(x, t)
+        y.grad_fn.register_hook(lambda gi, go: seen.append(len(gi)))
+        (gx,) = L.autograd.grad(y, x, create_graph=True)
+        (gxx,) = L.autograd.grad((gx * gx).sum(), x)
+        out.append((seen, np.round(gx.detach().numpy(), 5).tolist(), np.round(gxx.numpy(), 5).tolist()))
+        return out
+    same(f)

@@ -2360,10 +2360,11 @@ from .. import backend as B, amp
 from ..backend import array_namespace
 from .. import fused
 from .._tensor import Tensor, _LEGACY, _array_of
-from ..autograd.graph import Op, _check_tensors
+from ..autograd.graph import Op, _check_tensors, _ndarray
+from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _float_dtype, _refuse_integers, _opmath, _dispatch, _FLOATING
 from .._pointwise import _const
-from .._pointwise import log_softmax as _log_softmax
+from .._pointwise import log_softmax as _log_softmax, LogSoftmaxBackward0
 from . import _reduction as _Reduction
 
 # %% ../../nbs/45_loss.ipynb #d0522e20
@@ -2515,8 +2516,19 @@ def _nll_loss_nd(x, t, weight, reduction, ignore_index):
     return out.reshape(out_size) if reduction == 'none' else out
 
 # %% ../../nbs/45_loss.ipynb #7e988d66
+def _plain_nll(x, t):
+    "Whether `nll_loss(x, t)` with the defaults needs no check: a float32/64 numpy matrix, int64 classes, one per row; nothing but autograd listening."
+    if type(x) is not Tensor or type(t) is not Tensor: return False
+    a, b = x._data, t._data
+    return (type(a) is _ndarray and type(b) is _ndarray and a.ndim == 2 and b.ndim == 1 and a.dtype.kind == 'f' and a.itemsize != 2
+            and b.dtype == np.int64 and a.shape[0] == b.shape[0] and a.size != 0 and not amp._active and _Mode.quiet)
+
+_MEAN = dict(weight=None, reduction='mean', ignore_index=-100)     # NllLossBackward0's options for nll_loss's defaults
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'):
     "The negative log likelihood of the `target` classes under the log-probabilities `input` (class dim 1)."
+    if (weight is None and ignore_index == -100 and reduction == 'mean' and size_average is None and reduce is None
+            and _plain_nll(input, target)): return NllLossBackward0.apply(input, target=target, **_MEAN)
     _check_tensors('nll_loss_nd', dict(input=input, target=target))
     if amp._active: input, weight = amp._autocast('nll_loss', input, weight)
     return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
@@ -2568,6 +2580,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     ```
     """
+    if (weight is None and ignore_index == -100 and reduction == 'mean' and size_average is None and reduce is None
+            and label_smoothing == 0.0 and _plain_nll(input, target)):     # a classifier's step: `_plain_nll`
+        return NllLossBackward0.apply(LogSoftmaxBackward0.apply(input, dim=1), target=target, **_MEAN)
     _check_tensors('cross_entropy_loss', dict(input=input, target=target))
     if amp._active: input, weight = amp._autocast('cross_entropy', input, weight)
     reduction = _reduction(size_average, reduce, reduction)
