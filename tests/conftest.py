@@ -17,3 +17,14 @@ def noise(monkeypatch):
     monkeypatch.setattr(litnn.Tensor, 'exponential_', lambda self, *a, **k: self.copy_(litnn.tensor(box['e'])))
     monkeypatch.setattr(torch.Tensor, 'exponential_', lambda self, *a, **k: self.copy_(torch.tensor(box['e'])))
     return box
+
+
+@pytest.fixture
+def grad_mode_on():
+    "Grad mode on again in litnn and torch after the test: one that turns it off and fails midway must not leave it off for the next."
+    yield
+    import litnn
+    litnn.set_grad_enabled(True)
+    try: import torch
+    except ImportError: return
+    torch.set_grad_enabled(True)

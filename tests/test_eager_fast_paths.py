@@ -7,12 +7,8 @@ import litnn
 
 torch = pytest.importorskip('torch')
 from torch_pairs import run, same
-LIBS = [litnn, torch]
 
-@pytest.fixture(autouse=True)
-def grad_mode_on():
-    yield
-    for L in LIBS: L.set_grad_enabled(True)
+pytestmark = pytest.mark.usefixtures('grad_mode_on')     # (tests/conftest.py)
 
 
 def test_accumulate_grad_runs_right_after_its_last_feeder():
