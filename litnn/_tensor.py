@@ -747,6 +747,30 @@ def resize_(self:Tensor, *sizes, memory_format=None, **kw):
     _version_counter(self)[0] += 1
     return self
 
+# %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #212fff17
+import functools, operator, warnings
+
+def _resize(self, sizes):
+    "torch's autograd `Resize`: `self`'s values in the shape `sizes`, which must hold as many elements."
+    numel = functools.reduce(operator.mul, sizes, 1)      # (as torch's: a tuple among `sizes` makes this no number)
+    if numel != self.numel():
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the given tensor has a size "
+                           f"of {'x'.join(map(str, self.size()))} ({self.numel()} elements). autograd's resize can only change the shape "
+                           "of a given tensor, while preserving the number of elements. ")
+    return self.contiguous().view(*sizes)
+
+@patch
+def resize(self:Tensor, *sizes):
+    "Deprecated: `self`'s values in the shape `sizes` (as many elements), a view where it can be."
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    return _resize(self, sizes)
+
+@patch
+def resize_as(self:Tensor, tensor):
+    "Deprecated: `self`'s values in `tensor`'s shape (as many elements)."
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+    return _resize(self, tensor.size())
+
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #bcaf2f80
 def _map_python(name, self, fn, others):
     "Write fn(v, *ws) into each element v of `self`, the ws from `others` (name, tensor) broadcast to its shape."

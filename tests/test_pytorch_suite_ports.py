@@ -189,3 +189,69 @@ def test_div_by_constant_frees_dividend():
     assert ref() is None and z.grad_fn._saved_self is None
     z.sum().backward()
     assert x.grad.tolist() == [[1.] * 5] * 5
+
+
+def _graph_desc(fn):
+    if fn is None: return 'None'
+    return type(fn).__name__ + '(' + ', '.join(_graph_desc(f) for f, _ in fn.next_functions) + ')'
+
+
+# test_autograd.py test_once_differentiable: a once-differentiable backward's results sit behind torch's DelayedError
+# node, named Error, with an edge per result (None for a None result); litnn's was _DelayedErrorBackward, edges for
+# tensors only
+def test_once_differentiable_node_is_error_with_an_edge_per_result():
+    out = []
+    for L in LIBS:
+        class MyFunction(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, t1, s, t2):
+                ctx.s = s; ctx.save_for_backward(t1, t2)
+                return t1 + s * t2 + t1 * t2
+            @staticmethod
+            @L.autograd.function.once_differentiable
+            def backward(ctx, g):
+                t1, t2 = ctx.saved_tensors
+                return g + g * t2, None, g * ctx.s + g * t1
+        x, y = L.tensor([1., 2.], requires_grad=True), L.tensor([3., 4.], requires_grad=True)
+        MyFunction.apply(x, 2, y).sum().backward(L.ones((), requires_grad=True), create_graph=True)
+        node = x.grad.grad_fn.next_functions[1][0]
+        out.append((_graph_desc(x.grad.grad_fn), node.name(), x.grad.tolist(), _raised(lambda L: x.grad.sum().backward(), L)))
+    assert out[0] == out[1], out
+
+
+# test_autograd.py test_next_functions, test_materialize_grads: torch._C._functions' node classes
+def test_C_functions_nodes():
+    out = []
+    for L in LIBS:
+        x = L.ones(2, requires_grad=True)
+        F = L._C._functions
+        r = [isinstance((x * 2).grad_fn.next_functions[0][0], F.AccumulateGrad)]
+        u = F.UndefinedGrad()(x * 1)
+        r += [type(u.grad_fn).__name__, u.grad_fn.name(), [type(f).__name__ for f, _ in u.grad_fn.next_functions]]
+        u.sum().backward(); r.append(x.grad)
+        a = F.DelayedError(b"no second derivative", 2)(x.detach().requires_grad_(), None)
+        r += [type(a[0].grad_fn).__name__, a[1], len(a[0].grad_fn.next_functions), a[0].tolist()]
+        r.append(_raised(lambda L: a[0].sum().backward(), L))
+        r.append(_raised(lambda L: F.DelayedError(b"m", 2)(x), L))
+        out.append(r)
+    assert out[0] == out[1], out
+
+
+# test_autograd.py test_resize: the deprecated non-inplace Tensor.resize / resize_as (autograd's Resize: same number of
+# elements, sizes unpacked); litnn had neither
+@pytest.mark.parametrize('case', ['x.resize(3, 2)', 'x.resize((3, 2))', 'x.resize(4)', 'x.resize_as(L.ones(2, 3))',
+                                  'x.view(2, 3).t().resize(6)', 'x.resize(6, 1)'])
+def test_tensor_resize_deprecated(case):
+    import warnings
+    out = []
+    for L in LIBS:
+        x = L.arange(6.).requires_grad_()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            try:
+                y = eval(case, {'x': x, 'L': L})
+                y.sum().backward()
+                r = (tuple(y.shape), y.tolist(), x.grad.tolist())
+            except RuntimeError as e: r = str(e).replace('litnn', 'torch')
+        out.append((r, [str(m.message) for m in w]))
+    assert out[0] == out[1], out

@@ -303,12 +303,26 @@ from .grad_mode import is_grad_enabled
 from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../../nbs/reference/backprop/function.ipynb #f2b0c006
+from .graph import _edge
+
 class _DelayedError(Function):
-    "The node behind a once-differentiable backward's results: differentiating it again raises."
+    "torch's DelayedError node: passes its inputs on; differentiating through them raises `msg`."
     @staticmethod
-    def forward(ctx, *grads): return grads[0] if len(grads) == 1 else grads
+    def forward(ctx, msg, *inputs):
+        ctx.msg = msg
+        return inputs[0] if len(inputs) == 1 else inputs
     @staticmethod
-    def backward(ctx, *grads): raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+    def backward(ctx, *grads): raise RuntimeError(ctx.msg)
+_DelayedError._backward_cls.__name__ = _DelayedError._backward_cls.__qualname__ = 'Error'   # torch's node: torch::autograd::Error
+
+def _delayed_error(msg, inputs):
+    "Aliases of `inputs` (None for an absent one) behind one `Error` node whose gradient raises `msg`, an edge per input as torch's."
+    out = _DelayedError.apply(msg, *inputs)
+    node = next((o.grad_fn for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, Tensor) and o.grad_fn is not None), None)
+    if node is not None: node.next_functions = tuple(_edge(a) for a in inputs)   # (Function.apply gives edges to tensors only)
+    return out
+
+_ONCE = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 def once_differentiable(fn):
     "Mark a custom `backward` as differentiable only once: it runs without recording, and a second derivative raises."
@@ -318,12 +332,10 @@ def once_differentiable(fn):
         if not is_grad_enabled() or not builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args): return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
-        if not idx: return outputs
-        fake = _DelayedError.apply(*(_set_requires_grad(outs[i].detach(), True) for i in idx))
-        fake = (fake,) if len(idx) == 1 else fake
-        res = list(outs)
-        for i, f in zip(idx, fake): res[i] = f
+        diff = [isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex()) for o in outs]
+        if not builtins.any(diff): return outputs
+        fake = _delayed_error(_ONCE, [_set_requires_grad(o.detach(), True) if d else None for o, d in zip(outs, diff)])
+        res = [f if d else o for o, f, d in zip(outs, (fake,) if len(outs) == 1 else fake, diff)]
         return res[0] if single else tuple(res)
     return wrapper
 

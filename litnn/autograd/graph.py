@@ -26,7 +26,7 @@ def _version(t): return t._vc[0] if t._vc is not None else 0
 
 
 # %% ../../nbs/12_backprop_graph.ipynb #07219c73
-_HAND_WRITTEN = frozenset(('CopySlices', 'CopyBackwards', 'Error', 'DelayedError', 'GraphRoot', 'Identity'))   # (not generated from derivatives.yaml)
+_HAND_WRITTEN = frozenset(('CopySlices', 'CopyBackwards', 'Error', 'DelayedError', 'GraphRoot', 'Identity', 'UndefinedGradBackward'))   # (not generated from derivatives.yaml)
 # torch's nodes that save tensors (indices, a mask, the input) where litnn's keep what backward needs as plain state
 # (a pooling's geometry and winners, an index array): freed all the same by a backward without retain_graph, so a
 # second backward through them is torch's error, not a silent repeat
