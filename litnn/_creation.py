@@ -256,10 +256,12 @@ def _legacy_array(args, device, d):
                     f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
 
 # %% ../nbs/11_making_tensors.ipynb #d1345a06
-def _tensor_init(self, *args, device=None):
-    self._data, self._requires_grad, self.grad_fn, self._vc = _legacy_array(args, device, get_default_dtype()), False, None, None
+def _tensor_new(cls, *args, device=None):
+    t = object.__new__(cls)
+    t._data, t._requires_grad, t.grad_fn, t._vc = _legacy_array(args, device, get_default_dtype()), False, None, None
+    return t
 
-Tensor.__init__ = _tensor_init
+Tensor.__new__ = staticmethod(_tensor_new)
 
 # %% ../nbs/11_making_tensors.ipynb #906fa33e
 def _size(size, size_kw=None, fn=None):

@@ -1406,7 +1406,7 @@ def is_set_to(self:Tensor, tensor):
 import builtins, itertools, warnings
 import numpy as np
 from .backend import memory_format, contiguous_format, channels_last, channels_last_3d, array_namespace
-from ._tensor import Tensor, _SparseArray
+from ._tensor import Tensor, _SparseArray, _differentiable, _set_requires_grad
 from .backend import patch
 
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #a7818a1e
@@ -1588,6 +1588,28 @@ def as_subclass(self:Tensor, cls):
     out = self[...] if self.requires_grad else Tensor._make(self._data)    # an alias (AliasBackward0), as torch's
     out.__class__ = cls
     return out
+
+def _make_subclass(cls, data, require_grad=False, dispatch_sizes_strides_policy=None, dispatch_device=False, dispatch_layout=False,
+                   _extra_dispatch_keys=None, storage_size=None):   # (the dispatch options are for C++ wrapper subclasses: accepted, unused)
+    "A new leaf of `cls` on `data`'s memory and version counter, no history, requiring grad as `require_grad` (a bool) says."
+    if not isinstance(data, Tensor): raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not {builtins.type(data).__name__}")
+    if require_grad is not True and require_grad is not False:
+        raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not {builtins.type(require_grad).__name__}")
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+                        "Make sure your class inherits from Tensor.")
+    t = data.detach()   # same array, same version counter, no history
+    if require_grad and not _differentiable(t._data.dtype): raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    if require_grad: _set_requires_grad(t, True)     # (its refusals: an inference tensor outside inference_mode, 13b_grad_modes)
+    out = cls._make(t._data, require_grad)
+    out._vc = t._vc
+    if t._inference: out._inference = True     # (13b_grad_modes)
+    if t._conj: out._conj = True               # the same memory, so the same conjugate and negative bits (17d_complex_numbers)
+    if t._neg: out._neg = True
+    return out
+
+Tensor._make_subclass = staticmethod(_make_subclass)
+Tensor._cdata = property(id)   # torch's address of the C++ tensor behind the Python object, one per object: pyro's param store compares two tensors' _cdata to ask whether they are the same tensor
 
 @patch
 def module_load(self:Tensor, other, assign=False):

@@ -214,10 +214,14 @@ def _operand(op, self, other):
     try: return _handle(public, (other,), (self, other), {} if name in _PYTHON_OPERATORS else None)
     except TypeError: return NotImplemented     # (all declined: Python's TypeError, or the other type's reflected operator)
 
+_PYTHON_CODE = ('litnn.distributions',)   # what torch writes in Python on its public functions: each call inside is handed over too
+
 def _rebind_defaults(publics):
     """litnn's own functions whose default arguments are a function that a wrapper (the argument parser's, at import, or
     `_activate`'s, here) replaced in its namespace (TransformerEncoderLayer's `activation=F.relu`, bound when its class was
-    made) default to the published object `publics` now holds instead: `layer.activation is F.relu`, as in torch."""
+    made) default to the published object `publics` now holds instead: `layer.activation is F.relu`, as in torch. The
+    modules of `_PYTHON_CODE`, which imported the functions bare (`from .._pointwise import xlogy`), now call the published
+    ones, so that a subclass or a mode is handed each call inside `Poisson.log_prob`, as torch's Python hands `torch.xlogy`."""
     was = {}
     for p in publics:
         w = getattr(p, '__wrapped__', None)
@@ -226,6 +230,9 @@ def _rebind_defaults(publics):
             w = getattr(w, '__wrapped__', None)
     swap = lambda d: was[id(d)][1] if id(d) in was and was[id(d)][0] is d else d
     for mod in [m for n, m in list(sys.modules.items()) if n.startswith('litnn') and m is not None]:
+        if mod.__name__.startswith(_PYTHON_CODE):
+            for name, v in list(vars(mod).items()):
+                if id(v) in was and was[id(v)][0] is v and v.__module__ != mod.__name__: setattr(mod, name, was[id(v)][1])
         for v in list(vars(mod).values()):
             for fn in ((v,) if not isinstance(v, type) or v.__module__ != mod.__name__ else
                        [a.__func__ if isinstance(a, (staticmethod, classmethod)) else a for a in vars(v).values()]):
@@ -284,7 +291,8 @@ def _operator_dispatching(f, name):
     public = _AS.get(name) and vars(Tensor)[_AS[name]]
     if name != '__setitem__':
         g = _dispatching(f, public, name in _BINARY)
-        if not public: g._torch_cpp = name not in _PYTHON_OPERATORS
+        if not public:      # handed over itself: named as the operator, as torch's (a handler reading `func.__name__` sees '__eq__', not the helper's name)
+            g._torch_cpp, g.__name__, g.__qualname__ = name not in _PYTHON_OPERATORS, name, f'Tensor.{name}'
         return g
     def __setitem__(self, key, value): inner(self, key, value)
     inner = _dispatching(f, __setitem__)

@@ -148,3 +148,62 @@ def test_is_tracing_probe():
     assert litnn._C._is_tracing() is torch._C._is_tracing() is False
     with pytest.raises(TypeError): torch._C._is_tracing(1)
     with pytest.raises(TypeError): litnn._C._is_tracing(1)
+
+# --- a subclass's own __new__ returning a made tensor is not built again (pyro's ProvenanceTensor: data.as_subclass(cls)) ---
+
+def _subclass_new(lib):
+    class Tracked(lib.Tensor):
+        def __new__(cls, data, provenance=frozenset()):
+            if not provenance: return data
+            ret = data.as_subclass(cls); ret._provenance = provenance; return ret
+    class Made(lib.Tensor):
+        def __new__(cls, data, tag): return lib.Tensor._make_subclass(cls, data, True)
+    class Plain(lib.Tensor): pass
+    a = lib.tensor([1., 2.], requires_grad=True); b = a * 2
+    t = Tracked(b, frozenset({'k'}))
+    out = [(type(t).__name__, t.grad_fn is not None, t.requires_grad, t.tolist(), sorted(t._provenance))]
+    (t * 3).sum().backward(); out.append(a.grad.tolist())
+    z = lib.ones(3); m = Made(z[1:], 'x')
+    out.append((type(m).__name__, m.requires_grad, m.is_leaf, m._is_view(), list(m.shape), m.data_ptr() == z[1:].data_ptr()))
+    z.add_(1); out.append((m.tolist(), m._version))                    # memory and version counter shared
+    out.append([_outcome(lambda: tuple(lib.Tensor._make_subclass(*a).shape)) for a in
+                [(Plain, [1.]), (Plain, z, 1), (int, z), (Plain, lib.ones(2, dtype=lib.long), True), (Plain, b)]])
+    out.append((list(Plain(2, 3).shape), Plain([1., 2.]).tolist(), type(Plain([1.])).__name__))
+    out.append(_outcome(lambda: type(lib.nn.Parameter(lib.ones(2))).__name__))
+    p = lib.nn.Parameter(lib.ones(2)); out.append((p._cdata == p._cdata, p._cdata != p.data._cdata, type(p._cdata).__name__))
+    return out
+
+def test_subclass_new_and_make_subclass():
+    assert _subclass_new(litnn) == _subclass_new(torch)
+
+def test_causal_bias_is_made_as_torch_makes_it():
+    from litnn.nn.attention.bias import causal_lower_right
+    from torch.nn.attention.bias import causal_lower_right as t_clr
+    assert list(causal_lower_right(3, 5).shape) == list(t_clr(3, 5).shape)     # Tensor.__new__(cls, variant, 3, 5): sizes
+
+# --- torch.distributions is Python in torch: each call inside a log_prob is handed to a subclass (pyro's provenance) ---
+
+def _dist_dispatch(lib):
+    D = lib.distributions
+    class Logging(lib.Tensor):
+        calls = []
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.calls.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+    k = lib.tensor([3., 1.]).as_subclass(Logging)
+    out = [type(f()).__name__ for f in (
+        lambda: D.Poisson(lib.tensor(3.)).log_prob(k), lambda: D.Beta(k, lib.tensor(2.)).entropy(),
+        lambda: D.Bernoulli(logits=k).log_prob(lib.tensor([1., 0.])), lambda: D.Dirichlet(k).log_prob(lib.tensor([0.3, 0.7])),
+        lambda: D.Gamma(lib.tensor(2.), lib.tensor(1.)).log_prob(k), lambda: D.Normal(k, 1.).log_prob(lib.tensor(0.)))]
+    Logging.calls = []
+    D.Poisson(lib.tensor(3.), validate_args=False).log_prob(k)
+    out.append(Logging.calls)
+    Logging.calls = []
+    x = lib.tensor([1., 2.]).as_subclass(Logging)
+    x == 1; (x > 0) & (x > 1); (x > 0) | (x > 1); ~(x > 0); 1 - x; x // 2
+    out.append(Logging.calls)          # an operator is handed over under its own name
+    return out
+
+def test_distributions_hand_inner_calls_to_subclasses():
+    assert _dist_dispatch(litnn) == _dist_dispatch(torch)

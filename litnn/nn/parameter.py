@@ -7,7 +7,7 @@ __all__ = ['Parameter', 'Buffer', 'UninitializedTensorMixin', 'is_lazy', 'Uninit
 
 # %% ../../nbs/20_parameter.ipynb #19de0d14
 from .._tensor import Tensor
-from .._creation import empty, _check_grad_dtype
+from .._creation import empty
 from ..backend import _type_name
 from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
@@ -43,16 +43,7 @@ class Parameter(Tensor, metaclass=_MarkedMeta):
                                    "__torch_dispatch__() implementation.")
             t._is_param = True
             return t
-        _check_requires_grad_flag(requires_grad)
-        t = data.detach()   # same array, same version counter, no history
-        _check_grad_dtype(t._data, requires_grad)
-        if requires_grad: _set_requires_grad(t, True)     # (its refusals: an inference tensor outside inference_mode, 13b_grad_modes)
-        p = cls._make(t._data, requires_grad)
-        p._vc = t._vc
-        if t._inference: p._inference = True     # (13b_grad_modes)
-        if t._conj: p._conj = True               # the same memory, so the same conjugate and negative bits (17d_complex_numbers)
-        if t._neg: p._neg = True
-        return p
+        return Tensor._make_subclass(cls, data, requires_grad)   # torch's way: data's memory and version counter, no history (reference/torch/tensor_attributes)
 
     def __init__(self, data=None, requires_grad=True): pass
 
