@@ -363,3 +363,15 @@ def test_classifier_loss_short_road_modes(how):
         out.append((seen, np.round(gx.detach().numpy(), 5).tolist(), np.round(gxx.numpy(), 5).tolist()))
         return out
     same(f)
+
+def test_classifier_loss_modules_take_the_short_road():
+    "nn.CrossEntropyLoss() and nn.NLLLoss() pass the defaults on: torch's nodes, values and gradients."
+    def f(L):
+        x, t = _ce_inputs(L, (6, 4))
+        out = []
+        for loss in (L.nn.CrossEntropyLoss()(x, t), L.nn.NLLLoss()(L.nn.functional.log_softmax(x, 1), t)):
+            loss.backward()
+            out.append((loss.grad_fn.name(), loss.grad_fn.next_functions[0][0].name(), round(loss.item(), 5), np.round(x.grad.numpy(), 5).tolist()))
+            x.grad = None
+        return out
+    same(f)
