@@ -255,3 +255,27 @@ def test_tensor_resize_deprecated(case):
             except RuntimeError as e: r = str(e).replace('litnn', 'torch')
         out.append((r, [str(m.message) for m in w]))
     assert out[0] == out[1], out
+
+
+# test_autograd.py test_gradcheck_backward_mul_by_grad_output: gradcheck's last check runs backward with zero output
+# gradients and wants zero input gradients; a backward adding a small constant passed litnn's Jacobian check
+@pytest.mark.parametrize('fast_mode', [False, True])
+def test_gradcheck_backward_not_multiplied_by_grad_output(fast_mode):
+    import warnings
+    out = []
+    for L in LIBS:
+        def fn2(x):
+            y = x.clone()
+            y.register_hook(lambda g: g + 1e-2)
+            return y
+        def fn3(x):
+            return x * 3
+        x = L.ones(2, dtype=L.double, requires_grad=True)
+        r = [_raised(lambda L: L.autograd.gradcheck(fn2, (x,), atol=1e-1, fast_mode=fast_mode), L),
+             L.autograd.gradcheck(fn2, (x,), atol=1e-1, raise_exception=False, fast_mode=fast_mode),
+             L.autograd.gradcheck(fn3, (x,), fast_mode=fast_mode)]
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r.append(L.autograd.gradgradcheck(fn3, (x,), fast_mode=fast_mode))
+        out.append(r)
+    assert out[0] == out[1], out

@@ -208,6 +208,18 @@ def _in_slow_mode(func, inputs, eps, i, x, nondet_tol, pick, rtol, atol):
             f"The max per-element difference (slow mode) is: {(n - a).abs().max().item()}.\n"
             + (_FAST_FAIL_SLOW_OK_MSG if np.allclose(a._data, n._data, rtol=rtol, atol=atol) else ''))
 
+def _scaled_by_grad_output(outs, inputs):
+    "torch's last check: backward scales with the output gradient, so zero output gradients give zero input gradients, of each input's dtype and size."
+    diff = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    for gi, x in zip(grad(outs, diff, [o.new_zeros(o.shape) for o in outs], allow_unused=True), diff):
+        if gi is None: continue
+        if gi.layout is not strided:
+            if gi.layout != x.layout: raise GradcheckError(f"grad is incorrect layout ({gi.layout} is not {x.layout})")
+            gi = gi.to_dense()
+        if not bool((gi == 0).all()): raise GradcheckError("backward not multiplied by grad_output")   # (a hook that adds, a constant returned)
+        if gi.dtype != x.dtype: raise GradcheckError("grad is incorrect type")
+        if gi.shape != x.shape: raise GradcheckError("grad is incorrect size")
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, fast_mode=False, check_backward_ad=True,
               check_forward_ad=False, nondet_tol=0.0, **kwargs):
     """Check the gradients of `func` at `inputs` against finite differences (use float64 inputs); `fast_mode`: one random projection
@@ -256,6 +268,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                                              + (_in_slow_mode(func, inputs, eps, i, x, nondet_tol, (out, part), rtol, atol) if raise_exception else ''))
                     raise GradcheckError(f"{prefix}Jacobian{how} mismatch for output {out} with respect to input {i},\n"
                                          f"numerical:{_as_torch_prints(n, x)}\nanalytical:{_as_torch_prints(a, x)}\n")
+        if check_backward_ad: _scaled_by_grad_output(_flat_outputs(func(*inputs)), inputs)
     except GradcheckError:
         if not raise_exception: return False      # (other errors propagate, whatever raise_exception says, as torch's)
         raise
