@@ -12,16 +12,20 @@ from ._tensor import Tensor, _as_array, _array_of, _dtype_name, _LEGACY
 from ._creation import zeros_like, tensor as _tensor
 from .autograd.graph import Op, _num, _check_tensors, _check_broadcast, _needs
 from .autograd.grad_mode import no_grad, _Mode
-from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype
+from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype, _dispatch, _FLOATING
 from .autograd.operators import _check_divisor, div, _dunder, _first_layout
 from ._flags import _warn_once
 from ._tensor import _SET_RECORD
 from .autograd.engine import _new_history
 
 # %% ../nbs/15_elementwise_ops.ipynb #558223cb
-def _floating(x):
-    "`x`, as the default float dtype if it holds integers or bools (float-only ops, as torch)."
-    return x if _float_dtype(x) else _cast(x, get_default_dtype())
+def _floating(x, kernel=None, types=_FLOATING):
+    """`x`, as the default float dtype if it holds integers or bools (float-only ops, as torch). With `kernel`, torch's
+    NotImplementedError naming it when the floating dtype is not among `types` (`_dispatch`): the special functions run
+    on real floats only (complex refused; some, float32 and float64 only), where numpy's ufuncs would take any dtype."""
+    x = x if _float_dtype(x) else _cast(x, get_default_dtype())
+    if kernel is not None: _dispatch(x, kernel, types)
+    return x
 
 def _const(a):
     "A constant tensor (no gradient) from an array result (numpy turns 0-d results into scalars)."
@@ -723,7 +727,8 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
 )
 
 # %% ../nbs/15b_elementwise_functions.ipynb #e8e7d1e1
-_FLOAT_KERNELS = dict(silu=('silu_cpu', _FLOATING_AND_COMPLEX), leaky_relu=('leaky_relu_cpu', _FLOATING))   # activations' torch kernels and the dtypes they take
+_FLOAT_KERNELS = dict(silu=('silu_cpu', _FLOATING_AND_COMPLEX), leaky_relu=('leaky_relu_cpu', _FLOATING),   # activations' torch kernels and the dtypes they take
+                      erf=('erf_vml_cpu', 'biuf'))     # (erf: integers become floats; complex numbers are refused)
 _BOOL_KERNELS = dict(abs='abs_cpu', floor='floor_vml_cpu', ceil='ceil_vml_cpu', trunc='trunc_vml_cpu')   # those refusing bools
 
 def _refuse_bool(input, kernel):
@@ -865,9 +870,13 @@ Tensor.__idiv__ = Tensor.div_
 # %% ../nbs/15b_elementwise_functions.ipynb #ea555dfd
 def _unary_inplace(name, f):
     forward = _UNARY[name][1]
-    write = lambda xp, a: xp.copyto(a, forward(xp, a))
-    # (not for bool tensors: the forward keeps their dtype, where torch's result is float or int and is refused)
-    def method(self): return _inplace(self, f, _write=write if self._data.dtype != np.bool_ else None)
+    write, to_float, kernel = (lambda xp, a: xp.copyto(a, forward(xp, a))), _UNARY[name][4], _FLOAT_KERNELS.get(name)
+    # not for bool tensors, nor for integers where the op computes in floating point (erf_, sigmoid_): the forward keeps
+    # small types' dtype (uint8 in, uint8 out), where torch's result is float or int and is refused
+    def method(self):
+        k = self._data.dtype.kind
+        if kernel: _dispatch(self, *kernel)       # (the fast write below would not ask)
+        return _inplace(self, f, _write=None if k == 'b' or (to_float and k in 'iu') else write)
     method.__name__ = method.__qualname__ = name + '_'
     method.__doc__ = f"In-place `{name}`; returns self."
     return method
@@ -1061,6 +1070,7 @@ def polar(abs, angle, *, out=None):
     "The complex tensor with modulus `abs` and argument `angle`."
     _check_tensors("polar", dict(abs=abs, angle=angle))
     if abs.dtype is not angle.dtype: raise RuntimeError(f"Expected object of scalar type {_LEGACY[abs.dtype.name]} but got scalar type {_LEGACY[angle.dtype.name]} for second argument")
+    if abs._data.dtype == np.float16: raise NotImplementedError('"polar_cpu" not implemented for \'Half\'')    # (torch's check lets Half through, its kernel not)
     if abs._data.dtype not in (np.float32, np.float64): raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_LEGACY[abs.dtype.name]} and {_LEGACY[angle.dtype.name]}")
     r, t = _broadcast_pair(abs, angle)
     if out is not None: _complex_out(out, abs); return _into('polar', out, (abs, angle), lambda: PolarBackward0.apply(r, t))
@@ -1080,7 +1090,8 @@ _in_place_variant(ConjPhysicalBackward0, 'ConjPhysicalBackward1')
 def conj_physical_(input):
     "In-place `conj_physical`: the imaginary parts of `input` negated in its memory; returns `input`."
     # a real input is an in-place op all the same (torch: a new version, ConjPhysicalBackward1; a leaf that requires grad refused)
-    return _inplace(input, ConjPhysicalBackward0.apply, _write=lambda xp, a: xp.conjugate(a, out=a), _overlap_ok=not input.dtype.is_complex)   # (real: torch writes nothing, an expanded input too)
+    write = (lambda xp, a: xp.conjugate(a, out=a)) if input.dtype.is_complex else (lambda xp, a: None)   # (real: torch writes nothing; a bool stays bool)
+    return _inplace(input, ConjPhysicalBackward0.apply, _write=write, _overlap_ok=not input.dtype.is_complex)   # (real: an expanded input too)
 
 Tensor.conj_physical_ = conj_physical_
 
@@ -1483,6 +1494,7 @@ _MORE_UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #a9c0ec5f
 _INT_OK, _INT_ERROR = ('sgn',), ('frac',)
+_REAL_KERNELS, _NO_COMPLEX = dict(erfc='erfc_vml_cpu', erfinv='erfinv_vml_cpu'), ('deg2rad', 'rad2deg')   # torch's refusals of complex tensors
 
 class _QuietUnary(_Unary):
     "A `_Unary` whose forward returns NaN and infinities silently, as torch does."
@@ -1496,6 +1508,8 @@ def _unary(name, node):
         if not isinstance(input, Tensor): raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         if name in _INT_ERROR: _refuse_integers(input, f'{name}_cpu')
         if name == 'frac' and input.is_complex(): raise NotImplementedError(f'"frac_cpu" not implemented for \'{_dtype_name(input)}\'')
+        if name in _NO_COMPLEX and input.is_complex(): raise RuntimeError(f"{name} is not supported for complex tensors.")
+        if name in _REAL_KERNELS: return node.apply(_floating(input, _REAL_KERNELS[name]))
         return node.apply(input if name in _INT_OK + _INT_ERROR else _floating(input))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{name}` (its gradient node is `{node.__name__}`)."
@@ -1903,6 +1917,9 @@ def _spacings(spacing, dims, f, dim_given=True):
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     "Estimates of the derivative of samples `input` along each dimension in `dim` (all by default), one tensor each."
     if edge_order not in (1, 2): raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if input.dtype.name == 'uint8': raise RuntimeError("torch.gradient does not support uint8 input.")
+    if input.dtype.name == 'bool':        # torch's differences of a bool tensor: the error of `-` on two of them
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
     dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, builtins.int) else list(dim)
     dims = [_wrap_dim(d, input.dim()) for d in dims]
     _reduced_dims(dims, input.dim())         # torch's error for a dim named twice
@@ -2785,18 +2802,18 @@ class PolygammaBackward0(_Unary):
 
 def lgamma(input):
     "log |Γ(input)|, elementwise."
-    return LgammaBackward0.apply(_floating(input))
+    return LgammaBackward0.apply(_floating(input, 'lgamma_vml_cpu'))
 
 def digamma(input):
     "ψ(input) = d/dx lgamma(x), elementwise."
-    return DigammaBackward0.apply(_floating(input))
+    return DigammaBackward0.apply(_floating(input, 'digamma'))
 
 def polygamma(n, input):
     "The n-th derivative of digamma, elementwise."
     _check_tensors("polygamma", dict(input=input))
     n = _int_arg(n, 'n', 'polygamma', 1)
     if n < 0: raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return PolygammaBackward0.apply(_floating(input), n=n)     # (n = 0 too: torch's node, digamma's values)
+    return PolygammaBackward0.apply(_floating(input, 'digamma' if n == 0 else 'trigamma' if n == 1 else 'polygamma'), n=n)     # (n = 0 too: torch's node, digamma's values; torch's kernel names)
 
 # %% ../nbs/reference/special.ipynb #1c168d28
 Tensor.lgamma, Tensor.digamma = lgamma, digamma
@@ -2866,7 +2883,7 @@ SpecialLogNdtrBackward0.forward, SpecialLogNdtrBackward0.backward = _save_both, 
 def logit(input, eps=None):
     "log(p / (1 - p)), p clamped into [eps, 1 - eps] when eps is given."
     if eps is not None: eps = _float_arg(eps, 'eps', 'logit', 2)
-    return LogitBackward0.apply(_floating(input), **({} if eps is None else {'eps': eps}))
+    return LogitBackward0.apply(_floating(input, 'logit_cpu'), **({} if eps is None else {'eps': eps}))
 
 def sinc(input):
     "sin(πx) / (πx), and 1 at 0."
@@ -3098,20 +3115,20 @@ class SpecialI1EBackward0(_Unary):
 # %% ../nbs/reference/special_bessel.ipynb #20b92ab1
 def i0(input):
     "The modified Bessel function of the first kind of order 0, I0."
-    return I0Backward0.apply(_floating(input))
+    return I0Backward0.apply(_floating(input, 'i0_vml_cpu'))
 
 # %% ../nbs/reference/special_bessel.ipynb #18f525ae
 def i0e(input):
     "e^-|x| I0(x), without overflow."
-    return SpecialI0EBackward0.apply(_floating(input))
+    return SpecialI0EBackward0.apply(_floating(input, 'i0e_cpu'))
 
 def i1(input):
     "The modified Bessel function of the first kind of order 1, I1."
-    return SpecialI1Backward0.apply(_floating(input))
+    return SpecialI1Backward0.apply(_floating(input, 'i1_cpu'))
 
 def i1e(input):
     "e^-|x| I1(x), without overflow."
-    return SpecialI1EBackward0.apply(_floating(input))
+    return SpecialI1EBackward0.apply(_floating(input, 'i1e_cpu'))
 
 # %% ../nbs/reference/special_bessel.ipynb #419f6c0c
 def i0_(input):

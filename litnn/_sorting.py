@@ -421,6 +421,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we got boundaries "
                            f"tensor dim({s.ndim}) and input value's dim(0) numel(1)")
     if s.ndim == 0: raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
+    kinds = {s.dtype.kind, v.dtype.kind if isinstance(input, Tensor) else s.dtype.kind}
+    if kinds == {'b'} or 'c' in kinds:      # torch's kernel takes numbers of every real type (the two promoted together): not bools, not complex
+        c = [t for t in (sorted_sequence, input) if isinstance(t, Tensor) and t.dtype.is_complex]
+        raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for '{_LEGACY[(c[0] if c else sorted_sequence).dtype.name]}'")
     _warn_noncontiguous(input, sorted_sequence, sorter)
     if sorter is not None: s = xp.take_along_axis(s, sorter._data, -1)
     how = 'right' if right else 'left'

@@ -1508,7 +1508,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if input.dim() != 1: raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         input, repeats, dim = input.new_tensor(np.arange(input.numel())), input, 0
     if isinstance(repeats, Tensor) and repeats.dim() > 1: raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    if isinstance(repeats, Tensor) and (repeats.dtype.is_floating_point or repeats.dtype.is_complex or repeats.dtype.name == "bool"):
+    if isinstance(repeats, Tensor) and repeats.dtype.name not in ('int32', 'int64'):      # (torch's kernel: int and long counts only)
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_dtype_name(repeats)}'")
     if dim is None: input, dim = input.reshape(-1), 0
     elif not input.dim():        # torch: a tensor of counts asks the 0-d input its size; a number unsqueezes dim + 1

@@ -16,18 +16,20 @@ from ._pointwise import erfc
 from ._pointwise import mvlgamma
 from ._pointwise import SpecialLogNdtrBackward0, _zeta, digamma, lgamma
 from ._pointwise import SpecialEntrBackward0, SpecialNdtriBackward0
+from .autograd.broadcasting import _FLOAT_AND_DOUBLE, _FLOATING
 
 # %% auto #0
-__all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'common_args', 'multi_dim_common', 'SpecialZetaBackward0', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'softmax', 'log_softmax', 'erf', 'erfinv', 'exp2', 'expm1', 'i0', 'i0e', 'i1', 'i1e', 'log1p', 'logit', 'polygamma', 'round', 'sinc', 'xlogy', 'logsumexp', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
+__all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'common_args', 'multi_dim_common', 'SpecialZetaBackward0', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'round', 'softmax', 'log_softmax', 'erf', 'erfinv', 'exp2', 'expm1', 'i0', 'i0e', 'i1', 'i1e', 'log1p', 'logit', 'polygamma', 'sinc', 'xlogy', 'logsumexp', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
 
 # %% ../nbs/reference/special.ipynb #77f288ae
 gammaln, psi, expit = lgamma, digamma, sigmoid
 
-def _float_operands(input, other, fn):
-    "Two operands (tensors or numbers, not both: torch's TypeError) as two tensors of one floating dtype, as torch's binary special functions `fn` take them."
+def _float_operands(input, other, fn, kernel=None, types=_FLOATING):
+    """Two operands (tensors or numbers, not both: torch's TypeError) as two tensors of one floating dtype, as torch's binary
+    special functions `fn` take them; with `kernel`, refused as torch's kernel of that name refuses dtypes outside `types`."""
     if not isinstance(other, Tensor): _check_tensors(fn, dict(input=input))
     x, y = _promote(input, other)
-    x, y = (_floating(v) if isinstance(v, Tensor) else v for v in (x, y))
+    x, y = (_floating(v, kernel, types) if isinstance(v, Tensor) else v for v in (x, y))
     return tuple(v if isinstance(v, Tensor) else tensor(v, dtype=(y if isinstance(y, Tensor) else x).dtype) for v in (x, y))
 
 class SpecialZetaBackward0(Op):
@@ -44,24 +46,24 @@ class SpecialZetaBackward0(Op):
 
 def zeta(input, other):
     "The Hurwitz zeta function ζ(input, other) = Σ_k (other + k)^-input (differentiable in `other` only, as torch's)."
-    return SpecialZetaBackward0.apply(*_float_operands(input, other, "special_zeta"))
+    return SpecialZetaBackward0.apply(*_float_operands(input, other, "special_zeta", "zeta_cpu", _FLOAT_AND_DOUBLE))
 
 # %% ../nbs/reference/special.ipynb #ef833ea5
 def entr(input):
     "-x log x elementwise: 0 at 0, -inf below."
-    return SpecialEntrBackward0.apply(_floating(input))
+    return SpecialEntrBackward0.apply(_floating(input, 'entr_cpu'))
 
 def ndtr(input):
     "The standard normal CDF."
-    return 0.5 * erfc(_floating(input) * -math.sqrt(0.5))
+    return 0.5 * erfc(_floating(input, 'erf_vml_cpu') * -math.sqrt(0.5))
 
 def ndtri(input):
     "The inverse of the standard normal CDF."
-    return SpecialNdtriBackward0.apply(_floating(input))
+    return SpecialNdtriBackward0.apply(_floating(input, 'ndtri_cpu', _FLOAT_AND_DOUBLE))
 
 def log_ndtr(input):
     "log of the standard normal CDF."
-    return SpecialLogNdtrBackward0.apply(_floating(input))
+    return SpecialLogNdtrBackward0.apply(_floating(input, 'log_ndtr_cpu', _FLOAT_AND_DOUBLE))
 
 # %% ../nbs/reference/special.ipynb #7ca789d9
 class SpecialXlog1PyBackward0(Op):
@@ -78,15 +80,19 @@ class SpecialXlog1PyBackward0(Op):
 
 def xlog1py(input, other):
     "input * log1p(other), and 0 where input is 0."
-    return SpecialXlog1PyBackward0.apply(*_float_operands(input, other, "special_xlog1py"))
+    return SpecialXlog1PyBackward0.apply(*_float_operands(input, other, "special_xlog1py", "xlog1py_cpu"))
 
 # %% ../nbs/reference/special.ipynb #0281063f
 multigammaln = mvlgamma                 # torch.special.multigammaln is torch.mvlgamma
 
 # %% ../nbs/reference/special.ipynb #67f8eb9c
-from ._pointwise import erf, erfinv, exp2, expm1, i0, i0e, i1, i1e, log1p, logit, polygamma, round, sinc, xlogy
-from ._pointwise import _softmax, SoftmaxBackward0, LogSoftmaxBackward0
+from ._pointwise import erf, erfinv, exp2, expm1, i0, i0e, i1, i1e, log1p, logit, polygamma, sinc, xlogy
+from ._pointwise import _softmax, SoftmaxBackward0, LogSoftmaxBackward0, round as _round
 from ._reductions import logsumexp
+
+def round(input, *, decimals=0):
+    "`torch.round` with `decimals` 0 unless given: torch's special_round takes round's decimals overload, which refuses integers."
+    return _round(input, decimals=decimals)
 
 def softmax(input, dim, dtype=None):
     "`torch.softmax` without `out=`: torch's special_softmax is a function of its own."
@@ -107,12 +113,13 @@ from .backend import array_namespace
 from ._pointwise import _floating, _const
 from ._pointwise import _poly
 from ._pointwise import SpecialI0EBackward0, SpecialI1Backward0, SpecialI1EBackward0, _i0, _i1, _in_float, _j0, _j1, _k, _spherical_j0, _y0, _y1
+from .autograd.broadcasting import _FLOAT_AND_DOUBLE
 
 # %% ../nbs/reference/special_bessel.ipynb #1f9fb1f1
 def _constant(f, name, doc):
     "A function of torch.special without a derivative: its result is a constant, as in torch."
     def g(input):
-        x = _floating(input)
+        x = _floating(input, f'{name}_cpu', _FLOAT_AND_DOUBLE)     # (torch's kernels of these: float and double only)
         return _const(f(array_namespace(x._data), x._data))
     g.__name__, g.__qualname__, g.__doc__ = name, name, doc
     return g
@@ -178,6 +185,7 @@ from ._pointwise import _floating
 from ._pointwise import _Unary
 from ._pointwise import _erfc
 from ._pointwise import IgammaBackward0, IgammacBackward0, _igamma_args
+from .autograd.broadcasting import _FLOAT_AND_DOUBLE
 
 # %% ../nbs/reference/special_incomplete_gamma.ipynb #be5b17a9
 _SQRT_PI = math.sqrt(math.pi)
@@ -209,7 +217,7 @@ class SpecialErfcxBackward0(_Unary):
 
 def erfcx(input):
     "The scaled complementary error function e^(x²) erfc(x), without overflow or underflow."
-    return SpecialErfcxBackward0.apply(_floating(input))
+    return SpecialErfcxBackward0.apply(_floating(input, 'erfcx_cpu', _FLOAT_AND_DOUBLE))
 
 # %% ../nbs/reference/special_incomplete_gamma.ipynb #c4b7ece5
 def gammainc(input, other):
@@ -227,6 +235,7 @@ from ._tensor import Tensor, _dtype_name
 from ._pointwise import _floating, _const
 from .autograd.broadcasting import _promote
 from .autograd.graph import _as_torch_error
+from .autograd.broadcasting import _FLOAT_AND_DOUBLE
 
 # %% ../nbs/reference/special_polynomials.ipynb #5d99ce5c
 def _recurrence(xp, n, first, step, done):
@@ -295,8 +304,7 @@ def _polynomial(name, f):
         if not isinstance(x, Tensor) and not isinstance(n, Tensor):
             raise TypeError(f"special_{name}() received an invalid combination of arguments - got ({type(x).__name__}, {type(n).__name__})")
         xt, nt = _promote(x, n)
-        t = _floating(xt if isinstance(xt, Tensor) else nt)
-        if t._data.dtype.itemsize < 4: raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_dtype_name(t)}'")
+        t = _floating(xt if isinstance(xt, Tensor) else nt, f'{name}_cpu', _FLOAT_AND_DOUBLE)
         xp, d = array_namespace(t._data), t._data.dtype
         xa, na = (v._data if isinstance(v, Tensor) else xp.asarray(v) for v in (xt, nt))
         try: xa, na = xp.broadcast_arrays(xa.astype(d), _degree(xp, na))
@@ -318,7 +326,7 @@ legendre_polynomial_p = _polynomial('legendre_polynomial_p', _legendre)
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #69ae7bb2
 from ._pointwise import _wrap_out, _ALL
-_wrap_out(globals(), {'multigammaln': None, 'ndtr': None})      # (composites: unchecked)
+_wrap_out(globals(), {'multigammaln': None, 'ndtr': None, 'round': None})      # (composites: unchecked)
 _wrap_out(globals(), {n: None for n in ('airy_ai', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'chebyshev_polynomial_t',
     'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'entr', 'erfcx', 'gammainc', 'gammaincc',
     'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p', 'log_ndtr', 'modified_bessel_i0',

@@ -22,3 +22,44 @@ def test_angle_of_real_numbers_keeps_nan_and_reads_infinities(dtype):
     t, l = _pair(lambda lib, x: lib.angle(x), dtype)
     assert t[0] == l[0]
     np.testing.assert_array_equal(t[1], l[1])
+
+# --- which dtypes each function's kernel takes: torch's AT_DISPATCH sets, seen from outside as NotImplementedError /
+# RuntimeError for the dtypes a kernel was not built for. litnn computes most of these with numpy ufuncs that take any
+# dtype, so each refusal is a check of its own.
+FUNCTIONS = {
+    'erf': lambda L, x: L.erf(x), 'erfc': lambda L, x: L.erfc(x), 'erfinv': lambda L, x: L.erfinv(x),
+    'lgamma': lambda L, x: L.lgamma(x), 'digamma': lambda L, x: L.digamma(x), 'polygamma': lambda L, x: L.polygamma(1, x),
+    'mvlgamma': lambda L, x: L.mvlgamma(x.abs() + 2, 2), 'i0': lambda L, x: L.i0(x), 'logit': lambda L, x: L.logit(x),
+    'sinc': lambda L, x: L.sinc(x), 'deg2rad': lambda L, x: L.deg2rad(x), 'rad2deg': lambda L, x: L.rad2deg(x),
+    'special.i0e': lambda L, x: L.special.i0e(x), 'special.i1': lambda L, x: L.special.i1(x), 'special.i1e': lambda L, x: L.special.i1e(x),
+    'special.entr': lambda L, x: L.special.entr(x), 'special.ndtr': lambda L, x: L.special.ndtr(x), 'special.ndtri': lambda L, x: L.special.ndtri(x),
+    'special.log_ndtr': lambda L, x: L.special.log_ndtr(x), 'special.erfcx': lambda L, x: L.special.erfcx(x),
+    'special.xlog1py': lambda L, x: L.special.xlog1py(x, x), 'special.xlogy': lambda L, x: L.special.xlogy(x, x),
+    'special.zeta': lambda L, x: L.special.zeta(x, x), 'special.round': lambda L, x: L.special.round(x),
+    'special.expit': lambda L, x: L.special.expit(x), 'special.exp2': lambda L, x: L.special.exp2(x),
+    'special.sinc': lambda L, x: L.special.sinc(x), 'special.log1p': lambda L, x: L.special.log1p(x),
+    'special.gammaln': lambda L, x: L.special.gammaln(x), 'special.psi': lambda L, x: L.special.psi(x),
+    'special.bessel_j0': lambda L, x: L.special.bessel_j0(x), 'special.modified_bessel_k0': lambda L, x: L.special.modified_bessel_k0(x),
+    'searchsorted': lambda L, x: L.searchsorted(x.sort().values, x), 'bucketize': lambda L, x: L.bucketize(x, x.sort().values),
+    'histogram': lambda L, x: L.histogram(x, 3).hist, 'histc': lambda L, x: L.histc(x, 3),
+    'repeat_interleave': lambda L, x: L.repeat_interleave(x), 'gradient': lambda L, x: L.gradient(x)[0],
+    'conj_physical_': lambda L, x: x.conj_physical_(), 'polar': lambda L, x: L.polar(x, x),   # (complex(): torch's complex32 from two float16 tensors is not in litnn)
+    'erf_': lambda L, x: x.erf_(), 'sigmoid_': lambda L, x: x.sigmoid_(), 'exp_': lambda L, x: x.exp_(), 'abs_': lambda L, x: x.abs_(),
+    'deg2rad_': lambda L, x: x.deg2rad_(), 'logit_': lambda L, x: x.logit_(), 'i0_': lambda L, x: x.i0_(), 'lgamma_': lambda L, x: x.lgamma_(),
+}
+DTYPES = ['float32', 'float64', 'float16', 'bfloat16', 'int64', 'int32', 'int16', 'int8', 'uint8', 'bool', 'complex64', 'complex128']
+
+def _outcome(lib, fn, dtype):
+    try:
+        r = fn(lib, lib.tensor([0.25, 2.0, 0.5]).to(getattr(lib, dtype)))
+        return 'ok', str(r.dtype).split('.')[-1]
+    except Exception as e:
+        return 'error', type(e).__name__
+
+@pytest.mark.parametrize('name', list(FUNCTIONS))
+def test_each_function_takes_the_dtypes_torch_takes(name):
+    "Same dtypes accepted (with the same result dtype) and refused (with the same exception type) as torch."
+    fn = FUNCTIONS[name]
+    want = {d: _outcome(torch, fn, d) for d in DTYPES}
+    got = {d: _outcome(litnn, fn, d) for d in DTYPES}
+    assert got == want
