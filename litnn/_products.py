@@ -14,6 +14,8 @@ from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath, ViewB
 from .autograd.grad_mode import _Mode
 from .autograd.operators import _alpha_number, _refused   # a 0-d tensor given for beta/alpha: its number; an operand of `@` neither tensor nor number
 from . import amp   # autocast: the `_autocast` hook of the ops below
+from ._views import TBackward0   # `t()`'s node (17a_reordering_joining_splitting), which F.linear's short road records
+
 
 # %% ../nbs/16a_matrix_products.ipynb #5b1f0c2a
 def _op_product(a, b, ta=False, tb=False):
@@ -54,6 +56,7 @@ def _mm_grads(g, x, y, tx, ty, nx, ny):
     if nx: gx = _product(y2, g, ty, True, x2) if tx else _product(g, y2, False, not ty, x2)
     if ny: gy = _product(g, x2, True, tx, y2) if ty else _product(x2, g, not tx, False, y2)
     if g.ndim > 2: gx, gy = _reduce(gx, tuple(x2.shape)), _reduce(gy, tuple(y2.shape))   # batch dims broadcast in forward: summed
+    if ty is _T_EDGE and gy is not None: gy = gy.t() if isinstance(gy, Tensor) else gy.T   # for `y.t()`'s node (`_plain_mm`)
     return (gx.reshape(x.shape) if x1 and gx is not None else gx), (gy.reshape(y.shape) if y1 and gy is not None else gy)
 
 # %% ../nbs/16a_matrix_products.ipynb #71180046
@@ -180,7 +183,11 @@ def _plain_mm(x, y, ty=False, bias=None):
         ex = (fn, x._output_nr) if fn is not None else (_accumulator(x), 0) if x._requires_grad else _NO_EDGE
         fn = y.grad_fn
         ey = (fn, y._output_nr) if fn is not None else (_accumulator(y), 0) if y._requires_grad else _NO_EDGE
-        if bias is None: ctx.next_functions, ctx.t = (ex, ey), (_NOT_T if not ty else (False, True))
+        if ty and y._requires_grad:      # F.linear's `weight.t()`: torch's TBackward0 node, made before the product's (see above)
+            tn = _new(TBackward0)
+            tn.next_functions, tn._seq = (ey,), next(_counter)
+            ey, ty = (tn, 0), _T_EDGE
+        if bias is None: ctx.next_functions, ctx.t = (ex, ey), (_NOT_T if not ty else (False, ty))
         else: ctx.next_functions, ctx.o = (_edge(bias), ex, ey), (c.shape, 1, 1, False, ty)
         ctx._seq = next(_counter)
         if x._vc is None and y._vc is None: ctx._saved = x, y     # `save_for_backward`: no versions to note
@@ -192,6 +199,7 @@ def _plain_mm(x, y, ty=False, bias=None):
     return t
 
 _NOT_T = (False, False)
+_T_EDGE = 2     # `ty`/`t2` of a product that reads y transposed and whose edge for it goes through y.t()'s node
 
 def matmul(input, other, *, out=None):
     "Matrix product with torch's rules for 1-D operands and broadcast batch dims."

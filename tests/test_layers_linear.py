@@ -72,12 +72,13 @@ def test_linear_non_contiguous_inputs_match_torch():
 
 
 def test_linear_is_one_node_in_2d():
-    "The hot path records a single node whose inputs are (bias, x, weight), as torch's AddmmBackward0."
+    "The hot path records torch's AddmmBackward0 over (bias, x, weight.t()): the weight's edge through TBackward0."
     lm = lnn.Linear(4, 3)
     x = litnn.ones(2, 4, requires_grad=True)
     y = lm(x)
     assert y.grad_fn.name() == 'AddmmBackward0'
-    assert [type(fn).__name__ for fn, _ in y.grad_fn.next_functions] == ['AccumulateGrad'] * 3
+    assert [type(fn).__name__ for fn, _ in y.grad_fn.next_functions] == ['AccumulateGrad'] * 2 + ['TBackward0']
+    assert [type(fn).__name__ for fn, _ in y.grad_fn.next_functions[2][0].next_functions] == ['AccumulateGrad']
     assert LF.linear(x, lm.weight).grad_fn.name() == 'MmBackward0'
 
 

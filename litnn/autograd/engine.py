@@ -22,31 +22,75 @@ from ..storage import _root as _memory_root, _address
 __all__ = []
 
 # %% ../../nbs/13_backprop_engine.ipynb #d7a89513
-_by_seq = operator.attrgetter('_seq')
+_TOP = float('inf')      # an AccumulateGrad's key: torch numbers them all UINT64_MAX, above every other node
 
-def _topo(roots):
-    "The nodes reachable from `roots`, latest first: a topological order of the graph."
-    # each node found is keyed by where it runs: 2 seq + 1, sorted from the largest down. torch runs an AccumulateGrad as
-    # soon as its gradient is complete (its sequence number is the largest): right after the last node feeding it, the
-    # earliest made, not at its own place (made earlier when the leaf went through an earlier graph: its hooks would fire
-    # late). The walk notes each one's earliest feeder as it crosses the edge, and its key becomes 2 seq of that feeder:
-    # after the feeder (and any node of the same seq), before every node made earlier. So the graph is walked once and
-    # sorted once; the dict keeps the order nodes were found in, nearly the sorted one, which Python's sort takes in one pass.
-    key = {n: 2 * n._seq + 1 for n in roots}
-    stack = list(roots)
-    push, pop = stack.append, stack.pop    # bound once: the loop runs once per edge
-    first = {}
+def _push(heap, key, node):
+    "libstdc++'s `push_heap`: `(key, node)` enters at the end and moves up past each parent of a smaller key (not an equal one)."
+    i = len(heap); heap.append(None)
+    while i:
+        up = (i - 1) >> 1
+        if heap[up][0] >= key: break
+        heap[i] = heap[up]; i = up
+    heap[i] = (key, node)
+
+def _pop(heap):
+    """libstdc++'s `pop_heap`: the top leaves; the hole sinks to a leaf along the larger child (the right one of two
+    equal), the last entry fills it and moves up as in `_push`."""
+    top, last = heap[0][1], heap.pop()
+    n = len(heap)
+    if not n: return top
+    hole = child = 0
+    while child < (n - 1) >> 1:
+        child = 2 * child + 2
+        if heap[child][0] < heap[child - 1][0]: child -= 1
+        heap[hole] = heap[child]; hole = child
+    if not n & 1 and child == (n - 2) >> 1:
+        child = 2 * child + 2
+        heap[hole] = heap[child - 1]; hole = child - 1
+    key = last[0]
+    while hole:
+        up = (hole - 1) >> 1
+        if heap[up][0] >= key: break
+        heap[hole] = heap[up]; hole = up
+    heap[hole] = last
+    return top
+
+
+# %% ../../nbs/13_backprop_engine.ipynb #d7a89514
+def _topo(roots, keep=None):
+    """The nodes reachable from `roots` (with repeats, in order), in the order torch's engine runs them: a topological
+    order. `keep`: only these nodes go in the queue (torch's exec_info for `grad` and `backward(inputs=)`)."""
+    seen, more = set(), {}     # every node; node -> how many of its incoming edges (from nodes or roots) past the first are not yet run
+    stack = []
+    for n in roots:
+        if n in seen: more[n] = more.get(n, 0) + 1
+        else: seen.add(n); stack.append(n)
+    add, push, pop = seen.add, stack.append, stack.pop
     while stack:
-        n = pop()
+        for fn, _ in pop().next_functions:
+            if fn is None: continue
+            if fn in seen: more[fn] = more.get(fn, 0) + 1
+            else: add(fn); push(fn)
+    order, heap = [], []
+    for n in roots:                     # torch's GraphRoot passes each root its gradient, in order
+        if more.get(n): more[n] -= 1
+        elif keep is None or n in keep: _push(heap, _TOP if type(n) is AccumulateGrad else n._seq, n)
+    n = _pop(heap) if heap else None
+    add = order.append
+    while n is not None:                # run n; the nodes it makes ready enter the queue in its edges' order
+        add(n)
+        nxt = None                      # the one node made ready while the queue is empty: it runs next, no queue needed
         for fn, _ in n.next_functions:
             if fn is None: continue
-            if type(fn) is AccumulateGrad:
-                s = first.get(fn)
-                if s is None or n._seq < s: first[fn] = n._seq
-            elif fn not in key: key[fn] = 2 * fn._seq + 1; push(fn)
-    if first:     # (several at one place: the latest made first; a sort is stable, so they go in, in that order, last)
-        for acc in sorted(first, key=_by_seq, reverse=True): key.pop(acc, None); key[acc] = 2 * first[acc]
-    return sorted(key, key=key.__getitem__, reverse=True)
+            if fn in more:
+                d = more[fn]
+                if d: more[fn] = d - 1; continue
+            if keep is not None and fn not in keep: continue
+            if nxt is None and not heap: nxt = fn; continue
+            if nxt is not None: _push(heap, _TOP if type(nxt) is AccumulateGrad else nxt._seq, nxt); nxt = None
+            _push(heap, _TOP if type(fn) is AccumulateGrad else fn._seq, fn)
+        n = nxt if nxt is not None or not heap else _pop(heap)
+    return order
 
 
 # %% ../../nbs/13_backprop_engine.ipynb #6b3a514a
@@ -239,7 +283,9 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     "Run backward from `roots` (node, output_nr) seeded with `root_grads`."
     order = _topo([n for n, _ in roots])
     needed = None
-    if capture is not None or only is not None: needed = _needed(order, set(capture or ()) | set(only or ()), set(only or ()))
+    if capture is not None or only is not None:     # only the nodes that lead to a target, or capture one, are queued
+        needed = _needed(order, set(capture or ()) | set(only or ()), set(only or ()))
+        order = _topo([n for n, _ in roots], needed.union(capture or ()))
     plain = not create_graph
     buffers, captured = {}, {}
     claimed = set()
@@ -256,7 +302,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
     anomaly, node = _Mode.anomaly, None
     prof = _Mode.profiler      # a profile recording (reference/backprop/profiler): each node's backward is an event
     watched = capture is not None or needed is not None or prof is not None    # one test per node when none is
-    lean = plain and not watched and not checked and anomaly is None    # the common pass: the short road below
+    lean = plain and not watched and not checked and anomaly is None    # the common pass: most of the tests below are skipped
     pop, get = buffers.pop, buffers.get       # bound once: the loop below runs once per node
     _final_callbacks.append([])
     quiet = np.errstate(all='ignore'); quiet.__enter__()   # numpy's notes of inf and nan: one guard for the pass (12_backprop_graph)
@@ -265,41 +311,27 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
             grads = pop(node, None)
             if grads is None: continue                    # no gradient reached this node
             acc = type(node) is AccumulateGrad
-            if lean and not node._hooked:     # the short road: no hook of the node's own (pre, post, tensor), nothing watching
-                if acc:
-                    if node.variable._hooks: grads = _run_tensor_hooks(node, grads, claimed, create_graph)
-                    if accumulate: _accumulate(node, grads[0], claimed, create_graph)
-                    continue
-                g = grads[0]
-                if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)
-                if g is not None and node._n_out == 1 and node.on_arrays and node._complex is None:
-                    outs = node.backward(node, g)
-                    if type(outs) is not tuple: outs = (outs,)
-                elif node._complex is not None: outs = _complex_backward(node, grads, plain)
-                else: outs = _call_backward(node, grads, plain)
-                if not retain_graph:
-                    if node._saved or node._keeps_state: node._saved = _FREED
-                    if node._out is not None: node._out = _FREED
-            else:
-                if watched and needed is not None and node not in needed and (capture is None or node not in capture):
-                    continue                                  # neither run nor captured: left alone, hooks and all (torch's)
+            slow = not lean or node._hooked     # something may watch or change this node's gradients (the common pass: no)
+            if slow:
                 if node._hooked or (acc and node.variable._hooks): grads = _run_tensor_hooks(node, grads, claimed, create_graph)
                 if watched:
                     if capture is not None and node in capture: captured[node] = grads
                     if needed is not None and node not in needed: continue
                     if prof is not None: ev = prof.begin_node(node)
                 if node._pre_hooks: grads = _run_pre_hooks(node, grads, claimed, create_graph)
-                if acc:
-                    if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
-                    if prof is not None: prof.end_node(ev)
-                    continue
-                g = grads[0]
-                if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)     # (torch's nodes unpack what they saved first)
-                if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
-                elif g is not None and node._n_out == 1 and (node.on_arrays or not plain):  # the common case, inlined
-                    outs = node.backward(node, g)
-                    if type(outs) is not tuple: outs = (outs,)
-                else: outs = _call_backward(node, grads, plain)
+            if acc:
+                if not slow and node.variable._hooks: grads = _run_tensor_hooks(node, grads, claimed, create_graph)   # (a leaf's, on the tensor)
+                if accumulate and (only is None or node in only): _accumulate(node, grads[0], claimed, create_graph)
+                if prof is not None: prof.end_node(ev)
+                continue
+            g = grads[0]
+            if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)     # (torch's nodes unpack what they saved first)
+            if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
+            elif g is not None and node._n_out == 1 and (node.on_arrays or not plain):  # the common case, inlined
+                outs = node.backward(node, g)
+                if type(outs) is not tuple: outs = (outs,)
+            else: outs = _call_backward(node, grads, plain)
+            if slow:
                 if checked: outs = _validated_outs(node, outs)
                 if not plain and node._grad_reads_input: outs = _linked(node, outs)   # see _linked below
                 if prof is not None: prof.end_node(ev)
@@ -309,10 +341,10 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                         given = tuple(map(_as_tensor, outs))
                         r = h(given, tuple(map(_as_tensor, grads)))
                         if r is not None and r is not given: outs = tuple(_value(g, plain) for g in _checked_grads(h, given, r))
-                if not retain_graph:   # free what backward no longer needs
-                    if node._saved or node._keeps_state: node._saved = _FREED
-                    if node._out is not None: node._out = _FREED
                 if anomaly is not None: anomaly.check(node, outs)    # NaN in a gradient (reference/backprop/anomaly_mode)
+            if not retain_graph:   # free what backward no longer needs
+                if node._saved or node._keeps_state: node._saved = _FREED
+                if node._out is not None: node._out = _FREED
             for (fn, nr), g in zip(node.next_functions, outs):
                 if fn is None: continue
                 if g is None:       # no gradient: a custom Function is called all the same, with zeros (torch's)

@@ -27,9 +27,9 @@ def linear(input, # (..., in_features)
             if x.ndim == 2:       # a matrix: the short road (`_plain_mm`), else the nodes below
                 out = _plain_mm(input, weight, True, bias)
                 if out is not None: return out
-            if x.ndim == 2 and bias is None: return MmBackward0.apply(input, weight, ty=True)
+            if x.ndim == 2 and bias is None: return MmBackward0.apply(input, weight.t())
             if bias is not None and bias._data.dtype == x.dtype and bias._data.shape == w.shape[:1]:
-                if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True)
+                if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight.t())
                 if x.flags.c_contiguous: return _flat_addmm(input, weight, bias)     # a batch (..., in): every check passes too
         return _linear(input, weight, bias)
     except AttributeError:
@@ -42,7 +42,10 @@ from ..backend import _cpp
 def _flat_addmm(input, weight, bias):
     "A vector or a contiguous batch `(..., in)` seen as one matrix, through `addmm`, and viewed back (`ViewBackward0`), as torch's `linear`."
     x = input._data
-    return AddmmBackward0.apply(bias, input.reshape(math.prod(x.shape[:-1]), x.shape[-1]), weight, t2=True).view(x.shape[:-1] + weight._data.shape[:1])
+    flat = input.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+    out = _plain_mm(flat, weight, True, bias)
+    if out is None: out = AddmmBackward0.apply(bias, flat, weight.t())
+    return out.view(x.shape[:-1] + weight._data.shape[:1])
 
 def _linear(input, weight, bias):
     "`linear` for the cases off the hot path: checks, vectors, batches of any rank."
@@ -62,9 +65,10 @@ def _linear(input, weight, bias):
     shape, rows = x.shape[:-1] + (w.shape[0],), math.prod(x.shape[:-1])    # (not -1: in_features may be 0)
     if bias is not None and (x.ndim <= 2 or x.flags.c_contiguous) and bias.dim() <= 2 and not all(a in (1, b) for a, b in zip(bias.shape[::-1], (rows, w.shape[0])[::-1])):
         bias.expand(rows, w.shape[0])      # torch's addmm expands the bias to the product first: its message
-    if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight, t2=True) if bias is not None else MmBackward0.apply(input, weight, ty=True)
+    if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight.t()) if bias is not None else MmBackward0.apply(input, weight.t())
     if bias is not None and (x.ndim == 1 or x.flags.c_contiguous): return _flat_addmm(input, weight, bias)
-    out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(rows, x.shape[-1]), weight, ty=True), shape=shape)
+    wt = weight.t()          # (made before the reshape, as torch's matmul(input, weight.t()))
+    out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(rows, x.shape[-1]), wt), shape=shape)
     if bias is None: return out
     y = out + bias      # torch's `output.add_(bias)`: a bias of another dtype is added into the product's dtype
     return y if y.dtype == out.dtype else y.to(out.dtype)

@@ -20,8 +20,10 @@ from .._products import addmm
 
 # %% ../../nbs/46_recurrence.ipynb #1761f67c
 def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
-    "x W_ihᵀ + b_ih + h W_hhᵀ + b_hh: the pre-activations of every gate, side by side."
-    return F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)
+    "h W_hhᵀ + b_hh + x W_ihᵀ + b_ih: the pre-activations of every gate, side by side."
+    # the hidden state's product first, as ATen's cells (`linear_hh(h).add_(linear_ih(x))`): its nodes are older, so
+    # backward reaches the input's weights first, and hooks see them in torch's order (the sum is the same)
+    return F.linear(hx, w_hh, b_hh) + F.linear(input, w_ih, b_ih)
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     "One step of an Elman RNN: tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh)."
