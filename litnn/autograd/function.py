@@ -268,6 +268,16 @@ def _dirtied(ctx, t, i):
         if t._views is not None: t._regenerate_views()
 
 
+# %% ../../nbs/35a_saved_tensor_hooks.ipynb #c0ffee02
+from .graph import _SavedTensor, _FREED, _SECOND_TIME
+
+def _raw_saved_tensors(self):
+    "torch's `ctx._raw_saved_tensors`: a SavedTensor slot per value `save_for_backward` saved."
+    saved = self.__dict__.get('_saved', ())
+    if saved is _FREED: raise RuntimeError(_SECOND_TIME)
+    return tuple(_SavedTensor(self, i) for i in range(len(saved)))
+FunctionCtx._raw_saved_tensors = property(_raw_saved_tensors)
+
 # %% ../../nbs/reference/backprop/engine_switches.ipynb #09fe93dd
 def _iter_tensors(obj):
     "The tensors in a nest of lists and tuples, in order."

@@ -616,16 +616,17 @@ def _saved_names(node):
 class _SavedTensor:
     "One tensor a node saved (torch's `torch._C._autograd.SavedTensor`): `register_hooks` packs it now, unpacks it when read."
     def __init__(self, node, i): self.node, self.i = node, i      # i: a position in node._saved, or None for its output
-    def register_hooks(self, pack_hook, unpack_hook):
-        if not (callable(pack_hook) and callable(unpack_hook)):
+    def register_hooks(self, *hooks):
+        if len(hooks) != 2 or not all(map(callable, hooks)):     # (pybind11's check: one message for either)
             raise TypeError("register_hooks(): incompatible function arguments. The following argument types are supported:\n"
                             "    1. (self: SavedTensor, arg0: collections.abc.Callable, arg1: collections.abc.Callable) -> None")
         node, i = self.node, self.i
         saved = node._out if i is None else node._saved
         if saved is _FREED: raise RuntimeError(_SECOND_TIME)
+        if i is not None and saved[i] is None: raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
         if type(saved if i is None else saved[i]) is _Packed:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of hooks is allowed at a time.")
-        t = node.result if i is None else saved[i]
+        t, (pack_hook, unpack_hook) = node.result if i is None else saved[i], hooks
         p = _Packed(t, (_SELF, 0) if i is None else _edge(t), (pack_hook, unpack_hook))   # as saved_tensors_hooks packs, with this pair
         if i is None: node._out = p
         else: node._saved, node._packed = saved[:i] + (p,) + saved[i + 1:], True
