@@ -207,3 +207,20 @@ def _dist_dispatch(lib):
 
 def test_distributions_hand_inner_calls_to_subclasses():
     assert _dist_dispatch(litnn) == _dist_dispatch(torch)
+
+# --- Hugging Face transformers imports torch._dynamo._trace_wrapped_higher_order_op.TransformGetItemToIndex at start-up ---
+
+def _getitem_to_index(lib):
+    import importlib
+    M = importlib.import_module(lib.__name__ + '._dynamo._trace_wrapped_higher_order_op')
+    x = lib.arange(12.).reshape(3, 4).requires_grad_()
+    with M.TransformGetItemToIndex():
+        a, b, c = x[lib.tensor(1)], x[1, 2], x[lib.tensor(2), 1]
+        v = lib.vmap(lambda i, j: x[i, j])(lib.arange(3), lib.tensor([0, 3, 1]))
+        m = lib.vmap(lib.vmap(lambda i, j: (i >= j) & (x[i, j] > 3), in_dims=(None, 0)), in_dims=(0, None))(lib.arange(3), lib.arange(4))
+    (a.sum() + b + c + v.sum()).backward()
+    return [a.tolist(), a._base is None, b.tolist(), c.tolist(), v.tolist(), m.tolist(), x.grad.tolist(), x[lib.tensor(1)]._base is x,
+            M.TransformGetItemToIndex.__mro__[1].__name__]
+
+def test_transform_getitem_to_index():
+    assert _getitem_to_index(litnn) == _getitem_to_index(torch)
