@@ -246,7 +246,7 @@ def _amax(fn, x, dim, keepdim):
     if getattr(x, 'is_nested', False): return getattr(x, fn)(dim, keepdim)
     dims = _rdims(x, dim)
     _nonempty(fn, x, None if dim is None or (isinstance(dim, (tuple, list)) and not dim) else _dim_tuple(dim))   # as given
-    if x.dtype.is_complex: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')
+    if x.dtype.is_complex and x._data.size: raise NotImplementedError(f'"{fn[1:]}_values_cpu" not implemented for \'{_dtype_name(x)}\'')   # (nothing to reduce: no kernel runs, as torch)
     return _EXTREMA[fn[1:]][2].apply(x, dim=dims, keepdim=keepdim)
 
 def amax(input, dim=(), keepdim=False):
@@ -748,13 +748,17 @@ class CumminBackward0(CummaxBackward0): fn = 'min'
 # %% ../nbs/reference/torch/scans.ipynb #a34c1756
 return_types.cummax, return_types.cummin = _return_type('cummax'), _return_type('cummin')
 
+def _scan_dim(input, dim):
+    "`dim` wrapped; torch's cummax and cummin return early for an empty tensor, before the check: any dim passes (0 for us)."
+    return 0 if input._data.size == 0 and isinstance(dim, builtins.int) else _wrap_dim(dim, input._data.ndim)
+
 def cummax(input, dim):
     "Running maxima along `dim` and their indices, as `(values, indices)`."
-    return return_types.cummax(CummaxBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim)))
+    return return_types.cummax(CummaxBackward0.apply(input, dim=_scan_dim(input, dim)))
 
 def cummin(input, dim):
     "Running minima along `dim` and their indices, as `(values, indices)`."
-    return return_types.cummin(CumminBackward0.apply(input, dim=_wrap_dim(dim, input._data.ndim)))
+    return return_types.cummin(CumminBackward0.apply(input, dim=_scan_dim(input, dim)))
 
 Tensor.cummax, Tensor.cummin = cummax, cummin
 

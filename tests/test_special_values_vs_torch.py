@@ -63,3 +63,23 @@ def test_each_function_takes_the_dtypes_torch_takes(name):
     want = {d: _outcome(torch, fn, d) for d in DTYPES}
     got = {d: _outcome(litnn, fn, d) for d in DTYPES}
     assert got == want
+
+# --- reductions and scans of empty tensors: where torch's kernel never runs, torch neither checks the dim (cummax,
+# cummin) nor the dtype (amax/amin of complex numbers)
+EMPTY_CASES = {
+    'cummax 1-d dim 5': lambda L: L.cummax(L.tensor([]), 5), 'cummin 1-d dim -3': lambda L: L.cummin(L.tensor([]), -3),
+    'cummax 2-d dim 2': lambda L: L.cummax(L.zeros(0, 3), 2), 'cummax non-empty dim 2': lambda L: L.cummax(L.zeros(2, 3), 2),
+    'amax complex empty': lambda L: L.amax(L.zeros(3, 0, dtype=L.complex64), 0), 'amin complex empty': lambda L: L.amin(L.zeros(3, 0, dtype=L.complex64), 0),
+    'amax complex': lambda L: L.amax(L.zeros(3, 2, dtype=L.complex64), 0), 'amax empty dim': lambda L: L.amax(L.zeros(0, 3), 0),
+}
+
+@pytest.mark.parametrize('name', list(EMPTY_CASES))
+def test_empty_reductions_and_scans_as_torch(name):
+    out = []
+    for lib in (torch, litnn):
+        try:
+            r = EMPTY_CASES[name](lib)
+            out.append([(str(t.dtype).split('.')[-1], tuple(t.shape)) for t in (r if isinstance(r, tuple) else (r,))])
+        except Exception as e:
+            out.append((type(e).__name__, str(e)))
+    assert out[0] == out[1]
