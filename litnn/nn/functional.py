@@ -14,6 +14,7 @@ from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
 from .._products import MmBackward0, AddmmBackward0, matmul, UnsafeViewBackward0, _plain_mm
 from .. import amp   # autocast: the `_autocast` hook of the ops below
+from ..autograd.grad_mode import _Mode
 
 # %% ../../nbs/29_linear.ipynb #ebdf54fd
 def linear(input, # (..., in_features)
@@ -27,9 +28,9 @@ def linear(input, # (..., in_features)
             if x.ndim == 2:       # a matrix: the short road (`_plain_mm`), else the nodes below
                 out = _plain_mm(input, weight, True, bias)
                 if out is not None: return out
-            if x.ndim == 2 and bias is None: return MmBackward0.apply(input, weight.t())
+            if x.ndim == 2 and bias is None: return _linear_mm(input, weight)
             if bias is not None and bias._data.dtype == x.dtype and bias._data.shape == w.shape[:1]:
-                if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight.t())
+                if x.ndim == 2: return _linear_addmm(bias, input, weight)
                 if x.flags.c_contiguous: return _flat_addmm(input, weight, bias)     # a batch (..., in): every check passes too
         return _linear(input, weight, bias)
     except AttributeError:
@@ -39,12 +40,23 @@ def linear(input, # (..., in_features)
 # %% ../../nbs/29_linear.ipynb #82782f30
 from ..backend import _cpp
 
+def _linear_addmm(bias, x, weight):
+    """`bias + x @ weight.t()` recorded as torch records it: `weight.t()` a node of its own (TBackward0); under a trace
+    (`onnx.export`) the weight read transposed (a flag), which the exporter writes as one `Gemm`, as torch's does."""
+    if _Mode.trace is not None: return AddmmBackward0.apply(bias, x, weight, t2=True)
+    return AddmmBackward0.apply(bias, x, weight.t())
+
+def _linear_mm(x, weight):
+    "`x @ weight.t()`, as `_linear_addmm` records it."
+    if _Mode.trace is not None: return MmBackward0.apply(x, weight, ty=True)
+    return MmBackward0.apply(x, weight.t())
+
 def _flat_addmm(input, weight, bias):
     "A vector or a contiguous batch `(..., in)` seen as one matrix, through `addmm`, and viewed back (`ViewBackward0`), as torch's `linear`."
     x = input._data
     flat = input.reshape(math.prod(x.shape[:-1]), x.shape[-1])
     out = _plain_mm(flat, weight, True, bias)
-    if out is None: out = AddmmBackward0.apply(bias, flat, weight.t())
+    if out is None: out = _linear_addmm(bias, flat, weight)
     return out.view(x.shape[:-1] + weight._data.shape[:1])
 
 def _linear(input, weight, bias):
@@ -65,10 +77,13 @@ def _linear(input, weight, bias):
     shape, rows = x.shape[:-1] + (w.shape[0],), math.prod(x.shape[:-1])    # (not -1: in_features may be 0)
     if bias is not None and (x.ndim <= 2 or x.flags.c_contiguous) and bias.dim() <= 2 and not all(a in (1, b) for a, b in zip(bias.shape[::-1], (rows, w.shape[0])[::-1])):
         bias.expand(rows, w.shape[0])      # torch's addmm expands the bias to the product first: its message
-    if x.ndim == 2: return AddmmBackward0.apply(bias, input, weight.t()) if bias is not None else MmBackward0.apply(input, weight.t())
+    if x.ndim == 2: return _linear_addmm(bias, input, weight) if bias is not None else _linear_mm(input, weight)
     if bias is not None and (x.ndim == 1 or x.flags.c_contiguous): return _flat_addmm(input, weight, bias)
-    wt = weight.t()          # (made before the reshape, as torch's matmul(input, weight.t()))
-    out = UnsafeViewBackward0.apply(MmBackward0.apply(input.reshape(rows, x.shape[-1]), wt), shape=shape)
+    if _Mode.trace is not None: out = MmBackward0.apply(input.reshape(rows, x.shape[-1]), weight, ty=True)
+    else:
+        wt = weight.t()      # (made before the reshape, as torch's matmul(input, weight.t()))
+        out = MmBackward0.apply(input.reshape(rows, x.shape[-1]), wt)
+    out = UnsafeViewBackward0.apply(out, shape=shape)
     if bias is None: return out
     y = out + bias      # torch's `output.add_(bias)`: a bias of another dtype is added into the product's dtype
     return y if y.dtype == out.dtype else y.to(out.dtype)
