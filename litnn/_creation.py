@@ -221,6 +221,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         t = t.to(device) if device is not None else t
         _check_grad_dtype(t._data, requires_grad)
         return _set_requires_grad(t, requires_grad)
+    if isinstance(data, (np.ndarray, np.datetime64)) and data.dtype.isnative and data.dtype not in _by_np: _unsupported_numpy(data)   # (before any dtype= cast)
     a = _infer(data, dtype)
     device = device if device is not None else _default_device['device']
     a = to_device(a, device) if device is not None else a
@@ -559,6 +560,15 @@ def randn(*args, size=None, generator=None, dtype=None, device=None, requires_gr
     return _factory(draw, dtype, device, requires_grad)
 
 # %% ../nbs/11_making_tensors.ipynb #09fb83de
+def _check_from_to(lo, hi, d):
+    "c10's check_from_to_in_range: `from` and `to - 1` must be values of dtype `d` (`randint(0, 300, dtype=uint8)` raises)."
+    if d.is_floating_point:
+        f = B.ml_dtypes.finfo(d.np) if d.name == 'bfloat16' else np.finfo(d.np)
+        lim = (builtins.float(f.min), builtins.float(f.max))
+    else: lim = (0, 1) if d.name == 'bool' else (builtins.int(np.iinfo(d.np).min), builtins.int(np.iinfo(d.np).max))
+    if not lim[0] <= lo <= lim[1]: raise RuntimeError(f"from is out of bounds for {B._cpp(d)}")
+    if not lim[0] <= hi - 1 <= lim[1]: raise RuntimeError(f"to - 1 is out of bounds for {B._cpp(d)}")
+
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     "Random integers from `low` up to, not including, `high` (int64 by default)."
     short = size is None or high is None                  # torch's overload randint(high, size)
@@ -572,6 +582,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     g = _generator(_on(device), generator)
     if low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if dtype is not None and to_dtype(dtype).is_complex: raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+    _check_from_to(low, high, to_dtype(dtype) if dtype is not None else B.int64)
     if isinstance(g, _TorchRng):     # a word per value (two for a range of 2**32 or more, in the dtypes torch widens)
         wide = lambda d: np.dtype(d).name in ('int64', 'float64', 'float32', 'bfloat16')
         return _factory(lambda xp, d: g.ints(math.prod(s), low, high, wide(d)).reshape(s).astype(d), dtype, device, requires_grad, B.int64)
@@ -586,6 +597,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     "A random permutation of `0..n-1` (int64 by default)."
     if n < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = to_dtype(dtype) if dtype is not None else B.int64     # torch's check_supported_max_int_with_precision: n - 1 must fit
+    if d.name == 'bool' or d.is_complex: raise NotImplementedError(f'"randperm" not implemented for \'{_LEGACY[d.name]}\'')
     _checked_scalar(n - 1 if n > 0 else n, d.np)
     for name, digits in (('Half', 11), ('Float', 24), ('Double', 53)):
         if _LEGACY[d.name] == name and n > 2 ** digits + 1:
@@ -649,7 +661,11 @@ from .storage import UntypedStorage
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
 # %% ../nbs/11a_creating_and_converting.ipynb #fec201fe
-_SUPPORTED = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
+_SUPPORTED = "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool"
+
+def _unsupported_numpy(a):
+    "torch's error for an array (or numpy datetime) of a dtype no tensor has: `from_numpy`, `tensor` and `as_tensor` (even with `dtype=`) raise it."
+    raise TypeError(f"can't convert np.ndarray of type numpy.{a.dtype.type.__name__}. The only supported types are: {_SUPPORTED}.")
 
 def from_numpy(ndarray):
     "A CPU tensor that shares memory with `ndarray` and keeps its dtype (as `torch.from_numpy`)."
@@ -657,8 +673,7 @@ def from_numpy(ndarray):
         t = type(ndarray)
         raise TypeError(f"expected np.ndarray (got {t.__module__ + '.' if t.__module__ not in ('builtins', None) else ''}{t.__name__})")
     _numpy_checks(ndarray)
-    if ndarray.dtype not in _by_np:
-        raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. The only supported types are: {_SUPPORTED}.")
+    if ndarray.dtype not in _by_np: _unsupported_numpy(ndarray)
     if not ndarray.flags.writeable:
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means writing to this "
                       "tensor will result in undefined behavior. You may want to copy the array to protect its data or make it writable "

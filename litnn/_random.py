@@ -16,6 +16,8 @@ from . import backend as B   # (B._vmap_random: inside vmap, a random op's rule,
 from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill, _parts, _joined
 from ._pointwise import _no_derivative   # a node without derivative, as torch's (15_elementwise_ops)
 from .autograd.broadcasting import _refuse_integers, _into
+from .backend import to_dtype
+from ._creation import _float_only, _check_from_to   # the checks torch's kernels make: dtypes without normals, random bounds (11_making_tensors)
 
 # %% ../nbs/19_random_sampling.ipynb #1b37a4c4
 def _iteration_order(shape, strides):
@@ -237,6 +239,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if not (tm or ts):
         if size is None: raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, {type(std).__name__})")
         s, g = _size((size,)), _generator(_on(device), generator)
+        if math.prod(s) and dtype is not None and not to_dtype(dtype).is_complex: _float_only('normal_kernel_cpu', dtype)   # integers have no normals
         draw = (lambda xp, d: g.normal(math.prod(s), d, mean, std).reshape(s)) if isinstance(g, _TorchRng) else (lambda xp, d: (g.standard_normal(s) * std + mean).astype(d))
         return _in_layout('normal', _factory(draw, dtype, device, requires_grad), layout, pin_memory)
     ref = mean if tm else std
@@ -246,6 +249,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     from litnn.autograd.graph import _broadcast_shape     # torch's error for shapes that do not broadcast
     shape = _broadcast_shape(getattr(m, 'shape', ()), getattr(sd, 'shape', ()))
     d = promote_types(mean.dtype, std.dtype) if tm and ts else ref.dtype
+    if math.prod(shape) and not d.is_complex: _float_only('normal_kernel_cpu', d)
     g = _generator(ref.device, generator)
     if isinstance(g, _TorchRng): sample = g.normal(math.prod(shape), d.np).reshape(shape) * sd + m   # torch: normal_(0, 1), then * std + mean
     else: sample = xp.asarray(g.standard_normal(shape)) * sd + m
@@ -439,14 +443,11 @@ def random_(self:Tensor, from_=_ABSENT, to=_ABSENT, *, generator=None):
     else: node, lo, hi = RandomBackward0, from_, (_top(d) + 1 if to is None else to)
     if lo >= hi: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
     if d.is_floating_point:     # c10's check_from_to_in_range: inside the dtype, and a warning past 2**digits
-        f = B.ml_dtypes.finfo(d.np) if d.name == 'bfloat16' else np.finfo(d.np)
-        lim, digits = (builtins.float(f.min), builtins.float(f.max)), _top(d).bit_length() - 1
+        digits = _top(d).bit_length() - 1
         if node is RandomBackward1 or node is RandomBackward0 and to is not None:
             lo, hi = _update_from(lo, d, digits), _update_to(hi, d, digits)
             if lo >= hi: raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from={lo} >= to={hi}")
-    else: lim = (0, 1) if d.name == 'bool' else (builtins.int(np.iinfo(d.np).min), builtins.int(np.iinfo(d.np).max))
-    if not lim[0] <= lo <= lim[1]: raise RuntimeError(f"from is out of bounds for {_cpp(d)}")
-    if not lim[0] <= hi - 1 <= lim[1]: raise RuntimeError(f"to - 1 is out of bounds for {_cpp(d)}")
+    _check_from_to(lo, hi, d)      # (11_making_tensors: randint checks the same)
     if d.is_floating_point:
         for v, name in ((lo, 'from'), (hi - 1, 'to - 1')):
             if not -2 ** digits <= v <= 2 ** digits:

@@ -645,6 +645,7 @@ def _split(tensor, split_size_or_sections, dim=0):
         sizes, op = (k,) * (m - 1) + (n - k * (m - 1),), SplitBackward0
     else:
         sizes, op = tuple(builtins.int(v) for v in k), SplitWithSizesBackward0
+        if builtins.any(v < 0 for v in sizes): raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={list(sizes)}")
         if builtins.sum(sizes) != n: raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {dim}), but got split_sizes={list(sizes)}")
     return _views_of_many(op.apply(tensor, sizes=sizes, dim=d), tensor)
 
@@ -1334,6 +1335,8 @@ def diag(self:Tensor, diagonal=0): return diag(self, diagonal)
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #774be89b
 def _triangle(which, row, col, offset, dtype, device):
+    for name, v in (('row', row), ('col', col)):     # (numpy would give an empty result)
+        if v < 0: raise RuntimeError(f"{name} must be non-negative, got{v}")
     r, c = np.tril_indices(row, offset, col) if which == 'tril' else np.triu_indices(row, offset, col)
     return _factory(lambda xp, d: xp.asarray(np.stack([r, c]).astype(d)), dtype, device, False, B.int64)
 

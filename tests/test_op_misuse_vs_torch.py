@@ -1,0 +1,81 @@
+"Tensor functions called with wrong or edge arguments, run by the same code on real torch and litnn: the same exception type and message, or the same result."
+import warnings
+import numpy as np, pytest, torch
+import litnn
+
+def _run(case, lib):
+    "('ok', dtype, shape, values) for a tensor, ('ok', value) for anything else, or ('err', exception type name, message)."
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r = case(lib)
+    except Exception as e:
+        return ('err', type(e).__name__, str(e).replace('litnn', 'torch'))
+    return ('ok', _plain(r))
+
+def _plain(r):
+    "A result as plain Python: a tensor as (dtype, shape, values), tuples and lists item by item."
+    if isinstance(r, (torch.Tensor, litnn.Tensor)): return (str(r.dtype).split('.')[-1], tuple(r.shape), r.detach().tolist())
+    if isinstance(r, (tuple, list)) and not isinstance(r, (torch.Size, litnn.Size)): return [_plain(x) for x in r]
+    return tuple(r) if isinstance(r, (torch.Size, litnn.Size)) else r
+
+def _same(case):
+    t, l = _run(case, torch), _run(case, litnn)
+    assert l[:2] == t[:2], (t, l)    # outcome and exception type (or result) first
+    assert l == t
+
+def _grid(lib, shape=(2, 3), dt='float32'): return lib.arange(np.prod(shape), dtype=getattr(lib, dt)).reshape(shape)
+
+# --- sizes and bounds that must be refused: numpy would answer with an empty or wrapped result
+REFUSED = {
+    'split_with_sizes negative size that still sums': lambda L: _grid(L).split([4, -1], 1),
+    'split_with_sizes negative size checked before the sum': lambda L: _grid(L).split([1, -1], 1),
+    'tril_indices negative row': lambda L: L.tril_indices(-1, 4),
+    'triu_indices negative col': lambda L: L.triu_indices(3, -2),
+    'randint high past uint8': lambda L: L.randint(0, 300, (3,), dtype=L.uint8),
+    'randint low below int8': lambda L: L.randint(-200, 0, (3,), dtype=L.int8),
+    'randint low below uint8': lambda L: L.randint(-1, 1, (3,), dtype=L.uint8),
+    'randint bool past 1': lambda L: L.randint(3, (3,), dtype=L.bool),
+    'randint int16 checked on an empty size': lambda L: L.randint(0, 70000, (0,), dtype=L.int16),
+    'randint float16 past its range': lambda L: L.randint(0, 70000, (2,), dtype=L.float16),
+    'randint from >= to checked first': lambda L: L.randint(5, 5, (2,), dtype=L.uint8),
+    'random_ int8 past its range': lambda L: L.zeros(2, dtype=L.int8).random_(0, 300),
+    'randperm bool': lambda L: L.randperm(3, dtype=L.bool),
+    'randperm bool of none': lambda L: L.randperm(0, dtype=L.bool),
+    'randperm complex': lambda L: L.randperm(3, dtype=L.complex64),
+    'randperm negative before dtype': lambda L: L.randperm(-1, dtype=L.bool),
+    'normal numbers int64 dtype': lambda L: L.normal(0., 1., (2,), dtype=L.int64),
+    'normal int64 mean tensor': lambda L: L.normal(L.zeros(2, dtype=L.int64), 1.),
+    'normal int32 std tensor': lambda L: L.normal(0., L.ones(2, dtype=L.int32)),
+    'normal_ int64': lambda L: L.zeros(2, dtype=L.int64).normal_(),
+}
+# numpy arrays of dtypes no tensor has: refused with from_numpy's message, also when dtype= asks for a conversion
+for d in ['object', '<U1', 'datetime64[s]']:
+    for how in ['tensor', 'as_tensor', 'from_numpy']:
+        REFUSED[f'{how} of a numpy {d} array'] = lambda L, d=d, how=how: getattr(L, how)(np.arange(6).astype(d).reshape(2, 3))
+    REFUSED[f'as_tensor of a numpy {d} array with dtype='] = lambda L, d=d: L.as_tensor(np.arange(6).astype(d), dtype=L.float32)
+    REFUSED[f'tensor of a numpy {d} array with dtype='] = lambda L, d=d: L.tensor(np.arange(6).astype(d), dtype=L.float64)
+for d in ['>f4', '>i2']:     # byte order is its own error, a ValueError
+    REFUSED[f'tensor of a numpy {d} array'] = lambda L, d=d: L.tensor(np.arange(6).astype(d))
+    REFUSED[f'from_numpy of a numpy {d} array'] = lambda L, d=d: L.from_numpy(np.arange(6).astype(d))
+
+@pytest.mark.parametrize('name', list(REFUSED))
+def test_refused_as_torch(name): _same(REFUSED[name])
+
+# --- the neighbours of those cases that must still work
+ACCEPTED = {
+    'split_with_sizes zeros': lambda L: _grid(L).split([0, 3], 1),
+    'tril_indices zero rows': lambda L: L.tril_indices(0, 4),
+    'randint uint8 up to 256': lambda L: L.randint(0, 256, (300,), dtype=L.uint8).shape,
+    'randint int8 from -128': lambda L: L.randint(-128, -127, (3,), dtype=L.int8),
+    'randint bool 0..1': lambda L: L.randint(0, 1, (3,), dtype=L.bool),
+    'randint float32 wide': lambda L: L.randint(0, 2 ** 30, (3,), dtype=L.float32).shape,
+    'randperm float': lambda L: L.randperm(4, dtype=L.float32).sort()[0],
+    'normal of no elements in int64': lambda L: L.normal(0., 1., (0,), dtype=L.int64),
+    'normal complex': lambda L: L.normal(0., 1., (2,), dtype=L.complex64).shape,
+    'as_tensor of a numpy uint16 array with dtype=': lambda L: L.as_tensor(np.arange(3).astype('uint16'), dtype=L.float32),
+    'tensor of a numpy float16 array': lambda L: L.tensor(np.arange(3).astype('float16')),
+}
+
+@pytest.mark.parametrize('name', list(ACCEPTED))
+def test_accepted_as_torch(name): _same(ACCEPTED[name])
