@@ -305,3 +305,19 @@ def test_custom_function_raw_saved_tensors():
         r += [a.grad.tolist(), _raised(lambda L: y.grad_fn._raw_saved_tensors, L)]
         out.append(r)
     assert out[0] == out[1], out
+
+
+# test_linalg.py-style dtype checks: half precision (and integers for eigh) reach torch's kernel errors; litnn computed
+# inv, solve, cholesky, eigh, eig of a bfloat16 matrix in float64 (a float64 result) and failed in numpy for float16
+@pytest.mark.parametrize('case', [
+    lambda L: L.linalg.inv(L.eye(2, dtype=L.bfloat16)), lambda L: L.linalg.inv(L.eye(2, dtype=L.float16)),
+    lambda L: L.inverse(L.eye(2, dtype=L.bfloat16)), lambda L: L.linalg.inv_ex(L.eye(2, dtype=L.bfloat16)),
+    lambda L: L.linalg.solve(L.eye(2, dtype=L.bfloat16), L.ones(2, dtype=L.bfloat16)),
+    lambda L: L.linalg.cholesky(L.eye(2, dtype=L.float16)), lambda L: L.linalg.cholesky_ex(L.eye(2, dtype=L.bfloat16)),
+    lambda L: L.linalg.eigh(L.eye(2, dtype=L.bfloat16)), lambda L: L.linalg.eigvalsh(L.eye(2, dtype=L.float16)),
+    lambda L: L.linalg.eigh(L.eye(2, dtype=L.int64)), lambda L: L.linalg.eigvalsh(L.eye(2, dtype=L.int32)),
+    lambda L: L.linalg.eig(L.eye(2, dtype=L.bfloat16)), lambda L: L.linalg.eigvals(L.eye(2, dtype=L.float16)),
+    lambda L: L.linalg.slogdet(L.eye(2, dtype=L.float16)), lambda L: L.linalg.det(L.eye(2, dtype=L.int64)),
+])
+def test_linalg_low_precision_and_integer_errors(case):
+    _same_error(case)

@@ -67,7 +67,15 @@ def _check_matrix(fn, A, square=True, floats=True, kernel=None):
     if A.dim() < 2: raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
-    if kernel and A._data.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(A)}\'')
+    if kernel and A._data.dtype.name in ('float16', 'bfloat16'): raise _no_kernel(kernel, A)
+
+def _no_kernel(kernel, A):
+    "torch's error where its LAPACK kernel has no version for A's dtype."
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(A)}\'')
+
+def _low_precision(fn, A):
+    "torch's refusal of half precision where its function checks the dtype itself (numpy's linalg has no float16 either)."
+    if A._data.dtype.name in ('float16', 'bfloat16'): raise RuntimeError(f'{fn}: Low precision dtypes not supported. Got {_dtype_name(A)}')
 
 def _named(name, fields):
     "A named tuple type, `litnn.return_types.<name>` as in torch (where pickle finds it too)."
@@ -99,6 +107,7 @@ class LinalgInvExBackward0(Op):
 def inv(A):
     "The inverse of each square matrix of A."
     _check_matrix('linalg.inv', A)
+    _low_precision('linalg.inv', A)
     return LinalgInvExBackward0.apply(A)
 
 # %% ../../nbs/reference/linalg.ipynb #df10158a
@@ -125,7 +134,7 @@ class LinalgSlogdetBackward0(Op):
 def slogdet(A):
     "(sign, log |det|) of each square matrix of A: the determinant without overflow."
     _check_matrix('linalg.slogdet', A)
-    if A._data.dtype.name in ('float16', 'bfloat16'): raise RuntimeError(f'linalg.slogdet: Low precision dtypes not supported. Got {_dtype_name(A)}')
+    _low_precision('linalg.slogdet', A)
     return linalg_slogdet(LinalgSlogdetBackward0.apply(A))
 
 # %% ../../nbs/reference/linalg.ipynb #fdce12e8
@@ -152,7 +161,7 @@ def _vector_rhs(A, B):
 
 def solve(A, B, *, left=True):
     "X with A X = B (left) or X A = B, for batches of square A; B a batch of vectors or of matrices."
-    _check_matrix('linalg.solve', A)
+    _check_matrix('linalg.solve', A, kernel='lu_cpu')
     vector = _vector_rhs(A, B)
     rows, cols = (B.shape[-1], 1) if vector else tuple(B.shape[-2:])
     if (rows if left else cols) != A.shape[-1]:        # torch's checkInputsSolver (a vector B is a column)
@@ -186,7 +195,7 @@ class LinalgCholeskyExBackward0(Op):
 
 def cholesky(A, *, upper=False):
     "The Cholesky factor of each symmetric positive-definite matrix of A: lower L (A = L Lᵀ), or upper U = Lᵀ."
-    _check_matrix('linalg.cholesky', A)
+    _check_matrix('linalg.cholesky', A, kernel='cholesky_cpu')
     return LinalgCholeskyExBackward0.apply(A, upper=upper)
 
 # %% ../../nbs/reference/linalg.ipynb #2b1674ba

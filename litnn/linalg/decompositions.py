@@ -16,7 +16,7 @@ from .._reductions import _rdims, amax, amin
 from .._reductions import LinalgVectorNormBackward0
 from .._views import movedim, cat
 from .._products import _cross, vdot
-from .core import (LinAlgError, _check_matrix, _check_float, _named, _eye_like, _diag_embed, _diag, inv, inv_ex, slogdet, solve,
+from .core import (LinAlgError, _check_matrix, _check_float, _no_kernel, _named, _eye_like, _diag_embed, _diag, inv, inv_ex, slogdet, solve,
                                cholesky, matrix_exp, LinalgCholeskyExBackward0)
 
 # %% auto #0
@@ -199,14 +199,19 @@ def _uplo(UPLO):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     return UPLO.upper()
 
+def _check_eigh(fn, A):
+    "torch's eigh checks no dtype itself: its kernel, which has none for integers or half precision, refuses them."
+    _check_matrix(fn, A, floats=False, kernel='linalg_eigh_cpu')
+    if not (A.is_floating_point() or A.is_complex()): raise _no_kernel('linalg_eigh_cpu', A)
+
 def eigh(A, UPLO='L'):
     "Eigenvalues (ascending) and eigenvectors of each symmetric (complex: Hermitian) matrix of A."
-    _check_matrix('linalg.eigh', A)
+    _check_eigh('linalg.eigh', A)
     return linalg_eigh(LinalgEighBackward0.apply(A, UPLO=_uplo(UPLO)))
 
 def eigvalsh(A, UPLO='L'):
     "The eigenvalues (ascending) of each symmetric matrix of A."
-    _check_matrix('linalg.eigvalsh', A)
+    _check_eigh('linalg.eigvalsh', A)
     return LinalgEighBackward0.apply(A, UPLO=_uplo(UPLO))[0]
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #f6b4be87
@@ -229,14 +234,14 @@ class LinalgEigBackward0(Op):
 
 def eig(A):
     "Eigenvalues and eigenvectors (complex, each of norm 1) of each square matrix of A."
-    _check_matrix('linalg.eig', A)
+    _check_matrix('linalg.eig', A, kernel='linalg_eig_out_cpu')
     if not builtins.bool(array_namespace(A._data).isfinite(A._data).all()):      # (torch's check; eigvals has none)
         raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     return linalg_eig(LinalgEigBackward0.apply(A))
 
 def eigvals(A):
     "The (complex) eigenvalues of each square matrix of A."
-    _check_matrix('linalg.eigvals', A)
+    _check_matrix('linalg.eigvals', A, kernel='linalg_eig_out_cpu')
     return LinalgEigBackward0.apply(A)[0]
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #0e0eaadf
