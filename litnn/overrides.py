@@ -214,7 +214,7 @@ def _operand(op, self, other):
     try: return _handle(public, (other,), (self, other), {} if name in _PYTHON_OPERATORS else None)
     except TypeError: return NotImplemented     # (all declined: Python's TypeError, or the other type's reflected operator)
 
-_PYTHON_CODE = ('litnn.distributions',)   # what torch writes in Python on its public functions: each call inside is handed over too
+_PYTHON_CODE = ('litnn.distributions', 'litnn.nn.modules')   # what torch writes in Python on its public functions: each call inside is handed over too
 
 def _rebind_defaults(publics):
     """litnn's own functions whose default arguments are a function that a wrapper (the argument parser's, at import, or
@@ -233,6 +233,10 @@ def _rebind_defaults(publics):
         if mod.__name__.startswith(_PYTHON_CODE):
             for name, v in list(vars(mod).items()):
                 if id(v) in was and was[id(v)][0] is v and v.__module__ != mod.__name__: setattr(mod, name, was[id(v)][1])
+                if isinstance(v, type) and v.__module__ == mod.__name__:     # a module's function as a class attribute (nn.Mish's `fn = staticmethod(F.mish)`)
+                    for an, a in list(vars(v).items()):
+                        if isinstance(a, staticmethod) and id(a.__func__) in was and was[id(a.__func__)][0] is a.__func__:
+                            setattr(v, an, staticmethod(was[id(a.__func__)][1]))
         for v in list(vars(mod).values()):
             for fn in ((v,) if not isinstance(v, type) or v.__module__ != mod.__name__ else
                        [a.__func__ if isinstance(a, (staticmethod, classmethod)) else a for a in vars(v).values()]):

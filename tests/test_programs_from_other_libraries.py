@@ -224,3 +224,11 @@ def _getitem_to_index(lib):
 
 def test_transform_getitem_to_index():
     assert _getitem_to_index(litnn) == _getitem_to_index(torch)
+
+def _module_dispatch(lib):
+    class Tag(lib.Tensor): pass
+    lib.manual_seed(0); k = lib.randn(2, 3, 4).as_subclass(Tag)
+    return [type(m(k)).__name__ for m in (lib.nn.Mish(), lib.nn.ConvTranspose1d(3, 2, 2), lib.nn.Softplus(), lib.nn.Linear(4, 2), lib.nn.LayerNorm(4))]
+
+def test_nn_modules_hand_their_functional_calls_to_subclasses():
+    assert _module_dispatch(litnn) == _module_dispatch(torch)
