@@ -419,6 +419,9 @@ def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     if end is None: raise TypeError("arange() received an invalid combination of arguments - got (), but expected one of: (Number end), (Number start, Number end, Number step = 1)")
     if start is None: start = 0                           # `arange(end=4)`, as torch
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    for v in (start, end, step):     # torch reads each bound as a double: a complex one only with no imaginary part
+        if isinstance(v, (builtins.complex, np.complexfloating)) and v.imag: raise RuntimeError("value cannot be converted to type double without overflow")
+    start, end, step = (builtins.float(v.real) if isinstance(v, (builtins.complex, np.complexfloating)) else v for v in (start, end, step))
     if not (math.isfinite(start) and math.isfinite(end)): raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")   # (C++ stream format)
     ints = builtins.all(isinstance(v, (builtins.int, np.integer)) for v in (start, end, step))
     d = None if dtype is None else to_dtype(dtype)

@@ -9,7 +9,7 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 import builtins, re, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _bump, _array_of, _dtype_name, _INFERENCE_INPLACE
-from .backend import _by_np, _row_major, _writeable_alias
+from .backend import _by_np, _row_major, _writeable_alias, _cpp
 from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
 from .autograd.grad_mode import _Mode
@@ -368,7 +368,7 @@ def masked_fill(input, mask, value):
     err = _broadcast_error(mask._data.shape, input._data.shape)     # torch: expand_outplace(mask, self) before any check
     if err is not None: raise err
     m = mask._data
-    if m.dtype != bool: raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_LEGACY[mask.dtype.name].lower()}")
+    if m.dtype != bool: raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_cpp(mask.dtype)}")
     m = to_device(m, array_device(input._data))
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")

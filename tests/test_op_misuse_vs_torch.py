@@ -48,7 +48,13 @@ REFUSED = {
     'normal int64 mean tensor': lambda L: L.normal(L.zeros(2, dtype=L.int64), 1.),
     'normal int32 std tensor': lambda L: L.normal(0., L.ones(2, dtype=L.int32)),
     'normal_ int64': lambda L: L.zeros(2, dtype=L.int64).normal_(),
+    'arange to a complex end': lambda L: L.arange(1j),
+    'arange of a complex step': lambda L: L.arange(0, 3, 1 + 2j),
+    'arange to a complex 0-d tensor': lambda L: L.arange(L.tensor(3 + 1j)),
 }
+# a mask of another dtype than bool is named by its C++ type, as torch's kernel names it
+for d in ['uint8', 'int8', 'int16', 'int32', 'int64', 'float32', 'float64', 'float16', 'bfloat16', 'complex64']:
+    REFUSED[f'masked_fill with a {d} mask'] = lambda L, d=d: L.ones(3).masked_fill(L.ones(3, dtype=getattr(L, d)), 0.)
 # numpy arrays of dtypes no tensor has: refused with from_numpy's message, also when dtype= asks for a conversion
 for d in ['object', '<U1', 'datetime64[s]']:
     for how in ['tensor', 'as_tensor', 'from_numpy']:
@@ -75,6 +81,9 @@ ACCEPTED = {
     'normal complex': lambda L: L.normal(0., 1., (2,), dtype=L.complex64).shape,
     'as_tensor of a numpy uint16 array with dtype=': lambda L: L.as_tensor(np.arange(3).astype('uint16'), dtype=L.float32),
     'tensor of a numpy float16 array': lambda L: L.tensor(np.arange(3).astype('float16')),
+    'arange to a complex end with no imaginary part': lambda L: L.arange(3 + 0j),
+    'arange of a complex step with no imaginary part': lambda L: L.arange(0, 3, 1 + 0j),
+    'arange to a complex 0-d tensor with no imaginary part': lambda L: L.arange(L.tensor(3 + 0j)),
 }
 
 @pytest.mark.parametrize('name', list(ACCEPTED))
