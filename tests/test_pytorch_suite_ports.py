@@ -321,3 +321,12 @@ def test_custom_function_raw_saved_tensors():
 ])
 def test_linalg_low_precision_and_integer_errors(case):
     _same_error(case)
+
+
+# set_grad_enabled's repr and str name the mode, as torch's (a script printing the object it got back)
+def test_set_grad_enabled_repr():
+    out = []
+    for L in LIBS:
+        r = [repr(L.set_grad_enabled(False)), str(L.set_grad_enabled(True)), repr(L.autograd.set_grad_enabled(True))]
+        out.append([s.replace('litnn', 'torch') for s in r])
+    assert out[0] == out[1], out

@@ -98,6 +98,8 @@ class set_grad_enabled(_GradMode):
     def __call__(self, f):
         _Mode.grad = self.prev       # as a decorator, it must not change the mode now
         return super().__call__(f)
+    def __repr__(self): return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"   # as torch's (str too)
+    __str__ = __repr__
 
 # %% ../../nbs/13b_grad_modes.ipynb #1a1cb670
 class inference_mode(_GradMode):
