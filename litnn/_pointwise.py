@@ -3364,7 +3364,7 @@ import functools
 from ._tensor import _dtype_name
 import numpy as np
 from .backend import _LEGACY
-from .autograd.broadcasting import _into, _can_cast, _OVERLAP_CHECKED
+from .autograd.broadcasting import _into, _can_cast, _OVERLAP_CHECKED, _out_grad_check
 from .autograd.grad_mode import no_grad as _no_grad
 from .autograd.grad_mode import _Mode
 
@@ -3410,10 +3410,6 @@ def _predicted(fn, rule, args, kwargs):
 
 _RANKS = {'mm': (2, 2), 'bmm': (3, 3), 'mv': (2, 1), 'dot': (1, 1), 'vdot': (1, 1), 'addmm': (None, 2, 2), 'addmv': (None, 2, 1), 'baddbmm': (None, 3, 3), 'addbmm': (None, 3, 3)}
 
-def _no_grad_out(fn, outs, args):
-    if _Mode.grad and any(t._requires_grad for a in (*outs, *args) for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, Tensor)):
-        raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
-
 def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
     """`f(*args, **kwargs)` written into `out` with torch's checks. `rule`: None (torch's casting rule), a message template
     (out must have the result's dtype), a tuple of them (a tuple of outputs: values and indices), or a function of
@@ -3429,7 +3425,7 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
         x = args[0] if args else None
         if isinstance(x, Tensor) and (fn == 'mode' or fn == 'kthvalue' and x.numel()):    # these check values (the input's dtype) and int64 indices first; the others compute first
             for ru, dt, o in zip(rule, (x._data.dtype, x._data.dtype if fn == 'aminmax' else np.dtype('int64')), out): _check_out(fn, ru, dt, o)
-        _no_grad_out(grad_fn, out, args)
+        _out_grad_check(grad_fn, out, args)
         r = f(*args, **kwargs)
         for ru, ri, o in (reversed if fn in ('median', 'nanmedian') else iter)(list(zip(rule, r, out))): _check_out(fn, ru, ri._data.dtype, o)
         for ri, o in zip(r, out): _into(fn, o, args, lambda ri=ri: ri)      # (args: kthvalue's out must not overlap its input)
@@ -3447,7 +3443,7 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
         _check_out(fn, rule, r._data.dtype, out)
         with _no_grad(): _into(fn, out, (), lambda: r.detach())                  # torch's resize (and warning), then the recorded copy
         return out.copy_(r)
-    _no_grad_out(grad_fn, (out,), args)
+    _out_grad_check(grad_fn, (out,), args)
     if fn in _OUT_KERNEL and _OUT_KERNEL[fn][1](out, args[0]): raise NotImplementedError(f'"{_OUT_KERNEL[fn][0]}" not implemented for \'{_dtype_name(out)}\'')
     if fn == 'logsumexp' and out.is_floating_point(): args = (args[0].to(out.dtype), *args[1:])    # computed in out's dtype
     if fn in ('all', 'any') and out.dtype.name == 'bool' and isinstance(args[0], Tensor): args = (args[0].bool(), *args[1:])   # (a uint8 input's bools into a bool out)

@@ -88,3 +88,23 @@ ACCEPTED = {
 
 @pytest.mark.parametrize('name', list(ACCEPTED))
 def test_accepted_as_torch(name): _same(ACCEPTED[name])
+
+# --- out= under autograd: refused only where autograd would record something. Ops with no derivative take inputs and an
+# out that require grad; those whose result is not differentiable check out alone, under their aten:: name.
+def _out_call(fn, which):
+    def case(L):
+        x = L.tensor([1., 2., 3.], requires_grad=which == 'input')
+        o = L.zeros(0, dtype=L.int64) if fn in ('argmax', 'searchsorted', 'bucketize', 'nonzero') else L.zeros(3, requires_grad=which == 'out')
+        args = {'logical_not': (x,), 'argmax': (x,), 'nonzero': (x,), 'floor': (x,), 'exp': (x,),
+                'searchsorted': (x, x), 'bucketize': (x, x)}.get(fn, (x, x))
+        getattr(L, fn)(*args, out=o)
+        return o
+    return case
+OUT_GRAD = {f'{fn} out= with {which} requiring grad': _out_call(fn, which)
+            for fn in ['eq', 'ne', 'lt', 'ge', 'greater', 'logical_and', 'logical_not', 'argmax', 'searchsorted', 'bucketize',
+                       'nonzero', 'floor_divide', 'heaviside', 'remainder', 'mul', 'floor', 'exp']
+            for which in ['input', 'out']}
+OUT_GRAD['bitwise_and out= requiring grad'] = lambda L: L.bitwise_and(L.tensor([1, 2]), 1, out=L.zeros(2, requires_grad=True))
+
+@pytest.mark.parametrize('name', list(OUT_GRAD))
+def test_out_under_autograd_as_torch(name): _same(OUT_GRAD[name])

@@ -201,6 +201,21 @@ _FILLS = {'zeros', 'ones', 'full', 'empty', 'eye'}    # torch's factories that o
 # reductions and matrix products write on. fn -> the inputs checked; `_wrap_out` adds the functions it gives out=.
 _OVERLAP_CHECKED = dict.fromkeys(('add', 'sub', 'mul', 'div', 'bernoulli', 'normal'), slice(None))
 
+# torch refuses out= under autograd only where autograd would record something: ops with no derivative at all
+# (comparisons, argmax, searchsorted...) take inputs and an out that require grad; those whose result is not
+# differentiable (floor_divide, bitwise ops) check only out, under their aten:: name.
+_OUT_NO_AUTOGRAD = {'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'less', 'greater_equal', 'less_equal', 'not_equal',
+                    'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'argmax', 'argmin', 'searchsorted', 'bucketize', 'nonzero', 'histc'}
+_OUT_NOT_DIFFERENTIABLE = {'floor_divide', 'heaviside', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not',
+                           'bitwise_left_shift', 'bitwise_right_shift', 'gcd', 'lcm'}
+
+def _out_grad_check(fn, outs, inputs):
+    "torch's refusal of an out= call autograd would have to record (`outs`, `inputs`: tensors or lists of them)."
+    if not _Mode.grad or fn in _OUT_NO_AUTOGRAD: return
+    if fn in _OUT_NOT_DIFFERENTIABLE: inputs, fn = (), 'aten::' + fn
+    if builtins.any(t._requires_grad for a in (*outs, *inputs) for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, Tensor)):
+        raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+
 def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     "torch's `out=`: the result of `compute()` written into tensor `out` (resized if its shape differs), never recorded."
     if not isinstance(out, Tensor): raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
@@ -208,8 +223,7 @@ def _into(fn, out, inputs, compute, same_dtype=False, warn=True):
     if _Mode.fw is not None and builtins.any(isinstance(t, Tensor) and (v := t.__dict__.get('_fw_grad')) is not None and v[0] is _Mode.fw
                                              for t in (out, *inputs)):      # a dual tensor in a dual level (14b_forward_mode)
         raise RuntimeError(f"Trying to use forward AD with {fn}_out that does not support it because it is an out= function")
-    if _Mode.grad and (out._requires_grad or builtins.any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
-        raise RuntimeError(f"{fn}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+    _out_grad_check(fn, (out,), inputs)
     if out._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # an inference tensor (13b_grad_modes)
     if fn not in _FILLS and getattr(out._data, "size", 1) and builtins.any(s == 0 and n > 1 for s, n in zip(getattr(out._data, 'strides', ()), out._data.shape)):     # an expanded out (assert_no_internal_overlap), before any resize; an empty one never overlaps
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
