@@ -610,9 +610,10 @@ _RAW['nll_backward'] = ('const long long* t, const T* coef, const T* denom, cons
   if (e >= rows * cols) return;
   const long long i = e / cols, k = t[i];
   T v = 0;
-  if (e - i * cols == k && k != ignore) {
-    v = by_coef ? (mean ? -coef[i] / denom[0] : -coef[i]) : s;
-    v = v * g[g_step * i];
+  if (e - i * cols == k && k != ignore) {          // torch's steps: the mean's w * -(g / total), the sum's -w * g
+    const T gi = g[g_step * i];
+    if (mean) { const T q = -(gi / (by_coef ? denom[0] : s)); v = by_coef ? coef[i] * q : q; }
+    else v = by_coef ? -coef[i] * gi : -gi;
   }
   dx[e] = v;""")
 
@@ -638,7 +639,7 @@ def nll_loss_backward(g, t, coef, ignore_index, cols, by_coef, mean, denom):
     g = _contiguous(g.reshape(-1))                                                    # (a broadcast one copied)
     if not _gpu(g, coef): return None
     dx = type(coef)((rows, cols), coef.dtype)
-    s = (-1 / denom if denom else math.nan) if mean and not by_coef else -1          # the numpy path's factor
+    s = denom if mean and not by_coef else 1          # the unweighted mean's count
     d = denom.reshape(1) if mean and by_coef else coef                                # (read only for the weighted mean)
     if rows * cols: _raw_kernel('nll_backward', coef.dtype)(*_blocks(rows * cols), (
         t, coef, d, g, dx, np.int64(rows), np.int64(cols), np.int64(ignore_index), np.int32(by_coef), np.int32(mean),

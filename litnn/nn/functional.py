@@ -2425,6 +2425,33 @@ def _pick(xp, shape, t, cd):
     return (ar[0], t, *ar[1:])
 
 # %% ../../nbs/45_loss.ipynb #8e1f09b0
+def _cascade_sum(xp, terms, at, dt):
+    """torch's CPU sum of nll_loss terms in the input's own precision (ATen's cascade, every step rounded to `dt`): level 0
+    adds each counted sample's term; at a counted sample whose index ends in 4(j+1) zero bits, level j's running sum is added
+    into level j+1 and restarts; at the end the levels are added up, level 0 first. `at`: each term's sample index."""
+    levels = []
+    for j in range(8):
+        if len(at) <= 1:       # one term left climbs while its index ends in zeros (sample 0's: to the top level)
+            v, p = (terms[0], builtins.int(at[0])) if len(at) else (None, 0)
+            for k in range(j, 8):
+                stays = v is not None and (k == 7 or p & ((1 << 4 * (k + 1)) - 1))
+                levels.append(v if stays else xp.zeros((), dt))
+                if stays: v = None
+            break
+        mask = (1 << (4 * (j + 1))) - 1
+        flush = at[(at & mask) == 0] if j < 7 else at[:0]      # (the top level never passes its sum on)
+        seg = xp.searchsorted(flush, at, side='left')           # a term arriving at a flush belongs to the flushed sum
+        counts = xp.bincount(seg, minlength=len(flush) + 1)
+        rank = xp.arange(len(at)) - (xp.cumsum(counts) - counts)[seg]
+        grid = xp.zeros((len(flush) + 1, builtins.int(counts.max())), dt)   # each running sum a row, padded with +0 at its end
+        grid[seg, rank] = terms
+        sums = xp.cumsum(grid, axis=1)[:, -1]                  # left to right, each step rounded (not numpy's pairwise sum)
+        levels.append(sums[-1])
+        terms, at = sums[:-1], flush
+    total = xp.zeros((), dt)
+    for v in levels: total = (total + v).astype(dt)
+    return total
+
 class NllLossBackward0(Op):
     "-weight[t] * input[..., t, ...], reduced; its gradient lands on the picked entries only."
     on_arrays = True
@@ -2447,8 +2474,14 @@ class NllLossBackward0(Op):
             out = -a[idx] if weight is None else -(_opmath(a[idx]) * _opmath(coef))    # (half: weighted in float32)
             if keep is not None: out = xp.where(keep, out, 0)      # 0, even where the picked entry is -inf
         denom = (out.size if coef is None else coef.sum()) if reduction == 'mean' else 1
-        # half precision sums in float32 and rounds once (torch's accumulate type), not term by term
-        if reduction == 'sum': out = _opmath(out).sum().astype(a.dtype)
+        if reduction != 'none' and a.dtype.itemsize == 2 and fast is None:    # half precision: torch's sums in half, term by term
+            at = xp.arange(out.size) if keep is None else xp.nonzero(keep.reshape(-1))[0]
+            out, denom = _cascade_sum(xp, out.reshape(-1)[at].astype(a.dtype), at, a.dtype), a.dtype.type(len(at))
+            if weight is not None: denom = _cascade_sum(xp, weight._data[t].reshape(-1)[at], at, a.dtype)
+            if reduction == 'mean':
+                with np.errstate(invalid='ignore', divide='ignore'): out = (_opmath(out) / _opmath(denom)).astype(a.dtype)
+        # float32 and float64 sum pairwise (numpy's), within an ulp or so of torch's cascade in their own precision
+        elif reduction == 'sum': out = _opmath(out).sum().astype(a.dtype)
         elif reduction == 'mean':
             d = denom if coef is None else _opmath(coef).sum()
             if coef is None and out.size: out = (_opmath(out).sum() / d).astype(a.dtype)
@@ -2468,7 +2501,11 @@ class NllLossBackward0(Op):
         xp = array_namespace(_array_of(g))
         if idx is None: idx = _pick(xp, shape, fast[0] if keep is None else xp.where(keep, fast[0], 0), cd)
         v = -1 if coef is None else -coef                           # d out / d input at the picked entries
-        if reduction == 'mean' and coef is None: v = v / denom if denom else math.nan      # (nothing counted: an empty gradient)
+        if reduction == 'mean' and not isinstance(g, Tensor):      # torch's steps, each rounded in the input's dtype: w * -(g / total)
+            with np.errstate(invalid='ignore', divide='ignore'): v = (-(_opmath(g) / _opmath(denom))).astype(dtype)
+            if coef is not None: v = (_opmath(coef) * _opmath(v)).astype(dtype)
+            g = 1
+        elif reduction == 'mean' and coef is None: v = v / denom if denom else math.nan      # (nothing counted: an empty gradient)
         elif reduction == 'mean':
             with np.errstate(invalid='ignore', divide='ignore'): v = v / denom
         if keep is not None: v = xp.where(keep, v, 0)               # 0 for ignored targets, even when all are (0/0)
