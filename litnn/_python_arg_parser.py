@@ -1661,10 +1661,13 @@ def _typed_ok(kind, v, numbers=False):
     if kind[0] == 'I':      # (first: the common case is a tuple of ints; `_an_int`, `_int_list`: below)
         if type(v) is builtins.tuple or isinstance(v, (builtins.list, builtins.tuple)):
             for s in v:
-                if type(s) is not builtins.int and not _an_int(s): return False
+                if type(s) is builtins.int:        # (past int64: refused, and `_int_list` words torch's error)
+                    if -0x8000000000000000 <= s <= 0x7fffffffffffffff: continue
+                    return False
+                if not _an_int(s): return False
             return True
         if v is None: return kind[-1] == '?'
-        return kind[:2] == 'I1' and _an_int(v)
+        return kind[:2] == 'I1' and _an_int(v) and (type(v) is not builtins.int or _unpack_long(v))
     number = isinstance(v, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_))
     if kind[0] == 'T': return isinstance(v, Tensor) or hasattr(type(v), '__torch_function__') or numbers and number or kind == 'T?' and v is None
     if kind == 'n': return number or isinstance(v, Tensor) or hasattr(type(v), '__torch_function__')
@@ -1676,7 +1679,7 @@ def _typed_ok(kind, v, numbers=False):
         return (number and (kind == 'S' or not isinstance(v, (builtins.complex, np.complexfloating)))
                 or isinstance(v, Tensor) and v.dim() == 0 and not v.requires_grad)
     if v is None: return kind == 'i?'
-    if isinstance(v, (builtins.int, np.integer)): return not isinstance(v, (builtins.bool, np.bool_))
+    if isinstance(v, (builtins.int, np.integer)): return not isinstance(v, (builtins.bool, np.bool_)) and (type(v) is not builtins.int or _unpack_long(v))
     return isinstance(v, Tensor) and v.dim() == 0 and not v.dtype.is_floating_point and not v.dtype.is_complex and v.dtype.name != 'bool'
 
 _C_TYPES = {'dtype', 'device', 'layout', 'memory_format', 'Generator', 'Size', 'qscheme'}
@@ -1726,6 +1729,11 @@ def _too_many(fn, method, args, kwargs, sigs):
     if lo != most: return TypeError(f"{fn}() takes from {lo} to {most} positional arguments but {n} were given")
     return TypeError(f"{fn}() takes {most} positional argument{'' if most == 1 else 's'} but {n} {'was' if n == 1 else 'were'} given")
 
+def _unpack_long(v):
+    "True for a Python int torch's parser reads as a C long long; beyond int64 its ValueError, as torch's `THPUtils_unpackLong`."
+    if -0x8000000000000000 <= v <= 0x7fffffffffffffff: return True
+    raise ValueError('Overflow when unpacking long long')
+
 def _an_int(v):
     "Whether torch's parser reads `v` as one int of a list: an int, a NumPy integer, an integer tensor of one element (not a bool)."
     if isinstance(v, (builtins.int, np.integer)): return not isinstance(v, (builtins.bool, np.bool_))
@@ -1752,7 +1760,9 @@ def _int_list(fn, name, v, pos=2, varargs=False, overloads=False):
                         else f"{fn}() takes 1 positional argument but {len(v)} were given")
     out = []
     for i, s in enumerate(v):
-        if type(s) is builtins.int: out.append(s); continue           # (the common case first)
+        if type(s) is builtins.int and -0x8000000000000000 <= s <= 0x7fffffffffffffff: out.append(s); continue    # (the common case first)
+        if type(s) is builtins.int:     # (past int64: the element's unpacking fails, named in the list's message; torch's also carries a C++ backtrace)
+            raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error \"Overflow when unpacking long long\"")
         if type(s) is builtins.bool and i: out.append(builtins.int(s)); continue   # torch unpacks a bool after the first element
         if not _an_int(s):     # (torch's parser reads the first element to choose a signature, the rest when it unpacks)
             if i == 0 and not spread and overloads: raise single(v)     # (`view(('a', 3))`: no signature takes it)
@@ -2650,7 +2660,7 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             if n in kwargs: v, where = kwargs[n], kw
             elif i is not None and len(args) > i: v, where = args[i], pos
             else: continue
-            if type(v) is Tensor and kind[0] in 'Tn' or type(v) is int and kind[:2] in ('I1', 'i', 'i?'): continue     # (the common cases: no call)
+            if type(v) is Tensor and kind[0] in 'Tn' or type(v) is int and kind[:2] in ('I1', 'i', 'i?') and -0x8000000000000000 <= v <= 0x7fffffffffffffff: continue     # (the common cases: no call; a C long long's range)
             if not _typed_ok(kind, v, numbers):     # (several signatures: torch's matching explains them all, as its parser)
                 raise (over is not None and _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)
                        or _typed_refused(fn, n, kind, where, v, args[1:] if method else args, kwargs, arity))

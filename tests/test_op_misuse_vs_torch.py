@@ -108,3 +108,36 @@ OUT_GRAD['bitwise_and out= requiring grad'] = lambda L: L.bitwise_and(L.tensor([
 
 @pytest.mark.parametrize('name', list(OUT_GRAD))
 def test_out_under_autograd_as_torch(name): _same(OUT_GRAD[name])
+
+# --- Python ints beyond int64, where torch's parser reads a C long long: ValueError for one int; for an element of a
+# list of ints, the list's TypeError (its message then carries a C++ backtrace: compared up to it)
+_BIG = 2 ** 63
+PAST_INT64 = {
+    'topk k': lambda L: L.topk(L.arange(6.), 10 ** 20),
+    'topk k below int64': lambda L: L.topk(L.arange(6.), -10 ** 20),
+    'kthvalue k': lambda L: L.kthvalue(L.arange(6.), _BIG),
+    'topk dim': lambda L: L.arange(6.).topk(1, _BIG),
+    'cumsum dim': lambda L: L.ones(2).cumsum(_BIG),
+    'softmax dim': lambda L: L.ones(2).softmax(_BIG),
+    'unsqueeze dim': lambda L: L.arange(6).unsqueeze(_BIG),
+    'select index': lambda L: L.arange(6).select(0, _BIG),
+    'transpose dim': lambda L: L.ones(2, 2).transpose(0, _BIG),
+    'flatten start_dim': lambda L: L.ones(2, 2).flatten(_BIG),
+    'chunk chunks': lambda L: L.arange(6).chunk(_BIG),
+    'roll shifts': lambda L: L.arange(6).roll(_BIG),
+    'linspace steps': lambda L: L.linspace(0, 1, _BIG),
+    'eye n': lambda L: L.eye(_BIG),
+    'diagonal offset': lambda L: L.ones(2, 2).diagonal(_BIG),
+    'diag diagonal': lambda L: L.ones(2, 2).diag(_BIG),
+    'max_pool1d kernel_size': lambda L: L.nn.functional.max_pool1d(L.ones(1, 1, 4), _BIG),
+    'reshape size': lambda L: L.arange(6.).reshape(_BIG, 2),
+    'repeat repeats': lambda L: L.arange(2).repeat(_BIG),
+    'permute dims': lambda L: L.ones(2, 2).permute(0, _BIG),
+    'max_pool1d kernel_size list': lambda L: L.nn.functional.max_pool1d(L.ones(1, 1, 4), (_BIG,)),
+}
+
+@pytest.mark.parametrize('name', list(PAST_INT64))
+def test_ints_past_int64_as_torch(name):
+    t, l = _run(PAST_INT64[name], torch), _run(PAST_INT64[name], litnn)
+    assert t[0] == 'err' and l[:2] == t[:2], (t, l)
+    assert l[2] == t[2].split('\nException raised from')[0] + ('"' if '\nException raised from' in t[2] else ''), (t, l)
