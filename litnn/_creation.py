@@ -1004,9 +1004,8 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     if isinstance(s, Tensor) and s.dim() == 0: s = s.item()
     if not isinstance(s, (builtins.int, builtins.float, builtins.complex, np.number, np.bool_)):
         raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {_type_name(s)}")
-    if type(s) is builtins.int and not -2 ** 63 <= s < 2 ** 64: raise OverflowError("int too big to convert")   # (torch's Scalar: int64 or uint64)
     d = to_dtype(dtype or get_default_dtype())
-    # s must fit the dtype, a complex one with no imaginary part its real part (torch's fill); half precision is not
+    # s must fit torch's Scalar (an int64 or uint64: `_checked_scalar`), then the dtype, a complex one with no imaginary part its real part (torch's fill); half precision is not
     # range-checked (1e39 is inf there), only read as a double
     s = _checked_scalar(s, np.dtype(np.float64) if d.name in ('float16', 'bfloat16') else d.np)
     return tensor(s, dtype=d, device=device, requires_grad=requires_grad)

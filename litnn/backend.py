@@ -121,11 +121,18 @@ def _overflows(v, npd):
     if isinstance(v, builtins.float) and not math.isfinite(v): return False
     return builtins.abs(v) > builtins.float((ml_dtypes.finfo if ml_dtypes is not None and npd.kind == 'V' else np.finfo)(npd).max)
 
+def _scalar_of_int(v):
+    "Python int `v` as torch reads it into a Scalar: an int64, else a uint64; past both, pybind11's OverflowError."
+    if v < -0x8000000000000000: raise OverflowError("can't convert negative int to unsigned")
+    if v > 0xffffffffffffffff: raise OverflowError("int too big to convert")
+    return v
+
 def _checked_scalar(v, npd, fill=False):
     """Python number (or numpy scalar) `v` ready to be written into an array of numpy dtype `npd`: torch's RuntimeError if it does not fit; a negative integer wrapped into an unsigned dtype; the real part of a complex number with no imaginary part.
     `fill`: as torch's kernels that read a real number into half precision unchecked (1e39: inf): where's number, and full
     and fill_ of a one-element tensor (their scalar fast path; more elements are checked)."""
     if isinstance(v, np.generic): v = v.item()
+    elif type(v) is builtins.int: _scalar_of_int(v)     # (torch's Scalar first: 2**64 never reaches the dtype's check)
     if fill and npd.name in ('float16', 'bfloat16') and type(v) in (builtins.int, builtins.float):
         with np.errstate(over='ignore'): return npd.type(v)
     if _overflows(v, npd): raise RuntimeError(f"value cannot be converted to type {_SCALAR_NAME.get(npd.name, npd.name)} without overflow")

@@ -141,3 +141,33 @@ def test_ints_past_int64_as_torch(name):
     t, l = _run(PAST_INT64[name], torch), _run(PAST_INT64[name], litnn)
     assert t[0] == 'err' and l[:2] == t[:2], (t, l)
     assert l[2] == t[2].split('\nException raised from')[0] + ('"' if '\nException raised from' in t[2] else ''), (t, l)
+
+# --- a Python int read into torch's Scalar: an int64, else a uint64; past both, pybind11's OverflowError
+SCALAR_PAST_UINT64 = {
+    'float + 2**64': lambda L: L.ones(2) + 2 ** 64,
+    'float + below int64': lambda L: L.ones(2) + (-2 ** 63 - 1),
+    'float - below int64': lambda L: L.ones(2) - (-2 ** 63 - 1),
+    'float * 2**64': lambda L: L.ones(2) * 2 ** 64,
+    'float add below int64': lambda L: L.ones(2).add(-2 ** 63 - 1),
+    'int64 + 2**64': lambda L: L.ones(2, dtype=L.int64) + 2 ** 64,
+    'int64 + below int64': lambda L: L.ones(2, dtype=L.int64) + (-2 ** 63 - 1),
+    'float > 2**64': lambda L: L.ones(2) > 2 ** 64,
+    'float ** 2**64': lambda L: L.ones(2) ** 2 ** 64,
+    'pow below int64': lambda L: L.ones(2).pow(-2 ** 63 - 1),
+    'clamp max 2**64': lambda L: L.ones(2).clamp(max=2 ** 64),
+    'full float32 2**64': lambda L: L.full((2,), 2 ** 64, dtype=L.float32),
+    'full float32 below int64': lambda L: L.full((2,), -2 ** 63 - 1, dtype=L.float32),
+    'fill_ 2**64': lambda L: L.ones(2).fill_(2 ** 64),
+    'fill_ below int64': lambda L: L.ones(2).fill_(-2 ** 63 - 1),
+    'masked_fill 2**64': lambda L: L.ones(2).masked_fill(L.tensor([True, False]), 2 ** 64),
+    'where 2**64': lambda L: L.where(L.tensor([True]), L.ones(1), 2 ** 64),
+    'scalar_tensor below int64': lambda L: L.scalar_tensor(-2 ** 63 - 1),
+    'scalar_tensor 2**64': lambda L: L.scalar_tensor(2 ** 64),
+    # and the neighbours that still work: a uint64 Scalar into a float, an int64 one wrapping as torch's
+    'float * 2**63': lambda L: L.ones(2) * 2 ** 63,
+    'float + 2**64 - 1': lambda L: L.ones(2, dtype=L.float64) + (2 ** 64 - 1),
+    'int64 + 2**63 wraps': lambda L: L.ones(2, dtype=L.int64) + 2 ** 63,
+}
+
+@pytest.mark.parametrize('name', list(SCALAR_PAST_UINT64))
+def test_scalar_ints_past_uint64_as_torch(name): _same(SCALAR_PAST_UINT64[name])

@@ -119,9 +119,10 @@ def _promote(x, y):
         s = _float(s)                                      # part, with numpy's ComplexWarning; pytorch issue 43579)
         return _promote(t, s) if t is x else _promote(s, t)
     k = t._data.dtype.kind
-    if (type(s) is _float and k == 'f') or (type(s) is _int and (k == 'f' or (k in 'iu' and 0 <= s < 128))):
+    if (type(s) is _float and k == 'f') or (type(s) is _int and (k == 'f' and -0x8000000000000000 <= s <= 0xffffffffffffffff or (k in 'iu' and 0 <= s < 128))):
         return x, y          # a number that does not change the tensor's dtype
     if not isinstance(s, _num): raise TypeError(f"unsupported operand type: '{type(s).__name__}'")
+    if type(s) is _int: B._scalar_of_int(s)     # (torch's Scalar holds an int64 or a uint64: past both, its OverflowError)
     d = result_type(*_levels(t, s))
     if t._data.dtype != d.np: t = _cast(t, d)
     s = s.item() if isinstance(s, np.generic) else s

@@ -275,6 +275,7 @@ def _plain_pair(x, y):
         b = y._data
         if type(b) is not _ndarray or b.dtype is not a.dtype: return False     # (shapes that broadcast: see `_plain_binary`)
     elif (t is not _float and t is not _int) or a.itemsize == 2: return False   # (half precision and a number: `_half_number`)
+    elif t is _int and not -0x8000000000000000 <= y <= 0xffffffffffffffff: return False   # (past torch's Scalar: `_promote` raises)
     return _Mode.quiet     # `_quiet()`, read directly
 
 def _plain_binary(cls, x, y):
