@@ -385,3 +385,56 @@ def test_linear_unusual_operands_as_torch(case):
     if isinstance(b, tuple) and len(b) == 2 and isinstance(b[0], str): assert a[0] == b[0] and a[1] == b[1], (a, b)
     elif case == 'three_d': assert (a is None) == (b is None)
     else: close(f)
+
+def test_mlp_step_order_versions_and_update_as_torch():
+    """Two steps of the benchmark's MLP (`h @ w.t() + b`, relu, log_softmax, index, mean; `p -= lr * p.grad` under
+    no_grad): the order in which leaves' hooks run (the walk's queue, with one and two nodes ready), the gradients
+    adopted by `.grad`, the parameters' versions and values after each update, as torch."""
+    sizes, B = (6, 5, 4, 3), 4
+    W0 = [_arr(o, i) for i, o in zip(sizes, sizes[1:])]
+    B0 = [_arr(o) for o in sizes[1:]]
+    X0, Y0 = _arr(B, sizes[0]), rng.integers(0, sizes[-1], B)
+    def f(L):
+        ws = [L.tensor(w, requires_grad=True) for w in W0]
+        bs = [L.tensor(b, requires_grad=True) for b in B0]
+        params, x, y, idx, log, out = ws + bs, L.tensor(X0), L.tensor(Y0), L.arange(B), [], []
+        for k, p in enumerate(params):
+            p.register_hook(lambda g, k=k: log.append(('hook', k)))
+            p.register_post_accumulate_grad_hook(lambda p, k=k: log.append(('post', k, p.grad.is_contiguous())))
+        for step in range(2):
+            h = x
+            for i, (w, b) in enumerate(zip(ws, bs)):
+                h = h @ w.t() + b
+                if i < len(ws) - 1: h = h.relu()
+            loss = -h.log_softmax(1)[idx, y].mean()
+            for p in params: p.grad = None
+            loss.backward()
+            grads = [p.grad.clone() for p in params]
+            with L.no_grad():
+                for p in params: p -= 0.1 * p.grad
+            out.append((loss.detach(), grads, [p._version for p in params], [p.detach().clone() for p in params]))
+        return log, out
+    close(f)
+
+@pytest.mark.parametrize('how', ['isub', 'sub_', 'data_add_', 'add_alpha'])
+def test_plain_update_roads_keep_versions_views_and_errors(how):
+    """The optimizer's in-place update in its usual spellings on a leaf with a live `t()` view, under no_grad and outside
+    it (torch's error for a leaf that requires grad), then a gradient through the view: values, versions, errors, as torch."""
+    w0, g0 = _arr(3, 2), _arr(3, 2)
+    def f(L):
+        w = L.tensor(w0, requires_grad=True)
+        g = L.tensor(g0)
+        v = w.t()
+        def upd():
+            if how == 'isub': w.__isub__(0.5 * g)
+            elif how == 'sub_': w.sub_(0.5 * g)
+            elif how == 'data_add_': w.data.add_(g, alpha=-0.5)
+            else: w.add_(g, alpha=-0.5)
+        if how == 'data_add_': upd(); err = None
+        else:
+            try: upd(); err = None
+            except RuntimeError as e: err = str(e)
+        with L.no_grad(): upd()
+        (v * 2).sum().backward()
+        return err, w.detach().clone(), w._version, v.detach().clone(), w.grad
+    close(f)

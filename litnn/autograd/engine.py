@@ -75,7 +75,7 @@ def _topo(roots, keep=None):
     for n in roots:                     # torch's GraphRoot passes each root its gradient, in order
         if more.get(n): more[n] -= 1
         elif keep is None or n in keep: _push(heap, _TOP if type(n) is AccumulateGrad else n._seq, n)
-    n = _pop(heap) if heap else None
+    n = (heap.pop()[1] if len(heap) == 1 else _pop(heap)) if heap else None
     add = order.append
     while n is not None:                # run n; the nodes it makes ready enter the queue in its edges' order
         add(n)
@@ -87,9 +87,9 @@ def _topo(roots, keep=None):
                 if d: more[fn] = d - 1; continue
             if keep is not None and fn not in keep: continue
             if nxt is None and not heap: nxt = fn; continue
-            if nxt is not None: _push(heap, _TOP if type(nxt) is AccumulateGrad else nxt._seq, nxt); nxt = None
+            if nxt is not None: heap.append((_TOP if type(nxt) is AccumulateGrad else nxt._seq, nxt)); nxt = None   # (an empty heap's push)
             _push(heap, _TOP if type(fn) is AccumulateGrad else fn._seq, fn)
-        n = nxt if nxt is not None or not heap else _pop(heap)
+        n = nxt if nxt is not None or not heap else heap.pop()[1] if len(heap) == 1 else _pop(heap)   # (a one-entry heap's pop)
     return order
 
 
