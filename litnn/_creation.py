@@ -424,6 +424,10 @@ def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     start, end, step = (builtins.float(v.real) if isinstance(v, (builtins.complex, np.complexfloating)) else v for v in (start, end, step))
     if not (math.isfinite(start) and math.isfinite(end)): raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")   # (C++ stream format)
     ints = builtins.all(isinstance(v, (builtins.int, np.integer)) for v in (start, end, step))
+    for v in (start, end, step):     # a Python int: torch's Scalar first (int64 or uint64), then, all ints, the kernel's int64
+        if type(v) is builtins.int and not -0x8000000000000000 <= v <= 0x7fffffffffffffff:
+            B._scalar_of_int(v)
+            if ints: raise RuntimeError('value cannot be converted to type int64_t without overflow')
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and (d.name == 'bool' or d.is_complex): raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_LEGACY[d.name]}'")
     counts = not ints and d is not None and d.name.startswith(('int', 'uint'))    # float bounds, an integer result

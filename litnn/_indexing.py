@@ -27,13 +27,16 @@ def _index_key(x, key):
     t = type(key)
     if t is list: key = _list_key(key); t = type(key)
     if t is not tuple:
-        if t is builtins.int: return (key, Ellipsis), SelectBackward0
+        if t is builtins.int and -0x8000000000000000 <= key <= 0x7fffffffffffffff: return (key, Ellipsis), SelectBackward0
         if t is slice and (key.step is None or key.step > 0): return (key, Ellipsis), SliceBackward0
         key = (key,)
     out, op, adv = [], AliasBackward0, False
     for k in key:
         t = type(k)
-        if t is builtins.int or isinstance(k, np.integer): k, op = builtins.int(k), SelectBackward0
+        if t is builtins.int or isinstance(k, np.integer):
+            if t is builtins.int and not -0x8000000000000000 <= k <= 0x7fffffffffffffff:     # (torch reads an int index as a C long long)
+                raise ValueError('Overflow when unpacking long long')
+            k, op = builtins.int(k), SelectBackward0
         elif t is slice:
             if k.step is not None and k.step <= 0: raise ValueError("slice step cannot be zero" if k.step == 0 else "step must be greater than zero")
             if k != _ALL: op = SliceBackward0

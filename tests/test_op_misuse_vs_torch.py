@@ -171,3 +171,21 @@ SCALAR_PAST_UINT64 = {
 
 @pytest.mark.parametrize('name', list(SCALAR_PAST_UINT64))
 def test_scalar_ints_past_uint64_as_torch(name): _same(SCALAR_PAST_UINT64[name])
+
+# --- an int index past int64, and arange's integer bounds (torch's Scalar, then its int64)
+INDEX_AND_ARANGE_PAST_INT64 = {
+    'index 2**63': lambda L: L.arange(6.)[2 ** 63],
+    'index below int64': lambda L: L.arange(6.)[-2 ** 63 - 1],
+    'index in a tuple': lambda L: L.ones(2, 2)[0, 2 ** 63],
+    'index after ...': lambda L: L.ones(2, 2)[..., -2 ** 63 - 1],
+    'setitem index 2**63': lambda L: L.arange(6).__setitem__(2 ** 63, 1),
+    'index int64 max is out of bounds': lambda L: L.ones(2)[2 ** 63 - 1],
+    'arange to 2**63': lambda L: L.arange(2 ** 63),
+    'arange step past int64': lambda L: L.arange(0, 2 ** 63, 2 ** 62),
+    'arange to 2**64': lambda L: L.arange(2 ** 64),
+    'arange from below int64': lambda L: L.arange(-2 ** 63 - 1, 0),
+    'arange float start to 2**64': lambda L: L.arange(0., 2 ** 64),
+}
+
+@pytest.mark.parametrize('name', list(INDEX_AND_ARANGE_PAST_INT64))
+def test_index_and_arange_past_int64_as_torch(name): _same(INDEX_AND_ARANGE_PAST_INT64[name])
