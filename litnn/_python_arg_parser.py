@@ -6,7 +6,7 @@
 __all__ = []
 
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #37a79a0d
-import builtins, functools, inspect, sys, types
+import builtins, functools, inspect, re, sys, types
 from .backend import dtype, memory_format, device, Generator
 from .backend import _type_name   # torch's way of naming a wrong argument's type
 import numpy as np
@@ -1729,6 +1729,17 @@ def _too_many(fn, method, args, kwargs, sigs):
     if lo != most: return TypeError(f"{fn}() takes from {lo} to {most} positional arguments but {n} were given")
     return TypeError(f"{fn}() takes {most} positional argument{'' if most == 1 else 's'} but {n} {'was' if n == 1 else 'were'} given")
 
+def _missing(fn, e):
+    """torch's TypeError for a call that left required arguments out (`x.cumsum()`), from Python's TypeError `e` raised
+    binding the arguments of the function named `fn` behind the parser (perhaps behind wrappers of its own); None for any
+    other error. torch's parser words it with
+    "argument" and "arguments" the other way round: "cumsum() missing 1 required positional arguments: "dim""."""
+    m = re.fullmatch(r"(?:\w+\.)?(\w+)\(\) missing (\d+) required positional arguments?: (.*)", str(e))
+    if m is None or m[1] != fn: return None
+    if m is None: return None
+    n, names = builtins.int(m[2]), re.findall(r"'([^']*)'", m[3])
+    return TypeError(f"{fn}() missing {n} required positional argument{'s' if n == 1 else ''}: {', '.join(chr(34) + a + chr(34) for a in names)}")
+
 def _unpack_long(v):
     "True for a Python int torch's parser reads as a C long long; beyond int64 its ValueError, as torch's `THPUtils_unpackLong`."
     if -0x8000000000000000 <= v <= 0x7fffffffffffffff: return True
@@ -2693,10 +2704,10 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             for alt in [k for k in kwargs if k in spell]:
                 if spell[alt] not in kwargs: kwargs[spell[alt]] = kwargs.pop(alt)
         if foreign and (r := _hand_over(g, args, kwargs)) is not _NOT_HANDED: return r
-        if over is None or not fast: return f(*args, **kwargs)
         try: return f(*args, **kwargs)
-        except Exception:         # (refused by litnn: torch's matching says whether its parser would have refused it first)
-            e = None if _from_litnn() else _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)
+        except Exception as x:    # (refused by litnn: torch's matching says whether its parser would have refused it first)
+            e = _missing(fn, x) if type(x) is TypeError else None     # (an argument left out: in torch's parser's words)
+            if e is None and over is not None and fast and not _from_litnn(): e = _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)
             if e is None: raise
         raise e
     return g

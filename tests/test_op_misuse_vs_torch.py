@@ -189,3 +189,19 @@ INDEX_AND_ARANGE_PAST_INT64 = {
 
 @pytest.mark.parametrize('name', list(INDEX_AND_ARANGE_PAST_INT64))
 def test_index_and_arange_past_int64_as_torch(name): _same(INDEX_AND_ARANGE_PAST_INT64[name])
+
+# --- required arguments left out: torch's parser's words ("1 required positional arguments", names in double quotes)
+MISSING = {
+    'cumsum method without dim': lambda L: L.ones(2).cumsum(),
+    'cumsum without dim': lambda L: L.cumsum(L.ones(2)),
+    'cumsum without anything': lambda L: L.cumsum(),
+    'softmax method without dim': lambda L: L.ones(2).softmax(),
+    'log_softmax without dim': lambda L: L.log_softmax(L.ones(2)),
+    'logsumexp without dim': lambda L: L.logsumexp(L.ones(2)),
+    'topk without k': lambda L: L.topk(L.ones(2)),
+    'transpose with one dim': lambda L: L.ones(2).transpose(0),
+    'gather without dim and index': lambda L: L.gather(L.ones(2)),
+}
+
+@pytest.mark.parametrize('name', list(MISSING))
+def test_missing_arguments_as_torch(name): _same(MISSING[name])
