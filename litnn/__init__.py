@@ -677,6 +677,7 @@ from . import _C
 from ._C import Future          # torch.Future is the engine's future, torch._C.Future
 from ._C import _nn           # torch._C._nn: nn.functional's C++ half
 from ._C import _functions    # torch._C._functions: autograd's C++ nodes
+from ._C import PyTorchFileReader   # torch.PyTorchFileReader is torch._C's
 from . import _VF               # torch._VF: the C++ functions torch.functional and nn.modules.rnn call
 from ._C import (Type, TensorType, IntType, FloatType, BoolType, StringType, NoneType, AnyType, NumberType, DeviceObjType, ComplexType, StreamObjType, SymIntType, SymBoolType, PyObjectType, ListType, OptionalType, TupleType, DictType, UnionType)   # torch's JIT types, torch._C.X re-exported as torch.X
 

@@ -232,3 +232,23 @@ def _module_dispatch(lib):
 
 def test_nn_modules_hand_their_functional_calls_to_subclasses():
     assert _module_dispatch(litnn) == _module_dispatch(torch)
+
+# --- Lightning imports torch.distributed.constants, torch._C._TensorMeta, torch.PyTorchFileReader and
+# torch.utils._pytree's type aliases (PyTree, Context...) at start-up: without them `import lightning` failed ---
+
+def _lightning_imports(lib):
+    import importlib, io
+    c = importlib.import_module(lib.__name__ + '.distributed.constants')
+    p = importlib.import_module(lib.__name__ + '.utils._pytree')
+    b = io.BytesIO(); torch.save({'w': torch.arange(3.)}, b); b.seek(0)   # one file, written by torch, read by both
+    r = lib.PyTorchFileReader(b)
+    try: r.get_record('nope'); missing = None
+    except RuntimeError as e: missing = str(e).split(':')[0]
+    return [c.default_pg_timeout, c.default_pg_timeout is lib.distributed.default_pg_timeout, sorted(c.__all__),
+            isinstance(lib.Tensor, lib._C._TensorMeta), isinstance(lib.nn.Parameter, lib._C._TensorMeta), lib.PyTorchFileReader is lib._C.PyTorchFileReader,
+            r.get_all_records(), r.has_record('data.pkl'), r.has_record('archive/data.pkl'), r.get_record('data/0'), r.get_record_size('data/0'),
+            r.serialization_id(), missing, p.PyTree, p.Context, p.DumpableContext,
+            [n for n in ('PyTree', 'Context', 'FlattenFn', 'UnflattenFn', 'DumpableContext', 'ToDumpableContextFn', 'FromDumpableContextFn') if n in p.__all__]]
+
+def test_names_lightning_imports():
+    assert _lightning_imports(litnn) == _lightning_imports(torch)

@@ -19,8 +19,11 @@ from ..linalg import LinAlgError
 # %% ../../nbs/reference/torch/underscore_C.ipynb #a28599b3
 Generator.__module__ = 'litnn._C'     # <litnn._C.Generator object at ...>, as torch's repr
 TensorBase = _TensorBase = Tensor     # torch.Tensor's C++ base: litnn's Tensor has none, so the class itself answers isinstance
+_TensorMeta = type(Tensor)           # torch.Tensor's metaclass (libraries annotate `new_type: _TensorMeta`): litnn's is plain `type`
 _LinAlgError = LinAlgError            # torch.linalg.LinAlgError, as libraries catch it (`except torch._C._LinAlgError`)
 has_lapack = True                     # torch built with LAPACK (code checks before linear algebra): litnn's runs on NumPy's
+from .._torch_files import PyTorchFileReader   # torch._C.PyTorchFileReader: the records of a torch.save zip (64_reading_pytorch_files)
+PyTorchFileReader.__module__ = 'litnn'             # <class 'litnn.PyTorchFileReader'>, as torch's
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #681eed11
 def _get_tracing_state():

@@ -17,6 +17,6 @@ def is_available():
 from .distributed_c10d import *   # 73_process_groups, 73a_collectives, 73b_plain_objects, 73c_stores
 from .distributed_c10d import Backend, ReduceOp, ProcessGroup, GroupMember, group, Work
 from .distributed_c10d import _rank_not_in_group, _all_gather_base, _reduce_scatter_base   # private, used by libraries
-from . import distributed_c10d
+from . import distributed_c10d, constants
 from .device_mesh import DeviceMesh, init_device_mesh   # 76_device_mesh (torch imports them here too)
 __all__ = ['is_available'] + distributed_c10d.__all__   # what `from litnn.distributed import *` gives
