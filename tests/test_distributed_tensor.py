@@ -104,6 +104,45 @@ dist.destroy_process_group()
 print(json.dumps(out))
 '''
 
+FSDP = r'''
+import json, tempfile
+import torch, torch.distributed as dist
+from torch.distributed.fsdp import fully_shard, FSDPModule, MixedPrecisionPolicy, CPUOffloadPolicy, OffloadPolicy
+from torch.distributed._composable.fsdp import fully_shard as fs2
+from torch.distributed._functional_collectives import all_to_all_single_autograd
+out = {}
+def _r(v): return [_r(u) for u in v] if isinstance(v, list) else round(v, 5) if isinstance(v, float) else v
+out["policies"] = [repr(MixedPrecisionPolicy()), repr(CPUOffloadPolicy()), repr(OffloadPolicy()), fs2 is fully_shard,
+                   repr(MixedPrecisionPolicy(param_dtype=torch.bfloat16)).replace("litnn", "torch")]
+dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+for m in (model[0], model[2]): fully_shard(m)
+fully_shard(model)
+out["class"] = [type(model).__name__, type(model[0]).__name__, isinstance(model, FSDPModule), isinstance(model, torch.nn.Sequential),
+                type(model[0].weight).__name__, repr(model[0].weight.placements), isinstance(model[1], FSDPModule)]
+opt = torch.optim.AdamW(model.parameters(), lr=0.01)
+x = torch.linspace(-1, 1, 12).reshape(3, 4)
+for step in range(3):
+    opt.zero_grad(); y = model(x); loss = y.pow(2).mean(); loss.backward(); opt.step()
+    out[f"loss{step}"] = _r(loss.item())
+out["out type"] = type(y).__name__
+out["grad"] = [type(model[0].weight.grad).__name__, _r(model[0].weight.grad.to_local().tolist())]
+out["params"] = _r([p.full_tensor().double().sum().item() for p in model.parameters()])
+out["state_dict"] = [[k, type(v).__name__] for k, v in model.state_dict().items()]
+torch.manual_seed(0)
+mp = torch.nn.Linear(4, 3)
+fully_shard(mp, mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16))
+y = mp(x)
+out["mp"] = [str(y.dtype).replace("litnn", "torch"), _r(y.float().sum().item())]
+z = torch.arange(6., requires_grad=True)
+a = all_to_all_single_autograd(z * 2, None, None, dist.group.WORLD)
+a.sum().backward()
+out["a2a"] = [a.tolist(), z.grad.tolist()]
+dist.destroy_process_group()
+print(json.dumps(out))
+'''
+
 def _both_ways(tmp_path, code):
     pytest.importorskip("torch")
     script = tmp_path / "dtensor.py"
@@ -120,3 +159,8 @@ def test_dtensor_on_one_rank_as_torch(tmp_path):
     want, got = _both_ways(tmp_path, SCRIPT)
     assert set(got) == set(want)
     for k in want: assert got[k] == want[k], k
+
+def test_fully_shard_on_one_rank_as_torch(tmp_path):
+    "fully_shard (torch.distributed.fsdp, FSDP2) layer by layer then at the root: classes, DTensor parameters and gradients, three AdamW steps, state_dict, a bfloat16 MixedPrecisionPolicy; and all_to_all_single_autograd's gradient."
+    want, got = _both_ways(tmp_path, FSDP)
+    assert got == want

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['all_reduce', 'all_reduce_coalesced', 'broadcast', 'all_gather_single', 'reduce_scatter_single', 'all_gather_tensor',
-           'reduce_scatter_tensor', 'all_to_all_single', 'wait_tensor']
+           'reduce_scatter_tensor', 'all_to_all_single', 'all_to_all_single_autograd', 'wait_tensor']
 
 # %% ../../nbs/reference/distributed/functional_collectives.ipynb #12fcb2cd
 import builtins, warnings
@@ -12,6 +12,7 @@ from ..autograd.grad_mode import no_grad
 from .._views import cat
 from .. import distributed as dist
 from . import ReduceOp
+from ..autograd.function import Function
 
 # %% ../../nbs/reference/distributed/functional_collectives.ipynb #52e6be3e
 _OPS = {'sum': ReduceOp.SUM, 'avg': ReduceOp.AVG, 'product': ReduceOp.PRODUCT, 'min': ReduceOp.MIN, 'max': ReduceOp.MAX,
@@ -92,6 +93,21 @@ def all_to_all_single(self, output_split_sizes, input_split_sizes, group, tag=''
     with no_grad(): out = self.new_empty((self.shape[0] if output_split_sizes is None else builtins.sum(output_split_sizes), *self.shape[1:]))
     dist.all_to_all_single(out, self.contiguous(), output_split_sizes, input_split_sizes, _group(group))
     return out
+
+class _AllToAllSingle(Function):
+    "all_to_all_single as an autograd node: the gradient of what a rank received goes back to the rank that sent it."
+    @staticmethod
+    def forward(ctx, input, output_split_sizes, input_split_sizes, group):
+        ctx.splits, ctx.group = (output_split_sizes, input_split_sizes), group
+        return all_to_all_single(input, output_split_sizes, input_split_sizes, group)
+    @staticmethod
+    def backward(ctx, grad):
+        out_sizes, in_sizes = ctx.splits
+        return all_to_all_single(grad.contiguous(), in_sizes, out_sizes, ctx.group), None, None, None
+
+def all_to_all_single_autograd(self, output_split_sizes, input_split_sizes, group, tag=''):
+    "`all_to_all_single` that autograd goes through (mixture-of-experts dispatch): the backward makes the opposite exchange."
+    return _AllToAllSingle.apply(self, output_split_sizes, input_split_sizes, group)
 
 def wait_tensor(tensor):
     "`tensor`, once the collective that made it is done: litnn's collectives above are done when they return."

@@ -1,0 +1,1 @@
+"""`torch.distributed._composable`: the composable distributed APIs; litnn has `fully_shard` (its `fsdp` package). Hand-written."""
