@@ -130,6 +130,7 @@ for _name in ('is_xpu', 'is_mps', 'is_ipu', 'is_maia', 'is_mtia', 'is_xla', 'is_
 def size(self:Tensor, dim=None):
     "The shape, or the size of dimension `dim`."
     if dim is None: return Size(self._data.shape)
+    if dim.__class__ is not builtins.int: dim = _int_arg(dim, 'dim', 'size', 1)     # (torch's parser: named, and before the rank)
     if not self._data.ndim: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")   # (torch's size(dim) does not read a scalar as 1-d)
     return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 

@@ -205,3 +205,14 @@ MISSING = {
 
 @pytest.mark.parametrize('name', list(MISSING))
 def test_missing_arguments_as_torch(name): _same(MISSING[name])
+
+# --- size(dim) of a wrong type: the parser's message, named and positioned, checked before the rank
+SIZE_DIM = {
+    'size float dim': lambda L: L.ones(2).size(1.),
+    'size float dim of a 0-d tensor': lambda L: L.tensor(1.).size(1.),
+    'size bool dim': lambda L: L.ones(2).size(True),
+    'size 0-d int tensor dim': lambda L: L.ones(2, 3).size(L.tensor(1)),
+}
+
+@pytest.mark.parametrize('name', list(SIZE_DIM))
+def test_size_dim_as_torch(name): _same(SIZE_DIM[name])
