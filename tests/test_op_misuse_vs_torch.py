@@ -216,3 +216,14 @@ SIZE_DIM = {
 
 @pytest.mark.parametrize('name', list(SIZE_DIM))
 def test_size_dim_as_torch(name): _same(SIZE_DIM[name])
+
+# --- copy_ of a source that broadcasts to more than the destination: torch names the output's shape
+COPY_INTO = {
+    'copy_ into a smaller tensor': lambda L: L.zeros(3).copy_(L.ones(2, 3)),
+    'copy_ into a tensor of a size-1 dim': lambda L: L.zeros(1, 3).copy_(L.ones(2, 1)),
+    'copy_ of sizes that do not broadcast': lambda L: L.zeros(3).copy_(L.ones(2)),
+    'copy_ broadcast into a bigger tensor': lambda L: L.zeros(2, 3).copy_(L.arange(3.)),
+}
+
+@pytest.mark.parametrize('name', list(COPY_INTO))
+def test_copy_into_as_torch(name): _same(COPY_INTO[name])

@@ -355,6 +355,9 @@ def _as_torch_error(e, args, order=None):
     if order is not None: args = [args[i] for i in order]     # (its message names the shapes as `a`, the operands so far, and `b`, the next)
     shapes = [a._data.shape for a in args if isinstance(a, Tensor)]    # (reading an uninitialized parameter's array raises its own ValueError again, which stays one: 49_lazy_modules)
     err = _fold_error(shapes) if 'broadcast' in str(e) else None
+    if err is None and str(e).startswith('could not broadcast input array from shape'):    # (a copy into a smaller tensor: torch names the output)
+        src, dst = (tuple(builtins.int(n) for n in s.split(',') if n.strip()) for s in str(e).split('(')[1:3] for s in [s.split(')')[0]])
+        err = RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape {list(np.broadcast_shapes(src, dst))}")
     return err if err is not None else RuntimeError(str(e))
 
 # %% ../../nbs/12_backprop_graph.ipynb #c5a1e0d2
