@@ -59,7 +59,7 @@ run("distribute partial", lambda: distribute_tensor(x, m, [Partial()]))
 run("distribute default", lambda: distribute_tensor(x, m))
 for name, f in [("add", lambda: d + 1), ("radd", lambda: 1 + d), ("mul dd", lambda: d * d), ("add rr", lambda: r + r),
                 ("sum", lambda: d.sum()), ("sum0", lambda: d.sum(0)), ("sum1", lambda: d.sum(1)), ("sum1 keep", lambda: d.sum(1, keepdim=True)),
-                ("rsum", lambda: r.sum()), ("relu", lambda: torch.relu(d - 2)), ("matmul", lambda: d @ r.T), ("exp", lambda: r.exp()),
+                ("rsum", lambda: r.sum()), ("mean0", lambda: d.mean(0)), ("mean", lambda: d.mean()), ("amax0", lambda: d.amax(0)), ("max", lambda: d.max()), ("amin1", lambda: d.amin(1)), ("relu", lambda: torch.relu(d - 2)), ("matmul", lambda: d @ r.T), ("exp", lambda: r.exp()),
                 ("mixed", lambda: r + x), ("mixed mul", lambda: x * d), ("scalar tensor", lambda: r * torch.tensor(2.)),
                 ("full_tensor", lambda: d.full_tensor()), ("redistribute", lambda: d.redistribute(m, [Replicate()])),
                 ("redistribute partial", lambda: d.redistribute(m, [Partial()])),

@@ -109,6 +109,8 @@ def _get_grad(self):
 DTensor.grad = property(_get_grad, Tensor.grad.fset, Tensor.grad.fdel)
 
 # %% ../../../nbs/76a_distributed_tensor.ipynb #df4c6c55
+# a reduction over a sharded dimension leaves each rank a partial result, to be combined by torch's reduce op
+_PARTIAL = {'sum': 'sum', 'nansum': 'sum', 'mean': 'avg', 'amax': 'max', 'max': 'max', 'amin': 'min', 'min': 'min'}
 _REDUCTIONS = {'sum', 'mean', 'nansum', 'prod', 'amax', 'amin', 'max', 'min', 'norm', 'var', 'std', 'logsumexp', 'any', 'all'}
 
 def _op_name(func):
@@ -141,7 +143,7 @@ def _out_placements(func, args, kwargs, first, out):
         keep = kwargs.get('keepdim', False) or (len(args) > 2 and args[2] is True)
         res = []
         for p in ps:
-            if isinstance(p, Shard) and p.dim % first.ndim in red: res.append(Partial("sum") if name in ('sum', 'nansum') else Replicate())
+            if isinstance(p, Shard) and p.dim % first.ndim in red: res.append(Partial(_PARTIAL[name]) if name in _PARTIAL else Replicate())
             elif isinstance(p, Shard): res.append(Shard(p.dim if keep else p.dim - sum(1 for d in red if d < p.dim)))
             else: res.append(p)
         return tuple(res)
