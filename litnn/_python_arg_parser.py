@@ -1735,7 +1735,7 @@ def _missing(fn, e):
     other error. torch's parser words it with
     "argument" and "arguments" the other way round: "cumsum() missing 1 required positional arguments: "dim""."""
     m = re.fullmatch(r"(?:\w+\.)?(\w+)\(\) missing (\d+) required positional arguments?: (.*)", str(e))
-    if m is None or m[1] != fn: return None
+    if m is None or m[1] != fn or not m[3].startswith("'"): return None     # (Python's words only: litnn's own may be torch's already)
     if m is None: return None
     n, names = builtins.int(m[2]), re.findall(r"'([^']*)'", m[3])
     return TypeError(f"{fn}() missing {n} required positional argument{'s' if n == 1 else ''}: {', '.join(chr(34) + a + chr(34) for a in names)}")
@@ -2706,8 +2706,8 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
         if foreign and (r := _hand_over(g, args, kwargs)) is not _NOT_HANDED: return r
         try: return f(*args, **kwargs)
         except Exception as x:    # (refused by litnn: torch's matching says whether its parser would have refused it first)
-            e = _missing(fn, x) if type(x) is TypeError else None     # (an argument left out: in torch's parser's words)
-            if e is None and over is not None and fast and not _from_litnn(): e = _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)
+            e = _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers) if over is not None and fast and not _from_litnn() else None
+            if e is None and type(x) is TypeError: e = _missing(fn, x)     # (an argument left out: in torch's parser's words)
             if e is None: raise
         raise e
     return g
