@@ -918,6 +918,7 @@ def _invalidate(quiet):
 # %% ../nbs/17d_complex_numbers.ipynb #72fbd2fd
 from .autograd.graph import _real_inputs
 import builtins, weakref
+from .utils._swap_tensors import _OwnRef
 from ._tensor import _version_counter
 from .storage import _root as _memory_root, _address
 
@@ -1009,7 +1010,7 @@ class _MemoryViews:
         "Tensor `root` has a view with a history over this memory: a write autograd does not record regenerates it (17c_inplace_on_views)."
         for r in self.roots:      # (a loop, not `any` over a generator: this runs for every view made with a history)
             if r() is root: return
-        self.roots.append(weakref.ref(root))
+        self.roots.append(_OwnRef(root))
 
     def add(self, a):
         "A new conjugate of array `a`: memory covering a's span, a's strides, a's values conjugated."

@@ -848,3 +848,25 @@ def test_positional_args_warning_as_torch():
         return keys, [(x.category, str(x.message)) for x in w]
     keys, warned = same(run)
     assert keys == ['p.weight', 'p.bias'] and warned[0][0] is FutureWarning
+
+
+def test_swap_on_conversion_after_a_half_forward_with_a_transposed_weight():
+    # F.linear's general road makes weight.t(), a view with history; litnn's memory bookkeeping keeps a weak reference
+    # to the weight for it, which swap_tensors must not take for the user's (torch: m.float() swaps fine)
+    import torch, litnn
+    out = []
+    for L in (torch, litnn):
+        L.__future__.set_swap_module_params_on_conversion(True)
+        try:
+            m = L.nn.Linear(2, 3).half(); w = m.weight
+            m(L.ones(2, 2, dtype=L.half)).sum().backward()
+            m.float()
+            out.append((m.weight is w, m.weight.dtype == L.float32, m.weight.grad.dtype == L.float32))
+        finally:
+            L.__future__.set_swap_module_params_on_conversion(False)
+    assert out[0] == out[1] == (True, True, True)
+    import weakref
+    t = litnn.ones(2); r = weakref.ref(t)      # a user's weak reference still stops the swap, as torch's
+    try: litnn.utils.swap_tensors(t, litnn.zeros(2)); raised = None
+    except RuntimeError as e: raised = str(e)
+    assert raised == "Cannot swap t1 because it has weakref associated with it"

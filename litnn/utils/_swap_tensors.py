@@ -8,6 +8,10 @@ __all__ = ['swap_tensors']
 # %% ../../nbs/reference/utils/swap_tensors.ipynb #07c84387
 import copyreg, weakref
 
+class _OwnRef(weakref.ref):
+    "A weak reference litnn keeps for its own bookkeeping (a memory's record of its tensors, 17d_complex_numbers): `swap_tensors` ignores it."
+    __slots__ = ()
+
 # %% ../../nbs/reference/utils/swap_tensors.ipynb #9c92ba60
 _POISONED = ("Trying to execute AccumulateGrad node that was poisoned by swap_tensors this can happen when you try to run "
              "backward on a tensor that was swapped. For a module m with `torch.__future__.set_swap_module_params_on_conversion(True)` "
@@ -25,8 +29,8 @@ def _poison_accumulator(t):
 # %% ../../nbs/reference/utils/swap_tensors.ipynb #a013bd46
 def swap_tensors(t1, t2):
     "Swap the contents of two tensor objects: `t1` becomes what `t2` was, and the reverse, each keeping its identity."
-    if weakref.getweakrefs(t1): raise RuntimeError("Cannot swap t1 because it has weakref associated with it")
-    if weakref.getweakrefs(t2): raise RuntimeError("Cannot swap t2 because it has weakref associated with it")
+    for name, t in (("t1", t1), ("t2", t2)):    # (the user's weak references: those litnn keeps for itself do not count)
+        if [r for r in weakref.getweakrefs(t) if not isinstance(r, _OwnRef)]: raise RuntimeError(f"Cannot swap {name} because it has weakref associated with it")
     slots = set(copyreg._slotnames(t1.__class__))
     if slots != set(copyreg._slotnames(t2.__class__)): raise RuntimeError("Cannot swap t1 and t2 if they have different slots")
     _poison_accumulator(t1); _poison_accumulator(t2)
