@@ -1509,8 +1509,7 @@ def _unary(name, node):
         if name in _INT_ERROR: _refuse_integers(input, f'{name}_cpu')
         if name == 'frac' and input.is_complex(): raise NotImplementedError(f'"frac_cpu" not implemented for \'{_dtype_name(input)}\'')
         if name in _NO_COMPLEX and input.is_complex(): raise RuntimeError(f"{name} is not supported for complex tensors.")
-        if name in _REAL_KERNELS: return node.apply(_floating(input, _REAL_KERNELS[name]))
-        return node.apply(input if name in _INT_OK + _INT_ERROR else _floating(input))
+        return node.apply(input if name in _INT_OK + _INT_ERROR else _floating(input, _REAL_KERNELS.get(name)))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise `{name}` (its gradient node is `{node.__name__}`)."
     return f

@@ -231,7 +231,7 @@ def gammaincc(input, other):
 # %% ../nbs/reference/special_polynomials.ipynb #57beaf3d
 import numpy as np
 from .backend import array_namespace
-from ._tensor import Tensor, _dtype_name
+from ._tensor import Tensor
 from ._pointwise import _floating, _const
 from .autograd.broadcasting import _promote
 from .autograd.graph import _as_torch_error
