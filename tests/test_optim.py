@@ -576,3 +576,50 @@ def test_half_precision_rmsprop_and_nadam_follow_torch_over_many_steps(cls, kw, 
 def test_fused_and_foreach_together_refused(name):
     f = lambda lib: getattr(lib.optim, name)([lib.ones(2, requires_grad=True)], lr=0.1, fused=True, foreach=True)
     assert err(f, litnn) == err(f, torch)
+
+
+LOADED_ALGORITHMS = ['SGD', 'Adam', 'AdamW', 'Adadelta', 'Adagrad', 'Adamax', 'ASGD', 'NAdam', 'RAdam', 'RMSprop',
+                     'Rprop', 'Adafactor']
+
+
+def _load_across(lib, src, dst, drop=(), plain_numbers=False):
+    "Groups and state of a `dst` optimizer after loading the state dict of a `src` one (trimmed of keys `drop`)."
+    p = lib.nn.Parameter(lib.arange(4.).reshape(2, 2)); q = lib.nn.Parameter(lib.ones(3))
+    a = getattr(lib.optim, src)([p, q], lr=0.1)
+    (p.sum() * 2 + (q * q).sum()).backward(); a.step()
+    sd = a.state_dict()
+    for g in sd['param_groups']:
+        for k in drop: g.pop(k, None)
+    if plain_numbers:     # a checkpoint from the days when steps (and ASGD's eta, mu, NAdam's mu_product) were numbers
+        for s in sd['state'].values():
+            for k in set(s) & {'step', 'eta', 'mu', 'mu_product'}: s[k] = float(s[k])
+    b = getattr(lib.optim, dst)([p, q], lr=0.5)
+    try: b.load_state_dict(sd)
+    except Exception as e: return type(e).__name__, str(e)
+    groups = [sorted((k, repr(v)) for k, v in g.items() if k != 'params') for g in b.param_groups]
+    state = [sorted((k, type(v).__name__, str(getattr(v, 'dtype', '')).split('.')[-1]) for k, v in s.items())
+             for s in b.state.values()]
+    return groups, state
+
+
+@pytest.mark.parametrize('src', LOADED_ALGORITHMS)
+@pytest.mark.parametrize('dst', LOADED_ALGORITHMS)
+def test_load_state_dict_fills_only_late_keys(src, dst):
+    """Loading fills into the groups only the keys each torch optimizer's `__setstate__` names (those older versions
+    lacked), not all of its defaults: another algorithm's state dict leaves this one's hyperparameters absent, and a
+    state without the entries this algorithm keeps as tensors raises torch's KeyError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert _load_across(litnn, src, dst) == _load_across(torch, src, dst)
+
+
+LATE = ('foreach', 'maximize', 'differentiable', 'fused', 'capturable', 'nesterov', 'amsgrad', 'decoupled_weight_decay',
+        'centered', 'momentum')
+
+
+@pytest.mark.parametrize('name', LOADED_ALGORITHMS)
+def test_load_old_checkpoint_restores_late_keys_and_tensor_steps(name):
+    "A checkpoint without the keys added after it was written, its counters plain numbers: loaded as torch loads it."
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert _load_across(litnn, name, name, LATE, True) == _load_across(torch, name, name, LATE, True)

@@ -202,7 +202,26 @@ def state_dict(self:Optimizer):
     return sd
 
 # %% ../../nbs/50_optimizers.ipynb #f9c0cfea
-_STEP_AS_TENSOR = {'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'ASGD', 'NAdam', 'RAdam', 'RMSprop', 'Rprop'}
+# What each of torch's optimizers fills into the groups it unpickles or loads (its `__setstate__`): only the keys an
+# older version lacked, with their historical values. A key not named stays absent, so a state dict saved by another
+# algorithm leaves the groups without this one's hyperparameters, as in torch (whose next step raises KeyError).
+_LATE_KEYS = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+_ADAM_KEYS = dict(_LATE_KEYS, amsgrad=False, decoupled_weight_decay=False, fused=None)
+_LOADED_GROUP_KEYS = {
+    'SGD': dict(nesterov=False, maximize=False, foreach=None, differentiable=False, fused=False),
+    'Adam': _ADAM_KEYS, 'AdamW': _ADAM_KEYS,
+    'Adagrad': dict(foreach=None, maximize=False, differentiable=False, fused=None),
+    'Adadelta': _LATE_KEYS, 'Adamax': _LATE_KEYS, 'ASGD': _LATE_KEYS, 'Rprop': _LATE_KEYS,
+    'NAdam': dict(_LATE_KEYS, decoupled_weight_decay=False), 'RAdam': dict(_LATE_KEYS, decoupled_weight_decay=False),
+    'RMSprop': dict(_LATE_KEYS, momentum=0, centered=False), 'Adafactor': dict(foreach=None)}
+# The state entries litnn's (and torch's) own optimizers keep as tensors (`_get_scalar_dtype`): an old checkpoint's
+# plain number becomes one.
+_STATE_AS_TENSOR = dict.fromkeys(['Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'RAdam', 'RMSprop', 'Rprop'], ('step',))
+_STATE_AS_TENSOR.update(ASGD=('step', 'eta', 'mu'), NAdam=('step', 'mu_product'))
+
+def _own_algorithm(opt):
+    "The name of the first of litnn's own optimizer classes that `opt` is an instance of (None for an optimizer written elsewhere)."
+    return next((c.__name__ for c in type(opt).__mro__ if c.__module__.startswith('litnn.optim') and c.__name__ != 'Optimizer'), None)
 
 @patch
 def __getstate__(self:Optimizer):
@@ -217,9 +236,14 @@ def __setstate__(self:Optimizer, state:dict):
     for name in _HOOK_DICTS: self.__dict__.setdefault(name, OrderedDict())
     self._patch_step_function()
     self.defaults.setdefault('differentiable', False)
-    if any(c.__name__ in _STEP_AS_TENSOR and c.__module__.startswith('litnn.optim') for c in type(self).__mro__):
-        for st in self.state.values():    # litnn's (and torch's) own optimizers count steps in a tensor (`_get_scalar_dtype`): an old checkpoint's number becomes one
-            if isinstance(st, dict) and 'step' in st and not isinstance(st['step'], Tensor): st['step'] = tensor(float(st['step']), dtype=_get_scalar_dtype())
+    algorithm = _own_algorithm(self)
+    for group in self.param_groups:
+        for k, v in _LOADED_GROUP_KEYS.get(algorithm, {}).items(): group.setdefault(k, v)
+        if algorithm == 'AdamW': group['decoupled_weight_decay'] = True   # torch's AdamW is Adam with this key forced
+    for st in (self.state.get(p) for group in self.param_groups for p in group['params']):
+        if not st: continue
+        for k in _STATE_AS_TENSOR.get(algorithm, ()):   # a state without the entry (another algorithm's) raises KeyError, as torch's
+            if not isinstance(st[k], Tensor): st[k] = tensor(float(st[k]), dtype=_get_scalar_dtype())
 
 def _cast(p, value, key=None):
     "A copy of a loaded state `value` for parameter `p`: tensors on p's device (and dtype, if p is floating point); anything else as it is."
@@ -247,7 +271,6 @@ def load_state_dict(self:Optimizer, state_dict:dict):
         if k in by_id: state[by_id[k]] = _cast(by_id[k], v)
         else: state[k] = v   # state not tied to a parameter is kept as is (PyTorch's rule)
     for g, s in zip(groups, saved):
-        for k, v in self.defaults.items(): s.setdefault(k, v)   # a key added by a later version of the optimizer
         s['params'] = g['params']
         if 'param_names' in g and 'param_names' not in s: s['param_names'] = g['param_names']
     self.__setstate__({'state': state, 'param_groups': saved})
