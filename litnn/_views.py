@@ -379,7 +379,7 @@ from .autograd.graph import Op, _ndarray, _new, _counter, _accumulator
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _dims, _into
 from ._creation import _sizes_given, _int_list
-from ._python_arg_parser import _an_int, _invalid_combination   # torch's parser's words for split's two C++ functions
+from ._python_arg_parser import _an_int, _invalid_combination, _unpack_long   # torch's parser's words for split's two C++ functions
 from .backend import _type_name
 import builtins
 import numpy as np
@@ -631,6 +631,7 @@ def _split(tensor, split_size_or_sections, dim=0):
     if isinstance(k, Tensor) and k._data.ndim == 0: k = _int_arg(k, 'split_size')     # torch's parser takes a 0-d integer tensor as an int
     if isinstance(k, builtins.int):        # torch's Python: an int goes to C++ split (whose parser refuses a bool), the rest to split_with_sizes
         if type(k) is builtins.bool or not _an_int(dim): raise _invalid_combination('split', (tensor, k, dim), {})
+        _unpack_long(k)       # (past int64: the parser's ValueError, before any check of the size)
     else:
         k = _int_list('split_with_sizes', 'split_sizes', k, pos=2)
         if not _an_int(dim): raise TypeError(f"split_with_sizes(): argument 'dim' (position 3) must be int, not {_type_name(dim)}")
@@ -859,9 +860,11 @@ def _in_base(v):
 def _regenerated(self:Tensor):
     """View `self` made again from its base's memory and history: `AsStridedBackward0` of the base (then `ConjBackward0`
     for a lazy conjugate). A complex view of a real base is pairs of its reals seen as complex numbers; a real view of a
-    complex base lies in its `view_as_real`."""
+    complex base lies in its `view_as_real`. A base whose `.data` was since replaced by another dtype's (`m.double()`
+    swaps each parameter's `.data`) is read as it now is, as torch reads it."""
     at, base = _in_base(self), self._base
-    if at.dtype == base.dtype: out = AsStridedBackward0.apply(base, size=tuple(at.shape), stride=at.stride(), offset=at.storage_offset())
+    if at.dtype == base.dtype or not (at.dtype.is_complex or base.dtype.is_complex):   # (dtypes differ: the base's new .data)
+        out = AsStridedBackward0.apply(base, size=tuple(at.shape), stride=at.stride(), offset=at.storage_offset())
     elif at.dtype.is_complex:
         size, stride, offset = _reals(at)
         out = ViewAsComplexBackward0.apply(AsStridedBackward0.apply(base, size=size, stride=stride, offset=offset))

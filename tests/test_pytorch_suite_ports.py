@@ -330,3 +330,28 @@ def test_set_grad_enabled_repr():
         r = [repr(L.set_grad_enabled(False)), str(L.set_grad_enabled(True)), repr(L.autograd.set_grad_enabled(True))]
         out.append([s.replace('litnn', 'torch') for s in r])
     assert out[0] == out[1], out
+
+
+# test_nn.py test_overwrite_module_params_on_conversion: after m.double() (the parameter's .data replaced by a float64
+# tensor) a float32 view taken before is written under no_grad; torch regenerates its history as AsStridedBackward0 of
+# the (now float64) base. litnn took the dtype change for a complex/real view pair and raised a reshape error
+def test_view_written_after_base_data_replaced():
+    out = []
+    for L in LIBS:
+        m = L.nn.Linear(3, 2)
+        mw = m.weight[:]
+        m.double()
+        with L.no_grad():
+            mw[0][0] = 5
+        r = [str(mw.dtype), type(mw.grad_fn).__name__, mw.tolist()[0][0], mw._base is m.weight, str(m.weight.dtype)]
+        mw.sum().backward()
+        r += [str(m.weight.grad.dtype), m.weight.grad.tolist()]
+        a = L.ones(4, requires_grad=True)
+        v = a[1:]
+        a.data = L.zeros(4, dtype=L.float64)
+        with L.no_grad():
+            v.mul_(2)
+        v.sum().backward()
+        r += [v.tolist(), a.tolist(), a.grad.tolist(), type(v.grad_fn).__name__]
+        out.append([str(x).replace('litnn', 'torch') for x in r])
+    assert out[0] == out[1], out
