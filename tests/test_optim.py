@@ -623,3 +623,22 @@ def test_load_old_checkpoint_restores_late_keys_and_tensor_steps(name):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         assert _load_across(litnn, name, name, LATE, True) == _load_across(torch, name, name, LATE, True)
+
+
+@pytest.mark.parametrize('name, kw', [('ASGD', {}), ('ASGD', dict(weight_decay=0.1, t0=2)), ('SGD', dict(momentum=0.9)),
+                                      ('SGD', dict(momentum=0.9, nesterov=True, weight_decay=0.01))])
+def test_float32_steps_equal_torch_to_the_bit(name, kw):
+    """Optimizers whose steps use no transcendental function (whose last bit would be the math library's) give torch's
+    float32 parameters exactly: each `add_(x, alpha=...)` is one fused multiply-add, as torch's kernel."""
+    rng = np.random.default_rng(0)
+    ws = [rng.standard_normal(s).astype(np.float32) for s in [(5, 7), (7,), (3,)]]
+    gs = [[rng.standard_normal(w.shape).astype(np.float32) for w in ws] for _ in range(15)]
+    out = []
+    for lib in (litnn, torch):
+        ps = [lib.nn.Parameter(lib.tensor(w.copy())) for w in ws]
+        opt = getattr(lib.optim, name)(ps, lr=0.01, **kw)
+        for g in gs:
+            for p, gg in zip(ps, g): p.grad = lib.tensor(gg)
+            opt.step()
+        out.append([p.detach().numpy() for p in ps])
+    for a, b in zip(*out): np.testing.assert_array_equal(a, b)

@@ -11,7 +11,7 @@ import numpy as np
 from ..backend import array_namespace, float32, patch, get_default_dtype
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _get_scalar_dtype, _as_real, _mul_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _get_scalar_dtype, _as_real, _mul_, _add, _axpy_
 
 # %% ../../nbs/reference/optim/asgd.ipynb #12706bfa
 class ASGD(Optimizer):
@@ -39,10 +39,10 @@ def step(self:ASGD, closure=None):
                              mu=tensor(1.0, dtype=dt, device=p.device))
                 state['ax'] = Tensor._make(array_namespace(a).zeros_like(p._data))
             state['step']._data += 1
-            if wd != 0: d = d + wd * a
+            if wd != 0: d = _add(d, wd, a)     # grad.add(param, alpha=wd): one rounding, as torch
             eta, mu, ax = float(state['eta']._data), float(state['mu']._data), _as_real(state['ax']._data)
             _mul_(a, 1 - lambd * eta)
-            a += (-eta) * d
+            _axpy_(a, -eta, d)                 # param.add_(grad, alpha=-eta): one fused multiply-add, as torch
             _bump(p)                # the decay and the step are two in-place changes, as PyTorch's mul_ and add_
             if mu != 1: ax += (a - ax) * mu
             else: ax[...] = a
