@@ -9,7 +9,7 @@ __all__ = ['MmBackward0', 'BmmBackward0', 'MvBackward0', 'DotBackward0', 'Unsafe
 import builtins, math, numpy as np
 from ._tensor import Tensor, _array_of, _dtype_name, strided, _inference_tensor
 from .backend import array_namespace, _checked_scalar
-from .autograd.graph import Op, _check_tensors, _broadcast_shape, _ndarray, _new, _counter, _accumulator, _NO_EDGE, _edge
+from .autograd.graph import Op, _check_tensors, _broadcast_shape, _ndarray, _new, _counter, _accumulator, _NO_EDGE, _edge, _NO_CTX
 from .autograd.broadcasting import _reduce, _shape, _into, _half, _opmath, ViewBackward0
 from .autograd.grad_mode import _Mode
 from .autograd.operators import _alpha_number, _refused   # a 0-d tensor given for beta/alpha: its number; an operand of `@` neither tensor nor number
@@ -31,12 +31,28 @@ class MmBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, x, y, tx=False, ty=False):
-        ctx.save_for_backward(x, y); ctx.t = (tx, ty)
+        if ctx is not _NO_CTX: ctx.save_for_backward(*_operands_to_save(ctx, x, y, *ctx.next_functions))
+        ctx.t = (tx, ty)
         return _op_product(x._data, y._data, tx, ty)
     @staticmethod
     def backward(ctx, g):
         (fx, _), (fy, _) = ctx.next_functions
-        return _mm_grads(g, *ctx._saved_like(g), *ctx.t, fx is not None, fy is not None)
+        return _mm_grads(g, *_saved_operands(ctx, g), *ctx.t, fx is not None, fy is not None)
+
+def _operands_to_save(ctx, x, y, ex, ey):
+    """What a product node keeps of operands `x`, `y` (graph edges `ex`, `ey`): each one only if the other needs a gradient,
+    as torch. So the weight of a layer whose input needs none may change in place between forward and backward (an
+    optimizer's step, a no_grad update), and only nodes that read it refuse. The arrays of both stay (`ctx.arrays`):
+    the gradient of an operand takes its shape and memory layout."""
+    sx, sy = (x if ey[0] is not None else None), (y if ex[0] is not None else None)
+    if sx is None or sy is None: ctx.arrays = x._data, y._data
+    return sx, sy
+
+def _saved_operands(ctx, g):
+    "The operands `_operands_to_save` kept, in the kind of gradient `g`; one not kept as its array (only its shape and layout are read)."
+    x, y = ctx._saved_like(g)
+    if x is None or y is None: x, y = (ctx.arrays[0] if x is None else x), (ctx.arrays[1] if y is None else y)
+    return x, y
 
 # %% ../nbs/16a_matrix_products.ipynb #185e2ee3
 def _mm(a, b, ta, tb):
@@ -190,8 +206,9 @@ def _plain_mm(x, y, ty=False, bias=None):
         if bias is None: ctx.next_functions, ctx.t = (ex, ey), (_NOT_T if not ty else (False, ty))
         else: ctx.next_functions, ctx.o = (_edge(bias), ex, ey), (c.shape, 1, 1, False, ty)
         ctx._seq = next(_counter)
-        if x._vc is None and y._vc is None: ctx._saved = x, y     # `save_for_backward`: no versions to note
-        else: ctx.save_for_backward(x, y)
+        sx, sy = _operands_to_save(ctx, x, y, ex, ey)
+        if x._vc is None and y._vc is None: ctx._saved = sx, sy     # `save_for_backward`: no versions to note
+        else: ctx.save_for_backward(sx, sy)
         t._requires_grad, t.grad_fn = True, ctx
     else:
         t._requires_grad, t.grad_fn = False, None
@@ -268,11 +285,12 @@ class AddmmBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, input, mat1, mat2, beta=1, alpha=1, t1=False, t2=False):
-        ctx.save_for_backward(mat1, mat2); ctx.o = (_shape(input), beta, alpha, t1, t2)
+        if ctx is not _NO_CTX: ctx.save_for_backward(*_operands_to_save(ctx, mat1, mat2, *ctx.next_functions[1:]))
+        ctx.o = (_shape(input), beta, alpha, t1, t2)
         return _scaled_sum(_array_of(input), mat1._data, mat2._data, beta, alpha, lambda a, b: _op_product(a, b, t1, t2))
     @staticmethod
     def backward(ctx, g):
-        (m1, m2), (shape, beta, alpha, t1, t2), (ni, n1, n2) = ctx._saved_like(g), ctx.o, ctx.needs_input_grad
+        (m1, m2), (shape, beta, alpha, t1, t2), (ni, n1, n2) = _saved_operands(ctx, g), ctx.o, ctx.needs_input_grad
         return (_reduce(g if beta == 1 else g * beta, shape) if ni else None,
                 *_mm_grads(g if alpha == 1 else g * alpha, m1, m2, t1, t2, n1, n2))
 
@@ -338,7 +356,7 @@ import builtins, warnings, numpy as np
 from ._flags import _warn_once
 from .backend import array_namespace, _row_major
 from ._tensor import Tensor, _wrap_dim, _array_of
-from .autograd.graph import Op, _check_tensors
+from .autograd.graph import Op, _check_tensors, _NO_CTX
 from .autograd.broadcasting import _reduce, _shape
 from .autograd.operators import _alpha_number   # a 0-d tensor given for beta/alpha: its number
 import math, numpy as np
@@ -430,7 +448,8 @@ class BaddbmmBackward0(Op):
     "beta * input + alpha * (m1 @ m2), batched"
     @classmethod
     def forward(cls, ctx, input, m1, m2, beta=1, alpha=1):
-        ctx.save_for_backward(m1, m2); ctx.o = (_shape(input), beta, alpha)
+        if ctx is not _NO_CTX: ctx.save_for_backward(*_operands_to_save(ctx, m1, m2, *ctx.next_functions[1:]))
+        ctx.o = (_shape(input), beta, alpha)
         return _scaled_sum(_array_of(input), m1._data, m2._data, beta, alpha, cls._product)
     _product = staticmethod(lambda a, b: a @ b)
     @classmethod

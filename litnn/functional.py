@@ -17,14 +17,14 @@ def split(tensor, split_size_or_sections, dim=0):
     return _split(tensor, split_size_or_sections, dim)
 
 # %% ../nbs/reference/functional_einsum.ipynb #35c9c03c
-import string
+import builtins, string
 from collections import Counter
 from .backend import array_namespace, promote_types, int64, float64
 from . import amp
 from .backends.opt_einsum import _optimize
 import litnn.backends.opt_einsum as _opt_einsum
 from ._tensor import Tensor, _dtype_name, _laid_out, _LEGACY
-from .autograd.graph import Op
+from .autograd.graph import Op, _NO_CTX
 from .autograd.broadcasting import _reduce, _expand, _half
 
 # %% ../nbs/reference/functional_einsum.ipynb #e84b8565
@@ -124,12 +124,16 @@ class EinsumBackward0(Op):
     on_arrays = True
     @staticmethod
     def forward(ctx, *xs, subs):
-        ctx.save_for_backward(*xs); ctx.subs = subs
+        if ctx is not _NO_CTX:   # an operand is read only for the others' gradients: kept only if one of them needs it, as torch's products
+            needs = [e[0] is not None for e in ctx.next_functions]
+            ctx.save_for_backward(*(x if builtins.any(needs[:i] + needs[i + 1:]) else None for i, x in enumerate(xs)))
+            ctx.shapes = [tuple(x.shape) for x in xs]
+        ctx.subs = subs
         return _pair_layout(_einsum(subs, *[x._data for x in xs]), subs, [x._data.shape for x in xs])
     @staticmethod
     def backward(ctx, g):
         xs, needs = ctx._saved_like(g), ctx.needs_input_grad
-        return tuple(_operand_grad(g, ctx.subs, xs, i) if needs[i] else None for i in range(len(xs)))
+        return tuple(_operand_grad(g, ctx.subs, xs, i, ctx.shapes[i]) if needs[i] else None for i in range(len(xs)))
 
 def _pair_layout(r, subs, shapes):
     """`r` laid out in memory as torch leaves an einsum whose last pair of operands contracts a letter: its bmm writes the
@@ -167,9 +171,9 @@ def _pair_layout(r, subs, shapes):
     laid[...] = r
     return laid
 
-def _operand_grad(g, subs, xs, i):
-    "The gradient of operand `i`: `g` einsummed with the other operands, back to operand i's letters."
-    target, out, shape = subs[i], subs[-1], tuple(xs[i].shape)
+def _operand_grad(g, subs, xs, i, shape):
+    "The gradient of operand `i` (of `shape`): `g` einsummed with the other operands, back to operand i's letters."
+    target, out = subs[i], subs[-1]
     others = subs[:i] + subs[i + 1:-1]
     uniq = ''.join(dict.fromkeys(target))                    # a repeated letter (a diagonal) once
     kept = ''.join(c for c in uniq if c in out or any(c in s for s in others))
