@@ -252,3 +252,100 @@ def _lightning_imports(lib):
 
 def test_names_lightning_imports():
     assert _lightning_imports(litnn) == _lightning_imports(torch)
+
+# --- torch.utils.flop_counter: Lightning's ModelSummary and measure_flops count with FlopCounterMode --------------------
+
+def _flop_counts(lib):
+    import importlib
+    fc = importlib.import_module(lib.__name__ + '.utils.flop_counter')
+    nn, F = lib.nn, lib.nn.functional
+    lib.manual_seed(0)
+    class Block(nn.Module):             # a GPT-style block: qkv, attention, projection, MLP
+        def __init__(s, d=16, h=2):
+            super().__init__(); s.h = h
+            s.ln1, s.qkv, s.proj = nn.LayerNorm(d), nn.Linear(d, 3 * d), nn.Linear(d, d)
+            s.ln2, s.mlp = nn.LayerNorm(d), nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        def forward(s, x):
+            B, T, C = x.shape
+            q, k, v = [t.view(B, T, s.h, C // s.h).transpose(1, 2) for t in s.qkv(s.ln1(x)).split(C, dim=2)]
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + s.proj(y.transpose(1, 2).contiguous().view(B, T, C))
+            return x + s.mlp(s.ln2(x))
+    cases = [(nn.Linear(8, 16), (4, 8)), (nn.Linear(8, 16), (2, 3, 8)), (nn.Linear(8, 16, bias=False), (4, 8)),
+             (nn.Conv2d(3, 4, 3, padding=1), (2, 3, 8, 8)), (nn.Conv2d(4, 6, 3, stride=2, groups=2), (2, 4, 9, 9)),
+             (nn.Conv1d(3, 5, 3), (2, 3, 10)), (nn.ConvTranspose2d(3, 4, 3, stride=2), (2, 3, 5, 5)),
+             (nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Sequential(nn.Linear(16, 4))), (4, 8)), (Block(), (2, 5, 16)),
+             (nn.MultiheadAttention(8, 2, batch_first=True), (2, 5, 8)), (nn.TransformerEncoderLayer(8, 2, 16, 0.0, batch_first=True), (2, 5, 8))]
+    out = []
+    for m, shape in cases:
+        for bw, xg in ((False, False), (True, False), (True, True)):
+            x = lib.randn(*shape, requires_grad=xg)
+            with fc.FlopCounterMode(display=False) as c:
+                y = m(x, x, x)[0] if isinstance(m, nn.MultiheadAttention) else m(x)
+                if bw: y.sum().backward()
+            out.append((type(m).__name__, bw, xg, c.get_total_flops(),
+                        sorted((k, sorted((str(o), n) for o, n in v.items())) for k, v in c.get_flop_counts().items())))
+    ops = []
+    for sa, sb, g in [((4,), (4, 5), True), ((2, 3, 4), (4, 5), False), ((4,), (2, 4, 5), False), ((3, 4), (2, 4, 5), True),
+                      ((3, 4), (2, 4, 5), False), ((2, 1, 3, 4), (5, 4, 6), True), ((3, 4), (4,), True)]:
+        a, b = lib.randn(*sa, requires_grad=g), lib.randn(*sb, requires_grad=g)
+        with fc.FlopCounterMode(display=False) as c:
+            y = a @ b
+            if g: y.sum().backward()
+        ops.append((sa, sb, g, {str(k): v for k, v in c.get_flop_counts().get('Global', {}).items()}))
+    a, b = lib.randn(3, 4, requires_grad=True), lib.randn(4, 5, requires_grad=True)
+    q = lib.randn(2, 2, 5, 8, requires_grad=True)
+    with fc.FlopCounterMode(display=False) as c:
+        lib.einsum('ij,jk->ik', a, b).sum().backward(); lib.addmm(lib.randn(5), a, b, beta=0.5).sum().backward()
+        lib.bmm(a[None], b[None]); lib.baddbmm(lib.randn(1, 3, 5), a[None], b[None]); a.t().t().matmul(b)
+        F.scaled_dot_product_attention(q, q, q).sum().backward(); F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+        F.scaled_dot_product_attention(q[0], q[0], q[0]).sum().backward()
+        F.conv_transpose1d(lib.randn(2, 2, 6), lib.randn(2, 3, 3), stride=2, padding=1, output_padding=1)
+        lib.nn.Conv3d(2, 3, 2)(lib.randn(1, 2, 4, 4, 4)).sum().backward()
+    ops.append({str(k): v for k, v in c.get_flop_counts()['Global'].items()})
+    shapes = (fc.mm_flop((3, 4), (4, 5)), fc.bmm_flop((2, 3, 4), (2, 4, 5)), fc.addmm_flop((5,), (3, 4), (4, 5)),
+              fc.conv_flop_count([2, 3, 8, 8], [4, 3, 3, 3], [2, 4, 6, 6]), fc.conv_flop_count([2, 3, 5, 5], [3, 4, 3, 3], [2, 4, 11, 11], True),
+              fc.sdpa_flop_count((2, 4, 5, 8), (2, 2, 7, 8), (2, 2, 7, 6)),
+              fc.sdpa_backward_flop_count((2, 4, 5, 6), (2, 4, 5, 8), (2, 2, 7, 8), (2, 2, 7, 6)),
+              fc.get_suffix_str(123456), fc.convert_num_with_suffix(123456, 'K'), fc.convert_to_percent_str(1, 3), fc.__all__,
+              sorted(str(k) for k in fc.flop_registry if str(k).startswith('aten.')))
+    errs = (_outcome(lambda: fc.register_flop_formula(lib.ops.aten.mm)(lambda *a, **k: 0)),
+            _outcome(lambda: fc.register_flop_formula('mm')(lambda *a, **k: 0)))
+    return out, ops, shapes, errs
+
+def test_flop_counter_counts_as_torch():
+    "FlopCounterMode's counts by module and operator, forward and forward+backward, the shape formulas and the table's units."
+    got, want = _flop_counts(litnn), _flop_counts(torch)
+    for g, w in zip(got[0], want[0]): assert g == w
+    assert got[1:] == want[1:]
+
+def test_flop_counter_table_as_torch(capsys):
+    "display=True prints torch's table (tabulate), to `depth` levels; an empty count prints its Global row."
+    pytest.importorskip("tabulate")
+    import importlib
+    out = []
+    for lib in (litnn, torch):
+        fc = importlib.import_module(lib.__name__ + '.utils.flop_counter')
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(8, 16), lib.nn.ReLU(), lib.nn.Sequential(lib.nn.Linear(16, 4)))
+        with fc.FlopCounterMode(depth=1) as c: m(lib.randn(4, 8)).sum().backward()
+        with fc.FlopCounterMode() as e: pass
+        out.append((capsys.readouterr().out, c.get_table(), c.get_table(depth=None), e.get_table()))
+    assert out[0] == out[1]
+
+def _lightning_trainer_names(lib):
+    "torch.ScriptModule (Lightning's annotations), autograd.profiler.emit_nvtx/emit_itt (its profiler), _C._nn._parse_to (its .to())."
+    p = lib._C._nn._parse_to
+    out = [lib.ScriptModule is lib._C.ScriptModule, lib.ScriptModule.__mro__[1] is lib.ScriptObject, lib.ScriptMethod is lib._C.ScriptMethod,
+           _outcome(lambda: lib.ScriptObject()), type(_outcome(lambda: lib.ScriptModule()))]
+    for a, k in [((), {}), (('cpu',), {}), ((lib.float64,), {}), (('cpu', lib.float16), {}), ((lib.ones(2, dtype=lib.int32),), {}),
+                 ((), {'device': 'cpu', 'dtype': lib.float32, 'non_blocking': True}), ((lib.device('cpu'), lib.float32, True), {}),
+                 ((), {'memory_format': lib.channels_last}), ((), {'copy': True})]:
+        out.append(_outcome(lambda: tuple(str(v).replace('torch', 'litnn') for v in p(*a, **k))))
+    with lib.autograd.profiler.emit_itt() as e: out.append(type(e).__name__)
+    with lib.autograd.profiler.emit_nvtx(enabled=False) as e: out.append(e)
+    out.append(_outcome(lambda: lib.autograd.profiler.emit_nvtx().__enter__())[0] if not lib.cuda.is_available() else None)
+    return out
+
+def test_names_lightning_trainer_needs():
+    assert _lightning_trainer_names(litnn) == _lightning_trainer_names(torch)

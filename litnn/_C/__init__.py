@@ -6,7 +6,7 @@
 __all__ = ['TensorBase', 'has_lapack', 'IntType', 'FloatType', 'BoolType', 'StringType', 'NoneType', 'AnyType', 'NumberType',
            'DeviceObjType', 'ComplexType', 'StreamObjType', 'SymIntType', 'SymBoolType', 'PyObjectType',
            'DisableTorchFunctionSubclass', 'DisableTorchFunction', 'Type', 'ListType', 'OptionalType', 'TupleType',
-           'DictType', 'UnionType', 'TensorType']
+           'DictType', 'UnionType', 'TensorType', 'ScriptObject', 'ScriptModule', 'ScriptMethod']
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #bd2549a8
 from ..backend import Generator
@@ -299,3 +299,17 @@ class TensorType(Type):
     def with_device(self, device): return self._with(_device=device)
 
 for _t in (Type, TensorType, ListType, DictType, OptionalType, TupleType, UnionType): _t.__module__ = 'litnn'   # C++ classes torch names as its own: torch.TensorType
+
+# %% ../../nbs/reference/torch/underscore_C.ipynb #c02cf80a
+class ScriptObject:
+    "`torch._C.ScriptObject`: a TorchScript object held in C++ (none in litnn)."
+    def __init__(self, *args, **kwargs): raise TypeError(f"torch._C.{type(self).__name__}: No constructor defined!")
+
+class ScriptModule(ScriptObject):
+    "`torch._C.ScriptModule` (= `torch.ScriptModule`): the C++ module a scripted `torch.jit.ScriptModule` wraps (none in litnn)."
+
+class ScriptMethod(ScriptObject.__base__):
+    "`torch._C.ScriptMethod`: a method of a scripted module (none in litnn)."
+    def __init__(self, *args, **kwargs): raise TypeError("torch._C.ScriptMethod: No constructor defined!")
+
+for _t in (ScriptObject, ScriptModule, ScriptMethod): _t.__module__ = 'litnn'   # C++ classes torch names as its own: torch.ScriptModule

@@ -112,3 +112,14 @@ replication_pad1d, replication_pad2d, replication_pad3d = (_padding(f'replicatio
 
 def flatten_dense_tensors(tensors): return _flatten_dense_tensors(tensors)
 def unflatten_dense_tensors(flat, tensors): return _unflatten_dense_tensors(flat, tensors)
+
+# %% ../../nbs/reference/torch/underscore_C_nn.ipynb #96e9d22e
+def _parse_to(*args, **kwargs):
+    "(device, dtype, non_blocking, memory_format) of the arguments of a `.to(...)` call; no `copy`, as a module's."
+    from litnn._conversions import _to_args, _is_dtype
+    from litnn._tensor import Tensor
+    dtype, device, copy = _to_args(args, kwargs)
+    if copy is not None: raise RuntimeError(".to() does not accept copy argument")
+    at = 1 if args and (isinstance(args[0], Tensor) or _is_dtype(args[0])) else 2     # where non_blocking sits positionally
+    non_blocking = args[at] if len(args) > at else kwargs.get('non_blocking', False)
+    return device, dtype, non_blocking, kwargs.get('memory_format')
