@@ -647,9 +647,10 @@ from ..autograd.graph import _check_tensors
 from .._tensor import _preserved_order
 
 # %% ../../nbs/41_dropout.ipynb #0b81825d
-def _check_p(p, training=True, fn='dropout'):
+def _check_p(p, training=True, fn='dropout', module=False):
     "torch's checks of dropout's `p` (its Python code) and `training` (its C++ parser: a Python bool only, `fn`'s name)."
-    if p < 0.0 or p > 1.0: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    lo, hi = (0, 1) if module else (0.0, 1.0)      # (torch's modules compare with ints, its functions with floats: a `p` of a wrong type's TypeError says which)
+    if p < lo or p > hi: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if type(training) is not bool:
         t = type(training)
         raise TypeError(f"{fn}(): argument 'train' (position 3) must be bool, not {'numpy.' if t.__module__ == 'numpy' else ''}{t.__name__}")
@@ -817,14 +818,14 @@ def _expand(v, k, name, fn, n=1):
 import warnings
 _SAME_WARNED = []     # (set once the asymmetric 'same' padding warning was given)
 
-def _pads(padding, k, ksize, dilation, stride, fn, n=1):
-    "The (before, after) zero padding per spatial dim for an int, a sequence, 'valid' or 'same'."
+def _pads(padding, k, ksize, dilation, stride, fn, n=1, warn=True):
+    "The (before, after) zero padding per spatial dim for an int, a sequence, 'valid' or 'same' (`warn`: False for a module's constructor; torch warns in the convolution)."
     if isinstance(padding, str):
         if padding == 'valid': return ((0, 0),) * k
         if padding != 'same': raise RuntimeError(f"Invalid padding string: '{padding}'")
         if any(s != 1 for s in stride): raise RuntimeError("padding='same' is not supported for strided convolutions")
         tot = [d * (n - 1) for d, n in zip(dilation, ksize)]
-        if not _SAME_WARNED and any(t % 2 for t in tot):     # torch's TORCH_WARN_ONCE: once per process
+        if warn and not _SAME_WARNED and any(t % 2 for t in tot):     # torch's TORCH_WARN_ONCE: once per process
             _SAME_WARNED.append(True)
             warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the input be created", stacklevel=_stacklevel_outside())   # (C++ in torch)
         return tuple((t // 2, t - t // 2) for t in tot)
@@ -4447,6 +4448,8 @@ def _pairs(pad, ndim):
         if not isinstance(p, (builtins.int, np.integer)) or isinstance(p, builtins.bool):
             raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
                             f"{type(p).__name__} at pos {i}")
+        if not -0x8000000000000000 <= p <= 0x7fffffffffffffff:      # (unpacked into an int64 by torch's parser)
+            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error \"Overflow when unpacking long long\"")
     if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > ndim:
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "

@@ -77,7 +77,8 @@ def to(self:Module, *args, **kwargs):
         raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
     if dtype is not None and dtype.is_complex:
         warnings.warn("Complex modules are a new feature under active development whose design may change, and some modules "
-                      "might not work as expected when using complex tensors as parameters or buffers.", stacklevel=2)
+                      "might not work as expected when using complex tensors as parameters or buffers. Please file an issue at "
+                      "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if a complex module does not work as expected.", stacklevel=2)
     fmt = kwargs.get("memory_format")     # a layout applies to the 4-d and 5-d tensors only, as torch
     def convert(t):     # integer and bool tensors (counters, masks) keep their dtype
         layout = {"memory_format": fmt} if fmt is not None and t.dim() in (4, 5) else {}

@@ -25,14 +25,15 @@ class _ConvNd(Module):
         if in_channels % groups: raise ValueError('in_channels must be divisible by groups')
         if out_channels % groups: raise ValueError('out_channels must be divisible by groups')
         if isinstance(padding, str):
-            if padding not in ('same', 'valid'): raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding not in ('same', 'valid'):    # (torch prints a set: its order is this process's string hashing)
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of { {'same', 'valid'} }")
             if padding == 'same' and any(s != 1 for s in stride): raise ValueError("padding='same' is not supported for strided convolutions")
         else: padding = _ntuple(padding, k)
         if padding_mode not in _MODES: raise ValueError(f"padding_mode must be one of {set(_MODES)}, but got padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels, self.kernel_size, self.stride = in_channels, out_channels, kernel_size, stride
         self.padding, self.dilation, self.transposed, self.output_padding = padding, dilation, transposed, _ntuple(output_padding, k)
         self.groups, self.padding_mode = groups, padding_mode
-        pads = _pads(padding, k, kernel_size, dilation, stride, 'conv') if isinstance(padding, str) else [(p, p) for p in padding]
+        pads = _pads(padding, k, kernel_size, dilation, stride, 'conv', warn=False) if isinstance(padding, str) else [(p, p) for p in padding]
         rev = [p for lo_hi in reversed(pads) for p in lo_hi]     # F.pad's order: last dim first
         self._reversed_padding_repeated_twice = rev if isinstance(padding, str) else tuple(rev)   # as torch: a list for strings
         shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)   # a transposed conv's weight: (in, out/groups, ...)
@@ -103,6 +104,7 @@ class _ConvTransposeNd(_ConvNd):
                  dilation=1, padding_mode='zeros', device=None, dtype=None):
         if padding_mode != 'zeros':
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if isinstance(padding, str): padding = tuple(padding)     # (torch's _pair reads 'same' as its letters: no string padding here, refused by the convolution)
         super().__init__(self.k, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
                          device, dtype, transposed=True, output_padding=output_padding)   # weights made and initialised once, as torch's
 

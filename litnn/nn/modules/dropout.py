@@ -15,7 +15,7 @@ class Dropout(Module):
     __constants__ = ['p', 'inplace']
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
-        F._check_p(p)
+        F._check_p(p, module=True)
         self.p, self.inplace = p, inplace
     def forward(self, input): return F.dropout(input, self.p, self.training, self.inplace)
     def extra_repr(self): return f"p={self.p}, inplace={self.inplace}"
@@ -30,7 +30,7 @@ class _DropoutNd(Module):
     __constants__ = ['p', 'inplace']
     fn = None
     def __init__(self, p=0.5, inplace=False):
-        super().__init__(); F._check_p(p); self.p, self.inplace = p, inplace
+        super().__init__(); F._check_p(p, module=True); self.p, self.inplace = p, inplace
     def forward(self, input): return type(self).fn(input, self.p, self.training, self.inplace)
     def extra_repr(self): return f"p={self.p}, inplace={self.inplace}"
 
