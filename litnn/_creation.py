@@ -51,6 +51,8 @@ def _read(data, dtype):
                        "single numpy.ndarray with numpy.array() before converting to a tensor.", stacklevel=None)
         # a number past 64 bits is read as a float for a float, complex or bool dtype (torch unpacks it as a double then)
         wide = dtype is not None and (to_dtype(dtype).is_floating_point or to_dtype(dtype).is_complex or to_dtype(dtype).name == 'bool')
+        unsigned = dtype is not None and not is_np and to_dtype(dtype).name == 'uint64'
+        if unsigned: a = _uint64_leaves(a)
         try: a = np.asarray(a)
         except OverflowError: raise ValueError("Overflow when unpacking long long") from None
         except TypeError:       # a sequence whose items cannot be read
@@ -70,7 +72,7 @@ def _read(data, dtype):
             if isinstance(data, (list, tuple)) and isinstance(_first(data), str):     # torch reads a first string as one more dim
                 raise ValueError(f"too many dimensions '{type(_odd_leaf(data)).__name__}'")
             raise TypeError(f"new(): invalid data type '{type(_odd_leaf(data)).__name__}'")
-        if a.dtype == np.uint64 and not is_np and not wide: raise ValueError("Overflow when unpacking long long")
+        if a.dtype == np.uint64 and not is_np and not wide and not unsigned: raise ValueError("Overflow when unpacking long long")
         if promoted is not None: a = a.astype(promoted.np, copy=False)     # numpy scalars or arrays among the leaves
         elif not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
@@ -84,6 +86,18 @@ def _read(data, dtype):
             if npd.kind in 'iu' and a.dtype.kind in 'iuf': _check_fits(a, npd)
         a = B._astype(a, npd) if npd.name == 'float8_e4m3fn' else a.astype(npd, copy=False)
     return a
+
+def _uint64_leaves(data):
+    """Python data for a uint64 tensor, read as torch reads it: every leaf an int, unpacked as a uint64 (pybind11's words
+    for one below 0 or past 2**64 - 1; a float is refused, not truncated), so `[2**63]` keeps its value exactly."""
+    try: o = np.asarray(data, dtype=object)
+    except ValueError: return data          # (not a grid: the general road words it)
+    for v in o.flat:
+        if isinstance(v, (list, tuple)): return data     # (ragged: the general road words it)
+        if not isinstance(v, (builtins.int, np.integer)): raise TypeError("an integer is required")
+        if v < 0: raise OverflowError("can't convert negative int to unsigned")
+        if v > 0xffffffffffffffff: raise OverflowError("int too big to convert")
+    return o.astype(np.uint64)
 
 _PY_NUMBERS = frozenset((builtins.bool, builtins.int, builtins.float, builtins.complex))
 
@@ -272,6 +286,7 @@ def _size(size, size_kw=None, fn=None):
         if size: raise TypeError(f"{name}got multiple values for argument 'size'")
         size = (size_kw,)
     if not size: raise TypeError(f'{name}missing 1 required positional arguments: "size"')
+    spread = len(size) > 1       # (`zeros(2, 3)`: the positional arguments are the sizes)
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
     elif len(size) == 1 and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)) and not _index_tensor(size[0]) and not _np_index(size[0]):
         raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size'{'' if size_kw is not None else ' (position 1)'} must be tuple of ints, not {type(size[0]).__name__}")
@@ -282,11 +297,16 @@ def _size(size, size_kw=None, fn=None):
             elif not _index_tensor(s):     # (torch's parser reads the first element to choose a signature, the rest when it unpacks)
                 if i: raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' failed to unpack the object at pos {i + 1} with error \"type must be tuple of ints,but got {type(s).__name__}\"")
                 if size_kw is not None: raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' must be tuple of ints, not {type(size_kw).__name__}")
+                if spread: raise TypeError(f"{name}takes 1 positional argument but {len(size)} were given")   # (`zeros((2,), 3)`: no int first, so no list of them)
                 raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos {i}")
             else: s = _tensor_index(s)
         out.append(builtins.int(s))
     for s in out:
-        if s < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
+        if s < 0 or s > 0x7fffffffffffffff:     # (torch's parser unpacks every size into an int64 before a negative one is refused)
+            for i, t in enumerate(out):
+                if not -0x8000000000000000 <= t <= 0x7fffffffffffffff: raise TypeError(
+                    f"{fn + '(): ' if fn else ''}argument 'size' failed to unpack the object at pos {i + 1} with error \"Overflow when unpacking long long\"")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
 
 def _np_index(s):

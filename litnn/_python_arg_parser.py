@@ -2521,16 +2521,23 @@ def _signatures_of(key):
     return _signatures[key]
 
 def _overload_matched(key, args, kwargs, numbers):
-    """Whether a signature of torch's `key` takes `args` (without a method's self) and `kwargs`; the int lists of the one
-    that does are then unpacked as torch unpacks them (`x.dsplit(1, 'a')`: "failed to unpack the object at pos 2")."""
+    """Whether a signature of torch's `key` takes `args` (without a method's self) and `kwargs`; the ints and int lists of
+    the one that does are then unpacked as torch unpacks them: an int past int64 is its ValueError (`x.sum(2**63)`), an
+    element of a list that is not an int or is past int64 the list's TypeError (`x.dsplit(1, 'a')`: "failed to unpack the
+    object at pos 2"); matching itself reads only the types."""
     for sig in _signatures_of(key):
         if _sig_parse(sig, args, kwargs, numbers, False):
             for i, (t, n, *_ , kw, _) in enumerate(sig[1]):
-                if t != 'tuple of ints': continue
-                v = args if sig[4] == 1 and i == 0 and len(args) > 1 else args[i] if i < len(args) and not kw else kwargs.get(n)
-                for j, s in enumerate(v if isinstance(v, (builtins.tuple, builtins.list)) else ()):     # (`x.dsplit(1, 'a')`)
-                    if type(s) is not builtins.int and not _an_int(s): raise TypeError(
-                        f"{sig[0]}(): argument '{n}' failed to unpack the object at pos {j + 1} with error \"type must be tuple of ints,but got {_type_name(s)}\"")
+                if t != 'tuple of ints' and t != 'int': continue
+                spread = sig[4] == 1 and i == 0 and not kw and len(args) > 0      # (`x.view(2, 3)`: the arguments are the list)
+                v = args if spread and len(args) > 1 else args[i] if i < len(args) and not kw else kwargs.get(n)
+                if t == 'int' or not spread and not isinstance(v, (builtins.tuple, builtins.list)):
+                    if type(v) is builtins.int: _unpack_long(v)
+                    continue
+                for j, s in enumerate(v if isinstance(v, (builtins.tuple, builtins.list)) else (v,)):     # (`x.dsplit(1, 'a')`)
+                    why = ('Overflow when unpacking long long' if type(s) is builtins.int and not -0x8000000000000000 <= s <= 0x7fffffffffffffff
+                           else None if type(s) is builtins.int or _an_int(s) else f"type must be tuple of ints,but got {_type_name(s)}")
+                    if why: raise TypeError(f"{sig[0]}(): argument '{n}' failed to unpack the object at pos {j + 1} with error \"{why}\"")
             return True
     return False
 
@@ -2694,10 +2701,10 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             fast = len(args) - method <= len(over[1])
             if fast:
                 for v, ok in zip(args[1:] if method else args, over[1]):
-                    if type(v) not in ok and not (Tensor in ok and isinstance(v, Tensor)): fast = False; break
+                    if type(v) not in ok and not (Tensor in ok and isinstance(v, Tensor)) or type(v) is int and not -0x8000000000000000 <= v <= 0x7fffffffffffffff: fast = False; break
             if fast and kwargs:
                 for k, v in kwargs.items():
-                    if type(v) not in over[2].get(k, ()) and not (isinstance(v, Tensor) and Tensor in over[2].get(k, ())): fast = False; break
+                    if type(v) not in over[2].get(k, ()) and not (isinstance(v, Tensor) and Tensor in over[2].get(k, ())) or type(v) is int and not -0x8000000000000000 <= v <= 0x7fffffffffffffff: fast = False; break
             if not fast and not _from_litnn() and (e := _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)) is not None: raise e
             if not fast and not foreign: foreign = builtins.any(_foreign(a) for a in (*args, *kwargs.values()))
         if kwargs and not spell.keys().isdisjoint(kwargs):

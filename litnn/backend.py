@@ -545,7 +545,7 @@ def _as_byte_tensor(a): return a   # 10_tensor makes it Tensor._make (this file 
 def _seed_value(seed):
     "A seed as torch reads it: an integer in [-2**63, 2**64), negative ones taken modulo 2**64."
     s = builtins.int(seed)
-    if not -2**63 <= s < 2**64: raise ValueError(f"Overflow when unpacking long long: seed {s} is outside [-2**63, 2**64 - 1]")
+    if not -2**63 <= s < 2**64: raise ValueError("Overflow when unpacking long long")     # (a seed from -2**63 to 2**64 - 1)
     return s % 2**64
 
 default_generator = Generator('cpu')

@@ -229,3 +229,144 @@ COPY_INTO = {
 
 @pytest.mark.parametrize('name', list(COPY_INTO))
 def test_copy_into_as_torch(name): _same(COPY_INTO[name])
+
+# --- more ints past int64: names of several signatures (torch matches on types, then unpacks the chosen one's ints),
+# the factories' sizes, F.pad's pad, split's size, a seed
+PAST_INT64_UNPACKED = {
+    'sum dim': lambda L: L.arange(6.).sum(_BIG),
+    'sum dim keyword': lambda L: L.arange(6.).sum(dim=-_BIG - 1),
+    'sum dim list': lambda L: L.arange(6.).sum([_BIG]),
+    'narrow start': lambda L: L.arange(6).narrow(0, _BIG, 1),
+    'view size': lambda L: L.arange(6.).view(_BIG),
+    'view sizes': lambda L: L.arange(6.).view(2, _BIG),
+    'randint high': lambda L: L.randint(0, _BIG, (2,)),
+    'randint low': lambda L: L.randint(-_BIG - 1, 0, (2,)),
+    'split size': lambda L: L.arange(6).split(_BIG),
+    'zeros size': lambda L: L.zeros(_BIG),
+    'zeros size tuple': lambda L: L.zeros((_BIG, 2)),
+    'zeros size keyword': lambda L: L.zeros(size=(2, -_BIG - 1)),
+    'ones second size': lambda L: L.ones(2, _BIG),
+    'empty size': lambda L: L.empty(_BIG),
+    'overflow named before a negative size': lambda L: L.zeros(-1, _BIG),
+    'nn.Linear features': lambda L: L.nn.Linear(_BIG, 2),
+    'F.pad': lambda L: L.nn.functional.pad(L.ones(2), (_BIG, 0)),
+    'manual_seed 2**64': lambda L: L.manual_seed(2 ** 64),
+    'manual_seed below int64': lambda L: L.manual_seed(-_BIG - 1),
+}
+
+@pytest.mark.parametrize('name', list(PAST_INT64_UNPACKED))
+def test_ints_past_int64_unpacked_as_torch(name):
+    t, l = _run(PAST_INT64_UNPACKED[name], torch), _run(PAST_INT64_UNPACKED[name], litnn)
+    assert t[0] == 'err' and l[:2] == t[:2], (t, l)
+    assert l[2] == t[2].split('\nException raised from')[0] + ('"' if '\nException raised from' in t[2] else ''), (t, l)
+
+# --- and their neighbours that still work
+INT64_EDGES_ACCEPTED = {
+    'sum dim -1': lambda L: L.arange(6.).sum(-1),
+    'view -1': lambda L: L.arange(6.).view(-1),
+    'split of int64 max': lambda L: L.arange(6).split(2 ** 63 - 1),
+    'zeros negative size still its own error': lambda L: L.zeros(-1, 2),
+    'ones negative size': lambda L: L.ones(2, -3),
+    'manual_seed 2**64 - 1': lambda L: L.manual_seed(2 ** 64 - 1).initial_seed(),
+    'manual_seed -2**63': lambda L: L.manual_seed(-_BIG).initial_seed(),
+}
+
+@pytest.mark.parametrize('name', list(INT64_EDGES_ACCEPTED))
+def test_int64_edges_accepted_as_torch(name): _same(INT64_EDGES_ACCEPTED[name])
+
+# --- Python data for a uint64 tensor: each int unpacked as a uint64 (values past int64 kept exactly), pybind11's words
+# past it, floats refused
+UINT64_DATA = {
+    '2**63': lambda L: L.tensor([2 ** 63], dtype=L.uint64),
+    '2**64 - 1': lambda L: L.tensor([2 ** 64 - 1, 0], dtype=L.uint64),
+    'nested past int64': lambda L: L.tensor([[2 ** 63], [1]], dtype=L.uint64),
+    'scalar past int64': lambda L: L.tensor(2 ** 63 + 5, dtype=L.uint64),
+    'bools and ints': lambda L: L.tensor([True, 2], dtype=L.uint64),
+    'empty': lambda L: L.tensor([], dtype=L.uint64),
+    '2**64': lambda L: L.tensor([2 ** 64], dtype=L.uint64),
+    'negative': lambda L: L.tensor([-1], dtype=L.uint64),
+    'negative after a big one': lambda L: L.tensor([2 ** 63, -1], dtype=L.uint64),
+    'a float': lambda L: L.tensor([1.5], dtype=L.uint64),
+    'a float scalar': lambda L: L.tensor(1.5, dtype=L.uint64),
+    'a complex': lambda L: L.tensor([1 + 2j], dtype=L.uint64),
+    'ragged': lambda L: L.tensor([[1, 2], [3]], dtype=L.uint64),
+    'int64 past int64': lambda L: L.tensor([2 ** 63], dtype=L.int64),
+    'uint32 past int64': lambda L: L.tensor([2 ** 63], dtype=L.uint32),
+    'uint8 wraps a negative': lambda L: L.tensor([-1], dtype=L.uint8),
+    'numpy uint64 array': lambda L: L.tensor(np.array([2 ** 63], dtype=np.uint64), dtype=L.uint64),
+}
+
+@pytest.mark.parametrize('name', list(UINT64_DATA))
+def test_uint64_data_as_torch(name): _same(UINT64_DATA[name])
+
+# --- factories given a first size that is not an int beside more positional arguments: no list of ints, so too many arguments
+SIZES_SPREAD = {
+    'zeros tuple then int': lambda L: L.zeros((2,), 3),
+    'ones two tuples': lambda L: L.ones((1, 4), (1, 4)),
+    'empty two lists': lambda L: L.empty([1], [2]),
+    'zeros str then int': lambda L: L.zeros('a', 3),
+    'zeros float then int': lambda L: L.zeros(2.0, 3),
+    'zeros tuple then int with dtype': lambda L: L.zeros((2,), 3, dtype=L.float64),
+    'zeros int then tuple: unpacking': lambda L: L.zeros(2, (3,)),
+    'zeros one float': lambda L: L.zeros(2.0),
+    'new_zeros tuple then int': lambda L: L.ones(1).new_zeros((2,), 3),
+}
+
+@pytest.mark.parametrize('name', list(SIZES_SPREAD))
+def test_sizes_spread_as_torch(name): _same(SIZES_SPREAD[name])
+
+# --- nn layers and modules given wrong arguments: the same exception, result (as text) and warnings as torch's
+def _outcome(case, lib):
+    "('ok', result as text) or ('err', type name, message), with the warnings raised on the way (category, message)."
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        try: r = ('ok', repr(_plain(case(lib))))
+        except Exception as e: r = ('err', type(e).__name__, str(e))
+    return tuple(x.replace('litnn', 'torch') for x in r), [(x.category.__name__, str(x.message).replace('litnn', 'torch')) for x in w]
+
+def _same_outcome(case):
+    t, l = _outcome(case, torch), _outcome(case, litnn)
+    assert l[0][:2] == t[0][:2], (t, l)
+    assert l == t
+
+def _lin(L): L.manual_seed(0); return L.nn.Linear(2, 3)
+NN_MISUSE = {
+    # torch's Dropout modules compare p with the ints 0 and 1, its functions with 0.0 and 1.0
+    'Dropout p a str': lambda L: L.nn.Dropout('0.5'),
+    'Dropout2d p a str': lambda L: L.nn.Dropout2d('0.5'),
+    'AlphaDropout p a str': lambda L: L.nn.AlphaDropout('0.5'),
+    'F.dropout p a str': lambda L: L.nn.functional.dropout(L.ones(2), '0.5'),
+    'Dropout p 1.5': lambda L: L.nn.Dropout(1.5),
+    # a transposed convolution takes a padding string as its letters (torch's _pair), refused by the convolution itself
+    'ConvTranspose2d padding same': lambda L: (lambda m: (repr(m), m.padding, list(m._reversed_padding_repeated_twice)))(L.nn.ConvTranspose2d(3, 6, 3, padding='same')),
+    'ConvTranspose1d padding valid': lambda L: repr(L.nn.ConvTranspose1d(3, 6, 3, padding='valid')),
+    'ConvTranspose2d padding same forward': lambda L: L.nn.ConvTranspose2d(3, 6, 3, padding='same')(L.ones(1, 3, 4, 4)),
+    'Conv2d padding bad string': lambda L: L.nn.Conv2d(3, 6, 3, padding='bad'),
+    'Conv2d padding same with stride 2': lambda L: L.nn.Conv2d(3, 6, 3, padding='same', stride=2),
+    # (a bad padding_mode is not compared: torch prints a set of four whose order its installed .pyc fixed)
+    'Conv2d padding_mode bad: the type': lambda L: pytest.raises(ValueError, L.nn.Conv2d, 3, 6, 3, padding_mode='bad').typename,
+    'Conv2d groups not dividing in_channels': lambda L: L.nn.Conv2d(3, 6, 3, groups=2),
+    'Conv2d groups 0': lambda L: L.nn.Conv2d(4, 6, 3, groups=0),
+    'ConvTranspose2d padding_mode reflect': lambda L: L.nn.ConvTranspose2d(3, 6, 3, padding_mode='reflect'),
+    # torch warns of an even kernel's 'same' padding in the convolution, not when the module is made
+    'Conv2d even kernel padding same: no warning when made': lambda L: repr(L.nn.Conv2d(3, 6, 4, padding='same')),
+    'module.to a complex dtype warns': lambda L: (lambda m: (m.to(L.complex64), str(m.weight.dtype))[1])(_lin(L)),
+    'module.to an int dtype': lambda L: _lin(L).to(L.int64),
+    'Linear(0, 3)': lambda L: (lambda m: (repr(m), tuple(m.weight.shape)))(L.nn.Linear(0, 3)),
+    'Linear(-1, 3)': lambda L: L.nn.Linear(-1, 3),
+    'Embedding padding_idx out of range': lambda L: L.nn.Embedding(5, 3, padding_idx=5),
+    'Embedding padding_idx below': lambda L: L.nn.Embedding(5, 3, padding_idx=-6),
+    'LSTM dropout with one layer warns': lambda L: repr(L.nn.LSTM(3, 4, dropout=0.5)),
+    'LSTM dropout past 1': lambda L: L.nn.LSTM(3, 4, dropout=1.5),
+    'LSTM proj_size not below hidden_size': lambda L: L.nn.LSTM(3, 4, proj_size=4),
+    'MultiheadAttention embed_dim not divisible': lambda L: L.nn.MultiheadAttention(10, 3),
+    'BatchNorm1d on a 4-d input': lambda L: L.nn.BatchNorm1d(3)(L.ones(2, 3, 4, 5)),
+    'BatchNorm2d on a 3-d input': lambda L: L.nn.BatchNorm2d(3)(L.ones(2, 3, 4)),
+    'BatchNorm1d one value per channel': lambda L: L.nn.BatchNorm1d(3)(L.ones(1, 3)),
+    'Transformer d_model not divisible by nhead': lambda L: L.nn.Transformer(d_model=10, nhead=3),
+    'Transformer src of another d_model': lambda L: (L.manual_seed(0), L.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=8, dropout=0.)(L.ones(3, 2, 6), L.ones(3, 2, 8)))[1],
+    'Transformer batch sizes differ': lambda L: (L.manual_seed(0), L.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=8, dropout=0.)(L.ones(3, 2, 8), L.ones(3, 3, 8)))[1],
+}
+
+@pytest.mark.parametrize('name', list(NN_MISUSE))
+def test_nn_misuse_as_torch(name): _same_outcome(NN_MISUSE[name])
