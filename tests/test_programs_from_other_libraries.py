@@ -349,3 +349,15 @@ def _lightning_trainer_names(lib):
 
 def test_names_lightning_trainer_needs():
     assert _lightning_trainer_names(litnn) == _lightning_trainer_names(torch)
+
+def _fsdp1_path(lib):
+    "accelerate's unwrap_model imports FullyShardedDataParallel from torch.distributed.fsdp.fully_sharded_data_parallel."
+    import importlib
+    m = importlib.import_module(lib.__name__ + '.distributed.fsdp.fully_sharded_data_parallel')
+    fsdp = importlib.import_module(lib.__name__ + '.distributed.fsdp')
+    return (m.FullyShardedDataParallel is fsdp.FullyShardedDataParallel, m.OptimStateKeyType is fsdp.OptimStateKeyType,
+            [k.name for k in m.OptimStateKeyType], sorted(m.__all__), 'FullyShardedDataParallel' in fsdp.__all__,
+            m.FullyShardedDataParallel.__module__.replace('torch', 'litnn'))
+
+def test_fsdp1_at_torchs_path():
+    assert _fsdp1_path(litnn) == _fsdp1_path(torch)

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['MixedPrecisionPolicy', 'OffloadPolicy', 'CPUOffloadPolicy', 'FSDPModule', 'UnshardHandle', 'fully_shard',
-           'register_fsdp_forward_method', 'FullyShardedDataParallel']
+           'register_fsdp_forward_method', 'FullyShardedDataParallel', 'OptimStateKeyType']
 
 # %% ../../../nbs/76b_fully_shard.ipynb #2c923e9b
 from dataclasses import dataclass
@@ -127,17 +127,5 @@ def register_fsdp_forward_method(module, method_name):
     setattr(module, method_name, wrapped)
 
 # %% ../../../nbs/76b_fully_shard.ipynb #fsdp1cd0
-from ...nn.modules.module import Module
-
-class FullyShardedDataParallel(Module):
-    "FSDP1's wrapper: runs `module`, whose parameters it keeps as they are (use_orig_params=True; one rank holds all of them)."
-    def __init__(self, module, process_group=None, sharding_strategy=None, cpu_offload=None, auto_wrap_policy=None,
-                 backward_prefetch=None, mixed_precision=None, ignored_modules=None, param_init_fn=None, device_id=None,
-                 sync_module_states=False, forward_prefetch=False, limit_all_gathers=True, use_orig_params=False,
-                 ignored_states=None, device_mesh=None):
-        super().__init__()
-        self._fsdp_wrapped_module = module
-    @property
-    def module(self): return self._fsdp_wrapped_module
-    def forward(self, *args, **kwargs): return self._fsdp_wrapped_module(*args, **kwargs)
-
+from .fully_sharded_data_parallel import FullyShardedDataParallel, OptimStateKeyType   # (reference/distributed/fsdp)
+_all_ = ['FullyShardedDataParallel', 'OptimStateKeyType']
