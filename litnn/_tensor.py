@@ -25,6 +25,7 @@ class Tensor:
     _views = None           # a root's weak references to its views (17_views)
     _vmeta = None           # how a view was made, if that forbids recording in-place changes to it (17c_inplace_on_views)
     _retains_grad = False
+    _grad_dtype = False     # (`grad_dtype` unset: the tensor's own dtype)
     _hooks = None           # gradient hooks of a leaf
     _post_acc_hooks = None  # post-accumulate-grad hooks of a leaf
     _accumulator = None     # weakref to this leaf's AccumulateGrad node
@@ -263,8 +264,9 @@ def _set_grad(self, g):
         if g._data.shape != self._data.shape:
             raise RuntimeError(f"attempting to assign a gradient of size '{list(g._data.shape)}' to a tensor of size "
                                f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size")
-        if g._data.dtype != self._data.dtype:      # (torch 2.13's words: its grad_dtype is the tensor's dtype unless set)
-            raise RuntimeError(f"attempting to assign a gradient with dtype '{B._CPP[g.dtype.name]}' to a tensor with grad_dtype '{B._LEGACY[self.dtype.name]}'. "
+        want = self.dtype if self._grad_dtype is False else self._grad_dtype     # (None: any dtype)
+        if want is not None and g.dtype != want:
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{B._CPP[g.dtype.name]}' to a tensor with grad_dtype '{B._LEGACY[want.name]}'. "
                                "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
                                "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
                                "tensor and its gradient may break downstream systems that assume they match.")
@@ -275,6 +277,23 @@ def _set_grad(self, g):
     self._grad = g
 
 Tensor.grad = property(_get_grad, _set_grad, lambda self: _set_grad(self, None))   # (`del t.grad` sets None, as torch)
+
+def _leaf_only(t, verb):
+    if t.grad_fn is not None: raise RuntimeError(f"grad_dtype can only be {verb} on leaf tensors.")
+
+def _get_grad_dtype(self):
+    _leaf_only(self, 'accessed')
+    return self.dtype if self._grad_dtype is False else self._grad_dtype
+
+def _set_grad_dtype(self, dtype):
+    _leaf_only(self, 'set')
+    if dtype is not None and not isinstance(dtype, B.dtype):
+        raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(dtype).__name__}")
+    self._grad_dtype = dtype
+
+Tensor.grad_dtype = property(_get_grad_dtype, _set_grad_dtype, doc=
+    """The dtype a leaf's gradients are cast to (its own dtype unless set; None: any dtype, an existing `.grad` keeping its
+    own). Assigning a `.grad` of another dtype raises; backward casts what it accumulates, `autograd.grad` what it returns.""")
 
 # %% ../nbs/10_tensor.ipynb #10f04b41
 @patch(as_prop=True)

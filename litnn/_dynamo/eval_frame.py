@@ -306,6 +306,7 @@ def _plan(cap, tensors):
         if type(n) is AccumulateGrad:
             v = n.variable
             if v._hooks or v._post_acc_hooks: cap.graph_break("a hook on a leaf tensor")
+            if v._grad_dtype is not False: cap.graph_break("a leaf with its own grad_dtype")
             k = cap.slots.get(id(v))
             plan.append((None, (1, k) if k is not None else (0, n), ()))
             continue

@@ -129,7 +129,10 @@ def _grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused):
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                                    "Set allow_unused=True if this is the desired behavior.")
-        elif not create_graph: g = _as_tensor(g)
+        else:
+            if not create_graph: g = _as_tensor(g)
+            gd = getattr(inputs[i], '_grad_dtype', False)      # a leaf's grad_dtype, when set, is the dtype it is given in
+            if gd not in (False, None) and g.dtype != gd: g = g.to(gd)
         res.append(g)
     return tuple(res)
 

@@ -203,21 +203,23 @@ def _obey_layout(g, a, owned):
     return out
 
 def _store_grad(t, g, claimed, create_graph):
-    "Accumulate gradient `g` into `t.grad`."
+    "Accumulate gradient `g` into `t.grad`, in its `grad_dtype` (its own dtype unless set)."
+    gd = t._grad_dtype      # (None: any dtype; an existing .grad keeps its own)
+    dt = t._data.dtype if gd is False else gd.np if gd is not None else t._grad._data.dtype if t._grad is not None else None
     if create_graph:
         if t._grad is None and type(t._data) is not _SparseArray and type(g._data) is not _SparseArray:   # (a sparse one: torch clones it sparse)
             # a recorded copy (CopyBackwards) into the leaf's layout, as torch's AccumulateGrad clones: `.grad` is never a
             # view of, nor shares memory with, the gradient expression (an optimizer may `grad.detach_()` it)
             xp, order = array_namespace(g._data), _dense_order(t._data)
-            out = xp.empty(t._data.shape, t._data.dtype) if order is None else \
-                  _laid_out(lambda shape: xp.empty(shape, t._data.dtype), t._data.shape, order)
+            if dt is None: dt = g._data.dtype
+            out = xp.empty(t._data.shape, dt) if order is None else _laid_out(lambda shape: xp.empty(shape, dt), t._data.shape, order)
             t._grad = Tensor._make(out).copy_(g)
             return
-        if g._data.dtype != t._data.dtype: g = Tensor._make(g._data.astype(t._data.dtype))
+        if dt is not None and g._data.dtype != dt: g = Tensor._make(g._data.astype(dt))
         t._grad = g if t._grad is None else t._grad + g
         return
     g = _as_array(g)       # numpy gives 0-d results as scalars
-    if g.dtype != t._data.dtype: g = g.astype(t._data.dtype)
+    if dt is not None and g.dtype != dt: g = g.astype(dt)
     old = t._grad
     if old is None: t._grad = Tensor._make(_obey_layout(g, t._data, _owned(g, claimed)))
     else:
