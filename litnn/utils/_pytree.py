@@ -4,13 +4,14 @@
 
 # %% auto #0
 __all__ = ['PyTree', 'Context', 'DumpableContext', 'FlattenFn', 'UnflattenFn', 'ToDumpableContextFn', 'FromDumpableContextFn',
-           'SUPPORTED_NODES', 'STANDARD_DICT_TYPES', 'BUILTIN_TYPES', 'PyTreeSpec', 'NodeDef', 'register_pytree_node',
-           'SequenceKey', 'MappingKey', 'GetAttrKey', 'keystr', 'key_get', 'is_namedtuple_class', 'is_namedtuple',
-           'is_namedtuple_instance', 'is_structseq_class', 'is_structseq', 'is_structseq_instance', 'tree_is_leaf',
-           'TreeSpec', 'LeafSpec', 'treespec_leaf', 'treespec_tuple', 'treespec_dict', 'tree_flatten', 'tree_unflatten',
-           'tree_iter', 'tree_leaves', 'tree_structure', 'tree_map', 'tree_map_', 'map_only', 'tree_map_only',
-           'tree_map_only_', 'tree_all', 'tree_any', 'tree_all_only', 'tree_any_only', 'tree_flatten_with_path',
-           'tree_leaves_with_path', 'tree_map_with_path', 'treespec_pprint']
+           'SUPPORTED_NODES', 'STANDARD_DICT_TYPES', 'BUILTIN_TYPES', 'CONSTANT_NODES', 'PyTreeSpec', 'NodeDef',
+           'register_pytree_node', 'SequenceKey', 'MappingKey', 'GetAttrKey', 'keystr', 'key_get',
+           'is_namedtuple_class', 'is_namedtuple', 'is_namedtuple_instance', 'is_structseq_class', 'is_structseq',
+           'is_structseq_instance', 'ConstantNode', 'register_constant', 'is_constant_class', 'register_dataclass',
+           'tree_is_leaf', 'TreeSpec', 'LeafSpec', 'treespec_leaf', 'treespec_tuple', 'treespec_dict', 'tree_flatten',
+           'tree_unflatten', 'tree_iter', 'tree_leaves', 'tree_structure', 'tree_map', 'tree_map_', 'map_only',
+           'tree_map_only', 'tree_map_only_', 'tree_all', 'tree_any', 'tree_all_only', 'tree_any_only',
+           'tree_flatten_with_path', 'tree_leaves_with_path', 'tree_map_with_path', 'treespec_pprint']
 
 # %% ../../nbs/reference/utils/pytree.ipynb #660333b4
 import dataclasses, warnings
@@ -156,6 +157,57 @@ _private_register_pytree_node(Size, lambda d: (list(d), None), lambda v, c: tupl
 
 STANDARD_DICT_TYPES = frozenset({dict, OrderedDict, defaultdict})
 BUILTIN_TYPES = frozenset({tuple, list, dict, namedtuple, OrderedDict, defaultdict, deque})
+
+
+# %% ../../nbs/reference/utils/pytree.ipynb #f1c7d719
+@dataclasses.dataclass(frozen=True)
+class ConstantNode:
+    "The context of a constant node: the object itself."
+    value: Any
+
+CONSTANT_NODES = set()
+
+def register_constant(cls):
+    "Register `cls` as a node with no children: its instances are carried whole in the spec (so they need `__eq__`, `__hash__`)."
+    if cls.__eq__ is object.__eq__:
+        raise TypeError("register_constant(cls) expects `cls` to have a non-default `__eq__` implementation.")
+    if cls.__hash__ is None:     # (a class that defines __eq__ alone loses object's __hash__)
+        raise TypeError("register_constant(cls) expects `cls` to have a non-default `__hash__` implementation.")
+    _private_register_pytree_node(cls, lambda x: ([], ConstantNode(x)), lambda _, context: context.value,
+                                  flatten_with_keys_fn=lambda x: ([], ConstantNode(x)))
+    CONSTANT_NODES.add(cls)
+
+def is_constant_class(cls): return isinstance(cls, type) and cls in CONSTANT_NODES
+
+def register_dataclass(cls, *, field_names=None, drop_field_names=None, serialized_type_name=None):
+    "Register `cls`, built from keyword fields, as a node whose children are its fields (`field_names`; a dataclass's own by default)."
+    drop_field_names = drop_field_names or []
+    if not dataclasses.is_dataclass(cls):
+        if field_names is None:
+            raise ValueError(f"field_names must be specified with a list of all fields used to initialize {cls}, as it is not a dataclass.")
+    elif field_names is None: field_names = [f.name for f in dataclasses.fields(cls) if f.init]
+    else:
+        init_fields = {f.name for f in dataclasses.fields(cls) if f.init} - set(drop_field_names)
+        if init_fields != set(field_names):
+            msg = "field_names does not include all dataclass fields.\n"
+            if missing := init_fields - set(field_names):
+                msg += (f"Missing fields in `field_names`: {missing}. If you want to include these fields in the pytree, please add "
+                        "them to `field_names`, otherwise please add them to `drop_field_names`.\n")
+            if unexpected := set(field_names) - init_fields:
+                msg += f"Unexpected fields in `field_names`: {unexpected}. Please remove these fields, or add them to `drop_field_names`.\n"
+            raise ValueError(msg)
+    def flatten(obj):
+        named = [(n, getattr(obj, n)) for n in field_names]
+        kept = [(n, v) for n, v in named if v is not None]
+        return [v for _, v in kept], [[n for n, _ in kept], [n for n, v in named if v is None]]
+    def unflatten(values, context):
+        flat_names, none_names = context
+        return cls(**dict(zip(flat_names, values, strict=True)), **dict.fromkeys(none_names))
+    def flatten_with_keys(obj):
+        values, (flat_names, _) = flatten(obj)
+        return [(GetAttrKey(k), v) for k, v in zip(flat_names, values)], flat_names
+    _private_register_pytree_node(cls, flatten, unflatten, serialized_type_name=serialized_type_name,
+                                  flatten_with_keys_fn=flatten_with_keys)
 
 
 # %% ../../nbs/reference/utils/pytree.ipynb #4ff159bd
