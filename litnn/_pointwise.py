@@ -349,7 +349,9 @@ class RemainderBackward0(Op):
     _inputs = 1
     @staticmethod
     def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
+        ny = _needs(ctx, 2)[1]      # x and y are read only for y's gradient (x's is g): kept only then, as torch
+        ctx.save_for_backward(x if ny or not isinstance(x, Tensor) else None, y if ny or not isinstance(y, Tensor) else None)
+        ctx.shapes = _shape(x), _shape(y)
         t = x if isinstance(x, Tensor) else y
         xp = array_namespace(t._data)
         a, b = _array_of(x), _array_of(y)
@@ -360,9 +362,9 @@ class RemainderBackward0(Op):
         return _first_layout(xp.where((m != 0) & ((b < 0) != (m < 0)), m + b, m), a, b)   # gives a zero b's sign; torch keeps fmod's: -2 % 2 is -0.)
     @staticmethod
     def backward(ctx, g):
-        (x, y), (nx, ny) = ctx.saved_tensors, _needs(ctx, 2)
-        return (_reduce(g, _shape(x)) if nx else None,
-                _reduce(g * -div(x, y, rounding_mode='floor'), _shape(y)) if ny else None)
+        (x, y), (nx, ny), (sx, sy) = ctx.saved_tensors, _needs(ctx, 2), ctx.shapes
+        return (_reduce(g, sx) if nx else None,
+                _reduce(g * -div(x, y, rounding_mode='floor'), sy) if ny else None)
 
 # %% ../nbs/15_elementwise_ops.ipynb #be6deb77
 from .autograd.grad_mode import _Mode
@@ -1702,12 +1704,17 @@ from .autograd.operators import _check_divisor, div, _dunder, _first_layout
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #b1a99fe8
 class _Binary(Op):
-    "Elementwise z = f(x, y) for tensors or numbers x, y; each subclass brings `f` on arrays and `dx`, `dy` from (g, x, y, z)."
+    """Elementwise z = f(x, y) for tensors or numbers x, y; each subclass brings `f` on arrays and `dx`, `dy` from (g, x, y, z).
+    `uses` names what `dx` and `dy` read of x, y and z: as torch, a tensor is kept only for a gradient that is needed, so
+    `fmod(x, w)` lets x change in place before backward unless w needs its gradient."""
     f = dx = dy = None
+    uses = ('xy', 'xy')
     opmath = True          # half precision computed in float32 (False: in the half dtype itself, as nextafter)
     @classmethod
     def forward(cls, ctx, x, y):
-        ctx.save_for_backward(x, y)
+        used = cls._used(ctx)
+        ctx.save_for_backward(x if 'x' in used or not isinstance(x, Tensor) else None, y if 'y' in used or not isinstance(y, Tensor) else None)
+        ctx.shapes = _shape(x), _shape(y)
         a, b = _operands(x, y)
         t = a if isinstance(x, Tensor) else b
         h = t.dtype if cls.opmath and _half(t) else None
@@ -1715,13 +1722,19 @@ class _Binary(Op):
         with np.errstate(all='ignore'): out = cls.f(array_namespace(t), a, b)
         if h is not None: out = out.astype(h)
         out = _first_layout(out, a, b)      # a channels-last input stays so, as add's (torch's TensorIterator follows the first operand)
-        ctx.save_output(out)
+        if 'z' in used: ctx.save_output(out)
         return out
     @staticmethod
+    def _used(ctx):
+        "What the gradients needed read: `uses` of x's and of y's."
+        nx, ny = _needs(ctx, 2)
+        return (ctx.uses[0] if nx else '') + (ctx.uses[1] if ny else '')
+    @staticmethod
     def backward(ctx, g):
-        (x, y), (nx, ny), z = ctx.saved_tensors, _needs(ctx, 2), ctx.result
-        return (_reduce(ctx.dx(g, x, y, z), _shape(x)) if nx else None,
-                _reduce(ctx.dy(g, x, y, z), _shape(y)) if ny else None)
+        (x, y), (nx, ny), (sx, sy) = ctx.saved_tensors, _needs(ctx, 2), ctx.shapes
+        z = ctx.result if 'z' in ctx._used(ctx) else None
+        return (_reduce(ctx.dx(g, x, y, z), sx) if nx else None,
+                _reduce(ctx.dy(g, x, y, z), sy) if ny else None)
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #9d307532
 def _safe_recip(d):
@@ -1755,15 +1768,17 @@ _BINARY = dict(  # grad_fn: (forward on arrays, d/dx, d/dy)
     HypotBackward0     = (lambda xp, a, b: xp.hypot(a, b), lambda g, x, y, z: g * x / z, lambda g, x, y, z: g * y / z),
     XlogyBackward0     = (_xlogy, _dxlogy, lambda g, x, y, z: g * x / y),     # torch: d/dx is log y, even at x = 0
     CopysignBackward0  = (lambda xp, a, b: xp.copysign(a, b), lambda g, x, y, z: g * where(x == 0, 0., z / where(x == 0, 1., x)),
-                          lambda g, x, y, z: zeros_like(y)),
+                          lambda g, x, y, z: zeros_like(g)),      # (reduced to y's shape: y itself is not kept)
     FmodBackward1      = (lambda xp, a, b: xp.fmod(a, b), lambda g, x, y, z: g, lambda g, x, y, z: -g * div(x, y, rounding_mode='trunc')),
     LogaddexpBackward0 = (_logaddexp, lambda g, x, y, z: g / (1 + (y - x).exp()),
                           lambda g, x, y, z: g / (1 + (x - y).exp())),
     Logaddexp2Backward0 = (lambda xp, a, b: xp.logaddexp2(a, b), lambda g, x, y, z: g / (1 + pow(2, y - x)),
                            lambda g, x, y, z: g / (1 + pow(2, x - y))),
 )
+_USES = dict(HypotBackward0=('xz', 'yz'), CopysignBackward0=('xz', ''), FmodBackward1=('', 'xy'))   # (others: x and y, for both)
 for _node, (_f, _dx, _dy) in _BINARY.items():
-    globals()[_node] = type(_node, (_Binary,), dict(f=staticmethod(_f), dx=staticmethod(_dx), dy=staticmethod(_dy)))
+    globals()[_node] = type(_node, (_Binary,), dict(f=staticmethod(_f), dx=staticmethod(_dx), dy=staticmethod(_dy),
+                                                    uses=_USES.get(_node, _Binary.uses)))
 
 _all_ = ['Atan2Backward0', 'HypotBackward0', 'XlogyBackward0', 'CopysignBackward0', 'FmodBackward1', 'LogaddexpBackward0',
          'Logaddexp2Backward0']

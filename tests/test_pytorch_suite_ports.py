@@ -381,3 +381,23 @@ def test_product_keeps_operand_only_for_other_gradient(op, input_grad):
         r = _raised(lambda L: (y * y).sum().backward(), L)     # (the type: which tensor the message names is left)
         out.append([r and r[0], None if r else np.round(w.grad.numpy(), 4).tolist()])
     assert out[0] == out[1], out
+
+
+# Side-by-side sweep of in-place changes between forward and backward (in the manner of test_autograd.py's saved-tensor
+# checks): torch's binary ops keep what the needed gradients read. fmod/remainder(x, w) read x and w only for w's gradient;
+# atan2/xlogy/logaddexp never read their result. litnn kept x, w and the result always, so changing x (or the result) in
+# place before backward raised "modified by an inplace operation" where torch computes
+@pytest.mark.parametrize('op', ['fmod', 'remainder', 'atan2', 'xlogy', 'hypot', 'copysign', 'logaddexp', 'logaddexp2'])
+@pytest.mark.parametrize('changed', ['input', 'output', 'other'])
+def test_binary_ops_keep_what_needed_gradients_read(op, changed):
+    out = []
+    for L in LIBS:
+        x = L.tensor(np.arange(1, 10, dtype=np.float32).reshape(3, 3) / 10 + 0.5, requires_grad=True)
+        w = L.tensor(np.linspace(0.2, 0.9, 9, dtype=np.float32).reshape(3, 3), requires_grad=changed == 'other')
+        xx = x * 1
+        y = getattr(L, op)(xx, w)
+        with L.no_grad():
+            {'input': xx, 'output': y, 'other': w}[changed].mul_(1.5)
+        r = _raised(lambda L: y.sum().backward(), L)
+        out.append([r and r[0], None if r else np.round(x.grad.numpy(), 4).tolist()])
+    assert out[0] == out[1], out
