@@ -11,7 +11,7 @@ from . import backend as B
 from .backend import to_dtype, get_default_dtype, to_device, xp_for, _by_np, _generator, _TorchRng, _checked_scalar, array_namespace
 from ._tensor import Tensor, Size, _LEGACY, _differentiable, _FORMAT_ORDER, _fills, _SparseArray, strided, layout as _layout
 from ._tensor import _laid_out, _preserved_order, _int_arg
-from ._python_arg_parser import _dtype_arg   # reference/torch/tensor_attributes: layouts in memory
+from ._python_arg_parser import _dtype_arg, _type_name   # reference/torch/tensor_attributes: layouts in memory; a type as torch's messages name it
 from ._flags import _warn_once, _stacklevel_outside, _uninitialized_fill
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
@@ -67,11 +67,16 @@ def _read(data, dtype):
             if not (wide or dtype is None and (cplx or builtins.any(type(v) is builtins.float for v in a.flat))):
                 raise ValueError("Overflow when unpacking long long")      # an int past 64 bits (numpy keeps it as an object)
             a = a.astype(np.complex128 if cplx else np.float64)
-        if a.dtype == object: _check_nesting(data); raise RuntimeError(f"Could not infer dtype of {type(_odd_leaf(data)).__name__}")
-        if a.dtype.kind in 'US':
-            if isinstance(data, (list, tuple)) and isinstance(_first(data), str):     # torch reads a first string as one more dim
-                raise ValueError(f"too many dimensions '{type(_odd_leaf(data)).__name__}'")
-            raise TypeError(f"new(): invalid data type '{type(_odd_leaf(data)).__name__}'")
+        if a.dtype == object:
+            _check_nesting(data)
+            if isinstance(_odd_leaf(data), np.generic): _unsupported_numpy(np.asarray(_odd_leaf(data)))    # (`[1, np.datetime64(...)]`: as below)
+            raise RuntimeError(f"Could not infer dtype of {type(_odd_leaf(data)).__name__}")
+        if a.dtype.kind in 'USMm':       # strings and dates: no dtype of torch's
+            nested = isinstance(data, (list, tuple))
+            leaf = _odd_leaf(data) if nested else data
+            if nested and isinstance(_first(data), str): raise ValueError("too many dimensions 'str'")   # torch reads a first string (numpy's too) as one more dim
+            if nested and isinstance(leaf, np.generic): _unsupported_numpy(np.asarray(leaf))    # (a numpy scalar in a list is read as an array)
+            raise TypeError(f"new(): invalid data type '{_type_name(leaf)}'")
         if a.dtype == np.uint64 and not is_np and not wide and not unsigned: raise ValueError("Overflow when unpacking long long")
         if promoted is not None: a = a.astype(promoted.np, copy=False)     # numpy scalars or arrays among the leaves
         elif not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
@@ -174,7 +179,9 @@ def _odd_leaf(data):
             leaf = _odd_leaf(v)
             if leaf is not None: return leaf
         return None
-    return None if isinstance(data, _NUMBERS) or hasattr(data, '__array__') else data
+    return None if isinstance(data, _NUMBERS) and not isinstance(data, _NOT_NUMBERS) or hasattr(data, '__array__') and not isinstance(data, np.generic) else data
+
+_NOT_NUMBERS = (np.flexible, np.datetime64, np.timedelta64)     # numpy scalars of no tensor dtype: strings, bytes, dates
 
 def _holds(data, cls):
     """Whether nested lists `data` hold an instance of `cls`: a numpy array (torch warns, once, that reading arrays

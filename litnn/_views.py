@@ -98,6 +98,8 @@ def expand(self:Tensor, *sizes, **kw):
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({shape[i - n]}) at non-singleton "
                                f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}")
         target[i] = s
+    if target and builtins.min(target) < 0:     # (a size below -1 kept: torch's numel multiplies it as unsigned and overflows)
+        raise RuntimeError("numel: integer multiplication overflow")
     out = ExpandBackward0.apply(self, shape=tuple(target))
     return out if out is self else _view_of(out, self)
 

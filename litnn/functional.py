@@ -520,12 +520,13 @@ def meshgrid(*tensors, indexing=None):
         # torch warns from C++ once per process (TORCH_WARN_ONCE), not at every call
         _warn_once("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.", UserWarning, stacklevel=None)
         indexing = 'ij'
+    if not tensors: raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in zip(tensors, tensors[1:]):       # torch's order: each neighbour's dtype and device, the indexing, then the ranks
+        if a._data.dtype != b._data.dtype: raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device: raise RuntimeError("meshgrid expects all tensors to have the same device")
     if indexing not in ('ij', 'xy'): raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:
         if t._data.ndim > 1: raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
-    if not tensors: raise RuntimeError("meshgrid expects a non-empty TensorList")
-    if len({t._data.dtype for t in tensors}) > 1: raise RuntimeError("meshgrid expects all tensors to have the same dtype")
-    if len({t.device for t in tensors}) > 1: raise RuntimeError("meshgrid expects all tensors to have the same device")
     ts = list(tensors)
     swap = indexing == 'xy' and len(ts) >= 2
     if swap: ts[0], ts[1] = ts[1], ts[0]

@@ -370,3 +370,39 @@ NN_MISUSE = {
 
 @pytest.mark.parametrize('name', list(NN_MISUSE))
 def test_nn_misuse_as_torch(name): _same_outcome(NN_MISUSE[name])
+
+# --- messages: numpy scalars of no tensor dtype (a top-level one by its numpy name; in a list, read as an array),
+# a norm's order that is not a number, expand to a size below -1, meshgrid's order of checks
+MESSAGES = {
+    'tensor of a numpy str scalar': lambda L: L.tensor(np.str_('a')),
+    'tensor of a numpy bytes scalar': lambda L: L.tensor(np.bytes_(b'a')),
+    'tensor of numpy str scalars': lambda L: L.tensor([np.str_('ab'), np.str_('b')]),
+    'tensor of a number and a numpy str scalar': lambda L: L.tensor([1, np.str_('a')]),
+    'tensor of nested numpy str scalar': lambda L: L.tensor([[1], [np.str_('a')]]),
+    'tensor of numpy bytes scalars': lambda L: L.tensor([np.bytes_(b'a')]),
+    'tensor of numpy dates': lambda L: L.tensor([np.datetime64('2020-01-01'), np.datetime64('2020-01-02')]),
+    'tensor of a number and a numpy date': lambda L: L.tensor([1, np.datetime64('2020-01-01')]),
+    'tensor of numpy timedeltas': lambda L: L.tensor([np.timedelta64(1)]),
+    'tensor of str': lambda L: L.tensor(['a', 1]),
+    'tensor of a number and a str': lambda L: L.tensor([1, 'a']),
+    'tensor of an object': lambda L: L.tensor([1, object()]),
+    'norm of a tuple order': lambda L: L.norm(L.ones(2, 3), (0, 1)),
+    'norm method of a list order': lambda L: L.ones(2).norm([0]),
+    'vector_norm of a str order': lambda L: L.linalg.vector_norm(L.ones(2), 'x'),
+    'vector_norm of None': lambda L: L.linalg.vector_norm(L.ones(2), None),
+    'vector_norm of a 0-d tensor order': lambda L: L.linalg.vector_norm(L.ones(2), L.tensor(3.)),
+    'vector_norm of a bool order': lambda L: L.linalg.vector_norm(L.ones(2), True),
+    'expand a new dim to -2': lambda L: L.ones(1, 3).expand(-2, 3),
+    'expand a size-1 dim to -2': lambda L: L.ones(2, 1).expand(2, -2),
+    'expand to -5': lambda L: L.ones(1).expand(-5),
+    'expand a dim of 3 to -2': lambda L: L.ones(3).expand(-2),
+    'broadcast_to -2': lambda L: L.broadcast_to(L.ones(1, 3), (-2, 3)),
+    'expand -1 kept': lambda L: L.ones(1, 3).expand(2, -1),
+    'meshgrid dtype before rank': lambda L: L.meshgrid(L.ones(2, 2), L.ones(2, dtype=L.int64), indexing='ij'),
+    'meshgrid dtype before indexing': lambda L: L.meshgrid(L.ones(2), L.ones(2, dtype=L.int64), indexing='bad'),
+    'meshgrid indexing before rank': lambda L: L.meshgrid(L.ones(2, 2), L.ones(2), indexing='bad'),
+    'meshgrid empty before indexing': lambda L: L.meshgrid([], indexing='bad'),
+}
+
+@pytest.mark.parametrize('name', list(MESSAGES))
+def test_messages_as_torch(name): _same(MESSAGES[name])

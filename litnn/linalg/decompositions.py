@@ -460,6 +460,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 # %% ../../nbs/reference/linalg_decompositions.ipynb #5924c403
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     "The `ord`-norm of the entries of x over `dim` (all when None)."
+    if not (isinstance(ord, (builtins.int, builtins.float, builtins.complex, np.number)) or isinstance(ord, Tensor) and ord.dim() == 0):   # (torch's parser: a Number)
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__module__ + '.' if type(ord).__module__ not in ('builtins', 'numpy') else ''}{type(ord).__name__}")
     _check_float('linalg.vector_norm', x)
     if dtype is not None: x = _cast(x, _norm_dtype(x, to_dtype(dtype)))
     dims = _rdims(x, dim)
