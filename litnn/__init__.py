@@ -677,6 +677,7 @@ from . import _C
 from ._C import Future          # torch.Future is the engine's future, torch._C.Future
 from ._C import _nn           # torch._C._nn: nn.functional's C++ half
 from ._C import _functions    # torch._C._functions: autograd's C++ nodes
+from ._C import Tag               # torch.Tag is torch._C's: the operator tags custom ops declare
 from ._C import PyTorchFileReader   # torch.PyTorchFileReader is torch._C's
 from ._C import ScriptModule, ScriptMethod, ScriptObject   # torch.ScriptModule... are torch._C's (below)
 from . import _VF               # torch._VF: the C++ functions torch.functional and nn.modules.rnn call

@@ -196,6 +196,7 @@ class OpOverload:
         self._overloadpacket, self._schema = packet, schema
         self._namespace, self._opname = packet._namespace, packet._opname
         self._overloadname = schema.overload_name or 'default'
+        self.tags = []           # the torch.Tag values the operator declared
         self._kernels = {}       # dispatch key ('CPU', 'CUDA', 'Meta', 'Autograd', 'CompositeExplicitAutograd'...) -> function
         self.__name__ = f"{self._opname}.{self._overloadname}"
     @property
@@ -270,13 +271,14 @@ class _Ops(types.ModuleType):
 _registry = {}    # namespace -> {operator name -> OpOverloadPacket}
 ops = _Ops()
 
-def _define(schema):
-    "Register the operator `schema` declares (a FunctionSchema); returns its new OpOverload."
+def _define(schema, tags=()):
+    "Register the operator `schema` declares (a FunctionSchema), with `tags`; returns its new OpOverload."
     ns, _, opname = schema.name.partition('::')
     packet = _registry.setdefault(ns, {}).setdefault(opname, None) or OpOverloadPacket(ns, opname)
     _registry[ns][opname] = packet
     ov = schema.overload_name or 'default'
     packet._overloads[ov] = op = OpOverload(packet, schema)
+    op.tags = list(tags)
     return op
 
 def _lookup(qualname):

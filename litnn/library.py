@@ -168,7 +168,8 @@ class Library:
         if _lookup(f"{s.name}.{s.overload_name}" if s.overload_name else s.name) is not None:
             raise RuntimeError(f"Tried to register an operator ({s}) with the same name and overload name multiple times. Each "
                                "overload's schema should only be registered with a single call to def().")
-        _define(s)
+        from litnn._C import Tag
+        _define(s, [tags] if isinstance(tags, Tag) else tags)
         self._op_defs.add(s.name)
         return s.name.split('::')[1]
 

@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['TensorBase', 'has_lapack', 'IntType', 'FloatType', 'BoolType', 'StringType', 'NoneType', 'AnyType', 'NumberType',
            'DeviceObjType', 'ComplexType', 'StreamObjType', 'SymIntType', 'SymBoolType', 'PyObjectType',
-           'DisableTorchFunctionSubclass', 'DisableTorchFunction', 'Type', 'ListType', 'OptionalType', 'TupleType',
-           'DictType', 'UnionType', 'TensorType', 'ScriptObject', 'ScriptModule', 'ScriptMethod']
+           'DisableTorchFunctionSubclass', 'DisableTorchFunction', 'Tag', 'Type', 'ListType', 'OptionalType',
+           'TupleType', 'DictType', 'UnionType', 'TensorType', 'ScriptObject', 'ScriptModule', 'ScriptMethod']
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #bd2549a8
 from ..backend import Generator
@@ -65,6 +65,20 @@ class DisableTorchFunction:
     "While active, neither an argument's `__torch_function__` nor a TorchFunctionMode is called: functions run as written."
     def __enter__(self): self.prev, _disabled.on, _disabled.modes = (_disabled.on, _disabled.modes), True, True
     def __exit__(self, *exc): _disabled.on, _disabled.modes = self.prev
+
+# %% ../../nbs/reference/torch/underscore_C.ipynb #b520851d
+import enum
+
+class Tag(enum.Enum):
+    "An operator tag, as `torch.Tag`: what an operator declares about itself (its `tags`)."
+    core = 0; cudagraph_unsafe = 1; data_dependent_output = 2; dynamic_output_shape = 3; flexible_layout = 4
+    generated = 5; inplace = 6; inplace_view = 7; maybe_aliasing_or_mutating = 8; needs_contiguous_strides = 9
+    needs_exact_strides = 10; needs_fixed_stride_order = 11; nondeterministic_bitwise = 12; nondeterministic_seeded = 13
+    out = 14; out_variant = 15; pointwise = 16; pt2_compliant_tag = 17; reduction = 18; view_copy = 19
+    def __int__(self): return self.value
+
+Tag.__module__ = 'litnn'
+
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #a12d2f64
 from ..futures import _Future as Future, _collect_all

@@ -12,6 +12,7 @@ from .._ops import _define, parse_schema, _KEYS, _fits, _py_name, _tensors
 from ..storage import _root
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
+from .._C import Tag
 
 # %% ../../nbs/reference/library_custom_ops.ipynb #bf69d1df
 OPDEFS = {}     # qualified name -> CustomOpDef (torch's registry of Python custom ops)
@@ -23,7 +24,8 @@ class CustomOpDef:
         self._init_fn, self._backend_fns, self._abstract_fn = fn, {}, None
         self._setup_context_fn = self._backward_fn = self._vmap_fn = None
         self._disabled_kernel = set()
-        self._opoverload = _define(parse_schema(f"{namespace}::{name}{schema}"))
+        declared = [] if tags is None else [tags] if isinstance(tags, Tag) else list(tags)
+        self._opoverload = _define(parse_schema(f"{namespace}::{name}{schema}"), [Tag.pt2_compliant_tag, *declared])   # (torch marks every custom op pt2-compliant)
         k = self._opoverload._kernels
         k['Meta'], k['Autograd'] = self._fake, _autograd_kernel(self)
         OPDEFS[self._qualname] = self
