@@ -83,6 +83,9 @@ def _read(data, dtype):
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
             elif a.dtype.kind == 'c': a = a.astype(B._stored_complex(get_default_dtype()).np)   # complex64 by default, as torch
             elif a.dtype.kind in 'iu': a = a.astype(np.int64)
+        if (a.dtype == np.uint64 if dtype is None else unsigned or is_np and to_dtype(dtype).name == 'uint64') and (
+                isinstance(data, np.generic) or type(data) in (list, tuple) and _holds(data, (np.generic, np.ndarray))):
+            raise TypeError("an integer is required")     # torch stores a uint64 from a Python int only, not a numpy scalar
     if dtype is not None:
         npd = to_dtype(dtype).np
         if not isinstance(data, Tensor) and data is not a:        # Python data is checked, arrays are cast

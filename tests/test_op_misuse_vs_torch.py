@@ -406,3 +406,26 @@ MESSAGES = {
 
 @pytest.mark.parametrize('name', list(MESSAGES))
 def test_messages_as_torch(name): _same(MESSAGES[name])
+
+# --- a numpy scalar stored into a uint64 tensor (inferred or asked for): torch takes a Python int only there
+NUMPY_SCALARS_INTO_UINT64 = {
+    'a numpy uint64': lambda L: L.tensor(np.uint64(1)),
+    'numpy uint64s in a list': lambda L: L.tensor([np.uint64(1), np.uint64(2)]),
+    'nested numpy uint64': lambda L: L.tensor([[np.uint64(1)]]),
+    'a numpy uint64 past int64': lambda L: L.tensor(np.uint64(2 ** 63)),
+    'a numpy uint64 with dtype uint64': lambda L: L.tensor(np.uint64(1), dtype=L.uint64),
+    'a numpy int64 into uint64': lambda L: L.tensor([np.int64(3)], dtype=L.uint64),
+    'a numpy float into uint64': lambda L: L.tensor([np.float32(1.)], dtype=L.uint64),
+    'arrays of uint64 in a list': lambda L: L.tensor([np.array([1], dtype=np.uint64)]),
+    'as_tensor of a numpy uint64': lambda L: L.as_tensor(np.uint64(5)),
+    # and what still works: another dtype, a 0-d array, Python ints, other unsigned scalars
+    'a numpy uint64 into float32': lambda L: L.tensor(np.uint64(1), dtype=L.float32),
+    'numpy uint64s into int64': lambda L: L.tensor([np.uint64(1)], dtype=L.int64),
+    'a 0-d uint64 array': lambda L: L.tensor(np.array(3, dtype=np.uint64)),
+    'Python ints into uint64': lambda L: L.tensor([3], dtype=L.uint64),
+    'a numpy uint32': lambda L: L.tensor(np.uint32(3)),
+    'a numpy uint64 times a tensor': lambda L: L.ones(2) * np.uint64(3),
+}
+
+@pytest.mark.parametrize('name', list(NUMPY_SCALARS_INTO_UINT64))
+def test_numpy_scalars_into_uint64_as_torch(name): _same(NUMPY_SCALARS_INTO_UINT64[name])
