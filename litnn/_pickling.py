@@ -13,8 +13,7 @@ from .nn.parameter import Parameter
 from .utils.hooks import warn_if_has_hooks
 
 # %% ../nbs/65_pickling.ipynb #9548fbea
-_AUTOGRAD_STATE = frozenset({"_grad", "_output_nr", "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_accumulator",
-                             "_views", "_vmeta"})   # views: weak references to the tensors that view this one
+from .nn.parameter import _AUTOGRAD_STATE   # the autograd bookkeeping litnn keeps in a tensor's __dict__ (20_parameter)
 
 _TENSOR_BITS = ("_conj", "_neg")   # the conjugate and negative bits (17d_complex_numbers): a pickle or a file keeps them, a deepcopy drops them, as torch's
 

@@ -85,3 +85,42 @@ def test_join_context_manager_as_torch(tmp_path):
     "torch.distributed.algorithms.join (accelerate imports Join at start-up): hooks, configs, kwargs, the disabled and throwing modes, errors, on a one-process gloo world."
     want, got = _both_ways(tmp_path, JOIN)
     assert got == want
+
+def _err(f):
+    try: return f()
+    except Exception as e: return [type(e).__name__, str(e)]
+
+def _rebuild_like_accelerate(lib):
+    "accelerate's init_empty_weights and set_module_tensor_to_device: type(p)(p.to(device), **p.__dict__), before and after training."
+    out = []
+    lib.manual_seed(0)
+    m = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Linear(4, 2))
+    old_register = lib.nn.Module.register_parameter
+    def register_empty_parameter(module, name, param):      # accelerate.big_modeling.init_on_device's hook, as written there
+        old_register(module, name, param)
+        if param is not None:
+            param_cls = type(module._parameters[name])
+            kwargs = module._parameters[name].__dict__
+            kwargs["requires_grad"] = param.requires_grad
+            module._parameters[name] = param_cls(module._parameters[name].to("meta"), **kwargs)
+    lib.nn.Module.register_parameter = register_empty_parameter
+    try: e = lib.nn.Linear(3, 4)
+    finally: lib.nn.Module.register_parameter = old_register
+    out.append([str(e.weight.device), type(e.weight).__name__, e.weight.requires_grad, list(e.weight.shape)])
+    m(lib.ones(5, 3)).pow(2).sum().backward()
+    m[0].weight.register_hook(lambda g: g * 2)
+    for name, p in list(m.named_parameters()):                # set_module_tensor_to_device's rebuild of a trained parameter
+        mod = m.get_submodule(name.rsplit(".", 1)[0]); tensor_name = name.rsplit(".", 1)[1]
+        kwargs = mod._parameters[tensor_name].__dict__
+        new = type(p)(p.to("cpu") * 1, requires_grad=p.requires_grad, **{k: v for k, v in kwargs.items() if k != "requires_grad"})
+        mod._parameters[tensor_name] = new
+        out.append([type(new).__name__, new.requires_grad, new.grad is None, new.is_leaf, np.round(new.detach().numpy(), 5).tolist()])
+    m(lib.ones(1, 3)).sum().backward()
+    out.append([p.grad.numpy().round(5).tolist() for p in m.parameters()])
+    out.append(_err(lambda: lib.nn.Parameter(lib.ones(2), foo=1)))
+    out.append(_err(lambda: lib.nn.Parameter(lib.ones(2), True, 3)))
+    return out
+
+def test_parameter_rebuilt_from_its_dict_as_torch():
+    "type(p)(p.to(device), **p.__dict__) (accelerate, used by diffusers' and transformers' from_pretrained): litnn's autograd bookkeeping in __dict__ must not reach the constructor."
+    assert _rebuild_like_accelerate(litnn) == _rebuild_like_accelerate(torch)

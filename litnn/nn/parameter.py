@@ -26,12 +26,24 @@ def _check_requires_grad_flag(requires_grad):
     if requires_grad is not True and requires_grad is not False:
         raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not {_type_name(requires_grad)}")
 
+# litnn keeps a tensor's autograd bookkeeping in its __dict__, beside the user's attributes (torch keeps it in C++)
+_AUTOGRAD_STATE = frozenset({"_grad", "_output_nr", "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_accumulator",
+                             "_views", "_vmeta"})   # views: weak references to the tensors that view this one
+_BOOKKEEPING = _AUTOGRAD_STATE | {"_fw_grad", "_detached", "_stale", "_conj", "_neg"}   # + forward AD, detach and view marks, the conj/neg bits
+
+def _no_other_keywords(bookkeeping):
+    "Python's TypeError for a keyword `Parameter` does not take; litnn's bookkeeping names pass (torch's `__dict__` never holds them)."
+    for k in bookkeeping:
+        if k not in _BOOKKEEPING: raise TypeError(f"Parameter.__new__() got an unexpected keyword argument '{k}'")
+
 class Parameter(Tensor, metaclass=_MarkedMeta):
     "A Tensor that is a module parameter: assigning one to a Module attribute registers it (as `torch.nn.Parameter`)."
     _marks = '_is_param'
     __torch_function__ = _disabled_torch_function_impl   # litnn's functions know this class: they run as written (reference/overrides)
     def __new__(cls, data=None, # the tensor whose array the parameter shares; `empty(0)` if None
-                requires_grad=True): # whether the parameter requires gradient (even under `no_grad`)
+                requires_grad=True, # whether the parameter requires gradient (even under `no_grad`)
+                **bookkeeping): # litnn's own entries of an old parameter's `__dict__`, passed back by `Parameter(new, **old.__dict__)`: dropped
+        _no_other_keywords(bookkeeping)
         if data is None: data = empty(0)
         if type(data) is not Tensor and type(data) is not Parameter:
             # a tensor subclass stays its own class, flagged a parameter, so its methods and __torch_function__ still apply (as torch)
@@ -45,7 +57,7 @@ class Parameter(Tensor, metaclass=_MarkedMeta):
             return t
         return Tensor._make_subclass(cls, data, requires_grad)   # torch's way: data's memory and version counter, no history (reference/torch/tensor_attributes)
 
-    def __init__(self, data=None, requires_grad=True): pass
+    def __init__(self, data=None, requires_grad=True, **bookkeeping): pass
 
     def __repr__(self): return "Parameter containing:\n" + super().__repr__()
 
