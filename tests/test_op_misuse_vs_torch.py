@@ -429,3 +429,31 @@ NUMPY_SCALARS_INTO_UINT64 = {
 
 @pytest.mark.parametrize('name', list(NUMPY_SCALARS_INTO_UINT64))
 def test_numpy_scalars_into_uint64_as_torch(name): _same(NUMPY_SCALARS_INTO_UINT64[name])
+
+# --- scaled_dot_product_attention with attn_mask and is_causal: torch's math kernel refuses the pair, its CPU flash
+# kernel (4-d inputs it takes) applies both
+def _sdpa_both(shapes, **kw):
+    def case(L):
+        L.manual_seed(0)
+        q, k, v, m = [L.randn(*s) for s in shapes]
+        args = dict(kw)
+        if args.pop('bool_mask', False): m = m > 0
+        return L.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=True, **args)
+    return case
+SDPA_MASK_AND_CAUSAL = {
+    '4-d, float mask': _sdpa_both([(1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4), (3, 3)]),
+    '4-d, bool mask': _sdpa_both([(1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4), (3, 3)], bool_mask=True),
+    '4-d, longer keys': _sdpa_both([(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), (3, 5)]),
+    '4-d, grouped heads': _sdpa_both([(1, 4, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4), (3, 3)], enable_gqa=True),
+    '4-d, 4-d mask': _sdpa_both([(2, 2, 3, 4), (2, 2, 3, 4), (2, 2, 3, 4), (2, 2, 3, 3)]),
+    '3-d: math refuses': _sdpa_both([(2, 3, 4), (2, 3, 4), (2, 3, 4), (3, 3)]),
+    '2-d: math refuses': _sdpa_both([(3, 4), (3, 4), (3, 4), (3, 3)]),
+    '4-d with dropout: math refuses': _sdpa_both([(1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4), (3, 3)], dropout_p=0.5),
+    '4-d, value of another head dim: math refuses': _sdpa_both([(1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 6), (3, 3)]),
+    '4-d, broadcast batch: math refuses': _sdpa_both([(2, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4), (3, 3)]),
+}
+
+@pytest.mark.parametrize('name', list(SDPA_MASK_AND_CAUSAL))
+def test_sdpa_mask_and_causal_as_torch(name):
+    t, l = _run(SDPA_MASK_AND_CAUSAL[name], torch), _run(SDPA_MASK_AND_CAUSAL[name], litnn)
+    assert l[0] == t[0] and (t[0] == 'err' and l == t or np.allclose(l[1][2], t[1][2], atol=1e-5) and l[1][:2] == t[1][:2]), (t, l)

@@ -2669,7 +2669,7 @@ from .._pointwise import _const
 from .._pointwise import _temporaries
 from ..autograd.graph import _check_tensors, _broadcast_shape
 from ..overrides import handle_torch_function, has_torch_function_variadic
-from .attention import _select_sdp_backend, _check_sdp_backend
+from .attention import _select_sdp_backend, _check_sdp_backend, SDPBackend
 
 # %% ../../nbs/47_attention.ipynb #0b882302
 _CAUSAL = {}
@@ -2786,7 +2786,9 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal, enable_gqa=False):
     if qs[-2] == 0 or 0 in vs: return True       # (torch 2.13: an empty query sequence or value, nothing else)
     _check_sdp_backend(q, k, v, mask, dropout_p, enable_gqa)          # raises where the switches leave no kernel
     if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dtype_name(q)}")
-    if is_causal and mask is not None: raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if is_causal and mask is not None and not (q.device.type == 'cpu' and _select_sdp_backend(q, k, v, mask, dropout_p, enable_gqa) is SDPBackend.FLASH_ATTENTION):
+        # (torch's math kernel refuses both; its CPU flash kernel, chosen for 4-d inputs it takes, applies the mask and the causal one)
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if not 0 <= dropout_p <= 1: raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if ks[-1] != qs[-1] or vs[-2] != ks[-2]:       # torch's message from its batched product
         batch = math.prod(np.broadcast_shapes(q.shape[:-2], k.shape[:-2]))
