@@ -1395,7 +1395,7 @@ Tensor.istft = istft
 import builtins, math, numpy as np
 from .backend import array_namespace, result_type, float64, complex128, patch
 from ._tensor import Tensor, _dtype_name, finfo, _LEGACY, _float_arg
-from .autograd.graph import Op, _check_tensors
+from .autograd.graph import Op, _check_tensors, _needs
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath, _fma
 from .autograd.engine import _inplace, _in_place_variant
 from .autograd.operators import _first_layout
@@ -1556,14 +1556,16 @@ class LerpBackward1(Op):
     "lerp with a tensor weight"
     @staticmethod
     def forward(ctx, x, end, weight):
-        ctx.save_for_backward(x, end, weight)
+        nx, ne, nw = _needs(ctx, 3)     # input and end are read only for weight's gradient, weight only for theirs (as torch)
+        ctx.save_for_backward(x if nw else None, end if nw else None, weight if nx or ne else None)
+        ctx.shapes = x._data.shape, end._data.shape, weight._data.shape
         out = _lerp(array_namespace(x._data), *map(_opmath, (x._data, end._data, weight._data))).astype(x._data.dtype, copy=False)
         return _first_layout(out, x._data, end._data)
     @staticmethod
     def backward(ctx, g):
-        (x, e, w), (nx, ne, nw) = ctx.saved_tensors, ctx.needs_input_grad
-        return (_reduce(g * (1 - w), x.shape) if nx else None, _reduce(g * w, e.shape) if ne else None,
-                _reduce(g * (e - x), w.shape) if nw else None)
+        (x, e, w), (nx, ne, nw), (sx, se, sw) = ctx.saved_tensors, ctx.needs_input_grad, ctx.shapes
+        return (_reduce(g * (1 - w), sx) if nx else None, _reduce(g * w, se) if ne else None,
+                _reduce(g * (e - x), sw) if nw else None)
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #216c6781
 def lerp(input, end, weight):
@@ -1572,7 +1574,11 @@ def lerp(input, end, weight):
         if not isinstance(v, Tensor): raise TypeError(f"lerp(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
     kind = 'tensor' if isinstance(weight, Tensor) else 'scalar'
     for name, v in (('end', end), ('weight', weight)):       # the dtypes first, then the kernel (torch's order)
-        if isinstance(v, Tensor) and v.dtype is not input.dtype:
+        if name == 'weight' and isinstance(v, Tensor) and v.dim() == 0 and v.dtype is not input.dtype:
+            d = result_type(*_levels(input, weight))      # a 0-dim weight is promoted as a number is (torch 2.13): tensor(0.1) for
+            if d is not input.dtype: input, end = input.to(d), end.to(d)   # float64 tensors; a complex one makes the result complex.
+            # (The node gets the weight as it is: torch's backward computes 1 - w in the weight's dtype.)
+        elif isinstance(v, Tensor) and v.dtype is not input.dtype:
             raise RuntimeError(f"expected dtype {_cpp(input.dtype)} for `{name}` but got dtype {_cpp(v.dtype)}")
     _refuse_integers(input, f'lerp_kernel_{kind}')
     return (LerpBackward1 if kind == 'tensor' else LerpBackward0).apply(input, end, weight)

@@ -401,3 +401,53 @@ def test_binary_ops_keep_what_needed_gradients_read(op, changed):
         r = _raised(lambda L: y.sum().backward(), L)
         out.append([r and r[0], None if r else np.round(x.grad.numpy(), 4).tolist()])
     assert out[0] == out[1], out
+
+
+# lerp with a tensor weight keeps input and end only for weight's gradient and weight only for theirs (torch's
+# derivatives), so lerp(x, end, w) with w needing no gradient lets x change in place before backward (litnn raised)
+def test_lerp_keeps_what_needed_gradients_read():
+    out = []
+    for L in LIBS:
+        x = L.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), requires_grad=True)
+        w = L.tensor(np.linspace(0.1, 0.9, 6, dtype=np.float32).reshape(2, 3))
+        xx = x * 1
+        y = L.lerp(xx, L.ones(2, 3), w)
+        with L.no_grad():
+            xx.mul_(2)
+        y.sum().backward()
+        out.append(np.round(x.grad.numpy(), 6).tolist())
+    assert out[0] == out[1], out
+
+
+# lerp with a 0-dim weight tensor of another dtype: torch 2.13 promotes it as a number (tensor(0.1) weights float64
+# tensors; a complex one makes the result complex), its gradient in its own dtype; litnn raised "expected dtype double
+# for `weight`". A weight with dims must still match
+@pytest.mark.parametrize('case', [
+    lambda L: L.lerp(L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64), L.tensor(0.1)),
+    lambda L: L.lerp(L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64), L.tensor(0.1, dtype=L.bfloat16)),
+    lambda L: L.lerp(L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64), L.tensor(True)),
+    lambda L: L.lerp(L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64), L.tensor(0.1, dtype=L.complex64)),
+    lambda L: L.lerp(L.zeros(3), L.ones(3), L.tensor(0.1, dtype=L.float64)),
+    lambda L: L.zeros(3).lerp_(L.ones(3), L.tensor(0.1, dtype=L.float64)),
+    lambda L: L.lerp(L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64), L.tensor([0.1])),
+    lambda L: L.lerp(L.zeros(3, dtype=L.float64), L.ones(3), L.tensor(0.1)),
+])
+def test_lerp_zero_dim_weight_promotes(case):
+    r = []
+    for L in LIBS:
+        try:
+            t = case(L)
+            r.append((str(t.dtype).replace('litnn', 'torch'), np.round(np.asarray(t.tolist(), dtype=complex), 8).tolist()))
+        except Exception as e: r.append((type(e).__name__, str(e)))
+    assert r[0] == r[1], r
+
+
+def test_lerp_zero_dim_weight_gradient():
+    out = []
+    for L in LIBS:
+        x = L.zeros(3, dtype=L.float64, requires_grad=True)
+        w = L.tensor(0.1, requires_grad=True)
+        y = L.lerp(x, L.ones(3, dtype=L.float64), w)
+        y.sum().backward()
+        out.append([type(y.grad_fn).__name__, str(w.grad.dtype).replace('litnn', 'torch'), w.grad.item(), x.grad.tolist()])
+    assert out[0] == out[1], out
