@@ -457,3 +457,22 @@ SDPA_MASK_AND_CAUSAL = {
 def test_sdpa_mask_and_causal_as_torch(name):
     t, l = _run(SDPA_MASK_AND_CAUSAL[name], torch), _run(SDPA_MASK_AND_CAUSAL[name], litnn)
     assert l[0] == t[0] and (t[0] == 'err' and l == t or np.allclose(l[1][2], t[1][2], atol=1e-5) and l[1][:2] == t[1][:2]), (t, l)
+
+# --- nn.utils: clip_grad_value_ with no gradient at all (torch's foreach clamp refuses the empty list), pad_sequence of a
+# 0-d first sequence (torch slices its sizes past their length)
+def _linear_grads(L, backward):
+    L.manual_seed(0); m = L.nn.Linear(2, 2)
+    if backward: m(L.ones(1, 2)).sum().backward()
+    return m
+NN_UTILS = {
+    'clip_grad_value_ before any backward': lambda L: L.nn.utils.clip_grad_value_(_linear_grads(L, False).parameters(), 1.),
+    'clip_grad_value_ of no parameters': lambda L: L.nn.utils.clip_grad_value_([], 1.),
+    'clip_grad_value_ foreach=False, no gradient': lambda L: L.nn.utils.clip_grad_value_(_linear_grads(L, False).parameters(), 1., foreach=False),
+    'clip_grad_value_ with one gradient left': lambda L: (lambda m: (setattr(m.bias, 'grad', None), L.nn.utils.clip_grad_value_(m.parameters(), .5), m.weight.grad)[2])(_linear_grads(L, True)),
+    'pad_sequence of 0-d tensors': lambda L: L.nn.utils.rnn.pad_sequence([L.tensor(1.), L.tensor(2.)]),
+    'pad_sequence of one 0-d tensor, batch_first': lambda L: L.nn.utils.rnn.pad_sequence([L.tensor(2.)], batch_first=True),
+    'pad_sequence with a later 0-d tensor': lambda L: L.nn.utils.rnn.pad_sequence([L.ones(2), L.tensor(2.)]),
+}
+
+@pytest.mark.parametrize('name', list(NN_UTILS))
+def test_nn_utils_misuse_as_torch(name): _same(NN_UTILS[name])

@@ -82,5 +82,8 @@ def clip_grad_value_(parameters, # a tensor or an iterable of tensors whose `.gr
     "Clamp every gradient element to `[-clip_value, clip_value]`, in place."
     clip_value = float(clip_value)
     with no_grad():
-        for p in _tensors(parameters):
-            if p.grad is not None: p.grad.clamp_(min=-clip_value, max=clip_value)
+        grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
+        if not grads:     # torch clamps them with one foreach call, which refuses an empty list (no gradient yet, or no parameters)
+            raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error message be improved?  "
+                               "If so, please report an enhancement request to PyTorch.)")
+        for g in grads: g.clamp_(min=-clip_value, max=clip_value)

@@ -145,6 +145,7 @@ def pad_sequence(sequences, # tensors (L_i, *), the same `*`
     for i, s in enumerate(sequences):
         if not isinstance(s, Tensor): raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(s).__name__}")
     first = sequences[0]
+    if first.dim() == 0: raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")     # (torch slices the first one's sizes past its length; a later 0-d one fails at its size(0))
     for s in sequences[1:]:
         err = _broadcast_error(s.shape[:1] + first.shape[1:], s.shape)   # torch copies each into its slot of the first's shape
         if err is not None: raise err
