@@ -599,7 +599,8 @@ class _Unary(Op):
     def forward(cls, ctx, x, **kw):
         a = x._data
         xp = np if type(a) is np.ndarray else array_namespace(a)
-        if kw: kw = {k: v.item() if isinstance(v, np.generic) else v for k, v in kw.items()}   # numpy scalars (softplus(x, beta=np.log(2))) are numbers to torch: no float64
+        if kw: kw = {k: v.item() if isinstance(v, np.generic) or isinstance(v, Tensor) and v._data.ndim == 0 else v for k, v in kw.items()}   # numpy scalars
+            # (softplus(x, beta=np.log(2))) are numbers to torch: no float64; and so are 0-dim tensors (its parser's Scalars: leaky_relu(x, tensor(0.2)))
         d = a.dtype
         if d.itemsize == 2 and d.kind not in 'iu': out = cls.f(xp, a.astype(np.float32), **kw).astype(d)   # half precision: in float32, rounded once, as torch
         else: out = cls.f(xp, a, **kw)

@@ -433,7 +433,7 @@ Tensor.norm = norm
 
 # %% ../nbs/reference/torch/products.ipynb #cb6c55a6
 import math
-from .backend import array_namespace
+from .backend import array_namespace, _cpp
 from ._tensor import _dtype_name
 from ._creation import zeros_like
 from .autograd.graph import Op
@@ -496,7 +496,12 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     if x1.dim() < 2 or x2.dim() < 2: raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.dim() < 2 else 2} got: {min(x1.dim(), x2.dim())}D")
     if x1.shape[-1] != x2.shape[-1]: raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0: raise RuntimeError("cdist only supports non-negative p values")
-    if not (x1.is_floating_point() and x2.is_floating_point()): raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_dtype_name(x1)}")
+    for i, x in ((1, x1), (2, x2)):
+        if not x.is_floating_point(): raise RuntimeError(f"cdist only supports floating-point dtypes, X{i} got: {_dtype_name(x)}")
+    if x1.dtype is not x2.dtype:        # torch's kernels take one dtype: the matmul road's words (p = 2 past 25 rows), else the kernel's
+        mm = p == 2 and (compute_mode == 'use_mm_for_euclid_dist' or compute_mode == 'use_mm_for_euclid_dist_if_necessary' and max(x1.shape[-2], x2.shape[-2]) > 25)
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(x1.dtype)} != {_cpp(x2.dtype)}" if mm else
+                           f"expected scalar type {_dtype_name(x1)} but found {_dtype_name(x2)}")
     if x1.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"cdist" not implemented for \'{_dtype_name(x1)}\'')
     if compute_mode not in _CDIST_MODES: raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     # (torch computes p=2 past 25 rows as ‖x‖² - 2x·y + ‖y‖² in one matmul: faster, but its gradient at coincident points

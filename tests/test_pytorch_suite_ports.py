@@ -451,3 +451,34 @@ def test_lerp_zero_dim_weight_gradient():
         y.sum().backward()
         out.append([type(y.grad_fn).__name__, str(w.grad.dtype).replace('litnn', 'torch'), w.grad.item(), x.grad.tolist()])
     assert out[0] == out[1], out
+
+
+# A 0-dim tensor given for an activation's number argument (F.leaky_relu(x, torch.tensor(0.2)), nn.Hardtanh(t, 1.5),
+# threshold, softplus, celu, hardshrink, softshrink): torch's parser takes it as a Scalar (its value, no gradient);
+# litnn passed the tensor to numpy and raised a TypeError or AttributeError
+@pytest.mark.parametrize('case', [
+    lambda L: L.nn.functional.leaky_relu(L.arange(-2., 2.), L.tensor(0.2, dtype=L.float64)),
+    lambda L: L.nn.functional.leaky_relu(L.arange(-2., 2., dtype=L.float64), L.tensor(0.1)),
+    lambda L: L.nn.functional.leaky_relu_(L.arange(-2., 2.), L.tensor(0.2)),
+    lambda L: L.nn.functional.threshold(L.arange(3.), L.tensor(1.), 0.),
+    lambda L: L.nn.functional.hardtanh(L.arange(3.), L.tensor(0.5), 1.5),
+    lambda L: L.nn.functional.celu(L.arange(-2., 2.), L.tensor(0.5)),
+    lambda L: L.nn.functional.softplus(L.arange(-2., 2.), L.tensor(2.), L.tensor(10.)),
+    lambda L: L.nn.functional.hardshrink(L.arange(-2., 2.), L.tensor(0.5)),
+    lambda L: L.nn.functional.softshrink(L.arange(-2., 2.), L.tensor(0.5)),
+    lambda L: L.nn.LeakyReLU(L.tensor(0.2))(L.arange(-2., 2.)),
+    lambda L: L.nn.Threshold(L.tensor(1.), 0.)(L.arange(3.)),
+    # cdist of two dtypes: torch's kernels refuse (the matmul road's message past 25 rows); litnn computed in float64
+    lambda L: L.cdist(L.ones(2, 3), L.ones(2, 3, dtype=L.float64)),
+    lambda L: L.cdist(L.ones(2, 3, dtype=L.float64), L.ones(2, 3), 1.),
+    lambda L: L.cdist(L.ones(30, 3), L.ones(30, 3, dtype=L.float64)),
+    lambda L: L.cdist(L.ones(2, 3), L.ones(2, 3, dtype=L.int64)),
+])
+def test_number_arguments_given_as_0dim_tensors(case):
+    r = []
+    for L in LIBS:
+        try:
+            t = case(L)
+            r.append((str(t.dtype).replace('litnn', 'torch'), np.round(np.asarray(t.tolist()), 6).tolist()))
+        except Exception as e: r.append((type(e).__name__, str(e)))
+    assert r[0] == r[1], r
