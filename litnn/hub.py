@@ -208,3 +208,22 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
         try: download_url_to_file(url, cached_file, r.group(1) if r else None, progress=progress)
         except URLError as e: raise URLError(f"{e.reason}; no copy in the cache either: put the file at {cached_file}") from None
     return _load(cached_file, map_location=map_location, weights_only=weights_only)
+
+# %% ../nbs/reference/hub.ipynb #8d6ce888
+try:
+    from tqdm import tqdm
+except ImportError:     # torch's stand-in
+    class tqdm:
+        "A progress bar for downloads: `update(n)` writes the bytes or the percentage done to stderr."
+        def __init__(self, total=None, disable=False, unit=None, unit_scale=None, unit_divisor=None):
+            self.total, self.disable, self.n = total, disable, 0
+        def update(self, n):
+            if self.disable: return
+            self.n += n
+            sys.stderr.write(f"\r{self.n:.1f} bytes" if self.total is None else f"\r{100 * self.n / float(self.total):.1f}%")
+            sys.stderr.flush()
+        def close(self): self.disable = True
+        def __enter__(self): return self
+        def __exit__(self, exc_type, exc_val, exc_tb):
+            if self.disable: return
+            sys.stderr.write("\n")

@@ -361,3 +361,35 @@ def _fsdp1_path(lib):
 
 def test_fsdp1_at_torchs_path():
     assert _fsdp1_path(litnn) == _fsdp1_path(torch)
+
+# --- what `import torchvision` (0.28, with or without its compiled ops) reads from torch at import ---------------------
+
+def _torchvision_import_names(lib):
+    import importlib
+    C = lib._C
+    ks = C.DispatchKeySet(C.DispatchKey.AutocastCPU) | C.DispatchKeySet(C.DispatchKey.AutocastCUDA) | C.DispatchKeySet(C.DispatchKey.AutocastXPU)
+    with C._ExcludeDispatchKeyGuard(ks): pass
+    out = [repr(ks), ks.has(C.DispatchKey.AutocastCUDA), ks.has(C.DispatchKey.CPU), repr(C.DispatchKey.AutocastCPU),
+           str(C.DispatchKey.CPU), int(C.DispatchKey.Meta), len(C.DispatchKey.__members__),
+           repr(C.DispatchKeySet(C.DispatchKey.CPU) - C.DispatchKeySet(C.DispatchKey.CPU))]
+    co = importlib.import_module(lib.__name__ + '._custom_ops')
+    out.append(sorted(n for n in ('impl_abstract', 'get_ctx') if hasattr(co, n)))
+    sh = importlib.import_module(lib.__name__ + '.onnx.symbolic_helper')
+    importlib.import_module(lib.__name__ + '.onnx.symbolic_opset11')
+    @sh.parse_args("v", "v", "f")
+    def nms(g, boxes, scores, iou_threshold): return 1
+    out.append(nms.__name__)
+    du = importlib.import_module(lib.__name__ + '._dynamo.utils')
+    out.append((du.is_compile_supported('cpu'), du.is_compile_supported('meta')))
+    q = importlib.import_module(lib.__name__ + '.ao.quantization')
+    w = q.QuantWrapper(lib.nn.Linear(2, 1)); w.eval()
+    x = lib.ones(1, 2)
+    out += [repr(w).replace('torch', 'litnn'), w.training, w(x).tolist() == w.module(x).tolist(), q.QuantStub.__module__.replace('torch', 'litnn'),
+            repr(q.DeQuantStub())]
+    mz = importlib.import_module(lib.__name__ + '.utils.model_zoo')
+    out.append(mz.tqdm is importlib.import_module(lib.__name__ + '.hub').tqdm)
+    with mz.tqdm(total=4, disable=True) as bar: bar.update(2)
+    return out
+
+def test_torchvision_import_names():
+    assert _torchvision_import_names(litnn) == _torchvision_import_names(torch)

@@ -4,9 +4,10 @@
 
 # %% auto #0
 __all__ = ['TensorBase', 'has_lapack', 'IntType', 'FloatType', 'BoolType', 'StringType', 'NoneType', 'AnyType', 'NumberType',
-           'DeviceObjType', 'ComplexType', 'StreamObjType', 'SymIntType', 'SymBoolType', 'PyObjectType',
+           'DeviceObjType', 'ComplexType', 'StreamObjType', 'SymIntType', 'SymBoolType', 'PyObjectType', 'DispatchKey',
            'DisableTorchFunctionSubclass', 'DisableTorchFunction', 'Tag', 'Type', 'ListType', 'OptionalType',
-           'TupleType', 'DictType', 'UnionType', 'TensorType', 'ScriptObject', 'ScriptModule', 'ScriptMethod']
+           'TupleType', 'DictType', 'UnionType', 'TensorType', 'DispatchKeySet', 'ScriptObject', 'ScriptModule',
+           'ScriptMethod']
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #bd2549a8
 from ..backend import Generator
@@ -313,6 +314,68 @@ class TensorType(Type):
     def with_device(self, device): return self._with(_device=device)
 
 for _t in (Type, TensorType, ListType, DictType, OptionalType, TupleType, UnionType): _t.__module__ = 'litnn'   # C++ classes torch names as its own: torch.TensorType
+
+# %% ../../nbs/reference/torch/underscore_C.ipynb #6b6f30d8
+import enum
+_DISPATCH_KEYS = """
+    Undefined=0, Dense=1, Quantized=5, Sparse=8, SparseCsr=9, NestedTensor=10, BackendSelect=11, Python=13,
+    FuncTorchDynamicLayerBackMode=14, Functionalize=15, Conjugate=16, Negative=17, ZeroTensor=18,
+    ADInplaceOrView=19, AutogradOther=20, AutogradFunctionality=21, AutogradNestedTensor=22, AutocastCPU=24,
+    AutocastXPU=27, AutocastIPU=28, AutocastHPU=29, AutocastMPS=31, AutocastCUDA=32, AutocastPrivateUse1=33,
+    FuncTorchBatched=34, FuncTorchVmapMode=36, FuncTorchGradWrapper=39, PythonTLSSnapshot=41,
+    FuncTorchDynamicLayerFrontMode=42, PreDispatch=45, PythonDispatcher=46, StartOfDenseBackends=48, CPU=49,
+    CUDA=50, HIP=51, XLA=52, MPS=53, IPU=54, XPU=55, HPU=56, VE=57, Lazy=58, MTIA=59, MAIA=60, PrivateUse1=61,
+    PrivateUse2=62, PrivateUse3=63, Meta=64, EndOfDenseBackends=64, StartOfQuantizedBackends=65, QuantizedCPU=66,
+    QuantizedCUDA=67, QuantizedHIP=68, QuantizedXLA=69, QuantizedMPS=70, QuantizedIPU=71, QuantizedXPU=72,
+    QuantizedHPU=73, QuantizedVE=74, QuantizedLazy=75, QuantizedMTIA=76, QuantizedMAIA=77, QuantizedPrivateUse1=78,
+    QuantizedPrivateUse2=79, QuantizedPrivateUse3=80, QuantizedMeta=81, EndOfQuantizedBackends=81,
+    StartOfSparseBackends=82, SparseCPU=83, SparseCUDA=84, SparseHIP=85, SparseXLA=86, SparseMPS=87, SparseIPU=88,
+    SparseXPU=89, SparseHPU=90, SparseVE=91, SparseLazy=92, SparseMTIA=93, SparseMAIA=94, SparsePrivateUse1=95,
+    SparsePrivateUse2=96, SparsePrivateUse3=97, SparseMeta=98, EndOfSparseBackends=98, StartOfSparseCsrBackends=99,
+    SparseCsrCPU=100, SparseCsrCUDA=101, SparseCsrHIP=102, SparseCsrXLA=103, SparseCsrMPS=104, SparseCsrIPU=105,
+    SparseCsrXPU=106, SparseCsrHPU=107, SparseCsrVE=108, SparseCsrLazy=109, SparseCsrMTIA=110, SparseCsrMAIA=111,
+    SparseCsrPrivateUse1=112, SparseCsrPrivateUse2=113, SparseCsrPrivateUse3=114, SparseCsrMeta=115,
+    EndOfSparseCsrBackends=115, StartOfNestedTensorBackends=116, NestedTensorCPU=117, NestedTensorCUDA=118,
+    NestedTensorHIP=119, NestedTensorXLA=120, NestedTensorMPS=121, NestedTensorIPU=122, NestedTensorXPU=123,
+    NestedTensorHPU=124, NestedTensorVE=125, NestedTensorLazy=126, NestedTensorMTIA=127, NestedTensorMAIA=128,
+    NestedTensorPrivateUse1=129, NestedTensorPrivateUse2=130, NestedTensorPrivateUse3=131, NestedTensorMeta=132,
+    EndOfNestedTensorBackends=132, StartOfAutogradFunctionalityBackends=133, AutogradCPU=134, AutogradCUDA=135,
+    AutogradHIP=136, AutogradXLA=137, AutogradMPS=138, AutogradIPU=139, AutogradXPU=140, AutogradHPU=141,
+    AutogradVE=142, AutogradLazy=143, AutogradMTIA=144, AutogradMAIA=145, AutogradPrivateUse1=146,
+    AutogradPrivateUse2=147, AutogradPrivateUse3=148, AutogradMeta=149, EndOfAutogradFunctionalityBackends=149,
+    Autograd=150, CompositeImplicitAutograd=151, FuncTorchBatchedDecomposition=152,
+    CompositeImplicitAutogradNestedTensor=153, CompositeExplicitAutograd=154,
+    CompositeExplicitAutogradNonFunctional=155
+"""
+DispatchKey = enum.Enum('DispatchKey', [(k, int(v)) for k, v in (kv.split('=') for kv in _DISPATCH_KEYS.replace(',', ' ').split())])
+DispatchKey.__module__ = 'litnn._C'
+DispatchKey.__int__ = DispatchKey.__index__ = lambda self: self.value
+
+class DispatchKeySet:
+    "A set of dispatch keys, as torch's: built from one key, combined with | & -, asked `has(key)`."
+    def __init__(self, key=None):
+        self._keys = frozenset() if key is None else frozenset([DispatchKey(key)])
+    @classmethod
+    def _of(cls, keys):
+        s = cls(); s._keys = frozenset(keys); return s
+    def __or__(self, other): return DispatchKeySet._of(self._keys | other._keys)
+    def __and__(self, other): return DispatchKeySet._of(self._keys & other._keys)
+    def __sub__(self, other): return DispatchKeySet._of(self._keys - other._keys)
+    def __eq__(self, other): return isinstance(other, DispatchKeySet) and self._keys == other._keys
+    def __hash__(self): return hash(self._keys)
+    def has(self, key): return DispatchKey(key) in self._keys
+    def empty(self): return not self._keys
+    def __repr__(self): return f"DispatchKeySet({', '.join(k.name for k in sorted(self._keys, key=lambda k: k.value))})"
+DispatchKeySet.__module__ = 'litnn._C'
+
+class _ExcludeDispatchKeyGuard:
+    "`with _ExcludeDispatchKeyGuard(keyset):` torch skips those keys' kernels inside; litnn has none to skip."
+    def __init__(self, keyset): self.keyset = keyset
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+
+class _IncludeDispatchKeyGuard(_ExcludeDispatchKeyGuard):
+    "`with _IncludeDispatchKeyGuard(key):` torch adds the key to the thread's set inside; litnn has no such set."
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #c02cf80a
 class ScriptObject:

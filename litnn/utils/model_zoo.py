@@ -6,4 +6,4 @@
 __all__ = []
 
 # %% ../../nbs/reference/utils/model_zoo.ipynb #239f5fdb
-from ..hub import load_state_dict_from_url as load_url
+from ..hub import load_state_dict_from_url as load_url, tqdm
