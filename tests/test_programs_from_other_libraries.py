@@ -362,7 +362,8 @@ def _fsdp1_path(lib):
 def test_fsdp1_at_torchs_path():
     assert _fsdp1_path(litnn) == _fsdp1_path(torch)
 
-# --- what `import torchvision` (0.28, with or without its compiled ops) reads from torch at import ---------------------
+# --- what torchvision 0.28 reads from torch at import, past its operator registrations (register_fake("torchvision::nms")
+# needs its compiled ops, which litnn cannot load: as torch without them, that raises) -----------------------------------
 
 def _torchvision_import_names(lib):
     import importlib
