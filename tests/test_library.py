@@ -166,3 +166,18 @@ CASES = [c for n, c in sorted(globals().items()) if n.startswith('case_')]
 @pytest.mark.parametrize('case', CASES, ids=[c.__name__[5:] for c in CASES])
 def test_custom_ops_as_torchs(case):
     assert run(litnn, case) == run(torch, case)
+
+
+def test_operator_tags_as_torch():
+    "An operator's tags: what it declared, after the pt2_compliant_tag every custom op gets."
+    res = []
+    for lib in (litnn, torch):
+        ns = f"tags{next(_n)}"
+        @lib.library.custom_op(f'{ns}::one', mutates_args=(), tags=lib.Tag.pointwise)
+        def one(x: lib.Tensor) -> lib.Tensor: return x.clone()
+        @lib.library.custom_op(f'{ns}::two', mutates_args=(), tags=(lib.Tag.pointwise, lib.Tag.core))
+        def two(x: lib.Tensor) -> lib.Tensor: return x.clone()
+        lib.library.define(f'{ns}::three', '(Tensor x) -> Tensor', tags=lib.Tag.core)
+        ops = getattr(lib.ops, ns)
+        res.append([[t.name for t in o.default.tags] for o in (ops.one, ops.two, ops.three)])
+    assert res[0] == res[1]

@@ -43,3 +43,41 @@ def test_maps_and_predicates_as_torch():
               lambda m: m.tree_map(lambda x, y: [x] + y, [5, 6], [[7, 9], [1, 2]]), lambda m: m.tree_any(lambda x: x is None, tree),
               lambda m: m.tree_all_only(int, lambda x: x > 0, tree), lambda m: m.tree_leaves(tree, is_leaf=lambda x: isinstance(x, tuple))):
         assert f(lp) == f(tp)
+
+
+def test_register_constant_and_dataclass_as_torch():
+    import dataclasses
+
+    class Key:
+        def __init__(self, s): self.s = s
+        def __eq__(self, o): return isinstance(o, Key) and o.s == self.s
+        def __hash__(self): return hash(self.s)
+
+    class NoHash:
+        def __eq__(self, o): return True
+
+    def run(lib, P):
+        out = []
+        P.register_constant(Key)
+        try:
+            leaves, spec = P.tree_flatten({'a': Key('k'), 'b': lib.ones(1)})
+            out.append((len(leaves), P.tree_unflatten(leaves, spec)['a'].s))
+        finally: P._deregister_pytree_node(Key)
+        for f in (lambda: P.register_constant(NoHash), lambda: P.register_constant(object)):
+            try: f()
+            except Exception as e: out.append((type(e).__name__, str(e)))
+
+        @dataclasses.dataclass
+        class Point:
+            x: object
+            y: object = None
+        P.register_dataclass(Point)
+        leaves, spec = P.tree_flatten([Point(lib.ones(2)), 3])
+        back = P.tree_unflatten([lib.zeros(2), 4], spec)
+        out.append((len(leaves), back[0].y, back[1], [str(k) for k in P.tree_flatten_with_path(Point(1, 2))[0][1][0]]))
+        for f in (lambda: P.register_dataclass(Point, field_names=['x']), lambda: P.register_dataclass(type('Plain', (), {}))):
+            try: f()
+            except Exception as e: out.append((type(e).__name__, str(e).replace('<locals>', '').split("'")[0]))
+        P._deregister_pytree_node(Point)
+        return out
+    assert run(litnn, lp) == run(torch, tp)

@@ -69,3 +69,8 @@ def test_has_lapack_as_torch():
 def test_get_privateuse1_backend_name_as_torch():
     "torch's test_multihead_attention asks it to know the devices its fast path runs on."
     assert litnn._C._get_privateuse1_backend_name() == torch._C._get_privateuse1_backend_name()
+
+
+def test_tag_members_as_torch():
+    assert [(t.name, t.value) for t in litnn.Tag] == [(t.name, t.value) for t in torch.Tag.__members__.values()]
+    assert (repr(litnn.Tag.pt2_compliant_tag), str(litnn.Tag.out)) == (repr(torch.Tag.pt2_compliant_tag), str(torch.Tag.out))
