@@ -476,3 +476,23 @@ NN_UTILS = {
 
 @pytest.mark.parametrize('name', list(NN_UTILS))
 def test_nn_utils_misuse_as_torch(name): _same(NN_UTILS[name])
+
+# --- smooth L1 and Huber losses are one node each, as torch's (a printed loss names it); values and gradients of both
+# operands match, and smooth L1 with beta = 0 is l1_loss's graph
+def _robust_loss(fn, reduction, target_dtype='float32', **kw):
+    def case(L):
+        L.manual_seed(0)
+        a = (L.rand(2, 3) * 3).requires_grad_(); b = L.rand(2, 3).to(getattr(L, target_dtype)).requires_grad_()
+        out = getattr(L.nn.functional, fn)(a, b, reduction=reduction, **kw)
+        ga, gb = L.autograd.grad(out.sum(), (a, b))
+        return type(out.grad_fn).__name__, out, ga, gb
+    return case
+ROBUST_LOSSES = {f'{fn} {red} {kw}': _robust_loss(fn, red, **kw) for fn, kws in [('smooth_l1_loss', [{}, {'beta': 0.5}, {'beta': 0.}, {'target_dtype': 'float64'}]), ('huber_loss', [{}, {'delta': 0.5}])]
+                 for red in ['mean', 'sum', 'none'] for kw in kws}
+
+@pytest.mark.parametrize('name', list(ROBUST_LOSSES))
+def test_robust_losses_as_torch(name):
+    t, l = _run(ROBUST_LOSSES[name], torch), _run(ROBUST_LOSSES[name], litnn)
+    assert t[0] == l[0] == 'ok' and t[1][0] == l[1][0], (t, l)
+    for a, b in zip(t[1][1:], l[1][1:]):
+        assert a[:2] == b[:2] and np.allclose(a[2], b[2], rtol=1e-6, atol=1e-7), (a, b)

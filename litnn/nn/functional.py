@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
+__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'SmoothL1LossBackward0', 'HuberLossBackward0', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -4086,20 +4086,49 @@ from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
 from .._creation import ones_like
 from .._pointwise import where
-from ..autograd.graph import _check_tensors
+from ..autograd.graph import _check_tensors, Op
 from ..autograd.broadcasting import _refuse_integers, _float_dtype, _dispatch, _FLOATING, _FLOAT_AND_DOUBLE
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #e2aa78db
+class SmoothL1LossBackward0(Op):
+    "smooth_l1_loss as one node, as torch's (the name a printed loss shows): the formula below, reduced."
+    @staticmethod
+    def forward(ctx, x, y, reduction, beta):
+        ctx.save_for_backward(x, y); ctx.o = reduction, beta
+        z = abs(x._data - y._data)
+        return _reduced_array(array_namespace(z).where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+    @staticmethod
+    def backward(ctx, g):
+        (x, y), (reduction, beta) = ctx.saved_tensors, ctx.o
+        d = x - y
+        slope = (d / beta).clamp(-1, 1)     # d/beta inside, ±1 outside (NaN stays NaN)
+        gx = slope * (g / x.numel() if reduction == 'mean' and x.numel() else g)
+        nx, ny = ctx.needs_input_grad
+        return gx if nx else None, -gx if ny else None
+
+class HuberLossBackward0(Op):
+    "huber_loss as one node, as torch's: the formula below, reduced; its slope is d clamped to [-delta, delta]."
+    @staticmethod
+    def forward(ctx, x, y, reduction, delta):
+        ctx.save_for_backward(x, y); ctx.o = reduction, delta
+        z = abs(x._data - y._data)
+        return _reduced_array(array_namespace(z).where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+    @staticmethod
+    def backward(ctx, g):
+        (x, y), (reduction, delta) = ctx.saved_tensors, ctx.o
+        gx = (x - y).clamp(-delta, delta) * (g / x.numel() if reduction == 'mean' and x.numel() else g)
+        nx, ny = ctx.needs_input_grad
+        return gx if nx else None, -gx if ny else None
+
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
     "0.5 d²/beta where |d| < beta, else |d| - beta/2, d = input - target."
     if amp._active: input, target = amp._autocast('smooth_l1_loss', input, target)
     x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _dispatch(x, 'smooth_l1_cpu', _FLOATING)
-    d = (x - y).abs()
-    loss = d if beta == 0 else where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _apply_reduction(loss, _reduction(None, None, reduction))
+    if beta == 0: return _apply_reduction((x - y).abs(), _reduction(None, None, reduction))     # (torch's Python: l1_loss then)
+    return SmoothL1LossBackward0.apply(x, y, reduction=_reduction(None, None, reduction), beta=beta)
 
 def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     "0.5 d² where |d| < delta, else delta (|d| - delta/2), d = input - target."
@@ -4107,7 +4136,8 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _dispatch(x, 'huber_cpu', _FLOATING)
-    d = (x - y).abs()
+    if weight is None and x.dtype == input.dtype: return HuberLossBackward0.apply(x, y, reduction=_reduction(None, None, reduction), delta=delta)
+    d = (x - y).abs()      # (a weight, or a target of a wider dtype: the composed formula, cast to the input's dtype)
     loss = _like_input(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), input)
     if weight is not None: return _weighted(loss, weight, input, reduction)
     return _apply_reduction(loss, _reduction(None, None, reduction))
