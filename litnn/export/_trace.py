@@ -7,7 +7,9 @@ __all__ = []
 
 # %% ../../nbs/reference/export/trace.ipynb #a0ce566c
 import inspect, operator
+import gc
 from types import SimpleNamespace
+from .._dynamo.exc import Unsupported
 from .._tensor import Tensor
 from ..nn.modules.module import Module
 from ..overrides import TorchFunctionMode
@@ -82,7 +84,15 @@ def _record(mod, args, kwargs):
             name = top + ''.join('_' + str(getattr(k, 'idx', getattr(k, 'key', getattr(k, 'name', '')))) for k in path)
             fresh = isinstance(leaf, Tensor) and id(leaf) not in rec.known
             users.append((name, leaf, rec.ref(leaf) if fresh else rec.known[id(leaf)][0] if isinstance(leaf, Tensor) else None, top, path))
+    before = [o for o in gc.get_objects() if isinstance(o, Tensor)]     # (kept alive: their ids stay theirs)
+    existed = {id(o) for o in before}
     with rec: out = mod(*args, **kwargs)
+    made = [t for r, t in rec.constants if id(t) not in existed]
+    made += [t for t in pytree.tree_leaves(out) if isinstance(t, Tensor) and id(t) not in rec.known and id(t) not in existed]
+    if made:
+        raise Unsupported(f"export could not record how {len(made)} tensor(s) of shape {list(made[0].shape)}... were made: some "
+                          f"code computed them below litnn's torch functions (a layer whose internals run on arrays, as "
+                          f"nn.LSTM's), so the graph would hold their values from this one call. Export the parts around it.")
     lifted += [(InputKind.CONSTANT_TENSOR, f"c_lifted_tensor_{i}", f"lifted_tensor_{i}", t, r, None) for i, (r, t) in enumerate(rec.constants)]
     return SimpleNamespace(lifted=lifted, users=users, steps=rec.steps, out=out, known=rec.known)
 
