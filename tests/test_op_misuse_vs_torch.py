@@ -496,3 +496,15 @@ def test_robust_losses_as_torch(name):
     assert t[0] == l[0] == 'ok' and t[1][0] == l[1][0], (t, l)
     for a, b in zip(t[1][1:], l[1][1:]):
         assert a[:2] == b[:2] and np.allclose(a[2], b[2], rtol=1e-6, atol=1e-7), (a, b)
+
+def _soft_margin(reduction, signs):
+    def case(L):
+        L.manual_seed(0)
+        a = (L.randn(2, 3) * 3).requires_grad_(); b = L.randn(2, 3).sign() if signs else L.randn(2, 3)
+        out = L.nn.functional.soft_margin_loss(a, b, reduction=reduction)
+        return type(out.grad_fn).__name__, out, L.autograd.grad(out.sum(), a)[0]
+    return case
+ROBUST_LOSSES.update({f'soft_margin_loss {red} {"signs" if s else "reals"}': _soft_margin(red, s) for red in ['mean', 'sum', 'none'] for s in [True, False]})
+
+@pytest.mark.parametrize('name', [n for n in ROBUST_LOSSES if n.startswith('soft_margin')])
+def test_soft_margin_loss_as_torch(name): test_robust_losses_as_torch(name)
