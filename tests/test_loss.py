@@ -45,7 +45,7 @@ def targets(shape, c, seed=0, ignore=None):
 
 
 # litnn names a division by a number DivBackward0 (torch: DivBackward1): the mean of probability-target cross-entropy
-SAME_NODE = {'DivBackward1': 'DivBackward0'}
+SAME_NODE = {}     # (names torch and litnn give one node differently: none left)
 
 def run_both(f_l, f_t, x, g_seed=9):
     "Call the litnn and torch functions on the same input; backward with the same upstream gradient."

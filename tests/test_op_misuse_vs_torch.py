@@ -508,3 +508,23 @@ ROBUST_LOSSES.update({f'soft_margin_loss {red} {"signs" if s else "reals"}': _so
 
 @pytest.mark.parametrize('name', [n for n in ROBUST_LOSSES if n.startswith('soft_margin')])
 def test_soft_margin_loss_as_torch(name): test_robust_losses_as_torch(name)
+
+# --- cross_entropy against class probabilities: torch's C++ divides the sum by a number (DivBackward1, what a printed
+# loss shows); no element: a NaN filled in and negated (NegBackward0)
+def _ce_probs(shape, **kw):
+    def case(L):
+        L.manual_seed(0)
+        x = L.randn(*shape, requires_grad=True); p = L.rand(*shape).softmax(1) if shape[0] else L.zeros(*shape)
+        out = L.nn.functional.cross_entropy(x, p, **kw)
+        return type(out.grad_fn).__name__, out, L.autograd.grad(out, x)[0]
+    return case
+ROBUST_LOSSES.update({'cross_entropy probs': _ce_probs((4, 3)), 'cross_entropy probs smoothed': _ce_probs((4, 3), label_smoothing=0.1),
+                      'cross_entropy probs, weight None': _ce_probs((4, 3), weight=None), 'cross_entropy probs 3-d': _ce_probs((2, 3, 2)),
+                      'cross_entropy probs of no element': _ce_probs((0, 3))})
+
+@pytest.mark.parametrize('name', [n for n in ROBUST_LOSSES if n.startswith('cross_entropy')])
+def test_cross_entropy_probs_as_torch(name):
+    t, l = _run(ROBUST_LOSSES[name], torch), _run(ROBUST_LOSSES[name], litnn)
+    assert t[0] == l[0] == 'ok' and t[1][0] == l[1][0], (t, l)
+    for a, b in zip(t[1][1:], l[1][1:]):
+        assert a[:2] == b[:2] and np.allclose(a[2], b[2], rtol=1e-6, atol=1e-7, equal_nan=True), (a, b)

@@ -2385,6 +2385,7 @@ from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _float_dtype, _refuse_integers, _opmath, _dispatch, _FLOATING
 from .._pointwise import _const
 from .._pointwise import log_softmax as _log_softmax, LogSoftmaxBackward0
+from ..autograd.operators import _scalar_op, DivBackward1
 from . import _reduction as _Reduction
 
 # %% ../../nbs/45_loss.ipynb #d0522e20
@@ -2606,7 +2607,7 @@ def _cross_entropy_probs(logp, t, weight, reduction, label_smoothing, cd):
     if weight is not None: p = p * weight.reshape(_class_shape(logp, cd, c))
     if reduction == 'none': return -p.sum(cd)
     if reduction == 'sum': return -p.sum()
-    return -p.sum() / (logp.numel() // c) if logp.numel() else -p.sum() * float('nan')
+    return _scalar_op(DivBackward1, -p.sum(), logp.numel() // c) if logp.numel() else -p.sum().fill_(math.nan)   # (torch's C++ divides by a number: DivBackward1; no element: a NaN filled in, negated)
 
 # %% ../../nbs/45_loss.ipynb #f4d9703e
 def _cross_entropy_smoothed(logp, t, weight, reduction, ignore_index, label_smoothing, cd):
