@@ -101,7 +101,9 @@ def saved_tensors(self:Node):
 
 # %% ../../nbs/12_backprop_graph.ipynb #e1e40cff
 def _modified_error(t, v, node):
-    where = f", which is output {t._output_nr} of {t.grad_fn.name().removesuffix('Backward0')}," if t.grad_fn is not None else ""
+    name = t.grad_fn.name() if t.grad_fn is not None else ''    # torch's short name: ExpBackward0 -> Exp, MaxBackward1 -> Max1
+    name = name.removesuffix('Backward0') if name.endswith('Backward0') else name.replace('Backward', '')
+    where = f", which is output {t._output_nr} of {name}," if t.grad_fn is not None else ""
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[{t.type()} [{', '.join(map(str, t.shape))}]]{where} is at version {_version(t)}; expected version {v} instead. Hint: " +
@@ -141,6 +143,9 @@ def _outputs(self:Node, *arrays):
     """Forward's outputs, kept as `arrays` (output i, in order), as tensors for backward: while backward is recorded
     (create_graph), outputs of this node, as `result` gives one, so a second derivative flows back through them to the
     inputs (a factorization's backward is a formula in its factors); else plain tensors."""
+    for i, ref in enumerate(self.__dict__.get('_out_refs', ())[:len(arrays)]):
+        t = ref()               # an output changed in place since forward: its array here is not what forward made (torch's check)
+        if t is not None and _version(t) != 0: _modified_error(t, 0, self)
     if not _Mode.grad: return tuple(Tensor._make(a) for a in arrays)
     out = tuple(Tensor._make(a, True, self) for a in arrays)
     for i, t in enumerate(out): t._output_nr = i
@@ -440,6 +445,7 @@ def _wrap_many(ctx, outs, args=None):
         if i: t._output_nr = i
         res.append(t)
     ctx._out_meta = [(o.shape, o.dtype) for o in outs]
+    ctx._out_refs = [weakref.ref(t) for t in res]     # what `_outputs` checks, as torch checks saved outputs (a factorization's are new arrays, at version 0)
     return tuple(res)
 
 # %% ../../nbs/12_backprop_graph.ipynb #f32d627b
