@@ -394,3 +394,37 @@ def _torchvision_import_names(lib):
 
 def test_torchvision_import_names():
     assert _torchvision_import_names(litnn) == _torchvision_import_names(torch)
+
+
+def test_fsdp_api_and_wrap_policies_as_torch():
+    "diffusers' EMAModel imports CPUOffload, ShardingStrategy and fsdp.wrap's policies at import: torch's names, members, fields and answers."
+    import dataclasses, enum, functools
+    import torch.distributed.fsdp as tf, torch.distributed.fsdp.wrap as tw
+    import litnn.distributed.fsdp as lf, litnn.distributed.fsdp.wrap as lw
+    for name in tf.api.__all__:
+        t, l = getattr(tf, name), getattr(lf, name)
+        if isinstance(t, type) and issubclass(t, enum.Enum): assert [(m.name, m.value) for m in l] == [(m.name, m.value) for m in t], name
+        else:
+            tf_fields = [(f.name, f.default if f.default is not dataclasses.MISSING else None) for f in dataclasses.fields(t)]
+            lf_fields = [(f.name, f.default if f.default is not dataclasses.MISSING else None) for f in dataclasses.fields(l)]
+            assert [n for n, _ in lf_fields] == [n for n, _ in tf_fields], name
+            assert [d for n, d in lf_fields if not n.startswith('_')] == [d for n, d in tf_fields if not n.startswith('_')], name
+    answers = []
+    for lib, W in ((litnn, lw), (torch, tw)):
+        class Block(lib.nn.Module):
+            def __init__(self): super().__init__(); self.l = lib.nn.Linear(4, 4)
+        class Wrapped(lib.nn.Module):
+            def __init__(self, m, **kw): super().__init__(); self.m, self.kw = m, kw
+        net = lib.nn.Sequential(Block(), Block(), lib.nn.Linear(4, 2), lib.nn.ModuleList([lib.nn.Linear(2, 2)]))
+        policies = [functools.partial(W.transformer_auto_wrap_policy, transformer_layer_cls={Block}), W.always_wrap_policy,
+                    functools.partial(W.size_based_auto_wrap_policy, min_num_params=20), W.ModuleWrapPolicy({Block}),
+                    functools.partial(W.lambda_auto_wrap_policy, lambda_fn=lambda m: isinstance(m, lib.nn.Linear))]
+        row = []
+        for p in policies:
+            m = lib.nn.Sequential(Block(), Block(), lib.nn.Linear(4, 2), lib.nn.ModuleList([lib.nn.Linear(2, 2)]))
+            m, n = W._recursive_wrap(m, p, Wrapped, set(), set(), only_wrap_children=True)
+            row.append((n, [type(c).__name__ for c in m.modules()]))
+        with W.enable_wrap(wrapper_cls=Wrapped, flag=1): w = W.wrap(Block(), extra=2)
+        row.append((type(w).__name__, w.kw, W.wrap(net) is net, len(W.CustomPolicy(lambda m: isinstance(m, Block))._run_policy(net, set(), {}))))
+        answers.append(row)
+    assert answers[0] == answers[1]

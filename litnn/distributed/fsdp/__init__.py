@@ -128,4 +128,8 @@ def register_fsdp_forward_method(module, method_name):
 
 # %% ../../../nbs/76b_fully_shard.ipynb #fsdp1cd0
 from .fully_sharded_data_parallel import FullyShardedDataParallel, OptimStateKeyType   # (reference/distributed/fsdp)
+from .api import (BackwardPrefetch, CPUOffload, FullOptimStateDictConfig, FullStateDictConfig,   # FSDP1's options
+    LocalOptimStateDictConfig, LocalStateDictConfig, MixedPrecision, OptimStateDictConfig, ShardedOptimStateDictConfig,
+    ShardedStateDictConfig, ShardingStrategy, StateDictConfig, StateDictSettings, StateDictType)
+from . import api, wrap
 _all_ = ['FullyShardedDataParallel', 'OptimStateKeyType']
