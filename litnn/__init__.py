@@ -64,9 +64,10 @@ from . import onnx                      # the onnx package only when export runs
 from . import _shared_memory            # Tensor.share_memory_, is_shared
 from . import testing
 from . import fx, _subclasses        # torch.fx.wrap (timm marks functions at import); fake_tensor.is_fake
+from . import export                # torch.export is in torch's __all__: `from torch import *` gives it
 
 def __getattr__(name):   # litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
-    if name in ('multiprocessing', '_inductor', '_functorch', 'export'):   # (torch._inductor, _functorch and export load on first use too)
+    if name in ('multiprocessing', '_inductor', '_functorch'):   # (torch._inductor and _functorch load on first use too)
         import importlib
         return importlib.import_module('.' + name, __name__)
     if name == 'Storage':    # torch.Storage: the legacy storage class of the default dtype (FloatStorage; set_default_dtype moves it)

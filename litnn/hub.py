@@ -210,20 +210,27 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
     return _load(cached_file, map_location=map_location, weights_only=weights_only)
 
 # %% ../nbs/reference/hub.ipynb #8d6ce888
-try:
-    from tqdm import tqdm
-except ImportError:     # torch's stand-in
-    class tqdm:
-        "A progress bar for downloads: `update(n)` writes the bytes or the percentage done to stderr."
-        def __init__(self, total=None, disable=False, unit=None, unit_scale=None, unit_divisor=None):
-            self.total, self.disable, self.n = total, disable, 0
-        def update(self, n):
-            if self.disable: return
-            self.n += n
-            sys.stderr.write(f"\r{self.n:.1f} bytes" if self.total is None else f"\r{100 * self.n / float(self.total):.1f}%")
-            sys.stderr.flush()
-        def close(self): self.disable = True
-        def __enter__(self): return self
-        def __exit__(self, exc_type, exc_val, exc_tb):
-            if self.disable: return
-            sys.stderr.write("\n")
+class _StandInTqdm:
+    "A progress bar for downloads (torch's stand-in for tqdm): `update(n)` writes the bytes or the percentage done to stderr."
+    def __init__(self, total=None, disable=False, unit=None, unit_scale=None, unit_divisor=None):
+        self.total, self.disable, self.n = total, disable, 0
+    def update(self, n):
+        if self.disable: return
+        self.n += n
+        sys.stderr.write(f"\r{self.n:.1f} bytes" if self.total is None else f"\r{100 * self.n / float(self.total):.1f}%")
+        sys.stderr.flush()
+    def close(self): self.disable = True
+    def __enter__(self): return self
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self.disable: return
+        sys.stderr.write("\n")
+
+_StandInTqdm.__name__ = _StandInTqdm.__qualname__ = 'tqdm'
+
+def __getattr__(name):
+    if name == 'tqdm':      # tqdm's own when installed, found on first use
+        try: from tqdm import tqdm as bar
+        except ImportError: bar = _StandInTqdm
+        globals()['tqdm'] = bar
+        return bar
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -149,7 +149,8 @@ def test_star_import_gives_torchs_public_names():
     got, want = {}, {}
     exec('from litnn import *', got)
     exec('from torch import *', want)
-    missing = [n for n in want if n != '__builtins__' and hasattr(litnn, n) and n not in got]
+    missing = [n for n in want if n != '__builtins__' and hasattr(litnn, n) and n not in got
+               and type(want[n]) is not type(math)]     # (torch's __all__ names one module, export: litnn's star import gives none)
     assert not missing, missing
     for n in ('tensor', 'zeros', 'float32', 'Tensor', 'no_grad', 'manual_seed', 'cat', 'inf'): assert n in got
     assert not [n for n, v in got.items() if type(v) is type(math) or n.endswith('Backward0')]

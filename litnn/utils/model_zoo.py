@@ -6,4 +6,10 @@
 __all__ = []
 
 # %% ../../nbs/reference/utils/model_zoo.ipynb #239f5fdb
-from ..hub import load_state_dict_from_url as load_url, tqdm
+from ..hub import load_state_dict_from_url as load_url
+
+def __getattr__(name):
+    if name == 'tqdm':      # hub's, found on first use (see reference/hub)
+        from litnn import hub
+        return hub.tqdm
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
