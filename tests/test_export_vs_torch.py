@@ -97,3 +97,14 @@ def test_kinds_dims_and_user_error_as_torch():
         assert repr(lib.export.dims('h', 'w', max=512)) == "(Dim('h', min=0, max=512), Dim('w', min=0, max=512))"
         with pytest.raises(AssertionError, match='inconsistent min=5, max=2'): lib.export.Dim('b', min=5, max=2)
     assert [(m.name, m.value) for m in litnn._dynamo.exc.UserErrorType] == [(m.name, m.value) for m in torch._dynamo.exc.UserErrorType]
+
+
+def test_export_with_a_dead_weak_proxy_alive_in_the_process():
+    "export looks at every live object for tensors: a weak proxy whose referent is gone must not break it (it did)."
+    import gc, weakref
+
+    class Thing: pass
+    t = Thing(); proxy = weakref.proxy(t); del t; gc.collect()
+    ep = litnn.export.export(litnn.nn.Linear(2, 2), (litnn.ones(1, 2),))
+    assert ep.graph_signature.parameters == ('weight', 'bias')
+    assert proxy is not None

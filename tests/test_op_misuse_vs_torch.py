@@ -528,3 +528,17 @@ def test_cross_entropy_probs_as_torch(name):
     assert t[0] == l[0] == 'ok' and t[1][0] == l[1][0], (t, l)
     for a, b in zip(t[1][1:], l[1][1:]):
         assert a[:2] == b[:2] and np.allclose(a[2], b[2], rtol=1e-6, atol=1e-7, equal_nan=True), (a, b)
+
+
+# --- prelu's checks in torch's order: dtypes alike, then the weight's count against the channels, then the kernel
+PRELU = {
+    'int count mismatch': lambda L: L.prelu(L.ones(2, 3, dtype=L.int64), L.ones(2, dtype=L.int64)),
+    'int per channel': lambda L: L.prelu(L.ones(2, 3, dtype=L.int64), L.ones(3, dtype=L.int64)),
+    'int one weight': lambda L: L.prelu(L.ones(2, 3, dtype=L.int64), L.ones(1, dtype=L.int64)),
+    'dtypes differ': lambda L: L.prelu(L.ones(2, 3, dtype=L.int64), L.ones(3)),
+    'zero-dim input': lambda L: L.prelu(L.ones(()), L.ones(2)),
+}
+
+
+@pytest.mark.parametrize('name', list(PRELU))
+def test_prelu_checks_as_torch(name): _same(PRELU[name])

@@ -7,7 +7,7 @@ __all__ = []
 
 # %% ../../nbs/reference/export/trace.ipynb #a0ce566c
 import inspect, operator
-import gc
+import gc, weakref
 from types import SimpleNamespace
 from .._dynamo.exc import Unsupported
 from .._tensor import Tensor
@@ -67,6 +67,18 @@ class _CallRecorder(TorchFunctionMode):
         return out
 
 # %% ../../nbs/reference/export/trace.ipynb #5919c963
+def _live_tensors():
+    "Every tensor alive now (not weak proxies: asking a dead one its class raises, as may other odd objects)."
+    out = []
+    for o in gc.get_objects():
+        if type(o) in _PROXIES: continue
+        try:
+            if isinstance(o, Tensor): out.append(o)
+        except Exception: pass
+    return out
+
+_PROXIES = (weakref.ProxyType, weakref.CallableProxyType)
+
 def _record(mod, args, kwargs):
     "Run `mod(*args, **kwargs)` once under the recorder; what the graphs are built from."
     rec = _CallRecorder({})
@@ -84,7 +96,7 @@ def _record(mod, args, kwargs):
             name = top + ''.join('_' + str(getattr(k, 'idx', getattr(k, 'key', getattr(k, 'name', '')))) for k in path)
             fresh = isinstance(leaf, Tensor) and id(leaf) not in rec.known
             users.append((name, leaf, rec.ref(leaf) if fresh else rec.known[id(leaf)][0] if isinstance(leaf, Tensor) else None, top, path))
-    before = [o for o in gc.get_objects() if isinstance(o, Tensor)]     # (kept alive: their ids stay theirs)
+    before = _live_tensors()     # (kept alive: their ids stay theirs)
     existed = {id(o) for o in before}
     with rec: out = mod(*args, **kwargs)
     made = [t for r, t in rec.constants if id(t) not in existed]

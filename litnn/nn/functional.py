@@ -576,7 +576,6 @@ def prelu(input, weight):
     if amp._active: input, weight = amp._autocast('prelu', input, weight)
     _check_tensors('prelu', dict(input=input, weight=weight))
     if input.dtype != weight.dtype: raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype_name(input)} and {_dtype_name(weight)}")
-    _float_only(input, 'prelu_cpu')
     if weight.numel() != 1:
         if input.dim() == 0: raise RuntimeError("Not allow zero-dim input tensor.")
         channels = input.shape[1] if input.dim() > 1 else 1      # a 1-d input is one channel, as in ATen
@@ -584,6 +583,7 @@ def prelu(input, weight):
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                                f"{weight.numel()} and channel size = {channels}.")
     if weight.dim() > 1: raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    _float_only(input, 'prelu_cpu')     # (the kernel's check comes after the shapes', as torch's)
     return PreluKernelBackward0.apply(input, weight)
 
 # %% ../../nbs/40a_activation_functions.ipynb #e0a05bcc
