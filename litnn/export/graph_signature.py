@@ -61,8 +61,7 @@ class ExportGraphSignature:
     "The inputs and outputs of an exported graph, in order, each with its kind: how to call the graph from a module's state."
     input_specs: list
     output_specs: list
-    def _names(self, kind, specs=None):
-        return tuple(s.target for s in (specs or self.input_specs) if s.kind == kind)
+    def _names(self, kind): return tuple(s.target for s in self.input_specs if s.kind == kind)
     @property
     def parameters(self): return self._names(InputKind.PARAMETER)
     @property
