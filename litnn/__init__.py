@@ -206,6 +206,9 @@ def result_type(tensor, other):
 # %% ../nbs/16a_matrix_products.ipynb #dda89929
 from ._products import _addmm_activation, _compute_linear_combination   # (private names: `import *` leaves them out)
 
+# %% ../nbs/reference/jit/async.ipynb #b8902458
+from .jit._async import fork, wait   # reference/jit/async: torch.fork and torch.wait
+
 # %% ../nbs/reference/compiler.ipynb #067d6415
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
     "Compile `model` (a function or a Module) by capture and replay (37_compile); without `model`, a decorator."
@@ -372,7 +375,7 @@ from .utils import deterministic as _   # reference/utils/deterministic: torch.u
 from .distributions.dirichlet import _sample_dirichlet   # torch._sample_dirichlet (a private name: `import *` leaves it out)
 
 # %% ../nbs/reference/utils/dlpack.ipynb #17572531
-from .utils.dlpack import from_dlpack   # reference/utils/dlpack: torch.from_dlpack is torch.utils.dlpack's
+from .utils.dlpack import from_dlpack, to_dlpack   # reference/utils/dlpack: torch.from_dlpack and torch.to_dlpack are torch.utils.dlpack's
 
 # %% ../nbs/reference/fft.ipynb #6d0eaac0
 from . import fft     # torch.fft: reference/fft
