@@ -4092,35 +4092,30 @@ from ..autograd.broadcasting import _refuse_integers, _float_dtype, _dispatch, _
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #e2aa78db
-class SmoothL1LossBackward0(Op):
-    "smooth_l1_loss as one node, as torch's (the name a printed loss shows): the formula below, reduced."
-    @staticmethod
-    def forward(ctx, x, y, reduction, beta):
-        ctx.save_for_backward(x, y); ctx.o = reduction, beta
+class _PiecewiseLoss(Op):
+    """The node of a loss quadratic in d = input - target where |d| < k and linear outside, reduced: its subclass gives
+    the two pieces (`_pieces(z, k)` of z = |d|) and the slope (`_slope(d, k)`), the backward's formula."""
+    @classmethod
+    def forward(cls, ctx, x, y, reduction, k):
+        ctx.save_for_backward(x, y); ctx.o = reduction, k
         z = abs(x._data - y._data)
-        return _reduced_array(array_namespace(z).where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+        return _reduced_array(array_namespace(z).where(z < k, *cls._pieces(z, k)), reduction)
     @staticmethod
     def backward(ctx, g):
-        (x, y), (reduction, beta) = ctx.saved_tensors, ctx.o
-        d = x - y
-        slope = (d / beta).clamp(-1, 1)     # d/beta inside, ±1 outside (NaN stays NaN)
-        gx = slope * (g / x.numel() if reduction == 'mean' and x.numel() else g)
+        (x, y), (reduction, k) = ctx.saved_tensors, ctx.o
+        gx = type(ctx)._slope(x - y, k) * (g / x.numel() if reduction == 'mean' and x.numel() else g)
         nx, ny = ctx.needs_input_grad
         return gx if nx else None, -gx if ny else None
 
-class HuberLossBackward0(Op):
-    "huber_loss as one node, as torch's: the formula below, reduced; its slope is d clamped to [-delta, delta]."
-    @staticmethod
-    def forward(ctx, x, y, reduction, delta):
-        ctx.save_for_backward(x, y); ctx.o = reduction, delta
-        z = abs(x._data - y._data)
-        return _reduced_array(array_namespace(z).where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
-    @staticmethod
-    def backward(ctx, g):
-        (x, y), (reduction, delta) = ctx.saved_tensors, ctx.o
-        gx = (x - y).clamp(-delta, delta) * (g / x.numel() if reduction == 'mean' and x.numel() else g)
-        nx, ny = ctx.needs_input_grad
-        return gx if nx else None, -gx if ny else None
+class SmoothL1LossBackward0(_PiecewiseLoss):
+    "smooth_l1_loss as one node, as torch's (the name a printed loss shows): 0.5 z²/beta inside, z - beta/2 outside."
+    _pieces = staticmethod(lambda z, beta: (0.5 * z * z / beta, z - 0.5 * beta))
+    _slope = staticmethod(lambda d, beta: (d / beta).clamp(-1, 1))     # d/beta inside, ±1 outside (NaN stays NaN)
+
+class HuberLossBackward0(_PiecewiseLoss):
+    "huber_loss as one node, as torch's: 0.5 z² inside, delta (z - delta/2) outside; its slope is d clamped to ±delta."
+    _pieces = staticmethod(lambda z, delta: (0.5 * z * z, delta * (z - 0.5 * delta)))
+    _slope = staticmethod(lambda d, delta: d.clamp(-delta, delta))
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
     "0.5 d²/beta where |d| < beta, else |d| - beta/2, d = input - target."
@@ -4129,7 +4124,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _dispatch(x, 'smooth_l1_cpu', _FLOATING)
     if beta == 0: return _apply_reduction((x - y).abs(), _reduction(None, None, reduction))     # (torch's Python: l1_loss then)
-    return SmoothL1LossBackward0.apply(x, y, reduction=_reduction(None, None, reduction), beta=beta)
+    return SmoothL1LossBackward0.apply(x, y, reduction=_reduction(None, None, reduction), k=beta)
 
 def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     "0.5 d² where |d| < delta, else delta (|d| - delta/2), d = input - target."
@@ -4137,7 +4132,7 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _dispatch(x, 'huber_cpu', _FLOATING)
-    if weight is None and x.dtype == input.dtype: return HuberLossBackward0.apply(x, y, reduction=_reduction(None, None, reduction), delta=delta)
+    if weight is None and x.dtype == input.dtype: return HuberLossBackward0.apply(x, y, reduction=_reduction(None, None, reduction), k=delta)
     d = (x - y).abs()      # (a weight, or a target of a wider dtype: the composed formula, cast to the input's dtype)
     loss = _like_input(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), input)
     if weight is not None: return _weighted(loss, weight, input, reduction)
