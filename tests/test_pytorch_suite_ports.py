@@ -482,3 +482,19 @@ def test_number_arguments_given_as_0dim_tensors(case):
             r.append((str(t.dtype).replace('litnn', 'torch'), np.round(np.asarray(t.tolist()), 6).tolist()))
         except Exception as e: r.append((type(e).__name__, str(e)))
     assert r[0] == r[1], r
+
+
+# test_nn.py test_batchnorm_load_state_dict: a BatchNorm built on the meta device and loaded with assign=True from a dict
+# without num_batches_tracked gets a real 0 counter (a meta counter has no value to keep); a real counter is kept
+@pytest.mark.parametrize('meta', [True, False])
+def test_batchnorm_load_state_dict_without_counter(meta):
+    from collections import OrderedDict
+    r = []
+    for L in LIBS:
+        if meta:
+            with L.device('meta'): bn = L.nn.BatchNorm2d(3)
+        else:
+            bn = L.nn.BatchNorm2d(3); bn.num_batches_tracked.fill_(10)
+        bn.load_state_dict(OrderedDict(), assign=meta, strict=False)
+        r.append((bn.num_batches_tracked.device.type, bn.num_batches_tracked.item(), bn.running_mean.device.type))
+    assert r[0] == r[1]

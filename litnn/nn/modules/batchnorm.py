@@ -55,7 +55,9 @@ class _NormBase(Module):
         if (version is None or version < 2) and self.track_running_stats:   # checkpoints from before num_batches_tracked
             key = prefix + "num_batches_tracked"
             if key not in state_dict:
-                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else tensor(0, dtype=B.long)
+                # a meta counter (a model built on the meta device, loaded with assign=True) has no value to keep
+                keep = self.num_batches_tracked is not None and self.num_batches_tracked.device.type != 'meta'
+                state_dict[key] = self.num_batches_tracked if keep else tensor(0, dtype=B.long)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
 
 # %% ../../../nbs/44_batch_norm.ipynb #64a231fe
