@@ -206,7 +206,7 @@ def result_type(tensor, other):
 # %% ../nbs/16a_matrix_products.ipynb #dda89929
 from ._products import _addmm_activation, _compute_linear_combination   # (private names: `import *` leaves them out)
 
-# %% ../nbs/reference/jit/async.ipynb #b8902458
+# %% ../nbs/reference/jit/async.ipynb #8750d092
 from .jit._async import fork, wait   # reference/jit/async: torch.fork and torch.wait
 
 # %% ../nbs/reference/compiler.ipynb #067d6415
