@@ -498,3 +498,10 @@ def test_batchnorm_load_state_dict_without_counter(meta):
         bn.load_state_dict(OrderedDict(), assign=meta, strict=False)
         r.append((bn.num_batches_tracked.device.type, bn.num_batches_tracked.item(), bn.running_mean.device.type))
     assert r[0] == r[1]
+
+
+# test_nn.py test_affine_grid_error_checking (side by side): theta's batch must be size[0]; torch's kernel is a bmm of the
+# base grid by theta, so the error is bmm's (litnn's reshape raised numpy's message)
+@pytest.mark.parametrize('n,t,d', [(1, 2, 2), (2, 1, 2), (3, 2, 3), (1, 2, 3)])
+def test_affine_grid_theta_batch_must_match_size(n, t, d):
+    _same_error(lambda L: L.nn.functional.affine_grid(L.zeros(t, d, d + 1), L.Size([n, 1] + [2] * d), align_corners=False))
