@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'SmoothL1LossBackward0', 'HuberLossBackward0', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'SoftMarginLossBackward0', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss']
+__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'SmoothL1LossBackward0', 'HuberLossBackward0', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'SoftMarginLossBackward0', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -4364,3 +4364,993 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")    # checked last, in torch's words
     return _apply_reduction(loss, reduction)
+
+# %% ../../nbs/reference/nested/nested_tensor.ipynb #0b8f2edf
+def _nested_map(fn, input, *args, **kwargs):
+    "`fn` on each component of nested `input` (nested tensors among `args` give their components in turn)."
+    pick = lambda a, i: a._components[i] if getattr(a, 'is_nested', False) else a
+    return input._with([fn(c, *(pick(a, i) for a in args), **kwargs) for i, c in enumerate(input._components)])
+
+def _nested_softmax(input, dim, dtype):
+    "softmax over a dim of a nested tensor: each component's, the batch dim refused."
+    if dim % input.dim() == 0: raise RuntimeError("softmax(): not supported when reducing across the batch dimension for NestedTensor")
+    return _nested_map(softmax, input, dim % input.dim() - 1, dtype=dtype)
+
+# %% ../../nbs/reference/nested/nested_tensor.ipynb #91b74165
+def _nested_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    "torch's SDPA over nested (B, heads, *ragged*, D) inputs, as its CPU backend allows: each sequence attends within itself."
+    if not (getattr(key, 'is_nested', False) and getattr(value, 'is_nested', False)):
+        raise ValueError(f"Expected query, key, and value to be nested tensors, but got query.is_nested: True, key.is_nested: "
+                         f"{getattr(key, 'is_nested', False)}, and value.is_nested: {getattr(value, 'is_nested', False)} instead.")
+    if attn_mask is not None: raise ValueError("Masks are not yet supported!")
+    if is_causal: raise RuntimeError("No viable backend for scaled_dot_product_attention was found.")
+    return _nested_map(scaled_dot_product_attention, query, key, value, dropout_p=dropout_p, scale=scale, enable_gqa=enable_gqa)
+
+# %% ../../nbs/reference/nn/padding.ipynb #502f08d9
+import builtins
+import numpy as np
+from ..backend import array_namespace, _checked_scalar
+from .._tensor import Tensor
+from ..autograd.graph import Op, _check_tensors
+from .._views import _Index
+from .._tensor import _follow_layout
+
+# %% ../../nbs/reference/nn/padding.ipynb #f5f3b1df
+def _constant_pad(xp, a, pads, value):
+    "Array `a` with its last len(pads) dims grown by pads[d] = (before, after) (negative: cropped), filled with `value`."
+    k = len(pads)
+    lead = a.shape[:a.ndim - k]
+    size = [n + lo + hi for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads)]
+    if builtins.any(n + min(lo, 0) + min(hi, 0) < 0 for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads)):     # torch crops first (narrow)
+        raise RuntimeError("narrow(): length must be non-negative.")
+    out = xp.full(lead + tuple(size), value, dtype=a.dtype)
+    src = tuple(slice(max(0, -lo), n - max(0, -hi)) for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads))
+    dst = tuple(slice(max(0, lo), max(0, lo) + s.stop - s.start) for (lo, _), s in zip(pads, src))
+    out[(Ellipsis,) + dst] = a[(Ellipsis,) + src]
+    return out
+
+class ConstantPadNdBackward0(Op):
+    "`x` padded with `value`; backward pads the gradient by the negated pads (a crop)."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, pads, value):
+        ctx.pads = pads
+        return _follow_layout(_constant_pad(array_namespace(x._data), x._data, pads, value), x._data)   # channels-last stays
+    @staticmethod
+    def backward(ctx, g):
+        back = tuple((-lo, -hi) for lo, hi in ctx.pads)
+        if isinstance(g, Tensor): return ConstantPadNdBackward0.apply(g, pads=back, value=0)
+        return _follow_layout(_constant_pad(array_namespace(g), g, back, 0), g)   # (the gradient's layout: channels-last stays)
+
+# %% ../../nbs/reference/nn/padding.ipynb #c40ed34d
+_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+
+def _pad_index(n, lo, hi, mode, shape, dim):
+    "Which input index each padded position takes along a dim of size n, for `mode`."
+    if mode == 'circular':                       # crop by the negative pads, then wrap the rest by the positive ones
+        a, m = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)
+        if n + lo + hi <= 0: return np.arange(0)
+        if m > 0 and max(lo, hi) > m: raise RuntimeError(_OVERLAP)     # torch's slice copy would read what it writes
+        return None if m <= 0 else np.arange(-max(lo, 0), m + max(hi, 0)) % m + a
+    i = np.arange(-lo, n + hi)
+    if mode == 'replicate': return i.clip(0, n - 1)
+    if max(lo, hi) >= n: raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
+    i = np.abs(i)
+    return np.where(i > n - 1, 2 * (n - 1) - i, i)
+
+# %% ../../nbs/reference/nn/padding.ipynb #74f2a6d4
+class _Padding(_Index):
+    "A padding by indexing (reflect, replicate, circular): like torch's kernels, it writes a new contiguous tensor, channels-last for a channels-last input (numpy's fancy indexing follows the input's strides, an expanded input's too)."
+    adv = True
+    @staticmethod
+    def forward(ctx, x, key, keep_layout=True):
+        a = _Index.forward(ctx, x, key)
+        a = a if a.flags.c_contiguous else array_namespace(a).ascontiguousarray(a)
+        return _follow_layout(a, x._data) if keep_layout else a      # (or channels-last, as its input; circular: row-major)
+    @staticmethod
+    def backward(ctx, g):
+        r = _Index.backward(ctx, g)
+        return r if isinstance(g, Tensor) else _follow_layout(r, g)   # the gradient's layout: channels-last stays, as torch's
+
+class ReflectionPad1DBackward0(_Padding): pass
+class ReflectionPad2DBackward0(_Padding): pass
+class ReflectionPad3DBackward0(_Padding): pass
+class ReplicationPad1DBackward0(_Padding): pass
+class ReplicationPad2DBackward0(_Padding): pass
+class ReplicationPad3DBackward0(_Padding): pass
+for _c in (ReflectionPad1DBackward0, ReflectionPad2DBackward0, ReflectionPad3DBackward0, ReplicationPad1DBackward0, ReplicationPad2DBackward0,
+           ReplicationPad3DBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
+class CopySlices(_Padding): "circular padding: torch builds it by slice copies into a new row-major tensor, whatever its input's layout"
+
+_NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPad2DBackward0,
+          ('reflect', 3): ReflectionPad3DBackward0, ('replicate', 1): ReplicationPad1DBackward0,
+          ('replicate', 2): ReplicationPad2DBackward0, ('replicate', 3): ReplicationPad3DBackward0}
+
+def _copy_pad(input, pads, mode):
+    "`input` padded by copies of itself (reflect, replicate, circular): one indexing node."
+    shape, k = input.shape, len(pads)
+    if mode == 'circular':               # torch checks every dimension, first padded one first, before it copies
+        for (lo, hi), n in zip(pads, shape[len(shape) - k:]):
+            if max(lo, hi) > n: raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n + lo + hi < 0: raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    idx = [None] * k
+    for d in reversed(range(k)):        # last dimension first: torch's order, and so its errors
+        dim = len(shape) - k + d
+        idx[d] = _pad_index(shape[dim], *pads[d], mode, shape, dim)
+    if builtins.any(i is None for i in idx):     # cropped to nothing, then padded: torch's border copies its own unset memory
+        return ConstantPadNdBackward0.apply(input, pads=pads, value=0)
+    xp = array_namespace(input._data)
+    key = (Ellipsis,) + tuple(xp.asarray(i) for i in np.ix_(*idx))
+    return _NODES.get((mode, k), CopySlices).apply(input, key=key, keep_layout=mode != 'circular')
+
+# %% ../../nbs/reference/nn/padding.ipynb #ce9b9efd
+_COMBOS = ("Supported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+           "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+def _pairs(pad, ndim):
+    "torch's checks of `pad`; the (before, after) pairs, first padded dimension first."
+    for i, p in enumerate(pad):
+        if not isinstance(p, (builtins.int, np.integer)) or isinstance(p, builtins.bool):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                            f"{type(p).__name__} at pos {i}")
+        if not -0x8000000000000000 <= p <= 0x7fffffffffffffff:      # (unpacked into an int64 by torch's parser)
+            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error \"Overflow when unpacking long long\"")
+    if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {ndim}")
+    return tuple((builtins.int(pad[2 * i]), builtins.int(pad[2 * i + 1])) for i in reversed(range(len(pad) // 2)))
+
+def pad(input, pad, mode="constant", value=None):
+    "`input` with its last len(pad)//2 dims padded: (left, right[, top, bottom[, front, back]]) in `mode`."
+    _check_tensors('pad', dict(input=input))     # torch's TypeError for a list, an array, None
+    pads = _pairs(pad, input.dim())
+    if mode == 'constant': return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else _checked_scalar(value, input._data.dtype))
+    if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if input.dim() not in (len(pads) + 1, len(pads) + 2):
+        raise NotImplementedError(f"Padding size {2 * len(pads)} is not supported for {input.dim()}D input tensor.\n{_COMBOS}")
+    n = len(pads)
+    if mode != 'circular':                       # torch's reflection/replication kernels: checks of their own
+        if 0 in input.shape[input.dim() - n - 1:]:       # only a batch dim may be empty
+            raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+                               f"for input, but got: {list(input.shape)}")
+        if input.dtype.name == 'bool':
+            raise NotImplementedError(f'"{"reflection" if mode == "reflect" else "replication"}_pad{n}d" not implemented for \'Bool\'')
+    return _copy_pad(input, pads, mode)
+
+# %% ../../nbs/reference/nn/pixelshuffle.ipynb #18b4bd57
+from ..autograd.graph import _check_tensors
+from .._conversions import _suggested_format
+
+# %% ../../nbs/reference/nn/pixelshuffle.ipynb #fb3a940e
+def _shuffle_format(input):
+    "The memory format of torch's CPU kernels' output: the input's suggested one (channels_last stays channels_last); they refuse channels_last_3d."
+    fmt = _suggested_format(input)
+    if fmt.name == "channels_last_3d": raise RuntimeError("Unsupported memory format. Supports only ChannelsLast, Contiguous")
+    return fmt
+
+def pixel_shuffle(input, upscale_factor):
+    "(*, C r², H, W) -> (*, C, H r, W r)."
+    _check_tensors('pixel_shuffle', dict(input=input))
+    r = upscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)")
+    if r <= 0: raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+                           f"but input.size(-3)={c} is not divisible by {r * r}")
+    fmt = _shuffle_format(input)
+    k = len(lead)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w).permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r).contiguous(memory_format=fmt)
+
+def pixel_unshuffle(input, downscale_factor):
+    "(*, C, H r, W r) -> (*, C r², H, W)."
+    _check_tensors('pixel_unshuffle', dict(input=input))
+    r = downscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)")
+    if r <= 0: raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if h % r: raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not divisible by {r}")
+    if w % r: raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not divisible by {r}")
+    fmt = _shuffle_format(input)
+    k = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r).permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r).contiguous(memory_format=fmt)
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #f866d527
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import Tensor, _dtype_name
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
+from .._indexing import GatherBackward0, _along
+from .._tensor import _follow_layout, _channels_last_like
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #0b8b426c
+def _as_row(fn, input, f):
+    "Run 2-d pooling `f` on `input` (N, C, L) or (C, L) seen as one row; drop the row from the result(s)."
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' "
+                           f"(while checking arguments for {fn})")
+    out = f(input.unsqueeze(-2))
+    return tuple(o.squeeze(-2) for o in out) if isinstance(out, tuple) else out.squeeze(-2)
+
+def _one(v, fn, name):
+    v = _ntuple(v, 1)
+    if len(v) != 1: raise RuntimeError(f"{fn}() argument '{name}' should contain one int (got {len(v)})")
+    return v[0]
+
+def _sizes1d(fn, kernel_size, stride, padding, dilation=1):
+    "A 1-d pooling's sizes as the 2-d pooling's, over one row: parsed in torch's order (the kernel first, the stride defaulting to it)."
+    k = _one(kernel_size, fn, 'kernel_size')
+    s = k if _default_stride(stride) else _one(stride, fn, 'stride')
+    return (1, k), (1, s), (0, _one(padding, fn, 'padding')), (1, _one(dilation, fn, 'dilation'))
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    "The maximum of each window of the last dim (with `return_indices`, also where it is)."
+    _check_tensors('max_pool1d', dict(input=input))
+    if not return_indices:
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        _dispatch(input, 'max_pool1d_impl', _FLOATING)    # torch's own 1-d kernel is float-only; it checks the sizes first
+    out = _as_row('max_pool1d', input, lambda x: max_pool2d(x, *_sizes1d('max_pool1d', kernel_size, stride, padding, dilation),
+                                                            ceil_mode, return_indices))
+    return out
+
+def _default_stride(stride):
+    "Whether `stride` means 'the kernel size': None or an empty sequence (not 0, which is an error)."
+    return stride is None or isinstance(stride, (tuple, list)) and len(stride) == 0
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    "ATen's `check_max_pool1d`: without indices, torch's own 1-d kernel checks the shape and sizes, in its order and words."
+    shape = tuple(input.shape)
+    if len(shape) not in (2, 3) or 0 in shape[-2:] or len(shape) == 2 and 0 in shape:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(shape)}")
+    sizes = []
+    for name, v, what in (('kernel_size', kernel_size, 'an int, list of ints or tuple of ints'),
+                          ('stride', None if _default_stride(stride) else stride, 'None, an int, list of ints, or tuple of ints'),
+                          ('padding', padding, 'an int, list of ints, or tuple of ints'),
+                          ('dilation', dilation, 'an int, list of ints or tuple of ints')):
+        t = () if v is None else _ntuple(v, 1)
+        if len(t) != 1 and not (name == 'stride' and not t):
+            raise RuntimeError(f"max_pool1d() {name} must be {what} of size 1 but got size {len(t)}")
+        sizes.append(t[0] if t else None)
+    k, s, p, d = sizes
+    s = k if s is None else s
+    if k <= 0: raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0: raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0: raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2: raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and kernel_size={k}")
+    if d <= 0: raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    o = _out_size(input.shape[-1], k, p, s, d, ceil_mode)
+    if o <= 0: raise RuntimeError(f"max_pool1d() Invalid computed output size: {o}")
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    "The mean of each window of the last dim."
+    _check_tensors('avg_pool1d', dict(input=input))
+    return _as_row('avg_pool1d', input, lambda x: avg_pool2d(x, *_sizes1d('avg_pool1d', kernel_size, stride, padding)[:3],
+                                                             ceil_mode, count_include_pad))
+
+def adaptive_avg_pool1d(input, output_size):
+    "Average pooling of the last dim to `output_size`."
+    _check_tensors('adaptive_avg_pool1d', dict(input=input))
+    return _as_row('adaptive_avg_pool1d', input, lambda x: adaptive_avg_pool2d(x, (1, _one(output_size, 'adaptive_avg_pool1d', 'output_size'))))
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #9da30a13
+def _windows(n, m): return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+def _picked(input, idx, k):
+    """The values of `input` at `idx`, flat indices into each plane of its last `k` dims, by `gather`. Its node keeps
+    `idx` itself, as torch's pooling nodes keep the indices they return: changed in place, backward refuses them, with
+    their shape in the message."""
+    a = idx._data
+    flat = a.reshape(a.shape[:-k] + (int(np.prod(a.shape[-k:])),))      # (the size, not -1: empty batches)
+    v = GatherBackward0.apply(input.flatten(-k), key=_along(flat, flat.ndim - 1), index=idx)
+    if v.grad_fn is not None: v.grad_fn._grad_reads_input = True   # as torch's max-pool nodes: the gradient reads the input (13_backprop_engine)
+    return v.reshape(idx.shape)
+
+def _adaptive_max_indices(a, out):
+    "Flat (per plane) index of the maximum of each adaptive window of array `a` (..., H, W)."
+    (H, W), (OH, OW) = a.shape[-2:], out
+    xp = array_namespace(a)
+    idx = xp.empty(a.shape[:-2] + (OH, OW), dtype=np.int64)
+    for i, (r0, r1) in enumerate(_windows(H, OH)):
+        for j, (c0, c1) in enumerate(_windows(W, OW)):
+            win = a[..., r0:r1, c0:c1].reshape(a.shape[:-2] + ((r1 - r0) * (c1 - c0),))   # (not -1: empty batches)
+            k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win), -1)           # a NaN is the maximum, as torch's
+            idx[..., i, j] = (r0 + k // (c1 - c0)) * W + c0 + k % (c1 - c0)
+    return idx
+
+def _check_nonempty(name, input):
+    "torch's adaptive max pools refuse an empty dim after the first (channels or space; an empty batch is fine)."
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0: raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
+                                                   f"but input has sizes {list(input.shape)} with dimension {i} being empty")
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
+    _check_tensors('adaptive_max_pool2d', dict(input=input))
+    _dispatch(input, 'adaptive_max_pool2d', _FLOATING)
+    output_size = _list_with_default(output_size, input, 'adaptive_max_pool2d')
+    if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    _check_nonempty('adaptive_max_pool2d', input)
+    out = _ntuple(output_size, 2)
+    if len(out) != 2: raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")   # (before a zip cuts it)
+    out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
+    if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-2]) + list(out)}")
+    from litnn._creation import _storage_fits
+    _storage_fits(tuple(input.shape[:-2]) + out, None, input.dtype)     # torch sizes its output first: an overflow is its error
+    idx = Tensor._make(_follow_layout(_adaptive_max_indices(input._data, out), input._data))   # channels-last stays
+    values = _refuse_empty_grad('adaptive_max_pool2d', _channels_last_like(_picked(input, idx, 2), input))
+    return (values, idx) if return_indices else values
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    "Max pooling of the last dim to `output_size`."
+    _check_tensors('adaptive_max_pool1d', dict(input=input))
+    m = _one(output_size, 'adaptive_max_pool1d', 'output_size')
+    _check_nonempty('adaptive_max_pool1d', input)
+    return _as_row('adaptive_max_pool1d', input, lambda x: adaptive_max_pool2d(x, (1, m), return_indices))
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #47814aec
+def _lp(pooled, n, norm_type): return (pooled.sign() * pooled.abs().relu()).mul(n).pow(1.0 / norm_type)
+
+def _lp_inf(max_pool, input, norm_type, kernel_size, stride, ceil_mode):
+    "torch takes p = inf (-inf) as the largest (smallest) |x| of each window, by max pooling; None for any other p."
+    if not isinstance(norm_type, (int, float)) or abs(norm_type) != float("inf"): return None
+    if norm_type > 0: return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each window)^(1/p)."
+    if (m := _lp_inf(max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
+    kh, kw = _ntuple(kernel_size, 2)
+    return _lp(avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kh * kw, norm_type)
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each window of the last dim)^(1/p)."
+    if (m := _lp_inf(max_pool1d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
+    return _lp(avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kernel_size, norm_type)
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #412838d1
+class MaxUnpool2DBackward0(Op):
+    "Zeros of the unpooled size with each value put at its index (per plane); backward gathers."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, idx, size):
+        a, i = x._data, idx._data
+        xp = array_namespace(a)
+        out = xp.zeros(a.shape[:-2] + (size[0] * size[1],), a.dtype)
+        flat = i.reshape(a.shape[:-2] + (a.shape[-2] * a.shape[-1],))     # (not -1: a batch of 0 planes has no size to infer)
+        out[tuple(xp.indices(flat.shape)[:-1]) + (flat,)] = a.reshape(flat.shape)     # numpy and CuPy alike
+        ctx.idx, ctx.shape = flat, a.shape
+        return out.reshape(a.shape[:-2] + tuple(size))
+    @staticmethod
+    def backward(ctx, g):
+        if isinstance(g, Tensor): return g.flatten(-2).gather(-1, Tensor._make(ctx.idx)).reshape(ctx.shape), None
+        xp = array_namespace(g)
+        return xp.take_along_axis(g.reshape(g.shape[:-2] + (g.shape[-2] * g.shape[-1],)), ctx.idx, -1).reshape(ctx.shape), None
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #09f5eaab
+def _unpool_size(fn, input, k, s, p, output_size, n):
+    "The unpooled spatial size: from output_size (checked as torch), or what the pooling came from."
+    if input.dim() < n: raise IndexError("tuple index out of range")        # torch's Python reads input.size()[-n + d]
+    default = [(i - 1) * st - 2 * pd + kk for i, st, pd, kk in zip(input.shape[-n:], s, p, k)]
+    if output_size is None: return default
+    if len(output_size) == len(k) + 2: output_size = output_size[2:]    # (N, C, *spatial) is taken too, as torch takes it
+    if len(output_size) != len(k):
+        raise ValueError(f"output_size should be a sequence containing {len(k)} or {len(k) + 2} elements, but it has a length of '{len(output_size)}'")
+    for d, (o, dflt, st) in enumerate(zip(output_size, default, s)):
+        if not dflt - st < o < dflt + st:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {dflt - st} and {dflt + st})')
+    return list(output_size)
+
+from .._flags import _alert_not_deterministic
+
+def _check_indices(indices, size, volume):
+    a = indices._data
+    if a.dtype != np.int64: raise RuntimeError(f"elements in indices should be type int64 but got: {_dtype_name(indices)}")
+    bad = a[(a < 0) | (a >= size[0] * size[1])]
+    if bad.size: raise RuntimeError(f"Found an invalid max index: {int(bad.reshape(-1)[0])} (output volumes are of size {volume})")
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool2d) in zeros."
+    _check_tensors('max_unpool2d', dict(input=input, indices=indices))
+    _dispatch(input, 'max_unpool2d', _FLOATING)
+    k = _ntuple(kernel_size, 2); s = _ntuple(stride, 2) if stride is not None else k; p = _ntuple(padding, 2)
+    size = _unpool_size('max_unpool2d', input, k, s, p, output_size, 2)
+    if input.dim() not in (3, 4): raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {input.dim()} dimensions.")
+    if indices.shape != input.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    _check_indices(indices, size, f"{size[0]}x{size[1]}")
+    _alert_not_deterministic("max_unpooling2d_forward_out")      # (duplicate indices: torch's kernel writes in no set order)
+    return _channels_last_like(MaxUnpool2DBackward0.apply(input, indices, size=tuple(size)), input)   # torch's kernel keeps a channels-last layout
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool1d) in zeros."
+    _check_tensors('max_unpool1d', dict(input=input, indices=indices))
+    _dispatch(input, 'max_unpool2d', _FLOATING)                             # torch's 1-d unpooling is its 2-d kernel
+    k = _one(kernel_size, 'max_unpool1d', 'kernel_size'); s = _one(stride, 'max_unpool1d', 'stride') if stride is not None else k
+    size = _unpool_size('max_unpool1d', input, (k,), (s,), (_one(padding, 'max_unpool1d', 'padding'),), output_size, 1)
+    if indices.shape != input.shape:       # (as torch's 2-d kernel sees them, with a last dim of 1)
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape) + [1]}) but got indices tensor with shape: {list(indices.shape) + [1]}")
+    _check_indices(indices, (1, size[0]), f"{size[0]}x1")
+    _alert_not_deterministic("max_unpooling2d_forward_out")
+    return MaxUnpool2DBackward0.apply(input.unsqueeze(-2), indices.unsqueeze(-2), size=(1, size[0])).squeeze(-2)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #6139390e
+import math
+import numpy as np
+from ..backend import array_namespace, channels_last_3d
+from .._tensor import Tensor, _dtype_name, _follow_layout, _channels_last_like
+from .im2col import _LinearMap
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
+from .. import amp   # autocast: the `_autocast` hook of the ops below
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #636a4a18
+class _Pool3Geom:
+    "The windows of a 3-d pooling: kernel `k`, stride `s`, padding `p`, dilation `d` per dim, in a padded buffer."
+    def __init__(self, shape, k, s, p, d, ceil_mode):
+        self.shape, self.k, self.s, self.p, self.d = tuple(shape), k, s, p, d
+        self.n = tuple(shape[-3:])
+        self.out = tuple(_out_size(n, *a, ceil_mode) for n, a in zip(self.n, zip(k, p, s, d)))
+        self.buf = tuple(max(n + 2 * pp, (o - 1) * ss + (kk - 1) * dd + 1) for n, o, kk, ss, pp, dd in zip(self.n, self.out, k, s, p, d))
+        self.P, self.oshape = math.prod(shape[:-3]), tuple(shape[:-3]) + self.out
+
+def _padded(a, geo, fill):
+    "The planes of `a` in a buffer (P, Db, Hb, Wb) filled with `fill` around them."
+    (D, H, W), (pd, ph, pw) = geo.n, geo.p
+    buf = array_namespace(a).full((geo.P,) + geo.buf, fill, a.dtype)
+    buf[:, pd:pd + D, ph:ph + H, pw:pw + W] = a.reshape((geo.P,) + geo.n)
+    return buf
+
+def _window_view(buf, geo):
+    "Every window of the buffer as a view (P, OD, OH, OW, KD, KH, KW)."
+    sp, *sx = buf.strides
+    strides = (sp,) + tuple(t * s for t, s in zip(sx, geo.s)) + tuple(t * d for t, d in zip(sx, geo.d))
+    return array_namespace(buf).lib.stride_tricks.as_strided(buf, (geo.P,) + geo.out + geo.k, strides)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #d75777bd
+def _max_indices(a, geo):
+    "Flat index in each plane of `a` of the maximum of each window (..., OD, OH, OW)."
+    xp, (KD, KH, KW) = array_namespace(a), geo.k
+    win = _window_view(_padded(a, geo, _lowest(a)), geo).reshape((geo.P,) + geo.out + (KD * KH * KW,))   # (not -1: empty batches)
+    if a.dtype.kind == 'f': win = xp.where(xp.isnan(win), xp.inf, win)
+    tap = xp.argmax(win, -1)
+    at = lambda i, t: xp.arange(geo.out[i]).reshape([-1 if j == i else 1 for j in range(3)]) * geo.s[i] - geo.p[i] + t * geo.d[i]
+    z, y, x = at(0, tap // (KH * KW)), at(1, tap // KW % KH), at(2, tap % KW)
+    return ((z * geo.n[1] + y) * geo.n[2] + x).astype(np.int64).reshape(geo.oshape)
+
+def _gather_max(input, idx, return_indices):
+    "The values at the flat indices `idx` of each plane (differentiable by `gather`), and the indices if asked."
+    idx = Tensor._make(idx)
+    values = _picked(input, idx, 3)
+    return (values, idx) if return_indices else values
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #1c0b2bce
+def _triple(v, fn, name, what):
+    "An int or a 1- or 3-sequence as a triple, with torch's error otherwise."
+    if isinstance(v, float): raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not float")
+    v = _ntuple(v, 3)
+    if len(v) not in (1, 3): raise RuntimeError(f"{fn}: {name} {what}")
+    return v * 3 if len(v) == 1 else v
+
+def _pool3_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
+    "torch's checks of a 3-d pooling's arguments, then its geometry."
+    m = 'must either be' if fn == 'max_pool3d' else 'must be'
+    k = _triple(kernel_size, fn, 'kernel_size', f"{m} a single int, or a tuple of three ints")
+    s = k if stride is None or stride == [] else _triple(stride, fn, 'stride', f"{m} omitted, a single int, or a tuple of three ints")
+    p = _triple(padding, fn, 'padding', f"{m} a single int, or a tuple of three ints")
+    d = _triple(dilation, fn, 'dilation', "dilation must be either a single int, or a tuple of three ints")
+    if input.dim() not in (4, 5): raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    for kk, pp, dd in zip(k, p, d):     # torch's pooling_output_shape, per dim, runs before the shape checks
+        if pp < 0: raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > int(((kk - 1) * dd + 1) / 2):       # (C++'s division, toward zero)
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, kernel_size={kk} and dilation={dd}")
+    if 0 in input.shape[-4:]:      # (torch's message names the size, 0, where it means the dimension)
+        where = 'max_pool3d_with_indices_out_cpu_template()' if fn == 'max_pool3d' else f'{fn}()'
+        raise RuntimeError(f"{where}: Expected input's non-batch dimensions to have positive length, but input has a shape of "
+                           f"{list(input.shape)} and non-batch dimension 0 has length zero!")
+    if min(d) <= 0: raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} dilationW: {d[2]}")
+    geo = _Pool3Geom(input.shape, k, s, p, d, ceil_mode)
+    if min(geo.out) < 1:
+        C = input.shape[-4]
+        if fn == 'avg_pool3d': raise RuntimeError(f"input image (T: {geo.n[0]} H: {geo.n[1]} W: {geo.n[2]}) smaller than kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (C,) + geo.n))}). Calculated output size: ({'x'.join(map(str, (C,) + geo.out))}). Output size is too small")
+    return geo
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #f690a000
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    "The maximum of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs; with their flat indices if `return_indices`."
+    _check_tensors('max_pool3d', dict(input=input))
+    geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
+    _dispatch(input, 'max_pool3d', _ALL_TYPES)
+    idx = _max_indices(input._data, geo)
+    one = input.unsqueeze(0) if input.dim() == 4 else None
+    if one is not None and not one.is_contiguous() and one.is_contiguous(memory_format=channels_last_3d):
+        # unbatched, dense as a channels_last_3d batch of one: torch's kernel pools that batch (values and indices laid out so)
+        values, idx = _gather_max(input, Tensor._make(idx[None]).contiguous(memory_format=channels_last_3d)._data[0], True)
+        values = values.unsqueeze(0).contiguous(memory_format=channels_last_3d).squeeze(0)
+        return (values, idx) if return_indices else values
+    if input.dim() == 5:      # torch's kernel keeps a channels_last_3d input's layout, in the values and the indices
+        idx = _follow_layout(idx, input._data)
+        values, idx = _gather_max(input, idx, True)
+        values = _channels_last_like(values, input)
+        return (values, idx) if return_indices else values
+    return _gather_max(input, idx, return_indices)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #a0851434
+def _counts(n, k, s, p, o, include_pad):
+    "Elements of each of the `o` windows along a dim of size `n` that count toward torch's divisor."
+    start = np.arange(o) * s - p
+    end = np.minimum(start + k, n + p)
+    return end - start if include_pad else np.minimum(end, n) - np.maximum(start, 0)
+
+def _avg3(a, geo):
+    "The sum of each window over its divisor, (..., OD, OH, OW) (integers truncated, as torch)."
+    xp, floating = array_namespace(a), a.dtype.kind == 'f' or a.dtype.name == 'bfloat16'
+    acc = (np.float32 if a.dtype.itemsize == 2 else a.dtype) if floating else np.int64     # half precision: summed in float32, rounded once (torch)
+    view = _window_view(_padded(a, geo, 0), geo)
+    s = view[..., 0, 0, 0].astype(acc)      # a fresh copy
+    for t in list(np.ndindex(*geo.k))[1:]: s += view[(Ellipsis,) + t]    # tap by tap: 6× faster than .sum over the kernel axes
+    d = xp.asarray(geo.divisor)
+    return ((s / d.astype(acc)).astype(a.dtype, copy=False) if floating else (s / d).astype(a.dtype)).reshape(geo.oshape)
+
+def _avg3_t(g, geo):
+    "The adjoint: each output's share added onto every element of its window; the padding cropped off."
+    xp, (D, H, W), (pd, ph, pw) = array_namespace(g), geo.n, geo.p
+    share = g.reshape((geo.P,) + geo.out) / xp.asarray(geo.divisor).astype(g.dtype)
+    buf = xp.zeros((geo.P,) + geo.buf, g.dtype)
+    view = _window_view(buf, geo)
+    for t in np.ndindex(*geo.k): view[(Ellipsis,) + t] += share     # one tap: distinct elements
+    return buf[:, pd:pd + D, ph:ph + H, pw:pw + W].reshape(geo.shape)
+
+class AvgPool3DBackward0(_LinearMap): f = staticmethod(_avg3)
+class AvgPool3DBackwardBackward0(_LinearMap): f = staticmethod(_avg3_t)
+AvgPool3DBackward0.adjoint, AvgPool3DBackwardBackward0.adjoint = AvgPool3DBackwardBackward0, AvgPool3DBackward0
+AvgPool3DBackward0._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #798b6b5e
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    "The average of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs."
+    if amp._active: input, = amp._autocast('avg_pool3d', input,)
+    _check_tensors('avg_pool3d', dict(input=input))
+    geo = _pool3_geom('avg_pool3d', input, kernel_size, stride, padding, 1, ceil_mode)
+    if input.dtype.name not in ('float32', 'float64', 'int64'):     # torch's CPU frame: float, double and Long (no half, no bool)
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_dtype_name(input)}'")
+    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
+    if divisor_override: geo.divisor = np.full(geo.out, divisor_override)
+    else:
+        c = [_counts(n, k, s, p, o, count_include_pad) for n, k, s, p, o in zip(geo.n, geo.k, geo.s, geo.p, geo.out)]
+        geo.divisor = c[0][:, None, None] * c[1][:, None] * c[2]
+    return AvgPool3DBackward0.apply(input, geo=geo)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #9f9687b9
+def _adaptive_size(fn, input, output_size, msg):
+    "The output size (None keeps the input's size), with torch's checks."
+    output_size = _list_with_default(output_size, input, fn)
+    if input.dim() not in (4, 5): raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got{msg} {list(input.shape)}")
+    out = _ntuple(output_size, 3)
+    if len(out) != 3: raise RuntimeError(f"{fn}: output_size must be 3" if fn == 'adaptive_avg_pool3d' else f"{fn}(): internal error: output_size.size() must be 3")
+    return tuple(n if o is None else o for o, n in zip(out, input.shape[-3:]))
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #f663fba9
+def adaptive_avg_pool3d(input, output_size):
+    "Average pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    _check_tensors('adaptive_avg_pool3d', dict(input=input))
+    out = _adaptive_size('adaptive_avg_pool3d', input, output_size, '')
+    if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]},{out[2]}}}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0: raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
+    if input._data.dtype.kind != 'f' and input.dtype.name != 'bfloat16': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dtype_name(input)}'")
+    xp, dt = array_namespace(input._data), input._data.dtype
+    Ad, Ah, Aw = (Tensor._make(xp.asarray(_averaging(n, o).T, dtype=dt)) for n, o in zip(input.shape[-3:], out))
+    y = input @ Aw
+    if y.grad_fn is not None: y.grad_fn._grad_reads_input = True    # torch's gradient, one operator, reads the input (13_backprop_engine)
+    y = y.transpose(-1, -2) @ Ah                         # (..., D, OW, OH)
+    y = (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2).contiguous()   # torch's result is contiguous: .view works
+    return _refuse_empty_grad('adaptive_avg_pool3d', y)
+
+def _adaptive_max_indices3(a, out):
+    "Flat index in each plane of `a` (..., D, H, W) of the maximum of each adaptive window."
+    xp, (D, H, W) = array_namespace(a), a.shape[-3:]
+    idx = xp.empty(a.shape[:-3] + tuple(out), dtype=np.int64)
+    for i, (z0, z1) in enumerate(_windows(D, out[0])):
+        for j, (y0, y1) in enumerate(_windows(H, out[1])):
+            for l, (x0, x1) in enumerate(_windows(W, out[2])):
+                win = a[..., z0:z1, y0:y1, x0:x1].reshape(a.shape[:-3] + ((z1 - z0) * (y1 - y0) * (x1 - x0),))
+                k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win) if a.dtype.kind == 'f' else win, -1)
+                h, w = y1 - y0, x1 - x0
+                idx[..., i, j, l] = ((z0 + k // (h * w)) * H + y0 + k // w % h) * W + x0 + k % w
+    return idx
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    "Max pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    _check_tensors('adaptive_max_pool3d', dict(input=input))
+    _dispatch(input, 'adaptive_max_pool3d_cpu', _FLOATING)
+    out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')
+    _check_nonempty('adaptive_max_pool3d', input)
+    if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
+    values, idx = _gather_max(input, _adaptive_max_indices3(input._data, out), True)
+    values = _refuse_empty_grad('adaptive_max_pool3d', values)
+    return (values, idx) if return_indices else values
+
+# %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #88333554
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import Tensor
+from .._creation import rand
+from ..autograd.broadcasting import _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #79893084
+def _starts(u, n, o, k):
+    "Window starts (P, o) along a dim of size n for samples `u` (P,), as torch's `generate_intervals`."
+    xp = array_namespace(u)
+    starts = xp.full(u.shape + (o,), n - k, dtype=np.int64)
+    if o > 1:
+        alpha = u.dtype.type(n - k) / u.dtype.type(o - 1)          # in the input's precision
+        i = xp.arange(o - 1, dtype=u.dtype)
+        starts[:, :-1] = ((i + u[:, None]) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)[:, None]
+    return starts
+
+# %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #6b504303
+def _fractional_indices(a, k, out, u):
+    "Flat index in each plane of `a` (P, H, W) of the maximum of each window, (P, OH, OW)."
+    xp, (P, H, W), (KH, KW) = array_namespace(a), a.shape, k
+    rows = _starts(u[:, 1], H, out[0], KH)[:, :, None] + xp.arange(KH)              # (P, OH, KH)
+    cols = _starts(u[:, 0], W, out[1], KW)[:, :, None] + xp.arange(KW)              # (P, OW, KW)
+    flat = (rows[:, :, None, :, None] * W + cols[:, None, :, None, :]).reshape(P, out[0], out[1], KH * KW)
+    win = xp.take_along_axis(a.reshape(P, 1, 1, H * W), flat.reshape(P, 1, 1, out[0] * out[1] * KH * KW), -1).reshape(flat.shape)
+    tap = xp.argmax(win, -1)
+    nan = xp.isnan(win)
+    tap = xp.where(nan.any(-1), KH * KW - 1 - xp.argmax(nan[..., ::-1], -1), tap)
+    return xp.take_along_axis(flat, tap[..., None], -1)[..., 0]
+
+# %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #b1760084
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+    "Fractional max pooling of (N, C, H, W) or (C, H, W) inputs to `output_size` or `output_ratio` of the input's size."
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if len(output_ratio) > 2: raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        r = _ntuple(output_ratio, 2)
+        output_size = [int(input.size(-2) * r[0]), int(input.size(-1) * r[1])]
+    if _random_samples is None:     # torch's Python draws them before its kernel's checks, reading input.size(0) and input.size(-3)
+        _random_samples = rand(1 if input.dim() == 3 else input.size(0), input.size(-3), 2, dtype=input.dtype, device=input.device)
+    if input.dim() not in (3, 4): raise RuntimeError(f"fractional_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    N, C, (H, W) = (1 if input.dim() == 3 else input.shape[0]), input.shape[-3], input.shape[-2:]
+    k, out = _ntuple(kernel_size, 2), _ntuple(output_size, 2)
+    if len(k) != 2: raise RuntimeError("fractional_max_pool2d: kernel_size must either be a single Int or tuple of Ints")
+    if len(out) != 2: raise RuntimeError("fractional_max_pool2d: output_size must either be a single Int or tuple of Ints")
+    for i in range(1, input.dim()):      # (torch's loop starts at dim 1, whether or not the input has a batch dim)
+        if input.shape[i] == 0:
+            raise RuntimeError(f"fractional_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but got{list(input.shape)} with dimension {i} being empty.")
+    _check_samples(_random_samples, input, N, C)
+    for name, o, kk, n in (('height', out[0], k[0], H), ('width', out[1], k[1], W)):
+        if o + kk - 1 > n: raise RuntimeError(f"fractional_max_pool2d(): pool {name} {kk} too large relative to input {name} {n}")
+    _dispatch(input, 'fractional_max_pool2d_out_frame', _FLOATING)
+    idx = _fractional_indices(input._data.reshape(N * C, H, W), k, out, _random_samples._data.reshape(N * C, 2))
+    idx = Tensor._make(idx.reshape(tuple(input.shape[:-2]) + tuple(out)))
+    values = _picked(input, idx, 2)
+    return (values, idx) if return_indices else values
+
+def _check_samples(s, input, N, C):
+    "torch's checks of `_random_samples`: (N, C, 2), the input's dtype."
+    if s.dtype != input.dtype: raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if s.dim() != 3: raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {s.dim()}")
+    if s.shape[0] != N: raise RuntimeError("Expect _random_samples.size(0) no less than input batch size.")
+    if s.shape[1] != C: raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if s.shape[2] != 2: raise RuntimeError(f"Expect _random_samples.size(2) equals to 2; got {s.shape[2]}.")
+
+# %% ../../nbs/reference/nn/pooling_indices_and_upsample.ipynb #161697a6
+import inspect
+import warnings
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/reference/nn/pooling_indices_and_upsample.ipynb #2656d7aa
+def _with_indices(pool):
+    "torch's `<pool>_with_indices`: `pool`, with its signature, returning (values, indices) whatever `return_indices` says."
+    sig = inspect.signature(pool)
+    def with_indices(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        _check_tensors(with_indices.__name__, dict(input=bound.arguments['input']))
+        bound.arguments['return_indices'] = True
+        return pool(*bound.args, **bound.kwargs)
+    with_indices.__name__ = with_indices.__qualname__ = f'{pool.__name__}_with_indices'
+    with_indices.__signature__, with_indices.__doc__ = sig, f"`{pool.__name__}` and the indices of its maxima: (values, indices)."
+    return with_indices
+
+# %% ../../nbs/reference/nn/pooling_indices_and_upsample.ipynb #3f043530
+max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices = map(_with_indices, (max_pool1d, max_pool2d, max_pool3d))
+adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices = map(
+    _with_indices, (adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d))
+fractional_max_pool2d_with_indices = _with_indices(fractional_max_pool2d)
+
+# %% ../../nbs/reference/nn/pooling_indices_and_upsample.ipynb #c4cb0175
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+def upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):
+    "Deprecated: `interpolate(input, size, scale_factor, mode, align_corners)`."
+    _deprecated('upsample'); return interpolate(input, size, scale_factor, mode, align_corners)
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    "Deprecated: `interpolate(..., mode='nearest')`."
+    _deprecated('upsample_nearest'); return interpolate(input, size, scale_factor, mode='nearest')
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    "Deprecated: `interpolate(..., mode='bilinear', align_corners=True)`."
+    _deprecated('upsample_bilinear'); return interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)
+
+# %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #0cbf54d7
+import math
+from ..backend import int64
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #41d35241
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each 3-d window)^(1/p)."
+    if (m := _lp_inf(max_pool3d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
+    kd, kh, kw = _ntuple(kernel_size, 3)
+    return _lp(avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kd * kh * kw, norm_type)
+
+# %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #2f33ab0b
+from .._flags import _alert_not_deterministic
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool3d) in zeros."
+    _check_tensors('max_unpool3d', dict(input=input, indices=indices))
+    k = _ntuple(kernel_size, 3); s = _ntuple(stride, 3) if stride is not None else k; p = _ntuple(padding, 3)
+    if input.dim() < 3:     # torch's Python computes the size first and indexes past the shape: an IndexError
+        raise IndexError(f"max_unpool3d: input of shape {list(input.shape)} has fewer than 3 spatial dims")
+    size = _unpool_size('max_unpool3d', input, k, s, p, output_size, 3)
+    if len(size) != 3:       # (a kernel_size of two ints gives two sizes: torch's kernel refuses them)
+        raise RuntimeError(f"There should be exactly three elements (depth, height, width) in output_size, but got {len(size)} elements.")
+    D, H, W = size
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions.")
+    if indices.dtype != int64: raise RuntimeError("elements in indices should be type int64")
+    if indices.shape != input.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    _dispatch(input, 'max_unpool3d', _FLOATING)
+    _check_indices(indices, (1, D * H * W), f"{D}x{H}x{W}")
+    _alert_not_deterministic("max_unpooling3d_forward_out")       # (as max_unpool2d)
+    row = lambda t: t.reshape(*t.shape[:-3], 1, math.prod(t.shape[-3:]))     # the volume as one flat row (a batch of 0 too)
+    return MaxUnpool2DBackward0.apply(row(input), row(indices), size=(1, D * H * W)).reshape(*input.shape[:-3], D, H, W)
+
+# %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #1c02ab43
+from ..backend import array_namespace
+from .._tensor import Tensor
+from .._creation import rand
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #20246e46
+def _window_argmax(win):
+    "Index along the last axis of torch's pick in each window: the last NaN, else the first maximum."
+    xp, n = array_namespace(win), win.shape[-1]
+    nan = xp.isnan(win)
+    return xp.where(nan.any(-1), n - 1 - xp.argmax(nan[..., ::-1], -1), xp.argmax(win, -1))
+
+def _fractional_indices3(a, k, out, u):
+    "Flat index in each volume of `a` (P, T, H, W) of the maximum of each window, (P, OT, OH, OW)."
+    xp, (P, T, H, W) = array_namespace(a), a.shape
+    t, h, w = (_starts(u[:, d], n, o, kk)[:, :, None] + xp.arange(kk) for d, (n, o, kk) in enumerate(zip((T, H, W), out, k)))
+    flat = ((t[:, :, None, None, :, None, None] * H + h[:, None, :, None, None, :, None]) * W
+            + w[:, None, None, :, None, None, :]).reshape(P, *out, k[0] * k[1] * k[2])     # sizes spelt out: P may be 0
+    win = xp.take_along_axis(a.reshape(P, T * H * W), flat.reshape(P, flat[0].size if P else 0), -1).reshape(flat.shape)
+    return xp.take_along_axis(flat, _window_argmax(win)[..., None], -1)[..., 0]
+
+# %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #25fe259b
+def _check_fmp3(input, k, out, s, N, C):
+    if len(k) != 3: raise RuntimeError("fractional_max_pool3d: kernel_size must either be a single Int or tuple of three Ints")
+    if len(out) != 3: raise RuntimeError("fractional_max_pool3d: output_size must either be a single Int or tuple of three Ints")
+    if input.dim() not in (4, 5): raise RuntimeError(f"fractional_max_pool3d_out(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"fractional_max_pool3d_out(): Expected input to have non-zero size for non-batch dimensions, but got"
+                               f"{list(input.shape)} with dimension {i} being empty.")
+    for name, o, kk, n in zip(('time', 'height', 'width'), out, k, input.shape[-3:]):
+        if o + kk - 1 >= n: raise RuntimeError(f"fractional_max_pool3d_out(): pool {name} {kk} too large relative to input {name} {n}")
+    if s.dtype != input.dtype: raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if s.dim() != 3: raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {s.dim()}")
+    if s.shape[0] < N: raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if s.shape[1] != C: raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if s.shape[2] != 3: raise RuntimeError(f"Expect _random_samples.size(2) equals to 3; got {s.shape[2]}.")
+
+# %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #c7df6b91
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+    "Fractional max pooling of (N, C, T, H, W) or (C, T, H, W) inputs to `output_size` or `output_ratio` of the input's size."
+    _check_tensors('fractional_max_pool3d', dict(input=input))
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool3d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        r = _ntuple(output_ratio, 3)
+        output_size = [int(n * q) for n, q in zip(input.shape[-3:], r)]
+    if _random_samples is None:
+        _random_samples = rand(1 if input.dim() == 4 else input.size(0), input.size(-4), 3, dtype=input.dtype, device=input.device)
+    k, out = _ntuple(kernel_size, 3), _ntuple(output_size, 3)
+    N, C = (1 if input.dim() == 4 else input.shape[0]), (input.shape[-4] if input.dim() >= 4 else 0)
+    _check_fmp3(input, k, out, _random_samples, N, C)
+    _dispatch(input, 'fractional_max_pool3d_out_frame', _FLOATING)
+    planes = input.reshape(N * C, *input.shape[-3:])
+    idx = _fractional_indices3(planes._data, k, out, _random_samples._data[:N].reshape(N * C, 3))
+    idx = Tensor._make(idx.reshape(tuple(input.shape[:-3]) + tuple(out)))
+    values = _picked(input, idx, 3)
+    return (values, idx) if return_indices else values
+
+fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #1d206c63
+import builtins, math
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import _channels_last_like
+from .._tensor import Tensor
+from ..autograd.broadcasting import _refuse_integers, _half, _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #8e3ea027
+def _source(m, n, scale, align_corners, cubic=False):
+    "Where each of the m outputs falls in the n inputs (torch's area_pixel_compute_source_index)."
+    i = np.arange(m, dtype=np.float64)
+    if align_corners: return i * ((n - 1) / (m - 1) if m > 1 else 0.)
+    src = (i + 0.5) * scale - 0.5
+    return src if cubic else np.maximum(src, 0)
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #81593196
+def _resample_matrix(mode, m, n, scale, align_corners):
+    "The m×n matrix of `mode` along one dimension of n samples resampled to m; `scale` is torch's per-dim scale."
+    W, rows = np.zeros((m, n)), np.arange(m)
+    if mode in ('nearest', 'nearest-exact'):
+        shift = 0.5 if mode == 'nearest-exact' else 0.
+        W[rows, np.minimum(np.floor((rows + shift) * scale).astype(int), n - 1)] = 1
+    elif mode == 'area':                                        # adaptive average pooling's windows
+        lo, hi = (rows * n) // m, -((-(rows + 1) * n) // m)
+        for r in rows: W[r, lo[r]:hi[r]] = 1 / (hi[r] - lo[r])
+    elif mode == 'cubic':
+        src = _source(m, n, scale, align_corners, cubic=True)
+        i0 = np.floor(src).astype(int)
+        for k, w in enumerate(_cubic_weights(src - i0)): np.add.at(W, (rows, np.clip(i0 - 1 + k, 0, n - 1)), w)
+    else:                                                       # linear
+        src = _source(m, n, scale, align_corners)
+        i0 = np.minimum(np.floor(src).astype(int), n - 1)
+        i1, t = np.minimum(i0 + 1, n - 1), src - i0
+        np.add.at(W, (rows, i0), 1 - t); np.add.at(W, (rows, i1), t)
+    return W
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #93d945bb
+def _aa_filter(kind):
+    "The antialiasing filter of `kind` and its half-width in input samples at scale 1."
+    if kind == 'linear': return (lambda x: np.maximum(1 - np.abs(x), 0)), 1.
+    if kind == 'cubic':
+        def cubic(x, a=-0.5):
+            x = np.abs(x)
+            return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1, np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.))
+        return cubic, 2.
+    return (lambda x: np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.)), 3.     # lanczos-3
+
+def _antialias_matrix(kind, m, n, scale):
+    "The m×n matrix of an antialiased resampling (the filter widened by `scale` when it is above 1)."
+    f, half = _aa_filter(kind)
+    support, inv = (half * scale, 1 / scale) if scale >= 1 else (half, 1.)
+    W = np.zeros((m, n))
+    for i in range(m):
+        center = scale * (i + 0.5)
+        lo, hi = max(int(center - support + 0.5), 0), min(int(center + support + 0.5), n)
+        w = f((np.arange(lo, hi) - center + 0.5) * inv)
+        W[i, lo:hi] = w / w.sum() if w.sum() != 0 else w
+    return W
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #784eef6c
+from ..autograd.graph import Op
+from .._products import _op_product, _mm
+
+class ResampleDimBackward0(Op):
+    """`x`'s last dim mapped through the fixed weights `W` (n, m): one dim of a resampling. It keeps `W` as an array, no
+    tensor: torch's upsample kernels save none for backward (only sizes), so a second backward through them works."""
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, W, area=False):
+        ctx.W, ctx.area = W, area
+        if area: ctx.save_for_backward(x)     # torch's 'area' mode is adaptive_avg_pool, which does keep its input
+        return _op_product(x._data, W, False, False)
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.area: ctx.saved_tensors        # (so a second backward through it fails, as torch's does)
+        if isinstance(g, Tensor): return _mm(g, Tensor._make(ctx.W), False, True)     # create_graph: a recorded product
+        return _op_product(g, ctx.W, False, True)
+
+def _resample(input, sizes, scales, mode, align_corners, antialias=False):
+    "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
+    x, xp = input, array_namespace(input._data)
+    ints = input._data.dtype.kind in "iu" and mode not in ("nearest", "nearest-exact")
+    if ints: x = x.float()          # a uint8 image is weighted in float32, then rounded and saturated once (torch rounds so, within 1)
+    low = _half(input._data)        # half precision: weighted in float32 across all dims and rounded once, forward and
+    if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
+    kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
+    for d, (m, s) in enumerate(zip(sizes, scales)):
+        n = x.shape[d + 2]
+        if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
+        else: scale = 1 / s if s is not None and s > 0 else n / m if m else 1.    # (no output: any scale)
+        W = _antialias_matrix(kind, m, n, scale) if antialias else _resample_matrix(kind, m, n, scale, align_corners)
+        W = xp.asarray(W.T.astype(x._data.dtype))
+        x = ResampleDimBackward0.apply(x.movedim(d + 2, -1), W=W, area=mode == 'area').movedim(-1, d + 2)
+    if ints:
+        info = np.iinfo(input._data.dtype)
+        x = (x + 0.5).floor().clamp(info.min, info.max).to(input.dtype)
+    if low: x = x.to(input.dtype)
+    return _channels_last_like(x, input)      # a channels-last input, a channels-last output (torch's kernels)
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #185f850b
+_RESAMPLE_MODES = {'nearest': (3, 4, 5), 'nearest-exact': (3, 4, 5), 'area': (3, 4, 5), 'linear': (3,), 'bilinear': (4,), 'bicubic': (4,),
+          'trilinear': (5,), 'lanczos': (4,)}
+_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5}
+
+def _per_dim(v, dim, what, input):
+    if not isinstance(v, (list, tuple)): return [v] * dim
+    if len(v) != dim:
+        a, b = ('output', 'output size of') if what == 'size' else ('scale_factor', 'scale_factor of shape')
+        raise ValueError(f"Input and {a} must have the same number of spatial dimensions, but got input with spatial dimensions of "
+                         f"{list(input.shape[2:])} and {b} {v}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                         f"{'output size in (o1, o2, ...,oK)' if what == 'size' else 'scale_factor in (s1, s2, ...,sK)'} format.")
+    # torch's _is_integer on each size: an int (numpy's too) or a tensor that is not floating point
+    if what == 'size' and not all(isinstance(x, (int, np.integer)) or isinstance(x, Tensor) and not x.is_floating_point() for x in v):
+        raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got size with types {[type(x) for x in v]}")
+    return list(v)
+
+def _refuse_integer_images(input, mode):
+    "torch's NotImplementedError for integer inputs, named by the kernel torch reaches; uint8 images may be resized (not linearly in 1-d/3-d)."
+    d = input.dim()
+    if input.dtype.name == 'uint8' and mode in ('nearest', 'nearest-exact', 'bilinear', 'bicubic'): return
+    kernel = {'bilinear': 'upsample_bilinear2d_channels_last', 'bicubic': 'compute_indices_weights_cubic',
+              'linear': 'compute_indices_weights_linear', 'trilinear': 'compute_indices_weights_linear',
+              'area': 'adaptive_avg_pool3d_cpu' if d == 5 else 'adaptive_avg_pool2d'}.get(
+              mode, 'upsample_nearest2d_channels_last' if d == 4 else 'compute_indices_weights_nearest')
+    _dispatch(input, kernel, _FLOATING)
+
+def _check_rank(input, mode):
+    if mode in _RESAMPLE_MODES and input.dim() in _RESAMPLE_MODES[mode]: return
+    for m, r in _RANK.items():
+        if mode == m and input.dim() in (3, 4, 5):
+            raise NotImplementedError(f"Got {input.dim()}D input, but {m} mode needs {r}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: "
+                              f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #c8aa26cc
+def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    "`input` resampled to `size` (or by `scale_factor`) along its spatial dims, in `mode`."
+    if mode in ('nearest', 'area', 'nearest-exact'):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None: align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None: raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None: raise ValueError("either size or scale_factor should be defined")
+    sizes = _per_dim(size, dim, 'size', input) if size is not None else None
+    scales = _per_dim(scale_factor, dim, 'scale', input) if scale_factor is not None else [None] * dim
+    if recompute_scale_factor and size is not None: raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if sizes is None:
+        sizes = [math.floor(float(n) * s) for n, s in zip(input.shape[2:], scales)]
+        if any(not -2**63 <= n < 2**63 for n in sizes):      # torch's checked conversion of the output size
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        if recompute_scale_factor or mode == 'area': scales = [None] * dim
+    if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input")
+    if mode == 'lanczos' and input.dim() == 4:
+        if align_corners: raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias: raise ValueError("Lanczos mode requires antialias=True")
+    _check_rank(input, mode)
+    _refuse_integer_images(input, mode)
+    if mode != 'area' and not builtins.all(n > 0 for n in list(input.shape[2:]) + list(sizes)):     # ('area' pools: nothing is an empty pool)
+        name = lambda v: ', '.join(f'{a}: {n}' for a, n in zip('DHW'[3 - dim:], v))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({name(input.shape[2:])}){' and' if dim == 1 else ''} output ({name(sizes)})")
+    if mode != 'area' and input.shape[1] == 0:     # torch's resampling kernels refuse no channels, even in an empty batch
+        raise RuntimeError(f"Non-empty {input.dim()}D data tensor expected but got a tensor with sizes {list(input.shape)}")
+    return _resample(input, sizes, scales, mode, align_corners, antialias)
