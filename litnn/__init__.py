@@ -65,6 +65,10 @@ from . import _shared_memory            # Tensor.share_memory_, is_shared
 from . import testing
 from . import fx, _subclasses        # torch.fx.wrap (timm marks functions at import); fake_tensor.is_fake
 from . import export                # torch.export is in torch's __all__: `from torch import *` gives it
+from ._quantized import (quantize_per_tensor, quantize_per_channel, quantize_per_tensor_dynamic, dequantize, int_repr,
+    q_scale, q_zero_point, q_per_channel_scales, q_per_channel_zero_points, q_per_channel_axis, fake_quantize_per_tensor_affine,
+    fake_quantize_per_channel_affine)   # reference/ao/quantization/quantized_tensors
+from . import ao                    # torch.ao: quantization (reference/ao)
 
 def __getattr__(name):   # litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
     if name in ('multiprocessing', '_inductor', '_functorch'):   # (torch._inductor and _functorch load on first use too)

@@ -9,7 +9,7 @@ try: import ml_dtypes
 except ImportError: ml_dtypes = None
 
 # %% auto #0
-__all__ = ['float16', 'float32', 'float64', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'uint16', 'uint32', 'uint64', 'complex64', 'complex128', 'half', 'float', 'double', 'cfloat', 'cdouble', 'complex32', 'chalf', 'short', 'int', 'long', 'default_generator', 'contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format', 'dtype', 'get_default_dtype', 'to_dtype', 'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for', 'Generator', 'memory_format']
+__all__ = ['float16', 'float32', 'float64', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz', 'int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'uint16', 'uint32', 'uint64', 'complex64', 'complex128', 'half', 'float', 'double', 'cfloat', 'cdouble', 'complex32', 'chalf', 'short', 'int', 'long', 'qint8', 'quint8', 'qint32', 'quint4x2', 'per_tensor_affine', 'per_channel_affine', 'per_tensor_symmetric', 'per_channel_symmetric', 'per_channel_affine_float_qparams', 'default_generator', 'contiguous_format', 'channels_last', 'channels_last_3d', 'preserve_format', 'dtype', 'qscheme', 'get_default_dtype', 'to_dtype', 'promote_types', 'result_type', 'device', 'array_namespace', 'array_device', 'to_device', 'xp_for', 'Generator', 'memory_format']
 
 # %% ../nbs/00_backend.ipynb #3afcdb6c
 class dtype:
@@ -97,6 +97,36 @@ def _stored_complex(d):
     c = d.to_complex()
     return complex64 if c is complex32 else c
 short, int, long = int16, int32, int64
+
+# %% ../nbs/00_backend.ipynb #6d3fa0c2
+class _Quantized(dtype):
+    "A quantized dtype of torch's: its tensors hold integers of the underlying numpy dtype `np`, with a scale and zero point beside them."
+    __slots__ = ()
+    @property
+    def is_signed(self): raise RuntimeError("isSignedType not supported for quantized types")
+
+def _quantized(name, np_dtype, qmin, qmax):
+    d = object.__new__(_Quantized)
+    d.name, d.np, d.itemsize, d.is_complex, d.is_floating_point = name, np.dtype(np_dtype), np.dtype(np_dtype).itemsize, False, False
+    _QRANGE[name] = (qmin, qmax)
+    return d
+
+_QRANGE = {}      # the integers each quantized dtype holds
+qint8, quint8, qint32 = _quantized('qint8', np.int8, -128, 127), _quantized('quint8', np.uint8, 0, 255), _quantized('qint32', np.int32, -2**31, 2**31 - 1)
+quint4x2 = _quantized('quint4x2', np.uint8, 0, 15)
+_LEGACY.update(qint8='QInt8', quint8='QUInt8', qint32='QInt32', quint4x2='QUInt4x2')
+
+class qscheme:
+    "How a quantized tensor's scale and zero point apply (as `torch.qscheme`): per tensor or per channel, affine or symmetric."
+    __module__ = 'litnn'
+    __slots__ = ('name',)
+    def __init__(self, name): self.name = name
+    def __repr__(self): return f'litnn.{self.name}'
+    def __reduce__(self): return self.name     # the module-level singleton, by name
+
+per_tensor_affine, per_channel_affine = qscheme('per_tensor_affine'), qscheme('per_channel_affine')
+per_tensor_symmetric, per_channel_symmetric = qscheme('per_tensor_symmetric'), qscheme('per_channel_symmetric')
+per_channel_affine_float_qparams = qscheme('per_channel_affine_float_qparams')
 
 # %% ../nbs/00_backend.ipynb #fcb8ecd3
 # as c10's `checked_convert` names the dtypes in its message
