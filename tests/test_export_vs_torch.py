@@ -108,3 +108,59 @@ def test_export_with_a_dead_weak_proxy_alive_in_the_process():
     ep = litnn.export.export(litnn.nn.Linear(2, 2), (litnn.ones(1, 2),))
     assert ep.graph_signature.parameters == ('weight', 'bias')
     assert proxy is not None
+
+
+def saved_and_loaded(lib, path):
+    "A program with a dict input (its batch dims dynamic), a slice, a dtype argument and a global tensor, through save and load."
+    lib.manual_seed(0)
+    g = lib.arange(4.)
+
+    class M(lib.nn.Module):
+        def __init__(s):
+            super().__init__(); s.e = lib.nn.Embedding(10, 8); s.l = lib.nn.Linear(8, 4)
+
+        def forward(s, idx, extra):
+            h = s.e(idx) + extra['bias'][:, None, :].to(lib.float64).float()
+            return s.l(h)[..., ::2], (s.l(h) * g).sum(-1)
+    m = M().eval()
+    b = lib.export.Dim('b')
+    ep = lib.export.export(m, (lib.randint(0, 10, (2, 5)), {'bias': lib.randn(2, 8)}),
+                           dynamic_shapes={'idx': {0: b}, 'extra': {'bias': {0: b}}})
+    lib.export.save(ep, path, extra_files={'note': 'hello'})
+    extra = {'note': ''}
+    ep2 = lib.export.load(path, extra_files=extra)
+    x, bias = lib.randint(0, 10, (3, 5)), lib.randn(3, 8)
+    outs = [t.detach().numpy() for t in ep2.module()(x, {'bias': bias})]
+    eager = [t.detach().numpy() for t in m(x, {'bias': bias})]
+    try: ep2.module()(lib.randint(0, 10, (3, 6)), {'bias': bias}); guard = None
+    except Exception as e: guard = type(e).__name__
+    sig = ep2.graph_signature
+    return dict(outs=outs, eager=eager, guard=guard, extra=extra, parameters=sig.parameters, user_inputs=sig.user_inputs,
+                state=list(ep2.state_dict), n_constants=len(ep2.constants))
+
+
+def test_save_and_load_keep_the_program_as_torch(tmp_path):
+    t, l = saved_and_loaded(torch, tmp_path / 't.pt2'), saved_and_loaded(litnn, tmp_path / 'l.pt2')
+    for k in ('guard', 'extra', 'parameters', 'user_inputs', 'state', 'n_constants'): assert t[k] == l[k], k
+    for a, b, e in zip(t['outs'], l['outs'], l['eager']):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6); np.testing.assert_array_equal(b, e)
+
+
+def test_load_refuses_what_it_cannot_read(tmp_path):
+    import zipfile, json
+    p = tmp_path / 'bad.pt2'; p.write_bytes(b'garbage')
+    for lib in (torch, litnn):
+        with pytest.raises(zipfile.BadZipFile): lib.export.load(p)
+        with pytest.raises(TypeError, match="The 'ep' parameter must be an instance of 'ExportedProgram', got 'int' instead."):
+            lib.export.save(3, tmp_path / 'x.pt2')
+    m = litnn.nn.Linear(2, 2)     # a tampered litnn archive naming a function outside litnn: refused, nothing run
+    litnn.export.save(litnn.export.export(m, (litnn.randn(1, 2),)), tmp_path / 'ok.pt2')
+    with zipfile.ZipFile(tmp_path / 'ok.pt2') as z: files = {n: z.read(n) for n in z.namelist()}
+    prog = json.loads(files['archive/models/litnn_program.json'])
+    prog['steps'][0]['target'] = 'os.system'
+    files['archive/models/litnn_program.json'] = json.dumps(prog)
+    with zipfile.ZipFile(tmp_path / 'evil.pt2', 'w') as z:
+        for n, v in files.items(): z.writestr(n, v)
+    with pytest.raises(RuntimeError, match="'os.system' is neither a litnn name nor an operator"): litnn.export.load(tmp_path / 'evil.pt2')
+    torch.export.save(torch.export.export(torch.nn.Linear(2, 2), (torch.randn(1, 2),)), tmp_path / 'torch.pt2')
+    with pytest.raises(RuntimeError, match='holds no litnn program'): litnn.export.load(tmp_path / 'torch.pt2')
