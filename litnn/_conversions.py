@@ -16,6 +16,7 @@ from .autograd.graph import Op
 from .autograd.grad_mode import no_grad
 from .autograd.broadcasting import _reduce, ToCopyBackward0
 from .autograd.engine import _inplace
+from ._flags import _warn_once
 
 # %% ../nbs/17b_copies_and_conversions.ipynb #931a47d4
 _PY_DTYPES = {builtins.float: B.float64, builtins.int: B.int64, builtins.bool: B.bool}
@@ -186,7 +187,13 @@ def copy_(self:Tensor, src, non_blocking=False):
     if not isinstance(non_blocking, builtins.bool):
         raise TypeError(f"copy_(): argument 'non_blocking' (position 2) must be bool, not {type(non_blocking).__name__}")
     dev = self.device
-    return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(b, dev), casting='unsafe'))
+    return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(_real_part(a, b), dev), casting='unsafe'))
+
+def _real_part(a, b):
+    "`b`, to be written into `a`: a complex one into a real (not bool) `a` is its real part, with torch's warning, once a process (numpy's own is a ComplexWarning)."
+    if b.dtype.kind == 'c' and a.dtype.kind not in 'cb':
+        _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None); return b.real
+    return b
 
 # %% ../nbs/17d_complex_numbers.ipynb #28f2fb4a
 def view_as_real(input):

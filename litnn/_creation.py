@@ -373,6 +373,7 @@ def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory
 def _storage_fits(size, stride, dtype):
     "torch's refusal of a tensor whose bytes (with strides `stride`, or contiguous) would overflow a 64-bit size."
     n = 0 if 0 in size else 1 + builtins.sum((k - 1) * s for k, s in zip(size, stride)) if stride is not None else math.prod(size)
+    if 0 not in size and stride is not None and builtins.any(k < 0 or s < 0 and k > 1 for k, s in zip(size, stride)): n = 2 ** 63     # (torch counts in unsigned ints: a negative stride wraps)
     if n * (to_dtype(dtype) if dtype is not None else get_default_dtype()).itemsize >= 2 ** 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}" + (f" and strides={list(stride)}" if stride is not None else ""))
 
@@ -949,6 +950,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     "An uninitialised tensor with sizes `size` and strides `stride`, over just enough memory."
     size, stride = tuple(builtins.int(n) for n in size), tuple(builtins.int(s) for s in stride)
     if len(size) != len(stride): raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")
+    _no_negative(size)
     _storage_fits(size, stride, dtype)
     need = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
     memory = empty(need, dtype=dtype, device=device)._data

@@ -19,7 +19,7 @@ from .autograd.broadcasting import _check_partial_overlap
 from ._views import _view_of
 from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
-from ._flags import _stacklevel_outside
+from ._flags import _stacklevel_outside, _warn_once
 
 # %% ../nbs/18_indexing.ipynb #6464820c
 def _index_key(x, key):
@@ -75,15 +75,23 @@ def _torch_order(key):
 
 def _index_array(k, x):
     "An index tensor, array or list as an integer or bool array on `x`'s device."
-    if type(k) is Tensor and type(k._data) is np.ndarray and k._data.dtype.kind == 'i' and type(x._data) is np.ndarray:
-        return k._data      # already what the checks below would return: a signed integer array on x's device (the CPU)
-    if isinstance(k, Tensor): a = k._data
-    elif isinstance(k, (list, tuple, range)):    # a sequence is an index tensor (it may hold tensors)
-        a = _infer(list(k)) if len(k) else np.zeros(0, np.int64)
-    elif isinstance(k, (builtins.bool, np.ndarray, np.bool_)) or hasattr(k, '__cuda_array_interface__'): a = k if hasattr(k, 'dtype') else np.asarray(k)
+    if type(k) is Tensor and type(k._data) is np.ndarray and k._data.dtype.kind == 'i' and k._data.dtype.itemsize >= 4 and type(x._data) is np.ndarray:
+        return k._data      # already what the checks below would return: an int32/int64 array on x's device (the CPU)
+    if isinstance(k, Tensor):
+        a = k._data         # an index tensor must be long, int (int32), byte or bool: int8, int16 and the wider unsigned ones are refused
+        if a.dtype.kind not in 'bi' and a.dtype != np.uint8 or a.dtype.kind == 'i' and a.dtype.itemsize < 4:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    elif isinstance(k, (builtins.bool, np.bool_)): a = np.asarray(k)
+    elif isinstance(k, (list, tuple, range, np.ndarray)) or hasattr(k, '__cuda_array_interface__'):
+        # a sequence or array becomes an index tensor as torch makes one: bool and uint8 data stay masks, anything else is
+        # converted to int64 (floats truncated: x[[0, 1.5]] is x[[0, 1]]; a complex number cannot be)
+        a = k if hasattr(k, 'dtype') else _infer(list(k)) if len(k) else np.zeros(0, np.int64)
+        if a.dtype.kind == 'c':
+            if not hasattr(k, 'dtype'): raise TypeError("'complex' object cannot be interpreted as an integer")
+            a = a.real      # (an array's imaginary part is dropped)
+        if a.dtype.kind != 'b' and a.dtype != np.uint8 and a.dtype != np.int64: a = a.astype(np.int64)
     elif isinstance(k, (str, bytes)): raise TypeError(f"new(): invalid data type '{type(k).__name__}'")   # torch reads a string as a sequence to make a tensor of
     else: raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {type(k).__name__})")
-    if a.dtype.kind not in 'biu': raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if a.dtype == np.uint8:     # byte tensors index as masks, as in PyTorch, which warns (each time) that this is deprecated (not for a 0-d one, a bool)
         if a.ndim: warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.", UserWarning, stacklevel=4)
         a = a.astype(bool)
@@ -278,7 +286,10 @@ def _check_put_overlap(x, key, k, value):
 
 def _setitem_value(x, value):
     "torch's checks of the value of `x[key] = value`: a tensor, or a number (a numpy scalar too) that fits x's dtype; not a list or an array."
-    if isinstance(value, Tensor): return value
+    if isinstance(value, Tensor):
+        if value._data.dtype.kind == 'c' and x._data.dtype.kind not in 'cb':     # a complex value into a real tensor: its real part, as copy_ (17b)
+            _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None); return value.real
+        return value
     if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.bool_, np.number)):
         if type(value) is builtins.int and not -2**63 <= value < 2**63: raise ValueError("Overflow when unpacking long long")
         return _checked_scalar(value, x._data.dtype)

@@ -225,6 +225,9 @@ def _refuse_in_transform():
 def _set_requires_grad_attr(self, value):
     "`t.requires_grad = value`: torch's setter takes a bool only, and words its dtype refusal its own way."
     if type(value) is not builtins.bool: raise RuntimeError("requires_grad must be a bool")
+    if self.grad_fn is not None:     # (the attribute, unlike requires_grad_(True), refuses any change on a non-leaf, even to its own value)
+        raise RuntimeError("you can only change requires_grad flags of leaf variables." + ("" if value else " If you want to use a computed variable "
+                           "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."))
     if value and self.grad_fn is None and not _differentiable(self._data.dtype):
         raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
     _set_requires_grad(self, value)

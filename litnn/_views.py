@@ -11,7 +11,7 @@ from . import backend as B
 from .backend import patch, array_namespace, to_dtype
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _array_of
 from .autograd.graph import Op
-from .autograd.broadcasting import ViewBackward0, ExpandBackward0, _dims
+from .autograd.broadcasting import ViewBackward0, ExpandBackward0, _dims, _reduced_dims
 from .autograd.engine import _EXPANDED_VIEW, _check_overlap
 from .backend import _writeable_alias
 from ._tensor import _version_counter
@@ -355,7 +355,7 @@ def squeeze(input, dim=None):
     if dim is None: op, drop = SqueezeBackward0, [i for i, n in enumerate(s) if n == 1]
     else:
         op = SqueezeBackward1 if isinstance(dim, (builtins.int, np.integer)) else SqueezeBackward2
-        drop = [d for d in _dims(dim, len(s)) if d < len(s) and s[d] == 1]
+        drop = [d for d in _reduced_dims(dim, len(s)) if d < len(s) and s[d] == 1]     # (a dim named twice is refused)
     return _basic(input, tuple(0 if i in drop else _ALL for i in range(len(s))) + (Ellipsis,), op)
 
 def unsqueeze(input, dim):
@@ -1134,6 +1134,8 @@ def _check_strided(storage, size, stride, offset):
     if len(size) != len(stride): raise RuntimeError("mismatch in length of strides and shape")
     if builtins.any(s < 0 for s in stride): raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
     if offset < 0: raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if 0 not in size and builtins.any(n < 0 for n in size):    # (torch counts the storage in unsigned ints: a negative size wraps)
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     need = 0 if 0 in size else offset + builtins.sum((n - 1) * s for n, s in zip(size, stride)) + 1
     if need > storage.size:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize {storage.itemsize} "
@@ -1343,6 +1345,8 @@ def diag(self:Tensor, diagonal=0): return diag(self, diagonal)
 def _triangle(which, row, col, offset, dtype, device):
     for name, v in (('row', row), ('col', col)):     # (numpy would give an empty result)
         if v < 0: raise RuntimeError(f"{name} must be non-negative, got{v}")
+    if dtype is not None and to_dtype(dtype).name not in ('int64', 'int32'):     # torch's kernels exist for long and int only
+        raise NotImplementedError(f"\"{which}_indices\" not implemented for '{_LEGACY[to_dtype(dtype).name]}'")
     r, c = np.tril_indices(row, offset, col) if which == 'tril' else np.triu_indices(row, offset, col)
     return _factory(lambda xp, d: xp.asarray(np.stack([r, c]).astype(d)), dtype, device, False, B.int64)
 

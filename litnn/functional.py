@@ -542,6 +542,8 @@ def meshgrid(*tensors, indexing=None):
 
 def cartesian_prod(*tensors):
     "All combinations of the elements of 1-d tensors, one per row (a single tensor is returned as it is)."
+    for t in tensors:
+        if isinstance(t, Tensor) and t.dim() != 1: raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1: return tensors[0]
     return stack([g.reshape(-1) for g in meshgrid(*tensors, indexing='ij')], 1)
 

@@ -10,7 +10,7 @@ __all__ = ['DEFAULT_PROTOCOL', 'PROTOCOL_VERSION', 'MAGIC_NUMBER', 'LONG_SIZE', 
            'set_default_mmap_options', 'check_module_version_greater_or_equal', 'save_file', 'load_file']
 
 # %% ../nbs/60_saving_and_loading.ipynb #0906a908
-import contextlib, json, os, pickle, sys
+import contextlib, json, os, pickle, sys, warnings
 from ._tensor import Tensor
 from ._checkpoint_file import CheckpointError, _fail, _name, _read_safetensors, _write
 from ._objects import _safe_globals, _global_name   # the allow-list itself, read by the loader (62_checkpoint_objects)
@@ -74,13 +74,15 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
          pickle_module=None, # torch's; litnn never unpickles (given, it means weights_only=False unless weights_only is set)
          *, weights_only=None, # False: also rebuild litnn Modules of already imported classes (62_checkpoint_objects); litnn never runs a pickle
          mmap=None, # accepted as torch's (f must then be a path); litnn reads the file into memory either way
-         verify:bool=True): # check every tensor's checksum (litnn checkpoints)
+         verify:bool=True, # check every tensor's checksum (litnn checkpoints)
+         **pickle_load_args): # torch's arguments for its unpickler (`encoding=`...): accepted, and unused, as nothing is unpickled
     "Load a litnn checkpoint, a `.safetensors` file or a PyTorch `torch.save` file. Nothing in the file can run code."
     if mmap and not isinstance(f, (str, os.PathLike)): raise ValueError("f must be a file path in order to use the mmap argument")
     if pickle_module is not None:
         if weights_only: raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
         weights_only = False
     _check_map_location(map_location)
+    if pickle_load_args: _check_pickle_load_args(pickle_load_args, weights_only)
     with _binary(f) as fh:
         start = fh.tell()
         head = fh.read(len(_LEGACY_TORCH))
@@ -94,6 +96,13 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
     if meta.get("format") == _FORMAT or {"structure", "checksums"} & meta.keys():
         return _from_litnn(meta, arrays, f, map_location, trusted=weights_only is False)
     return {k: Tensor._make(_place(a, "cpu", map_location)) for k, a in arrays.items()}
+
+def _check_pickle_load_args(args, weights_only):
+    "torch's handling of `**pickle_load_args`: a warning unless weights_only=False, and its unpickler's TypeError for a name it does not take."
+    if weights_only is not False: warnings.warn("pickle_load_args only works if `weights_only=False`.")
+    for k in args:     # (torch's weights-only unpickler takes encoding alone; pickle's C Unpickler its four)
+        if weights_only is not False and k != 'encoding': raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{k}'")
+        if k not in ('encoding', 'fix_imports', 'errors', 'buffers'): raise TypeError(f"'{k}' is an invalid keyword argument for Unpickler()")
 
 # %% ../nbs/60_saving_and_loading.ipynb #f063e859
 def add_safe_globals(safe_globals): # classes, or (class, "module.qualname") pairs

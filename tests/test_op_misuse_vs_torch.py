@@ -542,3 +542,123 @@ PRELU = {
 
 @pytest.mark.parametrize('name', list(PRELU))
 def test_prelu_checks_as_torch(name): _same(PRELU[name])
+
+
+# --- indexing, views and in-place: index tensors must be long, int, byte or bool (a list or array of any numbers is
+# made an int64 index, floats truncated); dims named twice, negative sizes and strides counted as torch's unsigned sizes
+def _g(L, dt=None): return L.arange(6, dtype=dt or L.float32).reshape(2, 3)
+def _set(t, k, v): t[k] = v; return t
+INDEX_VIEWS = {f'index with an {d} tensor': (lambda L, d=d: _g(L)[L.tensor([1, 0], dtype=getattr(L, d))])
+               for d in ['int8', 'int16', 'int32', 'int64', 'uint8', 'bool', 'float32', 'uint16', 'uint32', 'uint64']}
+INDEX_VIEWS.update({
+    'set through an int8 index tensor': lambda L: _set(_g(L), L.tensor([1], dtype=L.int8), 0.),
+    'set through an int32 index tensor': lambda L: _set(_g(L), L.tensor([1], dtype=L.int32), 0.),
+    'index_put_ with an int16 index': lambda L: _g(L).index_put_((L.tensor([1], dtype=L.int16),), L.tensor(0.)),
+    'index a list holding a float': lambda L: _g(L)[[0, 1.5]],
+    'index a list of one float': lambda L: _g(L)[[0.7]],
+    'index a list of a bool and a float': lambda L: _g(L)[[True, 1.5]],
+    'index a list holding a negative float': lambda L: _g(L)[[-1.5]],
+    'index a list holding a complex number': lambda L: _g(L)[[1j]],
+    'index a list holding a float out of range': lambda L: _g(L)[[0, 2.0 ** 40]],
+    'index a numpy float array': lambda L: _g(L)[np.array([0.5, 1.7])],
+    'index a numpy int8 array': lambda L: _g(L)[np.array([1, 0], dtype=np.int8)],
+    'index a numpy uint64 array': lambda L: _g(L)[np.array([1, 0], dtype=np.uint64)],
+    'index an empty numpy float array': lambda L: _g(L)[np.array([])],
+    'index a tuple holding a numpy float array': lambda L: _g(L)[(np.array([0.5]),)],
+    'index a float tensor inside a tuple': lambda L: _g(L)[:, L.tensor([0.])],
+    'squeeze a dim named twice': lambda L: L.ones(1, 1).squeeze((0, 0)),
+    'squeeze a dim named twice, once negative': lambda L: L.ones(1, 1).squeeze((0, -2)),
+    'squeeze a 0-d tensor with a dim named twice': lambda L: L.tensor(1.).squeeze((0, -1)),
+    'squeeze distinct dims': lambda L: L.ones(1, 2, 1).squeeze((0, 2)),
+    'squeeze a dim out of range among others': lambda L: L.ones(1, 1).squeeze((0, 5)),
+    'as_strided of a negative size': lambda L: L.arange(6.).as_strided((-1,), (1,)),
+    'as_strided of a negative stride': lambda L: L.arange(6.).as_strided((2,), (-1,)),
+    'empty_strided of a negative stride': lambda L: L.empty_strided((2,), (-1,)),
+    'empty_strided of a negative stride on a 2-d': lambda L: L.empty_strided((2, 3), (1, -2)),
+    'empty_strided of a negative stride on a size-1 dim': lambda L: L.empty_strided((1,), (-1,)).shape,
+    'empty_strided of a negative stride with no elements': lambda L: L.empty_strided((0,), (-1,)).shape,
+    'empty_strided of a negative size': lambda L: L.empty_strided((-1,), (1,)),
+    'empty_strided of a negative size beside a zero': lambda L: L.empty_strided((-1, 0), (1, 1)),
+    'requires_grad set True on a non-leaf': lambda L: setattr(L.ones(2, requires_grad=True) * 2, 'requires_grad', True),
+    'requires_grad set False on a non-leaf': lambda L: setattr(L.ones(2, requires_grad=True) * 2, 'requires_grad', False),
+    'requires_grad set to 1 on a non-leaf': lambda L: setattr(L.ones(2, requires_grad=True) * 2, 'requires_grad', 1),
+    'requires_grad_ on a non-leaf': lambda L: (L.ones(2, requires_grad=True) * 2).requires_grad_().requires_grad,
+    'requires_grad_(False) on a non-leaf': lambda L: (L.ones(2, requires_grad=True) * 2).requires_grad_(False),
+    'requires_grad set on a leaf made by an op without grad': lambda L: (lambda t: (setattr(t, 'requires_grad', True), t.requires_grad)[1])(L.ones(2) * 2),
+    'tril_indices in float32': lambda L: L.tril_indices(3, 3, dtype=L.float32),
+    'triu_indices in bool': lambda L: L.triu_indices(3, 3, dtype=L.bool),
+    'tril_indices in int8': lambda L: L.tril_indices(3, 3, dtype=L.int8),
+    'triu_indices in float64 with an offset': lambda L: L.triu_indices(3, 2, 1, dtype=L.float64),
+    'tril_indices in int32': lambda L: L.tril_indices(3, 3, dtype=L.int32),
+    'cartesian_prod of a 2-d tensor': lambda L: L.cartesian_prod(L.ones(2, 2)),
+    'cartesian_prod of a 0-d tensor second': lambda L: L.cartesian_prod(L.ones(2), L.tensor(1.)),
+    'cartesian_prod of one 1-d tensor': lambda L: L.cartesian_prod(L.arange(3)),
+})
+
+@pytest.mark.parametrize('name', list(INDEX_VIEWS))
+def test_indexing_and_views_misuse_as_torch(name): _same(INDEX_VIEWS[name])
+
+def test_complex_into_real_warns_as_torch():
+    "A complex value written into a real tensor (copy_, setitem, .to) keeps its real part with torch's UserWarning, not numpy's ComplexWarning."
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        litnn.set_warn_always(True)
+        try:
+            a = litnn.zeros(2).copy_(litnn.tensor([1 + 2j, 3j]))
+            b = litnn.zeros(2, 3); b[0] = litnn.tensor([1j, 2, 3 + 1j])
+            c = litnn.tensor([2 + 1j]).to(litnn.float32)
+        finally: litnn.set_warn_always(False)
+    assert a.tolist() == [1., 0.] and b[0].tolist() == [0., 2., 3.] and c.tolist() == [2.]
+    assert [type(x.message) for x in w] == [UserWarning] * 3, [repr(x.message) for x in w]
+    assert {str(x.message) for x in w} == {"Casting complex values to real discards the imaginary part"}
+    assert all(x.filename == __file__ for x in w)       # each names the line that wrote
+
+# --- autograd.Function's ctx marks tensors only; func transforms' checks in torch's order
+def _fn(L, fwd):
+    class Fn(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): return fwd(ctx, x)
+        @staticmethod
+        def backward(ctx, g): return g
+    return Fn.apply(L.ones(2, requires_grad=True))
+FUNCTIONS_AND_TRANSFORMS = {
+    'mark_non_differentiable of a number': lambda L: _fn(L, lambda c, x: (c.mark_non_differentiable(3), x * 2)[1]),
+    'mark_non_differentiable of None': lambda L: _fn(L, lambda c, x: (c.mark_non_differentiable(None), x * 2)[1]),
+    'mark_non_differentiable of an output': lambda L: _fn(L, lambda c, x: (lambda y: (c.mark_non_differentiable(y), y)[1])(x * 2)).requires_grad,
+    'mark_dirty of a number': lambda L: _fn(L, lambda c, x: (c.mark_dirty(3), x * 2)[1]),
+    'mark_dirty of a string': lambda L: _fn(L, lambda c, x: (c.mark_dirty('x'), x * 2)[1]),
+    'jacfwd of a float input': lambda L: L.func.jacfwd(lambda x: x * 2)(3.),
+    'jacfwd with an unknown randomness': lambda L: L.func.jacfwd(lambda x: x, randomness='foo')(L.ones(3)),
+    'jacfwd with randomness same': lambda L: L.func.jacfwd(lambda x: x * 2, randomness='same')(L.ones(2)),
+    'jacfwd of a float input with an unknown randomness': lambda L: L.func.jacfwd(lambda x: x, randomness='foo')(3.),
+    'vmap with an unknown randomness': lambda L: L.func.vmap(lambda x: x, randomness='foo')(L.ones(3)),
+    'vjp with cotangents of another structure': lambda L: L.func.vjp(lambda x: (x * 2, x), L.ones(3))[1](L.ones(3)),
+    'vjp with a dict of cotangents for a list': lambda L: L.func.vjp(lambda x: [x * 2, x], L.ones(3))[1]({'a': L.ones(3)}),
+}
+
+@pytest.mark.parametrize('name', list(FUNCTIONS_AND_TRANSFORMS))
+def test_functions_and_transforms_misuse_as_torch(name): _same(FUNCTIONS_AND_TRANSFORMS[name])
+
+# --- torch.load's **pickle_load_args: accepted (encoding= of old checkpoints), with torch's warning unless weights_only=False,
+# and its unpickler's TypeError for a name that unpickler does not take
+def _load_with(L, **kw):
+    import io
+    b = io.BytesIO(); L.save({'a': L.arange(3.)}, b); b.seek(0)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        r = L.load(b, **kw)
+    return r['a'], sorted({str(x.message) for x in w})
+LOAD_ARGS = {
+    'encoding': dict(encoding='latin1'),
+    'encoding, weights_only=False': dict(encoding='latin1', weights_only=False),
+    'encoding, weights_only=True': dict(encoding='latin1', weights_only=True),
+    'errors': dict(errors='strict'),
+    'errors, weights_only=False': dict(errors='strict', weights_only=False),
+    'fix_imports, weights_only=False': dict(fix_imports=True, weights_only=False),
+    'an unknown name': dict(foo=1),
+    'an unknown name, weights_only=False': dict(foo=1, weights_only=False),
+    'none': dict(),
+}
+
+@pytest.mark.parametrize('name', list(LOAD_ARGS))
+def test_load_pickle_args_as_torch(name): _same(lambda L: _load_with(L, **LOAD_ARGS[name]))

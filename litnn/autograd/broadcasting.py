@@ -11,6 +11,7 @@ from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, 
 from ..backend import _by_np, _cpp
 from .graph import Op, Node, _FREED, _Packed, _num, _ndarray, _detached_since
 from .grad_mode import _Mode
+from .._flags import _warn_once
 from ..backend import _writeable_alias
 from ..storage import _root as _memory_root, _address
 from .._python_arg_parser import _int_list   # torch's parser's int lists (reference/torch/with_numpy_argument_names)
@@ -78,7 +79,7 @@ class ToCopyBackward0(Op):
         if dtype is not None and a.dtype != dtype.np:
             if a.dtype.kind == 'c' and dtype.np.kind == 'b': a = a != 0     # (c10's complex -> bool: either part nonzero, no warning)
             elif a.dtype.kind == 'c' and dtype.np.kind != 'c':
-                warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+                _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None)    # (torch warns once a process)
                 a = a.real
             a = B._astype(a, dtype.np)
         return a.copy() if a is x._data else a

@@ -23,6 +23,10 @@ def _validated(ctx, grads):
                  for i, (g, (fn, _), meta) in enumerate(zip(grads, ctx.next_functions, ctx._in_meta)))
 
 # %% ../../nbs/14_custom_functions.ipynb #b7a0b590
+def _only_tensors(args, message):
+    "torch checks that a ctx marks tensors only (its message names no type)."
+    if not builtins.all(isinstance(t, Tensor) for t in args): raise RuntimeError(message)
+
 class FunctionCtx(Node):
     "The ctx (and graph node) of a custom `Function`."
     materialize_grads = True
@@ -33,7 +37,12 @@ class FunctionCtx(Node):
     @functools.cached_property
     def result(self): raise AttributeError(f"'{type(self).__name__}' object has no attribute 'result'")
     def set_materialize_grads(self, value): self.materialize_grads = value
-    def mark_dirty(self, *tensors): self._dirty = tensors
+    def mark_dirty(self, *tensors):
+        _only_tensors(tensors, 'mark_dirty can only accept variables, but argument ')   # (torch's words, cut short where its format fails)
+        self._dirty = tensors
+    def mark_non_differentiable(self, *outputs):
+        _only_tensors(outputs, 'mark_non_differentiable only accepts variable arguments, but got ')
+        Node.mark_non_differentiable(self, *outputs)
     def save_for_forward(self, *tensors): self._fw_saved = tensors   # what `jvp` reads as saved_tensors (14b_forward_mode)
     def save_for_backward(self, *tensors):
         for i, t in enumerate(tensors):     # tensors or None, as torch's ctx takes

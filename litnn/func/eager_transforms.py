@@ -48,7 +48,7 @@ def functional_call(module, # the module to call
     return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)
 
 # %% ../../nbs/33_function_transforms.ipynb #a256f3e1
-from ..utils._pytree import tree_flatten as _tree_flatten, tree_unflatten as _tree_unflatten
+from ..utils._pytree import tree_flatten as _tree_flatten, tree_unflatten as _tree_unflatten, treespec_pprint
 
 # %% ../../nbs/33_function_transforms.ipynb #a30a9e7d
 _level = [0]   # how many transforms are running now
@@ -219,7 +219,8 @@ def vjp(func, # a function of tensors (or trees of them) returning tensors
         _check_outputs(outs, "vjp(f, *primals)")
     def vjp_fn(cotangents):
         cts, ct_spec = _tree_flatten(cotangents)
-        if ct_spec != out_spec: raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of outputs to the function")
+        if ct_spec != out_spec: raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of outputs to the function. "
+                                                   f"cotangents: {treespec_pprint(ct_spec)}, primal output: {treespec_pprint(out_spec)}")
         for i, (c, o) in enumerate(zip(cts, outs)):
             if c.shape != o.shape: raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and output[{i}] has a shape of {o.shape}.")
         # the result keeps its graph where vjp_fn runs with grad mode on (wherever vjp ran), as in torch
@@ -301,6 +302,10 @@ def _jacfwd(func, argnums, has_aux, args, kwargs, randomness='error'):
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
     leaves, spec = _tree_flatten(tuple(args[a] for a in nums) if isinstance(argnums, tuple) else args[argnums])
     _error_if_complex("jacfwd", leaves, True)
+    for x in leaves:     # torch counts each input's elements (its numel), then builds the vmap that checks `randomness`
+        if not isinstance(x, Tensor): raise AttributeError(f"'{type(x).__name__}' object has no attribute 'numel'")
+    if randomness not in ('error', 'different', 'same'):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
     states = [(g, g.get_state()) for g in _generators()] if randomness == 'same' else ()
     def run(xs):
         a, tree = list(args), _tree_unflatten([_check_tensor(x) for x in xs], spec)
