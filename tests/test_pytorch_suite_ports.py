@@ -505,3 +505,27 @@ def test_batchnorm_load_state_dict_without_counter(meta):
 @pytest.mark.parametrize('n,t,d', [(1, 2, 2), (2, 1, 2), (3, 2, 3), (1, 2, 3)])
 def test_affine_grid_theta_batch_must_match_size(n, t, d):
     _same_error(lambda L: L.nn.functional.affine_grid(L.zeros(t, d, d + 1), L.Size([n, 1] + [2] * d), align_corners=False))
+
+
+# test_nn.py test_grid_sample (side by side, special coordinates): border and reflection clip a NaN coordinate (and an
+# infinite one, which reflection turns into NaN) to 0; a tap outside passes no gradient even with a NaN weight; bicubic taps of a huge coordinate read outside (torch's
+# safe_downgrade_to_int_range), so they weigh nothing (zeros) or the edge (border); values and both gradients
+@pytest.mark.parametrize('mode', ['bilinear', 'nearest', 'bicubic'])
+@pytest.mark.parametrize('padding_mode', ['zeros', 'border', 'reflection'])
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_grid_sample_nan_inf_and_huge_coordinates(mode, padding_mode, dtype):
+    nan, inf = float('nan'), float('inf')
+    r = []
+    for L in LIBS:
+        inp = L.arange(1., 13).view(1, 1, 3, 4).to(getattr(L, dtype)).requires_grad_()
+        g = L.tensor([[[[nan, 0.], [0., nan], [inf, 0.], [-inf, 0.3], [nan, nan], [1e30, 0.], [-1e30, 0.2], [3., -5e9]]]])
+        g = g.to(getattr(L, dtype)).requires_grad_()
+        for ac in (True, False):
+            y = L.nn.functional.grid_sample(inp, g, mode=mode, padding_mode=padding_mode, align_corners=ac)
+            if mode == 'bilinear' and padding_mode != 'zeros':     # torch's backward of a NaN point there crashes (segfault)
+                r.append([y.detach().numpy()]); continue
+            y.sum().backward()
+            r.append([y.detach().numpy(), inp.grad.numpy(), g.grad.numpy()])
+            inp.grad = g.grad = None
+    for a, b in zip(r[:2], r[2:]):
+        for x, y in zip(a, b): np.testing.assert_allclose(x, y, atol=1e-5, equal_nan=True)

@@ -3460,8 +3460,9 @@ def _reflect(c, lo2, hi2):
 def _clip(c, n):
     """torch's clip_coordinates_set_grad: `c` clamped to [0, n - 1], its gradient passed only strictly inside (a point
     exactly on the first or last pixel gets none, unlike `clamp`'s)."""
-    inside = Tensor._make(~((c._data <= 0) | (c._data >= n - 1)))
-    return where(inside, c, c.detach().clamp(0, n - 1))
+    inside = Tensor._make(~((c._data <= 0) | (c._data >= n - 1) | (c._data != c._data)))
+    # a NaN coordinate (a NaN in the grid, or an infinite one reflected) is clipped to 0, as torch's CPU kernel does
+    return where(inside, c, c.detach().nan_to_num(0.).clamp(0, n - 1))
 
 def _inside(c, n, padding_mode, align_corners):
     "Coordinates moved inside by the padding mode (`zeros` leaves them)."
@@ -3477,7 +3478,8 @@ def _read(input, idx, valid):
     xp = array_namespace(input._data)
     n = xp.arange(input.shape[0]).reshape((-1,) + (1,) * (idx[0].ndim - 1))
     key = (Tensor._make(n), slice(None)) + tuple(Tensor._make(xp.asarray(np.clip(i, 0, s - 1))) for i, s in zip(idx, input.shape[2:]))
-    return (input[key] * Tensor._make(xp.asarray(valid[..., None].astype(input._data.dtype)))).movedim(-1, 1)
+    # `where`, not a product with the mask: a tap outside must pass no gradient to the input even when its weight is NaN
+    return where(Tensor._make(xp.asarray(valid[..., None])), input[key], 0).movedim(-1, 1)
 
 def _within(idx, sizes):
     "Which taps fall inside the input."
@@ -3495,10 +3497,12 @@ def _cubic_weights(t):
 def _bicubic(input, coords, padding_mode, align_corners):
     "Bicubic sampling at pixel coordinates `coords` (y, x): 4 x 4 taps, each moved inside by the padding mode on its own."
     sizes, dt = input.shape[2:], input._data.dtype
-    lo = [np.floor(c._data).astype(np.int64) for c in coords]
-    weights = [_cubic_weights((c - Tensor._make(l.astype(dt))).unsqueeze(1)) for c, l in zip(coords, lo)]
+    lo = [np.floor(c._data) for c in coords]           # kept in floating point: a huge coordinate has no int64 floor
+    weights = [_cubic_weights((c - Tensor._make(l)).unsqueeze(1)) for c, l in zip(coords, lo)]
     def tap(l, k, n):      # torch moves each tap (not the point) inside, then truncates it to an integer
-        return _inside(Tensor._make((l + k - 1).astype(dt)), n, padding_mode, align_corners)._data.astype(np.int64)
+        t = _inside(Tensor._make((l + k - 1).astype(dt)), n, padding_mode, align_corners)._data
+        # torch's safe_downgrade_to_int_range: a tap that is not finite or beyond int32 reads as -100, outside the input
+        return np.where(np.isfinite(t) & (t <= 2 ** 31 - 2) & (t >= -2 ** 31), t, -100).astype(np.int64)
     out = 0
     for i in range(4):
         for j in range(4):
