@@ -46,6 +46,7 @@ def _index_key(x, key):
         else:
             k = _index_array(k, x)
             if k.ndim == 0 and k.dtype.kind in 'iu': k, op = builtins.int(k), SelectBackward0
+            elif k.size == 0 and k.dtype == bool and (m := _mask_mismatch(x, key)): raise IndexError(m)    # (numpy takes an empty mask on any dim)
             else: adv = True
         out.append(k)
     if adv: return (_torch_order(out) if builtins.any(type(k) is builtins.int for k in out) else tuple(out)), IndexBackward0
@@ -285,12 +286,13 @@ def _check_put_overlap(x, key, k, value):
         if isinstance(t, Tensor): _check_no_overlap(region, t._data)
 
 def _setitem_value(x, value):
-    "torch's checks of the value of `x[key] = value`: a tensor, or a number (a numpy scalar too) that fits x's dtype; not a list or an array."
+    "torch's checks of the value of `x[key] = value`: a tensor, or a number (a numpy integer, float64 or complex128 too) that fits x's dtype; not a list or an array."
     if isinstance(value, Tensor):
         if value._data.dtype.kind == 'c' and x._data.dtype.kind not in 'cb':     # a complex value into a real tensor: its real part, as copy_ (17b)
             _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None); return value.real
         return value
-    if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.bool_, np.number)):
+    if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.integer)):    # (numpy's float64 and complex128 are Python's
+        # float and complex; its other floats and its bool are refused, as torch's parser does not read them as numbers here)
         if type(value) is builtins.int and not -2**63 <= value < 2**63: raise ValueError("Overflow when unpacking long long")
         return _checked_scalar(value, x._data.dtype)
     t = type(value)

@@ -594,6 +594,15 @@ INDEX_VIEWS.update({
     'cartesian_prod of a 0-d tensor second': lambda L: L.cartesian_prod(L.ones(2), L.tensor(1.)),
     'cartesian_prod of one 1-d tensor': lambda L: L.cartesian_prod(L.arange(3)),
 })
+# an empty mask is checked against the dims it covers (numpy takes it on any dim); a numpy scalar set into a tensor must be
+# an integer, a float64 or a complex128 (Python's own float and complex): torch refuses numpy's other floats and its bool
+for shape in [(0,), (0, 3), (2, 0), (0, 0)]:
+    INDEX_VIEWS[f'index with an empty bool mask of shape {shape}'] = lambda L, shape=shape: _g(L)[L.zeros(shape, dtype=L.bool)]
+INDEX_VIEWS['index an empty tensor with an empty bool mask'] = lambda L: L.zeros(0, 3)[L.zeros(0, dtype=L.bool)]
+INDEX_VIEWS['set through an empty bool mask of the wrong shape'] = lambda L: _set(_g(L), L.zeros(0, dtype=L.bool), 1.)
+for v in ['float32', 'float64', 'float16', 'int64', 'int32', 'uint8', 'bool_', 'complex64', 'complex128']:
+    for dt in ['float32', 'int64', 'complex64']:
+        INDEX_VIEWS[f'set a numpy {v} scalar into {dt}'] = lambda L, v=v, dt=dt: _set(_g(L, getattr(L, dt)), 0, getattr(np, v)(1))
 
 @pytest.mark.parametrize('name', list(INDEX_VIEWS))
 def test_indexing_and_views_misuse_as_torch(name): _same(INDEX_VIEWS[name])
