@@ -529,3 +529,17 @@ def test_grid_sample_nan_inf_and_huge_coordinates(mode, padding_mode, dtype):
             inp.grad = g.grad = None
     for a, b in zip(r[:2], r[2:]):
         for x, y in zip(a, b): np.testing.assert_allclose(x, y, atol=1e-5, equal_nan=True)
+
+
+# test_nn.py test_interpolate (side by side): a size given as integer tensors (a scalar, a tuple of them, a 1-element
+# tensor, int32) is read as its value, as torch's kernels read it; litnn multiplied numpy arrays by the tensor
+@pytest.mark.parametrize('dim,mode', [(1, 'nearest'), (1, 'linear'), (2, 'bilinear'), (2, 'area'), (3, 'trilinear'), (2, 'bicubic')])
+@pytest.mark.parametrize('make', [lambda L: L.tensor(3), lambda L: L.tensor([3]), lambda L: L.tensor(3, dtype=L.int32)])
+@pytest.mark.parametrize('as_tuple', [False, True])
+def test_interpolate_integer_tensor_size(dim, mode, make, as_tuple):
+    r = []
+    for L in LIBS:
+        x = L.arange(2. ** dim).view([1, 1] + [2] * dim)
+        size = (make(L),) * dim if as_tuple else make(L)
+        r.append(L.nn.functional.interpolate(x, size=size, mode=mode).numpy())
+    np.testing.assert_allclose(r[0], r[1], rtol=1e-6)

@@ -5297,7 +5297,9 @@ _RESAMPLE_MODES = {'nearest': (3, 4, 5), 'nearest-exact': (3, 4, 5), 'area': (3,
 _RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5}
 
 def _per_dim(v, dim, what, input):
-    if not isinstance(v, (list, tuple)): return [v] * dim
+    # an integer tensor size (a shape computed with tensors) is its value, as torch's kernels read it
+    as_int = lambda x: int(x) if what == 'size' and isinstance(x, Tensor) and not x.is_floating_point() else x
+    if not isinstance(v, (list, tuple)): return [as_int(v)] * dim
     if len(v) != dim:
         a, b = ('output', 'output size of') if what == 'size' else ('scale_factor', 'scale_factor of shape')
         raise ValueError(f"Input and {a} must have the same number of spatial dimensions, but got input with spatial dimensions of "
@@ -5306,7 +5308,7 @@ def _per_dim(v, dim, what, input):
     # torch's _is_integer on each size: an int (numpy's too) or a tensor that is not floating point
     if what == 'size' and not all(isinstance(x, (int, np.integer)) or isinstance(x, Tensor) and not x.is_floating_point() for x in v):
         raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got size with types {[type(x) for x in v]}")
-    return list(v)
+    return [as_int(x) for x in v]
 
 def _refuse_integer_images(input, mode):
     "torch's NotImplementedError for integer inputs, named by the kernel torch reaches; uint8 images may be resized (not linearly in 1-d/3-d)."
