@@ -1588,11 +1588,15 @@ def const_data_ptr(self:Tensor):
     return self.data_ptr()
 
 def _read_only(name, get, doc):
-    "A property that refuses assignment with torch's message for its C attributes."
-    def refuse(self, value): raise AttributeError(f"attribute '{name}' of 'litnn.Tensor' objects is not writable")
+    "A property that refuses assignment with torch's message for the attributes its C class, TensorBase, defines."
+    def refuse(self, value): raise AttributeError(f"attribute '{name}' of 'litnn._C.TensorBase' objects is not writable")
     return property(get, refuse, doc=doc)
 
 Tensor.output_nr = _read_only('output_nr', lambda self: self._output_nr, "Which output of its `grad_fn` this tensor is (0 for a leaf).")
+# the attributes defined so far with no setter (shape, dtype, device, is_leaf, ndim...) refuse assignment in the same words
+for _n, _p in list(vars(Tensor).items()):
+    if type(_p) is property and _p.fset is None and not _n.startswith('__'):
+        setattr(Tensor, _n, property(_p.fget, _read_only(_n, None, None).fset, _p.fdel, _p.__doc__))
 
 def is_distributed(input):
     "False: no tensor is split over processes (an attribute left from Lua Torch)."

@@ -604,6 +604,11 @@ for v in ['float32', 'float64', 'float16', 'int64', 'int32', 'uint8', 'bool_', '
     for dt in ['float32', 'int64', 'complex64']:
         INDEX_VIEWS[f'set a numpy {v} scalar into {dt}'] = lambda L, v=v, dt=dt: _set(_g(L, getattr(L, dt)), 0, getattr(np, v)(1))
 
+# attributes torch's TensorBase defines refuse assignment in its words
+for a in ['shape', 'dtype', 'device', 'is_leaf', 'ndim', 'layout', 'is_cuda', 'is_sparse', 'is_meta', 'nbytes', 'itemsize',
+          'retains_grad', 'output_nr', 'name', 'is_quantized', 'is_nested']:
+    INDEX_VIEWS[f'assign to .{a}'] = lambda L, a=a: (lambda t: setattr(t, a, getattr(t, a)))(L.ones(2, requires_grad=True) * 2)
+
 @pytest.mark.parametrize('name', list(INDEX_VIEWS))
 def test_indexing_and_views_misuse_as_torch(name): _same(INDEX_VIEWS[name])
 
