@@ -71,3 +71,53 @@ def test_erfinv_float32_and_half_as_torch_for_timm_trunc_normal():
         w.uniform_(2 * lo - 1, 2 * hi - 1); w.erfinv_(); w.mul_(0.02 * 2 ** 0.5); w.clamp_(min=-2, max=2)
         outs.append(w.numpy())
     assert (outs[0] != outs[1]).mean() < 0.02
+
+
+# opacus's functorch per-sample gradients (grad_sample_mode="functorch", and its fallback for layers it has no rule for)
+# run `vmap(grad(loss))` inside a backward hook, where grad mode is off: litnn built the per-sample copies of the
+# unbatched parameters under that no_grad, as views without history, so every per-sample gradient came back zero
+def test_vmap_of_grad_under_no_grad_as_torch():
+    res = {}
+    for lib in (torch, litnn):
+        w = lib.nn.Parameter(lib.tensor([1., -2., 0.5])); b = lib.nn.Parameter(lib.tensor(0.3))
+        x = lib.tensor([[1., 2., 3.], [-1., 0.5, 2.], [0., 1., -1.], [2., 2., 2.]])
+        f = lambda ps, a: lib.tanh(ps[0] @ a + ps[1]) ** 2
+        g = lib.func.vmap(lib.func.grad(f), in_dims=(None, 0))
+        with lib.no_grad(): r1 = g([w, b], x)
+        r2 = g([w, b], x)
+        with lib.no_grad(): r3 = lib.func.vmap(lib.func.grad_and_value(f), in_dims=(None, 0))([w, b * 1], x)
+        res[lib.__name__] = [t.detach().numpy() for t in (*r1, *r2, *r3[0], r3[1])] + [[t.requires_grad for t in r1]]
+    for a, b in zip(res['torch'][:-1], res['litnn'][:-1]): np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+    assert res['litnn'][-1] == res['torch'][-1]
+    assert np.abs(res['litnn'][0]).sum() > 0
+
+
+# opacus imports `implicit_replication` from torch.distributed._tensor.experimental (the pre-2.5 path of DTensor) and
+# `_collate_fn_t` from torch.utils.data.dataloader at `import opacus`: both were missing, so opacus did not import at all
+def test_dtensor_old_import_path_and_implicit_replication_as_torch():
+    import importlib, tempfile
+    out = {}
+    for lib in (torch, litnn):
+        n = lib.__name__
+        old = importlib.import_module(f'{n}.distributed._tensor')
+        ex = importlib.import_module(f'{n}.distributed._tensor.experimental')
+        new = importlib.import_module(f'{n}.distributed.tensor')
+        assert ex is importlib.import_module(f'{n}.distributed.tensor.experimental')
+        assert old.DTensor is new.DTensor and old.Shard is new.Shard
+        assert importlib.import_module(f'{n}.distributed._tensor.placement_types').Replicate is new.Replicate
+        assert importlib.import_module(f'{n}.utils.data.dataloader')._collate_fn_t is not None
+        lib.distributed.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+        try:
+            mesh = importlib.import_module(f'{n}.distributed.device_mesh').init_device_mesh("cpu", (1,))
+            d = new.distribute_tensor(lib.arange(6.).reshape(2, 3), mesh, [new.Shard(0)])
+            r = []
+            with pytest.raises(RuntimeError, match="got mixed torch.Tensor and DTensor"): d + lib.ones(2, 3)
+            with ex.implicit_replication():
+                y = d + lib.ones(2, 3); z = lib.ones(3) * d
+                p = new.distribute_tensor(lib.ones(3), mesh, [new.Replicate()]); p.add_(lib.full((3,), 2.))
+                r = [type(y).__name__, y.placements, z.placements, p.placements, y.to_local().tolist(), p.to_local().tolist()]
+            with pytest.raises(RuntimeError, match="got mixed torch.Tensor and DTensor"): d + lib.ones(2, 3)
+            out[n] = [str(v) for v in r]
+        finally:
+            lib.distributed.destroy_process_group()
+    assert out['litnn'] == out['torch']

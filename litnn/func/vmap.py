@@ -434,9 +434,11 @@ def _batched_grad_and_value(func, argnums, has_aux, args, kwargs):
     if len(sizes) != 1 or any(isinstance(t, BatchedTensor) and (not _is_b(t, level) or isinstance(t._value, BatchedTensor)) for t in leaves):
         raise _NotBatchable("grad over a nested or closed-over batch")
     n = sizes.pop()
-    phys = [t._value if _is_b(t, level) else _check_tensor(t).unsqueeze(0).expand((n,) + tuple(t.shape)) for t in leaves]
-    fresh = [p.view_as(p) if p.requires_grad else _set_requires_grad(p.detach(), True) for p in phys]
-    with enable_grad(), _Level(args, batched=True) as lvl:
+    # _Level first: it reads the grad mode of the caller. The per-sample copies are made with grad mode on: under no_grad
+    # an expanded parameter would be a view without history, and its gradient lost
+    with _Level(args, batched=True) as lvl, enable_grad():
+        phys = [t._value if _is_b(t, level) else _check_tensor(t).unsqueeze(0).expand((n,) + tuple(t.shape)) for t in leaves]
+        fresh = [p.view_as(p) if p.requires_grad else _set_requires_grad(p.detach(), True) for p in phys]
         new = iter(_tree_unflatten([_batched(q, level) for q in fresh], spec) if isinstance(argnums, tuple) else [_tree_unflatten([_batched(q, level) for q in fresh], spec)])
         args = [next(new) if i in (argnums if isinstance(argnums, tuple) else (argnums,)) else a for i, a in enumerate(args)]
         output, aux = _scalar_output(func(*args, **kwargs), has_aux)

@@ -155,7 +155,8 @@ def _torch_function(cls, func, types, args=(), kwargs=None):
     kwargs = kwargs or {}
     flat = _flat([args, kwargs], [])
     dts = [a for a in flat if isinstance(a, DTensor)]
-    if any(isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0 for a in flat) and dts:
+    if (dts and not DTensor._op_dispatcher._allow_implicit_replication
+            and any(isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0 for a in flat)):
         raise RuntimeError(f"{_op_name(func)} got mixed torch.Tensor and DTensor, need to convert all torch.Tensor "
                            "to DTensor before calling distributed operators!")
     with _C.DisableTorchFunctionSubclass(): ret = func(*args, **kwargs)
@@ -172,6 +173,11 @@ def _torch_function(cls, func, types, args=(), kwargs=None):
         return ret
     return wrap(ret)
 
+class _OpDispatcher:
+    "Where torch's DTensor keeps its dispatch switches; `implicit_replication` (below) flips this one."
+    _allow_implicit_replication = False
+
+DTensor._op_dispatcher = _OpDispatcher()
 DTensor.__torch_function__ = classmethod(_torch_function)
 
 # %% ../../../nbs/76a_distributed_tensor.ipynb #531319a0

@@ -8,7 +8,7 @@ __all__ = ['DataLoader']
 # %% ../../../nbs/54_dataloader.ipynb #f59b11b3
 import copy, itertools, math, os, random, warnings
 import numpy as np
-from typing import Generic, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 from ...backend import array_namespace, patch, int64, Generator, default_generator
 from ..._tensor import Tensor
 from ..._creation import empty
@@ -49,6 +49,10 @@ def _check_workers(num_workers, timeout, prefetch_factor, persistent_workers):
 
 # %% ../../../nbs/54_dataloader.ipynb #c30c473e
 _T_co = TypeVar("_T_co", covariant=True)
+# torch's annotation aliases, which libraries import from here (opacus's DPDataLoader: `_collate_fn_t`)
+_T = TypeVar("_T")
+_worker_init_fn_t = Callable[[int], None]
+_collate_fn_t = Callable[[list[_T]], Any]
 
 class DataLoader(Generic[_T_co]):   # Generic as torch's: `DataLoader[list[Tensor]]` in annotations
     """Batches of `dataset`'s samples, ordered by a sampler, joined by `collate_fn` (as `torch.utils.data.DataLoader`).
