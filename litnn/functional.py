@@ -422,11 +422,12 @@ from . import linalg
 
 def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
     "The vector p-norm over `dim` (all elements when None): p a number, inf, or 'fro' (2); 'nuc' a matrix norm."
-    if p == 'fro' or p is None: p = 2
-    elif isinstance(p, str):    # a matrix norm by name
+    # 'fro' over at most two dims is the vector 2-norm; any other name, or 'fro' over more dims, goes to matrix_norm,
+    # whose checks (order first, then the 2-tuple of dims) raise as torch.norm's do
+    if isinstance(p, str) and not (p == 'fro' and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2)):
         dims = tuple(range(input.dim())) if dim is None else (dim,) if isinstance(dim, builtins.int) else tuple(dim)
-        if input.dim() >= 2 and len(dims) != 2: raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
         return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
+    if p == 'fro' or p is None: p = 2
     return linalg.vector_norm(input, p, dim, keepdim, dtype=dtype)      # a number p: torch.norm is vector_norm
 
 Tensor.norm = norm

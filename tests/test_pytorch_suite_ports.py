@@ -543,3 +543,28 @@ def test_interpolate_integer_tensor_size(dim, mode, make, as_tuple):
         size = (make(L),) * dim if as_tuple else make(L)
         r.append(L.nn.functional.interpolate(x, size=size, mode=mode).numpy())
     np.testing.assert_allclose(r[0], r[1], rtol=1e-6)
+
+
+# test_pruning.py (side by side): ln_structured(n='fro') over a conv weight asks torch.norm for 'fro' over 4 dims, which
+# torch sends to linalg.matrix_norm and refuses ("dim must be a 2-tuple"); litnn computed a vector norm. matrix_norm checks
+# its order before A and dim, as torch's kernel does
+@pytest.mark.parametrize('case', [
+    lambda L: L.norm(L.ones(2, 3, 4), p='fro', dim=(0, 1, 2)),
+    lambda L: L.ones(2, 3, 4, 5).norm(p='fro', dim=[0, 1, 2, 3], keepdim=True),
+    lambda L: L.norm(L.ones(2, 3, 4), p='bad'),
+    lambda L: L.norm(L.ones(2, 3, 4), p='nuc', dim=0),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 3, 4), 3, (0, 1, 2)),
+    lambda L: L.linalg.matrix_norm(L.ones(3), 'bad'),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 3, dtype=L.int64), 0.5),
+    lambda L: L.nn.utils.prune.ln_structured(L.nn.Conv2d(2, 2, 2), 'weight', amount=1, n='fro', dim=0),
+])
+def test_norm_fro_over_more_than_two_dims_and_matrix_norm_order_first(case):
+    import torch.nn.utils.prune  # noqa: F401 (torch imports prune only on demand)
+    _same_error(case)
+
+
+@pytest.mark.parametrize('dim', [None, 0, (1,), (0, 1), (-1, -2)])
+def test_norm_fro_over_at_most_two_dims_is_the_vector_norm(dim):
+    x = np.random.RandomState(0).randn(2, 3, 4).astype(np.float32)
+    r = [L.norm(L.tensor(x), p='fro', dim=dim).numpy() for L in LIBS]
+    np.testing.assert_allclose(r[0], r[1], rtol=1e-6)

@@ -500,6 +500,9 @@ def _extreme(x, ord):
 
 def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
     "The `ord` matrix norm ('fro', 'nuc', ±1, ±2, ±inf) of the matrices in dims `dim` of A."
+    # the order is checked before A and dim, as torch's kernel does (torch.norm(x, 'fro', dim=(0, 1, 2)) lands here)
+    if not (ord in ('fro', 'nuc') if isinstance(ord, str) else abs(ord) in (1, 2, math.inf)):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if dtype is not None: A = _cast(A, to_dtype(dtype))
     _check_float('linalg.matrix_norm', A)
     if A.dim() < 2: raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
