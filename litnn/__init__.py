@@ -69,6 +69,8 @@ from ._quantized import (quantize_per_tensor, quantize_per_channel, quantize_per
     q_scale, q_zero_point, q_per_channel_scales, q_per_channel_zero_points, q_per_channel_axis, fake_quantize_per_tensor_affine,
     fake_quantize_per_channel_affine)   # reference/ao/quantization/quantized_tensors
 from . import ao                    # torch.ao: quantization (reference/ao)
+from . import quantization          # torch.quantization, its old name (reference/quantization/package)
+import litnn.nn.quantized               # torch.nn.quantized (reference/nn/quantized/package)
 
 def __getattr__(name):   # litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
     if name in ('multiprocessing', '_inductor', '_functorch'):   # (torch._inductor and _functorch load on first use too)
