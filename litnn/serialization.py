@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['DEFAULT_PROTOCOL', 'PROTOCOL_VERSION', 'MAGIC_NUMBER', 'LONG_SIZE', 'INT_SIZE', 'SHORT_SIZE', 'MAP_PRIVATE',
-           'MAP_SHARED', 'save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals',
-           'SourceChangeWarning', 'safe_globals', 'LoadEndianness', 'get_default_load_endianness',
+           'MAP_SHARED', 'save', 'load', 'get_unsafe_globals_in_checkpoint', 'add_safe_globals', 'get_safe_globals',
+           'clear_safe_globals', 'SourceChangeWarning', 'safe_globals', 'LoadEndianness', 'get_default_load_endianness',
            'set_default_load_endianness', 'get_crc32_options', 'set_crc32_options', 'get_default_mmap_options',
            'set_default_mmap_options', 'check_module_version_greater_or_equal', 'save_file', 'load_file']
 
@@ -103,6 +103,46 @@ def _check_pickle_load_args(args, weights_only):
     for k in args:     # (torch's weights-only unpickler takes encoding alone; pickle's C Unpickler its four)
         if weights_only is not False and k != 'encoding': raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{k}'")
         if k not in ('encoding', 'fix_imports', 'errors', 'buffers'): raise TypeError(f"'{k}' is an invalid keyword argument for Unpickler()")
+
+# %% ../nbs/60_saving_and_loading.ipynb #f098fd66
+import _compat_pickle, io, pickletools, re, zipfile
+from ._torch_files import _ALLOWED, _MAX_PICKLE
+from ._objects import _current_name, _STORAGE_CLASSES
+from ._checkpoint_file import _json
+
+# the globals torch's weights-only unpickler allows by default beyond those litnn reads (_ALLOWED): its tensor-type,
+# storage, dtype and qscheme names, and rebuild functions of tensors litnn has no form of
+_TORCH_SAFE = re.compile(r"torch\.((cuda\.|sparse\.|cuda\.sparse\.)?[A-Za-z0-9]+(Tensor|Storage)|storage\.(Typed|Untyped)Storage|u?int[0-9]+|float[0-9a-z_]+|"
+                         r"bfloat16|bool|complex(32|64|128)|bits[0-9x]+|q?u?int[0-9x]+|per_(tensor|channel)_[a-z_]+|nn\.parameter\.Parameter|"
+                         r"_utils\._rebuild_(tensor|qtensor|nested_tensor|wrapper_subclass|device_tensor_from_cpu_tensor|device_tensor_from_numpy))")
+
+_TORCH_SAFE_NAMES = {"builtins.bytearray", "builtins.complex"}
+
+def _py3_name(module, name):
+    "A global named in a protocol-2 pickle as Python 3 reads it (pickle's own renames: __builtin__.xrange is builtins.range)."
+    module, name = _compat_pickle.NAME_MAPPING.get((module, name), (_compat_pickle.IMPORT_MAPPING.get(module, module), name))
+    return f"{module}.{name}"
+
+def get_unsafe_globals_in_checkpoint(f): # a path or a binary file object written by `save`
+    "The names (\"module.name\") of the classes and functions in checkpoint `f` that `load` would refuse (not allow-listed), read without loading it."
+    with _binary(f) as fh:
+        start = fh.tell(); head = fh.read(len(_LEGACY_TORCH)); fh.seek(start)
+        if head.startswith(b"PK"):      # a PyTorch zip file: the GLOBAL instructions of its pickle, disassembled, never run
+            with zipfile.ZipFile(fh) as zf:
+                names = zf.namelist()
+                if any(n.endswith("/constants.pkl") for n in names):
+                    raise ValueError("Expected input to be a checkpoint returned by torch.save but got a torchscript checkpoint")
+                pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
+                if not pkl or zf.getinfo(pkl[0]).file_size > _MAX_PICKLE: raise ValueError("Expected input to be a checkpoint returned by torch.save")
+                found = {_py3_name(*arg.split(" ", 1)) for op, arg, _ in pickletools.genops(io.BytesIO(zf.read(pkl[0]))) if op.name == "GLOBAL"}
+            return [g for g in found if g not in _ALLOWED and g not in _TORCH_SAFE_NAMES and g not in _safe_globals and not _TORCH_SAFE.fullmatch(g)]
+        if head[8:9] != b"{": raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        meta, _ = _read_safetensors(fh, f, False)
+    # litnn's own format: the classes of the whole objects it stores (62_checkpoint_objects), as `load` checks them
+    records = _json(meta.get("structure", "{}"), f, "its structure").get("objects", ())
+    classes = {r["class"] for r in records if type(r) is dict and type(r.get("class")) is str}
+    return [c for c in classes if c not in _safe_globals and _current_name(c) not in _safe_globals and c not in _STORAGE_CLASSES]
+
 
 # %% ../nbs/60_saving_and_loading.ipynb #f063e859
 def add_safe_globals(safe_globals): # classes, or (class, "module.qualname") pairs

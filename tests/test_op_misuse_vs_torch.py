@@ -676,3 +676,32 @@ LOAD_ARGS = {
 
 @pytest.mark.parametrize('name', list(LOAD_ARGS))
 def test_load_pickle_args_as_torch(name): _same(lambda L: _load_with(L, **LOAD_ARGS[name]))
+
+# --- serialization.get_unsafe_globals_in_checkpoint: the classes a checkpoint names that load would refuse, in a file
+# each library saves (litnn's own format, or torch's zip), and in a file torch saved (the zip read by litnn)
+class _Plain:
+    def __init__(self): self.v = 1
+
+def _unsafe(L, make, saver=None, allow=()):
+    import io
+    b = io.BytesIO(); (saver or L).save(make(saver or L), b); b.seek(0)
+    L.serialization.add_safe_globals(list(allow))
+    try: return sorted(g.replace('litnn', 'torch') for g in L.serialization.get_unsafe_globals_in_checkpoint(b))
+    finally: L.serialization.clear_safe_globals()
+UNSAFE_OBJECTS = {
+    'tensors and containers': lambda L: {'a': L.ones(2), 'b': [1, 2.5, 'x', None], 'c': __import__('collections').OrderedDict(x=L.zeros(1))},
+    'a module': lambda L: L.nn.Linear(2, 2),
+    'nested modules': lambda L: L.nn.Sequential(L.nn.Linear(1, 1), L.nn.ReLU()),
+    'a plain object': lambda L: {'p': _Plain()},
+    'a Parameter, dtypes, a device, a Size': lambda L: [L.nn.Parameter(L.ones(2)), L.float16, L.device('cpu'), L.Size([2])],
+    'sets, complex numbers, bytearrays': lambda L: [{1, 2}, 1 + 2j, bytearray(b'a')],
+}
+UNSAFE = {f'{n}, saved by {who}': (lambda L, make=make, who=who: _unsafe(L, make, torch if who == 'torch' else None))
+          for n, make in UNSAFE_OBJECTS.items() for who in ('each', 'torch')}
+UNSAFE['torch-saved slice, range, frozenset, defaultdict'] = lambda L: _unsafe(L, lambda T: [slice(1, 2), range(2), frozenset({1}), __import__('collections').defaultdict(int)], torch)
+UNSAFE['a plain object allow-listed'] = lambda L: _unsafe(L, UNSAFE_OBJECTS['a plain object'], allow=[_Plain])
+UNSAFE['garbage'] = lambda L: L.serialization.get_unsafe_globals_in_checkpoint(__import__('io').BytesIO(b'garbage'))
+UNSAFE['an empty file'] = lambda L: L.serialization.get_unsafe_globals_in_checkpoint(__import__('io').BytesIO(b''))
+
+@pytest.mark.parametrize('name', list(UNSAFE))
+def test_unsafe_globals_in_checkpoint_as_torch(name): _same(UNSAFE[name])

@@ -835,7 +835,7 @@ def test_top_level_names():
                               'safe_globals', 'save_file', 'load_file', 'LoadEndianness', 'get_default_load_endianness',
                               'set_default_load_endianness', 'get_crc32_options', 'set_crc32_options', 'get_default_mmap_options',
                               'set_default_mmap_options', 'check_module_version_greater_or_equal', 'DEFAULT_PROTOCOL', 'PROTOCOL_VERSION',
-                              'MAGIC_NUMBER', 'LONG_SIZE', 'INT_SIZE', 'SHORT_SIZE', 'MAP_PRIVATE', 'MAP_SHARED'}
+                              'MAGIC_NUMBER', 'LONG_SIZE', 'INT_SIZE', 'SHORT_SIZE', 'MAP_PRIVATE', 'MAP_SHARED', 'get_unsafe_globals_in_checkpoint'}
     assert all(hasattr(torch.serialization, n) for n in S.__all__ if n not in ('save_file', 'load_file'))
     assert all(n in torch.serialization.__all__ and getattr(S, n).__module__ == 'litnn.serialization'
                for n in ['add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals'])
