@@ -2872,6 +2872,39 @@ def _log_ndtr(xp, a):
     pos = xp.log1p(-0.5 * _erfc(xp, xp.maximum(x, 0) / _SQRT2))
     return xp.where(x > 0, pos, xp.where(x < -20, tail, mid)).astype(a.dtype)
 
+# Cephes' ndtri (torch's calc_ndtri), in the input's precision: a rational approximation near 0.5 and two in the tails,
+# in z = sqrt(-2 log y). The erfinv formula sqrt(2) erfinv(2p - 1) loses every p below 1e-16 (2p - 1 rounds to -1)
+_NDTRI_P0 = (-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1, 1.39312609387279679503E1,
+             -1.23916583867381258016E0)
+_NDTRI_Q0 = (1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1, -2.25462687854119370527E2,
+             2.00260212380060660359E2, -8.20372256168333339912E1, 1.59056225126211695515E1, -1.18331621121330003142E0)
+_NDTRI_P1 = (4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1, 4.40805073893200834700E1,
+             1.46849561928858024014E1, 2.18663306850790267539E0, -1.40256079171354495875E-1, -3.50424626827848203418E-2,
+             -8.57456785154685413611E-4)
+_NDTRI_Q1 = (1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1, 1.50425385692907503408E1,
+             2.50464946208309415979E0, -1.42182922854787788574E-1, -3.80806407691578277194E-2, -9.33259480895457427372E-4)
+_NDTRI_P2 = (3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0, 1.33303460815807542389E0,
+             2.01485389549179081538E-1, 1.23716634817820021358E-2, 3.01581553508235416007E-4, 2.65806974686737550832E-6,
+             6.23974539184983293730E-9)
+_NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0, 2.16236993594496635890E-1,
+             1.34204006088543189037E-2, 3.28014464682127739104E-4, 2.89247864745380683936E-6, 6.79019408009981274425E-9)
+
+def _ndtri(xp, a):
+    "Φ⁻¹(a) on arrays, as torch's calc_ndtri: -inf at 0, inf at 1, NaN outside [0, 1]."
+    t = a.dtype.type
+    e2 = t(0.13533528323661269189)                      # exp(-2): the central interval's edge
+    upper = a > t(1) - e2
+    y = xp.where(upper, t(1) - a, a)
+    c = y - t(0.5)
+    c2 = c * c
+    central = (c + c * (c2 * _poly(c2, _NDTRI_P0) / _poly(c2, _NDTRI_Q0))) * t(2.50662827463100050242)
+    x = xp.sqrt(t(-2) * xp.log(y))
+    z = t(1) / x
+    tail = x - xp.log(x) / x - xp.where(x < 8, z * _poly(z, _NDTRI_P1) / _poly(z, _NDTRI_Q1), z * _poly(z, _NDTRI_P2) / _poly(z, _NDTRI_Q2))
+    out = xp.where(y > e2, central, xp.where(upper, tail, -tail))
+    out = xp.where(a == 0, -np.inf, xp.where(a == 1, np.inf, out))
+    return xp.where((a < 0) | (a > 1), np.nan, out).astype(a.dtype, copy=False)
+
 class _Quiet(_Unary):
     @classmethod
     def forward(cls, ctx, x, **kw):
@@ -2881,7 +2914,7 @@ _SPECIAL = dict(   # grad_fn: (forward on arrays, gradient from (g, x, y), saves
     LogitBackward0         = (_logit, _dlogit, 'x'),
     SincBackward0          = (lambda xp, a: xp.sinc(a), _dsinc, 'x'),
     SpecialEntrBackward0   = (_entr, lambda g, x, y: g * -(1 + x.log()), 'x'),
-    SpecialNdtriBackward0  = (lambda xp, a: _SQRT2 * _erfinv(xp, 2 * a - 1), lambda g, x, y: g * _SQRT2PI * (y * y / 2).exp(), 'y'),
+    SpecialNdtriBackward0  = (_ndtri, lambda g, x, y: g * _SQRT2PI * (y * y / 2).exp(), 'y'),
     SpecialLogNdtrBackward0 = (_log_ndtr, lambda g, x, y: g / _SQRT2PI * (-(y + x * x / 2)).exp(), 'x'),
 )
 for _node, (_f, _df, _saves) in _SPECIAL.items():

@@ -568,3 +568,14 @@ def test_norm_fro_over_at_most_two_dims_is_the_vector_norm(dim):
     x = np.random.RandomState(0).randn(2, 3, 4).astype(np.float32)
     r = [L.norm(L.tensor(x), p='fro', dim=dim).numpy() for L in LIBS]
     np.testing.assert_allclose(r[0], r[1], rtol=1e-6)
+
+
+# test_unary_ufuncs.py manner (side by side): special.ndtri is Cephes' rational approximation (torch's calc_ndtri); the
+# erfinv formula litnn used turned every p below 1e-16 (float64) or 3e-8 (float32) into -inf and lost digits below 1e-5
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_ndtri_tails(dtype):
+    ps = [0, 1e-300, 1e-40, 1e-20, 1e-17, 1e-16, 1e-10, 1e-5, 0.01, 0.13, 0.14, 0.3, 0.5, 0.7, 0.86, 0.87, 0.99,
+          1 - 1e-10, 1 - 1e-16, 1.0, -0.1, 1.1, float('nan')]
+    ps += np.exp(-np.random.RandomState(1).rand(200) * 80).tolist()
+    r = [L.special.ndtri(L.tensor(ps, dtype=getattr(L, dtype))).numpy() for L in LIBS]
+    np.testing.assert_allclose(r[0], r[1], rtol=4e-6 if dtype == 'float32' else 1e-14, equal_nan=True)
