@@ -196,6 +196,10 @@ OBSERVERS = {
     'default_weight': lambda Q, L: Q.default_weight_observer(),
     'default_per_channel_weight': lambda Q, L: Q.default_per_channel_weight_observer(),
     'default': lambda Q, L: Q.default_observer(),
+    'histogram': lambda Q, L: Q.HistogramObserver(),
+    'histogram_reduce': lambda Q, L: Q.HistogramObserver(reduce_range=True),
+    'histogram_sym_qint8': lambda Q, L: Q.HistogramObserver(dtype=L.qint8, qscheme=L.per_tensor_symmetric, bins=256),
+    'default_histogram': lambda Q, L: Q.default_histogram_observer(),
 }
 
 
@@ -233,7 +237,7 @@ def test_observer_edges():
               lambda Q, L: Q.default_qconfig, lambda Q, L: Q.default_dynamic_qconfig, lambda Q, L: Q.default_per_channel_qconfig,
               lambda Q, L: Q.get_default_qat_qconfig('x86'), lambda Q, L: Q.get_default_qat_qconfig('qnnpack'),
               lambda Q, L: Q.get_default_qconfig('x86'), lambda Q, L: Q.get_default_qconfig('qnnpack'), lambda Q, L: Q.default_qat_qconfig,
-              lambda Q, L: Q.float16_dynamic_qconfig, lambda Q, L: Q.per_channel_dynamic_qconfig]:
+              lambda Q, L: Q.float16_dynamic_qconfig, lambda Q, L: Q.per_channel_dynamic_qconfig, lambda Q, L: Q.default_histogram_fake_quant]:
         assert repr(f(Ql, litnn)).replace('litnn', 'torch') == repr(f(Qt, torch))
 
 
@@ -248,6 +252,7 @@ FAKE = {
     'fused_wt': lambda Q, L: Q.default_fused_wt_fake_quant(),
     'fused_per_channel_wt': lambda Q, L: Q.default_fused_per_channel_wt_fake_quant(),
     'qat_x86_act': lambda Q, L: Q.get_default_qat_qconfig('x86').activation(),
+    'histogram_fake_quant': lambda Q, L: Q.default_histogram_fake_quant(),
 }
 
 
@@ -324,7 +329,7 @@ def test_fuse_modules(fuse):
         assert [type(c).__name__ for c in f] == ['LinearReLU', 'Identity', 'BNReLU2d', 'Identity']
 
 
-@pytest.mark.parametrize('qconfig', ['default_qconfig', 'default_per_channel_qconfig'])
+@pytest.mark.parametrize('qconfig', ['default_qconfig', 'default_per_channel_qconfig', 'x86', 'qnnpack'])
 def test_static_quantization_workflow(qconfig):
     mt = build(torch, 'static')
     torch.manual_seed(0)
@@ -339,7 +344,7 @@ def test_static_quantization_workflow(qconfig):
         Q = L.ao.quantization
         m.eval()
         m = Q.fuse_modules(m, [['conv1', 'bn1', 'relu1'], ['conv2', 'relu2'], ['fc', 'relu3']])
-        m.qconfig = getattr(Q, qconfig)
+        m.qconfig = Q.get_default_qconfig(qconfig) if qconfig in ('x86', 'qnnpack') else getattr(Q, qconfig)
         p = Q.prepare(m)
         for b in calib: p(L.tensor(b))
         q = Q.convert(p)

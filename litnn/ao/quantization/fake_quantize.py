@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['default_fake_quant', 'default_weight_fake_quant', 'default_dynamic_fake_quant',
-           'default_per_channel_weight_fake_quant', 'default_fused_act_fake_quant', 'default_fused_wt_fake_quant',
-           'default_fused_per_channel_wt_fake_quant', 'FakeQuantizeBase', 'FakeQuantize',
+           'default_per_channel_weight_fake_quant', 'default_histogram_fake_quant', 'default_fused_act_fake_quant',
+           'default_fused_wt_fake_quant', 'default_fused_per_channel_wt_fake_quant', 'FakeQuantizeBase', 'FakeQuantize',
            'fused_moving_avg_obs_fake_quant', 'FusedMovingAvgObsFakeQuantize', 'disable_fake_quant',
            'enable_fake_quant', 'disable_observer', 'enable_observer']
 
@@ -20,7 +20,7 @@ from ... import backend as B
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
 import builtins
-from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver,
+from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, HistogramObserver,
     _with_args, _with_callable_args, _PartialWrapper)
 from ..._quantized import _choose_qparams
 
@@ -171,6 +171,8 @@ default_dynamic_fake_quant = FakeQuantize.with_args(observer=MovingAverageMinMax
                                                     is_dynamic=True, dtype=B.quint8, averaging_constant=1)
 default_per_channel_weight_fake_quant = FakeQuantize.with_args(observer=MovingAveragePerChannelMinMaxObserver, quant_min=-128,
     quant_max=127, dtype=B.qint8, qscheme=B.per_channel_symmetric, reduce_range=False, ch_axis=0)
+default_histogram_fake_quant = FakeQuantize.with_args(observer=HistogramObserver, quant_min=0, quant_max=255, dtype=B.quint8,
+                                                      qscheme=B.per_tensor_affine, reduce_range=True)
 default_fused_act_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=0,
                                                                        quant_max=255, dtype=B.quint8)
 default_fused_wt_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=-128,

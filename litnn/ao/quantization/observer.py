@@ -11,8 +11,12 @@ __all__ = ['default_observer', 'default_placeholder_observer', 'default_histogra
            'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver', 'PlaceholderObserver', 'NoopObserver',
            'HistogramObserver']
 
-# %% ../../../nbs/reference/ao/quantization/observer.ipynb #2a407553
-from ..._creation import tensor
+# %% ../../../nbs/reference/ao/quantization/observer.ipynb #9fd26e85
+from ..._creation import tensor, zeros, ones, arange, linspace
+from ..._sorting import bucketize, histc, bincount
+from ..._reductions import aminmax
+from ..._pointwise import minimum, maximum
+from ...autograd.operators import div
 from ... import nn
 import builtins, functools, warnings, numpy as np
 from ... import backend as B
@@ -250,12 +254,119 @@ class NoopObserver(ObserverBase):
 
 # %% ../../../nbs/reference/ao/quantization/observer.ipynb #8e5af590
 class HistogramObserver(UniformQuantizationObserverBase):
-    "Records a histogram of the values and picks the range that minimizes the quantization error (not yet in litnn)."
+    "Records a histogram of the values; the scale and zero point cover the range that minimizes the quantization error."
     def __init__(self, bins=2048, dtype=B.quint8, qscheme=B.per_tensor_affine, reduce_range=False, quant_min=None,
                  quant_max=None, factory_kwargs=None, eps=float(np.finfo(np.float32).eps), is_dynamic=False, **kwargs):
-        raise NotImplementedError("litnn has no HistogramObserver yet: use MinMaxObserver (torch.ao.quantization.default_qconfig)")
+        if qscheme.name not in ('per_tensor_affine', 'per_tensor_symmetric'):
+            raise NotImplementedError("HistogramObserver's qscheme only support torch.per_tensor_symmetric                     and torch.per_tensor_affine.")
+        if is_dynamic: raise NotImplementedError("HistogramObserver doesn't support dynamic quantization")
+        super().__init__(dtype=dtype, qscheme=qscheme, reduce_range=reduce_range, quant_min=quant_min, quant_max=quant_max,
+                         factory_kwargs=factory_kwargs, eps=eps, is_dynamic=is_dynamic, **kwargs)
+        self.bins = bins
+        self.register_buffer("histogram", zeros(bins, **(factory_kwargs or {})))
+        self.register_buffer("min_val", tensor(float("inf"), **(factory_kwargs or {})))
+        self.register_buffer("max_val", tensor(float("-inf"), **(factory_kwargs or {})))
+        self.dst_nbins = 2 ** (8 * dtype.itemsize)
+        self.upsample_rate = 16
+    def extra_repr(self): return f"min_val={self.min_val}, max_val={self.max_val}"
 
-# %% ../../../nbs/reference/ao/quantization/observer.ipynb #89686f42
+# %% ../../../nbs/reference/ao/quantization/observer.ipynb #3c966af9
+@patch
+def _upscale_histogram(self:HistogramObserver, histogram, orig_min, orig_max, update_min, update_max):
+    "`histogram` over [orig_min, orig_max] spread into `bins` bins over [update_min, update_max]."
+    r = self.upsample_rate
+    histogram = histogram.repeat_interleave(r) / r
+    bin_size = (orig_max - orig_min) / (self.bins * r)
+    mids = linspace(orig_min, orig_max, self.bins * r + 1)[:-1] + 0.5 * bin_size
+    edges = linspace(update_min, update_max, self.bins + 1)
+    where = (bucketize(mids, edges, right=True) - 1).clamp(0, self.bins - 1)
+    return bincount(where, weights=histogram, minlength=self.bins)
+
+@patch
+def _combine_histograms(self:HistogramObserver, orig_hist, orig_min, orig_max, update_hist, update_min, update_max):
+    if update_min == orig_min and update_max == orig_max: return orig_hist + update_hist
+    if orig_min == orig_max:      # all earlier values were one number: its whole count lands in one new bin
+        return histc(orig_min, bins=self.bins, min=builtins.float(update_min), max=builtins.float(update_max)) * orig_hist.sum() + update_hist
+    return update_hist + self._upscale_histogram(orig_hist, orig_min, orig_max, update_min, update_max)
+
+@patch
+def forward(self:HistogramObserver, x_orig):
+    "Add `x_orig`'s values to the histogram (widening its range if needed); return it unchanged."
+    if x_orig.numel() == 0: return x_orig
+    x = x_orig.detach()
+    x_min, x_max = aminmax(x)
+    if builtins.float(x_min) == float('-inf') or builtins.float(x_max) == float('inf'):
+        warnings.warn("torch.inf detected in input tensor, ignoring input", stacklevel=2)
+        x = x[x.abs() != float('inf')]
+        if x.numel() == 0: return x_orig
+        x_min, x_max = aminmax(x)
+    cur_min, cur_max = self.min_val, self.max_val
+    if builtins.float(cur_min) == float('inf') or builtins.float(cur_max) == float('-inf'):
+        self.min_val, self.max_val = x_min.clone(), x_max.clone()
+        self.histogram = histc(x, self.bins, min=builtins.float(x_min), max=builtins.float(x_max))
+        return x_orig
+    new_min, new_max = minimum(cur_min, x_min), maximum(cur_max, x_max)
+    update = histc(x, self.bins, min=builtins.float(new_min), max=builtins.float(new_max))
+    if new_min == cur_min and new_max == cur_max: self.histogram = self.histogram + update
+    else:
+        self.histogram = self._combine_histograms(self.histogram, cur_min, cur_max, update, new_min, new_max).to(self.histogram.dtype)
+        self.min_val, self.max_val = new_min, new_max
+    return x_orig
+
+# %% ../../../nbs/reference/ao/quantization/observer.ipynb #5f35d8f8
+def _get_norm(delta_begin, delta_end, density): return density * ((delta_end * delta_end * delta_end - delta_begin * delta_begin * delta_begin) / 3)
+
+@patch
+def _compute_quantization_error(self:HistogramObserver, next_start_bin, next_end_bin):
+    "The expected squared error of quantizing with the range of bins `next_start_bin..next_end_bin`."
+    bin_width = (self.max_val.item() - self.min_val.item()) / self.bins
+    dst_bin_width = bin_width * (next_end_bin - next_start_bin + 1) / self.dst_nbins
+    if dst_bin_width == 0.0: return 0.0
+    src_begin = (arange(self.bins) - next_start_bin) * bin_width
+    src_end = src_begin + bin_width
+    dst_of_begin = div(src_begin, dst_bin_width, rounding_mode="floor").clamp(0, self.dst_nbins - 1)
+    dst_of_end = div(src_end, dst_bin_width, rounding_mode="floor").clamp(0, self.dst_nbins - 1)
+    density = self.histogram / bin_width
+    norm = zeros(self.bins)
+    norm += _get_norm(src_begin - (dst_of_begin + 0.5) * dst_bin_width, ones(self.bins) * (dst_bin_width / 2), density)
+    norm += (dst_of_end - dst_of_begin - 1) * _get_norm(tensor(-dst_bin_width / 2), tensor(dst_bin_width / 2), density)
+    norm += _get_norm(tensor(-dst_bin_width / 2), src_end - (dst_of_end * dst_bin_width + dst_bin_width / 2), density)
+    return norm.sum().item()
+
+@patch
+def _non_linear_param_search(self:HistogramObserver):
+    "The (min, max) the L2-error search settles on."
+    if self.histogram.shape[0] != self.bins: raise AssertionError("bins mismatch")
+    bin_width = (self.max_val - self.min_val) / self.bins
+    total = self.histogram.sum().item()
+    csum = self.histogram.cumsum(0)._data      # (float32, compared with the thresholds in float32, as torch's)
+    alpha, beta, step = 0.0, 1.0, 1e-5
+    start_bin, end_bin, norm_min = 0, self.bins - 1, float("inf")
+    while alpha < beta:
+        next_alpha, next_beta = alpha + step, beta - step
+        l, r = start_bin, end_bin
+        while l < end_bin and csum[l] < np.float32(next_alpha * total): l += 1
+        while r > start_bin and csum[r] > np.float32(next_beta * total): r -= 1
+        next_start, next_end = start_bin, end_bin
+        if l - start_bin > end_bin - r: next_start, alpha = l, next_alpha
+        else: next_end, beta = r, next_beta
+        if next_start == start_bin and next_end == end_bin: continue
+        norm = self._compute_quantization_error(next_start, next_end)
+        if norm > norm_min: break
+        norm_min, start_bin, end_bin = norm, next_start, next_end
+    return self.min_val + bin_width * start_bin, self.min_val + bin_width * (end_bin + 1)
+
+@patch
+def calculate_qparams(self:HistogramObserver):
+    "Scale and zero point for the range the search finds."
+    if builtins.float(self.min_val) == float("inf") and builtins.float(self.max_val) == float("-inf"):
+        warnings.warn("must run observer before calling calculate_qparams.                                    Returning default scale and zero point ", stacklevel=2)
+        return tensor([1.0], device=self.min_val.device.type), tensor([0], device=self.min_val.device.type)
+    if self.bins != len(self.histogram):
+        raise AssertionError("The number of bins in histogram should be equal to the number of bins supplied while making this observer")
+    return self._calculate_qparams(*self._non_linear_param_search())
+
+# %% ../../../nbs/reference/ao/quantization/observer.ipynb #4193145b
 default_observer = MinMaxObserver.with_args(quant_min=0, quant_max=127)
 default_placeholder_observer = PlaceholderObserver
 default_histogram_observer = HistogramObserver.with_args(quant_min=0, quant_max=127)
