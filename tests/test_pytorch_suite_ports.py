@@ -579,3 +579,24 @@ def test_ndtri_tails(dtype):
     ps += np.exp(-np.random.RandomState(1).rand(200) * 80).tolist()
     r = [L.special.ndtri(L.tensor(ps, dtype=getattr(L, dtype))).numpy() for L in LIBS]
     np.testing.assert_allclose(r[0], r[1], rtol=4e-6 if dtype == 'float32' else 1e-14, equal_nan=True)
+
+
+# test_utils.py checkpoint manner (side by side): a tensor argument of a non-reentrant checkpoint changed in place before
+# backward is refused, as torch keeps the arguments as saved tensors of a node; litnn recomputed from the changed value
+# and returned a silently wrong gradient. Keyword arguments are not saved (torch does not refuse those)
+@pytest.mark.parametrize('which', ['input', 'leaf', 'kwarg', 'none'])
+def test_checkpoint_refuses_inputs_changed_in_place(which):
+    r = []
+    for L in LIBS:
+        w = L.ones(3, requires_grad=True); b = L.arange(3.); k = L.full((3,), 2.)
+        h = w * 1
+        try:
+            y = L.utils.checkpoint.checkpoint(lambda a, bb, kk=None: (a * bb).exp() * kk, h, b, kk=k, use_reentrant=False)
+            with L.no_grad():
+                {'input': h, 'leaf': b, 'kwarg': k, 'none': L.zeros(1)}[which].add_(1)
+            y.sum().backward()
+            r.append(w.grad.tolist())
+        except RuntimeError as e:
+            r.append(str(e).replace('litnn', 'torch'))
+    if isinstance(r[1], str): assert r[0] == r[1]
+    else: np.testing.assert_allclose(r[0], r[1], rtol=1e-6)

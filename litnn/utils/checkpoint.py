@@ -16,7 +16,7 @@ from .._creation import empty
 from ..autograd.grad_mode import no_grad, enable_grad, is_grad_enabled
 from ..autograd import backward
 from ..autograd.function import Function
-from ..autograd.graph import saved_tensors_hooks, _graph_task
+from ..autograd.graph import saved_tensors_hooks, _graph_task, _version, _modified_error
 from ._pytree import tree_leaves
 from .._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
@@ -158,6 +158,8 @@ class _Frame:
     "One non-reentrant checkpoint call: its inputs, the forward's holders, and per backward the recomputed tensors."
     def __init__(self, recompute, args, early_stop, metadata_fn, debug):
         self.recompute, self.args, self.early_stop, self.metadata_fn = recompute, args, early_stop, metadata_fn
+        # torch keeps the tensor inputs as saved tensors of a node: changed in place before backward, they are refused
+        self.versions = [(t, _version(t)) for t in args if isinstance(t, Tensor)]
         self.holders, self.metas = [], []            # weak references, one per tensor the forward saved; their metadata
         self.counter, self.done = collections.defaultdict(int), set()   # per backward: tensors recomputed; recomputed yet?
         self.forward_completed = self.ignore_mismatch = False
@@ -210,6 +212,8 @@ class _Frame:
         if temporary: gid = object()
         try:
             if gid not in self.done:
+                for t, v in self.versions:
+                    if _version(t) != v: _modified_error(t, v, None)
                 try:
                     with saved_tensors_hooks(functools.partial(self.repack, gid), lambda x: x), enable_grad(): self.recompute(*self.args)
                 except _StopRecomputation: pass
