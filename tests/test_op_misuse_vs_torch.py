@@ -705,3 +705,25 @@ UNSAFE['an empty file'] = lambda L: L.serialization.get_unsafe_globals_in_checkp
 
 @pytest.mark.parametrize('name', list(UNSAFE))
 def test_unsafe_globals_in_checkpoint_as_torch(name): _same(UNSAFE[name])
+
+# --- a dim out of range, in the ops that take one (torch's IndexError "Dimension out of range ..." or the op's own words)
+def _dim_call(L, op, d):
+    t = _g(L)
+    calls = {'topk': lambda: t.topk(1, d), 'kthvalue': lambda: t.kthvalue(1, d), 'roll': lambda: t.roll(1, d), 'chunk': lambda: t.chunk(1, d),
+             'split': lambda: t.split(1, d), 'narrow': lambda: t.narrow(d, 0, 1), 'select': lambda: t.select(d, 0), 'norm': lambda: t.norm(dim=d),
+             'diff': lambda: t.diff(dim=d), 'renorm': lambda: t.renorm(2, d, 1.), 'unique_consecutive': lambda: t.unique_consecutive(dim=d),
+             'aminmax': lambda: t.aminmax(dim=d), 'cross': lambda: L.ones(2, 3).cross(L.ones(2, 3), dim=d), 'std_mean': lambda: L.std_mean(t, d),
+             'var_mean': lambda: L.var_mean(t, d), 'cat': lambda: L.cat([t, t], d), 'stack': lambda: L.stack([t, t], d + (1 if d > 0 else -1)),
+             'gather': lambda: t.gather(d, L.zeros(1, 1, dtype=L.long)), 'index_select': lambda: t.index_select(d, L.tensor([0])),
+             'scatter': lambda: t.scatter(d, L.zeros(1, 1, dtype=L.long), 1.), 'repeat_interleave': lambda: t.repeat_interleave(2, dim=d),
+             'tensor_split': lambda: t.tensor_split(2, dim=d), 'movedim': lambda: t.movedim(d, 0), 'transpose': lambda: t.transpose(d, 0)}
+    return calls[op]() if op in calls else getattr(t, op)(d)
+DIM_OPS = ['sum', 'mean', 'prod', 'max', 'min', 'argmax', 'argmin', 'amax', 'amin', 'std', 'var', 'logsumexp', 'cumsum', 'cumprod', 'cummax',
+           'cummin', 'softmax', 'log_softmax', 'norm', 'all', 'any', 'median', 'nanmedian', 'mode', 'sort', 'argsort', 'topk', 'kthvalue',
+           'unbind', 'flip', 'roll', 'squeeze', 'unsqueeze', 'chunk', 'split', 'narrow', 'select', 'count_nonzero', 'nansum', 'logcumsumexp',
+           'diff', 'renorm', 'unique_consecutive', 'flatten', 'std_mean', 'var_mean', 'aminmax', 'nanmean', 'cross', 'cat', 'stack', 'gather',
+           'index_select', 'scatter', 'repeat_interleave', 'tensor_split', 'movedim', 'transpose']
+DIMS = {f'{op} dim {d}': (lambda L, op=op, d=d: _dim_call(L, op, d)) for op in DIM_OPS for d in (2, -3, 100)}
+
+@pytest.mark.parametrize('name', list(DIMS))
+def test_dim_out_of_range_as_torch(name): _same(DIMS[name])
