@@ -381,3 +381,33 @@ def test_dynamic_quantization_workflow():
     d2l = litnn.ao.quantization.quantize_dynamic(ml)         # the default qconfig_spec
     d2t = torch.ao.quantization.quantize_dynamic(mt)
     np.testing.assert_allclose(d2l(litnn.tensor(x)).numpy(), d2t(torch.tensor(x)).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('backend', ['x86', 'qnnpack'])
+def test_qat_workflow(backend):
+    def build_qat(L):
+        nn, Q = L.nn, L.ao.quantization
+        return nn.Sequential(Q.QuantStub(), nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3), Q.DeQuantStub())
+    mt = build_qat(torch); ml = build_qat(litnn); copy_weights(ml, mt)
+    rng = np.random.default_rng(5)
+    data = [(rng.standard_normal((16, 6)).astype(np.float32), rng.standard_normal((16, 3)).astype(np.float32)) for _ in range(4)]
+    test = rng.standard_normal((5, 6)).astype(np.float32)
+    res = {}
+    for L, m in ((litnn, ml), (torch, mt)):
+        Q = L.ao.quantization
+        m.train(); m.qconfig = Q.get_default_qat_qconfig(backend)
+        p = Q.prepare_qat(m)
+        opt = L.optim.SGD(p.parameters(), lr=0.1)
+        losses = []
+        for x, y in data:
+            opt.zero_grad(); loss = ((p(L.tensor(x)) - L.tensor(y)) ** 2).mean(); loss.backward(); opt.step(); losses.append(loss.item())
+        p.eval()
+        q = Q.convert(p)
+        res[L.__name__] = dict(prepared=repr(p).replace('litnn', 'torch'), losses=losses, out=q(L.tensor(test)).numpy(),
+                               repr=repr(q).replace('litnn', 'torch'), w=q[1].weight().int_repr().numpy())
+    l, t = res['litnn'], res['torch']
+    nums = lambda s: re.sub(r'-?\d+\.\d+(e-?\d+)?', 'F', s)
+    assert nums(l['prepared']) == nums(t['prepared']) and nums(l['repr']) == nums(t['repr'])
+    np.testing.assert_allclose(l['losses'], t['losses'], rtol=1e-4)
+    assert np.mean(l['w'] == t['w']) > 0.95
+    np.testing.assert_allclose(l['out'], t['out'], atol=0.05)

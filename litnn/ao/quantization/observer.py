@@ -322,15 +322,17 @@ def _compute_quantization_error(self:HistogramObserver, next_start_bin, next_end
     bin_width = (self.max_val.item() - self.min_val.item()) / self.bins
     dst_bin_width = bin_width * (next_end_bin - next_start_bin + 1) / self.dst_nbins
     if dst_bin_width == 0.0: return 0.0
-    src_begin = (arange(self.bins) - next_start_bin) * bin_width
+    dev = self.histogram.device
+    src_begin = (arange(self.bins, device=dev) - next_start_bin) * bin_width
     src_end = src_begin + bin_width
     dst_of_begin = div(src_begin, dst_bin_width, rounding_mode="floor").clamp(0, self.dst_nbins - 1)
     dst_of_end = div(src_end, dst_bin_width, rounding_mode="floor").clamp(0, self.dst_nbins - 1)
     density = self.histogram / bin_width
-    norm = zeros(self.bins)
-    norm += _get_norm(src_begin - (dst_of_begin + 0.5) * dst_bin_width, ones(self.bins) * (dst_bin_width / 2), density)
-    norm += (dst_of_end - dst_of_begin - 1) * _get_norm(tensor(-dst_bin_width / 2), tensor(dst_bin_width / 2), density)
-    norm += _get_norm(tensor(-dst_bin_width / 2), src_end - (dst_of_end * dst_bin_width + dst_bin_width / 2), density)
+    norm = zeros(self.bins, device=dev)
+    half = tensor(dst_bin_width / 2, device=dev)
+    norm += _get_norm(src_begin - (dst_of_begin + 0.5) * dst_bin_width, ones(self.bins, device=dev) * (dst_bin_width / 2), density)
+    norm += (dst_of_end - dst_of_begin - 1) * _get_norm(-half, half, density)
+    norm += _get_norm(-half, src_end - (dst_of_end * dst_bin_width + dst_bin_width / 2), density)
     return norm.sum().item()
 
 @patch
@@ -339,7 +341,7 @@ def _non_linear_param_search(self:HistogramObserver):
     if self.histogram.shape[0] != self.bins: raise AssertionError("bins mismatch")
     bin_width = (self.max_val - self.min_val) / self.bins
     total = self.histogram.sum().item()
-    csum = self.histogram.cumsum(0)._data      # (float32, compared with the thresholds in float32, as torch's)
+    csum = B.to_device(self.histogram.cumsum(0)._data, 'cpu')   # (float32, compared with the thresholds in float32, as torch's)
     alpha, beta, step = 0.0, 1.0, 1e-5
     start_bin, end_bin, norm_min = 0, self.bins - 1, float("inf")
     while alpha < beta:

@@ -16,13 +16,15 @@ import litnn.ao.nn.quantized.modules as nnq
 import litnn.ao.nn.quantized.dynamic as nnqd
 import litnn.ao.nn.intrinsic as nni
 import litnn.ao.nn.intrinsic.quantized as nniq
+import litnn.ao.nn.qat as nnqat
 
 # %% ../../../nbs/reference/ao/quantization/quantization_mappings.ipynb #4be7b52d
 DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
     QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Linear: nnq.Linear, nn.Conv2d: nnq.Conv2d, nn.ReLU6: nnq.ReLU6,
     nni.ConvReLU2d: nniq.ConvReLU2d, nni.LinearReLU: nniq.LinearReLU, nnq.FloatFunctional: nnq.QFunctional,
+    nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d,
 }
-DEFAULT_QAT_MODULE_MAPPINGS = {}
+DEFAULT_QAT_MODULE_MAPPINGS = {nn.Linear: nnqat.Linear, nn.Conv2d: nnqat.Conv2d}
 DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {nn.Linear: nnqd.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnqd.Linear}
 _INCLUDE_QCONFIG_PROPAGATE_LIST = {nn.Sequential}
 

@@ -216,12 +216,15 @@ class Conv2d(Module):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         "The quantized convolution of prepared float `mod` (a Conv2d, or with `_RELU` a fused ConvReLU2d)."
-        if type(mod) not in cls._FLOAT_MODULE:
-            raise AssertionError("nnq." + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE[0].__name__ + f" but got: {type(mod)}")
-        if not hasattr(mod, "qconfig"): raise AssertionError("Input float module must have qconfig defined.")
-        activation_post_process = mod.activation_post_process
-        if cls._RELU: mod = mod[0]
-        weight_post_process = mod.qconfig.weight()
+        if hasattr(mod, "weight_fake_quant"):     # a QAT module: its fake quantizer has watched the weight
+            weight_post_process, activation_post_process = mod.weight_fake_quant, mod.activation_post_process
+        else:
+            if type(mod) not in cls._FLOAT_MODULE:
+                raise AssertionError("nnq." + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE[0].__name__ + f" but got: {type(mod)}")
+            if not hasattr(mod, "qconfig"): raise AssertionError("Input float module must have qconfig defined.")
+            activation_post_process = mod.activation_post_process
+            if cls._RELU: mod = mod[0]
+            weight_post_process = mod.qconfig.weight()
         if not use_precomputed_fake_quant: weight_post_process(mod.weight)
         act_scale, act_zp = activation_post_process.calculate_qparams()
         qweight = _quantize_weight(mod.weight.float(), weight_post_process)
