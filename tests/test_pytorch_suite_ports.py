@@ -600,3 +600,20 @@ def test_checkpoint_refuses_inputs_changed_in_place(which):
             r.append(str(e).replace('litnn', 'torch'))
     if isinstance(r[1], str): assert r[0] == r[1]
     else: np.testing.assert_allclose(r[0], r[1], rtol=1e-6)
+
+
+# test_nn.py test_grid_sample_large (issues 24823, 35202; side by side on CPU): a huge but finite coordinate samples 0
+# with zeros padding (litnn's int64 floor overflowed into NaN weights); torch's 3-d kernel reads an infinite coordinate
+# as outside (0), its 2-d kernel gives NaN
+@pytest.mark.parametrize('dim,coord', [(2, 7.5e19), (2, -1e30), (2, float('inf')), (3, float('inf')), (3, 1e20), (3, -float('inf'))])
+@pytest.mark.parametrize('mode', ['bilinear', 'nearest'])
+def test_grid_sample_huge_and_infinite_coordinates(dim, coord, mode):
+    r = []
+    for L in LIBS:
+        img = L.arange(1., 1 + 3 ** dim).view([1, 1] + [3] * dim).requires_grad_()
+        grid = L.zeros([1, 1, 1, 2, dim]) if dim == 3 else L.zeros(1, 1, 2, 2)
+        grid[..., 0, 0] = coord
+        y = L.nn.functional.grid_sample(img, grid, mode=mode, align_corners=False)
+        y.sum().backward()
+        r.append((y.detach().numpy(), img.grad.numpy()))
+    for a, b in zip(*r): np.testing.assert_allclose(a, b, equal_nan=True)

@@ -3549,8 +3549,11 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
         idx = [np.rint(np.where(b, 0 if padding_mode != 'zeros' else -1, c._data)).astype(np.int64) for c, b in zip(coords, bad)]
         flat = builtins.sum(c.nan_to_num(0., 0., 0.) * 0 for c in coords).unsqueeze(1)   # the grid's gradient: zeros (not None), as torch's
         return _read(input, idx, _within(idx, sizes)) + flat
-    lo = [np.floor(c._data).astype(np.int64) for c in coords]
-    frac = [(c - Tensor._make(l.astype(c._data.dtype))).unsqueeze(1) for c, l in zip(coords, lo)]
+    if k == 3:   # torch's 3-d kernel reads a coordinate that is not finite or beyond int32 as -100, outside (its 2-d one does not)
+        coords = [where(Tensor._make(np.isfinite(c._data) & (c._data <= 2 ** 31 - 2) & (c._data >= -2 ** 31)), c, -100.) for c in coords]
+    lo = [np.floor(c._data) for c in coords]             # in floating point: a huge coordinate's fraction stays finite
+    frac = [(c - Tensor._make(l)).unsqueeze(1) for c, l in zip(coords, lo)]
+    lo = [np.where(np.abs(l) < 2 ** 62, l, -2 ** 62).astype(np.int64) for l in lo]    # (taps that far away are outside)
     out = 0
     for corner in itertools.product((0, 1), repeat=k):        # the 4 (or 8) neighbours, weighed by the fractions
         idx = [l + b for l, b in zip(lo, corner)]
