@@ -411,3 +411,19 @@ def test_qat_workflow(backend):
     np.testing.assert_allclose(l['losses'], t['losses'], rtol=1e-4)
     assert np.mean(l['w'] == t['w']) > 0.95
     np.testing.assert_allclose(l['out'], t['out'], atol=0.05)
+
+
+@pytest.mark.parametrize('cfg', [dict(num_layers=1), dict(num_layers=2, bidirectional=True), dict(batch_first=True), dict(num_layers=2, batch_first=True, bidirectional=True)])
+def test_dynamic_lstm(cfg):
+    mt = torch.nn.Sequential(torch.nn.LSTM(5, 6, **cfg)); ml = litnn.nn.Sequential(litnn.nn.LSTM(5, 6, **cfg)); copy_weights(ml, mt)
+    dl = litnn.ao.quantization.quantize_dynamic(ml, {litnn.nn.LSTM}, dtype=litnn.qint8)
+    dt = torch.ao.quantization.quantize_dynamic(mt, {torch.nn.LSTM}, dtype=torch.qint8)
+    assert repr(dl).replace('litnn', 'torch') == repr(dt)
+    x = np.random.default_rng(2).standard_normal((7, 3, 5)).astype(np.float32)
+    (ol, (hl, cl)), (ot, (ht, ct)) = dl[0](litnn.tensor(x)), dt[0](torch.tensor(x))
+    for a, b in ((ol, ot), (hl, ht), (cl, ct)):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), atol=1e-4)
+    h0 = np.random.default_rng(3).standard_normal(tuple(ht.shape)).astype(np.float32)
+    (ol, _), (ot, _) = dl[0](litnn.tensor(x), (litnn.tensor(h0), litnn.tensor(h0))), dt[0](torch.tensor(x), (torch.tensor(h0), torch.tensor(h0)))
+    np.testing.assert_allclose(ol.numpy(), ot.detach().numpy(), atol=1e-4)

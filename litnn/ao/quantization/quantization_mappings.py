@@ -25,7 +25,7 @@ DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
     nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d,
 }
 DEFAULT_QAT_MODULE_MAPPINGS = {nn.Linear: nnqat.Linear, nn.Conv2d: nnqat.Conv2d}
-DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {nn.Linear: nnqd.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnqd.Linear}
+DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {nn.Linear: nnqd.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnqd.Linear, nn.LSTM: nnqd.LSTM}
 _INCLUDE_QCONFIG_PROPAGATE_LIST = {nn.Sequential}
 
 def get_default_static_quant_module_mappings(): return copy.deepcopy(DEFAULT_STATIC_QUANT_MODULE_MAPPINGS)
