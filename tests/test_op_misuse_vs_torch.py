@@ -727,3 +727,35 @@ DIMS = {f'{op} dim {d}': (lambda L, op=op, d=d: _dim_call(L, op, d)) for op in D
 
 @pytest.mark.parametrize('name', list(DIMS))
 def test_dim_out_of_range_as_torch(name): _same(DIMS[name])
+
+# --- hash_tensor (torch 2.13): the xor of the elements' 64-bit words (floats as float64, integers and bools as int64), a uint64
+HASH = {
+    'all of a float tensor': lambda L: L.hash_tensor(_g(L)),
+    'over dim 1': lambda L: L.hash_tensor(_g(L), 1),
+    'over both dims, kept': lambda L: L.hash_tensor(_g(L), (0, 1), keepdim=True),
+    'method over dim 0': lambda L: _g(L).hash_tensor(0),
+    'int64': lambda L: L.hash_tensor(L.arange(6)),
+    'bool': lambda L: L.hash_tensor(L.tensor([True, False, True])),
+    'float16': lambda L: L.hash_tensor(L.tensor([1.5, -2.25], dtype=L.float16)),
+    'bfloat16': lambda L: L.hash_tensor(L.tensor([3.], dtype=L.bfloat16)),
+    'float64 over two dims': lambda L: L.hash_tensor(L.arange(60, dtype=L.float64).reshape(3, 4, 5) / 7, (0, 2)),
+    'int8 negative': lambda L: L.hash_tensor(L.tensor([-1, 5], dtype=L.int8)),
+    'uint8': lambda L: L.hash_tensor(L.tensor([3, 200], dtype=L.uint8)),
+    'nan and negative zero': lambda L: L.hash_tensor(L.tensor([float('nan'), -0.0])),
+    '0-d': lambda L: L.hash_tensor(L.tensor(3.)),
+    'a transposed view': lambda L: L.hash_tensor(_g(L).t(), 0),
+    'requiring grad': lambda L: L.hash_tensor(L.ones(2, requires_grad=True)).requires_grad,
+    'empty without dim': lambda L: L.hash_tensor(L.zeros(0)),
+    'over an empty dim': lambda L: L.hash_tensor(L.zeros(0, 3), 0),
+    'over a full dim of an empty tensor': lambda L: L.hash_tensor(L.zeros(0, 3), 1),
+    'complex': lambda L: L.hash_tensor(L.ones(2, dtype=L.complex64)),
+    'uint32': lambda L: L.hash_tensor(L.ones(2, dtype=L.uint32)),
+    'mode 1': lambda L: L.hash_tensor(L.ones(2), mode=1),
+    'dim out of range': lambda L: L.hash_tensor(_g(L), 5),
+    'dim named twice': lambda L: L.hash_tensor(_g(L), (0, 0)),
+    'keepdim positional': lambda L: L.hash_tensor(_g(L), 1, True),
+    'a float dim': lambda L: L.hash_tensor(_g(L), 1.5),
+}
+
+@pytest.mark.parametrize('name', list(HASH))
+def test_hash_tensor_as_torch(name): _same(HASH[name])
