@@ -427,3 +427,17 @@ def test_dynamic_lstm(cfg):
     h0 = np.random.default_rng(3).standard_normal(tuple(ht.shape)).astype(np.float32)
     (ol, _), (ot, _) = dl[0](litnn.tensor(x), (litnn.tensor(h0), litnn.tensor(h0))), dt[0](torch.tensor(x), (torch.tensor(h0), torch.tensor(h0)))
     np.testing.assert_allclose(ol.numpy(), ot.detach().numpy(), atol=1e-4)
+
+
+def test_workflow_deprecation_warnings():
+    def run(L):
+        Q = L.ao.quantization
+        m = L.nn.Sequential(Q.QuantStub(), L.nn.Linear(4, 3), Q.DeQuantStub()).eval()
+        m.qconfig = Q.default_qconfig
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            p = Q.prepare(m); p(L.randn(2, 4)); Q.convert(p)
+            Q.quantize_dynamic(L.nn.Sequential(L.nn.Linear(2, 2)))
+            Q.quantize(m, lambda mod, x: mod(x), [L.randn(2, 4)])
+        return [(w_.category.__name__, str(w_.message)) for w_ in w if w_.category is DeprecationWarning]
+    assert run(litnn) == run(torch)

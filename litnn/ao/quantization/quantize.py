@@ -8,7 +8,7 @@ __all__ = ['propagate_qconfig_', 'prepare', 'swap_module', 'convert', 'quantize'
 
 # %% ../../../nbs/reference/ao/quantization/quantize.ipynb #0bb3e302
 from ... import backend as B
-import copy, inspect, warnings
+import copy, functools, inspect, warnings
 from ... import nn
 from .stubs import DeQuantStub
 from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig, _assert_valid_qconfig, _add_module_to_qconfig_obs_ctr
@@ -17,7 +17,25 @@ from .quantization_mappings import (get_default_static_quant_module_mappings, ge
 import litnn.ao.nn.quantized.modules as nnq
 from ..nn.intrinsic import _FusedModule
 
-# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #6500a1a4
+# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #b952fc31
+_DEPRECATION_WARNING = (
+    "torch.ao.quantization is deprecated and will be removed in 2.10. \nFor migrations of users: \n1. Eager mode quantization "
+    "(torch.ao.quantization.quantize, torch.ao.quantization.quantize_dynamic), please migrate to use torchao eager mode quantize_ "
+    "API instead \n2. FX graph mode quantization (torch.ao.quantization.quantize_fx.prepare_fx,torch.ao.quantization.quantize_fx."
+    "convert_fx, please migrate to use torchao pt2e quantization API instead (prepare_pt2e, convert_pt2e) \n3. pt2e quantization "
+    "has been migrated to torchao (https://github.com/pytorch/ao/tree/main/torchao/quantization/pt2e) \nsee "
+    "https://github.com/pytorch/ao/issues/2259 for more details")
+
+def _deprecated(f):
+    "`f`, warning torch's DeprecationWarning at each call (as `typing_extensions.deprecated` does)."
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        warnings.warn(_DEPRECATION_WARNING, DeprecationWarning, stacklevel=2)
+        return f(*args, **kwargs)
+    wrapper.__deprecated__ = _DEPRECATION_WARNING
+    return wrapper
+
+# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #a9573786
 def _propagate_qconfig_helper(module, qconfig_dict, qconfig_parent=None, prefix="", prepare_custom_config_dict=None):
     module_qconfig = qconfig_dict.get(type(module), qconfig_parent)
     module_qconfig = qconfig_dict.get(prefix, module_qconfig)
@@ -31,7 +49,7 @@ def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=Non
     "Give every submodule a `qconfig`: its own, else the one `qconfig_dict` names for its type or path, else its parent's."
     _propagate_qconfig_helper(module, qconfig_dict or {})
 
-# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #9ff0a1a5
+# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #9e6633d4
 def _observer_forward_hook(self, input, output):
     "Forward hook that observes the output."
     return self.activation_post_process(output)
@@ -59,7 +77,8 @@ def _add_observer_(module, qconfig_propagation_list=None, non_leaf_module_list=N
     if _has_no_children(module) and not isinstance(module, nn.Sequential) and type(module) in qconfig_propagation_list:
         insert(module)
 
-# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #ad012041
+# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #714499f2
+@_deprecated
 def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list=None, prepare_custom_config_dict=None):
     "`model` (a copy unless `inplace`) with qconfigs handed down and observers attached, ready for calibration."
     if not inplace: model = copy.deepcopy(model)
@@ -83,7 +102,7 @@ def _remove_qconfig(module):
     if hasattr(module, "qconfig"): del module.qconfig
     _remove_activation_post_process(module)
 
-# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #133102b1
+# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #f6fac652
 def swap_module(mod, mapping, custom_module_class_mapping, use_precomputed_fake_quant=False):
     "The quantized module `mapping` names for `mod`'s type (built by its `from_float`), or `mod` itself; its hooks carried over."
     new_mod = mod
@@ -107,6 +126,7 @@ def _convert(module, mapping=None, inplace=False, is_reference=False, convert_cu
     for key, value in reassign.items(): module._modules[key] = value
     return module
 
+@_deprecated
 def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_reference=False, convert_custom_config_dict=None,
             use_precomputed_fake_quant=False):
     "`module` (a copy unless `inplace`) with each observed layer replaced by its quantized module."
@@ -116,6 +136,7 @@ def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_referen
     if remove_qconfig: _remove_qconfig(module)
     return module
 
+@_deprecated
 def quantize(model, run_fn, run_args, mapping=None, inplace=False):
     "prepare, calibrate with `run_fn(model, run_args)`, convert: post-training static quantization in one call."
     if mapping is None: mapping = get_default_static_quant_module_mappings()
@@ -126,7 +147,8 @@ def quantize(model, run_fn, run_args, mapping=None, inplace=False):
     convert(model, mapping, inplace=True)
     return model
 
-# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #bdc06980
+# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #6535ce21
+@_deprecated
 def quantize_dynamic(model, qconfig_spec=None, dtype=B.qint8, mapping=None, inplace=False):
     "`model` (a copy unless `inplace`) with its Linear layers (those `qconfig_spec` names) replaced by dynamic quantized ones."
     if qconfig_spec is None:
@@ -146,7 +168,8 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=B.qint8, mapping=None, inpl
     convert(model, mapping, inplace=True)
     return model
 
-# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #51e261a6
+# %% ../../../nbs/reference/ao/quantization/quantize.ipynb #2fe37553
+@_deprecated
 def prepare_qat(model, mapping=None, inplace=False):
     "`model` prepared for quantization-aware training: its qconfigs' activation factories are fake quantizers, attached as observers are."
     if not model.training: raise AssertionError("prepare_qat only works on models in training mode")
@@ -157,6 +180,7 @@ def prepare_qat(model, mapping=None, inplace=False):
     prepare(model, observer_non_leaf_module_list=set(mapping.values()), inplace=True)
     return model
 
+@_deprecated
 def quantize_qat(model, run_fn, run_args, inplace=False):
     "prepare_qat, train with `run_fn(model, *run_args)`, convert."
     if not inplace: model = copy.deepcopy(model)
