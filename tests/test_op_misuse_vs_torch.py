@@ -748,6 +748,8 @@ HASH = {
     'empty without dim': lambda L: L.hash_tensor(L.zeros(0)),
     'over an empty dim': lambda L: L.hash_tensor(L.zeros(0, 3), 0),
     'over a full dim of an empty tensor': lambda L: L.hash_tensor(L.zeros(0, 3), 1),
+    'over the full dim of a 3x0 tensor, kept': lambda L: L.hash_tensor(L.zeros(3, 0), 0, keepdim=True),
+    'over dims 0 and 2 of a 2x3x4, kept': lambda L: L.hash_tensor(L.arange(24).reshape(2, 3, 4), (0, 2), keepdim=True),
     'complex': lambda L: L.hash_tensor(L.ones(2, dtype=L.complex64)),
     'uint32': lambda L: L.hash_tensor(L.ones(2, dtype=L.uint32)),
     'mode 1': lambda L: L.hash_tensor(L.ones(2), mode=1),
