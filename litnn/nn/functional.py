@@ -5273,11 +5273,48 @@ class ResampleDimBackward0(Op):
         if isinstance(g, Tensor): return _mm(g, Tensor._make(ctx.W), False, True)     # create_graph: a recorded product
         return _op_product(g, ctx.W, False, True)
 
+def _uint8_weights(m, n, scale, align_corners, antialias):
+    """The float weights of torch's separable uint8 kernel for linear interpolation (UpSampleKernelAVXAntialias.h): a
+    triangle over a window of input pixels, widened by `scale` when antialiasing a downsampling, normalized per output."""
+    support, inv = (scale, 1 / scale) if antialias and scale >= 1 else (1., 1.)
+    delta = 0.5 if align_corners and not antialias else 0.
+    W = np.zeros((m, n))
+    for i in range(m):
+        center = scale * (i + 0.5 - delta)
+        lo = max(int(center - support + 0.5 + delta), 0)
+        size = min(max(min(int(center + support + 0.5 + delta), n) - lo, 0), int(math.ceil(support)) * 2 + 1)
+        w = np.maximum(1 - np.abs((np.arange(lo, lo + size) - center + 0.5 - delta) * inv), 0)
+        W[i, lo:lo + size] = w / w.sum() if w.sum() != 0 else w
+    return W
+
+def _uint8_pass(a, W, axis):
+    """One pass along `axis` of the uint8 array `a` in torch's fixed point: int16 weights with the most fraction bits p
+    that keep them below 2**15; each sum starts at 2**(p-1) (rounding), is shifted right by p and saturated to 0..255."""
+    p = 0
+    while p < 15 and int(0.5 + W.max() * (1 << (p + 1))) < (1 << 15): p += 1
+    Wi = np.where(W < 0, np.trunc(W * (1 << p) - 0.5), np.trunc(W * (1 << p) + 0.5)).astype(np.int64)
+    xp = array_namespace(a)
+    s = xp.moveaxis(a.astype(np.int64), axis, -1) @ xp.asarray(Wi.T) + (1 << (p - 1))
+    return xp.moveaxis(xp.clip(s >> p, 0, 255).astype(np.uint8), -1, axis)
+
+def _bilinear_uint8(input, sizes, scales, align_corners, antialias):
+    "A uint8 image resized bilinearly as torch's CPU kernel: the width pass first, rounded to uint8, then the height pass."
+    a = input._data
+    for d in (1, 0):
+        n, m, s = a.shape[d + 2], sizes[d], scales[d]
+        if n == m: continue                      # (torch skips a pass whose size does not change)
+        if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
+        else: scale = 1 / s if s is not None and s > 0 else n / m
+        a = _uint8_pass(a, _uint8_weights(m, n, scale, align_corners, antialias), d + 2)
+    return Tensor._make(a if a is not input._data else a.copy())
+
 def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
+    if input._data.dtype == np.uint8 and mode == 'bilinear' and input.dim() == 4:
+        return _channels_last_like(_bilinear_uint8(input, sizes, scales, align_corners, antialias), input)
     x, xp = input, array_namespace(input._data)
     ints = input._data.dtype.kind in "iu" and mode not in ("nearest", "nearest-exact")
-    if ints: x = x.float()          # a uint8 image is weighted in float32, then rounded and saturated once (torch rounds so, within 1)
+    if ints: x = x.float()          # other integer resizes are weighted in float32, then rounded and saturated once (torch's, within 1)
     low = _half(input._data)        # half precision: weighted in float32 across all dims and rounded once, forward and
     if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
     kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
