@@ -66,17 +66,27 @@ def _encode_sparse(enc, t, keys):
     if t.layout is sparse_coo: out["coalesced"] = t._data.coalesced
     return {**out, "requires_grad": True} if t.requires_grad else out
 
+def _encode_quantized(enc, t, keys):
+    "A quantized tensor's record (reference/ao/quantization/quantized_tensors): its integers, stored as any tensor is, and its quantizer."
+    per_channel = t._axis is not None
+    return {"type": "quantized", "int_repr": {"type": "tensor", "index": enc.tensor(Tensor._make(t._data), keys)},
+            "dtype": t.dtype.name, "scheme": t._qscheme.name, "axis": t._axis,
+            "scale": _encode_numpy(enc, t._scale, keys, "a quantized tensor's scales") if per_channel else _encode(enc, t._scale),
+            "zero_point": _encode_numpy(enc, t._zp, keys, "a quantized tensor's zero points") if per_channel else t._zp}
+
 def _encode(enc, x, keys=(), where="obj", depth=0):
     "`x` as JSON-able data; TypeError naming `where` for what cannot be saved."
     if x is None or type(x) in (bool, int, str): return x
     if type(x) is float: return x if math.isfinite(x) else {"type": "float", "value": repr(x)}
     if isinstance(x, Tensor) and x.layout is not strided: return _encode_sparse(enc, x, keys)
+    if isinstance(x, Tensor) and x.is_quantized: return _encode_quantized(enc, x, keys)
     if isinstance(x, Tensor):
         if not isinstance(x, Parameter): warn_if_has_hooks(x)   # its gradient hooks are not saved: torch.save says so
         return {"type": "tensor", "index": enc.tensor(x, keys)}
     if type(x) is np.ndarray or isinstance(x, np.generic): return _encode_numpy(enc, x, keys, where)
     if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
     if isinstance(x, B.device): return {"type": "device", "name": str(x)}
+    if isinstance(x, B.qscheme): return {"type": "qscheme", "name": x.name}
     if type(x) in (bytes, bytearray): return {"type": type(x).__name__, "hex": x.hex()}
     if type(x) is complex: return {"type": "complex", "real": _encode(enc, x.real), "imag": _encode(enc, x.imag)}   # (`.item()` of a complex tensor)
     if depth >= _MAX_DEPTH:
@@ -257,7 +267,7 @@ def _flagged(t, rec):
 
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
-_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "bytearray": ("hex",), "complex": ("real", "imag"), "dtype": ("name",), "device": ("name",),
+_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "bytearray": ("hex",), "complex": ("real", "imag"), "dtype": ("name",), "device": ("name",), "qscheme": ("name",), "quantized": ("int_repr", "dtype", "scheme", "axis", "scale", "zero_point"),
            "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), "Counter": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 def _float_part(v):
@@ -348,13 +358,35 @@ def _device_record(x, tensors, f, depth):
     try: return B.device(x["name"])
     except RuntimeError as e: raise ValueError(str(e)) from None
 
-_DECODERS = {"tensor": _tensor_record, "sparse": _sparse_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "Counter": _dict_record, "device": _device_record,
+def _quantized_record(x, tensors, f, depth):
+    "A quantized tensor from its integers' record and its quantizer, checked."
+    from ._quantized import _make_q
+    q, dtype, scheme = _decode(x["int_repr"], tensors, f, depth), _dtype_record({"name": x["dtype"]}), _qscheme_record({"name": x["scheme"]})
+    scale, zp, axis = (_decode(x[k], tensors, f, depth) for k in ("scale", "zero_point", "axis"))
+    if not isinstance(q, Tensor) or not isinstance(dtype, B._Quantized) or q._data.dtype != dtype.np: raise TypeError("not a quantized tensor's integers")
+    if axis is None: return _make_q(q._data, dtype, float(scale), int(zp), None, scheme)
+    if type(axis) is not int or not 0 <= axis < q.dim(): raise ValueError("a quantized tensor's axis out of range")
+    return _make_q(q._data, dtype, np.asarray(scale, np.float64), np.asarray(zp, np.int64), axis, scheme)
+
+def _dtype_record(x, *_):
+    "A dtype by name: litnn's, or a quantized one."
+    name = x["name"]
+    if name in B._by_name: return B._by_name[name]
+    if name in B._QRANGE: return getattr(B, name)
+    raise KeyError(name)
+
+def _qscheme_record(x, *_):
+    q = getattr(B, x["name"], None) if type(x["name"]) is str else None
+    if not isinstance(q, B.qscheme): raise ValueError("not a qscheme")
+    return q
+
+_DECODERS = {"tensor": _tensor_record, "quantized": _quantized_record, "qscheme": _qscheme_record, "sparse": _sparse_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "Counter": _dict_record, "device": _device_record,
              **{k: _sequence_record for k in _SEQUENCES},
              "float": lambda x, *_: _FLOATS[x["value"]],
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
              "bytearray": lambda x, *_: bytearray.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
              "complex": lambda x, tensors, f, d: complex(*(_float_part(_decode(x[p], tensors, f, d)) for p in ("real", "imag"))),
-             "dtype": lambda x, *_: B._by_name[x["name"]]}
+             "dtype": _dtype_record}
 
 # %% ../nbs/63_checkpoint_records.ipynb #6b2ee51a
 def _from_litnn(meta, arrays, f, map_location, trusted=False):

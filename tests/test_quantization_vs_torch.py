@@ -441,3 +441,27 @@ def test_workflow_deprecation_warnings():
             Q.quantize(m, lambda mod, x: mod(x), [L.randn(2, 4)])
         return [(w_.category.__name__, str(w_.message)) for w_ in w if w_.category is DeprecationWarning]
     assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('kind', ['static', 'dynamic'])
+def test_quantized_state_dict_saves_and_loads(kind, tmp_path):
+    "print_size_of_model's torch.save(model.state_dict()) of a quantized model, loaded back into a fresh converted model."
+    def make(L, calibrate):
+        Q, nn = L.ao.quantization, L.nn
+        L.manual_seed(0)
+        if kind == 'dynamic': return Q.quantize_dynamic(nn.Sequential(nn.Linear(4, 3), nn.LSTM(3, 5)), {nn.Linear})
+        m = nn.Sequential(Q.QuantStub(), nn.Conv2d(2, 3, 3), nn.ReLU(), nn.Flatten(), nn.Linear(12, 4), Q.DeQuantStub()).eval()
+        m.qconfig = Q.get_default_qconfig('x86')
+        p = Q.prepare(m)
+        if calibrate: p(L.randn(4, 2, 4, 4))
+        else: p(L.zeros(4, 2, 4, 4))
+        return Q.convert(p)
+    ml, mt = make(litnn, True), make(torch, True)
+    litnn.save(ml.state_dict(), tmp_path / 'q.pt')
+    fresh = make(litnn, False)
+    fresh.load_state_dict(litnn.load(tmp_path / 'q.pt'))
+    x = litnn.randn(4, 2, 4, 4) if kind == 'static' else litnn.randn(2, 4)
+    y0, y1 = ml[0](x) if kind == 'dynamic' else ml(x), fresh[0](x) if kind == 'dynamic' else fresh(x)
+    assert np.array_equal(y0.numpy(), y1.numpy())
+    assert list(litnn.load(tmp_path / 'q.pt')) == list(mt.state_dict())
+    assert repr(fresh).replace('litnn', 'torch') == repr(mt)
