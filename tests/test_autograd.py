@@ -2011,3 +2011,27 @@ def test_function_outputs_autograd_does_not_differentiate(case, no_grad):
         outs.append([(any(r is a for a in args), any(r._base is a for a in args), r.requires_grad, r.is_leaf, type(r.grad_fn).__name__)
                      for r in res])
     assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize('out_dtype,grad_dtype', [('float32', 'complex64'), ('complex64', 'float32')])
+@pytest.mark.parametrize('how', ['grad', 'backward'])
+def test_complex_grad_output_for_a_real_output_refused_as_torch(out_dtype, grad_dtype, how):
+    "A complex gradient for a real output, or a real one for a complex output, is refused (torch casts only within real or complex)."
+    msgs = []
+    for L in (torch, litnn):
+        x = L.ones(2, requires_grad=True, dtype=getattr(L, out_dtype))
+        g = L.ones(2, dtype=getattr(L, grad_dtype))
+        with pytest.raises(RuntimeError) as e:
+            L.autograd.grad(x * 2, x, g) if how == 'grad' else (x * 2).backward(g)
+        msgs.append(str(e.value).replace('litnn.', 'torch.'))      # (litnn's dtypes print as litnn.float32)
+    assert msgs[0] == msgs[1]
+
+
+def test_grad_output_cast_within_real_or_complex_as_torch():
+    for out, gd in (('float32', 'float64'), ('complex64', 'complex128')):
+        res = []
+        for L in (torch, litnn):
+            x = L.ones(2, requires_grad=True, dtype=getattr(L, out))
+            g, = L.autograd.grad(x * 2, x, L.ones(2, dtype=getattr(L, gd)))
+            res.append((str(g.dtype).split('.')[-1], g.detach().numpy().tolist()))
+        assert res[0] == res[1]

@@ -488,7 +488,10 @@ def _grad_for(t, g, i=0):
     if not isinstance(g, Tensor): raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
     if g._data.shape != t._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of {t.shape!r}.".replace('litnn.Size', 'litnn.Size'))
-    if g._data.dtype != t._data.dtype and g._data.dtype.kind != 'c' and t._data.dtype.kind != 'c':
+    if g._data.dtype != t._data.dtype:
+        if (g._data.dtype.kind == 'c') != (t._data.dtype.kind == 'c'):     # (real for complex or complex for real: no cast)
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in dtype: "
+                               f"grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a dtype of {t.dtype}.")
         g = g.to(t.dtype)       # as torch's engine casts every gradient to the dtype of what it is for
     if type(g._data) is not type(t._data) and g.device != t.device:     # and its device (validate_outputs): a 0-d one is moved
         if g._data.ndim: raise RuntimeError(f"invalid gradient at index {i} - expected device {t.device} but got {g.device}")
