@@ -264,6 +264,9 @@ def _activate():
     _ACTIVE.append(True)
     pkg = sys.modules['litnn']
     done = {}
+    def bare(f):   # torch's as_subclass is C++ that hands nothing over, wherever a program publishes it (fastai sets
+        u = inspect.unwrap(f)   # torch.as_subclass = Tensor.as_subclass; its TensorBase.clone relies on a plain Tensor back)
+        return u.__module__ == 'litnn._tensor' and u.__qualname__ == 'Tensor.as_subclass'
     def wrap(f):      # (the wrapper takes `f`'s names: where it is published, for pickle, or where torch defines it in Python)
         if id(f) not in done:
             cell = _parser_cell(f)
@@ -276,11 +279,12 @@ def _activate():
         return inspect.unwrap(f, stop=lambda g: g.__module__.startswith(_OP_MODULES)).__module__.startswith(_OP_MODULES)
     for ns in (vars(pkg), vars(pkg.linalg), vars(pkg.special), vars(pkg.fft), vars(pkg.nn.functional)):
         for name, f in list(ns.items()):
-            if not name.startswith('_') and type(f) is types.FunctionType and op(f): ns[name] = wrap(f)
+            if not name.startswith('_') and type(f) is types.FunctionType and op(f) and not bare(f): ns[name] = wrap(f)
         for name, f in list(ns.items()):       # (a private alias stays the same object: torch._segment_reduce)
             if name.startswith('_') and id(f) in done: ns[name] = done[id(f)]
-    for name, f in list(vars(Tensor).items()):
-        if type(f) is types.FunctionType and not name.startswith('_') or name == '__rdiv__': setattr(Tensor, name, wrap(f))
+    for name, f in list(vars(Tensor).items()):   # (litnn's methods only: one a program patches onto Tensor hands nothing over in torch)
+        if (type(f) is types.FunctionType and not name.startswith('_') and not bare(f)
+                and inspect.unwrap(f).__module__.startswith('litnn') or name == '__rdiv__'): setattr(Tensor, name, wrap(f))
     for name in _OPERATORS:
         f = vars(Tensor).get(name)
         if type(f) is types.FunctionType: setattr(Tensor, name, _operator_dispatching(f, name))

@@ -121,3 +121,72 @@ def test_dtensor_old_import_path_and_implicit_replication_as_torch():
         finally:
             lib.distributed.destroy_process_group()
     assert out['litnn'] == out['torch']
+
+
+# fastai 2.8 (tabular Learner): its TensorBase.clone is `self.as_subclass(Tensor).clone().as_subclass(cls)`. torch's
+# as_subclass is C++ that hands nothing to __torch_function__ (fastai even publishes it as torch.as_subclass), and a method
+# a program patches onto Tensor (fastcore's @patch) is plain Python; litnn handed both over, and the subclass's handler
+# turned the plain result back into the subclass: clone recursed until RecursionError on the first batch
+def test_as_subclass_and_patched_methods_hand_nothing_over_as_torch():
+    res = {}
+    for lib in (torch, litnn):
+        seen = []
+        class T(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                seen.append(getattr(func, '__name__', str(func)))
+                return super().__torch_function__(func, types, args, kwargs or {})
+        x = lib.ones(2).as_subclass(T); seen.clear()
+        plain = type(x.as_subclass(lib.Tensor)).__name__, type(lib.Tensor.as_subclass(x, lib.Tensor)).__name__
+        def twice(self): return self * 2
+        lib.Tensor.twice_for_test = twice
+        try: y = x.twice_for_test()
+        finally: del lib.Tensor.twice_for_test
+        x.new_ones(2); x.stride()
+        res[lib.__name__] = plain, type(y).__name__, seen, lib.Tensor.as_subclass in lib.overrides.get_ignored_functions()
+    assert res['litnn'] == res['torch']
+
+
+# fastai's callback.fp16 imports OptState from torch.amp.grad_scaler at `import fastai.tabular.all`; torch keeps one of its
+# members per optimizer in `_per_optimizer_states[id(opt)]['stage']` (accelerate/lightning read it there)
+def test_grad_scaler_opt_state_as_torch():
+    import importlib
+    out = {}
+    for lib in (torch, litnn):
+        O = importlib.import_module(f'{lib.__name__}.amp.grad_scaler').OptState
+        m = lib.nn.Linear(2, 1); opt = lib.optim.SGD(m.parameters(), lr=0.1); s = lib.amp.GradScaler('cpu')
+        stages = [s._per_optimizer_states[id(opt)]['stage']]
+        s.scale(m(lib.ones(1, 2)).sum()).backward(); s.unscale_(opt); stages.append(s._per_optimizer_states[id(opt)]['stage'])
+        s.step(opt); stages.append(s._per_optimizer_states[id(opt)]['stage'])
+        out[lib.__name__] = [(m.name, m.value) for m in O], [st.name for st in stages], all(isinstance(st, O) for st in stages)
+    assert out['litnn'] == out['torch']
+
+
+# fastai's losses call typing.get_type_hints on a loss module: torch's Module declares annotations (training: bool, ...),
+# so any module instance has __annotations__; litnn's had none and get_type_hints raised TypeError at `import fastai`
+def test_module_annotations_as_torch():
+    import typing
+    assert set(litnn.nn.Module.__annotations__) == set(torch.nn.Module.__annotations__)
+    ns = {'Module': litnn.nn.Module}
+    hints = typing.get_type_hints(litnn.nn.Linear(2, 2), globalns=ns)
+    assert hints['training'] is bool
+
+
+# fastai's DataLoader hands torch's _SingleProcessDataLoaderIter a stand-in loader written to torch's iterator protocol
+# (_dataset_kind, _auto_collation, collate_fn, _index_sampler... and no DataLoader); litnn's iterator read litnn's own fields
+def test_single_process_iter_over_a_torch_protocol_loader():
+    out = {}
+    for lib in (torch, litnn):
+        dl_mod = __import__(f'{lib.__name__}.utils.data.dataloader', fromlist=['_DatasetKind'])
+        class Fake:
+            _IterableDataset_len_called, _auto_collation, drop_last, in_order = None, False, False, True
+            _index_sampler, generator, prefetch_factor, timeout, num_workers = iter(range(10**9)), None, 2, 0, 0
+            pin_memory, pin_memory_device, persistent_workers, worker_init_fn, multiprocessing_context = False, '', False, None, None
+            dataset_kind = _dataset_kind = dl_mod._DatasetKind.Iterable
+            def _get_shared_seed(self): return 0
+            def collate_fn(self, x): return x
+            def __init__(self): self.dataset = self
+            def __iter__(self): return iter([lib.arange(3), lib.arange(3, 5)])
+        f = Fake(); f.collate_fn = lambda x: x
+        out[lib.__name__] = [b.tolist() for b in dl_mod._SingleProcessDataLoaderIter(f)]
+    assert out['litnn'] == out['torch'] == [[0, 1, 2], [3, 4]]

@@ -57,6 +57,9 @@ def _forward_unimplemented(self, *input):
     "Define the computation performed at every call; every subclass overrides it."
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
+from typing import Any, Optional
+from collections.abc import Callable
+
 class Module:
     """Base class for all neural network modules (as `torch.nn.Module`).
 
@@ -68,9 +71,31 @@ class Module:
 
     ```
     """
-    dump_patches = False
-    _version = 1               # bumped by a module when its state_dict layout changes
-    call_super_init = False    # True: pass __init__'s arguments on to the next class in the MRO
+    dump_patches: bool = False
+    _version: int = 1               # bumped by a module when its state_dict layout changes
+    # torch's annotations of the attributes every module has: an instance then has `__annotations__`, which
+    # typing.get_type_hints reads (fastai's losses call it on a loss module; without them it raised TypeError)
+    training: bool
+    _parameters: dict[str, Optional[Parameter]]
+    _buffers: dict[str, Optional[Tensor]]
+    _non_persistent_buffers_set: set[str]
+    _backward_pre_hooks: dict[int, Callable]
+    _backward_hooks: dict[int, Callable]
+    _is_full_backward_hook: Optional[bool]
+    _forward_hooks: dict[int, Callable]
+    _forward_hooks_with_kwargs: dict[int, bool]
+    _forward_hooks_always_called: dict[int, bool]
+    _forward_pre_hooks: dict[int, Callable]
+    _forward_pre_hooks_with_kwargs: dict[int, bool]
+    _state_dict_hooks: dict[int, Callable]
+    _load_state_dict_pre_hooks: dict[int, Callable]
+    _state_dict_pre_hooks: dict[int, Callable]
+    _load_state_dict_post_hooks: dict[int, Callable]
+    _modules: dict[str, Optional['Module']]
+    call_super_init: bool = False    # True: pass __init__'s arguments on to the next class in the MRO
+    _compiled_call_impl: Optional[Callable]
+    forward: Callable[..., Any]
+    __call__: Callable[..., Any]
 
     def __init__(self, *args, **kwargs):
         if self.call_super_init is False and kwargs:

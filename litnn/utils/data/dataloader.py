@@ -153,6 +153,16 @@ def _warn_pin_memory(loader):
                       "then device pinned memory won't be used.", stacklevel=3)
 
 # %% ../../../nbs/54_dataloader.ipynb #cb211db9
+class _DatasetKind:
+    "How a loader reads its dataset (torch's names): `Map` by indices, `Iterable` as a stream."
+    Map, Iterable = 0, 1
+
+def _is_stream(loader):
+    """Whether `loader` reads its dataset as a stream. litnn's DataLoader knows; a stand-in loader written to torch's
+    iterator protocol (fastai's `_FakeLoader`: `_dataset_kind`, `_auto_collation`, `collate_fn`, `_index_sampler`...) says it by `_dataset_kind`."""
+    it = getattr(loader, '_iterable', None)
+    return loader._dataset_kind == _DatasetKind.Iterable if it is None else it
+
 class _BaseDataLoaderIter:
     "One pass over a DataLoader's batches (as torch's): `next` fetches and collates the next one."
     def __init__(self, loader):
@@ -165,9 +175,9 @@ class _BaseDataLoaderIter:
             self._dataset = apply_random_seed(self._dataset, shared_rng)
         _warn_pin_memory(loader)
         self._pin_memory = False   # Tensor.pin_memory is a no-op in litnn
-        self._sampler_iter = None if loader._iterable else iter(self._index_sampler)   # a stream has no indices
+        self._sampler_iter = None if _is_stream(loader) else iter(self._index_sampler)   # a stream has no indices
         # torch starts persistent workers once, with the seed of its first iterator: later passes draw none
-        self._base_seed = _parsed_call(Tensor.random_, empty((), dtype=int64), method=True, generator=loader.generator).item() if loader._workers is None else loader._workers[0][0].seed
+        self._base_seed = _parsed_call(Tensor.random_, empty((), dtype=int64), method=True, generator=loader.generator).item() if getattr(loader, '_workers', None) is None else loader._workers[0][0].seed
         self._num_yielded = 0
         self._IterableDataset_len_called = loader._IterableDataset_len_called
 
@@ -192,7 +202,7 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     "The batches, loaded in this process."
     def __init__(self, loader):
         super().__init__(loader)
-        self._fetch, self._stream = loader._fetch, _iter_stream(loader) if loader._iterable else None
+        self._fetch, self._stream = getattr(loader, '_fetch', None), _iter_stream(loader) if _is_stream(loader) else None
     def _next_data(self): return next(self._stream) if self._sampler_iter is None else self._fetch(next(self._sampler_iter))
 
 def _streams():
@@ -298,7 +308,7 @@ def _check_iterable(dataset, shuffle, sampler, batch_sampler):
 
 def _iter_stream(loader, dataset=None):
     "The batches of an IterableDataset (`dataset`: a worker's replica of it): runs of `batch_size` samples, collated."
-    it, b = iter(loader.dataset if dataset is None else dataset), loader.batch_size
+    it, b = iter(loader.dataset if dataset is None else dataset), loader.batch_size if loader._auto_collation else None
     if b is None: yield from map(loader.collate_fn, it); return
     while batch := list(itertools.islice(it, b)):
         if loader.drop_last and len(batch) < b: return
