@@ -465,3 +465,16 @@ def test_quantized_state_dict_saves_and_loads(kind, tmp_path):
     assert np.array_equal(y0.numpy(), y1.numpy())
     assert list(litnn.load(tmp_path / 'q.pt')) == list(mt.state_dict())
     assert repr(fresh).replace('litnn', 'torch') == repr(mt)
+
+
+def test_quantized_engine_switch():
+    for L in (litnn, torch):
+        q = L.backends.quantized
+        assert (q.engine, q.supported_engines) == ('x86', ['qnnpack', 'onednn', 'x86', 'fbgemm'])
+    for v in ['qnnpack', 'fbgemm', 'x86']:
+        litnn.backends.quantized.engine = v; torch.backends.quantized.engine = v
+        assert litnn.backends.quantized.engine == torch.backends.quantized.engine
+    for v in ['foo', None, 3]:
+        same_err(lambda: setattr(litnn.backends.quantized, 'engine', v), lambda: setattr(torch.backends.quantized, 'engine', v))
+    same_err(lambda: setattr(litnn.backends.quantized, 'supported_engines', []), lambda: setattr(torch.backends.quantized, 'supported_engines', []))
+    litnn.backends.quantized.engine = torch.backends.quantized.engine = 'x86'

@@ -7,3 +7,4 @@ from . import mkl        # 16ah_backends_mkl
 from . import mkldnn     # 16ag_backends_mkldnn
 from . import mps        # 16af_backends_mps
 from . import opt_einsum # reference/backends/opt_einsum
+from . import quantized  # reference/backends/quantized
