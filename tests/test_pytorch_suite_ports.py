@@ -639,3 +639,17 @@ def test_interpolate_bilinear_uint8_as_torch(hw, out, antialias, align_corners, 
     upsampling = out[0] >= hw[0] and out[1] >= hw[1]
     if antialias and not upsampling: assert d.max() <= 1 and (d > 0).mean() < 0.01
     else: assert d.max() == 0
+
+
+# test_nn.py test_activations_bfloat16_half_cpu (side by side): GLU in half/bfloat16 as torch's kernels: the forward in
+# float32 rounded once; the backward rounds sigmoid(b) to the input's dtype, then s * g and (1 - s) * s * a * g in float32
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('dim', [-1, 1])
+def test_glu_half_precision_as_torch(dtype, dim):
+    r = []
+    for L in LIBS:
+        x = L.tensor(np.random.RandomState(37).randn(4, 6, 2, 64).astype(np.float32)).to(getattr(L, dtype)).requires_grad_()
+        y = L.nn.functional.glu(x, dim)
+        y.backward(L.tensor(np.random.RandomState(38).randn(*y.shape).astype(np.float32)).to(getattr(L, dtype)))
+        r.append((y.detach().float().numpy(), x.grad.float().numpy()))
+    for a, b in zip(*r): np.testing.assert_array_equal(a, b)

@@ -530,12 +530,19 @@ class GluBackward0(Op):
         xp, a = array_namespace(x._data), x._data
         h, s = xp.split(a, 2, axis=dim)
         ctx.save_for_backward(x); ctx.dim = dim
+        if a.dtype.itemsize == 2:     # half/bfloat16: torch's kernel computes in float32 and rounds once
+            return (h.astype(np.float32) * _sigmoid(xp, s.astype(np.float32))).astype(a.dtype)
         return h * _sigmoid(xp, s)
     @staticmethod
     def backward(ctx, g):
-        a, b = chunk(ctx.saved_tensors[0], 2, ctx.dim)
+        # torch's glu_backward: s = sigmoid(b) in the input's dtype, then s * g and (1 - s) * s * a * g, each computed
+        # in float32 for half/bfloat16 and rounded once
+        x = ctx.saved_tensors[0]
+        a, b = chunk(x, 2, ctx.dim)
         s = b.sigmoid()
-        return cat([g * s, g * a * s * (1 - s)], ctx.dim)
+        if x.dtype.itemsize == 2:
+            a, s, g = a.float(), s.float(), g.float()
+        return cat([s * g, (1 - s) * s * a * g], ctx.dim).to(x.dtype)
 
 def glu(input, dim=-1):
     "a * sigmoid(b), a and b the two halves of `input` along `dim`."
