@@ -478,3 +478,15 @@ def test_quantized_engine_switch():
         same_err(lambda: setattr(litnn.backends.quantized, 'engine', v), lambda: setattr(torch.backends.quantized, 'engine', v))
     same_err(lambda: setattr(litnn.backends.quantized, 'supported_engines', []), lambda: setattr(torch.backends.quantized, 'supported_engines', []))
     litnn.backends.quantized.engine = torch.backends.quantized.engine = 'x86'
+
+
+def test_qconfig_mapping():
+    def build(L):
+        Q = L.ao.quantization
+        return Q.QConfigMapping().set_global(Q.default_qconfig).set_object_type(L.nn.Linear, None).set_module_name('fc', Q.default_qconfig) \
+            .set_module_name_regex('a.*', None).set_module_name_object_type_order('b', L.nn.ReLU, 0, None)
+    ml, mt = build(litnn), build(torch)
+    assert repr(ml).replace('litnn', 'torch') == repr(mt)
+    assert repr(litnn.ao.quantization.QConfigMapping()) == repr(torch.ao.quantization.QConfigMapping())
+    assert repr(litnn.ao.quantization.QConfigMapping.from_dict(ml.to_dict())).replace('litnn', 'torch') == repr(torch.ao.quantization.QConfigMapping.from_dict(mt.to_dict()))
+    assert repr(ml.to_dict()).replace('litnn', 'torch') == repr(mt.to_dict())
