@@ -194,3 +194,29 @@ def test_half_precision_is_resampled_in_float32_and_rounded_once_as_torch(mode, 
     np.testing.assert_array_equal(ly, ty)
     if mode.startswith('nearest'): np.testing.assert_allclose(lg, tg, rtol=1e-2 if dtype == 'float16' else 0, atol=0)
     else: np.testing.assert_allclose(lg, tg, rtol=1e-2, atol=1e-2)
+
+
+# Where torch's kernels' own arithmetic decides results (a random sweep found each): nearest picks floorf(i * scale) in
+# float32 whatever the input, with the 2-d kernel's shortcuts for an unchanged and a doubled size; the linear modes copy
+# a dimension whose size does not change, even when a scale factor says otherwise; float32 source positions near 400
+# carry float32's rounding (torch computes them in float32 with a fused multiply-add), which moves bilinear outputs by
+# about 1e-4; antialiased weights are float32 too.
+ARITHMETIC_CASES = [
+    ('nearest', (1, 1, 58), dict(size=108)), ('nearest', (1, 1, 99), dict(size=135)), ('nearest', (1, 2, 24, 36), dict(scale_factor=(2.0091574435778314, 0.7363798612827808))),
+    ('nearest', (1, 1, 7, 9), dict(scale_factor=(1.1, 1.5))), ('nearest', (1, 1, 4, 5, 6), dict(scale_factor=(1.1, 1.5, 2.0))),
+    ('nearest-exact', (1, 1, 30), dict(size=55)), ('nearest-exact', (1, 1, 72), dict(size=70)),
+    ('linear', (1, 1, 5), dict(scale_factor=1.0601575691585552)), ('linear', (1, 1, 50), dict(size=52)),
+    ('bilinear', (1, 1, 4, 5), dict(scale_factor=(1.1, 1.5))), ('bilinear', (1, 3, 345, 456), dict(size=(270, 270))),
+    ('bilinear', (1, 3, 345, 456), dict(size=(270, 270), antialias=True)), ('trilinear', (1, 1, 3, 4, 5), dict(scale_factor=(1.2, 1.2, 1.5))),
+    ('bicubic', (1, 1, 40, 50), dict(size=(33, 77))), ('bicubic', (1, 1, 40, 50), dict(size=(23, 17), antialias=True))]
+
+@pytest.mark.parametrize('dtype', ['float64', 'float32'])
+@pytest.mark.parametrize('mode,shape,kw', ARITHMETIC_CASES, ids=lambda v: str(v))
+def test_interpolate_in_torchs_arithmetic(mode, shape, kw, dtype):
+    a = (np.random.default_rng(sum(shape)).normal(size=shape) * 10).astype(dtype)     # (its own data: the same whatever ran before)
+    ly = litnn.nn.functional.interpolate(litnn.tensor(a), mode=mode, **kw).numpy()
+    ty = torch.nn.functional.interpolate(torch.tensor(a), mode=mode, **kw).numpy()
+    if mode.startswith('nearest'): np.testing.assert_array_equal(ly, ty)      # the same pixels
+    else:     # (bicubic's float32 weights are rounded where torch's fused kernel is not: within 3 units of the last place)
+        atol = (5e-5 if mode == 'bicubic' else 1e-5) if dtype == 'float32' else 1e-12
+        np.testing.assert_allclose(ly, ty, rtol=1.3e-6 if dtype == 'float32' else 1e-12, atol=atol)

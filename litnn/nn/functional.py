@@ -3495,11 +3495,13 @@ def _within(idx, sizes):
     return ok
 
 def _cubic_weights(t):
-    "The four weights of Keys' cubic convolution (a = -0.75, as torch) for taps at -1, 0, 1, 2 from the floor, at fraction `t`."
+    """The four weights of Keys' cubic convolution (a = -0.75, as torch) for taps at -1, 0, 1, 2 from the floor, at fraction `t`
+    (an array or a tensor), in t's arithmetic and in the order torch's get_cubic_upsample_coefficients rounds them."""
     a = -0.75
     near = lambda x: ((a + 2) * x - (a + 3)) * x * x + 1
     far = lambda x: ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return far(t + 1), near(t), near(1 - t), far(2 - t)
+    u = 1 - t
+    return far(t + 1), near(t), near(u), far(u + 1)
 
 def _bicubic(input, coords, padding_mode, align_corners):
     "Bicubic sampling at pixel coordinates `coords` (y, x): 4 x 4 taps, each moved inside by the padding mode on its own."
@@ -5210,32 +5212,45 @@ from .._tensor import Tensor
 from ..autograd.broadcasting import _refuse_integers, _half, _dispatch, _FLOATING
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #8e3ea027
+def _scale_of(m, n, s, align_corners, dt):
+    "torch's area_pixel_compute_scale in arithmetic `dt`: (n-1)/(m-1) with align_corners, else 1/s when a scale factor s is given, else n/m."
+    if align_corners: return dt(n - 1) / dt(m - 1) if m > 1 else dt(0)
+    return dt(1.0 / s) if s is not None and s > 0 else dt(n) / dt(m) if m else dt(1)    # (no output: any scale)
+
 def _source(m, n, scale, align_corners, cubic=False):
-    "Where each of the m outputs falls in the n inputs (torch's area_pixel_compute_source_index)."
-    i = np.arange(m, dtype=np.float64)
-    if align_corners: return i * ((n - 1) / (m - 1) if m > 1 else 0.)
-    src = (i + 0.5) * scale - 0.5
-    return src if cubic else np.maximum(src, 0)
+    "Where each of the m outputs falls in the n inputs (torch's area_pixel_compute_source_index), in `scale`'s arithmetic."
+    dt = type(scale)
+    i = np.arange(m).astype(dt)
+    if align_corners: return scale * i
+    # scale·(i + ½) - ½ rounded once: torch's kernels are compiled to a fused multiply-add (exact in float64 for float32 operands)
+    src = (np.float64(scale) * (i + dt(0.5)) - 0.5).astype(dt)
+    return src if cubic else np.maximum(src, dt(0))
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #81593196
-def _resample_matrix(mode, m, n, scale, align_corners):
-    "The m×n matrix of `mode` along one dimension of n samples resampled to m; `scale` is torch's per-dim scale."
+def _resample_matrix(mode, m, n, s, align_corners, dt=np.float64, two_d=False):
+    """The m×n matrix of `mode` along one dimension of n samples resampled to m (`s`: the scale factor given, or None),
+    its positions computed in arithmetic `dt`; `two_d`: torch's 2-d nearest kernel, with its shortcuts."""
     W, rows = np.zeros((m, n)), np.arange(m)
     if mode in ('nearest', 'nearest-exact'):
-        shift = 0.5 if mode == 'nearest-exact' else 0.
-        W[rows, np.minimum(np.floor((rows + shift) * scale).astype(int), n - 1)] = 1
+        scale = np.float64(_scale_of(m, n, s, False, np.float32 if two_d and mode == 'nearest' else dt))   # (the 2-d kernel's is a float)
+        if two_d and mode == 'nearest' and m in (n, 2 * n): idx = rows if m == n else rows >> 1
+        else:        # the position rounded to float32 before the floor, whatever the input: torch's floorf
+            idx = np.floor(((rows if mode == 'nearest' else rows + 0.5) * scale).astype(np.float32))
+        W[rows, np.minimum(idx.astype(int), n - 1)] = 1
     elif mode == 'area':                                        # adaptive average pooling's windows
         lo, hi = (rows * n) // m, -((-(rows + 1) * n) // m)
         for r in rows: W[r, lo[r]:hi[r]] = 1 / (hi[r] - lo[r])
     elif mode == 'cubic':
-        src = _source(m, n, scale, align_corners, cubic=True)
-        i0 = np.floor(src).astype(int)
-        for k, w in enumerate(_cubic_weights(src - i0)): np.add.at(W, (rows, np.clip(i0 - 1 + k, 0, n - 1)), w)
-    else:                                                       # linear
-        src = _source(m, n, scale, align_corners)
+        src = _source(m, n, _scale_of(m, n, s, align_corners, dt), align_corners, cubic=True)
+        i0 = np.floor(src)
+        t = (src - i0).astype(np.float64)        # (the weights' polynomials in float64, rounded once: near the fused multiply-adds of torch's kernel)
+        for k, w in enumerate(_cubic_weights(t)): np.add.at(W, (rows, np.clip(i0.astype(int) - 1 + k, 0, n - 1)), w.astype(dt))
+    elif m == n: W[rows, rows] = 1                              # (linear: a size that does not change is copied)
+    else:
+        src = _source(m, n, _scale_of(m, n, s, align_corners, dt), align_corners)
         i0 = np.minimum(np.floor(src).astype(int), n - 1)
-        i1, t = np.minimum(i0 + 1, n - 1), src - i0
-        np.add.at(W, (rows, i0), 1 - t); np.add.at(W, (rows, i1), t)
+        t = np.clip(src - i0.astype(dt), dt(0), dt(1))
+        np.add.at(W, (rows, i0), 1 - t); np.add.at(W, (rows, np.minimum(i0 + 1, n - 1)), t)
     return W
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #93d945bb
@@ -5249,16 +5264,22 @@ def _aa_filter(kind):
         return cubic, 2.
     return (lambda x: np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.)), 3.     # lanczos-3
 
-def _antialias_matrix(kind, m, n, scale):
-    "The m×n matrix of an antialiased resampling (the filter widened by `scale` when it is above 1)."
+def _antialias_matrix(kind, m, n, s, dt=np.float64, align_corners=False):
+    """The m×n matrix of an antialiased resampling (the filter widened by the scale when it is above 1), in arithmetic `dt`
+    as torch's `_compute_indices_min_size_weights_aa`: centres rounded to dt, filter arguments too, weights summed in order."""
+    if m == n: return np.eye(n)                                 # (a size that does not change is copied)
     f, half = _aa_filter(kind)
-    support, inv = (half * scale, 1 / scale) if scale >= 1 else (half, 1.)
+    scale = _scale_of(m, n, s, align_corners, dt)      # (align_corners: (n-1)/(m-1), centres unchanged)
+    support, inv = (dt(half * np.float64(scale)), dt(1.0 / scale)) if scale >= 1 else (dt(half), dt(1))
     W = np.zeros((m, n))
     for i in range(m):
-        center = scale * (i + 0.5)
-        lo, hi = max(int(center - support + 0.5), 0), min(int(center + support + 0.5), n)
-        w = f((np.arange(lo, hi) - center + 0.5) * inv)
-        W[i, lo:hi] = w / w.sum() if w.sum() != 0 else w
+        center = dt(np.float64(scale) * (i + 0.5))
+        lo, hi = max(int(np.float64(center - support) + 0.5), 0), min(int(np.float64(center + support) + 0.5), n)
+        x = ((np.arange(lo, hi).astype(dt) - center).astype(np.float64) + 0.5) * np.float64(inv)
+        w = f(x.astype(dt).astype(np.float64)).astype(dt)       # (the filter in float64, rounded once, as for bicubic above)
+        total = dt(0)
+        for v in w: total = dt(total + v)                       # (accumulated in order, as torch's loop)
+        W[i, lo:hi] = w / total if total != 0 else w
     return W
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #784eef6c
@@ -5325,11 +5346,10 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     low = _half(input._data)        # half precision: weighted in float32 across all dims and rounded once, forward and
     if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
     kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
-    for d, (m, s) in enumerate(zip(sizes, scales)):
-        n = x.shape[d + 2]
-        if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
-        else: scale = 1 / s if s is not None and s > 0 else n / m if m else 1.    # (no output: any scale)
-        W = _antialias_matrix(kind, m, n, scale) if antialias else _resample_matrix(kind, m, n, scale, align_corners)
+    dt = np.float64 if x._data.dtype == np.float64 else np.float32    # the kernels' arithmetic (opmath): float for float32 and half
+    for d in reversed(range(len(sizes))):       # the last dim first, as torch's kernels nest their interpolation
+        m, s, n = sizes[d], scales[d], x.shape[d + 2]
+        W = _antialias_matrix(kind, m, n, s, dt, align_corners) if antialias else _resample_matrix(kind, m, n, s, align_corners, dt, two_d=len(sizes) == 2)
         W = xp.asarray(W.T.astype(x._data.dtype))
         x = ResampleDimBackward0.apply(x.movedim(d + 2, -1), W=W, area=mode == 'area').movedim(-1, d + 2)
     if ints:
