@@ -70,7 +70,7 @@ from ._quantized import (quantize_per_tensor, quantize_per_channel, quantize_per
     fake_quantize_per_channel_affine)   # reference/ao/quantization/quantized_tensors
 from . import ao                    # torch.ao: quantization (reference/ao)
 from . import quantization          # torch.quantization, its old name (reference/quantization/package)
-import litnn.nn.quantized               # torch.nn.quantized (reference/nn/quantized/package)
+import litnn.nn.quantized, litnn.nn.intrinsic, litnn.nn.qat   # torch.nn.quantized, .intrinsic, .qat (reference/nn/*/package)
 
 def __getattr__(name):   # litnn.multiprocessing loads on first use, so `import litnn` skips Python's multiprocessing
     if name in ('multiprocessing', '_inductor', '_functorch'):   # (torch._inductor and _functorch load on first use too)

@@ -490,3 +490,14 @@ def test_qconfig_mapping():
     assert repr(litnn.ao.quantization.QConfigMapping()) == repr(torch.ao.quantization.QConfigMapping())
     assert repr(litnn.ao.quantization.QConfigMapping.from_dict(ml.to_dict())).replace('litnn', 'torch') == repr(torch.ao.quantization.QConfigMapping.from_dict(mt.to_dict()))
     assert repr(ml.to_dict()).replace('litnn', 'torch') == repr(mt.to_dict())
+
+
+def test_old_names():
+    for old, new in [('nn.quantized', 'ao.nn.quantized'), ('nn.quantized.dynamic', 'ao.nn.quantized.dynamic'), ('nn.intrinsic', 'ao.nn.intrinsic'),
+                     ('nn.intrinsic.quantized', 'ao.nn.intrinsic.quantized'), ('nn.qat', 'ao.nn.qat'), ('quantization', 'ao.quantization')]:
+        for L in (litnn, torch):
+            o, n = L, L
+            for p in old.split('.'): o = getattr(o, p)
+            for p in new.split('.'): n = getattr(n, p)
+            for name in ('Linear', 'ConvReLU2d', 'quantize_dynamic', 'LinearReLU', 'Conv2d'):
+                if hasattr(n, name): assert getattr(o, name) is getattr(n, name), (L.__name__, old, name)
