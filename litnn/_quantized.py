@@ -205,7 +205,7 @@ def q_per_channel_axis(input): return input.q_per_channel_axis()
 _Q_VIEWS = {'reshape', 'view', 'flatten', 'transpose', 't', 'permute', 'squeeze', 'unsqueeze', '__getitem__', 'expand',
             'narrow', 'select', 'unflatten', 'movedim', 'swapaxes', 'swapdims', 'view_as', 'reshape_as', 'expand_as', 'unbind',
             'split', 'chunk', 'T', 'mT', 'contiguous'}
-_Q_COPIES = {'clone', 'detach', 'cpu', 'cuda', 'to', 'contiguous', 'pin_memory'}
+_Q_COPIES = {'clone', 'detach', 'cpu', 'cuda', 'to', 'contiguous', 'pin_memory', 'resolve_conj', 'resolve_neg'}
 _Q_THROUGH_FLOAT = {'relu', 'relu_', 'max_pool1d', 'max_pool2d', 'max_pool3d', 'adaptive_max_pool2d', 'adaptive_avg_pool2d',
                     'avg_pool2d', 'dropout', 'hardtanh', 'relu6', 'interpolate', 'upsample', 'mean', 'cat', 'stack', 'clamp'}
 _Q_READS = {'shape', 'ndim', 'device', 'size', 'dim', 'numel', 'nelement', 'ndimension', 'stride', 'is_contiguous',
@@ -251,7 +251,7 @@ def _q_torch_function(cls, func, types, args=(), kwargs=None):
     if name == 'item':
         with _Plain(): return q.dequantize().item()
     if name == 'tolist': raise RuntimeError("load_scalar: invalid type")
-    if name in ('mul', '__mul__', '__rmul__') and not builtins.all(isinstance(a, Tensor) for a in args):   # (a scalar: torch makes an empty result first)
+    if name.strip('_').removeprefix('r') in ('add', 'sub', 'mul', 'div', 'truediv') and not builtins.all(isinstance(a, Tensor) for a in args):   # (a scalar: torch makes an empty result first)
         raise RuntimeError("empty_strided not supported on quantized tensors yet see https://github.com/pytorch/pytorch/issues/74540")
     raise _no_kernel(name.strip('_'), 'QuantizedCUDA' if q.is_cuda else 'QuantizedCPU')
 

@@ -501,3 +501,18 @@ def test_old_names():
             for p in new.split('.'): n = getattr(n, p)
             for name in ('Linear', 'ConvReLU2d', 'quantize_dynamic', 'LinearReLU', 'Conv2d'):
                 if hasattr(n, name): assert getattr(o, name) is getattr(n, name), (L.__name__, old, name)
+
+
+def test_scalar_arithmetic_refused_and_resolve_passes_through_as_torch():
+    "Arithmetic with a number is refused as torch refuses it (it makes an empty result first); resolve_conj/neg are no-ops."
+    for f in (lambda q: q + 1, lambda q: q - 1, lambda q: 1 - q, lambda q: q / 2, lambda q: 1 + q, lambda q: q * 2, lambda q: q + q):
+        errs = []
+        for L in (torch, litnn):
+            q = L.quantize_per_tensor(L.tensor([-1.0, 0.0, 1.0, 2.0]), 0.1, 10, L.quint8)
+            with pytest.raises(Exception) as e: f(q)
+            errs.append((type(e.value), str(e.value)[:20]))      # (torch names the out= overload: aten::add.out)
+        assert errs[0] == errs[1]
+    for L in (torch, litnn):
+        q = L.quantize_per_tensor(L.tensor([-1.0, 0.0, 1.0, 2.0]), 0.1, 10, L.quint8)
+        assert q.resolve_conj().int_repr().tolist() == q.resolve_neg().int_repr().tolist() == [0, 10, 20, 30]
+        assert str(q.resolve_conj().dtype).endswith('quint8')
