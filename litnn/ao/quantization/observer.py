@@ -160,6 +160,11 @@ class MinMaxObserver(UniformQuantizationObserverBase):
 def _xp_min(a, b): return array_namespace(b).minimum(a, b)
 def _xp_max(a, b): return array_namespace(b).maximum(a, b)
 
+def _moving_average(omn, omx, mn, mx, c):
+    "The running (min, max) moved toward a batch's by the averaging constant c, in float32: old + c (new - old)."
+    c = np.float32(c)
+    return omn + c * (mn - omn), omx + c * (mx - omx)
+
 class MovingAverageMinMaxObserver(MinMaxObserver):
     "Records moving averages of the minimum and maximum: min += c * (batch min - min), after the first batch."
     def __init__(self, averaging_constant=0.01, dtype=B.quint8, qscheme=B.per_tensor_affine, reduce_range=False,
@@ -174,8 +179,7 @@ class MovingAverageMinMaxObserver(MinMaxObserver):
     def _update(self, mn, mx):
         omn, omx = self.min_val._data, self.max_val._data
         if builtins.float(omn) == float('inf') and builtins.float(omx) == float('-inf'): return mn, mx
-        c = np.float32(self.averaging_constant)
-        return omn + c * (mn - omn), omx + c * (mx - omx)
+        return _moving_average(omn, omx, mn, mx, self.averaging_constant)
 
 # %% ../../../nbs/reference/ao/quantization/observer.ipynb #f722e9c4
 class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
@@ -183,8 +187,8 @@ class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
     def __init__(self, ch_axis=0, dtype=B.quint8, qscheme=B.per_channel_affine, reduce_range=False, quant_min=None,
                  quant_max=None, factory_kwargs=None, eps=float(np.finfo(np.float32).eps), is_dynamic=False, **kwargs):
         if qscheme.name not in ('per_channel_affine', 'per_channel_symmetric', 'per_channel_affine_float_qparams'):
-            raise NotImplementedError("PerChannelMinMaxObserver's qscheme only support                     torch.per_channel_symmetric, torch.per_channel_affine and torch.per_channel_affine_float_qparams.")
-        if is_dynamic: raise NotImplementedError("PerChannelMinMaxObserver doesn't support dynamic quantization")
+            raise NotImplementedError(f"{type(self).__name__}'s qscheme only support                     torch.per_channel_symmetric, torch.per_channel_affine and torch.per_channel_affine_float_qparams.")
+        if is_dynamic: raise NotImplementedError(f"{type(self).__name__} doesn't support dynamic quantization")   # (the moving-average subclass's words too)
         super().__init__(dtype=dtype, qscheme=qscheme, reduce_range=reduce_range, quant_min=quant_min, quant_max=quant_max,
                          factory_kwargs=factory_kwargs, eps=eps, is_dynamic=is_dynamic, **kwargs)
         self.ch_axis = ch_axis
@@ -218,16 +222,12 @@ class MovingAveragePerChannelMinMaxObserver(PerChannelMinMaxObserver):
     "Per-channel moving averages of the minimum and maximum."
     def __init__(self, averaging_constant=0.01, ch_axis=0, dtype=B.quint8, qscheme=B.per_channel_affine, reduce_range=False,
                  quant_min=None, quant_max=None, eps=float(np.finfo(np.float32).eps), is_dynamic=False, **kwargs):
-        if qscheme.name not in ('per_channel_affine', 'per_channel_symmetric', 'per_channel_affine_float_qparams'):
-            raise NotImplementedError("MovingAveragePerChannelMinMaxObserver's qscheme only support                     torch.per_channel_symmetric, torch.per_channel_affine and torch.per_channel_affine_float_qparams.")
-        if is_dynamic: raise NotImplementedError("MovingAveragePerChannelMinMaxObserver doesn't support dynamic quantization")
         super().__init__(ch_axis=ch_axis, dtype=dtype, qscheme=qscheme, reduce_range=reduce_range, quant_min=quant_min,
                          quant_max=quant_max, eps=eps, is_dynamic=is_dynamic, **kwargs)
         self.averaging_constant = averaging_constant
     def _update(self, mn, mx):
         if self.min_val._data.size == 0: return mn, mx
-        c, omn, omx = np.float32(self.averaging_constant), self.min_val._data, self.max_val._data
-        return omn + c * (mn - omn), omx + c * (mx - omx)
+        return _moving_average(self.min_val._data, self.max_val._data, mn, mx, self.averaging_constant)
 
 # %% ../../../nbs/reference/ao/quantization/observer.ipynb #660c11e0
 class PlaceholderObserver(ObserverBase):
