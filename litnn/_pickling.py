@@ -7,8 +7,11 @@ __all__ = []
 
 # %% ../nbs/65_pickling.ipynb #2e1156e6
 import copy
+import numpy as np
+from . import backend as B
 from .backend import patch
 from ._tensor import Tensor
+from .storage import UntypedStorage, _root, _root_bytes, _address
 from .nn.parameter import Parameter
 from .utils.hooks import warn_if_has_hooks
 
@@ -38,12 +41,37 @@ _NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) suppo
                "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
                "see https://github.com/pytorch/pytorch/pull/103001")
 
+def _copy_memory(a, memo):
+    """Array `a` laid over a copy of the memory it views, that memory copied once per deepcopy (`memo`): tensors and storages
+    over one memory (a tensor and its views) still share theirs after `copy.deepcopy`, as torch's."""
+    xp = B.array_namespace(a)
+    if xp is not np and not xp.__name__.startswith('cupy') or not a.size: return a.copy()   # (a meta array: nothing to share)
+    root = _root(a)
+    if not (root.flags.c_contiguous or root.flags.f_contiguous): return a.copy()
+    key = ('memory', id(root))       # (not an id: deepcopy's own entries cannot collide with it)
+    if key not in memo:
+        memo[key] = root.copy(order='K')
+        copy._keep_alive(root, memo)
+    if a is root: return memo[key]
+    flat, at = _root_bytes(memo[key]), _address(a) - _address(root)
+    if xp is np: return np.ndarray(a.shape, a.dtype, buffer=flat, offset=at, strides=a.strides)
+    return xp.ndarray(a.shape, a.dtype, memptr=flat.data + at, strides=a.strides)
+
 @patch
 def __deepcopy__(self:Tensor, memo):
     "A copy with its own memory: of a leaf only; `.grad` and the attributes are deep-copied with it."
     if not self.is_leaf: raise RuntimeError(_NOT_A_LEAF)
     if id(self) in memo: return memo[id(self)]
-    new = memo[id(self)] = type(self)._make(self._data.copy(), self.requires_grad)
+    data = self._data.copy() if any(k in self.__dict__ for k in _TENSOR_BITS) else _copy_memory(self._data, memo)
+    new = memo[id(self)] = type(self)._make(data, self.requires_grad)
     if self.grad is not None: new.grad = copy.deepcopy(self.grad, memo)
     new.__dict__.update(copy.deepcopy({k: v for k, v in _user_state(self).items() if k not in _TENSOR_BITS}, memo))
     return new
+
+# %% ../nbs/65_pickling.ipynb #7da13bf2
+@patch
+def __deepcopy__(self:UntypedStorage, memo):
+    "A storage over a copy of this memory, shared with the tensors copied in the same deepcopy, as torch's."
+    if self._array is None: return UntypedStorage._wrap(self._meta_nbytes)
+    return UntypedStorage._wrap(_copy_memory(self._array, memo))
+

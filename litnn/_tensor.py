@@ -1365,6 +1365,13 @@ def storage(self:Tensor):
     _warn_typed_storage_removal(stacklevel=2)
     return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
+@patch
+def storage_type(self:Tensor):
+    "The legacy storage class of this tensor's dtype and device (`FloatStorage` for a float32 CPU tensor), warning as `storage()`."
+    _warn_typed_storage_removal(stacklevel=2)
+    return self.storage()._get_legacy_storage_class()
+
+
 # %% ../nbs/reference/torch/storage.ipynb #23998e21
 from .backend import _cpp
 

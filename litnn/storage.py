@@ -6,7 +6,7 @@
 __all__ = ['UntypedStorage', 'TypedStorage']
 
 # %% ../nbs/reference/torch/storage.ipynb #bb1beb0f
-import builtins, mmap, warnings
+import builtins, importlib, mmap, warnings
 import numpy as np
 from . import backend as B
 from .backend import patch
@@ -315,3 +315,15 @@ class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
         if dtype is not None: raise RuntimeError(f"{cls}.__new__ received an invalid combination of arguments.\nKeyword argument 'dtype' cannot be specified")
         if wrap_storage is not None: return TypedStorage(wrap_storage=wrap_storage, dtype=cls.dtype)
         return TypedStorage(*args, dtype=cls.dtype, device=device)
+
+# %% ../nbs/reference/torch/storage.ipynb #f18ad8af
+def _dtype_to_storage_type_map():
+    "The legacy storage class name of each dtype (`{float32: 'FloatStorage', ...}`), as torch's."
+    return {B.to_dtype(name): f"{legacy}Storage" for name, legacy in _LEGACY_NAMES.items()}
+
+def _get_legacy_storage_class(self):
+    "The legacy class of this storage's dtype and device (`FloatStorage`, `cuda.FloatStorage`); None elsewhere (meta)."
+    home = {'cpu': 'litnn', 'cuda': 'litnn.cuda'}.get(self.device.type)   # (the module defining that device's classes)
+    return None if home is None else getattr(importlib.import_module(home), f"{_LEGACY_NAMES[self.dtype.name]}Storage", None)
+TypedStorage._get_legacy_storage_class = _get_legacy_storage_class
+

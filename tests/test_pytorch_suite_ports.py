@@ -653,3 +653,33 @@ def test_glu_half_precision_as_torch(dtype, dim):
         y.backward(L.tensor(np.random.RandomState(38).randn(*y.shape).astype(np.float32)).to(getattr(L, dtype)))
         r.append((y.detach().float().numpy(), x.grad.float().numpy()))
     for a, b in zip(*r): np.testing.assert_array_equal(a, b)
+
+
+# test_torch.py test_deepcopy: one copy.deepcopy of tensors over one memory (a tensor, its views, its storages) gives
+# copies that share one copied memory, as torch's; litnn copied each view's elements alone, so a write through one copy
+# did not reach the others
+@pytest.mark.filterwarnings('ignore::UserWarning')
+def test_deepcopy_keeps_shared_memory_as_torch():
+    import copy
+    r = []
+    for L in LIBS:
+        a = L.arange(25.).reshape(5, 5); b = L.ones(5, 5)
+        w = copy.deepcopy([a, [a.storage(), b.untyped_storage()], b, a.view(25), a[1:, 2:].t(), {'s': a[3]}])
+        w[0].add_(1); w[2].sub_(1)
+        r.append((w[1][0].tolist(), list(w[1][1])[:8], w[3].tolist(), w[4].tolist(), w[4].stride(), w[4].storage_offset(),
+                  w[5]['s'].tolist(), a.tolist(), w[0].data_ptr() == w[3].data_ptr()))
+    assert r[0] == r[1]
+
+
+# test_torch.py test_tensor_storage_type: Tensor.storage_type() (missing in litnn) is the legacy storage class of the
+# tensor's dtype; torch.storage._dtype_to_storage_type_map names them
+@pytest.mark.filterwarnings('ignore::UserWarning')
+@pytest.mark.parametrize('dtype', ['uint8', 'int8', 'int16', 'int32', 'int64', 'bool', 'float16', 'bfloat16', 'float32',
+                                   'float64', 'complex64', 'complex128'])
+def test_tensor_storage_type_as_torch(dtype):
+    r = []
+    for L in LIBS:
+        t = L.zeros(3, dtype=getattr(L, dtype))
+        r.append((t.storage_type().__name__, t.storage_type() is getattr(L, t.storage_type().__name__),
+                  L.storage._dtype_to_storage_type_map()[t.dtype]))
+    assert r[0] == r[1]
