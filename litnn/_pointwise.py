@@ -614,7 +614,7 @@ class _Unary(Op):
         into = ctx.df_into
         if into is not None and type(g) is _ndarray and g.dtype.itemsize != 2:    # the short road (above)
             y = ctx._out        # `ctx._result_like(g)`, inlined: an array not written since (else its error, or the unpacked one)
-            if type(y) is not _ndarray or ctx._out_vc[0]: y = ctx._result_like(g)
+            if type(y) is not _ndarray or ctx._out_vc[0] != ctx._out_v: y = ctx._result_like(g)
             if type(y) is _ndarray and g.dtype is y.dtype and y.ndim: return into(g, y)
         df, saves = ctx.df, ctx.saves
         if df is None: return zeros_like(g)       # piecewise constant: sign, floor, round...

@@ -214,13 +214,14 @@ _IN_TRANSFORM = ("You are attempting to call Tensor.requires_grad_() (or perhaps
                  "being transformed by a functorch transform. This is unsupported, please attempt to use the functorch transforms "
                  "(e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being transformed instead.")
 
-def _refuse_in_transform():
-    """`requires_grad_()` (and torch.autograd.functional) inside a torch.func transform or vmap: torch's refusal, in its words.
-    litnn's own code sets the flag with `_set_requires_grad`, as torch's C++ does, so only the user's calls are refused."""
+def _refuse_in_transform(message=_IN_TRANSFORM):
+    """`requires_grad_()` (and torch.autograd.functional; `backward()` with its own `message`) inside a torch.func transform
+    or vmap: torch's refusal, in its words. litnn's own code sets the flag with `_set_requires_grad`, as torch's C++ does,
+    so only the user's calls are refused."""
     if _Mode.batched is not None:   # (vmap's own error class: vmap does not retry it sample by sample, 33a_vmap)
-        raise sys.modules['litnn.autograd.function']._VmapError(_IN_TRANSFORM)
+        raise sys.modules['litnn.autograd.function']._VmapError(message)
     m = sys.modules.get('litnn.func.eager_transforms')   # (33_function_transforms, which comes later: its count of running transforms)
-    if m is not None and m._level[0] > 0: raise RuntimeError(_IN_TRANSFORM)
+    if m is not None and m._level[0] > 0: raise RuntimeError(message)
 
 def _set_requires_grad_attr(self, value):
     "`t.requires_grad = value`: torch's setter takes a bool only, and words its dtype refusal its own way."

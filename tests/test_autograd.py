@@ -2035,3 +2035,39 @@ def test_grad_output_cast_within_real_or_complex_as_torch():
             g, = L.autograd.grad(x * 2, x, L.ones(2, dtype=getattr(L, gd)))
             res.append((str(g.dtype).split('.')[-1], g.detach().numpy().tolist()))
         assert res[0] == res[1]
+
+
+def _error_or_grad(f, L):
+    try: return str(f(L).tolist())     # (as text: sqrt_ of -1 gives nan, equal to itself so)
+    except RuntimeError as e: return str(e).replace('litnn.', 'torch.').split(' Hint')[0]
+
+@pytest.mark.parametrize('ops', ['sigmoid_ sigmoid_', 'exp_ mul_', 'tanh_ relu_', 'exp_ pow_', 'reciprocal_ neg_', 'exp_ ', 'relu_ relu_',
+                                 'div_ div_', 'sigmoid_ add_', 'rsqrt_ data'])
+def test_in_place_op_saving_its_output_saves_self_at_its_version_as_torch(ops):
+    """An in-place op whose backward reads its output (exp_, sigmoid_, tanh_) saves self at the version its write gives:
+    a second in-place change before backward is refused with torch's version error; without one, the same gradient."""
+    def f(L):
+        a = L.tensor([0.5, -1., 2.], dtype=L.float64, requires_grad=True)   # (float64: exp's float32 last bits are numpy's)
+        x = a.clone()
+        for op in ops.split():
+            if op == 'data': x.data.mul_(2)     # a change autograd does not see: no error, in both
+            else: getattr(x, op)(*((2.,) if op in ('mul_', 'pow_', 'div_', 'add_') else ()))
+        x.sum().backward()
+        return a.grad
+    assert _error_or_grad(f, litnn) == _error_or_grad(f, torch)
+
+
+@pytest.mark.parametrize('transform', ['grad', 'vmap', 'jvp', 'vjp', 'jacrev', 'jacfwd'])
+def test_backward_inside_a_function_transform_refused_as_torch(transform):
+    def f(L):
+        w = L.ones(3, requires_grad=True)
+        def fn(x):
+            (w * 2).sum().backward()
+            return (x * x).sum()
+        x = L.ones(3)
+        tr = getattr(L.func, transform)
+        if transform == 'vmap': tr(fn)(x.reshape(3, 1))
+        elif transform == 'jvp': tr(fn, (x,), (x,))
+        elif transform == 'vjp': tr(fn, x)
+        else: tr(fn)(x)
+    assert same_message(f) is RuntimeError

@@ -31,6 +31,9 @@ def variable(*args, **kwargs):
 from .graph import _accumulator
 from .engine import _as_tuple, _root, _grad_for, _execute
 from .._flags import _warn_once
+from .._tensor import _refuse_in_transform
+_BACKWARD_IN_TRANSFORM = ("backward() called inside a functorch transform. This is not supported, please use functorch.grad or "
+                          "functorch.vjp instead or call backward() outside of functorch transforms.")
 _CYCLE_WARNING = ("Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient which "
     "can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you have to use this function, "
     "make sure to reset the .grad fields of your parameters to None after use to break the cycle and avoid the leak.")
@@ -48,6 +51,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
     ```
     """
+    _refuse_in_transform(_BACKWARD_IN_TRANSFORM)      # (10_tensor; a transform differentiates with autograd.grad, leaving .grad alone)
     tensors = _as_tuple(tensors)
     grads = (None,) * len(tensors) if grad_tensors is None else _as_tuple(grad_tensors) if not isinstance(grad_tensors, Tensor) else (grad_tensors,)
     if len(grads) < len(tensors): raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")   # (more are ignored, as torch)

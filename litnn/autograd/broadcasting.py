@@ -63,7 +63,7 @@ def _saved_like(self:Node, g):
 def _result_like(self:Node, g):
     "The saved output in the kind of gradient `g`: its array in a plain backward, else `result`."
     out = self._out
-    if isinstance(g, Tensor) or out is _FREED or self._out_vc[0] or type(out) is _Packed:
+    if isinstance(g, Tensor) or out is _FREED or self._out_vc[0] != self._out_v or type(out) is _Packed:
         r = self.result     # (which raises the right error)
         return r if isinstance(g, Tensor) else r._data
     return out

@@ -714,6 +714,12 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, **k
         if self._views is not None: self._regenerate_views()   # and its views' (17c_inplace_on_views)
     if fw is not None: fw.written(self, result)      # self's tangent (and its base's) become the result's
     _bump(self, recording)
+    if recording and result is not op:
+        fn = result.grad_fn
+        if fn is not None and fn._out is result._data:   # the op saved its output (sigmoid_, exp_): torch saves self itself, so
+            # a later write into self is caught as one into an out-of-place output is (x.sigmoid_().mul_(2), then backward)
+            if result._data.dtype == a.dtype: fn._out = a
+            fn._out_vc, fn._out_v = self._vc, self._vc[0]
     return self
 
 # %% ../../nbs/13_backprop_engine.ipynb #db4d3988

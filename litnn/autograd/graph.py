@@ -43,6 +43,7 @@ class Node:
     _saved = ()             # saved tensors, or _FREED once backward released them
     _versions = None        # their versions when saved; None: all were at version 0
     _out = None             # the saved output array, if backward needs it
+    _out_v = 0              # the version the output is at when saved (0, except for an in-place op's: 13_backprop_engine)
     _tensor_hooks = None    # {output_nr: {id: hook}} from Tensor.register_hook on outputs
     _retained = None        # {output_nr: weakref to a tensor that called retain_grad()}
     _pre_hooks = _post_hooks = None   # Node.register_prehook / register_hook
@@ -134,8 +135,8 @@ def result(self:Node):
     out = self._out
     if out is _FREED: raise RuntimeError(_SECOND_TIME)
     if type(out) is _Packed: return out.unpack(self)
-    if self._out_vc[0] != 0:                     # modified in place since: name its version in the error
-        t = Tensor._make(out, True, self); t._vc = self._out_vc; _modified_error(t, 0, self)
+    if self._out_vc[0] != self._out_v:           # modified in place since: name its version in the error
+        t = Tensor._make(out, True, self); t._vc = self._out_vc; _modified_error(t, self._out_v, self)
     return Tensor._make(out, True, self) if _Mode.grad else Tensor._make(out)
 
 @patch
