@@ -516,3 +516,47 @@ def test_scalar_arithmetic_refused_and_resolve_passes_through_as_torch():
         q = L.quantize_per_tensor(L.tensor([-1.0, 0.0, 1.0, 2.0]), 0.1, 10, L.quint8)
         assert q.resolve_conj().int_repr().tolist() == q.resolve_neg().int_repr().tolist() == [0, 10, 20, 30]
         assert str(q.resolve_conj().dtype).endswith('quint8')
+
+
+# ---- where each name lives: the torch path decides the file
+
+AO_PACKAGES = ['ao.nn.quantized', 'ao.nn.quantized.modules', 'ao.nn.quantized.dynamic', 'ao.nn.quantized.dynamic.modules',
+               'ao.nn.intrinsic', 'ao.nn.intrinsic.modules', 'ao.nn.intrinsic.quantized', 'ao.nn.intrinsic.quantized.modules',
+               'ao.nn.qat', 'ao.nn.qat.modules', 'ao.quantization', 'ao.quantization.fuser_method_mappings',
+               'ao.quantization.fuse_modules', 'ao.quantization.observer', 'ao.quantization.fake_quantize',
+               'ao.quantization.qconfig', 'ao.quantization.quantize', 'ao.quantization.quantization_mappings',
+               'nn.quantized', 'nn.quantized.dynamic', 'nn.intrinsic', 'nn.intrinsic.quantized', 'nn.qat']
+
+
+def _ao_shared():
+    "(where, litnn object, torch object) for each public class or function a quantization package of both defines."
+    import importlib, inspect
+    out = []
+    for ns in AO_PACKAGES:
+        t, l = importlib.import_module('torch.' + ns), importlib.import_module('litnn.' + ns)
+        for name in sorted(dir(l)):
+            if name.startswith('__') or not hasattr(t, name): continue
+            lo, to = getattr(l, name), getattr(t, name)
+            if (inspect.isclass(lo) or inspect.isfunction(lo)) and getattr(lo, '__module__', '').startswith('litnn'):
+                out.append((f'{ns}.{name}', lo, to))
+    return out
+
+
+def test_quantization_names_are_at_torchs_path():
+    shared = _ao_shared()
+    assert len(shared) > 100
+    wrong = [f'{w}: {lo.__module__} (torch: {to.__module__})' for w, lo, to in shared
+             if lo.__module__.replace('litnn', 'torch', 1) != to.__module__]
+    assert wrong == []
+
+
+def test_quantization_submodules_import_as_torchs():
+    import importlib
+    for m in ['ao.nn.quantized.modules.linear', 'ao.nn.quantized.modules.conv', 'ao.nn.quantized.modules.activation',
+              'ao.nn.quantized.modules.functional_modules', 'ao.nn.quantized.modules.utils', 'ao.nn.quantized.dynamic.modules.linear',
+              'ao.nn.quantized.dynamic.modules.rnn', 'ao.nn.intrinsic.modules.fused', 'ao.nn.intrinsic.quantized.modules.linear_relu',
+              'ao.nn.intrinsic.quantized.modules.conv_relu', 'ao.nn.qat.modules.linear', 'ao.nn.qat.modules.conv']:
+        lm, tm = importlib.import_module('litnn.' + m), importlib.import_module('torch.' + m)
+        for name in ['Linear', 'Conv2d', 'ReLU6', 'FloatFunctional', 'QFunctional', 'LSTM', 'ConvReLU2d', 'LinearReLU', 'ConvBn2d']:
+            if hasattr(tm, name) and getattr(tm, name).__module__ == tm.__name__:
+                assert getattr(lm, name).__module__ == lm.__name__, (m, name)

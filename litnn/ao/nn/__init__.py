@@ -7,5 +7,5 @@ __all__ = []
 
 # %% ../../../nbs/reference/ao/nn/package.ipynb #27040848
 from . import quantized, intrinsic   # reference/ao/nn/quantized/package, reference/ao/nn/intrinsic/package
-from . import qat                    # reference/ao/nn/qat
+from . import qat                    # reference/ao/nn/qat/package
 from .intrinsic import quantized as _   # torch.ao.nn.intrinsic.quantized, loaded with it

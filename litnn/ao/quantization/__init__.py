@@ -12,7 +12,8 @@ from .observer import ObserverBase, UniformQuantizationObserverBase
 from .fake_quantize import *   # reference/ao/quantization/fake_quantize
 from .qconfig import *         # reference/ao/quantization/qconfig
 from .quantization_mappings import *   # reference/ao/quantization/quantization_mappings
-from .fuse_modules import fuse_modules, fuse_modules_qat, fuse_conv_bn, fuse_conv_bn_relu, fuse_linear_bn, get_fuser_method   # reference/ao/quantization/fuse_modules
+from .fuse_modules import fuse_modules, fuse_modules_qat   # reference/ao/quantization/fuse_modules
+from .fuser_method_mappings import fuse_conv_bn, fuse_conv_bn_relu, fuse_linear_bn, get_fuser_method
 from .quantize import *        # reference/ao/quantization/quantize
 from .qconfig_mapping import QConfigMapping   # reference/ao/quantization/qconfig_mapping
 from . import observer, fake_quantize, qconfig, qconfig_mapping, quantization_mappings, fuse_modules as _fm, quantize as _qz, stubs

@@ -6,10 +6,9 @@
 __all__ = ['default_observer', 'default_placeholder_observer', 'default_histogram_observer', 'default_debug_observer',
            'default_weight_observer', 'weight_observer_range_neg_127_to_127', 'default_per_channel_weight_observer',
            'per_channel_weight_observer_range_neg_127_to_127', 'default_dynamic_quant_observer',
-           'default_float_qparams_observer', 'calculate_qmin_qmax', 'validate_qmin_qmax', 'ObserverBase',
-           'UniformQuantizationObserverBase', 'MinMaxObserver', 'MovingAverageMinMaxObserver',
-           'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver', 'PlaceholderObserver', 'NoopObserver',
-           'HistogramObserver']
+           'default_float_qparams_observer', 'ObserverBase', 'UniformQuantizationObserverBase', 'MinMaxObserver',
+           'MovingAverageMinMaxObserver', 'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver',
+           'PlaceholderObserver', 'NoopObserver', 'HistogramObserver']
 
 # %% ../../../nbs/reference/ao/quantization/observer.ipynb #9fd26e85
 from ..._creation import tensor, zeros, ones, arange, linspace
@@ -24,6 +23,7 @@ from ...backend import array_namespace, patch
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
 from ..._quantized import _choose_qparams
+from .utils import calculate_qmin_qmax, validate_qmin_qmax
 
 # %% ../../../nbs/reference/ao/quantization/observer.ipynb #2a3c6787
 class _PartialWrapper:
@@ -42,24 +42,6 @@ class _PartialWrapper:
 
 def _with_args(cls_or_self, **kwargs): return _PartialWrapper(functools.partial(cls_or_self, **kwargs))
 def _with_callable_args(cls_or_self, **kwargs): return _PartialWrapper(functools.partial(cls_or_self)).with_callable_args(**kwargs)
-
-# %% ../../../nbs/reference/ao/quantization/observer.ipynb #7753e402
-def calculate_qmin_qmax(quant_min, quant_max, has_customized_qrange, dtype, reduce_range):
-    "The integer range (quant_min, quant_max) an observer of `dtype` quantizes into, as torch's."
-    if has_customized_qrange:
-        if reduce_range: quant_min, quant_max = quant_min // 2, quant_max // 2
-        return quant_min, quant_max
-    name = dtype.name
-    if name in ('qint8', 'int8'): return (-64, 63) if reduce_range else (-128, 127)
-    if name in ('quint8', 'uint8'): return (0, 127) if reduce_range else (0, 255)
-    if name in ('qint32', 'int32'): return -(2**31), 2**31 - 1
-    if name == 'uint16': return 0, 2**16 - 1
-    if name == 'int16': return -(2**15), 2**15 - 1
-    return 0, 15
-
-def validate_qmin_qmax(quant_min, quant_max):
-    if not quant_min <= 0 <= quant_max: raise AssertionError("Used-specified quantization range must include 0.")
-    if not quant_min < quant_max: raise AssertionError("qmin must be strictly less than qmax for user-specified quantization range.")
 
 # %% ../../../nbs/reference/ao/quantization/observer.ipynb #3c797d47
 _ALLOWED_DTYPES = ('qint8', 'quint8', 'quint4x2', 'qint32', 'int8', 'uint8', 'int16', 'int32', 'float8_e5m2', 'float8_e4m3fn', 'uint16')

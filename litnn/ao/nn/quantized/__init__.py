@@ -7,5 +7,5 @@ __all__ = []
 
 # %% ../../../../nbs/reference/ao/nn/quantized/package.ipynb #216a0bac
 from .modules import (Quantize, DeQuantize, Linear, Conv2d, ReLU6, FloatFunctional, QFunctional,
-                                           LinearPackedParams)   # reference/ao/nn/quantized/modules
-from . import modules, dynamic   # reference/ao/nn/quantized/dynamic
+                                           LinearPackedParams)   # reference/ao/nn/quantized/modules/package
+from . import modules, dynamic   # reference/ao/nn/quantized/dynamic/package
