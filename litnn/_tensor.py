@@ -1373,6 +1373,12 @@ def storage_type(self:Tensor):
     return self.storage()._get_legacy_storage_class()
 
 
+@patch
+def resizable(self:UntypedStorage):
+    "Whether `resize_` may grow it: not memory numpy shares (`from_numpy`, `.numpy()`), as torch."
+    return self._array is None or id(_root(self._array)) not in _not_resizable   # (10_tensor keeps that memory's list)
+
+
 # %% ../nbs/reference/torch/storage.ipynb #23998e21
 from .backend import _cpp
 

@@ -327,3 +327,40 @@ def _get_legacy_storage_class(self):
     return None if home is None else getattr(importlib.import_module(home), f"{_LEGACY_NAMES[self.dtype.name]}Storage", None)
 TypedStorage._get_legacy_storage_class = _get_legacy_storage_class
 
+
+# %% ../nbs/reference/torch/storage.ipynb #be805274
+@patch
+def get_device(self:UntypedStorage):
+    "The index of the storage's device (None on the CPU, as torch's storages say)."
+    return self.device.index
+
+@patch
+def to(self:UntypedStorage, *, device, non_blocking=False):
+    "This storage on `device`: itself when already there, else a copy there."
+    device = B.device(device)
+    if device == self.device: return self
+    return UntypedStorage._wrap(B.to_device(self.cpu()._array, device))
+
+@patch
+def cuda(self:UntypedStorage, device=None, non_blocking=False):
+    "A copy on the GPU (`device`: its index or name), or itself when there already."
+    return self.to(device=B.device('cuda' if device is None else device if not isinstance(device, builtins.int) else f'cuda:{device}'))
+
+@patch
+def new(self:UntypedStorage):
+    "An empty storage on the same device."
+    return UntypedStorage(0, device=self.device)
+
+for _name, _dt in dict(double='float64', float='float32', half='float16', long='int64', int='int32', short='int16',
+                       char='int8', byte='uint8', bool='bool', bfloat16='bfloat16', complex_double='complex128',
+                       complex_float='complex64').items():   # each byte converted to one element, as torch's casts
+    setattr(UntypedStorage, _name, lambda self, _dt=_dt: TypedStorage(wrap_storage=self, dtype=B.uint8, _internal=True)._to(B._by_name[_dt]))
+
+for _name, _fn in dict(
+        get_device=lambda self: self._untyped_storage.get_device(),
+        to=lambda self, *, device, non_blocking=False: TypedStorage(wrap_storage=self._untyped_storage.to(device=device), dtype=self.dtype, _internal=True),
+        cuda=lambda self, device=None, non_blocking=False: TypedStorage(wrap_storage=self._untyped_storage.cuda(device), dtype=self.dtype, _internal=True),
+        is_pinned=lambda self, device='cuda': False, resizable=lambda self: self._untyped_storage.resizable(),
+        pickle_storage_type=lambda self: f"{_LEGACY_NAMES[self.dtype.name]}Storage").items():
+    _typed(_name, _fn)
+

@@ -683,3 +683,21 @@ def test_tensor_storage_type_as_torch(dtype):
         r.append((t.storage_type().__name__, t.storage_type() is getattr(L, t.storage_type().__name__),
                   L.storage._dtype_to_storage_type_map()[t.dtype]))
     assert r[0] == r[1]
+
+
+# test_torch.py storage tests: storage methods litnn lacked (AttributeError): get_device, to(device=), is_pinned,
+# pickle_storage_type, resizable, and UntypedStorage's casts (each byte becomes one element) and new()
+@pytest.mark.filterwarnings('ignore::UserWarning')
+@pytest.mark.parametrize('cast,dtype', [('float', 'float32'), ('double', 'float64'), ('half', 'float16'), ('long', 'int64'),
+                                        ('byte', 'uint8'), ('bool', 'bool'), ('complex_float', 'complex64')])
+def test_storage_methods_as_torch(cast, dtype):
+    r = []
+    for L in LIBS:
+        s = L.arange(4).to(getattr(L, dtype)).storage()
+        u = L.tensor([1, 256, -2], dtype=L.int16).untyped_storage()
+        c = getattr(u, cast)()
+        r.append((s.get_device(), s.is_pinned(), s.pickle_storage_type(), s.resizable(), s.to(device='cpu').tolist(),
+                  type(s.to(device='cpu')).__name__, u.get_device(), u.resizable(), u.to(device='cpu') is u,
+                  type(u.new()).__name__, u.new().size(), type(c).__name__, c.dtype == getattr(L, dtype), c.tolist(),
+                  L.from_numpy(np.zeros(3)).untyped_storage().resizable()))
+    assert r[0] == r[1]
