@@ -651,6 +651,9 @@ class AcceleratorError(RuntimeError):
 # %% ../nbs/reference/sparse.ipynb #5bf8d8a3
 from . import sparse     # torch.sparse: reference/sparse
 
+# %% ../nbs/reference/sparse.ipynb #4627fccd
+from ._pointwise import _convert_indices_from_coo_to_csr, _convert_indices_from_csr_to_coo   # (private names: `import *` leaves them out)
+
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #5e941680
 import builtins
 from ._tensor import Tensor

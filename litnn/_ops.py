@@ -251,6 +251,7 @@ class _OpNamespace(types.ModuleType):
     def __getattr__(self, op):
         if op.startswith('__'): raise AttributeError(op)
         packet = _registry.get(self.name, {}).get(op)
+        if packet is None and self.name == 'aten' and op in _ATEN: packet = _define_aten(op)
         if packet is None: raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op}'")
         return packet
 
@@ -287,3 +288,116 @@ def _lookup(qualname):
     name, _, ov = rest.partition('.')
     packet = _registry.get(ns, {}).get(name)
     return None if packet is None else packet._overloads.get(ov or 'default')
+
+# %% ../nbs/reference/ops.ipynb #1b655736
+def _method(name):
+    "The kernel of operator `name`: the method of that name of its first argument (all but the few below have one)."
+    return lambda self, *args, **kwargs: getattr(self, name)(*args, **kwargs)
+
+def _joined(name):
+    def kernel(tensors, dim=0):
+        from litnn._views import cat, stack
+        return (cat if name == 'cat' else stack)(tensors, dim)
+    return kernel
+
+def _index(self, indices):
+    "aten::index: a None among `indices` takes the whole dim, as `:` does."
+    return self[tuple(slice(None) if i is None else i for i in indices)]
+
+def _slice(self, dim=0, start=None, end=None, step=1):
+    key = [slice(None)] * self.dim()
+    key[dim] = slice(start, end, step)
+    return self[tuple(key)]
+
+def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    fmt = {} if memory_format is None else {'memory_format': memory_format}
+    return self.to(device=device or self.device, dtype=dtype or self.dtype, non_blocking=non_blocking, copy=True, **fmt)
+
+def _sparse_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    from litnn.sparse import addmm
+    return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+_ATEN_SCHEMAS = """
+add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+mul.Tensor(Tensor self, Tensor other) -> Tensor
+mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+div.Tensor(Tensor self, Tensor other) -> Tensor
+div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+neg(Tensor self) -> Tensor
+abs(Tensor self) -> Tensor
+exp(Tensor self) -> Tensor
+log(Tensor self) -> Tensor
+sqrt(Tensor self) -> Tensor
+rsqrt(Tensor self) -> Tensor
+relu(Tensor self) -> Tensor
+sigmoid(Tensor self) -> Tensor
+tanh(Tensor self) -> Tensor
+pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+eq.Tensor(Tensor self, Tensor other) -> Tensor
+ne.Tensor(Tensor self, Tensor other) -> Tensor
+lt.Tensor(Tensor self, Tensor other) -> Tensor
+gt.Tensor(Tensor self, Tensor other) -> Tensor
+where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+detach(Tensor(a) self) -> Tensor(a)
+alias(Tensor(a) self) -> Tensor(a)
+_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
+_pin_memory(Tensor self, Device? device=None) -> Tensor
+copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+view(Tensor(a) self, SymInt[] size) -> Tensor(a)
+reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+permute(Tensor(a) self, int[] dims) -> Tensor(a)
+transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+t(Tensor(a) self) -> Tensor(a)
+expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
+squeeze(Tensor(a) self) -> Tensor(a)
+squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
+select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
+slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+index_select(Tensor self, int dim, Tensor index) -> Tensor
+flip(Tensor self, int[] dims) -> Tensor
+cat(Tensor[] tensors, int dim=0) -> Tensor
+stack(Tensor[] tensors, int dim=0) -> Tensor
+unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
+split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
+sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+mm(Tensor self, Tensor mat2) -> Tensor
+matmul(Tensor self, Tensor other) -> Tensor
+_sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+"""
+_ATEN_KERNELS = {'index': _index, 'slice': _slice, '_to_copy': _to_copy, '_sparse_addmm': _sparse_addmm,
+                 'alias': lambda self: self[...], '_pin_memory': lambda self, device=None: self.pin_memory(device),
+                 'expand': lambda self, size, *, implicit=False: self.expand(size), 'cat': _joined('cat'), 'stack': _joined('stack'),
+                 'where': lambda condition, self, other: self.where(condition, other)}
+_ATEN = {}     # operator name -> its schemas' text
+for _s in _ATEN_SCHEMAS.split(chr(10)):
+    if _s: _ATEN.setdefault(_s.split('(', 1)[0].split('.')[0], []).append('aten::' + _s)
+
+def _results(kernel, schema):
+    "`kernel` returning what torch's operator returns: a list for `Tensor[]`, a plain tuple for several results."
+    if len(schema.returns) > 1: return lambda *a, **k: tuple(kernel(*a, **k))
+    if schema.returns[0].type.endswith('[]'): return lambda *a, **k: list(kernel(*a, **k))
+    return kernel
+
+def _define_aten(name):
+    "Register aten operator `name` from the table, each overload with litnn's function as its kernel; its packet."
+    for text in _ATEN[name]:
+        op = _define(parse_schema(text))
+        op._kernels['CompositeImplicitAutograd'] = _results(_ATEN_KERNELS.get(name) or _method(name), op._schema)
+    return _registry['aten'][name]

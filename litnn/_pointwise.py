@@ -2653,6 +2653,37 @@ def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 Tensor.sspaddmm = sspaddmm
 
+# %% ../nbs/reference/sparse.ipynb #5ed7047f
+def _int_indices(a, kernel):
+    if a.dtype.kind not in 'iu': raise NotImplementedError(f'"{kernel}" not implemented for \'{B._LEGACY[a.dtype.name]}\'')
+
+def _convert_indices_from_coo_to_csr(input, size, *, out_int32=False):
+    "The `size + 1` row pointers of sorted row indices `input` (torch's kernel: each step up of the indices fills the pointers it passes)."
+    a = input._data
+    if a.ndim > 1: raise RuntimeError(f"Input is supposed to be a vector, but got {a.ndim} dimensional tensor.")
+    _int_indices(a, 'convert_indices_from_coo_to_csr_cpu')
+    xp, a, n = array_namespace(a), a.reshape(-1).astype('int64'), a.size
+    out = xp.zeros(size + 1, dtype='int32' if out_int32 else 'int64')
+    if n:
+        lo, length = a[:-1] + 1, xp.clip(a[1:] - a[:-1], 0, None)      # step i (a[i] < a[i+1]) writes i + 1 to out[a[i]+1 : a[i+1]+1]
+        start = xp.cumsum(length) - length
+        pos = xp.repeat(lo, length) + xp.arange(int(length.sum())) - xp.repeat(start, length)
+        out[pos] = xp.repeat(xp.arange(1, n), length)
+        out[int(a[-1]) + 1:] = n
+    return Tensor._make(out)
+
+def _convert_indices_from_csr_to_coo(crow_indices, col_indices, *, out_int32=False, transpose=False):
+    "The 2 x nnz COO indices of a CSR matrix's row pointers and columns (columns first when `transpose`)."
+    c, p = crow_indices._data, col_indices._data
+    if c.ndim != 1 or p.ndim != 1:
+        raise RuntimeError(f"crow_indices and col_indices are supposed to have the same dimensionality, but got {c.ndim} and "
+                           f"{c.ndim} dimensional tensors, respectively.")    # (torch's message names crow_indices' twice)
+    _int_indices(c, 'convert_indices_from_csr_to_coo_cpu')
+    xp, t = array_namespace(c), 'int32' if out_int32 else 'int64'
+    rows = xp.repeat(xp.arange(len(c) - 1, dtype=t), xp.diff(c.astype('int64')))
+    out = xp.stack([p.astype(t), rows] if transpose else [rows, p.astype(t)])
+    return Tensor._make(out)
+
 # %% ../nbs/reference/sparse_compressed.ipynb #d2598057
 from ._tensor import sparse_csc, sparse_bsr, sparse_bsc
 

@@ -190,3 +190,64 @@ def test_single_process_iter_over_a_torch_protocol_loader():
         f = Fake(); f.collate_fn = lambda x: x
         out[lib.__name__] = [b.tolist() for b in dl_mod._SingleProcessDataLoaderIter(f)]
     assert out['litnn'] == out['torch'] == [[0, 1, 2], [3, 4]]
+
+
+# PyTorch Geometric keys its tensor subclasses' handler tables by torch.ops.aten overloads at import
+# (`@implements(aten.clone.default)`, `aten.sort.stable`, `aten.index.Tensor`...): litnn's aten namespace was empty
+def test_aten_everyday_operators_as_torch():
+    out = {}
+    for lib in (torch, litnn):
+        a = lib.ops.aten
+        x = lib.tensor([[3., 1., 2.], [0., 5., 4.]], requires_grad=True)
+        i = lib.tensor([1, 0])
+        r = [a.add.Tensor(x, x, alpha=2), a.sub.Tensor(x, x * 2), a.clone.default(x), a.slice.Tensor(x, 1, 1, None, 1),
+             a.slice.Tensor(x, -1, 0, 2), a.select.int(x, 1, -1), a.index.Tensor(x, [None, i]), a.index.Tensor(x, [i]),
+             a.index_select.default(x, 1, i), a.flip.default(x, [0, 1]), a.cat.default([x, x], 1), a.unsqueeze.default(x, 0),
+             a.squeeze.dims(x[None, :, None], [0, 2]), a.squeeze.dim(x[None], 0), a.squeeze.default(x[None]),
+             a.alias.default(x), a.detach.default(x), a._to_copy.default(x, dtype=lib.float64), a.mm.default(x, x.t()),
+             a.view.default(x, [3, 2]), a.permute.default(x, [1, 0]), a.expand.default(x[:1], [2, 3]), a.mean.dim(x, [1], True),
+             a.sum.dim_IntList(x, [0, 1]), a.amax.default(x), a.cumsum.default(x, 1), a.where.self(x > 2, x, x * 0)]
+        seq = [a.sort.stable(x, stable=True, dim=1), a.sort.default(x, 0, True), a.unbind.int(x, 1), a.split.Tensor(x, 2, 1),
+               a.topk.default(x, 2)]
+        y = x.detach().clone()
+        a.add_.Tensor(y, y, alpha=3); a.sub_.Tensor(y, lib.ones(3)); a.mul_.Tensor(y, y)
+        sum(t.sum() for t in r if t.requires_grad).backward()
+        out[lib.__name__] = ([t.detach().numpy() for t in r], [type(s).__name__ for s in seq], [[t.detach().numpy() for t in s] for s in seq],
+                             [t.grad_fn.name() if t.grad_fn else None for t in r], y.numpy(), x.grad.numpy(),
+                             str(a.clone.default), a.sort.stable.name(), r[-1].dtype == lib.float32)
+    t, l = out['torch'], out['litnn']
+    for u, v in zip(t[0], l[0]): np.testing.assert_allclose(v, u)
+    assert l[1] == t[1] == ['tuple', 'tuple', 'list', 'list', 'tuple']
+    for s, q in zip(t[2], l[2]):
+        for u, v in zip(s, q): np.testing.assert_allclose(v, u)
+    assert l[3] == t[3]
+    np.testing.assert_allclose(l[4], t[4]); np.testing.assert_allclose(l[5], t[5]); assert l[6:] == t[6:]
+    for lib in (torch, litnn):
+        with pytest.raises(AttributeError, match="has no overload name 'nope'"): lib.ops.aten.add.nope
+        with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'mat2'"): lib.ops.aten.mm(lib.ones(2, 2), 2)
+
+
+# PyTorch Geometric turns sorted edge indices into row pointers with torch's private index converters
+def test_convert_indices_between_coo_and_csr_as_torch():
+    cases = [([0, 0, 2, 3, 3], 5, False), ([0, 0, 2, 3, 3], 5, True), ([3, 1, 0], 4, False), ([], 2, False), ([1], 3, False),
+             ([0, 1, 1, 1, 6], 7, False)]
+    for idx, size, i32 in cases:
+        got = [lib._convert_indices_from_coo_to_csr(lib.tensor(idx, dtype=lib.int64), size, out_int32=i32) for lib in (torch, litnn)]
+        assert got[1].dtype == (litnn.int32 if i32 else litnn.int64) and got[0].tolist() == got[1].tolist(), (idx, got)
+    for i32 in (False, True):
+        for tr in (False, True):
+            got = [lib._convert_indices_from_csr_to_coo(lib.tensor([0, 2, 2, 3, 5]), lib.tensor([1, 2, 0, 1, 2], dtype=lib.int32),
+                                                        out_int32=i32, transpose=tr) for lib in (torch, litnn)]
+            assert got[0].tolist() == got[1].tolist() and str(got[0].dtype)[6:] == str(got[1].dtype)[6:]
+    for lib in (torch, litnn):
+        with pytest.raises(NotImplementedError, match="not implemented for 'Float'"): lib._convert_indices_from_coo_to_csr(lib.ones(2), 3)
+        with pytest.raises(RuntimeError, match="Input is supposed to be a vector, but got 2 dimensional"):
+            lib._convert_indices_from_coo_to_csr(lib.zeros(1, 2, dtype=lib.int64), 3)
+
+
+# PyTorch Geometric imports torch.distributed.rpc unconditionally (its distributed sampler) and checks `hasattr(rpc, 'api')`
+def test_distributed_rpc_module_imports_as_a_torch_without_rpc():
+    from litnn.distributed import rpc
+    import torch.distributed.rpc as trpc
+    assert rpc.__all__ == trpc.__all__[:1] == ['is_available']
+    assert rpc.is_available() is False and not hasattr(rpc, 'api')
