@@ -3275,6 +3275,52 @@ def _q_fraction(xp, a, x):
         if _all_done(c - 1, done): break
     return ans * xp.exp(a * xp.log(x) - x - _lgamma(xp, a))
 
+# %% ../nbs/reference/special_incomplete_gamma.ipynb #c0ffee5a7e02
+import functools
+from fractions import Fraction
+from ._pointwise import _bernoulli, _erfc
+
+@functools.cache
+def _temme_coefficients(K=25, N=25):
+    "Temme's d_{k,n}, k, n < 25, exact (see above), as a (K, N) array of doubles."
+    M = N + 2 * K
+    al = [Fraction(0), Fraction(1)]          # μ(η) = Σ α_n ηⁿ
+    for n in range(2, M + 3):
+        al.append((al[n - 1] - sum((n + 1 - i) * al[i] * al[n + 1 - i] for i in range(2, n))) / (n + 1))
+    B = _bernoulli(2 * K)
+    f = [Fraction(0)] * K                    # log of Stirling's series, in t = 1/z
+    for m in range(1, K // 2 + 1): f[2 * m - 1] = B[2 * m] / (2 * m * (2 * m - 1))
+    g = [Fraction(1)]                        # its exponential: g_n = (1/n) Σ_k k f_k g_{n-k}
+    for n in range(1, K): g.append(sum(k * f[k] * g[n - k] for k in range(1, n + 1)) / n)
+    d = [[Fraction(-1, 3)] + [(n + 2) * al[n + 2] for n in range(1, M)]]
+    for k in range(1, K):
+        d.append([(-1) ** k * g[k] * d[0][n] + (n + 2) * d[k - 1][n + 2] for n in range(len(d[k - 1]) - 2)])
+    return np.array([[float(v) for v in row[:N]] for row in d])
+
+def _temme(xp, a, x, upper):
+    "P(a, x) (Q(a, x) when upper) by Temme's expansion, for large a and x near a."
+    D, sgn = _temme_coefficients(), 1 if upper else -1
+    sigma = (x - a) / a
+    eta = xp.sqrt(-2 * (xp.log1p(sigma) - sigma))        # (λ - 1 - log λ, without the cancellation of λ near 1)
+    eta = xp.where(x > a, eta, xp.where(x < a, -eta, 0))
+    powers = [xp.ones_like(eta)]
+    for n in range(1, D.shape[1]): powers.append(eta * powers[-1])
+    s, afac, old, on = xp.zeros_like(a), xp.ones_like(a), xp.full(a.shape, np.inf), xp.ones(a.shape, bool)
+    for k in range(D.shape[0]):
+        ck, done = xp.full(a.shape, D[k, 0]), xp.zeros(a.shape, bool)
+        for n in range(1, D.shape[1]):
+            t = D[k, n] * powers[n]
+            ck = xp.where(done, ck, ck + t)
+            done |= xp.abs(t) < _EPS * xp.abs(ck)
+        term = ck * afac
+        size = xp.abs(term)
+        on &= ~(size > old)                  # past the smallest term: stop before adding
+        s = xp.where(on, s + term, s)
+        on &= ~(size < _EPS * xp.abs(s))
+        old, afac = size, afac / a
+        if _all_done(k, ~on): break
+    return 0.5 * _erfc(xp, sgn * eta * xp.sqrt(a / 2)) + sgn * xp.exp(-0.5 * a * eta * eta) * s / xp.sqrt(2 * math.pi * a)
+
 # %% ../nbs/reference/special_incomplete_gamma.ipynb #a4753f47
 def _igamma(xp, a, x, upper):
     "P(a, x) (Q(a, x) when upper) on broadcast arrays, in float64: each element goes to the method torch's rules pick for it."
@@ -3284,10 +3330,14 @@ def _igamma(xp, a, x, upper):
         if upper: p_small = xp.where(x <= 0.5, -0.4 / xp.log(x) < a, 1.1 * x < a) | ((x > 1.1) & (x < a))
         else: p_small = ~((x > 1) & (x > a))
         out = xp.full(a.shape, np.nan)
-        for method, m in ((_p_series, regular & p_small), (_q_fraction, regular & ~p_small & (x > 1.1)),
-                          (_q_series, regular & ~p_small & (x <= 1.1))):
-            if bool(m.any()): out[m] = method(xp, a[m], x[m])
-        out = xp.where(p_small, out, 1 - out) if not upper else xp.where(p_small, 1 - out, out)
+        near = xp.abs(x - a) / a                           # large a, x near it: Temme's expansion, as torch
+        near = regular & (((a > 20) & (a < 200) & (near < 0.3)) | ((a > 200) & (near < 4.5 / xp.sqrt(a))))
+        rest = regular & ~near
+        for method, m in ((_p_series, rest & p_small), (_q_fraction, rest & ~p_small & (x > 1.1)),
+                          (_q_series, rest & ~p_small & (x <= 1.1)), (_temme, near)):
+            if bool(m.any()): out[m] = method(xp, a[m], x[m], upper) if method is _temme else method(xp, a[m], x[m])
+        flip = ~near & (~p_small if not upper else p_small)       # (the other one of P and Q was computed there)
+        out = xp.where(flip, 1 - out, out)
         edge = xp.where(a == 0, xp.where(x > 0, 1., np.nan), xp.where(x == 0, 0., xp.where(xp.isinf(a), xp.where(xp.isinf(x), np.nan, 0.), 1.)))
         edge = xp.where((a < 0) | (x < 0) | xp.isnan(a) | xp.isnan(x), np.nan, 1 - edge if upper else edge)
     return xp.where(regular, out, edge)
