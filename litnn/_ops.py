@@ -289,7 +289,7 @@ def _lookup(qualname):
     packet = _registry.get(ns, {}).get(name)
     return None if packet is None else packet._overloads.get(ov or 'default')
 
-# %% ../nbs/reference/ops.ipynb #1b655736
+# %% ../nbs/reference/ops.ipynb #a7ae731f
 def _method(name):
     "The kernel of operator `name`: the method of that name of its first argument (all but the few below have one)."
     return lambda self, *args, **kwargs: getattr(self, name)(*args, **kwargs)

@@ -2734,6 +2734,7 @@ _B = _bernoulli(30)
 
 # %% ../nbs/reference/special.ipynb #a289eb37
 _EM = [float(math.factorial(2 * j) / _B[2 * j]) for j in range(1, 13)]     # Cephes' table: (2j)! / B_2j
+_MACHEP = np.finfo(np.float64).eps / 2
 
 def _zeta_domain(xp, s, q, total):
     "Cephes' checks in its order: s = 1 inf, s < 1 NaN (before q's poles), q a non-positive integer inf, else NaN for non-integer s below zero."
@@ -2751,13 +2752,21 @@ def _zeta(xp, s, q):
             total = below + _zeta(xp, s, q + m)
             return _zeta_domain(xp, s, q, total)
         n = max(9, int(math.ceil(9 - lo)))
-        total, a = q ** -s, q
-        for _ in range(n): a = a + 1; b = a ** -s; total = total + b
-        total = total + b * a / (s - 1) - 0.5 * b
+        total, a, b = q ** -s, q, xp.zeros_like(q)
+        on, done = xp.ones(total.shape, bool), xp.zeros(total.shape, bool)
+        for i in range(1, n + 1):       # Cephes' loop, per element: 9 terms at least, and on while q + i <= 9
+            a = xp.where(on, a + 1, a); b = xp.where(on, a ** -s, b); total = xp.where(on, total + b, total)
+            stop = on & (xp.abs(b / total) < _MACHEP)     # a term too small to change the sum (or an infinite sum): that is the answer
+            done |= stop
+            on &= ~stop & ((i < 9) | (a <= 9))
+        on = ~done
+        total = xp.where(on, total + b * a / (s - 1) - 0.5 * b, total)
         fac, k = 1., 0
         for c in _EM:
             fac = fac * (s + k); b = b / a
-            total = total + fac * b / c
+            t = fac * b / c
+            total = xp.where(on, total + t, total)
+            on &= ~(xp.abs(t / total) < _MACHEP)
             fac = fac * (s + k + 1); b = b / a; k += 2
         return _zeta_domain(xp, s, q, total)
 

@@ -83,3 +83,18 @@ def test_empty_reductions_and_scans_as_torch(name):
         except Exception as e:
             out.append((type(e).__name__, str(e)))
     assert out[0] == out[1]
+
+
+def test_zeta_stops_where_cephes_stops_as_torch():
+    """Hurwitz zeta: each element leaves the direct sum at its own step (9 terms, and on while q + i <= 9) and as soon as
+    a term no longer changes the sum, as Cephes in torch: an infinite first term is then the answer (zeta(1e20, 0.5) = inf;
+    litnn went on to inf * 0 = nan), and mixed arrays give each element torch's value (bit for bit but for pow's last bit)."""
+    r = np.random.default_rng(3)
+    s = np.concatenate([[1e20, 1e300, 1e20, 1e20, 5., 2., 7.], r.uniform(1, 30, 200), np.exp(r.uniform(0, 50, 60))])
+    q = np.concatenate([[0.5, -1.5, 1e-300, -3.5, -3.5, 1e10, -2.5], r.uniform(-20, 30, 200), np.exp(r.uniform(-30, 30, 60))])
+    s[7:207:3] = np.round(s[7:207:3])        # integer s: negative q allowed
+    t = torch.special.zeta(torch.tensor(s), torch.tensor(q)).numpy()
+    l = litnn.special.zeta(litnn.tensor(s), litnn.tensor(q)).numpy()
+    assert np.isinf(l[:4]).all()
+    np.testing.assert_array_equal(np.isnan(l), np.isnan(t))
+    np.testing.assert_allclose(l, t, rtol=1e-12, equal_nan=True)
