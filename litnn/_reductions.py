@@ -693,8 +693,7 @@ def _extreme_step(xp, better):
     def step(carry, row, k):
         if carry is None: return row, xp.zeros(row.shape, np.int64)
         v, i = carry
-        take = better(row, v) | xp.isnan(row)
-        take &= ~xp.isnan(v)
+        take = xp.isnan(row) | (~xp.isnan(v) & better(row, v))   # torch's test: each NaN met takes the index
         return xp.where(take, row, v), xp.where(take, k, i)
     return step
 

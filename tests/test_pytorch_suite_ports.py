@@ -701,3 +701,20 @@ def test_storage_methods_as_torch(cast, dtype):
                   type(u.new()).__name__, u.new().size(), type(c).__name__, c.dtype == getattr(L, dtype), c.tolist(),
                   L.from_numpy(np.zeros(3)).untyped_storage().resizable()))
     assert r[0] == r[1]
+
+
+# test_torch.py test_cummax_cummin: once a NaN is met the running value stays NaN, and torch's kernel moves the index to
+# each later NaN (its test is `isnan(x) || (!isnan(out) && x >= out)`); litnn kept the first NaN's index, so the
+# indices and the gradient (sent to that index) differed
+@pytest.mark.parametrize('op', ['cummax', 'cummin'])
+@pytest.mark.parametrize('values', [[float('nan'), 1., float('nan'), 2.], [1., float('nan'), 3., float('nan'), float('nan'), 0.],
+                                    [4, float('inf'), 1.5, -float('inf'), 0, float('nan'), 1]])
+def test_cummax_cummin_nan_index_as_torch(op, values):
+    r = []
+    for L in LIBS:
+        x = L.tensor([values, values[::-1]], requires_grad=True)
+        v, i = getattr(L, op)(x, 1)
+        (v.nan_to_num() * L.arange(1., len(values) + 1)).sum().backward()
+        r.append((v.detach().numpy(), i.tolist(), x.grad.tolist(), getattr(L, op)(x.detach().t(), 0).indices.tolist()))
+    np.testing.assert_array_equal(r[0][0], r[1][0])
+    assert r[0][1:] == r[1][1:]
