@@ -99,7 +99,7 @@ def _make_q(data, qdtype, scale, zero_point, axis=None, scheme=None):
         _DISPATCH_ON.append(True)
         _QTensor.__torch_function__ = classmethod(_q_torch_function)
         _overrides._DISPATCHES.clear(); _overrides._activate()
-    t = _QTensor._make(data)
+    t = _QTensor._make(array_namespace(data).asarray(data))    # (a 0-d result of numpy arithmetic is a scalar)
     t._qdtype, t._scale, t._zp, t._axis = qdtype, scale, zero_point, axis
     t._qscheme = scheme or (per_tensor_affine if axis is None else per_channel_affine)
     return t
@@ -181,7 +181,7 @@ def quantize_per_tensor_dynamic(input, dtype, reduce_range):
 # %% ../nbs/reference/ao/quantization/quantized_tensors.ipynb #f535e4e8
 def dequantize(input):
     "The float32 values of quantized `input` (a list of them: each); a float tensor as it is."
-    if isinstance(input, (list, tuple)): return [dequantize(t) for t in input]
+    if isinstance(input, (list, tuple)): return tuple(dequantize(t) for t in input)
     return input.dequantize()
 
 def _plain_reader(name):
@@ -207,11 +207,30 @@ _Q_VIEWS = {'reshape', 'view', 'flatten', 'transpose', 't', 'permute', 'squeeze'
             'split', 'chunk', 'T', 'mT', 'contiguous'}
 _Q_COPIES = {'clone', 'detach', 'cpu', 'cuda', 'to', 'contiguous', 'pin_memory', 'resolve_conj', 'resolve_neg'}
 _Q_THROUGH_FLOAT = {'relu', 'relu_', 'max_pool1d', 'max_pool2d', 'max_pool3d', 'adaptive_max_pool2d', 'adaptive_avg_pool2d',
-                    'avg_pool2d', 'dropout', 'hardtanh', 'relu6', 'interpolate', 'upsample', 'mean', 'cat', 'stack', 'clamp'}
+                    'avg_pool2d', 'dropout', 'hardtanh', 'relu6', 'interpolate', 'upsample', 'mean', 'cat', 'stack', 'clamp',
+                    'pad', 'leaky_relu', 'std', 'masked_fill'}
 _Q_READS = {'shape', 'ndim', 'device', 'size', 'dim', 'numel', 'nelement', 'ndimension', 'stride', 'is_contiguous',
             'element_size', '__len__', 'requires_grad', 'is_leaf', 'grad_fn', 'grad', 'is_cuda', 'is_cpu', 'layout',
             'get_device', 'storage_offset', 'is_floating_point', 'is_complex', 'data_ptr', 'names', 'is_meta', 'itemsize',
-            'nbytes', 'requires_grad_', 'is_signed', 'data', 'output_nr', '_version', 'is_sparse', 'is_nested', 'equal'}
+            'nbytes', 'requires_grad_', 'is_signed', 'data', 'output_nr', '_version', 'is_sparse', 'is_nested'}
+_Q_COMPARE = {'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal'}
+# ops torch runs on the integers, the quantizer kept (integers order as their values do: the scale is positive)
+_Q_ON_INTEGERS = {'sort': 'sort', 'msort': 'sort', 'argsort': 'sort', 'topk': 'Top-K is only supported on per-tensor quantization',
+                  'max': 'Max operator for quantized tensors only works for per tensor quantized tensors. Please open an issue on '
+                         'https://github.com/pytorch/pytorch/issues if you need per channel quantized tensor support.',
+                  'min': 'Min operator for quantized tensors only works for per tensor quantized tensors. Please open an issue on '
+                         'https://github.com/pytorch/pytorch/issues if you need per channel quantized tensor support.',
+                  'repeat': None, 'flip': None, 'channel_shuffle': None, 'diag': None, 'diagonal': None, 'unfold': None, 'as_strided': None,
+                  'index_select': 'Only per_tensor quantized quantized tensors are supported by index_select.',
+                  'resize_': 'Can only resize quantized tensors with per-tensor schemes!'}
+# per-channel refusals of the float-path ops that say more than the generic assertion
+_Q_PER_TENSOR_ONLY = {'cat': "Only per-tensor quantization is supported in 'cat'!", 'stack': "Only per-tensor quantization is supported in 'cat'!",
+                      'pad': 'Only per-tensor padding is supported.',
+                      'masked_fill': 'masked_fill__quantized_cpu for quantized tensors is currently only supported for per tensor quantized tensors'}
+# torch's fixed output quantizers (scale, zero point) of the bounded activations, per dtype
+_Q_FIXED = {'sigmoid': {'quint8': (1 / 256, 0), 'qint8': (1 / 256, -128), 'qint32': (2.0 ** -32, 0)},
+            'hardsigmoid': {'quint8': (1 / 256, 0), 'qint8': (1 / 256, -128), 'qint32': (2.0 ** -32, 0)},
+            'tanh': {'quint8': (2 / 256, 128), 'qint8': (2 / 256, 0), 'qint32': (2.0 ** -31, 0)}}
 
 class _Plain:
     "Inside: litnn's functions run as written, quantized arguments seen as their integer tensors."
@@ -229,13 +248,66 @@ def _first_q(args):
         if isinstance(a, _QTensor): return a
         if type(a) in (list, tuple) and (q := _first_q(a)) is not None: return q
 
+def _dequantized_f32(q):
+    "The float32 values of per-tensor `q` as the vectorized kernels compute them: fma(q, scale, -zero_point * scale)."
+    s = np.float32(q._scale)
+    return (q._data.astype(np.float64) * np.float64(s) + np.float64(np.float32(-q._zp * s))).astype(np.float32)
+
+def _same_quantized(a, b):
+    "torch.equal of quantized tensors: the same dtype, quantizer and shape, and the same integers."
+    if not (isinstance(a, _QTensor) and isinstance(b, _QTensor)) or a._qdtype is not b._qdtype or a._qscheme is not b._qscheme: return False
+    if a.shape != b.shape or a._axis != b._axis: return False
+    xp = array_namespace(a._data)
+    if a._axis is None: same_q = a._scale == b._scale and a._zp == b._zp
+    else: same_q = bool((xp.asarray(a._scale) == xp.asarray(b._scale)).all() and (xp.asarray(a._zp) == xp.asarray(b._zp)).all())
+    return bool(same_q and (a._data == b._data).all())
+
+def _on_integers(q, func, args, kwargs):
+    "`func` run on the integers of `q`; each result of their integer type comes back quantized with `q`'s quantizer."
+    with _Plain(): r = func(*_swap(args, lambda t: Tensor._make(t._data)), **_swap(kwargs, lambda t: Tensor._make(t._data)))
+    wrap = lambda t: _like(q, t._data) if isinstance(t, Tensor) and t._data.dtype == q._data.dtype else t
+    if isinstance(r, tuple) and hasattr(r, '_fields'): return type(r)(*map(wrap, r))
+    if isinstance(r, (list, tuple)): return type(r)(map(wrap, r))
+    return wrap(r)
+
+def _in_place(q, r):
+    "In-place op `q` <- quantized array `r` (torch's fill_, copy_, masked_fill_ write into the tensor itself)."
+    q._data[...] = r
+    return q
+
+def _copy_into(q, src):
+    "q.copy_(src): a quantized source of q's dtype is copied with its quantizer; a float one is quantized with q's."
+    if isinstance(src, _QTensor):
+        _check_assert(src._qdtype is q._qdtype, "self.scalar_type() == src.scalar_type()")
+        q._data = array_namespace(q._data).broadcast_to(src._data, q.shape).copy()
+        q._scale, q._zp, q._axis, q._qscheme = src._scale, src._zp, src._axis, src._qscheme
+        return q
+    a = array_namespace(q._data).broadcast_to(src.detach()._data.astype(np.float32), q.shape)
+    if q._axis is None: return _in_place(q, _quantize_array(a, q._scale, q._zp, q._qdtype))
+    xp, sh = array_namespace(a), _channel_shape(a.ndim, q._axis)     # per channel, torch's copy divides: nearbyint(x / scale + zero_point)
+    r = a / xp.asarray(q._scale.astype(np.float32)).reshape(sh) + xp.asarray(q._zp.astype(np.float32)).reshape(sh)
+    return _in_place(q, _clamped(xp.rint(r), q._qdtype, xp))
+
 def _q_torch_function(cls, func, types, args=(), kwargs=None):
     "Where a call on quantized tensors goes: views and copies keep the quantizer, some layers pass through float, reads read."
     kwargs = kwargs or {}
     name = getattr(func, '__name__', '')
     q = _first_q(list(args) + list(kwargs.values()))
+    op = name.strip('_')
     if name in _Q_READS or name in vars(_QTensor):
         with _Plain(): return func(*args, **kwargs)
+    if op == 'equal': return _same_quantized(*args[:2])
+    if op in _Q_COMPARE:     # torch compares the values: each quantized operand dequantized
+        with _Plain(): return func(*_swap(args, lambda t: t.dequantize()), **_swap(kwargs, lambda t: t.dequantize()))
+    if name in ('isclose', 'allclose'):
+        a, b = args[:2]
+        if a.dtype is not b.dtype: raise RuntimeError(f"{_LEGACY[a.dtype.name]} did not match {_LEGACY[b.dtype.name]}")
+        raise RuntimeError("isclose is not supported for quantized inputs.")
+    if op == 'copy': return _copy_into(args[0], args[1])
+    if name == 'fill_':
+        v = np.float32(builtins.float(args[1]))
+        return _copy_into(q, Tensor._make(array_namespace(q._data).full(q.shape, v, np.float32)))
+    if name == 'empty_like': return _like(q, array_namespace(q._data).zeros_like(q._data))
     if name in _Q_COPIES or name in _Q_VIEWS and q._axis is None:
         if name in ('to', 'cuda', 'cpu') and builtins.any(isinstance(a, B.dtype) for a in list(args) + list(kwargs.values())):
             raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8")
@@ -243,9 +315,21 @@ def _q_torch_function(cls, func, types, args=(), kwargs=None):
         return _swap(r, lambda t: t) if not isinstance(r, (Tensor, list, tuple)) else \
             type(r)(_like(q, t._data) for t in r) if isinstance(r, (list, tuple)) else _like(q, r._data)
     if name in _Q_VIEWS: raise RuntimeError("Setting strides is possible only on uniformly quantized tensor")
-    if name in _Q_THROUGH_FLOAT and q._axis is None:
-        with _Plain(): r = func(*_swap(args, lambda t: t.dequantize()), **_swap(kwargs, lambda t: t.dequantize()))
-        return _make_q(_quantize_array(r._data, q._scale, q._zp, q._qdtype), q._qdtype, q._scale, q._zp)
+    if name in _Q_ON_INTEGERS and not builtins.any(isinstance(a, Tensor) and a is not q for a in args[1:2] if name in ('max', 'min')):
+        if q._axis is not None:
+            msg = _Q_ON_INTEGERS[name]
+            if msg == 'sort': _check_assert(False, "quantizer->qscheme() == kPerTensorAffine")
+            raise RuntimeError(msg or "Setting strides is possible only on uniformly quantized tensor")
+        if name == 'channel_shuffle' and q._qdtype is not quint8: raise RuntimeError(f"Quantized channel shuffle works only on QUInt8 but got {_LEGACY[q.dtype.name]}")
+        return _on_integers(q, func, args, kwargs)
+    if name.rstrip('_') in _Q_PER_TENSOR_ONLY and q._axis is not None: raise RuntimeError(_Q_PER_TENSOR_ONLY[name.rstrip('_')])
+    if name in _Q_FIXED or name in _Q_THROUGH_FLOAT or name == 'masked_fill_':
+        _check_assert(q._axis is None, "quantizer->qscheme() == kPerTensorAffine")
+        deq = (lambda t: Tensor._make(_dequantized_f32(t))) if name in _Q_FIXED else (lambda t: t.dequantize())
+        with _Plain(): r = func(*_swap(args, deq), **_swap(kwargs, deq))
+        scale, zp = _Q_FIXED[name][q._qdtype.name] if name in _Q_FIXED else (q._scale, q._zp)
+        out = _quantize_array(array_namespace(r._data).asarray(r._data, dtype=np.float32), scale, zp, q._qdtype)
+        return _in_place(q, out) if name.endswith('_') else _make_q(out, q._qdtype, scale, zp)
     if name in ('float', 'double', 'half', 'bfloat16', 'type_as'): raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8")
     if name == 'numpy': raise TypeError(f"Got unsupported ScalarType {_LEGACY[q.dtype.name]}")
     if name == 'item':

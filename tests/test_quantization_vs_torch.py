@@ -560,3 +560,91 @@ def test_quantization_submodules_import_as_torchs():
         for name in ['Linear', 'Conv2d', 'ReLU6', 'FloatFunctional', 'QFunctional', 'LSTM', 'ConvReLU2d', 'LinearReLU', 'ConvBn2d']:
             if hasattr(tm, name) and getattr(tm, name).__module__ == tm.__name__:
                 assert getattr(lm, name).__module__ == lm.__name__, (m, name)
+
+
+# ---- comparisons and the read-only ops torch runs on quantized tensors
+
+def _qpair(dt, seed, per_channel=False):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((7, 33)) * 3).astype(np.float32)
+    s, z = [(0.05, 128 if dt == 'quint8' else 0), (0.031, 7), (0.1, 100 if dt == 'quint8' else -3)][seed % 3]
+    if per_channel:
+        sc, zp = rng.uniform(0.02, 0.1, 7), rng.integers(0, 20, 7)
+        return (litnn.quantize_per_channel(litnn.tensor(x), litnn.tensor(sc), litnn.tensor(zp), 0, getattr(litnn, dt)),
+                torch.quantize_per_channel(torch.tensor(x), torch.tensor(sc), torch.tensor(zp), 0, getattr(torch, dt)))
+    return (litnn.quantize_per_tensor(litnn.tensor(x), s, z, getattr(litnn, dt)),
+            torch.quantize_per_tensor(torch.tensor(x), s, z, getattr(torch, dt)))
+
+
+def _same_result(a, b):
+    if isinstance(b, tuple):
+        assert type(a).__name__ == type(b).__name__ and len(a) == len(b)
+        for u, v in zip(a, b): _same_result(u, v)
+        return
+    if not isinstance(b, torch.Tensor): assert a == b; return
+    assert a.is_quantized == b.is_quantized and str(a.dtype)[6:] == str(b.dtype)[6:] and tuple(a.shape) == tuple(b.shape)
+    if b.is_quantized:
+        assert str(a.qscheme()).split('.')[-1] == str(b.qscheme()).split('.')[-1]
+        if b.qscheme() == torch.per_tensor_affine: assert (a.q_scale(), a.q_zero_point()) == (b.q_scale(), b.q_zero_point())
+        np.testing.assert_array_equal(a.int_repr().numpy(), b.int_repr().numpy())
+    else: np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+Q_READ_OPS = {
+    'eq': lambda m, q: q == q, 'ne': lambda m, q: q != q.flip(1), 'lt': lambda m, q: q < q.flip(0), 'ge_scalar': lambda m, q: q >= 0.5,
+    'eq_float': lambda m, q: q == q.dequantize(), 'gt_other_qparams': lambda m, q: q > m.quantize_per_tensor(q.dequantize() * 0.9, 0.07, 3, m.quint8),
+    'eq_out': lambda m, q: m.eq(q, q, out=m.empty(7, 33, dtype=m.bool)), 'equal_self': lambda m, q: m.equal(q, q.clone()),
+    'equal_other_zp': lambda m, q: m.equal(q, m.quantize_per_tensor(q.dequantize(), 0.05, 1, q.dtype)), 'equal_float': lambda m, q: m.equal(q, q.dequantize()),
+    'sort': lambda m, q: q.sort(1), 'sort_desc': lambda m, q: q.sort(0, descending=True), 'msort': lambda m, q: m.msort(q), 'argsort': lambda m, q: q.argsort(1),
+    'topk': lambda m, q: q.topk(4, 1), 'topk_small': lambda m, q: q.topk(3, 0, largest=False), 'max': lambda m, q: q.max(), 'min': lambda m, q: q.min(),
+    'max_dim': lambda m, q: q.max(1), 'min_dim': lambda m, q: q.min(0, keepdim=True), 'flip': lambda m, q: q.flip(0), 'repeat': lambda m, q: q.repeat(2, 1),
+    'index_select': lambda m, q: q.index_select(1, m.tensor([0, 5, 2])), 'diagonal': lambda m, q: q.diagonal(), 'diag': lambda m, q: q.diag(),
+    'unfold': lambda m, q: q.unfold(1, 4, 3), 'as_strided': lambda m, q: q.as_strided((3, 3), (1, 2)), 'flatten': lambda m, q: q.flatten(),
+    'chunk': lambda m, q: q.chunk(3, 1), 'split': lambda m, q: q.split(2, 0), 'narrow': lambda m, q: q.narrow(1, 3, 5), 'permute': lambda m, q: q.permute(1, 0),
+    'transpose_contiguous': lambda m, q: q.transpose(0, 1).contiguous(), 'squeeze': lambda m, q: q[None].squeeze(0), 'unsqueeze': lambda m, q: q.unsqueeze(2),
+    'channel_shuffle': lambda m, q: m.nn.functional.channel_shuffle(q[None, :6, :, None], 3),
+    'sigmoid': lambda m, q: q.sigmoid(), 'tanh': lambda m, q: q.tanh(), 'hardsigmoid': lambda m, q: m.nn.functional.hardsigmoid(q),
+    'leaky_relu': lambda m, q: m.nn.functional.leaky_relu(q, 0.13), 'std': lambda m, q: q.std(1), 'mean': lambda m, q: q.mean(), 'mean_dim': lambda m, q: q.mean(0),
+    'pad': lambda m, q: m.nn.functional.pad(q, (1, 2), value=0.7), 'masked_fill': lambda m, q: q.masked_fill(q.dequantize() > 1, -0.3),
+    'fill_': lambda m, q: q.clone().fill_(0.77), 'copy_float': lambda m, q: q.clone().copy_(q.dequantize() * 0.5), 'copy_quantized': lambda m, q: q.clone().copy_(q.flip(1)),
+    'relu_': lambda m, q: q.clone().relu_(), 'dequantize_list': lambda m, q: m.dequantize([q, q]),
+    'argmax': lambda m, q: q.argmax(), 'sum': lambda m, q: q.sum(), 'abs': lambda m, q: q.abs(), 'elu': lambda m, q: m.nn.functional.elu(q),
+    'softmax': lambda m, q: q.softmax(1), 'isclose': lambda m, q: m.isclose(q, q), 'isclose_float': lambda m, q: m.isclose(q, q.dequantize()),
+    'copy_other_dtype': lambda m, q: q.clone().copy_(m.quantize_per_tensor(q.dequantize(), 0.1, 0, m.qint32)),
+}
+
+
+@pytest.mark.parametrize('name', sorted(Q_READ_OPS))
+@pytest.mark.parametrize('dt', ['quint8', 'qint8'])
+@pytest.mark.parametrize('seed', [0, 1, 2])
+def test_quantized_read_ops_as_torch(name, dt, seed):
+    ql, qt = _qpair(dt, seed)
+    f = Q_READ_OPS[name]
+    try: expected = f(torch, qt)
+    except Exception:
+        same_err(lambda: f(litnn, ql), lambda: f(torch, qt)) if name not in ('argmax', 'sum', 'abs', 'elu', 'softmax') else \
+            pytest.raises(type(pytest.raises(Exception, f, torch, qt).value), f, litnn, ql)
+        return
+    _same_result(f(litnn, ql), expected)
+
+
+def test_in_place_ops_write_into_the_tensor():
+    for m in (litnn, torch):
+        q = m.quantize_per_tensor(m.tensor([0.5, -1.0, 2.0]), 0.1, 10, m.quint8)
+        assert q.fill_(0.3) is q and q.int_repr().tolist() == [13, 13, 13]
+        assert q.copy_(m.tensor([1.0, 2.0, 3.0])) is q and q.int_repr().tolist() == [20, 30, 40]
+        q2 = m.quantize_per_tensor(m.tensor([1.0, -1.0, 0.0]), 0.5, 3, m.quint8)
+        q.copy_(q2)
+        assert (q.q_scale(), q.q_zero_point(), q.int_repr().tolist()) == (0.5, 3, [5, 1, 3])   # the source's quantizer comes along
+
+
+PER_CHANNEL_REFUSALS = ['sort', 'msort', 'topk', 'max', 'min', 'max_dim', 'flip', 'repeat', 'index_select', 'diagonal', 'as_strided',
+                        'sigmoid', 'tanh', 'hardsigmoid', 'leaky_relu', 'std', 'mean', 'pad', 'masked_fill', 'isclose']
+
+
+@pytest.mark.parametrize('name', PER_CHANNEL_REFUSALS + ['eq', 'ge_scalar', 'eq_float', 'eq_out', 'equal_self', 'equal_float', 'fill_', 'copy_float'])
+def test_per_channel_ops_as_torch(name):
+    ql, qt = _qpair('quint8', 0, per_channel=True)
+    f = Q_READ_OPS[name]
+    if name in PER_CHANNEL_REFUSALS: same_err(lambda: f(litnn, ql), lambda: f(torch, qt))
+    else: _same_result(f(litnn, ql), f(torch, qt))

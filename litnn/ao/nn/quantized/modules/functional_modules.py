@@ -14,7 +14,7 @@ from ....._creation import tensor
 from ....._views import cat
 from ....._products import matmul
 from .....autograd.operators import add, mul
-from ....._quantized import quantize_per_tensor, _make_q, _quantize_array
+from ....._quantized import quantize_per_tensor, _make_q, _quantize_array, _dequantized_f32
 from .....nn.modules.module import Module
 
 # %% ../../../../../nbs/reference/ao/nn/quantized/modules/functional_modules.ipynb #fe68cc27
@@ -31,11 +31,6 @@ class FloatFunctional(Module):
     def cat(self, x, dim=0): return self.activation_post_process(cat(x, dim=dim))
     def add_relu(self, x, y): return self.activation_post_process(nn.functional.relu(add(x, y)))
     def matmul(self, x, y): return self.activation_post_process(matmul(x, y))
-
-def _dequantized_f32(q):
-    "The float32 values of `q` as the vectorized kernels compute them: fma(q, scale, -zero_point * scale)."
-    s = np.float32(q._scale)
-    return (q._data.astype(np.float64) * np.float64(s) + np.float64(np.float32(-q._zp * s))).astype(np.float32)
 
 class QFunctional(Module):
     "FloatFunctional's operations on quantized tensors: computed on the dequantized values, quantized with `scale` and `zero_point`."
