@@ -472,6 +472,7 @@ from .autograd.engine import _inplace, _check_indexed_write
 from ._indexing import _shares_elements, _fill_shared
 from ._views import _Index, _ALL
 from ._pointwise import _NoDerivative
+from ._flags import _warn_once
 
 # %% ../nbs/18a_scatter.ipynb #5e99b00f
 class ScatterBackward0(IndexPutBackward0): "scatter with a src tensor"
@@ -510,10 +511,14 @@ def _src_part(src, index, input):
     return _cast(src, input.dtype) if src._data.dtype != input._data.dtype else src
 
 # %% ../nbs/18a_scatter.ipynb #f00fb0f9
+_REDUCE_WITH_TENSOR = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                       "PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
+
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     "`input` with `src[i][j]` (or the number `value`) written at `[i][index[i][j]]` along `dim`; `reduce`: add or multiply instead."
     if src is None: src = value
     if reduce is not None:
+        if isinstance(src, Tensor): _warn_once(_REDUCE_WITH_TENSOR, stacklevel=None)   # (a number as src: no warning, as torch)
         if reduce not in ('add', 'multiply'): raise RuntimeError("reduce argument must be either add or multiply.")
         return _scatter_combine(input, dim, index, src, reduce)
     key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))   # torch casts a number, never a tensor

@@ -718,3 +718,24 @@ def test_cummax_cummin_nan_index_as_torch(op, values):
         r.append((v.detach().numpy(), i.tolist(), x.grad.tolist(), getattr(L, op)(x.detach().t(), 0).indices.tolist()))
     np.testing.assert_array_equal(r[0][0], r[1][0])
     assert r[0][1:] == r[1][1:]
+
+
+# test_torch.py test_scatter_reduce_*: scatter/scatter_ with reduce= and a tensor src warn once (TORCH_WARN_ONCE) that the
+# argument is deprecated; with a number src they do not. litnn did not warn
+def test_scatter_reduce_argument_deprecation_warning_as_torch():
+    import warnings
+    r = []
+    for L in LIBS:
+        L.set_warn_always(True)
+        try:
+            out = []
+            for src in (L.ones(2, 2), 2.):
+                for reduce in ('add', 'multiply', 'bad'):
+                    with warnings.catch_warnings(record=True) as w:
+                        warnings.simplefilter('always')
+                        try: out.append(L.full((4, 4), 3.).scatter(0, L.tensor([[1], [2]]), src, reduce=reduce).tolist())
+                        except RuntimeError as e: out.append(str(e))
+                    out.append([str(x.message).split(' (Triggered')[0] for x in w])
+        finally: L.set_warn_always(False)
+        r.append(out)
+    assert r[0] == r[1]
