@@ -38,12 +38,14 @@ import sys, warnings
 _warn_always = {'on': False}
 
 _warned = set()
-def _warn_once(message, category=UserWarning, stacklevel=3):
+def _warn_once(message, category=UserWarning, stacklevel=3, key=None):
     """Warn as torch's TORCH_WARN_ONCE does: the first time in the process, and every time after `set_warn_always(True)`.
-    `stacklevel=None` names the first caller outside litnn, as torch's warnings from C++ name the Python line that called."""
+    `stacklevel=None` names the first caller outside litnn, as torch's warnings from C++ name the Python line that called.
+    Once per message, or per `key` where one C++ warning site words its message from the arguments (once for them all)."""
+    key = message if key is None else key
     if not _warn_always['on']:
-        if message in _warned: return
-        _warned.add(message)        # as torch's: only a warning given while the flag is off uses up the once
+        if key in _warned: return
+        _warned.add(key)        # as torch's: only a warning given while the flag is off uses up the once
     warnings.warn(message, category, stacklevel=_stacklevel_outside(2) if stacklevel is None else stacklevel)
 
 def _stacklevel_outside(level=1):

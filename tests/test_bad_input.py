@@ -459,7 +459,6 @@ NOT_YET = {
     "22b_more_activations (torch's vectorized and scalar loops disagree at NaN; the test tensor is small enough for the scalar one), NaN positions": {'prelu-in1': 'nan'},
     "22b_more_activations (torch's vectorized and scalar loops disagree at NaN; the test tensor is small enough for the scalar one), values": {'Hardswish-in0': 'nan', 'Hardtanh-in0': 'nan', 'ReLU6-in0': 'nan', 'hardswish-in0': 'nan', 'hardtanh-in0': 'nan', 'relu6-in0': 'nan'},
     'reference/nn/upsampling: NaN/inf positions of the result or gradient differ': {'Upsample-in0': 'nan', 'UpsamplingBilinear2d-in0': 'nan', 'UpsamplingNearest2d-in0': 'nan', 'interpolate-in0': 'nan'},
-    'reference/nn/upsampling: result shape or dtype differs': {'PixelUnshuffle-in0': 'empty_batch', 'pixel_unshuffle-in0': 'empty_batch'},
     'reference/nn/pooling_3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
     'reference/nn/loss_regression_and_margin: NaN/inf positions of the result or gradient differ': {'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
     "reference/nn/grouped_and_scaled_mm: torch 2.13's CPU grouped_mm backward refuses sum()'s expanded gradient "

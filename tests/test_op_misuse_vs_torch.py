@@ -761,3 +761,142 @@ HASH = {
 
 @pytest.mark.parametrize('name', list(HASH))
 def test_hash_tensor_as_torch(name): _same(HASH[name])
+
+# --- torch.distributions misuse: numbers where torch calls a torch function, dtypes, constraint and size checks
+def _D(L): return L.distributions
+def _dt(r): return (str(r.dtype).split('.')[-1], tuple(r.shape))
+DISTRIBUTIONS = {
+    **{f'{name} icdf of a number': (lambda L, make=make: make(L).icdf(0.5)) for name, make in {
+        'Normal': lambda L: _D(L).Normal(0., 1.), 'Exponential': lambda L: _D(L).Exponential(1.),
+        'Cauchy': lambda L: _D(L).Cauchy(0., 1.), 'HalfNormal': lambda L: _D(L).HalfNormal(1.),
+        'LogNormal': lambda L: _D(L).LogNormal(0., 1.), 'HalfCauchy': lambda L: _D(L).HalfCauchy(1.)}.items()},
+    'Normal icdf of a tensor': lambda L: _dt(_D(L).Normal(L.zeros(3), L.ones(3)).icdf(L.full((3,), 0.25))),
+    'Exponential icdf of a tensor': lambda L: _D(L).Exponential(L.ones(2)).icdf(L.tensor([0., 0.5])).round(decimals=4),
+    'Cauchy icdf of a tensor': lambda L: _D(L).Cauchy(0., 1.).icdf(L.tensor([0.5])),
+    'MultivariateNormal log_prob of a float64 value': lambda L: _dt(_D(L).MultivariateNormal(L.zeros(3), L.eye(3)).log_prob(L.zeros(3, dtype=L.float64))),
+    'MultivariateNormal float64 log_prob of a float32 value': lambda L: _dt(_D(L).MultivariateNormal(L.zeros(3, dtype=L.float64), L.eye(3, dtype=L.float64)).log_prob(L.zeros(2, 3))),
+    'MultivariateNormal log_prob at the mean': lambda L: _D(L).MultivariateNormal(L.zeros(2, dtype=L.float64), L.eye(2, dtype=L.float64) * 4).log_prob(L.zeros(2, dtype=L.float64)).round(decimals=10),
+    'MultivariateNormal by precision, its covariance': lambda L: _D(L).MultivariateNormal(L.zeros(2, dtype=L.float64), precision_matrix=L.tensor([[2., 0.], [0., 4.]], dtype=L.float64)).covariance_matrix.round(decimals=10),
+    'MultivariateNormal not positive-definite': lambda L: _D(L).MultivariateNormal(L.zeros(2), L.tensor([[1., 2.], [2., 1.]])),
+    'MultivariateNormal log_prob gradient dtype': lambda L: (lambda m: (_D(L).MultivariateNormal(m, L.eye(2)).log_prob(L.ones(2, dtype=L.float64)).backward(), _dt(m.grad))[1])(L.zeros(2, requires_grad=True)),
+    'LowRankMultivariateNormal log_prob of a float64 value': lambda L: _dt(_D(L).LowRankMultivariateNormal(L.zeros(2), L.ones(2, 1), L.ones(2)).log_prob(L.zeros(2, dtype=L.float64))),
+    'kl of two MultivariateNormals': lambda L: _D(L).kl_divergence(_D(L).MultivariateNormal(L.zeros(2, dtype=L.float64), L.eye(2, dtype=L.float64)),
+                                                                   _D(L).MultivariateNormal(L.ones(2, dtype=L.float64), L.eye(2, dtype=L.float64) * 2)).round(decimals=10),
+    'independent constraint of -1 dims': lambda L: _D(L).constraints.independent(_D(L).constraints.real, -1),
+    'independent constraint of 1.0 dims': lambda L: _D(L).constraints.independent(_D(L).constraints.real, 1.),
+    'independent constraint of a non-constraint': lambda L: _D(L).constraints.independent(3, 1),
+    'independent constraint of 0 dims': lambda L: _D(L).constraints.independent(_D(L).constraints.real, 0).event_dim,
+    'VonMises sample of a negative size': lambda L: _D(L).VonMises(L.zeros(3), L.ones(3)).sample((-1,)),
+    'VonMises sample shape': lambda L: tuple(_D(L).VonMises(L.zeros(3), L.ones(3)).sample((2,)).shape),
+}
+
+@pytest.mark.parametrize('name', list(DISTRIBUTIONS))
+def test_distributions_misuse_as_torch(name): _same(DISTRIBUTIONS[name])
+
+# --- convolutions given another dtype than their weight: the kernel torch picks names the error (padding strings take
+# torch's other road, which has no bias check); transposed ones refuse an empty image unless the batch or channels are empty
+CONV_LAYERS = {
+    'Conv2d': (lambda L: L.nn.Conv2d(4, 2, 3), (2, 4, 6, 6)), 'Conv2d without bias': (lambda L: L.nn.Conv2d(4, 2, 3, bias=False), (2, 4, 6, 6)),
+    "Conv2d 'same'": (lambda L: L.nn.Conv2d(4, 2, 3, padding='same'), (2, 4, 6, 6)),
+    "Conv1d 'same'": (lambda L: L.nn.Conv1d(4, 2, 3, padding='same'), (2, 4, 6)),
+    "Conv2d 'same', even kernel": (lambda L: L.nn.Conv2d(4, 2, 4, padding='same'), (2, 4, 6, 6)),
+    "Conv2d 'same', dilated": (lambda L: L.nn.Conv2d(4, 2, 3, padding='same', dilation=2), (2, 4, 6, 6)),
+    "Conv2d 'valid'": (lambda L: L.nn.Conv2d(4, 2, 3, padding='valid'), (2, 4, 6, 6)),
+    "Conv3d 'same'": (lambda L: L.nn.Conv3d(4, 2, 3, padding='same'), (2, 4, 5, 5, 5)),
+    'Conv2d dilated': (lambda L: L.nn.Conv2d(4, 2, 3, dilation=2), (2, 4, 6, 6)),
+    'Conv2d dilated without bias': (lambda L: L.nn.Conv2d(4, 2, 3, dilation=2, bias=False), (2, 4, 6, 6)),
+    'Conv3d dilated without bias': (lambda L: L.nn.Conv3d(4, 2, 3, dilation=2, bias=False), (2, 4, 6, 6, 6)),
+    'ConvTranspose1d': (lambda L: L.nn.ConvTranspose1d(4, 2, 3), (2, 4, 6)),
+    'ConvTranspose2d without bias': (lambda L: L.nn.ConvTranspose2d(4, 2, 3, bias=False), (2, 4, 6, 6)),
+    'ConvTranspose2d dilated': (lambda L: L.nn.ConvTranspose2d(4, 2, 3, dilation=2, bias=False), (2, 4, 6, 6)),
+    'ConvTranspose3d': (lambda L: L.nn.ConvTranspose3d(4, 2, 3), (2, 4, 3, 3, 3)),
+}
+CONV_DTYPES = {f'{name} of {dt}': (lambda L, make=make, shape=shape, dt=dt: make(L)(L.ones(*shape, dtype=getattr(L, dt))))
+               for name, (make, shape) in CONV_LAYERS.items()
+               for dt in ('float64', 'int64', 'int32', 'int16', 'uint8', 'bool', 'float16', 'bfloat16', 'complex64')}
+CONV_DTYPES.update({
+    "conv2d 'same' with a float64 bias": lambda L: L.nn.functional.conv2d(L.ones(1, 2, 4, 4), L.ones(3, 2, 3, 3), L.ones(3, dtype=L.float64), padding='same'),
+    "conv1d 'valid' with a float64 bias": lambda L: L.nn.functional.conv1d(L.ones(1, 2, 4), L.ones(3, 2, 3), L.ones(3, dtype=L.float64), padding='valid'),
+    "conv3d 'same' with a float64 bias": lambda L: L.nn.functional.conv3d(L.ones(1, 2, 3, 3, 3), L.ones(3, 2, 3, 3, 3), L.ones(3, dtype=L.float64), padding='same'),
+    'conv2d padding 1 with a float64 bias': lambda L: L.nn.functional.conv2d(L.ones(1, 2, 4, 4), L.ones(3, 2, 3, 3), L.ones(3, dtype=L.float64), padding=1),
+    'conv2d padding 1 with a float64 bias, gradient': lambda L: (lambda b: (L.nn.functional.conv2d(L.ones(1, 2, 4, 4), L.ones(3, 2, 3, 3), b, padding='same').sum().backward(), b.grad)[1])(L.ones(3, dtype=L.float64, requires_grad=True)),
+    **{f'{name} of an empty image {shape}': (lambda L, make=make, shape=shape: tuple(make(L)(L.ones(*shape)).shape)) for name, make, shape in [
+        ('ConvTranspose1d', lambda L: L.nn.ConvTranspose1d(4, 2, 3), (2, 4, 0)),
+        ('ConvTranspose2d', lambda L: L.nn.ConvTranspose2d(4, 2, 3, stride=2), (2, 4, 5, 0)),
+        ('ConvTranspose2d unbatched', lambda L: L.nn.ConvTranspose2d(4, 2, 3), (4, 5, 0)),
+        ('ConvTranspose3d', lambda L: L.nn.ConvTranspose3d(4, 2, 3), (1, 4, 0, 2, 2)),
+        ('ConvTranspose2d, an empty batch', lambda L: L.nn.ConvTranspose2d(4, 2, 3), (0, 4, 5, 5)),
+        ('ConvTranspose2d, no channels', lambda L: L.nn.ConvTranspose2d(0, 2, 3), (2, 0, 5, 5)),
+        ('ConvTranspose2d, an empty batch and image', lambda L: L.nn.ConvTranspose2d(4, 2, 3), (0, 4, 5, 0)),
+        ('ConvTranspose2d, wrong channels first', lambda L: L.nn.ConvTranspose2d(4, 2, 3), (2, 3, 5, 0)),
+        ('Conv2d', lambda L: L.nn.Conv2d(4, 2, 1), (2, 4, 5, 0))]},
+    'ConvTranspose2d empty image with too big an output_padding': lambda L: L.nn.ConvTranspose2d(4, 2, 3, output_padding=5)(L.ones(2, 4, 5, 0)),
+    'ConvTranspose2d empty image in int32': lambda L: L.nn.ConvTranspose2d(4, 2, 3)(L.ones(2, 4, 5, 0, dtype=L.int32)),
+})
+
+@pytest.mark.parametrize('name', list(CONV_DTYPES))
+def test_conv_dtypes_and_empty_images_as_torch(name): _same(CONV_DTYPES[name])
+
+# --- nn functions given a list or a numpy array: the first thing torch's code touches names the error
+def _F(L): return L.nn.functional
+NOT_TENSORS = {}
+for what, make in {'a list': lambda: [[[1., 2.], [3., 4.]]], 'a numpy array': lambda: np.ones((1, 2, 2), np.float32)}.items():
+    NOT_TENSORS.update({f'{fn} of {what}': (lambda L, call=call, make=make: call(L, make())) for fn, call in {
+        'group_norm': lambda L, x: _F(L).group_norm(x, 1),
+        'adaptive_avg_pool2d': lambda L, x: _F(L).adaptive_avg_pool2d(x, 1),
+        'adaptive_max_pool2d': lambda L, x: _F(L).adaptive_max_pool2d(x, 1),
+        'adaptive_avg_pool3d': lambda L, x: _F(L).adaptive_avg_pool3d(x, 1),
+        'adaptive_max_pool3d': lambda L, x: _F(L).adaptive_max_pool3d(x, 1),
+        'adaptive_avg_pool1d': lambda L, x: _F(L).adaptive_avg_pool1d(x, 1),
+        'max_pool1d with indices': lambda L, x: _F(L).max_pool1d(x, 1, return_indices=True),
+        'max_pool2d with indices': lambda L, x: _F(L).max_pool2d(x, 1, return_indices=True),
+        'max_pool2d': lambda L, x: _F(L).max_pool2d(x, 1),
+        'unfold': lambda L, x: _F(L).unfold(x, 1),
+        'fold': lambda L, x: _F(L).fold(x, 1, 1),
+        'layer_norm': lambda L, x: _F(L).layer_norm(x, (2,)),
+    }.items()})
+
+@pytest.mark.parametrize('name', list(NOT_TENSORS))
+def test_nn_functions_of_non_tensors_as_torch(name): _same(NOT_TENSORS[name])
+
+# --- layers and data loading: empty inputs, messages, what takes no arguments
+LAYER_AND_DATA = {
+    'EmbeddingBag offsets not starting at 0': lambda L: L.nn.EmbeddingBag(5, 3)(L.tensor([1, 2]), L.tensor([1])),
+    'EmbeddingBag int32 offsets not starting at 0': lambda L: L.nn.EmbeddingBag(5, 3)(L.tensor([1, 2], dtype=L.int32), L.tensor([1], dtype=L.int32)),
+    'EmbeddingBag int32 offsets, int64 ids': lambda L: L.nn.EmbeddingBag(5, 3)(L.tensor([1, 2]), L.tensor([1], dtype=L.int32)),
+    'InstanceNorm2d with affine, an empty batch': lambda L: L.nn.InstanceNorm2d(4, affine=True)(L.ones(0, 4, 3, 3)),
+    'InstanceNorm2d, an empty batch': lambda L: tuple(L.nn.InstanceNorm2d(4)(L.ones(0, 4, 3, 3)).shape),
+    'batch_norm of no channels with a weight': lambda L: L.nn.functional.batch_norm(L.ones(0, 0, 2), None, None, L.ones(0), training=True),
+    'BatchNorm2d, an empty batch': lambda L: tuple(L.nn.BatchNorm2d(4)(L.ones(0, 4, 3, 3)).shape),
+    'BatchNorm1d of no channels': lambda L: L.nn.BatchNorm1d(0)(L.ones(2, 0)),
+    'instance_norm of an empty batch with a bias': lambda L: L.nn.functional.instance_norm(L.ones(0, 4, 3), bias=L.ones(4)),
+    'pixel_unshuffle of an empty batch': lambda L: tuple(L.nn.functional.pixel_unshuffle(L.ones(0, 2, 4, 4), 2).shape),
+    'pixel_unshuffle of an empty image': lambda L: tuple(L.nn.functional.pixel_unshuffle(L.ones(2, 2, 4, 0), 2).shape),
+    'pixel_unshuffle of an empty, indivisible image': lambda L: L.nn.functional.pixel_unshuffle(L.ones(2, 2, 3, 0), 2),
+    'pixel_shuffle of an empty batch': lambda L: tuple(L.nn.functional.pixel_shuffle(L.ones(0, 8, 4, 4), 2).shape),
+    'default_collate of a tensor': lambda L: L.utils.data.default_collate(L.ones(2, 3)),
+    'default_collate of a tuple of tensors': lambda L: L.utils.data.default_collate((L.ones(2), L.zeros(2))),
+    'Sampler given a data source': lambda L: L.utils.data.Sampler(range(3)),
+    'Sampler subclass passing its data source up': lambda L: type('S', (L.utils.data.Sampler,), {
+        '__init__': lambda s, ds: super(type(s), s).__init__(ds), '__iter__': lambda s: iter([])})([1]),
+    'Sampler subclass': lambda L: list(type('S', (L.utils.data.Sampler,), {'__init__': lambda s, ds: setattr(s, 'ds', ds), '__iter__': lambda s: iter(s.ds)})([2, 1])),
+    'Sampler itself': lambda L: type(L.utils.data.Sampler()).__name__,
+}
+
+@pytest.mark.parametrize('name', list(LAYER_AND_DATA))
+def test_layer_and_data_misuse_as_torch(name): _same(LAYER_AND_DATA[name])
+
+@pytest.mark.parametrize('dtypes', [('float64', 'float32'), ('float16', 'float32'), ('float32', 'float64'), ('int64', 'float32'), ('complex64', 'float32'), ('float32', 'float32')])
+def test_rms_norm_dtype_mismatch_warns_as_torch(dtypes):
+    "torch's fused rms_norm wants the input's and weight's dtypes alike: it warns (TORCH_WARN_ONCE: seen here with warn_always on)."
+    def run(L):
+        was = L.is_warn_always_enabled(); L.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                try: L.nn.functional.rms_norm(L.ones(2, 4, dtype=getattr(L, dtypes[0])), (4,), L.ones(4, dtype=getattr(L, dtypes[1])))
+                except RuntimeError as e: err = str(e)
+                else: err = None
+        finally: L.set_warn_always(was)
+        return err, [str(x.message).split(' (Triggered internally')[0] for x in w if 'Mismatch dtype' in str(x.message)]
+    assert run(litnn) == run(torch)

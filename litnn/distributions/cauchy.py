@@ -11,6 +11,7 @@ from numbers import Number
 from ..backend import patch
 from .._tensor import Size
 from .._creation import full
+from .._pointwise import tan
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -51,7 +52,7 @@ def cdf(self:Cauchy, value):
     return ((value - self.loc) / self.scale).atan() / math.pi + 0.5
 
 @patch
-def icdf(self:Cauchy, value): return (math.pi * (value - 0.5)).tan() * self.scale + self.loc
+def icdf(self:Cauchy, value): return tan(math.pi * (value - 0.5)) * self.scale + self.loc
 
 @patch
 def entropy(self:Cauchy): return math.log(4 * math.pi) + self.scale.log()

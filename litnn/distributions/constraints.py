@@ -51,6 +51,11 @@ class _DependentProperty(property, _Dependent):
 class _IndependentConstraint(Constraint):
     "`base_constraint` with its rightmost `reinterpreted_batch_ndims` batch dims read as one event."
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        if not isinstance(reinterpreted_batch_ndims, int):
+            raise AssertionError(f"reinterpreted_batch_ndims must be an int, got {type(reinterpreted_batch_ndims).__name__}")
+        if reinterpreted_batch_ndims < 0: raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
         self.base_constraint, self.reinterpreted_batch_ndims = base_constraint, reinterpreted_batch_ndims
     @property
     def is_discrete(self): return self.base_constraint.is_discrete

@@ -9,6 +9,7 @@ __all__ = ['Exponential']
 from numbers import Number
 from ..backend import patch
 from .._tensor import Size
+from .._pointwise import log1p
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -49,7 +50,7 @@ def cdf(self:Exponential, value):
     return 1 - (-self.rate * value).exp()
 
 @patch
-def icdf(self:Exponential, value): return -(-value).log1p() / self.rate
+def icdf(self:Exponential, value): return -log1p(-value) / self.rate
 @patch
 def entropy(self:Exponential): return 1.0 - self.rate.log()
 

@@ -11,57 +11,19 @@ import numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Size, Tensor
 from .._creation import eye
-from ..autograd import Function
 from . import constraints
 from .constraints import _diagonal
 from .distribution import Distribution
 from .utils import lazy_property, _standard_normal
-from ..linalg import cholesky
+from ..linalg import cholesky, solve_triangular
 
 # %% ../../nbs/reference/distributions/multivariate_normal.ipynb #3ee20509
-class _TriangularSolve(Function):
-    "X = A⁻¹ B for a lower (or `upper`) triangular A, batched and broadcast over leading dims."
-    @staticmethod
-    def forward(ctx, A, B, upper):
-        a, b = A._data, B._data
-        xp = array_namespace(a)
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        X = Tensor._make(xp.linalg.solve(xp.broadcast_to(a, batch + a.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:])))
-        ctx.save_for_backward(A, X); ctx.upper, ctx.b_shape = upper, B.shape
-        return X
-    @staticmethod
-    def backward(ctx, g):
-        A, X = ctx.saved_tensors
-        gB = _solve_triangular(A.mT, g, upper=not ctx.upper)
-        gA = -(gB @ X.mT)
-        gA = gA.triu() if ctx.upper else gA.tril()
-        return gA.sum_to_size(*A.shape), gB.sum_to_size(*ctx.b_shape), None
-
 def _solve_triangular(A, B, upper=False):
-    "A⁻¹B for triangular A (as `torch.linalg.solve_triangular(A, B, upper=upper)`), differentiable."
-    return _TriangularSolve.apply(A, B, upper)
+    "A⁻¹B for triangular A: `torch.linalg.solve_triangular(A, B, upper=upper)`."
+    return solve_triangular(A, B, upper=upper)
 
 # %% ../../nbs/reference/distributions/multivariate_normal.ipynb #af12edc0
-class _Cholesky(Function):
-    @staticmethod
-    def forward(ctx, A):
-        a = A._data
-        xp = array_namespace(a)
-        try: L = Tensor._make(xp.linalg.cholesky(a))
-        except xp.linalg.LinAlgError: L = None
-        if L is None or xp.isnan(L._data).any():   # (CuPy returns nan instead of raising)
-            cholesky(A.detach())     # raises torch's LinAlgError, naming the first leading minor that is not positive-definite
-        ctx.save_for_backward(L)
-        return L
-    @staticmethod
-    def backward(ctx, g):
-        L, = ctx.saved_tensors
-        n = L.shape[-1]
-        phi = (L.mT @ g).tril() * (1 - 0.5 * eye(n, dtype=L.dtype, device=L.device))
-        S = _solve_triangular(L.mT, _solve_triangular(L.mT, phi, upper=True).mT, upper=True).mT   # L⁻ᵀ Φ L⁻¹
-        return 0.5 * (S + S.mT)
-
-def _cholesky(A): return _Cholesky.apply(A)
+_cholesky = cholesky
 
 # %% ../../nbs/reference/distributions/multivariate_normal.ipynb #89f4bace
 def _precision_to_scale_tril(P):

@@ -11,6 +11,7 @@ from numbers import Number, Real
 from ..backend import patch
 from .._tensor import Size
 from .._random import normal
+from .._pointwise import erfinv
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
@@ -61,7 +62,7 @@ def cdf(self:Normal, value):
     return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
 
 @patch
-def icdf(self:Normal, value): return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+def icdf(self:Normal, value): return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)   # (torch's call: a number is refused)
 
 @patch
 def entropy(self:Normal): return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

@@ -10,6 +10,7 @@ import math
 import numpy as np
 from ..backend import patch, array_namespace, float64
 from .._tensor import Size, Tensor
+from .._creation import _no_negative
 from .._pointwise import where
 from ..autograd.grad_mode import no_grad
 from . import constraints
@@ -90,6 +91,7 @@ def _rejection_sample(loc, concentration, proposal_r, shape, device):
 @patch
 def sample(self:VonMises, sample_shape=Size()):
     shape = tuple(self._extended_shape(sample_shape))
+    _no_negative(shape)      # (torch makes the result with torch.empty first: its message for a negative size)
     with no_grad():
         loc, kappa, r = (t.detach().double()._data for t in (self.loc, self.concentration, self._proposal_r))
         x = _rejection_sample(loc, kappa, r, shape, self.loc.device)

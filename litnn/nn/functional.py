@@ -1159,7 +1159,7 @@ def _conv(fn, k, input, weight, bias, stride, padding, dilation, groups):
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor): raise TypeError(f"{fn}(): argument 'input' and 'weight' must be Tensor, not {type(input).__name__} and {type(weight).__name__}")
     if bias is not None and not isinstance(bias, Tensor):
         raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, Tensor, {type(bias).__name__}): 'bias' must be Tensor or None")
-    _check_bias_dtype(input, bias)
+    bias = _check_bias_dtype(input, bias, padding)
     x, w = input._data, weight._data
     if x.ndim not in (k + 1, k + 2): raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to {fn}, but got input of size: {list(x.shape)}")
     if x.ndim == k + 1: return _conv(fn, k, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
@@ -1207,7 +1207,7 @@ def _check_shapes(input, weight, bias, groups, dilation=()):
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
         raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {w.shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
     if 0 in dilation: raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
-    _check_weight_dtype(input, weight, groups)
+    _check_weight_dtype(input, weight, groups, dilated=any(d > 1 for d in dilation))
 
 _LEGACY_TYPES = {'Float', 'Double', 'Half', 'Byte', 'Char', 'Short', 'Int', 'Long', 'Bool'}
 
@@ -1234,21 +1234,29 @@ def _onednn_conv(input, weight, groups):
     ks = weight.shape[2:]
     return groups > 1 or (len(ks) >= 2 and ks[-1] > 3 and ks[-2] > 3) or input.shape[0] > 1 or math.prod(input.shape[:4]) > 20480
 
-def _check_weight_dtype(input, weight, groups=1, transposed=False):
+def _check_weight_dtype(input, weight, groups=1, transposed=False, dilated=False):
     "The input's dtype against the weight's, in the words of the kernel torch picks: oneDNN's, the complex path's, or the plain one's."
-    if input._data.dtype.kind == "b":    # torch's CPU kernels dispatch on the input's dtype first: none takes bool, whatever the weight
-        kernel = ('slow_conv_transpose{}d_out_cpu' if transposed else 'compute_columns{}d' if weight.dim() == 5 else 'slow_conv{}d_cpu').format(3 if weight.dim() == 5 else 2)
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    kind = input._data.dtype.kind
+    # torch's CPU kernels dispatch on the input's dtype first, whatever the weight: none takes bool, and the transposed
+    # and dilated ones no integers but int64
+    if kind == "b" or (transposed or dilated) and kind in "iu" and input.dtype.name != 'int64':
+        kernel = ('slow_conv_transpose{}d_out_cpu' if transposed else 'slow_conv_dilated<>' if dilated else
+                  'compute_columns{}d' if weight.dim() == 5 else 'slow_conv{}d_cpu').format(3 if weight.dim() == 5 else 2)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input)}'")
     if input.dtype == weight.dtype: return
     if input.is_complex() or _onednn_conv(input, weight, groups):
         tail = '' if input.is_complex() else ' or input should be a MKLDNN tensor and weight is a dense tensor'
         raise RuntimeError(f"Input type ({_type_string(input)}) and weight type ({_type_string(weight)}) should be the same{tail}")
     raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
 
-def _check_bias_dtype(input, bias):
-    "conv1d/2d/3d's first check in ATen, before the input's shape: the bias of the input's dtype (C++'s names for the types)."
+def _check_bias_dtype(input, bias, padding=0):
+    """conv1d/2d/3d's first check in ATen, before the input's shape: the bias of the input's dtype (C++'s names for the types).
+    A padding string takes torch's other road (`_convolution_mode`), which has no such check: there a bias of another
+    dtype is cast to the input's. Returns the bias to use."""
     if isinstance(bias, Tensor) and isinstance(input, Tensor) and bias.dtype != input.dtype:
+        if isinstance(padding, str): return bias.to(input.dtype)
         raise RuntimeError(f"Input type ({_cpp(input.dtype)}) and bias type ({_cpp(bias.dtype)}) should be the same")
+    return bias
 
 # %% ../../nbs/42_conv.ipynb #dd7ca434
 def conv1d(input, # (N, C, L) or (C, L)
@@ -1328,6 +1336,9 @@ def _check_transposed_shapes(fn, k, input, weight, bias, stride, padding, output
     if 0 in dl:     # (a zero dilation passes ATen's sign check: its kernel's shape check names each dim, the 1-d one as 2-d)
         names, dl = (('depth', 'height', 'width'), dl) if nd == 3 else (('height', 'width'), (1,) * (2 - nd) + dl)
         raise RuntimeError("dilation should be greater than zero, but got " + ', '.join(f"dilation_{a}: {d}" for a, d in zip(names, dl)))
+    s = list(input.shape)     # then ATen's kernels: no empty image but for a batch of none or no channels (the 1-d case named as 2-d)
+    if s[0] and s[1] and 0 in s[2:]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {s[:2] + [1] * (k == 1) + s[2:]}")
 
 def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
     "conv_transpose1d (k=1) and conv_transpose2d (k=2): the convolution's input-gradient maps applied to `input`."
@@ -1431,7 +1442,7 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
            stride=1, padding=0, dilation=1, groups=1):
     "3-d convolution (cross-correlation, as PyTorch) over the last three dims; padding an int, a triple, 'valid' or 'same'."
     if amp._active: input, weight, bias = amp._autocast('conv3d', input, weight, bias)
-    _check_bias_dtype(input, bias)
+    bias = _check_bias_dtype(input, bias, padding)
     if isinstance(input, Tensor) and input.dim() not in (4, 5):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
     if isinstance(input, Tensor) and input.dim() == 4: return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0).contiguous()
@@ -1754,6 +1765,7 @@ def max_pool2d(input, # (N, C, H, W) or (C, H, W)
 
     ```
     """
+    if return_indices: _check_tensors('max_pool2d_with_indices', dict(input=input))    # (the C++ function torch calls)
     geo = _pool_geom('max_pool2d', input, kernel_size, stride, padding, dilation, ceil_mode)
     out = MaxPool2DWithIndicesBackward0.apply(input, geo=geo, return_indices=return_indices)
     if return_indices and out[0].grad_fn is not None: out[0].grad_fn.save_for_backward(out[1])   # torch saves them: changed in place, refused
@@ -1791,6 +1803,7 @@ def _refuse_empty_grad(fn, out):
 def adaptive_avg_pool2d(input, # (N, C, H, W) or (C, H, W)
                         output_size): # an int, or a pair whose entries may be None (keep that size)
     "Average pooling to a fixed output size (windows from ⌊i·H/OH⌋ to ⌈(i+1)·H/OH⌉)."
+    input.size()   # (torch's Python reads the sizes first: a list or an array fails there, in its words)
     _check_tensors('adaptive_avg_pool2d', dict(input=input))
     output_size = _list_with_default(output_size, input, 'adaptive_avg_pool2d')
     x = input._data
@@ -2141,8 +2154,8 @@ def _check_dtypes(x, *params):
 def _empty_batch_norm(x, weight, bias):
     "An empty batch, as torch: no statistics and no checks, a copy times weight[0] plus bias[0] (so 0 channels and a weight raise)."
     out = x.clone()
-    if weight is not None: out = out * weight[0]
-    return out + bias[0] if bias is not None else out
+    if weight is not None: out = out * weight.select(0, 0)     # (torch's select: its words for a weight of no channels)
+    return out + bias.select(0, 0) if bias is not None else out
 
 def _check_batch_norm(x, running_mean, running_var, weight, bias, training):
     "The number of channels, once every tensor is checked against it."
@@ -2208,6 +2221,8 @@ from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _float_dtype, _refuse_integers, _dispatch, _FLOATING
 from .. import amp
 from .._tensor import _channels_last_like, Tensor
+from ..backend import _cpp
+from .._flags import _warn_once
 
 # %% ../../nbs/44a_layer_group_norm.ipynb #05240135
 def _check_layer_norm(x, normalized_shape, weight, bias):
@@ -2294,6 +2309,7 @@ def _check_group_norm(x, num_groups, weight, bias):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     "Normalize each example over each group of `C / num_groups` channels and the spatial dims, then scale and shift per channel."
+    input.dim()      # (torch's Python reads the rank first: a list or an array fails there, in its words)
     _check_tensors('group_norm', dict(input=input, weight=weight, bias=bias), optional={'bias', 'weight'})
     _check_group_norm(input, num_groups, weight, bias)
     n, c, *spatial = input.shape
@@ -2315,6 +2331,9 @@ def _check_rms_norm(x, normalized_shape, weight):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape {list(weight.shape)} and normalized_shape = {list(shape)}")
     if x.ndim < len(shape) or tuple(x.shape[x.ndim - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}], but got input of size{list(x.shape)}")
+    if weight is not None and weight.dtype != x.dtype and not x.is_complex():    # torch's fused kernel wants one dtype: it warns, once a process
+        _warn_once(f"Mismatch dtype between input and weight: input dtype = {_cpp(x.dtype)}, weight dtype = {_cpp(weight.dtype)}, "
+                   "Cannot dispatch to fused implementation.", stacklevel=None, key='rms_norm dtypes')
     _refuse_integers(x, 'rms_norm')
     return shape
 
@@ -3198,8 +3217,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if t is not None and (t.is_floating_point() or t.is_complex()): raise _ids_type_error(t, 1, 'embedding_bag')
     ids = np.asarray(flat._data.tolist(), dtype=np.int64).reshape(-1)   # (the array's numbers: under vmap, the per-sample loop)
     if len(starts) and starts[0] != 0:      # torch checks the runs, then the indices (RuntimeErrors, not embedding's IndexError)
+        kind = "Int" if {flat.dtype.name, offsets.dtype.name} == {"int32"} else "Long"     # (the ids and offsets promoted together)
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
-                           f"However, got {starts[0]}")
+                           f"However, got {starts[0]}\n[ torch.{kind}Tensor{{}} ]")    # (ATen prints the offending 0-d tensor)
     if len(starts) and starts[-1] > len(ids):
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {len(ids)} but got offsets[-1] of {starts[-1]}")
     bad = (ids < 0) | (ids >= n)
@@ -3330,7 +3350,7 @@ def _geometry(shape, k, d, p, s):
 # %% ../../nbs/reference/nn/fold.ipynb #3d204173
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     "The sliding blocks of `input` (N, C, H, W) or (C, H, W) as columns: (N, C·KH·KW, L) (im2col, as `torch.nn.functional.unfold`)."
-    _check_tensors('unfold', dict(input=input))
+    _check_tensors('im2col', dict(input=input))     # (the C++ function torch calls)
     k, d, p, s = (_pair2(v, n, 'im2col', i) for i, (v, n) in enumerate(
         ((kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
     _check_sizes(('kernel_size', 'dilation', 'padding', 'stride'), kernel_size=k, dilation=d, padding=p, stride=s)
@@ -3349,7 +3369,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 # %% ../../nbs/reference/nn/fold.ipynb #e63a9ca6
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     "Columns (N, C·KH·KW, L) or (C·KH·KW, L) summed back onto their blocks of (N, C, *output_size) images (col2im, as `torch.nn.functional.fold`)."
-    _check_tensors('fold', dict(input=input))
+    _check_tensors('col2im', dict(input=input))     # (the C++ function torch calls)
     o, k, d, p, s = (_pair2(v, n, 'col2im', i) for i, (v, n) in enumerate(((output_size, 'output_size'),
         (kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
     _check_sizes(('kernel_size', 'stride', 'dilation', 'padding'), kernel_size=k, dilation=d, padding=p, stride=s)
@@ -4573,6 +4593,7 @@ def pixel_unshuffle(input, downscale_factor):
     *lead, c, h, w = input.shape
     if h % r: raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not divisible by {r}")
     if w % r: raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not divisible by {r}")
+    if input.numel() == 0: return input.clone()    # (torch's kernel gives an empty input back as it is: its shape unchanged)
     fmt = _shuffle_format(input)
     k = len(lead)
     x = input.reshape(*lead, c, h // r, r, w // r, r).permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
@@ -4609,7 +4630,7 @@ def _sizes1d(fn, kernel_size, stride, padding, dilation=1):
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     "The maximum of each window of the last dim (with `return_indices`, also where it is)."
-    _check_tensors('max_pool1d', dict(input=input))
+    _check_tensors('max_pool1d_with_indices' if return_indices else 'max_pool1d', dict(input=input))
     if not return_indices:
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
         _dispatch(input, 'max_pool1d_impl', _FLOATING)    # torch's own 1-d kernel is float-only; it checks the sizes first
@@ -4689,6 +4710,7 @@ def _check_nonempty(name, input):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
+    input.size()   # (torch's Python reads the sizes first: a list or an array fails there, in its words)
     _check_tensors('adaptive_max_pool2d', dict(input=input))
     _dispatch(input, 'adaptive_max_pool2d', _FLOATING)
     output_size = _list_with_default(output_size, input, 'adaptive_max_pool2d')
@@ -4957,6 +4979,7 @@ def _adaptive_size(fn, input, output_size, msg):
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #f663fba9
 def adaptive_avg_pool3d(input, output_size):
     "Average pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    input.size()   # (torch's Python reads the sizes first: a list or an array fails there, in its words)
     _check_tensors('adaptive_avg_pool3d', dict(input=input))
     out = _adaptive_size('adaptive_avg_pool3d', input, output_size, '')
     if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]},{out[2]}}}")
@@ -4986,6 +5009,7 @@ def _adaptive_max_indices3(a, out):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     "Max pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    input.size()   # (torch's Python reads the sizes first: a list or an array fails there, in its words)
     _check_tensors('adaptive_max_pool3d', dict(input=input))
     _dispatch(input, 'adaptive_max_pool3d_cpu', _FLOATING)
     out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')

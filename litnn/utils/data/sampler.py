@@ -18,8 +18,7 @@ from .dataset import _parsed_call   # (torch's messages for a generator it refus
 _T_co = TypeVar('_T_co', covariant=True)
 
 class Sampler(Generic[_T_co]):
-    "Base class of the iterables of dataset indices (as `torch.utils.data.Sampler`)."
-    def __init__(self, data_source=None): pass
+    "Base class of the iterables of dataset indices (as `torch.utils.data.Sampler`: no `__init__`, so it takes no arguments)."
     def __iter__(self): raise NotImplementedError
 
 class SequentialSampler(Sampler):

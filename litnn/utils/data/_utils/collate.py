@@ -58,7 +58,7 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
         if bad: raise RuntimeError(f"Batches of {what} tensors are not currently supported by the default collate_fn; "
                                    "please provide a custom collate_fn to handle them appropriately.")
     from litnn._views import stack   # (dims load after this: autograd's import of litnn.utils.hooks loads litnn.utils first)
-    return stack(list(batch), 0)
+    return stack(batch, 0)     # (as torch's call: a batch that is itself a tensor is refused there)
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
     "numpy arrays as tensors, collated again (so stacked); arrays of strings or objects refused."
