@@ -6,4 +6,4 @@
 __all__ = []
 
 # %% ../../../../nbs/reference/ao/nn/intrinsic/package.ipynb #ccb1d81f
-from .modules import (ConvReLU1d, ConvReLU2d, ConvReLU3d, LinearReLU, ConvBn1d, ConvBn2d, ConvBnReLU2d, BNReLU2d, LinearBn1d, _FusedModule)
+from .modules import (ConvReLU1d, ConvReLU2d, ConvReLU3d, LinearReLU, ConvBn1d, ConvBn2d, ConvBnReLU2d, BNReLU2d, BNReLU3d, LinearBn1d, _FusedModule)

@@ -6,4 +6,4 @@
 __all__ = []
 
 # %% ../../../../../nbs/reference/ao/nn/intrinsic/modules/package.ipynb #486e3a41
-from .fused import (ConvReLU1d, ConvReLU2d, ConvReLU3d, LinearReLU, ConvBn1d, ConvBn2d, ConvBnReLU2d, BNReLU2d, LinearBn1d, _FusedModule)
+from .fused import (ConvReLU1d, ConvReLU2d, ConvReLU3d, LinearReLU, ConvBn1d, ConvBn2d, ConvBnReLU2d, BNReLU2d, BNReLU3d, LinearBn1d, _FusedModule)

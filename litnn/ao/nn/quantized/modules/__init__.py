@@ -34,8 +34,10 @@ class DeQuantize(Module):
     def from_float(mod, use_precomputed_fake_quant=False): return DeQuantize()
 
 # %% ../../../../../nbs/reference/ao/nn/quantized/modules/package.ipynb #3250e5e5
-from .activation import ReLU6
-from .conv import Conv2d
+from .activation import ReLU6, Hardswish, ELU, LeakyReLU, Sigmoid, Softmax
+from .batchnorm import BatchNorm2d, BatchNorm3d
+from .conv import Conv1d, Conv2d, Conv3d
+from .dropout import Dropout
 from .functional_modules import FloatFunctional, QFunctional
 from .linear import Linear, LinearPackedParams
 from . import utils
