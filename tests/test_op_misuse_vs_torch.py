@@ -900,3 +900,16 @@ def test_rms_norm_dtype_mismatch_warns_as_torch(dtypes):
         finally: L.set_warn_always(was)
         return err, [str(x.message).split(' (Triggered internally')[0] for x in w if 'Mismatch dtype' in str(x.message)]
     assert run(litnn) == run(torch)
+
+# --- adaptive average pooling of half and bfloat16 sums in float32 and rounds once, as torch's kernel (two rounded
+# matrix products before: a last-bit difference in about half of the elements)
+def _wave(L, *shape, dt='float32'): return L.tensor((np.sin(np.arange(np.prod(shape))) * 0.5).astype(np.float32).reshape(shape)).to(getattr(L, dt))
+HALF_POOLS = {f'{name} in {dt}': (lambda L, f=f, dt=dt: f(L, _wave(L, 2, 4, 16, 16, dt=dt)).float())
+              for dt in ('float16', 'bfloat16') for name, f in {
+                  'adaptive_avg_pool2d to 3': lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 3),
+                  'adaptive_avg_pool2d to (3, 5)': lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, (3, 5)),
+                  'adaptive_avg_pool2d to (7, None)': lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, (7, None)),
+                  'adaptive_avg_pool1d to 5': lambda L, x: L.nn.functional.adaptive_avg_pool1d(x.flatten(2), 5)}.items()}
+
+@pytest.mark.parametrize('name', list(HALF_POOLS))
+def test_half_adaptive_avg_pool_as_torch(name): _same(HALF_POOLS[name])

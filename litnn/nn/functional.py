@@ -1707,13 +1707,21 @@ def _sep(a, A, B, P, shape):
     "y[p] = A @ a[p] @ Bᵀ for every plane p, as two matrix products over all planes."
     xp = array_namespace(a)
     (m, h), (k, w) = A.shape, B.shape
+    dt = a.dtype
+    if dt.itemsize < 4: a = a.astype(np.float32)     # half and bfloat16 summed in float32, rounded once (torch's kernel)
     A, B = xp.asarray(A, a.dtype), xp.asarray(B, a.dtype)
     t = (a.reshape(P * h, w) @ B.T).reshape(P, h, k).transpose(1, 0, 2).reshape(h, P * k)
-    y = (A @ t).reshape(m, P, k).transpose(1, 0, 2).reshape(shape).astype(a.dtype, copy=False)    # (bfloat16 products come back float32)
+    y = (A @ t).reshape(m, P, k).transpose(1, 0, 2).reshape(shape).astype(dt, copy=False)
     return xp.ascontiguousarray(y)     # row-major, as torch's result (so .view works on it)
 
 def _adaptive(a, geo):
-    return _avg(a, geo) if isinstance(geo, _PoolGeom) else _follow_layout(_sep(a, geo.A, geo.B, geo.P, geo.oshape), a)
+    if isinstance(geo, _PoolGeom): return _avg(a, geo)
+    if a.dtype.itemsize < 4:      # half, bfloat16: torch's kernel sums each window in float32, divides by its height, its width
+        xp = array_namespace(a)
+        IA, IB = (xp.asarray(M != 0, dtype=np.float32) for M in (geo.A, geo.B))
+        y = _sep(a.astype(np.float32), IA, IB, geo.P, geo.oshape) / IA.sum(1)[:, None] / IB.sum(1)
+        return _follow_layout(y.astype(a.dtype), a)
+    return _follow_layout(_sep(a, geo.A, geo.B, geo.P, geo.oshape), a)
 
 def _adaptive_t(g, geo):
     return _avg_t(g, geo) if isinstance(geo, _PoolGeom) else _sep(g, geo.A.T, geo.B.T, geo.P, geo.shape)
