@@ -725,3 +725,32 @@ def test_quantized_layers_refuse_float_input_as_torch():
     for name, args in [('Hardswish', (0.1, 0)), ('LeakyReLU', (0.1, 0)), ('Sigmoid', (0.1, 0))]:
         same_err(lambda: getattr(litnn.ao.nn.quantized, name)(*args)(litnn.ones(2)),
                  lambda: getattr(torch.ao.nn.quantized, name)(*args)(torch.ones(2)))
+
+
+def _qconfig_mapping_summary(m):
+    "Each object type's name and its qconfig's repr (addresses and the package name left out), and which keys share a qconfig."
+    key = lambda k: k if isinstance(k, str) else k.__name__
+    norm = lambda q: re.sub(r' at 0x[0-9a-f]+', '', repr(q)).replace('torch', 'litnn')
+    items = list(m.object_type_qconfigs.items())
+    shared = [[key(k2) for k2, q2 in items if q2 is q] for _, q in items]
+    return norm(m.global_qconfig), [(key(k), norm(q)) for k, q in items], shared
+
+
+@pytest.mark.parametrize('backend', ['x86', 'fbgemm', 'qnnpack'])
+@pytest.mark.parametrize('qat', [False, True])
+def test_default_qconfig_mappings_as_torch(backend, qat):
+    get = 'get_default_qat_qconfig_mapping' if qat else 'get_default_qconfig_mapping'
+    lm, tm = getattr(litnn.ao.quantization, get)(backend), getattr(torch.ao.quantization, get)(backend)
+    assert _qconfig_mapping_summary(lm) == _qconfig_mapping_summary(tm)
+
+
+def test_fixed_qparams_observers_and_fake_quant_as_torch():
+    x = np.array([0.3, 1.2, -0.1, 0.004, 0.5], np.float32)
+    for name in ['default_fixed_qparams_range_0to1_fake_quant', 'default_fixed_qparams_range_neg1to1_fake_quant']:
+        fl, ft = getattr(litnn.ao.quantization, name)(), getattr(torch.ao.quantization, name)()
+        assert repr(fl).replace('litnn', 'torch') == repr(ft)
+        np.testing.assert_array_equal(fl(litnn.tensor(x)).numpy(), ft(torch.tensor(x)).numpy())
+    ol, ot = litnn.ao.quantization.ReuseInputObserver(), torch.ao.quantization.ReuseInputObserver()
+    same_err(ol.calculate_qparams, ot.calculate_qparams)
+    same_err(lambda: litnn.ao.quantization.FixedQParamsObserver(0.1, 0, is_dynamic=True),
+             lambda: torch.ao.quantization.FixedQParamsObserver(0.1, 0, is_dynamic=True))

@@ -15,5 +15,5 @@ from .quantization_mappings import *   # reference/ao/quantization/quantization_
 from .fuse_modules import fuse_modules, fuse_modules_qat   # reference/ao/quantization/fuse_modules
 from .fuser_method_mappings import fuse_conv_bn, fuse_conv_bn_relu, fuse_linear_bn, get_fuser_method
 from .quantize import *        # reference/ao/quantization/quantize
-from .qconfig_mapping import QConfigMapping   # reference/ao/quantization/qconfig_mapping
+from .qconfig_mapping import QConfigMapping, get_default_qconfig_mapping, get_default_qat_qconfig_mapping   # reference/ao/quantization/qconfig_mapping
 from . import observer, fake_quantize, qconfig, qconfig_mapping, quantization_mappings, fuse_modules as _fm, quantize as _qz, stubs

@@ -5,9 +5,12 @@
 # %% auto #0
 __all__ = ['default_fake_quant', 'default_weight_fake_quant', 'default_dynamic_fake_quant',
            'default_per_channel_weight_fake_quant', 'default_histogram_fake_quant', 'default_fused_act_fake_quant',
-           'default_fused_wt_fake_quant', 'default_fused_per_channel_wt_fake_quant', 'FakeQuantizeBase', 'FakeQuantize',
+           'default_fused_wt_fake_quant', 'default_fused_per_channel_wt_fake_quant',
+           'default_fixed_qparams_range_neg1to1_fake_quant', 'default_fixed_qparams_range_0to1_fake_quant',
+           'default_symmetric_fixed_qparams_fake_quant', 'default_affine_fixed_qparams_fake_quant',
+           'fused_wt_fake_quant_range_neg_127_to_127', 'FakeQuantizeBase', 'FakeQuantize',
            'fused_moving_avg_obs_fake_quant', 'FusedMovingAvgObsFakeQuantize', 'disable_fake_quant',
-           'enable_fake_quant', 'disable_observer', 'enable_observer']
+           'enable_fake_quant', 'disable_observer', 'enable_observer', 'FixedQParamsFakeQuantize']
 
 # %% ../../../nbs/reference/ao/quantization/fake_quantize.ipynb #2eee485c
 from ..._tensor import iinfo
@@ -21,7 +24,8 @@ from ..._tensor import Tensor
 from ...nn.modules.module import Module
 import builtins
 from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, HistogramObserver,
-    _with_args, _with_callable_args, _PartialWrapper)
+    _with_args, _with_callable_args, _PartialWrapper, FixedQParamsObserver, default_fixed_qparams_range_neg1to1_observer,
+    default_fixed_qparams_range_0to1_observer)
 from ..._quantized import _choose_qparams
 
 # %% ../../../nbs/reference/ao/quantization/fake_quantize.ipynb #3f21da17
@@ -191,3 +195,28 @@ def disable_observer(mod):
     if isinstance(mod, FakeQuantizeBase): mod.disable_observer()
 def enable_observer(mod):
     if isinstance(mod, FakeQuantizeBase): mod.enable_observer()
+
+# %% ../../../nbs/reference/ao/quantization/fake_quantize.ipynb #bf3db1fa
+class FixedQParamsFakeQuantize(FakeQuantize):
+    "FakeQuantize with a fixed scale and zero point (its observer must be a FixedQParamsObserver)."
+    def __init__(self, observer):
+        super().__init__(observer=observer)
+        if type(self.activation_post_process) is not FixedQParamsObserver:
+            raise AssertionError(f"{self.__class__.__name__}'s observer must be a {FixedQParamsObserver.__name__}")
+        self._observer_ctr = observer
+        self.scale, self.zero_point = self.activation_post_process.scale, self.activation_post_process.zero_point
+        if not _is_per_tensor(self.qscheme):
+            raise AssertionError("Only per tensor quantization is supported" + " FixedQParamsFakeQuantize module, got qscheme:" + str(self.qscheme))
+    def calculate_qparams(self): return self.scale, self.zero_point
+    def extra_repr(self):
+        return (f"fake_quant_enabled={self.fake_quant_enabled}, observer_enabled={self.observer_enabled}, "
+                f"scale={self.scale}, zero_point={self.zero_point}, "
+                f"dtype={self.dtype}, quant_min={self.activation_post_process.quant_min}, "
+                f"quant_max={self.activation_post_process.quant_max}, qscheme={self.qscheme}")
+
+default_fixed_qparams_range_neg1to1_fake_quant = FixedQParamsFakeQuantize.with_args(observer=default_fixed_qparams_range_neg1to1_observer)
+default_fixed_qparams_range_0to1_fake_quant = FixedQParamsFakeQuantize.with_args(observer=default_fixed_qparams_range_0to1_observer)
+default_symmetric_fixed_qparams_fake_quant = default_fixed_qparams_range_neg1to1_fake_quant
+default_affine_fixed_qparams_fake_quant = default_fixed_qparams_range_0to1_fake_quant
+fused_wt_fake_quant_range_neg_127_to_127 = FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=-127,
+    quant_max=127, dtype=B.qint8, qscheme=B.per_tensor_symmetric, eps=2 ** -12)

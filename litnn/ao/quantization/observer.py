@@ -6,9 +6,12 @@
 __all__ = ['default_observer', 'default_placeholder_observer', 'default_histogram_observer', 'default_debug_observer',
            'default_weight_observer', 'weight_observer_range_neg_127_to_127', 'default_per_channel_weight_observer',
            'per_channel_weight_observer_range_neg_127_to_127', 'default_dynamic_quant_observer',
-           'default_float_qparams_observer', 'ObserverBase', 'UniformQuantizationObserverBase', 'MinMaxObserver',
-           'MovingAverageMinMaxObserver', 'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver',
-           'PlaceholderObserver', 'NoopObserver', 'HistogramObserver']
+           'default_float_qparams_observer', 'default_fixed_qparams_range_neg1to1_observer',
+           'default_fixed_qparams_range_0to1_observer', 'default_symmetric_fixed_qparams_observer',
+           'default_affine_fixed_qparams_observer', 'default_reuse_input_observer', 'ObserverBase',
+           'UniformQuantizationObserverBase', 'MinMaxObserver', 'MovingAverageMinMaxObserver',
+           'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver', 'PlaceholderObserver', 'NoopObserver',
+           'HistogramObserver', 'FixedQParamsObserver', 'ReuseInputObserver']
 
 # %% ../../../nbs/reference/ao/quantization/observer.ipynb #9fd26e85
 from ..._creation import tensor, zeros, ones, arange, linspace
@@ -361,3 +364,28 @@ default_per_channel_weight_observer = PerChannelMinMaxObserver.with_args(dtype=B
 per_channel_weight_observer_range_neg_127_to_127 = PerChannelMinMaxObserver.with_args(dtype=B.qint8, qscheme=B.per_channel_symmetric, quant_min=-127, quant_max=127, eps=2 ** -12)
 default_dynamic_quant_observer = PlaceholderObserver.with_args(dtype=B.quint8, quant_min=0, quant_max=255, is_dynamic=True)
 default_float_qparams_observer = PerChannelMinMaxObserver.with_args(dtype=B.quint8, qscheme=B.per_channel_affine_float_qparams, ch_axis=0)
+
+# %% ../../../nbs/reference/ao/quantization/observer.ipynb #0df62d2e
+class FixedQParamsObserver(ObserverBase):
+    "An observer whose scale and zero point are given, not observed (for outputs of a known range)."
+    def __init__(self, scale, zero_point, dtype=B.quint8, qscheme=B.per_tensor_affine, quant_min=0, quant_max=255, is_dynamic=False, **kwargs):
+        if is_dynamic: raise NotImplementedError("FixedQParamsObserver doesn't support dynamic quantization")
+        super().__init__(dtype=dtype, is_dynamic=is_dynamic, **kwargs)
+        self.quant_min, self.quant_max = quant_min, quant_max
+        self.register_buffer("scale", tensor([scale], dtype=B.float))
+        self.register_buffer("zero_point", tensor([zero_point], dtype=B.int))
+        self.dtype, self.qscheme = dtype, qscheme
+    def forward(self, X): return X
+    def calculate_qparams(self): return self.scale, self.zero_point
+
+class ReuseInputObserver(ObserverBase):
+    "The observer of ops that keep their input's quantizer (reshape): it has no parameters of its own."
+    def __init__(self): super().__init__(B.quint8, is_dynamic=False)
+    def forward(self, x): return x
+    def calculate_qparams(self): raise Exception("calculate_qparams should not be called for ReuseInputObserver")
+
+default_fixed_qparams_range_neg1to1_observer = FixedQParamsObserver.with_args(scale=2.0 / 256.0, zero_point=128, dtype=B.quint8, quant_min=0, quant_max=255)
+default_fixed_qparams_range_0to1_observer = FixedQParamsObserver.with_args(scale=1.0 / 256.0, zero_point=0, dtype=B.quint8, quant_min=0, quant_max=255)
+default_symmetric_fixed_qparams_observer = default_fixed_qparams_range_neg1to1_observer
+default_affine_fixed_qparams_observer = default_fixed_qparams_range_0to1_observer
+default_reuse_input_observer = ReuseInputObserver

@@ -6,8 +6,10 @@
 __all__ = ['default_qconfig', 'default_debug_qconfig', 'default_per_channel_qconfig', 'default_dynamic_qconfig',
            'float16_dynamic_qconfig', 'float16_static_qconfig', 'per_channel_dynamic_qconfig',
            'float_qparams_weight_only_qconfig', 'default_qat_qconfig', 'default_dynamic_qat_qconfig',
-           'default_weight_only_qconfig', 'default_activation_only_qconfig', 'default_qat_qconfig_v2', 'QConfig',
-           'QConfigDynamic', 'get_default_qconfig', 'get_default_qat_qconfig', 'qconfig_equals']
+           'default_weight_only_qconfig', 'default_activation_only_qconfig', 'default_qat_qconfig_v2',
+           'default_reuse_input_qconfig', 'default_symmetric_qnnpack_qconfig', 'default_quint8_weight_qconfig',
+           'default_symmetric_qnnpack_qat_qconfig', 'QConfig', 'QConfigDynamic', 'get_default_qconfig',
+           'get_default_qat_qconfig', 'qconfig_equals']
 
 # %% ../../../nbs/reference/ao/quantization/qconfig.ipynb #083b274b
 from ... import nn
@@ -15,10 +17,11 @@ from collections import namedtuple
 from ... import backend as B
 from .observer import (MinMaxObserver, PerChannelMinMaxObserver, PlaceholderObserver, NoopObserver,
     HistogramObserver, default_observer, default_weight_observer, default_dynamic_quant_observer, default_per_channel_weight_observer,
-    default_float_qparams_observer, default_placeholder_observer, _PartialWrapper)
+    default_float_qparams_observer, default_placeholder_observer, _PartialWrapper, default_reuse_input_observer,
+    weight_observer_range_neg_127_to_127)
 from .fake_quantize import (FakeQuantize, FusedMovingAvgObsFakeQuantize, default_fake_quant,
     default_weight_fake_quant, default_per_channel_weight_fake_quant, MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver,
-    default_fused_act_fake_quant, default_fused_wt_fake_quant, default_fused_per_channel_wt_fake_quant)
+    default_fused_act_fake_quant, default_fused_wt_fake_quant, default_fused_per_channel_wt_fake_quant, fused_wt_fake_quant_range_neg_127_to_127)
 
 # %% ../../../nbs/reference/ao/quantization/qconfig.ipynb #072aada1
 class QConfig(namedtuple("QConfig", ["activation", "weight"])):
@@ -108,3 +111,13 @@ def qconfig_equals(q1, q2):
             return a.p.func == b.p.func and a.p.args == b.p.args and a.p.keywords == b.p.keywords and a.callable_args == b.callable_args
         return a == b
     return same(q1.activation, q2.activation) and same(q1.weight, q2.weight)
+
+# %% ../../../nbs/reference/ao/quantization/qconfig.ipynb #e11199e8
+default_reuse_input_qconfig = QConfig(activation=default_reuse_input_observer, weight=NoopObserver)
+default_symmetric_qnnpack_qconfig = QConfig(activation=HistogramObserver.with_args(dtype=B.qint8, reduce_range=False, eps=2 ** -12),
+                                            weight=weight_observer_range_neg_127_to_127)
+default_quint8_weight_qconfig = QConfig(activation=HistogramObserver, weight=MinMaxObserver)
+default_symmetric_qnnpack_qat_qconfig = QConfig(
+    activation=FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=-128, quant_max=127,
+                                                       dtype=B.qint8, reduce_range=False, eps=2 ** -12),
+    weight=fused_wt_fake_quant_range_neg_127_to_127)
