@@ -86,6 +86,7 @@ def tensorsolve(A, B, dims=None):
     return solve(A.reshape(B.numel(), math.prod(rest)), B.reshape(B.numel())).reshape(*rest)
 
 # %% ../../nbs/reference/linalg_solvers.ipynb #15efff4b
+@_one_node('LinalgHouseholderProductBackward0')     # (one node, as torch's: its gradient is the loop's below)
 def householder_product(A, tau):
     "The first n columns of H_1 ... H_k, H_i = I - τ_i v_i v_iᴴ, v_i the i-th column of A below its diagonal with 1 on it (LAPACK's orgqr)."
     if A.dim() < 2: raise RuntimeError("torch.linalg.householder_product: input must have at least 2 dimensions.")
