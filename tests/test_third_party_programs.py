@@ -251,3 +251,42 @@ def test_distributed_rpc_module_imports_as_a_torch_without_rpc():
     import torch.distributed.rpc as trpc
     assert rpc.__all__ == trpc.__all__[:1] == ['is_available']
     assert rpc.is_available() is False and not hasattr(rpc, 'api')
+
+
+# torchtune's Llama 3 module declares a tensor-parallel plan at import (ColwiseParallel/RowwiseParallel from
+# torch.distributed.tensor.parallel), and imports FakeTensorMode/FakeTensorConverter: `import torchtune` failed under litnn
+def test_tensor_parallel_plan_on_one_rank_as_torch():
+    import tempfile
+    out = {}
+    for lib in (torch, litnn):
+        tp = __import__(f'{lib.__name__}.distributed.tensor.parallel', fromlist=['parallelize_module'])
+        from importlib import import_module
+        dt = import_module(f'{lib.__name__}.distributed.tensor')
+        mesh_mod = import_module(f'{lib.__name__}.distributed.device_mesh')
+        lib.distributed.init_process_group('gloo', init_method='file://' + tempfile.mktemp(), rank=0, world_size=1)
+        try:
+            mesh = mesh_mod.init_device_mesh('cpu', (1,))
+            lib.manual_seed(0)
+            m = lib.nn.Sequential(lib.nn.Embedding(10, 6), lib.nn.Linear(6, 8), lib.nn.ReLU(), lib.nn.Linear(8, 6), lib.nn.LayerNorm(6))
+            with lib.no_grad():
+                for i, p in enumerate(m.parameters()): p.copy_(lib.tensor(np.random.RandomState(i).randn(*p.shape).astype(np.float32)))
+            x = lib.tensor([[1, 4, 2], [7, 0, 9]])
+            plan = {'0': tp.RowwiseParallel(input_layouts=dt.Replicate()), '1': tp.ColwiseParallel(),
+                    '3': tp.RowwiseParallel(output_layouts=dt.Shard(1)), '4': tp.SequenceParallel(),
+                    'nothing.here': tp.ColwiseParallel()}
+            with pytest.warns(UserWarning, match="could not be resolved"): tp.parallelize_module(m, mesh, plan)
+            y = m(x)
+            kinds = (type(y).__name__, y.placements, [(k, type(p).__name__, p.placements) for k, p in m.named_parameters()])
+            (y.full_tensor() * lib.linspace(-2, 3, 36).reshape(2, 3, 6)).sum().backward()
+            out[lib.__name__] = (y.full_tensor().detach().numpy(), [p.grad.full_tensor().numpy() for p in m.parameters()], repr(kinds),
+                                 [repr(s) for s in plan.values()], repr(tp.PrepareModuleInput(input_layouts=dt.Shard(0), desired_input_layouts=dt.Replicate())))
+            with pytest.raises(NotImplementedError, match="only support nn.Linear and nn.Embedding"):
+                tp.parallelize_module(lib.nn.ReLU(), mesh, tp.ColwiseParallel())
+        finally:
+            lib.distributed.destroy_process_group()
+    t, l = out['torch'], out['litnn']
+    np.testing.assert_allclose(l[0], t[0], rtol=1e-5, atol=1e-5)
+    for u, v in zip(t[1], l[1]): np.testing.assert_allclose(v, u, rtol=1e-5, atol=1e-5)
+    assert l[2:] == t[2:]
+    for name in ('FakeTensorMode', 'FakeTensorConverter'):
+        with pytest.raises(NotImplementedError, match='no fake tensors'): getattr(litnn._subclasses.fake_tensor, name)()
