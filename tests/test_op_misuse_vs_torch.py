@@ -913,3 +913,14 @@ HALF_POOLS = {f'{name} in {dt}': (lambda L, f=f, dt=dt: f(L, _wave(L, 2, 4, 16, 
 
 @pytest.mark.parametrize('name', list(HALF_POOLS))
 def test_half_adaptive_avg_pool_as_torch(name): _same(HALF_POOLS[name])
+
+@pytest.mark.parametrize('shape', [(2, 4, 0), (2, 4, 0, 3), (0, 4, 3), (2, 4, 0, 0)])
+def test_group_norm_of_empty_images_as_torch(shape):
+    "Nothing to average in a group: an empty result, without numpy's 'Mean of empty slice' warning (torch gives none)."
+    def run(L):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            y = L.nn.GroupNorm(2, 4)(L.ones(*shape, requires_grad=True))
+            y.sum().backward()
+        return tuple(y.shape), [str(x.message) for x in w]
+    assert run(litnn) == run(torch)

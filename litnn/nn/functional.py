@@ -2111,6 +2111,8 @@ def _norm_mean(a, dims):
     their deviations live in. kuangliu's CIFAR MobileNet at batch 2 (its last blocks see 8 values a channel): the
     median gradient's distance from float64's was 1.7e-2 with float32 sums, 5.6e-5 with these (torch: 3.4e-3)."""
     k = len(dims)
+    if any(a.shape[d] == 0 for d in dims):      # nothing to average (group norm of empty images): nan, without numpy's warning
+        return array_namespace(a).full(tuple(1 if i in dims else s for i, s in enumerate(a.shape)), np.nan, dtype=a.dtype)
     if not k or dims != tuple(range(a.ndim - k, a.ndim)):
         return a.mean(axis=dims, keepdims=True, dtype=np.float64 if a.dtype == np.float32 else None).astype(a.dtype, copy=False)
     s = _sum_trailing(a, k)
@@ -2134,7 +2136,7 @@ def _norm_scale(xc, invstd, weight, pshape):
 def _batch_var(xp, xc, dims):
     "mean(xc²) over `dims`; in float64 where float32's squares overflow (deviations past 1.8e19) though the answer is in range."
     var = _norm_mean(xp.multiply(xc, xc, out=_temporaries(xc, 'norm sq', xc.shape)), dims)
-    if xc.dtype.itemsize < 8 and not xp.isfinite(var).all() and xp.isfinite(xc).all():
+    if xc.dtype.itemsize < 8 and xc.size and not xp.isfinite(var).all() and xp.isfinite(xc).all():
         wide = xc.astype(np.float64)
         var = (wide * wide).mean(axis=dims, keepdims=True)    # kept in float64: 1/sqrt(var + eps) is in float32's range
     return var
