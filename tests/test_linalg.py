@@ -743,3 +743,22 @@ def test_matrix_power_names_as_torch():
         assert lib.matrix_power(input=x, n=3).tolist() == lib.linalg.matrix_power(input=x, n=3).tolist() == x.matrix_power(n=3).tolist() == [[8., 0.], [0., 8.]]
         assert lib.matrix_power(x, 2, out=o) is o and o.tolist() == [[4., 0.], [0., 4.]]
     assert litnn.matrix_power is not litnn.linalg.matrix_power and torch.matrix_power is not torch.linalg.matrix_power
+
+
+@pytest.mark.parametrize('driver', ['gels', 'gelsy', 'gelsd', 'gelss'])
+@pytest.mark.parametrize('shapes', [((5, 3), (5, 2)), ((2, 3), (2, 2)), ((3, 3), (3,)), ((2, 5, 3), (2, 5, 2))])
+def test_lstsq_is_one_node_as_torch(driver, shapes):
+    "lstsq's solution and residuals (empty ones too) are outputs of one LinalgLstsqBackward0 node, as torch's; same gradients."
+    r = np.random.default_rng(5)
+    A, B = r.standard_normal(shapes[0]), r.standard_normal(shapes[1])
+    out = []
+    for L in (torch, litnn):
+        a, b = L.tensor(A, requires_grad=True), L.tensor(B, requires_grad=True)
+        res = L.linalg.lstsq(a, b, driver=driver)
+        names = [type(v.grad_fn).__name__ if v.grad_fn is not None else None for v in res]
+        loss = res.solution.sum() + (res.residuals.sum() if res.residuals.numel() else 0)
+        ga, gb = L.autograd.grad(loss, (a, b))
+        out.append((names, [v.requires_grad for v in res], [tuple(v.shape) for v in res], ga.detach().numpy(), gb.detach().numpy()))
+    assert out[0][:3] == out[1][:3]
+    np.testing.assert_allclose(out[1][3], out[0][3], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(out[1][4], out[0][4], rtol=1e-9, atol=1e-12)

@@ -667,8 +667,10 @@ def cond(A, p=None):
     r = matrix_norm(A, p) * matrix_norm(where(info[..., None, None] > 0, 0, Ai), p)    # (an inf matrix's norm may be NaN: 'nuc')
     return where(info > 0, math.inf, r).nan_to_num(math.inf, math.inf, -math.inf)   # torch's NumPy fix: a NaN (0 * inf) is inf
 
+from ..autograd.engine import _one_node   # (13_backprop_engine)
 linalg_lstsq = _named('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
 
+@_one_node('LinalgLstsqBackward0')     # one node, as torch's (its gradient: the steps below)
 def lstsq(A, B, rcond=None, *, driver=None):
     "The X minimising ‖A X - B‖, for each matrix of A (through its pseudo-inverse)."
     if A.dim() < 2: raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
@@ -693,7 +695,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     rank = _const(xp.zeros((0,), np.int64)) if driver == 'gels' else matrix_rank(A, rtol=rcond)   # 'gels' assumes full rank
     S = svdvals(A.detach()) if driver in ('gelsd', 'gelss') else empty
     full = driver == 'gels' or driver in ('gelsd', 'gelss') and builtins.bool((rank._data == n).all())
-    res = ((A @ X - B2).abs() ** 2 if A.is_complex() else (A @ X - B2) ** 2).sum(-2) if m > n and full else empty      # the residuals only of an overdetermined full-rank A
+    if m > n and full: res = ((A @ X - B2).abs() ** 2 if A.is_complex() else (A @ X - B2) ** 2).sum(-2)   # the residuals only of an overdetermined full-rank A
+    else: res = (X.real if X.is_complex() else X).reshape(-1)[:0]    # else none: an empty output of the node all the same, as torch's
     return linalg_lstsq((X.squeeze(-1) if vector else X, res, rank, S))
 
 # %% ../../nbs/reference/torch/writing_into_out.ipynb #80497966
