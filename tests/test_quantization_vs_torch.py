@@ -522,7 +522,8 @@ def test_scalar_arithmetic_refused_and_resolve_passes_through_as_torch():
 
 AO_PACKAGES = ['ao.nn.quantized', 'ao.nn.quantized.modules', 'ao.nn.quantized.dynamic', 'ao.nn.quantized.dynamic.modules',
                'ao.nn.intrinsic', 'ao.nn.intrinsic.modules', 'ao.nn.intrinsic.quantized', 'ao.nn.intrinsic.quantized.modules',
-               'ao.nn.qat', 'ao.nn.qat.modules', 'ao.quantization', 'ao.quantization.fuser_method_mappings',
+               'ao.nn.qat', 'ao.nn.qat.modules', 'ao.nn.intrinsic.qat', 'ao.nn.intrinsic.qat.modules', 'ao.quantization',
+               'ao.quantization.fuser_method_mappings', 'ao.quantization.qconfig_mapping',
                'ao.quantization.fuse_modules', 'ao.quantization.observer', 'ao.quantization.fake_quantize',
                'ao.quantization.qconfig', 'ao.quantization.quantize', 'ao.quantization.quantization_mappings',
                'nn.quantized', 'nn.quantized.dynamic', 'nn.intrinsic', 'nn.intrinsic.quantized', 'nn.qat']
@@ -754,3 +755,68 @@ def test_fixed_qparams_observers_and_fake_quant_as_torch():
     same_err(ol.calculate_qparams, ot.calculate_qparams)
     same_err(lambda: litnn.ao.quantization.FixedQParamsObserver(0.1, 0, is_dynamic=True),
              lambda: torch.ao.quantization.FixedQParamsObserver(0.1, 0, is_dynamic=True))
+
+
+# ---- QAT of a fused conv-bn(-relu): prepare_qat -> SGD steps (BN frozen after two) -> convert, against torch
+
+def _qat_conv_bn(m, sd, xs, ys, relu, backend):
+    class M(m.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant, self.dequant = m.ao.quantization.QuantStub(), m.ao.quantization.DeQuantStub()
+            self.conv, self.bn, self.relu, self.fc = m.nn.Conv2d(2, 4, 3, padding=1), m.nn.BatchNorm2d(4), m.nn.ReLU(), m.nn.Linear(4 * 36, 3)
+        def forward(self, x):
+            x = self.bn(self.conv(self.quant(x)))
+            if relu: x = self.relu(x)
+            return self.dequant(self.fc(x.reshape(x.shape[0], -1)))
+    model = M()
+    with m.no_grad():
+        for k, v in model.state_dict().items():
+            if k in sd: v.copy_(m.tensor(sd[k]))
+    model.train()
+    model.qconfig = m.ao.quantization.get_default_qat_qconfig(backend)
+    m.ao.quantization.fuse_modules_qat(model, [['conv', 'bn', 'relu'] if relu else ['conv', 'bn']], inplace=True)
+    p = m.ao.quantization.prepare_qat(model)
+    opt, losses = m.optim.SGD(p.parameters(), lr=0.05), []
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        if i == 2: p.apply(m.ao.nn.intrinsic.qat.freeze_bn_stats)
+        opt.zero_grad()
+        loss = m.nn.functional.cross_entropy(p(m.tensor(x)), m.tensor(y))
+        loss.backward(); opt.step(); losses.append(loss.item())
+    num = lambda s: re.sub(r'-?\d+\.\d+(e-?\d+)?', lambda g: f'{float(g.group()):.4g}', s.replace('torch', 'litnn'))
+    rp = num(repr(p.conv))
+    p.eval()
+    q = m.ao.quantization.convert(p)
+    return losses, rp, type(p.conv).__name__, num(repr(q.conv)), q.conv.weight().int_repr().numpy(), q(m.tensor(xs[0])).numpy()
+
+
+@pytest.mark.parametrize('relu', [True, False])
+@pytest.mark.parametrize('backend', ['x86', 'qnnpack'])
+def test_qat_fused_conv_bn_as_torch(relu, backend):
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((8, 2, 6, 6)).astype(np.float32) for _ in range(4)]
+    ys = [rng.integers(0, 3, 8) for _ in range(4)]
+    torch.manual_seed(1)
+    c, f = torch.nn.Conv2d(2, 4, 3, padding=1), torch.nn.Linear(144, 3)
+    sd = {'conv.weight': c.weight.detach().numpy(), 'conv.bias': c.bias.detach().numpy(), 'fc.weight': f.weight.detach().numpy(),
+          'fc.bias': f.bias.detach().numpy(), 'bn.weight': np.linspace(0.5, 1.5, 4, dtype=np.float32), 'bn.bias': np.linspace(-0.2, 0.2, 4, dtype=np.float32)}
+    (ll, pl, nl, ql, wl, ol), (lt, pt, nt, qt, wt, ot) = (_qat_conv_bn(m, sd, xs, ys, relu, backend) for m in (litnn, torch))
+    assert nl == nt == ('ConvBnReLU2d' if relu else 'ConvBn2d')
+    np.testing.assert_allclose(ll, lt, atol=1e-5)
+    assert pl == pt and ql == qt
+    assert (wl == wt).mean() > 0.99
+    np.testing.assert_allclose(ol, ot, atol=0.05)
+
+
+def test_qat_conv_relu_and_linear_relu_swap_as_torch():
+    for m in (litnn, torch):
+        model = m.nn.Sequential(m.nn.Conv2d(1, 2, 3), m.nn.ReLU(), m.nn.Flatten(), m.nn.Linear(8, 2), m.nn.ReLU()).train()
+        model.qconfig = m.ao.quantization.get_default_qat_qconfig('x86')
+        m.ao.quantization.fuse_modules_qat(model, [['0', '1'], ['3', '4']], inplace=True)
+        p = m.ao.quantization.prepare_qat(model)
+        names = [type(p[0]).__name__, type(p[0]).__module__.replace('torch', 'litnn'), type(p[3]).__name__, type(p[3]).__module__.replace('torch', 'litnn')]
+        p(m.randn(2, 1, 4, 4))
+        q = m.ao.quantization.convert(p.eval())
+        names += [q[0]._get_name(), q[3]._get_name()]
+        if m is litnn: got = names
+    assert got == names

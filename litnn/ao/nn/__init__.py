@@ -9,3 +9,4 @@ __all__ = []
 from . import quantized, intrinsic   # reference/ao/nn/quantized/package, reference/ao/nn/intrinsic/package
 from . import qat                    # reference/ao/nn/qat/package
 from .intrinsic import quantized as _   # torch.ao.nn.intrinsic.quantized, loaded with it
+from .intrinsic import qat as _   # torch.ao.nn.intrinsic.qat (reference/ao/nn/intrinsic/qat/package)

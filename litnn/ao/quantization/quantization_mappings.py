@@ -17,6 +17,7 @@ import litnn.ao.nn.quantized.dynamic as nnqd
 import litnn.ao.nn.intrinsic as nni
 import litnn.ao.nn.intrinsic.quantized as nniq
 import litnn.ao.nn.qat as nnqat
+import litnn.ao.nn.intrinsic.qat as nniqat
 
 # %% ../../../nbs/reference/ao/quantization/quantization_mappings.ipynb #4be7b52d
 DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
@@ -24,9 +25,11 @@ DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
     nn.Dropout: nnq.Dropout, nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d, nn.Conv3d: nnq.Conv3d, nn.ELU: nnq.ELU, nn.Hardswish: nnq.Hardswish,
     nn.LeakyReLU: nnq.LeakyReLU, nn.modules.linear.NonDynamicallyQuantizableLinear: nnq.Linear, nn.Linear: nnq.Linear, nn.ReLU6: nnq.ReLU6,
     nni.ConvReLU2d: nniq.ConvReLU2d, nni.LinearReLU: nniq.LinearReLU, nnq.FloatFunctional: nnq.QFunctional,
-    nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d,
+    nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d, nniqat.ConvBn2d: nnq.Conv2d, nniqat.ConvBnReLU2d: nniq.ConvReLU2d,
+    nniqat.ConvReLU2d: nniq.ConvReLU2d, nniqat.LinearReLU: nniq.LinearReLU,
 }
-DEFAULT_QAT_MODULE_MAPPINGS = {nn.Linear: nnqat.Linear, nn.Conv2d: nnqat.Conv2d}
+DEFAULT_QAT_MODULE_MAPPINGS = {nn.Conv2d: nnqat.Conv2d, nn.Linear: nnqat.Linear, nni.ConvBn2d: nniqat.ConvBn2d,
+    nni.ConvBnReLU2d: nniqat.ConvBnReLU2d, nni.ConvReLU2d: nniqat.ConvReLU2d, nni.LinearReLU: nniqat.LinearReLU}
 DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {nn.Linear: nnqd.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnqd.Linear, nn.LSTM: nnqd.LSTM}
 _INCLUDE_QCONFIG_PROPAGATE_LIST = {nn.Sequential}
 

@@ -7,6 +7,7 @@ __all__ = ['Conv2d']
 
 # %% ../../../../../nbs/reference/ao/nn/qat/modules/conv.ipynb #6576afeb
 from ..... import nn
+from ...intrinsic.modules.fused import _FusedModule
 
 # %% ../../../../../nbs/reference/ao/nn/qat/modules/conv.ipynb #38dc7c39
 class Conv2d(nn.Conv2d):
@@ -27,7 +28,9 @@ class Conv2d(nn.Conv2d):
             raise AssertionError("qat." + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE.__name__)
         if not hasattr(mod, "qconfig"): raise AssertionError("Input float module must have qconfig defined")
         if not mod.qconfig: raise AssertionError("Input float module must have a valid qconfig")
+        qconfig = mod.qconfig
+        if isinstance(mod, _FusedModule): mod = mod[0]     # a fused ConvReLU2d: its conv holds the parameters
         qat = cls(mod.in_channels, mod.out_channels, mod.kernel_size, stride=mod.stride, padding=mod.padding, dilation=mod.dilation,
-                  groups=mod.groups, bias=mod.bias is not None, padding_mode=mod.padding_mode, qconfig=mod.qconfig)
+                  groups=mod.groups, bias=mod.bias is not None, padding_mode=mod.padding_mode, qconfig=qconfig)
         qat.weight, qat.bias = mod.weight, mod.bias
         return qat

@@ -7,6 +7,7 @@ __all__ = ['Linear']
 
 # %% ../../../../../nbs/reference/ao/nn/qat/modules/linear.ipynb #b0e332a1
 from ..... import nn
+from ...intrinsic.modules.fused import _FusedModule
 from .....nn import functional as F
 
 # %% ../../../../../nbs/reference/ao/nn/qat/modules/linear.ipynb #d1e89fc4
@@ -26,7 +27,9 @@ class Linear(nn.Linear):
             raise AssertionError(" qat." + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE.__name__)
         if not hasattr(mod, "qconfig"): raise AssertionError("Input float module must have qconfig defined")
         if not mod.qconfig: raise AssertionError("Input float module must have a valid qconfig")
-        qat = cls(mod.in_features, mod.out_features, bias=mod.bias is not None, qconfig=mod.qconfig)
+        qconfig = mod.qconfig
+        if isinstance(mod, _FusedModule): mod = mod[0]     # a fused LinearReLU: its linear holds the parameters
+        qat = cls(mod.in_features, mod.out_features, bias=mod.bias is not None, qconfig=qconfig)
         qat.weight, qat.bias = mod.weight, mod.bias
         return qat
     def to_float(self):

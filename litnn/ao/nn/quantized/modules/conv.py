@@ -14,6 +14,7 @@ from ....._creation import zeros, tensor
 from ....._quantized import quantize_per_tensor, _make_q
 from .....nn.modules.module import Module
 from .utils import _quantize_weight, _requantize, _centered, _check_quint8
+from .....nn.utils.fusion import fuse_conv_bn_weights
 
 # %% ../../../../../nbs/reference/ao/nn/quantized/modules/conv.ipynb #0fcfc8ce
 class _ConvNd(Module):
@@ -65,6 +66,9 @@ class _ConvNd(Module):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         "The quantized convolution of prepared float `mod` (a ConvNd, or with `_RELU` a fused ConvReLUNd)."
         if hasattr(mod, "weight_fake_quant"):     # a QAT module: its fake quantizer has watched the weight
+            if hasattr(mod, "bn"):                # a QAT conv-bn: the BatchNorm folded into weight and bias first
+                mod.weight, mod.bias = fuse_conv_bn_weights(mod.weight, mod.bias, mod.bn.running_mean, mod.bn.running_var,
+                                                            mod.bn.eps, mod.bn.weight, mod.bn.bias)
             weight_post_process, activation_post_process = mod.weight_fake_quant, mod.activation_post_process
         else:
             if type(mod) not in cls._FLOAT_MODULE:
