@@ -559,8 +559,11 @@ def _identity(reduce, dtype):
 def _scatter_reduce(a, key, v, reduce, include_self):
     "Array `a` with values `v` combined at `key` by `reduce`."
     xp, out = array_namespace(a), a.copy()
+    half = a.dtype.name in ('float16', 'bfloat16') and reduce in ('sum', 'prod', 'mean')
+    if half: out, v = out.astype(np.float32), v.astype(np.float32)   # torch sums and multiplies half floats in float32, rounding once
     if not include_self: out[key] = _identity(reduce, a.dtype)
     getattr(xp, _REDUCE[reduce]).at(out, key, v)
+    if half: out = out.astype(a.dtype).astype(np.float32)   # (a mean: the sum rounded first, then divided)
     if reduce == 'mean':
         n = xp.full(a.shape, 1 if include_self else 0, np.int64)
         xp.add.at(n, key, 1)
@@ -630,6 +633,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=True, kernel='scatter_gather_tensor_cpu_reduce_mean' if no_mean else None)
     if no_mean: raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")       # nothing scattered: its division fails
     if not index._data.size: return input.clone()           # nothing combined (an empty index of any shape)
+    if reduce in ('amax', 'amin') and input.is_complex():   # complex numbers have no order: torch has no kernel
+        raise NotImplementedError(f'"scatter_gather_tensor_cpu_reduce_{reduce}" not implemented for \'{_LEGACY[input.dtype.name]}\'')
     src = _src_part(src, index, input)
     return ScatterReduceBackward0.apply(input, src, dim=_wrap_dim(dim, input._data.ndim), index=index, reduce=reduce, include_self=include_self, key=key)
 
