@@ -792,6 +792,8 @@ class LogcumsumexpBackward0(Op):
         x, y, d = ctx.saved_tensors[0], ctx.result, ctx.dim
         if x._data.ndim == 0: return g
         low = float(np.finfo(x._data.dtype).min)
+        if g.is_complex():      # no split by sign: the log of a complex gradient is defined (the engine conjugates around this: 17d)
+            return (flip(logcumsumexp(flip(g.log() - y, [d]), d), [d]) + x).exp()
         log_g = g.abs().log()
         part = lambda mask: (flip(logcumsumexp(flip(where(mask, log_g, low) - y, [d]), d), [d]) + x).exp()
         return part(g > 0) - part(g < 0)

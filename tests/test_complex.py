@@ -419,3 +419,32 @@ def test_conj_view_strides_and_grad():
         out.append((x.tolist(), y.stride(), x[:, ::2].conj().stride(), type(c.grad_fn).__name__, type(b.grad_fn).__name__,
                     b.tolist(), np.round(g1.numpy(), 5).tolist(), a.grad.tolist()))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize('upper', [False, True])
+def test_cholesky_gradient_for_complex_input_as_torch(upper):
+    "cholesky's backward keeps the complex diagonal of tril(Lᴴ gL)/2, as torch's (litnn kept its real part only)."
+    r = np.random.default_rng(11)
+    X = r.standard_normal((2, 4, 4)) + 1j * r.standard_normal((2, 4, 4))
+    A = X @ np.swapaxes(X.conj(), -1, -2) + np.eye(4)
+    G = r.standard_normal((2, 4, 4)) + 1j * r.standard_normal((2, 4, 4))
+    got = []
+    for L in (torch, litnn):
+        a = L.tensor(A, requires_grad=True)
+        g, = L.autograd.grad(L.linalg.cholesky(a, upper=upper), a, L.tensor(G))
+        got.append(g.detach().resolve_conj().numpy())
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize('shape,dim', [((3, 5), 1), ((4,), 0), ((2, 3, 4), 0)])
+def test_logcumsumexp_gradient_for_complex_input_as_torch(shape, dim):
+    "logcumsumexp of a complex tensor differentiates (torch's formula: the log of the gradient itself, no split by sign)."
+    r = np.random.default_rng(12)
+    x0, G = (r.standard_normal(shape) + 1j * r.standard_normal(shape) for _ in range(2))
+    got = []
+    for L in (torch, litnn):
+        x = L.tensor(x0, requires_grad=True)
+        g, = L.autograd.grad(L.logcumsumexp(x, dim), x, L.tensor(G))
+        got.append(g.detach().resolve_conj().numpy())
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-10, atol=1e-12)
+    assert litnn.autograd.gradcheck(lambda t: litnn.logcumsumexp(t, dim), (litnn.tensor(x0, requires_grad=True),))

@@ -172,7 +172,7 @@ def solve(A, B, *, left=True):
 
 # %% ../../nbs/reference/linalg.ipynb #f120770c
 class LinalgCholeskyExBackward0(Op):
-    complex_aware = True        # L's diagonal is real: torch's formula, with conjugate transposes
+    complex_aware = True        # torch's formula, with conjugate transposes
     @staticmethod
     def forward(ctx, A, upper=False):
         xp = array_namespace(A._data)
@@ -188,10 +188,10 @@ class LinalgCholeskyExBackward0(Op):
     def backward(ctx, g):
         L = ctx.result.mH if ctx.upper else ctx.result
         gL = g.mH if ctx.upper else g
-        phi = tril(L.mH @ gL) * (1 - 0.5 * _eye_like(L))
+        M = tril(L.mH @ gL)
+        phi = 0.5 * (M + tril(M, -1).mH)     # Hermitian off the diagonal; the diagonal halved, complex as it is (torch's)
         Linv = inv(L)
-        S = Linv.mH @ phi @ Linv
-        return (S + S.mH) * 0.5
+        return Linv.mH @ phi @ Linv
 
 def cholesky(A, *, upper=False):
     "The Cholesky factor of each symmetric positive-definite matrix of A: lower L (A = L Lᵀ), or upper U = Lᵀ."
