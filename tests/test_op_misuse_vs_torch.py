@@ -786,6 +786,9 @@ DISTRIBUTIONS = {
     'independent constraint of 1.0 dims': lambda L: _D(L).constraints.independent(_D(L).constraints.real, 1.),
     'independent constraint of a non-constraint': lambda L: _D(L).constraints.independent(3, 1),
     'independent constraint of 0 dims': lambda L: _D(L).constraints.independent(_D(L).constraints.real, 0).event_dim,
+    'corr_cholesky check of an int64 matrix': lambda L: _D(L).constraints.corr_cholesky.check(L.eye(2, dtype=L.int64)),
+    'corr_cholesky check of a bool matrix': lambda L: _D(L).constraints.corr_cholesky.check(L.eye(2, dtype=L.bool)),
+    'corr_cholesky check of a bfloat16 matrix': lambda L: _D(L).constraints.corr_cholesky.check(L.tensor([[1., 0.], [0.6, 0.81]], dtype=L.bfloat16)),
     'VonMises sample of a negative size': lambda L: _D(L).VonMises(L.zeros(3), L.ones(3)).sample((-1,)),
     'VonMises sample shape': lambda L: tuple(_D(L).VonMises(L.zeros(3), L.ones(3)).sample((2,)).shape),
 }

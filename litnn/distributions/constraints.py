@@ -201,14 +201,14 @@ class MixtureSameFamilyConstraint(Constraint):
 # %% ../../nbs/reference/distributions/constraints_structured.ipynb #468fa7e5
 import numpy as np
 from ..backend import array_namespace
-from .._tensor import Tensor
+from .._tensor import Tensor, finfo
 from .._views import cat as _cat_tensors, stack as _stack_tensors
 
 # %% ../../nbs/reference/distributions/constraints_structured.ipynb #4ffba0cf
 class _CorrCholesky(Constraint):
     event_dim = 2
     def check(self, value):
-        tol = float(np.finfo(value.dtype.np).eps) * value.size(-1) * 10       # 10 is torch's fudge factor
+        tol = finfo(value.dtype).eps * value.size(-1) * 10       # 10 is torch's fudge factor (torch.finfo: its words for an integer dtype)
         row_norm = value.detach().pow(2).sum(-1).sqrt()
         return _LowerCholesky().check(value) & (row_norm - 1.0).abs().le(tol).all(dim=-1)
 
