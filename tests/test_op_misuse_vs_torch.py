@@ -927,3 +927,16 @@ def test_group_norm_of_empty_images_as_torch(shape):
             y.sum().backward()
         return tuple(y.shape), [str(x.message) for x in w]
     assert run(litnn) == run(torch)
+
+# --- linear's checks in torch's order: with a bias (addmm) the bias's dtype against the weight's, then the input's,
+# then the shapes; without one (mm) the shapes, then the dtypes; bool last
+def _linear_call(L, xd, wd, bd, xs):
+    x, w = L.ones(*xs, dtype=getattr(L, xd)), L.ones(3, 12, dtype=getattr(L, wd))
+    r = L.nn.functional.linear(x, w, None if bd is None else L.ones(3, dtype=getattr(L, bd)))
+    return str(r.dtype).split('.')[-1], tuple(r.shape)
+LINEAR_CHECKS = {f'input {xd} {xs}, weight {wd}, bias {bd}': (lambda L, a=(xd, wd, bd, xs): _linear_call(L, *a))
+                 for xd in ('float32', 'float64', 'int64', 'bool') for wd in ('float32', 'float64', 'int64', 'bool')
+                 for bd in (None, 'float32', 'int64') for xs in ((2, 12), (2, 48), (12,), (4, 2, 12), (4, 2, 48))}
+
+@pytest.mark.parametrize('name', list(LINEAR_CHECKS))
+def test_linear_checks_in_torch_order(name): _same(LINEAR_CHECKS[name])

@@ -63,14 +63,16 @@ def _linear(input, weight, bias):
     "`linear` for the cases off the hot path: checks, vectors, batches of any rank."
     x, w = input._data, weight._data
     if not (x.ndim and w.ndim): raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D")
-    if x.dtype.kind == 'b' and w.dtype.kind == 'b' and x.size and w.size: raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
-    if x.dtype != w.dtype:
-        if bias is None: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(input.dtype)} != {_cpp(weight.dtype)}")
+    # torch's order: with a bias (addmm) the dtypes first, the bias's against the weight's, then the input's; without
+    # one (mm) the shapes first, then the dtypes; bool, which no kernel takes, last
+    if bias is not None and bias._data.dtype != w.dtype and (x.ndim <= 2 or x.flags.c_contiguous):   # (torch's addmm paths)
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(bias)} and {_dtype_name(weight)}")
+    if bias is not None and x.dtype != w.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(weight)}")
-    if bias is not None and bias._data.dtype != x.dtype and (x.ndim <= 2 or x.flags.c_contiguous):   # (torch's addmm paths)
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(bias)} and {_dtype_name(input)}")
     if w.ndim == 2 and x.shape[-1] != w.shape[1]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(x.shape[:-1])}x{x.shape[-1]} and {w.shape[1]}x{w.shape[0]})")
+    if x.dtype != w.dtype: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(input.dtype)} != {_cpp(weight.dtype)}")
+    if x.dtype.kind == 'b' and w.dtype.kind == 'b' and x.size and w.size: raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if w.ndim != 2 or (x.ndim == 1 and bias is None):
         out = matmul(input, weight.t())      # what torch does here: its checks and its grad_fn names
         return out if bias is None else out + bias
