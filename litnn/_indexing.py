@@ -510,41 +510,6 @@ def _src_part(src, index, input):
     if src._data.shape != index.shape: src = src[tuple(slice(0, m) for m in index.shape)]
     return _cast(src, input.dtype) if src._data.dtype != input._data.dtype else src
 
-# %% ../nbs/18a_scatter.ipynb #f00fb0f9
-_REDUCE_WITH_TENSOR = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
-                       "PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
-
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
-    "`input` with `src[i][j]` (or the number `value`) written at `[i][index[i][j]]` along `dim`; `reduce`: add or multiply instead."
-    if src is None: src = value
-    if reduce is not None:
-        if isinstance(src, Tensor): _warn_once(_REDUCE_WITH_TENSOR, stacklevel=None)   # (a number as src: no warning, as torch)
-        if reduce not in ('add', 'multiply'): raise RuntimeError("reduce argument must be either add or multiply.")
-        return _scatter_combine(input, dim, index, src, reduce)
-    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))   # torch casts a number, never a tensor
-    if not index._data.size: return input.clone()           # nothing written (an empty index of any shape)
-    if isinstance(src, Tensor): return ScatterBackward0.apply(input, _src_part(src, index, input), key=key, op=GatherBackward0)
-    return ScatterBackward1.apply(input, _checked_scalar(src, input._data.dtype), key=key, op=GatherBackward0)
-
-def _scatter_combine(input, dim, index, src, reduce):
-    "The legacy `scatter(..., reduce=)`: add or multiply at the indices, without a derivative."
-    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))
-    out = input._data.copy()
-    xp = array_namespace(out)
-    v = _src_part(src, index, input)._data if isinstance(src, Tensor) else xp.asarray(src, dtype=out.dtype)   # a number: in the tensor's dtype first (torch's value.to<scalar_t>())
-    (xp.add if reduce == 'add' else xp.multiply).at(out, key, v)
-    if _Mode.grad and (input._requires_grad or isinstance(src, Tensor) and src._requires_grad):
-        return _NoDerivative.apply(input if input._requires_grad else src, out=out, what='aten::scatter')
-    return Tensor._make(out)
-
-@patch
-def scatter(self:Tensor, dim, index, src=None, value=None, *, reduce=None): return scatter(self, dim, index, src, value, reduce=reduce)
-@patch
-def scatter_(self:Tensor, dim, index, src=None, value=None, *, reduce=None):
-    "In-place `scatter`; returns self."
-    _check_indexed_write(self, index, src)      # (torch: no input may share self's memory)
-    return _inplace(self, scatter, dim, index, src, value, reduce=reduce)
-
 # %% ../nbs/18a_scatter.ipynb #d2e72c7d
 _REDUCE = dict(sum='add', mean='add', prod='multiply', amax='maximum', amin='minimum')
 _ALIASES = dict(max='amax', min='amin')     # PyTorch takes these too
@@ -571,6 +536,40 @@ def _scatter_reduce(a, key, v, reduce, include_self):
         if a.dtype.kind == 'c': n = n.astype(a.dtype)       # complex: divided by a count of its own dtype, as torch (complex64 stays complex64)
         out = out / n if a.dtype.kind in 'fc' or a.dtype.name == 'bfloat16' else out // n
     return out.astype(a.dtype, copy=False)
+
+# %% ../nbs/18a_scatter.ipynb #f00fb0f9
+_REDUCE_WITH_TENSOR = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                       "PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    "`input` with `src[i][j]` (or the number `value`) written at `[i][index[i][j]]` along `dim`; `reduce`: add or multiply instead."
+    if src is None: src = value
+    if reduce is not None:
+        if isinstance(src, Tensor): _warn_once(_REDUCE_WITH_TENSOR, stacklevel=None)   # (a number as src: no warning, as torch)
+        if reduce not in ('add', 'multiply'): raise RuntimeError("reduce argument must be either add or multiply.")
+        return _scatter_combine(input, dim, index, src, reduce)
+    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))   # torch casts a number, never a tensor
+    if not index._data.size: return input.clone()           # nothing written (an empty index of any shape)
+    if isinstance(src, Tensor): return ScatterBackward0.apply(input, _src_part(src, index, input), key=key, op=GatherBackward0)
+    return ScatterBackward1.apply(input, _checked_scalar(src, input._data.dtype), key=key, op=GatherBackward0)
+
+def _scatter_combine(input, dim, index, src, reduce):
+    "The legacy `scatter(..., reduce=)`: add or multiply at the indices, without a derivative."
+    key = _scatter_key(input, dim, index, 'scatter', src, same_dtype=isinstance(src, Tensor))
+    a = input._data
+    v = _src_part(src, index, input)._data if isinstance(src, Tensor) else array_namespace(a).asarray(src, dtype=a.dtype)   # a number: in the tensor's dtype first (torch's value.to<scalar_t>())
+    out = _scatter_reduce(a, key, v, 'sum' if reduce == 'add' else 'prod', True)   # (half floats combined in float32, as torch)
+    if _Mode.grad and (input._requires_grad or isinstance(src, Tensor) and src._requires_grad):
+        return _NoDerivative.apply(input if input._requires_grad else src, out=out, what='aten::scatter')
+    return Tensor._make(out)
+
+@patch
+def scatter(self:Tensor, dim, index, src=None, value=None, *, reduce=None): return scatter(self, dim, index, src, value, reduce=reduce)
+@patch
+def scatter_(self:Tensor, dim, index, src=None, value=None, *, reduce=None):
+    "In-place `scatter`; returns self."
+    _check_indexed_write(self, index, src)      # (torch: no input may share self's memory)
+    return _inplace(self, scatter, dim, index, src, value, reduce=reduce)
 
 # %% ../nbs/18a_scatter.ipynb #74a43115
 class ScatterReduceBackward0(Op):

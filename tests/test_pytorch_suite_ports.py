@@ -765,3 +765,18 @@ def test_scatter_reduce_complex_amax_refused_as_torch(reduce, dtype):
     _same_error(lambda L: L.zeros(3, dtype=getattr(L, dtype)).scatter_reduce(0, L.tensor([0, 1]), L.tensor([1 + 1j, 2j], dtype=getattr(L, dtype)), reduce))
     r = [L.zeros(3, dtype=getattr(L, dtype)).scatter_reduce(0, L.tensor([], dtype=L.long), L.tensor([], dtype=getattr(L, dtype)), reduce).tolist() for L in LIBS]
     assert r[0] == r[1]
+
+
+# test_scatter_gather_ops.py test_scatter__reductions: the legacy scatter(..., reduce='add'/'multiply') combines float16
+# and bfloat16 values in float32 and rounds once, as scatter_reduce does; litnn rounded at every step
+@pytest.mark.filterwarnings('ignore::UserWarning')
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('reduce', ['add', 'multiply'])
+@pytest.mark.parametrize('shape', [(60,), (5, 6, 7)])
+def test_legacy_scatter_reduce_half_precision_as_torch(dtype, reduce, shape):
+    g = np.random.RandomState(len(shape) + 7)
+    base, src = g.uniform(-3, 4, shape).astype(np.float32), g.uniform(-3, 4, shape).astype(np.float32)
+    idx = g.randint(0, shape[0], shape)
+    r = [L.tensor(base).to(getattr(L, dtype)).scatter(0, L.tensor(idx), L.tensor(src).to(getattr(L, dtype)), reduce=reduce).float().numpy()
+         for L in LIBS]
+    np.testing.assert_array_equal(r[0], r[1])
