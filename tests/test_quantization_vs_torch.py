@@ -820,3 +820,40 @@ def test_qat_conv_relu_and_linear_relu_swap_as_torch():
         names += [q[0]._get_name(), q[3]._get_name()]
         if m is litnn: got = names
     assert got == names
+
+
+# ---- dynamic GRU and recurrent cells (quantize_dynamic), against torch on the same weights
+
+RNN_DYNAMIC = {
+    'GRU': (lambda m: m.nn.GRU(5, 6), (7, 3, 5)), 'GRU_2layer_bidir_bf': (lambda m: m.nn.GRU(5, 6, num_layers=2, bidirectional=True, batch_first=True), (3, 7, 5)),
+    'GRU_unbatched': (lambda m: m.nn.GRU(5, 6), (7, 5)), 'LSTM_2layer': (lambda m: m.nn.LSTM(5, 6, num_layers=2), (7, 3, 5)),
+    'LSTMCell': (lambda m: m.nn.LSTMCell(5, 6), (3, 5)), 'GRUCell': (lambda m: m.nn.GRUCell(5, 6), (3, 5)),
+    'RNNCell': (lambda m: m.nn.RNNCell(5, 6), (3, 5)), 'RNNCell_relu': (lambda m: m.nn.RNNCell(5, 6, nonlinearity='relu'), (3, 5)),
+}
+
+
+@pytest.mark.parametrize('name', sorted(RNN_DYNAMIC))
+@pytest.mark.parametrize('with_hx', [False, True])
+def test_dynamic_recurrent_layers_as_torch(name, with_hx):
+    make, shape = RNN_DYNAMIC[name]
+    rng = np.random.default_rng(0)
+    torch.manual_seed(0)
+    ft = make(torch)
+    sd = {k: v.detach().numpy() for k, v in ft.state_dict().items()}
+    fl = make(litnn)
+    fl.load_state_dict({k: litnn.tensor(v) for k, v in sd.items()})
+    x = (rng.standard_normal(shape) * 2).astype(np.float32)
+    hs = (rng.standard_normal((shape[0], 6)) if 'Cell' in name else
+          rng.standard_normal(((2 if 'bidir' in name else 1) * (2 if '2layer' in name else 1),) +
+                              ((shape[0],) if 'bf' in name else (shape[1],) if len(shape) == 3 else ()) + (6,))).astype(np.float32)
+    outs = []
+    for m, f in ((litnn, fl), (torch, ft)):
+        q = m.ao.quantization.quantize_dynamic(m.nn.Sequential(f))[0]
+        hx = ((m.tensor(hs), m.tensor(hs * 0.5)) if 'LSTM' in name else m.tensor(hs)) if with_hx else None
+        flat = lambda r: [r] if isinstance(r, m.Tensor) else [t for e in r for t in flat(e)]
+        try: outs.append((repr(q).replace('torch', 'litnn'), [t.detach().numpy() for t in flat(q(m.tensor(x), hx))]))
+        except RuntimeError as e: outs.append((repr(q).replace('torch', 'litnn'), str(e)))
+    assert outs[0][0] == outs[1][0]
+    if isinstance(outs[1][1], str): assert outs[0][1] == outs[1][1]; return     # torch refuses (an unbatched input)
+    assert len(outs[0][1]) == len(outs[1][1])
+    for a, b in zip(outs[0][1], outs[1][1]): np.testing.assert_allclose(a, b, atol=2e-6)

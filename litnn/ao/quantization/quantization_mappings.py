@@ -30,7 +30,8 @@ DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
 }
 DEFAULT_QAT_MODULE_MAPPINGS = {nn.Conv2d: nnqat.Conv2d, nn.Linear: nnqat.Linear, nni.ConvBn2d: nniqat.ConvBn2d,
     nni.ConvBnReLU2d: nniqat.ConvBnReLU2d, nni.ConvReLU2d: nniqat.ConvReLU2d, nni.LinearReLU: nniqat.LinearReLU}
-DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {nn.Linear: nnqd.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnqd.Linear, nn.LSTM: nnqd.LSTM}
+DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {nn.Linear: nnqd.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnqd.Linear, nn.LSTM: nnqd.LSTM,
+    nn.GRU: nnqd.GRU, nn.LSTMCell: nnqd.LSTMCell, nn.RNNCell: nnqd.RNNCell, nn.GRUCell: nnqd.GRUCell}
 _INCLUDE_QCONFIG_PROPAGATE_LIST = {nn.Sequential}
 
 def get_default_static_quant_module_mappings(): return copy.deepcopy(DEFAULT_STATIC_QUANT_MODULE_MAPPINGS)

@@ -6,4 +6,4 @@
 __all__ = []
 
 # %% ../../../../../nbs/reference/ao/nn/quantized/dynamic/package.ipynb #1bd8d7de
-from .modules import Linear, LSTM
+from .modules import Linear, LSTM, GRU, LSTMCell, GRUCell, RNNCell

@@ -7,4 +7,4 @@ __all__ = []
 
 # %% ../../../../../../nbs/reference/ao/nn/quantized/dynamic/modules/package.ipynb #8443373f
 from .linear import Linear
-from .rnn import LSTM
+from .rnn import LSTM, GRU, LSTMCell, GRUCell, RNNCell
