@@ -788,6 +788,13 @@ class LogcumsumexpBackward0(Op):
         ctx.save_for_backward(x); ctx.save_output(out); ctx.dim = dim
         return out
     @staticmethod
+    def _forward_rule(cls, args, kw, ts):
+        """Forward mode (14b_forward_mode), torch's formula: the tangent is the running exp(x)-weighted sum of t over the running
+        sum of exp(x) (two backward passes would take the log of a zero cotangent)."""
+        x, d, t = args[0], args[1] if len(args) > 1 else kw['dim'], ts[0]
+        e = x.exp() if x.is_complex() else (x - x.amax(d, keepdim=True)).exp()      # (shifted by the max: no overflow)
+        return cls.apply(*args, **kw), (e * t).cumsum(d) / (e.cumsum(d) + 1e-13)     # (torch's 1e-13: no division by zero)
+    @staticmethod
     def backward(ctx, g):
         x, y, d = ctx.saved_tensors[0], ctx.result, ctx.dim
         if x._data.ndim == 0: return g

@@ -778,3 +778,43 @@ def test_tangents_of_dual_views(case):
             out.append((np.round(u.primal.numpy(), 6).tolist(), np.round(u.tangent.numpy(), 6).tolist(),
                         fw.unpack_dual(d).tangent is t, fw.unpack_dual(d._base).tangent is None))
     assert out[0] == out[1]
+
+
+def _jvp_pair(make, primals, tangents):
+    "func.jvp of `make(lib)` in torch and litnn on the same numbers: [(outputs, tangents)] as numpy, torch's first."
+    res = []
+    for L in (torch, litnn):
+        out, tan = L.func.jvp(make(L), tuple(L.tensor(p) for p in primals), tuple(L.tensor(t) for t in tangents))
+        flat = lambda v: [x.detach().resolve_conj().numpy() for x in (v if isinstance(v, tuple) else (v,))]
+        res.append((flat(out), flat(tan)))
+    return res
+
+@pytest.mark.parametrize('name', ['svd', 'svd_reduced', 'svdvals', 'qr', 'eigh', 'eigvalsh', 'eig_values'])
+def test_decompositions_push_tangents_as_torch(name):
+    """Forward mode through the decompositions: the backward that two passes differentiate must treat the cotangent as
+    given even where its value is zero (litnn's tangents of U, V, Q, eigenvectors and eigenvalues were all zero)."""
+    r = np.random.default_rng(21)
+    X, T = r.standard_normal((4, 3)), r.standard_normal((4, 3))
+    S, TS = r.standard_normal((4, 4)), r.standard_normal((4, 4))
+    S, TS = S + S.T, TS + TS.T        # (eigh: a symmetric matrix moved symmetrically)
+    make, p, t = {'svd': (lambda L: lambda a: L.linalg.svd(a, full_matrices=False)[1:2] + (L.linalg.svd(a, full_matrices=False)[0].abs(),), X, T),
+                  'svd_reduced': (lambda L: lambda a: L.linalg.svd(a, full_matrices=False)[2].abs(), X, T),
+                  'svdvals': (lambda L: lambda a: L.linalg.svdvals(a), X, T),
+                  'qr': (lambda L: lambda a: L.linalg.qr(a), X, T),
+                  'eigh': (lambda L: lambda a: (L.linalg.eigh(a)[0], L.linalg.eigh(a)[1].abs()), S, TS),
+                  'eigvalsh': (lambda L: lambda a: L.linalg.eigvalsh(a), S, TS),
+                  'eig_values': (lambda L: lambda a: L.linalg.eigvals(a), S, TS)}[name]
+    (to, tt), (lo, lt) = _jvp_pair(make, (p,), (t,))
+    for a, b in zip(to + tt, lo + lt):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-10)
+    assert any(np.abs(v).max() > 1e-3 for v in lt)
+
+@pytest.mark.parametrize('dtype', ['float64', 'complex128'])
+def test_logcumsumexp_tangent_as_torch(dtype):
+    "logcumsumexp's forward formula is torch's: two backward passes took the log of a zero cotangent (NaN tangents)."
+    r = np.random.default_rng(22)
+    x, t = r.standard_normal((3, 5)) * 5, r.standard_normal((3, 5))
+    if dtype == 'complex128': x, t = x + 1j * r.standard_normal((3, 5)), t + 1j * r.standard_normal((3, 5))
+    (to, tt), (lo, lt) = _jvp_pair(lambda L: lambda a: L.logcumsumexp(a, 1), (x,), (t,))
+    np.testing.assert_allclose(lt[0], tt[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(lo[0], to[0], rtol=1e-12)

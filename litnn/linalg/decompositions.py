@@ -23,7 +23,10 @@ from .core import (LinAlgError, _check_matrix, _check_float, _no_kernel, _named,
 __all__ = ['linalg_svd', 'linalg_qr', 'linalg_eigh', 'linalg_eig', 'linalg_ldl_factor_ex', 'linalg_ldl_factor', 'svd_', 'qr_', 'slogdet_', 'linalg_lstsq', 'LinalgSvdBackward0', 'svd', 'svdvals', 'LinalgDetBackward0', 'det', 'LinalgQrBackward0', 'qr', 'LinalgEighBackward0', 'eigh', 'eigvalsh', 'LinalgEigBackward0', 'eig', 'eigvals', 'ldl_factor_ex', 'ldl_factor', 'ldl_solve', 'LinalgPinvBackward0', 'pinv', 'matrix_rank', 'vector_norm', 'matrix_norm', 'norm', 'vecdot', 'cross', 'CholeskyBackward0', 'multi_dot', 'matrix_power', 'cond', 'lstsq']
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #06743b06
-def _given(g): return g is not None and builtins.bool(g._data.any())
+def _given(g):
+    """Is gradient `g` of an output given (torch: defined)? The engine hands zeros for an unused output: none. A cotangent that
+    requires grad is a variable all the same, whatever its value: forward mode differentiates backward with respect to it (14b)."""
+    return g is not None and builtins.bool(g._data.size) and (g.requires_grad or builtins.bool(g._data.any()))
 
 linalg_svd = _named('linalg_svd', ('U', 'S', 'Vh'))
 
