@@ -940,3 +940,31 @@ LINEAR_CHECKS = {f'input {xd} {xs}, weight {wd}, bias {bd}': (lambda L, a=(xd, w
 
 @pytest.mark.parametrize('name', list(LINEAR_CHECKS))
 def test_linear_checks_in_torch_order(name): _same(LINEAR_CHECKS[name])
+
+# --- functional checks found by the functional sweep: unsigned hardtanh, complex attention and probability targets,
+# fractional max pooling given more random samples than the batch
+def _F2(L): return L.nn.functional
+FUNCTIONAL_CHECKS = {
+    'hardtanh of uint8 (negative limits)': lambda L: _F2(L).hardtanh(L.ones(2, dtype=L.uint8)),
+    'hardtanh_ of uint8': lambda L: _F2(L).hardtanh_(L.ones(2, dtype=L.uint8)),
+    'Hardtanh module of uint8': lambda L: L.nn.Hardtanh()(L.ones(2, dtype=L.uint8)),
+    'hardtanh of uint8 within 0..1': lambda L: _F2(L).hardtanh(L.tensor([0, 3], dtype=L.uint8), 0., 1.),
+    'relu6 of uint8': lambda L: _F2(L).relu6(L.tensor([0, 9], dtype=L.uint8)),
+    'hardtanh of int8': lambda L: _F2(L).hardtanh(L.tensor([-3, 3], dtype=L.int8)),
+    'hardtanh of uint16': lambda L: _F2(L).hardtanh(L.ones(2, dtype=L.uint16)),
+    'relu6 of uint32': lambda L: _F2(L).relu6(L.ones(2, dtype=L.uint32)),
+    'hardtanh of uint64 within 0..2': lambda L: _F2(L).hardtanh(L.ones(2, dtype=L.uint64), 0., 2.),
+    'sdpa of complex64': lambda L: _F2(L).scaled_dot_product_attention(*[L.ones(1, 2, 2, dtype=L.complex64)] * 3),
+    'sdpa of complex128': lambda L: _F2(L).scaled_dot_product_attention(*[L.ones(1, 2, 2, dtype=L.complex128)] * 3),
+    'sdpa of int64': lambda L: _F2(L).scaled_dot_product_attention(*[L.ones(1, 2, 2, dtype=L.int64)] * 3),
+    'cross_entropy of complex probabilities': lambda L: _F2(L).cross_entropy(L.ones(2, 3, dtype=L.complex64), L.ones(2, 3, dtype=L.complex64)),
+    'cross_entropy of a complex probability target': lambda L: _F2(L).cross_entropy(L.ones(2, 3), L.ones(2, 3, dtype=L.complex64)),
+    'cross_entropy of a complex input': lambda L: _F2(L).cross_entropy(L.ones(2, 3, dtype=L.complex64), L.ones(2, 3)),
+    'cross_entropy of a bfloat16 probability target': lambda L: _F2(L).cross_entropy(L.ones(2, 3, dtype=L.bfloat16), L.full((2, 3), 0.5, dtype=L.bfloat16)),
+    **{f'fractional_max_pool2d of {shape} with 2 samples': (lambda L, shape=shape: _F2(L).fractional_max_pool2d(
+        L.arange(float(np.prod(shape))).reshape(shape), 2, output_size=2, _random_samples=L.full((2, 3, 2), 0.5)))
+       for shape in [(1, 3, 4, 4), (0, 3, 4, 4), (3, 3, 4, 4), (3, 4, 4), (2, 3, 4, 4)]},
+}
+
+@pytest.mark.parametrize('name', list(FUNCTIONAL_CHECKS))
+def test_functional_checks_as_torch(name): _same(FUNCTIONAL_CHECKS[name])

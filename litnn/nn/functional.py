@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'SmoothL1LossBackward0', 'HuberLossBackward0', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'SoftMarginLossBackward0', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
+__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'SmoothL1LossBackward0', 'HuberLossBackward0', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'SoftMarginLossBackward0', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -416,6 +416,10 @@ def _hardtanh(input, min_val, max_val, inplace):
     "hardtanh's node, without the check of torch's Python: F.hardtanh_ is C++ in torch (min_val > max_val: every value max_val)."
     if getattr(input, 'dtype', None) is bool_: raise RuntimeError("Bool inputs not supported for hardtanh")   # relu6's too
     if isinstance(input, Tensor) and input.is_complex(): raise NotImplementedError("clamp is not supported for complex types")   # torch's hardtanh_out is clamp_out
+    if isinstance(input, Tensor) and input.dtype.name == 'uint8' and min_val < 0:
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    if isinstance(input, Tensor) and input.dtype.name in ('uint16', 'uint32', 'uint64'):    # (clamp's kernel takes none of these)
+        raise NotImplementedError(f"\"clamp_scalar_cpu\" not implemented for '{_dtype_name(input)}'")
     return _elementwise(HardtanhBackward0, input, inplace, min_val=min_val, max_val=max_val)
 
 def relu6(input, inplace=False):
@@ -2685,7 +2689,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     cd = 0 if input._data.ndim == 1 else 1
     probs = input._data.shape == target._data.shape
     if probs:                                         # class probabilities
-        if not _float_dtype(target): raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_LEGACY[target.dtype.name]}")
+        if not target.dtype.is_floating_point: raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_LEGACY[target.dtype.name]}")   # (complex too)
         if ignore_index >= 0: raise RuntimeError("ignore_index is not supported for floating point target")
         if not input._data.ndim: raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     if label_smoothing > 1: raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
@@ -2824,6 +2828,7 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal, enable_gqa=False):
     qs, ks, vs = tuple(q.shape), tuple(k.shape), tuple(v.shape)      # (plain tuples: a Size indexes in Python)
     if qs[-2] == 0 or 0 in vs: return True       # (torch 2.13: an empty query sequence or value, nothing else)
     _check_sdp_backend(q, k, v, mask, dropout_p, enable_gqa)          # raises where the switches leave no kernel
+    if q.is_complex(): raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{_dtype_name(q)}'")   # (the math kernel takes it)
     if not q.dtype.is_floating_point: raise RuntimeError(f"expected scalar type Float but found {_dtype_name(q)}")
     if is_causal and mask is not None and not (q.device.type == 'cpu' and _select_sdp_backend(q, k, v, mask, dropout_p, enable_gqa) is SDPBackend.FLASH_ATTENTION):
         # (torch's math kernel refuses both; its CPU flash kernel, chosen for 4-d inputs it takes, applies the mask and the causal one)
@@ -5085,7 +5090,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     for name, o, kk, n in (('height', out[0], k[0], H), ('width', out[1], k[1], W)):
         if o + kk - 1 > n: raise RuntimeError(f"fractional_max_pool2d(): pool {name} {kk} too large relative to input {name} {n}")
     _dispatch(input, 'fractional_max_pool2d_out_frame', _FLOATING)
-    idx = _fractional_indices(input._data.reshape(N * C, H, W), k, out, _random_samples._data.reshape(N * C, 2))
+    idx = _fractional_indices(input._data.reshape(N * C, H, W), k, out, _random_samples._data[:N].reshape(N * C, 2))
     idx = Tensor._make(idx.reshape(tuple(input.shape[:-2]) + tuple(out)))
     values = _picked(input, idx, 2)
     return (values, idx) if return_indices else values
@@ -5094,7 +5099,7 @@ def _check_samples(s, input, N, C):
     "torch's checks of `_random_samples`: (N, C, 2), the input's dtype."
     if s.dtype != input.dtype: raise RuntimeError("Expect _random_samples to have the same dtype as input")
     if s.dim() != 3: raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {s.dim()}")
-    if s.shape[0] != N: raise RuntimeError("Expect _random_samples.size(0) no less than input batch size.")
+    if s.shape[0] < N: raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")   # (torch's spelling; more are fine)
     if s.shape[1] != C: raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
     if s.shape[2] != 2: raise RuntimeError(f"Expect _random_samples.size(2) equals to 2; got {s.shape[2]}.")
 
@@ -5238,228 +5243,3 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     return (values, idx) if return_indices else values
 
 fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
-
-# %% ../../nbs/reference/nn/upsampling.ipynb #1d206c63
-import builtins, math
-import numpy as np
-from ..backend import array_namespace
-from .._tensor import _channels_last_like
-from .._tensor import Tensor
-from ..autograd.broadcasting import _refuse_integers, _half, _dispatch, _FLOATING
-
-# %% ../../nbs/reference/nn/upsampling.ipynb #8e3ea027
-def _scale_of(m, n, s, align_corners, dt):
-    "torch's area_pixel_compute_scale in arithmetic `dt`: (n-1)/(m-1) with align_corners, else 1/s when a scale factor s is given, else n/m."
-    if align_corners: return dt(n - 1) / dt(m - 1) if m > 1 else dt(0)
-    return dt(1.0 / s) if s is not None and s > 0 else dt(n) / dt(m) if m else dt(1)    # (no output: any scale)
-
-def _source(m, n, scale, align_corners, cubic=False):
-    "Where each of the m outputs falls in the n inputs (torch's area_pixel_compute_source_index), in `scale`'s arithmetic."
-    dt = type(scale)
-    i = np.arange(m).astype(dt)
-    if align_corners: return scale * i
-    # scale·(i + ½) - ½ rounded once: torch's kernels are compiled to a fused multiply-add (exact in float64 for float32 operands)
-    src = (np.float64(scale) * (i + dt(0.5)) - 0.5).astype(dt)
-    return src if cubic else np.maximum(src, dt(0))
-
-# %% ../../nbs/reference/nn/upsampling.ipynb #81593196
-def _resample_matrix(mode, m, n, s, align_corners, dt=np.float64, two_d=False):
-    """The m×n matrix of `mode` along one dimension of n samples resampled to m (`s`: the scale factor given, or None),
-    its positions computed in arithmetic `dt`; `two_d`: torch's 2-d nearest kernel, with its shortcuts."""
-    W, rows = np.zeros((m, n)), np.arange(m)
-    if mode in ('nearest', 'nearest-exact'):
-        scale = np.float64(_scale_of(m, n, s, False, np.float32 if two_d and mode == 'nearest' else dt))   # (the 2-d kernel's is a float)
-        if two_d and mode == 'nearest' and m in (n, 2 * n): idx = rows if m == n else rows >> 1
-        else:        # the position rounded to float32 before the floor, whatever the input: torch's floorf
-            idx = np.floor(((rows if mode == 'nearest' else rows + 0.5) * scale).astype(np.float32))
-        W[rows, np.minimum(idx.astype(int), n - 1)] = 1
-    elif mode == 'area':                                        # adaptive average pooling's windows
-        lo, hi = (rows * n) // m, -((-(rows + 1) * n) // m)
-        for r in rows: W[r, lo[r]:hi[r]] = 1 / (hi[r] - lo[r])
-    elif mode == 'cubic':
-        src = _source(m, n, _scale_of(m, n, s, align_corners, dt), align_corners, cubic=True)
-        i0 = np.floor(src)
-        t = (src - i0).astype(np.float64)        # (the weights' polynomials in float64, rounded once: near the fused multiply-adds of torch's kernel)
-        for k, w in enumerate(_cubic_weights(t)): np.add.at(W, (rows, np.clip(i0.astype(int) - 1 + k, 0, n - 1)), w.astype(dt))
-    elif m == n: W[rows, rows] = 1                              # (linear: a size that does not change is copied)
-    else:
-        src = _source(m, n, _scale_of(m, n, s, align_corners, dt), align_corners)
-        i0 = np.minimum(np.floor(src).astype(int), n - 1)
-        t = np.clip(src - i0.astype(dt), dt(0), dt(1))
-        np.add.at(W, (rows, i0), 1 - t); np.add.at(W, (rows, np.minimum(i0 + 1, n - 1)), t)
-    return W
-
-# %% ../../nbs/reference/nn/upsampling.ipynb #93d945bb
-def _aa_filter(kind):
-    "The antialiasing filter of `kind` and its half-width in input samples at scale 1."
-    if kind == 'linear': return (lambda x: np.maximum(1 - np.abs(x), 0)), 1.
-    if kind == 'cubic':
-        def cubic(x, a=-0.5):
-            x = np.abs(x)
-            return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1, np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.))
-        return cubic, 2.
-    return (lambda x: np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.)), 3.     # lanczos-3
-
-def _antialias_matrix(kind, m, n, s, dt=np.float64, align_corners=False):
-    """The m×n matrix of an antialiased resampling (the filter widened by the scale when it is above 1), in arithmetic `dt`
-    as torch's `_compute_indices_min_size_weights_aa`: centres rounded to dt, filter arguments too, weights summed in order."""
-    if m == n: return np.eye(n)                                 # (a size that does not change is copied)
-    f, half = _aa_filter(kind)
-    scale = _scale_of(m, n, s, align_corners, dt)      # (align_corners: (n-1)/(m-1), centres unchanged)
-    support, inv = (dt(half * np.float64(scale)), dt(1.0 / scale)) if scale >= 1 else (dt(half), dt(1))
-    W = np.zeros((m, n))
-    for i in range(m):
-        center = dt(np.float64(scale) * (i + 0.5))
-        lo, hi = max(int(np.float64(center - support) + 0.5), 0), min(int(np.float64(center + support) + 0.5), n)
-        x = ((np.arange(lo, hi).astype(dt) - center).astype(np.float64) + 0.5) * np.float64(inv)
-        w = f(x.astype(dt).astype(np.float64)).astype(dt)       # (the filter in float64, rounded once, as for bicubic above)
-        total = dt(0)
-        for v in w: total = dt(total + v)                       # (accumulated in order, as torch's loop)
-        W[i, lo:hi] = w / total if total != 0 else w
-    return W
-
-# %% ../../nbs/reference/nn/upsampling.ipynb #784eef6c
-from ..autograd.graph import Op
-from .._products import _op_product, _mm
-
-class ResampleDimBackward0(Op):
-    """`x`'s last dim mapped through the fixed weights `W` (n, m): one dim of a resampling. It keeps `W` as an array, no
-    tensor: torch's upsample kernels save none for backward (only sizes), so a second backward through them works."""
-    on_arrays = True
-    @staticmethod
-    def forward(ctx, x, W, area=False):
-        ctx.W, ctx.area = W, area
-        if area: ctx.save_for_backward(x)     # torch's 'area' mode is adaptive_avg_pool, which does keep its input
-        return _op_product(x._data, W, False, False)
-    @staticmethod
-    def backward(ctx, g):
-        if ctx.area: ctx.saved_tensors        # (so a second backward through it fails, as torch's does)
-        if isinstance(g, Tensor): return _mm(g, Tensor._make(ctx.W), False, True)     # create_graph: a recorded product
-        return _op_product(g, ctx.W, False, True)
-
-def _uint8_weights(m, n, scale, align_corners, antialias):
-    """The float weights of torch's separable uint8 kernel for linear interpolation (UpSampleKernelAVXAntialias.h): a
-    triangle over a window of input pixels, widened by `scale` when antialiasing a downsampling, normalized per output."""
-    support, inv = (scale, 1 / scale) if antialias and scale >= 1 else (1., 1.)
-    delta = 0.5 if align_corners and not antialias else 0.
-    W = np.zeros((m, n))
-    for i in range(m):
-        center = scale * (i + 0.5 - delta)
-        lo = max(int(center - support + 0.5 + delta), 0)
-        size = min(max(min(int(center + support + 0.5 + delta), n) - lo, 0), int(math.ceil(support)) * 2 + 1)
-        w = np.maximum(1 - np.abs((np.arange(lo, lo + size) - center + 0.5 - delta) * inv), 0)
-        W[i, lo:lo + size] = w / w.sum() if w.sum() != 0 else w
-    return W
-
-def _uint8_pass(a, W, axis):
-    """One pass along `axis` of the uint8 array `a` in torch's fixed point: int16 weights with the most fraction bits p
-    that keep them below 2**15; each sum starts at 2**(p-1) (rounding), is shifted right by p and saturated to 0..255."""
-    p = 0
-    while p < 15 and int(0.5 + W.max() * (1 << (p + 1))) < (1 << 15): p += 1
-    Wi = np.where(W < 0, np.trunc(W * (1 << p) - 0.5), np.trunc(W * (1 << p) + 0.5)).astype(np.int64)
-    xp = array_namespace(a)
-    s = xp.moveaxis(a.astype(np.int64), axis, -1) @ xp.asarray(Wi.T) + (1 << (p - 1))
-    return xp.moveaxis(xp.clip(s >> p, 0, 255).astype(np.uint8), -1, axis)
-
-def _bilinear_uint8(input, sizes, scales, align_corners, antialias):
-    "A uint8 image resized bilinearly as torch's CPU kernel: the width pass first, rounded to uint8, then the height pass."
-    a = input._data
-    for d in (1, 0):
-        n, m, s = a.shape[d + 2], sizes[d], scales[d]
-        if n == m: continue                      # (torch skips a pass whose size does not change)
-        if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
-        else: scale = 1 / s if s is not None and s > 0 else n / m
-        a = _uint8_pass(a, _uint8_weights(m, n, scale, align_corners, antialias), d + 2)
-    return Tensor._make(a if a is not input._data else a.copy())
-
-def _resample(input, sizes, scales, mode, align_corners, antialias=False):
-    "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
-    if input._data.dtype == np.uint8 and mode == 'bilinear' and input.dim() == 4:
-        return _channels_last_like(_bilinear_uint8(input, sizes, scales, align_corners, antialias), input)
-    x, xp = input, array_namespace(input._data)
-    ints = input._data.dtype.kind in "iu" and mode not in ("nearest", "nearest-exact")
-    if ints: x = x.float()          # other integer resizes are weighted in float32, then rounded and saturated once (torch's, within 1)
-    low = _half(input._data)        # half precision: weighted in float32 across all dims and rounded once, forward and
-    if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
-    kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
-    dt = np.float64 if x._data.dtype == np.float64 else np.float32    # the kernels' arithmetic (opmath): float for float32 and half
-    for d in reversed(range(len(sizes))):       # the last dim first, as torch's kernels nest their interpolation
-        m, s, n = sizes[d], scales[d], x.shape[d + 2]
-        W = _antialias_matrix(kind, m, n, s, dt, align_corners) if antialias else _resample_matrix(kind, m, n, s, align_corners, dt, two_d=len(sizes) == 2)
-        W = xp.asarray(W.T.astype(x._data.dtype))
-        x = ResampleDimBackward0.apply(x.movedim(d + 2, -1), W=W, area=mode == 'area').movedim(-1, d + 2)
-    if ints:
-        info = np.iinfo(input._data.dtype)
-        x = (x + 0.5).floor().clamp(info.min, info.max).to(input.dtype)
-    if low: x = x.to(input.dtype)
-    return _channels_last_like(x, input)      # a channels-last input, a channels-last output (torch's kernels)
-
-# %% ../../nbs/reference/nn/upsampling.ipynb #185f850b
-_RESAMPLE_MODES = {'nearest': (3, 4, 5), 'nearest-exact': (3, 4, 5), 'area': (3, 4, 5), 'linear': (3,), 'bilinear': (4,), 'bicubic': (4,),
-          'trilinear': (5,), 'lanczos': (4,)}
-_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5}
-
-def _per_dim(v, dim, what, input):
-    # an integer tensor size (a shape computed with tensors) is its value, as torch's kernels read it
-    as_int = lambda x: int(x) if what == 'size' and isinstance(x, Tensor) and not x.is_floating_point() else x
-    if not isinstance(v, (list, tuple)): return [as_int(v)] * dim
-    if len(v) != dim:
-        a, b = ('output', 'output size of') if what == 'size' else ('scale_factor', 'scale_factor of shape')
-        raise ValueError(f"Input and {a} must have the same number of spatial dimensions, but got input with spatial dimensions of "
-                         f"{list(input.shape[2:])} and {b} {v}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                         f"{'output size in (o1, o2, ...,oK)' if what == 'size' else 'scale_factor in (s1, s2, ...,sK)'} format.")
-    # torch's _is_integer on each size: an int (numpy's too) or a tensor that is not floating point
-    if what == 'size' and not all(isinstance(x, (int, np.integer)) or isinstance(x, Tensor) and not x.is_floating_point() for x in v):
-        raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got size with types {[type(x) for x in v]}")
-    return [as_int(x) for x in v]
-
-def _refuse_integer_images(input, mode):
-    "torch's NotImplementedError for integer inputs, named by the kernel torch reaches; uint8 images may be resized (not linearly in 1-d/3-d)."
-    d = input.dim()
-    if input.dtype.name == 'uint8' and mode in ('nearest', 'nearest-exact', 'bilinear', 'bicubic'): return
-    kernel = {'bilinear': 'upsample_bilinear2d_channels_last', 'bicubic': 'compute_indices_weights_cubic',
-              'linear': 'compute_indices_weights_linear', 'trilinear': 'compute_indices_weights_linear',
-              'area': 'adaptive_avg_pool3d_cpu' if d == 5 else 'adaptive_avg_pool2d'}.get(
-              mode, 'upsample_nearest2d_channels_last' if d == 4 else 'compute_indices_weights_nearest')
-    _dispatch(input, kernel, _FLOATING)
-
-def _check_rank(input, mode):
-    if mode in _RESAMPLE_MODES and input.dim() in _RESAMPLE_MODES[mode]: return
-    for m, r in _RANK.items():
-        if mode == m and input.dim() in (3, 4, 5):
-            raise NotImplementedError(f"Got {input.dim()}D input, but {m} mode needs {r}D input")
-    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: "
-                              f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
-
-# %% ../../nbs/reference/nn/upsampling.ipynb #c8aa26cc
-def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None,
-                antialias=False):
-    "`input` resampled to `size` (or by `scale_factor`) along its spatial dims, in `mode`."
-    if mode in ('nearest', 'area', 'nearest-exact'):
-        if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
-    elif align_corners is None: align_corners = False
-    dim = input.dim() - 2
-    if size is not None and scale_factor is not None: raise ValueError("only one of size or scale_factor should be defined")
-    if size is None and scale_factor is None: raise ValueError("either size or scale_factor should be defined")
-    sizes = _per_dim(size, dim, 'size', input) if size is not None else None
-    scales = _per_dim(scale_factor, dim, 'scale', input) if scale_factor is not None else [None] * dim
-    if recompute_scale_factor and size is not None: raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
-    if sizes is None:
-        sizes = [math.floor(float(n) * s) for n, s in zip(input.shape[2:], scales)]
-        if any(not -2**63 <= n < 2**63 for n in sizes):      # torch's checked conversion of the output size
-            raise RuntimeError("value cannot be converted to type int64_t without overflow")
-        if recompute_scale_factor or mode == 'area': scales = [None] * dim
-    if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.dim() == 4):
-        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input")
-    if mode == 'lanczos' and input.dim() == 4:
-        if align_corners: raise ValueError("Lanczos mode does not support align_corners=True")
-        if not antialias: raise ValueError("Lanczos mode requires antialias=True")
-    _check_rank(input, mode)
-    _refuse_integer_images(input, mode)
-    if mode != 'area' and not builtins.all(n > 0 for n in list(input.shape[2:]) + list(sizes)):     # ('area' pools: nothing is an empty pool)
-        name = lambda v: ', '.join(f'{a}: {n}' for a, n in zip('DHW'[3 - dim:], v))
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({name(input.shape[2:])}){' and' if dim == 1 else ''} output ({name(sizes)})")
-    if mode != 'area' and input.shape[1] == 0:     # torch's resampling kernels refuse no channels, even in an empty batch
-        raise RuntimeError(f"Non-empty {input.dim()}D data tensor expected but got a tensor with sizes {list(input.shape)}")
-    return _resample(input, sizes, scales, mode, align_corners, antialias)
