@@ -818,3 +818,15 @@ def test_logcumsumexp_tangent_as_torch(dtype):
     (to, tt), (lo, lt) = _jvp_pair(lambda L: lambda a: L.logcumsumexp(a, 1), (x,), (t,))
     np.testing.assert_allclose(lt[0], tt[0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(lo[0], to[0], rtol=1e-12)
+
+
+def test_forward_mode_of_an_op_whose_backward_has_no_derivative_as_torch():
+    "ctc_loss: its backward has no derivative, so forward mode has no formula: torch's NotImplementedError naming _ctc_loss."
+    msgs = []
+    for L in (torch, litnn):
+        lp = L.tensor(np.log(np.full((5, 2, 4), 0.25)))
+        tg, il, tl = L.tensor([[1, 2], [1, 1]]), L.tensor([5, 5]), L.tensor([2, 2])
+        with pytest.raises(NotImplementedError) as e:
+            L.func.jvp(lambda x: L.nn.functional.ctc_loss(x, tg, il, tl), (lp,), (L.ones_like(lp),))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

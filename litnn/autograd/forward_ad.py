@@ -230,10 +230,12 @@ def _double_backward(cls, args, kw, ts):
             gs = grad(diff, xs, us, create_graph=True, allow_unused=True) if diff else ()
             pairs = [(g, t) for g, t in zip(gs, tv) if g is not None and g.requires_grad]
             jts = iter(grad([g for g, _ in pairs], us, [t for _, t in pairs], create_graph=keep, allow_unused=True) if pairs else [None] * len(us))
-        except NotImplementedError as e:     # no derivative at all: torch words it as a missing forward-mode formula
-            if not str(e).startswith("the derivative for"): raise
+        except (NotImplementedError, RuntimeError) as e:     # no derivative (or none of backward): torch words it as a missing forward-mode formula
+            if not str(e).startswith(("the derivative for", "derivative for aten::")): raise
             from litnn.autograd.graph import _op_name
-            raise NotImplementedError(f"Trying to use forward AD with {_op_name(cls)} that does not support it because it has not been implemented yet.\nPlease file "
+            msg = str(e)      # (backward's own derivative missing: torch names the aten op its message names, without _backward)
+            name = msg.split('aten::')[1].split()[0].removesuffix('_backward') if msg.startswith('derivative for aten::') else _op_name(cls)
+            raise NotImplementedError(f"Trying to use forward AD with {name} that does not support it because it has not been implemented yet.\nPlease file "
                                       "an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
                                       "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml") from None
     res = []
