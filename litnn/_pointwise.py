@@ -633,18 +633,26 @@ class _Unary(Op):
         return r if r.dtype == d else r.astype(d)   # numbers in df may widen arrays
 
 # %% ../nbs/15b_elementwise_functions.ipynb #ebb6b5b4
+def _quiet_exp(a, out=None):
+    "e^a, overflowing to inf without numpy's warning, as torch's kernels do (compiled programs call it too)."
+    with np.errstate(over='ignore'): return array_namespace(a).exp(a, out=out)
+def _one_plus_exp_neg(xp, a):
+    "1 + e^-a in one new array; e^-a overflows to inf quietly (a below -88.72 in float32), as in torch's kernel."
+    e = xp.negative(a)
+    _quiet_exp(e, out=e)
+    return xp.add(e, _scalar(1, a), out=e)
 def _sigmoid(xp, a):
-    "e^a / (e^a + 1), a clamped below exp's overflow at 88 (where sigmoid is 1 to float64 precision)."
+    "1 / (1 + e^-a), torch's kernel's formula (so its rounding); half precision in float32, rounded once."
     if a.dtype.itemsize < 4: return _sigmoid(xp, a.astype(np.float32)).astype(a.dtype)
     if not a.ndim: return _sigmoid(xp, a.reshape(1)).reshape(())    # (numpy makes 0-d results scalars, which out= cannot take)
-    e = xp.minimum(a, _scalar(88, a))
-    xp.exp(e, out=e)                                # two temporaries, not four: small arrays pay per allocation
-    d = xp.add(e, _scalar(1, a))
-    return xp.divide(e, d, out=d)
+    e = _one_plus_exp_neg(xp, a)                   # one temporary: small arrays pay per allocation
+    return xp.divide(_scalar(1, a), e, out=e)
 def _silu(xp, a):
-    "x sigmoid(x); half precision in float32, rounded once (as torch's kernel)."
+    "x / (1 + e^-x), torch's kernel's formula; half precision in float32, rounded once (as torch's kernel)."
     if a.dtype.itemsize < 4: return _silu(xp, a.astype(np.float32)).astype(a.dtype)
-    return a * _sigmoid(xp, a)
+    if not a.ndim: return _silu(xp, a.reshape(1)).reshape(())
+    e = _one_plus_exp_neg(xp, a)
+    return xp.divide(a, e, out=e)
 def _sign(xp, a):
     "-1, 0 or 1; 0 for NaN, as torch (numpy's sign keeps NaN); a bool is its own sign."
     if a.dtype.kind == 'b': return a.copy()

@@ -28,7 +28,7 @@ from ..backend import array_namespace, _broadcast_to
 from ..autograd.engine import _writeable, _axpy
 from ..autograd.broadcasting import _scalar, _blas_summable, _summed_dims, _kept_shape, SumBackward0
 from ..autograd.operators import AddBackward0, SubBackward0, MulBackward0, DivBackward0, NegBackward0
-from .._pointwise import TanhBackward0, SigmoidBackward0, ExpBackward0, LogBackward0, SqrtBackward0, ReluBackward0, LogSoftmaxBackward0
+from .._pointwise import TanhBackward0, SigmoidBackward0, ExpBackward0, LogBackward0, SqrtBackward0, ReluBackward0, LogSoftmaxBackward0, _quiet_exp
 from .._reductions import MeanBackward0, MeanBackward1
 from .._views import TBackward0
 from .._products import MmBackward0, AddmmBackward0, BmmBackward0, MvBackward0, DotBackward0, _NAMED as _MATMUL_NAMED
@@ -810,9 +810,10 @@ class _UnaryLow:
     "The elementwise functions of `_UNARY` whose forward is one call and whose derivative is arithmetic on g, x, y."
     def forward(em, cls, x, **kw):
         if kw or not _plain(x): raise _Unlowered
-        if cls is SigmoidBackward0:                       # _sigmoid: e^a / (e^a + 1), a clamped at 88
-            e = em.compute("xp.exp", em.compute("xp.minimum", x, _scalar(88, x.a)))
-            y = em.compute("xp.true_divide", e, em.compute("xp.add", e, _scalar(1, e.a)))
+        if cls is SigmoidBackward0:                       # _sigmoid: 1 / (1 + e^-a), e^-a overflowing quietly
+            em.ns['quiet_exp'] = em.env['quiet_exp'] = _quiet_exp
+            e = em.compute("xp.quiet_exp", em.compute("xp.negative", x))
+            y = em.compute("xp.true_divide", _scalar(1, e.a), em.compute("xp.add", e, _scalar(1, e.a)))
         elif cls is ReluBackward0: y = em.compute("xp.maximum", x, 0)
         else: y = em.compute(f"xp.{_UNARY_UFUNC[cls]}", x)
         return y, (x, y)
