@@ -961,6 +961,10 @@ FUNCTIONAL_CHECKS = {
     'cross_entropy of a complex probability target': lambda L: _F2(L).cross_entropy(L.ones(2, 3), L.ones(2, 3, dtype=L.complex64)),
     'cross_entropy of a complex input': lambda L: _F2(L).cross_entropy(L.ones(2, 3, dtype=L.complex64), L.ones(2, 3)),
     'cross_entropy of a bfloat16 probability target': lambda L: _F2(L).cross_entropy(L.ones(2, 3, dtype=L.bfloat16), L.full((2, 3), 0.5, dtype=L.bfloat16)),
+    **{f'rrelu (eval) of {dt}': (lambda L, dt=dt: _F2(L).rrelu(L.tensor((np.sin(np.arange(96)) * 2).astype(np.float32)).to(getattr(L, dt))).float())
+       for dt in ('float16', 'bfloat16', 'float32')},
+    'RReLU(0.1, 0.3) (eval) of float16': lambda L: L.nn.RReLU(0.1, 0.3).eval()(L.tensor((np.sin(np.arange(96)) * 2).astype(np.float32)).half()).float(),
+    'rrelu_ (eval) of bfloat16': lambda L: _F2(L).rrelu_(L.tensor((np.sin(np.arange(96)) * 2).astype(np.float32)).bfloat16()).float(),
     **{f'fractional_max_pool2d of {shape} with 2 samples': (lambda L, shape=shape: _F2(L).fractional_max_pool2d(
         L.arange(float(np.prod(shape))).reshape(shape), 2, output_size=2, _random_samples=L.full((2, 3, 2), 0.5)))
        for shape in [(1, 3, 4, 4), (0, 3, 4, 4), (3, 3, 4, 4), (3, 4, 4), (2, 3, 4, 4)]},

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward']
+__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'SmoothL1LossBackward0', 'HuberLossBackward0', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'SoftMarginLossBackward0', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -3048,3 +3048,2425 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     out = linear(out.permute(2, 0, 1, 3).reshape(tgt_len * bsz, embed_dim), out_proj_weight, out_proj_bias).view(tgt_len, bsz, out_proj_weight.shape[0])
     if not batched: out, weights = out.squeeze(1), None if weights is None else weights.squeeze(0)
     return out, weights
+
+# %% ../../nbs/reference/nn/channelshuffle.ipynb #02f6a900
+from ..autograd.graph import _check_tensors
+from ..autograd.grad_mode import is_grad_enabled
+from .._indexing import _NoDerivative
+
+# %% ../../nbs/reference/nn/channelshuffle.ipynb #efea46e8
+def _shuffle(fn, input, groups):
+    "The channel shuffle of `input` (N, C, *) in `groups`, with the checks and messages of torch's `fn`."
+    _check_tensors(fn, dict(input=input))
+    if type(groups) is not int: raise TypeError(f"{fn}(): argument 'groups' (position 2) must be int, not {type(groups).__name__}")
+    if input.dim() <= 2: raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+    if groups <= 0: raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups: raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+def channel_shuffle(input, groups):
+    "Channels (N, C, *) as a (groups, C/groups) grid, transposed: each output group takes one channel of every input group."
+    return _shuffle('channel_shuffle', input, groups)
+
+def native_channel_shuffle(input, groups):
+    "torch's operator behind `channel_shuffle`: the same result, with no derivative (backward raises, as in torch)."
+    out = _shuffle('native_channel_shuffle', input, groups)
+    if not (is_grad_enabled() and input.requires_grad): return out
+    return _NoDerivative.apply(input, out=out.detach()._data, what='aten::native_channel_shuffle')
+
+# %% ../../nbs/reference/nn/distance.ipynb #b4202419
+from ..autograd.operators import _scalar_op, AddBackward1   # torch's C++ adds eps by add.Scalar (12b)
+import numpy as np
+from ..backend import array_namespace, int64, _row_major
+from .._tensor import Tensor, _dtype_name
+from ..functional import norm
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _promote, _dispatch, _FLOAT_AND_DOUBLE
+
+# %% ../../nbs/reference/nn/distance.ipynb #9e8aa66a
+def one_hot(tensor, num_classes=-1):
+    "Integer tensor with a new last dimension of `num_classes`, 1 at each index of `tensor`, 0 elsewhere."
+    _check_tensors('one_hot', dict(input=tensor))
+    if tensor.dtype is not int64: raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    a = tensor._data
+    xp = array_namespace(a)
+    if a.size == 0 and num_classes <= 0: raise RuntimeError("Can not infer total number of classes from empty tensor.")   # (0 too, as torch)
+    if num_classes == -1: num_classes = int(a.max()) + 1
+    if a.size and int(a.min()) < 0: raise RuntimeError("Class values must be non-negative.")
+    if a.size and int(a.max()) >= num_classes: raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make(_row_major((a[..., None] == xp.arange(num_classes)).astype(np.int64)))
+
+# %% ../../nbs/reference/nn/distance.ipynb #149bf26d
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    "cos of the angle between `x1` and `x2` along `dim` (broadcast first)."
+    _check_tensors('cosine_similarity', dict(x1=x1, x2=x2))
+    x1, x2 = _promote(x1, x2)       # an integer tensor computes with a float one, in their common dtype
+    if not x1.is_floating_point(): raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dtype_name(x1)}")
+    x1, x2 = _broadcast(x1, x2)
+    n1, n2 = (_floor(norm(x, 2, dim, keepdim=True), eps) for x in (x1, x2))
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+def _floor(n, eps):
+    "`n` clamped below at `eps`, the clamp unrecorded: a constant shift, so gradients pass as through `n`."
+    return n + (n.detach().clamp(min=eps) - n.detach())
+
+def _broadcast(a, b):
+    "`a` and `b` expanded to their common shape."
+    try: shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError: a * b          # no common shape: the product raises torch's message
+    return a.expand(shape), b.expand(shape)
+
+# %% ../../nbs/reference/nn/distance.ipynb #afaec82c
+from ..autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+from .._reductions import _aten_norm
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    "‖x1 - x2 + eps‖_p over the last dimension."
+    _check_tensors("pairwise_distance", dict(x1=x1, x2=x2))
+    return _aten_norm(_scalar_op(AddBackward1, x1 - x2, eps), p, -1, keepdim)     # (torch's at::norm: NormBackward1)
+
+@_one_node('PdistBackward0')
+def pdist(input, p=2):
+    "The p-norm distance between each pair of rows i < j of a 2-D `input`, row by row."
+    _check_tensors('pdist', dict(input=input))
+    if input.dim() != 2: raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point(): raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0: raise RuntimeError("pdist only supports non-negative p values")
+    if input.shape[0] > 1: _dispatch(input, 'pdist', _FLOAT_AND_DOUBLE)       # torch's kernel (none runs for one row)
+    i, j = np.triu_indices(input.shape[0], 1)
+    xp = array_namespace(input._data)
+    return norm(input[Tensor._make(xp.asarray(i))] - input[Tensor._make(xp.asarray(j))], p, 1)
+
+# %% ../../nbs/reference/nn/embedding_bag.ipynb #fca5cb9f
+import warnings
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import Tensor
+from .._views import cat, _scatter_add
+from ..autograd.graph import Op
+
+# %% ../../nbs/reference/nn/embedding_bag.ipynb #05062fc7
+def _bags(input, offsets, include_last_offset, per_sample_weights):
+    "torch's preamble: a flat input, the start of each bag, and the flat per-sample weights."
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
+                             f"sequences. However, found offsets of type {type(offsets)}")
+        starts = np.arange(0, input.numel(), input.shape[1])
+        return input.reshape(-1), starts, False, None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    if input.dim() != 1: raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if offsets is None: raise ValueError("offsets has to be a 1D Tensor but got None")
+    if offsets.dim() != 1: raise ValueError("offsets has to be a 1D Tensor")
+    return input, np.asarray(offsets.tolist(), dtype=np.int64), include_last_offset, per_sample_weights
+
+_EXPECTED_I = ("Expected i < index_size to be true, but got false.  (Could this error message be improved?  "
+               "If so, please report an enhancement request to PyTorch.)")
+
+def _spmdm_ok(ids, offs, n):
+    "Whether fbgemm's kernel takes one chunk: its bags' lengths from `offs` (a negative one steps back) walk `ids`, each in [0, `n`), to the end."
+    size, cur = offs[-1] - offs[0], 0
+    if size < 0: return False
+    for m in range(len(offs) - 1):
+        ln = offs[m + 1] - offs[m]
+        if cur + ln > size: return False
+        if ln > 0 and not ((ids[max(cur, 0):cur + ln] >= 0) & (ids[max(cur, 0):cur + ln] < n)).all(): return False
+        cur += ln
+    return cur == size
+
+def _spmdm_report(ids, offs, n):
+    "torch's `fbgemm_spmdm_report_error_` on one chunk: its bags' `offs` (from the chunk's first, not rebased) walk its own `ids`."
+    size = offs[-1] - offs[0]
+    for m in range(len(offs) - 1):
+        for i in range(offs[m], offs[m + 1]):
+            if not i < size: return RuntimeError(_EXPECTED_I)
+            if not 0 <= ids[i] < n: return RuntimeError(f"Index {i} of input takes value {ids[i]} which is not in the valid range [0, {n})")
+    if offs[-1] != size: return RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
+                                                 "indices tensor, but it seems not to be the case.")
+    return None
+
+def _fbgemm_error(ids, offs, n):
+    """The error of torch's fbgemm kernel for ids out of [0, `n`) or offsets that go back, `offs` those of the bags and the end.
+    `at::parallel_for` gives each of `get_num_threads()` threads a chunk of bags (one chunk for one bag or one thread); a chunk
+    with a bad id reports as `_spmdm_report`, so a chunk after the first names another position or says `i < index_size`.
+    The threads race to report: on 2 threads the last chunk's error won 199 times in 200, so litnn reports the last one."""
+    from litnn import get_num_threads
+    B = len(offs) - 1
+    size = -(-B // min(get_num_threads(), B)) if B > 1 else max(B, 1)
+    err = None
+    for s in range(0, B, size):
+        e = min(B, s + size)
+        chunk = ids[offs[s]:]
+        if not _spmdm_ok(chunk, offs[s:e + 1], n): err = _spmdm_report(chunk, offs[s:e + 1], n) or err
+    return err
+
+def _bag_of(starts, n, include_last_offset):
+    "The bag of each of the n entries (-1: after the last bag), and the number of bags."
+    n_bags = len(starts) - 1 if include_last_offset else len(starts)
+    bag = np.searchsorted(starts, np.arange(n), 'right') - 1
+    return np.where(bag < n_bags, bag, -1), n_bags
+
+# %% ../../nbs/reference/nn/embedding_bag.ipynb #df097f4a
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode='mean', sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    "Each bag of `input` (rows of a 2-D input, or runs of a 1-D one from `offsets`) reduced by sum, mean or max of its embeddings."
+    if weight.dtype.name == 'int64' and input.is_floating_point():    # the old argument order, (weight, input): torch swaps them back
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, ...)` is deprecated, "
+                      "and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    # torch's Python checks, the renorm of max_norm, then its C++ ones
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the same "
+                         f"shape as the input ({input.shape})")
+    if weight.dim() != 2: raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    flat, starts, include_last_offset, psw = _bags(input, offsets, include_last_offset, per_sample_weights)
+    if mode not in ('sum', 'mean', 'max'): raise ValueError("mode has to be one of sum, mean or max")
+    if mode == 'max' and scale_grad_by_freq: raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == 'max' and sparse: raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None:
+        if flat.dtype.name not in ('int64', 'int32'): raise _ids_type_error(flat, 2, 'embedding_renorm_')
+        _renorm_(weight, flat._data, max_norm, norm_type)
+    if psw is not None and mode != 'sum':
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
+                                  f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    n = weight.shape[0]
+    if padding_idx is not None and not -n <= padding_idx < n:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but got {padding_idx}")
+    for t in (flat, offsets):     # torch refuses floating ids and offsets (integer and bool ones convert)
+        if t is not None and (t.is_floating_point() or t.is_complex()): raise _ids_type_error(t, 1, 'embedding_bag')
+    ids = np.asarray(flat._data.tolist(), dtype=np.int64).reshape(-1)   # (the array's numbers: under vmap, the per-sample loop)
+    if len(starts) and starts[0] != 0:      # torch checks the runs, then the indices (RuntimeErrors, not embedding's IndexError)
+        kind = "Int" if {flat.dtype.name, offsets.dtype.name} == {"int32"} else "Long"     # (the ids and offsets promoted together)
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+                           f"However, got {starts[0]}\n[ torch.{kind}Tensor{{}} ]")    # (ATen prints the offending 0-d tensor)
+    if len(starts) and starts[-1] > len(ids):
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {len(ids)} but got offsets[-1] of {starts[-1]}")
+    bad = (ids < 0) | (ids >= n)
+    # torch's CPU kernels other than its fbgemm one (which sums or averages float32, half and bfloat16 weights of unit stride
+    # along a row, without a padding_idx) name the id, and end the last bag at the end of the input rather than at the last offset
+    other_kernel = mode == 'max' or padding_idx is not None or weight.dtype.name not in ('float32', 'float16', 'bfloat16') or weight.stride(1) != 1
+    if bad.any() and other_kernel:
+        raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {ids[bad][0]}")
+    if not other_kernel and (bad.any() or np.any(np.diff(starts) < 0)):
+        err = _fbgemm_error(ids, starts if include_last_offset else np.append(starts, len(ids)), n)
+        if err is not None: raise err
+        if bad.any():           # ids after the last offset, which no bag reads (include_last_offset)
+            ids = np.where(bad, 0, ids); flat = Tensor._make(array_namespace(flat._data).asarray(ids.reshape(flat.shape)))
+    if np.any(np.diff(starts) < 0): raise RuntimeError(_EXPECTED_I)
+    if flat._data.dtype.kind in 'iub' and flat.dtype.name not in ('int64', 'int32'): flat = flat.long()   # embedding_bag takes any integer ids
+    if psw is not None and psw.dtype != weight.dtype:
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           f"'per_sample_weights'; but type {weight.type()} does not equal {psw.type()} (while checking arguments for embedding_bag)")
+    rows = embedding(flat, weight, None, None, norm_type, scale_grad_by_freq)        # (n, D)
+    if include_last_offset and other_kernel: starts, include_last_offset = starts[:-1], False
+    bag, n_bags = _bag_of(starts, len(ids), include_last_offset)
+    keep = (bag >= 0) & (ids != (weight.shape[0] + padding_idx if padding_idx is not None and padding_idx < 0 else padding_idx))
+    xp = array_namespace(weight._data)
+    if mode == 'max': return _bag_max(rows, bag, keep, n_bags, xp)
+    bag = np.where(keep, bag, -1)                    # -1: an entry no bag takes (after the last bag, or padding)
+    counts = np.maximum(np.bincount(bag[keep], minlength=n_bags), 1) if mode == 'mean' else None
+    return EmbeddingBagBackward0.apply(rows if psw is None else rows * psw.unsqueeze(1), bag=bag, n_bags=n_bags, counts=counts)
+
+class EmbeddingBagBackward0(Op):
+    "Each bag's rows added up by one scatter-add, divided by the bag's count for a mean; the backward hands each row its bag's gradient."
+    @staticmethod
+    def forward(ctx, rows, bag, n_bags, counts):
+        a = rows._data; xp = array_namespace(a)
+        kept = np.nonzero(bag >= 0)[0]
+        out = xp.zeros((n_bags,) + a.shape[1:], a.dtype)
+        _scatter_add(out, (xp.asarray(bag[kept]),), a[xp.asarray(kept)])
+        if counts is not None: out /= xp.asarray(counts.astype(a.dtype))[:, None]     # a mean: the sum, then one division, as torch
+        ctx.bag, ctx.n_bags, ctx.counts = bag, n_bags, counts
+        return out
+    @staticmethod
+    def backward(ctx, g):
+        xp = array_namespace(g._data)
+        if ctx.counts is not None: g = g / Tensor._make(xp.asarray(ctx.counts.astype(g._data.dtype))[:, None])
+        padded = cat([g, g.new_zeros((1,) + g.shape[1:])])                   # the row entries of no bag read: zeros
+        return padded[Tensor._make(xp.asarray(np.where(ctx.bag >= 0, ctx.bag, ctx.n_bags)))]
+
+# %% ../../nbs/reference/nn/embedding_bag.ipynb #0fefe53d
+def _bag_max(rows, bag, keep, n_bags, xp):
+    "Per bag and dimension, the first entry that reaches the maximum, gathered (zeros for an empty bag)."
+    a = rows._data
+    n, D = a.shape
+    idx = np.full((n_bags, D), n)                    # n: the zero row appended below
+    for b in range(n_bags):
+        sel = np.nonzero(keep & (bag == b))[0]
+        if len(sel): idx[b] = sel[np.asarray(xp.argmax(a[sel], 0).tolist())]
+    ext = cat([rows, rows.new_zeros((1, D))])
+    return ext.gather(0, Tensor._make(xp.asarray(idx)))
+
+# %% ../../nbs/reference/nn/fold.ipynb #81a5a857
+import math
+import numpy as np
+from .._tensor import _dtype_name
+from ..backend import array_namespace
+from .im2col import (_Geom, _LinearMap, _pack, _unfold, _fold, _crop, _per_image, _place, _out_t,
+                             _out as _im2col_out)
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/reference/nn/fold.ipynb #2a3947eb
+def _im2col(a, geo):
+    "The sliding blocks of images `a` (N, C, H, W) as columns (N, C·KH·KW, OH·OW)."
+    N, CK = a.shape[0], a.shape[1] * len(geo.offsets)
+    if N == 0: return array_namespace(a).zeros((0, CK, math.prod(geo.dims[6:8])), a.dtype)   # an empty batch
+    cols = _per_image(_unfold(_pack(a, geo), geo), geo)            # (N, 1, C·KH·KW, OH·Q)
+    return _im2col_out(cols.reshape(N, CK, geo.M), geo).reshape(N, CK, -1)   # without the junk columns
+
+def _col2im(c, geo):
+    "The adjoint: columns (N, C·KH·KW, OH·OW) added back onto their blocks of (N, C, H, W) images."
+    N, CK, (OH, OW) = c.shape[0], c.shape[1], geo.dims[6:8]
+    if N == 0: return array_namespace(c).zeros(geo.xshape, c.dtype)
+    y = _out_t(c.reshape(N, CK, OH, OW), geo).reshape(N, 1, CK, geo.M)
+    return _crop(_fold(_place(y, geo), geo), geo)
+
+class Im2ColBackward0(_LinearMap): f = staticmethod(_im2col)
+class Col2ImBackward0(_LinearMap): f = staticmethod(_col2im)
+Im2ColBackward0.adjoint, Col2ImBackward0.adjoint = Col2ImBackward0, Im2ColBackward0
+
+# %% ../../nbs/reference/nn/fold.ipynb #52e047f8
+def _pair2(v, name, fn, pos):
+    "`v` as a pair of ints, with the C++ argument parser's errors (torch's `_pair`, then the `IntArrayRef[2]` check)."
+    v = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+    for i, e in enumerate(v):
+        if isinstance(e, bool) or not isinstance(e, (int, np.integer)):
+            raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints, but found element of type {type(e).__name__} at pos {i}")
+    if len(v) != 2: raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+    return tuple(int(e) for e in v)
+
+_CHECKS = dict(kernel_size=("kernel size should be greater than zero", 'kernel', lambda v: v > 0),
+               dilation=("dilation should be greater than zero", 'dilation', lambda v: v > 0),
+               padding=("padding should be non-negative", 'pad', lambda v: v >= 0),
+               stride=("stride should be greater than zero", 'stride', lambda v: v > 0))
+
+def _check_sizes(order, **sizes):
+    "torch's checks of the kernel, dilation, padding and stride, in the order its function makes them."
+    for name in order:
+        msg, short, ok = _CHECKS[name]
+        h, w = sizes[name]
+        if not (ok(h) and ok(w)): raise RuntimeError(f"{msg}, but got {short}_height: {h} {short}_width: {w}")
+
+def _blocks(size, k, d, p, s):
+    "The number of blocks along one dim (C's division, truncating toward zero, as torch's check computes it)."
+    n = size + 2 * p - (d * (k - 1) + 1)
+    return int(n / s) + 1
+
+# %% ../../nbs/reference/nn/fold.ipynb #d4827d17
+def _check_float(input, fn):
+    "torch's kernels take floating, complex and bool tensors (a bool fold adds by `or`), no integers."
+    if input._data.dtype.kind not in 'fcb' and input.dtype.name != 'bfloat16': raise NotImplementedError(f"\"{fn}_out_cpu\" not implemented for '{_dtype_name(input)}'")
+
+def _index_error(n):
+    "What torch raises for an input of fewer than 3 dims (its im2col reads a size past the last dim)."
+    if n == 0: raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {n})")
+
+def _geometry(shape, k, d, p, s):
+    "The `_Geom` of blocks over images of `shape` (N, C, H, W)."
+    return _Geom(shape, k, s, ((p[0], p[0]), (p[1], p[1])), d)
+
+# %% ../../nbs/reference/nn/fold.ipynb #3d204173
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    "The sliding blocks of `input` (N, C, H, W) or (C, H, W) as columns: (N, C·KH·KW, L) (im2col, as `torch.nn.functional.unfold`)."
+    _check_tensors('im2col', dict(input=input))     # (the C++ function torch calls)
+    k, d, p, s = (_pair2(v, n, 'im2col', i) for i, (v, n) in enumerate(
+        ((kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
+    _check_sizes(('kernel_size', 'dilation', 'padding', 'stride'), kernel_size=k, dilation=d, padding=p, stride=s)
+    shape = tuple(input.shape)
+    if len(shape) < 2 or len(shape) == 2 and shape[1]: _index_error(len(shape))    # torch reads size(2) only after a nonzero size(1)
+    if len(shape) not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(shape)}")
+    _check_float(input, 'im2col')
+    if len(shape) == 3: return unfold(input.unsqueeze(0), k, d, p, s).squeeze(0)
+    oh, ow = (_blocks(n, *t) for n, t in zip(shape[2:], zip(k, d, p, s)))
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input with spatial size ({shape[2]}, {shape[3]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+                           f"padding=({p[0]}, {p[1]}), calculated shape of the array of sliding blocks as ({oh}, {ow}), but its components must be at least one.")
+    return Im2ColBackward0.apply(input, geo=_geometry(shape, k, d, p, s))
+
+# %% ../../nbs/reference/nn/fold.ipynb #e63a9ca6
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    "Columns (N, C·KH·KW, L) or (C·KH·KW, L) summed back onto their blocks of (N, C, *output_size) images (col2im, as `torch.nn.functional.fold`)."
+    _check_tensors('col2im', dict(input=input))     # (the C++ function torch calls)
+    o, k, d, p, s = (_pair2(v, n, 'col2im', i) for i, (v, n) in enumerate(((output_size, 'output_size'),
+        (kernel_size, 'kernel_size'), (dilation, 'dilation'), (padding, 'padding'), (stride, 'stride')), 2))
+    _check_sizes(('kernel_size', 'stride', 'dilation', 'padding'), kernel_size=k, dilation=d, padding=p, stride=s)
+    shape = tuple(input.shape)
+    if len(shape) not in (2, 3) or 0 in shape[-2:]:
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {list(shape)}")
+    if len(shape) == 2: return fold(input.unsqueeze(0), o, k, d, p, s).squeeze(0)
+    if shape[1] % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)={shape[1]} and kernel_size=({k[0]}, {k[1]}).")
+    oh, ow = (_blocks(n, *t) for n, t in zip(o, zip(k, d, p, s)))
+    if oh * ow != shape[2]:
+        raise RuntimeError(f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
+                           f"stride=({s[0]}, {s[1]}), expected size of input's dimension 2 to match the calculated number of sliding blocks "
+                           f"{oh} * {ow} = {oh * ow}, but got input.size(2)={shape[2]}.")
+    if oh < 1 or ow < 1:       # (after the count, as torch: a product of two negatives can match it)
+        raise RuntimeError(f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
+                           f"stride=({s[0]}, {s[1]}), calculated shape of the array of sliding blocks as ({oh}, {ow}), which is too small (non-positive)")
+    _check_float(input, 'col2im')            # after the sizes, as ATen's col2im checks them first
+    return Col2ImBackward0.apply(input, geo=_geometry((shape[0], shape[1] // (k[0] * k[1])) + o, k, d, p, s))
+
+# %% ../../nbs/reference/nn/functional_namespace.ipynb #90fc6f0c
+from typing import TYPE_CHECKING
+from .._jit_internal import boolean_dispatch, BroadcastingList1, BroadcastingList2, BroadcastingList3
+from ..overrides import handle_torch_function, has_torch_function, has_torch_function_unary, has_torch_function_variadic
+
+# %% ../../nbs/reference/nn/functional_namespace.ipynb #5bd5a973
+GRID_SAMPLE_INTERPOLATION_MODES = {'bilinear': 0, 'nearest': 1, 'bicubic': 2}
+GRID_SAMPLE_PADDING_MODES = {'zeros': 0, 'border': 1, 'reflection': 2}
+
+# %% ../../nbs/reference/nn/functional_namespace.ipynb #82a6e17a
+reproducibility_notes = {'forward_reproducibility_note': 'This operation may behave nondeterministically when given tensors on a CUDA device. See :doc:`/notes/randomness` for more information.', 'backward_reproducibility_note': 'This operation may produce nondeterministic gradients when given tensors on a CUDA device. See :doc:`/notes/randomness` for more information.', 'cudnn_reproducibility_note': 'In some circumstances when given tensors on a CUDA device and using CuDNN, this operator may select a nondeterministic algorithm to increase performance. If this is undesirable, you can try to make the operation deterministic (potentially at a performance cost) by setting ``torch.backends.cudnn.deterministic = True``. See :doc:`/notes/randomness` for more information.'}
+sparse_support_notes = {'sparse_beta_warning': '\n.. warning::\n    Sparse support is a beta feature and some layout(s)/dtype/device combinations may not be supported,\n    or may not have autograd support. If you notice missing functionality please\n    open a feature request.'}
+tf32_notes = {'tf32_note': 'This operator supports :ref:`TensorFloat32<tf32_on_ampere>`.'}
+
+# %% ../../nbs/reference/nn/functional_namespace.ipynb #302d4647
+def assert_int_or_pair(arg, arg_name, message):
+    "Raise AssertionError (`message` formatted with `arg_name`) unless `arg` is an int or has two items."
+    if not (isinstance(arg, int) or len(arg) == 2): raise AssertionError(message.format(arg_name))
+
+# %% ../../nbs/reference/nn/grid_sample.ipynb #fe17263b
+import warnings, itertools, builtins
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import Tensor, _dtype_name
+from .._creation import _linspace
+from .._pointwise import where
+from ..autograd.graph import _check_tensors, Op
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/grid_sample.ipynb #63401a6f
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
+                  "align_corners=True if the old behavior is desired. See the documentation of grid_sample for details.")
+
+def _base_coords(n, align_corners, dtype):
+    """The normalised coordinates of n pixel centres, in `dtype` as torch's linspace_from_neg_one computes them (its linspace,
+    then `* (n - 1) / n`): an identity grid then lands on pixel centres exactly where torch's does."""
+    if n == 1: return np.zeros(1, dtype)
+    c = _linspace(np, -1, 1, n, dtype)
+    return c if align_corners else c * (n - 1) / n
+
+# %% ../../nbs/reference/nn/grid_sample.ipynb #cb6b3997
+def affine_grid(theta, size, align_corners=None):
+    "The (N, H, W, 2) sampling grid of the affine maps `theta` (N, 2, 3) for an output of `size` (N, C, H, W); in 3-D, (N, D, H, W, 3) of (N, 3, 4) maps for (N, C, D, H, W)."
+    if align_corners is None: warnings.warn(_ALIGN_WARNING, stacklevel=2); align_corners = False
+    if not theta.is_floating_point(): raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got {theta.shape}.")
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got {theta.shape}.")
+    else: raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. Got size {size}.")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. This is "
+                      "not an intended use case of affine_grid. See the documentation of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0: raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if theta.shape[0] != size[0]:    # torch's kernel is a bmm of the base grid by theta: bmm's message
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {len(size) - 1}] "
+                           f"but got: [{theta.shape[0]}, {len(size) - 1}].")
+    spatial = tuple(size[2:])                            # (H, W), or (D, H, W)
+    axes = np.meshgrid(*[_base_coords(n, align_corners, theta._data.dtype) for n in spatial], indexing='ij')
+    base = np.stack([*axes[::-1], np.ones_like(axes[0])], -1).reshape(1, -1, len(spatial) + 1)   # (x, y[, z], 1) per output point
+    xp = array_namespace(theta._data)
+    base = xp.asarray(base.astype(theta._data.dtype))
+    return AffineGridGeneratorBackward0.apply(theta, base=base, shape=(size[0], *spatial, len(spatial)))
+
+class AffineGridGeneratorBackward0(Op):
+    """theta's maps applied to the base grid of the output's points. The base grid is a constant kept on the node, not a saved
+    tensor (torch's node saves only the size): its backward can run again without retain_graph."""
+    @staticmethod
+    def forward(ctx, theta, base=None, shape=None):
+        ctx.base = base
+        t = theta._data                  # torch's bmm over 3 (or 4) terms: x*a + y*b (+ z*c) + 1*d, rounded at each step, in that order
+        out = base[..., :1] * t[:, None, :, 0]
+        for j in range(1, base.shape[-1]): out = out + base[..., j:j + 1] * t[:, None, :, j]
+        return out.reshape(shape)
+    @staticmethod
+    def backward(ctx, g):      # d(base @ theta^T)/dtheta: grad^T @ base, per batch
+        return g.reshape(g.shape[0], -1, g.shape[-1]).mT @ Tensor._make(ctx.base)
+
+# %% ../../nbs/reference/nn/grid_sample.ipynb #8879107e
+def _to_pixels(c, n, align_corners):
+    "Normalised coordinates -> pixel coordinates along a side of n pixels."
+    return (c + 1) / 2 * (n - 1) if align_corners else ((c + 1) * n - 1) / 2
+
+def _reflect(c, lo2, hi2):
+    "torch's reflect_coordinates: `c` mirrored into [lo2/2, hi2/2] as often as needed."
+    if lo2 == hi2: return c * 0
+    lo, span = lo2 / 2, (hi2 - lo2) / 2
+    d = (c - lo).abs()
+    flips = np.floor(d._data / span)
+    extra = d - Tensor._make(flips * span)            # fmod, with its gradient (1)
+    return where(Tensor._make(flips % 2 == 0), extra + lo, span - extra + lo)
+
+def _clip(c, n):
+    """torch's clip_coordinates_set_grad: `c` clamped to [0, n - 1], its gradient passed only strictly inside (a point
+    exactly on the first or last pixel gets none, unlike `clamp`'s)."""
+    inside = Tensor._make(~((c._data <= 0) | (c._data >= n - 1) | (c._data != c._data)))
+    # a NaN coordinate (a NaN in the grid, or an infinite one reflected) is clipped to 0, as torch's CPU kernel does
+    return where(inside, c, c.detach().nan_to_num(0.).clamp(0, n - 1))
+
+def _inside(c, n, padding_mode, align_corners):
+    "Coordinates moved inside by the padding mode (`zeros` leaves them)."
+    if padding_mode == 'border': return _clip(c, n)
+    if padding_mode == 'reflection':
+        c = _reflect(c, 0, 2 * (n - 1)) if align_corners else _reflect(c, -1, 2 * n - 1)
+        return _clip(c, n)
+    return c
+
+# %% ../../nbs/reference/nn/grid_sample.ipynb #7f508df3
+def _read(input, idx, valid):
+    "input[n, :, *idx] for integer arrays `idx` (one per spatial dimension, each (N, *out)), 0 where not `valid`: (N, C, *out)."
+    xp = array_namespace(input._data)
+    n = xp.arange(input.shape[0]).reshape((-1,) + (1,) * (idx[0].ndim - 1))
+    key = (Tensor._make(n), slice(None)) + tuple(Tensor._make(xp.asarray(np.clip(i, 0, s - 1))) for i, s in zip(idx, input.shape[2:]))
+    # `where`, not a product with the mask: a tap outside must pass no gradient to the input even when its weight is NaN
+    return where(Tensor._make(xp.asarray(valid[..., None])), input[key], 0).movedim(-1, 1)
+
+def _within(idx, sizes):
+    "Which taps fall inside the input."
+    ok = True
+    for i, s in zip(idx, sizes): ok = ok & (i >= 0) & (i < s)
+    return ok
+
+def _cubic_weights(t):
+    """The four weights of Keys' cubic convolution (a = -0.75, as torch) for taps at -1, 0, 1, 2 from the floor, at fraction `t`
+    (an array or a tensor), in t's arithmetic and in the order torch's get_cubic_upsample_coefficients rounds them."""
+    a = -0.75
+    near = lambda x: ((a + 2) * x - (a + 3)) * x * x + 1
+    far = lambda x: ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    u = 1 - t
+    return far(t + 1), near(t), near(u), far(u + 1)
+
+def _bicubic(input, coords, padding_mode, align_corners):
+    "Bicubic sampling at pixel coordinates `coords` (y, x): 4 x 4 taps, each moved inside by the padding mode on its own."
+    sizes, dt = input.shape[2:], input._data.dtype
+    lo = [np.floor(c._data) for c in coords]           # kept in floating point: a huge coordinate has no int64 floor
+    weights = [_cubic_weights((c - Tensor._make(l)).unsqueeze(1)) for c, l in zip(coords, lo)]
+    def tap(l, k, n):      # torch moves each tap (not the point) inside, then truncates it to an integer
+        t = _inside(Tensor._make((l + k - 1).astype(dt)), n, padding_mode, align_corners)._data
+        # torch's safe_downgrade_to_int_range: a tap that is not finite or beyond int32 reads as -100, outside the input
+        return np.where(np.isfinite(t) & (t <= 2 ** 31 - 2) & (t >= -2 ** 31), t, -100).astype(np.int64)
+    out = 0
+    for i in range(4):
+        for j in range(4):
+            idx = [tap(lo[0], i, sizes[0]), tap(lo[1], j, sizes[1])]
+            out = out + _read(input, idx, _within(idx, sizes)) * weights[0][i] * weights[1][j]
+    return out
+
+def _grid_sampler_common(input, grid):
+    "torch's check_grid_sampler_common (GridSampler.h): what every grid_sampler kernel checks before its 4-d / 5-d checks."
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    k = input.dim() - 2
+    if grid.shape[-1] != k:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
+
+def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
+    """`input` (N, C, H, W) sampled at the normalised coordinates `grid` (N, Ho, Wo, 2): (N, C, Ho, Wo); or a volume
+    (N, C, D, H, W) at `grid` (N, Do, Ho, Wo, 3): (N, C, Do, Ho, Wo). The grid's last dimension is (x, y[, z])."""
+    _check_tensors('grid_sample', dict(input=input, grid=grid))
+    _dispatch(input, 'grid_sampler_2d_cpu_kernel_impl', _FLOATING)
+    if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
+    if input.dim() == 0 or grid.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if mode not in ('bilinear', 'nearest', 'bicubic'):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ('zeros', 'border', 'reflection'):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None: warnings.warn(_ALIGN_WARNING, stacklevel=2); align_corners = False
+    _grid_sampler_common(input, grid)
+    k = input.dim() - 2
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if mode == 'bicubic' and k == 3: raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    sizes = input.shape[2:]
+    coords = [_to_pixels(grid[..., k - 1 - d], sizes[d], align_corners) for d in range(k)]   # in the input's order: (z,) y, x
+    if mode == 'bicubic': return _bicubic(input, coords, padding_mode, align_corners)
+    coords = [_inside(c, n, padding_mode, align_corners) for c, n in zip(coords, sizes)]
+    if mode == 'nearest':
+        # torch's nearest kernel: a NaN coordinate is clipped to 0 by `border` and `reflection`, and samples 0 with `zeros`
+        # (as does an infinite one there): no NaN in the output, no integer made of a NaN
+        bad = [c._data != c._data if padding_mode != 'zeros' else ~np.isfinite(c._data) for c in coords]
+        idx = [np.rint(np.where(b, 0 if padding_mode != 'zeros' else -1, c._data)).astype(np.int64) for c, b in zip(coords, bad)]
+        flat = builtins.sum(c.nan_to_num(0., 0., 0.) * 0 for c in coords).unsqueeze(1)   # the grid's gradient: zeros (not None), as torch's
+        return _read(input, idx, _within(idx, sizes)) + flat
+    if k == 3:   # torch's 3-d kernel reads a coordinate that is not finite or beyond int32 as -100, outside (its 2-d one does not)
+        coords = [where(Tensor._make(np.isfinite(c._data) & (c._data <= 2 ** 31 - 2) & (c._data >= -2 ** 31)), c, -100.) for c in coords]
+    lo = [np.floor(c._data) for c in coords]             # in floating point: a huge coordinate's fraction stays finite
+    frac = [(c - Tensor._make(l)).unsqueeze(1) for c, l in zip(coords, lo)]
+    lo = [np.where(np.abs(l) < 2 ** 62, l, -2 ** 62).astype(np.int64) for l in lo]    # (taps that far away are outside)
+    out = 0
+    for corner in itertools.product((0, 1), repeat=k):        # the 4 (or 8) neighbours, weighed by the fractions
+        idx = [l + b for l, b in zip(lo, corner)]
+        w = 1
+        for f, b in zip(frac, corner): w = w * (f if b else 1 - f)
+        out = out + _read(input, idx, _within(idx, sizes)) * w
+    return out
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #e516df42
+import enum
+from .._tensor import Tensor, _dtype_name
+from .._creation import zeros
+from .._views import cat, stack
+from .. import backend as _backend
+from ..backend import _cpp
+from ..autograd.graph import _check_tensors
+from ..autograd.grad_mode import no_grad
+from .._pointwise import _no_derivative
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #490228b0
+def _aligned_16(t):
+    "Is one of the last two dimensions unit-stride and the other's stride a multiple of 16 bytes?"
+    s, k = t.stride(), t.element_size()
+    return (s[-1] == 1 and s[-2] * k % 16 == 0) or (s[-2] == 1 and s[-1] * k % 16 == 0)
+
+def _check_grouped(a, b, offs, bias, out_dtype):
+    for name, m in (('mat_a', a), ('mat_b', b)):
+        if m.dtype.name not in ('float32', 'bfloat16', 'float16'): raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got {_dtype_name(m)}")
+    for name, m in (('mat_a', a), ('mat_b', b)):
+        if m.dim() not in (2, 3): raise RuntimeError(f"{name} has to be 2 or 3d")
+    if (offs is None) != (a.dim() == 3 and b.dim() == 3):
+        raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
+    if offs is not None and (offs.dtype is not _backend.int32 or offs.dim() != 1): raise RuntimeError("Offsets have to be int32")
+    if a.dim() == 3 and b.dim() == 3 and a.shape[0] != b.shape[0]: raise RuntimeError("batched dimension has to match")
+    if offs is not None and a.dim() + b.dim() == 5 and offs.shape[0] != (b if a.dim() == 2 else a).shape[0]:
+        raise RuntimeError("matrix batch sizes have to match")          # one group per matrix of the 3-D operand
+    if a.shape[-1] != b.shape[-2]: raise RuntimeError("contraction dimension of mat_a and mat_b must match")
+    if not (_aligned_16(a) and _aligned_16(b)): raise RuntimeError("strides should be multiple of 16 bytes")
+    if bias is not None: raise RuntimeError("Bias not supported yet")
+    if out_dtype is not None and out_dtype is not a.dtype: raise RuntimeError("Grouped gemm output dtype must match `mat_a` dtype")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_cpp(b.dtype)}, but got {_cpp(a.dtype)} instead")
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #75242d4c
+def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
+    "One matrix product per group: `mat_a`'s rows, `mat_b`'s columns or the shared K split at the int32 ends `offs`."
+    _check_tensors('_grouped_mm', dict(input=mat_a, mat2=mat_b))
+    _check_grouped(mat_a, mat_b, offs, bias, out_dtype)
+    if offs is None: return mat_a @ mat_b                                 # (G,M,K) @ (G,K,N)
+    ends = [int(e) for e in offs.tolist()]
+    spans = list(zip([0] + ends[:-1], ends))
+    if mat_a.dim() == 2 and mat_b.dim() == 3:                             # (ΣM,K) @ (G,K,N): rows of mat_a
+        parts = [mat_a[s:e] @ mat_b[g] for g, (s, e) in enumerate(spans)]
+        rest = mat_a.shape[0] - ends[-1]
+        return cat(parts + [zeros(rest, mat_b.shape[-1], dtype=mat_a.dtype, device=mat_a.device)])
+    if mat_a.dim() == 3:                                                  # (G,M,K) @ (K,ΣN): columns of mat_b
+        parts = [mat_a[g] @ mat_b[:, s:e] for g, (s, e) in enumerate(spans)]
+        rest = mat_b.shape[-1] - ends[-1]
+        return cat(parts + [zeros(mat_a.shape[1], rest, dtype=mat_a.dtype, device=mat_a.device)], dim=1)
+    return stack([mat_a[:, s:e] @ mat_b[s:e] for s, e in spans])          # (M,ΣK) @ (ΣK,N): the shared K
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #f6cbd8fc
+class _ScalingType(enum.Enum):
+    "How a scaled product's operand was scaled: one scale per tensor, per row, or per block."
+    TensorWise, RowWise, BlockWise1x16, BlockWise1x32, BlockWise1x128, BlockWise128x128 = range(6)
+
+class _SwizzleType(enum.Enum):
+    "The memory layout of block scales (the GPU's swizzled tiles, or none)."
+    NO_SWIZZLE, SWIZZLE_32_4_4 = range(2)
+
+ScalingType, SwizzleType = _ScalingType, _SwizzleType
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #6fd69a6d
+def _single_item(x): return x[0] if isinstance(x, (list, tuple)) and len(x) == 1 else x
+
+def _scaled_ok(a, b, sa, ra, sb, rb):
+    "Is this a configuration torch's kernel runs: float8 operands, float32 scales, tensor-wise or row-wise?"
+    if not (a.dtype.is_floating_point and a.element_size() == 1 and b.dtype.is_floating_point and b.element_size() == 1): return False
+    if not (isinstance(sa, Tensor) and isinstance(sb, Tensor) and sa.dtype is _backend.float32 and sb.dtype is _backend.float32): return False
+    if ra is rb is _ScalingType.TensorWise: return sa.numel() == 1 and sb.numel() == 1
+    if ra is rb is _ScalingType.RowWise:
+        return (tuple(sa.shape) == (a.shape[0], 1) and tuple(sb.shape) == (1, b.shape[1]) and sa.is_contiguous()
+                and sb.is_contiguous())
+    return False
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #3f568fca
+def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None, swizzle_b=None, bias=None,
+              output_dtype=_backend.bfloat16, contraction_dim=(), use_fast_accum=False):
+    "`(mat_a * scale_a) @ (mat_b * scale_b) + bias` of float8 operands, accumulated in float32, cast to `output_dtype`."
+    _check_tensors('_scaled_mm_v2', dict(input=mat_a, mat2=mat_b))
+    for name, m in (('mat_a', mat_a), ('mat_b', mat_b)):
+        if m.dim() != 2: raise ValueError(f"{name} must be a matrix")
+    if mat_a.dim() != 2 or mat_b.dim() != 2 or mat_a.shape[1] != mat_b.shape[0]:
+        raise ValueError(f"mat_a and mat_b shapes cannot be multiplied ({mat_a.shape[0]}x{mat_a.shape[-1]} and "
+                         f"{mat_b.shape[0]}x{mat_b.shape[-1]})")
+    sa, ra, sb, rb = (_single_item(x) for x in (scale_a, scale_recipe_a, scale_b, scale_recipe_b))
+    if not _scaled_ok(mat_a, mat_b, sa, ra, sb, rb):
+        raise ValueError("Invalid scaling configuration.\n"
+                         "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
+                         f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be "
+                         f"({mat_a.shape[0]}, 1) and scale_b should be (1, {mat_b.shape[1]}), and both should be contiguous.")
+    with no_grad():                      # torch defines no derivative: the result's backward raises, as torch's
+        out = (mat_a.float() * sa.reshape(-1, 1) if sa.dim() else mat_a.float() * sa) @ (mat_b.float() * sb)
+        if bias is not None: out = out + bias.float()
+        out = out.to(mat_a.dtype if output_dtype is None else output_dtype)
+    return _no_derivative(out, (mat_a, mat_b, sa, sb, bias), (RuntimeError, 'derivative for aten::_scaled_mm_v2 is not implemented'))
+
+# %% ../../nbs/reference/nn/grouped_and_scaled_mm.ipynb #a50bb035
+def scaled_grouped_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None, swizzle_b=None, bias=None,
+                      offs=None, output_dtype=_backend.bfloat16, contraction_dim=(), use_fast_accum=False):
+    "`grouped_mm` of float8 operands with scales: no kernel here, as torch's CPU build has none."
+    _check_tensors('_scaled_grouped_mm_v2', dict(input=mat_a, mat2=mat_b))
+    raise NotImplementedError(f"Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the '{mat_a.device.type.upper()}' backend.")
+
+# %% ../../nbs/reference/nn/gumbel_softmax_and_inplace_rectifiers.ipynb #e4d9f47b
+import warnings
+from .._tensor import Tensor
+from ..autograd.graph import _check_tensors
+from .._creation import empty_like, zeros_like
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/gumbel_softmax_and_inplace_rectifiers.ipynb #b8e7d968
+def relu_(input):
+    "In-place `relu`: `input` becomes max(x, 0)."
+    _check_tensors('relu_', dict(input=input))
+    return input.relu_()
+
+def leaky_relu_(input, negative_slope=0.01):
+    "In-place `leaky_relu`: `input` becomes x where x > 0, else `negative_slope` * x."
+    _check_tensors('leaky_relu_', dict(input=input))
+    _dispatch(input, 'leaky_relu_cpu', _FLOATING)
+    return leaky_relu(input, negative_slope, inplace=True)
+
+# %% ../../nbs/reference/nn/gumbel_softmax_and_inplace_rectifiers.ipynb #d152a910
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    "A sample of the Gumbel-softmax distribution over `dim`: soft, or one-hot with the soft sample's gradient (`hard`)."
+    if eps != 1e-10: warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    _check_tensors('empty_like', dict(input=logits))              # torch's first use of `logits`, and its message
+    gumbels = -empty_like(logits).exponential_().log()          # standard Gumbel noise
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard: return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft                   # one-hot forward, soft backward
+
+# %% ../../nbs/reference/nn/loss_ctc.ipynb #4d3a7167
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import Tensor
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _FLOAT_AND_DOUBLE
+
+# %% ../../nbs/reference/nn/loss_ctc.ipynb #5f369ae5
+def _extended(targets, blank):
+    "The extended targets l′ (N, 2·S+1): blanks between and around the labels."
+    xp = array_namespace(targets)
+    ext = xp.full((targets.shape[0], 2 * targets.shape[1] + 1), blank, dtype=targets.dtype)
+    ext[:, 1::2] = targets
+    return ext
+
+def _lse(*xs):
+    "log(Σ exp) of arrays of one shape, −inf where all are −inf."
+    xp = array_namespace(xs[0])
+    m = xs[0]
+    for x in xs[1:]: m = xp.maximum(m, x)
+    safe = xp.where(xp.isinf(m), 0, m)
+    with np.errstate(divide='ignore'): return safe + xp.log(sum(xp.exp(x - safe) for x in xs))
+
+def _shift(a, k, fill):
+    "`a` moved k places along its last axis (right for k > 0, left for k < 0), `fill` coming in."
+    out = array_namespace(a).full(a.shape, fill, a.dtype)
+    n = a.shape[-1]
+    if k >= 0: out[..., k:] = a[..., :n - k]
+    else: out[..., :n + k] = a[..., -k:]
+    return out
+
+# %% ../../nbs/reference/nn/loss_ctc.ipynb #52d1c870
+def _alpha(lpe, skip, T):
+    "The forward variables α (T, N, 2S+1) from the log-probabilities of the extended targets `lpe` (T, N, 2S+1)."
+    xp, ninf = array_namespace(lpe), -np.inf
+    a = xp.full(lpe.shape, ninf, lpe.dtype)
+    a[0, :, :2] = lpe[0, :, :2]
+    for t in range(1, T):
+        prev = a[t - 1]
+        a[t] = lpe[t] + _lse(prev, _shift(prev, 1, ninf), xp.where(skip, _shift(prev, 2, ninf), ninf))
+    return a
+
+# %% ../../nbs/reference/nn/loss_ctc.ipynb #f712dec9
+def _beta(lpe, skip_back, ends, last):
+    "The backward variables β (T, N, 2S+1); sample n ends at frame `ends[n]` in states `last[n]` − 1 and `last[n]`."
+    xp, ninf = array_namespace(lpe), -np.inf
+    T, N, S2 = lpe.shape
+    s = xp.arange(S2)
+    final = (s == last[:, None]) | (s == last[:, None] - 1)
+    b = xp.full(lpe.shape, ninf, lpe.dtype)
+    for t in range(T - 1, -1, -1):
+        nxt = b[t + 1] if t + 1 < T else b[t]
+        rec = lpe[t] + _lse(nxt, _shift(nxt, -1, ninf), xp.where(skip_back, _shift(nxt, -2, ninf), ninf))
+        b[t] = xp.where((t == ends)[:, None], xp.where(final, lpe[t], ninf), xp.where((t < ends)[:, None], rec, ninf))
+    return b
+
+# %% ../../nbs/reference/nn/loss_ctc.ipynb #61754d1a
+class CtcLossBackward0(Op):
+    "ctc_loss: −log Σ over the alignments, per sample (N,); backward is torch's alpha-beta formula"
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+        "`targets` (N, S) padded, the lengths (N,): arrays on the device of `log_probs` (T, N, C)."
+        lp, xp = log_probs._data, array_namespace(log_probs._data)
+        T, N, C = lp.shape
+        il, tl = input_lengths, target_lengths
+        ext = _extended(xp.clip(targets, 0, C - 1), blank)                  # padding past a target's length is never read
+        lpe = xp.take_along_axis(lp, xp.broadcast_to(ext[None], (T,) + ext.shape), 2)
+        skip = (ext != blank) & (ext != _shift(ext, 2, blank))
+        a = _alpha(lpe, skip, T)
+        ends, last = il - 1, 2 * tl
+        n = xp.arange(N)
+        at_end = a[xp.maximum(ends, 0), n]
+        nll = -_lse(at_end[n, last], xp.where(last > 0, at_end[n, xp.maximum(last - 1, 0)], -np.inf))
+        nll = xp.where(il == 0, xp.where(tl == 0, 0, np.inf), nll).astype(lp.dtype)
+        ctx.o, ctx.log_probs = (lp, a, lpe, ext, skip, ends, last, nll, zero_infinity), log_probs
+        return xp.where(xp.isinf(nll), 0, nll).astype(lp.dtype) if zero_infinity else nll
+
+# %% ../../nbs/reference/nn/loss_ctc.ipynb #e7664f81
+def _ctc_grad(saved, g):
+    "torch's gradient of the per-sample losses for `log_probs`, given their gradient `g` (N,)."
+    lp, a, lpe, ext, skip, ends, last, nll, zero_inf = saved
+    xp, (T, N, C) = array_namespace(lp), lp.shape
+    b = _beta(lpe, _shift(skip, -2, False), ends, last)          # state s may jump to s+2 where s+2 may be reached by a skip
+    with np.errstate(invalid='ignore', over='ignore'):
+        share = xp.exp(a + b - lpe + nll[None, :, None])        # (T, N, 2S+1): the paths' share through (t, s)
+    onehot = (ext[:, :, None] == xp.arange(C)).astype(lp.dtype)                    # (N, 2S+1, C)
+    occupancy = xp.matmul(share.transpose(1, 0, 2), onehot).transpose(1, 0, 2)      # (T, N, C)
+    grad = (xp.exp(lp) - occupancy) * g[None, :, None]
+    keep = (xp.arange(T)[:, None] <= ends[None, :])
+    if zero_inf: keep = keep & ~xp.isinf(nll)[None, :]
+    return xp.where(keep[..., None], grad, 0)
+
+class _CtcLossGrad(Op):
+    "The gradient as a recorded op (for `create_graph`), which, as torch's, has no derivative itself."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, g, log_probs, saved): return _ctc_grad(saved, g._data)      # recorded when log_probs requires grad
+    @staticmethod
+    def backward(ctx, gg): raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+
+CtcLossBackward0.backward = staticmethod(lambda ctx, g: _CtcLossGrad.apply(g, ctx.log_probs, saved=ctx.o) if isinstance(g, Tensor) else _ctc_grad(ctx.o, g))
+
+# %% ../../nbs/reference/nn/loss_ctc.ipynb #032ec341
+def _check_lengths(input_lengths, target_lengths):
+    "torch's two signatures: both lengths int sequences, or both integer tensors."
+    tensors = [isinstance(v, Tensor) for v in (input_lengths, target_lengths)]
+    if not (all(tensors) or not any(tensors) and all(isinstance(v, (list, tuple)) for v in (input_lengths, target_lengths))):
+        got = ', '.join('Tensor' if t else _type_name(v) for t, v in zip(tensors, (input_lengths, target_lengths)))
+        raise TypeError(f"ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, {got}, int, int, bool), but expected "
+                        "one of (Tensor, Tensor, tuple of ints, tuple of ints, ...) or (Tensor, Tensor, Tensor, Tensor, ...)")
+    for name, v in (('input_lengths', input_lengths), ('target_lengths', target_lengths)):
+        if isinstance(v, Tensor) and v.dtype.is_floating_point: raise RuntimeError(f"{name} must be integral")
+
+from ..backend import _type_name   # (torch names a wrong argument type so)
+
+def _lengths(v, name, N, limit=None):
+    "A lengths argument as an int array of N values, with torch's checks."
+    a = np.asarray(v._data.tolist() if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)   # (under vmap: the per-sample loop)
+    if a.size != N: raise RuntimeError(f"{name} must be of size batch_size")
+    for x in a:
+        if x < 0: raise RuntimeError(f"Expected {name} to have value at least 0, but got value {x} (while checking arguments for ctc_loss_allocate_outputs)")
+        if limit is not None and x > limit: raise RuntimeError(f"Expected {name} to have value at most {limit}, but got value {x} (while checking arguments for ctc_loss_allocate_outputs)")
+    return a
+
+def _padded_targets(targets, tl):
+    "Targets as an (N, max length) int array: padded ones as they are, concatenated ones split by the lengths."
+    t = np.asarray(targets._data.tolist() if isinstance(targets, Tensor) else targets).astype(np.int64)   # (under vmap: the per-sample loop)
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if t.ndim == 1:
+        if t.shape[0] != tl.sum(): raise RuntimeError(f"Expected tensor to have size {tl.sum()} at dimension 0, but got size {t.shape[0]} for argument #2 'targets' {where}")
+        out, ends = np.zeros((len(tl), max(tl.max(initial=0), 1)), np.int64), np.cumsum(tl)
+        for n, (e, k) in enumerate(zip(ends, tl)): out[n, :k] = t[e - k:e]
+        return out
+    if tl.max(initial=0) > t.shape[1]:
+        raise RuntimeError(f"Expected tensor to have size at least {tl.max()} at dimension 1, but got size {t.shape[1]} for argument #2 'targets' {where}")
+    return t if t.shape[1] else np.zeros((t.shape[0], 1), np.int64)
+
+# %% ../../nbs/reference/nn/loss_ctc.ipynb #e0d98b67
+def ctc_loss(log_probs, # (T, N, C) or (T, C): log-probabilities over C classes (a log_softmax's output)
+             targets, # (N, S) padded, (sum(target_lengths),) concatenated, or (S,) for one sample
+             input_lengths, target_lengths, # per sample: tensors or sequences of ints
+             blank=0, reduction='mean', zero_infinity=False):
+    "The connectionist temporal classification loss (as `torch.nn.functional.ctc_loss`)."
+    _check_tensors('ctc_loss', dict(log_probs=log_probs, targets=targets))
+    reduction = _reduction(None, None, reduction)
+    if log_probs.dim() == 0: raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if targets.dim() == 0:
+        raise RuntimeError("Expected 1 to 2 dimensions, but got 0-dimensional tensor for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)")
+    _dispatch(log_probs, 'ctc_loss_cpu', _FLOAT_AND_DOUBLE)
+    _check_lengths(input_lengths, target_lengths)
+    if log_probs.numel() == 0: raise RuntimeError('log_probs tensor must not be empty')    # torch's ctc_loss_cpu_template: before blank's range
+    if log_probs.dim() == 2:            # one sample
+        tg = targets.unsqueeze(0) if isinstance(targets, Tensor) else [targets]
+        out = ctc_loss(log_probs.unsqueeze(1), tg, [int(input_lengths)], [int(target_lengths)], blank, reduction, zero_infinity)
+        return out.squeeze(0) if reduction == 'none' else out
+    # torch treats any log_probs but 3-d as one sample and unsqueezes it: its message counts that dim
+    if log_probs.dim() != 3: raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim() + 1}-dimensional tensor for argument #1 'log_probs' (while checking arguments for ctc_loss_allocate_outputs)")
+    T, N, C = log_probs.shape
+    if not 0 <= blank < C: raise RuntimeError("blank must be in label range")
+    il, tl = _lengths(input_lengths, 'input_lengths', N, T), _lengths(target_lengths, 'target_lengths', N)
+    xp = array_namespace(log_probs._data)
+    tg, il_a, tl_a = (xp.asarray(v) for v in (_padded_targets(targets, tl), il, tl))
+    nll = CtcLossBackward0.apply(log_probs, targets=tg, input_lengths=il_a, target_lengths=tl_a, blank=blank, zero_infinity=zero_infinity)
+    if reduction == 'none': return nll
+    if reduction == 'sum': return nll.sum()
+    return (nll / Tensor._make(xp.asarray(np.maximum(tl, 1)).astype(log_probs._data.dtype))).mean()
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #3e11cfc8
+import warnings
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import _LEGACY
+from ..autograd.graph import Op, _check_tensors, _broadcast_shape
+from ..autograd.operators import _bool_error
+from ..autograd.broadcasting import _float_dtype, _promote, _refuse_integers, _summed, _dispatch, _FLOATING
+from .._reductions import _mean
+from .._pointwise import _const
+from .. import amp
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #aee40faa
+class MseLossBackward0(Op):
+    "(input - target)², reduced."
+    @staticmethod
+    def forward(ctx, x, y, reduction):
+        ctx.save_for_backward(x, y); ctx.reduction = reduction
+        d = x._data - y._data
+        d *= d
+        return _reduced_array(d, reduction)
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        k = (2 / x.numel() if x.numel() else 0.) if ctx.reduction == 'mean' else 2      # (an empty input: an empty gradient)
+        gx = (x - y) * (g * k)
+        nx, ny = ctx.needs_input_grad
+        return gx if nx else None, -gx if ny else None
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #bf0cae34
+def _pointwise_args(fn, input, target, size_average, reduce, reduction):
+    "torch's preamble of mse_loss and l1_loss: the size warning, the reduction, both operands broadcast to one shape."
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). This will likely "
+                      "lead to incorrect results due to broadcasting. Please ensure they have the same size.", stacklevel=3)
+    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    shape = _broadcast_shape(input.shape, target.shape)
+    # broadcast, then promote, as torch's broadcast_tensors: a 0-d operand expanded takes part in the promotion
+    x, y = _promote(input if input.shape == shape else input.expand(shape), target if target.shape == shape else target.expand(shape))
+    if fn: _dispatch(x, fn, _FLOATING)
+    return x, y, reduction
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #4381689e
+def _like_input(loss, input):
+    "huber and soft-margin losses as torch writes them, into a tensor of `input`'s dtype (integers refused)."
+    if loss.dtype == input.dtype: return loss
+    if not _float_dtype(input): raise RuntimeError(f"result type {_LEGACY[loss.dtype.name]} can't be cast to the desired output type {_LEGACY[input.dtype.name]}")
+    return loss.to(input.dtype)
+
+def _weighted(loss, weight, input, reduction):
+    "torch 2.13's elementwise `weight` of mse_loss and l1_loss."
+    if weight.shape != input.shape: raise ValueError("Weights and input must have the same size.")
+    if reduction not in ('none', 'sum', 'mean'): raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    loss = loss * weight
+    return loss if reduction == 'none' else loss.sum() if reduction == 'sum' else loss.sum() / weight.sum()
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #60584b28
+def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
+    "The (mean, summed or elementwise) squared difference of `input` and `target`."
+    if amp._active: input, target = amp._autocast('mse_loss', input, target)
+    x, y, reduction = _pointwise_args('mse_cpu', input, target, size_average, reduce, reduction)
+    if weight is not None: return _weighted((x - y) ** 2, weight, input, reduction)
+    return MseLossBackward0.apply(x, y, reduction=('none', 'mean', 'sum')[_Reduction.get_enum(reduction)])
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #e9651cde
+def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
+    "The (mean, summed or elementwise) absolute difference of `input` and `target`."
+    if amp._active: input, target = amp._autocast('l1_loss', input, target)
+    _bool_error(input, target)                      # torch subtracts before anything is promoted
+    x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
+    if weight is not None: return _weighted((x - y).abs(), weight, input, reduction)
+    return _apply_reduction((x - y).abs(), ('none', 'mean', 'sum')[_Reduction.get_enum(reduction)])
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #4a8573a1
+def _scale(ctx, g, t):
+    "The gradient factor the reduction and the weight add: g (broadcast), times weight, over n for a mean."
+    if ctx.weight is not None: t = t * ctx.weight
+    return g * t / t.numel() if ctx.reduction == 'mean' else g * t
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #09950ccf
+def _reduced(ctx, loss, weight, reduction):
+    "Weigh and reduce an elementwise loss array; remember both for backward."
+    ctx.weight, ctx.reduction = None if weight is None else _const(weight._data), reduction
+    if weight is not None: loss = loss * weight._data
+    return _reduced_array(loss, reduction)
+
+def _reduced_array(loss, reduction):
+    "An elementwise loss array reduced; half precision summed in float32 and rounded once, as torch (numpy's rounds each step)."
+    if reduction == 'none': return loss
+    return _summed(loss, None) if reduction == 'sum' else _mean(loss, tuple(range(loss.ndim)), False)
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #5b8462ed
+class BinaryCrossEntropyBackward0(Op):
+    "-(t log p + (1 - t) log(1 - p)), each log clamped at -100."
+    @staticmethod
+    def forward(ctx, x, y, weight, reduction):
+        a, t = x._data, y._data; xp = array_namespace(a)
+        if not ((a >= 0) & (a <= 1)).all(): raise RuntimeError("all elements of input should be between 0 and 1")
+        if not ((t >= 0) & (t <= 1)).all(): raise RuntimeError("all elements of target should be between 0 and 1")   # (NaN too)
+        with np.errstate(divide='ignore'): loss = (t - 1) * xp.maximum(xp.log1p(-a), -100) - t * xp.maximum(xp.log(a), -100)
+        ctx.save_for_backward(x, y)
+        return _reduced(ctx, loss, weight, reduction)
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        nx, ny = ctx.needs_input_grad
+        return (_scale(ctx, g, (x - y) / ((1 - x) * x).clamp(min=1e-12)) if nx else None,
+                _scale(ctx, g, (1 - x).log() - x.log()) if ny else None)
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #dd778eb3
+def _log_sigmoid(x):
+    "log σ(x) in Tensor ops, without overflow."
+    return x.clamp(max=0) - (-x.abs()).exp().log1p()
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #ba6f05e5
+class BinaryCrossEntropyWithLogitsBackward0(Op):
+    "(1 - t) x - (1 + (pos_weight - 1) t) log σ(x)."
+    @staticmethod
+    def forward(ctx, x, y, weight, pos_weight, reduction):
+        a, t = x._data, y._data; xp = array_namespace(a)
+        ls = xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
+        if pos_weight is not None: ls = ls * ((pos_weight._data - 1) * t + 1)
+        ctx.save_for_backward(x, y); ctx.pos_weight = None if pos_weight is None else _const(pos_weight._data)
+        return _reduced(ctx, (1 - t) * a - ls, weight, reduction)
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        pw, (nx, ny) = ctx.pos_weight, ctx.needs_input_grad
+        gx = gy = None
+        if nx: gx = _scale(ctx, g, x.sigmoid() - y if pw is None else (pw * y + 1 - y) * x.sigmoid() - pw * y)
+        if ny: gy = _scale(ctx, g, -x if pw is None else _log_sigmoid(-x) - pw * _log_sigmoid(x))
+        return gx, gy
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #43fadca6
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
+    "Binary cross-entropy between probabilities `input` and targets in [0, 1]."
+    _check_tensors('binary_cross_entropy', dict(input=input, target=target))
+    if amp._active: input, target, weight = amp._autocast('binary_cross_entropy', input, target, weight)
+    reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
+                                        else _Reduction.get_enum(reduction)]
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) is deprecated. "
+                         "Please ensure they have the same size.")
+    if target.dtype != input.dtype: raise RuntimeError(f"Found dtype {_LEGACY[target.dtype.name]} but expected {_LEGACY[input.dtype.name]}")
+    _not_differentiable('binary_cross_entropy', weight=weight)
+    if weight is not None:
+        try: shape = np.broadcast_shapes(tuple(target.shape), tuple(weight.shape))
+        except ValueError:
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {weight.shape[-1]} at -1! Mismatching argument at index 1 "
+                               f"had {weight.size()}; but expected shape should be broadcastable to {list(target.shape)}") from None
+        weight = weight.expand(shape)
+    _dispatch(input, 'binary_cross_entropy', _FLOATING)      # torch's kernel: floating types only, before it reads the values
+    return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=reduction)
+
+# %% ../../nbs/reference/nn/loss_elementwise.ipynb #2d4d09a6
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None):
+    "Binary cross-entropy between the logits `input` (through a sigmoid) and targets in [0, 1], computed stably."
+    _check_tensors('binary_cross_entropy_with_logits', dict(input=input, target=target))
+    if amp._active: input, target, weight, pos_weight = amp._autocast('binary_cross_entropy_with_logits', input, target, weight, pos_weight)
+    reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce) if size_average is not None or reduce is not None
+                                        else _Reduction.get_enum(reduction)]
+    if target.shape != input.shape: raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    _dispatch(input, 'log_sigmoid_cpu', _FLOATING)
+    # torch's C++ formula, step by step: log_sigmoid(input) *= (pos_weight - 1) * target + 1; loss = (1 - target) * input
+    # - that, in place; loss *= weight. An in-place step refuses a shape larger than input's, and an integer target
+    def into_input(shape):
+        if shape != input.shape: raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
+    if pos_weight is not None: into_input(_broadcast_shape(pos_weight.shape, target.shape))
+    if not _float_dtype(target):
+        target.new_ones(target.shape).sub_(target)       # C++'s `1 - target`: a bool target is refused there
+        raise RuntimeError(f"result type {_LEGACY[input.dtype.name]} can't be cast to the desired output type {_LEGACY[target.dtype.name]}")
+    _not_differentiable('binary_cross_entropy_with_logits', weight=weight, pos_weight=pos_weight)
+    if weight is not None: into_input(_broadcast_shape(input.shape, weight.shape))
+    if input.dtype != target.dtype: input = input.to(target.dtype)   # torch's formula starts from the target: its dtype wins
+    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
+
+# %% ../../nbs/reference/nn/loss_linear_cross_entropy.ipynb #39506181
+import warnings
+from math import prod
+from ..backend import int64
+
+def _linear_cross_entropy_shapes(input, linear_weight, linear_bias):
+    "(num_batches, in_features, num_classes, out_features), after torch's checks."
+    if input.dim() < 1 or input.dim() > 2: raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    num_batches, in_features = input.shape[:-1], input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes, out_features = linear_weight.shape[0], linear_weight.shape[1:-1]
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got {tuple(linear_bias.shape)}")
+    if len(out_features) > 0 and len(num_batches) == 0:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires"
+                           f" batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    return num_batches, in_features, num_classes, out_features
+
+# %% ../../nbs/reference/nn/loss_linear_cross_entropy.ipynb #504a446a
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean", ignore_index=None,
+                         label_smoothing=0.0, options=None):
+    "cross_entropy(linear(input, linear_weight, linear_bias), target, ...) (as `torch.nn.functional.linear_cross_entropy`)."
+    num_batches, in_features, num_classes, out_features = _linear_cross_entropy_shapes(input, linear_weight, linear_bias)
+    logits_shape = (*num_batches, num_classes, *out_features)
+    if target.shape == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    if options is not None and (out_features or reduction not in {"mean", "sum", "none"} or label_smoothing != 0.0 or target.dtype != int64):
+        warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs reduction in {'mean','sum','none'}, "
+                      "label_smoothing == 0, target.dtype == int64, out_features == (). Got "
+                      f"reduction={reduction!r}, label_smoothing={label_smoothing}, target.dtype={target.dtype}, "
+                      f"out_features={tuple(out_features)}, tracing=False, linear_bias.shape="
+                      f"{tuple(linear_bias.shape) if linear_bias is not None else None}.", stacklevel=2)
+    elif options is not None:     # torch's chunked path: its options are resolved (and checked) for this call
+        options._adjust(num_batches=num_batches[0] if num_batches else 1, in_features=in_features, num_classes=num_classes,
+                        dtype=input.dtype, device=input.device)
+    if out_features:
+        linear_weight = linear_weight.reshape((prod(out_features, start=num_classes), in_features))
+        if linear_bias is not None: linear_bias = linear_bias.reshape(prod(out_features, start=num_classes))
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+# %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #2b271f81
+from ..autograd.operators import _scalar_op, AddBackward1   # torch's C++ adds the margin by add.Scalar (12b)
+import builtins, math
+import warnings
+from ..backend import array_namespace
+from .._tensor import Tensor, _dtype_name
+from .._creation import ones_like
+from .._pointwise import where
+from ..autograd.graph import _check_tensors, Op
+from ..autograd.broadcasting import _refuse_integers, _float_dtype, _dispatch, _FLOATING, _FLOAT_AND_DOUBLE
+from .. import amp   # autocast: the `_autocast` hook of the ops below
+
+# %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #e2aa78db
+class _PiecewiseLoss(Op):
+    """The node of a loss quadratic in d = input - target where |d| < k and linear outside, reduced: its subclass gives
+    the two pieces (`_pieces(z, k)` of z = |d|) and the slope (`_slope(d, k)`), the backward's formula."""
+    @classmethod
+    def forward(cls, ctx, x, y, reduction, k):
+        ctx.save_for_backward(x, y); ctx.o = reduction, k
+        z = abs(x._data - y._data)
+        return _reduced_array(array_namespace(z).where(z < k, *cls._pieces(z, k)), reduction)
+    @staticmethod
+    def backward(ctx, g):
+        (x, y), (reduction, k) = ctx.saved_tensors, ctx.o
+        gx = type(ctx)._slope(x - y, k) * (g / x.numel() if reduction == 'mean' and x.numel() else g)
+        nx, ny = ctx.needs_input_grad
+        return gx if nx else None, -gx if ny else None
+
+class SmoothL1LossBackward0(_PiecewiseLoss):
+    "smooth_l1_loss as one node, as torch's (the name a printed loss shows): 0.5 z²/beta inside, z - beta/2 outside."
+    _pieces = staticmethod(lambda z, beta: (0.5 * z * z / beta, z - 0.5 * beta))
+    _slope = staticmethod(lambda d, beta: (d / beta).clamp(-1, 1))     # d/beta inside, ±1 outside (NaN stays NaN)
+
+class HuberLossBackward0(_PiecewiseLoss):
+    "huber_loss as one node, as torch's: 0.5 z² inside, delta (z - delta/2) outside; its slope is d clamped to ±delta."
+    _pieces = staticmethod(lambda z, delta: (0.5 * z * z, delta * (z - 0.5 * delta)))
+    _slope = staticmethod(lambda d, delta: d.clamp(-delta, delta))
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
+    "0.5 d²/beta where |d| < beta, else |d| - beta/2, d = input - target."
+    if amp._active: input, target = amp._autocast('smooth_l1_loss', input, target)
+    x, y, reduction = _pointwise_args(None, input, target, size_average, reduce, reduction)
+    if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _dispatch(x, 'smooth_l1_cpu', _FLOATING)
+    if beta == 0: return _apply_reduction((x - y).abs(), _reduction(None, None, reduction))     # (torch's Python: l1_loss then)
+    return SmoothL1LossBackward0.apply(x, y, reduction=_reduction(None, None, reduction), k=beta)
+
+def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
+    "0.5 d² where |d| < delta, else delta (|d| - delta/2), d = input - target."
+    if amp._active: input, target, weight = amp._autocast('huber_loss', input, target, weight)
+    x, y, reduction = _pointwise_args(None, input, target, None, None, reduction)
+    if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _dispatch(x, 'huber_cpu', _FLOATING)
+    if weight is None and x.dtype == input.dtype: return HuberLossBackward0.apply(x, y, reduction=_reduction(None, None, reduction), k=delta)
+    d = (x - y).abs()      # (a weight, or a target of a wider dtype: the composed formula, cast to the input's dtype)
+    loss = _like_input(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), input)
+    if weight is not None: return _weighted(loss, weight, input, reduction)
+    return _apply_reduction(loss, _reduction(None, None, reduction))
+
+# %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #68ecf701
+def _xlogx(t):
+    "t log t with 0 at t = 0 (and a finite gradient there); NaN for t < 0, as torch's xlogy."
+    return t * where(t == 0, 1, t).log()
+
+def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
+    "Σ target (log target - input), input a log-probability; `log_target`: the target is one too."
+    if size_average is not None or reduce is not None: reduction = ('none', 'mean', 'sum')[_Reduction.legacy_get_enum(size_average, reduce)]
+    elif reduction == 'mean':
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.", stacklevel=2)
+    if reduction != 'batchmean': reduction = _reduction(None, None, reduction)      # a bad reduction before the kernel's checks
+    _check_tensors('kl_div', dict(input=input, target=target))     # (torch's Python checks and warning come before torch.kl_div)
+    if input.is_complex() or target.is_complex(): raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
+    loss = target.exp() * (target - input) if log_target else _xlogx(target) - target * input
+    if reduction == 'batchmean': return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return _apply_reduction(loss, _reduction(None, None, reduction))
+
+# %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #6974f4ae
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction='mean'):
+    "exp(x) - t x (x a log-rate), or x - t log(x + eps); `full` adds Stirling's t log t - t + log(2πt)/2."
+    if amp._active: input, target = amp._autocast('poisson_nll_loss', input, target)
+    _check_tensors('poisson_nll_loss', dict(input=input, target=target))
+    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not a valid value for reduction")   # (torch's `+`: a TypeError for a non-string)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        t = where(target > 1, target, 1)                # Stirling's term is 0 where target <= 1
+        loss = loss + where(target > 1, t * t.log() - t + 0.5 * (2 * math.pi * t).log(), 0.)
+    return _apply_reduction(loss, reduction)
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'):
+    "(log var + (input - target)² / var) / 2, var clamped below at eps (+ log(2π)/2 if `full`)."
+    _check_tensors('gaussian_nll_loss', dict(input=input))     # a target torch's arithmetic takes (an array) is fine
+    _check_tensors('gaussian_nll_loss', dict(var=var), skip=(int, float))     # var may be a number
+    if isinstance(var, (int, float)):
+        if var < 0: raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape: var = var.unsqueeze(-1)
+        elif not (input.dim() == var.dim() and builtins.sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+            raise ValueError("var is of incorrect size")     # torch's rule: one mismatched dim, of size 1 in var (it broadcasts)
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()): raise ValueError("var has negative entry/entries")
+    if not _float_dtype(var):          # torch clamps var in place: eps can't be written into an integer var
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_cpp(var.dtype)}")
+    var = _floor(var, eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full: loss = loss + 0.5 * math.log(2 * math.pi)
+    return _apply_reduction(loss, reduction)
+
+# %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #8be7de9a
+def _margin_ranking_loss(input1, input2, target, margin, reduction):
+    "aten's margin_ranking_loss (torch.margin_ranking_loss): the three broadcast, their dims unchecked; `reduction` a name."
+    if amp._active: input1, input2, target = amp._autocast('margin_ranking_loss', input1, input2, target)
+    d = input1 - input2                  # first, as torch (two bools: its message)
+    return _apply_reduction(_scalar_op(AddBackward1, -target * d, builtins.float(margin)).clamp_min(0), reduction)    # margin: a float, as torch's (its kernel's clamp_min: ClampMinBackward0)
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
+    "max(0, -target (input1 - input2) + margin)."
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
+    if not (input1.dim() == input2.dim() == target.dim()):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
+                           f"{input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _margin_ranking_loss(input1, input2, target, margin, reduction)
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'):
+    "input where target is 1, max(0, margin - input) where it is -1."
+    if amp._active: input, target = amp._autocast('hinge_embedding_loss', input, target)
+    _check_tensors('hinge_embedding_loss', dict(input=input, target=target))
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
+    if input.dtype.name == 'bool':       # torch's margin - input: the number taken as a bool tensor
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
+    margin_part = (margin - input).clamp(min=0)
+    if not _float_dtype(input): margin_part = margin_part.to(input.dtype)     # torch's kernel keeps an integer input's dtype
+    loss = where(target != 1, margin_part, 0) + where(target != -1, input, 0)
+    return _apply_reduction(loss, reduction)
+
+class SoftMarginLossBackward0(Op):
+    "soft_margin_loss as one node, as torch's: log(1 + exp(-target input)), reduced; the target gets no gradient."
+    @staticmethod
+    def forward(ctx, x, y, reduction):
+        ctx.save_for_backward(x, y); ctx.reduction = reduction
+        xp = array_namespace(x._data)
+        return _reduced_array(xp.log1p(xp.exp(-x._data * y._data)), reduction)
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        z = (-y * x).exp()
+        return -y * z / (1 + z) * (g / x.numel() if ctx.reduction == 'mean' and x.numel() else g), None
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    "log(1 + exp(-target input))."
+    if amp._active: input, target = amp._autocast('soft_margin_loss', input, target)
+    _check_tensors('soft_margin_loss', dict(input=input, target=target))
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
+    _not_differentiable('soft_margin_loss', target=target)
+    if input.shape == target.shape and input.dtype == target.dtype and input.dtype.is_floating_point:
+        return SoftMarginLossBackward0.apply(input, target, reduction=reduction)
+    loss = (-input * target).exp().log1p()             # input first: torch's broadcasting message names it `a`
+    if loss.shape != input.shape:        # torch writes into a tensor like `input`
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(loss.shape)}")
+    return _apply_reduction(_like_input(loss, input), reduction)
+
+# %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #0fe34b2a
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
+    "1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."
+    if amp._active: input1, input2, target = amp._autocast('cosine_embedding_loss', input1, input2, target)
+    _check_tensors('cosine_embedding_loss', dict(input1=input1, input2=input2, target=target))
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
+    if target.dim() > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if (input1.dim(), input2.dim()) != ((2, 2) if target.dim() == 1 else (1, 1)):
+        raise RuntimeError(f"{target.dim()}D target tensor expects {target.dim() + 1}D input tensors, but found inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    d = 1 if input1.dim() == 2 else 0
+    prod = (input1 * input2).sum(d)
+    cos = prod / (((input1 * input1).sum(d) + 1e-12) * ((input2 * input2).sum(d) + 1e-12)).sqrt()
+    loss = where(target == 1, 1 - cos, 0.) + where(target == -1, (cos - margin).clamp(min=0), 0.)
+    return _apply_reduction(loss, reduction)
+
+def _check_triplet(fn, anchor, positive, negative):
+    "torch's TypeError for a non-tensor, RuntimeError for different numbers of dimensions."
+    _check_tensors(fn, dict(anchor=anchor, positive=positive, negative=negative))
+    if not (anchor.dim() == positive.dim() == negative.dim()):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+                           f"but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative {negative.dim()}D inputs")
+
+def _triplet(dist, anchor, positive, negative, margin, swap):
+    d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap: d_neg = d_neg.minimum(dist(positive, negative))
+    return (margin + d_pos - d_neg).clamp_min(0)     # (torch's clamp_min: ClampMinBackward0)
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction='mean'):
+    "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."
+    if amp._active: anchor, positive, negative = amp._autocast('triplet_margin_loss', anchor, positive, negative)
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
+    if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet('triplet_margin_loss', anchor, positive, negative)
+    dist = lambda a, b: pairwise_distance(a, b, p, eps)
+    return _apply_reduction(_triplet(dist, anchor, positive, negative, margin, swap), reduction)
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction='mean'):
+    "The triplet margin loss with any `distance_function` (pairwise_distance by default)."
+    if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_triplet('triplet_margin_with_distance_loss', anchor, positive, negative)
+    return _apply_reduction(_triplet(distance_function or pairwise_distance, anchor, positive, negative, margin, swap), reduction)
+
+# %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #df682862
+def _check_margin_shapes(input):
+    "The margin losses' input: a non-empty vector, or a matrix with classes (as torch's shape checks)."
+    if not (input.dim() <= 1 and input.numel() > 0 or input.dim() == 2 and input.shape[1] != 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}")
+
+def _batched(input, target):
+    "A 1-D input as a batch of one: (input, target, and whether to drop the batch dim again)."
+    return (input.reshape(1, -1), target.unsqueeze(0), True) if input.dim() <= 1 else (input, target, False)   # (0-d: one class)
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'):
+    "Σ over classes i ≠ y of max(0, margin - x[y] + x[i])^p (times weight[y]), over the number of classes."
+    if amp._active: input, target, weight = amp._autocast('multi_margin_loss', input, target, weight)
+    _check_tensors('multi_margin_loss', dict(input=input, target=target))
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
+    _dispatch(input, 'multi_margin_loss_cpu_kernel', _FLOATING)
+    if input.dtype.name in ('float16', 'bfloat16'): raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_dtype_name(input)}\'')
+    if p not in (1, 2): raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1: raise ValueError("weight must be one-dimensional")
+    _check_margin_shapes(input)
+    nframe = 1 if input.dim() <= 1 else input.shape[0]
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples (batch size). "
+                           f"Expected target size [{nframe}], but got {list(target.shape)}. Input has shape {list(input.shape)}.")
+    c = input.shape[-1] if input.dim() else 1
+    if weight is not None and weight.numel() != c: raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
+    if weight is not None and weight.dtype != input.dtype:     # (the kernel reads the weight as the input's type, before the targets' range)
+        raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
+    if target.numel() and bool(((target < 0) | (target >= c)).any()): raise RuntimeError("target out of range")
+    x, t, single = _batched(input, target.reshape(()) if input.dim() <= 1 else target)
+    z = (margin - x.gather(1, t.unsqueeze(1)) + x).clamp(min=0)
+    if p == 2: z = z * z
+    if weight is not None: z = z * weight[t].unsqueeze(1)
+    loss = (z * (1 - one_hot(t, x.shape[1]).to(x.dtype))).sum(1) / x.shape[1]
+    return _apply_reduction(loss.reshape(target.shape) if single else loss, reduction)    # (one sample: target's shape, () or (1,), as torch)
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    "Σ over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), over the number of classes."
+    if amp._active: input, target = amp._autocast('multilabel_margin_loss', input, target)
+    _check_tensors('multilabel_margin_loss', dict(input=input, target=target))
+    reduction = _reduction(size_average, reduce, reduction, enum=True)
+    _check_margin_shapes(input)
+    seen = lambda t: (t.numel(),) if t.dim() <= 1 else tuple(t.shape)      # a vector's targets: one per class
+    if (target.dim() <= 1) != (input.dim() <= 1) or seen(target) != seen(input):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    _dispatch(input, 'multilabel_margin_loss_forward_out_frame', _FLOAT_AND_DOUBLE)      # (torch's shape checks come first, then its kernel's dtypes)
+    if target.dtype.name != 'int64': raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
+    x, t, single = _batched(input.reshape(-1), target.reshape(-1)) if input.dim() <= 1 else _batched(input, target)   # 0-d: one class
+    c = x.shape[1]
+    ta = t._data
+    listed = array_namespace(ta).cumprod(ta != -1, axis=1).astype(bool)   # the targets, up to the first -1
+    if bool(((ta < 0) | (ta >= c))[listed].any()): raise RuntimeError("argument #2 'target' is out of range")
+    xp = array_namespace(ta)
+    is_target = xp.zeros(x.shape, dtype=bool)
+    rows = xp.nonzero(listed)
+    is_target[rows[0], ta[rows]] = True
+    xj = x.gather(1, Tensor._make(xp.where(listed, ta, 0)))           # score of each listed target
+    z = (1 - xj.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0)          # [n, target slot, class]
+    mask = Tensor._make((listed[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype))
+    loss = (z * mask).sum((1, 2)) / c
+    return _apply_reduction(loss[0] if single else loss, reduction)
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
+    "-(t log σ(x) + (1 - t) log σ(-x)), weighted, averaged over classes."
+    if isinstance(input, Tensor) and not input.dim(): raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None: loss = loss * weight
+    loss = loss.sum(input.dim() - 1) / input.shape[-1]
+    if size_average is not None or reduce is not None: reduction = _Reduction.legacy_get_string(size_average, reduce)
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")    # checked last, in torch's words
+    return _apply_reduction(loss, reduction)
+
+# %% ../../nbs/reference/nested/nested_tensor.ipynb #0b8f2edf
+def _nested_map(fn, input, *args, **kwargs):
+    "`fn` on each component of nested `input` (nested tensors among `args` give their components in turn)."
+    pick = lambda a, i: a._components[i] if getattr(a, 'is_nested', False) else a
+    return input._with([fn(c, *(pick(a, i) for a in args), **kwargs) for i, c in enumerate(input._components)])
+
+def _nested_softmax(input, dim, dtype):
+    "softmax over a dim of a nested tensor: each component's, the batch dim refused."
+    if dim % input.dim() == 0: raise RuntimeError("softmax(): not supported when reducing across the batch dimension for NestedTensor")
+    return _nested_map(softmax, input, dim % input.dim() - 1, dtype=dtype)
+
+# %% ../../nbs/reference/nested/nested_tensor.ipynb #91b74165
+def _nested_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    "torch's SDPA over nested (B, heads, *ragged*, D) inputs, as its CPU backend allows: each sequence attends within itself."
+    if not (getattr(key, 'is_nested', False) and getattr(value, 'is_nested', False)):
+        raise ValueError(f"Expected query, key, and value to be nested tensors, but got query.is_nested: True, key.is_nested: "
+                         f"{getattr(key, 'is_nested', False)}, and value.is_nested: {getattr(value, 'is_nested', False)} instead.")
+    if attn_mask is not None: raise ValueError("Masks are not yet supported!")
+    if is_causal: raise RuntimeError("No viable backend for scaled_dot_product_attention was found.")
+    return _nested_map(scaled_dot_product_attention, query, key, value, dropout_p=dropout_p, scale=scale, enable_gqa=enable_gqa)
+
+# %% ../../nbs/reference/nn/padding.ipynb #502f08d9
+import builtins
+import numpy as np
+from ..backend import array_namespace, _checked_scalar
+from .._tensor import Tensor
+from ..autograd.graph import Op, _check_tensors
+from .._views import _Index
+from .._tensor import _follow_layout
+
+# %% ../../nbs/reference/nn/padding.ipynb #f5f3b1df
+def _constant_pad(xp, a, pads, value):
+    "Array `a` with its last len(pads) dims grown by pads[d] = (before, after) (negative: cropped), filled with `value`."
+    k = len(pads)
+    lead = a.shape[:a.ndim - k]
+    size = [n + lo + hi for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads)]
+    if builtins.any(n + min(lo, 0) + min(hi, 0) < 0 for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads)):     # torch crops first (narrow)
+        raise RuntimeError("narrow(): length must be non-negative.")
+    out = xp.full(lead + tuple(size), value, dtype=a.dtype)
+    src = tuple(slice(max(0, -lo), n - max(0, -hi)) for n, (lo, hi) in zip(a.shape[a.ndim - k:], pads))
+    dst = tuple(slice(max(0, lo), max(0, lo) + s.stop - s.start) for (lo, _), s in zip(pads, src))
+    out[(Ellipsis,) + dst] = a[(Ellipsis,) + src]
+    return out
+
+class ConstantPadNdBackward0(Op):
+    "`x` padded with `value`; backward pads the gradient by the negated pads (a crop)."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, pads, value):
+        ctx.pads = pads
+        return _follow_layout(_constant_pad(array_namespace(x._data), x._data, pads, value), x._data)   # channels-last stays
+    @staticmethod
+    def backward(ctx, g):
+        back = tuple((-lo, -hi) for lo, hi in ctx.pads)
+        if isinstance(g, Tensor): return ConstantPadNdBackward0.apply(g, pads=back, value=0)
+        return _follow_layout(_constant_pad(array_namespace(g), g, back, 0), g)   # (the gradient's layout: channels-last stays)
+
+# %% ../../nbs/reference/nn/padding.ipynb #c40ed34d
+_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+
+def _pad_index(n, lo, hi, mode, shape, dim):
+    "Which input index each padded position takes along a dim of size n, for `mode`."
+    if mode == 'circular':                       # crop by the negative pads, then wrap the rest by the positive ones
+        a, m = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)
+        if n + lo + hi <= 0: return np.arange(0)
+        if m > 0 and max(lo, hi) > m: raise RuntimeError(_OVERLAP)     # torch's slice copy would read what it writes
+        return None if m <= 0 else np.arange(-max(lo, 0), m + max(hi, 0)) % m + a
+    i = np.arange(-lo, n + hi)
+    if mode == 'replicate': return i.clip(0, n - 1)
+    if max(lo, hi) >= n: raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
+    i = np.abs(i)
+    return np.where(i > n - 1, 2 * (n - 1) - i, i)
+
+# %% ../../nbs/reference/nn/padding.ipynb #74f2a6d4
+class _Padding(_Index):
+    "A padding by indexing (reflect, replicate, circular): like torch's kernels, it writes a new contiguous tensor, channels-last for a channels-last input (numpy's fancy indexing follows the input's strides, an expanded input's too)."
+    adv = True
+    @staticmethod
+    def forward(ctx, x, key, keep_layout=True):
+        a = _Index.forward(ctx, x, key)
+        a = a if a.flags.c_contiguous else array_namespace(a).ascontiguousarray(a)
+        return _follow_layout(a, x._data) if keep_layout else a      # (or channels-last, as its input; circular: row-major)
+    @staticmethod
+    def backward(ctx, g):
+        r = _Index.backward(ctx, g)
+        return r if isinstance(g, Tensor) else _follow_layout(r, g)   # the gradient's layout: channels-last stays, as torch's
+
+class ReflectionPad1DBackward0(_Padding): pass
+class ReflectionPad2DBackward0(_Padding): pass
+class ReflectionPad3DBackward0(_Padding): pass
+class ReplicationPad1DBackward0(_Padding): pass
+class ReplicationPad2DBackward0(_Padding): pass
+class ReplicationPad3DBackward0(_Padding): pass
+for _c in (ReflectionPad1DBackward0, ReflectionPad2DBackward0, ReflectionPad3DBackward0, ReplicationPad1DBackward0, ReplicationPad2DBackward0,
+           ReplicationPad3DBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
+class CopySlices(_Padding): "circular padding: torch builds it by slice copies into a new row-major tensor, whatever its input's layout"
+
+_NODES = {('reflect', 1): ReflectionPad1DBackward0, ('reflect', 2): ReflectionPad2DBackward0,
+          ('reflect', 3): ReflectionPad3DBackward0, ('replicate', 1): ReplicationPad1DBackward0,
+          ('replicate', 2): ReplicationPad2DBackward0, ('replicate', 3): ReplicationPad3DBackward0}
+
+def _copy_pad(input, pads, mode):
+    "`input` padded by copies of itself (reflect, replicate, circular): one indexing node."
+    shape, k = input.shape, len(pads)
+    if mode == 'circular':               # torch checks every dimension, first padded one first, before it copies
+        for (lo, hi), n in zip(pads, shape[len(shape) - k:]):
+            if max(lo, hi) > n: raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n + lo + hi < 0: raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    idx = [None] * k
+    for d in reversed(range(k)):        # last dimension first: torch's order, and so its errors
+        dim = len(shape) - k + d
+        idx[d] = _pad_index(shape[dim], *pads[d], mode, shape, dim)
+    if builtins.any(i is None for i in idx):     # cropped to nothing, then padded: torch's border copies its own unset memory
+        return ConstantPadNdBackward0.apply(input, pads=pads, value=0)
+    xp = array_namespace(input._data)
+    key = (Ellipsis,) + tuple(xp.asarray(i) for i in np.ix_(*idx))
+    return _NODES.get((mode, k), CopySlices).apply(input, key=key, keep_layout=mode != 'circular')
+
+# %% ../../nbs/reference/nn/padding.ipynb #ce9b9efd
+_COMBOS = ("Supported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+           "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+def _pairs(pad, ndim):
+    "torch's checks of `pad`; the (before, after) pairs, first padded dimension first."
+    for i, p in enumerate(pad):
+        if not isinstance(p, (builtins.int, np.integer)) or isinstance(p, builtins.bool):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                            f"{type(p).__name__} at pos {i}")
+        if not -0x8000000000000000 <= p <= 0x7fffffffffffffff:      # (unpacked into an int64 by torch's parser)
+            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error \"Overflow when unpacking long long\"")
+    if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {ndim}")
+    return tuple((builtins.int(pad[2 * i]), builtins.int(pad[2 * i + 1])) for i in reversed(range(len(pad) // 2)))
+
+def pad(input, pad, mode="constant", value=None):
+    "`input` with its last len(pad)//2 dims padded: (left, right[, top, bottom[, front, back]]) in `mode`."
+    _check_tensors('pad', dict(input=input))     # torch's TypeError for a list, an array, None
+    pads = _pairs(pad, input.dim())
+    if mode == 'constant': return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else _checked_scalar(value, input._data.dtype))
+    if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if input.dim() not in (len(pads) + 1, len(pads) + 2):
+        raise NotImplementedError(f"Padding size {2 * len(pads)} is not supported for {input.dim()}D input tensor.\n{_COMBOS}")
+    n = len(pads)
+    if mode != 'circular':                       # torch's reflection/replication kernels: checks of their own
+        if 0 in input.shape[input.dim() - n - 1:]:       # only a batch dim may be empty
+            raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+                               f"for input, but got: {list(input.shape)}")
+        if input.dtype.name == 'bool':
+            raise NotImplementedError(f'"{"reflection" if mode == "reflect" else "replication"}_pad{n}d" not implemented for \'Bool\'')
+    return _copy_pad(input, pads, mode)
+
+# %% ../../nbs/reference/nn/pixelshuffle.ipynb #18b4bd57
+from ..autograd.graph import _check_tensors
+from .._conversions import _suggested_format
+
+# %% ../../nbs/reference/nn/pixelshuffle.ipynb #fb3a940e
+def _shuffle_format(input):
+    "The memory format of torch's CPU kernels' output: the input's suggested one (channels_last stays channels_last); they refuse channels_last_3d."
+    fmt = _suggested_format(input)
+    if fmt.name == "channels_last_3d": raise RuntimeError("Unsupported memory format. Supports only ChannelsLast, Contiguous")
+    return fmt
+
+def pixel_shuffle(input, upscale_factor):
+    "(*, C r², H, W) -> (*, C, H r, W r)."
+    _check_tensors('pixel_shuffle', dict(input=input))
+    r = upscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)")
+    if r <= 0: raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+                           f"but input.size(-3)={c} is not divisible by {r * r}")
+    fmt = _shuffle_format(input)
+    k = len(lead)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w).permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r).contiguous(memory_format=fmt)
+
+def pixel_unshuffle(input, downscale_factor):
+    "(*, C, H r, W r) -> (*, C r², H, W)."
+    _check_tensors('pixel_unshuffle', dict(input=input))
+    r = downscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)")
+    if r <= 0: raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if h % r: raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not divisible by {r}")
+    if w % r: raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not divisible by {r}")
+    if input.numel() == 0: return input.clone()    # (torch's kernel gives an empty input back as it is: its shape unchanged)
+    fmt = _shuffle_format(input)
+    k = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r).permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r).contiguous(memory_format=fmt)
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #f866d527
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import Tensor, _dtype_name
+from ..autograd.graph import Op, _check_tensors
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
+from .._indexing import GatherBackward0, _along
+from .._tensor import _follow_layout, _channels_last_like
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #0b8b426c
+def _as_row(fn, input, f):
+    "Run 2-d pooling `f` on `input` (N, C, L) or (C, L) seen as one row; drop the row from the result(s)."
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' "
+                           f"(while checking arguments for {fn})")
+    out = f(input.unsqueeze(-2))
+    return tuple(o.squeeze(-2) for o in out) if isinstance(out, tuple) else out.squeeze(-2)
+
+def _one(v, fn, name):
+    v = _ntuple(v, 1)
+    if len(v) != 1: raise RuntimeError(f"{fn}() argument '{name}' should contain one int (got {len(v)})")
+    return v[0]
+
+def _sizes1d(fn, kernel_size, stride, padding, dilation=1):
+    "A 1-d pooling's sizes as the 2-d pooling's, over one row: parsed in torch's order (the kernel first, the stride defaulting to it)."
+    k = _one(kernel_size, fn, 'kernel_size')
+    s = k if _default_stride(stride) else _one(stride, fn, 'stride')
+    return (1, k), (1, s), (0, _one(padding, fn, 'padding')), (1, _one(dilation, fn, 'dilation'))
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    "The maximum of each window of the last dim (with `return_indices`, also where it is)."
+    _check_tensors('max_pool1d_with_indices' if return_indices else 'max_pool1d', dict(input=input))
+    if not return_indices:
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        _dispatch(input, 'max_pool1d_impl', _FLOATING)    # torch's own 1-d kernel is float-only; it checks the sizes first
+    out = _as_row('max_pool1d', input, lambda x: max_pool2d(x, *_sizes1d('max_pool1d', kernel_size, stride, padding, dilation),
+                                                            ceil_mode, return_indices))
+    return out
+
+def _default_stride(stride):
+    "Whether `stride` means 'the kernel size': None or an empty sequence (not 0, which is an error)."
+    return stride is None or isinstance(stride, (tuple, list)) and len(stride) == 0
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    "ATen's `check_max_pool1d`: without indices, torch's own 1-d kernel checks the shape and sizes, in its order and words."
+    shape = tuple(input.shape)
+    if len(shape) not in (2, 3) or 0 in shape[-2:] or len(shape) == 2 and 0 in shape:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(shape)}")
+    sizes = []
+    for name, v, what in (('kernel_size', kernel_size, 'an int, list of ints or tuple of ints'),
+                          ('stride', None if _default_stride(stride) else stride, 'None, an int, list of ints, or tuple of ints'),
+                          ('padding', padding, 'an int, list of ints, or tuple of ints'),
+                          ('dilation', dilation, 'an int, list of ints or tuple of ints')):
+        t = () if v is None else _ntuple(v, 1)
+        if len(t) != 1 and not (name == 'stride' and not t):
+            raise RuntimeError(f"max_pool1d() {name} must be {what} of size 1 but got size {len(t)}")
+        sizes.append(t[0] if t else None)
+    k, s, p, d = sizes
+    s = k if s is None else s
+    if k <= 0: raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0: raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0: raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2: raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and kernel_size={k}")
+    if d <= 0: raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    o = _out_size(input.shape[-1], k, p, s, d, ceil_mode)
+    if o <= 0: raise RuntimeError(f"max_pool1d() Invalid computed output size: {o}")
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    "The mean of each window of the last dim."
+    _check_tensors('avg_pool1d', dict(input=input))
+    return _as_row('avg_pool1d', input, lambda x: avg_pool2d(x, *_sizes1d('avg_pool1d', kernel_size, stride, padding)[:3],
+                                                             ceil_mode, count_include_pad))
+
+def adaptive_avg_pool1d(input, output_size):
+    "Average pooling of the last dim to `output_size`."
+    _check_tensors('adaptive_avg_pool1d', dict(input=input))
+    return _as_row('adaptive_avg_pool1d', input, lambda x: adaptive_avg_pool2d(x, (1, _one(output_size, 'adaptive_avg_pool1d', 'output_size'))))
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #9da30a13
+def _windows(n, m): return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+def _picked(input, idx, k):
+    """The values of `input` at `idx`, flat indices into each plane of its last `k` dims, by `gather`. Its node keeps
+    `idx` itself, as torch's pooling nodes keep the indices they return: changed in place, backward refuses them, with
+    their shape in the message."""
+    a = idx._data
+    flat = a.reshape(a.shape[:-k] + (int(np.prod(a.shape[-k:])),))      # (the size, not -1: empty batches)
+    v = GatherBackward0.apply(input.flatten(-k), key=_along(flat, flat.ndim - 1), index=idx)
+    if v.grad_fn is not None: v.grad_fn._grad_reads_input = True   # as torch's max-pool nodes: the gradient reads the input (13_backprop_engine)
+    return v.reshape(idx.shape)
+
+def _adaptive_max_indices(a, out):
+    "Flat (per plane) index of the maximum of each adaptive window of array `a` (..., H, W)."
+    (H, W), (OH, OW) = a.shape[-2:], out
+    xp = array_namespace(a)
+    idx = xp.empty(a.shape[:-2] + (OH, OW), dtype=np.int64)
+    for i, (r0, r1) in enumerate(_windows(H, OH)):
+        for j, (c0, c1) in enumerate(_windows(W, OW)):
+            win = a[..., r0:r1, c0:c1].reshape(a.shape[:-2] + ((r1 - r0) * (c1 - c0),))   # (not -1: empty batches)
+            k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win), -1)           # a NaN is the maximum, as torch's
+            idx[..., i, j] = (r0 + k // (c1 - c0)) * W + c0 + k % (c1 - c0)
+    return idx
+
+def _check_nonempty(name, input):
+    "torch's adaptive max pools refuse an empty dim after the first (channels or space; an empty batch is fine)."
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0: raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
+                                                   f"but input has sizes {list(input.shape)} with dimension {i} being empty")
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    "Max pooling of the last two dims to `output_size` (a pair; None keeps that size)."
+    input.size()   # (torch's Python reads the sizes first: a list or an array fails there, in its words)
+    _check_tensors('adaptive_max_pool2d', dict(input=input))
+    _dispatch(input, 'adaptive_max_pool2d', _FLOATING)
+    output_size = _list_with_default(output_size, input, 'adaptive_max_pool2d')
+    if input.dim() not in (3, 4): raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    _check_nonempty('adaptive_max_pool2d', input)
+    out = _ntuple(output_size, 2)
+    if len(out) != 2: raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")   # (before a zip cuts it)
+    out = tuple(n if o is None else o for o, n in zip(out, input.shape[-2:]))
+    if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-2]) + list(out)}")
+    from litnn._creation import _storage_fits
+    _storage_fits(tuple(input.shape[:-2]) + out, None, input.dtype)     # torch sizes its output first: an overflow is its error
+    idx = Tensor._make(_follow_layout(_adaptive_max_indices(input._data, out), input._data))   # channels-last stays
+    values = _refuse_empty_grad('adaptive_max_pool2d', _channels_last_like(_picked(input, idx, 2), input))
+    return (values, idx) if return_indices else values
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    "Max pooling of the last dim to `output_size`."
+    _check_tensors('adaptive_max_pool1d', dict(input=input))
+    m = _one(output_size, 'adaptive_max_pool1d', 'output_size')
+    _check_nonempty('adaptive_max_pool1d', input)
+    return _as_row('adaptive_max_pool1d', input, lambda x: adaptive_max_pool2d(x, (1, m), return_indices))
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #47814aec
+def _lp(pooled, n, norm_type): return (pooled.sign() * pooled.abs().relu()).mul(n).pow(1.0 / norm_type)
+
+def _lp_inf(max_pool, input, norm_type, kernel_size, stride, ceil_mode):
+    "torch takes p = inf (-inf) as the largest (smallest) |x| of each window, by max pooling; None for any other p."
+    if not isinstance(norm_type, (int, float)) or abs(norm_type) != float("inf"): return None
+    if norm_type > 0: return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each window)^(1/p)."
+    if (m := _lp_inf(max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
+    kh, kw = _ntuple(kernel_size, 2)
+    return _lp(avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kh * kw, norm_type)
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each window of the last dim)^(1/p)."
+    if (m := _lp_inf(max_pool1d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
+    return _lp(avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kernel_size, norm_type)
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #412838d1
+class MaxUnpool2DBackward0(Op):
+    "Zeros of the unpooled size with each value put at its index (per plane); backward gathers."
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, idx, size):
+        a, i = x._data, idx._data
+        xp = array_namespace(a)
+        out = xp.zeros(a.shape[:-2] + (size[0] * size[1],), a.dtype)
+        flat = i.reshape(a.shape[:-2] + (a.shape[-2] * a.shape[-1],))     # (not -1: a batch of 0 planes has no size to infer)
+        out[tuple(xp.indices(flat.shape)[:-1]) + (flat,)] = a.reshape(flat.shape)     # numpy and CuPy alike
+        ctx.idx, ctx.shape = flat, a.shape
+        return out.reshape(a.shape[:-2] + tuple(size))
+    @staticmethod
+    def backward(ctx, g):
+        if isinstance(g, Tensor): return g.flatten(-2).gather(-1, Tensor._make(ctx.idx)).reshape(ctx.shape), None
+        xp = array_namespace(g)
+        return xp.take_along_axis(g.reshape(g.shape[:-2] + (g.shape[-2] * g.shape[-1],)), ctx.idx, -1).reshape(ctx.shape), None
+
+# %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #09f5eaab
+def _unpool_size(fn, input, k, s, p, output_size, n):
+    "The unpooled spatial size: from output_size (checked as torch), or what the pooling came from."
+    if input.dim() < n: raise IndexError("tuple index out of range")        # torch's Python reads input.size()[-n + d]
+    default = [(i - 1) * st - 2 * pd + kk for i, st, pd, kk in zip(input.shape[-n:], s, p, k)]
+    if output_size is None: return default
+    if len(output_size) == len(k) + 2: output_size = output_size[2:]    # (N, C, *spatial) is taken too, as torch takes it
+    if len(output_size) != len(k):
+        raise ValueError(f"output_size should be a sequence containing {len(k)} or {len(k) + 2} elements, but it has a length of '{len(output_size)}'")
+    for d, (o, dflt, st) in enumerate(zip(output_size, default, s)):
+        if not dflt - st < o < dflt + st:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {dflt - st} and {dflt + st})')
+    return list(output_size)
+
+from .._flags import _alert_not_deterministic
+
+def _check_indices(indices, size, volume):
+    a = indices._data
+    if a.dtype != np.int64: raise RuntimeError(f"elements in indices should be type int64 but got: {_dtype_name(indices)}")
+    bad = a[(a < 0) | (a >= size[0] * size[1])]
+    if bad.size: raise RuntimeError(f"Found an invalid max index: {int(bad.reshape(-1)[0])} (output volumes are of size {volume})")
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool2d) in zeros."
+    _check_tensors('max_unpool2d', dict(input=input, indices=indices))
+    _dispatch(input, 'max_unpool2d', _FLOATING)
+    k = _ntuple(kernel_size, 2); s = _ntuple(stride, 2) if stride is not None else k; p = _ntuple(padding, 2)
+    size = _unpool_size('max_unpool2d', input, k, s, p, output_size, 2)
+    if input.dim() not in (3, 4): raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {input.dim()} dimensions.")
+    if indices.shape != input.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    _check_indices(indices, size, f"{size[0]}x{size[1]}")
+    _alert_not_deterministic("max_unpooling2d_forward_out")      # (duplicate indices: torch's kernel writes in no set order)
+    return _channels_last_like(MaxUnpool2DBackward0.apply(input, indices, size=tuple(size)), input)   # torch's kernel keeps a channels-last layout
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool1d) in zeros."
+    _check_tensors('max_unpool1d', dict(input=input, indices=indices))
+    _dispatch(input, 'max_unpool2d', _FLOATING)                             # torch's 1-d unpooling is its 2-d kernel
+    k = _one(kernel_size, 'max_unpool1d', 'kernel_size'); s = _one(stride, 'max_unpool1d', 'stride') if stride is not None else k
+    size = _unpool_size('max_unpool1d', input, (k,), (s,), (_one(padding, 'max_unpool1d', 'padding'),), output_size, 1)
+    if indices.shape != input.shape:       # (as torch's 2-d kernel sees them, with a last dim of 1)
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape) + [1]}) but got indices tensor with shape: {list(indices.shape) + [1]}")
+    _check_indices(indices, (1, size[0]), f"{size[0]}x1")
+    _alert_not_deterministic("max_unpooling2d_forward_out")
+    return MaxUnpool2DBackward0.apply(input.unsqueeze(-2), indices.unsqueeze(-2), size=(1, size[0])).squeeze(-2)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #6139390e
+import math
+import numpy as np
+from ..backend import array_namespace, channels_last_3d
+from .._tensor import Tensor, _dtype_name, _follow_layout, _channels_last_like
+from .im2col import _LinearMap
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
+from .. import amp   # autocast: the `_autocast` hook of the ops below
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #636a4a18
+class _Pool3Geom:
+    "The windows of a 3-d pooling: kernel `k`, stride `s`, padding `p`, dilation `d` per dim, in a padded buffer."
+    def __init__(self, shape, k, s, p, d, ceil_mode):
+        self.shape, self.k, self.s, self.p, self.d = tuple(shape), k, s, p, d
+        self.n = tuple(shape[-3:])
+        self.out = tuple(_out_size(n, *a, ceil_mode) for n, a in zip(self.n, zip(k, p, s, d)))
+        self.buf = tuple(max(n + 2 * pp, (o - 1) * ss + (kk - 1) * dd + 1) for n, o, kk, ss, pp, dd in zip(self.n, self.out, k, s, p, d))
+        self.P, self.oshape = math.prod(shape[:-3]), tuple(shape[:-3]) + self.out
+
+def _padded(a, geo, fill):
+    "The planes of `a` in a buffer (P, Db, Hb, Wb) filled with `fill` around them."
+    (D, H, W), (pd, ph, pw) = geo.n, geo.p
+    buf = array_namespace(a).full((geo.P,) + geo.buf, fill, a.dtype)
+    buf[:, pd:pd + D, ph:ph + H, pw:pw + W] = a.reshape((geo.P,) + geo.n)
+    return buf
+
+def _window_view(buf, geo):
+    "Every window of the buffer as a view (P, OD, OH, OW, KD, KH, KW)."
+    sp, *sx = buf.strides
+    strides = (sp,) + tuple(t * s for t, s in zip(sx, geo.s)) + tuple(t * d for t, d in zip(sx, geo.d))
+    return array_namespace(buf).lib.stride_tricks.as_strided(buf, (geo.P,) + geo.out + geo.k, strides)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #d75777bd
+def _max_indices(a, geo):
+    "Flat index in each plane of `a` of the maximum of each window (..., OD, OH, OW)."
+    xp, (KD, KH, KW) = array_namespace(a), geo.k
+    win = _window_view(_padded(a, geo, _lowest(a)), geo).reshape((geo.P,) + geo.out + (KD * KH * KW,))   # (not -1: empty batches)
+    if a.dtype.kind == 'f': win = xp.where(xp.isnan(win), xp.inf, win)
+    tap = xp.argmax(win, -1)
+    at = lambda i, t: xp.arange(geo.out[i]).reshape([-1 if j == i else 1 for j in range(3)]) * geo.s[i] - geo.p[i] + t * geo.d[i]
+    z, y, x = at(0, tap // (KH * KW)), at(1, tap // KW % KH), at(2, tap % KW)
+    return ((z * geo.n[1] + y) * geo.n[2] + x).astype(np.int64).reshape(geo.oshape)
+
+def _gather_max(input, idx, return_indices):
+    "The values at the flat indices `idx` of each plane (differentiable by `gather`), and the indices if asked."
+    idx = Tensor._make(idx)
+    values = _picked(input, idx, 3)
+    return (values, idx) if return_indices else values
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #1c0b2bce
+def _triple(v, fn, name, what):
+    "An int or a 1- or 3-sequence as a triple, with torch's error otherwise."
+    if isinstance(v, float): raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not float")
+    v = _ntuple(v, 3)
+    if len(v) not in (1, 3): raise RuntimeError(f"{fn}: {name} {what}")
+    return v * 3 if len(v) == 1 else v
+
+def _pool3_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
+    "torch's checks of a 3-d pooling's arguments, then its geometry."
+    m = 'must either be' if fn == 'max_pool3d' else 'must be'
+    k = _triple(kernel_size, fn, 'kernel_size', f"{m} a single int, or a tuple of three ints")
+    s = k if stride is None or stride == [] else _triple(stride, fn, 'stride', f"{m} omitted, a single int, or a tuple of three ints")
+    p = _triple(padding, fn, 'padding', f"{m} a single int, or a tuple of three ints")
+    d = _triple(dilation, fn, 'dilation', "dilation must be either a single int, or a tuple of three ints")
+    if input.dim() not in (4, 5): raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    for kk, pp, dd in zip(k, p, d):     # torch's pooling_output_shape, per dim, runs before the shape checks
+        if pp < 0: raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > int(((kk - 1) * dd + 1) / 2):       # (C++'s division, toward zero)
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, kernel_size={kk} and dilation={dd}")
+    if 0 in input.shape[-4:]:      # (torch's message names the size, 0, where it means the dimension)
+        where = 'max_pool3d_with_indices_out_cpu_template()' if fn == 'max_pool3d' else f'{fn}()'
+        raise RuntimeError(f"{where}: Expected input's non-batch dimensions to have positive length, but input has a shape of "
+                           f"{list(input.shape)} and non-batch dimension 0 has length zero!")
+    if min(d) <= 0: raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} dilationW: {d[2]}")
+    geo = _Pool3Geom(input.shape, k, s, p, d, ceil_mode)
+    if min(geo.out) < 1:
+        C = input.shape[-4]
+        if fn == 'avg_pool3d': raise RuntimeError(f"input image (T: {geo.n[0]} H: {geo.n[1]} W: {geo.n[2]}) smaller than kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (C,) + geo.n))}). Calculated output size: ({'x'.join(map(str, (C,) + geo.out))}). Output size is too small")
+    return geo
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #f690a000
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    "The maximum of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs; with their flat indices if `return_indices`."
+    _check_tensors('max_pool3d', dict(input=input))
+    geo = _pool3_geom('max_pool3d', input, kernel_size, stride, padding, dilation, ceil_mode)
+    _dispatch(input, 'max_pool3d', _ALL_TYPES)
+    idx = _max_indices(input._data, geo)
+    one = input.unsqueeze(0) if input.dim() == 4 else None
+    if one is not None and not one.is_contiguous() and one.is_contiguous(memory_format=channels_last_3d):
+        # unbatched, dense as a channels_last_3d batch of one: torch's kernel pools that batch (values and indices laid out so)
+        values, idx = _gather_max(input, Tensor._make(idx[None]).contiguous(memory_format=channels_last_3d)._data[0], True)
+        values = values.unsqueeze(0).contiguous(memory_format=channels_last_3d).squeeze(0)
+        return (values, idx) if return_indices else values
+    if input.dim() == 5:      # torch's kernel keeps a channels_last_3d input's layout, in the values and the indices
+        idx = _follow_layout(idx, input._data)
+        values, idx = _gather_max(input, idx, True)
+        values = _channels_last_like(values, input)
+        return (values, idx) if return_indices else values
+    return _gather_max(input, idx, return_indices)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #a0851434
+def _counts(n, k, s, p, o, include_pad):
+    "Elements of each of the `o` windows along a dim of size `n` that count toward torch's divisor."
+    start = np.arange(o) * s - p
+    end = np.minimum(start + k, n + p)
+    return end - start if include_pad else np.minimum(end, n) - np.maximum(start, 0)
+
+def _avg3(a, geo):
+    "The sum of each window over its divisor, (..., OD, OH, OW) (integers truncated, as torch)."
+    xp, floating = array_namespace(a), a.dtype.kind == 'f' or a.dtype.name == 'bfloat16'
+    acc = (np.float32 if a.dtype.itemsize == 2 else a.dtype) if floating else np.int64     # half precision: summed in float32, rounded once (torch)
+    view = _window_view(_padded(a, geo, 0), geo)
+    s = view[..., 0, 0, 0].astype(acc)      # a fresh copy
+    for t in list(np.ndindex(*geo.k))[1:]: s += view[(Ellipsis,) + t]    # tap by tap: 6× faster than .sum over the kernel axes
+    d = xp.asarray(geo.divisor)
+    return ((s / d.astype(acc)).astype(a.dtype, copy=False) if floating else (s / d).astype(a.dtype)).reshape(geo.oshape)
+
+def _avg3_t(g, geo):
+    "The adjoint: each output's share added onto every element of its window; the padding cropped off."
+    xp, (D, H, W), (pd, ph, pw) = array_namespace(g), geo.n, geo.p
+    share = g.reshape((geo.P,) + geo.out) / xp.asarray(geo.divisor).astype(g.dtype)
+    buf = xp.zeros((geo.P,) + geo.buf, g.dtype)
+    view = _window_view(buf, geo)
+    for t in np.ndindex(*geo.k): view[(Ellipsis,) + t] += share     # one tap: distinct elements
+    return buf[:, pd:pd + D, ph:ph + H, pw:pw + W].reshape(geo.shape)
+
+class AvgPool3DBackward0(_LinearMap): f = staticmethod(_avg3)
+class AvgPool3DBackwardBackward0(_LinearMap): f = staticmethod(_avg3_t)
+AvgPool3DBackward0.adjoint, AvgPool3DBackwardBackward0.adjoint = AvgPool3DBackwardBackward0, AvgPool3DBackward0
+AvgPool3DBackward0._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #798b6b5e
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    "The average of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs."
+    if amp._active: input, = amp._autocast('avg_pool3d', input,)
+    _check_tensors('avg_pool3d', dict(input=input))
+    geo = _pool3_geom('avg_pool3d', input, kernel_size, stride, padding, 1, ceil_mode)
+    if input.dtype.name not in ('float32', 'float64', 'int64'):     # torch's CPU frame: float, double and Long (no half, no bool)
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_dtype_name(input)}'")
+    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
+    if divisor_override: geo.divisor = np.full(geo.out, divisor_override)
+    else:
+        c = [_counts(n, k, s, p, o, count_include_pad) for n, k, s, p, o in zip(geo.n, geo.k, geo.s, geo.p, geo.out)]
+        geo.divisor = c[0][:, None, None] * c[1][:, None] * c[2]
+    return AvgPool3DBackward0.apply(input, geo=geo)
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #9f9687b9
+def _adaptive_size(fn, input, output_size, msg):
+    "The output size (None keeps the input's size), with torch's checks."
+    output_size = _list_with_default(output_size, input, fn)
+    if input.dim() not in (4, 5): raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got{msg} {list(input.shape)}")
+    out = _ntuple(output_size, 3)
+    if len(out) != 3: raise RuntimeError(f"{fn}: output_size must be 3" if fn == 'adaptive_avg_pool3d' else f"{fn}(): internal error: output_size.size() must be 3")
+    return tuple(n if o is None else o for o, n in zip(out, input.shape[-3:]))
+
+# %% ../../nbs/reference/nn/pooling_3d.ipynb #f663fba9
+def adaptive_avg_pool3d(input, output_size):
+    "Average pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    input.size()   # (torch's Python reads the sizes first: a list or an array fails there, in its words)
+    _check_tensors('adaptive_avg_pool3d', dict(input=input))
+    out = _adaptive_size('adaptive_avg_pool3d', input, output_size, '')
+    if min(out) < 0: raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {{{out[0]}, {out[1]},{out[2]}}}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0: raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
+    if input._data.dtype.kind != 'f' and input.dtype.name != 'bfloat16': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dtype_name(input)}'")
+    xp, dt = array_namespace(input._data), input._data.dtype
+    Ad, Ah, Aw = (Tensor._make(xp.asarray(_averaging(n, o).T, dtype=dt)) for n, o in zip(input.shape[-3:], out))
+    y = input @ Aw
+    if y.grad_fn is not None: y.grad_fn._grad_reads_input = True    # torch's gradient, one operator, reads the input (13_backprop_engine)
+    y = y.transpose(-1, -2) @ Ah                         # (..., D, OW, OH)
+    y = (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2).contiguous()   # torch's result is contiguous: .view works
+    return _refuse_empty_grad('adaptive_avg_pool3d', y)
+
+def _adaptive_max_indices3(a, out):
+    "Flat index in each plane of `a` (..., D, H, W) of the maximum of each adaptive window."
+    xp, (D, H, W) = array_namespace(a), a.shape[-3:]
+    idx = xp.empty(a.shape[:-3] + tuple(out), dtype=np.int64)
+    for i, (z0, z1) in enumerate(_windows(D, out[0])):
+        for j, (y0, y1) in enumerate(_windows(H, out[1])):
+            for l, (x0, x1) in enumerate(_windows(W, out[2])):
+                win = a[..., z0:z1, y0:y1, x0:x1].reshape(a.shape[:-3] + ((z1 - z0) * (y1 - y0) * (x1 - x0),))
+                k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win) if a.dtype.kind == 'f' else win, -1)
+                h, w = y1 - y0, x1 - x0
+                idx[..., i, j, l] = ((z0 + k // (h * w)) * H + y0 + k // w % h) * W + x0 + k % w
+    return idx
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    "Max pooling of the last three dims to `output_size` (an int or a triple; None keeps that size)."
+    input.size()   # (torch's Python reads the sizes first: a list or an array fails there, in its words)
+    _check_tensors('adaptive_max_pool3d', dict(input=input))
+    _dispatch(input, 'adaptive_max_pool3d_cpu', _FLOATING)
+    out = _adaptive_size('adaptive_max_pool3d', input, output_size, ':')
+    _check_nonempty('adaptive_max_pool3d', input)
+    if min(out) < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(input.shape[:-3]) + list(out)}")
+    values, idx = _gather_max(input, _adaptive_max_indices3(input._data, out), True)
+    values = _refuse_empty_grad('adaptive_max_pool3d', values)
+    return (values, idx) if return_indices else values
+
+# %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #88333554
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import Tensor
+from .._creation import rand
+from ..autograd.broadcasting import _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #79893084
+def _starts(u, n, o, k):
+    "Window starts (P, o) along a dim of size n for samples `u` (P,), as torch's `generate_intervals`."
+    xp = array_namespace(u)
+    starts = xp.full(u.shape + (o,), n - k, dtype=np.int64)
+    if o > 1:
+        alpha = u.dtype.type(n - k) / u.dtype.type(o - 1)          # in the input's precision
+        i = xp.arange(o - 1, dtype=u.dtype)
+        starts[:, :-1] = ((i + u[:, None]) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)[:, None]
+    return starts
+
+# %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #6b504303
+def _fractional_indices(a, k, out, u):
+    "Flat index in each plane of `a` (P, H, W) of the maximum of each window, (P, OH, OW)."
+    xp, (P, H, W), (KH, KW) = array_namespace(a), a.shape, k
+    rows = _starts(u[:, 1], H, out[0], KH)[:, :, None] + xp.arange(KH)              # (P, OH, KH)
+    cols = _starts(u[:, 0], W, out[1], KW)[:, :, None] + xp.arange(KW)              # (P, OW, KW)
+    flat = (rows[:, :, None, :, None] * W + cols[:, None, :, None, :]).reshape(P, out[0], out[1], KH * KW)
+    win = xp.take_along_axis(a.reshape(P, 1, 1, H * W), flat.reshape(P, 1, 1, out[0] * out[1] * KH * KW), -1).reshape(flat.shape)
+    tap = xp.argmax(win, -1)
+    nan = xp.isnan(win)
+    tap = xp.where(nan.any(-1), KH * KW - 1 - xp.argmax(nan[..., ::-1], -1), tap)
+    return xp.take_along_axis(flat, tap[..., None], -1)[..., 0]
+
+# %% ../../nbs/reference/nn/pooling_fractional_max.ipynb #b1760084
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+    "Fractional max pooling of (N, C, H, W) or (C, H, W) inputs to `output_size` or `output_ratio` of the input's size."
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if len(output_ratio) > 2: raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        r = _ntuple(output_ratio, 2)
+        output_size = [int(input.size(-2) * r[0]), int(input.size(-1) * r[1])]
+    if _random_samples is None:     # torch's Python draws them before its kernel's checks, reading input.size(0) and input.size(-3)
+        _random_samples = rand(1 if input.dim() == 3 else input.size(0), input.size(-3), 2, dtype=input.dtype, device=input.device)
+    if input.dim() not in (3, 4): raise RuntimeError(f"fractional_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    N, C, (H, W) = (1 if input.dim() == 3 else input.shape[0]), input.shape[-3], input.shape[-2:]
+    k, out = _ntuple(kernel_size, 2), _ntuple(output_size, 2)
+    if len(k) != 2: raise RuntimeError("fractional_max_pool2d: kernel_size must either be a single Int or tuple of Ints")
+    if len(out) != 2: raise RuntimeError("fractional_max_pool2d: output_size must either be a single Int or tuple of Ints")
+    for i in range(1, input.dim()):      # (torch's loop starts at dim 1, whether or not the input has a batch dim)
+        if input.shape[i] == 0:
+            raise RuntimeError(f"fractional_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but got{list(input.shape)} with dimension {i} being empty.")
+    _check_samples(_random_samples, input, N, C)
+    for name, o, kk, n in (('height', out[0], k[0], H), ('width', out[1], k[1], W)):
+        if o + kk - 1 > n: raise RuntimeError(f"fractional_max_pool2d(): pool {name} {kk} too large relative to input {name} {n}")
+    _dispatch(input, 'fractional_max_pool2d_out_frame', _FLOATING)
+    idx = _fractional_indices(input._data.reshape(N * C, H, W), k, out, _random_samples._data[:N].reshape(N * C, 2))
+    idx = Tensor._make(idx.reshape(tuple(input.shape[:-2]) + tuple(out)))
+    values = _picked(input, idx, 2)
+    return (values, idx) if return_indices else values
+
+def _check_samples(s, input, N, C):
+    "torch's checks of `_random_samples`: (N, C, 2), the input's dtype."
+    if s.dtype != input.dtype: raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if s.dim() != 3: raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {s.dim()}")
+    if s.shape[0] < N: raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")   # (torch's spelling; more are fine)
+    if s.shape[1] != C: raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if s.shape[2] != 2: raise RuntimeError(f"Expect _random_samples.size(2) equals to 2; got {s.shape[2]}.")
+
+# %% ../../nbs/reference/nn/pooling_indices_and_upsample.ipynb #161697a6
+import inspect
+import warnings
+from ..autograd.graph import _check_tensors
+
+# %% ../../nbs/reference/nn/pooling_indices_and_upsample.ipynb #2656d7aa
+def _with_indices(pool):
+    "torch's `<pool>_with_indices`: `pool`, with its signature, returning (values, indices) whatever `return_indices` says."
+    sig = inspect.signature(pool)
+    def with_indices(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        _check_tensors(with_indices.__name__, dict(input=bound.arguments['input']))
+        bound.arguments['return_indices'] = True
+        return pool(*bound.args, **bound.kwargs)
+    with_indices.__name__ = with_indices.__qualname__ = f'{pool.__name__}_with_indices'
+    with_indices.__signature__, with_indices.__doc__ = sig, f"`{pool.__name__}` and the indices of its maxima: (values, indices)."
+    return with_indices
+
+# %% ../../nbs/reference/nn/pooling_indices_and_upsample.ipynb #3f043530
+max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices = map(_with_indices, (max_pool1d, max_pool2d, max_pool3d))
+adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices = map(
+    _with_indices, (adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d))
+fractional_max_pool2d_with_indices = _with_indices(fractional_max_pool2d)
+
+# %% ../../nbs/reference/nn/pooling_indices_and_upsample.ipynb #c4cb0175
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+def upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):
+    "Deprecated: `interpolate(input, size, scale_factor, mode, align_corners)`."
+    _deprecated('upsample'); return interpolate(input, size, scale_factor, mode, align_corners)
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    "Deprecated: `interpolate(..., mode='nearest')`."
+    _deprecated('upsample_nearest'); return interpolate(input, size, scale_factor, mode='nearest')
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    "Deprecated: `interpolate(..., mode='bilinear', align_corners=True)`."
+    _deprecated('upsample_bilinear'); return interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)
+
+# %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #0cbf54d7
+import math
+from ..backend import int64
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #41d35241
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    "(Σ x^p over each 3-d window)^(1/p)."
+    if (m := _lp_inf(max_pool3d, input, norm_type, kernel_size, stride, ceil_mode)) is not None: return m
+    kd, kh, kw = _ntuple(kernel_size, 3)
+    return _lp(avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kd * kh * kw, norm_type)
+
+# %% ../../nbs/reference/nn/pooling_lp_and_unpool_3d.ipynb #2f33ab0b
+from .._flags import _alert_not_deterministic
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    "Each value of `input` put back at its `indices` (from max_pool3d) in zeros."
+    _check_tensors('max_unpool3d', dict(input=input, indices=indices))
+    k = _ntuple(kernel_size, 3); s = _ntuple(stride, 3) if stride is not None else k; p = _ntuple(padding, 3)
+    if input.dim() < 3:     # torch's Python computes the size first and indexes past the shape: an IndexError
+        raise IndexError(f"max_unpool3d: input of shape {list(input.shape)} has fewer than 3 spatial dims")
+    size = _unpool_size('max_unpool3d', input, k, s, p, output_size, 3)
+    if len(size) != 3:       # (a kernel_size of two ints gives two sizes: torch's kernel refuses them)
+        raise RuntimeError(f"There should be exactly three elements (depth, height, width) in output_size, but got {len(size)} elements.")
+    D, H, W = size
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions.")
+    if indices.dtype != int64: raise RuntimeError("elements in indices should be type int64")
+    if indices.shape != input.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    _dispatch(input, 'max_unpool3d', _FLOATING)
+    _check_indices(indices, (1, D * H * W), f"{D}x{H}x{W}")
+    _alert_not_deterministic("max_unpooling3d_forward_out")       # (as max_unpool2d)
+    row = lambda t: t.reshape(*t.shape[:-3], 1, math.prod(t.shape[-3:]))     # the volume as one flat row (a batch of 0 too)
+    return MaxUnpool2DBackward0.apply(row(input), row(indices), size=(1, D * H * W)).reshape(*input.shape[:-3], D, H, W)
+
+# %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #1c02ab43
+from ..backend import array_namespace
+from .._tensor import Tensor
+from .._creation import rand
+from ..autograd.graph import _check_tensors
+from ..autograd.broadcasting import _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #20246e46
+def _window_argmax(win):
+    "Index along the last axis of torch's pick in each window: the last NaN, else the first maximum."
+    xp, n = array_namespace(win), win.shape[-1]
+    nan = xp.isnan(win)
+    return xp.where(nan.any(-1), n - 1 - xp.argmax(nan[..., ::-1], -1), xp.argmax(win, -1))
+
+def _fractional_indices3(a, k, out, u):
+    "Flat index in each volume of `a` (P, T, H, W) of the maximum of each window, (P, OT, OH, OW)."
+    xp, (P, T, H, W) = array_namespace(a), a.shape
+    t, h, w = (_starts(u[:, d], n, o, kk)[:, :, None] + xp.arange(kk) for d, (n, o, kk) in enumerate(zip((T, H, W), out, k)))
+    flat = ((t[:, :, None, None, :, None, None] * H + h[:, None, :, None, None, :, None]) * W
+            + w[:, None, None, :, None, None, :]).reshape(P, *out, k[0] * k[1] * k[2])     # sizes spelt out: P may be 0
+    win = xp.take_along_axis(a.reshape(P, T * H * W), flat.reshape(P, flat[0].size if P else 0), -1).reshape(flat.shape)
+    return xp.take_along_axis(flat, _window_argmax(win)[..., None], -1)[..., 0]
+
+# %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #25fe259b
+def _check_fmp3(input, k, out, s, N, C):
+    if len(k) != 3: raise RuntimeError("fractional_max_pool3d: kernel_size must either be a single Int or tuple of three Ints")
+    if len(out) != 3: raise RuntimeError("fractional_max_pool3d: output_size must either be a single Int or tuple of three Ints")
+    if input.dim() not in (4, 5): raise RuntimeError(f"fractional_max_pool3d_out(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"fractional_max_pool3d_out(): Expected input to have non-zero size for non-batch dimensions, but got"
+                               f"{list(input.shape)} with dimension {i} being empty.")
+    for name, o, kk, n in zip(('time', 'height', 'width'), out, k, input.shape[-3:]):
+        if o + kk - 1 >= n: raise RuntimeError(f"fractional_max_pool3d_out(): pool {name} {kk} too large relative to input {name} {n}")
+    if s.dtype != input.dtype: raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if s.dim() != 3: raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {s.dim()}")
+    if s.shape[0] < N: raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if s.shape[1] != C: raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if s.shape[2] != 3: raise RuntimeError(f"Expect _random_samples.size(2) equals to 3; got {s.shape[2]}.")
+
+# %% ../../nbs/reference/nn/pooling_stochastic_fractional_max_3d.ipynb #c7df6b91
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+    "Fractional max pooling of (N, C, T, H, W) or (C, T, H, W) inputs to `output_size` or `output_ratio` of the input's size."
+    _check_tensors('fractional_max_pool3d', dict(input=input))
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool3d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        r = _ntuple(output_ratio, 3)
+        output_size = [int(n * q) for n, q in zip(input.shape[-3:], r)]
+    if _random_samples is None:
+        _random_samples = rand(1 if input.dim() == 4 else input.size(0), input.size(-4), 3, dtype=input.dtype, device=input.device)
+    k, out = _ntuple(kernel_size, 3), _ntuple(output_size, 3)
+    N, C = (1 if input.dim() == 4 else input.shape[0]), (input.shape[-4] if input.dim() >= 4 else 0)
+    _check_fmp3(input, k, out, _random_samples, N, C)
+    _dispatch(input, 'fractional_max_pool3d_out_frame', _FLOATING)
+    planes = input.reshape(N * C, *input.shape[-3:])
+    idx = _fractional_indices3(planes._data, k, out, _random_samples._data[:N].reshape(N * C, 3))
+    idx = Tensor._make(idx.reshape(tuple(input.shape[:-3]) + tuple(out)))
+    values = _picked(input, idx, 3)
+    return (values, idx) if return_indices else values
+
+fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #1d206c63
+import builtins, math
+import numpy as np
+from ..backend import array_namespace
+from .._tensor import _channels_last_like
+from .._tensor import Tensor
+from ..autograd.broadcasting import _refuse_integers, _half, _dispatch, _FLOATING
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #8e3ea027
+def _scale_of(m, n, s, align_corners, dt):
+    "torch's area_pixel_compute_scale in arithmetic `dt`: (n-1)/(m-1) with align_corners, else 1/s when a scale factor s is given, else n/m."
+    if align_corners: return dt(n - 1) / dt(m - 1) if m > 1 else dt(0)
+    return dt(1.0 / s) if s is not None and s > 0 else dt(n) / dt(m) if m else dt(1)    # (no output: any scale)
+
+def _source(m, n, scale, align_corners, cubic=False):
+    "Where each of the m outputs falls in the n inputs (torch's area_pixel_compute_source_index), in `scale`'s arithmetic."
+    dt = type(scale)
+    i = np.arange(m).astype(dt)
+    if align_corners: return scale * i
+    # scale·(i + ½) - ½ rounded once: torch's kernels are compiled to a fused multiply-add (exact in float64 for float32 operands)
+    src = (np.float64(scale) * (i + dt(0.5)) - 0.5).astype(dt)
+    return src if cubic else np.maximum(src, dt(0))
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #81593196
+def _resample_matrix(mode, m, n, s, align_corners, dt=np.float64, two_d=False):
+    """The m×n matrix of `mode` along one dimension of n samples resampled to m (`s`: the scale factor given, or None),
+    its positions computed in arithmetic `dt`; `two_d`: torch's 2-d nearest kernel, with its shortcuts."""
+    W, rows = np.zeros((m, n)), np.arange(m)
+    if mode in ('nearest', 'nearest-exact'):
+        scale = np.float64(_scale_of(m, n, s, False, np.float32 if two_d and mode == 'nearest' else dt))   # (the 2-d kernel's is a float)
+        if two_d and mode == 'nearest' and m in (n, 2 * n): idx = rows if m == n else rows >> 1
+        else:        # the position rounded to float32 before the floor, whatever the input: torch's floorf
+            idx = np.floor(((rows if mode == 'nearest' else rows + 0.5) * scale).astype(np.float32))
+        W[rows, np.minimum(idx.astype(int), n - 1)] = 1
+    elif mode == 'area':                                        # adaptive average pooling's windows
+        lo, hi = (rows * n) // m, -((-(rows + 1) * n) // m)
+        for r in rows: W[r, lo[r]:hi[r]] = 1 / (hi[r] - lo[r])
+    elif mode == 'cubic':
+        src = _source(m, n, _scale_of(m, n, s, align_corners, dt), align_corners, cubic=True)
+        i0 = np.floor(src)
+        t = (src - i0).astype(np.float64)        # (the weights' polynomials in float64, rounded once: near the fused multiply-adds of torch's kernel)
+        for k, w in enumerate(_cubic_weights(t)): np.add.at(W, (rows, np.clip(i0.astype(int) - 1 + k, 0, n - 1)), w.astype(dt))
+    elif m == n: W[rows, rows] = 1                              # (linear: a size that does not change is copied)
+    else:
+        src = _source(m, n, _scale_of(m, n, s, align_corners, dt), align_corners)
+        i0 = np.minimum(np.floor(src).astype(int), n - 1)
+        t = np.clip(src - i0.astype(dt), dt(0), dt(1))
+        np.add.at(W, (rows, i0), 1 - t); np.add.at(W, (rows, np.minimum(i0 + 1, n - 1)), t)
+    return W
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #93d945bb
+def _aa_filter(kind):
+    "The antialiasing filter of `kind` and its half-width in input samples at scale 1."
+    if kind == 'linear': return (lambda x: np.maximum(1 - np.abs(x), 0)), 1.
+    if kind == 'cubic':
+        def cubic(x, a=-0.5):
+            x = np.abs(x)
+            return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1, np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.))
+        return cubic, 2.
+    return (lambda x: np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.)), 3.     # lanczos-3
+
+def _antialias_matrix(kind, m, n, s, dt=np.float64, align_corners=False):
+    """The m×n matrix of an antialiased resampling (the filter widened by the scale when it is above 1), in arithmetic `dt`
+    as torch's `_compute_indices_min_size_weights_aa`: centres rounded to dt, filter arguments too, weights summed in order."""
+    if m == n: return np.eye(n)                                 # (a size that does not change is copied)
+    f, half = _aa_filter(kind)
+    scale = _scale_of(m, n, s, align_corners, dt)      # (align_corners: (n-1)/(m-1), centres unchanged)
+    support, inv = (dt(half * np.float64(scale)), dt(1.0 / scale)) if scale >= 1 else (dt(half), dt(1))
+    W = np.zeros((m, n))
+    for i in range(m):
+        center = dt(np.float64(scale) * (i + 0.5))
+        lo, hi = max(int(np.float64(center - support) + 0.5), 0), min(int(np.float64(center + support) + 0.5), n)
+        x = ((np.arange(lo, hi).astype(dt) - center).astype(np.float64) + 0.5) * np.float64(inv)
+        w = f(x.astype(dt).astype(np.float64)).astype(dt)       # (the filter in float64, rounded once, as for bicubic above)
+        total = dt(0)
+        for v in w: total = dt(total + v)                       # (accumulated in order, as torch's loop)
+        W[i, lo:hi] = w / total if total != 0 else w
+    return W
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #784eef6c
+from ..autograd.graph import Op
+from .._products import _op_product, _mm
+
+class ResampleDimBackward0(Op):
+    """`x`'s last dim mapped through the fixed weights `W` (n, m): one dim of a resampling. It keeps `W` as an array, no
+    tensor: torch's upsample kernels save none for backward (only sizes), so a second backward through them works."""
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, W, area=False):
+        ctx.W, ctx.area = W, area
+        if area: ctx.save_for_backward(x)     # torch's 'area' mode is adaptive_avg_pool, which does keep its input
+        return _op_product(x._data, W, False, False)
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.area: ctx.saved_tensors        # (so a second backward through it fails, as torch's does)
+        if isinstance(g, Tensor): return _mm(g, Tensor._make(ctx.W), False, True)     # create_graph: a recorded product
+        return _op_product(g, ctx.W, False, True)
+
+def _uint8_weights(m, n, scale, align_corners, antialias):
+    """The float weights of torch's separable uint8 kernel for linear interpolation (UpSampleKernelAVXAntialias.h): a
+    triangle over a window of input pixels, widened by `scale` when antialiasing a downsampling, normalized per output."""
+    support, inv = (scale, 1 / scale) if antialias and scale >= 1 else (1., 1.)
+    delta = 0.5 if align_corners and not antialias else 0.
+    W = np.zeros((m, n))
+    for i in range(m):
+        center = scale * (i + 0.5 - delta)
+        lo = max(int(center - support + 0.5 + delta), 0)
+        size = min(max(min(int(center + support + 0.5 + delta), n) - lo, 0), int(math.ceil(support)) * 2 + 1)
+        w = np.maximum(1 - np.abs((np.arange(lo, lo + size) - center + 0.5 - delta) * inv), 0)
+        W[i, lo:lo + size] = w / w.sum() if w.sum() != 0 else w
+    return W
+
+def _uint8_pass(a, W, axis):
+    """One pass along `axis` of the uint8 array `a` in torch's fixed point: int16 weights with the most fraction bits p
+    that keep them below 2**15; each sum starts at 2**(p-1) (rounding), is shifted right by p and saturated to 0..255."""
+    p = 0
+    while p < 15 and int(0.5 + W.max() * (1 << (p + 1))) < (1 << 15): p += 1
+    Wi = np.where(W < 0, np.trunc(W * (1 << p) - 0.5), np.trunc(W * (1 << p) + 0.5)).astype(np.int64)
+    xp = array_namespace(a)
+    s = xp.moveaxis(a.astype(np.int64), axis, -1) @ xp.asarray(Wi.T) + (1 << (p - 1))
+    return xp.moveaxis(xp.clip(s >> p, 0, 255).astype(np.uint8), -1, axis)
+
+def _bilinear_uint8(input, sizes, scales, align_corners, antialias):
+    "A uint8 image resized bilinearly as torch's CPU kernel: the width pass first, rounded to uint8, then the height pass."
+    a = input._data
+    for d in (1, 0):
+        n, m, s = a.shape[d + 2], sizes[d], scales[d]
+        if n == m: continue                      # (torch skips a pass whose size does not change)
+        if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
+        else: scale = 1 / s if s is not None and s > 0 else n / m
+        a = _uint8_pass(a, _uint8_weights(m, n, scale, align_corners, antialias), d + 2)
+    return Tensor._make(a if a is not input._data else a.copy())
+
+def _resample(input, sizes, scales, mode, align_corners, antialias=False):
+    "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
+    if input._data.dtype == np.uint8 and mode == 'bilinear' and input.dim() == 4:
+        return _channels_last_like(_bilinear_uint8(input, sizes, scales, align_corners, antialias), input)
+    x, xp = input, array_namespace(input._data)
+    ints = input._data.dtype.kind in "iu" and mode not in ("nearest", "nearest-exact")
+    if ints: x = x.float()          # other integer resizes are weighted in float32, then rounded and saturated once (torch's, within 1)
+    low = _half(input._data)        # half precision: weighted in float32 across all dims and rounded once, forward and
+    if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
+    kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
+    dt = np.float64 if x._data.dtype == np.float64 else np.float32    # the kernels' arithmetic (opmath): float for float32 and half
+    for d in reversed(range(len(sizes))):       # the last dim first, as torch's kernels nest their interpolation
+        m, s, n = sizes[d], scales[d], x.shape[d + 2]
+        W = _antialias_matrix(kind, m, n, s, dt, align_corners) if antialias else _resample_matrix(kind, m, n, s, align_corners, dt, two_d=len(sizes) == 2)
+        W = xp.asarray(W.T.astype(x._data.dtype))
+        x = ResampleDimBackward0.apply(x.movedim(d + 2, -1), W=W, area=mode == 'area').movedim(-1, d + 2)
+    if ints:
+        info = np.iinfo(input._data.dtype)
+        x = (x + 0.5).floor().clamp(info.min, info.max).to(input.dtype)
+    if low: x = x.to(input.dtype)
+    return _channels_last_like(x, input)      # a channels-last input, a channels-last output (torch's kernels)
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #185f850b
+_RESAMPLE_MODES = {'nearest': (3, 4, 5), 'nearest-exact': (3, 4, 5), 'area': (3, 4, 5), 'linear': (3,), 'bilinear': (4,), 'bicubic': (4,),
+          'trilinear': (5,), 'lanczos': (4,)}
+_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5}
+
+def _per_dim(v, dim, what, input):
+    # an integer tensor size (a shape computed with tensors) is its value, as torch's kernels read it
+    as_int = lambda x: int(x) if what == 'size' and isinstance(x, Tensor) and not x.is_floating_point() else x
+    if not isinstance(v, (list, tuple)): return [as_int(v)] * dim
+    if len(v) != dim:
+        a, b = ('output', 'output size of') if what == 'size' else ('scale_factor', 'scale_factor of shape')
+        raise ValueError(f"Input and {a} must have the same number of spatial dimensions, but got input with spatial dimensions of "
+                         f"{list(input.shape[2:])} and {b} {v}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                         f"{'output size in (o1, o2, ...,oK)' if what == 'size' else 'scale_factor in (s1, s2, ...,sK)'} format.")
+    # torch's _is_integer on each size: an int (numpy's too) or a tensor that is not floating point
+    if what == 'size' and not all(isinstance(x, (int, np.integer)) or isinstance(x, Tensor) and not x.is_floating_point() for x in v):
+        raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got size with types {[type(x) for x in v]}")
+    return [as_int(x) for x in v]
+
+def _refuse_integer_images(input, mode):
+    "torch's NotImplementedError for integer inputs, named by the kernel torch reaches; uint8 images may be resized (not linearly in 1-d/3-d)."
+    d = input.dim()
+    if input.dtype.name == 'uint8' and mode in ('nearest', 'nearest-exact', 'bilinear', 'bicubic'): return
+    kernel = {'bilinear': 'upsample_bilinear2d_channels_last', 'bicubic': 'compute_indices_weights_cubic',
+              'linear': 'compute_indices_weights_linear', 'trilinear': 'compute_indices_weights_linear',
+              'area': 'adaptive_avg_pool3d_cpu' if d == 5 else 'adaptive_avg_pool2d'}.get(
+              mode, 'upsample_nearest2d_channels_last' if d == 4 else 'compute_indices_weights_nearest')
+    _dispatch(input, kernel, _FLOATING)
+
+def _check_rank(input, mode):
+    if mode in _RESAMPLE_MODES and input.dim() in _RESAMPLE_MODES[mode]: return
+    for m, r in _RANK.items():
+        if mode == m and input.dim() in (3, 4, 5):
+            raise NotImplementedError(f"Got {input.dim()}D input, but {m} mode needs {r}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: "
+                              f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
+
+# %% ../../nbs/reference/nn/upsampling.ipynb #c8aa26cc
+def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    "`input` resampled to `size` (or by `scale_factor`) along its spatial dims, in `mode`."
+    if mode in ('nearest', 'area', 'nearest-exact'):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None: align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None: raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None: raise ValueError("either size or scale_factor should be defined")
+    sizes = _per_dim(size, dim, 'size', input) if size is not None else None
+    scales = _per_dim(scale_factor, dim, 'scale', input) if scale_factor is not None else [None] * dim
+    if recompute_scale_factor and size is not None: raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if sizes is None:
+        sizes = [math.floor(float(n) * s) for n, s in zip(input.shape[2:], scales)]
+        if any(not -2**63 <= n < 2**63 for n in sizes):      # torch's checked conversion of the output size
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        if recompute_scale_factor or mode == 'area': scales = [None] * dim
+    if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input")
+    if mode == 'lanczos' and input.dim() == 4:
+        if align_corners: raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias: raise ValueError("Lanczos mode requires antialias=True")
+    _check_rank(input, mode)
+    _refuse_integer_images(input, mode)
+    if mode != 'area' and not builtins.all(n > 0 for n in list(input.shape[2:]) + list(sizes)):     # ('area' pools: nothing is an empty pool)
+        name = lambda v: ', '.join(f'{a}: {n}' for a, n in zip('DHW'[3 - dim:], v))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({name(input.shape[2:])}){' and' if dim == 1 else ''} output ({name(sizes)})")
+    if mode != 'area' and input.shape[1] == 0:     # torch's resampling kernels refuse no channels, even in an empty batch
+        raise RuntimeError(f"Non-empty {input.dim()}D data tensor expected but got a tensor with sizes {list(input.shape)}")
+    return _resample(input, sizes, scales, mode, align_corners, antialias)
