@@ -149,6 +149,12 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
     if scales.numel() != zero_points.numel(): raise RuntimeError("number of elements in scales and zero_points must match")
     if not 0 <= axis < input.dim():
         raise RuntimeError(f"Channel axis out of range in per channel affine quantization. Got: {axis}Expected: [0, {input.dim()})")
+    if zero_points.is_floating_point():     # float zero points (embedding weights): nearbyint(x * (1/scale) + zero_point) in float32
+        s = B.to_device(scales._data, 'cpu').astype(np.float32).reshape(-1)
+        z = B.to_device(zero_points._data, 'cpu').astype(np.float32).reshape(-1)
+        xp, sh = array_namespace(input._data), _channel_shape(input.dim(), axis)
+        r = (input._data.astype(np.float32) * (np.float32(1) / xp.asarray(s)).reshape(sh)).astype(np.float32) + xp.asarray(z).reshape(sh)
+        return _make_q(_clamped(xp.rint(r), dtype, xp), dtype, s, z, axis, per_channel_affine_float_qparams)
     s = B.to_device(scales._data, 'cpu').astype(np.float64).reshape(-1)
     z = B.to_device(zero_points._data, 'cpu').astype(np.int64).reshape(-1)
     return _make_q(_quantize_channels(input._data, s, z, axis, dtype), dtype, s, z, axis)

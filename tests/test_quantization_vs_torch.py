@@ -857,3 +857,48 @@ def test_dynamic_recurrent_layers_as_torch(name, with_hx):
     if isinstance(outs[1][1], str): assert outs[0][1] == outs[1][1]; return     # torch refuses (an unbatched input)
     assert len(outs[0][1]) == len(outs[1][1])
     for a, b in zip(outs[0][1], outs[1][1]): np.testing.assert_allclose(a, b, atol=2e-6)
+
+
+# ---- weight-only quantized Embedding / EmbeddingBag (float qparams per row), through quantize_dynamic
+
+EMBEDDING_CASES = {
+    'emb': (lambda m: m.nn.Embedding(20, 8), lambda m, q, d: q(m.tensor(d['idx'].reshape(3, 5)))),
+    'bag_sum': (lambda m: m.nn.EmbeddingBag(20, 8, mode='sum'), lambda m, q, d: q(m.tensor(d['idx']), m.tensor(d['offs']))),
+    'bag_mean': (lambda m: m.nn.EmbeddingBag(20, 8, mode='mean'), lambda m, q, d: q(m.tensor(d['idx']), m.tensor(d['offs']))),
+    'bag_weights': (lambda m: m.nn.EmbeddingBag(20, 8, mode='sum'), lambda m, q, d: q(m.tensor(d['idx']), m.tensor(d['offs']), m.tensor(d['psw']))),
+    'bag_2d': (lambda m: m.nn.EmbeddingBag(20, 8, mode='mean'), lambda m, q, d: q(m.tensor(d['idx'].reshape(3, 5)))),
+    'bag_last_offset': (lambda m: m.nn.EmbeddingBag(20, 8, include_last_offset=True), lambda m, q, d: q(m.tensor(d['idx']), m.tensor(np.append(d['offs'], 15)))),
+}
+
+
+@pytest.mark.parametrize('name', sorted(EMBEDDING_CASES))
+@pytest.mark.parametrize('seed', [0, 1])
+def test_quantized_embeddings_as_torch(name, seed):
+    rng = np.random.default_rng(seed)
+    W = (rng.standard_normal((20, 8)) * 2).astype(np.float32)
+    d = {'idx': rng.integers(0, 20, 15), 'offs': np.array([0, 3, 3, 9, 12]), 'psw': rng.uniform(0.1, 2, 15).astype(np.float32)}
+    make, call = EMBEDDING_CASES[name]
+    r = []
+    for m in (litnn, torch):
+        f = make(m)
+        with m.no_grad(): f.weight.copy_(m.tensor(W))
+        q = m.ao.quantization.quantize_dynamic(m.nn.Sequential(f), {type(f): m.ao.quantization.float_qparams_weight_only_qconfig})[0]
+        w = q.weight()
+        r.append((repr(q).replace('torch', 'litnn'), call(m, q, d).numpy(), w.int_repr().numpy(), w.q_per_channel_scales().numpy(),
+                  w.q_per_channel_zero_points().numpy(), str(w.qscheme()).split('.')[-1], list(q.state_dict())))
+    (rl, yl, il, sl, zl, ql, kl), (rt, yt, it, st, zt, qt, kt) = r
+    assert rl == rt and ql == qt == 'per_channel_affine_float_qparams' and kl == kt
+    np.testing.assert_array_equal(il, it); np.testing.assert_array_equal(sl, st); np.testing.assert_array_equal(zl, zt)
+    np.testing.assert_array_equal(yl, yt)     # (torch's EmbeddingBag sums whatever its mode: it passes mode 0 to the kernel)
+
+
+def test_float_qparams_quantize_per_channel_as_torch():
+    rng = np.random.default_rng(3)
+    for k in range(4):
+        w = (rng.standard_normal((30, 16)) * (k + 1)).astype(np.float32)
+        r = []
+        for m in (litnn, torch):
+            obs = m.ao.quantization.default_float_qparams_observer(); obs(m.tensor(w))
+            q = m.quantize_per_channel(m.tensor(w), *obs.calculate_qparams(), 0, m.quint8)
+            r.append((q.int_repr().numpy(), q.dequantize().numpy(), str(q.qscheme()).split('.')[-1]))
+        np.testing.assert_array_equal(r[0][0], r[1][0]); np.testing.assert_array_equal(r[0][1], r[1][1]); assert r[0][2] == r[1][2]

@@ -22,7 +22,7 @@ import litnn.ao.nn.intrinsic.qat as nniqat
 # %% ../../../nbs/reference/ao/quantization/quantization_mappings.ipynb #4be7b52d
 DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
     QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.BatchNorm2d: nnq.BatchNorm2d, nn.BatchNorm3d: nnq.BatchNorm3d,
-    nn.Dropout: nnq.Dropout, nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d, nn.Conv3d: nnq.Conv3d, nn.ELU: nnq.ELU, nn.Hardswish: nnq.Hardswish,
+    nn.Dropout: nnq.Dropout, nn.Embedding: nnq.Embedding, nn.EmbeddingBag: nnq.EmbeddingBag, nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d, nn.Conv3d: nnq.Conv3d, nn.ELU: nnq.ELU, nn.Hardswish: nnq.Hardswish,
     nn.LeakyReLU: nnq.LeakyReLU, nn.modules.linear.NonDynamicallyQuantizableLinear: nnq.Linear, nn.Linear: nnq.Linear, nn.ReLU6: nnq.ReLU6,
     nni.ConvReLU2d: nniq.ConvReLU2d, nni.LinearReLU: nniq.LinearReLU, nnq.FloatFunctional: nnq.QFunctional,
     nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d, nniqat.ConvBn2d: nnq.Conv2d, nniqat.ConvBnReLU2d: nniq.ConvReLU2d,
@@ -31,7 +31,8 @@ DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
 DEFAULT_QAT_MODULE_MAPPINGS = {nn.Conv2d: nnqat.Conv2d, nn.Linear: nnqat.Linear, nni.ConvBn2d: nniqat.ConvBn2d,
     nni.ConvBnReLU2d: nniqat.ConvBnReLU2d, nni.ConvReLU2d: nniqat.ConvReLU2d, nni.LinearReLU: nniqat.LinearReLU}
 DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {nn.Linear: nnqd.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnqd.Linear, nn.LSTM: nnqd.LSTM,
-    nn.GRU: nnqd.GRU, nn.LSTMCell: nnqd.LSTMCell, nn.RNNCell: nnqd.RNNCell, nn.GRUCell: nnqd.GRUCell}
+    nn.GRU: nnqd.GRU, nn.LSTMCell: nnqd.LSTMCell, nn.RNNCell: nnqd.RNNCell, nn.GRUCell: nnqd.GRUCell,
+    nn.EmbeddingBag: nnq.EmbeddingBag, nn.Embedding: nnq.Embedding}
 _INCLUDE_QCONFIG_PROPAGATE_LIST = {nn.Sequential}
 
 def get_default_static_quant_module_mappings(): return copy.deepcopy(DEFAULT_STATIC_QUANT_MODULE_MAPPINGS)

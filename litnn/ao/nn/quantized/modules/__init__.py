@@ -38,6 +38,7 @@ from .activation import ReLU6, Hardswish, ELU, LeakyReLU, Sigmoid, Softmax
 from .batchnorm import BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d
 from .dropout import Dropout
+from .embedding_ops import Embedding, EmbeddingBag, EmbeddingPackedParams
 from .functional_modules import FloatFunctional, QFunctional
 from .linear import Linear, LinearPackedParams
 from . import utils

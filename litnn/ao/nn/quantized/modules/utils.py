@@ -56,4 +56,6 @@ def _quantize_weight(float_wt, observer):
         return quantize_per_tensor(float_wt, builtins.float(wt_scale), builtins.int(wt_zp), B.qint8)
     if observer.qscheme.name in ('per_channel_symmetric', 'per_channel_affine'):
         return quantize_per_channel(float_wt, wt_scale.to(B.double), wt_zp.to(B.int64), observer.ch_axis, B.qint8)
+    if observer.qscheme.name == 'per_channel_affine_float_qparams':     # embedding tables: float zero points, the observer's dtype
+        return quantize_per_channel(float_wt, wt_scale.to(B.float), wt_zp.to(B.float), observer.ch_axis, observer.dtype)
     raise ValueError(f"Unexpected qscheme {observer.qscheme}")
