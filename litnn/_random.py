@@ -128,7 +128,10 @@ def _torch_multinomial(p, k, replacement, g):
     uniforms looked up in the normalised running sum of p (summed in p's dtype, float32 for half precision)."""
     rows, n = p.shape
     if not replacement or k == 1:
-        q = (-1.0 * np.log(1.0 - g.uniform(rows * n, np.float64))).astype(p.dtype).reshape(rows, n)
+        q = (-1.0 * np.log(1.0 - g.uniform(rows * n, np.float64))).astype(p.dtype)
+        s0, s1 = builtins.abs(p.strides[0]), builtins.abs(p.strides[1])
+        # q is torch's empty_like(p): laid out as p (a transposed p: column by column), and the draws fill it in memory order
+        q = q.reshape(n, rows).T if rows > 1 and n > 1 and 0 < s0 < s1 else q.reshape(rows, n)
         q = p / q
         return q.argmax(axis=1)[:, None] if k == 1 else np.argsort(-q, axis=1, kind='stable')[:, :k]
     ct = np.float32 if p.dtype.itemsize < 4 else p.dtype

@@ -780,3 +780,20 @@ def test_legacy_scatter_reduce_half_precision_as_torch(dtype, reduce, shape):
     r = [L.tensor(base).to(getattr(L, dtype)).scatter(0, L.tensor(idx), L.tensor(src).to(getattr(L, dtype)), reduce=reduce).float().numpy()
          for L in LIBS]
     np.testing.assert_array_equal(r[0], r[1])
+
+
+# test_torch.py test_multinomial (non-contiguous probabilities): without replacement (or one sample) torch draws its
+# exponentials into empty_like(p), laid out as p, in memory order; for a transposed or permuted p that is column by
+# column, so litnn (row by row) drew other categories from the same seed
+@pytest.mark.parametrize('shape', [(3, 4), (5, 7), (6, 2)])
+@pytest.mark.parametrize('k', [1, 2])
+def test_multinomial_transposed_probabilities_as_torch(shape, k):
+    r = []
+    for L in LIBS:
+        L.manual_seed(3)
+        p = L.rand(shape[::-1], dtype=L.float64).t()
+        q = L.zeros([2, shape[1], 7, 1, shape[0], 1, 10], dtype=L.float64).uniform_().transpose(1, 4)[1, :, 5, 0, :, 0, 4]
+        L.manual_seed(9)
+        r.append((L.multinomial(p, k, False).tolist(), L.multinomial(p.float(), k, False).tolist(), L.multinomial(q, k, False).tolist(),
+                  L.multinomial(p, 4, True).tolist()))
+    assert r[0] == r[1]
