@@ -41,4 +41,5 @@ from .dropout import Dropout
 from .embedding_ops import Embedding, EmbeddingBag, EmbeddingPackedParams
 from .functional_modules import FloatFunctional, QFunctional
 from .linear import Linear, LinearPackedParams
+from .normalization import LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from . import utils
