@@ -167,7 +167,7 @@ class CopyBackwards(Op):
     def forward(ctx, x, src):
         ctx.src = (src._data.shape, src.dtype, src.device)
         out = array_namespace(x._data).empty_like(x._data)
-        out[...] = B.to_device(src._data, x.device)
+        out[...] = B.to_device(_real_part(out, src._data), x.device)
         return out
     @staticmethod
     def backward(ctx, g):
@@ -190,9 +190,12 @@ def copy_(self:Tensor, src, non_blocking=False):
     return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(_real_part(a, b), dev), casting='unsafe'))
 
 def _real_part(a, b):
-    "`b`, to be written into `a`: a complex one into a real (not bool) `a` is its real part, with torch's warning, once a process (numpy's own is a ComplexWarning)."
+    """`b`, to be written into `a`: a complex one into a real (not bool) `a` is its real part, with torch's warning, once a
+    process (numpy's own is a ComplexWarning); a bfloat16 (or 8-bit float) one into integers goes through float32, as torch
+    converts (ml_dtypes' floats saturate: -1 would be 0 in uint8, not 255)."""
     if b.dtype.kind == 'c' and a.dtype.kind not in 'cb':
         _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None); return b.real
+    if (b.dtype.name == 'bfloat16' or b.dtype.name.startswith('float8')) and a.dtype.kind in 'iu': return b.astype(np.float32)
     return b
 
 # %% ../nbs/17d_complex_numbers.ipynb #28f2fb4a

@@ -797,3 +797,20 @@ def test_multinomial_transposed_probabilities_as_torch(shape, k):
         r.append((L.multinomial(p, k, False).tolist(), L.multinomial(p.float(), k, False).tolist(), L.multinomial(q, k, False).tolist(),
                   L.multinomial(p, 4, True).tolist()))
     assert r[0] == r[1]
+
+
+# test_torch.py test_copy_ (all dtype pairs): copy_ of a bfloat16 tensor into an integer tensor converts through float, as
+# torch (and litnn's .to()) do: -7.3 -> 249 in uint8; numpy's assignment from ml_dtypes' bfloat16 saturated (0), with or
+# without autograd recording the copy
+@pytest.mark.parametrize('dst', ['uint8', 'int8', 'int16', 'int32', 'int64'])
+@pytest.mark.parametrize('grad', [False, True])
+def test_copy_bfloat16_into_integers_as_torch(dst, grad):
+    r = []
+    for L in LIBS:
+        src = L.tensor([-7.3, 200.7, -0.5, 3.9, 300.2, 255.9, -255.1, -129.5]).bfloat16()
+        out = L.zeros(8, dtype=getattr(L, dst))
+        r.append(out.copy_(src).tolist())
+        if grad:
+            x = L.zeros(8, requires_grad=True).clone()
+            r.append(x.copy_(src.requires_grad_()).tolist())
+    assert r[:len(r) // 2] == r[len(r) // 2:]
