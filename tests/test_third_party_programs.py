@@ -309,3 +309,19 @@ def test_sigmoid_and_silu_round_as_torch_kernel():
         l = getattr(litnn.nn.functional, name)(litnn.tensor(ext)).numpy()
         np.testing.assert_array_equal(l, t)          # 0 where torch's e^-x overflows; silu(-inf) NaN
         assert np.signbit(l[:5]).tolist() == np.signbit(t[:5]).tolist()
+
+
+# Mamba's dt = softplus(...): litnn's softplus gradient was g * sigmoid(beta x), torch's kernel g z / (z + 1) with
+# z = e^(beta x): the last bit differed in 44% of float64 elements
+def test_softplus_gradient_rounds_as_torch_kernel():
+    x = np.concatenate([np.random.RandomState(3).randn(20000) * 3, [-800., -30., 19.9, 20., 20.1, 800., np.inf, -np.inf, np.nan]])
+    for dt, most in ((np.float64, 0.08), (np.float32, 0.3)):
+        for beta, threshold in ((1.0, 20.0), (2.0, 5.0)):
+            grads = []
+            for lib in (torch, litnn):
+                t = lib.tensor(x.astype(dt), requires_grad=True)
+                lib.nn.functional.softplus(t, beta, threshold).backward(lib.ones(len(x), dtype=t.dtype))
+                grads.append(t.grad.numpy())
+            np.testing.assert_allclose(grads[1], grads[0], rtol=4 * np.finfo(dt).eps, atol=0)
+            assert (grads[1] != grads[0])[:-1].mean() < most                    # g * sigmoid(beta x): 0.44 in float64
+            np.testing.assert_array_equal(grads[1][-9:], grads[0][-9:])

@@ -470,8 +470,11 @@ def _softplus(xp, a, beta=1.0, threshold=20.0):
     return xp.where(a * beta > threshold, a, xp.logaddexp(0, a * beta) / beta)
 
 def _dsoftplus(g, x, y, beta=1.0, threshold=20.0):
-    over = _array_of(x) * beta > threshold
-    return _masked(g, over) + _masked(g * _sig(beta * x), ~over)
+    "torch's formula and order: z = e^(beta x), g z / (z + 1); g itself where beta x > threshold (z is clamped there, unused)."
+    bx = x * beta
+    over = _array_of(bx) > threshold
+    z = _exp(bx.clamp(max=threshold) if isinstance(bx, Tensor) else array_namespace(bx).minimum(bx, threshold))
+    return _masked(g, over) + _masked(g * z / (z + 1), ~over)
 
 SoftplusBackward0 = _node('SoftplusBackward0', _softplus, _dsoftplus, 'x', 'softplus_cpu')
 
