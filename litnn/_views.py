@@ -286,6 +286,8 @@ def _put(out, key, v, accumulate):
     if type(key) is _Chain: out, key = out[key[0]], key[1]     # a view: writing into it writes into `out`
     if accumulate: _scatter_add(out, key, v)
     else:
+        if out.dtype.kind in 'iu' and (getattr(v, 'dtype', None) is not None and (v.dtype.name == 'bfloat16' or v.dtype.name.startswith('float8'))):
+            v = B._astype(v, out.dtype)     # through float32, as torch converts (ml_dtypes' floats saturate: -1 would be 0 in uint8)
         try: out[key] = v
         except ValueError:
             if getattr(out.flags, 'writeable', True): raise

@@ -810,6 +810,10 @@ def test_copy_bfloat16_into_integers_as_torch(dst, grad):
         src = L.tensor([-7.3, 200.7, -0.5, 3.9, 300.2, 255.9, -255.1, -129.5]).bfloat16()
         out = L.zeros(8, dtype=getattr(L, dst))
         r.append(out.copy_(src).tolist())
+        into = L.zeros(2, 8, dtype=getattr(L, dst))
+        into[1] = src
+        into[0, ::2] = src[:4]
+        r.append(into.tolist())             # (a write through indexing too)
         if grad:
             x = L.zeros(8, requires_grad=True).clone()
             r.append(x.copy_(src.requires_grad_()).tolist())
