@@ -22,7 +22,7 @@ TORCH_NAMESAKES = {'Stream', 'Event',   # torch.Stream, torch.Event (C++) and to
 TORCH_NAMESAKES |= {'StreamContext',   # torch.cpu.StreamContext and torch.cuda.StreamContext
                     'device'}          # torch.device and torch.cuda.device (a context manager)
 TORCH_NAMESAKES |= {'CrossMapLRN2d'}    # torch.nn.CrossMapLRN2d (a Module) and torch.nn.modules._functions.CrossMapLRN2d (its Function)
-TORCH_NAMESAKES |= {'Linear', 'Conv2d', 'ReLU6', 'LSTM', '_ConvNd', 'GRU', 'LSTMCell', 'GRUCell', 'RNNCell', 'Embedding', 'EmbeddingBag', 'LayerNorm', 'GroupNorm'}   # torch.nn's float layers and torch.ao.nn.quantized's (and .dynamic's) quantized ones
+TORCH_NAMESAKES |= {'Linear', 'Conv2d', 'ReLU6', 'LSTM', '_ConvNd', 'GRU', 'LSTMCell', 'GRUCell', 'RNNCell', 'Embedding', 'EmbeddingBag', 'LayerNorm', 'GroupNorm', '_ConvTransposeNd'}   # torch.nn's float layers and torch.ao.nn.quantized's (and .dynamic's) quantized ones
 TORCH_NAMESAKES |= {'Node', 'Transformer'}   # torch.autograd.graph.Node and torch.fx.Node; torch.nn.Transformer and torch.fx.Transformer
 
 

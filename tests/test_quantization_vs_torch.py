@@ -653,7 +653,7 @@ def test_per_channel_ops_as_torch(name):
 
 # ---- more quantized layers: converted by the static workflow (QuantStub -> layer -> DeQuantStub), integers compared
 
-def _static_layer(layer_fn, shape, seed, bn=False):
+def _static_layer(layer_fn, shape, seed, bn=False, qconfig=None):
     "The converted layer's repr, output integers and output quantizer, in litnn and torch, from the same float weights and data."
     rng = np.random.default_rng(seed)
     xs = [(rng.standard_normal(shape) * 2).astype(np.float32) for _ in range(3)]
@@ -675,7 +675,7 @@ def _static_layer(layer_fn, shape, seed, bn=False):
             for k, v in model.state_dict().items():
                 if k in ref: v.copy_(m.tensor(ref[k]))
         model.eval()
-        model.qconfig = m.ao.quantization.get_default_qconfig('x86')
+        model.qconfig = getattr(m.ao.quantization, qconfig) if qconfig else m.ao.quantization.get_default_qconfig('x86')
         p = m.ao.quantization.prepare(model)
         for x in xs: p(m.tensor(x))
         q = m.ao.quantization.convert(p)
@@ -905,3 +905,27 @@ def test_float_qparams_quantize_per_channel_as_torch():
             q = m.quantize_per_channel(m.tensor(w), *obs.calculate_qparams(), 0, m.quint8)
             r.append((q.int_repr().numpy(), q.dequantize().numpy(), str(q.qscheme()).split('.')[-1]))
         np.testing.assert_array_equal(r[0][0], r[1][0]); np.testing.assert_array_equal(r[0][1], r[1][1]); assert r[0][2] == r[1][2]
+
+
+TRANSPOSED = {
+    'ConvTranspose2d': (lambda m: m.nn.ConvTranspose2d(2, 3, 3, stride=2, output_padding=1), (2, 2, 4, 5)),
+    'ConvTranspose3d': (lambda m: m.nn.ConvTranspose3d(2, 2, 2, stride=(1, 2, 1), dilation=(1, 1, 2)), (1, 2, 3, 4, 5)),
+}   # (left out: ConvTranspose1d, padding > 0, a rectangular kernel, where torch's quantized kernel disagrees with its own float transposed convolution)
+
+
+@pytest.mark.parametrize('name', sorted(TRANSPOSED))
+@pytest.mark.parametrize('seed', [0, 1])
+def test_quantized_conv_transpose_as_torch(name, seed):
+    f, shape = TRANSPOSED[name]
+    (rl, il, sl, zl), (rt, it, st, zt) = _static_layer(f, shape, seed, qconfig='default_qconfig')
+    assert zl == zt and sl == pytest.approx(st, rel=1e-6)
+    assert re.sub(r'scale=[0-9.e-]+', '', rl) == re.sub(r'scale=[0-9.e-]+', '', rt)
+    np.testing.assert_array_equal(il, it)
+
+
+def test_per_channel_weights_refused_on_conv_transpose_as_torch():
+    def go(m):
+        model = m.nn.Sequential(m.ao.quantization.QuantStub(), m.nn.ConvTranspose2d(2, 3, 3)).eval()
+        model.qconfig = m.ao.quantization.get_default_qconfig('x86')
+        m.ao.quantization.prepare(model)
+    same_err(lambda: go(litnn), lambda: go(torch))

@@ -6,7 +6,7 @@
 __all__ = []
 
 # %% ../../../../nbs/reference/ao/nn/quantized/package.ipynb #216a0bac
-from .modules import (Quantize, DeQuantize, Linear, Conv1d, Conv2d, Conv3d, ReLU6, Hardswish, ELU, LeakyReLU,
+from .modules import (Quantize, DeQuantize, Linear, Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ReLU6, Hardswish, ELU, LeakyReLU,
                                            Sigmoid, Softmax, BatchNorm2d, BatchNorm3d, Dropout, Embedding, EmbeddingBag, LayerNorm, GroupNorm,
                                            InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, FloatFunctional, QFunctional,
                                            LinearPackedParams)   # reference/ao/nn/quantized/modules/package

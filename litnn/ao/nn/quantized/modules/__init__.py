@@ -36,7 +36,7 @@ class DeQuantize(Module):
 # %% ../../../../../nbs/reference/ao/nn/quantized/modules/package.ipynb #3250e5e5
 from .activation import ReLU6, Hardswish, ELU, LeakyReLU, Sigmoid, Softmax
 from .batchnorm import BatchNorm2d, BatchNorm3d
-from .conv import Conv1d, Conv2d, Conv3d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout
 from .embedding_ops import Embedding, EmbeddingBag, EmbeddingPackedParams
 from .functional_modules import FloatFunctional, QFunctional
