@@ -143,7 +143,10 @@ def _assert_async(tensor, assert_msg=None):
 
 def _check_with(error_type, cond, message=None):
     "Raise `error_type(message())` unless `cond` (a Python bool) is True: the checks torch's own Python code makes."
-    if not isinstance(cond, _builtins.bool): raise TypeError(f"cond must be a bool, but got {type(cond)}")
+    if not isinstance(cond, _builtins.bool):
+        if isinstance(cond, Tensor):     # (10_tensor's, in this namespace by the time a check runs)
+            raise TypeError("cond must be a bool, but got a Tensor. For tensor conditions, use torch._check_tensor_all() to assert that all elements are true.")
+        raise TypeError(f"cond must be a bool, but got {type(cond)}")
     if cond: return
     if message is None:
         raise error_type("Expected cond to be True, but got False. (Could this error message be improved? "

@@ -818,3 +818,11 @@ def test_copy_bfloat16_into_integers_as_torch(dst, grad):
             x = L.zeros(8, requires_grad=True).clone()
             r.append(x.copy_(src.requires_grad_()).tolist())
     assert r[:len(r) // 2] == r[len(r) // 2:]
+
+
+# test_torch.py test_check: torch._check and its kin refuse a tensor condition with a message that points to
+# torch._check_tensor_all (litnn printed the class)
+@pytest.mark.parametrize('name', ['_check', '_check_index', '_check_value', '_check_type', '_check_not_implemented'])
+@pytest.mark.parametrize('cond', [lambda L: L.tensor(True), lambda L: L.tensor([True, False]), lambda L: 'wrong type', lambda L: 1])
+def test_check_functions_refuse_non_bool_as_torch(name, cond):
+    _same_error(lambda L: getattr(L, name)(cond(L)))
