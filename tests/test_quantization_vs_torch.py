@@ -694,6 +694,10 @@ STATIC_LAYERS = {
     'LayerNorm': (lambda m: m.nn.LayerNorm(48), (6, 10, 48)), 'LayerNorm_2d_noaffine': (lambda m: m.nn.LayerNorm((5, 8), elementwise_affine=False), (4, 5, 8)),
     'GroupNorm': (lambda m: m.nn.GroupNorm(2, 6), (3, 6, 5, 4)), 'InstanceNorm1d': (lambda m: m.nn.InstanceNorm1d(4), (3, 4, 20)),
     'InstanceNorm2d_affine': (lambda m: m.nn.InstanceNorm2d(3, affine=True), (2, 3, 6, 7)),
+    'BNReLU2d': (lambda m: m.ao.nn.intrinsic.BNReLU2d(m.nn.BatchNorm2d(3), m.nn.ReLU()), (2, 3, 5, 7)),
+    'BNReLU3d': (lambda m: m.ao.nn.intrinsic.BNReLU3d(m.nn.BatchNorm3d(2), m.nn.ReLU()), (2, 2, 3, 4, 5)),
+    'ConvReLU1d': (lambda m: m.ao.nn.intrinsic.ConvReLU1d(m.nn.Conv1d(3, 4, 3), m.nn.ReLU()), (2, 3, 20)),
+    'ConvReLU3d': (lambda m: m.ao.nn.intrinsic.ConvReLU3d(m.nn.Conv3d(2, 3, 2), m.nn.ReLU()), (2, 2, 4, 5, 6)),
 }
 
 
@@ -701,7 +705,7 @@ STATIC_LAYERS = {
 @pytest.mark.parametrize('seed', [0, 1])
 def test_static_layers_as_torch(name, seed):
     f, shape = STATIC_LAYERS[name]
-    (rl, il, sl, zl), (rt, it, st, zt) = _static_layer(f, shape, seed, bn=name.startswith(('Batch', 'LayerNorm', 'GroupNorm', 'Instance')))
+    (rl, il, sl, zl), (rt, it, st, zt) = _static_layer(f, shape, seed, bn=name.startswith(('Batch', 'BNReLU', 'LayerNorm', 'GroupNorm', 'Instance')))
     assert zl == zt and sl == pytest.approx(st, rel=1e-6)     # (the observer saw the float layer's output: last-bit differences)
     assert re.sub(r'scale=[0-9.e-]+', '', rl) == re.sub(r'scale=[0-9.e-]+', '', rt)
     np.testing.assert_array_equal(il, it)

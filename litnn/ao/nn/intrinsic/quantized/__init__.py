@@ -6,4 +6,4 @@
 __all__ = []
 
 # %% ../../../../../nbs/reference/ao/nn/intrinsic/quantized/package.ipynb #1ea027c4
-from .modules import LinearReLU, ConvReLU2d
+from .modules import LinearReLU, ConvReLU1d, ConvReLU2d, ConvReLU3d, BNReLU2d, BNReLU3d

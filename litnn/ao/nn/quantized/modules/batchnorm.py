@@ -15,7 +15,7 @@ from .utils import _check_quint8
 import litnn.ao.nn.intrinsic as nni
 
 # %% ../../../../../nbs/reference/ao/nn/quantized/modules/batchnorm.ipynb #933e0732
-def _quantized_batch_norm(qx, weight, bias, mean, var, eps, output_scale, output_zero_point):
+def _quantized_batch_norm(qx, weight, bias, mean, var, eps, output_scale, output_zero_point, relu=False):
     "quantized::batch_norm of quint8 `qx` (N, C, ...): per channel alpha * (q - zx) + beta, rounded, plus the output zero point."
     xp, f32 = array_namespace(qx._data), np.float32
     w = weight.detach()._data.astype(f32) if weight is not None else xp.ones(qx.shape[1], f32)
@@ -26,17 +26,21 @@ def _quantized_batch_norm(qx, weight, bias, mean, var, eps, output_scale, output
     beta = ((b - mean.detach()._data.astype(f32) * inv_sigma * w) / f32(sy)).astype(f32)
     sh = _channel_shape(qx.ndim, 1)
     v = (qx._data.astype(f32) - f32(qx.q_zero_point())) * alpha.reshape(sh) + beta.reshape(sh)
-    return _make_q(_clamped(xp.rint(v) + zy, qx.dtype, xp), qx.dtype, sy, zy)
+    r = xp.rint(v) + zy
+    if relu: r = xp.maximum(r, zy)     # a fused ReLU: the output zero point (0.0) is the floor
+    return _make_q(_clamped(r, qx.dtype, xp), qx.dtype, sy, zy)
 
 class _BatchNorm(nn.modules.batchnorm._BatchNorm):
     "A quantized BatchNorm: float weight, bias and running statistics, and the output's scale and zero point."
+    _RELU = False
     def __init__(self, num_features, eps=1e-5, momentum=0.1, device=None, dtype=None):
         super().__init__(num_features, eps, momentum, True, True, device=device, dtype=dtype)
         self.register_buffer("scale", tensor(1.0, device=device, dtype=dtype))
         self.register_buffer("zero_point", tensor(0, device=device, dtype=dtype))
     def forward(self, input):
-        _check_quint8(input, f"batch_norm{self._NDIM}d")
-        return _quantized_batch_norm(input, self.weight, self.bias, self.running_mean, self.running_var, self.eps, self.scale, self.zero_point)
+        _check_quint8(input, f"batch_norm{self._NDIM}d" + ("_relu" if self._RELU else ""))
+        return _quantized_batch_norm(input, self.weight, self.bias, self.running_mean, self.running_var, self.eps, self.scale,
+                                     self.zero_point, self._RELU)
     def _check_input_dim(self, input):
         if len(input.shape) != self._NDIM + 2: raise ValueError("Input shape must be `(N, C, H, W)`!")
     @staticmethod

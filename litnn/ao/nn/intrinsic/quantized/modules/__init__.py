@@ -7,4 +7,5 @@ __all__ = []
 
 # %% ../../../../../../nbs/reference/ao/nn/intrinsic/quantized/modules/package.ipynb #08890cee
 from .linear_relu import LinearReLU
-from .conv_relu import ConvReLU2d
+from .conv_relu import ConvReLU1d, ConvReLU2d, ConvReLU3d
+from .bn_relu import BNReLU2d, BNReLU3d
