@@ -521,10 +521,10 @@ def _identity(reduce, dtype):
     if dtype.kind == 'f' or dtype.name == 'bfloat16': return -np.inf if reduce == 'amax' else np.inf     # (bfloat16: numpy kind 'V')
     return np.iinfo(dtype).min if reduce == 'amax' else np.iinfo(dtype).max
 
-def _scatter_reduce(a, key, v, reduce, include_self):
-    "Array `a` with values `v` combined at `key` by `reduce`."
+def _scatter_reduce(a, key, v, reduce, include_self, float32_sums=True):
+    "Array `a` with values `v` combined at `key` by `reduce` (`float32_sums=False`: half floats rounded at every step)."
     xp, out = array_namespace(a), a.copy()
-    half = a.dtype.name in ('float16', 'bfloat16') and reduce in ('sum', 'prod', 'mean')
+    half = float32_sums and a.dtype.name in ('float16', 'bfloat16') and reduce in ('sum', 'prod', 'mean')
     if half: out, v = out.astype(np.float32), v.astype(np.float32)   # torch sums and multiplies half floats in float32, rounding once
     if not include_self: out[key] = _identity(reduce, a.dtype)
     getattr(xp, _REDUCE[reduce]).at(out, key, v)
@@ -574,10 +574,10 @@ def scatter_(self:Tensor, dim, index, src=None, value=None, *, reduce=None):
 # %% ../nbs/18a_scatter.ipynb #74a43115
 class ScatterReduceBackward0(Op):
     @staticmethod
-    def forward(ctx, x, src, dim, index, reduce, include_self, key):
+    def forward(ctx, x, src, dim, index, reduce, include_self, key, float32_sums=True):
         ctx.save_for_backward(x, src)
         ctx.args = dim, index, reduce, include_self
-        out = _scatter_reduce(x._data, key, src._data, reduce, include_self)
+        out = _scatter_reduce(x._data, key, src._data, reduce, include_self, float32_sums)
         ctx.save_output(out)
         return out
     @staticmethod
@@ -626,6 +626,10 @@ def _prod_grads(g, x, src, dim, index, include_self, result):
 # %% ../nbs/18a_scatter.ipynb #284c8b1d
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     "`input` with the values of `src` combined at `[i][index[i][j]]` along `dim` by `reduce` (sum, prod, mean, amax, amin)."
+    return _scatter_reduce_checked(input, dim, index, src, reduce, include_self)
+
+def _scatter_reduce_checked(input, dim, index, src, reduce, include_self, float32_sums=True):
+    "`scatter_reduce` (`float32_sums=False`: half floats rounded at every step, as torch's index_reduce kernel)."
     reduce = _ALIASES.get(reduce, reduce)
     if reduce not in _REDUCE: raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     no_mean = reduce == 'mean' and input.dtype.name == 'bool'        # torch has no bool loop for the mean
@@ -635,7 +639,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce in ('amax', 'amin') and input.is_complex():   # complex numbers have no order: torch has no kernel
         raise NotImplementedError(f'"scatter_gather_tensor_cpu_reduce_{reduce}" not implemented for \'{_LEGACY[input.dtype.name]}\'')
     src = _src_part(src, index, input)
-    return ScatterReduceBackward0.apply(input, src, dim=_wrap_dim(dim, input._data.ndim), index=index, reduce=reduce, include_self=include_self, key=key)
+    return ScatterReduceBackward0.apply(input, src, dim=_wrap_dim(dim, input._data.ndim), index=index, reduce=reduce, include_self=include_self, key=key,
+                                        float32_sums=float32_sums)
 
 @patch
 def scatter_reduce(self:Tensor, dim, index, src, reduce, *, include_self=True):
@@ -926,7 +931,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     a, n = index._data.reshape(-1), input.shape[d] if input.dim() else 1    # a 0-d input: a vector of one
     if a.size and bool(((a < -n) | (a >= n)).any()): raise IndexError("index out of range in self")
     spread = Tensor._make(a % n).reshape([-1 if i == d else 1 for i in range(source.dim())]).expand(source.shape)
-    out = scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
+    out = _scatter_reduce_checked(input, d, spread, source, reduce, include_self, float32_sums=False)   # (torch's index_reduce kernel rounds half floats at every step)
     if out.grad_fn is not None: out.grad_fn.__class__ = IndexReduceBackward0    # the same formulas, torch's name
     return out
 

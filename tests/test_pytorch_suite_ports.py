@@ -826,3 +826,18 @@ def test_copy_bfloat16_into_integers_as_torch(dst, grad):
 @pytest.mark.parametrize('cond', [lambda L: L.tensor(True), lambda L: L.tensor([True, False]), lambda L: 'wrong type', lambda L: 1])
 def test_check_functions_refuse_non_bool_as_torch(name, cond):
     _same_error(lambda L: getattr(L, name)(cond(L)))
+
+
+# index_reduce (prod/mean/amax) in float16/bfloat16 rounds at every step, as torch's index_reduce kernel: it shares
+# scatter_reduce's node but not its float32 sums (a regression of the scatter_reduce change caught by the side-by-side run)
+@pytest.mark.filterwarnings('ignore::UserWarning')
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('reduce', ['prod', 'mean', 'amax'])
+@pytest.mark.parametrize('include_self', [True, False])
+def test_index_reduce_half_precision_as_torch(dtype, reduce, include_self):
+    for seed in range(3):
+        g = np.random.RandomState(seed)
+        base, src, i = g.uniform(-3, 4, (5, 6)).astype(np.float32), g.uniform(-3, 4, (9, 6)).astype(np.float32), g.randint(0, 5, 9)
+        r = [L.tensor(base).to(getattr(L, dtype)).index_reduce(0, L.tensor(i), L.tensor(src).to(getattr(L, dtype)), reduce,
+                                                                include_self=include_self).float().numpy() for L in LIBS]
+        np.testing.assert_array_equal(r[0], r[1])
