@@ -578,7 +578,7 @@ from .backend import array_namespace, patch, _checked_scalar
 from ._tensor import Tensor, _array_of, _as_array, _LEGACY, _inference_tensor
 from .backend import _by_np
 from ._creation import zeros_like
-from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray, _new, _counter, _accumulator
+from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray, _new, _counter, _accumulator, _fp_note
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _scalar, _refuse_integers, _half, _opmath, _dispatch, _FLOATING, _FLOATING_AND_COMPLEX
 from .autograd.operators import sub, div, _dunder
@@ -634,8 +634,15 @@ class _Unary(Op):
 
 # %% ../nbs/15b_elementwise_functions.ipynb #ebb6b5b4
 def _quiet_exp(a, out=None):
-    "e^a, overflowing to inf without numpy's warning, as torch's kernels do (compiled programs call it too)."
-    with np.errstate(over='ignore'): return array_namespace(a).exp(a, out=out)
+    """e^a, overflowing to inf without numpy's warning, as torch's kernels do (compiled programs call it too). No
+    `np.errstate` (a microsecond a call, as much as e^a of a small array): litnn's warnings filter (00_backend) hides numpy's
+    note of the overflow; where a stricter filter raises it, numpy has written every element by then."""
+    xp = array_namespace(a)
+    try: return xp.exp(a, out=out)
+    except RuntimeWarning as e:
+        if not _fp_note(e): raise
+        if out is not None: return out
+        with np.errstate(over='ignore'): return xp.exp(a)
 def _one_plus_exp_neg(xp, a):
     "1 + e^-a in one new array; e^-a overflows to inf quietly (a below -88.72 in float32), as in torch's kernel."
     e = xp.negative(a)
