@@ -7,6 +7,18 @@ import litnn
 torch = pytest.importorskip('torch')
 
 
+def _in_a_process_of_its_own(body):
+    """Run `body`, a function of this module, in a fresh interpreter and assert it succeeded: a torch.distributed process
+    group (gloo's threads, c10d's C++ state) must not meet what other tests left in a pytest worker (in CI, one left a
+    worker deadlocked inside torch's C++ stack-trace symbolizer)."""
+    import os, subprocess, sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(filter(None, [here, os.environ.get('PYTHONPATH')]))}
+    code = f"import {os.path.splitext(os.path.basename(__file__))[0]} as m; m.{body.__name__}()"
+    r = subprocess.run([sys.executable, '-c', code], cwd=here, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+
+
 # torchvision's efficientnet_v2_s and regnet_y_400mf, trained at a high learning rate, overflow float32 activations; the
 # adaptive average pool's mean (numpy's own Python, `numpy/_core/_methods.py`, called by litnn) then printed numpy's
 # "overflow encountered in reduce", which torch never does: litnn's guard only knew warnings whose frame was litnn's
@@ -95,6 +107,9 @@ def test_vmap_of_grad_under_no_grad_as_torch():
 # opacus imports `implicit_replication` from torch.distributed._tensor.experimental (the pre-2.5 path of DTensor) and
 # `_collate_fn_t` from torch.utils.data.dataloader at `import opacus`: both were missing, so opacus did not import at all
 def test_dtensor_old_import_path_and_implicit_replication_as_torch():
+    _in_a_process_of_its_own(_dtensor_old_import_path_and_implicit_replication_as_torch)
+
+def _dtensor_old_import_path_and_implicit_replication_as_torch():
     import importlib, tempfile
     out = {}
     for lib in (torch, litnn):
@@ -256,6 +271,9 @@ def test_distributed_rpc_module_imports_as_a_torch_without_rpc():
 # torchtune's Llama 3 module declares a tensor-parallel plan at import (ColwiseParallel/RowwiseParallel from
 # torch.distributed.tensor.parallel), and imports FakeTensorMode/FakeTensorConverter: `import torchtune` failed under litnn
 def test_tensor_parallel_plan_on_one_rank_as_torch():
+    _in_a_process_of_its_own(_tensor_parallel_plan_on_one_rank_as_torch)
+
+def _tensor_parallel_plan_on_one_rank_as_torch():
     import tempfile
     out = {}
     for lib in (torch, litnn):
