@@ -1168,7 +1168,17 @@ def test_view_of_a_tensor_changed_in_place_within_the_capture_as_torch():
 
 
 def test_transformer_encoder_with_padding_mask_compiles_fullgraph_as_torch():
-    "torch test_multihead_attention's test_fast_path_check_with_mask_does_not_break_in_compile, values compared."
+    """torch test_multihead_attention's test_fast_path_check_with_mask_does_not_break_in_compile, values compared. In a
+    process of its own: after other tests in the same process it failed about once in six runs, under load, and did not
+    fail alone in forty (a state another test leaves behind, in torch or in litnn, not found yet)."""
+    import os, subprocess, sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(filter(None, [here, os.environ.get('PYTHONPATH')]))}
+    r = subprocess.run([sys.executable, '-c', 'import test_compile as m; m._transformer_encoder_with_padding_mask()'],
+                       cwd=here, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+
+def _transformer_encoder_with_padding_mask():
     import numpy as np, torch
     torch.manual_seed(0)
     te = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, dtype=torch.double), 2).eval()
