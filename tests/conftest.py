@@ -7,6 +7,12 @@ import os
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 
+# torch names the C++ frames of some errors and warnings by running addr2line in a forked child; from a pytest worker
+# with many threads that fork deadlocked twice in CI (a worker stuck for good, addr2line waiting on its pipe): name
+# them in-process (dladdr) instead.
+os.environ.setdefault("TORCH_SYMBOLIZE_MODE", "dladdr")
+os.environ.setdefault("TORCH_DISABLE_ADDR2LINE", "1")
+
 
 @pytest.fixture
 def noise(monkeypatch):
