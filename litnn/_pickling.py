@@ -45,7 +45,7 @@ def _copy_memory(a, memo):
     """Array `a` laid over a copy of the memory it views, that memory copied once per deepcopy (`memo`): tensors and storages
     over one memory (a tensor and its views) still share theirs after `copy.deepcopy`, as torch's."""
     xp = B.array_namespace(a)
-    if xp is not np and not xp.__name__.startswith('cupy') or not a.size: return a.copy()   # (a meta array: nothing to share)
+    if xp is not np and not getattr(xp, '__name__', '').startswith('cupy') or not a.size: return a.copy()   # (a meta or sparse array: no flat memory to share)
     root = _root(a)
     if not (root.flags.c_contiguous or root.flags.f_contiguous): return a.copy()
     key = ('memory', id(root))       # (not an id: deepcopy's own entries cannot collide with it)
