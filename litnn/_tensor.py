@@ -1364,6 +1364,11 @@ def untyped_storage(self:Tensor):
 def storage(self:Tensor):
     "The deprecated `TypedStorage` of this tensor's dtype over `untyped_storage()` (warns once)."
     _warn_typed_storage_removal(stacklevel=2)
+    return self._typed_storage()
+
+@patch
+def _typed_storage(self:Tensor):
+    "`storage()` without the warning (torch's own code calls it)."
     return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
 @patch

@@ -6,7 +6,7 @@
 __all__ = ['UntypedStorage', 'TypedStorage']
 
 # %% ../nbs/reference/torch/storage.ipynb #bb1beb0f
-import builtins, importlib, mmap, warnings
+import builtins, copy, importlib, mmap, warnings
 import numpy as np
 from . import backend as B
 from .backend import patch
@@ -189,7 +189,9 @@ class TypedStorage(_StorageBase):
     @property
     def device(self): return self._untyped_storage.device
     @property
-    def is_cuda(self): return self.device.type == 'cuda'
+    def is_cuda(self):
+        _warn_typed_storage_removal()
+        return self.device.type == 'cuda'
     def __repr__(self):
         _warn_typed_storage_removal()
         info = f"[{self._typename()}(dtype={self.dtype}, device={self.device}) of size {len(self)}]"
@@ -198,13 +200,17 @@ class TypedStorage(_StorageBase):
     __str__ = __repr__
 
 # %% ../nbs/reference/torch/storage.ipynb #20cb0001
+_PRIVATE_TWINS = dict(__setitem__='_setitem', data_ptr='_data_ptr', element_size='_element_size', nbytes='_nbytes',
+                      is_shared='_is_shared', resize_='_resize_', pickle_storage_type='_pickle_storage_type')
+
 def _typed(name, fn):
-    "A public TypedStorage method: torch's deprecation warning, then `fn`."
+    "A public TypedStorage method: torch's deprecation warning, then `fn` (which is its private twin, if torch has one)."
     def method(self, *args, **kwargs):
         _warn_typed_storage_removal()
         return fn(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     setattr(TypedStorage, name, method)
+    if name in _PRIVATE_TWINS: setattr(TypedStorage, _PRIVATE_TWINS[name], fn)
 
 def _typed_index(self, idx, is_set=False):
     if isinstance(idx, slice) and not is_set: raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
@@ -299,6 +305,10 @@ def _typed_from_buffer(cls, *args, dtype=None, device=None, **kwargs):
 TypedStorage.from_buffer = classmethod(_typed_from_buffer)
 _LEGACY_NAMES = dict(uint8='Byte', int8='Char', int16='Short', int32='Int', int64='Long', float16='Half', float32='Float',
                      float64='Double', bool='Bool', bfloat16='BFloat16', complex64='ComplexFloat', complex128='ComplexDouble')
+TypedStorage._dtype = property(lambda self: self.dtype)
+TypedStorage._new_wrapped_storage = lambda self, untyped: TypedStorage(wrap_storage=untyped, dtype=self.dtype, _internal=True)
+TypedStorage._deepcopy = lambda self, memo: self._new_wrapped_storage(copy.deepcopy(self._untyped_storage, memo))
+
 
 # %% ../nbs/reference/torch/storage.ipynb #70f3d8ed
 class _LegacyStorageMeta(type):
@@ -307,14 +317,15 @@ class _LegacyStorageMeta(type):
         if builtins.type(instance) is TypedStorage:
             return instance.device.type == 'cpu' and getattr(cls, 'dtype', None) == instance.dtype
         return False
+    _dtype = property(lambda cls: cls.dtype)     # `FloatStorage._dtype`, without the warning
 
 class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
     "The base of torch's `FloatStorage`-style names: calling one makes a TypedStorage of its dtype."
-    def __new__(cls, *args, wrap_storage=None, device=None, dtype=None):
+    def __new__(cls, *args, wrap_storage=None, device=None, dtype=None, _internal=False):
         if cls is _LegacyStorage: raise RuntimeError("Only child classes of _LegacyStorage can be instantiated")
         if dtype is not None: raise RuntimeError(f"{cls}.__new__ received an invalid combination of arguments.\nKeyword argument 'dtype' cannot be specified")
-        if wrap_storage is not None: return TypedStorage(wrap_storage=wrap_storage, dtype=cls.dtype)
-        return TypedStorage(*args, dtype=cls.dtype, device=device)
+        if wrap_storage is not None: return TypedStorage(wrap_storage=wrap_storage, dtype=cls.dtype, _internal=_internal)
+        return TypedStorage(*args, dtype=cls.dtype, device=device, _internal=_internal)
 
 # %% ../nbs/reference/torch/storage.ipynb #f18ad8af
 def _dtype_to_storage_type_map():

@@ -841,3 +841,43 @@ def test_index_reduce_half_precision_as_torch(dtype, reduce, include_self):
         r = [L.tensor(base).to(getattr(L, dtype)).index_reduce(0, L.tensor(i), L.tensor(src).to(getattr(L, dtype)), reduce,
                                                                 include_self=include_self).float().numpy() for L in LIBS]
         np.testing.assert_array_equal(r[0], r[1])
+
+
+# test_torch.py test_typed_storage_internal_no_warning: torch's own code (and libraries that borrowed it) calls the private
+# twins of TypedStorage's methods, which work without the deprecation warning (litnn had none of them)
+def test_typed_storage_private_twins_as_torch():
+    import warnings
+    r = []
+    for L in LIBS:
+        s0 = L.FloatStorage(4, _internal=True)
+        t0 = L.arange(3.)
+        out = []
+        with warnings.catch_warnings():
+            warnings.filterwarnings('error', 'TypedStorage is deprecated')
+            s0._setitem(slice(0, 2), 1.5)
+            s0._setitem(3, -2.0)
+            out += [s0._size(), s0._element_size(), s0._nbytes(), s0._is_shared(), s0._pickle_storage_type(), str(s0._dtype),
+                    str(L.FloatStorage._dtype), s0._data_ptr() == s0._untyped_storage.data_ptr()]
+            c = s0._deepcopy({})
+            out += [c._size(), c._getitem(0), c._getitem(3), c._data_ptr() != s0._data_ptr()]
+            s0._resize_(6)
+            out.append(s0._size())
+            out += [t0._typed_storage()._size(), t0._typed_storage()._getitem(2), L.TypedStorage(dtype=L.int64, device='cpu', _internal=True)._size(),
+                    L.TypedStorage(wrap_storage=s0._untyped_storage, dtype=L.int32, _internal=True)._size()]
+        r.append([str(o).replace('litnn', 'torch') for o in out])
+    assert r[0] == r[1]
+
+
+# test_torch.py test_upsample_nearest1d_meta: interpolating a meta tensor only computes the shape (litnn built its dense
+# resampling matrices, MemoryError for the test's 4e8-long dims)
+@pytest.mark.parametrize('mode,shape,kw', [('nearest', (2 * 10 ** 8, 3, 2 * 10 ** 8), dict(scale_factor=2)),
+                                           ('linear', (2, 3, 10 ** 9), dict(size=3 * 10 ** 9)),
+                                           ('bilinear', (1, 2, 10 ** 6, 10 ** 6), dict(scale_factor=1.5)),
+                                           ('bicubic', (1, 2, 7, 9), dict(size=(5, 20), align_corners=True))])
+def test_interpolate_meta_tensor_shape_only_as_torch(mode, shape, kw):
+    r = []
+    for L in LIBS:
+        x = L.empty(*shape, device='meta')
+        z = L.nn.functional.interpolate(x, mode=mode, **kw)
+        r.append((tuple(z.shape), str(z.device), str(z.dtype).split('.')[-1], z.is_contiguous()))
+    assert r[0] == r[1]

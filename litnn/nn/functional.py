@@ -5384,6 +5384,8 @@ def _bilinear_uint8(input, sizes, scales, align_corners, antialias):
 
 def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
+    if input.is_meta:               # no values to weigh: only the shape (a meta tensor may be far too big for the matrices)
+        return _channels_last_like(input.new_empty((*input.shape[:2], *sizes)), input)
     if input._data.dtype == np.uint8 and mode == 'bilinear' and input.dim() == 4:
         return _channels_last_like(_bilinear_uint8(input, sizes, scales, align_corners, antialias), input)
     x, xp = input, array_namespace(input._data)
