@@ -594,6 +594,7 @@ class _Unary(Op):
     saves = ''
     on_arrays = False      # does `df` use arithmetic operators only (so it also runs on arrays)?
     wide_backward = ()     # half precision dtypes whose gradient torch's kernel computes in float32, rounding once (its formulas step by step)
+    half_steps = False     # does torch's kernel round each step to the half dtype (c10's Half arithmetic)? then `f` gets the half array
     kw = {}
     @classmethod
     def forward(cls, ctx, x, **kw):
@@ -602,7 +603,7 @@ class _Unary(Op):
         if kw: kw = {k: v.item() if isinstance(v, np.generic) or isinstance(v, Tensor) and v._data.ndim == 0 else v for k, v in kw.items()}   # numpy scalars
             # (softplus(x, beta=np.log(2))) are numbers to torch: no float64; and so are 0-dim tensors (its parser's Scalars: leaky_relu(x, tensor(0.2)))
         d = a.dtype
-        if d.itemsize == 2 and d.kind not in 'iu': out = cls.f(xp, a.astype(np.float32), **kw).astype(d)   # half precision: in float32, rounded once, as torch
+        if d.itemsize == 2 and d.kind not in 'iu' and not cls.half_steps: out = cls.f(xp, a.astype(np.float32), **kw).astype(d)   # half precision: in float32, rounded once, as torch
         else: out = cls.f(xp, a, **kw)
         if ctx is not _NO_CTX:       # recording: keep what the derivative needs
             if cls.saves == 'x': ctx.save_for_backward(x)
@@ -2737,6 +2738,7 @@ from fractions import Fraction
 from . import backend as B
 from ._tensor import Tensor, _int_arg, _float_arg
 from .autograd.engine import _inplace, _in_place_variant
+from .autograd.broadcasting import _half
 
 # %% ../nbs/reference/special.ipynb #b5569a5b
 def _bernoulli(n):
@@ -2903,6 +2905,14 @@ Tensor.polygamma_ = lambda self, n: _inplace(self, lambda x, n: polygamma(n, x),
 _SQRT2, _SQRT2PI = math.sqrt(2), math.sqrt(2 * math.pi)
 
 def _logit(xp, a, eps=None):
+    if _half(a):    # torch's kernel in float16 / bfloat16: eps, 1 - eps, 1 - x, the quotient and its log each rounded to the dtype
+        d = a.dtype
+        r = lambda v: v.astype(d).astype(np.float32)
+        z = a.astype(np.float32)
+        if eps is not None:
+            lo = r(np.asarray(eps, np.float32))
+            z = xp.clip(z, lo, r(1 - lo))
+        return xp.log(r(z / r(1 - z))).astype(d)
     z = a if eps is None else xp.clip(a, eps, 1 - eps)
     return xp.log(z / (1 - z))
 
@@ -2974,6 +2984,7 @@ _SPECIAL = dict(   # grad_fn: (forward on arrays, gradient from (g, x, y), saves
 )
 for _node, (_f, _df, _saves) in _SPECIAL.items():
     globals()[_node] = type(_node, (_Quiet,), dict(f=staticmethod(_f), df=staticmethod(_df), saves=_saves))
+LogitBackward0.half_steps = True
 _all_ = ['LogitBackward0', 'SincBackward0', 'SpecialEntrBackward0', 'SpecialNdtriBackward0', 'SpecialLogNdtrBackward0']
 
 # %% ../nbs/reference/special.ipynb #ba3d0e88

@@ -83,3 +83,22 @@ def test_normal_tensor_mean_refuses_layout():
     for L in (torch, litnn):
         with pytest.raises(TypeError, match='invalid combination of arguments'):
             L.normal(L.zeros(2), 1., layout=L.strided)
+
+
+_HALF_CASES = {
+    # torch's logit kernel in float16/bfloat16 rounds 1 - x, the quotient and the log each to the dtype (eps and 1 - eps too)
+    'logit_half_steps': lambda L, d: [L.logit(L.linspace(0, 1, 301, dtype=d), e) for e in (None, 0.01, 0.3)],
+    'logit_half_strided': lambda L, d: L.logit(L.linspace(0.2, 0.8, 64, dtype=d)[::3]),
+}
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('name', list(_HALF_CASES))
+def test_opinfo_sample_half(name, dtype):
+    "Half precision results bit for bit: torch's rounding at each step where its kernel rounds."
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        t, l = _HALF_CASES[name](torch, getattr(torch, dtype)), _HALF_CASES[name](litnn, getattr(litnn, dtype))
+    for a, b in zip(*((t, l) if isinstance(t, list) else ([t], [l]))):
+        assert str(a.dtype)[6:] == str(b.dtype)[6:] and tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_array_equal(b.float().numpy(), a.float().numpy())
