@@ -8,6 +8,7 @@ __all__ = ['Conv2d']
 # %% ../../../../../nbs/reference/ao/nn/qat/modules/conv.ipynb #6576afeb
 from ..... import nn
 from ...intrinsic.modules.fused import _FusedModule
+from .linear import _float_qconfig
 
 # %% ../../../../../nbs/reference/ao/nn/qat/modules/conv.ipynb #38dc7c39
 class Conv2d(nn.Conv2d):
@@ -24,11 +25,7 @@ class Conv2d(nn.Conv2d):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         "The QAT Conv2d holding float Conv2d `mod`'s parameters."
-        if type(mod) is not cls._FLOAT_MODULE:
-            raise AssertionError("qat." + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE.__name__)
-        if not hasattr(mod, "qconfig"): raise AssertionError("Input float module must have qconfig defined")
-        if not mod.qconfig: raise AssertionError("Input float module must have a valid qconfig")
-        qconfig = mod.qconfig
+        qconfig = _float_qconfig(cls, mod)
         if isinstance(mod, _FusedModule): mod = mod[0]     # a fused ConvReLU2d: its conv holds the parameters
         qat = cls(mod.in_channels, mod.out_channels, mod.kernel_size, stride=mod.stride, padding=mod.padding, dilation=mod.dilation,
                   groups=mod.groups, bias=mod.bias is not None, padding_mode=mod.padding_mode, qconfig=qconfig)

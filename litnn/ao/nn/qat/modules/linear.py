@@ -11,6 +11,14 @@ from ...intrinsic.modules.fused import _FusedModule
 from .....nn import functional as F
 
 # %% ../../../../../nbs/reference/ao/nn/qat/modules/linear.ipynb #d1e89fc4
+def _float_qconfig(cls, mod, lead="qat."):
+    "The qconfig of float `mod`, checked as torch's QAT `from_float` checks it (`lead`: how torch's message starts)."
+    if type(mod) is not cls._FLOAT_MODULE:
+        raise AssertionError(lead + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE.__name__)
+    if not hasattr(mod, "qconfig"): raise AssertionError("Input float module must have qconfig defined")
+    if not mod.qconfig: raise AssertionError("Input float module must have a valid qconfig")
+    return mod.qconfig
+
 class Linear(nn.Linear):
     "nn.Linear whose weight is fake-quantized in every forward (quantization-aware training)."
     _FLOAT_MODULE = nn.Linear
@@ -23,11 +31,7 @@ class Linear(nn.Linear):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         "The QAT Linear holding float Linear `mod`'s parameters."
-        if type(mod) is not cls._FLOAT_MODULE:
-            raise AssertionError(" qat." + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE.__name__)
-        if not hasattr(mod, "qconfig"): raise AssertionError("Input float module must have qconfig defined")
-        if not mod.qconfig: raise AssertionError("Input float module must have a valid qconfig")
-        qconfig = mod.qconfig
+        qconfig = _float_qconfig(cls, mod, lead=" qat.")    # (torch's message for Linear starts with a space)
         if isinstance(mod, _FusedModule): mod = mod[0]     # a fused LinearReLU: its linear holds the parameters
         qat = cls(mod.in_features, mod.out_features, bias=mod.bias is not None, qconfig=qconfig)
         qat.weight, qat.bias = mod.weight, mod.bias

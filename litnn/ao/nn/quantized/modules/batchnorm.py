@@ -43,8 +43,9 @@ class _BatchNorm(nn.modules.batchnorm._BatchNorm):
                                      self.zero_point, self._RELU)
     def _check_input_dim(self, input):
         if len(input.shape) != self._NDIM + 2: raise ValueError("Input shape must be `(N, C, H, W)`!")
-    @staticmethod
+    @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
+        "The quantized BatchNorm of observed float `mod` (a BatchNorm or a fused BNReLU): its statistics, its observer's scale and zero point."
         activation_post_process = mod.activation_post_process
         if type(mod) is cls._NNI_BN_RELU_MODULE: mod = mod[0]
         scale, zero_point = activation_post_process.calculate_qparams()
@@ -57,17 +58,9 @@ class _BatchNorm(nn.modules.batchnorm._BatchNorm):
 class BatchNorm2d(_BatchNorm):
     "BatchNorm2d on quantized (N, C, H, W) tensors."
     _NNI_BN_RELU_MODULE, _NDIM = nni.BNReLU2d, 2
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, device=device, dtype=dtype)
     def _get_name(self): return "QuantizedBatchNorm2d"
-    @classmethod
-    def from_float(cls, mod, use_precomputed_fake_quant=False): return _BatchNorm.from_float(cls, mod, use_precomputed_fake_quant)
 
 class BatchNorm3d(_BatchNorm):
     "BatchNorm3d on quantized (N, C, D, H, W) tensors."
     _NNI_BN_RELU_MODULE, _NDIM = nni.BNReLU3d, 3
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, device=device, dtype=dtype)
     def _get_name(self): return "QuantizedBatchNorm3d"
-    @classmethod
-    def from_float(cls, mod, use_precomputed_fake_quant=False): return _BatchNorm.from_float(cls, mod, use_precomputed_fake_quant)

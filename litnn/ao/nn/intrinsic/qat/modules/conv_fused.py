@@ -13,6 +13,7 @@ from ......_pointwise import sqrt
 from ......nn.utils.fusion import fuse_conv_bn_weights
 import litnn.ao.nn.intrinsic.modules.fused as nni
 from ....qat.modules.conv import Conv2d as _QATConv2d
+from ....qat.modules.linear import _float_qconfig
 
 # %% ../../../../../../nbs/reference/ao/nn/intrinsic/qat/modules/conv_fused.ipynb #7bbfe5f9
 class _ConvBnNd(nni._FusedModule):
@@ -64,12 +65,10 @@ class _ConvBnNd(nni._FusedModule):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         "The QAT module of fused float `mod` (a ConvBn2d or ConvBnReLU2d container): its conv's and BatchNorm's parameters and buffers, shared."
-        if type(mod) is not cls._FLOAT_MODULE: raise AssertionError("qat." + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE.__name__)
-        if not hasattr(mod, "qconfig"): raise AssertionError("Input float module must have qconfig defined")
-        if not mod.qconfig: raise AssertionError("Input float module must have a valid qconfig")
+        qconfig = _float_qconfig(cls, mod)
         conv, bn = mod[0], mod[1]
         q = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, conv.padding, conv.dilation, conv.groups,
-                conv.bias is not None, conv.padding_mode, bn.eps, bn.momentum, False, mod.qconfig)
+                conv.bias is not None, conv.padding_mode, bn.eps, bn.momentum, False, qconfig)
         q.weight, q.bias = conv.weight, conv.bias
         q.bn.weight, q.bn.bias, q.bn.running_mean, q.bn.running_var = bn.weight, bn.bias, bn.running_mean, bn.running_var
         q.bn.num_batches_tracked = bn.num_batches_tracked
