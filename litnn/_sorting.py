@@ -9,7 +9,7 @@ __all__ = ['TopkBackward0', 'SortBackward0', 'SortBackward1', 'KthvalueBackward0
 import builtins, numpy as np
 from .backend import patch, array_namespace, array_device, to_device
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _relaid, _preserved_order, _int_arg
-from .autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
+from .autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _half
 from ._views import _Index
 from ._reductions import return_types, _return_type, AmaxBackward0, _keep, _keepdim_needs_dim
 from ._pointwise import _masked
@@ -479,9 +479,10 @@ def histc(input, bins=100, min=0, max=0):
     if not lo < hi: raise RuntimeError("torch.histc: max must be larger than min")
     # the range is checked first (torch's histc_select_outer_bin_edges); then bools fail making the bin edges, integers in the kernel
     _dispatch(input, 'linspace_cpu' if input.dtype.name == 'bool' else 'histogram_cpu', _FLOATING)
-    # torch's kernel: no search, the bin read off in the input's dtype, (x - lo) * bins / (hi - lo), then truncated
-    w = a if a.dtype.kind == 'f' and a.dtype.itemsize >= 4 else a.astype(np.float32)
-    left, right = w.dtype.type(lo), w.dtype.type(hi)
+    # torch's kernel: no search, the bin read off in the input's dtype, (x - lo) * bins / (hi - lo), then truncated; in
+    # float16 / bfloat16 each step rounded to that dtype (c10's Half arithmetic), the edges rounded through float as its linspace
+    w = a if a.dtype.kind == 'f' or _half(a) else a.astype(np.float32)
+    left, right = (w.dtype.type(np.float32(lo)), w.dtype.type(np.float32(hi))) if _half(w) else (w.dtype.type(lo), w.dtype.type(hi))
     x = w.reshape(-1)
     x = x[(x >= left) & (x <= right)]             # (NaN and values outside are not counted)
     with np.errstate(over='ignore', invalid='ignore'):     # (a range near the type's limits overflows: torch's cast then clamp)

@@ -89,6 +89,9 @@ _HALF_CASES = {
     # torch's logit kernel in float16/bfloat16 rounds 1 - x, the quotient and the log each to the dtype (eps and 1 - eps too)
     'logit_half_steps': lambda L, d: [L.logit(L.linspace(0, 1, 301, dtype=d), e) for e in (None, 0.01, 0.3)],
     'logit_half_strided': lambda L, d: L.logit(L.linspace(0.2, 0.8, 64, dtype=d)[::3]),
+    # histc's bin in float16/bfloat16: (x - min) * bins / (max - min), each step rounded to the dtype (-2.4004 -> bin 38)
+    'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
+                                      L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }
 
 
