@@ -292,7 +292,10 @@ def _power(a, e):
     if a.dtype.kind == 'c' and e not in (0, 1, 2, 3, -2, 0.5, -0.5, -1): return _cpow(a, e)
     if a.dtype.kind == 'c' and e == 2: return array_namespace(a).square(a)      # (numpy's a ** 2.0 is a plain a·a: 0 where torch has 5.8e-77)
     if a.dtype.kind not in 'fVc' or e not in (3, -2, 0.5, -0.5, -1): return a ** e      # (V: bfloat16)
-    if a.dtype.itemsize < 4 and (a.dtype.kind == 'f' or e not in (3, -2)): return _power(a.astype(np.float32), e).astype(a.dtype)
+    if a.dtype.itemsize < 4 and (a.dtype.kind == 'f' or e not in (3, -2)):
+        if a.dtype == np.float16 and e in (0.5, -0.5):     # torch's half kernel calls pow, not sqrt: -0 and -inf give what +0 and +inf give
+            xp = array_namespace(a); a = xp.where((a == 0) | xp.isneginf(a), xp.abs(a), a)
+        return _power(a.astype(np.float32), e).astype(a.dtype)
     xp = array_namespace(a)
     return a * a * a if e == 3 else 1 / (a * a) if e == -2 else xp.sqrt(a) if e == 0.5 else 1 / xp.sqrt(a) if e == -0.5 else 1 / a
 

@@ -881,3 +881,17 @@ def test_interpolate_meta_tensor_shape_only_as_torch(mode, shape, kw):
         z = L.nn.functional.interpolate(x, mode=mode, **kw)
         r.append((tuple(z.shape), str(z.device), str(z.dtype).split('.')[-1], z.is_contiguous()))
     assert r[0] == r[1]
+
+
+# test_binary_ufuncs.py-style pow edge cases: torch's float16 kernel raises to ±0.5 with pow, not sqrt (its float32/64
+# and bfloat16 kernels use sqrt), so -0 and -inf give what +0 and +inf give there (litnn took the sqrt path for all)
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32', 'float64'])
+@pytest.mark.parametrize('e', [0.5, -0.5, 2.5, -1, 3])
+def test_pow_half_and_minus_half_special_values_as_torch(dtype, e):
+    r = []
+    for L in LIBS:
+        x = L.tensor([-float('inf'), -0.0, 0.0, 4.0, -4.0, float('inf'), float('nan'), 0.25], dtype=getattr(L, dtype))
+        y = x.pow(e).float().numpy()
+        r.append((y, np.signbit(y) & ~np.isnan(y)))
+    np.testing.assert_array_equal(r[0][0], r[1][0])
+    np.testing.assert_array_equal(r[0][1], r[1][1])
