@@ -236,6 +236,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than litnn.tensor(sourceTensor).", stacklevel=_stacklevel_outside())   # (C++ in torch)
+    if device is not None and not isinstance(device, (str, B.device)): _device_arg('tensor', device)   # (the parser's check: below)
     from litnn.storage import UntypedStorage, TypedStorage
     if isinstance(data, (UntypedStorage, TypedStorage)):   # torch views a storage's memory as `dtype` (the default dtype if None)
         d = get_default_dtype() if dtype is None else to_dtype(dtype)
@@ -258,8 +259,17 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 # %% ../nbs/11_making_tensors.ipynb #5449c20f
 _default_device = {'device': None}    # set by `litnn.set_default_device` (11a_creating_and_converting)
 
+def _device_arg(fn, device):
+    "torch's parser's check of a `device` argument of `fn`: a device, a string, an index (not a bool) or None; else a TypeError."
+    if device is not None and (not isinstance(device, (str, builtins.int, B.device)) or isinstance(device, builtins.bool)):
+        raise TypeError(f"{fn}(): argument 'device' must be litnn.device, not {_type_name(device)}")
+
 def _on(device):
-    "`device`, or the default device when it is None."
+    "`device`, or the default device when it is None (checked as `_device_arg` does, for the factory called)."
+    if device is not None and not isinstance(device, (str, B.device)):
+        f = sys._getframe(1)      # named for the factory that was called (zeros, rand...): the first public caller
+        while f.f_code.co_name.startswith(('_', '<')) or f.f_code.co_name == 'make': f = f.f_back
+        _device_arg(f.f_code.co_name, device)
     return device if device is not None else _default_device['device'] or 'cpu'
 
 # %% ../nbs/11_making_tensors.ipynb #89117ab2
@@ -299,7 +309,7 @@ def _size(size, size_kw=None, fn=None):
     spread = len(size) > 1       # (`zeros(2, 3)`: the positional arguments are the sizes)
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)): size = size[0]
     elif len(size) == 1 and (not isinstance(size[0], (builtins.int, np.integer)) or isinstance(size[0], builtins.bool)) and not _index_tensor(size[0]) and not _np_index(size[0]):
-        raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size'{'' if size_kw is not None else ' (position 1)'} must be tuple of ints, not {type(size[0]).__name__}")
+        raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size'{'' if size_kw is not None else ' (position 1)'} must be tuple of ints, not {_type_name(size[0])}")
     out = []
     for i, s in enumerate(size):       # torch's parser takes a bool as an int, except first (where it decides "ints?")
         if not isinstance(s, (builtins.int, np.integer)) or (i == 0 and isinstance(s, builtins.bool)):   # (ints first: the common case)
@@ -317,6 +327,8 @@ def _size(size, size_kw=None, fn=None):
                 if not -0x8000000000000000 <= t <= 0x7fffffffffffffff: raise TypeError(
                     f"{fn + '(): ' if fn else ''}argument 'size' failed to unpack the object at pos {i + 1} with error \"Overflow when unpacking long long\"")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
+    if 0 not in out and math.prod(out) >= 2 ** 63:     # more elements than an int64 counts (numpy's words would be a ValueError)
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={out}")
     return tuple(out)
 
 def _np_index(s):
@@ -419,6 +431,7 @@ def _like(f, t, dtype, device, requires_grad, memory_format, *args, layout=None,
     a channels-last look when `t` is a strided slice of one)."""
     if not isinstance(t, Tensor):       # (named for the caller, zeros_like...: torch's message)
         raise TypeError(f"{sys._getframe(1).f_code.co_name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
+    _device_arg(sys._getframe(1).f_code.co_name, device)
     if t.layout is not strided and memory_format is not None:      # (torch: a memory format is for strided tensors only)
         raise RuntimeError("memory format option is only supported by strided tensors")
     if memory_format is None: memory_format = B.preserve_format      # (torch's default: None, which preserves)
@@ -430,7 +443,7 @@ def _like(f, t, dtype, device, requires_grad, memory_format, *args, layout=None,
         layout, f = t.layout, zeros          # (an empty sparse tensor holds no values: zeros made sparse)
     order = _format_order(memory_format, t.ndim, _preserved_order(getattr(t, '_data', None)))
     shape = t.shape if order is None else tuple(t.shape[i] for i in order)
-    out = f(*((shape,) + args), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
+    out = f(*((shape,) + args), dtype=dtype or t.dtype, device=t.device if device is None else device, requires_grad=requires_grad, **kw)
     if order is not None: out._data = out._data.transpose(tuple(np.argsort(order)))   # filled in memory order, as torch
     return _in_layout(getattr(f, '__name__', ''), out, layout, pin_memory)
 
@@ -462,8 +475,9 @@ def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     d = None if dtype is None else to_dtype(dtype)
     if d is not None and (d.name == 'bool' or d.is_complex): raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_LEGACY[d.name]}'")
     counts = not ints and d is not None and d.name.startswith(('int', 'uint'))    # float bounds, an integer result
-    if step == 0: raise RuntimeError("step must be nonzero")
+    if not step > 0 and not step < 0: raise RuntimeError("step must be nonzero")     # (a NaN step too: torch's test is xstep > 0 || xstep < 0)
     if (end - start) * step < 0: raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if counts and not math.isfinite(step): raise RuntimeError('value cannot be converted to type int64_t without overflow')    # (an integer step is taken)
     if not ints and (end - start) / step > 2 ** 63 - 1: raise RuntimeError("invalid size, possible overflow?")   # (torch's size_d check)
     if counts and d.name == 'int64':      # torch checks the float bounds and step, then truncates them (a step of 0.3: 0)
         start, end, step = (builtins.int(v) for v in (start, end, step))
@@ -705,17 +719,19 @@ def _unsupported_numpy(a):
     "torch's error for an array (or numpy datetime) of a dtype no tensor has: `from_numpy`, `tensor` and `as_tensor` (even with `dtype=`) raise it."
     raise TypeError(f"can't convert np.ndarray of type numpy.{a.dtype.type.__name__}. The only supported types are: {_SUPPORTED}.")
 
+def _not_writable():
+    "torch's warning, once a process (TORCH_WARN_ONCE), for a read-only array that `from_numpy` or `as_tensor` takes."
+    _warn_once("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means writing to this "
+               "tensor will result in undefined behavior. You may want to copy the array to protect its data or make it writable "
+               "before converting it to a tensor. This type of warning will be suppressed for the rest of this program.", stacklevel=None)
+
 def from_numpy(ndarray):
     "A CPU tensor that shares memory with `ndarray` and keeps its dtype (as `torch.from_numpy`)."
     if type(ndarray) is not np.ndarray and not isinstance(ndarray, np.ndarray):
-        t = type(ndarray)
-        raise TypeError(f"expected np.ndarray (got {t.__module__ + '.' if t.__module__ not in ('builtins', None) else ''}{t.__name__})")
+        raise TypeError(f"expected np.ndarray (got {B._type_name(ndarray)})")
     _numpy_checks(ndarray)
     if ndarray.dtype not in _by_np: _unsupported_numpy(ndarray)
-    if not ndarray.flags.writeable:
-        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means writing to this "
-                      "tensor will result in undefined behavior. You may want to copy the array to protect its data or make it writable "
-                      "before converting it to a tensor.", UserWarning, stacklevel=2)
+    if not ndarray.flags.writeable: _not_writable()
     # a subclass (np.memmap, np.matrix...) is seen through a plain ndarray view: same memory, no subclass behaviour
     _fixed_size(ndarray)      # the array keeps its memory: torch's storage of it is not resizable
     return Tensor._make(ndarray if type(ndarray) is np.ndarray else ndarray.view(np.ndarray))
@@ -743,6 +759,7 @@ def _foreign_array(v):
 def as_tensor(data, dtype=None, device=None):
     "`data` as a tensor, sharing its memory when no conversion is needed (a tensor of the right dtype and device is returned as is)."
     device = device if device is not None else _default_device['device']
+    if isinstance(data, np.ndarray) and not data.flags.writeable: _not_writable()    # (torch.tensor copies: no warning)
     t = _shared(data, dtype, device)
     if t is not None: return t
     if isinstance(data, Tensor): return data.to(device=device or data.device, dtype=to_dtype(dtype) if dtype is not None else data.dtype)
@@ -936,11 +953,14 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
     "Values from `start` to `end` *inclusive*, `step` apart (deprecated: use `arange`)."
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is inconsistent with Python's "
                   "range builtin. Instead, use torch.arange, which produces values in [start, end).", UserWarning, stacklevel=4)   # (under _with_out and the argument parser: the caller's line)
+    d = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    if d.name == 'bool' or d.is_complex: raise NotImplementedError(f"\"range_cpu\" not implemented for '{_LEGACY[d.name]}'")
+    if not (math.isfinite(start) and math.isfinite(end)): raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")   # (C++ stream format, as arange)
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.floor((end - start) / step) + 1
     values = start + step * np.arange(n, dtype=np.float64)
-    return tensor(values, dtype=to_dtype(dtype) if dtype is not None else get_default_dtype(), device=device, requires_grad=requires_grad)
+    return tensor(values, dtype=d, device=device, requires_grad=requires_grad)
 
 range = _with_out(range)     # torch's out= (made in out's dtype, resized without a warning), layout= and pin_memory=
 

@@ -9,7 +9,7 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 import builtins, re, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _bump, _array_of, _dtype_name, _INFERENCE_INPLACE
-from .backend import _by_np, _row_major, _writeable_alias, _cpp
+from .backend import _by_np, _row_major, _writeable_alias, _cpp, _type_name
 from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
 from .autograd.grad_mode import _Mode
@@ -43,7 +43,9 @@ def _index_key(x, key):
         elif k is None: op = UnsqueezeBackward0
         elif k is Ellipsis:
             if builtins.any(o is Ellipsis for o in out): continue     # torch reads a second ellipsis as no dimensions (numpy refuses it)
-        else:
+        else:       # a 0-d tensor takes a bool (or a 0-d bool tensor) here; torch counts anything else as a dim it lacks
+            if not x._data.ndim and not (k is True or k is False or isinstance(k, Tensor) and not k._data.ndim and k._data.dtype == bool):
+                raise IndexError("too many indices for tensor of dimension 0")
             k = _index_array(k, x)
             if k.ndim == 0 and k.dtype.kind in 'iu': k, op = builtins.int(k), SelectBackward0
             elif k.size == 0 and k.dtype == bool and (m := _mask_mismatch(x, key)): raise IndexError(m)    # (numpy takes an empty mask on any dim)
@@ -82,7 +84,7 @@ def _index_array(k, x):
         a = k._data         # an index tensor must be long, int (int32), byte or bool: int8, int16 and the wider unsigned ones are refused
         if a.dtype.kind not in 'bi' and a.dtype != np.uint8 or a.dtype.kind == 'i' and a.dtype.itemsize < 4:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    elif isinstance(k, (builtins.bool, np.bool_)): a = np.asarray(k)
+    elif isinstance(k, builtins.bool): a = np.asarray(k)     # (a numpy.bool_ is refused below, as torch refuses it)
     elif isinstance(k, (list, tuple, range, np.ndarray)) or hasattr(k, '__cuda_array_interface__'):
         # a sequence or array becomes an index tensor as torch makes one: bool and uint8 data stay masks, anything else is
         # converted to int64 (floats truncated: x[[0, 1.5]] is x[[0, 1]]; a complex number cannot be)
@@ -92,7 +94,7 @@ def _index_array(k, x):
             a = a.real      # (an array's imaginary part is dropped)
         if a.dtype.kind != 'b' and a.dtype != np.uint8 and a.dtype != np.int64: a = a.astype(np.int64)
     elif isinstance(k, (str, bytes)): raise TypeError(f"new(): invalid data type '{type(k).__name__}'")   # torch reads a string as a sequence to make a tensor of
-    else: raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {type(k).__name__})")
+    else: raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {_type_name(k)})")
     if a.dtype == np.uint8:     # byte tensors index as masks, as in PyTorch, which warns (each time) that this is deprecated (not for a 0-d one, a bool)
         if a.ndim: warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.", UserWarning, stacklevel=4)
         a = a.astype(bool)
@@ -266,10 +268,11 @@ def __setitem__(self:Tensor, key, value):
     if op is IndexBackward0: _byte_mask_fill(key, k, value)
     if op is IndexBackward0 and isinstance(value, Tensor) and value._data.dtype != self._data.dtype: _check_put_dtype(self, k, value)
     if op is IndexBackward0 and (type(k) is _Chain or _whole(op, k)): _check_put_overlap(self, key, k, value)
-    if op is not IndexBackward0 and isinstance(value, Tensor):    # a copy_ into a view: `y[1:4] = y[0:3]` is torch's error
-        region = self._data[k]                                    # (a value broadcast to the region is not checked, as torch's)
-        if value._data.size == region.size: _check_partial_overlap(region, value._data)
-    try: _setitem(self, key, value, k, op)
+    try:      # (an int out of range meets numpy in the overlap check first: its words are made torch's below)
+        if op is not IndexBackward0 and isinstance(value, Tensor):    # a copy_ into a view: `y[1:4] = y[0:3]` is torch's error
+            region = self._data[k]                                    # (a value broadcast to the region is not checked, as torch's)
+            if value._data.size == region.size: _check_partial_overlap(region, value._data)
+        _setitem(self, key, value, k, op)
     except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None
     except (ValueError, RuntimeError) as e:    # numpy refuses to broadcast the value before writing anything: torch's RuntimeError
         m = str(e)                             # (the recorded path's broadcast says "The size of tensor a ...")

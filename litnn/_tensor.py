@@ -263,7 +263,7 @@ def _get_grad(self):
 # %% ../nbs/10_tensor.ipynb #797ad21a
 def _set_grad(self, g):
     if g is not None:
-        if not isinstance(g, Tensor): raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}")
+        if not isinstance(g, Tensor): raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {B._type_name(g)}")
         if g is self: raise RuntimeError("can't assign Variable as its own grad")
         if g._data.shape != self._data.shape:
             raise RuntimeError(f"attempting to assign a gradient of size '{list(g._data.shape)}' to a tensor of size "

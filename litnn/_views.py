@@ -83,7 +83,7 @@ def reshape(input, shape):
 
 # %% ../nbs/17_views.ipynb #faaf33d9
 @patch
-def expand(self:Tensor, *sizes, **kw):
+def expand(self:Tensor, *sizes, implicit=False, **kw):     # (implicit: torch's flag for tracing, read by nothing here)
     "A broadcast view of this tensor with `sizes` (-1 keeps a size)."
     sizes = _sizes_given('expand', sizes, kw, 'size')
     shape, n = self._data.shape, len(sizes) - self._data.ndim

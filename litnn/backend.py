@@ -258,6 +258,10 @@ class device:
     __slots__ = ('type', 'index')
     def __init__(self, type, index=None):
         if isinstance(type, device): type, index = type.type, type.index
+        elif not isinstance(type, (str, builtins.int)) or isinstance(type, builtins.bool):    # torch's parser: a device, a string or an index
+            raise TypeError(f"device() received an invalid combination of arguments - got ({_type_name(type)}), but expected one of:\n"
+                            f" * (torch.device device)\n      didn't match because some of the arguments have invalid types: "
+                            f"(!{_type_name(type)}!)\n * (str type, int index = -1)\n")
         elif isinstance(type, builtins.int):     # an index alone names the accelerator's device: none without one (torch's words)
             if type < 0: raise RuntimeError("Device index must not be negative")      # checked first, as c10 does
             if cupy is None: raise RuntimeError("Cannot access accelerator device when none is available.")

@@ -972,3 +972,82 @@ FUNCTIONAL_CHECKS = {
 
 @pytest.mark.parametrize('name', list(FUNCTIONAL_CHECKS))
 def test_functional_checks_as_torch(name): _same(FUNCTIONAL_CHECKS[name])
+
+# --- creation arguments: a device of the wrong type (the parser's TypeError, named for the factory called), an index or an
+# empty string for a *_like factory (not read as "no device"), more elements than an int64 counts, NaN and infinite steps
+def _dev_call(L, fn, dev):
+    return {'tensor': lambda: L.tensor([1., 2.], device=dev), 'arange': lambda: L.arange(3, device=dev), 'full': lambda: L.full((2,), 1., device=dev),
+            'ones_like': lambda: L.ones_like(L.ones(2), device=dev), 'eye': lambda: L.eye(2, device=dev),
+            'rand': lambda: L.rand(2, device=dev), 'randint': lambda: L.randint(3, (2,), device=dev)}.get(fn, lambda: getattr(L, fn)(2, device=dev))()
+CREATION_CHECKS = {
+    **{f'{fn}(device={dn})': (lambda L, fn=fn, d=d: str(_dev_call(L, fn, d).device))
+       for fn in ('zeros', 'ones', 'empty', 'tensor', 'arange', 'full', 'ones_like', 'eye', 'rand', 'randint')
+       for dn, d in (('1.5', 1.5), ('[cpu]', ['cpu']), ('True', True), ('0', 0), ("''", ''), ('cpu', 'cpu'))},
+    **{f'device({v!r})': (lambda L, v=v: str(L.device(v))) for v in (1.5, True, None, 'cpu', 'cpu:0')},
+    **{f'{fn} of 2**62 x 2**62': (lambda L, fn=fn: getattr(L, fn)(2 ** 62, 2 ** 62).shape) for fn in ('zeros', 'ones', 'empty', 'rand', 'randn')},
+    'full of 2**62 x 2**62': lambda L: L.full((2 ** 62, 2 ** 62), 1.).shape,
+    'randint of 2**62 x 2**62': lambda L: L.randint(3, (2 ** 62, 2 ** 62)).shape,
+    'arange with a NaN step': lambda L: L.arange(0, 1, float('nan')),
+    'arange int32 with a NaN step': lambda L: L.arange(0, 1, float('nan'), dtype=L.int32),
+    'arange int32 with an infinite step': lambda L: L.arange(0, 1, float('inf'), dtype=L.int32),
+    'arange int64 with an infinite step': lambda L: L.arange(0, 1, float('inf'), dtype=L.int64),
+    'arange with an infinite step': lambda L: L.arange(0, 1, float('inf')),
+    'range to infinity': lambda L: L.range(0, float('inf')),
+    'range out of bool': lambda L: L.range(0, 2, out=L.zeros(3, dtype=L.bool)),
+    'range of bool': lambda L: L.range(0, 2, dtype=L.bool),
+    'range of float64': lambda L: L.range(0, 1, 0.25, dtype=L.float64),
+    'zeros of a numpy array size': lambda L: L.zeros(np.array([2, 3])),
+    'empty of a numpy array size': lambda L: L.empty(np.array([2, 3])),
+    'from_numpy of a tensor': lambda L: L.from_numpy(L.ones(2)),
+    'from_numpy of a list': lambda L: L.from_numpy([1, 2]),
+    'orthogonal_ with a tensor gain': lambda L: L.nn.init.orthogonal_(L.zeros(3, 4), gain=L.tensor(2.)).shape,
+    'orthogonal_ with a tensor gain of 0': lambda L: L.nn.init.orthogonal_(L.zeros(3, 4), gain=L.tensor(0.)),
+    **{f'pack_padded_sequence of no lengths, enforce_sorted={es}, batch_first={bf}':
+       (lambda L, es=es, bf=bf: L.nn.utils.rnn.pack_padded_sequence(L.ones(2, 3, 2), [], batch_first=bf, enforce_sorted=es).data)
+       for es in (True, False) for bf in (True, False)},
+    'autograd.grad of a number output': lambda L: L.autograd.grad([1.], [L.ones(2, requires_grad=True)]),
+    'autograd.grad of a None output': lambda L: L.autograd.grad([None], [L.ones(2, requires_grad=True)]),
+    'expand(implicit=True)': lambda L: L.ones(3, 1).expand(3, 4, implicit=True),
+}
+
+@pytest.mark.parametrize('name', list(CREATION_CHECKS))
+def test_creation_checks_as_torch(name): _same(CREATION_CHECKS[name])
+
+@pytest.mark.parametrize('first', ['as_tensor', 'from_numpy'])
+def test_read_only_numpy_warning_once_as_torch(first):
+    "as_tensor and from_numpy of a read-only array share torch's warning, given once a process."
+    import subprocess, sys
+    code = ("import warnings, numpy as np, {lib} as L\na = np.zeros(2); a.setflags(write=False)\n"
+            "with warnings.catch_warnings(record=True) as w:\n warnings.simplefilter('always')\n"
+            " for f in ['{first}', 'as_tensor', 'from_numpy']: getattr(L, f)(a)\n"
+            "print([str(x.message).split(' (Triggered')[0] for x in w])")
+    out = [subprocess.run([sys.executable, '-c', code.format(lib=lib, first=first)], capture_output=True, text=True, timeout=120).stdout
+           for lib in ('torch', 'litnn')]
+    assert out[0] and out[1] == out[0]
+
+# --- indexing: a numpy bool is not an index; every entry but a bool counts as a dim a 0-d tensor lacks; an int out of
+# range with a tensor value says "dimension"; type names as torch's messages give them (numpy.float32, numpy.ndarray)
+INDEX_CHECKS = {
+    **{f'{how} with a numpy bool': f for how, f in {
+        'get': lambda L: _grid(L, (3, 4))[np.bool_(True)],
+        'set': lambda L: _grid(L, (3, 4)).__setitem__(np.bool_(True), 1.),
+        'get of a 0-d tensor': lambda L: L.tensor(5.)[np.bool_(True)]}.items()},
+    **{f'0-d tensor indexed by {kn}': (lambda L, k=k: L.tensor(5.)[k(L)]) for kn, k in {
+        'a float': lambda L: 1.5, 'a float in a tuple': lambda L: (None, 1.5), 'a float tensor': lambda L: L.tensor([0.]),
+        'a 0-d float tensor': lambda L: L.tensor(1.), 'a 0-d long tensor': lambda L: L.tensor(0), 'a long tensor': lambda L: L.tensor([0]),
+        'a bool tensor': lambda L: L.tensor([True]), 'a 0-d bool tensor': lambda L: L.tensor(True), 'True': lambda L: True,
+        'a numpy int': lambda L: np.int64(0), 'a numpy float': lambda L: np.float32(0), 'a numpy array': lambda L: np.array([0]),
+        'a dict': lambda L: {}, 'a set': lambda L: {0}, 'a complex': lambda L: 1j, 'a string': lambda L: 'a', 'an int': lambda L: 0,
+        'an empty long tensor': lambda L: L.tensor([], dtype=L.long), 'a slice': lambda L: slice(0, 1)}.items()},
+    **{f'set a tensor value at {kn}': (lambda L, k=k: _grid(L, (3, 4)).__setitem__(k, L.ones(5))) for kn, k in {
+        'row 5': 5, 'row -4': -4, '(0, 4)': (0, 4), '(0, 0, 0)': (0, 0, 0), '(0, None, 0, 0)': (0, None, 0, 0), '(0, 0, 0, ...)': (0, 0, 0, Ellipsis)}.items()},
+    'set an int value at row 5': lambda L: _grid(L, (3, 4)).__setitem__(5, L.tensor(7)),
+    'get with a numpy float': lambda L: _grid(L, (3, 4))[np.float32(1)],
+    'set with a numpy float': lambda L: _grid(L, (3, 4)).__setitem__(np.float32(1), 0.),
+    'assigning an array to .grad': lambda L: setattr(L.ones(3, requires_grad=True), 'grad', np.ones(3)),
+    'custom Function backward returning an array': lambda L: type('F', (L.autograd.Function,), {
+        'forward': staticmethod(lambda ctx, x: x * 2), 'backward': staticmethod(lambda ctx, g: np.ones(3))}).apply(L.ones(3, requires_grad=True)).sum().backward(),
+}
+
+@pytest.mark.parametrize('name', list(INDEX_CHECKS))
+def test_index_checks_as_torch(name): _same(INDEX_CHECKS[name])

@@ -107,6 +107,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if not only_inputs:     # torch's deprecated flag: accepted, and ignored
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient for other "
                       "parts of the graph, please use torch.autograd.backward.", FutureWarning, stacklevel=2)
+    for t in outputs:       # (torch's _make_grads asserts this in Python, before the engine sees anything)
+        if not isinstance(t, (Tensor, tuple)): raise AssertionError("Expected output to be a litnn.Tensor")
     gos = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
     if len(gos) < len(outputs): raise RuntimeError(f"got {len(outputs)} tensors and {len(gos)} gradients")   # (more are ignored, as torch)
     if retain_graph is None: retain_graph = create_graph

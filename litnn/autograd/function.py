@@ -8,7 +8,7 @@ import builtins, functools, inspect, warnings, numpy as np
 from .._tensor import Tensor, _version_counter, _bump
 from .graph import Node, _edge, _counter, _SavedOutput
 from .engine import _check_inplace, _new_history, _checked_gradient
-from ..backend import array_namespace
+from ..backend import array_namespace, _type_name
 from .grad_mode import _Mode, no_grad
 
 # %% auto #0
@@ -62,7 +62,7 @@ class FunctionCtx(Node):
         for i, (g, is_t) in enumerate(zip(out, ctx._arg_is_tensor)):     # torch's checks of each gradient, in its order
             if g is None: continue
             if not is_t: raise RuntimeError(f"function {ctx.name()} returned a gradient different than None at position {i + 1}, but the corresponding forward input was not a Variable")
-            if not isinstance(g, Tensor): raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            if not isinstance(g, Tensor): raise RuntimeError(f"expected Variable or None (got {_type_name(g)})")
         return _validated(ctx, tuple(g for g, is_t in zip(out, ctx._arg_is_tensor) if is_t))
 
     @property

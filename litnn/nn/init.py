@@ -155,7 +155,9 @@ def orthogonal_(tensor, gain=1, generator=None):
     q, r = xp.linalg.qr(flat)
     q *= xp.sign(xp.diagonal(r))
     if rows < cols: q = q.T
-    with no_grad(): return tensor.copy_(Tensor._make(xp.ascontiguousarray(q * gain).reshape(tensor._data.shape)))
+    with no_grad():
+        if isinstance(gain, Tensor): return tensor.copy_(Tensor._make(xp.ascontiguousarray(q).reshape(tensor._data.shape))).mul_(gain)   # (torch's mul_)
+        return tensor.copy_(Tensor._make(xp.ascontiguousarray(q * gain).reshape(tensor._data.shape)))
 
 # %% ../../nbs/28_init.ipynb #98aa5cc7
 def dirac_(tensor, groups=1):

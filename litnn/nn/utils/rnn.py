@@ -106,6 +106,7 @@ def pack_padded_sequence(input, # (T, B, *) padded sequences, or (B, T, *) with 
         order = np.argsort(-lengths, kind='stable')
         lengths, sorted_indices = lengths[order], tensor(order, device=input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
+        if input.numel() == 0: raise RuntimeError("Cannot pack empty tensors.")   # no lengths: torch's sort selects no sequence
     return PackedSequence(*_pack(input, lengths, batch_first), sorted_indices, None)
 
 # %% ../../../nbs/reference/nn/utils/rnn.ipynb #13c1cd11
