@@ -12,7 +12,7 @@ from ._pointwise import _floating, _const, where
 from ._pointwise import sigmoid
 from .autograd.graph import Op, _check_tensors
 from .autograd.broadcasting import _promote, _float_dtype, _reduce
-from ._pointwise import erfc
+from ._pointwise import erfc, erf
 from ._pointwise import mvlgamma
 from ._pointwise import SpecialLogNdtrBackward0, _zeta, digamma, lgamma
 from ._pointwise import SpecialEntrBackward0, SpecialNdtriBackward0
@@ -54,8 +54,8 @@ def entr(input):
     return SpecialEntrBackward0.apply(_floating(input, 'entr_cpu'))
 
 def ndtr(input):
-    "The standard normal CDF."
-    return 0.5 * erfc(_floating(input, 'erf_vml_cpu') * -math.sqrt(0.5))
+    "The standard normal CDF, as torch's kernel: (1 + erf(x / √2)) / 2, each step rounded (0 below about -5.9 in float32)."
+    return (1 + erf(_floating(input, 'erf_vml_cpu') * math.sqrt(0.5))) * 0.5
 
 def ndtri(input):
     "The inverse of the standard normal CDF."

@@ -90,6 +90,8 @@ _HALF_CASES = {
     'logit_half_steps': lambda L, d: [L.logit(L.linspace(0, 1, 301, dtype=d), e) for e in (None, 0.01, 0.3)],
     'logit_half_strided': lambda L, d: L.logit(L.linspace(0.2, 0.8, 64, dtype=d)[::3]),
     # histc's bin in float16/bfloat16: (x - min) * bins / (max - min), each step rounded to the dtype (-2.4004 -> bin 38)
+    # ndtr is (1 + erf(x / sqrt 2)) / 2 as torch's kernel: each step rounded, 0 in the far left tail
+    'ndtr_half_steps': lambda L, d: L.special.ndtr(L.linspace(-6, 6, 301).to(d)),
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }
@@ -105,3 +107,12 @@ def test_opinfo_sample_half(name, dtype):
     for a, b in zip(*((t, l) if isinstance(t, list) else ([t], [l]))):
         assert str(a.dtype)[6:] == str(b.dtype)[6:] and tuple(a.shape) == tuple(b.shape)
         np.testing.assert_array_equal(b.float().numpy(), a.float().numpy())
+
+
+def test_ndtr_left_tail_as_torch():
+    "torch's ndtr adds 1 to erf: its far left tail is 0 (erfc would give 7.6e-24 at -10), bit for bit in float32/float64."
+    for d in ('float32', 'float64'):
+        x = [-40., -10., -8.3, -6., -5., -4.]
+        a = torch.special.ndtr(torch.tensor(x, dtype=getattr(torch, d))).numpy()
+        b = litnn.special.ndtr(litnn.tensor(x, dtype=getattr(litnn, d))).numpy()
+        np.testing.assert_array_equal(b, a)
