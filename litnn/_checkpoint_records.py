@@ -74,6 +74,11 @@ def _encode_quantized(enc, t, keys):
             "scale": _encode_numpy(enc, t._scale, keys, "a quantized tensor's scales") if per_channel else _encode(enc, t._scale),
             "zero_point": _encode_numpy(enc, t._zp, keys, "a quantized tensor's zero points") if per_channel else t._zp}
 
+def _pickle_error(x):
+    "The exception pickle raises for `x` (a local class or function: AttributeError; a lock, a generator: TypeError), or None if pickle stores it."
+    try: pickle.dumps(x, protocol=2)
+    except Exception as e: return e
+
 def _encode(enc, x, keys=(), where="obj", depth=0):
     "`x` as JSON-able data; TypeError naming `where` for what cannot be saved."
     if x is None or type(x) in (bool, int, str): return x
@@ -106,6 +111,8 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     if glob is not None: return glob
     obj = _encode_object(enc, x, lambda state: _encode(enc, state, keys, f"{where}.__dict__", d))   # a whole object
     if obj is not None: return obj
+    err = _pickle_error(x)
+    if err is not None: raise err   # torch.save pickles: what pickle cannot store fails with pickle's own error, as there
     hint = ": save its state_dict() instead" if hasattr(x, "state_dict") else ""
     raise TypeError(f"litnn.save cannot store {where}, of type {type(x).__module__}.{type(x).__qualname__}{hint} "
                     "(it stores tensors, numpy arrays, None, bools, ints, floats, complex numbers, strings, bytes, bytearrays, lists, tuples, sets, "

@@ -176,10 +176,10 @@ def test_objects_cannot_name_code_to_run(tmp_path):
     assert not marker.exists()
 
 
-def test_module_with_a_hook_function_is_refused_with_its_path():
+def test_module_with_a_hook_function_is_refused_as_torch():
     m = litnn.nn.Linear(1, 1)
-    m.register_forward_hook(lambda *a: None)
-    with pytest.raises(TypeError, match=r"obj.__dict__\['_forward_hooks'\]"): litnn.save(m, io.BytesIO())
+    m.register_forward_hook(lambda *a: None)   # a local function: pickle's error, as torch.save's
+    with pytest.raises(AttributeError, match=r"Can't pickle local object '.*<lambda>'"): litnn.save(m, io.BytesIO())
 
 
 def test_torch_format_refuses_objects():
@@ -301,7 +301,7 @@ def test_a_crafted_global_outside_litnn_is_refused_even_when_trusted():
     for wo in (True, False):
         with pytest.raises(pickle.UnpicklingError, match='os.system, which is not allow-listed'):
             litnn.load(io.BytesIO(b.getvalue()), weights_only=wo)
-    with pytest.raises(TypeError, match=r"obj\['f'\], of type builtins.function"): litnn.save({'f': lambda x: x}, io.BytesIO())
+    with pytest.raises(AttributeError, match="Can't pickle local object"): litnn.save({'f': lambda x: x}, io.BytesIO())   # as torch.save
 
 
 def test_a_builtin_function_saves_by_name_and_loads_only_allow_listed_like_torch():

@@ -227,7 +227,7 @@ def test_object_collectives_refuse_what_is_not_allow_listed(core):
         assert err.startswith("UnpicklingError: litnn.load: cannot load 'the object from rank 1': it holds an object of class "
                               "__main__.Refused, which is not allow-listed."), err
         assert core[r]["object/code"]["error"].startswith("TypeError: all_gather_object: the object of rank 1 cannot be sent: "
-                                                          "TypeError: litnn.save cannot store obj, of type builtins.function")
+                                                          "AttributeError: Can't pickle local object")   # a lambda: pickle's error, as torch's
 
 
 def test_new_group_mismatch_and_irecv_source_rank(core):

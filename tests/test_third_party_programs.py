@@ -343,3 +343,23 @@ def test_softplus_gradient_rounds_as_torch_kernel():
             np.testing.assert_allclose(grads[1], grads[0], rtol=4 * np.finfo(dt).eps, atol=0)
             assert (grads[1] != grads[0])[:-1].mean() < most                    # g * sigmoid(beta x): 0.44 in float64
             np.testing.assert_array_equal(grads[1][-9:], grads[0][-9:])
+
+
+# PyTorch's saving-and-loading recipe saves a whole model (`torch.save(model, PATH)`); with the model class written inside a
+# function (as tests and tutorials-turned-functions do) torch's pickler raises AttributeError "Can't pickle local object",
+# and a lock or generator pickle's TypeError; litnn raised its own TypeError for all of them
+def test_saving_what_pickle_cannot_store_fails_as_torch():
+    import io, threading
+    def errors(lib):
+        class Net(lib.nn.Module):
+            def __init__(self): super().__init__(); self.fc = lib.nn.Linear(2, 2)
+        out = []
+        for obj in (Net(), {'model': Net(), 'epoch': 3}, [1, {'f': lambda x: x}], Net, threading.Lock(), (i for i in range(2)), memoryview(b'ab')):
+            try: lib.save(obj, io.BytesIO()); out.append('saved')
+            except Exception as e: out.append((type(e).__name__, str(e)))
+        return out
+    assert errors(litnn) == errors(torch)
+    # a module-level class still saves whole and loads back (weights_only=False), as torch's
+    buf = io.BytesIO(); m = litnn.nn.Sequential(litnn.nn.Linear(2, 3), litnn.nn.ReLU()); litnn.save(m, buf); buf.seek(0)
+    back = litnn.load(buf, weights_only=False)
+    assert type(back) is litnn.nn.Sequential and litnn.equal(back[0].weight, m[0].weight)
