@@ -3311,7 +3311,8 @@ def _q_fraction(xp, a, x):
         scale = xp.where(xp.abs(pk) > 2 ** 52, 2. ** -52, 1)
         pm2, pm1, qm2, qm1 = pm1 * scale, pk * scale, qm1 * scale, qk * scale
         if _all_done(c - 1, done): break
-    return ans * xp.exp(a * xp.log(x) - x - _lgamma(xp, a))
+    fac = xp.exp(a * xp.log(x) - x - _lgamma(xp, a))
+    return xp.where(fac == 0, 0., ans * fac)          # (torch returns 0 first: x = 1e300 has no fraction to compute)
 
 # %% ../nbs/reference/special_incomplete_gamma.ipynb #c0ffee5a7e02
 import functools
@@ -3376,8 +3377,10 @@ def _igamma(xp, a, x, upper):
             if bool(m.any()): out[m] = method(xp, a[m], x[m], upper) if method is _temme else method(xp, a[m], x[m])
         flip = ~near & (~p_small if not upper else p_small)       # (the other one of P and Q was computed there)
         out = xp.where(flip, 1 - out, out)
-        edge = xp.where(a == 0, xp.where(x > 0, 1., np.nan), xp.where(x == 0, 0., xp.where(xp.isinf(a), xp.where(xp.isinf(x), np.nan, 0.), 1.)))
-        edge = xp.where((a < 0) | (x < 0) | xp.isnan(a) | xp.isnan(x), np.nan, 1 - edge if upper else edge)
+        # torch's tests in its order, where a NaN fails each comparison: P(nan, 0) = 0, P(inf, nan) = 0, P(nan, inf) = 1
+        edge = xp.where(a == 0, xp.where(x > 0, 1., np.nan), xp.where(x == 0, 0., xp.where(xp.isinf(a), xp.where(xp.isinf(x), np.nan, 0.),
+                                                                                           xp.where(xp.isinf(x), 1., np.nan))))
+        edge = xp.where((a < 0) | (x < 0), np.nan, 1 - edge if upper else edge)
     return xp.where(regular, out, edge)
 
 # %% ../nbs/reference/special_incomplete_gamma.ipynb #85273a2d

@@ -31,6 +31,7 @@ def _arr(shape, dtype, seed=0):
     return a.astype(dtype)
 
 
+_i, _n = float('inf'), float('nan')
 CASES = {
     # torch.lu(get_infos=True) returns torch.return_types._lu_with_info (LU, pivots, info); without it a plain tuple
     'lu_get_infos_named': lambda L: L.lu(L.tensor(_arr((3, 5), np.float32)), True, True),
@@ -63,6 +64,10 @@ CASES = {
     'zeta_domain_order': lambda L: L.special.zeta(L.tensor([-8., 1., 2., 2.5, 0.5, float('nan'), 5.], dtype=L.float64),
                                                   L.tensor([0., 0., -3., -2.5, 2., 1., -2.], dtype=L.float64)),
     'zeta_int64': lambda L: L.special.zeta(L.tensor([-8]), L.tensor([9, 0])),
+    # igamma/igammac edges in torch's order, a NaN failing each comparison (P(inf, nan) = 0, P(nan, inf) = 1, P(nan, 0) = 0),
+    # and x so large that the continued fraction's factor is 0 (no NaN from inf * 0)
+    'igamma_edges': lambda L: [f(L.tensor([_i, _i, _n, _n, _n, 1.5, 800., 1e-300], dtype=L.float64),
+                                 L.tensor([_n, _i, _i, 0., _n, 1e300, 1e300, 1e300], dtype=L.float64)) for f in (L.igamma, L.igammac)],
 }
 
 
