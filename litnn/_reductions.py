@@ -550,9 +550,11 @@ class LinalgVectorNormBackward0(Op):
     def forward(ctx, x, p, dim, keepdim=False):
         a = x._data; xp = array_namespace(a); kw = dict(axis=dim, keepdims=keepdim)
         a = _opmath(xp.abs(a) if a.dtype.kind == 'c' else a)  # float16/bfloat16: in float32, rounded once (as torch); complex: |x|
-        out = (xp.sqrt((a * a).sum(**kw)) if p == 2 else xp.abs(a).sum(**kw) if p == 1 else
-               xp.abs(a).max(**kw) if p == math.inf else xp.abs(a).min(**kw) if p == -math.inf else
-               (a != 0).sum(**kw).astype(a.dtype) if p == 0 else (xp.abs(a) ** p).sum(**kw) ** (1 / p))
+        if math.prod(a.shape[d] for d in dim) == 1 and p != 0:     # one element per norm: its absolute value, exactly (torch's kernel
+            out = _row_major(xp.abs(a) if keepdim else xp.abs(a).reshape([s for i, s in enumerate(a.shape) if i not in dim]))   # skips the powers)
+        else: out = (xp.sqrt((a * a).sum(**kw)) if p == 2 else xp.abs(a).sum(**kw) if p == 1 else
+                     xp.abs(a).max(**kw) if p == math.inf else xp.abs(a).min(**kw) if p == -math.inf else
+                     (a != 0).sum(**kw).astype(a.dtype) if p == 0 else (xp.abs(a) ** p).sum(**kw) ** (1 / p))
         out = out.astype(x._data.real.dtype, copy=False)        # a complex input's norm is real
         ctx.save_for_backward(x); ctx.save_output(out); _keep(ctx, a, dim, keepdim); ctx.p = p
         return out

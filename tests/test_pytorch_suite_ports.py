@@ -895,3 +895,20 @@ def test_pow_half_and_minus_half_special_values_as_torch(dtype, e):
         r.append((y, np.signbit(y) & ~np.isnan(y)))
     np.testing.assert_array_equal(r[0][0], r[1][0])
     np.testing.assert_array_equal(r[0][1], r[1][1])
+
+
+# test_foreach.py test_foreach_l2_large_value: a norm over one element is that element's absolute value in torch (its kernel
+# takes no power and no root), so 3e38 does not overflow to inf; litnn squared it (also linalg.vector_norm/Tensor.norm with dim)
+@pytest.mark.parametrize('ord', [2, 1, 3, 0.5, -1, float('inf'), 0])
+def test_norm_over_single_elements_as_torch(ord):
+    r = []
+    for L in LIBS:
+        x = L.tensor([[3e38], [-1.5], [0.]])
+        out = [L.linalg.vector_norm(x, ord, dim=1), L.linalg.vector_norm(x, ord, dim=(1,), keepdim=True), L.linalg.vector_norm(x[0, 0], ord),
+               L._foreach_norm([x[0], x[1]], ord), L.linalg.vector_norm(x[:2].T, ord, dim=0), L.linalg.vector_norm(x.half()[1:], ord, dim=1)]
+        if ord not in (0, 0.5, -1):
+            y = x[1:].clone().requires_grad_()
+            L.linalg.vector_norm(y, ord, dim=1).sum().backward()
+            out.append(y.grad)
+        r.append([t.tolist() if isinstance(t, L.Tensor) else [u.tolist() for u in t] for t in out])
+    assert r[0] == r[1]
