@@ -124,7 +124,7 @@ def test_hooks_and_grad_fn():
     m.register_forward_hook(lambda mod, args, out: seen.append(out.shape))
     y = m(litnn.randn(2, 4, 3, requires_grad=True))
     assert seen == [(2, 4, 3)]
-    assert type(y.grad_fn.next_functions[0][0]).__name__ == 'NativeGroupNormBackward0'
+    assert type(y.grad_fn).__name__ == 'NativeGroupNormBackward0'     # torch's one node: the group views are inside it
 
 
 @pytest.mark.skipif(not litnn.cuda.is_available(), reason="needs a GPU")

@@ -3,6 +3,7 @@ as the recorded (tensor) backward and as PyTorch, tensors wherever user code loo
 import numpy as np, pytest
 import litnn
 from litnn.autograd.graph import Op
+from litnn.autograd.engine import _OneNode
 torch = pytest.importorskip('torch')
 
 rng = np.random.default_rng(0)
@@ -149,6 +150,7 @@ def test_every_array_formula_has_a_case():
             n = stack.pop()
             if n is None or id(n) in visited: continue
             visited.add(id(n)); seen.add(_formula(type(n))); stack += [fn for fn, _ in n.next_functions]
+            if isinstance(n, _OneNode): stack += [o.grad_fn for o in n._saved[0] if isinstance(o, litnn.Tensor)]   # (its composite's own graph)
     on_arrays = {c for c in _subclasses(Op) if c.on_arrays and _formula(c)[0] is not None}
     assert len(on_arrays) > 30
     # sparse conversions whose backward refuses a second derivative (no recorded backward to compare with):

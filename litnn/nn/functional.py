@@ -2244,6 +2244,7 @@ from .. import amp
 from .._tensor import _channels_last_like, Tensor
 from ..backend import _cpp
 from .._flags import _warn_once
+from ..autograd.engine import _one_node
 
 # %% ../../nbs/44a_layer_group_norm.ipynb #05240135
 def _check_layer_norm(x, normalized_shape, weight, bias):
@@ -2333,8 +2334,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     input.dim()      # (torch's Python reads the rank first: a list or an array fails there, in its words)
     _check_tensors('group_norm', dict(input=input, weight=weight, bias=bias), optional={'bias', 'weight'})
     _check_group_norm(input, num_groups, weight, bias)
+    return _group_norm(input, weight, bias, num_groups, eps)
+
+@_one_node('NativeGroupNormBackward0')    # the views around the groups' node are inside it: the output's grad_fn is torch's
+def _group_norm(input, weight, bias, g, eps):
     n, c, *spatial = input.shape
-    g = num_groups
     grouped = input.reshape(n, g, c // g, *spatial)
     dims, rest = tuple(range(2, grouped.dim())), tuple(range(3, grouped.dim()))
     out = NativeGroupNormBackward0.apply(grouped, weight, bias, dims=dims, pdims=(0,) + rest,
