@@ -59,7 +59,7 @@ def _read(data, dtype):
             if type(a) in (list, tuple) or not (hasattr(a, '__len__') and hasattr(a, '__getitem__')): raise
             raise ValueError(f"could not determine the shape of object type '{type(a).__name__}'") from None
         except ValueError:                                     # not a grid: torch's message, or (under an empty dim) torch's empty tensor
-            sizes = _check_nesting(data)
+            sizes = _check_nesting(data, dtype)
             if 0 not in sizes: raise
             a = np.zeros(sizes)
         if a.dtype == object and builtins.any(type(v) is builtins.int and not -2**63 <= v < 2**63 for v in a.flat):
@@ -68,7 +68,8 @@ def _read(data, dtype):
                 raise ValueError("Overflow when unpacking long long")      # an int past 64 bits (numpy keeps it as an object)
             a = a.astype(np.complex128 if cplx else np.float64)
         if a.dtype == object:
-            _check_nesting(data)
+            _check_nesting(data, dtype)
+            if dtype is not None: raise _not_a_number(_odd_leaf(data), not to_dtype(dtype).name.startswith(('int', 'uint', 'bool')))   # (converted, not inferred)
             if isinstance(_odd_leaf(data), np.generic): _unsupported_numpy(np.asarray(_odd_leaf(data)))    # (`[1, np.datetime64(...)]`: as below)
             raise RuntimeError(f"Could not infer dtype of {type(_odd_leaf(data)).__name__}")
         if a.dtype.kind in 'USMm':       # strings and dates: no dtype of torch's
@@ -76,6 +77,7 @@ def _read(data, dtype):
             leaf = _odd_leaf(data) if nested else data
             if nested and isinstance(_first(data), str): raise ValueError("too many dimensions 'str'")   # torch reads a first string (numpy's too) as one more dim
             if nested and isinstance(leaf, np.generic): _unsupported_numpy(np.asarray(leaf))    # (a numpy scalar in a list is read as an array)
+            if nested and dtype is not None: raise _not_a_number(leaf, not to_dtype(dtype).name.startswith(('int', 'uint', 'bool')))
             raise TypeError(f"new(): invalid data type '{_type_name(leaf)}'")
         if a.dtype == np.uint64 and not is_np and not wide and not unsigned: raise ValueError("Overflow when unpacking long long")
         if promoted is not None: a = a.astype(promoted.np, copy=False)     # numpy scalars or arrays among the leaves
@@ -193,10 +195,16 @@ def _holds(data, cls):
     if builtins.any(issubclass(t, cls) for t in kinds): return True
     return (list in kinds or tuple in kinds) and builtins.any(_holds(v, cls) for v in data if type(v) in (list, tuple))
 
-def _check_nesting(data):
+def _not_a_number(v, floating):
+    "torch's TypeError converting `v`, which is no number, to an element of a floating (or complex) dtype, or else an integer one."
+    return TypeError(f"must be real number, not {_type_name(v)}" if floating else f"'{_type_name(v)}' object cannot be interpreted as an integer")
+
+def _check_nesting(data, dtype=None):
     """torch's errors for nested lists that are not a grid: the sizes are read along the first elements, then every
-    element is checked against them, depth first."""
-    if isinstance(_odd_leaf(data), str): raise TypeError("new(): invalid data type 'str'")   # torch infers the dtype first
+    element is checked against them, depth first. Given a `dtype`, a leaf that is no number is refused in its words."""
+    if isinstance(_odd_leaf(data), str):
+        if dtype is None: raise TypeError("new(): invalid data type 'str'")   # torch infers the dtype first
+        raise _not_a_number(_odd_leaf(data), not to_dtype(dtype).name.startswith(('int', 'uint', 'bool')))
     def seq(v): return isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim > 0   # (an array is one, as in torch)
     sizes, v = [], data
     while seq(v):
@@ -206,9 +214,8 @@ def _check_nesting(data):
     def floats(v): return any(map(floats, v)) if isinstance(v, (list, tuple)) else isinstance(v, builtins.float)
     def walk(v, d):
         if d == len(sizes):
-            if isinstance(v, (list, tuple)):        # a sequence where a number belongs: the inferred dtype's words
-                raise TypeError(f"must be real number, not {type(v).__name__}" if floats(data) else
-                                f"'{type(v).__name__}' object cannot be interpreted as an integer")
+            if isinstance(v, (list, tuple)):        # a sequence where a number belongs: the given or inferred dtype's words
+                raise _not_a_number(v, floats(data) if dtype is None else not to_dtype(dtype).name.startswith(('int', 'uint', 'bool')))
             return
         if not seq(v): raise TypeError("not a sequence")
         if len(v) != sizes[d]: raise ValueError(f"expected sequence of length {sizes[d]} at dim {d} (got {len(v)})")

@@ -1051,3 +1051,17 @@ INDEX_CHECKS = {
 
 @pytest.mark.parametrize('name', list(INDEX_CHECKS))
 def test_index_checks_as_torch(name): _same(INDEX_CHECKS[name])
+
+# --- torch.tensor(data, dtype=...) of a leaf that is no number: the given dtype converts it (nothing is inferred), in the
+# words of a float (complex too) or an int (bool too) conversion; without a dtype torch's inference words stay
+TENSOR_DATA_CHECKS = {f'tensor({dn}, dtype={dt})': (lambda L, d=d, dt=dt: L.tensor(d(), dtype=None if dt is None else getattr(L, dt)))
+                      for dn, d in {'[1, None]': lambda: [1, None], "[1, 'a']": lambda: [1, 'a'], "['a', 1]": lambda: ['a', 1], '[1, [2, 3]]': lambda: [1, [2, 3]],
+                                    '[[1], 2]': lambda: [[1], 2], '[1, object()]': lambda: [1, object()], '[[1, 2], [3, None]]': lambda: [[1, 2], [3, None]]}.items()
+                      for dt in (None, 'float32', 'float64', 'bfloat16', 'int32', 'uint8', 'bool', 'complex64')}
+# linalg.solve broadcasts B's batch with A's: B is "tensor a" in the message
+TENSOR_DATA_CHECKS.update({f'linalg.solve of A {a} and B {b}': (lambda L, a=a, b=b: L.linalg.solve(L.eye(2).expand(*a), L.ones(*b)))
+                           for a, b in [((3, 2, 2), (2, 2, 1)), ((4, 3, 2, 2), (5, 3, 2, 1)), ((3, 2, 2), (2, 2)), ((3, 2, 2), (3, 2)),
+                                        ((2, 2, 2), (3, 2)), ((2, 2), (5, 2, 2)), ((2, 2), (5, 2)), ((2, 2, 2), (4, 2, 1))]})
+
+@pytest.mark.parametrize('name', list(TENSOR_DATA_CHECKS))
+def test_tensor_data_and_solve_checks_as_torch(name): _same(TENSOR_DATA_CHECKS[name])

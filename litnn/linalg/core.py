@@ -9,7 +9,7 @@ from collections import namedtuple
 from ..backend import array_namespace, to_device, to_dtype, int64
 from .._tensor import Tensor, _wrap_dim, _dtype_name
 from .._creation import zeros_like, eye
-from ..autograd.graph import Op
+from ..autograd.graph import Op, _broadcast_error
 from ..autograd.grad_mode import _Mode
 from ..autograd.broadcasting import _reduce, _cast, _float_dtype, _opmath
 from .._pointwise import _const, where
@@ -168,6 +168,8 @@ def solve(A, B, *, left=True):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
     if not left: return solve(A.mT, B.mT).mT
     if A.dtype is not B.dtype: raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_dtype_name(A)} and B of type {_dtype_name(B)} instead")
+    err = _broadcast_error(B.shape[:-1] if vector else B.shape[:-2], A.shape[:-2])   # torch broadcasts B's batch with A's: B is "tensor a"
+    if err is not None: raise err
     return LinalgSolveExBackward0.apply(A, B, vector=vector)
 
 # %% ../../nbs/reference/linalg.ipynb #f120770c
