@@ -97,6 +97,11 @@ _HALF_CASES = {
     # histc's bin in float16/bfloat16: (x - min) * bins / (max - min), each step rounded to the dtype (-2.4004 -> bin 38)
     # ndtr is (1 + erf(x / sqrt 2)) / 2 as torch's kernel: each step rounded, 0 in the far left tail
     'ndtr_half_steps': lambda L, d: L.special.ndtr(L.linspace(-6, 6, 301).to(d)),
+    # huber_loss in float16 and smooth_l1_loss in bfloat16 are computed in float32 and rounded once by torch's kernels;
+    # the other half dtype rounds each step
+    'huber_and_smooth_l1_half': lambda L, d: [f(L.linspace(-9, 9, 97).to(d), L.linspace(3, -4, 97).to(d), reduction=r, **{k: v})
+                                              for f, k in ((L.nn.functional.huber_loss, 'delta'), (L.nn.functional.smooth_l1_loss, 'beta'))
+                                              for v in (8.698115367693557, 0.3) for r in ('none', 'sum')],
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }

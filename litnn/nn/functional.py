@@ -4160,10 +4160,15 @@ from .. import amp   # autocast: the `_autocast` hook of the ops below
 class _PiecewiseLoss(Op):
     """The node of a loss quadratic in d = input - target where |d| < k and linear outside, reduced: its subclass gives
     the two pieces (`_pieces(z, k)` of z = |d|) and the slope (`_slope(d, k)`), the backward's formula."""
+    wide = ()       # half dtypes whose loss torch's kernel computes in float32, rounded once (the other one rounds each step)
     @classmethod
     def forward(cls, ctx, x, y, reduction, k):
         ctx.save_for_backward(x, y); ctx.o = reduction, k
-        z = abs(x._data - y._data)
+        a, b = x._data, y._data
+        if a.dtype.name in cls.wide:
+            z, k32 = abs(a.astype(np.float32) - b.astype(np.float32)), np.float32(k)
+            return _reduced_array(array_namespace(z).where(z < k32, *cls._pieces(z, k32)).astype(a.dtype), reduction)
+        z = abs(a - b)
         return _reduced_array(array_namespace(z).where(z < k, *cls._pieces(z, k)), reduction)
     @staticmethod
     def backward(ctx, g):
@@ -4176,11 +4181,13 @@ class SmoothL1LossBackward0(_PiecewiseLoss):
     "smooth_l1_loss as one node, as torch's (the name a printed loss shows): 0.5 z²/beta inside, z - beta/2 outside."
     _pieces = staticmethod(lambda z, beta: (0.5 * z * z / beta, z - 0.5 * beta))
     _slope = staticmethod(lambda d, beta: (d / beta).clamp(-1, 1))     # d/beta inside, ±1 outside (NaN stays NaN)
+    wide = ('bfloat16',)
 
 class HuberLossBackward0(_PiecewiseLoss):
     "huber_loss as one node, as torch's: 0.5 z² inside, delta (z - delta/2) outside; its slope is d clamped to ±delta."
     _pieces = staticmethod(lambda z, delta: (0.5 * z * z, delta * (z - 0.5 * delta)))
     _slope = staticmethod(lambda d, delta: d.clamp(-delta, delta))
+    wide = ('float16',)     # (torch's two kernels differ: each takes float32 for one half dtype)
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
     "0.5 d²/beta where |d| < beta, else |d| - beta/2, d = input - target."
