@@ -696,6 +696,7 @@ from ._C import _functions    # torch._C._functions: autograd's C++ nodes
 from ._C import Tag               # torch.Tag is torch._C's: the operator tags custom ops declare
 from ._C import PyTorchFileReader   # torch.PyTorchFileReader is torch._C's
 from ._C import ScriptModule, ScriptMethod, ScriptObject   # torch.ScriptModule... are torch._C's (below)
+from ._C import Graph, Node, Value, Block   # the TorchScript IR's classes, torch._C's too (below)
 from . import _VF               # torch._VF: the C++ functions torch.functional and nn.modules.rnn call
 from ._C import (Type, TensorType, IntType, FloatType, BoolType, StringType, NoneType, AnyType, NumberType, DeviceObjType, ComplexType, StreamObjType, SymIntType, SymBoolType, PyObjectType, ListType, OptionalType, TupleType, DictType, UnionType)   # torch's JIT types, torch._C.X re-exported as torch.X
 

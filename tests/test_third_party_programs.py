@@ -363,3 +363,15 @@ def test_saving_what_pickle_cannot_store_fails_as_torch():
     buf = io.BytesIO(); m = litnn.nn.Sequential(litnn.nn.Linear(2, 3), litnn.nn.ReLU()); litnn.save(m, buf); buf.seek(0)
     back = litnn.load(buf, weights_only=False)
     assert type(back) is litnn.nn.Sequential and litnn.equal(back[0].weight, m[0].weight)
+
+
+# snntorch's losses start with `from torch._C import Value` (the TorchScript IR's value class): `import snntorch.functional`
+# failed with ImportError under litnn
+def test_torchscript_ir_classes_importable_as_torch():
+    for name in ('Graph', 'Node', 'Value', 'Block'):
+        t, l = getattr(torch._C, name), getattr(litnn._C, name)
+        assert (l.__name__, l.__module__.replace('litnn', 'torch')) == (t.__name__, t.__module__)
+        assert getattr(litnn, name) is l
+    for name in ('Node', 'Value', 'Block'):
+        for lib in (torch, litnn):
+            with pytest.raises(TypeError, match=f'torch._C.{name}: No constructor defined!'): getattr(lib._C, name)()

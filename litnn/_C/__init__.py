@@ -7,7 +7,7 @@ __all__ = ['TensorBase', 'has_lapack', 'IntType', 'FloatType', 'BoolType', 'Stri
            'DeviceObjType', 'ComplexType', 'StreamObjType', 'SymIntType', 'SymBoolType', 'PyObjectType', 'DispatchKey',
            'DisableTorchFunctionSubclass', 'DisableTorchFunction', 'Tag', 'Type', 'ListType', 'OptionalType',
            'TupleType', 'DictType', 'UnionType', 'TensorType', 'DispatchKeySet', 'ScriptObject', 'ScriptModule',
-           'ScriptMethod']
+           'ScriptMethod', 'Node', 'Value', 'Block', 'Graph']
 
 # %% ../../nbs/reference/torch/underscore_C.ipynb #bd2549a8
 from ..backend import Generator
@@ -389,4 +389,20 @@ class ScriptMethod(ScriptObject.__base__):
     "`torch._C.ScriptMethod`: a method of a scripted module (none in litnn)."
     def __init__(self, *args, **kwargs): raise TypeError("torch._C.ScriptMethod: No constructor defined!")
 
-for _t in (ScriptObject, ScriptModule, ScriptMethod): _t.__module__ = 'litnn'   # C++ classes torch names as its own: torch.ScriptModule
+class Node:
+    "`torch._C.Node`: an operation of a TorchScript graph (none in litnn)."
+    def __init__(self, *args, **kwargs): raise TypeError(f"torch._C.{type(self).__name__}: No constructor defined!")
+
+class Value(Node.__base__):
+    "`torch._C.Value`: a value a TorchScript graph's nodes pass (none in litnn; snntorch imports the name)."
+    __init__ = Node.__init__
+
+class Block(Node.__base__):
+    "`torch._C.Block`: a TorchScript graph's sub-block, the body of an `if` or a loop (none in litnn)."
+    __init__ = Node.__init__
+
+class Graph(Node.__base__):
+    "`torch._C.Graph`: a TorchScript graph (none in litnn: torch builds an empty one, litnn has nothing to put in it)."
+    __init__ = Node.__init__
+
+for _t in (ScriptObject, ScriptModule, ScriptMethod, Graph, Node, Value, Block): _t.__module__ = 'litnn'   # C++ classes torch names as its own: torch.ScriptModule
