@@ -2907,6 +2907,10 @@ Tensor.polygamma_ = lambda self, n: _inplace(self, lambda x, n: polygamma(n, x),
 # %% ../nbs/reference/special.ipynb #b1d8dd7c
 _SQRT2, _SQRT2PI = math.sqrt(2), math.sqrt(2 * math.pi)
 
+def _clip_low_first(xp, z, lo, hi):
+    "torch's logit clamp: below lo is lo, else above hi is hi (with eps > 0.5, lo > hi: not `clip`'s min(max(z, lo), hi))."
+    return xp.where(z < lo, lo, xp.where(z > hi, hi, z))
+
 def _logit(xp, a, eps=None):
     if _half(a):    # torch's kernel in float16 / bfloat16: eps, 1 - eps, 1 - x, the quotient and its log each rounded to the dtype
         d = a.dtype
@@ -2914,9 +2918,9 @@ def _logit(xp, a, eps=None):
         z = a.astype(np.float32)
         if eps is not None:
             lo = r(np.asarray(eps, np.float32))
-            z = xp.clip(z, lo, r(1 - lo))
+            z = _clip_low_first(xp, z, lo, r(1 - lo))
         return xp.log(r(z / r(1 - z))).astype(d)
-    z = a if eps is None else xp.clip(a, eps, 1 - eps)
+    z = a if eps is None else _clip_low_first(xp, a, eps, 1 - eps)
     return xp.log(z / (1 - z))
 
 def _dlogit(g, x, y, eps=None):

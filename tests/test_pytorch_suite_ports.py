@@ -912,3 +912,15 @@ def test_norm_over_single_elements_as_torch(ord):
             out.append(y.grad)
         r.append([t.tolist() if isinstance(t, L.Tensor) else [u.tolist() for u in t] for t in out])
     assert r[0] == r[1]
+
+
+# test_unary_ufuncs.py-style logit(eps): torch's kernel clamps x < eps to eps, else x > 1 - eps to 1 - eps; with eps > 0.5
+# the bounds cross and that order matters (litnn's clip took min(max(x, eps), 1 - eps): the sign of the result flipped)
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'bfloat16'])
+@pytest.mark.parametrize('eps', [0.6, 0.9, 0.1, 0.5])
+def test_logit_eps_clamp_order_as_torch(dtype, eps):
+    r = []
+    for L in LIBS:
+        x = L.tensor([0., 0.3, 0.45, 0.55, 0.7, 1., -0.1, 1.1, float('nan')], dtype=getattr(L, dtype))
+        r.append([L.logit(x, eps).float().tolist(), x.clone().logit_(eps).float().tolist()])
+    np.testing.assert_allclose(np.array(r[0], dtype=float), np.array(r[1], dtype=float), rtol=1e-6, equal_nan=True)
