@@ -924,3 +924,28 @@ def test_logit_eps_clamp_order_as_torch(dtype, eps):
         x = L.tensor([0., 0.3, 0.45, 0.55, 0.7, 1., -0.1, 1.1, float('nan')], dtype=getattr(L, dtype))
         r.append([L.logit(x, eps).float().tolist(), x.clone().logit_(eps).float().tolist()])
     np.testing.assert_allclose(np.array(r[0], dtype=float), np.array(r[1], dtype=float), rtol=1e-6, equal_nan=True)
+
+
+# test_dataloader.py-style loader attributes: over an IterableDataset torch's loader keeps an _InfiniteConstantSampler
+# (None forever) as its sampler and names the kind in `_dataset_kind` (libraries read both); litnn kept a SequentialSampler
+# over the stream and had no `_dataset_kind`. A timeout without workers fails when iterating, as torch's single-process iterator asserts.
+def test_dataloader_stream_sampler_and_kind_as_torch():
+    import itertools
+    r = []
+    for L in LIBS:
+        D = L.utils.data
+
+        class Stream(D.IterableDataset):
+            def __iter__(self): return iter(range(5))
+
+        out = []
+        for kw in [dict(), dict(batch_size=2), dict(batch_size=None), dict(batch_size=2, drop_last=True)]:
+            dl = D.DataLoader(Stream(), **kw)
+            out += [type(dl.sampler).__name__, type(dl.batch_sampler).__name__ if dl.batch_sampler is not None else None,
+                    dl._dataset_kind, [b.tolist() if isinstance(b, L.Tensor) else b for b in dl], list(itertools.islice(dl.sampler, 3)),
+                    type(dl.sampler).__module__.replace('litnn', 'torch')]
+        m = D.DataLoader(D.TensorDataset(L.arange(4)), batch_size=2)
+        out += [m._dataset_kind, type(m.sampler).__name__]
+        out.append(_raised(lambda L: list(L.utils.data.DataLoader(L.utils.data.TensorDataset(L.arange(4)), timeout=0.5)), L))
+        r.append(out)
+    assert r[0] == r[1]

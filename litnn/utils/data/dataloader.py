@@ -13,7 +13,7 @@ from ...backend import array_namespace, patch, int64, Generator, default_generat
 from ..._tensor import Tensor
 from ..._creation import empty
 from .dataset import IterableDataset, Subset, TensorDataset, _parsed_call
-from .sampler import SequentialSampler, RandomSampler, BatchSampler
+from .sampler import Sampler, SequentialSampler, RandomSampler, BatchSampler
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import get_worker_info   # torch's dataloader module has it too
 from ._utils.worker import WorkerInfo, _generate_state
@@ -84,7 +84,9 @@ class DataLoader(Generic[_T_co]):   # Generic as torch's: `DataLoader[list[Tenso
             batch_size, drop_last = None, False
         elif batch_size is None and drop_last:
             raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
-        if sampler is None: sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if sampler is None:   # a stream has no indices: torch's sampler for it yields None forever
+            sampler = _InfiniteConstantSampler() if self._iterable else RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        self._dataset_kind = _DatasetKind.Iterable if self._iterable else _DatasetKind.Map   # (torch's attribute; libraries read it)
         if batch_size is not None and batch_sampler is None: batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset, self.batch_size, self.drop_last, self.sampler, self.batch_sampler = dataset, batch_size, drop_last, sampler, batch_sampler
         self.num_workers, self.pin_memory, self.timeout, self.worker_init_fn, self.generator = num_workers, pin_memory, timeout, worker_init_fn, generator
@@ -157,6 +159,11 @@ class _DatasetKind:
     "How a loader reads its dataset (torch's names): `Map` by indices, `Iterable` as a stream."
     Map, Iterable = 0, 1
 
+class _InfiniteConstantSampler(Sampler):
+    "The sampler of a loader over an IterableDataset (torch's): None forever, as a stream has no indices to give."
+    def __iter__(self):
+        while True: yield None
+
 def _is_stream(loader):
     """Whether `loader` reads its dataset as a stream. litnn's DataLoader knows; a stand-in loader written to torch's
     iterator protocol (fastai's `_FakeLoader`: `_dataset_kind`, `_auto_collation`, `collate_fn`, `_index_sampler`...) says it by `_dataset_kind`."""
@@ -202,6 +209,7 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     "The batches, loaded in this process."
     def __init__(self, loader):
         super().__init__(loader)
+        if self._timeout != 0: raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")   # torch's assert: a timeout needs workers
         self._fetch, self._stream = getattr(loader, '_fetch', None), _iter_stream(loader) if _is_stream(loader) else None
     def _next_data(self): return next(self._stream) if self._sampler_iter is None else self._fetch(next(self._sampler_iter))
 
