@@ -126,3 +126,13 @@ def test_ndtr_left_tail_as_torch():
         a = torch.special.ndtr(torch.tensor(x, dtype=getattr(torch, d))).numpy()
         b = litnn.special.ndtr(litnn.tensor(x, dtype=getattr(litnn, d))).numpy()
         np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize('kw', [dict(size=(13, 9)), dict(size=(40, 37), align_corners=True), dict(size=(5, 30)),
+                                dict(scale_factor=1.7), dict(size=(13, 9), antialias=True)])
+def test_bicubic_uint8_as_torch(kw):
+    "uint8 bicubic resizing goes torch's separable int16 fixed-point road (width pass rounded to uint8 first), any channels."
+    x = np.random.default_rng(0).integers(0, 256, (2, 5, 20, 17), dtype=np.uint8)
+    a = torch.nn.functional.interpolate(torch.tensor(x), mode='bicubic', **kw).numpy()
+    b = litnn.nn.functional.interpolate(litnn.tensor(x), mode='bicubic', **kw).numpy()
+    np.testing.assert_array_equal(b, a)

@@ -5358,17 +5358,20 @@ class ResampleDimBackward0(Op):
         if isinstance(g, Tensor): return _mm(g, Tensor._make(ctx.W), False, True)     # create_graph: a recorded product
         return _op_product(g, ctx.W, False, True)
 
-def _uint8_weights(m, n, scale, align_corners, antialias):
+def _uint8_weights(m, n, scale, align_corners, antialias, cubic=False):
     """The float weights of torch's separable uint8 kernel for linear interpolation (UpSampleKernelAVXAntialias.h): a
-    triangle over a window of input pixels, widened by `scale` when antialiasing a downsampling, normalized per output."""
-    support, inv = (scale, 1 / scale) if antialias and scale >= 1 else (1., 1.)
+    triangle over a window of input pixels, widened by `scale` when antialiasing a downsampling, normalized per output;
+    `cubic` (antialiased bicubic): Keys' cubic with A = -0.5, as Pillow's, over twice the window."""
+    r = 2. if cubic else 1.
+    support, inv = (r * scale, 1 / scale) if antialias and scale >= 1 else (r, 1.)
     delta = 0.5 if align_corners and not antialias else 0.
     W = np.zeros((m, n))
     for i in range(m):
         center = scale * (i + 0.5 - delta)
         lo = max(int(center - support + 0.5 + delta), 0)
         size = min(max(min(int(center + support + 0.5 + delta), n) - lo, 0), int(math.ceil(support)) * 2 + 1)
-        w = np.maximum(1 - np.abs((np.arange(lo, lo + size) - center + 0.5 - delta) * inv), 0)
+        x = np.abs((np.arange(lo, lo + size) - center + 0.5 - delta) * inv)
+        w = np.where(x < 1, (1.5 * x - 2.5) * x * x + 1, np.where(x < 2, ((-0.5 * x + 2.5) * x - 4) * x + 2, 0)) if cubic else np.maximum(1 - x, 0)
         W[i, lo:lo + size] = w / w.sum() if w.sum() != 0 else w
     return W
 
@@ -5382,23 +5385,46 @@ def _uint8_pass(a, W, axis):
     s = xp.moveaxis(a.astype(np.int64), axis, -1) @ xp.asarray(Wi.T) + (1 << (p - 1))
     return xp.moveaxis(xp.clip(s >> p, 0, 255).astype(np.uint8), -1, axis)
 
-def _bilinear_uint8(input, sizes, scales, align_corners, antialias):
-    "A uint8 image resized bilinearly as torch's CPU kernel: the width pass first, rounded to uint8, then the height pass."
+def _cubic_uint8_weights(m, n, scale, align_corners, A=-0.75):
+    """The float weights of torch's separable uint8 kernel for bicubic interpolation without antialiasing
+    (`_compute_indices_min_size_weights`): Keys' cubic with A = -0.75 around each source point, as the float kernel's,
+    the taps that fall outside the image added to the edge pixel's weight."""
+    def f(x):
+        x = abs(x)
+        return ((A + 2) * x - (A + 3)) * x * x + 1 if x < 1 else ((A * x - 5 * A) * x + 8 * A) * x - 4 * A if x < 2 else 0.
+    W = np.zeros((m, n))
+    for i in range(m):
+        real = scale * i if align_corners else scale * (i + 0.5) - 0.5
+        k = min(int(math.floor(real)), n - 1)
+        lam = min(max(real - k, 0.), 1.)
+        lo = max(k - 1, 0)
+        size = min(max(min(k + 3, n) - lo, 0), 4)
+        w, at = np.zeros(4), 0
+        for j in range(4):
+            at = 0 if k - 1 + j <= 0 else size - 1 if k - 1 + j >= n - 1 else at
+            w[at] += f(j - 1 - lam); at += 1
+        W[i, lo:lo + size] = w[:size]
+    return W
+
+def _separable_uint8(input, sizes, scales, align_corners, antialias, mode):
+    "A uint8 image resized as torch's CPU kernel: the width pass first, rounded to uint8, then the height pass."
     a = input._data
     for d in (1, 0):
         n, m, s = a.shape[d + 2], sizes[d], scales[d]
         if n == m: continue                      # (torch skips a pass whose size does not change)
         if align_corners: scale = (n - 1) / (m - 1) if m > 1 else 0.
         else: scale = 1 / s if s is not None and s > 0 else n / m
-        a = _uint8_pass(a, _uint8_weights(m, n, scale, align_corners, antialias), d + 2)
+        W = (_cubic_uint8_weights(m, n, scale, align_corners) if mode == 'bicubic' and not antialias else
+             _uint8_weights(m, n, scale, align_corners, antialias, cubic=mode == 'bicubic'))
+        a = _uint8_pass(a, W, d + 2)
     return Tensor._make(a if a is not input._data else a.copy())
 
 def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
     if input.is_meta:               # no values to weigh: only the shape (a meta tensor may be far too big for the matrices)
         return _channels_last_like(input.new_empty((*input.shape[:2], *sizes)), input)
-    if input._data.dtype == np.uint8 and mode == 'bilinear' and input.dim() == 4:
-        return _channels_last_like(_bilinear_uint8(input, sizes, scales, align_corners, antialias), input)
+    if input._data.dtype == np.uint8 and mode in ('bilinear', 'bicubic') and input.dim() == 4:
+        return _channels_last_like(_separable_uint8(input, sizes, scales, align_corners, antialias, mode), input)
     x, xp = input, array_namespace(input._data)
     ints = input._data.dtype.kind in "iu" and mode not in ("nearest", "nearest-exact")
     if ints: x = x.float()          # other integer resizes are weighted in float32, then rounded and saturated once (torch's, within 1)
