@@ -1065,3 +1065,26 @@ TENSOR_DATA_CHECKS.update({f'linalg.solve of A {a} and B {b}': (lambda L, a=a, b
 
 @pytest.mark.parametrize('name', list(TENSOR_DATA_CHECKS))
 def test_tensor_data_and_solve_checks_as_torch(name): _same(TENSOR_DATA_CHECKS[name])
+
+# --- linalg: an SVD of a matrix holding NaN or infinity is LAPACK's refusal in torch's words (batch element named), for
+# every function computed through it; logdet's checks name logdet
+LINALG_CHECKS = {
+    'svd of NaN': lambda L: L.linalg.svd(L.full((2, 2), float('nan'))),
+    'pinv of inf (NaN, no error)': lambda L: L.linalg.pinv(L.full((2, 2), float('inf'))).isnan(),
+    'matrix_rank of NaN': lambda L: L.linalg.matrix_rank(L.full((2, 3), float('nan'))),
+    'svdvals of a batch, the second NaN': lambda L: L.linalg.svdvals(L.stack([L.eye(2), L.full((2, 2), float('nan'))])),
+    'svd of a NaN batch': lambda L: L.linalg.svd(L.full((3, 2, 2), float('nan'))),
+    'torch.svd of NaN': lambda L: L.svd(L.full((2, 2), float('nan'))),
+    'matrix_norm ord=2 of NaN': lambda L: L.linalg.matrix_norm(L.full((2, 2), float('nan')), ord=2),
+    'cond of NaN': lambda L: L.linalg.cond(L.full((2, 2), float('nan'))),
+    'svd of a finite matrix': lambda L: L.linalg.svdvals(L.tensor([[3., 0.], [0., 4.]])),
+    **{f'logdet of {n}': (lambda L, m=m: L.logdet(m(L))) for n, m in {
+        'int64': lambda L: L.eye(2, dtype=L.long), 'bool': lambda L: L.eye(2, dtype=L.bool), 'float16': lambda L: L.eye(2).half(),
+        'bfloat16': lambda L: L.eye(2).bfloat16(), '2x3': lambda L: L.ones(2, 3), '1-d': lambda L: L.ones(3), '0-d': lambda L: L.tensor(2.),
+        '0x0': lambda L: L.ones(0, 0), '2I': lambda L: L.eye(2) * 2, 'complex I': lambda L: L.eye(2, dtype=L.complex64)}.items()},
+}
+
+@pytest.mark.parametrize('name', list(LINALG_CHECKS))
+def test_linalg_checks_as_torch(name): _same(LINALG_CHECKS[name])
+
+def test_logdet_of_a_negative_determinant_is_nan(): assert litnn.logdet(-litnn.eye(3)).isnan().item() and torch.logdet(-torch.eye(3)).isnan().item()

@@ -16,7 +16,7 @@ from .._reductions import _rdims, amax, amin
 from .._reductions import LinalgVectorNormBackward0
 from .._views import movedim, cat
 from .._products import _cross, vdot
-from .core import (LinAlgError, _check_matrix, _check_float, _no_kernel, _named, _eye_like, _diag_embed, _diag, inv, inv_ex, slogdet, solve,
+from .core import (LinAlgError, _check_matrix, _check_float, _no_kernel, _low_precision, _named, _eye_like, _diag_embed, _diag, inv, inv_ex, slogdet, solve,
                                cholesky, matrix_exp, LinalgCholeskyExBackward0)
 
 # %% auto #0
@@ -35,7 +35,12 @@ class LinalgSvdBackward0(Op):
     @staticmethod
     def forward(ctx, A, full_matrices=True):
         xp = array_namespace(A._data)
-        U, S, Vh = xp.linalg.svd(A._data, full_matrices=full_matrices)
+        try: U, S, Vh = xp.linalg.svd(A._data, full_matrices=full_matrices)
+        except np.linalg.LinAlgError:      # (numpy's "SVD did not converge"; LAPACK refuses a NaN or an infinity so, and torch names it)
+            bad = ~xp.isfinite(A._data).reshape((-1,) + A._data.shape[-2:]).all(axis=(-2, -1))
+            if not bool(bad.any()): raise
+            where = f"(Batch element {int(bad.argmax())}): " if A._data.ndim > 2 else ""
+            raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix contained non-finite values.") from None
         S = xp.ascontiguousarray(S)        # (numpy lays out a batch as its input lies; torch's S is contiguous)
         ctx.saved = (U, S, Vh); ctx.k = S.shape[-1]
         return U, S, Vh
@@ -563,6 +568,7 @@ def _svd_old(input, some=True, compute_uv=True):
 
 def _logdet(input):
     "log det(input): NaN where the determinant is negative, -inf where it is 0."
+    _check_matrix('logdet', input); _low_precision('logdet', input)     # (torch's checks name logdet, not the slogdet it calls)
     sign, logabs = slogdet(input)
     if input.is_complex(): return logabs + sign.log()        # log det = log|det| + i arg(det)
     return where(sign < 0, math.nan, logabs)
