@@ -855,8 +855,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     if isinstance(input, Tensor): input.expand(o.shape) if input._data.ndim > 2 or any(a not in (1, b) for a, b in zip(input._data.shape[::-1], o.shape[::-1])) else None
     if o.dtype.name == input.dtype.name == 'bool':   # torch's bool kernel: (beta and input) or (alpha and outer), still bool
         return (o if alpha else o.new_zeros(o.shape)) | (input if beta else input.new_zeros(input.shape))
-    o, input = o.to(rd), input.to(rd)                # computed in the result's dtype: a bool part times a number stays in it
-    return (alpha * o if alpha != 1 else o) + (beta * input if beta != 0 else input.new_zeros(input.shape))
+    # computed in the result's dtype as torch's kernel: beta * input + (alpha * vec1) * vec2, each step rounded, the
+    # numbers read in that dtype first (float16's alpha 0.2 is 0.199951...); a bool part times a number stays in it
+    if rd.itemsize == 2 and rd.is_floating_point: beta, alpha = (float(np.asarray(v, np.float32).astype(rd.np).astype(np.float32)) for v in (beta, alpha))
+    v1, input = vec1.to(rd), input.to(rd)
+    o = outer(v1 * alpha if alpha != 1 else v1, vec2.to(rd))
+    return o + (beta * input if beta != 0 else input.new_zeros(input.shape))
 
 @patch
 def addr_(self:Tensor, vec1, vec2, *, beta=1, alpha=1):

@@ -102,6 +102,9 @@ _HALF_CASES = {
     'huber_and_smooth_l1_half': lambda L, d: [f(L.linspace(-9, 9, 97).to(d), L.linspace(3, -4, 97).to(d), reduction=r, **{k: v})
                                               for f, k in ((L.nn.functional.huber_loss, 'delta'), (L.nn.functional.smooth_l1_loss, 'beta'))
                                               for v in (8.698115367693557, 0.3) for r in ('none', 'sum')],
+    # addr as torch's kernel: beta * input + (alpha * vec1) * vec2, each step in the dtype, beta and alpha read in it first
+    'addr_half_steps': lambda L, d: [L.addr(L.linspace(-9, 9, 40).reshape(5, 8).to(d), L.linspace(-3, 4, 5).to(d), L.linspace(5, -2, 8).to(d),
+                                            beta=b, alpha=a) for b, a in ((0.6, 0.2), (0, 2.5), (1, 3))],
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }
