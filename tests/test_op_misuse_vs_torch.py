@@ -1088,3 +1088,19 @@ LINALG_CHECKS = {
 def test_linalg_checks_as_torch(name): _same(LINALG_CHECKS[name])
 
 def test_logdet_of_a_negative_determinant_is_nan(): assert litnn.logdet(-litnn.eye(3)).isnan().item() and torch.logdet(-torch.eye(3)).isnan().item()
+
+# --- autograd switches given what is not a bool, saved-tensor hooks that are not callables: torch's C++ binding refuses
+AUTOGRAD_SWITCH_CHECKS = {
+    'set_detect_anomaly(True, check_nan=str)': lambda L: L.autograd.set_detect_anomaly(True, check_nan='x'),
+    'set_detect_anomaly(1)': lambda L: L.autograd.set_detect_anomaly(1),
+    "set_detect_anomaly('yes')": lambda L: L.autograd.set_detect_anomaly('yes'),
+    'detect_anomaly(check_nan=str)': lambda L: L.autograd.detect_anomaly(check_nan='x').__enter__(),
+    "set_anomaly_enabled('a')": lambda L: L.set_anomaly_enabled('a'),
+    "set_anomaly_enabled(True, 'a')": lambda L: L.set_anomaly_enabled(True, 'a'),
+    'set_anomaly_enabled(False) then is_anomaly_enabled': lambda L: (L.set_anomaly_enabled(False), L.is_anomaly_enabled())[1],
+    'saved_tensors_hooks(1, 2)': lambda L: L.autograd.graph.saved_tensors_hooks(1, 2).__enter__(),
+    'saved_tensors_hooks(None, None)': lambda L: L.autograd.graph.saved_tensors_hooks(None, None).__enter__(),
+}
+
+@pytest.mark.parametrize('name', list(AUTOGRAD_SWITCH_CHECKS))
+def test_autograd_switch_checks_as_torch(name): _same(AUTOGRAD_SWITCH_CHECKS[name])

@@ -9,6 +9,7 @@ __all__ = ['set_anomaly_enabled', 'is_anomaly_enabled', 'is_anomaly_check_nan_en
 import traceback, warnings
 from .._tensor import Tensor
 from ..backend import array_namespace
+from .._python_arg_parser import _bool_arg   # torch's parser's check of a bool argument
 from . import graph as _graph, broadcasting as _broadcasting, operators as _operators
 from .. import overrides as _overrides
 from .grad_mode import _Mode
@@ -48,6 +49,7 @@ class _Anomaly:
 # %% ../../nbs/reference/backprop/anomaly_mode.ipynb #30ed7568
 def set_anomaly_enabled(enabled, check_nan=True):
     "Turn anomaly mode on or off (as `torch.set_anomaly_enabled`)."
+    _bool_arg('set_anomaly_enabled', 'enabled', enabled, 1); _bool_arg('set_anomaly_enabled', 'check_nan', check_nan, 2)   # (True or False only, as torch's C++)
     _Anomaly.check_nan = bool(check_nan)
     _Mode.anomaly = _Anomaly() if enabled else None
 

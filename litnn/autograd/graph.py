@@ -476,6 +476,9 @@ class saved_tensors_hooks:
     def __init__(self, pack_hook, unpack_hook): self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
     def __enter__(self):
         if _saved_hooks.disabled is not None: raise RuntimeError(_saved_hooks.disabled)
+        if not (callable(self.pack_hook) and callable(self.unpack_hook)):     # (pybind11's words: torch's C++ binding takes two callables)
+            raise TypeError("_push_saved_tensors_default_hooks(): incompatible function arguments. The following argument types are supported:\n"
+                            f"    1. (arg0: collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked with: {self.pack_hook!r}, {self.unpack_hook!r}")
         _saved_hooks.stack.append((self.pack_hook, self.unpack_hook))
         with _lock: _Mode.packing += 1
     def __exit__(self, *exc):
