@@ -222,6 +222,9 @@ def sort(input, dim=-1, descending=False, *, stable=None):
     a, d = input._data, _dim_of(input, dim)
     if a.dtype.kind == 'c': raise RuntimeError(" Sort does not support complex dtypes on CPU")     # torch's leading space
     if not a.ndim: idx = array_namespace(a).zeros((), np.int64)
+    elif a.strides[d] == 0:      # a broadcast dim holds one value: torch takes it as sorted, its indices 0, 1, 2...
+        xp = array_namespace(a)
+        idx = xp.broadcast_to(xp.arange(a.shape[d]).reshape([-1 if i == d else 1 for i in range(a.ndim)]), a.shape).copy()
     elif not stable and _exact(a) and a.shape[d] > 16 and _ties(a, d): idx = _std_order(a, d, descending)   # torch's unstable std::sort
     else: idx = _order(a, d, descending)
     return _select(SortBackward0 if stable is None else SortBackward1, input, idx, d, kind='sort', order=_preserved_order(a))   # (the indices too)

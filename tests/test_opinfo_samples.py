@@ -63,6 +63,9 @@ CASES = {
     # zeta's domain checks in Cephes' order: s < 1 is NaN before q's poles (zeta(-8, 0) is NaN, not inf)
     'zeta_domain_order': lambda L: L.special.zeta(L.tensor([-8., 1., 2., 2.5, 0.5, float('nan'), 5.], dtype=L.float64),
                                                   L.tensor([0., 0., -3., -2.5, 2., 1., -2.], dtype=L.float64)),
+    # sort along a broadcast (stride-0) dim: torch takes it as sorted, indices 0, 1, 2... (not its tie order of a copy)
+    'sort_broadcast_dim': lambda L: [L.sort(L.zeros(1).expand(100)), L.sort(L.tensor([[3.], [1.], [2.]]).expand(3, 40), descending=True),
+                                     L.argsort(L.tensor([[3., 1., 2.]]).expand(40, 3), dim=0)],
     'zeta_int64': lambda L: L.special.zeta(L.tensor([-8]), L.tensor([9, 0])),
     # igamma/igammac edges in torch's order, a NaN failing each comparison (P(inf, nan) = 0, P(nan, inf) = 1, P(nan, 0) = 0),
     # and x so large that the continued fraction's factor is 0 (no NaN from inf * 0)
