@@ -65,3 +65,37 @@ def _unflatten_dense_tensors(flat, tensors):
         out.append(flat.narrow(0, at, n).view(t.shape))
         at += n
     return tuple(out)
+
+# %% ../nbs/reference/torch/utils.ipynb #118f0a91
+import functools
+
+def _get_available_device_type():
+    "The first accelerator that is available, by torch's order of asking (cuda, mps, xpu, mtia, the private backend), or None."
+    litnn = sys.modules['litnn']
+    if litnn.cuda.is_available(): return "cuda"
+    if litnn.backends.mps.is_available(): return "mps"
+    if hasattr(litnn, "xpu") and litnn.xpu.is_available(): return "xpu"
+    if hasattr(litnn, "mtia") and litnn.mtia.is_available(): return "mtia"
+    custom_backend_name = litnn._C._get_privateuse1_backend_name()
+    custom_device_mod = getattr(litnn, custom_backend_name, None)
+    if custom_device_mod and custom_device_mod.is_available(): return custom_backend_name
+    return None
+
+def _get_device_attr(get_member):
+    "`get_member` of the available accelerator's module, or None without one."
+    device_type = _get_available_device_type()
+    if device_type is None: return None
+    return get_member(_get_device_module(device_type))
+
+def _get_current_device_index(): return _get_device_attr(lambda m: m.current_device())
+def _get_all_device_indices(): return _get_device_attr(lambda m: list(range(m.device_count())))
+def _get_devices_properties(device_ids): return [_get_device_attr(lambda m: m.get_device_properties(i)) for i in device_ids]
+
+@functools.lru_cache(2)
+def _get_device_module(device_type: str):
+    "The module `torch.<device_type>` (litnn's), or torch's RuntimeError when there is none."
+    device_module = getattr(sys.modules['litnn'], device_type, None)
+    if device_module is None:
+        raise RuntimeError(f"Device '{device_type}' does not have a corresponding module registered as 'torch.{device_type}'.")
+    return device_module
+

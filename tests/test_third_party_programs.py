@@ -375,3 +375,15 @@ def test_torchscript_ir_classes_importable_as_torch():
     for name in ('Node', 'Value', 'Block'):
         for lib in (torch, litnn):
             with pytest.raises(TypeError, match=f'torch._C.{name}: No constructor defined!'): getattr(lib._C, name)()
+
+
+# tensordict's device helpers (and DataParallel-style code) ask torch._utils which accelerator there is and for its module
+def test_available_device_type_and_device_module_as_torch():
+    assert litnn._utils._get_available_device_type() == torch._utils._get_available_device_type()
+    assert litnn._utils._get_all_device_indices() == torch._utils._get_all_device_indices()
+    assert litnn._utils._get_current_device_index() == torch._utils._get_current_device_index()
+    for name in ('cuda', 'cpu', 'mps'):
+        assert litnn._utils._get_device_module(name).__name__.replace('litnn', 'torch') == torch._utils._get_device_module(name).__name__
+    for lib in (torch, litnn):
+        with pytest.raises(RuntimeError, match=r"Device 'nodevice' does not have a corresponding module registered as 'torch.nodevice'."):
+            lib._utils._get_device_module('nodevice')
