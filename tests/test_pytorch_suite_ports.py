@@ -949,3 +949,21 @@ def test_dataloader_stream_sampler_and_kind_as_torch():
         out.append(_raised(lambda L: list(L.utils.data.DataLoader(L.utils.data.TensorDataset(L.arange(4)), timeout=0.5)), L))
         r.append(out)
     assert r[0] == r[1]
+
+
+# test_distributions.py (Wishart's singular-sample redraw, positive-definite arguments): torch's positive_definite
+# constraint asks whether the Cholesky factorization succeeds (cholesky_ex's info is 0); litnn asked for a positive
+# smallest eigenvalue, which near-singular matrices fail where the factorization succeeds (so validation refused a
+# covariance torch accepts, and Wishart redrew other samples)
+def test_positive_definite_constraint_is_cholesky_success_as_torch():
+    e = 2.0 ** -52
+    mats = [[[4., 2., 2.], [2., 1. + k * e, 1.], [2., 1., 1. + 2 * k * e]] for k in (1, 2, 4, 8)]
+    mats += [[[2., 0., 0.], [0., 1., 0.], [0., 0., -1e-300]], [[1., 2., 0.], [2., 1., 0.], [0., 0., 1.]], [[1., 0., 0.], [0., 1., 0.], [0., 0., 1.]]]
+    r = []
+    for L in LIBS:
+        m = L.tensor(mats, dtype=L.float64)
+        out = [L.distributions.constraints.positive_definite.check(m).tolist()]
+        for a in mats[:4]:
+            out.append(_raised(lambda L: L.distributions.MultivariateNormal(L.zeros(3, dtype=L.float64), covariance_matrix=L.tensor(a, dtype=L.float64), validate_args=True), L))
+        r.append(out)
+    assert r[0] == r[1]
