@@ -108,6 +108,11 @@ _HALF_CASES = {
     # addr as torch's kernel: beta * input + (alpha * vec1) * vec2, each step in the dtype, beta and alpha read in it first
     'addr_half_steps': lambda L, d: [L.addr(L.linspace(-9, 9, 40).reshape(5, 8).to(d), L.linspace(-3, 4, 5).to(d), L.linspace(5, -2, 8).to(d),
                                             beta=b, alpha=a) for b, a in ((0.6, 0.2), (0, 2.5), (1, 3))],
+    # add/sub with alpha: a fused multiply-add in torch's vectors, alpha * y rounded first in its scalar tail (past the
+    # last whole 32-element vector of each inner loop): small tensors, row ends of broadcasts, each thread's last elements
+    'add_alpha_scalar_tail': lambda L, d: [f(L.linspace(-9, 9, n).reshape(s).to(d), L.linspace(6, -5, n).reshape(s).to(d)[..., :w], alpha=a)
+                                          for f in (L.add, L.sub) for a in (-3.125, 0.1) for n, s, w in ((25, (25,), 25), (280, (7, 40), 40),
+                                                                                                          (280, (7, 40), 1), (100000, (100000,), 100000))],
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #70ea10ad
 from __future__ import annotations
-import builtins, operator, sys, numpy as np
+import builtins, math, operator, sys, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, _checked_scalar
 from .._tensor import Tensor, _array_of, _as_array, _inference_tensor, _inferred_order, _relaid
@@ -31,6 +31,23 @@ def _first_layout(out, a, *others):
 
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #4a1daa18
+def _scalar_tail(shape, *arrays):
+    """Where torch's CPU kernels for float16/bfloat16 take their scalar path: the positions of an output of `shape` past
+    the last whole 32-element vector of each inner loop (the trailing dims that every operand steps through evenly,
+    coalesced), each thread's range (at::parallel_for over 32768-element grains) cut into loops of its own."""
+    n = math.prod(shape)
+    st = [tuple(s // a.itemsize for s in np.broadcast_to(a, shape).strides) if getattr(a, 'ndim', 0) else (0,) * len(shape) for a in arrays]
+    m = 1
+    for d in range(len(shape) - 1, -1, -1):
+        m *= shape[d]
+        if d and shape[d - 1] != 1 and not all(s[d - 1] == s[d] * shape[d] or shape[d] == 1 for s in st): break
+    from litnn import get_num_threads
+    chunk = -(-n // (min(get_num_threads(), -(-n // 32768)) if n >= 32768 else 1))
+    p = np.arange(n)
+    c0, r0 = p // chunk * chunk, p // m * m
+    lo, hi = np.maximum(c0, r0), np.minimum(np.minimum(c0 + chunk, n), r0 + m)
+    return (p >= lo + (hi - lo) // 32 * 32).reshape(shape)
+
 class AddBackward0(Op):
     "x + alpha * y, broadcasting: the gradient passes through, summed back to each input's shape."
     shapes, alpha, sign, op = None, 1, 1, staticmethod(operator.add)
@@ -45,7 +62,14 @@ class AddBackward0(Op):
         if alpha == 1: return _first_layout(cls.op(a, b), a, b)
         t = a if hasattr(a, 'dtype') else b        # the array operand: its dtype is the result's
         if t.dtype.kind == 'f' or _half(t):      # as torch: one fused multiply-add (alpha rounded to a half dtype first)
-            out = _fma(cls.sign * (np.float32(np.asarray(alpha).astype(t.dtype)) if _half(t) else t.dtype.type(alpha)), b, a, t.dtype)
+            k = cls.sign * (np.float32(np.asarray(alpha).astype(t.dtype)) if _half(t) else t.dtype.type(alpha))
+            out = _fma(k, b, a, t.dtype)
+            if _half(t):                         # but where torch's kernel leaves its vectors, alpha * y is rounded first
+                tail = _scalar_tail(out.shape, a, b)
+                if tail.any():
+                    f = lambda v: np.asarray(v).astype(np.float32)
+                    one = (f(a) + f(f(k * f(b)).astype(t.dtype))).astype(t.dtype)
+                    out = array_namespace(out).where(array_namespace(out).asarray(tail), one, out)
         else: out = cls.op(a, alpha * b)
         return _first_layout(out, a, b)
     @classmethod
