@@ -453,7 +453,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def renorm(input, p, dim, maxnorm):
     "`input` with each slice along `dim` of `p`-norm above `maxnorm` scaled down to `maxnorm`."
     if p <= 0: raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0: raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if maxnorm < 0: raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")   # (a C++ Scalar: -1.0 prints -1)
     if input.dim() < 2: raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     if not (input.is_floating_point() or input.is_complex()): raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_dtype_name(input)}")
     d = _wrap_dim(dim, input.dim())
@@ -916,6 +916,7 @@ from .autograd.engine import _one_node   # torch's one node for a composite (13_
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     "The sum, with NaN counted as 0."
     if input.is_complex(): raise RuntimeError("nansum on CPU does not support complex inputs")
+    if dtype is not None and to_dtype(dtype).is_complex: raise NotImplementedError(f'"nansum_cpu" not implemented for \'{_LEGACY[to_dtype(dtype).name]}\'')
     x = where(input.isnan(), 0., input) if _float_dtype(input) else input
     return x.sum(dim, keepdim, dtype=dtype)
 

@@ -1104,3 +1104,18 @@ AUTOGRAD_SWITCH_CHECKS = {
 
 @pytest.mark.parametrize('name', list(AUTOGRAD_SWITCH_CHECKS))
 def test_autograd_switch_checks_as_torch(name): _same(AUTOGRAD_SWITCH_CHECKS[name])
+
+# --- reductions: nansum/nanmean into a complex dtype have no kernel; renorm prints a negative maxnorm as a C++ Scalar
+def _x23(L): return L.arange(6.).reshape(2, 3)
+REDUCTION_CHECKS = {
+    'x.aminmax(dim=1)': lambda L: _x23(L).aminmax(dim=1),
+    'torch.aminmax(x, 1)': lambda L: L.aminmax(_x23(L), 1), 'x.aminmax()': lambda L: _x23(L).aminmax(),
+    'torch.aminmax(x, dim=0, keepdim=True)': lambda L: L.aminmax(_x23(L), dim=0, keepdim=True),
+    'x.aminmax(dim=0) backward': lambda L: (lambda x: (x.aminmax(dim=0).max.sum().backward(), x.grad)[1])(_x23(L).requires_grad_()),
+    'renorm maxnorm -1': lambda L: _x23(L).renorm(2, 0, -1), 'renorm maxnorm -1.5': lambda L: _x23(L).renorm(2, 0, -1.5), 'renorm maxnorm -1.0': lambda L: _x23(L).renorm(2, 0, -1.0),
+    'nansum into complex64': lambda L: L.nansum(_x23(L), 1, dtype=L.complex64), 'nanmean into complex128': lambda L: L.nanmean(_x23(L), 1, dtype=L.complex128),
+    'x.nansum(dtype=complex64)': lambda L: _x23(L).nansum(dtype=L.complex64), 'nansum into float64': lambda L: L.nansum(_x23(L), dtype=L.float64),
+}
+
+@pytest.mark.parametrize('name', list(REDUCTION_CHECKS))
+def test_reduction_checks_as_torch(name): _same(REDUCTION_CHECKS[name])
