@@ -459,6 +459,7 @@ def __float__(self:Tensor):
     return builtins.float(_real(_one(self, builtins.float), 'double'))
 @patch
 def __int__(self:Tensor): return builtins.int(_real(_one(self, builtins.int), 'int64_t'))
+Tensor.__long__ = Tensor.__int__   # Python 2's name, which torch's tensor still has (functorch.dim lists it among the pointwise methods)
 @patch
 def __complex__(self:Tensor):
     if self.requires_grad and _Mode.grad: _warn_once(_GRAD_SCALAR, stacklevel=3)

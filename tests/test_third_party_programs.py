@@ -387,3 +387,10 @@ def test_available_device_type_and_device_module_as_torch():
     for lib in (torch, litnn):
         with pytest.raises(RuntimeError, match=r"Device 'nodevice' does not have a corresponding module registered as 'torch.nodevice'."):
             lib._utils._get_device_module('nodevice')
+
+
+# torch's tensor still has Python 2's `__long__` (functorch.dim reads it with the other pointwise methods); litnn's had none
+def test_tensor_long_as_torch():
+    for lib in (torch, litnn):
+        assert lib.tensor(3.7).__long__() == 3 and lib.tensor([[-2.5]]).__long__() == -2 and type(lib.tensor(7).__long__()) is int
+        with pytest.raises(ValueError, match='only one element tensors can be converted to Python scalars'): lib.tensor([1, 2]).__long__()
