@@ -3410,7 +3410,7 @@ def _igamma_args(name, input, other):
     _check_tensors(name, dict(input=input, other=other))
     a, x = _promote(input, other)
     _check_broadcast(a, x)
-    _dispatch(a, 'igamma_cpu', _FLOATING)
+    _dispatch(a, 'igammac_cpu' if name in ('igammac', 'special_gammaincc') else 'igamma_cpu', _FLOATING)     # (torch's two kernels)
     return a, x
 
 def igamma(input, other):

@@ -967,3 +967,12 @@ def test_positive_definite_constraint_is_cholesky_success_as_torch():
             out.append(_raised(lambda L: L.distributions.MultivariateNormal(L.zeros(3, dtype=L.float64), covariance_matrix=L.tensor(a, dtype=L.float64), validate_args=True), L))
         r.append(out)
     assert r[0] == r[1]
+
+
+# test_binary_ufuncs.py-style dtype refusals: igammac (and special.gammaincc, igammac_) of integer tensors names torch's
+# igammac_cpu kernel; litnn named igamma_cpu for both
+@pytest.mark.parametrize('fn', [lambda L: L.igamma, lambda L: L.igammac, lambda L: L.special.gammainc, lambda L: L.special.gammaincc,
+                                lambda L: L.Tensor.igammac_, lambda L: L.Tensor.igamma])
+@pytest.mark.parametrize('dtype', ['int32', 'int64', 'uint8', 'bool', 'complex64'])
+def test_igamma_igammac_dtype_refusals_as_torch(fn, dtype):
+    _same_error(lambda L: fn(L)(L.tensor([1, 2]).to(getattr(L, dtype)), L.tensor([1, 2]).to(getattr(L, dtype))))
