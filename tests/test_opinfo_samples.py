@@ -113,6 +113,9 @@ _HALF_CASES = {
     'add_alpha_scalar_tail': lambda L, d: [f(L.linspace(-9, 9, n).reshape(s).to(d), L.linspace(6, -5, n).reshape(s).to(d)[..., :w], alpha=a)
                                           for f in (L.add, L.sub) for a in (-3.125, 0.1) for n, s, w in ((25, (25,), 25), (280, (7, 40), 40),
                                                                                                           (280, (7, 40), 1), (100000, (100000,), 100000))],
+    # bilinear's second contraction is a batched product as torch's: in half precision summed in float32, rounded once
+    'bilinear_half': lambda L, d: L.nn.functional.bilinear(L.linspace(-2, 3, 45).reshape(9, 5).to(d), L.linspace(4, -1, 63).reshape(9, 7).to(d),
+                                                           L.linspace(-1, 1, 210).reshape(6, 5, 7).to(d), L.linspace(0, 1, 6).to(d)),
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }

@@ -123,7 +123,9 @@ def bilinear(input1, # (..., in1_features)
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {o}")
     x1, x2 = input1.reshape(-1, i1), input2.reshape(-1, i2)
     t = (x1 @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)    # x1 A_o for every o at once
-    y = (t * x2.unsqueeze(1)).sum(-1).to(t.dtype).view(s1[:-1] + (o,))     # (an integer sum keeps its dtype, as torch's)
+    if t.is_floating_point() or t.is_complex():    # torch's second contraction is a batched product too (half precision:
+        y = (t @ x2.unsqueeze(-1)).view(s1[:-1] + (o,))     # summed in float32 and rounded once, not each product rounded)
+    else: y = (t * x2.unsqueeze(1)).sum(-1).to(t.dtype).view(s1[:-1] + (o,))     # (an integer sum keeps its dtype, as torch's)
     return y if bias is None else y + bias
 
 # %% ../../nbs/29a_embedding.ipynb #6371bfd4
