@@ -1139,6 +1139,8 @@ from ._tensor import Tensor
 # %% ../nbs/reference/torch/foreach.ipynb #2602b047
 def _foreach_lists(*lists):
     "The tensor lists of a foreach call as lists, checked as torch checks them: tensors only, none empty, all of the first's length."
+    for k, l in enumerate(lists):    # a tensor is no list of tensors to torch's parser (litnn's list() would iterate its rows)
+        if not isinstance(l, (list, tuple)): raise TypeError(f"argument {k + 1} must be tuple of Tensors, not {_foreach_kind(l)}")
     out = [list(l) for l in lists]
     for k, l in enumerate(out): _foreach_tensors(l, k)
     if not out[0]: raise RuntimeError("Tensor list must have at least one tensor.")
@@ -1184,6 +1186,13 @@ def _foreach_scalar_tensor(name, self, other, kwargs, overloads):
 
 _FOREACH = {}     # name -> function: litnn/__init__.py binds them (private names are not star-imported)
 
+def _foreach_kind(v): return 'Tensor' if isinstance(v, Tensor) else type(v).__name__
+
+def _foreach_refuse(name, given, args, kwargs):
+    "torch's parser's refusal of a foreach call that no overload takes (self not a list of tensors; alpha with numbers)."
+    got = ", ".join([_foreach_kind(given)] + [_foreach_kind(a) for a in args] + [f"{k}={_foreach_kind(v)}" for k, v in kwargs.items()])
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:")
+
 def _foreach_args(args, kwargs, keywords):
     "The operands of a foreach call in order: positional, else by one of torch's keyword names for each (`scalar`, `other`...)."
     args = list(args)
@@ -1199,8 +1208,16 @@ def _foreach_family(name, each, keywords=(), overloads=False):
     a tensor of values as the second operand is refused (`_foreach_scalar_tensor`; False: not checked)."""
     def operands(f, self, args, kwargs):
         given = self
-        (self,) = _foreach_lists(self)
         args, kwargs = _foreach_args(args, kwargs, keywords)
+        if not isinstance(self, (list, tuple)):     # torch's parser: no overload takes it
+            if overloads is False: raise TypeError(f"{f.__name__}(): argument 'self' (position 1) must be tuple of Tensors, not {_foreach_kind(self)}")
+            _foreach_refuse(f.__name__, given, args, kwargs)
+        if 'alpha' in kwargs and args and not isinstance(args[0], Tensor):     # alpha only with tensor operands (torch's overloads)
+            if not isinstance(args[0], (list, tuple)):
+                if overloads == 'sub': raise TypeError(f"{f.__name__}(): argument 'other' (position 2) must be tuple of Tensors, not {_foreach_kind(args[0])}")   # its one alpha overload
+                _foreach_refuse(f.__name__, given, args, kwargs)
+            _foreach_tensors(args[0], 1)            # a list: read as the tensor list (its numbers refused one by one)
+        (self,) = _foreach_lists(self)
         if args and overloads is not False: _foreach_scalar_tensor(f.__name__, given, args[0], kwargs, overloads)
         return self, [_foreach_operand(a, len(self), k + 1) for k, a in enumerate(args)], kwargs
     def out_of_place(self, *args, **kwargs):

@@ -976,3 +976,22 @@ def test_positive_definite_constraint_is_cholesky_success_as_torch():
 @pytest.mark.parametrize('dtype', ['int32', 'int64', 'uint8', 'bool', 'complex64'])
 def test_igamma_igammac_dtype_refusals_as_torch(fn, dtype):
     _same_error(lambda L: fn(L)(L.tensor([1, 2]).to(getattr(L, dtype)), L.tensor([1, 2]).to(getattr(L, dtype))))
+
+
+# test_foreach.py-style argument errors: torch's parser refuses a tensor (or a number) where a list of tensors belongs and
+# `alpha` with a number or a list of numbers (TypeError); litnn iterated the tensor's rows or ignored the combination
+@pytest.mark.parametrize('call', [
+    lambda L: L._foreach_add(L.ones(2), 1), lambda L: L._foreach_add_(L.ones(2), 1), lambda L: L._foreach_mul(L.ones(2), [L.ones(2)]),
+    lambda L: L._foreach_add([L.ones(2)], 2, alpha=2), lambda L: L._foreach_sub([L.ones(2)], 2.5, alpha=2), lambda L: L._foreach_add([L.ones(2)], [1.], alpha=2),
+    lambda L: L._foreach_exp(L.ones(2)), lambda L: L._foreach_sqrt_(L.ones(2)), lambda L: L._foreach_add(5, 1)])
+def test_foreach_refuses_non_list_self_and_alpha_with_numbers_as_torch(call):
+    _same_error(call)
+
+
+def test_foreach_alpha_with_tensor_operands_still_works_as_torch():
+    r = []
+    for L in LIBS:
+        t = [L.ones(2), L.arange(3.)]
+        r.append([x.tolist() for x in L._foreach_add(t, [L.ones(2), L.ones(3)], alpha=2) + L._foreach_sub(t, [L.ones(2), L.ones(3)], alpha=0.5)]
+                 + [L._foreach_add([L.ones(2)], L.tensor(1.), alpha=2)[0].tolist()])
+    assert r[0] == r[1]
