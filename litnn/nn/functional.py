@@ -3154,6 +3154,7 @@ from ..backend import array_namespace
 from .._tensor import Tensor
 from .._views import cat, _scatter_add
 from ..autograd.graph import Op
+from ..autograd.broadcasting import _half
 
 # %% ../../nbs/reference/nn/embedding_bag.ipynb #05062fc7
 def _bags(input, offsets, include_last_offset, per_sample_weights):
@@ -3282,8 +3283,10 @@ class EmbeddingBagBackward0(Op):
     def forward(ctx, rows, bag, n_bags, counts):
         a = rows._data; xp = array_namespace(a)
         kept = np.nonzero(bag >= 0)[0]
-        out = xp.zeros((n_bags,) + a.shape[1:], a.dtype)
-        _scatter_add(out, (xp.asarray(bag[kept]),), a[xp.asarray(kept)])
+        half = _half(a)            # half precision: summed in float32 and rounded once (torch's fbgemm kernel), then divided
+        out = xp.zeros((n_bags,) + a.shape[1:], np.float32 if half else a.dtype)
+        _scatter_add(out, (xp.asarray(bag[kept]),), a[xp.asarray(kept)].astype(out.dtype))
+        if half: out = out.astype(a.dtype)
         if counts is not None: out /= xp.asarray(counts.astype(a.dtype))[:, None]     # a mean: the sum, then one division, as torch
         ctx.bag, ctx.n_bags, ctx.counts = bag, n_bags, counts
         return out
