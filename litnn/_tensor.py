@@ -459,7 +459,7 @@ def __float__(self:Tensor):
     return builtins.float(_real(_one(self, builtins.float), 'double'))
 @patch
 def __int__(self:Tensor): return builtins.int(_real(_one(self, builtins.int), 'int64_t'))
-Tensor.__long__ = Tensor.__int__   # Python 2's name, which torch's tensor still has (functorch.dim lists it among the pointwise methods)
+Tensor.__long__, Tensor.__nonzero__ = Tensor.__int__, Tensor.__bool__   # Python 2's names, which torch's tensor still has (functorch.dim lists __long__ among the pointwise methods)
 @patch
 def __complex__(self:Tensor):
     if self.requires_grad and _Mode.grad: _warn_once(_GRAD_SCALAR, stacklevel=3)
@@ -635,6 +635,33 @@ def __dlpack__(self:Tensor, *, stream=-1, max_version=None, dl_device=None, copy
 def __dlpack_device__(self:Tensor):
     "The `(device type, index)` pair of this tensor's memory (as `torch.Tensor.__dlpack_device__`)."
     return self._data.__dlpack_device__()
+
+# %% ../nbs/reference/utils/dlpack.ipynb #cai-code
+_TYPESTR = {'complex64': '<c8', 'complex128': '<c16', 'bfloat16': '<V2', 'float16': '<f2', 'float32': '<f4', 'float64': '<f8',
+            'uint8': '|u1', 'int8': '|i1', 'uint16': '<u2', 'int16': '<i2', 'uint32': '<u4', 'int32': '<i4', 'uint64': '<u8',
+            'int64': '<i8', 'bool': '|b1'}   # torch's _dtype_to_typestr: CUDA is little-endian; 1-byte entries have no order
+
+def _dtype_to_typestr(dtype):
+    name = str(dtype).removeprefix('litnn.')
+    if name not in _TYPESTR: raise KeyError(dtype)     # (float8, complex32...: torch's table has no entry either)
+    return _TYPESTR[name]
+
+@patch(as_prop=True)
+def __cuda_array_interface__(self:Tensor):
+    "The CUDA array interface (version 2) of a tensor on a GPU; an AttributeError elsewhere, so that `hasattr` says False."
+    if not self.is_cuda:
+        raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} "
+                             "If CUDA data is required use tensor.cuda() to copy tensor to device memory.")
+    if self.is_sparse:
+        raise AttributeError(f"Can't get __cuda_array_interface__ on sparse type: {self.type()} "
+                             "Use Tensor.to_dense() to convert to a dense tensor first.")
+    if self.requires_grad:
+        raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
+                           "If gradients aren't required, use var.detach() to get Variable that doesn't require grad.")
+    itemsize = self.element_size()
+    strides = None if self.is_contiguous() else tuple(s * itemsize for s in self.stride())
+    return dict(typestr=_dtype_to_typestr(self.dtype), shape=tuple(self.shape), strides=strides,
+                data=(self.data_ptr() if self.numel() > 0 else 0, False), version=2)
 
 # %% ../nbs/reference/torch/shape_ops.ipynb #35984ff3
 from .backend import patch

@@ -76,3 +76,23 @@ def test_capsule_consumed_once():
     x = litnn.tensor([1., 2.]); t = torch.from_dlpack(dlpack.to_dlpack(x)); t[1] = 5.
     assert x.tolist() == [1., 5.]
     with pytest.raises(RuntimeError, match='invalid capsule'): litnn.from_dlpack(3)
+
+
+@pytest.mark.parametrize('make', [lambda m: m.arange(3.), lambda m: m.ones(2, requires_grad=True),
+                                  lambda m: m.eye(2).to_sparse()])
+def test_cuda_array_interface_absent_off_the_gpu_as_torch(make):
+    "On the CPU (dense, requiring grad, sparse) torch's property raises AttributeError, so `hasattr` is False."
+    torch = pytest.importorskip('torch')
+    for m in (litnn, torch): assert not hasattr(make(m), '__cuda_array_interface__')
+    with pytest.raises(AttributeError) as l: make(litnn).__cuda_array_interface__
+    with pytest.raises(AttributeError) as t: make(torch).__cuda_array_interface__
+    assert str(l.value).replace('litnn', 'torch') == str(t.value)
+
+
+def test_python2_conversion_names_as_torch():
+    "torch's Tensor keeps __long__ and __nonzero__ (int and bool)."
+    torch = pytest.importorskip('torch')
+    for v in (3.7, -2.0, 0):
+        assert litnn.tensor(v).__long__() == torch.tensor(v).__long__()
+        assert litnn.tensor(v).__nonzero__() == torch.tensor(v).__nonzero__()
+    with pytest.raises(RuntimeError, match='more than one value is ambiguous'): litnn.ones(2).__nonzero__()
