@@ -83,7 +83,9 @@ def _read(data, dtype):
         if promoted is not None: a = a.astype(promoted.np, copy=False)     # numpy scalars or arrays among the leaves
         elif not is_np and dtype is None:   # Python numbers: torch's inference, not numpy's
             if a.dtype.kind == 'f': a = a.astype(get_default_dtype().np)
-            elif a.dtype.kind == 'c': a = a.astype(B._stored_complex(get_default_dtype()).np)   # complex64 by default, as torch
+            elif a.dtype.kind == 'c':       # complex64 by default, as torch; a bfloat16 default has no complex type of its parts: refused
+                if get_default_dtype() is B.bfloat16: raise RuntimeError("invalid default scalar type for complex")
+                a = a.astype(B._stored_complex(get_default_dtype()).np)
             elif a.dtype.kind in 'iu': a = a.astype(np.int64)
         if (a.dtype == np.uint64 if dtype is None else unsigned or is_np and to_dtype(dtype).name == 'uint64') and (
                 isinstance(data, np.generic) or type(data) in (list, tuple) and _holds(data, (np.generic, np.ndarray))):

@@ -995,3 +995,20 @@ def test_foreach_alpha_with_tensor_operands_still_works_as_torch():
         r.append([x.tolist() for x in L._foreach_add(t, [L.ones(2), L.ones(3)], alpha=2) + L._foreach_sub(t, [L.ones(2), L.ones(3)], alpha=0.5)]
                  + [L._foreach_add([L.ones(2)], L.tensor(1.), alpha=2)[0].tolist()])
     assert r[0] == r[1]
+
+
+# test_complex.py-style dtype inference: under a bfloat16 default dtype torch has no default complex type, so
+# torch.tensor of Python complex numbers refuses (RuntimeError); litnn made complex64. Typed numpy complex values and
+# promotion with a complex scalar still give complex64 in both.
+def test_complex_inference_under_bfloat16_default_as_torch():
+    r = []
+    for L in LIBS:
+        old = L.get_default_dtype()
+        L.set_default_dtype(L.bfloat16)
+        try:
+            out = [_raised(lambda L: L.tensor(1j), L), _raised(lambda L: L.tensor([1j, 2]), L), _raised(lambda L: L.tensor([[True, 1j]]), L)]
+            out += [str(L.tensor(np.complex64(1j)).dtype), str((L.ones(2) * 1j).dtype), str(L.tensor([1.5]).dtype)]
+        finally:
+            L.set_default_dtype(old)
+        r.append([str(o).replace('litnn', 'torch') for o in out])
+    assert r[0] == r[1]
