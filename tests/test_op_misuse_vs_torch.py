@@ -1119,3 +1119,20 @@ REDUCTION_CHECKS = {
 
 @pytest.mark.parametrize('name', list(REDUCTION_CHECKS))
 def test_reduction_checks_as_torch(name): _same(REDUCTION_CHECKS[name])
+
+# --- parametrizations.weight_norm of a 1-d parameter (a bias): g keeps every element's norm, as torch's norm_except_dim
+def _weight_norm_case(L, mk, **kw):
+    m, n = mk(L), kw.get('name', 'weight')
+    with L.no_grad(): getattr(m, n).copy_(L.arange(float(getattr(m, n).numel())).reshape(getattr(m, n).shape) - 1.5)   # (no 0: its g is 0, its grad NaN)
+    m = L.nn.utils.parametrizations.weight_norm(m, **kw); p = getattr(m.parametrizations, n)
+    getattr(m, n).sum().backward()
+    return p.original0, getattr(m, n), p.original0.grad, p.original1.grad
+WEIGHT_NORM_CHECKS = {
+    'weight_norm of a Linear bias': lambda L: _weight_norm_case(L, lambda L: L.nn.Linear(2, 3), name='bias'),
+    'weight_norm of a Linear bias, dim=None': lambda L: _weight_norm_case(L, lambda L: L.nn.Linear(2, 3), name='bias', dim=None),
+    'weight_norm of a Conv1d weight, dim=1': lambda L: _weight_norm_case(L, lambda L: L.nn.Conv1d(2, 3, 2), dim=1),
+    'weight_norm of a Linear weight, dim=None': lambda L: _weight_norm_case(L, lambda L: L.nn.Linear(2, 3), dim=None),
+}
+
+@pytest.mark.parametrize('name', list(WEIGHT_NORM_CHECKS))
+def test_weight_norm_checks_as_torch(name): _same(WEIGHT_NORM_CHECKS[name])

@@ -28,6 +28,7 @@ def norm_except_dim(v:Tensor, pow:float=2, dim:int=0):
     "The `pow`-norm of `v` over every dimension but `dim` (kept, size 1); `dim=-1`: the norm of all of `v`."
     if dim == -1: return vector_norm(v, pow)
     dim = _wrap_dim(dim, v.ndim)          # torch's IndexError for a dim out of range (a negative one counts from the end)
+    if v.ndim == 1: return vector_norm(v.unsqueeze(-1), pow, dim=-1)   # no other dimension: each element's own norm (torch's, a bias's g)
     return vector_norm(v, pow, dim=[d for d in range(v.ndim) if d != dim], keepdim=True)
 
 def _weight_norm(v:Tensor, g:Tensor, dim:int=0):
