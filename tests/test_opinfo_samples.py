@@ -116,6 +116,10 @@ _HALF_CASES = {
     # bilinear's second contraction is a batched product as torch's: in half precision summed in float32, rounded once
     'bilinear_half': lambda L, d: L.nn.functional.bilinear(L.linspace(-2, 3, 45).reshape(9, 5).to(d), L.linspace(4, -1, 63).reshape(9, 7).to(d),
                                                            L.linspace(-1, 1, 210).reshape(6, 5, 7).to(d), L.linspace(0, 1, 6).to(d)),
+    # adaptive_avg_pool3d in half precision as torch's kernel: each window summed in the dtype, then divided by its depth,
+    # height and width in turn (each step rounded); a (1, 1, 1) output is torch's mean
+    'adaptive_avg_pool3d_half': lambda L, d: [L.nn.functional.adaptive_avg_pool3d(L.linspace(-9, 9, 420).reshape(2, 5, 6, 7).to(d), o)
+                                              for o in ((3, 2, 4), (2, 4, 3), 1)],
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }

@@ -4864,7 +4864,7 @@ from ..backend import array_namespace, channels_last_3d
 from .._tensor import Tensor, _dtype_name, _follow_layout, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
-from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
+from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES, _half
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #636a4a18
@@ -5025,12 +5025,29 @@ def adaptive_avg_pool3d(input, output_size):
         if input.shape[i] == 0: raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
     if input._data.dtype.kind != 'f' and input.dtype.name != 'bfloat16': raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_dtype_name(input)}'")
     xp, dt = array_namespace(input._data), input._data.dtype
+    if tuple(out) == (1, 1, 1): return input.mean((-3, -2, -1), keepdim=True)     # torch's shortcut for a global average
     Ad, Ah, Aw = (Tensor._make(xp.asarray(_averaging(n, o).T, dtype=dt)) for n, o in zip(input.shape[-3:], out))
     y = input @ Aw
     if y.grad_fn is not None: y.grad_fn._grad_reads_input = True    # torch's gradient, one operator, reads the input (13_backprop_engine)
     y = y.transpose(-1, -2) @ Ah                         # (..., D, OW, OH)
     y = (y.transpose(-1, -3) @ Ad).transpose(-1, -3).transpose(-1, -2).contiguous()   # torch's result is contiguous: .view works
+    if _half(input._data) and y.numel(): y._data[...] = _half_window_means(input._data, out)   # (the same linear map: its gradient stands)
     return _refuse_empty_grad('adaptive_avg_pool3d', y)
+
+def _half_window_means(a, out):
+    """torch's float16/bfloat16 adaptive_avg_pool3d kernel: each window summed in the dtype in (d, h, w) order, every
+    addition rounded, then divided by its depth, height and width in turn, each division rounded."""
+    xp, (D, H, W), dt = array_namespace(a), a.shape[-3:], a.dtype
+    y = xp.empty(a.shape[:-3] + tuple(out), dt)
+    for i, (z0, z1) in enumerate(_windows(D, out[0])):
+        for j, (y0, y1) in enumerate(_windows(H, out[1])):
+            for l, (x0, x1) in enumerate(_windows(W, out[2])):
+                win = a[..., z0:z1, y0:y1, x0:x1].reshape(a.shape[:-3] + (-1,))
+                s = xp.zeros(a.shape[:-3], dt)
+                for k in range(win.shape[-1]): s = (s + win[..., k]).astype(dt)
+                for n in (z1 - z0, y1 - y0, x1 - x0): s = (s / dt.type(n)).astype(dt)
+                y[..., i, j, l] = s
+    return y
 
 def _adaptive_max_indices3(a, out):
     "Flat index in each plane of `a` (..., D, H, W) of the maximum of each adaptive window."
