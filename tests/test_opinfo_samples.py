@@ -120,6 +120,8 @@ _HALF_CASES = {
     # height and width in turn (each step rounded); a (1, 1, 1) output is torch's mean
     'adaptive_avg_pool3d_half': lambda L, d: [L.nn.functional.adaptive_avg_pool3d(L.linspace(-9, 9, 420).reshape(2, 5, 6, 7).to(d), o)
                                               for o in ((3, 2, 4), (2, 4, 3), 1)],
+    'interpolate_area_3d_half': lambda L, d: [L.nn.functional.interpolate(L.linspace(-9, 9, 360).reshape(2, 3, 4, 3, 5).to(d), mode='area', **k)
+                                              for k in (dict(size=(2, 5, 3)), dict(scale_factor=0.6))],
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }

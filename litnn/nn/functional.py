@@ -5445,6 +5445,8 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     "`input` resampled to `sizes` along its spatial dims (2..), one matrix product per dim."
     if input.is_meta:               # no values to weigh: only the shape (a meta tensor may be far too big for the matrices)
         return _channels_last_like(input.new_empty((*input.shape[:2], *sizes)), input)
+    if mode == 'area' and input.dim() == 5 and _half(input._data):     # torch's 'area' is adaptive_avg_pool3d, whose half
+        return adaptive_avg_pool3d(input, sizes)                         # precision kernel rounds at every step
     if input._data.dtype == np.uint8 and mode in ('bilinear', 'bicubic') and input.dim() == 4:
         return _channels_last_like(_separable_uint8(input, sizes, scales, align_corners, antialias, mode), input)
     x, xp = input, array_namespace(input._data)
