@@ -270,7 +270,7 @@ _default_device = {'device': None}    # set by `litnn.set_default_device` (11a_c
 
 def _device_arg(fn, device):
     "torch's parser's check of a `device` argument of `fn`: a device, a string, an index (not a bool) or None; else a TypeError."
-    if device is not None and (not isinstance(device, (str, builtins.int, B.device)) or isinstance(device, builtins.bool)):
+    if device is not None and (not isinstance(device, (str, builtins.int, np.integer, B.device)) or isinstance(device, (builtins.bool, np.bool_))):
         raise TypeError(f"{fn}(): argument 'device' must be litnn.device, not {_type_name(device)}")
 
 def _on(device):

@@ -257,6 +257,7 @@ class device:
     __module__ = 'litnn'   # shown as torch shows its own: litnn.device, not the private file that defines it
     __slots__ = ('type', 'index')
     def __init__(self, type, index=None):
+        if isinstance(type, np.integer) and not isinstance(type, np.bool_): type = builtins.int(type)     # (an index, as its __index__ says)
         if isinstance(type, device): type, index = type.type, type.index
         elif not isinstance(type, (str, builtins.int)) or isinstance(type, builtins.bool):    # torch's parser: a device, a string or an index
             raise TypeError(f"device() received an invalid combination of arguments - got ({_type_name(type)}), but expected one of:\n"

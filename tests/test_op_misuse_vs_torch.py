@@ -982,8 +982,8 @@ def _dev_call(L, fn, dev):
 CREATION_CHECKS = {
     **{f'{fn}(device={dn})': (lambda L, fn=fn, d=d: str(_dev_call(L, fn, d).device))
        for fn in ('zeros', 'ones', 'empty', 'tensor', 'arange', 'full', 'ones_like', 'eye', 'rand', 'randint')
-       for dn, d in (('1.5', 1.5), ('[cpu]', ['cpu']), ('True', True), ('0', 0), ("''", ''), ('cpu', 'cpu'))},
-    **{f'device({v!r})': (lambda L, v=v: str(L.device(v))) for v in (1.5, True, None, 'cpu', 'cpu:0')},
+       for dn, d in (('1.5', 1.5), ('[cpu]', ['cpu']), ('True', True), ('0', 0), ("''", ''), ('cpu', 'cpu'), ('np.int64(0)', np.int64(0)), ('np.bool_(True)', np.bool_(True)))},
+    **{f'device({v!r})': (lambda L, v=v: str(L.device(v))) for v in (1.5, True, None, 'cpu', 'cpu:0', np.int64(0), np.bool_(True))},
     **{f'{fn} of 2**62 x 2**62': (lambda L, fn=fn: getattr(L, fn)(2 ** 62, 2 ** 62).shape) for fn in ('zeros', 'ones', 'empty', 'rand', 'randn')},
     'full of 2**62 x 2**62': lambda L: L.full((2 ** 62, 2 ** 62), 1.).shape,
     'randint of 2**62 x 2**62': lambda L: L.randint(3, (2 ** 62, 2 ** 62)).shape,
