@@ -465,6 +465,16 @@ class BaddbmmBackward0(Op):
 class AddbmmBackward0(BaddbmmBackward0):
     "beta * input + alpha * sum_b (m1[b] @ m2[b])"
     _product = staticmethod(lambda a, b: (lambda p: p.sum(0, dtype=p.dtype))(a @ b))     # (numpy would sum int32 into int64)
+    @classmethod
+    def forward(cls, ctx, input, m1, m2, beta=1, alpha=1):
+        out = super().forward.__func__(cls, ctx, input, m1, m2, beta, alpha)
+        a, b = m1._data, m2._data
+        if not _half(a) or len(a) < 2 or not out.size: return out
+        # half precision: torch's addbmm is one addmm per batch (beta on the first), each rounded to the dtype
+        mm = lambda x, y: x @ y
+        out = _scaled_sum(_array_of(input), a[0], b[0], beta, alpha, mm)
+        for k in range(1, len(a)): out = _scaled_sum(out, a[k], b[k], 1, alpha, mm)
+        return out
     @staticmethod
     def _grads(g, m1, m2, n1, n2): return (g.unsqueeze(0) @ m2.mT if n1 else None), (m1.mT @ g.unsqueeze(0) if n2 else None)
 

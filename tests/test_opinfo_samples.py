@@ -122,6 +122,9 @@ _HALF_CASES = {
                                               for o in ((3, 2, 4), (2, 4, 3), 1)],
     'interpolate_area_3d_half': lambda L, d: [L.nn.functional.interpolate(L.linspace(-9, 9, 360).reshape(2, 3, 4, 3, 5).to(d), mode='area', **k)
                                               for k in (dict(size=(2, 5, 3)), dict(scale_factor=0.6))],
+    # addbmm in half precision: torch adds one batch's product at a time (an addmm each, rounded to the dtype)
+    'addbmm_half_per_batch': lambda L, d: [L.addbmm(L.linspace(-5, 5, 30).reshape(5, 6).to(d), L.linspace(-2, 3, 60).reshape(3, 5, 4).to(d),
+                                                    L.linspace(4, -3, 72).reshape(3, 4, 6).to(d), beta=b, alpha=a) for b, a in ((1, 1), (0.6, 0.2), (0, 1.5))],
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }
