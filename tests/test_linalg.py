@@ -762,3 +762,19 @@ def test_lstsq_is_one_node_as_torch(driver, shapes):
     assert out[0][:3] == out[1][:3]
     np.testing.assert_allclose(out[1][3], out[0][3], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(out[1][4], out[0][4], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize('upper', [False, True])
+@pytest.mark.parametrize('left', [True, False])
+def test_solve_triangular_is_substitution_as_torch(upper, left):
+    "An ill-conditioned triangle (small diagonal): substitution, as torch's kernel (an LU solve of a lower triangle pivots and differed by 100%); L^-1 keeps exact zeros."
+    rng = np.random.default_rng(0)
+    n = 40
+    L = np.tril(rng.standard_normal((n, n))) + np.eye(n) * 0.1
+    L[np.arange(n), np.arange(n)] *= rng.uniform(0.01, 3, n)
+    A0, B0 = (L.T.copy() if upper else L), rng.standard_normal((n, 3) if left else (3, n))
+    for b in (B0, np.eye(n)):
+        want = torch.linalg.solve_triangular(torch.tensor(A0), torch.tensor(b), upper=upper, left=left).numpy()
+        got = litnn.linalg.solve_triangular(litnn.tensor(A0), litnn.tensor(b), upper=upper, left=left).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+        assert ((got == 0) == (want == 0)).all()

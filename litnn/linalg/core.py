@@ -213,8 +213,14 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     if B.dtype != A.dtype: B = B.to(A.dtype)       # torch computes in A's dtype (its result's)
     T = A.triu(1 if unitriangular else 0) if upper else A.tril(-1 if unitriangular else 0)
     if unitriangular: T = T + _eye_like(A)
-    try: return solve(T, B, left=left)
+    try: return _triangular_solve(T, B, upper, left)
     except LinAlgError: return _substitute(T, B, upper, left)    # a 0 on the diagonal: torch's substitution gives inf/nan, no error
+
+def _triangular_solve(T, B, upper, left):
+    "X with T X = B (or X T = B) by `solve` of an upper triangular matrix, which pivots nothing: substitution."
+    if not left: return _triangular_solve(T.mT, B.mT, not upper, True).mT
+    if upper: return solve(T, B)
+    return solve(T.flip(-2, -1), B.flip(-2)).flip(-2)      # J T J is upper triangular (J: the reversal)
 
 def _substitute(T, B, upper, left):
     "X with T X = B by substitution, row by row, in tensor operations: what torch's triangular kernel computes, inf/nan past a 0 on the diagonal."
