@@ -2071,3 +2071,46 @@ def test_backward_inside_a_function_transform_refused_as_torch(transform):
         elif transform == 'vjp': tr(fn, x)
         else: tr(fn)(x)
     assert same_message(f) is RuntimeError
+
+
+def _undefined_gradient_trace(m):
+    "What hooks and Functions see when only 'no gradient' reaches part of the graph (a Function or a hook gave None)."
+    out = []
+    class Id(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): return x.clone()
+        @staticmethod
+        def backward(ctx, g): out.append(('Id got', g.tolist())); return g
+    class Kill(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): return x.clone()
+        @staticmethod
+        def backward(ctx, g): return None
+    w = m.ones(3, requires_grad=True)
+    w.register_hook(lambda g: out.append(('leaf hook', g)))
+    a = w * 2
+    a.register_hook(lambda g: out.append(('a hook', g)))
+    a.grad_fn.register_prehook(lambda go: out.append(('mul pre', go)))
+    a.grad_fn.register_hook(lambda gi, go: out.append(('mul post', gi, go)))
+    acc = a.grad_fn.next_functions[0][0]
+    acc.register_prehook(lambda go: out.append(('acc pre', go)))
+    acc.register_hook(lambda gi, go: out.append(('acc post', gi, go)))
+    Kill.apply(a).sum().backward()
+    out.append(('w.grad', w.grad))
+    w = m.ones(3, requires_grad=True)
+    b = (Id.apply(w) * 2).exp()
+    b.grad_fn.register_prehook(lambda go: (None,))
+    b.sum().backward()
+    out.append(('behind a built-in op', None if w.grad is None else w.grad.tolist()))
+    lin = m.nn.Linear(3, 3)
+    lin.register_full_backward_pre_hook(lambda mod, go: (None,))
+    lin.register_full_backward_hook(lambda mod, gi, go: out.append(('full hook', [None if t is None else t.tolist() for t in gi], go)))
+    x = m.ones(2, 3, requires_grad=True)
+    (lin(x) * 2).sum().backward()
+    out.append(('module', None if x.grad is None else x.grad.tolist(), lin.weight.grad))
+    return [str(o) for o in out]
+
+
+def test_nodes_reached_only_by_no_gradient_run_as_torch():
+    "A built-in node that only None reached runs (hooks see None) and passes None on; a custom Function behind it gets zeros."
+    assert _undefined_gradient_trace(litnn) == _undefined_gradient_trace(torch)

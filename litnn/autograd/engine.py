@@ -327,12 +327,15 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 if prof is not None: prof.end_node(ev)
                 continue
             g = grads[0]
-            if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)     # (torch's nodes unpack what they saved first)
-            if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
-            elif g is not None and node._n_out == 1 and (node.on_arrays or not plain):  # the common case, inlined
-                outs = node.backward(node, g)
-                if type(outs) is not tuple: outs = (outs,)
-            else: outs = _call_backward(node, grads, plain)
+            if g is None and not node._runs_without_grads and builtins.all(x is None for x in grads):
+                outs = (None,) * len(node.next_functions)     # only "no gradient" reached this built-in op: it passes that on
+            else:
+                if node._saved is _FREED: raise RuntimeError(_SECOND_TIME)     # (torch's nodes unpack what they saved first)
+                if node._complex is not None: outs = _complex_backward(node, grads, plain)    # 17d_complex_numbers
+                elif g is not None and node._n_out == 1 and (node.on_arrays or not plain):  # the common case, inlined
+                    outs = node.backward(node, g)
+                    if type(outs) is not tuple: outs = (outs,)
+                else: outs = _call_backward(node, grads, plain)
             if slow:
                 if checked: outs = _validated_outs(node, outs)
                 if not plain and node._grad_reads_input: outs = _linked(node, outs)   # see _linked below
@@ -349,8 +352,8 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 if node._out is not None: node._out = _FREED
             for (fn, nr), g in zip(node.next_functions, outs):
                 if fn is None: continue
-                if g is None:       # no gradient: a custom Function is called all the same, with zeros (torch's)
-                    if fn._runs_without_grads and fn not in buffers: buffers[fn] = [None] * fn._n_out
+                if g is None:       # no gradient: the node runs all the same, as torch's (see `_call_backward`)
+                    if fn not in buffers: buffers[fn] = [None] * fn._n_out
                     continue
                 buf = get(fn)
                 if buf is None:
@@ -457,6 +460,9 @@ def _leaf_shaped(g, a):
 def _accumulate(node, g, claimed, create_graph):
     "AccumulateGrad's work (its leaf's hooks have run): .grad, then post-accumulate hooks, then the node's post-hooks."
     t = node.variable
+    if g is None:      # only "no gradient" reached the leaf: .grad stays, the node's post-hooks see None (torch's)
+        for h in list((node._post_hooks or {}).values()): h((), (None,))
+        return
     fresh = t._grad is None
     if fresh and not create_graph and g.shape != t._data.shape: g = _leaf_shaped(g, t._data)
     _store_grad(t, g, claimed, create_graph)
