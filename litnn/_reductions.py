@@ -289,6 +289,7 @@ from ._flags import _warn_once
 from ._views import stack
 from .backend import array_namespace
 from .autograd.graph import Op
+from .autograd.broadcasting import _half
 
 # %% ../nbs/reference/torch/old_norms_and_segment_reduce.ipynb #cc0aebcf
 def _norm_dtype(input):
@@ -373,6 +374,14 @@ def _segment_run(seg, reduce, initial):
     op, identity = _SEGMENT_OPS[reduce]
     n = seg.size(0)
     if n == 0: return seg.sum(0) + (identity if initial is None else initial)   # (from seg: the result is in the graph, as torch's)
+    if reduce in ('sum', 'mean') and _half(seg._data):      # torch's kernel adds in the half dtype, row by row from `initial`
+        r = seg.sum(0) if initial is None else seg.sum(0) + initial                  # (the graph: the same linear map)
+        if reduce == 'mean': r = r / n
+        a, dt = seg._data, seg._data.dtype
+        s = array_namespace(a).full(a.shape[1:], 0 if initial is None else initial, dt)
+        for k in range(n): s = (s + a[k]).astype(dt)
+        r._data[...] = (s / dt.type(n)).astype(dt) if reduce == 'mean' else s
+        return r
     if reduce == 'mean': return seg.mean(0) if initial is None else (seg.sum(0) + initial) / n
     if op in ('amax', 'amin'): return _SegmentExtreme.apply(seg, op=op, initial=initial)
     r = _SegmentProd.apply(seg) if op == 'prod' else getattr(seg, op)(0)

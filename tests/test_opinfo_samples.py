@@ -125,6 +125,9 @@ _HALF_CASES = {
     # addbmm in half precision: torch adds one batch's product at a time (an addmm each, rounded to the dtype)
     'addbmm_half_per_batch': lambda L, d: [L.addbmm(L.linspace(-5, 5, 30).reshape(5, 6).to(d), L.linspace(-2, 3, 60).reshape(3, 5, 4).to(d),
                                                     L.linspace(4, -3, 72).reshape(3, 4, 6).to(d), beta=b, alpha=a) for b, a in ((1, 1), (0.6, 0.2), (0, 1.5))],
+    # _segment_reduce sum/mean in half precision: torch adds row by row in the dtype from `initial`, then divides
+    'segment_reduce_half': lambda L, d: [L._segment_reduce(L.linspace(-9, 9, 250).reshape(10, 5, 5).to(d), r, lengths=L.tensor([3, 0, 2, 4, 1]),
+                                                           unsafe=True, **k) for r in ('sum', 'mean') for k in ({}, dict(initial=1))],
     'histc_half_steps': lambda L, d: [L.histc(L.tensor([-8.4766, -1.7656, -4.3242, -2.4004, -7.9492]).to(d), 100, -10, 10),
                                       L.histc(L.linspace(-4, 4, 200).to(d), 37, -3.3, 2.7), L.histc(L.linspace(-4, 4, 99).to(d), 64)],
 }
