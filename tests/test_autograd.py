@@ -2114,3 +2114,21 @@ def _undefined_gradient_trace(m):
 def test_nodes_reached_only_by_no_gradient_run_as_torch():
     "A built-in node that only None reached runs (hooks see None) and passes None on; a custom Function behind it gets zeros."
     assert _undefined_gradient_trace(litnn) == _undefined_gradient_trace(torch)
+
+
+def _autograd_misuse_error(m, case):
+    import numpy as np
+    try:
+        if case == 'backward of a number': m.autograd.backward([1.])
+        elif case == 'backward of a tensor and a number': m.autograd.backward([m.ones(1, requires_grad=True), 2])
+        elif case == 'hook returns an array':
+            x = m.ones(3, requires_grad=True); h = x * 2; h.register_hook(lambda g: np.ones(3)); h.sum().backward()
+        elif case == 'node hook returns a list':
+            x = m.ones(3, requires_grad=True); h = x * 2; h.grad_fn.register_prehook(lambda g: [g[0]]); h.sum().backward()
+    except Exception as e: return type(e).__name__, str(e).replace('torch.', 'litnn.')
+    return None
+
+
+@pytest.mark.parametrize('case', ['backward of a number', 'backward of a tensor and a number', 'hook returns an array', 'node hook returns a list'])
+def test_autograd_misuse_errors_as_torch(case):
+    assert _autograd_misuse_error(litnn, case) == _autograd_misuse_error(torch, case)

@@ -55,6 +55,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     tensors = _as_tuple(tensors)
     grads = (None,) * len(tensors) if grad_tensors is None else _as_tuple(grad_tensors) if not isinstance(grad_tensors, Tensor) else (grad_tensors,)
     if len(grads) < len(tensors): raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")   # (more are ignored, as torch)
+    for t in tensors:       # (torch's _make_grads asserts this in Python, before the engine sees anything)
+        if not isinstance(t, (Tensor, tuple)): raise AssertionError("Expected output to be a litnn.Tensor")
     roots = [_root(t, i) for i, t in enumerate(tensors)]
     root_grads = [_grad_for(t, g, i) for i, (t, g) in enumerate(zip(tensors, grads))]
     if retain_graph is None: retain_graph = create_graph

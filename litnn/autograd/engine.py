@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, functools, operator, sys, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable, _GRAD_FN
-from ..backend import _by_np
+from ..backend import _by_np, _type_name
 from .broadcasting import _summed_dims
 from .graph import AccumulateGrad, Node, Op, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
 from .grad_mode import _Mode
@@ -121,7 +121,7 @@ def _checked_grad(hook, given, r):
     a tensor of the same type and size. A hook that changed it by mistake fails here, not somewhere in the next node."""
     if r is None: return r
     if given is None: raise RuntimeError("can't replace a None gradient with a non-None value")
-    if not isinstance(r, Tensor): raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    if not isinstance(r, Tensor): raise TypeError(f"expected Variable, but hook returned '{_type_name(r)}'")
     if r.dtype != given.dtype or r.device.type != given.device.type or r.layout != given.layout:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was {_type_string(given)} got {_type_string(r)})")
     if r.shape != given.shape: raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
@@ -129,7 +129,7 @@ def _checked_grad(hook, given, r):
 
 def _checked_grads(hook, given, r):
     "The tuple `r` a node's hook returned in place of the tuple `given`, checked entry by entry (a None entry drops that gradient)."
-    if not isinstance(r, tuple): raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+    if not isinstance(r, tuple): raise TypeError(f"expected tuple, but hook returned '{_type_name(r)}'")
     if len(r) != len(given):
         raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got {len(r)}, but expected {len(given)})")
     return tuple(_checked_grad(hook, g, v) for g, v in zip(given, r))
