@@ -168,4 +168,6 @@ def test_embedding_bag_float16_sums_in_float32():
     "embedding_bag sums float16 rows in float32 and rounds once (torch's fbgemm kernel); a mean divides that rounded sum."
     L = lambda M: [M.nn.functional.embedding_bag(M.tensor([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9]), M.linspace(-7, 9, 70).reshape(10, 7).half(),
                                                  M.tensor([0, 3, 3, 11]), mode=m, padding_idx=p) for m in ('sum', 'mean') for p in (None, 5)]
-    for a, b in zip(L(torch), L(litnn)): np.testing.assert_array_equal(b.float().numpy(), a.float().numpy())
+    W = lambda M: [M.nn.functional.embedding_bag(M.tensor([3, 1, 4, 1, 5, 9, 2, 6]), M.linspace(-7, 9, 70).reshape(10, 7).half(), M.tensor([0, 3]),
+                                                 mode='sum', per_sample_weights=M.linspace(-2, 3, 8).half(), padding_idx=p) for p in (None, 1)]
+    for a, b in zip(L(torch) + W(torch), L(litnn) + W(litnn)): np.testing.assert_array_equal(b.float().numpy(), a.float().numpy())

@@ -3275,7 +3275,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if mode == 'max': return _bag_max(rows, bag, keep, n_bags, xp)
     bag = np.where(keep, bag, -1)                    # -1: an entry no bag takes (after the last bag, or padding)
     counts = np.maximum(np.bincount(bag[keep], minlength=n_bags), 1) if mode == 'mean' else None
-    return EmbeddingBagBackward0.apply(rows if psw is None else rows * psw.unsqueeze(1), bag=bag, n_bags=n_bags, counts=counts)
+    y = EmbeddingBagBackward0.apply(rows if psw is None else rows * psw.unsqueeze(1), bag=bag, n_bags=n_bags, counts=counts)
+    if psw is not None and _half(rows._data) and y.numel():     # torch multiplies and sums in float32 (the weighted rows
+        w = rows._data.astype(np.float32) * psw._data.astype(np.float32)[:, None]    # are not rounded first): the same
+        s = xp.zeros(y.shape, np.float32)                                            # linear map, its values rounded once
+        kept = np.nonzero(bag >= 0)[0]
+        _scatter_add(s, (xp.asarray(bag[kept]),), w[xp.asarray(kept)])
+        y._data[...] = s.astype(y._data.dtype)
+    return y
 
 class EmbeddingBagBackward0(Op):
     "Each bag's rows added up by one scatter-add, divided by the bag's count for a mean; the backward hands each row its bag's gradient."
