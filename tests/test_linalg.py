@@ -778,3 +778,17 @@ def test_solve_triangular_is_substitution_as_torch(upper, left):
         got = litnn.linalg.solve_triangular(litnn.tensor(A0), litnn.tensor(b), upper=upper, left=left).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
         assert ((got == 0) == (want == 0)).all()
+
+
+@pytest.mark.parametrize('upper', [False, True])
+def test_cholesky_solve_by_substitution_as_torch(upper):
+    "A factor with a small diagonal (cond(L Lᵀ) ~ 1e19): two triangular solves, as torch's potrs; the product's solve lost every digit."
+    rng = np.random.default_rng(0)
+    n = 40
+    L = np.tril(rng.standard_normal((n, n)))
+    L[np.arange(n), np.arange(n)] = np.abs(L[np.arange(n), np.arange(n)]) * 0.01 + 0.01
+    if upper: L = L.T.copy()
+    B = rng.standard_normal((n, 2))
+    want = torch.cholesky_solve(torch.tensor(B), torch.tensor(L), upper=upper).numpy()
+    got = litnn.cholesky_solve(litnn.tensor(B), litnn.tensor(L), upper=upper).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8 * np.abs(want).max())

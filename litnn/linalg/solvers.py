@@ -15,10 +15,12 @@ from ..autograd.graph import _broadcast_shape
 from .._flags import _warn_once
 
 # %% auto #0
-__all__ = ['triangular_solve_', 'orgqr', 'cholesky_solve', 'cholesky_inverse', 'triangular_solve', 'diagonal', 'tensorinv', 'tensorsolve', 'householder_product']
+__all__ = ['triangular_solve_', 'orgqr', 'CholeskySolveBackward0', 'cholesky_solve', 'cholesky_inverse', 'triangular_solve', 'diagonal', 'tensorinv', 'tensorsolve', 'householder_product']
 
 # %% ../../nbs/reference/linalg_solvers.ipynb #c01aacef
 from ..autograd.engine import _one_node   # torch's one node for a composite (13_backprop_engine)
+from ..autograd.graph import Op
+from ..autograd.broadcasting import _reduce
 
 def _linear_solve_checks(b, A, name):
     "torch's linearSolveCheckInputs and the batch broadcast after it (_linalg_broadcast_batch_dims): b's and A's dtypes, A square, the sizes."
@@ -28,14 +30,31 @@ def _linear_solve_checks(b, A, name):
                                                       f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
     _broadcast_shape(b.shape[:-2], A.shape[:-2])
 
-@_one_node('CholeskySolveBackward0')
+class CholeskySolveBackward0(Op):
+    "X with L Lᴴ X = B (Uᴴ U X = B with upper) by two triangular solves; torch's gradient, on every entry of the factor."
+    complex_aware = True     # (torch's formula, in torch's convention for complex numbers)
+    @staticmethod
+    def forward(ctx, B, L, upper):
+        lower = L.detach().mH if upper else L.detach()
+        X = solve_triangular(lower.mH, solve_triangular(lower, B.detach(), upper=False), upper=True)
+        ctx.save_for_backward(L); ctx.save_output(X._data); ctx.upper, ctx.sb = upper, B.shape
+        return X._data
+    @staticmethod
+    def backward(ctx, g):
+        L, X, (nb, nl) = ctx.saved_tensors[0], ctx.result, ctx.needs_input_grad[:2]
+        gB = CholeskySolveBackward0.apply(g, L, upper=ctx.upper)
+        gL = None
+        if nl:
+            common = gB @ X.mH
+            common = common + common.mH
+            gL = _reduce(-(L @ common) if ctx.upper else -(common @ L), L.shape)
+        return (_reduce(gB, ctx.sb) if nb else None), gL
+
 def cholesky_solve(B, L, upper=False):
     "X with A X = B for A = L Lᵀ (or Uᵀ U with upper) given by its Cholesky factor: two triangular solves."
     if B.dim() < 2 or L.dim() < 2: raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead" if B.dim() < 2 else f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
     _linear_solve_checks(B, L, 'cholesky_solve')
-    if upper: L = L.mH
-    L = L - L.triu(1).detach()        # the triangle's values; the derivative of L Lᴴ for every entry, as torch's formula
-    return solve(L @ L.mH, B)
+    return CholeskySolveBackward0.apply(B, L, upper=upper)
 
 @_one_node('CholeskyInverseBackward0')
 def cholesky_inverse(L, upper=False):
