@@ -637,14 +637,11 @@ def __dlpack_device__(self:Tensor):
     return self._data.__dlpack_device__()
 
 # %% ../nbs/reference/utils/dlpack.ipynb #cai-code
-_TYPESTR = {'complex64': '<c8', 'complex128': '<c16', 'bfloat16': '<V2', 'float16': '<f2', 'float32': '<f4', 'float64': '<f8',
-            'uint8': '|u1', 'int8': '|i1', 'uint16': '<u2', 'int16': '<i2', 'uint32': '<u4', 'int32': '<i4', 'uint64': '<u8',
-            'int64': '<i8', 'bool': '|b1'}   # torch's _dtype_to_typestr: CUDA is little-endian; 1-byte entries have no order
-
 def _dtype_to_typestr(dtype):
-    name = str(dtype).removeprefix('litnn.')
-    if name not in _TYPESTR: raise KeyError(dtype)     # (float8, complex32...: torch's table has no entry either)
-    return _TYPESTR[name]
+    "torch's table of the array interface's type strings: CUDA is little-endian; 1-byte entries have no byte order (a KeyError for the rest, as torch's)."
+    return {B.complex64: '<c8', B.complex128: '<c16', B.bfloat16: '<V2', B.float16: '<f2', B.float32: '<f4', B.float64: '<f8',
+            B.uint8: '|u1', B.int8: '|i1', B.uint16: '<u2', B.int16: '<i2', B.uint32: '<u4', B.int32: '<i4', B.uint64: '<u8',
+            B.int64: '<i8', B.bool: '|b1'}[dtype]
 
 @patch(as_prop=True)
 def __cuda_array_interface__(self:Tensor):
